@@ -1,0 +1,87 @@
+# ptxgen — build, test, bench, fuzz.  See README.md.
+CC      ?= cc
+CSTD    := -std=c11
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CPPFLAGS+= -Iinclude -D_POSIX_C_SOURCE=200809L
+CFLAGS  ?= -O2 -g
+LDLIBS  := -ljansson -ldl -lm -lpthread
+
+BUILD   := build
+LIB_SRC := $(filter-out %/test_%.c src/cli/%, $(wildcard src/*/*.c))
+CLI_SRC := $(wildcard src/cli/*.c)
+TEST_SRC:= $(wildcard src/*/test_*.c)
+DEFS    := $(wildcard src/*/*.def)
+HDRS    := $(wildcard include/ptxgen/*.h src/*/*.h)
+
+# Normal build -------------------------------------------------------------
+OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+PIC_OBJ := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+
+all: $(BUILD)/ptxgen $(BUILD)/libptxgen.a $(BUILD)/libptxgen.so
+
+$(BUILD)/obj/%.o: %.c $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/libptxgen.a: $(OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libptxgen.so: $(PIC_OBJ)
+	$(CC) -shared -o $@ $^ $(LDLIBS)
+
+$(BUILD)/ptxgen: $(CLI_OBJ) $(BUILD)/libptxgen.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libptxgen.a $(LDLIBS)
+
+# Sanitized build for tests -------------------------------------------------
+SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SBUILD  := $(BUILD)/san
+SOBJ    := $(LIB_SRC:%.c=$(SBUILD)/%.o)
+SCLI    := $(CLI_SRC:%.c=$(SBUILD)/%.o)
+STESTS  := $(patsubst src/%.c,$(SBUILD)/tests/%,$(TEST_SRC))
+
+$(SBUILD)/%.o: %.c $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -c $< -o $@
+
+$(SBUILD)/libptxgen.a: $(SOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SBUILD)/ptxgen: $(SCLI) $(SBUILD)/libptxgen.a
+	$(CC) $(SAN) -o $@ $(SCLI) $(SBUILD)/libptxgen.a $(LDLIBS)
+
+$(SBUILD)/tests/%: src/%.c $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -Isrc -o $@ $< $(SBUILD)/libptxgen.a $(LDLIBS)
+
+# The README's test command.  Ends with "N passed, N failed".
+test: $(SBUILD)/ptxgen $(STESTS) all
+	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
+
+# Benchmarks (results committed under bench/results/) ----------------------
+bench: all
+	bash bench/run_bench.sh
+
+# Fuzzing (libFuzzer via clang) ---------------------------------------------
+FUZZ_SECONDS ?= 60
+$(BUILD)/fuzz/fuzz_ptx: src/ptx/fuzz_ptx.c $(LIB_SRC) $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ src/ptx/fuzz_ptx.c $(LIB_SRC) $(LDLIBS)
+
+$(BUILD)/fuzz/afl_ptx: src/ptx/fuzz_ptx.c $(LIB_SRC) $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(CPPFLAGS) -O1 -g -DPTXGEN_AFL_MAIN -o $@ src/ptx/fuzz_ptx.c $(LIB_SRC) $(LDLIBS)
+
+fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx
+	bash tests/fuzz.sh $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all test bench fuzz clean

@@ -1,0 +1,101 @@
+/* ptxgen/common.h — status codes, diagnostics sink, arena, string buffer.
+ *
+ * Conventions used by every ptxgen module:
+ *  - Functions that can fail return pg_status; PG_OK is 0.  Details go to a
+ *    pg_diag_sink, never to stdout/stderr: library code does not print.
+ *  - Objects returned through out-pointers are owned by the caller and freed
+ *    with the matching *_free function unless the header says otherwise.
+ *  - Strings inside parsed objects live in the object's arena and die with it.
+ */
+#ifndef PTXGEN_COMMON_H
+#define PTXGEN_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    PG_OK = 0,
+    PG_ERR_IO,        /* file could not be read or written */
+    PG_ERR_PARSE,     /* syntax error(s); diagnostics say where */
+    PG_ERR_INVALID,   /* well-formed but semantically invalid */
+    PG_ERR_NOMEM,
+    PG_ERR_LIMIT,     /* input exceeds a hard limit (size, nesting, token length) */
+    PG_ERR_USAGE,     /* bad arguments from the caller */
+    PG_ERR_EXTERNAL,  /* an external tool (ptxas, nvcc) failed or is missing */
+} pg_status;
+
+const char *pg_status_str(pg_status s);
+
+typedef enum { PG_SEV_NOTE, PG_SEV_WARNING, PG_SEV_ERROR } pg_severity;
+
+/* Stable diagnostic codes; the table lives in src/common/diag_codes.def. */
+typedef enum {
+#define PG_DIAG(id, code, name, sev) id,
+#include "../../src/common/diag_codes.def"
+#undef PG_DIAG
+    PG_DIAG__COUNT
+} pg_diag_id;
+
+typedef struct {
+    pg_severity sev;
+    pg_diag_id id;
+    const char *code;   /* "E201" */
+    const char *name;   /* "unknown-opcode" */
+    const char *file;   /* may be NULL */
+    int line, col;      /* 1-based; 0 when unknown */
+    char msg[512];
+} pg_diag;
+
+/* A sink collects diagnostics.  `fn` may be NULL: then diagnostics are only
+ * counted.  `max_errors` (0 = unlimited) stops emission, not counting. */
+typedef struct pg_diag_sink {
+    void (*fn)(void *user, const pg_diag *d);
+    void *user;
+    int nerrors, nwarnings;
+    int max_errors;
+} pg_diag_sink;
+
+const char *pg_diag_code(pg_diag_id id);
+const char *pg_diag_name(pg_diag_id id);
+pg_severity pg_diag_default_sev(pg_diag_id id);
+void pg_diag_emit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, int col,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void pg_diag_vemit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, int col,
+                   const char *fmt, va_list ap);
+/* Format "file:line:col: error[CODE]: message" into buf. */
+void pg_diag_format(const pg_diag *d, char *buf, size_t n);
+
+/* Arena: bump allocator; everything is freed at once. */
+typedef struct pg_arena_block pg_arena_block;
+typedef struct { pg_arena_block *head; size_t total; } pg_arena;
+void *pg_arena_alloc(pg_arena *a, size_t n);          /* zeroed; aborts on OOM */
+char *pg_arena_strndup(pg_arena *a, const char *s, size_t n);
+char *pg_arena_strdup(pg_arena *a, const char *s);
+void pg_arena_free(pg_arena *a);
+
+/* Growable byte buffer (always NUL-terminated). */
+typedef struct { char *data; size_t len, cap; } pg_buf;
+void pg_buf_putc(pg_buf *b, char c);
+void pg_buf_puts(pg_buf *b, const char *s);
+void pg_buf_putn(pg_buf *b, const char *s, size_t n);
+void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pg_buf_free(pg_buf *b);
+
+/* Read a whole file (at most max_bytes) into a NUL-terminated malloc'd buffer. */
+pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
+                       pg_diag_sink *diag);
+/* Write atomically: temp file in the same directory, then rename. */
+pg_status pg_write_file_atomic(const char *path, const char *data, size_t len,
+                               pg_diag_sink *diag);
+
+/* Growable array of pointers/values used all over: PG_VEC(T) { T *v; int n, cap; } */
+#define PG_VEC(T) struct { T *v; int n, cap; }
+void *pg_vec_grow_(void *v, int *cap, size_t elem, int need);
+#define pg_vec_push(vec, x) do { \
+        if ((vec).n >= (vec).cap) (vec).v = pg_vec_grow_((vec).v, &(vec).cap, sizeof(*(vec).v), (vec).n + 1); \
+        (vec).v[(vec).n++] = (x); } while (0)
+#define pg_vec_free(vec) do { free((vec).v); (vec).v = NULL; (vec).n = (vec).cap = 0; } while (0)
+
+#endif

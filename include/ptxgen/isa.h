@@ -1,0 +1,152 @@
+/* ptxgen/isa.h — the PTX instruction table: the single source of truth.
+ *
+ * The parser, validator, explainer, constrained decoder and GBNF export all
+ * read this table; no other module keeps its own list of opcodes.  The rows
+ * live in src/isa/isa.def (see the comment at its top for the pattern
+ * language); isa_init() compiles them once into the structures below.
+ *
+ * Everything returned by this module is static and immutable after
+ * isa_init(); callers never free it.  isa_init() is idempotent and
+ * thread-compatible (call it once before starting threads).
+ */
+#ifndef PTXGEN_ISA_H
+#define PTXGEN_ISA_H
+
+#include "ptxgen/common.h"
+
+/* ---- types ---------------------------------------------------------- */
+typedef enum {
+    PTX_TC_NONE, PTX_TC_BIT, PTX_TC_UINT, PTX_TC_SINT, PTX_TC_FLOAT, PTX_TC_PRED,
+    PTX_TC_PACKED,   /* f16x2, bf16x2, e4m3x2 ...: bit containers of packed lanes */
+    PTX_TC_OPAQUE,   /* .texref, .samplerref, .surfref */
+} ptx_type_class;
+
+typedef enum {
+#define ISA_TYPE(id, name, cls, bits, isreg) id,
+#include "../../src/isa/types.def"
+#undef ISA_TYPE
+    PTX_T__COUNT
+} ptx_type;
+
+typedef struct {
+    const char *name;    /* ".f32" */
+    ptx_type_class cls;
+    int bits;            /* storage size in bits */
+    bool reg_ok;         /* may be used in a .reg declaration */
+} ptx_type_info;
+
+const ptx_type_info *ptx_type_get(ptx_type t);
+ptx_type ptx_type_lookup(const char *name, size_t n);   /* PTX_T_NONE if unknown */
+/* Human words for a type: ".f32" -> "32-bit float". */
+const char *ptx_type_words(ptx_type t);
+
+/* ---- instruction forms ---------------------------------------------- */
+typedef enum {
+#define ISA_CLASS(id, name) id,
+#include "../../src/isa/classes.def"
+#undef ISA_CLASS
+    ISA_C__COUNT
+} isa_class;
+const char *isa_class_name(isa_class c);
+
+enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26 };
+
+/* One modifier slot: a set of alternatives, optional or required, possibly
+ * binding the matched modifier to a variable (A..Z). */
+typedef struct {
+    const char *alts[ISA_MAX_ALTS];   /* ".global", ".shared::cta", ... */
+    int nalts;
+    bool optional;
+    int var;                          /* -1 or 0..25 */
+} isa_modslot;
+
+typedef enum {
+    ISA_OK_REG = 1 << 0,    /* a register (or vector of registers) */
+    ISA_OK_IMM = 1 << 1,    /* an immediate */
+    ISA_OK_ADDR = 1 << 2,   /* [address] */
+    ISA_OK_LABEL = 1 << 3,  /* a label */
+    ISA_OK_FUNC = 1 << 4,   /* a function name */
+    ISA_OK_SYM = 1 << 5,    /* a variable name (its address) */
+    ISA_OK_SINK = 1 << 6,   /* the sink `_` */
+    ISA_OK_NEG = 1 << 7,    /* a predicate may be negated: !%p */
+    ISA_OK_PAIR = 1 << 8,   /* a predicate pair p|q */
+    ISA_OK_ANY = 1 << 9,    /* anything (opaque operand syntax: textures, lists) */
+    ISA_OK_SPECIAL = 1 << 10, /* a special register such as %tid.x */
+} isa_opkind;
+
+typedef struct {
+    unsigned kinds;         /* isa_opkind bits */
+    bool optional;
+    int arity;              /* 1 = scalar; N = {a,..} with N elements; 0 = any arity */
+    int arity_var;          /* -1, or variable holding .v2/.v4/.v8 */
+    ptx_type type;          /* concrete type, or PTX_T_NONE */
+    int type_var;           /* -1, or variable holding the type (e.g. T) */
+    bool relaxed;           /* ld/st/cvt rule: register may be wider than the type */
+    bool any_type;          /* no type check at all */
+} isa_opslot;
+
+typedef struct {
+    int index;              /* position in the table */
+    const char *opcode;     /* "ld" */
+    isa_class cls;
+    int ptx_min;            /* PTX ISA version * 10, e.g. 78 = 7.8 */
+    int sm_min;             /* e.g. 80 */
+    bool arch_specific;     /* needs an 'a' target such as sm_90a */
+    isa_modslot mods[ISA_MAX_MODSLOTS];
+    int nmods;
+    isa_opslot ops[ISA_MAX_OPSLOTS];
+    int nops, nops_min;
+    bool call_syntax;       /* call: (rets), func, (args) [, proto] */
+    const char *mod_pattern, *op_pattern;   /* source text of the row */
+    const char *explain;    /* explanation template; see isa.def */
+} isa_form;
+
+/* Compile the table.  Returns PG_OK, or PG_ERR_INVALID with diagnostics if a
+ * row of isa.def is malformed (a test keeps that from ever shipping). */
+pg_status isa_init(pg_diag_sink *diag);
+
+int isa_form_count(void);
+const isa_form *isa_form_get(int i);
+/* All forms of one opcode, in table order; *n gets the count (0 = unknown). */
+const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n);
+/* Every distinct opcode, in table order (for the decoder and grammar export). */
+int isa_opcode_count(void);
+const char *isa_opcode_get(int i);
+
+/* Result of matching the modifiers of one instruction against a form. */
+typedef struct {
+    const char *bind[ISA_NVARS];  /* matched modifier per variable, or NULL */
+    int slot_of[ISA_MAX_MODSLOTS];/* for each given modifier, the slot it filled */
+} isa_match;
+
+/* Try to match `mods` (each starting with '.') against form f. */
+bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m);
+
+/* Is `mod` an alternative of any slot of any form of this opcode? */
+bool isa_modifier_known(const char *opcode, const char *mod);
+
+/* Human words for a modifier: ".global" -> "global"; NULL if none recorded. */
+const char *isa_modifier_words(const char *mod);
+
+/* Type of a matched variable (PTX_T_NONE if the modifier is not a type). */
+ptx_type isa_bound_type(const isa_match *m, int var);
+
+/* ---- special registers ---------------------------------------------- */
+typedef struct {
+    const char *name;     /* "%tid" */
+    ptx_type type;
+    bool vector;          /* has .x/.y/.z components */
+    int sm_min;
+    const char *words;    /* "thread index within the CTA" */
+} isa_sreg;
+const isa_sreg *isa_sreg_lookup(const char *name, size_t n);  /* "%tid.x" or "%laneid" */
+int isa_sreg_count(void);
+const isa_sreg *isa_sreg_get(int i);
+
+/* ---- targets ---------------------------------------------------------- */
+/* Parse "sm_90a" -> sm 90, arch_specific true.  False for unknown names. */
+bool isa_parse_target(const char *name, int *sm, bool *arch_specific, bool *family);
+/* Lowest PTX ISA version (x10) that knows target sm. */
+int isa_target_min_ptx(int sm);
+
+#endif

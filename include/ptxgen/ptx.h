@@ -1,0 +1,280 @@
+/* ptxgen/ptx.h — libptx: parse, print, validate, analyse and explain PTX.
+ *
+ * Ownership: ptx_parse() returns a ptx_module that owns every string and node
+ * reachable from it (one arena); free it with ptx_module_free().  Analyses
+ * (ptx_cfg, ptx_dag) are separate objects freed with their own *_free().
+ * Errors: functions return pg_status and report details to a pg_diag_sink as
+ * "file:line:col: error[CODE]: message"; nothing here prints.
+ */
+#ifndef PTXGEN_PTX_H
+#define PTXGEN_PTX_H
+
+#include "ptxgen/common.h"
+#include "ptxgen/isa.h"
+
+/* Hard limits that keep hostile input from exhausting memory or stack. */
+enum {
+    PTX_MAX_FILE_BYTES = 64 << 20,
+    PTX_MAX_TOKEN = 4096,      /* bytes in one identifier/number/string */
+    PTX_MAX_NEST = 64,         /* nested { } scopes */
+    PTX_MAX_OPERANDS = 64,     /* operands of one instruction (incl. vector elements) */
+    PTX_MAX_MODS = 24,         /* modifiers on one opcode */
+};
+
+typedef struct { int line, col; } ptx_loc;
+
+/* ---- operands ---------------------------------------------------------- */
+typedef enum {
+    PTX_OP_REG,      /* %r1, %f2, also parameterized names and special regs (sreg != NULL) */
+    PTX_OP_IMM_INT,  /* 42, 0x1F, -3, 017, 7U */
+    PTX_OP_IMM_FLT,  /* 0f3F800000, 0d..., 1.5 */
+    PTX_OP_SYM,      /* a variable, param, function or label name */
+    PTX_OP_ADDR,     /* [base], [base+off], [imm] */
+    PTX_OP_VEC,      /* {a, b, c, d} */
+    PTX_OP_SINK,     /* _ */
+    PTX_OP_PAIR,     /* p|q */
+    PTX_OP_LIST,     /* (a, b, c): call argument / return lists */
+} ptx_op_kind;
+
+typedef struct ptx_operand ptx_operand;
+struct ptx_operand {
+    ptx_op_kind kind;
+    ptx_loc loc;
+    const char *text;       /* the operand as written, canonical spacing */
+    const char *name;       /* REG/SYM: the name; ADDR: the base name or NULL */
+    bool neg;               /* !%p (logical not) or -x on a register */
+    const isa_sreg *sreg;   /* REG: special register, or NULL */
+    int64_t ival;           /* IMM_INT value; ADDR offset */
+    double fval;            /* IMM_FLT value */
+    int fbits;              /* IMM_FLT: 32 for 0f, 64 for 0d and decimal */
+    bool addr_base_is_reg;  /* ADDR: base is a register */
+    bool addr_has_base;
+    ptx_operand *elems;     /* VEC / PAIR / LIST / ADDR-with-vector elements */
+    int nelems;
+};
+
+/* ---- statements ------------------------------------------------------- */
+typedef enum {
+    PTX_ST_INSN,
+    PTX_ST_LABEL,       /* name: */
+    PTX_ST_DECL,        /* .reg/.local/.shared/.param/.const/.global variable declaration */
+    PTX_ST_DIRECTIVE,   /* .loc, .pragma, .branchtargets, .calltargets, .callprototype, others kept as text */
+    PTX_ST_BLOCK_BEGIN, /* { */
+    PTX_ST_BLOCK_END,   /* } */
+} ptx_stmt_kind;
+
+typedef enum {
+    PTX_SS_NONE, PTX_SS_REG, PTX_SS_SREG, PTX_SS_CONST, PTX_SS_GLOBAL, PTX_SS_LOCAL,
+    PTX_SS_PARAM, PTX_SS_SHARED, PTX_SS_TEX, PTX_SS__COUNT
+} ptx_space;
+const char *ptx_space_name(ptx_space s);   /* ".global" */
+
+typedef struct {
+    ptx_space space;
+    ptx_type type;
+    const char *name;
+    int vec;                  /* 0, or 2/4/8 for .v2/.v4/.v8 */
+    int align;                /* 0 = natural */
+    int count;                /* %r<10>: 10 registers %r0..%r9; 0 when not parameterized */
+    int64_t *dims;            /* array dimensions; -1 = unsized [] */
+    int ndims;
+    const char *init;         /* initializer text after '=' (canonical), or NULL */
+    const char *attrs;        /* other qualifiers as text (.ptr.global.align 8, .attribute(...)) or NULL */
+    bool is_extern, is_visible, is_weak, is_common;
+    ptx_loc loc;
+} ptx_decl;
+
+typedef struct {
+    const char *opcode;          /* "ld" */
+    const char *mods[PTX_MAX_MODS]; /* ".global", ".v4", ".f32" */
+    int nmods;
+    const char *guard;           /* predicate register or NULL */
+    bool guard_neg;
+    ptx_operand *ops;
+    int nops;
+    const isa_form *form;        /* matched form, set by ptx_validate (or NULL) */
+    isa_match match;             /* modifier bindings for `form` */
+} ptx_insn;
+
+typedef struct {
+    ptx_stmt_kind kind;
+    ptx_loc loc;
+    int depth;                /* nesting depth inside the function body (1 = top) */
+    union {
+        ptx_insn insn;
+        const char *label;
+        ptx_decl decl;
+        struct {
+            const char *name;  /* ".loc", ".pragma", ".branchtargets" ... */
+            const char *label; /* label written before it (tables: "$T: .branchtargets"), or NULL */
+            const char *text;  /* arguments as text, canonical spacing */
+            const char **args; /* split arguments (labels of .branchtargets, ...) */
+            int nargs;
+        } dir;
+    } u;
+} ptx_stmt;
+
+/* ---- functions and the module ------------------------------------------- */
+typedef struct {
+    const char *name;     /* ".maxntid" */
+    int64_t vals[3];
+    int nvals;
+} ptx_perf;
+
+typedef struct {
+    bool is_entry;
+    bool is_visible, is_extern, is_weak;
+    const char *name;
+    ptx_loc loc;
+    ptx_decl *params; int nparams;
+    ptx_decl *rets; int nrets;
+    ptx_perf *perf; int nperf;
+    const char *attrs;         /* .noreturn, .attribute(...) as text, or NULL */
+    bool has_body;             /* false for prototypes ending in ';' */
+    ptx_stmt *body; int nbody; /* flat; nested scopes are BLOCK_BEGIN/END pairs */
+    ptx_loc end_loc;           /* the closing brace */
+} ptx_func;
+
+typedef enum { PTX_TOP_FUNC, PTX_TOP_DECL, PTX_TOP_DIRECTIVE } ptx_top_kind;
+typedef struct {
+    ptx_top_kind kind;
+    ptx_loc loc;
+    union {
+        int func;          /* index into funcs */
+        ptx_decl decl;
+        struct { const char *name, *text; } dir; /* .file, .section (text = raw body), .alias, .pragma, .extern proto ... */
+    } u;
+} ptx_top;
+
+typedef struct {
+    const char *filename;
+    int ptx_version;          /* x10: 9.0 -> 90; 0 = missing */
+    const char *version_text; /* "9.0" */
+    const char **targets; int ntargets;   /* "sm_90a", "debug", "texmode_independent" */
+    int sm;                   /* numeric target (0 when missing/unknown) */
+    bool arch_specific;
+    int address_size;         /* 32, 64; 0 = missing */
+    ptx_loc version_loc, target_loc, address_loc;
+    ptx_top *tops; int ntops;
+    ptx_func *funcs; int nfuncs;
+    pg_arena arena;
+} ptx_module;
+
+/* Parse `src` (len bytes, need not be NUL-terminated).  On syntax errors the
+ * module is still returned with everything that parsed; the status says
+ * whether it is complete.  *out is always set (free it). */
+pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_module **out,
+                    pg_diag_sink *diag);
+pg_status ptx_parse_file(const char *path, ptx_module **out, pg_diag_sink *diag);
+void ptx_module_free(ptx_module *m);
+
+/* Validate: resolves instruction forms (fills ptx_insn.form/match) and checks
+ * every rule with a stable code (see src/common/diag_codes.def).  Returns
+ * PG_OK or PG_ERR_INVALID. */
+pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag);
+
+/* Canonical pretty-print.  parse(print(parse(x))) == parse(x). */
+void ptx_print(const ptx_module *m, pg_buf *out);
+void ptx_print_insn(const ptx_insn *in, pg_buf *out);
+void ptx_print_operand(const ptx_operand *op, pg_buf *out);
+/* Structural equality of two modules (ignores locations); on difference,
+ * writes a description into why (if non-NULL). */
+bool ptx_module_equal(const ptx_module *a, const ptx_module *b, char *why, size_t whyn);
+
+/* ---- analyses ------------------------------------------------------------ */
+typedef struct {
+    int first, last;          /* statement index range [first, last] in f->body */
+    int *succ; int nsucc;     /* successor block ids */
+    int *pred; int npred;
+} ptx_block;
+
+typedef struct {
+    const ptx_func *func;
+    ptx_block *blocks; int nblocks;
+    int *block_of;            /* statement index -> block id (-1 for non-instructions outside blocks) */
+    bool falls_off_end;       /* some path reaches the closing brace without ret/exit */
+} ptx_cfg;
+
+pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, pg_diag_sink *diag);
+void ptx_cfg_free(ptx_cfg *c);
+
+/* Registers an instruction defines/uses (names interned in the module arena). */
+int ptx_insn_defs(const ptx_insn *in, const char **out, int max);
+int ptx_insn_uses(const ptx_insn *in, const char **out, int max);
+
+/* Liveness: max simultaneously live registers per declared type class. */
+typedef struct {
+    int max_live_total;
+    int max_live[PTX_T__COUNT];   /* indexed by declared register type */
+    int max_live_32bit_units;     /* weighted: 64-bit = 2, 128-bit = 4, pred = 0 */
+} ptx_liveness;
+pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg,
+                               ptx_liveness *out);
+
+/* Dependence DAG of one basic block: edge i -> j (i < j) means instruction j
+ * must stay after instruction i. */
+typedef enum {
+    PTX_DEP_RAW = 1, PTX_DEP_WAR = 2, PTX_DEP_WAW = 4, PTX_DEP_MEM = 8,
+    PTX_DEP_BARRIER = 16, PTX_DEP_PRED = 32, PTX_DEP_CONTROL = 64,
+} ptx_dep_kind;
+typedef struct { int from, to; unsigned kinds; } ptx_dep;
+typedef struct {
+    int *insns; int ninsns;       /* statement indices of the block's instructions, in order */
+    ptx_dep *deps; int ndeps;
+} ptx_dag;
+pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx_block *b, ptx_dag **out);
+void ptx_dag_free(ptx_dag *d);
+bool ptx_dag_depends(const ptx_dag *d, int i, int j);   /* positions within the block */
+
+/* ---- statistics ------------------------------------------------------------ */
+typedef struct {
+    int total;
+    int by_class[ISA_C__COUNT];
+    int mem_by_space[PTX_SS__COUNT];
+    int arith_int, arith_float;
+    int regs_by_type[PTX_T__COUNT];
+    int64_t shared_bytes, local_bytes, const_bytes;
+    ptx_liveness live;
+} ptx_func_stats;
+pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out);
+
+/* ---- explainer -------------------------------------------------------------- */
+/* One plain-English sentence for an instruction (validated module). */
+void ptx_explain_insn(const ptx_module *m, const ptx_func *f, const ptx_insn *in, pg_buf *out);
+/* A 3-5 sentence summary of a function. */
+void ptx_explain_summary(const ptx_module *m, const ptx_func *f, pg_buf *out);
+/* The whole listing: each instruction followed by "// sentence", then summaries. */
+void ptx_explain_module(const ptx_module *m, pg_buf *out);
+
+/* ---- ptxas driver ------------------------------------------------------------ */
+typedef struct { char unit[24]; char name[40]; double value; } ptxas_field;
+typedef struct {
+    char func[256];
+    int registers, barriers, stack_frame, spill_stores, spill_loads;
+    int64_t smem, cmem[8];
+    ptxas_field extra[16]; int nextra;  /* pairs not recognised above */
+} ptxas_func_report;
+typedef struct {
+    bool ran;                /* ptxas was found and ran */
+    bool ok;                 /* exit status 0 */
+    int exit_code;
+    double seconds;          /* wall time of the ptxas run */
+    char ptxas_path[512];
+    char arch[32];
+    ptxas_func_report *funcs; int nfuncs;
+    char **unknown_lines; int nunknown;   /* lines the parser did not understand */
+    char *log;               /* full stderr+stdout */
+} ptxas_report;
+
+/* Locate ptxas via $PTXAS, PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin.
+ * Returns false if not found. */
+bool ptxas_find(char *path, size_t n);
+/* Run `ptxas -v -arch=ARCH` (arch NULL = the module's target) on a file and
+ * parse its report; ptxas errors become diagnostics with the file's line. */
+pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
+                    pg_diag_sink *diag);
+/* Parse a -v report (exposed for tests). */
+void ptxas_parse_report(const char *log, ptxas_report *out);
+void ptxas_report_free(ptxas_report *r);
+
+#endif

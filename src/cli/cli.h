@@ -1,0 +1,16 @@
+/* cli.h — command entry points of the ptxgen binary (src/cli). */
+#ifndef PTXGEN_CLI_H
+#define PTXGEN_CLI_H
+#include "ptxgen/common.h"
+
+#define PTXGEN_VERSION "0.1.0"
+
+int cmd_check(int argc, char **argv);
+int cmd_fmt(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_isa(int argc, char **argv);
+
+/* Diagnostics sink that prints "file:line:col: error[CODE]: msg" to stderr. */
+void cli_print_diag(void *user, const pg_diag *d);
+#endif

@@ -1,0 +1,223 @@
+/* cmd_ptx.c — check, fmt, stats, explain, isa. */
+#include "cli.h"
+#include "ptxgen/ptx.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_print_diag(void *user, const pg_diag *d) {
+    (void)user;
+    char buf[1024];
+    pg_diag_format(d, buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
+}
+
+/* Collects diagnostics as JSON objects. */
+static void json_diag(void *user, const pg_diag *d) {
+    json_t *arr = user;
+    json_t *o = json_object();
+    json_object_set_new(o, "file", json_string(d->file ? d->file : ""));
+    json_object_set_new(o, "line", json_integer(d->line));
+    json_object_set_new(o, "col", json_integer(d->col));
+    json_object_set_new(o, "severity", json_string(d->sev == PG_SEV_ERROR ? "error" : d->sev == PG_SEV_WARNING ? "warning" : "note"));
+    json_object_set_new(o, "code", json_string(d->code));
+    json_object_set_new(o, "name", json_string(d->name));
+    json_object_set_new(o, "message", json_string(d->msg));
+    json_array_append_new(arr, o);
+}
+
+static json_t *ptxas_json(const ptxas_report *r) {
+    json_t *o = json_object();
+    json_object_set_new(o, "ran", json_boolean(r->ran));
+    if (!r->ran) return o;
+    json_object_set_new(o, "ok", json_boolean(r->ok));
+    json_object_set_new(o, "exit_code", json_integer(r->exit_code));
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    json_object_set_new(o, "ptxas", json_string(r->ptxas_path));
+    json_object_set_new(o, "arch", json_string(r->arch));
+    json_t *fs = json_object();
+    for (int i = 0; i < r->nfuncs; i++) {
+        const ptxas_func_report *f = &r->funcs[i];
+        json_t *fo = json_object();
+        json_object_set_new(fo, "registers", json_integer(f->registers));
+        json_object_set_new(fo, "barriers", json_integer(f->barriers));
+        json_object_set_new(fo, "smem_bytes", json_integer(f->smem));
+        json_object_set_new(fo, "stack_frame_bytes", json_integer(f->stack_frame));
+        json_object_set_new(fo, "spill_stores_bytes", json_integer(f->spill_stores));
+        json_object_set_new(fo, "spill_loads_bytes", json_integer(f->spill_loads));
+        json_t *cm = json_object();
+        for (int k = 0; k < 8; k++)
+            if (f->cmem[k]) {
+                char key[8];
+                snprintf(key, sizeof key, "%d", k);
+                json_object_set_new(cm, key, json_integer(f->cmem[k]));
+            }
+        json_object_set_new(fo, "cmem_bytes", cm);
+        for (int k = 0; k < f->nextra; k++) {
+            char key[80];
+            snprintf(key, sizeof key, "%s_%s", f->extra[k].name, f->extra[k].unit);
+            json_object_set_new(fo, key, json_real(f->extra[k].value));
+        }
+        json_object_set_new(fs, f->func, fo);
+    }
+    json_object_set_new(o, "functions", fs);
+    json_t *unk = json_array();
+    for (int i = 0; i < r->nunknown; i++) json_array_append_new(unk, json_string(r->unknown_lines[i]));
+    json_object_set_new(o, "unparsed_lines", unk);
+    return o;
+}
+
+typedef struct {
+    bool json, ptxas, help, relocatable, quiet;
+    const char *arch;
+    const char **files;
+    int nfiles;
+} opts;
+
+static int parse_opts(int argc, char **argv, opts *o, const char *usage) {
+    memset(o, 0, sizeof *o);
+    o->files = calloc((size_t)argc + 1, sizeof(char *));
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--json")) o->json = true;
+        else if (!strcmp(a, "--ptxas")) o->ptxas = true;
+        else if (!strcmp(a, "-c") || !strcmp(a, "--relocatable")) o->relocatable = true;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = true;
+        else if (!strcmp(a, "--arch") && i + 1 < argc) o->arch = argv[++i];
+        else if (!strncmp(a, "--arch=", 7)) o->arch = a + 7;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", usage); free(o->files); return 1; }
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ptxgen: unknown option '%s'\n%s", a, usage);
+            free(o->files);
+            return 2;
+        } else o->files[o->nfiles++] = a;
+    }
+    if (!o->nfiles) { fprintf(stderr, "%s", usage); free(o->files); return 2; }
+    return 0;
+}
+
+/* Does the module use .extern functions/variables, so that ptxas needs -c? */
+static bool needs_relocatable(const ptx_module *m) {
+    for (int i = 0; i < m->ntops; i++) {
+        if (m->tops[i].kind == PTX_TOP_DECL && m->tops[i].u.decl.is_extern && m->tops[i].u.decl.space != PTX_SS_SHARED) return true;
+        if (m->tops[i].kind == PTX_TOP_FUNC) {
+            const ptx_func *f = &m->funcs[m->tops[i].u.func];
+            if (f->is_extern && strcmp(f->name, "vprintf") && strcmp(f->name, "malloc") && strcmp(f->name, "free") &&
+                strcmp(f->name, "__assertfail"))
+                return true;
+        }
+    }
+    return false;
+}
+
+int cmd_check(int argc, char **argv) {
+    static const char *usage =
+        "usage: ptxgen check [--json] [--ptxas] [--arch sm_XX] [-c] FILE...\n"
+        "  exit 0: all valid; 1: some invalid; 2: usage or I/O error\n"
+        "  --json   machine-readable report on stdout\n"
+        "  --ptxas  also run ptxas -v and merge its verdict and resource report\n"
+        "  --arch   ptxas target (default: the module's .target)\n"
+        "  -c       relocatable ptxas compile (modules with .extern symbols; automatic when needed)\n";
+    opts o;
+    int r = parse_opts(argc, argv, &o, usage);
+    if (r) return r == 1 ? 0 : 2;
+    int worst = 0;
+    json_t *out = json_array();
+    for (int i = 0; i < o.nfiles; i++) {
+        json_t *diags = json_array();
+        pg_diag_sink sink = {o.json ? json_diag : cli_print_diag, o.json ? (void *)diags : NULL, 0, 0, 200};
+        ptx_module *m = NULL;
+        pg_status st = ptx_parse_file(o.files[i], &m, &sink);
+        bool io = st == PG_ERR_IO || (st == PG_ERR_LIMIT && !m);
+        if (!io && m) {
+            pg_status vs = ptx_validate(m, &sink);
+            if (st == PG_OK) st = vs;
+        }
+        ptxas_report rep;
+        memset(&rep, 0, sizeof rep);
+        if (o.ptxas && !io && m) {
+            char tmp[64] = "";
+            pg_status ps = ptxas_run(o.files[i], o.arch, o.relocatable || needs_relocatable(m), &rep, &sink);
+            (void)tmp;
+            if (ps == PG_ERR_EXTERNAL && !rep.ran) {
+                pg_diag_emit(&sink, PG_W_PTXAS, o.files[i], 0, 0, "ptxas not found (set PTXAS or CUDA_HOME): ptxas check skipped");
+            } else if (rep.ran && !rep.ok && st == PG_OK) {
+                st = PG_ERR_INVALID;
+            }
+        }
+        int code = io ? 2 : (st == PG_OK ? 0 : 1);
+        if (code > worst) worst = code;
+        if (o.json) {
+            json_t *fo = json_object();
+            json_object_set_new(fo, "file", json_string(o.files[i]));
+            json_object_set_new(fo, "valid", json_boolean(code == 0));
+            json_object_set_new(fo, "errors", json_integer(sink.nerrors));
+            json_object_set_new(fo, "warnings", json_integer(sink.nwarnings));
+            json_object_set_new(fo, "diagnostics", diags);
+            if (o.ptxas) json_object_set_new(fo, "ptxas", ptxas_json(&rep));
+            json_array_append_new(out, fo);
+        } else {
+            json_decref(diags);
+            if (!o.quiet) {
+                if (o.ptxas && rep.ran) {
+                    for (int k = 0; k < rep.nfuncs; k++)
+                        fprintf(stderr, "%s: ptxas: %s: %d registers, %lld bytes smem, %d bytes stack, %d bytes spill stores, %d bytes spill loads\n",
+                                o.files[i], rep.funcs[k].func, rep.funcs[k].registers, (long long)rep.funcs[k].smem,
+                                rep.funcs[k].stack_frame, rep.funcs[k].spill_stores, rep.funcs[k].spill_loads);
+                }
+                fprintf(stderr, "%s: %s (%d error%s, %d warning%s)\n", o.files[i], code == 0 ? "ok" : code == 1 ? "invalid" : "unreadable",
+                        sink.nerrors, sink.nerrors == 1 ? "" : "s", sink.nwarnings, sink.nwarnings == 1 ? "" : "s");
+            }
+        }
+        ptxas_report_free(&rep);
+        ptx_module_free(m);
+    }
+    if (o.json) {
+        json_t *top = json_object();
+        json_object_set_new(top, "files", out);
+        json_object_set_new(top, "valid", json_boolean(worst == 0));
+        char *s = json_dumps(top, JSON_INDENT(2));
+        printf("%s\n", s);
+        free(s);
+        json_decref(top);
+    } else {
+        json_decref(out);
+    }
+    free(o.files);
+    return worst;
+}
+
+/* Parse + validate one file for fmt/stats/explain; prints diagnostics. */
+static ptx_module *load_valid(const char *path, bool require_valid, int *rc) {
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
+    ptx_module *m = NULL;
+    pg_status st = ptx_parse_file(path, &m, &sink);
+    if (st == PG_ERR_IO || !m) { *rc = 2; ptx_module_free(m); return NULL; }
+    if (st != PG_OK) { *rc = 1; ptx_module_free(m); return NULL; }
+    pg_diag_sink quiet = {require_valid ? cli_print_diag : NULL, NULL, 0, 0, 50};
+    if (ptx_validate(m, &quiet) != PG_OK && require_valid) { *rc = 1; ptx_module_free(m); return NULL; }
+    *rc = 0;
+    return m;
+}
+
+int cmd_fmt(int argc, char **argv) {
+    static const char *usage = "usage: ptxgen fmt FILE\n  canonical pretty-print to stdout (comments are dropped)\n";
+    opts o;
+    int r = parse_opts(argc, argv, &o, usage);
+    if (r) return r == 1 ? 0 : 2;
+    int rc = 0;
+    for (int i = 0; i < o.nfiles; i++) {
+        int frc;
+        ptx_module *m = load_valid(o.files[i], false, &frc);
+        if (!m) { rc = frc > rc ? frc : rc; continue; }
+        pg_buf b = {0};
+        ptx_print(m, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        pg_buf_free(&b);
+        ptx_module_free(m);
+    }
+    free(o.files);
+    return rc;
+}

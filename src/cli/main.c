@@ -1,0 +1,31 @@
+/* main.c — `ptxgen <command>`: thin flag parsing over the library. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct { const char *name; int (*fn)(int, char **); const char *help; } commands[] = {
+    {"check", cmd_check, "validate PTX files (--json, --ptxas, --arch)"},
+    {"fmt", cmd_fmt, "canonical pretty-print of a PTX file"},
+    {"stats", cmd_stats, "JSON statistics per function (--ptxas)"},
+    {"explain", cmd_explain, "each instruction with a plain-English sentence, plus function summaries"},
+    {"isa", cmd_isa, "dump the instruction table as JSON"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: ptxgen <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nRun 'ptxgen <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(stderr); return 2; }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return 0; }
+    if (!strcmp(argv[1], "--version")) { printf("ptxgen %s\n", PTXGEN_VERSION); return 0; }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "ptxgen: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

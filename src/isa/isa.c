@@ -1,0 +1,388 @@
+/* isa.c — compiles the rows of isa.def into isa_form structures and matches
+ * an instruction's modifiers against them.  See isa.def for the pattern
+ * language. */
+#include "ptxgen/isa.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- types ---- */
+static const ptx_type_info type_tab[] = {
+#define ISA_TYPE(id, name, cls, bits, isreg) {name, cls, bits, isreg},
+#include "types.def"
+#undef ISA_TYPE
+};
+
+const ptx_type_info *ptx_type_get(ptx_type t) {
+    return (unsigned)t < PTX_T__COUNT ? &type_tab[t] : &type_tab[0];
+}
+
+ptx_type ptx_type_lookup(const char *name, size_t n) {
+    for (int i = 1; i < PTX_T__COUNT; i++)
+        if (strlen(type_tab[i].name) == n && memcmp(type_tab[i].name, name, n) == 0) return (ptx_type)i;
+    return PTX_T_NONE;
+}
+
+const char *ptx_type_words(ptx_type t) {
+    static char words[PTX_T__COUNT][40];
+    const ptx_type_info *ti = ptx_type_get(t);
+    char *w = words[t];
+    if (w[0]) return w;
+    switch (ti->cls) {
+    case PTX_TC_PRED: snprintf(w, 40, "predicate"); break;
+    case PTX_TC_BIT: snprintf(w, 40, "%d-bit", ti->bits); break;
+    case PTX_TC_UINT: snprintf(w, 40, "%d-bit unsigned integer", ti->bits); break;
+    case PTX_TC_SINT: snprintf(w, 40, "%d-bit signed integer", ti->bits); break;
+    case PTX_TC_FLOAT:
+        if (t == PTX_T_BF16) snprintf(w, 40, "bfloat16");
+        else if (t == PTX_T_TF32) snprintf(w, 40, "TF32 float");
+        else if (ti->bits <= 8) snprintf(w, 40, "%s 8-bit float", ti->name + 1);
+        else snprintf(w, 40, "%d-bit float", ti->bits);
+        break;
+    case PTX_TC_PACKED: snprintf(w, 40, "packed %s pair", ti->name + 1); break;
+    case PTX_TC_OPAQUE: snprintf(w, 40, "%s handle", ti->name + 1); break;
+    default: snprintf(w, 40, "untyped"); break;
+    }
+    return w;
+}
+
+/* ---- classes ---- */
+static const char *class_names[] = {
+#define ISA_CLASS(id, name) name,
+#include "classes.def"
+#undef ISA_CLASS
+};
+const char *isa_class_name(isa_class c) { return (unsigned)c < ISA_C__COUNT ? class_names[c] : "?"; }
+
+/* ---- raw rows ---- */
+typedef struct { const char *name, *members; } raw_group;
+typedef struct {
+    const char *opcode; isa_class cls; int ptx, sm; const char *flags, *mods, *ops, *explain;
+} raw_form;
+typedef struct { const char *mod, *words; } raw_word;
+
+static const raw_group groups[] = {
+#define ISA_GROUP(name, members) {#name, members},
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words)
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+};
+static const raw_form rows[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex) {op, cls, ptx, sm, flags, mods, ops, ex},
+#define ISA_WORDS(mod, words)
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+};
+static const raw_word words_tab[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words) {mod, words},
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+};
+
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+#define NGROUPS ((int)(sizeof groups / sizeof groups[0]))
+#define NWORDS ((int)(sizeof words_tab / sizeof words_tab[0]))
+
+static isa_form forms[NROWS];
+static const isa_form *form_ptrs[NROWS];
+static const char *opcodes[NROWS];
+static int opcode_first[NROWS], opcode_n[NROWS];
+static int nopcodes;
+static bool inited;
+static pg_arena isa_arena;   /* strings of the compiled table; lives for the process */
+
+static const raw_group *find_group(const char *name, size_t n) {
+    for (int i = 0; i < NGROUPS; i++)
+        if (strlen(groups[i].name) == n && memcmp(groups[i].name, name, n) == 0) return &groups[i];
+    return NULL;
+}
+
+/* Add the alternatives named by `text` (".a", "@GROUP") to slot s. */
+static bool add_alts(isa_modslot *s, const char *text, size_t n, char *err, size_t errn) {
+    if (n > 0 && text[0] == '@') {
+        const raw_group *g = find_group(text + 1, n - 1);
+        if (!g) { snprintf(err, errn, "unknown group '%.*s'", (int)n, text); return false; }
+        const char *p = g->members;
+        while (*p) {
+            while (*p == ' ') p++;
+            const char *q = p;
+            while (*q && *q != ' ') q++;
+            if (q > p && !add_alts(s, p, (size_t)(q - p), err, errn)) return false;
+            p = q;
+        }
+        return true;
+    }
+    if (n < 2 || text[0] != '.') { snprintf(err, errn, "bad modifier '%.*s'", (int)n, text); return false; }
+    if (s->nalts >= ISA_MAX_ALTS) { snprintf(err, errn, "too many alternatives"); return false; }
+    s->alts[s->nalts++] = pg_arena_strndup(&isa_arena, text, n);
+    return true;
+}
+
+static bool compile_mods(isa_form *f, const char *pat, char *err, size_t errn) {
+    const char *p = pat;
+    while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        if (f->nmods >= ISA_MAX_MODSLOTS) { snprintf(err, errn, "too many modifier slots"); return false; }
+        isa_modslot *s = &f->mods[f->nmods++];
+        s->var = -1;
+        if (*p == '?') { s->optional = true; p++; }
+        if (*p == '(') {
+            p++;
+            for (;;) {
+                const char *q = p;
+                while (*q && *q != '|' && *q != ')') q++;
+                if (!*q) { snprintf(err, errn, "unclosed '('"); return false; }
+                if (!add_alts(s, p, (size_t)(q - p), err, errn)) return false;
+                p = q + 1;
+                if (*q == ')') break;
+            }
+        } else {
+            const char *q = p;
+            while (*q && *q != ' ' && *q != '=') q++;
+            if (!add_alts(s, p, (size_t)(q - p), err, errn)) return false;
+            p = q;
+        }
+        if (*p == '=') {
+            if (p[1] < 'A' || p[1] > 'Z') { snprintf(err, errn, "bad variable after '='"); return false; }
+            s->var = p[1] - 'A';
+            p += 2;
+        }
+        if (*p && *p != ' ') { snprintf(err, errn, "junk '%c' in modifier pattern", *p); return false; }
+    }
+    return true;
+}
+
+static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
+    if (strcmp(pat, "CALL") == 0) { f->call_syntax = true; return true; }
+    const char *p = pat;
+    f->nops_min = 0;
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        if (f->nops >= ISA_MAX_OPSLOTS) { snprintf(err, errn, "too many operand slots"); return false; }
+        isa_opslot *o = &f->ops[f->nops++];
+        o->arity = 1; o->arity_var = -1; o->type_var = -1;
+        if (*p == '?') { o->optional = true; p++; }
+        for (; *p && *p != '/' && *p != ':' && *p != ','; p++) {
+            switch (*p) {
+            case 'r': o->kinds |= ISA_OK_REG; break;
+            case 'i': o->kinds |= ISA_OK_IMM; break;
+            case 'a': o->kinds |= ISA_OK_ADDR; break;
+            case 'l': o->kinds |= ISA_OK_LABEL; break;
+            case 'f': o->kinds |= ISA_OK_FUNC; break;
+            case 's': o->kinds |= ISA_OK_SYM; break;
+            case '_': o->kinds |= ISA_OK_SINK; break;
+            case '!': o->kinds |= ISA_OK_NEG; break;
+            case '|': o->kinds |= ISA_OK_PAIR; break;
+            case '*': o->kinds |= ISA_OK_ANY; break;
+            case 'x': o->kinds |= ISA_OK_SPECIAL; break;
+            default: snprintf(err, errn, "bad operand kind '%c'", *p); return false;
+            }
+        }
+        if (*p == '/') {
+            p++;
+            if (*p == '*') { o->arity = 0; p++; }
+            else if (*p >= 'A' && *p <= 'Z') { o->arity_var = *p - 'A'; p++; }
+            else { o->arity = (int)strtol(p, (char **)&p, 10); }
+        }
+        if (*p == ':') {
+            p++;
+            if (*p == '*') { o->any_type = true; p++; }
+            else if (*p >= 'A' && *p <= 'Z') { o->type_var = *p - 'A'; p++; }
+            else {
+                const char *q = p;
+                while (*q && *q != ',' && *q != '~' && *q != ' ') q++;
+                o->type = ptx_type_lookup(p, (size_t)(q - p));
+                if (o->type == PTX_T_NONE) { snprintf(err, errn, "unknown type '%.*s'", (int)(q - p), p); return false; }
+                p = q;
+            }
+            if (*p == '~') { o->relaxed = true; p++; }
+        } else {
+            o->any_type = true;
+        }
+        if (!o->optional) f->nops_min = f->nops;
+        while (*p == ' ') p++;
+        if (*p && *p != ',') { snprintf(err, errn, "junk '%c' in operand pattern", *p); return false; }
+    }
+    return true;
+}
+
+pg_status isa_init(pg_diag_sink *diag) {
+    if (inited) return PG_OK;
+    bool ok = true;
+    for (int i = 0; i < NROWS; i++) {
+        isa_form *f = &forms[i];
+        char err[160] = "";
+        f->index = i;
+        f->opcode = rows[i].opcode;
+        f->cls = rows[i].cls;
+        f->ptx_min = rows[i].ptx;
+        f->sm_min = rows[i].sm;
+        f->arch_specific = strchr(rows[i].flags, 'a') != NULL;
+        f->mod_pattern = rows[i].mods;
+        f->op_pattern = rows[i].ops;
+        f->explain = rows[i].explain;
+        if (!compile_mods(f, rows[i].mods, err, sizeof err) || !compile_ops(f, rows[i].ops, err, sizeof err)) {
+            pg_diag_emit(diag, PG_E_SYNTAX, "src/isa/isa.def", i + 1, 0, "row %d (%s): %s", i, f->opcode, err);
+            ok = false;
+        }
+        form_ptrs[i] = f;
+    }
+    /* Group forms by opcode; rows of one opcode must be adjacent. */
+    nopcodes = 0;
+    for (int i = 0; i < NROWS; i++) {
+        if (nopcodes > 0 && strcmp(opcodes[nopcodes - 1], forms[i].opcode) == 0) { opcode_n[nopcodes - 1]++; continue; }
+        for (int j = 0; j < nopcodes; j++)
+            if (strcmp(opcodes[j], forms[i].opcode) == 0) {
+                pg_diag_emit(diag, PG_E_SYNTAX, "src/isa/isa.def", 0, 0, "rows of '%s' are not adjacent", forms[i].opcode);
+                ok = false;
+            }
+        opcodes[nopcodes] = forms[i].opcode;
+        opcode_first[nopcodes] = i;
+        opcode_n[nopcodes] = 1;
+        nopcodes++;
+    }
+    if (!ok) return PG_ERR_INVALID;
+    inited = true;
+    return PG_OK;
+}
+
+int isa_form_count(void) { return NROWS; }
+const isa_form *isa_form_get(int i) { return (i >= 0 && i < NROWS) ? &forms[i] : NULL; }
+int isa_opcode_count(void) { return nopcodes; }
+const char *isa_opcode_get(int i) { return (i >= 0 && i < nopcodes) ? opcodes[i] : NULL; }
+
+const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n) {
+    for (int i = 0; i < nopcodes; i++)
+        if (strlen(opcodes[i]) == len && memcmp(opcodes[i], opcode, len) == 0) {
+            *n = opcode_n[i];
+            return &form_ptrs[opcode_first[i]];
+        }
+    *n = 0;
+    return NULL;
+}
+
+static bool slot_has(const isa_modslot *s, const char *mod) {
+    for (int i = 0; i < s->nalts; i++)
+        if (strcmp(s->alts[i], mod) == 0) return true;
+    return false;
+}
+
+/* Ordered match with backtracking: modifier k goes into slot si or a later one;
+ * skipped slots must be optional. */
+static bool match_rec(const isa_form *f, const char *const *mods, int nmods, int k, int si, isa_match *m) {
+    if (k == nmods) {
+        for (int s = si; s < f->nmods; s++)
+            if (!f->mods[s].optional) return false;
+        return true;
+    }
+    for (int s = si; s < f->nmods; s++) {
+        if (slot_has(&f->mods[s], mods[k])) {
+            m->slot_of[k] = s;
+            if (match_rec(f, mods, nmods, k + 1, s + 1, m)) return true;
+        }
+        if (!f->mods[s].optional) return false;
+    }
+    return false;
+}
+
+bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m) {
+    memset(m, 0, sizeof *m);
+    if (nmods > ISA_MAX_MODSLOTS) return false;
+    if (!match_rec(f, mods, nmods, 0, 0, m)) return false;
+    for (int k = 0; k < nmods; k++) {
+        int v = f->mods[m->slot_of[k]].var;
+        if (v >= 0) m->bind[v] = mods[k];
+    }
+    return true;
+}
+
+bool isa_modifier_known(const char *opcode, const char *mod) {
+    int n;
+    const isa_form *const *fs = isa_forms_for(opcode, strlen(opcode), &n);
+    for (int i = 0; i < n; i++)
+        for (int s = 0; s < fs[i]->nmods; s++)
+            if (slot_has(&fs[i]->mods[s], mod)) return true;
+    return false;
+}
+
+const char *isa_modifier_words(const char *mod) {
+    for (int i = 0; i < NWORDS; i++)
+        if (strcmp(words_tab[i].mod, mod) == 0) return words_tab[i].words;
+    return NULL;
+}
+
+ptx_type isa_bound_type(const isa_match *m, int var) {
+    if (var < 0 || var >= ISA_NVARS || !m->bind[var]) return PTX_T_NONE;
+    return ptx_type_lookup(m->bind[var], strlen(m->bind[var]));
+}
+
+/* ---- special registers ---- */
+static const isa_sreg sregs[] = {
+#define ISA_SREG(name, type, vec, sm, words) {name, type, vec, sm, words},
+#include "sregs.def"
+#undef ISA_SREG
+};
+#define NSREGS ((int)(sizeof sregs / sizeof sregs[0]))
+
+const isa_sreg *isa_sreg_lookup(const char *name, size_t n) {
+    size_t base = n;
+    const char *dot = memchr(name, '.', n);
+    if (dot) base = (size_t)(dot - name);
+    for (int i = 0; i < NSREGS; i++) {
+        if (strlen(sregs[i].name) != base || memcmp(sregs[i].name, name, base) != 0) continue;
+        if (!dot) return sregs[i].vector ? NULL : &sregs[i];
+        if (!sregs[i].vector) return NULL;
+        if (n - base == 2 && (dot[1] == 'x' || dot[1] == 'y' || dot[1] == 'z')) return &sregs[i];
+        return NULL;
+    }
+    /* %envreg0..31, %pm0..7, %pm0_64.. */
+    if (n > 7 && memcmp(name, "%envreg", 7) == 0) {
+        static const isa_sreg env = {"%envreg", PTX_T_B32, false, 20, "driver-defined environment register"};
+        int v = atoi(name + 7);
+        return (v >= 0 && v < 32) ? &env : NULL;
+    }
+    return NULL;
+}
+int isa_sreg_count(void) { return NSREGS; }
+const isa_sreg *isa_sreg_get(int i) { return (i >= 0 && i < NSREGS) ? &sregs[i] : NULL; }
+
+/* ---- targets ---- */
+bool isa_parse_target(const char *name, int *sm, bool *arch_specific, bool *family) {
+    *sm = 0; *arch_specific = false; *family = false;
+    if (strncmp(name, "sm_", 3) != 0 && strncmp(name, "compute_", 8) != 0) return false;
+    const char *p = name + (name[0] == 's' ? 3 : 8);
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p || v < 10 || v > 200) return false;
+    if (*end == 'a') { *arch_specific = true; end++; }
+    else if (*end == 'f') { *family = true; end++; }
+    if (*end) return false;
+    static const int known[] = {10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75,
+                                80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i] == v) { *sm = (int)v; return true; }
+    return false;
+}
+
+int isa_target_min_ptx(int sm) {
+    static const struct { int sm, ptx; } t[] = {
+        {20, 10}, {30, 31}, {35, 31}, {50, 40}, {52, 41}, {53, 42}, {60, 50}, {61, 50}, {62, 50},
+        {70, 60}, {72, 61}, {75, 63}, {80, 70}, {86, 71}, {87, 74}, {88, 90}, {89, 78}, {90, 78},
+        {100, 86}, {101, 86}, {103, 88}, {110, 90}, {120, 87}, {121, 88}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].sm == sm) return t[i].ptx;
+    return 10;
+}

@@ -1,0 +1,136 @@
+/* cfg.c — basic blocks and the control-flow graph of one function. */
+#include "ptxgen/ptx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_op(const ptx_insn *in, const char *op) { return strcmp(in->opcode, op) == 0; }
+
+/* Does the instruction end a block, and can control fall through it? */
+static bool ends_block(const ptx_insn *in) {
+    return is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap");
+}
+static bool falls_through(const ptx_insn *in) {
+    if (in->guard) return true;
+    return !(is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap"));
+}
+
+static int find_label(const ptx_func *f, const char *name) {
+    for (int i = 0; i < f->nbody; i++) {
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_ST_LABEL && strcmp(s->u.label, name) == 0) return i;
+        if (s->kind == PTX_ST_DIRECTIVE && s->u.dir.label && strcmp(s->u.dir.label, name) == 0) return i;
+    }
+    return -1;
+}
+
+static void add_edge(ptx_block *from, int from_id, ptx_block *to, int to_id) {
+    for (int i = 0; i < from->nsucc; i++)
+        if (from->succ[i] == to_id) return;
+    from->succ = realloc(from->succ, sizeof(int) * (size_t)(from->nsucc + 1));
+    from->succ[from->nsucc++] = to_id;
+    to->pred = realloc(to->pred, sizeof(int) * (size_t)(to->npred + 1));
+    to->pred[to->npred++] = from_id;
+}
+
+pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, pg_diag_sink *diag) {
+    (void)m;
+    (void)diag;
+    ptx_cfg *c = calloc(1, sizeof *c);
+    if (!c) return PG_ERR_NOMEM;
+    *out = c;
+    c->func = f;
+    int n = f->nbody;
+    c->block_of = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) c->block_of[i] = -1;
+    /* leaders: first instruction, instruction after a label, instruction after a block end */
+    PG_VEC(ptx_block) blocks = {0};
+    bool start_new = true;
+    int cur = -1;
+    for (int i = 0; i < n; i++) {
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_ST_LABEL) { start_new = true; continue; }
+        if (s->kind != PTX_ST_INSN) continue;
+        if (start_new || cur < 0) {
+            ptx_block b;
+            memset(&b, 0, sizeof b);
+            b.first = b.last = i;
+            pg_vec_push(blocks, b);
+            cur = blocks.n - 1;
+            start_new = false;
+        }
+        blocks.v[cur].last = i;
+        c->block_of[i] = cur;
+        if (ends_block(&s->u.insn)) start_new = true;
+    }
+    /* map labels to the block that follows them */
+    c->blocks = blocks.v;
+    c->nblocks = blocks.n;
+    for (int b = 0; b < c->nblocks; b++) {
+        ptx_block *blk = &c->blocks[b];
+        const ptx_insn *last = &f->body[blk->last].u.insn;
+        if (is_op(last, "bra") && last->nops >= 1 && last->ops[0].kind == PTX_OP_SYM) {
+            int li = find_label(f, last->ops[0].name);
+            if (li >= 0) {
+                int tb = -1;
+                for (int k = li; k < n; k++)
+                    if (c->block_of[k] >= 0) { tb = c->block_of[k]; break; }
+                if (tb >= 0) add_edge(blk, b, &c->blocks[tb], tb);
+                else if (!last->guard || true) c->falls_off_end = c->falls_off_end || false;
+                if (tb < 0) blk->nsucc = blk->nsucc; /* branch to a trailing label: falls off */
+                if (tb < 0) c->falls_off_end = true;
+            }
+        } else if (is_op(last, "brx") && last->nops >= 2 && last->ops[1].kind == PTX_OP_SYM) {
+            int ti = find_label(f, last->ops[1].name);
+            if (ti >= 0 && f->body[ti].kind == PTX_ST_DIRECTIVE) {
+                const ptx_stmt *tab = &f->body[ti];
+                for (int a = 0; a < tab->u.dir.nargs; a++) {
+                    int li = find_label(f, tab->u.dir.args[a]);
+                    if (li < 0) continue;
+                    int tb = -1;
+                    for (int k = li; k < n; k++)
+                        if (c->block_of[k] >= 0) { tb = c->block_of[k]; break; }
+                    if (tb >= 0) add_edge(blk, b, &c->blocks[tb], tb);
+                    else c->falls_off_end = true;
+                }
+            }
+        }
+        if (falls_through(last)) {
+            if (b + 1 < c->nblocks) add_edge(blk, b, &c->blocks[b + 1], b + 1);
+        }
+    }
+    /* reachability from the entry block; a reachable block that falls through
+     * past the last block falls off the end of the function */
+    if (c->nblocks == 0) {
+        c->falls_off_end = true;
+        return PG_OK;
+    }
+    bool *seen = calloc((size_t)c->nblocks, 1);
+    int *stack = malloc(sizeof(int) * (size_t)c->nblocks);
+    int sp = 0;
+    stack[sp++] = 0;
+    seen[0] = true;
+    while (sp) {
+        int b = stack[--sp];
+        const ptx_insn *last = &f->body[c->blocks[b].last].u.insn;
+        if (b == c->nblocks - 1 && falls_through(last)) c->falls_off_end = true;
+        for (int k = 0; k < c->blocks[b].nsucc; k++) {
+            int s = c->blocks[b].succ[k];
+            if (!seen[s]) { seen[s] = true; stack[sp++] = s; }
+        }
+    }
+    free(seen);
+    free(stack);
+    return PG_OK;
+}
+
+void ptx_cfg_free(ptx_cfg *c) {
+    if (!c) return;
+    for (int i = 0; i < c->nblocks; i++) {
+        free(c->blocks[i].succ);
+        free(c->blocks[i].pred);
+    }
+    free(c->blocks);
+    free(c->block_of);
+    free(c);
+}

@@ -1,0 +1,1062 @@
+/* parse.c — recursive-descent PTX parser producing the ptx_module IR.
+ *
+ * The grammar follows the PTX ISA 9.0 manual plus what nvcc 13 emits.  On a
+ * syntax error the parser reports file:line:col, skips to the next ';' or
+ * '}' and carries on, so one run shows every error. */
+#define _POSIX_C_SOURCE 200809L
+#include "lex.h"
+#include "ptxgen/ptx.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    lexer L;
+    ptx_module *m;
+    pg_diag_sink *diag;
+    int nerrors;
+    PG_VEC(ptx_top) tops;
+    PG_VEC(ptx_func) funcs;
+} parser;
+
+#define ERR(P, tk, ...) do { pg_diag_emit((P)->diag, PG_E_SYNTAX, (P)->m->filename, (tk).line, (tk).col, __VA_ARGS__); (P)->nerrors++; } while (0)
+
+static char *tokdup(parser *P, const token *t) { return pg_arena_strndup(&P->m->arena, t->s, (size_t)t->n); }
+
+static void tokdesc(const token *t, char *buf, size_t n) {
+    if (t->kind == TK_EOF) snprintf(buf, n, "end of file");
+    else snprintf(buf, n, "'%.*s'", t->n > 40 ? 40 : t->n, t->s);
+}
+
+static bool expect_punct(parser *P, char c) {
+    token t = lex_next(&P->L);
+    if (tok_punct(&t, c)) return true;
+    char d[64];
+    tokdesc(&t, d, sizeof d);
+    ERR(P, t, "expected '%c' but found %s", c, d);
+    return false;
+}
+
+/* Skip to just after the next ';' at nesting level 0 of (), [], {}; stop
+ * before a '}' that would close the enclosing block. */
+static void recover(parser *P) {
+    int depth = 0;
+    for (;;) {
+        token *t = lex_peek(&P->L);
+        if (t->kind == TK_EOF) return;
+        if (t->kind == TK_PUNCT) {
+            if (t->punct == ';' && depth == 0) { lex_next(&P->L); return; }
+            if (t->punct == '(' || t->punct == '[' || t->punct == '{') depth++;
+            if (t->punct == ')' || t->punct == ']' || t->punct == '}') {
+                if (depth == 0) return;
+                depth--;
+            }
+        }
+        lex_next(&P->L);
+    }
+}
+
+/* ---------------------------------------------------------------- numbers */
+static bool parse_int_text(const char *s, int n, int64_t *out) {
+    char buf[80];
+    if (n <= 0 || n >= (int)sizeof buf) return false;
+    memcpy(buf, s, (size_t)n);
+    buf[n] = 0;
+    if (buf[n - 1] == 'U') buf[--n] = 0;
+    uint64_t v = 0;
+    const char *p = buf;
+    int base = 10;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) { base = 16; p += 2; }
+    else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) { base = 2; p += 2; }
+    else if (p[0] == '0' && p[1]) { base = 8; p += 1; }
+    if (!*p) return false;
+    for (; *p; p++) {
+        int d;
+        if (*p >= '0' && *p <= '9') d = *p - '0';
+        else if (*p >= 'a' && *p <= 'f') d = *p - 'a' + 10;
+        else if (*p >= 'A' && *p <= 'F') d = *p - 'A' + 10;
+        else return false;
+        if (d >= base) return false;
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return false;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    *out = (int64_t)v;
+    return true;
+}
+
+static bool parse_float_text(const char *s, int n, double *out, int *bits) {
+    char buf[80];
+    if (n <= 0 || n >= (int)sizeof buf) return false;
+    memcpy(buf, s, (size_t)n);
+    buf[n] = 0;
+    if (buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F')) {
+        uint32_t u = (uint32_t)strtoul(buf + 2, NULL, 16);
+        float f;
+        memcpy(&f, &u, 4);
+        *out = f;
+        *bits = 32;
+        return true;
+    }
+    if (buf[0] == '0' && (buf[1] == 'd' || buf[1] == 'D')) {
+        uint64_t u = strtoull(buf + 2, NULL, 16);
+        double d;
+        memcpy(&d, &u, 8);
+        *out = d;
+        *bits = 64;
+        return true;
+    }
+    char *end;
+    *out = strtod(buf, &end);
+    *bits = 64;
+    return *end == 0;
+}
+
+/* ---------------------------------------------------------------- operands */
+static void operand_text(parser *P, ptx_operand *op) {
+    pg_buf b = {0};
+    ptx_print_operand(op, &b);
+    op->text = pg_arena_strndup(&P->m->arena, b.data ? b.data : "", b.len);
+    pg_buf_free(&b);
+}
+
+static bool parse_operand(parser *P, ptx_operand *op, int depth);
+
+static bool parse_op_list(parser *P, char close, ptx_operand *parent, int depth) {
+    PG_VEC(ptx_operand) v = {0};
+    token *t = lex_peek(&P->L);
+    if (!tok_punct(t, close)) {
+        for (;;) {
+            ptx_operand e;
+            memset(&e, 0, sizeof e);
+            if (!parse_operand(P, &e, depth + 1)) { pg_vec_free(v); return false; }
+            pg_vec_push(v, e);
+            if (v.n > PTX_MAX_OPERANDS) {
+                pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, e.loc.line, e.loc.col, "more than %d operands", PTX_MAX_OPERANDS);
+                P->nerrors++;
+                pg_vec_free(v);
+                return false;
+            }
+            t = lex_peek(&P->L);
+            if (tok_punct(t, ',')) { lex_next(&P->L); continue; }
+            break;
+        }
+    }
+    if (!expect_punct(P, close)) { pg_vec_free(v); return false; }
+    parent->nelems = v.n;
+    if (v.n) {
+        parent->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)v.n);
+        memcpy(parent->elems, v.v, sizeof(ptx_operand) * (size_t)v.n);
+    }
+    pg_vec_free(v);
+    return true;
+}
+
+static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
+    if (t.kind == TK_INT) {
+        int64_t v;
+        if (!parse_int_text(t.s, t.n, &v)) {
+            pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col, "bad integer literal '%.*s'", t.n, t.s);
+            P->nerrors++;
+            return false;
+        }
+        op->kind = PTX_OP_IMM_INT;
+        op->ival = neg ? (int64_t)(0 - (uint64_t)v) : v;
+        op->neg = neg;
+        return true;
+    }
+    if (t.kind == TK_FLOAT) {
+        double d;
+        int bits;
+        if (!parse_float_text(t.s, t.n, &d, &bits)) {
+            pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col, "bad float literal '%.*s'", t.n, t.s);
+            P->nerrors++;
+            return false;
+        }
+        op->kind = PTX_OP_IMM_FLT;
+        op->fval = neg ? -d : d;
+        op->fbits = bits;
+        op->neg = neg;
+        /* keep hex floats bit-exact through printing */
+        op->name = tokdup(P, &t);
+        return true;
+    }
+    char d[64];
+    tokdesc(&t, d, sizeof d);
+    pg_diag_emit(P->diag, t.kind == TK_ERROR ? PG_E_BAD_NUMBER : PG_E_SYNTAX, P->m->filename, t.line, t.col,
+                 "expected a number but found %s", d);
+    P->nerrors++;
+    return false;
+}
+
+static bool parse_address(parser *P, ptx_operand *op, int depth) {
+    op->kind = PTX_OP_ADDR;
+    token t = lex_next(&P->L);
+    if (t.kind == TK_IDENT) {
+        op->addr_has_base = true;
+        op->name = tokdup(P, &t);
+        op->addr_base_is_reg = t.s[0] == '%';
+        token *n = lex_peek(&P->L);
+        if (tok_punct(n, ',')) {   /* texture/surface: [tex, coords] */
+            lex_next(&P->L);
+            ptx_operand tmp;
+            memset(&tmp, 0, sizeof tmp);
+            PG_VEC(ptx_operand) v = {0};
+            for (;;) {
+                memset(&tmp, 0, sizeof tmp);
+                if (!parse_operand(P, &tmp, depth + 1)) { pg_vec_free(v); return false; }
+                pg_vec_push(v, tmp);
+                if (v.n > PTX_MAX_OPERANDS) { pg_vec_free(v); ERR(P, t, "address list too long"); return false; }
+                if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
+                break;
+            }
+            op->nelems = v.n;
+            op->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)v.n);
+            memcpy(op->elems, v.v, sizeof(ptx_operand) * (size_t)v.n);
+            pg_vec_free(v);
+            return expect_punct(P, ']');
+        }
+        if (tok_punct(n, '+') || tok_punct(n, '-')) {
+            token sign = lex_next(&P->L);
+            bool neg = sign.punct == '-';
+            if (tok_punct(lex_peek(&P->L), '-')) { lex_next(&P->L); neg = !neg; }
+            token num = lex_next(&P->L);
+            int64_t v;
+            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) {
+                char d[64];
+                tokdesc(&num, d, sizeof d);
+                ERR(P, num, "expected an integer offset in address but found %s", d);
+                return false;
+            }
+            op->ival = neg ? (int64_t)(0 - (uint64_t)v) : v;
+        }
+        return expect_punct(P, ']');
+    }
+    if (t.kind == TK_INT) {
+        if (!parse_int_text(t.s, t.n, &op->ival)) { ERR(P, t, "bad address literal"); return false; }
+        return expect_punct(P, ']');
+    }
+    char d[64];
+    tokdesc(&t, d, sizeof d);
+    ERR(P, t, "expected a register, variable or integer in address but found %s", d);
+    return false;
+}
+
+static bool parse_operand(parser *P, ptx_operand *op, int depth) {
+    if (depth > PTX_MAX_NEST) {
+        token *t = lex_peek(&P->L);
+        pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, t->line, t->col, "operand nesting deeper than %d", PTX_MAX_NEST);
+        P->nerrors++;
+        return false;
+    }
+    token t = lex_next(&P->L);
+    op->loc.line = t.line;
+    op->loc.col = t.col;
+    bool ok = true;
+    if (tok_punct(&t, '[')) {
+        ok = parse_address(P, op, depth);
+    } else if (tok_punct(&t, '{')) {
+        op->kind = PTX_OP_VEC;
+        ok = parse_op_list(P, '}', op, depth);
+    } else if (tok_punct(&t, '(')) {
+        op->kind = PTX_OP_LIST;
+        ok = parse_op_list(P, ')', op, depth);
+    } else if (tok_punct(&t, '!')) {
+        ok = parse_operand(P, op, depth + 1);
+        if (ok && op->kind != PTX_OP_REG) { ERR(P, t, "'!' applies only to a predicate register"); ok = false; }
+        op->neg = true;
+        op->loc.line = t.line;
+        op->loc.col = t.col;
+    } else if (tok_punct(&t, '-')) {
+        token n = lex_next(&P->L);
+        if (n.kind == TK_IDENT && n.s[0] == '%') {
+            op->kind = PTX_OP_REG;
+            op->name = tokdup(P, &n);
+            op->neg = true;
+        } else {
+            ok = parse_number(P, n, true, op);
+        }
+    } else if (t.kind == TK_INT || t.kind == TK_FLOAT || t.kind == TK_ERROR) {
+        ok = parse_number(P, t, false, op);
+    } else if (t.kind == TK_IDENT) {
+        if (tok_is(&t, "_")) {
+            op->kind = PTX_OP_SINK;
+        } else if (t.s[0] == '%') {
+            op->kind = PTX_OP_REG;
+            op->name = tokdup(P, &t);
+            op->sreg = isa_sreg_lookup(t.s, (size_t)t.n);
+        } else {
+            op->kind = PTX_OP_SYM;
+            op->name = tokdup(P, &t);
+        }
+        token *n = lex_peek(&P->L);
+        if (tok_punct(n, '|') && op->kind != PTX_OP_SYM) {
+            lex_next(&P->L);
+            ptx_operand first = *op;
+            ptx_operand second;
+            memset(&second, 0, sizeof second);
+            token s = lex_next(&P->L);
+            second.loc.line = s.line;
+            second.loc.col = s.col;
+            if (s.kind != TK_IDENT) { ERR(P, s, "expected a register after '|'"); return false; }
+            second.kind = tok_is(&s, "_") ? PTX_OP_SINK : PTX_OP_REG;
+            if (second.kind == PTX_OP_REG) second.name = tokdup(P, &s);
+            operand_text(P, &first);
+            operand_text(P, &second);
+            memset(op, 0, sizeof *op);
+            op->kind = PTX_OP_PAIR;
+            op->loc = first.loc;
+            op->nelems = 2;
+            op->elems = pg_arena_alloc(&P->m->arena, 2 * sizeof(ptx_operand));
+            op->elems[0] = first;
+            op->elems[1] = second;
+        } else if (op->kind == PTX_OP_SYM && (tok_punct(n, '+') )) {
+            /* symbol plus offset used as an immediate address (mov.u64 %rd, sym+8) */
+            lex_next(&P->L);
+            token num = lex_next(&P->L);
+            int64_t v;
+            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer offset"); return false; }
+            op->ival = v;
+        }
+    } else {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected an operand but found %s", d);
+        ok = false;
+    }
+    if (ok) operand_text(P, op);
+    return ok;
+}
+
+/* ------------------------------------------------------------ declarations */
+static bool is_space_dir(const token *t, ptx_space *sp) {
+    static const struct { const char *n; ptx_space s; } tab[] = {
+        {".reg", PTX_SS_REG}, {".sreg", PTX_SS_SREG}, {".const", PTX_SS_CONST}, {".global", PTX_SS_GLOBAL},
+        {".local", PTX_SS_LOCAL}, {".param", PTX_SS_PARAM}, {".shared", PTX_SS_SHARED}, {".tex", PTX_SS_TEX}};
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (tok_is(t, tab[i].n)) { *sp = tab[i].s; return true; }
+    if (t->kind == TK_DIR && t->n > 8 && memcmp(t->s, ".shared::", 9) == 0) { *sp = PTX_SS_SHARED; return true; }
+    if (t->kind == TK_DIR && t->n > 7 && memcmp(t->s, ".param::", 8) == 0) { *sp = PTX_SS_PARAM; return true; }
+    return false;
+}
+
+/* Capture source text from the current position up to (not including) a
+ * top-level ',' or ';' or ')' as canonical text (single spaces). */
+static const char *capture_until(parser *P, const char *stops, bool *hit_eof) {
+    pg_buf b = {0};
+    int depth = 0;
+    *hit_eof = false;
+    for (;;) {
+        token *t = lex_peek(&P->L);
+        if (t->kind == TK_EOF) { *hit_eof = true; break; }
+        if (t->kind == TK_PUNCT && depth == 0 && strchr(stops, t->punct)) break;
+        if (t->kind == TK_PUNCT && (t->punct == '{' || t->punct == '(' || t->punct == '[')) depth++;
+        if (t->kind == TK_PUNCT && (t->punct == '}' || t->punct == ')' || t->punct == ']')) {
+            if (depth == 0) break;
+            depth--;
+        }
+        token x = lex_next(&P->L);
+        bool glue = b.len == 0 || (x.kind == TK_PUNCT && strchr(",)]}", x.punct)) ||
+                    (b.len && strchr("([{-", b.data[b.len - 1]) && !(b.len >= 2 && b.data[b.len - 2] == ' ' && b.data[b.len-1]=='-')) ||
+                    (!x.space_before && x.kind == TK_DIR);
+        if (x.kind == TK_PUNCT && x.punct == '{' && b.len) glue = false;
+        if (!glue) pg_buf_putc(&b, ' ');
+        pg_buf_putn(&b, x.s, (size_t)x.n);
+        if (b.len > (size_t)PTX_MAX_FILE_BYTES) break;
+    }
+    const char *r = pg_arena_strndup(&P->m->arena, b.data ? b.data : "", b.len);
+    pg_buf_free(&b);
+    return r;
+}
+
+/* Capture the rest of a source line (for .loc/.file, which end at a newline). */
+static const char *capture_line(parser *P, int line) {
+    pg_buf b = {0};
+    for (;;) {
+        token *t = lex_peek(&P->L);
+        if (t->kind == TK_EOF || t->line != line || tok_punct(t, ';') || tok_punct(t, '}') || tok_punct(t, '{')) break;
+        token x = lex_next(&P->L);
+        bool glue = b.len == 0 || (x.kind == TK_PUNCT && x.punct == ',');
+        if (!glue) pg_buf_putc(&b, ' ');
+        pg_buf_putn(&b, x.s, (size_t)x.n);
+    }
+    if (tok_punct(lex_peek(&P->L), ';')) lex_next(&P->L);
+    const char *r = pg_arena_strndup(&P->m->arena, b.data ? b.data : "", b.len);
+    pg_buf_free(&b);
+    return r;
+}
+
+/* Parse qualifiers + type + one or more names.  `first` is the space token
+ * already consumed (or a linkage token).  Appends decls to *out.
+ * `in_params`: a single name, stops before ',' or ')'. */
+typedef PG_VEC(ptx_decl) decl_vec;
+
+static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec) {
+    ptx_decl d;
+    memset(&d, 0, sizeof d);
+    d.loc.line = first.line;
+    d.loc.col = first.col;
+    token t = first;
+    pg_buf attrs = {0};
+    bool have_space = false;
+    for (;;) {
+        if (t.kind != TK_DIR) break;
+        ptx_space sp;
+        ptx_type ty;
+        if (tok_is(&t, ".visible")) d.is_visible = true;
+        else if (tok_is(&t, ".extern")) d.is_extern = true;
+        else if (tok_is(&t, ".weak")) d.is_weak = true;
+        else if (tok_is(&t, ".common")) d.is_common = true;
+        else if (is_space_dir(&t, &sp) && !have_space) {
+            d.space = sp;
+            have_space = true;
+            if (memchr(t.s, ':', (size_t)t.n)) {
+                if (attrs.len) pg_buf_putc(&attrs, ' ');
+                pg_buf_putn(&attrs, t.s, (size_t)t.n);
+            }
+        } else if (tok_is(&t, ".align")) {
+            token n = lex_next(&P->L);
+            int64_t v;
+            if (n.kind != TK_INT || !parse_int_text(n.s, n.n, &v) || v <= 0 || v > (1 << 20)) {
+                ERR(P, n, "expected an alignment after .align");
+                pg_buf_free(&attrs);
+                return false;
+            }
+            d.align = (int)v;
+        } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
+            d.vec = t.s[2] - '0';
+        } else if ((ty = ptx_type_lookup(t.s, (size_t)t.n)) != PTX_T_NONE && d.type == PTX_T_NONE) {
+            d.type = ty;
+        } else if (tok_is(&t, ".ptr")) {
+            /* .ptr[.space][.align N] on kernel params */
+            if (attrs.len) pg_buf_putc(&attrs, ' ');
+            pg_buf_puts(&attrs, ".ptr");
+            for (;;) {
+                token *n = lex_peek(&P->L);
+                if (n->kind == TK_DIR && !n->space_before && !tok_is(n, ".align")) {
+                    token x = lex_next(&P->L);
+                    pg_buf_putn(&attrs, x.s, (size_t)x.n);
+                } else if (n->kind == TK_DIR && tok_is(n, ".align")) {
+                    lex_next(&P->L);
+                    token x = lex_next(&P->L);
+                    pg_buf_printf(&attrs, ".align %.*s", x.n, x.s);
+                } else break;
+            }
+        } else if (tok_is(&t, ".attribute")) {
+            bool eof;
+            if (attrs.len) pg_buf_putc(&attrs, ' ');
+            pg_buf_puts(&attrs, ".attribute");
+            if (!tok_punct(lex_peek(&P->L), '(')) { ERR(P, t, "expected '(' after .attribute"); pg_buf_free(&attrs); return false; }
+            lex_next(&P->L);
+            const char *inner = capture_until(P, ")", &eof);
+            if (!expect_punct(P, ')')) { pg_buf_free(&attrs); return false; }
+            pg_buf_printf(&attrs, "(%s)", inner);
+        } else {
+            char dd[64];
+            tokdesc(&t, dd, sizeof dd);
+            pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, t.line, t.col, "unexpected %s in declaration", dd);
+            P->nerrors++;
+            pg_buf_free(&attrs);
+            return false;
+        }
+        t = lex_next(&P->L);
+    }
+    if (attrs.len) d.attrs = pg_arena_strndup(&P->m->arena, attrs.data, attrs.len);
+    pg_buf_free(&attrs);
+    if (d.type == PTX_T_NONE) {
+        pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, first.line, first.col, "declaration without a type");
+        P->nerrors++;
+        return false;
+    }
+    /* names */
+    for (;;) {
+        if (t.kind != TK_IDENT) {
+            char dd[64];
+            tokdesc(&t, dd, sizeof dd);
+            ERR(P, t, "expected a name in declaration but found %s", dd);
+            return false;
+        }
+        ptx_decl e = d;
+        e.name = tokdup(P, &t);
+        e.loc.line = t.line;
+        e.loc.col = t.col;
+        token *n = lex_peek(&P->L);
+        if (tok_punct(n, '<')) {
+            lex_next(&P->L);
+            token num = lex_next(&P->L);
+            int64_t v;
+            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v) || v < 0 || v > (1 << 24)) {
+                ERR(P, num, "expected a register count in '<N>'");
+                return false;
+            }
+            e.count = (int)v;
+            if (!expect_punct(P, '>')) return false;
+            n = lex_peek(&P->L);
+        }
+        PG_VEC(int64_t) dims = {0};
+        while (tok_punct(n, '[')) {
+            lex_next(&P->L);
+            if (tok_punct(lex_peek(&P->L), ']')) {
+                pg_vec_push(dims, -1);
+            } else {
+                token num = lex_next(&P->L);
+                int64_t v;
+                if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v) || v < 0) {
+                    ERR(P, num, "expected an array size");
+                    pg_vec_free(dims);
+                    return false;
+                }
+                pg_vec_push(dims, v);
+            }
+            if (!expect_punct(P, ']')) { pg_vec_free(dims); return false; }
+            if (dims.n > 8) { ERR(P, *n, "too many array dimensions"); pg_vec_free(dims); return false; }
+            n = lex_peek(&P->L);
+        }
+        if (dims.n) {
+            e.ndims = dims.n;
+            e.dims = pg_arena_alloc(&P->m->arena, sizeof(int64_t) * (size_t)dims.n);
+            memcpy(e.dims, dims.v, sizeof(int64_t) * (size_t)dims.n);
+        }
+        pg_vec_free(dims);
+        if (!in_params && tok_punct(n, '=')) {
+            lex_next(&P->L);
+            bool eof;
+            e.init = capture_until(P, ",;", &eof);
+            if (eof) { ERR(P, P->L.peek, "unterminated initializer"); return false; }
+            n = lex_peek(&P->L);
+        }
+        pg_vec_push(*out_vec, e);
+        if (in_params) return true;
+        if (tok_punct(n, ',')) {
+            lex_next(&P->L);
+            t = lex_next(&P->L);
+            continue;
+        }
+        return expect_punct(P, ';');
+    }
+}
+
+/* ------------------------------------------------------------ statements */
+static bool parse_insn(parser *P, token first, ptx_stmt *st) {
+    ptx_insn *in = &st->u.insn;
+    st->kind = PTX_ST_INSN;
+    token t = first;
+    if (tok_punct(&t, '@')) {
+        token *p = lex_peek(&P->L);
+        bool neg = false;
+        if (tok_punct(p, '!')) { lex_next(&P->L); neg = true; }
+        token g = lex_next(&P->L);
+        if (g.kind != TK_IDENT) { ERR(P, g, "expected a predicate register after '@'"); return false; }
+        in->guard = tokdup(P, &g);
+        in->guard_neg = neg;
+        t = lex_next(&P->L);
+    }
+    if (t.kind != TK_IDENT || t.s[0] == '%') {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected an instruction but found %s", d);
+        return false;
+    }
+    in->opcode = tokdup(P, &t);
+    st->loc.line = t.line;
+    st->loc.col = t.col;
+    for (;;) {
+        token *n = lex_peek(&P->L);
+        if (n->kind != TK_DIR || n->space_before) break;
+        token x = lex_next(&P->L);
+        if (in->nmods >= PTX_MAX_MODS) {
+            pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, x.line, x.col, "more than %d modifiers", PTX_MAX_MODS);
+            P->nerrors++;
+            return false;
+        }
+        in->mods[in->nmods++] = tokdup(P, &x);
+    }
+    PG_VEC(ptx_operand) ops = {0};
+    token *n = lex_peek(&P->L);
+    if (!tok_punct(n, ';')) {
+        for (;;) {
+            ptx_operand op;
+            memset(&op, 0, sizeof op);
+            if (!parse_operand(P, &op, 0)) { pg_vec_free(ops); return false; }
+            pg_vec_push(ops, op);
+            if (ops.n > PTX_MAX_OPERANDS) { ERR(P, first, "too many operands"); pg_vec_free(ops); return false; }
+            n = lex_peek(&P->L);
+            if (tok_punct(n, ',')) { lex_next(&P->L); continue; }
+            break;
+        }
+    }
+    if (!expect_punct(P, ';')) { pg_vec_free(ops); return false; }
+    in->nops = ops.n;
+    if (ops.n) {
+        in->ops = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)ops.n);
+        memcpy(in->ops, ops.v, sizeof(ptx_operand) * (size_t)ops.n);
+    }
+    pg_vec_free(ops);
+    return true;
+}
+
+/* Directive statement inside a body: .loc, .pragma, .branchtargets ... */
+static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt *st) {
+    st->kind = PTX_ST_DIRECTIVE;
+    st->u.dir.name = tokdup(P, &t);
+    st->u.dir.label = label;
+    if (tok_is(&t, ".loc") || tok_is(&t, ".file")) {
+        st->u.dir.text = capture_line(P, t.line);
+        return true;
+    }
+    bool eof;
+    const char *text = capture_until(P, ";", &eof);
+    if (eof) { ERR(P, t, "directive %.*s not terminated by ';'", t.n, t.s); return false; }
+    lex_next(&P->L);
+    st->u.dir.text = text;
+    if (tok_is(&t, ".branchtargets") || tok_is(&t, ".calltargets")) {
+        /* split on commas */
+        PG_VEC(const char *) args = {0};
+        const char *p = text;
+        while (*p) {
+            while (*p == ' ' || *p == ',') p++;
+            const char *q = p;
+            while (*q && *q != ',' && *q != ' ') q++;
+            if (q > p) pg_vec_push(args, pg_arena_strndup(&P->m->arena, p, (size_t)(q - p)));
+            p = q;
+        }
+        st->u.dir.nargs = args.n;
+        if (args.n) {
+            st->u.dir.args = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)args.n);
+            memcpy(st->u.dir.args, args.v, sizeof(char *) * (size_t)args.n);
+        }
+        pg_vec_free(args);
+    }
+    return true;
+}
+
+static void parse_body(parser *P, ptx_func *f) {
+    PG_VEC(ptx_stmt) body = {0};
+    int depth = 1;
+    for (;;) {
+        token t = lex_next(&P->L);
+        if (t.kind == TK_EOF) {
+            ERR(P, t, "missing '}' at end of function '%s'", f->name);
+            break;
+        }
+        ptx_stmt st;
+        memset(&st, 0, sizeof st);
+        st.loc.line = t.line;
+        st.loc.col = t.col;
+        st.depth = depth;
+        if (tok_punct(&t, '}')) {
+            depth--;
+            if (depth == 0) { f->end_loc = st.loc; break; }
+            st.kind = PTX_ST_BLOCK_END;
+            st.depth = depth;
+            pg_vec_push(body, st);
+            continue;
+        }
+        if (tok_punct(&t, '{')) {
+            if (depth >= PTX_MAX_NEST) {
+                pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, t.line, t.col, "blocks nested deeper than %d", PTX_MAX_NEST);
+                P->nerrors++;
+                /* consume the rest of the function to stay bounded */
+                int d = 1;
+                while (d > 0) {
+                    token x = lex_next(&P->L);
+                    if (x.kind == TK_EOF) break;
+                    if (tok_punct(&x, '{')) d++;
+                    if (tok_punct(&x, '}')) d--;
+                }
+                continue;
+            }
+            st.kind = PTX_ST_BLOCK_BEGIN;
+            depth++;
+            pg_vec_push(body, st);
+            continue;
+        }
+        if (tok_punct(&t, ';')) continue;   /* empty statement */
+        if (t.kind == TK_IDENT && tok_punct(lex_peek(&P->L), ':')) {
+            lex_next(&P->L);
+            const char *label = tokdup(P, &t);
+            token *n = lex_peek(&P->L);
+            if (n->kind == TK_DIR && (tok_is(n, ".branchtargets") || tok_is(n, ".calltargets") || tok_is(n, ".callprototype"))) {
+                token d = lex_next(&P->L);
+                if (parse_body_directive(P, d, label, &st)) pg_vec_push(body, st);
+                else recover(P);
+                continue;
+            }
+            st.kind = PTX_ST_LABEL;
+            st.u.label = label;
+            pg_vec_push(body, st);
+            continue;
+        }
+        if (t.kind == TK_DIR) {
+            ptx_space sp;
+            if (is_space_dir(&t, &sp) || tok_is(&t, ".extern") || tok_is(&t, ".visible") || tok_is(&t, ".weak")) {
+                decl_vec decls = {0};
+                if (parse_decl(P, t, false, &decls)) {
+                    for (int i = 0; i < decls.n; i++) {
+                        ptx_stmt s2 = st;
+                        s2.kind = PTX_ST_DECL;
+                        s2.u.decl = decls.v[i];
+                        pg_vec_push(body, s2);
+                    }
+                } else {
+                    recover(P);
+                }
+                pg_vec_free(decls);
+                continue;
+            }
+            if (parse_body_directive(P, t, NULL, &st)) pg_vec_push(body, st);
+            else recover(P);
+            continue;
+        }
+        if (parse_insn(P, t, &st)) pg_vec_push(body, st);
+        else recover(P);
+    }
+    f->nbody = body.n;
+    if (body.n) {
+        f->body = pg_arena_alloc(&P->m->arena, sizeof(ptx_stmt) * (size_t)body.n);
+        memcpy(f->body, body.v, sizeof(ptx_stmt) * (size_t)body.n);
+    }
+    pg_vec_free(body);
+}
+
+static bool parse_param_list(parser *P, ptx_decl **out, int *n) {
+    decl_vec v = {0};
+    if (!expect_punct(P, '(')) return false;
+    if (!tok_punct(lex_peek(&P->L), ')')) {
+        for (;;) {
+            token t = lex_next(&P->L);
+            ptx_space sp;
+            if (t.kind != TK_DIR || !is_space_dir(&t, &sp)) {
+                char d[64];
+                tokdesc(&t, d, sizeof d);
+                ERR(P, t, "expected .param or .reg in parameter list but found %s", d);
+                pg_vec_free(v);
+                return false;
+            }
+            if (!parse_decl(P, t, true, &v)) { pg_vec_free(v); return false; }
+            if (v.n > 4096) { ERR(P, t, "too many parameters"); pg_vec_free(v); return false; }
+            if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
+            break;
+        }
+    }
+    if (!expect_punct(P, ')')) { pg_vec_free(v); return false; }
+    *n = v.n;
+    *out = NULL;
+    if (v.n) {
+        *out = pg_arena_alloc(&P->m->arena, sizeof(ptx_decl) * (size_t)v.n);
+        memcpy(*out, v.v, sizeof(ptx_decl) * (size_t)v.n);
+    }
+    pg_vec_free(v);
+    return true;
+}
+
+static bool parse_function(parser *P, token kw, bool vis, bool ext, bool weak, ptx_loc loc) {
+    ptx_func f;
+    memset(&f, 0, sizeof f);
+    f.is_entry = tok_is(&kw, ".entry");
+    f.is_visible = vis;
+    f.is_extern = ext;
+    f.is_weak = weak;
+    f.loc = loc;
+    /* attributes before the name: .func .attribute(.unified(...)) / .noreturn after params */
+    if (!f.is_entry && tok_punct(lex_peek(&P->L), '(')) {
+        if (!parse_param_list(P, &f.rets, &f.nrets)) return false;
+    }
+    token name = lex_next(&P->L);
+    if (name.kind != TK_IDENT) {
+        char d[64];
+        tokdesc(&name, d, sizeof d);
+        ERR(P, name, "expected a function name but found %s", d);
+        return false;
+    }
+    f.name = tokdup(P, &name);
+    if (tok_punct(lex_peek(&P->L), '(')) {
+        if (!parse_param_list(P, &f.params, &f.nparams)) return false;
+    }
+    PG_VEC(ptx_perf) perf = {0};
+    pg_buf attrs = {0};
+    for (;;) {
+        token *n = lex_peek(&P->L);
+        if (n->kind != TK_DIR) break;
+        token d = lex_next(&P->L);
+        if (tok_is(&d, ".noreturn")) {
+            if (attrs.len) pg_buf_putc(&attrs, ' ');
+            pg_buf_puts(&attrs, ".noreturn");
+            continue;
+        }
+        if (tok_is(&d, ".attribute") || tok_is(&d, ".abi_preserve") || tok_is(&d, ".abi_preserve_control")) {
+            bool eof;
+            if (attrs.len) pg_buf_putc(&attrs, ' ');
+            pg_buf_putn(&attrs, d.s, (size_t)d.n);
+            if (tok_punct(lex_peek(&P->L), '(')) {
+                lex_next(&P->L);
+                const char *inner = capture_until(P, ")", &eof);
+                if (!expect_punct(P, ')')) break;
+                pg_buf_printf(&attrs, "(%s)", inner);
+            } else {
+                token v = lex_next(&P->L);
+                pg_buf_printf(&attrs, " %.*s", v.n, v.s);
+            }
+            continue;
+        }
+        ptx_perf pf;
+        memset(&pf, 0, sizeof pf);
+        pf.name = tokdup(P, &d);
+        for (;;) {
+            token *v = lex_peek(&P->L);
+            if (v->kind != TK_INT) break;
+            token x = lex_next(&P->L);
+            int64_t val;
+            if (!parse_int_text(x.s, x.n, &val)) { ERR(P, x, "bad number in %s", pf.name); break; }
+            if (pf.nvals < 3) pf.vals[pf.nvals++] = val;
+            else ERR(P, x, "too many values for %s", pf.name);
+            if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
+            break;
+        }
+        if (pf.nvals == 0 && !tok_is(&d, ".explicitcluster") && !tok_is(&d, ".blocksareclusters")) {
+            ERR(P, d, "expected a value after %s", pf.name);
+        }
+        pg_vec_push(perf, pf);
+    }
+    if (attrs.len) f.attrs = pg_arena_strndup(&P->m->arena, attrs.data, attrs.len);
+    pg_buf_free(&attrs);
+    f.nperf = perf.n;
+    if (perf.n) {
+        f.perf = pg_arena_alloc(&P->m->arena, sizeof(ptx_perf) * (size_t)perf.n);
+        memcpy(f.perf, perf.v, sizeof(ptx_perf) * (size_t)perf.n);
+    }
+    pg_vec_free(perf);
+    token t = lex_next(&P->L);
+    if (tok_punct(&t, ';')) {
+        f.has_body = false;
+    } else if (tok_punct(&t, '{')) {
+        f.has_body = true;
+        parse_body(P, &f);
+    } else {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected '{' or ';' after the signature of '%s' but found %s", f.name, d);
+        return false;
+    }
+    ptx_top top;
+    memset(&top, 0, sizeof top);
+    top.kind = PTX_TOP_FUNC;
+    top.loc = loc;
+    top.u.func = P->funcs.n;
+    pg_vec_push(P->funcs, f);
+    pg_vec_push(P->tops, top);
+    return true;
+}
+
+/* .section name { raw } : keep the raw body text */
+static bool parse_section(parser *P, token kw) {
+    token name = lex_next(&P->L);
+    pg_buf b = {0};
+    pg_buf_putn(&b, name.s, (size_t)name.n);
+    if (!expect_punct(P, '{')) { pg_buf_free(&b); return false; }
+    pg_buf_puts(&b, " {\n");
+    int depth = 1;
+    const char *start = P->L.p;
+    (void)start;
+    for (;;) {
+        token t = lex_next(&P->L);
+        if (t.kind == TK_EOF) { ERR(P, kw, "unterminated .section"); pg_buf_free(&b); return false; }
+        if (tok_punct(&t, '{')) depth++;
+        if (tok_punct(&t, '}') && --depth == 0) break;
+        if (tok_punct(&t, ';')) { pg_buf_puts(&b, ";\n"); continue; }
+        if (b.len && b.data[b.len - 1] != '\n' && !tok_punct(&t, ',')) pg_buf_putc(&b, ' ');
+        pg_buf_putn(&b, t.s, (size_t)t.n);
+    }
+    if (b.len && b.data[b.len - 1] != '\n') pg_buf_putc(&b, '\n');
+    pg_buf_putc(&b, '}');
+    ptx_top top;
+    memset(&top, 0, sizeof top);
+    top.kind = PTX_TOP_DIRECTIVE;
+    top.loc.line = kw.line;
+    top.loc.col = kw.col;
+    top.u.dir.name = tokdup(P, &kw);
+    top.u.dir.text = pg_arena_strndup(&P->m->arena, b.data, b.len);
+    pg_buf_free(&b);
+    pg_vec_push(P->tops, top);
+    return true;
+}
+
+static void parse_top(parser *P) {
+    ptx_module *m = P->m;
+    for (;;) {
+        token t = lex_next(&P->L);
+        if (t.kind == TK_EOF) break;
+        ptx_loc loc = {t.line, t.col};
+        if (tok_punct(&t, ';')) continue;
+        if (t.kind != TK_DIR) {
+            char d[64];
+            tokdesc(&t, d, sizeof d);
+            ERR(P, t, "expected a directive at module level but found %s", d);
+            recover(P);
+            if (tok_punct(lex_peek(&P->L), '}')) lex_next(&P->L);
+            continue;
+        }
+        if (tok_is(&t, ".version")) {
+            token v = lex_next(&P->L);
+            if (v.kind != TK_FLOAT || !memchr(v.s, '.', (size_t)v.n)) { ERR(P, v, "expected MAJOR.MINOR after .version"); recover(P); continue; }
+            int maj = atoi(v.s);
+            const char *dot = memchr(v.s, '.', (size_t)v.n);
+            int min = atoi(dot + 1);
+            if (m->ptx_version) {
+                pg_diag_emit(P->diag, PG_E_HEADER, m->filename, t.line, t.col, "duplicate .version");
+                P->nerrors++;
+            }
+            m->ptx_version = maj * 10 + (min > 9 ? 9 : min);
+            m->version_text = tokdup(P, &v);
+            m->version_loc = loc;
+            continue;
+        }
+        if (tok_is(&t, ".target")) {
+            PG_VEC(const char *) tg = {0};
+            for (;;) {
+                token x = lex_next(&P->L);
+                if (x.kind != TK_IDENT) { ERR(P, x, "expected a target name"); break; }
+                pg_vec_push(tg, tokdup(P, &x));
+                if (tg.n > 16) { ERR(P, x, "too many targets"); break; }
+                if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
+                break;
+            }
+            if (m->ntargets) {
+                pg_diag_emit(P->diag, PG_E_HEADER, m->filename, t.line, t.col, "duplicate .target");
+                P->nerrors++;
+            }
+            m->ntargets = tg.n;
+            m->targets = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)(tg.n + 1));
+            if (tg.n) memcpy(m->targets, tg.v, sizeof(char *) * (size_t)tg.n);
+            pg_vec_free(tg);
+            m->target_loc = loc;
+            for (int i = 0; i < m->ntargets; i++) {
+                int sm;
+                bool as, fam;
+                if (isa_parse_target(m->targets[i], &sm, &as, &fam)) { m->sm = sm; m->arch_specific = as; }
+            }
+            continue;
+        }
+        if (tok_is(&t, ".address_size")) {
+            token v = lex_next(&P->L);
+            int64_t n;
+            if (v.kind != TK_INT || !parse_int_text(v.s, v.n, &n)) { ERR(P, v, "expected 32 or 64 after .address_size"); continue; }
+            m->address_size = (int)n;
+            m->address_loc = loc;
+            if (n != 32 && n != 64) {
+                pg_diag_emit(P->diag, PG_E_HEADER, m->filename, v.line, v.col, ".address_size must be 32 or 64");
+                P->nerrors++;
+            }
+            continue;
+        }
+        if (tok_is(&t, ".section")) { if (!parse_section(P, t)) recover(P); continue; }
+        if (tok_is(&t, ".file") || tok_is(&t, ".pragma") || tok_is(&t, ".alias") || tok_is(&t, ".loc")) {
+            bool eof = false;
+            const char *text = (tok_is(&t, ".file") || tok_is(&t, ".loc")) ? capture_line(P, t.line) : capture_until(P, ";", &eof);
+            ptx_top top;
+            memset(&top, 0, sizeof top);
+            top.kind = PTX_TOP_DIRECTIVE;
+            top.loc = loc;
+            top.u.dir.name = tokdup(P, &t);
+            top.u.dir.text = text;
+            pg_vec_push(P->tops, top);
+            if (tok_punct(lex_peek(&P->L), ';')) lex_next(&P->L);
+            continue;
+        }
+        /* linkage, then .entry/.func or a variable */
+        bool vis = false, ext = false, weak = false, common = false;
+        token k = t;
+        for (;;) {
+            if (tok_is(&k, ".visible")) vis = true;
+            else if (tok_is(&k, ".extern")) ext = true;
+            else if (tok_is(&k, ".weak")) weak = true;
+            else if (tok_is(&k, ".common")) common = true;
+            else break;
+            k = lex_next(&P->L);
+        }
+        if (tok_is(&k, ".entry") || tok_is(&k, ".func")) {
+            if (!parse_function(P, k, vis, ext, weak, loc)) recover(P);
+            continue;
+        }
+        ptx_space sp;
+        if (k.kind == TK_DIR && (is_space_dir(&k, &sp) || ptx_type_lookup(k.s, (size_t)k.n) != PTX_T_NONE)) {
+            decl_vec decls = {0};
+            if (parse_decl(P, k, false, &decls)) {
+                for (int i = 0; i < decls.n; i++) {
+                    ptx_decl d = decls.v[i];
+                    d.is_visible |= vis; d.is_extern |= ext; d.is_weak |= weak; d.is_common |= common;
+                    ptx_top top;
+                    memset(&top, 0, sizeof top);
+                    top.kind = PTX_TOP_DECL;
+                    top.loc = loc;
+                    top.u.decl = d;
+                    pg_vec_push(P->tops, top);
+                }
+            } else {
+                recover(P);
+            }
+            pg_vec_free(decls);
+            continue;
+        }
+        pg_diag_emit(P->diag, PG_E_DIRECTIVE, m->filename, k.line, k.col, "unknown module-level directive '%.*s'", k.n, k.s);
+        P->nerrors++;
+        recover(P);
+    }
+}
+
+pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_module **out, pg_diag_sink *diag) {
+    isa_init(NULL);
+    ptx_module *m = calloc(1, sizeof *m);
+    if (!m) return PG_ERR_NOMEM;
+    *out = m;
+    m->filename = pg_arena_strdup(&m->arena, filename ? filename : "<input>");
+    if (len > (size_t)PTX_MAX_FILE_BYTES) {
+        pg_diag_emit(diag, PG_E_LIMIT, m->filename, 0, 0, "input larger than %d bytes", PTX_MAX_FILE_BYTES);
+        return PG_ERR_LIMIT;
+    }
+    parser P;
+    memset(&P, 0, sizeof P);
+    P.m = m;
+    P.diag = diag;
+    lex_init(&P.L, src, len, m->filename, diag);
+    /* NUL bytes are not PTX: report the first and stop there */
+    const char *nul = memchr(src, 0, len);
+    if (nul) {
+        int line = 1, col = 1;
+        for (const char *p = src; p < nul; p++) { if (*p == '\n') { line++; col = 1; } else col++; }
+        pg_diag_emit(diag, PG_E_BAD_CHAR, m->filename, line, col, "NUL byte in input");
+        P.nerrors++;
+        P.L.end = nul;
+    }
+    parse_top(&P);
+    m->ntops = P.tops.n;
+    m->tops = P.tops.v;   /* malloc'd; freed in ptx_module_free */
+    m->nfuncs = P.funcs.n;
+    m->funcs = P.funcs.v;
+    return (P.nerrors || P.L.failed) ? PG_ERR_PARSE : PG_OK;
+}
+
+pg_status ptx_parse_file(const char *path, ptx_module **out, pg_diag_sink *diag) {
+    char *src;
+    size_t len;
+    *out = NULL;
+    pg_status st = pg_read_file(path, PTX_MAX_FILE_BYTES, &src, &len, diag);
+    if (st != PG_OK) return st;
+    st = ptx_parse(src, len, path, out, diag);
+    free(src);
+    return st;
+}
+
+void ptx_module_free(ptx_module *m) {
+    if (!m) return;
+    free(m->tops);
+    free(m->funcs);
+    pg_arena_free(&m->arena);
+    free(m);
+}
+
+const char *ptx_space_name(ptx_space s) {
+    static const char *n[] = {"", ".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"};
+    return (unsigned)s < PTX_SS__COUNT ? n[s] : "";
+}

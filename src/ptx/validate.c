@@ -1,0 +1,700 @@
+/* validate.c — semantic checks of a parsed module against the ISA table.
+ *
+ * Resolves every instruction to its isa_form (stored in the instruction) and
+ * reports problems with stable codes.  The rules are written to accept
+ * everything ptxas accepts (no false positives) and to catch what it rejects. */
+#include "ptxgen/ptx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- symbol tables ------------------------------------------------------ */
+typedef enum { SYM_REG, SYM_VAR, SYM_PARAM, SYM_FUNC, SYM_LABEL } sym_kind;
+
+typedef struct {
+    const char *name;
+    sym_kind kind;
+    const ptx_decl *decl;    /* REG/VAR/PARAM */
+    const ptx_func *func;    /* FUNC */
+    int depth;               /* scope depth (0 = module) */
+    bool is_proto;           /* label of a .callprototype */
+    bool is_table;           /* label of .branchtargets/.calltargets */
+} sym;
+
+/* Open-addressing hash map name -> index into a sym vector; scopes are
+ * handled by a stack of vector lengths and a rebuild on pop (rare). */
+typedef struct {
+    PG_VEC(sym) syms;
+    int *slots; int cap;
+} symtab;
+
+static uint32_t hash_str(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static void st_rehash(symtab *t, int cap) {
+    free(t->slots);
+    t->cap = cap;
+    t->slots = malloc(sizeof(int) * (size_t)cap);
+    for (int i = 0; i < cap; i++) t->slots[i] = -1;
+    for (int i = 0; i < t->syms.n; i++) {
+        uint32_t h = hash_str(t->syms.v[i].name) & (uint32_t)(cap - 1);
+        /* later entries shadow earlier ones: keep the latest index */
+        while (t->slots[h] >= 0 && strcmp(t->syms.v[t->slots[h]].name, t->syms.v[i].name) != 0)
+            h = (h + 1) & (uint32_t)(cap - 1);
+        t->slots[h] = i;
+    }
+}
+
+static const sym *st_find(const symtab *t, const char *name) {
+    if (!t->cap) return NULL;
+    uint32_t h = hash_str(name) & (uint32_t)(t->cap - 1);
+    while (t->slots[h] >= 0) {
+        if (strcmp(t->syms.v[t->slots[h]].name, name) == 0) return &t->syms.v[t->slots[h]];
+        h = (h + 1) & (uint32_t)(t->cap - 1);
+    }
+    return NULL;
+}
+
+static void st_add(symtab *t, sym s) {
+    pg_vec_push(t->syms, s);
+    if (t->syms.n * 2 >= t->cap) { st_rehash(t, t->cap ? t->cap * 2 : 64); return; }
+    uint32_t h = hash_str(s.name) & (uint32_t)(t->cap - 1);
+    while (t->slots[h] >= 0 && strcmp(t->syms.v[t->slots[h]].name, s.name) != 0) h = (h + 1) & (uint32_t)(t->cap - 1);
+    t->slots[h] = t->syms.n - 1;
+}
+
+static void st_truncate(symtab *t, int n) {
+    if (n == t->syms.n) return;
+    t->syms.n = n;
+    st_rehash(t, t->cap ? t->cap : 64);
+}
+
+static void st_free(symtab *t) {
+    pg_vec_free(t->syms);
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = 0;
+}
+
+typedef struct {
+    ptx_module *m;
+    pg_diag_sink *diag;
+    symtab tab;               /* module + current function scopes */
+    symtab labels;            /* labels of the current function */
+    const ptx_func *func;
+    int depth;
+    bool bad;
+} vctx;
+
+#define VERR(V, id, loc, ...) do { pg_diag_emit((V)->diag, id, (V)->m->filename, (loc).line, (loc).col, __VA_ARGS__); \
+        if (pg_diag_default_sev(id) == PG_SEV_ERROR) (V)->bad = true; } while (0)
+
+/* Split "%rd12" into base "%rd" and index 12; false when no trailing digits. */
+static bool split_reg(const char *name, size_t *baselen, long *idx) {
+    size_t n = strlen(name), i = n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+    if (i == n || i == 0 || n - i > 9) return false;
+    *baselen = i;
+    *idx = atol(name + i);
+    return true;
+}
+
+/* Look a register up: exact name, or a parameterized %r<N> declaration. */
+static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
+    const sym *s = st_find(&V->tab, name);
+    if (s && s->kind == SYM_REG) return s->decl;
+    size_t bl;
+    long idx;
+    if (split_reg(name, &bl, &idx)) {
+        char base[256];
+        if (bl < sizeof base) {
+            memcpy(base, name, bl);
+            base[bl] = 0;
+            const sym *b = st_find(&V->tab, base);
+            if (b && b->kind == SYM_REG && b->decl->count > 0) {
+                if (idx < b->decl->count) return b->decl;
+                if (report)
+                    VERR(V, PG_E_REG_RANGE, loc, "register %s is outside its declaration %s<%d> (valid: %s0..%s%d)",
+                         name, base, b->decl->count, base, base, b->decl->count - 1);
+                return report ? NULL : b->decl;
+            }
+        }
+    }
+    if (report) VERR(V, PG_E_UNDECL_REG, loc, "register %s is not declared", name);
+    return NULL;
+}
+
+/* ---- type compatibility (PTX ISA "Operand type checking") ---------------- */
+static bool type_compat(ptx_type want, ptx_type reg, bool relaxed) {
+    if (want == reg) return true;
+    const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
+    if (w->cls == PTX_TC_PRED || r->cls == PTX_TC_PRED) return false;
+    if (w->cls == PTX_TC_OPAQUE) return r->bits == 64 && r->cls != PTX_TC_FLOAT;
+    bool size_ok = relaxed ? r->bits >= w->bits : r->bits == w->bits;
+    if (!size_ok) {
+        /* ld/st/cvt of a 16-bit float through a 32-bit register is fine; so is
+         * an integer type narrower than 8 bits */
+        if (!(relaxed && r->bits >= w->bits)) return false;
+    }
+    switch (w->cls) {
+    case PTX_TC_BIT:
+        return true;
+    case PTX_TC_UINT:
+    case PTX_TC_SINT:
+        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT ||
+               (relaxed ? false : r->cls == PTX_TC_PACKED);
+    case PTX_TC_FLOAT:
+        if (r->cls == PTX_TC_BIT) return true;
+        if (r->cls == PTX_TC_FLOAT) return r->bits == w->bits || (want == PTX_T_F16 || want == PTX_T_BF16);
+        if (r->cls == PTX_TC_PACKED) return false;
+        /* 16-bit/8-bit float formats live in integer registers too */
+        return w->bits <= 16 || want == PTX_T_TF32;
+    case PTX_TC_PACKED:
+        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || r->cls == PTX_TC_PACKED;
+    default:
+        return true;
+    }
+}
+
+/* ---- operand checking ------------------------------------------------------ */
+typedef struct {
+    vctx *V;
+    const ptx_insn *in;
+    const isa_form *f;
+    const isa_match *mt;
+    bool report;          /* emit diagnostics (false while probing forms) */
+    ptx_space space;      /* state space from the modifiers, for addresses */
+} opctx;
+
+static ptx_type slot_type(const opctx *c, const isa_opslot *s) {
+    if (s->type_var >= 0) {
+        ptx_type t = isa_bound_type(c->mt, s->type_var);
+        return t;
+    }
+    return s->type;
+}
+
+#define OERR(c, id, loc, ...) do { if ((c)->report) VERR((c)->V, id, loc, __VA_ARGS__); } while (0)
+
+static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
+    if (op->sreg || isa_sreg_lookup(op->name, strlen(op->name))) {
+        const isa_sreg *sr = op->sreg ? op->sreg : isa_sreg_lookup(op->name, strlen(op->name));
+        if (!(s->kinds & (ISA_OK_SPECIAL | ISA_OK_ANY))) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s is not allowed as operand %d of '%s' (use mov)",
+                 op->name, opi + 1, c->in->opcode);
+            return false;
+        }
+        if (c->V->m->sm && sr->sm_min > c->V->m->sm)
+            OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
+        return true;
+    }
+    const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
+    if (!d) {
+        if (!c->report) return true;   /* undeclared is reported once, not a form mismatch */
+        return true;
+    }
+    if (op->neg && !(s->kinds & ISA_OK_NEG) && d->type == PTX_T_PRED) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'!' is not allowed on operand %d of '%s'", opi + 1, c->in->opcode);
+        return false;
+    }
+    if (s->any_type || want == PTX_T_NONE) return true;
+    if (!type_compat(want, d->type, s->relaxed || d->vec)) {
+        const char *what = d->type == PTX_T_PRED ? "a predicate register used as data" :
+                           want == PTX_T_PRED ? "a data register used as a predicate" : "type mismatch";
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s: operand %d of '%s' needs %s but %s is declared %s",
+             what, opi + 1, c->in->opcode, ptx_type_get(want)->name, op->name, ptx_type_get(d->type)->name);
+        return false;
+    }
+    return true;
+}
+
+static bool check_imm(opctx *c, const ptx_operand *op, ptx_type want, int opi) {
+    if (want == PTX_T_NONE) return true;
+    const ptx_type_info *w = ptx_type_get(want);
+    if (op->kind == PTX_OP_IMM_FLT && (w->cls == PTX_TC_UINT || w->cls == PTX_TC_SINT || w->cls == PTX_TC_PRED)) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "float literal %s used as operand %d of '%s', which needs %s",
+             op->text, opi + 1, c->in->opcode, w->name);
+        return false;
+    }
+    if (op->kind == PTX_OP_IMM_INT && w->cls == PTX_TC_FLOAT) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "integer literal %s used as operand %d of '%s', which needs %s (write 0f%08X-style hex or 1.0)",
+             op->text, opi + 1, c->in->opcode, w->name, 0u);
+        return false;
+    }
+    return true;
+}
+
+static const char *kinds_words(unsigned k) {
+    if (k & ISA_OK_ADDR) return "an address [..]";
+    if (k & ISA_OK_LABEL) return "a label";
+    if (k & ISA_OK_FUNC) return "a function name";
+    if ((k & ISA_OK_REG) && (k & ISA_OK_IMM)) return "a register or immediate";
+    if (k & ISA_OK_REG) return "a register";
+    if (k & ISA_OK_IMM) return "an immediate";
+    return "a different operand";
+}
+
+static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, int opi) {
+    const sym *s = st_find(&c->V->tab, op->name);
+    if ((kinds & ISA_OK_LABEL)) {
+        const sym *l = st_find(&c->V->labels, op->name);
+        if (l) return true;
+        if (!(kinds & (ISA_OK_SYM | ISA_OK_FUNC))) {
+            OERR(c, PG_E_UNDEF_LABEL, op->loc, "label %s is not defined in '%s'", op->name, c->V->func->name);
+            return c->report ? true : false;
+        }
+    }
+    if (!s) {
+        OERR(c, PG_E_UNDEF_SYMBOL, op->loc, "'%s' is not declared (operand %d of '%s')", op->name, opi + 1, c->in->opcode);
+        return c->report ? true : false;
+    }
+    if ((kinds & ISA_OK_FUNC) && s->kind == SYM_FUNC) return true;
+    if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) return true;
+    OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be %s, not '%s'", opi + 1, c->in->opcode,
+         kinds_words(kinds), op->name);
+    return false;
+}
+
+static bool check_address(opctx *c, const ptx_operand *op, int opi) {
+    if (!op->addr_has_base) return true;
+    if (op->nelems) {   /* texture/surface tuple: [tex, {coords}] */
+        const sym *s = st_find(&c->V->tab, op->name);
+        if (op->name[0] != '%' && !s) OERR(c, PG_E_UNDEF_SYMBOL, op->loc, "'%s' is not declared", op->name);
+        for (int i = 0; i < op->nelems; i++) {
+            const ptx_operand *e = &op->elems[i];
+            if (e->kind == PTX_OP_REG && !e->sreg) find_reg(c->V, e->name, e->loc, c->report);
+            if (e->kind == PTX_OP_VEC)
+                for (int k = 0; k < e->nelems; k++)
+                    if (e->elems[k].kind == PTX_OP_REG) find_reg(c->V, e->elems[k].name, e->elems[k].loc, c->report);
+        }
+        return true;
+    }
+    if (op->addr_base_is_reg) {
+        const isa_sreg *sr = isa_sreg_lookup(op->name, strlen(op->name));
+        if (sr) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
+            return false;
+        }
+        const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
+        if (!d) return true;
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        if (ti->cls == PTX_TC_PRED || ti->cls == PTX_TC_FLOAT || ti->bits < 32) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "address register %s is declared %s; addresses need a 32- or 64-bit integer register",
+                 op->name, ti->name);
+            return false;
+        }
+        if (c->report && ti->bits == 32 && c->V->m->address_size == 64 &&
+            (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL))
+            VERR(c->V, PG_W_ADDR32, op->loc, "32-bit register %s used as a %s address under .address_size 64",
+                 op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
+        return true;
+    }
+    const sym *s = st_find(&c->V->tab, op->name);
+    if (!s) {
+        OERR(c, PG_E_UNDEF_SYMBOL, op->loc, "'%s' in address operand %d of '%s' is not declared", op->name, opi + 1,
+             c->in->opcode);
+        return c->report;
+    }
+    if (s->kind == SYM_LABEL || s->kind == SYM_FUNC) {
+        if (s->kind == SYM_FUNC) return true;   /* prefetch/ld of a function address is unusual but legal */
+    }
+    return true;
+}
+
+static int arity_of(const opctx *c, const isa_opslot *s) {
+    if (s->arity_var >= 0) {
+        const char *v = c->mt->bind[s->arity_var];
+        if (!v) return 1;
+        return v[2] - '0';   /* ".v4" */
+    }
+    return s->arity;
+}
+
+static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
+    if (s->kinds & ISA_OK_ANY) {
+        /* still catch undeclared registers */
+        if (op->kind == PTX_OP_REG && !op->sreg && c->report) find_reg(c->V, op->name, op->loc, true);
+        if (op->kind == PTX_OP_VEC && c->report)
+            for (int i = 0; i < op->nelems; i++)
+                if (op->elems[i].kind == PTX_OP_REG && !op->elems[i].sreg) find_reg(c->V, op->elems[i].name, op->elems[i].loc, true);
+        if (op->kind == PTX_OP_ADDR) return check_address(c, op, opi);
+        return true;
+    }
+    ptx_type want = slot_type(c, s);
+    if (s->type_var >= 0 && want == PTX_T_NONE && !s->any_type) want = PTX_T_NONE;
+    int arity = arity_of(c, s);
+    switch (op->kind) {
+    case PTX_OP_VEC: {
+        if (!(s->kinds & ISA_OK_REG)) break;
+        if (arity == 1) {
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' is a scalar, not a %d-element vector",
+                 opi + 1, c->in->opcode, op->nelems);
+            return false;
+        }
+        if (arity > 1 && op->nelems != arity) {
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs %d elements but has %d",
+                 opi + 1, c->in->opcode, arity, op->nelems);
+            return false;
+        }
+        bool ok = true;
+        for (int i = 0; i < op->nelems; i++) {
+            const ptx_operand *e = &op->elems[i];
+            if (e->kind == PTX_OP_SINK) continue;
+            if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
+            else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, want, opi) && ok;
+            else {
+                OERR(c, PG_E_OPERAND_KIND, e->loc, "vector element '%s' of operand %d of '%s' must be a register",
+                     e->text ? e->text : "?", opi + 1, c->in->opcode);
+                ok = false;
+            }
+        }
+        return ok;
+    }
+    case PTX_OP_REG:
+        if (!(s->kinds & ISA_OK_REG)) break;
+        if (arity > 1) {
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %d-element vector {..}, not %s",
+                 opi + 1, c->in->opcode, arity, op->name);
+            return false;
+        }
+        return check_reg(c, op, s, want, opi);
+    case PTX_OP_IMM_INT:
+    case PTX_OP_IMM_FLT:
+        if (!(s->kinds & ISA_OK_IMM)) break;
+        if (arity > 1) break;
+        return check_imm(c, op, want, opi);
+    case PTX_OP_ADDR:
+        if (!(s->kinds & ISA_OK_ADDR)) break;
+        return check_address(c, op, opi);
+    case PTX_OP_SINK:
+        if (!(s->kinds & ISA_OK_SINK)) break;
+        return true;
+    case PTX_OP_PAIR:
+        if (!(s->kinds & ISA_OK_PAIR)) break;
+        for (int i = 0; i < 2; i++) {
+            const ptx_operand *e = &op->elems[i];
+            if (e->kind != PTX_OP_REG) continue;
+            const ptx_decl *d = find_reg(c->V, e->name, e->loc, c->report);
+            if (d && !s->any_type && want != PTX_T_NONE) {
+                ptx_type w = i == 1 ? PTX_T_PRED : want;
+                if (!type_compat(w, d->type, false)) {
+                    OERR(c, PG_E_OPERAND_TYPE, e->loc, "%s in operand %d of '%s' must be %s, not %s", e->name, opi + 1,
+                         c->in->opcode, ptx_type_get(w)->name, ptx_type_get(d->type)->name);
+                    return false;
+                }
+            }
+        }
+        return true;
+    case PTX_OP_SYM:
+        if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, opi);
+        break;
+    case PTX_OP_LIST:
+        break;
+    }
+    static const char *kn[] = {"register", "integer", "float literal", "name", "address", "vector", "sink '_'", "predicate pair", "list"};
+    OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be %s, not a %s ('%s')", opi + 1, c->in->opcode,
+         kinds_words(s->kinds), kn[op->kind], op->text ? op->text : "");
+    return false;
+}
+
+static ptx_space space_of(const ptx_insn *in) {
+    for (int i = 0; i < in->nmods; i++) {
+        const char *m = in->mods[i];
+        if (!strncmp(m, ".global", 7)) return PTX_SS_GLOBAL;
+        if (!strncmp(m, ".shared", 7)) return PTX_SS_SHARED;
+        if (!strncmp(m, ".local", 6)) return PTX_SS_LOCAL;
+        if (!strncmp(m, ".param", 6)) return PTX_SS_PARAM;
+        if (!strcmp(m, ".const")) return PTX_SS_CONST;
+    }
+    return PTX_SS_NONE;
+}
+
+/* Operands of `call`: [(rets),] target, [(args)] [, proto/table] */
+static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
+    int i = 0;
+    if (i < in->nops && in->ops[i].kind == PTX_OP_LIST) i++;
+    if (i >= in->nops) {
+        if (report) VERR(V, PG_E_OPERAND_COUNT, loc, "call needs a target function");
+        return false;
+    }
+    const ptx_operand *t = &in->ops[i];
+    const sym *fs = NULL;
+    if (t->kind == PTX_OP_SYM) {
+        fs = st_find(&V->tab, t->name);
+        if (!fs || fs->kind != SYM_FUNC) {
+            if (report) VERR(V, PG_E_UNDEF_SYMBOL, t->loc, "call target '%s' is not a declared function", t->name);
+            return false;
+        }
+    } else if (t->kind == PTX_OP_REG) {
+        if (report) find_reg(V, t->name, t->loc, true);
+    } else {
+        if (report) VERR(V, PG_E_OPERAND_KIND, t->loc, "call target must be a function name or a register");
+        return false;
+    }
+    i++;
+    if (i < in->nops && in->ops[i].kind == PTX_OP_LIST) {
+        for (int k = 0; k < in->ops[i].nelems; k++) {
+            const ptx_operand *a = &in->ops[i].elems[k];
+            if (a->kind == PTX_OP_SYM && !st_find(&V->tab, a->name) && report)
+                VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call argument '%s' is not declared", a->name);
+            if (a->kind == PTX_OP_REG && report) find_reg(V, a->name, a->loc, true);
+        }
+        i++;
+    }
+    if (in->ops[0].kind == PTX_OP_LIST)
+        for (int k = 0; k < in->ops[0].nelems; k++) {
+            const ptx_operand *a = &in->ops[0].elems[k];
+            if (a->kind == PTX_OP_SYM && !st_find(&V->tab, a->name) && report)
+                VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call result '%s' is not declared", a->name);
+            if (a->kind == PTX_OP_REG && report) find_reg(V, a->name, a->loc, true);
+        }
+    if (i < in->nops) {
+        const ptx_operand *p = &in->ops[i];
+        if (p->kind != PTX_OP_SYM) {
+            if (report) VERR(V, PG_E_OPERAND_KIND, p->loc, "expected a prototype or target-table label");
+            return false;
+        }
+        if (!st_find(&V->labels, p->name) && report)
+            VERR(V, PG_E_UNDEF_LABEL, p->loc, "prototype/target list '%s' is not defined", p->name);
+        i++;
+    }
+    if (i != in->nops) {
+        if (report) VERR(V, PG_E_OPERAND_COUNT, loc, "too many operands for call");
+        return false;
+    }
+    if (fs && fs->func && report) {
+        int nargs = 0, nrets = in->ops[0].kind == PTX_OP_LIST ? in->ops[0].nelems : 0;
+        for (int k = 0; k < in->nops; k++)
+            if (in->ops[k].kind == PTX_OP_LIST && (k > 0)) nargs = in->ops[k].nelems;
+        if (nargs != fs->func->nparams || nrets != fs->func->nrets)
+            VERR(V, PG_E_CALL, loc, "'%s' takes %d parameter(s) and returns %d value(s); the call passes %d and expects %d",
+                 fs->func->name, fs->func->nparams, fs->func->nrets, nargs, nrets);
+    }
+    return true;
+}
+
+static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_match *mt, ptx_loc loc, bool report) {
+    if (f->call_syntax) return check_call(V, in, loc, report);
+    if (in->nops < f->nops_min || in->nops > f->nops) {
+        if (report) {
+            if (f->nops_min == f->nops)
+                VERR(V, PG_E_OPERAND_COUNT, loc, "'%s' takes %d operand(s) but %d given", in->opcode, f->nops, in->nops);
+            else
+                VERR(V, PG_E_OPERAND_COUNT, loc, "'%s' takes %d to %d operands but %d given", in->opcode, f->nops_min, f->nops, in->nops);
+        }
+        return false;
+    }
+    opctx c = {V, in, f, mt, report, space_of(in)};
+    bool ok = true;
+    for (int i = 0; i < in->nops; i++) {
+        ok = check_operand(&c, &in->ops[i], &f->ops[i], i) && ok;
+        if (!ok && !report) return false;
+    }
+    return ok;
+}
+
+static void check_insn(vctx *V, ptx_stmt *st) {
+    ptx_insn *in = &st->u.insn;
+    in->form = NULL;
+    if (in->guard) {
+        const ptx_decl *d = find_reg(V, in->guard, st->loc, true);
+        if (d && d->type != PTX_T_PRED)
+            VERR(V, PG_E_BAD_GUARD, st->loc, "guard %s is declared %s, not .pred", in->guard, ptx_type_get(d->type)->name);
+    }
+    int nf;
+    const isa_form *const *forms = isa_forms_for(in->opcode, strlen(in->opcode), &nf);
+    if (!nf) {
+        VERR(V, PG_E_UNKNOWN_OPCODE, st->loc, "unknown instruction '%s'", in->opcode);
+        return;
+    }
+    const isa_form *first_mod_match = NULL;
+    isa_match first_mt;
+    for (int i = 0; i < nf; i++) {
+        isa_match mt;
+        if (!isa_match_form(forms[i], in->mods, in->nmods, &mt)) continue;
+        if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
+        if (operands_match(V, in, forms[i], &mt, st->loc, false)) {
+            in->form = forms[i];
+            in->match = mt;
+            break;
+        }
+    }
+    if (!in->form) {
+        if (first_mod_match) {
+            /* report the operand problems of the first form whose modifiers fit */
+            int before = V->diag ? V->diag->nerrors : 0;
+            bool was_bad = V->bad;
+            operands_match(V, in, first_mod_match, &first_mt, st->loc, true);
+            if (V->diag && V->diag->nerrors == before && !(V->bad && !was_bad)) {
+                VERR(V, PG_E_OPERAND_KIND, st->loc, "operands do not fit any form of '%s'", in->opcode);
+            }
+            in->form = first_mod_match;
+            in->match = first_mt;
+            V->bad = true;
+            return;
+        }
+        for (int k = 0; k < in->nmods; k++)
+            if (!isa_modifier_known(in->opcode, in->mods[k])) {
+                VERR(V, PG_E_BAD_MODIFIER, st->loc, "'%s' is not a modifier of '%s'", in->mods[k], in->opcode);
+                return;
+            }
+        pg_buf b = {0};
+        for (int k = 0; k < in->nmods; k++) pg_buf_puts(&b, in->mods[k]);
+        VERR(V, PG_E_MODIFIER_COMBO, st->loc, "illegal modifier combination '%s%s' (missing, repeated or misordered modifier)",
+             in->opcode, b.data ? b.data : "");
+        pg_buf_free(&b);
+        return;
+    }
+    /* Report undeclared registers etc. that probing ignored */
+    operands_match(V, in, in->form, &in->match, st->loc, true);
+    const isa_form *f = in->form;
+    ptx_module *m = V->m;
+    if (m->ptx_version && f->ptx_min > m->ptx_version)
+        VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' as written needs PTX ISA %d.%d but the module declares .version %s",
+             in->opcode, f->ptx_min / 10, f->ptx_min % 10, m->version_text);
+    if (m->sm && f->sm_min > m->sm)
+        VERR(V, PG_E_NEEDS_SM, st->loc, "'%s' as written needs sm_%d or newer but the target is sm_%d", in->opcode, f->sm_min, m->sm);
+    else if (m->sm && f->arch_specific && !m->arch_specific)
+        VERR(V, PG_E_NEEDS_SM, st->loc, "'%s' needs an arch-specific target such as sm_%da", in->opcode, m->sm);
+}
+
+/* ---- declarations ------------------------------------------------------------ */
+static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
+    const sym *prev = st_find(&V->tab, d->name);
+    if (prev && prev->depth == depth && prev->kind != SYM_FUNC) {
+        VERR(V, PG_E_DUP_DECL, d->loc, "'%s' is already declared in this scope (line %d)", d->name,
+             prev->decl ? prev->decl->loc.line : 0);
+        return;
+    }
+    if (kind == SYM_REG) {
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        if (!ti->reg_ok) VERR(V, PG_E_BAD_DECL, d->loc, "type %s cannot be used for a register", ti->name);
+        if (d->name[0] != '%' && d->name[0] != '_' && d->name[0] != '$' && !(d->name[0] >= 'a' && d->name[0] <= 'z') &&
+            !(d->name[0] >= 'A' && d->name[0] <= 'Z'))
+            VERR(V, PG_E_BAD_DECL, d->loc, "bad register name %s", d->name);
+    }
+    sym s = {d->name, kind, d, NULL, depth, false, false};
+    st_add(&V->tab, s);
+}
+
+static void check_func(vctx *V, ptx_func *f) {
+    V->func = f;
+    int mark = V->tab.syms.n;
+    for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
+    for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
+    if (!f->has_body) { st_truncate(&V->tab, mark); return; }
+    /* labels are function-scoped */
+    st_truncate(&V->labels, 0);
+    for (int i = 0; i < f->nbody; i++) {
+        ptx_stmt *s = &f->body[i];
+        const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
+        if (!l) continue;
+        const sym *prev = st_find(&V->labels, l);
+        if (prev) {
+            VERR(V, PG_E_DUP_LABEL, s->loc, "label %s is defined twice in '%s'", l, f->name);
+            continue;
+        }
+        sym ls = {l, SYM_LABEL, NULL, NULL, 1, false, false};
+        if (s->kind == PTX_ST_DIRECTIVE) {
+            ls.is_proto = strcmp(s->u.dir.name, ".callprototype") == 0;
+            ls.is_table = !ls.is_proto;
+        }
+        st_add(&V->labels, ls);
+    }
+    PG_VEC(int) scope_marks = {0};
+    int depth = 1;
+    for (int i = 0; i < f->nbody; i++) {
+        ptx_stmt *s = &f->body[i];
+        switch (s->kind) {
+        case PTX_ST_BLOCK_BEGIN:
+            pg_vec_push(scope_marks, V->tab.syms.n);
+            depth++;
+            break;
+        case PTX_ST_BLOCK_END:
+            if (scope_marks.n) st_truncate(&V->tab, scope_marks.v[--scope_marks.n]);
+            depth--;
+            break;
+        case PTX_ST_DECL:
+            declare(V, &s->u.decl, s->u.decl.space == PTX_SS_REG ? SYM_REG : SYM_VAR, depth);
+            break;
+        case PTX_ST_INSN:
+            check_insn(V, s);
+            break;
+        case PTX_ST_DIRECTIVE:
+            if (!strcmp(s->u.dir.name, ".branchtargets"))
+                for (int k = 0; k < s->u.dir.nargs; k++)
+                    if (!st_find(&V->labels, s->u.dir.args[k]))
+                        VERR(V, PG_E_UNDEF_LABEL, s->loc, "label %s in .branchtargets is not defined", s->u.dir.args[k]);
+            if (!strcmp(s->u.dir.name, ".calltargets"))
+                for (int k = 0; k < s->u.dir.nargs; k++) {
+                    const sym *t = st_find(&V->tab, s->u.dir.args[k]);
+                    if (!t || t->kind != SYM_FUNC)
+                        VERR(V, PG_E_UNDEF_SYMBOL, s->loc, "function %s in .calltargets is not declared", s->u.dir.args[k]);
+                }
+            break;
+        case PTX_ST_LABEL:
+            break;
+        }
+    }
+    pg_vec_free(scope_marks);
+    st_truncate(&V->tab, mark);
+    /* control must not fall off the end */
+    ptx_cfg *cfg = NULL;
+    if (ptx_cfg_build(V->m, f, &cfg, NULL) == PG_OK && cfg->falls_off_end)
+        VERR(V, PG_E_FALLS_OFF, f->end_loc, "control can reach the end of '%s' without ret or exit", f->name);
+    ptx_cfg_free(cfg);
+}
+
+pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
+    isa_init(NULL);
+    vctx V;
+    memset(&V, 0, sizeof V);
+    V.m = m;
+    V.diag = diag;
+    if (!m->ptx_version) VERR(&V, PG_E_NO_VERSION, ((ptx_loc){1, 1}), "missing .version directive");
+    if (!m->ntargets) VERR(&V, PG_E_NO_TARGET, ((ptx_loc){1, 1}), "missing .target directive");
+    if (!m->address_size) VERR(&V, PG_E_NO_ADDRSIZE, ((ptx_loc){1, 1}), "missing .address_size directive");
+    for (int i = 0; i < m->ntargets; i++) {
+        const char *t = m->targets[i];
+        int sm;
+        bool as, fam;
+        if (isa_parse_target(t, &sm, &as, &fam)) {
+            if (m->ptx_version && isa_target_min_ptx(sm) > m->ptx_version)
+                VERR(&V, PG_E_NEEDS_PTX, m->target_loc, "target %s needs PTX ISA %d.%d or newer", t,
+                     isa_target_min_ptx(sm) / 10, isa_target_min_ptx(sm) % 10);
+            continue;
+        }
+        if (!strcmp(t, "debug") || !strcmp(t, "texmode_unified") || !strcmp(t, "texmode_independent") ||
+            !strcmp(t, "map_f64_to_f32"))
+            continue;
+        VERR(&V, PG_E_UNKNOWN_TARGET, m->target_loc, "unknown target '%s'", t);
+    }
+    /* module scope: variables and functions (declared anywhere at top level) */
+    for (int i = 0; i < m->ntops; i++) {
+        ptx_top *t = &m->tops[i];
+        if (t->kind == PTX_TOP_DECL) declare(&V, &t->u.decl, SYM_VAR, 0);
+        if (t->kind == PTX_TOP_FUNC) {
+            ptx_func *f = &m->funcs[t->u.func];
+            const sym *prev = st_find(&V.tab, f->name);
+            if (prev && prev->kind == SYM_FUNC && prev->func->has_body && f->has_body) {
+                VERR(&V, PG_E_DUP_DECL, f->loc, "function '%s' is defined twice (first at line %d)", f->name, prev->func->loc.line);
+                continue;
+            }
+            if (prev && prev->kind != SYM_FUNC) {
+                VERR(&V, PG_E_DUP_DECL, f->loc, "'%s' is already declared as a variable", f->name);
+                continue;
+            }
+            if (prev && !f->has_body) continue;   /* keep the definition */
+            sym s = {f->name, SYM_FUNC, NULL, f, 0, false, false};
+            st_add(&V.tab, s);
+        }
+    }
+    for (int i = 0; i < m->nfuncs; i++) check_func(&V, &m->funcs[i]);
+    st_free(&V.tab);
+    st_free(&V.labels);
+    return V.bad ? PG_ERR_INVALID : PG_OK;
+}
