@@ -7,7 +7,9 @@ CFLAGS  ?= -O2 -g
 LDLIBS  := -ljansson -ldl -lm -lpthread
 
 BUILD   := build
-LIB_SRC := $(filter-out %/test_%.c src/cli/%, $(wildcard src/*/*.c))
+ALL_SRC := $(filter-out src/cli/%, $(wildcard src/*/*.c))
+# library = every module source except tests, fuzz targets and benchmarks
+LIB_SRC := $(foreach f,$(ALL_SRC),$(if $(filter test_% fuzz_% bench_%,$(notdir $(f))),,$(f)))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC:= $(wildcard src/*/test_*.c)
 DEFS    := $(wildcard src/*/*.def)
@@ -65,7 +67,10 @@ test: $(SBUILD)/ptxgen $(STESTS) all
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
 # Benchmarks (results committed under bench/results/) ----------------------
-bench: all
+$(BUILD)/bench_ptx: src/ptx/bench_ptx.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
+
+bench: all $(BUILD)/bench_ptx
 	bash bench/run_bench.sh
 
 # Fuzzing (libFuzzer via clang) ---------------------------------------------

@@ -77,7 +77,7 @@ typedef enum {
 typedef struct {
     unsigned kinds;         /* isa_opkind bits */
     bool optional;
-    int arity;              /* 1 = scalar; N = {a,..} with N elements; 0 = any arity */
+    int arity;              /* 1 = scalar; N = {a,..} with N elements; 0 = any; -1 = a vector of any length */
     int arity_var;          /* -1, or variable holding .v2/.v4/.v8 */
     ptx_type type;          /* concrete type, or PTX_T_NONE */
     int type_var;           /* -1, or variable holding the type (e.g. T) */

@@ -235,6 +235,7 @@ typedef struct {
     int regs_by_type[PTX_T__COUNT];
     int64_t shared_bytes, local_bytes, const_bytes;
     ptx_liveness live;
+    bool dynamic_shared;          /* references an unsized extern .shared array (counted as 0 bytes) */
 } ptx_func_stats;
 pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out);
 
@@ -247,7 +248,7 @@ void ptx_explain_summary(const ptx_module *m, const ptx_func *f, pg_buf *out);
 void ptx_explain_module(const ptx_module *m, pg_buf *out);
 
 /* ---- ptxas driver ------------------------------------------------------------ */
-typedef struct { char unit[24]; char name[40]; double value; } ptxas_field;
+typedef struct { char unit[40]; char name[40]; double value; } ptxas_field;
 typedef struct {
     char func[256];
     int registers, barriers, stack_frame, spill_stores, spill_loads;

@@ -50,7 +50,7 @@ static json_t *ptxas_json(const ptxas_report *r) {
         json_t *cm = json_object();
         for (int k = 0; k < 8; k++)
             if (f->cmem[k]) {
-                char key[8];
+                char key[16];
                 snprintf(key, sizeof key, "%d", k);
                 json_object_set_new(cm, key, json_integer(f->cmem[k]));
             }

@@ -123,7 +123,7 @@ static bool add_alts(isa_modslot *s, const char *text, size_t n, char *err, size
         }
         return true;
     }
-    if (n < 2 || text[0] != '.') { snprintf(err, errn, "bad modifier '%.*s'", (int)n, text); return false; }
+    if (n < 2 || text[0] != '.' || memchr(text, ' ', n)) { snprintf(err, errn, "bad modifier '%.*s'", (int)n, text); return false; }
     if (s->nalts >= ISA_MAX_ALTS) { snprintf(err, errn, "too many alternatives"); return false; }
     s->alts[s->nalts++] = pg_arena_strndup(&isa_arena, text, n);
     return true;
@@ -194,6 +194,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
         if (*p == '/') {
             p++;
             if (*p == '*') { o->arity = 0; p++; }
+            else if (*p == '+') { o->arity = -1; p++; }
             else if (*p >= 'A' && *p <= 'Z') { o->arity_var = *p - 'A'; p++; }
             else { o->arity = (int)strtol(p, (char **)&p, 10); }
         }
@@ -337,11 +338,32 @@ static const isa_sreg sregs[] = {
 };
 #define NSREGS ((int)(sizeof sregs / sizeof sregs[0]))
 
+/* Hash of special-register base names, built on first use (sregs are
+ * looked up for every %-name the parser sees). */
+static int sreg_hash[256];
+static bool sreg_hash_ready;
+static uint32_t sreg_h(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h & 255u;
+}
+static void sreg_hash_init(void) {
+    for (int i = 0; i < 256; i++) sreg_hash[i] = -1;
+    for (int i = 0; i < NSREGS; i++) {
+        uint32_t h = sreg_h(sregs[i].name, strlen(sregs[i].name));
+        while (sreg_hash[h] >= 0) h = (h + 1) & 255u;
+        sreg_hash[h] = i;
+    }
+    sreg_hash_ready = true;
+}
+
 const isa_sreg *isa_sreg_lookup(const char *name, size_t n) {
+    if (!sreg_hash_ready) sreg_hash_init();
     size_t base = n;
     const char *dot = memchr(name, '.', n);
     if (dot) base = (size_t)(dot - name);
-    for (int i = 0; i < NSREGS; i++) {
+    for (uint32_t h = sreg_h(name, base); sreg_hash[h] >= 0; h = (h + 1) & 255u) {
+        int i = sreg_hash[h];
         if (strlen(sregs[i].name) != base || memcmp(sregs[i].name, name, base) != 0) continue;
         if (!dot) return sregs[i].vector ? NULL : &sregs[i];
         if (!sregs[i].vector) return NULL;

@@ -291,7 +291,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
             op->name = tokdup(P, &t);
         }
         token *n = lex_peek(&P->L);
-        if (tok_punct(n, '|') && op->kind != PTX_OP_SYM) {
+        if (tok_punct(n, '|')) {   /* p|q; names without '%' may be registers too */
             lex_next(&P->L);
             ptx_operand first = *op;
             ptx_operand second;
@@ -849,27 +849,42 @@ static bool parse_function(parser *P, token kw, bool vis, bool ext, bool weak, p
     return true;
 }
 
-/* .section name { raw } : keep the raw body text */
+/* .section name { raw } : kept verbatim (debug sections of -G builds are
+ * large, so they are skipped byte-wise, not tokenized). */
 static bool parse_section(parser *P, token kw) {
     token name = lex_next(&P->L);
+    token open = lex_next(&P->L);
+    if (!tok_punct(&open, '{')) { ERR(P, open, "expected '{' after .section %.*s", name.n, name.s); return false; }
+    lexer *L = &P->L;   /* no token is peeked here: lex_next above consumed '{' */
+    const char *start = L->p;
+    int depth = 1;
+    bool in_str = false;
+    while (L->p < L->end) {
+        char c = *L->p;
+        if (in_str) {
+            if (c == '\\' && L->p + 1 < L->end) { L->p++; L->col++; }
+            else if (c == '"') in_str = false;
+        } else if (c == '"') in_str = true;
+        else if (c == '/' && L->p + 1 < L->end && L->p[1] == '/') {
+            while (L->p < L->end && *L->p != '\n') { L->p++; L->col++; }
+            continue;
+        } else if (c == '{') depth++;
+        else if (c == '}' && --depth == 0) break;
+        if (c == '\n') { L->line++; L->col = 1; } else L->col++;
+        L->p++;
+    }
+    if (L->p >= L->end) { ERR(P, kw, "unterminated .section"); return false; }
+    const char *stop = L->p;
+    L->p++;
+    L->col++;
+    /* trim surrounding blank space so printing and re-parsing is stable */
+    while (start < stop && (*start == ' ' || *start == '\t' || *start == '\n' || *start == '\r')) start++;
+    while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\n' || stop[-1] == '\r')) stop--;
     pg_buf b = {0};
     pg_buf_putn(&b, name.s, (size_t)name.n);
-    if (!expect_punct(P, '{')) { pg_buf_free(&b); return false; }
     pg_buf_puts(&b, " {\n");
-    int depth = 1;
-    const char *start = P->L.p;
-    (void)start;
-    for (;;) {
-        token t = lex_next(&P->L);
-        if (t.kind == TK_EOF) { ERR(P, kw, "unterminated .section"); pg_buf_free(&b); return false; }
-        if (tok_punct(&t, '{')) depth++;
-        if (tok_punct(&t, '}') && --depth == 0) break;
-        if (tok_punct(&t, ';')) { pg_buf_puts(&b, ";\n"); continue; }
-        if (b.len && b.data[b.len - 1] != '\n' && !tok_punct(&t, ',')) pg_buf_putc(&b, ' ');
-        pg_buf_putn(&b, t.s, (size_t)t.n);
-    }
-    if (b.len && b.data[b.len - 1] != '\n') pg_buf_putc(&b, '\n');
-    pg_buf_putc(&b, '}');
+    pg_buf_putn(&b, start, (size_t)(stop - start));
+    pg_buf_puts(&b, "\n}");
     ptx_top top;
     memset(&top, 0, sizeof top);
     top.kind = PTX_TOP_DIRECTIVE;
@@ -1007,6 +1022,7 @@ static void parse_top(parser *P) {
 
 pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_module **out, pg_diag_sink *diag) {
     isa_init(NULL);
+    if (!src) { src = ""; len = 0; }
     ptx_module *m = calloc(1, sizeof *m);
     if (!m) return PG_ERR_NOMEM;
     *out = m;

@@ -219,7 +219,9 @@ void ptx_print(const ptx_module *m, pg_buf *b) {
 static bool streq(const char *a, const char *b) { return (a == b) || (a && b && strcmp(a, b) == 0); }
 
 static bool op_equal(const ptx_operand *a, const ptx_operand *b, char *why, size_t whyn) {
-    NEQ(a->kind != b->kind, "operand kind differs at %d:%d", a->loc.line, a->loc.col);
+    /* the validator re-kinds %-less register names (`p`) from SYM to REG */
+    bool name_kinds = (a->kind == PTX_OP_REG || a->kind == PTX_OP_SYM) && (b->kind == PTX_OP_REG || b->kind == PTX_OP_SYM);
+    NEQ(a->kind != b->kind && !name_kinds, "operand kind differs at %d:%d", a->loc.line, a->loc.col);
     NEQ(!streq(a->name, b->name) && a->kind != PTX_OP_IMM_FLT, "operand name differs at %d:%d", a->loc.line, a->loc.col);
     NEQ(a->neg != b->neg && a->kind != PTX_OP_IMM_INT, "operand negation differs at %d:%d", a->loc.line, a->loc.col);
     NEQ(a->ival != b->ival, "operand value differs at %d:%d", a->loc.line, a->loc.col);

@@ -22,11 +22,13 @@ typedef struct {
     bool is_table;           /* label of .branchtargets/.calltargets */
 } sym;
 
-/* Open-addressing hash map name -> index into a sym vector; scopes are
- * handled by a stack of vector lengths and a rebuild on pop (rare). */
+/* Open-addressing hash map name -> latest sym index.  Each sym remembers the
+ * index it shadowed, so popping a scope restores outer names in O(popped). */
+typedef struct { const char *name; int idx; } slot;
 typedef struct {
     PG_VEC(sym) syms;
-    int *slots; int cap;
+    PG_VEC(int) shadowed;     /* per sym: the index it hid, or -1 */
+    slot *slots; int cap, used;
 } symtab;
 
 static uint32_t hash_str(const char *s) {
@@ -35,49 +37,57 @@ static uint32_t hash_str(const char *s) {
     return h;
 }
 
-static void st_rehash(symtab *t, int cap) {
-    free(t->slots);
-    t->cap = cap;
-    t->slots = malloc(sizeof(int) * (size_t)cap);
-    for (int i = 0; i < cap; i++) t->slots[i] = -1;
-    for (int i = 0; i < t->syms.n; i++) {
-        uint32_t h = hash_str(t->syms.v[i].name) & (uint32_t)(cap - 1);
-        /* later entries shadow earlier ones: keep the latest index */
-        while (t->slots[h] >= 0 && strcmp(t->syms.v[t->slots[h]].name, t->syms.v[i].name) != 0)
-            h = (h + 1) & (uint32_t)(cap - 1);
-        t->slots[h] = i;
-    }
+static slot *st_slot(const symtab *t, const char *name) {
+    uint32_t h = hash_str(name) & (uint32_t)(t->cap - 1);
+    while (t->slots[h].name && strcmp(t->slots[h].name, name) != 0) h = (h + 1) & (uint32_t)(t->cap - 1);
+    return &t->slots[h];
+}
+
+static void st_grow(symtab *t) {
+    slot *old = t->slots;
+    int oldcap = t->cap;
+    t->cap = oldcap ? oldcap * 2 : 64;
+    t->slots = calloc((size_t)t->cap, sizeof(slot));
+    t->used = 0;
+    for (int i = 0; i < oldcap; i++)
+        if (old[i].name && old[i].idx >= 0) {
+            *st_slot(t, old[i].name) = old[i];
+            t->used++;
+        }
+    free(old);
 }
 
 static const sym *st_find(const symtab *t, const char *name) {
     if (!t->cap) return NULL;
-    uint32_t h = hash_str(name) & (uint32_t)(t->cap - 1);
-    while (t->slots[h] >= 0) {
-        if (strcmp(t->syms.v[t->slots[h]].name, name) == 0) return &t->syms.v[t->slots[h]];
-        h = (h + 1) & (uint32_t)(t->cap - 1);
-    }
-    return NULL;
+    const slot *sl = st_slot(t, name);
+    return sl->name && sl->idx >= 0 ? &t->syms.v[sl->idx] : NULL;
 }
 
 static void st_add(symtab *t, sym s) {
+    if ((t->used + 1) * 2 >= t->cap) st_grow(t);
     pg_vec_push(t->syms, s);
-    if (t->syms.n * 2 >= t->cap) { st_rehash(t, t->cap ? t->cap * 2 : 64); return; }
-    uint32_t h = hash_str(s.name) & (uint32_t)(t->cap - 1);
-    while (t->slots[h] >= 0 && strcmp(t->syms.v[t->slots[h]].name, s.name) != 0) h = (h + 1) & (uint32_t)(t->cap - 1);
-    t->slots[h] = t->syms.n - 1;
+    slot *sl = st_slot(t, s.name);
+    if (!sl->name) { sl->name = s.name; sl->idx = -1; t->used++; }
+    pg_vec_push(t->shadowed, sl->idx);
+    sl->idx = t->syms.n - 1;
 }
 
 static void st_truncate(symtab *t, int n) {
-    if (n == t->syms.n) return;
-    t->syms.n = n;
-    st_rehash(t, t->cap ? t->cap : 64);
+    while (t->syms.n > n) {
+        int i = t->syms.n - 1;
+        slot *sl = st_slot(t, t->syms.v[i].name);
+        sl->idx = t->shadowed.v[i];
+        t->syms.n--;
+        t->shadowed.n--;
+    }
 }
 
 static void st_free(symtab *t) {
     pg_vec_free(t->syms);
+    pg_vec_free(t->shadowed);
     free(t->slots);
     t->slots = NULL;
-    t->cap = 0;
+    t->cap = t->used = 0;
 }
 
 typedef struct {
@@ -221,8 +231,8 @@ static bool check_imm(opctx *c, const ptx_operand *op, ptx_type want, int opi) {
         return false;
     }
     if (op->kind == PTX_OP_IMM_INT && w->cls == PTX_TC_FLOAT) {
-        OERR(c, PG_E_OPERAND_TYPE, op->loc, "integer literal %s used as operand %d of '%s', which needs %s (write 0f%08X-style hex or 1.0)",
-             op->text, opi + 1, c->in->opcode, w->name, 0u);
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "integer literal %s used as operand %d of '%s', which needs %s (write a float literal such as 0f3F800000 or 1.0)",
+             op->text, opi + 1, c->in->opcode, w->name);
         return false;
     }
     return true;
@@ -356,16 +366,16 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     }
     case PTX_OP_REG:
         if (!(s->kinds & ISA_OK_REG)) break;
-        if (arity > 1) {
-            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %d-element vector {..}, not %s",
-                 opi + 1, c->in->opcode, arity, op->name);
+        if (arity > 1 || arity < 0) {
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %s-element vector {..}, not %s",
+                 opi + 1, c->in->opcode, arity > 0 ? (char[]){(char)('0' + arity % 10), 0} : "multi", op->name);
             return false;
         }
         return check_reg(c, op, s, want, opi);
     case PTX_OP_IMM_INT:
     case PTX_OP_IMM_FLT:
         if (!(s->kinds & ISA_OK_IMM)) break;
-        if (arity > 1) break;
+        if (arity > 1 || arity < 0) break;
         return check_imm(c, op, want, opi);
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
@@ -497,9 +507,28 @@ static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_m
     return ok;
 }
 
+/* PTX register names need not start with '%' (`.reg .pred p;`); the parser
+ * cannot tell such a name from a variable, so an operand that names a
+ * register in scope becomes a register operand here. */
+static void resolve_plain_regs(vctx *V, ptx_operand *op) {
+    if (op->kind == PTX_OP_SYM && op->name && !op->ival) {
+        const sym *s = st_find(&V->tab, op->name);
+        if (s && s->kind == SYM_REG) op->kind = PTX_OP_REG;
+        return;
+    }
+    if (op->kind == PTX_OP_VEC || op->kind == PTX_OP_PAIR || op->kind == PTX_OP_LIST ||
+        (op->kind == PTX_OP_ADDR && op->nelems))
+        for (int i = 0; i < op->nelems; i++) resolve_plain_regs(V, &op->elems[i]);
+    if (op->kind == PTX_OP_ADDR && op->addr_has_base && !op->addr_base_is_reg && op->name) {
+        const sym *s = st_find(&V->tab, op->name);
+        if (s && s->kind == SYM_REG) op->addr_base_is_reg = true;
+    }
+}
+
 static void check_insn(vctx *V, ptx_stmt *st) {
     ptx_insn *in = &st->u.insn;
     in->form = NULL;
+    for (int i = 0; i < in->nops; i++) resolve_plain_regs(V, &in->ops[i]);
     if (in->guard) {
         const ptx_decl *d = find_reg(V, in->guard, st->loc, true);
         if (d && d->type != PTX_T_PRED)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# run_bench.sh — `make bench`: libptx parse+validate throughput vs ptxas on the
+# nvcc-generated corpus.  Writes bench/results/<date>-libptx.json and prints it.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${PTXGEN_BUILD:-build}
+CORPUS=$BUILD/testcorpus
+if [ ! -f "$CORPUS/.complete" ]; then
+    bash tests/cuda/build_corpus.sh "$CORPUS" >/dev/null 2>&1 && touch "$CORPUS/.complete"
+fi
+files=$(ls "$CORPUS"/*.ptx)
+date=$(date -u +%Y-%m-%d)
+out=bench/results/$date-libptx.json
+cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
+# shellcheck disable=SC2086
+res=$(taskset -c 0 "$BUILD/bench_ptx" --ptxas --min-seconds 5 $files 2>/dev/null || "$BUILD/bench_ptx" --ptxas --min-seconds 5 $files)
+tmp=$(mktemp "$out.tmp.XXXX")
+{
+    echo "{"
+    echo "  \"benchmark\": \"libptx parse+validate vs ptxas\","
+    echo "  \"date\": \"$date\","
+    echo "  \"device\": \"CPU: $cpu (one core)\","
+    echo "  \"ptxas\": \"$(ptxas --version 2>/dev/null | tail -n1)\","
+    echo "  \"targets\": {\"parse_validate_mb_per_s\": 100, \"speedup_vs_ptxas\": 50},"
+    echo "  \"result\": $res"
+    echo "}"
+} >"$tmp"
+mv "$tmp" "$out"
+cat "$out"

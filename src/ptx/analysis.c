@@ -1,0 +1,717 @@
+/* analysis.c — register defs/uses, liveness, per-block dependence DAGs and
+ * per-function statistics.
+ *
+ * Everything here works on a parsed module; the instruction forms filled in
+ * by ptx_validate() make the def/use split exact (operand slot kinds), and
+ * without them an opcode-based fallback is used. */
+#include "ptxgen/ptx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_op(const ptx_insn *in, const char *op) { return strcmp(in->opcode, op) == 0; }
+
+static bool has_mod(const ptx_insn *in, const char *mod) {
+    for (int i = 0; i < in->nmods; i++)
+        if (!strcmp(in->mods[i], mod)) return true;
+    return false;
+}
+
+static bool has_mod_prefix(const ptx_insn *in, const char *prefix) {
+    size_t n = strlen(prefix);
+    for (int i = 0; i < in->nmods; i++)
+        if (!strncmp(in->mods[i], prefix, n)) return true;
+    return false;
+}
+
+/* ---- string -> int hash map ----------------------------------------------- */
+typedef struct {
+    const char **keys;
+    int *vals;
+    int cap, n;
+} strmap;
+
+static uint32_t hash_str(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static void sm_put(strmap *m, const char *k, int v);
+
+static void sm_grow(strmap *m) {
+    strmap old = *m;
+    m->cap = old.cap ? old.cap * 2 : 64;
+    m->n = 0;
+    m->keys = calloc((size_t)m->cap, sizeof *m->keys);
+    m->vals = calloc((size_t)m->cap, sizeof *m->vals);
+    for (int i = 0; i < old.cap; i++)
+        if (old.keys[i]) sm_put(m, old.keys[i], old.vals[i]);
+    free(old.keys);
+    free(old.vals);
+}
+
+/* Insert or overwrite. */
+static void sm_put(strmap *m, const char *k, int v) {
+    if ((m->n + 1) * 2 > m->cap) sm_grow(m);
+    uint32_t h = hash_str(k) & (uint32_t)(m->cap - 1);
+    while (m->keys[h] && strcmp(m->keys[h], k) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
+    if (!m->keys[h]) { m->keys[h] = k; m->n++; }
+    m->vals[h] = v;
+}
+
+static bool sm_get(const strmap *m, const char *k, int *v) {
+    if (!m->cap) return false;
+    uint32_t h = hash_str(k) & (uint32_t)(m->cap - 1);
+    while (m->keys[h]) {
+        if (!strcmp(m->keys[h], k)) { *v = m->vals[h]; return true; }
+        h = (h + 1) & (uint32_t)(m->cap - 1);
+    }
+    return false;
+}
+
+static void sm_free(strmap *m) {
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- defs and uses ------------------------------------------------------- */
+static bool is_sreg_operand(const ptx_operand *op) {
+    return op->sreg || (op->name && isa_sreg_lookup(op->name, strlen(op->name)));
+}
+
+typedef struct {
+    const char **out;
+    int n, max;
+} namelist;
+
+static void nl_add(namelist *l, const char *name) {
+    if (!name) return;
+    for (int i = 0; i < l->n; i++)
+        if (l->out[i] == name || !strcmp(l->out[i], name)) return;
+    if (l->n < l->max) l->out[l->n++] = name;
+}
+
+/* Every register named inside an operand (special registers excluded). */
+static void collect_regs(const ptx_operand *op, namelist *l, int depth) {
+    if (depth > PTX_MAX_NEST + 2) return;
+    switch (op->kind) {
+    case PTX_OP_REG:
+        if (!is_sreg_operand(op)) nl_add(l, op->name);
+        break;
+    case PTX_OP_ADDR:
+        if (op->addr_has_base && op->addr_base_is_reg && op->name && !isa_sreg_lookup(op->name, strlen(op->name)))
+            nl_add(l, op->name);
+        for (int i = 0; i < op->nelems; i++) collect_regs(&op->elems[i], l, depth + 1);
+        break;
+    case PTX_OP_VEC:
+    case PTX_OP_PAIR:
+    case PTX_OP_LIST:
+        for (int i = 0; i < op->nelems; i++) collect_regs(&op->elems[i], l, depth + 1);
+        break;
+    default:
+        break;
+    }
+}
+
+static bool is_call(const ptx_insn *in) { return (in->form && in->form->call_syntax) || is_op(in, "call"); }
+
+/* Opcodes whose first operand, when it is a register, is an input. */
+static bool op0_is_input_opcode(const ptx_insn *in) {
+    static const char *const names[] = {
+        "st", "stu", "red", "sust", "sured", "cp", "prefetch", "prefetchu", "fence", "membar", "brx", "bra",
+        "nanosleep", "pmevent", "setmaxnreg", "applypriority", "discard", "ret", "exit", "trap", "stmatrix",
+        "brkpt", "griddepcontrol",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_op(in, names[i])) return true;
+    /* bar.sync a{, b} reads its barrier id; bar.red d, ... writes d */
+    if ((is_op(in, "bar") || is_op(in, "barrier")) && !has_mod(in, ".red")) return true;
+    return false;
+}
+
+/* Does the instruction write the registers of operand 0? */
+static bool op0_is_def(const ptx_insn *in) {
+    if (in->nops == 0 || is_call(in)) return false;
+    const ptx_operand *op = &in->ops[0];
+    if (op->kind == PTX_OP_REG) {
+        if (is_sreg_operand(op)) return false;
+    } else if (op->kind != PTX_OP_VEC && op->kind != PTX_OP_PAIR) {
+        return false;   /* addresses (stores), immediates, labels, sinks */
+    }
+    if (in->form && in->form->nops > 0) {
+        unsigned k = in->form->ops[0].kinds;
+        if (!(k & ISA_OK_ANY)) {
+            /* an output slot never accepts immediates, addresses or names */
+            if (k & (ISA_OK_IMM | ISA_OK_ADDR | ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return false;
+            if (is_op(in, "brx")) return false;
+            return (k & (ISA_OK_REG | ISA_OK_PAIR | ISA_OK_SINK)) != 0;
+        }
+    }
+    return !op0_is_input_opcode(in);
+}
+
+/* Accumulating forms read their destination too (wgmma's D is C). */
+static bool op0_also_used(const ptx_insn *in) {
+    return is_op(in, "wgmma") && has_mod(in, ".mma_async");
+}
+
+int ptx_insn_defs(const ptx_insn *in, const char **out, int max) {
+    namelist l = {out, 0, max < 0 ? 0 : max};
+    if (!in || in->nops == 0) return 0;
+    if (is_call(in)) {
+        /* call (rets), f, (args): registers in the return list (normally params) */
+        if (in->ops[0].kind == PTX_OP_LIST) collect_regs(&in->ops[0], &l, 0);
+        return l.n;
+    }
+    if (op0_is_def(in)) collect_regs(&in->ops[0], &l, 0);
+    return l.n;
+}
+
+int ptx_insn_uses(const ptx_insn *in, const char **out, int max) {
+    namelist l = {out, 0, max < 0 ? 0 : max};
+    if (!in) return 0;
+    if (in->guard) nl_add(&l, in->guard);
+    int start = 0;
+    if (is_call(in)) start = (in->nops > 0 && in->ops[0].kind == PTX_OP_LIST) ? 1 : 0;
+    else if (op0_is_def(in) && !op0_also_used(in)) start = 1;
+    for (int i = start; i < in->nops; i++) collect_regs(&in->ops[i], &l, 0);
+    return l.n;
+}
+
+/* ---- register declarations of a function ------------------------------------ */
+typedef struct {
+    strmap byname;            /* name (exact or parameterized base) -> index into decls */
+    const ptx_decl **decls;
+    int ndecls;
+} regdecls;
+
+static void rd_build(regdecls *r, const ptx_func *f) {
+    memset(r, 0, sizeof *r);
+    int cap = f->nparams + f->nrets + f->nbody + 1;
+    r->decls = malloc(sizeof(*r->decls) * (size_t)cap);
+    for (int i = 0; i < f->nrets; i++)
+        if (f->rets[i].space == PTX_SS_REG && f->rets[i].name) {
+            r->decls[r->ndecls] = &f->rets[i];
+            sm_put(&r->byname, f->rets[i].name, r->ndecls++);
+        }
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i].space == PTX_SS_REG && f->params[i].name) {
+            r->decls[r->ndecls] = &f->params[i];
+            sm_put(&r->byname, f->params[i].name, r->ndecls++);
+        }
+    for (int i = 0; i < f->nbody; i++) {
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind != PTX_ST_DECL || s->u.decl.space != PTX_SS_REG || !s->u.decl.name) continue;
+        r->decls[r->ndecls] = &s->u.decl;
+        sm_put(&r->byname, s->u.decl.name, r->ndecls++);
+    }
+}
+
+static const ptx_decl *rd_find(const regdecls *r, const char *name) {
+    int v;
+    if (sm_get(&r->byname, name, &v) && r->decls[v]->count == 0) return r->decls[v];
+    size_t n = strlen(name), i = n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+    if (i == n || i == 0 || n - i > 9) return (sm_get(&r->byname, name, &v)) ? r->decls[v] : NULL;
+    char base[256];
+    if (i >= sizeof base) return NULL;
+    memcpy(base, name, i);
+    base[i] = 0;
+    if (sm_get(&r->byname, base, &v) && r->decls[v]->count > 0 && atol(name + i) < r->decls[v]->count)
+        return r->decls[v];
+    return NULL;
+}
+
+static void rd_free(regdecls *r) {
+    sm_free(&r->byname);
+    free(r->decls);
+}
+
+/* ---- liveness ---------------------------------------------------------------- */
+typedef uint64_t word;
+
+static int units_of(ptx_type t) {
+    const ptx_type_info *ti = ptx_type_get(t);
+    if (ti->cls == PTX_TC_PRED || ti->bits == 0) return 0;
+    return ti->bits <= 32 ? 1 : (ti->bits + 31) / 32;
+}
+
+pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg, ptx_liveness *out) {
+    (void)m;
+    if (!f || !cfg || !out) return PG_ERR_USAGE;
+    memset(out, 0, sizeof *out);
+    regdecls rd;
+    rd_build(&rd, f);
+    /* number the registers the body mentions; per instruction, def/use ids */
+    strmap ids = {0};
+    PG_VEC(ptx_type) types = {0};
+    int *def_off = calloc((size_t)f->nbody + 1, sizeof(int));
+    int *use_off = calloc((size_t)f->nbody + 1, sizeof(int));
+    PG_VEC(int) defs = {0};
+    PG_VEC(int) uses = {0};
+    const char *names[PTX_MAX_OPERANDS * 4 + 8];
+    const int maxn = (int)(sizeof names / sizeof names[0]);
+    for (int i = 0; i < f->nbody; i++) {
+        def_off[i] = defs.n;
+        use_off[i] = uses.n;
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind != PTX_ST_INSN) continue;
+        for (int pass = 0; pass < 2; pass++) {
+            int n = pass == 0 ? ptx_insn_defs(&s->u.insn, names, maxn) : ptx_insn_uses(&s->u.insn, names, maxn);
+            for (int k = 0; k < n; k++) {
+                int id;
+                if (!sm_get(&ids, names[k], &id)) {
+                    const ptx_decl *d = rd_find(&rd, names[k]);
+                    id = d ? types.n : -1;
+                    sm_put(&ids, names[k], id);
+                    if (d) pg_vec_push(types, d->type);
+                }
+                if (id < 0) continue;
+                if (pass == 0) pg_vec_push(defs, id);
+                else pg_vec_push(uses, id);
+            }
+        }
+    }
+    def_off[f->nbody] = defs.n;
+    use_off[f->nbody] = uses.n;
+    int nregs = types.n;
+    int nw = (nregs + 63) / 64;
+    if (nw == 0) nw = 1;
+    int nb = cfg->nblocks;
+    word *gen = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    word *kill = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    word *lin = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    word *lout = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    word *live = calloc((size_t)nw, sizeof(word));
+#define BIT_SET(v, i) ((v)[(i) >> 6] |= (word)1 << ((i) & 63))
+#define BIT_CLR(v, i) ((v)[(i) >> 6] &= ~((word)1 << ((i) & 63)))
+#define BIT_GET(v, i) (((v)[(i) >> 6] >> ((i) & 63)) & 1)
+    /* gen/kill per block, walking backwards */
+    for (int b = 0; b < nb; b++) {
+        word *g = gen + (size_t)b * nw, *k = kill + (size_t)b * nw;
+        for (int i = cfg->blocks[b].last; i >= cfg->blocks[b].first; i--) {
+            const ptx_stmt *s = &f->body[i];
+            if (s->kind != PTX_ST_INSN) continue;
+            if (!s->u.insn.guard)
+                for (int x = def_off[i]; x < def_off[i + 1]; x++) { BIT_SET(k, defs.v[x]); BIT_CLR(g, defs.v[x]); }
+            for (int x = use_off[i]; x < use_off[i + 1]; x++) BIT_SET(g, uses.v[x]);
+        }
+    }
+    /* iterate to a fixed point (reverse order converges fast for backward flow) */
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (int b = nb - 1; b >= 0; b--) {
+            word *o = lout + (size_t)b * nw, *in = lin + (size_t)b * nw;
+            const ptx_block *blk = &cfg->blocks[b];
+            for (int s = 0; s < blk->nsucc; s++) {
+                const word *si = lin + (size_t)blk->succ[s] * nw;
+                for (int w = 0; w < nw; w++) o[w] |= si[w];
+            }
+            const word *g = gen + (size_t)b * nw, *k = kill + (size_t)b * nw;
+            for (int w = 0; w < nw; w++) {
+                word nv = g[w] | (o[w] & ~k[w]);
+                if (nv != in[w]) { in[w] = nv; changed = true; }
+            }
+        }
+    }
+    /* walk each block backwards from its live-out set; every point between
+     * instructions (and the block's entry and exit) is a program point */
+    int cnt[PTX_T__COUNT];
+    int total = 0, units = 0;
+#define RECORD() do { \
+        if (total > out->max_live_total) out->max_live_total = total; \
+        if (units > out->max_live_32bit_units) out->max_live_32bit_units = units; \
+        for (int t_ = 0; t_ < PTX_T__COUNT; t_++) \
+            if (cnt[t_] > out->max_live[t_]) out->max_live[t_] = cnt[t_]; \
+    } while (0)
+    for (int b = 0; b < nb; b++) {
+        memcpy(live, lout + (size_t)b * nw, sizeof(word) * (size_t)nw);
+        memset(cnt, 0, sizeof cnt);
+        total = units = 0;
+        for (int w = 0; w < nw; w++)
+            for (word x = live[w]; x; x &= x - 1) {
+                int r = w * 64 + __builtin_ctzll(x);
+                cnt[types.v[r]]++;
+                total++;
+                units += units_of(types.v[r]);
+            }
+        RECORD();
+        for (int i = cfg->blocks[b].last; i >= cfg->blocks[b].first; i--) {
+            const ptx_stmt *s = &f->body[i];
+            if (s->kind != PTX_ST_INSN) continue;
+            if (!s->u.insn.guard)
+                for (int x = def_off[i]; x < def_off[i + 1]; x++) {
+                    int r = defs.v[x];
+                    if (BIT_GET(live, r)) { BIT_CLR(live, r); cnt[types.v[r]]--; total--; units -= units_of(types.v[r]); }
+                }
+            for (int x = use_off[i]; x < use_off[i + 1]; x++) {
+                int r = uses.v[x];
+                if (!BIT_GET(live, r)) { BIT_SET(live, r); cnt[types.v[r]]++; total++; units += units_of(types.v[r]); }
+            }
+            RECORD();
+        }
+    }
+#undef RECORD
+#undef BIT_SET
+#undef BIT_CLR
+#undef BIT_GET
+    free(gen);
+    free(kill);
+    free(lin);
+    free(lout);
+    free(live);
+    free(def_off);
+    free(use_off);
+    pg_vec_free(defs);
+    pg_vec_free(uses);
+    pg_vec_free(types);
+    sm_free(&ids);
+    rd_free(&rd);
+    return PG_OK;
+}
+
+/* ---- dependence DAG ------------------------------------------------------------ */
+enum { SP_GLOBAL = 1, SP_SHARED = 2, SP_LOCAL = 4, SP_PARAM = 8, SP_CONST = 16, SP_ALL = 31 };
+
+/* State-space bit of one modifier, or 0. */
+static unsigned space_bit(const char *m) {
+    if (!strncmp(m, ".global", 7)) return SP_GLOBAL;
+    if (!strncmp(m, ".shared", 7)) return SP_SHARED;
+    if (!strncmp(m, ".local", 6)) return SP_LOCAL;
+    if (!strncmp(m, ".param", 6)) return SP_PARAM;
+    if (!strcmp(m, ".const")) return SP_CONST;
+    return 0;
+}
+
+/* The first state space written in the modifiers: SP_ALL when generic. */
+static unsigned insn_space(const ptx_insn *in) {
+    for (int i = 0; i < in->nmods; i++) {
+        unsigned b = space_bit(in->mods[i]);
+        if (b) return b;
+    }
+    return SP_ALL;
+}
+
+static ptx_space space_enum(const ptx_insn *in) {
+    switch (insn_space(in)) {
+    case SP_GLOBAL: return PTX_SS_GLOBAL;
+    case SP_SHARED: return PTX_SS_SHARED;
+    case SP_LOCAL: return PTX_SS_LOCAL;
+    case SP_PARAM: return PTX_SS_PARAM;
+    case SP_CONST: return PTX_SS_CONST;
+    default: return PTX_SS_NONE;
+    }
+}
+
+static bool is_barrier_insn(const ptx_insn *in) {
+    if (in->form && (in->form->cls == ISA_C_SYNC || in->form->cls == ISA_C_ATOMIC)) return true;
+    static const char *const names[] = {"bar", "barrier", "membar", "fence", "atom", "red", "mbarrier", "call",
+                                        "griddepcontrol", "multimem"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_op(in, names[i])) {
+            if (is_op(in, "multimem")) return has_mod(in, ".red");
+            return true;
+        }
+    if (is_op(in, "cp") && has_mod_prefix(in, ".wait")) return true;
+    if (is_op(in, "wgmma") && (has_mod(in, ".fence") || has_mod(in, ".commit_group") || has_mod(in, ".wait_group")))
+        return true;
+    return false;
+}
+
+/* Memory read/write sets of one instruction (SP_* masks). */
+static void mem_access(const ptx_insn *in, unsigned *rd, unsigned *wr) {
+    *rd = *wr = 0;
+    const char *op = in->opcode;
+    if (is_op(in, "ld") || is_op(in, "ldu") || is_op(in, "ldmatrix") || is_op(in, "suld") || is_op(in, "tex") ||
+        is_op(in, "tld4")) {
+        *rd = (is_op(in, "tex") || is_op(in, "tld4") || is_op(in, "suld")) ? SP_GLOBAL : insn_space(in);
+        return;
+    }
+    if (is_op(in, "st") || is_op(in, "stmatrix") || is_op(in, "discard")) { *wr = insn_space(in); return; }
+    if (is_op(in, "sust")) { *wr = SP_GLOBAL; return; }
+    if (is_op(in, "sured")) { *rd = *wr = SP_GLOBAL; return; }
+    if (is_op(in, "atom") || is_op(in, "red")) { *rd = *wr = insn_space(in); return; }
+    if (is_op(in, "mbarrier")) { *rd = *wr = insn_space(in) == SP_ALL ? SP_ALL : SP_SHARED; return; }
+    if (is_op(in, "wmma")) {
+        if (has_mod(in, ".load")) *rd = insn_space(in);
+        else if (has_mod(in, ".store")) *wr = insn_space(in);
+        return;
+    }
+    if (is_op(in, "wgmma") && has_mod(in, ".mma_async")) { *rd = SP_SHARED; return; }
+    if (is_op(in, "multimem")) {
+        if (has_mod(in, ".ld_reduce")) *rd = SP_GLOBAL;
+        else *rd = *wr = SP_GLOBAL;
+        return;
+    }
+    if ((!strcmp(op, "cp") || !strcmp(op, "tensormap")) && !has_mod_prefix(in, ".wait") &&
+        !has_mod(in, ".commit_group")) {
+        /* cp.{async,reduce...}.DST.SRC: first space written, second read */
+        unsigned sp[2] = {0, 0};
+        int ns = 0;
+        for (int i = 0; i < in->nmods && ns < 2; i++) {
+            unsigned b = space_bit(in->mods[i]);
+            if (b) sp[ns++] = b;
+        }
+        *wr = ns >= 1 ? sp[0] : SP_ALL;
+        *rd = ns >= 2 ? sp[1] : SP_ALL;
+        if (has_mod(in, ".reduce") || !strcmp(op, "tensormap")) *rd |= *wr;
+        return;
+    }
+    if (in->form && (in->form->cls == ISA_C_MEM || in->form->cls == ISA_C_TEXTURE)) {
+        /* prefetch, applypriority, createpolicy, isspacep ...: no ordering effect */
+        return;
+    }
+}
+
+static bool ends_block(const ptx_insn *in) {
+    return is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap");
+}
+
+/* Implicit carry flag of add.cc / addc ... */
+static bool writes_cc(const ptx_insn *in) { return has_mod(in, ".cc"); }
+static bool reads_cc(const ptx_insn *in) {
+    return is_op(in, "addc") || is_op(in, "subc") || is_op(in, "madc");
+}
+
+static int dep_cmp(const void *a, const void *b) {
+    const ptx_dep *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    return 0;
+}
+
+typedef struct {
+    int *v;
+    int n, cap;
+} intvec;
+
+pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx_block *b, ptx_dag **out) {
+    (void)m;
+    if (!out) return PG_ERR_USAGE;
+    *out = NULL;
+    if (!f || !b) return PG_ERR_USAGE;
+    ptx_dag *d = calloc(1, sizeof *d);
+    if (!d) return PG_ERR_NOMEM;
+    *out = d;
+    int first = b->first < 0 ? 0 : b->first, last = b->last >= f->nbody ? f->nbody - 1 : b->last;
+    int cap = last >= first ? last - first + 1 : 0;
+    d->insns = malloc(sizeof(int) * (size_t)(cap ? cap : 1));
+    for (int i = first; i <= last; i++)
+        if (f->body[i].kind == PTX_ST_INSN) d->insns[d->ninsns++] = i;
+    int n = d->ninsns;
+    if (n == 0) return PG_OK;
+    /* intern register names of the block; id 0 is the carry flag */
+    strmap ids = {0};
+    int nregs = 1;
+    int *def_off = malloc(sizeof(int) * (size_t)(n + 1));
+    int *use_off = malloc(sizeof(int) * (size_t)(n + 1));
+    int *guard_id = malloc(sizeof(int) * (size_t)n);
+    unsigned *mrd = malloc(sizeof(unsigned) * (size_t)n), *mwr = malloc(sizeof(unsigned) * (size_t)n);
+    bool *bar = malloc(sizeof(bool) * (size_t)n);
+    PG_VEC(int) defs = {0};
+    PG_VEC(int) uses = {0};
+    const char *names[PTX_MAX_OPERANDS * 4 + 8];
+    const int maxn = (int)(sizeof names / sizeof names[0]);
+    for (int p = 0; p < n; p++) {
+        const ptx_insn *in = &f->body[d->insns[p]].u.insn;
+        def_off[p] = defs.n;
+        guard_id[p] = -1;
+        int nd = ptx_insn_defs(in, names, maxn);
+        for (int k = 0; k < nd; k++) {
+            int id;
+            if (!sm_get(&ids, names[k], &id)) { id = nregs++; sm_put(&ids, names[k], id); }
+            pg_vec_push(defs, id);
+        }
+        if (writes_cc(in)) pg_vec_push(defs, 0);
+        use_off[p] = uses.n;
+        int nu = ptx_insn_uses(in, names, maxn);
+        for (int k = 0; k < nu; k++) {
+            int id;
+            if (!sm_get(&ids, names[k], &id)) { id = nregs++; sm_put(&ids, names[k], id); }
+            pg_vec_push(uses, id);
+            if (in->guard && !strcmp(names[k], in->guard)) guard_id[p] = id;
+        }
+        if (reads_cc(in)) pg_vec_push(uses, 0);
+        mem_access(in, &mrd[p], &mwr[p]);
+        bar[p] = is_barrier_insn(in);
+    }
+    def_off[n] = defs.n;
+    use_off[n] = uses.n;
+    /* per register: positions that defined / used it so far */
+    intvec *rdefs = calloc((size_t)nregs, sizeof(intvec));
+    intvec *ruses = calloc((size_t)nregs, sizeof(intvec));
+    unsigned *acc = calloc((size_t)n, sizeof(unsigned));
+    PG_VEC(ptx_dep) deps = {0};
+    const ptx_insn *lastin = &f->body[d->insns[n - 1]].u.insn;
+    bool control_end = ends_block(lastin);
+    for (int j = 0; j < n; j++) {
+        for (int x = use_off[j]; x < use_off[j + 1]; x++) {
+            int r = uses.v[x];
+            for (int k = 0; k < rdefs[r].n; k++) {
+                acc[rdefs[r].v[k]] |= PTX_DEP_RAW;
+                if (r == guard_id[j]) acc[rdefs[r].v[k]] |= PTX_DEP_PRED;
+            }
+        }
+        for (int x = def_off[j]; x < def_off[j + 1]; x++) {
+            int r = defs.v[x];
+            for (int k = 0; k < ruses[r].n; k++)
+                if (ruses[r].v[k] != j) acc[ruses[r].v[k]] |= PTX_DEP_WAR;
+            for (int k = 0; k < rdefs[r].n; k++) acc[rdefs[r].v[k]] |= PTX_DEP_WAW;
+        }
+        bool jmem = mrd[j] || mwr[j];
+        if (jmem || bar[j])
+            for (int i = 0; i < j; i++) {
+                bool imem = mrd[i] || mwr[i];
+                if ((bar[i] && (bar[j] || jmem)) || (bar[j] && imem)) acc[i] |= PTX_DEP_BARRIER;
+                if ((mwr[i] & (mrd[j] | mwr[j])) || (mwr[j] & mrd[i])) acc[i] |= PTX_DEP_MEM;
+            }
+        if (j == n - 1 && control_end)
+            for (int i = 0; i < j; i++) acc[i] |= PTX_DEP_CONTROL;
+        for (int i = 0; i < j; i++)
+            if (acc[i]) {
+                ptx_dep e = {i, j, acc[i]};
+                pg_vec_push(deps, e);
+                acc[i] = 0;
+            }
+        acc[j] = 0;
+        for (int x = def_off[j]; x < def_off[j + 1]; x++) {
+            intvec *v = &rdefs[defs.v[x]];
+            if (v->n >= v->cap) v->v = pg_vec_grow_(v->v, &v->cap, sizeof(int), v->n + 1);
+            v->v[v->n++] = j;
+        }
+        for (int x = use_off[j]; x < use_off[j + 1]; x++) {
+            intvec *v = &ruses[uses.v[x]];
+            if (v->n && v->v[v->n - 1] == j) continue;
+            if (v->n >= v->cap) v->v = pg_vec_grow_(v->v, &v->cap, sizeof(int), v->n + 1);
+            v->v[v->n++] = j;
+        }
+    }
+    if (deps.n > 1) qsort(deps.v, (size_t)deps.n, sizeof(ptx_dep), dep_cmp);
+    d->deps = deps.v;
+    d->ndeps = deps.n;
+    for (int r = 0; r < nregs; r++) {
+        free(rdefs[r].v);
+        free(ruses[r].v);
+    }
+    free(rdefs);
+    free(ruses);
+    free(acc);
+    free(def_off);
+    free(use_off);
+    free(guard_id);
+    free(mrd);
+    free(mwr);
+    free(bar);
+    pg_vec_free(defs);
+    pg_vec_free(uses);
+    sm_free(&ids);
+    return PG_OK;
+}
+
+void ptx_dag_free(ptx_dag *d) {
+    if (!d) return;
+    free(d->insns);
+    free(d->deps);
+    free(d);
+}
+
+/* Is there a direct edge i -> j (positions within the block)? */
+bool ptx_dag_depends(const ptx_dag *d, int i, int j) {
+    if (!d || i < 0 || j < 0 || i >= j || j >= d->ninsns) return false;
+    ptx_dep key = {i, j, 0};
+    return bsearch(&key, d->deps, (size_t)d->ndeps, sizeof(ptx_dep), dep_cmp) != NULL;
+}
+
+/* ---- statistics ----------------------------------------------------------------- */
+static int64_t decl_bytes(const ptx_decl *d, bool *unsized) {
+    const ptx_type_info *ti = ptx_type_get(d->type);
+    int64_t bits = ti->bits;
+    if (d->vec > 1) bits *= d->vec;
+    for (int k = 0; k < d->ndims; k++) {
+        if (d->dims[k] < 0) {
+            if (unsized) *unsized = true;
+            return 0;
+        }
+        bits *= d->dims[k];
+    }
+    return (bits + 7) / 8;
+}
+
+/* Names of variables an operand refers to (symbols and address bases). */
+static void collect_syms(const ptx_operand *op, strmap *seen, int depth) {
+    if (depth > PTX_MAX_NEST + 2) return;
+    if ((op->kind == PTX_OP_SYM || (op->kind == PTX_OP_ADDR && op->addr_has_base && !op->addr_base_is_reg)) && op->name)
+        sm_put(seen, op->name, 1);
+    if (op->kind == PTX_OP_VEC || op->kind == PTX_OP_LIST || op->kind == PTX_OP_PAIR || op->kind == PTX_OP_ADDR)
+        for (int i = 0; i < op->nelems; i++) collect_syms(&op->elems[i], seen, depth + 1);
+}
+
+static bool arith_is_float(const ptx_insn *in) {
+    ptx_type t = isa_bound_type(&in->match, 'T' - 'A');
+    if (t == PTX_T_NONE)
+        for (int v = 0; v < ISA_NVARS && t == PTX_T_NONE; v++) t = isa_bound_type(&in->match, v);
+    if (t == PTX_T_NONE) return false;
+    const ptx_type_info *ti = ptx_type_get(t);
+    if (ti->cls == PTX_TC_FLOAT) return true;
+    if (ti->cls == PTX_TC_PACKED) return !(ti->name[1] == 'u' || ti->name[1] == 's');   /* .u16x2/.s16x2 are int */
+    return false;
+}
+
+pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out) {
+    if (!f || !out) return PG_ERR_USAGE;
+    memset(out, 0, sizeof *out);
+    strmap local_vars = {0}, refs = {0};
+    for (int i = 0; i < f->nbody; i++) {
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_ST_DECL) {
+            const ptx_decl *d = &s->u.decl;
+            int n = d->count > 0 ? d->count : 1;
+            if (d->space == PTX_SS_REG && d->type < PTX_T__COUNT) out->regs_by_type[d->type] += n * (d->vec > 1 ? d->vec : 1);
+            bool unsized = false;
+            int64_t bytes = decl_bytes(d, &unsized);
+            if (d->space == PTX_SS_SHARED) { out->shared_bytes += bytes; if (unsized) out->dynamic_shared = true; }
+            if (d->space == PTX_SS_LOCAL) out->local_bytes += bytes;
+            if (d->space == PTX_SS_CONST) out->const_bytes += bytes;
+            if (d->name) sm_put(&local_vars, d->name, 1);
+            continue;
+        }
+        if (s->kind != PTX_ST_INSN) continue;
+        const ptx_insn *in = &s->u.insn;
+        out->total++;
+        for (int k = 0; k < in->nops; k++) collect_syms(&in->ops[k], &refs, 0);
+        if (!in->form) continue;
+        isa_class c = in->form->cls;
+        if ((int)c >= 0 && c < ISA_C__COUNT) out->by_class[c]++;
+        if (c == ISA_C_MEM) out->mem_by_space[space_enum(in)]++;
+        if (c == ISA_C_ARITH) {
+            if (arith_is_float(in)) out->arith_float++;
+            else out->arith_int++;
+        }
+    }
+    /* module-level variables the function refers to */
+    if (m)
+        for (int i = 0; i < m->ntops; i++) {
+            if (m->tops[i].kind != PTX_TOP_DECL) continue;
+            const ptx_decl *d = &m->tops[i].u.decl;
+            int v;
+            if (!d->name || !sm_get(&refs, d->name, &v) || sm_get(&local_vars, d->name, &v)) continue;
+            if (d->space != PTX_SS_SHARED && d->space != PTX_SS_LOCAL && d->space != PTX_SS_CONST) continue;
+            sm_put(&local_vars, d->name, 1);   /* count each variable once */
+            bool unsized = false;
+            int64_t bytes = decl_bytes(d, &unsized);
+            if (d->space == PTX_SS_SHARED) { out->shared_bytes += bytes; if (unsized) out->dynamic_shared = true; }
+            if (d->space == PTX_SS_LOCAL) out->local_bytes += bytes;
+            if (d->space == PTX_SS_CONST) out->const_bytes += bytes;
+        }
+    sm_free(&local_vars);
+    sm_free(&refs);
+    if (!f->has_body) return PG_OK;
+    ptx_cfg *cfg = NULL;
+    pg_status st = ptx_cfg_build(m, f, &cfg, NULL);
+    if (st == PG_OK) st = ptx_liveness_compute(m, f, cfg, &out->live);
+    ptx_cfg_free(cfg);
+    return st;
+}

@@ -1,0 +1,209 @@
+/* test_ptx.c — lexer, parser, printer and validator unit tests. */
+#include "common/test.h"
+#include "ptxgen/ptx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { pg_diag d[64]; int n; } diag_log;
+static void collect(void *u, const pg_diag *d) {
+    diag_log *l = u;
+    if (l->n < 64) l->d[l->n++] = *d;
+}
+
+#define HDR ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+/* Parse + validate; returns the module (caller frees) and fills the log. */
+static ptx_module *run(const char *src, diag_log *log, pg_status *pst, pg_status *vst) {
+    memset(log, 0, sizeof *log);
+    pg_diag_sink s = {collect, log, 0, 0, 0};
+    ptx_module *m = NULL;
+    *pst = ptx_parse(src, strlen(src), "t.ptx", &m, &s);
+    *vst = PG_OK;
+    if (*pst == PG_OK) *vst = ptx_validate(m, &s);
+    return m;
+}
+
+static bool has_code(const diag_log *l, const char *code, int line) {
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->d[i].code, code) && (line <= 0 || l->d[i].line == line)) return true;
+    return false;
+}
+
+static void dump(const diag_log *l) {
+    for (int i = 0; i < l->n; i++) {
+        char b[700];
+        pg_diag_format(&l->d[i], b, sizeof b);
+        fprintf(stderr, "    %s\n", b);
+    }
+}
+
+static void test_valid_handwritten(void) {
+    const char *src = HDR
+        "/* block comment\n spanning lines */\n"
+        ".global .align 4 .u32 tab[4] = {1, 0x10, 017, -2};\n"
+        ".extern .shared .align 16 .b8 dyn[];\n"
+        ".visible .entry k(.param .u64 p, .param .u32 n) .maxntid 128, 1, 1 .minnctapersm 2\n"
+        "{ .reg .pred %p<3>; .reg .b32 %r<8>; .reg .f32 %f<4>; .reg .f64 %fd<2>; .reg .b64 %rd<4>;\n"
+        "  ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [n]; // two statements on a line\n"
+        "L0: mov.u32 %r2, %tid.x; setp.lt.u32 %p1|%p2, %r2, %r1;\n"
+        "  @!%p1 bra DONE;\n"
+        "  mov.f32 %f1, 0f3F800000; mov.f64 %fd1, 0d3FF0000000000000; mov.f32 %f2, 1.5;\n"
+        "  add.s32 %r3, %r2, -7; add.u32 %r4, %r2, 0xFFU;\n"
+        "  ld.global.v2.f32 {%f1, _}, [%rd1+8];\n"
+        "  mov.u32 %r5, dyn; st.shared.f32 [%r5+-4], %f1;\n"
+        "  { .reg .b32 %inner; mov.b32 %inner, %r2; }\n"
+        "DONE: ret;\n"
+        "}\n";
+    diag_log l;
+    pg_status ps, vs;
+    ptx_module *m = run(src, &l, &ps, &vs);
+    CHECK(ps == PG_OK && vs == PG_OK, "hand-written module should be valid");
+    if (ps != PG_OK || vs != PG_OK) dump(&l);
+    CHECK(m->nfuncs == 1 && m->funcs[0].nperf == 2, "perf directives parsed");
+    CHECK(m->ptx_version == 80 && m->sm == 80 && m->address_size == 64, "header parsed");
+    /* round trip */
+    pg_buf b = {0};
+    ptx_print(m, &b);
+    ptx_module *m2 = NULL;
+    pg_diag_sink s = {collect, &l, 0, 0, 0};
+    CHECK(ptx_parse(b.data, b.len, "printed.ptx", &m2, &s) == PG_OK, "printed module parses");
+    char why[256] = "";
+    CHECK(ptx_module_equal(m, m2, why, sizeof why), "round trip: %s", why);
+    pg_buf b2 = {0};
+    ptx_print(m2, &b2);
+    CHECK(b.len == b2.len && !memcmp(b.data, b2.data, b.len), "printer is a fixpoint");
+    pg_buf_free(&b);
+    pg_buf_free(&b2);
+    ptx_module_free(m2);
+    ptx_module_free(m);
+}
+
+/* One case per diagnostic code: the snippet, the code, the line it must point at. */
+typedef struct { const char *name, *src, *code; int line; } bad_case;
+
+#define FN(body) HDR ".visible .entry k(.param .u64 p)\n{\n.reg .pred %p<2>; .reg .b32 %r<4>; .reg .f32 %f<4>; .reg .b64 %rd<4>; .reg .b16 %h<2>;\n" body "ret;\n}\n"
+/* line numbers: 1-3 header, 4 entry, 5 '{', 6 decls, 7 = first body line */
+
+static const bad_case bad[] = {
+    {"unknown opcode", FN("addd.s32 %r1, %r2, %r3;\n"), "E201", 7},
+    {"illegal modifier", FN("ld.global.rz.f32 %f1, [%rd1];\n"), "E202", 7},
+    {"bad type", FN("add.f33 %f1, %f2, %f3;\n"), "E202", 7},
+    {"missing type", FN("add %r1, %r2, %r3;\n"), "E203", 7},
+    {"operand count", FN("add.s32 %r1, %r2;\n"), "E204", 7},
+    {"mov.u32 with f32", FN("mov.u32 %r1, %f1;\n"), "E206", 7},
+    {"pred as data", FN("add.s32 %r1, %p1, %r2;\n"), "E206", 7},
+    {"f16 in f32 slot", FN("add.f32 %f1, %h1, %f2;\n"), "E206", 7},
+    {"int literal in float", FN("mov.f32 %f1, 0;\n"), "E206", 7},
+    {"float literal in int", FN("add.u32 %r1, %r1, 0f3F800000;\n"), "E206", 7},
+    {"vector arity", FN("ld.global.v4.f32 {%f0, %f1, %f2}, [%rd1];\n"), "E207", 7},
+    {"undeclared reg", FN("mov.u32 %q1, %r1;\n"), "E301", 7},
+    {"reg out of range", FN("mov.u32 %r7, %r1;\n"), "E302", 7},
+    {"duplicate decl", FN(".reg .b32 %r<4>;\n"), "E303", 7},
+    {"undefined label", FN("bra NOWHERE;\n"), "E304", 7},
+    {"duplicate label", FN("L1:\nL1:\n"), "E305", 8},
+    {"undefined param", FN("ld.param.u64 %rd1, [q];\n"), "E306", 7},
+    {"undefined call target", FN("call.uni nothere, ();\n"), "E306", 7},
+    {"special reg in add", FN("add.u32 %r1, %tid.x, 1;\n"), "E205", 7},
+    {"bad guard", FN("@%r1 bra L;\nL:\n"), "E211", 7},
+    {"needs newer target", FN("redux.sync.add.u32 %r1, %r2, -1;\n"), NULL, 0}, /* sm_80: valid */
+    {"needs newer target 2", HDR ".visible .entry k()\n{\n.reg .b32 %r<4>;\nmapa.u32 %r1, %r2, %r3;\nret;\n}\n", "E210", 7},
+    {"needs newer ptx", ".version 6.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nredux.sync.add.u32 %r1, %r2, -1;\nret;\n}\n", "E209", 7},
+    {"falls off end", HDR ".visible .entry k()\n{\n.reg .b32 %r<4>;\nmov.u32 %r1, 1;\n}\n", "E401", 8},
+    {"missing version", ".target sm_80\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n", "E101", 1},
+    {"missing target", ".version 8.0\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n", "E102", 1},
+    {"missing address_size", ".version 8.0\n.target sm_80\n.visible .entry k()\n{\nret;\n}\n", "E103", 1},
+    {"unknown target", ".version 8.0\n.target sm_81\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n", "E105", 2},
+    {"syntax", FN("add.s32 %r1, , %r2;\n"), "E001", 7},
+    {"unterminated comment", FN("/* oops\n"), "E002", 7},
+    {"bad number", FN("add.s32 %r1, %r2, 12ab;\n"), "E004", 7},
+    {"call arity", HDR ".func (.param .b32 r) f(.param .b32 a)\n{\nret;\n}\n.visible .entry k()\n{\n.reg .b32 %r<2>;\n{\n.param .b32 a0;\ncall.uni f, (a0);\n}\nret;\n}\n", "E308", 13},
+};
+
+static void test_bad_cases(void) {
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(bad[i].src, &l, &ps, &vs);
+        if (!bad[i].code) {
+            CHECK(ps == PG_OK && vs == PG_OK, "%s: should be valid", bad[i].name);
+            if (ps != PG_OK || vs != PG_OK) dump(&l);
+        } else {
+            bool ok = has_code(&l, bad[i].code, bad[i].line);
+            CHECK(ps != PG_OK || vs != PG_OK, "%s: should be rejected", bad[i].name);
+            CHECK(ok, "%s: expected %s at line %d", bad[i].name, bad[i].code, bad[i].line);
+            if (!ok) dump(&l);
+        }
+        ptx_module_free(m);
+    }
+}
+
+static void test_diag_format(void) {
+    pg_diag d = {PG_SEV_ERROR, PG_E_UNDECL_REG, "E301", "undeclared-register", "x.ptx", 3, 7, "register %r9 is not declared"};
+    char b[256];
+    pg_diag_format(&d, b, sizeof b);
+    CHECK(!strcmp(b, "x.ptx:3:7: error[E301]: register %r9 is not declared"), "format: %s", b);
+    CHECK(!strcmp(pg_diag_code(PG_E_FALLS_OFF), "E401"), "stable code");
+}
+
+static void test_limits(void) {
+    /* deep nesting */
+    pg_buf b = {0};
+    pg_buf_puts(&b, HDR ".visible .entry k()\n{\n");
+    for (int i = 0; i < 200; i++) pg_buf_puts(&b, "{\n");
+    for (int i = 0; i < 200; i++) pg_buf_puts(&b, "}\n");
+    pg_buf_puts(&b, "ret;\n}\n");
+    diag_log l;
+    pg_status ps, vs;
+    ptx_module *m = run(b.data, &l, &ps, &vs);
+    CHECK(ps != PG_OK && has_code(&l, "E003", 0), "deep nesting is a limit error");
+    ptx_module_free(m);
+    pg_buf_free(&b);
+    /* huge identifier */
+    pg_buf_puts(&b, HDR ".visible .entry k()\n{\nmov.u32 %r");
+    for (int i = 0; i < 10000; i++) pg_buf_putc(&b, 'a');
+    pg_buf_puts(&b, ", 1;\nret;\n}\n");
+    m = run(b.data, &l, &ps, &vs);
+    CHECK(ps != PG_OK && has_code(&l, "E003", 0), "long token is a limit error");
+    ptx_module_free(m);
+    pg_buf_free(&b);
+    /* NUL byte */
+    const char nul[] = ".version 8.0\n\0garbage";
+    memset(&l, 0, sizeof l);
+    pg_diag_sink s = {collect, &l, 0, 0, 0};
+    CHECK(ptx_parse(nul, sizeof nul - 1, "n.ptx", &m, &s) != PG_OK && has_code(&l, "E005", 2), "NUL byte rejected");
+    ptx_module_free(m);
+    /* empty input: parses, fails validation */
+    m = run("", &l, &ps, &vs);
+    CHECK(ps == PG_OK && vs != PG_OK && has_code(&l, "E101", 0), "empty module lacks .version");
+    ptx_module_free(m);
+}
+
+static void test_isa_table(void) {
+    pg_diag_sink s = {0};
+    CHECK(isa_init(&s) == PG_OK && s.nerrors == 0, "ISA table compiles");
+    CHECK(isa_form_count() > 100, "ISA table has %d forms", isa_form_count());
+    int n;
+    isa_forms_for("ld", 2, &n);
+    CHECK(n >= 1, "ld has forms");
+    const char *mods[] = {".global", ".v4", ".f32"};
+    const isa_form *const *fs = isa_forms_for("ld", 2, &n);
+    isa_match mt;
+    CHECK(isa_match_form(fs[0], mods, 3, &mt) && isa_bound_type(&mt, 'T' - 'A') == PTX_T_F32, "ld.global.v4.f32 matches with T=.f32");
+    const char *bad_order[] = {".f32", ".global"};
+    CHECK(!isa_match_form(fs[0], bad_order, 2, &mt), "misordered modifiers do not match");
+    CHECK(isa_sreg_lookup("%tid.x", 6) && !isa_sreg_lookup("%tid", 4) && isa_sreg_lookup("%laneid", 7), "special registers");
+    int sm;
+    bool as, fam;
+    CHECK(isa_parse_target("sm_90a", &sm, &as, &fam) && sm == 90 && as, "sm_90a parses");
+    CHECK(!isa_parse_target("sm_91", &sm, &as, &fam), "sm_91 is unknown");
+}
+
+int main(void) {
+    test_isa_table();
+    test_valid_handwritten();
+    test_bad_cases();
+    test_diag_format();
+    test_limits();
+    return TEST_DONE();
+}

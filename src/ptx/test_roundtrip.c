@@ -1,0 +1,90 @@
+/* test_roundtrip.c — corpus properties of the parser, printer and validator.
+ *
+ * usage: test_roundtrip [--ptxas] FILE.ptx...
+ * For every file (each is PTX that ptxas accepts):
+ *   1. ptxgen's validator accepts it (no false positives);
+ *   2. parse(print(parse(x))) equals parse(x) structurally;
+ *   3. with --ptxas: ptxas gives the printed file the same registers and
+ *      shared memory per function as the original. */
+#include "common/test.h"
+#include "ptxgen/ptx.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void print_diag(void *u, const pg_diag *d) {
+    (void)u;
+    char b[700];
+    pg_diag_format(d, b, sizeof b);
+    fprintf(stderr, "    %s\n", b);
+}
+
+static bool needs_c(const ptx_module *m) {
+    for (int i = 0; i < m->ntops; i++) {
+        if (m->tops[i].kind == PTX_TOP_DECL && (m->tops[i].u.decl.is_extern || m->tops[i].u.decl.is_weak) &&
+            m->tops[i].u.decl.space != PTX_SS_SHARED)
+            return true;
+        if (m->tops[i].kind == PTX_TOP_FUNC) {
+            const ptx_func *f = &m->funcs[m->tops[i].u.func];
+            if ((f->is_extern && strcmp(f->name, "vprintf") && strcmp(f->name, "malloc") && strcmp(f->name, "free") &&
+                 strcmp(f->name, "__assertfail")) || f->is_weak)
+                return true;
+        }
+    }
+    return false;
+}
+
+int main(int argc, char **argv) {
+    bool use_ptxas = false;
+    int nptxas = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--ptxas")) { use_ptxas = true; continue; }
+        const char *path = argv[i];
+        pg_diag_sink sink = {print_diag, NULL, 0, 0, 20};
+        ptx_module *m = NULL;
+        pg_status ps = ptx_parse_file(path, &m, &sink);
+        pg_status vs = ps == PG_OK ? ptx_validate(m, &sink) : ps;
+        CHECK(ps == PG_OK && vs == PG_OK, "%s: ptxas accepts it, so check must too", path);
+        if (ps != PG_OK) { ptx_module_free(m); continue; }
+        pg_buf b = {0};
+        ptx_print(m, &b);
+        ptx_module *m2 = NULL;
+        pg_diag_sink sink2 = {print_diag, NULL, 0, 0, 20};
+        pg_status ps2 = ptx_parse(b.data, b.len, "printed", &m2, &sink2);
+        char why[512] = "";
+        CHECK(ps2 == PG_OK && ptx_module_equal(m, m2, why, sizeof why), "%s: round trip differs: %s", path, why);
+        if (use_ptxas && ps2 == PG_OK) {
+            char tmp[] = "/tmp/ptxgen-rt-XXXXXX";
+            int fd = mkstemp(tmp);
+            bool wrote = fd >= 0 && write(fd, b.data, b.len) == (ssize_t)b.len;
+            if (fd >= 0) close(fd);
+            ptxas_report r1, r2;
+            bool rel = needs_c(m);
+            pg_status s1 = ptxas_run(path, NULL, rel, &r1, NULL);
+            pg_status s2 = wrote ? ptxas_run(tmp, NULL, rel, &r2, NULL) : PG_ERR_IO;
+            if (s1 == PG_ERR_EXTERNAL && !r1.ran) {
+                fprintf(stderr, "test_roundtrip: ptxas not found; skipping the ptxas comparison\n");
+                use_ptxas = false;
+            } else {
+                nptxas++;
+                CHECK(r1.ok && s2 == PG_OK && r2.ok, "%s: ptxas must accept the original and the printed file", path);
+                if (r2.ran && !r2.ok) fprintf(stderr, "%s\n", r2.log);
+                CHECK(r1.nfuncs == r2.nfuncs, "%s: ptxas reports %d vs %d functions", path, r1.nfuncs, r2.nfuncs);
+                for (int k = 0; k < r1.nfuncs && k < r2.nfuncs; k++) {
+                    CHECK(r1.funcs[k].registers == r2.funcs[k].registers && r1.funcs[k].smem == r2.funcs[k].smem,
+                          "%s: %s: registers %d vs %d, smem %lld vs %lld", path, r1.funcs[k].func, r1.funcs[k].registers,
+                          r2.funcs[k].registers, (long long)r1.funcs[k].smem, (long long)r2.funcs[k].smem);
+                }
+            }
+            ptxas_report_free(&r1);
+            if (s2 != PG_ERR_IO) ptxas_report_free(&r2);
+            unlink(tmp);
+        }
+        pg_buf_free(&b);
+        ptx_module_free(m2);
+        ptx_module_free(m);
+    }
+    if (use_ptxas) fprintf(stderr, "test_roundtrip: compared ptxas resources for %d files\n", nptxas);
+    return TEST_DONE();
+}

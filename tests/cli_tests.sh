@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# cli_tests.sh — exit codes, diagnostic format and golden files of the CLI.
+# UPDATE_GOLDEN=1 bash tests/cli_tests.sh rewrites the golden files.
+set -u
+cd "$(dirname "$0")/.."
+P=${PTXGEN:-build/ptxgen}
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect_rc() { # expect_rc WANT DESC CMD...
+    local want=$1 desc=$2; shift 2
+    "$@" >/dev/null 2>&1
+    local rc=$?
+    [ "$rc" -eq "$want" ] && ok || bad "$desc: exit $rc, want $want"
+}
+golden() { # golden NAME CMD... : compare stdout with tests/golden/NAME
+    local name=$1; shift
+    local out
+    out=$("$@" 2>/dev/null)
+    if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then printf '%s\n' "$out" >"tests/golden/$name"; ok; return; fi
+    if [ "$out" = "$(cat "tests/golden/$name" 2>/dev/null)" ]; then ok; else
+        bad "golden $name differs:"; diff <(printf '%s\n' "$out") "tests/golden/$name" | head -20; fi
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# exit codes
+expect_rc 0 "check valid" "$P" check examples/vecadd.ptx
+expect_rc 1 "check invalid" "$P" check tests/golden/bad_vecadd.ptx
+expect_rc 1 "check mixed" "$P" check examples/vecadd.ptx tests/golden/bad_vecadd.ptx
+expect_rc 2 "check missing file" "$P" check "$tmp/nope.ptx"
+expect_rc 2 "check bad option" "$P" check --frobnicate examples/vecadd.ptx
+expect_rc 2 "check no files" "$P" check
+expect_rc 2 "unknown command" "$P" frobnicate
+expect_rc 0 "help" "$P" --help
+expect_rc 1 "fmt of unparsable" "$P" fmt tests/golden/bad_syntax.ptx
+
+# diagnostics: file:line:col: error[CODE]: message, one per BAD line
+"$P" check tests/golden/bad_vecadd.ptx 2>"$tmp/diag"
+for want in "16:.*error\[E306\]" "17:.*error\[E206\]" "18:.*error\[E302\]" "21:.*error\[E207\]" "22:.*error\[E206\]" "23:.*error\[E202\]" "24:.*error\[E304\]"; do
+    grep -qE "^tests/golden/bad_vecadd.ptx:$want" "$tmp/diag" && ok || bad "diagnostic $want missing"
+done
+[ "$(grep -c 'error\[' "$tmp/diag")" -eq 7 ] && ok || bad "expected exactly 7 errors, got $(grep -c 'error\[' "$tmp/diag")"
+
+# golden files for every format we write
+golden vecadd.fmt.ptx "$P" fmt examples/vecadd.ptx
+golden bad_vecadd.check.json "$P" check --json tests/golden/bad_vecadd.ptx
+golden bad_syntax.check.json "$P" check --json tests/golden/bad_syntax.ptx
+if "$P" stats examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.stats.json "$P" stats examples/vecadd.ptx; else bad "stats failed"; fi
+if "$P" explain examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.explain.txt "$P" explain examples/vecadd.ptx; else bad "explain failed"; fi
+
+# fmt output is valid, parses back to itself (idempotent) and reads stdin
+"$P" fmt examples/vecadd.ptx >"$tmp/a.ptx"
+expect_rc 0 "fmt output validates" "$P" check "$tmp/a.ptx"
+"$P" fmt "$tmp/a.ptx" >"$tmp/b.ptx"
+cmp -s "$tmp/a.ptx" "$tmp/b.ptx" && ok || bad "fmt is not idempotent"
+
+# --ptxas merges ptxas's verdict when ptxas is available
+if command -v ptxas >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]; then
+    "$P" check --json --ptxas examples/vecadd.ptx >"$tmp/j" 2>&1
+    grep -q '"registers"' "$tmp/j" && ok || bad "check --ptxas lacks the resource report"
+else
+    echo "SKIPPED: check --ptxas (ptxas not found)"
+fi
+# the ISA table dumps as JSON with every form
+n=$("$P" isa | grep -c '"opcode"')
+[ "$n" -gt 100 ] && ok || bad "isa dump has only $n forms"
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

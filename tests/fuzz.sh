@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# fuzz.sh SECONDS — run the libFuzzer target for SECONDS on a seed corpus made
+# of the example and test PTX files; prints "fuzz: N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+secs=${1:-60}
+BUILD=${PTXGEN_BUILD:-build}
+if ! command -v clang >/dev/null 2>&1; then
+    echo "fuzz: SKIPPED (clang not found)"; echo "fuzz: 0 passed, 0 failed"; exit 0
+fi
+make -s "$BUILD/fuzz/fuzz_ptx" "$BUILD/fuzz/afl_ptx" >/dev/null || { echo "fuzz: 0 passed, 1 failed (build)"; exit 1; }
+seeds=$BUILD/fuzz/seeds
+mkdir -p "$seeds" "$BUILD/fuzz/corpus"
+cp examples/*.ptx tests/golden/*.ptx tests/ptx/valid/*.ptx "$seeds"/ 2>/dev/null
+ls "$BUILD"/testcorpus/*sm_80.O3.ptx 2>/dev/null | head -20 | xargs -r cp -t "$seeds"/
+pass=0; fail=0
+# the AFL++-compatible harness must handle every seed
+for f in "$seeds"/*; do "$BUILD/fuzz/afl_ptx" "$f" || { echo "afl harness failed on $f"; fail=$((fail + 1)); }; done
+[ "$fail" -eq 0 ] && pass=$((pass + 1))
+ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_ptx" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+    -dict=tests/ptx.dict "$BUILD/fuzz/corpus" "$seeds" >"$BUILD/fuzz/log.txt" 2>&1
+rc=$?
+tail -n 3 "$BUILD/fuzz/log.txt"
+if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "fuzzer found a problem: see $BUILD/fuzz/log.txt and crash-* files"; fi
+echo "fuzz: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# run_tests.sh — the project's test driver (`make test`).
+# Runs the unit-test binaries given as arguments, then the corpus, mutation,
+# CLI/golden and fuzz-smoke suites.  Every suite prints "N passed, N failed";
+# this script sums them and ends with the same line.
+set -u
+cd "$(dirname "$0")/.."
+PTXGEN=${PTXGEN:-build/san/ptxgen}
+BUILD=${PTXGEN_BUILD:-build}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+total_pass=0
+total_fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# run_suite NAME CMD... : run, echo its output, add its "N passed, N failed" line
+run_suite() {
+    local name=$1; shift
+    echo "== $name"
+    "$@" >"$log" 2>&1
+    local rc=$?
+    cat "$log"
+    local line
+    line=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "   $name: no result line (exit $rc) -> counted as 1 failure"
+        total_fail=$((total_fail + 1))
+        return
+    fi
+    local p f
+    p=$(echo "$line" | sed -E 's/.*([0-9]+) passed.*/\1/;s/^[^0-9]*//')
+    p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+    f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "   $name: exited $rc with no failed checks -> counted as 1 failure"
+        f=1
+    fi
+    total_pass=$((total_pass + p))
+    total_fail=$((total_fail + f))
+}
+
+for t in "$@"; do
+    case "$t" in
+        */test_roundtrip|*/test_mutants) continue ;;   # corpus suites below
+    esac
+    run_suite "$(basename "$t")" "$t"
+done
+
+# Corpus of nvcc-generated PTX (sm_75/80/90/90a x -O3/-lineinfo/-G/-rdc) + hand-written PTX.
+CORPUS=$BUILD/testcorpus
+if command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
+    if [ ! -f "$CORPUS/.complete" ] || [ tests/cuda -nt "$CORPUS/.complete" ]; then
+        rm -rf "$CORPUS"
+        bash tests/cuda/build_corpus.sh "$CORPUS" >"$log" 2>&1 && touch "$CORPUS/.complete"
+        tail -n 3 "$log"
+    fi
+else
+    echo "== corpus: SKIPPED (nvcc not found; the nvcc-generated corpus cannot be built here)"
+fi
+files=$(ls "$CORPUS"/*.ptx tests/ptx/valid/*.ptx examples/*.ptx 2>/dev/null)
+if [ -x "$BUILD/san/tests/ptx/test_roundtrip" ]; then
+    # shellcheck disable=SC2086
+    run_suite "roundtrip+no-false-positives" "$BUILD/san/tests/ptx/test_roundtrip" --ptxas $files
+fi
+if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
+    run_suite "mutants (validator detection vs ptxas)" bash tests/mutants.sh "$CORPUS" "$BUILD/san/tests/ptx/test_mutants"
+fi
+run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
+if [ -f tests/fuzz.sh ]; then
+    run_suite "fuzz smoke" bash tests/fuzz.sh "${FUZZ_SMOKE_SECONDS:-60}"
+fi
+
+echo
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
