@@ -81,6 +81,7 @@ typedef struct {
     int arity_var;          /* -1, or variable holding .v2/.v4/.v8 */
     ptx_type type;          /* concrete type, or PTX_T_NONE */
     int type_var;           /* -1, or variable holding the type (e.g. T) */
+    bool type_wide;         /* T2: twice the width of the bound type (mul.wide) */
     bool relaxed;           /* ld/st/cvt rule: register may be wider than the type */
     bool any_type;          /* no type check at all */
 } isa_opslot;

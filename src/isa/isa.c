@@ -201,8 +201,11 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
         if (*p == ':') {
             p++;
             if (*p == '*') { o->any_type = true; p++; }
-            else if (*p >= 'A' && *p <= 'Z') { o->type_var = *p - 'A'; p++; }
-            else {
+            else if (*p >= 'A' && *p <= 'Z') {
+                o->type_var = *p - 'A';
+                p++;
+                if (*p == '2') { o->type_wide = true; p++; }
+            } else {
                 const char *q = p;
                 while (*q && *q != ',' && *q != '~' && *q != ' ') q++;
                 o->type = ptx_type_lookup(p, (size_t)(q - p));
@@ -281,20 +284,21 @@ static bool slot_has(const isa_modslot *s, const char *mod) {
     return false;
 }
 
-/* Ordered match with backtracking: modifier k goes into slot si or a later one;
- * skipped slots must be optional. */
-static bool match_rec(const isa_form *f, const char *const *mods, int nmods, int k, int si, isa_match *m) {
+/* Match with backtracking.  ptxas accepts modifiers in orders other than the
+ * manual's (nvcc itself writes atom.add.release.gpu.u32), so a modifier may
+ * fill any unused slot that lists it; trying slots in table order keeps
+ * repeated groups (cvt.f32.f16: destination type first) in their order.
+ * Required slots must all be filled. */
+static bool match_rec(const isa_form *f, const char *const *mods, int nmods, int k, uint32_t used, isa_match *m) {
     if (k == nmods) {
-        for (int s = si; s < f->nmods; s++)
-            if (!f->mods[s].optional) return false;
+        for (int s = 0; s < f->nmods; s++)
+            if (!f->mods[s].optional && !(used & (1u << s))) return false;
         return true;
     }
-    for (int s = si; s < f->nmods; s++) {
-        if (slot_has(&f->mods[s], mods[k])) {
-            m->slot_of[k] = s;
-            if (match_rec(f, mods, nmods, k + 1, s + 1, m)) return true;
-        }
-        if (!f->mods[s].optional) return false;
+    for (int s = 0; s < f->nmods; s++) {
+        if ((used & (1u << s)) || !slot_has(&f->mods[s], mods[k])) continue;
+        m->slot_of[k] = s;
+        if (match_rec(f, mods, nmods, k + 1, used | (1u << s), m)) return true;
     }
     return false;
 }
@@ -302,7 +306,7 @@ static bool match_rec(const isa_form *f, const char *const *mods, int nmods, int
 bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m) {
     memset(m, 0, sizeof *m);
     if (nmods > ISA_MAX_MODSLOTS) return false;
-    if (!match_rec(f, mods, nmods, 0, 0, m)) return false;
+    if (!match_rec(f, mods, nmods, 0, 0u, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind[v] = mods[k];

@@ -264,6 +264,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         ok = parse_op_list(P, ')', op, depth);
     } else if (tok_punct(&t, '!')) {
         ok = parse_operand(P, op, depth + 1);
+        if (ok && op->kind == PTX_OP_SYM && !op->ival) op->kind = PTX_OP_REG;   /* `.reg .pred p;` ... !p */
         if (ok && op->kind != PTX_OP_REG) { ERR(P, t, "'!' applies only to a predicate register"); ok = false; }
         op->neg = true;
         op->loc.line = t.line;

@@ -65,7 +65,7 @@ static void parse_pairs(ptxas_func_report *f, const char *s) {
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *part = strtok_r(buf, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
         while (*part == ' ') part++;
-        if (!strncmp(part, "Used ", 5)) part += 5;
+        if (!strncmp(part, "Used ", 5) || !strncmp(part, "used ", 5)) part += 5;
         char *end;
         double v = strtod(part, &end);
         if (end == part) continue;
@@ -123,7 +123,7 @@ void ptxas_parse_report(const char *log, ptxas_report *r) {
             cur_func(r, fname);
             continue;
         }
-        if (fname[0] && ((q = strstr(line, "Used ")) || strstr(line, "bytes stack frame") || strstr(line, "bytes spill"))) {
+        if (fname[0] && ((q = strstr(line, "Used ")) || strstr(line, "used ") || strstr(line, "bytes stack frame") || strstr(line, "bytes spill"))) {
             const char *start = strstr(line, "info    :");
             start = start ? start + 9 : line;
             while (*start == ' ') start++;

@@ -178,11 +178,19 @@ typedef struct {
     const isa_match *mt;
     bool report;          /* emit diagnostics (false while probing forms) */
     ptx_space space;      /* state space from the modifiers, for addresses */
+    bool space_unknown;   /* ... or no single space applies (see space_of) */
 } opctx;
 
 static ptx_type slot_type(const opctx *c, const isa_opslot *s) {
     if (s->type_var >= 0) {
         ptx_type t = isa_bound_type(c->mt, s->type_var);
+        if (s->type_wide && t != PTX_T_NONE) {   /* .u32 -> .u64, .s16 -> .s32 */
+            const ptx_type_info *ti = ptx_type_get(t);
+            for (int k = 1; k < PTX_T__COUNT; k++)
+                if (ptx_type_get((ptx_type)k)->cls == ti->cls && ptx_type_get((ptx_type)k)->bits == 2 * ti->bits &&
+                    ptx_type_get((ptx_type)k)->reg_ok)
+                    return (ptx_type)k;
+        }
         return t;
     }
     return s->type;
@@ -298,7 +306,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
             return false;
         }
         if (c->report && ti->bits == 32 && c->V->m->address_size == 64 &&
-            (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL))
+            !c->space_unknown && (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL))
             VERR(c->V, PG_W_ADDR32, op->loc, "32-bit register %s used as a %s address under .address_size 64",
                  op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
         return true;
@@ -340,7 +348,8 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     switch (op->kind) {
     case PTX_OP_VEC: {
         if (!(s->kinds & ISA_OK_REG)) break;
-        if (arity == 1) {
+        /* ptxas takes {x} for a scalar in vector-capable slots (ld/st/suld/sust without .vN) */
+        if (arity == 1 && !(s->arity_var >= 0 && op->nelems == 1)) {
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' is a scalar, not a %d-element vector",
                  opi + 1, c->in->opcode, op->nelems);
             return false;
@@ -350,7 +359,37 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                  opi + 1, c->in->opcode, arity, op->nelems);
             return false;
         }
+        if (arity < 0 && op->nelems < 2) {
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' packs %d element; a vector needs at least 2",
+                 opi + 1, c->in->opcode, op->nelems);
+            return false;
+        }
         bool ok = true;
+        /* ptxas: "Incompatible elements of vector expression" — all register
+         * elements have one size; for mov pack/unpack they fill the scalar exactly */
+        int elem_bits = 0, sum_bits = 0;
+        bool sizes_known = true;
+        for (int i = 0; i < op->nelems; i++) {
+            const ptx_operand *e = &op->elems[i];
+            const ptx_decl *d = e->kind == PTX_OP_REG && !e->sreg ? find_reg(c->V, e->name, e->loc, false) : NULL;
+            if (!d) { sizes_known = false; continue; }
+            int b = ptx_type_get(d->type)->bits;
+            if (elem_bits && b != elem_bits && d->type != PTX_T_PRED) {
+                OERR(c, PG_E_OPERAND_TYPE, e->loc, "vector element %s of operand %d of '%s' is %d-bit but the others are %d-bit",
+                     e->name, opi + 1, c->in->opcode, b, elem_bits);
+                return false;
+            }
+            elem_bits = b;
+            sum_bits += b;
+        }
+        if (arity < 0 && sizes_known && c->mt) {
+            ptx_type t = isa_bound_type(c->mt, 'T' - 'A');
+            if (t != PTX_T_NONE && ptx_type_get(t)->bits != sum_bits) {
+                OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s': %d elements of %d bits do not make a %s value",
+                     opi + 1, c->in->opcode, op->nelems, elem_bits, ptx_type_get(t)->name);
+                return false;
+            }
+        }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
             if (e->kind == PTX_OP_SINK) continue;
@@ -400,6 +439,13 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         }
         return true;
     case PTX_OP_SYM:
+        /* WARP_SZ is PTX's predefined constant (32), usable as an immediate */
+        if (!strcmp(op->name, "WARP_SZ") && !st_find(&c->V->tab, op->name) && (s->kinds & ISA_OK_IMM) && arity <= 1) {
+            ptx_operand k = *op;
+            k.kind = PTX_OP_IMM_INT;
+            k.ival = 32;
+            return check_imm(c, &k, want, opi);
+        }
         if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, opi);
         break;
     case PTX_OP_LIST:
@@ -411,15 +457,35 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     return false;
 }
 
-static ptx_space space_of(const ptx_insn *in) {
-    for (int i = 0; i < in->nmods; i++) {
-        const char *m = in->mods[i];
-        if (!strncmp(m, ".global", 7)) return PTX_SS_GLOBAL;
-        if (!strncmp(m, ".shared", 7)) return PTX_SS_SHARED;
-        if (!strncmp(m, ".local", 6)) return PTX_SS_LOCAL;
-        if (!strncmp(m, ".param", 6)) return PTX_SS_PARAM;
-        if (!strcmp(m, ".const")) return PTX_SS_CONST;
+static bool is_space_mod(const char *m, const char *sp) {
+    size_t n = strlen(sp);
+    return !strncmp(m, sp, n) && (m[n] == 0 || (m[n] == ':' && m[n + 1] == ':'));
+}
+
+static ptx_space space_of_mod(const char *m) {
+    if (is_space_mod(m, ".global")) return PTX_SS_GLOBAL;   /* not .global_dim (tensormap) */
+    if (is_space_mod(m, ".shared")) return PTX_SS_SHARED;
+    if (is_space_mod(m, ".local")) return PTX_SS_LOCAL;
+    if (is_space_mod(m, ".param")) return PTX_SS_PARAM;
+    if (!strcmp(m, ".const")) return PTX_SS_CONST;
+    return PTX_SS_NONE;
+}
+
+/* The state space an address operand refers to.  Copies name two spaces
+ * (cp.async.bulk.global.shared::cta [dst], [src]): the n-th space modifier
+ * goes with the n-th operand; later operands (an mbarrier) are unknown. */
+static ptx_space space_of(const ptx_insn *in, int opi, bool *unknown) {
+    ptx_space sp[4];
+    int n = 0;
+    *unknown = false;
+    for (int i = 0; i < in->nmods && n < 4; i++) {
+        ptx_space x = space_of_mod(in->mods[i]);
+        if (x != PTX_SS_NONE) sp[n++] = x;
     }
+    if (n == 0) return PTX_SS_NONE;
+    if (n == 1) return sp[0];
+    if (opi < n) return sp[opi];
+    *unknown = true;
     return PTX_SS_NONE;
 }
 
@@ -498,9 +564,10 @@ static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_m
         }
         return false;
     }
-    opctx c = {V, in, f, mt, report, space_of(in)};
+    opctx c = {V, in, f, mt, report, PTX_SS_NONE, false};
     bool ok = true;
     for (int i = 0; i < in->nops; i++) {
+        c.space = space_of(in, i, &c.space_unknown);
         ok = check_operand(&c, &in->ops[i], &f->ops[i], i) && ok;
         if (!ok && !report) return false;
     }

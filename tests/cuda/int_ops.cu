@@ -68,6 +68,10 @@ __global__ void int_asm(const unsigned* __restrict__ in, unsigned* __restrict__ 
     asm("{ .reg .u16 h; cvt.u16.u32 h, %1; mul.wide.u16 %0, h, h; }" : "=r"(t) : "r"(a)); r += t;
     unsigned long long w;
     asm("mul.wide.u32 %0, %1, %2;" : "=l"(w) : "r"(a), "r"(b));
+    long long sw;
+    asm("mad.wide.s32 %0, %1, %2, %3;" : "=l"(sw) : "r"(a), "r"(b), "l"(w));   // nvcc itself emits mul.wide + add
+    asm("mul24.hi.s32 %0, %1, %2;" : "=r"(t) : "r"(a), "r"(b)); r += t;
+    asm("mad.lo.cc.u64 %0, %0, %1, %0;" : "+l"(w) : "l"(sw));
     asm("bfe.u64 %0, %0, 3, 17;" : "+l"(w));
     asm("brev.b64 %0, %0;" : "+l"(w));
     asm("clz.b64 %0, %1;" : "=r"(t) : "l"(w)); r += t;
