@@ -126,6 +126,10 @@ bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_m
 /* Is `mod` an alternative of any slot of any form of this opcode? */
 bool isa_modifier_known(const char *opcode, const char *mod);
 
+/* A modifier that needs a newer target/PTX version whatever the opcode. */
+typedef struct { const char *mod; int ptx_min, sm_min; } isa_require;
+const isa_require *isa_modifier_requirement(const char *mod);   /* NULL if none */
+
 /* Human words for a modifier: ".global" -> "global"; NULL if none recorded. */
 const char *isa_modifier_words(const char *mod);
 

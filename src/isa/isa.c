@@ -66,29 +66,52 @@ static const raw_group groups[] = {
 #define ISA_GROUP(name, members) {#name, members},
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
+#undef ISA_REQUIRE
 };
 static const raw_form rows[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex) {op, cls, ptx, sm, flags, mods, ops, ex},
 #define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
+#undef ISA_REQUIRE
 };
 static const raw_word words_tab[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words) {mod, words},
+#define ISA_REQUIRE(mod, ptx, sm)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
+#undef ISA_REQUIRE
 };
+static const isa_require requires_tab[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm) {mod, ptx, sm},
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+#undef ISA_REQUIRE
+};
+
+const isa_require *isa_modifier_requirement(const char *mod) {
+    for (size_t i = 0; i < sizeof requires_tab / sizeof requires_tab[0]; i++)
+        if (!strcmp(requires_tab[i].mod, mod)) return &requires_tab[i];
+    return NULL;
+}
 
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 #define NGROUPS ((int)(sizeof groups / sizeof groups[0]))

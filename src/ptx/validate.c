@@ -652,6 +652,19 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     if (m->ptx_version && f->ptx_min > m->ptx_version)
         VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' as written needs PTX ISA %d.%d but the module declares .version %s",
              in->opcode, f->ptx_min / 10, f->ptx_min % 10, m->version_text);
+    for (int k = 0; k < in->nmods; k++) {
+        const isa_require *rq = isa_modifier_requirement(in->mods[k]);
+        if (!rq) continue;
+        if (m->sm && rq->sm_min > m->sm) {
+            VERR(V, PG_E_NEEDS_SM, st->loc, "modifier '%s' needs sm_%d or newer but the target is sm_%d", in->mods[k], rq->sm_min, m->sm);
+            return;
+        }
+        if (m->ptx_version && rq->ptx_min > m->ptx_version) {
+            VERR(V, PG_E_NEEDS_PTX, st->loc, "modifier '%s' needs PTX ISA %d.%d but the module declares .version %s",
+                 in->mods[k], rq->ptx_min / 10, rq->ptx_min % 10, m->version_text);
+            return;
+        }
+    }
     if (m->sm && f->sm_min > m->sm)
         VERR(V, PG_E_NEEDS_SM, st->loc, "'%s' as written needs sm_%d or newer but the target is sm_%d", in->opcode, f->sm_min, m->sm);
     else if (m->sm && f->arch_specific && !m->arch_specific)
