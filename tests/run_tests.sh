@@ -60,13 +60,21 @@ else
 fi
 files=$(ls "$CORPUS"/*.ptx tests/ptx/valid/*.ptx examples/*.ptx 2>/dev/null)
 if [ -x "$BUILD/san/tests/ptx/test_roundtrip" ]; then
+    # every file: no false positives + structural round trip
     # shellcheck disable=SC2086
-    run_suite "roundtrip+no-false-positives" "$BUILD/san/tests/ptx/test_roundtrip" --ptxas $files
+    run_suite "roundtrip+no-false-positives" "$BUILD/san/tests/ptx/test_roundtrip" $files
+    # ptxas on the printed files (same registers and shared memory): the -O3 and hand-written ones,
+    # which cover every construct; running ptxas twice on all ~600 files would take most of CI's time
+    ptxfiles=$(ls "$CORPUS"/*.O3.ptx "$CORPUS"/*.O3-rdc.ptx tests/ptx/valid/*.ptx examples/*.ptx 2>/dev/null)
+    # shellcheck disable=SC2086
+    run_suite "roundtrip under ptxas (registers, smem)" "$BUILD/san/tests/ptx/test_roundtrip" --ptxas $ptxfiles
 fi
 if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
     run_suite "mutants (validator detection vs ptxas)" bash tests/mutants.sh "$CORPUS" "$BUILD/san/tests/ptx/test_mutants"
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
+run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
+run_suite "gpu harness (adversarial kernels)" env PTXGEN="$PTXGEN" bash tests/gpu_tests.sh
 if [ -f tests/fuzz.sh ]; then
     run_suite "fuzz smoke" bash tests/fuzz.sh "${FUZZ_SMOKE_SECONDS:-60}"
 fi

@@ -55,6 +55,7 @@ enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS
  * binding the matched modifier to a variable (A..Z). */
 typedef struct {
     const char *alts[ISA_MAX_ALTS];   /* ".global", ".shared::cta", ... */
+    uint16_t ids[ISA_MAX_ALTS];       /* the same, as interned modifier ids */
     int nalts;
     bool optional;
     int var;                          /* -1 or 0..25 */
@@ -114,14 +115,23 @@ const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n);
 int isa_opcode_count(void);
 const char *isa_opcode_get(int i);
 
+/* Every modifier the table mentions has a small integer id (1..n); 0 means
+ * "not a modifier of anything".  Matching works on ids, which is what makes
+ * validation fast. */
+uint16_t isa_modifier_id(const char *mod, size_t len);
+const char *isa_modifier_text(uint16_t id);
+
 /* Result of matching the modifiers of one instruction against a form. */
 typedef struct {
     const char *bind[ISA_NVARS];  /* matched modifier per variable, or NULL */
-    int slot_of[ISA_MAX_MODSLOTS];/* for each given modifier, the slot it filled */
+    uint16_t bind_id[ISA_NVARS];  /* the same as ids (0 = unbound) */
+    uint8_t slot_of[ISA_MAX_MODSLOTS]; /* for each given modifier, the slot it filled */
 } isa_match;
 
 /* Try to match `mods` (each starting with '.') against form f. */
 bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m);
+/* The same with interned ids (isa_modifier_id); an id of 0 never matches. */
+bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m);
 
 /* Is `mod` an alternative of any slot of any form of this opcode? */
 bool isa_modifier_known(const char *opcode, const char *mod);

@@ -86,7 +86,8 @@ typedef struct {
 
 typedef struct {
     const char *opcode;          /* "ld" */
-    const char *mods[PTX_MAX_MODS]; /* ".global", ".v4", ".f32" */
+    const char **mods;           /* ".global", ".v4", ".f32" (nmods entries, in the arena) */
+    uint16_t *mod_ids;           /* the same as isa_modifier_id()s; 0 = not in the ISA table */
     int nmods;
     const char *guard;           /* predicate register or NULL */
     bool guard_neg;

@@ -10,6 +10,8 @@ static const struct { const char *name; int (*fn)(int, char **); const char *hel
     {"stats", cmd_stats, "JSON statistics per function (--ptxas)"},
     {"explain", cmd_explain, "each instruction with a plain-English sentence, plus function summaries"},
     {"isa", cmd_isa, "dump the instruction table as JSON"},
+    {"run", cmd_run, "check and time PTX for a task on the GPU against its reference and nvcc (--suite DIR)"},
+    {"devinfo", cmd_devinfo, "GPU name, sm, measured copy bandwidth and FP32/FP16 peak"},
 };
 
 static void usage(FILE *f) {

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { MOD_HASH = 4096, MAX_MODS = 4000 };
+static const isa_require *mod_req[MAX_MODS]; /* modifier id -> target requirement, or NULL */
+
 /* ---- types ---- */
 static const ptx_type_info type_tab[] = {
 #define ISA_TYPE(id, name, cls, bits, isreg) {name, cls, bits, isreg},
@@ -108,6 +111,8 @@ static const isa_require requires_tab[] = {
 };
 
 const isa_require *isa_modifier_requirement(const char *mod) {
+    uint16_t id = isa_modifier_id(mod, strlen(mod));
+    if (id) return mod_req[id];
     for (size_t i = 0; i < sizeof requires_tab / sizeof requires_tab[0]; i++)
         if (!strcmp(requires_tab[i].mod, mod)) return &requires_tab[i];
     return NULL;
@@ -124,6 +129,41 @@ static int opcode_first[NROWS], opcode_n[NROWS];
 static int nopcodes;
 static bool inited;
 static pg_arena isa_arena;   /* strings of the compiled table; lives for the process */
+
+/* ---- modifier interning ---- */
+static const char *mod_text[MAX_MODS];       /* id -> text */
+static ptx_type mod_type[MAX_MODS];          /* id -> type, when the modifier is one */
+static uint16_t mod_hash[MOD_HASH];
+static int nmod_ids;
+static uint32_t mhash(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+static uint16_t intern_mod(const char *s, size_t n) {
+    uint32_t h = mhash(s, n) & (MOD_HASH - 1);
+    while (mod_hash[h]) {
+        const char *t = mod_text[mod_hash[h]];
+        if (strlen(t) == n && !memcmp(t, s, n)) return mod_hash[h];
+        h = (h + 1) & (MOD_HASH - 1);
+    }
+    if (nmod_ids + 1 >= MAX_MODS) return 0;
+    uint16_t id = (uint16_t)++nmod_ids;
+    mod_text[id] = pg_arena_strndup(&isa_arena, s, n);
+    mod_type[id] = ptx_type_lookup(s, n);
+    mod_hash[h] = id;
+    return id;
+}
+uint16_t isa_modifier_id(const char *s, size_t n) {
+    uint32_t h = mhash(s, n) & (MOD_HASH - 1);
+    while (mod_hash[h]) {
+        const char *t = mod_text[mod_hash[h]];
+        if (!strncmp(t, s, n) && t[n] == 0) return mod_hash[h];
+        h = (h + 1) & (MOD_HASH - 1);
+    }
+    return 0;
+}
+const char *isa_modifier_text(uint16_t id) { return id && id <= nmod_ids ? mod_text[id] : NULL; }
 
 static const raw_group *find_group(const char *name, size_t n) {
     for (int i = 0; i < NGROUPS; i++)
@@ -148,7 +188,10 @@ static bool add_alts(isa_modslot *s, const char *text, size_t n, char *err, size
     }
     if (n < 2 || text[0] != '.' || memchr(text, ' ', n)) { snprintf(err, errn, "bad modifier '%.*s'", (int)n, text); return false; }
     if (s->nalts >= ISA_MAX_ALTS) { snprintf(err, errn, "too many alternatives"); return false; }
-    s->alts[s->nalts++] = pg_arena_strndup(&isa_arena, text, n);
+    uint16_t id = intern_mod(text, n);
+    if (!id) { snprintf(err, errn, "too many distinct modifiers"); return false; }
+    s->ids[s->nalts] = id;
+    s->alts[s->nalts++] = mod_text[id];
     return true;
 }
 
@@ -281,6 +324,10 @@ pg_status isa_init(pg_diag_sink *diag) {
         opcode_n[nopcodes] = 1;
         nopcodes++;
     }
+    for (size_t i = 0; i < sizeof requires_tab / sizeof requires_tab[0]; i++) {
+        uint16_t id = isa_modifier_id(requires_tab[i].mod, strlen(requires_tab[i].mod));
+        if (id) mod_req[id] = &requires_tab[i];
+    }
     if (!ok) return PG_ERR_INVALID;
     inited = true;
     return PG_OK;
@@ -291,19 +338,43 @@ const isa_form *isa_form_get(int i) { return (i >= 0 && i < NROWS) ? &forms[i] :
 int isa_opcode_count(void) { return nopcodes; }
 const char *isa_opcode_get(int i) { return (i >= 0 && i < nopcodes) ? opcodes[i] : NULL; }
 
+/* opcode -> index into opcodes[]; built on first lookup (every instruction
+ * the validator sees does one). */
+enum { OPC_HASH = 1024 };
+static short opc_hash[OPC_HASH];
+static bool opc_hash_ready;
+static uint32_t str_hash(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+static void opc_hash_init(void) {
+    for (int i = 0; i < OPC_HASH; i++) opc_hash[i] = -1;
+    for (int i = 0; i < nopcodes; i++) {
+        uint32_t h = str_hash(opcodes[i], strlen(opcodes[i])) & (OPC_HASH - 1);
+        while (opc_hash[h] >= 0) h = (h + 1) & (OPC_HASH - 1);
+        opc_hash[h] = (short)i;
+    }
+    opc_hash_ready = true;
+}
+
 const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n) {
-    for (int i = 0; i < nopcodes; i++)
-        if (strlen(opcodes[i]) == len && memcmp(opcodes[i], opcode, len) == 0) {
+    *n = 0;
+    if (!inited) return NULL;
+    if (!opc_hash_ready) opc_hash_init();
+    for (uint32_t h = str_hash(opcode, len) & (OPC_HASH - 1); opc_hash[h] >= 0; h = (h + 1) & (OPC_HASH - 1)) {
+        int i = opc_hash[h];
+        if (strncmp(opcodes[i], opcode, len) == 0 && opcodes[i][len] == 0) {
             *n = opcode_n[i];
             return &form_ptrs[opcode_first[i]];
         }
-    *n = 0;
+    }
     return NULL;
 }
 
-static bool slot_has(const isa_modslot *s, const char *mod) {
+static bool slot_has(const isa_modslot *s, uint16_t id) {
     for (int i = 0; i < s->nalts; i++)
-        if (strcmp(s->alts[i], mod) == 0) return true;
+        if (s->ids[i] == id) return true;
     return false;
 }
 
@@ -312,7 +383,7 @@ static bool slot_has(const isa_modslot *s, const char *mod) {
  * fill any unused slot that lists it; trying slots in table order keeps
  * repeated groups (cvt.f32.f16: destination type first) in their order.
  * Required slots must all be filled. */
-static bool match_rec(const isa_form *f, const char *const *mods, int nmods, int k, uint32_t used, isa_match *m) {
+static bool match_rec(const isa_form *f, const uint16_t *mods, int nmods, int k, uint32_t used, isa_match *m) {
     if (k == nmods) {
         for (int s = 0; s < f->nmods; s++)
             if (!f->mods[s].optional && !(used & (1u << s))) return false;
@@ -320,29 +391,41 @@ static bool match_rec(const isa_form *f, const char *const *mods, int nmods, int
     }
     for (int s = 0; s < f->nmods; s++) {
         if ((used & (1u << s)) || !slot_has(&f->mods[s], mods[k])) continue;
-        m->slot_of[k] = s;
+        m->slot_of[k] = (uint8_t)s;
         if (match_rec(f, mods, nmods, k + 1, used | (1u << s), m)) return true;
     }
     return false;
 }
 
-bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m) {
+bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
     memset(m, 0, sizeof *m);
-    if (nmods > ISA_MAX_MODSLOTS) return false;
-    if (!match_rec(f, mods, nmods, 0, 0u, m)) return false;
+    if (nmods > ISA_MAX_MODSLOTS || nmods > f->nmods) return false;
+    if (!match_rec(f, ids, nmods, 0, 0u, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
-        if (v >= 0) m->bind[v] = mods[k];
+        if (v >= 0) { m->bind[v] = mod_text[ids[k]]; m->bind_id[v] = ids[k]; }
     }
     return true;
 }
 
+bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m) {
+    uint16_t ids[ISA_MAX_MODSLOTS];
+    if (nmods > ISA_MAX_MODSLOTS) return false;
+    for (int k = 0; k < nmods; k++) {
+        ids[k] = isa_modifier_id(mods[k], strlen(mods[k]));
+        if (!ids[k]) { memset(m, 0, sizeof *m); return false; }
+    }
+    return isa_match_form_ids(f, ids, nmods, m);
+}
+
 bool isa_modifier_known(const char *opcode, const char *mod) {
     int n;
+    uint16_t id = isa_modifier_id(mod, strlen(mod));
+    if (!id) return false;
     const isa_form *const *fs = isa_forms_for(opcode, strlen(opcode), &n);
     for (int i = 0; i < n; i++)
         for (int s = 0; s < fs[i]->nmods; s++)
-            if (slot_has(&fs[i]->mods[s], mod)) return true;
+            if (slot_has(&fs[i]->mods[s], id)) return true;
     return false;
 }
 
@@ -354,6 +437,7 @@ const char *isa_modifier_words(const char *mod) {
 
 ptx_type isa_bound_type(const isa_match *m, int var) {
     if (var < 0 || var >= ISA_NVARS || !m->bind[var]) return PTX_T_NONE;
+    if (m->bind_id[var]) return mod_type[m->bind_id[var]];
     return ptx_type_lookup(m->bind[var], strlen(m->bind[var]));
 }
 

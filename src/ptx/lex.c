@@ -16,8 +16,17 @@ void lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_s
     L->diag = diag;
 }
 
-static int isid0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%'; }
-static int isid(int c) { return isid0(c) || (c >= '0' && c <= '9'); }
+/* character classes: 1 = identifier start, 2 = identifier continuation */
+static const unsigned char cclass[256] = {
+    ['$'] = 3, ['%'] = 3, ['_'] = 3,
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2,
+#define L2(c) [c] = 3, [c - 32] = 3
+    L2('a'), L2('b'), L2('c'), L2('d'), L2('e'), L2('f'), L2('g'), L2('h'), L2('i'), L2('j'), L2('k'), L2('l'), L2('m'),
+    L2('n'), L2('o'), L2('p'), L2('q'), L2('r'), L2('s'), L2('t'), L2('u'), L2('v'), L2('w'), L2('x'), L2('y'), L2('z'),
+#undef L2
+};
+static inline int isid0(int c) { return cclass[(unsigned char)c] & 1; }
+static inline int isid(int c) { return cclass[(unsigned char)c] & 2; }
 static int isdig(int c) { return c >= '0' && c <= '9'; }
 static int ishex(int c) { return isdig(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -32,9 +41,14 @@ static bool skip_space(lexer *L) {
     bool any = false;
     while (L->p < L->end) {
         char c = *L->p;
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') { adv(L); any = true; continue; }
+        if (c == ' ' || c == '\t') { L->p++; L->col++; any = true; continue; }
+        if (c == '\n') { L->p++; L->line++; L->col = 1; any = true; continue; }
+        if (c == '\r' || c == '\f' || c == '\v') { adv(L); any = true; continue; }
         if (c == '/' && L->p + 1 < L->end && L->p[1] == '/') {
-            while (L->p < L->end && *L->p != '\n') adv(L);
+            const char *q = memchr(L->p, '\n', (size_t)(L->end - L->p));
+            if (!q) q = L->end;
+            L->col += (int)(q - L->p);
+            L->p = q;
             any = true;
             continue;
         }
@@ -67,7 +81,10 @@ static token lex_raw(lexer *L) {
     char c = *L->p;
     const char *start = L->p;
     if (isid0(c)) {
-        while (L->p < L->end && isid(*L->p)) adv(L);
+        const char *q = L->p;
+        while (q < L->end && isid(*q)) q++;
+        L->col += (int)(q - L->p);
+        L->p = q;
         /* special register components: %tid.x, %ctaid.y ... */
         if (c == '%' && L->p + 1 < L->end && L->p[0] == '.' && strchr("xyzw", L->p[1]) &&
             (L->p + 2 >= L->end || !isid(L->p[2]))) {

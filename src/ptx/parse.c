@@ -19,6 +19,7 @@ typedef struct {
     int nerrors;
     PG_VEC(ptx_top) tops;
     PG_VEC(ptx_func) funcs;
+    pg_buf textbuf;   /* scratch for operand text */
 } parser;
 
 #define ERR(P, tk, ...) do { pg_diag_emit((P)->diag, PG_E_SYNTAX, (P)->m->filename, (tk).line, (tk).col, __VA_ARGS__); (P)->nerrors++; } while (0)
@@ -115,10 +116,9 @@ static bool parse_float_text(const char *s, int n, double *out, int *bits) {
 
 /* ---------------------------------------------------------------- operands */
 static void operand_text(parser *P, ptx_operand *op) {
-    pg_buf b = {0};
-    ptx_print_operand(op, &b);
-    op->text = pg_arena_strndup(&P->m->arena, b.data ? b.data : "", b.len);
-    pg_buf_free(&b);
+    P->textbuf.len = 0;
+    ptx_print_operand(op, &P->textbuf);
+    op->text = pg_arena_strndup(&P->m->arena, P->textbuf.data ? P->textbuf.data : "", P->textbuf.len);
 }
 
 static bool parse_operand(parser *P, ptx_operand *op, int depth);
@@ -562,6 +562,7 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     in->opcode = tokdup(P, &t);
     st->loc.line = t.line;
     st->loc.col = t.col;
+    const char *mods[PTX_MAX_MODS];
     for (;;) {
         token *n = lex_peek(&P->L);
         if (n->kind != TK_DIR || n->space_before) break;
@@ -571,8 +572,12 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
             P->nerrors++;
             return false;
         }
-        in->mods[in->nmods++] = tokdup(P, &x);
+        mods[in->nmods++] = tokdup(P, &x);
     }
+    in->mods = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)(in->nmods ? in->nmods : 1));
+    memcpy(in->mods, mods, sizeof(char *) * (size_t)in->nmods);
+    in->mod_ids = pg_arena_alloc(&P->m->arena, sizeof(uint16_t) * (size_t)(in->nmods ? in->nmods : 1));
+    for (int k = 0; k < in->nmods; k++) in->mod_ids[k] = isa_modifier_id(mods[k], strlen(mods[k]));
     PG_VEC(ptx_operand) ops = {0};
     token *n = lex_peek(&P->L);
     if (!tok_punct(n, ';')) {
@@ -1047,6 +1052,7 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
         P.L.end = nul;
     }
     parse_top(&P);
+    pg_buf_free(&P.textbuf);
     m->ntops = P.tops.n;
     m->tops = P.tops.v;   /* malloc'd; freed in ptx_module_free */
     m->nfuncs = P.funcs.n;

@@ -104,6 +104,15 @@ static void print_decl(const ptx_decl *d, pg_buf *b, bool semi) {
         const char *e = strchr(attrs, ' ');
         attrs = e ? e + 1 : NULL;
     }
+    /* .attribute(...) goes before .align and the type; .ptr... goes after the type */
+    if (attrs && !strncmp(attrs, ".attribute(", 11)) {
+        const char *close = strchr(attrs, ')');
+        size_t n = close ? (size_t)(close - attrs + 1) : strlen(attrs);
+        pg_buf_putn(b, attrs, n);
+        pg_buf_putc(b, ' ');
+        attrs += n;
+        while (*attrs == ' ') attrs++;
+    }
     if (d->align) pg_buf_printf(b, ".align %d ", d->align);
     if (d->vec) pg_buf_printf(b, ".v%d ", d->vec);
     pg_buf_puts(b, ptx_type_get(d->type)->name);

@@ -24,7 +24,7 @@ typedef struct {
 
 /* Open-addressing hash map name -> latest sym index.  Each sym remembers the
  * index it shadowed, so popping a scope restores outer names in O(popped). */
-typedef struct { const char *name; int idx; } slot;
+typedef struct { const char *name; int idx; uint32_t hash; } slot;
 typedef struct {
     PG_VEC(sym) syms;
     PG_VEC(int) shadowed;     /* per sym: the index it hid, or -1 */
@@ -38,8 +38,10 @@ static uint32_t hash_str(const char *s) {
 }
 
 static slot *st_slot(const symtab *t, const char *name) {
-    uint32_t h = hash_str(name) & (uint32_t)(t->cap - 1);
-    while (t->slots[h].name && strcmp(t->slots[h].name, name) != 0) h = (h + 1) & (uint32_t)(t->cap - 1);
+    uint32_t full = hash_str(name), h = full & (uint32_t)(t->cap - 1);
+    while (t->slots[h].name && (t->slots[h].hash != full || strcmp(t->slots[h].name, name) != 0))
+        h = (h + 1) & (uint32_t)(t->cap - 1);
+    t->slots[h].hash = full;   /* harmless on a hit; sets the hash of a fresh slot */
     return &t->slots[h];
 }
 
@@ -115,6 +117,16 @@ static bool split_reg(const char *name, size_t *baselen, long *idx) {
 
 /* Look a register up: exact name, or a parameterized %r<N> declaration. */
 static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
+    /* most names are %r12-style members of a %r<N> declaration: try that first */
+    size_t bl0;
+    long idx0;
+    if (split_reg(name, &bl0, &idx0) && bl0 < 64) {
+        char base[64];
+        memcpy(base, name, bl0);
+        base[bl0] = 0;
+        const sym *b = st_find(&V->tab, base);
+        if (b && b->kind == SYM_REG && b->decl->count > idx0) return b->decl;
+    }
     const sym *s = st_find(&V->tab, name);
     if (s && s->kind == SYM_REG) return s->decl;
     size_t bl;
@@ -463,6 +475,7 @@ static bool is_space_mod(const char *m, const char *sp) {
 }
 
 static ptx_space space_of_mod(const char *m) {
+    if (m[1] != 'g' && m[1] != 's' && m[1] != 'l' && m[1] != 'p' && m[1] != 'c') return PTX_SS_NONE;
     if (is_space_mod(m, ".global")) return PTX_SS_GLOBAL;   /* not .global_dim (tensormap) */
     if (is_space_mod(m, ".shared")) return PTX_SS_SHARED;
     if (is_space_mod(m, ".local")) return PTX_SS_LOCAL;
@@ -611,7 +624,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     isa_match first_mt;
     for (int i = 0; i < nf; i++) {
         isa_match mt;
-        if (!isa_match_form(forms[i], in->mods, in->nmods, &mt)) continue;
+        if (!isa_match_form_ids(forms[i], in->mod_ids, in->nmods, &mt)) continue;
         if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
         if (operands_match(V, in, forms[i], &mt, st->loc, false)) {
             in->form = forms[i];

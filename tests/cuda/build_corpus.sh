@@ -38,7 +38,7 @@ fi
 
 mkdir -p "$OUTDIR"
 OUTDIR="$(cd "$OUTDIR" && pwd)"
-LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/ptxcorpus.XXXXXX")"
+LOGDIR="$(mktemp -d "$OUTDIR/.build_logs.XXXXXX")"
 trap 'rm -rf "$LOGDIR"' EXIT
 
 ARCHS="${ARCHS:-sm_75 sm_80 sm_90 sm_90a}"

@@ -1,0 +1,41 @@
+// lj_force: Lennard-Jones forces with a cutoff, positions as SoA arrays;
+// r^2 is clamped to (sigma/2)^2 in the force coefficient.
+// Launch: 256 threads, grid cdiv(N,256); positions cached in shared tiles.
+#define NT 256
+extern "C" __global__ void lj_force(const float* __restrict__ x, const float* __restrict__ y,
+                                    const float* __restrict__ z, float* __restrict__ fx,
+                                    float* __restrict__ fy, float* __restrict__ fz,
+                                    float eps, float sigma, float cutoff, unsigned int N)
+{
+    __shared__ float4 tile[NT];
+    unsigned int i = blockIdx.x * NT + threadIdx.x;
+    float s2 = sigma * sigma, rmin2 = 0.25f * s2, rc2 = cutoff * cutoff;
+    float xi = 0.0f, yi = 0.0f, zi = 0.0f;
+    if (i < N) { xi = x[i]; yi = y[i]; zi = z[i]; }
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (unsigned int tb = 0; tb < N; tb += NT) {
+        unsigned int j = tb + threadIdx.x;
+        if (j < N) tile[threadIdx.x] = make_float4(x[j], y[j], z[j], 0.0f);
+        __syncthreads();
+        unsigned int cnt = min(NT, N - tb);
+#pragma unroll 4
+        for (unsigned int k = 0; k < cnt; k++) {
+            float4 p = tile[k];
+            float dx = xi - p.x, dy = yi - p.y, dz = zi - p.z;
+            float r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 < rc2 && tb + k != i) {
+                float r2c = fmaxf(r2, rmin2);
+                float inv = 1.0f / r2c;
+                float sr2 = s2 * inv;
+                float sr6 = sr2 * sr2 * sr2;
+                float c = sr6 * (2.0f * sr6 - 1.0f) * inv;
+                ax += c * dx; ay += c * dy; az += c * dz;
+            }
+        }
+        __syncthreads();
+    }
+    if (i < N) {
+        float s = 24.0f * eps;
+        fx[i] = s * ax; fy[i] = s * ay; fz[i] = s * az;
+    }
+}

@@ -1,0 +1,101 @@
+/* ptxgen/gpu.h — the GPU harness: run PTX on a GPU against a reference and
+ * time it against nvcc's PTX of the task's reference.cu.
+ *
+ * libcuda is loaded with dlopen("libcuda.so.1"), so ptxgen builds and runs
+ * on machines without a GPU; every entry point then reports "no CUDA driver".
+ * Kernels run in a child process with a watchdog: a fault or a hang is a
+ * result ("fault", "timeout"), never a crash of the caller, and the next
+ * kernel gets a fresh context.
+ *
+ * Ownership: results are plain structs owned by the caller; gpu_result_free
+ * releases their heap parts.  Errors go to the diagnostics sink.
+ */
+#ifndef PTXGEN_GPU_H
+#define PTXGEN_GPU_H
+
+#include "ptxgen/common.h"
+#include "ptxgen/task.h"
+
+/* Is a CUDA driver with at least one device usable here?  On false, `why`
+ * says what is missing ("no CUDA driver: libcuda.so.1 not found"). */
+bool gpu_available(char *why, size_t n);
+
+typedef struct {
+    char name[128];
+    int sm;                    /* 90 for sm_90 */
+    int sms;                   /* multiprocessors */
+    size_t mem_bytes, l2_bytes;
+    int clock_khz, mem_clock_khz, bus_width_bits;
+    double copy_gbps;          /* measured device-to-device copy, read+write bytes */
+    double fp32_tflops, fp16_tflops;  /* measured FMA peak */
+    char measured_at[32];      /* date of the measurement */
+} gpu_devinfo;
+/* Query and (unless cached in $XDG_CACHE_HOME/ptxgen or ~/.cache/ptxgen)
+ * measure the device ceilings; runs in a child process. */
+pg_status gpu_devinfo_get(bool remeasure, gpu_devinfo *out, pg_diag_sink *diag);
+
+typedef struct {
+    int seeds;                 /* per size and distribution (>= 5 by default) */
+    double timeout_s;          /* watchdog per kernel process */
+    bool baseline;             /* compile reference.cu with nvcc and time it the same way */
+    bool timing;               /* time the kernels (otherwise correctness only) */
+    int min_trials;            /* >= 100 */
+    double min_ms;             /* >= 50 ms of measured kernel time */
+    bool sanitize;             /* run compute-sanitizer memcheck+racecheck when installed */
+    const char *arch;          /* nvcc -arch for the baseline (default: the device's sm) */
+} gpu_run_opts;
+void gpu_run_opts_default(gpu_run_opts *o);
+
+typedef enum {
+    GPU_OK,            /* correct on every input set */
+    GPU_WRONG,         /* ran, wrong results */
+    GPU_FAULT,         /* the kernel faulted or the process died */
+    GPU_TIMEOUT,       /* the watchdog fired */
+    GPU_LOAD_ERROR,    /* cuModuleLoadDataEx/getFunction failed (log says why) */
+    GPU_NO_GPU,        /* no driver or device */
+    GPU_SETUP_ERROR,   /* spec/reference problem (not the kernel's fault) */
+} gpu_status;
+const char *gpu_status_name(gpu_status s);
+
+typedef struct {
+    gpu_status status;
+    char detail[1024];         /* first failure: size, dist, seed, param, errors */
+    int checks, checks_passed; /* (size, dist, seed) combinations */
+    double worst_rel_l2;
+    double ms_median, ms_min, ms_max;   /* timing size, per launch */
+    int trials;
+    double gbps, tflops;       /* from the cost model */
+    double pct_of_ceiling;     /* of measured copy bandwidth or FP32 peak, whichever bounds */
+    bool faster_than_light;    /* beats the speed-of-light bound: flagged, not trusted */
+    int regs, smem_static, spill_bytes;   /* from the JIT (cuFuncGetAttribute) */
+    char *jit_log;             /* info + error log of the JIT (malloc'd) */
+    char *sanitizer_log;       /* compute-sanitizer output tail, when run */
+} gpu_kernel_result;
+
+typedef struct {
+    char task[128];
+    gpu_kernel_result kernel, baseline;
+    bool have_baseline;
+    double speedup;            /* baseline median / kernel median (0 when unknown) */
+    char timing_size[160];     /* "n=16777216" */
+} gpu_task_result;
+
+/* Check (and time) one PTX file for a task. */
+pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *out,
+                       pg_diag_sink *diag);
+void gpu_result_free(gpu_task_result *r);
+
+/* Static checks that need no GPU: the kernel's .entry exists and its
+ * parameters match the spec's signature in count and type. */
+pg_status gpu_check_signature(const task_spec *t, const char *ptx_path, pg_diag_sink *diag);
+
+/* Compile a task's reference.cu to PTX with nvcc -O3 (for the baseline). */
+pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag);
+
+/* The watchdog used for every kernel: run fn(arg, fd) in a child process,
+ * collect what it writes to fd, kill it after timeout_s.  Returns 0 when the
+ * child exited normally, 1 on timeout, 2 when it died (signal or nonzero
+ * exit); *out gets its output (malloc'd). Exposed for tests. */
+int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code);
+
+#endif

@@ -1,0 +1,150 @@
+/* ptxgen/task.h — task specs: what a kernel computes and how to check it.
+ *
+ * A task spec (task.json, read with jansson) names the kernel signature, the
+ * problem sizes, the launch rule, input distributions, tolerances, the
+ * reference (a C function in the registry, or the task folder's reference.cu
+ * run on the GPU) and a cost model.  See docs/TASKS.md for the format.
+ *
+ * Ownership: task_load() returns a task_spec owned by the caller, freed with
+ * task_free().  Buffers in a task_inst are owned by the instance
+ * (task_inst_free).  Errors name the file and the JSON path
+ * ("corpus/saxpy/task.json: $.params[1].type: unknown type 'f33'") through
+ * the diagnostics sink; nothing here prints.
+ */
+#ifndef PTXGEN_TASK_H
+#define PTXGEN_TASK_H
+
+#include "ptxgen/common.h"
+
+/* ---- element types ------------------------------------------------------ */
+typedef enum {
+    TASK_T_NONE, TASK_T_F16, TASK_T_BF16, TASK_T_F32, TASK_T_F64,
+    TASK_T_S8, TASK_T_S16, TASK_T_S32, TASK_T_S64,
+    TASK_T_U8, TASK_T_U16, TASK_T_U32, TASK_T_U64, TASK_T__COUNT
+} task_dtype;
+const char *task_dtype_name(task_dtype t);      /* "f32" */
+task_dtype task_dtype_parse(const char *s);     /* TASK_T_NONE if unknown */
+int task_dtype_size(task_dtype t);              /* bytes */
+bool task_dtype_is_float(task_dtype t);
+/* half/bfloat16 conversions (round to nearest even) */
+uint16_t task_f32_to_f16(float f);
+float task_f16_to_f32(uint16_t h);
+uint16_t task_f32_to_bf16(float f);
+float task_bf16_to_f32(uint16_t h);
+
+/* ---- size expressions ------------------------------------------------------ */
+/* Integer expressions over the problem-size variables: + - * / % ( ),
+ * cdiv(a,b), min(a,b), max(a,b), integers.  "cdiv(n,256)" */
+enum { TASK_MAX_VARS = 16 };
+typedef struct { const char *name[TASK_MAX_VARS]; int64_t val[TASK_MAX_VARS]; int n; } task_env;
+/* Evaluate; on error writes a message into err (if non-NULL) and returns false. */
+bool task_expr_eval(const char *expr, const task_env *env, int64_t *out, char *err, size_t errn);
+
+/* ---- the spec ----------------------------------------------------------------- */
+typedef enum { TASK_ROLE_IN, TASK_ROLE_OUT, TASK_ROLE_INOUT } task_role;
+
+typedef struct {
+    char *name;
+    bool is_pointer;
+    task_dtype dtype;          /* element type (pointer) or scalar type */
+    task_role role;            /* pointers only */
+    char *len;                 /* pointers: element-count expression */
+    char *value;               /* scalars: expression (integer) or number literal text */
+    char **dists; int ndists;  /* pointers (in/inout): generator per distribution index; empty = spec default */
+} task_param;
+
+typedef struct {
+    task_env env;              /* size variables of this problem */
+    bool time_it;              /* the size used for timing (the first unless "time": true marks another) */
+} task_size;
+
+typedef struct {
+    char *kind;                /* "c" or "cu" */
+    char *name;                /* registry name (kind "c") */
+    char *file;                /* reference.cu path (kind "cu"), relative to the spec */
+    bool high_precision;       /* "cu": compile the reference with doubles where it asks */
+} task_ref;
+
+typedef struct {
+    char *path;                /* the task.json path */
+    char *dir;                 /* its folder */
+    char *name;                /* task name */
+    char *kernel;              /* entry point name (in kernel.ptx and reference.cu) */
+    char *desc_terse, *desc_detailed, *desc_card, *desc_zh;
+    task_param *params; int nparams;
+    task_size *sizes; int nsizes;
+    char *block[3], *grid[3];  /* launch rule expressions ("1" when absent) */
+    char *smem;                /* dynamic shared memory bytes expression */
+    char **dists; int ndists;  /* default input distributions (>= 2) */
+    double tol[TASK_T__COUNT]; /* relative L2 error allowed per output dtype */
+    task_ref ref;
+    char *cost_bytes, *cost_flops;   /* expressions; "" when absent */
+    char *family;              /* optional family tag */
+} task_spec;
+
+/* Load and check a spec.  Every problem is reported with its JSON path. */
+pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag);
+void task_free(task_spec *t);
+
+/* ---- instances: concrete buffers for one size and one seed ------------------- */
+typedef struct {
+    void *data;                /* host buffer (pointers) */
+    size_t count;              /* elements */
+    size_t bytes;
+    union { int64_t i; uint64_t u; double f; } scalar;  /* scalars */
+} task_arg;
+
+typedef struct {
+    const task_spec *spec;
+    int size_index, dist_index;
+    uint64_t seed;
+    task_env env;
+    task_arg *args;            /* one per param */
+    unsigned grid[3], block[3];
+    size_t smem;
+    double bytes, flops;       /* cost model for this size (0 when absent) */
+} task_inst;
+
+/* Build the inputs for (size, distribution, seed): deterministic for the
+ * same arguments; outputs are allocated and filled with a poison pattern. */
+pg_status task_inst_make(const task_spec *t, int size_index, int dist_index, uint64_t seed, task_inst *out,
+                         pg_diag_sink *diag);
+void task_inst_free(task_inst *in);
+/* Poison: NaN for floats, 0xA5 bytes for integers. */
+void task_poison(task_dtype t, void *data, size_t count);
+
+/* Run the C reference on a copy of the instance: fills ref->args outputs.
+ * PG_ERR_USAGE if the spec's reference is not a registered C function. */
+pg_status task_reference_run(const task_inst *in, task_inst *ref, pg_diag_sink *diag);
+/* Deep copy of an instance (all buffers). */
+pg_status task_inst_clone(const task_inst *in, task_inst *out);
+
+/* ---- comparison ------------------------------------------------------------------ */
+typedef struct {
+    char param[64];
+    double rel_l2, max_abs;
+    size_t nan_count, mismatches, count;
+    size_t first_bad;          /* index of the first bad element, or SIZE_MAX */
+    double tol;
+    bool ok;
+} task_cmp;
+/* Compare output `got` against `want` for param p (relative L2, max-abs,
+ * NaN never passes; integers exact). */
+task_cmp task_compare(const task_spec *t, int p, const task_arg *got, const task_arg *want);
+/* Inputs must be unchanged by a launch: byte-compare. */
+bool task_inputs_unchanged(const task_spec *t, const task_inst *before, const task_inst *after, int *bad_param);
+
+/* ---- the C reference registry --------------------------------------------------- */
+/* A reference reads inputs and writes outputs of `in` (its own copy). */
+typedef pg_status (*task_ref_fn)(task_inst *in);
+task_ref_fn task_ref_lookup(const char *name);
+int task_ref_count(void);
+const char *task_ref_name(int i);
+
+/* Argument accessors for reference functions (by parameter name). */
+void *task_buf(task_inst *in, const char *param);          /* aborts if missing: a bug in the reference */
+double task_scalar_f(const task_inst *in, const char *param);
+int64_t task_scalar_i(const task_inst *in, const char *param);
+int64_t task_var(const task_inst *in, const char *var);     /* size variable */
+
+#endif

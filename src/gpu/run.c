@@ -1,0 +1,655 @@
+/* run.c — the GPU harness: isolation, correctness, timing, baseline.
+ *
+ * Every kernel (candidate or baseline) runs in a child process (see
+ * gpu_isolate) that creates its own CUDA context, checks the kernel on every
+ * (size, distribution, seed) against the reference, times it on the timing
+ * size and writes one JSON object back through a pipe.  The parent never
+ * touches CUDA, so a fault or a hang cannot take it down. */
+#define _GNU_SOURCE
+#include "ptxgen/gpu.h"
+#include "ptxgen/ptx.h"
+#include "cuda.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *gpu_status_name(gpu_status s) {
+    static const char *n[] = {"ok", "wrong", "fault", "timeout", "load-error", "no-gpu", "setup-error"};
+    return (unsigned)s <= GPU_SETUP_ERROR ? n[s] : "?";
+}
+
+void gpu_run_opts_default(gpu_run_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->seeds = 5;
+    o->timeout_s = 60;
+    o->baseline = true;
+    o->timing = true;
+    o->min_trials = 100;
+    o->min_ms = 50;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- isolation -------------------------------------------------------------------- */
+int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code) {
+    *out = NULL;
+    if (exit_code) *exit_code = -1;
+    int pfd[2];
+    if (pipe(pfd) != 0) return 2;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) { close(pfd[0]); close(pfd[1]); return 2; }
+    if (pid == 0) {
+        close(pfd[0]);
+        fn(arg, pfd[1]);
+        close(pfd[1]);
+        _exit(0);
+    }
+    close(pfd[1]);
+    pg_buf b = {0};
+    double deadline = now_s() + timeout_s;
+    int rc = 0;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) { rc = 1; break; }
+        struct pollfd p = {pfd[0], POLLIN, 0};
+        int pr = poll(&p, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr == 0) continue;
+        char chunk[8192];
+        ssize_t k = read(pfd[0], chunk, sizeof chunk);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        pg_buf_putn(&b, chunk, (size_t)k);
+        if (b.len > (64u << 20)) { rc = 2; break; }
+    }
+    close(pfd[0]);
+    int status = 0;
+    if (rc != 0) kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (rc == 0) {
+        if (WIFSIGNALED(status)) rc = 2;
+        else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) rc = 2;
+    }
+    if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    *out = b.data;
+    return rc;
+}
+
+bool gpu_available(char *why, size_t n) {
+    cuda_api api;
+    if (!cuda_load(&api, why, n)) return false;
+    /* cuInit in a child: a parent that initialises CUDA cannot fork cleanly */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int count = 0;
+        if (api.cuInit(0) != 0 || api.cuDeviceGetCount(&count) != 0 || count < 1) _exit(1);
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        snprintf(why, n, "CUDA driver found but no usable GPU (cuInit/cuDeviceGetCount failed)");
+        return false;
+    }
+    return true;
+}
+
+/* ---- the child side ------------------------------------------------------------------ */
+typedef struct {
+    const task_spec *t;
+    const char *ptx;            /* candidate PTX text */
+    const char *oracle_ptx;     /* for "cu" references: nvcc PTX of reference.cu, else NULL */
+    gpu_run_opts o;
+} job;
+
+typedef struct {
+    cuda_api api;
+    CUcontext ctx;
+    CUmodule mod, omod;
+    CUfunction fn, ofn;
+    json_t *res;
+    char err[512];
+} child;
+
+#define GUARD 4096u
+#define GUARD_BYTE 0xCD
+
+static void emit(child *c, int fd) {
+    char *s = json_dumps(c->res, JSON_COMPACT);
+    size_t n = strlen(s), off = 0;
+    while (off < n) {
+        ssize_t k = write(fd, s + off, n - off);
+        if (k <= 0) break;
+        off += (size_t)k;
+    }
+    free(s);
+}
+
+static void fail(child *c, int fd, const char *status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void fail(child *c, int fd, const char *status, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    json_object_set_new(c->res, "status", json_string(status));
+    json_object_set_new(c->res, "detail", json_string(msg));
+    emit(c, fd);
+    _exit(0);
+}
+
+#define CK(call, what) do { CUresult r_ = (call); if (r_ != 0) { char eb_[256]; \
+        fail(c, fd, r_ == 700 || r_ == 719 || r_ == 716 || r_ == 715 || r_ == 714 ? "fault" : "fault", "%s: %s", what, cuda_err(&c->api, r_, eb_, sizeof eb_)); } } while (0)
+
+static bool load_module(child *c, const char *ptx, const char *name, CUmodule *mod, CUfunction *fn, char *log, size_t logn) {
+    static char info[65536], errl[65536];
+    info[0] = errl[0] = 0;
+    int opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+    void *vals[] = {info, (void *)(uintptr_t)sizeof info, errl, (void *)(uintptr_t)sizeof errl, (void *)(uintptr_t)1};
+    CUresult r = c->api.cuModuleLoadDataEx(mod, ptx, 5, opts, vals);
+    snprintf(log, logn, "%s%s%s", info, errl[0] ? "\n" : "", errl);
+    if (r != 0) {
+        char eb[256];
+        snprintf(c->err, sizeof c->err, "cuModuleLoadDataEx: %s", cuda_err(&c->api, r, eb, sizeof eb));
+        return false;
+    }
+    r = c->api.cuModuleGetFunction(fn, *mod, name);
+    if (r != 0) {
+        char eb[256];
+        snprintf(c->err, sizeof c->err, "no entry '%s' in the module: %s", name, cuda_err(&c->api, r, eb, sizeof eb));
+        return false;
+    }
+    return true;
+}
+
+/* Device copies of one instance: guard-padded buffers. */
+typedef struct { CUdeviceptr base[64], ptr[64]; size_t bytes[64]; } dbufs;
+
+static void upload(child *c, int fd, const task_inst *in, dbufs *d) {
+    const task_spec *t = in->spec;
+    static unsigned char guard[GUARD];
+    memset(guard, GUARD_BYTE, sizeof guard);
+    for (int i = 0; i < t->nparams && i < 64; i++) {
+        if (!t->params[i].is_pointer) continue;
+        size_t bytes = in->args[i].bytes;
+        if (!d->base[i] || d->bytes[i] != bytes) {
+            if (d->base[i]) c->api.cuMemFree(d->base[i]);
+            CK(c->api.cuMemAlloc(&d->base[i], bytes + 2 * GUARD), "cuMemAlloc");
+            d->bytes[i] = bytes;
+            d->ptr[i] = d->base[i] + GUARD;
+        }
+        CK(c->api.cuMemcpyHtoD(d->base[i], guard, GUARD), "cuMemcpyHtoD(guard)");
+        CK(c->api.cuMemcpyHtoD(d->ptr[i] + bytes, guard, GUARD), "cuMemcpyHtoD(guard)");
+        if (bytes) CK(c->api.cuMemcpyHtoD(d->ptr[i], in->args[i].data, bytes), "cuMemcpyHtoD");
+    }
+}
+
+/* Kernel argument blobs in the parameter types of the spec. */
+typedef struct { unsigned char v[64][8]; void *p[64]; } kargs;
+static void make_args(const task_inst *in, const dbufs *d, kargs *a) {
+    const task_spec *t = in->spec;
+    for (int i = 0; i < t->nparams && i < 64; i++) {
+        const task_param *p = &t->params[i];
+        memset(a->v[i], 0, 8);
+        if (p->is_pointer) memcpy(a->v[i], &d->ptr[i], 8);
+        else {
+            switch (p->dtype) {
+            case TASK_T_F32: { float f = (float)in->args[i].scalar.f; memcpy(a->v[i], &f, 4); break; }
+            case TASK_T_F64: memcpy(a->v[i], &in->args[i].scalar.f, 8); break;
+            case TASK_T_F16: { uint16_t h = task_f32_to_f16((float)in->args[i].scalar.f); memcpy(a->v[i], &h, 2); break; }
+            case TASK_T_BF16: { uint16_t h = task_f32_to_bf16((float)in->args[i].scalar.f); memcpy(a->v[i], &h, 2); break; }
+            default: { int64_t v = in->args[i].scalar.i; memcpy(a->v[i], &v, (size_t)task_dtype_size(p->dtype)); break; }
+            }
+        }
+        a->p[i] = a->v[i];
+    }
+}
+
+static void launch(child *c, int fd, CUfunction fn, const task_inst *in, kargs *a) {
+    if (in->smem > 48 * 1024) CK(c->api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)in->smem), "cuFuncSetAttribute");
+    if (!in->grid[0] || !in->grid[1] || !in->grid[2]) return;   /* empty problem: nothing to launch */
+    CK(c->api.cuLaunchKernel(fn, in->grid[0], in->grid[1], in->grid[2], in->block[0], in->block[1], in->block[2],
+                             (unsigned)in->smem, NULL, a->p, NULL), "cuLaunchKernel");
+}
+
+/* Download every buffer back into `out` (a clone of the instance) and check guards. */
+static bool download(child *c, int fd, const dbufs *d, task_inst *out, char *why, size_t whyn) {
+    const task_spec *t = out->spec;
+    static unsigned char g[GUARD];
+    for (int i = 0; i < t->nparams && i < 64; i++) {
+        if (!t->params[i].is_pointer) continue;
+        if (out->args[i].bytes) CK(c->api.cuMemcpyDtoH(out->args[i].data, d->ptr[i], out->args[i].bytes), "cuMemcpyDtoH");
+        for (int side = 0; side < 2; side++) {
+            CK(c->api.cuMemcpyDtoH(g, side ? d->ptr[i] + d->bytes[i] : d->base[i], GUARD), "cuMemcpyDtoH(guard)");
+            for (unsigned k = 0; k < GUARD; k++)
+                if (g[k] != GUARD_BYTE) {
+                    snprintf(why, whyn, "out-of-bounds write %s buffer '%s' (byte %u of the guard zone)",
+                             side ? "past the end of" : "before the start of", t->params[i].name, side ? k : GUARD - k);
+                    return false;
+                }
+        }
+    }
+    return true;
+}
+
+typedef struct { task_inst *in; task_inst ref; pg_status st; } ref_job;
+static void *ref_thread(void *arg) {
+    ref_job *j = arg;
+    j->st = task_reference_run(j->in, &j->ref, NULL);
+    return NULL;
+}
+
+static void describe(const task_inst *in, char *buf, size_t n) {
+    size_t off = 0;
+    for (int i = 0; i < in->env.n && off < n; i++)
+        off += (size_t)snprintf(buf + off, n - off, "%s%s=%lld", i ? "," : "", in->env.name[i], (long long)in->env.val[i]);
+}
+
+static void child_main(void *arg, int fd) {
+    job *j = arg;
+    const task_spec *t = j->t;
+    child cc, *c = &cc;
+    memset(c, 0, sizeof *c);
+    c->res = json_object();
+    char why[512];
+    if (!cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
+    CK(c->api.cuInit(0), "cuInit");
+    CUdevice dev;
+    CK(c->api.cuDeviceGet(&dev, 0), "cuDeviceGet");
+    CK(c->api.cuCtxCreate(&c->ctx, 0, dev), "cuCtxCreate");
+    static char log[131072];
+    if (!load_module(c, j->ptx, t->kernel, &c->mod, &c->fn, log, sizeof log)) {
+        json_object_set_new(c->res, "jit_log", json_string(log));
+        fail(c, fd, "load-error", "%s", c->err);
+    }
+    json_object_set_new(c->res, "jit_log", json_string(log));
+    int regs = 0, smem = 0, local = 0;
+    c->api.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, c->fn);
+    c->api.cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, c->fn);
+    c->api.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, c->fn);
+    json_object_set_new(c->res, "regs", json_integer(regs));
+    json_object_set_new(c->res, "smem_static", json_integer(smem));
+    json_object_set_new(c->res, "local_bytes", json_integer(local));
+    bool use_oracle = j->oracle_ptx != NULL;
+    if (use_oracle && !load_module(c, j->oracle_ptx, t->kernel, &c->omod, &c->ofn, log, sizeof log))
+        fail(c, fd, "setup-error", "the reference.cu oracle does not load: %s", c->err);
+    /* ---- correctness ---- */
+    int checks = 0, passed = 0;
+    double worst = 0;
+    char first_fail[1024] = "";
+    dbufs d;
+    memset(&d, 0, sizeof d);
+    int nd = t->ndists, ns = j->o.seeds > 0 ? j->o.seeds : 5;
+    for (int s = 0; s < t->nsizes; s++) {
+        int ninst = nd * ns;
+        task_inst *ins = calloc((size_t)ninst, sizeof(task_inst));
+        ref_job *rj = calloc((size_t)ninst, sizeof(ref_job));
+        for (int k = 0; k < ninst; k++) {
+            if (task_inst_make(t, s, k / ns, (uint64_t)(k % ns) + 1, &ins[k], NULL) != PG_OK)
+                fail(c, fd, "setup-error", "cannot build inputs for size %d", s);
+            rj[k].in = &ins[k];
+        }
+        if (!use_oracle) {   /* C references, in parallel */
+            long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+            if (ncpu < 1) ncpu = 1;
+            for (int k0 = 0; k0 < ninst; k0 += (int)ncpu) {
+                pthread_t th[256];
+                int nth = 0;
+                for (int k = k0; k < ninst && k < k0 + ncpu && nth < 256; k++)
+                    if (pthread_create(&th[nth], NULL, ref_thread, &rj[k]) == 0) nth++;
+                    else ref_thread(&rj[k]);
+                for (int k = 0; k < nth; k++) pthread_join(th[k], NULL);
+            }
+            for (int k = 0; k < ninst; k++)
+                if (rj[k].st != PG_OK) fail(c, fd, "setup-error", "the C reference '%s' failed", t->ref.name);
+        }
+        for (int k = 0; k < ninst; k++) {
+            task_inst *in = &ins[k];
+            kargs a;
+            if (use_oracle) {
+                if (task_inst_clone(in, &rj[k].ref) != PG_OK) fail(c, fd, "setup-error", "out of memory");
+                upload(c, fd, in, &d);
+                make_args(in, &d, &a);
+                launch(c, fd, c->ofn, in, &a);
+                CK(c->api.cuCtxSynchronize(), "reference.cu oracle");
+                if (!download(c, fd, &d, &rj[k].ref, why, sizeof why)) fail(c, fd, "setup-error", "reference.cu oracle: %s", why);
+            }
+            task_inst got;
+            if (task_inst_clone(in, &got) != PG_OK) fail(c, fd, "setup-error", "out of memory");
+            upload(c, fd, in, &d);
+            make_args(in, &d, &a);
+            launch(c, fd, c->fn, in, &a);
+            CK(c->api.cuCtxSynchronize(), "kernel execution");
+            checks++;
+            char sizes[160];
+            describe(in, sizes, sizeof sizes);
+            bool ok = download(c, fd, &d, &got, why, sizeof why);
+            int badp = -1;
+            if (ok && !task_inputs_unchanged(t, in, &got, &badp)) {
+                ok = false;
+                snprintf(why, sizeof why, "input buffer '%s' was modified", t->params[badp].name);
+            }
+            for (int p = 0; ok && p < t->nparams; p++) {
+                if (!t->params[p].is_pointer || t->params[p].role == TASK_ROLE_IN) continue;
+                task_cmp cmp = task_compare(t, p, &got.args[p], &rj[k].ref.args[p]);
+                if (cmp.rel_l2 > worst && isfinite(cmp.rel_l2)) worst = cmp.rel_l2;
+                if (!cmp.ok) {
+                    ok = false;
+                    snprintf(why, sizeof why, "output '%s': rel L2 %.3g (tol %.1g), max abs %.3g, %zu NaN%s, first bad element %zu",
+                             cmp.param, cmp.rel_l2, cmp.tol, cmp.max_abs, cmp.nan_count, cmp.nan_count == 1 ? "" : "s",
+                             cmp.first_bad == SIZE_MAX ? 0 : cmp.first_bad);
+                }
+            }
+            if (ok) passed++;
+            else if (!first_fail[0])
+                snprintf(first_fail, sizeof first_fail, "size %s, distribution %s, seed %llu: %s", sizes,
+                         t->dists[in->dist_index], (unsigned long long)in->seed, why);
+            task_inst_free(&got);
+        }
+        for (int k = 0; k < ninst; k++) {
+            task_inst_free(&ins[k]);
+            if (rj[k].ref.args) task_inst_free(&rj[k].ref);
+        }
+        free(ins);
+        free(rj);
+    }
+    json_object_set_new(c->res, "checks", json_integer(checks));
+    json_object_set_new(c->res, "checks_passed", json_integer(passed));
+    json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
+    if (passed != checks) fail(c, fd, "wrong", "%d of %d input sets wrong; first: %s", checks - passed, checks, first_fail);
+    /* ---- timing ---- */
+    if (j->o.timing) {
+        int ts = 0;
+        for (int s = 0; s < t->nsizes; s++)
+            if (t->sizes[s].time_it) ts = s;
+        task_inst in;
+        if (task_inst_make(t, ts, 0, 1, &in, NULL) != PG_OK) fail(c, fd, "setup-error", "cannot build the timing inputs");
+        upload(c, fd, &in, &d);
+        kargs a;
+        make_args(&in, &d, &a);
+        int l2 = 0;
+        c->api.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+        size_t flush_bytes = (size_t)(l2 > 0 ? l2 : 50 << 20) * 2;
+        CUdeviceptr flush;
+        CK(c->api.cuMemAlloc(&flush, flush_bytes), "cuMemAlloc(L2 flush)");
+        CUevent e0, e1;
+        CK(c->api.cuEventCreate(&e0, 0), "cuEventCreate");
+        CK(c->api.cuEventCreate(&e1, 0), "cuEventCreate");
+        for (int w = 0; w < 3; w++) launch(c, fd, c->fn, &in, &a);
+        CK(c->api.cuCtxSynchronize(), "warm-up");
+        int cap = 20000, n = 0;
+        float *ms = malloc(sizeof(float) * (size_t)cap);
+        double total = 0, t0 = now_s();
+        int min_trials = j->o.min_trials > 0 ? j->o.min_trials : 100;
+        double min_ms = j->o.min_ms > 0 ? j->o.min_ms : 50;
+        while (n < cap && (n < min_trials || total < min_ms) && now_s() - t0 < 20.0) {
+            CK(c->api.cuMemsetD32(flush, (unsigned)n, flush_bytes / 4), "L2 flush");
+            CK(c->api.cuEventRecord(e0, NULL), "cuEventRecord");
+            launch(c, fd, c->fn, &in, &a);
+            CK(c->api.cuEventRecord(e1, NULL), "cuEventRecord");
+            CK(c->api.cuEventSynchronize(e1), "timed launch");
+            float v = 0;
+            CK(c->api.cuEventElapsedTime(&v, e0, e1), "cuEventElapsedTime");
+            ms[n++] = v;
+            total += v;
+        }
+        int cmpf(const void *x, const void *y);
+        qsort(ms, (size_t)n, sizeof(float), cmpf);
+        json_object_set_new(c->res, "trials", json_integer(n));
+        json_object_set_new(c->res, "ms_median", json_real(n ? (n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2])) : 0));
+        json_object_set_new(c->res, "ms_min", json_real(n ? ms[0] : 0));
+        json_object_set_new(c->res, "ms_max", json_real(n ? ms[n - 1] : 0));
+        free(ms);
+        task_inst_free(&in);
+    }
+    json_object_set_new(c->res, "status", json_string("ok"));
+    emit(c, fd);
+    _exit(0);
+}
+
+int cmpf(const void *x, const void *y);
+int cmpf(const void *x, const void *y) {
+    float a = *(const float *)x, b = *(const float *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* ---- the parent side ------------------------------------------------------------------ */
+static char *read_text(const char *path) {
+    char *s;
+    size_t n;
+    pg_diag_sink quiet = {0};
+    return pg_read_file(path, 64u << 20, &s, &n, &quiet) == PG_OK ? s : NULL;
+}
+
+static void parse_child(const char *out, int rc, int exit_code, double timeout, gpu_kernel_result *k) {
+    memset(k, 0, sizeof *k);
+    if (rc == 1) {
+        k->status = GPU_TIMEOUT;
+        snprintf(k->detail, sizeof k->detail, "killed by the watchdog after %.0f s (a hang or an endless loop)", timeout);
+        return;
+    }
+    json_error_t e;
+    json_t *j = out && *out ? json_loads(out, 0, &e) : NULL;
+    if (!j) {
+        k->status = GPU_FAULT;
+        snprintf(k->detail, sizeof k->detail, "the kernel process died (exit %d) without a result", exit_code);
+        return;
+    }
+    const char *st = json_string_value(json_object_get(j, "status"));
+    static const char *names[] = {"ok", "wrong", "fault", "timeout", "load-error", "no-gpu", "setup-error"};
+    k->status = GPU_FAULT;
+    for (int i = 0; st && i < 7; i++)
+        if (!strcmp(st, names[i])) k->status = (gpu_status)i;
+    const char *d = json_string_value(json_object_get(j, "detail"));
+    if (d) snprintf(k->detail, sizeof k->detail, "%s", d);
+    k->checks = (int)json_integer_value(json_object_get(j, "checks"));
+    k->checks_passed = (int)json_integer_value(json_object_get(j, "checks_passed"));
+    k->worst_rel_l2 = json_number_value(json_object_get(j, "worst_rel_l2"));
+    k->ms_median = json_number_value(json_object_get(j, "ms_median"));
+    k->ms_min = json_number_value(json_object_get(j, "ms_min"));
+    k->ms_max = json_number_value(json_object_get(j, "ms_max"));
+    k->trials = (int)json_integer_value(json_object_get(j, "trials"));
+    k->regs = (int)json_integer_value(json_object_get(j, "regs"));
+    k->smem_static = (int)json_integer_value(json_object_get(j, "smem_static"));
+    k->spill_bytes = (int)json_integer_value(json_object_get(j, "local_bytes"));
+    const char *log = json_string_value(json_object_get(j, "jit_log"));
+    if (log) k->jit_log = strdup(log);
+    json_decref(j);
+}
+
+pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag) {
+    *ptx_out = NULL;
+    char cu[1024], out[] = "/tmp/ptxgen-nvcc-XXXXXX";
+    snprintf(cu, sizeof cu, "%s/%s", t->dir, t->ref.file ? t->ref.file : "reference.cu");
+    if (access(cu, R_OK) != 0) {
+        pg_diag_emit(diag, PG_E_TASK, t->path, 0, 0, "no %s to build the nvcc baseline from", cu);
+        return PG_ERR_IO;
+    }
+    int fd = mkstemp(out);
+    if (fd < 0) return PG_ERR_IO;
+    close(fd);
+    const char *nvcc = getenv("NVCC");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -ptx -O3 -arch=%s -o '%s' '%s' 2>&1", nvcc && *nvcc ? nvcc : "nvcc", arch, out, cu);
+    FILE *p = popen(cmd, "r");
+    if (!p) { unlink(out); return PG_ERR_EXTERNAL; }
+    pg_buf log = {0};
+    char line[512];
+    while (fgets(line, sizeof line, p)) pg_buf_puts(&log, line);
+    int rc = pclose(p);
+    if (rc != 0) {
+        pg_diag_emit(diag, PG_E_GPU, cu, 0, 0, "nvcc failed (%d): %s", rc, log.data ? log.data : "");
+        pg_buf_free(&log);
+        unlink(out);
+        return PG_ERR_EXTERNAL;
+    }
+    pg_buf_free(&log);
+    *ptx_out = read_text(out);
+    unlink(out);
+    return *ptx_out ? PG_OK : PG_ERR_IO;
+}
+
+static void finish_metrics(const task_spec *t, gpu_kernel_result *k, const gpu_devinfo *dev, bool have_dev) {
+    if (k->status != GPU_OK || k->ms_median <= 0) return;
+    int ts = 0;
+    for (int s = 0; s < t->nsizes; s++)
+        if (t->sizes[s].time_it) ts = s;
+    task_inst in;
+    if (task_inst_make(t, ts, 0, 1, &in, NULL) != PG_OK) return;
+    double sec = k->ms_median * 1e-3;
+    k->gbps = in.bytes / sec / 1e9;
+    k->tflops = in.flops / sec / 1e12;
+    if (have_dev && dev->copy_gbps > 0) {
+        double t_mem = in.bytes / (dev->copy_gbps * 1e9);
+        double t_fp = dev->fp32_tflops > 0 ? in.flops / (dev->fp32_tflops * 1e12) : 0;
+        double bound = t_mem > t_fp ? t_mem : t_fp;
+        k->pct_of_ceiling = bound > 0 ? 100.0 * bound / sec : 0;
+        /* 10% margin: the copy measurement is itself a little below peak */
+        k->faster_than_light = bound > 0 && sec < 0.9 * bound;
+    }
+    task_inst_free(&in);
+}
+
+static void run_one(const task_spec *t, const char *ptx, const char *oracle, const gpu_run_opts *o, gpu_kernel_result *k) {
+    job j = {t, ptx, oracle, *o};
+    char *out = NULL;
+    int exit_code = 0;
+    int rc = gpu_isolate(child_main, &j, o->timeout_s, &out, &exit_code);
+    parse_child(out, rc, exit_code, o->timeout_s, k);
+    free(out);
+}
+
+static void sanitize(const task_spec *t, const char *ptx_path, gpu_kernel_result *k) {
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = 0;
+    pg_buf all = {0};
+    const char *tools[] = {"memcheck", "racecheck"};
+    for (int i = 0; i < 2; i++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "compute-sanitizer --tool %s --target-processes all --error-exitcode 99 '%s' run --seeds 1 "
+                 "--no-baseline --no-timing '%s' '%s' 2>&1 | tail -n 20", tools[i], exe, t->path, ptx_path);
+        FILE *p = popen(cmd, "r");
+        if (!p) continue;
+        pg_buf_printf(&all, "== compute-sanitizer %s\n", tools[i]);
+        char line[512];
+        while (fgets(line, sizeof line, p)) pg_buf_puts(&all, line);
+        pclose(p);
+    }
+    k->sanitizer_log = all.data;
+}
+
+pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *r, pg_diag_sink *diag) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->task, sizeof r->task, "%s", t->name);
+    for (int s = 0; s < t->nsizes; s++)
+        if (t->sizes[s].time_it) {
+            size_t off = 0;
+            for (int i = 0; i < t->sizes[s].env.n; i++)
+                off += (size_t)snprintf(r->timing_size + off, sizeof r->timing_size - off, "%s%s=%lld", i ? "," : "",
+                                        t->sizes[s].env.name[i], (long long)t->sizes[s].env.val[i]);
+        }
+    char why[256];
+    if (!gpu_available(why, sizeof why)) {
+        r->kernel.status = GPU_NO_GPU;
+        snprintf(r->kernel.detail, sizeof r->kernel.detail, "%s", why);
+        return PG_ERR_EXTERNAL;
+    }
+    char *ptx = read_text(ptx_path);
+    if (!ptx) {
+        pg_diag_emit(diag, PG_E_IO, ptx_path, 0, 0, "cannot read the kernel");
+        return PG_ERR_IO;
+    }
+    gpu_devinfo dev;
+    bool have_dev = gpu_devinfo_get(false, &dev, NULL) == PG_OK;
+    char arch[16];
+    snprintf(arch, sizeof arch, "%s", o->arch ? o->arch : "");
+    if (!arch[0]) snprintf(arch, sizeof arch, "sm_%d", have_dev && dev.sm ? dev.sm : 80);
+    bool is_cu = t->ref.kind && !strcmp(t->ref.kind, "cu");
+    char *base_ptx = NULL;
+    if (o->baseline || is_cu) {
+        if (gpu_nvcc_ptx(t, arch, &base_ptx, diag) != PG_OK && is_cu) {
+            r->kernel.status = GPU_SETUP_ERROR;
+            snprintf(r->kernel.detail, sizeof r->kernel.detail, "the task's reference.cu could not be compiled (needed as the oracle)");
+            free(ptx);
+            return PG_ERR_EXTERNAL;
+        }
+    }
+    run_one(t, ptx, is_cu ? base_ptx : NULL, o, &r->kernel);
+    finish_metrics(t, &r->kernel, &dev, have_dev);
+    if (o->sanitize && r->kernel.status == GPU_OK && !getenv("PTXGEN_NO_SANITIZE") && system("command -v compute-sanitizer >/dev/null 2>&1") == 0)
+        sanitize(t, ptx_path, &r->kernel);
+    if (o->baseline && base_ptx) {
+        run_one(t, base_ptx, is_cu ? base_ptx : NULL, o, &r->baseline);
+        finish_metrics(t, &r->baseline, &dev, have_dev);
+        r->have_baseline = true;
+        if (r->kernel.status == GPU_OK && r->baseline.status == GPU_OK && r->kernel.ms_median > 0)
+            r->speedup = r->baseline.ms_median / r->kernel.ms_median;
+    }
+    free(base_ptx);
+    free(ptx);
+    return PG_OK;
+}
+
+void gpu_result_free(gpu_task_result *r) {
+    free(r->kernel.jit_log);
+    free(r->kernel.sanitizer_log);
+    free(r->baseline.jit_log);
+    free(r->baseline.sanitizer_log);
+    r->kernel.jit_log = r->kernel.sanitizer_log = r->baseline.jit_log = r->baseline.sanitizer_log = NULL;
+}
+
+/* ---- signature check (no GPU needed) ------------------------------------------------ */
+pg_status gpu_check_signature(const task_spec *t, const char *ptx_path, pg_diag_sink *diag) {
+    ptx_module *m = NULL;
+    pg_status st = ptx_parse_file(ptx_path, &m, diag);
+    if (st != PG_OK) { ptx_module_free(m); return st; }
+    const ptx_func *f = NULL;
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].is_entry && !strcmp(m->funcs[i].name, t->kernel)) f = &m->funcs[i];
+    if (!f) {
+        pg_diag_emit(diag, PG_E_TASK, ptx_path, 0, 0, "no .entry named '%s' (the task's kernel)", t->kernel);
+        ptx_module_free(m);
+        return PG_ERR_INVALID;
+    }
+    bool bad = false;
+    if (f->nparams != t->nparams) {
+        pg_diag_emit(diag, PG_E_TASK, ptx_path, f->loc.line, f->loc.col, "'%s' has %d parameters but the task's signature has %d",
+                     t->kernel, f->nparams, t->nparams);
+        bad = true;
+    }
+    for (int i = 0; i < f->nparams && i < t->nparams; i++) {
+        const ptx_decl *d = &f->params[i];
+        const task_param *p = &t->params[i];
+        int want_bits = p->is_pointer ? 64 : task_dtype_size(p->dtype) * 8;
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        int have_bits = ti->bits * (d->ndims && d->dims[0] > 0 ? (int)d->dims[0] : 1);
+        bool float_mismatch = !p->is_pointer && task_dtype_is_float(p->dtype) && ti->cls != PTX_TC_FLOAT && ti->cls != PTX_TC_BIT;
+        if (have_bits != want_bits || float_mismatch) {
+            pg_diag_emit(diag, PG_E_TASK, ptx_path, d->loc.line, d->loc.col,
+                         "parameter %d (%s) is %s%s but the task passes %s%s (%d bits)", i + 1, d->name, ti->name,
+                         d->ndims ? "[]" : "", task_dtype_name(p->dtype), p->is_pointer ? "* (a 64-bit pointer)" : "", want_bits);
+            bad = true;
+        }
+    }
+    ptx_module_free(m);
+    return bad ? PG_ERR_INVALID : PG_OK;
+}
