@@ -272,9 +272,19 @@ int cmd_run(int argc, char **argv) {
             logsum += log(r.speedup);
             if (r.speedup >= 1.0) nfast++;
         }
-        if (ro.json) { if (!ro.out) {} } else print_row(&r);
+        if (!ro.json) print_row(&r);
         fflush(stdout);
         json_array_append_new(arr, task_json(&r));
+        if (ro.out) {   /* keep the report current, so an interrupted batch still leaves its results */
+            json_t *partial = json_object();
+            json_object_set(partial, "tasks", arr);
+            json_object_set_new(partial, "complete", json_false());
+            char *ptxt = json_dumps(partial, JSON_INDENT(2));
+            pg_diag_sink q = {0};
+            pg_write_file_atomic(ro.out, ptxt, strlen(ptxt), &q);
+            free(ptxt);
+            json_decref(partial);
+        }
         gpu_result_free(&r);
         task_free(t);
     }

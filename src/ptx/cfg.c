@@ -15,11 +15,38 @@ static bool falls_through(const ptx_insn *in) {
     return !(is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap"));
 }
 
-static int find_label(const ptx_func *f, const char *name) {
+/* label name -> statement index, open addressing (built once per CFG) */
+typedef struct { const char **name; int *stmt; int cap; } label_map;
+
+static uint32_t lhash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static void labels_build(const ptx_func *f, label_map *m) {
+    int n = 0;
+    for (int i = 0; i < f->nbody; i++)
+        if (f->body[i].kind == PTX_ST_LABEL || (f->body[i].kind == PTX_ST_DIRECTIVE && f->body[i].u.dir.label)) n++;
+    m->cap = 16;
+    while (m->cap < 2 * n + 1) m->cap *= 2;
+    m->name = calloc((size_t)m->cap, sizeof(char *));
+    m->stmt = calloc((size_t)m->cap, sizeof(int));
     for (int i = 0; i < f->nbody; i++) {
         const ptx_stmt *s = &f->body[i];
-        if (s->kind == PTX_ST_LABEL && strcmp(s->u.label, name) == 0) return i;
-        if (s->kind == PTX_ST_DIRECTIVE && s->u.dir.label && strcmp(s->u.dir.label, name) == 0) return i;
+        const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
+        if (!l) continue;
+        uint32_t h = lhash(l) & (uint32_t)(m->cap - 1);
+        while (m->name[h] && strcmp(m->name[h], l) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
+        if (!m->name[h]) { m->name[h] = l; m->stmt[h] = i; }   /* the first definition wins */
+    }
+}
+
+static int find_label(const label_map *m, const char *name) {
+    uint32_t h = lhash(name) & (uint32_t)(m->cap - 1);
+    while (m->name[h]) {
+        if (!strcmp(m->name[h], name)) return m->stmt[h];
+        h = (h + 1) & (uint32_t)(m->cap - 1);
     }
     return -1;
 }
@@ -66,11 +93,13 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
     /* map labels to the block that follows them */
     c->blocks = blocks.v;
     c->nblocks = blocks.n;
+    label_map labels;
+    labels_build(f, &labels);
     for (int b = 0; b < c->nblocks; b++) {
         ptx_block *blk = &c->blocks[b];
         const ptx_insn *last = &f->body[blk->last].u.insn;
         if (is_op(last, "bra") && last->nops >= 1 && last->ops[0].kind == PTX_OP_SYM) {
-            int li = find_label(f, last->ops[0].name);
+            int li = find_label(&labels, last->ops[0].name);
             if (li >= 0) {
                 int tb = -1;
                 for (int k = li; k < n; k++)
@@ -81,11 +110,11 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
                 if (tb < 0) c->falls_off_end = true;
             }
         } else if (is_op(last, "brx") && last->nops >= 2 && last->ops[1].kind == PTX_OP_SYM) {
-            int ti = find_label(f, last->ops[1].name);
+            int ti = find_label(&labels, last->ops[1].name);
             if (ti >= 0 && f->body[ti].kind == PTX_ST_DIRECTIVE) {
                 const ptx_stmt *tab = &f->body[ti];
                 for (int a = 0; a < tab->u.dir.nargs; a++) {
-                    int li = find_label(f, tab->u.dir.args[a]);
+                    int li = find_label(&labels, tab->u.dir.args[a]);
                     if (li < 0) continue;
                     int tb = -1;
                     for (int k = li; k < n; k++)
@@ -99,6 +128,8 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
             if (b + 1 < c->nblocks) add_edge(blk, b, &c->blocks[b + 1], b + 1);
         }
     }
+    free(labels.name);
+    free(labels.stmt);
     /* reachability from the entry block; a reachable block that falls through
      * past the last block falls off the end of the function */
     if (c->nblocks == 0) {

@@ -111,7 +111,9 @@ static bool split_reg(const char *name, size_t *baselen, long *idx) {
     while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
     if (i == n || i == 0 || n - i > 9) return false;
     *baselen = i;
-    *idx = atol(name + i);
+    long v = 0;
+    for (size_t k = i; k < n; k++) v = v * 10 + (name[k] - '0');
+    *idx = v;
     return true;
 }
 
@@ -211,8 +213,9 @@ static ptx_type slot_type(const opctx *c, const isa_opslot *s) {
 #define OERR(c, id, loc, ...) do { if ((c)->report) VERR((c)->V, id, loc, __VA_ARGS__); } while (0)
 
 static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
-    if (op->sreg || isa_sreg_lookup(op->name, strlen(op->name))) {
-        const isa_sreg *sr = op->sreg ? op->sreg : isa_sreg_lookup(op->name, strlen(op->name));
+    /* the parser resolved special registers (op->sreg); plain names never are */
+    if (op->sreg) {
+        const isa_sreg *sr = op->sreg;
         if (!(s->kinds & (ISA_OK_SPECIAL | ISA_OK_ANY))) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s is not allowed as operand %d of '%s' (use mov)",
                  op->name, opi + 1, c->in->opcode);
@@ -304,7 +307,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         return true;
     }
     if (op->addr_base_is_reg) {
-        const isa_sreg *sr = isa_sreg_lookup(op->name, strlen(op->name));
+        const isa_sreg *sr = op->name[0] == '%' ? isa_sreg_lookup(op->name, strlen(op->name)) : NULL;
         if (sr) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
             return false;
