@@ -27,3 +27,24 @@ tmp=$(mktemp "$out.tmp.XXXX")
 } >"$tmp"
 mv "$tmp" "$out"
 cat "$out"
+
+# ptxgen synth throughput: verified samples per second on this machine's cores
+sout=bench/results/$date-synth.json
+d=$(mktemp -d)
+start=$(date +%s.%N)
+"$BUILD/ptxgen" synth --count 1000 --seed 1 --out "$d/s.jsonl" --no-progress --jobs "$(nproc)" 2>/dev/null
+end=$(date +%s.%N)
+tmp=$(mktemp "$sout.tmp.XXXX")
+{
+    echo "{"
+    echo "  \"benchmark\": \"ptxgen synth --count 1000 (check + ptxas per sample)\","
+    echo "  \"date\": \"$date\","
+    echo "  \"device\": \"CPU: $cpu x $(nproc) cores\","
+    echo "  \"target_samples_per_s\": 50,"
+    echo "  \"wall_seconds\": $(awk "BEGIN{print $end - $start}"),"
+    echo "  \"run\": $(cat "$d/s.jsonl.meta.json")"
+    echo "}"
+} >"$tmp"
+mv "$tmp" "$sout"
+cat "$sout"
+rm -rf "$d"

@@ -12,6 +12,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_isa(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_devinfo(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
 
 /* Diagnostics sink that prints "file:line:col: error[CODE]: msg" to stderr. */
 void cli_print_diag(void *user, const pg_diag *d);

@@ -12,6 +12,7 @@ static const struct { const char *name; int (*fn)(int, char **); const char *hel
     {"isa", cmd_isa, "dump the instruction table as JSON"},
     {"run", cmd_run, "check and time PTX for a task on the GPU against its reference and nvcc (--suite DIR)"},
     {"devinfo", cmd_devinfo, "GPU name, sm, measured copy bandwidth and FP32/FP16 peak"},
+    {"synth", cmd_synth, "write a verified JSONL training dataset (--stats FILE for its statistics)"},
 };
 
 static void usage(FILE *f) {

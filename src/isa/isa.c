@@ -259,7 +259,8 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
         }
         if (*p == '/') {
             p++;
-            if (*p == '*') { o->arity = 0; p++; }
+            if (*p == '*') { o->arity = 0; o->arity_pow2 = true; p++; }
+            else if (*p == '#') { o->arity = 0; p++; }
             else if (*p == '+') { o->arity = -1; p++; }
             else if (*p >= 'A' && *p <= 'Z') { o->arity_var = *p - 'A'; p++; }
             else { o->arity = (int)strtol(p, (char **)&p, 10); }

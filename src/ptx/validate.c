@@ -369,6 +369,11 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                  opi + 1, c->in->opcode, op->nelems);
             return false;
         }
+        if (arity == 0 && s->arity_pow2 && (op->nelems & (op->nelems - 1)) != 0) {
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' has %d elements; a vector needs 1, 2, 4, 8, ... elements",
+                 opi + 1, c->in->opcode, op->nelems);
+            return false;
+        }
         if (arity > 1 && op->nelems != arity) {
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs %d elements but has %d",
                  opi + 1, c->in->opcode, arity, op->nelems);

@@ -1,0 +1,139 @@
+/* ptxgen/synth.h — the synthesis pipeline: families, mutations, descriptions,
+ * dataset writing (see docs/DESIGN.md, module `synth`).
+ *
+ * Conventions (as everywhere in ptxgen, see common.h):
+ *  - Functions return pg_status; details go to a pg_diag_sink, never to
+ *    stdout/stderr.
+ *  - Everything is deterministic for a seed: the same input, kind and seed give
+ *    byte-identical output on every machine (the PRNG is splitmix64; nothing
+ *    depends on addresses, hash-table order or the clock).
+ *  - Output buffers (pg_buf) belong to the caller: results are appended, and
+ *    nothing is appended when a function fails.
+ */
+#ifndef PTXGEN_SYNTH_H
+#define PTXGEN_SYNTH_H
+
+#include "ptxgen/common.h"
+
+/* ==== Semantics-preserving mutations (src/synth/mutate.c) ==================
+ *
+ * Each mutation rewrites a valid PTX module into another valid PTX module
+ * that computes exactly the same thing:
+ *
+ *  SYNTH_MUT_RENAME_REGS  For every function, each `.reg` declaration whose
+ *      name starts with '%' (parameterized `%r<N>` and single `%SP` alike, in
+ *      the body and in nested { } scopes) gets a fresh name; the members of a
+ *      parameterized declaration are also permuted (a random bijection of
+ *      0..N-1, so the declared count still covers every index).  Every
+ *      reference (operands, vector elements, address bases, pairs, call
+ *      lists, guards) is rewritten through the scope that declares it.  New
+ *      names end in a letter and collide with no declared name, parameter,
+ *      label, module-level symbol or special register (%pm0, %envreg3 ...).
+ *      Function parameters and `%`-less register names are left alone.
+ *      *changes = renamed declarations + rewritten references.
+ *  SYNTH_MUT_REORDER  Inside every basic block (ptx_cfg_build), each maximal
+ *      run of consecutive instructions (not interrupted by a label, directive,
+ *      declaration or { }) is emitted in a random topological order of the
+ *      block's dependence DAG (ptx_dag_build: registers, carry flag, memory per
+ *      state space, barriers, predicates).  The block's terminator (bra, brx,
+ *      ret, exit, trap) never moves.  *changes = instructions whose position
+ *      changed (0 when every run has a single valid order).
+ *  SYNTH_MUT_PREDICATE_BRANCH  A random non-empty subset of the unguarded
+ *      `bra` instructions of each function becomes `setp.{eq,ne}.T P, 0, 0;
+ *      @P bra L;` (or `@!P` for ne) — a predicate that is always true, so the
+ *      branch is always taken.  P is a fresh `.reg .pred P<1>;` declared as
+ *      the first statement of the function body.  *changes = branches
+ *      predicated (0: the module has no unguarded bra).
+ *  SYNTH_MUT_RENAME_LABELS  Every label of a function (plain labels and the
+ *      labels of .branchtargets / .calltargets / .callprototype directives)
+ *      gets a fresh name in one of a few styles ($Lm_<tag>_<k>, $L__BB<tag>_<k>,
+ *      BB<tag>_<k>); definitions, bra/brx targets, .branchtargets lists and
+ *      call prototype/target operands are rewritten consistently.
+ *      *changes = renamed definitions + rewritten references.
+ *
+ * Functions without a body are left unchanged by every kind.
+ */
+typedef enum {
+    SYNTH_MUT_RENAME_REGS,
+    SYNTH_MUT_REORDER,
+    SYNTH_MUT_PREDICATE_BRANCH,
+    SYNTH_MUT_RENAME_LABELS,
+    SYNTH_MUT__COUNT
+} synth_mut_kind;
+
+/* "rename-regs", "reorder", "predicate-branch", "rename-labels"; NULL when
+ * k is out of range. */
+const char *synth_mut_name(synth_mut_kind k);
+
+/* Parse `ptx` (len bytes), require it to parse and validate cleanly, apply
+ * mutation `kind` deterministically for `seed`, and append the result (printed
+ * with ptx_print) to `out`.  *changes (may be NULL) gets the number of edits;
+ * 0 means the mutation found nothing to do and the output is the canonical
+ * print of the input.
+ *
+ * The mutant is parsed and validated again before anything is written; a
+ * mutant that fails is a bug in this module: its diagnostics go to `diag`
+ * under the file name "<mutant KIND seed N>", nothing is appended and
+ * PG_ERR_INVALID is returned.
+ *
+ * Errors: PG_ERR_USAGE (bad kind, NULL ptx/out), PG_ERR_PARSE / PG_ERR_INVALID
+ * (the input does not parse / validate; diagnostics under "<input>"),
+ * PG_ERR_INVALID (the mutant does not validate, see above). */
+pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, uint64_t seed, pg_buf *out,
+                       int *changes, pg_diag_sink *diag);
+
+/* ==== Kernel families (templates -> PTX) ======================================
+ * (reserved: declarations are added with src/synth/families.c) */
+
+/* ==== Descriptions and paraphrases ===========================================
+ * (reserved: declarations are added with src/synth/describe.c) */
+
+/* ==== Dataset writer and splits ===============================================
+ * (reserved) */
+
+
+/* ==== The dataset writer: `ptxgen synth` (src/synth/dataset.c) ==============
+ *
+ * Candidate i is a pure function of (seed, i): a hand-written corpus kernel
+ * (every 8th), a random expression-tree kernel (synth_expr.h), or a mutant of
+ * either.  Each is verified (ptx_validate with no errors or warnings, ptxas
+ * for the arch) — failures are counted by family, never written — then
+ * de-duplicated by synth_normalized_hash and written as one JSONL line with
+ * id, family, source, arch, task, description (+ style), instruction_level_desc,
+ * ptx_code, performance_note, ptxas, split (+ mutation).  Output goes to
+ * OUT.partial with OUT.partial.state; an interrupted run resumes from there
+ * and OUT appears by rename when complete.  Byte-identical for the same
+ * arguments, whatever `jobs` is. */
+enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_MAX_FAMILIES = 32 };
+
+typedef struct {
+    int count;               /* samples to write */
+    uint64_t seed;
+    const char *out;         /* FILE.jsonl */
+    const char *corpus_dir;  /* hand-written tasks (corpus/) */
+    const char *results;     /* optional device results JSON for measured performance notes */
+    const char *arch;        /* ptxas target, e.g. "sm_90" */
+    unsigned sources;        /* SYNTH_SRC_* bits */
+    int jobs;                /* worker processes */
+    bool progress;           /* progress bar on stderr */
+} synth_opts;
+
+typedef struct {
+    int written, resumed_from;
+    long candidates, failed, duplicates, nothing_to_change;
+    double seconds;
+    char fam[SYNTH_MAX_FAMILIES][32];
+    int fam_written[SYNTH_MAX_FAMILIES], fam_failed[SYNTH_MAX_FAMILIES], nfam;
+    char fail_examples[8][200];
+    int nfail_examples;
+} synth_report;
+
+pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag);
+/* Counts per family/source/split/style, PTX length distribution (p50/p95),
+ * and the run's verification rates (OUT.meta.json) as JSON into out. */
+pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag);
+/* Hash of the PTX with register numbers, comments and whitespace removed. */
+uint64_t synth_normalized_hash(const char *ptx);
+int synth_family_slot(synth_report *r, const char *family);   /* internal bookkeeping */
+
+#endif

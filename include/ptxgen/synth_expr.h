@@ -1,0 +1,117 @@
+/* ptxgen/synth_expr.h — the random elementwise expression-tree family.
+ *
+ * A synth_expr is a small tree over the inputs a, b, c, d (f32 arrays of n
+ * elements), f32 constants and the operators
+ *     add sub mul div fma min max abs exp log sqrt rsqrt tanh sigmoid relu.
+ * From one tree the family produces a task: a PTX kernel written by a PTX
+ * template (no nvcc), the equivalent CUDA C kernel (the nvcc baseline), and a
+ * task.json whose C reference ("expr_eval", src/task/refs_expr.c) evaluates
+ * the tree with the double-precision interpreter below.  The spec carries the
+ * tree in prefix notation in a top-level "expr" field, e.g.
+ *     "expr": "(max (add (mul a b) 1.5) 0)"
+ *
+ * Semantics (interpreter, CUDA text and PTX agree up to rounding):
+ *     sigmoid(x) = 1/(1+exp(-x)), relu(x) = max(x,0), rsqrt(x) = 1/sqrt(x),
+ *     fma(x,y,z) = x*y+z, min/max as fmin/fmax.
+ * The operators themselves are total; numerical safety is a property of the
+ * trees synth_expr_random() builds: log/sqrt/rsqrt arguments are abs(x)+c
+ * (c > 0), division denominators are abs(x)+1 or a nonzero constant, exp
+ * arguments are min(x,10), and every subtree's value stays within ±1e5 for
+ * inputs in [-10,10] (interval bound), so neither the double reference nor the
+ * f32 kernel produces inf/NaN there.
+ *
+ * Determinism: synth_expr_random() depends only on its arguments.
+ * Ownership: trees are malloc'd, freed with synth_expr_free(); text goes into
+ * caller-owned pg_bufs (appended).  Nothing here prints.
+ */
+#ifndef PTXGEN_SYNTH_EXPR_H
+#define PTXGEN_SYNTH_EXPR_H
+
+#include "ptxgen/common.h"
+
+typedef enum {
+    SYNTH_EXPR_INPUT,   /* leaf: input `input` (0..3 = a..d) */
+    SYNTH_EXPR_CONST,   /* leaf: f32 constant `value` */
+    SYNTH_EXPR_ADD, SYNTH_EXPR_SUB, SYNTH_EXPR_MUL, SYNTH_EXPR_DIV,
+    SYNTH_EXPR_FMA,     /* kid[0]*kid[1]+kid[2] */
+    SYNTH_EXPR_MIN, SYNTH_EXPR_MAX,
+    SYNTH_EXPR_ABS, SYNTH_EXPR_EXP, SYNTH_EXPR_LOG, SYNTH_EXPR_SQRT, SYNTH_EXPR_RSQRT,
+    SYNTH_EXPR_TANH, SYNTH_EXPR_SIGMOID, SYNTH_EXPR_RELU,
+    SYNTH_EXPR__COUNT
+} synth_expr_op;
+
+enum { SYNTH_EXPR_MAX_INPUTS = 4 };
+
+typedef struct synth_expr synth_expr;
+struct synth_expr {
+    synth_expr_op op;
+    int input;              /* INPUT: 0..3 */
+    float value;            /* CONST */
+    int nkids;              /* 0..3 */
+    synth_expr *kid[3];
+};
+
+/* Operator name in prefix notation ("add", "sigmoid"; "input"/"const" for leaves). */
+const char *synth_expr_op_name(synth_expr_op op);
+/* Number of operands of an operator (0 for leaves). */
+int synth_expr_op_arity(synth_expr_op op);
+
+/* Generator options; NULL = defaults. */
+typedef struct {
+    /* Relative weight of each operator when an inner node is drawn (leaves
+     * ignored); all zero = the default weights. */
+    unsigned op_weight[SYNTH_EXPR__COUNT];
+    double const_prob;      /* chance that a leaf is a constant (default 0.25) */
+    double leaf_prob;       /* chance that a node above max depth is a leaf (default 0.3) */
+} synth_expr_opts;
+
+/* A random tree over `ninputs` inputs (1..4; every input is used at least
+ * once, the root is an operator) with at most max_depth (1..12) levels of
+ * drawn operators; the safety wrappers (abs(x)+c, min(x,10), abs(y)+1) do not
+ * count.  Deterministic for (seed, ninputs, max_depth, opts).  NULL on bad
+ * arguments. */
+synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o);
+void synth_expr_free(synth_expr *e);
+synth_expr *synth_expr_clone(const synth_expr *e);
+
+/* Tree facts. */
+int synth_expr_count_nodes(const synth_expr *e);     /* operators + leaves */
+int synth_expr_count_ops(const synth_expr *e);       /* operators only */
+int synth_expr_depth(const synth_expr *e);           /* a leaf has depth 1 */
+unsigned synth_expr_inputs_used(const synth_expr *e);/* bit i = input i appears */
+
+/* Text forms (appended to `out`):
+ *   to_c:      CUDA/C expression over a,b,c,d:      "fmaxf(a*b + 1.5f, 0.0f)"
+ *   to_text:   math for descriptions:                "max(a*b + 1.5, 0)"
+ *   to_prefix: the spec's "expr" field, parseable:  "(max (add (mul a b) 1.5) 0)"
+ * Constants print exactly (round trip to the same f32). */
+void synth_expr_to_c(const synth_expr *e, pg_buf *out);
+void synth_expr_to_text(const synth_expr *e, pg_buf *out);
+void synth_expr_to_prefix(const synth_expr *e, pg_buf *out);
+
+/* Parse prefix text: atoms a b c d and numbers, lists (OP ARG...).  On error
+ * returns NULL and writes a message (with the byte offset) into err. */
+synth_expr *synth_expr_parse(const char *prefix_text, char *err, size_t errn);
+
+/* The interpreter: evaluate in double.  inputs[i] is input i (a..d); inputs
+ * the tree does not use may be absent. */
+double synth_expr_eval(const synth_expr *e, const double *inputs);
+/* Evaluate n elements: out[i] = (float)synth_expr_eval(e, {in[0][i], ...}),
+ * bit-identical to the scalar interpreter, but several times faster
+ * (evaluates node by node over chunks).  in[k] may be NULL for unused inputs. */
+void synth_expr_eval_f32(const synth_expr *e, const float *const *in, float *out, size_t n);
+
+/* Emit one task of the family:
+ *   ptx_out:       PTX kernel `kernel_name(.u64 a.., .u64 out, .u32 n)`,
+ *                  block threads/block; per_thread 1 (one element per thread,
+ *                  grid cdiv(n,block)) or 4 (ld/st .v4 per thread with a scalar
+ *                  tail, grid cdiv(n,4*block));
+ *   cu_out:        the same kernel in CUDA C (extern "C" __global__);
+ *   task_json_out: the task.json (family "expr", reference expr_eval, "expr").
+ * Any of the outputs may be NULL.  PG_ERR_USAGE (with a diagnostic) when the
+ * tree uses an input >= ninputs or an argument is out of range. */
+pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, int block,
+                            int per_thread, pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out,
+                            pg_diag_sink *diag);
+
+#endif

@@ -1,0 +1,626 @@
+/* dataset.c — `ptxgen synth`: the JSONL dataset writer.
+ *
+ * Samples come from three sources: the hand-written corpus, the random
+ * expression-tree family (synth_expr) and semantics-preserving mutants of
+ * both (synth_mutate).  Candidate i is a pure function of (seed, i), so a run
+ * is byte-identical for the same arguments whatever --jobs is: workers build
+ * candidates of one batch in parallel, the parent merges them in index
+ * order, removes duplicates and appends to OUT.partial; OUT.partial.state
+ * remembers the next candidate, so an interrupted run resumes, and OUT
+ * appears (by rename) only when complete. */
+#define _GNU_SOURCE
+#include "ptxgen/synth.h"
+#include "ptxgen/synth_expr.h"
+#include "ptxgen/ptx.h"
+#include "ptxgen/task.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+static uint64_t fnv64(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Near-duplicate key: register numbers and whitespace do not count. */
+uint64_t synth_normalized_hash(const char *ptx) {
+    pg_buf b = {0};
+    bool space = false;
+    for (const char *p = ptx; *p; p++) {
+        if (*p == '/' && p[1] == '/') { while (*p && *p != '\n') p++; if (!*p) break; }
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') { space = true; continue; }
+        if (space && b.len) pg_buf_putc(&b, ' ');
+        space = false;
+        if (*p == '%') {   /* %rd12 -> %rd#  */
+            pg_buf_putc(&b, '%');
+            p++;
+            while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') pg_buf_putc(&b, *p++);
+            bool digits = false;
+            while (*p >= '0' && *p <= '9') { p++; digits = true; }
+            if (digits) pg_buf_putc(&b, '#');
+            p--;
+            continue;
+        }
+        pg_buf_putc(&b, *p);
+    }
+    uint64_t h = b.data ? fnv64(b.data, b.len) : 0;
+    pg_buf_free(&b);
+    return h;
+}
+
+/* ---- descriptions -------------------------------------------------------------- */
+/* One phrasing of the task: a style (terse, detailed, card, zh) and light
+ * rewording so the model does not learn one template. */
+static const char *styles[4] = {"terse", "detailed", "card", "zh"};
+static const struct { const char *from, *to[3]; } synonyms[] = {
+    {"Compute ", {"Calculate ", "Evaluate ", "Produce "}},
+    {"compute ", {"calculate ", "evaluate ", "produce "}},
+    {"Write ", {"Store ", "Emit ", "Output "}},
+    {"elementwise", {"element-wise", "per element", "for every element"}},
+    {"one thread per element", {"a thread for each element", "one element per thread", "each thread handles one element"}},
+    {"Launch ", {"Use ", "Run with ", "Launch with "}},
+    {"threads per block", {"threads/block", "threads in each block", "threads per CTA"}},
+};
+
+static void reword(const char *s, uint64_t r, pg_buf *out) {
+    const char *p = s;
+    while (*p) {
+        bool done = false;
+        for (size_t k = 0; k < sizeof synonyms / sizeof synonyms[0] && !done; k++) {
+            size_t n = strlen(synonyms[k].from);
+            if (!strncmp(p, synonyms[k].from, n)) {
+                uint64_t c = mix(r ^ (uint64_t)k ^ (uint64_t)(p - s)) % 4;
+                pg_buf_puts(out, c == 3 ? synonyms[k].from : synonyms[k].to[c]);
+                p += n;
+                done = true;
+            }
+        }
+        if (!done) pg_buf_putc(out, *p++);
+    }
+}
+
+static void signature_sentence(json_t *task, bool zh, pg_buf *out) {
+    json_t *ps = json_object_get(task, "params");
+    size_t n = json_array_size(ps);
+    pg_buf_puts(out, zh ? "内核签名：" : "Signature: ");
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_array_get(ps, i);
+        const char *name = json_string_value(json_object_get(p, "name")), *type = json_string_value(json_object_get(p, "type"));
+        pg_buf_printf(out, "%s%s %s", i ? ", " : "", type ? type : "?", name ? name : "?");
+        const char *role = json_string_value(json_object_get(p, "role"));
+        if (role && strcmp(role, "in")) pg_buf_printf(out, " (%s)", role);
+    }
+    pg_buf_puts(out, zh ? "。" : ".");
+}
+
+static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char **style_out) {
+    uint64_t r = mix(seed);
+    int style = (int)(r % 4);
+    json_t *d = json_object_get(task, "descriptions");
+    const char *text = json_string_value(json_object_get(d, styles[style]));
+    if (!text) { style = 0; text = json_string_value(json_object_get(d, "terse")); }
+    *style_out = styles[style];
+    bool zh = style == 3;
+    if (style == 2 || zh) pg_buf_puts(out, text ? text : "");   /* cards and Chinese stay verbatim */
+    else reword(text ? text : "", r >> 8, out);
+    /* sometimes add the signature, sometimes the launch rule, in varying order */
+    uint64_t extra = (r >> 20) % 4;
+    if (style != 2 && (extra == 1 || extra == 3)) { pg_buf_puts(out, zh ? "" : " "); signature_sentence(task, zh, out); }
+    if (style != 2 && extra >= 2) {
+        json_t *la = json_object_get(task, "launch");
+        const char *b = json_string_value(json_array_get(json_object_get(la, "block"), 0));
+        const char *g = json_string_value(json_array_get(json_object_get(la, "grid"), 0));
+        if (b && g) pg_buf_printf(out, zh ? "启动配置：每块 %s 个线程，网格 %s。" : " Launch %s threads per block and a grid of %s blocks.", b, g);
+    }
+}
+
+/* ---- candidates ---------------------------------------------------------------- */
+typedef struct { char *name, *ptx; json_t *task; } base_task;   /* a hand-written corpus task */
+
+typedef struct {
+    const synth_opts *o;
+    base_task *hand; int nhand;
+    json_t *results;   /* device results by task name (optional) */
+} gen_ctx;
+
+typedef struct {
+    bool ok;
+    char family[32], source[16], reason[200], identity[300];
+    char *line;        /* the JSONL line (malloc'd) when ok */
+    uint64_t hash;
+} cand;
+
+static const char *perf_note(const gen_ctx *g, const char *task, bool mutated, const ptxas_report *rep, json_t *tj, pg_buf *out) {
+    json_t *row = g->results ? json_object_get(g->results, task) : NULL;
+    if (row) {
+        json_t *k = json_object_get(row, "kernel");
+        double gbps = json_number_value(json_object_get(k, "gbps")), pct = json_number_value(json_object_get(k, "pct_of_ceiling"));
+        double sp = json_number_value(json_object_get(row, "speedup_vs_nvcc"));
+        pg_buf_printf(out, "%sMeasured on %s (%s): %.3f ms at %s, %.0f GB/s, %.0f%% of the measured bound, %.2fx nvcc -O3.",
+                      mutated ? "Estimated from the unmutated kernel. " : "", json_string_value(json_object_get(g->results, "__device")),
+                      json_string_value(json_object_get(g->results, "__date")), json_number_value(json_object_get(k, "ms_median")),
+                      json_string_value(json_object_get(row, "timing_size")), gbps, pct, sp);
+        return out->data;
+    }
+    int regs = rep->nfuncs ? rep->funcs[0].registers : 0;
+    const char *cb = json_string_value(json_object_get(json_object_get(tj, "cost"), "bytes"));
+    const char *cf = json_string_value(json_object_get(json_object_get(tj, "cost"), "flops"));
+    /* arithmetic intensity at the timing size decides the bound (H200 ridge: ~13 flop/byte FP32) */
+    task_env env = {{0}, {0}, 0};
+    json_t *sizes = json_object_get(tj, "sizes"), *ts = json_array_get(sizes, 0);
+    for (size_t i = 0; i < json_array_size(sizes); i++)
+        if (json_is_true(json_object_get(json_array_get(sizes, i), "time"))) ts = json_array_get(sizes, i);
+    const char *key;
+    json_t *v;
+    json_object_foreach(ts, key, v) {
+        if (json_is_integer(v) && env.n < TASK_MAX_VARS) { env.name[env.n] = key; env.val[env.n++] = json_integer_value(v); }
+    }
+    int64_t bytes = 0, flops = 0;
+    bool known = cb && cf && task_expr_eval(cb, &env, &bytes, NULL, 0) && task_expr_eval(cf, &env, &flops, NULL, 0) && bytes > 0;
+    double ai = known ? (double)flops / (double)bytes : 0;
+    pg_buf_printf(out, "Estimated, not measured: %d registers, %lld bytes of shared memory. ", regs,
+                  rep->nfuncs ? (long long)rep->funcs[0].smem : 0LL);
+    if (!known) pg_buf_puts(out, "No cost model, so no bound is estimated.");
+    else if (ai < 13)
+        pg_buf_printf(out, "Arithmetic intensity %.2f flop/byte: memory-bound; the ceiling is the DRAM copy bandwidth "
+                           "(%.1f MB moved at the timing size).", ai, (double)bytes / 1e6);
+    else
+        pg_buf_printf(out, "Arithmetic intensity %.1f flop/byte: compute-bound on FP32 (%.2f GFLOP at the timing size).", ai,
+                      (double)flops / 1e9);
+    return out->data;
+}
+
+static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
+    memset(c, 0, sizeof *c);
+    const synth_opts *o = g->o;
+    uint64_t r = mix(o->seed * 0x100000001b3ull ^ (uint64_t)idx);
+    /* source: every 8th candidate a hand kernel (cycling), else family or mutant */
+    bool only_hand = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT));
+    bool hand = g->nhand && (o->sources & SYNTH_SRC_HAND) && (only_hand || idx % 8 == 0);
+    bool mutant = !hand && (o->sources & SYNTH_SRC_MUTANT) && (r % 2 == 0 || !(o->sources & SYNTH_SRC_EXPR));
+    bool expr_base = !hand && (o->sources & SYNTH_SRC_EXPR) && (!mutant || g->nhand == 0 || (r >> 8) % 2 == 0);
+    if (!hand && !mutant && !expr_base) { snprintf(c->reason, sizeof c->reason, "no source enabled"); return; }
+    pg_buf ptx = {0}, tjs = {0};
+    json_t *task = NULL;
+    char name[96];
+    const char *family;
+    if (expr_base) {
+        int nin = 1 + (int)((r >> 12) % 4), depth = 2 + (int)((r >> 16) % 4), per = ((r >> 20) % 2) ? 4 : 1;
+        int block = 128 << ((r >> 24) % 3);
+        synth_expr *e = synth_expr_random(r ^ 0xe4e4, nin, depth, NULL);
+        snprintf(name, sizeof name, "expr_%016llx", (unsigned long long)(r & 0xffffffffffffull));
+        pg_diag_sink q = {0};
+        pg_status st = e ? synth_expr_kernel(e, name, nin, block, per, &ptx, NULL, &tjs, &q) : PG_ERR_USAGE;
+        if (e) {
+            pg_buf pre = {0};
+            synth_expr_to_prefix(e, &pre);
+            snprintf(c->identity, sizeof c->identity, "expr:%s", pre.data ? pre.data : "");
+            pg_buf_free(&pre);
+        }
+        synth_expr_free(e);
+        if (st != PG_OK) { snprintf(c->reason, sizeof c->reason, "expr family: generator failed (inputs %d, depth %d)", nin, depth); goto out; }
+        task = json_loads(tjs.data, 0, NULL);
+        family = "expr";
+        snprintf(c->source, sizeof c->source, "ptx-template");
+    } else {
+        const base_task *b = &g->hand[(hand ? (only_hand ? idx : idx / 8) : (int64_t)((r >> 28) % (uint64_t)g->nhand)) % g->nhand];
+        pg_buf_puts(&ptx, b->ptx);
+        task = json_deep_copy(b->task);
+        snprintf(name, sizeof name, "%s", b->name);
+        snprintf(c->identity, sizeof c->identity, "hand:%s", b->name);
+        family = json_string_value(json_object_get(task, "family"));
+        if (!family) family = "hand";
+        snprintf(c->source, sizeof c->source, "hand");
+    }
+    snprintf(c->family, sizeof c->family, "%s", family);
+    json_t *mut = NULL;
+    if (mutant) {
+        synth_mut_kind k = (synth_mut_kind)((r >> 36) % SYNTH_MUT__COUNT);
+        pg_buf m = {0};
+        int changes = 0;
+        pg_diag_sink q = {0};
+        if (synth_mutate(ptx.data, ptx.len, k, r >> 3, &m, &changes, &q) != PG_OK || changes == 0) {
+            snprintf(c->reason, sizeof c->reason, "mutation %s: %s", synth_mut_name(k), changes ? "failed" : "nothing to change");
+            pg_buf_free(&m);
+            goto out;
+        }
+        pg_buf_free(&ptx);
+        ptx = m;
+        snprintf(c->source, sizeof c->source, "mutant");
+        mut = json_pack("{s:s, s:i}", "kind", synth_mut_name(k), "changes", changes);
+    }
+    /* verify: the validator (no errors, no warnings) and ptxas for the arch */
+    pg_diag_sink sink = {0};
+    ptx_module *m = NULL;
+    pg_status ps = ptx_parse(ptx.data, ptx.len, name, &m, &sink);
+    if (ps == PG_OK) ps = ptx_validate(m, &sink);
+    if (ps != PG_OK || sink.nwarnings) {
+        snprintf(c->reason, sizeof c->reason, "check: %d errors, %d warnings", sink.nerrors, sink.nwarnings);
+        ptx_module_free(m);
+        json_decref(mut);
+        goto out;
+    }
+    char tmp[] = "/tmp/ptxgen-synth-XXXXXX";
+    int fd = mkstemp(tmp);
+    ssize_t w = fd >= 0 ? write(fd, ptx.data, ptx.len) : -1;
+    if (fd >= 0) close(fd);
+    ptxas_report rep;
+    memset(&rep, 0, sizeof rep);
+    pg_status xs = w == (ssize_t)ptx.len ? ptxas_run(tmp, o->arch, false, &rep, NULL) : PG_ERR_IO;
+    unlink(tmp);
+    if (xs != PG_OK || !rep.ok) {
+        snprintf(c->reason, sizeof c->reason, "ptxas: %s", !rep.ran ? "not run" : "rejected");
+        ptxas_report_free(&rep);
+        ptx_module_free(m);
+        json_decref(mut);
+        goto out;
+    }
+    /* the sample */
+    pg_buf summary = {0}, desc = {0}, note = {0};
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].is_entry) { ptx_explain_summary(m, &m->funcs[i], &summary); break; }
+    const char *style;
+    synth_describe(task, r >> 40, &desc, &style);
+    perf_note(g, name, mutant, &rep, task, &note);
+    json_t *j = json_object();
+    char id[64];
+    snprintf(id, sizeof id, "%llx-%lld", (unsigned long long)(o->seed & 0xffffffff), (long long)idx);
+    json_object_set_new(j, "id", json_string(id));
+    json_object_set_new(j, "family", json_string(c->family));
+    json_object_set_new(j, "source", json_string(c->source));
+    json_object_set_new(j, "arch", json_string(o->arch));
+    json_object_set_new(j, "task", task);
+    task = NULL;
+    json_object_set_new(j, "description", json_string(desc.data ? desc.data : ""));
+    json_object_set_new(j, "description_style", json_string(style));
+    json_object_set_new(j, "instruction_level_desc", json_string(summary.data ? summary.data : ""));
+    json_object_set_new(j, "ptx_code", json_string(ptx.data));
+    json_object_set_new(j, "performance_note", json_string(note.data ? note.data : ""));
+    json_t *px = json_object();
+    if (rep.nfuncs) {
+        json_object_set_new(px, "registers", json_integer(rep.funcs[0].registers));
+        json_object_set_new(px, "smem_bytes", json_integer(rep.funcs[0].smem));
+        json_object_set_new(px, "spill_stores_bytes", json_integer(rep.funcs[0].spill_stores));
+        json_object_set_new(px, "spill_loads_bytes", json_integer(rep.funcs[0].spill_loads));
+    }
+    json_object_set_new(j, "ptxas", px);
+    if (mut) json_object_set_new(j, "mutation", mut);
+    /* split by task identity: a task (or expression) is entirely train or val */
+    uint64_t ih = fnv64(c->identity, strlen(c->identity));
+    json_object_set_new(j, "split", json_string(ih % 20 == 0 ? "val" : "train"));
+    c->line = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+    c->hash = synth_normalized_hash(ptx.data);
+    c->ok = true;
+    json_decref(j);
+    pg_buf_free(&summary);
+    pg_buf_free(&desc);
+    pg_buf_free(&note);
+    ptxas_report_free(&rep);
+    ptx_module_free(m);
+out:
+    json_decref(task);
+    pg_buf_free(&ptx);
+    pg_buf_free(&tjs);
+}
+
+/* ---- the batch loop ---------------------------------------------------------------- */
+static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    struct dirent *e;
+    PG_VEC(char *) names = {0};
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') pg_vec_push(names, strdup(e->d_name));
+    closedir(d);
+    int cmp(const void *a, const void *b);
+    qsort(names.v, (size_t)names.n, sizeof(char *), cmp);
+    g->hand = calloc((size_t)names.n + 1, sizeof(base_task));
+    for (int i = 0; i < names.n; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s/task.json", dir, names.v[i]);
+        json_t *t = json_load_file(p, 0, NULL);
+        snprintf(p, sizeof p, "%s/%s/kernel.ptx", dir, names.v[i]);
+        char *src;
+        size_t n;
+        pg_diag_sink q = {0};
+        if (t && pg_read_file(p, 1 << 24, &src, &n, &q) == PG_OK) {
+            g->hand[g->nhand++] = (base_task){strdup(names.v[i]), src, t};
+        } else {
+            json_decref(t);
+            pg_diag_emit(diag, PG_W_IGNORED, p, 0, 0, "corpus task skipped (unreadable task.json or kernel.ptx)");
+        }
+        free(names.v[i]);
+    }
+    pg_vec_free(names);
+    return true;
+}
+int cmp(const void *a, const void *b);
+int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void load_results(gen_ctx *g, const char *path) {
+    json_t *r = path ? json_load_file(path, 0, NULL) : NULL;
+    if (!r) return;
+    g->results = json_object();
+    json_t *dev = json_object_get(r, "device");
+    json_object_set_new(g->results, "__device", json_string(json_string_value(json_object_get(dev, "name")) ? json_string_value(json_object_get(dev, "name")) : "the device"));
+    json_object_set_new(g->results, "__date", json_string(json_string_value(json_object_get(r, "date")) ? json_string_value(json_object_get(r, "date")) : "?"));
+    json_t *tasks = json_object_get(r, "tasks");
+    for (size_t i = 0; i < json_array_size(tasks); i++) {
+        json_t *t = json_array_get(tasks, i);
+        const char *n = json_string_value(json_object_get(t, "task"));
+        if (n && json_is_true(json_object_get(json_object_get(t, "kernel"), "correct"))) json_object_set(g->results, n, t);
+    }
+    json_decref(r);
+}
+
+typedef struct { int64_t next; int written; } state;
+
+static bool read_state(const char *path, state *s) {
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    long long a = 0;
+    int b = 0;
+    bool ok = fscanf(f, "%lld %d", &a, &b) == 2;
+    fclose(f);
+    s->next = a;
+    s->written = b;
+    return ok;
+}
+
+pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag) {
+    memset(rep, 0, sizeof *rep);
+    gen_ctx g = {o, NULL, 0, NULL};
+    if ((o->sources & (SYNTH_SRC_HAND | SYNTH_SRC_MUTANT)) && o->corpus_dir && !load_hand(&g, o->corpus_dir, diag)) {
+        pg_diag_emit(diag, PG_E_IO, o->corpus_dir, 0, 0, "cannot read the corpus folder");
+        return PG_ERR_IO;
+    }
+    load_results(&g, o->results);
+    char partial[4096], statef[4200];
+    snprintf(partial, sizeof partial, "%s.partial", o->out);
+    snprintf(statef, sizeof statef, "%s.state", partial);
+    state s = {0, 0};
+    /* resume: keep the complete lines an interrupted run wrote (and their
+     * duplicate keys); a crash mid-line leaves garbage after them, so the
+     * kept prefix is rewritten */
+    PG_VEC(uint64_t) seen = {0};
+    pg_buf kept = {0};
+    if (read_state(statef, &s)) {
+        FILE *f = fopen(partial, "r");
+        char *line = NULL;
+        size_t cap = 0;
+        int nk = 0;
+        ssize_t len;
+        while (f && nk < s.written && (len = getline(&line, &cap, f)) > 0) {
+            json_t *j = json_loads(line, 0, NULL);
+            const char *code = json_string_value(json_object_get(j, "ptx_code"));
+            if (!code) { json_decref(j); break; }
+            pg_vec_push(seen, synth_normalized_hash(code));
+            pg_buf_putn(&kept, line, (size_t)len);
+            json_decref(j);
+            nk++;
+        }
+        free(line);
+        if (f) fclose(f);
+        if (nk != s.written) { s.next = 0; s.written = 0; seen.n = 0; kept.len = 0; }   /* inconsistent: start over */
+        rep->resumed_from = s.written;
+    }
+    FILE *out = fopen(partial, "w");
+    if (!out) { pg_diag_emit(diag, PG_E_IO, partial, 0, 0, "cannot write: %s", strerror(errno)); pg_buf_free(&kept); return PG_ERR_IO; }
+    if (kept.len) fwrite(kept.data, 1, kept.len, out);
+    pg_buf_free(&kept);
+    int jobs = o->jobs > 0 ? o->jobs : 1, batch = 16 * jobs;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t max_candidates = (int64_t)o->count * 20 + 1000;
+    while (s.written < o->count && s.next < max_candidates) {
+        /* workers: each builds the candidates idx = next + j, next + j + jobs, ... */
+        char dir[] = "/tmp/ptxgen-synth-batch-XXXXXX";
+        if (!mkdtemp(dir)) { fclose(out); return PG_ERR_IO; }
+        pid_t pids[64];
+        int nw = jobs > 64 ? 64 : jobs;
+        for (int w = 0; w < nw; w++) {
+            pids[w] = fork();
+            if (pids[w] == 0) {
+                char p[256];
+                snprintf(p, sizeof p, "%s/%d", dir, w);
+                FILE *f = fopen(p, "w");
+                for (int k = w; k < batch && f; k += nw) {
+                    cand c;
+                    make_candidate(&g, s.next + k, &c);
+                    json_t *rec = json_pack("{s:I, s:b, s:s, s:s, s:s, s:s, s:I}", "idx", (json_int_t)(s.next + k), "ok", c.ok,
+                                            "family", c.family, "source", c.source, "reason", c.reason, "identity", c.identity,
+                                            "hash", (json_int_t)c.hash);
+                    if (c.line) json_object_set_new(rec, "line", json_string(c.line));
+                    char *txt = json_dumps(rec, JSON_COMPACT);
+                    fprintf(f, "%s\n", txt);
+                    free(txt);
+                    json_decref(rec);
+                    free(c.line);
+                }
+                if (f) fclose(f);
+                _exit(0);
+            }
+        }
+        for (int w = 0; w < nw; w++) { int st; waitpid(pids[w], &st, 0); }
+        /* merge in index order */
+        json_t **recs = calloc((size_t)batch, sizeof(json_t *));
+        for (int w = 0; w < nw; w++) {
+            char p[256];
+            snprintf(p, sizeof p, "%s/%d", dir, w);
+            FILE *f = fopen(p, "r");
+            char *line = NULL;
+            size_t cap = 0;
+            while (f && getline(&line, &cap, f) > 0) {
+                json_t *rec = json_loads(line, 0, NULL);
+                int64_t idx = rec ? json_integer_value(json_object_get(rec, "idx")) : -1;
+                if (idx >= s.next && idx < s.next + batch) recs[idx - s.next] = rec;
+                else json_decref(rec);
+            }
+            free(line);
+            if (f) fclose(f);
+            unlink(p);
+        }
+        rmdir(dir);
+        for (int k = 0; k < batch; k++) {
+            json_t *rec = recs[k];
+            rep->candidates++;
+            if (!rec) { rep->failed++; continue; }   /* a worker died: counted, never written */
+            const char *fam = json_string_value(json_object_get(rec, "family"));
+            int fi = synth_family_slot(rep, fam && *fam ? fam : "?");
+            if (!json_is_true(json_object_get(rec, "ok"))) {
+                rep->failed++;
+                if (fi >= 0) rep->fam_failed[fi]++;
+                const char *why = json_string_value(json_object_get(rec, "reason"));
+                if (why && !strncmp(why, "mutation", 8) && strstr(why, "nothing to change")) rep->nothing_to_change++;
+                else if (rep->nfail_examples < 8) snprintf(rep->fail_examples[rep->nfail_examples++], 200, "%s", why ? why : "?");
+                json_decref(rec);
+                continue;
+            }
+            uint64_t h = (uint64_t)json_integer_value(json_object_get(rec, "hash"));
+            bool dup = false;
+            for (int i = 0; i < seen.n && !dup; i++) dup = seen.v[i] == h;
+            if (dup || s.written >= o->count) {
+                if (dup) rep->duplicates++;
+                json_decref(rec);
+                continue;
+            }
+            pg_vec_push(seen, h);
+            fprintf(out, "%s\n", json_string_value(json_object_get(rec, "line")));
+            s.written++;
+            if (fi >= 0) rep->fam_written[fi]++;
+            json_decref(rec);
+        }
+        free(recs);
+        s.next += batch;
+        fflush(out);
+        fsync(fileno(out));
+        FILE *sf = fopen(statef, "w");
+        if (sf) { fprintf(sf, "%lld %d\n", (long long)s.next, s.written); fclose(sf); }
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        rep->seconds = dt;
+        if (o->progress) {
+            double rate = (s.written - rep->resumed_from) / (dt > 0 ? dt : 1);
+            int width = 30, fill = (int)((double)s.written / o->count * width);
+            fprintf(stderr, "\r[%.*s%*s] %d/%d  %.1f samples/s  ETA %.0fs   ", fill, "==============================", width - fill, "",
+                    s.written, o->count, rate, rate > 0 ? (o->count - s.written) / rate : 0);
+        }
+    }
+    if (o->progress) fputc('\n', stderr);
+    fclose(out);
+    pg_vec_free(seen);
+    rep->written = s.written;
+    for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+    free(g.hand);
+    json_decref(g.results);
+    if (s.written < o->count) {
+        pg_diag_emit(diag, PG_E_IO, o->out, 0, 0, "only %d of %d samples after %lld candidates (see the failure counts)", s.written,
+                     o->count, (long long)s.next);
+        return PG_ERR_INVALID;
+    }
+    if (rename(partial, o->out) != 0) { pg_diag_emit(diag, PG_E_IO, o->out, 0, 0, "rename failed: %s", strerror(errno)); return PG_ERR_IO; }
+    unlink(statef);
+    return PG_OK;
+}
+
+int synth_family_slot(synth_report *r, const char *fam) {
+    for (int i = 0; i < r->nfam; i++)
+        if (!strcmp(r->fam[i], fam)) return i;
+    if (r->nfam >= SYNTH_MAX_FAMILIES) return -1;
+    snprintf(r->fam[r->nfam], sizeof r->fam[0], "%s", fam);
+    return r->nfam++;
+}
+
+/* ---- --stats -------------------------------------------------------------------------- */
+static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
+static double pct(double *v, int n, double p) { return n ? v[(int)fmin(n - 1, floor(p * (n - 1) + 0.5))] : 0; }
+
+pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag) {
+    FILE *f = fopen(path, "r");
+    if (!f) { pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot open: %s", strerror(errno)); return PG_ERR_IO; }
+    json_t *fam = json_object(), *src = json_object(), *spl = json_object(), *sty = json_object();
+    PG_VEC(double) lines = {0}, bytes = {0}, words = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0, lineno = 0, bad = 0;
+    while (getline(&line, &cap, f) > 0) {
+        lineno++;
+        json_t *j = json_loads(line, 0, NULL);
+        if (!j) { if (bad++ < 3) pg_diag_emit(diag, PG_E_TASK, path, lineno, 1, "not a JSON object"); continue; }
+        n++;
+        const char *keys[4] = {"family", "source", "split", "description_style"};
+        json_t *tabs[4] = {fam, src, spl, sty};
+        for (int k = 0; k < 4; k++) {
+            const char *v = json_string_value(json_object_get(j, keys[k]));
+            if (!v) v = "?";
+            json_object_set_new(tabs[k], v, json_integer(json_integer_value(json_object_get(tabs[k], v)) + 1));
+        }
+        const char *code = json_string_value(json_object_get(j, "ptx_code"));
+        if (code) {
+            int nl = 0, nw = 0;
+            bool inw = false;
+            for (const char *p = code; *p; p++) {
+                if (*p == '\n') nl++;
+                bool sp = *p == ' ' || *p == '\t' || *p == '\n' || *p == ',';
+                if (!sp && !inw) nw++;
+                inw = !sp;
+            }
+            pg_vec_push(lines, nl);
+            pg_vec_push(bytes, (double)strlen(code));
+            pg_vec_push(words, nw);
+        }
+        json_decref(j);
+    }
+    free(line);
+    fclose(f);
+    qsort(lines.v, (size_t)lines.n, sizeof(double), cmpd);
+    qsort(bytes.v, (size_t)bytes.n, sizeof(double), cmpd);
+    qsort(words.v, (size_t)words.n, sizeof(double), cmpd);
+    json_t *o = json_object();
+    json_object_set_new(o, "samples", json_integer(n));
+    json_object_set_new(o, "unreadable_lines", json_integer(bad));
+    json_object_set_new(o, "by_family", fam);
+    json_object_set_new(o, "by_source", src);
+    json_object_set_new(o, "by_split", spl);
+    json_object_set_new(o, "by_description_style", sty);
+    json_t *len = json_object();
+    json_object_set_new(len, "ptx_lines_p50", json_real(pct(lines.v, lines.n, 0.5)));
+    json_object_set_new(len, "ptx_lines_p95", json_real(pct(lines.v, lines.n, 0.95)));
+    json_object_set_new(len, "ptx_lines_max", json_real(lines.n ? lines.v[lines.n - 1] : 0));
+    json_object_set_new(len, "ptx_bytes_p50", json_real(pct(bytes.v, bytes.n, 0.5)));
+    json_object_set_new(len, "ptx_bytes_p95", json_real(pct(bytes.v, bytes.n, 0.95)));
+    json_object_set_new(len, "ptx_words_p95", json_real(pct(words.v, words.n, 0.95)));
+    json_object_set_new(len, "note", json_string("words = whitespace/comma-separated pieces; token counts need the model's tokenizer"));
+    json_object_set_new(o, "lengths", len);
+    /* verification rates from the run's sidecar, when present */
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s.meta.json", path);
+    json_t *mj = json_load_file(meta, 0, NULL);
+    if (mj) json_object_set_new(o, "run", mj);
+    char *txt = json_dumps(o, JSON_INDENT(2));
+    pg_buf_puts(out, txt);
+    pg_buf_putc(out, '\n');
+    free(txt);
+    json_decref(o);
+    pg_vec_free(lines);
+    pg_vec_free(bytes);
+    pg_vec_free(words);
+    return bad ? PG_ERR_INVALID : PG_OK;
+}

@@ -1,0 +1,961 @@
+/* expr.c — the random elementwise expression-tree family: generator,
+ * printers (C, math text, prefix), prefix parser, double interpreter and the
+ * task emitter (PTX template, CUDA C, task.json).  See ptxgen/synth_expr.h. */
+#include "ptxgen/synth_expr.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- operator table ------------------------------------------------------------ */
+static const struct {
+    const char *name;   /* prefix / text name */
+    int arity;
+    unsigned weight;    /* default generator weight */
+} OPS[SYNTH_EXPR__COUNT] = {
+    [SYNTH_EXPR_INPUT] = {"input", 0, 0},    [SYNTH_EXPR_CONST] = {"const", 0, 0},
+    [SYNTH_EXPR_ADD] = {"add", 2, 10},       [SYNTH_EXPR_SUB] = {"sub", 2, 8},
+    [SYNTH_EXPR_MUL] = {"mul", 2, 10},       [SYNTH_EXPR_DIV] = {"div", 2, 4},
+    [SYNTH_EXPR_FMA] = {"fma", 3, 5},        [SYNTH_EXPR_MIN] = {"min", 2, 4},
+    [SYNTH_EXPR_MAX] = {"max", 2, 4},        [SYNTH_EXPR_ABS] = {"abs", 1, 3},
+    [SYNTH_EXPR_EXP] = {"exp", 1, 3},        [SYNTH_EXPR_LOG] = {"log", 1, 3},
+    [SYNTH_EXPR_SQRT] = {"sqrt", 1, 3},      [SYNTH_EXPR_RSQRT] = {"rsqrt", 1, 2},
+    [SYNTH_EXPR_TANH] = {"tanh", 1, 3},      [SYNTH_EXPR_SIGMOID] = {"sigmoid", 1, 3},
+    [SYNTH_EXPR_RELU] = {"relu", 1, 3},
+};
+
+const char *synth_expr_op_name(synth_expr_op op) {
+    return (unsigned)op < SYNTH_EXPR__COUNT ? OPS[op].name : "?";
+}
+int synth_expr_op_arity(synth_expr_op op) { return (unsigned)op < SYNTH_EXPR__COUNT ? OPS[op].arity : 0; }
+
+/* ---- construction --------------------------------------------------------------- */
+static synth_expr *node_new(synth_expr_op op) {
+    synth_expr *e = calloc(1, sizeof *e);
+    if (!e) abort();
+    e->op = op;
+    e->nkids = OPS[op].arity;
+    return e;
+}
+static synth_expr *leaf_input(int i) {
+    synth_expr *e = node_new(SYNTH_EXPR_INPUT);
+    e->input = i;
+    return e;
+}
+static synth_expr *leaf_const(float v) {
+    synth_expr *e = node_new(SYNTH_EXPR_CONST);
+    e->value = v;
+    return e;
+}
+static synth_expr *node1(synth_expr_op op, synth_expr *x) {
+    synth_expr *e = node_new(op);
+    e->kid[0] = x;
+    return e;
+}
+static synth_expr *node2(synth_expr_op op, synth_expr *x, synth_expr *y) {
+    synth_expr *e = node_new(op);
+    e->kid[0] = x;
+    e->kid[1] = y;
+    return e;
+}
+
+void synth_expr_free(synth_expr *e) {
+    if (!e) return;
+    for (int i = 0; i < e->nkids; i++) synth_expr_free(e->kid[i]);
+    free(e);
+}
+
+synth_expr *synth_expr_clone(const synth_expr *e) {
+    if (!e) return NULL;
+    synth_expr *c = node_new(e->op);
+    *c = *e;
+    for (int i = 0; i < e->nkids; i++) c->kid[i] = synth_expr_clone(e->kid[i]);
+    return c;
+}
+
+int synth_expr_count_nodes(const synth_expr *e) {
+    int n = 1;
+    for (int i = 0; i < e->nkids; i++) n += synth_expr_count_nodes(e->kid[i]);
+    return n;
+}
+int synth_expr_count_ops(const synth_expr *e) {
+    int n = e->nkids > 0;
+    for (int i = 0; i < e->nkids; i++) n += synth_expr_count_ops(e->kid[i]);
+    return n;
+}
+int synth_expr_depth(const synth_expr *e) {
+    int d = 0;
+    for (int i = 0; i < e->nkids; i++) {
+        int k = synth_expr_depth(e->kid[i]);
+        if (k > d) d = k;
+    }
+    return d + 1;
+}
+unsigned synth_expr_inputs_used(const synth_expr *e) {
+    unsigned m = e->op == SYNTH_EXPR_INPUT ? 1u << e->input : 0u;
+    for (int i = 0; i < e->nkids; i++) m |= synth_expr_inputs_used(e->kid[i]);
+    return m;
+}
+
+/* ---- the interpreter ---------------------------------------------------------------- */
+/* One formula per operator, shared by the scalar and the chunked evaluators so
+ * both round identically. */
+static inline double apply1(synth_expr_op op, double x) {
+    switch (op) {
+    case SYNTH_EXPR_ABS: return fabs(x);
+    case SYNTH_EXPR_EXP: return exp(x);
+    case SYNTH_EXPR_LOG: return log(x);
+    case SYNTH_EXPR_SQRT: return sqrt(x);
+    case SYNTH_EXPR_RSQRT: return 1.0 / sqrt(x);
+    case SYNTH_EXPR_TANH: return tanh(x);
+    case SYNTH_EXPR_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case SYNTH_EXPR_RELU: return fmax(x, 0.0);
+    default: return NAN;
+    }
+}
+static inline double apply2(synth_expr_op op, double x, double y) {
+    switch (op) {
+    case SYNTH_EXPR_ADD: return x + y;
+    case SYNTH_EXPR_SUB: return x - y;
+    case SYNTH_EXPR_MUL: return x * y;
+    case SYNTH_EXPR_DIV: return x / y;
+    case SYNTH_EXPR_MIN: return fmin(x, y);
+    case SYNTH_EXPR_MAX: return fmax(x, y);
+    default: return NAN;
+    }
+}
+static inline double apply3(double x, double y, double z) {
+    double p = x * y;   /* two roundings, as written: x*y+z */
+    return p + z;
+}
+
+double synth_expr_eval(const synth_expr *e, const double *inputs) {
+    switch (e->op) {
+    case SYNTH_EXPR_INPUT: return inputs[e->input];
+    case SYNTH_EXPR_CONST: return (double)e->value;
+    case SYNTH_EXPR_FMA:
+        return apply3(synth_expr_eval(e->kid[0], inputs), synth_expr_eval(e->kid[1], inputs),
+                      synth_expr_eval(e->kid[2], inputs));
+    default:
+        if (e->nkids == 1) return apply1(e->op, synth_expr_eval(e->kid[0], inputs));
+        return apply2(e->op, synth_expr_eval(e->kid[0], inputs), synth_expr_eval(e->kid[1], inputs));
+    }
+}
+
+enum { CHUNK = 256 };
+
+/* Evaluate e for m (<= CHUNK) elements into dst; scratch holds 2*CHUNK doubles
+ * per remaining tree level. */
+static void chunk_eval(const synth_expr *e, const float *const *in, size_t base, size_t m, double *dst,
+                       double *scratch) {
+    switch (e->op) {
+    case SYNTH_EXPR_INPUT: {
+        const float *s = in[e->input] + base;
+        for (size_t i = 0; i < m; i++) dst[i] = (double)s[i];
+        return;
+    }
+    case SYNTH_EXPR_CONST:
+        for (size_t i = 0; i < m; i++) dst[i] = (double)e->value;
+        return;
+    default: break;
+    }
+    double *y = scratch, *z = scratch + CHUNK, *deeper = scratch + 2 * CHUNK;
+    chunk_eval(e->kid[0], in, base, m, dst, scratch);
+    if (e->nkids >= 2) chunk_eval(e->kid[1], in, base, m, y, deeper);
+    if (e->nkids >= 3) chunk_eval(e->kid[2], in, base, m, z, deeper);
+    if (e->op == SYNTH_EXPR_FMA)
+        for (size_t i = 0; i < m; i++) dst[i] = apply3(dst[i], y[i], z[i]);
+    else if (e->nkids == 1)
+        for (size_t i = 0; i < m; i++) dst[i] = apply1(e->op, dst[i]);
+    else
+        for (size_t i = 0; i < m; i++) dst[i] = apply2(e->op, dst[i], y[i]);
+}
+
+void synth_expr_eval_f32(const synth_expr *e, const float *const *in, float *out, size_t n) {
+    int depth = synth_expr_depth(e);
+    double *buf = malloc(sizeof(double) * CHUNK * (size_t)(1 + 2 * depth));
+    if (!buf) abort();
+    for (size_t base = 0; base < n; base += CHUNK) {
+        size_t m = n - base < CHUNK ? n - base : CHUNK;
+        chunk_eval(e, in, base, m, buf, buf + CHUNK);
+        for (size_t i = 0; i < m; i++) out[base + i] = (float)buf[i];
+    }
+    free(buf);
+}
+
+/* ---- the generator ---------------------------------------------------------------------- */
+typedef struct { uint64_t s; } rng_t;
+static uint64_t rng_next(rng_t *r) {   /* splitmix64 */
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double rng_unit(rng_t *r) { return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+static int rng_int(rng_t *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
+
+enum { BOUND_LIMIT = 1000000 };   /* |value| of every subtree for inputs in [-10,10] */
+static const double INPUT_LO = -10.0, INPUT_HI = 10.0;
+
+/* Conservative value interval of a tree for inputs in [INPUT_LO, INPUT_HI];
+ * false when the tree may leave the finite, in-domain range. */
+static bool interval(const synth_expr *e, double *lo, double *hi) {
+    double l[3] = {0}, h[3] = {0};
+    for (int i = 0; i < e->nkids; i++)
+        if (!interval(e->kid[i], &l[i], &h[i])) return false;
+    switch (e->op) {
+    case SYNTH_EXPR_INPUT: *lo = INPUT_LO; *hi = INPUT_HI; break;
+    case SYNTH_EXPR_CONST: *lo = *hi = e->value; break;
+    case SYNTH_EXPR_ADD: *lo = l[0] + l[1]; *hi = h[0] + h[1]; break;
+    case SYNTH_EXPR_SUB: *lo = l[0] - h[1]; *hi = h[0] - l[1]; break;
+    case SYNTH_EXPR_MUL:
+    case SYNTH_EXPR_FMA:
+    case SYNTH_EXPR_DIV: {
+        double c[4];
+        if (e->op == SYNTH_EXPR_DIV) {
+            if (l[1] <= 0 && h[1] >= 0) return false;
+            c[0] = l[0] / l[1]; c[1] = l[0] / h[1]; c[2] = h[0] / l[1]; c[3] = h[0] / h[1];
+        } else {
+            c[0] = l[0] * l[1]; c[1] = l[0] * h[1]; c[2] = h[0] * l[1]; c[3] = h[0] * h[1];
+        }
+        *lo = fmin(fmin(c[0], c[1]), fmin(c[2], c[3]));
+        *hi = fmax(fmax(c[0], c[1]), fmax(c[2], c[3]));
+        if (e->op == SYNTH_EXPR_FMA) { *lo += l[2]; *hi += h[2]; }
+        break;
+    }
+    case SYNTH_EXPR_MIN: *lo = fmin(l[0], l[1]); *hi = fmin(h[0], h[1]); break;
+    case SYNTH_EXPR_MAX: *lo = fmax(l[0], l[1]); *hi = fmax(h[0], h[1]); break;
+    case SYNTH_EXPR_ABS:
+        if (l[0] >= 0) { *lo = l[0]; *hi = h[0]; }
+        else if (h[0] <= 0) { *lo = -h[0]; *hi = -l[0]; }
+        else { *lo = 0; *hi = fmax(-l[0], h[0]); }
+        break;
+    case SYNTH_EXPR_EXP:
+        if (h[0] > 40) return false;
+        *lo = exp(l[0]); *hi = exp(h[0]);
+        break;
+    case SYNTH_EXPR_LOG:
+        if (l[0] <= 1e-6) return false;
+        *lo = log(l[0]); *hi = log(h[0]);
+        break;
+    case SYNTH_EXPR_SQRT:
+        if (l[0] < 0) return false;
+        *lo = sqrt(l[0]); *hi = sqrt(h[0]);
+        break;
+    case SYNTH_EXPR_RSQRT:
+        if (l[0] <= 1e-6) return false;
+        *lo = 1 / sqrt(h[0]); *hi = 1 / sqrt(l[0]);
+        break;
+    case SYNTH_EXPR_TANH: *lo = tanh(l[0]); *hi = tanh(h[0]); break;
+    case SYNTH_EXPR_SIGMOID: *lo = 1 / (1 + exp(-l[0])); *hi = 1 / (1 + exp(-h[0])); break;
+    case SYNTH_EXPR_RELU: *lo = fmax(l[0], 0); *hi = fmax(h[0], 0); break;
+    default: return false;
+    }
+    return isfinite(*lo) && isfinite(*hi) && fabs(*lo) <= BOUND_LIMIT && fabs(*hi) <= BOUND_LIMIT;
+}
+
+typedef struct {
+    rng_t rng;
+    int ninputs;
+    unsigned weights[SYNTH_EXPR__COUNT];
+    unsigned wsum;
+    double const_prob, leaf_prob;
+} gen_t;
+
+/* Constants: multiples of 1/4 in [-4, 4] (exact in f32, short in decimal). */
+static float rand_const(gen_t *g) { return (float)(rng_int(&g->rng, 33) - 16) / 4.0f; }
+static float rand_pos_const(gen_t *g) {
+    static const float c[] = {1.0f, 0.5f, 2.0f, 0.25f, 1.5f};
+    return c[rng_int(&g->rng, (int)(sizeof c / sizeof c[0]))];
+}
+static float rand_divisor(gen_t *g) {
+    static const float c[] = {2.0f, 4.0f, 0.5f, -2.0f, 3.0f, 8.0f, -0.5f, 1.5f};
+    return c[rng_int(&g->rng, (int)(sizeof c / sizeof c[0]))];
+}
+
+static synth_expr *gen_leaf(gen_t *g, bool allow_const) {
+    if (allow_const && rng_unit(&g->rng) < g->const_prob) return leaf_const(rand_const(g));
+    return leaf_input(rng_int(&g->rng, g->ninputs));
+}
+
+static synth_expr *gen(gen_t *g, int depth, bool allow_const, bool is_root);
+
+/* abs(x) + c */
+static synth_expr *wrap_pos(gen_t *g, synth_expr *x) {
+    return node2(SYNTH_EXPR_ADD, node1(SYNTH_EXPR_ABS, x), leaf_const(rand_pos_const(g)));
+}
+
+static synth_expr *gen_op(gen_t *g, synth_expr_op op, int depth) {
+    synth_expr *e = node_new(op);
+    switch (op) {
+    case SYNTH_EXPR_LOG:
+    case SYNTH_EXPR_SQRT:
+    case SYNTH_EXPR_RSQRT:
+        e->kid[0] = wrap_pos(g, gen(g, depth - 1, false, false));
+        break;
+    case SYNTH_EXPR_EXP:
+        e->kid[0] = node2(SYNTH_EXPR_MIN, gen(g, depth - 1, false, false), leaf_const(10.0f));
+        break;
+    case SYNTH_EXPR_DIV:
+        if (rng_unit(&g->rng) < 0.3) {
+            e->kid[0] = gen(g, depth - 1, false, false);
+            e->kid[1] = leaf_const(rand_divisor(g));
+        } else {
+            e->kid[0] = gen(g, depth - 1, true, false);
+            e->kid[1] = node2(SYNTH_EXPR_ADD, node1(SYNTH_EXPR_ABS, gen(g, depth - 1, false, false)),
+                              leaf_const(1.0f));
+        }
+        break;
+    default: {
+        /* at most arity-1 constant operands; unary operators never get a constant */
+        bool all_const = true;
+        for (int i = 0; i < e->nkids; i++) {
+            bool last = i == e->nkids - 1;
+            e->kid[i] = gen(g, depth - 1, e->nkids > 1 && !(last && all_const), false);
+            if (e->kid[i]->op != SYNTH_EXPR_CONST) all_const = false;
+        }
+        /* no (max c c) / (sub b b): a second leaf naming the same input names another */
+        if (e->nkids == 2 && g->ninputs > 1 && e->kid[0]->op == SYNTH_EXPR_INPUT &&
+            e->kid[1]->op == SYNTH_EXPR_INPUT && e->kid[0]->input == e->kid[1]->input && op != SYNTH_EXPR_MUL)
+            e->kid[1]->input = (e->kid[0]->input + 1 + rng_int(&g->rng, g->ninputs - 1)) % g->ninputs;
+        break;
+    }
+    }
+    return e;
+}
+
+static synth_expr *gen(gen_t *g, int depth, bool allow_const, bool is_root) {
+    if (depth <= 1 || (!is_root && rng_unit(&g->rng) < g->leaf_prob)) return gen_leaf(g, allow_const);
+    for (int attempt = 0; attempt < 6; attempt++) {
+        unsigned r = (unsigned)(rng_next(&g->rng) % g->wsum);
+        synth_expr_op op = SYNTH_EXPR_ADD;
+        for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++) {
+            if (r < g->weights[k]) { op = (synth_expr_op)k; break; }
+            r -= g->weights[k];
+        }
+        synth_expr *e = gen_op(g, op, depth);
+        double lo, hi;
+        if (interval(e, &lo, &hi)) return e;
+        synth_expr_free(e);
+    }
+    /* fall back to a bounded operator over a leaf */
+    return node1(SYNTH_EXPR_TANH, gen_leaf(g, false));
+}
+
+/* Reassign duplicated input leaves to inputs that do not occur yet. */
+static void collect_inputs(synth_expr *e, synth_expr **leaves, int *n, int cap) {
+    if (e->op == SYNTH_EXPR_INPUT && *n < cap) leaves[(*n)++] = e;
+    for (int i = 0; i < e->nkids; i++) collect_inputs(e->kid[i], leaves, n, cap);
+}
+
+synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o) {
+    if (ninputs < 1 || ninputs > SYNTH_EXPR_MAX_INPUTS || max_depth < 1 || max_depth > 12) return NULL;
+    gen_t g;
+    memset(&g, 0, sizeof g);
+    g.rng.s = seed ^ 0x5EED0E1Bull;
+    g.ninputs = ninputs;
+    g.const_prob = o && o->const_prob > 0 ? o->const_prob : 0.25;
+    g.leaf_prob = o && o->leaf_prob > 0 ? o->leaf_prob : 0.3;
+    for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++) {
+        g.weights[k] = o ? o->op_weight[k] : 0;
+        g.wsum += g.weights[k];
+    }
+    if (!g.wsum)
+        for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++) g.wsum += (g.weights[k] = OPS[k].weight);
+    synth_expr *e = NULL;
+    unsigned all = (1u << ninputs) - 1;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        synth_expr_free(e);
+        e = gen(&g, max_depth < 2 ? 2 : max_depth, false, true);
+        if (e->nkids == 0) e = node1(SYNTH_EXPR_RELU, e);   /* only when max_depth forces it */
+        if ((synth_expr_inputs_used(e) & all) == all) return e;
+    }
+    /* Still missing inputs: reuse duplicated input leaves, else add the input
+     * at the root (inputs share one interval, so bounds are unchanged or +10). */
+    synth_expr *leaves[256];
+    int nl = 0;
+    collect_inputs(e, leaves, &nl, 256);
+    for (int m = 0; m < ninputs; m++) {
+        if (synth_expr_inputs_used(e) & (1u << m)) continue;
+        bool done = false;
+        for (int i = 0; i < nl && !done; i++) {
+            int cnt = 0;
+            for (int j = 0; j < nl; j++) cnt += leaves[j]->input == leaves[i]->input;
+            if (cnt > 1) { leaves[i]->input = m; done = true; }
+        }
+        if (!done) e = node2(SYNTH_EXPR_ADD, e, leaf_input(m));
+    }
+    return e;
+}
+
+/* ---- printers ------------------------------------------------------------------------ */
+static const char INPUT_NAMES[] = "abcd";
+
+static void put_const(pg_buf *b, float v, bool c_suffix) {
+    char t[48];
+    if (v == floorf(v) && fabsf(v) < 1e7f) snprintf(t, sizeof t, c_suffix ? "%.1f" : "%.0f", (double)v);
+    else snprintf(t, sizeof t, "%.9g", (double)v);
+    if (v < 0 && c_suffix) pg_buf_putc(b, '(');
+    pg_buf_puts(b, t);
+    if (c_suffix) pg_buf_putc(b, 'f');
+    if (v < 0 && c_suffix) pg_buf_putc(b, ')');
+}
+
+/* Precedence: 1 for + -, 2 for * /, 3 for atoms and calls. */
+static int prec(const synth_expr *e) {
+    switch (e->op) {
+    case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: return 1;
+    case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: return 2;
+    case SYNTH_EXPR_CONST: return e->value < 0 ? 0 : 3;   /* text form: (-1.5) */
+    default: return 3;
+    }
+}
+
+static void print_infix(const synth_expr *e, pg_buf *b, bool c);
+static void print_sub(const synth_expr *e, pg_buf *b, bool c, int need) {
+    bool par = prec(e) < need && !(c && e->op == SYNTH_EXPR_CONST);
+    if (par) pg_buf_putc(b, '(');
+    print_infix(e, b, c);
+    if (par) pg_buf_putc(b, ')');
+}
+
+static void print_infix(const synth_expr *e, pg_buf *b, bool c) {
+    static const char *cfn[SYNTH_EXPR__COUNT] = {
+        [SYNTH_EXPR_FMA] = "fmaf", [SYNTH_EXPR_MIN] = "fminf", [SYNTH_EXPR_MAX] = "fmaxf",
+        [SYNTH_EXPR_ABS] = "fabsf", [SYNTH_EXPR_EXP] = "expf", [SYNTH_EXPR_LOG] = "logf",
+        [SYNTH_EXPR_SQRT] = "sqrtf", [SYNTH_EXPR_RSQRT] = "rsqrtf", [SYNTH_EXPR_TANH] = "tanhf",
+    };
+    switch (e->op) {
+    case SYNTH_EXPR_INPUT: pg_buf_putc(b, INPUT_NAMES[e->input & 3]); return;
+    case SYNTH_EXPR_CONST: put_const(b, e->value, c); return;
+    case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: {
+        int p = prec(e);
+        const char *sym = e->op == SYNTH_EXPR_ADD ? " + " : e->op == SYNTH_EXPR_SUB ? " - "
+                        : e->op == SYNTH_EXPR_MUL ? "*" : "/";
+        /* left-associative; the right operand of the same level keeps its parentheses
+         * so the evaluation order (and f32 rounding) is exactly the tree's */
+        print_sub(e->kid[0], b, c, p);
+        pg_buf_puts(b, sym);
+        print_sub(e->kid[1], b, c, p + 1);
+        return;
+    }
+    case SYNTH_EXPR_SIGMOID:
+        if (c) {
+            pg_buf_puts(b, "(1.0f/(1.0f + expf(-(");
+            print_infix(e->kid[0], b, c);
+            pg_buf_puts(b, "))))");
+            return;
+        }
+        break;
+    case SYNTH_EXPR_RELU:
+        if (c) {
+            pg_buf_puts(b, "fmaxf(");
+            print_infix(e->kid[0], b, c);
+            pg_buf_puts(b, ", 0.0f)");
+            return;
+        }
+        break;
+    default: break;
+    }
+    pg_buf_puts(b, c ? cfn[e->op] : OPS[e->op].name);
+    pg_buf_putc(b, '(');
+    for (int i = 0; i < e->nkids; i++) {
+        if (i) pg_buf_puts(b, ", ");
+        print_infix(e->kid[i], b, c);
+    }
+    pg_buf_putc(b, ')');
+}
+
+void synth_expr_to_c(const synth_expr *e, pg_buf *out) { print_infix(e, out, true); }
+void synth_expr_to_text(const synth_expr *e, pg_buf *out) { print_infix(e, out, false); }
+
+void synth_expr_to_prefix(const synth_expr *e, pg_buf *out) {
+    if (e->op == SYNTH_EXPR_INPUT) { pg_buf_putc(out, INPUT_NAMES[e->input & 3]); return; }
+    if (e->op == SYNTH_EXPR_CONST) { put_const(out, e->value, false); return; }
+    pg_buf_putc(out, '(');
+    pg_buf_puts(out, OPS[e->op].name);
+    for (int i = 0; i < e->nkids; i++) {
+        pg_buf_putc(out, ' ');
+        synth_expr_to_prefix(e->kid[i], out);
+    }
+    pg_buf_putc(out, ')');
+}
+
+/* ---- prefix parser ------------------------------------------------------------------- */
+typedef struct {
+    const char *s, *p;
+    char *err; size_t errn;
+    bool bad;
+    int depth;
+} pparse;
+
+static void perr(pparse *x, const char *msg) {
+    if (x->bad) return;
+    x->bad = true;
+    if (x->err && x->errn) snprintf(x->err, x->errn, "offset %d: %s", (int)(x->p - x->s), msg);
+}
+static void skip_ws(pparse *x) { while (isspace((unsigned char)*x->p)) x->p++; }
+
+static synth_expr *parse_node(pparse *x) {
+    skip_ws(x);
+    if (++x->depth > 200) { perr(x, "nesting too deep"); return NULL; }
+    synth_expr *r = NULL;
+    if (*x->p == '(') {
+        x->p++;
+        skip_ws(x);
+        const char *w = x->p;
+        while (isalpha((unsigned char)*x->p)) x->p++;
+        size_t wn = (size_t)(x->p - w);
+        int op = -1;
+        for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++)
+            if (strlen(OPS[k].name) == wn && !strncmp(OPS[k].name, w, wn)) op = k;
+        if (op < 0) { x->p = w; perr(x, "unknown operator"); goto out; }
+        r = node_new((synth_expr_op)op);
+        for (int i = 0; i < r->nkids; i++) {
+            r->kid[i] = parse_node(x);
+            if (!r->kid[i]) {
+                r->nkids = i;   /* free what was built */
+                synth_expr_free(r);
+                r = NULL;
+                goto out;
+            }
+        }
+        skip_ws(x);
+        if (*x->p != ')') { perr(x, "expected ')' (wrong number of operands?)"); synth_expr_free(r); r = NULL; goto out; }
+        x->p++;
+    } else if (*x->p >= 'a' && *x->p <= 'd' && !isalnum((unsigned char)x->p[1]) && x->p[1] != '_') {
+        r = leaf_input(*x->p - 'a');
+        x->p++;
+    } else if (*x->p == '-' || *x->p == '+' || *x->p == '.' || isdigit((unsigned char)*x->p)) {
+        char *end;
+        double v = strtod(x->p, &end);
+        if (end == x->p || !isfinite(v) || fabs(v) > 3.4e38) { perr(x, "bad number"); goto out; }
+        x->p = end;
+        r = leaf_const((float)v);
+    } else {
+        perr(x, *x->p ? "unexpected character" : "unexpected end of text");
+    }
+out:
+    x->depth--;
+    return r;
+}
+
+synth_expr *synth_expr_parse(const char *prefix_text, char *err, size_t errn) {
+    pparse x = {prefix_text, prefix_text, err, errn, false, 0};
+    if (err && errn) err[0] = 0;
+    if (!prefix_text) { perr(&x, "no text"); return NULL; }
+    synth_expr *e = parse_node(&x);
+    if (!e) { perr(&x, "syntax error"); return NULL; }
+    skip_ws(&x);
+    if (*x.p) { perr(&x, "trailing text"); synth_expr_free(e); return NULL; }
+    return e;
+}
+
+/* ---- PTX template ---------------------------------------------------------------------- */
+typedef struct {
+    pg_buf *b;
+    int nf;         /* last %f register used */
+} pemit;
+
+static const double LOG2E = 1.4426950408889634074, LN2 = 0.69314718055994530942;
+
+static uint32_t f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static void imm(char *t, size_t n, float f) { snprintf(t, n, "0f%08X", (unsigned)f32_bits(f)); }
+
+/* Emit code for e; the operand text (register or immediate) goes into t. */
+static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, size_t tn);
+
+static int emit_reg(pemit *p, const synth_expr *e, const int *inreg) {
+    char t[32];
+    emit_tree(p, e, inreg, t, sizeof t);
+    if (t[0] == '%') return atoi(t + 2);
+    int r = ++p->nf;
+    pg_buf_printf(p->b, "\tmov.f32 %%f%d, %s;\n", r, t);
+    return r;
+}
+
+static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, size_t tn) {
+    pg_buf *b = p->b;
+    if (e->op == SYNTH_EXPR_INPUT) { snprintf(t, tn, "%%f%d", inreg[e->input]); return; }
+    if (e->op == SYNTH_EXPR_CONST) { imm(t, tn, e->value); return; }
+    char k[3][32];
+    bool any_reg = false;
+    for (int i = 0; i < e->nkids; i++) {
+        if (e->nkids == 1) snprintf(k[i], sizeof k[i], "%%f%d", emit_reg(p, e->kid[i], inreg));
+        else emit_tree(p, e->kid[i], inreg, k[i], sizeof k[i]);
+        if (k[i][0] == '%') any_reg = true;
+    }
+    if (!any_reg) {   /* every operand is a constant: the first goes to a register */
+        int r0 = ++p->nf;
+        pg_buf_printf(b, "\tmov.f32 %%f%d, %s;\n", r0, k[0]);
+        snprintf(k[0], sizeof k[0], "%%f%d", r0);
+    }
+    char c1[16], c2[16];
+    int r = ++p->nf;
+    switch (e->op) {
+    case SYNTH_EXPR_ADD: pg_buf_printf(b, "\tadd.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case SYNTH_EXPR_SUB: pg_buf_printf(b, "\tsub.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case SYNTH_EXPR_MUL: pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case SYNTH_EXPR_DIV: pg_buf_printf(b, "\tdiv.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case SYNTH_EXPR_FMA: pg_buf_printf(b, "\tfma.rn.f32 %%f%d, %s, %s, %s;\n", r, k[0], k[1], k[2]); break;
+    case SYNTH_EXPR_MIN: pg_buf_printf(b, "\tmin.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case SYNTH_EXPR_MAX: pg_buf_printf(b, "\tmax.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case SYNTH_EXPR_ABS: pg_buf_printf(b, "\tabs.f32 %%f%d, %s;\n", r, k[0]); break;
+    case SYNTH_EXPR_RELU: pg_buf_printf(b, "\tmax.f32 %%f%d, %s, 0f00000000;\n", r, k[0]); break;
+    case SYNTH_EXPR_SQRT: pg_buf_printf(b, "\tsqrt.rn.f32 %%f%d, %s;\n", r, k[0]); break;
+    case SYNTH_EXPR_RSQRT: pg_buf_printf(b, "\trsqrt.approx.f32 %%f%d, %s;\n", r, k[0]); break;
+    case SYNTH_EXPR_EXP:   /* e^x = 2^(x*log2(e)) */
+        imm(c1, sizeof c1, (float)LOG2E);
+        pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], c1);
+        pg_buf_printf(b, "\tex2.approx.f32 %%f%d, %%f%d;\n", r + 1, r);
+        r = ++p->nf;
+        break;
+    case SYNTH_EXPR_LOG:   /* ln x = log2(x)*ln(2) */
+        imm(c1, sizeof c1, (float)LN2);
+        pg_buf_printf(b, "\tlg2.approx.f32 %%f%d, %s;\n", r, k[0]);
+        pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %%f%d, %s;\n", r + 1, r, c1);
+        r = ++p->nf;
+        break;
+    case SYNTH_EXPR_TANH:  /* tanh x = 1 - 2/(e^(2x)+1); saturates to ±1 */
+        imm(c1, sizeof c1, (float)(2.0 * LOG2E));
+        imm(c2, sizeof c2, -2.0f);
+        pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], c1);
+        pg_buf_printf(b, "\tex2.approx.f32 %%f%d, %%f%d;\n", r + 1, r);
+        pg_buf_printf(b, "\tadd.rn.f32 %%f%d, %%f%d, 0f3F800000;\n", r + 2, r + 1);
+        pg_buf_printf(b, "\trcp.approx.f32 %%f%d, %%f%d;\n", r + 3, r + 2);
+        pg_buf_printf(b, "\tfma.rn.f32 %%f%d, %%f%d, %s, 0f3F800000;\n", r + 4, r + 3, c2);
+        p->nf += 4;
+        r = p->nf;
+        break;
+    case SYNTH_EXPR_SIGMOID:   /* 1/(1 + 2^(-x*log2(e))) */
+        imm(c1, sizeof c1, (float)-LOG2E);
+        pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], c1);
+        pg_buf_printf(b, "\tex2.approx.f32 %%f%d, %%f%d;\n", r + 1, r);
+        pg_buf_printf(b, "\tadd.rn.f32 %%f%d, %%f%d, 0f3F800000;\n", r + 2, r + 1);
+        pg_buf_printf(b, "\trcp.approx.f32 %%f%d, %%f%d;\n", r + 3, r + 2);
+        p->nf += 3;
+        r = p->nf;
+        break;
+    default: break;
+    }
+    snprintf(t, tn, "%%f%d", r);
+}
+
+static bool uses_op(const synth_expr *e, synth_expr_op op) {
+    if (e->op == op) return true;
+    for (int i = 0; i < e->nkids; i++)
+        if (uses_op(e->kid[i], op)) return true;
+    return false;
+}
+
+static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int block, int per_thread, pg_buf *out) {
+    pg_buf body = {0};
+    pemit p = {&body, 0};
+    pg_buf text = {0};
+    synth_expr_to_text(e, &text);
+    const int K = ninputs;
+    /* %rd1..K inputs, %rd(K+1) out (params); %rd(K+2)..(2K+2) global; %rd(2K+3) offset; %rd(2K+4).. addresses */
+    int rg = K + 2, roff = 2 * K + 3, ra = 2 * K + 4, nrd = 3 * K + 5;
+    for (int i = 0; i < K; i++) pg_buf_printf(&body, "\tld.param.u64 %%rd%d, [%c];\n", i + 1, INPUT_NAMES[i]);
+    pg_buf_printf(&body, "\tld.param.u64 %%rd%d, [out];\n", K + 1);
+    pg_buf_puts(&body, "\tld.param.u32 %r1, [n];\n\n");
+    pg_buf_puts(&body, "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n");
+    int nr, np;
+    const char *ireg;
+    if (per_thread == 1) {
+        pg_buf_puts(&body, "\tmad.lo.u32 %r5, %r2, %r3, %r4;          // i = global thread index\n");
+        pg_buf_puts(&body, "\tsetp.ge.u32 %p1, %r5, %r1;\n\t@%p1 bra DONE;\n\n");
+        ireg = "%r5";
+        nr = 6;
+        np = 2;
+    } else {
+        pg_buf_puts(&body, "\tmad.lo.u32 %r5, %r2, %r3, %r4;\n");
+        pg_buf_puts(&body, "\tshl.b32 %r6, %r5, 2;                    // i0 = 4 * global thread index\n");
+        pg_buf_puts(&body, "\tsetp.ge.u32 %p1, %r6, %r1;\n\t@%p1 bra DONE;\n");
+        pg_buf_puts(&body, "\tsub.u32 %r7, %r1, %r6;                  // elements left from i0\n\n");
+        ireg = "%r6";
+        nr = 8;
+        np = 4;
+    }
+    for (int i = 0; i <= K; i++) pg_buf_printf(&body, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", rg + i, i + 1);
+    pg_buf_printf(&body, "\tmul.wide.u32 %%rd%d, %s, 4;\n", roff, ireg);
+    for (int i = 0; i <= K; i++)
+        pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &%s[i]\n", ra + i, rg + i, roff,
+                      i < K ? (char[]){INPUT_NAMES[i], 0} : "out");
+    pg_buf_putc(&body, '\n');
+    int inreg[SYNTH_EXPR_MAX_INPUTS];
+    if (per_thread == 1) {
+        for (int i = 0; i < K; i++) {
+            inreg[i] = ++p.nf;
+            pg_buf_printf(&body, "\tld.global.nc.f32 %%f%d, [%%rd%d];\n", inreg[i], ra + i);
+        }
+        pg_buf_printf(&body, "\t// out = %s\n", text.data);
+        int res = emit_reg(&p, e, inreg);
+        pg_buf_printf(&body, "\tst.global.f32 [%%rd%d], %%f%d;\n", ra + K, res);
+    } else {
+        pg_buf_puts(&body, "\tsetp.lt.u32 %p2, %r7, 4;\n\t@%p2 bra TAIL;                        // fewer than 4 left\n");
+        int lanes[SYNTH_EXPR_MAX_INPUTS][4];
+        for (int i = 0; i < K; i++) {
+            for (int l = 0; l < 4; l++) lanes[i][l] = ++p.nf;
+            pg_buf_printf(&body, "\tld.global.nc.v4.f32 {%%f%d, %%f%d, %%f%d, %%f%d}, [%%rd%d];\n", lanes[i][0],
+                          lanes[i][1], lanes[i][2], lanes[i][3], ra + i);
+        }
+        int res[4];
+        for (int l = 0; l < 4; l++) {
+            for (int i = 0; i < K; i++) inreg[i] = lanes[i][l];
+            pg_buf_printf(&body, "\t// lane %d: out = %s\n", l, text.data);
+            res[l] = emit_reg(&p, e, inreg);
+        }
+        pg_buf_printf(&body, "\tst.global.v4.f32 [%%rd%d], {%%f%d, %%f%d, %%f%d, %%f%d};\n\tret;\n", ra + K, res[0],
+                      res[1], res[2], res[3]);
+        pg_buf_puts(&body, "TAIL:                                       // 1..3 elements, one at a time\n");
+        for (int i = 0; i < K; i++) {
+            inreg[i] = ++p.nf;
+            pg_buf_printf(&body, "\tld.global.nc.f32 %%f%d, [%%rd%d];\n", inreg[i], ra + i);
+        }
+        int r1 = emit_reg(&p, e, inreg);
+        pg_buf_printf(&body, "\tst.global.f32 [%%rd%d], %%f%d;\n", ra + K, r1);
+        for (int i = 0; i <= K; i++) pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, 4;\n", ra + i, ra + i);
+        pg_buf_puts(&body, "\tsub.u32 %r7, %r7, 1;\n\tsetp.ne.u32 %p3, %r7, 0;\n\t@%p3 bra TAIL;\n");
+    }
+    pg_buf_puts(&body, "DONE:\n\tret;\n}\n");
+
+    pg_buf_puts(out, "// GENERATED_BY: ptxgen synth/expr\n");
+    pg_buf_printf(out, "// %s: out[i] = %s for i < n (f32), %s.\n", name, text.data,
+                  per_thread == 1 ? "one element per thread" : "4 elements per thread (v4 loads/stores, scalar tail)");
+    if (uses_op(e, SYNTH_EXPR_EXP) || uses_op(e, SYNTH_EXPR_LOG) || uses_op(e, SYNTH_EXPR_TANH) ||
+        uses_op(e, SYNTH_EXPR_SIGMOID) || uses_op(e, SYNTH_EXPR_RSQRT))
+        pg_buf_puts(out, "// exp/log/tanh/sigmoid/rsqrt use ex2.approx, lg2.approx, rcp.approx and rsqrt.approx.\n");
+    pg_buf_puts(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
+    pg_buf_printf(out, ".visible .entry %s(\n", name);
+    for (int i = 0; i < K; i++) pg_buf_printf(out, "\t.param .u64 %c,\n", INPUT_NAMES[i]);
+    pg_buf_puts(out, "\t.param .u64 out,\n\t.param .u32 n\n)\n");
+    pg_buf_printf(out, ".maxntid %d, 1, 1\n{\n", block);
+    pg_buf_printf(out, "\t.reg .pred %%p<%d>;\n\t.reg .b32 %%r<%d>;\n\t.reg .f32 %%f<%d>;\n\t.reg .b64 %%rd<%d>;\n\n", np,
+                  nr, p.nf + 1, nrd);
+    pg_buf_puts(out, body.data);
+    pg_buf_free(&body);
+    pg_buf_free(&text);
+}
+
+/* ---- CUDA C ------------------------------------------------------------------------- */
+static void emit_cu(const synth_expr *e, const char *name, int ninputs, int per_thread, pg_buf *out) {
+    pg_buf cx = {0}, text = {0};
+    synth_expr_to_c(e, &cx);
+    synth_expr_to_text(e, &text);
+    pg_buf_printf(out, "// %s: out[i] = %s for i < n (f32), %s.\n", name, text.data,
+                  per_thread == 1 ? "one element per thread" : "4 elements per thread");
+    pg_buf_printf(out, "__device__ __forceinline__ float %s_f(", name);
+    for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%sfloat %c", i ? ", " : "", INPUT_NAMES[i]);
+    pg_buf_printf(out, ")\n{\n    return %s;\n}\n\n", cx.data);
+    pg_buf_printf(out, "extern \"C\" __global__ void %s(", name);
+    for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "const float* __restrict__ %c, ", INPUT_NAMES[i]);
+    pg_buf_puts(out, "float* __restrict__ out,\n    unsigned int n)\n{\n");
+    if (per_thread == 1) {
+        pg_buf_puts(out, "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n");
+        pg_buf_printf(out, "    if (i < n) out[i] = %s_f(", name);
+        for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%s%c[i]", i ? ", " : "", INPUT_NAMES[i]);
+        pg_buf_puts(out, ");\n}\n");
+    } else {
+        pg_buf_puts(out, "    unsigned int i0 = 4u * (blockIdx.x * blockDim.x + threadIdx.x);\n");
+        pg_buf_puts(out, "    if (i0 >= n) return;\n    if (n - i0 >= 4) {\n");
+        for (int i = 0; i < ninputs; i++)
+            pg_buf_printf(out, "        float4 v%c = *reinterpret_cast<const float4*>(%c + i0);\n", INPUT_NAMES[i],
+                          INPUT_NAMES[i]);
+        pg_buf_puts(out, "        float4 r;\n");
+        static const char lane[] = "xyzw";
+        for (int l = 0; l < 4; l++) {
+            pg_buf_printf(out, "        r.%c = %s_f(", lane[l], name);
+            for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%sv%c.%c", i ? ", " : "", INPUT_NAMES[i], lane[l]);
+            pg_buf_puts(out, ");\n");
+        }
+        pg_buf_puts(out, "        *reinterpret_cast<float4*>(out + i0) = r;\n    } else {\n");
+        pg_buf_printf(out, "        for (unsigned int i = i0; i < n; i++) out[i] = %s_f(", name);
+        for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%s%c[i]", i ? ", " : "", INPUT_NAMES[i]);
+        pg_buf_puts(out, ");\n    }\n}\n");
+    }
+    pg_buf_free(&cx);
+    pg_buf_free(&text);
+}
+
+/* ---- task.json ---------------------------------------------------------------------- */
+/* The corpus layout: one top-level field per line; "descriptions" one entry
+ * per line, arrays of objects ("params") one element per line. */
+static void put_json(pg_buf *out, const json_t *v) {
+    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    if (!t) abort();
+    pg_buf_puts(out, t);
+    free(t);
+}
+static void write_json(json_t *root, pg_buf *out) {
+    const char *key;
+    json_t *v;
+    size_t left = json_object_size(root);
+    pg_buf_puts(out, "{\n");
+    json_object_foreach(root, key, v) {
+        json_t *k = json_string(key);
+        pg_buf_puts(out, "  ");
+        put_json(out, k);
+        json_decref(k);
+        pg_buf_puts(out, ": ");
+        if (!strcmp(key, "descriptions") && json_is_object(v)) {
+            const char *k2;
+            json_t *v2;
+            size_t left2 = json_object_size(v);
+            pg_buf_puts(out, "{\n");
+            json_object_foreach(v, k2, v2) {
+                json_t *kk = json_string(k2);
+                pg_buf_puts(out, "    ");
+                put_json(out, kk);
+                json_decref(kk);
+                pg_buf_puts(out, ": ");
+                put_json(out, v2);
+                pg_buf_puts(out, --left2 ? ",\n" : "\n");
+            }
+            pg_buf_puts(out, "  }");
+        } else if (!strcmp(key, "params") && json_is_array(v)) {
+            pg_buf_puts(out, "[\n");
+            for (size_t i = 0; i < json_array_size(v); i++) {
+                pg_buf_puts(out, "    ");
+                put_json(out, json_array_get(v, i));
+                pg_buf_puts(out, i + 1 < json_array_size(v) ? ",\n" : "\n");
+            }
+            pg_buf_puts(out, "  ]");
+        } else {
+            put_json(out, v);
+        }
+        pg_buf_puts(out, --left ? ",\n" : "\n");
+    }
+    pg_buf_puts(out, "}\n");
+}
+
+static void emit_json(const synth_expr *e, const char *name, int ninputs, int block, int per_thread, pg_buf *out) {
+    pg_buf text = {0}, pre = {0}, s = {0};
+    synth_expr_to_text(e, &text);
+    synth_expr_to_prefix(e, &pre);
+    int tile = block * per_thread;
+    json_t *root = json_object();
+    json_object_set_new(root, "name", json_string(name));
+    json_object_set_new(root, "family", json_string("expr"));
+    json_object_set_new(root, "kernel", json_string(name));
+    json_object_set_new(root, "expr", json_string(pre.data));
+
+    pg_buf inl = {0}, inl_zh = {0}, incard = {0}, notes = {0};
+    for (int i = 0; i < ninputs; i++) {
+        pg_buf_printf(&inl, "%s%s[i]", i ? (i == ninputs - 1 ? " and " : ", ") : "", (char[]){INPUT_NAMES[i], 0});
+        pg_buf_printf(&inl_zh, "%s%c", i ? "、" : "", INPUT_NAMES[i]);
+        pg_buf_printf(&incard, "%s`float* %c`", i ? ", " : "", INPUT_NAMES[i]);
+    }
+    if (uses_op(e, SYNTH_EXPR_SIGMOID)) pg_buf_puts(&notes, " sigmoid(x) = 1/(1+exp(-x)).");
+    if (uses_op(e, SYNTH_EXPR_RELU)) pg_buf_puts(&notes, " relu(x) = max(x, 0).");
+    if (uses_op(e, SYNTH_EXPR_RSQRT)) pg_buf_puts(&notes, " rsqrt(x) = 1/sqrt(x).");
+    if (uses_op(e, SYNTH_EXPR_FMA)) pg_buf_puts(&notes, " fma(x, y, z) = x*y + z.");
+    if (uses_op(e, SYNTH_EXPR_LOG)) pg_buf_puts(&notes, " log is the natural logarithm.");
+    char launch[256], launch_zh[256];
+    if (per_thread == 1) {
+        snprintf(launch, sizeof launch, "One element per thread, %d threads per block, cdiv(n,%d) blocks; indices >= n do nothing.",
+                 block, block);
+        snprintf(launch_zh, sizeof launch_zh, "每个线程处理一个元素，块大小 %d，网格 cdiv(n,%d)，i >= n 的线程不做任何事。", block, block);
+    } else {
+        snprintf(launch, sizeof launch,
+                 "Each thread handles 4 consecutive elements (float4 loads and stores when all four are in range, "
+                 "one at a time for the tail), %d threads per block, cdiv(n,%d) blocks.", block, tile);
+        snprintf(launch_zh, sizeof launch_zh,
+                 "每个线程处理 4 个连续元素（四个都在范围内时用 float4 向量读写，尾部逐个处理），块大小 %d，网格 cdiv(n,%d)。",
+                 block, tile);
+    }
+    json_t *d = json_object();
+    pg_buf_printf(&s, "Elementwise expression over %d input%s: out = %s", ninputs, ninputs > 1 ? "s" : "", text.data);
+    json_object_set_new(d, "terse", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "For every i < n compute out[i] = %s in single precision, where %s %s the input value%s "
+                  "(f32 arrays of n elements) and out is an f32 array of n elements.%s %s",
+                  text.data, inl.data, ninputs > 1 ? "are" : "is", ninputs > 1 ? "s" : "", notes.data ? notes.data : "", launch);
+    json_object_set_new(d, "detailed", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "## %s\n- Input%s: %s (n each)\n- Output: `float* out` (n)\n- Goal: `out = %s` elementwise\n"
+                  "- Launch: %d threads/block, `cdiv(n,%d)` blocks%s\n"
+                  "- Notes: memory-bound; approximate ex2/lg2/rcp/rsqrt are accurate enough (tolerance 1e-4)",
+                  name, ninputs > 1 ? "s" : "", incard.data, text.data, block, tile,
+                  per_thread == 4 ? ", 4 elements per thread (float4)" : ", one element per thread");
+    json_object_set_new(d, "card", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "逐元素表达式：对 i < n 计算 out[i] = %s（单精度），输入 %s 各有 n 个元素，输出 out 有 n 个元素。%s",
+                  text.data, inl_zh.data, launch_zh);
+    json_object_set_new(d, "zh", json_string(s.data));
+    json_object_set_new(root, "descriptions", d);
+
+    json_t *ps = json_array();
+    for (int i = 0; i < ninputs; i++)
+        json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", (char[]){INPUT_NAMES[i], 0}, "type", "f32*",
+                                            "role", "in", "len", "n"));
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", "f32*", "role", "out", "len", "n"));
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "n", "type", "u32", "value", "n"));
+    json_object_set_new(root, "params", ps);
+
+    json_t *sz = json_array();
+    json_array_append_new(sz, json_pack("{s:i, s:b}", "n", 16777216, "time", 1));
+    static const int more[] = {1000003, 4099, 777, 33};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) json_array_append_new(sz, json_pack("{s:i}", "n", more[i]));
+    json_object_set_new(root, "sizes", sz);
+    char blk[32], grd[64];
+    snprintf(blk, sizeof blk, "%d", block);
+    snprintf(grd, sizeof grd, "cdiv(n,%d)", tile);
+    json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grd, "smem", "0"));
+    json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-2,2)", "normal(0,1)"));
+    json_object_set_new(root, "tolerance", json_pack("{s:f}", "f32", 1e-4));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "expr_eval"));
+    char bytes[64], flops[64];
+    snprintf(bytes, sizeof bytes, "%d*n", 4 * (ninputs + 1));
+    int nops = synth_expr_count_ops(e);
+    snprintf(flops, sizeof flops, "%d*n", nops > 0 ? nops : 1);
+    json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
+
+    write_json(root, out);
+    json_decref(root);
+    pg_buf_free(&text);
+    pg_buf_free(&pre);
+    pg_buf_free(&s);
+    pg_buf_free(&inl);
+    pg_buf_free(&inl_zh);
+    pg_buf_free(&incard);
+    pg_buf_free(&notes);
+}
+
+static bool ident_ok(const char *s) {
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return false;
+    return true;
+}
+
+pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, int block, int per_thread,
+                            pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out, pg_diag_sink *diag) {
+    if (!e || !ident_ok(kernel_name) || strlen(kernel_name) > 200) {
+        pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_expr_kernel: missing tree or bad kernel name");
+        return PG_ERR_USAGE;
+    }
+    if (ninputs < 1 || ninputs > SYNTH_EXPR_MAX_INPUTS || block < 1 || block > 1024 ||
+        (per_thread != 1 && per_thread != 4)) {
+        pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0,
+                     "synth_expr_kernel: ninputs %d (1..4), block %d (1..1024), per_thread %d (1 or 4)", ninputs, block,
+                     per_thread);
+        return PG_ERR_USAGE;
+    }
+    if (synth_expr_inputs_used(e) >> ninputs) {
+        pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_expr_kernel: the tree uses an input beyond the %d given",
+                     ninputs);
+        return PG_ERR_USAGE;
+    }
+    if (ptx_out) emit_ptx(e, kernel_name, ninputs, block, per_thread, ptx_out);
+    if (cu_out) emit_cu(e, kernel_name, ninputs, per_thread, cu_out);
+    if (task_json_out) emit_json(e, kernel_name, ninputs, block, per_thread, task_json_out);
+    return PG_OK;
+}

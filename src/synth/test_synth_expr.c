@@ -1,0 +1,396 @@
+/* test_synth_expr.c — the random expression-tree family: generator
+ * determinism, interpreter values, prefix round trip, numerical safety,
+ * generated PTX (validator, ptxas), task.json + C reference, CUDA text (nvcc).
+ *
+ * SYNTH_EXPR_DUMP=DIR additionally writes a few generated task folders
+ * (task.json, kernel.ptx, reference.cu) under DIR for a GPU check with
+ * `ptxgen run --suite DIR` (SYNTH_EXPR_DUMP_N of them, default 8). */
+#include "common/test.h"
+#include "ptxgen/ptx.h"
+#include "ptxgen/synth_expr.h"
+#include "ptxgen/task.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t lcg(uint64_t *s) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 11;
+}
+static double urand(uint64_t *s, double lo, double hi) { return lo + (hi - lo) * ((double)lcg(s) / 9007199254740992.0); }
+
+static void diag_print(void *user, const pg_diag *d) {
+    char buf[700];
+    pg_diag_format(d, buf, sizeof buf);
+    fprintf(stderr, "  %s\n", buf);
+}
+
+static bool write_file(const char *path, const char *data) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, strlen(data), f) == strlen(data);
+    return fclose(f) == 0 && ok;
+}
+
+static synth_expr *P(const char *s) {
+    char err[160];
+    synth_expr *e = synth_expr_parse(s, err, sizeof err);
+    if (!e) fprintf(stderr, "parse '%s': %s\n", s, err);
+    return e;
+}
+
+static void check_value(const char *s, const double *in, double want) {
+    synth_expr *e = P(s);
+    CHECK(e != NULL, "parse %s", s);
+    if (!e) return;
+    double got = synth_expr_eval(e, in);
+    CHECK(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want)), "%s = %.17g, want %.17g", s, got, want);
+    synth_expr_free(e);
+}
+
+static void test_ops(void) {
+    const double in[4] = {2.0, -3.0, 0.5, 4.0};
+    check_value("(add a b)", in, -1.0);
+    check_value("(sub a b)", in, 5.0);
+    check_value("(mul a b)", in, -6.0);
+    check_value("(div a d)", in, 0.5);
+    check_value("(fma a b c)", in, -5.5);
+    check_value("(min a b)", in, -3.0);
+    check_value("(max a b)", in, 2.0);
+    check_value("(abs b)", in, 3.0);
+    check_value("(exp c)", in, exp(0.5));
+    check_value("(log d)", in, log(4.0));
+    check_value("(sqrt d)", in, 2.0);
+    check_value("(rsqrt d)", in, 0.5);
+    check_value("(tanh c)", in, tanh(0.5));
+    check_value("(sigmoid b)", in, 1.0 / (1.0 + exp(3.0)));
+    check_value("(relu b)", in, 0.0);
+    check_value("(relu a)", in, 2.0);
+    check_value("(max (add (mul a b) 1.5) 0)", in, 0.0);
+    check_value("(max (add (mul a c) 1.5) 0)", in, 2.5);
+    check_value("(log (add (abs b) 1))", in, log(4.0));
+    check_value("(exp (min a 10))", in, exp(2.0));
+    check_value("-0.25", in, -0.25);
+    check_value("  ( sub\t a\n(div b 0.5) ) ", in, 8.0);
+
+    /* printers */
+    synth_expr *e = P("(max (add (mul a b) 1.5) 0)");
+    pg_buf c = {0}, t = {0}, p = {0};
+    synth_expr_to_c(e, &c);
+    synth_expr_to_text(e, &t);
+    synth_expr_to_prefix(e, &p);
+    CHECK(!strcmp(c.data, "fmaxf(a*b + 1.5f, 0.0f)"), "C text: %s", c.data);
+    CHECK(!strcmp(t.data, "max(a*b + 1.5, 0)"), "math text: %s", t.data);
+    CHECK(!strcmp(p.data, "(max (add (mul a b) 1.5) 0)"), "prefix: %s", p.data);
+    synth_expr_free(e);
+    pg_buf_free(&c); pg_buf_free(&t); pg_buf_free(&p);
+    e = P("(sub a (sub b (mul c (div d -2))))");
+    synth_expr_to_c(e, &c);
+    synth_expr_to_text(e, &t);
+    CHECK(!strcmp(c.data, "a - (b - c*(d/(-2.0f)))"), "C text: %s", c.data);
+    CHECK(!strcmp(t.data, "a - (b - c*(d/(-2)))"), "math text: %s", t.data);
+    synth_expr_free(e);
+    pg_buf_free(&c); pg_buf_free(&t);
+
+    /* parse errors */
+    const char *bad[] = {"", "(", "(add a)", "(add a b c)", "(foo a)", "e", "(add a b))", "(exp)", "ab", "nan", NULL};
+    for (int i = 0; bad[i]; i++) {
+        char err[160] = "";
+        synth_expr *x = synth_expr_parse(bad[i], err, sizeof err);
+        CHECK(x == NULL && err[0], "'%s' must not parse", bad[i]);
+        synth_expr_free(x);
+    }
+}
+
+static bool trees_equal(const synth_expr *x, const synth_expr *y) {
+    if (x->op != y->op || x->nkids != y->nkids) return false;
+    if (x->op == SYNTH_EXPR_INPUT && x->input != y->input) return false;
+    if (x->op == SYNTH_EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
+    for (int i = 0; i < x->nkids; i++)
+        if (!trees_equal(x->kid[i], y->kid[i])) return false;
+    return true;
+}
+
+static void test_random(void) {
+    int det_bad = 0, rt_bad = 0, bad_inputs = 0, nonfinite = 0, batch_bad = 0;
+    int total_nodes = 0, ntrees = 0, max_nodes = 0;
+    int op_seen[SYNTH_EXPR__COUNT] = {0};
+    uint64_t rs = 12345;
+    for (int k = 0; k < 200; k++) {
+        int nin = 1 + k % 4, depth = 2 + k % 4;
+        synth_expr *e = synth_expr_random(1000 + k, nin, depth, NULL);
+        synth_expr *e2 = synth_expr_random(1000 + k, nin, depth, NULL);
+        if (!e || !e2) { det_bad++; synth_expr_free(e); synth_expr_free(e2); continue; }
+        if (!trees_equal(e, e2)) det_bad++;
+        if (synth_expr_inputs_used(e) != (1u << nin) - 1) bad_inputs++;
+        int nn = synth_expr_count_nodes(e);
+        total_nodes += nn;
+        if (nn > max_nodes) max_nodes = nn;
+        ntrees++;
+        /* prefix round trip */
+        pg_buf p = {0};
+        synth_expr_to_prefix(e, &p);
+        synth_expr *r = P(p.data);
+        if (!r || !trees_equal(e, r)) { rt_bad++; fprintf(stderr, "round trip: %s\n", p.data); }
+        /* no inf/NaN on 10k inputs in [-10,10]; the chunked evaluator matches */
+        enum { N = 10000 };
+        static float fin[4][N];
+        static float fout[N];
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < 4; j++) fin[j][i] = (float)urand(&rs, -10, 10);
+        if (k % 7 == 0) { fin[0][0] = -10; fin[0][1] = 10; fin[0][2] = 0; }
+        const float *ins[4] = {fin[0], fin[1], fin[2], fin[3]};
+        synth_expr_eval_f32(e, ins, fout, N);
+        bool reported = false;
+        for (int i = 0; i < N; i++) {
+            double x[4] = {fin[0][i], fin[1][i], fin[2][i], fin[3][i]};
+            double v = synth_expr_eval(e, x);
+            double v2 = r ? synth_expr_eval(r, x) : NAN;
+            if (!isfinite(v) || !isfinite((float)v)) {
+                nonfinite++;
+                if (!reported) fprintf(stderr, "non-finite %g: %s\n", v, p.data);
+                reported = true;
+            }
+            if (memcmp(&v, &v2, sizeof v)) rt_bad++;
+            float fv = (float)v;
+            if (memcmp(&fv, &fout[i], sizeof fv)) batch_bad++;
+        }
+        synth_expr_free(r);
+        pg_buf_free(&p);
+        /* collect which operators appear */
+        synth_expr *stack[512];
+        int sp = 0;
+        stack[sp++] = e;
+        while (sp) {
+            synth_expr *x = stack[--sp];
+            op_seen[x->op]++;
+            for (int i = 0; i < x->nkids && sp < 512; i++) stack[sp++] = x->kid[i];
+        }
+        synth_expr_free(e);
+        synth_expr_free(e2);
+    }
+    CHECK(det_bad == 0, "%d trees differ for the same seed", det_bad);
+    CHECK(bad_inputs == 0, "%d trees do not use every input exactly", bad_inputs);
+    CHECK(rt_bad == 0, "%d prefix round trips differ", rt_bad);
+    CHECK(nonfinite == 0, "%d non-finite values", nonfinite);
+    CHECK(batch_bad == 0, "%d chunked-evaluator values differ from the interpreter", batch_bad);
+    for (int op = SYNTH_EXPR_INPUT; op < SYNTH_EXPR__COUNT; op++)
+        CHECK(op_seen[op] > 0, "operator %s never generated", synth_expr_op_name((synth_expr_op)op));
+    printf("random trees: %d, mean %.1f nodes, max %d\n", ntrees, ntrees ? (double)total_nodes / ntrees : 0.0,
+           max_nodes);
+    /* a different seed gives a different tree (almost always) */
+    int same = 0;
+    for (int k = 0; k < 20; k++) {
+        synth_expr *x = synth_expr_random(k, 2, 4, NULL), *y = synth_expr_random(k + 100, 2, 4, NULL);
+        same += trees_equal(x, y);
+        synth_expr_free(x);
+        synth_expr_free(y);
+    }
+    CHECK(same < 3, "%d of 20 seed pairs gave equal trees", same);
+    CHECK(synth_expr_random(1, 0, 3, NULL) == NULL && synth_expr_random(1, 5, 3, NULL) == NULL, "bad ninputs refused");
+    /* custom weights: only add and mul */
+    synth_expr_opts o;
+    memset(&o, 0, sizeof o);
+    o.op_weight[SYNTH_EXPR_ADD] = 1;
+    o.op_weight[SYNTH_EXPR_MUL] = 1;
+    synth_expr *w = synth_expr_random(7, 3, 4, &o);
+    pg_buf pw = {0};
+    synth_expr_to_prefix(w, &pw);
+    CHECK(!strstr(pw.data, "exp") && !strstr(pw.data, "max") && !strstr(pw.data, "sub"), "weights: %s", pw.data);
+    pg_buf_free(&pw);
+    synth_expr_free(w);
+}
+
+/* ---- generated kernels ------------------------------------------------------------------ */
+static char g_tmp[256];
+static bool g_have_ptxas, g_have_nvcc;
+static double t_gen, t_val, t_ptxas;
+static int n_kernels, n_ptxas;
+
+static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bool nvcc_it) {
+    char name[64], dir[400], path[512];
+    snprintf(name, sizeof name, "expr_t%d_%d_%d", id, nin, per_thread);
+    snprintf(dir, sizeof dir, "%s/%s", g_tmp, name);
+    mkdir(dir, 0755);
+    pg_buf ptx = {0}, cu = {0}, js = {0};
+    pg_diag_sink ds = {diag_print, NULL, 0, 0, 0};
+    double t0 = now();
+    pg_status st = synth_expr_kernel(e, name, nin, 256, per_thread, &ptx, &cu, &js, &ds);
+    double t1 = now();
+    CHECK(st == PG_OK, "%s: synth_expr_kernel %s", name, pg_status_str(st));
+    if (st != PG_OK) return;
+    ptx_module *m = NULL;
+    pg_diag_sink vs = {diag_print, NULL, 0, 0, 0};
+    pg_status ps = ptx_parse(ptx.data, ptx.len, name, &m, &vs);
+    pg_status vst = ps == PG_OK ? ptx_validate(m, &vs) : ps;
+    double t2 = now();
+    t_gen += t1 - t0;
+    t_val += t2 - t1;
+    n_kernels++;
+    CHECK(vst == PG_OK && vs.nerrors == 0 && vs.nwarnings == 0, "%s: validator %s, %d errors, %d warnings", name,
+          pg_status_str(vst), vs.nerrors, vs.nwarnings);
+    if (vst != PG_OK || vs.nwarnings) fprintf(stderr, "%s\n", ptx.data);
+    ptx_module_free(m);
+
+    snprintf(path, sizeof path, "%s/kernel.ptx", dir);
+    CHECK(write_file(path, ptx.data), "write %s", path);
+    if (g_have_ptxas) {
+        ptxas_report rep;
+        pg_diag_sink as = {diag_print, NULL, 0, 0, 0};
+        double t3 = now();
+        pg_status pst = ptxas_run(path, "sm_90", false, &rep, &as);
+        t_ptxas += now() - t3;
+        n_ptxas++;
+        CHECK(pst == PG_OK && rep.ok, "%s: ptxas %s", name, rep.log ? rep.log : "");
+        ptxas_report_free(&rep);
+    }
+    snprintf(path, sizeof path, "%s/reference.cu", dir);
+    CHECK(write_file(path, cu.data), "write %s", path);
+    if (nvcc_it && g_have_nvcc) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "nvcc -ptx -arch=sm_80 -o %s/ref.ptx %s > %s/nvcc.log 2>&1", dir, path, dir);
+        int rc = system(cmd);
+        CHECK(rc == 0, "%s: nvcc -ptx failed (see %s/nvcc.log):\n%s", name, dir, cu.data);
+    }
+
+    snprintf(path, sizeof path, "%s/task.json", dir);
+    CHECK(write_file(path, js.data), "write %s", path);
+    task_spec *t = NULL;
+    pg_diag_sink ts = {diag_print, NULL, 0, 0, 0};
+    pg_status lst = task_load(path, &t, &ts);
+    CHECK(lst == PG_OK, "%s: task_load %s\n%s", name, pg_status_str(lst), js.data);
+    if (t) {
+        CHECK(t->nsizes >= 3 && !strcmp(t->family, "expr") && t->ndists == 2, "%s: spec fields", name);
+        bool non_multiple = false;
+        for (int s = 0; s < t->nsizes; s++)
+            if (t->sizes[s].env.val[0] % (256 * per_thread)) non_multiple = true;
+        CHECK(non_multiple, "%s: a size that is not a multiple of the tile", name);
+        for (int si = t->nsizes - 2; si < t->nsizes; si++) {
+            task_inst in, ref;
+            memset(&ref, 0, sizeof ref);
+            pg_status ist = task_inst_make(t, si, id % 2, 7 + (uint64_t)id, &in, &ts);
+            CHECK(ist == PG_OK, "%s: task_inst_make", name);
+            if (ist != PG_OK) continue;
+            pg_status rst = task_reference_run(&in, &ref, &ts);
+            CHECK(rst == PG_OK, "%s: reference %s", name, pg_status_str(rst));
+            if (rst == PG_OK) {
+                CHECK(in.grid[0] == (unsigned)((in.env.val[0] + 256 * per_thread - 1) / (256 * per_thread)) &&
+                      in.block[0] == 256, "%s: launch rule", name);
+                const float *out = ref.args[nin].data;
+                size_t n = ref.args[nin].count, bad = 0;
+                for (size_t i = 0; i < n; i++) {
+                    double x[4] = {0};
+                    for (int j = 0; j < nin; j++) x[j] = ((const float *)ref.args[j].data)[i];
+                    float want = (float)synth_expr_eval(e, x);
+                    if (memcmp(&want, &out[i], sizeof want) || !isfinite(out[i])) bad++;
+                }
+                CHECK(bad == 0 && n > 0, "%s: %zu of %zu reference values differ from synth_expr_eval", name, bad, n);
+                CHECK(task_inputs_unchanged(t, &in, &ref, NULL), "%s: reference changed inputs", name);
+            }
+            task_inst_free(&in);
+            task_inst_free(&ref);
+        }
+        task_free(t);
+    }
+    pg_buf_free(&ptx);
+    pg_buf_free(&cu);
+    pg_buf_free(&js);
+}
+
+static void test_kernels(void) {
+    char ppath[512];
+    g_have_ptxas = ptxas_find(ppath, sizeof ppath);
+    g_have_nvcc = system("command -v nvcc > /dev/null 2>&1") == 0;
+    if (!g_have_ptxas) printf("SKIPPED: ptxas not found\n");
+    if (!g_have_nvcc) printf("SKIPPED: nvcc not found (CUDA text not compiled)\n");
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/test_synth_expr.XXXXXX");
+    CHECK(mkdtemp(g_tmp) != NULL, "mkdtemp");
+    int id = 0;
+    for (int k = 0; k < 30; k++)
+        for (int nin = 1; nin <= 4; nin++) {
+            synth_expr *e = synth_expr_random(5000 + 17 * (uint64_t)k + (uint64_t)nin, nin, 2 + k % 4, NULL);
+            for (int pt = 1; pt <= 4; pt += 3) test_kernel(e, id++, nin, pt, k < 2 && nin % 2 == pt % 2);
+            synth_expr_free(e);
+        }
+    /* hand-written trees: every operator in one kernel, and all-constant operands */
+    const char *hand[] = {
+        "(max (add (mul a b) 1.5) 0)",
+        "(fma (tanh a) (sigmoid b) (div (sqrt (add (abs c) 1)) (add (abs d) 1)))",
+        "(sub (rsqrt (add (abs a) 0.5)) (min (log (add (abs b) 1)) (exp (min (relu c) 10))))",
+        "(add a (mul 2 3))",
+        "(max 1.5 (abs (mul -0.25 4)))",
+        NULL};
+    for (int i = 0; hand[i]; i++) {
+        synth_expr *e = P(hand[i]);
+        int nin = 0;
+        for (unsigned u = synth_expr_inputs_used(e); u; u >>= 1) nin++;
+        if (nin == 0) nin = 1;
+        test_kernel(e, id++, nin, 1, i == 1);
+        test_kernel(e, id++, nin, 4, i == 1);
+        synth_expr_free(e);
+    }
+    /* usage errors */
+    synth_expr *e = P("(add a d)");
+    pg_buf b = {0};
+    pg_diag_sink ds = {NULL, NULL, 0, 0, 0};
+    CHECK(synth_expr_kernel(e, "k", 2, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE && ds.nerrors == 1,
+          "input beyond ninputs refused");
+    CHECK(synth_expr_kernel(e, "k", 4, 256, 2, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "per_thread 2 refused");
+    CHECK(synth_expr_kernel(e, "1k", 4, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "bad name refused");
+    synth_expr_free(e);
+    pg_buf_free(&b);
+    if (n_kernels)
+        printf("per kernel: generate %.3f ms, parse+validate %.3f ms%s", 1e3 * t_gen / n_kernels,
+               1e3 * t_val / n_kernels, n_ptxas ? "" : "\n");
+    if (n_ptxas) printf(", ptxas %.1f ms (%d runs)\n", 1e3 * t_ptxas / n_ptxas, n_ptxas);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
+}
+
+/* Optional: write a few task folders for a GPU run. */
+static void dump(const char *dir, int count) {
+    mkdir(dir, 0755);
+    for (int k = 0; k < count; k++) {
+        int nin = 1 + k % 4, pt = k % 8 < 4 ? 1 : 4;
+        synth_expr *e = synth_expr_random(900 + (uint64_t)k, nin, 3 + k % 3, NULL);
+        char name[64], sub[600], path[700];
+        snprintf(name, sizeof name, "expr_%d", k);
+        snprintf(sub, sizeof sub, "%s/%s", dir, name);
+        mkdir(sub, 0755);
+        pg_buf ptx = {0}, cu = {0}, js = {0};
+        synth_expr_kernel(e, name, nin, 256, pt, &ptx, &cu, &js, NULL);
+        snprintf(path, sizeof path, "%s/kernel.ptx", sub);
+        write_file(path, ptx.data);
+        snprintf(path, sizeof path, "%s/reference.cu", sub);
+        write_file(path, cu.data);
+        snprintf(path, sizeof path, "%s/task.json", sub);
+        write_file(path, js.data);
+        pg_buf_free(&ptx);
+        pg_buf_free(&cu);
+        pg_buf_free(&js);
+        synth_expr_free(e);
+    }
+    printf("wrote %d tasks under %s\n", count, dir);
+}
+
+int main(void) {
+    test_ops();
+    test_random();
+    test_kernels();
+    const char *d = getenv("SYNTH_EXPR_DUMP");
+    const char *cnt = getenv("SYNTH_EXPR_DUMP_N");
+    if (d && *d) dump(d, cnt && atoi(cnt) > 0 ? atoi(cnt) : 8);
+    return TEST_DONE();
+}
