@@ -11,13 +11,14 @@ fi
 make -s "$BUILD/fuzz/fuzz_ptx" "$BUILD/fuzz/afl_ptx" >/dev/null || { echo "fuzz: 0 passed, 1 failed (build)"; exit 1; }
 seeds=$BUILD/fuzz/seeds
 mkdir -p "$seeds" "$BUILD/fuzz/corpus"
-cp examples/*.ptx tests/golden/*.ptx tests/ptx/valid/*.ptx "$seeds"/ 2>/dev/null
+cp examples/*.ptx tests/golden/*.ptx tests/ptx/valid/*.ptx tests/fuzz_regressions/* "$seeds"/ 2>/dev/null
 ls "$BUILD"/testcorpus/*sm_80.O3.ptx 2>/dev/null | head -20 | xargs -r cp -t "$seeds"/
 pass=0; fail=0
 # the AFL++-compatible harness must handle every seed
 for f in "$seeds"/*; do "$BUILD/fuzz/afl_ptx" "$f" || { echo "afl harness failed on $f"; fail=$((fail + 1)); }; done
 [ "$fail" -eq 0 ] && pass=$((pass + 1))
-ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_ptx" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+# a fixed seed keeps the CI smoke reproducible; FUZZ_SEED=0 lets libFuzzer pick one (longer campaigns)
+ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_ptx" -seed="${FUZZ_SEED:-1}" -max_total_time="$secs" -max_len=65536 -timeout=10 \
     -dict=tests/ptx.dict "$BUILD/fuzz/corpus" "$seeds" >"$BUILD/fuzz/log.txt" 2>&1
 rc=$?
 tail -n 3 "$BUILD/fuzz/log.txt"

@@ -176,6 +176,18 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag);
 
 /* Canonical pretty-print.  parse(print(parse(x))) == parse(x). */
 void ptx_print(const ptx_module *m, pg_buf *out);
+/* The same printer with annotation hooks (any may be NULL), used by the
+ * explainer: after_insn appends whole lines after an instruction's line;
+ * decl_comment appends the text of a trailing "  // ..." comment of a
+ * declaration (nothing appended = no comment); after_func appends lines after
+ * a function's closing brace.  `indent` is the statement's tab depth. */
+typedef struct {
+    void (*after_insn)(void *user, const ptx_module *m, const ptx_func *f, const ptx_insn *in, int indent, pg_buf *out);
+    void (*decl_comment)(void *user, const ptx_decl *d, bool in_body, pg_buf *out);
+    void (*after_func)(void *user, const ptx_module *m, const ptx_func *f, pg_buf *out);
+    void *user;
+} ptx_print_hooks;
+void ptx_print_annotated(const ptx_module *m, const ptx_print_hooks *h, pg_buf *out);
 void ptx_print_insn(const ptx_insn *in, pg_buf *out);
 void ptx_print_operand(const ptx_operand *op, pg_buf *out);
 /* Structural equality of two modules (ignores locations); on difference,

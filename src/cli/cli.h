@@ -2,6 +2,9 @@
 #ifndef PTXGEN_CLI_H
 #define PTXGEN_CLI_H
 #include "ptxgen/common.h"
+#include "ptxgen/ptx.h"
+
+#include <jansson.h>
 
 #define PTXGEN_VERSION "0.1.0"
 
@@ -13,6 +16,9 @@ int cmd_isa(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_devinfo(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
+
+/* ptxas -v figures of one function as a JSON object (check --ptxas, stats --ptxas). */
+json_t *cli_ptxas_func_json(const ptxas_func_report *f);
 
 /* Diagnostics sink that prints "file:line:col: error[CODE]: msg" to stderr. */
 void cli_print_diag(void *user, const pg_diag *d);

@@ -28,6 +28,35 @@ static void json_diag(void *user, const pg_diag *d) {
     json_array_append_new(arr, o);
 }
 
+json_t *cli_ptxas_func_json(const ptxas_func_report *f) {
+    json_t *fo = json_object();
+    json_object_set_new(fo, "registers", json_integer(f->registers));
+    json_object_set_new(fo, "barriers", json_integer(f->barriers));
+    json_object_set_new(fo, "smem_bytes", json_integer(f->smem));
+    json_object_set_new(fo, "stack_frame_bytes", json_integer(f->stack_frame));
+    json_object_set_new(fo, "spill_stores_bytes", json_integer(f->spill_stores));
+    json_object_set_new(fo, "spill_loads_bytes", json_integer(f->spill_loads));
+    json_t *cm = json_object();
+    for (int k = 0; k < 8; k++)
+        if (f->cmem[k]) {
+            char key[16];
+            snprintf(key, sizeof key, "%d", k);
+            json_object_set_new(cm, key, json_integer(f->cmem[k]));
+        }
+    json_object_set_new(fo, "cmem_bytes", cm);
+    if (f->nextra) {
+        json_t *ex = json_object();
+        for (int k = 0; k < f->nextra && k < 16; k++) {
+            char key[96];
+            snprintf(key, sizeof key, "%s_%s", f->extra[k].name, f->extra[k].unit);
+            json_object_set_new(ex, key, json_real(f->extra[k].value));
+        }
+        json_object_set_new(fo, "other", ex);
+    }
+    return fo;
+}
+
+
 static json_t *ptxas_json(const ptxas_report *r) {
     json_t *o = json_object();
     json_object_set_new(o, "ran", json_boolean(r->ran));
@@ -38,30 +67,7 @@ static json_t *ptxas_json(const ptxas_report *r) {
     json_object_set_new(o, "ptxas", json_string(r->ptxas_path));
     json_object_set_new(o, "arch", json_string(r->arch));
     json_t *fs = json_object();
-    for (int i = 0; i < r->nfuncs; i++) {
-        const ptxas_func_report *f = &r->funcs[i];
-        json_t *fo = json_object();
-        json_object_set_new(fo, "registers", json_integer(f->registers));
-        json_object_set_new(fo, "barriers", json_integer(f->barriers));
-        json_object_set_new(fo, "smem_bytes", json_integer(f->smem));
-        json_object_set_new(fo, "stack_frame_bytes", json_integer(f->stack_frame));
-        json_object_set_new(fo, "spill_stores_bytes", json_integer(f->spill_stores));
-        json_object_set_new(fo, "spill_loads_bytes", json_integer(f->spill_loads));
-        json_t *cm = json_object();
-        for (int k = 0; k < 8; k++)
-            if (f->cmem[k]) {
-                char key[16];
-                snprintf(key, sizeof key, "%d", k);
-                json_object_set_new(cm, key, json_integer(f->cmem[k]));
-            }
-        json_object_set_new(fo, "cmem_bytes", cm);
-        for (int k = 0; k < f->nextra; k++) {
-            char key[80];
-            snprintf(key, sizeof key, "%s_%s", f->extra[k].name, f->extra[k].unit);
-            json_object_set_new(fo, key, json_real(f->extra[k].value));
-        }
-        json_object_set_new(fs, f->func, fo);
-    }
+    for (int i = 0; i < r->nfuncs; i++) json_object_set_new(fs, r->funcs[i].func, cli_ptxas_func_json(&r->funcs[i]));
     json_object_set_new(o, "functions", fs);
     json_t *unk = json_array();
     for (int i = 0; i < r->nunknown; i++) json_array_append_new(unk, json_string(r->unknown_lines[i]));

@@ -50,34 +50,6 @@ static const char *type_key(ptx_type t) {
     return n[0] == '.' ? n + 1 : n;
 }
 
-static json_t *ptxas_func_json(const ptxas_func_report *f) {
-    json_t *fo = json_object();
-    json_object_set_new(fo, "registers", json_integer(f->registers));
-    json_object_set_new(fo, "barriers", json_integer(f->barriers));
-    json_object_set_new(fo, "smem_bytes", json_integer(f->smem));
-    json_object_set_new(fo, "stack_frame_bytes", json_integer(f->stack_frame));
-    json_object_set_new(fo, "spill_stores_bytes", json_integer(f->spill_stores));
-    json_object_set_new(fo, "spill_loads_bytes", json_integer(f->spill_loads));
-    json_t *cm = json_object();
-    for (int k = 0; k < 8; k++)
-        if (f->cmem[k]) {
-            char key[16];
-            snprintf(key, sizeof key, "%d", k);
-            json_object_set_new(cm, key, json_integer(f->cmem[k]));
-        }
-    json_object_set_new(fo, "cmem_bytes", cm);
-    if (f->nextra) {
-        json_t *ex = json_object();
-        for (int k = 0; k < f->nextra && k < 16; k++) {
-            char key[96];
-            snprintf(key, sizeof key, "%s_%s", f->extra[k].name, f->extra[k].unit);
-            json_object_set_new(ex, key, json_real(f->extra[k].value));
-        }
-        json_object_set_new(fo, "other", ex);
-    }
-    return fo;
-}
-
 /* ptxas's own "Compile time = N ms" for a function (the line follows its
  * "Compiling entry function 'NAME'" header); -1 when not reported. */
 static double ptxas_compile_seconds(const char *log, const char *func) {
@@ -165,7 +137,7 @@ static json_t *func_json(const ptx_module *m, const ptx_func *f, const ptx_func_
         if (rep && rep->ran)
             for (int k = 0; k < rep->nfuncs; k++)
                 if (!strcmp(rep->funcs[k].func, f->name)) { pf = &rep->funcs[k]; break; }
-        json_t *pj = pf ? ptxas_func_json(pf) : json_null();
+        json_t *pj = pf ? cli_ptxas_func_json(pf) : json_null();
         if (pf) {
             double secs = ptxas_compile_seconds(rep->log, f->name);
             if (secs >= 0) json_object_set_new(pj, "compile_time_seconds", json_real(secs));

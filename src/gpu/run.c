@@ -154,8 +154,10 @@ static void fail(child *c, int fd, const char *status, const char *fmt, ...) {
     _exit(0);
 }
 
+/* Any CUDA error inside the child is a fault of this kernel run (illegal
+ * address, misaligned access, launch failure...): report it and exit. */
 #define CK(call, what) do { CUresult r_ = (call); if (r_ != 0) { char eb_[256]; \
-        fail(c, fd, r_ == 700 || r_ == 719 || r_ == 716 || r_ == 715 || r_ == 714 ? "fault" : "fault", "%s: %s", what, cuda_err(&c->api, r_, eb_, sizeof eb_)); } } while (0)
+        fail(c, fd, "fault", "%s: %s", what, cuda_err(&c->api, r_, eb_, sizeof eb_)); } } while (0)
 
 static bool load_module(child *c, const char *ptx, const char *name, CUmodule *mod, CUfunction *fn, char *log, size_t logn) {
     static char info[65536], errl[65536];
@@ -313,12 +315,11 @@ static void child_main(void *arg, int fd) {
             if (ncpu > 32) ncpu = 32;
             for (int k0 = 0; k0 < ninst; k0 += (int)ncpu) {
                 pthread_t th[32];
-                int nth = 0, first = k0;
+                int nth = 0;
                 for (int k = k0; k < ninst && k < k0 + ncpu; k++)
                     if (pthread_create(&th[nth], NULL, ref_thread, &rj[k]) == 0) nth++;
                     else ref_thread(&rj[k]);
                 for (int k = 0; k < nth; k++) pthread_join(th[k], NULL);
-                (void)first;
             }
             for (int k = 0; k < ninst; k++)
                 if (rj[k].st != PG_OK)

@@ -1070,42 +1070,6 @@ void ptx_explain_summary(const ptx_module *m, const ptx_func *f, pg_buf *out) {
 }
 
 /* ============================================================ listing */
-static void put_decl(const ptx_decl *d, pg_buf *b, bool semi) {
-    if (d->is_extern) pg_buf_puts(b, ".extern ");
-    if (d->is_visible) pg_buf_puts(b, ".visible ");
-    if (d->is_weak) pg_buf_puts(b, ".weak ");
-    if (d->is_common) pg_buf_puts(b, ".common ");
-    const char *sp = ptx_space_name(d->space);
-    bool qualified = d->space != PTX_SS_NONE && d->attrs && starts(d->attrs, sp);
-    if (d->space != PTX_SS_NONE) {
-        if (qualified) {
-            const char *e = strchr(d->attrs, ' ');
-            pg_buf_putn(b, d->attrs, e ? (size_t)(e - d->attrs) : strlen(d->attrs));
-        } else {
-            pg_buf_puts(b, sp);
-        }
-        pg_buf_putc(b, ' ');
-    }
-    const char *attrs = d->attrs;
-    if (qualified) {
-        const char *e = strchr(attrs, ' ');
-        attrs = e ? e + 1 : NULL;
-    }
-    if (d->align) pg_buf_printf(b, ".align %d ", d->align);
-    if (d->vec) pg_buf_printf(b, ".v%d ", d->vec);
-    pg_buf_puts(b, ptx_type_get(d->type)->name);
-    if (attrs && *attrs) pg_buf_printf(b, " %s", attrs);
-    pg_buf_printf(b, " %s", d->name);
-    if (d->count) pg_buf_printf(b, "<%d>", d->count);
-    for (int i = 0; i < d->ndims; i++) {
-        if (d->dims[i] < 0) pg_buf_puts(b, "[]");
-        else pg_buf_printf(b, "[%" PRId64 "]", d->dims[i]);
-    }
-    if (d->init) pg_buf_printf(b, " = %s", d->init);
-    if (semi) pg_buf_putc(b, ';');
-}
-
-/* A short comment for a declaration; empty when nothing useful. */
 static void decl_comment(const ptx_decl *d, bool in_body, pg_buf *b) {
     const char *tw = ptx_type_words(d->type);
     if (d->space == PTX_SS_REG) {
@@ -1129,84 +1093,24 @@ static void decl_comment(const ptx_decl *d, bool in_body, pg_buf *b) {
     if (d->init) pg_buf_puts(b, ", initialised");
 }
 
-static void put_indent(pg_buf *b, int depth) {
-    for (int i = 0; i < depth; i++) pg_buf_putc(b, '\t');
-}
 
-static void put_params(const ptx_decl *p, int n, pg_buf *b) {
-    pg_buf_putc(b, '(');
-    for (int i = 0; i < n; i++) {
-        pg_buf_puts(b, i ? ",\n\t" : "\n\t");
-        put_decl(&p[i], b, false);
-    }
-    pg_buf_puts(b, n ? "\n)" : ")");
-}
-
-static void explain_func(const ptx_module *m, const ptx_func *f, pg_buf *b) {
-    if (f->is_extern) pg_buf_puts(b, ".extern ");
-    if (f->is_visible) pg_buf_puts(b, ".visible ");
-    if (f->is_weak) pg_buf_puts(b, ".weak ");
-    pg_buf_puts(b, f->is_entry ? ".entry " : ".func ");
-    if (f->nrets) {
-        put_params(f->rets, f->nrets, b);
-        pg_buf_putc(b, ' ');
-    }
-    pg_buf_puts(b, f->name);
-    if (f->nparams || !f->is_entry || f->has_body) put_params(f->params, f->nparams, b);
-    if (f->attrs) pg_buf_printf(b, " %s", f->attrs);
+/* ---- the annotated listing: the printer with explanation hooks ---- */
+static void hook_insn(void *user, const ptx_module *m, const ptx_func *f, const ptx_insn *in, int indent, pg_buf *b) {
+    (void)user;
+    for (int i = 0; i < indent; i++) pg_buf_putc(b, '\t');
+    pg_buf_puts(b, "// ");
+    ptx_explain_insn(m, f, in, b);
     pg_buf_putc(b, '\n');
-    for (int i = 0; i < f->nperf; i++) {
-        pg_buf_puts(b, f->perf[i].name);
-        for (int k = 0; k < f->perf[i].nvals; k++) pg_buf_printf(b, "%s%" PRId64, k ? ", " : " ", f->perf[i].vals[k]);
-        pg_buf_putc(b, '\n');
-    }
-    if (!f->has_body) {
-        pg_buf_puts(b, ";\n");
-        return;
-    }
-    pg_buf_puts(b, "{\n");
-    for (int i = 0; i < f->nbody; i++) {
-        const ptx_stmt *s = &f->body[i];
-        switch (s->kind) {
-        case PTX_ST_LABEL:
-            pg_buf_printf(b, "%s:\n", s->u.label);
-            break;
-        case PTX_ST_INSN:
-            put_indent(b, s->depth);
-            ptx_print_insn(&s->u.insn, b);
-            pg_buf_putc(b, '\n');
-            put_indent(b, s->depth);
-            pg_buf_puts(b, "// ");
-            ptx_explain_insn(m, f, &s->u.insn, b);
-            pg_buf_putc(b, '\n');
-            break;
-        case PTX_ST_DECL: {
-            put_indent(b, s->depth);
-            put_decl(&s->u.decl, b, true);
-            pg_buf c = {0};
-            decl_comment(&s->u.decl, true, &c);
-            if (c.len) pg_buf_printf(b, "  // %s", c.data);
-            pg_buf_free(&c);
-            pg_buf_putc(b, '\n');
-            break;
-        }
-        case PTX_ST_DIRECTIVE:
-            if (s->u.dir.label) pg_buf_printf(b, "%s: ", s->u.dir.label);
-            else put_indent(b, s->depth);
-            pg_buf_printf(b, "%s%s%s%s\n", s->u.dir.name, s->u.dir.text[0] ? " " : "", s->u.dir.text,
-                          strcmp(s->u.dir.name, ".loc") && strcmp(s->u.dir.name, ".file") ? ";" : "");
-            break;
-        case PTX_ST_BLOCK_BEGIN:
-            put_indent(b, s->depth);
-            pg_buf_puts(b, "{\n");
-            break;
-        case PTX_ST_BLOCK_END:
-            put_indent(b, s->depth);
-            pg_buf_puts(b, "}\n");
-            break;
-        }
-    }
-    pg_buf_puts(b, "}\n");
+}
+
+static void hook_decl(void *user, const ptx_decl *d, bool in_body, pg_buf *out) {
+    (void)user;
+    decl_comment(d, in_body, out);
+}
+
+static void hook_func(void *user, const ptx_module *m, const ptx_func *f, pg_buf *b) {
+    (void)user;
+    if (!f->has_body) return;
     pg_buf lines = {0};
     summary_lines(m, f, &lines);
     pg_buf_puts(b, "// Summary:\n");
@@ -1223,34 +1127,6 @@ static void explain_func(const ptx_module *m, const ptx_func *f, pg_buf *b) {
 }
 
 void ptx_explain_module(const ptx_module *m, pg_buf *b) {
-    if (m->version_text) pg_buf_printf(b, ".version %s\n", m->version_text);
-    if (m->ntargets) {
-        pg_buf_puts(b, ".target ");
-        for (int i = 0; i < m->ntargets; i++) pg_buf_printf(b, "%s%s", i ? ", " : "", m->targets[i]);
-        pg_buf_putc(b, '\n');
-    }
-    if (m->address_size) pg_buf_printf(b, ".address_size %d\n", m->address_size);
-    for (int i = 0; i < m->ntops; i++) {
-        const ptx_top *t = &m->tops[i];
-        pg_buf_putc(b, '\n');
-        switch (t->kind) {
-        case PTX_TOP_FUNC: explain_func(m, &m->funcs[t->u.func], b); break;
-        case PTX_TOP_DECL: {
-            put_decl(&t->u.decl, b, true);
-            pg_buf c = {0};
-            decl_comment(&t->u.decl, false, &c);
-            if (c.len) pg_buf_printf(b, "  // %s", c.data);
-            pg_buf_free(&c);
-            pg_buf_putc(b, '\n');
-            break;
-        }
-        case PTX_TOP_DIRECTIVE:
-            if (strcmp(t->u.dir.name, ".section") == 0)
-                pg_buf_printf(b, "%s %s\n", t->u.dir.name, t->u.dir.text);
-            else
-                pg_buf_printf(b, "%s %s%s\n", t->u.dir.name, t->u.dir.text,
-                              strcmp(t->u.dir.name, ".file") && strcmp(t->u.dir.name, ".loc") ? ";" : "");
-            break;
-        }
-    }
+    ptx_print_hooks h = {hook_insn, hook_decl, hook_func, NULL};
+    ptx_print_annotated(m, &h, b);
 }

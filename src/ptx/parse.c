@@ -405,6 +405,13 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         if (t.kind != TK_DIR) break;
         ptx_space sp;
         ptx_type ty;
+        bool linkage = tok_is(&t, ".visible") || tok_is(&t, ".extern") || tok_is(&t, ".weak") || tok_is(&t, ".common");
+        if (linkage && in_params) {
+            pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, t.line, t.col, "a parameter cannot have linkage %.*s", t.n, t.s);
+            P->nerrors++;
+            pg_buf_free(&attrs);
+            return false;
+        }
         if (tok_is(&t, ".visible")) d.is_visible = true;
         else if (tok_is(&t, ".extern")) d.is_extern = true;
         else if (tok_is(&t, ".weak")) d.is_weak = true;

@@ -140,7 +140,18 @@ static void print_params(const ptx_decl *p, int n, pg_buf *b) {
     pg_buf_puts(b, n ? "\n)" : ")");
 }
 
-static void print_func(const ptx_func *f, pg_buf *b) {
+static void decl_line(const ptx_decl *d, const ptx_print_hooks *h, bool in_body, pg_buf *b) {
+    print_decl(d, b, true);
+    if (h && h->decl_comment) {
+        pg_buf c = {0};
+        h->decl_comment(h->user, d, in_body, &c);
+        if (c.len) pg_buf_printf(b, "  // %s", c.data);
+        pg_buf_free(&c);
+    }
+    pg_buf_putc(b, '\n');
+}
+
+static void print_func(const ptx_module *m, const ptx_func *f, const ptx_print_hooks *h, pg_buf *b) {
     if (f->is_extern) pg_buf_puts(b, ".extern ");
     if (f->is_visible) pg_buf_puts(b, ".visible ");
     if (f->is_weak) pg_buf_puts(b, ".weak ");
@@ -173,11 +184,11 @@ static void print_func(const ptx_func *f, pg_buf *b) {
             indent(b, s->depth);
             ptx_print_insn(&s->u.insn, b);
             pg_buf_putc(b, '\n');
+            if (h && h->after_insn) h->after_insn(h->user, m, f, &s->u.insn, s->depth, b);
             break;
         case PTX_ST_DECL:
             indent(b, s->depth);
-            print_decl(&s->u.decl, b, true);
-            pg_buf_putc(b, '\n');
+            decl_line(&s->u.decl, h, true, b);
             break;
         case PTX_ST_DIRECTIVE:
             if (s->u.dir.label) pg_buf_printf(b, "%s: ", s->u.dir.label);
@@ -196,9 +207,12 @@ static void print_func(const ptx_func *f, pg_buf *b) {
         }
     }
     pg_buf_puts(b, "}\n");
+    if (h && h->after_func) h->after_func(h->user, m, f, b);
 }
 
-void ptx_print(const ptx_module *m, pg_buf *b) {
+void ptx_print(const ptx_module *m, pg_buf *b) { ptx_print_annotated(m, NULL, b); }
+
+void ptx_print_annotated(const ptx_module *m, const ptx_print_hooks *h, pg_buf *b) {
     if (m->version_text) pg_buf_printf(b, ".version %s\n", m->version_text);
     if (m->ntargets) {
         pg_buf_puts(b, ".target ");
@@ -210,8 +224,8 @@ void ptx_print(const ptx_module *m, pg_buf *b) {
         const ptx_top *t = &m->tops[i];
         pg_buf_putc(b, '\n');
         switch (t->kind) {
-        case PTX_TOP_FUNC: print_func(&m->funcs[t->u.func], b); break;
-        case PTX_TOP_DECL: print_decl(&t->u.decl, b, true); pg_buf_putc(b, '\n'); break;
+        case PTX_TOP_FUNC: print_func(m, &m->funcs[t->u.func], h, b); break;
+        case PTX_TOP_DECL: decl_line(&t->u.decl, h, false, b); break;
         case PTX_TOP_DIRECTIVE:
             if (strcmp(t->u.dir.name, ".section") == 0)
                 pg_buf_printf(b, "%s %s\n", t->u.dir.name, t->u.dir.text);

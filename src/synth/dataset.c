@@ -133,11 +133,124 @@ static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char 
 /* ---- candidates ---------------------------------------------------------------- */
 typedef struct { char *name, *ptx; json_t *task; } base_task;   /* a hand-written corpus task */
 
+/* Batched ptxas: a worker first builds its candidates without ptxas
+ * (collecting the PTX), verifies them with a few ptxas runs over combined
+ * modules, then builds them again with the verdicts.  ptxas start-up costs
+ * more than compiling a small kernel, so this is what makes synth fast. */
+typedef struct { int64_t idx; char *ptx; bool batchable; char header[160]; char entry[128]; } pend;
+typedef PG_VEC(pend) pending_list;
+typedef struct { int64_t idx; bool ok; ptxas_func_report f; } verdict;
+typedef PG_VEC(verdict) verdict_list;
+
 typedef struct {
     const synth_opts *o;
     base_task *hand; int nhand;
     json_t *results;   /* device results by task name (optional) */
+    pending_list *pending;     /* collecting pass */
+    verdict_list *verdicts;    /* building pass */
 } gen_ctx;
+
+/* A module can share a ptxas run when it is only .entry functions (no .func,
+ * no module-level variables or directives): then renaming the entries
+ * cannot break a reference. */
+static void pending_add(pending_list *l, int64_t idx, const char *ptx, const ptx_module *m) {
+    pend p;
+    memset(&p, 0, sizeof p);
+    p.idx = idx;
+    p.ptx = strdup(ptx);
+    p.batchable = m->nfuncs == 1 && m->ntops == 1 && m->funcs[0].is_entry && m->funcs[0].has_body && m->ntargets == 1;
+    if (p.batchable) {
+        snprintf(p.header, sizeof p.header, "%s|%s|%d", m->version_text ? m->version_text : "", m->targets[0], m->address_size);
+        snprintf(p.entry, sizeof p.entry, "%s", m->funcs[0].name);
+    }
+    pg_vec_push(*l, p);
+}
+
+static const verdict *verdict_find(const verdict_list *v, int64_t idx) {
+    for (int i = 0; i < v->n; i++)
+        if (v->v[i].idx == idx) return &v->v[i];
+    return NULL;
+}
+
+static bool run_ptxas_text(const char *text, const char *arch, ptxas_report *rep) {
+    char tmp[] = "/tmp/ptxgen-synth-XXXXXX";
+    int fd = mkstemp(tmp);
+    size_t n = strlen(text);
+    ssize_t w = fd >= 0 ? write(fd, text, n) : -1;
+    if (fd >= 0) close(fd);
+    bool ok = w == (ssize_t)n && ptxas_run(tmp, arch, false, rep, NULL) == PG_OK && rep->ok;
+    unlink(tmp);
+    return ok;
+}
+
+static void verdict_single(verdict_list *out, const pend *p, const char *arch) {
+    ptxas_report rep;
+    memset(&rep, 0, sizeof rep);
+    verdict v;
+    memset(&v, 0, sizeof v);
+    v.idx = p->idx;
+    v.ok = run_ptxas_text(p->ptx, arch, &rep);
+    if (v.ok && rep.nfuncs) v.f = rep.funcs[0];
+    ptxas_report_free(&rep);
+    pg_vec_push(*out, v);
+}
+
+/* Verify every pending module: batchable ones in groups of up to 16 per
+ * ptxas run (entries renamed __s<k>), the rest one by one; a group that
+ * fails is retried one by one so the verdicts stay exact. */
+static void verify_pending(pending_list *l, const char *arch, verdict_list *out) {
+    bool *done = calloc((size_t)l->n + 1, 1);
+    for (int i = 0; i < l->n; i++) {
+        if (done[i]) continue;
+        if (!l->v[i].batchable) { verdict_single(out, &l->v[i], arch); done[i] = true; continue; }
+        int group[16], ng = 0;
+        for (int k = i; k < l->n && ng < 16; k++)
+            if (!done[k] && l->v[k].batchable && !strcmp(l->v[k].header, l->v[i].header)) group[ng++] = k;
+        pg_buf text = {0};
+        for (int g = 0; g < ng; g++) {
+            pend *p = &l->v[group[g]];
+            ptx_module *m = NULL;
+            pg_diag_sink q = {0};
+            ptx_parse(p->ptx, strlen(p->ptx), "batch", &m, &q);
+            char nm[160];
+            snprintf(nm, sizeof nm, "%s__s%d", p->entry, g);
+            m->funcs[0].name = pg_arena_strdup(&m->arena, nm);
+            pg_buf one = {0};
+            ptx_print(m, &one);
+            const char *body = strstr(one.data, "\n\n");
+            if (g == 0) pg_buf_putn(&text, one.data, body ? (size_t)(body - one.data) : 0);
+            if (body) pg_buf_puts(&text, body);
+            pg_buf_free(&one);
+            ptx_module_free(m);
+        }
+        ptxas_report rep;
+        memset(&rep, 0, sizeof rep);
+        bool ok = run_ptxas_text(text.data ? text.data : "", arch, &rep);
+        for (int g = 0; g < ng; g++) {
+            pend *p = &l->v[group[g]];
+            char nm[160];
+            snprintf(nm, sizeof nm, "%s__s%d", p->entry, g);
+            const ptxas_func_report *f = NULL;
+            for (int k = 0; ok && k < rep.nfuncs; k++)
+                if (!strcmp(rep.funcs[k].func, nm)) f = &rep.funcs[k];
+            if (ok && f) {
+                verdict v;
+                memset(&v, 0, sizeof v);
+                v.idx = p->idx;
+                v.ok = true;
+                v.f = *f;
+                snprintf(v.f.func, sizeof v.f.func, "%s", p->entry);
+                pg_vec_push(*out, v);
+            } else {
+                verdict_single(out, p, arch);
+            }
+            done[group[g]] = true;
+        }
+        ptxas_report_free(&rep);
+        pg_buf_free(&text);
+    }
+    free(done);
+}
 
 typedef struct {
     bool ok;
@@ -256,15 +369,33 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         json_decref(mut);
         goto out;
     }
-    char tmp[] = "/tmp/ptxgen-synth-XXXXXX";
-    int fd = mkstemp(tmp);
-    ssize_t w = fd >= 0 ? write(fd, ptx.data, ptx.len) : -1;
-    if (fd >= 0) close(fd);
     ptxas_report rep;
     memset(&rep, 0, sizeof rep);
-    pg_status xs = w == (ssize_t)ptx.len ? ptxas_run(tmp, o->arch, false, &rep, NULL) : PG_ERR_IO;
-    unlink(tmp);
-    if (xs != PG_OK || !rep.ok) {
+    if (g->pending) {   /* first pass of a batch: only collect the PTX for one batched ptxas run */
+        pending_add(g->pending, idx, ptx.data, m);
+        snprintf(c->reason, sizeof c->reason, "pending");
+        ptx_module_free(m);
+        json_decref(mut);
+        goto out;
+    }
+    const verdict *vd = g->verdicts ? verdict_find(g->verdicts, idx) : NULL;
+    if (vd) {
+        rep.ran = true;
+        rep.ok = vd->ok;
+        if (vd->ok) {
+            rep.funcs = calloc(1, sizeof(ptxas_func_report));
+            rep.nfuncs = 1;
+            rep.funcs[0] = vd->f;
+        }
+    } else {
+        char tmp[] = "/tmp/ptxgen-synth-XXXXXX";
+        int fd = mkstemp(tmp);
+        ssize_t w = fd >= 0 ? write(fd, ptx.data, ptx.len) : -1;
+        if (fd >= 0) close(fd);
+        if (w != (ssize_t)ptx.len || ptxas_run(tmp, o->arch, false, &rep, NULL) != PG_OK) rep.ok = false;
+        unlink(tmp);
+    }
+    if (!rep.ok) {
         snprintf(c->reason, sizeof c->reason, "ptxas: %s", !rep.ran ? "not run" : "rejected");
         ptxas_report_free(&rep);
         ptx_module_free(m);
@@ -385,7 +516,7 @@ static bool read_state(const char *path, state *s) {
 
 pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag) {
     memset(rep, 0, sizeof *rep);
-    gen_ctx g = {o, NULL, 0, NULL};
+    gen_ctx g = {o, NULL, 0, NULL, NULL, NULL};
     if ((o->sources & (SYNTH_SRC_HAND | SYNTH_SRC_MUTANT)) && o->corpus_dir && !load_hand(&g, o->corpus_dir, diag)) {
         pg_diag_emit(diag, PG_E_IO, o->corpus_dir, 0, 0, "cannot read the corpus folder");
         return PG_ERR_IO;
@@ -440,6 +571,18 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
                 char p[256];
                 snprintf(p, sizeof p, "%s/%d", dir, w);
                 FILE *f = fopen(p, "w");
+                /* pass 1: collect PTX; batched ptxas; pass 2: build with the verdicts */
+                pending_list pl = {0};
+                verdict_list vl = {0};
+                g.pending = &pl;
+                for (int k = w; k < batch; k += nw) {
+                    cand c;
+                    make_candidate(&g, s.next + k, &c);
+                    free(c.line);
+                }
+                g.pending = NULL;
+                verify_pending(&pl, o->arch, &vl);
+                g.verdicts = &vl;
                 for (int k = w; k < batch && f; k += nw) {
                     cand c;
                     make_candidate(&g, s.next + k, &c);

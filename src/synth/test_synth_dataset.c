@@ -107,7 +107,6 @@ int main(void) {
     o = opts(c, 48, 2);
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.resumed_from > 0, "resumed (from %d)", r.resumed_from);
     char *sc = slurp(c);
-    sb = sb ? sb : NULL;
     char *sa2 = slurp(a);
     CHECK(sc && sa2 && !strcmp(sc, sa2), "the resumed run equals an uninterrupted one");
     /* stats */
