@@ -124,8 +124,7 @@ const char *isa_modifier_text(uint16_t id);
 
 /* Result of matching the modifiers of one instruction against a form. */
 typedef struct {
-    const char *bind[ISA_NVARS];  /* matched modifier per variable, or NULL */
-    uint16_t bind_id[ISA_NVARS];  /* the same as ids (0 = unbound) */
+    uint16_t bind_id[ISA_NVARS];  /* matched modifier id per variable (0 = unbound); text: isa_bound_text */
     uint8_t slot_of[ISA_MAX_MODSLOTS]; /* for each given modifier, the slot it filled */
 } isa_match;
 
@@ -146,6 +145,8 @@ const char *isa_modifier_words(const char *mod);
 
 /* Type of a matched variable (PTX_T_NONE if the modifier is not a type). */
 ptx_type isa_bound_type(const isa_match *m, int var);
+/* The modifier bound to a variable (".f32"), or NULL when unbound. */
+const char *isa_bound_text(const isa_match *m, int var);
 
 /* ---- special registers ---------------------------------------------- */
 typedef struct {

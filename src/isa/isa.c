@@ -404,7 +404,7 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
     if (!match_rec(f, ids, nmods, 0, 0u, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
-        if (v >= 0) { m->bind[v] = mod_text[ids[k]]; m->bind_id[v] = ids[k]; }
+        if (v >= 0) m->bind_id[v] = ids[k];
     }
     return true;
 }
@@ -437,9 +437,13 @@ const char *isa_modifier_words(const char *mod) {
 }
 
 ptx_type isa_bound_type(const isa_match *m, int var) {
-    if (var < 0 || var >= ISA_NVARS || !m->bind[var]) return PTX_T_NONE;
-    if (m->bind_id[var]) return mod_type[m->bind_id[var]];
-    return ptx_type_lookup(m->bind[var], strlen(m->bind[var]));
+    if (var < 0 || var >= ISA_NVARS || !m->bind_id[var]) return PTX_T_NONE;
+    return mod_type[m->bind_id[var]];
+}
+
+const char *isa_bound_text(const isa_match *m, int var) {
+    if (var < 0 || var >= ISA_NVARS || !m->bind_id[var]) return NULL;
+    return mod_text[m->bind_id[var]];
 }
 
 /* ---- special registers ---- */

@@ -300,7 +300,7 @@ static void render_template(const ectx *c, const char *tpl, pg_buf *out) {
         }
         if (n >= 1 && body[0] >= 'A' && body[0] <= 'Z' && (n == 1 || body[1] == '?')) {
             int var = body[0] - 'A';
-            const char *mod = in->match.bind[var];
+            const char *mod = isa_bound_text(&in->match, var);
             if (!mod) {
                 if (n > 2) pg_buf_putn(out, body + 2, n - 2);
                 continue;

@@ -25,6 +25,12 @@ static const unsigned char cclass[256] = {
     L2('n'), L2('o'), L2('p'), L2('q'), L2('r'), L2('s'), L2('t'), L2('u'), L2('v'), L2('w'), L2('x'), L2('y'), L2('z'),
 #undef L2
 };
+static const unsigned char pclass[256] = {
+    ['{'] = 1, ['}'] = 1, ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1, [';'] = 1, [':'] = 1, [','] = 1, ['+'] = 1,
+    ['-'] = 1, ['!'] = 1, ['@'] = 1, ['|'] = 1, ['<'] = 1, ['>'] = 1, ['='] = 1, ['*'] = 1, ['/'] = 1, ['&'] = 1,
+    ['^'] = 1, ['~'] = 1, ['?'] = 1,
+};
+static inline int ispunct_ptx(int c) { return pclass[(unsigned char)c]; }
 static inline int isid0(int c) { return cclass[(unsigned char)c] & 1; }
 static inline int isid(int c) { return cclass[(unsigned char)c] & 2; }
 static int isdig(int c) { return c >= '0' && c <= '9'; }
@@ -160,8 +166,9 @@ static token lex_raw(lexer *L) {
             adv(L);
             t.kind = TK_STRING;
         }
-    } else if (strchr("{}()[];:,+-!@|<>=*/&^~?", c)) {
-        adv(L);
+    } else if (ispunct_ptx(c)) {
+        L->p++;
+        L->col++;   /* punctuation is never a newline */
         t.kind = TK_PUNCT;
         t.punct = c;
     } else {

@@ -116,6 +116,8 @@ static bool parse_float_text(const char *s, int n, double *out, int *bits) {
 
 /* ---------------------------------------------------------------- operands */
 static void operand_text(parser *P, ptx_operand *op) {
+    /* registers and plain names print as themselves: share the name */
+    if ((op->kind == PTX_OP_REG && !op->neg) || (op->kind == PTX_OP_SYM && !op->ival)) { op->text = op->name; return; }
     P->textbuf.len = 0;
     ptx_print_operand(op, &P->textbuf);
     op->text = pg_arena_strndup(&P->m->arena, P->textbuf.data ? P->textbuf.data : "", P->textbuf.len);
@@ -344,13 +346,16 @@ static bool is_space_dir(const token *t, ptx_space *sp) {
 
 /* Capture source text from the current position up to (not including) a
  * top-level ',' or ';' or ')' as canonical text (single spaces). */
-static const char *capture_until(parser *P, const char *stops, bool *hit_eof) {
+static const char *capture_until_(parser *P, const char *stops, bool braces, bool *hit_eof) {
     pg_buf b = {0};
     int depth = 0;
     *hit_eof = false;
     for (;;) {
         token *t = lex_peek(&P->L);
         if (t->kind == TK_EOF) { *hit_eof = true; break; }
+        /* directive arguments never contain braces: stop, so a missing ';'
+         * cannot swallow the next function */
+        if (!braces && t->kind == TK_PUNCT && (t->punct == '{' || t->punct == '}')) break;
         if (t->kind == TK_PUNCT && depth == 0 && strchr(stops, t->punct)) break;
         if (t->kind == TK_PUNCT && (t->punct == '{' || t->punct == '(' || t->punct == '[')) depth++;
         if (t->kind == TK_PUNCT && (t->punct == '}' || t->punct == ')' || t->punct == ']')) {
@@ -358,6 +363,12 @@ static const char *capture_until(parser *P, const char *stops, bool *hit_eof) {
             depth--;
         }
         token x = lex_next(&P->L);
+        if (x.kind == TK_ERROR) {   /* stray bytes would not survive printing and re-parsing */
+            pg_diag_emit(P->diag, PG_E_BAD_CHAR, P->m->filename, x.line, x.col, "unexpected character 0x%02x",
+                         (unsigned)(unsigned char)x.s[0]);
+            P->nerrors++;
+            continue;
+        }
         bool glue = b.len == 0 || (x.kind == TK_PUNCT && strchr(",)]}", x.punct)) ||
                     (b.len && strchr("([{-", b.data[b.len - 1]) && !(b.len >= 2 && b.data[b.len - 2] == ' ' && b.data[b.len-1]=='-')) ||
                     (!x.space_before && x.kind == TK_DIR);
@@ -371,6 +382,10 @@ static const char *capture_until(parser *P, const char *stops, bool *hit_eof) {
     return r;
 }
 
+/* Directive text: no braces.  Initializers ({1, 2, 3}) use capture_init. */
+static const char *capture_until(parser *P, const char *stops, bool *hit_eof) { return capture_until_(P, stops, false, hit_eof); }
+static const char *capture_init(parser *P, const char *stops, bool *hit_eof) { return capture_until_(P, stops, true, hit_eof); }
+
 /* Capture the rest of a source line (for .loc/.file, which end at a newline). */
 static const char *capture_line(parser *P, int line) {
     pg_buf b = {0};
@@ -378,6 +393,12 @@ static const char *capture_line(parser *P, int line) {
         token *t = lex_peek(&P->L);
         if (t->kind == TK_EOF || t->line != line || tok_punct(t, ';') || tok_punct(t, '}') || tok_punct(t, '{')) break;
         token x = lex_next(&P->L);
+        if (x.kind == TK_ERROR) {
+            pg_diag_emit(P->diag, PG_E_BAD_CHAR, P->m->filename, x.line, x.col, "unexpected character 0x%02x",
+                         (unsigned)(unsigned char)x.s[0]);
+            P->nerrors++;
+            continue;
+        }
         bool glue = b.len == 0 || (x.kind == TK_PUNCT && x.punct == ',');
         if (!glue) pg_buf_putc(&b, ' ');
         pg_buf_putn(&b, x.s, (size_t)x.n);
@@ -530,7 +551,7 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         if (!in_params && tok_punct(n, '=')) {
             lex_next(&P->L);
             bool eof;
-            e.init = capture_until(P, ",;", &eof);
+            e.init = capture_init(P, ",;", &eof);
             if (eof) { ERR(P, P->L.peek, "unterminated initializer"); return false; }
             n = lex_peek(&P->L);
         }
@@ -990,6 +1011,11 @@ static void parse_top(parser *P) {
             top.u.dir.text = text;
             pg_vec_push(P->tops, top);
             if (tok_punct(lex_peek(&P->L), ';')) lex_next(&P->L);
+            else if (!tok_is(&t, ".file") && !tok_is(&t, ".loc")) {
+                token *n = lex_peek(&P->L);
+                ERR(P, *n, "expected ';' after %.*s", t.n, t.s);
+                recover(P);
+            }
             continue;
         }
         /* linkage, then .entry/.func or a variable */

@@ -340,7 +340,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
 
 static int arity_of(const opctx *c, const isa_opslot *s) {
     if (s->arity_var >= 0) {
-        const char *v = c->mt->bind[s->arity_var];
+        const char *v = isa_bound_text(c->mt, s->arity_var);
         if (!v) return 1;
         return v[2] - '0';   /* ".v4" */
     }
