@@ -283,6 +283,9 @@ typedef struct {
 /* Locate ptxas via $PTXAS, PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin.
  * Returns false if not found. */
 bool ptxas_find(char *path, size_t n);
+/* Does the module need a relocatable ptxas compile (-c): it declares .extern
+ * or .weak symbols other than the driver-provided vprintf/malloc/free/__assertfail? */
+bool ptx_needs_relocatable(const ptx_module *m);
 /* Run `ptxas -v -arch=ARCH` (arch NULL = the module's target) on a file and
  * parse its report; ptxas errors become diagnostics with the file's line. */
 pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,

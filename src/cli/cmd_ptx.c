@@ -104,20 +104,6 @@ static int parse_opts(int argc, char **argv, opts *o, const char *usage) {
     return 0;
 }
 
-/* Does the module use .extern functions/variables, so that ptxas needs -c? */
-static bool needs_relocatable(const ptx_module *m) {
-    for (int i = 0; i < m->ntops; i++) {
-        if (m->tops[i].kind == PTX_TOP_DECL && m->tops[i].u.decl.is_extern && m->tops[i].u.decl.space != PTX_SS_SHARED) return true;
-        if (m->tops[i].kind == PTX_TOP_FUNC) {
-            const ptx_func *f = &m->funcs[m->tops[i].u.func];
-            if (f->is_extern && strcmp(f->name, "vprintf") && strcmp(f->name, "malloc") && strcmp(f->name, "free") &&
-                strcmp(f->name, "__assertfail"))
-                return true;
-        }
-    }
-    return false;
-}
-
 int cmd_check(int argc, char **argv) {
     static const char *usage =
         "usage: ptxgen check [--json] [--ptxas] [--arch sm_XX] [-c] FILE...\n"
@@ -145,7 +131,7 @@ int cmd_check(int argc, char **argv) {
         memset(&rep, 0, sizeof rep);
         if (o.ptxas && !io && m) {
             char tmp[64] = "";
-            pg_status ps = ptxas_run(o.files[i], o.arch, o.relocatable || needs_relocatable(m), &rep, &sink);
+            pg_status ps = ptxas_run(o.files[i], o.arch, o.relocatable || ptx_needs_relocatable(m), &rep, &sink);
             (void)tmp;
             if (ps == PG_ERR_EXTERNAL && !rep.ran) {
                 pg_diag_emit(&sink, PG_W_PTXAS, o.files[i], 0, 0, "ptxas not found (set PTXAS or CUDA_HOME): ptxas check skipped");

@@ -99,10 +99,11 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     ptx_module *m = NULL;
     pg_status st = ptx_parse_file(ptx, &m, &sink);
     if (st == PG_OK) st = ptx_validate(m, &sink);
+    bool rel = m && ptx_needs_relocatable(m);
     ptx_module_free(m);
     if (st != PG_OK) bad++;
     ptxas_report rep;
-    if (ptxas_run(ptx, NULL, false, &rep, &sink) == PG_OK && !rep.ok) bad++;
+    if (ptxas_run(ptx, NULL, rel, &rep, &sink) == PG_OK && !rep.ok) bad++;
     int regs = rep.nfuncs ? rep.funcs[0].registers : 0;
     ptxas_report_free(&rep);
     if (gpu_check_signature(t, ptx, &sink) != PG_OK) bad++;

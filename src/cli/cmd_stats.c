@@ -17,21 +17,6 @@ static const char *stats_usage =
     "  --arch   ptxas target (default: the module's .target)\n"
     "  -c       relocatable ptxas compile (automatic when the module has .extern symbols)\n";
 
-/* Does the module use .extern functions/variables, so that ptxas needs -c? */
-static bool stats_needs_relocatable(const ptx_module *m) {
-    for (int i = 0; i < m->ntops; i++) {
-        if (m->tops[i].kind == PTX_TOP_DECL && m->tops[i].u.decl.is_extern && m->tops[i].u.decl.space != PTX_SS_SHARED)
-            return true;
-        if (m->tops[i].kind == PTX_TOP_FUNC) {
-            const ptx_func *f = &m->funcs[m->tops[i].u.func];
-            if (f->is_extern && strcmp(f->name, "vprintf") && strcmp(f->name, "malloc") && strcmp(f->name, "free") &&
-                strcmp(f->name, "__assertfail"))
-                return true;
-        }
-    }
-    return false;
-}
-
 static const char *space_key(ptx_space s) {
     switch (s) {
     case PTX_SS_GLOBAL: return "global";
@@ -179,7 +164,7 @@ int cmd_stats(int argc, char **argv) {
     ptxas_report rep;
     memset(&rep, 0, sizeof rep);
     if (want_ptxas) {
-        pg_status ps = ptxas_run(file, arch, relocatable || stats_needs_relocatable(m), &rep, &sink);
+        pg_status ps = ptxas_run(file, arch, relocatable || ptx_needs_relocatable(m), &rep, &sink);
         (void)ps;   /* not found: "ran": false; rejected: diagnostics already printed */
         if (rep.ran && !rep.ok) rc = 1;
     }

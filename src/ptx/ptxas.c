@@ -44,6 +44,21 @@ bool ptxas_find(char *path, size_t n) {
     return false;
 }
 
+bool ptx_needs_relocatable(const ptx_module *m) {
+    for (int i = 0; i < m->ntops; i++) {
+        if (m->tops[i].kind == PTX_TOP_DECL && (m->tops[i].u.decl.is_extern || m->tops[i].u.decl.is_weak) &&
+            m->tops[i].u.decl.space != PTX_SS_SHARED)
+            return true;
+        if (m->tops[i].kind == PTX_TOP_FUNC) {
+            const ptx_func *f = &m->funcs[m->tops[i].u.func];
+            bool driver = !strcmp(f->name, "vprintf") || !strcmp(f->name, "malloc") || !strcmp(f->name, "free") ||
+                          !strcmp(f->name, "__assertfail");
+            if ((f->is_extern && !driver) || f->is_weak) return true;
+        }
+    }
+    return false;
+}
+
 static ptxas_func_report *cur_func(ptxas_report *r, const char *name) {
     for (int i = 0; i < r->nfuncs; i++)
         if (!strcmp(r->funcs[i].func, name)) return &r->funcs[i];

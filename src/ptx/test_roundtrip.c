@@ -20,21 +20,6 @@ static void print_diag(void *u, const pg_diag *d) {
     fprintf(stderr, "    %s\n", b);
 }
 
-static bool needs_c(const ptx_module *m) {
-    for (int i = 0; i < m->ntops; i++) {
-        if (m->tops[i].kind == PTX_TOP_DECL && (m->tops[i].u.decl.is_extern || m->tops[i].u.decl.is_weak) &&
-            m->tops[i].u.decl.space != PTX_SS_SHARED)
-            return true;
-        if (m->tops[i].kind == PTX_TOP_FUNC) {
-            const ptx_func *f = &m->funcs[m->tops[i].u.func];
-            if ((f->is_extern && strcmp(f->name, "vprintf") && strcmp(f->name, "malloc") && strcmp(f->name, "free") &&
-                 strcmp(f->name, "__assertfail")) || f->is_weak)
-                return true;
-        }
-    }
-    return false;
-}
-
 int main(int argc, char **argv) {
     bool use_ptxas = false;
     int nptxas = 0;
@@ -60,7 +45,7 @@ int main(int argc, char **argv) {
             bool wrote = fd >= 0 && write(fd, b.data, b.len) == (ssize_t)b.len;
             if (fd >= 0) close(fd);
             ptxas_report r1, r2;
-            bool rel = needs_c(m);
+            bool rel = ptx_needs_relocatable(m);
             pg_status s1 = ptxas_run(path, NULL, rel, &r1, NULL);
             pg_status s2 = wrote ? ptxas_run(tmp, NULL, rel, &r2, NULL) : PG_ERR_IO;
             if (s1 == PG_ERR_EXTERNAL && !r1.ran) {
