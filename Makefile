@@ -4,7 +4,7 @@ CSTD    := -std=c11
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CPPFLAGS+= -Iinclude -D_POSIX_C_SOURCE=200809L
 CFLAGS  ?= -O2 -g
-LDLIBS  := -ljansson -ldl -lm -lpthread
+LDLIBS  := -ljansson -lpcre2-8 -ldl -lm -lpthread
 
 BUILD   := build
 ALL_SRC := $(filter-out src/cli/%, $(wildcard src/*/*.c))

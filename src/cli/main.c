@@ -13,6 +13,14 @@ static const struct { const char *name; int (*fn)(int, char **); const char *hel
     {"run", cmd_run, "check and time PTX for a task on the GPU against its reference and nvcc (--suite DIR)"},
     {"devinfo", cmd_devinfo, "GPU name, sm, measured copy bandwidth and FP32/FP16 peak"},
     {"synth", cmd_synth, "write a verified JSONL training dataset (--stats FILE for its statistics)"},
+    {"gen", cmd_gen, "generate PTX from a description with the model, under the PTX constraint"},
+    {"prompts", cmd_prompts, "turn a synth dataset into prompt/completion pairs (the training format)"},
+    {"tokenize", cmd_tokenize, "encode text with a tokenizer.json (ids, pieces, tokens per line)"},
+    {"logits", cmd_logits, "run the C inference engine on a prompt and print logits as JSON"},
+    {"grammar", cmd_grammar, "print the GBNF grammar for llama.cpp (--gbnf)"},
+    {"eval", cmd_eval, "run the held-out suite: generate, check, ptxas, GPU correctness and speed"},
+    {"gate", cmd_gate, "CI performance gate: compare baseline and candidate PTX"},
+    {"nvcc", cmd_nvcc, "nvcc wrapper: build, then propose an optimized PTX next to nvcc's"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,131 @@
+/* ptxgen/decode.h — constrained decoding of PTX, the prompt format, the GBNF
+ * export and the `ptxgen gen` driver.
+ *
+ * The constraint is an incremental recognizer over characters driven by the
+ * ISA table (src/isa): its state holds the symbol table of the module being
+ * written (declared registers with type and range, params, variables, labels
+ * defined and referenced, the current function and its signature).  A token is
+ * allowed when every byte of it keeps the recognizer alive.  The model's
+ * tokens are indexed in a byte trie (dec_vocab) so a full mask is one walk.
+ *
+ * Prompt format (training, gen and eval all call gen_prompt_build):
+ *   <|task|>{description}\n<|arch|>{arch}\n<|signature|>{signature}\n<|ptx|>{ptx}<|end|>
+ * {ptx} is the module as `ptxgen fmt` prints it (canonical, no comments).
+ *
+ * Ownership: *_new returns objects freed with the matching *_free.
+ * Errors: E901 constraint-dead-state (never silently unconstrained),
+ * E902 bad-prompt, E903 generation; nothing here prints.
+ */
+#ifndef PTXGEN_DECODE_H
+#define PTXGEN_DECODE_H
+
+#include "ptxgen/common.h"
+#include "ptxgen/model.h"
+#include "ptxgen/task.h"
+
+/* ---- special tokens of the prompt format ------------------------------------------------ */
+#define GEN_TOK_TASK      "<|task|>"
+#define GEN_TOK_ARCH      "<|arch|>"
+#define GEN_TOK_SIGNATURE "<|signature|>"
+#define GEN_TOK_PTX       "<|ptx|>"
+#define GEN_TOK_END       "<|end|>"
+#define GEN_TOK_BASELINE  "<|baseline|>"   /* super-optimization mode: nvcc's PTX to rewrite */
+#define GEN_TOK_EOT       "<|endoftext|>"  /* padding / document separator in pretraining */
+
+/* ---- vocabulary trie ------------------------------------------------------ */
+typedef struct dec_vocab dec_vocab;
+/* Index every token's bytes (tok_token_bytes) in a trie; special tokens are
+ * kept apart (only GEN_TOK_END is ever allowed, and only at the end). */
+pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag);
+void dec_vocab_free(dec_vocab *v);
+int dec_vocab_size(const dec_vocab *v);
+
+/* ---- the constraint ------------------------------------------------------ */
+typedef struct {
+    const char *arch;           /* "sm_90" (default "sm_80"); sets .target and the PTX version */
+    const char *signature;      /* forced entry header ".visible .entry k(\n\t.param .u64 a,...\n)", or NULL = sampled */
+    int max_statements;         /* after this many body statements only the shortest legal end is allowed (0 = 400) */
+    int max_regs_per_decl;      /* upper bound for N in `.reg .b32 %r<N>;` (0 = 512) */
+} dec_opts;
+
+typedef struct dec_state dec_state;
+pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_diag_sink *diag);
+void dec_free(dec_state *s);
+pg_status dec_clone(const dec_state *s, dec_state **out);     /* snapshot */
+void dec_copy(dec_state *dst, const dec_state *src);           /* rollback into an existing state */
+
+/* The text the constraint forces next (header lines, the given signature,
+ * the only legal continuation) appended to out; 0 bytes when a choice is open. */
+size_t dec_forced_text(const dec_state *s, pg_buf *out);
+/* Would the bytes of token `tok` keep the recognizer alive?  (No state change.) */
+bool dec_accepts(const dec_state *s, int32_t tok);
+/* Full mask: bit i of bits[(vocab+31)/32] set when token i is allowed.
+ * Returns the number of allowed tokens; 0 means a dead state (a bug: reported). */
+int dec_mask(const dec_state *s, uint32_t *bits);
+/* Commit a token / forced text.  PG_ERR_INVALID (E901) if not allowed. */
+pg_status dec_advance(dec_state *s, int32_t tok, pg_diag_sink *diag);
+pg_status dec_advance_text(dec_state *s, const char *text, size_t n, pg_diag_sink *diag);
+/* The module is complete (entry closed); GEN_TOK_END is then the only allowed token. */
+bool dec_done(const dec_state *s);
+/* Text accepted so far (the PTX module). */
+const char *dec_text(const dec_state *s, size_t *len);
+
+/* ---- performance bias ------------------------------------------------------ */
+/* A JSON table (docs/BIAS.md) of context-dependent logit adjustments, e.g.
+ * prefer fma over mul+add, ld.global.v4 when the address is 16-byte aligned,
+ * ld.shared inside a loop over a shared tile. */
+typedef struct dec_bias dec_bias;
+pg_status dec_bias_load(const char *path, const dec_vocab *v, dec_bias **out, pg_diag_sink *diag);
+pg_status dec_bias_default(const dec_vocab *v, dec_bias **out, pg_diag_sink *diag);  /* the built-in table */
+void dec_bias_free(dec_bias *b);
+/* Add the table's adjustments for the current context to logits[vocab]. */
+void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits);
+
+/* ---- GBNF export (llama.cpp) ------------------------------------------------- */
+/* A grammar for the syntactic subset, generated from the ISA table. */
+void dec_gbnf_write(pg_buf *out);
+
+/* ---- prompt format ------------------------------------------------------------ */
+/* signature may be NULL or "" (then the model writes it). */
+void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out);
+/* ".visible .entry NAME(\n\t.param .u64 a,\n\t.param .u32 n\n)" from a task's params. */
+void gen_signature_from_task(const task_spec *t, pg_buf *out);
+
+/* Markdown kernel card: "## name", "- Input: ...", "- Output: ...", "- Goal: ...",
+ * "- Constraint: ..." (also In/out:, Launch:, Notes:).  Field strings are malloc'd. */
+typedef struct {
+    char *name;
+    char *inputs, *outputs, *inouts, *goal, *constraints, *launch;
+    bool ok;                   /* looked like a card (a "## name" line and at least one "- Key:" line) */
+} gen_card;
+void gen_card_parse(const char *text, gen_card *out);
+void gen_card_free(gen_card *c);
+/* Signature from a card's typed inputs/outputs ("float* x (n)", "int n"), or
+ * false when a type cannot be read (then the model writes the signature). */
+bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t whyn);
+
+/* ---- `ptxgen gen` ------------------------------------------------------------- */
+typedef struct {
+    const char *arch;          /* default "sm_80" */
+    const char *signature;     /* forced signature or NULL */
+    bool constrained;          /* default true */
+    const dec_bias *bias;      /* NULL = off */
+    model_sampler_opts sampler;/* defaults: top_k 5, temperature 0.3 */
+    int max_tokens;            /* default 1536 */
+} gen_opts;
+
+typedef struct {
+    char *ptx;                 /* the module, starting with the GENERATED_BY comment (malloc'd) */
+    int prompt_tokens, gen_tokens, forced_tokens;
+    int mask_calls;            /* full masks computed (sample-then-verify rejections) */
+    double seconds, mask_seconds;
+    bool finished;             /* reached GEN_TOK_END (else max_tokens) */
+} gen_result;
+
+void gen_opts_default(gen_opts *o);
+/* One sample.  `model_id` goes into the GENERATED_BY line. */
+pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
+                     const gen_opts *o, gen_result *out, pg_diag_sink *diag);
+void gen_result_free(gen_result *r);
+
+#endif

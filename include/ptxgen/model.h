@@ -1,0 +1,97 @@
+/* ptxgen/model.h — HF byte-level BPE tokenizer and the Qwen2 inference engine.
+ *
+ * Files are Hugging Face's: config.json (model_type "qwen2"), model.safetensors
+ * or shards listed in model.safetensors.index.json (f32, bf16 or f16 tensors),
+ * tokenizer.json (byte-level BPE), and PEFT LoRA adapters
+ * (adapter_config.json + adapter_model.safetensors).  Nothing here needs
+ * Python; train/ writes the files, this reads them.
+ *
+ * Ownership: *_load/*_new return objects owned by the caller, freed with the
+ * matching *_free.  Strings returned by accessors live as long as the object.
+ * Errors: pg_status plus diagnostics (E801 model-file, E802 model-config,
+ * E803 model-tensor, E804 tokenizer, E805 adapter) naming the file and the
+ * cause ("models/x/model.safetensors: tensor 'model.norm.weight': shape [96],
+ * config wants [128]").  Nothing here prints.
+ */
+#ifndef PTXGEN_MODEL_H
+#define PTXGEN_MODEL_H
+
+#include "ptxgen/common.h"
+
+/* ---- tokenizer ------------------------------------------------------------ */
+typedef struct tok_tokenizer tok_tokenizer;
+
+/* Read a tokenizer.json: model.type "BPE" with byte-level decoding, merges in
+ * either format ("a b" strings or ["a","b"] pairs), added_tokens (special or
+ * not), pre_tokenizer Sequence[Split(regex), ByteLevel] as Qwen2 writes it, or
+ * a plain ByteLevel pre-tokenizer (GPT-2 regex). */
+pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
+void tok_free(tok_tokenizer *t);
+
+int tok_vocab_size(const tok_tokenizer *t);            /* max id + 1 over vocab and added tokens */
+/* Encode UTF-8 text; added tokens in the text are matched first (as HF does),
+ * the rest is pre-tokenized and BPE-merged.  *ids is malloc'd. */
+pg_status tok_encode(const tok_tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n);
+/* The raw bytes a token stands for (byte-level decoded), e.g. "ld.global" or
+ * "\n\t"; special tokens give their literal text.  Not NUL-terminated. */
+const char *tok_token_bytes(const tok_tokenizer *t, int32_t id, size_t *len);
+/* The token id of an added/special token's exact text, or -1. */
+int32_t tok_special_id(const tok_tokenizer *t, const char *text);
+bool tok_is_special(const tok_tokenizer *t, int32_t id);
+/* Decode ids to UTF-8 bytes (appends to out). */
+void tok_decode(const tok_tokenizer *t, const int32_t *ids, size_t n, pg_buf *out);
+
+/* ---- model ------------------------------------------------------------------ */
+typedef struct {
+    int vocab_size, hidden_size, intermediate_size;
+    int num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim;
+    int max_position_embeddings;
+    double rope_theta, rms_norm_eps;
+    bool tie_word_embeddings;
+    int bos_token_id, eos_token_id;        /* -1 when absent */
+    char model_id[128];                    /* directory basename, or config "_name_or_path" */
+} model_config;
+
+typedef struct model_model model_model;
+typedef struct model_ctx model_ctx;        /* one sequence: KV cache + scratch */
+
+typedef struct {
+    const char *adapter_dir;   /* PEFT LoRA adapter merged at load; NULL = none */
+    int threads;               /* 0 = number of online cores */
+    const char *weight_dtype;  /* compute copy of the weights: "f32" (default), "bf16", "q8" */
+} model_load_opts;
+
+pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag);
+void model_free(model_model *m);
+const model_config *model_get_config(const model_model *m);
+size_t model_param_count(const model_model *m);
+size_t model_weight_bytes(const model_model *m);   /* resident bytes of the compute weights */
+
+/* A context holds the KV cache for up to max_seq positions. */
+pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);
+void model_ctx_free(model_ctx *c);
+int model_ctx_pos(const model_ctx *c);               /* tokens in the cache */
+void model_ctx_rewind(model_ctx *c, int pos);        /* drop cache entries >= pos (pos <= current) */
+
+/* Run n tokens at the current position (prefill when n > 1).  logits[vocab]
+ * receives the next-token logits after the last token (may be NULL; all_logits,
+ * if non-NULL, receives [n][vocab]).  PG_ERR_LIMIT past max_seq. */
+pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits,
+                        pg_diag_sink *diag);
+
+/* ---- sampling ------------------------------------------------------------------ */
+typedef struct {
+    float temperature;   /* 0 = greedy */
+    int top_k;           /* 0 = off */
+    float top_p;         /* 1 = off */
+    uint64_t seed;
+} model_sampler_opts;
+
+typedef struct { model_sampler_opts o; uint64_t rng; } model_sampler;
+void model_sampler_init(model_sampler *s, const model_sampler_opts *o);
+/* Sample from logits[n]; entries set to -INFINITY are never chosen.  Returns
+ * -1 when every entry is -INFINITY. */
+int32_t model_sample(model_sampler *s, const float *logits, int n);
+uint64_t model_rng_next(uint64_t *state);             /* xorshift64* */
+
+#endif
