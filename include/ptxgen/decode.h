@@ -12,7 +12,7 @@
  *   <|task|>{description}\n<|arch|>{arch}\n<|signature|>{signature}\n<|ptx|>{ptx}<|end|>
  * {ptx} is the module as `ptxgen fmt` prints it (canonical, no comments).
  *
- * Ownership: *_new returns objects freed with the matching *_free.
+ * Ownership: the _new functions return objects freed with the matching _free.
  * Errors: E901 constraint-dead-state (never silently unconstrained),
  * E902 bad-prompt, E903 generation; nothing here prints.
  */
@@ -86,10 +86,19 @@ void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits);
 void dec_gbnf_write(pg_buf *out);
 
 /* ---- prompt format ------------------------------------------------------------ */
+/* The forced module header for an arch: ".version V\n.target ARCH\n.address_size 64\n\n"
+ * with V = max(8.0, the first PTX version that knows the target).  The
+ * constraint forces exactly this text, and `ptxgen prompts` rewrites every
+ * training sample's header to it, so the model never sees another. */
+void gen_header_text(const char *arch, pg_buf *out);
 /* signature may be NULL or "" (then the model writes it). */
 void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out);
+/* Super-optimization mode: the prompt carries nvcc's PTX of one kernel instead of a description. */
+void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
 /* ".visible .entry NAME(\n\t.param .u64 a,\n\t.param .u32 n\n)" from a task's params. */
 void gen_signature_from_task(const task_spec *t, pg_buf *out);
+/* The first entry's header in canonical PTX text (as `ptxgen fmt` prints it), up to its ')'. */
+bool gen_signature_from_module(const char *canonical_ptx, pg_buf *out);
 
 /* Markdown kernel card: "## name", "- Input: ...", "- Output: ...", "- Goal: ...",
  * "- Constraint: ..." (also In/out:, Launch:, Notes:).  Field strings are malloc'd. */

@@ -6,8 +6,8 @@
  * (adapter_config.json + adapter_model.safetensors).  Nothing here needs
  * Python; train/ writes the files, this reads them.
  *
- * Ownership: *_load/*_new return objects owned by the caller, freed with the
- * matching *_free.  Strings returned by accessors live as long as the object.
+ * Ownership: the _load and _new functions return objects owned by the caller, freed with the
+ * matching _free function.  Strings returned by accessors live as long as the object.
  * Errors: pg_status plus diagnostics (E801 model-file, E802 model-config,
  * E803 model-tensor, E804 tokenizer, E805 adapter) naming the file and the
  * cause ("models/x/model.safetensors: tensor 'model.norm.weight': shape [96],
@@ -42,14 +42,18 @@ bool tok_is_special(const tok_tokenizer *t, int32_t id);
 void tok_decode(const tok_tokenizer *t, const int32_t *ids, size_t n, pg_buf *out);
 
 /* ---- model ------------------------------------------------------------------ */
+#define MODEL_MAX_EOS 8
 typedef struct {
     int vocab_size, hidden_size, intermediate_size;
     int num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim;
     int max_position_embeddings;
     double rope_theta, rms_norm_eps;
     bool tie_word_embeddings;
-    int bos_token_id, eos_token_id;        /* -1 when absent */
-    char model_id[128];                    /* directory basename, or config "_name_or_path" */
+    int bos_token_id, eos_token_id;        /* -1 when absent; eos_token_id = eos_token_ids[0] */
+    int eos_token_ids[MODEL_MAX_EOS];      /* config's eos_token_id, an int or a list */
+    int n_eos_token_ids;
+    char dtype[16];                        /* torch_dtype / dtype as written ("bfloat16"), or "" */
+    char model_id[128];                    /* config "_name_or_path", or the directory basename */
 } model_config;
 
 typedef struct model_model model_model;
@@ -61,11 +65,16 @@ typedef struct {
     const char *weight_dtype;  /* compute copy of the weights: "f32" (default), "bf16", "q8" */
 } model_load_opts;
 
+/* Load DIR/config.json and DIR/model.safetensors (or its shards), merge the
+ * adapter, convert to the compute dtype.  o may be NULL (defaults).  The model
+ * owns a thread pool; run one model_forward at a time per model. */
 pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag);
 void model_free(model_model *m);
 const model_config *model_get_config(const model_model *m);
 size_t model_param_count(const model_model *m);
 size_t model_weight_bytes(const model_model *m);   /* resident bytes of the compute weights */
+int model_threads(const model_model *m);           /* threads model_forward uses */
+const char *model_weight_dtype(const model_model *m); /* "f32", "bf16" or "q8" */
 
 /* A context holds the KV cache for up to max_seq positions. */
 pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);
