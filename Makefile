@@ -20,7 +20,7 @@ OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 PIC_OBJ := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
-all: $(BUILD)/ptxgen $(BUILD)/libptxgen.a $(BUILD)/libptxgen.so
+all: $(BUILD)/ptxgen $(BUILD)/ptxgen-nvcc $(BUILD)/libptxgen.a $(BUILD)/libptxgen.so
 
 $(BUILD)/obj/%.o: %.c $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
@@ -39,6 +39,9 @@ $(BUILD)/libptxgen.so: $(PIC_OBJ)
 
 $(BUILD)/ptxgen: $(CLI_OBJ) $(BUILD)/libptxgen.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libptxgen.a $(LDLIBS)
+
+$(BUILD)/ptxgen-nvcc: $(BUILD)/ptxgen
+	ln -sf ptxgen $@
 
 # Sanitized build for tests -------------------------------------------------
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

@@ -50,6 +50,17 @@ golden bad_syntax.check.json "$P" check --json tests/golden/bad_syntax.ptx
 if "$P" stats examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.stats.json "$P" stats examples/vecadd.ptx; else bad "stats failed"; fi
 if "$P" explain examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.explain.txt "$P" explain examples/vecadd.ptx; else bad "explain failed"; fi
 
+# grammar export and the CI performance gate
+golden grammar.gbnf "$P" grammar --gbnf
+expect_rc 2 "grammar without a format" "$P" grammar
+"$P" grammar --gbnf -o "$tmp/g.gbnf" && cmp -s "$tmp/g.gbnf" tests/golden/grammar.gbnf && ok || bad "grammar -o differs from stdout"
+expect_rc 0 "gate identical" "$P" gate --no-ptxas --baseline tests/gate/base.ptx --candidate tests/gate/cand_same.ptx
+expect_rc 0 "gate improved" "$P" gate --no-ptxas --baseline tests/gate/base.ptx --candidate tests/gate/cand_improved.ptx
+expect_rc 1 "gate f32->f64" "$P" gate --no-ptxas --baseline tests/gate/base.ptx --candidate tests/gate/cand_f64.ptx
+expect_rc 1 "gate invalid candidate" "$P" gate --no-ptxas --baseline tests/gate/base.ptx --candidate tests/gate/cand_invalid.ptx
+expect_rc 2 "gate invalid baseline" "$P" gate --no-ptxas --baseline tests/gate/cand_invalid.ptx --candidate tests/gate/base.ptx
+expect_rc 2 "gate usage" "$P" gate --baseline tests/gate/base.ptx
+
 # fmt output is valid, parses back to itself (idempotent) and reads stdin
 "$P" fmt examples/vecadd.ptx >"$tmp/a.ptx"
 expect_rc 0 "fmt output validates" "$P" check "$tmp/a.ptx"

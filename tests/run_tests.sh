@@ -75,6 +75,8 @@ fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
 run_suite "gpu harness (adversarial kernels)" env PTXGEN="$PTXGEN" bash tests/gpu_tests.sh
+run_suite "nvcc wrapper" env PTXGEN="$PTXGEN" bash tests/nvcc_wrapper.sh
+run_suite "python (jupyter magic, glue)" bash tests/python_tests.sh
 if [ -f tests/fuzz.sh ]; then
     run_suite "fuzz smoke" bash tests/fuzz.sh "${FUZZ_SMOKE_SECONDS:-60}"
 fi

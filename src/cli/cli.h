@@ -28,6 +28,10 @@ int cmd_nvcc(int argc, char **argv);       /* cmd_nvcc.c (also run as `ptxgen-nv
 /* ptxas -v figures of one function as a JSON object (check --ptxas, stats --ptxas). */
 json_t *cli_ptxas_func_json(const ptxas_func_report *f);
 
+/* The model directory when none is named: $PTXGEN_MODEL, ./models/default, then
+ * models/default next to the binary's parent (build/ptxgen -> models/default). */
+bool cli_default_model(char *out, size_t n);
+
 /* Diagnostics sink that prints "file:line:col: error[CODE]: msg" to stderr. */
 void cli_print_diag(void *user, const pg_diag *d);
 #endif

@@ -1,4 +1,205 @@
-/* placeholder until the module lands */
+/* cmd_gate.c — `ptxgen gate`: the CI performance gate (docs/GATE.md).
+ *
+ *   ptxgen gate --baseline A.ptx --candidate B.ptx [rule flags] [--json F] [--markdown F]
+ *   ptxgen gate --from-cu K.cu [--arch sm_80] [--candidate B.ptx]
+ *
+ * --from-cu builds the baseline with `nvcc -ptx -O3` and, unless a candidate
+ * is given, the candidate with `ptxgen gen --superopt` (this executable). */
 #include "cli.h"
+#include "ptxgen/eval.h"
+
+#include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
-int cmd_gate(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "ptxgen gate: not built yet\n"); return 2; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *gate_usage =
+    "usage: ptxgen gate --baseline A.ptx --candidate B.ptx [options]\n"
+    "       ptxgen gate --from-cu FILE.cu [--arch sm_80] [--candidate B.ptx] [options]\n"
+    "  compare kernels (matched by entry name); Markdown report on stdout\n"
+    "  exit 0: pass; 1: fail (regression, missing kernel, invalid candidate, precision change);\n"
+    "  2: usage or I/O error, unusable baseline\n"
+    "  --max-inst-ratio R    improvement when instructions <= R x baseline (0.95)\n"
+    "  --max-reg-ratio R     ... and registers <= R x baseline (1.05)\n"
+    "  --fail-inst-ratio R   fail when instructions > R x baseline (1.05)\n"
+    "  --allow-precision-change  do not fail when a new float width appears (f32 -> f64)\n"
+    "  --arch sm_XX          ptxas/nvcc target (default: the module's .target; sm_80 for nvcc)\n"
+    "  --no-ptxas            use libptx estimates only\n"
+    "  --json FILE           also write the result as JSON\n"
+    "  --markdown FILE       also write the Markdown report to FILE\n"
+    "  --quiet               no report on stdout\n";
+
+static bool parse_ratio(const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > 100) return false;
+    *out = v;
+    return true;
+}
+
+/* Find a CUDA tool: $NVCC for nvcc, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin. */
+static bool find_tool(const char *tool, const char *envvar, char *out, size_t n) {
+    const char *e = envvar ? getenv(envvar) : NULL;
+    if (e && *e && access(e, X_OK) == 0) { snprintf(out, n, "%s", e); return true; }
+    const char *path = getenv("PATH");
+    if (path) {
+        const char *p = path;
+        while (*p) {
+            const char *c = strchr(p, ':');
+            size_t len = c ? (size_t)(c - p) : strlen(p);
+            snprintf(out, n, "%.*s/%s", (int)len, p, tool);
+            if (len && access(out, X_OK) == 0) return true;
+            p = c ? c + 1 : p + len;
+        }
+    }
+    const char *home = getenv("CUDA_HOME");
+    if (home && *home) {
+        snprintf(out, n, "%s/bin/%s", home, tool);
+        if (access(out, X_OK) == 0) return true;
+    }
+    snprintf(out, n, "/usr/local/cuda/bin/%s", tool);
+    return access(out, X_OK) == 0;
+}
+
+/* Run argv with stdout sent to stderr (our stdout carries the report). */
+static int run_child(char *const argv[]) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) { fprintf(stderr, "ptxgen gate: cannot run %s: %s\n", argv[0], strerror(rc)); return -1; }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static int write_out(const char *path, const pg_buf *b) {
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 10};
+    return pg_write_file_atomic(path, b->data ? b->data : "", b->len, &sink) == PG_OK ? 0 : 2;
+}
+
+int cmd_gate(int argc, char **argv) {
+    eval_gate_opts o;
+    eval_gate_opts_default(&o);
+    const char *base = NULL, *cand = NULL, *cu = NULL, *json_path = NULL, *md_path = NULL;
+    bool quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has = i + 1 < argc;
+        if (!strcmp(a, "--baseline") && has) base = argv[++i];
+        else if (!strcmp(a, "--candidate") && has) cand = argv[++i];
+        else if (!strcmp(a, "--from-cu") && has) cu = argv[++i];
+        else if (!strcmp(a, "--arch") && has) o.arch = argv[++i];
+        else if (!strcmp(a, "--json") && has) json_path = argv[++i];
+        else if (!strcmp(a, "--markdown") && has) md_path = argv[++i];
+        else if ((!strcmp(a, "--max-inst-ratio") || !strcmp(a, "--max-reg-ratio") || !strcmp(a, "--fail-inst-ratio")) && has) {
+            double *dst = !strcmp(a, "--max-inst-ratio") ? &o.max_inst_ratio
+                        : !strcmp(a, "--max-reg-ratio") ? &o.max_reg_ratio : &o.fail_inst_ratio;
+            if (!parse_ratio(argv[++i], dst)) {
+                fprintf(stderr, "ptxgen gate: %s wants a positive number, got '%s'\n", a, argv[i]);
+                return 2;
+            }
+        }
+        else if (!strcmp(a, "--no-ptxas")) o.no_ptxas = true;
+        else if (!strcmp(a, "--allow-precision-change")) o.allow_precision_change = true;
+        else if (!strcmp(a, "--quiet")) quiet = true;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(gate_usage, stdout); return 0; }
+        else { fprintf(stderr, "ptxgen gate: unknown or incomplete argument '%s'\n%s", a, gate_usage); return 2; }
+    }
+    if (cu && base) { fprintf(stderr, "ptxgen gate: --from-cu builds the baseline; do not also pass --baseline\n"); return 2; }
+    if (!cu && (!base || !cand)) { fprintf(stderr, "ptxgen gate: need --baseline and --candidate (or --from-cu)\n%s", gate_usage); return 2; }
+    if (o.max_inst_ratio > o.fail_inst_ratio) {
+        fprintf(stderr, "ptxgen gate: --max-inst-ratio (%g) must not exceed --fail-inst-ratio (%g)\n", o.max_inst_ratio, o.fail_inst_ratio);
+        return 2;
+    }
+
+    char tmpdir[256] = "", base_path[320], cand_path[320], base_name[600];
+    if (cu) {
+        if (access(cu, R_OK) != 0) { fprintf(stderr, "ptxgen gate: cannot read %s: %s\n", cu, strerror(errno)); return 2; }
+        const char *t = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/ptxgen-gate-cu-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen gate: cannot create a temporary directory\n"); return 2; }
+        snprintf(base_path, sizeof base_path, "%s/baseline.ptx", tmpdir);
+        snprintf(cand_path, sizeof cand_path, "%s/candidate.ptx", tmpdir);
+        char nvcc[512], archarg[64];
+        if (!find_tool("nvcc", "NVCC", nvcc, sizeof nvcc)) {
+            fprintf(stderr, "ptxgen gate: --from-cu needs nvcc (looked in $NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)\n");
+            rmdir(tmpdir);
+            return 2;
+        }
+        snprintf(archarg, sizeof archarg, "-arch=%s", o.arch ? o.arch : "sm_80");
+        char *nv[] = {nvcc, "-ptx", "-O3", archarg, (char *)cu, "-o", base_path, NULL};
+        int rc = run_child(nv);
+        if (rc != 0) {
+            fprintf(stderr, "ptxgen gate: nvcc -ptx -O3 %s %s failed (exit %d)\n", archarg, cu, rc);
+            unlink(base_path);
+            rmdir(tmpdir);
+            return 2;
+        }
+        snprintf(base_name, sizeof base_name, "nvcc -O3 %s", cu);
+        base = base_path;
+        o.baseline_name = base_name;
+        if (!cand) {
+            /* the super-optimizer: this executable's `gen --superopt` */
+            char *gv[10];
+            int n = 0;
+            gv[n++] = "/proc/self/exe";
+            gv[n++] = "gen";
+            gv[n++] = "--superopt";
+            gv[n++] = base_path;
+            if (o.arch) { gv[n++] = "--arch"; gv[n++] = (char *)o.arch; }
+            gv[n++] = "-o";
+            gv[n++] = cand_path;
+            gv[n] = NULL;
+            rc = run_child(gv);
+            if (rc != 0) {
+                fprintf(stderr, "ptxgen gate: the candidate could not be generated: `ptxgen gen --superopt %s -o %s` "
+                                "exited %d (is the super-optimizer built and a model available?); pass --candidate to "
+                                "gate a given file against nvcc's PTX\n", base_path, cand_path, rc);
+                unlink(base_path);
+                unlink(cand_path);
+                rmdir(tmpdir);
+                return 2;
+            }
+            cand = cand_path;
+            o.candidate_name = "ptxgen gen --superopt";
+        }
+    }
+
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
+    eval_gate_result r;
+    pg_status st = eval_gate_compare_files(base, cand, &o, &r, &sink);
+    if (tmpdir[0]) {
+        unlink(base_path);
+        unlink(cand_path);
+        rmdir(tmpdir);
+    }
+    if (st != PG_OK) {
+        eval_gate_result_free(&r);
+        return 2;
+    }
+    if (r.error[0]) fprintf(stderr, "ptxgen gate: %s\n", r.error);
+    pg_buf md = {0}, js = {0};
+    eval_gate_markdown(&r, &md);
+    int rc = r.pass ? 0 : 1;
+    if (!quiet) fwrite(md.data, 1, md.len, stdout);
+    if (md_path && write_out(md_path, &md)) rc = 2;
+    if (json_path) {
+        eval_gate_json(&r, &js);
+        if (write_out(json_path, &js)) rc = 2;
+    }
+    pg_buf_free(&md);
+    pg_buf_free(&js);
+    eval_gate_result_free(&r);
+    return rc;
+}

@@ -1,4 +1,1210 @@
-/* placeholder until the module lands */
+/* cmd_nvcc.c — `ptxgen nvcc ARGS...` / `ptxgen-nvcc ARGS...`: a drop-in nvcc.
+ *
+ * 1. Run the real nvcc with exactly the given arguments (stdio inherited) and
+ *    keep its exit status: the build is never altered, whatever happens next.
+ * 2. If that succeeded and .cu files were compiled: nvcc -ptx -O3 with the
+ *    same -arch/-gencode/-I/-D/-std/... flags gives the baseline module;
+ *    every .entry K gets K_baseline.ptx (the whole module: globals and device
+ *    functions it may use stay with it).
+ * 3. `ptxgen gen --baseline K_baseline.ptx --kernel K` (super-optimization
+ *    mode) proposes a rewrite.  The candidate must pass libptx check, keep the
+ *    baseline's signature and pass ptxas; with a GPU it must also agree with
+ *    the baseline on random inputs (5 seeds, a synthetic spec derived from
+ *    the signature).  Kept as K_superopt.ptx, else K_superopt.rejected.ptx.
+ * 4. ptxgen_report.json + ptxgen_report.md: instructions, registers, shared
+ *    memory, spills, and with a GPU the time of both.
+ * Everything after step 1 only reports on stderr ("ptxgen-nvcc: ...").
+ *
+ * Own flags (stripped before nvcc sees the arguments):
+ *   --ptxgen-out DIR     where the PTX files and the report go (default: the
+ *                        folder of -o, else the current folder)
+ *   --ptxgen-n N         elements per buffer in the differential test (1<<20)
+ *   --ptxgen-block B     threads per block there (default: .reqntid/.maxntid or 256)
+ * Environment: PTXGEN_REAL_NVCC (the nvcc to run), PTXGEN_BIN (the ptxgen
+ * that runs `gen`; default this executable), PTXGEN_NVCC_OFF=1 (pass-through only). */
+#define _GNU_SOURCE
 #include "cli.h"
+#include "ptxgen/gpu.h"
+#include "ptxgen/task.h"
+#include "../gpu/cuda.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
 #include <stdio.h>
-int cmd_nvcc(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "ptxgen nvcc: not built yet\n"); return 2; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TAG "ptxgen-nvcc"
+
+/* ---- processes ------------------------------------------------------------------- */
+
+/* Run argv[0] (a path) with argv; stdout/stderr to files when given, else
+ * inherited.  Returns the exit status, 128+signal, or 127 when it could not start. */
+static int spawn_wait(char *const argv[], const char *out_path, const char *err_path) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (out_path) posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err_path) posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    fflush(stdout);
+    fflush(stderr);
+    int e = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e != 0) return 127;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return 127;
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return 127;
+}
+
+static char *slurp(const char *path) {
+    char *s = NULL;
+    size_t n;
+    pg_diag_sink quiet = {0};
+    if (pg_read_file(path, 64u << 20, &s, &n, &quiet) != PG_OK) return NULL;
+    return s;
+}
+
+static bool is_exec(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+static bool self_exe(char *buf, size_t n) {
+    ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+    if (k <= 0) return false;
+    buf[k] = 0;
+    return true;
+}
+
+/* The real nvcc: $PTXGEN_REAL_NVCC, else the first nvcc on PATH that is not
+ * this program (ptxgen-nvcc may be installed as "nvcc"), else /usr/local/cuda/bin/nvcc. */
+static bool find_real_nvcc(char *out, size_t n) {
+    const char *env = getenv("PTXGEN_REAL_NVCC");
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return is_exec(out);
+    }
+    char self[PATH_MAX], rp[PATH_MAX];
+    if (!self_exe(self, sizeof self)) self[0] = 0;
+    const char *path = getenv("PATH");
+    if (path) {
+        char *dup = strdup(path), *save = NULL;
+        for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+            char cand[PATH_MAX];
+            snprintf(cand, sizeof cand, "%s/nvcc", *d ? d : ".");
+            if (!is_exec(cand)) continue;
+            if (realpath(cand, rp) && self[0] && !strcmp(rp, self)) continue;   /* ourselves */
+            snprintf(out, n, "%s", cand);
+            free(dup);
+            return true;
+        }
+        free(dup);
+    }
+    snprintf(out, n, "/usr/local/cuda/bin/nvcc");
+    return is_exec(out);
+}
+
+/* ---- nvcc arguments ------------------------------------------------------------- */
+
+/* Options whose value is the next argument when written alone. */
+static const char *const value_opts[] = {
+    "-o", "--output-file", "-I", "--include-path", "-D", "--define-macro", "-U", "--undefine-macro",
+    "-isystem", "--system-include", "-include", "--pre-include", "-arch", "--gpu-architecture",
+    "-gencode", "--generate-code", "-code", "--gpu-code", "-std", "--std", "-ccbin", "--compiler-bindir",
+    "-x", "--x", "-Xcompiler", "--compiler-options", "-Xptxas", "--ptxas-options", "-Xlinker", "--linker-options",
+    "-Xnvlink", "--nvlink-options", "-L", "--library-path", "-l", "--library", "-maxrregcount", "--maxrregcount",
+    "-odir", "--output-directory", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
+    "-t", "--threads", "-ftz", "-prec-div", "-prec-sqrt", "-fmad", "--ftz", "--prec-div", "--prec-sqrt", "--fmad",
+    "-rdc", "--relocatable-device-code", "-cudart", "--cudart", NULL};
+
+/* Options that change the device code and so go to the baseline -ptx run
+ * (with their value).  -arch/-gencode are handled apart (one arch only). */
+static const char *const ptx_opts[] = {
+    "-I", "--include-path", "-D", "--define-macro", "-U", "--undefine-macro", "-isystem", "--system-include",
+    "-include", "--pre-include", "-std", "--std", "-ccbin", "--compiler-bindir", "-maxrregcount", "--maxrregcount",
+    "-ftz", "-prec-div", "-prec-sqrt", "-fmad", "--ftz", "--prec-div", "--prec-sqrt", "--fmad", "-rdc",
+    "--relocatable-device-code", NULL};
+static const char *const ptx_flags[] = {
+    "-use_fast_math", "--use_fast_math", "--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda",
+    "-extended-lambda", "-expt-relaxed-constexpr", "-lineinfo", "--generate-line-info", "-G", "--device-debug",
+    "-dc", "--device-c", NULL};
+/* Runs that compile nothing (or only preprocess): no extra step. */
+static const char *const no_build[] = {
+    "-E", "--preprocess", "-M", "-MM", "--generate-dependencies", "--generate-nonsystem-dependencies",
+    "--version", "-V", "--help", "-h", "--dryrun", "-dryrun", "--list-gpu-arch", "--list-gpu-code",
+    "-arch-ls", "-code-ls", NULL};
+
+static int in_list(const char *const *l, const char *a) {
+    for (int i = 0; l[i]; i++)
+        if (!strcmp(l[i], a)) return i;
+    return -1;
+}
+
+/* "-I/x" or "-Ifoo" or "--include-path=x": option name and value, when `a`
+ * is one of list's options in joined form.  For "-x..." short forms only
+ * -I -D -U are joined without '='. */
+static const char *joined_value(const char *const *list, const char *a, const char **opt) {
+    for (int i = 0; list[i]; i++) {
+        size_t n = strlen(list[i]);
+        if (strncmp(a, list[i], n)) continue;
+        if (a[n] == '=') { *opt = list[i]; return a + n + 1; }
+        if (a[n] && (!strcmp(list[i], "-I") || !strcmp(list[i], "-D") || !strcmp(list[i], "-U"))) {
+            *opt = list[i];
+            return a + n;
+        }
+    }
+    return NULL;
+}
+
+static bool ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+typedef PG_VEC(char *) strvec;
+
+typedef struct {
+    strvec pass;          /* arguments for the real nvcc (our own flags removed) */
+    strvec cu;            /* .cu inputs */
+    strvec ptxflags;      /* flags for the baseline -ptx run */
+    char arch[64];        /* one architecture for -ptx ("" = nvcc's default) */
+    const char *output;   /* -o value */
+    const char *outdir;   /* --ptxgen-out */
+    long long n;          /* --ptxgen-n */
+    int block;            /* --ptxgen-block (0 = derive) */
+    bool build;           /* compiles something (no -E/-M/--version ...) */
+    char err[256];
+} nvcc_args;
+
+/* "arch=compute_90,code=[sm_90,compute_90]" -> "sm_90" */
+static void arch_from_gencode(const char *v, char *out, size_t n) {
+    const char *c = strstr(v, "code=");
+    const char *sm = c ? strstr(c, "sm_") : NULL;
+    if (!sm) sm = strstr(v, "compute_");
+    if (!sm) return;
+    size_t k = strcspn(sm, ",] ");
+    if (k >= n) k = n - 1;
+    memcpy(out, sm, k);
+    out[k] = 0;
+    if (!strncmp(out, "compute_", 8)) {   /* compute_90 -> sm_90 */
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "sm_%s", out + 8);
+        snprintf(out, n, "%s", tmp);
+    }
+}
+
+static bool parse_args(int argc, char **argv, nvcc_args *a) {
+    memset(a, 0, sizeof *a);
+    a->n = 1 << 20;
+    a->build = true;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        /* our own flags */
+        const char *ours[] = {"--ptxgen-out", "--ptxgen-n", "--ptxgen-block"};
+        int which = -1;
+        const char *val = NULL;
+        for (int k = 0; k < 3; k++) {
+            size_t n = strlen(ours[k]);
+            if (!strncmp(s, ours[k], n) && (s[n] == 0 || s[n] == '=')) {
+                which = k;
+                if (s[n] == '=') val = s + n + 1;
+                else if (i + 1 < argc) val = argv[++i];
+                else { snprintf(a->err, sizeof a->err, "%s needs a value", ours[k]); return false; }
+            }
+        }
+        if (which == 0) { a->outdir = val; continue; }
+        if (which == 1 || which == 2) {
+            char *end;
+            long long v = strtoll(val, &end, 0);
+            if (*end || v < 1 || v > (1LL << 31)) {
+                snprintf(a->err, sizeof a->err, "%s: '%s' is not a positive integer", ours[which], val);
+                return false;
+            }
+            if (which == 1) a->n = v;
+            else a->block = (int)(v > 1024 ? 1024 : v);
+            continue;
+        }
+        pg_vec_push(a->pass, argv[i]);
+        if (in_list(no_build, s) >= 0 || !strncmp(s, "-M", 2)) a->build = false;
+        if (s[0] != '-') {
+            if (ends_with(s, ".cu")) pg_vec_push(a->cu, argv[i]);
+            continue;
+        }
+        const char *opt = NULL, *v = NULL;
+        if (in_list(value_opts, s) >= 0 && i + 1 < argc) {
+            opt = s;
+            v = argv[i + 1];
+            pg_vec_push(a->pass, argv[++i]);
+        } else {
+            v = joined_value(value_opts, s, &opt);
+        }
+        if (!opt) {
+            if (in_list(ptx_flags, s) >= 0) pg_vec_push(a->ptxflags, (char *)s);
+            continue;
+        }
+        if (!strcmp(opt, "-o") || !strcmp(opt, "--output-file")) a->output = v;
+        else if (!strcmp(opt, "-arch") || !strcmp(opt, "--gpu-architecture")) {
+            if (!a->arch[0] && strcmp(v, "all") && strcmp(v, "all-major")) {
+                snprintf(a->arch, sizeof a->arch, "%s", v);
+            }
+        } else if (!strcmp(opt, "-gencode") || !strcmp(opt, "--generate-code")) {
+            if (!a->arch[0]) arch_from_gencode(v, a->arch, sizeof a->arch);
+        } else if (in_list(ptx_opts, opt) >= 0) {
+            /* keep the joined spelling: "-I" "dir" -> "-Idir" is not valid for
+             * long options, so store "opt=value" for those */
+            char *f;
+            if (opt[1] == '-' || strlen(opt) > 2) {
+                f = malloc(strlen(opt) + strlen(v) + 2);
+                sprintf(f, "%s=%s", opt, v);
+            } else {
+                f = malloc(strlen(opt) + strlen(v) + 1);
+                sprintf(f, "%s%s", opt, v);
+            }
+            pg_vec_push(a->ptxflags, f);
+        }
+    }
+    return true;
+}
+
+static void free_args(nvcc_args *a) {
+    for (int i = 0; i < a->ptxflags.n; i++)
+        if (in_list(ptx_flags, a->ptxflags.v[i]) < 0) free(a->ptxflags.v[i]);
+    pg_vec_free(a->pass);
+    pg_vec_free(a->cu);
+    pg_vec_free(a->ptxflags);
+}
+
+/* ---- diagnostics into a string ------------------------------------------------------ */
+static void diag_to_buf(void *user, const pg_diag *d) {
+    pg_buf *b = user;
+    char line[1024];
+    pg_diag_format(d, line, sizeof line);
+    if (b->len < 16384) pg_buf_printf(b, "%s\n", line);
+}
+
+/* ---- static measures of one kernel ----------------------------------------------------- */
+typedef struct {
+    bool have_stats, have_ptxas;
+    int instructions, mem_global, mem_shared;
+    int registers, spill_bytes, stack;
+    int64_t smem;                 /* static shared memory (ptxas), else the declared bytes */
+    double ptxas_seconds;
+} kmeasure;
+
+static const ptx_func *find_entry(const ptx_module *m, const char *name) {
+    for (int i = 0; m && i < m->nfuncs; i++)
+        if (m->funcs[i].is_entry && m->funcs[i].has_body && !strcmp(m->funcs[i].name, name)) return &m->funcs[i];
+    return NULL;
+}
+
+static void measure_stats(const ptx_module *m, const char *kernel, kmeasure *k) {
+    const ptx_func *f = find_entry(m, kernel);
+    ptx_func_stats fs;
+    if (!f || ptx_func_stats_compute(m, f, &fs) != PG_OK) return;
+    k->have_stats = true;
+    k->instructions = fs.total;
+    k->mem_global = fs.mem_by_space[PTX_SS_GLOBAL];
+    k->mem_shared = fs.mem_by_space[PTX_SS_SHARED];
+    k->smem = fs.shared_bytes;
+}
+
+/* ptxas -v on a file: its verdict, log and the kernel's figures. */
+static bool measure_ptxas(const char *path, const ptx_module *m, const char *kernel, kmeasure *k, pg_buf *log) {
+    ptxas_report rep;
+    memset(&rep, 0, sizeof rep);
+    pg_diag_sink sink = {diag_to_buf, log, 0, 0, 50};
+    pg_status st = ptxas_run(path, NULL, ptx_needs_relocatable(m), &rep, &sink);
+    bool ok = st == PG_OK && rep.ran && rep.ok;
+    if (!rep.ran && !log->len) pg_buf_puts(log, "ptxas not found\n");
+    if (rep.ran && !rep.ok && rep.log && log->len < 8192) pg_buf_printf(log, "%.4000s", rep.log);
+    for (int i = 0; i < rep.nfuncs; i++)
+        if (!strcmp(rep.funcs[i].func, kernel)) {
+            k->have_ptxas = true;
+            k->registers = rep.funcs[i].registers;
+            k->spill_bytes = rep.funcs[i].spill_stores + rep.funcs[i].spill_loads;
+            k->stack = rep.funcs[i].stack_frame;
+            k->smem = rep.funcs[i].smem;
+        }
+    k->ptxas_seconds = rep.seconds;
+    ptxas_report_free(&rep);
+    return ok;
+}
+
+/* ---- the synthetic spec for the differential test --------------------------------------- */
+
+/* Element type of each pointer parameter, read off the baseline: follow the
+ * value of every `ld.param` through mov/cvta/add/sub/mad to the address of
+ * a load/store and take the access type that occurs most often.  A 64-bit
+ * parameter that never reaches an address is an integer scalar. */
+typedef struct {
+    bool is_pointer, unsupported;
+    task_dtype dtype;
+    int bytes;                /* scalar size */
+} sig_param;
+
+static task_dtype dtype_of_ptx(ptx_type t) {
+    switch (t) {
+    case PTX_T_F32: return TASK_T_F32;
+    case PTX_T_F64: return TASK_T_F64;
+    case PTX_T_F16: return TASK_T_F16;
+    case PTX_T_BF16: return TASK_T_BF16;
+    case PTX_T_S8: return TASK_T_S8;
+    case PTX_T_S16: return TASK_T_S16;
+    case PTX_T_S32: return TASK_T_S32;
+    case PTX_T_S64: return TASK_T_S64;
+    case PTX_T_U8: case PTX_T_B8: return TASK_T_U8;
+    case PTX_T_U16: case PTX_T_B16: return TASK_T_U16;
+    case PTX_T_U32: case PTX_T_B32: return TASK_T_U32;
+    case PTX_T_U64: case PTX_T_B64: return TASK_T_U64;
+    default: return TASK_T_NONE;
+    }
+}
+
+typedef struct { const char *reg; uint64_t mask; } taint;
+typedef PG_VEC(taint) taint_vec;
+
+static uint64_t taint_get(const taint_vec *v, const char *r) {
+    for (int i = 0; i < v->n; i++)
+        if (!strcmp(v->v[i].reg, r)) return v->v[i].mask;
+    return 0;
+}
+
+static bool is_addr_op(const char *op) {
+    return !strcmp(op, "mov") || !strcmp(op, "cvta") || !strcmp(op, "add") || !strcmp(op, "sub") ||
+           !strcmp(op, "mad") || !strcmp(op, "cvt");
+}
+
+static bool is_mem_op(const char *op) {
+    return !strcmp(op, "ld") || !strcmp(op, "st") || !strcmp(op, "atom") || !strcmp(op, "red") ||
+           !strcmp(op, "ldu") || !strcmp(op, "prefetch");
+}
+
+static void infer_signature(const ptx_func *f, sig_param *sp) {
+    int np = f->nparams < 64 ? f->nparams : 64;
+    taint_vec tv = {0};
+    int votes[64][TASK_T__COUNT];
+    memset(votes, 0, sizeof votes);
+    for (int pass = 0; pass < 8; pass++) {
+        bool changed = false;
+        for (int s = 0; s < f->nbody; s++) {
+            if (f->body[s].kind != PTX_ST_INSN) continue;
+            const ptx_insn *in = &f->body[s].u.insn;
+            const char *defs[8], *uses[16];
+            int nd = ptx_insn_defs(in, defs, 8), nu = ptx_insn_uses(in, uses, 16);
+            uint64_t m = 0;
+            if (!strcmp(in->opcode, "ld") && in->nops >= 2 && in->ops[1].kind == PTX_OP_ADDR && in->ops[1].name &&
+                !in->ops[1].addr_base_is_reg) {
+                for (int p = 0; p < np; p++)
+                    if (!strcmp(f->params[p].name, in->ops[1].name)) m |= 1ull << p;
+            } else if (is_addr_op(in->opcode)) {
+                for (int u = 0; u < nu; u++) m |= taint_get(&tv, uses[u]);
+            }
+            for (int d = 0; d < nd && m; d++) {
+                int k = 0;
+                while (k < tv.n && strcmp(tv.v[k].reg, defs[d])) k++;
+                if (k == tv.n) pg_vec_push(tv, ((taint){defs[d], 0}));
+                if ((tv.v[k].mask | m) != tv.v[k].mask) { tv.v[k].mask |= m; changed = true; }
+            }
+        }
+        if (!changed) break;
+    }
+    for (int s = 0; s < f->nbody; s++) {
+        if (f->body[s].kind != PTX_ST_INSN) continue;
+        const ptx_insn *in = &f->body[s].u.insn;
+        if (!is_mem_op(in->opcode)) continue;
+        bool param_space = false;
+        ptx_type ty = PTX_T_NONE;
+        for (int k = 0; k < in->nmods; k++) {
+            if (!strcmp(in->mods[k], ".param")) param_space = true;
+            ptx_type t = ptx_type_lookup(in->mods[k], strlen(in->mods[k]));
+            if (t != PTX_T_NONE) ty = t;
+        }
+        if (param_space) continue;
+        for (int o = 0; o < in->nops; o++) {
+            const ptx_operand *op = &in->ops[o];
+            if (op->kind != PTX_OP_ADDR || !op->addr_base_is_reg || !op->name) continue;
+            uint64_t m = taint_get(&tv, op->name);
+            task_dtype dt = dtype_of_ptx(ty);
+            for (int p = 0; p < np; p++)
+                if (m >> p & 1) votes[p][dt == TASK_T_NONE ? TASK_T_U8 : dt] += 1;
+        }
+    }
+    pg_vec_free(tv);
+    for (int p = 0; p < f->nparams; p++) {
+        const ptx_decl *d = &f->params[p];
+        sig_param *q = &sp[p];
+        memset(q, 0, sizeof *q);
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        q->bytes = ti->bits / 8;
+        if (p >= 64 || d->ndims) { q->unsupported = true; continue; }   /* by-value structs and arrays */
+        int best = -1, total = 0;
+        for (int t = 0; t < TASK_T__COUNT; t++) {
+            total += votes[p][t];
+            if (votes[p][t] && (best < 0 || votes[p][t] > votes[p][best])) best = t;
+        }
+        bool ptrish = d->attrs && strstr(d->attrs, ".ptr");
+        if (ti->bits == 64 && (total || ptrish)) {
+            q->is_pointer = true;
+            q->dtype = best >= 0 ? (task_dtype)best : TASK_T_F32;
+        } else {
+            q->dtype = dtype_of_ptx(d->type);
+            if (q->dtype == TASK_T_NONE) q->unsupported = true;
+        }
+    }
+}
+
+/* Block size: the kernel's .reqntid/.maxntid x when it has one, else `fallback`. */
+static int kernel_block(const ptx_func *f, int fallback) {
+    for (int i = 0; i < f->nperf; i++)
+        if ((!strcmp(f->perf[i].name, ".reqntid") || !strcmp(f->perf[i].name, ".maxntid")) && f->perf[i].nvals >= 1 &&
+            f->perf[i].vals[0] > 0 && f->perf[i].vals[0] <= 1024) {
+            int64_t t = f->perf[i].vals[0];
+            for (int k = 1; k < f->perf[i].nvals; k++) t *= f->perf[i].vals[k] > 0 ? f->perf[i].vals[k] : 1;
+            return (int)(t <= 1024 ? f->perf[i].vals[0] : fallback);
+        }
+    return fallback;
+}
+
+/* An in-memory task spec: every pointer is an in/out buffer of n elements
+ * (floats uniform(-1,1), integers int(0,n-1) so they are safe as indices),
+ * integer scalars are n, float scalars 1.  Strings are static or owned by `own`. */
+typedef struct {
+    task_spec t;
+    task_param params[64];
+    task_size size;
+    char *dists[1];
+    char *float_dist[1], *int_dist[1];
+    char names[64][24];
+    char block[32], grid[64];
+} synth_spec;
+
+static void synth_spec_make(const ptx_func *f, const sig_param *sp, long long n, int block, synth_spec *s) {
+    memset(s, 0, sizeof *s);
+    static char dist_f[] = "uniform(-1,1)", dist_i[] = "int(0,n-1)", len[] = "n", one[] = "1", zero[] = "0",
+                kind[] = "synthetic", path[] = "(synthetic differential spec)";
+    s->dists[0] = dist_f;
+    s->float_dist[0] = dist_f;
+    s->int_dist[0] = dist_i;
+    s->t.path = path;
+    s->t.name = (char *)f->name;
+    s->t.kernel = (char *)f->name;
+    s->t.params = s->params;
+    s->t.nparams = f->nparams < 64 ? f->nparams : 64;
+    for (int p = 0; p < s->t.nparams; p++) {
+        task_param *q = &s->params[p];
+        snprintf(s->names[p], sizeof s->names[p], "param%d", p);
+        q->name = s->names[p];
+        q->is_pointer = sp[p].is_pointer;
+        q->dtype = sp[p].dtype;
+        q->role = TASK_ROLE_INOUT;
+        q->len = len;
+        q->value = task_dtype_is_float(sp[p].dtype) ? one : len;
+        q->dists = task_dtype_is_float(sp[p].dtype) ? s->float_dist : s->int_dist;
+        q->ndists = 1;
+    }
+    s->size.env.name[0] = "n";
+    s->size.env.val[0] = n;
+    s->size.env.n = 1;
+    s->size.time_it = true;
+    s->t.sizes = &s->size;
+    s->t.nsizes = 1;
+    snprintf(s->block, sizeof s->block, "%d", block);
+    snprintf(s->grid, sizeof s->grid, "cdiv(n,%d)", block);
+    s->t.block[0] = s->block;
+    s->t.grid[0] = s->grid;
+    s->t.block[1] = s->t.block[2] = s->t.grid[1] = s->t.grid[2] = one;
+    s->t.smem = zero;
+    s->t.dists = s->dists;
+    s->t.ndists = 1;
+    for (int k = 0; k < TASK_T__COUNT; k++) s->t.tol[k] = 0;
+    s->t.tol[TASK_T_F32] = 1e-5;
+    s->t.tol[TASK_T_F64] = 1e-12;
+    s->t.tol[TASK_T_F16] = s->t.tol[TASK_T_BF16] = 1e-2;
+    s->t.ref.kind = kind;
+    s->t.cost_bytes = s->t.cost_flops = zero;
+}
+
+/* ---- the differential test (in a child process: a fault or hang is a verdict) ---------- */
+typedef struct {
+    const task_spec *t;
+    const char *base_ptx, *cand_ptx, *kernel;
+    int seeds;
+} diff_job;
+
+typedef struct {
+    cuda_api api;
+    json_t *res;
+    int fd;
+    const char *phase;
+} diff_child;
+
+#define DGUARD 4096u
+#define DGUARD_BYTE 0xCD
+
+static void diff_emit_exit(diff_child *c, const char *status, const char *detail) {
+    json_object_set_new(c->res, "status", json_string(status));
+    json_object_set_new(c->res, "detail", json_string(detail));
+    char *s = json_dumps(c->res, JSON_COMPACT);
+    size_t n = strlen(s), off = 0;
+    while (off < n) {
+        ssize_t k = write(c->fd, s + off, n - off);
+        if (k <= 0) break;
+        off += (size_t)k;
+    }
+    _exit(0);
+}
+
+#define DCK(call) do { CUresult r_ = (call); if (r_ != 0) { char eb_[256], m_[512]; \
+        snprintf(m_, sizeof m_, "%s: %s", c->phase, cuda_err(&c->api, r_, eb_, sizeof eb_)); \
+        diff_emit_exit(c, !strncmp(c->phase, "baseline", 8) ? "baseline-fault" : "candidate-fault", m_); } } while (0)
+
+/* Device buffers with a guard zone on each side. */
+typedef struct { CUdeviceptr base[64], ptr[64]; size_t bytes[64]; } dev_bufs;
+
+static void diff_upload(diff_child *c, const task_inst *in, dev_bufs *d) {
+    static unsigned char guard[DGUARD];
+    memset(guard, DGUARD_BYTE, sizeof guard);
+    for (int i = 0; i < in->spec->nparams; i++) {
+        if (!in->spec->params[i].is_pointer) continue;
+        if (!d->base[i]) {
+            DCK(c->api.cuMemAlloc(&d->base[i], in->args[i].bytes + 2 * DGUARD));
+            d->ptr[i] = d->base[i] + DGUARD;
+            d->bytes[i] = in->args[i].bytes;
+        }
+        DCK(c->api.cuMemcpyHtoD(d->base[i], guard, DGUARD));
+        DCK(c->api.cuMemcpyHtoD(d->ptr[i] + d->bytes[i], guard, DGUARD));
+        if (d->bytes[i]) DCK(c->api.cuMemcpyHtoD(d->ptr[i], in->args[i].data, d->bytes[i]));
+    }
+}
+
+static void diff_launch(diff_child *c, CUfunction fn, const task_inst *in, const dev_bufs *d) {
+    unsigned char v[64][8];
+    void *p[64];
+    for (int i = 0; i < in->spec->nparams; i++) {
+        const task_param *q = &in->spec->params[i];
+        memset(v[i], 0, 8);
+        if (q->is_pointer) memcpy(v[i], &d->ptr[i], 8);
+        else if (q->dtype == TASK_T_F32) { float x = (float)in->args[i].scalar.f; memcpy(v[i], &x, 4); }
+        else if (q->dtype == TASK_T_F64) memcpy(v[i], &in->args[i].scalar.f, 8);
+        else if (q->dtype == TASK_T_F16) { uint16_t h = task_f32_to_f16((float)in->args[i].scalar.f); memcpy(v[i], &h, 2); }
+        else if (q->dtype == TASK_T_BF16) { uint16_t h = task_f32_to_bf16((float)in->args[i].scalar.f); memcpy(v[i], &h, 2); }
+        else memcpy(v[i], &in->args[i].scalar.i, (size_t)task_dtype_size(q->dtype));
+        p[i] = v[i];
+    }
+    if (!in->grid[0]) return;
+    DCK(c->api.cuLaunchKernel(fn, in->grid[0], in->grid[1], in->grid[2], in->block[0], in->block[1], in->block[2], 0,
+                              NULL, p, NULL));
+    DCK(c->api.cuCtxSynchronize());
+}
+
+static void diff_download(diff_child *c, const dev_bufs *d, task_inst *out) {
+    static unsigned char g[DGUARD];
+    for (int i = 0; i < out->spec->nparams; i++) {
+        if (!out->spec->params[i].is_pointer) continue;
+        if (d->bytes[i]) DCK(c->api.cuMemcpyDtoH(out->args[i].data, d->ptr[i], d->bytes[i]));
+        for (int side = 0; side < 2; side++) {
+            DCK(c->api.cuMemcpyDtoH(g, side ? d->ptr[i] + d->bytes[i] : d->base[i], DGUARD));
+            for (unsigned k = 0; k < DGUARD; k++)
+                if (g[k] != DGUARD_BYTE) {
+                    char m[256];
+                    snprintf(m, sizeof m, "%s: out-of-bounds write %s buffer %d", c->phase,
+                             side ? "past the end of" : "before the start of", i);
+                    diff_emit_exit(c, !strncmp(c->phase, "baseline", 8) ? "baseline-fault" : "candidate-fault", m);
+                }
+        }
+    }
+}
+
+static double diff_time(diff_child *c, CUfunction fn, const task_inst *in, const dev_bufs *d, CUdeviceptr flush,
+                        size_t flush_bytes) {
+    CUevent e0, e1;
+    DCK(c->api.cuEventCreate(&e0, 0));
+    DCK(c->api.cuEventCreate(&e1, 0));
+    for (int w = 0; w < 3; w++) diff_launch(c, fn, in, d);
+    float ms[50];
+    int n = 0;
+    for (; n < 50; n++) {
+        DCK(c->api.cuMemsetD32(flush, (unsigned)n, flush_bytes / 4));   /* cold L2 for every trial */
+        DCK(c->api.cuEventRecord(e0, NULL));
+        diff_launch(c, fn, in, d);
+        DCK(c->api.cuEventRecord(e1, NULL));
+        DCK(c->api.cuEventSynchronize(e1));
+        DCK(c->api.cuEventElapsedTime(&ms[n], e0, e1));
+    }
+    for (int i = 1; i < n; i++)   /* insertion sort for the median */
+        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) { float x = ms[j]; ms[j] = ms[j - 1]; ms[j - 1] = x; }
+    c->api.cuEventDestroy(e0);
+    c->api.cuEventDestroy(e1);
+    return 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+static void diff_child_main(void *arg, int fd) {
+    diff_job *j = arg;
+    diff_child cc = {0}, *c = &cc;
+    c->res = json_object();
+    c->fd = fd;
+    c->phase = "setup";
+    char why[512];
+    if (!cuda_load(&c->api, why, sizeof why)) diff_emit_exit(c, "no-gpu", why);
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mb, mc;
+    CUfunction fb, fc;
+    c->phase = "baseline setup";
+    DCK(c->api.cuInit(0));
+    DCK(c->api.cuDeviceGet(&dev, 0));
+    DCK(c->api.cuCtxCreate(&ctx, 0, dev));
+    char name[128];
+    if (c->api.cuDeviceGetName(name, sizeof name, dev) == 0) json_object_set_new(c->res, "device", json_string(name));
+    c->phase = "baseline load";
+    DCK(c->api.cuModuleLoadDataEx(&mb, j->base_ptx, 0, NULL, NULL));
+    DCK(c->api.cuModuleGetFunction(&fb, mb, j->kernel));
+    c->phase = "candidate load";
+    DCK(c->api.cuModuleLoadDataEx(&mc, j->cand_ptx, 0, NULL, NULL));
+    DCK(c->api.cuModuleGetFunction(&fc, mc, j->kernel));
+    int rb = 0, rc = 0;
+    c->api.cuFuncGetAttribute(&rb, CU_FUNC_ATTRIBUTE_NUM_REGS, fb);
+    c->api.cuFuncGetAttribute(&rc, CU_FUNC_ATTRIBUTE_NUM_REGS, fc);
+    json_object_set_new(c->res, "baseline_regs", json_integer(rb));
+    json_object_set_new(c->res, "candidate_regs", json_integer(rc));
+    const task_spec *t = j->t;
+    dev_bufs db, dc;
+    memset(&db, 0, sizeof db);
+    memset(&dc, 0, sizeof dc);
+    double worst = 0;
+    for (int seed = 1; seed <= j->seeds; seed++) {
+        task_inst in, want, got;
+        c->phase = "setup";
+        if (task_inst_make(t, 0, 0, (uint64_t)seed, &in, NULL) != PG_OK) diff_emit_exit(c, "setup-error", "cannot build inputs");
+        if (task_inst_clone(&in, &want) != PG_OK || task_inst_clone(&in, &got) != PG_OK)
+            diff_emit_exit(c, "setup-error", "out of memory");
+        c->phase = "baseline run";
+        diff_upload(c, &in, &db);
+        diff_launch(c, fb, &in, &db);
+        diff_download(c, &db, &want);
+        c->phase = "candidate run";
+        diff_upload(c, &in, &dc);
+        diff_launch(c, fc, &in, &dc);
+        diff_download(c, &dc, &got);
+        for (int p = 0; p < t->nparams; p++) {
+            if (!t->params[p].is_pointer) continue;
+            task_cmp cmp = task_compare(t, p, &got.args[p], &want.args[p]);
+            if (isfinite(cmp.rel_l2) && cmp.rel_l2 > worst) worst = cmp.rel_l2;
+            /* NaN where the baseline has NaN too is agreement, not an error */
+            if (!cmp.ok) {
+                char m[512];
+                snprintf(m, sizeof m, "seed %d: buffer %d (%s) differs from the baseline: rel L2 %.3g (tol %.1g), "
+                         "%zu mismatching element(s), %zu NaN(s), first at %zu", seed, p, task_dtype_name(t->params[p].dtype),
+                         cmp.rel_l2, cmp.tol, cmp.mismatches, cmp.nan_count, cmp.first_bad == SIZE_MAX ? 0 : cmp.first_bad);
+                json_object_set_new(c->res, "seeds_passed", json_integer(seed - 1));
+                diff_emit_exit(c, "mismatch", m);
+            }
+        }
+        task_inst_free(&got);
+        task_inst_free(&want);
+        if (seed < j->seeds) task_inst_free(&in);
+        else {   /* time both on the last inputs */
+            int l2 = 0;
+            c->api.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+            size_t fb_bytes = (size_t)(l2 > 0 ? l2 : 50 << 20) * 2;
+            CUdeviceptr flush;
+            c->phase = "setup";
+            DCK(c->api.cuMemAlloc(&flush, fb_bytes));
+            c->phase = "baseline timing";
+            diff_upload(c, &in, &db);
+            json_object_set_new(c->res, "baseline_ms", json_real(diff_time(c, fb, &in, &db, flush, fb_bytes)));
+            c->phase = "candidate timing";
+            diff_upload(c, &in, &dc);
+            json_object_set_new(c->res, "candidate_ms", json_real(diff_time(c, fc, &in, &dc, flush, fb_bytes)));
+            task_inst_free(&in);
+        }
+    }
+    json_object_set_new(c->res, "seeds_passed", json_integer(j->seeds));
+    json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
+    diff_emit_exit(c, "pass", "");
+}
+
+/* ---- one kernel ------------------------------------------------------------------------- */
+typedef struct {
+    const char *outdir, *source, *self_bin;
+    long long n;
+    int block;
+    bool gpu;
+    char gpu_why[256];
+} run_ctx;
+
+static json_t *measure_json(const kmeasure *k) {
+    json_t *o = json_object();
+    if (k->have_stats) {
+        json_object_set_new(o, "instructions", json_integer(k->instructions));
+        json_object_set_new(o, "global_accesses", json_integer(k->mem_global));
+        json_object_set_new(o, "shared_accesses", json_integer(k->mem_shared));
+    }
+    if (k->have_ptxas) {
+        json_object_set_new(o, "registers", json_integer(k->registers));
+        json_object_set_new(o, "spill_bytes", json_integer(k->spill_bytes));
+        json_object_set_new(o, "stack_bytes", json_integer(k->stack));
+    }
+    if (k->have_stats || k->have_ptxas) json_object_set_new(o, "smem_bytes", json_integer(k->smem));
+    return o;
+}
+
+static void path_join(char *out, size_t n, const char *dir, const char *name, const char *suffix) {
+    snprintf(out, n, "%s/%s%s", dir, name, suffix);
+}
+
+/* Write `text` to path atomically; false with a message on stderr. */
+static bool write_text(const char *path, const char *text) {
+    pg_buf log = {0};
+    pg_diag_sink sink = {diag_to_buf, &log, 0, 0, 5};
+    pg_status st = pg_write_file_atomic(path, text, strlen(text), &sink);
+    if (st != PG_OK) fprintf(stderr, TAG ": cannot write %s: %s", path, log.data ? log.data : "\n");
+    pg_buf_free(&log);
+    return st == PG_OK;
+}
+
+static json_t *do_kernel(const run_ctx *rc, const char *base_path, const char *base_text, const ptx_module *bm,
+                         const char *kernel) {
+    json_t *k = json_object();
+    json_object_set_new(k, "kernel", json_string(kernel));
+    json_object_set_new(k, "source", json_string(rc->source));
+    json_object_set_new(k, "baseline_ptx", json_string(base_path));
+    kmeasure bmeas = {0}, cmeas = {0};
+    measure_stats(bm, kernel, &bmeas);
+    pg_buf blog = {0};
+    measure_ptxas(base_path, bm, kernel, &bmeas, &blog);
+    pg_buf_free(&blog);
+    json_object_set_new(k, "baseline", measure_json(&bmeas));
+    const ptx_func *bf0 = find_entry(bm, kernel);
+    if (bf0) {   /* what the differential test passes: element types read off the baseline */
+        sig_param sp0[64];
+        infer_signature(bf0, sp0);
+        json_t *sig = json_array();
+        for (int i = 0; i < bf0->nparams && i < 64; i++) {
+            char t[32];
+            snprintf(t, sizeof t, "%s%s", sp0[i].unsupported ? "unsupported" : task_dtype_name(sp0[i].dtype),
+                     sp0[i].is_pointer ? "*" : "");
+            json_array_append_new(sig, json_string(t));
+        }
+        json_object_set_new(k, "diff_signature", sig);
+    }
+
+    char cand[PATH_MAX], kept[PATH_MAX], rej[PATH_MAX], gout[PATH_MAX], gerr[PATH_MAX];
+    snprintf(cand, sizeof cand, "%s/.%s_superopt.gen.ptx", rc->outdir, kernel);
+    path_join(kept, sizeof kept, rc->outdir, kernel, "_superopt.ptx");
+    path_join(rej, sizeof rej, rc->outdir, kernel, "_superopt.rejected.ptx");
+    snprintf(gout, sizeof gout, "%s/.%s_gen.out", rc->outdir, kernel);
+    snprintf(gerr, sizeof gerr, "%s/.%s_gen.err", rc->outdir, kernel);
+    unlink(cand);
+    const char *arch = bm->ntargets ? bm->targets[0] : "sm_80";
+    char *gargv[] = {(char *)rc->self_bin, "gen", "--baseline", (char *)base_path, "--kernel", (char *)kernel,
+                     "--arch", (char *)arch, "-o", cand, "--json", NULL};
+    int grc = spawn_wait(gargv, gout, gerr);
+    char *gtext = slurp(gout), *etext = slurp(gerr);
+    unlink(gout);
+    unlink(gerr);
+    json_error_t je;
+    json_t *gj = gtext && *gtext ? json_loads(gtext, 0, &je) : NULL;
+    json_t *gen = json_object();
+    json_object_set_new(gen, "exit_code", json_integer(grc));
+    if (gj) json_object_set_new(gen, "result", gj);
+    if (etext && *etext) json_object_set_new(gen, "stderr", json_stringn(etext, strlen(etext) > 2000 ? 2000 : strlen(etext)));
+    json_object_set_new(k, "gen", gen);
+
+    char *ctext = slurp(cand);
+    unlink(cand);
+    const char *status, *reason = "";
+    char reason_buf[1024] = "", label[512] = "";
+    pg_buf diags = {0};
+    bool keep = false, sig_mismatch = false;
+    ptx_module *cm = NULL;
+    if (!ctext) {
+        status = "not generated";
+        snprintf(reason_buf, sizeof reason_buf, "ptxgen gen exited %d without writing a candidate%s%.300s", grc,
+                 etext && *etext ? ": " : "", etext ? etext : "");
+        size_t L = strlen(reason_buf);
+        while (L && (reason_buf[L - 1] == '\n' || reason_buf[L - 1] == ' ')) reason_buf[--L] = 0;
+        reason = reason_buf;
+        json_object_set_new(k, "check", json_string("not run"));
+        json_object_set_new(k, "ptxas", json_string("not run"));
+    } else {
+        /* 1. libptx check */
+        pg_diag_sink sink = {diag_to_buf, &diags, 0, 0, 50};
+        pg_status ps = ptx_parse(ctext, strlen(ctext), rej, &cm, &sink);
+        bool check_ok = ps == PG_OK && ptx_validate(cm, &sink) == PG_OK;
+        const ptx_func *cf = cm ? find_entry(cm, kernel) : NULL;
+        const ptx_func *bf = find_entry(bm, kernel);
+        if (check_ok && !cf) {
+            check_ok = false;
+            pg_buf_printf(&diags, "%s: the candidate has no .entry %s\n", rej, kernel);
+        }
+        if (check_ok && bf) {   /* 2. the same signature: callers pass the same arguments */
+            bool same = cf->nparams == bf->nparams;
+            for (int i = 0; same && i < cf->nparams; i++)
+                same = cf->params[i].type == bf->params[i].type && cf->params[i].ndims == bf->params[i].ndims &&
+                       (!cf->params[i].ndims || cf->params[i].dims[0] == bf->params[i].dims[0]);
+            if (!same) {
+                check_ok = false;
+                sig_mismatch = true;
+                pg_buf_printf(&diags, "%s:%d:%d: the candidate's parameters differ from the baseline's signature\n", rej,
+                              cf->loc.line, cf->loc.col);
+            }
+        }
+        json_object_set_new(k, "check", json_string(check_ok ? "pass" : "fail"));
+        bool ptxas_ok = false;
+        if (check_ok) {
+            measure_stats(cm, kernel, &cmeas);
+            /* ptxas reads a file: write the candidate where it will stay if rejected */
+            if (write_text(rej, ctext)) {
+                pg_buf plog = {0};
+                ptxas_ok = measure_ptxas(rej, cm, kernel, &cmeas, &plog);
+                if (!ptxas_ok) pg_buf_printf(&diags, "%s", plog.data ? plog.data : "ptxas failed\n");
+                pg_buf_free(&plog);
+            }
+            json_object_set_new(k, "ptxas", json_string(ptxas_ok ? "pass" : "fail"));
+        } else {
+            json_object_set_new(k, "ptxas", json_string("not run"));
+        }
+        json_object_set_new(k, "candidate", measure_json(&cmeas));
+        if (!check_ok || !ptxas_ok) {
+            status = "rejected";
+            snprintf(reason_buf, sizeof reason_buf, "%s", check_ok ? "ptxas rejected it"
+                     : sig_mismatch ? "its signature differs from the baseline's (callers pass the same arguments)"
+                     : "libptx check failed");
+            reason = reason_buf;
+        } else if (!rc->gpu) {
+            status = "kept";
+            keep = true;
+            snprintf(label, sizeof label, "unverified (no GPU)");
+        } else {
+            /* 3. the differential test against the baseline */
+            sig_param sp[64];
+            infer_signature(bf, sp);
+            int unsup = -1;
+            for (int i = 0; i < bf->nparams && i < 64; i++)
+                if (sp[i].unsupported) unsup = i;
+            json_t *gd = json_object();
+            if (bf->nparams > 64 || unsup >= 0) {
+                json_object_set_new(gd, "status", json_string("inconclusive"));
+                json_object_set_new(gd, "detail", json_string("a by-value struct/array parameter: the synthetic inputs do not cover it"));
+            } else {
+                synth_spec ss;
+                int block = rc->block ? rc->block : kernel_block(bf, 256);
+                synth_spec_make(bf, sp, rc->n, block, &ss);
+                diff_job job = {&ss.t, base_text, ctext, kernel, 5};
+                char *out = NULL;
+                int exit_code = 0;
+                int irc = gpu_isolate(diff_child_main, &job, 120, &out, &exit_code);
+                json_t *r = out && *out ? json_loads(out, 0, &je) : NULL;
+                free(out);
+                if (irc == 1) {
+                    json_object_set_new(gd, "status", json_string("candidate-fault"));
+                    json_object_set_new(gd, "detail", json_string("killed by the watchdog after 120 s"));
+                } else if (!r) {
+                    json_object_set_new(gd, "status", json_string("candidate-fault"));
+                    json_object_set_new(gd, "detail", json_string("the test process died without a result"));
+                } else {
+                    json_object_update(gd, r);
+                    json_decref(r);
+                }
+                json_t *params = json_array();
+                for (int i = 0; i < bf->nparams; i++)
+                    json_array_append_new(params, json_string(sp[i].is_pointer ? task_dtype_name(sp[i].dtype) : "scalar"));
+                json_object_set_new(gd, "pointer_types", params);
+                json_object_set_new(gd, "n", json_integer(rc->n));
+                json_object_set_new(gd, "block", json_integer(block));
+                json_object_set_new(gd, "seeds", json_integer(5));
+            }
+            const char *gs = json_string_value(json_object_get(gd, "status"));
+            const char *det = json_string_value(json_object_get(gd, "detail"));
+            double bms = json_number_value(json_object_get(gd, "baseline_ms"));
+            double cms = json_number_value(json_object_get(gd, "candidate_ms"));
+            if (bms > 0 && cms > 0) json_object_set_new(gd, "speedup", json_real(bms / cms));
+            json_object_set_new(k, "gpu", gd);
+            if (gs && !strcmp(gs, "pass")) {
+                status = "kept";
+                keep = true;
+                snprintf(label, sizeof label, "verified (GPU, 5 seeds, matches the baseline)");
+            } else if (gs && (!strcmp(gs, "baseline-fault") || !strcmp(gs, "inconclusive") || !strcmp(gs, "setup-error") ||
+                              !strcmp(gs, "no-gpu"))) {
+                status = "kept";
+                keep = true;
+                snprintf(label, sizeof label, "unverified (differential test inconclusive: %.200s)", det ? det : gs);
+            } else {
+                status = "rejected";
+                snprintf(reason_buf, sizeof reason_buf, "differential test: %s: %.400s", gs ? gs : "?", det ? det : "");
+                reason = reason_buf;
+            }
+        }
+        if (keep) {
+            if (write_text(kept, ctext)) unlink(rej);
+        } else {
+            write_text(rej, ctext);
+            unlink(kept);   /* a stale kept file from an earlier build would mislead */
+        }
+    }
+    json_object_set_new(k, "status", json_string(status));
+    if (keep) {
+        json_object_set_new(k, "candidate_ptx", json_string(kept));
+        json_object_set_new(k, "label", json_string(label));
+    } else {
+        json_object_set_new(k, "candidate_ptx", ctext ? json_string(rej) : json_null());
+        json_object_set_new(k, "label", json_string(status));
+        json_object_set_new(k, "reason", json_string(reason));
+    }
+    if (diags.len) json_object_set_new(k, "diagnostics", json_string(diags.data));
+    if (bmeas.have_stats && cmeas.have_stats && bmeas.instructions > 0)
+        json_object_set_new(k, "inst_count_ratio", json_real((double)cmeas.instructions / bmeas.instructions));
+    if (bmeas.have_ptxas && cmeas.have_ptxas && bmeas.registers > 0)
+        json_object_set_new(k, "reg_usage_ratio", json_real((double)cmeas.registers / bmeas.registers));
+    fprintf(stderr, TAG ": %s: %s%s%s\n", kernel, status, keep ? ", " : (reason[0] ? ": " : ""), keep ? label : reason);
+    pg_buf_free(&diags);
+    ptx_module_free(cm);
+    free(ctext);
+    free(gtext);
+    free(etext);
+    return k;
+}
+
+/* ---- the report ---------------------------------------------------------------------------- */
+static void md_num(pg_buf *md, json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    if (json_is_integer(v)) pg_buf_printf(md, "%lld", (long long)json_integer_value(v));
+    else pg_buf_puts(md, "–");
+}
+
+static void md_escape(pg_buf *md, const char *s) {
+    for (; s && *s; s++) {
+        if (*s == '|') pg_buf_puts(md, "\\|");
+        else if (*s == '\n') pg_buf_puts(md, "<br>");
+        else pg_buf_putc(md, *s);
+    }
+}
+
+static void write_markdown(json_t *rep, const char *path) {
+    pg_buf md = {0};
+    pg_buf_printf(&md, "# ptxgen-nvcc report\n\nGenerated %s by `ptxgen-nvcc` (ptxgen %s). GPU: %s.\n\n",
+                  json_string_value(json_object_get(rep, "date")), PTXGEN_VERSION,
+                  json_string_value(json_object_get(rep, "gpu")));
+    pg_buf_puts(&md, "| kernel | verdict | check | ptxas | instructions (base → cand) | registers | smem bytes | spill bytes | time ms (base → cand) |\n");
+    pg_buf_puts(&md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    size_t i;
+    json_t *k;
+    json_array_foreach(json_object_get(rep, "kernels"), i, k) {
+        json_t *b = json_object_get(k, "baseline"), *c = json_object_get(k, "candidate"), *g = json_object_get(k, "gpu");
+        pg_buf_puts(&md, "| `");
+        md_escape(&md, json_string_value(json_object_get(k, "kernel")));
+        pg_buf_puts(&md, "` | ");
+        md_escape(&md, json_string_value(json_object_get(k, "label")));
+        pg_buf_printf(&md, " | %s | %s |", json_string_value(json_object_get(k, "check")),
+                      json_string_value(json_object_get(k, "ptxas")));
+        const char *keys[] = {"instructions", "registers", "smem_bytes", "spill_bytes"};
+        for (int q = 0; q < 4; q++) {
+            pg_buf_putc(&md, ' ');
+            md_num(&md, b, keys[q]);
+            pg_buf_puts(&md, " → ");
+            md_num(&md, c, keys[q]);
+            pg_buf_puts(&md, " |");
+        }
+        double bms = json_number_value(json_object_get(g, "baseline_ms")), cms = json_number_value(json_object_get(g, "candidate_ms"));
+        if (bms > 0 && cms > 0) pg_buf_printf(&md, " %.4f → %.4f (%.2f×) |\n", bms, cms, bms / cms);
+        else pg_buf_puts(&md, " not measured |\n");
+    }
+    json_array_foreach(json_object_get(rep, "kernels"), i, k) {
+        const char *reason = json_string_value(json_object_get(k, "reason"));
+        const char *diags = json_string_value(json_object_get(k, "diagnostics"));
+        json_t *g = json_object_get(k, "gpu");
+        pg_buf_printf(&md, "\n## `%s`\n\n- source: `%s`\n- baseline: `%s`\n", json_string_value(json_object_get(k, "kernel")),
+                      json_string_value(json_object_get(k, "source")), json_string_value(json_object_get(k, "baseline_ptx")));
+        const char *cp = json_string_value(json_object_get(k, "candidate_ptx"));
+        pg_buf_printf(&md, "- candidate: %s%s%s\n- verdict: %s\n", cp ? "`" : "", cp ? cp : "none", cp ? "`" : "",
+                      json_string_value(json_object_get(k, "label")));
+        if (reason && *reason) pg_buf_printf(&md, "- reason: %s\n", reason);
+        json_t *r1 = json_object_get(k, "inst_count_ratio"), *r2 = json_object_get(k, "reg_usage_ratio");
+        if (r1) pg_buf_printf(&md, "- inst_count_ratio: %.3f\n", json_number_value(r1));
+        if (r2) pg_buf_printf(&md, "- reg_usage_ratio: %.3f\n", json_number_value(r2));
+        if (g) {
+            pg_buf_printf(&md, "- differential test: %s", json_string_value(json_object_get(g, "status")));
+            const char *det = json_string_value(json_object_get(g, "detail"));
+            if (det && *det) pg_buf_printf(&md, " (%s)", det);
+            pg_buf_printf(&md, "; n = %lld, block = %lld\n", (long long)json_integer_value(json_object_get(g, "n")),
+                          (long long)json_integer_value(json_object_get(g, "block")));
+        }
+        if (diags && *diags) pg_buf_printf(&md, "\n```\n%s```\n", diags);
+    }
+    write_text(path, md.data);
+    pg_buf_free(&md);
+}
+
+/* Merge this run's kernels into an existing report of the same folder (a
+ * build compiles files one by one), replacing entries of the same kernel. */
+static void write_report(const char *outdir, json_t *kernels, const char *nvcc, const nvcc_args *a, const run_ctx *rc) {
+    char jpath[PATH_MAX + 32], mpath[PATH_MAX + 32];
+    snprintf(jpath, sizeof jpath, "%s/ptxgen_report.json", outdir);
+    snprintf(mpath, sizeof mpath, "%s/ptxgen_report.md", outdir);
+    json_error_t e;
+    json_t *old = json_load_file(jpath, 0, &e);
+    json_t *all = json_array();
+    json_t *oldk = old ? json_object_get(old, "kernels") : NULL;
+    size_t i, j;
+    json_t *x, *y;
+    json_array_foreach(oldk, i, x) {
+        bool replaced = false;
+        json_array_foreach(kernels, j, y)
+            if (json_equal(json_object_get(x, "kernel"), json_object_get(y, "kernel"))) replaced = true;
+        if (!replaced && json_is_object(x)) json_array_append(all, x);
+    }
+    json_array_extend(all, kernels);
+    json_decref(old);
+    json_t *rep = json_object();
+    time_t now = time(NULL);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    json_object_set_new(rep, "tool", json_string("ptxgen-nvcc"));
+    json_object_set_new(rep, "version", json_string(PTXGEN_VERSION));
+    json_object_set_new(rep, "date", json_string(date));
+    json_object_set_new(rep, "nvcc", json_string(nvcc));
+    json_t *args = json_array();
+    for (int k = 0; k < a->pass.n; k++) json_array_append_new(args, json_string(a->pass.v[k]));
+    json_object_set_new(rep, "nvcc_args", args);
+    char g[320];
+    snprintf(g, sizeof g, "%s", rc->gpu ? "present" : rc->gpu_why);
+    json_object_set_new(rep, "gpu", json_string(g));
+    json_object_set_new(rep, "kernels", all);
+    char *s = json_dumps(rep, JSON_INDENT(2));
+    pg_buf b = {0};
+    pg_buf_printf(&b, "%s\n", s);
+    free(s);
+    write_text(jpath, b.data);
+    pg_buf_free(&b);
+    write_markdown(rep, mpath);
+    json_decref(rep);
+    fprintf(stderr, TAG ": report: %s\n", mpath);
+}
+
+/* ---- the extra step for one .cu file ---------------------------------------------------- */
+static void superopt_source(const char *nvcc, const nvcc_args *a, const char *cu, const run_ctx *base_rc, json_t *kernels) {
+    char tmp[PATH_MAX], log[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s/.ptxgen-baseline-XXXXXX", base_rc->outdir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) { fprintf(stderr, TAG ": cannot create a file in %s: %s\n", base_rc->outdir, strerror(errno)); return; }
+    close(fd);
+    snprintf(log, sizeof log, "%s.log", tmp);
+    strvec av = {0};
+    pg_vec_push(av, (char *)nvcc);
+    pg_vec_push(av, "-ptx");
+    pg_vec_push(av, "-O3");
+    char archf[80];
+    if (a->arch[0]) {
+        snprintf(archf, sizeof archf, "-arch=%s", a->arch);
+        pg_vec_push(av, archf);
+    }
+    for (int i = 0; i < a->ptxflags.n; i++) pg_vec_push(av, a->ptxflags.v[i]);
+    pg_vec_push(av, "-o");
+    pg_vec_push(av, tmp);
+    pg_vec_push(av, (char *)cu);
+    pg_vec_push(av, NULL);
+    int rc = spawn_wait(av.v, log, log);
+    pg_vec_free(av);
+    char *text = rc == 0 ? slurp(tmp) : NULL;
+    if (!text) {
+        char *l = slurp(log);
+        fprintf(stderr, TAG ": %s: nvcc -ptx failed (%d); no baseline: %.500s\n", cu, rc, l ? l : "");
+        free(l);
+    }
+    unlink(tmp);
+    unlink(log);
+    if (!text) return;
+    ptx_module *m = NULL;
+    pg_buf d = {0};
+    pg_diag_sink sink = {diag_to_buf, &d, 0, 0, 20};
+    if (ptx_parse(text, strlen(text), cu, &m, &sink) != PG_OK || ptx_validate(m, &sink) != PG_OK)
+        fprintf(stderr, TAG ": %s: libptx does not accept nvcc's PTX (a libptx gap, please report):\n%s", cu, d.data ? d.data : "");
+    pg_buf_free(&d);
+    run_ctx rc2 = *base_rc;
+    rc2.source = cu;
+    int nentries = 0;
+    for (int i = 0; m && i < m->nfuncs; i++) {
+        const ptx_func *f = &m->funcs[i];
+        if (!f->is_entry || !f->has_body) continue;
+        nentries++;
+        char bpath[PATH_MAX];
+        path_join(bpath, sizeof bpath, base_rc->outdir, f->name, "_baseline.ptx");
+        if (!write_text(bpath, text)) continue;
+        json_array_append_new(kernels, do_kernel(&rc2, bpath, text, m, f->name));
+    }
+    if (!nentries) fprintf(stderr, TAG ": %s: no kernels (.entry) in nvcc's PTX\n", cu);
+    ptx_module_free(m);
+    free(text);
+}
+
+int cmd_nvcc(int argc, char **argv) {
+    nvcc_args a;
+    if (!parse_args(argc - 1, argv + 1, &a)) {
+        fprintf(stderr, TAG ": %s\n", a.err);
+        free_args(&a);
+        return 2;
+    }
+    char nvcc[PATH_MAX];
+    if (!find_real_nvcc(nvcc, sizeof nvcc)) {
+        fprintf(stderr, TAG ": cannot find the real nvcc (set PTXGEN_REAL_NVCC, or put the CUDA toolkit's bin on PATH)\n");
+        free_args(&a);
+        return 127;
+    }
+    /* 1. the normal build, untouched */
+    strvec av = {0};
+    pg_vec_push(av, nvcc);
+    for (int i = 0; i < a.pass.n; i++) pg_vec_push(av, a.pass.v[i]);
+    pg_vec_push(av, NULL);
+    int rc = spawn_wait(av.v, NULL, NULL);
+    pg_vec_free(av);
+    if (rc == 127) fprintf(stderr, TAG ": could not start %s\n", nvcc);
+    const char *off = getenv("PTXGEN_NVCC_OFF");
+    if (rc != 0 || !a.build || !a.cu.n || (off && *off && strcmp(off, "0"))) {
+        free_args(&a);
+        return rc;
+    }
+    /* 2-4. baseline, candidate, verification, report: never change rc */
+    char outdir[PATH_MAX];
+    if (a.outdir) snprintf(outdir, sizeof outdir, "%s", a.outdir);
+    else if (a.output && strchr(a.output, '/')) {
+        snprintf(outdir, sizeof outdir, "%s", a.output);
+        *strrchr(outdir, '/') = 0;
+        if (!outdir[0]) snprintf(outdir, sizeof outdir, "/");
+    } else snprintf(outdir, sizeof outdir, ".");
+    if (mkdir(outdir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, TAG ": cannot create %s: %s (no baseline/superopt files)\n", outdir, strerror(errno));
+        free_args(&a);
+        return rc;
+    }
+    run_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.outdir = outdir;
+    ctx.n = a.n;
+    ctx.block = a.block;
+    char self[PATH_MAX];
+    const char *bin = getenv("PTXGEN_BIN");
+    if (bin && *bin) ctx.self_bin = bin;
+    else if (self_exe(self, sizeof self)) ctx.self_bin = self;
+    else ctx.self_bin = "ptxgen";
+    ctx.gpu = gpu_available(ctx.gpu_why, sizeof ctx.gpu_why);
+    json_t *kernels = json_array();
+    for (int i = 0; i < a.cu.n; i++) superopt_source(nvcc, &a, a.cu.v[i], &ctx, kernels);
+    if (json_array_size(kernels)) write_report(outdir, kernels, nvcc, &a, &ctx);
+    json_decref(kernels);
+    free_args(&a);
+    return rc;
+}

@@ -31,6 +31,10 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* installed as `ptxgen-nvcc` (a symlink), it is the nvcc wrapper */
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    if (!strcmp(base, "ptxgen-nvcc")) return cmd_nvcc(argc, argv);
     if (argc < 2) { usage(stderr); return 2; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return 0; }
     if (!strcmp(argv[1], "--version")) { printf("ptxgen %s\n", PTXGEN_VERSION); return 0; }

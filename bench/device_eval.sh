@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench/device_eval.sh — the evaluation run on the GPU machine, in one call of
+# the device tool (<= 600 s).  Expects build/ptxgen (carried) and
+# models/default (the trained model) in the working tree; writes under $OUT.
+#
+#   1. devinfo (measured ceilings)
+#   2. ptxgen eval over bench/suite in SHARDS parallel shards (generation runs on
+#      the CPU, correctness on the GPU), no timing, kernels kept in $OUT/gen
+#   3. merge, then the timing pass: correct kernels timed one at a time vs nvcc
+#   4. Markdown report
+#   5. extra checks given as scripts in EXTRA (each with its own timeout)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/ptxgen-out}
+SHARDS=${SHARDS:-8}
+THREADS=${THREADS:-2}
+SAMPLES=${SAMPLES:-1}
+EVAL_BUDGET=${EVAL_BUDGET:-300}     # seconds for generation + correctness
+TIME_BUDGET=${TIME_BUDGET:-120}     # seconds for the timing pass
+mkdir -p "$OUT/gen"
+export PATH="$PATH:/usr/local/cuda/bin"
+P=build/ptxgen
+t0=$(date +%s)
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
+$P devinfo > "$OUT/devinfo.json" 2> "$OUT/devinfo.err" || echo "devinfo failed (rc $?)" >&2
+
+pids=()
+for ((i = 0; i < SHARDS; i++)); do
+    timeout "$EVAL_BUDGET" $P eval --suite bench/suite --model models/default --shard "$i/$SHARDS" --no-timing \
+        --threads "$THREADS" --samples "$SAMPLES" --keep "$OUT/gen" --out "$OUT/eval-shard$i.json" --no-progress \
+        > "$OUT/eval-shard$i.md" 2> "$OUT/eval-shard$i.err" &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+echo "eval shards done in $(( $(date +%s) - t0 )) s"
+shards=()
+for ((i = 0; i < SHARDS; i++)); do [ -s "$OUT/eval-shard$i.json" ] && shards+=("$OUT/eval-shard$i.json"); done
+$P eval --merge "${shards[@]}" --out "$OUT/eval.json" || echo "merge failed" >&2
+timeout "$TIME_BUDGET" $P eval --time-pass --suite bench/suite --keep "$OUT/gen" --out "$OUT/eval.json" --no-progress \
+    2> "$OUT/time-pass.err" || echo "timing pass stopped (rc $?): partial timings kept" >&2
+$P eval --report "$OUT/eval.json" > "$OUT/eval.md" 2>&1
+echo "eval total $(( $(date +%s) - t0 )) s"
+head -c 3000 "$OUT/eval.md"
+
+for s in ${EXTRA:-}; do
+    echo "== $s"
+    timeout "${EXTRA_TIMEOUT:-90}" bash "$s" > "$OUT/$(basename "$s").log" 2>&1; echo "rc $?"
+    tail -5 "$OUT/$(basename "$s").log"
+done
+echo "device_eval.sh finished in $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,155 @@
+/* ptxgen/eval.h — evaluation: the CI performance gate (`ptxgen gate`) and the
+ * suite evaluation (`ptxgen eval`).
+ *
+ * Ownership: result structs are filled by the library and released with the
+ * matching *_free; they own every string and array they point to.
+ * Errors: functions return pg_status; details go to the pg_diag_sink with
+ * E951 (eval) / E952 (gate).  Nothing here prints.
+ */
+#ifndef PTXGEN_EVAL_H
+#define PTXGEN_EVAL_H
+
+#include "ptxgen/common.h"
+#include "ptxgen/ptx.h"
+
+/* ---- performance gate (ptxgen gate) -------------------------------------------
+ * Compares a baseline and a candidate PTX module kernel by kernel (matched by
+ * entry name).  The rule (docs/GATE.md):
+ *   - fail      instructions rise above fail_inst_ratio (default 1.05), a kernel
+ *               is missing on either side, the candidate does not parse/validate
+ *               or ptxas rejects it, or its floating-point precision changed
+ *               (e.g. a float computation silently turned into double);
+ *   - improved  instructions drop to <= max_inst_ratio (0.95) while registers
+ *               stay <= max_reg_ratio (1.05) of the baseline;
+ *   - regressed passes, but a resource got worse: registers above
+ *               max_reg_ratio, more spills, or more shared memory;
+ *   - neutral   everything else (passes).
+ * The gate passes when no kernel failed. */
+
+typedef struct {
+    double max_inst_ratio;     /* improvement when cand/base instructions <= this (0.95) */
+    double max_reg_ratio;      /* ... and cand/base registers <= this (1.05) */
+    double fail_inst_ratio;    /* fail when cand/base instructions > this (1.05) */
+    const char *arch;          /* ptxas -arch=...; NULL = each module's .target */
+    bool no_ptxas;             /* do not run ptxas even when it is installed */
+    bool allow_precision_change; /* do not fail on new float widths (default false) */
+    const char *baseline_name; /* shown in messages and reports ("baseline" when NULL) */
+    const char *candidate_name;
+} eval_gate_opts;
+
+void eval_gate_opts_default(eval_gate_opts *o);
+
+typedef enum {
+    EVAL_GATE_IMPROVED,
+    EVAL_GATE_NEUTRAL,
+    EVAL_GATE_REGRESSED,       /* passes, with a resource warning */
+    EVAL_GATE_FAILED,
+} eval_gate_verdict;
+const char *eval_gate_verdict_name(eval_gate_verdict v);   /* "improved", ... */
+
+/* Float widths whose use is tracked for the precision check. */
+enum { EVAL_FW_F16, EVAL_FW_F32, EVAL_FW_F64, EVAL_FW__COUNT };
+
+typedef struct {
+    char name[256];                 /* entry name */
+    bool in_baseline, in_candidate;
+    int insts_base, insts_cand;     /* static instruction count (libptx stats) */
+    int regs_base, regs_cand;       /* ptxas registers, or the declared-register estimate */
+    int64_t smem_base, smem_cand;   /* shared memory bytes (ptxas, else declared) */
+    int spills_base, spills_cand;   /* ptxas spill stores + loads (0 without ptxas) */
+    int float_base[EVAL_FW__COUNT]; /* instructions that compute or convert at each float width */
+    int float_cand[EVAL_FW__COUNT];
+    double inst_ratio, reg_ratio, smem_ratio;   /* cand/base; 1.0 when both are 0; 0 when missing */
+    eval_gate_verdict verdict;
+    char reasons[1024];             /* "; "-separated, human-readable; "" when none */
+} eval_gate_kernel;
+
+typedef struct {
+    eval_gate_kernel *kernels; int nkernels;   /* baseline order, then candidate-only ones */
+    bool pass;                      /* no kernel failed and the candidate was usable */
+    int nimproved, nneutral, nregressed, nfailed;
+    bool ptxas_used;                /* registers/smem/spills come from ptxas -v */
+    char ptxas_note[256];           /* why ptxas was not used, or "" */
+    char error[1024];               /* whole-candidate failure (invalid PTX: first diagnostic), or "" */
+    char baseline_name[256], candidate_name[256];
+    eval_gate_opts opts;            /* copy of the options (names point into this struct) */
+} eval_gate_result;
+
+/* Compare two PTX texts (need not be NUL-terminated).  Returns PG_OK when a
+ * verdict was reached, including failing ones (result->pass false: invalid
+ * candidate, missing kernel, regression ...).  Returns PG_ERR_INVALID (E952)
+ * when the baseline itself does not parse/validate or ptxas rejects it (no
+ * comparison is possible), PG_ERR_USAGE for bad options.  *result is always
+ * initialised; free it with eval_gate_result_free. */
+pg_status eval_gate_compare(const char *baseline_text, size_t baseline_len,
+                            const char *candidate_text, size_t candidate_len,
+                            const eval_gate_opts *opts, eval_gate_result *result,
+                            pg_diag_sink *diag);
+/* The same on files (names default to the paths); PG_ERR_IO when unreadable. */
+pg_status eval_gate_compare_files(const char *baseline_path, const char *candidate_path,
+                                  const eval_gate_opts *opts, eval_gate_result *result,
+                                  pg_diag_sink *diag);
+void eval_gate_result_free(eval_gate_result *r);
+
+/* A Markdown report for a PR comment: verdict line, a table per kernel, reasons. */
+void eval_gate_markdown(const eval_gate_result *r, pg_buf *out);
+/* The same as a JSON object (pass, counts, ptxas, kernels[...]). */
+void eval_gate_json(const eval_gate_result *r, pg_buf *out);
+
+/* ---- evaluation (ptxgen eval) ---- */
+/* The held-out suite through the funnel of docs/DESIGN.md:
+ *   generated -> validator (+ signature) -> ptxas -> loads -> correct on every input set -> speed vs nvcc
+ * per task x description style (terse, detailed, card, zh, prose) x config x sample.
+ * Configs: "full" (constraint + performance bias), "no_constraint" (the raw
+ * model; header and signature still forced), "no_bias".  Without a GPU the GPU
+ * columns read "not run" - never passed.  Results: one JSON document
+ * (top-level device, model, date, tasks, validator_pass_rate, ptxas_pass_rate,
+ * load_rate, correct_rate, fast_1, fast_1_2, geomean_speedup, configs{},
+ * failures{task: [first failing stage per description]}, rows[]) rewritten
+ * atomically after every case; --resume skips cases already in the file. */
+#include "ptxgen/decode.h"
+#include <jansson.h>
+
+enum { EVAL_FULL, EVAL_NO_CONSTRAINT, EVAL_NO_BIAS, EVAL_NCONFIGS };
+enum { EVAL_NSTYLES = 5 };
+extern const char *const eval_configs[EVAL_NCONFIGS];
+
+typedef struct {
+    const char *suite_dir;
+    const char *out_path;      /* results JSON (NULL = only returned) */
+    const char *keep_dir;      /* also write every generated kernel here (NULL = no) */
+    const char *only;          /* comma-separated task names, or NULL for all */
+    int shard, nshards;        /* run tasks i with i % nshards == shard (nshards <= 1: all) */
+    int samples;               /* per case, for pass@k (default 1) */
+    unsigned configs;          /* bit EVAL_FULL etc. (default all three: the ablations run in one go) */
+    bool timing;               /* time correct kernels of the full config against nvcc (default true) */
+    bool no_gpu, resume, progress;
+    gen_opts gen;              /* arch, sampling settings, max_tokens (constrained/bias set per config) */
+} eval_opts;
+void eval_opts_default(eval_opts *o);
+
+typedef struct {
+    const eval_opts *o;
+    model_model *model;
+    const tok_tokenizer *tok;
+    const dec_vocab *vocab;
+    const dec_bias *bias;
+    json_t **result;           /* if non-NULL, receives a new reference to the results document */
+    /* filled by eval_run */
+    bool have_ptxas, have_gpu;
+    double ridge;              /* flop/byte of the roofline's knee (measured FP32 peak / copy bandwidth) */
+    const char *tmpdir;
+} eval_ctx;
+
+pg_status eval_run(const eval_ctx *c, pg_diag_sink *diag);
+/* Time, one at a time, the correct sample-0 kernels of a (merged) results file
+ * from o->keep_dir against nvcc (o->out_path, o->suite_dir, o->keep_dir). */
+pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag);
+/* Recompute aggregates/failures of a results document (after a merge of shards). */
+void eval_finalize(json_t *doc);
+/* Markdown summary table (configs x funnel) plus the per-task table. */
+void eval_markdown(json_t *doc, pg_buf *out);
+/* A pg_diag_sink callback keeping the first error in a pg_diag. */
+void eval_keep_first_error(void *user, const pg_diag *d);
+
+#endif

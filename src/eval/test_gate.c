@@ -1,0 +1,189 @@
+/* test_gate.c — the CI performance gate's decisions on crafted pairs in
+ * tests/gate/ (base.ptx vs cand_*.ptx): identical -> neutral; fewer
+ * instructions -> improved; fewer instructions but more registers -> passes,
+ * not an improvement; +8% instructions -> fail, +4% -> pass; f32 silently
+ * turned into f64 -> fail with the precision reason; missing kernel -> fail;
+ * invalid candidate -> fail naming E201; reports (Markdown, JSON); options.
+ * Every pair runs with libptx estimates (deterministic) and again with ptxas
+ * when it is installed.  Run from the repository root. */
+#include "common/test.h"
+#include "ptxgen/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool have_ptxas;
+
+static const eval_gate_kernel *row(const eval_gate_result *r, const char *name) {
+    for (int i = 0; i < r->nkernels; i++) if (!strcmp(r->kernels[i].name, name)) return &r->kernels[i];
+    return NULL;
+}
+
+/* Compare tests/gate/base.ptx with tests/gate/cand_NAME.ptx. */
+static pg_status gate(const char *cand, bool ptxas, eval_gate_opts *o_in, eval_gate_result *r) {
+    eval_gate_opts o;
+    if (o_in) o = *o_in;
+    else eval_gate_opts_default(&o);
+    o.no_ptxas = !ptxas;
+    char path[256];
+    snprintf(path, sizeof path, "tests/gate/cand_%s.ptx", cand);
+    pg_diag_sink sink = {0};
+    return eval_gate_compare_files("tests/gate/base.ptx", path, &o, r, &sink);
+}
+
+/* The decision rule must hold whatever the numbers (used on ptxas figures). */
+static void check_rule(const eval_gate_kernel *k, const char *what) {
+    if (k->verdict == EVAL_GATE_IMPROVED)
+        CHECK(k->inst_ratio <= 0.95 && k->reg_ratio <= 1.05, "%s: improved with ratios %.3f/%.3f", what, k->inst_ratio, k->reg_ratio);
+    if (k->in_baseline && k->in_candidate && k->inst_ratio > 1.05)
+        CHECK(k->verdict == EVAL_GATE_FAILED, "%s: +%.1f%% instructions did not fail", what, (k->inst_ratio - 1) * 100);
+    if (k->verdict != EVAL_GATE_FAILED && k->reg_ratio > 1.05)
+        CHECK(k->verdict == EVAL_GATE_REGRESSED, "%s: registers x%.2f not flagged", what, k->reg_ratio);
+}
+
+static void test_pairs(bool ptxas) {
+    const char *mode = ptxas ? "ptxas" : "libptx";
+    eval_gate_result r;
+
+    CHECK(gate("same", ptxas, NULL, &r) == PG_OK, "[%s] same: compare failed", mode);
+    CHECK(r.pass && r.nkernels == 2 && r.nneutral == 2, "[%s] identical: pass=%d neutral=%d", mode, r.pass, r.nneutral);
+    CHECK(r.ptxas_used == ptxas, "[%s] ptxas_used=%d", mode, r.ptxas_used);
+    if (!ptxas) CHECK(strstr(r.ptxas_note, "disabled") != NULL, "note: '%s'", r.ptxas_note);
+    eval_gate_result_free(&r);
+
+    CHECK(gate("improved", ptxas, NULL, &r) == PG_OK, "[%s] improved: compare failed", mode);
+    const eval_gate_kernel *k = row(&r, "poly");
+    CHECK(r.pass && k && k->verdict == EVAL_GATE_IMPROVED, "[%s] improved: verdict %s", mode, k ? eval_gate_verdict_name(k->verdict) : "-");
+    CHECK(k && k->insts_base == 24 && k->insts_cand == 21, "[%s] improved: %d -> %d instructions", mode, k ? k->insts_base : -1, k ? k->insts_cand : -1);
+    CHECK(k && strstr(k->reasons, "dropped 12.5%") != NULL, "[%s] improved reason: %s", mode, k ? k->reasons : "");
+    CHECK(row(&r, "fill") && row(&r, "fill")->verdict == EVAL_GATE_NEUTRAL, "[%s] fill not neutral", mode);
+    eval_gate_result_free(&r);
+
+    CHECK(gate("regs_up", ptxas, NULL, &r) == PG_OK, "[%s] regs_up: compare failed", mode);
+    k = row(&r, "poly");
+    CHECK(r.pass && k && k->inst_ratio <= 0.95, "[%s] regs_up: pass=%d ratio %.3f", mode, r.pass, k ? k->inst_ratio : 0);
+    if (!ptxas) {
+        /* libptx's estimate: 10 -> 11 live 32-bit registers (+10%) */
+        CHECK(k && k->reg_ratio > 1.05 && k->verdict == EVAL_GATE_REGRESSED, "regs_up: verdict %s, reg ratio %.3f",
+              k ? eval_gate_verdict_name(k->verdict) : "-", k ? k->reg_ratio : 0);
+        CHECK(k && strstr(k->reasons, "not an improvement") != NULL, "regs_up reason: %s", k ? k->reasons : "");
+    } else if (k) {
+        check_rule(k, "regs_up (ptxas)");   /* ptxas re-allocates: report what it says, rule must still hold */
+    }
+    eval_gate_result_free(&r);
+
+    CHECK(gate("worse", ptxas, NULL, &r) == PG_OK, "[%s] worse: compare failed", mode);
+    k = row(&r, "poly");
+    CHECK(!r.pass && k && k->verdict == EVAL_GATE_FAILED && strstr(k->reasons, "instructions rose +8.3%"),
+          "[%s] worse: pass=%d reasons %s", mode, r.pass, k ? k->reasons : "");
+    eval_gate_result_free(&r);
+
+    CHECK(gate("slight", ptxas, NULL, &r) == PG_OK, "[%s] slight: compare failed", mode);
+    k = row(&r, "poly");
+    CHECK(r.pass && k && k->verdict != EVAL_GATE_FAILED && k->inst_ratio > 1.0, "[%s] +4%%: pass=%d", mode, r.pass);
+    eval_gate_result_free(&r);
+    /* the same pair fails with a tighter limit */
+    eval_gate_opts tight;
+    eval_gate_opts_default(&tight);
+    tight.fail_inst_ratio = 1.02;
+    CHECK(gate("slight", ptxas, &tight, &r) == PG_OK && !r.pass, "[%s] +4%% passed with --fail-inst-ratio 1.02", mode);
+    eval_gate_result_free(&r);
+
+    CHECK(gate("f64", ptxas, NULL, &r) == PG_OK, "[%s] f64: compare failed", mode);
+    k = row(&r, "poly");
+    CHECK(!r.pass && k && k->verdict == EVAL_GATE_FAILED, "[%s] f64 passed", mode);
+    CHECK(k && strstr(k->reasons, "precision changed: kernel now does f64 arithmetic"), "[%s] f64 reason: %s", mode, k ? k->reasons : "");
+    CHECK(k && strstr(k->reasons, "cvt.f64.f32"), "[%s] f64 reason lacks the instruction: %s", mode, k ? k->reasons : "");
+    CHECK(k && k->inst_ratio <= 1.05, "[%s] the f64 pair should pass on instruction count alone (ratio %.3f)", mode, k ? k->inst_ratio : 0);
+    CHECK(k && k->float_base[EVAL_FW_F64] == 0 && k->float_cand[EVAL_FW_F64] == 6, "[%s] f64 counts %d/%d", mode,
+          k ? k->float_base[EVAL_FW_F64] : -1, k ? k->float_cand[EVAL_FW_F64] : -1);
+    eval_gate_result_free(&r);
+    eval_gate_opts allow;
+    eval_gate_opts_default(&allow);
+    allow.allow_precision_change = true;
+    CHECK(gate("f64", ptxas, &allow, &r) == PG_OK, "[%s] f64 allow: compare failed", mode);
+    k = row(&r, "poly");
+    CHECK(k && k->verdict != EVAL_GATE_FAILED && strstr(k->reasons, "allowed"), "[%s] --allow-precision-change: %s", mode, k ? k->reasons : "");
+    eval_gate_result_free(&r);
+
+    CHECK(gate("missing", ptxas, NULL, &r) == PG_OK, "[%s] missing: compare failed", mode);
+    k = row(&r, "fill");
+    CHECK(!r.pass && k && k->verdict == EVAL_GATE_FAILED && strstr(k->reasons, "missing from the candidate"),
+          "[%s] missing kernel: pass=%d", mode, r.pass);
+    eval_gate_result_free(&r);
+    /* swapped: a kernel only in the candidate also fails */
+    {
+        eval_gate_opts o;
+        eval_gate_opts_default(&o);
+        o.no_ptxas = !ptxas;
+        pg_diag_sink sink = {0};
+        CHECK(eval_gate_compare_files("tests/gate/cand_missing.ptx", "tests/gate/base.ptx", &o, &r, &sink) == PG_OK, "swap");
+        k = row(&r, "fill");
+        CHECK(!r.pass && k && !k->in_baseline && strstr(k->reasons, "not in the baseline"), "[%s] extra kernel passed", mode);
+        eval_gate_result_free(&r);
+    }
+
+    CHECK(gate("invalid", ptxas, NULL, &r) == PG_OK, "[%s] invalid: compare failed", mode);
+    CHECK(!r.pass && r.nfailed == 2 && strstr(r.error, "E201") && strstr(r.error, "cand_invalid.ptx:35"),
+          "[%s] invalid candidate: pass=%d error '%s'", mode, r.pass, r.error);
+    eval_gate_result_free(&r);
+}
+
+static void test_reports(void) {
+    eval_gate_result r;
+    CHECK(gate("f64", false, NULL, &r) == PG_OK, "f64");
+    pg_buf md = {0}, js = {0};
+    eval_gate_markdown(&r, &md);
+    CHECK(md.data && strstr(md.data, "FAIL") && strstr(md.data, "| `poly` | failed | 24 → 25 |"), "markdown:\n%s", md.data);
+    CHECK(md.data && strstr(md.data, "libptx's estimate") && strstr(md.data, "precision changed"), "markdown lacks notes");
+    eval_gate_json(&r, &js);
+    CHECK(js.data && strstr(js.data, "\"pass\": false") && strstr(js.data, "\"verdict\": \"failed\"") &&
+          strstr(js.data, "\"f64\": [\n"), "json:\n%s", js.data);
+    pg_buf_free(&md);
+    pg_buf_free(&js);
+    eval_gate_result_free(&r);
+    CHECK(gate("improved", false, NULL, &r) == PG_OK, "improved");
+    eval_gate_markdown(&r, &md);
+    CHECK(md.data && strstr(md.data, "PASS") && strstr(md.data, "1 improved, 1 neutral"), "markdown:\n%s", md.data);
+    pg_buf_free(&md);
+    eval_gate_result_free(&r);
+}
+
+static void test_errors(void) {
+    eval_gate_result r;
+    pg_diag_sink sink = {0};
+    eval_gate_opts o;
+    eval_gate_opts_default(&o);
+    o.no_ptxas = true;
+    /* an unusable baseline is an error, not a verdict */
+    CHECK(eval_gate_compare_files("tests/gate/cand_invalid.ptx", "tests/gate/base.ptx", &o, &r, &sink) == PG_ERR_INVALID,
+          "invalid baseline not an error");
+    CHECK(sink.nerrors == 1 && strstr(r.error, "E201"), "baseline error: '%s'", r.error);
+    eval_gate_result_free(&r);
+    CHECK(eval_gate_compare_files("tests/gate/nope.ptx", "tests/gate/base.ptx", &o, &r, &sink) == PG_ERR_IO, "missing file");
+    eval_gate_result_free(&r);
+    o.max_inst_ratio = 1.2;   /* above the fail ratio */
+    CHECK(eval_gate_compare_files("tests/gate/base.ptx", "tests/gate/base.ptx", &o, &r, &sink) == PG_ERR_USAGE, "bad ratios");
+    eval_gate_result_free(&r);
+    /* texts in memory, no kernels at all */
+    const char *empty = ".version 8.0\n.target sm_80\n.address_size 64\n";
+    eval_gate_opts_default(&o);
+    o.no_ptxas = true;
+    CHECK(eval_gate_compare(empty, strlen(empty), empty, strlen(empty), &o, &r, &sink) == PG_OK && !r.pass,
+          "no kernels passed");
+    eval_gate_result_free(&r);
+}
+
+int main(void) {
+    pg_diag_sink sink = {0};
+    CHECK(isa_init(&sink) == PG_OK, "isa_init");
+    char p[512];
+    have_ptxas = ptxas_find(p, sizeof p);
+    test_pairs(false);
+    if (have_ptxas) test_pairs(true);
+    else printf("SKIPPED: gate pairs with ptxas (ptxas not found); libptx estimates tested\n");
+    test_reports();
+    test_errors();
+    return TEST_DONE();
+}

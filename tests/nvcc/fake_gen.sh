@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A stand-in for `ptxgen gen --baseline B --kernel K -o OUT --json` (tests/nvcc_wrapper.sh).
+# FAKE_GEN_MODE: copy (the baseline itself: a valid candidate), invalid (an
+# unknown opcode), signature (a parameter dropped), none (writes nothing, exit 2).
+set -u
+[ "${1:-}" = gen ] || { echo "fake ptxgen: only 'gen'" >&2; exit 2; }
+shift
+base= kernel= out=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --baseline) base=$2; shift ;;
+        --kernel) kernel=$2; shift ;;
+        -o) out=$2; shift ;;
+    esac
+    shift
+done
+case "${FAKE_GEN_MODE:-copy}" in
+    copy) cp "$base" "$out" ;;
+    invalid) sed 's/\bret;/frobnicate.b32 %r1, %r1;\n\tret;/' "$base" > "$out" ;;
+    signature) awk -v k="$kernel" '
+        index($0, ".entry " k "(") { inentry = 1 }
+        inentry && /_param_0,?$/ && !dropped { dropped = 1; next }
+        { print }' "$base" | sed 's/_param_0\]/_param_1]/' > "$out" ;;
+    none) echo "ptxgen gen: not built yet" >&2; exit 2 ;;
+esac
+printf '{"ptx_file": "%s", "kernel": "%s", "model": "fake", "tokens": 0, "seconds": 0, "verdicts": {"check": "pass", "ptxas": "not run", "gpu": "not run"}, "attempts": 1}\n' "$out" "$kernel"
