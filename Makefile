@@ -86,7 +86,12 @@ $(BUILD)/fuzz/afl_ptx: src/ptx/fuzz_ptx.c $(LIB_SRC) $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(CPPFLAGS) -O1 -g -DPTXGEN_AFL_MAIN -o $@ src/ptx/fuzz_ptx.c $(LIB_SRC) $(LDLIBS)
 
-fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx
+# loaders of the model module: tokenizer.json, config.json + safetensors
+$(BUILD)/fuzz/fuzz_%: src/model/fuzz_%.c $(LIB_SRC) $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LDLIBS)
+
+fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer
 	bash tests/fuzz.sh $(FUZZ_SECONDS)
 
 clean:

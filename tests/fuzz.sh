@@ -23,5 +23,21 @@ ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_ptx" -seed="${FUZZ_SEED:-1}" -max_
 rc=$?
 tail -n 3 "$BUILD/fuzz/log.txt"
 if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "fuzzer found a problem: see $BUILD/fuzz/log.txt and crash-* files"; fi
+# the model module's loaders: a shorter smoke each, seeded with their test files
+for t in tokenizer model; do
+    [ -f "src/model/fuzz_$t.c" ] || continue
+    make -s "$BUILD/fuzz/fuzz_$t" >/dev/null || { echo "fuzz_$t: build failed"; fail=$((fail + 1)); continue; }
+    tseeds=$BUILD/fuzz/seeds_$t
+    mkdir -p "$tseeds" "$BUILD/fuzz/corpus_$t"
+    if [ "$t" = tokenizer ]; then
+        for j in tests/tokenizer/*.json; do { printf '\x00'; cat "$j"; } > "$tseeds/$(basename "$j")"; done
+        printf '\x01ld.global.f32 %%f1, [%%rd2];' > "$tseeds/text1"
+    else
+        cp tests/model/*.json "$tseeds"/ 2>/dev/null
+    fi
+    ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_$t" -seed="${FUZZ_SEED:-1}" -max_total_time=$(( secs / 4 + 1 )) -max_len=65536 \
+        -timeout=10 "$BUILD/fuzz/corpus_$t" "$tseeds" >"$BUILD/fuzz/log_$t.txt" 2>&1
+    if [ $? -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "fuzz_$t found a problem: see $BUILD/fuzz/log_$t.txt"; fi
+done
 echo "fuzz: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -30,7 +30,10 @@ void tok_free(tok_tokenizer *t);
 
 int tok_vocab_size(const tok_tokenizer *t);            /* max id + 1 over vocab and added tokens */
 /* Encode UTF-8 text; added tokens in the text are matched first (as HF does),
- * the rest is pre-tokenized and BPE-merged.  *ids is malloc'd. */
+ * the rest is pre-tokenized and BPE-merged.  *ids is malloc'd.  This is HF's
+ * encode(text, add_special_tokens=False): post-processors are not applied.
+ * PG_ERR_INVALID when the tokenizer normalizes with NFC and the text holds
+ * characters NFC could change; PG_ERR_LIMIT if a regex hits PCRE2's match limit. */
 pg_status tok_encode(const tok_tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n);
 /* The raw bytes a token stands for (byte-level decoded), e.g. "ld.global" or
  * "\n\t"; special tokens give their literal text.  Not NUL-terminated. */
