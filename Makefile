@@ -73,7 +73,13 @@ test: $(SBUILD)/ptxgen $(STESTS) all
 $(BUILD)/bench_ptx: src/ptx/bench_ptx.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
 
-bench: all $(BUILD)/bench_ptx
+$(BUILD)/bench_decode: src/decode/bench_decode.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
+
+$(BUILD)/bench_model: src/model/bench_model.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
+
+bench: all $(BUILD)/bench_ptx $(BUILD)/bench_decode $(BUILD)/bench_model
 	bash bench/run_bench.sh
 
 # Fuzzing (libFuzzer via clang) ---------------------------------------------

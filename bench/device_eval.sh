@@ -12,12 +12,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/ptxgen-out}
-SHARDS=${SHARDS:-8}
-THREADS=${THREADS:-2}
+FINAL=$OUT                      # the device returns at most 8 files: work elsewhere, tar at the end
+OUT=${WORK:-/tmp/ptxgen-eval}
+SHARDS=${SHARDS:-14}
+THREADS=${THREADS:-1}
 SAMPLES=${SAMPLES:-1}
 EVAL_BUDGET=${EVAL_BUDGET:-300}     # seconds for generation + correctness
 TIME_BUDGET=${TIME_BUDGET:-120}     # seconds for the timing pass
-mkdir -p "$OUT/gen"
+mkdir -p "$OUT/gen" "$FINAL"
 export PATH="$PATH:/usr/local/cuda/bin"
 P=build/ptxgen
 t0=$(date +%s)
@@ -42,9 +44,13 @@ $P eval --report "$OUT/eval.json" > "$OUT/eval.md" 2>&1
 echo "eval total $(( $(date +%s) - t0 )) s"
 head -c 3000 "$OUT/eval.md"
 
+cp "$OUT/eval.json" "$OUT/eval.md" "$FINAL/" 2>/dev/null
+tar czf "$FINAL/eval_all.tgz" -C "$OUT" . 2>/dev/null
+mkdir -p "$OUT/extras"
 for s in ${EXTRA:-}; do
     echo "== $s"
-    timeout "${EXTRA_TIMEOUT:-90}" bash "$s" > "$OUT/$(basename "$s").log" 2>&1; echo "rc $?"
-    tail -5 "$OUT/$(basename "$s").log"
+    OUT="$OUT/extras" timeout "${EXTRA_TIMEOUT:-90}" bash "$s" > "$OUT/extras/$(basename "$s").log" 2>&1; echo "rc $?"
+    tail -40 "$OUT/extras/$(basename "$s").log"
 done
+[ -n "${EXTRA:-}" ] && tar czf "$FINAL/extras.tgz" -C "$OUT/extras" . 2>/dev/null
 echo "device_eval.sh finished in $(( $(date +%s) - t0 )) s"

@@ -48,3 +48,8 @@ tmp=$(mktemp "$sout.tmp.XXXX")
 mv "$tmp" "$sout"
 cat "$sout"
 rm -rf "$d"
+
+# the C inference engine (prefill/decode tok/s, TTFT, RSS; vs PyTorch) and the
+# constraint's mask latency at the default vocabulary
+bash bench/bench_model.sh "bench/results/$date-model-cpu.json"
+"$BUILD/bench_decode" --gens 30 --out "bench/results/$date-decode.json"

@@ -33,7 +33,10 @@ for t in tokenizer model; do
         for j in tests/tokenizer/*.json; do { printf '\x00'; cat "$j"; } > "$tseeds/$(basename "$j")"; done
         printf '\x01ld.global.f32 %%f1, [%%rd2];' > "$tseeds/text1"
     else
-        cp tests/model/*.json "$tseeds"/ 2>/dev/null
+        # the first byte picks the parser: 0 safetensors, 1 config.json, 2 adapter_config.json
+        { printf '\x00'; cat tests/model/lora/adapter_model.safetensors; } > "$tseeds/st" 2>/dev/null
+        { printf '\x01'; cat tests/model/tied/config.json; } > "$tseeds/cfg" 2>/dev/null
+        { printf '\x02'; cat tests/model/lora/adapter_config.json; } > "$tseeds/ad" 2>/dev/null
     fi
     ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_$t" -seed="${FUZZ_SEED:-1}" -max_total_time=$(( secs / 4 + 1 )) -max_len=65536 \
         -timeout=10 "$BUILD/fuzz/corpus_$t" "$tseeds" >"$BUILD/fuzz/log_$t.txt" 2>&1

@@ -74,9 +74,11 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
+run_suite "held-out suite (no leak into synth, static checks)" env PTXGEN="$PTXGEN" bash tests/suite_heldout.sh
 run_suite "gpu harness (adversarial kernels)" env PTXGEN="$PTXGEN" bash tests/gpu_tests.sh
 run_suite "nvcc wrapper" env PTXGEN="$PTXGEN" bash tests/nvcc_wrapper.sh
 run_suite "python (jupyter magic, glue)" bash tests/python_tests.sh
+run_suite "train (python: model, LoRA/PEFT, HF export, tiny training run)" bash tests/train_tests.sh
 if [ -f tests/fuzz.sh ]; then
     run_suite "fuzz smoke" bash tests/fuzz.sh "${FUZZ_SMOKE_SECONDS:-60}"
 fi

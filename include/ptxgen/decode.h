@@ -39,8 +39,34 @@ typedef struct dec_vocab dec_vocab;
 pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag);
 void dec_vocab_free(dec_vocab *v);
 int dec_vocab_size(const dec_vocab *v);
+/* The same from raw byte strings (token id = index; lens NULL = NUL-terminated;
+ * special may be NULL).  For tests and benchmarks with a synthetic vocabulary. */
+pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, const bool *special, int n,
+                                dec_vocab **out, pg_diag_sink *diag);
 
 /* ---- the constraint ------------------------------------------------------ */
+/* Generated subset (everything accepted passes `ptxgen check` and ptxas; see
+ * src/decode/grammar.c for the policy and why):
+ *  - exactly the canonical text of `ptxgen fmt`: header for the target
+ *    (.version max(8.0, the target's minimum)), optional module-scope
+ *    `.shared .align A .T name[N];`, one `.visible .entry NAME(params)` with
+ *    .param .u64/.u32/.s32/.f32/.f64/.b32/.b64/.s64, at most one
+ *    `.maxntid`/`.reqntid X, Y, Z` (product <= 1024), then the body;
+ *  - body lines: `\t.reg .T %name<N>;` (letters-only names, one declaration
+ *    each), `\t.shared|.local .align A .T name[N];`, labels `NAME:`, and
+ *    `\t[@[!]%pN ]opcode.mods op, op;` from the ISA table restricted to the
+ *    SUBSET opcodes and modifiers of grammar.c (no call/.func, textures,
+ *    tensor cores, async copies, memory-ordering/cache qualifiers);
+ *  - operands: declared registers in range and of a type the slot takes,
+ *    special registers (mov), decimal integers in range, 0fXXXXXXXX /
+ *    0dXXXXXXXXXXXXXXXX floats, [%rd], [%rd+K], [%r+-K] (shared/local),
+ *    [param], [var+K], {vectors} of the .vN arity from one declaration,
+ *    %r|%p pairs, labels (forward references are owed until defined);
+ *  - `}` only when no label is owed and the last statement is an unguarded
+ *    ret/exit/bra; after max_statements body lines only the shortest end
+ *    (owed labels, `\tret;`, `}`) is allowed, so every walk terminates.
+ * A dec_state is used by one thread at a time; states may live in
+ * different threads (the per-target grammar cache is locked). */
 typedef struct {
     const char *arch;           /* "sm_90" (default "sm_80"); sets .target and the PTX version */
     const char *signature;      /* forced entry header ".visible .entry k(\n\t.param .u64 a,...\n)", or NULL = sampled */
@@ -51,8 +77,8 @@ typedef struct {
 typedef struct dec_state dec_state;
 pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_diag_sink *diag);
 void dec_free(dec_state *s);
-pg_status dec_clone(const dec_state *s, dec_state **out);     /* snapshot */
-void dec_copy(dec_state *dst, const dec_state *src);           /* rollback into an existing state */
+pg_status dec_clone(const dec_state *s, dec_state **out);     /* snapshot (a few KB copied) */
+void dec_copy(dec_state *dst, const dec_state *src);           /* rollback into an existing state (same vocabulary) */
 
 /* The text the constraint forces next (header lines, the given signature,
  * the only legal continuation) appended to out; 0 bytes when a choice is open. */
@@ -65,6 +91,9 @@ int dec_mask(const dec_state *s, uint32_t *bits);
 /* Commit a token / forced text.  PG_ERR_INVALID (E901) if not allowed. */
 pg_status dec_advance(dec_state *s, int32_t tok, pg_diag_sink *diag);
 pg_status dec_advance_text(dec_state *s, const char *text, size_t n, pg_diag_sink *diag);
+/* From the next statement boundary on allow only the shortest legal end (owed
+ * labels, `ret;`, `}`): for a caller about to run out of tokens. */
+void dec_force_end(dec_state *s);
 /* The module is complete (entry closed); GEN_TOK_END is then the only allowed token. */
 bool dec_done(const dec_state *s);
 /* Text accepted so far (the PTX module). */
@@ -117,6 +146,7 @@ bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t w
 typedef struct {
     const char *arch;          /* default "sm_80" */
     const char *signature;     /* forced signature or NULL */
+    const char *baseline_ptx;  /* super-optimization mode: rewrite this (canonical) module instead of a description */
     bool constrained;          /* default true */
     const dec_bias *bias;      /* NULL = off */
     model_sampler_opts sampler;/* defaults: top_k 5, temperature 0.3 */

@@ -103,8 +103,19 @@ pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, uint64_
  * ptx_code, performance_note, ptxas, split (+ mutation).  Output goes to
  * OUT.partial with OUT.partial.state; an interrupted run resumes from there
  * and OUT appears by rename when complete.  Byte-identical for the same
- * arguments, whatever `jobs` is. */
-enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_MAX_FAMILIES = 32 };
+ * arguments, whatever `jobs` is.
+ *
+ * Held-out exclusion (exclude_dir): every folder of it with a task.json
+ * contributes its task identity: "hand:<name>" and, when the spec has an
+ * "expr" field, the expression's canonical key (prefix text with the operands
+ * of add/mul/min/max sorted, so a+b and b+a count as the same task).  A
+ * candidate whose identity matches is skipped before verification and counted
+ * in rep->excluded.  An unreadable exclude folder is PG_ERR_IO and a malformed
+ * task.json or "expr" in it PG_ERR_INVALID, so a typo cannot silently leak the
+ * suite into the training data.  Without exclude_dir the output is
+ * byte-identical to a build without the option. */
+/* SYNTH_SRC_FAMILY: the parametric families of synth_family.h (map, reduce, stencils, gemv, gemm, transpose). */
+enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_SRC_FAMILY = 8, SYNTH_MAX_FAMILIES = 32 };
 
 typedef struct {
     int count;               /* samples to write */
@@ -116,11 +127,14 @@ typedef struct {
     unsigned sources;        /* SYNTH_SRC_* bits */
     int jobs;                /* worker processes */
     bool progress;           /* progress bar on stderr */
+    const char *exclude_dir; /* optional held-out suite (bench/suite): candidates whose task identity
+                                matches one of its tasks are skipped (see synth_dataset_write) */
 } synth_opts;
 
 typedef struct {
     int written, resumed_from;
     long candidates, failed, duplicates, nothing_to_change;
+    long excluded;           /* candidates skipped because they are held-out suite tasks (--exclude) */
     double seconds;
     char fam[SYNTH_MAX_FAMILIES][32];
     int fam_written[SYNTH_MAX_FAMILIES], fam_failed[SYNTH_MAX_FAMILIES], nfam;

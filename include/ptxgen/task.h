@@ -71,6 +71,7 @@ typedef struct {
     char *name;                /* task name */
     char *kernel;              /* entry point name (in kernel.ptx and reference.cu) */
     char *desc_terse, *desc_detailed, *desc_card, *desc_zh;
+    char *desc_prose;          /* optional: plain language naming no template keywords (NULL when absent) */
     task_param *params; int nparams;
     task_size *sizes; int nsizes;
     char *block[3], *grid[3];  /* launch rule expressions ("1" when absent) */

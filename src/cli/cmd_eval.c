@@ -1,4 +1,155 @@
-/* placeholder until the module lands */
+/* cmd_eval.c — `ptxgen eval`: the held-out suite through the funnel. */
 #include "cli.h"
+#include "ptxgen/eval.h"
+
 #include <stdio.h>
-int cmd_eval(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "ptxgen eval: not built yet\n"); return 2; }
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *eval_usage =
+    "usage: ptxgen eval --suite DIR [--model DIR] [--adapter DIR] [--samples K] [--arch sm_90]\n"
+    "                   [--no-ablations | --no-constraint | --no-bias] [--out F.json] [--resume]\n"
+    "                   [--keep DIR] [--only a,b] [--shard I/N] [--no-gpu] [--no-timing]\n"
+    "                   [--max-tokens N] [--seed S] [--temperature T] [--top-k K] [--threads N]\n"
+    "       ptxgen eval --merge A.json B.json ... --out F.json     (shards of one run)\n"
+    "       ptxgen eval --report F.json                            (Markdown to stdout)\n"
+    "       ptxgen eval --time-pass --suite DIR --keep DIR --out F.json (time correct kernels, one at a time)\n"
+    "  Every task x description (terse, detailed, card, zh, prose) x config x sample goes through\n"
+    "  generated -> validator -> ptxas -> loads -> correct on every input set -> speed vs nvcc -O3.\n"
+    "  Configs: full (constraint + performance bias) and, unless --no-ablations, no_constraint and\n"
+    "  no_bias.  --no-constraint or --no-bias run only that config.  Without a GPU the GPU columns\n"
+    "  read \"not run\".  The results file is rewritten after every case; --resume continues it.\n";
+
+int cmd_eval(int argc, char **argv) {
+    eval_opts o;
+    eval_opts_default(&o);
+    o.progress = isatty(2);
+    const char *model_dir = NULL, *adapter = NULL, *report = NULL;
+    PG_VEC(const char *) merge = {0};
+    int threads = 1;   /* shards run in parallel; one core each decodes the small model fastest */
+    bool only_nc = false, only_nb = false, merging = false, time_pass = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define ARG(flag) (!strcmp(a, flag) && i + 1 < argc)
+        if (ARG("--suite")) o.suite_dir = argv[++i];
+        else if (ARG("--model")) model_dir = argv[++i];
+        else if (ARG("--adapter")) adapter = argv[++i];
+        else if (ARG("--samples")) o.samples = atoi(argv[++i]);
+        else if (ARG("--arch")) o.gen.arch = argv[++i];
+        else if (ARG("--out")) o.out_path = argv[++i];
+        else if (ARG("--keep")) o.keep_dir = argv[++i];
+        else if (ARG("--only")) o.only = argv[++i];
+        else if (ARG("--shard")) {
+            if (sscanf(argv[++i], "%d/%d", &o.shard, &o.nshards) != 2 || o.nshards < 1 || o.shard < 0 || o.shard >= o.nshards) {
+                fprintf(stderr, "ptxgen eval: --shard takes I/N with 0 <= I < N\n");
+                return 2;
+            }
+        } else if (ARG("--max-tokens")) o.gen.max_tokens = atoi(argv[++i]);
+        else if (ARG("--seed")) o.gen.sampler.seed = strtoull(argv[++i], NULL, 0);
+        else if (ARG("--temperature")) o.gen.sampler.temperature = (float)atof(argv[++i]);
+        else if (ARG("--top-k")) o.gen.sampler.top_k = atoi(argv[++i]);
+        else if (ARG("--threads")) threads = atoi(argv[++i]);
+        else if (ARG("--report")) report = argv[++i];
+        else if (!strcmp(a, "--merge")) merging = true;
+        else if (!strcmp(a, "--time-pass")) time_pass = true;
+        else if (!strcmp(a, "--no-ablations")) o.configs = 1u << EVAL_FULL;
+        else if (!strcmp(a, "--no-constraint")) only_nc = true;
+        else if (!strcmp(a, "--no-bias")) only_nb = true;
+        else if (!strcmp(a, "--no-gpu")) o.no_gpu = true;
+        else if (!strcmp(a, "--no-timing")) o.timing = false;
+        else if (!strcmp(a, "--resume")) o.resume = true;
+        else if (!strcmp(a, "--no-progress")) o.progress = false;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", eval_usage); pg_vec_free(merge); return 0; }
+        else if (merging && a[0] != '-') pg_vec_push(merge, a);
+        else { fprintf(stderr, "ptxgen eval: unknown or incomplete option '%s'\n%s", a, eval_usage); pg_vec_free(merge); return 2; }
+#undef ARG
+    }
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
+    if (report) {
+        json_error_t e;
+        json_t *doc = json_load_file(report, 0, &e);
+        if (!doc) { fprintf(stderr, "%s:%d:%d: %s\n", report, e.line, e.column, e.text); pg_vec_free(merge); return 2; }
+        eval_finalize(doc);
+        pg_buf md = {0};
+        eval_markdown(doc, &md);
+        fputs(md.data, stdout);
+        pg_buf_free(&md);
+        json_decref(doc);
+        pg_vec_free(merge);
+        return 0;
+    }
+    if (merging) {
+        if (!merge.n || !o.out_path) { fprintf(stderr, "ptxgen eval: --merge needs files and --out\n"); pg_vec_free(merge); return 2; }
+        json_t *doc = NULL;
+        for (int i = 0; i < merge.n; i++) {
+            json_error_t e;
+            json_t *d = json_load_file(merge.v[i], 0, &e);
+            if (!d || !json_is_array(json_object_get(d, "rows"))) {
+                fprintf(stderr, "%s:%d:%d: %s\n", merge.v[i], e.line, e.column, d ? "no rows array" : e.text);
+                json_decref(d);
+                json_decref(doc);
+                pg_vec_free(merge);
+                return 2;
+            }
+            if (!doc) doc = d;
+            else {
+                json_array_extend(json_object_get(doc, "rows"), json_object_get(d, "rows"));
+                json_object_set_new(doc, "tasks", json_integer(json_integer_value(json_object_get(doc, "tasks")) +
+                                                               json_integer_value(json_object_get(d, "tasks"))));
+                json_decref(d);
+            }
+        }
+        eval_finalize(doc);
+        char *s = json_dumps(doc, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+        pg_status st = pg_write_file_atomic(o.out_path, s, strlen(s), &sink);
+        free(s);
+        json_decref(doc);
+        pg_vec_free(merge);
+        return st == PG_OK ? 0 : 2;
+    }
+    pg_vec_free(merge);
+    if (time_pass) {
+        if (!o.suite_dir || !o.out_path || !o.keep_dir) { fprintf(stderr, "ptxgen eval: --time-pass needs --suite, --out and --keep\n"); return 2; }
+        return eval_time_pass(&o, &sink) == PG_OK ? 0 : 1;
+    }
+    if (!o.suite_dir || o.samples < 1) { fprintf(stderr, "%s", eval_usage); return 2; }
+    if (only_nc || only_nb) o.configs = (only_nc ? 1u << EVAL_NO_CONSTRAINT : 0) | (only_nb ? 1u << EVAL_NO_BIAS : 0);
+
+    char mdir[4096];
+    if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
+    else if (!cli_default_model(mdir, sizeof mdir)) {
+        fprintf(stderr, "ptxgen eval: no model: pass --model DIR or run from the repository root (models/default)\n");
+        return 2;
+    }
+    model_model *model = NULL;
+    tok_tokenizer *tok = NULL;
+    dec_vocab *vocab = NULL;
+    dec_bias *bias = NULL;
+    int rc = 2;
+    model_load_opts lo = {adapter, threads, NULL};
+    pg_buf tp = {0};
+    pg_buf_printf(&tp, "%s/tokenizer.json", mdir);
+    if (model_load(mdir, &lo, &model, &sink) != PG_OK || tok_load(tp.data, &tok, &sink) != PG_OK ||
+        dec_vocab_new(tok, &vocab, &sink) != PG_OK || dec_bias_default(vocab, &bias, &sink) != PG_OK)
+        goto out;
+    eval_opts run = o;
+    json_t *doc = NULL;
+    eval_ctx c = {&run, model, tok, vocab, bias, &doc, false, false, 0, NULL};
+    pg_status st = eval_run(&c, &sink);
+    if (doc) {
+        pg_buf md = {0};
+        eval_markdown(doc, &md);
+        fputs(md.data, stdout);
+        pg_buf_free(&md);
+        json_decref(doc);
+    }
+    rc = st == PG_OK ? 0 : 1;
+out:
+    pg_buf_free(&tp);
+    dec_bias_free(bias);
+    dec_vocab_free(vocab);
+    tok_free(tok);
+    model_free(model);
+    return rc;
+}

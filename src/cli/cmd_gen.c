@@ -2,6 +2,9 @@
  * and `ptxgen prompts` (a synth dataset in the training format). */
 #include "cli.h"
 #include "ptxgen/decode.h"
+#include "ptxgen/gpu.h"
+#include "ptxgen/ptx.h"
+#include "ptxgen/task.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -132,4 +135,327 @@ int cmd_prompts(int argc, char **argv) {
     return bad ? 1 : 0;
 }
 
-int cmd_gen(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "ptxgen gen: not built yet\n"); return 2; }
+
+/* ---- ptxgen gen ------------------------------------------------------------------ */
+
+static const char *gen_usage =
+    "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR]\n"
+    "                  [--arch sm_90] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
+    "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
+    "                  [--max-tokens N] [--threads N] [--json]\n"
+    "       ptxgen gen --baseline BASE.ptx [--kernel NAME] ...    (super-optimization mode)\n"
+    "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
+    "  ptxas (when installed), and with --verify gpu --task runs it against the task's reference.\n"
+    "  A failed check resamples with the next seed, up to --samples attempts (default 4).\n"
+    "  DESCRIPTION may be a Markdown kernel card (## name, - Input: float* x (n), - Output: ...),\n"
+    "  which then gives the kernel name and signature.  Model: --model, else $PTXGEN_MODEL, else\n"
+    "  models/default (in the working directory, then next to the binary).\n"
+    "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO.\n";
+
+/* models/default in the cwd, else relative to the executable (build/ptxgen -> ../models/default). */
+bool cli_default_model(char *out, size_t n) {
+    const char *env = getenv("PTXGEN_MODEL");
+    if (env && *env) { snprintf(out, n, "%s", env); return true; }
+    if (access("models/default/config.json", R_OK) == 0) { snprintf(out, n, "models/default"); return true; }
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return false;
+    exe[k] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return false;
+    *slash = 0;
+    snprintf(out, n, "%s/../models/default", exe);
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/config.json", out);
+    return access(probe, R_OK) == 0;
+}
+
+typedef struct {
+    const char *check, *ptxas, *gpu;   /* "pass" | "fail" | "not run" */
+    int registers;
+    char why[600];
+} gen_verdict;
+
+/* Keep the first error, formatted, for the one-line verdict. */
+static void capture_first(void *user, const pg_diag *d) {
+    pg_buf *b = user;
+    if (b->len || d->sev != PG_SEV_ERROR) return;
+    char line[800];
+    pg_diag_format(d, line, sizeof line);
+    pg_buf_puts(b, line);
+}
+
+static void verify_sample(const char *ptx, const char *path, const char *arch, const task_spec *task, int level,
+                          gen_verdict *v) {
+    memset(v, 0, sizeof *v);
+    v->check = v->ptxas = v->gpu = "not run";
+    v->registers = -1;
+    ptx_module *m = NULL;
+    pg_buf msg = {0};
+    pg_diag_sink q = {capture_first, &msg, 0, 0, 0};
+    pg_status st = ptx_parse(ptx, strlen(ptx), path, &m, &q);
+    if (st == PG_OK) st = ptx_validate(m, &q);
+    if (st != PG_OK || q.nerrors) {
+        v->check = "fail";
+        snprintf(v->why, sizeof v->why, "check: %s", msg.data ? msg.data : "invalid");
+        pg_buf_free(&msg);
+        ptx_module_free(m);
+        return;
+    }
+    pg_buf_free(&msg);
+    v->check = "pass";
+    char ptxas_path[512];
+    if (ptxas_find(ptxas_path, sizeof ptxas_path)) {
+        ptxas_report r = {0};
+        pg_diag_sink q2 = {0};
+        st = ptxas_run(path, arch, ptx_needs_relocatable(m), &r, &q2);
+        if (st != PG_OK || !r.ok) {
+            v->ptxas = "fail";
+            const char *log = r.log ? r.log : "";
+            snprintf(v->why, sizeof v->why, "ptxas: %.500s", log);
+        } else {
+            v->ptxas = "pass";
+            if (r.nfuncs) v->registers = r.funcs[0].registers;
+        }
+        ptxas_report_free(&r);
+    } else if (level >= 1) {
+        snprintf(v->why, sizeof v->why, "ptxas: not found (install the CUDA toolkit or set $PTXAS)");
+    }
+    ptx_module_free(m);
+    if (level >= 2 && task && !strcmp(v->ptxas, "pass")) {
+        char whyg[256];
+        if (!gpu_available(whyg, sizeof whyg)) {
+            snprintf(v->why, sizeof v->why, "gpu: not run (%s)", whyg);
+            return;
+        }
+        gpu_run_opts go;
+        gpu_run_opts_default(&go);
+        go.timing = false;
+        go.baseline = false;
+        gpu_task_result gr;
+        pg_diag_sink q3 = {0};
+        if (gpu_run_task(task, path, &go, &gr, &q3) == PG_OK && gr.kernel.status == GPU_OK) v->gpu = "pass";
+        else {
+            v->gpu = "fail";
+            snprintf(v->why, sizeof v->why, "gpu: %s: %.500s", gpu_status_name(gr.kernel.status), gr.kernel.detail);
+        }
+        gpu_result_free(&gr);
+    }
+}
+
+static bool passed(const gen_verdict *v, int level) {
+    if (strcmp(v->check, "pass")) return false;
+    if (level >= 1 && strcmp(v->ptxas, "pass")) return false;
+    if (!strcmp(v->ptxas, "fail")) return false;   /* ptxas ran and rejected it: never a pass */
+    if (level >= 2 && strcmp(v->gpu, "pass")) return false;
+    return true;
+}
+
+/* The header of entry `kernel` in canonical text. */
+static bool signature_of(const char *canon, const char *kernel, pg_buf *out) {
+    if (!kernel) return gen_signature_from_module(canon, out);
+    pg_buf pat = {0};
+    pg_buf_printf(&pat, ".entry %s(", kernel);
+    const char *p = strstr(canon, pat.data);
+    pg_buf_free(&pat);
+    if (!p) return false;
+    while (p > canon && p[-1] != '\n') p--;
+    return gen_signature_from_module(p, out);
+}
+
+int cmd_gen(int argc, char **argv) {
+    const char *desc = NULL, *desc_file = NULL, *task_path = NULL, *model_dir = NULL, *adapter = NULL;
+    const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL;
+    int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
+    bool explain = false, json = false, no_bias = false;
+    gen_opts o;
+    gen_opts_default(&o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define ARG(flag) (!strcmp(a, flag) && i + 1 < argc)
+        if (ARG("-f")) desc_file = argv[++i];
+        else if (ARG("--task")) task_path = argv[++i];
+        else if (ARG("--model")) model_dir = argv[++i];
+        else if (ARG("--adapter")) adapter = argv[++i];
+        else if (ARG("--arch")) o.arch = argv[++i];
+        else if (ARG("-o")) outp = argv[++i];
+        else if (ARG("--samples")) samples = atoi(argv[++i]);
+        else if (ARG("--verify")) verify = argv[++i];
+        else if (ARG("--bias")) bias_path = argv[++i];
+        else if (ARG("--seed")) o.sampler.seed = strtoull(argv[++i], NULL, 0);
+        else if (ARG("--temperature")) o.sampler.temperature = (float)atof(argv[++i]);
+        else if (ARG("--top-k")) o.sampler.top_k = atoi(argv[++i]);
+        else if (ARG("--max-tokens")) o.max_tokens = atoi(argv[++i]);
+        else if (ARG("--threads")) threads = atoi(argv[++i]);
+        else if (ARG("--baseline") || ARG("--superopt")) baseline = argv[++i];
+        else if (ARG("--kernel")) kernel_opt = argv[++i];
+        else if (!strcmp(a, "--explain")) explain = true;
+        else if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--no-constraint")) o.constrained = false;
+        else if (!strcmp(a, "--no-bias")) no_bias = true;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
+        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen gen: unknown or incomplete option '%s'\n%s", a, gen_usage); return 2; }
+        else if (!desc) desc = a;
+        else { fprintf(stderr, "ptxgen gen: more than one description given\n%s", gen_usage); return 2; }
+#undef ARG
+    }
+    int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
+    if (level < 0 || samples < 1 || o.max_tokens < 16) { fprintf(stderr, "%s", gen_usage); return 2; }
+    if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
+    int rc = 2;
+    char *desc_buf = NULL, *base_text = NULL;
+    task_spec *task = NULL;
+    model_model *model = NULL;
+    tok_tokenizer *tok = NULL;
+    dec_vocab *vocab = NULL;
+    dec_bias *bias = NULL;
+    pg_buf sig = {0}, canon_base = {0}, tokpath = {0};
+    gen_card card = {0};
+    char mdir[4096], kernel[128] = "";
+    gen_result best = {0};
+    gen_verdict bestv = {0};
+    int best_attempt = 0;
+
+    if (desc_file) {
+        size_t n;
+        if (pg_read_file(desc_file, 1 << 20, &desc_buf, &n, &sink) != PG_OK) goto out;
+        desc = desc_buf;
+    }
+    if (task_path) {
+        if (task_load(task_path, &task, &sink) != PG_OK) goto out;
+        if (!desc) desc = task->desc_detailed;
+        gen_signature_from_task(task, &sig);
+        snprintf(kernel, sizeof kernel, "%s", task->kernel);
+    }
+    if (baseline) {
+        size_t n;
+        ptx_module *bm = NULL;
+        if (pg_read_file(baseline, 64 << 20, &base_text, &n, &sink) != PG_OK) goto out;
+        if (ptx_parse(base_text, n, baseline, &bm, &sink) != PG_OK) { rc = 1; goto out; }
+        ptx_print(bm, &canon_base);
+        ptx_module_free(bm);
+        if (!sig.len && !signature_of(canon_base.data, kernel_opt, &sig)) {
+            fprintf(stderr, "ptxgen gen: %s: no entry %s%s\n", baseline, kernel_opt ? "named " : "", kernel_opt ? kernel_opt : "");
+            goto out;
+        }
+        o.baseline_ptx = canon_base.data;
+        if (!desc) desc = "";
+    }
+    if (!desc) { fprintf(stderr, "ptxgen gen: no description (give text, -f FILE, --task or --baseline)\n%s", gen_usage); goto out; }
+    gen_card_parse(desc, &card);
+    if (!sig.len && card.ok) {
+        char why[200];
+        if (gen_signature_from_card(&card, &sig, why, sizeof why)) {
+            const char *p = strstr(sig.data, ".entry ");
+            if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "("), p + 7);
+        } else {
+            fprintf(stderr, "gen: note: the card's signature was not used (%s); the model writes it\n", why);
+            sig.len = 0;
+        }
+    }
+    if (sig.len) o.signature = sig.data;
+
+    if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
+    else if (!cli_default_model(mdir, sizeof mdir)) {
+        fprintf(stderr, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/default)\n");
+        goto out;
+    }
+    model_load_opts lo = {adapter, threads, NULL};
+    if (model_load(mdir, &lo, &model, &sink) != PG_OK) goto out;
+    pg_buf_printf(&tokpath, "%s/tokenizer.json", mdir);
+    if (tok_load(tokpath.data, &tok, &sink) != PG_OK) goto out;
+    if (dec_vocab_new(tok, &vocab, &sink) != PG_OK) goto out;
+    if (!no_bias && o.constrained) {
+        pg_status bs = bias_path ? dec_bias_load(bias_path, vocab, &bias, &sink) : dec_bias_default(vocab, &bias, &sink);
+        if (bs != PG_OK) goto out;
+        o.bias = bias;
+    }
+
+    char tmpdir[] = "/tmp/ptxgen-gen-XXXXXX";
+    if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen gen: cannot create a temp dir: %s\n", strerror(errno)); goto out; }
+    uint64_t seed0 = o.sampler.seed;
+    rc = 1;
+    for (int at = 1; at <= samples; at++) {
+        gen_result r;
+        o.sampler.seed = seed0 + (uint64_t)(at - 1);
+        pg_status st = gen_sample(model, tok, vocab, desc, &o, &r, &sink);
+        if (st != PG_OK) { gen_result_free(&r); goto cleanup; }
+        pg_buf path = {0};
+        pg_buf_printf(&path, "%s/attempt%d.ptx", tmpdir, at);
+        gen_verdict v;
+        if (pg_write_file_atomic(path.data, r.ptx, strlen(r.ptx), &sink) != PG_OK) { pg_buf_free(&path); gen_result_free(&r); goto cleanup; }
+        verify_sample(r.ptx, path.data, o.arch, task, level, &v);
+        unlink(path.data);
+        pg_buf_free(&path);
+        bool ok = passed(&v, level);
+        if (!ok)
+            fprintf(stderr, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish",
+                    at < samples ? "; resampling with the next seed" : "");
+        if (ok || !best.ptx) {
+            gen_result_free(&best);
+            best = r;
+            bestv = v;
+            best_attempt = at;
+        } else {
+            gen_result_free(&r);
+        }
+        if (ok) { rc = 0; break; }
+    }
+    if (!kernel[0] && best.ptx) {
+        const char *p = strstr(best.ptx, ".entry ");
+        if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "( \n"), p + 7);
+    }
+    char defpath[200];
+    if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", kernel[0] ? kernel : "generated"); outp = defpath; }
+    if (outp) {
+        if (pg_write_file_atomic(outp, best.ptx, strlen(best.ptx), &sink) != PG_OK) { rc = 2; goto cleanup; }
+    } else if (!json) {
+        fputs(best.ptx, stdout);
+    }
+    int toks = best.gen_tokens + best.forced_tokens;
+    double tps = best.seconds > 0 ? toks / best.seconds : 0;
+    fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers, check %s, ptxas %s, gpu %s; attempt %d/%d%s%s\n",
+            kernel[0] ? kernel : "?", toks, best.forced_tokens, best.seconds, tps, bestv.registers, bestv.check, bestv.ptxas,
+            bestv.gpu, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
+    if (json) {
+        json_t *j = json_pack("{s:s?, s:s, s:s?, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:{s:s, s:s, s:s}, s:i, s:b, s:i, s:f, s:s}",
+                              "ptx_file", outp, "kernel", kernel, "signature", o.signature, "model",
+                              model_get_config(model)->model_id, "tokens", toks, "forced_tokens", best.forced_tokens,
+                              "prompt_tokens", best.prompt_tokens, "seconds", best.seconds, "tokens_per_s", tps,
+                              "registers", bestv.registers, "verdicts", "check", bestv.check, "ptxas", bestv.ptxas, "gpu",
+                              bestv.gpu, "attempts", best_attempt, "finished", best.finished, "mask_calls", best.mask_calls,
+                              "mask_seconds", best.mask_seconds, "why", bestv.why);
+        char *s = json_dumps(j, JSON_INDENT(2));
+        printf("%s\n", s);
+        free(s);
+        json_decref(j);
+    } else if (explain && !strcmp(bestv.check, "pass")) {
+        ptx_module *m = NULL;
+        pg_diag_sink q = {0};
+        if (ptx_parse(best.ptx, strlen(best.ptx), outp ? outp : "generated", &m, &q) == PG_OK) {
+            pg_buf e = {0};
+            ptx_explain_module(m, &e);
+            if (outp) fputs(e.data, stdout);
+            else fprintf(stderr, "%s", e.data);
+            pg_buf_free(&e);
+        }
+        ptx_module_free(m);
+    }
+cleanup:
+    rmdir(tmpdir);
+out:
+    gen_result_free(&best);
+    gen_card_free(&card);
+    dec_bias_free(bias);
+    dec_vocab_free(vocab);
+    tok_free(tok);
+    model_free(model);
+    task_free(task);
+    free(desc_buf);
+    free(base_text);
+    pg_buf_free(&sig);
+    pg_buf_free(&canon_base);
+    pg_buf_free(&tokpath);
+    return rc;
+}

@@ -9,19 +9,21 @@
 #include <unistd.h>
 
 static const char *synth_usage =
-    "usage: ptxgen synth --count N --seed S --out FILE.jsonl [--sources hand,expr,mutant] [--arch sm_90]\n"
-    "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--no-progress]\n"
+    "usage: ptxgen synth --count N --seed S --out FILE.jsonl [--sources hand,expr,family,mutant] [--arch sm_90]\n"
+    "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR] [--no-progress]\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "  Writes N verified samples (ptxgen check + ptxas for the arch), byte-identical for the same\n"
     "  arguments; resumable (FILE.jsonl.partial + .state); FILE.jsonl appears only when complete.\n"
-    "  --results: device results (bench/results/*-corpus-*.json) for measured performance notes.\n";
+    "  --results: device results (bench/results/*-corpus-*.json) for measured performance notes.\n"
+    "  --exclude: a held-out suite (bench/suite): skip every candidate whose task (name, or expression up to\n"
+    "             operand order) is one of its tasks.\n";
 
 int cmd_synth(int argc, char **argv) {
     synth_opts o;
     memset(&o, 0, sizeof o);
     o.arch = "sm_90";
     o.corpus_dir = "corpus";
-    o.sources = SYNTH_SRC_HAND | SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT;
+    o.sources = SYNTH_SRC_HAND | SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY | SYNTH_SRC_MUTANT;
     o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     o.progress = isatty(2);
     const char *stats = NULL;
@@ -35,6 +37,7 @@ int cmd_synth(int argc, char **argv) {
         else if (!strcmp(a, "--jobs") && i + 1 < argc) o.jobs = atoi(argv[++i]);
         else if (!strcmp(a, "--corpus") && i + 1 < argc) o.corpus_dir = argv[++i];
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
+        else if (!strcmp(a, "--exclude") && i + 1 < argc) o.exclude_dir = argv[++i];
         else if (!strcmp(a, "--stats") && i + 1 < argc) stats = argv[++i];
         else if (!strcmp(a, "--no-progress")) o.progress = false;
         else if (!strcmp(a, "--sources") && i + 1 < argc) {
@@ -43,7 +46,8 @@ int cmd_synth(int argc, char **argv) {
             if (strstr(s, "hand")) o.sources |= SYNTH_SRC_HAND;
             if (strstr(s, "expr")) o.sources |= SYNTH_SRC_EXPR;
             if (strstr(s, "mutant")) o.sources |= SYNTH_SRC_MUTANT;
-            if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, mutant\n"); return 2; }
+            if (strstr(s, "family")) o.sources |= SYNTH_SRC_FAMILY;
+            if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); return 2; }
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); return 0; }
         else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); return 2; }
     }
@@ -69,6 +73,10 @@ int cmd_synth(int argc, char **argv) {
     json_object_set_new(m, "failed_verification", json_integer(r.failed - r.nothing_to_change));
     json_object_set_new(m, "mutations_with_nothing_to_change", json_integer(r.nothing_to_change));
     json_object_set_new(m, "duplicates", json_integer(r.duplicates));
+    if (o.exclude_dir) {   /* only then, so runs without --exclude write the same sidecar as before */
+        json_object_set_new(m, "exclude", json_string(o.exclude_dir));
+        json_object_set_new(m, "excluded_heldout", json_integer(r.excluded));
+    }
     json_object_set_new(m, "seconds", json_real(r.seconds));
     json_object_set_new(m, "samples_per_second", json_real(r.seconds > 0 ? (r.written - r.resumed_from) / r.seconds : 0));
     json_t *fams = json_object();

@@ -22,8 +22,11 @@ const ptx_type_info *ptx_type_get(ptx_type t) {
 }
 
 ptx_type ptx_type_lookup(const char *name, size_t n) {
+    /* every type name is ".x..." (2+ bytes): compare the second byte first */
+    if (n < 2 || name[0] != '.') return PTX_T_NONE;
     for (int i = 1; i < PTX_T__COUNT; i++)
-        if (strlen(type_tab[i].name) == n && memcmp(type_tab[i].name, name, n) == 0) return (ptx_type)i;
+        if (type_tab[i].name[1] == name[1] && strlen(type_tab[i].name) == n && memcmp(type_tab[i].name, name, n) == 0)
+            return (ptx_type)i;
     return PTX_T_NONE;
 }
 
@@ -110,8 +113,11 @@ static const isa_require requires_tab[] = {
 #undef ISA_REQUIRE
 };
 
+static uint16_t mod_id_of_ptr(const char *p);
+
 const isa_require *isa_modifier_requirement(const char *mod) {
-    uint16_t id = isa_modifier_id(mod, strlen(mod));
+    uint16_t id = mod_id_of_ptr(mod);
+    if (!id) id = isa_modifier_id(mod, strlen(mod));
     if (id) return mod_req[id];
     for (size_t i = 0; i < sizeof requires_tab / sizeof requires_tab[0]; i++)
         if (!strcmp(requires_tab[i].mod, mod)) return &requires_tab[i];
@@ -125,13 +131,14 @@ const isa_require *isa_modifier_requirement(const char *mod) {
 static isa_form forms[NROWS];
 static const isa_form *form_ptrs[NROWS];
 static const char *opcodes[NROWS];
-static int opcode_first[NROWS], opcode_n[NROWS];
+static int opcode_first[NROWS], opcode_n[NROWS], opcode_len[NROWS];
 static int nopcodes;
 static bool inited;
 static pg_arena isa_arena;   /* strings of the compiled table; lives for the process */
 
 /* ---- modifier interning ---- */
 static const char *mod_text[MAX_MODS];       /* id -> text */
+static uint16_t mod_len[MAX_MODS];           /* id -> strlen(text) */
 static ptx_type mod_type[MAX_MODS];          /* id -> type, when the modifier is one */
 static uint16_t mod_hash[MOD_HASH];
 static int nmod_ids;
@@ -143,13 +150,14 @@ static uint32_t mhash(const char *s, size_t n) {
 static uint16_t intern_mod(const char *s, size_t n) {
     uint32_t h = mhash(s, n) & (MOD_HASH - 1);
     while (mod_hash[h]) {
-        const char *t = mod_text[mod_hash[h]];
-        if (strlen(t) == n && !memcmp(t, s, n)) return mod_hash[h];
+        uint16_t id = mod_hash[h];
+        if (mod_len[id] == n && !memcmp(mod_text[id], s, n)) return id;
         h = (h + 1) & (MOD_HASH - 1);
     }
-    if (nmod_ids + 1 >= MAX_MODS) return 0;
+    if (nmod_ids + 1 >= MAX_MODS || n >= 65535) return 0;
     uint16_t id = (uint16_t)++nmod_ids;
     mod_text[id] = pg_arena_strndup(&isa_arena, s, n);
+    mod_len[id] = (uint16_t)n;
     mod_type[id] = ptx_type_lookup(s, n);
     mod_hash[h] = id;
     return id;
@@ -157,11 +165,44 @@ static uint16_t intern_mod(const char *s, size_t n) {
 uint16_t isa_modifier_id(const char *s, size_t n) {
     uint32_t h = mhash(s, n) & (MOD_HASH - 1);
     while (mod_hash[h]) {
-        const char *t = mod_text[mod_hash[h]];
-        if (!strncmp(t, s, n) && t[n] == 0) return mod_hash[h];
+        uint16_t id = mod_hash[h];
+        /* s need not be NUL-terminated; a NUL inside s never matches */
+        if (mod_len[id] == n && !memcmp(mod_text[id], s, n)) return id;
         h = (h + 1) & (MOD_HASH - 1);
     }
     return 0;
+}
+
+/* ---- lookups by pointer ----
+ * The parser stores the table's own strings for known opcodes and modifiers,
+ * so the validator's lookups can first try the pointer itself.  These maps
+ * are built by isa_init and never change afterwards. */
+enum { PTR_HASH = 2048 };   /* > 2 x (modifiers + opcodes) */
+static struct { const char *key; int val; } ptr_tab[PTR_HASH];   /* val: modifier id, or -(opcode index + 1) */
+static uintptr_t ptr_lo = UINTPTR_MAX, ptr_hi;   /* range of the keys: most lookups miss, cheaply */
+static uint32_t ptr_h(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 40) & (PTR_HASH - 1);
+}
+static int ptr_n;
+static void ptr_put(const char *p, int v) {
+    if (ptr_n >= PTR_HASH / 2) return;   /* a bigger table than planned: the string lookups still work */
+    ptr_n++;
+    uint32_t h = ptr_h(p);
+    while (ptr_tab[h].key && ptr_tab[h].key != p) h = (h + 1) & (PTR_HASH - 1);
+    if (!ptr_tab[h].key) { ptr_tab[h].key = p; ptr_tab[h].val = v; }
+    if ((uintptr_t)p < ptr_lo) ptr_lo = (uintptr_t)p;
+    if ((uintptr_t)p > ptr_hi) ptr_hi = (uintptr_t)p;
+}
+static bool ptr_get(const char *p, int *v) {
+    if ((uintptr_t)p < ptr_lo || (uintptr_t)p > ptr_hi) return false;
+    for (uint32_t h = ptr_h(p); ptr_tab[h].key; h = (h + 1) & (PTR_HASH - 1))
+        if (ptr_tab[h].key == p) { *v = ptr_tab[h].val; return true; }
+    return false;
+}
+static uint16_t mod_id_of_ptr(const char *p) {
+    int v;
+    return ptr_get(p, &v) && v > 0 ? (uint16_t)v : 0;
 }
 const char *isa_modifier_text(uint16_t id) { return id && id <= nmod_ids ? mod_text[id] : NULL; }
 
@@ -290,6 +331,9 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
     return true;
 }
 
+static void smask_build(void);
+static void opc_hash_init(void);
+
 pg_status isa_init(pg_diag_sink *diag) {
     if (inited) return PG_OK;
     bool ok = true;
@@ -321,6 +365,7 @@ pg_status isa_init(pg_diag_sink *diag) {
                 ok = false;
             }
         opcodes[nopcodes] = forms[i].opcode;
+        opcode_len[nopcodes] = (int)strlen(forms[i].opcode);
         opcode_first[nopcodes] = i;
         opcode_n[nopcodes] = 1;
         nopcodes++;
@@ -330,6 +375,12 @@ pg_status isa_init(pg_diag_sink *diag) {
         if (id) mod_req[id] = &requires_tab[i];
     }
     if (!ok) return PG_ERR_INVALID;
+    smask_build();
+    opc_hash_init();
+    memset(ptr_tab, 0, sizeof ptr_tab);
+    ptr_n = 0;
+    for (int i = 1; i <= nmod_ids; i++) ptr_put(mod_text[i], i);
+    for (int i = 0; i < nopcodes; i++) ptr_put(opcodes[i], -(i + 1));
     inited = true;
     return PG_OK;
 }
@@ -339,11 +390,9 @@ const isa_form *isa_form_get(int i) { return (i >= 0 && i < NROWS) ? &forms[i] :
 int isa_opcode_count(void) { return nopcodes; }
 const char *isa_opcode_get(int i) { return (i >= 0 && i < nopcodes) ? opcodes[i] : NULL; }
 
-/* opcode -> index into opcodes[]; built on first lookup (every instruction
- * the validator sees does one). */
+/* opcode -> index into opcodes[]; built by isa_init. */
 enum { OPC_HASH = 1024 };
 static short opc_hash[OPC_HASH];
-static bool opc_hash_ready;
 static uint32_t str_hash(const char *s, size_t n) {
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
@@ -356,16 +405,19 @@ static void opc_hash_init(void) {
         while (opc_hash[h] >= 0) h = (h + 1) & (OPC_HASH - 1);
         opc_hash[h] = (short)i;
     }
-    opc_hash_ready = true;
 }
 
 const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n) {
     *n = 0;
     if (!inited) return NULL;
-    if (!opc_hash_ready) opc_hash_init();
+    int v;
+    if (ptr_get(opcode, &v) && v < 0 && (size_t)opcode_len[-v - 1] == len) {   /* the table's own string */
+        *n = opcode_n[-v - 1];
+        return &form_ptrs[opcode_first[-v - 1]];
+    }
     for (uint32_t h = str_hash(opcode, len) & (OPC_HASH - 1); opc_hash[h] >= 0; h = (h + 1) & (OPC_HASH - 1)) {
         int i = opc_hash[h];
-        if (strncmp(opcodes[i], opcode, len) == 0 && opcodes[i][len] == 0) {
+        if ((size_t)opcode_len[i] == len && memcmp(opcodes[i], opcode, len) == 0) {
             *n = opcode_n[i];
             return &form_ptrs[opcode_first[i]];
         }
@@ -379,29 +431,89 @@ static bool slot_has(const isa_modslot *s, uint16_t id) {
     return false;
 }
 
+/* (form, modifier id) -> bit mask of the form's slots that list the id,
+ * and per form the mask of required slots; built by isa_init. */
+static uint32_t *smask_key;   /* form index << 16 | id; 0 = empty */
+static uint32_t *smask_val;
+static uint32_t smask_cap;
+static uint32_t required_mask[NROWS];
+
+static uint32_t smask_h(uint32_t key) { return (key * 0x9E3779B1u) >> 7; }
+
+static uint32_t slot_mask(int form, uint16_t id) {
+    uint32_t key = (uint32_t)form << 16 | id;
+    for (uint32_t h = smask_h(key) & (smask_cap - 1); smask_key[h]; h = (h + 1) & (smask_cap - 1))
+        if (smask_key[h] == key) return smask_val[h];
+    return 0;
+}
+
+static void smask_build(void) {
+    uint32_t n = 0;
+    for (int i = 0; i < NROWS; i++)
+        for (int k = 0; k < forms[i].nmods; k++) n += (uint32_t)forms[i].mods[k].nalts;
+    smask_cap = 64;
+    while (smask_cap < 2 * n + 2) smask_cap *= 2;
+    smask_key = pg_arena_alloc(&isa_arena, sizeof(uint32_t) * smask_cap);
+    smask_val = pg_arena_alloc(&isa_arena, sizeof(uint32_t) * smask_cap);
+    for (int i = 0; i < NROWS; i++) {
+        required_mask[i] = 0;
+        for (int k = 0; k < forms[i].nmods; k++) {
+            const isa_modslot *s = &forms[i].mods[k];
+            if (!s->optional) required_mask[i] |= 1u << k;
+            for (int a = 0; a < s->nalts; a++) {
+                /* the form index is at least 1 in the key, so 0 marks empty */
+                uint32_t key = (uint32_t)(i + 1) << 16 | s->ids[a];
+                uint32_t h = smask_h(key) & (smask_cap - 1);
+                while (smask_key[h] && smask_key[h] != key) h = (h + 1) & (smask_cap - 1);
+                smask_key[h] = key;
+                smask_val[h] |= 1u << k;
+            }
+        }
+    }
+}
+
 /* Match with backtracking.  ptxas accepts modifiers in orders other than the
  * manual's (nvcc itself writes atom.add.release.gpu.u32), so a modifier may
  * fill any unused slot that lists it; trying slots in table order keeps
  * repeated groups (cvt.f32.f16: destination type first) in their order.
  * Required slots must all be filled. */
-static bool match_rec(const isa_form *f, const uint16_t *mods, int nmods, int k, uint32_t used, isa_match *m) {
-    if (k == nmods) {
-        for (int s = 0; s < f->nmods; s++)
-            if (!f->mods[s].optional && !(used & (1u << s))) return false;
-        return true;
-    }
-    for (int s = 0; s < f->nmods; s++) {
-        if ((used & (1u << s)) || !slot_has(&f->mods[s], mods[k])) continue;
+/* masks[k]: the slots modifier k may fill (slot_mask); candidates are tried
+ * in slot order, as the manual's order would have them. */
+static bool match_rec(const uint32_t *masks, uint32_t required, int nmods, int k, uint32_t used, isa_match *m) {
+    if (k == nmods) return (required & ~used) == 0;
+    for (uint32_t cand = masks[k] & ~used; cand; cand &= cand - 1) {
+        int s = __builtin_ctz(cand);
         m->slot_of[k] = (uint8_t)s;
-        if (match_rec(f, mods, nmods, k + 1, used | (1u << s), m)) return true;
+        if (match_rec(masks, required, nmods, k + 1, used | (1u << s), m)) return true;
     }
     return false;
 }
 
 bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
-    memset(m, 0, sizeof *m);
+    static const isa_match zero;   /* a copy, not a memset: this runs per form tried */
+    *m = zero;
     if (nmods > ISA_MAX_MODSLOTS || nmods > f->nmods) return false;
-    if (!match_rec(f, ids, nmods, 0, 0u, m)) return false;
+    /* the table's own forms have precomputed slot masks; a copy of a form
+     * (not at forms[f->index]) is matched slot by slot */
+    uint32_t masks[ISA_MAX_MODSLOTS] = {0}, required = 0;
+    bool own = inited && f->index >= 0 && f->index < NROWS && f == &forms[f->index];
+    if (own) {
+        required = required_mask[f->index];
+    } else {
+        for (int s = 0; s < f->nmods; s++)
+            if (!f->mods[s].optional) required |= 1u << s;
+    }
+    for (int k = 0; k < nmods; k++) {
+        if (own) {
+            masks[k] = ids[k] ? slot_mask(f->index + 1, ids[k]) : 0;
+        } else {
+            masks[k] = 0;
+            for (int s = 0; s < f->nmods; s++)
+                if (slot_has(&f->mods[s], ids[k])) masks[k] |= 1u << s;
+        }
+        if (!masks[k]) return false;   /* modifier k fits no slot */
+    }
+    if (!match_rec(masks, required, nmods, 0, 0u, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind_id[v] = ids[k];

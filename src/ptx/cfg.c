@@ -1,4 +1,5 @@
 /* cfg.c — basic blocks and the control-flow graph of one function. */
+#include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
 #include <stdlib.h>
@@ -6,23 +7,30 @@
 
 static bool is_op(const ptx_insn *in, const char *op) { return strcmp(in->opcode, op) == 0; }
 
-/* Does the instruction end a block, and can control fall through it? */
-static bool ends_block(const ptx_insn *in) {
-    return is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap");
+/* bra, brx, ret, exit, trap: the first byte rules out almost every other
+ * opcode before a string compare (this runs for every instruction). */
+static bool is_jump(const ptx_insn *in) {
+    const char *o = in->opcode;
+    switch (o[0]) {
+    case 'b': return !strcmp(o, "bra") || !strcmp(o, "brx");
+    case 'r': return !strcmp(o, "ret");
+    case 'e': return !strcmp(o, "exit");
+    case 't': return !strcmp(o, "trap");
+    default: return false;
+    }
 }
+
+/* Does the instruction end a block, and can control fall through it? */
+static bool ends_block(const ptx_insn *in) { return is_jump(in); }
 static bool falls_through(const ptx_insn *in) {
     if (in->guard) return true;
-    return !(is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap"));
+    return !is_jump(in);
 }
 
 /* label name -> statement index, open addressing (built once per CFG) */
 typedef struct { const char **name; int *stmt; int cap; } label_map;
 
-static uint32_t lhash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
+static uint32_t lhash(const char *s) { return ptx_name_hash(s, strlen(s)); }
 
 static void labels_build(const ptx_func *f, label_map *m) {
     int n = 0;
@@ -37,7 +45,7 @@ static void labels_build(const ptx_func *f, label_map *m) {
         const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
         if (!l) continue;
         uint32_t h = lhash(l) & (uint32_t)(m->cap - 1);
-        while (m->name[h] && strcmp(m->name[h], l) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
+        while (m->name[h] && m->name[h] != l && strcmp(m->name[h], l) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
         if (!m->name[h]) { m->name[h] = l; m->stmt[h] = i; }   /* the first definition wins */
     }
 }
@@ -45,7 +53,7 @@ static void labels_build(const ptx_func *f, label_map *m) {
 static int find_label(const label_map *m, const char *name) {
     uint32_t h = lhash(name) & (uint32_t)(m->cap - 1);
     while (m->name[h]) {
-        if (!strcmp(m->name[h], name)) return m->stmt[h];
+        if (m->name[h] == name || !strcmp(m->name[h], name)) return m->stmt[h];
         h = (h + 1) & (uint32_t)(m->cap - 1);
     }
     return -1;

@@ -42,161 +42,183 @@ static void adv(lexer *L) {
     L->p++;
 }
 
-/* Skip whitespace and comments; returns true if anything was skipped. */
-static bool skip_space(lexer *L) {
+/* A block comment starting at L->p (slash, star); false if it is unterminated
+ * (reported; L->p is then at the end). */
+static bool skip_block_comment(lexer *L) {
+    int line = L->line, col = L->col;
+    adv(L); adv(L);
+    while (L->p < L->end && !(*L->p == '*' && L->p + 1 < L->end && L->p[1] == '/')) adv(L);
+    if (L->p >= L->end) {
+        pg_diag_emit(L->diag, PG_E_UNTERMINATED, L->file, line, col, "unterminated /* comment");
+        L->failed = true;
+        return false;
+    }
+    adv(L); adv(L);
+    return true;
+}
+
+static void too_long(lexer *L, token *t) {
+    pg_diag_emit(L->diag, PG_E_LIMIT, L->file, t->line, t->col, "token longer than %d bytes", PTX_MAX_TOKEN);
+    L->failed = true;
+    t->kind = TK_ERROR;
+    t->n = PTX_MAX_TOKEN;
+}
+
+/* Numbers, strings and stray bytes: the rarer tokens, kept out of
+ * lex_scan so that its fast path stays small.  Starts at L->p. */
+static void lex_other(lexer *L, token *t) {
+    const char *p = L->p, *end = L->end;
+    char c = *p;
+    const char *start = p;
+    if (isdig(c) || (c == '.' && p + 1 < end && isdig(p[1]))) {
+        if (c == '0' && p + 1 < end && (p[1] == 'f' || p[1] == 'F' || p[1] == 'd' || p[1] == 'D') &&
+            p + 2 < end && ishex(p[2])) {
+            int want = (p[1] == 'f' || p[1] == 'F') ? 8 : 16;
+            p += 2;
+            const char *d0 = p;
+            while (p < end && ishex(*p)) p++;
+            t->kind = p - d0 == want ? TK_FLOAT : TK_ERROR;
+        } else if (c == '0' && p + 1 < end && (p[1] == 'x' || p[1] == 'X')) {
+            p += 2;
+            const char *d0 = p;
+            while (p < end && ishex(*p)) p++;
+            bool nd = p > d0;
+            if (p < end && *p == 'U') p++;
+            t->kind = nd ? TK_INT : TK_ERROR;
+        } else if (c == '0' && p + 1 < end && (p[1] == 'b' || p[1] == 'B')) {
+            p += 2;
+            const char *d0 = p;
+            while (p < end && (*p == '0' || *p == '1')) p++;
+            bool nd = p > d0;
+            if (p < end && *p == 'U') p++;
+            t->kind = nd ? TK_INT : TK_ERROR;
+        } else {
+            bool flt = false;
+            while (p < end && isdig(*p)) p++;
+            if (p < end && *p == '.' && !(p + 1 < end && isid0(p[1]) && p[1] != 'e' && p[1] != 'E')) {
+                flt = true;
+                p++;
+                while (p < end && isdig(*p)) p++;
+            }
+            if (p < end && (*p == 'e' || *p == 'E')) {
+                const char *save = p;
+                p++;
+                if (p < end && (*p == '+' || *p == '-')) p++;
+                if (p < end && isdig(*p)) {
+                    flt = true;
+                    while (p < end && isdig(*p)) p++;
+                } else {
+                    p = save;
+                }
+            }
+            if (!flt && p < end && *p == 'U') p++;
+            t->kind = flt ? TK_FLOAT : TK_INT;
+            if (p < end && isid(*p)) {
+                while (p < end && isid(*p)) p++;
+                t->kind = TK_ERROR;
+            }
+        }
+    } else if (c == '"') {
+        /* a backslash may escape a newline: track lines with adv() */
+        adv(L);
+        while (L->p < end && *L->p != '"' && *L->p != '\n') {
+            if (*L->p == '\\' && L->p + 1 < end) adv(L);
+            adv(L);
+        }
+        if (L->p >= end || *L->p != '"') {
+            pg_diag_emit(L->diag, PG_E_UNTERMINATED, L->file, t->line, t->col, "unterminated string");
+            L->failed = true;
+            t->kind = TK_ERROR;
+        } else {
+            adv(L);
+            t->kind = TK_STRING;
+        }
+        p = L->p;
+        goto done;   /* line/col already tracked */
+    } else {
+        adv(L);   /* never a newline: lex_scan consumed those */
+        p = L->p;
+        t->kind = TK_ERROR;
+        goto done;
+    }
+    L->col += (int)(p - L->p);
+    L->p = p;
+done:
+    t->n = (int)(p - start);
+    if (t->n > PTX_MAX_TOKEN) too_long(L, t);
+}
+
+/* Identifiers, directives and numbers never contain a newline, so their
+ * scanners advance the column by the token length instead of calling adv()
+ * per character. */
+void lex_scan(lexer *L, token *tp) {
+    token *t = tp;   /* fields are written in place */
+    /* whitespace and comments, with the position in locals */
+    const char *p = L->p, *end = L->end;
+    int line = L->line, col = L->col;
     bool any = false;
-    while (L->p < L->end) {
-        char c = *L->p;
-        if (c == ' ' || c == '\t') { L->p++; L->col++; any = true; continue; }
-        if (c == '\n') { L->p++; L->line++; L->col = 1; any = true; continue; }
-        if (c == '\r' || c == '\f' || c == '\v') { adv(L); any = true; continue; }
-        if (c == '/' && L->p + 1 < L->end && L->p[1] == '/') {
-            const char *q = memchr(L->p, '\n', (size_t)(L->end - L->p));
-            if (!q) q = L->end;
-            L->col += (int)(q - L->p);
-            L->p = q;
+    while (p < end) {
+        char c = *p;
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { p++; col++; any = true; continue; }
+        if (c == '\n') { p++; line++; col = 1; any = true; continue; }
+        if (c == '/' && p + 1 < end && p[1] == '/') {
+            const char *q = memchr(p, '\n', (size_t)(end - p));
+            if (!q) q = end;
+            col += (int)(q - p);
+            p = q;
             any = true;
             continue;
         }
-        if (c == '/' && L->p + 1 < L->end && L->p[1] == '*') {
-            int line = L->line, col = L->col;
-            adv(L); adv(L);
-            while (L->p < L->end && !(*L->p == '*' && L->p + 1 < L->end && L->p[1] == '/')) adv(L);
-            if (L->p >= L->end) {
-                pg_diag_emit(L->diag, PG_E_UNTERMINATED, L->file, line, col, "unterminated /* comment");
-                L->failed = true;
-                return true;
-            }
-            adv(L); adv(L);
+        if (c == '/' && p + 1 < end && p[1] == '*') {
+            L->p = p; L->line = line; L->col = col;
+            bool closed = skip_block_comment(L);
+            p = L->p; line = L->line; col = L->col;
             any = true;
+            if (!closed) break;
             continue;
         }
         break;
     }
-    return any;
-}
-
-static token lex_raw(lexer *L) {
-    token t;
-    memset(&t, 0, sizeof t);
-    t.space_before = skip_space(L);
-    t.line = L->line;
-    t.col = L->col;
-    t.s = L->p;
-    if (L->p >= L->end) { t.kind = TK_EOF; return t; }
-    char c = *L->p;
-    const char *start = L->p;
+    L->p = p;
+    L->line = line;
+    L->col = col;
+    t->space_before = any;
+    t->line = line;
+    t->col = col;
+    t->s = p;
+    t->n = 0;
+    t->punct = 0;
+    t->spare = 0;
+    if (p >= end) { t->kind = TK_EOF; return; }
+    char c = *p;
+    const char *start = p;
     if (isid0(c)) {
-        const char *q = L->p;
-        while (q < L->end && isid(*q)) q++;
-        L->col += (int)(q - L->p);
-        L->p = q;
+        p++;
+        while (p < end && isid(*p)) p++;
         /* special register components: %tid.x, %ctaid.y ... */
-        if (c == '%' && L->p + 1 < L->end && L->p[0] == '.' && strchr("xyzw", L->p[1]) &&
-            (L->p + 2 >= L->end || !isid(L->p[2]))) {
-            adv(L); adv(L);
-        }
-        t.kind = TK_IDENT;
-    } else if (c == '.' && L->p + 1 < L->end && (isid(L->p[1]))) {
-        adv(L);
+        if (c == '%' && p + 1 < end && p[0] == '.' &&
+            (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
+            (p + 2 >= end || !isid(p[2])))
+            p += 2;
+        t->kind = TK_IDENT;
+    } else if (c == '.' && p + 1 < end && isid(p[1])) {
+        p++;
         for (;;) {
-            while (L->p < L->end && isid(*L->p)) adv(L);
-            if (L->p + 2 < L->end && L->p[0] == ':' && L->p[1] == ':' && isid(L->p[2])) { adv(L); adv(L); continue; }
+            while (p < end && isid(*p)) p++;
+            if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
             break;
         }
-        t.kind = TK_DIR;
-    } else if (isdig(c) || (c == '.' && L->p + 1 < L->end && isdig(L->p[1]))) {
-        if (c == '0' && L->p + 1 < L->end && (L->p[1] == 'f' || L->p[1] == 'F' || L->p[1] == 'd' || L->p[1] == 'D') &&
-            L->p + 2 < L->end && ishex(L->p[2])) {
-            int want = (L->p[1] == 'f' || L->p[1] == 'F') ? 8 : 16;
-            adv(L); adv(L);
-            int nd = 0;
-            while (L->p < L->end && ishex(*L->p)) { adv(L); nd++; }
-            t.kind = nd == want ? TK_FLOAT : TK_ERROR;
-        } else if (c == '0' && L->p + 1 < L->end && (L->p[1] == 'x' || L->p[1] == 'X')) {
-            adv(L); adv(L);
-            int nd = 0;
-            while (L->p < L->end && ishex(*L->p)) { adv(L); nd++; }
-            if (L->p < L->end && *L->p == 'U') adv(L);
-            t.kind = nd ? TK_INT : TK_ERROR;
-        } else if (c == '0' && L->p + 1 < L->end && (L->p[1] == 'b' || L->p[1] == 'B')) {
-            adv(L); adv(L);
-            int nd = 0;
-            while (L->p < L->end && (*L->p == '0' || *L->p == '1')) { adv(L); nd++; }
-            if (L->p < L->end && *L->p == 'U') adv(L);
-            t.kind = nd ? TK_INT : TK_ERROR;
-        } else {
-            bool flt = false;
-            while (L->p < L->end && isdig(*L->p)) adv(L);
-            if (L->p < L->end && *L->p == '.' && !(L->p + 1 < L->end && isid0(L->p[1]) && L->p[1] != 'e' && L->p[1] != 'E')) {
-                flt = true;
-                adv(L);
-                while (L->p < L->end && isdig(*L->p)) adv(L);
-            }
-            if (L->p < L->end && (*L->p == 'e' || *L->p == 'E')) {
-                const char *save = L->p;
-                int sl = L->line, sc = L->col;
-                adv(L);
-                if (L->p < L->end && (*L->p == '+' || *L->p == '-')) adv(L);
-                if (L->p < L->end && isdig(*L->p)) {
-                    flt = true;
-                    while (L->p < L->end && isdig(*L->p)) adv(L);
-                } else {
-                    L->p = save; L->line = sl; L->col = sc;
-                }
-            }
-            if (!flt && L->p < L->end && *L->p == 'U') adv(L);
-            t.kind = flt ? TK_FLOAT : TK_INT;
-            if (L->p < L->end && isid(*L->p)) {
-                while (L->p < L->end && isid(*L->p)) adv(L);
-                t.kind = TK_ERROR;
-            }
-        }
-    } else if (c == '"') {
-        adv(L);
-        while (L->p < L->end && *L->p != '"' && *L->p != '\n') {
-            if (*L->p == '\\' && L->p + 1 < L->end) adv(L);
-            adv(L);
-        }
-        if (L->p >= L->end || *L->p != '"') {
-            pg_diag_emit(L->diag, PG_E_UNTERMINATED, L->file, t.line, t.col, "unterminated string");
-            L->failed = true;
-            t.kind = TK_ERROR;
-        } else {
-            adv(L);
-            t.kind = TK_STRING;
-        }
-    } else if (ispunct_ptx(c)) {
-        L->p++;
-        L->col++;   /* punctuation is never a newline */
-        t.kind = TK_PUNCT;
-        t.punct = c;
+        t->kind = TK_DIR;
+    } else if (ispunct_ptx(c)) {   /* never a digit, '.' or '"': the order of the tests does not matter */
+        p++;
+        t->kind = TK_PUNCT;
+        t->punct = c;
     } else {
-        adv(L);
-        t.kind = TK_ERROR;
+        lex_other(L, t);
+        return;
     }
-    t.n = (int)(L->p - start);
-    if (t.n > PTX_MAX_TOKEN) {
-        pg_diag_emit(L->diag, PG_E_LIMIT, L->file, t.line, t.col, "token longer than %d bytes", PTX_MAX_TOKEN);
-        L->failed = true;
-        t.kind = TK_ERROR;
-        t.n = PTX_MAX_TOKEN;
-    }
-    return t;
+    L->col += (int)(p - L->p);
+    L->p = p;
+    t->n = (int)(p - start);
+    if (t->n > PTX_MAX_TOKEN) too_long(L, t);
 }
-
-token lex_next(lexer *L) {
-    if (L->have_peek) { L->have_peek = false; L->cur = L->peek; return L->cur; }
-    L->cur = lex_raw(L);
-    return L->cur;
-}
-
-token *lex_peek(lexer *L) {
-    if (!L->have_peek) { L->peek = lex_raw(L); L->have_peek = true; }
-    return &L->peek;
-}
-
-bool tok_is(const token *t, const char *s) {
-    return (int)strlen(s) == t->n && memcmp(t->s, s, (size_t)t->n) == 0;
-}
-bool tok_punct(const token *t, char c) { return t->kind == TK_PUNCT && t->punct == c; }

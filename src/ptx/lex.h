@@ -3,17 +3,23 @@
 #define PTX_LEX_H
 #include "ptxgen/ptx.h"
 
+#include <string.h>
+
 typedef enum {
     TK_EOF, TK_IDENT, TK_DIR, TK_INT, TK_FLOAT, TK_STRING, TK_PUNCT, TK_ERROR
 } tok_kind;
 
+/* 24 bytes with no padding: tokens are copied by value all over the
+ * parser, and a struct without holes is copied in whole words (a copy that
+ * skips a hole byte by byte makes the next wide load of it stall). */
 typedef struct {
-    tok_kind kind;
     const char *s;  /* points into the source */
     int n;          /* length */
     int line, col;
+    unsigned char kind;  /* tok_kind */
     bool space_before;   /* whitespace or comment precedes the token */
     char punct;          /* TK_PUNCT: the character */
+    char spare;          /* always 0 */
 } token;
 
 typedef struct {
@@ -21,16 +27,66 @@ typedef struct {
     int line, col;
     const char *file;
     pg_diag_sink *diag;
-    token cur, peek;
+    token peek;
     bool have_peek;
     bool failed;
 } lexer;
 
 void lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag);
-token lex_next(lexer *L);     /* consume and return */
-token *lex_peek(lexer *L);    /* look at the next token */
-/* Read "modifier tails" that follow an opcode with no space: ".global.v4.f32".
- * Returns the number of modifiers stored (pointers into the source). */
-bool tok_is(const token *t, const char *s);
-bool tok_punct(const token *t, char c);
+/* Scan the next token from the source into *t (ignores peek).  Writing the
+ * fields in place, rather than returning a struct that is then copied,
+ * keeps the CPU from stalling on partially forwarded stores. */
+void lex_scan(lexer *L, token *t);
+
+/* consume and return; inline because the parser calls these for every token */
+static inline token lex_next(lexer *L) {
+    token t;   /* one return object: the caller's variable after inlining */
+    if (L->have_peek) {
+        L->have_peek = false;
+        t = L->peek;
+    } else {
+        lex_scan(L, &t);
+    }
+    return t;
+}
+/* look at the next token */
+static inline token *lex_peek(lexer *L) {
+    if (!L->have_peek) { lex_scan(L, &L->peek); L->have_peek = true; }
+    return &L->peek;
+}
+/* Hash of a name, 8 bytes at a time (names run from "%r1" to 100-byte C++
+ * manglings); used by the parser's intern table and the validator's symbol
+ * tables.  The tail is read with fixed-size loads, not a variable memcpy. */
+static inline uint32_t ptx_name_hash(const char *s, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    if (n >= 4) {   /* 4..7 bytes: two overlapping 4-byte loads */
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        w = a | (uint64_t)b << 32;
+    } else if (n > 0) {
+        w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 | (uint64_t)(unsigned char)s[n - 1] << 16;
+    }
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    /* finalize (murmur3 fmix64): the tables index with the low bits */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return (uint32_t)h;
+}
+
+static inline bool tok_is(const token *t, const char *s) {
+    size_t n = strlen(s);   /* folded by the compiler: s is always a literal */
+    return (size_t)t->n == n && memcmp(t->s, s, n) == 0;
+}
+static inline bool tok_punct(const token *t, char c) { return t->kind == TK_PUNCT && t->punct == c; }
 #endif

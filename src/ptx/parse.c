@@ -12,6 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Names are interned per module: every occurrence of "%r12" or of a
+ * parameter name shares one arena string.  That saves a copy per operand,
+ * and lets the validator cache lookups by pointer.  The hash slots are 8
+ * bytes (full hash + entry index) so probing stays in cache; an entry also
+ * caches the special-register lookup of a %-name. */
+typedef struct {
+    const char *s;
+    int n;
+    bool sreg_done;
+    const isa_sreg *sreg;   /* valid when sreg_done */
+    int head;               /* "opcode.mod.mod" text: index + 1 into parser.heads, 0 = not yet */
+} intern_ent;
+
+/* An instruction head ("ld.global.v4.f32") resolved once per module: the
+ * opcode and modifier strings and ids, looked up in the ISA table. */
+typedef struct { const char *opcode; int nmods, first; } insn_head;
+typedef struct { const char *text; uint16_t id; } head_mod;
+typedef struct { uint32_t h, idx; } intern_slot;   /* idx = entry + 1; 0 = empty */
+typedef PG_VEC(ptx_decl) decl_vec;
+
 typedef struct {
     lexer L;
     ptx_module *m;
@@ -20,11 +40,71 @@ typedef struct {
     PG_VEC(ptx_top) tops;
     PG_VEC(ptx_func) funcs;
     pg_buf textbuf;   /* scratch for operand text */
+    pg_buf capbuf;    /* scratch for captured directive text */
+    PG_VEC(ptx_operand) opstack;   /* operands of the lists being parsed (nested lists stack up) */
+    intern_slot *names; int names_cap, names_cap0;
+    PG_VEC(intern_ent) name_ents;
+    PG_VEC(ptx_stmt) body;   /* statements of the function being parsed (reused) */
+    PG_VEC(insn_head) heads;
+    PG_VEC(head_mod) head_mods;
+    decl_vec decls;          /* declarations of one body statement (reused) */
 } parser;
+
+/* All-zero objects to reset locals with: a struct copy is a few vector
+ * moves where memset becomes `rep stos` with its start-up cost. */
+static const ptx_operand zero_op;
+static const ptx_stmt zero_stmt;
+static const ptx_decl zero_decl;
 
 #define ERR(P, tk, ...) do { pg_diag_emit((P)->diag, PG_E_SYNTAX, (P)->m->filename, (tk).line, (tk).col, __VA_ARGS__); (P)->nerrors++; } while (0)
 
-static char *tokdup(parser *P, const token *t) { return pg_arena_strndup(&P->m->arena, t->s, (size_t)t->n); }
+static void names_grow(parser *P) {
+    intern_slot *old = P->names;
+    int oldcap = P->names_cap;
+    P->names_cap = oldcap ? oldcap * 2 : P->names_cap0;
+    P->names = calloc((size_t)P->names_cap, sizeof *P->names);
+    if (!P->names) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    uint32_t mask = (uint32_t)P->names_cap - 1;
+    for (int i = 0; i < oldcap; i++) {
+        if (!old[i].idx) continue;
+        uint32_t h = old[i].h & mask;
+        while (P->names[h].idx) h = (h + 1) & mask;
+        P->names[h] = old[i];
+    }
+    free(old);
+}
+
+static intern_ent *intern_ent_of(parser *P, const char *s, int n) {
+    if ((P->name_ents.n + 1) * 2 > P->names_cap) names_grow(P);
+    uint32_t full = ptx_name_hash(s, (size_t)n), mask = (uint32_t)P->names_cap - 1;
+    for (uint32_t h = full & mask;; h = (h + 1) & mask) {
+        intern_slot *sl = &P->names[h];
+        if (!sl->idx) {
+            intern_ent e = {pg_arena_strndup(&P->m->arena, s, (size_t)n), n, false, NULL, 0};
+            pg_vec_push(P->name_ents, e);
+            sl->h = full;
+            sl->idx = (uint32_t)P->name_ents.n;
+            return &P->name_ents.v[sl->idx - 1];
+        }
+        if (sl->h == full) {
+            intern_ent *e = &P->name_ents.v[sl->idx - 1];
+            if (e->n == n && memcmp(e->s, s, (size_t)n) == 0) return e;
+        }
+    }
+}
+
+static const char *tokdup(parser *P, const token *t) { return intern_ent_of(P, t->s, t->n)->s; }
+
+/* Interned name of a %-token and its special register (NULL if none). */
+static const char *tokdup_sreg(parser *P, const token *t, const isa_sreg **sreg) {
+    intern_ent *e = intern_ent_of(P, t->s, t->n);
+    if (!e->sreg_done) {
+        e->sreg = isa_sreg_lookup(t->s, (size_t)t->n);
+        e->sreg_done = true;
+    }
+    *sreg = e->sreg;
+    return e->s;
+}
 
 static void tokdesc(const token *t, char *buf, size_t n) {
     if (t->kind == TK_EOF) snprintf(buf, n, "end of file");
@@ -87,7 +167,40 @@ static bool parse_int_text(const char *s, int n, int64_t *out) {
     return true;
 }
 
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 static bool parse_float_text(const char *s, int n, double *out, int *bits) {
+    /* the lexer's hex floats: 0f + 8 or 0d + 16 hex digits, read without strtoul */
+    if ((n == 10 || n == 18) && s[0] == '0' &&
+        (n == 10 ? (s[1] == 'f' || s[1] == 'F') : (s[1] == 'd' || s[1] == 'D'))) {
+        uint64_t u = 0;
+        int i = 2;
+        for (; i < n; i++) {
+            int d = hexval(s[i]);
+            if (d < 0) break;
+            u = u << 4 | (uint64_t)d;
+        }
+        if (i == n) {
+            if (n == 10) {
+                uint32_t u32 = (uint32_t)u;
+                float f;
+                memcpy(&f, &u32, 4);
+                *out = f;
+                *bits = 32;
+            } else {
+                double d;
+                memcpy(&d, &u, 8);
+                *out = d;
+                *bits = 64;
+            }
+            return true;
+        }
+    }
     char buf[80];
     if (n <= 0 || n >= (int)sizeof buf) return false;
     memcpy(buf, s, (size_t)n);
@@ -115,29 +228,87 @@ static bool parse_float_text(const char *s, int n, double *out, int *bits) {
 }
 
 /* ---------------------------------------------------------------- operands */
+/* The common shapes, written into a fixed buffer exactly as
+ * ptx_print_operand (print.c) writes them, without printf: [base],
+ * [base+off], [imm], integers.  Returns the length, or -1 for the rest. */
+static int small_text(const ptx_operand *op, char *buf, int cap) {
+    char num[24];
+    int nn = 0;
+    const char *name = NULL;
+    size_t nl = 0;
+    bool brackets = false, plus = false;
+    int64_t v = 0;
+    if (op->kind == PTX_OP_IMM_INT) {
+        v = op->ival;
+    } else if (op->kind == PTX_OP_ADDR && !op->nelems) {
+        brackets = true;
+        v = op->ival;
+        if (op->addr_has_base) {
+            name = op->name;
+            nl = strlen(name);
+            plus = v != 0;
+        }
+    } else {
+        return -1;
+    }
+    if (!name || plus) {   /* "%" PRId64 */
+        uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+        int k = sizeof num;
+        do { num[--k] = (char)('0' + u % 10); u /= 10; } while (u);
+        if (v < 0) num[--k] = '-';
+        nn = (int)sizeof num - k;
+        memmove(num, num + k, (size_t)nn);
+    }
+    size_t need = nl + (size_t)nn + 3;
+    if (need >= (size_t)cap) return -1;
+    int o = 0;
+    if (brackets) buf[o++] = '[';
+    if (name) { memcpy(buf + o, name, nl); o += (int)nl; }
+    if (plus) buf[o++] = '+';
+    memcpy(buf + o, num, (size_t)nn);
+    o += nn;
+    if (brackets) buf[o++] = ']';
+    return o;
+}
+
 static void operand_text(parser *P, ptx_operand *op) {
     /* registers and plain names print as themselves: share the name */
     if ((op->kind == PTX_OP_REG && !op->neg) || (op->kind == PTX_OP_SYM && !op->ival)) { op->text = op->name; return; }
+    char buf[256];
+    int n = small_text(op, buf, (int)sizeof buf);
+    if (n >= 0) { op->text = pg_arena_strndup(&P->m->arena, buf, (size_t)n); return; }
     P->textbuf.len = 0;
     ptx_print_operand(op, &P->textbuf);
     op->text = pg_arena_strndup(&P->m->arena, P->textbuf.data ? P->textbuf.data : "", P->textbuf.len);
 }
 
+/* Move the operands pushed on P->opstack since `base` into the arena. */
+static ptx_operand *pop_operands(parser *P, int base) {
+    int n = P->opstack.n - base;
+    ptx_operand *v = NULL;
+    if (n) {
+        v = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)n);
+        memcpy(v, P->opstack.v + base, sizeof(ptx_operand) * (size_t)n);
+    }
+    P->opstack.n = base;
+    return v;
+}
+
 static bool parse_operand(parser *P, ptx_operand *op, int depth);
 
 static bool parse_op_list(parser *P, char close, ptx_operand *parent, int depth) {
-    PG_VEC(ptx_operand) v = {0};
+    int base = P->opstack.n;
     token *t = lex_peek(&P->L);
     if (!tok_punct(t, close)) {
         for (;;) {
             ptx_operand e;
-            memset(&e, 0, sizeof e);
-            if (!parse_operand(P, &e, depth + 1)) { pg_vec_free(v); return false; }
-            pg_vec_push(v, e);
-            if (v.n > PTX_MAX_OPERANDS) {
+            e = zero_op;
+            if (!parse_operand(P, &e, depth + 1)) { P->opstack.n = base; return false; }
+            pg_vec_push(P->opstack, e);
+            if (P->opstack.n - base > PTX_MAX_OPERANDS) {
                 pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, e.loc.line, e.loc.col, "more than %d operands", PTX_MAX_OPERANDS);
                 P->nerrors++;
-                pg_vec_free(v);
+                P->opstack.n = base;
                 return false;
             }
             t = lex_peek(&P->L);
@@ -145,13 +316,9 @@ static bool parse_op_list(parser *P, char close, ptx_operand *parent, int depth)
             break;
         }
     }
-    if (!expect_punct(P, close)) { pg_vec_free(v); return false; }
-    parent->nelems = v.n;
-    if (v.n) {
-        parent->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)v.n);
-        memcpy(parent->elems, v.v, sizeof(ptx_operand) * (size_t)v.n);
-    }
-    pg_vec_free(v);
+    if (!expect_punct(P, close)) { P->opstack.n = base; return false; }
+    parent->nelems = P->opstack.n - base;
+    parent->elems = pop_operands(P, base);
     return true;
 }
 
@@ -203,20 +370,17 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
         if (tok_punct(n, ',')) {   /* texture/surface: [tex, coords] */
             lex_next(&P->L);
             ptx_operand tmp;
-            memset(&tmp, 0, sizeof tmp);
-            PG_VEC(ptx_operand) v = {0};
+            int base = P->opstack.n;
             for (;;) {
-                memset(&tmp, 0, sizeof tmp);
-                if (!parse_operand(P, &tmp, depth + 1)) { pg_vec_free(v); return false; }
-                pg_vec_push(v, tmp);
-                if (v.n > PTX_MAX_OPERANDS) { pg_vec_free(v); ERR(P, t, "address list too long"); return false; }
+                tmp = zero_op;
+                if (!parse_operand(P, &tmp, depth + 1)) { P->opstack.n = base; return false; }
+                pg_vec_push(P->opstack, tmp);
+                if (P->opstack.n - base > PTX_MAX_OPERANDS) { P->opstack.n = base; ERR(P, t, "address list too long"); return false; }
                 if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
                 break;
             }
-            op->nelems = v.n;
-            op->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)v.n);
-            memcpy(op->elems, v.v, sizeof(ptx_operand) * (size_t)v.n);
-            pg_vec_free(v);
+            op->nelems = P->opstack.n - base;
+            op->elems = pop_operands(P, base);
             return expect_punct(P, ']');
         }
         if (tok_punct(n, '+') || tok_punct(n, '-')) {
@@ -287,8 +451,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
             op->kind = PTX_OP_SINK;
         } else if (t.s[0] == '%') {
             op->kind = PTX_OP_REG;
-            op->name = tokdup(P, &t);
-            op->sreg = isa_sreg_lookup(t.s, (size_t)t.n);
+            op->name = tokdup_sreg(P, &t, &op->sreg);
         } else {
             op->kind = PTX_OP_SYM;
             op->name = tokdup(P, &t);
@@ -298,7 +461,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
             lex_next(&P->L);
             ptx_operand first = *op;
             ptx_operand second;
-            memset(&second, 0, sizeof second);
+            second = zero_op;
             token s = lex_next(&P->L);
             second.loc.line = s.line;
             second.loc.col = s.col;
@@ -307,7 +470,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
             if (second.kind == PTX_OP_REG) second.name = tokdup(P, &s);
             operand_text(P, &first);
             operand_text(P, &second);
-            memset(op, 0, sizeof *op);
+            *op = zero_op;
             op->kind = PTX_OP_PAIR;
             op->loc = first.loc;
             op->nelems = 2;
@@ -334,20 +497,34 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
 
 /* ------------------------------------------------------------ declarations */
 static bool is_space_dir(const token *t, ptx_space *sp) {
-    static const struct { const char *n; ptx_space s; } tab[] = {
-        {".reg", PTX_SS_REG}, {".sreg", PTX_SS_SREG}, {".const", PTX_SS_CONST}, {".global", PTX_SS_GLOBAL},
-        {".local", PTX_SS_LOCAL}, {".param", PTX_SS_PARAM}, {".shared", PTX_SS_SHARED}, {".tex", PTX_SS_TEX}};
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-        if (tok_is(t, tab[i].n)) { *sp = tab[i].s; return true; }
-    if (t->kind == TK_DIR && t->n > 8 && memcmp(t->s, ".shared::", 9) == 0) { *sp = PTX_SS_SHARED; return true; }
-    if (t->kind == TK_DIR && t->n > 7 && memcmp(t->s, ".param::", 8) == 0) { *sp = PTX_SS_PARAM; return true; }
-    return false;
+    if (t->n < 4 || t->s[0] != '.') return false;
+    ptx_space r = PTX_SS_NONE;
+    switch (t->s[1]) {   /* the second byte picks the candidate */
+    case 'r': if (tok_is(t, ".reg")) r = PTX_SS_REG; break;
+    case 'c': if (tok_is(t, ".const")) r = PTX_SS_CONST; break;
+    case 'g': if (tok_is(t, ".global")) r = PTX_SS_GLOBAL; break;
+    case 'l': if (tok_is(t, ".local")) r = PTX_SS_LOCAL; break;
+    case 't': if (tok_is(t, ".tex")) r = PTX_SS_TEX; break;
+    case 's':
+        if (tok_is(t, ".sreg")) r = PTX_SS_SREG;
+        else if (tok_is(t, ".shared")) r = PTX_SS_SHARED;
+        else if (t->kind == TK_DIR && t->n > 8 && memcmp(t->s, ".shared::", 9) == 0) r = PTX_SS_SHARED;
+        break;
+    case 'p':
+        if (tok_is(t, ".param")) r = PTX_SS_PARAM;
+        else if (t->kind == TK_DIR && t->n > 7 && memcmp(t->s, ".param::", 8) == 0) r = PTX_SS_PARAM;
+        break;
+    }
+    if (r == PTX_SS_NONE) return false;
+    *sp = r;
+    return true;
 }
 
 /* Capture source text from the current position up to (not including) a
  * top-level ',' or ';' or ')' as canonical text (single spaces). */
 static const char *capture_until_(parser *P, const char *stops, bool braces, bool *hit_eof) {
-    pg_buf b = {0};
+    pg_buf b = P->capbuf;   /* scratch, reused */
+    b.len = 0;
     int depth = 0;
     *hit_eof = false;
     for (;;) {
@@ -378,7 +555,7 @@ static const char *capture_until_(parser *P, const char *stops, bool braces, boo
         if (b.len > (size_t)PTX_MAX_FILE_BYTES) break;
     }
     const char *r = pg_arena_strndup(&P->m->arena, b.data ? b.data : "", b.len);
-    pg_buf_free(&b);
+    P->capbuf = b;
     return r;
 }
 
@@ -388,7 +565,11 @@ static const char *capture_init(parser *P, const char *stops, bool *hit_eof) { r
 
 /* Capture the rest of a source line (for .loc/.file, which end at a newline). */
 static const char *capture_line(parser *P, int line) {
-    pg_buf b = {0};
+    /* .loc lines are short: a stack buffer, and P->capbuf past 256 bytes */
+    char small[256];
+    size_t len = 0;
+    bool big = false;
+    pg_buf b = P->capbuf;   /* scratch, reused */
     for (;;) {
         token *t = lex_peek(&P->L);
         if (t->kind == TK_EOF || t->line != line || tok_punct(t, ';') || tok_punct(t, '}') || tok_punct(t, '{')) break;
@@ -399,24 +580,30 @@ static const char *capture_line(parser *P, int line) {
             P->nerrors++;
             continue;
         }
-        bool glue = b.len == 0 || (x.kind == TK_PUNCT && x.punct == ',');
-        if (!glue) pg_buf_putc(&b, ' ');
-        pg_buf_putn(&b, x.s, (size_t)x.n);
+        bool glue = len == 0 || (x.kind == TK_PUNCT && x.punct == ',');
+        size_t add = (glue ? 0 : 1) + (size_t)x.n;
+        if (!big && len + add < sizeof small) {
+            if (!glue) small[len] = ' ';
+            memcpy(small + len + (glue ? 0 : 1), x.s, (size_t)x.n);
+        } else {
+            if (!big) { big = true; b.len = 0; pg_buf_putn(&b, small, len); }
+            if (!glue) pg_buf_putc(&b, ' ');
+            pg_buf_putn(&b, x.s, (size_t)x.n);
+        }
+        len += add;
     }
     if (tok_punct(lex_peek(&P->L), ';')) lex_next(&P->L);
-    const char *r = pg_arena_strndup(&P->m->arena, b.data ? b.data : "", b.len);
-    pg_buf_free(&b);
+    const char *r = big ? pg_arena_strndup(&P->m->arena, b.data, b.len) : pg_arena_strndup(&P->m->arena, small, len);
+    P->capbuf = b;
     return r;
 }
 
 /* Parse qualifiers + type + one or more names.  `first` is the space token
  * already consumed (or a linkage token).  Appends decls to *out.
  * `in_params`: a single name, stops before ',' or ')'. */
-typedef PG_VEC(ptx_decl) decl_vec;
-
 static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec) {
     ptx_decl d;
-    memset(&d, 0, sizeof d);
+    d = zero_decl;
     d.loc.line = first.line;
     d.loc.col = first.col;
     token t = first;
@@ -587,46 +774,69 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
         ERR(P, t, "expected an instruction but found %s", d);
         return false;
     }
-    in->opcode = tokdup(P, &t);
     st->loc.line = t.line;
     st->loc.col = t.col;
-    const char *mods[PTX_MAX_MODS];
+    /* the modifiers follow the opcode with no space: "ld.global.v4.f32" */
+    const char *ms[PTX_MAX_MODS];
+    int mn[PTX_MAX_MODS];
+    int nmods = 0;
     for (;;) {
         token *n = lex_peek(&P->L);
         if (n->kind != TK_DIR || n->space_before) break;
         token x = lex_next(&P->L);
-        if (in->nmods >= PTX_MAX_MODS) {
+        if (nmods >= PTX_MAX_MODS) {
             pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, x.line, x.col, "more than %d modifiers", PTX_MAX_MODS);
             P->nerrors++;
             return false;
         }
-        mods[in->nmods++] = tokdup(P, &x);
+        ms[nmods] = x.s;
+        mn[nmods++] = x.n;
     }
+    /* Known opcodes and modifiers point at the ISA table's own (static,
+     * immutable) strings: no copy, and the validator finds them by pointer.
+     * The whole head is resolved once per module. */
+    const char *head_end = nmods ? ms[nmods - 1] + mn[nmods - 1] : t.s + t.n;
+    intern_ent *he = intern_ent_of(P, t.s, (int)(head_end - t.s));
+    if (!he->head) {
+        int nforms;
+        const isa_form *const *forms = isa_forms_for(t.s, (size_t)t.n, &nforms);
+        insn_head h = {nforms ? forms[0]->opcode : NULL, nmods, P->head_mods.n};
+        if (!h.opcode) h.opcode = tokdup(P, &t);
+        for (int k = 0; k < nmods; k++) {
+            uint16_t id = isa_modifier_id(ms[k], (size_t)mn[k]);
+            head_mod hm = {id ? isa_modifier_text(id) : intern_ent_of(P, ms[k], mn[k])->s, id};
+            pg_vec_push(P->head_mods, hm);
+        }
+        pg_vec_push(P->heads, h);
+        he = intern_ent_of(P, t.s, (int)(head_end - t.s));   /* the table may have grown */
+        he->head = P->heads.n;
+    }
+    const insn_head *h = &P->heads.v[he->head - 1];
+    in->opcode = h->opcode;
+    in->nmods = h->nmods;
     in->mods = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)(in->nmods ? in->nmods : 1));
-    memcpy(in->mods, mods, sizeof(char *) * (size_t)in->nmods);
     in->mod_ids = pg_arena_alloc(&P->m->arena, sizeof(uint16_t) * (size_t)(in->nmods ? in->nmods : 1));
-    for (int k = 0; k < in->nmods; k++) in->mod_ids[k] = isa_modifier_id(mods[k], strlen(mods[k]));
-    PG_VEC(ptx_operand) ops = {0};
+    for (int k = 0; k < in->nmods; k++) {
+        in->mods[k] = P->head_mods.v[h->first + k].text;
+        in->mod_ids[k] = P->head_mods.v[h->first + k].id;
+    }
+    int base = P->opstack.n;
     token *n = lex_peek(&P->L);
     if (!tok_punct(n, ';')) {
         for (;;) {
             ptx_operand op;
-            memset(&op, 0, sizeof op);
-            if (!parse_operand(P, &op, 0)) { pg_vec_free(ops); return false; }
-            pg_vec_push(ops, op);
-            if (ops.n > PTX_MAX_OPERANDS) { ERR(P, first, "too many operands"); pg_vec_free(ops); return false; }
+            op = zero_op;
+            if (!parse_operand(P, &op, 0)) { P->opstack.n = base; return false; }
+            pg_vec_push(P->opstack, op);
+            if (P->opstack.n - base > PTX_MAX_OPERANDS) { ERR(P, first, "too many operands"); P->opstack.n = base; return false; }
             n = lex_peek(&P->L);
             if (tok_punct(n, ',')) { lex_next(&P->L); continue; }
             break;
         }
     }
-    if (!expect_punct(P, ';')) { pg_vec_free(ops); return false; }
-    in->nops = ops.n;
-    if (ops.n) {
-        in->ops = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)ops.n);
-        memcpy(in->ops, ops.v, sizeof(ptx_operand) * (size_t)ops.n);
-    }
-    pg_vec_free(ops);
+    if (!expect_punct(P, ';')) { P->opstack.n = base; return false; }
+    in->nops = P->opstack.n - base;
+    in->ops = pop_operands(P, base);
     return true;
 }
 
@@ -666,7 +876,10 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
 }
 
 static void parse_body(parser *P, ptx_func *f) {
-    PG_VEC(ptx_stmt) body = {0};
+    /* each statement is parsed in place, in the next free slot of P->body;
+     * PUSH keeps it */
+#define PUSH() (P->body.n++)
+    P->body.n = 0;
     int depth = 1;
     for (;;) {
         token t = lex_next(&P->L);
@@ -674,17 +887,18 @@ static void parse_body(parser *P, ptx_func *f) {
             ERR(P, t, "missing '}' at end of function '%s'", f->name);
             break;
         }
-        ptx_stmt st;
-        memset(&st, 0, sizeof st);
-        st.loc.line = t.line;
-        st.loc.col = t.col;
-        st.depth = depth;
+        if (P->body.n >= P->body.cap) P->body.v = pg_vec_grow_(P->body.v, &P->body.cap, sizeof(ptx_stmt), P->body.n + 1);
+        ptx_stmt *st = &P->body.v[P->body.n];
+        *st = zero_stmt;
+        st->loc.line = t.line;
+        st->loc.col = t.col;
+        st->depth = depth;
         if (tok_punct(&t, '}')) {
             depth--;
-            if (depth == 0) { f->end_loc = st.loc; break; }
-            st.kind = PTX_ST_BLOCK_END;
-            st.depth = depth;
-            pg_vec_push(body, st);
+            if (depth == 0) { f->end_loc = st->loc; break; }
+            st->kind = PTX_ST_BLOCK_END;
+            st->depth = depth;
+            PUSH();
             continue;
         }
         if (tok_punct(&t, '{')) {
@@ -701,9 +915,9 @@ static void parse_body(parser *P, ptx_func *f) {
                 }
                 continue;
             }
-            st.kind = PTX_ST_BLOCK_BEGIN;
+            st->kind = PTX_ST_BLOCK_BEGIN;
             depth++;
-            pg_vec_push(body, st);
+            PUSH();
             continue;
         }
         if (tok_punct(&t, ';')) continue;   /* empty statement */
@@ -713,45 +927,45 @@ static void parse_body(parser *P, ptx_func *f) {
             token *n = lex_peek(&P->L);
             if (n->kind == TK_DIR && (tok_is(n, ".branchtargets") || tok_is(n, ".calltargets") || tok_is(n, ".callprototype"))) {
                 token d = lex_next(&P->L);
-                if (parse_body_directive(P, d, label, &st)) pg_vec_push(body, st);
+                if (parse_body_directive(P, d, label, st)) PUSH();
                 else recover(P);
                 continue;
             }
-            st.kind = PTX_ST_LABEL;
-            st.u.label = label;
-            pg_vec_push(body, st);
+            st->kind = PTX_ST_LABEL;
+            st->u.label = label;
+            PUSH();
             continue;
         }
         if (t.kind == TK_DIR) {
             ptx_space sp;
             if (is_space_dir(&t, &sp) || tok_is(&t, ".extern") || tok_is(&t, ".visible") || tok_is(&t, ".weak")) {
-                decl_vec decls = {0};
-                if (parse_decl(P, t, false, &decls)) {
-                    for (int i = 0; i < decls.n; i++) {
-                        ptx_stmt s2 = st;
+                P->decls.n = 0;
+                if (parse_decl(P, t, false, &P->decls)) {
+                    ptx_stmt tmpl = *st;   /* st moves if body grows */
+                    for (int i = 0; i < P->decls.n; i++) {
+                        ptx_stmt s2 = tmpl;
                         s2.kind = PTX_ST_DECL;
-                        s2.u.decl = decls.v[i];
-                        pg_vec_push(body, s2);
+                        s2.u.decl = P->decls.v[i];
+                        pg_vec_push(P->body, s2);
                     }
                 } else {
                     recover(P);
                 }
-                pg_vec_free(decls);
                 continue;
             }
-            if (parse_body_directive(P, t, NULL, &st)) pg_vec_push(body, st);
+            if (parse_body_directive(P, t, NULL, st)) PUSH();
             else recover(P);
             continue;
         }
-        if (parse_insn(P, t, &st)) pg_vec_push(body, st);
+        if (parse_insn(P, t, st)) PUSH();
         else recover(P);
     }
-    f->nbody = body.n;
-    if (body.n) {
-        f->body = pg_arena_alloc(&P->m->arena, sizeof(ptx_stmt) * (size_t)body.n);
-        memcpy(f->body, body.v, sizeof(ptx_stmt) * (size_t)body.n);
+    f->nbody = P->body.n;
+    if (P->body.n) {
+        f->body = pg_arena_alloc(&P->m->arena, sizeof(ptx_stmt) * (size_t)P->body.n);
+        memcpy(f->body, P->body.v, sizeof(ptx_stmt) * (size_t)P->body.n);
     }
-    pg_vec_free(body);
+#undef PUSH
 }
 
 static bool parse_param_list(parser *P, ptx_decl **out, int *n) {
@@ -890,23 +1104,40 @@ static bool parse_section(parser *P, token kw) {
     token open = lex_next(&P->L);
     if (!tok_punct(&open, '{')) { ERR(P, open, "expected '{' after .section %.*s", name.n, name.s); return false; }
     lexer *L = &P->L;   /* no token is peeked here: lex_next above consumed '{' */
-    const char *start = L->p;
+    /* bytes that need a look: everything else only advances the column */
+    static const unsigned char special[256] = {['"'] = 1, ['\\'] = 1, ['/'] = 1, ['{'] = 1, ['}'] = 1, ['\n'] = 1};
+    const char *p = L->p, *end = L->end;
+    const char *start = p;
+    int line = L->line, col = L->col;
     int depth = 1;
     bool in_str = false;
-    while (L->p < L->end) {
-        char c = *L->p;
+    while (p < end) {
+        if (!in_str) {
+            const char *q = p;
+            while (q < end && !special[(unsigned char)*q]) q++;
+            col += (int)(q - p);
+            p = q;
+            if (p >= end) break;
+        }
+        char c = *p;
         if (in_str) {
-            if (c == '\\' && L->p + 1 < L->end) { L->p++; L->col++; }
+            if (c == '\\' && p + 1 < end) { p++; col++; }   /* the escaped byte is never a line break */
             else if (c == '"') in_str = false;
         } else if (c == '"') in_str = true;
-        else if (c == '/' && L->p + 1 < L->end && L->p[1] == '/') {
-            while (L->p < L->end && *L->p != '\n') { L->p++; L->col++; }
+        else if (c == '/' && p + 1 < end && p[1] == '/') {
+            const char *q = memchr(p, '\n', (size_t)(end - p));
+            if (!q) q = end;
+            col += (int)(q - p);
+            p = q;
             continue;
         } else if (c == '{') depth++;
         else if (c == '}' && --depth == 0) break;
-        if (c == '\n') { L->line++; L->col = 1; } else L->col++;
-        L->p++;
+        if (c == '\n') { line++; col = 1; } else col++;
+        p++;
     }
+    L->p = p;
+    L->line = line;
+    L->col = col;
     if (L->p >= L->end) { ERR(P, kw, "unterminated .section"); return false; }
     const char *stop = L->p;
     L->p++;
@@ -914,19 +1145,20 @@ static bool parse_section(parser *P, token kw) {
     /* trim surrounding blank space so printing and re-parsing is stable */
     while (start < stop && (*start == ' ' || *start == '\t' || *start == '\n' || *start == '\r')) start++;
     while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\n' || stop[-1] == '\r')) stop--;
-    pg_buf b = {0};
-    pg_buf_putn(&b, name.s, (size_t)name.n);
-    pg_buf_puts(&b, " {\n");
-    pg_buf_putn(&b, start, (size_t)(stop - start));
-    pg_buf_puts(&b, "\n}");
+    /* "NAME {\nBODY\n}" */
+    size_t bl = (size_t)(stop - start), tl = (size_t)name.n + 3 + bl + 2;
+    char *text = pg_arena_alloc(&P->m->arena, tl + 1);
+    memcpy(text, name.s, (size_t)name.n);
+    memcpy(text + name.n, " {\n", 3);
+    memcpy(text + name.n + 3, start, bl);
+    memcpy(text + name.n + 3 + bl, "\n}", 2);
     ptx_top top;
     memset(&top, 0, sizeof top);
     top.kind = PTX_TOP_DIRECTIVE;
     top.loc.line = kw.line;
     top.loc.col = kw.col;
     top.u.dir.name = tokdup(P, &kw);
-    top.u.dir.text = pg_arena_strndup(&P->m->arena, b.data, b.len);
-    pg_buf_free(&b);
+    top.u.dir.text = text;
     pg_vec_push(P->tops, top);
     return true;
 }
@@ -1084,8 +1316,25 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
         P.nerrors++;
         P.L.end = nul;
     }
+    /* size the scratch tables from the input: about one name per 16 bytes
+     * and one statement per 32 */
+    P.names_cap0 = 256;
+    while ((size_t)P.names_cap0 < len / 16 && P.names_cap0 < (1 << 20)) P.names_cap0 *= 2;
+    {
+        int cap = (int)(len / 32) + 16;
+        if (cap > 4096) cap = 4096;
+        P.body.v = pg_vec_grow_(NULL, &P.body.cap, sizeof(ptx_stmt), cap);
+    }
     parse_top(&P);
     pg_buf_free(&P.textbuf);
+    pg_buf_free(&P.capbuf);
+    pg_vec_free(P.opstack);
+    free(P.names);
+    pg_vec_free(P.name_ents);
+    pg_vec_free(P.body);
+    pg_vec_free(P.heads);
+    pg_vec_free(P.head_mods);
+    pg_vec_free(P.decls);
     m->ntops = P.tops.n;
     m->tops = P.tops.v;   /* malloc'd; freed in ptx_module_free */
     m->nfuncs = P.funcs.n;

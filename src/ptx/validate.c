@@ -3,6 +3,7 @@
  * Resolves every instruction to its isa_form (stored in the instruction) and
  * reports problems with stable codes.  The rules are written to accept
  * everything ptxas accepts (no false positives) and to catch what it rejects. */
+#include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
 #include <stdio.h>
@@ -20,30 +21,46 @@ typedef struct {
     int depth;               /* scope depth (0 = module) */
     bool is_proto;           /* label of a .callprototype */
     bool is_table;           /* label of .branchtargets/.calltargets */
+    uint32_t hash;           /* of name (set by st_add) */
 } sym;
 
 /* Open-addressing hash map name -> latest sym index.  Each sym remembers the
  * index it shadowed, so popping a scope restores outer names in O(popped). */
 typedef struct { const char *name; int idx; uint32_t hash; } slot;
+/* name pointer -> hash memo, shared by the tables of one validation: names
+ * are interned, and nvcc's parameter names are 40-100 bytes long */
+enum { HMEMO = 256 };
+typedef struct { const char *name; uint32_t hash; } hmemo_ent;
 typedef struct {
     PG_VEC(sym) syms;
     PG_VEC(int) shadowed;     /* per sym: the index it hid, or -1 */
     slot *slots; int cap, used;
+    uint32_t gen;             /* bumped on every change (keys the register cache) */
+    hmemo_ent *memo;          /* HMEMO entries, or NULL */
 } symtab;
 
-static uint32_t hash_str(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
+static uint32_t hash_str(const symtab *t, const char *s) {
+    if (!t->memo) return ptx_name_hash(s, strlen(s));
+    uintptr_t p = (uintptr_t)s;
+    hmemo_ent *e = &t->memo[((p >> 4) ^ (p >> 12)) & (HMEMO - 1)];
+    if (e->name != s) {
+        e->name = s;
+        e->hash = ptx_name_hash(s, strlen(s));
+    }
+    return e->hash;
 }
 
-static slot *st_slot(const symtab *t, const char *name) {
-    uint32_t full = hash_str(name), h = full & (uint32_t)(t->cap - 1);
-    while (t->slots[h].name && (t->slots[h].hash != full || strcmp(t->slots[h].name, name) != 0))
+static slot *st_slot_h(const symtab *t, const char *name, uint32_t full) {
+    uint32_t h = full & (uint32_t)(t->cap - 1);
+    /* the parser interns names, so a hit is usually the same pointer */
+    while (t->slots[h].name && t->slots[h].name != name &&
+           (t->slots[h].hash != full || strcmp(t->slots[h].name, name) != 0))
         h = (h + 1) & (uint32_t)(t->cap - 1);
     t->slots[h].hash = full;   /* harmless on a hit; sets the hash of a fresh slot */
     return &t->slots[h];
 }
+
+static slot *st_slot(const symtab *t, const char *name) { return st_slot_h(t, name, hash_str(t, name)); }
 
 static void st_grow(symtab *t) {
     slot *old = t->slots;
@@ -53,7 +70,7 @@ static void st_grow(symtab *t) {
     t->used = 0;
     for (int i = 0; i < oldcap; i++)
         if (old[i].name && old[i].idx >= 0) {
-            *st_slot(t, old[i].name) = old[i];
+            *st_slot_h(t, old[i].name, old[i].hash) = old[i];
             t->used++;
         }
     free(old);
@@ -65,19 +82,29 @@ static const sym *st_find(const symtab *t, const char *name) {
     return sl->name && sl->idx >= 0 ? &t->syms.v[sl->idx] : NULL;
 }
 
+/* The same for a name in a temporary buffer (never memoized by pointer). */
+static const sym *st_find_tmp(const symtab *t, const char *name) {
+    if (!t->cap) return NULL;
+    const slot *sl = st_slot_h(t, name, ptx_name_hash(name, strlen(name)));
+    return sl->name && sl->idx >= 0 ? &t->syms.v[sl->idx] : NULL;
+}
+
 static void st_add(symtab *t, sym s) {
+    t->gen++;
     if ((t->used + 1) * 2 >= t->cap) st_grow(t);
+    s.hash = hash_str(t, s.name);
     pg_vec_push(t->syms, s);
-    slot *sl = st_slot(t, s.name);
+    slot *sl = st_slot_h(t, s.name, s.hash);
     if (!sl->name) { sl->name = s.name; sl->idx = -1; t->used++; }
     pg_vec_push(t->shadowed, sl->idx);
     sl->idx = t->syms.n - 1;
 }
 
 static void st_truncate(symtab *t, int n) {
+    if (t->syms.n > n) t->gen++;
     while (t->syms.n > n) {
         int i = t->syms.n - 1;
-        slot *sl = st_slot(t, t->syms.v[i].name);
+        slot *sl = st_slot_h(t, t->syms.v[i].name, t->syms.v[i].hash);
         sl->idx = t->shadowed.v[i];
         t->syms.n--;
         t->shadowed.n--;
@@ -92,6 +119,25 @@ static void st_free(symtab *t) {
     t->cap = t->used = 0;
 }
 
+/* Register resolution cache: name pointer -> result, valid while the symbol
+ * table generation is unchanged.  Names are interned by the parser, so every
+ * "%r12" of a function hits one entry. */
+enum { REG_OK, REG_RANGE, REG_UNDECL };
+enum { RCACHE = 512 };
+typedef struct { const char *name; uint32_t gen; uint8_t st; const ptx_decl *decl; } rcache_ent;
+
+/* Modifier matching cache: (forms of an opcode, modifier ids) -> the forms
+ * whose modifiers fit, in table order, with their bindings.  Modifier
+ * matching depends on nothing else, and a module repeats a few hundred
+ * combinations thousands of times. */
+typedef struct { int form; isa_match mt; } mod_fit;
+typedef struct {
+    const isa_form *const *forms;   /* NULL = empty slot */
+    int nmods;
+    uint16_t ids[ISA_MAX_MODSLOTS];
+    int first, count;               /* range of vctx.fits */
+} fit_key;
+
 typedef struct {
     ptx_module *m;
     pg_diag_sink *diag;
@@ -100,6 +146,16 @@ typedef struct {
     const ptx_func *func;
     int depth;
     bool bad;
+    /* Set while probing a form (report == false) when the reporting pass
+     * over the same form would emit something; a clean probe lets
+     * check_insn skip that pass. */
+    bool noted;
+    rcache_ent *rcache;       /* RCACHE entries, allocated on first use */
+    /* base names of %r<N> declarations ("%rd"), packed into 8 bytes:
+     * direct-mapped, valid while tab.gen is unchanged */
+    struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
+    fit_key *fkeys; int fcap, fused;
+    PG_VEC(mod_fit) fits;
 } vctx;
 
 #define VERR(V, id, loc, ...) do { pg_diag_emit((V)->diag, id, (V)->m->filename, (loc).line, (loc).col, __VA_ARGS__); \
@@ -117,38 +173,89 @@ static bool split_reg(const char *name, size_t *baselen, long *idx) {
     return true;
 }
 
-/* Look a register up: exact name, or a parameterized %r<N> declaration. */
-static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
-    /* most names are %r12-style members of a %r<N> declaration: try that first */
-    size_t bl0;
-    long idx0;
-    if (split_reg(name, &bl0, &idx0) && bl0 < 64) {
-        char base[64];
-        memcpy(base, name, bl0);
-        base[bl0] = 0;
-        const sym *b = st_find(&V->tab, base);
-        if (b && b->kind == SYM_REG && b->decl->count > idx0) return b->decl;
+/* The symbol named by the first bl bytes of name (a register base). */
+static const sym *find_base(vctx *V, const char *name, size_t bl) {
+    if (bl <= 8) {
+        uint64_t key = 0;
+        for (size_t k = 0; k < bl; k++) key |= (uint64_t)(unsigned char)name[k] << (8 * k);
+        unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 60);
+        if (V->bcache[h].gen == V->tab.gen + 1 && V->bcache[h].key == key && V->bcache[h].bl == (int)bl)
+            return V->bcache[h].s;
+        char base[9];
+        memcpy(base, name, bl);
+        base[bl] = 0;
+        const sym *s = st_find_tmp(&V->tab, base);
+        V->bcache[h].key = key;
+        V->bcache[h].bl = (int)bl;
+        V->bcache[h].gen = V->tab.gen + 1;   /* +1: a zeroed entry is never valid */
+        V->bcache[h].s = s;
+        return s;
     }
-    const sym *s = st_find(&V->tab, name);
-    if (s && s->kind == SYM_REG) return s->decl;
+    char base[256];
+    if (bl >= sizeof base) return NULL;
+    memcpy(base, name, bl);
+    base[bl] = 0;
+    return st_find_tmp(&V->tab, base);
+}
+
+/* Resolve a register name without reporting: REG_OK (decl), REG_RANGE (the
+ * %r<N> declaration it is outside of) or REG_UNDECL. */
+static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
     size_t bl;
     long idx;
-    if (split_reg(name, &bl, &idx)) {
-        char base[256];
-        if (bl < sizeof base) {
-            memcpy(base, name, bl);
-            base[bl] = 0;
-            const sym *b = st_find(&V->tab, base);
-            if (b && b->kind == SYM_REG && b->decl->count > 0) {
-                if (idx < b->decl->count) return b->decl;
-                if (report)
-                    VERR(V, PG_E_REG_RANGE, loc, "register %s is outside its declaration %s<%d> (valid: %s0..%s%d)",
-                         name, base, b->decl->count, base, base, b->decl->count - 1);
-                return report ? NULL : b->decl;
-            }
+    bool split = split_reg(name, &bl, &idx);
+    *out = NULL;
+    /* most names are %r12-style members of a %r<N> declaration: try that first */
+    if (split && bl < 64) {
+        const sym *b = find_base(V, name, bl);
+        if (b && b->kind == SYM_REG && b->decl->count > idx) { *out = b->decl; return REG_OK; }
+    }
+    const sym *s = st_find(&V->tab, name);
+    if (s && s->kind == SYM_REG) { *out = s->decl; return REG_OK; }
+    if (split && bl < 256) {
+        const sym *b = find_base(V, name, bl);
+        if (b && b->kind == SYM_REG && b->decl->count > 0) {
+            *out = b->decl;
+            return idx < b->decl->count ? REG_OK : REG_RANGE;
         }
     }
-    if (report) VERR(V, PG_E_UNDECL_REG, loc, "register %s is not declared", name);
+    return REG_UNDECL;
+}
+
+static int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
+    if (!V->rcache) {
+        V->rcache = calloc(RCACHE, sizeof *V->rcache);
+        if (!V->rcache) return resolve_reg(V, name, out);
+    }
+    uintptr_t p = (uintptr_t)name;
+    rcache_ent *e = &V->rcache[((p >> 4) ^ (p >> 14)) & (RCACHE - 1)];
+    if (e->name != name || e->gen != V->tab.gen) {
+        e->name = name;
+        e->gen = V->tab.gen;
+        e->st = (uint8_t)resolve_reg(V, name, &e->decl);
+    }
+    *out = e->decl;
+    return e->st;
+}
+
+/* Look a register up: exact name, or a parameterized %r<N> declaration. */
+static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
+    const ptx_decl *d;
+    int st = resolve_reg_cached(V, name, &d);
+    if (st == REG_OK) return d;
+    if (!report) {
+        V->noted = true;   /* the reporting pass would say something */
+        return st == REG_RANGE ? d : NULL;
+    }
+    if (st == REG_RANGE) {
+        size_t bl;
+        long idx;
+        split_reg(name, &bl, &idx);
+        VERR(V, PG_E_REG_RANGE, loc, "register %s is outside its declaration %.*s<%d> (valid: %.*s0..%.*s%d)",
+             name, (int)bl, name, d->count, (int)bl, name, (int)bl, name, d->count - 1);
+        return NULL;
+    }
+    VERR(V, PG_E_UNDECL_REG, loc, "register %s is not declared", name);
     return NULL;
 }
 
@@ -221,8 +328,10 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
                  op->name, opi + 1, c->in->opcode);
             return false;
         }
-        if (c->V->m->sm && sr->sm_min > c->V->m->sm)
+        if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
+            if (!c->report) c->V->noted = true;
             OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
+        }
         return true;
     }
     const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
@@ -296,7 +405,10 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
     if (!op->addr_has_base) return true;
     if (op->nelems) {   /* texture/surface tuple: [tex, {coords}] */
         const sym *s = st_find(&c->V->tab, op->name);
-        if (op->name[0] != '%' && !s) OERR(c, PG_E_UNDEF_SYMBOL, op->loc, "'%s' is not declared", op->name);
+        if (op->name[0] != '%' && !s) {
+            if (!c->report) c->V->noted = true;
+            OERR(c, PG_E_UNDEF_SYMBOL, op->loc, "'%s' is not declared", op->name);
+        }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
             if (e->kind == PTX_OP_REG && !e->sreg) find_reg(c->V, e->name, e->loc, c->report);
@@ -320,8 +432,10 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                  op->name, ti->name);
             return false;
         }
-        if (c->report && ti->bits == 32 && c->V->m->address_size == 64 &&
-            !c->space_unknown && (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL))
+        bool generic32 = ti->bits == 32 && c->V->m->address_size == 64 && !c->space_unknown &&
+                         (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL);
+        if (generic32 && !c->report) c->V->noted = true;
+        if (generic32 && c->report)
             VERR(c->V, PG_W_ADDR32, op->loc, "32-bit register %s used as a %s address under .address_size 64",
                  op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
         return true;
@@ -350,6 +464,7 @@ static int arity_of(const opctx *c, const isa_opslot *s) {
 static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
     if (s->kinds & ISA_OK_ANY) {
         /* still catch undeclared registers */
+        if (!c->report && (op->kind == PTX_OP_REG || op->kind == PTX_OP_VEC)) c->V->noted = true;
         if (op->kind == PTX_OP_REG && !op->sreg && c->report) find_reg(c->V, op->name, op->loc, true);
         if (op->kind == PTX_OP_VEC && c->report)
             for (int i = 0; i < op->nelems; i++)
@@ -478,8 +593,10 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
 }
 
 static bool is_space_mod(const char *m, const char *sp) {
-    size_t n = strlen(sp);
-    return !strncmp(m, sp, n) && (m[n] == 0 || (m[n] == ':' && m[n + 1] == ':'));
+    size_t n = 0;
+    while (sp[n] && m[n] == sp[n]) n++;   /* strncmp, inline: these are short */
+    if (sp[n]) return false;
+    return m[n] == 0 || (m[n] == ':' && m[n + 1] == ':');
 }
 
 static ptx_space space_of_mod(const char *m) {
@@ -494,18 +611,23 @@ static ptx_space space_of_mod(const char *m) {
 
 /* The state space an address operand refers to.  Copies name two spaces
  * (cp.async.bulk.global.shared::cta [dst], [src]): the n-th space modifier
- * goes with the n-th operand; later operands (an mbarrier) are unknown. */
-static ptx_space space_of(const ptx_insn *in, int opi, bool *unknown) {
-    ptx_space sp[4];
-    int n = 0;
-    *unknown = false;
-    for (int i = 0; i < in->nmods && n < 4; i++) {
+ * goes with the n-th operand; later operands (an mbarrier) are unknown.
+ * The space modifiers are collected once per instruction. */
+typedef struct { ptx_space sp[4]; int n; } insn_spaces;
+
+static void spaces_of(const ptx_insn *in, insn_spaces *s) {
+    s->n = 0;
+    for (int i = 0; i < in->nmods && s->n < 4; i++) {
         ptx_space x = space_of_mod(in->mods[i]);
-        if (x != PTX_SS_NONE) sp[n++] = x;
+        if (x != PTX_SS_NONE) s->sp[s->n++] = x;
     }
-    if (n == 0) return PTX_SS_NONE;
-    if (n == 1) return sp[0];
-    if (opi < n) return sp[opi];
+}
+
+static ptx_space space_of(const insn_spaces *s, int opi, bool *unknown) {
+    *unknown = false;
+    if (s->n == 0) return PTX_SS_NONE;
+    if (s->n == 1) return s->sp[0];
+    if (opi < s->n) return s->sp[opi];
     *unknown = true;
     return PTX_SS_NONE;
 }
@@ -513,6 +635,7 @@ static ptx_space space_of(const ptx_insn *in, int opi, bool *unknown) {
 /* Operands of `call`: [(rets),] target, [(args)] [, proto/table] */
 static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     int i = 0;
+    if (!report) V->noted = true;   /* calls always get the reporting pass */
     if (i < in->nops && in->ops[i].kind == PTX_OP_LIST) i++;
     if (i >= in->nops) {
         if (report) VERR(V, PG_E_OPERAND_COUNT, loc, "call needs a target function");
@@ -574,7 +697,8 @@ static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     return true;
 }
 
-static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_match *mt, ptx_loc loc, bool report) {
+static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_match *mt, const insn_spaces *sps,
+                           ptx_loc loc, bool report) {
     if (f->call_syntax) return check_call(V, in, loc, report);
     if (in->nops < f->nops_min || in->nops > f->nops) {
         if (report) {
@@ -588,7 +712,7 @@ static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_m
     opctx c = {V, in, f, mt, report, PTX_SS_NONE, false};
     bool ok = true;
     for (int i = 0; i < in->nops; i++) {
-        c.space = space_of(in, i, &c.space_unknown);
+        c.space = space_of(sps, i, &c.space_unknown);
         ok = check_operand(&c, &in->ops[i], &f->ops[i], i) && ok;
         if (!ok && !report) return false;
     }
@@ -613,6 +737,59 @@ static void resolve_plain_regs(vctx *V, ptx_operand *op) {
     }
 }
 
+static uint32_t fit_hash(const isa_form *const *forms, const uint16_t *ids, int nmods) {
+    uint64_t h = (uint64_t)(uintptr_t)forms * 0x9E3779B97F4A7C15ull ^ (uint64_t)nmods;
+    for (int k = 0; k < nmods; k++) h = (h ^ ids[k]) * 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return (uint32_t)h;
+}
+
+static fit_key *fit_slot(fit_key *keys, int cap, const isa_form *const *forms, const uint16_t *ids, int nmods) {
+    uint32_t mask = (uint32_t)cap - 1;
+    for (uint32_t h = fit_hash(forms, ids, nmods) & mask;; h = (h + 1) & mask) {
+        fit_key *k = &keys[h];
+        if (!k->forms) return k;
+        if (k->forms == forms && k->nmods == nmods && !memcmp(k->ids, ids, sizeof(uint16_t) * (size_t)nmods)) return k;
+    }
+}
+
+/* The forms of `forms[0..nf)` whose modifier slots accept `ids`, in table
+ * order (*n of them, in V->fits from *first).  false: out of memory or too
+ * many modifiers to cache; the caller matches directly. */
+static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16_t *ids, int nmods, int *first, int *n) {
+    if (nmods > ISA_MAX_MODSLOTS) return false;
+    if ((V->fused + 1) * 2 > V->fcap) {
+        int cap = V->fcap ? V->fcap * 2 : 64;
+        fit_key *keys = calloc((size_t)cap, sizeof *keys);
+        if (!keys) return false;
+        for (int i = 0; i < V->fcap; i++)
+            if (V->fkeys[i].forms) *fit_slot(keys, cap, V->fkeys[i].forms, V->fkeys[i].ids, V->fkeys[i].nmods) = V->fkeys[i];
+        free(V->fkeys);
+        V->fkeys = keys;
+        V->fcap = cap;
+    }
+    fit_key *k = fit_slot(V->fkeys, V->fcap, forms, ids, nmods);
+    if (!k->forms) {
+        k->forms = forms;
+        k->nmods = nmods;
+        memcpy(k->ids, ids, sizeof(uint16_t) * (size_t)nmods);
+        k->first = V->fits.n;
+        for (int i = 0; i < nf; i++) {
+            mod_fit mf;
+            if (!isa_match_form_ids(forms[i], ids, nmods, &mf.mt)) continue;
+            mf.form = i;
+            pg_vec_push(V->fits, mf);
+        }
+        k->count = V->fits.n - k->first;
+        V->fused++;
+    }
+    *first = k->first;
+    *n = k->count;
+    return true;
+}
+
 static void check_insn(vctx *V, ptx_stmt *st) {
     ptx_insn *in = &st->u.insn;
     in->form = NULL;
@@ -628,16 +805,37 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         VERR(V, PG_E_UNKNOWN_OPCODE, st->loc, "unknown instruction '%s'", in->opcode);
         return;
     }
+    insn_spaces sps;
+    spaces_of(in, &sps);
     const isa_form *first_mod_match = NULL;
     isa_match first_mt;
-    for (int i = 0; i < nf; i++) {
-        isa_match mt;
-        if (!isa_match_form_ids(forms[i], in->mod_ids, in->nmods, &mt)) continue;
-        if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
-        if (operands_match(V, in, forms[i], &mt, st->loc, false)) {
-            in->form = forms[i];
-            in->match = mt;
-            break;
+    bool noted = false;   /* the matched form's probe saw something to report */
+    int fit0, nfit;
+    if (mod_fits(V, forms, nf, in->mod_ids, in->nmods, &fit0, &nfit)) {
+        for (int j = 0; j < nfit; j++) {
+            const mod_fit *mf = &V->fits.v[fit0 + j];
+            const isa_form *f = forms[mf->form];
+            if (!first_mod_match) { first_mod_match = f; first_mt = mf->mt; }
+            V->noted = false;
+            if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
+                in->form = f;
+                in->match = mf->mt;
+                noted = V->noted;
+                break;
+            }
+        }
+    } else {
+        for (int i = 0; i < nf; i++) {
+            isa_match mt;
+            if (!isa_match_form_ids(forms[i], in->mod_ids, in->nmods, &mt)) continue;
+            if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
+            V->noted = false;
+            if (operands_match(V, in, forms[i], &mt, &sps, st->loc, false)) {
+                in->form = forms[i];
+                in->match = mt;
+                noted = V->noted;
+                break;
+            }
         }
     }
     if (!in->form) {
@@ -645,7 +843,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             /* report the operand problems of the first form whose modifiers fit */
             int before = V->diag ? V->diag->nerrors : 0;
             bool was_bad = V->bad;
-            operands_match(V, in, first_mod_match, &first_mt, st->loc, true);
+            operands_match(V, in, first_mod_match, &first_mt, &sps, st->loc, true);
             if (V->diag && V->diag->nerrors == before && !(V->bad && !was_bad)) {
                 VERR(V, PG_E_OPERAND_KIND, st->loc, "operands do not fit any form of '%s'", in->opcode);
             }
@@ -666,8 +864,9 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         pg_buf_free(&b);
         return;
     }
-    /* Report undeclared registers etc. that probing ignored */
-    operands_match(V, in, in->form, &in->match, st->loc, true);
+    /* Report undeclared registers etc. that probing ignored.  A probe that
+     * noted nothing proves this pass would be silent. */
+    if (noted) operands_match(V, in, in->form, &in->match, &sps, st->loc, true);
     const isa_form *f = in->form;
     ptx_module *m = V->m;
     if (m->ptx_version && f->ptx_min > m->ptx_version)
@@ -707,7 +906,7 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
             !(d->name[0] >= 'A' && d->name[0] <= 'Z'))
             VERR(V, PG_E_BAD_DECL, d->loc, "bad register name %s", d->name);
     }
-    sym s = {d->name, kind, d, NULL, depth, false, false};
+    sym s = {d->name, kind, d, NULL, depth, false, false, 0};
     st_add(&V->tab, s);
 }
 
@@ -728,7 +927,7 @@ static void check_func(vctx *V, ptx_func *f) {
             VERR(V, PG_E_DUP_LABEL, s->loc, "label %s is defined twice in '%s'", l, f->name);
             continue;
         }
-        sym ls = {l, SYM_LABEL, NULL, NULL, 1, false, false};
+        sym ls = {l, SYM_LABEL, NULL, NULL, 1, false, false, 0};
         if (s->kind == PTX_ST_DIRECTIVE) {
             ls.is_proto = strcmp(s->u.dir.name, ".callprototype") == 0;
             ls.is_table = !ls.is_proto;
@@ -755,11 +954,11 @@ static void check_func(vctx *V, ptx_func *f) {
             check_insn(V, s);
             break;
         case PTX_ST_DIRECTIVE:
-            if (!strcmp(s->u.dir.name, ".branchtargets"))
+            if (s->u.dir.name[1] == 'b' && !strcmp(s->u.dir.name, ".branchtargets"))   /* most are .loc */
                 for (int k = 0; k < s->u.dir.nargs; k++)
                     if (!st_find(&V->labels, s->u.dir.args[k]))
                         VERR(V, PG_E_UNDEF_LABEL, s->loc, "label %s in .branchtargets is not defined", s->u.dir.args[k]);
-            if (!strcmp(s->u.dir.name, ".calltargets"))
+            if (s->u.dir.name[1] == 'c' && !strcmp(s->u.dir.name, ".calltargets"))
                 for (int k = 0; k < s->u.dir.nargs; k++) {
                     const sym *t = st_find(&V->tab, s->u.dir.args[k]);
                     if (!t || t->kind != SYM_FUNC)
@@ -783,6 +982,9 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     isa_init(NULL);
     vctx V;
     memset(&V, 0, sizeof V);
+    hmemo_ent memo[HMEMO];
+    memset(memo, 0, sizeof memo);
+    V.tab.memo = V.labels.memo = memo;
     V.m = m;
     V.diag = diag;
     if (!m->ptx_version) VERR(&V, PG_E_NO_VERSION, ((ptx_loc){1, 1}), "missing .version directive");
@@ -819,12 +1021,15 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
                 continue;
             }
             if (prev && !f->has_body) continue;   /* keep the definition */
-            sym s = {f->name, SYM_FUNC, NULL, f, 0, false, false};
+            sym s = {f->name, SYM_FUNC, NULL, f, 0, false, false, 0};
             st_add(&V.tab, s);
         }
     }
     for (int i = 0; i < m->nfuncs; i++) check_func(&V, &m->funcs[i]);
     st_free(&V.tab);
     st_free(&V.labels);
+    free(V.rcache);
+    free(V.fkeys);
+    pg_vec_free(V.fits);
     return V.bad ? PG_ERR_INVALID : PG_OK;
 }

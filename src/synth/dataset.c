@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_expr.h"
+#include "ptxgen/synth_family.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
 
@@ -148,7 +149,136 @@ typedef struct {
     json_t *results;   /* device results by task name (optional) */
     pending_list *pending;     /* collecting pass */
     verdict_list *verdicts;    /* building pass */
+    char **excl; int nexcl;    /* held-out task identities (--exclude), sorted */
+    struct fam_cache *fcache;  /* nvcc-family samples of this worker's batch, made in one nvcc run per family */
 } gen_ctx;
+
+/* nvcc families cost an nvcc run each, so a worker makes all of its batch's
+ * nvcc-family samples up front (synth_family_generate_batch: one nvcc run per
+ * family) and make_candidate() reads them from here. */
+typedef struct { int64_t idx; synth_family_sample s; bool ok; } fam_cached;
+struct fam_cache { PG_VEC(fam_cached) v; };
+
+/* Which family, if any, candidate idx draws from (3 in 8 of the non-hand
+ * candidates when families are enabled).  A pure function of (seed, idx). */
+static int family_pick(const synth_opts *o, int nhand, int64_t idx, uint64_t *fseed) {
+    if (!(o->sources & SYNTH_SRC_FAMILY) || synth_family_count() == 0) return -1;
+    bool only_hand = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT | SYNTH_SRC_FAMILY));
+    if (nhand && (o->sources & SYNTH_SRC_HAND) && (only_hand || idx % 8 == 0)) return -1;
+    uint64_t r = mix(o->seed * 0x100000001b3ull ^ (uint64_t)idx);
+    bool only_family = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_HAND));
+    if (!only_family && (r >> 44) % 8 >= 3) return -1;
+    *fseed = r ^ 0xfa3117ull;
+    return (int)((r >> 40) % (uint64_t)synth_family_count());
+}
+
+static void fam_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, int nw) {
+    struct fam_cache *fc = g->fcache;
+    for (int f = 0; f < synth_family_count(); f++) {
+        if (!synth_family_uses_nvcc(f)) continue;
+        PG_VEC(uint64_t) seeds = {0};
+        PG_VEC(int64_t) idxs = {0};
+        for (int k = w; k < batch; k += nw) {
+            uint64_t fs;
+            if (family_pick(g->o, g->nhand, first + k, &fs) == f) { pg_vec_push(seeds, fs); pg_vec_push(idxs, first + k); }
+        }
+        if (seeds.n) {
+            synth_family_sample *out = calloc((size_t)seeds.n, sizeof *out);
+            pg_diag_sink q = {0};
+            synth_family_generate_batch(f, seeds.v, seeds.n, g->o->arch, out, &q);
+            for (int i = 0; i < seeds.n; i++) {
+                fam_cached c = {idxs.v[i], out[i], out[i].ptx.len > 0};
+                pg_vec_push(fc->v, c);
+            }
+            free(out);
+        }
+        pg_vec_free(seeds);
+        pg_vec_free(idxs);
+    }
+}
+
+static void fam_cache_free(struct fam_cache *fc) {
+    for (int i = 0; i < fc->v.n; i++) synth_family_sample_free(&fc->v.v[i].s);
+    pg_vec_free(fc->v);
+}
+
+/* ---- held-out exclusion ---------------------------------------------------------- */
+/* Canonical key of an expression: prefix text with the operands of the
+ * commutative operators (add, mul, min, max, and the two factors of fma)
+ * sorted, so trees that differ only by operand order are one task. */
+static void canon_expr(const synth_expr *e, pg_buf *out) {
+    if (e->nkids == 0) { synth_expr_to_prefix(e, out); return; }
+    pg_buf k[3] = {{0}, {0}, {0}};
+    for (int i = 0; i < e->nkids; i++) canon_expr(e->kid[i], &k[i]);
+    bool comm = e->op == SYNTH_EXPR_ADD || e->op == SYNTH_EXPR_MUL || e->op == SYNTH_EXPR_MIN ||
+                e->op == SYNTH_EXPR_MAX || e->op == SYNTH_EXPR_FMA;
+    if (comm && strcmp(k[0].data, k[1].data) > 0) { pg_buf t = k[0]; k[0] = k[1]; k[1] = t; }
+    pg_buf_printf(out, "(%s", synth_expr_op_name(e->op));
+    for (int i = 0; i < e->nkids; i++) {
+        pg_buf_printf(out, " %s", k[i].data);
+        pg_buf_free(&k[i]);
+    }
+    pg_buf_putc(out, ')');
+}
+
+static int cmp_strp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool is_excluded(const gen_ctx *g, const char *identity) {
+    return g->nexcl && bsearch(&identity, g->excl, (size_t)g->nexcl, sizeof(char *), cmp_strp) != NULL;
+}
+
+/* Identities of every task folder of dir: "hand:<name>" and, for specs with
+ * an "expr" field, "expr:<canonical key>". */
+static pg_status load_exclude(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        pg_diag_emit(diag, PG_E_IO, dir, 0, 0, "cannot read the --exclude folder: %s", strerror(errno));
+        return PG_ERR_IO;
+    }
+    PG_VEC(char *) ids = {0};
+    pg_status st = PG_OK;
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        if (ent->d_name[0] == '.') continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s/task.json", dir, ent->d_name);
+        if (access(p, F_OK) != 0) continue;   /* not a task folder */
+        json_error_t jerr;
+        json_t *t = json_load_file(p, 0, &jerr);
+        const char *name = json_string_value(json_object_get(t, "name"));
+        if (!t || !name) {
+            pg_diag_emit(diag, PG_E_TASK, p, t ? 0 : jerr.line, 0, "%s", t ? "$.name: missing string" : jerr.text);
+            json_decref(t);
+            st = PG_ERR_INVALID;
+            continue;
+        }
+        pg_buf id = {0};
+        pg_buf_printf(&id, "hand:%s", name);
+        pg_vec_push(ids, strdup(id.data));
+        json_t *jx = json_object_get(t, "expr");
+        if (jx) {
+            char err[160];
+            synth_expr *e = json_is_string(jx) ? synth_expr_parse(json_string_value(jx), err, sizeof err) : NULL;
+            if (!e) {
+                pg_diag_emit(diag, PG_E_TASK, p, 0, 0, "$.expr: %s", json_is_string(jx) ? err : "must be a string");
+                st = PG_ERR_INVALID;
+            } else {
+                id.len = 0;
+                pg_buf_puts(&id, "expr:");
+                canon_expr(e, &id);
+                pg_vec_push(ids, strdup(id.data));
+                synth_expr_free(e);
+            }
+        }
+        pg_buf_free(&id);
+        json_decref(t);
+    }
+    closedir(d);
+    qsort(ids.v, (size_t)ids.n, sizeof(char *), cmp_strp);
+    g->excl = ids.v;
+    g->nexcl = ids.n;
+    return st;
+}
 
 /* A module can share a ptxas run when it is only .entry functions (no .func,
  * no module-level variables or directives): then renaming the entries
@@ -303,15 +433,19 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     memset(c, 0, sizeof *c);
     const synth_opts *o = g->o;
     uint64_t r = mix(o->seed * 0x100000001b3ull ^ (uint64_t)idx);
-    /* source: every 8th candidate a hand kernel (cycling), else family or mutant */
-    bool only_hand = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT));
+    /* source: every 8th candidate a hand kernel (cycling), else a parametric
+     * family (synth_family.h), an expression tree, or a mutant of either */
+    bool only_hand = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT | SYNTH_SRC_FAMILY));
     bool hand = g->nhand && (o->sources & SYNTH_SRC_HAND) && (only_hand || idx % 8 == 0);
-    bool mutant = !hand && (o->sources & SYNTH_SRC_MUTANT) && (r % 2 == 0 || !(o->sources & SYNTH_SRC_EXPR));
-    bool expr_base = !hand && (o->sources & SYNTH_SRC_EXPR) && (!mutant || g->nhand == 0 || (r >> 8) % 2 == 0);
-    if (!hand && !mutant && !expr_base) { snprintf(c->reason, sizeof c->reason, "no source enabled"); return; }
+    uint64_t fseed = 0;
+    int fam = hand ? -1 : family_pick(o, g->nhand, idx, &fseed);
+    bool mutant = !hand && (o->sources & SYNTH_SRC_MUTANT) &&
+                  (r % 2 == 0 || !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY)));
+    bool expr_base = fam < 0 && !hand && (o->sources & SYNTH_SRC_EXPR) && (!mutant || g->nhand == 0 || (r >> 8) % 2 == 0);
+    if (fam < 0 && !hand && !expr_base && !(mutant && g->nhand)) { snprintf(c->reason, sizeof c->reason, "no source enabled"); return; }
     pg_buf ptx = {0}, tjs = {0};
     json_t *task = NULL;
-    char name[96];
+    char name[96], fam_name[32];
     const char *family;
     if (expr_base) {
         int nin = 1 + (int)((r >> 12) % 4), depth = 2 + (int)((r >> 16) % 4), per = ((r >> 20) % 2) ? 4 : 1;
@@ -320,23 +454,58 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         snprintf(name, sizeof name, "expr_%016llx", (unsigned long long)(r & 0xffffffffffffull));
         pg_diag_sink q = {0};
         pg_status st = e ? synth_expr_kernel(e, name, nin, block, per, &ptx, NULL, &tjs, &q) : PG_ERR_USAGE;
+        bool held_out = false;
         if (e) {
             pg_buf pre = {0};
             synth_expr_to_prefix(e, &pre);
             snprintf(c->identity, sizeof c->identity, "expr:%s", pre.data ? pre.data : "");
+            if (g->nexcl) {   /* only with --exclude, so runs without it are unchanged */
+                pre.len = 0;
+                pg_buf_puts(&pre, "expr:");
+                canon_expr(e, &pre);
+                held_out = is_excluded(g, pre.data);
+            }
             pg_buf_free(&pre);
         }
         synth_expr_free(e);
+        if (held_out) { snprintf(c->reason, sizeof c->reason, "excluded: held-out suite task %.160s", c->identity); goto out; }
         if (st != PG_OK) { snprintf(c->reason, sizeof c->reason, "expr family: generator failed (inputs %d, depth %d)", nin, depth); goto out; }
         task = json_loads(tjs.data, 0, NULL);
         family = "expr";
         snprintf(c->source, sizeof c->source, "ptx-template");
+    } else if (fam >= 0) {
+        synth_family_sample fs_local, *fs = NULL;
+        memset(&fs_local, 0, sizeof fs_local);
+        if (synth_family_uses_nvcc(fam)) {
+            for (int i = 0; g->fcache && i < g->fcache->v.n && !fs; i++)
+                if (g->fcache->v.v[i].idx == idx) fs = g->fcache->v.v[i].ok ? &g->fcache->v.v[i].s : NULL;
+        } else {
+            pg_diag_sink q = {0};
+            if (synth_family_generate(fam, fseed, o->arch, &fs_local, &q) == PG_OK) fs = &fs_local;
+        }
+        if (!fs) {
+            snprintf(c->reason, sizeof c->reason, "family %s: generator failed", synth_family_name(fam));
+            synth_family_sample_free(&fs_local);
+            goto out;
+        }
+        pg_buf_puts(&ptx, fs->ptx.data);
+        task = json_loads(fs->task_json.data, 0, NULL);
+        snprintf(name, sizeof name, "%s", fs->name);
+        snprintf(c->identity, sizeof c->identity, "%s", fs->identity);
+        snprintf(c->source, sizeof c->source, "%s", fs->source);
+        snprintf(fam_name, sizeof fam_name, "%s", fs->family);
+        family = fam_name;
+        bool held_out = is_excluded(g, c->identity);
+        synth_family_sample_free(&fs_local);
+        if (held_out) { snprintf(c->reason, sizeof c->reason, "excluded: held-out suite task %.160s", c->identity); goto out; }
+        if (!task) { snprintf(c->reason, sizeof c->reason, "family %s: task JSON does not parse", synth_family_name(fam)); goto out; }
     } else {
         const base_task *b = &g->hand[(hand ? (only_hand ? idx : idx / 8) : (int64_t)((r >> 28) % (uint64_t)g->nhand)) % g->nhand];
         pg_buf_puts(&ptx, b->ptx);
         task = json_deep_copy(b->task);
         snprintf(name, sizeof name, "%s", b->name);
         snprintf(c->identity, sizeof c->identity, "hand:%s", b->name);
+        if (is_excluded(g, c->identity)) { snprintf(c->reason, sizeof c->reason, "excluded: held-out suite task %.160s", c->identity); goto out; }
         family = json_string_value(json_object_get(task, "family"));
         if (!family) family = "hand";
         snprintf(c->source, sizeof c->source, "hand");
@@ -516,10 +685,20 @@ static bool read_state(const char *path, state *s) {
 
 pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag) {
     memset(rep, 0, sizeof *rep);
-    gen_ctx g = {o, NULL, 0, NULL, NULL, NULL};
+    gen_ctx g = {o, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL};
     if ((o->sources & (SYNTH_SRC_HAND | SYNTH_SRC_MUTANT)) && o->corpus_dir && !load_hand(&g, o->corpus_dir, diag)) {
         pg_diag_emit(diag, PG_E_IO, o->corpus_dir, 0, 0, "cannot read the corpus folder");
         return PG_ERR_IO;
+    }
+    if (o->exclude_dir) {
+        pg_status xs = load_exclude(&g, o->exclude_dir, diag);
+        if (xs != PG_OK) {
+            for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
+            free(g.excl);
+            for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+            free(g.hand);
+            return xs;
+        }
     }
     load_results(&g, o->results);
     char partial[4096], statef[4200];
@@ -555,7 +734,9 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
     if (!out) { pg_diag_emit(diag, PG_E_IO, partial, 0, 0, "cannot write: %s", strerror(errno)); pg_buf_free(&kept); return PG_ERR_IO; }
     if (kept.len) fwrite(kept.data, 1, kept.len, out);
     pg_buf_free(&kept);
-    int jobs = o->jobs > 0 ? o->jobs : 1, batch = 16 * jobs;
+    /* big batches let each nvcc run compile several family kernels; small runs
+     * keep small batches so progress (and the resume state) moves often */
+    int jobs = o->jobs > 0 ? o->jobs : 1, batch = (o->count >= 2048 ? 64 : 16) * jobs;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int64_t max_candidates = (int64_t)o->count * 20 + 1000;
@@ -574,6 +755,9 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
                 /* pass 1: collect PTX; batched ptxas; pass 2: build with the verdicts */
                 pending_list pl = {0};
                 verdict_list vl = {0};
+                struct fam_cache fc = {{0}};
+                g.fcache = &fc;
+                fam_cache_fill(&g, s.next, batch, w, nw);
                 g.pending = &pl;
                 for (int k = w; k < batch; k += nw) {
                     cand c;
@@ -597,6 +781,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
                     free(c.line);
                 }
                 if (f) fclose(f);
+                fam_cache_free(&fc);
                 _exit(0);
             }
         }
@@ -627,6 +812,12 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
             const char *fam = json_string_value(json_object_get(rec, "family"));
             int fi = synth_family_slot(rep, fam && *fam ? fam : "?");
             if (!json_is_true(json_object_get(rec, "ok"))) {
+                const char *why0 = json_string_value(json_object_get(rec, "reason"));
+                if (why0 && !strncmp(why0, "excluded:", 9)) {   /* a held-out task: neither written nor a failure */
+                    rep->excluded++;
+                    json_decref(rec);
+                    continue;
+                }
                 rep->failed++;
                 if (fi >= 0) rep->fam_failed[fi]++;
                 const char *why = json_string_value(json_object_get(rec, "reason"));
@@ -672,6 +863,8 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
     rep->written = s.written;
     for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
     free(g.hand);
+    for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
+    free(g.excl);
     json_decref(g.results);
     if (s.written < o->count) {
         pg_diag_emit(diag, PG_E_IO, o->out, 0, 0, "only %d of %d samples after %lld candidates (see the failure counts)", s.written,

@@ -1,11 +1,14 @@
 /* test_synth_dataset.c — `ptxgen synth` end to end (needs ptxas; skips with a
  * message without it): every sample has the documented fields and passes the
  * validator; output is byte-identical for the same arguments whatever the
- * number of jobs; a killed run resumes to the same bytes; --stats reads it. */
+ * number of jobs; a killed run resumes to the same bytes; --stats reads it;
+ * --exclude keeps held-out tasks (by name, and by expression up to operand
+ * order) out and changes nothing when no task matches. */
 #define _GNU_SOURCE
 #include "common/test.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth.h"
+#include "ptxgen/synth_expr.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -34,6 +37,129 @@ static synth_opts opts(const char *out, int count, int jobs) {
     o.sources = SYNTH_SRC_HAND | SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT;
     o.jobs = jobs;
     return o;
+}
+
+static bool put_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+/* A minimal held-out task folder: only the fields the exclusion reads. */
+static bool put_task(const char *root, const char *name, const char *expr) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", root, name);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/%s/task.json", root, name);
+    json_t *t = json_pack("{s:s}", "name", name);
+    if (expr) json_object_set_new(t, "expr", json_string(expr));
+    char *txt = json_dumps(t, 0);
+    bool ok = put_file(p, txt);
+    free(txt);
+    json_decref(t);
+    return ok;
+}
+
+/* The task identity of a sample line: "hand:<name>" or the expression. */
+static void sample_identity(json_t *j, char *out, size_t n) {
+    json_t *task = json_object_get(j, "task");
+    const char *ex = json_string_value(json_object_get(task, "expr"));
+    if (ex) snprintf(out, n, "expr:%s", ex);
+    else snprintf(out, n, "hand:%s", json_string_value(json_object_get(task, "name")));
+}
+
+/* --exclude: pick two expressions and one hand task from the sample run `a`,
+ * write them as a held-out suite (the first expression with the operands of
+ * its root swapped when the root is commutative), and check that a second
+ * run writes none of them, counts them, and that a suite matching nothing
+ * leaves the output byte-identical. */
+static void test_exclude(const char *dir, const char *a_path) {
+    char *sa = slurp(a_path);
+    CHECK(sa != NULL, "read the reference run");
+    if (!sa) return;
+    char ex1[400] = "", ex2[400] = "", hand[200] = "";
+    for (char *line = strtok(sa, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *j = json_loads(line, 0, NULL);
+        char id[500];
+        sample_identity(j, id, sizeof id);
+        if (!strncmp(id, "expr:", 5) && !ex1[0]) snprintf(ex1, sizeof ex1, "%.390s", id + 5);
+        else if (!strncmp(id, "expr:", 5) && !ex2[0] && strcmp(id + 5, ex1)) snprintf(ex2, sizeof ex2, "%.390s", id + 5);
+        else if (!strncmp(id, "hand:", 5) && !hand[0]) snprintf(hand, sizeof hand, "%.190s", id + 5);
+        json_decref(j);
+    }
+    free(sa);
+    CHECK(ex1[0] && ex2[0] && hand[0], "the sample run has two expressions and a hand task");
+    /* the first expression, operands of a commutative root swapped */
+    char err[160], swapped[400];
+    synth_expr *e = synth_expr_parse(ex1, err, sizeof err);
+    CHECK(e != NULL, "parse %s", ex1);
+    if (!e) return;
+    bool comm = e->op == SYNTH_EXPR_ADD || e->op == SYNTH_EXPR_MUL || e->op == SYNTH_EXPR_MIN || e->op == SYNTH_EXPR_MAX;
+    if (comm) { synth_expr *t = e->kid[0]; e->kid[0] = e->kid[1]; e->kid[1] = t; }
+    pg_buf pre = {0};
+    synth_expr_to_prefix(e, &pre);
+    snprintf(swapped, sizeof swapped, "%s", pre.data);
+    pg_buf_free(&pre);
+    synth_expr_free(e);
+
+    char suite[400], none[400], out[400], out2[400];
+    snprintf(suite, sizeof suite, "%s/suite", dir);
+    snprintf(none, sizeof none, "%s/none", dir);
+    snprintf(out, sizeof out, "%s/x.jsonl", dir);
+    snprintf(out2, sizeof out2, "%s/y.jsonl", dir);
+    mkdir(suite, 0755);
+    mkdir(none, 0755);
+    CHECK(put_task(suite, "heldout_one", swapped) && put_task(suite, "heldout_two", ex2) && put_task(suite, hand, NULL),
+          "write the held-out suite");
+    char readme[450];
+    snprintf(readme, sizeof readme, "%s/README.md", suite);
+    put_file(readme, "not a task folder: ignored\n");
+
+    pg_diag_sink q = {0};
+    synth_report r;
+    synth_opts o = opts(out, 48, 2);
+    o.exclude_dir = suite;
+    CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.written == 48, "48 samples with --exclude (%d)", r.written);
+    CHECK(r.excluded > 0, "held-out candidates were skipped (%ld)", r.excluded);
+    char *sx = slurp(out);
+    int leaks = 0, n = 0;
+    for (char *line = sx ? strtok(sx, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+        json_t *j = json_loads(line, 0, NULL);
+        char id[500];
+        sample_identity(j, id, sizeof id);
+        n++;
+        if ((!strncmp(id, "expr:", 5) && (!strcmp(id + 5, ex1) || !strcmp(id + 5, ex2))) ||
+            (!strncmp(id, "hand:", 5) && !strcmp(id + 5, hand)))
+            leaks++;
+        json_decref(j);
+    }
+    free(sx);
+    CHECK(n == 48 && leaks == 0, "no held-out task in the dataset (%d of %d samples leak)", leaks, n);
+
+    /* a suite that matches nothing changes nothing */
+    CHECK(put_task(none, "unrelated", "(sub (sub (sub a b) (sub c d)) 3.75)"), "write an unrelated suite");
+    o = opts(out2, 48, 1);
+    o.exclude_dir = none;
+    CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.excluded == 0, "unrelated suite: nothing excluded");
+    char *s1 = slurp(a_path), *s2 = slurp(out2);
+    CHECK(s1 && s2 && !strcmp(s1, s2), "an exclusion that matches nothing leaves the output byte-identical");
+    free(s1);
+    free(s2);
+
+    /* a missing folder or a malformed spec is an error, not a silent leak */
+    char missing[400], bad[400];
+    snprintf(missing, sizeof missing, "%s/no-such-suite", dir);
+    o = opts(out2, 4, 1);
+    o.exclude_dir = missing;
+    pg_diag_sink q2 = {0};
+    CHECK(synth_dataset_write(&o, &r, &q2) == PG_ERR_IO && q2.nerrors > 0, "missing --exclude folder -> PG_ERR_IO");
+    snprintf(bad, sizeof bad, "%s/bad", dir);
+    mkdir(bad, 0755);
+    CHECK(put_task(bad, "broken", "(add a"), "write a malformed suite");
+    o.exclude_dir = bad;
+    pg_diag_sink q3 = {0};
+    CHECK(synth_dataset_write(&o, &r, &q3) == PG_ERR_INVALID && q3.nerrors > 0, "malformed expr in the suite -> PG_ERR_INVALID");
 }
 
 int main(void) {
@@ -109,6 +235,7 @@ int main(void) {
     char *sc = slurp(c);
     char *sa2 = slurp(a);
     CHECK(sc && sa2 && !strcmp(sc, sa2), "the resumed run equals an uninterrupted one");
+    test_exclude(dir, a);
     /* stats */
     pg_buf st_out = {0};
     CHECK(synth_dataset_stats(a, &st_out, &q) == PG_OK && st_out.data && strstr(st_out.data, "\"samples\": 48") &&

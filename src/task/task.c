@@ -260,6 +260,7 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
         t->desc_detailed = get_str(&c, d, "detailed", "$.descriptions", true);
         t->desc_card = get_str(&c, d, "card", "$.descriptions", true);
         t->desc_zh = get_str(&c, d, "zh", "$.descriptions", true);
+        t->desc_prose = get_str(&c, d, "prose", "$.descriptions", false);
     }
     /* sizes first: params are checked against their variables */
     json_t *sz = json_object_get(root, "sizes");
@@ -441,7 +442,7 @@ done:
 void task_free(task_spec *t) {
     if (!t) return;
     free(t->path); free(t->dir); free(t->name); free(t->kernel); free(t->family);
-    free(t->desc_terse); free(t->desc_detailed); free(t->desc_card); free(t->desc_zh);
+    free(t->desc_terse); free(t->desc_detailed); free(t->desc_card); free(t->desc_zh); free(t->desc_prose);
     for (int i = 0; i < t->nparams; i++) {
         task_param *p = &t->params[i];
         free(p->name); free(p->len); free(p->value);

@@ -1,0 +1,119 @@
+/* ptxgen/synth_family.h — parametric kernel families for the synthesis
+ * pipeline (see docs/DESIGN.md, "offline: families").
+ *
+ * A family turns a seed into one complete task: a task.json (signature,
+ * sizes that are not multiples of the tile, launch rule, distributions,
+ * tolerance, cost model, four descriptions in varied wording) whose C
+ * reference lives in src/task/refs_family.c, and the kernel's PTX:
+ *
+ *   family     source        parameters drawn from the seed
+ *   map        ptx-template  op (scale add mul axpy axpby relu clamp absdiff),
+ *                            dtype f32/f64/f16, block 128/256/512, one tile per
+ *                            block or grid-stride, vector width 1/2/4, unroll 1/2/4
+ *   reduce     ptx-template  op sum/max/min, f32/f64, block 128/256/512,
+ *                            elements per thread 1/2/4/8, warp-shuffle or
+ *                            shared-memory tree, one tile per block or
+ *                            grid-stride, per-block partials or one atomic
+ *                            add per block (sum)
+ *   stencil1d  ptx-template  radius 1/2, coefficients as scalars or baked
+ *                            immediates, boundary zero/clamp/copy, direct
+ *                            loads or a shared-memory tile with halo, f32/f64
+ *   stencil2d  nvcc          5-point, 9-point box or radius-2 cross; block
+ *                            16x16/32x8/32x4; boundary zero/clamp/copy;
+ *                            coefficients baked or as parameters; f32/f64
+ *   gemv       nvcc          thread-per-row or warp-per-row, rows per
+ *                            block, unroll; f32/f64
+ *   gemm       nvcc          shared-memory tiles 8/16/32 with thread
+ *                            coarsening 1/2/4 along rows
+ *   transpose  nvcc          naive or shared-memory tile 16/32 (+1 padding)
+ *                            with 4/8 rows of threads per tile; f32/f64
+ *
+ * Every family-specific fact the reference needs (operator, radius,
+ * coefficients, tile...) is in a top-level "family_params" object of the
+ * task.json, which task_load() ignores and the reference re-reads (the
+ * same pattern as the expression family's "expr").
+ *
+ * nvcc families: the kernel is CUDA C compiled with `nvcc -ptx -O3
+ * -arch=<arch>`; synth_family_generate_batch() puts many instantiations in
+ * one .cu file (one nvcc run) and splits nvcc's module into one module per
+ * entry with libptx, so each sample is a complete module holding only its
+ * kernel (plus the module-level declarations it references).  nvcc is found
+ * via $NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin; without it those
+ * families fail with PG_ERR_IO and a diagnostic.
+ *
+ * Determinism: the task and (PTX-template) kernel text are pure functions of
+ * (family, seed); nvcc output additionally depends on the nvcc version.
+ * Ownership: samples are filled by the callee and released with
+ * synth_family_sample_free().  Nothing here prints.
+ */
+#ifndef PTXGEN_SYNTH_FAMILY_H
+#define PTXGEN_SYNTH_FAMILY_H
+
+#include "ptxgen/common.h"
+
+typedef struct {
+    char family[24];      /* "map", "reduce", ... (the task's "family") */
+    char source[16];      /* "ptx-template" or "nvcc" */
+    char name[96];        /* task name == kernel entry name */
+    char identity[200];   /* "family:<parameter tuple>": equal for samples that
+                             compute the same thing the same way (splits,
+                             held-out exclusion); scalar values are not part */
+    pg_buf task_json;     /* task.json text (loads with task_load) */
+    pg_buf ptx;           /* a complete PTX module with one .entry `name` */
+    pg_buf cu;            /* CUDA C source (nvcc families; empty otherwise) */
+} synth_family_sample;
+
+void synth_family_sample_free(synth_family_sample *s);
+
+int synth_family_count(void);
+const char *synth_family_name(int family);        /* NULL when out of range */
+int synth_family_find(const char *name);           /* -1 when unknown */
+bool synth_family_uses_nvcc(int family);
+
+/* One sample of `family` for `seed`.  arch ("sm_90") is the nvcc target of
+ * nvcc families (ignored by PTX templates, which target sm_80 and run on
+ * anything newer).  On failure *out is empty, a diagnostic names the cause:
+ * PG_ERR_USAGE (bad family/arch), PG_ERR_IO (nvcc missing or failed). */
+pg_status synth_family_generate(int family, uint64_t seed, const char *arch, synth_family_sample *out,
+                                pg_diag_sink *diag);
+
+/* n samples of one family (seeds[i] -> out[i]); for nvcc families one nvcc
+ * run compiles all of them (call with up to ~64 seeds; a batch that nvcc
+ * rejects is retried one by one, so one bad instantiation cannot sink the
+ * others: its slot comes back empty — out[i].ptx.len == 0 — and the status
+ * is still PG_OK unless every slot failed).  out[] must be zeroed. */
+pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch,
+                                      synth_family_sample *out, pg_diag_sink *diag);
+
+/* ==== internal: shared by src/synth/family*.c =============================== */
+typedef struct { uint64_t s; } fam_rng;
+uint64_t fam_next(fam_rng *r);
+int fam_pick(fam_rng *r, int n);                 /* uniform in 0..n-1 */
+/* Choose one of n string literals. */
+const char *fam_choice(fam_rng *r, const char *const *v, int n);
+#define FAM_PICK(r, arr) fam_choice((r), (arr), (int)(sizeof(arr) / sizeof((arr)[0])))
+
+/* Task JSON helpers (jansson objects, written in the corpus layout). */
+struct json_t;
+void fam_write_json(struct json_t *root, pg_buf *out);
+/* f32 immediate "0f3F800000" / f64 immediate "0d3FF0000000000000". */
+void fam_imm(char *t, size_t n, double v, bool f64);
+/* A float literal that round-trips ("2.5", "-0.375"). */
+void fam_lit(char *t, size_t n, double v);
+
+/* PTX register allocation: each kind counts up from 1; fam_decls prints the
+ * `.reg` lines sized to what was used. */
+typedef struct { int p, r, rd, f, fd, h; } fam_regs;
+void fam_decls(const fam_regs *g, pg_buf *out);
+
+/* The per-family generators (family_<name>.c). */
+pg_status fam_gen_map(uint64_t seed, synth_family_sample *s);
+pg_status fam_gen_reduce(uint64_t seed, synth_family_sample *s);
+pg_status fam_gen_stencil1d(uint64_t seed, synth_family_sample *s);
+/* nvcc families: fill everything but ptx (the CUDA C goes into s->cu). */
+pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s);
+pg_status fam_cu_gemv(uint64_t seed, synth_family_sample *s);
+pg_status fam_cu_gemm(uint64_t seed, synth_family_sample *s);
+pg_status fam_cu_transpose(uint64_t seed, synth_family_sample *s);
+
+#endif

@@ -1,0 +1,1325 @@
+/* constraint.c — the incremental PTX recognizer behind constrained decoding.
+ *
+ * The language is the canonical text `ptxgen fmt` prints, restricted to the
+ * generated subset (grammar.c): one `.visible .entry` kernel, registers
+ * declared as `.reg .T %name<N>;`, `.shared`/`.local` arrays with `.align`,
+ * instructions from the ISA-table trie, labels, `ret`/`exit`/`bra`.  The
+ * recognizer eats one byte at a time and rejects a byte as soon as no legal
+ * module can start with the text so far, so every prefix it accepts can be
+ * completed ("no dead states"; dec_mask reports one with E901 if a bug ever
+ * makes one).
+ *
+ * State = a small fixed struct `dcore` (phase, literal position, opcode-trie
+ * node, candidate forms, operand sub-machine) plus the symbol table (register
+ * declarations, params, variables, labels) held in fixed arrays that are only
+ * appended: dcore keeps the counts, so copying a dcore is a snapshot and
+ * restoring it is a rollback.  Entries past the counts are scratch (a trial
+ * path in dec_mask may write there).
+ */
+#include "dec_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_REGDECL = 32, MAX_SYMS = 64, NAME_MAX = 32, MAX_PARAMS = 16, MAX_VARS = 8,
+       SHARED_MAX = 48 * 1024, LOCAL_MAX = 16 * 1024 };
+
+typedef struct { char name[24]; uint8_t len; ptx_type type; int count; } dreg;   /* name with '%' */
+
+enum { SY_ENTRY, SY_PARAM, SY_VAR, SY_LDEF, SY_LREF };
+typedef struct {
+    char name[NAME_MAX + 1];
+    uint8_t len, kind, space;    /* space: PTX_SS_SHARED/LOCAL for vars */
+    ptx_type type;
+    int64_t size;                /* vars: bytes; params: bits */
+} dsym;
+
+/* phases */
+enum {
+    PH_LIT,        /* matching a literal; then phase lit_next */
+    PH_TOP,        /* module scope: '.visible .entry ' or a '.shared' array */
+    PH_ENAME, PH_POPEN, PH_PTYPE, PH_PNAME, PH_PERF, PH_PERFNUM, PH_PERF_END,
+    PH_LINE, PH_LABEL, PH_STMT, PH_DECLKW, PH_REGTYPE, PH_REGNAME, PH_REGCOUNT,
+    PH_ALIGN, PH_VTYPE, PH_VNAME, PH_VCOUNT,
+    PH_GUARD, PH_OPC, PH_OPND, PH_EOL, PH_DONE,
+};
+
+/* operand sub-states */
+enum { O_START, O_REG, O_NEG, O_INT, O_FLT, O_ADDR, O_VEC, O_IDENT, O_PAIR, O_DONE };
+/* address sub-states */
+enum { A_BASE, A_REG, A_SYM, A_PLUS, A_OFF, A_DONE };
+
+/* register-name sub-machine: after '%' */
+typedef struct {
+    uint64_t regs;      /* candidate declarations (by name prefix) */
+    uint64_t sregs;     /* candidate special registers */
+    uint8_t n;          /* chars after '%' */
+    uint8_t ndig;       /* digits of the index typed */
+    int8_t sel;         /* declaration once digits start */
+    int32_t val;
+} regm;
+
+typedef struct {
+    uint8_t ph, lit_next, sub, asub;
+    uint16_t lit_pos;
+    const char *lit;
+    uint32_t force_pos;
+    uint32_t R;                  /* resources declared so far */
+    const uint8_t *alive;        /* opcode-trie liveness for R (dg_alive_for), NULL until needed */
+    uint32_t alive_R;
+    uint8_t nregs, nsyms, nowed, nparams, nvars;
+    uint16_t nstmts;
+    bool last_term, pend_term, guarded, top;
+    int32_t shared_bytes, local_bytes;
+    /* identifier being typed */
+    char id[NAME_MAX + 1];
+    uint8_t idlen;
+    uint64_t idmask;
+    /* choice among literals */
+    const char *const *alts;
+    uint32_t live;
+    uint8_t cpos;
+    /* declarations */
+    ptx_type dtype;
+    uint8_t dspace, dalign;
+    int64_t num;                 /* number being typed (counts, perf) */
+    uint8_t ndig, perf_i;
+    int32_t perf_prod;
+    /* instruction */
+    int32_t node, leaf;
+    uint8_t candmask, opi, cmask;
+    regm rm;
+    /* operand */
+    bool neg, oneg;
+    int64_t val;
+    uint8_t vdig, fwidth, fdig, velem, vsep;
+    int8_t vdecl;
+    int8_t abase_sym;            /* address: symbol index, -1 */
+    uint64_t creg[DG_MAX_CANDS], csreg[DG_MAX_CANDS], careg[DG_MAX_CANDS], casym[DG_MAX_CANDS];
+} dcore;
+
+struct dec_state {
+    const dec_vocab *v;
+    dec_opts o;
+    dg_grammar *g;
+    char *force; uint32_t force_len;
+    dcore c;
+    dreg regs[MAX_REGDECL];
+    dsym syms[MAX_SYMS];
+    pg_buf text;
+    bool ended;                  /* GEN_TOK_END committed */
+    /* context for the performance bias, updated at line ends by dec_advance */
+    size_t line_start;
+    bool in_loop;
+    char loop_label[NAME_MAX + 1];
+    uint64_t aligned16[MAX_REGDECL]; /* per 64-bit declaration: indices < 64 known 16-byte aligned */
+    char last_insn[64];
+    bool last_addr_aligned;
+};
+
+#define G(s) ((s)->g)
+
+static bool is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
+static bool is_id1(int c) { return is_id0(c) || (c >= '0' && c <= '9'); }
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+
+/* ---- literal choices ---------------------------------------------------------- */
+static const char *const PTYPES[] = {".u64 ", ".u32 ", ".s32 ", ".f32 ", ".f64 ", ".b32 ", ".b64 ", ".s64 ", NULL};
+static const char *const DECLKW[] = {"reg .", "shared .align ", "local .align ", NULL};
+static const char *const REGTYPES[] = {"pred %", "b16 %", "b32 %", "b64 %", "u16 %", "u32 %", "u64 %", "s16 %",
+                                       "s32 %", "s64 %", "f16 %", "f32 %", "f64 %", NULL};  /* order of dg_regtypes */
+static const char *const ALIGNS[] = {"1 ", "2 ", "4 ", "8 ", "16 ", NULL};
+static const char *const VTYPES[] = {".b8 ", ".u8 ", ".s8 ", ".b16 ", ".u16 ", ".s16 ", ".b32 ", ".u32 ", ".s32 ",
+                                     ".f32 ", ".b64 ", ".u64 ", ".s64 ", ".f64 ", NULL};
+static const char *const PERFKW[] = {"maxntid ", "reqntid ", NULL};
+static const char *const TOPKW[] = {"visible .entry ", "shared .align ", NULL};
+
+static ptx_type type_of_alt(const char *a) {
+    size_t n = 0;
+    while (a[n] && a[n] != ' ') n++;
+    if (a[0] != '.') {   /* "pred %" */
+        char t[16];
+        t[0] = '.';
+        memcpy(t + 1, a, n);
+        return ptx_type_lookup(t, n + 1);
+    }
+    return ptx_type_lookup(a, n);
+}
+
+static void choice_start(dcore *c, const char *const *alts, uint32_t live) {
+    c->alts = alts;
+    c->live = live;
+    c->cpos = 0;
+}
+
+/* Feed a char to the choice: -2 dead, -1 still open, else the completed alternative. */
+static int choice_feed(dcore *c, unsigned char ch) {
+    uint32_t live = 0;
+    for (int i = 0; c->alts[i]; i++)
+        if ((c->live >> i & 1) && (unsigned char)c->alts[i][c->cpos] == ch) live |= 1u << i;
+    if (!live) return -2;
+    c->live = live;
+    c->cpos++;
+    for (int i = 0; c->alts[i]; i++)
+        if ((live >> i & 1) && c->alts[i][c->cpos] == 0) return i;
+    return -1;
+}
+
+static void lit(dcore *c, const char *s, int next) {
+    c->ph = PH_LIT;
+    c->lit = s;
+    c->lit_pos = 0;
+    c->lit_next = (uint8_t)next;
+}
+
+/* ---- identifiers ---------------------------------------------------------------- */
+static uint64_t all_syms(const dcore *c) { return c->nsyms >= 64 ? ~0ull : (1ull << c->nsyms) - 1; }
+
+static void id_start(const dec_state *s, dcore *c, uint64_t mask) {
+    (void)s;
+    c->idlen = 0;
+    c->idmask = mask;
+}
+
+static bool id_feed(const dec_state *s, dcore *c, unsigned char ch) {
+    if (c->idlen >= NAME_MAX) return false;
+    if (c->idlen == 0 ? !is_id0(ch) : !is_id1(ch)) return false;
+    uint64_t m = 0;
+    for (uint64_t left = c->idmask & all_syms(c); left; left &= left - 1) {
+        int i = __builtin_ctzll(left);
+        if (s->syms[i].len > c->idlen && (unsigned char)s->syms[i].name[c->idlen] == ch) m |= 1ull << i;
+    }
+    c->idmask = m;
+    c->id[c->idlen++] = (char)ch;
+    c->id[c->idlen] = 0;
+    return true;
+}
+
+/* The symbol whose name equals the identifier typed (among `mask`), or -1. */
+static int id_exact(const dec_state *s, const dcore *c, uint64_t mask) {
+    for (int i = 0; i < c->nsyms; i++)
+        if ((c->idmask & mask) >> i & 1 && s->syms[i].len == c->idlen) return i;
+    return -1;
+}
+
+
+/* A fresh name: no symbol of any kind has it, and it is not an opcode. */
+static bool id_fresh(const dec_state *s, const dcore *c) {
+    if (!c->idlen) return false;
+    if ((c->id[0] == '_' || c->id[0] == '$') && c->idlen < 2) return false;   /* "_" is the sink; "$" alone is no name */
+    if (id_exact(s, c, all_syms(c)) >= 0) return false;
+    if (dg_is_opcode(c->id, c->idlen) || !strcmp(c->id, "WARP_SZ")) return false;
+    return true;
+}
+
+static bool sym_room(const dcore *c, int extra) { return c->nsyms + extra + c->nowed < MAX_SYMS; }
+
+/* id_feed for a name that must be fresh: at full length it must already be. */
+static bool id_feed_fresh(const dec_state *s, dcore *c, unsigned char ch) {
+    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh(s, c));
+}
+
+static void add_sym(dec_state *s, dcore *c, int kind, ptx_type t, int64_t size, int space) {
+    dsym *y = &s->syms[c->nsyms++];
+    memcpy(y->name, c->id, c->idlen + 1u);
+    y->len = c->idlen;
+    y->kind = (uint8_t)kind;
+    y->type = t;
+    y->size = size;
+    y->space = (uint8_t)space;
+}
+
+static bool ending(const dec_state *s, const dcore *c) { return c->nstmts >= s->o.max_statements; }
+
+/* Labels referenced but not defined yet. */
+static uint64_t owed_mask(const dec_state *s, const dcore *c) {
+    uint64_t owed = 0;
+    for (int i = 0; i < c->nsyms; i++)
+        if (s->syms[i].kind == SY_LREF) owed |= 1ull << i;
+    for (int i = 0; i < c->nsyms; i++)   /* a reference defined later has an SY_LDEF twin */
+        if (s->syms[i].kind == SY_LDEF)
+            for (int j = 0; j < c->nsyms; j++)
+                if ((owed >> j & 1) && s->syms[j].len == s->syms[i].len && !memcmp(s->syms[j].name, s->syms[i].name, s->syms[i].len))
+                    owed &= ~(1ull << j);
+    return owed;
+}
+
+/* ---- operands ---------------------------------------------------------------------- */
+static const dg_cand *cand(const dec_state *s, const dcore *c, int k) {
+    return &G(s)->cands.v[G(s)->leaves.v[c->leaf].cand0 + k];
+}
+
+static const dg_slot *cslot(const dec_state *s, const dcore *c, int k) { return &cand(s, c, k)->slot[c->opi]; }
+
+static uint64_t regs_where(const dec_state *s, const dcore *c, const dg_slot *sl) {
+    uint64_t m = 0;
+    for (int i = 0; i < c->nregs; i++)
+        if (dg_slot_reg_ok(sl, s->regs[i].type)) m |= 1ull << i;
+    return m;
+}
+
+static uint64_t addr_regs(const dec_state *s, const dcore *c, int space) {
+    uint32_t ok = dg_addr_regs((ptx_space)space);
+    uint64_t m = 0;
+    for (int i = 0; i < c->nregs; i++) {
+        int ti = dg_regtype_index(s->regs[i].type);
+        if (ti >= 0 && (ok >> ti & 1)) m |= 1ull << i;
+    }
+    return m;
+}
+
+/* Prepare the per-candidate masks for operand c->opi. */
+static void opnd_start(const dec_state *s, dcore *c) {
+    c->sub = O_START;
+    c->cmask = c->candmask;
+    for (int k = 0; k < DG_MAX_CANDS; k++) {
+        c->creg[k] = c->csreg[k] = c->careg[k] = c->casym[k] = 0;
+        if (!(c->candmask >> k & 1)) continue;
+        const dg_cand *cd = cand(s, c, k);
+        const dg_slot *sl = &cd->slot[c->opi];
+        if (sl->kinds & (SK_REG | SK_NEG)) c->creg[k] = regs_where(s, c, sl);
+        if (sl->kinds & SK_SREG)
+            for (int q = 0; q < G(s)->nsregs; q++)
+                if (dg_sreg_ok(sl, G(s)->sregs[q])) c->csreg[k] |= 1ull << q;
+        if (sl->kinds & SK_ADDR) {
+            if (cd->space != PTX_SS_PARAM) c->careg[k] = addr_regs(s, c, cd->space);
+            for (int i = 0; i < c->nsyms; i++) {
+                const dsym *y = &s->syms[i];
+                if (cd->space == PTX_SS_PARAM ? (y->kind == SY_PARAM && y->size == cd->param_bits)
+                                             : (y->kind == SY_VAR && y->space == cd->space && cd->space != PTX_SS_NONE))
+                    c->casym[k] |= 1ull << i;
+            }
+        }
+        if (sl->kinds & SK_SYM)
+            for (int i = 0; i < c->nsyms; i++)
+                if (s->syms[i].kind == SY_VAR) c->casym[k] |= 1ull << i;
+    }
+}
+
+static void rm_start(const dec_state *s, dcore *c, uint64_t regs, uint64_t sregs) {
+    (void)s;
+    c->rm.regs = regs;
+    c->rm.sregs = sregs;
+    c->rm.n = 0;
+    c->rm.ndig = 0;
+    c->rm.sel = -1;
+    c->rm.val = 0;
+}
+
+/* Feed the register-name machine (after '%'). */
+static bool rm_feed(const dec_state *s, dcore *c, unsigned char ch) {
+    regm *r = &c->rm;
+    uint64_t regs = 0, sregs = 0;
+    int pos = r->n + 1;   /* index into names, which start with '%' */
+    if (r->sregs && pos < 39)
+        for (int q = 0; q < G(s)->nsregs; q++)
+            if ((r->sregs >> q & 1) && (unsigned char)G(s)->sreg_names[q][pos] == ch) sregs |= 1ull << q;
+    if (r->ndig) {
+        if (is_digit(ch) && r->val != 0) {
+            int64_t v = (int64_t)r->val * 10 + (ch - '0');
+            if (v < s->regs[r->sel].count) { regs = r->regs; r->val = (int32_t)v; r->ndig++; }
+        }
+    } else if (ch >= 'a' && ch <= 'z') {
+        for (int i = 0; i < c->nregs; i++)
+            if ((r->regs >> i & 1) && s->regs[i].len > pos && (unsigned char)s->regs[i].name[pos] == ch) regs |= 1ull << i;
+    } else if (is_digit(ch) && r->n > 0) {
+        for (int i = 0; i < c->nregs; i++)
+            if ((r->regs >> i & 1) && s->regs[i].len == pos && ch - '0' < s->regs[i].count) {
+                regs = 1ull << i;
+                r->sel = (int8_t)i;
+                r->val = ch - '0';
+                r->ndig = 1;
+            }
+    }
+    if (!regs && !sregs) return false;
+    r->regs = regs;
+    r->sregs = sregs;
+    r->n++;
+    return true;
+}
+
+static bool rm_done_reg(const dcore *c) { return c->rm.ndig > 0 && c->rm.regs; }
+static int rm_done_sreg(const dec_state *s, const dcore *c) {
+    for (int q = 0; q < G(s)->nsregs; q++)
+        if ((c->rm.sregs >> q & 1) && G(s)->sreg_names[q][c->rm.n + 1] == 0) return q;
+    return -1;
+}
+
+/* Can the decimal magnitude prefix (v, ndig digits, sign) reach [lo, hi]? */
+static bool int_reachable(int64_t v, int ndig, bool neg, int64_t lo, int64_t hi, bool complete) {
+    if (ndig == 0) return neg ? lo < 0 : hi >= 0;
+    uint64_t p = 1;
+    for (int k = 0; k <= 19 - ndig; k++) {
+        uint64_t lm = (uint64_t)v * p, hm = lm + p - 1;
+        if (lm > (uint64_t)INT64_MAX) break;
+        if (hm > (uint64_t)INT64_MAX) hm = (uint64_t)INT64_MAX;
+        int64_t a = neg ? -(int64_t)hm : (int64_t)lm, b = neg ? -(int64_t)lm : (int64_t)hm;
+        if (a <= hi && b >= lo) return true;
+        if (complete || v == 0) break;
+        if (p > (uint64_t)INT64_MAX / 10) break;
+        p *= 10;
+    }
+    return false;
+}
+
+static bool hexu(int ch) { return is_digit(ch) || (ch >= 'A' && ch <= 'F'); }
+
+/* Is the operand typed so far still viable for candidate k?  `complete`: the
+ * operand ends here. */
+static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete) {
+    const dg_slot *sl = cslot(s, c, k);
+    switch (c->sub) {
+    case O_START:
+        return !complete;
+    case O_REG:
+    case O_NEG:
+        if (sl->arity != 1) return false;
+        if (c->sub == O_NEG && !(sl->kinds & SK_NEG)) return false;
+        if (c->sub == O_NEG && c->rm.n == 0xff) return !complete && c->creg[k] != 0;
+        if (!complete) {
+            if (c->rm.n == 0) return (c->creg[k] && c->nregs) || c->csreg[k];
+            return (c->rm.regs & c->creg[k]) || (c->rm.sregs & c->csreg[k]);
+        }
+        if (rm_done_reg(c) && (c->rm.regs & c->creg[k])) return true;
+        {
+            int q = rm_done_sreg(s, c);
+            return q >= 0 && (c->csreg[k] >> q & 1) && c->sub == O_REG;
+        }
+    case O_PAIR:   /* %r1|%p2: the second half, a .pred register */
+        if (!(sl->kinds & SK_PAIR)) return false;
+        if (c->rm.n == 0xff) return !complete;
+        return complete ? rm_done_reg(c) : c->rm.regs != 0;
+    case O_INT:
+        if (!(sl->kinds & SK_IMM)) {
+            /* "0" may still become 0f.../0d... */
+            return !complete && c->vdig == 1 && c->val == 0 && !c->neg && (sl->kinds & SK_FLT);
+        }
+        if (int_reachable(c->val, c->vdig, c->neg, sl->lo, sl->hi, complete)) return !complete || c->vdig > 0;
+        return !complete && c->vdig == 1 && c->val == 0 && !c->neg && (sl->kinds & SK_FLT);
+    case O_FLT:
+        if (!(sl->kinds & SK_FLT) || sl->fbits != (c->fwidth == 8 ? 32 : 64)) return false;
+        return !complete || c->fdig == c->fwidth;
+    case O_ADDR:
+        if (!(sl->kinds & SK_ADDR)) return false;
+        switch (c->asub) {
+        case A_BASE: return !complete && (c->careg[k] || c->casym[k]);
+        case A_REG: return !complete && ((c->rm.regs & c->careg[k]) && (c->rm.n > 0 || c->careg[k]));
+        case A_SYM: return !complete && (c->idmask & c->casym[k]);
+        case A_PLUS:
+        case A_OFF: {
+            if (complete) return false;
+            int64_t lo = 1, hi = INT32_MAX;
+            if (c->abase_sym >= 0) {
+                const dsym *y = &s->syms[c->abase_sym];
+                if (y->kind == SY_PARAM || c->neg) return false;
+                hi = y->size - 1;
+            } else if (c->neg) {
+                hi = (int64_t)INT32_MAX + 1;
+            }
+            if (c->asub == A_PLUS) return hi >= lo;
+            return int_reachable(c->val, c->vdig, false, lo, hi, false);
+        }
+        case A_DONE:
+            return true;
+        }
+        return false;
+    case O_VEC:
+        if (sl->arity < 2 || !(sl->kinds & SK_REG)) return false;
+        if (c->velem >= sl->arity) return false;
+        if (complete) return false;
+        if (c->vsep == 1) return true;
+        if (c->vsep == 2) return c->vdecl >= 0 ? (c->creg[k] >> c->vdecl & 1) != 0 : c->creg[k] != 0;
+        return (c->rm.regs & c->creg[k]) != 0;
+    case O_IDENT:
+        if (sl->kinds & SK_LABEL) {
+            uint64_t labels = 0;
+            for (int i = 0; i < c->nsyms; i++)
+                if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) labels |= 1ull << i;
+            if (!complete && c->idlen < NAME_MAX) return (c->idmask & labels) || sym_room(c, 1);
+            if (id_exact(s, c, labels) >= 0) return true;
+            return sym_room(c, 1) && id_fresh(s, c);
+        }
+        if (sl->kinds & SK_SYM) {
+            if (!complete) return (c->idmask & c->casym[k]) != 0;
+            return id_exact(s, c, c->casym[k]) >= 0;
+        }
+        return false;
+    case O_DONE:
+        return complete;
+    }
+    return false;
+}
+
+/* Filter the candidates for the operand typed so far; false if none remain. */
+static bool opnd_filter(const dec_state *s, dcore *c, bool complete) {
+    uint8_t m = 0;
+    for (int k = 0; k < DG_MAX_CANDS; k++)
+        if ((c->cmask >> k & 1) && opnd_viable(s, c, k, complete)) m |= (uint8_t)(1u << k);
+    if (!m) return false;
+    c->cmask = m;
+    return true;
+}
+
+/* Feed one char of an operand.  Delimiters (',' ';') are handled by the caller. */
+static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
+    switch (c->sub) {
+    case O_START:
+        if (ch == '%') { c->sub = O_REG; rm_start(s, c, ~0ull, ~0ull); }
+        else if (ch == '!') { c->sub = O_NEG; c->rm.n = 0xff; }
+        else if (ch == '-' || is_digit(ch)) { c->sub = O_INT; c->neg = ch == '-'; c->val = ch == '-' ? 0 : ch - '0'; c->vdig = ch != '-'; }
+        else if (ch == '[') { c->sub = O_ADDR; c->asub = A_BASE; c->neg = false; c->abase_sym = -1; }
+        else if (ch == '{') { c->sub = O_VEC; c->velem = 0; c->vsep = 2; c->vdecl = -1; }
+        else if (is_id0(ch)) { c->sub = O_IDENT; id_start(s, c, all_syms(c)); return id_feed(s, c, ch) && opnd_filter(s, c, false); }
+        else return false;
+        if (c->sub == O_NEG) { c->rm.regs = 0; return opnd_filter(s, c, false); }
+        if (c->sub == O_VEC) return opnd_filter(s, c, false);
+        return opnd_filter(s, c, false);
+    case O_NEG:
+        if (c->rm.n == 0xff) {
+            if (ch != '%') return false;
+            /* only .pred registers after '!' */
+            uint64_t p = 0;
+            for (int i = 0; i < c->nregs; i++)
+                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
+            rm_start(s, c, p, 0);
+            return opnd_filter(s, c, false);
+        }
+        return rm_feed(s, c, ch) && opnd_filter(s, c, false);
+    case O_REG:
+        if (ch == '|' && rm_done_reg(c)) {
+            uint8_t m = 0;
+            for (int k = 0; k < DG_MAX_CANDS; k++)
+                if ((c->cmask >> k & 1) && opnd_viable(s, c, k, true) && (cslot(s, c, k)->kinds & SK_PAIR)) m |= (uint8_t)(1u << k);
+            if (!m) return false;
+            uint64_t p = 0;
+            for (int i = 0; i < c->nregs; i++)
+                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
+            if (!p) return false;
+            c->cmask = m;
+            c->sub = O_PAIR;
+            c->rm.n = 0xff;
+            c->rm.regs = p;
+            return true;
+        }
+        return rm_feed(s, c, ch) && opnd_filter(s, c, false);
+    case O_PAIR:
+        if (c->rm.n == 0xff) {
+            if (ch != '%') return false;
+            rm_start(s, c, c->rm.regs, 0);
+            return true;
+        }
+        return rm_feed(s, c, ch) && opnd_filter(s, c, false);
+    case O_INT:
+        if ((ch == 'f' || ch == 'd') && c->vdig == 1 && c->val == 0 && !c->neg) {
+            c->sub = O_FLT;
+            c->fwidth = ch == 'f' ? 8 : 16;
+            c->fdig = 0;
+            return opnd_filter(s, c, false);
+        }
+        if (!is_digit(ch) || c->vdig >= 19 || c->val > (INT64_MAX - 9) / 10) return false;
+        if (c->vdig == 1 && c->val == 0) return false;          /* no leading zeros */
+        if (c->vdig == 0 && ch == '0' && c->neg) return false;  /* no -0 */
+        c->val = c->val * 10 + (ch - '0');
+        c->vdig++;
+        return opnd_filter(s, c, false);
+    case O_FLT:
+        if (!hexu(ch) || c->fdig >= c->fwidth) return false;
+        c->fdig++;
+        return opnd_filter(s, c, false);
+    case O_ADDR:
+        switch (c->asub) {
+        case A_BASE:
+            if (ch == '%') { c->asub = A_REG; rm_start(s, c, ~0ull, 0); return opnd_filter(s, c, false); }
+            if (is_id0(ch)) { c->asub = A_SYM; id_start(s, c, all_syms(c)); return id_feed(s, c, ch) && opnd_filter(s, c, false); }
+            return false;
+        case A_REG:
+            if ((ch == '+' || ch == ']') && rm_done_reg(c)) {
+                c->asub = ch == '+' ? A_PLUS : A_DONE;
+                if (ch == '+') { c->val = 0; c->vdig = 0; c->neg = false; }
+                return opnd_filter(s, c, false);
+            }
+            return rm_feed(s, c, ch) && opnd_filter(s, c, false);
+        case A_SYM:
+            if (ch == '+' || ch == ']') {
+                int y = id_exact(s, c, all_syms(c));
+                if (y < 0) return false;
+                c->abase_sym = (int8_t)y;
+                uint8_t m = 0;
+                for (int k = 0; k < DG_MAX_CANDS; k++)
+                    if ((c->cmask >> k & 1) && (c->casym[k] >> y & 1)) m |= (uint8_t)(1u << k);
+                if (!m) return false;
+                c->cmask = m;
+                c->asub = ch == '+' ? A_PLUS : A_DONE;
+                if (ch == '+') { c->val = 0; c->vdig = 0; c->neg = false; }
+                return opnd_filter(s, c, false);
+            }
+            return id_feed(s, c, ch) && opnd_filter(s, c, false);
+        case A_PLUS:
+            if (ch == '-' && c->abase_sym < 0 && !c->neg) { c->neg = true; return opnd_filter(s, c, false); }
+            if (ch < '1' || ch > '9') return false;
+            c->asub = A_OFF;
+            c->val = ch - '0';
+            c->vdig = 1;
+            return opnd_filter(s, c, false);
+        case A_OFF:
+            if (ch == ']') {
+                int64_t hi = c->abase_sym >= 0 ? s->syms[c->abase_sym].size - 1 : (c->neg ? (int64_t)INT32_MAX + 1 : INT32_MAX);
+                if (c->val > hi) return false;
+                c->asub = A_DONE;
+                return opnd_filter(s, c, false);
+            }
+            if (!is_digit(ch) || c->vdig >= 12) return false;
+            c->val = c->val * 10 + (ch - '0');
+            c->vdig++;
+            return opnd_filter(s, c, false);
+        default:
+            return false;
+        }
+    case O_VEC:
+        if (c->vsep == 1) { if (ch != ' ') return false; c->vsep = 2; return true; }
+        if (c->vsep == 2) {   /* element start */
+            if (ch != '%') return false;
+            c->vsep = 0;
+            rm_start(s, c, c->vdecl >= 0 ? 1ull << c->vdecl : ~0ull, 0);
+            return opnd_filter(s, c, false);
+        }
+        if ((ch == ',' || ch == '}') && rm_done_reg(c)) {
+            c->vdecl = c->rm.sel;
+            c->velem++;
+            uint8_t m = 0;
+            for (int k = 0; k < DG_MAX_CANDS; k++) {
+                if (!(c->cmask >> k & 1)) continue;
+                int ar = cslot(s, c, k)->arity;
+                if (ch == ',' ? c->velem < ar : c->velem == ar) m |= (uint8_t)(1u << k);
+            }
+            if (!m) return false;
+            c->cmask = m;
+            if (ch == ',') c->vsep = 1;
+            else c->sub = O_DONE;
+            return true;
+        }
+        return rm_feed(s, c, ch) && opnd_filter(s, c, false);
+    case O_IDENT:
+        return id_feed(s, c, ch) && opnd_filter(s, c, false);
+    default:
+        return false;
+    }
+}
+
+/* The operand ends (',' or ';'): keep the candidates it is complete for. */
+static bool opnd_end(dec_state *s, dcore *c, bool last) {
+    uint8_t m = 0;
+    for (int k = 0; k < DG_MAX_CANDS; k++) {
+        if (!(c->cmask >> k & 1) || !opnd_viable(s, c, k, true)) continue;
+        int n = cand(s, c, k)->nops;
+        if (last ? n == c->opi + 1 : n > c->opi + 1) m |= (uint8_t)(1u << k);
+    }
+    if (!m) return false;
+    c->candmask = m;
+    if (c->sub == O_IDENT) {
+        /* a label: record a new reference as owed */
+        uint64_t labels = 0;
+        for (int i = 0; i < c->nsyms; i++)
+            if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) labels |= 1ull << i;
+        bool is_label = cslot(s, c, __builtin_ctz(m))->kinds & SK_LABEL;
+        if (is_label && id_exact(s, c, labels) < 0) {
+            add_sym(s, c, SY_LREF, PTX_T_NONE, 0, 0);
+            c->nowed++;
+        }
+    }
+    return true;
+}
+
+/* ---- statements -------------------------------------------------------------------- */
+static void set_R_reg(dcore *c, ptx_type t) {
+    int i = dg_regtype_index(t);
+    if (i >= 0) c->R |= 1u << i;
+}
+
+static bool reg_name_ok(const dec_state *s, const dcore *c, const char *name, size_t n) {
+    for (int i = 0; i < c->nregs; i++)
+        if (s->regs[i].len == n && !memcmp(s->regs[i].name, name, n)) return false;
+    /* %clock + 64 would read as the special register %clock64 */
+    for (int q = 0; q < isa_sreg_count(); q++) {
+        const char *sn = isa_sreg_get(q)->name;
+        if (strncmp(sn, name, n)) continue;
+        const char *rest = sn + n;
+        while (is_digit(*rest)) rest++;
+        if (!*rest) return false;
+    }
+    return true;
+}
+
+static void line_start(dcore *c) { c->ph = PH_LINE; }
+
+/* The core transition: feed one byte.  May append to s->regs/s->syms past
+ * the counts in c (see the file comment), never changes anything else in s. */
+static bool feed(dec_state *s, dcore *c, unsigned char ch) {
+    if (c->force_pos < s->force_len) {
+        if ((unsigned char)s->force[c->force_pos] != ch) return false;
+        c->force_pos++;
+    }
+    switch (c->ph) {
+    case PH_LIT:
+        if ((unsigned char)c->lit[c->lit_pos] != ch) return false;
+        if (c->lit[++c->lit_pos] == 0) {
+            c->ph = c->lit_next;
+            if (c->ph == PH_ENAME) id_start(s, c, all_syms(c));
+            if (c->ph == PH_TOP) { c->live = 0; c->cpos = 0; c->top = true; }
+            if (c->ph == PH_PTYPE) choice_start(c, PTYPES, 0xff);
+            if (c->ph == PH_OPND) opnd_start(s, c);
+        }
+        return true;
+    case PH_TOP:
+        if (c->cpos == 0 && c->live == 0) {
+            if (ch != '.') return false;
+            uint32_t live = 1;
+            if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
+            choice_start(c, TOPKW, live);
+            return true;
+        }
+        {
+            int r = choice_feed(c, ch);
+            if (r == -2) return false;
+            if (r == 0) { c->ph = PH_ENAME; c->top = false; id_start(s, c, all_syms(c)); }
+            if (r == 1) { c->ph = PH_ALIGN; c->dspace = PTX_SS_SHARED; choice_start(c, ALIGNS, 31); }
+            return true;
+        }
+    case PH_ENAME:
+    case PH_PNAME:
+        if ((ch == '(' && c->ph == PH_ENAME) || (c->ph == PH_PNAME && (ch == ',' || ch == '\n'))) {
+            if (!id_fresh(s, c) || !sym_room(c, 1)) return false;
+            if (c->ph == PH_ENAME) {
+                add_sym(s, c, SY_ENTRY, PTX_T_NONE, 0, 0);
+                c->ph = PH_POPEN;
+                return true;
+            }
+            if (ch == ',' && c->nparams + 1 >= MAX_PARAMS) return false;
+            int b = ptx_type_get(c->dtype)->bits;
+            add_sym(s, c, SY_PARAM, c->dtype, b, PTX_SS_PARAM);
+            c->nparams++;
+            c->R |= 1u << (b == 64 ? RS_PARAM64 : RS_PARAM32);
+            if (ch == ',') lit(c, "\n\t.param ", PH_PTYPE);
+            else lit(c, ")\n", PH_PERF);
+            return true;
+        }
+        return id_feed_fresh(s, c, ch);
+    case PH_POPEN:
+        if (ch == ')') { lit(c, "\n", PH_PERF); return true; }
+        if (ch == '\n') { lit(c, "\t.param ", PH_PTYPE); return true; }
+        return false;
+    case PH_PTYPE: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r >= 0) {
+            c->dtype = type_of_alt(PTYPES[r]);
+            c->ph = PH_PNAME;
+            id_start(s, c, all_syms(c));
+        }
+        return true;
+    }
+    case PH_PERF:
+        if (ch == '{') { lit(c, "\n", PH_LINE); return true; }
+        if (ch == '.') { c->ph = PH_PERFNUM; choice_start(c, PERFKW, 3); c->perf_i = 0xff; return true; }
+        return false;
+    case PH_PERFNUM:
+        if (c->perf_i == 0xff) {
+            int r = choice_feed(c, ch);
+            if (r == -2) return false;
+            if (r >= 0) { c->perf_i = 0; c->perf_prod = 1; c->num = 0; c->ndig = 0; }
+            return true;
+        }
+        if (c->ndig > 0 && ((ch == ',' && c->perf_i < 2) || (ch == '\n' && c->perf_i == 2))) {
+            c->perf_prod *= (int32_t)c->num;
+            c->perf_i++;
+            c->num = 0;
+            c->ndig = 0;
+            if (ch == ',') lit(c, " ", PH_PERFNUM);
+            else c->ph = PH_PERF_END;
+            return true;
+        }
+        if (!is_digit(ch) || (c->ndig == 0 && ch == '0') || c->ndig >= 4) return false;
+        if ((c->num * 10 + (ch - '0')) * c->perf_prod > 1024) return false;
+        c->num = c->num * 10 + (ch - '0');
+        c->ndig++;
+        return true;
+    case PH_PERF_END:
+        if (ch != '{') return false;
+        lit(c, "\n", PH_LINE);
+        return true;
+    case PH_LINE:
+        if (ending(s, c)) {
+            if (c->nowed) {
+                if (!is_id0(ch)) return false;
+                c->ph = PH_LABEL;
+                id_start(s, c, owed_mask(s, c));
+                return id_feed(s, c, ch) && (c->idmask != 0);
+            }
+            if (!c->last_term) {
+                if (ch != '\t') return false;
+                lit(c, "ret", PH_OPC);
+                c->node = -1;
+                c->guarded = false;
+                return true;
+            }
+            if (ch != '}') return false;
+            lit(c, "\n", PH_DONE);
+            return true;
+        }
+        if (ch == '\t') { c->ph = PH_STMT; return true; }
+        if (ch == '}') {
+            if (c->nowed || !c->last_term) return false;
+            lit(c, "\n", PH_DONE);
+            return true;
+        }
+        if (is_id0(ch) && (sym_room(c, 1) || c->nowed)) {
+            c->ph = PH_LABEL;
+            id_start(s, c, all_syms(c));
+            if (!id_feed(s, c, ch)) return false;
+            return sym_room(c, 1) || (c->idmask & owed_mask(s, c)) != 0;
+        }
+        return false;
+    case PH_LABEL: {
+        /* a fresh name (room permitting, not in ending mode) or an owed reference */
+        bool fresh_ok = !ending(s, c) && sym_room(c, 1);
+        if (ch == ':') {
+            uint64_t owed = owed_mask(s, c);
+            int y = id_exact(s, c, owed);
+            if (y < 0 && !(fresh_ok && id_fresh(s, c))) return false;
+            add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
+            if (y >= 0) c->nowed--;
+            c->pend_term = false;
+            c->ph = PH_EOL;
+            return true;
+        }
+        if (!id_feed(s, c, ch)) return false;
+        if (!fresh_ok) return (c->idmask & owed_mask(s, c)) != 0;
+        if (c->idlen == NAME_MAX) return id_fresh(s, c) || id_exact(s, c, owed_mask(s, c)) >= 0;
+        return true;
+    }
+    case PH_STMT:
+        c->guarded = false;
+        if (ch == '.') {
+            uint32_t live = 0;
+            if (c->nregs < MAX_REGDECL) live |= 1;
+            if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
+            if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
+            if (!live) return false;
+            c->ph = PH_DECLKW;
+            choice_start(c, DECLKW, live);
+            return true;
+        }
+        if (ch == '@') {
+            if (!(c->R & 1)) return false;
+            c->ph = PH_GUARD;
+            c->guarded = true;
+            c->sub = 0;
+            return true;
+        }
+        c->ph = PH_OPC;
+        c->node = 0;
+        /* fallthrough */
+    case PH_OPC: {
+        if (c->node < 0) c->node = dg_child(G(s), 0, 'r'), c->node = dg_child(G(s), c->node, 'e'),
+                         c->node = dg_child(G(s), c->node, 't');   /* forced "ret" in ending mode */
+        if (!c->alive || c->alive_R != c->R) { c->alive = dg_alive_for(G(s), c->R); c->alive_R = c->R; }
+        const uint8_t *alive = c->alive;
+        if (ch == ' ' || ch == ';') {
+            if (!(alive[c->node] & 2)) return false;
+            if (ending(s, c) && ch != ';') return false;
+            const dg_leaf *lf = &G(s)->leaves.v[G(s)->nodes.v[c->node].leaf];
+            uint8_t m = 0;
+            for (int k = 0; k < lf->ncand; k++) {
+                const dg_cand *cd = &G(s)->cands.v[lf->cand0 + k];
+                if (dg_cand_ok(cd, c->R) && ((cd->nops > 0) == (ch == ' '))) m |= (uint8_t)(1u << k);
+            }
+            if (!m) return false;
+            c->leaf = G(s)->nodes.v[c->node].leaf;
+            c->candmask = m;
+            c->opi = 0;
+            if (ch == ';') {
+                const dg_cand *cd = cand(s, c, __builtin_ctz(m));
+                c->pend_term = cd->terminator && !c->guarded;
+                c->ph = PH_EOL;
+            } else {
+                c->ph = PH_OPND;
+                opnd_start(s, c);
+            }
+            return true;
+        }
+        if (ending(s, c)) return false;
+        int k = dg_child(G(s), c->node, (char)ch);
+        if (k < 0 || !(alive[k] & 1)) return false;
+        c->node = k;
+        return true;
+    }
+    case PH_GUARD:
+        if (c->sub == 0) {   /* '!' or '%' */
+            if (ch == '!') { c->sub = 1; return true; }
+            if (ch != '%') return false;
+        }
+        if (c->sub <= 1) {
+            if (ch != '%') return false;
+            uint64_t p = 0;
+            for (int i = 0; i < c->nregs; i++)
+                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
+            rm_start(s, c, p, 0);
+            c->sub = 2;
+            return true;
+        }
+        if (ch == ' ') {
+            if (!rm_done_reg(c)) return false;
+            c->ph = PH_OPC;
+            c->node = 0;
+            return true;
+        }
+        return rm_feed(s, c, ch);
+    case PH_OPND:
+        if ((ch == ',' || ch == ';') && c->sub != O_VEC) {
+            if (!opnd_end(s, c, ch == ';')) return false;
+            if (ch == ';') {
+                const dg_cand *cd = cand(s, c, __builtin_ctz(c->candmask));
+                c->pend_term = cd->terminator && !c->guarded;
+                c->ph = PH_EOL;
+                return true;
+            }
+            c->opi++;
+            lit(c, " ", PH_OPND);
+            return true;
+        }
+        return opnd_feed(s, c, ch);
+    case PH_EOL:
+        if (ch != '\n') return false;
+        if (c->top) { lit(c, "\n", PH_TOP); return true; }
+        c->nstmts++;
+        c->last_term = c->pend_term;
+        c->pend_term = false;
+        c->guarded = false;
+        line_start(c);
+        return true;
+    case PH_DECLKW: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r == 0) { c->ph = PH_REGTYPE; choice_start(c, REGTYPES, (1u << 13) - 1); }
+        if (r == 1 || r == 2) { c->ph = PH_ALIGN; c->dspace = r == 1 ? PTX_SS_SHARED : PTX_SS_LOCAL; choice_start(c, ALIGNS, 31); }
+        return true;
+    }
+    case PH_REGTYPE: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r >= 0) { c->dtype = dg_regtypes[r]; c->ph = PH_REGNAME; c->idlen = 0; }
+        return true;
+    }
+    case PH_REGNAME:
+        if (ch == '<') {
+            char nm[24];
+            nm[0] = '%';
+            memcpy(nm + 1, c->id, c->idlen);
+            if (!c->idlen || !reg_name_ok(s, c, nm, c->idlen + 1u)) return false;
+            c->ph = PH_REGCOUNT;
+            c->num = 0;
+            c->ndig = 0;
+            return true;
+        }
+        if (ch < 'a' || ch > 'z' || c->idlen >= 12) return false;
+        c->id[c->idlen++] = (char)ch;
+        c->id[c->idlen] = 0;
+        if (c->idlen == 12) {
+            char nm[24];
+            nm[0] = '%';
+            memcpy(nm + 1, c->id, c->idlen);
+            return reg_name_ok(s, c, nm, c->idlen + 1u);
+        }
+        return true;
+    case PH_REGCOUNT:
+        if (ch == '>' && c->ndig) {
+            dreg *r = &s->regs[c->nregs++];
+            r->name[0] = '%';
+            memcpy(r->name + 1, c->id, c->idlen + 1u);
+            r->len = (uint8_t)(c->idlen + 1);
+            r->type = c->dtype;
+            r->count = (int)c->num;
+            set_R_reg(c, c->dtype);
+            c->pend_term = false;
+            lit(c, ";", PH_EOL);
+            return true;
+        }
+        if (!is_digit(ch) || (c->ndig == 0 && ch == '0')) return false;
+        if (c->num * 10 + (ch - '0') > s->o.max_regs_per_decl) return false;
+        c->num = c->num * 10 + (ch - '0');
+        c->ndig++;
+        return true;
+    case PH_ALIGN: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r >= 0) {
+            c->dalign = (uint8_t)(1u << r);
+            uint32_t live = 0;
+            for (int i = 0; VTYPES[i]; i++)
+                if (ptx_type_get(type_of_alt(VTYPES[i]))->bits / 8 <= c->dalign) live |= 1u << i;
+            c->ph = PH_VTYPE;
+            choice_start(c, VTYPES, live);
+        }
+        return true;
+    }
+    case PH_VTYPE: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r >= 0) {
+            c->dtype = type_of_alt(VTYPES[r]);
+            int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
+            if (ptx_type_get(c->dtype)->bits / 8 > left) return false;
+            c->ph = PH_VNAME;
+            id_start(s, c, all_syms(c));
+        }
+        return true;
+    }
+    case PH_VNAME:
+        if (ch == '[') {
+            if (!id_fresh(s, c) || !sym_room(c, 1)) return false;
+            c->ph = PH_VCOUNT;
+            c->num = 0;
+            c->ndig = 0;
+            return true;
+        }
+        return id_feed_fresh(s, c, ch);
+    case PH_VCOUNT: {
+        int eb = ptx_type_get(c->dtype)->bits / 8;
+        int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
+        if (ch == ']' && c->ndig) {
+            int64_t bytes = c->num * eb;
+            add_sym(s, c, SY_VAR, c->dtype, bytes, c->dspace);
+            c->nvars++;
+            if (c->dspace == PTX_SS_SHARED) { c->shared_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_SHARED; }
+            else { c->local_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_LOCAL; }
+            c->pend_term = false;
+            lit(c, ";", PH_EOL);
+            return true;
+        }
+        if (!is_digit(ch) || (c->ndig == 0 && ch == '0')) return false;
+        if ((c->num * 10 + (ch - '0')) * eb + 15 > left) return false;
+        c->num = c->num * 10 + (ch - '0');
+        c->ndig++;
+        return true;
+    }
+    case PH_DONE:
+    default:
+        return false;
+    }
+}
+
+/* ---- public API -------------------------------------------------------------------- */
+static bool feed_bytes(dec_state *s, dcore *c, const char *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!feed(s, c, (unsigned char)p[i])) return false;
+    return true;
+}
+
+pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_diag_sink *diag) {
+    *out = NULL;
+    dec_state *s = calloc(1, sizeof *s);
+    if (!s) return PG_ERR_NOMEM;
+    s->v = v;
+    if (o) s->o = *o;
+    if (s->o.max_statements <= 0) s->o.max_statements = 400;
+    if (s->o.max_regs_per_decl <= 0) s->o.max_regs_per_decl = 512;
+    pg_status st = dg_build(s->o.arch, &s->g, diag);
+    if (st != PG_OK) { free(s); return st; }
+    pg_buf f = {0};
+    const char *h = s->g->header;
+    if (s->o.signature && *s->o.signature) {
+        pg_buf_puts(&f, h);
+        pg_buf_puts(&f, s->o.signature);
+        pg_buf_putc(&f, '\n');
+    } else {
+        pg_buf_puts(&f, h);
+    }
+    s->force = f.data;
+    s->force_len = (uint32_t)f.len;
+    s->o.arch = NULL;   /* not owned */
+    s->o.signature = NULL;
+    lit(&s->c, h, PH_TOP);
+    s->loop_label[0] = 0;
+    /* the forced text must be acceptable (a signature outside the subset is a usage error) */
+    dcore c = s->c;
+    if (!feed_bytes(s, &c, s->force, s->force_len)) {
+        pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0,
+                     "the entry signature is not in the canonical form the constraint accepts: %s", s->force);
+        dec_free(s);
+        return PG_ERR_USAGE;
+    }
+    *out = s;
+    return PG_OK;
+}
+
+void dec_free(dec_state *s) {
+    if (!s) return;
+    dg_release(s->g);
+    free(s->force);
+    pg_buf_free(&s->text);
+    free(s);
+}
+
+pg_status dec_clone(const dec_state *s, dec_state **out) {
+    dec_state *d = calloc(1, sizeof *d);
+    if (!d) return PG_ERR_NOMEM;
+    *d = *s;
+    d->g->refs++;
+    d->force = malloc(s->force_len + 1u);
+    memcpy(d->force, s->force, s->force_len + 1u);
+    d->text = (pg_buf){0};
+    pg_buf_putn(&d->text, s->text.data ? s->text.data : "", s->text.len);
+    *out = d;
+    return PG_OK;
+}
+
+void dec_copy(dec_state *dst, const dec_state *src) {
+    /* same constraint (vocabulary, options, forced text): copy the state */
+    pg_buf text = dst->text;
+    if (dst->g != src->g) {
+        dg_release(dst->g);
+        src->g->refs++;
+    }
+    if (dst->force_len < src->force_len || !dst->force) {
+        free(dst->force);
+        dst->force = malloc(src->force_len + 1u);
+    }
+    char *force = dst->force;
+    memcpy(force, src->force, src->force_len + 1u);
+    memcpy(dst, src, sizeof *dst);
+    dst->force = force;
+    text.len = 0;
+    if (text.data) text.data[0] = 0;
+    pg_buf_putn(&text, src->text.data ? src->text.data : "", src->text.len);
+    dst->text = text;
+}
+
+bool dec_done(const dec_state *s) { return s->c.ph == PH_DONE; }
+
+const char *dec_text(const dec_state *s, size_t *len) {
+    if (len) *len = s->text.len;
+    return s->text.data ? s->text.data : "";
+}
+
+static bool accepts_bytes(const dec_state *s, const char *p, size_t n) {
+    dcore c = s->c;
+    return feed_bytes((dec_state *)s, &c, p, n);   /* writes only past the counts (scratch) */
+}
+
+bool dec_accepts(const dec_state *s, int32_t tok) {
+    const dec_vocab *v = s->v;
+    if (tok < 0 || tok >= v->n || s->ended) return false;
+    if (v->special[tok]) return tok == v->end_id && dec_done(s);
+    if (dec_done(s) || !v->lens[tok]) return false;
+    return accepts_bytes(s, v->bytes[tok], v->lens[tok]);
+}
+
+/* Depth-first walk of the vocabulary trie with a state copy per node. */
+static int mask_walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, uint32_t *bits) {
+    int n = 0;
+    for (int k = v->nodes.v[node].first_child; k >= 0; k = v->nodes.v[k].next_sibling) {
+        const dv_node *nd = &v->nodes.v[k];
+        dcore c2 = *c;
+        if (!feed(s, &c2, nd->c)) continue;
+        for (int t = nd->tok; t >= 0; t = v->dup_next[t]) {
+            bits[t >> 5] |= 1u << (t & 31);
+            n++;
+        }
+        if (nd->first_child >= 0) n += mask_walk(s, v, k, &c2, bits);
+    }
+    return n;
+}
+
+int dec_mask(const dec_state *s, uint32_t *bits) {
+    const dec_vocab *v = s->v;
+    memset(bits, 0, sizeof(uint32_t) * (size_t)((v->n + 31) / 32));
+    if (s->ended) return 0;
+    if (dec_done(s)) {
+        if (v->end_id < 0) return 0;
+        bits[v->end_id >> 5] |= 1u << (v->end_id & 31);
+        return 1;
+    }
+    return mask_walk((dec_state *)s, v, 0, &s->c, bits);
+}
+
+/* Bias context: look at each completed line (called from dec_advance*). */
+static void track_line(dec_state *s, const char *line, size_t n);
+
+static void after_advance(dec_state *s, size_t old_len) {
+    for (size_t i = old_len; i < s->text.len; i++)
+        if (s->text.data[i] == '\n') {
+            track_line(s, s->text.data + s->line_start, i - s->line_start);
+            s->line_start = i + 1;
+        }
+}
+
+pg_status dec_advance(dec_state *s, int32_t tok, pg_diag_sink *diag) {
+    if (!dec_accepts(s, tok)) {
+        pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0, "token %d is not allowed after %zu bytes of PTX", (int)tok, s->text.len);
+        return PG_ERR_INVALID;
+    }
+    if (s->v->special[tok]) { s->ended = true; return PG_OK; }
+    size_t old = s->text.len;
+    feed_bytes(s, &s->c, s->v->bytes[tok], s->v->lens[tok]);
+    pg_buf_putn(&s->text, s->v->bytes[tok], s->v->lens[tok]);
+    after_advance(s, old);
+    return PG_OK;
+}
+
+pg_status dec_advance_text(dec_state *s, const char *text, size_t n, pg_diag_sink *diag) {
+    dcore c = s->c;
+    if (s->ended || !feed_bytes(s, &c, text, n)) {
+        pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0, "text '%.*s' is not allowed after %zu bytes of PTX", (int)(n > 60 ? 60 : n),
+                     text, s->text.len);
+        return PG_ERR_INVALID;
+    }
+    s->c = c;
+    size_t old = s->text.len;
+    pg_buf_putn(&s->text, text, n);
+    after_advance(s, old);
+    return PG_OK;
+}
+
+size_t dec_forced_text(const dec_state *s, pg_buf *out) {
+    size_t n0 = out->len;
+    dcore c = s->c;
+    if (s->ended) return 0;
+    if (c.force_pos < s->force_len) {
+        pg_buf_putn(out, s->force + c.force_pos, s->force_len - c.force_pos);
+        return out->len - n0;
+    }
+    /* otherwise: follow the only continuation while there is exactly one */
+    for (int step = 0; step < 256 && c.ph != PH_DONE; step++) {
+        int only = -1, count = 0;
+        for (int ch = 9; ch < 127 && count < 2; ch++) {
+            if (ch != '\t' && ch != '\n' && ch < 32) continue;
+            dcore t = c;
+            if (feed((dec_state *)s, &t, (unsigned char)ch)) { only = ch; count++; }
+        }
+        if (count != 1) break;
+        feed((dec_state *)s, &c, (unsigned char)only);
+        pg_buf_putc(out, (char)only);
+    }
+    return out->len - n0;
+}
+
+/* ---- context for the performance bias --------------------------------------------------- */
+static int reg_decl_of(const dec_state *s, const char *name, size_t n, long *idx) {
+    size_t i = n;
+    while (i > 0 && is_digit(name[i - 1])) i--;
+    if (i == n || n - i > 6) return -1;
+    *idx = strtol(name + i, NULL, 10);
+    for (int d = 0; d < s->c.nregs; d++)
+        if (s->regs[d].len == i && !memcmp(s->regs[d].name, name, i)) return d;
+    return -1;
+}
+
+static void set_aligned(dec_state *s, const char *name, size_t n, bool on) {
+    long idx;
+    int d = reg_decl_of(s, name, n, &idx);
+    if (d < 0 || idx >= 64) return;
+    if (on) s->aligned16[d] |= 1ull << idx;
+    else s->aligned16[d] &= ~(1ull << idx);
+}
+
+bool dec_state_reg_aligned16(const dec_state *s, const char *name, size_t n) {
+    long idx;
+    int d = reg_decl_of(s, name, n, &idx);
+    return d >= 0 && idx < 64 && (s->aligned16[d] >> idx & 1);
+}
+
+/* Alignment of 64-bit address registers, approximated: a pointer param
+ * (cudaMalloc: 256-byte aligned) loaded by ld.param.u64 is aligned; cvta/mov
+ * keep it; add of a multiple of 16 (an immediate, or a register produced by
+ * mul.wide by a multiple of 16 or shl by >= 4) keeps it; anything else that
+ * writes the register clears it. */
+static void track_line(dec_state *s, const char *line, size_t n) {
+    if (n == 0) return;
+    if (line[0] != '\t') {   /* a label */
+        if (n > 1 && line[n - 1] == ':') {
+            size_t ln = n - 1 < NAME_MAX ? n - 1 : NAME_MAX;
+            /* a label not jumped to yet may head a loop (a backward branch) */
+            char pat[NAME_MAX + 4];
+            snprintf(pat, sizeof pat, " %.*s;", (int)ln, line);
+            if (!strstr(s->text.data, pat)) {
+                memcpy(s->loop_label, line, ln);
+                s->loop_label[ln] = 0;
+                s->in_loop = true;
+            }
+        }
+        return;
+    }
+    char buf[256];
+    size_t m = n - 1 < sizeof buf - 1 ? n - 1 : sizeof buf - 1;
+    memcpy(buf, line + 1, m);
+    buf[m] = 0;
+    char *p = buf;
+    if (*p == '@') { p = strchr(p, ' '); if (!p) return; p++; }
+    if (*p == '.') return;   /* declaration */
+    char *sp = strchr(p, ' ');
+    size_t ol = sp ? (size_t)(sp - p) : strcspn(p, ";");
+    snprintf(s->last_insn, sizeof s->last_insn, "%.*s", (int)ol, p);
+    if (!strncmp(p, "bra", 3) && sp) {
+        char *lab = sp + 1;
+        size_t ll = strcspn(lab, ";");
+        if (s->in_loop && ll == strlen(s->loop_label) && !strncmp(lab, s->loop_label, ll)) s->in_loop = false;
+        return;
+    }
+    if (!sp) return;
+    /* operands */
+    char *ops[6];
+    int nops = 0;
+    char *q = sp + 1;
+    while (nops < 6 && *q) {
+        ops[nops++] = q;
+        size_t k = strcspn(q, ",;");
+        if (q[k] == 0) break;
+        bool end = q[k] == ';';
+        q[k] = 0;
+        q += k + 1;
+        if (end) break;
+        while (*q == ' ') q++;
+    }
+    if (!nops || ops[0][0] != '%') return;
+    const char *dst = ops[0];
+    size_t dl = strlen(dst);
+    bool al = false;
+    if (!strncmp(p, "ld.param.u64", 12) || !strncmp(p, "ld.param.b64", 12)) al = true;
+    else if ((!strncmp(p, "cvta", 4) || !strncmp(p, "mov.u64", 7) || !strncmp(p, "mov.b64", 7)) && nops >= 2)
+        al = dec_state_reg_aligned16(s, ops[1], strlen(ops[1]));
+    else if ((!strncmp(p, "mul.wide", 8) || !strncmp(p, "mul.lo", 6)) && nops >= 3 && ops[2][0] != '%')
+        al = strtoll(ops[2], NULL, 10) % 16 == 0;
+    else if (!strncmp(p, "shl.b64", 7) && nops >= 3 && ops[2][0] != '%')
+        al = strtol(ops[2], NULL, 10) >= 4;
+    else if ((!strncmp(p, "add.s64", 7) || !strncmp(p, "add.u64", 7)) && nops >= 3) {
+        bool a1 = dec_state_reg_aligned16(s, ops[1], strlen(ops[1]));
+        bool a2 = ops[2][0] == '%' ? dec_state_reg_aligned16(s, ops[2], strlen(ops[2])) : strtoll(ops[2], NULL, 10) % 16 == 0;
+        al = a1 && a2;
+    }
+    set_aligned(s, dst, dl, al);
+    long idx;
+    int d = reg_decl_of(s, dst, dl, &idx);
+    if (d >= 0 && ptx_type_get(s->regs[d].type)->bits == 64 && ptx_type_get(s->regs[d].type)->cls != PTX_TC_FLOAT)
+        s->last_addr_aligned = al;
+}
+
+bool dec_state_last_addr_aligned(const dec_state *s) { return s->last_addr_aligned; }
+
+bool dec_state_in_loop(const dec_state *s) { return s->in_loop; }
+int dec_state_phase_is_stmt_start(const dec_state *s) {
+    if (s->c.ph == PH_STMT) return 1;
+    if (s->c.ph == PH_LINE) return 2;
+    return 0;
+}
+int dec_state_last_insn(const dec_state *s, char *buf, size_t n) {
+    return snprintf(buf, n, "%s", s->last_insn);
+}
+
+/* From the next statement boundary on, allow only the shortest legal end
+ * (owed labels, ret, closing brace): the caller is running out of tokens. */
+void dec_force_end(dec_state *s) {
+    /* ending() is consulted inside statements too, so switching mid-statement
+     * could strand one: let the current statement finish normally */
+    if (s->o.max_statements > s->c.nstmts + 1) s->o.max_statements = s->c.nstmts + 1;
+}

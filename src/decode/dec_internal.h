@@ -1,0 +1,124 @@
+/* dec_internal.h — shared between the decode files (grammar.c, constraint.c,
+ * vocab.c, bias.c); not a public header.
+ *
+ * The grammar (grammar.c) is everything about the generated PTX subset that
+ * does not depend on the text written so far: the header for the target, and
+ * a character trie of every legal "opcode.mod.mod" string of the subset with,
+ * at each end, the ISA forms it selects (isa_match bindings, operand count,
+ * state space) and per operand slot the resources it needs (a register of a
+ * compatible type, a shared variable, a 64-bit param...).  Which trie nodes
+ * are alive depends only on the set of declared resources R (a bitmask that
+ * only grows), so it is computed once per R and cached.
+ */
+#ifndef PTXGEN_DEC_INTERNAL_H
+#define PTXGEN_DEC_INTERNAL_H
+
+#include "ptxgen/decode.h"
+#include "ptxgen/isa.h"
+#include "ptxgen/ptx.h"
+
+/* ---- resources: bit i of R set when the module declares it ---------------- */
+enum {
+    RS_NREGT = 13,          /* register types of the subset, indices into dg_regtypes[] */
+    RS_SHARED = 13,         /* a .shared array exists */
+    RS_LOCAL = 14,          /* a .local array exists */
+    RS_PARAM32 = 15,        /* a 32-bit param exists */
+    RS_PARAM64 = 16,        /* a 64-bit param exists */
+    RS_ALWAYS = 31,         /* always set: an immediate, label or special register fits */
+};
+extern const ptx_type dg_regtypes[RS_NREGT];   /* .pred .b16 .b32 .b64 .u16 ... .f64 */
+int dg_regtype_index(ptx_type t);              /* -1 if not a subset register type */
+
+/* ---- operand semantics of one slot of a selected form ------------------------ */
+enum {
+    SK_REG = 1, SK_IMM = 2, SK_FLT = 4, SK_ADDR = 8, SK_LABEL = 16, SK_SYM = 32, SK_SREG = 64, SK_NEG = 128,
+    SK_PAIR = 256,         /* %r|%p (setp, shfl) */
+};
+typedef struct {
+    unsigned kinds;        /* SK_* */
+    ptx_type want;         /* register / immediate type */
+    bool relaxed;          /* ld/st/cvt: register may be wider */
+    int arity;             /* 1, or 2/4 for {..} */
+    int64_t lo, hi;        /* integer immediate range */
+    int fbits;             /* float immediate width (32: 0f, 64: 0d), 0 = none */
+    bool intreg;           /* lane/mask/barrier operands: no float registers (ptxas) */
+} dg_slot;
+
+enum { DG_MAX_OPS = 6, DG_MAX_CANDS = 4 };
+typedef struct {
+    int form;              /* index into isa_form_get */
+    isa_match mt;
+    uint8_t nops;          /* exact operand count in the subset */
+    uint8_t space;         /* ptx_space of the address operand(s) */
+    uint8_t param_bits;    /* ld.param: bits of the loaded type */
+    bool terminator;       /* ret/exit/bra (ends a path; the closing brace may follow if unguarded) */
+    bool is_bra;
+    dg_slot slot[DG_MAX_OPS];
+    uint32_t need[DG_MAX_OPS];   /* resources any one of which satisfies the slot */
+} dg_cand;
+
+typedef struct {
+    int cand0, ncand;
+} dg_leaf;
+
+typedef struct {
+    int first_child, next_sibling, parent;
+    int leaf;              /* index into leaves, or -1 */
+    char c;
+} dg_node;
+
+typedef struct { uint32_t R; uint8_t *alive; } dg_alive;
+
+typedef struct dg_grammar {
+    int refs;
+    int sm, ptx;           /* target and PTX version (x10) */
+    bool arch_specific;
+    char target[24];
+    char *header;          /* ".version 8.0\n.target sm_80\n.address_size 64\n\n" */
+    PG_VEC(dg_node) nodes; /* node 0 = root */
+    PG_VEC(dg_leaf) leaves;
+    PG_VEC(dg_cand) cands;
+    PG_VEC(dg_alive) alive_cache;
+    const isa_sreg *sregs[64]; char sreg_names[64][40]; int nsregs;   /* usable special registers, with .x/.y/.z expanded */
+    uint32_t sreg_types;   /* unused padding for alignment */
+} dg_grammar;
+
+pg_status dg_build(const char *arch, dg_grammar **out, pg_diag_sink *diag);
+void dg_release(dg_grammar *g);
+/* Alive flags of the opcode trie for resources R (cached). */
+const uint8_t *dg_alive_for(dg_grammar *g, uint32_t R);
+bool dg_cand_ok(const dg_cand *c, uint32_t R);
+int dg_child(const dg_grammar *g, int node, char c);
+/* Validator-compatible register type check, tightened for ptxas (see grammar.c). */
+bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed);
+bool dg_sreg_ok(const dg_slot *s, const isa_sreg *sr);
+bool dg_slot_reg_ok(const dg_slot *s, ptx_type reg);   /* a register declared `reg` fits the slot */
+bool dg_is_opcode(const char *s, size_t n);
+uint32_t dg_addr_regs(ptx_space sp);   /* resource bits of the registers an address in `sp` may use */
+
+/* ---- the vocabulary trie ------------------------------------------------------ */
+typedef struct {
+    int first_child, next_sibling;
+    int tok;               /* token ending here, or -1 */
+    int ntok_below;        /* tokens in this subtree (for pruning counts) */
+    unsigned char c;
+} dv_node;
+
+struct dec_vocab {
+    int n;                 /* vocabulary size (ids 0..n-1) */
+    PG_VEC(dv_node) nodes; /* node 0 = root */
+    char **bytes; size_t *lens;  /* per token */
+    bool *special;
+    int32_t end_id;        /* GEN_TOK_END or -1 */
+    int *dup_next;         /* tokens with identical bytes chained: next id or -1 */
+};
+
+/* ---- recognizer state (constraint.c) -------------------------------------------- */
+/* Exposed here for bias.c: read-only views of the context. */
+int dec_state_phase_is_stmt_start(const dec_state *s);
+bool dec_state_in_loop(const dec_state *s);
+bool dec_state_reg_aligned16(const dec_state *s, const char *name, size_t n);
+bool dec_state_last_addr_aligned(const dec_state *s);   /* last 64-bit integer register written is 16-byte aligned */
+int dec_state_last_insn(const dec_state *s, char *buf, size_t n);   /* text of the last instruction (opcode.mods) */
+
+#endif

@@ -1,0 +1,430 @@
+/* test_decode.c — the PTX constraint: random constrained generations must all
+ * pass the libptx validator and ptxas; corpus kernels are accepted; specific
+ * invalid continuations are rejected; masks agree with dec_accepts; clones
+ * and rollbacks behave.  Uses a fake vocabulary (single bytes plus a few
+ * hundred multi-byte PTX pieces), so it does not need a trained tokenizer. */
+#include "common/test.h"
+#include "ptxgen/decode.h"
+#include "ptxgen/ptx.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const MULTI[] = {
+    "\t", "\n", ";\n", ";\n\t", ", ", "\n\t", "%r", "%rd", "%f", "%fd", "%p", "%rs", "%h", "%r1", "%r2", "%rd1", "%rd2",
+    "%f1", "%f2", "%p1", "%tid.x", "%ctaid.x", "%ntid.x", ".reg .b32 %r<", ".reg .b64 %rd<", ".reg .f32 %f<",
+    ".reg .pred %p<", ".reg .f64 %fd<", ".reg .b16 %rs<", ".reg", " .pred", " .b32", " .b64", " .f32", ">;\n",
+    ".shared .align 16 .f32 ", ".shared .align 4 .b32 ", ".local .align 8 .b64 ", "ld.param.u64 ", "ld.param.u32 ",
+    "ld.param.f32 ", "ld.global.f32 ", "ld.global.nc.f32 ", "ld.global.nc.v4.f32 ", "ld.shared.f32 ", "st.global.f32 ",
+    "st.shared.f32 ", "st.global.u32 ", "ld.global.u32 ", "cvta.to.global.u64 ", "mov.u32 ", "mov.f32 ", "mov.b32 ",
+    "mov.u64 ", "add.s32 ", "add.u32 ", "add.s64 ", "add.f32 ", "sub.f32 ", "mul.f32 ", "mul.wide.u32 ", "mul.lo.s32 ",
+    "mad.lo.s32 ", "fma.rn.f32 ", "setp.lt.u32 ", "setp.ge.s32 ", "setp.ne.and.u32 ", "selp.f32 ", "shl.b32 ", "shr.u32 ",
+    "and.b32 ", "or.pred ", "cvt.rn.f32.s32 ", "cvt.rzi.s32.f32 ", "cvt.u64.u32 ", "bra ", "bra.uni ", "ret;", "exit;",
+    "bar.sync 0;", "shfl.sync.bfly.b32 ", "shfl.sync.down.b32 ", "atom.global.add.f32 ", "red.shared.add.u32 ",
+    "rcp.approx.ftz.f32 ", "ex2.approx.ftz.f32 ", "max.f32 ", "min.s32 ", "div.rn.f32 ", "neg.f32 ", "abs.f32 ",
+    "sqrt.rn.f32 ", "vote.sync.ballot.b32 ", "popc.b32 ", "@%p", "@!%p", "[%rd", "[%r", "+4]", "+16]", "]", "],", "[",
+    "{%f", "}, ", "0f00000000", "0f3F800000", "0d3FF0000000000000", "-1", "31", "16", "256", "1024", "4", "8", "0",
+    ".visible .entry ", "(\n\t", ".param .u64 ", ".param .u32 ", ".param .f32 ", ",\n\t", "\n)\n", ")\n", ".maxntid ",
+    ", 1, 1\n", "{\n", "}\n", "LOOP", "DONE", "$L__BB0_", "L1", "x", "y", "n", "out", "tile", "sdata", ":\n", "ld", "st",
+    ".global", ".shared", ".f32", ".u32", ".s32", ".b32", ".u64", ".rn", ".approx", ".ftz", ".lt", ".ge", ".eq", ".ne",
+};
+
+static dec_vocab *fake_vocab(int *n_out) {
+    enum { NS = 3 };
+    const char *specials[NS] = {GEN_TOK_END, GEN_TOK_TASK, GEN_TOK_PTX};
+    int nm = (int)(sizeof MULTI / sizeof MULTI[0]);
+    int n = 128 + nm + NS;
+    const char **p = calloc((size_t)n, sizeof *p);
+    bool *sp = calloc((size_t)n, sizeof *sp);
+    static char singles[128][2];
+    for (int i = 0; i < 128; i++) {
+        singles[i][0] = (char)(i ? i : 1);
+        singles[i][1] = 0;
+        p[i] = singles[i];
+    }
+    for (int i = 0; i < nm; i++) p[128 + i] = MULTI[i];
+    for (int i = 0; i < NS; i++) { p[128 + nm + i] = specials[i]; sp[128 + nm + i] = true; }
+    dec_vocab *v = NULL;
+    pg_diag_sink d = {0};
+    dec_vocab_from_pieces(p, NULL, sp, n, &v, &d);
+    free(p);
+    free(sp);
+    *n_out = n;
+    return v;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static int pick(const uint32_t *bits, int n) {
+    int cnt = 0;
+    for (int i = 0; i < n; i++) cnt += bits[i >> 5] >> (i & 31) & 1;
+    if (!cnt) return -1;
+    int k = (int)(rnd() % (uint64_t)cnt);
+    for (int i = 0; i < n; i++)
+        if (bits[i >> 5] >> (i & 31) & 1 && k-- == 0) return i;
+    return -1;
+}
+
+static void first_diag(void *user, const pg_diag *d) {
+    char *buf = user;
+    if (!buf[0]) pg_diag_format(d, buf, 512);
+}
+
+static bool validate_verbose(const char *txt, size_t len, char *why) {
+    ptx_module *m = NULL;
+    why[0] = 0;
+    pg_diag_sink d = {first_diag, why, 0, 0, 0};
+    pg_status st = ptx_parse(txt, len, "gen.ptx", &m, &d);
+    if (st == PG_OK) st = ptx_validate(m, &d);
+    ptx_module_free(m);
+    return st == PG_OK;
+}
+
+/* One random constrained generation; returns the module text (malloc'd). */
+static char *random_walk(const dec_vocab *v, int nv, const dec_opts *o, int *steps, bool *ok_end, int *dead) {
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    if (dec_new(v, o, &s, &d) != PG_OK) return NULL;
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
+    pg_buf forced = {0};
+    *ok_end = false;
+    *steps = 0;
+    for (int step = 0; step < 20000 && !dec_done(s); step++) {
+        /* feed forced text now and then, as gen does */
+        if (rnd() % 4 == 0) {
+            forced.len = 0;
+            if (dec_forced_text(s, &forced) && dec_advance_text(s, forced.data, forced.len, &d) != PG_OK) { (*dead)++; break; }
+            if (dec_done(s)) break;
+        }
+        int n = dec_mask(s, bits);
+        if (n == 0) {
+            size_t len;
+            const char *txt = dec_text(s, &len);
+            fprintf(stderr, "dead state after: ...%s\n", txt + (len > 300 ? len - 300 : 0));
+            (*dead)++;
+            break;
+        }
+        int t = pick(bits, nv);
+        if (dec_advance(s, t, &d) != PG_OK) { (*dead)++; break; }
+        (*steps)++;
+    }
+    if (dec_done(s)) {
+        int n = dec_mask(s, bits);
+        int e = pick(bits, nv);
+        *ok_end = n == 1 && e >= 0 && dec_advance(s, e, &d) == PG_OK && dec_mask(s, bits) == 0;
+    }
+    size_t len;
+    const char *txt = dec_text(s, &len);
+    char *out = malloc(len + 1);
+    memcpy(out, txt, len + 1);
+    free(bits);
+    pg_buf_free(&forced);
+    dec_free(s);
+    return out;
+}
+
+static void test_random_walks(const dec_vocab *v, int nv) {
+    enum { NGEN = 200 };
+    char dir[] = "/tmp/ptxgen_decode_XXXXXX";
+    bool have_dir = mkdtemp(dir) != NULL;
+    int valid = 0, finished = 0, dead = 0, total_steps = 0;
+    char **texts = calloc(NGEN, sizeof *texts);
+    for (int g = 0; g < NGEN; g++) {
+        dec_opts o = {0};
+        o.arch = g % 3 == 0 ? "sm_90" : "sm_80";
+        o.max_statements = 10 + (int)(rnd() % 60);
+        o.max_regs_per_decl = 1 + (int)(rnd() % 64);
+        if (g % 5 == 0) o.signature = ".visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)";
+        int steps;
+        bool ok_end;
+        texts[g] = random_walk(v, nv, &o, &steps, &ok_end, &dead);
+        total_steps += steps;
+        if (!texts[g]) continue;
+        finished += ok_end;
+        char why[512];
+        if (validate_verbose(texts[g], strlen(texts[g]), why)) valid++;
+        else if (valid + 3 > g) fprintf(stderr, "generation %d invalid: %s\n%s\n", g, why, texts[g]);
+    }
+    CHECK(dead == 0, "%d random walks hit a dead state", dead);
+    CHECK(finished == NGEN, "%d/%d generations reached the end", finished, NGEN);
+    CHECK(valid == NGEN, "%d/%d generations pass ptxgen check", valid, NGEN);
+    printf("random walks: %d generations, %d valid, %d finished, %.0f tokens on average\n", NGEN, valid, finished,
+           (double)total_steps / NGEN);
+    /* ptxas, batched: write every module, then compile each */
+    char ptxas[512];
+    if (!ptxas_find(ptxas, sizeof ptxas) || !have_dir) {
+        printf("SKIPPED: ptxas not found; random walks checked by the validator only\n");
+    } else {
+        int pass = 0, ran = 0;
+        for (int g = 0; g < NGEN; g++) {
+            if (!texts[g]) continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s/g%03d.ptx", dir, g);
+            pg_diag_sink d = {0};
+            if (pg_write_file_atomic(path, texts[g], strlen(texts[g]), &d) != PG_OK) continue;
+            ptxas_report r;
+            memset(&r, 0, sizeof r);
+            pg_status st = ptxas_run(path, NULL, false, &r, &d);
+            ran++;
+            if (st == PG_OK && r.ok) pass++;
+            else if (ran - pass <= 3) fprintf(stderr, "ptxas rejects generation %d:\n%s\n--- log:\n%s\n", g, texts[g], r.log ? r.log : "");
+            ptxas_report_free(&r);
+            unlink(path);
+        }
+        CHECK(pass == ran && ran == NGEN, "ptxas accepted %d/%d", pass, ran);
+        printf("ptxas: %d/%d generations accepted\n", pass, ran);
+    }
+    for (int g = 0; g < NGEN; g++) free(texts[g]);
+    free(texts);
+    if (have_dir) rmdir(dir);
+}
+
+/* Feed text byte by byte (single-byte tokens are ids 1..127). */
+static size_t feed_text(dec_state *s, const char *t, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (dec_advance(s, (unsigned char)t[i], NULL) != PG_OK) return i;
+    return n;
+}
+
+static void test_corpus(const dec_vocab *v) {
+    DIR *dd = opendir("corpus");
+    if (!dd) { printf("SKIPPED: no corpus/ directory (run from the repository root)\n"); return; }
+    int total = 0, ok = 0;
+    struct dirent *e;
+    while ((e = readdir(dd))) {
+        if (e->d_name[0] == '.') continue;
+        char path[600];
+        snprintf(path, sizeof path, "corpus/%s/kernel.ptx", e->d_name);
+        ptx_module *m = NULL;
+        pg_diag_sink d = {0};
+        if (ptx_parse_file(path, &m, &d) != PG_OK) { ptx_module_free(m); continue; }
+        pg_buf b = {0};
+        ptx_print(m, &b);
+        ptx_module_free(m);
+        dec_opts o = {0};
+        o.arch = "sm_80";
+        o.max_statements = 5000;
+        dec_state *s = NULL;
+        if (dec_new(v, &o, &s, &d) != PG_OK) { pg_buf_free(&b); continue; }
+        total++;
+        size_t at = feed_text(s, b.data, b.len);
+        if (at == b.len && dec_done(s)) ok++;
+        else {
+            size_t ls = at, le = at;
+            while (ls > 0 && b.data[ls - 1] != '\n') ls--;
+            while (le < b.len && b.data[le] != '\n') le++;
+            printf("  corpus %s: outside the subset at '%.*s'\n", e->d_name, (int)(le - ls), b.data + ls);
+        }
+        dec_free(s);
+        pg_buf_free(&b);
+    }
+    closedir(dd);
+    printf("corpus kernels accepted in full: %d/%d (%.0f%%)\n", ok, total, total ? 100.0 * ok / total : 0.0);
+    CHECK(total > 0 && ok * 10 >= total * 9, "corpus acceptance %d/%d is below 90%%", ok, total);
+}
+
+static const char *HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)\n{\n"
+                          "\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n";
+
+static dec_state *at_body(const dec_vocab *v) {
+    dec_opts o = {0};
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    dec_new(v, &o, &s, &d);
+    size_t n = strlen(HEAD);
+    if (s && feed_text(s, HEAD, n) != n) { dec_free(s); return NULL; }
+    return s;
+}
+
+/* Does the recognizer accept `line` (appended after HEAD) in full? */
+static bool accepts_line(const dec_vocab *v, const char *line) {
+    dec_state *s = at_body(v);
+    if (!s) return false;
+    pg_diag_sink d = {0};
+    bool ok = dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    dec_free(s);
+    return ok;
+}
+
+static void test_rejections(const dec_vocab *v, int nv) {
+    dec_state *h = at_body(v);
+    CHECK(h != NULL, "the test header is accepted");
+    dec_free(h);
+    CHECK(accepts_line(v, "\tld.param.u64 %rd1, [a];\n"), "ld.param");
+    CHECK(accepts_line(v, "\tadd.s32 %r1, %r2, 7;\n"), "add.s32");
+    CHECK(accepts_line(v, "\t@!%p1 bra L;\nL:\n\tret;\n}\n"), "forward label then end");
+    CHECK(!accepts_line(v, "\tadd.s32 %q1"), "undeclared register");
+    CHECK(!accepts_line(v, "\tadd.s32 %r8"), "register index out of range");
+    CHECK(!accepts_line(v, "\tadd.s32 %f1"), "wrong register type in a slot");
+    CHECK(!accepts_line(v, "\tadd.s32 %r1, %r2, 0f3F"), "float literal for an integer slot");
+    CHECK(!accepts_line(v, "\tadd.s32 %r1, %r2, %r3, "), "too many operands");
+    CHECK(!accepts_line(v, "\tadd.s32 %r1, %r2;"), "too few operands");
+    CHECK(!accepts_line(v, "\tadd.rn.s32"), "illegal modifier combination");
+    CHECK(!accepts_line(v, "\tmul.s32"), "mul needs .lo/.hi/.wide for integers");
+    CHECK(!accepts_line(v, "\tld.global.nc.f32 %f1, [%r1]"), "32-bit global address");
+    CHECK(!accepts_line(v, "\tld.param.u64 %rd1, [n]"), "param of the wrong size");
+    CHECK(!accepts_line(v, "\tbar.sync 16"), "barrier id out of range");
+    CHECK(!accepts_line(v, "\t.reg .b32 %r<4>;"), "register declared twice");
+    CHECK(!accepts_line(v, "\tbra L;\n}"), "closing brace with an owed label");
+    CHECK(!accepts_line(v, "\tadd.s32 %r1, %r2, %r3;\n}"), "closing brace after a non-terminating statement");
+    CHECK(!accepts_line(v, "\t@%p1 ret;\n}"), "closing brace after a guarded ret");
+    CHECK(!accepts_line(v, "L:\n\tret;\nL:"), "label defined twice");
+    CHECK(!accepts_line(v, "\tadd.s32  %r1"), "non-canonical spacing");
+    CHECK(accepts_line(v, "\tret;\n}\n"), "ret then close");
+    /* special tokens: only <|end|> and only at the end */
+    dec_state *s = at_body(v);
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
+    int end_id = nv - 3;
+    CHECK(!dec_accepts(s, end_id) && !dec_accepts(s, nv - 2), "special tokens are rejected mid-module");
+    dec_mask(s, bits);
+    CHECK(!(bits[end_id >> 5] >> (end_id & 31) & 1), "mask excludes <|end|> mid-module");
+    feed_text(s, "\tret;\n}\n", 8);
+    CHECK(dec_done(s), "done after the closing brace");
+    CHECK(dec_mask(s, bits) == 1 && (bits[end_id >> 5] >> (end_id & 31) & 1), "only <|end|> when done");
+    CHECK(!dec_accepts(s, '\n'), "nothing after the module");
+    free(bits);
+    dec_free(s);
+    /* a signature outside the subset is a usage error, not a silent pass */
+    dec_opts o = {0};
+    o.signature = ".entry k(.param .u64 a)";
+    pg_diag_sink d = {0};
+    dec_state *bad = NULL;
+    CHECK(dec_new(v, &o, &bad, &d) == PG_ERR_USAGE && !bad && d.nerrors == 1, "bad signature rejected");
+}
+
+static void test_forced(const dec_vocab *v) {
+    dec_opts o = {0};
+    o.arch = "sm_90";
+    o.signature = ".visible .entry vecadd(\n\t.param .u64 a,\n\t.param .u32 n\n)";
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with a signature");
+    pg_buf f = {0};
+    dec_forced_text(s, &f);
+    const char *want = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry vecadd(\n\t.param .u64 a,\n\t.param .u32 n\n)\n";
+    CHECK(f.data && !strcmp(f.data, want), "forced header and signature: '%s'", f.data ? f.data : "");
+    CHECK(!dec_accepts(s, 'x'), "a byte other than the forced one is rejected");
+    CHECK(dec_advance_text(s, f.data, f.len, &d) == PG_OK, "forced text is accepted");
+    f.len = 0;
+    CHECK(dec_forced_text(s, &f) == 0, "a choice is open after the signature (perf directive or body)");
+    const char *body = "{\n\t.reg .b64 %rd<2>;\n\tld.param.u64";
+    CHECK(feed_text(s, body, strlen(body)) == strlen(body), "body start");
+    f.len = 0;
+    dec_forced_text(s, &f);
+    CHECK(f.len == 4 && !memcmp(f.data, " %rd", 4), "single continuation forced: '%.*s'", (int)f.len, f.data ? f.data : "");
+    pg_buf_free(&f);
+    dec_free(s);
+}
+
+/* dec_accepts agrees with dec_mask; clones and rollbacks are exact. */
+static void test_consistency(const dec_vocab *v, int nv) {
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4), *bits2 = calloc((size_t)(nv + 31) / 32, 4);
+    int disagreements = 0, checked_states = 0, clone_bad = 0;
+    for (int g = 0; g < 10; g++) {
+        dec_opts o = {0};
+        o.max_statements = 30;
+        dec_state *s = NULL;
+        pg_diag_sink d = {0};
+        dec_new(v, &o, &s, &d);
+        dec_state *snap = NULL;
+        for (int step = 0; step < 3000 && !dec_done(s); step++) {
+            int n = dec_mask(s, bits);
+            if (!n) break;
+            if (step % 7 == 0) {
+                checked_states++;
+                for (int t = 0; t < nv; t++)
+                    if (dec_accepts(s, t) != (bool)(bits[t >> 5] >> (t & 31) & 1)) disagreements++;
+            }
+            if (step % 50 == 10) {
+                /* snapshot, wander off, roll back: same mask as before */
+                dec_free(snap);
+                dec_clone(s, &snap);
+                dec_state *w = NULL;
+                dec_clone(s, &w);
+                for (int k = 0; k < 20 && !dec_done(w); k++) {
+                    if (!dec_mask(w, bits2)) break;
+                    dec_advance(w, pick(bits2, nv), &d);
+                }
+                dec_copy(w, snap);
+                dec_mask(w, bits2);
+                size_t l1, l2;
+                const char *t1 = dec_text(w, &l1), *t2 = dec_text(s, &l2);
+                if (memcmp(bits, bits2, (size_t)(nv + 31) / 32 * 4) || l1 != l2 || memcmp(t1, t2, l1)) clone_bad++;
+                dec_free(w);
+            }
+            dec_advance(s, pick(bits, nv), &d);
+        }
+        dec_free(snap);
+        dec_free(s);
+    }
+    CHECK(disagreements == 0, "dec_accepts disagrees with dec_mask %d times", disagreements);
+    CHECK(clone_bad == 0, "%d rollbacks differ from their snapshot", clone_bad);
+    CHECK(checked_states > 50, "checked %d states", checked_states);
+    free(bits);
+    free(bits2);
+}
+
+/* The bias touches only tokens the constraint allows and prefers fma at a statement start. */
+static void test_bias(const dec_vocab *v, int nv) {
+    dec_bias *b = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_bias_default(v, &b, &d) == PG_OK && b, "built-in bias table");
+    dec_state *s = at_body(v);
+    float *lg = calloc((size_t)nv, sizeof *lg);
+    int touched_illegal = 0, fma = -1;
+    for (int i = 128; i < nv; i++)
+        if (!strcmp(MULTI[i - 128 < (int)(sizeof MULTI / sizeof MULTI[0]) ? i - 128 : 0], "fma.rn.f32 ")) fma = i;
+    feed_text(s, "\t", 1);
+    dec_bias_apply(b, s, lg);
+    for (int i = 0; i < nv; i++)
+        if (lg[i] != 0.0f && !dec_accepts(s, i)) touched_illegal++;
+    CHECK(touched_illegal == 0, "bias touched %d disallowed tokens", touched_illegal);
+    CHECK(fma >= 0 && lg[fma] > 0.0f && lg['f'] > 0.0f, "fma.rn.f32 preferred at a statement start");
+    free(lg);
+    dec_free(s);
+    dec_bias_free(b);
+    /* a table with an unknown context is rejected with the rule's place */
+    char path[] = "/tmp/ptxgen_bias_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+        const char *j = "{\"version\": 1, \"rules\": [{\"context\": \"sometimes\", \"pattern\": \"add\", \"delta\": 1}]}";
+        CHECK(write(fd, j, strlen(j)) == (ssize_t)strlen(j), "write temp bias file");
+        close(fd);
+        dec_bias *bad = NULL;
+        pg_diag_sink d2 = {0};
+        CHECK(dec_bias_load(path, v, &bad, &d2) == PG_ERR_PARSE && !bad && d2.nerrors == 1, "bad bias context rejected");
+        unlink(path);
+    }
+    dec_bias *ok = NULL;
+    pg_diag_sink d3 = {0};
+    if (access("bench/bias_default.json", R_OK) == 0) {
+        CHECK(dec_bias_load("bench/bias_default.json", v, &ok, &d3) == PG_OK && ok, "bench/bias_default.json loads");
+        dec_bias_free(ok);
+    }
+}
+
+int main(void) {
+    int nv;
+    const char *seed = getenv("PTXGEN_TEST_SEED");   /* other seeds for longer soak runs */
+    if (seed && *seed) rng_state ^= strtoull(seed, NULL, 10) * 0x2545F4914F6CDD1Dull;
+    dec_vocab *v = fake_vocab(&nv);
+    CHECK(v && dec_vocab_size(v) == nv, "fake vocabulary of %d tokens", nv);
+    test_rejections(v, nv);
+    test_forced(v);
+    test_corpus(v);
+    test_consistency(v, nv);
+    test_bias(v, nv);
+    test_random_walks(v, nv);
+    dec_vocab_free(v);
+    return TEST_DONE();
+}

@@ -1,0 +1,78 @@
+/* vocab.c — the vocabulary trie: every token's bytes in one byte trie, so a
+ * full mask is one depth-first walk that drops whole subtrees as soon as a
+ * prefix is rejected.  Special tokens stay out of the trie; only GEN_TOK_END
+ * is ever allowed (dec_mask/dec_accepts handle it). */
+#include "dec_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int child(dec_vocab *v, int node, unsigned char c, bool create) {
+    for (int k = v->nodes.v[node].first_child; k >= 0; k = v->nodes.v[k].next_sibling)
+        if (v->nodes.v[k].c == c) return k;
+    if (!create) return -1;
+    dv_node nd = {-1, v->nodes.v[node].first_child, -1, 0, c};
+    pg_vec_push(v->nodes, nd);
+    int k = v->nodes.n - 1;
+    v->nodes.v[node].first_child = k;
+    return k;
+}
+
+/* Build from byte strings (ids = positions); special[i] marks special tokens
+ * (may be NULL).  Used by dec_vocab_new and by tests with a fake vocabulary. */
+pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, const bool *special, int n,
+                                dec_vocab **out, pg_diag_sink *diag) {
+    *out = NULL;
+    if (n <= 0) {
+        pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0, "empty vocabulary");
+        return PG_ERR_USAGE;
+    }
+    dec_vocab *v = calloc(1, sizeof *v);
+    if (!v) return PG_ERR_NOMEM;
+    v->n = n;
+    v->bytes = calloc((size_t)n, sizeof *v->bytes);
+    v->lens = calloc((size_t)n, sizeof *v->lens);
+    v->special = calloc((size_t)n, sizeof *v->special);
+    v->dup_next = malloc(sizeof(int) * (size_t)n);
+    v->end_id = -1;
+    dv_node root = {-1, -1, -1, 0, 0};
+    pg_vec_push(v->nodes, root);
+    for (int i = 0; i < n; i++) {
+        size_t len = lens ? lens[i] : (pieces[i] ? strlen(pieces[i]) : 0);
+        v->lens[i] = len;
+        v->bytes[i] = malloc(len + 1);
+        if (len) memcpy(v->bytes[i], pieces[i], len);
+        v->bytes[i][len] = 0;
+        v->special[i] = special && special[i];
+        v->dup_next[i] = -1;
+        if (v->special[i]) {
+            if (len == strlen(GEN_TOK_END) && !memcmp(v->bytes[i], GEN_TOK_END, len)) v->end_id = i;
+            continue;
+        }
+        if (!len) continue;
+        int nd = 0;
+        for (size_t k = 0; k < len; k++) nd = child(v, nd, (unsigned char)v->bytes[i][k], true);
+        /* identical byte strings (BPE can have them): chain them */
+        if (v->nodes.v[nd].tok < 0) v->nodes.v[nd].tok = i;
+        else {
+            int t = v->nodes.v[nd].tok;
+            while (v->dup_next[t] >= 0) t = v->dup_next[t];
+            v->dup_next[t] = i;
+        }
+    }
+    *out = v;
+    return PG_OK;
+}
+
+void dec_vocab_free(dec_vocab *v) {
+    if (!v) return;
+    for (int i = 0; i < v->n; i++) free(v->bytes[i]);
+    free(v->bytes);
+    free(v->lens);
+    free(v->special);
+    free(v->dup_next);
+    pg_vec_free(v->nodes);
+    free(v);
+}
+
+int dec_vocab_size(const dec_vocab *v) { return v->n; }

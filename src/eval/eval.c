@@ -1,0 +1,610 @@
+/* eval.c — `ptxgen eval`: the held-out suite through the whole funnel
+ *   generated -> validator -> ptxas -> loads -> correct on every input set -> speed vs nvcc
+ * for each task x description style x config (full, no-constraint, no-bias)
+ * x sample, following the protocol in docs/DESIGN.md.  Results are one JSON
+ * document rewritten atomically after every case, so a run resumes where it
+ * stopped and an interrupted run still leaves a readable file. */
+#include "ptxgen/eval.h"
+#include "ptxgen/gpu.h"
+#include "ptxgen/ptx.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void eval_opts_default(eval_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->samples = 1;
+    o->configs = (1u << EVAL_NCONFIGS) - 1;
+    o->timing = true;
+    gen_opts_default(&o->gen);
+}
+
+const char *const eval_configs[EVAL_NCONFIGS] = {"full", "no_constraint", "no_bias"};
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* task folders of the suite, sorted, filtered by --only and --shard */
+static int list_tasks(const eval_opts *o, char ***out, pg_diag_sink *diag) {
+    DIR *d = opendir(o->suite_dir);
+    if (!d) { pg_diag_emit(diag, PG_E_EVAL, o->suite_dir, 0, 0, "cannot open the suite folder"); return -1; }
+    PG_VEC(char *) v = {0};
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s/task.json", o->suite_dir, e->d_name);
+        if (access(p, R_OK) != 0) continue;
+        if (o->only) {
+            size_t n = strlen(e->d_name);
+            const char *s = o->only;
+            bool hit = false;
+            while (*s && !hit) {
+                size_t k = strcspn(s, ",");
+                hit = k == n && !strncmp(s, e->d_name, n);
+                s += k + (s[k] == ',');
+            }
+            if (!hit) continue;
+        }
+        pg_vec_push(v, strdup(e->d_name));
+    }
+    closedir(d);
+    qsort(v.v, (size_t)v.n, sizeof *v.v, cmp_str);
+    if (o->nshards > 1) {
+        int k = 0;
+        for (int i = 0; i < v.n; i++) {
+            if (i % o->nshards == o->shard) v.v[k++] = v.v[i];
+            else free(v.v[i]);
+        }
+        v.n = k;
+    }
+    *out = v.v;
+    return v.n;
+}
+
+static const char *desc_of(const task_spec *t, int style) {
+    switch (style) {
+    case 0: return t->desc_terse;
+    case 1: return t->desc_detailed;
+    case 2: return t->desc_card;
+    case 3: return t->desc_zh;
+    default: return t->desc_prose;
+    }
+}
+static const char *const style_names[EVAL_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
+
+static json_t *find_row(json_t *rows, const char *task, const char *style, const char *cfg, int sample) {
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        if (!strcmp(json_string_value(json_object_get(r, "task")), task) &&
+            !strcmp(json_string_value(json_object_get(r, "description")), style) &&
+            !strcmp(json_string_value(json_object_get(r, "config")), cfg) &&
+            json_integer_value(json_object_get(r, "sample")) == sample)
+            return r;
+    }
+    return NULL;
+}
+
+/* One case through the funnel; returns the row. */
+static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc, const char *style, int cfg, int sample, bool time_it,
+                        pg_diag_sink *diag) {
+    const eval_opts *o = c->o;
+    gen_opts g = o->gen;
+    pg_buf sig = {0};
+    gen_signature_from_task(t, &sig);
+    g.signature = sig.data;
+    g.constrained = cfg != EVAL_NO_CONSTRAINT;
+    g.bias = cfg == EVAL_FULL ? c->bias : NULL;   /* no_bias and no_constraint run without it */
+    g.sampler.seed = o->gen.sampler.seed + (uint64_t)sample * 7919u;
+    json_t *row = json_object();
+    gen_result r;
+    pg_diag_sink q = {0};
+    pg_status st = gen_sample(c->model, c->tok, c->vocab, desc, &g, &r, &q);
+    pg_buf_free(&sig);
+    json_object_set_new(row, "tokens", json_integer(r.gen_tokens + r.forced_tokens));
+    json_object_set_new(row, "gen_seconds", json_real(r.seconds));
+    json_object_set_new(row, "mask_calls", json_integer(r.mask_calls));
+    json_object_set_new(row, "mask_seconds", json_real(r.mask_seconds));
+    json_object_set_new(row, "finished", json_boolean(r.finished));
+    const char *stage = "generated";
+    char detail[700] = "";
+    bool check = false, ptxas_ok = false, loads = false, correct = false;
+    double speedup = 0;
+    if (st != PG_OK || !r.ptx) {
+        stage = "generation";
+        snprintf(detail, sizeof detail, "generation failed (%s)", pg_status_str(st));
+        goto done;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.ptx", c->tmpdir, t->kernel);
+    if (pg_write_file_atomic(path, r.ptx, strlen(r.ptx), diag) != PG_OK) { stage = "generation"; goto done; }
+    if (o->keep_dir) {   /* every generated kernel, for the issue note and for inspection */
+        pg_buf kp = {0};
+        pg_buf_printf(&kp, "%s/%s.%s.%s.%d.ptx", o->keep_dir, t->name, style, eval_configs[cfg], sample);
+        pg_write_file_atomic(kp.data, r.ptx, strlen(r.ptx), diag);
+        pg_buf_free(&kp);
+    }
+    /* validator */
+    ptx_module *m = NULL;
+    pg_diag first = {0};
+    pg_diag_sink qv = {eval_keep_first_error, &first, 0, 0, 0};
+    if (ptx_parse(r.ptx, strlen(r.ptx), path, &m, &qv) == PG_OK) ptx_validate(m, &qv);
+    check = m && qv.nerrors == 0;
+    if (!check) {
+        stage = "validator";
+        snprintf(detail, sizeof detail, "%s %s: %s (line %d)", first.code ? first.code : "?", first.name ? first.name : "",
+                 first.msg, first.line);
+        ptx_module_free(m);
+        goto done;
+    }
+    if (gpu_check_signature(t, path, &q) != PG_OK) {
+        stage = "validator";
+        snprintf(detail, sizeof detail, "the entry's signature does not match the task");
+        ptx_module_free(m);
+        check = false;
+        goto done;
+    }
+    /* ptxas */
+    if (c->have_ptxas) {
+        ptxas_report pr = {0};
+        pg_diag_sink qp = {0};
+        pg_status ps = ptxas_run(path, o->gen.arch, ptx_needs_relocatable(m), &pr, &qp);
+        ptxas_ok = ps == PG_OK && pr.ok;
+        if (pr.nfuncs) {
+            json_object_set_new(row, "registers", json_integer(pr.funcs[0].registers));
+            json_object_set_new(row, "spill_bytes", json_integer(pr.funcs[0].spill_stores + pr.funcs[0].spill_loads));
+        }
+        if (!ptxas_ok) snprintf(detail, sizeof detail, "ptxas: %.600s", pr.log ? pr.log : "failed");
+        ptxas_report_free(&pr);
+    }
+    ptx_module_free(m);
+    if (!c->have_ptxas) { stage = "ptxas"; snprintf(detail, sizeof detail, "ptxas not found: later stages not run"); goto done; }
+    if (!ptxas_ok) { stage = "ptxas"; goto done; }
+    if (!c->have_gpu) { stage = "gpu-not-run"; goto done; }
+    gpu_run_opts go;
+    gpu_run_opts_default(&go);
+    go.timing = time_it;
+    go.baseline = time_it;
+    go.arch = NULL;
+    gpu_task_result gr;
+    memset(&gr, 0, sizeof gr);
+    pg_diag_sink qg = {0};
+    pg_status gs = gpu_run_task(t, path, &go, &gr, &qg);
+    loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
+            gr.kernel.status != GPU_NO_GPU;
+    correct = gs == PG_OK && gr.kernel.status == GPU_OK;
+    json_object_set_new(row, "gpu_status", json_string(gpu_status_name(gr.kernel.status)));
+    if (!loads) { stage = "load"; snprintf(detail, sizeof detail, "%.600s", gr.kernel.detail); }
+    else if (!correct) { stage = "correct"; snprintf(detail, sizeof detail, "%.600s", gr.kernel.detail); }
+    else {
+        stage = "correct";
+        json_object_set_new(row, "worst_rel_l2", json_real(gr.kernel.worst_rel_l2));
+        if (time_it && gr.have_baseline && gr.speedup > 0) {
+            speedup = gr.speedup;
+            json_object_set_new(row, "ms", json_real(gr.kernel.ms_median));
+            json_object_set_new(row, "baseline_ms", json_real(gr.baseline.ms_median));
+            json_object_set_new(row, "pct_of_ceiling", json_real(gr.kernel.pct_of_ceiling));
+            json_object_set_new(row, "faster_than_light", json_boolean(gr.kernel.faster_than_light));
+            json_object_set_new(row, "memory_bound", json_boolean(gr.kernel.gbps > 0 && c->ridge > 0 &&
+                                                                  gr.kernel.tflops * 1e3 / gr.kernel.gbps < c->ridge));
+            stage = "timed";
+        }
+    }
+    gpu_result_free(&gr);
+done:
+    json_object_set_new(row, "check", json_boolean(check));
+    json_object_set_new(row, "ptxas", c->have_ptxas && check ? json_boolean(ptxas_ok) : json_string("not run"));
+    json_object_set_new(row, "loads", c->have_gpu && ptxas_ok ? json_boolean(loads) : json_string("not run"));
+    json_object_set_new(row, "correct", c->have_gpu && ptxas_ok ? json_boolean(correct) : json_string("not run"));
+    if (speedup > 0) json_object_set_new(row, "speedup", json_real(speedup));
+    json_object_set_new(row, "last_stage", json_string(stage));
+    json_object_set_new(row, "detail", json_string(detail));
+    gen_result_free(&r);
+    return row;
+}
+
+void eval_keep_first_error(void *user, const pg_diag *d) {
+    pg_diag *f = user;
+    if (d->sev == PG_SEV_ERROR && !f->code) *f = *d;
+}
+
+static int is_true(json_t *v) { return json_is_true(v); }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Aggregates of one config over its rows. */
+static json_t *aggregate(json_t *rows, const char *cfg, int samples, bool have_gpu) {
+    long n = 0, chk = 0, pas = 0, ld = 0, cor = 0, timed = 0, f1 = 0, f12 = 0, mem = 0, mem90 = 0;
+    long cases = 0, cases_pass1 = 0, cases_passk = 0;
+    PG_VEC(double) sp = {0};
+    size_t i;
+    json_t *r;
+    /* per-case pass@k: group by task+description */
+    json_t *seen = json_object();
+    json_array_foreach(rows, i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "config")), cfg)) continue;
+        n++;
+        chk += is_true(json_object_get(r, "check"));
+        pas += is_true(json_object_get(r, "ptxas"));
+        ld += is_true(json_object_get(r, "loads"));
+        bool c = is_true(json_object_get(r, "correct"));
+        cor += c;
+        char key[512];
+        snprintf(key, sizeof key, "%s/%s", json_string_value(json_object_get(r, "task")),
+                 json_string_value(json_object_get(r, "description")));
+        json_t *k = json_object_get(seen, key);
+        if (!k) { json_object_set_new(seen, key, json_integer(0)); k = json_object_get(seen, key); cases++; }
+        if (json_integer_value(json_object_get(r, "sample")) == 0 && c) cases_pass1++;
+        if (c && json_integer_value(k) == 0) { json_integer_set(k, 1); cases_passk++; }
+        double s = json_real_value(json_object_get(r, "speedup"));
+        if (c && json_integer_value(json_object_get(r, "sample")) == 0) {
+            if (s > 0) {
+                timed++;
+                pg_vec_push(sp, s);
+                if (s > 1.0) f1++;
+                if (s > 1.2) f12++;
+            }
+            if (is_true(json_object_get(r, "memory_bound"))) {
+                mem++;
+                if (json_real_value(json_object_get(r, "pct_of_ceiling")) >= 90) mem90++;
+            }
+        }
+    }
+    json_decref(seen);
+    json_t *a = json_object();
+#define RATE(x, d) ((d) ? (double)(x) / (double)(d) : 0.0)
+    json_object_set_new(a, "samples", json_integer(n));
+    json_object_set_new(a, "cases", json_integer(cases));
+    json_object_set_new(a, "validator_pass_rate", json_real(RATE(chk, n)));
+    json_object_set_new(a, "ptxas_pass_rate", json_real(RATE(pas, n)));
+    if (have_gpu) {
+        json_object_set_new(a, "load_rate", json_real(RATE(ld, n)));
+        json_object_set_new(a, "correct_rate", json_real(RATE(cor, n)));
+        json_object_set_new(a, "pass_at_1", json_real(RATE(cases_pass1, cases)));
+        json_object_set_new(a, "pass_at_k", json_real(RATE(cases_passk, cases)));
+        json_object_set_new(a, "k", json_integer(samples));
+        json_object_set_new(a, "fast_1", json_real(RATE(f1, cases)));
+        json_object_set_new(a, "fast_1_2", json_real(RATE(f12, cases)));
+        double g = 0, med = 0;
+        if (sp.n) {
+            for (int j = 0; j < sp.n; j++) g += log(sp.v[j]);
+            g = exp(g / sp.n);
+            qsort(sp.v, (size_t)sp.n, sizeof(double), cmp_double);
+            med = sp.n % 2 ? sp.v[sp.n / 2] : 0.5 * (sp.v[sp.n / 2 - 1] + sp.v[sp.n / 2]);
+        }
+        json_object_set_new(a, "timed_cases", json_integer(timed));
+        json_object_set_new(a, "geomean_speedup", sp.n ? json_real(g) : json_null());
+        json_object_set_new(a, "median_speedup", sp.n ? json_real(med) : json_null());
+        json_object_set_new(a, "memory_bound_cases", json_integer(mem));
+        json_object_set_new(a, "memory_bound_at_90pct", json_real(RATE(mem90, mem)));
+    } else {
+        const char *nr = "not run";
+        json_object_set_new(a, "load_rate", json_string(nr));
+        json_object_set_new(a, "correct_rate", json_string(nr));
+        json_object_set_new(a, "pass_at_1", json_string(nr));
+        json_object_set_new(a, "pass_at_k", json_string(nr));
+        json_object_set_new(a, "fast_1", json_string(nr));
+        json_object_set_new(a, "fast_1_2", json_string(nr));
+        json_object_set_new(a, "geomean_speedup", json_string(nr));
+    }
+#undef RATE
+    pg_vec_free(sp);
+    return a;
+}
+
+void eval_finalize(json_t *doc) {
+    json_t *rows = json_object_get(doc, "rows");
+    bool have_gpu = is_true(json_object_get(doc, "gpu_ran"));
+    int samples = (int)json_integer_value(json_object_get(json_object_get(doc, "settings"), "samples"));
+    json_t *cfgs = json_object();
+    for (int c = 0; c < EVAL_NCONFIGS; c++) {
+        json_t *a = aggregate(rows, eval_configs[c], samples, have_gpu);
+        if (json_integer_value(json_object_get(a, "samples")) == 0) { json_decref(a); continue; }
+        json_object_set_new(cfgs, eval_configs[c], a);
+    }
+    /* the headline numbers are the full config's */
+    json_t *full = json_object_get(cfgs, "full");
+    const char *keys[] = {"validator_pass_rate", "ptxas_pass_rate", "load_rate", "correct_rate", "pass_at_1",
+                          "pass_at_k", "fast_1", "fast_1_2", "geomean_speedup", "median_speedup", "memory_bound_at_90pct"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        json_t *v = full ? json_object_get(full, keys[k]) : NULL;
+        json_object_set(doc, keys[k], v ? v : json_string("not run"));
+    }
+    json_object_set_new(doc, "configs", cfgs);
+    /* first failing stage per task (full config, sample 0, over descriptions) */
+    json_t *fails = json_object();
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "config")), "full")) continue;
+        if (is_true(json_object_get(r, "correct"))) continue;
+        const char *task = json_string_value(json_object_get(r, "task"));
+        json_t *l = json_object_get(fails, task);
+        if (!l) { l = json_array(); json_object_set_new(fails, task, l); }
+        json_array_append_new(l, json_pack("{s:O, s:O, s:O}", "description", json_object_get(r, "description"), "stage",
+                                           json_object_get(r, "last_stage"), "detail", json_object_get(r, "detail")));
+    }
+    json_object_set_new(doc, "failures", fails);
+}
+
+static pg_status save(json_t *doc, const char *path, pg_diag_sink *diag) {
+    if (!path) return PG_OK;
+    eval_finalize(doc);
+    char *s = json_dumps(doc, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+    pg_status st = pg_write_file_atomic(path, s, strlen(s), diag);
+    free(s);
+    return st;
+}
+
+pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
+    eval_ctx c = *c0;
+    const eval_opts *o = c.o;
+    char **names = NULL;
+    int nt = list_tasks(o, &names, diag);
+    if (nt < 0) return PG_ERR_IO;
+    if (nt == 0) { pg_diag_emit(diag, PG_E_EVAL, o->suite_dir, 0, 0, "no task folders (DIR/NAME/task.json)"); return PG_ERR_USAGE; }
+    char ptxas_path[512];
+    c.have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);
+    char why[256] = "";
+    c.have_gpu = !o->no_gpu && gpu_available(why, sizeof why);
+    gpu_devinfo di;
+    memset(&di, 0, sizeof di);
+    if (c.have_gpu && gpu_devinfo_get(false, &di, diag) == PG_OK && di.copy_gbps > 0)
+        c.ridge = di.fp32_tflops * 1e3 / di.copy_gbps;   /* flop/byte where the roofline bends */
+    if (o->keep_dir && mkdir(o->keep_dir, 0755) != 0 && errno != EEXIST) {
+        pg_diag_emit(diag, PG_E_IO, o->keep_dir, 0, 0, "cannot create: %s", strerror(errno));
+        return PG_ERR_IO;
+    }
+    char tmpl[] = "/tmp/ptxgen-eval-XXXXXX";
+    if (!mkdtemp(tmpl)) { pg_diag_emit(diag, PG_E_EVAL, NULL, 0, 0, "cannot create a temp dir"); return PG_ERR_IO; }
+    c.tmpdir = tmpl;
+
+    json_t *doc = NULL;
+    if (o->out_path && access(o->out_path, R_OK) == 0 && o->resume) {
+        json_error_t e;
+        doc = json_load_file(o->out_path, 0, &e);
+        if (!doc || !json_is_array(json_object_get(doc, "rows"))) {
+            pg_diag_emit(diag, PG_E_EVAL, o->out_path, e.line, e.column, "cannot resume from this file: %s",
+                         doc ? "no rows array" : e.text);
+            json_decref(doc);
+            return PG_ERR_PARSE;
+        }
+    }
+    if (!doc) {
+        doc = json_object();
+        json_object_set_new(doc, "rows", json_array());
+    }
+    time_t tt = time(NULL);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&tt));
+    json_object_set_new(doc, "device", json_string(c.have_gpu ? di.name : "none (static checks only)"));
+    json_object_set_new(doc, "gpu_ran", json_boolean(c.have_gpu));
+    if (!c.have_gpu) json_object_set_new(doc, "gpu_not_run_because", json_string(o->no_gpu ? "--no-gpu" : why));
+    json_object_set_new(doc, "model", json_string(model_get_config(c.model)->model_id));
+    json_object_set_new(doc, "date", json_string(date));
+    json_object_set_new(doc, "suite", json_string(o->suite_dir));
+    json_object_set_new(doc, "tasks", json_integer(nt));
+    json_object_set_new(doc, "arch", json_string(o->gen.arch));
+    json_object_set_new(doc, "settings",
+                        json_pack("{s:i, s:i, s:f, s:i, s:b, s:i, s:I}", "samples", o->samples, "top_k", o->gen.sampler.top_k,
+                                  "temperature", o->gen.sampler.temperature, "max_tokens", o->gen.max_tokens, "bias_in_full", 1,
+                                  "configs", (int)o->configs, "seed", (json_int_t)o->gen.sampler.seed));
+    json_t *rows = json_object_get(doc, "rows");
+    int ncfg = 0, first_cfg = -1;
+    for (int k = 0; k < EVAL_NCONFIGS; k++)
+        if (o->configs >> k & 1) { ncfg++; if (first_cfg < 0) first_cfg = k; }
+    long total = (long)nt * EVAL_NSTYLES * ncfg * o->samples, done = 0;
+    double t0 = now_s();
+    pg_status st = PG_OK;
+    for (int ti = 0; ti < nt && st == PG_OK; ti++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s/task.json", o->suite_dir, names[ti]);
+        task_spec *t = NULL;
+        if (task_load(p, &t, diag) != PG_OK) { st = PG_ERR_INVALID; break; }
+        for (int cfg = 0; cfg < EVAL_NCONFIGS; cfg++) {
+            if (!(o->configs >> cfg & 1)) continue;
+            for (int sty = 0; sty < EVAL_NSTYLES; sty++) {
+                const char *desc = desc_of(t, sty);
+                if (!desc || !*desc) { done += o->samples; continue; }
+                for (int s = 0; s < o->samples; s++, done++) {
+                    if (find_row(rows, t->name, style_names[sty], eval_configs[cfg], s)) continue;
+                    /* timing for the headline config's first sample only (pass@1 speed) */
+                    bool time_it = o->timing && cfg == first_cfg && s == 0;
+                    json_t *row = run_case(&c, t, desc, style_names[sty], cfg, s, time_it, diag);
+                    json_object_set_new(row, "task", json_string(t->name));
+                    json_object_set_new(row, "dir", json_string(names[ti]));
+                    json_object_set_new(row, "family", json_string(t->family ? t->family : ""));
+                    json_object_set_new(row, "description", json_string(style_names[sty]));
+                    json_object_set_new(row, "config", json_string(eval_configs[cfg]));
+                    json_object_set_new(row, "sample", json_integer(s));
+                    json_array_append_new(rows, row);
+                    if (o->progress) {
+                        double el = now_s() - t0, eta = done + 1 < total ? el / (double)(done + 1) * (double)(total - done - 1) : 0;
+                        fprintf(stderr, "\r[%ld/%ld] %-28.28s %-8s %-13s %-11s eta %4.0fs ", done + 1, total, t->name,
+                                style_names[sty], eval_configs[cfg], json_string_value(json_object_get(row, "last_stage")), eta);
+                    }
+                    if ((st = save(doc, o->out_path, diag)) != PG_OK) break;
+                }
+            }
+        }
+        task_free(t);
+    }
+    if (o->progress) fprintf(stderr, "\n");
+    if (st == PG_OK) st = save(doc, o->out_path, diag);
+    if (!o->out_path) eval_finalize(doc);
+    if (c0->result) *c0->result = json_incref(doc);
+    json_decref(doc);
+    for (int i = 0; i < nt; i++) free(names[i]);
+    free(names);
+    rmdir(tmpl);
+    return st;
+}
+
+static void fmt_rate(json_t *v, char *b, size_t n) {
+    if (json_is_number(v)) snprintf(b, n, "%.1f%%", 100 * json_number_value(v));
+    else snprintf(b, n, "%s", json_is_string(v) ? json_string_value(v) : "-");
+}
+
+void eval_markdown(json_t *doc, pg_buf *out) {
+    json_t *cfgs = json_object_get(doc, "configs");
+    pg_buf_printf(out, "# ptxgen eval: %s on %s (%s)\n\n", json_string_value(json_object_get(doc, "model")),
+                  json_string_value(json_object_get(doc, "device")), json_string_value(json_object_get(doc, "date")));
+    json_t *set = json_object_get(doc, "settings");
+    pg_buf_printf(out, "%lld tasks x 5 description styles, %lld sample(s) per case, top-k %lld, temperature %.2f, arch %s.\n\n",
+                  (long long)json_integer_value(json_object_get(doc, "tasks")),
+                  (long long)json_integer_value(json_object_get(set, "samples")),
+                  (long long)json_integer_value(json_object_get(set, "top_k")),
+                  json_number_value(json_object_get(set, "temperature")), json_string_value(json_object_get(doc, "arch")));
+    pg_buf_puts(out, "| config | samples | validator | ptxas | loads | correct | pass@1 | pass@k | fast_1.0 | fast_1.2 | geomean | median | mem-bound >=90% BW |\n");
+    pg_buf_puts(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    const char *key;
+    json_t *a;
+    json_object_foreach(cfgs, key, a) {
+        char r[11][32];
+        const char *ks[] = {"validator_pass_rate", "ptxas_pass_rate", "load_rate", "correct_rate", "pass_at_1", "pass_at_k",
+                            "fast_1", "fast_1_2"};
+        for (int i = 0; i < 8; i++) fmt_rate(json_object_get(a, ks[i]), r[i], sizeof r[i]);
+        json_t *g = json_object_get(a, "geomean_speedup"), *m = json_object_get(a, "median_speedup");
+        if (json_is_number(g)) snprintf(r[8], sizeof r[8], "%.3fx", json_number_value(g));
+        else snprintf(r[8], sizeof r[8], "%s", json_is_string(g) ? json_string_value(g) : "-");
+        if (json_is_number(m)) snprintf(r[9], sizeof r[9], "%.3fx", json_number_value(m));
+        else snprintf(r[9], sizeof r[9], "-");
+        fmt_rate(json_object_get(a, "memory_bound_at_90pct"), r[10], sizeof r[10]);
+        pg_buf_printf(out, "| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", key,
+                      (long long)json_integer_value(json_object_get(a, "samples")), r[0], r[1], r[2], r[3], r[4], r[5], r[6],
+                      r[7], r[8], r[9], r[10]);
+    }
+    /* per task, full config, sample 0 */
+    pg_buf_puts(out, "\n| task | family | valid | ptxas | correct | best speedup | first failure (per description) |\n|---|---|---|---|---|---|---|\n");
+    json_t *rows = json_object_get(doc, "rows");
+    json_t *tasks = json_object();
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "config")), "full") || json_integer_value(json_object_get(r, "sample")))
+            continue;
+        const char *t = json_string_value(json_object_get(r, "task"));
+        json_t *e = json_object_get(tasks, t);
+        if (!e) {
+            e = json_pack("{s:O, s:i, s:i, s:i, s:i, s:f, s:s}", "family", json_object_get(r, "family"), "n", 0, "valid", 0,
+                          "ptxas", 0, "correct", 0, "best", 0.0, "fail", "");
+            json_object_set_new(tasks, t, e);
+        }
+        json_object_set_new(e, "n", json_integer(json_integer_value(json_object_get(e, "n")) + 1));
+        if (json_is_true(json_object_get(r, "check"))) json_object_set_new(e, "valid", json_integer(json_integer_value(json_object_get(e, "valid")) + 1));
+        if (json_is_true(json_object_get(r, "ptxas"))) json_object_set_new(e, "ptxas", json_integer(json_integer_value(json_object_get(e, "ptxas")) + 1));
+        if (json_is_true(json_object_get(r, "correct"))) json_object_set_new(e, "correct", json_integer(json_integer_value(json_object_get(e, "correct")) + 1));
+        double s = json_real_value(json_object_get(r, "speedup"));
+        if (s > json_real_value(json_object_get(e, "best"))) json_object_set_new(e, "best", json_real(s));
+        if (!json_is_true(json_object_get(r, "correct"))) {
+            pg_buf f = {0};
+            pg_buf_printf(&f, "%s%s: %s", json_string_value(json_object_get(e, "fail")),
+                          json_string_value(json_object_get(r, "description")), json_string_value(json_object_get(r, "last_stage")));
+            pg_buf_puts(&f, "; ");
+            json_object_set_new(e, "fail", json_string(f.data));
+            pg_buf_free(&f);
+        }
+    }
+    json_object_foreach(tasks, key, a) {
+        long long n = json_integer_value(json_object_get(a, "n"));
+        double best = json_real_value(json_object_get(a, "best"));
+        char bs[32] = "-";
+        if (best > 0) snprintf(bs, sizeof bs, "%.3fx", best);
+        pg_buf_printf(out, "| %s | %s | %lld/%lld | %lld/%lld | %lld/%lld | %s | %s |\n", key,
+                      json_string_value(json_object_get(a, "family")), (long long)json_integer_value(json_object_get(a, "valid")), n,
+                      (long long)json_integer_value(json_object_get(a, "ptxas")), n,
+                      (long long)json_integer_value(json_object_get(a, "correct")), n, bs,
+                      json_string_value(json_object_get(a, "fail")));
+    }
+    json_decref(tasks);
+}
+
+/* Timing pass: generation and correctness can run in parallel shards, but
+ * timing must not share the GPU.  This times, one at a time, every correct
+ * sample-0 kernel of the first config in a (merged) results file, from the
+ * kernels kept with --keep, against the nvcc baseline. */
+pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
+    json_error_t e;
+    json_t *doc = json_load_file(o->out_path, 0, &e);
+    if (!doc || !json_is_array(json_object_get(doc, "rows"))) {
+        pg_diag_emit(diag, PG_E_EVAL, o->out_path, e.line, e.column, "%s", doc ? "no rows array" : e.text);
+        json_decref(doc);
+        return PG_ERR_PARSE;
+    }
+    char why[256];
+    if (!gpu_available(why, sizeof why)) {
+        pg_diag_emit(diag, PG_E_EVAL, NULL, 0, 0, "timing pass needs a GPU: %s", why);
+        json_decref(doc);
+        return PG_ERR_EXTERNAL;
+    }
+    gpu_devinfo di;
+    memset(&di, 0, sizeof di);
+    double ridge = 0;
+    if (gpu_devinfo_get(false, &di, diag) == PG_OK && di.copy_gbps > 0) ridge = di.fp32_tflops * 1e3 / di.copy_gbps;
+    json_t *rows = json_object_get(doc, "rows");
+    const char *cfg = NULL;
+    for (int k = 0; k < EVAL_NCONFIGS && !cfg; k++)
+        if (o->configs >> k & 1) cfg = eval_configs[k];
+    size_t i;
+    json_t *r;
+    int timed = 0;
+    pg_status st = PG_OK;
+    json_array_foreach(rows, i, r) {
+        if (!json_is_true(json_object_get(r, "correct")) || json_integer_value(json_object_get(r, "sample")) != 0 ||
+            strcmp(json_string_value(json_object_get(r, "config")), cfg) || json_object_get(r, "speedup"))
+            continue;
+        const char *task = json_string_value(json_object_get(r, "task"));
+        char tp[4200], kp[4200];
+        const char *dir = json_string_value(json_object_get(r, "dir"));
+        snprintf(tp, sizeof tp, "%s/%s/task.json", o->suite_dir, dir ? dir : task);
+        snprintf(kp, sizeof kp, "%s/%s.%s.%s.0.ptx", o->keep_dir, task, json_string_value(json_object_get(r, "description")), cfg);
+        task_spec *t = NULL;
+        if (task_load(tp, &t, diag) != PG_OK) { st = PG_ERR_INVALID; break; }
+        gpu_run_opts go;
+        gpu_run_opts_default(&go);
+        go.timing = go.baseline = true;
+        gpu_task_result gr;
+        memset(&gr, 0, sizeof gr);
+        pg_diag_sink q = {0};
+        if (gpu_run_task(t, kp, &go, &gr, &q) == PG_OK && gr.kernel.status == GPU_OK && gr.have_baseline && gr.speedup > 0) {
+            json_object_set_new(r, "speedup", json_real(gr.speedup));
+            json_object_set_new(r, "ms", json_real(gr.kernel.ms_median));
+            json_object_set_new(r, "baseline_ms", json_real(gr.baseline.ms_median));
+            json_object_set_new(r, "pct_of_ceiling", json_real(gr.kernel.pct_of_ceiling));
+            json_object_set_new(r, "faster_than_light", json_boolean(gr.kernel.faster_than_light));
+            json_object_set_new(r, "memory_bound",
+                                json_boolean(gr.kernel.gbps > 0 && ridge > 0 && gr.kernel.tflops * 1e3 / gr.kernel.gbps < ridge));
+            json_object_set_new(r, "last_stage", json_string("timed"));
+            timed++;
+        } else {
+            json_object_set_new(r, "timing_error", json_string(gr.kernel.detail[0] ? gr.kernel.detail : gpu_status_name(gr.kernel.status)));
+        }
+        gpu_result_free(&gr);
+        task_free(t);
+        if (o->progress) fprintf(stderr, "\rtimed %d kernels (%s)          ", timed, task);
+    }
+    if (o->progress) fprintf(stderr, "\n");
+    if (st == PG_OK) {
+        json_object_set_new(doc, "device", json_string(di.name));
+        st = save(doc, o->out_path, diag);
+    }
+    json_decref(doc);
+    return st;
+}

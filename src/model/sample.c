@@ -1,0 +1,67 @@
+/* sample.c — next-token sampling: greedy, temperature, top-k, top-p. */
+#include "ptxgen/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+uint64_t model_rng_next(uint64_t *s) {   /* xorshift64* */
+    uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+void model_sampler_init(model_sampler *s, const model_sampler_opts *o) {
+    s->o = *o;
+    s->rng = o->seed ^ 0x9E3779B97F4A7C15ull;   /* seed 0 must not give the all-zero state */
+    if (!s->rng) s->rng = 1;
+}
+
+typedef struct { float v; int32_t i; } cand;
+
+static int cand_desc(const void *a, const void *b) {
+    const cand *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? 1 : -1;
+    return x->i < y->i ? -1 : x->i > y->i;   /* ties: lower id first, deterministic */
+}
+
+int32_t model_sample(model_sampler *s, const float *logits, int n) {
+    int32_t best = -1;
+    for (int i = 0; i < n; i++)
+        if (logits[i] != -INFINITY && !isnan(logits[i]) && (best < 0 || logits[i] > logits[best])) best = i;
+    if (best < 0 || s->o.temperature <= 0) return best;
+    /* candidates: finite entries, sorted by logit (top-k keeps the first k) */
+    cand *c = malloc((size_t)n * sizeof *c);
+    if (!c) return best;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (logits[i] != -INFINITY && !isnan(logits[i])) c[m++] = (cand){logits[i], i};
+    qsort(c, (size_t)m, sizeof *c, cand_desc);
+    if (s->o.top_k > 0 && s->o.top_k < m) m = s->o.top_k;
+    double sum = 0, mx = c[0].v;
+    double *p = malloc((size_t)m * sizeof *p);
+    if (!p) { free(c); return best; }
+    for (int i = 0; i < m; i++) sum += p[i] = exp(((double)c[i].v - mx) / s->o.temperature);
+    if (s->o.top_p > 0 && s->o.top_p < 1) {   /* nucleus: the smallest prefix with mass >= top_p */
+        double acc = 0;
+        int keep = m;
+        for (int i = 0; i < m; i++) {
+            acc += p[i] / sum;
+            if (acc >= s->o.top_p) { keep = i + 1; break; }
+        }
+        m = keep;
+        sum = 0;
+        for (int i = 0; i < m; i++) sum += p[i];
+    }
+    double u = (double)(model_rng_next(&s->rng) >> 11) / 9007199254740992.0 * sum;
+    int32_t pick = c[m - 1].i;
+    for (int i = 0; i < m; i++) {
+        u -= p[i];
+        if (u < 0) { pick = c[i].i; break; }
+    }
+    free(p);
+    free(c);
+    return pick;
+}

@@ -1,0 +1,394 @@
+/* family.c — the parametric family registry, shared helpers (PRNG, JSON
+ * layout, immediates, register declarations) and the nvcc batch driver that
+ * compiles many CUDA-C instantiations in one run and splits nvcc's module
+ * into one module per kernel.  See ptxgen/synth_family.h. */
+#define _GNU_SOURCE
+#include "ptxgen/synth_family.h"
+#include "ptxgen/ptx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* ---- registry -------------------------------------------------------------------- */
+typedef pg_status (*gen_fn)(uint64_t seed, synth_family_sample *s);
+static const struct { const char *name; gen_fn fn; bool nvcc; } FAMS[] = {
+    {"map", fam_gen_map, false},
+    {"reduce", fam_gen_reduce, false},
+    {"stencil1d", fam_gen_stencil1d, false},
+    {"stencil2d", fam_gen_stencil2d_cu, true},
+    {"gemv", fam_cu_gemv, true},
+    {"gemm", fam_cu_gemm, true},
+    {"transpose", fam_cu_transpose, true},
+};
+enum { NFAMS = (int)(sizeof FAMS / sizeof FAMS[0]) };
+
+int synth_family_count(void) { return NFAMS; }
+const char *synth_family_name(int f) { return f >= 0 && f < NFAMS ? FAMS[f].name : NULL; }
+bool synth_family_uses_nvcc(int f) { return f >= 0 && f < NFAMS && FAMS[f].nvcc; }
+int synth_family_find(const char *name) {
+    for (int i = 0; name && i < NFAMS; i++)
+        if (!strcmp(FAMS[i].name, name)) return i;
+    return -1;
+}
+
+void synth_family_sample_free(synth_family_sample *s) {
+    if (!s) return;
+    pg_buf_free(&s->task_json);
+    pg_buf_free(&s->ptx);
+    pg_buf_free(&s->cu);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- helpers --------------------------------------------------------------------- */
+uint64_t fam_next(fam_rng *r) {   /* splitmix64 */
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+int fam_pick(fam_rng *r, int n) { return n > 0 ? (int)(fam_next(r) % (uint64_t)n) : 0; }
+const char *fam_choice(fam_rng *r, const char *const *v, int n) { return v[fam_pick(r, n)]; }
+
+void fam_imm(char *t, size_t n, double v, bool f64) {
+    if (f64) {
+        uint64_t u;
+        memcpy(&u, &v, sizeof u);
+        snprintf(t, n, "0d%016llX", (unsigned long long)u);
+    } else {
+        float f = (float)v;
+        uint32_t u;
+        memcpy(&u, &f, sizeof u);
+        snprintf(t, n, "0f%08X", (unsigned)u);
+    }
+}
+
+void fam_lit(char *t, size_t n, double v) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(t, n, "%.*g", prec, v);
+        if (strtod(t, NULL) == v) break;
+    }
+    if (!strchr(t, '.') && !strchr(t, 'e') && strlen(t) + 3 < n) strcat(t, ".0");
+}
+
+void fam_decls(const fam_regs *g, pg_buf *out) {
+    if (g->p) pg_buf_printf(out, "\t.reg .pred %%p<%d>;\n", g->p + 1);
+    if (g->h) pg_buf_printf(out, "\t.reg .b16 %%h<%d>;\n", g->h + 1);
+    if (g->r) pg_buf_printf(out, "\t.reg .b32 %%r<%d>;\n", g->r + 1);
+    if (g->f) pg_buf_printf(out, "\t.reg .f32 %%f<%d>;\n", g->f + 1);
+    if (g->rd) pg_buf_printf(out, "\t.reg .b64 %%rd<%d>;\n", g->rd + 1);
+    if (g->fd) pg_buf_printf(out, "\t.reg .f64 %%fd<%d>;\n", g->fd + 1);
+}
+
+/* The corpus layout: one top-level field per line, "descriptions" one entry
+ * per line, "params" one element per line. */
+static void put_json(pg_buf *out, const json_t *v) {
+    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    if (!t) abort();
+    pg_buf_puts(out, t);
+    free(t);
+}
+void fam_write_json(json_t *root, pg_buf *out) {
+    const char *key;
+    json_t *v;
+    size_t left = json_object_size(root);
+    pg_buf_puts(out, "{\n");
+    json_object_foreach(root, key, v) {
+        json_t *k = json_string(key);
+        pg_buf_puts(out, "  ");
+        put_json(out, k);
+        json_decref(k);
+        pg_buf_puts(out, ": ");
+        if ((!strcmp(key, "descriptions") && json_is_object(v))) {
+            const char *k2;
+            json_t *v2;
+            size_t left2 = json_object_size(v);
+            pg_buf_puts(out, "{\n");
+            json_object_foreach(v, k2, v2) {
+                json_t *kk = json_string(k2);
+                pg_buf_puts(out, "    ");
+                put_json(out, kk);
+                json_decref(kk);
+                pg_buf_puts(out, ": ");
+                put_json(out, v2);
+                pg_buf_puts(out, --left2 ? ",\n" : "\n");
+            }
+            pg_buf_puts(out, "  }");
+        } else if (!strcmp(key, "params") && json_is_array(v)) {
+            pg_buf_puts(out, "[\n");
+            for (size_t i = 0; i < json_array_size(v); i++) {
+                pg_buf_puts(out, "    ");
+                put_json(out, json_array_get(v, i));
+                pg_buf_puts(out, i + 1 < json_array_size(v) ? ",\n" : "\n");
+            }
+            pg_buf_puts(out, "  ]");
+        } else {
+            put_json(out, v);
+        }
+        pg_buf_puts(out, --left ? ",\n" : "\n");
+    }
+    pg_buf_puts(out, "}\n");
+}
+
+/* ---- nvcc ------------------------------------------------------------------------ */
+static bool find_nvcc(char *path, size_t n) {
+    const char *e = getenv("NVCC");
+    if (e && *e && access(e, X_OK) == 0) { snprintf(path, n, "%s", e); return true; }
+    const char *pth = getenv("PATH");
+    if (pth) {
+        char *dup = strdup(pth), *save = NULL;
+        for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+            snprintf(path, n, "%s/nvcc", d);
+            if (access(path, X_OK) == 0) { free(dup); return true; }
+        }
+        free(dup);
+    }
+    const char *ch = getenv("CUDA_HOME");
+    if (ch) {
+        snprintf(path, n, "%s/bin/nvcc", ch);
+        if (access(path, X_OK) == 0) return true;
+    }
+    snprintf(path, n, "/usr/local/cuda/bin/nvcc");
+    return access(path, X_OK) == 0;
+}
+
+static bool arch_ok(const char *a) {
+    if (!a || strncmp(a, "sm_", 3) || strlen(a) > 12 || !a[3]) return false;
+    for (const char *p = a + 3; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || *p == 'a' || *p == 'f')) return false;
+    return true;
+}
+
+/* nvcc -ptx -O3 -arch=ARCH -o OUT CU; stderr to LOG.  True on exit status 0. */
+static bool run_nvcc(const char *nvcc, const char *arch, const char *cu, const char *out, const char *log) {
+    char archf[40];
+    snprintf(archf, sizeof archf, "-arch=%s", arch);
+    char *argv[] = {(char *)nvcc, "-ptx", "-O3", archf, "-o", (char *)out, (char *)cu, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, nvcc, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return false;
+    int st;
+    if (waitpid(pid, &st, 0) < 0) return false;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Does the function's printed text mention symbol `name` as a whole word? */
+static bool mentions(const char *text, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        char a = p == text ? ' ' : p[-1], b = p[n];
+        bool wa = (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || (a >= '0' && a <= '9') || a == '_' || a == '$';
+        bool wb = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_' || b == '$';
+        if (!wa && !wb) return true;
+    }
+    return false;
+}
+
+/* Split nvcc's module: for entry `name`, a module with the header, the
+ * module-level declarations the entry references, and the entry. */
+static bool split_entry(ptx_module *m, const char *name, pg_buf *out) {
+    int fi = -1;
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].is_entry && !strcmp(m->funcs[i].name, name)) fi = i;
+    if (fi < 0) return false;
+    /* print the entry alone to learn which symbols it uses */
+    ptx_top *saved = m->tops;
+    int nsaved = m->ntops;
+    ptx_top only;
+    memset(&only, 0, sizeof only);
+    only.kind = PTX_TOP_FUNC;
+    only.u.func = fi;
+    m->tops = &only;
+    m->ntops = 1;
+    pg_buf ftext = {0};
+    ptx_print(m, &ftext);
+    /* keep: directives (none in nvcc -ptx output besides .file when -lineinfo),
+     * declarations the entry mentions, and the entry */
+    ptx_top *keep = calloc((size_t)nsaved + 1, sizeof *keep);
+    int nk = 0;
+    for (int i = 0; i < nsaved; i++) {
+        const ptx_top *t = &saved[i];
+        if (t->kind == PTX_TOP_FUNC) {
+            if (t->u.func == fi) keep[nk++] = *t;
+        } else if (t->kind == PTX_TOP_DECL) {
+            if (t->u.decl.name && mentions(ftext.data, t->u.decl.name)) keep[nk++] = *t;
+        }
+    }
+    m->tops = keep;
+    m->ntops = nk;
+    pg_buf whole = {0};
+    ptx_print(m, &whole);
+    /* nvcc numbers block labels by the function's position in the module
+     * ($L__BB3_7 for the 4th kernel); renumber to $L__BB0_ so a sample does
+     * not depend on which kernels shared its nvcc run */
+    for (const char *p = whole.data; *p;) {
+        const char *hit = strstr(p, "$L__BB");
+        if (!hit) { pg_buf_puts(out, p); break; }
+        pg_buf_putn(out, p, (size_t)(hit - p) + 6);
+        const char *q = hit + 6;
+        while (*q >= '0' && *q <= '9') q++;
+        if (*q == '_' && q > hit + 6) pg_buf_putc(out, '0');
+        else pg_buf_putn(out, hit + 6, (size_t)(q - (hit + 6)));
+        p = q;
+    }
+    pg_buf_free(&whole);
+    m->tops = saved;
+    m->ntops = nsaved;
+    free(keep);
+    pg_buf_free(&ftext);
+    return true;
+}
+
+static bool read_all(const char *path, pg_buf *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char buf[65536];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, f)) > 0) pg_buf_putn(out, buf, k);
+    fclose(f);
+    return true;
+}
+
+static bool write_all(const char *path, const char *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* Compile the CUDA C of samples idx[0..k) in one nvcc run and fill their
+ * ptx.  False when nvcc fails (nothing filled). */
+static bool nvcc_group(const char *nvcc, const char *arch, synth_family_sample *s, const int *idx, int k, char *why,
+                       size_t whyn) {
+    char dir[] = "/tmp/ptxgen-family-XXXXXX";
+    if (!mkdtemp(dir)) { snprintf(why, whyn, "mkdtemp: %s", strerror(errno)); return false; }
+    char cu[64], px[64], lg[64];
+    snprintf(cu, sizeof cu, "%s/k.cu", dir);
+    snprintf(px, sizeof px, "%s/k.ptx", dir);
+    snprintf(lg, sizeof lg, "%s/log", dir);
+    pg_buf src = {0};
+    for (int i = 0; i < k; i++) {
+        pg_buf_puts(&src, s[idx[i]].cu.data);
+        pg_buf_putc(&src, '\n');
+    }
+    bool ok = write_all(cu, src.data, src.len) && run_nvcc(nvcc, arch, cu, px, lg);
+    pg_buf text = {0};
+    if (!ok) {
+        pg_buf log = {0};
+        read_all(lg, &log);
+        snprintf(why, whyn, "nvcc failed: %.300s", log.data ? log.data : "(no output)");
+        pg_buf_free(&log);
+    } else if (!read_all(px, &text)) {
+        ok = false;
+        snprintf(why, whyn, "nvcc wrote no PTX");
+    }
+    if (ok) {
+        ptx_module *m = NULL;
+        pg_diag_sink q = {0};
+        if (ptx_parse(text.data, text.len, "nvcc", &m, &q) != PG_OK) {
+            ok = false;
+            snprintf(why, whyn, "nvcc's PTX does not parse (%d errors)", q.nerrors);
+        } else {
+            for (int i = 0; i < k; i++) {
+                pg_buf one = {0};
+                if (!split_entry(m, s[idx[i]].name, &one)) {
+                    ok = false;
+                    snprintf(why, whyn, "entry %s missing from nvcc's PTX", s[idx[i]].name);
+                    pg_buf_free(&one);
+                    break;
+                }
+                pg_buf_printf(&s[idx[i]].ptx, "// GENERATED_BY: ptxgen synth/family (nvcc -ptx -O3 -arch=%s)\n", arch);
+                pg_buf_putn(&s[idx[i]].ptx, one.data, one.len);
+                pg_buf_free(&one);
+            }
+            if (!ok)
+                for (int i = 0; i < k; i++) pg_buf_free(&s[idx[i]].ptx);
+        }
+        ptx_module_free(m);
+    }
+    unlink(cu);
+    unlink(px);
+    unlink(lg);
+    rmdir(dir);
+    pg_buf_free(&src);
+    pg_buf_free(&text);
+    return ok;
+}
+
+pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch,
+                                      synth_family_sample *out, pg_diag_sink *diag) {
+    if (family < 0 || family >= NFAMS || n < 0 || (n && (!seeds || !out))) {
+        pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family: unknown family %d or bad arguments", family);
+        return PG_ERR_USAGE;
+    }
+    if (FAMS[family].nvcc && !arch_ok(arch)) {
+        pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family: bad arch '%s' (want sm_XX)", arch ? arch : "(null)");
+        return PG_ERR_USAGE;
+    }
+    int good = 0;
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        if (FAMS[family].fn(seeds[i], &out[i]) != PG_OK) {
+            pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s: generator failed for seed %llu", FAMS[family].name,
+                         (unsigned long long)seeds[i]);
+            synth_family_sample_free(&out[i]);
+        } else good++;
+    }
+    if (!FAMS[family].nvcc) return good || !n ? PG_OK : PG_ERR_INVALID;
+
+    char nvcc[1024];
+    if (!find_nvcc(nvcc, sizeof nvcc)) {
+        pg_diag_emit(diag, PG_E_IO, NULL, 0, 0, "synth_family %s: nvcc not found ($NVCC, PATH, $CUDA_HOME/bin)",
+                     FAMS[family].name);
+        for (int i = 0; i < n; i++) synth_family_sample_free(&out[i]);
+        return PG_ERR_IO;
+    }
+    /* one compile per distinct kernel name (equal names are equal kernels) */
+    int *idx = calloc((size_t)n + 1, sizeof *idx), *rep = calloc((size_t)n + 1, sizeof *rep), k = 0;
+    for (int i = 0; i < n; i++) {
+        rep[i] = -1;
+        if (!out[i].cu.len) continue;
+        for (int j = 0; j < k && rep[i] < 0; j++)
+            if (!strcmp(out[idx[j]].name, out[i].name)) rep[i] = idx[j];
+        if (rep[i] < 0) { rep[i] = i; idx[k++] = i; }
+    }
+    char why[400];
+    bool all = k > 0 && nvcc_group(nvcc, arch, out, idx, k, why, sizeof why);
+    if (!all)   /* retry one by one so one bad instantiation cannot sink the rest */
+        for (int i = 0; i < k; i++)
+            if (!nvcc_group(nvcc, arch, out, &idx[i], 1, why, sizeof why))
+                pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s (%s): %s", FAMS[family].name, out[idx[i]].name, why);
+    int made = 0;
+    for (int i = 0; i < n; i++) {
+        if (rep[i] >= 0 && rep[i] != i && out[rep[i]].ptx.len) pg_buf_putn(&out[i].ptx, out[rep[i]].ptx.data, out[rep[i]].ptx.len);
+        if (out[i].ptx.len) made++;
+        else synth_family_sample_free(&out[i]);
+    }
+    free(rep);
+    free(idx);
+    return made || !n ? PG_OK : PG_ERR_IO;
+}
+
+pg_status synth_family_generate(int family, uint64_t seed, const char *arch, synth_family_sample *out,
+                                pg_diag_sink *diag) {
+    if (!out) return PG_ERR_USAGE;
+    pg_status st = synth_family_generate_batch(family, &seed, 1, arch, out, diag);
+    if (st == PG_OK && !out->ptx.len) st = PG_ERR_INVALID;
+    if (st != PG_OK) synth_family_sample_free(out);
+    return st;
+}

@@ -1,0 +1,305 @@
+/* family_reduce.c — the reduction family (PTX template).
+ *
+ * Block b reduces tiles of TILE = B*E elements (thread t loads elements
+ * tile + j*B + t, j < E: every load is one coalesced block-wide access) —
+ * one tile per block (grid cdiv(n,TILE)) or tiles b, b+G, b+2G, ... with a
+ * grid-stride loop (grid min(cdiv(n,TILE),CAP)) — and combines the per-thread
+ * values with either warp shuffles (butterflies, one shared slot per warp,
+ * warp 0 finishes) or a shared-memory tree (bar.sync per level down to 32,
+ * then warp 0 with bar.warp.sync).  Output: the per-block partial out[b], or
+ * for sums optionally one red.global.add per block into out[0] (inout).
+ * Ops sum / max / min over f32 or f64; the identity (0, -inf, +inf) fills
+ * the missing elements of the partial tile. */
+#include "ptxgen/synth_family.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    int op;          /* 0 sum, 1 max, 2 min */
+    bool f64;
+    int block, ept, cap;   /* cap 0: one tile per block */
+    bool shfl, atomic;
+} red_cfg;
+
+static const char *OPN[] = {"sum", "max", "min"};
+static const char *OPI[] = {"add", "max", "min"};
+
+static void comb(pg_buf *b, const red_cfg *c, const char *R, int d, int x, int y) {
+    const char *T = c->f64 ? "f64" : "f32";
+    pg_buf_printf(b, "\t%s.%s %s%d, %s%d, %s%d;\n", OPI[c->op], T, R, d, R, x, R, y);
+}
+
+static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
+    pg_buf body = {0}, *b = &body;
+    fam_regs g = {0};
+    const int B = c->block, E = c->ept, S = c->f64 ? 8 : 4, TILE = B * E, NW = B / 32;
+    const bool gs = c->cap > 0;
+    const char *R = c->f64 ? "%fd" : "%f", *T = c->f64 ? "f64" : "f32";
+#define NV() (c->f64 ? ++g.fd : ++g.f)
+    char ident[32];
+    fam_imm(ident, sizeof ident, c->op == 0 ? 0.0 : c->op == 1 ? -INFINITY : INFINITY, c->f64);
+    int rx = ++g.rd, ro = ++g.rd, rn = ++g.r;
+    pg_buf_printf(b, "\tld.param.u64 %%rd%d, [x];\n\tld.param.u64 %%rd%d, [out];\n\tld.param.u32 %%r%d, [n];\n", rx, ro, rn);
+    pg_buf_printf(b, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", rx, rx, ro, ro);
+    int rt = ++g.r, rc = ++g.r, rtile = ++g.r;
+    pg_buf_printf(b, "\tmov.u32 %%r%d, %%tid.x;\n\tmov.u32 %%r%d, %%ctaid.x;\n", rt, rc);
+    pg_buf_printf(b, "\tmul.lo.u32 %%r%d, %%r%d, %d;               // first tile = ctaid*%d\n", rtile, rc, TILE, TILE);
+    int acc = NV();
+    pg_buf_printf(b, "\tmov.%s %s%d, %s;                // identity of %s\n", T, R, acc, ident, OPN[c->op]);
+    int rstride = 0;
+    if (gs) {
+        int rg = ++g.r;
+        rstride = ++g.r;
+        pg_buf_printf(b, "\tmov.u32 %%r%d, %%nctaid.x;\n\tmul.lo.u32 %%r%d, %%r%d, %d;               // grid stride in elements\n", rg,
+                      rstride, rg, TILE);
+    }
+    /* every block owns at least its first tile (grid <= cdiv(n,TILE)) */
+    pg_buf_puts(b, "LOOP:\n");
+    int re0 = ++g.r, rend = ++g.r, pp = ++g.p, roff = ++g.rd, ra = ++g.rd;
+    pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %%r%d;               // e0 = tile + t\n", re0, rtile, rt);
+    pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &x[e0]\n", roff, re0, S,
+                  ra, rx, roff);
+    pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n\tsetp.gt.u32 %%p%d, %%r%d, %%r%d;            // tile not entirely inside [0,n)?\n\t@%%p%d bra PART;\n",
+                  rend, rtile, TILE, pp, rend, rn, pp);
+    int v[8] = {0};
+    for (int j = 0; j < E; j++) {
+        v[j] = NV();
+        if (j) pg_buf_printf(b, "\tld.global.nc.%s %s%d, [%%rd%d+%d];\n", T, R, v[j], ra, j * B * S);
+        else pg_buf_printf(b, "\tld.global.nc.%s %s%d, [%%rd%d];\n", T, R, v[j], ra);
+    }
+    /* pairwise tree of the E values, then into acc */
+    int w[8] = {0}, nw = E;
+    for (int j = 0; j < E; j++) w[j] = v[j];
+    while (nw > 1) {
+        for (int j = 0; j < nw / 2; j++) {
+            int d = NV();
+            comb(b, c, R, d, w[2 * j], w[2 * j + 1]);
+            w[j] = d;
+        }
+        nw /= 2;
+    }
+    comb(b, c, R, acc, acc, w[0]);
+    pg_buf_puts(b, "\tbra.uni NEXT;\n");
+    pg_buf_puts(b, "PART:                                       // the partial last tile: guarded loads\n");
+    for (int j = 0; j < E; j++) {
+        int re = ++g.r, pj = ++g.p, vj = NV();
+        if (j) pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n", re, re0, j * B);
+        else pg_buf_printf(b, "\tmov.u32 %%r%d, %%r%d;\n", re, re0);
+        pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %%r%d;\n\tmov.%s %s%d, %s;\n", pj, re, rn, T, R, vj, ident);
+        if (j) pg_buf_printf(b, "\t@%%p%d ld.global.nc.%s %s%d, [%%rd%d+%d];\n", pj, T, R, vj, ra, j * B * S);
+        else pg_buf_printf(b, "\t@%%p%d ld.global.nc.%s %s%d, [%%rd%d];\n", pj, T, R, vj, ra);
+        comb(b, c, R, acc, acc, vj);
+    }
+    pg_buf_puts(b, "NEXT:\n");
+    if (gs) {
+        int pl = ++g.p;
+        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %%r%d;\n\tsetp.lt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra LOOP;\n", rtile, rtile, rstride,
+                      pl, rtile, rn, pl);
+    }
+    pg_buf_putc(b, '\n');
+    int rlane = ++g.r, rwarp = ++g.r, rsm = ++g.r, plane0 = ++g.p;
+    const char *sname = c->shfl ? "swarp" : "sdata";
+    if (c->shfl) {
+        /* butterfly inside the warp: every lane ends with the warp total */
+        pg_buf_puts(b, "\t// warp butterfly: after 5 steps every lane holds its warp's value\n");
+        for (int off = 16; off >= 1; off /= 2) {
+            int t = NV();
+            if (c->f64) {
+                int lo = ++g.r, hi = ++g.r;
+                pg_buf_printf(b, "\tmov.b64 {%%r%d, %%r%d}, %%fd%d;\n", lo, hi, acc);
+                pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%r%d, %%r%d, %d, 31, -1;\n", lo, lo, off);
+                pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%r%d, %%r%d, %d, 31, -1;\n", hi, hi, off);
+                pg_buf_printf(b, "\tmov.b64 %%fd%d, {%%r%d, %%r%d};\n", t, lo, hi);
+            } else pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%f%d, %%f%d, %d, 31, -1;\n", t, acc, off);
+            comb(b, c, R, acc, acc, t);
+        }
+        pg_buf_printf(b, "\tand.b32 %%r%d, %%r%d, 31;                  // lane\n\tshr.u32 %%r%d, %%r%d, 5;                   // warp\n", rlane, rt,
+                      rwarp, rt);
+        pg_buf_printf(b, "\tmov.u32 %%r%d, %s;\n\tsetp.eq.u32 %%p%d, %%r%d, 0;\n", rsm, sname, plane0, rlane);
+        int rw = ++g.r;
+        pg_buf_printf(b, "\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n", rw, rwarp, c->f64 ? 3 : 2, rw, rsm, rw);
+        pg_buf_printf(b, "\t@%%p%d st.shared.%s [%%r%d], %s%d;          // %s[warp]\n\tbar.sync 0;\n", plane0, T, rw, R, acc, sname);
+        int pw = ++g.p, pl = ++g.p, rl = ++g.r, v2 = NV();
+        pg_buf_printf(b, "\tsetp.ne.u32 %%p%d, %%r%d, 0;\n\t@%%p%d bra DONE;                     // warp 0 finishes\n", pw, rwarp, pw);
+        pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %d;\n\tmov.%s %s%d, %s;\n", pl, rlane, NW, T, R, v2, ident);
+        pg_buf_printf(b, "\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n\t@%%p%d ld.shared.%s %s%d, [%%r%d];\n", rl, rlane,
+                      c->f64 ? 3 : 2, rl, rsm, rl, pl, T, R, v2, rl);
+        for (int off = NW / 2; off >= 1; off /= 2) {
+            int t = NV();
+            if (c->f64) {
+                int lo = ++g.r, hi = ++g.r;
+                pg_buf_printf(b, "\tmov.b64 {%%r%d, %%r%d}, %%fd%d;\n", lo, hi, v2);
+                pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%r%d, %%r%d, %d, 31, -1;\n", lo, lo, off);
+                pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%r%d, %%r%d, %d, 31, -1;\n", hi, hi, off);
+                pg_buf_printf(b, "\tmov.b64 %%fd%d, {%%r%d, %%r%d};\n", t, lo, hi);
+            } else pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%f%d, %%f%d, %d, 31, -1;\n", t, v2, off);
+            comb(b, c, R, v2, v2, t);
+        }
+        pg_buf_printf(b, "\t@!%%p%d bra DONE;\n", plane0);
+        acc = v2;
+    } else {
+        int ra2 = ++g.r;
+        pg_buf_printf(b, "\tmov.u32 %%r%d, %s;\n\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;            // &sdata[t]\n", rsm,
+                      sname, ra2, rt, c->f64 ? 3 : 2, ra2, rsm, ra2);
+        pg_buf_printf(b, "\tst.shared.%s [%%r%d], %s%d;\n\tbar.sync 0;\n", T, ra2, R, acc);
+        int tmp = NV();
+        int pw = 0;
+        for (int s = B / 2; s >= 1; s /= 2) {
+            int ps = ++g.p;
+            if (s == 16) pg_buf_printf(b, "\t@!%%p%d bra DONE;                    // warp 0 goes on alone\n", pw);
+            pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %d;                // stride %d\n", ps, rt, s, s);
+            pg_buf_printf(b, "\t@%%p%d ld.shared.%s %s%d, [%%r%d+%d];\n", ps, T, R, tmp, ra2, s * S);
+            pg_buf_printf(b, "\t@%%p%d %s.%s %s%d, %s%d, %s%d;\n", ps, OPI[c->op], T, R, acc, R, acc, R, tmp);
+            if (s > 1) pg_buf_printf(b, "\t@%%p%d st.shared.%s [%%r%d], %s%d;\n", ps, T, ra2, R, acc);
+            if (s >= 32) pg_buf_puts(b, "\tbar.sync 0;\n");
+            else if (s > 1) pg_buf_puts(b, "\tbar.warp.sync -1;\n");
+            if (s == 32) pw = ps;
+        }
+        pg_buf_printf(b, "\tsetp.ne.u32 %%p%d, %%r%d, 0;\n\t@%%p%d bra DONE;\n", plane0, rt, plane0);
+        (void)rlane;
+        (void)rwarp;
+    }
+    int rdo = ++g.rd;
+    if (c->atomic) {
+        pg_buf_printf(b, "\tred.global.add.%s [%%rd%d], %s%d;          // one atomic per block\n", T, ro, R, acc);
+        (void)rdo;
+    } else {
+        pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n\tst.global.%s [%%rd%d], %s%d;          // out[ctaid]\n",
+                      rdo, rc, S, rdo, ro, rdo, T, rdo, R, acc);
+    }
+    pg_buf_puts(b, "DONE:\n\tret;\n}\n");
+#undef NV
+
+    pg_buf_puts(out, "// GENERATED_BY: ptxgen synth/family reduce\n");
+    pg_buf_printf(out, "// %s: %s of x (%s), %d threads x %d elements per tile, %s, %s block reduction, %s.\n", name, OPN[c->op], T, B,
+                  E, gs ? "grid-stride over tiles" : "one tile per block", c->shfl ? "warp-shuffle" : "shared-memory tree",
+                  c->atomic ? "one red.global.add per block into out[0]" : "partial result per block in out[ctaid]");
+    pg_buf_puts(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
+    pg_buf_printf(out, ".visible .entry %s(\n\t.param .u64 x,\n\t.param .u64 out,\n\t.param .u32 n\n)\n.maxntid %d, 1, 1\n{\n", name, B);
+    fam_decls(&g, out);
+    if (c->shfl) pg_buf_printf(out, "\t.shared .align %d .%s swarp[%d];\n", S, T, NW);
+    else pg_buf_printf(out, "\t.shared .align %d .%s sdata[%d];\n", S, T, B);
+    pg_buf_putc(out, '\n');
+    pg_buf_puts(out, body.data);
+    pg_buf_free(&body);
+}
+
+static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *out) {
+    const int B = c->block, E = c->ept, TILE = B * E;
+    const bool gs = c->cap > 0;
+    const char *T = c->f64 ? "f64" : "f32", *CT = c->f64 ? "double" : "float";
+    char grid[64], outlen[64];
+    if (gs) snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", TILE, c->cap);
+    else snprintf(grid, sizeof grid, "cdiv(n,%d)", TILE);
+    snprintf(outlen, sizeof outlen, "%s", c->atomic ? "1" : grid);
+    json_t *root = json_object();
+    json_object_set_new(root, "name", json_string(name));
+    json_object_set_new(root, "family", json_string("reduce"));
+    json_object_set_new(root, "kernel", json_string(name));
+    json_object_set_new(root, "family_params",
+                        json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:i, s:s, s:b}", "op", OPN[c->op], "dtype", T, "block", B, "ept", E,
+                                  "tile", TILE, "gridstride", gs, "grid_cap", c->cap, "block_reduce", c->shfl ? "shfl" : "smem",
+                                  "atomic", c->atomic));
+    static const char *OPW[] = {"sum", "maximum", "minimum"};
+    static const char *OPZ[] = {"求和", "求最大值", "求最小值"};
+    const char *bred = c->shfl ? "warp shuffles (shfl.sync butterflies), one shared slot per warp, warp 0 combines the warp results"
+                               : "a shared-memory tree (halving strides with a barrier per level)";
+    const char *bred_zh = c->shfl ? "块内先用 warp 洗牌（shfl.sync）归约，再由 warp 0 合并各 warp 的结果" : "块内用共享内存树形归约（每层一次同步）";
+    pg_buf s = {0};
+    json_t *d = json_object();
+    char what[200], what_zh[200];
+    if (c->atomic) {
+        snprintf(what, sizeof what, "out[0] += sum of all n elements (one atomic add per block; out[0] holds 0 on entry)");
+        snprintf(what_zh, sizeof what_zh, "每个线程块把块内和用一次原子加累加到 out[0]（初值为 0）");
+    } else if (gs) {
+        snprintf(what, sizeof what, "out[b] = %s of tiles b, b+G, b+2G, ... (G = gridDim.x, tiles of %d elements)", OPW[c->op], TILE);
+        snprintf(what_zh, sizeof what_zh, "out[b] 为第 b、b+G、b+2G… 个分块（每块 %d 个元素）的%s结果", TILE, OPZ[c->op]);
+    } else {
+        snprintf(what, sizeof what, "out[b] = %s of x[b*%d .. min(n,(b+1)*%d))", OPW[c->op], TILE, TILE);
+        snprintf(what_zh, sizeof what_zh, "out[b] 为 x[b*%d .. min(n,(b+1)*%d)) 的%s结果", TILE, TILE, OPZ[c->op]);
+    }
+    switch (fam_pick(r, 3)) {
+    case 0: pg_buf_printf(&s, "Block-level %s reduction of %s values: %s", OPW[c->op], T, what); break;
+    case 1: pg_buf_printf(&s, "%s: per-block %s of n %ss using %s", name, OPW[c->op], CT, c->shfl ? "warp shuffles" : "a shared-memory tree"); break;
+    default: pg_buf_printf(&s, "%s reduction (%s), %d threads, %d elements per thread%s", OPN[c->op], T, B, E, gs ? ", grid-stride" : ""); break;
+    }
+    json_object_set_new(d, "terse", json_string(s.data));
+    s.len = 0;
+    char s0[400], s1[400], s2[400], s3[300];
+    snprintf(s0, sizeof s0, "Reduce x (n %s values) with %s: %s.", T, OPW[c->op], what);
+    snprintf(s1, sizeof s1, "Each of the %d threads of a block loads %d element%s per tile at tile + j*%d + t (coalesced), %s.", B, E,
+             E > 1 ? "s" : "", B, c->op == 0 ? "missing elements count as 0" : c->op == 1 ? "missing elements count as -inf" : "missing elements count as +inf");
+    snprintf(s2, sizeof s2, "Inside the block combine with %s.", bred);
+    snprintf(s3, sizeof s3, "Launch %d threads per block and %s blocks%s.", B, grid, gs ? " (grid-stride loop over tiles)" : "");
+    const char *sent[4] = {s0, s1, s2, s3};
+    static const int ORD[3][4] = {{0, 1, 2, 3}, {0, 3, 1, 2}, {0, 2, 3, 1}};
+    int o = fam_pick(r, 3);
+    for (int k = 0; k < 4; k++) pg_buf_printf(&s, "%s%s", k ? " " : "", sent[ORD[o][k]]);
+    json_object_set_new(d, "detailed", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "## %s\n- Input: `%s* x` (n)\n- Output: `%s* out` (%s)%s\n- Goal: %s\n- Launch: %d threads x `%s` blocks\n- Technique: %s",
+                  name, CT, CT, outlen, c->atomic ? ", in/out" : "", what, B, grid, c->shfl ? "`shfl.sync.bfly` warp reduction" : "shared-memory tree with `bar.sync`");
+    if (fam_pick(r, 2)) pg_buf_printf(&s, "\n- Note: n is arbitrary; the last tile may be partial");
+    json_object_set_new(d, "card", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "%s（%s）：%s。每块 %d 个线程，每个线程每个分块读取 %d 个元素，网格 %s。%s。", OPZ[c->op], c->f64 ? "双精度" : "单精度",
+                  what_zh, B, E, grid, bred_zh);
+    json_object_set_new(d, "zh", json_string(s.data));
+    json_object_set_new(root, "descriptions", d);
+    char pt[8];
+    snprintf(pt, sizeof pt, "%s*", T);
+    json_t *ps = json_array();
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "x", "type", pt, "role", "in", "len", "n"));
+    if (c->atomic)
+        json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s, s:[s,s]}", "name", "out", "type", pt, "role", "inout", "len", "1", "dist",
+                                            "const(0)", "const(0)"));
+    else json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", pt, "role", "out", "len", outlen));
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "n", "type", "u32", "value", "n"));
+    json_object_set_new(root, "params", ps);
+    json_t *sz = json_array();
+    json_array_append_new(sz, json_pack("{s:i, s:b}", "n", 33554432, "time", 1));
+    const int more[] = {1000003, TILE * 5 + 3, TILE, 777, 1};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) json_array_append_new(sz, json_pack("{s:i}", "n", more[i]));
+    json_object_set_new(root, "sizes", sz);
+    char blk[16];
+    snprintf(blk, sizeof blk, "%d", B);
+    json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grid, "smem", "0"));
+    json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-1,1)", "uniform(0,1)"));
+    json_t *tol = json_object();
+    json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : 1e-5));
+    json_object_set_new(root, "tolerance", tol);
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_reduce"));
+    char bytes[96];
+    snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 8 : 4);
+    json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", "n"));
+    fam_write_json(root, out);
+    json_decref(root);
+    pg_buf_free(&s);
+}
+
+pg_status fam_gen_reduce(uint64_t seed, synth_family_sample *s) {
+    fam_rng r = {seed ^ 0x7265647563650002ull};
+    red_cfg c;
+    memset(&c, 0, sizeof c);
+    c.op = fam_pick(&r, 3);
+    c.f64 = fam_pick(&r, 4) == 0;
+    c.block = 128 << fam_pick(&r, 3);
+    c.ept = 1 << fam_pick(&r, 4);
+    static const int CAPS[] = {132, 264, 528, 1056};
+    c.cap = fam_pick(&r, 2) ? CAPS[fam_pick(&r, 4)] : 0;
+    c.shfl = fam_pick(&r, 2);
+    c.atomic = c.op == 0 && fam_pick(&r, 3) == 0;
+    snprintf(s->family, sizeof s->family, "reduce");
+    snprintf(s->source, sizeof s->source, "ptx-template");
+    static const char *STY[] = {"reduce_%s_%s_%s_b%d_e%d%s%s", "block_%s_%s_%s%d_x%d%s%s", "%s_partials_%s_%s_%d_%d%s%s"};
+    snprintf(s->name, sizeof s->name, STY[fam_pick(&r, 3)], OPN[c.op], c.f64 ? "f64" : "f32", c.shfl ? "shfl" : "smem", c.block, c.ept,
+             c.cap ? "_gs" : "", c.atomic ? "_atomic" : "");
+    snprintf(s->identity, sizeof s->identity, "reduce:%s:%s:b%d:e%d:%s:%s:%s", OPN[c.op], c.f64 ? "f64" : "f32", c.block, c.ept,
+             c.shfl ? "shfl" : "smem", c.cap ? "gs" : "tile", c.atomic ? "atomic" : "partials");
+    emit_ptx(&c, s->name, &s->ptx);
+    emit_json(&c, s->name, &r, &s->task_json);
+    return PG_OK;
+}

@@ -1,0 +1,300 @@
+/* family_stencil.c — the 1D stencil family (PTX template).
+ *
+ * out[i] = sum_{k=-R..R} c_{k+R} * x[i+k] for i < n, radius R = 1 or 2, f32
+ * or f64, coefficients as scalar parameters c0..c2R or baked into the code
+ * as immediates, boundary
+ *   zero   x outside [0,n) reads as 0,
+ *   clamp  indices are clamped into [0,n-1],
+ *   copy   out[i] = x[i] where the window leaves the array (i < R, i >= n-R),
+ * and either direct loads (each thread reads its 2R+1 inputs from global
+ * memory; neighbours hit in L1/L2) or a shared-memory tile of B+2R values
+ * (threads t < R also load the left and right halo) behind one bar.sync.
+ * One output per thread, grid cdiv(n,B). */
+#include "ptxgen/synth_family.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    int radius, block;
+    bool f64, scalars, smem;
+    int bnd;               /* 0 zero, 1 clamp, 2 copy */
+    double c[5];
+} st_cfg;
+
+static const char *BND[] = {"zero", "clamp", "copy"};
+
+typedef struct { pg_buf *b; fam_regs g; const st_cfg *c; int rx, rn, rnm1; } sem;
+
+static int nv(sem *e) { return e->c->f64 ? ++e->g.fd : ++e->g.f; }
+
+/* v = X(j) for a signed index register j, with the boundary rule (copy reads
+ * 0 outside, those values are never used). */
+static int load_x(sem *e, int rj) {
+    const st_cfg *c = e->c;
+    const char *R = c->f64 ? "%fd" : "%f", *T = c->f64 ? "f64" : "f32";
+    int v = nv(e), ra = ++e->g.rd;
+    char zero[32];
+    fam_imm(zero, sizeof zero, 0.0, c->f64);
+    if (c->bnd == 1) {
+        int rc = ++e->g.r;
+        pg_buf_printf(e->b, "\tmax.s32 %%r%d, %%r%d, 0;\n\tmin.s32 %%r%d, %%r%d, %%r%d;              // clamp into [0, n-1]\n", rc, rj,
+                      rc, rc, e->rnm1);
+        pg_buf_printf(e->b, "\tmul.wide.s32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", ra, rc, c->f64 ? 8 : 4, ra, e->rx, ra);
+        pg_buf_printf(e->b, "\tld.global.nc.%s %s%d, [%%rd%d];\n", T, R, v, ra);
+    } else {
+        int p1 = ++e->g.p, p2 = ++e->g.p;
+        pg_buf_printf(e->b, "\tsetp.ge.s32 %%p%d, %%r%d, 0;\n\tsetp.lt.s32 %%p%d, %%r%d, %%r%d;\n\tand.pred %%p%d, %%p%d, %%p%d;\n", p1, rj,
+                      p2, rj, e->rn, p1, p1, p2);
+        pg_buf_printf(e->b, "\tmov.%s %s%d, %s;\n", T, R, v, zero);
+        pg_buf_printf(e->b, "\tmul.wide.s32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", ra, rj, c->f64 ? 8 : 4, ra, e->rx, ra);
+        pg_buf_printf(e->b, "\t@%%p%d ld.global.nc.%s %s%d, [%%rd%d];\n", p1, T, R, v, ra);
+    }
+    return v;
+}
+
+static void emit_ptx(const st_cfg *c, const char *name, pg_buf *out) {
+    pg_buf body = {0};
+    sem e = {&body, {0}, c, 0, 0, 0};
+    pg_buf *b = &body;
+    const int R0 = c->radius, K = 2 * R0 + 1, B = c->block, S = c->f64 ? 8 : 4;
+    const char *R = c->f64 ? "%fd" : "%f", *T = c->f64 ? "f64" : "f32";
+    e.rx = ++e.g.rd;
+    int ro = ++e.g.rd;
+    pg_buf_printf(b, "\tld.param.u64 %%rd%d, [x];\n\tld.param.u64 %%rd%d, [out];\n", e.rx, ro);
+    char co[5][40];
+    for (int k = 0; k < K; k++) {
+        if (c->scalars) {
+            int rcf = nv(&e);
+            pg_buf_printf(b, "\tld.param.%s %s%d, [c%d];\n", T, R, rcf, k);
+            snprintf(co[k], sizeof co[k], "%s%d", R, rcf);
+        } else fam_imm(co[k], sizeof co[k], c->c[k], c->f64);
+    }
+    e.rn = ++e.g.r;
+    pg_buf_printf(b, "\tld.param.u32 %%r%d, [n];\n", e.rn);
+    pg_buf_printf(b, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", e.rx, e.rx, ro, ro);
+    if (c->bnd == 1) {
+        e.rnm1 = ++e.g.r;
+        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, -1;                 // n-1, the last valid index\n", e.rnm1, e.rn);
+    }
+    int rt = ++e.g.r, rc = ++e.g.r, rbase = ++e.g.r, ri = ++e.g.r;
+    pg_buf_printf(b, "\tmov.u32 %%r%d, %%tid.x;\n\tmov.u32 %%r%d, %%ctaid.x;\n", rt, rc);
+    pg_buf_printf(b, "\tmul.lo.u32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;               // i = global index\n", rbase, rc, B, ri,
+                  rbase, rt);
+    int vals[5];
+    int rsm = 0;
+    if (c->smem) {
+        /* tile s[0 .. B+2R): s[t+R] = X(i); threads t < R: s[t] = X(base-R+t), s[B+R+t] = X(base+B+t) */
+        rsm = ++e.g.r;
+        int rat = ++e.g.r;
+        pg_buf_printf(b, "\tmov.u32 %%r%d, tile;\n\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;            // &tile[t]\n", rsm,
+                      rat, rt, c->f64 ? 3 : 2, rat, rsm, rat);
+        int v0 = load_x(&e, ri);
+        pg_buf_printf(b, "\tst.shared.%s [%%r%d+%d], %s%d;          // tile[t+R] = X(i)\n", T, rat, R0 * S, R, v0);
+        int ph = ++e.g.p;
+        pg_buf_printf(b, "\tsetp.ge.u32 %%p%d, %%r%d, %d;\n\t@%%p%d bra HALO_DONE;\n", ph, rt, R0, ph);
+        int rl = ++e.g.r, rr = ++e.g.r;
+        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;                // base - R + t\n", rl, ri, -R0);
+        int vl = load_x(&e, rl);
+        pg_buf_printf(b, "\tst.shared.%s [%%r%d], %s%d;\n", T, rat, R, vl);
+        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;                // base + B + t\n", rr, ri, B);
+        int vr = load_x(&e, rr);
+        pg_buf_printf(b, "\tst.shared.%s [%%r%d+%d], %s%d;\n", T, rat, (B + R0) * S, R, vr);
+        pg_buf_puts(b, "HALO_DONE:\n\tbar.sync 0;                                 // the tile is complete\n");
+        int pd = ++e.g.p;
+        pg_buf_printf(b, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra DONE;\n", pd, ri, e.rn, pd);
+        for (int k = 0; k < K; k++) {
+            vals[k] = nv(&e);
+            pg_buf_printf(b, "\tld.shared.%s %s%d, [%%r%d+%d];\n", T, R, vals[k], rat, k * S);
+        }
+    } else {
+        int pd = ++e.g.p;
+        pg_buf_printf(b, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra DONE;\n", pd, ri, e.rn, pd);
+    }
+    int rdo = ++e.g.rd;
+    pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &out[i]\n", rdo, ri, S, rdo, ro,
+                  rdo);
+    if (c->bnd == 2) {
+        int p1 = ++e.g.p, p2 = ++e.g.p, rr = ++e.g.r;
+        pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %d;\n\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\tor.pred %%p%d, %%p%d, %%p%d;\n",
+                      p1, ri, R0, rr, ri, R0, p2, rr, e.rn, p1, p1, p2);
+        pg_buf_printf(b, "\t@!%%p%d bra INTERIOR;\n", p1);
+        int vc;
+        if (c->smem) vc = vals[R0];
+        else {
+            vc = nv(&e);
+            int ra = ++e.g.rd;
+            pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n\tld.global.nc.%s %s%d, [%%rd%d];\n", ra, ri,
+                          S, ra, e.rx, ra, T, R, vc, ra);
+        }
+        pg_buf_printf(b, "\tst.global.%s [%%rd%d], %s%d;          // edge: copy x[i]\n\tbra.uni DONE;\nINTERIOR:\n", T, rdo, R, vc);
+    }
+    if (!c->smem) {
+        for (int k = 0; k < K; k++) {
+            int rj = ++e.g.r;
+            pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;                // j = i%+d\n", rj, ri, k - R0, k - R0);
+            vals[k] = load_x(&e, rj);
+        }
+    }
+    int acc = nv(&e);
+    pg_buf_printf(b, "\tmul.rn.%s %s%d, %s, %s%d;\n", T, R, acc, co[0], R, vals[0]);
+    for (int k = 1; k < K; k++) {
+        int a2 = nv(&e);
+        pg_buf_printf(b, "\tfma.rn.%s %s%d, %s, %s%d, %s%d;\n", T, R, a2, co[k], R, vals[k], R, acc);
+        acc = a2;
+    }
+    pg_buf_printf(b, "\tst.global.%s [%%rd%d], %s%d;\n", T, rdo, R, acc);
+    pg_buf_puts(b, "DONE:\n\tret;\n}\n");
+
+    pg_buf_puts(out, "// GENERATED_BY: ptxgen synth/family stencil1d\n");
+    pg_buf_printf(out, "// %s: %d-point 1D stencil (radius %d, %s), boundary %s, %s, coefficients %s.\n", name, K, R0, T, BND[c->bnd],
+                  c->smem ? "shared-memory tile with halo" : "direct global loads", c->scalars ? "as parameters" : "baked in");
+    pg_buf_puts(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
+    pg_buf_printf(out, ".visible .entry %s(\n\t.param .u64 x,\n\t.param .u64 out,\n", name);
+    if (c->scalars)
+        for (int k = 0; k < K; k++) pg_buf_printf(out, "\t.param .%s c%d,\n", T, k);
+    pg_buf_printf(out, "\t.param .u32 n\n)\n.maxntid %d, 1, 1\n{\n", B);
+    fam_decls(&e.g, out);
+    if (c->smem) pg_buf_printf(out, "\t.shared .align %d .%s tile[%d];\n", S, T, B + 2 * R0);
+    pg_buf_putc(out, '\n');
+    pg_buf_puts(out, body.data);
+    pg_buf_free(&body);
+    (void)rsm;
+}
+
+static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out) {
+    const int R0 = c->radius, K = 2 * R0 + 1, B = c->block;
+    const char *T = c->f64 ? "f64" : "f32", *CT = c->f64 ? "double" : "float";
+    char lit[5][32], grid[32];
+    for (int k = 0; k < K; k++) fam_lit(lit[k], sizeof lit[k], c->c[k]);
+    snprintf(grid, sizeof grid, "cdiv(n,%d)", B);
+    json_t *root = json_object();
+    json_object_set_new(root, "name", json_string(name));
+    json_object_set_new(root, "family", json_string("stencil1d"));
+    json_object_set_new(root, "kernel", json_string(name));
+    json_t *taps = json_array(), *cs = json_array();
+    for (int k = 0; k < K; k++) {
+        json_array_append_new(taps, json_pack("[i,i]", 0, k - R0));
+        json_array_append_new(cs, json_real(c->c[k]));
+    }
+    json_object_set_new(root, "family_params",
+                        json_pack("{s:s, s:i, s:i, s:s, s:b, s:b, s:o, s:o}", "dtype", T, "radius", R0, "block", B, "boundary",
+                                  BND[c->bnd], "smem", c->smem, "coeff_params", c->scalars, "taps", taps, "coeffs", cs));
+    pg_buf formula = {0}, s = {0};
+    pg_buf_puts(&formula, "out[i] = ");
+    for (int k = 0; k < K; k++) {
+        if (c->scalars) pg_buf_printf(&formula, "%sc%d*x[i%+d]", k ? " + " : "", k, k - R0);
+        else pg_buf_printf(&formula, "%s%s*x[i%+d]", k ? " + " : "", lit[k], k - R0);
+    }
+    { /* "x[i+0]" reads better as "x[i]" */
+        char *p = strstr(formula.data, "[i+0]");
+        if (p) { memmove(p + 2, p + 4, strlen(p + 4) + 1); formula.len -= 2; }
+    }
+    pg_buf coefl = {0};
+    for (int k = 0; k < K; k++) pg_buf_printf(&coefl, "%sc%d = %s", k ? ", " : "", k, lit[k]);
+    static const char *BW[] = {"values outside [0, n) count as zero", "out-of-range indices are clamped to [0, n-1]",
+                               "where the window leaves the array (i < R or i >= n-R) out[i] = x[i]"};
+    static const char *BZ[] = {"越界的 x 按 0 处理", "越界下标截断到 [0, n-1]", "窗口越界处（i < R 或 i >= n-R）直接复制 out[i] = x[i]"};
+    json_t *d = json_object();
+    switch (fam_pick(r, 3)) {
+    case 0: pg_buf_printf(&s, "%d-point 1D stencil (%s): %s", K, T, formula.data); break;
+    case 1: pg_buf_printf(&s, "1D stencil of radius %d over n %ss, %s boundary", R0, CT, BND[c->bnd]); break;
+    default: pg_buf_printf(&s, "%s: %s, %s", name, formula.data, c->smem ? "shared-memory tile" : "direct loads"); break;
+    }
+    json_object_set_new(d, "terse", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "For every i < n compute %s in %s", formula.data, c->f64 ? "double precision" : "single precision");
+    if (c->scalars) pg_buf_printf(&s, " (the coefficients are kernel parameters, here %s)", coefl.data);
+    pg_buf_printf(&s, "; %s.", BW[c->bnd]);
+    if (fam_pick(r, 2))
+        pg_buf_printf(&s, " %s One output per thread, %d threads per block, %s blocks.",
+                      c->smem ? "Stage the block's inputs plus a halo of R on each side in shared memory, synchronize once, then read the window from shared memory."
+                              : "Each thread reads its window directly from global memory.",
+                      B, grid);
+    else
+        pg_buf_printf(&s, " Launch %s blocks of %d threads (one output each)%s.", grid, B,
+                      c->smem ? "; a shared-memory tile with halo avoids re-reading neighbours from global memory" : "");
+    json_object_set_new(d, "detailed", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "## %s\n- Input: `%s* x` (n)%s%s\n- Output: `%s* out` (n)\n- Goal: `%s`\n- Boundary: %s\n- Launch: %d threads/block, `%s` blocks",
+                  name, CT, c->scalars ? ", scalars " : "", c->scalars ? coefl.data : "", CT, formula.data, BW[c->bnd], B, grid);
+    if (c->smem || fam_pick(r, 2)) pg_buf_printf(&s, "\n- Technique: %s", c->smem ? "shared-memory tile + halo, one `bar.sync`" : "direct `ld.global.nc` loads");
+    json_object_set_new(d, "card", json_string(s.data));
+    s.len = 0;
+    pg_buf_printf(&s, "一维 %d 点模板计算（%s）：对 i < n 计算 %s，%s。每块 %d 个线程，网格 %s%s。", K, c->f64 ? "双精度" : "单精度", formula.data,
+                  BZ[c->bnd], B, grid, c->smem ? "，使用带光环（halo）的共享内存分块" : "");
+    json_object_set_new(d, "zh", json_string(s.data));
+    json_object_set_new(root, "descriptions", d);
+    char pt[8];
+    snprintf(pt, sizeof pt, "%s*", T);
+    json_t *ps = json_array();
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "x", "type", pt, "role", "in", "len", "n"));
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", pt, "role", "out", "len", "n"));
+    if (c->scalars)
+        for (int k = 0; k < K; k++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "c%d", k & 7);
+            json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", nm, "type", T, "value", lit[k]));
+        }
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "n", "type", "u32", "value", "n"));
+    json_object_set_new(root, "params", ps);
+    json_t *sz = json_array();
+    json_array_append_new(sz, json_pack("{s:i, s:b}", "n", 33554432, "time", 1));
+    const int more[] = {1000003, B + 1, 777, 5, 2, 1};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) json_array_append_new(sz, json_pack("{s:i}", "n", more[i]));
+    json_object_set_new(root, "sizes", sz);
+    char blk[16];
+    snprintf(blk, sizeof blk, "%d", B);
+    json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grid, "smem", "0"));
+    json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-1,1)", "normal(0,10)"));
+    json_t *tol = json_object();
+    json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : 1e-5));
+    json_object_set_new(root, "tolerance", tol);
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_stencil1d"));
+    char bytes[32], flops[32];
+    snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 16 : 8);
+    snprintf(flops, sizeof flops, "%d*n", 2 * K - 1);
+    json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
+    fam_write_json(root, out);
+    json_decref(root);
+    pg_buf_free(&s);
+    pg_buf_free(&formula);
+    pg_buf_free(&coefl);
+}
+
+pg_status fam_gen_stencil1d(uint64_t seed, synth_family_sample *s) {
+    fam_rng r = {seed ^ 0x7374656e63696c31ull};
+    st_cfg c;
+    memset(&c, 0, sizeof c);
+    c.radius = 1 + fam_pick(&r, 2);
+    c.block = 128 << fam_pick(&r, 3);
+    c.f64 = fam_pick(&r, 4) == 0;
+    c.scalars = fam_pick(&r, 2);
+    c.smem = fam_pick(&r, 2);
+    c.bnd = fam_pick(&r, 3);
+    /* coefficients: multiples of 1/8 in [-2, 2], exact in every type; a few classic sets */
+    static const double CLASSIC3[][3] = {{0.25, 0.5, 0.25}, {-1.0, 2.0, -1.0}, {1.0, -2.0, 1.0}, {0.25, 0.5, -0.75}};
+    static const double CLASSIC5[][5] = {{0.0625, 0.25, 0.375, 0.25, 0.0625}, {-0.125, 1.0, 0.0, -1.0, 0.125}};
+    int K = 2 * c.radius + 1, kind = fam_pick(&r, 3);
+    for (int k = 0; k < K; k++) c.c[k] = (double)(fam_pick(&r, 33) - 16) / 8.0;
+    if (kind == 0 && K == 3) memcpy(c.c, CLASSIC3[fam_pick(&r, 4)], sizeof(double) * 3);
+    if (kind == 0 && K == 5) memcpy(c.c, CLASSIC5[fam_pick(&r, 2)], sizeof(double) * 5);
+    if (c.c[c.radius] == 0 && kind) c.c[c.radius] = 1.0;
+    snprintf(s->family, sizeof s->family, "stencil1d");
+    snprintf(s->source, sizeof s->source, "ptx-template");
+    static const char *STY[] = {"stencil1d_%dpt_%s_%s%s_b%d", "st%d_%s_%s%s_%d", "conv1d_r%d_%s_%s%s_%d"};
+    int st = fam_pick(&r, 3);
+    snprintf(s->name, sizeof s->name, STY[st], st == 2 ? c.radius : K, c.f64 ? "f64" : "f32", BND[c.bnd], c.smem ? "_smem" : "", c.block);
+    /* coefficients are part of what is computed when baked in */
+    pg_buf id = {0};
+    pg_buf_printf(&id, "stencil1d:%s:r%d:%s:%s:b%d:%s", c.f64 ? "f64" : "f32", c.radius, BND[c.bnd], c.smem ? "smem" : "direct", c.block,
+                  c.scalars ? "params" : "baked");
+    if (!c.scalars)
+        for (int k = 0; k < K; k++) pg_buf_printf(&id, ":%g", c.c[k]);
+    snprintf(s->identity, sizeof s->identity, "%s", id.data);
+    pg_buf_free(&id);
+    emit_ptx(&c, s->name, &s->ptx);
+    emit_json(&c, s->name, &r, &s->task_json);
+    return PG_OK;
+}
