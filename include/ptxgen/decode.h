@@ -150,7 +150,7 @@ typedef struct {
     bool constrained;          /* default true */
     const dec_bias *bias;      /* NULL = off */
     model_sampler_opts sampler;/* defaults: top_k 5, temperature 0.3 */
-    int max_tokens;            /* default 1536 */
+    int max_tokens;            /* default 2048; near the end the constraint closes the kernel (dec_force_end) */
 } gen_opts;
 
 typedef struct {

@@ -433,7 +433,9 @@ int cmd_gen(int argc, char **argv) {
     } else if (explain && !strcmp(bestv.check, "pass")) {
         ptx_module *m = NULL;
         pg_diag_sink q = {0};
-        if (ptx_parse(best.ptx, strlen(best.ptx), outp ? outp : "generated", &m, &q) == PG_OK) {
+        /* the explainer reads the forms the validator matched */
+        if (ptx_parse(best.ptx, strlen(best.ptx), outp ? outp : "generated", &m, &q) == PG_OK &&
+            ptx_validate(m, &q) == PG_OK) {
             pg_buf e = {0};
             ptx_explain_module(m, &e);
             if (outp) fputs(e.data, stdout);

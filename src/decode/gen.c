@@ -27,7 +27,7 @@ void gen_opts_default(gen_opts *o) {
     o->sampler.top_k = 5;
     o->sampler.top_p = 1.0f;
     o->sampler.seed = 1;
-    o->max_tokens = 1536;
+    o->max_tokens = 2048;
 }
 
 void gen_result_free(gen_result *r) {

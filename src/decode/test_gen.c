@@ -76,7 +76,7 @@ int main(void) {
             o.sampler.temperature = 1.0f;
             o.sampler.top_k = 0;
             o.sampler.seed = 1000 + (uint64_t)i;
-            o.max_tokens = 400;
+            o.max_tokens = 320;
             gen_result r;
             pg_diag_sink gq = {mode == 0 ? print_diag : NULL, NULL, 0, 0, 0};
             pg_status st = gen_sample(m, t, v, descs[i % 5], &o, &r, &gq);
