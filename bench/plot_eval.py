@@ -11,11 +11,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-STAGES = ["generation", "validator", "ptxas", "gpu-not-run", "load", "correct", "timed"]
+STAGES = ["generation", "validator", "ptxas", "gpu-not-run", "load", "timeout", "fault", "wrong", "correct", "timed"]
 COLOURS = {"generation": "#7f7f7f", "validator": "#d62728", "ptxas": "#ff7f0e", "gpu-not-run": "#bcbd22",
-           "load": "#9467bd", "correct": "#8c564b", "timed": "#2ca02c"}
+           "load": "#9467bd", "timeout": "#e377c2", "fault": "#17becf", "wrong": "#8c564b", "correct": "#8c564b",
+           "timed": "#2ca02c"}
 LABELS = {"generation": "generation failed", "validator": "invalid PTX", "ptxas": "ptxas rejects",
-          "gpu-not-run": "GPU not run", "load": "does not load", "correct": "loads, wrong results",
+          "gpu-not-run": "GPU not run", "load": "does not load", "timeout": "hangs", "fault": "faults",
+          "wrong": "loads, wrong results", "correct": "loads, wrong results",
           "timed": "correct (speedup shown)"}
 
 
@@ -28,10 +30,10 @@ def main():
         if r["config"] != "full" or r["sample"] != 0:
             continue
         st = r["last_stage"]
-        if st == "correct" and r.get("correct") is not True:
-            st = "correct"                   # reached the correctness check, failed it
         if r.get("correct") is True:
-            st = "timed" if r.get("speedup") else "timed"
+            st = "timed"                     # correct; the bar is its speedup when timed
+        elif st == "correct":
+            st = "wrong"                     # older result files: failed at the correctness check
         rank = STAGES.index(st) if st in STAGES else 0
         sp = r.get("speedup") or 0.0
         cur = best.get(r["task"])

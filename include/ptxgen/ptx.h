@@ -173,6 +173,10 @@ void ptx_module_free(ptx_module *m);
  * every rule with a stable code (see src/common/diag_codes.def).  Returns
  * PG_OK or PG_ERR_INVALID. */
 pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag);
+/* May a register of type `reg` fill an operand slot of type `want`?  (PTX ISA
+ * "operand type checking"; `relaxed` = the ld/st/cvt rule allowing wider
+ * registers.)  The validator's rule, shared with the constrained decoder. */
+bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed);
 
 /* Canonical pretty-print.  parse(print(parse(x))) == parse(x). */
 void ptx_print(const ptx_module *m, pg_buf *out);

@@ -148,6 +148,10 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
 pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag);
 /* Hash of the PTX with register numbers, comments and whitespace removed. */
 uint64_t synth_normalized_hash(const char *ptx);
+/* A task spec in the corpus layout (one top-level field per line, descriptions and
+ * params one entry per line), as every generator writes it. */
+struct json_t;
+void synth_task_json_write(struct json_t *root, pg_buf *out);
 int synth_family_slot(synth_report *r, const char *family);   /* internal bookkeeping */
 
 #endif

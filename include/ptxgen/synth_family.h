@@ -95,7 +95,6 @@ const char *fam_choice(fam_rng *r, const char *const *v, int n);
 
 /* Task JSON helpers (jansson objects, written in the corpus layout). */
 struct json_t;
-void fam_write_json(struct json_t *root, pg_buf *out);
 /* f32 immediate "0f3F800000" / f64 immediate "0d3FF0000000000000". */
 void fam_imm(char *t, size_t n, double v, bool f64);
 /* A float literal that round-trips ("2.5", "-0.375"). */

@@ -98,35 +98,9 @@ static bool mod_allowed(const dg_grammar *g, const isa_form *f, uint16_t id) {
     return true;
 }
 
-/* ---- validator type rules (mirror of validate.c type_compat), tightened ---- */
-static bool validator_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
-    if (want == reg) return true;
-    const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
-    if (w->cls == PTX_TC_PRED || r->cls == PTX_TC_PRED) return false;
-    if (w->cls == PTX_TC_OPAQUE) return r->bits == 64 && r->cls != PTX_TC_FLOAT;
-    bool size_ok = relaxed ? r->bits >= w->bits : r->bits == w->bits;
-    if (!size_ok) return false;
-    switch (w->cls) {
-    case PTX_TC_BIT:
-        return true;
-    case PTX_TC_UINT:
-    case PTX_TC_SINT:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT ||
-               (relaxed ? false : r->cls == PTX_TC_PACKED);
-    case PTX_TC_FLOAT:
-        if (r->cls == PTX_TC_BIT) return true;
-        if (r->cls == PTX_TC_FLOAT) return r->bits == w->bits || (want == PTX_T_F16 || want == PTX_T_BF16);
-        if (r->cls == PTX_TC_PACKED) return false;
-        return w->bits <= 16 || want == PTX_T_TF32;
-    case PTX_TC_PACKED:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || r->cls == PTX_TC_PACKED;
-    default:
-        return true;
-    }
-}
-
+/* ---- type rules: the validator's (ptx_type_compat), tightened ---- */
 bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
-    if (!validator_type_compat(want, reg, relaxed)) return false;
+    if (!ptx_type_compat(want, reg, relaxed)) return false;
     const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
     /* half floats only in .f16/.b16 registers; floats never widen */
     if (want == PTX_T_F16 || want == PTX_T_BF16) return reg == PTX_T_B16 || (reg == PTX_T_F16 && want == PTX_T_F16);

@@ -189,7 +189,10 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
     correct = gs == PG_OK && gr.kernel.status == GPU_OK;
     json_object_set_new(row, "gpu_status", json_string(gpu_status_name(gr.kernel.status)));
     if (!loads) { stage = "load"; snprintf(detail, sizeof detail, "%.600s", gr.kernel.detail); }
-    else if (!correct) { stage = "correct"; snprintf(detail, sizeof detail, "%.600s", gr.kernel.detail); }
+    else if (!correct) {   /* the first failing stage: wrong results, a fault or a hang */
+        stage = gr.kernel.status == GPU_FAULT ? "fault" : gr.kernel.status == GPU_TIMEOUT ? "timeout" : "wrong";
+        snprintf(detail, sizeof detail, "%.600s", gr.kernel.detail);
+    }
     else {
         stage = "correct";
         json_object_set_new(row, "worst_rel_l2", json_real(gr.kernel.worst_rel_l2));

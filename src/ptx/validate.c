@@ -260,7 +260,7 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
 }
 
 /* ---- type compatibility (PTX ISA "Operand type checking") ---------------- */
-static bool type_compat(ptx_type want, ptx_type reg, bool relaxed) {
+bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
     if (want == reg) return true;
     const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
     if (w->cls == PTX_TC_PRED || r->cls == PTX_TC_PRED) return false;
@@ -344,7 +344,7 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         return false;
     }
     if (s->any_type || want == PTX_T_NONE) return true;
-    if (!type_compat(want, d->type, s->relaxed || d->vec)) {
+    if (!ptx_type_compat(want, d->type, s->relaxed || d->vec)) {
         const char *what = d->type == PTX_T_PRED ? "a predicate register used as data" :
                            want == PTX_T_PRED ? "a data register used as a predicate" : "type mismatch";
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s: operand %d of '%s' needs %s but %s is declared %s",
@@ -565,7 +565,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             const ptx_decl *d = find_reg(c->V, e->name, e->loc, c->report);
             if (d && !s->any_type && want != PTX_T_NONE) {
                 ptx_type w = i == 1 ? PTX_T_PRED : want;
-                if (!type_compat(w, d->type, false)) {
+                if (!ptx_type_compat(w, d->type, false)) {
                     OERR(c, PG_E_OPERAND_TYPE, e->loc, "%s in operand %d of '%s' must be %s, not %s", e->name, opi + 1,
                          c->in->opcode, ptx_type_get(w)->name, ptx_type_get(d->type)->name);
                     return false;

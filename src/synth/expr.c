@@ -794,7 +794,7 @@ static void put_json(pg_buf *out, const json_t *v) {
     pg_buf_puts(out, t);
     free(t);
 }
-static void write_json(json_t *root, pg_buf *out) {
+void synth_task_json_write(json_t *root, pg_buf *out) {
     const char *key;
     json_t *v;
     size_t left = json_object_size(root);
@@ -918,7 +918,7 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, int bl
     snprintf(flops, sizeof flops, "%d*n", nops > 0 ? nops : 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
 
-    write_json(root, out);
+    synth_task_json_write(root, out);
     json_decref(root);
     pg_buf_free(&text);
     pg_buf_free(&pre);

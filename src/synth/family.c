@@ -92,53 +92,6 @@ void fam_decls(const fam_regs *g, pg_buf *out) {
 
 /* The corpus layout: one top-level field per line, "descriptions" one entry
  * per line, "params" one element per line. */
-static void put_json(pg_buf *out, const json_t *v) {
-    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-    if (!t) abort();
-    pg_buf_puts(out, t);
-    free(t);
-}
-void fam_write_json(json_t *root, pg_buf *out) {
-    const char *key;
-    json_t *v;
-    size_t left = json_object_size(root);
-    pg_buf_puts(out, "{\n");
-    json_object_foreach(root, key, v) {
-        json_t *k = json_string(key);
-        pg_buf_puts(out, "  ");
-        put_json(out, k);
-        json_decref(k);
-        pg_buf_puts(out, ": ");
-        if ((!strcmp(key, "descriptions") && json_is_object(v))) {
-            const char *k2;
-            json_t *v2;
-            size_t left2 = json_object_size(v);
-            pg_buf_puts(out, "{\n");
-            json_object_foreach(v, k2, v2) {
-                json_t *kk = json_string(k2);
-                pg_buf_puts(out, "    ");
-                put_json(out, kk);
-                json_decref(kk);
-                pg_buf_puts(out, ": ");
-                put_json(out, v2);
-                pg_buf_puts(out, --left2 ? ",\n" : "\n");
-            }
-            pg_buf_puts(out, "  }");
-        } else if (!strcmp(key, "params") && json_is_array(v)) {
-            pg_buf_puts(out, "[\n");
-            for (size_t i = 0; i < json_array_size(v); i++) {
-                pg_buf_puts(out, "    ");
-                put_json(out, json_array_get(v, i));
-                pg_buf_puts(out, i + 1 < json_array_size(v) ? ",\n" : "\n");
-            }
-            pg_buf_puts(out, "  ]");
-        } else {
-            put_json(out, v);
-        }
-        pg_buf_puts(out, --left ? ",\n" : "\n");
-    }
-    pg_buf_puts(out, "}\n");
-}
 
 /* ---- nvcc ------------------------------------------------------------------------ */
 static bool find_nvcc(char *path, size_t n) {

@@ -15,6 +15,7 @@
  *
  * Each generator writes the task.json and the kernel's CUDA C
  * (extern "C" __global__, so the entry name is the task name). */
+#include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
 
 #include <jansson.h>
@@ -42,7 +43,7 @@ static void finish(json_t *root, const char *T, double tol, const char *ref, con
     json_object_set_new(root, "tolerance", t);
     json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", ref));
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
-    fam_write_json(root, out);
+    synth_task_json_write(root, out);
     json_decref(root);
 }
 

@@ -12,6 +12,7 @@
  * access.  When all of a thread's vectors are inside [0,n) it takes the
  * vector path (all loads first, then the math, then the stores); otherwise it
  * walks its elements one by one up to n (only the last tile gets there). */
+#include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
 
 #include <jansson.h>
@@ -398,7 +399,7 @@ static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     snprintf(bytes, sizeof bytes, "%d*n", DSIZE[c->dt] * (OPS[c->op].nin + (inplace ? 1 : 1)));
     snprintf(flops, sizeof flops, "%d*n", OPS[c->op].flops);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
-    fam_write_json(root, out);
+    synth_task_json_write(root, out);
     json_decref(root);
     pg_buf_free(&s);
     pg_buf_free(&scal);

@@ -10,6 +10,7 @@
  * for sums optionally one red.global.add per block into out[0] (inout).
  * Ops sum / max / min over f32 or f64; the identity (0, -inf, +inf) fills
  * the missing elements of the partial tile. */
+#include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
 
 #include <jansson.h>
@@ -275,7 +276,7 @@ static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     char bytes[96];
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 8 : 4);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", "n"));
-    fam_write_json(root, out);
+    synth_task_json_write(root, out);
     json_decref(root);
     pg_buf_free(&s);
 }

@@ -10,6 +10,7 @@
  * memory; neighbours hit in L1/L2) or a shared-memory tile of B+2R values
  * (threads t < R also load the left and right halo) behind one bar.sync.
  * One output per thread, grid cdiv(n,B). */
+#include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
 
 #include <jansson.h>
@@ -256,7 +257,7 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 16 : 8);
     snprintf(flops, sizeof flops, "%d*n", 2 * K - 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
-    fam_write_json(root, out);
+    synth_task_json_write(root, out);
     json_decref(root);
     pg_buf_free(&s);
     pg_buf_free(&formula);
