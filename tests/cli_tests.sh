@@ -50,6 +50,27 @@ golden bad_syntax.check.json "$P" check --json tests/golden/bad_syntax.ptx
 if "$P" stats examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.stats.json "$P" stats examples/vecadd.ptx; else bad "stats failed"; fi
 if "$P" explain examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.explain.txt "$P" explain examples/vecadd.ptx; else bad "explain failed"; fi
 
+# super-optimization training pairs: nvcc's PTX -> the measured-faster hand kernel, same ABI
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    if PATH="$PATH:/usr/local/cuda/bin" "$P" prompts --superopt corpus --results bench/results/2026-11-30-corpus-h200.json \
+        --out "$tmp/superopt.jsonl" 2>/dev/null; then ok; else bad "prompts --superopt failed"; fi
+    n=$(wc -l < "$tmp/superopt.jsonl" 2>/dev/null || echo 0)
+    [ "$n" -ge 30 ] && ok || bad "prompts --superopt: only $n pairs"
+    python3 - "$tmp/superopt.jsonl" "$tmp" <<'PY' && ok || bad "a super-optimization completion keeps neither the baseline's signature nor valid PTX"
+import json, sys, subprocess
+for i, l in enumerate(open(sys.argv[1])):
+    r = json.loads(l)
+    sig = r["prompt"].split("<|signature|>")[1].split("\n<|ptx|>")[0]
+    assert sig and sig in r["completion"], r["id"]
+    path = f"{sys.argv[2]}/so{i}.ptx"
+    open(path, "w").write(r["completion"].replace("<|end|>", ""))
+    assert subprocess.run([sys.argv[3] if len(sys.argv) > 3 else "true"]).returncode == 0
+PY
+    for f in "$tmp"/so*.ptx; do "$P" check "$f" >/dev/null 2>&1 || { bad "invalid completion $f"; break; }; done; ok
+else
+    echo "SKIPPED: prompts --superopt (nvcc not found)"
+fi
+
 # grammar export and the CI performance gate
 golden grammar.gbnf "$P" grammar --gbnf
 expect_rc 2 "grammar without a format" "$P" grammar

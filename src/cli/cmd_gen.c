@@ -58,18 +58,152 @@ static bool canonical_ptx(const char *src, const char *arch, pg_buf *out, char *
     return ok;
 }
 
+static bool signature_of(const char *canon, const char *kernel, pg_buf *out);
+
+/* ---- super-optimization pairs -------------------------------------------------------- */
+/* Rename the entry's parameters of canonical text `t` to `names` (the
+ * baseline's), in the signature and in [name] / [name+off] operands. */
+static void rename_params(const char *t, const char *const *from, const char *const *to, int n, pg_buf *out) {
+    const char *body = strstr(t, "\n{\n");
+    int pi = 0;
+    /* the signature: "\t.param .TYPE NAME" lines, in order */
+    for (const char *p = t; *p && (!body || p < body);) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (!strncmp(p, "\t.param ", 8) && pi < n) {
+            const char *sp = p + len;
+            while (sp > p && sp[-1] != ' ') sp--;                 /* the last word: "x," or "x" */
+            pg_buf_putn(out, p, (size_t)(sp - p));
+            pg_buf_puts(out, to[pi++]);
+            if (p[len - 1] == ',') pg_buf_putc(out, ',');
+        } else {
+            pg_buf_putn(out, p, len);
+        }
+        if (!nl) return;
+        pg_buf_putc(out, '\n');
+        p = nl + 1;
+        if (body && p > body) { body = p; break; }
+    }
+    /* the body: [name] and [name+offset] operands */
+    for (const char *p = body ? body + 0 : t + strlen(t); *p;) {
+        bool done = false;
+        for (int k = 0; k < n && !done && *p == '['; k++) {
+            size_t fl = strlen(from[k]);
+            if (!strncmp(p + 1, from[k], fl) && (p[1 + fl] == ']' || p[1 + fl] == '+')) {
+                pg_buf_printf(out, "[%s", to[k]);
+                p += 1 + fl;
+                done = true;
+            }
+        }
+        if (!done) pg_buf_putc(out, *p++);
+    }
+}
+
+static const char *superopt_usage =
+    "usage: ptxgen prompts --superopt CORPUS_DIR --results RESULTS.json --out PAIRS.jsonl [--arch sm_90]\n"
+    "  Training pairs for the super-optimization mode (`gen --baseline`): for every corpus task whose\n"
+    "  hand-written kernel measured faster than nvcc's PTX of its reference.cu on the GPU (RESULTS.json\n"
+    "  from `ptxgen run --suite corpus`), the prompt carries nvcc's PTX (<|baseline|>) and the\n"
+    "  completion is the faster kernel, with the baseline's parameter names and signature.\n";
+
+static int superopt_pairs(const char *corpus, const char *results, const char *arch, const char *outp) {
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
+    json_error_t e;
+    json_t *res = json_load_file(results, 0, &e);
+    if (!res || !json_is_array(json_object_get(res, "tasks"))) {
+        fprintf(stderr, "%s:%d:%d: %s\n", results, e.line, e.column, res ? "no tasks array" : e.text);
+        json_decref(res);
+        return 2;
+    }
+    pg_buf all = {0};
+    int kept = 0, skipped = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(res, "tasks"), i, r) {
+        const char *name = json_string_value(json_object_get(r, "task"));
+        double k = json_number_value(json_object_get(json_object_get(r, "kernel"), "ms_median"));
+        double b = json_number_value(json_object_get(json_object_get(r, "baseline_nvcc"), "ms_median"));
+        bool ok = json_is_true(json_object_get(json_object_get(r, "kernel"), "correct"));
+        if (!name || !ok || k <= 0 || b <= 0 || b / k <= 1.0) { skipped++; continue; }   /* only faster rewrites */
+        char tp[4096], kp[4096];
+        snprintf(tp, sizeof tp, "%s/%s/task.json", corpus, name);
+        snprintf(kp, sizeof kp, "%s/%s/kernel.ptx", corpus, name);
+        task_spec *t = NULL;
+        char *base = NULL, *hand = NULL;
+        size_t hn = 0;
+        pg_buf bc = {0}, hc = {0}, bsig = {0}, renamed = {0}, prompt = {0};
+        ptx_module *bm = NULL, *hm = NULL;
+        bool good = task_load(tp, &t, &sink) == PG_OK && gpu_nvcc_ptx(t, arch, &base, &sink) == PG_OK &&
+                    pg_read_file(kp, 16 << 20, &hand, &hn, &sink) == PG_OK;
+        char why[128] = "";
+        if (good) {
+            pg_diag_sink q = {0};
+            good = ptx_parse(base, strlen(base), "baseline", &bm, &q) == PG_OK;
+            if (good) ptx_print(bm, &bc);
+            good = good && canonical_ptx(hand, arch, &hc, why, sizeof why) && signature_of(bc.data, t->kernel, &bsig);
+        }
+        if (good) {
+            /* the hand kernel's parameter names -> nvcc's (same order and types: the harness checked both) */
+            pg_diag_sink q = {0};
+            good = ptx_parse(hc.data, hc.len, "hand", &hm, &q) == PG_OK;
+            const ptx_func *hf = NULL, *bf = NULL;
+            for (int f = 0; good && f < hm->nfuncs; f++) if (hm->funcs[f].is_entry) hf = &hm->funcs[f];
+            for (int f = 0; good && f < bm->nfuncs; f++)
+                if (bm->funcs[f].is_entry && !strcmp(bm->funcs[f].name, t->kernel)) bf = &bm->funcs[f];
+            good = good && hf && bf && hf->nparams == bf->nparams && hf->nparams <= 32;
+            if (good) {
+                const char *from[32], *to[32];
+                for (int k2 = 0; k2 < hf->nparams; k2++) { from[k2] = hf->params[k2].name; to[k2] = bf->params[k2].name; }
+                rename_params(hc.data, from, to, hf->nparams, &renamed);
+            }
+        }
+        if (good) {
+            gen_prompt_build_superopt(bc.data, arch, bsig.data, &prompt);
+            pg_buf completion = {0};
+            pg_buf_puts(&completion, renamed.data);
+            pg_buf_puts(&completion, GEN_TOK_END);
+            json_t *j = json_pack("{s:s+, s:s?, s:s, s:s, s:s, s:s, s:f}", "id", "superopt-", name, "family", t->family, "source",
+                                  "superopt", "split", "train", "prompt", prompt.data, "completion", completion.data,
+                                  "measured_speedup", b / k);
+            char *txt = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+            pg_buf_printf(&all, "%s\n", txt);
+            free(txt);
+            json_decref(j);
+            pg_buf_free(&completion);
+            kept++;
+        } else {
+            fprintf(stderr, "prompts: %s skipped%s%s\n", name, why[0] ? ": " : "", why);
+            skipped++;
+        }
+        ptx_module_free(bm); ptx_module_free(hm);
+        task_free(t); free(base); free(hand);
+        pg_buf_free(&bc); pg_buf_free(&hc); pg_buf_free(&bsig); pg_buf_free(&renamed); pg_buf_free(&prompt);
+    }
+    json_decref(res);
+    pg_status st = pg_write_file_atomic(outp, all.data ? all.data : "", all.len, &sink);
+    pg_buf_free(&all);
+    fprintf(stderr, "prompts: %d super-optimization pairs -> %s (%d tasks not faster than nvcc or unusable)\n", kept, outp, skipped);
+    return st == PG_OK ? 0 : 2;
+}
+
 int cmd_prompts(int argc, char **argv) {
-    const char *in = NULL, *outp = NULL, *arch_override = NULL;
+    const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
+        if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
+        else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
+        else if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
         else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch_override = argv[++i];
         else if (!strcmp(argv[i], "--no-signature-pct") && i + 1 < argc) nosig_pct = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s", prompts_usage); return 0; }
         else { fprintf(stderr, "ptxgen prompts: unknown or incomplete option '%s'\n%s", argv[i], prompts_usage); return 2; }
     }
-    if (!in || !outp || nosig_pct < 0 || nosig_pct > 100) { fprintf(stderr, "%s", prompts_usage); return 2; }
+    if (superopt) {
+        if (!results || !outp) { fprintf(stderr, "%s", superopt_usage); return 2; }
+        return superopt_pairs(superopt, results, arch_override ? arch_override : "sm_90", outp);
+    }
+    if (!in || !outp || nosig_pct < 0 || nosig_pct > 100) { fprintf(stderr, "%s%s", prompts_usage, superopt_usage); return 2; }
     FILE *f = fopen(in, "r");
     if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); return 2; }
     pg_buf tmp = {0};
