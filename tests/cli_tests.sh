@@ -57,14 +57,13 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     n=$(wc -l < "$tmp/superopt.jsonl" 2>/dev/null || echo 0)
     [ "$n" -ge 30 ] && ok || bad "prompts --superopt: only $n pairs"
     python3 - "$tmp/superopt.jsonl" "$tmp" <<'PY' && ok || bad "a super-optimization completion keeps neither the baseline's signature nor valid PTX"
-import json, sys, subprocess
+import json, sys
 for i, l in enumerate(open(sys.argv[1])):
     r = json.loads(l)
     sig = r["prompt"].split("<|signature|>")[1].split("\n<|ptx|>")[0]
     assert sig and sig in r["completion"], r["id"]
     path = f"{sys.argv[2]}/so{i}.ptx"
     open(path, "w").write(r["completion"].replace("<|end|>", ""))
-    assert subprocess.run([sys.argv[3] if len(sys.argv) > 3 else "true"]).returncode == 0
 PY
     for f in "$tmp"/so*.ptx; do "$P" check "$f" >/dev/null 2>&1 || { bad "invalid completion $f"; break; }; done; ok
 else
