@@ -70,6 +70,26 @@ else
     echo "SKIPPED: prompts --superopt (nvcc not found)"
 fi
 
+# generation: the README's main command, JSON verdicts, bad model dirs; eval without a GPU
+"$P" gen "$(cat examples/saxpy.card.md)" -o "$tmp/saxpy.ptx" 2>"$tmp/gen.err" && ok || bad "gen on the README card failed: $(tail -2 "$tmp/gen.err")"
+head -1 "$tmp/saxpy.ptx" | grep -q '^// GENERATED_BY: ptxgen ' && ok || bad "generated file lacks the GENERATED_BY line"
+expect_rc 0 "generated saxpy validates" "$P" check "$tmp/saxpy.ptx"
+grep -q '^\.visible \.entry saxpy($' "$tmp/saxpy.ptx" && ok || bad "the card's kernel name/signature was not forced"
+"$P" gen --model tests/gen/tiny --json --samples 1 -o "$tmp/t.ptx" "vector add" >"$tmp/gen.json" 2>/dev/null
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['verdicts']['check']=='pass' and d['model']=='tiny' and d['tokens']>0" "$tmp/gen.json" \
+    && ok || bad "gen --json on the random model: $(head -c 300 "$tmp/gen.json")"
+expect_rc 2 "gen with a missing model dir" "$P" gen --model "$tmp/nope" "x"
+expect_rc 2 "gen without a description" "$P" gen
+PTXGEN_EVAL_TMP=1 "$P" eval --suite bench/suite --only relu6 --model tests/gen/tiny --no-gpu --no-progress \
+    --out "$tmp/eval.json" >"$tmp/eval.md" 2>/dev/null
+python3 - "$tmp/eval.json" <<'PY' && ok || bad "eval without a GPU must mark GPU columns 'not run'"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["correct_rate"] == "not run" and d["load_rate"] == "not run", d
+assert d["configs"]["full"]["validator_pass_rate"] == 1.0, d["configs"]["full"]   # constrained: valid by construction
+assert len(d["rows"]) == 15 and all(r["correct"] == "not run" for r in d["rows"])
+PY
+
 # grammar export and the CI performance gate
 golden grammar.gbnf "$P" grammar --gbnf
 expect_rc 2 "grammar without a format" "$P" grammar

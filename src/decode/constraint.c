@@ -656,6 +656,9 @@ static void line_start(dcore *c) { c->ph = PH_LINE; }
 /* The core transition: feed one byte.  May append to s->regs/s->syms past
  * the counts in c (see the file comment), never changes anything else in s. */
 static bool feed(dec_state *s, dcore *c, unsigned char ch) {
+    /* canonical PTX has no control bytes but tab and newline; a NUL would also
+     * match the end of the C strings that literals and names are compared with */
+    if (ch < 32 && ch != '\t' && ch != '\n') return false;
     if (c->force_pos < s->force_len) {
         if ((unsigned char)s->force[c->force_pos] != ch) return false;
         c->force_pos++;

@@ -167,6 +167,10 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
         }
         size_t bl = 0;
         const char *b = tok_token_bytes(t, tok, &bl);
+        if (!dec && memchr(b, 0, bl)) {   /* the raw model: a NUL byte cannot be in PTX text; say so, never truncate */
+            pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d) after %zu bytes; stopped", (int)tok, text.len);
+            break;
+        }
         if (!dec || !tok_is_special(t, tok)) pg_buf_putn(&text, b, bl);
         out->gen_tokens++;
         if ((st = model_forward(ctx, &tok, 1, logits, NULL, diag)) != PG_OK) goto done;
