@@ -83,5 +83,5 @@ if command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nv
 else
     echo "SKIPPED: static suite checks need nvcc (not found)"
 fi
-echo "suite held-out: $pass passed, $fail failed"
+echo "suite-heldout: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
