@@ -554,6 +554,11 @@ static const char *capture_until_(parser *P, const char *stops, bool braces, boo
         pg_buf_putn(&b, x.s, (size_t)x.n);
         if (b.len > (size_t)PTX_MAX_FILE_BYTES) break;
     }
+    if (depth > 0) {   /* "f(" cut short by a brace or the end: printed text would not parse back alike (fuzz find) */
+        token *t = lex_peek(&P->L);
+        pg_diag_emit(P->diag, PG_E_SYNTAX, P->m->filename, t->line, t->col, "unbalanced '(' or '[' in directive text");
+        P->nerrors++;
+    }
     const char *r = pg_arena_strndup(&P->m->arena, b.data ? b.data : "", b.len);
     P->capbuf = b;
     return r;
