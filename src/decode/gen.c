@@ -149,13 +149,14 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
                     goto done;
                 }
                 if (lg != masked) memcpy(masked, logits, sizeof(float) * (size_t)vocab);
+                int nv = dec_vocab_size(v);
                 for (int i = 0; i < vocab; i++)
-                    if (i >= dec_vocab_size(v) || !(bits[i >> 5] >> (i & 31) & 1)) masked[i] = -INFINITY;
+                    if (i >= nv || !(bits[i >> 5] >> (i & 31) & 1)) masked[i] = -INFINITY;
                 tok = model_sample(&smp, masked, vocab);
                 if (tok < 0) {
                     /* every allowed token has -inf logit: take the first allowed one */
-                    for (int i = 0; i < vocab && tok < 0; i++)
-                        if (i < dec_vocab_size(v) && (bits[i >> 5] >> (i & 31) & 1)) tok = i;
+                    for (int i = 0; i < nv && i < vocab && tok < 0; i++)
+                        if (bits[i >> 5] >> (i & 31) & 1) tok = i;
                 }
             }
             out->mask_seconds += now_s() - m0;

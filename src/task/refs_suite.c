@@ -226,6 +226,14 @@ pg_status ref_suite_masked_softmax(task_inst *in) {
     return PG_OK;
 }
 
+/* log(sum exp(x)) of one row, shifted by the row maximum so exp never overflows */
+static double row_logsumexp(const float *xr, size_t cols) {
+    double m = -INFINITY, s = 0;
+    for (size_t c = 0; c < cols; c++) if (xr[c] > m) m = xr[c];
+    for (size_t c = 0; c < cols; c++) s += exp(xr[c] - m);
+    return m + log(s);
+}
+
 /* y = x - max - log(sum exp(x - max)) per row */
 pg_status ref_suite_log_softmax(task_inst *in) {
     const float *x = task_buf(in, "x");
@@ -233,10 +241,7 @@ pg_status ref_suite_log_softmax(task_inst *in) {
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
-        double m = -INFINITY, s = 0;
-        for (size_t c = 0; c < cols; c++) if (xr[c] > m) m = xr[c];
-        for (size_t c = 0; c < cols; c++) s += exp(xr[c] - m);
-        double lse = m + log(s);
+        double lse = row_logsumexp(xr, cols);
         for (size_t c = 0; c < cols; c++) y[r * cols + c] = (float)(xr[c] - lse);
     }
     return PG_OK;
@@ -265,12 +270,9 @@ pg_status ref_suite_cross_entropy(task_inst *in) {
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
-        double m = -INFINITY, s = 0;
-        for (size_t c = 0; c < cols; c++) if (xr[c] > m) m = xr[c];
-        for (size_t c = 0; c < cols; c++) s += exp(xr[c] - m);
         int32_t l = label[r];
         if (l < 0 || (size_t)l >= cols) return PG_ERR_INVALID;   /* the spec's label generator is broken */
-        loss[r] = (float)(m + log(s) - xr[l]);
+        loss[r] = (float)(row_logsumexp(xr, cols) - xr[l]);
     }
     return PG_OK;
 }
