@@ -4,7 +4,8 @@
 # Run from the repository root on the device, with build/ptxgen carried from the build machine:
 #     bash bench/device_train.sh                 # $OUT set by the device tool
 # Knobs (environment): TOTAL_S (590) wall budget of the whole script, SYNTH_COUNT (50000),
-# SYNTH_JOBS (16), SYNTH_MAX_S (200) cap on generation, TRAIN_ARGS (extra train.py flags),
+# SYNTH_JOBS (16), SYNTH_MAX_S (200) cap on generation, SYNTH_SEED (1), TRAIN_ARGS (extra train.py flags;
+# e.g. "--phase finetune --base models/default --full-finetune" continues the shipped model),
 # WORK (/tmp/ptxgen-train) scratch space that does not come back.
 #
 # Steps: (a) ptxgen synth (timed; if it runs past SYNTH_MAX_S the complete lines of its
@@ -62,7 +63,7 @@ python3 -c 'import peft; print("peft", peft.__version__)' 2>/dev/null || echo "p
 # ---- (a) synth -----------------------------------------------------------------------------
 say "synth: $SYNTH_COUNT samples, $SYNTH_JOBS jobs, cap ${SYNTH_MAX_S}s"
 ts=$(date +%s)
-timeout "$SYNTH_MAX_S" "$P" synth --count "$SYNTH_COUNT" --seed 1 --jobs "$SYNTH_JOBS" --no-progress --exclude bench/suite \
+timeout "$SYNTH_MAX_S" "$P" synth --count "$SYNTH_COUNT" --seed "${SYNTH_SEED:-1}" --jobs "$SYNTH_JOBS" --no-progress --exclude bench/suite \
     --out "$WORK/synth.jsonl" 2>&1 | tail -n 3
 synth_s=$(( $(date +%s) - ts ))
 if [ ! -s "$WORK/synth.jsonl" ] && [ -s "$WORK/synth.jsonl.partial" ]; then

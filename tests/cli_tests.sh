@@ -89,6 +89,21 @@ assert d["correct_rate"] == "not run" and d["load_rate"] == "not run", d
 assert d["configs"]["full"]["validator_pass_rate"] == 1.0, d["configs"]["full"]   # constrained: valid by construction
 assert len(d["rows"]) == 15 and all(r["correct"] == "not run" for r in d["rows"])
 PY
+# merging an ablation run into a pass@k run: tasks counted once, k per config from the rows
+python3 - "$tmp/eval.json" "$tmp/eval_s1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["rows"] = [dict(r, sample=1) for r in d["rows"] if r["config"] == "full"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$P" eval --merge "$tmp/eval.json" "$tmp/eval_s1.json" --out "$tmp/eval_m.json" >/dev/null 2>&1
+python3 - "$tmp/eval_m.json" <<'PY' && ok || bad "eval --merge: task count or per-config k wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tasks"] == 1, d["tasks"]
+assert d["configs"]["full"]["k"] == 2 and d["configs"]["no_constraint"]["k"] == 1, d["configs"]
+assert d["configs"]["full"]["samples"] == 10, d["configs"]["full"]
+PY
 
 # grammar export and the CI performance gate
 golden grammar.gbnf "$P" grammar --gbnf

@@ -10,8 +10,9 @@ pass=0; fail=0; skip=0
 cases=(tests/gpu/adversarial/*/)
 if ! "$P" devinfo >/dev/null 2>&1; then
     why=$("$P" devinfo 2>&1 | head -n 1)
-    echo "SKIPPED: ${#cases[@]} GPU harness tests (${why#ptxgen devinfo: })"
-    echo "gpu: 0 passed, 0 failed, ${#cases[@]} skipped"
+    n=$(( ${#cases[@]} + 3 ))   # + the wrong kernel's two stop rules + the timed good kernel
+    echo "SKIPPED: $n GPU harness tests (${why#ptxgen devinfo: })"
+    echo "gpu: 0 passed, 0 failed, $n skipped"
     exit 0
 fi
 for d in "${cases[@]}"; do
@@ -20,6 +21,21 @@ for d in "${cases[@]}"; do
           | grep -m1 '"status"' | sed -E 's/.*"status": "([^"]+)".*/\1/')
     if [ "$got" = "$want" ]; then pass=$((pass + 1)); echo "ok   $(basename "$d"): $got"
     else fail=$((fail + 1)); echo "FAIL $(basename "$d"): got '$got', want '$want'"; fi
+done
+# a wrong kernel stops at the first wrong input set; --all-sets checks them all
+W=tests/gpu/adversarial/wrong
+for mode in first all; do
+    extra=(); [ "$mode" = all ] && extra=(--all-sets)
+    "$P" run --no-baseline --no-timing --seeds 2 --timeout 10 --json "${extra[@]}" "$W/task.json" "$W/kernel.ptx" \
+        >/tmp/ptxgen-gpu-wrong.json 2>/dev/null
+    if python3 - "$mode" /tmp/ptxgen-gpu-wrong.json <<'PY'
+import json, sys
+k = json.load(open(sys.argv[2]))["tasks"][0]["kernel"]
+n, total = k["checks"], k["checks_total"]
+assert total > 1 and (n == total if sys.argv[1] == "all" else n < total), (n, total, k.get("detail"))
+PY
+    then pass=$((pass + 1)); echo "ok   wrong kernel, $mode sets: $(grep -o '"checks": [0-9]*' /tmp/ptxgen-gpu-wrong.json)"
+    else fail=$((fail + 1)); echo "FAIL wrong kernel, $mode sets"; fi
 done
 # the good kernel, timed, after the fault and the hang: the batch goes on with a clean context
 "$P" run --no-baseline --seeds 1 --json tests/gpu/adversarial/good/task.json >/tmp/ptxgen-gpu-good.json 2>&1 \

@@ -79,7 +79,16 @@ check "build still succeeds" test "$rc" = 0 -a -f "$T/inv/saxpy.o"
 check "candidate rejected, kept as .rejected.ptx" test -f "$T/inv/saxpy_superopt.rejected.ptx" -a ! -e "$T/inv/saxpy_superopt.ptx"
 check "report: status rejected, check fail" test "$(json "$R" "(r['kernels'][0]['status'], r['kernels'][0]['check'])")" = "('rejected', 'fail')"
 check "report: the diagnostic with code and line" grep -q "saxpy_superopt.rejected.ptx:[0-9]*:[0-9]*: error\[E201\]: unknown instruction 'frobnicate'" "$T/inv/ptxgen_report.md"
-check "stderr says rejected" grep -q "ptxgen-nvcc: saxpy: rejected" "$T/inv.log"
+check "stderr says rejected" grep -q "ptxgen-nvcc: saxpy (try 3/3): rejected" "$T/inv.log"
+check "report: three tries listed" test "$(json "$R" "[t['seed'] for t in r['kernels'][0]['tries']]")" = "[1, 17, 33]"
+echo "-- tries: a kept candidate stops them, --ptxgen-tries sets them"
+mkdir -p "$T/tries"
+( cd "$T/tries" && FAKE_GEN_LOG=$T/tries/log "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o saxpy.o ) >/dev/null 2>&1
+check "one gen call when the first candidate is kept" test "$(grep -c '^saxpy ' "$T/tries/log")" = 1
+rm -f "$T/tries/log"
+( cd "$T/tries" && FAKE_GEN_MODE=invalid FAKE_GEN_LOG=$T/tries/log "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o saxpy.o \
+    --ptxgen-tries 2 ) >/dev/null 2>&1
+check "--ptxgen-tries 2: seeds 1 and 17" test "$(grep '^saxpy ' "$T/tries/log" | tr '\n' ' ')" = "saxpy 1 saxpy 17 "
 # a later good build replaces the rejected file
 ( cd "$T/inv" && "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o saxpy.o ) >/dev/null 2>&1
 check "a later kept candidate removes the stale .rejected.ptx" test -f "$T/inv/saxpy_superopt.ptx" -a ! -e "$T/inv/saxpy_superopt.rejected.ptx"

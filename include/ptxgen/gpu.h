@@ -36,6 +36,8 @@ pg_status gpu_devinfo_get(bool remeasure, gpu_devinfo *out, pg_diag_sink *diag);
 
 typedef struct {
     int seeds;                 /* per size and distribution (>= 5 by default) */
+    bool all_sets;             /* keep checking after the first wrong input set (default: stop there;
+                                * sizes run smallest first, so a wrong kernel costs one small set) */
     double timeout_s;          /* watchdog per kernel process */
     bool baseline;             /* compile reference.cu with nvcc and time it the same way */
     bool timing;               /* time the kernels (otherwise correctness only) */
@@ -60,7 +62,8 @@ const char *gpu_status_name(gpu_status s);
 typedef struct {
     gpu_status status;
     char detail[1024];         /* first failure: size, dist, seed, param, errors */
-    int checks, checks_passed; /* (size, dist, seed) combinations */
+    int checks, checks_passed; /* (size, dist, seed) combinations run (fewer than all when stopped early) */
+    int checks_total;          /* combinations the spec defines */
     double worst_rel_l2;
     double ms_median, ms_min, ms_max;   /* timing size, per launch */
     int trials;

@@ -95,10 +95,17 @@ int cmd_eval(int argc, char **argv) {
             if (!doc) doc = d;
             else {
                 json_array_extend(json_object_get(doc, "rows"), json_object_get(d, "rows"));
-                json_object_set_new(doc, "tasks", json_integer(json_integer_value(json_object_get(doc, "tasks")) +
-                                                               json_integer_value(json_object_get(d, "tasks"))));
                 json_decref(d);
             }
+        }
+        {   /* shards split the tasks, ablation runs repeat them: count distinct tasks */
+            json_t *names = json_object(), *r;
+            size_t k;
+            json_array_foreach(json_object_get(doc, "rows"), k, r)
+                if (json_is_string(json_object_get(r, "task")))
+                    json_object_set_new(names, json_string_value(json_object_get(r, "task")), json_true());
+            json_object_set_new(doc, "tasks", json_integer((json_int_t)json_object_size(names)));
+            json_decref(names);
         }
         eval_finalize(doc);
         char *s = json_dumps(doc, JSON_INDENT(1) | JSON_ENSURE_ASCII);

@@ -277,7 +277,8 @@ static const char *gen_usage =
     "                  [--arch sm_90] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--json]\n"
-    "       ptxgen gen --baseline BASE.ptx [--kernel NAME] ...    (super-optimization mode)\n"
+    "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
+    "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
     "  ptxas (when installed), and with --verify gpu --task runs it against the task's reference.\n"
     "  A failed check resamples with the next seed, up to --samples attempts (default 4).\n"
@@ -401,7 +402,7 @@ int cmd_gen(int argc, char **argv) {
     const char *desc = NULL, *desc_file = NULL, *task_path = NULL, *model_dir = NULL, *adapter = NULL;
     const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
-    bool explain = false, json = false, no_bias = false;
+    bool explain = false, json = false, no_bias = false, no_adapter = false;
     gen_opts o;
     gen_opts_default(&o);
     for (int i = 1; i < argc; i++) {
@@ -411,6 +412,7 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--task")) task_path = argv[++i];
         else if (ARG("--model")) model_dir = argv[++i];
         else if (ARG("--adapter")) adapter = argv[++i];
+        else if (!strcmp(a, "--no-adapter")) no_adapter = true;
         else if (ARG("--arch")) o.arch = argv[++i];
         else if (ARG("-o")) outp = argv[++i];
         else if (ARG("--samples")) samples = atoi(argv[++i]);
@@ -495,6 +497,21 @@ int cmd_gen(int argc, char **argv) {
         fprintf(stderr, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/default)\n");
         goto out;
     }
+    /* Super-optimization mode: the default model brings its own adapter
+     * (models/superopt, trained on nvcc-baseline -> faster-kernel pairs). */
+    char sodir[4200];
+    if (baseline && !adapter && !no_adapter) {
+        const char *env = getenv("PTXGEN_SUPEROPT_ADAPTER");
+        if (env && *env) adapter = env;
+        else if (!model_dir) {
+            snprintf(sodir, sizeof sodir, "%s/../superopt/adapter_config.json", mdir);
+            if (access(sodir, R_OK) == 0) {
+                sodir[strlen(sodir) - strlen("/adapter_config.json")] = 0;
+                adapter = sodir;
+            }
+        }
+    }
+    if (baseline && adapter) fprintf(stderr, "gen: super-optimization mode, adapter %s\n", adapter);
     model_load_opts lo = {adapter, threads, NULL};
     if (model_load(mdir, &lo, &model, &sink) != PG_OK) goto out;
     pg_buf_printf(&tokpath, "%s/tokenizer.json", mdir);

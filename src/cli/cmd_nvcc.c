@@ -20,6 +20,8 @@
  *                        folder of -o, else the current folder)
  *   --ptxgen-n N         elements per buffer in the differential test (1<<20)
  *   --ptxgen-block B     threads per block there (default: .reqntid/.maxntid or 256)
+ *   --ptxgen-tries T     candidates per kernel (seeds 1, 17, 33 ...): the first one that
+ *                        passes every check is kept (default 3)
  * Environment: PTXGEN_REAL_NVCC (the nvcc to run), PTXGEN_BIN (the ptxgen
  * that runs `gen`; default this executable), PTXGEN_NVCC_OFF=1 (pass-through only). */
 #define _GNU_SOURCE
@@ -185,6 +187,7 @@ typedef struct {
     const char *outdir;   /* --ptxgen-out */
     long long n;          /* --ptxgen-n */
     int block;            /* --ptxgen-block (0 = derive) */
+    int tries;            /* --ptxgen-tries */
     bool build;           /* compiles something (no -E/-M/--version ...) */
     char err[256];
 } nvcc_args;
@@ -209,14 +212,15 @@ static void arch_from_gencode(const char *v, char *out, size_t n) {
 static bool parse_args(int argc, char **argv, nvcc_args *a) {
     memset(a, 0, sizeof *a);
     a->n = 1 << 20;
+    a->tries = 3;
     a->build = true;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         /* our own flags */
-        const char *ours[] = {"--ptxgen-out", "--ptxgen-n", "--ptxgen-block"};
+        const char *ours[] = {"--ptxgen-out", "--ptxgen-n", "--ptxgen-block", "--ptxgen-tries"};
         int which = -1;
         const char *val = NULL;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             size_t n = strlen(ours[k]);
             if (!strncmp(s, ours[k], n) && (s[n] == 0 || s[n] == '=')) {
                 which = k;
@@ -226,7 +230,7 @@ static bool parse_args(int argc, char **argv, nvcc_args *a) {
             }
         }
         if (which == 0) { a->outdir = val; continue; }
-        if (which == 1 || which == 2) {
+        if (which >= 1) {
             char *end;
             long long v = strtoll(val, &end, 0);
             if (*end || v < 1 || v > (1LL << 31)) {
@@ -234,7 +238,8 @@ static bool parse_args(int argc, char **argv, nvcc_args *a) {
                 return false;
             }
             if (which == 1) a->n = v;
-            else a->block = (int)(v > 1024 ? 1024 : v);
+            else if (which == 2) a->block = (int)(v > 1024 ? 1024 : v);
+            else a->tries = (int)(v > 64 ? 64 : v);
             continue;
         }
         pg_vec_push(a->pass, argv[i]);
@@ -741,7 +746,7 @@ static void diff_child_main(void *arg, int fd) {
 typedef struct {
     const char *outdir, *source, *self_bin;
     long long n;
-    int block;
+    int block, tries;
     bool gpu;
     char gpu_why[256];
 } run_ctx;
@@ -776,8 +781,8 @@ static bool write_text(const char *path, const char *text) {
     return st == PG_OK;
 }
 
-static json_t *do_kernel(const run_ctx *rc, const char *base_path, const char *base_text, const ptx_module *bm,
-                         const char *kernel) {
+static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *base_text, const ptx_module *bm,
+                          const char *kernel, int seed, const char *try_label) {
     json_t *k = json_object();
     json_object_set_new(k, "kernel", json_string(kernel));
     json_object_set_new(k, "source", json_string(rc->source));
@@ -810,8 +815,10 @@ static json_t *do_kernel(const run_ctx *rc, const char *base_path, const char *b
     snprintf(gerr, sizeof gerr, "%s/.%s_gen.err", rc->outdir, kernel);
     unlink(cand);
     const char *arch = bm->ntargets ? bm->targets[0] : "sm_80";
+    char seedtxt[32];
+    snprintf(seedtxt, sizeof seedtxt, "%d", seed);
     char *gargv[] = {(char *)rc->self_bin, "gen", "--baseline", (char *)base_path, "--kernel", (char *)kernel,
-                     "--arch", (char *)arch, "-o", cand, "--json", NULL};
+                     "--arch", (char *)arch, "--seed", seedtxt, "-o", cand, "--json", NULL};
     int grc = spawn_wait(gargv, gout, gerr);
     char *gtext = slurp(gout), *etext = slurp(gerr);
     unlink(gout);
@@ -970,12 +977,34 @@ static json_t *do_kernel(const run_ctx *rc, const char *base_path, const char *b
         json_object_set_new(k, "inst_count_ratio", json_real((double)cmeas.instructions / bmeas.instructions));
     if (bmeas.have_ptxas && cmeas.have_ptxas && bmeas.registers > 0)
         json_object_set_new(k, "reg_usage_ratio", json_real((double)cmeas.registers / bmeas.registers));
-    fprintf(stderr, TAG ": %s: %s%s%s\n", kernel, status, keep ? ", " : (reason[0] ? ": " : ""), keep ? label : reason);
+    fprintf(stderr, TAG ": %s%s: %s%s%s\n", kernel, try_label, status, keep ? ", " : (reason[0] ? ": " : ""),
+            keep ? label : reason);
     pg_buf_free(&diags);
     ptx_module_free(cm);
     free(ctext);
     free(gtext);
     free(etext);
+    return k;
+}
+
+/* Up to rc->tries candidates (gen seeds 1, 17, 33 ...; gen itself resamples on a failed
+ * check with the seeds in between): the first one kept wins, and the report lists every try. */
+static json_t *do_kernel(const run_ctx *rc, const char *base_path, const char *base_text, const ptx_module *bm,
+                         const char *kernel) {
+    json_t *k = NULL, *tries = json_array();
+    int n = rc->tries > 0 ? rc->tries : 1;
+    for (int t = 0; t < n; t++) {
+        char lbl[48] = "";
+        if (n > 1) snprintf(lbl, sizeof lbl, " (try %d/%d)", t + 1, n);
+        json_decref(k);
+        k = try_kernel(rc, base_path, base_text, bm, kernel, 1 + 16 * t, lbl);
+        const char *st = json_string_value(json_object_get(k, "status"));
+        json_t *reason = json_object_get(k, "reason");
+        json_array_append_new(tries, json_pack("{s:i, s:s, s:O?}", "seed", 1 + 16 * t, "status", st ? st : "?", "reason",
+                                               json_is_string(reason) ? reason : NULL));
+        if (st && !strcmp(st, "kept")) break;
+    }
+    json_object_set_new(k, "tries", tries);
     return k;
 }
 
@@ -1033,6 +1062,15 @@ static void write_markdown(json_t *rep, const char *path) {
         pg_buf_printf(&md, "- candidate: %s%s%s\n- verdict: %s\n", cp ? "`" : "", cp ? cp : "none", cp ? "`" : "",
                       json_string_value(json_object_get(k, "label")));
         if (reason && *reason) pg_buf_printf(&md, "- reason: %s\n", reason);
+        json_t *tries = json_object_get(k, "tries"), *tr;
+        size_t ti;
+        if (json_array_size(tries) > 1) {
+            pg_buf_printf(&md, "- tries: %zu;", json_array_size(tries));
+            json_array_foreach(tries, ti, tr)
+                pg_buf_printf(&md, "%s seed %lld %s", ti ? "," : "", (long long)json_integer_value(json_object_get(tr, "seed")),
+                              json_string_value(json_object_get(tr, "status")));
+            pg_buf_puts(&md, "\n");
+        }
         json_t *r1 = json_object_get(k, "inst_count_ratio"), *r2 = json_object_get(k, "reg_usage_ratio");
         if (r1) pg_buf_printf(&md, "- inst_count_ratio: %.3f\n", json_number_value(r1));
         if (r2) pg_buf_printf(&md, "- reg_usage_ratio: %.3f\n", json_number_value(r2));
@@ -1195,6 +1233,7 @@ int cmd_nvcc(int argc, char **argv) {
     ctx.outdir = outdir;
     ctx.n = a.n;
     ctx.block = a.block;
+    ctx.tries = a.tries;
     char self[PATH_MAX];
     const char *bin = getenv("PTXGEN_BIN");
     if (bin && *bin) ctx.self_bin = bin;

@@ -25,6 +25,8 @@ static const char *run_usage =
     "  --suite DIR      every folder of DIR holding a task.json (and its kernel.ptx)\n"
     "  --kernel NAME    file name of the kernel inside each suite folder (default kernel.ptx)\n"
     "  --seeds N        seeds per size and distribution (default 5)\n"
+    "  --all-sets       keep checking after the first wrong input set (default: stop there; sizes run\n"
+    "                   smallest first)\n"
     "  --timeout S      watchdog per kernel process in seconds (default 60)\n"
     "  --no-baseline    do not build and time nvcc's PTX of reference.cu\n"
     "  --no-timing      correctness only\n"
@@ -49,6 +51,7 @@ static json_t *kernel_json(const gpu_kernel_result *k) {
     if (k->detail[0]) json_object_set_new(o, "detail", json_string(k->detail));
     json_object_set_new(o, "checks", json_integer(k->checks));
     json_object_set_new(o, "checks_passed", json_integer(k->checks_passed));
+    if (k->checks_total) json_object_set_new(o, "checks_total", json_integer(k->checks_total));
     json_object_set_new(o, "worst_rel_l2", json_real(k->worst_rel_l2));
     if (k->trials) {
         json_object_set_new(o, "ms_median", json_real(k->ms_median));
@@ -182,6 +185,7 @@ int cmd_run(int argc, char **argv) {
         else if (!strcmp(a, "--out") && i + 1 < argc) ro.out = argv[++i];
         else if (!strcmp(a, "--arch") && i + 1 < argc) ro.o.arch = argv[++i];
         else if (!strcmp(a, "--seeds") && i + 1 < argc) ro.o.seeds = atoi(argv[++i]);
+        else if (!strcmp(a, "--all-sets")) ro.o.all_sets = true;
         else if (!strcmp(a, "--timeout") && i + 1 < argc) ro.o.timeout_s = atof(argv[++i]);
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", run_usage); return 0; }
         else if (a[0] == '-') { fprintf(stderr, "ptxgen run: unknown option '%s'\n%s", a, run_usage); return 2; }

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* byte sets of next_bytes */
+enum { CS_ANY, CS_ID0, CS_ID1, CS_DIGIT, CS_LOWER, CS_HEX, CS_REG, CS_N };
+
 enum { MAX_REGDECL = 32, MAX_SYMS = 64, NAME_MAX = 32, MAX_PARAMS = 16, MAX_VARS = 8,
        SHARED_MAX = 48 * 1024, LOCAL_MAX = 16 * 1024 };
 
@@ -69,6 +72,7 @@ typedef struct {
     const uint8_t *alive;        /* opcode-trie liveness for R (dg_alive_for), NULL until needed */
     uint32_t alive_R;
     uint8_t nregs, nsyms, nowed, nparams, nvars;
+    uint64_t owed;               /* labels referenced but not defined yet (by symbol index) */
     uint16_t nstmts;
     bool last_term, pend_term, guarded, top;
     int32_t shared_bytes, local_bytes;
@@ -116,12 +120,17 @@ struct dec_state {
     uint64_t aligned16[MAX_REGDECL]; /* per 64-bit declaration: indices < 64 known 16-byte aligned */
     char last_insn[64];
     bool last_addr_aligned;
+    /* for the mask's fast path: names the length check alone cannot settle */
+    bool opcode_max;             /* an opcode is NAME_MAX bytes long */
+    bool sreg_lower12;           /* a special register starts with 12 lowercase letters */
+    uint64_t cs[CS_N][2];        /* byte sets (bytes < 128) for next_bytes */
 };
 
 #define G(s) ((s)->g)
+static void mask_init(dec_state *s);
 
-static bool is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
-static bool is_id1(int c) { return is_id0(c) || (c >= '0' && c <= '9'); }
+static bool is_id0(int c) { return dv_is_id0(c); }   /* the same classes as the vocabulary's fast path */
+static bool is_id1(int c) { return dv_is_id1(c); }
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
 /* ---- literal choices ---------------------------------------------------------- */
@@ -232,17 +241,11 @@ static void add_sym(dec_state *s, dcore *c, int kind, ptx_type t, int64_t size, 
 
 static bool ending(const dec_state *s, const dcore *c) { return c->nstmts >= s->o.max_statements; }
 
-/* Labels referenced but not defined yet. */
+/* Labels referenced but not defined yet: kept in c->owed as references are
+ * made (opnd_end) and paid (PH_LABEL), because the mask asks at every byte. */
 static uint64_t owed_mask(const dec_state *s, const dcore *c) {
-    uint64_t owed = 0;
-    for (int i = 0; i < c->nsyms; i++)
-        if (s->syms[i].kind == SY_LREF) owed |= 1ull << i;
-    for (int i = 0; i < c->nsyms; i++)   /* a reference defined later has an SY_LDEF twin */
-        if (s->syms[i].kind == SY_LDEF)
-            for (int j = 0; j < c->nsyms; j++)
-                if ((owed >> j & 1) && s->syms[j].len == s->syms[i].len && !memcmp(s->syms[j].name, s->syms[i].name, s->syms[i].len))
-                    owed &= ~(1ull << j);
-    return owed;
+    (void)s;
+    return c->owed;
 }
 
 /* ---- operands ---------------------------------------------------------------------- */
@@ -625,6 +628,7 @@ static bool opnd_end(dec_state *s, dcore *c, bool last) {
         bool is_label = cslot(s, c, __builtin_ctz(m))->kinds & SK_LABEL;
         if (is_label && id_exact(s, c, labels) < 0) {
             add_sym(s, c, SY_LREF, PTX_T_NONE, 0, 0);
+            c->owed |= 1ull << (c->nsyms - 1);
             c->nowed++;
         }
     }
@@ -791,7 +795,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             int y = id_exact(s, c, owed);
             if (y < 0 && !(fresh_ok && id_fresh(s, c))) return false;
             add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
-            if (y >= 0) c->nowed--;
+            if (y >= 0) { c->nowed--; c->owed &= ~(1ull << y); }
             c->pend_term = false;
             c->ph = PH_EOL;
             return true;
@@ -1044,6 +1048,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     s->o.signature = NULL;
     lit(&s->c, h, PH_TOP);
     s->loop_label[0] = 0;
+    mask_init(s);
     /* the forced text must be acceptable (a signature outside the subset is a usage error) */
     dcore c = s->c;
     if (!feed_bytes(s, &c, s->force, s->force_len)) {
@@ -1118,7 +1123,8 @@ bool dec_accepts(const dec_state *s, int32_t tok) {
     return accepts_bytes(s, v->bytes[tok], v->lens[tok]);
 }
 
-/* Depth-first walk of the vocabulary trie with a state copy per node. */
+/* Depth-first walk of the vocabulary trie with a state copy per node: the
+ * reference for dec_mask (dec_mask_reference). */
 static int mask_walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, uint32_t *bits) {
     int n = 0;
     for (int k = v->nodes.v[node].first_child; k >= 0; k = v->nodes.v[k].next_sibling) {
@@ -1134,16 +1140,297 @@ static int mask_walk(dec_state *s, const dec_vocab *v, int node, const dcore *c,
     return n;
 }
 
-int dec_mask(const dec_state *s, uint32_t *bits) {
+/* Clears the mask and settles the ended and done states (the count), else -1: walk the trie. */
+static int mask_settled(const dec_state *s, uint32_t *bits) {
     const dec_vocab *v = s->v;
-    memset(bits, 0, sizeof(uint32_t) * (size_t)((v->n + 31) / 32));
+    memset(bits, 0, sizeof(uint32_t) * (size_t)v->words);
     if (s->ended) return 0;
     if (dec_done(s)) {
         if (v->end_id < 0) return 0;
         bits[v->end_id >> 5] |= 1u << (v->end_id & 31);
         return 1;
     }
-    return mask_walk((dec_state *)s, v, 0, &s->c, bits);
+    return -1;
+}
+
+int dec_mask_reference(const dec_state *s, uint32_t *bits) {
+    int n = mask_settled(s, bits);
+    return n >= 0 ? n : mask_walk((dec_state *)s, s->v, 0, &s->c, bits);
+}
+
+/* ---- the mask's fast path -------------------------------------------------------------
+ * Most of a plain walk's time goes to names (labels, params, variables,
+ * branch targets), where thousands of tokens made only of name bytes are
+ * allowed.  Inside a name the recognizer takes any run of such bytes up to a
+ * length budget, so those "pure" tokens need no feeding: from the trie root
+ * they are one precomputed bitset (dv_class), deeper down a walk that only
+ * sets bits.  Only the nodes on the way to a mixed token whose first other
+ * byte could end the name (':' after a label...) are fed, to get the state
+ * there. */
+typedef struct {
+    int cls;          /* DV_ID or DV_LOWER */
+    int budget;       /* every run of 1..budget class bytes is accepted, a longer one than budget + 1 rejected */
+    bool exact;       /* a run of budget + 1 bytes must be fed (a full-length name may clash); else it is accepted */
+    bool id0;         /* the first byte must be dv_is_id0 */
+    uint64_t term;    /* dv_term_bit of the other bytes that may follow a class byte */
+} crun;
+
+/* A full-length name (NAME_MAX bytes) could be taken: a symbol in `mask` or an opcode is that long. */
+static bool long_name(const dec_state *s, const dcore *c, uint64_t mask) {
+    if (s->opcode_max) return true;
+    for (uint64_t m = mask & all_syms(c); m; m &= m - 1)
+        if (s->syms[__builtin_ctzll(m)].len == NAME_MAX) return true;
+    return false;
+}
+
+/* Does the state take a free run of name bytes (see feed for each phase)? */
+static bool free_run(const dec_state *s, const dcore *c, crun *r) {
+    if (c->force_pos < s->force_len) return false;
+    r->cls = DV_ID;
+    switch (c->ph) {
+    case PH_LINE:   /* a label starts: PH_LABEL after its first byte */
+        if (ending(s, c) || !sym_room(c, 1)) return false;
+        r->budget = NAME_MAX - 1;
+        r->exact = long_name(s, c, all_syms(c));
+        r->id0 = true;
+        r->term = dv_term_bit(':');
+        return true;
+    case PH_LABEL:
+        if (ending(s, c) || !sym_room(c, 1)) return false;
+        r->term = dv_term_bit(':');
+        break;
+    case PH_ENAME: r->term = dv_term_bit('('); break;
+    case PH_PNAME: r->term = dv_term_bit(',') | dv_term_bit('\n'); break;
+    case PH_VNAME: r->term = dv_term_bit('['); break;
+    case PH_OPND: {   /* a branch target: any fresh label fits while there is room */
+        if (c->sub != O_IDENT || !sym_room(c, 1)) return false;
+        bool label = false;
+        for (int k = 0; k < DG_MAX_CANDS; k++)
+            if ((c->cmask >> k & 1) && (cslot(s, c, k)->kinds & SK_LABEL)) label = true;
+        if (!label) return false;
+        r->term = dv_term_bit(',') | dv_term_bit(';');
+        break;
+    }
+    case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' */
+        if (c->idlen >= 12) return false;
+        r->cls = DV_LOWER;
+        r->budget = 12 - 1 - c->idlen;
+        r->exact = s->sreg_lower12;
+        for (int i = 0; i < c->nregs; i++)
+            if (s->regs[i].len == 13) r->exact = true;
+        r->id0 = false;
+        r->term = dv_term_bit('<');
+        return true;
+    }
+    default:
+        return false;
+    }
+    if (c->idlen >= NAME_MAX) return false;
+    r->budget = NAME_MAX - 1 - c->idlen;
+    r->exact = long_name(s, c, c->idmask);
+    r->id0 = c->idlen == 0;
+    return true;
+}
+
+/* ---- the next byte --------------------------------------------------------------------
+ * A byte set holding every byte feed() may accept next in state c (more is
+ * harmless, less would be a bug the reference check finds): the walk skips
+ * the other children of a node without copying the state for them.  At the
+ * trie root that is most of its 256 children.  No byte >= 128 is ever
+ * accepted (the language is ASCII). */
+static void cs_add(uint64_t m[2], int ch) { m[ch >> 6 & 1] |= 1ull << (ch & 63); }
+static void cs_or(uint64_t m[2], const uint64_t o[2]) { m[0] |= o[0]; m[1] |= o[1]; }
+static void cs_str(uint64_t m[2], const char *p) {
+    for (; *p; p++) cs_add(m, (unsigned char)*p & 127);
+}
+
+/* The fast paths' per-state constants (dec_new). */
+static void mask_init(dec_state *s) {
+    for (int i = 0; i < isa_form_count(); i++)
+        if (strlen(isa_form_get(i)->opcode) == NAME_MAX) s->opcode_max = true;
+    for (int q = 0; q < isa_sreg_count(); q++) {
+        const char *sn = isa_sreg_get(q)->name;
+        int k = 1;
+        while (k <= 12 && sn[k] >= 'a' && sn[k] <= 'z') k++;
+        if (k > 12) s->sreg_lower12 = true;
+    }
+    for (int ch = 0; ch < 128; ch++) {
+        uint64_t *cs = &s->cs[0][0];
+        bool in[CS_N] = {
+            ch >= 32 ? ch < 127 : ch == '\t' || ch == '\n', is_id0(ch), is_id1(ch), is_digit(ch),
+            ch >= 'a' && ch <= 'z', hexu(ch), (ch >= 'a' && ch <= 'z') || is_digit(ch),
+        };
+        for (int k = 0; k < CS_N; k++)
+            if (in[k]) cs_add(cs + 2 * k, ch);
+    }
+    for (int q = 0; q < G(s)->nsregs; q++) cs_str(s->cs[CS_REG], G(s)->sreg_names[q] + 1);
+}
+
+static void cs_choice(uint64_t m[2], const dcore *c) {
+    for (int i = 0; c->alts[i]; i++)
+        if (c->live >> i & 1) cs_add(m, (unsigned char)c->alts[i][c->cpos] & 127);
+}
+
+static void cs_opcode(const dec_state *s, uint64_t m[2], int node) {
+    for (int k = G(s)->nodes.v[node].first_child; k >= 0; k = G(s)->nodes.v[k].next_sibling)
+        cs_add(m, (unsigned char)G(s)->nodes.v[k].c & 127);
+    cs_str(m, " ;");
+}
+
+static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
+    const uint64_t(*cs)[2] = s->cs;
+    m[0] = m[1] = 0;
+    if (c->force_pos < s->force_len) { cs_add(m, (unsigned char)s->force[c->force_pos] & 127); return; }
+    switch (c->ph) {
+    case PH_LIT: cs_add(m, (unsigned char)c->lit[c->lit_pos] & 127); return;
+    case PH_EOL: cs_add(m, '\n'); return;
+    case PH_DONE: return;
+    case PH_TOP:
+        if (c->cpos == 0 && c->live == 0) cs_add(m, '.');
+        else cs_choice(m, c);
+        return;
+    case PH_PTYPE: case PH_DECLKW: case PH_REGTYPE: case PH_ALIGN: case PH_VTYPE:
+        cs_choice(m, c);
+        return;
+    case PH_ENAME: cs_or(m, cs[CS_ID1]); cs_add(m, '('); return;
+    case PH_PNAME: cs_or(m, cs[CS_ID1]); cs_str(m, ",\n"); return;
+    case PH_VNAME: cs_or(m, cs[CS_ID1]); cs_add(m, '['); return;
+    case PH_LABEL: cs_or(m, cs[CS_ID1]); cs_add(m, ':'); return;
+    case PH_POPEN: cs_str(m, ")\n"); return;
+    case PH_PERF: cs_str(m, "{."); return;
+    case PH_PERF_END: cs_add(m, '{'); return;
+    case PH_PERFNUM:
+        if (c->perf_i == 0xff) cs_choice(m, c);
+        else { cs_or(m, cs[CS_DIGIT]); cs_str(m, ",\n"); }
+        return;
+    case PH_LINE:
+        if (ending(s, c)) break;
+        cs_or(m, cs[CS_ID0]);
+        cs_str(m, "\t}");
+        return;
+    case PH_STMT: cs_str(m, ".@"); cs_opcode(s, m, 0); return;
+    case PH_OPC:
+        if (c->node < 0) break;
+        cs_opcode(s, m, c->node);
+        return;
+    case PH_GUARD:
+        if (c->sub == 0) cs_str(m, "!%");
+        else if (c->sub == 1) cs_add(m, '%');
+        else { cs_or(m, cs[CS_REG]); cs_add(m, ' '); }
+        return;
+    case PH_REGNAME: cs_or(m, cs[CS_LOWER]); cs_add(m, '<'); return;
+    case PH_REGCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, '>'); return;
+    case PH_VCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, ']'); return;
+    case PH_OPND:
+        if (c->sub != O_VEC) cs_str(m, ",;");
+        switch (c->sub) {
+        case O_START: cs_or(m, cs[CS_DIGIT]); cs_or(m, cs[CS_ID0]); cs_str(m, "%!-[{"); return;
+        case O_REG: cs_or(m, cs[CS_REG]); cs_add(m, '|'); return;
+        case O_NEG:
+        case O_PAIR:
+            if (c->rm.n == 0xff) cs_add(m, '%');
+            else cs_or(m, cs[CS_REG]);
+            return;
+        case O_INT: cs_or(m, cs[CS_DIGIT]); cs_str(m, "fd"); return;
+        case O_FLT: cs_or(m, cs[CS_HEX]); return;
+        case O_IDENT: cs_or(m, cs[CS_ID1]); return;
+        case O_DONE: return;
+        case O_VEC:
+            if (c->vsep == 1) cs_add(m, ' ');
+            else if (c->vsep == 2) cs_add(m, '%');
+            else { cs_or(m, cs[CS_REG]); cs_str(m, ",}"); }
+            return;
+        case O_ADDR:
+            switch (c->asub) {
+            case A_BASE: cs_or(m, cs[CS_ID0]); cs_add(m, '%'); return;
+            case A_REG: cs_or(m, cs[CS_REG]); cs_str(m, "+]"); return;
+            case A_SYM: cs_or(m, cs[CS_ID1]); cs_str(m, "+]"); return;
+            case A_PLUS: cs_str(m, "-123456789"); return;
+            case A_OFF: cs_or(m, cs[CS_DIGIT]); cs_add(m, ']'); return;
+            default: return;
+            }
+        }
+        break;
+    }
+    cs_or(m, cs[CS_ANY]);
+}
+
+static void set_tok(const dec_vocab *v, int t, uint32_t *bits) {
+    for (; t >= 0; t = v->dup_next[t]) bits[t >> 5] |= 1u << (t & 31);
+}
+
+static void walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, uint32_t *bits);
+
+/* Feed child k of a node in state c, the plain way. */
+static void feed_node(dec_state *s, const dec_vocab *v, int k, const dcore *c, uint32_t *bits) {
+    const dv_node *nd = &v->nodes.v[k];
+    dcore c2 = *c;
+    if (!feed(s, &c2, nd->c)) return;
+    set_tok(v, nd->tok, bits);
+    if (nd->first_child >= 0) walk(s, v, k, &c2, bits);
+}
+
+/* Node k, d class bytes into the run r.  `parent` is the state at k's parent
+ * (NULL when that was not fed: then neither is k, see `fed`); `covered`: the
+ * pure tokens here are in the bitset already. */
+static void run_node(dec_state *s, const dec_vocab *v, int k, int d, const dcore *parent, const crun *r, bool covered,
+                     uint32_t *bits) {
+    if (d > r->budget + 1) return;   /* the name would be too long */
+    const dv_class *cl = &v->cls[r->cls];
+    const dv_node *nd = &v->nodes.v[k];
+    /* feed k only on the way to a byte that may end the run, or to a
+     * full-length name to check; if a child needs it so does k */
+    bool fed = (cl->term[k] & r->term) || (r->exact && cl->reach[k] >= 0 && d + cl->reach[k] >= r->budget + 1);
+    if (!fed) {
+        if (covered) return;
+        if (d <= r->budget || (d == r->budget + 1 && !r->exact)) set_tok(v, nd->tok, bits);
+        for (int j = nd->first_child; j >= 0; j = v->nodes.v[j].next_sibling)
+            if (dv_in_class(r->cls, v->nodes.v[j].c)) run_node(s, v, j, d + 1, NULL, r, false, bits);
+        return;
+    }
+    dcore c2 = *parent;
+    if (!feed(s, &c2, nd->c)) return;
+    set_tok(v, nd->tok, bits);
+    for (int j = nd->first_child; j >= 0; j = v->nodes.v[j].next_sibling) {
+        unsigned char ch = v->nodes.v[j].c;
+        if (dv_in_class(r->cls, ch)) run_node(s, v, j, d + 1, &c2, r, covered, bits);
+        else if (dv_term_bit(ch) & r->term) feed_node(s, v, j, &c2, bits);
+    }
+}
+
+/* The children of `node`, reached in state c. */
+static void walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, uint32_t *bits) {
+    crun r;
+    bool run = free_run(s, c, &r), covered = false;
+    if (run && node == 0) {   /* from the root the pure tokens are a bitset */
+        const uint32_t *b = dv_class_bits(v, r.cls, r.id0, r.exact ? r.budget : r.budget + 1);
+        for (int i = 0; i < v->words; i++) bits[i] |= b[i];
+        covered = true;
+    }
+    uint64_t m[2] = {~0ull, ~0ull};
+    int k = v->nodes.v[node].first_child;
+    if (v->nodes.v[k].next_sibling >= 0) next_bytes(s, c, m);   /* worth it with two children or more */
+    for (; k >= 0; k = v->nodes.v[k].next_sibling) {
+        unsigned char ch = v->nodes.v[k].c;
+        if (ch >= 128 || !(m[ch >> 6] >> (ch & 63) & 1)) continue;
+        if (run && dv_in_class(r.cls, ch) && (!r.id0 || dv_is_id0(ch))) run_node(s, v, k, 1, c, &r, covered, bits);
+        else feed_node(s, v, k, c, bits);
+    }
+}
+
+int dec_mask(const dec_state *s, uint32_t *bits) {
+    const dec_vocab *v = s->v;
+    int settled = mask_settled(s, bits);
+    if (settled >= 0) return settled;
+    walk((dec_state *)s, v, 0, &s->c, bits);
+    int n = 0;
+    for (int i = 0; i < v->words; i++) {   /* popcount without needing the instruction */
+        uint32_t x = bits[i];
+        x = x - (x >> 1 & 0x55555555u);
+        x = (x & 0x33333333u) + (x >> 2 & 0x33333333u);
+        n += (int)(((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u >> 24);
+    }
+    return n;
 }
 
 /* Bias context: look at each completed line (called from dec_advance*). */

@@ -104,6 +104,25 @@ typedef struct {
     unsigned char c;
 } dv_node;
 
+/* Character classes for the mask's fast path.  Inside a name the recognizer
+ * accepts any run of class bytes up to a length budget, so the tokens made
+ * only of class bytes ("pure" tokens) are accepted together by a bitset or a
+ * walk without feeding, and the walk feeds only towards the few mixed tokens
+ * whose first other byte could end the name (see dec_mask in constraint.c). */
+enum { DV_ID, DV_LOWER, DV_NCLASS };   /* [A-Za-z0-9_$], [a-z] */
+static inline bool dv_is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
+static inline bool dv_is_id1(int c) { return dv_is_id0(c) || (c >= '0' && c <= '9'); }
+static inline bool dv_in_class(int cls, int c) { return cls == DV_ID ? dv_is_id1(c) : c >= 'a' && c <= 'z'; }
+/* A byte that ends a run, as one of 64 bits (collisions only cost pruning). */
+static inline uint64_t dv_term_bit(int c) { return 1ull << (c & 63); }
+
+typedef struct {
+    uint64_t *term;        /* per node: dv_term_bit of every first non-class byte below it (its children included) */
+    int8_t *reach;         /* per node: longest run of class bytes below it ending at a token (0: the node's own; -1: none) */
+    int maxlen;            /* longest pure token */
+    uint32_t *bits;        /* [2][maxlen + 1][words]: pure tokens of length <= L; [1]: only those starting with dv_is_id0 */
+} dv_class;
+
 struct dec_vocab {
     int n;                 /* vocabulary size (ids 0..n-1) */
     PG_VEC(dv_node) nodes; /* node 0 = root */
@@ -111,7 +130,15 @@ struct dec_vocab {
     bool *special;
     int32_t end_id;        /* GEN_TOK_END or -1 */
     int *dup_next;         /* tokens with identical bytes chained: next id or -1 */
+    int words;             /* uint32_t words of a mask, (n + 31) / 32 */
+    dv_class cls[DV_NCLASS];
 };
+/* The pure tokens of class `cls` of length <= len (first byte dv_is_id0 if id0). */
+static inline const uint32_t *dv_class_bits(const dec_vocab *v, int cls, bool id0, int len) {
+    const dv_class *k = &v->cls[cls];
+    if (len > k->maxlen) len = k->maxlen;
+    return k->bits + ((size_t)(id0 ? k->maxlen + 1 : 0) + (size_t)len) * (size_t)v->words;
+}
 
 /* ---- recognizer state (constraint.c) -------------------------------------------- */
 /* Exposed here for bias.c: read-only views of the context. */
@@ -120,5 +147,8 @@ bool dec_state_in_loop(const dec_state *s);
 bool dec_state_reg_aligned16(const dec_state *s, const char *name, size_t n);
 bool dec_state_last_addr_aligned(const dec_state *s);   /* last 64-bit integer register written is 16-byte aligned */
 int dec_state_last_insn(const dec_state *s, char *buf, size_t n);   /* text of the last instruction (opcode.mods) */
+/* The plain trie walk dec_mask used before its fast paths: the reference the
+ * tests and `bench_decode --check` compare dec_mask with. */
+int dec_mask_reference(const dec_state *s, uint32_t *bits);
 
 #endif

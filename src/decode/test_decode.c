@@ -1,10 +1,10 @@
 /* test_decode.c — the PTX constraint: random constrained generations must all
  * pass the libptx validator and ptxas; corpus kernels are accepted; specific
- * invalid continuations are rejected; masks agree with dec_accepts; clones
- * and rollbacks behave.  Uses a fake vocabulary (single bytes plus a few
+ * invalid continuations are rejected; masks agree with dec_accepts and with
+ * the plain trie walk (dec_mask_reference); clones and rollbacks behave.  Uses a fake vocabulary (single bytes plus a few
  * hundred multi-byte PTX pieces), so it does not need a trained tokenizer. */
 #include "common/test.h"
-#include "ptxgen/decode.h"
+#include "decode/dec_internal.h"
 #include "ptxgen/ptx.h"
 
 #include <dirent.h>
@@ -75,6 +75,20 @@ static int pick(const uint32_t *bits, int n) {
     return -1;
 }
 
+/* dec_mask's fast paths must give exactly the plain walk's mask. */
+static int mask_mismatches;
+static int mask_checked(const dec_state *s, uint32_t *bits, int nv) {
+    int n = dec_mask(s, bits);
+    uint32_t *ref = calloc((size_t)(nv + 31) / 32, 4);
+    if (dec_mask_reference(s, ref) != n || memcmp(ref, bits, (size_t)(nv + 31) / 32 * 4)) {
+        size_t len;
+        const char *txt = dec_text(s, &len);
+        if (mask_mismatches++ < 3) fprintf(stderr, "mask differs from the reference after: ...%s\n", txt + (len > 100 ? len - 100 : 0));
+    }
+    free(ref);
+    return n;
+}
+
 static void first_diag(void *user, const pg_diag *d) {
     char *buf = user;
     if (!buf[0]) pg_diag_format(d, buf, 512);
@@ -106,7 +120,7 @@ static char *random_walk(const dec_vocab *v, int nv, const dec_opts *o, int *ste
             if (dec_forced_text(s, &forced) && dec_advance_text(s, forced.data, forced.len, &d) != PG_OK) { (*dead)++; break; }
             if (dec_done(s)) break;
         }
-        int n = dec_mask(s, bits);
+        int n = mask_checked(s, bits, nv);
         if (n == 0) {
             size_t len;
             const char *txt = dec_text(s, &len);
@@ -145,7 +159,7 @@ static void test_random_walks(const dec_vocab *v, int nv) {
         o.max_statements = 10 + (int)(rnd() % 60);
         o.max_regs_per_decl = 1 + (int)(rnd() % 64);
         if (g % 5 == 0) o.signature = ".visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)";
-        int steps;
+        int steps = 0;
         bool ok_end;
         texts[g] = random_walk(v, nv, &o, &steps, &ok_end, &dead);
         total_steps += steps;
@@ -156,6 +170,7 @@ static void test_random_walks(const dec_vocab *v, int nv) {
         else if (valid + 3 > g) fprintf(stderr, "generation %d invalid: %s\n%s\n", g, why, texts[g]);
     }
     CHECK(dead == 0, "%d random walks hit a dead state", dead);
+    CHECK(mask_mismatches == 0, "%d masks of the random walks differ from dec_mask_reference", mask_mismatches);
     CHECK(finished == NGEN, "%d/%d generations reached the end", finished, NGEN);
     CHECK(valid == NGEN, "%d/%d generations pass ptxgen check", valid, NGEN);
     printf("random walks: %d generations, %d valid, %d finished, %.0f tokens on average\n", NGEN, valid, finished,
@@ -233,8 +248,9 @@ static void test_corpus(const dec_vocab *v) {
     CHECK(total > 0 && ok * 10 >= total * 9, "corpus acceptance %d/%d is below 90%%", ok, total);
 }
 
-static const char *HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)\n{\n"
-                          "\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n";
+#define HEAD_TEXT ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)\n{\n" \
+                  "\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n"
+static const char *HEAD = HEAD_TEXT;
 
 static dec_state *at_body(const dec_vocab *v) {
     dec_opts o = {0};
@@ -338,7 +354,7 @@ static void test_consistency(const dec_vocab *v, int nv) {
         dec_new(v, &o, &s, &d);
         dec_state *snap = NULL;
         for (int step = 0; step < 3000 && !dec_done(s); step++) {
-            int n = dec_mask(s, bits);
+            int n = mask_checked(s, bits, nv);
             if (!n) break;
             if (step % 7 == 0) {
                 checked_states++;
@@ -368,10 +384,48 @@ static void test_consistency(const dec_vocab *v, int nv) {
         dec_free(s);
     }
     CHECK(disagreements == 0, "dec_accepts disagrees with dec_mask %d times", disagreements);
+    CHECK(mask_mismatches == 0, "%d masks differ from dec_mask_reference", mask_mismatches);
     CHECK(clone_bad == 0, "%d rollbacks differ from their snapshot", clone_bad);
     CHECK(checked_states > 50, "checked %d states", checked_states);
     free(bits);
     free(bits2);
+}
+
+/* Names at and near their length limits, where the fast path must feed:
+ * a 32-byte label or name that could clash with an existing one, 12-letter
+ * register names, owed labels in the ending mode.  Every prefix of each
+ * script has the plain walk's mask. */
+static void test_mask_fast_path(const dec_vocab *v, int nv) {
+#define L32 "abcdefghijklmnopqrstuvwxyzABCDEF"
+    static const char *const scripts[] = {
+        HEAD_TEXT L32 ":\n\tbra " L32 ";\n\tbra abcdefghijklmnopqrstuvwxyzABCDEG;\n" L32 "x",
+        HEAD_TEXT "abcdefghijklmnopqrstuvwxyzABCDEG:\n" L32 ":\n\tret;\n}\n",
+        HEAD_TEXT "\t.reg .b32 %abcdefghijkl<2>;\n\t.reg .b32 %abcdefghijkm<2>;\n\tmov.b32 %abcdefghijkl1, 0;\n",
+        HEAD_TEXT "\t.shared .align 4 .b32 " L32 "[32];\n\tmov.u64 %rd1, " L32 ";\n\tbra " L32 "x",
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry " L32 "(\n\t.param .u64 "
+        "abcdefghijklmnopqrstuvwxyzABCDEG,\n\t.param .u32 $n_\n)\n{\n\tret;\n}\n",
+    };
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
+    int before = mask_mismatches, steps = 0;
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
+        for (int ending = 0; ending < 2; ending++) {
+            dec_opts o = {0};
+            o.max_statements = ending ? 7 : 0;   /* 7: the ending mode starts inside the scripts' bodies */
+            dec_state *s = NULL;
+            pg_diag_sink d = {0};
+            if (dec_new(v, &o, &s, &d) != PG_OK) continue;
+            const char *t = scripts[i];
+            for (size_t k = 0; t[k] && !dec_done(s); k++, steps++) {
+                mask_checked(s, bits, nv);
+                if (dec_advance(s, (unsigned char)t[k], NULL) != PG_OK) break;
+            }
+            dec_free(s);
+        }
+    }
+    CHECK(steps > 500, "fast-path scripts ran %d steps", steps);
+    CHECK(mask_mismatches == before, "%d masks near name limits differ from dec_mask_reference", mask_mismatches - before);
+    free(bits);
+#undef L32
 }
 
 /* The bias touches only tokens the constraint allows and prefers fma at a statement start. */
@@ -423,6 +477,7 @@ int main(void) {
     test_forced(v);
     test_corpus(v);
     test_consistency(v, nv);
+    test_mask_fast_path(v, nv);
     test_bias(v, nv);
     test_random_walks(v, nv);
     dec_vocab_free(v);

@@ -1,7 +1,9 @@
 /* vocab.c — the vocabulary trie: every token's bytes in one byte trie, so a
  * full mask is one depth-first walk that drops whole subtrees as soon as a
  * prefix is rejected.  Special tokens stay out of the trie; only GEN_TOK_END
- * is ever allowed (dec_mask/dec_accepts handle it). */
+ * is ever allowed (dec_mask/dec_accepts handle it).  Per character class
+ * (name bytes, lowercase letters) the trie also carries the tables of the
+ * mask's fast path (dv_class). */
 #include "dec_internal.h"
 
 #include <stdlib.h>
@@ -16,6 +18,52 @@ static int child(dec_vocab *v, int node, unsigned char c, bool create) {
     int k = v->nodes.n - 1;
     v->nodes.v[node].first_child = k;
     return k;
+}
+
+/* The fast-path tables of one character class (dv_class in dec_internal.h).
+ * Children have larger indices than their parents, so one backward pass
+ * sees every child before its parent. */
+static bool class_index(dec_vocab *v, int cls) {
+    dv_class *k = &v->cls[cls];
+    int nn = v->nodes.n;
+    k->term = calloc((size_t)nn, sizeof *k->term);
+    k->reach = malloc((size_t)nn);
+    if (!k->term || !k->reach) return false;
+    for (int i = nn - 1; i >= 0; i--) {
+        const dv_node *nd = &v->nodes.v[i];
+        int r = nd->tok >= 0 ? 0 : -1;
+        uint64_t t = 0;
+        for (int j = nd->first_child; j >= 0; j = v->nodes.v[j].next_sibling) {
+            unsigned char ch = v->nodes.v[j].c;
+            if (!dv_in_class(cls, ch)) { t |= dv_term_bit(ch); continue; }
+            t |= k->term[j];
+            if (k->reach[j] >= 0 && k->reach[j] + 1 > r) r = k->reach[j] + 1 < 127 ? k->reach[j] + 1 : 127;
+        }
+        k->term[i] = t;
+        k->reach[i] = (int8_t)r;
+    }
+    /* cumulative bitsets of the pure tokens by length */
+    k->maxlen = 0;
+    for (int i = 0; i < v->n; i++) {
+        size_t m = 0, len = v->lens[i];
+        if (v->special[i] || !len) continue;
+        while (m < len && dv_in_class(cls, (unsigned char)v->bytes[i][m])) m++;
+        if (m == len && (int)len > k->maxlen) k->maxlen = (int)len;
+    }
+    size_t w = (size_t)v->words, rows = (size_t)k->maxlen + 1;
+    k->bits = calloc(2 * rows * w, sizeof *k->bits);
+    if (!k->bits) return false;
+    for (int i = 0; i < v->n; i++) {
+        size_t m = 0, len = v->lens[i];
+        if (v->special[i] || !len) continue;
+        while (m < len && dv_in_class(cls, (unsigned char)v->bytes[i][m])) m++;
+        if (m != len) continue;
+        for (size_t L = len; L < rows; L++) {
+            k->bits[L * w + (size_t)(i >> 5)] |= 1u << (i & 31);
+            if (dv_is_id0((unsigned char)v->bytes[i][0])) k->bits[(rows + L) * w + (size_t)(i >> 5)] |= 1u << (i & 31);
+        }
+    }
+    return true;
 }
 
 /* Build from byte strings (ids = positions); special[i] marks special tokens
@@ -60,6 +108,9 @@ pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, c
             v->dup_next[t] = i;
         }
     }
+    v->words = (n + 31) / 32;
+    for (int cls = 0; cls < DV_NCLASS; cls++)
+        if (!class_index(v, cls)) { dec_vocab_free(v); return PG_ERR_NOMEM; }
     *out = v;
     return PG_OK;
 }
@@ -71,6 +122,11 @@ void dec_vocab_free(dec_vocab *v) {
     free(v->lens);
     free(v->special);
     free(v->dup_next);
+    for (int cls = 0; cls < DV_NCLASS; cls++) {
+        free(v->cls[cls].term);
+        free(v->cls[cls].reach);
+        free(v->cls[cls].bits);
+    }
     pg_vec_free(v->nodes);
     free(v);
 }

@@ -233,8 +233,9 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Aggregates of one config over its rows. */
-static json_t *aggregate(json_t *rows, const char *cfg, int samples, bool have_gpu) {
+static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
     long n = 0, chk = 0, pas = 0, ld = 0, cor = 0, timed = 0, f1 = 0, f12 = 0, mem = 0, mem90 = 0;
+    json_int_t samples = 0;     /* k of pass@k: from the rows, since merged runs may differ per config */
     long cases = 0, cases_pass1 = 0, cases_passk = 0;
     PG_VEC(double) sp = {0};
     size_t i;
@@ -244,6 +245,8 @@ static json_t *aggregate(json_t *rows, const char *cfg, int samples, bool have_g
     json_array_foreach(rows, i, r) {
         if (strcmp(json_string_value(json_object_get(r, "config")), cfg)) continue;
         n++;
+        if (json_integer_value(json_object_get(r, "sample")) + 1 > samples)
+            samples = json_integer_value(json_object_get(r, "sample")) + 1;
         chk += is_true(json_object_get(r, "check"));
         pas += is_true(json_object_get(r, "ptxas"));
         ld += is_true(json_object_get(r, "loads"));
@@ -275,6 +278,7 @@ static json_t *aggregate(json_t *rows, const char *cfg, int samples, bool have_g
 #define RATE(x, d) ((d) ? (double)(x) / (double)(d) : 0.0)
     json_object_set_new(a, "samples", json_integer(n));
     json_object_set_new(a, "cases", json_integer(cases));
+    json_object_set_new(a, "k", json_integer(samples));
     json_object_set_new(a, "validator_pass_rate", json_real(RATE(chk, n)));
     json_object_set_new(a, "ptxas_pass_rate", json_real(RATE(pas, n)));
     if (have_gpu) {
@@ -282,7 +286,6 @@ static json_t *aggregate(json_t *rows, const char *cfg, int samples, bool have_g
         json_object_set_new(a, "correct_rate", json_real(RATE(cor, n)));
         json_object_set_new(a, "pass_at_1", json_real(RATE(cases_pass1, cases)));
         json_object_set_new(a, "pass_at_k", json_real(RATE(cases_passk, cases)));
-        json_object_set_new(a, "k", json_integer(samples));
         json_object_set_new(a, "fast_1", json_real(RATE(f1, cases)));
         json_object_set_new(a, "fast_1_2", json_real(RATE(f12, cases)));
         double g = 0, med = 0;
@@ -315,10 +318,9 @@ static json_t *aggregate(json_t *rows, const char *cfg, int samples, bool have_g
 void eval_finalize(json_t *doc) {
     json_t *rows = json_object_get(doc, "rows");
     bool have_gpu = is_true(json_object_get(doc, "gpu_ran"));
-    int samples = (int)json_integer_value(json_object_get(json_object_get(doc, "settings"), "samples"));
     json_t *cfgs = json_object();
     for (int c = 0; c < EVAL_NCONFIGS; c++) {
-        json_t *a = aggregate(rows, eval_configs[c], samples, have_gpu);
+        json_t *a = aggregate(rows, eval_configs[c], have_gpu);
         if (json_integer_value(json_object_get(a, "samples")) == 0) { json_decref(a); continue; }
         json_object_set_new(cfgs, eval_configs[c], a);
     }
@@ -470,13 +472,12 @@ void eval_markdown(json_t *doc, pg_buf *out) {
     pg_buf_printf(out, "# ptxgen eval: %s on %s (%s)\n\n", json_string_value(json_object_get(doc, "model")),
                   json_string_value(json_object_get(doc, "device")), json_string_value(json_object_get(doc, "date")));
     json_t *set = json_object_get(doc, "settings");
-    pg_buf_printf(out, "%lld tasks x 5 description styles, %lld sample(s) per case, top-k %lld, temperature %.2f, arch %s.\n\n",
+    pg_buf_printf(out, "%lld tasks x 5 description styles, k samples per case as in the table, top-k %lld, temperature %.2f, arch %s.\n\n",
                   (long long)json_integer_value(json_object_get(doc, "tasks")),
-                  (long long)json_integer_value(json_object_get(set, "samples")),
                   (long long)json_integer_value(json_object_get(set, "top_k")),
                   json_number_value(json_object_get(set, "temperature")), json_string_value(json_object_get(doc, "arch")));
-    pg_buf_puts(out, "| config | samples | validator | ptxas | loads | correct | pass@1 | pass@k | fast_1.0 | fast_1.2 | geomean | median | mem-bound >=90% BW |\n");
-    pg_buf_puts(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    pg_buf_puts(out, "| config | samples | k | validator | ptxas | loads | correct | pass@1 | pass@k | fast_1.0 | fast_1.2 | geomean | median | mem-bound >=90% BW |\n");
+    pg_buf_puts(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     const char *key;
     json_t *a;
     json_object_foreach(cfgs, key, a) {
@@ -490,8 +491,9 @@ void eval_markdown(json_t *doc, pg_buf *out) {
         if (json_is_number(m)) snprintf(r[9], sizeof r[9], "%.3fx", json_number_value(m));
         else snprintf(r[9], sizeof r[9], "-");
         fmt_rate(json_object_get(a, "memory_bound_at_90pct"), r[10], sizeof r[10]);
-        pg_buf_printf(out, "| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", key,
-                      (long long)json_integer_value(json_object_get(a, "samples")), r[0], r[1], r[2], r[3], r[4], r[5], r[6],
+        pg_buf_printf(out, "| %s | %lld | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", key,
+                      (long long)json_integer_value(json_object_get(a, "samples")),
+                      (long long)json_integer_value(json_object_get(a, "k")), r[0], r[1], r[2], r[3], r[4], r[5], r[6],
                       r[7], r[8], r[9], r[10]);
     }
     /* per task, full config, sample 0 */

@@ -302,7 +302,25 @@ static void child_main(void *arg, int fd) {
     dbufs d;
     memset(&d, 0, sizeof d);
     int nd = t->ndists, ns = j->o.seeds > 0 ? j->o.seeds : 5;
-    for (int s = 0; s < t->nsizes; s++) {
+    int nsets = t->nsizes * nd * ns;
+    /* Smallest problems first: a wrong kernel is caught on a cheap input set,
+     * before the 100M-element ones are even built. */
+    int nord = t->nsizes, *order = calloc((size_t)nord + 1, sizeof *order);
+    double *cost = calloc((size_t)nord + 1, sizeof *cost);
+    if (!order || !cost) fail(c, fd, "setup-error", "out of memory");
+    for (int s = 0; s < nord; s++) {
+        order[s] = s;
+        cost[s] = 1;
+        for (int v = 0; v < t->sizes[s].env.n; v++)
+            cost[s] *= t->sizes[s].env.val[v] > 1 ? (double)t->sizes[s].env.val[v] : 1.0;
+    }
+    for (int a = 1; a < nord; a++)      /* insertion sort: stable, a handful of sizes */
+        for (int b = a; b > 0 && cost[order[b]] < cost[order[b - 1]]; b--) {
+            int tmp = order[b]; order[b] = order[b - 1]; order[b - 1] = tmp;
+        }
+    bool stop = false;
+    for (int oi = 0; oi < nord && !stop; oi++) {
+        int s = order[oi];
         int ninst = nd * ns;
         task_inst *ins = calloc((size_t)ninst, sizeof(task_inst));
         ref_job *rj = calloc((size_t)ninst, sizeof(ref_job));
@@ -367,6 +385,10 @@ static void child_main(void *arg, int fd) {
                 snprintf(first_fail, sizeof first_fail, "size %s, distribution %s, seed %llu: %s", sizes,
                          t->dists[in->dist_index], (unsigned long long)in->seed, why);
             task_inst_free(&got);
+            if (!ok && !j->o.all_sets) {
+                stop = true;
+                break;
+            }
         }
         for (int k = 0; k < ninst; k++) {
             task_inst_free(&ins[k]);
@@ -377,7 +399,13 @@ static void child_main(void *arg, int fd) {
     }
     json_object_set_new(c->res, "checks", json_integer(checks));
     json_object_set_new(c->res, "checks_passed", json_integer(passed));
+    json_object_set_new(c->res, "checks_total", json_integer(nsets));
+    free(order);
+    free(cost);
     json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
+    if (stop)
+        fail(c, fd, "wrong", "input set %d of %d wrong (checking stops at the first wrong set; --all-sets runs them all): %s",
+             checks, nsets, first_fail);
     if (passed != checks) fail(c, fd, "wrong", "%d of %d input sets wrong; first: %s", checks - passed, checks, first_fail);
     /* ---- timing ---- */
     if (j->o.timing) {
@@ -466,6 +494,7 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
     if (d) snprintf(k->detail, sizeof k->detail, "%s", d);
     k->checks = (int)json_integer_value(json_object_get(j, "checks"));
     k->checks_passed = (int)json_integer_value(json_object_get(j, "checks_passed"));
+    k->checks_total = (int)json_integer_value(json_object_get(j, "checks_total"));
     k->worst_rel_l2 = json_number_value(json_object_get(j, "worst_rel_l2"));
     k->ms_median = json_number_value(json_object_get(j, "ms_median"));
     k->ms_min = json_number_value(json_object_get(j, "ms_min"));

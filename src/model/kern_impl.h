@@ -2,12 +2,15 @@
  * instruction set.  The includer defines:
  *   KATTR          the target attribute every function here carries
  *   KN(name)       the function name with the ISA suffix
- *   V, VL          float vector type and its lane count
- *   VZERO() VLOAD(p) VSTORE(p, v) VSET1(a) VFMA(a, b, acc) VHSUM(v) VLOAD_BF16(p)
- *   TX             x rows per prefill tile (register budget)
- * k (the inner dimension) is a multiple of VL. */
+ *   V, VL          float vector type and its lane count; NV = WPANEL / VL
+ *   VZERO() VLOAD(p) VSTORE(p, v) VSET1(a) VFMA(a, b, acc) VHSUM(v)
+ *   VBF_LO(p) VBF_HI(p)  VL 32-bit words at p (bf16 pairs) -> the low / high bf16 of each as f32
+ *   TX             token rows per prefill tile (register budget: TX * 2 * NV accumulators)
+ * Packed weights (see wmat in model_internal.h): a panel is [k][16] (f32) or
+ * [k/2][16][2] (bf16); the kernels take a panel pair, the second panel at
+ * P + k*16 elements.  dot4/axpy (attention) need k a multiple of VL. */
 
-/* out[r] = w[r][0:k] . x[0:k] for 4 weight rows (decode). */
+/* out[r] = w[r][0:k] . x[0:k] for 4 rows (attention scores against the K cache). */
 static KATTR void KN(dot4_f32)(const float *const w[4], const float *x, int k, float out[4]) {
     V a0 = VZERO(), a1 = VZERO(), a2 = VZERO(), a3 = VZERO();
     for (int i = 0; i < k; i += VL) {
@@ -20,42 +23,86 @@ static KATTR void KN(dot4_f32)(const float *const w[4], const float *x, int k, f
     out[0] = VHSUM(a0); out[1] = VHSUM(a1); out[2] = VHSUM(a2); out[3] = VHSUM(a3);
 }
 
-/* Same with bf16 weights, widened on the fly (a shift: bf16 is the top half of f32). */
-static KATTR void KN(dot4_bf16)(const uint16_t *const w[4], const float *x, int k, float out[4]) {
-    V a0 = VZERO(), a1 = VZERO(), a2 = VZERO(), a3 = VZERO();
-    for (int i = 0; i < k; i += VL) {
-        V xv = VLOAD(x + i);
-        a0 = VFMA(VLOAD_BF16(w[0] + i), xv, a0);
-        a1 = VFMA(VLOAD_BF16(w[1] + i), xv, a1);
-        a2 = VFMA(VLOAD_BF16(w[2] + i), xv, a2);
-        a3 = VFMA(VLOAD_BF16(w[3] + i), xv, a3);
-    }
-    out[0] = VHSUM(a0); out[1] = VHSUM(a1); out[2] = VHSUM(a2); out[3] = VHSUM(a3);
-}
-
-/* Prefill tile: out[r * TX + j] = w[r] . x[j] for 4 weight rows x TX input rows.
- * 4*TX accumulators stay in registers; every loaded vector feeds TX or 4 FMAs. */
-static KATTR void KN(tile_f32)(const float *const w[4], const float *const *x, int k, float *out) {
-    V acc[4][TX];
+/* Decode: out[0:32] = panel pair P (f32 [2][k][16]) times x[0:k].  Columns are
+ * split over 2 accumulator sets so FMA latency does not serialise the stream. */
+static KATTR void KN(mv_f32)(const float *P, int k, const float *x, float out[32]) {
+    V acc[2][2 * NV];
+#pragma GCC unroll 8
+    for (int q = 0; q < 2 * NV; q++) acc[0][q] = acc[1][q] = VZERO();
+    const float *P1 = P + (size_t)k * WPANEL;
+    int i = 0;
+    for (; i + 2 <= k; i += 2) {
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; u++) {
+            V xb = VSET1(x[i + u]);
 #pragma GCC unroll 4
-    for (int r = 0; r < 4; r++)
-#pragma GCC unroll 8
-        for (int j = 0; j < TX; j++) acc[r][j] = VZERO();
-    for (int i = 0; i < k; i += VL) {
-        V xv[TX];
-#pragma GCC unroll 8
-        for (int j = 0; j < TX; j++) xv[j] = VLOAD(x[j] + i);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            V wv = VLOAD(w[r] + i);
-#pragma GCC unroll 8
-            for (int j = 0; j < TX; j++) acc[r][j] = VFMA(wv, xv[j], acc[r][j]);
+            for (int v = 0; v < NV; v++) {
+                acc[u][v] = VFMA(VLOAD(P + (size_t)(i + u) * WPANEL + v * VL), xb, acc[u][v]);
+                acc[u][NV + v] = VFMA(VLOAD(P1 + (size_t)(i + u) * WPANEL + v * VL), xb, acc[u][NV + v]);
+            }
         }
     }
+    if (i < k) {
+        V xb = VSET1(x[i]);
 #pragma GCC unroll 4
-    for (int r = 0; r < 4; r++)
+        for (int v = 0; v < NV; v++) {
+            acc[0][v] = VFMA(VLOAD(P + (size_t)i * WPANEL + v * VL), xb, acc[0][v]);
+            acc[0][NV + v] = VFMA(VLOAD(P1 + (size_t)i * WPANEL + v * VL), xb, acc[0][NV + v]);
+        }
+    }
 #pragma GCC unroll 8
-        for (int j = 0; j < TX; j++) out[r * TX + j] = VHSUM(acc[r][j]);
+    for (int q = 0; q < 2 * NV; q++) VSTORE(out + q * VL, acc[0][q] + acc[1][q]);
+}
+
+/* Same with bf16 pairs: one load gives columns i and i+1 (a shift and a mask; exact). */
+static KATTR void KN(mv_bf16)(const uint16_t *P, int k, const float *x, float out[32]) {
+    V acc[2][2 * NV];
+#pragma GCC unroll 8
+    for (int q = 0; q < 2 * NV; q++) acc[0][q] = acc[1][q] = VZERO();
+    const uint16_t *P1 = P + (size_t)k * WPANEL;
+    for (int i = 0; i < k; i += 2) {   /* k even (wmat_make keeps odd widths f32) */
+        V x0 = VSET1(x[i]), x1 = VSET1(x[i + 1]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            const uint16_t *a = P + (size_t)i * WPANEL + 2 * v * VL, *b = P1 + (size_t)i * WPANEL + 2 * v * VL;
+            acc[0][v] = VFMA(VBF_LO(a), x0, acc[0][v]);
+            acc[1][v] = VFMA(VBF_HI(a), x1, acc[1][v]);
+            acc[0][NV + v] = VFMA(VBF_LO(b), x0, acc[0][NV + v]);
+            acc[1][NV + v] = VFMA(VBF_HI(b), x1, acc[1][NV + v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < 2 * NV; q++) VSTORE(out + q * VL, acc[0][q] + acc[1][q]);
+}
+
+/* Prefill tile: out[j][0:32] = panel pair P (f32 [2][k][16]) times x[j][0:k], j < TX.
+ * TX * 2 * NV accumulators stay in registers; per column: 2*NV weight loads and
+ * TX broadcasts feed TX * 2 * NV FMAs. */
+static KATTR void KN(gemm_f32)(const float *P, int k, const float *const *x, float *out) {
+    V acc[TX][2 * NV];
+#pragma GCC unroll 8
+    for (int j = 0; j < TX; j++)
+#pragma GCC unroll 8
+        for (int q = 0; q < 2 * NV; q++) acc[j][q] = VZERO();
+    const float *P1 = P + (size_t)k * WPANEL;
+    for (int i = 0; i < k; i++) {
+        V w[2 * NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            w[v] = VLOAD(P + (size_t)i * WPANEL + v * VL);
+            w[NV + v] = VLOAD(P1 + (size_t)i * WPANEL + v * VL);
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < TX; j++) {
+            V xb = VSET1(x[j][i]);
+#pragma GCC unroll 8
+            for (int q = 0; q < 2 * NV; q++) acc[j][q] = VFMA(w[q], xb, acc[j][q]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < TX; j++)
+#pragma GCC unroll 8
+        for (int q = 0; q < 2 * NV; q++) VSTORE(out + j * 32 + q * VL, acc[j][q]);
 }
 
 /* y[0:k] += a * x[0:k] (attention: weighted sum of values). */

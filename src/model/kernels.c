@@ -5,14 +5,19 @@
  * picked once at run time with __builtin_cpu_supports; a scalar version runs
  * everywhere else.
  *
- * Two shapes of work:
+ * Weights are panel-packed (wmat in model_internal.h): 16 output rows
+ * interleaved per input column, so every kernel streams contiguous memory and
+ * multiplies a weight vector by a broadcast activation (no horizontal sums).
+ * Two shapes of work, both over panel pairs (32 output rows) split between threads:
  *  - decode (n < 4 input rows): memory-bound, every weight byte is read once
  *    per token, so the kernels read the stored dtype directly (bf16 widened by
- *    a shift, q8 multiplied in int8 against an int8-quantized x, like
- *    llama2.c's runq / llama.cpp's Q8_0);
- *  - prefill (n >= 4): compute-bound, so 4 weight rows are widened to f32 once
- *    and multiplied against all n input rows in register tiles of 4 x TX.
- * Threads split the output rows (blocks of 4). */
+ *    a shift or a mask, q8 multiplied in int8 against an int8-quantized x with
+ *    VNNI, like llama.cpp's Q8_0 x Q8_0);
+ *  - prefill (n >= 4): compute-bound, so a panel pair is widened to f32 once
+ *    (AVX-512: vector unpack into a per-thread pool scratch, no malloc per job)
+ *    and multiplied against all n input rows in TX x 32 register tiles.
+ * Also here: the AVX-512 elementwise kernels (RMSNorm, SiLU*up and softmax
+ * with a Cephes-style vector exp, ~1 ulp) and GQA attention. */
 #define _DEFAULT_SOURCE 1   /* madvise, MADV_HUGEPAGE */
 #include "model_internal.h"
 
@@ -21,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -40,34 +47,57 @@ static void *walloc(size_t n) {
     return p;
 }
 
+/* Offset of element (r, c) in a packed matrix of `cols` columns, in elements. */
+static size_t off_f32(int r, int c, int cols) {
+    return ((size_t)(r / WPANEL) * cols + c) * WPANEL + r % WPANEL;
+}
+static size_t off_bf16(int r, int c, int cols) {
+    return (((size_t)(r / WPANEL) * (cols / 2) + c / 2) * WPANEL + r % WPANEL) * 2 + c % 2;
+}
+static size_t off_q8(int r, int c, int cols) {
+    return ((((size_t)(r / WPANEL) * (cols / Q8_GROUP) + c / Q8_GROUP) * (Q8_GROUP / 4) + c % Q8_GROUP / 4) * WPANEL +
+            r % WPANEL) * 4 + c % 4;
+}
+
 pg_status wmat_make(wmat *m, const float *src, int rows, int cols, wtype t) {
     memset(m, 0, sizeof *m);
     if (t == WT_Q8 && cols % Q8_GROUP) t = WT_F32;   /* odd widths stay f32 */
+    if (t == WT_BF16 && cols % 2) t = WT_F32;
     m->rows = rows;
     m->cols = cols;
+    m->prows = (rows + 2 * WPANEL - 1) / (2 * WPANEL) * (2 * WPANEL);
     m->type = t;
-    size_t n = (size_t)rows * cols;
+    size_t n = (size_t)m->prows * cols;   /* padding rows stay zero */
     if (t == WT_F32) {
-        m->w = walloc(n * 4);
-        if (!m->w) return PG_ERR_NOMEM;
-        memcpy(m->w, src, n * 4);
+        float *w = walloc(n * 4);
+        if (!w) return PG_ERR_NOMEM;
+        memset(w, 0, n * 4);
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++) w[off_f32(r, c, cols)] = src[(size_t)r * cols + c];
+        m->w = w;
     } else if (t == WT_BF16) {
         uint16_t *w = walloc(n * 2);
         if (!w) return PG_ERR_NOMEM;
-        for (size_t i = 0; i < n; i++) w[i] = f32_to_bf16(src[i]);
+        memset(w, 0, n * 2);
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++) w[off_bf16(r, c, cols)] = f32_to_bf16(src[(size_t)r * cols + c]);
         m->w = w;
     } else {
         int8_t *w = walloc(n);
-        float *s = malloc(n / Q8_GROUP * sizeof *s + 1);
+        float *s = walloc(n / Q8_GROUP * sizeof *s);
         if (!w || !s) { free(w); free(s); return PG_ERR_NOMEM; }
-        for (size_t g = 0; g < n / Q8_GROUP; g++) {
-            const float *p = src + g * Q8_GROUP;
-            float amax = 0;
-            for (int i = 0; i < Q8_GROUP; i++) amax = fmaxf(amax, fabsf(p[i]));
-            float sc = amax / 127.0f, inv = sc > 0 ? 1.0f / sc : 0;
-            s[g] = sc;
-            for (int i = 0; i < Q8_GROUP; i++) w[g * Q8_GROUP + i] = (int8_t)lrintf(p[i] * inv);
-        }
+        memset(w, 0, n);
+        memset(s, 0, n / Q8_GROUP * sizeof *s);
+        int ng = cols / Q8_GROUP;
+        for (int r = 0; r < rows; r++)
+            for (int g = 0; g < ng; g++) {
+                const float *p = src + (size_t)r * cols + g * Q8_GROUP;
+                float amax = 0;
+                for (int i = 0; i < Q8_GROUP; i++) amax = fmaxf(amax, fabsf(p[i]));
+                float sc = amax / 127.0f, inv = sc > 0 ? 1.0f / sc : 0;
+                s[((size_t)(r / WPANEL) * ng + g) * WPANEL + r % WPANEL] = sc;
+                for (int i = 0; i < Q8_GROUP; i++) w[off_q8(r, g * Q8_GROUP + i, cols)] = (int8_t)lrintf(p[i] * inv);
+            }
         m->w = w;
         m->scale = s;
     }
@@ -81,44 +111,95 @@ void wmat_free(wmat *m) {
 }
 
 size_t wmat_bytes(const wmat *m) {
-    size_t n = (size_t)m->rows * m->cols;
+    size_t n = (size_t)m->prows * m->cols;
     return m->type == WT_F32 ? n * 4 : m->type == WT_BF16 ? n * 2 : n + n / Q8_GROUP * 4;
 }
 
 void wmat_row_f32(const wmat *m, int r, float *dst) {
-    size_t off = (size_t)r * m->cols;
-    if (m->type == WT_F32) memcpy(dst, (const float *)m->w + off, (size_t)m->cols * 4);
-    else if (m->type == WT_BF16) {
-        const uint16_t *w = (const uint16_t *)m->w + off;
-        for (int i = 0; i < m->cols; i++) dst[i] = bf16_to_f32(w[i]);
+    int k = m->cols;
+    if (m->type == WT_F32) {
+        const float *w = m->w;
+        for (int i = 0; i < k; i++) dst[i] = w[off_f32(r, i, k)];
+    } else if (m->type == WT_BF16) {
+        const uint16_t *w = m->w;
+        for (int i = 0; i < k; i++) dst[i] = bf16_to_f32(w[off_bf16(r, i, k)]);
     } else {
-        const int8_t *w = (const int8_t *)m->w + off;
-        const float *s = m->scale + off / Q8_GROUP;
-        for (int i = 0; i < m->cols; i++) dst[i] = (float)w[i] * s[i / Q8_GROUP];
+        const int8_t *w = m->w;
+        int ng = k / Q8_GROUP;
+        for (int i = 0; i < k; i++)
+            dst[i] = (float)w[off_q8(r, i, k)] * m->scale[((size_t)(r / WPANEL) * ng + i / Q8_GROUP) * WPANEL + r % WPANEL];
     }
 }
 
-/* Quantize one activation row for the q8 kernels: int8 values, a scale per group. */
-static void quantize_row(const float *x, int k, int8_t *q, float *s) {
+/* Panel pair pp (rows 32*pp ..) widened to f32 [2][k][16] (prefill). */
+static void unpack_pair(const wmat *m, int pp, float *dst) {
+    int k = m->cols;
+    size_t n = (size_t)2 * k * WPANEL;   /* elements in the pair */
+    if (m->type == WT_BF16) {
+        const uint16_t *w = (const uint16_t *)m->w + (size_t)pp * n;
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < k; i += 2)
+                for (int l = 0; l < WPANEL; l++) {
+                    const uint16_t *e = w + (size_t)p * k * WPANEL + (size_t)i * WPANEL + 2 * l;
+                    dst[((size_t)p * k + i) * WPANEL + l] = bf16_to_f32(e[0]);
+                    dst[((size_t)p * k + i + 1) * WPANEL + l] = bf16_to_f32(e[1]);
+                }
+    } else {
+        const int8_t *w = (const int8_t *)m->w + (size_t)pp * n;
+        int ng = k / Q8_GROUP;
+        const float *s = m->scale + (size_t)pp * 2 * ng * WPANEL;
+        for (int p = 0; p < 2; p++)
+            for (int g = 0; g < ng; g++)
+                for (int c = 0; c < Q8_GROUP / 4; c++)
+                    for (int l = 0; l < WPANEL; l++) {
+                        const int8_t *e = w + (((size_t)(p * ng + g) * (Q8_GROUP / 4) + c) * WPANEL + l) * 4;
+                        float sc = s[(size_t)(p * ng + g) * WPANEL + l];
+                        for (int b = 0; b < 4; b++)
+                            dst[((size_t)p * k + g * Q8_GROUP + c * 4 + b) * WPANEL + l] = (float)e[b] * sc;
+                    }
+    }
+}
+
+/* One activation row quantized for the q8 kernels: int8 values and a scale per
+ * group (like Q8_0), plus, per 4 columns, |x| as a 32-bit word and the bytes'
+ * signs as a 64-bit mask repeated over 16 rows (what vpdpbusd needs: u8 x s8). */
+typedef struct {
+    int8_t *q;           /* [k] */
+    float *s;            /* [k / 32] */
+    uint32_t *a;         /* [k / 4] */
+    uint64_t *neg;       /* [k / 4] */
+} q8x;
+
+static void quantize_row(const float *x, int k, q8x *X) {
     for (int g = 0; g < k / Q8_GROUP; g++) {
         const float *p = x + g * Q8_GROUP;
         float amax = 0;
         for (int i = 0; i < Q8_GROUP; i++) amax = fmaxf(amax, fabsf(p[i]));
         float sc = amax / 127.0f, inv = sc > 0 ? 1.0f / sc : 0;
-        s[g] = sc;
-        for (int i = 0; i < Q8_GROUP; i++) q[g * Q8_GROUP + i] = (int8_t)lrintf(p[i] * inv);
+        X->s[g] = sc;
+        for (int i = 0; i < Q8_GROUP; i++) X->q[g * Q8_GROUP + i] = (int8_t)lrintf(p[i] * inv);
+    }
+    for (int c = 0; c < k / 4; c++) {
+        uint32_t a = 0, nib = 0;
+        for (int b = 0; b < 4; b++) {
+            int v = X->q[c * 4 + b];
+            a |= (uint32_t)(v < 0 ? -v : v) << (8 * b);
+            nib |= (uint32_t)(v < 0) << b;
+        }
+        X->a[c] = a;
+        X->neg[c] = nib * 0x1111111111111111ull;
     }
 }
 
 /* ---- kernel table ----------------------------------------------------------------- */
 typedef struct {
     const char *name;
-    int lanes, tx;       /* k must be a multiple of lanes; prefill tiles are 4 x tx */
+    int lanes, tx;       /* dot4/axpy need k % lanes == 0; prefill tiles are tx x 32 */
     void (*dot4_f32)(const float *const w[4], const float *x, int k, float out[4]);
-    void (*dot4_bf16)(const uint16_t *const w[4], const float *x, int k, float out[4]);
-    void (*dot4_q8)(const int8_t *const w[4], const float *const ws[4], const int8_t *xq, const float *xs, int k,
-                    float out[4]);
-    void (*tile_f32)(const float *const w[4], const float *const *x, int k, float *out);
+    void (*mv_f32)(const float *P, int k, const float *x, float out[32]);
+    void (*mv_bf16)(const uint16_t *P, int k, const float *x, float out[32]);
+    void (*mv_q8)(const int8_t *P, const float *S, int k, const q8x *X, float out[32]);
+    void (*gemm_f32)(const float *P, int k, const float *const *x, float *out);
     void (*axpy)(float *y, float a, const float *x, int k);
 } kern;
 
@@ -130,37 +211,44 @@ static void dot4_f32_scalar(const float *const w[4], const float *x, int k, floa
         out[r] = s;
     }
 }
-static void dot4_bf16_scalar(const uint16_t *const w[4], const float *x, int k, float out[4]) {
-    for (int r = 0; r < 4; r++) {
-        float s = 0;
-        for (int i = 0; i < k; i++) s += bf16_to_f32(w[r][i]) * x[i];
-        out[r] = s;
-    }
-}
-static void dot4_q8_scalar(const int8_t *const w[4], const float *const ws[4], const int8_t *xq, const float *xs,
-                           int k, float out[4]) {
-    for (int r = 0; r < 4; r++) {
-        float s = 0;
-        for (int g = 0; g < k / Q8_GROUP; g++) {
-            int32_t d = 0;
-            for (int i = g * Q8_GROUP; i < (g + 1) * Q8_GROUP; i++) d += (int32_t)w[r][i] * xq[i];
-            s += (float)d * ws[r][g] * xs[g];
+static void mv_f32_scalar(const float *P, int k, const float *x, float out[32]) {
+    for (int p = 0; p < 2; p++)
+        for (int l = 0; l < WPANEL; l++) {
+            float s = 0;
+            for (int i = 0; i < k; i++) s += P[((size_t)p * k + i) * WPANEL + l] * x[i];
+            out[p * WPANEL + l] = s;
         }
-        out[r] = s;
-    }
 }
-static void tile_f32_scalar(const float *const w[4], const float *const *x, int k, float *out) {
-    for (int r = 0; r < 4; r++) {
-        float s = 0;
-        for (int i = 0; i < k; i++) s += w[r][i] * x[0][i];
-        out[r] = s;
-    }
+static void mv_bf16_scalar(const uint16_t *P, int k, const float *x, float out[32]) {
+    for (int p = 0; p < 2; p++)
+        for (int l = 0; l < WPANEL; l++) {
+            float s = 0;
+            for (int i = 0; i < k; i++) s += bf16_to_f32(P[(((size_t)p * k + i) / 2 * WPANEL + l) * 2 + i % 2]) * x[i];
+            out[p * WPANEL + l] = s;
+        }
+}
+static void mv_q8_scalar(const int8_t *P, const float *S, int k, const q8x *X, float out[32]) {
+    int ng = k / Q8_GROUP;
+    for (int p = 0; p < 2; p++)
+        for (int l = 0; l < WPANEL; l++) {
+            float s = 0;
+            for (int g = 0; g < ng; g++) {
+                int32_t d = 0;
+                for (int i = g * Q8_GROUP; i < (g + 1) * Q8_GROUP; i++)
+                    d += (int32_t)P[(((size_t)p * k + i) / 4 * WPANEL + l) * 4 + i % 4] * X->q[i];
+                s += (float)d * S[(size_t)(p * ng + g) * WPANEL + l] * X->s[g];
+            }
+            out[p * WPANEL + l] = s;
+        }
+}
+static void gemm_f32_scalar(const float *P, int k, const float *const *x, float *out) {
+    mv_f32_scalar(P, k, x[0], out);
 }
 static void axpy_scalar(float *y, float a, const float *x, int k) {
     for (int i = 0; i < k; i++) y[i] += a * x[i];
 }
-static const kern kern_scalar = {"scalar", 1, 1, dot4_f32_scalar, dot4_bf16_scalar, dot4_q8_scalar, tile_f32_scalar,
-                                 axpy_scalar};
+static const kern kern_scalar = {"scalar", 1, 1, dot4_f32_scalar, mv_f32_scalar, mv_bf16_scalar, mv_q8_scalar,
+                                 gemm_f32_scalar, axpy_scalar};
 
 #ifdef HAVE_X86
 /* ---- AVX2 + FMA --------------------------------------------------------------------- */
@@ -168,13 +256,15 @@ static const kern kern_scalar = {"scalar", 1, 1, dot4_f32_scalar, dot4_bf16_scal
 #define KN(name) name##_avx2
 #define V __m256
 #define VL 8
+#define NV 2
 #define TX 2
 #define VZERO() _mm256_setzero_ps()
 #define VLOAD(p) _mm256_loadu_ps(p)
 #define VSTORE(p, v) _mm256_storeu_ps(p, v)
 #define VSET1(a) _mm256_set1_ps(a)
 #define VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define VLOAD_BF16(p) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
+#define VBF_LO(p) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(p)), 16))
+#define VBF_HI(p) _mm256_castsi256_ps(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(p)), _mm256_set1_epi32((int)0xffff0000u)))
 static KATTR float hsum_avx2(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -186,87 +276,367 @@ static KATTR float hsum_avx2(__m256 v) {
 #undef KN
 #undef V
 #undef VL
+#undef NV
 #undef TX
 #undef VZERO
 #undef VLOAD
 #undef VSTORE
 #undef VSET1
 #undef VFMA
-#undef VLOAD_BF16
+#undef VBF_LO
+#undef VBF_HI
 #undef VHSUM
 
-/* int8 dot: |x| (unsigned) times sign(x)*w (signed), pairs summed to 16 then 32 bits */
-static KATTR void dot4_q8_avx2(const int8_t *const w[4], const float *const ws[4], const int8_t *xq, const float *xs,
-                               int k, float out[4]) {
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+/* int8 panel dot: |x| (unsigned) times sign(x)*w (signed), pairs summed to 16 then 32 bits.
+ * Per 4 columns a panel is 64 bytes = 2 x 8 rows. */
+static KATTR void mv_q8_avx2(const int8_t *P, const float *S, int k, const q8x *X, float out[32]) {
+    int ng = k / Q8_GROUP;
     const __m256i ones = _mm256_set1_epi16(1);
-    for (int g = 0; g < k / Q8_GROUP; g++) {
-        __m256i xv = _mm256_loadu_si256((const __m256i *)(xq + g * Q8_GROUP));
-        __m256i ax = _mm256_sign_epi8(xv, xv);
-        for (int r = 0; r < 4; r++) {
-            __m256i wv = _mm256_loadu_si256((const __m256i *)(w[r] + g * Q8_GROUP));
-            __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones);
-            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(xs[g] * ws[r][g]), acc[r]);
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int g = 0; g < ng; g++) {
+        __m256i d[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+        for (int c = 0; c < Q8_GROUP / 4; c++) {
+            int32_t x4;
+            memcpy(&x4, X->q + g * Q8_GROUP + c * 4, 4);
+            __m256i xv = _mm256_set1_epi32(x4), ax = _mm256_sign_epi8(xv, xv);
+            for (int h = 0; h < 4; h++) {   /* h: panel * 2 + half */
+                const int8_t *w = P + (size_t)(h / 2) * k * WPANEL + ((size_t)(g * (Q8_GROUP / 4) + c) * WPANEL + (h % 2) * 8) * 4;
+                __m256i wv = _mm256_loadu_si256((const __m256i *)w);
+                d[h] = _mm256_add_epi32(d[h], _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones));
+            }
+        }
+        __m256 xs = _mm256_set1_ps(X->s[g]);
+        for (int h = 0; h < 4; h++) {
+            __m256 sc = _mm256_loadu_ps(S + (size_t)((h / 2) * ng + g) * WPANEL + (h % 2) * 8);
+            acc[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d[h]), _mm256_mul_ps(sc, xs), acc[h]);
         }
     }
-    for (int r = 0; r < 4; r++) out[r] = hsum_avx2(acc[r]);
+    for (int h = 0; h < 4; h++) _mm256_storeu_ps(out + h * 8, acc[h]);
 }
 #undef KATTR
-static const kern kern_avx2 = {"avx2", 8, 2, dot4_f32_avx2, dot4_bf16_avx2, dot4_q8_avx2, tile_f32_avx2, axpy_avx2};
+static const kern kern_avx2 = {"avx2", 8, 2, dot4_f32_avx2, mv_f32_avx2, mv_bf16_avx2, mv_q8_avx2, gemm_f32_avx2, axpy_avx2};
 
 /* ---- AVX-512 (F, BW, VL, DQ, VNNI) ---------------------------------------------------- */
 #define KATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 #define KN(name) name##_avx512
 #define V __m512
 #define VL 16
-#define TX 4
+#define NV 1
+#define TX 8
 #define VZERO() _mm512_setzero_ps()
 #define VLOAD(p) _mm512_loadu_ps(p)
 #define VSTORE(p, v) _mm512_storeu_ps(p, v)
 #define VSET1(a) _mm512_set1_ps(a)
 #define VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define VLOAD_BF16(p) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))), 16))
+#define VBF_LO(p) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(p), 16))
+#define VBF_HI(p) _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(p), _mm512_set1_epi32((int)0xffff0000u)))
 #define VHSUM(v) _mm512_reduce_add_ps(v)
 #include "kern_impl.h"
 
-/* Two consecutive floats into the low lanes (memcpy: scales are only 4-byte aligned). */
-static KATTR __m512 load2f(const float *p) {
-    double d;
-    memcpy(&d, p, sizeof d);
-    return _mm512_castps128_ps512(_mm_castpd_ps(_mm_set_sd(d)));
+/* int8 panel dot with VNNI: per 4 columns one vpdpbusd gives 16 rows' 4-products
+ * (|x| bytes broadcast, x's signs moved onto w: exact integer sums as before). */
+static KATTR void mv_q8_avx512(const int8_t *P, const float *S, int k, const q8x *X, float out[32]) {
+    int ng = k / Q8_GROUP;
+    const int8_t *P1 = P + (size_t)k * WPANEL;
+    const float *S1 = S + (size_t)ng * WPANEL;
+    const __m512i zero = _mm512_setzero_si512();
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    for (int g = 0; g < ng; g++) {
+        __m512i d0 = zero, d1 = zero, e0 = zero, e1 = zero;   /* 2 chains per panel */
+        const uint32_t *xa = X->a + g * (Q8_GROUP / 4);
+        const uint64_t *xn = X->neg + g * (Q8_GROUP / 4);
+        const int8_t *w0 = P + (size_t)g * Q8_GROUP * WPANEL, *w1 = P1 + (size_t)g * Q8_GROUP * WPANEL;
+#pragma GCC unroll 4
+        for (int c = 0; c < Q8_GROUP / 4; c += 2) {
+            __m512i a0 = _mm512_set1_epi32((int)xa[c]), a1 = _mm512_set1_epi32((int)xa[c + 1]);
+            __mmask64 n0 = xn[c], n1 = xn[c + 1];
+            __m512i v;
+            v = _mm512_loadu_si512(w0 + c * 64);
+            d0 = _mm512_dpbusd_epi32(d0, a0, _mm512_mask_sub_epi8(v, n0, zero, v));
+            v = _mm512_loadu_si512(w0 + c * 64 + 64);
+            e0 = _mm512_dpbusd_epi32(e0, a1, _mm512_mask_sub_epi8(v, n1, zero, v));
+            v = _mm512_loadu_si512(w1 + c * 64);
+            d1 = _mm512_dpbusd_epi32(d1, a0, _mm512_mask_sub_epi8(v, n0, zero, v));
+            v = _mm512_loadu_si512(w1 + c * 64 + 64);
+            e1 = _mm512_dpbusd_epi32(e1, a1, _mm512_mask_sub_epi8(v, n1, zero, v));
+        }
+        __m512 xs = _mm512_set1_ps(X->s[g]);
+        acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(d0, e0)),
+                               _mm512_mul_ps(_mm512_loadu_ps(S + (size_t)g * WPANEL), xs), acc0);
+        acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(d1, e1)),
+                               _mm512_mul_ps(_mm512_loadu_ps(S1 + (size_t)g * WPANEL), xs), acc1);
+    }
+    _mm512_storeu_ps(out, acc0);
+    _mm512_storeu_ps(out + 16, acc1);
 }
 
-/* Two 32-groups per 512-bit step: lanes 0-7 hold group g's int32 sums, 8-15 group g+1's. */
-static KATTR void dot4_q8_avx512(const int8_t *const w[4], const float *const ws[4], const int8_t *xq, const float *xs,
-                                 int k, float out[4]) {
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-    const __m512i zero = _mm512_setzero_si512();
-    const __m512i pair = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    int g = 0, ng = k / Q8_GROUP;
-    for (; g + 2 <= ng; g += 2) {
-        __m512i xv = _mm512_loadu_si512(xq + g * Q8_GROUP);
-        __m512i ax = _mm512_abs_epi8(xv);
-        __mmask64 neg = _mm512_movepi8_mask(xv);
-        __m512 xsv = _mm512_permutexvar_ps(pair, load2f(xs + g));
-        for (int r = 0; r < 4; r++) {
-            __m512i wv = _mm512_loadu_si512(w[r] + g * Q8_GROUP);
-            __m512i sw = _mm512_mask_sub_epi8(wv, neg, zero, wv);
-            __m512i d = _mm512_dpbusd_epi32(zero, ax, sw);
-            __m512 wsv = _mm512_permutexvar_ps(pair, load2f(ws[r] + g));
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_mul_ps(xsv, wsv), acc[r]);
+/* exp(x) on 16 lanes: Cephes expf (range reduction by ln2 in two parts, degree-6
+ * polynomial, 2^n by vscalefps, which also gives inf / 0 past the ends); ~1 ulp. */
+static KATTR __m512 exp_avx512(__m512 x) {
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, n);
+}
+
+static KATTR void silu_mul_avx512(float *h, const float *g, const float *u, int n) {
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 gv = _mm512_maskz_loadu_ps(m, g + i), uv = _mm512_maskz_loadu_ps(m, u + i);
+        __m512 e = exp_avx512(_mm512_sub_ps(_mm512_setzero_ps(), gv));
+        _mm512_mask_storeu_ps(h + i, m, _mm512_mul_ps(_mm512_div_ps(gv, _mm512_add_ps(_mm512_set1_ps(1.0f), e)), uv));
+    }
+}
+
+/* Softmax of sc[0:T] * scale in place (max-subtracted, normalised). */
+static KATTR void softmax_avx512(float *sc, int T, float scale) {
+    __m512 mx = _mm512_set1_ps(-INFINITY), sv = _mm512_set1_ps(scale);
+    for (int p = 0; p < T; p += 16) {
+        __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, sc + p), sv);
+        _mm512_mask_storeu_ps(sc + p, m, v);
+        mx = _mm512_mask_max_ps(mx, m, mx, v);
+    }
+    __m512 mxv = _mm512_set1_ps(_mm512_reduce_max_ps(mx)), sum = _mm512_setzero_ps();
+    for (int p = 0; p < T; p += 16) {
+        __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
+        __m512 e = _mm512_maskz_mov_ps(m, exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, sc + p), mxv)));
+        _mm512_mask_storeu_ps(sc + p, m, e);
+        sum = _mm512_add_ps(sum, e);
+    }
+    __m512 tot = _mm512_set1_ps(_mm512_reduce_add_ps(sum));
+    for (int p = 0; p < T; p += 16) {
+        __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
+        _mm512_mask_storeu_ps(sc + p, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, sc + p), tot));
+    }
+}
+
+/* GQA group: ng (<= 4) query heads (q, out: [ng][hd]) sharing one KV head, so
+ * each cache entry is read once for all of them.  K is stored in blocks of 16
+ * positions, [T/16][hd][16] (kt), so 16 scores are hd FMAs per head with no
+ * horizontal sums; V rows [T][hd] at vstride.  sc: [ng][T]. */
+static inline __attribute__((always_inline)) KATTR void attn_group_body(const float *q, const int ng, const float *kt,
+                                                                       const float *vc, size_t vstride, int T, int hd,
+                                                                       float scale, float *sc, float *out) {
+    for (int p0 = 0; p0 < T; p0 += 16) {
+        const float *kb = kt + (size_t)p0 * hd;
+        __m512 a[4][2];
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) a[g][0] = a[g][1] = _mm512_setzero_ps();
+        for (int d = 0; d < hd; d += 2) {
+            __m512 k0 = _mm512_loadu_ps(kb + d * 16), k1 = _mm512_loadu_ps(kb + d * 16 + 16);
+#pragma GCC unroll 4
+            for (int g = 0; g < ng; g++) {
+                a[g][0] = _mm512_fmadd_ps(k0, _mm512_set1_ps(q[g * hd + d]), a[g][0]);
+                a[g][1] = _mm512_fmadd_ps(k1, _mm512_set1_ps(q[g * hd + d + 1]), a[g][1]);
+            }
+        }
+        __mmask16 m = T - p0 >= 16 ? 0xffff : (__mmask16)((1u << (T - p0)) - 1);
+#pragma GCC unroll 4
+        for (int g = 0; g < ng; g++) _mm512_mask_storeu_ps(sc + g * T + p0, m, _mm512_add_ps(a[g][0], a[g][1]));
+    }
+    for (int g = 0; g < ng; g++) softmax_avx512(sc + g * T, T, scale);
+    if (hd == 64) {
+        __m512 acc[4][4];
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++)
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++) acc[g][j] = _mm512_setzero_ps();
+        for (int p = 0; p < T; p++) {
+            const float *vr = vc + p * vstride;
+            __m512 v0 = _mm512_loadu_ps(vr), v1 = _mm512_loadu_ps(vr + 16), v2 = _mm512_loadu_ps(vr + 32), v3 = _mm512_loadu_ps(vr + 48);
+#pragma GCC unroll 4
+            for (int g = 0; g < ng; g++) {
+                __m512 w = _mm512_set1_ps(sc[g * T + p]);
+                acc[g][0] = _mm512_fmadd_ps(w, v0, acc[g][0]);
+                acc[g][1] = _mm512_fmadd_ps(w, v1, acc[g][1]);
+                acc[g][2] = _mm512_fmadd_ps(w, v2, acc[g][2]);
+                acc[g][3] = _mm512_fmadd_ps(w, v3, acc[g][3]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int g = 0; g < ng; g++)
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++) _mm512_storeu_ps(out + g * 64 + 16 * j, acc[g][j]);
+        return;
+    }
+    for (int g = 0; g < ng; g++)
+        for (int b = 0; b < hd; b += 16) {
+            __m512 a = _mm512_setzero_ps();
+            for (int p = 0; p < T; p++) a = _mm512_fmadd_ps(_mm512_set1_ps(sc[g * T + p]), _mm512_loadu_ps(vc + p * vstride + b), a);
+            _mm512_storeu_ps(out + g * hd + b, a);
+        }
+}
+
+/* the body with ng a constant, so the accumulators stay in registers */
+static KATTR void attn_group_avx512(const float *q, int ng, const float *kt, const float *vc, size_t vstride, int T, int hd,
+                                    float scale, float *sc, float *out) {
+    switch (ng) {
+    case 1: attn_group_body(q, 1, kt, vc, vstride, T, hd, scale, sc, out); break;
+    case 2: attn_group_body(q, 2, kt, vc, vstride, T, hd, scale, sc, out); break;
+    case 3: attn_group_body(q, 3, kt, vc, vstride, T, hd, scale, sc, out); break;
+    default: attn_group_body(q, 4, kt, vc, vstride, T, hd, scale, sc, out); break;
+    }
+}
+
+/* out = w * (x / rms(x)), the sum of squares over 4 x 16 lanes. */
+static KATTR void rmsnorm_avx512(float *out, const float *x, const float *w, int n, float eps) {
+    __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    int i = 0;
+    for (; i + 64 <= n; i += 64)
+        for (int j = 0; j < 4; j++) {
+            __m512 v = _mm512_loadu_ps(x + i + 16 * j);
+            a[j] = _mm512_fmadd_ps(v, v, a[j]);
+        }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        a[0] = _mm512_fmadd_ps(v, v, a[0]);
+    }
+    float ss = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3])));
+    __m512 r = _mm512_set1_ps(1.0f / sqrtf(ss / (float)n + eps));
+    for (i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(out + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, w + i), _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), r)));
+    }
+}
+
+/* Panel pair pp of a q8 matrix widened to f32 [2][k][16]: per 4 columns one
+ * 64-byte load holds 16 rows x 4 bytes; byte b of each word, times the row scale. */
+static KATTR void unpack_q8_avx512(const wmat *m, int pp, float *dst) {
+    int k = m->cols, ng = k / Q8_GROUP;
+    const int8_t *w = (const int8_t *)m->w + (size_t)pp * 2 * k * WPANEL;
+    const float *s = m->scale + (size_t)pp * 2 * ng * WPANEL;
+    for (int pg = 0; pg < 2 * ng; pg++) {   /* panel p = pg / ng, group g = pg % ng: consecutive in memory */
+        __m512 sc = _mm512_loadu_ps(s + (size_t)pg * WPANEL);
+        int p = pg / ng, g = pg % ng;
+        float *d = dst + ((size_t)p * k + g * Q8_GROUP) * WPANEL;
+        const int8_t *e = w + (size_t)pg * Q8_GROUP * WPANEL;
+        for (int c = 0; c < Q8_GROUP / 4; c++) {
+            __m512i v = _mm512_loadu_si512(e + c * 64);
+            _mm512_storeu_ps(d + (c * 4 + 0) * WPANEL, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 24), 24)), sc));
+            _mm512_storeu_ps(d + (c * 4 + 1) * WPANEL, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 16), 24)), sc));
+            _mm512_storeu_ps(d + (c * 4 + 2) * WPANEL, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 8), 24)), sc));
+            _mm512_storeu_ps(d + (c * 4 + 3) * WPANEL, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(v, 24)), sc));
         }
     }
-    for (int r = 0; r < 4; r++) out[r] = _mm512_reduce_add_ps(acc[r]);
-    if (g < ng) {                              /* odd group count: the last one in scalar */
-        for (int r = 0; r < 4; r++) {
-            int32_t d = 0;
-            for (int i = g * Q8_GROUP; i < k; i++) d += (int32_t)w[r][i] * xq[i];
-            out[r] += (float)d * ws[r][g] * xs[g];
-        }
+}
+
+/* Panel pair pp of a bf16 matrix widened to f32 [2][k][16]. */
+static KATTR void unpack_bf16_avx512(const wmat *m, int pp, float *dst) {
+    int k = m->cols;
+    const uint16_t *w = (const uint16_t *)m->w + (size_t)pp * 2 * k * WPANEL;
+    for (int i = 0; i < 2 * k; i += 2) {   /* both panels: rows of pairs are consecutive */
+        __m512i v = _mm512_loadu_si512(w + (size_t)i * WPANEL);
+        _mm512_storeu_ps(dst + (size_t)i * WPANEL, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+        _mm512_storeu_ps(dst + (size_t)(i + 1) * WPANEL, _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u))));
+    }
+}
+
+/* quantize_row with AVX-512: same rounding (x * (1/scale), nearest even), same outputs. */
+static KATTR void quantize_row_avx512(const float *x, int k, q8x *X) {
+    for (int g = 0; g < k / Q8_GROUP; g++) {
+        __m512 a = _mm512_loadu_ps(x + g * Q8_GROUP), b = _mm512_loadu_ps(x + g * Q8_GROUP + 16);
+        float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
+        float sc = amax / 127.0f, inv = sc > 0 ? 1.0f / sc : 0;
+        X->s[g] = sc;
+        __m512 iv = _mm512_set1_ps(inv);
+        __m512i qa = _mm512_cvtps_epi32(_mm512_mul_ps(a, iv)), qb = _mm512_cvtps_epi32(_mm512_mul_ps(b, iv));
+        _mm_storeu_si128((__m128i *)(X->q + g * Q8_GROUP), _mm512_cvtsepi32_epi8(qa));
+        _mm_storeu_si128((__m128i *)(X->q + g * Q8_GROUP + 16), _mm512_cvtsepi32_epi8(qb));
+        __m256i ab = _mm256_set_m128i(_mm512_cvtsepi32_epi8(_mm512_abs_epi32(qb)), _mm512_cvtsepi32_epi8(_mm512_abs_epi32(qa)));
+        _mm256_storeu_si256((__m256i *)(X->a + g * (Q8_GROUP / 4)), ab);
+        uint32_t neg = (uint32_t)_mm512_movepi32_mask(qa) | (uint32_t)_mm512_movepi32_mask(qb) << 16;
+        for (int c = 0; c < Q8_GROUP / 4; c++) X->neg[g * (Q8_GROUP / 4) + c] = (uint64_t)(neg >> (4 * c) & 15) * 0x1111111111111111ull;
     }
 }
 #undef KATTR
-static const kern kern_avx512 = {"avx512", 16, 4, dot4_f32_avx512, dot4_bf16_avx512, dot4_q8_avx512, tile_f32_avx512, axpy_avx512};
+static const kern kern_avx512 = {"avx512", 16, 8, dot4_f32_avx512, mv_f32_avx512, mv_bf16_avx512, mv_q8_avx512,
+                                 gemm_f32_avx512, axpy_avx512};
+#endif
+
+/* ---- AMX (bf16 weights, prefill only) ------------------------------------------------------
+ * TDPBF16PS multiplies bf16 tiles into f32 accumulators.  The bf16 panel layout
+ * [k/2][16][2] is already AMX's B-tile layout (one 64-byte row per column pair),
+ * so a B tile is 16 consecutive pair-rows of a panel.  NUMERICS: the activations
+ * are rounded to bf16 (nearest even) before the product; products and sums stay
+ * f32.  Used only for bf16 compute weights (test tolerance 2e-2 vs PyTorch f32;
+ * measured error in test_model's output), never for f32 or q8 weights; set
+ * PTXGEN_NO_AMX=1 to keep bf16 prefill on the exact-activation AVX-512 path. */
+#if defined(HAVE_X86) && defined(__linux__)
+#define HAVE_AMX 1
+#define AMX_ATTR __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl,avx512bf16")))
+typedef struct {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} amx_cfg;
+
+static AMX_ATTR void amx_begin(void) {
+    amx_cfg c;
+    memset(&c, 0, sizeof c);
+    c.palette = 1;
+    for (int t = 0; t < 8; t++) { c.colsb[t] = 64; c.rows[t] = 16; }   /* every tile 16 x 64 bytes */
+    /* not _tile_loadconfig: GCC 12's version tells the compiler it reads only 8 bytes,
+     * so the rest of c could be dropped as dead stores */
+    __asm__ volatile("ldtilecfg %0" ::"m"(c));
+}
+static AMX_ATTR void amx_end(void) { _tile_release(); }
+
+/* out[32][32] (f32, row stride 32) = xa[32][k] (bf16) times panel pair P (bf16 [2][k/2][16][2]); k % 32 == 0.
+ * Tiles: 0-3 accumulators (token block x panel), 4-5 activations, 6-7 weights. */
+static AMX_ATTR void gemm_amx_bf16(const uint16_t *P, int k, const uint16_t *xa, float *out) {
+    _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
+    const uint16_t *P1 = P + (size_t)k * WPANEL;
+    for (int i = 0; i < k; i += 32) {
+        _tile_loadd(4, xa + i, k * 2);
+        _tile_loadd(5, xa + (size_t)16 * k + i, k * 2);
+        _tile_loadd(6, P + (size_t)i * WPANEL, 64);
+        _tile_loadd(7, P1 + (size_t)i * WPANEL, 64);
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
+    }
+    _tile_stored(0, out, 128);
+    _tile_stored(1, out + 16, 128);
+    _tile_stored(2, out + 16 * 32, 128);
+    _tile_stored(3, out + 16 * 32 + 16, 128);
+}
+
+/* Rows [j0, j1) of x [n][k] (stride ldx) to bf16 (round to nearest even). */
+static AMX_ATTR void to_bf16_rows(const float *x, int ldx, int k, int j0, int j1, uint16_t *dst) {
+    for (int j = j0; j < j1; j++) {
+        const float *s = x + (size_t)j * ldx;
+        uint16_t *d = dst + (size_t)j * k;
+        int i = 0;
+        for (; i + 32 <= k; i += 32)   /* vcvtne2ps2bf16: RNE, as f32_to_bf16 */
+            _mm512_storeu_si512(d + i, (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(s + i + 16), _mm512_loadu_ps(s + i)));
+        for (; i < k; i++) d[i] = f32_to_bf16(s[i]);
+    }
+}
+
+static bool amx_ok;
+static void amx_probe(void) {
+    unsigned a, b, c, d;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+    bool tile = d >> 24 & 1, bf16 = d >> 22 & 1;
+    __builtin_cpu_init();
+    if (!tile || !bf16 || !__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) return;
+    const char *no = getenv("PTXGEN_NO_AMX");
+    if (no && *no && strcmp(no, "0")) return;
+    /* Linux hands out the 8 KB tile state only on request: ARCH_REQ_XCOMP_PERM(XFEATURE_XTILEDATA) */
+    amx_ok = syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+}
 #endif
 
 static const kern *kern_best;
@@ -280,6 +650,18 @@ static void kern_pick(void) {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni"))
         kern_best = &kern_avx512;
+#endif
+#ifdef HAVE_AMX
+    if (kern_best == &kern_avx512) amx_probe();
+#endif
+}
+
+bool kernels_amx(void) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_AMX
+    return amx_ok;
+#else
+    return false;
 #endif
 }
 
@@ -299,7 +681,13 @@ bool kernels_force(const char *isa) {
     bool below = false;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         below |= all[i] == kern_best;
-        if (below && !strcmp(all[i]->name, isa)) { kern_best = all[i]; return true; }
+        if (below && !strcmp(all[i]->name, isa)) {
+            kern_best = all[i];
+#ifdef HAVE_AMX
+            if (kern_best != &kern_avx512) amx_ok = false;   /* AMX rides on the AVX-512 family */
+#endif
+            return true;
+        }
     }
     return false;
 }
@@ -327,6 +715,52 @@ void kern_axpy(float *y, float a, const float *x, int k) {
     (k % kern_best->lanes ? &kern_scalar : kern_best)->axpy(y, a, x, k);
 }
 
+void kern_silu_mul(float *h, const float *g, const float *u, int n) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512) { silu_mul_avx512(h, g, u, n); return; }
+#endif
+    for (int i = 0; i < n; i++) h[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+}
+
+void kern_attn_group(const float *q, int ng, const float *kt, const float *vc, size_t vstride, int T, int hd, float scale,
+                     float *sc, float *out) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512 && hd % 16 == 0 && ng <= 4) {
+        attn_group_avx512(q, ng, kt, vc, vstride, T, hd, scale, sc, out);
+        return;
+    }
+#endif
+    for (int g = 0; g < ng; g++) {
+        const float *qg = q + (size_t)g * hd;
+        float mx = -INFINITY;
+        for (int p = 0; p < T; p++) {
+            const float *kb = kt + (size_t)(p / 16) * 16 * hd + p % 16;
+            float s = 0;
+            for (int d = 0; d < hd; d++) s += qg[d] * kb[d * 16];
+            sc[p] = s * scale;
+            mx = fmaxf(mx, sc[p]);
+        }
+        float sum = 0;
+        for (int p = 0; p < T; p++) { sc[p] = expf(sc[p] - mx); sum += sc[p]; }
+        float *o = out + (size_t)g * hd;
+        memset(o, 0, (size_t)hd * 4);
+        for (int p = 0; p < T; p++) kern_axpy(o, sc[p] / sum, vc + (size_t)p * vstride, hd);
+    }
+}
+
+void kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512) { rmsnorm_avx512(out, x, w, n, eps); return; }
+#endif
+    float ss = 0;
+    for (int i = 0; i < n; i++) ss += x[i] * x[i];
+    float r = 1.0f / sqrtf(ss / (float)n + eps);
+    for (int i = 0; i < n; i++) out[i] = w[i] * (x[i] * r);
+}
+
 /* ---- matmul ----------------------------------------------------------------------------- */
 typedef struct {
     const kern *K;
@@ -334,105 +768,139 @@ typedef struct {
     int ldo, ldx, n;
     const float *x;
     const wmat *m;
-    const int8_t *xq;      /* q8 decode: quantized x [n][cols] and scales [n][cols/32] */
-    const float *xs;
+    const q8x *xq;         /* q8 decode: x quantized, one per input row [n] */
+    const uint16_t *xa;    /* AMX prefill: x in bf16 [n rounded up to 32][cols], padding rows zero */
+    int nch;               /* pool chunks the panel pairs are split into */
+    pg_pool *pool;         /* per-thread scratch */
 } mm_job;
 
-/* The 4-row blocks [b0, b1) of thread ith out of nth. */
-static void my_blocks(int rows, int ith, int nth, int *b0, int *b1) {
-    int nb = (rows + 3) / 4;
-    *b0 = (int)((long)nb * ith / nth);
-    *b1 = (int)((long)nb * (ith + 1) / nth);
+/* The panel pairs [b0, b1) of pool chunks [c0, c1). */
+static void my_pairs(const mm_job *J, int c0, int c1, int *b0, int *b1) {
+    int nb = J->m->prows / (2 * WPANEL);
+    *b0 = (int)((long)nb * c0 / J->nch);
+    *b1 = (int)((long)nb * c1 / J->nch);
 }
 
-/* Rows past the end point at row 0 (valid memory); their results are dropped. */
-static int clamp_row(int r, int rows) { return r < rows ? r : 0; }
+/* Rows of a 32-row result that exist (padding rows are dropped). */
+static void put_rows(float *dst, const float *o, int r0, int rows) {
+    int nr = rows - r0 < 2 * WPANEL ? rows - r0 : 2 * WPANEL;
+    memcpy(dst + r0, o, (size_t)nr * sizeof *o);
+}
 
-static void mm_decode(void *arg, int ith, int nth) {
+static void mm_decode(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
     int b0, b1, k = m->cols;
-    my_blocks(m->rows, ith, nth, &b0, &b1);
+    my_pairs(J, c0, c1, &b0, &b1);
+    size_t pair = (size_t)2 * WPANEL * k;   /* weights per panel pair */
     for (int b = b0; b < b1; b++) {
-        int r0 = b * 4;
         for (int j = 0; j < J->n; j++) {
-            float o[4];
-            if (m->type == WT_F32) {
-                const float *w[4];
-                for (int r = 0; r < 4; r++) w[r] = (const float *)m->w + (size_t)clamp_row(r0 + r, m->rows) * k;
-                J->K->dot4_f32(w, J->x + (size_t)j * J->ldx, k, o);
-            } else if (m->type == WT_BF16) {
-                const uint16_t *w[4];
-                for (int r = 0; r < 4; r++) w[r] = (const uint16_t *)m->w + (size_t)clamp_row(r0 + r, m->rows) * k;
-                J->K->dot4_bf16(w, J->x + (size_t)j * J->ldx, k, o);
-            } else {
-                const int8_t *w[4];
-                const float *ws[4];
-                for (int r = 0; r < 4; r++) {
-                    size_t row = (size_t)clamp_row(r0 + r, m->rows);
-                    w[r] = (const int8_t *)m->w + row * k;
-                    ws[r] = m->scale + row * (k / Q8_GROUP);
-                }
-                J->K->dot4_q8(w, ws, J->xq + (size_t)j * k, J->xs + (size_t)j * (k / Q8_GROUP), k, o);
-            }
-            float *dst = J->out + (size_t)j * J->ldo;
-            for (int r = 0; r < 4 && r0 + r < m->rows; r++) dst[r0 + r] = o[r];
+            float o[2 * WPANEL];
+            const float *x = J->x + (size_t)j * J->ldx;
+            if (m->type == WT_F32) J->K->mv_f32((const float *)m->w + b * pair, k, x, o);
+            else if (m->type == WT_BF16) J->K->mv_bf16((const uint16_t *)m->w + b * pair, k, x, o);
+            else J->K->mv_q8((const int8_t *)m->w + b * pair, m->scale + b * pair / Q8_GROUP, k, &J->xq[j], o);
+            put_rows(J->out + (size_t)j * J->ldo, o, b * 2 * WPANEL, m->rows);
         }
     }
 }
 
-static void mm_prefill(void *arg, int ith, int nth) {
+#ifdef HAVE_AMX
+static void mm_prefill_amx(void *arg, int c0, int c1, int ith) {
+    const mm_job *J = arg;
+    const wmat *m = J->m;
+    int b0, b1, k = m->cols;
+    my_pairs(J, c0, c1, &b0, &b1);
+    size_t pair = (size_t)2 * WPANEL * k;
+    float o[32 * 32];   /* [32 tokens][32 rows] */
+    amx_begin();
+    for (int b = b0; b < b1; b++)
+        for (int j0 = 0; j0 < J->n; j0 += 32) {
+            gemm_amx_bf16((const uint16_t *)m->w + b * pair, k, J->xa + (size_t)j0 * k, o);
+            for (int j = 0; j < 32 && j0 + j < J->n; j++)
+                put_rows(J->out + (size_t)(j0 + j) * J->ldo, o + j * 32, b * 2 * WPANEL, m->rows);
+        }
+    amx_end();
+}
+#endif
+
+static void mm_prefill(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
     int b0, b1, k = m->cols, tx = J->K->tx;
-    my_blocks(m->rows, ith, nth, &b0, &b1);
-    float *wbuf = m->type == WT_F32 ? NULL : aligned_alloc(64, (size_t)4 * k * sizeof(float));
-    if (m->type != WT_F32 && !wbuf) abort();   /* 16 KB for k = 1024; nothing sane to recover */
+    my_pairs(J, c0, c1, &b0, &b1);
+    size_t pair = (size_t)2 * WPANEL * k;
+    /* non-f32 weights: one panel pair widened to f32 [2][k][16], reused by all n rows (per-thread scratch) */
+    float *wbuf = m->type == WT_F32 || b0 == b1 ? NULL : pool_scratch(J->pool, ith, pair * sizeof(float));
+    if (m->type != WT_F32 && b0 < b1 && !wbuf) abort();   /* 128 KB for k = 1024; nothing sane to recover */
     for (int b = b0; b < b1; b++) {
-        int r0 = b * 4;
-        const float *w[4];
-        for (int r = 0; r < 4; r++) {
-            int row = clamp_row(r0 + r, m->rows);
-            if (m->type == WT_F32) w[r] = (const float *)m->w + (size_t)row * k;
-            else {
-                wmat_row_f32(m, row, wbuf + (size_t)r * k);
-                w[r] = wbuf + (size_t)r * k;
-            }
+        const float *P;
+        if (m->type == WT_F32) P = (const float *)m->w + b * pair;
+        else {
+#ifdef HAVE_X86
+            if (J->K == &kern_avx512) {
+                if (m->type == WT_Q8) unpack_q8_avx512(m, b, wbuf);
+                else unpack_bf16_avx512(m, b, wbuf);
+            } else
+#endif
+                unpack_pair(m, b, wbuf);
+            P = wbuf;
         }
         for (int j0 = 0; j0 < J->n; j0 += tx) {
             const float *x[8];
-            float o[4 * 8];
-            for (int j = 0; j < tx; j++) x[j] = J->x + (size_t)(j0 + j < J->n ? j0 + j : j0) * J->ldx;
-            J->K->tile_f32(w, x, k, o);
-            for (int j = 0; j < tx && j0 + j < J->n; j++) {
-                float *dst = J->out + (size_t)(j0 + j) * J->ldo;
-                for (int r = 0; r < 4 && r0 + r < m->rows; r++) dst[r0 + r] = o[r * tx + j];
-            }
+            float o[8 * 2 * WPANEL];   /* [tx][32] */
+            for (int j = 0; j < tx; j++) x[j] = J->x + (size_t)(j0 + j < J->n ? j0 + j : j0) * J->ldx;   /* tail: repeats, dropped */
+            J->K->gemm_f32(P, k, x, o);
+            for (int j = 0; j < tx && j0 + j < J->n; j++)
+                put_rows(J->out + (size_t)(j0 + j) * J->ldo, o + j * 2 * WPANEL, b * 2 * WPANEL, m->rows);
         }
     }
-    free(wbuf);
 }
 
 void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL};
-    if (m->cols % J.K->lanes) J.K = &kern_scalar;
+    int npairs = m->prows / (2 * WPANEL);
+    /* prefill: a chunk per panel pair (plenty of work each); decode: a few per
+     * thread, so a descheduled thread's share is picked up by the other */
+    int nch = n >= 4 ? npairs : npairs < 4 * pool_size(p) ? npairs : 4 * pool_size(p);
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, nch, p};
     if (n >= 4) {
-        pool_run(p, mm_prefill, &J);
+#ifdef HAVE_AMX
+        if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {
+            int np = (n + 31) / 32 * 32;
+            uint16_t *xa = pool_shared(p, 1, (size_t)np * m->cols * 2);   /* [np][cols] bf16 */
+            if (!xa) abort();
+            memset(xa + (size_t)n * m->cols, 0, (size_t)(np - n) * m->cols * 2);
+            to_bf16_rows(x, ldx, m->cols, 0, n, xa);
+            J.xa = xa;
+            pool_run(p, mm_prefill_amx, &J, nch);
+            return;
+        }
+#endif
+        pool_run(p, mm_prefill, &J, nch);
         return;
     }
-    int8_t *xq = NULL;
-    float *xs = NULL;
+    q8x X[4];
+    void *qbuf = NULL;
     if (m->type == WT_Q8) {
-        xq = malloc((size_t)n * m->cols);
-        xs = malloc((size_t)n * (m->cols / Q8_GROUP) * sizeof *xs);
-        if (!xq || !xs) abort();
-        for (int j = 0; j < n; j++)
-            quantize_row(x + (size_t)j * ldx, m->cols, xq + (size_t)j * m->cols, xs + (size_t)j * (m->cols / Q8_GROUP));
-        J.xq = xq;
-        J.xs = xs;
+        int k = m->cols;
+        size_t per = ((size_t)k / 4 * 8 + (size_t)k / 4 * 4 + (size_t)k / Q8_GROUP * 4 + (size_t)k + 7) / 8 * 8;   /* neg, a, s, q */
+        qbuf = malloc((size_t)n * per);
+        if (!qbuf) abort();
+        for (int j = 0; j < n; j++) {
+            char *b = (char *)qbuf + (size_t)j * per;   /* 8-byte fields first: alignment */
+            X[j].neg = (uint64_t *)(void *)b;
+            X[j].a = (uint32_t *)(void *)(b + (size_t)k / 4 * 8);
+            X[j].s = (float *)(void *)(b + (size_t)k / 4 * 12);
+            X[j].q = (int8_t *)(b + (size_t)k / 4 * 12 + (size_t)k / Q8_GROUP * 4);
+#ifdef HAVE_X86
+            if (kern_best == &kern_avx512) quantize_row_avx512(x + (size_t)j * ldx, k, &X[j]);
+            else
+#endif
+                quantize_row(x + (size_t)j * ldx, k, &X[j]);
+        }
+        J.xq = X;
     }
-    pool_run(p, mm_decode, &J);
-    free(xq);
-    free(xs);
+    pool_run(p, mm_decode, &J, nch);
+    free(qbuf);
 }

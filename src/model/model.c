@@ -12,7 +12,11 @@
  *   x  += (silu(g) * u) @ Wdown^T                [n][H]
  * then logits = RMSNorm(x) * norm @ lm_head^T (lm_head = embed_tokens when tied).
  * The weights are stored concatenated (q|k|v, gate|up) so a decode step costs
- * four pool dispatches per layer, not seven. */
+ * five pool dispatches per layer (four matmuls, attention), not eight; the
+ * per-token elementwise steps run on the caller in decode and on the pool, over
+ * tokens, in prefill.  Attention takes a KV head's query heads together (GQA),
+ * reading each cache entry once; K is cached in blocks of 16 positions
+ * ([hd][16]) so scores need no horizontal sums. */
 #include "model_internal.h"
 
 #include <math.h>
@@ -46,10 +50,11 @@ struct model_model {
 struct model_ctx {
     model_model *m;
     int max_seq, pos;
-    float *kc, *vc;       /* [L][max_seq][KVD] */
+    float *kc;            /* [L][KV heads][max_seq / 16][hd][16]: K in blocks of 16 positions */
+    float *vc;            /* [L][max_seq][KVD] */
     float *rope_cos, *rope_sin;   /* [max_seq][hd/2] */
     float *x, *xb, *qkv, *att, *gu, *h, *tmp;   /* chunk scratch, [CHUNK][...] */
-    float *scores;        /* [nthreads][max_seq] */
+    float *scores;        /* [nthreads][heads per KV head][max_seq] */
 };
 
 const model_config *model_get_config(const model_model *m) { return &m->cfg; }
@@ -394,7 +399,7 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
     x->m = m;
     x->max_seq = max_seq;
     size_t kv = (size_t)c->num_hidden_layers * max_seq * KVD;
-    x->kc = malloc(kv * 4);
+    x->kc = malloc((size_t)c->num_hidden_layers * c->num_key_value_heads * (((size_t)max_seq + 15) / 16 * 16) * hd * 4);
     x->vc = malloc(kv * 4);
     x->rope_cos = malloc((size_t)max_seq * (hd / 2) * 4);
     x->rope_sin = malloc((size_t)max_seq * (hd / 2) * 4);
@@ -405,7 +410,7 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
     x->att = malloc((size_t)CHUNK * QD * 4);
     x->gu = malloc((size_t)CHUNK * 2 * I * 4);
     x->h = malloc((size_t)CHUNK * I * 4);
-    x->scores = malloc((size_t)pool_size(m->pool) * max_seq * 4);
+    x->scores = malloc((size_t)pool_size(m->pool) * (c->num_attention_heads / c->num_key_value_heads) * max_seq * 4);
     if (!x->kc || !x->vc || !x->rope_cos || !x->rope_sin || !x->x || !x->xb || !x->tmp || !x->qkv || !x->att || !x->gu ||
         !x->h || !x->scores) {
         model_ctx_free(x);
@@ -441,10 +446,7 @@ void model_ctx_rewind(model_ctx *c, int pos) {
 
 /* ---- forward ----------------------------------------------------------------------------- */
 static void rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
-    float ss = 0;
-    for (int i = 0; i < n; i++) ss += x[i] * x[i];
-    float r = 1.0f / sqrtf(ss / (float)n + eps);
-    for (int i = 0; i < n; i++) out[i] = w[i] * (x[i] * r);
+    kern_rmsnorm(out, x, w, n, eps);
 }
 
 /* HF rotate_half: pairs (i, i + hd/2) rotated by the position's angle. */
@@ -457,73 +459,124 @@ static void rope(float *v, const float *cs, const float *sn, int hd) {
     }
 }
 
+/* The K cache of layer l, KV head h: [ceil(max_seq / 16)][hd][16] (positions in blocks of 16). */
+static float *kcache(model_ctx *c, int l, int h) {
+    const model_config *cf = &c->m->cfg;
+    size_t per = (size_t)(c->max_seq + 15) / 16 * 16 * cf->head_dim;   /* floats per (layer, KV head) */
+    return c->kc + ((size_t)l * cf->num_key_value_heads + h) * per;
+}
+
 typedef struct {
     model_ctx *c;
     int l, n, pos0;       /* layer, tokens in the chunk, position of the first */
+    int nch;              /* pool chunks the n * heads (token, head) pairs are split into */
 } att_job;
 
-/* Attention for the (token, head) pairs of thread ith: causal, over cache 0..pos0+t. */
-static void attention(void *arg, int ith, int nth) {
+/* Attention for the (token, head) pairs of pool chunks [c0, c1): causal, over cache 0..pos0+t. */
+static void attention(void *arg, int c0, int c1, int ith) {
     const att_job *J = arg;
     model_ctx *c = J->c;
     const model_config *cf = &c->m->cfg;
-    int hd = cf->head_dim, nh = cf->num_attention_heads, nkv = cf->num_key_value_heads;
+    int hd = cf->head_dim, nh = cf->num_attention_heads, nkv = cf->num_key_value_heads, ng = nh / nkv;
     int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
     float scale = 1.0f / sqrtf((float)hd);
-    float *sc = c->scores + (size_t)ith * c->max_seq;
-    const float *kbase = c->kc + (size_t)J->l * c->max_seq * KVD, *vbase = c->vc + (size_t)J->l * c->max_seq * KVD;
-    int total = J->n * nh;
-    for (int w = ith; w < total; w += nth) {
-        int t = w / nh, h = w % nh, kvh = h / (nh / nkv), T = J->pos0 + t + 1;
-        const float *q = c->qkv + (size_t)t * W + (size_t)h * hd;
-        kern_dots(kbase + (size_t)kvh * hd, (size_t)KVD, T, q, hd, sc);
-        float mx = -INFINITY;
-        for (int p = 0; p < T; p++) { sc[p] *= scale; mx = fmaxf(mx, sc[p]); }
-        float sum = 0;
-        for (int p = 0; p < T; p++) { sc[p] = expf(sc[p] - mx); sum += sc[p]; }
-        float *o = c->att + (size_t)t * QD + (size_t)h * hd;
-        memset(o, 0, (size_t)hd * 4);
-        for (int p = 0; p < T; p++) kern_axpy(o, sc[p] / sum, vbase + (size_t)p * KVD + (size_t)kvh * hd, hd);
+    float *sc = c->scores + (size_t)ith * ng * c->max_seq;
+    const float *vbase = c->vc + (size_t)J->l * c->max_seq * KVD;
+    int total = J->n * nkv;   /* (token, KV head) pairs: a KV head's query heads read its cache rows once */
+    for (int w = (int)((long)total * c0 / J->nch); w < (int)((long)total * c1 / J->nch); w++) {
+        int t = w / nkv, kvh = w % nkv, T = J->pos0 + t + 1;
+        const float *q = c->qkv + (size_t)t * W + (size_t)kvh * ng * hd;
+        kern_attn_group(q, ng, kcache(c, J->l, kvh), vbase + (size_t)kvh * hd, (size_t)KVD, T, hd, scale, sc,
+                        c->att + (size_t)t * QD + (size_t)kvh * ng * hd);
     }
 }
 
-static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_logits, float *last_logits) {
-    model_model *m = c->m;
-    const model_config *cf = &m->cfg;
+/* Per-token elementwise steps between the matmuls, over token ranges: on the
+ * pool for a prefill chunk, on the caller for a decode step (no dispatch). */
+enum { EW_RMS1, EW_ADD_RMS1, EW_QKV, EW_ADD_RMS2, EW_SILU };
+typedef struct {
+    model_ctx *c;
+    const layer *L;
+    int l, n, stage;
+} ew_job;
+
+static void ew_rows(void *arg, int t0, int t1, int ith) {
+    const ew_job *J = arg;
+    model_ctx *c = J->c;
+    const model_config *cf = &c->m->cfg;
+    const layer *L = J->L;
     int H = cf->hidden_size, I = cf->intermediate_size, hd = cf->head_dim, h2 = hd / 2;
     int nh = cf->num_attention_heads, nkv = cf->num_key_value_heads;
     int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
     float eps = (float)cf->rms_norm_eps;
-    for (int t = 0; t < n; t++) wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H);
-    for (int l = 0; l < cf->num_hidden_layers; l++) {
-        const layer *L = &m->L[l];
-        for (int t = 0; t < n; t++) rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, L->ln1, H, eps);
-        matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv);
-        for (int t = 0; t < n; t++) {
+    for (int t = t0; t < t1; t++) {
+        float *x = c->x + (size_t)t * H, *xb = c->xb + (size_t)t * H;
+        switch (J->stage) {
+        case EW_ADD_RMS1:
+        case EW_ADD_RMS2: {
+            const float *d = c->tmp + (size_t)t * H;
+            for (int i = 0; i < H; i++) x[i] += d[i];
+            rmsnorm(xb, x, J->stage == EW_ADD_RMS1 ? L->ln1 : L->ln2, H, eps);
+            break;
+        }
+        case EW_RMS1: rmsnorm(xb, x, L->ln1, H, eps); break;
+        case EW_QKV: {
             float *r = c->qkv + (size_t)t * W;
             int p = c->pos + t;
             for (int i = 0; i < W; i++) r[i] += L->bqkv[i];
             const float *cs = c->rope_cos + (size_t)p * h2, *sn = c->rope_sin + (size_t)p * h2;
             for (int h = 0; h < nh; h++) rope(r + h * hd, cs, sn, hd);
             for (int h = 0; h < nkv; h++) rope(r + QD + h * hd, cs, sn, hd);
-            size_t at = ((size_t)l * c->max_seq + p) * KVD;
-            memcpy(c->kc + at, r + QD, (size_t)KVD * 4);
+            size_t at = ((size_t)J->l * c->max_seq + p) * KVD;
+            for (int h = 0; h < nkv; h++) {   /* K: blocks of 16 positions, [hd][16] each */
+                float *kb = kcache(c, J->l, h) + (size_t)(p / 16) * 16 * hd + p % 16;
+                for (int d = 0; d < hd; d++) kb[d * 16] = r[QD + h * hd + d];
+            }
             memcpy(c->vc + at, r + QD + KVD, (size_t)KVD * 4);
+            break;
         }
-        att_job aj = {c, l, n, c->pos};
-        pool_run(m->pool, attention, &aj);
-        matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o);
-        for (size_t i = 0; i < (size_t)n * H; i++) c->x[i] += c->tmp[i];
-        for (int t = 0; t < n; t++) rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, L->ln2, H, eps);
-        matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up);
-        for (int t = 0; t < n; t++) {
-            const float *g = c->gu + (size_t)t * 2 * I, *u = g + I;
-            float *hh = c->h + (size_t)t * I;
-            for (int i = 0; i < I; i++) hh[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+        default: {
+            const float *g = c->gu + (size_t)t * 2 * I;
+            kern_silu_mul(c->h + (size_t)t * I, g, g + I, I);
+            break;
         }
-        matmul(m->pool, c->tmp, H, c->h, I, n, &L->down);
-        for (size_t i = 0; i < (size_t)n * H; i++) c->x[i] += c->tmp[i];
+        }
     }
+}
+
+static void run_ew(ew_job *J) {
+    if (J->n < 4) ew_rows(J, 0, J->n, 0);
+    else pool_run(J->c->m->pool, ew_rows, J, J->n);
+}
+
+static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_logits, float *last_logits) {
+    model_model *m = c->m;
+    const model_config *cf = &m->cfg;
+    int H = cf->hidden_size, I = cf->intermediate_size, hd = cf->head_dim;
+    int nh = cf->num_attention_heads, nkv = cf->num_key_value_heads;
+    int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
+    float eps = (float)cf->rms_norm_eps;
+    for (int t = 0; t < n; t++) wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H);
+    for (int l = 0; l < cf->num_hidden_layers; l++) {
+        const layer *L = &m->L[l];
+        ew_job ej = {c, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
+        run_ew(&ej);   /* (x += down output of the layer before;) xb = rmsnorm(x) */
+        matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv);
+        ej.stage = EW_QKV;
+        run_ew(&ej);   /* bias, RoPE, K/V into the cache */
+        att_job aj = {c, l, n, c->pos, n * nkv < 8 * pool_size(m->pool) ? n * nkv : 8 * pool_size(m->pool)};
+        pool_run(m->pool, attention, &aj, aj.nch);
+        matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o);
+        ej.stage = EW_ADD_RMS2;
+        run_ew(&ej);   /* x += o output; xb = rmsnorm(x) */
+        matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up);
+        ej.stage = EW_SILU;
+        run_ew(&ej);
+        matmul(m->pool, c->tmp, H, c->h, I, n, &L->down);
+    }
+    /* the last layer's down output: added only to the rows the final norm reads */
+    for (int t = all_logits ? 0 : n - 1; t < n; t++)
+        for (int i = 0; i < H; i++) c->x[(size_t)t * H + i] += c->tmp[(size_t)t * H + i];
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     if (all_logits) {
         for (int t = 0; t < n; t++) rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);

@@ -69,12 +69,20 @@ pg_status lora_config_parse(const char *json, size_t len, const char *file, lora
 typedef enum { WT_F32, WT_BF16, WT_Q8 } wtype;
 #define Q8_GROUP 32            /* int8 weights with one f32 scale per 32 inputs (like Q8_0) */
 
-/* A linear layer's weight in its compute dtype: y[rows] = W[rows][cols] x[cols]. */
+/* A linear layer's weight in its compute dtype: y[rows] = W[rows][cols] x[cols].
+ * Stored panel-packed: output rows in panels of WPANEL, each panel k-major, so
+ * one vector load gives the same input column for 16 output rows.  Decode then
+ * needs no horizontal sums and prefill runs an outer-product register tile.
+ * Rows are padded with zero rows to a multiple of 2*WPANEL (kernels take panel pairs). */
+#define WPANEL 16
 typedef struct {
     int rows, cols;
+    int prows;                 /* rows rounded up to 2*WPANEL */
     wtype type;
-    void *w;                   /* f32 [rows][cols] | uint16 bf16 [rows][cols] | int8 [rows][cols] */
-    float *scale;              /* q8 only: [rows][cols / Q8_GROUP] */
+    void *w;                   /* f32   [prows/16][cols][16]
+                                * bf16  [prows/16][cols/2][16][2] (uint16; a 32-bit word = columns 2i, 2i+1 of one row)
+                                * q8    [prows/16][cols/32][8][16][4] (int8; 4 consecutive columns of one row per word) */
+    float *scale;              /* q8 only: [prows/16][cols/32][16] */
 } wmat;
 
 /* Turn an f32 matrix [rows][cols] into a compute matrix (takes nothing over; copies). */
@@ -83,23 +91,42 @@ void wmat_free(wmat *m);
 size_t wmat_bytes(const wmat *m);
 /* Row r as f32 (dequantized / widened) into dst[cols]. */
 void wmat_row_f32(const wmat *m, int r, float *dst);
-
-/* Thread pool: run fn(arg, ithread, nthreads) on every thread, caller included. */
+/* Thread pool.  pool_run calls fn(arg, c0, c1, ith) over chunks [0, nchunks),
+ * handed out dynamically (caller included, ith = the running thread, 0 = caller,
+ * < pool_size: index per-thread scratch with it); returns when all are done. */
 typedef struct pg_pool pg_pool;
 pg_pool *pool_new(int nthreads);
 void pool_free(pg_pool *p);
 int pool_size(const pg_pool *p);
-void pool_run(pg_pool *p, void (*fn)(void *arg, int ith, int nth), void *arg);
+/* A buffer of at least `bytes` for thread ith of the pool (kept between jobs, freed
+ * with the pool); only thread ith may call it for ith.  NULL when out of memory. */
+void *pool_scratch(pg_pool *p, int ith, size_t bytes);
+/* Buffers `which` < POOL_SHARED kept the same way, for the caller of pool_run
+ * to fill before a job (the job's threads may read them). */
+#define POOL_SHARED 2
+void *pool_shared(pg_pool *p, int which, size_t bytes);
+void pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), void *arg, int nchunks);
 
 /* out[n][m->rows] (row stride ldo) = x[n][m->cols] (row stride ldx) @ W^T, on the pool.
- * n >= 4 (prefill): cache-blocked f32 tiles, non-f32 weights widened 4 rows at a
- * time; n < 4 (decode): dot products straight from the stored dtype. */
+ * n >= 4 (prefill): a panel pair (32 rows) widened to f32 once, then TX x 32
+ * register tiles over all n rows; n < 4 (decode): straight from the stored dtype. */
 void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
 /* Attention helpers: out[r] = rows[r*stride : +k] . x for r < nrows; y += a * x. */
 void kern_dots(const float *rows, size_t stride, int nrows, const float *x, int k, float *out);
 void kern_axpy(float *y, float a, const float *x, int k);
+/* out[i] = w[i] * (x[i] / sqrt(mean(x^2) + eps)) (RMSNorm), i < n. */
+void kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
+/* h[i] = silu(g[i]) * u[i] for i < n. */
+void kern_silu_mul(float *h, const float *g, const float *u, int n);
+/* Causal attention for ng query heads (q, out: [ng][hd] consecutive) sharing one
+ * KV head (GQA) over T cache positions: K in blocks of 16 positions, kt
+ * [ceil(T/16)][hd][16]; V rows [T][hd] at vstride.  sc: [T] scratch per head ([ng][T]). */
+void kern_attn_group(const float *q, int ng, const float *kt, const float *v, size_t vstride, int T, int hd, float scale,
+                     float *sc, float *out);
 /* The CPU features the kernels picked: "avx512", "avx2" or "scalar". */
 const char *kernels_isa(void);
+/* Whether bf16-weight prefill uses AMX tiles (activations rounded to bf16 there). */
+bool kernels_amx(void);
 /* Force a kernel family (tests): "avx512", "avx2", "scalar"; false if the CPU cannot. */
 bool kernels_force(const char *isa);
 

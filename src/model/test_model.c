@@ -442,6 +442,8 @@ int main(void) {
     printf("tied+lora f32:      %.2e\n", run_case("tied+lora", "f32", 2, 1e-4, "lora"));
     printf("bf16 file, f32:     %.2e\n", run_case("tied_bf16", "f32", 2, 1e-4, "bf16 file"));
     /* lossy compute copies against the f32 model's logits: what rounding the weights costs */
+    /* AMX (when the CPU has it) rounds prefill activations to bf16 for bf16 weights; same bound */
+    printf("bf16 prefill on AMX tiles: %s\n", kernels_amx() ? "yes" : "no");
     printf("bf16 compute weights (tolerance 2e-2): %.2e\n", run_case("tied", "bf16", 2, 2e-2, "bf16 compute"));
     printf("q8 compute weights (tolerance 5e-2):   %.2e\n", run_case("tied", "q8", 2, 5e-2, "q8 compute"));
     printf("q8 + lora (tolerance 5e-2):            %.2e\n", run_case("tied+lora", "q8", 1, 5e-2, "q8 lora"));

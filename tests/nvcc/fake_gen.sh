@@ -2,18 +2,21 @@
 # A stand-in for `ptxgen gen --baseline B --kernel K -o OUT --json` (tests/nvcc_wrapper.sh).
 # FAKE_GEN_MODE: copy (the baseline itself: a valid candidate), invalid (an
 # unknown opcode), signature (a parameter dropped), none (writes nothing, exit 2).
+# FAKE_GEN_LOG: append "KERNEL SEED" per call there (the wrapper's tries).
 set -u
 [ "${1:-}" = gen ] || { echo "fake ptxgen: only 'gen'" >&2; exit 2; }
 shift
-base= kernel= out=
+base= kernel= out= seed=
 while [ $# -gt 0 ]; do
     case "$1" in
         --baseline) base=$2; shift ;;
         --kernel) kernel=$2; shift ;;
         -o) out=$2; shift ;;
+        --seed) seed=$2; shift ;;
     esac
     shift
 done
+[ -n "${FAKE_GEN_LOG:-}" ] && echo "$kernel $seed" >> "$FAKE_GEN_LOG"
 case "${FAKE_GEN_MODE:-copy}" in
     copy) cp "$base" "$out" ;;
     invalid) sed 's/\bret;/frobnicate.b32 %r1, %r1;\n\tret;/' "$base" > "$out" ;;
