@@ -75,26 +75,66 @@ static KATTR void KN(mv_bf16)(const uint16_t *P, int k, const float *x, float ou
     for (int q = 0; q < 2 * NV; q++) VSTORE(out + q * VL, acc[0][q] + acc[1][q]);
 }
 
-/* Prefill tile: out[j][0:32] = panel pair P (f32 [2][k][16]) times x[j][0:k], j < TX.
- * TX * 2 * NV accumulators stay in registers; per column: 2*NV weight loads and
- * TX broadcasts feed TX * 2 * NV FMAs. */
-static KATTR void KN(gemm_f32)(const float *P, int k, const float *const *x, float *out) {
+/* Prefill tile: out[j][0:32] (+)= panel pair P (f32 [2][k][16]) times x[j][i0:i1], j < TX,
+ * with x packed column-major for the tile: xp[i][TX] (one pointer, TX broadcasts at
+ * fixed offsets); out rows at stride ldo, accumulated into when acc_in, else
+ * overwritten.  TX * 2 * NV accumulators stay in registers; per column: 2*NV weight
+ * loads and TX broadcasts feed TX * 2 * NV FMAs.  The caller blocks k so a weight
+ * block stays in L1 while all token tiles pass over it, and names in pf the weights
+ * to pull into L1 meanwhile: columns of the next block (panel pair layout, one
+ * column per 8 of this call's; NULL: none). */
+static KATTR void KN(gemm_f32)(const float *P, int k, int i0, int i1, const float *xp, float *out, int ldo, int acc_in,
+                               const float *pf) {
     V acc[TX][2 * NV];
+    if (acc_in) {
 #pragma GCC unroll 8
-    for (int j = 0; j < TX; j++)
+        for (int j = 0; j < TX; j++)
 #pragma GCC unroll 8
-        for (int q = 0; q < 2 * NV; q++) acc[j][q] = VZERO();
-    const float *P1 = P + (size_t)k * WPANEL;
-    for (int i = 0; i < k; i++) {
+            for (int q = 0; q < 2 * NV; q++) acc[j][q] = VLOAD(out + (size_t)j * ldo + q * VL);
+    } else {
+#pragma GCC unroll 8
+        for (int j = 0; j < TX; j++)
+#pragma GCC unroll 8
+            for (int q = 0; q < 2 * NV; q++) acc[j][q] = VZERO();
+    }
+    const float *w0 = P + (size_t)i0 * WPANEL;
+    const size_t w1 = (size_t)k * WPANEL;   /* second panel, in elements */
+    const float *xa = xp + (size_t)i0 * TX;
+    int n = i1 - i0;
+    /* 8 columns at a time with one 64-byte line of each panel of pf pulled in:
+     * spread over the loop so the prefetches never pile up on the fill buffers */
+    for (; n >= 8; n -= 8) {
+        if (pf) {
+            __builtin_prefetch(pf);
+            __builtin_prefetch(pf + w1);
+            pf += WPANEL;
+        }
+#pragma GCC unroll 8
+        for (int u = 0; u < 8; u++, w0 += WPANEL, xa += TX) {
+            V w[2 * NV];
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) {
+                w[v] = VLOAD(w0 + v * VL);
+                w[NV + v] = VLOAD(w0 + w1 + v * VL);
+            }
+#pragma GCC unroll 8
+            for (int j = 0; j < TX; j++) {
+                V xb = VSET1(xa[j]);
+#pragma GCC unroll 8
+                for (int q = 0; q < 2 * NV; q++) acc[j][q] = VFMA(w[q], xb, acc[j][q]);
+            }
+        }
+    }
+    for (; n > 0; n--, w0 += WPANEL, xa += TX) {
         V w[2 * NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) {
-            w[v] = VLOAD(P + (size_t)i * WPANEL + v * VL);
-            w[NV + v] = VLOAD(P1 + (size_t)i * WPANEL + v * VL);
+            w[v] = VLOAD(w0 + v * VL);
+            w[NV + v] = VLOAD(w0 + w1 + v * VL);
         }
 #pragma GCC unroll 8
         for (int j = 0; j < TX; j++) {
-            V xb = VSET1(x[j][i]);
+            V xb = VSET1(xa[j]);
 #pragma GCC unroll 8
             for (int q = 0; q < 2 * NV; q++) acc[j][q] = VFMA(w[q], xb, acc[j][q]);
         }
@@ -102,7 +142,7 @@ static KATTR void KN(gemm_f32)(const float *P, int k, const float *const *x, flo
 #pragma GCC unroll 8
     for (int j = 0; j < TX; j++)
 #pragma GCC unroll 8
-        for (int q = 0; q < 2 * NV; q++) VSTORE(out + j * 32 + q * VL, acc[j][q]);
+        for (int q = 0; q < 2 * NV; q++) VSTORE(out + (size_t)j * ldo + q * VL, acc[j][q]);
 }
 
 /* y[0:k] += a * x[0:k] (attention: weighted sum of values). */

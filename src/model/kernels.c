@@ -15,7 +15,10 @@
  *    VNNI, like llama.cpp's Q8_0 x Q8_0);
  *  - prefill (n >= 4): compute-bound, so a panel pair is widened to f32 once
  *    (AVX-512: vector unpack into a per-thread pool scratch, no malloc per job)
- *    and multiplied against all n input rows in TX x 32 register tiles.
+ *    and multiplied against all n input rows in TX x 32 register tiles; the
+ *    input rows are packed once per matmul into [k][TX] per tile (one pointer
+ *    feeds the broadcasts), k is blocked so a 32 x 128 weight block stays in L1
+ *    while every tile passes over it, and the next block is prefetched meanwhile.
  * Also here: the AVX-512 elementwise kernels (RMSNorm, SiLU*up and softmax
  * with a Cephes-style vector exp, ~1 ulp) and GQA attention. */
 #define _DEFAULT_SOURCE 1   /* madvise, MADV_HUGEPAGE */
@@ -199,7 +202,7 @@ typedef struct {
     void (*mv_f32)(const float *P, int k, const float *x, float out[32]);
     void (*mv_bf16)(const uint16_t *P, int k, const float *x, float out[32]);
     void (*mv_q8)(const int8_t *P, const float *S, int k, const q8x *X, float out[32]);
-    void (*gemm_f32)(const float *P, int k, const float *const *x, float *out);
+    void (*gemm_f32)(const float *P, int k, int i0, int i1, const float *xp, float *out, int ldo, int acc, const float *pf);
     void (*axpy)(float *y, float a, const float *x, int k);
 } kern;
 
@@ -241,8 +244,14 @@ static void mv_q8_scalar(const int8_t *P, const float *S, int k, const q8x *X, f
             out[p * WPANEL + l] = s;
         }
 }
-static void gemm_f32_scalar(const float *P, int k, const float *const *x, float *out) {
-    mv_f32_scalar(P, k, x[0], out);
+static void gemm_f32_scalar(const float *P, int k, int i0, int i1, const float *xp, float *out, int ldo, int acc,
+                            const float *pf) {
+    for (int p = 0; p < 2; p++)
+        for (int l = 0; l < WPANEL; l++) {
+            float s = acc ? out[p * WPANEL + l] : 0;
+            for (int i = i0; i < i1; i++) s += P[((size_t)p * k + i) * WPANEL + l] * xp[i];
+            out[p * WPANEL + l] = s;
+        }
 }
 static void axpy_scalar(float *y, float a, const float *x, int k) {
     for (int i = 0; i < k; i++) y[i] += a * x[i];
@@ -770,6 +779,7 @@ typedef struct {
     const wmat *m;
     const q8x *xq;         /* q8 decode: x quantized, one per input row [n] */
     const uint16_t *xa;    /* AMX prefill: x in bf16 [n rounded up to 32][cols], padding rows zero */
+    const float *xp;       /* other prefill: x packed per tx-row tile, [n/tx rounded up][cols][tx], padding rows zero */
     int nch;               /* pool chunks the panel pairs are split into */
     pg_pool *pool;         /* per-thread scratch */
 } mm_job;
@@ -824,6 +834,9 @@ static void mm_prefill_amx(void *arg, int c0, int c1, int ith) {
 }
 #endif
 
+#define PF_TOK 64     /* token rows per group (a multiple of every tx) */
+#define PF_KB 128     /* k columns per block: 16 KB of a panel pair's f32 weights */
+#define PF_CHUNKS 4   /* pool chunks per thread (runs of consecutive panel pairs) */
 static void mm_prefill(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
@@ -846,13 +859,108 @@ static void mm_prefill(void *arg, int c0, int c1, int ith) {
                 unpack_pair(m, b, wbuf);
             P = wbuf;
         }
-        for (int j0 = 0; j0 < J->n; j0 += tx) {
-            const float *x[8];
-            float o[8 * 2 * WPANEL];   /* [tx][32] */
-            for (int j = 0; j < tx; j++) x[j] = J->x + (size_t)(j0 + j < J->n ? j0 + j : j0) * J->ldx;   /* tail: repeats, dropped */
-            J->K->gemm_f32(P, k, x, o);
-            for (int j = 0; j < tx && j0 + j < J->n; j++)
-                put_rows(J->out + (size_t)(j0 + j) * J->ldo, o + j * 2 * WPANEL, b * 2 * WPANEL, m->rows);
+        /* tokens in groups of up to PF_TOK rows, k in blocks of PF_KB columns: the
+         * weight block (32 x PF_KB) stays in L1 while every token tile of the group
+         * passes over it (partial sums in out between blocks).  A pair whose 32 rows
+         * all exist accumulates straight into out; the last one of a matrix with
+         * padding rows goes through o. */
+        bool direct = (b + 1) * 2 * WPANEL <= m->rows;
+        for (int g0 = 0; g0 < J->n; g0 += PF_TOK) {
+            int g1 = g0 + PF_TOK < J->n ? g0 + PF_TOK : J->n;
+            float o[PF_TOK * 2 * WPANEL];   /* [token][32] */
+            for (int i0 = 0; i0 < k; i0 += PF_KB) {
+                int i1 = i0 + PF_KB < k ? i0 + PF_KB : k;
+                /* the next weight block (this pair's next k block, else the next pair's first)
+                 * is pulled into L1 while this one is in use, spread over the tiles (the
+                 * kernel takes a column of it per 8 of its own): the first tile over a
+                 * block would otherwise wait on memory for every weight line */
+                const float *nw = i1 + PF_KB <= k ? P + (size_t)i1 * WPANEL
+                                : i1 == k && b + 1 < b1 && m->type == WT_F32 && k >= PF_KB ? P + pair : NULL;
+                for (int j0 = g0; j0 < g1; j0 += tx) {
+                    /* the tiles of a full group cover the next block's PF_KB columns once */
+                    const float *pf = nw && i1 - i0 == PF_KB && j0 + tx <= g0 + PF_TOK ? nw + (size_t)(j0 - g0) / tx * (PF_KB / 8) * WPANEL : NULL;
+                    const float *xp = J->xp + (size_t)j0 * k;   /* tile j0 / tx: [k][tx] */
+                    if (j0 + tx <= g1) {
+                        if (direct) J->K->gemm_f32(P, k, i0, i1, xp, J->out + (size_t)j0 * J->ldo + b * 2 * WPANEL, J->ldo, i0 > 0, pf);
+                        else J->K->gemm_f32(P, k, i0, i1, xp, o + (size_t)(j0 - g0) * 2 * WPANEL, 2 * WPANEL, i0 > 0, pf);
+                    } else {   /* tail tile: its padding rows must not land past the group */
+                        float t[8 * 2 * WPANEL];
+                        float *ot = direct ? J->out + (size_t)j0 * J->ldo + b * 2 * WPANEL : o + (size_t)(j0 - g0) * 2 * WPANEL;
+                        int lo = direct ? J->ldo : 2 * WPANEL;
+                        if (i0 > 0)
+                            for (int j = 0; j < g1 - j0; j++) memcpy(t + j * 2 * WPANEL, ot + (size_t)j * lo, 2 * WPANEL * sizeof *t);
+                        J->K->gemm_f32(P, k, i0, i1, xp, t, 2 * WPANEL, i0 > 0, pf);
+                        for (int j = 0; j < g1 - j0; j++) memcpy(ot + (size_t)j * lo, t + j * 2 * WPANEL, 2 * WPANEL * sizeof *t);
+                    }
+                }
+            }
+            if (!direct)
+                for (int j = g0; j < g1; j++)
+                    put_rows(J->out + (size_t)j * J->ldo, o + (size_t)(j - g0) * 2 * WPANEL, b * 2 * WPANEL, m->rows);
+        }
+    }
+}
+
+/* x [n][k] (row stride ldx) into tiles of tx rows, each [k][tx]; rows past n are zero.
+ * On the pool, a chunk per tile. */
+typedef struct {
+    const float *x;
+    int ldx, n, k, tx;
+    float *dst;
+    bool avx2;             /* the AVX-512 family picked (AVX2 8x8 transposes) */
+} pack_job;
+
+#ifdef HAVE_X86
+/* 8 rows x k into [k][8]: 8x8 transposes (columns i..i+7 of the 8 rows -> 8 output columns). */
+static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], int k, float *d) {
+    int i = 0;
+    for (; i + 8 <= k; i += 8, d += 64) {
+        __m256 t0 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[0] + i), _mm256_loadu_ps(s[1] + i));
+        __m256 t1 = _mm256_unpackhi_ps(_mm256_loadu_ps(s[0] + i), _mm256_loadu_ps(s[1] + i));
+        __m256 t2 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[2] + i), _mm256_loadu_ps(s[3] + i));
+        __m256 t3 = _mm256_unpackhi_ps(_mm256_loadu_ps(s[2] + i), _mm256_loadu_ps(s[3] + i));
+        __m256 t4 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[4] + i), _mm256_loadu_ps(s[5] + i));
+        __m256 t5 = _mm256_unpackhi_ps(_mm256_loadu_ps(s[4] + i), _mm256_loadu_ps(s[5] + i));
+        __m256 t6 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[6] + i), _mm256_loadu_ps(s[7] + i));
+        __m256 t7 = _mm256_unpackhi_ps(_mm256_loadu_ps(s[6] + i), _mm256_loadu_ps(s[7] + i));
+        __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+        __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+        __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+        __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+        _mm256_storeu_ps(d + 0, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(d + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(d + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(d + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(d + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(d + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(d + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
+        _mm256_storeu_ps(d + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+    }
+    for (; i < k; i++, d += 8)
+        for (int j = 0; j < 8; j++) d[j] = s[j][i];
+}
+#endif
+
+static void pack_x(void *arg, int t0, int t1, int ith) {
+    const pack_job *J = arg;
+    int k = J->k, tx = J->tx;
+    for (int j0 = t0 * tx; j0 < t1 * tx; j0 += tx) {
+        float *d = J->dst + (size_t)j0 * k;
+#ifdef HAVE_X86
+        if (tx == 8 && j0 + 8 <= J->n && J->avx2) {   /* the AVX-512 tile (so AVX2 is there) */
+            const float *s[8];
+            for (int j = 0; j < 8; j++) s[j] = J->x + (size_t)(j0 + j) * J->ldx;
+            pack8_avx2(s, k, d);
+            continue;
+        }
+#endif
+        for (int j = 0; j < tx; j++) {
+            if (j0 + j >= J->n) {
+                for (int i = 0; i < k; i++) d[(size_t)i * tx + j] = 0;
+                continue;
+            }
+            const float *s = J->x + (size_t)(j0 + j) * J->ldx;
+            for (int i = 0; i < k; i++) d[(size_t)i * tx + j] = s[i];
         }
     }
 }
@@ -860,10 +968,12 @@ static void mm_prefill(void *arg, int c0, int c1, int ith) {
 void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
     int npairs = m->prows / (2 * WPANEL);
-    /* prefill: a chunk per panel pair (plenty of work each); decode: a few per
-     * thread, so a descheduled thread's share is picked up by the other */
-    int nch = n >= 4 ? npairs : npairs < 4 * pool_size(p) ? npairs : 4 * pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, nch, p};
+    /* a few chunks per thread, so a descheduled thread's share is picked up by the
+     * other; prefill chunks are runs of consecutive panel pairs, so mm_prefill's
+     * prefetch of the next pair's weights stays within the thread */
+    int cpt = n >= 4 ? PF_CHUNKS : 4;
+    int nch = npairs < cpt * pool_size(p) ? npairs : cpt * pool_size(p);
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, nch, p};
     if (n >= 4) {
 #ifdef HAVE_AMX
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {
@@ -877,6 +987,15 @@ void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, con
             return;
         }
 #endif
+        int tx = kern_best->tx, nt = (n + tx - 1) / tx;
+        float *xp = pool_shared(p, 1, (size_t)nt * tx * m->cols * sizeof *xp);
+        if (!xp) abort();
+        pack_job pj = {x, ldx, n, m->cols, tx, xp, false};
+#ifdef HAVE_X86
+        pj.avx2 = kern_best == &kern_avx512;
+#endif
+        pool_run(p, pack_x, &pj, nt);
+        J.xp = xp;
         pool_run(p, mm_prefill, &J, nch);
         return;
     }

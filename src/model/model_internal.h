@@ -109,7 +109,8 @@ void pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), void *
 
 /* out[n][m->rows] (row stride ldo) = x[n][m->cols] (row stride ldx) @ W^T, on the pool.
  * n >= 4 (prefill): a panel pair (32 rows) widened to f32 once, then TX x 32
- * register tiles over all n rows; n < 4 (decode): straight from the stored dtype. */
+ * register tiles over all n rows (x packed per tile, k blocked for L1); n < 4
+ * (decode): straight from the stored dtype. */
 void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
 /* Attention helpers: out[r] = rows[r*stride : +k] . x for r < nrows; y += a * x. */
 void kern_dots(const float *rows, size_t stride, int nrows, const float *x, int k, float *out);
