@@ -23,7 +23,7 @@ for d in "${cases[@]}"; do
     else fail=$((fail + 1)); echo "FAIL $(basename "$d"): got '$got', want '$want'"; fi
 done
 # a wrong kernel stops at the first wrong input set; --all-sets checks them all
-W=tests/gpu/adversarial/wrong
+W=tests/gpu/adversarial/noop   # writes nothing: wrong on every set
 for mode in first all; do
     extra=(); [ "$mode" = all ] && extra=(--all-sets)
     "$P" run --no-baseline --no-timing --seeds 2 --timeout 10 --json "${extra[@]}" "$W/task.json" "$W/kernel.ptx" \
@@ -34,8 +34,8 @@ k = json.load(open(sys.argv[2]))["tasks"][0]["kernel"]
 n, total = k["checks"], k["checks_total"]
 assert total > 1 and (n == total if sys.argv[1] == "all" else n < total), (n, total, k.get("detail"))
 PY
-    then pass=$((pass + 1)); echo "ok   wrong kernel, $mode sets: $(grep -o '"checks": [0-9]*' /tmp/ptxgen-gpu-wrong.json)"
-    else fail=$((fail + 1)); echo "FAIL wrong kernel, $mode sets"; fi
+    then pass=$((pass + 1)); echo "ok   no-op kernel, $mode sets: $(grep -o '"checks": [0-9]*' /tmp/ptxgen-gpu-wrong.json)"
+    else fail=$((fail + 1)); echo "FAIL no-op kernel, $mode sets"; fi
 done
 # the good kernel, timed, after the fault and the hang: the batch goes on with a clean context
 "$P" run --no-baseline --seeds 1 --json tests/gpu/adversarial/good/task.json >/tmp/ptxgen-gpu-good.json 2>&1 \
