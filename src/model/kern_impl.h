@@ -75,6 +75,24 @@ static KATTR void KN(mv_bf16)(const uint16_t *P, int k, const float *x, float ou
     for (int q = 0; q < 2 * NV; q++) VSTORE(out + q * VL, acc[0][q] + acc[1][q]);
 }
 
+/* One weight column of a panel pair (2*NV vectors at w0 and w0 + w1) times the TX
+ * packed activations at xa, into acc[TX][2*NV]; inlined so acc stays in registers. */
+static inline __attribute__((always_inline)) KATTR void KN(gemm_step)(const float *w0, size_t w1, const float *xa,
+                                                                      V acc[TX][2 * NV]) {
+    V w[2 * NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) {
+        w[v] = VLOAD(w0 + v * VL);
+        w[NV + v] = VLOAD(w0 + w1 + v * VL);
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < TX; j++) {
+        V xb = VSET1(xa[j]);
+#pragma GCC unroll 8
+        for (int q = 0; q < 2 * NV; q++) acc[j][q] = VFMA(w[q], xb, acc[j][q]);
+    }
+}
+
 /* Prefill tile: out[j][0:32] (+)= panel pair P (f32 [2][k][16]) times x[j][i0:i1], j < TX,
  * with x packed column-major for the tile: xp[i][TX] (one pointer, TX broadcasts at
  * fixed offsets); out rows at stride ldo, accumulated into when acc_in, else
@@ -110,35 +128,9 @@ static KATTR void KN(gemm_f32)(const float *P, int k, int i0, int i1, const floa
             pf += WPANEL;
         }
 #pragma GCC unroll 8
-        for (int u = 0; u < 8; u++, w0 += WPANEL, xa += TX) {
-            V w[2 * NV];
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) {
-                w[v] = VLOAD(w0 + v * VL);
-                w[NV + v] = VLOAD(w0 + w1 + v * VL);
-            }
-#pragma GCC unroll 8
-            for (int j = 0; j < TX; j++) {
-                V xb = VSET1(xa[j]);
-#pragma GCC unroll 8
-                for (int q = 0; q < 2 * NV; q++) acc[j][q] = VFMA(w[q], xb, acc[j][q]);
-            }
-        }
+        for (int u = 0; u < 8; u++, w0 += WPANEL, xa += TX) KN(gemm_step)(w0, w1, xa, acc);
     }
-    for (; n > 0; n--, w0 += WPANEL, xa += TX) {
-        V w[2 * NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) {
-            w[v] = VLOAD(w0 + v * VL);
-            w[NV + v] = VLOAD(w0 + w1 + v * VL);
-        }
-#pragma GCC unroll 8
-        for (int j = 0; j < TX; j++) {
-            V xb = VSET1(xa[j]);
-#pragma GCC unroll 8
-            for (int q = 0; q < 2 * NV; q++) acc[j][q] = VFMA(w[q], xb, acc[j][q]);
-        }
-    }
+    for (; n > 0; n--, w0 += WPANEL, xa += TX) KN(gemm_step)(w0, w1, xa, acc);
 #pragma GCC unroll 8
     for (int j = 0; j < TX; j++)
 #pragma GCC unroll 8
