@@ -3,25 +3,12 @@
  *   KATTR          the target attribute every function here carries
  *   KN(name)       the function name with the ISA suffix
  *   V, VL          float vector type and its lane count; NV = WPANEL / VL
- *   VZERO() VLOAD(p) VSTORE(p, v) VSET1(a) VFMA(a, b, acc) VHSUM(v)
+ *   VZERO() VLOAD(p) VSTORE(p, v) VSET1(a) VFMA(a, b, acc)
  *   VBF_LO(p) VBF_HI(p)  VL 32-bit words at p (bf16 pairs) -> the low / high bf16 of each as f32
  *   TX             token rows per prefill tile (register budget: TX * 2 * NV accumulators)
  * Packed weights (see wmat in model_internal.h): a panel is [k][16] (f32) or
  * [k/2][16][2] (bf16); the kernels take a panel pair, the second panel at
- * P + k*16 elements.  dot4/axpy (attention) need k a multiple of VL. */
-
-/* out[r] = w[r][0:k] . x[0:k] for 4 rows (attention scores against the K cache). */
-static KATTR void KN(dot4_f32)(const float *const w[4], const float *x, int k, float out[4]) {
-    V a0 = VZERO(), a1 = VZERO(), a2 = VZERO(), a3 = VZERO();
-    for (int i = 0; i < k; i += VL) {
-        V xv = VLOAD(x + i);
-        a0 = VFMA(VLOAD(w[0] + i), xv, a0);
-        a1 = VFMA(VLOAD(w[1] + i), xv, a1);
-        a2 = VFMA(VLOAD(w[2] + i), xv, a2);
-        a3 = VFMA(VLOAD(w[3] + i), xv, a3);
-    }
-    out[0] = VHSUM(a0); out[1] = VHSUM(a1); out[2] = VHSUM(a2); out[3] = VHSUM(a3);
-}
+ * P + k*16 elements.  axpy (attention) needs k a multiple of VL. */
 
 /* Decode: out[0:32] = panel pair P (f32 [2][k][16]) times x[0:k].  Columns are
  * split over 2 accumulator sets so FMA latency does not serialise the stream. */

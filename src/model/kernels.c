@@ -197,8 +197,7 @@ static void quantize_row(const float *x, int k, q8x *X) {
 /* ---- kernel table ----------------------------------------------------------------- */
 typedef struct {
     const char *name;
-    int lanes, tx;       /* dot4/axpy need k % lanes == 0; prefill tiles are tx x 32 */
-    void (*dot4_f32)(const float *const w[4], const float *x, int k, float out[4]);
+    int lanes, tx;       /* axpy needs k % lanes == 0; prefill tiles are tx x 32 */
     void (*mv_f32)(const float *P, int k, const float *x, float out[32]);
     void (*mv_bf16)(const uint16_t *P, int k, const float *x, float out[32]);
     void (*mv_q8)(const int8_t *P, const float *S, int k, const q8x *X, float out[32]);
@@ -207,13 +206,6 @@ typedef struct {
 } kern;
 
 /* scalar: the reference and the fallback for any CPU or any width */
-static void dot4_f32_scalar(const float *const w[4], const float *x, int k, float out[4]) {
-    for (int r = 0; r < 4; r++) {
-        float s = 0;
-        for (int i = 0; i < k; i++) s += w[r][i] * x[i];
-        out[r] = s;
-    }
-}
 static void mv_f32_scalar(const float *P, int k, const float *x, float out[32]) {
     for (int p = 0; p < 2; p++)
         for (int l = 0; l < WPANEL; l++) {
@@ -256,7 +248,7 @@ static void gemm_f32_scalar(const float *P, int k, int i0, int i1, const float *
 static void axpy_scalar(float *y, float a, const float *x, int k) {
     for (int i = 0; i < k; i++) y[i] += a * x[i];
 }
-static const kern kern_scalar = {"scalar", 1, 1, dot4_f32_scalar, mv_f32_scalar, mv_bf16_scalar, mv_q8_scalar,
+static const kern kern_scalar = {"scalar", 1, 1, mv_f32_scalar, mv_bf16_scalar, mv_q8_scalar,
                                  gemm_f32_scalar, axpy_scalar};
 
 #ifdef HAVE_X86
@@ -274,13 +266,6 @@ static const kern kern_scalar = {"scalar", 1, 1, dot4_f32_scalar, mv_f32_scalar,
 #define VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define VBF_LO(p) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(p)), 16))
 #define VBF_HI(p) _mm256_castsi256_ps(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(p)), _mm256_set1_epi32((int)0xffff0000u)))
-static KATTR float hsum_avx2(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-#define VHSUM(v) hsum_avx2(v)
 #include "kern_impl.h"
 #undef KN
 #undef V
@@ -294,7 +279,6 @@ static KATTR float hsum_avx2(__m256 v) {
 #undef VFMA
 #undef VBF_LO
 #undef VBF_HI
-#undef VHSUM
 
 /* int8 panel dot: |x| (unsigned) times sign(x)*w (signed), pairs summed to 16 then 32 bits.
  * Per 4 columns a panel is 64 bytes = 2 x 8 rows. */
@@ -323,7 +307,7 @@ static KATTR void mv_q8_avx2(const int8_t *P, const float *S, int k, const q8x *
     for (int h = 0; h < 4; h++) _mm256_storeu_ps(out + h * 8, acc[h]);
 }
 #undef KATTR
-static const kern kern_avx2 = {"avx2", 8, 2, dot4_f32_avx2, mv_f32_avx2, mv_bf16_avx2, mv_q8_avx2, gemm_f32_avx2, axpy_avx2};
+static const kern kern_avx2 = {"avx2", 8, 2, mv_f32_avx2, mv_bf16_avx2, mv_q8_avx2, gemm_f32_avx2, axpy_avx2};
 
 /* ---- AVX-512 (F, BW, VL, DQ, VNNI) ---------------------------------------------------- */
 #define KATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
@@ -339,7 +323,6 @@ static const kern kern_avx2 = {"avx2", 8, 2, dot4_f32_avx2, mv_f32_avx2, mv_bf16
 #define VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define VBF_LO(p) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(p), 16))
 #define VBF_HI(p) _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(p), _mm512_set1_epi32((int)0xffff0000u)))
-#define VHSUM(v) _mm512_reduce_add_ps(v)
 #include "kern_impl.h"
 
 /* int8 panel dot with VNNI: per 4 columns one vpdpbusd gives 16 rows' 4-products
@@ -569,7 +552,7 @@ static KATTR void quantize_row_avx512(const float *x, int k, q8x *X) {
     }
 }
 #undef KATTR
-static const kern kern_avx512 = {"avx512", 16, 8, dot4_f32_avx512, mv_f32_avx512, mv_bf16_avx512, mv_q8_avx512,
+static const kern kern_avx512 = {"avx512", 16, 8, mv_f32_avx512, mv_bf16_avx512, mv_q8_avx512,
                                  gemm_f32_avx512, axpy_avx512};
 #endif
 
@@ -702,23 +685,6 @@ bool kernels_force(const char *isa) {
 }
 
 /* ---- attention helpers ------------------------------------------------------------------- */
-void kern_dots(const float *rows, size_t stride, int nrows, const float *x, int k, float *out) {
-    pthread_once(&kern_once, kern_pick);
-    const kern *K = k % kern_best->lanes ? &kern_scalar : kern_best;
-    int r = 0;
-    for (; r + 4 <= nrows; r += 4) {
-        const float *w[4] = {rows + r * stride, rows + (r + 1) * stride, rows + (r + 2) * stride, rows + (r + 3) * stride};
-        K->dot4_f32(w, x, k, out + r);
-    }
-    if (r < nrows) {
-        float o[4];
-        const float *w[4];
-        for (int i = 0; i < 4; i++) w[i] = rows + (r + i < nrows ? r + i : r) * stride;
-        K->dot4_f32(w, x, k, o);
-        for (int i = 0; r + i < nrows; i++) out[r + i] = o[i];
-    }
-}
-
 void kern_axpy(float *y, float a, const float *x, int k) {
     pthread_once(&kern_once, kern_pick);
     (k % kern_best->lanes ? &kern_scalar : kern_best)->axpy(y, a, x, k);

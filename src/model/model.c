@@ -445,10 +445,6 @@ void model_ctx_rewind(model_ctx *c, int pos) {
 }
 
 /* ---- forward ----------------------------------------------------------------------------- */
-static void rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
-    kern_rmsnorm(out, x, w, n, eps);
-}
-
 /* HF rotate_half: pairs (i, i + hd/2) rotated by the position's angle. */
 static void rope(float *v, const float *cs, const float *sn, int hd) {
     int h2 = hd / 2;
@@ -516,10 +512,10 @@ static void ew_rows(void *arg, int t0, int t1, int ith) {
         case EW_ADD_RMS2: {
             const float *d = c->tmp + (size_t)t * H;
             for (int i = 0; i < H; i++) x[i] += d[i];
-            rmsnorm(xb, x, J->stage == EW_ADD_RMS1 ? L->ln1 : L->ln2, H, eps);
+            kern_rmsnorm(xb, x, J->stage == EW_ADD_RMS1 ? L->ln1 : L->ln2, H, eps);
             break;
         }
-        case EW_RMS1: rmsnorm(xb, x, L->ln1, H, eps); break;
+        case EW_RMS1: kern_rmsnorm(xb, x, L->ln1, H, eps); break;
         case EW_QKV: {
             float *r = c->qkv + (size_t)t * W;
             int p = c->pos + t;
@@ -579,11 +575,11 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
         for (int i = 0; i < H; i++) c->x[(size_t)t * H + i] += c->tmp[(size_t)t * H + i];
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     if (all_logits) {
-        for (int t = 0; t < n; t++) rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
+        for (int t = 0; t < n; t++) kern_rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
         matmul(m->pool, all_logits, cf->vocab_size, c->xb, H, n, head);
         if (last_logits) memcpy(last_logits, all_logits + (size_t)(n - 1) * cf->vocab_size, (size_t)cf->vocab_size * 4);
     } else if (last_logits) {   /* only the last position's logits are wanted: one row, not n */
-        rmsnorm(c->xb, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
+        kern_rmsnorm(c->xb, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
         matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head);
     }
     c->pos += n;

@@ -112,8 +112,7 @@ void pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), void *
  * register tiles over all n rows (x packed per tile, k blocked for L1); n < 4
  * (decode): straight from the stored dtype. */
 void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
-/* Attention helpers: out[r] = rows[r*stride : +k] . x for r < nrows; y += a * x. */
-void kern_dots(const float *rows, size_t stride, int nrows, const float *x, int k, float *out);
+/* y[0:k] += a * x[0:k] (attention's scalar fallback). */
 void kern_axpy(float *y, float a, const float *x, int k);
 /* out[i] = w[i] * (x[i] / sqrt(mean(x^2) + eps)) (RMSNorm), i < n. */
 void kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
