@@ -604,6 +604,9 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
         gpu_result_free(&gr);
         task_free(t);
         if (o->progress) fprintf(stderr, "\rtimed %d kernels (%s)          ", timed, task);
+        /* saved after every kernel: a pass cut short by a time limit keeps what it timed */
+        json_object_set_new(doc, "device", json_string(di.name));
+        if ((st = save(doc, o->out_path, diag)) != PG_OK) break;
     }
     if (o->progress) fprintf(stderr, "\n");
     if (st == PG_OK) {
