@@ -89,6 +89,8 @@ rm -f "$T/tries/log"
 ( cd "$T/tries" && FAKE_GEN_MODE=invalid FAKE_GEN_LOG=$T/tries/log "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o saxpy.o \
     --ptxgen-tries 2 ) >/dev/null 2>&1
 check "--ptxgen-tries 2: seeds 1 and 17" test "$(grep '^saxpy ' "$T/tries/log" | tr '\n' ' ')" = "saxpy 1 saxpy 17 "
+"$PTXGEN" nvcc -c "$FIX/saxpy.cu" -o "$T/x.o" --ptxgen-timeout 0 >"$T/to.log" 2>&1; rc=$?
+check "--ptxgen-timeout 0: exit 2 and the reason" test "$rc" = 2 -a "$(cat "$T/to.log")" = "ptxgen-nvcc: --ptxgen-timeout: '0' is not a positive integer"
 # a later good build replaces the rejected file
 ( cd "$T/inv" && "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o saxpy.o ) >/dev/null 2>&1
 check "a later kept candidate removes the stale .rejected.ptx" test -f "$T/inv/saxpy_superopt.ptx" -a ! -e "$T/inv/saxpy_superopt.rejected.ptx"

@@ -108,6 +108,7 @@ void eval_gate_json(const eval_gate_result *r, pg_buf *out);
  * failures{task: [first failing stage per description]}, rows[]) rewritten
  * atomically after every case; --resume skips cases already in the file. */
 #include "ptxgen/decode.h"
+#include "ptxgen/task.h"
 #include <jansson.h>
 
 enum { EVAL_FULL, EVAL_NO_CONSTRAINT, EVAL_NO_BIAS, EVAL_NCONFIGS };
@@ -145,6 +146,39 @@ pg_status eval_run(const eval_ctx *c, pg_diag_sink *diag);
 /* Time, one at a time, the correct sample-0 kernels of a (merged) results file
  * from o->keep_dir against nvcc (o->out_path, o->suite_dir, o->keep_dir). */
 pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag);
+/* ---- the verification funnel (one module; shared by `eval` and `gen --verify`) ----
+ * A module whose text is `ptx`, already written to `path` (ptxas and the GPU harness read
+ * the file), through: validator (+ the task's entry signature when `task` is given) ->
+ * ptxas -> GPU: loads, correct on every input set (smallest sizes first, stopping at the
+ * first wrong one), and with time_it timed against nvcc's PTX of the task.  A stage runs
+ * only when the ones before it passed. */
+typedef struct {
+    const char *arch;          /* ptxas -arch=... (NULL = the module's .target) */
+    bool ptxas;                /* run ptxas (the caller checked ptxas_find) */
+    bool gpu;                  /* run it on the GPU (needs a task; the caller checked gpu_available) */
+    bool time_it;              /* time a correct kernel against nvcc */
+    double ridge;              /* flop/byte of the roofline's knee, for memory_bound (0 = unknown) */
+} eval_funnel_opts;
+
+typedef struct {
+    /* the last stage reached: "generation" (set by callers), "validator", "ptxas",
+     * "gpu-not-run", "load", "fault", "timeout", "wrong", "correct" or "timed" */
+    const char *stage;
+    bool check, ptxas_ran, ptxas_ok, gpu_ran, loads, correct;
+    int registers, spill_bytes;        /* ptxas -v of the first function; -1 when unknown */
+    const char *gpu_status;            /* gpu_status_name(); NULL when the GPU did not run */
+    double worst_rel_l2;               /* when correct */
+    double speedup, ms, baseline_ms, pct_of_ceiling;   /* when timed (speedup > 0) */
+    bool faster_than_light, memory_bound;
+    char detail[700];                  /* the first failure in one line; "" when none */
+} eval_funnel_result;
+
+void eval_funnel(const char *ptx, const char *path, const task_spec *task, const eval_funnel_opts *o,
+                 eval_funnel_result *r);
+/* Its fields into a results row: check, ptxas, loads, correct (true/false or "not run"),
+ * registers, spill_bytes, gpu_status, worst_rel_l2, the timing fields, last_stage, detail. */
+void eval_funnel_json(const eval_funnel_result *r, json_t *row);
+
 /* Recompute aggregates/failures of a results document (after a merge of shards). */
 void eval_finalize(json_t *doc);
 /* Markdown summary table (configs x funnel) plus the per-task table. */

@@ -2,6 +2,7 @@
  * and `ptxgen prompts` (a synth dataset in the training format). */
 #include "cli.h"
 #include "ptxgen/decode.h"
+#include "ptxgen/eval.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
@@ -311,71 +312,27 @@ typedef struct {
     char why[600];
 } gen_verdict;
 
-/* Keep the first error, formatted, for the one-line verdict. */
-static void capture_first(void *user, const pg_diag *d) {
-    pg_buf *b = user;
-    if (b->len || d->sev != PG_SEV_ERROR) return;
-    char line[800];
-    pg_diag_format(d, line, sizeof line);
-    pg_buf_puts(b, line);
-}
-
+/* One attempt through eval's funnel (validator + the task's signature -> ptxas -> the
+ * GPU at level 2), reduced to gen's three verdicts and one reason. */
 static void verify_sample(const char *ptx, const char *path, const char *arch, const task_spec *task, int level,
                           gen_verdict *v) {
     memset(v, 0, sizeof *v);
-    v->check = v->ptxas = v->gpu = "not run";
-    v->registers = -1;
-    ptx_module *m = NULL;
-    pg_buf msg = {0};
-    pg_diag_sink q = {capture_first, &msg, 0, 0, 0};
-    pg_status st = ptx_parse(ptx, strlen(ptx), path, &m, &q);
-    if (st == PG_OK) st = ptx_validate(m, &q);
-    if (st != PG_OK || q.nerrors) {
-        v->check = "fail";
-        snprintf(v->why, sizeof v->why, "check: %s", msg.data ? msg.data : "invalid");
-        pg_buf_free(&msg);
-        ptx_module_free(m);
-        return;
-    }
-    pg_buf_free(&msg);
-    v->check = "pass";
-    char ptxas_path[512];
-    if (ptxas_find(ptxas_path, sizeof ptxas_path)) {
-        ptxas_report r = {0};
-        pg_diag_sink q2 = {0};
-        st = ptxas_run(path, arch, ptx_needs_relocatable(m), &r, &q2);
-        if (st != PG_OK || !r.ok) {
-            v->ptxas = "fail";
-            const char *log = r.log ? r.log : "";
-            snprintf(v->why, sizeof v->why, "ptxas: %.500s", log);
-        } else {
-            v->ptxas = "pass";
-            if (r.nfuncs) v->registers = r.funcs[0].registers;
-        }
-        ptxas_report_free(&r);
-    } else if (level >= 1) {
-        snprintf(v->why, sizeof v->why, "ptxas: not found (install the CUDA toolkit or set $PTXAS)");
-    }
-    ptx_module_free(m);
-    if (level >= 2 && task && !strcmp(v->ptxas, "pass")) {
-        char whyg[256];
-        if (!gpu_available(whyg, sizeof whyg)) {
-            snprintf(v->why, sizeof v->why, "gpu: not run (%s)", whyg);
-            return;
-        }
-        gpu_run_opts go;
-        gpu_run_opts_default(&go);
-        go.timing = false;
-        go.baseline = false;
-        gpu_task_result gr;
-        pg_diag_sink q3 = {0};
-        if (gpu_run_task(task, path, &go, &gr, &q3) == PG_OK && gr.kernel.status == GPU_OK) v->gpu = "pass";
-        else {
-            v->gpu = "fail";
-            snprintf(v->why, sizeof v->why, "gpu: %s: %.500s", gpu_status_name(gr.kernel.status), gr.kernel.detail);
-        }
-        gpu_result_free(&gr);
-    }
+    char ptxas_path[512], whyg[256] = "";
+    bool have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);   /* run whenever present: a rejection never passes */
+    bool want_gpu = level >= 2 && task;
+    bool have_gpu = want_gpu && gpu_available(whyg, sizeof whyg);
+    eval_funnel_opts fo = {arch, have_ptxas, have_gpu, false, 0};
+    eval_funnel_result fr;
+    eval_funnel(ptx, path, task, &fo, &fr);
+    v->check = fr.check ? "pass" : "fail";
+    v->ptxas = fr.ptxas_ran ? (fr.ptxas_ok ? "pass" : "fail") : "not run";
+    v->gpu = fr.gpu_ran ? (fr.correct ? "pass" : "fail") : "not run";
+    v->registers = fr.registers;
+    if (!fr.check) snprintf(v->why, sizeof v->why, "check: %.580s", fr.detail);
+    else if (fr.ptxas_ran && !fr.ptxas_ok) snprintf(v->why, sizeof v->why, "%.590s", fr.detail);   /* "ptxas: ..." */
+    else if (!have_ptxas && level >= 1) snprintf(v->why, sizeof v->why, "ptxas: not found (install the CUDA toolkit or set $PTXAS)");
+    else if (want_gpu && !have_gpu) snprintf(v->why, sizeof v->why, "gpu: not run (%s)", whyg);
+    else if (fr.gpu_ran && !fr.correct) snprintf(v->why, sizeof v->why, "gpu: %s: %.560s", fr.stage, fr.detail);
 }
 
 static bool passed(const gen_verdict *v, int level) {

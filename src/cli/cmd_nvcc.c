@@ -22,6 +22,9 @@
  *   --ptxgen-block B     threads per block there (default: .reqntid/.maxntid or 256)
  *   --ptxgen-tries T     candidates per kernel (seeds 1, 17, 33 ...): the first one that
  *                        passes every check is kept (default 3)
+ *   --ptxgen-timeout S   watchdog on one candidate's differential test, baseline and
+ *                        candidate runs included (default 20 s: a hanging candidate
+ *                        should not hold the build for minutes)
  * Environment: PTXGEN_REAL_NVCC (the nvcc to run), PTXGEN_BIN (the ptxgen
  * that runs `gen`; default this executable), PTXGEN_NVCC_OFF=1 (pass-through only). */
 #define _GNU_SOURCE
@@ -188,6 +191,7 @@ typedef struct {
     long long n;          /* --ptxgen-n */
     int block;            /* --ptxgen-block (0 = derive) */
     int tries;            /* --ptxgen-tries */
+    int timeout_s;        /* --ptxgen-timeout */
     bool build;           /* compiles something (no -E/-M/--version ...) */
     char err[256];
 } nvcc_args;
@@ -213,14 +217,15 @@ static bool parse_args(int argc, char **argv, nvcc_args *a) {
     memset(a, 0, sizeof *a);
     a->n = 1 << 20;
     a->tries = 3;
+    a->timeout_s = 20;
     a->build = true;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         /* our own flags */
-        const char *ours[] = {"--ptxgen-out", "--ptxgen-n", "--ptxgen-block", "--ptxgen-tries"};
+        const char *ours[] = {"--ptxgen-out", "--ptxgen-n", "--ptxgen-block", "--ptxgen-tries", "--ptxgen-timeout"};
         int which = -1;
         const char *val = NULL;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 5; k++) {
             size_t n = strlen(ours[k]);
             if (!strncmp(s, ours[k], n) && (s[n] == 0 || s[n] == '=')) {
                 which = k;
@@ -239,7 +244,8 @@ static bool parse_args(int argc, char **argv, nvcc_args *a) {
             }
             if (which == 1) a->n = v;
             else if (which == 2) a->block = (int)(v > 1024 ? 1024 : v);
-            else a->tries = (int)(v > 64 ? 64 : v);
+            else if (which == 3) a->tries = (int)(v > 64 ? 64 : v);
+            else a->timeout_s = (int)(v > 3600 ? 3600 : v);
             continue;
         }
         pg_vec_push(a->pass, argv[i]);
@@ -746,7 +752,7 @@ static void diff_child_main(void *arg, int fd) {
 typedef struct {
     const char *outdir, *source, *self_bin;
     long long n;
-    int block, tries;
+    int block, tries, timeout_s;
     bool gpu;
     char gpu_why[256];
 } run_ctx;
@@ -914,12 +920,14 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
                 diff_job job = {&ss.t, base_text, ctext, kernel, 5};
                 char *out = NULL;
                 int exit_code = 0;
-                int irc = gpu_isolate(diff_child_main, &job, 120, &out, &exit_code);
+                int irc = gpu_isolate(diff_child_main, &job, rc->timeout_s, &out, &exit_code);
                 json_t *r = out && *out ? json_loads(out, 0, &je) : NULL;
                 free(out);
                 if (irc == 1) {
                     json_object_set_new(gd, "status", json_string("candidate-fault"));
-                    json_object_set_new(gd, "detail", json_string("killed by the watchdog after 120 s"));
+                    char why[96];
+                    snprintf(why, sizeof why, "killed by the watchdog after %d s (--ptxgen-timeout)", rc->timeout_s);
+                    json_object_set_new(gd, "detail", json_string(why));
                 } else if (!r) {
                     json_object_set_new(gd, "status", json_string("candidate-fault"));
                     json_object_set_new(gd, "detail", json_string("the test process died without a result"));
@@ -1234,6 +1242,7 @@ int cmd_nvcc(int argc, char **argv) {
     ctx.n = a.n;
     ctx.block = a.block;
     ctx.tries = a.tries;
+    ctx.timeout_s = a.timeout_s;
     char self[PATH_MAX];
     const char *bin = getenv("PTXGEN_BIN");
     if (bin && *bin) ctx.self_bin = bin;

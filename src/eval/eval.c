@@ -99,7 +99,110 @@ static json_t *find_row(json_t *rows, const char *task, const char *style, const
     return NULL;
 }
 
-/* One case through the funnel; returns the row. */
+void eval_funnel(const char *ptx, const char *path, const task_spec *t, const eval_funnel_opts *o,
+                 eval_funnel_result *r) {
+    memset(r, 0, sizeof *r);
+    r->registers = r->spill_bytes = -1;
+    r->stage = "validator";
+    ptx_module *m = NULL;
+    pg_diag first = {0};
+    pg_diag_sink qv = {eval_keep_first_error, &first, 0, 0, 0};
+    if (ptx_parse(ptx, strlen(ptx), path, &m, &qv) == PG_OK) ptx_validate(m, &qv);
+    r->check = m && qv.nerrors == 0;
+    if (!r->check) {
+        snprintf(r->detail, sizeof r->detail, "%s %s: %s (line %d, col %d)", first.code ? first.code : "?",
+                 first.name ? first.name : "", first.msg, first.line, first.col);
+        ptx_module_free(m);
+        return;
+    }
+    pg_diag_sink q = {0};
+    if (t && gpu_check_signature(t, path, &q) != PG_OK) {
+        r->check = false;
+        snprintf(r->detail, sizeof r->detail, "the entry's signature does not match the task");
+        ptx_module_free(m);
+        return;
+    }
+    r->stage = "ptxas";
+    if (!o->ptxas) {
+        snprintf(r->detail, sizeof r->detail, "ptxas not found: later stages not run");
+        ptx_module_free(m);
+        return;
+    }
+    ptxas_report pr = {0};
+    pg_diag_sink qp = {0};
+    r->ptxas_ran = true;
+    r->ptxas_ok = ptxas_run(path, o->arch, ptx_needs_relocatable(m), &pr, &qp) == PG_OK && pr.ok;
+    ptx_module_free(m);
+    if (pr.nfuncs) {
+        r->registers = pr.funcs[0].registers;
+        r->spill_bytes = pr.funcs[0].spill_stores + pr.funcs[0].spill_loads;
+    }
+    if (!r->ptxas_ok) snprintf(r->detail, sizeof r->detail, "ptxas: %.600s", pr.log ? pr.log : "failed");
+    ptxas_report_free(&pr);
+    if (!r->ptxas_ok) return;
+    if (!o->gpu || !t) { r->stage = "gpu-not-run"; return; }
+    gpu_run_opts go;
+    gpu_run_opts_default(&go);
+    go.timing = go.baseline = o->time_it;
+    go.arch = NULL;
+    gpu_task_result gr;
+    memset(&gr, 0, sizeof gr);
+    pg_diag_sink qg = {0};
+    pg_status gs = gpu_run_task(t, path, &go, &gr, &qg);
+    r->gpu_ran = true;
+    r->gpu_status = gpu_status_name(gr.kernel.status);
+    r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
+               gr.kernel.status != GPU_NO_GPU;
+    r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;
+    if (!r->loads) {
+        r->stage = "load";
+        snprintf(r->detail, sizeof r->detail, "%.600s", gr.kernel.detail);
+    } else if (!r->correct) {   /* the first failing stage: wrong results, a fault or a hang */
+        r->stage = gr.kernel.status == GPU_FAULT ? "fault" : gr.kernel.status == GPU_TIMEOUT ? "timeout" : "wrong";
+        snprintf(r->detail, sizeof r->detail, "%.600s", gr.kernel.detail);
+    } else {
+        r->stage = "correct";
+        r->worst_rel_l2 = gr.kernel.worst_rel_l2;
+        if (o->time_it && gr.have_baseline && gr.speedup > 0) {
+            r->stage = "timed";
+            r->speedup = gr.speedup;
+            r->ms = gr.kernel.ms_median;
+            r->baseline_ms = gr.baseline.ms_median;
+            r->pct_of_ceiling = gr.kernel.pct_of_ceiling;
+            r->faster_than_light = gr.kernel.faster_than_light;
+            r->memory_bound = gr.kernel.gbps > 0 && o->ridge > 0 && gr.kernel.tflops * 1e3 / gr.kernel.gbps < o->ridge;
+        } else if (o->time_it) {
+            snprintf(r->detail, sizeof r->detail, "not timed: %.600s",
+                     gr.baseline.detail[0] ? gr.baseline.detail : "no nvcc baseline");
+        }
+    }
+    gpu_result_free(&gr);
+}
+
+static void funnel_timing_json(const eval_funnel_result *r, json_t *row) {
+    json_object_set_new(row, "speedup", json_real(r->speedup));
+    json_object_set_new(row, "ms", json_real(r->ms));
+    json_object_set_new(row, "baseline_ms", json_real(r->baseline_ms));
+    json_object_set_new(row, "pct_of_ceiling", json_real(r->pct_of_ceiling));
+    json_object_set_new(row, "faster_than_light", json_boolean(r->faster_than_light));
+    json_object_set_new(row, "memory_bound", json_boolean(r->memory_bound));
+}
+
+void eval_funnel_json(const eval_funnel_result *r, json_t *row) {
+    if (r->registers >= 0) json_object_set_new(row, "registers", json_integer(r->registers));
+    if (r->spill_bytes >= 0) json_object_set_new(row, "spill_bytes", json_integer(r->spill_bytes));
+    if (r->gpu_status) json_object_set_new(row, "gpu_status", json_string(r->gpu_status));
+    json_object_set_new(row, "check", json_boolean(r->check));
+    json_object_set_new(row, "ptxas", r->ptxas_ran ? json_boolean(r->ptxas_ok) : json_string("not run"));
+    json_object_set_new(row, "loads", r->gpu_ran ? json_boolean(r->loads) : json_string("not run"));
+    json_object_set_new(row, "correct", r->gpu_ran ? json_boolean(r->correct) : json_string("not run"));
+    if (r->correct) json_object_set_new(row, "worst_rel_l2", json_real(r->worst_rel_l2));
+    if (r->speedup > 0) funnel_timing_json(r, row);
+    json_object_set_new(row, "last_stage", json_string(r->stage));
+    json_object_set_new(row, "detail", json_string(r->detail));
+}
+
+/* One case: generate, then the funnel; returns the row. */
 static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc, const char *style, int cfg, int sample, bool time_it,
                         pg_diag_sink *diag) {
     const eval_opts *o = c->o;
@@ -120,102 +223,25 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
     json_object_set_new(row, "mask_calls", json_integer(r.mask_calls));
     json_object_set_new(row, "mask_seconds", json_real(r.mask_seconds));
     json_object_set_new(row, "finished", json_boolean(r.finished));
-    const char *stage = "generated";
-    char detail[700] = "";
-    bool check = false, ptxas_ok = false, loads = false, correct = false;
-    double speedup = 0;
-    if (st != PG_OK || !r.ptx) {
-        stage = "generation";
-        snprintf(detail, sizeof detail, "generation failed (%s)", pg_status_str(st));
-        goto done;
-    }
+    eval_funnel_result fr;
+    memset(&fr, 0, sizeof fr);
+    fr.registers = fr.spill_bytes = -1;
+    fr.stage = "generation";
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.ptx", c->tmpdir, t->kernel);
-    if (pg_write_file_atomic(path, r.ptx, strlen(r.ptx), diag) != PG_OK) { stage = "generation"; goto done; }
-    if (o->keep_dir) {   /* every generated kernel, for the issue note and for inspection */
-        pg_buf kp = {0};
-        pg_buf_printf(&kp, "%s/%s.%s.%s.%d.ptx", o->keep_dir, t->name, style, eval_configs[cfg], sample);
-        pg_write_file_atomic(kp.data, r.ptx, strlen(r.ptx), diag);
-        pg_buf_free(&kp);
-    }
-    /* validator */
-    ptx_module *m = NULL;
-    pg_diag first = {0};
-    pg_diag_sink qv = {eval_keep_first_error, &first, 0, 0, 0};
-    if (ptx_parse(r.ptx, strlen(r.ptx), path, &m, &qv) == PG_OK) ptx_validate(m, &qv);
-    check = m && qv.nerrors == 0;
-    if (!check) {
-        stage = "validator";
-        snprintf(detail, sizeof detail, "%s %s: %s (line %d)", first.code ? first.code : "?", first.name ? first.name : "",
-                 first.msg, first.line);
-        ptx_module_free(m);
-        goto done;
-    }
-    if (gpu_check_signature(t, path, &q) != PG_OK) {
-        stage = "validator";
-        snprintf(detail, sizeof detail, "the entry's signature does not match the task");
-        ptx_module_free(m);
-        check = false;
-        goto done;
-    }
-    /* ptxas */
-    if (c->have_ptxas) {
-        ptxas_report pr = {0};
-        pg_diag_sink qp = {0};
-        pg_status ps = ptxas_run(path, o->gen.arch, ptx_needs_relocatable(m), &pr, &qp);
-        ptxas_ok = ps == PG_OK && pr.ok;
-        if (pr.nfuncs) {
-            json_object_set_new(row, "registers", json_integer(pr.funcs[0].registers));
-            json_object_set_new(row, "spill_bytes", json_integer(pr.funcs[0].spill_stores + pr.funcs[0].spill_loads));
+    if (st != PG_OK || !r.ptx) {
+        snprintf(fr.detail, sizeof fr.detail, "generation failed (%s)", pg_status_str(st));
+    } else if (pg_write_file_atomic(path, r.ptx, strlen(r.ptx), diag) == PG_OK) {
+        if (o->keep_dir) {   /* every generated kernel, for the issue note and for inspection */
+            pg_buf kp = {0};
+            pg_buf_printf(&kp, "%s/%s.%s.%s.%d.ptx", o->keep_dir, t->name, style, eval_configs[cfg], sample);
+            pg_write_file_atomic(kp.data, r.ptx, strlen(r.ptx), diag);
+            pg_buf_free(&kp);
         }
-        if (!ptxas_ok) snprintf(detail, sizeof detail, "ptxas: %.600s", pr.log ? pr.log : "failed");
-        ptxas_report_free(&pr);
+        eval_funnel_opts fo = {o->gen.arch, c->have_ptxas, c->have_gpu, time_it, c->ridge};
+        eval_funnel(r.ptx, path, t, &fo, &fr);
     }
-    ptx_module_free(m);
-    if (!c->have_ptxas) { stage = "ptxas"; snprintf(detail, sizeof detail, "ptxas not found: later stages not run"); goto done; }
-    if (!ptxas_ok) { stage = "ptxas"; goto done; }
-    if (!c->have_gpu) { stage = "gpu-not-run"; goto done; }
-    gpu_run_opts go;
-    gpu_run_opts_default(&go);
-    go.timing = time_it;
-    go.baseline = time_it;
-    go.arch = NULL;
-    gpu_task_result gr;
-    memset(&gr, 0, sizeof gr);
-    pg_diag_sink qg = {0};
-    pg_status gs = gpu_run_task(t, path, &go, &gr, &qg);
-    loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
-            gr.kernel.status != GPU_NO_GPU;
-    correct = gs == PG_OK && gr.kernel.status == GPU_OK;
-    json_object_set_new(row, "gpu_status", json_string(gpu_status_name(gr.kernel.status)));
-    if (!loads) { stage = "load"; snprintf(detail, sizeof detail, "%.600s", gr.kernel.detail); }
-    else if (!correct) {   /* the first failing stage: wrong results, a fault or a hang */
-        stage = gr.kernel.status == GPU_FAULT ? "fault" : gr.kernel.status == GPU_TIMEOUT ? "timeout" : "wrong";
-        snprintf(detail, sizeof detail, "%.600s", gr.kernel.detail);
-    }
-    else {
-        stage = "correct";
-        json_object_set_new(row, "worst_rel_l2", json_real(gr.kernel.worst_rel_l2));
-        if (time_it && gr.have_baseline && gr.speedup > 0) {
-            speedup = gr.speedup;
-            json_object_set_new(row, "ms", json_real(gr.kernel.ms_median));
-            json_object_set_new(row, "baseline_ms", json_real(gr.baseline.ms_median));
-            json_object_set_new(row, "pct_of_ceiling", json_real(gr.kernel.pct_of_ceiling));
-            json_object_set_new(row, "faster_than_light", json_boolean(gr.kernel.faster_than_light));
-            json_object_set_new(row, "memory_bound", json_boolean(gr.kernel.gbps > 0 && c->ridge > 0 &&
-                                                                  gr.kernel.tflops * 1e3 / gr.kernel.gbps < c->ridge));
-            stage = "timed";
-        }
-    }
-    gpu_result_free(&gr);
-done:
-    json_object_set_new(row, "check", json_boolean(check));
-    json_object_set_new(row, "ptxas", c->have_ptxas && check ? json_boolean(ptxas_ok) : json_string("not run"));
-    json_object_set_new(row, "loads", c->have_gpu && ptxas_ok ? json_boolean(loads) : json_string("not run"));
-    json_object_set_new(row, "correct", c->have_gpu && ptxas_ok ? json_boolean(correct) : json_string("not run"));
-    if (speedup > 0) json_object_set_new(row, "speedup", json_real(speedup));
-    json_object_set_new(row, "last_stage", json_string(stage));
-    json_object_set_new(row, "detail", json_string(detail));
+    eval_funnel_json(&fr, row);
     gen_result_free(&r);
     return row;
 }
@@ -582,26 +608,24 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
         snprintf(kp, sizeof kp, "%s/%s.%s.%s.0.ptx", o->keep_dir, task, json_string_value(json_object_get(r, "description")), cfg);
         task_spec *t = NULL;
         if (task_load(tp, &t, diag) != PG_OK) { st = PG_ERR_INVALID; break; }
-        gpu_run_opts go;
-        gpu_run_opts_default(&go);
-        go.timing = go.baseline = true;
-        gpu_task_result gr;
-        memset(&gr, 0, sizeof gr);
-        pg_diag_sink q = {0};
-        if (gpu_run_task(t, kp, &go, &gr, &q) == PG_OK && gr.kernel.status == GPU_OK && gr.have_baseline && gr.speedup > 0) {
-            json_object_set_new(r, "speedup", json_real(gr.speedup));
-            json_object_set_new(r, "ms", json_real(gr.kernel.ms_median));
-            json_object_set_new(r, "baseline_ms", json_real(gr.baseline.ms_median));
-            json_object_set_new(r, "pct_of_ceiling", json_real(gr.kernel.pct_of_ceiling));
-            json_object_set_new(r, "faster_than_light", json_boolean(gr.kernel.faster_than_light));
-            json_object_set_new(r, "memory_bound",
-                                json_boolean(gr.kernel.gbps > 0 && ridge > 0 && gr.kernel.tflops * 1e3 / gr.kernel.gbps < ridge));
+        char *text = NULL;
+        size_t len = 0;
+        eval_funnel_result fr;
+        memset(&fr, 0, sizeof fr);
+        if (pg_read_file(kp, 16u << 20, &text, &len, diag) == PG_OK) {
+            eval_funnel_opts fo = {NULL, true, true, true, ridge};
+            eval_funnel(text, kp, t, &fo, &fr);
+        } else {
+            snprintf(fr.detail, sizeof fr.detail, "cannot read the kept kernel (%.600s)", kp);
+        }
+        free(text);
+        if (fr.speedup > 0) {
+            funnel_timing_json(&fr, r);
             json_object_set_new(r, "last_stage", json_string("timed"));
             timed++;
         } else {
-            json_object_set_new(r, "timing_error", json_string(gr.kernel.detail[0] ? gr.kernel.detail : gpu_status_name(gr.kernel.status)));
+            json_object_set_new(r, "timing_error", json_string(fr.detail[0] ? fr.detail : fr.stage ? fr.stage : "?"));
         }
-        gpu_result_free(&gr);
         task_free(t);
         if (o->progress) fprintf(stderr, "\rtimed %d kernels (%s)          ", timed, task);
         /* saved after every kernel: a pass cut short by a time limit keeps what it timed */
