@@ -2,11 +2,16 @@
  * (tgN from an empty context, like llama-bench), time to first token, peak RSS.
  * Prints one JSON object.  bench/bench_model.sh runs it per dtype and thread
  * count (one process each, so peak RSS is per configuration).
+ * Decode reads every weight once per token, so it is bound by how fast the
+ * cores can stream weight_bytes: the run ends with that probe (the same number
+ * of threads summing a buffer of weight_bytes, best of 5) and reports decode's
+ * weight traffic as a share of it.
  *
  *   build/bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] */
 #include "model/model_internal.h"
 #include "ptxgen/model.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +34,81 @@ static void diag_print(void *user, const pg_diag *d) {
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* ---- the read-bandwidth probe ---- */
+typedef float v16 __attribute__((vector_size(64), aligned(64)));
+typedef struct {
+    const v16 *p;
+    size_t n;        /* vectors in this thread's slice */
+    int passes;
+    pthread_barrier_t *bar;
+    float sink;
+    double t0, t1;   /* timed in the workers: the waiting main thread may not get a core */
+} bw_job;
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f")))
+#endif
+static float sum_slice(const v16 *p, size_t n) {
+    v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) { a0 += p[i]; a1 += p[i + 1]; a2 += p[i + 2]; a3 += p[i + 3]; }
+    for (; i < n; i++) a0 += p[i];
+    v16 a = a0 + a1 + a2 + a3;
+    float s = 0;
+    for (int k = 0; k < 16; k++) s += a[k];
+    return s;
+}
+
+static void *bw_worker(void *arg) {
+    bw_job *j = arg;
+    pthread_barrier_wait(j->bar);
+    j->t0 = now();
+    for (int r = 0; r < j->passes; r++) {
+        j->sink += sum_slice(j->p, j->n);
+        __asm__ volatile("" ::: "memory");   /* sum_slice is pure: without this the passes fold into one */
+    }
+    j->t1 = now();
+    return NULL;
+}
+
+/* GB/s at which `threads` threads read a buffer of `bytes` (best of 5 timings of 8 passes). */
+static double read_bandwidth(size_t bytes, int threads) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f")) return 0;   /* the probe is written for AVX-512 machines */
+#endif
+    size_t nv = bytes / sizeof(v16);
+    v16 *buf = aligned_alloc(64, nv * sizeof(v16));
+    if (!buf || threads < 1) { free(buf); return 0; }
+    for (size_t i = 0; i < nv; i++) for (int k = 0; k < 16; k++) buf[i][k] = (float)((i + k) & 7);
+    pthread_barrier_t bar;
+    bw_job *jobs = calloc((size_t)threads, sizeof *jobs);
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    double best = 0;
+    for (int rep = 0; rep < 6; rep++) {   /* the first round only warms up */
+        pthread_barrier_init(&bar, NULL, (unsigned)threads);
+        for (int t = 0; t < threads; t++) {
+            size_t a = nv * (size_t)t / (size_t)threads, b = nv * (size_t)(t + 1) / (size_t)threads;
+            jobs[t] = (bw_job){buf + a, b - a, 8, &bar, 0, 0, 0};
+            pthread_create(&tid[t], NULL, bw_worker, &jobs[t]);
+        }
+        double t0 = 1e300, t1 = 0;
+        for (int t = 0; t < threads; t++) {
+            pthread_join(tid[t], NULL);
+            t0 = jobs[t].t0 < t0 ? jobs[t].t0 : t0;
+            t1 = jobs[t].t1 > t1 ? jobs[t].t1 : t1;
+        }
+        pthread_barrier_destroy(&bar);
+        double dt = t1 - t0;
+        double gbs = (double)nv * sizeof(v16) * 8 / dt / 1e9;
+        if (rep > 0 && gbs > best) best = gbs;
+    }
+    free(jobs);
+    free(tid);
+    free(buf);
+    return best;
 }
 
 int main(int argc, char **argv) {
@@ -87,16 +167,25 @@ int main(int argc, char **argv) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double med_pp = t_pp[reps / 2], med_tg = t_tg[reps / 2];
+    /* the engine's pool is gone before the probe runs, so nothing competes for the cores */
+    size_t wbytes = model_weight_bytes(m), params = model_param_count(m);
+    int nthreads = model_threads(m);
+    char wdtype[16];
+    snprintf(wdtype, sizeof wdtype, "%s", model_weight_dtype(m));
+    model_ctx_free(ctx);
+    model_free(m);
+    double bw = read_bandwidth(wbytes, nthreads);
+    double tg_gbs = (double)wbytes * tg / med_tg / 1e9;   /* weight bytes streamed per second in decode */
     printf("{\"engine\": \"ptxgen\", \"dtype\": \"%s\", \"threads\": %d, \"kernels\": \"%s\", \"params\": %zu, "
            "\"weight_bytes\": %zu, \"load_s\": %.3f, \"pp%d_tok_s\": %.1f, \"pp_best_tok_s\": %.1f, \"tg%d_tok_s\": %.1f, "
-           "\"tg_best_tok_s\": %.1f, \"ttft_ms\": %.3f, \"peak_rss_mb\": %.1f, \"reps\": %d}\n",
-           model_weight_dtype(m), model_threads(m), kernels_isa(), model_param_count(m), model_weight_bytes(m), t_load, pp,
-           pp / med_pp, pp / t_pp[0], tg, tg / med_tg, tg / t_tg[0], med_pp * 1e3, ru.ru_maxrss / 1024.0, reps);
+           "\"tg_best_tok_s\": %.1f, \"ttft_ms\": %.3f, \"peak_rss_mb\": %.1f, \"reps\": %d, "
+           "\"tg_weight_gb_s\": %.1f, \"read_bw_gb_s\": %.1f, \"tg_pct_of_read_bw\": %.0f}\n",
+           wdtype, nthreads, kernels_isa(), params, wbytes, t_load, pp,
+           pp / med_pp, pp / t_pp[0], tg, tg / med_tg, tg / t_tg[0], med_pp * 1e3, ru.ru_maxrss / 1024.0, reps,
+           tg_gbs, bw, bw > 0 ? 100 * tg_gbs / bw : 0);
     free(prompt);
     free(logits);
     free(t_pp);
     free(t_tg);
-    model_ctx_free(ctx);
-    model_free(m);
     return 0;
 }

@@ -19,6 +19,10 @@
  *    input rows are packed once per matmul into [k][TX] per tile (one pointer
  *    feeds the broadcasts), k is blocked so a 32 x 128 weight block stays in L1
  *    while every tile passes over it, and the next block is prefetched meanwhile.
+ *    With AMX (Linux, Sapphire Rapids on): bf16 weights go through TDPBF16PS
+ *    and q8 weights through TDPBSSD straight from the packed panels (x
+ *    quantized per 32 as decode does, so prefill and decode compute the same
+ *    integer dot products); PTXGEN_NO_AMX=1 keeps the f32 path.
  * Also here: the AVX-512 elementwise kernels (RMSNorm, SiLU*up and softmax
  * with a Cephes-style vector exp, ~1 ulp) and GQA attention. */
 #define _DEFAULT_SOURCE 1   /* madvise, MADV_HUGEPAGE */
@@ -534,7 +538,8 @@ static KATTR void unpack_bf16_avx512(const wmat *m, int pp, float *dst) {
     }
 }
 
-/* quantize_row with AVX-512: same rounding (x * (1/scale), nearest even), same outputs. */
+/* quantize_row with AVX-512: same rounding (x * (1/scale), nearest even), same outputs;
+ * X->a == NULL: q and s only (their values do not depend on it). */
 static KATTR void quantize_row_avx512(const float *x, int k, q8x *X) {
     for (int g = 0; g < k / Q8_GROUP; g++) {
         __m512 a = _mm512_loadu_ps(x + g * Q8_GROUP), b = _mm512_loadu_ps(x + g * Q8_GROUP + 16);
@@ -545,6 +550,7 @@ static KATTR void quantize_row_avx512(const float *x, int k, q8x *X) {
         __m512i qa = _mm512_cvtps_epi32(_mm512_mul_ps(a, iv)), qb = _mm512_cvtps_epi32(_mm512_mul_ps(b, iv));
         _mm_storeu_si128((__m128i *)(X->q + g * Q8_GROUP), _mm512_cvtsepi32_epi8(qa));
         _mm_storeu_si128((__m128i *)(X->q + g * Q8_GROUP + 16), _mm512_cvtsepi32_epi8(qb));
+        if (!X->a) continue;   /* AMX prefill needs only q and s */
         __m256i ab = _mm256_set_m128i(_mm512_cvtsepi32_epi8(_mm512_abs_epi32(qb)), _mm512_cvtsepi32_epi8(_mm512_abs_epi32(qa)));
         _mm256_storeu_si256((__m256i *)(X->a + g * (Q8_GROUP / 4)), ab);
         uint32_t neg = (uint32_t)_mm512_movepi32_mask(qa) | (uint32_t)_mm512_movepi32_mask(qb) << 16;
@@ -562,8 +568,9 @@ static const kern kern_avx512 = {"avx512", 16, 8, mv_f32_avx512, mv_bf16_avx512,
  * so a B tile is 16 consecutive pair-rows of a panel.  NUMERICS: the activations
  * are rounded to bf16 (nearest even) before the product; products and sums stay
  * f32.  Used only for bf16 compute weights (test tolerance 2e-2 vs PyTorch f32;
- * measured error in test_model's output), never for f32 or q8 weights; set
- * PTXGEN_NO_AMX=1 to keep bf16 prefill on the exact-activation AVX-512 path. */
+ * measured error in test_model's output), never for f32 weights (q8: the int8
+ * tiles below); set PTXGEN_NO_AMX=1 to keep bf16 prefill on the exact-activation
+ * AVX-512 path. */
 #if defined(HAVE_X86) && defined(__linux__)
 #define HAVE_AMX 1
 #define AMX_ATTR __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl,avx512bf16")))
@@ -605,6 +612,91 @@ static AMX_ATTR void gemm_amx_bf16(const uint16_t *P, int k, const uint16_t *xa,
     _tile_stored(3, out + 16 * 32 + 16, 128);
 }
 
+/* ---- AMX int8 (q8 weights, prefill only) ------------------------------------------------------
+ * TDPBSSD multiplies int8 tiles into int32 accumulators.  A q8 panel group
+ * [8 column quads][16 rows][4 bytes] is exactly AMX's int8 B tile for K = 32
+ * (8 rows of 64 bytes), so B tiles come straight from the weights.  The
+ * activations are quantized per token row and group of 32 exactly as decode
+ * quantizes them (quantize_row_avx512: same int8 values, same scales), and each
+ * group's int32 tile is folded into f32 as decode folds its VNNI sums:
+ * acc = fma(float(isum), w_scale * x_scale, acc), group by group.
+ * NUMERICS: so a q8 prefill row computes the same integer dot products and the
+ * same f32 operations in the same order as a q8 decode step of the same input
+ * (test_model: prefill logits equal decode logits of the same positions, measured
+ * difference 0 on the golden model; vs PyTorch f32 the q8 bound 5e-2 as before).
+ * Padding token rows are zero with scale 0.  PTXGEN_NO_AMX=1 puts q8 prefill
+ * back on the f32-unpack path (activations exact there, not decode's int8). */
+#define AMX8_ATTR __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl,avx512dq")))
+
+/* Tiles: 0-3 int32 accumulators 16 x 16 (token block x panel), 4-5 activations
+ * 16 tokens x 32 bytes (one group), 6-7 weights 8 x 64 bytes (one panel group). */
+static AMX8_ATTR void amx_begin_q8(void) {
+    amx_cfg c;
+    memset(&c, 0, sizeof c);
+    c.palette = 1;
+    for (int t = 0; t < 4; t++) { c.colsb[t] = 64; c.rows[t] = 16; }
+    for (int t = 4; t < 6; t++) { c.colsb[t] = Q8_GROUP; c.rows[t] = 16; }
+    for (int t = 6; t < 8; t++) { c.colsb[t] = 64; c.rows[t] = Q8_GROUP / 4; }
+    __asm__ volatile("ldtilecfg %0" ::"m"(c));   /* see amx_begin */
+}
+
+#define AMX8_G 4   /* groups per block: their int32 tiles [4][2x2][16][16] = 16 KB stay in L1 */
+
+/* out[32][32] (f32, row stride ldo) = 32 token rows xq [32][k] (int8, row stride k; scales
+ * xs [32][k/32]) times panel pair P (q8 [2][k/32][8][16][4], scales S [2][k/32][16]).
+ * Per block of AMX8_G groups: the 2x2 int32 tiles of each group (2 token tiles x 2
+ * panels; A and B tiles each used twice) go to cb, then each tile position is folded
+ * over the block's groups in order into 16 register accumulators.  Measured here the
+ * fold (3 vector ops per 16 outputs per group) and the tile work do not overlap, so
+ * the fold keeps its accumulators in registers, not in memory. */
+static AMX8_ATTR void gemm_amx_q8(const int8_t *P, const float *S, int k, const int8_t *xq, const float *xs, float *out,
+                                  int ldo) {
+    int ng = k / Q8_GROUP;
+    const int8_t *P1 = P + (size_t)k * WPANEL;
+    const float *S1 = S + (size_t)ng * WPANEL;
+    int32_t cb[AMX8_G][4][16][16] __attribute__((aligned(64)));   /* [group][tile: 2 * token tile + panel][token][row] */
+    __m512 acc[4][16];                                              /* [tile][token]: 16 rows of the panel */
+    for (int q = 0; q < 4; q++)
+        for (int t = 0; t < 16; t++) acc[q][t] = _mm512_setzero_ps();
+    for (int g0 = 0; g0 < ng; g0 += AMX8_G) {
+        int ge = ng - g0 < AMX8_G ? ng - g0 : AMX8_G;
+        for (int u = 0; u < ge; u++) {
+            int g = g0 + u;
+            _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
+            _tile_loadd(4, xq + g * Q8_GROUP, k);
+            _tile_loadd(5, xq + (size_t)16 * k + g * Q8_GROUP, k);
+            _tile_loadd(6, P + (size_t)g * Q8_GROUP * WPANEL, 64);
+            _tile_loadd(7, P1 + (size_t)g * Q8_GROUP * WPANEL, 64);
+            _tile_dpbssd(0, 4, 6);
+            _tile_dpbssd(1, 4, 7);
+            _tile_dpbssd(2, 5, 6);
+            _tile_dpbssd(3, 5, 7);
+            _tile_stored(0, cb[u][0], 64);
+            _tile_stored(1, cb[u][1], 64);
+            _tile_stored(2, cb[u][2], 64);
+            _tile_stored(3, cb[u][3], 64);
+        }
+        for (int q = 0; q < 4; q++) {
+            const float *sp = (q & 1 ? S1 : S) + (size_t)g0 * WPANEL;
+            const float *xp = xs + (size_t)(q / 2) * 16 * ng + g0;
+            __m512 a[16];
+#pragma GCC unroll 16
+            for (int t = 0; t < 16; t++) a[t] = acc[q][t];
+            for (int u = 0; u < ge; u++) {
+                __m512 w = _mm512_loadu_ps(sp + (size_t)u * WPANEL);
+#pragma GCC unroll 16
+                for (int t = 0; t < 16; t++)   /* as mv_q8_avx512: fma(isum, w_scale * x_scale, acc) */
+                    a[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_load_si512(cb[u][q][t])),
+                                           _mm512_mul_ps(w, _mm512_set1_ps(xp[(size_t)t * ng + u])), a[t]);
+            }
+#pragma GCC unroll 16
+            for (int t = 0; t < 16; t++) acc[q][t] = a[t];
+        }
+    }
+    for (int q = 0; q < 4; q++)
+        for (int t = 0; t < 16; t++) _mm512_storeu_ps(out + (size_t)(q / 2 * 16 + t) * ldo + (q & 1) * 16, acc[q][t]);
+}
+
 /* Rows [j0, j1) of x [n][k] (stride ldx) to bf16 (round to nearest even). */
 static AMX_ATTR void to_bf16_rows(const float *x, int ldx, int k, int j0, int j1, uint16_t *dst) {
     for (int j = j0; j < j1; j++) {
@@ -617,17 +709,19 @@ static AMX_ATTR void to_bf16_rows(const float *x, int ldx, int k, int j0, int j1
     }
 }
 
-static bool amx_ok;
+static bool amx_ok, amx8_ok;   /* AMX-BF16 (bf16 weights), AMX-INT8 (q8 weights) usable */
 static void amx_probe(void) {
     unsigned a, b, c, d;
     __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-    bool tile = d >> 24 & 1, bf16 = d >> 22 & 1;
+    bool tile = d >> 24 & 1, bf16 = d >> 22 & 1, int8 = d >> 25 & 1;
     __builtin_cpu_init();
-    if (!tile || !bf16 || !__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) return;
+    if (!tile || !__builtin_cpu_supports("avx512bw")) return;
     const char *no = getenv("PTXGEN_NO_AMX");
     if (no && *no && strcmp(no, "0")) return;
     /* Linux hands out the 8 KB tile state only on request: ARCH_REQ_XCOMP_PERM(XFEATURE_XTILEDATA) */
-    amx_ok = syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+    if (syscall(SYS_arch_prctl, 0x1023, 18) != 0) return;
+    amx_ok = bf16 && __builtin_cpu_supports("avx512bf16");
+    amx8_ok = int8;
 }
 #endif
 
@@ -657,6 +751,15 @@ bool kernels_amx(void) {
 #endif
 }
 
+bool kernels_amx_q8(void) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_AMX
+    return amx8_ok;
+#else
+    return false;
+#endif
+}
+
 const char *kernels_isa(void) {
     pthread_once(&kern_once, kern_pick);
     return kern_best->name;
@@ -669,6 +772,13 @@ bool kernels_force(const char *isa) {
         &kern_avx512, &kern_avx2,
 #endif
         &kern_scalar};
+#ifdef HAVE_AMX
+    if (!strcmp(isa, "avx512-noamx")) {   /* the AVX-512 kernels with AMX off (as PTXGEN_NO_AMX=1) */
+        if (kern_best != &kern_avx512) return false;
+        amx_ok = amx8_ok = false;
+        return true;
+    }
+#endif
     /* only downgrades: the picked family and everything below it is safe on this CPU */
     bool below = false;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -676,7 +786,7 @@ bool kernels_force(const char *isa) {
         if (below && !strcmp(all[i]->name, isa)) {
             kern_best = all[i];
 #ifdef HAVE_AMX
-            if (kern_best != &kern_avx512) amx_ok = false;   /* AMX rides on the AVX-512 family */
+            if (kern_best != &kern_avx512) amx_ok = amx8_ok = false;   /* AMX rides on the AVX-512 family */
 #endif
             return true;
         }
@@ -745,6 +855,8 @@ typedef struct {
     const wmat *m;
     const q8x *xq;         /* q8 decode: x quantized, one per input row [n] */
     const uint16_t *xa;    /* AMX prefill: x in bf16 [n rounded up to 32][cols], padding rows zero */
+    const int8_t *xq8;     /* AMX q8 prefill: x quantized [n rounded up to 32][cols], padding rows zero, */
+    const float *xs8;      /*   and its group scales [n rounded up to 32][cols / 32] */
     const float *xp;       /* other prefill: x packed per tx-row tile, [n/tx rounded up][cols][tx], padding rows zero */
     int nch;               /* pool chunks the panel pairs are split into */
     pg_pool *pool;         /* per-thread scratch */
@@ -793,6 +905,50 @@ static void mm_prefill_amx(void *arg, int c0, int c1, int ith) {
     for (int b = b0; b < b1; b++)
         for (int j0 = 0; j0 < J->n; j0 += 32) {
             gemm_amx_bf16((const uint16_t *)m->w + b * pair, k, J->xa + (size_t)j0 * k, o);
+            for (int j = 0; j < 32 && j0 + j < J->n; j++)
+                put_rows(J->out + (size_t)(j0 + j) * J->ldo, o + j * 32, b * 2 * WPANEL, m->rows);
+        }
+    amx_end();
+}
+#endif
+
+#ifdef HAVE_AMX
+/* x rows [t0, t1) quantized for mm_prefill_amx_q8 (a chunk per row; on the pool). */
+typedef struct {
+    const float *x;
+    int ldx, k;
+    int8_t *q;             /* [rows][k] */
+    float *s;              /* [rows][k / 32] */
+} quant_job;
+
+static void quant_rows(void *arg, int t0, int t1, int ith) {
+    const quant_job *Q = arg;
+    int ng = Q->k / Q8_GROUP;
+    for (int j = t0; j < t1; j++) {
+        q8x X = {Q->q + (size_t)j * Q->k, Q->s + (size_t)j * ng, NULL, NULL};
+        quantize_row_avx512(Q->x + (size_t)j * Q->ldx, Q->k, &X);
+    }
+}
+
+static void mm_prefill_amx_q8(void *arg, int c0, int c1, int ith) {
+    const mm_job *J = arg;
+    const wmat *m = J->m;
+    int b0, b1, k = m->cols, ng = k / Q8_GROUP;
+    my_pairs(J, c0, c1, &b0, &b1);
+    size_t pair = (size_t)2 * WPANEL * k;
+    float o[32 * 32];   /* [32 tokens][32 rows] */
+    amx_begin_q8();
+    for (int b = b0; b < b1; b++)
+        for (int j0 = 0; j0 < J->n; j0 += 32) {
+            const int8_t *P = (const int8_t *)m->w + b * pair;
+            const float *S = m->scale + b * pair / Q8_GROUP;
+            const int8_t *xq = J->xq8 + (size_t)j0 * k;
+            const float *xs = J->xs8 + (size_t)j0 * ng;
+            if (j0 + 32 <= J->n && (b + 1) * 2 * WPANEL <= m->rows) {   /* a whole block: straight into out */
+                gemm_amx_q8(P, S, k, xq, xs, J->out + (size_t)j0 * J->ldo + b * 2 * WPANEL, J->ldo);
+                continue;
+            }
+            gemm_amx_q8(P, S, k, xq, xs, o, 32);
             for (int j = 0; j < 32 && j0 + j < J->n; j++)
                 put_rows(J->out + (size_t)(j0 + j) * J->ldo, o + j * 32, b * 2 * WPANEL, m->rows);
         }
@@ -939,7 +1095,7 @@ void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, con
      * prefetch of the next pair's weights stays within the thread */
     int cpt = n >= 4 ? PF_CHUNKS : 4;
     int nch = npairs < cpt * pool_size(p) ? npairs : cpt * pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, nch, p};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p};
     if (n >= 4) {
 #ifdef HAVE_AMX
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {
@@ -950,6 +1106,20 @@ void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, con
             to_bf16_rows(x, ldx, m->cols, 0, n, xa);
             J.xa = xa;
             pool_run(p, mm_prefill_amx, &J, nch);
+            return;
+        }
+        if (amx8_ok && m->type == WT_Q8) {   /* q8 weights have cols % 32 == 0 */
+            int k = m->cols, ng = k / Q8_GROUP, np = (n + 31) / 32 * 32;
+            int8_t *xq = pool_shared(p, 1, (size_t)np * k + (size_t)np * ng * sizeof(float));   /* [np][k], then [np][ng] */
+            if (!xq) abort();
+            float *xs = (float *)(void *)(xq + (size_t)np * k);
+            quant_job qj = {x, ldx, k, xq, xs};
+            pool_run(p, quant_rows, &qj, n);
+            memset(xq + (size_t)n * k, 0, (size_t)(np - n) * k);
+            memset(xs + (size_t)n * ng, 0, (size_t)(np - n) * ng * sizeof *xs);
+            J.xq8 = xq;
+            J.xs8 = xs;
+            pool_run(p, mm_prefill_amx_q8, &J, nch);
             return;
         }
 #endif

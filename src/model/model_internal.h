@@ -109,7 +109,8 @@ void pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), void *
 
 /* out[n][m->rows] (row stride ldo) = x[n][m->cols] (row stride ldx) @ W^T, on the pool.
  * n >= 4 (prefill): a panel pair (32 rows) widened to f32 once, then TX x 32
- * register tiles over all n rows (x packed per tile, k blocked for L1); n < 4
+ * register tiles over all n rows (x packed per tile, k blocked for L1), or with
+ * AMX, bf16 / q8 weights straight into tiles (x in bf16 / int8 per 32); n < 4
  * (decode): straight from the stored dtype. */
 void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
 /* y[0:k] += a * x[0:k] (attention's scalar fallback). */
@@ -127,7 +128,10 @@ void kern_attn_group(const float *q, int ng, const float *kt, const float *v, si
 const char *kernels_isa(void);
 /* Whether bf16-weight prefill uses AMX tiles (activations rounded to bf16 there). */
 bool kernels_amx(void);
-/* Force a kernel family (tests): "avx512", "avx2", "scalar"; false if the CPU cannot. */
+/* Whether q8-weight prefill uses AMX int8 tiles (x quantized per 32 as in decode). */
+bool kernels_amx_q8(void);
+/* Force a kernel family (tests): "avx512", "avx2", "scalar", or "avx512-noamx" (AMX off,
+ * as PTXGEN_NO_AMX=1); false if the CPU cannot. */
 bool kernels_force(const char *isa);
 
 /* bf16 helpers */

@@ -130,6 +130,33 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
     return worst;
 }
 
+/* The prompt as one prefill (n >= 4: the prefill kernels) against the same tokens
+ * decoded one at a time (n = 1: the decode kernels), per row; returns the worst
+ * relative difference (q8 with AMX int8: same quantized x, same integer sums). */
+static double prefill_vs_decode(const char *wdtype, const char *label) {
+    model_model *m = NULL;
+    pg_diag_sink s = sink();
+    model_load_opts o = {NULL, 2, wdtype};
+    if (model_load(GD "/tied", &o, &m, &s) != PG_OK) { CHECK(0, "%s: load: %s", label, diag_log); return INFINITY; }
+    model_ctx *a = NULL, *b = NULL;
+    CHECK(model_ctx_new(m, 64, &a, &s) == PG_OK && model_ctx_new(m, 64, &b, &s) == PG_OK, "%s: ctx", label);
+    float *all = malloc((size_t)nprompt * vocab * sizeof *all), *row = malloc((size_t)vocab * sizeof *row);
+    int32_t ids[64];
+    for (int i = 0; i < nprompt; i++) ids[i] = prompt[i];
+    CHECK(model_forward(a, ids, nprompt, NULL, all, &s) == PG_OK, "%s: prefill", label);
+    double worst = 0;
+    for (int t = 0; t < nprompt; t++) {
+        CHECK(model_forward(b, &ids[t], 1, row, NULL, &s) == PG_OK, "%s: decode", label);
+        worst = fmax(worst, rel_err(all + (size_t)t * vocab, row, vocab));
+    }
+    free(all);
+    free(row);
+    model_ctx_free(a);
+    model_ctx_free(b);
+    model_free(m);
+    return worst;
+}
+
 /* Rewind then redo: identical logits; a different split of the same tokens: the same to rounding. */
 static void test_rewind(void) {
     model_model *m = NULL;
@@ -448,6 +475,22 @@ int main(void) {
     printf("q8 compute weights (tolerance 5e-2):   %.2e\n", run_case("tied", "q8", 2, 5e-2, "q8 compute"));
     printf("q8 + lora (tolerance 5e-2):            %.2e\n", run_case("tied+lora", "q8", 1, 5e-2, "q8 lora"));
     printf("bf16 sharded untied (tolerance 2e-2):  %.2e\n", run_case("untied_sharded", "bf16", 1, 2e-2, "bf16 untied"));
+    /* AMX int8 (when the CPU has it): q8 prefill quantizes x per 32 exactly as decode does and
+     * folds the same integer sums in the same order, so prefill rows match decode steps to
+     * f32 rounding of the rest of the layer (measured: printed below) */
+    /* without AMX, prefill widens q8 to f32 against exact x: then only both within 5e-2 of torch */
+    printf("q8 prefill on AMX int8 tiles: %s\n", kernels_amx_q8() ? "yes" : "no");
+    double pd = prefill_vs_decode("q8", "q8 prefill vs decode"), pd_tol = kernels_amx_q8() ? 1e-5 : 1e-1;
+    printf("q8 prefill vs q8 decode (tolerance %.0e): %.2e\n", pd_tol, pd);
+    CHECK(pd <= pd_tol, "q8 prefill vs decode: %.3g > %.3g", pd, pd_tol);
+    /* the AVX-512 kernels without AMX (as PTXGEN_NO_AMX=1): q8 prefill widens to f32 there */
+    if (kernels_force("avx512-noamx")) {
+        CHECK(!kernels_amx() && !kernels_amx_q8(), "avx512-noamx turns AMX off");
+        double e = prefill_vs_decode("q8", "no-AMX q8 prefill vs decode");
+        CHECK(e <= 1e-1, "no-AMX q8 prefill vs decode: %.3g", e);
+        printf("avx512 without AMX: bf16 %.2e  q8 %.2e  q8 prefill vs decode %.2e\n",
+               run_case("tied", "bf16", 2, 2e-2, "no-AMX bf16"), run_case("tied", "q8", 2, 5e-2, "no-AMX q8"), e);
+    }
     /* every lesser kernel family this CPU can run gives the same answers */
     for (size_t i = 0; i < 3; i++)
         if (kernels_force(isa_list[i])) {
