@@ -53,3 +53,7 @@ rm -rf "$d"
 # constraint's mask latency at the default vocabulary
 bash bench/bench_model.sh "bench/results/$date-model-cpu.json"
 "$BUILD/bench_decode" --gens 30 --out "bench/results/$date-decode.json"
+# llama.cpp side by side, when a built tree is given (bench/bench_llama_cpp.sh can also fetch and build one)
+if [ -n "${LLAMA_DIR:-}" ]; then
+    bash bench/bench_llama_cpp.sh "bench/results/$date-llama-cpp-vs-ptxgen.json"
+fi
