@@ -3,9 +3,24 @@
 #ifndef PTXGEN_TEST_H
 #define PTXGEN_TEST_H
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int t_pass, t_fail;
 #define CHECK(cond, ...) do { if (cond) t_pass++; else { t_fail++; \
         fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+/* s with its first `from` replaced by `to` (malloc'd), or NULL when `from` is absent:
+ * tests derive a broken input from a good one. */
+static inline char *test_replace(const char *s, const char *from, const char *to) {
+    const char *p = strstr(s, from);
+    if (!p) return NULL;
+    size_t a = (size_t)(p - s), fl = strlen(from), tl = strlen(to), n = strlen(s);
+    char *o = malloc(n - fl + tl + 1);
+    if (!o) return NULL;
+    memcpy(o, s, a);
+    memcpy(o + a, to, tl);
+    memcpy(o + a + tl, p + fl, n - a - fl + 1);
+    return o;
+}
 #define TEST_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
 #endif

@@ -26,16 +26,10 @@ static void put(const char *path, const char *text) {
     pg_write_file_atomic(path, text, strlen(text), &q);
 }
 
-/* text with the first `from` replaced by `to` (malloc'd) */
-static char *replace1(const char *text, const char *from, const char *to) {
-    const char *p = strstr(text, from);
-    if (!p) return NULL;
-    size_t a = (size_t)(p - text), nf = strlen(from), nt = strlen(to), n = strlen(text);
-    char *s = malloc(n - nf + nt + 1);
-    memcpy(s, text, a);
-    memcpy(s + a, to, nt);
-    memcpy(s + a + nt, p + nf, n - a - nf + 1);
-    return s;
+/* a row's string field, "" when absent or not a string */
+static const char *str(json_t *row, const char *key) {
+    const char *v = json_string_value(json_object_get(row, key));
+    return v ? v : "";
 }
 
 int main(void) {
@@ -66,14 +60,12 @@ int main(void) {
     json_t *row = json_object();
     eval_funnel_json(&r, row);
     CHECK(json_is_true(json_object_get(row, "check")), "row: check not true");
-    CHECK(!strcmp(json_string_value(json_object_get(row, "correct")) ? json_string_value(json_object_get(row, "correct")) : "",
-                  "not run"), "row: correct must be \"not run\" without a GPU");
-    CHECK(!strcmp(json_string_value(json_object_get(row, "loads")) ? json_string_value(json_object_get(row, "loads")) : "",
-                  "not run"), "row: loads must be \"not run\" without a GPU");
+    CHECK(!strcmp(str(row, "correct"), "not run"), "row: correct must be \"not run\" without a GPU");
+    CHECK(!strcmp(str(row, "loads"), "not run"), "row: loads must be \"not run\" without a GPU");
     json_decref(row);
 
     /* 2. an unknown opcode: the validator, with its code and position */
-    char *bad = replace1(good, "ret;", "frobnicate;");
+    char *bad = test_replace(good, "ret;", "frobnicate;");
     CHECK(bad != NULL, "corpus/saxpy/kernel.ptx has no ret;");
     if (bad) {
         put(path, bad);
@@ -83,14 +75,14 @@ int main(void) {
         CHECK(!r.ptxas_ran, "bad opcode: ptxas ran after the validator failed");
         row = json_object();
         eval_funnel_json(&r, row);
-        CHECK(!strcmp(json_string_value(json_object_get(row, "ptxas")), "not run"), "row: ptxas must be not run");
-        CHECK(!strcmp(json_string_value(json_object_get(row, "last_stage")), "validator"), "row: last_stage");
+        CHECK(!strcmp(str(row, "ptxas"), "not run"), "row: ptxas must be not run");
+        CHECK(!strcmp(str(row, "last_stage"), "validator"), "row: last_stage");
         json_decref(row);
         free(bad);
     }
 
     /* 3. a valid module whose entry has another signature than the task's */
-    char *renamed = replace1(good, ".entry saxpy(", ".entry saxpy_other(");
+    char *renamed = test_replace(good, ".entry saxpy(", ".entry saxpy_other(");
     CHECK(renamed != NULL, "corpus/saxpy/kernel.ptx has no '.entry saxpy('");
     if (renamed) {
         put(path, renamed);

@@ -202,17 +202,6 @@ static void expect_load_error(const char *what, const char *text, size_t len, co
     unlink(path);
 }
 
-static char *replace(const char *s, const char *from, const char *to) {
-    const char *p = strstr(s, from);
-    if (!p) return NULL;
-    size_t a = (size_t)(p - s), fl = strlen(from), tl = strlen(to), n = strlen(s);
-    char *o = malloc(n - fl + tl + 1);
-    memcpy(o, s, a);
-    memcpy(o + a, to, tl);
-    memcpy(o + a + tl, p + fl, n - a - fl + 1);
-    return o;
-}
-
 static void test_errors(void) {
     char *good = NULL;
     size_t len = 0;
@@ -240,7 +229,7 @@ static void test_errors(void) {
         {"added token without id", "\"id\":0,", "", "\"id\" must be an integer"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *bad = replace(good, cases[i].from, cases[i].to);
+        char *bad = test_replace(good, cases[i].from, cases[i].to);
         CHECK(bad != NULL, "%s: pattern %s not in qwen2_plain.json", cases[i].what, cases[i].from);
         if (bad) expect_load_error(cases[i].what, bad, strlen(bad), cases[i].cause);
         free(bad);
