@@ -55,7 +55,7 @@ if command -v ptxas >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/p
     if "$P" synth --count 300 --seed 1 --jobs 2 --no-progress --out "$tmp/plain.jsonl" 2>"$tmp/log"; then
         ok
         # informational: the expr family can draw a small held-out tree by itself
-        # (seed 1 draws ew_softsign's), which is why datasets are made with --exclude
+        # (a random tree can equal a suite task's), which is why datasets are made with --exclude
         r=$(leaks "$tmp/plain.jsonl" | tail -n 1)
         echo "without --exclude: $r samples of suite tasks in the sample"
     else

@@ -1,24 +1,35 @@
 /* ptxgen/synth_expr.h — the random elementwise expression-tree family.
  *
  * A synth_expr is a small tree over the inputs a, b, c, d (f32 arrays of n
- * elements), f32 constants and the operators
- *     add sub mul div fma min max abs exp log sqrt rsqrt tanh sigmoid relu.
+ * elements), up to two scalar parameters alpha, beta (f32 kernel arguments
+ * passed by value), f32 constants and the operators
+ *     add sub mul div fma min max abs exp log sqrt rsqrt tanh sigmoid relu sel.
  * From one tree the family produces a task: a PTX kernel written by a PTX
  * template (no nvcc), the equivalent CUDA C kernel (the nvcc baseline), and a
  * task.json whose C reference ("expr_eval", src/task/refs_expr.c) evaluates
  * the tree with the double-precision interpreter below.  The spec carries the
  * tree in prefix notation in a top-level "expr" field, e.g.
  *     "expr": "(max (add (mul a b) 1.5) 0)"
+ *     "expr": "(sel a a (mul alpha a))"
+ * and each scalar the tree uses as a parameter {"name": "alpha", "type":
+ * "f32", "value": "0.25"} after "out" and before "n".
  *
  * Semantics (interpreter, CUDA text and PTX agree up to rounding):
  *     sigmoid(x) = 1/(1+exp(-x)), relu(x) = max(x,0), rsqrt(x) = 1/sqrt(x),
- *     fma(x,y,z) = x*y+z, min/max as fmin/fmax.
+ *     fma(x,y,z) = x*y+z, min/max as fmin/fmax,
+ *     sel(c,x,y) = c > 0 ? x : y   (PTX setp.gt.f32 + selp.f32; C c > 0.0f ? x : y).
  * The operators themselves are total; numerical safety is a property of the
  * trees synth_expr_random() builds: log/sqrt/rsqrt arguments are abs(x)+c
- * (c > 0), division denominators are abs(x)+1 or a nonzero constant, exp
- * arguments are min(x,10), and every subtree's value stays within ±1e5 for
- * inputs in [-10,10] (interval bound), so neither the double reference nor the
- * f32 kernel produces inf/NaN there.
+ * (c > 0 a constant, never a scalar), division denominators are abs(x)+1 or a
+ * nonzero constant, exp arguments are min(x,10), and every subtree's value
+ * stays within ±1e6 for inputs in [-10,10] and scalars in
+ * [SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX] = [-4,4] (interval bound; the
+ * scalar values synth_expr_scalar_values() draws lie in that range), so
+ * neither the double reference nor the f32 kernel produces inf/NaN there.
+ * Select conditions are chosen so the f32 kernel and the double reference take
+ * the same branch: the condition is an input leaf, or the difference of two
+ * leaves (p - q > 0, i.e. p > q; the sign of a rounded difference is exact), or
+ * the select is continuous at the switch (sel t t (mul s t)) / (sel t (mul s t) t).
  *
  * Determinism: synth_expr_random() depends only on its arguments.
  * Ownership: trees are malloc'd, freed with synth_expr_free(); text goes into
@@ -32,26 +43,31 @@
 typedef enum {
     SYNTH_EXPR_INPUT,   /* leaf: input `input` (0..3 = a..d) */
     SYNTH_EXPR_CONST,   /* leaf: f32 constant `value` */
+    SYNTH_EXPR_SCALAR,  /* leaf: scalar parameter `input` (0..1 = alpha, beta) */
     SYNTH_EXPR_ADD, SYNTH_EXPR_SUB, SYNTH_EXPR_MUL, SYNTH_EXPR_DIV,
     SYNTH_EXPR_FMA,     /* kid[0]*kid[1]+kid[2] */
     SYNTH_EXPR_MIN, SYNTH_EXPR_MAX,
     SYNTH_EXPR_ABS, SYNTH_EXPR_EXP, SYNTH_EXPR_LOG, SYNTH_EXPR_SQRT, SYNTH_EXPR_RSQRT,
     SYNTH_EXPR_TANH, SYNTH_EXPR_SIGMOID, SYNTH_EXPR_RELU,
+    SYNTH_EXPR_SEL,     /* kid[0] > 0 ? kid[1] : kid[2] */
     SYNTH_EXPR__COUNT
 } synth_expr_op;
 
-enum { SYNTH_EXPR_MAX_INPUTS = 4 };
+enum { SYNTH_EXPR_MAX_INPUTS = 4, SYNTH_EXPR_MAX_SCALARS = 2 };
+/* The range scalar parameters are assumed to lie in (the interval bound). */
+#define SYNTH_EXPR_SCALAR_MIN (-4.0)
+#define SYNTH_EXPR_SCALAR_MAX 4.0
 
 typedef struct synth_expr synth_expr;
 struct synth_expr {
     synth_expr_op op;
-    int input;              /* INPUT: 0..3 */
+    int input;              /* INPUT: 0..3; SCALAR: 0..1 */
     float value;            /* CONST */
     int nkids;              /* 0..3 */
     synth_expr *kid[3];
 };
 
-/* Operator name in prefix notation ("add", "sigmoid"; "input"/"const" for leaves). */
+/* Operator name in prefix notation ("add", "sigmoid"; "input"/"const"/"scalar" for leaves). */
 const char *synth_expr_op_name(synth_expr_op op);
 /* Number of operands of an operator (0 for leaves). */
 int synth_expr_op_arity(synth_expr_op op);
@@ -63,13 +79,17 @@ typedef struct {
     unsigned op_weight[SYNTH_EXPR__COUNT];
     double const_prob;      /* chance that a leaf is a constant (default 0.25) */
     double leaf_prob;       /* chance that a node above max depth is a leaf (default 0.3) */
+    double scalar_prob;     /* chance that a tree takes scalar parameters (default 0.35; < 0: never) */
+    int max_scalars;        /* how many at most, 1..2 (0 = default 2) */
 } synth_expr_opts;
 
 /* A random tree over `ninputs` inputs (1..4; every input is used at least
  * once, the root is an operator) with at most max_depth (1..12) levels of
- * drawn operators; the safety wrappers (abs(x)+c, min(x,10), abs(y)+1) do not
- * count.  Deterministic for (seed, ninputs, max_depth, opts).  NULL on bad
- * arguments. */
+ * drawn operators; the safety wrappers (abs(x)+c, min(x,10), abs(y)+1) and
+ * the s*t of a continuous select do not count.  A tree with scalars uses
+ * scalars 0..k-1 (alpha, then beta), each at least once.  The generator never
+ * returns the held-out suite's leaky_relu tree, (sel a a (mul alpha a)).
+ * Deterministic for (seed, ninputs, max_depth, opts).  NULL on bad arguments. */
 synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o);
 void synth_expr_free(synth_expr *e);
 synth_expr *synth_expr_clone(const synth_expr *e);
@@ -79,39 +99,56 @@ int synth_expr_count_nodes(const synth_expr *e);     /* operators + leaves */
 int synth_expr_count_ops(const synth_expr *e);       /* operators only */
 int synth_expr_depth(const synth_expr *e);           /* a leaf has depth 1 */
 unsigned synth_expr_inputs_used(const synth_expr *e);/* bit i = input i appears */
+unsigned synth_expr_scalars_used(const synth_expr *e);/* bit k = scalar k appears */
+/* The kernel's scalar parameters: 1 + the highest scalar used (0 if none). */
+int synth_expr_nscalars(const synth_expr *e);
+/* Name of scalar k ("alpha", "beta"). */
+const char *synth_expr_scalar_name(int k);
+/* Values for n scalar parameters, drawn deterministically from seed among
+ * short decimals in [SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX] (0.01, 0.2,
+ * 0.5, -1.5, 2.5, ...); distinct when n == 2. */
+void synth_expr_scalar_values(uint64_t seed, int n, float *out);
 
 /* Text forms (appended to `out`):
  *   to_c:      CUDA/C expression over a,b,c,d:      "fmaxf(a*b + 1.5f, 0.0f)"
  *   to_text:   math for descriptions:                "max(a*b + 1.5, 0)"
  *   to_prefix: the spec's "expr" field, parseable:  "(max (add (mul a b) 1.5) 0)"
- * Constants print exactly (round trip to the same f32). */
+ * A select prints as "c > 0 ? x : y" (C: "c > 0.0f ? x : y"), parenthesized
+ * unless it is the whole expression or a function argument; scalars print as
+ * their names.  Constants print exactly (round trip to the same f32). */
 void synth_expr_to_c(const synth_expr *e, pg_buf *out);
 void synth_expr_to_text(const synth_expr *e, pg_buf *out);
 void synth_expr_to_prefix(const synth_expr *e, pg_buf *out);
 
-/* Parse prefix text: atoms a b c d and numbers, lists (OP ARG...).  On error
- * returns NULL and writes a message (with the byte offset) into err. */
+/* Parse prefix text: atoms a b c d, alpha beta and numbers, lists (OP ARG...).
+ * On error returns NULL and writes a message (with the byte offset) into err. */
 synth_expr *synth_expr_parse(const char *prefix_text, char *err, size_t errn);
 
-/* The interpreter: evaluate in double.  inputs[i] is input i (a..d); inputs
- * the tree does not use may be absent. */
-double synth_expr_eval(const synth_expr *e, const double *inputs);
-/* Evaluate n elements: out[i] = (float)synth_expr_eval(e, {in[0][i], ...}),
+/* The interpreter: evaluate in double.  inputs[i] is input i (a..d),
+ * scalars[k] scalar k (alpha, beta; pass the f32 values the kernel gets);
+ * inputs and scalars the tree does not use may be absent (scalars NULL when
+ * the tree has none). */
+double synth_expr_eval(const synth_expr *e, const double *inputs, const double *scalars);
+/* Evaluate n elements: out[i] = (float)synth_expr_eval(e, {in[0][i], ...}, scalars),
  * bit-identical to the scalar interpreter, but several times faster
  * (evaluates node by node over chunks).  in[k] may be NULL for unused inputs. */
-void synth_expr_eval_f32(const synth_expr *e, const float *const *in, float *out, size_t n);
+void synth_expr_eval_f32(const synth_expr *e, const float *const *in, const double *scalars, float *out, size_t n);
 
 /* Emit one task of the family:
- *   ptx_out:       PTX kernel `kernel_name(.u64 a.., .u64 out, .u32 n)`,
+ *   ptx_out:       PTX kernel `kernel_name(.u64 a.., .u64 out, .f32 alpha.., .u32 n)`
+ *                  (the scalars 0..synth_expr_nscalars(e)-1 by value),
  *                  block threads/block; per_thread 1 (one element per thread,
  *                  grid cdiv(n,block)) or 4 (ld/st .v4 per thread with a scalar
  *                  tail, grid cdiv(n,4*block));
  *   cu_out:        the same kernel in CUDA C (extern "C" __global__);
- *   task_json_out: the task.json (family "expr", reference expr_eval, "expr").
+ *   task_json_out: the task.json (family "expr", reference expr_eval, "expr",
+ *                  the scalars' values from scalar_values).
+ * scalar_values[k] is the value of scalar k (NULL: synth_expr_scalar_values(0, ..));
+ * each must lie in [SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX].
  * Any of the outputs may be NULL.  PG_ERR_USAGE (with a diagnostic) when the
  * tree uses an input >= ninputs or an argument is out of range. */
-pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, int block,
-                            int per_thread, pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out,
+pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, const float *scalar_values,
+                            int block, int per_thread, pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out,
                             pg_diag_sink *diag);
 
 #endif

@@ -205,7 +205,9 @@ static void fam_cache_free(struct fam_cache *fc) {
 /* ---- held-out exclusion ---------------------------------------------------------- */
 /* Canonical key of an expression: prefix text with the operands of the
  * commutative operators (add, mul, min, max, and the two factors of fma)
- * sorted, so trees that differ only by operand order are one task. */
+ * sorted, so trees that differ only by operand order are one task.  Leaves
+ * (inputs, constants, the scalars alpha/beta) print as in the prefix form; a
+ * select keeps its operand order (sel c x y). */
 static void canon_expr(const synth_expr *e, pg_buf *out) {
     if (e->nkids == 0) { synth_expr_to_prefix(e, out); return; }
     pg_buf k[3] = {{0}, {0}, {0}};
@@ -452,8 +454,10 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         int block = 128 << ((r >> 24) % 3);
         synth_expr *e = synth_expr_random(r ^ 0xe4e4, nin, depth, NULL);
         snprintf(name, sizeof name, "expr_%016llx", (unsigned long long)(r & 0xffffffffffffull));
+        float sv[SYNTH_EXPR_MAX_SCALARS];   /* values of alpha/beta in the task.json (not part of the identity) */
+        synth_expr_scalar_values(r ^ 0x5ca1, e ? synth_expr_nscalars(e) : 0, sv);
         pg_diag_sink q = {0};
-        pg_status st = e ? synth_expr_kernel(e, name, nin, block, per, &ptx, NULL, &tjs, &q) : PG_ERR_USAGE;
+        pg_status st = e ? synth_expr_kernel(e, name, nin, sv, block, per, &ptx, NULL, &tjs, &q) : PG_ERR_USAGE;
         bool held_out = false;
         if (e) {
             pg_buf pre = {0};

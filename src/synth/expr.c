@@ -17,6 +17,7 @@ static const struct {
     unsigned weight;    /* default generator weight */
 } OPS[SYNTH_EXPR__COUNT] = {
     [SYNTH_EXPR_INPUT] = {"input", 0, 0},    [SYNTH_EXPR_CONST] = {"const", 0, 0},
+    [SYNTH_EXPR_SCALAR] = {"scalar", 0, 0},
     [SYNTH_EXPR_ADD] = {"add", 2, 10},       [SYNTH_EXPR_SUB] = {"sub", 2, 8},
     [SYNTH_EXPR_MUL] = {"mul", 2, 10},       [SYNTH_EXPR_DIV] = {"div", 2, 4},
     [SYNTH_EXPR_FMA] = {"fma", 3, 5},        [SYNTH_EXPR_MIN] = {"min", 2, 4},
@@ -24,8 +25,13 @@ static const struct {
     [SYNTH_EXPR_EXP] = {"exp", 1, 3},        [SYNTH_EXPR_LOG] = {"log", 1, 3},
     [SYNTH_EXPR_SQRT] = {"sqrt", 1, 3},      [SYNTH_EXPR_RSQRT] = {"rsqrt", 1, 2},
     [SYNTH_EXPR_TANH] = {"tanh", 1, 3},      [SYNTH_EXPR_SIGMOID] = {"sigmoid", 1, 3},
-    [SYNTH_EXPR_RELU] = {"relu", 1, 3},
+    [SYNTH_EXPR_RELU] = {"relu", 1, 3},      [SYNTH_EXPR_SEL] = {"sel", 3, 5},
 };
+
+static const char *const SCALAR_NAMES[SYNTH_EXPR_MAX_SCALARS] = {"alpha", "beta"};
+const char *synth_expr_scalar_name(int k) {
+    return k >= 0 && k < SYNTH_EXPR_MAX_SCALARS ? SCALAR_NAMES[k] : "?";
+}
 
 const char *synth_expr_op_name(synth_expr_op op) {
     return (unsigned)op < SYNTH_EXPR__COUNT ? OPS[op].name : "?";
@@ -48,6 +54,11 @@ static synth_expr *leaf_input(int i) {
 static synth_expr *leaf_const(float v) {
     synth_expr *e = node_new(SYNTH_EXPR_CONST);
     e->value = v;
+    return e;
+}
+static synth_expr *leaf_scalar(int k) {
+    synth_expr *e = node_new(SYNTH_EXPR_SCALAR);
+    e->input = k;
     return e;
 }
 static synth_expr *node1(synth_expr_op op, synth_expr *x) {
@@ -99,6 +110,35 @@ unsigned synth_expr_inputs_used(const synth_expr *e) {
     for (int i = 0; i < e->nkids; i++) m |= synth_expr_inputs_used(e->kid[i]);
     return m;
 }
+unsigned synth_expr_scalars_used(const synth_expr *e) {
+    unsigned m = e->op == SYNTH_EXPR_SCALAR ? 1u << e->input : 0u;
+    for (int i = 0; i < e->nkids; i++) m |= synth_expr_scalars_used(e->kid[i]);
+    return m;
+}
+int synth_expr_nscalars(const synth_expr *e) {
+    int n = 0;
+    for (unsigned m = synth_expr_scalars_used(e); m; m >>= 1) n++;
+    return n;
+}
+
+/* Short decimals in [-4, 4]: slopes, offsets, thresholds, scales. */
+static const float SCALAR_VALUES[] = {0.01f, 0.1f,  0.2f,  0.25f, 0.5f,  0.75f, 1.5f,  2.0f,
+                                      2.5f,  3.0f,  -0.5f, -1.0f, -1.5f, -2.0f, 0.05f, 1.25f};
+void synth_expr_scalar_values(uint64_t seed, int n, float *out) {
+    uint64_t z = seed ^ 0x5CA1A2ull;
+    int prev = -1;
+    for (int k = 0; k < n; k++) {
+        z = (z + 0x9E3779B97F4A7C15ull);
+        uint64_t x = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+        x ^= x >> 31;
+        int nv = (int)(sizeof SCALAR_VALUES / sizeof SCALAR_VALUES[0]);
+        int i = (int)(x % (uint64_t)nv);
+        if (i == prev) i = (i + 1) % nv;
+        out[k] = SCALAR_VALUES[i];
+        prev = i;
+    }
+}
 
 /* ---- the interpreter ---------------------------------------------------------------- */
 /* One formula per operator, shared by the scalar and the chunked evaluators so
@@ -132,16 +172,22 @@ static inline double apply3(double x, double y, double z) {
     return p + z;
 }
 
-double synth_expr_eval(const synth_expr *e, const double *inputs) {
+static inline double apply_sel(double c, double x, double y) { return c > 0 ? x : y; }
+
+double synth_expr_eval(const synth_expr *e, const double *inputs, const double *scalars) {
     switch (e->op) {
     case SYNTH_EXPR_INPUT: return inputs[e->input];
     case SYNTH_EXPR_CONST: return (double)e->value;
+    case SYNTH_EXPR_SCALAR: return scalars ? scalars[e->input] : NAN;
     case SYNTH_EXPR_FMA:
-        return apply3(synth_expr_eval(e->kid[0], inputs), synth_expr_eval(e->kid[1], inputs),
-                      synth_expr_eval(e->kid[2], inputs));
+        return apply3(synth_expr_eval(e->kid[0], inputs, scalars), synth_expr_eval(e->kid[1], inputs, scalars),
+                      synth_expr_eval(e->kid[2], inputs, scalars));
+    case SYNTH_EXPR_SEL:   /* both branches are evaluated, as the kernel does */
+        return apply_sel(synth_expr_eval(e->kid[0], inputs, scalars), synth_expr_eval(e->kid[1], inputs, scalars),
+                         synth_expr_eval(e->kid[2], inputs, scalars));
     default:
-        if (e->nkids == 1) return apply1(e->op, synth_expr_eval(e->kid[0], inputs));
-        return apply2(e->op, synth_expr_eval(e->kid[0], inputs), synth_expr_eval(e->kid[1], inputs));
+        if (e->nkids == 1) return apply1(e->op, synth_expr_eval(e->kid[0], inputs, scalars));
+        return apply2(e->op, synth_expr_eval(e->kid[0], inputs, scalars), synth_expr_eval(e->kid[1], inputs, scalars));
     }
 }
 
@@ -149,8 +195,8 @@ enum { CHUNK = 256 };
 
 /* Evaluate e for m (<= CHUNK) elements into dst; scratch holds 2*CHUNK doubles
  * per remaining tree level. */
-static void chunk_eval(const synth_expr *e, const float *const *in, size_t base, size_t m, double *dst,
-                       double *scratch) {
+static void chunk_eval(const synth_expr *e, const float *const *in, const double *sc, size_t base, size_t m,
+                       double *dst, double *scratch) {
     switch (e->op) {
     case SYNTH_EXPR_INPUT: {
         const float *s = in[e->input] + base;
@@ -160,27 +206,34 @@ static void chunk_eval(const synth_expr *e, const float *const *in, size_t base,
     case SYNTH_EXPR_CONST:
         for (size_t i = 0; i < m; i++) dst[i] = (double)e->value;
         return;
+    case SYNTH_EXPR_SCALAR: {
+        double v = sc ? sc[e->input] : NAN;
+        for (size_t i = 0; i < m; i++) dst[i] = v;
+        return;
+    }
     default: break;
     }
     double *y = scratch, *z = scratch + CHUNK, *deeper = scratch + 2 * CHUNK;
-    chunk_eval(e->kid[0], in, base, m, dst, scratch);
-    if (e->nkids >= 2) chunk_eval(e->kid[1], in, base, m, y, deeper);
-    if (e->nkids >= 3) chunk_eval(e->kid[2], in, base, m, z, deeper);
+    chunk_eval(e->kid[0], in, sc, base, m, dst, scratch);
+    if (e->nkids >= 2) chunk_eval(e->kid[1], in, sc, base, m, y, deeper);
+    if (e->nkids >= 3) chunk_eval(e->kid[2], in, sc, base, m, z, deeper);
     if (e->op == SYNTH_EXPR_FMA)
         for (size_t i = 0; i < m; i++) dst[i] = apply3(dst[i], y[i], z[i]);
+    else if (e->op == SYNTH_EXPR_SEL)
+        for (size_t i = 0; i < m; i++) dst[i] = apply_sel(dst[i], y[i], z[i]);
     else if (e->nkids == 1)
         for (size_t i = 0; i < m; i++) dst[i] = apply1(e->op, dst[i]);
     else
         for (size_t i = 0; i < m; i++) dst[i] = apply2(e->op, dst[i], y[i]);
 }
 
-void synth_expr_eval_f32(const synth_expr *e, const float *const *in, float *out, size_t n) {
+void synth_expr_eval_f32(const synth_expr *e, const float *const *in, const double *scalars, float *out, size_t n) {
     int depth = synth_expr_depth(e);
     double *buf = malloc(sizeof(double) * CHUNK * (size_t)(1 + 2 * depth));
     if (!buf) abort();
     for (size_t base = 0; base < n; base += CHUNK) {
         size_t m = n - base < CHUNK ? n - base : CHUNK;
-        chunk_eval(e, in, base, m, buf, buf + CHUNK);
+        chunk_eval(e, in, scalars, base, m, buf, buf + CHUNK);
         for (size_t i = 0; i < m; i++) out[base + i] = (float)buf[i];
     }
     free(buf);
@@ -197,7 +250,7 @@ static uint64_t rng_next(rng_t *r) {   /* splitmix64 */
 static double rng_unit(rng_t *r) { return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
 static int rng_int(rng_t *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
 
-enum { BOUND_LIMIT = 1000000 };   /* |value| of every subtree for inputs in [-10,10] */
+enum { BOUND_LIMIT = 1000000 };   /* |value| of every subtree for inputs in [-10,10], scalars in [-4,4] */
 static const double INPUT_LO = -10.0, INPUT_HI = 10.0;
 
 /* Conservative value interval of a tree for inputs in [INPUT_LO, INPUT_HI];
@@ -209,6 +262,8 @@ static bool interval(const synth_expr *e, double *lo, double *hi) {
     switch (e->op) {
     case SYNTH_EXPR_INPUT: *lo = INPUT_LO; *hi = INPUT_HI; break;
     case SYNTH_EXPR_CONST: *lo = *hi = e->value; break;
+    case SYNTH_EXPR_SCALAR: *lo = SYNTH_EXPR_SCALAR_MIN; *hi = SYNTH_EXPR_SCALAR_MAX; break;
+    case SYNTH_EXPR_SEL: *lo = fmin(l[1], l[2]); *hi = fmax(h[1], h[2]); break;
     case SYNTH_EXPR_ADD: *lo = l[0] + l[1]; *hi = h[0] + h[1]; break;
     case SYNTH_EXPR_SUB: *lo = l[0] - h[1]; *hi = h[0] - l[1]; break;
     case SYNTH_EXPR_MUL:
@@ -263,6 +318,7 @@ typedef struct {
     unsigned weights[SYNTH_EXPR__COUNT];
     unsigned wsum;
     double const_prob, leaf_prob;
+    int nscalars;       /* scalar parameters this tree may use (0..2) */
 } gen_t;
 
 /* Constants: multiples of 1/4 in [-4, 4] (exact in f32, short in decimal). */
@@ -276,10 +332,16 @@ static float rand_divisor(gen_t *g) {
     return c[rng_int(&g->rng, (int)(sizeof c / sizeof c[0]))];
 }
 
+/* Scalars take the place of constants: only where a constant may stand (an
+ * operand of a binary/ternary operator next to a non-constant one), never
+ * inside a safety wrapper. */
 static synth_expr *gen_leaf(gen_t *g, bool allow_const) {
     if (allow_const && rng_unit(&g->rng) < g->const_prob) return leaf_const(rand_const(g));
+    if (allow_const && g->nscalars && rng_unit(&g->rng) < 0.5) return leaf_scalar(rng_int(&g->rng, g->nscalars));
     return leaf_input(rng_int(&g->rng, g->ninputs));
 }
+static bool is_leaf(const synth_expr *e) { return e->nkids == 0; }
+static bool const_like(const synth_expr *e) { return e->op == SYNTH_EXPR_CONST || e->op == SYNTH_EXPR_SCALAR; }
 
 static synth_expr *gen(gen_t *g, int depth, bool allow_const, bool is_root);
 
@@ -288,9 +350,54 @@ static synth_expr *wrap_pos(gen_t *g, synth_expr *x) {
     return node2(SYNTH_EXPR_ADD, node1(SYNTH_EXPR_ABS, x), leaf_const(rand_pos_const(g)));
 }
 
+/* A select whose branch taken by the f32 kernel and by the double reference
+ * is the same (see the header): three shapes. */
+static void gen_sel(gen_t *g, synth_expr *e, int depth) {
+    double u = rng_unit(&g->rng);
+    if (u < 0.4) {
+        /* continuous at the switch: t > 0 ? t : s*t (or the mirror), s a scalar or a constant */
+        synth_expr *t = gen(g, depth - 1, false, false);
+        synth_expr *s = g->nscalars && rng_unit(&g->rng) < 0.7 ? leaf_scalar(rng_int(&g->rng, g->nscalars))
+                                                               : leaf_const(rand_const(g));
+        if (s->op == SYNTH_EXPR_CONST && (s->value == 0.0f || s->value == 1.0f)) s->value = 0.25f;
+        synth_expr *st = node2(SYNTH_EXPR_MUL, s, synth_expr_clone(t));
+        bool mirror = rng_unit(&g->rng) < 0.25;
+        e->kid[0] = t;
+        e->kid[1] = mirror ? st : synth_expr_clone(t);
+        e->kid[2] = mirror ? synth_expr_clone(t) : st;
+        return;
+    }
+    if (u < 0.7) {
+        /* a comparison of two leaves: p - q > 0, i.e. p > q */
+        synth_expr *p = leaf_input(rng_int(&g->rng, g->ninputs)), *q;
+        double v = rng_unit(&g->rng);
+        if (g->ninputs > 1 && v < 0.5) q = leaf_input((p->input + 1 + rng_int(&g->rng, g->ninputs - 1)) % g->ninputs);
+        else if (g->nscalars && v < 0.8) q = leaf_scalar(rng_int(&g->rng, g->nscalars));
+        else {
+            q = leaf_const(rand_const(g));
+            if (q->value == 0.0f) q->value = 0.5f;
+        }
+        e->kid[0] = node2(SYNTH_EXPR_SUB, p, q);
+    } else {
+        /* an input's sign */
+        e->kid[0] = leaf_input(rng_int(&g->rng, g->ninputs));
+    }
+    e->kid[1] = gen(g, depth - 1, true, false);
+    e->kid[2] = gen(g, depth - 1, true, false);
+    synth_expr *x = e->kid[1], *y = e->kid[2];
+    if (is_leaf(x) && is_leaf(y) && x->op == y->op && x->input == y->input && x->value == y->value) {
+        /* no (sel c x x) */
+        synth_expr_free(y);
+        e->kid[2] = leaf_const(x->op == SYNTH_EXPR_CONST && x->value == 0.0f ? 1.0f : 0.0f);
+    }
+}
+
 static synth_expr *gen_op(gen_t *g, synth_expr_op op, int depth) {
     synth_expr *e = node_new(op);
     switch (op) {
+    case SYNTH_EXPR_SEL:
+        gen_sel(g, e, depth);
+        break;
     case SYNTH_EXPR_LOG:
     case SYNTH_EXPR_SQRT:
     case SYNTH_EXPR_RSQRT:
@@ -315,7 +422,7 @@ static synth_expr *gen_op(gen_t *g, synth_expr_op op, int depth) {
         for (int i = 0; i < e->nkids; i++) {
             bool last = i == e->nkids - 1;
             e->kid[i] = gen(g, depth - 1, e->nkids > 1 && !(last && all_const), false);
-            if (e->kid[i]->op != SYNTH_EXPR_CONST) all_const = false;
+            if (!const_like(e->kid[i])) all_const = false;
         }
         /* no (max c c) / (sub b b): a second leaf naming the same input names another */
         if (e->nkids == 2 && g->ninputs > 1 && e->kid[0]->op == SYNTH_EXPR_INPUT &&
@@ -345,10 +452,40 @@ static synth_expr *gen(gen_t *g, int depth, bool allow_const, bool is_root) {
     return node1(SYNTH_EXPR_TANH, gen_leaf(g, false));
 }
 
-/* Reassign duplicated input leaves to inputs that do not occur yet. */
+/* Reassign duplicated input leaves to inputs that do not occur yet; not
+ * below a select (its condition must stay a leaf, a leaf difference or a copy
+ * of a branch). */
 static void collect_inputs(synth_expr *e, synth_expr **leaves, int *n, int cap) {
     if (e->op == SYNTH_EXPR_INPUT && *n < cap) leaves[(*n)++] = e;
+    if (e->op == SYNTH_EXPR_SEL) return;
     for (int i = 0; i < e->nkids; i++) collect_inputs(e->kid[i], leaves, n, cap);
+}
+
+/* The held-out suite's leaky_relu, y = x > 0 ? x : alpha*x, as a whole tree. */
+static bool is_heldout_shape(const synth_expr *e) {
+    if (e->op != SYNTH_EXPR_SEL || e->kid[0]->op != SYNTH_EXPR_INPUT) return false;
+    int x = e->kid[0]->input;
+    const synth_expr *t = e->kid[1], *m = e->kid[2];
+    if (t->op != SYNTH_EXPR_INPUT || t->input != x || m->op != SYNTH_EXPR_MUL) return false;
+    const synth_expr *p = m->kid[0], *q = m->kid[1];
+    return (p->op == SYNTH_EXPR_SCALAR && q->op == SYNTH_EXPR_INPUT && q->input == x) ||
+           (q->op == SYNTH_EXPR_SCALAR && p->op == SYNTH_EXPR_INPUT && p->input == x);
+}
+
+/* Make sure scalars 0..g->nscalars-1 all occur: a missing one scales the tree
+ * (s*tree) when the bound allows, else is added (tree + s). */
+static synth_expr *add_missing_scalars(gen_t *g, synth_expr *e) {
+    for (int k = 0; k < g->nscalars; k++) {
+        if (synth_expr_scalars_used(e) & (1u << k)) continue;
+        synth_expr *m = node2(SYNTH_EXPR_MUL, leaf_scalar(k), e);
+        double lo, hi;
+        if (rng_unit(&g->rng) < 0.5 && interval(m, &lo, &hi)) { e = m; continue; }
+        m->kid[1] = NULL;
+        m->nkids = 1;
+        synth_expr_free(m);
+        e = node2(SYNTH_EXPR_ADD, e, leaf_scalar(k));
+    }
+    return e;
 }
 
 synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o) {
@@ -365,13 +502,18 @@ synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const s
     }
     if (!g.wsum)
         for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++) g.wsum += (g.weights[k] = OPS[k].weight);
+    /* scalar parameters: a share of the trees takes one or two */
+    double scalar_prob = o && o->scalar_prob != 0 ? o->scalar_prob : 0.35;
+    int max_scalars = o && o->max_scalars >= 1 && o->max_scalars <= SYNTH_EXPR_MAX_SCALARS ? o->max_scalars
+                                                                                        : SYNTH_EXPR_MAX_SCALARS;
+    if (rng_unit(&g.rng) < scalar_prob) g.nscalars = max_scalars > 1 && rng_unit(&g.rng) < 0.35 ? 2 : 1;
     synth_expr *e = NULL;
     unsigned all = (1u << ninputs) - 1;
     for (int attempt = 0; attempt < 8; attempt++) {
         synth_expr_free(e);
         e = gen(&g, max_depth < 2 ? 2 : max_depth, false, true);
         if (e->nkids == 0) e = node1(SYNTH_EXPR_RELU, e);   /* only when max_depth forces it */
-        if ((synth_expr_inputs_used(e) & all) == all) return e;
+        if ((synth_expr_inputs_used(e) & all) == all && !is_heldout_shape(e)) return add_missing_scalars(&g, e);
     }
     /* Still missing inputs: reuse duplicated input leaves, else add the input
      * at the root (inputs share one interval, so bounds are unchanged or +10). */
@@ -388,6 +530,8 @@ synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const s
         }
         if (!done) e = node2(SYNTH_EXPR_ADD, e, leaf_input(m));
     }
+    e = add_missing_scalars(&g, e);
+    if (is_heldout_shape(e)) e = node2(SYNTH_EXPR_ADD, e, leaf_const(rand_pos_const(&g)));
     return e;
 }
 
@@ -404,9 +548,11 @@ static void put_const(pg_buf *b, float v, bool c_suffix) {
     if (v < 0 && c_suffix) pg_buf_putc(b, ')');
 }
 
-/* Precedence: 1 for + -, 2 for * /, 3 for atoms and calls. */
+/* Precedence: -1 for the select (c > 0 ? x : y), 1 for + -, 2 for * /, 3 for
+ * atoms and calls. */
 static int prec(const synth_expr *e) {
     switch (e->op) {
+    case SYNTH_EXPR_SEL: return -1;
     case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: return 1;
     case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: return 2;
     case SYNTH_EXPR_CONST: return e->value < 0 ? 0 : 3;   /* text form: (-1.5) */
@@ -431,6 +577,21 @@ static void print_infix(const synth_expr *e, pg_buf *b, bool c) {
     switch (e->op) {
     case SYNTH_EXPR_INPUT: pg_buf_putc(b, INPUT_NAMES[e->input & 3]); return;
     case SYNTH_EXPR_CONST: put_const(b, e->value, c); return;
+    case SYNTH_EXPR_SCALAR: pg_buf_puts(b, synth_expr_scalar_name(e->input)); return;
+    case SYNTH_EXPR_SEL:
+        if (e->kid[0]->op == SYNTH_EXPR_SUB) {   /* p - q > 0 is p > q (no flush to zero) */
+            print_sub(e->kid[0]->kid[0], b, c, 1);
+            pg_buf_puts(b, " > ");
+            print_sub(e->kid[0]->kid[1], b, c, 1);
+            pg_buf_puts(b, " ? ");
+        } else {
+            print_sub(e->kid[0], b, c, 1);
+            pg_buf_puts(b, c ? " > 0.0f ? " : " > 0 ? ");
+        }
+        print_sub(e->kid[1], b, c, 1);
+        pg_buf_puts(b, " : ");
+        print_sub(e->kid[2], b, c, 1);
+        return;
     case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: {
         int p = prec(e);
         const char *sym = e->op == SYNTH_EXPR_ADD ? " + " : e->op == SYNTH_EXPR_SUB ? " - "
@@ -475,6 +636,7 @@ void synth_expr_to_text(const synth_expr *e, pg_buf *out) { print_infix(e, out, 
 void synth_expr_to_prefix(const synth_expr *e, pg_buf *out) {
     if (e->op == SYNTH_EXPR_INPUT) { pg_buf_putc(out, INPUT_NAMES[e->input & 3]); return; }
     if (e->op == SYNTH_EXPR_CONST) { put_const(out, e->value, false); return; }
+    if (e->op == SYNTH_EXPR_SCALAR) { pg_buf_puts(out, synth_expr_scalar_name(e->input)); return; }
     pg_buf_putc(out, '(');
     pg_buf_puts(out, OPS[e->op].name);
     for (int i = 0; i < e->nkids; i++) {
@@ -526,9 +688,14 @@ static synth_expr *parse_node(pparse *x) {
         skip_ws(x);
         if (*x->p != ')') { perr(x, "expected ')' (wrong number of operands?)"); synth_expr_free(r); r = NULL; goto out; }
         x->p++;
-    } else if (*x->p >= 'a' && *x->p <= 'd' && !isalnum((unsigned char)x->p[1]) && x->p[1] != '_') {
-        r = leaf_input(*x->p - 'a');
-        x->p++;
+    } else if (isalpha((unsigned char)*x->p)) {
+        const char *w = x->p;
+        while (isalnum((unsigned char)*x->p) || *x->p == '_') x->p++;
+        size_t wn = (size_t)(x->p - w);
+        if (wn == 1 && *w >= 'a' && *w <= 'd') r = leaf_input(*w - 'a');
+        for (int k = 0; k < SYNTH_EXPR_MAX_SCALARS && !r; k++)
+            if (strlen(SCALAR_NAMES[k]) == wn && !strncmp(SCALAR_NAMES[k], w, wn)) r = leaf_scalar(k);
+        if (!r) { x->p = w; perr(x, "unknown name (inputs a b c d, scalars alpha beta)"); }
     } else if (*x->p == '-' || *x->p == '+' || *x->p == '.' || isdigit((unsigned char)*x->p)) {
         char *end;
         double v = strtod(x->p, &end);
@@ -558,7 +725,18 @@ synth_expr *synth_expr_parse(const char *prefix_text, char *err, size_t errn) {
 typedef struct {
     pg_buf *b;
     int nf;         /* last %f register used */
+    int np;         /* last %p register used */
+    int sreg[SYNTH_EXPR_MAX_SCALARS];   /* %f registers holding the scalar parameters */
 } pemit;
+
+static bool tree_eq(const synth_expr *x, const synth_expr *y) {
+    if (x->op != y->op || x->nkids != y->nkids) return false;
+    if ((x->op == SYNTH_EXPR_INPUT || x->op == SYNTH_EXPR_SCALAR) && x->input != y->input) return false;
+    if (x->op == SYNTH_EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
+    for (int i = 0; i < x->nkids; i++)
+        if (!tree_eq(x->kid[i], y->kid[i])) return false;
+    return true;
+}
 
 static const double LOG2E = 1.4426950408889634074, LN2 = 0.69314718055994530942;
 
@@ -581,10 +759,57 @@ static int emit_reg(pemit *p, const synth_expr *e, const int *inreg) {
     return r;
 }
 
+/* Does the branch x use the condition's value: x == c, or x == s*c / c*s? */
+static bool uses_cond(const synth_expr *x, const synth_expr *c) {
+    return tree_eq(x, c) ||
+           (x->op == SYNTH_EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c)));
+}
+
+/* sel(c, x, y): setp.gt.f32 + selp.f32.  A condition p - q compares p > q
+ * directly (the same predicate: without flush-to-zero, p - q > 0 exactly when
+ * p > q) unless a branch needs its value; t > 0 ? t : s*t computes t once. */
+static void emit_sel(pemit *p, const synth_expr *e, const int *inreg, char *t, size_t tn) {
+    pg_buf *b = p->b;
+    const synth_expr *c = e->kid[0];
+    char k[3][32];
+    int pr = ++p->np;
+    bool need_value = uses_cond(e->kid[1], c) || uses_cond(e->kid[2], c);
+    if (c->op == SYNTH_EXPR_SUB && !need_value) {
+        char q[32];
+        int pa = emit_reg(p, c->kid[0], inreg);
+        emit_tree(p, c->kid[1], inreg, q, sizeof q);
+        pg_buf_printf(b, "\tsetp.gt.f32 %%p%d, %%f%d, %s;\n", pr, pa, q);
+        k[0][0] = 0;
+    } else {
+        snprintf(k[0], sizeof k[0], "%%f%d", emit_reg(p, c, inreg));
+        pg_buf_printf(b, "\tsetp.gt.f32 %%p%d, %s, 0f00000000;\n", pr, k[0]);
+    }
+    for (int i = 1; i <= 2; i++) {
+        const synth_expr *x = e->kid[i];
+        if (k[0][0] && tree_eq(x, c)) {
+            memcpy(k[i], k[0], sizeof k[i]);
+        } else if (k[0][0] && x->op == SYNTH_EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c))) {
+            bool first = tree_eq(x->kid[0], c);
+            char o[32];
+            emit_tree(p, x->kid[first ? 1 : 0], inreg, o, sizeof o);
+            int r = ++p->nf;
+            pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, first ? k[0] : o, first ? o : k[0]);
+            snprintf(k[i], sizeof k[i], "%%f%d", r);
+        } else {
+            emit_tree(p, x, inreg, k[i], sizeof k[i]);
+        }
+    }
+    int r = ++p->nf;
+    pg_buf_printf(b, "\tselp.f32 %%f%d, %s, %s, %%p%d;\n", r, k[1], k[2], pr);
+    snprintf(t, tn, "%%f%d", r);
+}
+
 static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, size_t tn) {
     pg_buf *b = p->b;
     if (e->op == SYNTH_EXPR_INPUT) { snprintf(t, tn, "%%f%d", inreg[e->input]); return; }
     if (e->op == SYNTH_EXPR_CONST) { imm(t, tn, e->value); return; }
+    if (e->op == SYNTH_EXPR_SCALAR) { snprintf(t, tn, "%%f%d", p->sreg[e->input]); return; }
+    if (e->op == SYNTH_EXPR_SEL) { emit_sel(p, e, inreg, t, tn); return; }
     char k[3][32];
     bool any_reg = false;
     for (int i = 0; i < e->nkids; i++) {
@@ -648,6 +873,12 @@ static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, 
     snprintf(t, tn, "%%f%d", r);
 }
 
+static int count_op(const synth_expr *e, synth_expr_op op) {
+    int n = e->op == op;
+    for (int i = 0; i < e->nkids; i++) n += count_op(e->kid[i], op);
+    return n;
+}
+
 static bool uses_op(const synth_expr *e, synth_expr_op op) {
     if (e->op == op) return true;
     for (int i = 0; i < e->nkids; i++)
@@ -657,14 +888,18 @@ static bool uses_op(const synth_expr *e, synth_expr_op op) {
 
 static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int block, int per_thread, pg_buf *out) {
     pg_buf body = {0};
-    pemit p = {&body, 0};
+    pemit p = {&body, 0, 0, {0}};
     pg_buf text = {0};
     synth_expr_to_text(e, &text);
-    const int K = ninputs;
+    const int K = ninputs, S = synth_expr_nscalars(e);
     /* %rd1..K inputs, %rd(K+1) out (params); %rd(K+2)..(2K+2) global; %rd(2K+3) offset; %rd(2K+4).. addresses */
     int rg = K + 2, roff = 2 * K + 3, ra = 2 * K + 4, nrd = 3 * K + 5;
     for (int i = 0; i < K; i++) pg_buf_printf(&body, "\tld.param.u64 %%rd%d, [%c];\n", i + 1, INPUT_NAMES[i]);
     pg_buf_printf(&body, "\tld.param.u64 %%rd%d, [out];\n", K + 1);
+    for (int s = 0; s < S; s++) {
+        p.sreg[s] = ++p.nf;
+        pg_buf_printf(&body, "\tld.param.f32 %%f%d, [%s];\n", p.sreg[s], SCALAR_NAMES[s]);
+    }
     pg_buf_puts(&body, "\tld.param.u32 %r1, [n];\n\n");
     pg_buf_puts(&body, "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n");
     int nr, np;
@@ -684,6 +919,7 @@ static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int blo
         nr = 8;
         np = 4;
     }
+    p.np = np - 1;   /* selects take predicates from here on */
     for (int i = 0; i <= K; i++) pg_buf_printf(&body, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", rg + i, i + 1);
     pg_buf_printf(&body, "\tmul.wide.u32 %%rd%d, %s, 4;\n", roff, ireg);
     for (int i = 0; i <= K; i++)
@@ -730,16 +966,20 @@ static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int blo
     pg_buf_puts(out, "// GENERATED_BY: ptxgen synth/expr\n");
     pg_buf_printf(out, "// %s: out[i] = %s for i < n (f32), %s.\n", name, text.data,
                   per_thread == 1 ? "one element per thread" : "4 elements per thread (v4 loads/stores, scalar tail)");
+    if (S) pg_buf_printf(out, "// %s%s%s: f32 scalar parameter%s, passed by value.\n", SCALAR_NAMES[0], S > 1 ? ", " : "",
+                         S > 1 ? SCALAR_NAMES[1] : "", S > 1 ? "s" : "");
     if (uses_op(e, SYNTH_EXPR_EXP) || uses_op(e, SYNTH_EXPR_LOG) || uses_op(e, SYNTH_EXPR_TANH) ||
         uses_op(e, SYNTH_EXPR_SIGMOID) || uses_op(e, SYNTH_EXPR_RSQRT))
         pg_buf_puts(out, "// exp/log/tanh/sigmoid/rsqrt use ex2.approx, lg2.approx, rcp.approx and rsqrt.approx.\n");
     pg_buf_puts(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
     pg_buf_printf(out, ".visible .entry %s(\n", name);
     for (int i = 0; i < K; i++) pg_buf_printf(out, "\t.param .u64 %c,\n", INPUT_NAMES[i]);
-    pg_buf_puts(out, "\t.param .u64 out,\n\t.param .u32 n\n)\n");
+    pg_buf_puts(out, "\t.param .u64 out,\n");
+    for (int s = 0; s < S; s++) pg_buf_printf(out, "\t.param .f32 %s,\n", SCALAR_NAMES[s]);
+    pg_buf_puts(out, "\t.param .u32 n\n)\n");
     pg_buf_printf(out, ".maxntid %d, 1, 1\n{\n", block);
-    pg_buf_printf(out, "\t.reg .pred %%p<%d>;\n\t.reg .b32 %%r<%d>;\n\t.reg .f32 %%f<%d>;\n\t.reg .b64 %%rd<%d>;\n\n", np,
-                  nr, p.nf + 1, nrd);
+    pg_buf_printf(out, "\t.reg .pred %%p<%d>;\n\t.reg .b32 %%r<%d>;\n\t.reg .f32 %%f<%d>;\n\t.reg .b64 %%rd<%d>;\n\n",
+                  p.np + 1, nr, p.nf + 1, nrd);
     pg_buf_puts(out, body.data);
     pg_buf_free(&body);
     pg_buf_free(&text);
@@ -750,19 +990,26 @@ static void emit_cu(const synth_expr *e, const char *name, int ninputs, int per_
     pg_buf cx = {0}, text = {0};
     synth_expr_to_c(e, &cx);
     synth_expr_to_text(e, &text);
+    const int S = synth_expr_nscalars(e);
+    char sargs[64] = "";   /* ", alpha, beta" */
+    for (int s = 0; s < S; s++)
+        snprintf(sargs + strlen(sargs), sizeof sargs - strlen(sargs), ", %s", SCALAR_NAMES[s]);
     pg_buf_printf(out, "// %s: out[i] = %s for i < n (f32), %s.\n", name, text.data,
                   per_thread == 1 ? "one element per thread" : "4 elements per thread");
     pg_buf_printf(out, "__device__ __forceinline__ float %s_f(", name);
     for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%sfloat %c", i ? ", " : "", INPUT_NAMES[i]);
+    for (int s = 0; s < S; s++) pg_buf_printf(out, ", float %s", SCALAR_NAMES[s]);
     pg_buf_printf(out, ")\n{\n    return %s;\n}\n\n", cx.data);
     pg_buf_printf(out, "extern \"C\" __global__ void %s(", name);
     for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "const float* __restrict__ %c, ", INPUT_NAMES[i]);
-    pg_buf_puts(out, "float* __restrict__ out,\n    unsigned int n)\n{\n");
+    pg_buf_puts(out, "float* __restrict__ out,\n    ");
+    for (int s = 0; s < S; s++) pg_buf_printf(out, "float %s, ", SCALAR_NAMES[s]);
+    pg_buf_puts(out, "unsigned int n)\n{\n");
     if (per_thread == 1) {
         pg_buf_puts(out, "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n");
         pg_buf_printf(out, "    if (i < n) out[i] = %s_f(", name);
         for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%s%c[i]", i ? ", " : "", INPUT_NAMES[i]);
-        pg_buf_puts(out, ");\n}\n");
+        pg_buf_printf(out, "%s);\n}\n", sargs);
     } else {
         pg_buf_puts(out, "    unsigned int i0 = 4u * (blockIdx.x * blockDim.x + threadIdx.x);\n");
         pg_buf_puts(out, "    if (i0 >= n) return;\n    if (n - i0 >= 4) {\n");
@@ -774,12 +1021,12 @@ static void emit_cu(const synth_expr *e, const char *name, int ninputs, int per_
         for (int l = 0; l < 4; l++) {
             pg_buf_printf(out, "        r.%c = %s_f(", lane[l], name);
             for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%sv%c.%c", i ? ", " : "", INPUT_NAMES[i], lane[l]);
-            pg_buf_puts(out, ");\n");
+            pg_buf_printf(out, "%s);\n", sargs);
         }
         pg_buf_puts(out, "        *reinterpret_cast<float4*>(out + i0) = r;\n    } else {\n");
         pg_buf_printf(out, "        for (unsigned int i = i0; i < n; i++) out[i] = %s_f(", name);
         for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%s%c[i]", i ? ", " : "", INPUT_NAMES[i]);
-        pg_buf_puts(out, ");\n    }\n}\n");
+        pg_buf_printf(out, "%s);\n    }\n}\n", sargs);
     }
     pg_buf_free(&cx);
     pg_buf_free(&text);
@@ -836,8 +1083,46 @@ void synth_task_json_write(json_t *root, pg_buf *out) {
     pg_buf_puts(out, "}\n");
 }
 
-static void emit_json(const synth_expr *e, const char *name, int ninputs, int block, int per_thread, pg_buf *out) {
+/* The shortest decimal that reads back as the same f32 ("0.01", not "0.00999999978"). */
+static void f32_short(float v, char *t, size_t n) {
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(t, n, "%.*g", digits, (double)v);
+        if (strtof(t, NULL) == v) return;
+    }
+}
+
+/* Every select of the tree in words, pre-order: en gets "X where C > 0,
+ * otherwise Y" clauses joined by "; ", zh "当 C > 0 时取 X，否则取 Y" joined by
+ * "；".  A condition p - q reads "p > q". */
+static void sel_words(const synth_expr *e, pg_buf *en, pg_buf *zh) {
+    if (e->op == SYNTH_EXPR_SEL) {
+        pg_buf c = {0}, x = {0}, y = {0};
+        const synth_expr *k = e->kid[0];
+        if (k->op == SYNTH_EXPR_SUB) {
+            synth_expr_to_text(k->kid[0], &c);
+            pg_buf_puts(&c, " > ");
+            synth_expr_to_text(k->kid[1], &c);
+        } else {
+            synth_expr_to_text(k, &c);
+            pg_buf_puts(&c, " > 0");
+        }
+        synth_expr_to_text(e->kid[1], &x);
+        synth_expr_to_text(e->kid[2], &y);
+        pg_buf_printf(en, "%s%s where %s, otherwise %s", en->len ? "; " : "", x.data, c.data, y.data);
+        pg_buf_printf(zh, "%s当 %s 时取 %s，否则取 %s", zh->len ? "；" : "", c.data, x.data, y.data);
+        pg_buf_free(&c);
+        pg_buf_free(&x);
+        pg_buf_free(&y);
+    }
+    for (int i = 0; i < e->nkids; i++) sel_words(e->kid[i], en, zh);
+}
+
+static void emit_json(const synth_expr *e, const char *name, int ninputs, const float *sv, int block, int per_thread,
+                      pg_buf *out) {
     pg_buf text = {0}, pre = {0}, s = {0};
+    const int S = synth_expr_nscalars(e);
+    char val[SYNTH_EXPR_MAX_SCALARS][32];
+    for (int k = 0; k < S; k++) f32_short(sv[k], val[k], sizeof val[k]);
     synth_expr_to_text(e, &text);
     synth_expr_to_prefix(e, &pre);
     int tile = block * per_thread;
@@ -848,11 +1133,35 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, int bl
     json_object_set_new(root, "expr", json_string(pre.data));
 
     pg_buf inl = {0}, inl_zh = {0}, incard = {0}, notes = {0};
+    pg_buf sc_terse = {0}, sc_det = {0}, sc_zh = {0}, selw = {0}, selw_zh = {0};
     for (int i = 0; i < ninputs; i++) {
         pg_buf_printf(&inl, "%s%s[i]", i ? (i == ninputs - 1 ? " and " : ", ") : "", (char[]){INPUT_NAMES[i], 0});
         pg_buf_printf(&inl_zh, "%s%c", i ? "、" : "", INPUT_NAMES[i]);
         pg_buf_printf(&incard, "%s`float* %c`", i ? ", " : "", INPUT_NAMES[i]);
     }
+    /* scalars: " and scalar alpha", " alpha is a float scalar parameter (0.25 here)" */
+    pg_buf_puts(&incard, " (n each)");
+    for (int k = 0; k < S; k++) {
+        pg_buf_printf(&sc_terse, "%s%s", k ? " and " : (S > 1 ? " and scalars " : " and scalar "), SCALAR_NAMES[k]);
+        pg_buf_printf(&sc_det, "%s%s = %s", k ? " and " : "", SCALAR_NAMES[k], val[k]);
+        pg_buf_printf(&incard, ", scalar `float %s`", SCALAR_NAMES[k]);
+        pg_buf_printf(&sc_zh, "%s%s", k ? "、" : "", SCALAR_NAMES[k]);
+    }
+    if (S) {
+        pg_buf t2 = {0};
+        pg_buf_printf(&t2, "%s %s float scalar parameter%s passed by value (%s here)", S > 1 ? "alpha and beta" : "alpha",
+                      S > 1 ? "are" : "is a", S > 1 ? "s" : "", sc_det.data);
+        sc_det.len = 0;
+        pg_buf_puts(&sc_det, t2.data);
+        pg_buf_free(&t2);
+        pg_buf_printf(&t2, "，标量参数 %s 为按值传入的 float（这里 ", sc_zh.data);
+        for (int k = 0; k < S; k++) pg_buf_printf(&t2, "%s%s = %s", k ? "，" : "", SCALAR_NAMES[k], val[k]);
+        pg_buf_puts(&t2, "）");
+        sc_zh.len = 0;
+        pg_buf_puts(&sc_zh, t2.data);
+        pg_buf_free(&t2);
+    }
+    sel_words(e, &selw, &selw_zh);
     if (uses_op(e, SYNTH_EXPR_SIGMOID)) pg_buf_puts(&notes, " sigmoid(x) = 1/(1+exp(-x)).");
     if (uses_op(e, SYNTH_EXPR_RELU)) pg_buf_puts(&notes, " relu(x) = max(x, 0).");
     if (uses_op(e, SYNTH_EXPR_RSQRT)) pg_buf_puts(&notes, " rsqrt(x) = 1/sqrt(x).");
@@ -872,23 +1181,38 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, int bl
                  block, tile);
     }
     json_t *d = json_object();
-    pg_buf_printf(&s, "Elementwise expression over %d input%s: out = %s", ninputs, ninputs > 1 ? "s" : "", text.data);
+    pg_buf_printf(&s, "Elementwise expression over %d input%s%s: out = %s", ninputs, ninputs > 1 ? "s" : "",
+                  S ? sc_terse.data : "", text.data);
+    /* the select in words: as out itself when it is the whole expression, else as a part */
+    int nsel = count_op(e, SYNTH_EXPR_SEL);
+    bool whole = e->op == SYNTH_EXPR_SEL && nsel == 1;
+    if (selw.len && whole) pg_buf_printf(&s, ", i.e. %s", selw.data);
+    else if (selw.len) pg_buf_printf(&s, " (the select%s: %s)", nsel > 1 ? "s" : "", selw.data);
     json_object_set_new(d, "terse", json_string(s.data));
     s.len = 0;
     pg_buf_printf(&s, "For every i < n compute out[i] = %s in single precision, where %s %s the input value%s "
-                  "(f32 arrays of n elements) and out is an f32 array of n elements.%s %s",
-                  text.data, inl.data, ninputs > 1 ? "are" : "is", ninputs > 1 ? "s" : "", notes.data ? notes.data : "", launch);
+                  "(f32 arrays of n elements)%s%s and out is an f32 array of n elements.",
+                  text.data, inl.data, ninputs > 1 ? "are" : "is", ninputs > 1 ? "s" : "", S ? ", " : "",
+                  S ? sc_det.data : "");
+    if (selw.len && whole) pg_buf_printf(&s, " That is, out[i] is %s (tested per element).", selw.data);
+    else if (selw.len)
+        pg_buf_printf(&s, " Per element, the select%s give%s %s.", nsel > 1 ? "s" : "", nsel > 1 ? "" : "s", selw.data);
+    pg_buf_printf(&s, "%s %s", notes.data ? notes.data : "", launch);
     json_object_set_new(d, "detailed", json_string(s.data));
     s.len = 0;
-    pg_buf_printf(&s, "## %s\n- Input%s: %s (n each)\n- Output: `float* out` (n)\n- Goal: `out = %s` elementwise\n"
-                  "- Launch: %d threads/block, `cdiv(n,%d)` blocks%s\n"
+    pg_buf_printf(&s, "## %s\n- Input%s: %s\n- Output: `float* out` (n)\n- Goal: `out = %s` elementwise\n",
+                  name, ninputs > 1 || S ? "s" : "", incard.data, text.data);
+    if (selw.len) pg_buf_printf(&s, "- Select: %s\n", selw.data);
+    if (S) pg_buf_printf(&s, "- Scalars: %s\n", sc_det.data);
+    pg_buf_printf(&s, "- Launch: %d threads/block, `cdiv(n,%d)` blocks%s\n"
                   "- Notes: memory-bound; approximate ex2/lg2/rcp/rsqrt are accurate enough (tolerance 1e-4)",
-                  name, ninputs > 1 ? "s" : "", incard.data, text.data, block, tile,
-                  per_thread == 4 ? ", 4 elements per thread (float4)" : ", one element per thread");
+                  block, tile, per_thread == 4 ? ", 4 elements per thread (float4)" : ", one element per thread");
     json_object_set_new(d, "card", json_string(s.data));
     s.len = 0;
-    pg_buf_printf(&s, "逐元素表达式：对 i < n 计算 out[i] = %s（单精度），输入 %s 各有 n 个元素，输出 out 有 n 个元素。%s",
-                  text.data, inl_zh.data, launch_zh);
+    pg_buf_printf(&s, "逐元素表达式：对 i < n 计算 out[i] = %s（单精度），输入 %s 各有 n 个元素%s，输出 out 有 n 个元素。",
+                  text.data, inl_zh.data, S ? sc_zh.data : "");
+    if (selw_zh.len) pg_buf_printf(&s, "其中逐元素选择：%s。", selw_zh.data);
+    pg_buf_puts(&s, launch_zh);
     json_object_set_new(d, "zh", json_string(s.data));
     json_object_set_new(root, "descriptions", d);
 
@@ -897,6 +1221,8 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, int bl
         json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", (char[]){INPUT_NAMES[i], 0}, "type", "f32*",
                                             "role", "in", "len", "n"));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", "f32*", "role", "out", "len", "n"));
+    for (int k = 0; k < S; k++)
+        json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", SCALAR_NAMES[k], "type", "f32", "value", val[k]));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "n", "type", "u32", "value", "n"));
     json_object_set_new(root, "params", ps);
 
@@ -927,6 +1253,11 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, int bl
     pg_buf_free(&inl_zh);
     pg_buf_free(&incard);
     pg_buf_free(&notes);
+    pg_buf_free(&sc_terse);
+    pg_buf_free(&sc_det);
+    pg_buf_free(&sc_zh);
+    pg_buf_free(&selw);
+    pg_buf_free(&selw_zh);
 }
 
 static bool ident_ok(const char *s) {
@@ -936,8 +1267,9 @@ static bool ident_ok(const char *s) {
     return true;
 }
 
-pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, int block, int per_thread,
-                            pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out, pg_diag_sink *diag) {
+pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, const float *scalar_values,
+                            int block, int per_thread, pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out,
+                            pg_diag_sink *diag) {
     if (!e || !ident_ok(kernel_name) || strlen(kernel_name) > 200) {
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_expr_kernel: missing tree or bad kernel name");
         return PG_ERR_USAGE;
@@ -954,8 +1286,18 @@ pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ni
                      ninputs);
         return PG_ERR_USAGE;
     }
+    int S = synth_expr_nscalars(e);
+    float sv[SYNTH_EXPR_MAX_SCALARS];
+    if (scalar_values) memcpy(sv, scalar_values, sizeof(float) * (size_t)S);
+    else synth_expr_scalar_values(0, S, sv);
+    for (int k = 0; k < S; k++)
+        if (!(sv[k] >= SYNTH_EXPR_SCALAR_MIN && sv[k] <= SYNTH_EXPR_SCALAR_MAX)) {
+            pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_expr_kernel: scalar %s = %g outside [%g, %g]",
+                         SCALAR_NAMES[k], (double)sv[k], SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX);
+            return PG_ERR_USAGE;
+        }
     if (ptx_out) emit_ptx(e, kernel_name, ninputs, block, per_thread, ptx_out);
     if (cu_out) emit_cu(e, kernel_name, ninputs, per_thread, cu_out);
-    if (task_json_out) emit_json(e, kernel_name, ninputs, block, per_thread, task_json_out);
+    if (task_json_out) emit_json(e, kernel_name, ninputs, sv, block, per_thread, task_json_out);
     return PG_OK;
 }

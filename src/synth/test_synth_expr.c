@@ -50,11 +50,13 @@ static synth_expr *P(const char *s) {
     return e;
 }
 
+static const double SC[2] = {0.25, -1.5};   /* alpha, beta in the hand-checked values */
+
 static void check_value(const char *s, const double *in, double want) {
     synth_expr *e = P(s);
     CHECK(e != NULL, "parse %s", s);
     if (!e) return;
-    double got = synth_expr_eval(e, in);
+    double got = synth_expr_eval(e, in, SC);
     CHECK(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want)), "%s = %.17g, want %.17g", s, got, want);
     synth_expr_free(e);
 }
@@ -83,6 +85,18 @@ static void test_ops(void) {
     check_value("(exp (min a 10))", in, exp(2.0));
     check_value("-0.25", in, -0.25);
     check_value("  ( sub\t a\n(div b 0.5) ) ", in, 8.0);
+    /* scalars and the select: a=2 b=-3 c=0.5 d=4, alpha=0.25 beta=-1.5 */
+    check_value("alpha", in, 0.25);
+    check_value("(mul alpha b)", in, -0.75);
+    check_value("(fma a beta alpha)", in, -2.75);
+    check_value("(sel a c d)", in, 0.5);
+    check_value("(sel b c d)", in, 4.0);
+    check_value("(sel 0 c d)", in, 4.0);   /* 0 > 0 is false */
+    check_value("(sel b b (mul alpha b))", in, -0.75);   /* leaky: b < 0 */
+    check_value("(sel a a (mul alpha a))", in, 2.0);
+    check_value("(sel (sub a d) 1 -1)", in, -1.0);       /* a > d? no */
+    check_value("(sel (sub a beta) (add a alpha) (sel c beta 7))", in, 2.25);
+    check_value("(sel (sub beta alpha) a (sel (sub c alpha) beta 7))", in, -1.5);
 
     /* printers */
     synth_expr *e = P("(max (add (mul a b) 1.5) 0)");
@@ -102,9 +116,46 @@ static void test_ops(void) {
     CHECK(!strcmp(t.data, "a - (b - c*(d/(-2)))"), "math text: %s", t.data);
     synth_expr_free(e);
     pg_buf_free(&c); pg_buf_free(&t);
+    /* the select and scalars in the three printers */
+    struct { const char *prefix, *c, *text; } sp[] = {
+        {"(sel a a (mul alpha a))", "a > 0.0f ? a : alpha*a", "a > 0 ? a : alpha*a"},
+        {"(add (sel (sub a b) a (mul -0.5 b)) beta)", "(a > b ? a : (-0.5f)*b) + beta", "(a > b ? a : (-0.5)*b) + beta"},
+        {"(max (sel c (sel d a b) (add a alpha)) 0)", "fmaxf(c > 0.0f ? (d > 0.0f ? a : b) : a + alpha, 0.0f)",
+         "max(c > 0 ? (d > 0 ? a : b) : a + alpha, 0)"},
+        {"(sel (sub a -1.5) 1 -1)", "a > (-1.5f) ? 1.0f : (-1.0f)", "a > (-1.5) ? 1 : (-1)"},
+        {"(sel (sub (add a b) c) (sub (add a b) c) (mul beta (sub (add a b) c)))",
+         "a + b > c ? a + b - c : beta*(a + b - c)", "a + b > c ? a + b - c : beta*(a + b - c)"},
+        {"(mul (sel (sel a b c) alpha beta) d)", "((a > 0.0f ? b : c) > 0.0f ? alpha : beta)*d",
+         "((a > 0 ? b : c) > 0 ? alpha : beta)*d"},
+    };
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+        e = P(sp[i].prefix);
+        CHECK(e != NULL, "parse %s", sp[i].prefix);
+        if (!e) continue;
+        synth_expr_to_c(e, &c);
+        synth_expr_to_text(e, &t);
+        synth_expr_to_prefix(e, &p);
+        CHECK(!strcmp(c.data, sp[i].c), "C text: %s", c.data);
+        CHECK(!strcmp(t.data, sp[i].text), "math text: %s", t.data);
+        CHECK(!strcmp(p.data, sp[i].prefix), "prefix round trip: %s -> %s", sp[i].prefix, p.data);
+        synth_expr_free(e);
+        pg_buf_free(&c); pg_buf_free(&t); pg_buf_free(&p);
+    }
+    e = P("(sel (sub a beta) (mul alpha b) c)");
+    CHECK(e && synth_expr_scalars_used(e) == 3u && synth_expr_nscalars(e) == 2 && synth_expr_inputs_used(e) == 7u,
+          "scalars/inputs used");
+    synth_expr_free(e);
+    e = P("(mul beta a)");
+    CHECK(e && synth_expr_scalars_used(e) == 2u && synth_expr_nscalars(e) == 2, "beta alone: two kernel scalars");
+    synth_expr_free(e);
+    float sv[2];
+    synth_expr_scalar_values(42, 2, sv);
+    CHECK(sv[0] != sv[1] && sv[0] >= SYNTH_EXPR_SCALAR_MIN && sv[0] <= SYNTH_EXPR_SCALAR_MAX &&
+          sv[1] >= SYNTH_EXPR_SCALAR_MIN && sv[1] <= SYNTH_EXPR_SCALAR_MAX, "scalar values %g %g", sv[0], sv[1]);
 
     /* parse errors */
-    const char *bad[] = {"", "(", "(add a)", "(add a b c)", "(foo a)", "e", "(add a b))", "(exp)", "ab", "nan", NULL};
+    const char *bad[] = {"", "(", "(add a)", "(add a b c)", "(foo a)", "e", "(add a b))", "(exp)", "ab", "nan",
+                         "(sel a b)", "(sel a b c d)", "gamma", "alphabet", "(mul alpha_ a)", "scalar", "(scalar a)", NULL};
     for (int i = 0; bad[i]; i++) {
         char err[160] = "";
         synth_expr *x = synth_expr_parse(bad[i], err, sizeof err);
@@ -115,25 +166,73 @@ static void test_ops(void) {
 
 static bool trees_equal(const synth_expr *x, const synth_expr *y) {
     if (x->op != y->op || x->nkids != y->nkids) return false;
-    if (x->op == SYNTH_EXPR_INPUT && x->input != y->input) return false;
+    if ((x->op == SYNTH_EXPR_INPUT || x->op == SYNTH_EXPR_SCALAR) && x->input != y->input) return false;
     if (x->op == SYNTH_EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
     for (int i = 0; i < x->nkids; i++)
         if (!trees_equal(x->kid[i], y->kid[i])) return false;
     return true;
 }
 
+static bool uses(const synth_expr *e, synth_expr_op op) {
+    if (e->op == op) return true;
+    for (int i = 0; i < e->nkids; i++)
+        if (uses(e->kid[i], op)) return true;
+    return false;
+}
+
+/* Every select condition is an input leaf, a difference of two leaves, or the
+ * select is continuous (t > 0 ? t : s*t or the mirror); see the header. */
+static bool sel_safe(const synth_expr *e) {
+    if (e->op == SYNTH_EXPR_SEL) {
+        const synth_expr *c = e->kid[0], *x = e->kid[1], *y = e->kid[2];
+        bool leaf = c->op == SYNTH_EXPR_INPUT;
+        bool diff = c->op == SYNTH_EXPR_SUB && c->kid[0]->nkids == 0 && c->kid[1]->nkids == 0;
+        bool cont = false;
+        for (int o = 0; o < 2 && !cont; o++) {   /* t > 0 ? t : s*t, or the mirror */
+            const synth_expr *same = o ? y : x, *m = o ? x : y;
+            cont = m->op == SYNTH_EXPR_MUL && trees_equal(same, c) && m->kid[0]->nkids == 0 && trees_equal(m->kid[1], c);
+        }
+        if (!leaf && !diff && !cont) {
+            pg_buf t = {0};
+            synth_expr_to_prefix(e, &t);
+            fprintf(stderr, "unsafe select: %s\n", t.data);
+            pg_buf_free(&t);
+            return false;
+        }
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (!sel_safe(e->kid[i])) return false;
+    return true;
+}
+
 static void test_random(void) {
-    int det_bad = 0, rt_bad = 0, bad_inputs = 0, nonfinite = 0, batch_bad = 0;
-    int total_nodes = 0, ntrees = 0, max_nodes = 0;
+    int det_bad = 0, rt_bad = 0, bad_inputs = 0, nonfinite = 0, batch_bad = 0, bad_scalars = 0, unsafe_sel = 0;
+    int total_nodes = 0, ntrees = 0, max_nodes = 0, with_scalar = 0, with_sel = 0, two_scalars = 0, heldout = 0;
     int op_seen[SYNTH_EXPR__COUNT] = {0};
     uint64_t rs = 12345;
-    for (int k = 0; k < 200; k++) {
+    for (int k = 0; k < 400; k++) {
         int nin = 1 + k % 4, depth = 2 + k % 4;
         synth_expr *e = synth_expr_random(1000 + k, nin, depth, NULL);
         synth_expr *e2 = synth_expr_random(1000 + k, nin, depth, NULL);
         if (!e || !e2) { det_bad++; synth_expr_free(e); synth_expr_free(e2); continue; }
         if (!trees_equal(e, e2)) det_bad++;
         if (synth_expr_inputs_used(e) != (1u << nin) - 1) bad_inputs++;
+        unsigned su = synth_expr_scalars_used(e);
+        if (su != 0 && su != 1 && su != 3) bad_scalars++;   /* alpha, or alpha and beta */
+        with_scalar += su != 0;
+        two_scalars += su == 3;
+        with_sel += uses(e, SYNTH_EXPR_SEL);
+        if (!sel_safe(e)) unsafe_sel++;
+        if (e->op == SYNTH_EXPR_SEL && e->kid[0]->op == SYNTH_EXPR_INPUT && e->kid[1]->op == SYNTH_EXPR_INPUT &&
+            e->kid[2]->op == SYNTH_EXPR_MUL) {
+            const synth_expr *m = e->kid[2];
+            int x = e->kid[0]->input;
+            if (e->kid[1]->input == x && ((m->kid[0]->op == SYNTH_EXPR_SCALAR && m->kid[1]->op == SYNTH_EXPR_INPUT &&
+                                           m->kid[1]->input == x) ||
+                                          (m->kid[1]->op == SYNTH_EXPR_SCALAR && m->kid[0]->op == SYNTH_EXPR_INPUT &&
+                                           m->kid[0]->input == x)))
+                heldout++;
+        }
         int nn = synth_expr_count_nodes(e);
         total_nodes += nn;
         if (nn > max_nodes) max_nodes = nn;
@@ -151,12 +250,15 @@ static void test_random(void) {
             for (int j = 0; j < 4; j++) fin[j][i] = (float)urand(&rs, -10, 10);
         if (k % 7 == 0) { fin[0][0] = -10; fin[0][1] = 10; fin[0][2] = 0; }
         const float *ins[4] = {fin[0], fin[1], fin[2], fin[3]};
-        synth_expr_eval_f32(e, ins, fout, N);
+        /* scalars anywhere in the stated range, the ends included */
+        double sc[2] = {k % 5 == 0 ? SYNTH_EXPR_SCALAR_MIN : (float)urand(&rs, -4, 4),
+                        k % 5 == 1 ? SYNTH_EXPR_SCALAR_MAX : (float)urand(&rs, -4, 4)};
+        synth_expr_eval_f32(e, ins, sc, fout, N);
         bool reported = false;
         for (int i = 0; i < N; i++) {
             double x[4] = {fin[0][i], fin[1][i], fin[2][i], fin[3][i]};
-            double v = synth_expr_eval(e, x);
-            double v2 = r ? synth_expr_eval(r, x) : NAN;
+            double v = synth_expr_eval(e, x, sc);
+            double v2 = r ? synth_expr_eval(r, x, sc) : NAN;
             if (!isfinite(v) || !isfinite((float)v)) {
                 nonfinite++;
                 if (!reported) fprintf(stderr, "non-finite %g: %s\n", v, p.data);
@@ -185,10 +287,18 @@ static void test_random(void) {
     CHECK(rt_bad == 0, "%d prefix round trips differ", rt_bad);
     CHECK(nonfinite == 0, "%d non-finite values", nonfinite);
     CHECK(batch_bad == 0, "%d chunked-evaluator values differ from the interpreter", batch_bad);
+    CHECK(bad_scalars == 0, "%d trees use beta without alpha", bad_scalars);
+    CHECK(unsafe_sel == 0, "%d trees have a select whose condition is not sign-exact", unsafe_sel);
+    CHECK(heldout == 0, "%d trees are the held-out leaky_relu", heldout);
     for (int op = SYNTH_EXPR_INPUT; op < SYNTH_EXPR__COUNT; op++)
         CHECK(op_seen[op] > 0, "operator %s never generated", synth_expr_op_name((synth_expr_op)op));
-    printf("random trees: %d, mean %.1f nodes, max %d\n", ntrees, ntrees ? (double)total_nodes / ntrees : 0.0,
-           max_nodes);
+    /* the mix: about a third of the trees take scalars, a quarter select */
+    double fs = ntrees ? (double)with_scalar / ntrees : 0, fsel = ntrees ? (double)with_sel / ntrees : 0;
+    CHECK(fs >= 0.28 && fs <= 0.45, "%.0f%% of the trees have scalars (want 30-40%%)", 100 * fs);
+    CHECK(fsel >= 0.17 && fsel <= 0.35, "%.0f%% of the trees have a select (want 20-30%%)", 100 * fsel);
+    CHECK(two_scalars > 0 && two_scalars < with_scalar, "%d of %d scalar trees have two", two_scalars, with_scalar);
+    printf("random trees: %d, mean %.1f nodes, max %d; %.0f%% with scalars (%d with two), %.0f%% with a select\n",
+           ntrees, ntrees ? (double)total_nodes / ntrees : 0.0, max_nodes, 100 * fs, two_scalars, 100 * fsel);
     /* a different seed gives a different tree (almost always) */
     int same = 0;
     for (int k = 0; k < 20; k++) {
@@ -210,6 +320,22 @@ static void test_random(void) {
     CHECK(!strstr(pw.data, "exp") && !strstr(pw.data, "max") && !strstr(pw.data, "sub"), "weights: %s", pw.data);
     pg_buf_free(&pw);
     synth_expr_free(w);
+    /* scalar_prob < 0: never scalars; 1: always, max_scalars 1: alpha only */
+    int nsc = 0, nalpha = 0;
+    for (int k = 0; k < 40; k++) {
+        memset(&o, 0, sizeof o);
+        o.scalar_prob = -1;
+        w = synth_expr_random(300 + (uint64_t)k, 1 + k % 4, 2 + k % 4, &o);
+        nsc += synth_expr_scalars_used(w) != 0;
+        synth_expr_free(w);
+        o.scalar_prob = 1;
+        o.max_scalars = 1;
+        w = synth_expr_random(300 + (uint64_t)k, 1 + k % 4, 2 + k % 4, &o);
+        nalpha += synth_expr_scalars_used(w) == 1;
+        synth_expr_free(w);
+    }
+    CHECK(nsc == 0 && nalpha == 40, "scalar options: %d trees with scalars when off, %d of 40 alpha-only when forced", nsc,
+          nalpha);
 }
 
 /* ---- generated kernels ------------------------------------------------------------------ */
@@ -225,8 +351,12 @@ static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bo
     mkdir(dir, 0755);
     pg_buf ptx = {0}, cu = {0}, js = {0};
     pg_diag_sink ds = {diag_print, NULL, 0, 0, 0};
+    int nsc = synth_expr_nscalars(e);
+    float sv[SYNTH_EXPR_MAX_SCALARS];
+    synth_expr_scalar_values((uint64_t)id, nsc, sv);
+    double sc[SYNTH_EXPR_MAX_SCALARS] = {nsc > 0 ? sv[0] : 0, nsc > 1 ? sv[1] : 0};
     double t0 = now();
-    pg_status st = synth_expr_kernel(e, name, nin, 256, per_thread, &ptx, &cu, &js, &ds);
+    pg_status st = synth_expr_kernel(e, name, nin, sv, 256, per_thread, &ptx, &cu, &js, &ds);
     double t1 = now();
     CHECK(st == PG_OK, "%s: synth_expr_kernel %s", name, pg_status_str(st));
     if (st != PG_OK) return;
@@ -242,6 +372,23 @@ static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bo
           pg_status_str(vst), vs.nerrors, vs.nwarnings);
     if (vst != PG_OK || vs.nwarnings) fprintf(stderr, "%s\n", ptx.data);
     ptx_module_free(m);
+    /* scalars by value (.param .f32), selects as setp.gt.f32 + selp.f32 */
+    for (int k = 0; k < nsc; k++) {
+        char want[64];
+        snprintf(want, sizeof want, ".param .f32 %s,", synth_expr_scalar_name(k));
+        CHECK(strstr(ptx.data, want) != NULL, "%s: no '%s' in the PTX", name, want);
+        snprintf(want, sizeof want, "float %s, ", synth_expr_scalar_name(k));
+        CHECK(strstr(cu.data, want) != NULL, "%s: no '%s' in the CUDA text", name, want);
+        snprintf(want, sizeof want, "\"name\": \"%s\", \"type\": \"f32\", \"value\": ", synth_expr_scalar_name(k));
+        CHECK(strstr(js.data, want) != NULL, "%s: no scalar param %s in the task.json", name, synth_expr_scalar_name(k));
+    }
+    bool has_sel = strstr(js.data, "\"expr\": \"") && strstr(strstr(js.data, "\"expr\": \""), "(sel ");
+    if (has_sel) {
+        CHECK(strstr(ptx.data, "setp.gt.f32") && strstr(ptx.data, "selp.f32"), "%s: select without setp/selp", name);
+        CHECK(strstr(js.data, " where ") && strstr(js.data, "otherwise") && strstr(js.data, "否则"),
+              "%s: the descriptions do not put the select in words", name);
+    }
+    if (nsc) CHECK(strstr(js.data, "scalar alpha") || strstr(js.data, "scalars alpha"), "%s: terse names no scalar", name);
 
     snprintf(path, sizeof path, "%s/kernel.ptx", dir);
     CHECK(write_file(path, ptx.data), "write %s", path);
@@ -292,7 +439,7 @@ static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bo
                 for (size_t i = 0; i < n; i++) {
                     double x[4] = {0};
                     for (int j = 0; j < nin; j++) x[j] = ((const float *)ref.args[j].data)[i];
-                    float want = (float)synth_expr_eval(e, x);
+                    float want = (float)synth_expr_eval(e, x, sc);
                     if (memcmp(&want, &out[i], sizeof want) || !isfinite(out[i])) bad++;
                 }
                 CHECK(bad == 0 && n > 0, "%s: %zu of %zu reference values differ from synth_expr_eval", name, bad, n);
@@ -316,13 +463,22 @@ static void test_kernels(void) {
     if (!g_have_nvcc) printf("SKIPPED: nvcc not found (CUDA text not compiled)\n");
     snprintf(g_tmp, sizeof g_tmp, "/tmp/test_synth_expr.XXXXXX");
     CHECK(mkdtemp(g_tmp) != NULL, "mkdtemp");
-    int id = 0;
+    int id = 0, nsc = 0, nsel = 0, nsc_cu = 0, nsel_cu = 0;
     for (int k = 0; k < 30; k++)
         for (int nin = 1; nin <= 4; nin++) {
             synth_expr *e = synth_expr_random(5000 + 17 * (uint64_t)k + (uint64_t)nin, nin, 2 + k % 4, NULL);
-            for (int pt = 1; pt <= 4; pt += 3) test_kernel(e, id++, nin, pt, k < 2 && nin % 2 == pt % 2);
+            bool sc = synth_expr_nscalars(e) > 0, sel = uses(e, SYNTH_EXPR_SEL);
+            /* nvcc: the first trees, and the first few with scalars or a select */
+            bool cu_it = (k < 2 && nin % 2 == 1) || (sc && nsc_cu < 3) || (sel && nsel_cu < 3);
+            nsc += sc;
+            nsel += sel;
+            nsc_cu += sc && cu_it;
+            nsel_cu += sel && cu_it;
+            for (int pt = 1; pt <= 4; pt += 3) test_kernel(e, id++, nin, pt, cu_it && pt == (nin % 2 ? 1 : 4));
             synth_expr_free(e);
         }
+    CHECK(nsc >= 20 && nsel >= 15, "random kernels: %d of 120 with scalars, %d with a select", nsc, nsel);
+    printf("random kernels: %d of 120 with scalars, %d with a select\n", nsc, nsel);
     /* hand-written trees: every operator in one kernel, and all-constant operands */
     const char *hand[] = {
         "(max (add (mul a b) 1.5) 0)",
@@ -330,24 +486,55 @@ static void test_kernels(void) {
         "(sub (rsqrt (add (abs a) 0.5)) (min (log (add (abs b) 1)) (exp (min (relu c) 10))))",
         "(add a (mul 2 3))",
         "(max 1.5 (abs (mul -0.25 4)))",
+        /* scalars and selects: leaky-style (continuous), comparisons, nested, constants in both branches */
+        "(sel a a (mul alpha a))",
+        "(sel (fma a b c) (mul (fma a b c) beta) (fma a b c))",
+        "(add (sel (sub a b) (mul alpha a) (sub b beta)) (sel c 1 -1))",
+        "(sel (sub a alpha) (sel (sub b 0.5) a b) (tanh (mul beta c)))",
+        "(sel d (exp (min (mul alpha a) 10)) (log (add (abs b) 1)))",
+        "(sel (sub alpha beta) 2 3)",
+        "(sel (sub (add a b) c) (sub (add a b) c) (mul beta (sub (add a b) c)))",
+        "(sel (sub 0.5 a) a (sel (sub b a) 1 -1))",
         NULL};
     for (int i = 0; hand[i]; i++) {
         synth_expr *e = P(hand[i]);
         int nin = 0;
         for (unsigned u = synth_expr_inputs_used(e); u; u >>= 1) nin++;
         if (nin == 0) nin = 1;
-        test_kernel(e, id++, nin, 1, i == 1);
-        test_kernel(e, id++, nin, 4, i == 1);
+        test_kernel(e, id++, nin, 1, i == 1 || i >= 5);
+        test_kernel(e, id++, nin, 4, i == 1 || i >= 5);
+        synth_expr_free(e);
+    }
+    /* leaky-style select: t computed once, then mul, setp, selp */
+    {
+        synth_expr *e = P("(sel (fma a b c) (fma a b c) (mul alpha (fma a b c)))");
+        pg_buf b = {0};
+        float v = 0.01f;
+        CHECK(synth_expr_kernel(e, "leaky_fma", 3, &v, 128, 1, &b, NULL, NULL, NULL) == PG_OK, "leaky_fma");
+        const char *f = strstr(b.data ? b.data : "", "fma.rn.f32");
+        CHECK(f && !strstr(f + 1, "fma.rn.f32"), "the select's shared subtree is computed once:\n%s", b.data);
+        CHECK(strstr(b.data, "ld.param.f32 %f1, [alpha];") && strstr(b.data, "setp.gt.f32 %p2, %f5, 0f00000000;") &&
+              strstr(b.data, "selp.f32 %f7, %f5, %f6, %p2;") && strstr(b.data, ".reg .pred %p<3>;"),
+              "leaky PTX:\n%s", b.data);
+        pg_buf_free(&b);
+        pg_buf js = {0};
+        v = 9.0f;
+        pg_diag_sink q = {NULL, NULL, 0, 0, 0};
+        CHECK(synth_expr_kernel(e, "k", 3, &v, 128, 1, NULL, NULL, &js, &q) == PG_ERR_USAGE, "scalar value 9 refused");
+        v = 0.01f;
+        CHECK(synth_expr_kernel(e, "k", 3, &v, 128, 1, NULL, NULL, &js, &q) == PG_OK && strstr(js.data, "\"value\": \"0.01\""),
+              "the scalar value prints short:\n%s", js.data);
+        pg_buf_free(&js);
         synth_expr_free(e);
     }
     /* usage errors */
     synth_expr *e = P("(add a d)");
     pg_buf b = {0};
     pg_diag_sink ds = {NULL, NULL, 0, 0, 0};
-    CHECK(synth_expr_kernel(e, "k", 2, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE && ds.nerrors == 1,
+    CHECK(synth_expr_kernel(e, "k", 2, NULL, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE && ds.nerrors == 1,
           "input beyond ninputs refused");
-    CHECK(synth_expr_kernel(e, "k", 4, 256, 2, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "per_thread 2 refused");
-    CHECK(synth_expr_kernel(e, "1k", 4, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "bad name refused");
+    CHECK(synth_expr_kernel(e, "k", 4, NULL, 256, 2, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "per_thread 2 refused");
+    CHECK(synth_expr_kernel(e, "1k", 4, NULL, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "bad name refused");
     synth_expr_free(e);
     pg_buf_free(&b);
     if (n_kernels)
@@ -370,7 +557,9 @@ static void dump(const char *dir, int count) {
         snprintf(sub, sizeof sub, "%s/%s", dir, name);
         mkdir(sub, 0755);
         pg_buf ptx = {0}, cu = {0}, js = {0};
-        synth_expr_kernel(e, name, nin, 256, pt, &ptx, &cu, &js, NULL);
+        float sv[SYNTH_EXPR_MAX_SCALARS];
+        synth_expr_scalar_values((uint64_t)k, synth_expr_nscalars(e), sv);
+        synth_expr_kernel(e, name, nin, sv, 256, pt, &ptx, &cu, &js, NULL);
         snprintf(path, sizeof path, "%s/kernel.ptx", sub);
         write_file(path, ptx.data);
         snprintf(path, sizeof path, "%s/reference.cu", sub);

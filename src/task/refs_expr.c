@@ -6,9 +6,10 @@
  * in->spec->path for it.  The file is read on every call (specs are small and
  * a path may be rewritten with another tree); parsed trees are cached by their
  * text in a small table behind a mutex, since references run on several
- * threads.  Inputs are the f32 buffers a, b, c, d (those present), the output
- * is "out"; values are computed in double by the interpreter and rounded once
- * to f32. */
+ * threads.  Inputs are the f32 buffers a, b, c, d (those present) and the f32
+ * scalars alpha, beta (those the tree uses; read as the f32 value the kernel
+ * gets), the output is "out"; values are computed in double by the
+ * interpreter and rounded once to f32. */
 #include "ptxgen/synth_expr.h"
 #include "ptxgen/task.h"
 
@@ -111,7 +112,21 @@ pg_status ref_expr_eval(task_inst *in) {
             goto done;
         }
     }
-    synth_expr_eval_f32(e, ins, in->args[po].data, n);
+    double sc[SYNTH_EXPR_MAX_SCALARS] = {0};
+    unsigned sused = synth_expr_scalars_used(e);
+    for (int k = 0; k < SYNTH_EXPR_MAX_SCALARS; k++) {
+        if (!(sused & (1u << k))) continue;
+        const char *nm = synth_expr_scalar_name(k);
+        int pi = param_index(t, nm);
+        if (pi < 0 || t->params[pi].is_pointer || t->params[pi].dtype != TASK_T_F32) {
+            fprintf(stderr, "ptxgen: %s: the expression uses '%s' but there is no f32 scalar parameter '%s'\n", t->path,
+                    nm, nm);
+            st = PG_ERR_INVALID;
+            goto done;
+        }
+        sc[k] = (double)(float)in->args[pi].scalar.f;
+    }
+    synth_expr_eval_f32(e, ins, sc, in->args[po].data, n);
 done:
     if (owned) synth_expr_free((synth_expr *)e);
     return st;
