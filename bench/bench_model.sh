@@ -25,8 +25,14 @@ for dt in f32 bf16 q8; do
     done
 done
 python3 bench/make_bench_model.py --torch "$MODEL" | tee -a "$tmp"
+# the shipped model as well (the issue's "default model" rows): 2 threads, each compute dtype, and PyTorch
+DEFAULT=${DEFAULT_MODEL:-models/default}
+for dt in f32 bf16 q8; do
+    "$BUILD/bench_model" "$DEFAULT" --dtype $dt --threads 2 --pp 64 --tg 256 --reps ${REPS:-5} | tee -a "$tmp"
+done
+python3 bench/make_bench_model.py --torch "$DEFAULT" | tee -a "$tmp"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 - "$tmp" "$OUT" "$load_before" "$load_after" <<'PY'
+python3 - "$tmp" "$OUT" "$load_before" "$load_after" "$MODEL" <<'PY'
 import json, sys, platform, subprocess, datetime, os
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
@@ -35,7 +41,7 @@ llama = {"f32": {"tg256": 560, "pp64": [5400, 6500]}, "bf16": {"tg256": 780, "pp
          "q8": {"tg256": [930, 1170], "pp64": [5400, 6500]}}
 cmp = {}
 for r in rows:
-    if r.get("engine") != "ptxgen" or r["threads"] != 2:
+    if r.get("engine") != "ptxgen" or r["threads"] != 2 or r.get("model") != sys.argv[5]:
         continue
     l = llama[r["dtype"]]
     tg_bar = l["tg256"] if isinstance(l["tg256"], (int, float)) else l["tg256"][1]
@@ -47,7 +53,8 @@ res = {"name": "model-cpu", "date": datetime.date.today().isoformat(),
        "machine": {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
                    "loadavg_before": sys.argv[3], "loadavg_after": sys.argv[4]},
        "model": "random Qwen2, 15.74M params: vocab 8192, hidden 384, 8 layers, 6 heads / 2 kv heads, head_dim 64, "
-                "intermediate 1024, tied embeddings (bench/make_bench_model.py, seed 0)",
+                "intermediate 1024, tied embeddings (bench/make_bench_model.py, seed 0); the rows whose model is "
+                "models/default are the shipped model (15.0M params, vocab 6144, bf16 file)",
        "method": "pp64: one 64-token prefill incl. picking the first token (= time to first token); "
                  "tg256: 256 single-token steps from an empty context; median of REPS runs after a warm-up; "
                  "one process per row (peak RSS)",

@@ -176,11 +176,11 @@ int main(int argc, char **argv) {
     model_free(m);
     double bw = read_bandwidth(wbytes, nthreads);
     double tg_gbs = (double)wbytes * tg / med_tg / 1e9;   /* weight bytes streamed per second in decode */
-    printf("{\"engine\": \"ptxgen\", \"dtype\": \"%s\", \"threads\": %d, \"kernels\": \"%s\", \"params\": %zu, "
+    printf("{\"engine\": \"ptxgen\", \"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"kernels\": \"%s\", \"params\": %zu, "
            "\"weight_bytes\": %zu, \"load_s\": %.3f, \"pp%d_tok_s\": %.1f, \"pp_best_tok_s\": %.1f, \"tg%d_tok_s\": %.1f, "
            "\"tg_best_tok_s\": %.1f, \"ttft_ms\": %.3f, \"peak_rss_mb\": %.1f, \"reps\": %d, "
            "\"tg_weight_gb_s\": %.1f, \"read_bw_gb_s\": %.1f, \"tg_pct_of_read_bw\": %.0f}\n",
-           wdtype, nthreads, kernels_isa(), params, wbytes, t_load, pp,
+           dir, wdtype, nthreads, kernels_isa(), params, wbytes, t_load, pp,
            pp / med_pp, pp / t_pp[0], tg, tg / med_tg, tg / t_tg[0], med_pp * 1e3, ru.ru_maxrss / 1024.0, reps,
            tg_gbs, bw, bw > 0 ? 100 * tg_gbs / bw : 0);
     free(prompt);
