@@ -21,14 +21,14 @@ trap 'rm -f "$tmp"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for dt in f32 bf16 q8; do
     for th in 1 2; do
-        "$BUILD/bench_model" "$MODEL" --dtype $dt --threads $th --pp 64 --tg 256 --reps ${REPS:-5} | tee -a "$tmp"
+        "$BUILD/bench_model" "$MODEL" --dtype $dt --threads $th --pp 64 --tg 256 --reps "${REPS:-5}" | tee -a "$tmp"
     done
 done
 python3 bench/make_bench_model.py --torch "$MODEL" | tee -a "$tmp"
 # the shipped model as well (the "default model" rows): 2 threads, each compute dtype, and PyTorch
 DEFAULT=${DEFAULT_MODEL:-models/default}
 for dt in f32 bf16 q8; do
-    "$BUILD/bench_model" "$DEFAULT" --dtype $dt --threads 2 --pp 64 --tg 256 --reps ${REPS:-5} | tee -a "$tmp"
+    "$BUILD/bench_model" "$DEFAULT" --dtype $dt --threads 2 --pp 64 --tg 256 --reps "${REPS:-5}" | tee -a "$tmp"
 done
 python3 bench/make_bench_model.py --torch "$DEFAULT" | tee -a "$tmp"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)

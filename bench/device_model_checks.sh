@@ -8,7 +8,7 @@
 #   3. tests/gpu_tests.sh (the harness's adversarial cases).
 # Writes $OUT/model_checks.tgz (superopt/ adapter, logs, check_hf JSON verdicts).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 FINAL=${OUT:?set OUT}
 W=${WORK:-/tmp/ptxgen-model-checks}
 mkdir -p "$W"
