@@ -104,6 +104,8 @@ typedef struct {
     unsigned grid[3], block[3];
     size_t smem;
     double bytes, flops;       /* cost model for this size (0 when absent) */
+    pg_diag_sink *diag;        /* where a C reference reports a spec it cannot run (E7xx); set by
+                                * task_reference_run, may be NULL */
 } task_inst;
 
 /* Build the inputs for (size, distribution, seed): deterministic for the
@@ -136,7 +138,8 @@ task_cmp task_compare(const task_spec *t, int p, const task_arg *got, const task
 bool task_inputs_unchanged(const task_spec *t, const task_inst *before, const task_inst *after, int *bad_param);
 
 /* ---- the C reference registry --------------------------------------------------- */
-/* A reference reads inputs and writes outputs of `in` (its own copy). */
+/* A reference reads inputs and writes outputs of `in` (its own copy); a spec it
+ * cannot run is reported to in->diag (PG_E_TASK) with a non-OK status. */
 typedef pg_status (*task_ref_fn)(task_inst *in);
 task_ref_fn task_ref_lookup(const char *name);
 int task_ref_count(void);

@@ -253,11 +253,19 @@ static bool download(child *c, int fd, const dbufs *d, task_inst *out, char *why
 
 /* One input set: build it (and run the C reference) on a worker thread; input
  * generation of a 100M-element problem is as costly as the reference. */
-typedef struct { const task_spec *t; int size, dist; uint64_t seed; bool with_ref; task_inst *in; task_inst ref; pg_status st; } ref_job;
+typedef struct {
+    const task_spec *t; int size, dist; uint64_t seed; bool with_ref; task_inst *in; task_inst ref; pg_status st;
+    char why[600];   /* the first diagnostic of a failed build or reference, for the setup-error */
+} ref_job;
+static void keep_first(void *user, const pg_diag *d) {
+    char *why = user;
+    if (!why[0] && d->sev == PG_SEV_ERROR) pg_diag_format(d, why, 600);
+}
 static void *ref_thread(void *arg) {
     ref_job *j = arg;
-    j->st = task_inst_make(j->t, j->size, j->dist, j->seed, j->in, NULL);
-    if (j->st == PG_OK && j->with_ref) j->st = task_reference_run(j->in, &j->ref, NULL);
+    pg_diag_sink q = {keep_first, j->why, 0, 0, 0};
+    j->st = task_inst_make(j->t, j->size, j->dist, j->seed, j->in, &q);
+    if (j->st == PG_OK && j->with_ref) j->st = task_reference_run(j->in, &j->ref, &q);
     return NULL;
 }
 
@@ -325,7 +333,7 @@ static void child_main(void *arg, int fd) {
         task_inst *ins = calloc((size_t)ninst, sizeof(task_inst));
         ref_job *rj = calloc((size_t)ninst, sizeof(ref_job));
         for (int k = 0; k < ninst; k++) {
-            rj[k] = (ref_job){t, s, k / ns, (uint64_t)(k % ns) + 1, !use_oracle, &ins[k], {0}, PG_OK};
+            rj[k] = (ref_job){t, s, k / ns, (uint64_t)(k % ns) + 1, !use_oracle, &ins[k], {0}, PG_OK, ""};
         }
         {   /* inputs and C references, in parallel */
             long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -341,7 +349,8 @@ static void child_main(void *arg, int fd) {
             }
             for (int k = 0; k < ninst; k++)
                 if (rj[k].st != PG_OK)
-                    fail(c, fd, "setup-error", "size %d: %s", s, ins[k].args ? "the C reference failed" : "cannot build the inputs");
+                    fail(c, fd, "setup-error", "size %d: %s%s%s", s, ins[k].args ? "the C reference failed" : "cannot build the inputs",
+                         rj[k].why[0] ? ": " : "", rj[k].why);
         }
         for (int k = 0; k < ninst; k++) {
             task_inst *in = &ins[k];

@@ -571,6 +571,7 @@ static const kern kern_avx512 = {"avx512", 16, 8, mv_f32_avx512, mv_bf16_avx512,
  * measured error in test_model's output), never for f32 weights (q8: the int8
  * tiles below); set PTXGEN_NO_AMX=1 to keep bf16 prefill on the exact-activation
  * AVX-512 path. */
+static bool amx_ok, amx8_ok;   /* AMX-BF16 (bf16 weights), AMX-INT8 (q8 weights) usable; set by amx_probe */
 #if defined(HAVE_X86) && defined(__linux__)
 #define HAVE_AMX 1
 #define AMX_ATTR __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl,avx512bf16")))
@@ -709,7 +710,6 @@ static AMX_ATTR void to_bf16_rows(const float *x, int ldx, int k, int j0, int j1
     }
 }
 
-static bool amx_ok, amx8_ok;   /* AMX-BF16 (bf16 weights), AMX-INT8 (q8 weights) usable */
 static void amx_probe(void) {
     unsigned a, b, c, d;
     __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
@@ -744,20 +744,12 @@ static void kern_pick(void) {
 
 bool kernels_amx(void) {
     pthread_once(&kern_once, kern_pick);
-#ifdef HAVE_AMX
     return amx_ok;
-#else
-    return false;
-#endif
 }
 
 bool kernels_amx_q8(void) {
     pthread_once(&kern_once, kern_pick);
-#ifdef HAVE_AMX
     return amx8_ok;
-#else
-    return false;
-#endif
 }
 
 const char *kernels_isa(void) {

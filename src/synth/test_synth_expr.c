@@ -36,6 +36,11 @@ static void diag_print(void *user, const pg_diag *d) {
     fprintf(stderr, "  %s\n", buf);
 }
 
+static void keep_first(void *user, const pg_diag *d) {
+    pg_diag *f = user;
+    if (!f->code) *f = *d;
+}
+
 static bool write_file(const char *path, const char *data) {
     FILE *f = fopen(path, "wb");
     if (!f) return false;
@@ -448,6 +453,21 @@ static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bo
             task_inst_free(&in);
             task_inst_free(&ref);
         }
+        /* the reference re-reads the spec: a broken "expr" is reported to the caller's sink */
+        char *bad = test_replace(js.data, "\"expr\": \"", "\"expr\": \")");
+        if (!bad) bad = test_replace(js.data, "\"expr\":\"", "\"expr\":\")");
+        CHECK(bad != NULL, "%s: no \"expr\" in the spec", name);
+        task_inst in, ref;
+        memset(&ref, 0, sizeof ref);
+        if (bad && write_file(path, bad) && task_inst_make(t, 0, 0, 1, &in, &ts) == PG_OK) {
+            pg_diag first = {0};
+            pg_diag_sink ks = {keep_first, &first, 0, 0, 0};
+            CHECK(task_reference_run(&in, &ref, &ks) != PG_OK && ks.nerrors == 1 && first.id == PG_E_TASK &&
+                  strstr(first.msg, "$.expr"), "%s: broken expr: %d errors, '%s'", name, ks.nerrors, first.msg);
+            task_inst_free(&in);
+            task_inst_free(&ref);
+        }
+        free(bad);
         task_free(t);
     }
     pg_buf_free(&ptx);

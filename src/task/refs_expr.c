@@ -25,8 +25,8 @@ static int cache_n;
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* The parsed tree of `text`; *owned says whether the caller must free it
- * (the cache is full).  NULL on a parse error (message to stderr). */
-static const synth_expr *tree_for(const char *text, const char *path, bool *owned) {
+ * (the cache is full).  NULL on a parse error (reported to diag). */
+static const synth_expr *tree_for(const char *text, const char *path, bool *owned, pg_diag_sink *diag) {
     *owned = false;
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < cache_n; i++)
@@ -39,7 +39,7 @@ static const synth_expr *tree_for(const char *text, const char *path, bool *owne
     char err[160];
     synth_expr *e = synth_expr_parse(text, err, sizeof err);
     if (!e) {
-        fprintf(stderr, "ptxgen: %s: $.expr: %s\n", path, err);
+        pg_diag_emit(diag, PG_E_TASK, path, 0, 0, "$.expr: %s", err);
         return NULL;
     }
     pthread_mutex_lock(&cache_mu);
@@ -76,17 +76,17 @@ pg_status ref_expr_eval(task_inst *in) {
     json_error_t jerr;
     json_t *root = json_load_file(t->path, 0, &jerr);
     if (!root) {
-        fprintf(stderr, "ptxgen: %s: %s\n", t->path, jerr.text);
+        pg_diag_emit(in->diag, PG_E_TASK, t->path, 0, 0, "%s", jerr.text);
         return PG_ERR_IO;
     }
     json_t *jx = json_object_get(root, "expr");
     if (!json_is_string(jx)) {
-        fprintf(stderr, "ptxgen: %s: $.expr: missing string (prefix expression of the expr family)\n", t->path);
+        pg_diag_emit(in->diag, PG_E_TASK, t->path, 0, 0, "$.expr: missing string (prefix expression of the expr family)");
         json_decref(root);
         return PG_ERR_INVALID;
     }
     bool owned;
-    const synth_expr *e = tree_for(json_string_value(jx), t->path, &owned);
+    const synth_expr *e = tree_for(json_string_value(jx), t->path, &owned, in->diag);
     json_decref(root);
     if (!e) return PG_ERR_INVALID;
 
@@ -94,7 +94,7 @@ pg_status ref_expr_eval(task_inst *in) {
     const float *ins[SYNTH_EXPR_MAX_INPUTS] = {0};
     int po = param_index(t, "out");
     if (po < 0 || t->params[po].dtype != TASK_T_F32 || !t->params[po].is_pointer) {
-        fprintf(stderr, "ptxgen: %s: expr_eval needs an f32* parameter 'out'\n", t->path);
+        pg_diag_emit(in->diag, PG_E_TASK, t->path, 0, 0, "expr_eval needs an f32* parameter 'out'");
         st = PG_ERR_INVALID;
         goto done;
     }
@@ -106,8 +106,8 @@ pg_status ref_expr_eval(task_inst *in) {
         if (pi >= 0 && t->params[pi].is_pointer && t->params[pi].dtype == TASK_T_F32 && in->args[pi].count >= n)
             ins[k] = in->args[pi].data;
         else if (used & (1u << k)) {
-            fprintf(stderr, "ptxgen: %s: the expression uses '%s' but there is no f32* input '%s' of >= n elements\n",
-                    t->path, nm, nm);
+            pg_diag_emit(in->diag, PG_E_TASK, t->path, 0, 0,
+                         "the expression uses '%s' but there is no f32* input '%s' of >= n elements", nm, nm);
             st = PG_ERR_INVALID;
             goto done;
         }
@@ -119,8 +119,8 @@ pg_status ref_expr_eval(task_inst *in) {
         const char *nm = synth_expr_scalar_name(k);
         int pi = param_index(t, nm);
         if (pi < 0 || t->params[pi].is_pointer || t->params[pi].dtype != TASK_T_F32) {
-            fprintf(stderr, "ptxgen: %s: the expression uses '%s' but there is no f32 scalar parameter '%s'\n", t->path,
-                    nm, nm);
+            pg_diag_emit(in->diag, PG_E_TASK, t->path, 0, 0,
+                         "the expression uses '%s' but there is no f32 scalar parameter '%s'", nm, nm);
             st = PG_ERR_INVALID;
             goto done;
         }

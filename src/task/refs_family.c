@@ -20,12 +20,12 @@ static json_t *fparams(const task_inst *in, json_t **root) {
     json_error_t jerr;
     *root = json_load_file(in->spec->path, 0, &jerr);
     if (!*root) {
-        fprintf(stderr, "ptxgen: %s: %s\n", in->spec->path, jerr.text);
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "%s", jerr.text);
         return NULL;
     }
     json_t *fp = json_object_get(*root, "family_params");
     if (!json_is_object(fp)) {
-        fprintf(stderr, "ptxgen: %s: $.family_params: missing object (parameters of the synthesis family)\n", in->spec->path);
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: missing object (parameters of the synthesis family)");
         return NULL;
     }
     return fp;
@@ -69,7 +69,7 @@ static void setv(task_dtype t, void *p, size_t i, double v) {
 static void *fbuf(task_inst *in, const char *name, task_dtype *t, size_t *count) {
     int i = pidx(in->spec, name);
     if (i < 0 || !in->spec->params[i].is_pointer || !task_dtype_is_float(in->spec->params[i].dtype)) {
-        fprintf(stderr, "ptxgen: %s: needs a float pointer parameter '%s'\n", in->spec->path, name);
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "needs a float pointer parameter '%s'", name);
         return NULL;
     }
     *t = in->spec->params[i].dtype;
@@ -114,7 +114,7 @@ pg_status ref_fam_map(task_inst *in) {
         else if (!strcmp(op, "clamp")) v = fmin(fmax(xv, a), b);
         else if (!strcmp(op, "absdiff")) v = fabs(xv - yv);
         else {
-            fprintf(stderr, "ptxgen: %s: $.family_params.op: unknown map op '%s'\n", in->spec->path, op);
+            pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params.op: unknown map op '%s'", op);
             goto out;
         }
         setv(to, o, i, v);
@@ -143,7 +143,7 @@ pg_status ref_fam_reduce(task_inst *in) {
     size_t n = (size_t)task_scalar_i(in, "n");
     int sum = !strcmp(op, "sum"), mx = !strcmp(op, "max"), mn = !strcmp(op, "min");
     if (!x || !o || nx < n || tile <= 0 || !(sum || mx || mn)) {
-        fprintf(stderr, "ptxgen: %s: fam_reduce needs x, out, n, family_params.op sum/max/min and tile > 0\n", in->spec->path);
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "fam_reduce needs x, out, n, family_params.op sum/max/min and tile > 0");
         goto out;
     }
     if (atomic) {
@@ -187,7 +187,7 @@ static pg_status stencil(task_inst *in, bool two_d) {
     const char *bnd = fp_str(fp, "boundary");
     size_t nt = json_array_size(taps);
     if (!nt || nt > 64 || json_array_size(co) != nt) {
-        fprintf(stderr, "ptxgen: %s: $.family_params: taps and coeffs must be arrays of the same length (1..64)\n", in->spec->path);
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: taps and coeffs must be arrays of the same length (1..64)");
         goto out;
     }
     int dy[64], dx[64];
@@ -208,7 +208,7 @@ static pg_status stencil(task_inst *in, bool two_d) {
     if (!x || !o || rows < 0 || cols < 0 || nx < (size_t)(rows * cols) || no < (size_t)(rows * cols)) goto out;
     int zero = !strcmp(bnd, "zero"), clampb = !strcmp(bnd, "clamp"), copy = !strcmp(bnd, "copy");
     if (!(zero || clampb || copy)) {
-        fprintf(stderr, "ptxgen: %s: $.family_params.boundary: unknown '%s'\n", in->spec->path, bnd);
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params.boundary: unknown '%s'", bnd);
         goto out;
     }
     for (int64_t i = 0; i < rows; i++)

@@ -727,6 +727,7 @@ pg_status task_reference_run(const task_inst *in, task_inst *ref, pg_diag_sink *
     }
     pg_status st = task_inst_clone(in, ref);
     if (st != PG_OK) return st;
+    ref->diag = diag;
     return fn(ref);
 }
 
