@@ -105,14 +105,11 @@ void fam_lit(char *t, size_t n, double v);
 typedef struct { int p, r, rd, f, fd, h; } fam_regs;
 void fam_decls(const fam_regs *g, pg_buf *out);
 
-/* The per-family generators (family_<name>.c). */
-pg_status fam_gen_map(uint64_t seed, synth_family_sample *s);
-pg_status fam_gen_reduce(uint64_t seed, synth_family_sample *s);
-pg_status fam_gen_stencil1d(uint64_t seed, synth_family_sample *s);
-/* nvcc families: fill everything but ptx (the CUDA C goes into s->cu). */
-pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s);
-pg_status fam_cu_gemv(uint64_t seed, synth_family_sample *s);
-pg_status fam_cu_gemm(uint64_t seed, synth_family_sample *s);
-pg_status fam_cu_transpose(uint64_t seed, synth_family_sample *s);
+/* The per-family generators, one SYNTH_FAMILY(name, generator, uses_nvcc) row
+ * each in src/synth/families*.def (collected by families_all.def).  nvcc
+ * families fill everything but ptx (the CUDA C goes into s->cu). */
+#define SYNTH_FAMILY(name, fn, nvcc) pg_status fn(uint64_t seed, synth_family_sample *s);
+#include "../../src/synth/families_all.def"
+#undef SYNTH_FAMILY
 
 #endif

@@ -66,9 +66,10 @@ uint64_t synth_normalized_hash(const char *ptx) {
 }
 
 /* ---- descriptions -------------------------------------------------------------- */
-/* One phrasing of the task: a style (terse, detailed, card, zh) and light
- * rewording so the model does not learn one template. */
-static const char *styles[4] = {"terse", "detailed", "card", "zh"};
+/* One phrasing of the task: a style (terse, detailed, card, zh, prose: the
+ * styles `ptxgen eval` measures) and light rewording so the model does not
+ * learn one template.  A task without the drawn style falls back to terse. */
+static const char *styles[5] = {"terse", "detailed", "card", "zh", "prose"};
 static const struct { const char *from, *to[3]; } synonyms[] = {
     {"Compute ", {"Calculate ", "Evaluate ", "Produce "}},
     {"compute ", {"calculate ", "evaluate ", "produce "}},
@@ -112,7 +113,7 @@ static void signature_sentence(json_t *task, bool zh, pg_buf *out) {
 
 static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char **style_out) {
     uint64_t r = mix(seed);
-    int style = (int)(r % 4);
+    int style = (int)(r % 5);
     json_t *d = json_object_get(task, "descriptions");
     const char *text = json_string_value(json_object_get(d, styles[style]));
     if (!text) { style = 0; text = json_string_value(json_object_get(d, "terse")); }

@@ -23,13 +23,9 @@ extern char **environ;
 /* ---- registry -------------------------------------------------------------------- */
 typedef pg_status (*gen_fn)(uint64_t seed, synth_family_sample *s);
 static const struct { const char *name; gen_fn fn; bool nvcc; } FAMS[] = {
-    {"map", fam_gen_map, false},
-    {"reduce", fam_gen_reduce, false},
-    {"stencil1d", fam_gen_stencil1d, false},
-    {"stencil2d", fam_gen_stencil2d_cu, true},
-    {"gemv", fam_cu_gemv, true},
-    {"gemm", fam_cu_gemm, true},
-    {"transpose", fam_cu_transpose, true},
+#define SYNTH_FAMILY(name, fn, nvcc) {name, fn, nvcc},
+#include "families_all.def"
+#undef SYNTH_FAMILY
 };
 enum { NFAMS = (int)(sizeof FAMS / sizeof FAMS[0]) };
 

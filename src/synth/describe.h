@@ -1,0 +1,57 @@
+/* describe.h — descriptions as people write them: one phrase grammar shared
+ * by every synthesis family (internal to src/synth).
+ *
+ * A family states facts about its kernel (what the operation is called, its
+ * exact semantics, a plain-words explanation, the technique); the grammar
+ * renders them in the five styles `ptxgen eval` measures:
+ *
+ *   terse     the operation's name, sometimes with the element type or a
+ *             short user-voice frame ("row softmax, fp32", "I need a kernel
+ *             for leaky ReLU on a float array")
+ *   detailed  the exact formula, the data layout, the launch rule
+ *   card      a Markdown kernel card (## name, - Input, - Output, - Goal ...)
+ *   zh        Chinese, with the formula or the plain-words explanation
+ *   prose     plain English as a GPU programmer types it, semantics in words
+ *
+ * Every style draws a frame, synonyms and the order of its sentences from
+ * the seed, and terse/prose/zh sometimes state the formula too, so the
+ * exact semantics are never confined to `detailed` and `card`.
+ *
+ * Strings in desc_facts use the task's own parameter names; a family builds
+ * them with snprintf after it has drawn the names.  Lists are NULL-terminated
+ * (an absent list is NULL).  Rendering is a pure function of (facts, task,
+ * style, seed).  Ownership: outputs are appended to / returned to the
+ * caller; nothing is kept.  Nothing here prints. */
+#ifndef PTXGEN_SYNTH_DESCRIBE_H
+#define PTXGEN_SYNTH_DESCRIBE_H
+
+#include "ptxgen/common.h"
+
+#include <jansson.h>
+
+typedef struct {
+    const char *const *name_en;     /* names of the operation: "row-wise softmax", "softmax over each row" (>= 1) */
+    const char *const *name_zh;     /* "按行 softmax", "逐行 softmax 归一化" (>= 1) */
+    const char *formula;            /* exact semantics in ASCII math with the task's names, e.g.
+                                       "y[r][c] = exp(x[r][c] - max_c x[r][c]) / sum_c exp(x[r][c] - max_c x[r][c])" */
+    const char *const *explain_en;  /* exact semantics in plain words, no symbols (>= 1) */
+    const char *const *explain_zh;  /* the same in Chinese (>= 1) */
+    const char *const *how_en;      /* technique hints, optional: "one warp per row with shuffle reductions" */
+    const char *const *how_zh;
+    const char *shape_en;           /* layout, optional: "x and y are rows x cols, row-major" */
+    const char *shape_zh;
+    const char *notes_en;           /* exact constants and edge rules, optional: "eps is 1e-5" */
+    const char *notes_zh;
+} desc_facts;
+
+enum { DESC_TERSE, DESC_DETAILED, DESC_CARD, DESC_ZH, DESC_PROSE, DESC_NSTYLES };
+extern const char *const desc_style_names[DESC_NSTYLES];   /* "terse", "detailed", "card", "zh", "prose" */
+
+/* One description of `style` for a task.json object (its "name", "params" and
+ * "launch" are read for signatures, element types and launch hints). */
+void desc_render(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out);
+
+/* All five as a new JSON object {"terse": ..., ..., "prose": ...}. */
+json_t *desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed);
+
+#endif
