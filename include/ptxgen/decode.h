@@ -31,6 +31,9 @@
 #define GEN_TOK_END       "<|end|>"
 #define GEN_TOK_BASELINE  "<|baseline|>"   /* super-optimization mode: nvcc's PTX to rewrite */
 #define GEN_TOK_EOT       "<|endoftext|>"  /* padding / document separator in pretraining */
+/* The chat template (ChatML) of pretrained chat models (Qwen2, SmolLM2): */
+#define GEN_TOK_IM_START  "<|im_start|>"
+#define GEN_TOK_IM_END    "<|im_end|>"     /* ends a turn: the end of the module in the chat format */
 
 /* ---- vocabulary trie ------------------------------------------------------ */
 typedef struct dec_vocab dec_vocab;

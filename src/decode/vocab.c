@@ -94,7 +94,10 @@ pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, c
         v->special[i] = special && special[i];
         v->dup_next[i] = -1;
         if (v->special[i]) {
+            /* the end of a module: ptxgen's own <|end|>, or the chat template's
+             * <|im_end|> for chat models (Qwen2, SmolLM2); <|end|> wins */
             if (len == strlen(GEN_TOK_END) && !memcmp(v->bytes[i], GEN_TOK_END, len)) v->end_id = i;
+            else if (v->end_id < 0 && len == strlen(GEN_TOK_IM_END) && !memcmp(v->bytes[i], GEN_TOK_IM_END, len)) v->end_id = i;
             continue;
         }
         if (!len) continue;

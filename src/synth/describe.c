@@ -208,3 +208,22 @@ json_t *desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed) 
     }
     return d;
 }
+
+void desc_param_names(uint64_t seed, int n_in, const char **in, int n_out, const char **out) {
+    static const char *const ins[][4] = {{"x", "y", "z", "w"},     {"a", "b", "c", "d"},         {"in", "in2", "in3", "in4"},
+                                         {"src", "src2", "src3", "src4"}, {"input", "other", "third", "fourth"},
+                                         {"x", "w", "u", "v"},     {"lhs", "rhs", "c", "d"},     {"in0", "in1", "in2", "in3"},
+                                         {"u", "v", "s", "t"},     {"p", "q", "r", "s"}};
+    static const char *const outs[][2] = {{"out", "out2"}, {"y", "y2"},         {"dst", "dst2"}, {"output", "aux"},
+                                          {"z", "z2"},     {"result", "result2"}, {"res", "res2"}, {"o", "o2"}};
+    drng r = {seed ^ 0x6e616d6573000000ull};
+    int a = dpick(&r, (int)(sizeof ins / sizeof ins[0]));
+    int b = dpick(&r, (int)(sizeof outs / sizeof outs[0]));
+    for (int i = 0; i < n_in && i < 4; i++) in[i] = ins[a][i];
+    for (int i = 0; i < n_out && i < 2; i++) {
+        out[i] = outs[b][i];
+        /* an output never shares a name with an input ("y" after {"x","y"}) */
+        for (int k = 0; k < n_in && k < 4; k++)
+            if (!strcmp(out[i], in[k])) out[i] = i ? "out2" : "out";
+    }
+}

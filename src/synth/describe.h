@@ -51,6 +51,13 @@ extern const char *const desc_style_names[DESC_NSTYLES];   /* "terse", "detailed
  * "launch" are read for signatures, element types and launch hints). */
 void desc_render(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out);
 
+/* Parameter names people use, drawn from the seed, so the model meets
+ * x/y/out/dst/src/a/b/in/input/output... and not one convention.  Fills
+ * in[0..n_in-1] (inputs, n_in <= 4) and out[0..n_out-1] (outputs, n_out <= 2)
+ * with distinct static strings; a family that needs a fixed name (a matrix
+ * A, a count n) simply does not ask for it. */
+void desc_param_names(uint64_t seed, int n_in, const char **in, int n_out, const char **out);
+
 /* All five as a new JSON object {"terse": ..., ..., "prose": ...}. */
 json_t *desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed);
 

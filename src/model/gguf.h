@@ -1,0 +1,96 @@
+/* gguf.h — GGUF v3 files (llama.cpp's model format), internal to src/model.
+ *
+ * gguf_open maps the file read-only and checks everything before returning:
+ * magic "GGUF", version 3 (2 is accepted, same layout), counts that fit the
+ * file, every key/value well formed (strings and arrays inside the file),
+ * every tensor's type known, its dims positive and its data range
+ * [data_start + offset, + nbytes) inside the file and aligned to
+ * general.alignment (default 32).  Errors are E801 diagnostics naming the
+ * file and the key or tensor ("m.gguf: tensor 'blk.3.ffn_up.weight': data
+ * [.., ..) past the end of the file (491400064 bytes)").
+ *
+ * Tensor data is not copied: gguf_tensor.data points into the mapping and
+ * lives as long as the gguf_file.  Dims are GGML order: ne[0] is the
+ * contiguous (row) length, so a [rows x cols] PyTorch weight has ne[0] = cols,
+ * ne[1] = rows.  Quantized rows are whole blocks of gguf_type_block() elements.
+ *
+ * Ownership: gguf_open returns an object freed by gguf_close; every pointer
+ * obtained from it dies with it.  Nothing here prints. */
+#ifndef PTXGEN_MODEL_GGUF_H
+#define PTXGEN_MODEL_GGUF_H
+
+#include "ptxgen/common.h"
+
+/* ggml tensor types (values as in the file). */
+typedef enum {
+    GGUF_T_F32 = 0, GGUF_T_F16 = 1, GGUF_T_Q4_0 = 2, GGUF_T_Q4_1 = 3, GGUF_T_Q5_0 = 6, GGUF_T_Q5_1 = 7,
+    GGUF_T_Q8_0 = 8, GGUF_T_Q8_1 = 9, GGUF_T_Q2_K = 10, GGUF_T_Q3_K = 11, GGUF_T_Q4_K = 12, GGUF_T_Q5_K = 13,
+    GGUF_T_Q6_K = 14, GGUF_T_Q8_K = 15, GGUF_T_BF16 = 30,
+} gguf_type;
+
+/* Metadata value types (values as in the file). */
+typedef enum {
+    GGUF_V_U8 = 0, GGUF_V_I8 = 1, GGUF_V_U16 = 2, GGUF_V_I16 = 3, GGUF_V_U32 = 4, GGUF_V_I32 = 5,
+    GGUF_V_F32 = 6, GGUF_V_BOOL = 7, GGUF_V_STRING = 8, GGUF_V_ARRAY = 9, GGUF_V_U64 = 10, GGUF_V_I64 = 11,
+    GGUF_V_F64 = 12,
+} gguf_vtype;
+
+typedef struct { const char *s; uint64_t len; } gguf_str;   /* points into the mapping; not NUL-terminated */
+
+typedef struct {
+    gguf_str key;
+    gguf_vtype type;
+    gguf_vtype arr_type;         /* element type when type == GGUF_V_ARRAY */
+    uint64_t arr_len;            /* elements when type == GGUF_V_ARRAY */
+    const uint8_t *value;        /* the raw value (for arrays: the first element) */
+} gguf_kv;
+
+typedef struct {
+    char name[96];
+    int n_dims;                  /* 1..4 */
+    int64_t ne[4];               /* GGML order, unused dims = 1 */
+    gguf_type type;
+    uint64_t offset;             /* from the start of the data section */
+    const void *data;            /* into the mapping */
+    size_t nbytes;
+} gguf_tensor;
+
+typedef struct gguf_file gguf_file;
+
+pg_status gguf_open(const char *path, gguf_file **out, pg_diag_sink *diag);
+void gguf_close(gguf_file *g);
+const char *gguf_path(const gguf_file *g);
+uint64_t gguf_file_size(const gguf_file *g);
+
+/* Type facts; false / 0 for a type this build cannot compute with. */
+bool gguf_type_known(int type);
+const char *gguf_type_name(int type);    /* "Q4_K"; "?" when unknown */
+int gguf_type_block(int type);           /* elements per block (32, 256, 1 for F32/F16/BF16) */
+size_t gguf_type_block_bytes(int type);  /* bytes per block */
+
+/* Metadata. */
+int gguf_kv_count(const gguf_file *g);
+const gguf_kv *gguf_kv_at(const gguf_file *g, int i);
+const gguf_kv *gguf_find(const gguf_file *g, const char *key);   /* NULL when absent */
+/* Typed getters: false when the key is absent or of another type (integers of
+ * any width convert when the value fits; f32/f64 both read as double). */
+bool gguf_get_int(const gguf_file *g, const char *key, int64_t *v);
+bool gguf_get_float(const gguf_file *g, const char *key, double *v);
+bool gguf_get_bool(const gguf_file *g, const char *key, bool *v);
+bool gguf_get_str(const gguf_file *g, const char *key, gguf_str *v);
+/* Arrays: element i of an array of strings / integers / floats. */
+bool gguf_arr_str(const gguf_kv *kv, uint64_t i, gguf_str *v);
+bool gguf_arr_int(const gguf_kv *kv, uint64_t i, int64_t *v);
+bool gguf_arr_float(const gguf_kv *kv, uint64_t i, double *v);
+
+/* Tensors. */
+int gguf_tensor_count(const gguf_file *g);
+const gguf_tensor *gguf_tensor_at(const gguf_file *g, int i);
+const gguf_tensor *gguf_tensor_find(const gguf_file *g, const char *name);   /* NULL when absent */
+
+/* Dequantize n elements (a multiple of the block size) of one row starting at
+ * block-aligned data into f32.  The reference implementation every fast
+ * kernel is tested against. */
+void gguf_dequant_row(int type, const void *data, float *out, int64_t n);
+
+#endif
