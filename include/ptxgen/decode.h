@@ -123,9 +123,27 @@ void dec_gbnf_write(pg_buf *out);
  * constraint forces exactly this text, and `ptxgen prompts` rewrites every
  * training sample's header to it, so the model never sees another. */
 void gen_header_text(const char *arch, pg_buf *out);
+/* Two prompt formats, one builder.  GEN_FMT_PTXGEN is the format above (the
+ * from-scratch model's own special tokens).  GEN_FMT_CHATML is the chat
+ * template of pretrained chat models (Qwen2.5, SmolLM2):
+ *   <|im_start|>system\n{GEN_SYSTEM_PROMPT}<|im_end|>\n
+ *   <|im_start|>user\n{description}\n\nTarget: {arch}\nSignature:\n{signature}<|im_end|>\n
+ *   <|im_start|>assistant\n{ptx}<|im_end|>
+ * (without a signature the user turn says so and the model writes it).  The
+ * module ends with the format's end token (gen_end_token). */
+typedef enum { GEN_FMT_PTXGEN, GEN_FMT_CHATML } gen_prompt_fmt;
+#define GEN_SYSTEM_PROMPT "You are ptxgen, a compiler that writes NVIDIA PTX. Reply with one complete PTX module " \
+                          "for the requested kernel (header, one .visible .entry with the given signature, body) and nothing else."
+const char *gen_prompt_fmt_name(gen_prompt_fmt f);              /* "ptxgen", "chatml" */
+bool gen_prompt_fmt_parse(const char *name, gen_prompt_fmt *f); /* false for an unknown name */
+/* The format a tokenizer was trained for: ptxgen's <|task|> token, else ChatML. */
+gen_prompt_fmt gen_prompt_fmt_of(const tok_tokenizer *t);
+const char *gen_end_token(gen_prompt_fmt f);                    /* GEN_TOK_END or GEN_TOK_IM_END */
 /* signature may be NULL or "" (then the model writes it). */
-void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out);
+void gen_prompt_build_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature, pg_buf *out);
+void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out);   /* GEN_FMT_PTXGEN */
 /* Super-optimization mode: the prompt carries nvcc's PTX of one kernel instead of a description. */
+void gen_prompt_build_superopt_fmt(gen_prompt_fmt f, const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
 void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
 /* ".visible .entry NAME(\n\t.param .u64 a,\n\t.param .u32 n\n)" from a task's params. */
 void gen_signature_from_task(const task_spec *t, pg_buf *out);
@@ -154,6 +172,7 @@ typedef struct {
     const dec_bias *bias;      /* NULL = off */
     model_sampler_opts sampler;/* defaults: top_k 5, temperature 0.3 */
     int max_tokens;            /* default 2048; near the end the constraint closes the kernel (dec_force_end) */
+    gen_prompt_fmt format;     /* the model's prompt format (gen_prompt_fmt_of its tokenizer) */
 } gen_opts;
 
 typedef struct {

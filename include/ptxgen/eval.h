@@ -126,6 +126,13 @@ typedef struct {
     bool timing;               /* time correct kernels of the full config against nvcc (default true) */
     bool no_gpu, resume, progress;
     gen_opts gen;              /* arch, sampling settings, max_tokens (constrained/bias set per config) */
+    /* Kernels generated elsewhere (e.g. PyTorch on a GPU under the same constraint,
+     * train/generate.py): read KERNELS_DIR/<task>.<style>.<config>.<sample>.ptx instead of
+     * running the model (eval_ctx.model may then be NULL); a missing file is a
+     * "generation" failure.  An optional .json beside each kernel carries the
+     * generator's tokens, seconds and finished flag. */
+    const char *kernels_dir;
+    const char *model_name;    /* the results' "model" when there is no model_model */
 } eval_opts;
 void eval_opts_default(eval_opts *o);
 

@@ -12,6 +12,8 @@ static const char *eval_usage =
     "                   [--no-ablations | --no-constraint | --no-bias] [--out F.json] [--resume]\n"
     "                   [--keep DIR] [--only a,b] [--shard I/N] [--no-gpu] [--no-timing]\n"
     "                   [--max-tokens N] [--seed S] [--temperature T] [--top-k K] [--threads N]\n"
+    "       ptxgen eval --suite DIR --kernels GEN_DIR [--model-name NAME] ...  (kernels generated elsewhere,\n"
+    "                   GEN_DIR/<task>.<style>.<config>.<sample>.ptx, e.g. by train/generate.py on a GPU)\n"
     "       ptxgen eval --merge A.json B.json ... --out F.json     (shards of one run)\n"
     "       ptxgen eval --report F.json                            (Markdown to stdout)\n"
     "       ptxgen eval --time-pass --suite DIR --keep DIR --out F.json (time correct kernels, one at a time)\n"
@@ -35,6 +37,8 @@ int cmd_eval(int argc, char **argv) {
         if (ARG("--suite")) o.suite_dir = argv[++i];
         else if (ARG("--model")) model_dir = argv[++i];
         else if (ARG("--adapter")) adapter = argv[++i];
+        else if (ARG("--kernels")) o.kernels_dir = argv[++i];
+        else if (ARG("--model-name")) o.model_name = argv[++i];
         else if (ARG("--samples")) o.samples = atoi(argv[++i]);
         else if (ARG("--arch")) o.gen.arch = argv[++i];
         else if (ARG("--out")) o.out_path = argv[++i];
@@ -123,6 +127,20 @@ int cmd_eval(int argc, char **argv) {
     if (!o.suite_dir || o.samples < 1) { fprintf(stderr, "%s", eval_usage); return 2; }
     if (only_nc || only_nb) o.configs = (only_nc ? 1u << EVAL_NO_CONSTRAINT : 0) | (only_nb ? 1u << EVAL_NO_BIAS : 0);
 
+    if (o.kernels_dir) {   /* verify kernels generated elsewhere: no model to load */
+        if (model_dir || adapter) { fprintf(stderr, "ptxgen eval: --kernels replaces the model; drop --model/--adapter\n"); return 2; }
+        json_t *doc = NULL;
+        eval_ctx c = {&o, NULL, NULL, NULL, NULL, &doc, false, false, 0, NULL};
+        pg_status st = eval_run(&c, &sink);
+        if (doc) {
+            pg_buf md = {0};
+            eval_markdown(doc, &md);
+            fputs(md.data, stdout);
+            pg_buf_free(&md);
+            json_decref(doc);
+        }
+        return st == PG_OK ? 0 : 1;
+    }
     char mdir[4096];
     if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
     else if (!cli_default_model(mdir, sizeof mdir)) {
@@ -141,6 +159,7 @@ int cmd_eval(int argc, char **argv) {
         dec_vocab_new(tok, &vocab, &sink) != PG_OK || dec_bias_default(vocab, &bias, &sink) != PG_OK)
         goto out;
     eval_opts run = o;
+    run.gen.format = gen_prompt_fmt_of(tok);
     json_t *doc = NULL;
     eval_ctx c = {&run, model, tok, vocab, bias, &doc, false, false, 0, NULL};
     pg_status st = eval_run(&c, &sink);

@@ -17,10 +17,13 @@
 /* ---- ptxgen prompts ----------------------------------------------------------- */
 
 static const char *prompts_usage =
-    "usage: ptxgen prompts --in SYNTH.jsonl --out PAIRS.jsonl [--no-signature-pct P] [--arch sm_90]\n"
-    "  One line per sample: {id, family, source, split, prompt, completion}.  The prompt is\n"
-    "  gen_prompt_build(description, arch, signature); the completion is the module as\n"
-    "  `ptxgen fmt` prints it with the forced header for the arch, then <|end|>.  P%% of the\n"
+    "usage: ptxgen prompts --in SYNTH.jsonl --out PAIRS.jsonl [--format ptxgen|chatml] [--no-signature-pct P]\n"
+    "                      [--arch sm_90]\n"
+    "  One line per sample: {id, family, source, split, description_style, prompt, completion}.  The\n"
+    "  prompt is gen_prompt_build_fmt(format, description, arch, signature) (ptxgen: the from-scratch\n"
+    "  model's tokens; chatml: the chat template of pretrained chat models); the completion is the\n"
+    "  module as `ptxgen fmt` prints it with the forced header for the arch, then the format's end\n"
+    "  token (<|end|> or <|im_end|>).  P%% of the\n"
     "  samples (chosen by a hash of the id; default 25) leave the signature line empty so the\n"
     "  model also learns to write the signature itself.  Samples whose PTX does not parse and\n"
     "  validate after the rewrite are counted and dropped, never passed through.\n";
@@ -190,8 +193,14 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25;
+    gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
+        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (!gen_prompt_fmt_parse(argv[++i], &fmt)) {
+                fprintf(stderr, "ptxgen prompts: --format '%s': expected ptxgen or chatml\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
         else if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
@@ -239,13 +248,14 @@ int cmd_prompts(int argc, char **argv) {
         } else {
             bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
             if (with_sig && !gen_signature_from_module(canon.data, &sig)) with_sig = false;
-            gen_prompt_build(desc, arch, with_sig ? sig.data : "", &prompt);
+            gen_prompt_build_fmt(fmt, desc, arch, with_sig ? sig.data : "", &prompt);
             pg_buf_puts(&completion, canon.data);
-            pg_buf_puts(&completion, GEN_TOK_END);
-            json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s, s:s}", "id", id,
+            pg_buf_puts(&completion, gen_end_token(fmt));
+            json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s}", "id", id,
                                   "family", json_string_value(json_object_get(r, "family")),
                                   "source", json_string_value(json_object_get(r, "source")),
                                   "split", json_string_value(json_object_get(r, "split")),
+                                  "description_style", json_string_value(json_object_get(r, "description_style")),
                                   "prompt", prompt.data, "completion", completion.data);
             char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
             fprintf(o, "%s\n", s);
@@ -474,6 +484,7 @@ int cmd_gen(int argc, char **argv) {
     pg_buf_printf(&tokpath, "%s/tokenizer.json", mdir);
     if (tok_load(tokpath.data, &tok, &sink) != PG_OK) goto out;
     if (dec_vocab_new(tok, &vocab, &sink) != PG_OK) goto out;
+    o.format = gen_prompt_fmt_of(tok);
     if (!no_bias && o.constrained) {
         pg_status bs = bias_path ? dec_bias_load(bias_path, vocab, &bias, &sink) : dec_bias_default(vocab, &bias, &sink);
         if (bs != PG_OK) goto out;

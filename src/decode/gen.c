@@ -64,13 +64,14 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer has %d tokens but the model only %d", dec_vocab_size(v), vocab);
         return PG_ERR_INVALID;
     }
-    int32_t end_id = tok_special_id(t, GEN_TOK_END);
+    const char *end_tok = gen_end_token(o->format);
+    int32_t end_id = tok_special_id(t, end_tok);
     int32_t eot_id = tok_special_id(t, GEN_TOK_EOT);
-    if (end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", GEN_TOK_END); return PG_ERR_INVALID; }
+    if (end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", end_tok); return PG_ERR_INVALID; }
 
     pg_buf prompt = {0}, text = {0}, forced = {0};
-    if (o->baseline_ptx) gen_prompt_build_superopt(o->baseline_ptx, o->arch, o->signature, &prompt);
-    else gen_prompt_build(description, o->arch, o->signature, &prompt);
+    if (o->baseline_ptx) gen_prompt_build_superopt_fmt(o->format, o->baseline_ptx, o->arch, o->signature, &prompt);
+    else gen_prompt_build_fmt(o->format, description, o->arch, o->signature, &prompt);
     int32_t *ids = NULL;
     size_t nid = 0;
     float *logits = malloc(sizeof(float) * (size_t)vocab);       /* [vocab] */

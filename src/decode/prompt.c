@@ -10,24 +10,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out) {
+const char *gen_prompt_fmt_name(gen_prompt_fmt f) { return f == GEN_FMT_CHATML ? "chatml" : "ptxgen"; }
+
+bool gen_prompt_fmt_parse(const char *name, gen_prompt_fmt *f) {
+    if (name && !strcmp(name, "ptxgen")) { *f = GEN_FMT_PTXGEN; return true; }
+    if (name && !strcmp(name, "chatml")) { *f = GEN_FMT_CHATML; return true; }
+    return false;
+}
+
+gen_prompt_fmt gen_prompt_fmt_of(const tok_tokenizer *t) {
+    return tok_special_id(t, GEN_TOK_TASK) < 0 && tok_special_id(t, GEN_TOK_IM_START) >= 0 ? GEN_FMT_CHATML : GEN_FMT_PTXGEN;
+}
+
+const char *gen_end_token(gen_prompt_fmt f) { return f == GEN_FMT_CHATML ? GEN_TOK_IM_END : GEN_TOK_END; }
+
+/* Free text without trailing whitespace, so "card\n" and "card" prompt identically. */
+static void put_trimmed(pg_buf *out, const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    while (n && isspace((unsigned char)s[n - 1])) n--;
+    if (n) pg_buf_putn(out, s, n);
+}
+
+static void chatml(const char *request, const char *intro, const char *arch, const char *signature, pg_buf *out) {
+    pg_buf_puts(out, GEN_TOK_IM_START "system\n" GEN_SYSTEM_PROMPT GEN_TOK_IM_END "\n" GEN_TOK_IM_START "user\n");
+    if (intro) pg_buf_puts(out, intro);
+    put_trimmed(out, request);
+    pg_buf_printf(out, "\n\nTarget: %s\n", arch && *arch ? arch : "sm_80");
+    if (signature && *signature) pg_buf_printf(out, "Signature:\n%s", signature);
+    else pg_buf_puts(out, "Signature: not given; write the entry's parameters yourself.");
+    pg_buf_puts(out, GEN_TOK_IM_END "\n" GEN_TOK_IM_START "assistant\n");
+}
+
+void gen_prompt_build_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature, pg_buf *out) {
+    if (f == GEN_FMT_CHATML) { chatml(description, NULL, arch, signature, out); return; }
     pg_buf_puts(out, GEN_TOK_TASK);
-    /* the description is free text; strip trailing whitespace so "card\n" and
-     * "card" prompt identically */
-    size_t n = description ? strlen(description) : 0;
-    while (n && isspace((unsigned char)description[n - 1])) n--;
-    if (n) pg_buf_putn(out, description, n);
+    put_trimmed(out, description);
+    pg_buf_printf(out, "\n" GEN_TOK_ARCH "%s\n" GEN_TOK_SIGNATURE "%s\n" GEN_TOK_PTX, arch && *arch ? arch : "sm_80",
+                  signature ? signature : "");
+}
+
+void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out) {
+    gen_prompt_build_fmt(GEN_FMT_PTXGEN, description, arch, signature, out);
+}
+
+void gen_prompt_build_superopt_fmt(gen_prompt_fmt f, const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out) {
+    if (f == GEN_FMT_CHATML) {
+        chatml(baseline_ptx, "Rewrite this PTX (nvcc's) into a faster kernel that computes exactly the same thing:\n\n", arch,
+               signature, out);
+        return;
+    }
+    pg_buf_puts(out, GEN_TOK_BASELINE);
+    put_trimmed(out, baseline_ptx);
     pg_buf_printf(out, "\n" GEN_TOK_ARCH "%s\n" GEN_TOK_SIGNATURE "%s\n" GEN_TOK_PTX, arch && *arch ? arch : "sm_80",
                   signature ? signature : "");
 }
 
 void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out) {
-    pg_buf_puts(out, GEN_TOK_BASELINE);
-    size_t n = baseline_ptx ? strlen(baseline_ptx) : 0;
-    while (n && isspace((unsigned char)baseline_ptx[n - 1])) n--;
-    if (n) pg_buf_putn(out, baseline_ptx, n);
-    pg_buf_printf(out, "\n" GEN_TOK_ARCH "%s\n" GEN_TOK_SIGNATURE "%s\n" GEN_TOK_PTX, arch && *arch ? arch : "sm_80",
-                  signature ? signature : "");
+    gen_prompt_build_superopt_fmt(GEN_FMT_PTXGEN, baseline_ptx, arch, signature, out);
 }
 
 /* The canonical printer's parameter list (src/ptx/print.c print_params). */

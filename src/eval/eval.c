@@ -202,7 +202,37 @@ void eval_funnel_json(const eval_funnel_result *r, json_t *row) {
     json_object_set_new(row, "detail", json_string(r->detail));
 }
 
-/* One case: generate, then the funnel; returns the row. */
+/* A kernel generated elsewhere (eval_opts.kernels_dir) as if gen_sample had
+ * made it: PG_ERR_IO when there is none (a "generation" failure). */
+static pg_status read_generated(const char *dir, const char *task, const char *style, const char *cfg, int sample,
+                                gen_result *r) {
+    memset(r, 0, sizeof *r);
+    pg_buf p = {0};
+    pg_buf_printf(&p, "%s/%s.%s.%s.%d.ptx", dir, task, style, cfg, sample);
+    char *text = NULL;
+    size_t len = 0;
+    pg_diag_sink quiet = {0};
+    pg_status st = pg_read_file(p.data, 16u << 20, &text, &len, &quiet);
+    if (st == PG_OK) {
+        r->ptx = text;
+        /* the generator's sidecar: {"gen_tokens", "forced_tokens", "seconds", "finished"} */
+        p.len -= 4;
+        p.data[p.len] = 0;
+        pg_buf_puts(&p, ".json");
+        json_t *j = json_load_file(p.data, 0, NULL);
+        if (json_is_object(j)) {
+            r->gen_tokens = (int)json_integer_value(json_object_get(j, "gen_tokens"));
+            r->forced_tokens = (int)json_integer_value(json_object_get(j, "forced_tokens"));
+            r->seconds = json_number_value(json_object_get(j, "seconds"));
+            r->finished = json_is_true(json_object_get(j, "finished"));
+        }
+        json_decref(j);
+    }
+    pg_buf_free(&p);
+    return st == PG_OK ? PG_OK : PG_ERR_IO;
+}
+
+/* One case: generate (or read what was generated elsewhere), then the funnel; returns the row. */
 static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc, const char *style, int cfg, int sample, bool time_it,
                         pg_diag_sink *diag) {
     const eval_opts *o = c->o;
@@ -216,7 +246,8 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
     json_t *row = json_object();
     gen_result r;
     pg_diag_sink q = {0};
-    pg_status st = gen_sample(c->model, c->tok, c->vocab, desc, &g, &r, &q);
+    pg_status st = o->kernels_dir ? read_generated(o->kernels_dir, t->name, style, eval_configs[cfg], sample, &r)
+                                  : gen_sample(c->model, c->tok, c->vocab, desc, &g, &r, &q);
     pg_buf_free(&sig);
     json_object_set_new(row, "tokens", json_integer(r.gen_tokens + r.forced_tokens));
     json_object_set_new(row, "gen_seconds", json_real(r.seconds));
@@ -230,9 +261,10 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.ptx", c->tmpdir, t->kernel);
     if (st != PG_OK || !r.ptx) {
-        snprintf(fr.detail, sizeof fr.detail, "generation failed (%s)", pg_status_str(st));
+        if (o->kernels_dir) snprintf(fr.detail, sizeof fr.detail, "no kernel in %.600s", o->kernels_dir);
+        else snprintf(fr.detail, sizeof fr.detail, "generation failed (%s)", pg_status_str(st));
     } else if (pg_write_file_atomic(path, r.ptx, strlen(r.ptx), diag) == PG_OK) {
-        if (o->keep_dir) {   /* every generated kernel, for the issue note and for inspection */
+        if (o->keep_dir && !o->kernels_dir) {   /* every generated kernel, for the issue note and for inspection */
             pg_buf kp = {0};
             pg_buf_printf(&kp, "%s/%s.%s.%s.%d.ptx", o->keep_dir, t->name, style, eval_configs[cfg], sample);
             pg_write_file_atomic(kp.data, r.ptx, strlen(r.ptx), diag);
@@ -341,6 +373,53 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
     return a;
 }
 
+/* pass@1 / pass@k / valid per value of one row field ("description" = style,
+ * "family" = category) for one config: the tables that show what an average hides. */
+static json_t *group_stats(json_t *rows, const char *cfg, const char *field, bool have_gpu) {
+    json_t *cases = json_object();   /* value -> {task/style key -> [sample0_correct, any_correct]} */
+    json_t *g = json_object();
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "config")), cfg)) continue;
+        const char *v = json_string_value(json_object_get(r, field));
+        if (!v || !*v) v = "(none)";
+        json_t *e = json_object_get(g, v);
+        if (!e) {
+            e = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "samples", 0, "valid", 0, "correct", 0, "cases", 0, "pass1", 0, "passk", 0);
+            json_object_set_new(g, v, e);
+        }
+        bool c = is_true(json_object_get(r, "correct")), s0 = json_integer_value(json_object_get(r, "sample")) == 0;
+#define BUMP(k) json_object_set_new(e, k, json_integer(json_integer_value(json_object_get(e, k)) + 1))
+        BUMP("samples");
+        if (is_true(json_object_get(r, "check")) && is_true(json_object_get(r, "ptxas"))) BUMP("valid");
+        if (c) BUMP("correct");
+        char key[600];
+        snprintf(key, sizeof key, "%s\n%s\n%s", v, json_string_value(json_object_get(r, "task")),
+                 json_string_value(json_object_get(r, "description")));
+        json_t *k = json_object_get(cases, key);
+        if (!k) { BUMP("cases"); json_object_set_new(cases, key, json_false()); k = json_object_get(cases, key); }
+        if (c && s0) BUMP("pass1");
+        if (c && !json_is_true(k)) { BUMP("passk"); json_object_set_new(cases, key, json_true()); }
+#undef BUMP
+    }
+    json_decref(cases);
+    const char *key;
+    json_t *e;
+    json_object_foreach(g, key, e) {
+        double n = (double)json_integer_value(json_object_get(e, "samples")), nc = (double)json_integer_value(json_object_get(e, "cases"));
+        json_object_set_new(e, "valid_rate", json_real(n ? json_integer_value(json_object_get(e, "valid")) / n : 0));
+        if (have_gpu) {
+            json_object_set_new(e, "pass_at_1", json_real(nc ? json_integer_value(json_object_get(e, "pass1")) / nc : 0));
+            json_object_set_new(e, "pass_at_k", json_real(nc ? json_integer_value(json_object_get(e, "passk")) / nc : 0));
+        } else {
+            json_object_set_new(e, "pass_at_1", json_string("not run"));
+            json_object_set_new(e, "pass_at_k", json_string("not run"));
+        }
+    }
+    return g;
+}
+
 void eval_finalize(json_t *doc) {
     json_t *rows = json_object_get(doc, "rows");
     bool have_gpu = is_true(json_object_get(doc, "gpu_ran"));
@@ -359,6 +438,15 @@ void eval_finalize(json_t *doc) {
         json_object_set(doc, keys[k], v ? v : json_string("not run"));
     }
     json_object_set_new(doc, "configs", cfgs);
+    /* per description style and per category, for the headline config */
+    const char *head = NULL;
+    for (int c = 0; c < EVAL_NCONFIGS && !head; c++)
+        if (json_object_get(cfgs, eval_configs[c])) head = eval_configs[c];
+    if (head) {
+        json_object_set_new(doc, "by_style", group_stats(rows, head, "description", have_gpu));
+        json_object_set_new(doc, "by_category", group_stats(rows, head, "family", have_gpu));
+        json_object_set_new(doc, "by_config_of", json_string(head));
+    }
     /* first failing stage per task (full config, sample 0, over descriptions) */
     json_t *fails = json_object();
     size_t i;
@@ -428,7 +516,9 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
     json_object_set_new(doc, "device", json_string(c.have_gpu ? di.name : "none (static checks only)"));
     json_object_set_new(doc, "gpu_ran", json_boolean(c.have_gpu));
     if (!c.have_gpu) json_object_set_new(doc, "gpu_not_run_because", json_string(o->no_gpu ? "--no-gpu" : why));
-    json_object_set_new(doc, "model", json_string(model_get_config(c.model)->model_id));
+    json_object_set_new(doc, "model", json_string(c.model ? model_get_config(c.model)->model_id
+                                                           : o->model_name ? o->model_name : "unknown"));
+    if (o->kernels_dir) json_object_set_new(doc, "kernels_from", json_string(o->kernels_dir));
     json_object_set_new(doc, "date", json_string(date));
     json_object_set_new(doc, "suite", json_string(o->suite_dir));
     json_object_set_new(doc, "tasks", json_integer(nt));
@@ -521,6 +611,24 @@ void eval_markdown(json_t *doc, pg_buf *out) {
                       (long long)json_integer_value(json_object_get(a, "samples")),
                       (long long)json_integer_value(json_object_get(a, "k")), r[0], r[1], r[2], r[3], r[4], r[5], r[6],
                       r[7], r[8], r[9], r[10]);
+    }
+    /* per description style and per category (what an average hides) */
+    const char *gtitle[2] = {"description style", "category"}, *gkey[2] = {"by_style", "by_category"};
+    for (int gi = 0; gi < 2; gi++) {
+        json_t *gs = json_object_get(doc, gkey[gi]);
+        if (!json_is_object(gs)) continue;
+        pg_buf_printf(out, "\n| %s (%s config) | cases | samples | valid | pass@1 | pass@k |\n|---|---|---|---|---|---|\n", gtitle[gi],
+                      json_string_value(json_object_get(doc, "by_config_of")));
+        const char *sk;
+        json_t *e;
+        json_object_foreach(gs, sk, e) {
+            char v[32], p1[32], pk[32];
+            fmt_rate(json_object_get(e, "valid_rate"), v, sizeof v);
+            fmt_rate(json_object_get(e, "pass_at_1"), p1, sizeof p1);
+            fmt_rate(json_object_get(e, "pass_at_k"), pk, sizeof pk);
+            pg_buf_printf(out, "| %s | %lld | %lld | %s | %s | %s |\n", sk, (long long)json_integer_value(json_object_get(e, "cases")),
+                          (long long)json_integer_value(json_object_get(e, "samples")), v, p1, pk);
+        }
     }
     /* per task, full config, sample 0 */
     pg_buf_puts(out, "\n| task | family | valid | ptxas | correct | best speedup | first failure (per description) |\n|---|---|---|---|---|---|---|\n");
