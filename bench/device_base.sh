@@ -67,7 +67,8 @@ prep)
         [ -e "$P/up/$m.gguf" ] || continue
         python3 train/gguf_to_hf.py "$P/up/$m.gguf" "$P/$m-hf" --tokenizer-from "$P/up/$m-tok" > "$P/convert-$m.log" 2>&1 &
     done
-    "$BIN/ptxgen" synth --count "$N" --seed "${SEED:-7}" --jobs "$(nproc)" --exclude bench/suite --exclude bench/suite-prose \
+    excl=(--exclude bench/suite); [ -d bench/suite-prose ] && excl+=(--exclude bench/suite-prose)
+    "$BIN/ptxgen" synth --count "$N" --seed "${SEED:-7}" --jobs "$(nproc)" "${excl[@]}" \
         --no-progress --out "$P/synth.jsonl" > "$P/synth.log" 2>&1 || echo "synth rc $?"
     tail -n 2 "$P/synth.log"
     "$BIN/ptxgen" synth --stats "$P/synth.jsonl" > "$OUT/synth-stats.json" 2>&1
@@ -136,7 +137,7 @@ verify)
     ;;
 smoke)
     # the whole chain, small, on SmolLM2: for a first call on a new machine
-    bash "$0" assemble || exit 3
+    [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble || exit 3
     bash "$0" prep "${1:-600}" || exit 3
     bash "$0" train smol-lora:smol:"${SMOKE_TRAIN_S:-45}" || exit 3
     ONLY=${ONLY:-relu6,leaky_relu,softmax_row_b128,saxpy_v2,ew_silu,adam_step} GEN_BUDGET=150 \
