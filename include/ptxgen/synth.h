@@ -127,6 +127,8 @@ typedef struct {
     unsigned sources;        /* SYNTH_SRC_* bits */
     int jobs;                /* worker processes */
     bool progress;           /* progress bar on stderr */
+    int family_pct;          /* share of the non-hand candidates drawn from the parametric families,
+                                in percent (0 = the default, 37.5%); the curriculum runs use more */
     const char *exclude_dir; /* optional held-out suite (bench/suite): candidates whose task identity
                                 matches one of its tasks are skipped (see synth_dataset_write) */
 } synth_opts;

@@ -11,6 +11,7 @@
 static const char *synth_usage =
     "usage: ptxgen synth --count N --seed S --out FILE.jsonl [--sources hand,expr,family,mutant] [--arch sm_90]\n"
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR] [--no-progress]\n"
+    "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "  Writes N verified samples (ptxgen check + ptxas for the arch), byte-identical for the same\n"
     "  arguments; resumable (FILE.jsonl.partial + .state); FILE.jsonl appears only when complete.\n"
@@ -35,6 +36,10 @@ int cmd_synth(int argc, char **argv) {
         else if (!strcmp(a, "--out") && i + 1 < argc) o.out = argv[++i];
         else if (!strcmp(a, "--arch") && i + 1 < argc) o.arch = argv[++i];
         else if (!strcmp(a, "--jobs") && i + 1 < argc) o.jobs = atoi(argv[++i]);
+        else if (!strcmp(a, "--family-pct") && i + 1 < argc) {
+            o.family_pct = atoi(argv[++i]);
+            if (o.family_pct < 1 || o.family_pct > 100) { fprintf(stderr, "ptxgen synth: --family-pct takes 1..100\n"); return 2; }
+        }
         else if (!strcmp(a, "--corpus") && i + 1 < argc) o.corpus_dir = argv[++i];
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
         else if (!strcmp(a, "--exclude") && i + 1 < argc) o.exclude_dir = argv[++i];

@@ -168,7 +168,8 @@ static int family_pick(const synth_opts *o, int nhand, int64_t idx, uint64_t *fs
     if (nhand && (o->sources & SYNTH_SRC_HAND) && (only_hand || idx % 8 == 0)) return -1;
     uint64_t r = mix(o->seed * 0x100000001b3ull ^ (uint64_t)idx);
     bool only_family = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_HAND));
-    if (!only_family && (r >> 44) % 8 >= 3) return -1;
+    int pct = o->family_pct > 0 ? o->family_pct : 0;
+    if (!only_family && (pct ? (int)((r >> 44) % 100) >= pct : (r >> 44) % 8 >= 3)) return -1;
     *fseed = r ^ 0xfa3117ull;
     return (int)((r >> 40) % (uint64_t)synth_family_count());
 }
