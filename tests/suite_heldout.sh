@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# suite_heldout.sh — the held-out evaluation suite (bench/suite) stays out of
-# the training data and is statically sound:
-#  1. a synth sample made with --exclude bench/suite (300 samples, seed 1)
-#     contains no suite task: no sample's task name is a suite task name and no
-#     expression equals a suite task's expression; the run reports what it
-#     skipped in its .meta.json sidecar (the same sample without --exclude is
-#     only counted: the expr family can draw a small held-out tree itself);
-#  2. every suite task passes the GPU-free checks with nvcc's PTX of its
-#     reference.cu as the kernel (bench/suite/run_baseline.sh --dry-run).
+# suite_heldout.sh — the held-out evaluation suites (bench/suite and the
+# hand-written bench/suite-prose) stay out of the training data and are
+# statically sound:
+#  1. a synth sample made with --exclude bench/suite --exclude bench/suite-prose
+#     (300 samples, seed 1) contains no task of either: no sample's task name
+#     is a suite task name and no expression equals a suite task's expression;
+#     the run reports what it skipped in its .meta.json sidecar, naming both
+#     folders (the same sample without --exclude is only counted: the expr
+#     family can draw a small held-out tree itself);
+#  2. every task of both suites passes the GPU-free checks with nvcc's PTX of
+#     its reference.cu as the kernel (bench/suite/run_baseline.sh --dry-run,
+#     bench/suite-prose/run_baseline.sh --dry-run); no task name is in both.
 # Needs ptxas/nvcc; prints SKIPPED parts where they are missing.
 set -u
 cd "$(dirname "$0")/.."
 P=${PTXGEN:-build/ptxgen}
 SUITE=bench/suite
+PROSE=bench/suite-prose
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -22,16 +26,21 @@ trap 'rm -rf "$tmp"' EXIT
 
 n=$(ls "$SUITE"/*/task.json 2>/dev/null | wc -l)
 [ "$n" -ge 44 ] && ok || no "the suite has $n tasks (want >= 44)"
+n2=$(ls "$PROSE"/*/task.json 2>/dev/null | wc -l)
+[ "$n2" -ge 30 ] && ok || no "the prose suite has $n2 tasks (want >= 30)"
 
-# suite identities: task names and expressions
-python3 - "$SUITE" >"$tmp/ids" <<'PY' || no "cannot read the suite specs"
+# suite identities of both suites: task names and expressions
+python3 - "$SUITE" "$PROSE" >"$tmp/ids" <<'PY' || no "cannot read the suite specs"
 import glob, json, os, sys
-for p in sorted(glob.glob(os.path.join(sys.argv[1], "*", "task.json"))):
-    t = json.load(open(p))
-    print("name\t" + t["name"])
-    if "expr" in t:
-        print("expr\t" + t["expr"])
+for d in sys.argv[1:]:
+    for p in sorted(glob.glob(os.path.join(d, "*", "task.json"))):
+        t = json.load(open(p))
+        print("name\t" + t["name"])
+        if "expr" in t:
+            print("expr\t" + t["expr"])
 PY
+dup=$(cut -f2 "$tmp/ids" | sort | uniq -d | head -n 3)
+[ -z "$dup" ] && ok || no "task names in both suites: $dup"
 
 # leaks FILE: suite identities found in a dataset
 leaks() {
@@ -61,16 +70,19 @@ if command -v ptxas >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/p
     else
         no "synth failed: $(tail -n 3 "$tmp/log")"
     fi
-    if "$P" synth --count 300 --seed 1 --jobs 2 --no-progress --exclude "$SUITE" --out "$tmp/excl.jsonl" 2>"$tmp/log"; then
+    if "$P" synth --count 300 --seed 1 --jobs 2 --no-progress --exclude "$SUITE" --exclude "$PROSE" --out "$tmp/excl.jsonl" 2>"$tmp/log"; then
         ok
         r=$(leaks "$tmp/excl.jsonl" | tail -n 1)
         [ "$r" = "0" ] && ok || no "$r suite tasks appear in a synth sample made with --exclude"
         grep -q '"excluded_heldout"' "$tmp/excl.jsonl.meta.json" && ok || no "the .meta.json does not report excluded_heldout"
+        grep -q "\"exclude\": \"$SUITE,$PROSE\"" "$tmp/excl.jsonl.meta.json" && ok || no "the .meta.json does not name both excluded suites"
     else
         no "synth --exclude failed: $(tail -n 3 "$tmp/log")"
     fi
     "$P" synth --count 4 --seed 1 --no-progress --exclude "$tmp/no-such-dir" --out "$tmp/x.jsonl" 2>/dev/null
     [ $? -ne 0 ] && ok || no "synth --exclude with a missing folder succeeded"
+    "$P" synth --count 4 --seed 1 --no-progress --exclude "$SUITE" --exclude "$tmp/no-such-dir" --out "$tmp/x.jsonl" 2>/dev/null
+    [ $? -ne 0 ] && ok || no "synth with a missing second --exclude folder succeeded"
 else
     echo "SKIPPED: synth held-out checks need ptxas (not found)"
 fi
@@ -80,6 +92,10 @@ if command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nv
     good=$(echo "$out" | grep -c "static ok")
     echo "$out" | grep -v "static ok"
     [ "$good" -eq "$n" ] && ok || no "$good of $n suite tasks pass the static checks with reference.cu as the kernel"
+    out=$(PTXGEN="$P" bash "$PROSE/run_baseline.sh" --dry-run 2>&1)
+    good=$(echo "$out" | grep -c "static ok")
+    echo "$out" | grep -v "static ok"
+    [ "$good" -eq "$n2" ] && ok || no "$good of $n2 prose suite tasks pass the static checks with reference.cu as the kernel"
 else
     echo "SKIPPED: static suite checks need nvcc (not found)"
 fi

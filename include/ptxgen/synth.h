@@ -105,12 +105,13 @@ pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, uint64_
  * and OUT appears by rename when complete.  Byte-identical for the same
  * arguments, whatever `jobs` is.
  *
- * Held-out exclusion (exclude_dir): every folder of it with a task.json
+ * Held-out exclusion (exclude_dir, one folder or a comma-separated list of
+ * folders such as "bench/suite,bench/suite-prose"): every folder of each with a task.json
  * contributes its task identity: "hand:<name>" and, when the spec has an
  * "expr" field, the expression's canonical key (prefix text with the operands
  * of add/mul/min/max sorted, so a+b and b+a count as the same task).  A
  * candidate whose identity matches is skipped before verification and counted
- * in rep->excluded.  An unreadable exclude folder is PG_ERR_IO and a malformed
+ * in rep->excluded.  An unreadable exclude folder (or an empty list entry) is PG_ERR_IO and a malformed
  * task.json or "expr" in it PG_ERR_INVALID, so a typo cannot silently leak the
  * suite into the training data.  Without exclude_dir the output is
  * byte-identical to a build without the option. */
@@ -129,7 +130,7 @@ typedef struct {
     bool progress;           /* progress bar on stderr */
     int family_pct;          /* share of the non-hand candidates drawn from the parametric families,
                                 in percent (0 = the default, 37.5%); the curriculum runs use more */
-    const char *exclude_dir; /* optional held-out suite (bench/suite): candidates whose task identity
+    const char *exclude_dir; /* optional held-out suites (bench/suite, or a comma list): candidates whose task identity
                                 matches one of its tasks are skipped (see synth_dataset_write) */
 } synth_opts;
 

@@ -10,14 +10,15 @@
 
 static const char *synth_usage =
     "usage: ptxgen synth --count N --seed S --out FILE.jsonl [--sources hand,expr,family,mutant] [--arch sm_90]\n"
-    "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR] [--no-progress]\n"
+    "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "  Writes N verified samples (ptxgen check + ptxas for the arch), byte-identical for the same\n"
     "  arguments; resumable (FILE.jsonl.partial + .state); FILE.jsonl appears only when complete.\n"
     "  --results: device results (bench/results/*-corpus-*.json) for measured performance notes.\n"
     "  --exclude: a held-out suite (bench/suite): skip every candidate whose task (name, or expression up to\n"
-    "             operand order) is one of its tasks.\n";
+    "             operand order) is one of its tasks.  Repeat it or give a comma list for several suites\n"
+    "             (--exclude bench/suite --exclude bench/suite-prose).\n";
 
 int cmd_synth(int argc, char **argv) {
     synth_opts o;
@@ -29,6 +30,7 @@ int cmd_synth(int argc, char **argv) {
     o.progress = isatty(2);
     const char *stats = NULL;
     bool have_seed = false;
+    pg_buf excl = {0};   /* every --exclude, joined with commas (synth_opts.exclude_dir takes a list) */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--count") && i + 1 < argc) o.count = atoi(argv[++i]);
@@ -42,7 +44,11 @@ int cmd_synth(int argc, char **argv) {
         }
         else if (!strcmp(a, "--corpus") && i + 1 < argc) o.corpus_dir = argv[++i];
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
-        else if (!strcmp(a, "--exclude") && i + 1 < argc) o.exclude_dir = argv[++i];
+        else if (!strcmp(a, "--exclude") && i + 1 < argc) {
+            if (excl.len) pg_buf_putc(&excl, ',');
+            pg_buf_puts(&excl, argv[++i]);
+            o.exclude_dir = excl.data;
+        }
         else if (!strcmp(a, "--stats") && i + 1 < argc) stats = argv[++i];
         else if (!strcmp(a, "--no-progress")) o.progress = false;
         else if (!strcmp(a, "--sources") && i + 1 < argc) {
@@ -52,9 +58,9 @@ int cmd_synth(int argc, char **argv) {
             if (strstr(s, "expr")) o.sources |= SYNTH_SRC_EXPR;
             if (strstr(s, "mutant")) o.sources |= SYNTH_SRC_MUTANT;
             if (strstr(s, "family")) o.sources |= SYNTH_SRC_FAMILY;
-            if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); return 2; }
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); return 0; }
-        else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); return 2; }
+            if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); pg_buf_free(&excl); return 2; }
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); pg_buf_free(&excl); return 0; }
+        else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); pg_buf_free(&excl); return 2; }
     }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     if (stats) {
@@ -62,9 +68,10 @@ int cmd_synth(int argc, char **argv) {
         pg_status st = synth_dataset_stats(stats, &b, &sink);
         if (b.data) fputs(b.data, stdout);
         pg_buf_free(&b);
+        pg_buf_free(&excl);
         return st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1;
     }
-    if (o.count < 1 || !o.out || !have_seed || o.jobs < 1) { fprintf(stderr, "%s", synth_usage); return 2; }
+    if (o.count < 1 || !o.out || !have_seed || o.jobs < 1) { fprintf(stderr, "%s", synth_usage); pg_buf_free(&excl); return 2; }
     synth_report r;
     pg_status st = synth_dataset_write(&o, &r, &sink);
     /* the run's verification rates, next to the dataset */
@@ -99,5 +106,6 @@ int cmd_synth(int argc, char **argv) {
             r.seconds > 0 ? (r.written - r.resumed_from) / r.seconds : 0, o.out);
     free(txt);
     json_decref(m);
+    pg_buf_free(&excl);
     return st == PG_OK ? 0 : 1;
 }

@@ -231,15 +231,16 @@ static bool is_excluded(const gen_ctx *g, const char *identity) {
     return g->nexcl && bsearch(&identity, g->excl, (size_t)g->nexcl, sizeof(char *), cmp_strp) != NULL;
 }
 
-/* Identities of every task folder of dir: "hand:<name>" and, for specs with
- * an "expr" field, "expr:<canonical key>". */
-static pg_status load_exclude(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
+typedef PG_VEC(char *) id_list;
+
+/* Identities of every task folder of dir, appended to ids: "hand:<name>" and,
+ * for specs with an "expr" field, "expr:<canonical key>". */
+static pg_status load_exclude_dir(const char *dir, id_list *ids, pg_diag_sink *diag) {
     DIR *d = opendir(dir);
     if (!d) {
         pg_diag_emit(diag, PG_E_IO, dir, 0, 0, "cannot read the --exclude folder: %s", strerror(errno));
         return PG_ERR_IO;
     }
-    PG_VEC(char *) ids = {0};
     pg_status st = PG_OK;
     struct dirent *ent;
     while ((ent = readdir(d))) {
@@ -258,7 +259,7 @@ static pg_status load_exclude(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
         }
         pg_buf id = {0};
         pg_buf_printf(&id, "hand:%s", name);
-        pg_vec_push(ids, strdup(id.data));
+        pg_vec_push(*ids, strdup(id.data));
         json_t *jx = json_object_get(t, "expr");
         if (jx) {
             char err[160];
@@ -270,7 +271,7 @@ static pg_status load_exclude(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
                 id.len = 0;
                 pg_buf_puts(&id, "expr:");
                 canon_expr(e, &id);
-                pg_vec_push(ids, strdup(id.data));
+                pg_vec_push(*ids, strdup(id.data));
                 synth_expr_free(e);
             }
         }
@@ -278,7 +279,28 @@ static pg_status load_exclude(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
         json_decref(t);
     }
     closedir(d);
-    qsort(ids.v, (size_t)ids.n, sizeof(char *), cmp_strp);
+    return st;
+}
+
+/* The identities of every suite in `dirs`, one folder or a comma-separated
+ * list ("bench/suite,bench/suite-prose"), sorted into g->excl.  Every folder
+ * is read even after a bad one, so all problems are reported; an empty entry
+ * is an error (a stray comma must not silently drop a suite). */
+static pg_status load_exclude(gen_ctx *g, const char *dirs, pg_diag_sink *diag) {
+    id_list ids = {0};
+    pg_status st = PG_OK;
+    for (const char *p = dirs;;) {
+        size_t n = strcspn(p, ",");
+        char *dir = strndup(p, n);
+        pg_status ds = dir ? PG_ERR_IO : PG_ERR_NOMEM;
+        if (dir && !*dir) pg_diag_emit(diag, PG_E_IO, dirs, 0, 0, "empty folder name in the --exclude list");
+        else if (dir) ds = load_exclude_dir(dir, &ids, diag);
+        if (ds != PG_OK && st == PG_OK) st = ds;
+        free(dir);
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    if (ids.n) qsort(ids.v, (size_t)ids.n, sizeof(char *), cmp_strp);   /* ids.v is NULL when empty */
     g->excl = ids.v;
     g->nexcl = ids.n;
     return st;

@@ -143,6 +143,27 @@ static void test_exclude(const char *dir, const char *a_path) {
     free(sx);
     CHECK(n == 48 && leaks == 0, "no held-out task in the dataset (%d of %d samples leak)", leaks, n);
 
+    /* the same suite split over two folders, given as a comma list (what repeated --exclude
+     * options become), excludes the same candidates: a byte-identical dataset */
+    char part_a[400], part_b[400], list[820], out3[400];
+    snprintf(part_a, sizeof part_a, "%s/suite_a", dir);
+    snprintf(part_b, sizeof part_b, "%s/suite_b", dir);
+    snprintf(out3, sizeof out3, "%s/z.jsonl", dir);
+    mkdir(part_a, 0755);
+    mkdir(part_b, 0755);
+    CHECK(put_task(part_a, "heldout_one", swapped) && put_task(part_b, "heldout_two", ex2) && put_task(part_b, hand, NULL),
+          "write the held-out suite as two folders");
+    snprintf(list, sizeof list, "%s,%s", part_a, part_b);
+    long excluded_one = r.excluded;
+    o = opts(out3, 48, 2);
+    o.exclude_dir = list;
+    CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.excluded == excluded_one, "two folders exclude as much as one (%ld vs %ld)",
+          r.excluded, excluded_one);
+    char *sa1 = slurp(out), *sa2 = slurp(out3);
+    CHECK(sa1 && sa2 && !strcmp(sa1, sa2), "a comma list of folders excludes exactly what one folder with all tasks does");
+    free(sa1);
+    free(sa2);
+
     /* a suite that matches nothing changes nothing */
     CHECK(put_task(none, "unrelated", "(sub (sub (sub a b) (sub c d)) 3.75)") &&
           put_task(none, "unrelated_sel", "(sel (sub d beta) (sub (sub a b) 3.75) (mul alpha (add c 0.25)))"),
@@ -162,6 +183,14 @@ static void test_exclude(const char *dir, const char *a_path) {
     o.exclude_dir = missing;
     pg_diag_sink q2 = {0};
     CHECK(synth_dataset_write(&o, &r, &q2) == PG_ERR_IO && q2.nerrors > 0, "missing --exclude folder -> PG_ERR_IO");
+    /* in a list too, and an empty entry (a stray comma) is no silent skip */
+    snprintf(list, sizeof list, "%s,%s", none, missing);
+    o.exclude_dir = list;
+    pg_diag_sink q4 = {0};
+    CHECK(synth_dataset_write(&o, &r, &q4) == PG_ERR_IO && q4.nerrors == 1, "a missing folder in a list -> PG_ERR_IO (%d errors)", q4.nerrors);
+    snprintf(list, sizeof list, "%s,", none);
+    pg_diag_sink q5 = {0};
+    CHECK(synth_dataset_write(&o, &r, &q5) == PG_ERR_IO && q5.nerrors == 1, "a trailing comma in the list -> PG_ERR_IO (%d errors)", q5.nerrors);
     snprintf(bad, sizeof bad, "%s/bad", dir);
     mkdir(bad, 0755);
     CHECK(put_task(bad, "broken", "(add a"), "write a malformed suite");
