@@ -290,6 +290,50 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* The unbiased pass@k estimator (Chen et al. 2021) averaged over cases: with n
+ * samples of which c are correct, pass@k = 1 - C(n-c, k) / C(n, k), for
+ * k = 1, 2, 4, 8, 16 up to the smallest n of any case. */
+static json_t *pass_at_k_curve(json_t *rows, const char *cfg) {
+    json_t *cases = json_object();   /* "task\nstyle" -> [n, c] */
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "config")), cfg)) continue;
+        char key[600];
+        snprintf(key, sizeof key, "%s\n%s", json_string_value(json_object_get(r, "task")),
+                 json_string_value(json_object_get(r, "description")));
+        json_t *e = json_object_get(cases, key);
+        if (!e) { e = json_pack("[i, i]", 0, 0); json_object_set_new(cases, key, e); }
+        json_array_set_new(e, 0, json_integer(json_integer_value(json_array_get(e, 0)) + 1));
+        if (json_is_true(json_object_get(r, "correct")))
+            json_array_set_new(e, 1, json_integer(json_integer_value(json_array_get(e, 1)) + 1));
+    }
+    json_int_t nmin = -1;
+    const char *key;
+    json_t *e;
+    json_object_foreach(cases, key, e) {
+        json_int_t n = json_integer_value(json_array_get(e, 0));
+        if (nmin < 0 || n < nmin) nmin = n;
+    }
+    json_t *curve = json_object();
+    for (int k = 1; k <= 16 && nmin >= k && json_object_size(cases); k *= 2) {
+        double sum = 0;
+        json_object_foreach(cases, key, e) {
+            json_int_t n = json_integer_value(json_array_get(e, 0)), c = json_integer_value(json_array_get(e, 1));
+            double fail = 1.0;   /* C(n-c, k) / C(n, k) as a product, exact for small n */
+            if (n - c < k) fail = 0.0;
+            else
+                for (json_int_t j = 0; j < k; j++) fail *= (double)(n - c - j) / (double)(n - j);
+            sum += 1.0 - fail;
+        }
+        char kk[8];
+        snprintf(kk, sizeof kk, "%d", k);
+        json_object_set_new(curve, kk, json_real(sum / (double)json_object_size(cases)));
+    }
+    json_decref(cases);
+    return curve;
+}
+
 /* Aggregates of one config over its rows. */
 static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
     long n = 0, chk = 0, pas = 0, ld = 0, cor = 0, timed = 0, f1 = 0, f12 = 0, mem = 0, mem90 = 0;
@@ -332,6 +376,7 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
         }
     }
     json_decref(seen);
+    json_t *curve = pass_at_k_curve(rows, cfg);
     json_t *a = json_object();
 #define RATE(x, d) ((d) ? (double)(x) / (double)(d) : 0.0)
     json_object_set_new(a, "samples", json_integer(n));
@@ -344,6 +389,8 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
         json_object_set_new(a, "correct_rate", json_real(RATE(cor, n)));
         json_object_set_new(a, "pass_at_1", json_real(RATE(cases_pass1, cases)));
         json_object_set_new(a, "pass_at_k", json_real(RATE(cases_passk, cases)));
+        json_object_set_new(a, "pass_at", curve);   /* {"1": .., "2": .., "4": .., "8": .., "16": ..} up to the samples drawn */
+        curve = NULL;
         json_object_set_new(a, "fast_1", json_real(RATE(f1, cases)));
         json_object_set_new(a, "fast_1_2", json_real(RATE(f12, cases)));
         double g = 0, med = 0;
@@ -369,6 +416,7 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
         json_object_set_new(a, "geomean_speedup", json_string(nr));
     }
 #undef RATE
+    json_decref(curve);
     pg_vec_free(sp);
     return a;
 }
@@ -611,6 +659,16 @@ void eval_markdown(json_t *doc, pg_buf *out) {
                       (long long)json_integer_value(json_object_get(a, "samples")),
                       (long long)json_integer_value(json_object_get(a, "k")), r[0], r[1], r[2], r[3], r[4], r[5], r[6],
                       r[7], r[8], r[9], r[10]);
+    }
+    /* pass@k curves (unbiased estimator over the samples drawn) */
+    json_object_foreach(cfgs, key, a) {
+        json_t *curve = json_object_get(a, "pass_at");
+        if (!json_is_object(curve) || json_object_size(curve) < 2) continue;
+        pg_buf_printf(out, "\npass@k (%s):", key);
+        const char *kk;
+        json_t *v;
+        json_object_foreach(curve, kk, v) pg_buf_printf(out, " k=%s %.1f%%", kk, 100 * json_number_value(v));
+        pg_buf_puts(out, "\n");
     }
     /* per description style and per category (what an average hides) */
     const char *gtitle[2] = {"description style", "category"}, *gkey[2] = {"by_style", "by_category"};
