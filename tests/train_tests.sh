@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# train_tests.sh — the training side's tests (train/test_train.py, CPU only, tiny models).
+# train_tests.sh [TEST.py] — the training side's tests (train/test_train.py by default, or
+# train/test_base.py), CPU only, tiny models.
 # Prints "train: N passed, N failed[, N skipped]" like every suite; without torch (or
 # tokenizers/safetensors) everything is SKIPPED, loudly.
 set -u
@@ -22,5 +23,6 @@ if [ $? -ne 0 ] || [ -n "$missing" ]; then
 fi
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_NO_ADVISORY_WARNINGS=1
-"$PY" train/test_train.py 2>&1 | grep -v '^Loading weights\|^Writing model shards'
+# $1: the test file (train/test_train.py; train/test_base.py tests the pretrained-base tools)
+"$PY" "${1:-train/test_train.py}" 2>&1 | grep -v '^Loading weights\|^Writing model shards\|^Converting'
 exit "${PIPESTATUS[0]}"

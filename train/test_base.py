@@ -1,0 +1,210 @@
+"""test_base.py — CPU tests of the pretrained-base tools (tests/train_tests.sh runs it):
+lora_base.py (LoRA on PTX tokens, adapter export), generate.py (generation under the
+libptxgen constraint through ctypes) and gguf_to_hf.py (GGUF -> HF, against transformers'
+own GGUF loader).  Tiny models only.
+
+  python3 train/test_base.py       # ends with "base: N passed, N failed, N skipped"
+"""
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+TINY = os.path.join(ROOT, "tests", "gen", "tiny")            # a 2-layer Qwen2 with ptxgen's tokenizer
+PAIRS = os.path.join(HERE, "testdata", "pairs_small.jsonl")  # ptxgen-format pairs
+LIB = os.environ.get("PTXGEN_LIB", os.path.join(ROOT, os.environ.get("PTXGEN_BUILD", "build"), "libptxgen.so"))
+PTXGEN = os.environ.get("PTXGEN", os.path.join(ROOT, "build", "ptxgen"))
+HAS = {m: importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "peft", "gguf", "safetensors")}
+
+
+def load_json(p):
+    with open(p, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def read(p):
+    with open(p, encoding="utf-8") as f:
+        return f.read()
+
+
+def run(args, **kw):
+    env = dict(os.environ, OMP_NUM_THREADS="2", TOKENIZERS_PARALLELISM="false")
+    return subprocess.run([sys.executable] + args, cwd=ROOT, capture_output=True, text=True, env=env, **kw)
+
+
+@unittest.skipUnless(HAS["torch"] and HAS["transformers"] and HAS["peft"], "needs torch, transformers, peft")
+class TestLoraAndGenerate(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ptxgen-base-test-")
+        cls.adapter = os.path.join(cls.tmp, "lora")
+        cls.train = run(["train/lora_base.py", "--base", TINY, "--pairs", PAIRS, "--out", cls.adapter, "--max-steps", "3",
+                         "--batch-tokens", "4096", "--max-len", "2048", "--log-every", "1", "--val", "2", "--device", "cpu",
+                         "--lora-r", "4", "--lora-alpha", "8"], timeout=600)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_lora_trains_and_exports(self):
+        self.assertEqual(self.train.returncode, 0, self.train.stderr[-2000:])
+        for f in ("adapter_config.json", "adapter_model.safetensors", "train_log.jsonl"):
+            self.assertTrue(os.path.exists(os.path.join(self.adapter, f)), f)
+        log = [json.loads(line) for line in read(os.path.join(self.adapter, "train_log.jsonl")).splitlines()]
+        steps = [r for r in log if r.get("event") == "step"]
+        done = [r for r in log if r.get("event") == "done"]
+        self.assertTrue(steps and done, log)
+        self.assertEqual(done[-1]["steps"], 3)
+        self.assertTrue(all(0 < r["loss"] < 50 for r in steps), steps)
+        cfg = load_json(os.path.join(self.adapter, "adapter_config.json"))
+        self.assertEqual(cfg["r"], 4)
+        self.assertEqual(set(cfg["target_modules"]), {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"})
+        # bf16 on disk, and PEFT loads it onto the base
+        from safetensors import safe_open
+        import torch
+        with safe_open(os.path.join(self.adapter, "adapter_model.safetensors"), "pt") as f:
+            self.assertTrue(all(f.get_tensor(k).dtype == torch.bfloat16 for k in f.keys()))
+        from peft import PeftModel
+        from transformers import AutoModelForCausalLM
+        m = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(TINY), self.adapter)
+        self.assertGreater(sum(p.numel() for n, p in m.named_parameters() if "lora_" in n), 0)
+
+    def test_loss_only_on_completion(self):
+        import lora_base as LB
+        from hfutil import load_tokenizer
+        tok = load_tokenizer(TINY)
+        rows = LB.read_pairs(PAIRS)[:3]
+        enc, dropped = LB.encode(rows, tok, 100000)
+        self.assertEqual(dropped, 0)
+        ids, labels, mask = LB.collate(enc, [0, 1, 2], 0, "cpu")
+        for b, (s, np_) in enumerate(enc):
+            self.assertTrue((labels[b, :np_] == LB.IGNORE).all())
+            self.assertTrue((labels[b, np_:len(s)] == ids[b, np_:len(s)]).all())
+            self.assertTrue((labels[b, len(s):] == LB.IGNORE).all())
+
+    @unittest.skipUnless(os.path.exists(LIB), "build/libptxgen.so not built")
+    def test_generate_is_valid_ptx(self):
+        self.assertEqual(self.train.returncode, 0)
+        out = os.path.join(self.tmp, "gen")
+        r = run(["train/generate.py", "--base", TINY, "--adapter", self.adapter, "--suite", "bench/suite", "--only", "relu6",
+                 "--styles", "terse,zh", "--samples", "1", "--out", out, "--max-new", "160", "--device", "cpu", "--lib", LIB,
+                 "--model-name", "tiny"], timeout=900)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        for st in ("terse", "zh"):
+            p = os.path.join(out, f"relu6.{st}.no_bias.0.ptx")
+            meta = load_json(p[:-4] + ".json")
+            self.assertTrue(meta["finished"], meta)          # the constraint closes the kernel within max-new
+            text = read(p)
+            self.assertTrue(text.startswith("// GENERATED_BY: ptxgen tiny\n"))
+            self.assertIn(".visible .entry relu6(", text)
+            if os.path.exists(PTXGEN):
+                c = subprocess.run([PTXGEN, "check", p], capture_output=True, text=True)
+                self.assertEqual(c.returncode, 0, c.stderr)
+        # eval reads the same layout
+        if os.path.exists(PTXGEN):
+            ev = os.path.join(self.tmp, "ev.json")
+            c = subprocess.run([PTXGEN, "eval", "--suite", "bench/suite", "--only", "relu6", "--kernels", out, "--model-name",
+                                "tiny", "--no-bias", "--no-gpu", "--out", ev, "--no-progress"], cwd=ROOT, capture_output=True, text=True)
+            self.assertEqual(c.returncode, 0, c.stderr)
+            d = load_json(ev)
+            rows = {r["description"]: r for r in d["rows"]}
+            self.assertTrue(rows["terse"]["check"] and rows["zh"]["check"])
+            self.assertEqual(rows["card"]["last_stage"], "generation")      # not generated: reported, not skipped
+            self.assertIn("by_style", d)
+
+
+@unittest.skipUnless(all(HAS.values()), "needs torch, transformers, gguf, safetensors")
+class TestGgufToHf(unittest.TestCase):
+    """A tiny random GGUF of each architecture, converted, against transformers' own GGUF loader."""
+
+    def write_gguf(self, path, arch):
+        import numpy as np
+        from gguf import GGUFWriter
+        rng = np.random.default_rng(7)
+        H, F, L, NH, NKV, V = 64, 96, 2, 4, 2, 320
+        w = GGUFWriter(path, arch)
+        w.add_block_count(L)
+        w.add_context_length(256)
+        w.add_embedding_length(H)
+        w.add_feed_forward_length(F)
+        w.add_head_count(NH)
+        w.add_head_count_kv(NKV)
+        w.add_rope_freq_base(10000.0)
+        w.add_layer_norm_rms_eps(1e-6)
+        w.add_rope_dimension_count(H // NH)
+        # a byte-level BPE vocabulary: the 256 bytes, a few merges, the chat tokens
+        from generate import bytes_to_unicode
+        b2u = bytes_to_unicode()
+        toks = [b2u[b] for b in range(256)] + ["ĠĠ", "ab", "ld"] + [f"<x{i}>" for i in range(V - 259 - 3)] + \
+               ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("qwen2" if arch == "qwen2" else "smollm")
+        w.add_token_list(toks)
+        w.add_token_types([1] * (len(toks) - 3) + [3, 3, 3])
+        w.add_token_merges(["Ġ Ġ", "a b", "l d"])
+        w.add_eos_token_id(len(toks) - 1)
+        w.add_bos_token_id(len(toks) - 3)
+        V = len(toks)
+
+        def t(name, *shape):
+            w.add_tensor(name, (rng.standard_normal(shape) * 0.05).astype(np.float32))
+        t("token_embd.weight", V, H)
+        t("output_norm.weight", H)
+        t("output.weight", V, H)
+        for i in range(L):
+            t(f"blk.{i}.attn_norm.weight", H)
+            t(f"blk.{i}.ffn_norm.weight", H)
+            t(f"blk.{i}.attn_q.weight", H, H)
+            t(f"blk.{i}.attn_k.weight", H // NH * NKV, H)
+            t(f"blk.{i}.attn_v.weight", H // NH * NKV, H)
+            t(f"blk.{i}.attn_output.weight", H, H)
+            t(f"blk.{i}.ffn_gate.weight", F, H)
+            t(f"blk.{i}.ffn_up.weight", F, H)
+            t(f"blk.{i}.ffn_down.weight", H, F)
+            if arch == "qwen2":
+                t(f"blk.{i}.attn_q.bias", H)
+                t(f"blk.{i}.attn_k.bias", H // NH * NKV)
+                t(f"blk.{i}.attn_v.bias", H // NH * NKV)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+
+    def check(self, arch):
+        import torch
+        from transformers import AutoModelForCausalLM
+        import gguf_to_hf as G
+        tmp = tempfile.mkdtemp(prefix="ptxgen-g2h-")
+        try:
+            p = os.path.join(tmp, "m.gguf")
+            self.write_gguf(p, arch)
+            G.convert(p, os.path.join(tmp, "hf"), dtype="f32")
+            ref = AutoModelForCausalLM.from_pretrained(tmp, gguf_file="m.gguf", dtype=torch.float32).eval()
+            mine = AutoModelForCausalLM.from_pretrained(os.path.join(tmp, "hf"), dtype=torch.float32).eval()
+            ids = torch.tensor([[5, 70, 256, 100, 3, 9, 258]])
+            with torch.no_grad():
+                a, b = ref(ids).logits, mine(ids).logits
+            self.assertLess((a - b).abs().max().item(), 1e-4 * max(1.0, a.abs().max().item()))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_qwen2(self):
+        self.check("qwen2")
+
+    def test_llama_unpermutes_qk(self):
+        self.check("llama")
+
+
+if __name__ == "__main__":
+    res = unittest.main(exit=False, verbosity=1).result
+    bad = len(res.failures) + len(res.errors)
+    skipped = len(res.skipped)
+    print(f"base: {res.testsRun - bad - skipped} passed, {bad} failed, {skipped} skipped")
+    sys.exit(1 if bad else 0)
