@@ -12,7 +12,7 @@
  *   [ ... ]     optional group: dropped when one of its slots is empty
  *   [? ... ]    optional group that the seed also drops half of the time
  *
- * Slots: name name_zh a_name kname dt dt_zh dtc data data_pl data_zh what
+ * Slots: name name_zh a_name name_k a_name_k kname dt dt_zh dtc data data_pl data_zh what
  * what_zh formula sem_zh goal goal_zh shape shape_zh notes notes_zh how
  * how_zh hint hint_zh block grid launch launch_s launch_zh launch_zh_s
  * card_launch card_launch_zh sig ins outs card_in card_in_zh card_out card_inout io.
@@ -193,7 +193,7 @@ static void data_phrase(drng *r, const dtype_words *d, const char *pat, pg_buf *
 }
 
 /* ---- slots ------------------------------------------------------------------------------ */
-enum { MAX_SLOTS = 48 };
+enum { MAX_SLOTS = 56 };
 typedef struct {
     const char *key[MAX_SLOTS];
     char *val[MAX_SLOTS];        /* NULL: the fact is missing */
@@ -351,19 +351,19 @@ static const char *const TERSE_EN[] = {
     "{name}",
     "{name}, {dt}",
     "{dt} {name}",
-    "{name} kernel ({dt})",
-    "I need {a_name} kernel[?, {dt}]",
-    "write PTX for {name}[? on {data_pl}]",
+    "{name_k} ({dt})",
+    "I need {a_name_k}[?, {dt}]",
+    "{write|generate|emit} PTX for {name}[? on {data_pl}]",
     "{name} on {data_pl}",
     "PTX kernel: {name}[? ({dt})]",
-    "need a fast {name}[? for {data_pl}]",
+    "need a {fast|quick} {name_k}[? for {data_pl}]",
     "{name} — {formula}",
     "{formula}",
     "{formula} ({dt})",
     "kernel for {name}: {formula}",
     "quick one: {name}, {dt}[?, {hint}]",
     "{Name} for {data_pl}[?; {hint}]",
-    "can you give me {a_name} kernel? {dt}[?, {hint}]",
+    "can you give me {a_name_k}? {dt}[?, {hint}]",
     "{What}",
     "kernel to {what}",
     "{name}: {what}",
@@ -390,9 +390,9 @@ static const char *const TERSE_ZH[] = {
     "{name}（{dt_zh}），{hint_zh}",
 };
 static const char *const DETAILED_EN[] = {
-    "Compute {formula}.[ {Shape}.][ {Notes}.][ Technique: {how}.][? Signature: {sig}.][ {launch_s}]",
+    "{Compute|Calculate|Evaluate} {formula}.[ {Shape}.][ {Notes}.][ Technique: {how}.][? Signature: {sig}.][ {launch_s}]",
     "{Io}. For each output element, {formula}.[ {Notes}.][ {Shape}.][ {launch_s}][? {Hint}.]",
-    "Write a kernel that computes {formula} ({dt}).[ {Shape}.][ {Notes}.][ {launch_s}][ Use {how}.]",
+    "{Write|Implement|Give me} a kernel that computes {formula} ({dt}).[ {Shape}.][ {Notes}.][ {launch_s}][ Use {how}.]",
     "Kernel {kname}: {formula}.[ {Shape}.][? Parameters: {sig}.][ {Notes}.][ {launch_s}][ Approach: {how}.]",
     "{Shape}. Compute {formula}.[ {Notes}.][ {launch_s}][? {Hint}.]",
     "Semantics: {formula}.[? In words: {what}.][ {Notes}.][ {Shape}.][ {launch_s}]",
@@ -402,9 +402,9 @@ static const char *const DETAILED_EN[] = {
     "{Name} ({dt}). {Formula}.[ {Shape}.][ {Notes}.][? Signature: {sig}.][ {launch_s}]",
     "The kernel takes {sig} and computes {formula}.[ {Notes}.][ {Shape}.][ {launch_s}]",
     "For {data_pl}: {formula}.[ {Shape}.][ {Notes}.][? Approach: {how}.][ {launch_s}]",
-    "Goal: {formula}. Element type: {dtc}.[ {Shape}.][ {Notes}.][ {launch_s}][? Hint: {hint}.]",
+    "{Goal|Target|Result}: {formula}. Element type: {dtc}.[ {Shape}.][ {Notes}.][ {launch_s}][? Hint: {hint}.]",
     "{launch_s} The kernel computes {formula}.[ {Shape}.][ {Notes}.][? Technique: {how}.]",
-    "We need {a_name} kernel: {formula}.[ {Shape}.][ {Notes}.][ {launch_s}][? Preferably {how}.]",
+    "We need {a_name_k}: {formula}.[ {Shape}.][ {Notes}.][ {launch_s}][? Preferably {how}.]",
     "Inputs: {card_in}.[ In/out: {card_inout}.][ Output: {card_out}.] Compute {formula}.[ {Notes}.][ {launch_s}]",
     "Evaluate {formula}.[ {Shape}.][ {Notes}.][ {launch_s}][? {Hint}.]",
     "Produce {outs} from {ins}: {formula}.[ {Shape}.][ {Notes}.][ {launch_s}]",
@@ -429,7 +429,7 @@ static const char *const DETAILED_ZH[] = {
     "{what_zh}。[{shape_zh}。][{notes_zh}。][{launch_zh_s}]",
 };
 static const char *const CARD_EN[] = {
-    "## {kname}\n[- Input: {card_in}\n][- In/out: {card_inout}\n][- Output: {card_out}\n]- Goal: {goal}\n[- Notes: {notes}\n][- Constraint: {how}\n][- Launch: {card_launch}]",
+    "## {kname}\n[- Input: {card_in}\n][- In/out: {card_inout}\n][- Output: {card_out}\n]- {Goal|Compute|Task}: {goal}\n[- Notes: {notes}\n][- Constraint: {how}\n][- Launch: {card_launch}]",
     "## {kname}\n- Goal: {goal}\n[- Inputs: {card_in}\n][- In/out: {card_inout}\n][- Output: {card_out}\n][- Notes: {notes}\n][- Launch: {card_launch}]",
     "### {kname}\n[* Input: {card_in}\n][* In/out: {card_inout}\n][* Output: {card_out}\n]* Compute: {goal}\n[* Notes: {notes}\n][* Launch: {card_launch}]",
     "## Kernel `{kname}`\n[- Args in: {card_in}\n][- Args in/out: {card_inout}\n][- Args out: {card_out}\n]- Semantics: {goal}\n[- Layout: {shape}\n][- Notes: {notes}\n][- Launch: {card_launch}]",
@@ -468,8 +468,8 @@ static const char *const CARD_ZH[] = {
 };
 static const char *const ZH_ZH[] = {
     "{name_zh}（{dt_zh}）：{sem_zh}。[{shape_zh}。][{notes_zh}。][?{how_zh}。][?{launch_zh}。]",
-    "给我一个{name_zh}的 kernel（{dt_zh}）：{sem_zh}。[{notes_zh}。][?{hint_zh}。]",
-    "帮我写一个{dt_zh}{name_zh}内核，{sem_zh}。[{notes_zh}。][?{launch_zh}。]",
+    "{给我|帮我写|来}一个{name_zh}的 kernel（{dt_zh}）：{sem_zh}。[{notes_zh}。][?{hint_zh}。]",
+    "{帮我写|请写|写}一个{dt_zh}{name_zh}内核，{sem_zh}。[{notes_zh}。][?{launch_zh}。]",
     "用 PTX 实现{name_zh}：{sem_zh}。[{shape_zh}。][{notes_zh}。]",
     "请用 PTX 实现{name_zh}（{dt_zh}）：{sem_zh}。[{notes_zh}。][?要求：{hint_zh}。]",
     "实现{name_zh}，数据为{data_zh}：{sem_zh}。[{notes_zh}。]",
@@ -484,7 +484,7 @@ static const char *const ZH_ZH[] = {
     "帮忙实现一下{name_zh}：{what_zh}[?（{formula}）]。[{notes_zh}。]",
     "麻烦写个 PTX kernel，{what_zh}。[{notes_zh}。][?{hint_zh}。]",
     "目标：{sem_zh}。输入：{ins}；输出：{outs}。[{notes_zh}。][?{launch_zh}。]",
-    "{name_zh}，{dt_zh}[?，{hint_zh}]",
+    "{name_zh}，{dt_zh}[?，{hint_zh}][。{notes_zh}]",
     "想用 GPU 做{name_zh}：{what_zh}。[{shape_zh}。][{notes_zh}。]",
     "请写一个 kernel 完成以下计算：{sem_zh}。[{shape_zh}。][{notes_zh}。][?技术要求：{how_zh}。]",
     "{name_zh}（{name}）：{sem_zh}。[{notes_zh}。][?{launch_zh}。]",
@@ -492,9 +492,9 @@ static const char *const ZH_ZH[] = {
     "kernel 需求 —— {what_zh}。[{notes_zh}。][?性能：{hint_zh}。]",
 };
 static const char *const PROSE_EN[] = {
-    "I need a kernel that does the following: {what}.[ {Notes}.][? Ideally {how}.]",
+    "{I need|I want|I'm after} a kernel that does the following: {what}.[ {Notes}.][? Ideally {how}.]",
     "Can you write PTX to {what}?[ {Notes}.][? {Hint}, please.]",
-    "Here is what the kernel should do: {what}.[ {Notes}.]",
+    "Here is what the kernel {should|has to|needs to} do: {what}.[ {Notes}.]",
     "{What}.[ {Notes}.][? {Hint}.]",
     "I'm working with {data_pl}. {What}.[ {Notes}.]",
     "Write me a GPU kernel for {name}: {what}.[ {Notes}.]",
@@ -503,7 +503,7 @@ static const char *const PROSE_EN[] = {
     "quick one: {what}[ ({notes})][?, {hint}]",
     "Could you give me PTX that will {what}?[ {Notes}.]",
     "The job is simple: {what}.[ {Notes}.][? Performance note: {hint}.]",
-    "I'm looking for {a_name} kernel. It should {what}.[ {Notes}.]",
+    "I'm looking for {a_name_k}. It should {what}.[ {Notes}.]",
     "{What}. That's {name}, basically.[ {Notes}.][? {Hint}.]",
     "In plain terms: {what}. In math: {formula}.[ {Notes}.]",
     "Please {what}.[ {Notes}.][? Launch config: {launch}.]",
@@ -519,7 +519,7 @@ static const char *const PROSE_EN[] = {
     "Looking for a kernel to {what}.[ {Notes}.][? {Hint} if you can.]",
 };
 static const char *const PROSE_ZH[] = {
-    "帮我写个 kernel：{what}.[ {Notes}.]",
+    "{帮我写个|写一个|来个} kernel：{what}.[ {Notes}.]",
     "我需要一个 kernel，{what}.[ {Notes}.][? {hint_zh}。]",
     "{What}. 用 PTX 写，{dt}.[ {Notes}.]",
     "需求如下：{what_zh}。[{notes_zh}。] Thanks!",
@@ -723,6 +723,14 @@ static void slots_build(const desc_facts *f, const task_view *v, ctx *c) {
     sset(c, "name_zh", lpick(r, f->name_zh, name));
     if (name) { pg_buf_printf(&b, "%s %s", article(name), name); sset_buf(c, "a_name", &b); }
     else sset(c, "a_name", NULL);
+    /* "a GEMV kernel", but "a kernel for partial sums per block" */
+    bool phrase = name && (strstr(name, " per ") || strstr(name, " with ") || strstr(name, " via ") || strstr(name, " over ") ||
+                           strstr(name, " of ") || strstr(name, " to ") || strchr(name, '(') || strchr(name, '=') || strstr(name, "kernel"));
+    if (name && phrase) pg_buf_printf(&b, "kernel for %s", name);
+    else if (name) pg_buf_printf(&b, "%s kernel", name);
+    sset(c, "name_k", b.data);
+    if (b.data) { char *t = strdup(b.data); b.len = 0; pg_buf_printf(&b, "%s %s", article(t), t); free(t); }
+    sset_buf(c, "a_name_k", &b);
     sset(c, "kname", v->name);
     sset(c, "dt", dw ? lpick(r, dw->en, dw->c) : NULL);
     sset(c, "dt_zh", dw ? lpick(r, dw->zh, dw->zhn) : NULL);
