@@ -259,12 +259,12 @@ static const char *match_close(const char *p, const char *end) {
     return NULL;
 }
 
-/* Capitalise the first letter unless the value starts with a parameter name
- * or is not a lower-case word. */
+/* Capitalise the first letter unless the value starts with a parameter name,
+ * a function or array name, or is not a lower-case word. */
 static void put_cap(const ctx *c, const char *s, pg_buf *out) {
     size_t w = 0;
     while (isalnum((unsigned char)s[w]) || s[w] == '_') w++;
-    if (islower((unsigned char)s[0]) && !is_param(c->v, s, w)) {
+    if (islower((unsigned char)s[0]) && !is_param(c->v, s, w) && s[w] != '(' && s[w] != '[') {   /* not "Fma(x, y, z)" */
         pg_buf_putc(out, (char)toupper((unsigned char)s[0]));
         pg_buf_puts(out, s + 1);
     } else pg_buf_puts(out, s);

@@ -8,6 +8,7 @@
  * fact, renderings are deterministic, terse/prose/zh carry the semantics in
  * a good share of renderings, and every registered family's descriptions
  * pass the same checks.  Last line: "N passed, N failed". */
+#include "ptxgen/synth_expr.h"
 #include "ptxgen/synth_family.h"
 #include "synth/describe.h"
 
@@ -299,6 +300,51 @@ static void test_families(void) {
     }
 }
 
+/* The expression family: random trees render well-formed descriptions, and
+ * the plain words of a known tree are exact (parenthesised where an operand
+ * is not a leaf), in English and Chinese. */
+static void test_expr(void) {
+    int n = 0;
+    for (uint64_t seed = 0; seed < 150; seed++) {
+        int nin = 1 + (int)(seed % 4);
+        synth_expr *e = synth_expr_random(seed * 77 + 5, nin, 1 + (int)(seed % 5), NULL);
+        if (!e) continue;
+        char name[32];
+        snprintf(name, sizeof name, "expr_t%llu", (unsigned long long)seed);
+        pg_buf js = {0};
+        CHECK(synth_expr_kernel(e, name, nin, NULL, 256, seed % 2 ? 4 : 1, NULL, NULL, &js, NULL) == PG_OK, "%s", name);
+        json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
+        for (int st = 0; st < DESC_NSTYLES; st++) check_text(name, st, json_string_value(json_object_get(d, desc_style_names[st])), t);
+        CHECK(json_object_get(d, "frames") != NULL, "%s: frames recorded", name);
+        n += t != NULL;
+        json_decref(t);
+        pg_buf_free(&js);
+        synth_expr_free(e);
+    }
+    CHECK(n > 100, "%d random expressions described", n);
+    char err[128];
+    synth_expr *e = synth_expr_parse("(sqrt (add (abs a) 1.5))", err, sizeof err);
+    CHECK(e != NULL, "parse: %s", err);
+    static const char *const want[] = {"the square root of ((the absolute value of a[i]) plus 1.5)",
+                                       "（（a[i]的绝对值） 加 1.5）的平方根", "out[i] = sqrt(abs(a[i]) + 1.5)"};
+    bool found[3] = {0};
+    for (int k = 0; e && k < 40; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "sq%d", k);
+        pg_buf js = {0};
+        synth_expr_kernel(e, name, 1, NULL, 256, 1, NULL, NULL, &js, NULL);
+        json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
+        for (int st = 0; st < DESC_NSTYLES; st++) {
+            const char *txt = json_string_value(json_object_get(d, desc_style_names[st]));
+            for (int w = 0; w < 3 && txt; w++) found[w] |= strstr(txt, want[w]) != NULL;
+        }
+        json_decref(t);
+        pg_buf_free(&js);
+    }
+    for (int w = 0; w < 3; w++) CHECK(found[w], "the descriptions say '%s'", want[w]);
+    synth_expr_free(e);
+}
+
 int main(void) {
     test_frames_reachable();
     test_sparse();
@@ -306,5 +352,6 @@ int main(void) {
     test_semantics_share();
     test_render_all();
     test_families();
+    test_expr();
     return TEST_DONE();
 }
