@@ -13,6 +13,8 @@ static const char *synth_usage =
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "       ptxgen synth --stats FILE.jsonl\n"
+    "  --stats: counts by family, source, split and description style; per family and style the number of\n"
+    "           distinct description templates (\"frames\") and of distinct description texts.\n"
     "  Writes N verified samples (ptxgen check + ptxas for the arch), byte-identical for the same\n"
     "  arguments; resumable (FILE.jsonl.partial + .state); FILE.jsonl appears only when complete.\n"
     "  --results: device results (bench/results/*-corpus-*.json) for measured performance notes.\n"

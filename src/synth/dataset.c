@@ -111,13 +111,19 @@ static void signature_sentence(json_t *task, bool zh, pg_buf *out) {
     pg_buf_puts(out, zh ? "。" : ".");
 }
 
-static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char **style_out) {
+/* *frame_out: the template that rendered the text, from the task's
+ * "descriptions"."frames" (describe.h), or "<style>.corpus" for hand-written
+ * descriptions. */
+static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char **style_out, char *frame_out, size_t frame_n) {
     uint64_t r = mix(seed);
     int style = (int)(r % 5);
     json_t *d = json_object_get(task, "descriptions");
     const char *text = json_string_value(json_object_get(d, styles[style]));
     if (!text) { style = 0; text = json_string_value(json_object_get(d, "terse")); }
     *style_out = styles[style];
+    const char *frame = json_string_value(json_object_get(json_object_get(d, "frames"), styles[style]));
+    if (frame) snprintf(frame_out, frame_n, "%s", frame);
+    else snprintf(frame_out, frame_n, "%s.corpus", styles[style]);
     bool zh = style == 3;
     if (style == 2 || zh) pg_buf_puts(out, text ? text : "");   /* cards and Chinese stay verbatim */
     else reword(text ? text : "", r >> 8, out);
@@ -604,7 +610,8 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     for (int i = 0; i < m->nfuncs; i++)
         if (m->funcs[i].is_entry) { ptx_explain_summary(m, &m->funcs[i], &summary); break; }
     const char *style;
-    synth_describe(task, r >> 40, &desc, &style);
+    char frame[64];
+    synth_describe(task, r >> 40, &desc, &style, frame, sizeof frame);
     perf_note(g, name, mutant, &rep, task, &note);
     json_t *j = json_object();
     char id[64];
@@ -617,6 +624,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     task = NULL;
     json_object_set_new(j, "description", json_string(desc.data ? desc.data : ""));
     json_object_set_new(j, "description_style", json_string(style));
+    json_object_set_new(j, "description_frame", json_string(frame));
     json_object_set_new(j, "instruction_level_desc", json_string(summary.data ? summary.data : ""));
     json_object_set_new(j, "ptx_code", json_string(ptx.data));
     json_object_set_new(j, "performance_note", json_string(note.data ? note.data : ""));
@@ -920,6 +928,8 @@ pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag)
     FILE *f = fopen(path, "r");
     if (!f) { pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot open: %s", strerror(errno)); return PG_ERR_IO; }
     json_t *fam = json_object(), *src = json_object(), *spl = json_object(), *sty = json_object();
+    /* per family and style: the sets of frames and of description texts (by hash) */
+    json_t *dsets = json_object();
     PG_VEC(double) lines = {0}, bytes = {0}, words = {0};
     char *line = NULL;
     size_t cap = 0;
@@ -936,6 +946,17 @@ pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag)
             if (!v) v = "?";
             json_object_set_new(tabs[k], v, json_integer(json_integer_value(json_object_get(tabs[k], v)) + 1));
         }
+        const char *fm = json_string_value(json_object_get(j, "family")), *st = json_string_value(json_object_get(j, "description_style"));
+        const char *fr = json_string_value(json_object_get(j, "description_frame")), *de = json_string_value(json_object_get(j, "description"));
+        json_t *byf = json_object_get(dsets, fm ? fm : "?");
+        if (!byf) json_object_set_new(dsets, fm ? fm : "?", byf = json_object());
+        json_t *bys = json_object_get(byf, st ? st : "?");
+        if (!bys) json_object_set_new(byf, st ? st : "?", bys = json_pack("{s:i, s:o, s:o}", "samples", 0, "frames", json_object(), "texts", json_object()));
+        json_object_set_new(bys, "samples", json_integer(json_integer_value(json_object_get(bys, "samples")) + 1));
+        json_object_set_new(json_object_get(bys, "frames"), fr ? fr : "?", json_true());
+        char hx[20];
+        snprintf(hx, sizeof hx, "%016llx", (unsigned long long)(de ? fnv64(de, strlen(de)) : 0));
+        json_object_set_new(json_object_get(bys, "texts"), hx, json_true());
         const char *code = json_string_value(json_object_get(j, "ptx_code"));
         if (code) {
             int nl = 0, nw = 0;
@@ -964,6 +985,21 @@ pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag)
     json_object_set_new(o, "by_source", src);
     json_object_set_new(o, "by_split", spl);
     json_object_set_new(o, "by_description_style", sty);
+    /* {"map": {"terse": {"samples": 40, "frames": 18, "distinct": 39}, ...}, ...}: frames = distinct
+     * templates ("description_frame"), distinct = distinct description texts */
+    json_t *dstat = json_object();
+    const char *fk, *sk;
+    json_t *fv, *sv;
+    json_object_foreach(dsets, fk, fv) {
+        json_t *per = json_object();
+        json_object_foreach(fv, sk, sv)
+            json_object_set_new(per, sk, json_pack("{s:O, s:i, s:i}", "samples", json_object_get(sv, "samples"), "frames",
+                                                   (int)json_object_size(json_object_get(sv, "frames")), "distinct",
+                                                   (int)json_object_size(json_object_get(sv, "texts"))));
+        json_object_set_new(dstat, fk, per);
+    }
+    json_decref(dsets);
+    json_object_set_new(o, "descriptions_by_family", dstat);
     json_t *len = json_object();
     json_object_set_new(len, "ptx_lines_p50", json_real(pct(lines.v, lines.n, 0.5)));
     json_object_set_new(len, "ptx_lines_p95", json_real(pct(lines.v, lines.n, 0.95)));

@@ -18,7 +18,23 @@
  * exact semantics are never confined to `detailed` and `card`.
  *
  * Strings in desc_facts use the task's own parameter names; a family builds
- * them with snprintf after it has drawn the names.  Lists are NULL-terminated
+ * them with snprintf after it has drawn the names.  Their grammatical form
+ * matters, because frames put them into sentences:
+ *   name_en     a noun phrase in lower case unless it is a proper name or an
+ *               acronym ("row-wise softmax", "AXPY"): "I need a {name} kernel"
+ *   explain_en  an imperative clause starting with a lower-case verb, no
+ *               final period ("multiply every element of x by a and write the
+ *               products to out"): "Can you write PTX to {what}?", "{What}."
+ *   explain_zh  a Chinese clause without the final 。 ("把 x 的每个元素乘以 a，
+ *               结果写入 out")
+ *   how_en      a noun phrase ("one warp per row with shuffle reductions"):
+ *               "Technique: {how}.", "Ideally {how}."
+ *   shape/notes one or more sentences without the final period.
+ * Fill desc_facts with designated initializers ({.name_en = ..., ...}):
+ * fields may be added.  Facts that a family does not have stay NULL/0; frames that need them are
+ * skipped.  Every style has >= 20 English and >= 10 Chinese (or mixed)
+ * frames (zh: >= 20 Chinese ones); src/synth/test_describe.c checks that
+ * they are all reachable and well-formed.  Lists are NULL-terminated
  * (an absent list is NULL).  Rendering is a pure function of (facts, task,
  * style, seed).  Ownership: outputs are appended to / returned to the
  * caller; nothing is kept.  Nothing here prints. */
@@ -42,7 +58,27 @@ typedef struct {
     const char *shape_zh;
     const char *notes_en;           /* exact constants and edge rules, optional: "eps is 1e-5" */
     const char *notes_zh;
+    /* Facts behind the performance and launch hints ("each thread handles 4
+     * elements", "use shared memory"): a hint is said only when its fact is
+     * set, so 0 means "unknown" and nothing is claimed. */
+    int elems_per_thread;           /* 1: one element (output) per thread; k > 1: every thread handles k */
+    int vec_width;                  /* elements per vector load/store (2, 4, 8) when the kernel uses them */
+    unsigned hints;                 /* DESC_HINT_* bits that are true of the kernel */
+    int data;                       /* DESC_DATA_*: what the arrays are; 0 infers it from the size names */
 } desc_facts;
+
+/* desc_facts.hints */
+enum {
+    DESC_HINT_COALESCED = 1 << 0,   /* consecutive threads touch consecutive elements */
+    DESC_HINT_SMEM = 1 << 1,        /* stages data in shared memory */
+    DESC_HINT_GRID_STRIDE = 1 << 2, /* grid-stride loop (the grid is capped) */
+    DESC_HINT_INPLACE = 1 << 3,     /* updates an inout array in place */
+    DESC_HINT_MEMBOUND = 1 << 4,    /* memory-bound: a few flops per byte */
+    DESC_HINT_SHUFFLE = 1 << 5,     /* warp shuffles (shfl.sync) */
+    DESC_HINT_ATOMIC = 1 << 6,      /* atomics combine the blocks' results */
+};
+/* desc_facts.data */
+enum { DESC_DATA_INFER, DESC_DATA_VECTOR, DESC_DATA_MATRIX, DESC_DATA_GRID };
 
 enum { DESC_TERSE, DESC_DETAILED, DESC_CARD, DESC_ZH, DESC_PROSE, DESC_NSTYLES };
 extern const char *const desc_style_names[DESC_NSTYLES];   /* "terse", "detailed", "card", "zh", "prose" */
@@ -58,7 +94,18 @@ void desc_render(const desc_facts *f, const json_t *task, int style, uint64_t se
  * A, a count n) simply does not ask for it. */
 void desc_param_names(uint64_t seed, int n_in, const char **in, int n_out, const char **out);
 
-/* All five as a new JSON object {"terse": ..., ..., "prose": ...}. */
+/* desc_render, also naming the frame (template) it used, e.g. "terse.en07" or
+ * "prose.zh03" (en: an English frame; zh: a Chinese or mixed one), into
+ * frame[0..frame_n-1] (frame may be NULL). */
+void desc_render_framed(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out, char *frame,
+                        size_t frame_n);
+
+/* How many frames `style` has in English (zh false) or Chinese/mixed (zh true). */
+int desc_frame_count(int style, bool zh);
+
+/* All five as a new JSON object {"terse": ..., ..., "prose": ..., "frames":
+ * {"terse": "terse.en07", ...}}; "frames" records which template rendered
+ * each style (`ptxgen synth --stats` counts them; task_load ignores it). */
 json_t *desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed);
 
 #endif

@@ -2,6 +2,7 @@
  * printers (C, math text, prefix), prefix parser, double interpreter and the
  * task emitter (PTX template, CUDA C, task.json).  See ptxgen/synth_expr.h. */
 #include "ptxgen/synth_expr.h"
+#include "describe.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -1117,9 +1118,183 @@ static void sel_words(const synth_expr *e, pg_buf *en, pg_buf *zh) {
     for (int i = 0; i < e->nkids; i++) sel_words(e->kid[i], en, zh);
 }
 
+/* The tree in plain words (describe.h's explanations), English or Chinese.
+ * Exact without precedence rules: every operand that is not a leaf is put in
+ * parentheses, except a one-argument function applied to another ("the
+ * square root of the absolute value of a", "a 的绝对值的平方根").  idx:
+ * inputs read "a[i]". */
+static bool is_leaf_word(const synth_expr *e) { return e->nkids == 0; }
+static bool is_unary_fn(const synth_expr *e) { return e->nkids == 1; }
+static void words(const synth_expr *e, bool zh, bool idx, pg_buf *b);
+static void words_sub(const synth_expr *e, bool zh, bool idx, bool chain_ok, pg_buf *b) {
+    bool bare = is_leaf_word(e) || (chain_ok && is_unary_fn(e));
+    if (!bare) pg_buf_puts(b, zh ? "（" : "(");
+    words(e, zh, idx, b);
+    if (!bare) pg_buf_puts(b, zh ? "）" : ")");
+}
+static void words(const synth_expr *e, bool zh, bool idx, pg_buf *b) {
+    static const char *UN_EN[SYNTH_EXPR__COUNT] = {
+        [SYNTH_EXPR_ABS] = "the absolute value of ", [SYNTH_EXPR_EXP] = "e raised to the power ", [SYNTH_EXPR_LOG] = "the natural log of ",
+        [SYNTH_EXPR_SQRT] = "the square root of ", [SYNTH_EXPR_RSQRT] = "one over the square root of ",
+        [SYNTH_EXPR_TANH] = "the hyperbolic tangent of ", [SYNTH_EXPR_SIGMOID] = "the sigmoid of ", [SYNTH_EXPR_RELU] = "the ReLU of "};
+    static const char *UN_ZH[SYNTH_EXPR__COUNT] = {
+        [SYNTH_EXPR_ABS] = "的绝对值", [SYNTH_EXPR_LOG] = "的自然对数", [SYNTH_EXPR_SQRT] = "的平方根", [SYNTH_EXPR_RSQRT] = "的平方根的倒数",
+        [SYNTH_EXPR_TANH] = "的双曲正切", [SYNTH_EXPR_SIGMOID] = " 的 sigmoid", [SYNTH_EXPR_RELU] = " 的 ReLU"};
+    switch (e->op) {
+    case SYNTH_EXPR_INPUT: pg_buf_printf(b, idx ? "%c[i]" : "%c", INPUT_NAMES[e->input & 3]); return;
+    case SYNTH_EXPR_CONST: put_const(b, e->value, false); return;
+    case SYNTH_EXPR_SCALAR: pg_buf_puts(b, synth_expr_scalar_name(e->input)); return;
+    case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: {
+        if (e->op == SYNTH_EXPR_MUL && tree_eq(e->kid[0], e->kid[1]) && is_leaf_word(e->kid[0])) {
+            if (!zh) pg_buf_puts(b, "the square of ");
+            words(e->kid[0], zh, idx, b);
+            if (zh) pg_buf_puts(b, " 的平方");
+            return;
+        }
+        static const char *EN[] = {" plus ", " minus ", " times ", " divided by "}, *ZH[] = {" 加 ", " 减 ", " 乘 ", " 除以 "};
+        int k = e->op - SYNTH_EXPR_ADD;
+        words_sub(e->kid[0], zh, idx, false, b);
+        pg_buf_puts(b, zh ? ZH[k] : EN[k]);
+        words_sub(e->kid[1], zh, idx, false, b);
+        return;
+    }
+    case SYNTH_EXPR_FMA:
+        words_sub(e->kid[0], zh, idx, false, b);
+        pg_buf_puts(b, zh ? " 乘 " : " times ");
+        words_sub(e->kid[1], zh, idx, false, b);
+        pg_buf_puts(b, zh ? " 再加 " : " plus ");
+        words_sub(e->kid[2], zh, idx, false, b);
+        return;
+    case SYNTH_EXPR_MIN: case SYNTH_EXPR_MAX:
+        if (!zh) pg_buf_puts(b, e->op == SYNTH_EXPR_MIN ? "the smaller of " : "the larger of ");
+        words_sub(e->kid[0], zh, idx, false, b);
+        pg_buf_puts(b, zh ? " 与 " : " and ");
+        words_sub(e->kid[1], zh, idx, false, b);
+        if (zh) pg_buf_puts(b, e->op == SYNTH_EXPR_MIN ? " 中的较小值" : " 中的较大值");
+        return;
+    case SYNTH_EXPR_SEL: {
+        const synth_expr *c = e->kid[0];
+        if (zh) pg_buf_puts(b, "当 ");
+        else { words_sub(e->kid[1], zh, idx, false, b); pg_buf_puts(b, " if "); }
+        if (c->op == SYNTH_EXPR_SUB) {
+            words_sub(c->kid[0], zh, idx, false, b);
+            pg_buf_puts(b, zh ? " 大于 " : " is greater than ");
+            words_sub(c->kid[1], zh, idx, false, b);
+        } else {
+            words_sub(c, zh, idx, false, b);
+            pg_buf_puts(b, zh ? " 大于 0" : " is positive");
+        }
+        if (zh) {
+            pg_buf_puts(b, " 时取 ");
+            words_sub(e->kid[1], zh, idx, false, b);
+            pg_buf_puts(b, "，否则取 ");
+        } else pg_buf_puts(b, ", otherwise ");
+        words_sub(e->kid[2], zh, idx, false, b);
+        return;
+    }
+    case SYNTH_EXPR_EXP:
+        if (zh) {
+            pg_buf_puts(b, "e 的 ");
+            words_sub(e->kid[0], zh, idx, true, b);
+            pg_buf_puts(b, " 次方");
+            return;
+        }
+        break;
+    default: break;
+    }
+    if (!zh) pg_buf_puts(b, UN_EN[e->op] ? UN_EN[e->op] : OPS[e->op].name);
+    words_sub(e->kid[0], zh, idx, true, b);
+    if (zh) pg_buf_puts(b, UN_ZH[e->op] ? UN_ZH[e->op] : OPS[e->op].name);
+}
+
+/* "a" -> "a[i]" in the math text: the inputs are the only one-letter names. */
+static void index_inputs(const char *text, pg_buf *out) {
+    for (const char *p = text; *p; p++) {
+        bool l = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+        if (l && *p >= 'a' && *p <= 'd' && !(isalnum((unsigned char)p[1]) || p[1] == '_')) pg_buf_printf(out, "%c[i]", *p);
+        else pg_buf_putc(out, *p);
+    }
+}
+
+/* The descriptions (describe.h). */
+static json_t *expr_describe(const synth_expr *e, const char *text, int ninputs, char val[][32], int per_thread, uint64_t seed,
+                             const json_t *task) {
+    const int S = synth_expr_nscalars(e);
+    pg_buf formula = {0}, w = {0}, wi = {0}, wz = {0}, wzi = {0}, ins = {0}, ins_zh = {0}, notes = {0}, notes_zh = {0};
+    pg_buf selw = {0}, selw_zh = {0}, shape = {0}, shape_zh = {0};
+    pg_buf_puts(&formula, "out[i] = ");
+    index_inputs(text, &formula);
+    pg_buf_puts(&formula, " for every i < n");
+    words(e, false, false, &w);
+    words(e, false, true, &wi);
+    words(e, true, false, &wz);
+    words(e, true, true, &wzi);
+    for (int i = 0; i < ninputs; i++) {
+        pg_buf_printf(&ins, "%s%c", i ? (i == ninputs - 1 ? " and " : ", ") : "", INPUT_NAMES[i]);
+        pg_buf_printf(&ins_zh, "%s%c", i ? "、" : "", INPUT_NAMES[i]);
+    }
+    for (int i = 0; i < ninputs; i++) pg_buf_printf(&shape, "%c, ", INPUT_NAMES[i]);
+    shape.len -= 2;   /* "a, b, c and out" */
+    shape.data[shape.len] = 0;
+    pg_buf_puts(&shape, " and out are float arrays of n elements");
+    pg_buf_printf(&shape_zh, "%s 和 out 都是长度为 n 的 float 数组", ins_zh.data);
+    /* notes: the selects in symbols, the scalars, what the function names mean */
+    sel_words(e, &selw, &selw_zh);
+    int nsel = count_op(e, SYNTH_EXPR_SEL);
+    if (selw.len) {
+        pg_buf_printf(&notes, "the select%s: %s", nsel > 1 ? "s" : "", selw.data);
+        pg_buf_printf(&notes_zh, "其中逐元素选择：%s", selw_zh.data);
+    }
+    for (int k = 0; k < S; k++) {
+        pg_buf_printf(&notes, "%sthe scalar %s is a float kernel parameter (%s here)", notes.len ? "; " : "", SCALAR_NAMES[k], val[k]);
+        pg_buf_printf(&notes_zh, "%s标量参数 %s 为按值传入的 float（这里 %s = %s）", notes_zh.len ? "；" : "", SCALAR_NAMES[k], SCALAR_NAMES[k], val[k]);
+    }
+    static const struct { synth_expr_op op; const char *en, *zh; } DEF[] = {
+        {SYNTH_EXPR_SIGMOID, "sigmoid(x) = 1/(1+exp(-x))", "sigmoid(x) = 1/(1+exp(-x))"},
+        {SYNTH_EXPR_RELU, "relu(x) = max(x, 0)", "relu(x) = max(x, 0)"},
+        {SYNTH_EXPR_RSQRT, "rsqrt(x) = 1/sqrt(x)", "rsqrt(x) = 1/sqrt(x)"},
+        {SYNTH_EXPR_FMA, "fma(x, y, z) = x*y + z", "fma(x, y, z) = x*y + z"},
+        {SYNTH_EXPR_LOG, "log is the natural logarithm", "log 为自然对数"},
+    };
+    for (size_t k = 0; k < sizeof DEF / sizeof DEF[0]; k++)
+        if (uses_op(e, DEF[k].op)) {
+            pg_buf_printf(&notes, "%s%s", notes.len ? "; " : "", DEF[k].en);
+            pg_buf_printf(&notes_zh, "%s%s", notes_zh.len ? "；" : "", DEF[k].zh);
+        }
+    pg_buf ex[3] = {{0}}, ez[2] = {{0}};   /* as long as the tree needs */
+    pg_buf_printf(&ex[0], "set every out[i] to %s", wi.data);
+    pg_buf_printf(&ex[1], "compute %s for every index i, with %s read at i, and store it in out[i]", w.data, ins.data);
+    pg_buf_printf(&ex[2], "write %s into out[i] for every index i below n", wi.data);
+    pg_buf_printf(&ez[0], "对每个下标 i，令 out[i] 等于 %s", wzi.data);
+    pg_buf_printf(&ez[1], "逐元素计算 %s（%s 取第 i 个元素），结果写入 out", wz.data, ins_zh.data);
+    static const char *const NE[] = {"elementwise expression", "fused elementwise op", "pointwise map", "element-wise formula",
+                                     "custom elementwise op", NULL};
+    static const char *const NZ[] = {"逐元素表达式", "逐元素运算", "融合的逐元素计算", "逐点映射", NULL};
+    const char *e_en[] = {ex[0].data, ex[1].data, ex[2].data, NULL}, *e_zh[] = {ez[0].data, ez[1].data, NULL};
+    const char *hw[3], *hz[2];
+    if (per_thread == 4) {
+        hw[0] = "4 consecutive elements per thread with float4 loads and stores when all four are in range, one at a time for the tail";
+        hz[0] = "每个线程处理 4 个连续元素（四个都在范围内时用 float4 向量读写，尾部逐个处理）";
+    } else {
+        hw[0] = "one element per thread; threads with i >= n do nothing";
+        hz[0] = "每个线程处理一个元素，i >= n 的线程不做任何事";
+    }
+    hw[1] = "memory-bound; approximate ex2/lg2/rcp/rsqrt are accurate enough (tolerance 1e-4)";
+    hw[2] = hz[1] = NULL;
+    desc_facts f = {.name_en = NE, .name_zh = NZ, .formula = formula.data, .explain_en = e_en, .explain_zh = e_zh, .how_en = hw, .how_zh = hz,
+                    .shape_en = shape.data, .shape_zh = shape_zh.data, .notes_en = notes.data, .notes_zh = notes_zh.data,
+                    .elems_per_thread = per_thread, .vec_width = per_thread == 4 ? 4 : 0, .data = DESC_DATA_VECTOR,
+                    .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND};
+    json_t *d = desc_render_all(&f, task, seed);
+    pg_buf *bufs[] = {&formula, &w, &wi, &wz, &wzi, &ins, &ins_zh, &notes, &notes_zh, &selw, &selw_zh, &shape, &shape_zh,
+                      &ex[0], &ex[1], &ex[2], &ez[0], &ez[1]};
+    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) pg_buf_free(bufs[k]);
+    return d;
+}
+
 static void emit_json(const synth_expr *e, const char *name, int ninputs, const float *sv, int block, int per_thread,
                       pg_buf *out) {
-    pg_buf text = {0}, pre = {0}, s = {0};
+    pg_buf text = {0}, pre = {0};
     const int S = synth_expr_nscalars(e);
     char val[SYNTH_EXPR_MAX_SCALARS][32];
     for (int k = 0; k < S; k++) f32_short(sv[k], val[k], sizeof val[k]);
@@ -1132,89 +1307,7 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, const 
     json_object_set_new(root, "kernel", json_string(name));
     json_object_set_new(root, "expr", json_string(pre.data));
 
-    pg_buf inl = {0}, inl_zh = {0}, incard = {0}, notes = {0};
-    pg_buf sc_terse = {0}, sc_det = {0}, sc_zh = {0}, selw = {0}, selw_zh = {0};
-    for (int i = 0; i < ninputs; i++) {
-        pg_buf_printf(&inl, "%s%s[i]", i ? (i == ninputs - 1 ? " and " : ", ") : "", (char[]){INPUT_NAMES[i], 0});
-        pg_buf_printf(&inl_zh, "%s%c", i ? "、" : "", INPUT_NAMES[i]);
-        pg_buf_printf(&incard, "%s`float* %c`", i ? ", " : "", INPUT_NAMES[i]);
-    }
-    /* scalars: " and scalar alpha", " alpha is a float scalar parameter (0.25 here)" */
-    pg_buf_puts(&incard, " (n each)");
-    for (int k = 0; k < S; k++) {
-        pg_buf_printf(&sc_terse, "%s%s", k ? " and " : (S > 1 ? " and scalars " : " and scalar "), SCALAR_NAMES[k]);
-        pg_buf_printf(&sc_det, "%s%s = %s", k ? " and " : "", SCALAR_NAMES[k], val[k]);
-        pg_buf_printf(&incard, ", scalar `float %s`", SCALAR_NAMES[k]);
-        pg_buf_printf(&sc_zh, "%s%s", k ? "、" : "", SCALAR_NAMES[k]);
-    }
-    if (S) {
-        pg_buf t2 = {0};
-        pg_buf_printf(&t2, "%s %s float scalar parameter%s passed by value (%s here)", S > 1 ? "alpha and beta" : "alpha",
-                      S > 1 ? "are" : "is a", S > 1 ? "s" : "", sc_det.data);
-        sc_det.len = 0;
-        pg_buf_puts(&sc_det, t2.data);
-        pg_buf_free(&t2);
-        pg_buf_printf(&t2, "，标量参数 %s 为按值传入的 float（这里 ", sc_zh.data);
-        for (int k = 0; k < S; k++) pg_buf_printf(&t2, "%s%s = %s", k ? "，" : "", SCALAR_NAMES[k], val[k]);
-        pg_buf_puts(&t2, "）");
-        sc_zh.len = 0;
-        pg_buf_puts(&sc_zh, t2.data);
-        pg_buf_free(&t2);
-    }
-    sel_words(e, &selw, &selw_zh);
-    if (uses_op(e, SYNTH_EXPR_SIGMOID)) pg_buf_puts(&notes, " sigmoid(x) = 1/(1+exp(-x)).");
-    if (uses_op(e, SYNTH_EXPR_RELU)) pg_buf_puts(&notes, " relu(x) = max(x, 0).");
-    if (uses_op(e, SYNTH_EXPR_RSQRT)) pg_buf_puts(&notes, " rsqrt(x) = 1/sqrt(x).");
-    if (uses_op(e, SYNTH_EXPR_FMA)) pg_buf_puts(&notes, " fma(x, y, z) = x*y + z.");
-    if (uses_op(e, SYNTH_EXPR_LOG)) pg_buf_puts(&notes, " log is the natural logarithm.");
-    char launch[256], launch_zh[256];
-    if (per_thread == 1) {
-        snprintf(launch, sizeof launch, "One element per thread, %d threads per block, cdiv(n,%d) blocks; indices >= n do nothing.",
-                 block, block);
-        snprintf(launch_zh, sizeof launch_zh, "每个线程处理一个元素，块大小 %d，网格 cdiv(n,%d)，i >= n 的线程不做任何事。", block, block);
-    } else {
-        snprintf(launch, sizeof launch,
-                 "Each thread handles 4 consecutive elements (float4 loads and stores when all four are in range, "
-                 "one at a time for the tail), %d threads per block, cdiv(n,%d) blocks.", block, tile);
-        snprintf(launch_zh, sizeof launch_zh,
-                 "每个线程处理 4 个连续元素（四个都在范围内时用 float4 向量读写，尾部逐个处理），块大小 %d，网格 cdiv(n,%d)。",
-                 block, tile);
-    }
-    json_t *d = json_object();
-    pg_buf_printf(&s, "Elementwise expression over %d input%s%s: out = %s", ninputs, ninputs > 1 ? "s" : "",
-                  S ? sc_terse.data : "", text.data);
-    /* the select in words: as out itself when it is the whole expression, else as a part */
-    int nsel = count_op(e, SYNTH_EXPR_SEL);
-    bool whole = e->op == SYNTH_EXPR_SEL && nsel == 1;
-    if (selw.len && whole) pg_buf_printf(&s, ", i.e. %s", selw.data);
-    else if (selw.len) pg_buf_printf(&s, " (the select%s: %s)", nsel > 1 ? "s" : "", selw.data);
-    json_object_set_new(d, "terse", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "For every i < n compute out[i] = %s in single precision, where %s %s the input value%s "
-                  "(f32 arrays of n elements)%s%s and out is an f32 array of n elements.",
-                  text.data, inl.data, ninputs > 1 ? "are" : "is", ninputs > 1 ? "s" : "", S ? ", " : "",
-                  S ? sc_det.data : "");
-    if (selw.len && whole) pg_buf_printf(&s, " That is, out[i] is %s (tested per element).", selw.data);
-    else if (selw.len)
-        pg_buf_printf(&s, " Per element, the select%s give%s %s.", nsel > 1 ? "s" : "", nsel > 1 ? "" : "s", selw.data);
-    pg_buf_printf(&s, "%s %s", notes.data ? notes.data : "", launch);
-    json_object_set_new(d, "detailed", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "## %s\n- Input%s: %s\n- Output: `float* out` (n)\n- Goal: `out = %s` elementwise\n",
-                  name, ninputs > 1 || S ? "s" : "", incard.data, text.data);
-    if (selw.len) pg_buf_printf(&s, "- Select: %s\n", selw.data);
-    if (S) pg_buf_printf(&s, "- Scalars: %s\n", sc_det.data);
-    pg_buf_printf(&s, "- Launch: %d threads/block, `cdiv(n,%d)` blocks%s\n"
-                  "- Notes: memory-bound; approximate ex2/lg2/rcp/rsqrt are accurate enough (tolerance 1e-4)",
-                  block, tile, per_thread == 4 ? ", 4 elements per thread (float4)" : ", one element per thread");
-    json_object_set_new(d, "card", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "逐元素表达式：对 i < n 计算 out[i] = %s（单精度），输入 %s 各有 n 个元素%s，输出 out 有 n 个元素。",
-                  text.data, inl_zh.data, S ? sc_zh.data : "");
-    if (selw_zh.len) pg_buf_printf(&s, "其中逐元素选择：%s。", selw_zh.data);
-    pg_buf_puts(&s, launch_zh);
-    json_object_set_new(d, "zh", json_string(s.data));
-    json_object_set_new(root, "descriptions", d);
+    json_object_set_new(root, "descriptions", json_null());   /* rendered below, from params and launch */
 
     json_t *ps = json_array();
     for (int i = 0; i < ninputs; i++)
@@ -1244,20 +1337,15 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, const 
     snprintf(flops, sizeof flops, "%d*n", nops > 0 ? nops : 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
 
+    /* the descriptions' seed: a pure function of the kernel (name and tree) */
+    uint64_t seed = 1469598103934665603ull;
+    for (const char *p = name; *p; p++) seed = (seed ^ (unsigned char)*p) * 1099511628211ull;
+    for (const char *p = pre.data; *p; p++) seed = (seed ^ (unsigned char)*p) * 1099511628211ull;
+    json_object_set_new(root, "descriptions", expr_describe(e, text.data, ninputs, val, per_thread, seed, root));
     synth_task_json_write(root, out);
     json_decref(root);
     pg_buf_free(&text);
     pg_buf_free(&pre);
-    pg_buf_free(&s);
-    pg_buf_free(&inl);
-    pg_buf_free(&inl_zh);
-    pg_buf_free(&incard);
-    pg_buf_free(&notes);
-    pg_buf_free(&sc_terse);
-    pg_buf_free(&sc_det);
-    pg_buf_free(&sc_zh);
-    pg_buf_free(&selw);
-    pg_buf_free(&selw_zh);
 }
 
 static bool ident_ok(const char *s) {

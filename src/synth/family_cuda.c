@@ -17,6 +17,7 @@
  * (extern "C" __global__, so the entry name is the task name). */
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
+#include "describe.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -27,8 +28,10 @@ static void common_json(json_t *root, const char *name, const char *family) {
     json_object_set_new(root, "family", json_string(family));
     json_object_set_new(root, "kernel", json_string(name));
 }
-static json_t *descs(const char *terse, const char *detailed, const char *card, const char *zh) {
-    return json_pack("{s:s, s:s, s:s, s:s}", "terse", terse, "detailed", detailed, "card", card, "zh", zh);
+/* The descriptions go in after params and launch (desc_render_all reads
+ * them); a placeholder keeps "descriptions" where the corpus layout has it. */
+static void describe_into(json_t *root, const desc_facts *f, uint64_t seed) {
+    json_object_set_new(root, "descriptions", desc_render_all(f, root, seed));
 }
 static json_t *ptr(const char *name, const char *type, const char *role, const char *len) {
     return json_pack("{s:s, s:s, s:s, s:s}", "name", name, "type", type, "role", role, "len", len);
@@ -84,18 +87,7 @@ pg_status fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
     common_json(root, n, "gemv");
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:i, s:i, s:i}", "dtype", T, "mapping", warp ? "warp" : "thread",
                                                          "block", block, "rows_per_block", warp ? rpb : block, "unroll", unroll));
-    pg_buf a = {0}, b = {0}, cd = {0}, z = {0};
-    const char *how = warp ? "one 32-thread warp per row: lanes take columns lane, lane+32, ... and combine with __shfl_xor_sync"
-                           : "one thread per row walking the row's columns";
-    if (fam_pick(&r, 2)) pg_buf_printf(&a, "Matrix-vector product y = A*x (%s), %s", T, warp ? "warp per row" : "thread per row");
-    else pg_buf_printf(&a, "%s GEMV: y[r] = sum_c A[r][c] * x[c]", CT);
-    pg_buf_printf(&b, "A is a rows x cols row-major %s matrix, x has cols entries and y rows entries; compute y[r] = sum over c of A[r*cols+c]*x[c] with %s. Launch %d threads per block and %s blocks; rows and cols are arbitrary (no padding).",
-                  CT, how, block, grid);
-    pg_buf_printf(&cd, "## %s\n- Input: `%s* A` (rows x cols, row-major), `%s* x` (cols)\n- Output: `%s* y` (rows)\n- Goal: `y = A x`\n- Launch: %d threads/block, `%s` blocks\n- Mapping: %s",
-                  n, CT, CT, CT, block, grid, warp ? "warp per row + shuffle reduction" : "thread per row");
-    pg_buf_printf(&z, "矩阵向量乘 y = A x（%s）：A 为 rows×cols 行主序矩阵，%s。每块 %d 个线程，网格 %s。", f64 ? "双精度" : "单精度",
-                  warp ? "每个 warp 负责一行，lane 按 32 的步长遍历列，最后用 shuffle 归约" : "每个线程负责一行", block, grid);
-    json_object_set_new(root, "descriptions", descs(a.data, b.data, cd.data, z.data));
+    json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("A", pt, "in", "rows*cols"));
     json_array_append_new(ps, ptr("x", pt, "in", "cols"));
@@ -108,8 +100,35 @@ pg_status fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grid, "smem", "0"));
     char bytes[80];
     snprintf(bytes, sizeof bytes, "%d*(rows*cols + cols + rows)", f64 ? 8 : 4);
+    {
+        const char *names[] = {"matrix-vector product", "GEMV", "y = A x", "dense matvec", f64 ? "DGEMV" : "SGEMV", "matrix times vector", NULL};
+        const char *names_zh[] = {"矩阵向量乘", "GEMV", "稠密矩阵乘向量", "矩阵乘向量 y = A x", NULL};
+        const char *ex[] = {"multiply the row-major rows x cols matrix A by the vector x and write the result to y, so y[r] is the dot product of row r of A with x",
+                            "compute the dot product of each row r of A with x and store it in y[r]",
+                            "write into y[r] the sum over all columns c of A[r*cols + c] times x[c]", NULL};
+        const char *ez[] = {"把行主序 rows x cols 矩阵 A 乘以向量 x，结果写入 y：y[r] 为 A 第 r 行与 x 的点积",
+                            "对每一行 r，计算 A 的第 r 行与 x 的点积并写入 y[r]", NULL};
+        char h0[200], h1[160], hz0[200];
+        if (warp) {
+            snprintf(h0, sizeof h0, "one 32-thread warp per row: lanes take columns lane, lane+32, ... and combine with __shfl_xor_sync");
+            snprintf(h1, sizeof h1, "a warp per row, %d rows per block, shuffle reduction", rpb);
+            snprintf(hz0, sizeof hz0, "每个 warp 负责一行，lane 按 32 的步长遍历列，最后用 shuffle 归约");
+        } else {
+            snprintf(h0, sizeof h0, "one thread per row walking the row's columns");
+            snprintf(h1, sizeof h1, "a thread per output row%s", unroll > 1 ? (unroll == 2 ? ", column loop unrolled 2x" : ", column loop unrolled 4x") : "");
+            snprintf(hz0, sizeof hz0, "每个线程负责一行，顺序遍历该行的列");
+        }
+        const char *hw[] = {h0, h1, NULL}, *hz[] = {hz0, NULL};
+        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = "y[r] = sum_c A[r*cols + c] * x[c] for every r < rows",
+                        .explain_en = ex, .explain_zh = ez, .how_en = hw, .how_zh = hz,
+                        .shape_en = "A is rows x cols, row-major; x has cols entries and y has rows entries",
+                        .shape_zh = "A 为 rows x cols 行主序矩阵，x 长度为 cols，y 长度为 rows",
+                        .notes_en = "rows and cols are arbitrary (no padding)", .notes_zh = "rows 和 cols 任意（没有填充）",
+                        .elems_per_thread = warp ? 0 : 1, .data = DESC_DATA_MATRIX,
+                        .hints = warp ? DESC_HINT_SHUFFLE | DESC_HINT_COALESCED : 0u};
+        describe_into(root, &f, fam_next(&r));
+    }
     finish(root, T, f64 ? 1e-10 : 1e-4, "fam_gemv", bytes, "2*rows*cols", &s->task_json);
-    pg_buf_free(&a); pg_buf_free(&b); pg_buf_free(&cd); pg_buf_free(&z);
     return PG_OK;
 }
 
@@ -152,16 +171,7 @@ pg_status fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
     json_t *root = json_object();
     common_json(root, n, "gemm");
     json_object_set_new(root, "family_params", json_pack("{s:s, s:i, s:i}", "dtype", T, "tile", TT, "coarsen", CF));
-    pg_buf a = {0}, b = {0}, cd = {0}, z = {0};
-    if (fam_pick(&r, 2)) pg_buf_printf(&a, "Tiled %s matrix multiply C = A*B with %dx%d shared-memory tiles", CT, TT, TT);
-    else pg_buf_printf(&a, "%s: GEMM (%s), tile %d, %d output%s per thread", n, T, TT, CF, CF > 1 ? "s" : "");
-    pg_buf_printf(&b, "Compute C = A*B where A is M x K, B is K x N and C is M x N, all row-major %s. Each %dx%d block of threads owns a %dx%d tile of C; it walks K in steps of %d, staging a tile of A and a tile of B in shared memory (zero-filled past the matrix edges) with a barrier before and after the inner product. Each thread accumulates %d element%s of one column (rows ty, ty+%d, ...). M, N, K need not be multiples of %d.",
-                  CT, TT, RS, TT, TT, TT, CF, CF > 1 ? "s" : "", RS, TT);
-    pg_buf_printf(&cd, "## %s\n- Inputs: `%s* A` (M x K), `%s* B` (K x N), row-major\n- Output: `%s* C` (M x N)\n- Goal: `C = A B`\n- Launch: block (%d, %d), grid (`%s`, `%s`)\n- Technique: %dx%d shared-memory tiles, %d output%s per thread",
-                  n, CT, CT, CT, TT, RS, g0, g1, TT, TT, CF, CF > 1 ? "s" : "");
-    pg_buf_printf(&z, "分块矩阵乘法 C = A B（%s，行主序）：每个线程块计算 C 的一个 %dx%d 分块，沿 K 方向每次把 A、B 的分块载入共享内存（越界补 0），每个线程计算同一列上的 %d 个元素。线程块 (%d, %d)，网格 (%s, %s)。",
-                  f64 ? "双精度" : "单精度", TT, TT, CF, TT, RS, g0, g1);
-    json_object_set_new(root, "descriptions", descs(a.data, b.data, cd.data, z.data));
+    json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("A", pt, "in", "M*K"));
     json_array_append_new(ps, ptr("B", pt, "in", "K*N"));
@@ -176,8 +186,29 @@ pg_status fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
     json_object_set_new(root, "launch", json_pack("{s:[s,s], s:[s,s], s:s}", "block", b0, b1, "grid", g0, g1, "smem", "0"));
     char bytes[64];
     snprintf(bytes, sizeof bytes, "%d*(M*K + K*N + M*N)", f64 ? 8 : 4);
+    {
+        const char *names[] = {"matrix multiply", "GEMM", "tiled matmul", "C = A B", f64 ? "DGEMM" : "SGEMM", "matrix-matrix product", NULL};
+        const char *names_zh[] = {"矩阵乘法", "分块矩阵乘", "GEMM", "矩阵相乘 C = A B", NULL};
+        const char *ex[] = {"multiply the M x K matrix A by the K x N matrix B and write the M x N product to C (all row-major)",
+                            "set every C[i][j] to the dot product of row i of A and column j of B",
+                            "compute the matrix product of A (M x K) and B (K x N) into C", NULL};
+        const char *ez[] = {"把 M x K 矩阵 A 乘以 K x N 矩阵 B，M x N 的结果写入 C（都按行主序）", "C[i][j] 等于 A 的第 i 行与 B 的第 j 列的点积", NULL};
+        char h0[240], h1[200], h2[160], hz0[240], notes[96], notes_zh[96];
+        snprintf(h0, sizeof h0, "%dx%d shared-memory tiles of A and B, zero-filled past the edges, with a barrier before and after each inner product", TT, TT);
+        snprintf(h1, sizeof h1, "each thread accumulates %d element%s of one column of C (rows ty, ty+%d, ...)", CF, CF > 1 ? "s" : "", RS);
+        snprintf(h2, sizeof h2, "%dx%d thread blocks, each owning a %dx%d tile of C", TT, RS, TT, TT);
+        snprintf(hz0, sizeof hz0, "每个线程块计算 C 的一个 %dx%d 分块，沿 K 方向每次把 A、B 的分块载入共享内存（越界补 0），每个线程计算同一列上的 %d 个元素", TT, TT, CF);
+        snprintf(notes, sizeof notes, "M, N and K need not be multiples of %d", TT);
+        snprintf(notes_zh, sizeof notes_zh, "M、N、K 不一定是 %d 的倍数", TT);
+        const char *hw[] = {h0, h1, h2, NULL}, *hz[] = {hz0, NULL};
+        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = "C[i*N + j] = sum_k A[i*K + k] * B[k*N + j] for every i < M, j < N",
+                        .explain_en = ex, .explain_zh = ez, .how_en = hw, .how_zh = hz,
+                        .shape_en = "A is M x K, B is K x N and C is M x N, all row-major", .shape_zh = "A 为 M x K，B 为 K x N，C 为 M x N，均为行主序",
+                        .notes_en = notes, .notes_zh = notes_zh, .elems_per_thread = CF, .data = DESC_DATA_MATRIX,
+                        .hints = DESC_HINT_SMEM | DESC_HINT_COALESCED};
+        describe_into(root, &f, fam_next(&r));
+    }
     finish(root, T, f64 ? 1e-10 : 1e-4, "fam_gemm", bytes, "2*M*N*K", &s->task_json);
-    pg_buf_free(&a); pg_buf_free(&b); pg_buf_free(&cd); pg_buf_free(&z);
     return PG_OK;
 }
 
@@ -222,18 +253,7 @@ pg_status fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     common_json(root, n, "transpose");
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:i, s:i}", "dtype", T, "method", tiled ? "smem" : "naive", "tile", TD,
                                                          "block_rows", RB));
-    pg_buf a = {0}, b = {0}, cd = {0}, z = {0};
-    pg_buf_printf(&a, fam_pick(&r, 2) ? "Matrix transpose (%s), %s" : "%s transpose: %s", T,
-                  tiled ? "shared-memory tile with +1 padding" : "naive, one element per thread per step");
-    pg_buf_printf(&b, "in is a rows x cols row-major %s matrix; write out (cols x rows, row-major) with out[c*rows + r] = in[r*cols + c]. Each %d x %d block of threads handles a %d x %d tile, every thread covering %d rows of it. %s rows and cols are arbitrary, so guard both edges.",
-                  CT, TD, RB, TD, TD, TD / RB,
-                  tiled ? "Read the tile row by row into a shared array padded to TD+1 columns, synchronize, then write it column by column so that both the global reads and the global writes are coalesced."
-                        : "Read in row by row and write out directly (the writes are strided).");
-    pg_buf_printf(&cd, "## %s\n- Input: `%s* in` (rows x cols)\n- Output: `%s* out` (cols x rows)\n- Goal: `out[c][r] = in[r][c]`\n- Launch: block (%d, %d), grid (`%s`, `%s`)%s",
-                  n, CT, CT, TD, RB, g0, g1, tiled ? "\n- Technique: shared tile `[TD][TD+1]`, `__syncthreads()`" : "");
-    pg_buf_printf(&z, "矩阵转置（%s）：in 为 rows×cols 行主序，输出 out[c*rows + r] = in[r*cols + c]。线程块 (%d, %d)，每块处理 %dx%d 的分块%s。", f64 ? "双精度" : "单精度",
-                  TD, RB, TD, TD, tiled ? "，先读入填充一列的共享内存分块再转置写出，读写都合并访问" : "，直接读写");
-    json_object_set_new(root, "descriptions", descs(a.data, b.data, cd.data, z.data));
+    json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("in", pt, "in", "rows*cols"));
     json_array_append_new(ps, ptr("out", pt, "out", "rows*cols"));
@@ -245,12 +265,116 @@ pg_status fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     json_object_set_new(root, "launch", json_pack("{s:[s,s], s:[s,s], s:s}", "block", b0, b1, "grid", g0, g1, "smem", "0"));
     char bytes[32];
     snprintf(bytes, sizeof bytes, "%d*rows*cols", f64 ? 16 : 8);
+    {
+        const char *names[] = {"matrix transpose", "transpose", "out = in^T", "2D transpose", "transposed copy", NULL};
+        const char *names_zh[] = {"矩阵转置", "转置", "二维数组转置", NULL};
+        const char *ex[] = {"write the transpose of the rows x cols matrix in to out, so that row r of in becomes column r of out",
+                            "copy in to out with rows and columns swapped (out is cols x rows)",
+                            "flip the row-major matrix in across its diagonal into out", NULL};
+        const char *ez[] = {"把 rows x cols 矩阵 in 转置写入 out（cols x rows），in 的第 r 行成为 out 的第 r 列", "行列互换地把 in 复制到 out", NULL};
+        char h0[300], h1[160], hz0[200];
+        if (tiled) {
+            snprintf(h0, sizeof h0, "a %dx%d padded shared tile: read it row by row, synchronize, write it column by column, so both the global reads and the writes are coalesced",
+                     TD, TD + 1);
+            snprintf(hz0, sizeof hz0, "先读入填充一列的 %dx%d 共享内存分块，同步后再转置写出，读写都合并访问", TD, TD + 1);
+        } else {
+            snprintf(h0, sizeof h0, "read in row by row and write out directly (the writes are strided)");
+            snprintf(hz0, sizeof hz0, "直接按行读入、转置写出（写是跨步的）");
+        }
+        snprintf(h1, sizeof h1, "%dx%d thread blocks, each moving a %dx%d tile, every thread covering %d rows of it", TD, RB, TD, TD, TD / RB);
+        const char *hw[] = {h0, h1, NULL}, *hz[] = {hz0, NULL};
+        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = "out[c*rows + r] = in[r*cols + c] for every r < rows, c < cols",
+                        .explain_en = ex, .explain_zh = ez, .how_en = hw, .how_zh = hz,
+                        .shape_en = "in is rows x cols and out is cols x rows, both row-major",
+                        .shape_zh = "in 为 rows x cols，out 为 cols x rows，均为行主序",
+                        .notes_en = "rows and cols are arbitrary, so guard both edges; the copy is exact",
+                        .notes_zh = "rows 和 cols 任意，两个方向都要做边界判断；结果必须完全一致",
+                        .elems_per_thread = TD / RB, .data = DESC_DATA_MATRIX,
+                        .hints = DESC_HINT_MEMBOUND | (tiled ? DESC_HINT_SMEM | DESC_HINT_COALESCED : 0u)};
+        describe_into(root, &f, fam_next(&r));
+    }
     finish(root, T, 0.0, "fam_transpose", bytes, "0", &s->task_json);
-    pg_buf_free(&a); pg_buf_free(&b); pg_buf_free(&cd); pg_buf_free(&z);
     return PG_OK;
 }
 
 /* ---- stencil2d --------------------------------------------------------------------- */
+/* "i", "i-1", "j+2": an index plus an offset, as people write it. */
+static const char *off(char *t, size_t n, const char *v, int d) {
+    if (d) snprintf(t, n, "%s%+d", v, d);
+    else snprintf(t, n, "%s", v);
+    return t;
+}
+
+/* The neighbour at offset (dy, dx) in words. */
+static void neighbour_words(int dy, int dx, const char **en, const char **zh) {
+    static const struct { int dy, dx; const char *en, *zh; } N[] = {
+        {0, 0, "the cell itself", "自身"},           {-1, 0, "the cell above", "上方格点"},     {1, 0, "the cell below", "下方格点"},
+        {0, -1, "the left neighbour", "左侧格点"},   {0, 1, "the right neighbour", "右侧格点"}, {-1, -1, "the upper-left neighbour", "左上格点"},
+        {-1, 1, "the upper-right neighbour", "右上格点"}, {1, -1, "the lower-left neighbour", "左下格点"}, {1, 1, "the lower-right neighbour", "右下格点"},
+        {-2, 0, "the cell two above", "上方第二个格点"}, {2, 0, "the cell two below", "下方第二个格点"}, {0, -2, "the cell two to the left", "左侧第二个格点"},
+        {0, 2, "the cell two to the right", "右侧第二个格点"}};
+    *en = *zh = "?";
+    for (size_t k = 0; k < sizeof N / sizeof N[0]; k++)
+        if (N[k].dy == dy && N[k].dx == dx) { *en = N[k].en; *zh = N[k].zh; }
+}
+
+static void stencil2d_describe(fam_rng *r, int shape, int bnd, bool params, int nt, const int *dy, const int *dx, char lit[][32],
+                               const char *formula, json_t *root) {
+    static const char *SW[] = {"5-point cross", "9-point box (3x3)", "9-point radius-2 cross"};
+    static const char *SZ[] = {"五点十字", "3x3 九点", "半径 2 的九点十字"};
+    pg_buf w1 = {0}, w2 = {0}, wz = {0}, coefl = {0}, notes = {0}, notes_zh = {0};
+    for (int k = 0; k < nt; k++) {
+        const char *en, *zh;
+        char wt[40];
+        neighbour_words(dy[k], dx[k], &en, &zh);
+        if (params) snprintf(wt, sizeof wt, "c%d", k);
+        else snprintf(wt, sizeof wt, "%s", lit[k]);
+        const char *sep = k ? (k == nt - 1 ? " plus " : ", plus ") : "";
+        char ti[16], tj[16];
+        off(ti, sizeof ti, "i", dy[k]);
+        off(tj, sizeof tj, "j", dx[k]);
+        pg_buf_printf(&w1, "%s%s times %s (x[%s][%s])", sep, wt, en, ti, tj);
+        pg_buf_printf(&w2, "%s%s for x[%s][%s]", k ? ", " : "", wt, ti, tj);
+        pg_buf_printf(&wz, "%s%s 乘以%s（x[%s][%s]）", k ? "，加上 " : "", wt, zh, ti, tj);
+        pg_buf_printf(&coefl, "%sc%d = %s", k ? ", " : "", k, lit[k]);
+    }
+    char nm[6][64], nz[3][64], ex[3][1200], ez[2][1200];
+    snprintf(nm[0], sizeof nm[0], "2D %s stencil", SW[shape]);
+    snprintf(nm[1], sizeof nm[1], "%s stencil", SW[shape]);
+    snprintf(nm[2], sizeof nm[2], "2D stencil");
+    snprintf(nm[3], sizeof nm[3], "%s", shape == 1 ? "3x3 convolution" : shape == 0 ? "five-point stencil" : "radius-2 cross stencil");
+    snprintf(nm[4], sizeof nm[4], "grid stencil (%s)", shape == 1 ? "3x3 box" : shape == 0 ? "5-point" : "9-point cross");
+    snprintf(nm[5], sizeof nm[5], "%d-point 2D stencil", nt);
+    snprintf(nz[0], sizeof nz[0], "二维%s模板", SZ[shape]);
+    snprintf(nz[1], sizeof nz[1], "二维模板计算");
+    snprintf(nz[2], sizeof nz[2], "%s", shape == 1 ? "3x3 卷积" : "二维十字模板");
+    snprintf(ex[0], sizeof ex[0], "set each out[i][j] to %s", w1.data);
+    snprintf(ex[1], sizeof ex[1], "apply the %s stencil to the grid x, writing out: every output cell is the weighted sum of its neighbours with the weights %s",
+             SW[shape], w2.data);
+    snprintf(ex[2], sizeof ex[2], "replace every cell of the rows x cols grid x by the weighted sum %s, storing it in out", w1.data);
+    snprintf(ez[0], sizeof ez[0], "对每个格点，out[i][j] 等于 %s 之和", wz.data);
+    snprintf(ez[1], sizeof ez[1], "对网格 x 做%s模板计算，每个输出格点为邻居的加权和：%s", SZ[shape], wz.data);
+    static const char *BW[] = {"neighbours outside the grid count as zero", "neighbour indices are clamped to the grid",
+                               "cells whose footprint leaves the grid copy x unchanged"};
+    static const char *BZ[] = {"越界邻居按 0 处理", "越界下标截断到网格内", "模板越界的格点直接复制 x"};
+    pg_buf_puts(&notes, BW[bnd]);
+    pg_buf_puts(&notes_zh, BZ[bnd]);
+    if (params) {
+        pg_buf_printf(&notes, "; the coefficients are kernel parameters, here %s", coefl.data);
+        pg_buf_printf(&notes_zh, "；系数是 kernel 参数，这里 %s", coefl.data);
+    }
+    const char *n_en[] = {nm[0], nm[1], nm[2], nm[3], nm[4], nm[5], NULL}, *n_zh[] = {nz[0], nz[1], nz[2], NULL};
+    const char *e_en[] = {ex[0], ex[1], ex[2], NULL}, *e_zh[] = {ez[0], ez[1], NULL};
+    const char *hw[] = {"one thread per cell reading its neighbours straight from global memory", "a thread per output cell", NULL};
+    const char *hz[] = {"每个线程一个格点，直接从全局内存读取邻居", NULL};
+    desc_facts f = {.name_en = n_en, .name_zh = n_zh, .formula = formula, .explain_en = e_en, .explain_zh = e_zh, .how_en = hw, .how_zh = hz,
+                    .shape_en = "x and out are rows x cols row-major grids", .shape_zh = "x 和 out 为 rows x cols 行主序网格",
+                    .notes_en = notes.data, .notes_zh = notes_zh.data, .elems_per_thread = 1, .data = DESC_DATA_GRID,
+                    .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND};
+    describe_into(root, &f, fam_next(r));
+    pg_buf_free(&w1); pg_buf_free(&w2); pg_buf_free(&wz); pg_buf_free(&coefl); pg_buf_free(&notes); pg_buf_free(&notes_zh);
+}
+
 pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7374656e63696c32ull};
     bool f64 = fam_pick(&r, 4) == 0, params = fam_pick(&r, 2);
@@ -336,25 +460,14 @@ pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     }
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "dtype", T, "shape", SHN[shape], "boundary",
                                                          BND[bnd], "coeff_params", params, "taps", taps, "coeffs", cs));
-    pg_buf f = {0}, a = {0}, b = {0}, cd = {0}, z = {0};
+    pg_buf f = {0};
     pg_buf_puts(&f, "out[i][j] = ");
     for (int k = 0; k < nt; k++) {
-        if (params) pg_buf_printf(&f, "%sc%d*x[i%+d][j%+d]", k ? " + " : "", k, dy[k], dx[k]);
-        else pg_buf_printf(&f, "%s%s*x[i%+d][j%+d]", k ? " + " : "", lit[k], dy[k], dx[k]);
+        char ti[16], tj[16];
+        if (params) pg_buf_printf(&f, "%sc%d*x[%s][%s]", k ? " + " : "", k, off(ti, sizeof ti, "i", dy[k]), off(tj, sizeof tj, "j", dx[k]));
+        else pg_buf_printf(&f, "%s%s*x[%s][%s]", k ? " + " : "", lit[k], off(ti, sizeof ti, "i", dy[k]), off(tj, sizeof tj, "j", dx[k]));
     }
-    static const char *BW[] = {"neighbours outside the grid count as zero", "neighbour indices are clamped to the grid",
-                               "cells whose footprint leaves the grid copy x unchanged"};
-    static const char *BZ[] = {"越界邻居按 0 处理", "越界下标截断到网格内", "模板越界的格点直接复制 x"};
-    static const char *SW[] = {"5-point cross", "9-point box (3x3)", "9-point radius-2 cross"};
-    pg_buf_printf(&a, fam_pick(&r, 2) ? "2D %s stencil on a %s grid, %s boundary" : "%s stencil over a rows x cols %s array (%s edges)", SW[shape],
-                  T, BND[bnd]);
-    pg_buf_printf(&b, "x and out are rows x cols row-major %s grids. For every cell compute %s; %s. One thread per cell, block %dx%d, grid (%s, %s).",
-                  CT, f.data, BW[bnd], BX[bs], BY[bs], g0, g1);
-    pg_buf_printf(&cd, "## %s\n- Input: `%s* x` (rows x cols)%s\n- Output: `%s* out` (rows x cols)\n- Goal: %s stencil, `%s`\n- Boundary: %s\n- Launch: block (%d, %d), grid (`%s`, `%s`)",
-                  n, CT, params ? ", coefficient scalars c0.." : "", CT, SW[shape], f.data, BW[bnd], BX[bs], BY[bs], g0, g1);
-    pg_buf_printf(&z, "二维模板计算（%s，%s）：对每个格点计算 %s，%s。每个线程一个格点，线程块 %dx%d。", SW[shape], f64 ? "双精度" : "单精度", f.data, BZ[bnd],
-                  BX[bs], BY[bs]);
-    json_object_set_new(root, "descriptions", descs(a.data, b.data, cd.data, z.data));
+    json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("x", pt, "in", "rows*cols"));
     json_array_append_new(ps, ptr("out", pt, "out", "rows*cols"));
@@ -373,7 +486,8 @@ pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     char bytes[32], flops[32];
     snprintf(bytes, sizeof bytes, "%d*rows*cols", f64 ? 16 : 8);
     snprintf(flops, sizeof flops, "%d*rows*cols", 2 * nt);
+    stencil2d_describe(&r, shape, bnd, params, nt, dy, dx, lit, f.data, root);
     finish(root, T, f64 ? 1e-12 : 1e-5, "fam_stencil2d", bytes, flops, &s->task_json);
-    pg_buf_free(&f); pg_buf_free(&a); pg_buf_free(&b); pg_buf_free(&cd); pg_buf_free(&z);
+    pg_buf_free(&f);
     return PG_OK;
 }

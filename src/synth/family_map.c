@@ -14,6 +14,7 @@
  * walks its elements one by one up to n (only the last tile gets there). */
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
+#include "describe.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -273,11 +274,123 @@ static void emit_ptx(const map_cfg *c, const char *name, pg_buf *out) {
     (void)outn;
 }
 
+/* ---- descriptions ------------------------------------------------------------------- */
+/* What people call each op and how they say it (describe.h); x, y, out, a,
+ * b, lo, hi and n are the kernel's parameter names. */
+static const struct {
+    const char *name_en[6], *name_zh[4], *explain_en[4], *explain_zh[3];
+} WORDS[OP__N] = {
+    [OP_SCALE] = {{"vector scale", "scalar times vector", "scale by a constant", "elementwise scaling", "SCAL"},
+                  {"向量数乘", "标量乘向量", "逐元素缩放"},
+                  {"multiply every element of x by the scalar a and write the products to out",
+                   "write a times x[i] into out[i] for every i below n", "scale the array x by a, storing the result in out"},
+                  {"把 x 的每个元素乘以标量 a，结果写入 out", "对每个 i < n，令 out[i] 等于 a 乘以 x[i]"}},
+    [OP_ADD] = {{"vector add", "elementwise addition", "vecadd", "sum of two arrays", "array addition"},
+                {"向量加法", "逐元素相加", "两个数组相加"},
+                {"add x and y element by element and store the sums in out", "write x[i] + y[i] into out[i] for every index i below n",
+                 "sum the two arrays x and y position by position into out"},
+                {"把 x 和 y 逐元素相加，结果存入 out", "对每个 i < n，out[i] 等于 x[i] 与 y[i] 之和"}},
+    [OP_MUL] = {{"elementwise multiply", "Hadamard product", "pointwise product", "vector multiply", "element-by-element product"},
+                {"逐元素乘法", "Hadamard 积", "两个向量逐点相乘"},
+                {"multiply x and y element by element and store the products in out",
+                 "write the product x[i] * y[i] into out[i] for every i below n", "take the pointwise product of the arrays x and y and put it in out"},
+                {"把 x 和 y 逐元素相乘，结果写入 out", "对每个 i < n，out[i] 为 x[i] 乘 y[i]"}},
+    [OP_AXPY] = {{"AXPY", "in-place y += a*x", "a*x plus y update", "scaled vector accumulate"},
+                 {"AXPY 原地更新", "y += a*x", "向量 AXPY", "缩放累加"},
+                 {"add a times x to y in place, element by element", "update y in place so that every y[i] becomes a * x[i] + y[i]",
+                  "accumulate the scaled array a*x into y, overwriting y"},
+                 {"把 a 乘以 x 逐元素加到 y 上（原地更新 y）", "对每个 i < n 原地计算 y[i] = a * x[i] + y[i]"}},
+    [OP_AXPBY] = {{"AXPBY", "linear combination of two vectors", "weighted sum of two arrays", "scaled vector add", "a*x + b*y"},
+                  {"线性组合 a*x + b*y", "两个向量的加权和", "AXPBY"},
+                  {"write a times x[i] plus b times y[i] into out[i] for every i below n",
+                   "combine x and y linearly with the weights a and b and store the result in out",
+                   "scale x by a and y by b and add them element by element into out"},
+                  {"把 x 乘 a 与 y 乘 b 逐元素相加，写入 out", "对每个 i < n，out[i] = a*x[i] + b*y[i]"}},
+    [OP_RELU] = {{"ReLU", "rectified linear unit", "relu activation", "clamp negatives to zero", "max(x, 0)"},
+                 {"ReLU 激活", "线性整流", "负数置零"},
+                 {"replace every negative element of x by zero and copy the rest, writing to out",
+                  "write max(x[i], 0) into out[i] for every i below n",
+                  "keep the positive values of x, turn the negative ones into 0, and store the result in out"},
+                 {"把 x 中的负数置为 0、其余不变，结果写入 out", "对每个 i < n，out[i] 取 x[i] 和 0 中较大的那个"}},
+    [OP_CLAMP] = {{"clamp", "clip to [lo, hi]", "saturate to a range", "elementwise clamp", "range clipping"},
+                  {"截断到区间", "clamp 截断", "数值裁剪"},
+                  {"clip every element of x into the range [lo, hi] and write it to out",
+                   "write x[i], raised to at least lo and then lowered to at most hi, into out[i]",
+                   "clamp x between lo and hi element by element, storing the result in out"},
+                  {"把 x 的每个元素截断到 [lo, hi] 区间，写入 out", "对每个 i < n，out[i] = min(max(x[i], lo), hi)"}},
+    [OP_ABSDIFF] = {{"absolute difference", "elementwise |x - y|", "abs diff", "L1 distance per element"},
+                    {"差的绝对值", "逐元素绝对差", "两个数组的绝对差"},
+                    {"subtract y from x element by element and store the absolute values of the differences in out",
+                     "write |x[i] - y[i]| into out[i] for every i below n",
+                     "compute how far apart x[i] and y[i] are (the absolute difference) for every i and put it in out"},
+                    {"把 x 与 y 逐元素相减并取绝对值，写入 out", "对每个 i < n，out[i] 为 x[i] - y[i] 的绝对值"}},
+};
+
+static json_t *map_describe(const map_cfg *c, char lits[2][32], uint64_t seed, const json_t *task) {
+    const int B = c->block, V = c->vec, U = c->unroll, TILE = B * U * V;
+    const bool gs = c->cap > 0, two = OPS[c->op].nin == 2, inplace = OPS[c->op].inplace;
+    const char *CT = DCNAME[c->dt], *CTS = c->dt == D_F16 ? "halves" : c->dt == D_F64 ? "doubles" : "floats";
+    const char *names[8];
+    int nn = 0;
+    for (int k = 0; WORDS[c->op].name_en[k] && k < 6; k++) names[nn++] = WORDS[c->op].name_en[k];
+    if (c->op == OP_AXPY) names[nn++] = c->dt == D_F32 ? "SAXPY" : c->dt == D_F64 ? "DAXPY" : "half-precision AXPY";
+    names[nn] = NULL;
+    char formula[160], shape[200], shape_zh[200], how[3][240], how_zh[2][240];
+    pg_buf notes = {0}, notes_zh = {0};
+    snprintf(formula, sizeof formula, "%s for every i < n", OPS[c->op].math);
+    if (inplace) {
+        snprintf(shape, sizeof shape, "x holds n %s and y (n %s) is read and overwritten", CTS, CTS);
+        snprintf(shape_zh, sizeof shape_zh, "x 有 n 个 %s，y（n 个 %s）被原地读写", CT, CT);
+    } else {
+        snprintf(shape, sizeof shape, "%s and out hold n %s each", two ? "x, y" : "x", CTS);
+        snprintf(shape_zh, sizeof shape_zh, "%s 和 out 各有 n 个 %s", two ? "x、y" : "x", CT);
+    }
+    for (int k = 0; k < 2 && OPS[c->op].sc[k]; k++) {
+        pg_buf_printf(&notes, "%s%s = %s", k ? " and " : "", OPS[c->op].sc[k], lits[k]);
+        pg_buf_printf(&notes_zh, "%s%s = %s", k ? "，" : "", OPS[c->op].sc[k], lits[k]);
+    }
+    if (notes.len) {
+        pg_buf_printf(&notes, " (scalar kernel parameter%s)", OPS[c->op].sc[1] ? "s" : "");
+        pg_buf_puts(&notes_zh, "（标量参数）");
+    }
+    if (c->dt == D_F16) {
+        pg_buf_printf(&notes, "%sconvert the halves to f32 for the arithmetic and round the result back to f16 once", notes.len ? "; " : "");
+        pg_buf_printf(&notes_zh, "%s计算时先转成 f32，结果只舍入一次回 f16", notes_zh.len ? "；" : "");
+    }
+    pg_buf_printf(&notes, "%sn need not be a multiple of %d: the partial last tile goes element by element and nothing at or past n is touched",
+                  notes.len ? ". " : "", TILE);
+    pg_buf_printf(&notes_zh, "%sn 不一定是 %d 的倍数：最后一个不满的分块逐个元素处理，不访问 n 及之后的位置", notes_zh.len ? "。" : "", TILE);
+    char vecs[120];
+    if (V == 1 && U == 1) snprintf(vecs, sizeof vecs, "one element per thread per tile");
+    else if (V == 1) snprintf(vecs, sizeof vecs, "%d scalar elements per thread, %d apart", U, B);
+    else snprintf(vecs, sizeof vecs, "%d-wide vector loads and stores (%d bytes)%s", V, V * DSIZE[c->dt],
+                  U == 2 ? ", two vectors per thread" : U == 4 ? ", four vectors per thread" : "");
+    snprintf(how[0], sizeof how[0], "%s, %s", vecs, gs ? "a grid-stride loop over tiles" : "one tile per block");
+    snprintf(how[1], sizeof how[1], "tiles of %d elements in which vector u of thread t starts at tile + (u*%d + t)*%d, so every step is one coalesced block-wide access",
+             TILE, B, V);
+    if (gs) snprintf(how[2], sizeof how[2], "a grid-stride loop: block b handles the %d-element tiles b, b+G, b+2G, ... (G blocks)", TILE);
+    else snprintf(how[2], sizeof how[2], "each block handles one tile of %d consecutive elements", TILE);
+    snprintf(how_zh[0], sizeof how_zh[0], "每个线程每步处理 %d 个向量、每个向量 %d 个元素，%s", U, V,
+             gs ? "网格跨步循环遍历分块" : "每个线程块处理一个分块");
+    if (gs) snprintf(how_zh[1], sizeof how_zh[1], "网格跨步循环：第 b 块依次处理第 b、b+G、b+2G… 个 %d 元素的分块", TILE);
+    else snprintf(how_zh[1], sizeof how_zh[1], "每个线程块处理一个 %d 元素的连续分块", TILE);
+    const char *hw[] = {how[0], how[1], how[2], NULL}, *hz[] = {how_zh[0], how_zh[1], NULL};
+    desc_facts f = {.name_en = names, .name_zh = WORDS[c->op].name_zh, .formula = formula, .explain_en = WORDS[c->op].explain_en,
+                    .explain_zh = WORDS[c->op].explain_zh, .how_en = hw, .how_zh = hz, .shape_en = shape, .shape_zh = shape_zh,
+                    .notes_en = notes.data, .notes_zh = notes_zh.data, .elems_per_thread = gs ? 0 : V * U,
+                    .vec_width = V > 1 ? V : 0, .data = DESC_DATA_VECTOR,
+                    .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (gs ? DESC_HINT_GRID_STRIDE : 0u) | (inplace ? DESC_HINT_INPLACE : 0u)};
+    json_t *d = desc_render_all(&f, task, seed);
+    pg_buf_free(&notes);
+    pg_buf_free(&notes_zh);
+    return d;
+}
+
 /* ---- task.json --------------------------------------------------------------------- */
 static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *out) {
     const int B = c->block, V = c->vec, U = c->unroll, TILE = B * U * V;
     const bool gs = c->cap > 0, two = OPS[c->op].nin == 2, inplace = OPS[c->op].inplace;
-    const char *T = DNAME[c->dt], *CT = DCNAME[c->dt];
+    const char *T = DNAME[c->dt];
     const char *st = c->dt == D_F64 ? "f64" : "f32";
     char grid[64], lits[2][32] = {"", ""};
     if (gs) snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", TILE, c->cap);
@@ -291,84 +404,7 @@ static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     json_object_set_new(root, "family_params",
                         json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:i}", "op", OPS[c->op].name, "dtype", T, "block", B, "vec",
                                   V, "unroll", U, "gridstride", gs, "grid_cap", c->cap));
-    /* descriptions */
-    pg_buf s = {0}, scal = {0}, scal_zh = {0}, ins = {0};
-    for (int k = 0; k < 2 && OPS[c->op].sc[k]; k++) {
-        pg_buf_printf(&scal, "%s%s = %s", k ? ", " : "", OPS[c->op].sc[k], lits[k]);
-        pg_buf_printf(&scal_zh, "%s%s = %s", k ? "，" : "", OPS[c->op].sc[k], lits[k]);
-    }
-    pg_buf_printf(&ins, "`%s* x`%s", CT, two ? (inplace ? "" : ", `y`") : "");
-    if (two && !inplace) { ins.len = 0; pg_buf_printf(&ins, "`%s* x`, `%s* y`", CT, CT); }
-    char vecs[160], launch[200], launch_zh[200], mode[160], mode_zh[160];
-    if (V == 1 && U == 1) snprintf(vecs, sizeof vecs, "one element per thread per tile");
-    else if (V == 1) snprintf(vecs, sizeof vecs, "%d scalar elements per thread, %d apart (unrolled %dx)", U, B, U);
-    else snprintf(vecs, sizeof vecs, "%d-wide vector loads/stores (%d bytes)%s", V, V * DSIZE[c->dt],
-                  U > 1 ? (U == 2 ? ", two vectors per thread" : ", four vectors per thread") : "");
-    snprintf(launch, sizeof launch, "%d threads per block, grid %s", B, grid);
-    snprintf(launch_zh, sizeof launch_zh, "每块 %d 个线程，网格 %s", B, grid);
-    if (gs) {
-        snprintf(mode, sizeof mode, "grid-stride loop: block b handles tiles b, b+G, b+2G, ... of %d elements", TILE);
-        snprintf(mode_zh, sizeof mode_zh, "网格跨步循环：第 b 块依次处理第 b、b+G、b+2G… 个 %d 元素的分块", TILE);
-    } else {
-        snprintf(mode, sizeof mode, "each block handles one tile of %d consecutive elements", TILE);
-        snprintf(mode_zh, sizeof mode_zh, "每个线程块处理一个 %d 元素的连续分块", TILE);
-    }
-    const char *dtw = c->dt == D_F32 ? FAM_PICK(r, ((const char *[]){"single precision", "f32", "float32"}))
-                      : c->dt == D_F64 ? FAM_PICK(r, ((const char *[]){"double precision", "f64", "float64"}))
-                                       : FAM_PICK(r, ((const char *[]){"half precision", "f16", "fp16"}));
-    json_t *d = json_object();
-    switch (fam_pick(r, 3)) {
-    case 0: pg_buf_printf(&s, "%s over n %s values", OPS[c->op].math, T); break;
-    case 1: pg_buf_printf(&s, "%s: %s (%s)", name, OPS[c->op].phrase, dtw); break;
-    default: pg_buf_printf(&s, "Elementwise %s: %s, %s", OPS[c->op].name, OPS[c->op].math, vecs); break;
-    }
-    if (scal.len && fam_pick(r, 2)) pg_buf_printf(&s, ", %s", scal.data);
-    json_object_set_new(d, "terse", json_string(s.data));
-    s.len = 0;
-    const char *sent[4];
-    char s0[400], s1[400], s2[400], s3[400];
-    snprintf(s0, sizeof s0, "For every i < n compute %s in %s%s%s%s.", OPS[c->op].math, dtw, scal.len ? " with " : "",
-             scal.len ? scal.data : "", inplace ? ", updating y in place" : "");
-    snprintf(s1, sizeof s1, "Launch %s; %s.", launch, mode);
-    snprintf(s2, sizeof s2, "Access pattern: %s; consecutive threads touch consecutive %s so every warp access is coalesced.",
-             vecs, V > 1 ? "vectors" : "elements");
-    snprintf(s3, sizeof s3, "n need not be a multiple of %d: the partial last tile is processed element by element and nothing at or past n is read or written.",
-             TILE);
-    sent[0] = s0; sent[1] = s1; sent[2] = s2; sent[3] = s3;
-    int order = fam_pick(r, 3);
-    static const int ORD[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 2, 1}};
-    for (int k = 0; k < 4; k++) {
-        if (k == 2 && fam_pick(r, 4) == 0) continue;   /* sometimes less detail */
-        pg_buf_printf(&s, "%s%s", k ? " " : "", sent[ORD[order][k]]);
-    }
-    if (c->dt == D_F16) pg_buf_puts(&s, " Convert to f32 for the arithmetic and round the result back to f16 once.");
-    json_object_set_new(d, "detailed", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "## %s\n", name);
-    if (fam_pick(r, 2)) {
-        pg_buf_printf(&s, "- Input: %s (n)%s%s\n", ins.data, scal.len ? ", scalars " : "", scal.len ? scal.data : "");
-        if (inplace) pg_buf_printf(&s, "- In/out: `%s* y` (n), updated in place\n", CT);
-        else pg_buf_printf(&s, "- Output: `%s* out` (n)\n", CT);
-        pg_buf_printf(&s, "- Goal: `%s`\n", OPS[c->op].math);
-    } else {
-        pg_buf_printf(&s, "- Goal: `%s`, %s\n", OPS[c->op].math, T);
-        pg_buf_printf(&s, "- Inputs: %s (n each)\n", ins.data);
-        if (scal.len) pg_buf_printf(&s, "- Scalars: %s\n", scal.data);
-        pg_buf_printf(&s, "- %s: `%s* %s` (n)\n", inplace ? "In/out" : "Output", CT, inplace ? "y" : "out");
-    }
-    pg_buf_printf(&s, "- Launch: %d threads/block, `%s` blocks%s\n", B, grid, gs ? " (grid-stride loop)" : "");
-    pg_buf_printf(&s, "- Constraint: %s; scalar tail when n %% %d != 0", vecs, TILE);
-    json_object_set_new(d, "card", json_string(s.data));
-    s.len = 0;
-    const char *zhd = c->dt == D_F32 ? "单精度" : c->dt == D_F64 ? "双精度" : "半精度";
-    if (fam_pick(r, 2))
-        pg_buf_printf(&s, "%s（%s）：对 i < n 计算 %s%s%s。%s，%s。", OPS[c->op].zh, zhd, OPS[c->op].math, scal_zh.len ? "，其中 " : "",
-                      scal_zh.data ? scal_zh.data : "", launch_zh, mode_zh);
-    else
-        pg_buf_printf(&s, "编写一个%s内核：%s，共 n 个元素%s%s。%s；每个线程每步处理 %d 个向量、每个向量 %d 个元素，n 不是 %d 的倍数时逐个处理尾部元素。",
-                      zhd, OPS[c->op].math, scal_zh.len ? "，" : "", scal_zh.data ? scal_zh.data : "", launch_zh, U, V, TILE);
-    json_object_set_new(d, "zh", json_string(s.data));
-    json_object_set_new(root, "descriptions", d);
+    json_object_set_new(root, "descriptions", json_null());   /* rendered below, from params and launch */
 
     json_t *ps = json_array();
     char pt[8];
@@ -399,12 +435,9 @@ static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     snprintf(bytes, sizeof bytes, "%d*n", DSIZE[c->dt] * (OPS[c->op].nin + (inplace ? 1 : 1)));
     snprintf(flops, sizeof flops, "%d*n", OPS[c->op].flops);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
+    json_object_set_new(root, "descriptions", map_describe(c, lits, fam_next(r), root));
     synth_task_json_write(root, out);
     json_decref(root);
-    pg_buf_free(&s);
-    pg_buf_free(&scal);
-    pg_buf_free(&scal_zh);
-    pg_buf_free(&ins);
 }
 
 pg_status fam_gen_map(uint64_t seed, synth_family_sample *s) {

@@ -12,6 +12,7 @@
  * the missing elements of the partial tile. */
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
+#include "describe.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -188,10 +189,96 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
     pg_buf_free(&body);
 }
 
+/* ---- descriptions (describe.h) ------------------------------------------------------ */
+static json_t *red_describe(const red_cfg *c, uint64_t seed, const json_t *task) {
+    const int B = c->block, E = c->ept, TILE = B * E;
+    const bool gs = c->cap > 0;
+    const char *CT = c->f64 ? "double" : "float";
+    static const char *OPW[] = {"sum", "maximum", "minimum"}, *OPZ[] = {"和", "最大值", "最小值"}, *OPV[] = {"sum", "max", "min"};
+    static const char *OPF[] = {"sum", "max", "min"};
+    char nm[6][64], nz[4][64], ex[3][300], ez[2][300], formula[200], shape[160], shape_zh[160];
+    const char *notes = NULL, *notes_zh = NULL;
+    if (c->atomic) {
+        static const char *const N[] = {"sum reduction with atomics", "global sum via atomicAdd", "array sum", "total of an array",
+                                        "atomic sum reduction", "sum of all elements"};
+        static const char *const Z[] = {"原子累加求和", "数组求和", "全局求和（原子加）", "所有元素之和"};
+        for (int k = 0; k < 6; k++) snprintf(nm[k], sizeof nm[k], "%s", N[k]);
+        for (int k = 0; k < 4; k++) snprintf(nz[k], sizeof nz[k], "%s", Z[k]);
+        snprintf(formula, sizeof formula, "out[0] += sum_{i < n} x[i]");
+        snprintf(ex[0], sizeof ex[0], "add up all n elements of x and add the total to out[0], each block contributing its partial sum with one atomic add");
+        snprintf(ex[1], sizeof ex[1], "sum the whole array x into out[0] using one atomic add per block of %d elements", TILE);
+        snprintf(ex[2], sizeof ex[2], "compute the sum of x[0] through x[n-1] and accumulate it atomically into out[0]");
+        snprintf(ez[0], sizeof ez[0], "把 x 的全部 n 个元素求和并累加到 out[0]，每个线程块用一次原子加提交部分和");
+        snprintf(ez[1], sizeof ez[1], "对整个数组 x 求和，结果原子地加到 out[0] 上");
+        snprintf(shape, sizeof shape, "x holds n %ss; out is a single %s", CT, CT);
+        snprintf(shape_zh, sizeof shape_zh, "x 有 n 个 %s，out 只有一个元素", CT);
+        notes = "out[0] holds 0 on entry; the order of the additions is not fixed";
+        notes_zh = "out[0] 的初值为 0；加法顺序不固定";
+    } else {
+        snprintf(nm[0], sizeof nm[0], "per-block %s", OPW[c->op]);
+        snprintf(nm[1], sizeof nm[1], "block-wise %s reduction", OPV[c->op]);
+        snprintf(nm[2], sizeof nm[2], "partial %ss per block", OPW[c->op]);
+        snprintf(nm[3], sizeof nm[3], "%s reduction (one partial per block)", OPV[c->op]);
+        snprintf(nm[4], sizeof nm[4], "tiled %s reduction", OPV[c->op]);
+        snprintf(nm[5], sizeof nm[5], "block %s", OPF[c->op]);
+        snprintf(nz[0], sizeof nz[0], "分块求%s", OPZ[c->op]);
+        snprintf(nz[1], sizeof nz[1], "块内%s归约", c->op == 0 ? "求和" : c->op == 1 ? "最大值" : "最小值");
+        snprintf(nz[2], sizeof nz[2], "每块一个部分%s", OPZ[c->op]);
+        snprintf(nz[3], sizeof nz[3], "%s 归约（每块输出一个结果）", OPV[c->op]);
+        if (gs) {
+            snprintf(formula, sizeof formula, "out[b] = %s of x over the %d-element tiles b, b+G, b+2G, ... (G = gridDim.x, last tile clipped at n)",
+                     OPF[c->op], TILE);
+            snprintf(ex[0], sizeof ex[0], "give block b the tiles b, b+G, b+2G, ... of %d consecutive elements of x (G is the number of blocks) and write the %s of all of them to out[b]",
+                     TILE, OPW[c->op]);
+            snprintf(ex[1], sizeof ex[1], "cut x into tiles of %d elements, deal the tiles to the blocks round-robin and store each block's %s in out[b]",
+                     TILE, OPW[c->op]);
+            snprintf(ex[2], sizeof ex[2], "reduce x with %s, block b covering every G-th tile of %d elements starting at tile b, and write one result per block to out",
+                     OPV[c->op], TILE);
+            snprintf(ez[0], sizeof ez[0], "第 b 个线程块处理 x 的第 b、b+G、b+2G… 个分块（每块 %d 个元素，G 为块数），把它们的%s写入 out[b]", TILE, OPZ[c->op]);
+            snprintf(ez[1], sizeof ez[1], "把 x 切成 %d 个元素一块，按块轮流分给线程块，每个线程块的%s存入 out[b]", TILE, OPZ[c->op]);
+            snprintf(shape, sizeof shape, "x holds n %ss; out holds one %s per block", CT, CT);
+            snprintf(shape_zh, sizeof shape_zh, "x 有 n 个 %s，out 每个线程块一个元素", CT);
+        } else {
+            snprintf(formula, sizeof formula, "out[b] = %s of x[b*%d .. min(n,(b+1)*%d)) for b < cdiv(n,%d)", OPF[c->op], TILE, TILE, TILE);
+            snprintf(ex[0], sizeof ex[0], "split x into consecutive tiles of %d elements (the last one may be shorter) and write the %s of tile b to out[b]",
+                     TILE, OPW[c->op]);
+            snprintf(ex[1], sizeof ex[1], "reduce each run of %d consecutive elements of x to its %s and store the result of run b in out[b]", TILE,
+                     OPW[c->op]);
+            snprintf(ex[2], sizeof ex[2], "compute, for every block b, the %s of x[b*%d] up to x[min(n, (b+1)*%d) - 1] and put it in out[b]", OPW[c->op],
+                     TILE, TILE);
+            snprintf(ez[0], sizeof ez[0], "把 x 按 %d 个元素一段切开（最后一段可能不满），第 b 段的%s写入 out[b]", TILE, OPZ[c->op]);
+            snprintf(ez[1], sizeof ez[1], "out[b] 为 x[b*%d .. min(n,(b+1)*%d)) 的%s", TILE, TILE, OPZ[c->op]);
+            snprintf(shape, sizeof shape, "x holds n %ss; out holds cdiv(n,%d) partial results", CT, TILE);
+            snprintf(shape_zh, sizeof shape_zh, "x 有 n 个 %s，out 有 cdiv(n,%d) 个部分结果", CT, TILE);
+        }
+    }
+    char how[3][240], how_zh[2][240];
+    snprintf(how[0], sizeof how[0], "%s", c->shfl ? "warp shuffles (shfl.sync butterflies), one shared slot per warp, warp 0 combines the warp results"
+                                                  : "a shared-memory tree with a barrier per level down to one warp");
+    snprintf(how[1], sizeof how[1], "each of the %d threads loads %d element%s per tile at tile + j*%d + t, missing elements counting as %s", B, E,
+             E > 1 ? "s" : "", B, c->op == 0 ? "0" : c->op == 1 ? "-inf" : "+inf");
+    snprintf(how[2], sizeof how[2], "%d threads x %d elements per tile, %s, %s", B, E, gs ? "grid-stride over tiles" : "one tile per block",
+             c->shfl ? "warp-shuffle block reduction" : "shared-memory tree");
+    snprintf(how_zh[0], sizeof how_zh[0], "%s", c->shfl ? "块内先用 warp 洗牌（shfl.sync）归约，再由 warp 0 合并各 warp 的结果" : "块内用共享内存树形归约（每层一次同步）");
+    snprintf(how_zh[1], sizeof how_zh[1], "每个线程每个分块读取 %d 个元素（步长 %d，合并访问）", E, B);
+    const char *n_en[7], *n_zh[5], *e_en[4], *e_zh[3], *hw[4], *hz[3];
+    for (int k = 0; k < 6; k++) n_en[k] = nm[k];
+    for (int k = 0; k < 4; k++) n_zh[k] = nz[k];
+    for (int k = 0; k < 3; k++) { e_en[k] = ex[k]; hw[k] = how[k]; }
+    for (int k = 0; k < 2; k++) { e_zh[k] = ez[k]; hz[k] = how_zh[k]; }
+    n_en[6] = n_zh[4] = e_en[3] = e_zh[2] = hw[3] = hz[2] = NULL;
+    desc_facts f = {.name_en = n_en, .name_zh = n_zh, .formula = formula, .explain_en = e_en, .explain_zh = e_zh, .how_en = hw, .how_zh = hz,
+                    .shape_en = shape, .shape_zh = shape_zh, .notes_en = notes, .notes_zh = notes_zh, .elems_per_thread = gs ? 0 : E,
+                    .data = DESC_DATA_VECTOR,
+                    .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | DESC_HINT_SMEM | (c->shfl ? DESC_HINT_SHUFFLE : 0u) |
+                             (c->atomic ? DESC_HINT_ATOMIC : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u)};
+    return desc_render_all(&f, task, seed);
+}
+
 static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *out) {
     const int B = c->block, E = c->ept, TILE = B * E;
     const bool gs = c->cap > 0;
-    const char *T = c->f64 ? "f64" : "f32", *CT = c->f64 ? "double" : "float";
+    const char *T = c->f64 ? "f64" : "f32";
     char grid[64], outlen[64];
     if (gs) snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", TILE, c->cap);
     else snprintf(grid, sizeof grid, "cdiv(n,%d)", TILE);
@@ -204,52 +291,7 @@ static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *ou
                         json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:i, s:s, s:b}", "op", OPN[c->op], "dtype", T, "block", B, "ept", E,
                                   "tile", TILE, "gridstride", gs, "grid_cap", c->cap, "block_reduce", c->shfl ? "shfl" : "smem",
                                   "atomic", c->atomic));
-    static const char *OPW[] = {"sum", "maximum", "minimum"};
-    static const char *OPZ[] = {"求和", "求最大值", "求最小值"};
-    const char *bred = c->shfl ? "warp shuffles (shfl.sync butterflies), one shared slot per warp, warp 0 combines the warp results"
-                               : "a shared-memory tree (halving strides with a barrier per level)";
-    const char *bred_zh = c->shfl ? "块内先用 warp 洗牌（shfl.sync）归约，再由 warp 0 合并各 warp 的结果" : "块内用共享内存树形归约（每层一次同步）";
-    pg_buf s = {0};
-    json_t *d = json_object();
-    char what[200], what_zh[200];
-    if (c->atomic) {
-        snprintf(what, sizeof what, "out[0] += sum of all n elements (one atomic add per block; out[0] holds 0 on entry)");
-        snprintf(what_zh, sizeof what_zh, "每个线程块把块内和用一次原子加累加到 out[0]（初值为 0）");
-    } else if (gs) {
-        snprintf(what, sizeof what, "out[b] = %s of tiles b, b+G, b+2G, ... (G = gridDim.x, tiles of %d elements)", OPW[c->op], TILE);
-        snprintf(what_zh, sizeof what_zh, "out[b] 为第 b、b+G、b+2G… 个分块（每块 %d 个元素）的%s结果", TILE, OPZ[c->op]);
-    } else {
-        snprintf(what, sizeof what, "out[b] = %s of x[b*%d .. min(n,(b+1)*%d))", OPW[c->op], TILE, TILE);
-        snprintf(what_zh, sizeof what_zh, "out[b] 为 x[b*%d .. min(n,(b+1)*%d)) 的%s结果", TILE, TILE, OPZ[c->op]);
-    }
-    switch (fam_pick(r, 3)) {
-    case 0: pg_buf_printf(&s, "Block-level %s reduction of %s values: %s", OPW[c->op], T, what); break;
-    case 1: pg_buf_printf(&s, "%s: per-block %s of n %ss using %s", name, OPW[c->op], CT, c->shfl ? "warp shuffles" : "a shared-memory tree"); break;
-    default: pg_buf_printf(&s, "%s reduction (%s), %d threads, %d elements per thread%s", OPN[c->op], T, B, E, gs ? ", grid-stride" : ""); break;
-    }
-    json_object_set_new(d, "terse", json_string(s.data));
-    s.len = 0;
-    char s0[400], s1[400], s2[400], s3[300];
-    snprintf(s0, sizeof s0, "Reduce x (n %s values) with %s: %s.", T, OPW[c->op], what);
-    snprintf(s1, sizeof s1, "Each of the %d threads of a block loads %d element%s per tile at tile + j*%d + t (coalesced), %s.", B, E,
-             E > 1 ? "s" : "", B, c->op == 0 ? "missing elements count as 0" : c->op == 1 ? "missing elements count as -inf" : "missing elements count as +inf");
-    snprintf(s2, sizeof s2, "Inside the block combine with %s.", bred);
-    snprintf(s3, sizeof s3, "Launch %d threads per block and %s blocks%s.", B, grid, gs ? " (grid-stride loop over tiles)" : "");
-    const char *sent[4] = {s0, s1, s2, s3};
-    static const int ORD[3][4] = {{0, 1, 2, 3}, {0, 3, 1, 2}, {0, 2, 3, 1}};
-    int o = fam_pick(r, 3);
-    for (int k = 0; k < 4; k++) pg_buf_printf(&s, "%s%s", k ? " " : "", sent[ORD[o][k]]);
-    json_object_set_new(d, "detailed", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "## %s\n- Input: `%s* x` (n)\n- Output: `%s* out` (%s)%s\n- Goal: %s\n- Launch: %d threads x `%s` blocks\n- Technique: %s",
-                  name, CT, CT, outlen, c->atomic ? ", in/out" : "", what, B, grid, c->shfl ? "`shfl.sync.bfly` warp reduction" : "shared-memory tree with `bar.sync`");
-    if (fam_pick(r, 2)) pg_buf_printf(&s, "\n- Note: n is arbitrary; the last tile may be partial");
-    json_object_set_new(d, "card", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "%s（%s）：%s。每块 %d 个线程，每个线程每个分块读取 %d 个元素，网格 %s。%s。", OPZ[c->op], c->f64 ? "双精度" : "单精度",
-                  what_zh, B, E, grid, bred_zh);
-    json_object_set_new(d, "zh", json_string(s.data));
-    json_object_set_new(root, "descriptions", d);
+    json_object_set_new(root, "descriptions", json_null());   /* rendered below, from params and launch */
     char pt[8];
     snprintf(pt, sizeof pt, "%s*", T);
     json_t *ps = json_array();
@@ -276,9 +318,9 @@ static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     char bytes[96];
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 8 : 4);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", "n"));
+    json_object_set_new(root, "descriptions", red_describe(c, fam_next(r), root));
     synth_task_json_write(root, out);
     json_decref(root);
-    pg_buf_free(&s);
 }
 
 pg_status fam_gen_reduce(uint64_t seed, synth_family_sample *s) {

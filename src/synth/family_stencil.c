@@ -12,6 +12,7 @@
  * One output per thread, grid cdiv(n,B). */
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_family.h"
+#include "describe.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -164,9 +165,74 @@ static void emit_ptx(const st_cfg *c, const char *name, pg_buf *out) {
     (void)rsm;
 }
 
+/* ---- descriptions (describe.h) ------------------------------------------------------ */
+static json_t *st_describe(const st_cfg *c, const char *formula, char lit[5][32], uint64_t seed, const json_t *task) {
+    const int R0 = c->radius, K = 2 * R0 + 1;
+    const char *CT = c->f64 ? "double" : "float";
+    pg_buf w = {0}, win = {0}, win_zh = {0}, coefl = {0}, notes = {0}, notes_zh = {0};
+    for (int k = 0; k < K; k++) {   /* the weights in tap order, the window's elements */
+        if (c->scalars) pg_buf_printf(&w, "%sc%d", k ? ", " : "", k);
+        else pg_buf_printf(&w, "%s%s", k ? ", " : "", lit[k]);
+        pg_buf_printf(&win, "%sx[i%+d]", k ? (k == K - 1 ? " and " : ", ") : "", k - R0);
+        pg_buf_printf(&win_zh, "%sx[i%+d]", k ? "、" : "", k - R0);
+        pg_buf_printf(&coefl, "%sc%d = %s", k ? ", " : "", k, lit[k]);
+    }
+    for (pg_buf *b2 = &win; b2; b2 = b2 == &win ? &win_zh : NULL) {   /* "x[i+0]" reads "x[i]" */
+        char *p = strstr(b2->data, "[i+0]");
+        if (p) { memmove(p + 2, p + 4, strlen(p + 4) + 1); b2->len -= 2; }
+    }
+    char nm[5][64], nz[3][64], ex[3][400], ez[2][400], shape[96], shape_zh[96];
+    snprintf(nm[0], sizeof nm[0], "%d-point 1D stencil", K);
+    snprintf(nm[1], sizeof nm[1], "1D radius-%d stencil", R0);
+    snprintf(nm[2], sizeof nm[2], "%d-tap 1D convolution", K);
+    snprintf(nm[3], sizeof nm[3], "1D %d-point filter", K);
+    snprintf(nm[4], sizeof nm[4], "radius-%d stencil", R0);
+    snprintf(nz[0], sizeof nz[0], "一维 %d 点模板", K);
+    snprintf(nz[1], sizeof nz[1], "半径 %d 的一维模板计算", R0);
+    snprintf(nz[2], sizeof nz[2], "%d 抽头一维卷积", K);
+    snprintf(ex[0], sizeof ex[0], "replace every x[i] by the weighted sum of %s with the weights %s (in that order), writing it to out[i]", win.data,
+             w.data);
+    snprintf(ex[1], sizeof ex[1], "slide a %d-point window over x and write the weighted sum with the weights %s (leftmost neighbour first) to out at the window's centre",
+             K, w.data);
+    snprintf(ex[2], sizeof ex[2], "smooth x with the %d taps %s centred on each element (offsets -%d to +%d) and store the result in out", K, w.data,
+             R0, R0);
+    snprintf(ez[0], sizeof ez[0], "把 %s 按权重 %s 加权求和，写入 out[i]", win_zh.data, w.data);
+    snprintf(ez[1], sizeof ez[1], "用 %d 个系数 %s（从最左边的邻居开始）对 x 做滑动加权和，结果写到窗口中心对应的 out 位置", K, w.data);
+    snprintf(shape, sizeof shape, "x and out hold n %ss", CT);
+    snprintf(shape_zh, sizeof shape_zh, "x 和 out 各有 n 个 %s", CT);
+    static const char *BW[] = {"values of x outside [0, n) count as zero", "out-of-range indices are clamped to [0, n-1]",
+                               "where the window leaves the array (i < R or i >= n-R) out[i] = x[i]"};
+    static const char *BZ[] = {"越界的 x 按 0 处理", "越界下标截断到 [0, n-1]", "窗口越界处（i < R 或 i >= n-R）直接复制 out[i] = x[i]"};
+    pg_buf_printf(&notes, "%s (R = %d)", BW[c->bnd], R0);
+    pg_buf_printf(&notes_zh, "%s（R = %d）", BZ[c->bnd], R0);
+    if (c->scalars) {
+        pg_buf_printf(&notes, "; the coefficients are kernel parameters, here %s", coefl.data);
+        pg_buf_printf(&notes_zh, "；系数是 kernel 参数，这里 %s", coefl.data);
+    }
+    const char *n_en[] = {nm[0], nm[1], nm[2], nm[3], nm[4], NULL}, *n_zh[] = {nz[0], nz[1], nz[2], NULL};
+    const char *e_en[] = {ex[0], ex[1], ex[2], NULL}, *e_zh[] = {ez[0], ez[1], NULL};
+    const char *hw[3], *hz[2];
+    if (c->smem) {
+        hw[0] = "a shared-memory tile of the block's inputs plus a halo of R on each side, one barrier";
+        hw[1] = "stage the block's inputs and the halo in shared memory, synchronize once, then read the window from shared memory";
+        hz[0] = "使用带光环（halo）的共享内存分块，一次同步";
+    } else {
+        hw[0] = "direct global loads: each thread reads its window from global memory (neighbours hit in cache)";
+        hw[1] = "one output per thread reading its window straight from global memory";
+        hz[0] = "每个线程直接从全局内存读取自己的窗口";
+    }
+    hw[2] = hz[1] = NULL;
+    desc_facts f = {.name_en = n_en, .name_zh = n_zh, .formula = formula, .explain_en = e_en, .explain_zh = e_zh, .how_en = hw, .how_zh = hz,
+                    .shape_en = shape, .shape_zh = shape_zh, .notes_en = notes.data, .notes_zh = notes_zh.data, .elems_per_thread = 1,
+                    .data = DESC_DATA_VECTOR, .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (c->smem ? DESC_HINT_SMEM : 0u)};
+    json_t *d = desc_render_all(&f, task, seed);
+    pg_buf_free(&w); pg_buf_free(&win); pg_buf_free(&win_zh); pg_buf_free(&coefl); pg_buf_free(&notes); pg_buf_free(&notes_zh);
+    return d;
+}
+
 static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out) {
     const int R0 = c->radius, K = 2 * R0 + 1, B = c->block;
-    const char *T = c->f64 ? "f64" : "f32", *CT = c->f64 ? "double" : "float";
+    const char *T = c->f64 ? "f64" : "f32";
     char lit[5][32], grid[32];
     for (int k = 0; k < K; k++) fam_lit(lit[k], sizeof lit[k], c->c[k]);
     snprintf(grid, sizeof grid, "cdiv(n,%d)", B);
@@ -182,7 +248,7 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
     json_object_set_new(root, "family_params",
                         json_pack("{s:s, s:i, s:i, s:s, s:b, s:b, s:o, s:o}", "dtype", T, "radius", R0, "block", B, "boundary",
                                   BND[c->bnd], "smem", c->smem, "coeff_params", c->scalars, "taps", taps, "coeffs", cs));
-    pg_buf formula = {0}, s = {0};
+    pg_buf formula = {0};
     pg_buf_puts(&formula, "out[i] = ");
     for (int k = 0; k < K; k++) {
         if (c->scalars) pg_buf_printf(&formula, "%sc%d*x[i%+d]", k ? " + " : "", k, k - R0);
@@ -192,41 +258,7 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
         char *p = strstr(formula.data, "[i+0]");
         if (p) { memmove(p + 2, p + 4, strlen(p + 4) + 1); formula.len -= 2; }
     }
-    pg_buf coefl = {0};
-    for (int k = 0; k < K; k++) pg_buf_printf(&coefl, "%sc%d = %s", k ? ", " : "", k, lit[k]);
-    static const char *BW[] = {"values outside [0, n) count as zero", "out-of-range indices are clamped to [0, n-1]",
-                               "where the window leaves the array (i < R or i >= n-R) out[i] = x[i]"};
-    static const char *BZ[] = {"越界的 x 按 0 处理", "越界下标截断到 [0, n-1]", "窗口越界处（i < R 或 i >= n-R）直接复制 out[i] = x[i]"};
-    json_t *d = json_object();
-    switch (fam_pick(r, 3)) {
-    case 0: pg_buf_printf(&s, "%d-point 1D stencil (%s): %s", K, T, formula.data); break;
-    case 1: pg_buf_printf(&s, "1D stencil of radius %d over n %ss, %s boundary", R0, CT, BND[c->bnd]); break;
-    default: pg_buf_printf(&s, "%s: %s, %s", name, formula.data, c->smem ? "shared-memory tile" : "direct loads"); break;
-    }
-    json_object_set_new(d, "terse", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "For every i < n compute %s in %s", formula.data, c->f64 ? "double precision" : "single precision");
-    if (c->scalars) pg_buf_printf(&s, " (the coefficients are kernel parameters, here %s)", coefl.data);
-    pg_buf_printf(&s, "; %s.", BW[c->bnd]);
-    if (fam_pick(r, 2))
-        pg_buf_printf(&s, " %s One output per thread, %d threads per block, %s blocks.",
-                      c->smem ? "Stage the block's inputs plus a halo of R on each side in shared memory, synchronize once, then read the window from shared memory."
-                              : "Each thread reads its window directly from global memory.",
-                      B, grid);
-    else
-        pg_buf_printf(&s, " Launch %s blocks of %d threads (one output each)%s.", grid, B,
-                      c->smem ? "; a shared-memory tile with halo avoids re-reading neighbours from global memory" : "");
-    json_object_set_new(d, "detailed", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "## %s\n- Input: `%s* x` (n)%s%s\n- Output: `%s* out` (n)\n- Goal: `%s`\n- Boundary: %s\n- Launch: %d threads/block, `%s` blocks",
-                  name, CT, c->scalars ? ", scalars " : "", c->scalars ? coefl.data : "", CT, formula.data, BW[c->bnd], B, grid);
-    if (c->smem || fam_pick(r, 2)) pg_buf_printf(&s, "\n- Technique: %s", c->smem ? "shared-memory tile + halo, one `bar.sync`" : "direct `ld.global.nc` loads");
-    json_object_set_new(d, "card", json_string(s.data));
-    s.len = 0;
-    pg_buf_printf(&s, "一维 %d 点模板计算（%s）：对 i < n 计算 %s，%s。每块 %d 个线程，网格 %s%s。", K, c->f64 ? "双精度" : "单精度", formula.data,
-                  BZ[c->bnd], B, grid, c->smem ? "，使用带光环（halo）的共享内存分块" : "");
-    json_object_set_new(d, "zh", json_string(s.data));
-    json_object_set_new(root, "descriptions", d);
+    json_object_set_new(root, "descriptions", json_null());   /* rendered below, from params and launch */
     char pt[8];
     snprintf(pt, sizeof pt, "%s*", T);
     json_t *ps = json_array();
@@ -257,11 +289,10 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 16 : 8);
     snprintf(flops, sizeof flops, "%d*n", 2 * K - 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
+    json_object_set_new(root, "descriptions", st_describe(c, formula.data, lit, fam_next(r), root));
     synth_task_json_write(root, out);
     json_decref(root);
-    pg_buf_free(&s);
     pg_buf_free(&formula);
-    pg_buf_free(&coefl);
 }
 
 pg_status fam_gen_stencil1d(uint64_t seed, synth_family_sample *s) {

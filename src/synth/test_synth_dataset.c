@@ -225,7 +225,7 @@ int main(void) {
         json_t *j = json_loads(line, 0, NULL);
         n++;
         const char *need[] = {"id", "family", "source", "arch", "task", "description", "instruction_level_desc", "ptx_code",
-                              "performance_note", "ptxas", "split"};
+                              "performance_note", "ptxas", "split", "description_style", "description_frame"};
         bool all = j != NULL;
         for (size_t k = 0; all && k < sizeof need / sizeof need[0]; k++) all = json_object_get(j, need[k]) != NULL;
         fields += all;
@@ -276,7 +276,8 @@ int main(void) {
     /* stats */
     pg_buf st_out = {0};
     CHECK(synth_dataset_stats(a, &st_out, &q) == PG_OK && st_out.data && strstr(st_out.data, "\"samples\": 48") &&
-          strstr(st_out.data, "ptx_lines_p95"), "stats");
+          strstr(st_out.data, "ptx_lines_p95") && strstr(st_out.data, "\"descriptions_by_family\"") &&
+          strstr(st_out.data, "\"distinct\": "), "stats");
     pg_buf_free(&st_out);
     free(sa); free(sb); free(sc); free(sa2);
     char cmd[400];

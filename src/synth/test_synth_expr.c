@@ -393,7 +393,7 @@ static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bo
         CHECK(strstr(js.data, " where ") && strstr(js.data, "otherwise") && strstr(js.data, "否则"),
               "%s: the descriptions do not put the select in words", name);
     }
-    if (nsc) CHECK(strstr(js.data, "scalar alpha") || strstr(js.data, "scalars alpha"), "%s: terse names no scalar", name);
+    if (nsc) CHECK(strstr(js.data, "scalar alpha") || strstr(js.data, "标量参数 alpha"), "%s: the descriptions name no scalar", name);
 
     snprintf(path, sizeof path, "%s/kernel.ptx", dir);
     CHECK(write_file(path, ptx.data), "write %s", path);
