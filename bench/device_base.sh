@@ -93,7 +93,6 @@ train)
     for spec in "$@"; do
         name=${spec%%:*}
         tail -n 2 "$P/train-$name.log"
-        mkdir -p "$OUT/$name" && cp "$P/$name"/*.json "$P/$name"/*.jsonl "$P/$name"/*.safetensors "$OUT/$name/" 2>/dev/null
     done
     ;;
 gen)
@@ -102,7 +101,7 @@ gen)
     for spec in "$@"; do
         IFS=: read -r name base adapter samples <<<"$spec"
         args=(--base "$base" --lib "$BIN/libptxgen.so" --suite bench/suite --samples "${samples:-1}" --out "$P/gen-$name"
-              --model-name "$name" --time-budget "${GEN_BUDGET:-420}")
+              --model-name "$name" --time-budget "${GEN_BUDGET:-420}" --deadline "${GEN_DEADLINE:-0}")
         [ -d bench/suite-prose ] && args+=(--suite bench/suite-prose)
         [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
         [ -n "$adapter" ] && args+=(--adapter "$adapter")
@@ -128,12 +127,99 @@ verify)
                 pids+=($!)
             done
             for p in "${pids[@]}"; do wait "$p"; done
-            "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-"$s"-*.json --out "$OUT/eval-$name-$s.json" &&
-                "$BIN/ptxgen" eval --report "$OUT/eval-$name-$s.json" > "$OUT/eval-$name-$s.md"
-            echo "== $name on $s"; sed -n '5,7p;/description style/,/^$/p' "$OUT/eval-$name-$s.md"
+            R=${RES:-$OUT}
+            mkdir -p "$R"
+            "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-"$s"-*.json --out "$R/eval-$name-$s.json" &&
+                "$BIN/ptxgen" eval --report "$R/eval-$name-$s.json" > "$R/eval-$name-$s.md"
+            echo "== $name on $s"; sed -n '5,7p;/description style/,/^$/p' "$R/eval-$name-$s.md"
         done
-        tar czf "$OUT/gen-$name.tgz" -C "$P" "gen-$name"
+        tar czf "${RES:-$OUT}/gen-$name.tgz" -C "$P" "gen-$name"
     done
+    ;;
+bg)
+    # Started by the first upload call; runs while the other pieces travel (setsid: it outlives
+    # the call; the machine keeps it while warm).  Synth + chatml pairs, and the GPU check of
+    # the families' generated tasks (.carry/famsuite) when carried.
+    N=${1:-20000}
+    bins
+    excl=(--exclude bench/suite); [ -d bench/suite-prose ] && excl+=(--exclude bench/suite-prose)
+    rm -f "$P/synth.done" "$P/families.done"
+    setsid nohup bash -c "'$BIN/ptxgen' synth --count $N --seed ${SEED:-7} --jobs \$(nproc) ${excl[*]} --family-pct ${FAMILY_PCT:-75} \
+        --no-progress --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; '$BIN/ptxgen' synth --stats '$P/synth.jsonl' > '$P/synth-stats.json' 2>&1;
+        '$BIN/ptxgen' prompts --format chatml --in '$P/synth.jsonl' --out '$P/pairs-all.jsonl' >> '$P/synth.log' 2>&1; touch '$P/synth.done'" \
+        > /dev/null 2>&1 < /dev/null &
+    if [ -d .carry/famsuite ]; then
+        rm -rf "$P/famsuite" && cp -r .carry/famsuite "$P/famsuite"
+        mkdir -p build && cp "$BIN/ptxgen" build/ptxgen
+        setsid nohup bash -c "OUT='$P/fam' BUDGET=${FAM_BUDGET:-240} bash bench/device_families.sh '$P/famsuite' > '$P/families.txt' 2>&1;
+            touch '$P/families.done'" > /dev/null 2>&1 < /dev/null &
+    fi
+    echo "background work started"
+    ;;
+main-train)
+    # assemble the bases, convert them, wait for the background synth and family check, drop the
+    # families the GPU found wrong, train Qwen and SmolLM2 side by side.  Args: QWEN_S SMOL_S
+    QS=${1:-390} SS=${2:-200}
+    [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble || exit 3
+    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
+    for m in qwen smol; do
+        python3 train/gguf_to_hf.py "$P/up/$m.gguf" "$P/$m-hf" --tokenizer-from "$P/up/$m-tok" > "$P/convert-$m.log" 2>&1 &
+    done
+    wait
+    tail -n 1 "$P"/convert-*.log
+    for i in $(seq 1 120); do [ -e "$P/synth.done" ] && break; sleep 2; done
+    need "$P/synth.done"
+    tail -n 2 "$P/synth.log"
+    if [ -e "$P/famsuite" ]; then
+        for i in $(seq 1 60); do [ -e "$P/families.done" ] && break; sleep 2; done
+        cat "$P/families.txt" | tail -n 60
+    fi
+    python3 - "$P/fam/families.json" "$P/famsuite" "$P/pairs-all.jsonl" "$P/pairs-chatml.jsonl" <<'PY'
+import json, os, sys
+rep, suite, src, dst = sys.argv[1:5]
+bad = set()
+try:
+    fam = {}
+    for d in os.listdir(suite):
+        t = json.load(open(os.path.join(suite, d, "task.json")))
+        fam[t["name"]] = t.get("family", "?")
+    reported = set()
+    for t in json.load(open(rep)).get("tasks", []):
+        reported.add(t.get("task"))
+        if not (t.get("kernel") or {}).get("correct"):
+            bad.add(fam.get(t.get("task"), "?"))
+    for name, f in fam.items():          # a task the check never reached is not evidence either way
+        pass
+except Exception as e:
+    print("family check unavailable (%s): keeping every family" % e)
+kept = dropped = 0
+with open(src) as fi, open(dst, "w") as fo:
+    for line in fi:
+        r = json.loads(line)
+        if r.get("family") in bad:
+            dropped += 1
+            continue
+        fo.write(line)
+        kept += 1
+print(json.dumps({"families_dropped": sorted(bad), "pairs_kept": kept, "pairs_dropped": dropped}))
+PY
+    bash "$0" train "qwen-lora:qwen:$QS:${QWEN_ARGS:-}" "smol-lora:smol:$SS:${SMOL_ARGS:-}"
+    cp "$P/families.txt" "$P/synth-stats.json" "$OUT/" 2>/dev/null
+    # the adapter comes back in parts (the tool returns files of at most 16 MiB)
+    split -b 15M -d -a 1 "$P/qwen-lora/adapter_model.safetensors" "$OUT/qwen-adapter.part"
+    tar czf "$OUT/train.tgz" -C "$P" --exclude='*.safetensors' qwen-lora smol-lora synth.log convert-qwen.log convert-smol.log \
+        train-qwen-lora.log train-smol-lora.log fam 2>/dev/null
+    ls -la "$OUT"
+    ;;
+main-gen)
+    # generation for the three models side by side, then the GPU verdicts; SAMPLES per case
+    S=${1:-2}
+    GEN_DEADLINE=${GEN_DEADLINE:-330} bash "$0" gen "qwen-lora:$P/qwen-hf:$P/qwen-lora:$S" "smol-lora:$P/smol-hf:$P/smol-lora:$S" \
+        "scratch:models/default::$S"
+    RES=$P/results SAMPLES=$S bash "$0" verify qwen-lora smol-lora scratch
+    cp "$P"/results/eval-qwen-lora-*.md "$OUT/" 2>/dev/null
+    tar czf "$OUT/results.tgz" -C "$P" results gen-qwen-lora.log gen-smol-lora.log gen-scratch.log
+    ls -la "$OUT"
     ;;
 smoke)
     # the whole chain, small, on SmolLM2: for a first call on a new machine

@@ -146,6 +146,9 @@ class Seq:
         self.t0, self.gen, self.forced, self.forced_end, self.written = time.time(), 0, 0, False, False
 
 
+T0 = time.time()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", required=True, help="HF model directory (a from-scratch ptxgen model or a dequantized base)")
@@ -168,6 +171,8 @@ def main(argv=None):
     ap.add_argument("--model-name", default=None)
     ap.add_argument("--config", default="no_bias", help="the config name in the output file names")
     ap.add_argument("--time-budget", type=float, default=0, help="stop starting new batches after this many seconds")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="seconds after which the unfinished sequences are written as they are (finished=false) and the run ends")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args(argv)
 
@@ -286,6 +291,9 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
         out = model(input_ids=ids, attention_mask=att, position_ids=pos, use_cache=True)
         cache, logits = out.past_key_values, out.logits[:, -1, :].float()     # [B][V]
         for step in range(args.max_new):
+            if args.deadline and time.time() - T0 > args.deadline:
+                stats["cut_by_deadline"] = stats.get("cut_by_deadline", 0) + len(alive)
+                break
             k = args.top_k if args.top_k > 0 else 1
             lg = logits[:, :n] if vocab_rows > n else logits                     # [b][n]
             topv, topi = torch.topk(lg, k, dim=-1)                               # [b][k]
