@@ -326,7 +326,7 @@ static json_t *pass_at_k_curve(json_t *rows, const char *cfg) {
                 for (json_int_t j = 0; j < k; j++) fail *= (double)(n - c - j) / (double)(n - j);
             sum += 1.0 - fail;
         }
-        char kk[8];
+        char kk[16];
         snprintf(kk, sizeof kk, "%d", k);
         json_object_set_new(curve, kk, json_real(sum / (double)json_object_size(cases)));
     }
