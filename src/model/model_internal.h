@@ -171,6 +171,10 @@ void quant_dequant_row(int type, const void *data, float *y, int64_t n);
 void quant_dequant_fast(int type, const void *data, float *y, int64_t n);
 float quant_dot_f32(const float *a, const float *b, int n);
 
+/* SHA-256 of n bytes as 64 lowercase hex digits (sha256.c). */
+void sha256_buf(const void *data, size_t n, char hex[65]);
+bool sha256_file(const char *path, char hex[65]);   /* false when the file cannot be read */
+
 /* bf16 helpers */
 static inline float bf16_to_f32(uint16_t h) {
     union { uint32_t u; float f; } v = {(uint32_t)h << 16};
