@@ -392,10 +392,10 @@ static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) 
             off += dw * x[b].ds;
         }
         return hsum8(acc) - 16 * off;
-    default:   /* Q8_0: signed x signed, x's sign moved onto w (|x| <= 127 is unsigned-safe) */
+    default:   /* Q8_0: signed x signed; w's sign moved onto x (x is in [-127, 127], so -x fits; |w| = 128 fits as unsigned) */
         for (int b = 0; b < nb; b++, p += B_Q8_0) {
             __m256i w = _mm256_loadu_si256((const __m256i *)(p + 2)), q = _mm256_loadu_si256((const __m256i *)x[b].qs);
-            __m256i s = dot_us(_mm256_sign_epi8(q, q), _mm256_sign_epi8(w, q));
+            __m256i s = dot_us(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q, w));
             acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x[b].d), acc);
         }
         return hsum8(acc);
