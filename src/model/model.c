@@ -697,7 +697,7 @@ static pg_status load_shipped(const char *dir, const model_load_opts *o, model_m
     const char *rel = root ? json_string_value(json_object_get(root, "gguf")) : NULL;
     const char *sha = root ? json_string_value(json_object_get(root, "sha256")) : NULL;
     st = PG_ERR_INVALID;
-    if (!rel || !*rel || (o->verify_base && (!sha || strlen(sha) != 64))) {
+    if (!rel || !*rel) {
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "want {\"gguf\": \"<file>\", \"sha256\": \"<64 hex digits>\"}%s%s",
                      root ? "" : ": ", root ? "" : e.text);
         goto done;
@@ -707,6 +707,10 @@ static pg_status load_shipped(const char *dir, const model_load_opts *o, model_m
                    (strlen(rel) >= 3 && !strcmp(rel + strlen(rel) - 3, "/.."));
     if (escapes) {
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "\"gguf\": '%s' leaves the model directory", rel);
+        goto done;
+    }
+    if (o->verify_base && (!sha || strlen(sha) != 64)) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "\"sha256\" must be 64 hex digits to verify the base");
         goto done;
     }
     char gpath[8400];
