@@ -175,37 +175,59 @@ void wmat_row_f32(const wmat *m, int r, float *dst) {
     }
 }
 
+#ifdef HAVE_X86
+static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], int k, float *d, int ds);
+#endif
+
+/* Panel pair pp of a WT_GG matrix as f32 [2][k][16]: per panel, 16 rows dequantized a
+ * piece of columns at a time into tmp [16][piece] (L1), then transposed into the panel
+ * (AVX2: 8x8 transposes; rows past the matrix are zero). */
+static void unpack_gg(const wmat *m, int pp, float *dst) {
+    int k = m->cols;
+    int piece = k % 256 == 0 ? 256 : k % 32 == 0 ? 32 : 1;   /* whole blocks of every type (1: F32/F16/BF16 odd widths) */
+    float tmp[16][256];
+    bool avx2 = !strcmp(kernels_isa(), "avx2") || !strcmp(kernels_isa(), "avx512");
+    for (int p = 0; p < 2; p++) {
+        float *d = dst + (size_t)p * k * WPANEL;
+        int r0 = pp * 2 * WPANEL + p * WPANEL;
+        for (int i0 = 0; i0 < k; i0 += piece) {
+            int np = piece == 1 ? (k - i0 < 256 ? k - i0 : 256) : piece;   /* odd widths: 256 columns per round */
+            for (int l = 0; l < WPANEL; l++) {
+                int r = r0 + l;
+                if (r >= m->rows) {
+                    memset(tmp[l], 0, (size_t)np * sizeof(float));
+                    continue;
+                }
+                const struct wseg *g = gg_seg(m, r);
+                const uint8_t *src = g->data + (size_t)(r - g->r0) * g->row_bytes + quant_row_bytes(g->type, i0);
+                if (piece == 1) quant_dequant_row(g->type, src, tmp[l], np);
+                else quant_dequant_fast(g->type, src, tmp[l], np);
+            }
+            float *o = d + (size_t)i0 * WPANEL;
+#ifdef HAVE_X86
+            if (avx2) {
+                const float *lo[8], *hi[8];
+                for (int j = 0; j < 8; j++) { lo[j] = tmp[j]; hi[j] = tmp[8 + j]; }
+                pack8_avx2(lo, np, o, WPANEL);
+                pack8_avx2(hi, np, o + 8, WPANEL);
+            } else
+#endif
+                for (int i = 0; i < np; i++)
+                    for (int l = 0; l < WPANEL; l++) o[(size_t)i * WPANEL + l] = tmp[l][i];
+            if (piece == 1) i0 += np - 1;
+        }
+    }
+}
+
 /* Panel pair pp (rows 32*pp ..) widened to f32 [2][k][16] (prefill). */
 static void unpack_pair(const wmat *m, int pp, float *dst) {
     int k = m->cols;
     size_t n = (size_t)2 * k * WPANEL;   /* elements in the pair */
-    if (m->type == WT_GG) {   /* rows dequantized a piece at a time (L1), then scattered into the panels */
-        int piece = k % 256 == 0 ? 256 : k % 32 == 0 ? 32 : k;
-        float tmp[256];
-        for (int l = 0; l < 2 * WPANEL; l++) {
-            int r = pp * 2 * WPANEL + l;
-            float *d = dst + (size_t)(l / WPANEL) * k * WPANEL + l % WPANEL;
-            if (r >= m->rows) {
-                for (int i = 0; i < k; i++) d[(size_t)i * WPANEL] = 0;
-                continue;
-            }
-            const struct wseg *g = gg_seg(m, r);
-            const uint8_t *src = g->data + (size_t)(r - g->r0) * g->row_bytes;
-            if (piece > 256) {   /* odd widths: only F32/F16/BF16 rows can have them */
-                for (int i = 0; i < k; i++) {
-                    float v;
-                    quant_dequant_row(g->type, src + quant_row_bytes(g->type, i), &v, 1);
-                    d[(size_t)i * WPANEL] = v;
-                }
-                continue;
-            }
-            size_t pb = quant_row_bytes(g->type, piece);
-            for (int i0 = 0; i0 < k; i0 += piece, src += pb) {
-                quant_dequant_fast(g->type, src, tmp, piece);
-                for (int i = 0; i < piece; i++) d[(size_t)(i0 + i) * WPANEL] = tmp[i];
-            }
-        }
-    } else if (m->type == WT_BF16) {
+    if (m->type == WT_GG) {
+        unpack_gg(m, pp, dst);
+        return;
+    }
+    if (m->type == WT_BF16) {
         const uint16_t *w = (const uint16_t *)m->w + (size_t)pp * n;
         for (int p = 0; p < 2; p++)
             for (int i = 0; i < k; i += 2)
@@ -1123,10 +1145,11 @@ typedef struct {
 } pack_job;
 
 #ifdef HAVE_X86
-/* 8 rows x k into [k][8]: 8x8 transposes (columns i..i+7 of the 8 rows -> 8 output columns). */
-static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], int k, float *d) {
+/* 8 rows x k into [k][ds] (the first 8 of each ds): 8x8 transposes (columns i..i+7 of the
+ * 8 rows -> 8 output columns). */
+static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], int k, float *d, int ds) {
     int i = 0;
-    for (; i + 8 <= k; i += 8, d += 64) {
+    for (; i + 8 <= k; i += 8, d += 8 * ds) {
         __m256 t0 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[0] + i), _mm256_loadu_ps(s[1] + i));
         __m256 t1 = _mm256_unpackhi_ps(_mm256_loadu_ps(s[0] + i), _mm256_loadu_ps(s[1] + i));
         __m256 t2 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[2] + i), _mm256_loadu_ps(s[3] + i));
@@ -1139,16 +1162,16 @@ static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], 
         __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
         __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
         __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-        _mm256_storeu_ps(d + 0, _mm256_permute2f128_ps(u0, u4, 0x20));
-        _mm256_storeu_ps(d + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
-        _mm256_storeu_ps(d + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
-        _mm256_storeu_ps(d + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
-        _mm256_storeu_ps(d + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
-        _mm256_storeu_ps(d + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
-        _mm256_storeu_ps(d + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
-        _mm256_storeu_ps(d + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+        _mm256_storeu_ps(d + 0 * ds, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(d + 1 * ds, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(d + 2 * ds, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(d + 3 * ds, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(d + 4 * ds, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(d + 5 * ds, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(d + 6 * ds, _mm256_permute2f128_ps(u2, u6, 0x31));
+        _mm256_storeu_ps(d + 7 * ds, _mm256_permute2f128_ps(u3, u7, 0x31));
     }
-    for (; i < k; i++, d += 8)
+    for (; i < k; i++, d += ds)
         for (int j = 0; j < 8; j++) d[j] = s[j][i];
 }
 #endif
@@ -1162,7 +1185,7 @@ static void pack_x(void *arg, int t0, int t1, int ith) {
         if (tx == 8 && j0 + 8 <= J->n && J->avx2) {   /* the AVX-512 tile (so AVX2 is there) */
             const float *s[8];
             for (int j = 0; j < 8; j++) s[j] = J->x + (size_t)(j0 + j) * J->ldx;
-            pack8_avx2(s, k, d);
+            pack8_avx2(s, k, d, 8);
             continue;
         }
 #endif

@@ -26,6 +26,7 @@
 #include "gguf.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -505,6 +506,47 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
         if (n % 8) return false;
         for (int64_t i = 0; i < n; i += 8) _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 2 * i))));
         return true;
+    case GGUF_T_BF16:
+        if (n % 8) return false;
+        for (int64_t i = 0; i < n; i += 8)
+            _mm256_storeu_ps(y + i, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 2 * i))), 16)));
+        return true;
+    case GGUF_T_F32: memcpy(y, p, (size_t)n * 4); return true;
+    case GGUF_T_Q4_K:   /* y = (d*sc) * q - (dmin*m), as the scalar code: same products, same rounding */
+        for (int64_t b = 0; b < n / QKK; b++, p += B_Q4_K) {
+            float d = f16c(p), dmin = f16c(p + 2);
+            const uint8_t *q = p + 16;
+            for (int j = 0; j < 8; j++) {
+                int sc, m;
+                k4_scale_min(j, p + 4, &sc, &m);
+                __m256 d1 = _mm256_set1_ps(d * (float)sc), m1 = _mm256_set1_ps(dmin * (float)m);
+                const uint8_t *qq = q + (j / 2) * 32;
+                for (int k = 0; k < 32; k += 8, y += 8) {
+                    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(qq + k)));
+                    v = j & 1 ? _mm256_srli_epi32(v, 4) : _mm256_and_si256(v, _mm256_set1_epi32(0xF));
+                    _mm256_storeu_ps(y, _mm256_sub_ps(_mm256_mul_ps(d1, _mm256_cvtepi32_ps(v)), m1));
+                }
+            }
+        }
+        return true;
+    case GGUF_T_Q6_K:   /* y = (d*sc) * (u - 32) */
+        for (int64_t b = 0; b < n / QKK; b++, p += B_Q6_K, y += QKK) {
+            const uint8_t *ql = p, *qh = p + 128;
+            const int8_t *sc = (const int8_t *)(p + 192);
+            float d = f16c(p + 208);
+            for (int h = 0; h < 2; h++, ql += 64, qh += 32, sc += 8)
+                for (int g = 0; g < 4; g++)          /* 32 outputs y[h*128 + 32g + l] */
+                    for (int l = 0; l < 32; l += 8) {
+                        __m256i lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(ql + (g & 1) * 32 + l)));
+                        __m256i hi = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(qh + l)));
+                        lo = g < 2 ? _mm256_and_si256(lo, _mm256_set1_epi32(0xF)) : _mm256_srli_epi32(lo, 4);
+                        hi = _mm256_and_si256(_mm256_srli_epi32(hi, 2 * g), _mm256_set1_epi32(3));
+                        __m256i u = _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32));
+                        __m256 dv = _mm256_set1_ps(d * (float)sc[l / 16 + 2 * g]);
+                        _mm256_storeu_ps(y + h * 128 + 32 * g + l, _mm256_mul_ps(dv, _mm256_cvtepi32_ps(u)));
+                    }
+        }
+        return true;
     default: return false;
     }
 }
@@ -512,10 +554,20 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
 #endif
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
+/* AVX2 (+FMA, F16C) when the kernel family kernels.c picked has it; follows kernels_force().
+ * Called per row, so the answer is kept for the family's name pointer (atomics: pool threads
+ * ask concurrently). */
 static bool use_avx2(void) {
 #ifdef HAVE_X86
-    const char *isa = kernels_isa();   /* follows kernels_force() */
-    return (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && __builtin_cpu_supports("f16c");
+    static _Atomic(const char *) seen;
+    static atomic_bool yes;
+    const char *isa = kernels_isa();
+    if (atomic_load_explicit(&seen, memory_order_acquire) != isa) {
+        atomic_store_explicit(&yes, (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && __builtin_cpu_supports("f16c"),
+                              memory_order_relaxed);
+        atomic_store_explicit(&seen, isa, memory_order_release);
+    }
+    return atomic_load_explicit(&yes, memory_order_relaxed);
 #else
     return false;
 #endif

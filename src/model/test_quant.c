@@ -207,6 +207,7 @@ static void run_all(void) {
         test_matmul(GGUF_T_Q4_K, GGUF_T_Q6_K, GGUF_T_Q4_0, 512, th);          /* K-quants and a 32-block type together */
         test_matmul(GGUF_T_Q4_1, GGUF_T_F16, GGUF_T_BF16, 256, th);
         test_matmul(GGUF_T_F32, GGUF_T_Q8_0, GGUF_T_Q6_K, 256, th);
+        test_matmul(GGUF_T_F32, GGUF_T_F16, GGUF_T_BF16, 100, th);          /* a width of no whole 32-blocks */
     }
 }
 
