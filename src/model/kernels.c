@@ -885,6 +885,34 @@ void kern_silu_mul(float *h, const float *g, const float *u, int n) {
     for (int i = 0; i < n; i++) h[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
 }
 
+#ifdef HAVE_X86
+/* Scores of up to 4 query heads (q [ng][hd]) against K blocks of 16 positions (kt
+ * [T/16][hd][16]) into sc [ng][T], unscaled: per block 2 x 8 lanes per head, no
+ * horizontal sums (the AVX2 form of attn_group_body's first loop). */
+static __attribute__((target("avx2,fma"))) void attn_scores_avx2(const float *q, int ng, const float *kt, int T, int hd,
+                                                                  float *sc) {
+    for (int p0 = 0; p0 < T; p0 += 16) {
+        const float *kb = kt + (size_t)p0 * hd;
+        __m256 a[4][2];
+        for (int g = 0; g < 4; g++) a[g][0] = a[g][1] = _mm256_setzero_ps();
+        for (int d = 0; d < hd; d++) {
+            __m256 k0 = _mm256_loadu_ps(kb + d * 16), k1 = _mm256_loadu_ps(kb + d * 16 + 8);
+            for (int g = 0; g < ng; g++) {
+                __m256 qv = _mm256_set1_ps(q[g * hd + d]);
+                a[g][0] = _mm256_fmadd_ps(k0, qv, a[g][0]);
+                a[g][1] = _mm256_fmadd_ps(k1, qv, a[g][1]);
+            }
+        }
+        for (int g = 0; g < ng; g++) {
+            float t[16];
+            _mm256_storeu_ps(t, a[g][0]);
+            _mm256_storeu_ps(t + 8, a[g][1]);
+            memcpy(sc + (size_t)g * T + p0, t, (size_t)(T - p0 < 16 ? T - p0 : 16) * sizeof *t);
+        }
+    }
+}
+#endif
+
 void kern_attn_group(const float *q, int ng, const float *kt, const float *vc, size_t vstride, int T, int hd, float scale,
                      float *sc, float *out) {
     pthread_once(&kern_once, kern_pick);
@@ -893,14 +921,24 @@ void kern_attn_group(const float *q, int ng, const float *kt, const float *vc, s
         attn_group_avx512(q, ng, kt, vc, vstride, T, hd, scale, sc, out);
         return;
     }
+    bool vec = kern_best != &kern_scalar;   /* AVX2 (or AVX-512 with > 4 heads per KV head) */
+    if (vec)
+        for (int g0 = 0; g0 < ng; g0 += 4) attn_scores_avx2(q + (size_t)g0 * hd, ng - g0 < 4 ? ng - g0 : 4, kt, T, hd, sc + (size_t)g0 * T);
+#else
+    bool vec = false;
 #endif
     for (int g = 0; g < ng; g++) {
         const float *qg = q + (size_t)g * hd;
         float mx = -INFINITY;
+        /* vec: head g's scores are at sc + g*T; sc[0, T) (head 0's, used up) is the softmax scratch */
         for (int p = 0; p < T; p++) {
-            const float *kb = kt + (size_t)(p / 16) * 16 * hd + p % 16;
-            float s = 0;
-            for (int d = 0; d < hd; d++) s += qg[d] * kb[d * 16];
+            float s;
+            if (vec) s = sc[(size_t)g * T + p];
+            else {
+                const float *kb = kt + (size_t)(p / 16) * 16 * hd + p % 16;
+                s = 0;
+                for (int d = 0; d < hd; d++) s += qg[d] * kb[d * 16];
+            }
             sc[p] = s * scale;
             mx = fmaxf(mx, sc[p]);
         }
