@@ -364,42 +364,53 @@ static QATTR inline __m256i bits32(const uint8_t *p) {
     return _mm256_cmpeq_epi8(b, _mm256_set1_epi64x(-1));
 }
 
-static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) {
-    __m256 acc = _mm256_setzero_ps();
-    float off = 0;   /* sum of dw * (dx * sum qx): the codes' offset, folded in at the end */
-    int nb = n / QK;
+/* One 32-block's integer dot as 8 int32 lanes: u the codes as unsigned bytes, c the
+ * code offset (8 for Q4_0, 16 for Q5_0, 0 otherwise) taken off as c * the pair sums
+ * of x in 16 bits (|sums| <= 2*31*127 + 16*254: no saturation). */
+static QATTR inline __m256i blk32(__m256i u, const int8_t *qs, int c) {
+    __m256i q = _mm256_loadu_si256((const __m256i *)qs);
+    __m256i p = _mm256_maddubs_epi16(u, q);
+    if (c) p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(_mm256_set1_epi8((char)c), q));
+    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+/* The codes of block p as unsigned bytes (Q8_0: |w|, with w's sign moved onto x later). */
+static QATTR inline __m256i codes32(int type, const uint8_t *p) {
     switch (type) {
-    case GGUF_T_Q4_0:
-        for (int b = 0; b < nb; b++, p += B_Q4_0) {
-            float dw = f16c(p);
-            __m256i s = dot_us(nibbles32(p + 2), _mm256_loadu_si256((const __m256i *)x[b].qs));
-            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(dw * x[b].d), acc);
-            off += dw * x[b].ds;
-        }
-        return hsum8(acc) - 8 * off;
-    case GGUF_T_Q4_1:
-        for (int b = 0; b < nb; b++, p += B_Q4_1) {
-            __m256i s = dot_us(nibbles32(p + 4), _mm256_loadu_si256((const __m256i *)x[b].qs));
-            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x[b].d), acc);
-            off += f16c(p + 2) * x[b].ds;
-        }
-        return hsum8(acc) + off;
-    case GGUF_T_Q5_0:
-        for (int b = 0; b < nb; b++, p += B_Q5_0) {
-            float dw = f16c(p);
-            __m256i u = _mm256_or_si256(nibbles32(p + 6), _mm256_and_si256(bits32(p + 2), _mm256_set1_epi8(0x10)));
-            __m256i s = dot_us(u, _mm256_loadu_si256((const __m256i *)x[b].qs));
-            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(dw * x[b].d), acc);
-            off += dw * x[b].ds;
-        }
-        return hsum8(acc) - 16 * off;
-    default:   /* Q8_0: signed x signed; w's sign moved onto x (x is in [-127, 127], so -x fits; |w| = 128 fits as unsigned) */
-        for (int b = 0; b < nb; b++, p += B_Q8_0) {
-            __m256i w = _mm256_loadu_si256((const __m256i *)(p + 2)), q = _mm256_loadu_si256((const __m256i *)x[b].qs);
-            __m256i s = dot_us(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q, w));
-            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x[b].d), acc);
-        }
-        return hsum8(acc);
+    case GGUF_T_Q4_0: return nibbles32(p + 2);
+    case GGUF_T_Q4_1: return nibbles32(p + 4);
+    case GGUF_T_Q5_0: return _mm256_or_si256(nibbles32(p + 6), _mm256_and_si256(bits32(p + 2), _mm256_set1_epi8(0x10)));
+    default: return _mm256_loadu_si256((const __m256i *)(p + 2));
+    }
+}
+
+/* Two blocks per step into two accumulators (independent FMA chains); the per-block
+ * float terms (Q4_1's minimum) likewise alternate between two sums. */
+static QATTR inline float dot32_t(const int type, const uint8_t *p, const qa32 *x, int nb) {
+    const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
+    const int c = type == GGUF_T_Q4_0 ? 8 : type == GGUF_T_Q5_0 ? 16 : 0;
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    float off[2] = {0, 0};
+    for (int b = 0; b < nb; b++, p += bb) {
+        int h = b & 1;
+        __m256i s;
+        if (type == GGUF_T_Q8_0) {   /* w's sign moved onto x (x is in [-127, 127], so -x fits; |w| = 128 fits as unsigned) */
+            __m256i w = codes32(type, p), q = _mm256_loadu_si256((const __m256i *)x[b].qs);
+            s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q, w)), _mm256_set1_epi16(1));
+        } else
+            s = blk32(codes32(type, p), x[b].qs, c);
+        acc[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x[b].d), acc[h]);
+        if (type == GGUF_T_Q4_1) off[h] += f16c(p + 2) * x[b].ds;
+    }
+    return hsum8(_mm256_add_ps(acc[0], acc[1])) + (off[0] + off[1]);
+}
+
+static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) {
+    switch (type) {   /* each type its own copy of the loop (type a constant there) */
+    case GGUF_T_Q4_0: return dot32_t(GGUF_T_Q4_0, p, x, n / QK);
+    case GGUF_T_Q4_1: return dot32_t(GGUF_T_Q4_1, p, x, n / QK);
+    case GGUF_T_Q5_0: return dot32_t(GGUF_T_Q5_0, p, x, n / QK);
+    default: return dot32_t(GGUF_T_Q8_0, p, x, n / QK);
     }
 }
 
