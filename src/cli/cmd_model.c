@@ -328,6 +328,7 @@ int cmd_logits(int argc, char **argv) {
     json_object_set_new(out, "adapter", o.adapter_dir ? json_string(o.adapter_dir) : json_null());
     json_object_set_new(out, "dtype", json_string(model_weight_dtype(m)));
     json_object_set_new(out, "vocab_size", json_integer(V));
+    json_object_set_new(out, "weight_bytes", json_integer((json_int_t)model_weight_bytes(m)));
     json_object_set_new(out, "ids", jids);
     json_object_set_new(out, "positions", pos);
     json_object_set_new(out, "steps", st_arr);
