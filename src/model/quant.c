@@ -384,25 +384,31 @@ static QATTR inline __m256i codes32(int type, const uint8_t *p) {
     }
 }
 
-/* Two blocks per step into two accumulators (independent FMA chains); the per-block
- * float terms (Q4_1's minimum) likewise alternate between two sums. */
+/* One block's contribution (8 float lanes times dw*dx) added to acc; off collects Q4_1's minimum term. */
+static QATTR inline __m256 blk32_acc(const int type, const uint8_t *p, const qa32 *x, __m256 acc, float *off) {
+    const int c = type == GGUF_T_Q4_0 ? 8 : type == GGUF_T_Q5_0 ? 16 : 0;
+    __m256i s;
+    if (type == GGUF_T_Q8_0) {   /* w's sign moved onto x (x is in [-127, 127], so -x fits; |w| = 128 fits as unsigned) */
+        __m256i w = codes32(type, p), q = _mm256_loadu_si256((const __m256i *)x->qs);
+        s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q, w)), _mm256_set1_epi16(1));
+    } else
+        s = blk32(codes32(type, p), x->qs, c);
+    if (type == GGUF_T_Q4_1) *off += f16c(p + 2) * x->ds;
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x->d), acc);
+}
+
+/* Two blocks per step into two accumulators (independent FMA chains, kept in registers). */
 static QATTR inline float dot32_t(const int type, const uint8_t *p, const qa32 *x, int nb) {
     const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
-    const int c = type == GGUF_T_Q4_0 ? 8 : type == GGUF_T_Q5_0 ? 16 : 0;
-    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-    float off[2] = {0, 0};
-    for (int b = 0; b < nb; b++, p += bb) {
-        int h = b & 1;
-        __m256i s;
-        if (type == GGUF_T_Q8_0) {   /* w's sign moved onto x (x is in [-127, 127], so -x fits; |w| = 128 fits as unsigned) */
-            __m256i w = codes32(type, p), q = _mm256_loadu_si256((const __m256i *)x[b].qs);
-            s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q, w)), _mm256_set1_epi16(1));
-        } else
-            s = blk32(codes32(type, p), x[b].qs, c);
-        acc[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x[b].d), acc[h]);
-        if (type == GGUF_T_Q4_1) off[h] += f16c(p + 2) * x[b].ds;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    float off0 = 0, off1 = 0;
+    int b = 0;
+    for (; b + 2 <= nb; b += 2, p += 2 * bb) {
+        acc0 = blk32_acc(type, p, x + b, acc0, &off0);
+        acc1 = blk32_acc(type, p + bb, x + b + 1, acc1, &off1);
     }
-    return hsum8(_mm256_add_ps(acc[0], acc[1])) + (off[0] + off[1]);
+    if (b < nb) acc0 = blk32_acc(type, p, x + b, acc0, &off0);
+    return hsum8(_mm256_add_ps(acc0, acc1)) + (off0 + off1);
 }
 
 static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) {
@@ -414,47 +420,58 @@ static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) 
     }
 }
 
-/* 16 int16 lanes: the first 8 = a, the last 8 = b */
-static QATTR inline __m256i pair16(int a, int b) {
-    return _mm256_set_m128i(_mm_set1_epi16((short)b), _mm_set1_epi16((short)a));
-}
-
 static QATTR float dot256_avx2(int type, const uint8_t *p, const qa256 *x, int n) {
     __m256 acc = _mm256_setzero_ps();
-    float macc = 0;
     const __m256i m4 = _mm256_set1_epi8(0xF);
     int nb = n / QKK;
     if (type == GGUF_T_Q4_K) {
+        __m128 accm = _mm_setzero_ps();
         for (int b = 0; b < nb; b++, p += B_Q4_K) {
+            /* the 12 scale bytes -> 8 scales then 8 mins, one byte each (llama.cpp's unpacking) */
+            uint32_t u[4];
+            memcpy(u, p + 4, 12);
+            u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
+            uint32_t a1 = u[1] & 0x3f3f3f3f;
+            u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
+            u[2] = a1;
+            u[0] &= 0x3f3f3f3f;
+            __m256i ms = _mm256_cvtepu8_epi16(_mm_set_epi32((int)u[3], (int)u[2], (int)u[1], (int)u[0]));   /* 8 scales, 8 mins */
+            __m256i bs = _mm256_loadu_si256((const __m256i *)x[b].bsums);
+            __m128i s32 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));   /* sums of 32 */
+            float dx = x[b].d;
+            accm = _mm_fmadd_ps(_mm_set1_ps(f16c(p + 2) * dx), _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(ms, 1), s32)), accm);
+            __m128i sc = _mm256_castsi256_si128(ms);
+            __m256i scales = _mm256_set_m128i(sc, sc);
             const uint8_t *q4 = p + 16;
             const int8_t *q8 = x[b].qs;
-            int sc[8], mn[8];
-            for (int j = 0; j < 8; j++) k4_scale_min(j, p + 4, &sc[j], &mn[j]);
-            int msum = 0;
-            for (int j = 0; j < 8; j++) msum += mn[j] * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
             __m256i sumi = _mm256_setzero_si256();
-            for (int j = 0; j < 4; j++, q4 += 32, q8 += 64) {
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++, q4 += 32, q8 += 64) {   /* unrolled: the shuffle masks are constants */
+                __m256i sl = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j))));
+                __m256i sh = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j + 1))));
                 __m256i bits = _mm256_loadu_si256((const __m256i *)q4);
                 __m256i lo = _mm256_and_si256(bits, m4), hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
-                __m256i pl = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8));
-                __m256i ph = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32)));
-                pl = _mm256_madd_epi16(pl, _mm256_set1_epi16((short)sc[2 * j]));
-                ph = _mm256_madd_epi16(ph, _mm256_set1_epi16((short)sc[2 * j + 1]));
+                __m256i pl = _mm256_madd_epi16(sl, _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8)));
+                __m256i ph = _mm256_madd_epi16(sh, _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32))));
                 sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
             }
-            float dx = x[b].d;
             acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p) * dx), acc);
-            macc += f16c(p + 2) * dx * (float)msum;
         }
-        return hsum8(acc) - macc;
+        __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
+        m = _mm_add_ss(m, _mm_movehdup_ps(m));
+        return hsum8(acc) - _mm_cvtss_f32(m);
     }
-    /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4; value u - 32 (subtracted as 32 * the activation pair sums) */
-    const __m256i m3 = _mm256_set1_epi8(3), m32 = _mm256_set1_epi8(32);
+    /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4, value u - 32: the -32 is taken off once per block
+     * as 32 * sum_g scale_g * (the activation's sum over group g of 16), from bsums */
+    const __m256i m3 = _mm256_set1_epi8(3);
     for (int b = 0; b < nb; b++, p += B_Q6_K) {
         const uint8_t *ql = p, *qh = p + 128;
-        const int8_t *sc = (const int8_t *)(p + 192), *q8 = x[b].qs;
-        __m256i sumi = _mm256_setzero_si256();
-        for (int h = 0; h < 2; h++, ql += 64, qh += 32, q8 += 128, sc += 8) {
+        const int8_t *q8 = x[b].qs;
+        __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
+        __m256i off = _mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), _mm256_loadu_si256((const __m256i *)x[b].bsums));
+        __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5));
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++, ql += 64, qh += 32, q8 += 128) {
             __m256i b1 = _mm256_loadu_si256((const __m256i *)ql), b2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
             __m256i bh = _mm256_loadu_si256((const __m256i *)qh);
             __m256i u[4];
@@ -464,10 +481,13 @@ static QATTR float dot256_avx2(int type, const uint8_t *p, const qa256 *x, int n
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
             u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
-            for (int k = 0; k < 4; k++) {
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
+                int i = h * 4 + k;   /* scales 2i and 2i+1: 8 int16 lanes each */
+                __m128i sh = _mm_shuffle_epi8(scales, _mm_set_epi64x((long long)(0x0101010101010101ull * (uint64_t)(2 * i + 1)),
+                                                                     (long long)(0x0101010101010101ull * (uint64_t)(2 * i))));
                 __m256i q = _mm256_loadu_si256((const __m256i *)(q8 + 32 * k));
-                __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(u[k], q), _mm256_maddubs_epi16(m32, q));
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p16, pair16(sc[2 * k], sc[2 * k + 1])));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(u[k], q), _mm256_cvtepi8_epi16(sh)));
             }
         }
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p + 208) * x[b].d), acc);
