@@ -30,6 +30,13 @@
 # there (one line, no effect on what the kernels compute); a LLAMA_DIR tree needs the same fix
 # or a compiler that does not drop the stores. The JSON says whether the fix is in the tree.
 # Run it on a quiet machine; nothing is built while measuring.
+#
+# GGUF mode (GGUF="name=FILE.gguf name2=FILE2.gguf ..."): the same alternation on real GGUF files,
+# which both engines read as they are (ptxgen computes from the stored blocks, quant.c): per round
+# and file, llama-bench -p PP -n TG and build/bench_model --pp PP --tg TG (64 and 128; order swapped every
+# round), each under /usr/bin/time for its peak RSS. With PURE="Q4_0 Q5_0 Q8_0" and a file named
+# smol, llama-quantize --allow-requantize --pure first makes single-type copies of it (the
+# per-quantization-type rows). Writes bench/results/<date>-gguf-cpu.json by default.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${PTXGEN_BUILD:-build}
@@ -66,6 +73,122 @@ if grep -q 'ptxgen bench: GCC 12' "$LLAMA_DIR/ggml/src/ggml-cpu/amx/mmq.cpp" 2>/
 llama_build_s=$(cat "$LLAMA_DIR/build/ptxgen-build-seconds" 2>/dev/null || echo null)
 llama_cmake=$(grep -E '^(GGML_NATIVE|GGML_AVX512[A-Z0-9_]*|GGML_AMX_[A-Z0-9]*|GGML_OPENMP|GGML_LLAMAFILE|GGML_CPU_REPACK|CMAKE_BUILD_TYPE|CMAKE_C_COMPILER):' \
     "$LLAMA_DIR/build/CMakeCache.txt" 2>/dev/null | tr '\n' ';' || true)
+
+if [ -n "${GGUF:-}" ]; then
+    OUT=${1:-bench/results/$(date +%F)-gguf-cpu.json}
+    PP=${PP:-64}
+    TG=${TG:-128}
+    make -s "$BUILD/libptxgen.a"
+    ${CC:-cc} -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -O2 -g \
+        -o "$BUILD/bench_model" src/model/bench_model.c "$BUILD/libptxgen.a" -ljansson -lpcre2-8 -ldl -lm -lpthread
+    models=""
+    for kv in $GGUF; do
+        models="$models $kv"
+        name=${kv%%=*}
+        file=${kv#*=}
+        if [ "$name" = smol ] && [ -n "${PURE:-}" ]; then
+            for q in $PURE; do
+                "$LLAMA_DIR/build/bin/llama-quantize" --allow-requantize --pure "$file" "$WORK/smol-$q.gguf" "$q" \
+                    > "$WORK/quantize-$q.log" 2>&1 || { tail -5 "$WORK/quantize-$q.log" >&2; exit 1; }
+                models="$models smol-$q=$WORK/smol-$q.gguf"
+            done
+        fi
+    done
+    waited=0
+    while awk -v m="$LOAD_MAX" '{ exit !($1 >= m) }' /proc/loadavg && [ "$waited" -lt "$QUIET_WAIT" ]; do
+        sleep 10
+        waited=$((waited + 10))
+    done
+    : > "$WORK/loads"
+    for r in $(seq 1 "$ROUNDS"); do
+        before=$(cut -d' ' -f1-3 /proc/loadavg)
+        for kv in $models; do
+            name=${kv%%=*}
+            file=${kv#*=}
+            run_llama() {
+                /usr/bin/time -f '%M' -o "$WORK/rss-llama-$r-$name" "$LLAMA_BENCH" -m "$file" -t "$THREADS" -p "$PP" -n "$TG" -r "$REPS" -o json \
+                    > "$WORK/llama-$r-$name.json" 2> "$WORK/llama-$r-$name.log"
+            }
+            run_ptxgen() {
+                /usr/bin/time -f '%M' -o "$WORK/rss-ptxgen-$r-$name" "$BUILD/bench_model" "$file" --threads "$THREADS" --pp "$PP" \
+                    --tg "$TG" --reps "$REPS" > "$WORK/ptxgen-$r-$name.json"
+            }
+            if [ $((r % 2)) = 1 ]; then run_llama; run_ptxgen; else run_ptxgen; run_llama; fi
+            echo "round $r $name done" >&2
+        done
+        echo "$r $before $(cut -d' ' -f1-3 /proc/loadavg)" >> "$WORK/loads"
+    done
+    mkdir -p "$(dirname "$OUT")"
+    tmp_out=$(mktemp "$OUT.XXXXXX")
+    python3 - "$WORK" "$ROUNDS" "$THREADS" "$REPS" "$llama_commit" "$amx_fix" "$models" "$waited" "$PP" "$TG" > "$tmp_out" <<'PY'
+import datetime, json, os, platform, statistics, sys
+work, rounds, threads, reps, commit, amx_fix, models, waited, pp, tg = sys.argv[1:11]
+rounds, threads, reps = int(rounds), int(threads), int(reps)
+models = [kv.split("=", 1) for kv in models.split()]
+med = statistics.median
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo") if l.startswith("flags")), [])
+loads = {}
+for line in open(os.path.join(work, "loads")):
+    f = line.split()
+    loads[int(f[0])] = {"before": " ".join(f[1:4]), "after": " ".join(f[4:7])}
+res = {"name": "gguf-cpu", "date": datetime.date.today().isoformat(),
+       "machine": {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
+                   "isa": sorted(x for x in flags if x.startswith(("avx512", "amx", "avx2", "fma", "f16c")))},
+       "threads": threads, "reps": reps, "rounds": rounds, "waited_for_quiet_s": int(waited), "pp": int(pp), "tg": int(tg),
+       "method": "per round and file: llama-bench -t THREADS -p PP -n TG -r REPS -o json and build/bench_model FILE "
+                 "--threads THREADS --pp PP --tg TG --reps REPS (order swapped every round), each under /usr/bin/time "
+                 "for peak RSS. Both read the same GGUF; ptxgen decodes straight from the blocks (int8 activations), "
+                 "prefill dequantizes weight panels to f32. Per-run value: median over REPS; 'median': over rounds. "
+                 "ttft_ms: ptxgen's measured PP-token prefill incl. picking the token; llama.cpp's PP / pp tok/s. "
+                 "smol-Qx rows: llama-quantize --allow-requantize --pure copies of the SmolLM2 file.",
+       "llama_cpp": {"source": "llama-cpp-python sdist (PyPI), vendor/llama.cpp", "commit": commit,
+                     "amx_tile_config_fix": amx_fix == "true"},
+       "files": {}, "rounds_data": [], "median": {}, "ratio_ptxgen_over_llama_cpp": {}, "loadavg": loads}
+per = {}
+for r in range(1, rounds + 1):
+    row = {"round": r}
+    for name, path in models:
+        lj = json.load(open(os.path.join(work, f"llama-{r}-{name}.json")))
+        l = {}
+        for t in lj:
+            key = "pp" if t["n_gen"] == 0 else "tg"
+            l[key + "_tok_s"] = round(med(t["samples_ts"]), 2)
+        l["ttft_ms"] = round(int(pp) / l["pp_tok_s"] * 1e3, 1)
+        l["peak_rss_mb"] = round(int(open(os.path.join(work, f"rss-llama-{r}-{name}")).read().split()[-1]) / 1024, 1)
+        res["files"].setdefault(name, {"path": path, "bytes": os.path.getsize(path), "llama_type": lj[0].get("model_type"),
+                                       "llama_cpu_info": lj[0].get("cpu_info"), "llama_repack": lj[0].get("repack")})
+        pj = json.loads(next(x for x in open(os.path.join(work, f"ptxgen-{r}-{name}.json")) if x.startswith("{")))
+        p = {"pp_tok_s": pj[f"pp{pp}_tok_s"], "tg_tok_s": pj[f"tg{tg}_tok_s"], "ttft_ms": pj["ttft_ms"],
+             "peak_rss_mb": round(int(open(os.path.join(work, f"rss-ptxgen-{r}-{name}")).read().split()[-1]) / 1024, 1),
+             "weight_bytes": pj["weight_bytes"], "kernels": pj["kernels"]}
+        row[name] = {"llama_cpp": l, "ptxgen": p}
+        for eng, d in (("llama_cpp", l), ("ptxgen", p)):
+            for k in ("pp_tok_s", "tg_tok_s", "ttft_ms", "peak_rss_mb"):
+                per.setdefault(name, {}).setdefault(eng, {}).setdefault(k, []).append(d[k])
+    res["rounds_data"].append(row)
+for name, engs in per.items():
+    res["median"][name] = {eng: {k: round(med(v), 2) for k, v in ks.items()} for eng, ks in engs.items()}
+    res["ratio_ptxgen_over_llama_cpp"][name] = {
+        k: round(med(engs["ptxgen"][k]) / med(engs["llama_cpp"][k]), 3) for k in ("pp_tok_s", "tg_tok_s")}
+json.dump(res, sys.stdout, indent=1)
+print()
+PY
+    mv "$tmp_out" "$OUT"
+    tmp_out=
+    python3 - "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"{'file':10} {'engine':10} {'pp':>8} {'tg':>8} {'ttft_ms':>8} {'rss_mb':>8}")
+for n, e in r["median"].items():
+    for eng, v in e.items():
+        print(f"{n:10} {eng:10} {v['pp_tok_s']:8.1f} {v['tg_tok_s']:8.1f} {v['ttft_ms']:8.1f} {v['peak_rss_mb']:8.1f}")
+for n, q in r["ratio_ptxgen_over_llama_cpp"].items():
+    print(f"ptxgen/llama.cpp {n:10} pp {q['pp_tok_s']:.3f}  tg {q['tg_tok_s']:.3f}")
+print("wrote", sys.argv[1])
+PY
+    exit 0
+fi
 
 # --- the model, as GGUF ----------------------------------------------------------------------
 [ -f "$MODEL/model.safetensors" ] || python3 bench/make_bench_model.py "$MODEL"

@@ -133,5 +133,11 @@ fi
 n=$("$P" isa | grep -c '"opcode"')
 [ "$n" -gt 100 ] && ok || bad "isa dump has only $n forms"
 
+# ptxgen logits on a GGUF file (tests/model/gguf_engine's tiny qwen2) with its LoRA adapter as a side path
+"$P" logits --model tests/model/gguf_engine/tiny_qwen2.gguf --adapter tests/model/gguf_engine/tiny_qwen2_lora \
+    --ids 1,5,17,42 --steps 2 --top 3 >"$tmp/gl" 2>&1
+grep -q '"dtype":"gguf"' "$tmp/gl" && grep -q '"steps":\[{' "$tmp/gl" && ok || bad "logits on a .gguf: $(head -c 300 "$tmp/gl")"
+expect_rc 2 "logits: a compute dtype for a .gguf" "$P" logits --model tests/model/gguf_engine/tiny_qwen2.gguf --dtype bf16 --ids 1,2
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -63,21 +63,40 @@ typedef struct model_model model_model;
 typedef struct model_ctx model_ctx;        /* one sequence: KV cache + scratch */
 
 typedef struct {
-    const char *adapter_dir;   /* PEFT LoRA adapter merged at load; NULL = none */
+    const char *adapter_dir;   /* PEFT LoRA adapter: merged at load (HF models), a side path (GGUF); NULL = none */
     int threads;               /* 0 = number of online cores */
-    const char *weight_dtype;  /* compute copy of the weights: "f32" (default), "bf16", "q8" */
+    const char *weight_dtype;  /* HF models' compute copy of the weights: "f32" (default), "bf16", "q8";
+                                * GGUF models keep their stored types and take NULL, "f32" or "gguf" */
+    bool verify_base;          /* shipped-model directory: check the base GGUF's sha256 (about 1.5 s for 491 MB) */
+    bool exact;                /* GGUF: decode with dequantized rows x f32 activations (no int8 rounding of x) */
 } model_load_opts;
 
-/* Load DIR/config.json and DIR/model.safetensors (or its shards), merge the
- * adapter, convert to the compute dtype.  o may be NULL (defaults).  The model
- * owns a thread pool; run one model_forward at a time per model. */
+/* Load a model.  `path` is one of:
+ *  (a) a .gguf file (llama.cpp's format; architectures qwen2 and llama): the
+ *      configuration comes from its metadata and the weights stay in the file
+ *      mapping in their stored types (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q8_0,
+ *      Q4_K, Q6_K), computed from directly; an adapter runs as a side path
+ *      y = W x + s * B (A x) (s = alpha / r, or alpha / sqrt(r) with use_rslora)
+ *      and is never merged into the blocks;
+ *  (b) a shipped-model directory: base.json {"gguf": "<file under the directory>",
+ *      "sha256": "<hex>"} plus a PEFT adapter (adapter_config.json +
+ *      adapter_model.safetensors) beside it, used unless o->adapter_dir names another;
+ *  (c) a Hugging Face directory: config.json and model.safetensors (or its
+ *      shards); the adapter is merged and the weights converted to the compute dtype.
+ * o may be NULL (defaults).  The model owns a thread pool; run one model_forward
+ * at a time per model.
+ * End-of-sequence ids: a GGUF's tokenizer.ggml.eos_token_id is copied into
+ * eos_token_id(s) as written, but files get it wrong (a chat model ends its turns
+ * with <|im_end|>, not the id the file names), so callers that stop on end tokens
+ * look up "<|im_end|>" / "<|endoftext|>" in the tokenizer (tok_special_id). */
 pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag);
 void model_free(model_model *m);
 const model_config *model_get_config(const model_model *m);
 size_t model_param_count(const model_model *m);
-size_t model_weight_bytes(const model_model *m);   /* resident bytes of the compute weights */
+size_t model_weight_bytes(const model_model *m);   /* resident bytes of the compute weights (GGUF: the
+                                                    * stored blocks in the mapping, plus f32 norms, biases, LoRA) */
 int model_threads(const model_model *m);           /* threads model_forward uses */
-const char *model_weight_dtype(const model_model *m); /* "f32", "bf16" or "q8" */
+const char *model_weight_dtype(const model_model *m); /* "f32", "bf16", "q8", or "gguf" (stored types) */
 
 /* A context holds the KV cache for up to max_seq positions. */
 pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);
@@ -90,6 +109,18 @@ void model_ctx_rewind(model_ctx *c, int pos);        /* drop cache entries >= po
  * if non-NULL, receives [n][vocab]).  PG_ERR_LIMIT past max_seq. */
 pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits,
                         pg_diag_sink *diag);
+
+/* Run n tokens like model_forward but compute no logits (prefill for a caller
+ * that only wants a few of them next). */
+pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag);
+/* out[i] = the next-token logit of token ids[i] after the last model_forward or
+ * model_forward_hidden (the LoRA head side path included): the vocabulary's output
+ * rows are read only for these ids, so a step that allows few tokens skips most of
+ * the largest matrix.  GGUF models: the same values as model_forward's logits, bit
+ * for bit, where those came from a one-token step; HF models: equal up to f32
+ * summation order.  PG_ERR_USAGE for an id outside the vocabulary or before any
+ * forward (or after a rewind). */
+pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *out, pg_diag_sink *diag);
 
 /* ---- sampling ------------------------------------------------------------------ */
 typedef struct {

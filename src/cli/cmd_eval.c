@@ -152,7 +152,7 @@ int cmd_eval(int argc, char **argv) {
     dec_vocab *vocab = NULL;
     dec_bias *bias = NULL;
     int rc = 2;
-    model_load_opts lo = {adapter, threads, NULL};
+    model_load_opts lo = {adapter, threads, NULL, false, false};
     pg_buf tp = {0};
     pg_buf_printf(&tp, "%s/tokenizer.json", mdir);
     if (model_load(mdir, &lo, &model, &sink) != PG_OK || tok_load(tp.data, &tok, &sink) != PG_OK ||

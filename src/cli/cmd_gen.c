@@ -481,7 +481,7 @@ int cmd_gen(int argc, char **argv) {
         }
     }
     if (baseline && adapter) fprintf(stderr, "gen: super-optimization mode, adapter %s\n", adapter);
-    model_load_opts lo = {adapter, threads, NULL};
+    model_load_opts lo = {adapter, threads, NULL, false, false};
     if (model_load(mdir, &lo, &model, &sink) != PG_OK) goto out;
     pg_buf_printf(&tokpath, "%s/tokenizer.json", mdir);
     if (tok_load(tokpath.data, &tok, &sink) != PG_OK) goto out;

@@ -43,6 +43,7 @@ typedef struct {
     gguf_vtype arr_type;         /* element type when type == GGUF_V_ARRAY */
     uint64_t arr_len;            /* elements when type == GGUF_V_ARRAY */
     const uint8_t *value;        /* the raw value (for arrays: the first element) */
+    const uint64_t *str_off;     /* arrays of strings: [arr_len] offset of element i from value (reader-internal) */
 } gguf_kv;
 
 typedef struct {
@@ -58,11 +59,19 @@ typedef struct {
 typedef struct gguf_file gguf_file;
 
 pg_status gguf_open(const char *path, gguf_file **out, pg_diag_sink *diag);
-void gguf_close(gguf_file *g);
+/* The same checks on a GGUF image already in memory (tests, fuzzing); data is
+ * not copied and must outlive the gguf_file.  `name` names it in messages. */
+pg_status gguf_open_mem(const void *data, size_t size, const char *name, gguf_file **out, pg_diag_sink *diag);
+void gguf_close(gguf_file *g);   /* NULL is fine */
 const char *gguf_path(const gguf_file *g);
 uint64_t gguf_file_size(const gguf_file *g);
+uint32_t gguf_version(const gguf_file *g);       /* 2 or 3 */
+uint64_t gguf_alignment(const gguf_file *g);     /* general.alignment or 32 */
+uint64_t gguf_data_start(const gguf_file *g);    /* file offset of the data section */
 
-/* Type facts; false / 0 for a type this build cannot compute with. */
+/* Type facts; false / 0 for a type this build cannot compute with.  Known:
+ * F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K Q4_K Q5_K Q6_K (Q8_1 and
+ * Q8_K are ggml's activation formats, never stored in model files). */
 bool gguf_type_known(int type);
 const char *gguf_type_name(int type);    /* "Q4_K"; "?" when unknown */
 int gguf_type_block(int type);           /* elements per block (32, 256, 1 for F32/F16/BF16) */
@@ -87,10 +96,14 @@ bool gguf_arr_float(const gguf_kv *kv, uint64_t i, double *v);
 int gguf_tensor_count(const gguf_file *g);
 const gguf_tensor *gguf_tensor_at(const gguf_file *g, int i);
 const gguf_tensor *gguf_tensor_find(const gguf_file *g, const char *name);   /* NULL when absent */
+int64_t gguf_tensor_rows(const gguf_tensor *t);        /* ne[1] * ne[2] * ne[3] */
+size_t gguf_tensor_row_bytes(const gguf_tensor *t);    /* bytes of one row of ne[0] elements */
 
 /* Dequantize n elements (a multiple of the block size) of one row starting at
  * block-aligned data into f32.  The reference implementation every fast
- * kernel is tested against. */
+ * kernel is tested against: bit-exact with gguf-py's gguf.quants.dequantize
+ * (ggml's dequantize_row_* order of operations).  data needs no alignment.
+ * An unknown type gives zeros. */
 void gguf_dequant_row(int type, const void *data, float *out, int64_t n);
 
 #endif

@@ -111,6 +111,37 @@ pg_status wmat_make(wmat *m, const float *src, int rows, int cols, wtype t) {
     return PG_OK;
 }
 
+bool wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols) {
+    if (m->nseg == WSEG_MAX || !quant_supported(type) || (m->nseg && cols != m->cols)) return false;
+    if (!m->nseg) {
+        memset(m, 0, sizeof *m);
+        m->type = WT_GG;
+        m->cols = cols;
+    }
+    struct wseg *g = &m->seg[m->nseg++];
+    g->r0 = m->rows;
+    g->rows = rows;
+    g->type = type;
+    g->row_bytes = quant_row_bytes(type, cols);
+    g->data = data;
+    m->rows += rows;
+    m->prows = (m->rows + 2 * WPANEL - 1) / (2 * WPANEL) * (2 * WPANEL);   /* prefill works in panel pairs */
+    return true;
+}
+
+/* The segment holding row r of a WT_GG matrix. */
+static const struct wseg *gg_seg(const wmat *m, int r) {
+    int s = 0;
+    while (s + 1 < m->nseg && r >= m->seg[s + 1].r0) s++;
+    return &m->seg[s];
+}
+
+/* Row r of a WT_GG matrix (r < rows) into dst[cols], in pieces of a few blocks (kept in L1). */
+static void gg_row(const wmat *m, int r, float *dst) {
+    const struct wseg *g = gg_seg(m, r);
+    quant_dequant_fast(g->type, g->data + (size_t)(r - g->r0) * g->row_bytes, dst, m->cols);
+}
+
 void wmat_free(wmat *m) {
     free(m->w);
     free(m->scale);
@@ -118,13 +149,19 @@ void wmat_free(wmat *m) {
 }
 
 size_t wmat_bytes(const wmat *m) {
+    if (m->type == WT_GG) {
+        size_t b = 0;
+        for (int i = 0; i < m->nseg; i++) b += (size_t)m->seg[i].rows * m->seg[i].row_bytes;
+        return b;
+    }
     size_t n = (size_t)m->prows * m->cols;
     return m->type == WT_F32 ? n * 4 : m->type == WT_BF16 ? n * 2 : n + n / Q8_GROUP * 4;
 }
 
 void wmat_row_f32(const wmat *m, int r, float *dst) {
     int k = m->cols;
-    if (m->type == WT_F32) {
+    if (m->type == WT_GG) gg_row(m, r, dst);
+    else if (m->type == WT_F32) {
         const float *w = m->w;
         for (int i = 0; i < k; i++) dst[i] = w[off_f32(r, i, k)];
     } else if (m->type == WT_BF16) {
@@ -138,10 +175,58 @@ void wmat_row_f32(const wmat *m, int r, float *dst) {
     }
 }
 
+#ifdef HAVE_X86
+static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], int k, float *d, int ds);
+#endif
+
+/* Panel pair pp of a WT_GG matrix as f32 [2][k][16]: per panel, 16 rows dequantized a
+ * piece of columns at a time into tmp [16][piece] (L1), then transposed into the panel
+ * (AVX2: 8x8 transposes; rows past the matrix are zero). */
+static void unpack_gg(const wmat *m, int pp, float *dst) {
+    int k = m->cols;
+    int piece = k % 256 == 0 ? 256 : k % 32 == 0 ? 32 : 1;   /* whole blocks of every type (1: F32/F16/BF16 odd widths) */
+    float tmp[16][256];
+    bool avx2 = !strcmp(kernels_isa(), "avx2") || !strcmp(kernels_isa(), "avx512");
+    for (int p = 0; p < 2; p++) {
+        float *d = dst + (size_t)p * k * WPANEL;
+        int r0 = pp * 2 * WPANEL + p * WPANEL;
+        for (int i0 = 0; i0 < k; i0 += piece) {
+            int np = piece == 1 ? (k - i0 < 256 ? k - i0 : 256) : piece;   /* odd widths: 256 columns per round */
+            for (int l = 0; l < WPANEL; l++) {
+                int r = r0 + l;
+                if (r >= m->rows) {
+                    memset(tmp[l], 0, (size_t)np * sizeof(float));
+                    continue;
+                }
+                const struct wseg *g = gg_seg(m, r);
+                const uint8_t *src = g->data + (size_t)(r - g->r0) * g->row_bytes + quant_row_bytes(g->type, i0);
+                if (piece == 1) quant_dequant_row(g->type, src, tmp[l], np);
+                else quant_dequant_fast(g->type, src, tmp[l], np);
+            }
+            float *o = d + (size_t)i0 * WPANEL;
+#ifdef HAVE_X86
+            if (avx2) {
+                const float *lo[8], *hi[8];
+                for (int j = 0; j < 8; j++) { lo[j] = tmp[j]; hi[j] = tmp[8 + j]; }
+                pack8_avx2(lo, np, o, WPANEL);
+                pack8_avx2(hi, np, o + 8, WPANEL);
+            } else
+#endif
+                for (int i = 0; i < np; i++)
+                    for (int l = 0; l < WPANEL; l++) o[(size_t)i * WPANEL + l] = tmp[l][i];
+            if (piece == 1) i0 += np - 1;
+        }
+    }
+}
+
 /* Panel pair pp (rows 32*pp ..) widened to f32 [2][k][16] (prefill). */
 static void unpack_pair(const wmat *m, int pp, float *dst) {
     int k = m->cols;
     size_t n = (size_t)2 * k * WPANEL;   /* elements in the pair */
+    if (m->type == WT_GG) {
+        unpack_gg(m, pp, dst);
+        return;
+    }
     if (m->type == WT_BF16) {
         const uint16_t *w = (const uint16_t *)m->w + (size_t)pp * n;
         for (int p = 0; p < 2; p++)
@@ -800,6 +885,34 @@ void kern_silu_mul(float *h, const float *g, const float *u, int n) {
     for (int i = 0; i < n; i++) h[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
 }
 
+#ifdef HAVE_X86
+/* Scores of up to 4 query heads (q [ng][hd]) against K blocks of 16 positions (kt
+ * [T/16][hd][16]) into sc [ng][T], unscaled: per block 2 x 8 lanes per head, no
+ * horizontal sums (the AVX2 form of attn_group_body's first loop). */
+static __attribute__((target("avx2,fma"))) void attn_scores_avx2(const float *q, int ng, const float *kt, int T, int hd,
+                                                                  float *sc) {
+    for (int p0 = 0; p0 < T; p0 += 16) {
+        const float *kb = kt + (size_t)p0 * hd;
+        __m256 a[4][2];
+        for (int g = 0; g < 4; g++) a[g][0] = a[g][1] = _mm256_setzero_ps();
+        for (int d = 0; d < hd; d++) {
+            __m256 k0 = _mm256_loadu_ps(kb + d * 16), k1 = _mm256_loadu_ps(kb + d * 16 + 8);
+            for (int g = 0; g < ng; g++) {
+                __m256 qv = _mm256_set1_ps(q[g * hd + d]);
+                a[g][0] = _mm256_fmadd_ps(k0, qv, a[g][0]);
+                a[g][1] = _mm256_fmadd_ps(k1, qv, a[g][1]);
+            }
+        }
+        for (int g = 0; g < ng; g++) {
+            float t[16];
+            _mm256_storeu_ps(t, a[g][0]);
+            _mm256_storeu_ps(t + 8, a[g][1]);
+            memcpy(sc + (size_t)g * T + p0, t, (size_t)(T - p0 < 16 ? T - p0 : 16) * sizeof *t);
+        }
+    }
+}
+#endif
+
 void kern_attn_group(const float *q, int ng, const float *kt, const float *vc, size_t vstride, int T, int hd, float scale,
                      float *sc, float *out) {
     pthread_once(&kern_once, kern_pick);
@@ -808,14 +921,24 @@ void kern_attn_group(const float *q, int ng, const float *kt, const float *vc, s
         attn_group_avx512(q, ng, kt, vc, vstride, T, hd, scale, sc, out);
         return;
     }
+    bool vec = kern_best != &kern_scalar;   /* AVX2 (or AVX-512 with > 4 heads per KV head) */
+    if (vec)
+        for (int g0 = 0; g0 < ng; g0 += 4) attn_scores_avx2(q + (size_t)g0 * hd, ng - g0 < 4 ? ng - g0 : 4, kt, T, hd, sc + (size_t)g0 * T);
+#else
+    bool vec = false;
 #endif
     for (int g = 0; g < ng; g++) {
         const float *qg = q + (size_t)g * hd;
         float mx = -INFINITY;
+        /* vec: head g's scores are at sc + g*T; sc[0, T) (head 0's, used up) is the softmax scratch */
         for (int p = 0; p < T; p++) {
-            const float *kb = kt + (size_t)(p / 16) * 16 * hd + p % 16;
-            float s = 0;
-            for (int d = 0; d < hd; d++) s += qg[d] * kb[d * 16];
+            float s;
+            if (vec) s = sc[(size_t)g * T + p];
+            else {
+                const float *kb = kt + (size_t)(p / 16) * 16 * hd + p % 16;
+                s = 0;
+                for (int d = 0; d < hd; d++) s += qg[d] * kb[d * 16];
+            }
             sc[p] = s * scale;
             mx = fmaxf(mx, sc[p]);
         }
@@ -852,6 +975,8 @@ typedef struct {
     const float *xp;       /* other prefill: x packed per tx-row tile, [n/tx rounded up][cols][tx], padding rows zero */
     int nch;               /* pool chunks the panel pairs are split into */
     pg_pool *pool;         /* per-thread scratch */
+    const char *gx;        /* WT_GG decode: x quantized, per token gx_stride bytes: qa32[cols/32] then (at */
+    size_t gx_stride, gx_off;   /* gx_off) qa256[cols/256]; see mm_decode_gg */
 } mm_job;
 
 /* The panel pairs [b0, b1) of pool chunks [c0, c1). */
@@ -881,6 +1006,39 @@ static void mm_decode(void *arg, int c0, int c1, int ith) {
             else if (m->type == WT_BF16) J->K->mv_bf16((const uint16_t *)m->w + b * pair, k, x, o);
             else J->K->mv_q8((const int8_t *)m->w + b * pair, m->scale + b * pair / Q8_GROUP, k, &J->xq[j], o);
             put_rows(J->out + (size_t)j * J->ldo, o, b * 2 * WPANEL, m->rows);
+        }
+    }
+}
+
+/* WT_GG decode: rows [r0, r1) of chunk range [c0, c1), straight from the blocks
+ * against x quantized once (J->gx: per token, qa32 then qa256 at J->gx_off), or,
+ * exact, against f32 x with each row dequantized first (thread scratch). */
+static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
+    const mm_job *J = arg;
+    const wmat *m = J->m;
+    int r0 = (int)((long)m->rows * c0 / J->nch), r1 = (int)((long)m->rows * c1 / J->nch), k = m->cols;
+    float *row = m->exact ? pool_scratch(J->pool, ith, (size_t)k * sizeof(float)) : NULL;
+    if (m->exact && !row) abort();   /* k floats; nothing sane to recover */
+    for (int s = 0; s < m->nseg; s++) {
+        const struct wseg *g = &m->seg[s];
+        int a = r0 > g->r0 ? r0 : g->r0, b = r1 < g->r0 + g->rows ? r1 : g->r0 + g->rows;
+        for (int r = a; r < b; r += 16) {   /* 16 rows per call: outputs of one token stay together */
+            int nr = b - r < 16 ? b - r : 16;
+            const uint8_t *w = g->data + (size_t)(r - g->r0) * g->row_bytes;
+            for (int j = 0; j < J->n; j++) {
+                float *o = J->out + (size_t)j * J->ldo + r;
+                const float *x = J->x + (size_t)j * J->ldx;
+                if (m->exact) {
+                    for (int i = 0; i < nr; i++) {
+                        quant_dequant_fast(g->type, w + (size_t)i * g->row_bytes, row, k);
+                        o[i] = quant_dot_f32(row, x, k);
+                    }
+                    continue;
+                }
+                int kind = quant_act_kind(g->type);
+                const void *xq = kind == QACT_F32 ? (const void *)x : J->gx + j * J->gx_stride + (kind == QACT_256 ? J->gx_off : 0);
+                quant_dot_rows(g->type, w, g->row_bytes, nr, xq, k, o);
+            }
         }
     }
 }
@@ -965,7 +1123,7 @@ static void mm_prefill(void *arg, int c0, int c1, int ith) {
         if (m->type == WT_F32) P = (const float *)m->w + b * pair;
         else {
 #ifdef HAVE_X86
-            if (J->K == &kern_avx512) {
+            if (J->K == &kern_avx512 && m->type != WT_GG) {
                 if (m->type == WT_Q8) unpack_q8_avx512(m, b, wbuf);
                 else unpack_bf16_avx512(m, b, wbuf);
             } else
@@ -1025,10 +1183,11 @@ typedef struct {
 } pack_job;
 
 #ifdef HAVE_X86
-/* 8 rows x k into [k][8]: 8x8 transposes (columns i..i+7 of the 8 rows -> 8 output columns). */
-static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], int k, float *d) {
+/* 8 rows x k into [k][ds] (the first 8 of each ds): 8x8 transposes (columns i..i+7 of the
+ * 8 rows -> 8 output columns). */
+static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], int k, float *d, int ds) {
     int i = 0;
-    for (; i + 8 <= k; i += 8, d += 64) {
+    for (; i + 8 <= k; i += 8, d += 8 * ds) {
         __m256 t0 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[0] + i), _mm256_loadu_ps(s[1] + i));
         __m256 t1 = _mm256_unpackhi_ps(_mm256_loadu_ps(s[0] + i), _mm256_loadu_ps(s[1] + i));
         __m256 t2 = _mm256_unpacklo_ps(_mm256_loadu_ps(s[2] + i), _mm256_loadu_ps(s[3] + i));
@@ -1041,16 +1200,16 @@ static __attribute__((target("avx2"))) void pack8_avx2(const float *const s[8], 
         __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
         __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
         __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-        _mm256_storeu_ps(d + 0, _mm256_permute2f128_ps(u0, u4, 0x20));
-        _mm256_storeu_ps(d + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
-        _mm256_storeu_ps(d + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
-        _mm256_storeu_ps(d + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
-        _mm256_storeu_ps(d + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
-        _mm256_storeu_ps(d + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
-        _mm256_storeu_ps(d + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
-        _mm256_storeu_ps(d + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+        _mm256_storeu_ps(d + 0 * ds, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(d + 1 * ds, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(d + 2 * ds, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(d + 3 * ds, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(d + 4 * ds, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(d + 5 * ds, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(d + 6 * ds, _mm256_permute2f128_ps(u2, u6, 0x31));
+        _mm256_storeu_ps(d + 7 * ds, _mm256_permute2f128_ps(u3, u7, 0x31));
     }
-    for (; i < k; i++, d += 8)
+    for (; i < k; i++, d += ds)
         for (int j = 0; j < 8; j++) d[j] = s[j][i];
 }
 #endif
@@ -1064,7 +1223,7 @@ static void pack_x(void *arg, int t0, int t1, int ith) {
         if (tx == 8 && j0 + 8 <= J->n && J->avx2) {   /* the AVX-512 tile (so AVX2 is there) */
             const float *s[8];
             for (int j = 0; j < 8; j++) s[j] = J->x + (size_t)(j0 + j) * J->ldx;
-            pack8_avx2(s, k, d);
+            pack8_avx2(s, k, d, 8);
             continue;
         }
 #endif
@@ -1079,6 +1238,75 @@ static void pack_x(void *arg, int t0, int t1, int ith) {
     }
 }
 
+/* WT_GG decode: quantize x for the segments' kinds (caller's thread), then rows on the pool
+ * (p NULL: all on the caller). */
+static void mm_gg_decode(pg_pool *p, mm_job *J) {
+    const wmat *m = J->m;
+    int k = m->cols;
+    bool need32 = false, need256 = false;
+    for (int s = 0; s < m->nseg && !m->exact; s++) {
+        need32 |= quant_act_kind(m->seg[s].type) == QACT_32;
+        need256 |= quant_act_kind(m->seg[s].type) == QACT_256;
+    }
+    size_t b32 = need32 ? (size_t)k / 32 * sizeof(qa32) : 0, b256 = need256 ? (size_t)k / 256 * sizeof(qa256) : 0;
+    size_t stride = (b32 + b256 + 63) / 64 * 64;
+    char *gx = NULL;
+    if (stride) {
+        gx = pool_shared(p, 0, stride * J->n);
+        if (!gx) abort();   /* a few KB */
+        for (int j = 0; j < J->n; j++) {
+            const float *x = J->x + (size_t)j * J->ldx;
+            if (need32) quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
+            if (need256) quant_act256(x, k, (qa256 *)(void *)(gx + j * stride + b32));
+        }
+    }
+    J->gx = gx;
+    J->gx_stride = stride;
+    J->gx_off = b32;
+    /* chunks of at least 64 rows, 4 per thread: a descheduled thread's share is picked up */
+    int nch = 4 * pool_size(p), most = (m->rows + 63) / 64;
+    J->nch = nch < most ? nch : most;
+    pool_run(p, mm_decode_gg, J, J->nch);
+}
+
+void matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
+    pthread_once(&kern_once, kern_pick);
+    int npairs = m->prows / (2 * WPANEL);
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0};
+    if (m->type != WT_F32 && m->type != WT_BF16) abort();   /* f32 / bf16 only (LoRA factors) */
+    if (npairs) mm_decode(&J, 0, npairs, 0);
+}
+
+void wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out) {
+    int k = m->cols;
+    float *row = malloc((size_t)k * sizeof *row);
+    qa32 *q32 = NULL;
+    qa256 *q256 = NULL;
+    if (m->type == WT_GG && !m->exact) {
+        q32 = malloc((size_t)k / 32 * sizeof *q32 + 1);
+        q256 = malloc((size_t)k / 256 * sizeof *q256 + 1);
+        if (q32 && q256) {
+            quant_act32(x, k, q32);
+            quant_act256(x, k, q256);
+        }
+    }
+    if (!row || (m->type == WT_GG && !m->exact && (!q32 || !q256))) abort();   /* a row's worth */
+    for (int i = 0; i < n; i++) {
+        if (m->type == WT_GG && !m->exact) {
+            const struct wseg *g = gg_seg(m, ids[i]);
+            int kind = quant_act_kind(g->type);
+            const void *xq = kind == QACT_32 ? (const void *)q32 : kind == QACT_256 ? (const void *)q256 : (const void *)x;
+            quant_dot_rows(g->type, g->data + (size_t)(ids[i] - g->r0) * g->row_bytes, g->row_bytes, 1, xq, k, &out[i]);
+        } else {
+            wmat_row_f32(m, ids[i], row);
+            out[i] = quant_dot_f32(row, x, k);
+        }
+    }
+    free(row);
+    free(q32);
+    free(q256);
+}
+
 void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
     int npairs = m->prows / (2 * WPANEL);
@@ -1087,7 +1315,7 @@ void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, con
      * prefetch of the next pair's weights stays within the thread */
     int cpt = n >= 4 ? PF_CHUNKS : 4;
     int nch = npairs < cpt * pool_size(p) ? npairs : cpt * pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0};
     if (n >= 4) {
 #ifdef HAVE_AMX
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {
@@ -1125,6 +1353,10 @@ void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, con
         pool_run(p, pack_x, &pj, nt);
         J.xp = xp;
         pool_run(p, mm_prefill, &J, nch);
+        return;
+    }
+    if (m->type == WT_GG) {
+        mm_gg_decode(p, &J);
         return;
     }
     q8x X[4];

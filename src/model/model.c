@@ -18,22 +18,36 @@
  * reading each cache entry once; K is cached in blocks of 16 positions
  * ([hd][16]) so scores need no horizontal sums. */
 #include "model_internal.h"
+#include "gguf.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHUNK 128   /* prefill runs in batches of at most this many tokens (bounds scratch memory) */
 
+/* LoRA kept beside quantized weights (GGUF models): y += s * B (A x) for the
+ * modules of one matmul (q|k|v, o, gate|up, down, the output head).  Their A
+ * share the matmul's input, so they are stacked and run as one small matmul. */
+typedef struct {
+    int nmod, R;          /* adapted modules; their ranks summed */
+    wmat A;               /* [R][in] f32: the modules' A stacked */
+    struct { int t0, out0; wmat B; } mod[3];   /* B [out][r] f32, scaled by s: adds B t[t0 .. t0+r) to output rows out0.. */
+} lora_side;
+
 typedef struct {
     float *ln1, *ln2;     /* [H] */
     wmat qkv;             /* [QD + 2*KVD][H] */
-    float *bqkv;          /* [QD + 2*KVD] */
+    float *bqkv;          /* [QD + 2*KVD]; NULL when the model has no q/k/v biases (llama) */
     wmat o;               /* [H][QD] */
     wmat gate_up;         /* [2*I][H]: gate rows then up rows */
     wmat down;            /* [H][I] */
+    lora_side lqkv, lo, lgu, ldown;
 } layer;
 
 struct model_model {
@@ -45,6 +59,10 @@ struct model_model {
     float *norm;          /* [H] */
     pg_pool *pool;
     size_t nparams;
+    gguf_file *gg;        /* GGUF models: the mapping the WT_GG weights point into */
+    bool rope_adjacent;   /* rotate pairs (2i, 2i+1) (ggml's llama on Q/K rows its converter permuted), else (i, i + hd/2) */
+    lora_side lhead;      /* GGUF models: LoRA on the output head */
+    int lora_rmax, lora_outmax;   /* largest R and B output over the layers' side paths (context scratch) */
 };
 
 struct model_ctx {
@@ -55,20 +73,39 @@ struct model_ctx {
     float *rope_cos, *rope_sin;   /* [max_seq][hd/2] */
     float *x, *xb, *qkv, *att, *gu, *h, *tmp;   /* chunk scratch, [CHUNK][...] */
     float *scores;        /* [nthreads][heads per KV head][max_seq] */
+    float *hlast;         /* [H] final-normed hidden state of the last token run (model_logits_subset) */
+    bool have_hlast;
+    float *lt, *ly;       /* LoRA side path scratch: [CHUNK][lora_rmax], [CHUNK][lora_outmax] */
+    float *lht, *lhy;     /* head side path: [lhead.R], [vocab] */
 };
 
 const model_config *model_get_config(const model_model *m) { return &m->cfg; }
 size_t model_param_count(const model_model *m) { return m->nparams; }
 int model_threads(const model_model *m) { return pool_size(m->pool); }
-const char *model_weight_dtype(const model_model *m) { return m->wt == WT_F32 ? "f32" : m->wt == WT_BF16 ? "bf16" : "q8"; }
+const char *model_weight_dtype(const model_model *m) {
+    return m->wt == WT_F32 ? "f32" : m->wt == WT_BF16 ? "bf16" : m->wt == WT_Q8 ? "q8" : "gguf";
+}
+
+static size_t lora_bytes(const lora_side *ls) {
+    size_t b = wmat_bytes(&ls->A);
+    for (int i = 0; i < ls->nmod; i++) b += wmat_bytes(&ls->mod[i].B);
+    return b;
+}
+
+static void lora_free(lora_side *ls) {
+    wmat_free(&ls->A);
+    for (int i = 0; i < ls->nmod; i++) wmat_free(&ls->mod[i].B);
+    memset(ls, 0, sizeof *ls);
+}
 
 size_t model_weight_bytes(const model_model *m) {
     const model_config *c = &m->cfg;
-    size_t b = wmat_bytes(&m->embed) + wmat_bytes(&m->lm_head) + (size_t)c->hidden_size * 4;
+    size_t b = wmat_bytes(&m->embed) + wmat_bytes(&m->lm_head) + (size_t)c->hidden_size * 4 + lora_bytes(&m->lhead);
     for (int l = 0; l < c->num_hidden_layers; l++) {
         const layer *L = &m->L[l];
         b += wmat_bytes(&L->qkv) + wmat_bytes(&L->o) + wmat_bytes(&L->gate_up) + wmat_bytes(&L->down);
-        b += (size_t)(2 * c->hidden_size + L->qkv.rows) * 4;
+        b += (size_t)(2 * c->hidden_size + (L->bqkv ? L->qkv.rows : 0)) * 4;
+        b += lora_bytes(&L->lqkv) + lora_bytes(&L->lo) + lora_bytes(&L->lgu) + lora_bytes(&L->ldown);
     }
     return b;
 }
@@ -79,12 +116,15 @@ void model_free(model_model *m) {
         layer *L = &m->L[l];
         free(L->ln1); free(L->ln2); free(L->bqkv);
         wmat_free(&L->qkv); wmat_free(&L->o); wmat_free(&L->gate_up); wmat_free(&L->down);
+        lora_free(&L->lqkv); lora_free(&L->lo); lora_free(&L->lgu); lora_free(&L->ldown);
     }
     free(m->L);
     wmat_free(&m->embed);
     wmat_free(&m->lm_head);
+    lora_free(&m->lhead);
     free(m->norm);
     pool_free(m->pool);
+    if (m->gg) gguf_close(m->gg);
     free(m);
 }
 
@@ -97,6 +137,8 @@ typedef struct {
     lora_config lc;
     st_set ad;
     char ad_file[4200];
+    bool side;               /* GGUF base: LoRA as a side path (lm_head allowed), never merged */
+    bool exact;              /* GGUF: decode with dequantized rows x f32 activations */
     model_model *m;
     pg_diag_sink *diag;
 } loader;
@@ -162,6 +204,7 @@ static void linear_dims(const model_config *c, const char *kind, int *out, int *
     else if (!strcmp(kind, "k_proj") || !strcmp(kind, "v_proj")) { *out = KVD; *in = H; }
     else if (!strcmp(kind, "o_proj")) { *out = H; *in = QD; }
     else if (!strcmp(kind, "down_proj")) { *out = H; *in = I; }
+    else if (!strcmp(kind, "lm_head")) { *out = c->vocab_size; *in = H; }
     else { *out = I; *in = H; }
 }
 
@@ -183,9 +226,12 @@ static bool lora_check(loader *ld) {
         }
         memcpy(mod, t->name + np, n - 14 - np);
         mod[n - 14 - np] = 0;
-        if (!lora_module(mod, &l, kind, sizeof kind) || l >= c->num_hidden_layers) {
+        if (ld->side && !strcmp(mod, "lm_head")) {   /* the output head: only as a side path */
+            snprintf(kind, sizeof kind, "lm_head");
+            l = 0;
+        } else if (!lora_module(mod, &l, kind, sizeof kind) || l >= c->num_hidden_layers) {
             pg_diag_emit(ld->diag, PG_E_ADAPTER, t->file, 0, 0,
-                         "tensor '%s' targets module '%s', which this %d-layer Qwen2 model does not have (adapter for another base?)",
+                         "tensor '%s' targets module '%s', which this %d-layer model does not have (adapter for another base?)",
                          t->name, mod, c->num_hidden_layers);
             return false;
         }
@@ -303,10 +349,402 @@ static pg_status load_adapter(loader *ld, const char *adir) {
     return lora_check(ld) ? PG_OK : PG_ERR_INVALID;
 }
 
+
+/* ---- GGUF models ----------------------------------------------------------------------------
+ * A .gguf file (llama.cpp's format) read with gguf.c: the architecture from the
+ * metadata (qwen2 or llama), the weights left in the mapping in their stored
+ * types (WT_GG: quant.c computes straight from the blocks), norms and biases
+ * copied to f32.  A PEFT adapter runs as a side path (lora_side), never merged:
+ * merging into 4/5-bit blocks would round the update away. */
+
+/* PEFT module name of a layer linear -> the sub-module path ("self_attn" / "mlp"). */
+static const char *lora_sub(const char *kind) {
+    return !strcmp(kind, "gate_proj") || !strcmp(kind, "up_proj") || !strcmp(kind, "down_proj") ? "mlp" : "self_attn";
+}
+
+/* The side path of one matmul: modules kinds[i] (NULL-terminated list, in the
+ * matmul's output order, starting at output rows out0s[i]) of layer l (l < 0: the head).
+ * adjacent: B's rows for q/k permuted as llama.cpp's converter permuted the GGUF's
+ * Q/K rows (heads nh of hd: HF row h*hd + a*hd/2 + j is GGUF row h*hd + 2j + a). */
+static bool lora_side_load(loader *ld, int l, const char *const *kinds, const int *out0s, lora_side *ls) {
+    model_model *m = ld->m;
+    const model_config *c = &m->cfg;
+    const st_tensor *A[3] = {0}, *B[3] = {0};
+    int idx[3], na = 0, in = 0, r = ld->lc.r;
+    for (int i = 0; kinds[i]; i++) {
+        char na_[300], nb_[300];
+        if (l < 0) {
+            snprintf(na_, sizeof na_, "base_model.model.lm_head.lora_A.weight");
+            snprintf(nb_, sizeof nb_, "base_model.model.lm_head.lora_B.weight");
+        } else {
+            snprintf(na_, sizeof na_, "base_model.model.model.layers.%d.%s.%s.lora_A.weight", l, lora_sub(kinds[i]), kinds[i]);
+            snprintf(nb_, sizeof nb_, "base_model.model.model.layers.%d.%s.%s.lora_B.weight", l, lora_sub(kinds[i]), kinds[i]);
+        }
+        const st_tensor *a = st_find(&ld->ad, na_), *b = st_find(&ld->ad, nb_);
+        if (!a || !b) continue;   /* not adapted (lora_check made sure they come in pairs) */
+        A[na] = a;
+        B[na] = b;
+        idx[na++] = i;
+    }
+    if (!na) return true;
+    int out;
+    linear_dims(c, kinds[idx[0]], &out, &in);
+    float *buf = malloc((size_t)na * r * in * sizeof *buf);   /* A stacked: [na*r][in] */
+    if (!buf) return false;
+    for (int i = 0; i < na; i++) st_to_f32(A[i], buf + (size_t)i * r * in);
+    bool ok = wmat_make(&ls->A, buf, na * r, in, WT_F32) == PG_OK;
+    free(buf);
+    ls->R = na * r;
+    for (int i = 0; ok && i < na; i++) {
+        const char *kind = kinds[idx[i]];
+        linear_dims(c, kind, &out, &in);
+        float *b = malloc((size_t)out * r * sizeof *b), *bp = malloc((size_t)out * r * sizeof *bp);   /* [out][r] */
+        ok = b && bp;
+        if (ok) {
+            st_to_f32(B[i], b);
+            bool perm = m->rope_adjacent && (!strcmp(kind, "q_proj") || !strcmp(kind, "k_proj"));
+            int hd = c->head_dim;
+            for (int row = 0; row < out; row++) {
+                int src = row;
+                if (perm) {   /* GGUF row h*hd + 2j + a <- HF row h*hd + a*hd/2 + j */
+                    int h = row / hd, w = row % hd;
+                    src = h * hd + (w % 2) * (hd / 2) + w / 2;
+                }
+                for (int k = 0; k < r; k++) bp[(size_t)row * r + k] = (float)ld->lc.scale * b[(size_t)src * r + k];
+            }
+            ok = wmat_make(&ls->mod[i].B, bp, out, r, WT_F32) == PG_OK;
+            ls->mod[i].t0 = i * r;
+            ls->mod[i].out0 = out0s[idx[i]];
+            ls->nmod = i + 1;
+            if (l >= 0 && out > m->lora_outmax) m->lora_outmax = out;
+        }
+        free(b);
+        free(bp);
+    }
+    if (l >= 0 && ls->R > m->lora_rmax) m->lora_rmax = ls->R;
+    return ok;
+}
+
+/* The GGUF tensor `name`, checked: present, a type quant.c computes with, dims [ne0] or
+ * [ne0, ne1] (GGML order: ne0 is the row length).  NULL after an E803. */
+static const gguf_tensor *gg_tensor(loader *ld, const char *name, int64_t ne0, int64_t ne1) {
+    const gguf_tensor *t = gguf_tensor_find(ld->m->gg, name);
+    if (!t) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor '%s' is missing", name);
+        return NULL;
+    }
+    int nd = ne1 > 0 ? 2 : 1;
+    bool ok = t->n_dims == nd && t->ne[0] == ne0 && (nd == 1 || t->ne[1] == ne1);
+    if (!ok) {
+        char got[128], exp[64];
+        int64_t want[2] = {ne0, ne1};
+        shape_str(t->ne, t->n_dims, got, sizeof got);
+        shape_str(want, nd, exp, sizeof exp);
+        pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor '%s': shape %s (GGML order), the metadata wants %s",
+                     name, got, exp);
+        return NULL;
+    }
+    if (!quant_supported(t->type) || (nd == 1 && quant_act_kind(t->type) != QACT_F32)) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0,
+                     "tensor '%s': type %s is not supported (F32, F16, BF16%s)", name, gguf_type_name(t->type),
+                     nd == 2 ? ", Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K" : " for a vector");
+        return NULL;
+    }
+    return t;
+}
+
+/* A vector tensor [n] as f32 (malloc'd into *dst). */
+static bool gg_vec(loader *ld, const char *name, int64_t n, float **dst) {
+    const gguf_tensor *t = gg_tensor(ld, name, n, 0);
+    if (!t) return false;
+    *dst = malloc((size_t)n * sizeof **dst);
+    if (!*dst) return false;
+    quant_dequant_row(t->type, t->data, *dst, n);
+    return true;
+}
+
+/* Append tensor `name` ([rows][cols] as PyTorch sees it) to a WT_GG matrix. */
+static bool gg_mat(loader *ld, const char *name, int rows, int cols, wmat *w) {
+    const gguf_tensor *t = gg_tensor(ld, name, cols, rows);
+    if (!t) return false;
+    if (!wmat_gg_add(w, t->type, t->data, rows, cols)) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor '%s': cannot stack it (internal limit)", name);
+        return false;
+    }
+    w->exact = ld->exact;
+    return true;
+}
+
+static bool gg_int(loader *ld, const char *arch, const char *key, bool need, int64_t lo, int64_t hi, int64_t *v) {
+    char k[160];
+    snprintf(k, sizeof k, "%s.%s", arch, key);
+    if (!gguf_get_int(ld->m->gg, k, v)) {
+        if (!need) return true;
+        pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "metadata key '%s' is missing or not an integer", k);
+        return false;
+    }
+    if (*v < lo || *v > hi) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "metadata '%s' = %lld is outside [%lld, %lld]", k,
+                     (long long)*v, (long long)lo, (long long)hi);
+        return false;
+    }
+    return true;
+}
+
+/* model_config from the metadata.  The eos id in the file is kept as written; it is not
+ * reliable (chat models end turns with <|im_end|>): callers take end tokens from the tokenizer. */
+static bool gg_config(loader *ld) {
+    model_model *m = ld->m;
+    model_config *c = &m->cfg;
+    gguf_file *g = m->gg;
+    gguf_str a;
+    char arch[32];
+    if (!gguf_get_str(g, "general.architecture", &a) || a.len >= sizeof arch) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "metadata 'general.architecture' is missing");
+        return false;
+    }
+    snprintf(arch, sizeof arch, "%.*s", (int)a.len, a.s);
+    if (strcmp(arch, "qwen2") && strcmp(arch, "llama")) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "architecture '%s' is not supported (qwen2, llama)", arch);
+        return false;
+    }
+    m->rope_adjacent = !strcmp(arch, "llama");   /* ggml: LLAMA rope "normal", QWEN2 rope NEOX */
+    int64_t L = 0, H = 0, I = 0, NH = 0, NKV = -1, ctx = 4096, hd = -1, rd = -1;
+    if (!gg_int(ld, arch, "block_count", true, 1, 1024, &L) || !gg_int(ld, arch, "embedding_length", true, 1, 1 << 16, &H) ||
+        !gg_int(ld, arch, "feed_forward_length", true, 1, 1 << 18, &I) ||
+        !gg_int(ld, arch, "attention.head_count", true, 1, 1024, &NH) ||
+        !gg_int(ld, arch, "attention.head_count_kv", false, 1, 1024, &NKV) ||
+        !gg_int(ld, arch, "context_length", false, 1, 1 << 24, &ctx) ||
+        !gg_int(ld, arch, "attention.key_length", false, 2, 1024, &hd) ||
+        !gg_int(ld, arch, "rope.dimension_count", false, 2, 1024, &rd))
+        return false;
+    if (NKV < 0) NKV = NH;
+    if (hd < 0) hd = H / NH;
+    if (rd < 0) rd = hd;
+    if (NH % NKV || hd % 2 || rd != hd || NH / NKV > 64) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0,
+                     "heads %lld / kv heads %lld, head dim %lld, rope dims %lld: the engine needs heads %% kv heads == 0, "
+                     "an even head dim and rope over the whole head", (long long)NH, (long long)NKV, (long long)hd, (long long)rd);
+        return false;
+    }
+    char k[160];
+    double v;
+    c->rope_theta = 10000.0;
+    snprintf(k, sizeof k, "%s.rope.freq_base", arch);
+    if (gguf_get_float(g, k, &v)) c->rope_theta = v;
+    c->rms_norm_eps = 1e-5;
+    snprintf(k, sizeof k, "%s.attention.layer_norm_rms_epsilon", arch);
+    if (gguf_get_float(g, k, &v)) c->rms_norm_eps = v;
+    if (!(c->rope_theta > 0) || !(c->rms_norm_eps > 0)) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "rope base %g / rms eps %g must be positive", c->rope_theta,
+                     c->rms_norm_eps);
+        return false;
+    }
+    const gguf_tensor *emb = gguf_tensor_find(g, "token_embd.weight");
+    if (!emb || emb->n_dims != 2 || emb->ne[1] < 1 || emb->ne[1] > (1 << 24)) {
+        pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor 'token_embd.weight' is missing or not 2-D");
+        return false;
+    }
+    c->vocab_size = (int)emb->ne[1];
+    c->hidden_size = (int)H;
+    c->intermediate_size = (int)I;
+    c->num_hidden_layers = (int)L;
+    c->num_attention_heads = (int)NH;
+    c->num_key_value_heads = (int)NKV;
+    c->head_dim = (int)hd;
+    c->max_position_embeddings = (int)ctx;
+    c->tie_word_embeddings = gguf_tensor_find(g, "output.weight") == NULL;
+    int64_t id;
+    c->bos_token_id = gguf_get_int(g, "tokenizer.ggml.bos_token_id", &id) ? (int)id : -1;
+    c->eos_token_id = gguf_get_int(g, "tokenizer.ggml.eos_token_id", &id) ? (int)id : -1;
+    c->n_eos_token_ids = c->eos_token_id >= 0;
+    c->eos_token_ids[0] = c->eos_token_id;
+    snprintf(c->dtype, sizeof c->dtype, "gguf");
+    gguf_str name;
+    if (gguf_get_str(g, "general.name", &name) && name.len)
+        snprintf(c->model_id, sizeof c->model_id, "%.*s", (int)(name.len < 127 ? name.len : 127), name.s);
+    return true;
+}
+
+static bool gg_layer(loader *ld, int l) {
+    model_model *m = ld->m;
+    const model_config *c = &m->cfg;
+    layer *L = &m->L[l];
+    int H = c->hidden_size, QD = c->num_attention_heads * c->head_dim, KVD = c->num_key_value_heads * c->head_dim;
+    int I = c->intermediate_size;
+    char n[128];
+#define NAME(fmt) (snprintf(n, sizeof n, "blk.%d." fmt, l), n)
+    if (!gg_vec(ld, NAME("attn_norm.weight"), H, &L->ln1) || !gg_vec(ld, NAME("ffn_norm.weight"), H, &L->ln2)) return false;
+    if (gguf_tensor_find(m->gg, NAME("attn_q.bias"))) {   /* qwen2: q/k/v biases */
+        float *bq = NULL, *bk = NULL, *bv = NULL;
+        bool ok = gg_vec(ld, NAME("attn_q.bias"), QD, &bq) && gg_vec(ld, NAME("attn_k.bias"), KVD, &bk) &&
+                  gg_vec(ld, NAME("attn_v.bias"), KVD, &bv) && (L->bqkv = malloc((size_t)(QD + 2 * KVD) * 4));
+        if (ok) {
+            memcpy(L->bqkv, bq, (size_t)QD * 4);
+            memcpy(L->bqkv + QD, bk, (size_t)KVD * 4);
+            memcpy(L->bqkv + QD + KVD, bv, (size_t)KVD * 4);
+        }
+        free(bq); free(bk); free(bv);
+        if (!ok) return false;
+    }
+    if (!gg_mat(ld, NAME("attn_q.weight"), QD, H, &L->qkv) || !gg_mat(ld, NAME("attn_k.weight"), KVD, H, &L->qkv) ||
+        !gg_mat(ld, NAME("attn_v.weight"), KVD, H, &L->qkv) || !gg_mat(ld, NAME("attn_output.weight"), H, QD, &L->o) ||
+        !gg_mat(ld, NAME("ffn_gate.weight"), I, H, &L->gate_up) || !gg_mat(ld, NAME("ffn_up.weight"), I, H, &L->gate_up) ||
+        !gg_mat(ld, NAME("ffn_down.weight"), H, I, &L->down))
+        return false;
+#undef NAME
+    m->nparams += (size_t)(QD + 2 * KVD) * H + (L->bqkv ? (size_t)(QD + 2 * KVD) : 0) + (size_t)H * QD + 3 * (size_t)I * H +
+                  2 * (size_t)H;
+    if (!ld->have_lora) return true;
+    static const char *const qkv[] = {"q_proj", "k_proj", "v_proj", NULL}, *const o[] = {"o_proj", NULL},
+                             *const gu[] = {"gate_proj", "up_proj", NULL}, *const dn[] = {"down_proj", NULL};
+    const int oqkv[] = {0, QD, QD + KVD}, o0[] = {0}, ogu[] = {0, I};
+    return lora_side_load(ld, l, qkv, oqkv, &L->lqkv) && lora_side_load(ld, l, o, o0, &L->lo) &&
+           lora_side_load(ld, l, gu, ogu, &L->lgu) && lora_side_load(ld, l, dn, o0, &L->ldown);
+}
+
+/* Every target_modules entry must be one the side path knows (a typo would silently adapt nothing). */
+static bool gg_lora_targets(loader *ld) {
+    static const char *known[] = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "lm_head"};
+    for (int i = 0; i < ld->lc.ntargets; i++) {
+        bool ok = false;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++) ok |= !strcmp(ld->lc.targets[i], known[k]);
+        if (!ok) {
+            char p[4300];
+            snprintf(p, sizeof p, "%.4200s", ld->ad_file);
+            char *slash = strrchr(p, '/');
+            snprintf(slash ? slash + 1 : p, sizeof p - (size_t)(slash ? slash + 1 - p : 0), "adapter_config.json");
+            pg_diag_emit(ld->diag, PG_E_ADAPTER, p, 0, 0,
+                         "target module '%s' is not one of q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, lm_head",
+                         ld->lc.targets[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static pg_status load_gguf(const char *path, const char *adapter_dir, const model_load_opts *o, model_model **out,
+                           pg_diag_sink *diag) {
+    if (o->weight_dtype && strcmp(o->weight_dtype, "f32") && strcmp(o->weight_dtype, "gguf")) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0,
+                     "weight dtype '%s': a GGUF model computes from its stored types (give \"gguf\" or nothing)", o->weight_dtype);
+        return PG_ERR_USAGE;
+    }
+    model_model *m = calloc(1, sizeof *m);
+    if (!m) return PG_ERR_NOMEM;
+    m->wt = WT_GG;
+    loader ld;
+    memset(&ld, 0, sizeof ld);
+    ld.m = m;
+    ld.diag = diag;
+    ld.src = path;
+    ld.side = true;
+    ld.exact = o->exact;
+    pg_status st = gguf_open(path, &m->gg, diag);
+    if (st != PG_OK) { free(m); return st; }
+    st = PG_ERR_INVALID;
+    if (!gg_config(&ld)) goto fail;
+    model_config *c = &m->cfg;
+    if (!c->model_id[0]) {
+        const char *b = strrchr(path, '/');
+        snprintf(c->model_id, sizeof c->model_id, "%s", b ? b + 1 : path);
+    }
+    if (adapter_dir) {
+        if ((st = load_adapter(&ld, adapter_dir)) != PG_OK) goto fail;
+        st = PG_ERR_INVALID;
+        if (!gg_lora_targets(&ld)) goto fail;
+    }
+    int H = c->hidden_size, V = c->vocab_size;
+    m->L = calloc((size_t)c->num_hidden_layers, sizeof *m->L);
+    if (!m->L) { st = PG_ERR_NOMEM; goto fail; }
+    if (!gg_mat(&ld, "token_embd.weight", V, H, &m->embed) || !gg_vec(&ld, "output_norm.weight", H, &m->norm)) goto fail;
+    m->nparams = (size_t)V * H + H;
+    for (int l = 0; l < c->num_hidden_layers; l++)
+        if (!gg_layer(&ld, l)) goto fail;
+    if (!c->tie_word_embeddings) {
+        if (!gg_mat(&ld, "output.weight", V, H, &m->lm_head)) goto fail;
+        m->nparams += (size_t)V * H;
+    }
+    if (ld.have_lora) {
+        static const char *const head[] = {"lm_head", NULL};
+        const int o0[] = {0};
+        if (!lora_side_load(&ld, -1, head, o0, &m->lhead)) goto fail;
+    }
+    int nth = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    m->pool = pool_new(nth < 1 ? 1 : nth > 256 ? 256 : nth);
+    if (!m->pool) { st = PG_ERR_NOMEM; goto fail; }
+    st_close(&ld.ad);
+    *out = m;
+    return PG_OK;
+fail:
+    st_close(&ld.ad);
+    model_free(m);
+    return st == PG_OK ? PG_ERR_INVALID : st;
+}
+
+/* A shipped-model directory: base.json {"gguf": "<file in or under the directory>",
+ * "sha256": "<hex>"} and a PEFT adapter beside it. */
+static pg_status load_shipped(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/base.json", dir);
+    char *text = NULL;
+    size_t len = 0;
+    pg_status st = pg_read_file(path, 1u << 16, &text, &len, diag);
+    if (st != PG_OK) return st;
+    json_error_t e;
+    json_t *root = json_loadb(text, len, 0, &e);
+    free(text);
+    const char *rel = root ? json_string_value(json_object_get(root, "gguf")) : NULL;
+    const char *sha = root ? json_string_value(json_object_get(root, "sha256")) : NULL;
+    st = PG_ERR_INVALID;
+    if (!rel || !*rel) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "want {\"gguf\": \"<file>\", \"sha256\": \"<64 hex digits>\"}%s%s",
+                     root ? "" : ": ", root ? "" : e.text);
+        goto done;
+    }
+    /* the base lives in the directory: no absolute path, no '..' component */
+    bool escapes = rel[0] == '/' || !strcmp(rel, "..") || !strncmp(rel, "../", 3) || strstr(rel, "/../") ||
+                   (strlen(rel) >= 3 && !strcmp(rel + strlen(rel) - 3, "/.."));
+    if (escapes) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "\"gguf\": '%s' leaves the model directory", rel);
+        goto done;
+    }
+    if (o->verify_base && (!sha || strlen(sha) != 64)) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "\"sha256\" must be 64 hex digits to verify the base");
+        goto done;
+    }
+    char gpath[8400];
+    snprintf(gpath, sizeof gpath, "%s/%s", dir, rel);
+    if (o->verify_base) {
+        char hex[65];
+        if (!sha256_file(gpath, hex)) {
+            pg_diag_emit(diag, PG_E_MODEL_FILE, gpath, 0, 0, "cannot read the base model");
+            st = PG_ERR_IO;
+            goto done;
+        }
+        if (strcasecmp(hex, sha)) {
+            pg_diag_emit(diag, PG_E_MODEL_FILE, gpath, 0, 0, "sha256 %s, base.json wants %s (a different base file)", hex, sha);
+            goto done;
+        }
+    }
+    char ac[4300];
+    snprintf(ac, sizeof ac, "%s/adapter_config.json", dir);
+    const char *adir = o->adapter_dir ? o->adapter_dir : access(ac, F_OK) == 0 ? dir : NULL;
+    st = load_gguf(gpath, adir, o, out, diag);
+done:
+    json_decref(root);
+    return st;
+}
+
 pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
     *out = NULL;
-    model_load_opts defaults = {NULL, 0, NULL};
+    model_load_opts defaults = {NULL, 0, NULL, false, false};
     if (!o) o = &defaults;
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) return load_gguf(dir, o->adapter_dir, o, out, diag);   /* a .gguf file */
+    char bj[4200];
+    snprintf(bj, sizeof bj, "%s/base.json", dir);
+    if (access(bj, F_OK) == 0) return load_shipped(dir, o, out, diag);
     wtype wt = WT_F32;
     if (o->weight_dtype && !strcmp(o->weight_dtype, "bf16")) wt = WT_BF16;
     else if (o->weight_dtype && !strcmp(o->weight_dtype, "q8")) wt = WT_Q8;
@@ -411,8 +849,20 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
     x->gu = malloc((size_t)CHUNK * 2 * I * 4);
     x->h = malloc((size_t)CHUNK * I * 4);
     x->scores = malloc((size_t)pool_size(m->pool) * (c->num_attention_heads / c->num_key_value_heads) * max_seq * 4);
+    x->hlast = malloc((size_t)H * 4);
+    bool lora_ok = true;
+    if (m->lora_rmax) {
+        x->lt = malloc((size_t)CHUNK * m->lora_rmax * 4);
+        x->ly = malloc((size_t)CHUNK * m->lora_outmax * 4);
+        lora_ok = x->lt && x->ly;
+    }
+    if (m->lhead.nmod) {
+        x->lht = malloc((size_t)m->lhead.R * 4);
+        x->lhy = malloc((size_t)c->vocab_size * 4);
+        lora_ok = lora_ok && x->lht && x->lhy;
+    }
     if (!x->kc || !x->vc || !x->rope_cos || !x->rope_sin || !x->x || !x->xb || !x->tmp || !x->qkv || !x->att || !x->gu ||
-        !x->h || !x->scores) {
+        !x->h || !x->scores || !x->hlast || !lora_ok) {
         model_ctx_free(x);
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "out of memory for a %d-position context", max_seq);
         return PG_ERR_NOMEM;
@@ -434,6 +884,7 @@ void model_ctx_free(model_ctx *c) {
     if (!c) return;
     free(c->kc); free(c->vc); free(c->rope_cos); free(c->rope_sin);
     free(c->x); free(c->xb); free(c->tmp); free(c->qkv); free(c->att); free(c->gu); free(c->h); free(c->scores);
+    free(c->hlast); free(c->lt); free(c->ly); free(c->lht); free(c->lhy);
     free(c);
 }
 
@@ -441,13 +892,26 @@ int model_ctx_pos(const model_ctx *c) { return c->pos; }
 
 void model_ctx_rewind(model_ctx *c, int pos) {
     if (pos < 0) pos = 0;
-    if (pos < c->pos) c->pos = pos;   /* entries >= pos are simply overwritten later */
+    if (pos < c->pos) {
+        c->pos = pos;   /* entries >= pos are simply overwritten later */
+        c->have_hlast = false;
+    }
 }
 
 /* ---- forward ----------------------------------------------------------------------------- */
-/* HF rotate_half: pairs (i, i + hd/2) rotated by the position's angle. */
-static void rope(float *v, const float *cs, const float *sn, int hd) {
+/* HF rotate_half: pairs (i, i + hd/2) rotated by the position's angle (ggml's NEOX
+ * rope); adjacent: pairs (2i, 2i+1) (ggml's "normal" rope, for llama GGUFs whose Q/K
+ * rows llama.cpp's converter permuted to match it; the scores come out the same). */
+static void rope(float *v, const float *cs, const float *sn, int hd, bool adjacent) {
     int h2 = hd / 2;
+    if (adjacent) {
+        for (int i = 0; i < h2; i++) {
+            float a = v[2 * i], b = v[2 * i + 1];
+            v[2 * i] = a * cs[i] - b * sn[i];
+            v[2 * i + 1] = b * cs[i] + a * sn[i];
+        }
+        return;
+    }
     for (int i = 0; i < h2; i++) {
         float a = v[i], b = v[i + h2];
         v[i] = a * cs[i] - b * sn[i];
@@ -519,10 +983,12 @@ static void ew_rows(void *arg, int t0, int t1, int ith) {
         case EW_QKV: {
             float *r = c->qkv + (size_t)t * W;
             int p = c->pos + t;
-            for (int i = 0; i < W; i++) r[i] += L->bqkv[i];
+            if (L->bqkv)
+                for (int i = 0; i < W; i++) r[i] += L->bqkv[i];
             const float *cs = c->rope_cos + (size_t)p * h2, *sn = c->rope_sin + (size_t)p * h2;
-            for (int h = 0; h < nh; h++) rope(r + h * hd, cs, sn, hd);
-            for (int h = 0; h < nkv; h++) rope(r + QD + h * hd, cs, sn, hd);
+            bool adj = c->m->rope_adjacent;
+            for (int h = 0; h < nh; h++) rope(r + h * hd, cs, sn, hd, adj);
+            for (int h = 0; h < nkv; h++) rope(r + QD + h * hd, cs, sn, hd, adj);
             size_t at = ((size_t)J->l * c->max_seq + p) * KVD;
             for (int h = 0; h < nkv; h++) {   /* K: blocks of 16 positions, [hd][16] each */
                 float *kb = kcache(c, J->l, h) + (size_t)(p / 16) * 16 * hd + p % 16;
@@ -545,6 +1011,36 @@ static void run_ew(ew_job *J) {
     else pool_run(J->c->m->pool, ew_rows, J, J->n);
 }
 
+/* out[n][.] (row stride ldo) += the side path of ls on x[n][in] (stride ldx): t = A x, then
+ * B_i t_i into the module's output rows.  Decode stays on the caller (the matrices are
+ * small; a pool dispatch would cost more than the work); prefill runs on the pool. */
+static void lora_apply(model_ctx *c, const lora_side *ls, const float *x, int ldx, int n, float *out, int ldo) {
+    if (!ls->nmod) return;
+    pg_pool *p = c->m->pool;
+    if (n < 4) matmul_local(c->lt, ls->R, x, ldx, n, &ls->A);
+    else matmul(p, c->lt, ls->R, x, ldx, n, &ls->A);
+    for (int i = 0; i < ls->nmod; i++) {
+        const wmat *B = &ls->mod[i].B;
+        if (n < 4) matmul_local(c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
+        else matmul(p, c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
+        for (int t = 0; t < n; t++) {
+            float *o = out + (size_t)t * ldo + ls->mod[i].out0;
+            const float *y = c->ly + (size_t)t * B->rows;
+            for (int r = 0; r < B->rows; r++) o[r] += y[r];
+        }
+    }
+}
+
+/* logits[V] (+)= the head's side path for one final-normed hidden row h[H]. */
+static void lora_head(model_ctx *c, const float *h, float *logits) {
+    const lora_side *ls = &c->m->lhead;
+    if (!ls->nmod) return;
+    matmul_local(c->lht, ls->R, h, 0, 1, &ls->A);
+    const wmat *B = &ls->mod[0].B;
+    matmul(c->m->pool, c->lhy, B->rows, c->lht, ls->R, 1, B);   /* [V][r]: big enough for the pool */
+    for (int v = 0; v < B->rows; v++) logits[v] += c->lhy[v];
+}
+
 static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_logits, float *last_logits) {
     model_model *m = c->m;
     const model_config *cf = &m->cfg;
@@ -558,17 +1054,21 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
         ew_job ej = {c, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
         run_ew(&ej);   /* (x += down output of the layer before;) xb = rmsnorm(x) */
         matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv);
+        lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W);
         ej.stage = EW_QKV;
         run_ew(&ej);   /* bias, RoPE, K/V into the cache */
         att_job aj = {c, l, n, c->pos, n * nkv < 8 * pool_size(m->pool) ? n * nkv : 8 * pool_size(m->pool)};
         pool_run(m->pool, attention, &aj, aj.nch);
         matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o);
+        lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H);
         ej.stage = EW_ADD_RMS2;
         run_ew(&ej);   /* x += o output; xb = rmsnorm(x) */
         matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up);
+        lora_apply(c, &L->lgu, c->xb, H, n, c->gu, 2 * I);
         ej.stage = EW_SILU;
         run_ew(&ej);
         matmul(m->pool, c->tmp, H, c->h, I, n, &L->down);
+        lora_apply(c, &L->ldown, c->h, I, n, c->tmp, H);
     }
     /* the last layer's down output: added only to the rows the final norm reads */
     for (int t = all_logits ? 0 : n - 1; t < n; t++)
@@ -577,11 +1077,16 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
     if (all_logits) {
         for (int t = 0; t < n; t++) kern_rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
         matmul(m->pool, all_logits, cf->vocab_size, c->xb, H, n, head);
+        for (int t = 0; t < n; t++) lora_head(c, c->xb + (size_t)t * H, all_logits + (size_t)t * cf->vocab_size);
         if (last_logits) memcpy(last_logits, all_logits + (size_t)(n - 1) * cf->vocab_size, (size_t)cf->vocab_size * 4);
     } else if (last_logits) {   /* only the last position's logits are wanted: one row, not n */
         kern_rmsnorm(c->xb, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
         matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head);
+        lora_head(c, c->xb, last_logits);
     }
+    /* the last token's final-normed state, for model_logits_subset */
+    kern_rmsnorm(c->hlast, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
+    c->have_hlast = true;
     c->pos += n;
 }
 
@@ -606,6 +1111,37 @@ pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits,
         int nb = n - s < CHUNK ? n - s : CHUNK;
         bool last = s + nb == n;
         forward_chunk(c, toks + s, nb, all_logits ? all_logits + (size_t)s * cf->vocab_size : NULL, last ? logits : NULL);
+    }
+    return PG_OK;
+}
+
+pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag) {
+    return model_forward(c, toks, n, NULL, NULL, diag);
+}
+
+pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *out, pg_diag_sink *diag) {
+    const model_model *m = c->m;
+    const model_config *cf = &m->cfg;
+    if (!c->have_hlast) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_logits_subset before any forward step (or after a rewind)");
+        return PG_ERR_USAGE;
+    }
+    for (int i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= cf->vocab_size) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "token id %d (entry %d) is outside the vocabulary [0, %d)",
+                         (int)ids[i], i, cf->vocab_size);
+            return PG_ERR_USAGE;
+        }
+    if (n <= 0) return PG_OK;
+    wmat_rows_dot(cf->tie_word_embeddings ? &m->embed : &m->lm_head, ids, n, c->hlast, out);
+    const lora_side *ls = &m->lhead;
+    if (ls->nmod) {
+        float *extra = malloc((size_t)n * sizeof *extra);
+        if (!extra) return PG_ERR_NOMEM;
+        matmul_local(c->lht, ls->R, c->hlast, 0, 1, &ls->A);
+        wmat_rows_dot(&ls->mod[0].B, ids, n, c->lht, extra);
+        for (int i = 0; i < n; i++) out[i] += extra[i];
+        free(extra);
     }
     return PG_OK;
 }

@@ -66,7 +66,7 @@ pg_status lora_config_parse(const char *json, size_t len, const char *file, lora
                             pg_diag_sink *diag);
 
 /* ---- compute weights and kernels ------------------------------------------------ */
-typedef enum { WT_F32, WT_BF16, WT_Q8 } wtype;
+typedef enum { WT_F32, WT_BF16, WT_Q8, WT_GG } wtype;   /* WT_GG: GGUF blocks in the file mapping (quant.c) */
 #define Q8_GROUP 32            /* int8 weights with one f32 scale per 32 inputs (like Q8_0) */
 
 /* A linear layer's weight in its compute dtype: y[rows] = W[rows][cols] x[cols].
@@ -83,13 +83,27 @@ typedef struct {
                                 * bf16  [prows/16][cols/2][16][2] (uint16; a 32-bit word = columns 2i, 2i+1 of one row)
                                 * q8    [prows/16][cols/32][8][16][4] (int8; 4 consecutive columns of one row per word) */
     float *scale;              /* q8 only: [prows/16][cols/32][16] */
+    /* WT_GG only: the rows are up to WSEG_MAX GGUF tensors stacked (q|k|v, gate|up),
+     * each [seg.rows][cols] in its own type, row-major blocks pointing into the
+     * file mapping (not owned; the model keeps the gguf_file open). */
+    int nseg;
+    struct wseg { int r0, rows, type; size_t row_bytes; const uint8_t *data; } seg[3];
+    bool exact;                /* decode with dequantized rows x f32 activations (no q8 rounding) */
 } wmat;
+#define WSEG_MAX 3
 
 /* Turn an f32 matrix [rows][cols] into a compute matrix (takes nothing over; copies). */
+/* Stack GGUF tensor data as a WT_GG matrix: append `rows` rows of `type` at data
+ * (row-major, [rows][cols] blocks); cols is the first call's.  False (nothing
+ * added) past WSEG_MAX segments or for a type quant.c cannot compute with. */
+bool wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols);
 pg_status wmat_make(wmat *m, const float *src, int rows, int cols, wtype t);
 void wmat_free(wmat *m);
 size_t wmat_bytes(const wmat *m);
 /* Row r as f32 (dequantized / widened) into dst[cols]. */
+/* out[i] = row ids[i] of m dotted with x[cols] (one activation vector; the same
+ * per-row arithmetic as matmul's decode, so the values equal matmul's for WT_GG). */
+void wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out);
 void wmat_row_f32(const wmat *m, int r, float *dst);
 /* Thread pool.  pool_run calls fn(arg, c0, c1, ith) over chunks [0, nchunks),
  * handed out dynamically (caller included, ith = the running thread, 0 = caller,
@@ -133,6 +147,33 @@ bool kernels_amx_q8(void);
 /* Force a kernel family (tests): "avx512", "avx2", "scalar", or "avx512-noamx" (AMX off,
  * as PTXGEN_NO_AMX=1); false if the CPU cannot. */
 bool kernels_force(const char *isa);
+
+/* y[0:k] (+)= the same on the caller's thread only (no pool dispatch): small matrices
+ * (LoRA A and B) in decode. */
+void matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
+
+/* ---- GGUF blocks (quant.c) ------------------------------------------------------------------
+ * Activations quantized for the integer dot products: int8 per block with one
+ * scale d = amax/127 (round to nearest), plus the block's code sums. */
+typedef struct { float d, ds; int8_t qs[32]; } qa32;                  /* ds = d * sum(qs) */
+typedef struct { float d; int16_t bsums[16]; int8_t qs[256]; } qa256;  /* bsums: sums of 16 */
+enum { QACT_F32, QACT_32, QACT_256 };   /* what quant_dot_rows wants as x for a type */
+bool quant_supported(int type);         /* F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q8_0 Q4_K Q6_K */
+int quant_act_kind(int type);
+size_t quant_row_bytes(int type, int64_t n);   /* bytes of a row of n elements (n whole blocks) */
+void quant_act32(const float *x, int n, qa32 *q);      /* x[n] -> q[n/32] */
+void quant_act256(const float *x, int n, qa256 *q);    /* x[n] -> q[n/256] */
+/* out[r] = row r . x for nrows rows of n elements at rows + r*row_bytes; x is
+ * float[n], qa32[n/32] or qa256[n/256] as quant_act_kind(type) says. */
+void quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out);
+/* Row to f32: the scalar reference, and the same values through AVX2 where there is one. */
+void quant_dequant_row(int type, const void *data, float *y, int64_t n);
+void quant_dequant_fast(int type, const void *data, float *y, int64_t n);
+float quant_dot_f32(const float *a, const float *b, int n);
+
+/* SHA-256 of n bytes as 64 lowercase hex digits (sha256.c). */
+void sha256_buf(const void *data, size_t n, char hex[65]);
+bool sha256_file(const char *path, char hex[65]);   /* false when the file cannot be read */
 
 /* bf16 helpers */
 static inline float bf16_to_f32(uint16_t h) {

@@ -1,0 +1,637 @@
+/* quant.c — dot products and dequantization straight from GGUF blocks.
+ *
+ * A GGUF weight row is a run of blocks (gguf.h): 32 elements for Q4_0, Q4_1,
+ * Q5_0 and Q8_0, 256 for the K-quants Q4_K and Q6_K, one for F32, F16, BF16.
+ * Decode multiplies each row by one activation vector.  As llama.cpp does, the
+ * activation is quantized once per matmul to int8 blocks (qa32 for the 32-blocks,
+ * qa256 for the K-quants, both with a scale per block and the sums of their
+ * int8 values) and each weight block is multiplied in integers: the weight's
+ * unsigned codes (nibbles, 5- or 6-bit values) against the signed activation
+ * bytes with AVX2 vpmaddubsw, the code offset (-8, -16, -32, the Q4_1/Q4_K
+ * minimum) folded in afterwards from the activation sums, so no weight byte is
+ * sign-adjusted.  F32 / F16 / BF16 rows take the f32 activations unchanged.
+ *
+ * NUMERICS: the integer products are exact; the only rounding beyond f32 sums is
+ * the activation's, to int8 with scale amax/127 per block: |x_i - x~_i| <= d/2 =
+ * amax/254 per element.  A dot product's error is then bounded by
+ * sum_blocks (amax_b/254) * sum_i |w_i| (see test_quant.c, which checks exactly
+ * that bound).  quant_dot_exact (dequantized row times f32 activations) has no
+ * such rounding; prefill uses dequantized rows too (quant_dequant_row), so its
+ * results are exact up to f32 summation order.
+ *
+ * The AVX2 kernels are chosen at run time (kernels_isa(): "avx2" or "avx512",
+ * whose CPUs have AVX2 as well); the scalar ones are the reference and the
+ * fallback.  Nothing here allocates or prints. */
+#include "model_internal.h"
+#include "gguf.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define HAVE_X86 1
+#endif
+
+/* ---- block layouts (bytes as in the file; halves read with memcpy) ---------------------- */
+#define QK 32
+#define QKK 256
+enum { B_Q4_0 = 18, B_Q4_1 = 20, B_Q5_0 = 22, B_Q8_0 = 34, B_Q4_K = 144, B_Q6_K = 210 };
+
+static inline float rd_f16(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return f16_to_f32(h);
+}
+
+bool quant_supported(int type) {
+    switch (type) {
+    case GGUF_T_F32: case GGUF_T_F16: case GGUF_T_BF16: case GGUF_T_Q4_0: case GGUF_T_Q4_1: case GGUF_T_Q5_0:
+    case GGUF_T_Q8_0: case GGUF_T_Q4_K: case GGUF_T_Q6_K: return true;
+    default: return false;
+    }
+}
+
+int quant_act_kind(int type) {
+    switch (type) {
+    case GGUF_T_Q4_0: case GGUF_T_Q4_1: case GGUF_T_Q5_0: case GGUF_T_Q8_0: return QACT_32;
+    case GGUF_T_Q4_K: case GGUF_T_Q6_K: return QACT_256;
+    default: return QACT_F32;
+    }
+}
+
+size_t quant_row_bytes(int type, int64_t n) {
+    switch (type) {
+    case GGUF_T_F32: return (size_t)n * 4;
+    case GGUF_T_F16: case GGUF_T_BF16: return (size_t)n * 2;
+    case GGUF_T_Q4_0: return (size_t)n / QK * B_Q4_0;
+    case GGUF_T_Q4_1: return (size_t)n / QK * B_Q4_1;
+    case GGUF_T_Q5_0: return (size_t)n / QK * B_Q5_0;
+    case GGUF_T_Q8_0: return (size_t)n / QK * B_Q8_0;
+    case GGUF_T_Q4_K: return (size_t)n / QKK * B_Q4_K;
+    case GGUF_T_Q6_K: return (size_t)n / QKK * B_Q6_K;
+    default: return 0;
+    }
+}
+
+/* ---- activation quantization ------------------------------------------------------------ */
+void quant_act32(const float *x, int n, qa32 *q) {
+    for (int b = 0; b < n / QK; b++) {
+        const float *p = x + b * QK;
+        float amax = 0;
+        for (int i = 0; i < QK; i++) amax = fmaxf(amax, fabsf(p[i]));
+        float d = amax / 127.0f, inv = d > 0 ? 1.0f / d : 0;
+        int s = 0;
+        for (int i = 0; i < QK; i++) {
+            int v = (int)lrintf(p[i] * inv);
+            q[b].qs[i] = (int8_t)v;
+            s += v;
+        }
+        q[b].d = d;
+        q[b].ds = d * (float)s;
+    }
+}
+
+void quant_act256(const float *x, int n, qa256 *q) {
+    for (int b = 0; b < n / QKK; b++) {
+        const float *p = x + b * QKK;
+        float amax = 0;
+        for (int i = 0; i < QKK; i++) amax = fmaxf(amax, fabsf(p[i]));
+        float d = amax / 127.0f, inv = d > 0 ? 1.0f / d : 0;
+        for (int g = 0; g < QKK / 16; g++) {
+            int s = 0;
+            for (int i = g * 16; i < g * 16 + 16; i++) {
+                int v = (int)lrintf(p[i] * inv);
+                q[b].qs[i] = (int8_t)v;
+                s += v;
+            }
+            q[b].bsums[g] = (int16_t)s;
+        }
+        q[b].d = d;
+    }
+}
+
+/* ---- scalar dequantization (the reference for the kernels' element order) ----------------- */
+/* Q4_K: the 6-bit scale and min of sub-block j (0..7) from the 12 packed bytes. */
+static inline void k4_scale_min(int j, const uint8_t *q, int *sc, int *m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+void quant_dequant_row(int type, const void *data, float *y, int64_t n) {
+    const uint8_t *p = data;
+    switch (type) {
+    case GGUF_T_F32: memcpy(y, p, (size_t)n * 4); return;
+    case GGUF_T_F16:
+        for (int64_t i = 0; i < n; i++) y[i] = rd_f16(p + 2 * i);
+        return;
+    case GGUF_T_BF16:
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t h;
+            memcpy(&h, p + 2 * i, 2);
+            y[i] = bf16_to_f32(h);
+        }
+        return;
+    case GGUF_T_Q4_0:
+        for (int64_t b = 0; b < n / QK; b++, p += B_Q4_0, y += QK) {
+            float d = rd_f16(p);
+            for (int i = 0; i < 16; i++) {
+                y[i] = (float)((p[2 + i] & 0xF) - 8) * d;
+                y[i + 16] = (float)((p[2 + i] >> 4) - 8) * d;
+            }
+        }
+        return;
+    case GGUF_T_Q4_1:
+        for (int64_t b = 0; b < n / QK; b++, p += B_Q4_1, y += QK) {
+            float d = rd_f16(p), m = rd_f16(p + 2);
+            for (int i = 0; i < 16; i++) {
+                y[i] = (float)(p[4 + i] & 0xF) * d + m;
+                y[i + 16] = (float)(p[4 + i] >> 4) * d + m;
+            }
+        }
+        return;
+    case GGUF_T_Q5_0:
+        for (int64_t b = 0; b < n / QK; b++, p += B_Q5_0, y += QK) {
+            float d = rd_f16(p);
+            uint32_t qh;
+            memcpy(&qh, p + 2, 4);
+            for (int i = 0; i < 16; i++) {
+                int h0 = (qh >> i) & 1, h1 = (qh >> (i + 16)) & 1;
+                y[i] = (float)(((p[6 + i] & 0xF) | h0 << 4) - 16) * d;
+                y[i + 16] = (float)(((p[6 + i] >> 4) | h1 << 4) - 16) * d;
+            }
+        }
+        return;
+    case GGUF_T_Q8_0:
+        for (int64_t b = 0; b < n / QK; b++, p += B_Q8_0, y += QK) {
+            float d = rd_f16(p);
+            for (int i = 0; i < QK; i++) y[i] = (float)(int8_t)p[2 + i] * d;
+        }
+        return;
+    case GGUF_T_Q4_K:
+        for (int64_t b = 0; b < n / QKK; b++, p += B_Q4_K) {
+            float d = rd_f16(p), dmin = rd_f16(p + 2);
+            const uint8_t *sc = p + 4, *q = p + 16;
+            for (int j = 0; j < 4; j++, q += 32) {   /* 64 elements: low nibbles, then high */
+                int s0, m0, s1, m1;
+                k4_scale_min(2 * j, sc, &s0, &m0);
+                k4_scale_min(2 * j + 1, sc, &s1, &m1);
+                for (int l = 0; l < 32; l++) *y++ = d * (float)s0 * (float)(q[l] & 0xF) - dmin * (float)m0;
+                for (int l = 0; l < 32; l++) *y++ = d * (float)s1 * (float)(q[l] >> 4) - dmin * (float)m1;
+            }
+        }
+        return;
+    case GGUF_T_Q6_K:
+        for (int64_t b = 0; b < n / QKK; b++, p += B_Q6_K, y += QKK) {
+            const uint8_t *ql = p, *qh = p + 128;
+            const int8_t *sc = (const int8_t *)(p + 192);
+            float d = rd_f16(p + 208);
+            for (int h = 0; h < 2; h++, ql += 64, qh += 32, sc += 8)
+                for (int l = 0; l < 32; l++) {
+                    int is = l / 16;
+                    int q1 = (int)((ql[l] & 0xF) | ((qh[l] >> 0) & 3) << 4) - 32;
+                    int q2 = (int)((ql[l + 32] & 0xF) | ((qh[l] >> 2) & 3) << 4) - 32;
+                    int q3 = (int)((ql[l] >> 4) | ((qh[l] >> 4) & 3) << 4) - 32;
+                    int q4 = (int)((ql[l + 32] >> 4) | ((qh[l] >> 6) & 3) << 4) - 32;
+                    y[h * 128 + l] = d * (float)sc[is] * (float)q1;
+                    y[h * 128 + l + 32] = d * (float)sc[is + 2] * (float)q2;
+                    y[h * 128 + l + 64] = d * (float)sc[is + 4] * (float)q3;
+                    y[h * 128 + l + 96] = d * (float)sc[is + 6] * (float)q4;
+                }
+        }
+        return;
+    default: memset(y, 0, (size_t)n * 4); return;   /* quant_supported() is checked at load */
+    }
+}
+
+/* ---- scalar dot products ----------------------------------------------------------------- */
+static float dot_f_scalar(int type, const uint8_t *p, const float *x, int n) {
+    float s = 0;
+    for (int i = 0; i < n; i++) {
+        float w;
+        if (type == GGUF_T_F32) memcpy(&w, p + 4 * i, 4);
+        else if (type == GGUF_T_F16) w = rd_f16(p + 2 * i);
+        else {
+            uint16_t h;
+            memcpy(&h, p + 2 * i, 2);
+            w = bf16_to_f32(h);
+        }
+        s += w * x[i];
+    }
+    return s;
+}
+
+/* The 32-blocks: sum over blocks of dw * dx * (sum u*qx) + offset terms, u the unsigned code. */
+static float dot32_scalar(int type, const uint8_t *p, const qa32 *x, int n) {
+    float s = 0;
+    for (int b = 0; b < n / QK; b++) {
+        const int8_t *q = x[b].qs;
+        int sum = 0;
+        float dw = rd_f16(p);
+        switch (type) {
+        case GGUF_T_Q4_0:
+            for (int i = 0; i < 16; i++) sum += (p[2 + i] & 0xF) * q[i] + (p[2 + i] >> 4) * q[i + 16];
+            s += dw * (x[b].d * (float)sum) - 8 * dw * x[b].ds;
+            p += B_Q4_0;
+            break;
+        case GGUF_T_Q4_1:
+            for (int i = 0; i < 16; i++) sum += (p[4 + i] & 0xF) * q[i] + (p[4 + i] >> 4) * q[i + 16];
+            s += dw * (x[b].d * (float)sum) + rd_f16(p + 2) * x[b].ds;
+            p += B_Q4_1;
+            break;
+        case GGUF_T_Q5_0: {
+            uint32_t qh;
+            memcpy(&qh, p + 2, 4);
+            for (int i = 0; i < 16; i++)
+                sum += (int)((p[6 + i] & 0xF) | ((qh >> i) & 1) << 4) * q[i] +
+                       (int)((p[6 + i] >> 4) | ((qh >> (i + 16)) & 1) << 4) * q[i + 16];
+            s += dw * (x[b].d * (float)sum) - 16 * dw * x[b].ds;
+            p += B_Q5_0;
+            break;
+        }
+        default:   /* Q8_0 */
+            for (int i = 0; i < QK; i++) sum += (int8_t)p[2 + i] * q[i];
+            s += dw * (x[b].d * (float)sum);
+            p += B_Q8_0;
+            break;
+        }
+    }
+    return s;
+}
+
+static float dot256_scalar(int type, const uint8_t *p, const qa256 *x, int n) {
+    float s = 0;
+    for (int b = 0; b < n / QKK; b++) {
+        const int8_t *q = x[b].qs;
+        if (type == GGUF_T_Q4_K) {
+            float d = rd_f16(p), dmin = rd_f16(p + 2);
+            const uint8_t *qs = p + 16;
+            int sum = 0, msum = 0;
+            for (int j = 0; j < 8; j++) {
+                int sc, m, t = 0;
+                k4_scale_min(j, p + 4, &sc, &m);
+                for (int l = 0; l < 32; l++) t += (j & 1 ? qs[(j / 2) * 32 + l] >> 4 : qs[(j / 2) * 32 + l] & 0xF) * q[j * 32 + l];
+                sum += sc * t;
+                msum += m * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
+            }
+            s += d * x[b].d * (float)sum - dmin * x[b].d * (float)msum;
+            p += B_Q4_K;
+        } else {   /* Q6_K */
+            const uint8_t *ql = p, *qh = p + 128;
+            const int8_t *sc = (const int8_t *)(p + 192);
+            int sum = 0;
+            for (int h = 0; h < 2; h++) {
+                int t[8] = {0};   /* per group of 16 */
+                for (int l = 0; l < 32; l++) {
+                    int is = l / 16;
+                    const int8_t *qq = q + h * 128 + l;
+                    t[is] += ((ql[h * 64 + l] & 0xF) | ((qh[h * 32 + l] >> 0) & 3) << 4) * qq[0];
+                    t[is + 2] += ((ql[h * 64 + l + 32] & 0xF) | ((qh[h * 32 + l] >> 2) & 3) << 4) * qq[32];
+                    t[is + 4] += ((ql[h * 64 + l] >> 4) | ((qh[h * 32 + l] >> 4) & 3) << 4) * qq[64];
+                    t[is + 6] += ((ql[h * 64 + l + 32] >> 4) | ((qh[h * 32 + l] >> 6) & 3) << 4) * qq[96];
+                }
+                for (int g = 0; g < 8; g++) sum += sc[h * 8 + g] * (t[g] - 32 * x[b].bsums[h * 8 + g]);
+            }
+            s += rd_f16(p + 208) * x[b].d * (float)sum;
+            p += B_Q6_K;
+        }
+    }
+    return s;
+}
+
+#ifdef HAVE_X86
+/* ---- AVX2 ---------------------------------------------------------------------------------- */
+#define QATTR __attribute__((target("avx2,fma,f16c")))
+
+static QATTR inline float hsum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static QATTR inline float f16c(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+/* 16 bytes of nibbles -> 32 bytes: low nibbles (elements 0..15), then high (16..31) */
+static QATTR inline __m256i nibbles32(const uint8_t *q) {
+    __m128i t = _mm_loadu_si128((const __m128i *)q);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0xF));
+}
+/* u8 x s8 products summed to 8 int32 lanes */
+static QATTR inline __m256i dot_us(__m256i u, __m256i s) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+}
+
+static QATTR float dot_f_avx2(int type, const uint8_t *p, const float *x, int n) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    int i = 0;
+    if (type == GGUF_T_F32)
+        for (; i + 16 <= n; i += 16) {
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps((const float *)(const void *)p + i), _mm256_loadu_ps(x + i), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps((const float *)(const void *)p + i + 8), _mm256_loadu_ps(x + i + 8), a1);
+        }
+    else if (type == GGUF_T_F16)
+        for (; i + 16 <= n; i += 16) {
+            a0 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 2 * i))), _mm256_loadu_ps(x + i), a0);
+            a1 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 2 * i + 16))), _mm256_loadu_ps(x + i + 8), a1);
+        }
+    else
+        for (; i + 16 <= n; i += 16) {
+            __m256i w0 = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 2 * i))), 16);
+            __m256i w1 = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 2 * i + 16))), 16);
+            a0 = _mm256_fmadd_ps(_mm256_castsi256_ps(w0), _mm256_loadu_ps(x + i), a0);
+            a1 = _mm256_fmadd_ps(_mm256_castsi256_ps(w1), _mm256_loadu_ps(x + i + 8), a1);
+        }
+    float s = hsum8(_mm256_add_ps(a0, a1));
+    return i < n ? s + dot_f_scalar(type, p + (type == GGUF_T_F32 ? 4 : 2) * (size_t)i, x + i, n - i) : s;
+}
+
+/* 0xFF in byte i where bit i of the 32-bit word at p is set */
+static QATTR inline __m256i bits32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)v), _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
+                                                                               0x0101010101010101, 0x0000000000000000));
+    b = _mm256_or_si256(b, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe));
+    return _mm256_cmpeq_epi8(b, _mm256_set1_epi64x(-1));
+}
+
+/* One 32-block's integer dot as 8 int32 lanes: u the codes as unsigned bytes, c the
+ * code offset (8 for Q4_0, 16 for Q5_0, 0 otherwise) taken off as c * the pair sums
+ * of x in 16 bits (|sums| <= 2*31*127 + 16*254: no saturation). */
+static QATTR inline __m256i blk32(__m256i u, const int8_t *qs, int c) {
+    __m256i q = _mm256_loadu_si256((const __m256i *)qs);
+    __m256i p = _mm256_maddubs_epi16(u, q);
+    if (c) p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(_mm256_set1_epi8((char)c), q));
+    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+/* The codes of block p as unsigned bytes (Q8_0: |w|, with w's sign moved onto x later). */
+static QATTR inline __m256i codes32(int type, const uint8_t *p) {
+    switch (type) {
+    case GGUF_T_Q4_0: return nibbles32(p + 2);
+    case GGUF_T_Q4_1: return nibbles32(p + 4);
+    case GGUF_T_Q5_0: return _mm256_or_si256(nibbles32(p + 6), _mm256_and_si256(bits32(p + 2), _mm256_set1_epi8(0x10)));
+    default: return _mm256_loadu_si256((const __m256i *)(p + 2));
+    }
+}
+
+/* One block's contribution (8 float lanes times dw*dx) added to acc; off collects Q4_1's minimum term. */
+static QATTR inline __m256 blk32_acc(const int type, const uint8_t *p, const qa32 *x, __m256 acc, float *off) {
+    const int c = type == GGUF_T_Q4_0 ? 8 : type == GGUF_T_Q5_0 ? 16 : 0;
+    __m256i s;
+    if (type == GGUF_T_Q8_0) {   /* w's sign moved onto x (x is in [-127, 127], so -x fits; |w| = 128 fits as unsigned) */
+        __m256i w = codes32(type, p), q = _mm256_loadu_si256((const __m256i *)x->qs);
+        s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q, w)), _mm256_set1_epi16(1));
+    } else
+        s = blk32(codes32(type, p), x->qs, c);
+    if (type == GGUF_T_Q4_1) *off += f16c(p + 2) * x->ds;
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x->d), acc);
+}
+
+/* Two blocks per step into two accumulators (independent FMA chains, kept in registers). */
+static QATTR inline float dot32_t(const int type, const uint8_t *p, const qa32 *x, int nb) {
+    const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    float off0 = 0, off1 = 0;
+    int b = 0;
+    for (; b + 2 <= nb; b += 2, p += 2 * bb) {
+        acc0 = blk32_acc(type, p, x + b, acc0, &off0);
+        acc1 = blk32_acc(type, p + bb, x + b + 1, acc1, &off1);
+    }
+    if (b < nb) acc0 = blk32_acc(type, p, x + b, acc0, &off0);
+    return hsum8(_mm256_add_ps(acc0, acc1)) + (off0 + off1);
+}
+
+static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) {
+    switch (type) {   /* each type its own copy of the loop (type a constant there) */
+    case GGUF_T_Q4_0: return dot32_t(GGUF_T_Q4_0, p, x, n / QK);
+    case GGUF_T_Q4_1: return dot32_t(GGUF_T_Q4_1, p, x, n / QK);
+    case GGUF_T_Q5_0: return dot32_t(GGUF_T_Q5_0, p, x, n / QK);
+    default: return dot32_t(GGUF_T_Q8_0, p, x, n / QK);
+    }
+}
+
+static QATTR float dot256_avx2(int type, const uint8_t *p, const qa256 *x, int n) {
+    __m256 acc = _mm256_setzero_ps();
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    int nb = n / QKK;
+    if (type == GGUF_T_Q4_K) {
+        __m128 accm = _mm_setzero_ps();
+        for (int b = 0; b < nb; b++, p += B_Q4_K) {
+            /* the 12 scale bytes -> 8 scales then 8 mins, one byte each (llama.cpp's unpacking) */
+            uint32_t u[4];
+            memcpy(u, p + 4, 12);
+            u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
+            uint32_t a1 = u[1] & 0x3f3f3f3f;
+            u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
+            u[2] = a1;
+            u[0] &= 0x3f3f3f3f;
+            __m256i ms = _mm256_cvtepu8_epi16(_mm_set_epi32((int)u[3], (int)u[2], (int)u[1], (int)u[0]));   /* 8 scales, 8 mins */
+            __m256i bs = _mm256_loadu_si256((const __m256i *)x[b].bsums);
+            __m128i s32 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));   /* sums of 32 */
+            float dx = x[b].d;
+            accm = _mm_fmadd_ps(_mm_set1_ps(f16c(p + 2) * dx), _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(ms, 1), s32)), accm);
+            __m128i sc = _mm256_castsi256_si128(ms);
+            __m256i scales = _mm256_set_m128i(sc, sc);
+            const uint8_t *q4 = p + 16;
+            const int8_t *q8 = x[b].qs;
+            __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++, q4 += 32, q8 += 64) {   /* unrolled: the shuffle masks are constants */
+                __m256i sl = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j))));
+                __m256i sh = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j + 1))));
+                __m256i bits = _mm256_loadu_si256((const __m256i *)q4);
+                __m256i lo = _mm256_and_si256(bits, m4), hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
+                __m256i pl = _mm256_madd_epi16(sl, _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8)));
+                __m256i ph = _mm256_madd_epi16(sh, _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32))));
+                sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
+            }
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p) * dx), acc);
+        }
+        __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
+        m = _mm_add_ss(m, _mm_movehdup_ps(m));
+        return hsum8(acc) - _mm_cvtss_f32(m);
+    }
+    /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4, value u - 32: the -32 is taken off once per block
+     * as 32 * sum_g scale_g * (the activation's sum over group g of 16), from bsums */
+    const __m256i m3 = _mm256_set1_epi8(3);
+    for (int b = 0; b < nb; b++, p += B_Q6_K) {
+        const uint8_t *ql = p, *qh = p + 128;
+        const int8_t *q8 = x[b].qs;
+        __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
+        __m256i off = _mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), _mm256_loadu_si256((const __m256i *)x[b].bsums));
+        __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5));
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++, ql += 64, qh += 32, q8 += 128) {
+            __m256i b1 = _mm256_loadu_si256((const __m256i *)ql), b2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+            __m256i bh = _mm256_loadu_si256((const __m256i *)qh);
+            __m256i u[4];
+            u[0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
+            u[1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
+            u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
+            u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
+                int i = h * 4 + k;   /* scales 2i and 2i+1: 8 int16 lanes each */
+                __m128i sh = _mm_shuffle_epi8(scales, _mm_set_epi64x((long long)(0x0101010101010101ull * (uint64_t)(2 * i + 1)),
+                                                                     (long long)(0x0101010101010101ull * (uint64_t)(2 * i))));
+                __m256i q = _mm256_loadu_si256((const __m256i *)(q8 + 32 * k));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(u[k], q), _mm256_cvtepi8_epi16(sh)));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p + 208) * x[b].d), acc);
+    }
+    return hsum8(acc);
+}
+
+/* y[0:n] = x[0:n] (f32) dot, for the exact path */
+static QATTR float dot_ff_avx2(const float *a, const float *b, int n) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
+        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
+    }
+    float s = hsum8(_mm256_add_ps(a0, a1));
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* Fast dequantization of the common types for prefill (same values as the scalar code). */
+static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) {
+    switch (type) {
+    case GGUF_T_Q4_0: case GGUF_T_Q4_1: case GGUF_T_Q5_0: case GGUF_T_Q8_0: {
+        size_t bb = quant_row_bytes(type, QK);
+        for (int64_t b = 0; b < n / QK; b++, p += bb, y += QK) {
+            __m256i u;   /* the 32 codes as bytes */
+            float d = f16c(p), m = 0;
+            if (type == GGUF_T_Q4_0) { u = _mm256_sub_epi8(nibbles32(p + 2), _mm256_set1_epi8(8)); }
+            else if (type == GGUF_T_Q4_1) { u = nibbles32(p + 4); m = f16c(p + 2); }
+            else if (type == GGUF_T_Q5_0)
+                u = _mm256_sub_epi8(_mm256_or_si256(nibbles32(p + 6), _mm256_and_si256(bits32(p + 2), _mm256_set1_epi8(0x10))),
+                                    _mm256_set1_epi8(16));
+            else u = _mm256_loadu_si256((const __m256i *)(p + 2));
+            __m256 dv = _mm256_set1_ps(d), mv = _mm256_set1_ps(m);
+            __m128i lo = _mm256_castsi256_si128(u), hi = _mm256_extracti128_si256(u, 1);
+            __m256i v[4] = {_mm256_cvtepi8_epi32(lo), _mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)), _mm256_cvtepi8_epi32(hi),
+                            _mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8))};
+            for (int k = 0; k < 4; k++) {
+                __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(v[k]), dv);
+                _mm256_storeu_ps(y + 8 * k, type == GGUF_T_Q4_1 ? _mm256_add_ps(f, mv) : f);
+            }
+        }
+        return true;
+    }
+    case GGUF_T_F16:
+        if (n % 8) return false;
+        for (int64_t i = 0; i < n; i += 8) _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 2 * i))));
+        return true;
+    case GGUF_T_BF16:
+        if (n % 8) return false;
+        for (int64_t i = 0; i < n; i += 8)
+            _mm256_storeu_ps(y + i, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 2 * i))), 16)));
+        return true;
+    case GGUF_T_F32: memcpy(y, p, (size_t)n * 4); return true;
+    case GGUF_T_Q4_K:   /* y = (d*sc) * q - (dmin*m), as the scalar code: same products, same rounding */
+        for (int64_t b = 0; b < n / QKK; b++, p += B_Q4_K) {
+            float d = f16c(p), dmin = f16c(p + 2);
+            const uint8_t *q = p + 16;
+            for (int j = 0; j < 8; j++) {
+                int sc, m;
+                k4_scale_min(j, p + 4, &sc, &m);
+                __m256 d1 = _mm256_set1_ps(d * (float)sc), m1 = _mm256_set1_ps(dmin * (float)m);
+                const uint8_t *qq = q + (j / 2) * 32;
+                for (int k = 0; k < 32; k += 8, y += 8) {
+                    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(qq + k)));
+                    v = j & 1 ? _mm256_srli_epi32(v, 4) : _mm256_and_si256(v, _mm256_set1_epi32(0xF));
+                    _mm256_storeu_ps(y, _mm256_sub_ps(_mm256_mul_ps(d1, _mm256_cvtepi32_ps(v)), m1));
+                }
+            }
+        }
+        return true;
+    case GGUF_T_Q6_K:   /* y = (d*sc) * (u - 32) */
+        for (int64_t b = 0; b < n / QKK; b++, p += B_Q6_K, y += QKK) {
+            const uint8_t *ql = p, *qh = p + 128;
+            const int8_t *sc = (const int8_t *)(p + 192);
+            float d = f16c(p + 208);
+            for (int h = 0; h < 2; h++, ql += 64, qh += 32, sc += 8)
+                for (int g = 0; g < 4; g++)          /* 32 outputs y[h*128 + 32g + l] */
+                    for (int l = 0; l < 32; l += 8) {
+                        __m256i lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(ql + (g & 1) * 32 + l)));
+                        __m256i hi = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(qh + l)));
+                        lo = g < 2 ? _mm256_and_si256(lo, _mm256_set1_epi32(0xF)) : _mm256_srli_epi32(lo, 4);
+                        hi = _mm256_and_si256(_mm256_srli_epi32(hi, 2 * g), _mm256_set1_epi32(3));
+                        __m256i u = _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32));
+                        __m256 dv = _mm256_set1_ps(d * (float)sc[l / 16 + 2 * g]);
+                        _mm256_storeu_ps(y + h * 128 + 32 * g + l, _mm256_mul_ps(dv, _mm256_cvtepi32_ps(u)));
+                    }
+        }
+        return true;
+    default: return false;
+    }
+}
+#undef QATTR
+#endif
+
+/* ---- dispatch ------------------------------------------------------------------------------- */
+/* AVX2 (+FMA, F16C) when the kernel family kernels.c picked has it; follows kernels_force().
+ * Called per row, so the answer is kept for the family's name pointer (atomics: pool threads
+ * ask concurrently). */
+static bool use_avx2(void) {
+#ifdef HAVE_X86
+    static _Atomic(const char *) seen;
+    static atomic_bool yes;
+    const char *isa = kernels_isa();
+    if (atomic_load_explicit(&seen, memory_order_acquire) != isa) {
+        atomic_store_explicit(&yes, (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && __builtin_cpu_supports("f16c"),
+                              memory_order_relaxed);
+        atomic_store_explicit(&seen, isa, memory_order_release);
+    }
+    return atomic_load_explicit(&yes, memory_order_relaxed);
+#else
+    return false;
+#endif
+}
+
+void quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out) {
+    const uint8_t *p = rows;
+    int kind = quant_act_kind(type);
+#ifdef HAVE_X86
+    if (use_avx2()) {
+        for (int r = 0; r < nrows; r++, p += row_bytes)
+            out[r] = kind == QACT_32 ? dot32_avx2(type, p, xq, n) : kind == QACT_256 ? dot256_avx2(type, p, xq, n)
+                                                                               : dot_f_avx2(type, p, xq, n);
+        return;
+    }
+#endif
+    for (int r = 0; r < nrows; r++, p += row_bytes)
+        out[r] = kind == QACT_32 ? dot32_scalar(type, p, xq, n) : kind == QACT_256 ? dot256_scalar(type, p, xq, n)
+                                                                             : dot_f_scalar(type, p, xq, n);
+}
+
+void quant_dequant_fast(int type, const void *row, float *y, int64_t n) {
+#ifdef HAVE_X86
+    if (use_avx2() && dequant_avx2(type, row, y, n)) return;
+#endif
+    quant_dequant_row(type, row, y, n);
+}
+
+float quant_dot_f32(const float *a, const float *b, int n) {
+#ifdef HAVE_X86
+    if (use_avx2()) return dot_ff_avx2(a, b, n);
+#endif
+    float s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
