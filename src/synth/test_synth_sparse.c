@@ -1,0 +1,357 @@
+/* test_synth_sparse.c — the sparse group's families (src/synth/family_sparse*.c)
+ * beyond the generic test_synth_family: for many seeds each sample's task
+ * loads, its reference runs on every size small enough for the CPU with
+ * finite outputs and inputs left alone, its PTX validates and passes ptxas;
+ * and each reference (src/task/refs_sparse*.c) matches hand-computed values
+ * on tiny problems, with the spec's sizes replaced by the tiny one.
+ *
+ * SPARSE_N=K seeds per family (default 24). */
+#include "common/test.h"
+#include "ptxgen/ptx.h"
+#include "ptxgen/synth_family.h"
+#include "ptxgen/task.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* the group's rows: name and generator (the generator alone makes the task
+ * without nvcc, which is all a hand case needs) */
+static const struct { const char *name; pg_status (*gen)(uint64_t, synth_family_sample *); } FAMS[] = {
+#define SYNTH_FAMILY(name, fn, nvcc) {name, fn},
+#include "synth/families_sparse.def"
+#undef SYNTH_FAMILY
+};
+enum { NFAMS = (int)(sizeof FAMS / sizeof FAMS[0]) };
+
+static void diag_print(void *user, const pg_diag *d) {
+    (void)user;
+    char buf[700];
+    pg_diag_format(d, buf, sizeof buf);
+    fprintf(stderr, "  %s\n", buf);
+}
+
+static bool write_text(const char *path, const char *data) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, strlen(data), f) == strlen(data);
+    return fclose(f) == 0 && ok;
+}
+
+static bool have_ptxas;
+static bool ptxas_ok(const char *ptx) {
+    char tmp[] = "/tmp/ptxgen-sptest-XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) return false;
+    size_t n = strlen(ptx);
+    bool w = write(fd, ptx, n) == (ssize_t)n;
+    close(fd);
+    ptxas_report rep;
+    memset(&rep, 0, sizeof rep);
+    bool ok = w && ptxas_run(tmp, "sm_90", false, &rep, NULL) == PG_OK && rep.ok;
+    if (!ok) fprintf(stderr, "%.600s\n", rep.log ? rep.log : "(no log)");
+    ptxas_report_free(&rep);
+    unlink(tmp);
+    return ok;
+}
+
+static double elem(const task_param *p, const task_arg *a, size_t i) {
+    switch (p->dtype) {
+    case TASK_T_F32: return ((const float *)a->data)[i];
+    case TASK_T_F64: return ((const double *)a->data)[i];
+    case TASK_T_S32: return ((const int32_t *)a->data)[i];
+    case TASK_T_U32: return ((const uint32_t *)a->data)[i];
+    default: return 0;
+    }
+}
+static void set_elem(const task_param *p, task_arg *a, size_t i, double v) {
+    switch (p->dtype) {
+    case TASK_T_F32: ((float *)a->data)[i] = (float)v; break;
+    case TASK_T_F64: ((double *)a->data)[i] = v; break;
+    case TASK_T_S32: ((int32_t *)a->data)[i] = (int32_t)v; break;
+    case TASK_T_U32: ((uint32_t *)a->data)[i] = (uint32_t)v; break;
+    default: break;
+    }
+}
+
+/* The reference on every size whose flops are below a CPU budget, both
+ * distributions: outputs finite, inputs unchanged. */
+static void check_reference(const char *path, const char *name) {
+    task_spec *t = NULL;
+    pg_diag_sink q = {0};
+    q.fn = diag_print;
+    if (task_load(path, &t, &q) != PG_OK) { CHECK(false, "%s: task_load", name); return; }
+    for (int si = 0; si < t->nsizes; si++) {
+        int64_t fl = 0;
+        task_expr_eval(t->cost_flops, &t->sizes[si].env, &fl, NULL, 0);
+        if (fl > 5000000) continue;   /* the GPU harness runs those; the CPU test keeps to small ones */
+        for (int di = 0; di < 2; di++) {
+            task_inst in, ref;
+            memset(&ref, 0, sizeof ref);
+            if (task_inst_make(t, si, di, 11, &in, &q) != PG_OK) { CHECK(false, "%s: inst size %d", name, si); continue; }
+            pg_status st = task_reference_run(&in, &ref, &q);
+            CHECK(st == PG_OK, "%s: reference failed (size %d dist %d)", name, si, di);
+            if (st == PG_OK) {
+                int bad = -1;
+                CHECK(task_inputs_unchanged(t, &in, &ref, &bad), "%s: reference wrote input %d", name, bad);
+                for (int p = 0; p < t->nparams; p++) {
+                    if (!t->params[p].is_pointer || t->params[p].role == TASK_ROLE_IN) continue;
+                    size_t nonfinite = 0;
+                    for (size_t i = 0; i < ref.args[p].count; i++) nonfinite += !isfinite(elem(&t->params[p], &ref.args[p], i));
+                    CHECK(nonfinite == 0 || !task_dtype_is_float(t->params[p].dtype), "%s: %zu non-finite outputs in %s (size %d dist %d)", name,
+                          nonfinite, t->params[p].name, si, di);
+                }
+            }
+            task_inst_free(&in);
+            task_inst_free(&ref);
+        }
+    }
+    task_free(t);
+}
+
+/* ---- hand cases ----------------------------------------------------------------------- */
+/* The first sample of `fam` (seeds 1..4000) whose family_params match every
+ * "key=value" of want (a NULL-terminated list; values compare as text). */
+static json_t *find_sample(const char *fam, const char *const *want) {
+    int f = -1;
+    for (int k = 0; k < NFAMS; k++)
+        if (!strcmp(FAMS[k].name, fam)) f = k;
+    if (f < 0) return NULL;
+    for (uint64_t seed = 1; seed < 4000; seed++) {
+        synth_family_sample s;
+        memset(&s, 0, sizeof s);
+        if (FAMS[f].gen(seed, &s) != PG_OK) { synth_family_sample_free(&s); continue; }
+        json_t *root = json_loads(s.task_json.data ? s.task_json.data : "", 0, NULL);
+        synth_family_sample_free(&s);
+        json_t *fp = json_object_get(root, "family_params");
+        bool ok = fp != NULL;
+        for (int i = 0; ok && want[i]; i++) {
+            const char *eq = strchr(want[i], '=');
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - want[i]), want[i]);
+            json_t *v = json_object_get(fp, key);
+            char txt[64] = "";
+            if (json_is_string(v)) snprintf(txt, sizeof txt, "%s", json_string_value(v));
+            else if (json_is_integer(v)) snprintf(txt, sizeof txt, "%lld", (long long)json_integer_value(v));
+            else if (json_is_boolean(v)) snprintf(txt, sizeof txt, "%s", json_is_true(v) ? "true" : "false");
+            ok = !strcmp(txt, eq + 1);
+        }
+        if (ok) return root;
+        json_decref(root);
+    }
+    return NULL;
+}
+
+/* Replace the sizes by one tiny size (JSON object text), write, load. */
+static task_spec *tiny_spec(json_t *root, const char *size_json, char *path, size_t pathn) {
+    json_t *sz = json_loads(size_json, 0, NULL);
+    json_t *arr = json_array();
+    json_array_append(arr, sz);
+    json_array_append_new(arr, sz);   /* task_load wants two sizes */
+    json_object_set_new(root, "sizes", arr);
+    snprintf(path, pathn, "/tmp/ptxgen-sptest-%d.json", (int)getpid());
+    char *text = json_dumps(root, 0);
+    write_text(path, text);
+    free(text);
+    task_spec *t = NULL;
+    pg_diag_sink q = {0};
+    q.fn = diag_print;
+    if (task_load(path, &t, &q) != PG_OK) return NULL;
+    return t;
+}
+
+static int param_of(const task_spec *t, const char *name) {
+    for (int i = 0; i < t->nparams; i++)
+        if (!strcmp(t->params[i].name, name)) return i;
+    return -1;
+}
+
+/* Fill parameter `name` (by fparams key or literal name) with v[0..n). */
+static void fill(const task_spec *t, task_inst *in, const char *name, const double *v, size_t n) {
+    int p = param_of(t, name);
+    CHECK(p >= 0 && in->args[p].count >= n, "fill %s", name);
+    if (p < 0) return;
+    for (size_t i = 0; i < n && i < in->args[p].count; i++) set_elem(&t->params[p], &in->args[p], i, v[i]);
+}
+
+/* Run the reference and compare output `name` to want[0..n). */
+static void expect(const char *label, const task_spec *t, task_inst *in, const char *name, const double *want, size_t n, double tol) {
+    task_inst ref;
+    memset(&ref, 0, sizeof ref);
+    pg_diag_sink q = {0};
+    q.fn = diag_print;
+    pg_status st = task_reference_run(in, &ref, &q);
+    CHECK(st == PG_OK, "%s: reference status %d", label, st);
+    int p = param_of(t, name);
+    if (st == PG_OK && p >= 0) {
+        for (size_t i = 0; i < n; i++) {
+            double g = elem(&t->params[p], &ref.args[p], i);
+            CHECK(fabs(g - want[i]) <= tol * (1 + fabs(want[i])), "%s: %s[%zu] = %.9g, want %.9g", label, name, i, g, want[i]);
+        }
+    }
+    task_inst_free(&ref);
+}
+
+static const char *fpname(json_t *root, const char *key, int i) {
+    json_t *v = json_object_get(json_object_get(root, "family_params"), key);
+    return i < 0 ? json_string_value(v) : json_string_value(json_array_get(v, (size_t)i));
+}
+
+/* Start a hand case: the first sample matching want, with sizes replaced by `size`. */
+typedef struct { json_t *root; task_spec *t; task_inst in; char path[128]; } hcase;
+static bool hc_begin(hcase *h, const char *fam, const char *const *want, const char *size) {
+    memset(h, 0, sizeof *h);
+    h->root = find_sample(fam, want);
+    CHECK(h->root != NULL, "%s: no sample with %s...", fam, want[0]);
+    if (!h->root) return false;
+    h->t = tiny_spec(h->root, size, h->path, sizeof h->path);
+    CHECK(h->t != NULL, "%s: tiny spec loads", fam);
+    if (!h->t) return false;
+    pg_diag_sink q = {0};
+    q.fn = diag_print;
+    bool ok = task_inst_make(h->t, 0, 0, 1, &h->in, &q) == PG_OK;
+    CHECK(ok, "%s: tiny instance", fam);
+    return ok;
+}
+static void hc_end(hcase *h) {
+    if (h->t) task_inst_free(&h->in);
+    task_free(h->t);
+    json_decref(h->root);
+    if (h->path[0]) unlink(h->path);
+}
+
+static void hand_spmv(void) {
+    /* A = [[1 0 2], [0 3 0]] (rows 2, cols 3), x = [1 10 100]: A x = [201 30] */
+    const double x[] = {1, 10, 100};
+    {
+        hcase h;
+        if (hc_begin(&h, "spmv", (const char *[]){"format=csr", "op=plain", NULL}, "{\"rows\": 2, \"cols\": 3, \"nnz\": 3}")) {
+            const double rp[] = {0, 2, 3}, ci[] = {0, 2, 1}, va[] = {1, 2, 3}, want[] = {201, 30};
+            fill(h.t, &h.in, fpname(h.root, "names", 0), rp, 3);
+            fill(h.t, &h.in, fpname(h.root, "names", 1), ci, 3);
+            fill(h.t, &h.in, fpname(h.root, "names", 2), va, 3);
+            fill(h.t, &h.in, fpname(h.root, "x", -1), x, 3);
+            expect("spmv csr", h.t, &h.in, fpname(h.root, "y", -1), want, 2, 1e-12);
+        }
+        hc_end(&h);
+    }
+    {   /* y = alpha*A x + beta*y with y = [1 2] */
+        hcase h;
+        if (hc_begin(&h, "spmv", (const char *[]){"format=csr", "op=axpby", NULL}, "{\"rows\": 2, \"cols\": 3, \"nnz\": 3}")) {
+            const double rp[] = {0, 2, 3}, ci[] = {0, 2, 1}, va[] = {1, 2, 3}, y0[] = {1, 2};
+            fill(h.t, &h.in, fpname(h.root, "names", 0), rp, 3);
+            fill(h.t, &h.in, fpname(h.root, "names", 1), ci, 3);
+            fill(h.t, &h.in, fpname(h.root, "names", 2), va, 3);
+            fill(h.t, &h.in, fpname(h.root, "x", -1), x, 3);
+            fill(h.t, &h.in, fpname(h.root, "y", -1), y0, 2);
+            double a = task_scalar_f(&h.in, "alpha"), b = task_scalar_f(&h.in, "beta");
+            const double want[] = {a * 201 + b * 1, a * 30 + b * 2};
+            expect("spmv csr axpby", h.t, &h.in, fpname(h.root, "y", -1), want, 2, 1e-6);
+        }
+        hc_end(&h);
+    }
+    /* ELL, width 2: row 0 = {(0,1), (2,2)}, row 1 = {(1,3), padding} */
+    for (int slot = 0; slot < 2; slot++)
+        for (int neg = 0; neg < 2; neg++) {
+            hcase h;
+            const char *want_fp[] = {"format=ell", "op=plain", slot ? "layout=slot-major" : "layout=row-major", neg ? "padding=neg1" : "padding=zero", NULL};
+            if (!hc_begin(&h, "spmv", want_fp, "{\"rows\": 2, \"cols\": 3, \"K\": 2, \"width\": 2, \"slots\": 2, \"max_nnz\": 2}")) { hc_end(&h); continue; }
+            /* entry (row r, slot k) */
+            double va[4], ci[4];
+            const double rv[2][2] = {{1, 2}, {3, 0}}, rc[2][2] = {{0, 2}, {1, neg ? -1 : 2}};
+            for (int rr = 0; rr < 2; rr++)
+                for (int k = 0; k < 2; k++) {
+                    int e = slot ? k * 2 + rr : rr * 2 + k;
+                    va[e] = rv[rr][k];
+                    ci[e] = rc[rr][k];
+                }
+            if (neg) va[slot ? 3 : 3] = 1e30;   /* a padding slot's value must be ignored */
+            fill(h.t, &h.in, fpname(h.root, "names", 0), va, 4);
+            fill(h.t, &h.in, fpname(h.root, "names", 1), ci, 4);
+            fill(h.t, &h.in, fpname(h.root, "x", -1), x, 3);
+            const double want[] = {201, 30};
+            expect(slot ? "spmv ell slot-major" : "spmv ell row-major", h.t, &h.in, fpname(h.root, "y", -1), want, 2, 1e-12);
+            hc_end(&h);
+        }
+    {   /* COO y += A x, entries unordered with a repeated row; y = [1 2] */
+        hcase h;
+        if (hc_begin(&h, "spmv", (const char *[]){"format=coo", "op=plain", NULL}, "{\"rows\": 2, \"cols\": 3, \"nnz\": 3}")) {
+            const double ri[] = {1, 0, 0}, ci[] = {1, 2, 0}, va[] = {3, 2, 1}, y0[] = {1, 2}, want[] = {202, 32};
+            fill(h.t, &h.in, fpname(h.root, "names", 0), ri, 3);
+            fill(h.t, &h.in, fpname(h.root, "names", 1), ci, 3);
+            fill(h.t, &h.in, fpname(h.root, "names", 2), va, 3);
+            fill(h.t, &h.in, fpname(h.root, "x", -1), x, 3);
+            fill(h.t, &h.in, fpname(h.root, "y", -1), y0, 2);
+            expect("spmv coo", h.t, &h.in, fpname(h.root, "y", -1), want, 2, 1e-12);
+        }
+        hc_end(&h);
+    }
+    {   /* a column index out of range is reported, not followed */
+        hcase h;
+        if (hc_begin(&h, "spmv", (const char *[]){"format=csr", NULL}, "{\"rows\": 2, \"cols\": 3, \"nnz\": 3}")) {
+            const double rp[] = {0, 2, 3}, ci[] = {0, 7, 1};
+            fill(h.t, &h.in, fpname(h.root, "names", 0), rp, 3);
+            fill(h.t, &h.in, fpname(h.root, "names", 1), ci, 3);
+            task_inst ref;
+            memset(&ref, 0, sizeof ref);
+            pg_diag_sink q = {0};
+            CHECK(task_reference_run(&h.in, &ref, &q) == PG_ERR_INVALID && q.nerrors == 1, "spmv: bad column rejected");
+            task_inst_free(&ref);
+        }
+        hc_end(&h);
+    }
+}
+
+int main(void) {
+    char pp[1024];
+    have_ptxas = ptxas_find(pp, sizeof pp);
+    int nseeds = getenv("SPARSE_N") ? atoi(getenv("SPARSE_N")) : 24;
+    if (nseeds < 1 || nseeds > 4096) nseeds = 24;
+    for (int k = 0; k < NFAMS; k++) {
+        int f = synth_family_find(FAMS[k].name);
+        CHECK(f >= 0, "family %s registered", FAMS[k].name);
+        if (f < 0) continue;
+        uint64_t *seeds = calloc((size_t)nseeds, sizeof *seeds);
+        synth_family_sample *ss = calloc((size_t)nseeds, sizeof *ss);
+        for (int i = 0; i < nseeds; i++) seeds[i] = 7919ull * (uint64_t)i + 3;
+        pg_diag_sink q = {0};
+        q.fn = diag_print;
+        pg_status st = synth_family_generate_batch(f, seeds, nseeds, "sm_90", ss, &q);
+        if (st == PG_ERR_IO) {
+            printf("SKIPPED: %s needs nvcc\n", FAMS[k].name);
+        } else {
+            CHECK(st == PG_OK, "%s: batch", FAMS[k].name);
+            int distinct = 0;
+            for (int i = 0; i < nseeds; i++) {
+                synth_family_sample *s = &ss[i];
+                CHECK(s->ptx.len && s->task_json.len, "%s seed %d: empty", FAMS[k].name, i);
+                if (!s->ptx.len) continue;
+                bool seen = false;
+                for (int j = 0; j < i; j++) seen |= ss[j].ptx.len && !strcmp(ss[j].identity, s->identity);
+                distinct += !seen;
+                ptx_module *m = NULL;
+                pg_diag_sink vq = {0};
+                vq.fn = diag_print;
+                pg_status ps = ptx_parse(s->ptx.data, s->ptx.len, s->name, &m, &vq);
+                if (ps == PG_OK) ps = ptx_validate(m, &vq);
+                CHECK(ps == PG_OK && vq.nwarnings == 0, "%s: validator", s->name);
+                ptx_module_free(m);
+                if (have_ptxas && !seen) CHECK(ptxas_ok(s->ptx.data), "%s: ptxas", s->name);
+                char path[128];
+                snprintf(path, sizeof path, "/tmp/ptxgen-sptest-%d-task.json", (int)getpid());
+                CHECK(write_text(path, s->task_json.data), "write");
+                check_reference(path, s->name);
+                unlink(path);
+            }
+            printf("family %-10s %d seeds, %d distinct identities\n", FAMS[k].name, nseeds, distinct);
+        }
+        for (int i = 0; i < nseeds; i++) synth_family_sample_free(&ss[i]);
+        free(ss);
+        free(seeds);
+    }
+    hand_spmv();
+    return TEST_DONE();
+}
