@@ -157,7 +157,7 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.explain_zh, "%s 依次存放 %s 个 M×K 行主序矩阵，%s 每个矩阵对应一个长度 M 的向量；对每个矩阵输出按该向量加权的 K 个列和", A, BN, X);
         sp_add(&f.explain_zh, "把每个小矩阵的转置乘以对应向量，每个批次得到 K 个值");
     } else {
-        pg_buf_printf(&f.formula, "%s[b][i][j] = sum_{k<K} %s[b][i][k] * %s[b][k][j]  (entry b of %s at b*M*K, of %s at b*K*N, of %s at b*M*N, row-major)", Y, A, X, A, X, Y);
+        pg_buf_printf(&f.formula, "%s[b*M*N + i*N + j] = sum_{k<K} %s[b*M*K + i*K + k] * %s[b*K*N + k*N + j]", Y, A, X);
         sp_add(&f.name_en, "batched small matrix multiply");
         sp_add(&f.name_en, "bmm for tiny matrices");
         sp_add(&f.name_en, "strided-batched GEMM (small)");
@@ -179,7 +179,7 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.how_en, "flat thread-per-output mapping, global index = entry * outputs-per-entry + output");
         sp_add(&f.how_zh, "每个线程一个输出元素%s", gs ? "，网格有上限，使用网格跨步循环" : "");
     }
-    pg_buf_printf(&f.shape_en, "the %s entries are packed back to back; M, K%s are small runtime sizes", BN, op == BT_MM ? ", N" : "");
+    pg_buf_printf(&f.shape_en, "The %s entries are packed back to back; M, K%s are small runtime sizes", BN, op == BT_MM ? ", N" : "");
     pg_buf_printf(&f.shape_zh, "%s 个批次紧密排列；M、K%s 为运行时给出的小尺寸", BN, op == BT_MM ? "、N" : "");
     char bytes[128], flops[40];
     snprintf(bytes, sizeof bytes, "%d*(%s + %s + %s)", es, la, lv, ly);

@@ -337,7 +337,7 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.how_en, "simple direct kernel: thread i loops over all N particles");
         sp_add(&f.how_zh, "每个线程一个粒子，直接从全局内存读取所有粒子");
     }
-    pg_buf_printf(&f.shape_en, "N particles; %s%s%s", layout,
+    pg_buf_printf(&f.shape_en, "There are N particles; %s%s%s", layout,
                   !aos && !lj ? (coul ? ", charges in a fourth array" : ", masses in a fourth array") : "",
                   out3 ? "; the result is written as xyz triples" : vec ? "; the result vector goes to three arrays" : "");
     pg_buf_printf(&f.shape_zh, "N 个粒子；%s%s", aos ? "每个粒子四个值（x、y、z、第四个分量）连续存放" : "坐标为三个独立数组",

@@ -168,7 +168,7 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.how_en, "2D grid, thread (x, y) computes column x of row y");
         sp_add(&f.how_zh, "每个线程计算一个输出元素，直接读全局内存");
     }
-    pg_buf_printf(&f.shape_en, "%s is stored %s with %s coordinates per point; %s is n x %s, row-major", self ? X : "the points",
+    pg_buf_printf(&f.shape_en, "%s %s stored %s with %s coordinates per point; %s is n x %s, row-major", self ? X : "The points", self ? "is" : "are",
                   soa ? "coordinate-major (all first coordinates, then all second ...)" : "point by point", dd, D, M);
     pg_buf_printf(&f.shape_zh, "点按%s存放，每点 %s 个坐标；%s 为 n×%s 行主序", soa ? "坐标优先（先存所有点的第一个坐标）" : "点优先", dd, D, M);
     char bytes[64], flops[32];

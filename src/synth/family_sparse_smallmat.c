@@ -160,7 +160,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
     sp_facts f = {0};
     switch (op) {
     case SM_DET:
-        pg_buf_printf(&f.formula, "%s[b] = det(%s_b), %s_b = the %dx%d row-major matrix at %s + b*%d", O, A, A, dim, dim, A, nn);
+        pg_buf_printf(&f.formula, "%s[b] = det(%s[b*%d .. b*%d + %d])", O, A, nn, nn, nn - 1);
         sp_add(&f.name_en, "batched %dx%d determinants", dim, dim);
         sp_add(&f.name_en, "determinant of many small matrices");
         sp_add(&f.name_en, "per-matrix det (%dx%d)", dim, dim);
@@ -175,8 +175,8 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         break;
     case SM_INV:
     case SM_SOLVE:
-        if (op == SM_INV) pg_buf_printf(&f.formula, "%s_b = (%s_b + lambda*I)^-1 for each %dx%d row-major matrix %s_b at %s + b*%d", O, A, dim, dim, A, A, nn);
-        else pg_buf_printf(&f.formula, "%s_b = (%s_b + lambda*I)^-1 %s_b, %s_b the %dx%d matrix at %s + b*%d, %s_b at %s + b*%d", O, A, RHS, A, dim, dim, A, nn, RHS, RHS, dim);
+        if (op == SM_INV) pg_buf_printf(&f.formula, "%s_b = (%s_b + lambda*I)^-1", O, A);
+        else pg_buf_printf(&f.formula, "%s_b = (%s_b + lambda*I)^-1 %s_b", O, A, RHS);
         sp_add(&f.name_en, op == SM_INV ? "batched %dx%d inverse of shifted matrices" : "batched %dx%d linear solves", dim, dim);
         sp_add(&f.name_en, op == SM_INV ? "invert many small regularized matrices" : "solve many tiny regularized systems");
         sp_add(&f.name_en, op == SM_INV ? "(A + lambda I)^-1 per matrix" : "(A + lambda I) x = r per system");
@@ -186,11 +186,11 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, op == SM_INV ? "正则化矩阵求逆" : "正则化线性方程组");
         if (op == SM_INV) {
             sp_add(&f.explain_en, "for each %dx%d matrix of the batch, add lambda to its diagonal and write the inverse of the result (row-major) to %s", dim, dim, O);
-            sp_add(&f.explain_en, "invert every shifted matrix A_b + lambda*I; lambda = %s makes them diagonally dominant, so Gauss-Jordan without pivoting is fine", lam);
+            sp_add(&f.explain_en, "invert every shifted matrix %s_b + lambda*I; lambda = %s makes them diagonally dominant, so Gauss-Jordan without pivoting is fine", A, lam);
             sp_add(&f.explain_zh, "对每个 %dx%d 矩阵先在对角线上加 lambda，再求逆，结果按行主序写入 %s", dim, dim, O);
         } else {
             sp_add(&f.explain_en, "for each system b, add lambda to the diagonal of matrix b and solve it against the right-hand side %s_b, writing the %d unknowns to %s", RHS, dim, O);
-            sp_add(&f.explain_en, "solve (A_b + lambda*I) x = %s_b for every small system of the batch (lambda = %s keeps it diagonally dominant)", RHS, lam);
+            sp_add(&f.explain_en, "solve (%s_b + lambda*I) %s_b = %s_b for every small system of the batch (lambda = %s keeps it diagonally dominant)", A, O, RHS, lam);
             sp_add(&f.explain_zh, "对每个方程组，把矩阵对角线加 lambda 后与右端项 %s 求解，%d 个未知数写入 %s", RHS, dim, O);
         }
         sp_add(&f.explain_zh, "lambda = %s 使矩阵对角占优，可以不选主元", lam);
@@ -215,9 +215,16 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         break;
     }
     sp_add(&f.how_en, "one thread per %s, everything in registers", op == SM_TRI ? "system" : "matrix");
+    if (op != SM_TRI) {
+        char arr[64] = "";
+        if (op == SM_INV) snprintf(arr, sizeof arr, ", %s_b at %s + b*%d", O, O, nn);
+        else if (op == SM_SOLVE) snprintf(arr, sizeof arr, ", %s_b at %s + b*%d and %s_b at %s + b*%d", RHS, RHS, dim, O, O, dim);
+        pg_buf_printf(&f.shape_en, "%s_b is the %dx%d row-major matrix at %s + b*%d%s, for b < batch", A, dim, dim, A, nn, arr);
+        pg_buf_printf(&f.shape_zh, "%s_b 为从 %s + b*%d 开始的 %dx%d 行主序矩阵（b < batch）", A, A, nn, dim, dim);
+    }
     sp_add(&f.how_zh, "每个线程处理一个%s", op == SM_TRI ? "方程组" : "矩阵");
     if (op == SM_TRI) {
-        pg_buf_printf(&f.notes_en, "n <= 64; the diagonal dominates (|%s| >= 3), so no pivoting is needed", TRN[tn][1]);
+        pg_buf_printf(&f.notes_en, "At most 64 unknowns per system; the diagonal dominates (|%s| >= 3), so no pivoting is needed", TRN[tn][1]);
         pg_buf_printf(&f.notes_zh, "n <= 64，主对角占优，无需选主元");
     } else if (op != SM_DET) {
         pg_buf_printf(&f.notes_en, "lambda = %s is a scalar parameter", lam);

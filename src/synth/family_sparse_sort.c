@@ -30,6 +30,9 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
     bool kv = fam_pick(&r, 3) == 0, desc = fam_pick(&r, 3) == 0, per_elem = fam_pick(&r, 2), inplace = fam_pick(&r, 2);
     int block = 64 << fam_pick(&r, op == SN_BLOCK ? 5 : 4);   /* block_sort: 64..1024 */
     if (op != SN_STEP) per_elem = false;
+    /* u32 keys from perm include 0, the descending padding value: a padded
+     * slot could then swap places with a real key 0 and carry its value off */
+    if (op == SN_BLOCK && kv && desc && kt == 0) kt = 1;
     if (op != SN_BLOCK) inplace = true;
     static const char *const KT[] = {"u32", "s32", "f32"}, *const KC[] = {"unsigned int", "int", "float"};
     const char *T = KT[kt], *CT = KC[kt];
@@ -169,7 +172,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.explain_zh, "对 n（2 的幂）个键原地执行双调排序的一个阶段，%s 为配对距离，%s 为当前合并序列长度", J, KK);
         sp_add(&f.how_en, per_elem ? "one thread per element; the thread of the lower index of each pair does the exchange" : "one thread per pair: thread p handles i = ((p & ~(j-1)) << 1) | (p & (j-1)) and i + j");
         sp_add(&f.how_zh, per_elem ? "每个线程一个元素，由配对中下标较小的线程负责交换" : "每个线程处理一对元素");
-        pg_buf_printf(&f.notes_en, "n is a power of two; %s and %s are powers of two with %s < %s <= n", J, KK, J, KK);
+        pg_buf_printf(&f.notes_en, "The count n is a power of two; %s and %s are powers of two with %s < %s <= n", J, KK, J, KK);
         pg_buf_printf(&f.notes_zh, "n 为 2 的幂，%s、%s 为 2 的幂且 %s < %s <= n", J, KK, J, KK);
     } else if (op == SN_BLOCK) {
         pg_buf_printf(&f.formula, "%s[s*%d .. s*%d + %d) = the %s-sorted keys of %s[s*%d .. min(s*%d + %d, n)) for every segment s", inplace ? K : OUT, block, block, block, dir, K, block, block, block);
@@ -187,7 +190,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.explain_zh, "每个线程块把 %d 个键载入共享内存，做完整的双调排序网络后写回", block);
         sp_add(&f.how_en, "one thread per key, bitonic network in shared memory with a barrier after every stage; the last segment is padded with keys that sort to its end");
         sp_add(&f.how_zh, "每个线程一个键，在共享内存中执行双调网络，每个阶段后同步；最后一段用排到末尾的哨兵补齐");
-        pg_buf_printf(&f.notes_en, "n is arbitrary; segment boundaries are at multiples of %d", block);
+        pg_buf_printf(&f.notes_en, "The count n is arbitrary; segment boundaries are at multiples of %d", block);
         pg_buf_printf(&f.notes_zh, "n 任意，分段边界为 %d 的倍数", block);
     } else {
         pg_buf_printf(&f.formula, "for every i = phase, phase+2, ... with i+1 < n: if %s[i] %s %s[i+1] swap them", K, desc ? "<" : ">", K);

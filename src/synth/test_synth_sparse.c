@@ -404,6 +404,157 @@ static void hand_nbody(void) {
     }
 }
 
+/* Run a hand case: the first sample matching want, sizes replaced by size,
+ * inputs filled by (name, values) pairs; the output compared to expect_v. */
+typedef struct { const char *name; const double *v; size_t n; } hin;
+static void hand_run(const char *label, const char *fam, const char *const *want, const char *size, const hin *ins, int nins, const char *outname,
+                     const double *expect_v, size_t nexp, double tol) {
+    hcase h;
+    if (hc_begin(&h, fam, want, size)) {
+        for (int i = 0; i < nins; i++) {
+            const char *nm = ins[i].name;
+            /* "@key" / "@key.i": the name recorded in family_params */
+            char key[64];
+            int idx = -1;
+            if (nm[0] == '@') {
+                snprintf(key, sizeof key, "%s", nm + 1);
+                char *dot = strchr(key, '.');
+                if (dot) { *dot = 0; idx = atoi(dot + 1); }
+                nm = fpname(h.root, key, idx);
+            }
+            CHECK(nm != NULL, "%s: input %s", label, ins[i].name);
+            if (nm) fill(h.t, &h.in, nm, ins[i].v, ins[i].n);
+        }
+        const char *on = outname;
+        char key[64];
+        if (on[0] == '@') {
+            int idx = -1;
+            snprintf(key, sizeof key, "%s", on + 1);
+            char *dot = strchr(key, '.');
+            if (dot) { *dot = 0; idx = atoi(dot + 1); }
+            on = fpname(h.root, key, idx);
+        }
+        CHECK(on != NULL, "%s: output name", label);
+        if (on) expect(label, h.t, &h.in, on, expect_v, nexp, tol);
+    }
+    hc_end(&h);
+}
+#define W(...) ((const char *[]){__VA_ARGS__, NULL})
+#define V(...) ((const double[]){__VA_ARGS__}), (sizeof((const double[]){__VA_ARGS__}) / sizeof(double))
+
+static void hand_linalg(void) {
+    /* pairdist: X = (0,0), (3,4); Y = (1,1) */
+    const double X[] = {0, 0, 3, 4}, Xc[] = {0, 3, 0, 4}, Y[] = {1, 1};
+    const char *sz = "{\"n\": 2, \"m\": 1, \"d\": 2}";
+    hand_run("pairdist sq", "pairdist", W("metric=sqeuclid", "self=false", "dim=2", "layout=point-major"), sz,
+             (hin[]){{"@x", X, 4}, {"@y", Y, 2}}, 2, "@out", V(2, 13), 1e-12);
+    hand_run("pairdist euclid coord-major", "pairdist", W("metric=euclid", "self=false", "layout=coord-major", "dim=2"), sz,
+             (hin[]){{"@x", Xc, 4}, {"@y", Y, 2}}, 2, "@out", V(sqrt(2.0), sqrt(13.0)), 1e-6);
+    hand_run("pairdist l1 runtime d", "pairdist", W("metric=l1", "self=false", "dim=0", "layout=point-major"), sz,
+             (hin[]){{"@x", X, 4}, {"@y", Y, 2}}, 2, "@out", V(2, 5), 1e-12);
+    hand_run("pairdist self", "pairdist", W("metric=sqeuclid", "self=true", "dim=2", "layout=point-major"), "{\"n\": 2, \"d\": 2}",
+             (hin[]){{"@x", X, 4}}, 1, "@out", V(0, 25, 25, 0), 1e-12);
+
+    /* rowpair: a = [1 2; 3 4], b = [5 6; 7 8] */
+    const double a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8};
+    const char *rs = "{\"rows\": 2, \"cols\": 2}";
+    hin ab[] = {{"@a", a, 4}, {"@b", b, 4}};
+    hand_run("rowpair dot", "rowpair", W("op=dot"), rs, ab, 2, "@out", V(17, 53), 1e-12);
+    hand_run("rowpair sqdist", "rowpair", W("op=sqdist"), rs, ab, 2, "@out", V(32, 32), 1e-12);
+    hand_run("rowpair l2dist", "rowpair", W("op=l2dist"), rs, ab, 2, "@out", V(sqrt(32.0), sqrt(32.0)), 1e-6);
+    hand_run("rowpair cosine", "rowpair", W("op=cosine", "eps_rule=max"), rs, ab, 2, "@out", V(17 / (sqrt(5.0) * sqrt(61.0)), 53 / (5 * sqrt(113.0))), 1e-6);
+    {   /* eps clamps a zero-length row: 0 / max(0, eps) = 0 */
+        const double z[] = {0, 0, 3, 4};
+        hand_run("rowpair cosine zero row", "rowpair", W("op=cosine", "eps_rule=max"), rs, (hin[]){{"@a", z, 4}, {"@b", b, 4}}, 2, "@out",
+                 V(0, 53 / (5 * sqrt(113.0))), 1e-6);
+    }
+
+    /* gemvt: A = [1 2 3; 4 5 6], x = [1 10], y = [1 2 3] */
+    const double A[] = {1, 2, 3, 4, 5, 6}, x[] = {1, 10}, y3[] = {1, 2, 3};
+    const char *gs = "{\"rows\": 2, \"cols\": 3}";
+    hand_run("gemvt A^T x", "gemvt", W("op=gemv_t", "scaled=false"), gs, (hin[]){{"@A", A, 6}, {"@x", x, 2}}, 2, "@y", V(41, 52, 63), 1e-12);
+    hand_run("gemvt outer", "gemvt", W("op=outer", "scaled=false"), gs, (hin[]){{"@x", x, 2}, {"@y", y3, 3}}, 2, "@A", V(1, 2, 3, 10, 20, 30), 1e-12);
+    {   /* scaled: alpha read from the spec */
+        hcase h;
+        if (hc_begin(&h, "gemvt", W("op=ger"), gs)) {
+            fill(h.t, &h.in, fpname(h.root, "A", -1), A, 6);
+            fill(h.t, &h.in, fpname(h.root, "x", -1), x, 2);
+            fill(h.t, &h.in, fpname(h.root, "y", -1), y3, 3);
+            double al = task_scalar_f(&h.in, "alpha");
+            const double want[] = {1 + al, 2 + 2 * al, 3 + 3 * al, 4 + 10 * al, 5 + 20 * al, 6 + 30 * al};
+            expect("gemvt ger", h.t, &h.in, fpname(h.root, "A", -1), want, 6, 1e-7);
+        }
+        hc_end(&h);
+        if (hc_begin(&h, "gemvt", W("op=gemv_t", "scaled=true"), gs)) {
+            const double y0[] = {1, 1, 1};
+            fill(h.t, &h.in, fpname(h.root, "A", -1), A, 6);
+            fill(h.t, &h.in, fpname(h.root, "x", -1), x, 2);
+            fill(h.t, &h.in, fpname(h.root, "y", -1), y0, 3);
+            double al = task_scalar_f(&h.in, "alpha"), be = task_scalar_f(&h.in, "beta");
+            const double want[] = {41 * al + be, 52 * al + be, 63 * al + be};
+            expect("gemvt axpby", h.t, &h.in, fpname(h.root, "y", -1), want, 3, 1e-7);
+        }
+        hc_end(&h);
+    }
+
+    /* batched: A_0 = [1 2; 3 4], A_1 = [5 6; 7 8]; x_0 = [1 1], x_1 = [1 -1] */
+    const double BA[] = {1, 2, 3, 4, 5, 6, 7, 8}, Bx[] = {1, 1, 1, -1};
+    const char *bs = "{\"batch\": 2, \"nb\": 2, \"M\": 2, \"K\": 2, \"N\": 1}";
+    hand_run("batched mv", "batched", W("op=mv"), bs, (hin[]){{"@a", BA, 8}, {"@x", Bx, 4}}, 2, "@y", V(3, 7, -1, -1), 1e-12);
+    hand_run("batched mvt", "batched", W("op=mvt"), bs, (hin[]){{"@a", BA, 8}, {"@x", Bx, 4}}, 2, "@y", V(4, 6, -2, -2), 1e-12);
+    hand_run("batched mm", "batched", W("op=mm"), "{\"batch\": 1, \"nb\": 1, \"M\": 2, \"K\": 2, \"N\": 1}", (hin[]){{"@a", BA, 4}, {"@x", Bx, 2}}, 2,
+             "@y", V(3, 7), 1e-12);
+
+    /* smallmat */
+    const char *ms = "{\"batch\": 1}";
+    hand_run("smallmat det2", "smallmat", W("op=det", "n=2"), ms, (hin[]){{"@names.0", V(1, 2, 3, 4)}}, 1, "@names.1", V(-2), 1e-12);
+    hand_run("smallmat det3", "smallmat", W("op=det", "n=3"), ms, (hin[]){{"@names.0", V(2, 0, 0, 0, 3, 0, 0, 0, 4)}}, 1, "@names.1", V(24), 1e-12);
+    hand_run("smallmat det4 pivot", "smallmat", W("op=det", "n=4"), ms, (hin[]){{"@names.0", V(0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3)}}, 1,
+             "@names.1", V(-6), 1e-12);
+    /* lambda = 3 for n = 2: [0 1; 1 0] + 3I = [3 1; 1 3], inverse [3 -1; -1 3]/8 */
+    hand_run("smallmat inverse2", "smallmat", W("op=inverse", "n=2"), ms, (hin[]){{"@names.0", V(0, 1, 1, 0)}}, 1, "@names.1",
+             V(3.0 / 8, -1.0 / 8, -1.0 / 8, 3.0 / 8), 1e-12);
+    hand_run("smallmat solve2", "smallmat", W("op=solve", "n=2"), ms, (hin[]){{"@names.0", V(0, 1, 1, 0)}, {"@names.2", V(4, 4)}}, 2, "@names.1",
+             V(1, 1), 1e-12);
+    /* tridiagonal [4 1 0; 1 4 1; 0 1 4] x = [5 6 5]: x = [1 1 1] */
+    hand_run("smallmat tridiag", "smallmat", W("op=tridiag"), "{\"batch\": 1, \"n\": 3}",
+             (hin[]){{"@names.0", V(0, 1, 1)}, {"@names.1", V(4, 4, 4)}, {"@names.2", V(1, 1, 0)}, {"@names.3", V(5, 6, 5)}}, 4, "@names.4", V(1, 1, 1), 1e-12);
+}
+
+static void hand_stencil(void) {
+    const char *s3 = "{\"D\": 1, \"H\": 1, \"W\": 3, \"nz\": 1, \"ny\": 1, \"nx\": 3}";
+    /* 1x1x3 volume, zero boundary, variable coefficient: only the x neighbours exist */
+    hand_run("stencil_bc varcoef zero", "stencil_bc", W("dims=3", "shape=varcoef", "boundary=zero"), s3,
+             (hin[]){{"@in", V(1, 2, 3)}, {"@kappa", V(0.125, 0.125, 0.125)}}, 2, "@out", V(1 + 0.125 * (2 - 6), 2 + 0.125 * (4 - 12), 3 + 0.125 * (2 - 18)), 1e-12);
+    /* every cell of a 1x1x3 volume lies on a face: copy */
+    hand_run("stencil_bc copy", "stencil_bc", W("dims=3", "shape=varcoef", "boundary=copy"), s3, (hin[]){{"@in", V(1, 2, 3)}, {"@kappa", V(1, 1, 1)}}, 2,
+             "@out", V(1, 2, 3), 1e-12);
+    /* periodic wrap along x (y and z have extent 1: every y/z neighbour is the cell itself) */
+    hand_run("stencil_bc periodic", "stencil_bc", W("dims=3", "shape=varcoef", "boundary=periodic"), s3,
+             (hin[]){{"@in", V(1, 2, 3)}, {"@kappa", V(0.5, 0.5, 0.5)}}, 2, "@out",
+             V(1 + 0.5 * (3 + 2 + 4 * 1 - 6), 2 + 0.5 * (1 + 3 + 4 * 2 - 12), 3 + 0.5 * (2 + 1 + 4 * 3 - 18)), 1e-12);
+    /* 2D reflect on 1x3 (H = 1): x-1 of cell 0 is cell 1, x+1 of cell 2 is cell 1 */
+    hand_run("stencil_bc reflect 2D", "stencil_bc", W("dims=2", "shape=varcoef", "boundary=reflect"), "{\"H\": 1, \"W\": 3, \"ny\": 1, \"nx\": 3}",
+             (hin[]){{"@in", V(1, 2, 3)}, {"@kappa", V(0.25, 0.25, 0.25)}}, 2, "@out",
+             V(1 + 0.25 * (2 + 2 + 2 * 1 - 4), 2 + 0.25 * (1 + 3 + 2 * 2 - 8), 3 + 0.25 * (2 + 2 + 2 * 3 - 12)), 1e-12);
+}
+
+static void hand_sort(void) {
+    const char *st = "{\"n\": 4, \"j\": 1, \"k\": 2, \"stride\": 1, \"seq\": 2, \"partner\": 1, \"size\": 2}";
+    hand_run("sortnet bitonic asc", "sortnet", W("op=bitonic_step", "kv=false", "descending=false"), st, (hin[]){{"@keys", V(4, 3, 2, 1)}}, 1, "@keys",
+             V(3, 4, 2, 1), 0);
+    hand_run("sortnet bitonic desc", "sortnet", W("op=bitonic_step", "kv=false", "descending=true"), st, (hin[]){{"@keys", V(4, 3, 2, 1)}}, 1, "@keys",
+             V(4, 3, 1, 2), 0);
+    hand_run("sortnet bitonic kv values", "sortnet", W("op=bitonic_step", "kv=true", "descending=false"), st,
+             (hin[]){{"@keys", V(4, 3, 2, 1)}, {"@vals", V(0, 1, 2, 3)}}, 2, "@vals", V(1, 0, 2, 3), 0);
+    hand_run("sortnet oddeven", "sortnet", W("op=oddeven_step", "descending=false", "kv=false"), "{\"n\": 5, \"phase\": 1}", (hin[]){{"@keys", V(5, 4, 3, 2, 1)}},
+             1, "@keys", V(5, 3, 4, 1, 2), 0);
+    hand_run("sortnet block asc", "sortnet", W("op=block_sort", "descending=false", "inplace=true", "kv=false"), "{\"n\": 5}",
+             (hin[]){{"@keys", V(3, 1, 2, 5, 4)}}, 1, "@keys", V(1, 2, 3, 4, 5), 0);
+    hand_run("sortnet block desc kv oop", "sortnet", W("op=block_sort", "descending=true", "inplace=false", "kv=true"), "{\"n\": 5}",
+             (hin[]){{"@keys", V(3, 1, 2, 5, 4)}, {"@vals", V(0, 1, 2, 3, 4)}}, 2, "@vals_out", V(3, 4, 0, 2, 1), 0);
+}
+
 int main(void) {
     char pp[1024];
     have_ptxas = ptxas_find(pp, sizeof pp);
@@ -453,5 +604,8 @@ int main(void) {
     }
     hand_spmv();
     hand_nbody();
+    hand_linalg();
+    hand_stencil();
+    hand_sort();
     return TEST_DONE();
 }
