@@ -127,4 +127,25 @@ void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, con
     t->root = NULL;
 }
 
+void sp_seal_name(synth_family_sample *s) {
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (const char *p = s->cu.data ? s->cu.data : ""; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    char old[sizeof s->name];
+    snprintf(old, sizeof old, "%s", s->name);
+    size_t l = strlen(old);
+    if (l + 8 > sizeof s->name) l = sizeof s->name - 8;   /* the generators' names are far shorter */
+    snprintf(s->name, sizeof s->name, "%.*s_%06x", (int)l, old, (unsigned)(h & 0xffffff));
+    pg_buf cu = {0};
+    size_t ol = strlen(old);
+    for (const char *p = s->cu.data ? s->cu.data : ""; *p;) {
+        const char *hit = strstr(p, old);
+        if (!hit) { pg_buf_puts(&cu, p); break; }
+        pg_buf_putn(&cu, p, (size_t)(hit - p));
+        pg_buf_puts(&cu, s->name);
+        p = hit + ol;
+    }
+    pg_buf_free(&s->cu);
+    s->cu = cu;
+}
+
 const char *sp_ctype(const char *T) { return !strcmp(T, "f64") ? "double" : !strcmp(T, "f32") ? "float" : !strcmp(T, "s32") ? "int" : "unsigned int"; }

@@ -56,6 +56,13 @@ void sp_fparams(sp_task *t, json_t *fp);
 void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, const char *d1, const char *T, double tol,
                const char *ref, const char *bytes, const char *flops);
 
+/* Make the kernel name a function of the kernel's code: append "_" and 6 hex
+ * digits of a hash of s->cu and rename the kernel inside s->cu.  The nvcc
+ * batch compiles one kernel per distinct name (family.c), and the parameter
+ * names these families draw change the code without changing the rest of
+ * the name.  Call after the CUDA C is complete, before sp_begin(). */
+void sp_seal_name(synth_family_sample *s);
+
 /* C type of a float element type ("float" / "double"). */
 const char *sp_ctype(const char *T);
 

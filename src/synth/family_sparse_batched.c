@@ -65,7 +65,9 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
         p = e + 1;
     }
     if (per_block) {
-        pg_buf_printf(c, "    extern __shared__ %s sm[];   // A_b (M*K), then %s\n", f64 ? "double" : "float", op == BT_MM ? "B_b (K*N)" : "the vector");
+        /* one raw extern array for every kernel of a translation unit, typed by a cast */
+        pg_buf_printf(c, "    extern __shared__ __align__(16) unsigned char sm_raw[];\n    %s* sm = reinterpret_cast<%s*>(sm_raw);   // A_b (M*K), then %s\n", CT, CT,
+                      op == BT_MM ? "B_b (K*N)" : "the vector");
         pg_buf_printf(c, "    unsigned int b_ = blockIdx.x;\n    unsigned int na = M * K, nv = %s;\n", vlen);
         pg_buf_printf(c, "    const %s* ga = %s + (size_t)b_ * na;\n    const %s* gv = %s + (size_t)b_ * nv;\n", CT, A, CT, X);
         pg_buf_puts(c, "    for (unsigned int e = threadIdx.x; e < na; e += blockDim.x) sm[e] = ga[e];\n");
@@ -84,6 +86,7 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
     pg_buf_free(&ind);
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "batched");
     char pt[8], la[32], lv[32], ly[32];

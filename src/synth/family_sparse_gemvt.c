@@ -64,7 +64,7 @@ pg_status fam_gen_gemvt(uint64_t seed, synth_family_sample *s) {
     /* ---- CUDA C ---- */
     pg_buf *c = &s->cu;
     if (op == GT_GEMVT) {
-        pg_buf_printf(c, "// %s: %s = %sA^T %s%s for a rows x cols row-major %s, %s.\n", n, Y, scaled ? "alpha*" : "", X, scaled ? " + beta*y" : "", CT,
+        pg_buf_printf(c, "// %s: %s = %s%s^T %s%s%s for a rows x cols row-major %s, %s.\n", n, Y, scaled ? "alpha*" : "", A, X, scaled ? " + beta*" : "", scaled ? Y : "", CT,
                       split ? "row slices per block + shared-memory combine" : "one thread per column");
         pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ %s, const %s* __restrict__ %s, %s* %s,%s\n"
                          "    unsigned int rows, unsigned int cols)\n{\n",
@@ -110,6 +110,7 @@ pg_status fam_gen_gemvt(uint64_t seed, synth_family_sample *s) {
     }
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "gemvt");
     char pt[8];

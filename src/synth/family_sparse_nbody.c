@@ -159,6 +159,7 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     else pg_buf_printf(c, "    %s[i] = %sacc;\n}\n", OE, sc);
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "nbody");
     char pt[8];

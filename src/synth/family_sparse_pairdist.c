@@ -85,6 +85,7 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
     }
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "pairdist");
     char pt[8], lx[24], ly[24], ld[24];

@@ -79,12 +79,13 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "    }\n    if (lane == 0) {\n        part[0][w] = s0;\n");
         if (three) pg_buf_puts(c, "        part[1][w] = s1;\n        part[2][w] = s2;\n");
         pg_buf_puts(c, "    }\n    __syncthreads();\n    if (threadIdx.x == 0) {\n");
-        pg_buf_printf(c, "        s0 = 0;%s\n        for (int k = 0; k < %d; k++) {\n            s0 += part[0][k];\n", three ? " s1 = 0; s2 = 0;" : "", nw);
-        if (three) pg_buf_puts(c, "            s1 += part[1][k];\n            s2 += part[2][k];\n");
+        pg_buf_printf(c, "        s0 = 0;%s\n        for (int ww = 0; ww < %d; ww++) {\n            s0 += part[0][ww];\n", three ? " s1 = 0; s2 = 0;" : "", nw);
+        if (three) pg_buf_puts(c, "            s1 += part[1][ww];\n            s2 += part[2][ww];\n");
         pg_buf_printf(c, "        }\n        %s[row] = %s;\n    }\n}\n", O, fin);
     }
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "rowpair");
     char pt[8];

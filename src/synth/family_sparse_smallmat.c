@@ -112,6 +112,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
     }
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "smallmat");
     char pt[8], la[24], lo[24], lam[16];

@@ -50,7 +50,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
              inplace ? "inplace" : "oop");
     const char *n = s->name;
     /* the comparison that says a (lower position) and b are out of order, for an ascending pair */
-    const char *gt = "a > b", *lt = "a < b";
+    const char *gt = "ka > kb", *lt = "ka < kb";
 
     /* ---- CUDA C ---- */
     pg_buf *c = &s->cu;
@@ -69,10 +69,10 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         } else {
             pg_buf_puts(c, "    unsigned int i = 2 * (blockIdx.x * blockDim.x + threadIdx.x) + phase, l = i + 1;\n    if (l >= n) return;\n");
         }
-        pg_buf_printf(c, "    %s a = %s[i], b = %s[l];\n", CT, K, K);
+        pg_buf_printf(c, "    %s ka = %s[i], kb = %s[l];\n", CT, K, K);
         if (op == SN_STEP) pg_buf_printf(c, "    bool up = (i & %s) %s 0;\n    if (up ? %s : %s) {\n", KK, desc ? "!=" : "==", gt, lt);
         else pg_buf_printf(c, "    if (%s) {\n", desc ? lt : gt);
-        pg_buf_printf(c, "        %s[i] = b; %s[l] = a;\n", K, K);
+        pg_buf_printf(c, "        %s[i] = kb; %s[l] = ka;\n", K, K);
         if (kv) pg_buf_printf(c, "        unsigned int t = %s[i]; %s[i] = %s[l]; %s[l] = t;\n", V, V, V, V);
         pg_buf_puts(c, "    }\n}\n");
     } else {
@@ -93,8 +93,8 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "    __syncthreads();\n");
         pg_buf_printf(c, "    for (unsigned int k = 2; k <= %d; k <<= 1)\n        for (unsigned int j = k >> 1; j > 0; j >>= 1) {\n", block);
         pg_buf_puts(c, "            unsigned int l = t ^ j;\n            if (l > t) {\n");
-        pg_buf_printf(c, "                bool up = (t & k) %s 0;\n                %s a = sk[t], b = sk[l];\n", desc ? "!=" : "==", CT);
-        pg_buf_printf(c, "                if (up ? %s : %s) {\n                    sk[t] = b; sk[l] = a;\n", gt, lt);
+        pg_buf_printf(c, "                bool up = (t & k) %s 0;\n                %s ka = sk[t], kb = sk[l];\n", desc ? "!=" : "==", CT);
+        pg_buf_printf(c, "                if (up ? %s : %s) {\n                    sk[t] = kb; sk[l] = ka;\n", gt, lt);
         if (kv) pg_buf_puts(c, "                    unsigned int tv = sv[t]; sv[t] = sv[l]; sv[l] = tv;\n");
         pg_buf_puts(c, "                }\n            }\n            __syncthreads();\n        }\n");
         pg_buf_printf(c, "    if (g < n) {\n        %s[g] = sk[t];\n", inplace ? K : OUT);
@@ -103,6 +103,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
     }
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "sortnet");
     char pt[8];

@@ -27,7 +27,7 @@
 static const char *const CSR_NAMES[][3] = {{"row_ptr", "col_idx", "vals"}, {"rowptr", "colind", "val"}, {"indptr", "indices", "data"},
                                            {"Ap", "Aj", "Ax"}, {"offsets", "columns", "values"}, {"row_offsets", "col_ids", "nz"}};
 static const char *const ELL_NAMES[][2] = {{"val", "col"}, {"ell_val", "ell_col"}, {"values", "indices"}, {"data", "idx"}, {"A_val", "A_col"}};
-static const char *const COO_NAMES[][3] = {{"row", "col", "val"}, {"row_idx", "col_idx", "vals"}, {"ri", "ci", "v"},
+static const char *const COO_NAMES[][3] = {{"row", "col", "val"}, {"row_idx", "col_idx", "vals"}, {"r_idx", "c_idx", "nzval"},
                                            {"coo_row", "coo_col", "coo_val"}, {"I", "J", "V"}};
 static const char *const XY_NAMES[][2] = {{"x", "y"}, {"x", "out"}, {"v", "w"}, {"xin", "yout"}, {"dense", "result"}, {"vec", "res"}};
 static const char *const WIDTH_NAMES[] = {"K", "width", "slots", "max_nnz"};
@@ -161,13 +161,14 @@ pg_status fam_gen_spmv(uint64_t seed, synth_family_sample *s) {
             pg_buf_printf(c, "    size_t start = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", chunk);
             pg_buf_printf(c, "    if (start >= nnz) return;\n    size_t end = start + %d < nnz ? start + %d : nnz;\n", chunk, chunk);
             pg_buf_printf(c, "    int r = %s[start];\n    %s acc = 0;\n", OR, CT);
-            pg_buf_printf(c, "    for (size_t i = start; i < end; i++) {\n        int ri = %s[i];\n", OR);
-            pg_buf_printf(c, "        if (ri != r) { atomicAdd(&%s[r], %sacc); acc = 0; r = ri; }\n", Y, sc);
+            pg_buf_printf(c, "    for (size_t i = start; i < end; i++) {\n        int rn = %s[i];\n", OR);
+            pg_buf_printf(c, "        if (rn != r) { atomicAdd(&%s[r], %sacc); acc = 0; r = rn; }\n", Y, sc);
             pg_buf_printf(c, "        acc += %s[i] * %s[%s[i]];\n    }\n    atomicAdd(&%s[r], %sacc);\n}\n", OV, X, OC, Y, sc);
         }
     }
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "spmv");
     char pt[8];

@@ -117,12 +117,6 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
         for (int k = 0; k < ncoef; k++) pg_buf_printf(&id, ":%s", lit[k]);
     snprintf(s->identity, sizeof s->identity, "%s", id.data);
     pg_buf_free(&id);
-    if (!params && ncoef) {   /* baked coefficients: one kernel name per set */
-        uint64_t h = 1469598103934665603ull;
-        for (int k = 0; k < ncoef; k++) h = (h ^ (uint64_t)(int64_t)(co[k] * 96 + 1000)) * 1099511628211ull;
-        size_t l = strlen(s->name);
-        snprintf(s->name + l, sizeof s->name - l, "_%04x", (unsigned)(h & 0xffff));
-    }
     const char *n = s->name;
 
     /* ---- CUDA C ---- */
@@ -203,6 +197,7 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     for (int k = 0; k < 4; k++) pg_buf_free(&sum[k]);
 
     /* ---- task.json ---- */
+    sp_seal_name(s);
     sp_task t;
     sp_begin(&t, s, "stencil_bc");
     char pt[8], len[32];

@@ -5,7 +5,9 @@
  * and each reference (src/task/refs_sparse*.c) matches hand-computed values
  * on tiny problems, with the spec's sizes replaced by the tiny one.
  *
- * SPARSE_N=K seeds per family (default 24). */
+ * SPARSE_N=K seeds per family (default 24); SPARSE_DUMP=DIR also writes each
+ * sample's task folder (task.json, kernel.ptx, reference.cu) under DIR, the
+ * input of bench/device_families.sh. */
 #include "common/test.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth_family.h"
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* the group's rows: name and generator (the generator alone makes the task
@@ -595,6 +598,19 @@ int main(void) {
                 CHECK(write_text(path, s->task_json.data), "write");
                 check_reference(path, s->name);
                 unlink(path);
+                const char *dump = getenv("SPARSE_DUMP");
+                if (dump && !seen) {
+                    char dir[600], fpath[700];
+                    mkdir(dump, 0755);
+                    snprintf(dir, sizeof dir, "%s/%s", dump, s->name);
+                    mkdir(dir, 0755);
+                    snprintf(fpath, sizeof fpath, "%s/task.json", dir);
+                    CHECK(write_text(fpath, s->task_json.data), "dump %s", fpath);
+                    snprintf(fpath, sizeof fpath, "%s/kernel.ptx", dir);
+                    CHECK(write_text(fpath, s->ptx.data), "dump %s", fpath);
+                    snprintf(fpath, sizeof fpath, "%s/reference.cu", dir);
+                    CHECK(write_text(fpath, s->cu.data), "dump %s", fpath);
+                }
             }
             printf("family %-10s %d seeds, %d distinct identities\n", FAMS[k].name, nseeds, distinct);
         }
