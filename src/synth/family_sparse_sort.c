@@ -210,8 +210,13 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.how_en, "one thread per pair: thread t handles i = 2t + phase");
         sp_add(&f.how_zh, "每个线程处理一对：i = 2t + phase");
     }
-    pg_buf_printf(&f.shape_en, "%s holds n %s keys%s", K, T, kv ? "; the u32 value array has n entries" : "");
-    pg_buf_printf(&f.shape_zh, "%s 含 n 个 %s 键%s", K, T, kv ? "；u32 值数组长 n" : "");
+    pg_buf_printf(&f.shape_en, "%s holds n %s keys", K, T);
+    pg_buf_printf(&f.shape_zh, "%s 含 n 个 %s 键", K, T);
+    if (kv) {   /* the values' rule is stated with the layout, so every style carries it */
+        const char *vin = V, *vout = inplace ? V : VOUT;
+        pg_buf_printf(&f.shape_en, "; %s holds n u32 values, and whenever two keys swap their values swap too (the result goes to %s)", vin, vout);
+        pg_buf_printf(&f.shape_zh, "；%s 含 n 个 u32 值，键交换时值也随之交换（结果写入 %s）", vin, vout);
+    }
     char bytes[48], flops[32];
     snprintf(bytes, sizeof bytes, "%d*n", kv ? 16 : 8);
     snprintf(flops, sizeof flops, "%s", op == SN_BLOCK ? "n*55" : "n/2");
