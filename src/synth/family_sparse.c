@@ -85,37 +85,14 @@ void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, con
                const char *ref, const char *bytes, const char *flops) {
     json_object_set_new(t->root, "params", t->params);
     t->params = NULL;
-    /* the phrase grammar states only the first launch dimension: a 2D/3D
-     * launch or dynamic shared memory goes into the notes, so every
-     * description carries the whole launch */
-    pg_buf ne = {0}, nz = {0};
-    json_t *la = json_object_get(t->root, "launch"), *lb = json_object_get(la, "block"), *lg = json_object_get(la, "grid");
-    const char *smem = json_string_value(json_object_get(la, "smem"));
-    bool dyn = smem && strcmp(smem, "0");
-    if (f->notes_en.len) pg_buf_puts(&ne, f->notes_en.data);
-    if (f->notes_zh.len) pg_buf_puts(&nz, f->notes_zh.data);
-    if (json_array_size(lb) > 1 || json_array_size(lg) > 1 || dyn) {
-        pg_buf b = {0}, g = {0};
-        for (size_t i = 0; i < json_array_size(lb); i++) pg_buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(json_array_get(lb, i)));
-        for (size_t i = 0; i < json_array_size(lg); i++) pg_buf_printf(&g, "%s%s", i ? ", " : "", json_string_value(json_array_get(lg, i)));
-        pg_buf_printf(&ne, "%sLaunch: block (%s), grid (%s)", ne.len ? ". " : "", b.data, g.data);
-        pg_buf_printf(&nz, "%s线程块 (%s)，网格 (%s)", nz.len ? "；" : "", b.data, g.data);
-        if (dyn) {
-            pg_buf_printf(&ne, ", %s bytes of dynamic shared memory", smem);
-            pg_buf_printf(&nz, "，动态共享内存 %s 字节", smem);
-        }
-        pg_buf_free(&b);
-        pg_buf_free(&g);
-    }
     desc_facts df = {
         .name_en = optl(&f->name_en), .name_zh = optl(&f->name_zh), .formula = opt(&f->formula),
         .explain_en = optl(&f->explain_en), .explain_zh = optl(&f->explain_zh), .how_en = optl(&f->how_en),
         .how_zh = optl(&f->how_zh), .shape_en = opt(&f->shape_en), .shape_zh = opt(&f->shape_zh),
-        .notes_en = opt(&ne), .notes_zh = opt(&nz),
+        .notes_en = opt(&f->notes_en), .notes_zh = opt(&f->notes_zh), .elems_per_thread = f->elems_per_thread,
+        .vec_width = f->vec_width, .hints = f->hints, .data = f->data,
     };
     json_object_set_new(t->root, "descriptions", desc_render_all(&df, t->root, seed));
-    pg_buf_free(&ne);
-    pg_buf_free(&nz);
     json_object_set_new(t->root, "distributions", json_pack("[s, s]", d0, d1));
     json_t *tl = json_object();
     json_object_set_new(tl, T, json_real(tol));

@@ -28,6 +28,9 @@ void sp_list_free(sp_list *l);
 typedef struct {
     sp_list name_en, name_zh, explain_en, explain_zh, how_en, how_zh;
     pg_buf formula, shape_en, shape_zh, notes_en, notes_zh;
+    int elems_per_thread, vec_width;   /* desc_facts' hint facts (0: unknown, nothing claimed) */
+    unsigned hints;                    /* DESC_HINT_* bits true of the kernel */
+    int data;                          /* DESC_DATA_* */
 } sp_facts;
 void sp_facts_free(sp_facts *f);
 

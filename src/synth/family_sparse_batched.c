@@ -142,8 +142,8 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "批量小矩阵向量乘");
         sp_add(&f.name_zh, "批量 GEMV");
         sp_add(&f.name_zh, "大量小矩阵乘向量");
-        sp_add(&f.explain_en, "%s holds %s matrices of M x K values back to back (row-major), %s the matching vectors of K values; write each matrix times its own vector to %s (M values per entry)", A, BN, X, Y);
-        sp_add(&f.explain_en, "for every batch entry b and row i, the dot product of row i of matrix b with vector b");
+        sp_add(&f.explain_en, "multiply each of the %s row-major M x K matrices packed back to back in %s by its own K-vector from %s and write the M results per entry to %s", BN, A, X, Y);
+        sp_add(&f.explain_en, "compute, for every batch entry b and row i, the dot product of row i of matrix b with vector b");
         sp_add(&f.explain_zh, "%s 依次存放 %s 个 M×K 行主序矩阵，%s 存放对应的长度 K 向量；把每个矩阵乘以自己的向量，结果写入 %s", A, BN, X, Y);
         sp_add(&f.explain_zh, "对每个批次 b 和行 i，计算第 b 个矩阵第 i 行与第 b 个向量的点积");
     } else if (op == BT_MVT) {
@@ -155,7 +155,7 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "批量转置矩阵向量乘");
         sp_add(&f.name_zh, "批量 Aᵀx");
         sp_add(&f.name_zh, "大量小矩阵的转置乘向量");
-        sp_add(&f.explain_en, "%s holds %s row-major M x K matrices back to back and %s one M-vector per matrix; for each matrix, output the K column sums weighted by its vector", A, BN, X);
+        sp_add(&f.explain_en, "apply each of the %s row-major M x K matrices packed in %s, transposed, to its own M-vector from %s and write the K weighted column sums per entry to %s", BN, A, X, Y);
         sp_add(&f.explain_en, "apply the transpose of every small matrix to its own vector, giving K values per batch entry");
         sp_add(&f.explain_zh, "%s 依次存放 %s 个 M×K 行主序矩阵，%s 每个矩阵对应一个长度 M 的向量；对每个矩阵输出按该向量加权的 K 个列和", A, BN, X);
         sp_add(&f.explain_zh, "把每个小矩阵的转置乘以对应向量，每个批次得到 K 个值");
@@ -168,8 +168,8 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "批量小矩阵乘法");
         sp_add(&f.name_zh, "批量 GEMM");
         sp_add(&f.name_zh, "大量小矩阵相乘");
-        sp_add(&f.explain_en, "for every batch entry b, multiply the M x K matrix b of %s by the K x N matrix b of %s into the M x N matrix b of %s; all matrices are row-major and packed back to back", A, X, Y);
-        sp_add(&f.explain_en, "an ordinary matrix product for each of the %s independent entries, sizes M, K, N up to 32", BN);
+        sp_add(&f.explain_en, "multiply, for every batch entry b, the M x K matrix b of %s by the K x N matrix b of %s into the M x N matrix b of %s; all matrices are row-major and packed back to back", A, X, Y);
+        sp_add(&f.explain_en, "compute an ordinary matrix product for each of the %s independent entries, with M, K, N up to 32", BN);
         sp_add(&f.explain_zh, "对每个批次 b，把 %s 中第 b 个 M×K 矩阵乘以 %s 中第 b 个 K×N 矩阵，写入 %s 的第 b 个 M×N 矩阵（均为行主序、紧密排列）", A, X, Y);
         sp_add(&f.explain_zh, "%s 组互相独立的小矩阵乘法", BN);
     }
@@ -187,6 +187,9 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
     char bytes[128], flops[40];
     snprintf(bytes, sizeof bytes, "%d*(%s + %s + %s)", es, la, lv, ly);
     snprintf(flops, sizeof flops, "2*%s*M*K%s", BN, op == BT_MM ? "*N" : "");
+    f.data = DESC_DATA_MATRIX;
+    f.hints = (per_block ? DESC_HINT_SMEM : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u);
+    f.elems_per_thread = per_block ? 0 : 1;
     sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,10)", T, f64 ? 1e-11 : 1e-5, "fam_batched", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;

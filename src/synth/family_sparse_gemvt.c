@@ -177,7 +177,7 @@ pg_status fam_gen_gemvt(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "转置矩阵向量乘");
         sp_add(&f.name_zh, "A 的转置乘向量");
         sp_add(&f.name_zh, "按列加权求和（x^T A）");
-        sp_add(&f.explain_en, "for every column c, add up %s[r] times the element in row r, column c of the row-major matrix %s over all rows%s", X, A,
+        sp_add(&f.explain_en, "add up, for every column c, %s[r] times the element in row r, column c of the row-major matrix %s over all rows%s", X, A,
                scaled ? ", multiply by alpha and add beta times the old output value" : "");
         sp_add(&f.explain_en, "multiply the row vector %s (one entry per row) by the matrix %s, giving one value per column%s", X, A, scaled ? ", then blend with the existing output as alpha*result + beta*old" : "");
         sp_add(&f.explain_zh, "对每一列 c，把 %s[r] 乘以矩阵第 r 行第 c 列的元素，对所有行求和%s", X, scaled ? "，再乘 alpha 加上 beta 倍原输出" : "");
@@ -218,7 +218,7 @@ pg_status fam_gen_gemvt(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "两个向量的外积矩阵");
         sp_add(&f.name_zh, "外积 x·yᵀ");
         sp_add(&f.explain_en, "fill the rows x cols row-major matrix %s with %s%s[i] times %s[j] at row i, column j", A, scaled ? "alpha times " : "", X, Y);
-        sp_add(&f.explain_en, "every output element (i, j) is the product of entry i of %s and entry j of %s%s", X, Y, scaled ? ", times alpha" : "");
+        sp_add(&f.explain_en, "set every output element (i, j) to the product of entry i of %s and entry j of %s%s", X, Y, scaled ? ", times alpha" : "");
         sp_add(&f.explain_zh, "输出 rows×cols 行主序矩阵 %s，第 i 行第 j 列为 %s%s[i] * %s[j]", A, scaled ? "alpha * " : "", X, Y);
         sp_add(&f.explain_zh, "两个向量做外积，得到矩阵");
         if (gs) {
@@ -238,6 +238,10 @@ pg_status fam_gen_gemvt(uint64_t seed, synth_family_sample *s) {
     char bytes[64];
     int es = f64 ? 8 : 4;
     snprintf(bytes, sizeof bytes, "%d*(rows*cols%s + rows + cols)", es, op == GT_GER ? "*2" : "");
+    f.data = DESC_DATA_MATRIX;
+    f.hints = DESC_HINT_MEMBOUND | DESC_HINT_COALESCED | (op == GT_GEMVT && split ? DESC_HINT_SMEM : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u) |
+              ((op == GT_GEMVT && scaled) || op == GT_GER ? DESC_HINT_INPLACE : 0u);
+    f.elems_per_thread = op == GT_GEMVT && split ? 0 : 1;
     sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-11 : 1e-5, "fam_gemvt", bytes, op == GT_GEMVT ? "2*rows*cols" : "2*rows*cols");
     sp_facts_free(&f);
     return PG_OK;

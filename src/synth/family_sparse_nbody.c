@@ -248,9 +248,9 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "全对引力计算");
         sp_add(&f.name_zh, "带软化的 N 体加速度");
         pg_buf_printf(&f.formula, "%s = sum_j %s * (p_j - p_i) / (|p_j - p_i|^2 + %s)^(3/2), %s", outv, wj, soft, pj);
-        sp_add(&f.explain_en, "for every particle i add up, over all particles j, j's mass times the vector from i to j divided by the softened distance cubed (squared distance plus %s, to the power 3/2); the gravitational constant is 1", soft);
+        sp_add(&f.explain_en, "add up, for every particle i and over all particles j, j's mass times the vector from i to j divided by the softened distance cubed (squared distance plus %s, to the power 3/2); the gravitational constant is 1", soft);
         sp_add(&f.explain_en, "compute the gravitational pull on each body from every other body (G = 1), with %s added to every squared distance so close pairs stay finite", soft);
-        sp_add(&f.explain_en, "each body's acceleration is the sum of m_j (p_j - p_i) / (r^2 + %s)^1.5 over all bodies j (the j = i term is zero)", soft);
+        sp_add(&f.explain_en, "give each body the acceleration sum of m_j (p_j - p_i) / (r^2 + %s)^1.5 over all bodies j (the j = i term is zero)", soft);
         sp_add(&f.explain_zh, "对每个粒子 i，对所有粒子 j 累加 质量_j * (p_j - p_i) / (距离平方 + %s)^(3/2)，引力常数为 1", soft);
         sp_add(&f.explain_zh, "计算每个物体受到其余所有物体的引力加速度（带软化项 %s）", soft);
         break;
@@ -263,8 +263,8 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "逐粒子引力势能");
         sp_add(&f.name_zh, "全对势能求和");
         pg_buf_printf(&f.formula, "%s = -sum_{j != i} %s / sqrt(|p_j - p_i|^2 + %s), %s", outv, wj, soft, pj);
-        sp_add(&f.explain_en, "for each particle i, subtract over every other particle j its mass divided by the softened distance sqrt(squared distance + %s)", soft);
-        sp_add(&f.explain_en, "the potential at each body is minus the sum of m_j / sqrt(r^2 + %s) over all other bodies (G = 1)", soft);
+        sp_add(&f.explain_en, "subtract, for each particle i and every other particle j, j's mass divided by the softened distance sqrt(squared distance + %s)", soft);
+        sp_add(&f.explain_en, "set the potential at each body to minus the sum of m_j / sqrt(r^2 + %s) over all other bodies (G = 1)", soft);
         sp_add(&f.explain_en, "sum -mass_j / softened distance over all j different from i, per particle");
         sp_add(&f.explain_zh, "对每个粒子 i，对其余所有粒子 j 累加 -质量_j / sqrt(距离平方 + %s)", soft);
         sp_add(&f.explain_zh, "计算每个物体处的引力势（G = 1，跳过自身）");
@@ -286,13 +286,13 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         else pg_buf_printf(&f.formula, "%s = ke * %s * sum_{j != i%s} %s / sqrt(|p_i - p_j|^2 + %s), %s", outv, wi, cut, wj, soft, pj);
         const char *cw = cutoff ? " that lie closer than cutoff" : "";
         if (force) {
-            sp_add(&f.explain_en, "for each charge i, sum over the other charges j%s of q_j times (p_i - p_j) divided by (squared distance + %s)^1.5, then multiply by ke and q_i", cw, soft);
+            sp_add(&f.explain_en, "sum, for each charge i and over the other charges j%s, q_j times (p_i - p_j) divided by (squared distance + %s)^1.5, then multiply by ke and q_i", cw, soft);
             sp_add(&f.explain_en, "compute the softened Coulomb force on every particle from all other particles%s: like charges push apart, the constant is ke", cw);
-            sp_add(&f.explain_en, "F_i = ke q_i sum_j q_j (p_i - p_j) / (r^2 + %s)^(3/2) over j != i%s", soft, cw);
+            sp_add(&f.explain_en, "evaluate F_i = ke q_i sum_j q_j (p_i - p_j) / (r^2 + %s)^(3/2) over j != i%s", soft, cw);
         } else {
-            sp_add(&f.explain_en, "for each charge i, sum q_j / sqrt(squared distance + %s) over the other charges j%s, then multiply by ke and q_i", soft, cw);
+            sp_add(&f.explain_en, "sum, for each charge i, q_j / sqrt(squared distance + %s) over the other charges j%s, then multiply by ke and q_i", soft, cw);
             sp_add(&f.explain_en, "compute each particle's electrostatic energy with all the others%s (softened by %s, constant ke)", cw, soft);
-            sp_add(&f.explain_en, "U_i = ke q_i sum_j q_j / sqrt(r^2 + %s) over j != i%s", soft, cw);
+            sp_add(&f.explain_en, "evaluate U_i = ke q_i sum_j q_j / sqrt(r^2 + %s) over j != i%s", soft, cw);
         }
         sp_add(&f.explain_zh, "对每个电荷 i，对其余电荷 j%s 累加 %s，最后乘以 ke 和 q_i", cutoff ? "（距离小于 cutoff）" : "",
                force ? "q_j * (p_i - p_j) / (距离平方 + 软化项)^1.5" : "q_j / sqrt(距离平方 + 软化项)");
@@ -314,15 +314,15 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         else pg_buf_printf(&f.formula, "%s = sum_{j != i, r2 < cutoff^2} [4*lj_eps*(sr6^2 - sr6)%s], r2 = |p_i - p_j|^2, r2c = max(r2, sigma^2/4), sr6 = (sigma^2/r2c)^3%s, %s",
                            outv, shifted ? " - ec" : "", shifted ? ", ec = 4*lj_eps*((sigma^2/cutoff^2)^6 - (sigma^2/cutoff^2)^3)" : "", pj);
         if (force) {
-            sp_add(&f.explain_en, "for each atom, add the 12-6 Lennard-Jones force 24 eps (2 (s/r)^12 - (s/r)^6) / r^2 times (p_i - p_j) from every other atom within the cutoff; before the powers, clamp r^2 to at least (sigma/2)^2");
+            sp_add(&f.explain_en, "add to each atom the 12-6 Lennard-Jones force 24 eps (2 (s/r)^12 - (s/r)^6) / r^2 times (p_i - p_j) from every other atom within the cutoff; before the powers, clamp r^2 to at least (sigma/2)^2");
             sp_add(&f.explain_en, "compute Lennard-Jones forces (well depth lj_eps, size sigma) on every atom from all neighbours closer than cutoff, with squared distances below sigma^2/4 treated as sigma^2/4");
         } else {
-            sp_add(&f.explain_en, "for each atom, add 4 eps ((s/r)^12 - (s/r)^6)%s over every other atom within the cutoff; clamp r^2 to at least (sigma/2)^2 before the powers, but test the cutoff with the real r^2",
+            sp_add(&f.explain_en, "add to each atom 4 eps ((s/r)^12 - (s/r)^6)%s for every other atom within the cutoff; clamp r^2 to at least (sigma/2)^2 before the powers, but test the cutoff with the real r^2",
                    shifted ? " minus its value at the cutoff" : "");
-            sp_add(&f.explain_en, "per-atom Lennard-Jones energy (well depth lj_eps, size sigma) summed over all neighbours closer than cutoff%s; squared distances below sigma^2/4 count as sigma^2/4",
+            sp_add(&f.explain_en, "sum the per-atom Lennard-Jones energy (well depth lj_eps, size sigma) over all neighbours closer than cutoff%s; squared distances below sigma^2/4 count as sigma^2/4",
                    shifted ? ", with the potential shifted so it is zero at the cutoff" : "");
         }
-        sp_add(&f.explain_en, "an all-pairs Lennard-Jones %s: j runs over every atom except i, pairs at or beyond cutoff contribute nothing", force ? "force" : "energy");
+        sp_add(&f.explain_en, "compute an all-pairs Lennard-Jones %s where j runs over every atom except i and pairs at or beyond cutoff contribute nothing", force ? "force" : "energy");
         sp_add(&f.explain_zh, "对每个原子 i，累加截断半径内所有其他原子 j 的 Lennard-Jones %s；计算幂次前把 r² 下限截断为 (sigma/2)²，截断判断用原始 r²%s",
                force ? "力 24*eps*(2*sr6² - sr6)/r2c * (p_i - p_j)" : "势能 4*eps*(sr6² - sr6)", shifted ? "，势能平移使其在截断处为 0" : "");
         sp_add(&f.explain_zh, "分子动力学中逐原子计算 LJ %s（参数 lj_eps、sigma、cutoff）", force ? "受力" : "能量");
@@ -330,12 +330,12 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     }
     }
     if (tiled) {
-        sp_add(&f.how_en, "one thread per particle; the block stages %d j-particles at a time in shared memory, synchronizes, and loops over the tile", block);
+        sp_add(&f.how_en, "one thread per particle, with the block staging %d j-particles at a time in shared memory, a barrier, then a loop over the tile", block);
         sp_add(&f.how_en, "shared-memory tiling of the j loop (tile = block = %d), every thread helps load each tile", block);
         sp_add(&f.how_zh, "每个线程一个粒子，线程块每次把 %d 个粒子载入共享内存后再遍历", block);
     } else {
         sp_add(&f.how_en, "one thread per particle, j loop reading particles straight from global memory");
-        sp_add(&f.how_en, "simple direct kernel: thread i loops over all N particles");
+        sp_add(&f.how_en, "a simple direct kernel in which thread i loops over all N particles");
         sp_add(&f.how_zh, "每个线程一个粒子，直接从全局内存读取所有粒子");
     }
     pg_buf_printf(&f.shape_en, "There are N particles; %s%s%s", layout,
@@ -351,6 +351,9 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     int es = f64 ? 8 : 4;
     snprintf(bytes, sizeof bytes, "%d*N", es * (4 + (vec ? 3 : 1)));
     snprintf(flops, sizeof flops, "%d*N*N", lj ? 22 : 20);
+    f.data = DESC_DATA_VECTOR;
+    f.hints = tiled ? DESC_HINT_SMEM : 0u;
+    f.elems_per_thread = 1;
     sp_finish(&t, &f, seed, d0, d1, T, f64 ? 1e-10 : 1e-4, "fam_nbody", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;

@@ -142,7 +142,7 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "点集自身的%s矩阵", MZ[metric]);
         sp_add(&f.name_zh, "两两%s", MZ[metric]);
         sp_add(&f.name_zh, "成对距离矩阵（%s）", MZ[metric]);
-        sp_add(&f.explain_en, "for every pair of points i and j of the same set (n points with %s coordinates each) write their %s distance to row i, column j of the n x n output", dd, MW[metric]);
+        sp_add(&f.explain_en, "write, for every pair of points i and j of the same set (n points with %s coordinates each), their %s distance to row i, column j of the n x n output", dd, MW[metric]);
         sp_add(&f.explain_en, "build the full n x n matrix of %s distances between all points, including the zero diagonal", MW[metric]);
         sp_add(&f.explain_zh, "对同一点集中的每一对点 i、j（每点 %s 个坐标），计算%s，写入 n×n 输出的第 i 行第 j 列", dd, MZ[metric]);
         sp_add(&f.explain_zh, "计算所有点两两之间的%s，对角线为 0", MZ[metric]);
@@ -155,18 +155,18 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "两个点集之间的%s", MZ[metric]);
         sp_add(&f.name_zh, "成对%s矩阵", MZ[metric]);
         sp_add(&f.name_zh, "cdist（%s）", MZ[metric]);
-        sp_add(&f.explain_en, "for every point i of %s (n points) and every point j of %s (m points), each with %s coordinates, write their %s distance to %s[i*m + j]", X, Y, dd, MW[metric], D);
+        sp_add(&f.explain_en, "write, for every point i of %s (n points) and every point j of %s (m points), each with %s coordinates, their %s distance to %s[i*m + j]", X, Y, dd, MW[metric], D);
         sp_add(&f.explain_en, "compute the n x m matrix whose entry (i, j) is the %s distance between point i of the first set and point j of the second", MW[metric]);
         sp_add(&f.explain_zh, "对 %s 中的每个点 i（共 n 个）和 %s 中的每个点 j（共 m 个），每点 %s 个坐标，计算%s并写到 %s[i*m + j]", X, Y, dd, MZ[metric], D);
         sp_add(&f.explain_zh, "输出 n×m 矩阵，第 (i, j) 项为两组点之间的%s", MZ[metric]);
     }
     if (tiled) {
-        sp_add(&f.how_en, "each %dx%d block stages its %d rows' points and %d columns' points in shared memory, then each thread computes one entry", TX, TY, TY, TX);
+        sp_add(&f.how_en, "%dx%d blocks that stage the points of their %d rows and %d columns in shared memory, one output per thread", TX, TY, TY, TX);
         sp_add(&f.how_en, "shared-memory tiles of points, one output per thread");
         sp_add(&f.how_zh, "每个线程块先把本块需要的点载入共享内存，再每个线程计算一个输出");
     } else {
         sp_add(&f.how_en, "one thread per output entry reading both points from global memory");
-        sp_add(&f.how_en, "2D grid, thread (x, y) computes column x of row y");
+        sp_add(&f.how_en, "a 2D grid with thread (x, y) computing column x of row y");
         sp_add(&f.how_zh, "每个线程计算一个输出元素，直接读全局内存");
     }
     pg_buf_printf(&f.shape_en, "%s %s stored %s with %s coordinates per point; %s is n x %s, row-major", self ? X : "The points", self ? "is" : "are",
@@ -176,6 +176,9 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
     int es = f64 ? 8 : 4;
     snprintf(bytes, sizeof bytes, "%d*(n*%s + %s*%s + n*%s)", es, dd, M, dd, M);
     snprintf(flops, sizeof flops, "3*n*%s*%s", M, dd);
+    f.data = DESC_DATA_MATRIX;
+    f.hints = tiled ? DESC_HINT_SMEM : 0u;
+    f.elems_per_thread = 1;
     sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,10)", T, f64 ? 1e-12 : 1e-5, "fam_pairdist", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;

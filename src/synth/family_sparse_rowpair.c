@@ -122,7 +122,7 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "逐行点积");
         sp_add(&f.name_zh, "批量向量点积");
         sp_add(&f.name_zh, "两个矩阵对应行的内积");
-        sp_add(&f.explain_en, "for every row r, multiply the entries of row r of %s and row r of %s position by position and add them up into %s[r]", A, B, O);
+        sp_add(&f.explain_en, "multiply, for every row r, the entries of row r of %s and row r of %s position by position and add them up into %s[r]", A, B, O);
         sp_add(&f.explain_en, "treat each row of %s and the same row of %s as vectors and store their dot product, one value per row", A, B);
         sp_add(&f.explain_zh, "对每一行 r，把 %s 与 %s 第 r 行对应位置相乘后求和，写入 %s[r]", A, B, O);
         sp_add(&f.explain_zh, "把两个矩阵的同一行看成向量，求点积，每行一个结果");
@@ -137,8 +137,8 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "逐行余弦相似度");
         sp_add(&f.name_zh, "对应行的 cosine 相似度");
         sp_add(&f.name_zh, "两组向量的余弦相似度");
-        sp_add(&f.explain_en, "for each row, divide the dot product of the two rows by the product of their Euclidean lengths%s", epsmax ? ", using eps instead when that product is smaller than eps" : " plus eps");
-        sp_add(&f.explain_en, "the cosine of the angle between row r of %s and row r of %s, %s", A, B, epsmax ? "with the denominator clamped below at eps" : "with eps added to the denominator");
+        sp_add(&f.explain_en, "divide, for each row, the dot product of the two rows by the product of their Euclidean lengths%s", epsmax ? ", using eps instead when that product is smaller than eps" : " plus eps");
+        sp_add(&f.explain_en, "compute the cosine of the angle between row r of %s and row r of %s, %s", A, B, epsmax ? "with the denominator clamped below at eps" : "with eps added to the denominator");
         sp_add(&f.explain_zh, "每行计算两行向量的点积，除以两者长度之积%s", epsmax ? "（不小于 eps）" : "加 eps");
         sp_add(&f.explain_zh, "求 %s 与 %s 对应行的夹角余弦", A, B);
         break;
@@ -152,8 +152,8 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, op == RP_SQD ? "逐行平方欧氏距离" : "逐行欧氏距离");
         sp_add(&f.name_zh, op == RP_SQD ? "对应行差的平方和" : "对应行之间的 L2 距离");
         sp_add(&f.name_zh, op == RP_SQD ? "成对平方距离" : "成对距离");
-        sp_add(&f.explain_en, "for each row r, add up the squared differences between row r of %s and row r of %s%s", A, B, op == RP_L2D ? " and take the square root" : "");
-        sp_add(&f.explain_en, "%s between each row of %s and the same row of %s, one value per row", op == RP_SQD ? "the squared Euclidean distance" : "the Euclidean distance", A, B);
+        sp_add(&f.explain_en, "add up, for each row r, the squared differences between row r of %s and row r of %s%s", A, B, op == RP_L2D ? " and take the square root" : "");
+        sp_add(&f.explain_en, "compute %s between each row of %s and the same row of %s, one value per row", op == RP_SQD ? "the squared Euclidean distance" : "the Euclidean distance", A, B);
         sp_add(&f.explain_zh, "对每一行 r，累加 %s 与 %s 第 r 行对应元素之差的平方%s", A, B, op == RP_L2D ? "，再开平方" : "");
         sp_add(&f.explain_zh, "计算两个矩阵同一行之间的%s", op == RP_SQD ? "平方欧氏距离" : "欧氏距离");
         break;
@@ -180,6 +180,9 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
     int es = f64 ? 8 : 4;
     snprintf(bytes, sizeof bytes, "%d*(2*rows*cols + rows)", es);
     snprintf(flops, sizeof flops, "%d*rows*cols", three ? 6 : op == RP_DOT ? 2 : 3);
+    f.data = DESC_DATA_MATRIX;
+    f.hints = DESC_HINT_MEMBOUND | (map == 1 ? DESC_HINT_SHUFFLE | DESC_HINT_COALESCED : map == 2 ? DESC_HINT_SHUFFLE | DESC_HINT_SMEM | DESC_HINT_COALESCED : 0u);
+    f.elems_per_thread = map == 0 ? 1 : 0;
     sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(1,2)", T, f64 ? 1e-11 : 1e-5, "fam_rowpair", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;

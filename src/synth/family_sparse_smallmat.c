@@ -169,8 +169,8 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "批量 %dx%d 行列式", dim, dim);
         sp_add(&f.name_zh, "小矩阵行列式");
         sp_add(&f.name_zh, "逐矩阵求行列式");
-        sp_add(&f.explain_en, "%s packs batch %dx%d matrices back to back, row by row; write the determinant of each one to %s", A, dim, dim, O);
-        sp_add(&f.explain_en, "for every matrix b of the batch compute its determinant%s", dim == 4 ? " (elimination with row pivoting, or cofactors)" : " by the cofactor formula");
+        sp_add(&f.explain_en, "write to %s the determinant of each of the batch %dx%d matrices that %s packs back to back, row by row", O, dim, dim, A);
+        sp_add(&f.explain_en, "compute the determinant of every matrix b of the batch%s", dim == 4 ? " (elimination with row pivoting, or cofactors)" : " by the cofactor formula");
         sp_add(&f.explain_zh, "%s 依次存放 batch 个 %dx%d 行主序矩阵，计算每个矩阵的行列式写入 %s", A, dim, dim, O);
         sp_add(&f.explain_zh, "对批量中的每个小矩阵求行列式");
         break;
@@ -186,11 +186,11 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, op == SM_INV ? "小矩阵批量求逆" : "小方程组批量求解");
         sp_add(&f.name_zh, op == SM_INV ? "正则化矩阵求逆" : "正则化线性方程组");
         if (op == SM_INV) {
-            sp_add(&f.explain_en, "for each %dx%d matrix of the batch, add lambda to its diagonal and write the inverse of the result (row-major) to %s", dim, dim, O);
+            sp_add(&f.explain_en, "add lambda to the diagonal of each %dx%d matrix of the batch and write the inverse of the result (row-major) to %s", dim, dim, O);
             sp_add(&f.explain_en, "invert every shifted matrix %s_b + lambda*I; lambda = %s makes them diagonally dominant, so Gauss-Jordan without pivoting is fine", A, lam);
             sp_add(&f.explain_zh, "对每个 %dx%d 矩阵先在对角线上加 lambda，再求逆，结果按行主序写入 %s", dim, dim, O);
         } else {
-            sp_add(&f.explain_en, "for each system b, add lambda to the diagonal of matrix b and solve it against the right-hand side %s_b, writing the %d unknowns to %s", RHS, dim, O);
+            sp_add(&f.explain_en, "add lambda to the diagonal of matrix b and solve it against the right-hand side %s_b for each system b, writing the %d unknowns to %s", RHS, dim, O);
             sp_add(&f.explain_en, "solve (%s_b + lambda*I) %s_b = %s_b for every small system of the batch (lambda = %s keeps it diagonally dominant)", A, O, RHS, lam);
             sp_add(&f.explain_zh, "对每个方程组，把矩阵对角线加 lambda 后与右端项 %s 求解，%d 个未知数写入 %s", RHS, dim, O);
         }
@@ -208,7 +208,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "大量三对角系统");
         sp_add(&f.explain_en, "solve batch independent tridiagonal systems of n unknowns: %s is the sub-diagonal, %s the diagonal, %s the super-diagonal and %s the right-hand side; write the solutions to x",
                TRN[tn][0], TRN[tn][1], TRN[tn][2], TRN[tn][3]);
-        sp_add(&f.explain_en, "one thread per system runs forward elimination then back substitution (Thomas algorithm); entry i of system s lives at %s",
+        sp_add(&f.explain_en, "run forward elimination then back substitution (the Thomas algorithm) on each system, whose entry i lives at %s",
                inter ? "i*batch + s (interleaved)" : "s*n + i (each system contiguous)");
         sp_add(&f.explain_zh, "求解 batch 个互相独立、n 个未知数的三对角方程组：%s 为下对角线，%s 为主对角线，%s 为上对角线，%s 为右端项，解写入 x", TRN[tn][0], TRN[tn][1],
                TRN[tn][2], TRN[tn][3]);
@@ -240,6 +240,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         snprintf(bytes, sizeof bytes, "%d*(%s + %s)", es, la, lo);
         snprintf(flops, sizeof flops, "%d*batch", 2 * nn * dim);
     }
+    f.data = op == SM_TRI ? DESC_DATA_VECTOR : DESC_DATA_MATRIX;
     sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-10 : (op == SM_DET && dim == 4 ? 1e-4 : 1e-5), "fam_smallmat", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;

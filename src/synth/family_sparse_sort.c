@@ -167,7 +167,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "双调归并步骤");
         sp_add(&f.explain_en, "pair every index i with l = i XOR %s (only when l > i); the pair should be %s when i AND %s is zero and the other way round otherwise; swap the two keys when they are out of that order%s",
                J, desc ? "descending" : "ascending", KK, carry);
-        sp_add(&f.explain_en, "one launch of a bitonic sort over n (a power of two) keys in place: %s is the partner distance and %s the size of the sequences being merged; a full %s sort launches it for %s = 2, 4, ..., n and %s = %s/2, ..., 1",
+        sp_add(&f.explain_en, "perform one launch of a bitonic sort over n (a power of two) keys in place: %s is the partner distance and %s the size of the sequences being merged; a full %s sort launches it for %s = 2, 4, ..., n and %s = %s/2, ..., 1",
                J, KK, dir, KK, J, KK);
         sp_add(&f.explain_zh, "下标 i 与 l = i ^ %s（l > i）配对；若 i & %s 为 0 则该对按%s，否则相反；次序不对就交换%s", J, KK, dirz, carryz);
         sp_add(&f.explain_zh, "对 n（2 的幂）个键原地执行双调排序的一个阶段，%s 为配对距离，%s 为当前合并序列长度", J, KK);
@@ -186,7 +186,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "共享内存分块排序");
         sp_add(&f.explain_en, "split the n keys into consecutive segments of %d (the last one may be shorter) and sort each segment %s%s%s", block, dir, carry,
                inplace ? ", in place" : ", writing the result to a separate array");
-        sp_add(&f.explain_en, "each block loads its %d keys into shared memory, runs the complete bitonic network on them and writes them back sorted %s%s", block, dir, carry);
+        sp_add(&f.explain_en, "load each block's %d keys into shared memory, run the complete bitonic network on them and write them back sorted %s%s", block, dir, carry);
         sp_add(&f.explain_zh, "把 n 个键按每段 %d 个划分（最后一段可以更短），每段按%s排序%s%s", block, dirz, carryz, inplace ? "，原地写回" : "，写到输出数组");
         sp_add(&f.explain_zh, "每个线程块把 %d 个键载入共享内存，做完整的双调排序网络后写回", block);
         sp_add(&f.how_en, "one thread per key, bitonic network in shared memory with a barrier after every stage; the last segment is padded with keys that sort to its end");
@@ -204,7 +204,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "相邻元素比较交换");
         sp_add(&f.explain_en, "look at the neighbouring pairs (i, i+1) that start at i = phase, phase + 2, ...; swap a pair when it is not in %s order%s; the last element has no partner when the count does not work out",
                dir, carry);
-        sp_add(&f.explain_en, "one sweep of odd-even transposition sort: phase 0 compares (0,1), (2,3), ..., phase 1 compares (1,2), (3,4), ...; keys are sorted %s in place", dir);
+        sp_add(&f.explain_en, "perform one sweep of odd-even transposition sort (phase 0 compares (0,1), (2,3), ..., phase 1 compares (1,2), (3,4), ...) that orders the keys %s in place", dir);
         sp_add(&f.explain_zh, "对从 phase 开始、步长为 2 的相邻元素对 (i, i+1)，若不满足%s就交换%s", dirz, carryz);
         sp_add(&f.explain_zh, "奇偶转置排序的一趟：phase 为 0 比较 (0,1)、(2,3)…，为 1 比较 (1,2)、(3,4)…");
         sp_add(&f.how_en, "one thread per pair: thread t handles i = 2t + phase");
@@ -220,6 +220,9 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
     char bytes[48], flops[32];
     snprintf(bytes, sizeof bytes, "%d*n", kv ? 16 : 8);
     snprintf(flops, sizeof flops, "%s", op == SN_BLOCK ? "n*55" : "n/2");
+    f.data = DESC_DATA_VECTOR;
+    f.hints = (inplace ? DESC_HINT_INPLACE : 0u) | (op == SN_BLOCK ? DESC_HINT_SMEM : 0u);
+    f.elems_per_thread = op == SN_BLOCK || per_elem ? 1 : 0;
     sp_finish(&t, &f, seed, kd0, kd1, T, 0.0, "fam_sortnet", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;

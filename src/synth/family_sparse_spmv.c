@@ -249,11 +249,11 @@ pg_status fam_gen_spmv(uint64_t seed, synth_family_sample *s) {
             pg_buf_printf(&f.formula, "%s[r] = alpha * sum_{j=%s[r]}^{%s[r+1]-1} %s[j] * %s[%s[j]] + beta * %s[r]", Y, RP, RP, VA, X, CI, Y);
         else pg_buf_printf(&f.formula, "%s[r] = sum_{j=%s[r]}^{%s[r+1]-1} %s[j] * %s[%s[j]]", Y, RP, RP, VA, X, CI);
         const char *tail = axpby ? ", scale the sum by alpha and add beta times the old output value" : "";
-        sp_add(&f.explain_en, "for every row r, add up %s[j] times %s[%s[j]] over the nonzeros j from %s[r] up to (not including) %s[r+1] and store it in %s[r]%s",
+        sp_add(&f.explain_en, "add up, for every row r, %s[j] times %s[%s[j]] over the nonzeros j from %s[r] up to (not including) %s[r+1] and store it in %s[r]%s",
                VA, X, CI, RP, RP, Y, tail);
         sp_add(&f.explain_en, "multiply a sparse matrix held in CSR form (%s offsets, %s column numbers, %s values) by the dense vector %s; row r's result goes to %s[r]%s",
                RP, CI, VA, X, Y, tail);
-        sp_add(&f.explain_en, "each output %s[r] is the dot product of sparse row r (its entries live at positions %s[r] .. %s[r+1]-1 of %s and %s) with %s%s",
+        sp_add(&f.explain_en, "set each output %s[r] to the dot product of sparse row r (its entries live at positions %s[r] .. %s[r+1]-1 of %s and %s) with %s%s",
                Y, RP, RP, CI, VA, X, tail);
         const char *tzh = axpby ? "，再乘以 alpha 并加上 beta 乘以原来的输出" : "";
         sp_add(&f.explain_zh, "对每一行 r，把下标 j 从 %s[r] 到 %s[r+1]-1 的 %s[j] * %s[%s[j]] 累加起来写入 %s[r]%s", RP, RP, VA, X, CI, Y, tzh);
@@ -292,11 +292,11 @@ pg_status fam_gen_spmv(uint64_t seed, synth_family_sample *s) {
             pg_buf_printf(&f.formula, "%s[r] = alpha * sum_{k<%s%s%s} %s[%s] * %s[%s[%s]] + beta * %s[r]", Y, W, skip, cond, EV, e, X, EC, e, Y);
         else pg_buf_printf(&f.formula, "%s[r] = sum_{k<%s%s%s} %s[%s] * %s[%s[%s]]", Y, W, skip, cond, EV, e, X, EC, e);
         const char *tail = axpby ? ", then scale by alpha and add beta times the old output" : "";
-        sp_add(&f.explain_en, "each row has a fixed number of slots (%s); slot k of row r sits at position %s of %s (column) and %s (value)%s. Sum value times %s[column] over the row's slots into %s[r]%s",
-               W, e, EC, EV, negpad ? ", and a column of -1 marks an unused slot to skip" : ", unused slots hold value 0 and a valid column", X, Y, tail);
+        sp_add(&f.explain_en, "sum, for every row r, value times %s[column] over its fixed number of slots (%s) into %s[r], where slot k of row r sits at position %s of %s (column) and %s (value)%s%s",
+               X, W, Y, e, EC, EV, negpad ? " and a column of -1 marks an unused slot to skip" : " and unused slots hold value 0 and a valid column", tail);
         sp_add(&f.explain_en, "multiply an ELL matrix (%s slots per row, %s storage%s) by the vector %s, one result %s[r] per row%s", W,
                slotmajor ? "slot after slot across all rows" : "row after row", negpad ? ", -1 columns are padding" : ", padding has value 0", X, Y, tail);
-        sp_add(&f.explain_en, "%s[r] gets the sum over the %s slots of row r of %s times %s at that slot's column%s%s", Y, W, EV, X,
+        sp_add(&f.explain_en, "give %s[r] the sum over the %s slots of row r of %s times %s at that slot's column%s%s", Y, W, EV, X,
                negpad ? " (skip slots whose column is -1)" : "", tail);
         sp_add(&f.explain_zh, "每行有 %s 个槽位，第 r 行第 k 个槽位位于 %s 与 %s 的 %s 处%s；把 值 * %s[列号] 累加到 %s[r]", W, EC, EV, e,
                negpad ? "，列号为 -1 表示空槽，跳过" : "，空槽的值为 0", X, Y);
@@ -320,16 +320,15 @@ pg_status fam_gen_spmv(uint64_t seed, synth_family_sample *s) {
         sp_add(&f.name_zh, "坐标格式 SpMV");
         sp_add(&f.name_zh, "三元组稀疏矩阵乘向量");
         pg_buf_printf(&f.formula, "for every i < nnz: %s[%s[i]] += %s%s[i] * %s[%s[i]]", Y, OR, alpha ? "alpha * " : "", OV, X, OC);
-        sp_add(&f.explain_en, "for each nonzero i, add %s%s[i] times %s[%s[i]] into %s[%s[i]]; %s holds its old values and is accumulated into, several nonzeros hit the same row",
+        sp_add(&f.explain_en, "add, for each nonzero i, %s%s[i] times %s[%s[i]] into %s[%s[i]]; %s keeps its old values and accumulates, and several nonzeros hit the same row",
                alpha ? "alpha times " : "", OV, X, OC, Y, OR, Y);
         sp_add(&f.explain_en, "accumulate %s A %s into %s where A is given as nnz (row, column, value) triples in %s, %s, %s", alpha ? "alpha *" : "", X, Y, OR, OC, OV);
-        sp_add(&f.explain_en, "%s += %sA*%s for a sparse matrix in coordinate form; rows repeat, so the adds must be atomic", Y, alpha ? "alpha*" : "", X);
+        sp_add(&f.explain_en, "compute %s += %sA*%s for a sparse matrix in coordinate form; rows repeat, so the adds must be atomic", Y, alpha ? "alpha*" : "", X);
         sp_add(&f.explain_zh, "对每个非零元 i，把 %s%s[i] * %s[%s[i]] 累加到 %s[%s[i]]（%s 保留原值，多个非零元可能落在同一行）", alpha ? "alpha * " : "", OV, X, OC,
                Y, OR, Y);
         sp_add(&f.explain_zh, "坐标格式稀疏矩阵（%s、%s、%s 三个数组）乘向量 %s，结果累加进 %s", OR, OC, OV, X, Y);
         if (coo_mode == 2) {
-            sp_add(&f.how_en, "rows are sorted: each thread takes %d consecutive nonzeros, sums them while the row stays the same and issues one atomicAdd per row change",
-                   chunk);
+            sp_add(&f.how_en, "chunks of %d consecutive nonzeros per thread (the rows are sorted), summed while the row stays the same, with one atomicAdd per row change", chunk);
             sp_add(&f.how_en, "segmented accumulation of %d-entry chunks, atomics only at row boundaries", chunk);
             sp_add(&f.how_zh, "行号已排序：每个线程处理连续 %d 个非零元，行号不变时本地累加，换行时才做一次原子加", chunk);
         } else {
@@ -348,6 +347,10 @@ pg_status fam_gen_spmv(uint64_t seed, synth_family_sample *s) {
     else snprintf(bytes, sizeof bytes, "%d*nnz + %d*cols + %d*rows", 8 + es, es, 2 * es);
     if (fmt == 1) snprintf(flops, sizeof flops, "2*%s*rows", W);
     else snprintf(flops, sizeof flops, "2*nnz");
+    f.data = DESC_DATA_MATRIX;
+    f.hints = DESC_HINT_MEMBOUND | (lanes > 1 ? DESC_HINT_SHUFFLE : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u) | (fmt == 2 ? DESC_HINT_ATOMIC | DESC_HINT_INPLACE : 0u) |
+              (axpby ? DESC_HINT_INPLACE : 0u) | (fmt == 1 && slotmajor ? DESC_HINT_COALESCED : 0u);
+    f.elems_per_thread = fmt == 2 && coo_mode == 2 ? chunk : fmt != 2 && lanes == 1 ? 1 : 0;
     sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-11 : 1e-5, "fam_spmv", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;

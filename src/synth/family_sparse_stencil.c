@@ -289,16 +289,16 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     static const char *const SW3[] = {"the centre and its 6 face neighbours", "the whole 3x3x3 neighbourhood, weighted by distance class", "the centre and its 6 face neighbours"};
     static const char *const SW2[] = {"the centre and its 4 edge neighbours", "the whole 3x3 neighbourhood", "the centre and its 4 edge neighbours"};
     if (shape == SH_VAR)
-        sp_add(&f.explain_en, "each cell moves toward its %d neighbours at its own rate: new value = old + %s times (sum of the neighbours minus %d times the old value); %s",
+        sp_add(&f.explain_en, "move each cell toward its %d neighbours at its own rate: new value = old + %s times (sum of the neighbours minus %d times the old value); %s",
                d3 ? 6 : 4, KAP, d3 ? 6 : 4, BW[bc]);
-    else sp_add(&f.explain_en, "every output cell is a weighted sum of %s of the input; %s", d3 ? SW3[shape] : SW2[shape], BW[bc]);
+    else sp_add(&f.explain_en, "make every output cell a weighted sum of %s of the input; %s", d3 ? SW3[shape] : SW2[shape], BW[bc]);
     sp_add(&f.explain_en, "apply the stencil to every cell of the %s grid (%s), writing a separate output; %s", d3 ? "3D" : "2D",
            d3 ? "x varies fastest, then y, then z" : "row-major", BW[bc]);
-    sp_add(&f.explain_en, "%s; the boundary rule: %s", f.formula.data, BW[bc]);
+    sp_add(&f.explain_en, "compute %s; the boundary rule: %s", f.formula.data, BW[bc]);
     sp_add(&f.explain_zh, "对%s网格的每个格点做模板加权求和，结果写到新数组；%s", d3 ? "三维" : "二维", BZH[bc]);
     sp_add(&f.explain_zh, "%s；边界：%s", f.formula.data, BZH[bc]);
     if (tiled) {
-        sp_add(&f.how_en, "each %dx%d block loads a (%d+2)x(%d+2) tile%s with a one-cell halo into shared memory, applying the boundary rule while loading", BX, BY, BX, BY,
+        sp_add(&f.how_en, "%dx%d blocks loading a (%d+2)x(%d+2) tile%s with a one-cell halo into shared memory, the boundary rule applied while loading", BX, BY, BX, BY,
                d3 ? " of planes z-1, z and z+1" : "");
         sp_add(&f.how_en, "shared-memory tiling with halo cells");
         sp_add(&f.how_zh, "每个线程块把带一圈光环的分块%s载入共享内存，载入时应用边界规则", d3 ? "（z-1、z、z+1 三个平面）" : "");
@@ -323,6 +323,9 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     int es = f64 ? 8 : 4;
     snprintf(bytes, sizeof bytes, "%d*%s", es * (shape == SH_VAR ? 3 : 2), len);
     snprintf(flops, sizeof flops, "%d*%s", shape == SH_FULL ? (d3 ? 30 : 12) : (d3 ? 9 : 7), len);
+    f.data = DESC_DATA_GRID;
+    f.hints = DESC_HINT_MEMBOUND | DESC_HINT_COALESCED | (tiled ? DESC_HINT_SMEM : 0u);
+    f.elems_per_thread = 1;
     sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,100)", T, f64 ? 1e-12 : 1e-5, "fam_stencil_bc", bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
