@@ -33,7 +33,7 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
     const char *M = self ? "n" : "m";
     static const char *const MET[] = {"sqeuclid", "euclid", "l1"};
     static const char *const MNAME[] = {"sqdist", "cdist", "l1dist"};
-    char dim[8];
+    char dim[16];
     if (d) snprintf(dim, sizeof dim, "d%d", d);
     else snprintf(dim, sizeof dim, "dN");
     snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s_%s_%dx%d", fam_pick(&r, 2) ? "pairdist" : MNAME[metric], MET[metric], T, dim,
@@ -118,7 +118,7 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
 
     /* ---- descriptions ---- */
     sp_facts f = {0};
-    char dd[8];
+    char dd[16];
     if (d) snprintf(dd, sizeof dd, "%d", d);
     else snprintf(dd, sizeof dd, "d");
     char xik[40], yjk[40];
