@@ -116,7 +116,7 @@ pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, uint64_
  * suite into the training data.  Without exclude_dir the output is
  * byte-identical to a build without the option. */
 /* SYNTH_SRC_FAMILY: the parametric families of synth_family.h (map, reduce, stencils, gemv, gemm, transpose). */
-enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_SRC_FAMILY = 8, SYNTH_MAX_FAMILIES = 32 };
+enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_SRC_FAMILY = 8, SYNTH_MAX_FAMILIES = 96 };
 
 typedef struct {
     int count;               /* samples to write */
