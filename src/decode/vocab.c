@@ -20,6 +20,19 @@ static int child(dec_vocab *v, int node, unsigned char c, bool create) {
     return k;
 }
 
+/* Token i as cover + pure run: the length of the run of class bytes after the
+ * cover's prefix when the whole rest is such a run (up to DV_MAXRUN), else 0. */
+static int pure_run(const dec_vocab *v, int cls, int i, int *cov) {
+    size_t len = v->lens[i], at = 0;
+    if (v->special[i] || !len) return 0;
+    *cov = DV_COVER_ROOT;
+    if (v->bytes[i][0] == ' ') { *cov = DV_COVER_SPACE; at = 1; }
+    if (len == at || len - at > DV_MAXRUN) return 0;
+    for (size_t m = at; m < len; m++)
+        if (!dv_in_class(cls, (unsigned char)v->bytes[i][m])) return 0;
+    return (int)(len - at);
+}
+
 /* The fast-path tables of one character class (dv_class in dec_internal.h).
  * Children have larger indices than their parents, so one backward pass
  * sees every child before its parent. */
@@ -35,33 +48,38 @@ static bool class_index(dec_vocab *v, int cls) {
         uint64_t t = 0;
         for (int j = nd->first_child; j >= 0; j = v->nodes.v[j].next_sibling) {
             unsigned char ch = v->nodes.v[j].c;
-            if (!dv_in_class(cls, ch)) { t |= dv_term_bit(ch); continue; }
+            if (!dv_in_class(cls, ch)) {
+                /* bytes >= 128 never end a run (the language is ASCII); counting them would
+                 * alias ':' and friends (dv_term_bit is mod 64) all over a UTF-8-rich vocabulary */
+                if (ch < 128) t |= dv_term_bit(ch);
+                continue;
+            }
             t |= k->term[j];
             if (k->reach[j] >= 0 && k->reach[j] + 1 > r) r = k->reach[j] + 1 < 127 ? k->reach[j] + 1 : 127;
         }
         k->term[i] = t;
         k->reach[i] = (int8_t)r;
     }
-    /* cumulative bitsets of the pure tokens by length */
+    /* cumulative bitsets of the pure runs by length, per cover */
     k->maxlen = 0;
     for (int i = 0; i < v->n; i++) {
-        size_t m = 0, len = v->lens[i];
-        if (v->special[i] || !len) continue;
-        while (m < len && dv_in_class(cls, (unsigned char)v->bytes[i][m])) m++;
-        if (m == len && (int)len > k->maxlen) k->maxlen = (int)len;
+        int cov, run = pure_run(v, cls, i, &cov);
+        if (run > k->maxlen) k->maxlen = run;
     }
     size_t w = (size_t)v->words, rows = (size_t)k->maxlen + 1;
-    k->bits = calloc(2 * rows * w, sizeof *k->bits);
-    if (!k->bits) return false;
+    k->bits = calloc((size_t)DV_NCOVER * 2 * rows * w, sizeof *k->bits);
+    k->count = calloc((size_t)DV_NCOVER * 2 * rows, sizeof *k->count);
+    if (!k->bits || !k->count) return false;
     for (int i = 0; i < v->n; i++) {
-        size_t m = 0, len = v->lens[i];
-        if (v->special[i] || !len) continue;
-        while (m < len && dv_in_class(cls, (unsigned char)v->bytes[i][m])) m++;
-        if (m != len) continue;
-        for (size_t L = len; L < rows; L++) {
-            k->bits[L * w + (size_t)(i >> 5)] |= 1u << (i & 31);
-            if (dv_is_id0((unsigned char)v->bytes[i][0])) k->bits[(rows + L) * w + (size_t)(i >> 5)] |= 1u << (i & 31);
-        }
+        int cov, run = pure_run(v, cls, i, &cov);
+        if (run <= 0) continue;
+        bool id0 = dv_is_id0((unsigned char)v->bytes[i][v->lens[i] - (size_t)run]);
+        for (int L = run; L <= k->maxlen; L++)
+            for (int z = 0; z <= (int)id0; z++) {
+                size_t row = dv_class_row(v, cls, cov, z, L);
+                k->bits[row * w + (size_t)(i >> 5)] |= 1u << (i & 31);
+                k->count[row]++;
+            }
     }
     return true;
 }
@@ -112,6 +130,8 @@ pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, c
         }
     }
     v->words = (n + 31) / 32;
+    v->cover_node[DV_COVER_ROOT] = 0;
+    v->cover_node[DV_COVER_SPACE] = child(v, 0, ' ', false);
     for (int cls = 0; cls < DV_NCLASS; cls++)
         if (!class_index(v, cls)) { dec_vocab_free(v); return PG_ERR_NOMEM; }
     *out = v;
@@ -129,6 +149,7 @@ void dec_vocab_free(dec_vocab *v) {
         free(v->cls[cls].term);
         free(v->cls[cls].reach);
         free(v->cls[cls].bits);
+        free(v->cls[cls].count);
     }
     pg_vec_free(v->nodes);
     free(v);
