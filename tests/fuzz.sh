@@ -32,7 +32,7 @@ for t in tokenizer model gguf; do
     maxlen=65536
     if [ "$t" = gguf ]; then
         # whole GGUF files (types.gguf is ~100 KB) and past crashes
-        cp tests/model/gguf/*.gguf tests/model/gguf/regress/* "$tseeds"/ 2>/dev/null
+        cp tests/model/gguf/*.gguf tests/tokenizer/*.gguf tests/model/gguf/regress/* "$tseeds"/ 2>/dev/null
         maxlen=262144
     elif [ "$t" = tokenizer ]; then
         for j in tests/tokenizer/*.json; do { printf '\x00'; cat "$j"; } > "$tseeds/$(basename "$j")"; done

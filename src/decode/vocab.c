@@ -9,6 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Tokens are inserted in byte order (ptok sorted), so a node's newest child
+ * is the only one a later token can share: compare with it, else append. */
+typedef struct { const char *b; size_t len; int id; } ptok;
+static int ptok_cmp(const void *x, const void *y) {
+    const ptok *a = x, *b = y;
+    int c = memcmp(a->b, b->b, a->len < b->len ? a->len : b->len);
+    if (c) return c;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+static int child_sorted(dec_vocab *v, int node, unsigned char c) {
+    int k = v->nodes.v[node].first_child;
+    if (k >= 0 && v->nodes.v[k].c == c) return k;
+    dv_node nd = {-1, k, -1, 0, c};
+    pg_vec_push(v->nodes, nd);
+    k = v->nodes.n - 1;
+    v->nodes.v[node].first_child = k;
+    return k;
+}
+
 static int child(dec_vocab *v, int node, unsigned char c, bool create) {
     for (int k = v->nodes.v[node].first_child; k >= 0; k = v->nodes.v[k].next_sibling)
         if (v->nodes.v[k].c == c) return k;
@@ -116,12 +136,18 @@ pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, c
              * <|im_end|> for chat models (Qwen2, SmolLM2); <|end|> wins */
             if (len == strlen(GEN_TOK_END) && !memcmp(v->bytes[i], GEN_TOK_END, len)) v->end_id = i;
             else if (v->end_id < 0 && len == strlen(GEN_TOK_IM_END) && !memcmp(v->bytes[i], GEN_TOK_IM_END, len)) v->end_id = i;
-            continue;
         }
-        if (!len) continue;
-        int nd = 0;
-        for (size_t k = 0; k < len; k++) nd = child(v, nd, (unsigned char)v->bytes[i][k], true);
-        /* identical byte strings (BPE can have them): chain them */
+    }
+    ptok *order = malloc(sizeof *order * (size_t)n);
+    if (!order) { dec_vocab_free(v); return PG_ERR_NOMEM; }
+    int no = 0;
+    for (int i = 0; i < n; i++)
+        if (!v->special[i] && v->lens[i]) order[no++] = (ptok){v->bytes[i], v->lens[i], i};
+    qsort(order, (size_t)no, sizeof *order, ptok_cmp);
+    for (int j = 0; j < no; j++) {
+        int i = order[j].id, nd = 0;
+        for (size_t k = 0; k < v->lens[i]; k++) nd = child_sorted(v, nd, (unsigned char)v->bytes[i][k]);
+        /* identical byte strings (BPE can have them): chain them, lowest id first */
         if (v->nodes.v[nd].tok < 0) v->nodes.v[nd].tok = i;
         else {
             int t = v->nodes.v[nd].tok;
@@ -129,6 +155,7 @@ pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, c
             v->dup_next[t] = i;
         }
     }
+    free(order);
     v->words = (n + 31) / 32;
     v->cover_node[DV_COVER_ROOT] = 0;
     v->cover_node[DV_COVER_SPACE] = child(v, 0, ' ', false);

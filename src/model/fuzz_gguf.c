@@ -1,14 +1,15 @@
 /* fuzz_gguf.c — fuzz target for the GGUF reader: gguf_open_mem on arbitrary
  * bytes; when it accepts them, every accessor is exercised: each key looked up
  * by name and read through every typed getter, array elements, each tensor
- * found by name and its first and last rows dequantized.  Properties: no
+ * found by name and its first and last rows dequantized; and the tokenizer in
+ * its metadata (tok_from_gguf) is built and run on a fixed text.  Properties: no
  * crash, hang or leak; a refusal always comes with a diagnostic; what
  * gguf_open accepted is consistent (data inside the input, lookups find what
  * iteration lists).  Built as a libFuzzer target (clang -fsanitize=fuzzer) or,
  * with -DPTXGEN_AFL_MAIN, as a program that reads one input from a file or
  * stdin.  Seeds (tests/fuzz.sh): the .gguf files in tests/model/gguf/ and
  * the inputs it once crashed on, tests/model/gguf/regress/. */
-#include "model/gguf.h"
+#include "model/tok_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +75,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         gguf_dequant_row(t->type, t->data, row, t->ne[0]);
         gguf_dequant_row(t->type, (const uint8_t *)t->data + t->nbytes - gguf_tensor_row_bytes(t), row, t->ne[0]);
     }
+    /* the tokenizer in the metadata, if any; used after the file is gone,
+     * since it must keep nothing of it (ASan sees any use of buf) */
+    pg_diag_sink tsink = {NULL, NULL, 0, 0, 0};
+    tok_tokenizer *t = NULL;
+    st = tok_from_gguf(g, &t, &tsink);
+    check(st == PG_OK ? t != NULL : t == NULL && tsink.nerrors > 0, "tokenizer refused without a diagnostic");
     gguf_close(g);
     free(buf);
+    if (t) {
+        static const char text[] = "<|im_start|>\tld.global.f32 %f1, [%rd2+4]; // 12345 \xe4\xb8\xad\r\n  \xff x<|im_end|>";
+        int32_t *ids = NULL;
+        size_t n = 0;
+        if (tok_encode(t, text, sizeof text - 1, &ids, &n) == PG_OK) {
+            for (size_t i = 0; i < n; i++) check(ids[i] >= 0 && ids[i] < tok_vocab_size(t), "token id out of range");
+            pg_buf b = {0};
+            tok_decode(t, ids, n, &b);
+            pg_buf_free(&b);
+        }
+        free(ids);
+        size_t len;
+        for (int32_t id = 0; id < tok_vocab_size(t) && id < 4096; id++) tok_token_bytes(t, id, &len);
+        tok_free(t);
+    }
     return 0;
 }
 

@@ -36,6 +36,9 @@
  * add_special_tokens=False).
  * Added-token ids are assigned as HF assigns them on load (the content's vocab
  * id, else the next free id), which is the "id" field of any consistent file.
+ * GGUF files (tok_load_gguf): llama.cpp's tokenizer.ggml.* metadata builds the
+ * same structures (see load_gguf): vocab, merges, control / user-defined
+ * tokens as added tokens, and the pre-tokenizer named by tokenizer.ggml.pre.
  */
 #include "tok_internal.h"
 
@@ -90,6 +93,17 @@ static void strmap_put(strmap *m, const char *s, size_t n, int32_t v) {
         if (m->slots[i].n == n && memcmp(m->slots[i].s, s, n) == 0) { m->slots[i].v = v; return; }
     m->slots[i] = (sm_slot){s, (uint32_t)n, v};
     m->count++;
+}
+
+/* Room for n keys without growing (load <= 1/2); on an empty map only. */
+static void strmap_reserve(strmap *m, uint32_t n) {
+    uint32_t cap = 64;
+    while (cap < 2 * n + 2 && cap < (1u << 30)) cap *= 2;
+    if (m->cap >= cap || m->count) return;
+    free(m->slots);
+    m->slots = calloc(cap, sizeof *m->slots);
+    if (!m->slots) abort();
+    m->cap = cap;
 }
 
 /* (left id, right id) -> (rank, merged id). */
@@ -944,6 +958,7 @@ static pg_status load_gguf(loader *L, const gguf_file *g) {
 
     /* vocab: each token's byte-level spelling -> id; a token with a character
      * outside the alphabet is spelled byte by byte (transformers does the same) */
+    strmap_reserve(&t->vocab, (uint32_t)n);
     const char **orig = calloc((size_t)n, sizeof *orig);     /* [n] the token as written, NUL-terminated, in the arena */
     uint32_t *olen = calloc((size_t)n, sizeof *olen);        /* [n] */
     if (!orig || !olen) { free(orig); free(olen); return fail(L, PG_ERR_NOMEM, "out of memory for %d tokens", n); }
@@ -996,6 +1011,7 @@ static pg_status load_gguf(loader *L, const gguf_file *g) {
     for (int pass = 0; !st && types && pass < 2; pass++)
         for (int i = 0; i < n; i++) {
             gguf_arr_int(types, (uint64_t)i, &ty);
+            if (ty != (pass == 0 ? GGUF_TT_CONTROL : GGUF_TT_USER)) continue;
             bool control = ty == GGUF_TT_CONTROL && in_alphabet(t, orig[i], olen[i]);
             const int32_t *vid = strmap_get(&t->vocab, orig[i], olen[i]);
             bool user = ty == GGUF_TT_USER && vid;
