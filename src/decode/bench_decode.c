@@ -17,7 +17,8 @@
  * random vocabulary token (mostly rejections), and dec_advance.  Times are the
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so a busy machine that
  * preempts the thread does not inflate them; "wall" repeats dec_mask in wall
- * time.  Also reported: tok_load and dec_vocab_new time and heap bytes, and in
+ * time.  Also reported: tok_load and dec_vocab_new time (wall and process
+ * CPU) and heap bytes, and in
  * corpus mode tokens per line.  Prints and writes p50/p90/p99/max in
  * microseconds.  Targets: mask p50 <= 10 us, p99 <= 100 us (4k vocabulary).
  * --dump writes one line per mask (allowed count and a 64-bit hash of the
@@ -44,6 +45,11 @@ static double cpu_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+static double proc_cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 static size_t heap_bytes(void) { return mallinfo2().uordblks + mallinfo2().hblkhd; }
 
@@ -173,18 +179,19 @@ int main(int argc, char **argv) {
     if (dumpath && !dump) { fprintf(stderr, "bench_decode: cannot write %s\n", dumpath); return 2; }
     tok_tokenizer *tok = NULL;
     size_t h0 = heap_bytes();
-    double t0 = now_us();
+    double t0 = now_us(), c0 = proc_cpu_ms();
     if (tok_load(tokpath, &tok, &diag) != PG_OK) {
         fprintf(stderr, "bench_decode: cannot load %s\n", tokpath);
         return 2;
     }
-    double tok_ms = (now_us() - t0) / 1e3;
+    double tok_ms = (now_us() - t0) / 1e3, tok_cpu = proc_cpu_ms() - c0;
     size_t tok_bytes = heap_bytes() - h0;
     dec_vocab *v = NULL;
     h0 = heap_bytes();
     t0 = now_us();
+    c0 = proc_cpu_ms();
     if (dec_vocab_new(tok, &v, &diag) != PG_OK) { fprintf(stderr, "bench_decode: vocabulary failed\n"); return 1; }
-    double vocab_ms = (now_us() - t0) / 1e3;
+    double vocab_ms = (now_us() - t0) / 1e3, vocab_cpu = proc_cpu_ms() - c0;
     size_t vocab_bytes = heap_bytes() - h0;
     int nv = dec_vocab_size(v);
     uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
@@ -284,10 +291,10 @@ int main(int argc, char **argv) {
     pg_buf_printf(&o, "{\n  \"benchmark\": \"PTX constraint latency per token (%s)\",\n",
                   corpus ? "corpus kernels fed token by token" : "random constrained walks");
     pg_buf_printf(&o, "  \"date\": \"%s\",\n  \"device\": \"CPU: %s (one thread), %s %s\",\n", date, cpu, un.sysname, un.machine);
-    pg_buf_printf(&o, "  \"tokenizer\": {\"file\": \"%s\", \"tokens\": %d, \"load_ms\": %.1f, \"heap_mb\": %.1f},\n", tokpath, nv, tok_ms,
-                  tok_bytes / 1048576.0);
-    pg_buf_printf(&o, "  \"vocabulary\": {\"trie_nodes\": %d, \"build_ms\": %.1f, \"heap_mb\": %.1f},\n", v->nodes.n, vocab_ms,
-                  vocab_bytes / 1048576.0);
+    pg_buf_printf(&o, "  \"tokenizer\": {\"file\": \"%s\", \"tokens\": %d, \"load_ms\": %.1f, \"load_cpu_ms\": %.1f, \"heap_mb\": %.1f},\n",
+                  tokpath, nv, tok_ms, tok_cpu, tok_bytes / 1048576.0);
+    pg_buf_printf(&o, "  \"vocabulary\": {\"trie_nodes\": %d, \"build_ms\": %.1f, \"build_cpu_ms\": %.1f, \"heap_mb\": %.1f},\n", v->nodes.n,
+                  vocab_ms, vocab_cpu, vocab_bytes / 1048576.0);
     if (corpus)
         pg_buf_printf(&o, "  \"corpus\": {\"dir\": \"%s\", \"kernels\": %ld, \"accepted_in_full\": %ld, \"lines\": %ld, \"bytes\": %ld, "
                           "\"tokens\": %ld, \"tokens_per_line\": %.2f, \"bytes_per_token\": %.2f},\n",
