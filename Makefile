@@ -97,7 +97,7 @@ $(BUILD)/fuzz/fuzz_%: src/model/fuzz_%.c $(LIB_SRC) $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LDLIBS)
 
-fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer
+fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer $(BUILD)/fuzz/fuzz_gguf
 	bash tests/fuzz.sh $(FUZZ_SECONDS)
 
 clean:

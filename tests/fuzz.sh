@@ -24,12 +24,17 @@ rc=$?
 tail -n 3 "$BUILD/fuzz/log.txt"
 if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "fuzzer found a problem: see $BUILD/fuzz/log.txt and crash-* files"; fi
 # the model module's loaders: a shorter smoke each, seeded with their test files
-for t in tokenizer model; do
+for t in tokenizer model gguf; do
     [ -f "src/model/fuzz_$t.c" ] || continue
     make -s "$BUILD/fuzz/fuzz_$t" >/dev/null || { echo "fuzz_$t: build failed"; fail=$((fail + 1)); continue; }
     tseeds=$BUILD/fuzz/seeds_$t
     mkdir -p "$tseeds" "$BUILD/fuzz/corpus_$t"
-    if [ "$t" = tokenizer ]; then
+    maxlen=65536
+    if [ "$t" = gguf ]; then
+        # whole GGUF files (types.gguf is ~100 KB) and past crashes
+        cp tests/model/gguf/*.gguf tests/tokenizer/*.gguf tests/model/gguf/regress/* "$tseeds"/ 2>/dev/null
+        maxlen=262144
+    elif [ "$t" = tokenizer ]; then
         for j in tests/tokenizer/*.json; do { printf '\x00'; cat "$j"; } > "$tseeds/$(basename "$j")"; done
         printf '\x01ld.global.f32 %%f1, [%%rd2];' > "$tseeds/text1"
     else
@@ -38,7 +43,7 @@ for t in tokenizer model; do
         { printf '\x01'; cat tests/model/tied/config.json; } > "$tseeds/cfg" 2>/dev/null
         { printf '\x02'; cat tests/model/lora/adapter_config.json; } > "$tseeds/ad" 2>/dev/null
     fi
-    ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_$t" -seed="${FUZZ_SEED:-1}" -max_total_time=$(( secs / 4 + 1 )) -max_len=65536 \
+    ASAN_OPTIONS=detect_leaks=1 "$BUILD/fuzz/fuzz_$t" -seed="${FUZZ_SEED:-1}" -max_total_time=$(( secs / 4 + 1 )) -max_len=$maxlen \
         -timeout=10 "$BUILD/fuzz/corpus_$t" "$tseeds" >"$BUILD/fuzz/log_$t.txt" 2>&1
     if [ $? -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "fuzz_$t found a problem: see $BUILD/fuzz/log_$t.txt"; fi
 done

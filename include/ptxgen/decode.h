@@ -91,6 +91,13 @@ bool dec_accepts(const dec_state *s, int32_t tok);
 /* Full mask: bit i of bits[(vocab+31)/32] set when token i is allowed.
  * Returns the number of allowed tokens; 0 means a dead state (a bug: reported). */
 int dec_mask(const dec_state *s, uint32_t *bits);
+/* The allowed token ids (ascending trie order, not sorted) into ids[max] when
+ * there are at most max of them: returns their count (0: dead state); -1 when
+ * there are more (ids then holds garbage).  Costs no more than dec_mask and
+ * far less when the mask is small, so the engine can compute only those
+ * logits; gives up early (any state inside a name allows thousands).  Uses a
+ * scratch bitset owned by the state (allocated on first use). */
+int dec_allowed(const dec_state *s, int32_t *ids, int max);
 /* Commit a token / forced text.  PG_ERR_INVALID (E901) if not allowed. */
 pg_status dec_advance(dec_state *s, int32_t tok, pg_diag_sink *diag);
 pg_status dec_advance_text(dec_state *s, const char *text, size_t n, pg_diag_sink *diag);

@@ -21,11 +21,24 @@
 /* ---- tokenizer ------------------------------------------------------------ */
 typedef struct tok_tokenizer tok_tokenizer;
 
-/* Read a tokenizer.json: model.type "BPE" with byte-level decoding, merges in
+/* Read a tokenizer.json (or a GGUF file, below): model.type "BPE" with byte-level decoding, merges in
  * either format ("a b" strings or ["a","b"] pairs), added_tokens (special or
  * not), pre_tokenizer Sequence[Split(regex), ByteLevel] as Qwen2 writes it, or
  * a plain ByteLevel pre-tokenizer (GPT-2 regex). */
 pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
+/* The tokenizer stored in a GGUF model file's metadata (llama.cpp's
+ * tokenizer.ggml.* keys); tok_load calls it for any file starting with the
+ * magic "GGUF".  Supported: tokenizer.ggml.model "gpt2" (byte-level BPE) with
+ * tokens, token_type and merges, and tokenizer.ggml.pre "qwen2" (Qwen2's Split
+ * regex) or "smollm" (digits split one by one, then GPT-2's regex).  Token
+ * types: 3 (control) become special added tokens and 4 (user-defined)
+ * non-special added tokens, both matched whole in text like HF's added
+ * tokens; the others (normal, unknown, unused, byte) are plain vocab entries.
+ * No normalizer (as llama.cpp and transformers build it; Qwen's own
+ * tokenizer.json adds NFC, which changes nothing on NFC text).  Errors: E801
+ * for a malformed GGUF, E804 for a tokenizer it cannot build (unknown model
+ * or pre-tokenizer, merge of an unknown token, ...). */
+pg_status tok_load_gguf(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
 void tok_free(tok_tokenizer *t);
 
 int tok_vocab_size(const tok_tokenizer *t);            /* max id + 1 over vocab and added tokens */
@@ -41,6 +54,10 @@ const char *tok_token_bytes(const tok_tokenizer *t, int32_t id, size_t *len);
 /* The token id of an added/special token's exact text, or -1. */
 int32_t tok_special_id(const tok_tokenizer *t, const char *text);
 bool tok_is_special(const tok_tokenizer *t, int32_t id);
+/* A placeholder id no text encodes to: GGUF token_type 5 (UNUSED), e.g. Qwen's
+ * [PAD151665].. filling the embedding up to 151,936 rows.  The constraint
+ * leaves these out (their embeddings are untrained). */
+bool tok_is_unused(const tok_tokenizer *t, int32_t id);
 /* Decode ids to UTF-8 bytes (appends to out). */
 void tok_decode(const tok_tokenizer *t, const int32_t *ids, size_t n, pg_buf *out);
 

@@ -124,6 +124,7 @@ struct dec_state {
     bool opcode_max;             /* an opcode is NAME_MAX bytes long */
     bool sreg_lower12;           /* a special register starts with 12 lowercase letters */
     uint64_t cs[CS_N][2];        /* byte sets (bytes < 128) for next_bytes */
+    uint32_t *scratch;           /* dec_allowed's bitset [v->words], all zero between calls; owned, not copied */
 };
 
 #define G(s) ((s)->g)
@@ -1065,6 +1066,7 @@ void dec_free(dec_state *s) {
     if (!s) return;
     dg_release(s->g);
     free(s->force);
+    free(s->scratch);
     pg_buf_free(&s->text);
     free(s);
 }
@@ -1077,6 +1079,7 @@ pg_status dec_clone(const dec_state *s, dec_state **out) {
     d->force = malloc(s->force_len + 1u);
     memcpy(d->force, s->force, s->force_len + 1u);
     d->text = (pg_buf){0};
+    d->scratch = NULL;
     pg_buf_putn(&d->text, s->text.data ? s->text.data : "", s->text.len);
     *out = d;
     return PG_OK;
@@ -1094,9 +1097,12 @@ void dec_copy(dec_state *dst, const dec_state *src) {
         dst->force = malloc(src->force_len + 1u);
     }
     char *force = dst->force;
+    uint32_t *scratch = dst->v == src->v ? dst->scratch : NULL;
+    if (!scratch) free(dst->scratch);
     memcpy(force, src->force, src->force_len + 1u);
     memcpy(dst, src, sizeof *dst);
     dst->force = force;
+    dst->scratch = scratch;
     text.len = 0;
     if (text.data) text.data[0] = 0;
     pg_buf_putn(&text, src->text.data ? src->text.data : "", src->text.len);
@@ -1203,12 +1209,18 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
     case PH_PNAME: r->term = dv_term_bit(',') | dv_term_bit('\n'); break;
     case PH_VNAME: r->term = dv_term_bit('['); break;
     case PH_OPND: {   /* a branch target: any fresh label fits while there is room */
-        if (c->sub != O_IDENT || !sym_room(c, 1)) return false;
+        if ((c->sub != O_IDENT && c->sub != O_START) || !sym_room(c, 1)) return false;
         bool label = false;
         for (int k = 0; k < DG_MAX_CANDS; k++)
             if ((c->cmask >> k & 1) && (cslot(s, c, k)->kinds & SK_LABEL)) label = true;
         if (!label) return false;
         r->term = dv_term_bit(',') | dv_term_bit(';');
+        if (c->sub == O_START) {   /* the operand has not started: a name starting with dv_is_id0 (O_IDENT after one byte) */
+            r->budget = NAME_MAX - 1;
+            r->exact = long_name(s, c, all_syms(c));
+            r->id0 = true;
+            return true;
+        }
         break;
     }
     case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' */
@@ -1355,27 +1367,44 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
     cs_or(m, cs[CS_ANY]);
 }
 
-static void set_tok(const dec_vocab *v, int t, uint32_t *bits) {
-    for (; t >= 0; t = v->dup_next[t]) bits[t >> 5] |= 1u << (t & 31);
+/* Where the walk puts allowed tokens: always a bitset; for dec_allowed also
+ * the list of ids set, and the walk stops once there are more than max. */
+typedef struct {
+    uint32_t *bits;
+    int32_t *ids;       /* NULL: dec_mask (no list, no limit) */
+    int n, max;
+    bool over;          /* dec_allowed: more than max allowed, stop */
+} msink;
+
+static void set_tok(const dec_vocab *v, int t, msink *k) {
+    for (; t >= 0; t = v->dup_next[t]) {
+        uint32_t b = 1u << (t & 31);
+        if (k->ids) {
+            if (k->bits[t >> 5] & b) continue;
+            if (k->n == k->max) { k->over = true; return; }
+            k->ids[k->n++] = t;
+        }
+        k->bits[t >> 5] |= b;
+    }
 }
 
-static void walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, uint32_t *bits);
+static void walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, msink *out);
 
 /* Feed child k of a node in state c, the plain way. */
-static void feed_node(dec_state *s, const dec_vocab *v, int k, const dcore *c, uint32_t *bits) {
+static void feed_node(dec_state *s, const dec_vocab *v, int k, const dcore *c, msink *out) {
     const dv_node *nd = &v->nodes.v[k];
     dcore c2 = *c;
-    if (!feed(s, &c2, nd->c)) return;
-    set_tok(v, nd->tok, bits);
-    if (nd->first_child >= 0) walk(s, v, k, &c2, bits);
+    if (out->over || !feed(s, &c2, nd->c)) return;
+    set_tok(v, nd->tok, out);
+    if (nd->first_child >= 0) walk(s, v, k, &c2, out);
 }
 
 /* Node k, d class bytes into the run r.  `parent` is the state at k's parent
  * (NULL when that was not fed: then neither is k, see `fed`); `covered`: the
  * pure tokens here are in the bitset already. */
 static void run_node(dec_state *s, const dec_vocab *v, int k, int d, const dcore *parent, const crun *r, bool covered,
-                     uint32_t *bits) {
-    if (d > r->budget + 1) return;   /* the name would be too long */
+                     msink *out) {
+    if (d > r->budget + 1 || out->over) return;   /* the name would be too long; or dec_allowed gave up */
     const dv_class *cl = &v->cls[r->cls];
     const dv_node *nd = &v->nodes.v[k];
     /* feed k only on the way to a byte that may end the run, or to a
@@ -1383,38 +1412,48 @@ static void run_node(dec_state *s, const dec_vocab *v, int k, int d, const dcore
     bool fed = (cl->term[k] & r->term) || (r->exact && cl->reach[k] >= 0 && d + cl->reach[k] >= r->budget + 1);
     if (!fed) {
         if (covered) return;
-        if (d <= r->budget || (d == r->budget + 1 && !r->exact)) set_tok(v, nd->tok, bits);
+        if (d <= r->budget || (d == r->budget + 1 && !r->exact)) set_tok(v, nd->tok, out);
         for (int j = nd->first_child; j >= 0; j = v->nodes.v[j].next_sibling)
-            if (dv_in_class(r->cls, v->nodes.v[j].c)) run_node(s, v, j, d + 1, NULL, r, false, bits);
+            if (dv_in_class(r->cls, v->nodes.v[j].c)) run_node(s, v, j, d + 1, NULL, r, false, out);
         return;
     }
     dcore c2 = *parent;
     if (!feed(s, &c2, nd->c)) return;
-    set_tok(v, nd->tok, bits);
+    set_tok(v, nd->tok, out);
     for (int j = nd->first_child; j >= 0; j = v->nodes.v[j].next_sibling) {
         unsigned char ch = v->nodes.v[j].c;
-        if (dv_in_class(r->cls, ch)) run_node(s, v, j, d + 1, &c2, r, covered, bits);
-        else if (dv_term_bit(ch) & r->term) feed_node(s, v, j, &c2, bits);
+        if (dv_in_class(r->cls, ch)) run_node(s, v, j, d + 1, &c2, r, covered, out);
+        else if (dv_term_bit(ch) & r->term) feed_node(s, v, j, &c2, out);
     }
 }
 
 /* The children of `node`, reached in state c. */
-static void walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, uint32_t *bits) {
+static void walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, msink *out) {
     crun r;
     bool run = free_run(s, c, &r), covered = false;
-    if (run && node == 0) {   /* from the root the pure tokens are a bitset */
-        const uint32_t *b = dv_class_bits(v, r.cls, r.id0, r.exact ? r.budget : r.budget + 1);
-        for (int i = 0; i < v->words; i++) bits[i] |= b[i];
+    int cov = run ? dv_cover(v, node) : -1;
+    if (cov >= 0) {   /* from the root or ' ' the pure runs are a bitset */
+        int len = r.exact ? r.budget : r.budget + 1;
+        const uint32_t *b = dv_class_bits(v, r.cls, cov, r.id0, len);
+        if (!out->ids) {
+            for (int i = 0; i < v->words; i++) out->bits[i] |= b[i];
+        } else if (dv_class_count(v, r.cls, cov, r.id0, len) > out->max - out->n) {
+            out->over = true;
+            return;
+        } else {
+            for (int i = 0; i < v->words; i++)
+                for (uint32_t w = b[i]; w; w &= w - 1) set_tok(v, 32 * i + __builtin_ctz(w), out);
+        }
         covered = true;
     }
     uint64_t m[2] = {~0ull, ~0ull};
     int k = v->nodes.v[node].first_child;
     if (v->nodes.v[k].next_sibling >= 0) next_bytes(s, c, m);   /* worth it with two children or more */
-    for (; k >= 0; k = v->nodes.v[k].next_sibling) {
+    for (; k >= 0 && !out->over; k = v->nodes.v[k].next_sibling) {
         unsigned char ch = v->nodes.v[k].c;
         if (ch >= 128 || !(m[ch >> 6] >> (ch & 63) & 1)) continue;
-        if (run && dv_in_class(r.cls, ch) && (!r.id0 || dv_is_id0(ch))) run_node(s, v, k, 1, c, &r, covered, bits);
-        else feed_node(s, v, k, c, bits);
+        if (run && dv_in_class(r.cls, ch) && (!r.id0 || dv_is_id0(ch))) run_node(s, v, k, 1, c, &r, covered, out);
+        else feed_node(s, v, k, c, out);
     }
 }
 
@@ -1422,7 +1461,8 @@ int dec_mask(const dec_state *s, uint32_t *bits) {
     const dec_vocab *v = s->v;
     int settled = mask_settled(s, bits);
     if (settled >= 0) return settled;
-    walk((dec_state *)s, v, 0, &s->c, bits);
+    msink out = {bits, NULL, 0, 0, false};
+    walk((dec_state *)s, v, 0, &s->c, &out);
     int n = 0;
     for (int i = 0; i < v->words; i++) {   /* popcount without needing the instruction */
         uint32_t x = bits[i];
@@ -1431,6 +1471,27 @@ int dec_mask(const dec_state *s, uint32_t *bits) {
         n += (int)(((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u >> 24);
     }
     return n;
+}
+
+/* The same walk listing ids, stopped at max + 1: a small mask costs no more
+ * than its walk, and a large one (any state inside a name) gives up at once.
+ * The bitset is the state's scratch, cleared again by the ids it holds. */
+int dec_allowed(const dec_state *s, int32_t *ids, int max) {
+    const dec_vocab *v = s->v;
+    if (max < 0) max = 0;
+    if (s->ended) return 0;
+    if (dec_done(s)) {
+        if (v->end_id < 0) return 0;
+        if (max < 1) return -1;
+        ids[0] = v->end_id;
+        return 1;
+    }
+    dec_state *w = (dec_state *)s;
+    if (!w->scratch && !(w->scratch = calloc((size_t)v->words, sizeof *w->scratch))) return -1;
+    msink out = {w->scratch, ids, 0, max, false};
+    walk(w, v, 0, &s->c, &out);
+    for (int i = 0; i < out.n; i++) w->scratch[ids[i] >> 5] &= ~(1u << (ids[i] & 31));   /* only listed bits were set */
+    return out.over ? -1 : out.n;
 }
 
 /* Bias context: look at each completed line (called from dec_advance*). */

@@ -117,11 +117,18 @@ static inline bool dv_in_class(int cls, int c) { return cls == DV_ID ? dv_is_id1
 static inline uint64_t dv_term_bit(int c) { return 1ull << (c & 63); }
 
 typedef struct {
-    uint64_t *term;        /* per node: dv_term_bit of every first non-class byte below it (its children included) */
+    uint64_t *term;        /* per node: dv_term_bit of every first non-class ASCII byte below it (its children included) */
     int8_t *reach;         /* per node: longest run of class bytes below it ending at a token (0: the node's own; -1: none) */
-    int maxlen;            /* longest pure token */
-    uint32_t *bits;        /* [2][maxlen + 1][words]: pure tokens of length <= L; [1]: only those starting with dv_is_id0 */
+    int maxlen;            /* longest pure run in a table (capped at DV_MAXRUN: no run budget comes near) */
+    uint32_t *bits;        /* [DV_NCOVER][2][maxlen + 1][words]: tokens whose part after the cover's prefix is a pure
+                            * run of length 1..L; [.][1]: only runs starting with dv_is_id0 */
+    int *count;            /* [DV_NCOVER][2][maxlen + 1]: tokens in each row of bits (dec_allowed gives up on a large one) */
 } dv_class;
+
+/* Trie nodes whose pure runs below are precomputed bitsets ("covers"): the
+ * root, and the root's child ' ' (byte-level vocabularies hold tens of
+ * thousands of " name" tokens, allowed after ".entry", ".param .u64", "bra"). */
+enum { DV_COVER_ROOT, DV_COVER_SPACE, DV_NCOVER, DV_MAXRUN = 64 };
 
 struct dec_vocab {
     int n;                 /* vocabulary size (ids 0..n-1) */
@@ -131,13 +138,26 @@ struct dec_vocab {
     int32_t end_id;        /* GEN_TOK_END or -1 */
     int *dup_next;         /* tokens with identical bytes chained: next id or -1 */
     int words;             /* uint32_t words of a mask, (n + 31) / 32 */
+    int cover_node[DV_NCOVER];   /* trie node of each cover, -1 if absent */
     dv_class cls[DV_NCLASS];
 };
-/* The pure tokens of class `cls` of length <= len (first byte dv_is_id0 if id0). */
-static inline const uint32_t *dv_class_bits(const dec_vocab *v, int cls, bool id0, int len) {
+/* The cover whose node is `node`, or -1. */
+static inline int dv_cover(const dec_vocab *v, int node) {
+    for (int i = 0; i < DV_NCOVER; i++)
+        if (v->cover_node[i] == node) return i;
+    return -1;
+}
+/* The tokens of cover `cov` with a pure run of class `cls` of length <= len (first byte dv_is_id0 if id0). */
+static inline size_t dv_class_row(const dec_vocab *v, int cls, int cov, bool id0, int len) {
     const dv_class *k = &v->cls[cls];
     if (len > k->maxlen) len = k->maxlen;
-    return k->bits + ((size_t)(id0 ? k->maxlen + 1 : 0) + (size_t)len) * (size_t)v->words;
+    return ((size_t)cov * 2 + id0) * (size_t)(k->maxlen + 1) + (size_t)len;
+}
+static inline const uint32_t *dv_class_bits(const dec_vocab *v, int cls, int cov, bool id0, int len) {
+    return v->cls[cls].bits + dv_class_row(v, cls, cov, id0, len) * (size_t)v->words;
+}
+static inline int dv_class_count(const dec_vocab *v, int cls, int cov, bool id0, int len) {
+    return v->cls[cls].count[dv_class_row(v, cls, cov, id0, len)];
 }
 
 /* ---- recognizer state (constraint.c) -------------------------------------------- */

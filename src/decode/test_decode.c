@@ -75,6 +75,28 @@ static int pick(const uint32_t *bits, int n) {
     return -1;
 }
 
+/* dec_allowed must list exactly the mask's tokens when there are at most max
+ * of them, else say -1. */
+static int allowed_mismatches, allowed_lists;
+static void check_allowed(const dec_state *s, const uint32_t *bits, int n, int nv, int max) {
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)(max > 0 ? max : 1));
+    int k = dec_allowed(s, ids, max);
+    bool ok = n > max ? k == -1 : k == n;
+    uint32_t *seen = calloc((size_t)(nv + 31) / 32, 4);
+    for (int i = 0; ok && i < k; i++) {
+        ok = ids[i] >= 0 && ids[i] < nv && (bits[ids[i] >> 5] >> (ids[i] & 31) & 1) && !(seen[ids[i] >> 5] >> (ids[i] & 31) & 1);
+        if (ok) seen[ids[i] >> 5] |= 1u << (ids[i] & 31);
+    }
+    if (!ok && allowed_mismatches++ < 3) {
+        size_t len;
+        const char *txt = dec_text(s, &len);
+        fprintf(stderr, "dec_allowed(max %d) = %d, mask has %d, after: ...%s\n", max, k, n, txt + (len > 100 ? len - 100 : 0));
+    }
+    allowed_lists += k >= 0;
+    free(seen);
+    free(ids);
+}
+
 /* dec_mask's fast paths must give exactly the plain walk's mask. */
 static int mask_mismatches;
 static int mask_checked(const dec_state *s, uint32_t *bits, int nv) {
@@ -86,6 +108,9 @@ static int mask_checked(const dec_state *s, uint32_t *bits, int nv) {
         if (mask_mismatches++ < 3) fprintf(stderr, "mask differs from the reference after: ...%s\n", txt + (len > 100 ? len - 100 : 0));
     }
     free(ref);
+    check_allowed(s, bits, n, nv, n);              /* exactly enough room */
+    check_allowed(s, bits, n, nv, n > 0 ? n - 1 : 0);   /* one short */
+    check_allowed(s, bits, n, nv, 16);
     return n;
 }
 
@@ -467,6 +492,68 @@ static void test_bias(const dec_vocab *v, int nv) {
     }
 }
 
+/* A byte-level vocabulary like Qwen's: every byte value (0 and >= 0x80
+ * included) alone, multi-byte UTF-8 pieces, pieces mixing PTX and non-ASCII
+ * bytes, and PTX pieces.  Nothing may assume ASCII: the fast paths must agree
+ * with the plain walk, no token with a byte outside the language is ever
+ * allowed, and random walks end in valid modules. */
+static void test_byte_vocab(void) {
+    static const char *const utf8[] = {"\xe4\xb8\xad", "\xe4\xb8", "\xc4\xa0", "\xc4\xa0ld", "ld\xff", "\t\xe4\xb8\xad",
+                                       "%r\xc3\xa9", "\xf0\x9f\x9a\x80", "\x80", "\xef\xbc\x8c", " \xe2\x80\x94", "x\0y"};
+    static const size_t ulen[] = {3, 2, 2, 4, 3, 4, 4, 4, 1, 3, 4, 3};
+    int nm = (int)(sizeof MULTI / sizeof MULTI[0]), nu = (int)(sizeof utf8 / sizeof utf8[0]);
+    int n = 256 + nu + nm + 2;
+    const char **p = calloc((size_t)n, sizeof *p);
+    size_t *lens = calloc((size_t)n, sizeof *lens);
+    bool *sp = calloc((size_t)n, sizeof *sp);
+    static char singles[256];
+    for (int i = 0; i < 256; i++) { singles[i] = (char)i; p[i] = &singles[i]; lens[i] = 1; }
+    for (int i = 0; i < nu; i++) { p[256 + i] = utf8[i]; lens[256 + i] = ulen[i]; }
+    for (int i = 0; i < nm; i++) { p[256 + nu + i] = MULTI[i]; lens[256 + nu + i] = strlen(MULTI[i]); }
+    p[n - 2] = GEN_TOK_IM_END; lens[n - 2] = strlen(GEN_TOK_IM_END); sp[n - 2] = true;
+    p[n - 1] = "<|im_start|>"; lens[n - 1] = 12; sp[n - 1] = true;
+    dec_vocab *v = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_vocab_from_pieces(p, lens, sp, n, &v, &d) == PG_OK, "byte vocabulary");
+    if (!v) return;
+    int before = mask_mismatches, bad_bytes = 0, dead = 0, valid = 0, finished = 0;
+    uint32_t *bits = calloc((size_t)(n + 31) / 32, 4);
+    for (int g = 0; g < 12; g++) {
+        dec_opts o = {0};
+        o.max_statements = 10 + g * 3;
+        o.max_regs_per_decl = 16;
+        dec_state *s = NULL;
+        if (dec_new(v, &o, &s, &d) != PG_OK) { dead++; continue; }
+        for (int step = 0; step < 6000 && !dec_done(s); step++) {
+            int k = mask_checked(s, bits, n);
+            for (int i = 0; i < n; i++) {
+                if (!(bits[i >> 5] >> (i & 31) & 1) || sp[i]) continue;
+                for (size_t j = 0; j < lens[i]; j++)
+                    if ((unsigned char)p[i][j] >= 0x80 || p[i][j] == 0) { bad_bytes++; break; }
+            }
+            int t = k ? pick(bits, n) : -1;
+            if (t < 0 || dec_advance(s, t, &d) != PG_OK) { dead++; break; }
+        }
+        if (dec_done(s)) {
+            finished += dec_mask(s, bits) == 1 && (bits[(n - 2) >> 5] >> ((n - 2) & 31) & 1);   /* <|im_end|> ends it */
+            size_t len;
+            const char *txt = dec_text(s, &len);
+            char why[512];
+            valid += validate_verbose(txt, len, why);
+        }
+        dec_free(s);
+    }
+    CHECK(mask_mismatches == before, "%d masks over the byte vocabulary differ from the reference", mask_mismatches - before);
+    CHECK(bad_bytes == 0, "%d allowed tokens hold a byte outside PTX's ASCII", bad_bytes);
+    CHECK(dead == 0 && finished == 12 && valid == 12, "byte vocabulary walks: %d dead, %d finished, %d valid of 12", dead, finished,
+          valid);
+    free(bits);
+    free(p);
+    free(lens);
+    free(sp);
+    dec_vocab_free(v);
+}
+
 int main(void) {
     int nv;
     const char *seed = getenv("PTXGEN_TEST_SEED");   /* other seeds for longer soak runs */
@@ -480,6 +567,9 @@ int main(void) {
     test_mask_fast_path(v, nv);
     test_bias(v, nv);
     test_random_walks(v, nv);
+    test_byte_vocab();
+    CHECK(allowed_mismatches == 0, "%d dec_allowed results differ from the mask", allowed_mismatches);
+    CHECK(allowed_lists > 0, "dec_allowed listed ids at least once (%d)", allowed_lists);
     dec_vocab_free(v);
     return TEST_DONE();
 }

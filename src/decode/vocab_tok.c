@@ -15,7 +15,7 @@ pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *d
     }
     for (int i = 0; i < n; i++) {
         size_t len = 0;
-        const char *b = tok_token_bytes(t, i, &len);
+        const char *b = tok_is_unused(t, i) ? NULL : tok_token_bytes(t, i, &len);   /* empty: never allowed */
         pieces[i] = b ? b : "";
         lens[i] = b ? len : 0;
         special[i] = tok_is_special(t, i);

@@ -196,11 +196,15 @@ static bool rd_kv(rd *r, gguf_kv *kv, int idx, uint64_t **off, counts *c) {
     size_t start = r->pos;
     if (off) kv->str_off = *off;
     for (uint64_t i = 0; i < n; i++) {
-        char ew[480];
-        snprintf(ew, sizeof ew, "key '%s' element %llu", key, (unsigned long long)i);
         if (off) (*off)[i] = r->pos - start;
-        gguf_str s;
-        if (!rd_str(r, &s, ew)) return false;
+        uint64_t len = left(r) >= 8 ? ld64(r->g->base + r->pos) : 0;
+        if (left(r) < 8 || len > left(r) - 8) {   /* the message names the element: formatted only now */
+            char ew[480];
+            snprintf(ew, sizeof ew, "key '%s' element %llu", key, (unsigned long long)i);
+            gguf_str s;
+            return rd_str(r, &s, ew);
+        }
+        r->pos += 8 + (size_t)len;
     }
     if (off) *off += n;
     else c->n_str += n;

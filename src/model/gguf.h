@@ -2,12 +2,16 @@
  *
  * gguf_open maps the file read-only and checks everything before returning:
  * magic "GGUF", version 3 (2 is accepted, same layout), counts that fit the
- * file, every key/value well formed (strings and arrays inside the file),
- * every tensor's type known, its dims positive and its data range
- * [data_start + offset, + nbytes) inside the file and aligned to
- * general.alignment (default 32).  Errors are E801 diagnostics naming the
- * file and the key or tensor ("m.gguf: tensor 'blk.3.ffn_up.weight': data
- * [.., ..) past the end of the file (491400064 bytes)").
+ * file, every key/value well formed (known value type, strings and arrays
+ * inside the file, no arrays of arrays, no key twice; general.alignment a
+ * u32 power of two), every tensor's name non-empty, at most 95 bytes, without
+ * NUL and unique, n_dims 1..4, its type known, its dims positive with rows of
+ * whole blocks and a size that fits the file, and its data range
+ * [data_start + offset, + nbytes) inside the file, aligned to
+ * general.alignment (default 32) and overlapping no other tensor's.  Errors
+ * are one E801 diagnostic naming the file and the key or tensor and the cause
+ * ("m.gguf: tensor 'blk.3.ffn_up.weight': data [.., ..) past the end of the
+ * file (491400064 bytes)").
  *
  * Tensor data is not copied: gguf_tensor.data points into the mapping and
  * lives as long as the gguf_file.  Dims are GGML order: ne[0] is the

@@ -358,6 +358,23 @@ static void test_errors(void) {
     expect_err("offset aligned to 32 but not 64", &b, "tensor 'w'", "not a multiple of general.alignment (64)");
     pg_buf_free(&b);
 #undef RESET
+
+    /* files: missing, a directory, shorter than the header */
+    pg_diag_sink s = sink();
+    gguf_file *g = NULL;
+    CHECK(gguf_open("/nonexistent/m.gguf", &g, &s) == PG_ERR_IO && !g && diag_n == 1 && diag_last.id == PG_E_MODEL_FILE &&
+              !strcmp(diag_last.file, "/nonexistent/m.gguf") && strstr(diag_last.msg, "cannot open"), "missing file: %s", diag_text);
+    s = sink();
+    CHECK(gguf_open("tests/model/gguf", &g, &s) == PG_ERR_IO && !g && diag_n == 1 && strstr(diag_last.msg, "not a regular file"),
+          "directory: %s", diag_text);
+    char path[] = "/tmp/ptxgen_gguf_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, "GGUF\3\0\0\0\0\0", 10) == 10, "write a short file");
+    if (fd >= 0) close(fd);
+    s = sink();
+    CHECK(gguf_open(path, &g, &s) == PG_ERR_PARSE && !g && diag_n == 1 && diag_last.file && !strcmp(diag_last.file, path) &&
+              strstr(diag_last.msg, "truncated: 10 bytes"), "10-byte file: %s", diag_text);
+    unlink(path);
 }
 
 /* Every proper prefix of types.gguf that cuts tensor data or header fails with

@@ -36,6 +36,9 @@
  * add_special_tokens=False).
  * Added-token ids are assigned as HF assigns them on load (the content's vocab
  * id, else the next free id), which is the "id" field of any consistent file.
+ * GGUF files (tok_load_gguf): llama.cpp's tokenizer.ggml.* metadata builds the
+ * same structures (see load_gguf): vocab, merges, control / user-defined
+ * tokens as added tokens, and the pre-tokenizer named by tokenizer.ggml.pre.
  */
 #include "tok_internal.h"
 
@@ -92,6 +95,17 @@ static void strmap_put(strmap *m, const char *s, size_t n, int32_t v) {
     m->count++;
 }
 
+/* Room for n keys without growing (load <= 1/2); on an empty map only. */
+static void strmap_reserve(strmap *m, uint32_t n) {
+    uint32_t cap = 64;
+    while (cap < 2 * n + 2 && cap < (1u << 30)) cap *= 2;
+    if (m->cap >= cap || m->count) return;
+    free(m->slots);
+    m->slots = calloc(cap, sizeof *m->slots);
+    if (!m->slots) abort();
+    m->cap = cap;
+}
+
 /* (left id, right id) -> (rank, merged id). */
 typedef struct { uint64_t key; int32_t rank, id; } merge_slot;
 #define MERGE_EMPTY UINT64_MAX
@@ -129,7 +143,7 @@ typedef struct {
 } pre_step;
 
 typedef struct { const char *bytes; uint32_t len; uint8_t flags; } tok_piece;
-enum { P_DEFINED = 1, P_ADDED = 2, P_SPECIAL = 4 };
+enum { P_DEFINED = 1, P_ADDED = 2, P_SPECIAL = 4, P_UNUSED = 8 };   /* P_UNUSED: GGUF token_type 5 */
 
 struct tok_tokenizer {
     pg_arena arena;
@@ -577,6 +591,57 @@ static size_t symbol_string(const tok_tokenizer *t, int b, bool first, bool last
     return k;
 }
 
+static void byte_tables(tok_tokenizer *t, size_t plen, size_t slen);
+
+/* The merge table, sized for nm merges at load <= 1/2. */
+static pg_status alloc_merges(loader *L, size_t nm) {
+    tok_tokenizer *t = L->t;
+    t->merges_cap = 16;
+    while (t->merges_cap < 2 * nm + 16) {
+        if (t->merges_cap >= (1u << 30)) return fail(L, PG_ERR_LIMIT, "%zu merges: too many", nm);
+        t->merges_cap *= 2;
+    }
+    t->merges = malloc(t->merges_cap * sizeof *t->merges);
+    if (!t->merges) return fail(L, PG_ERR_NOMEM, "out of memory for %zu merges", nm);
+    for (uint32_t i = 0; i < t->merges_cap; i++) t->merges[i].key = MERGE_EMPTY;
+    return PG_OK;
+}
+
+typedef struct { char *joined; size_t cap; int32_t rank; } merge_ctx;
+
+/* Record merge i, (a, b) -> a + b[skip..], with the next rank (HF joins a
+ * with b minus its continuing_subword_prefix).  E804 names `where`[i] when a
+ * token is not in the vocab. */
+static pg_status put_merge(loader *L, merge_ctx *mc, const char *where, size_t i, const char *a, size_t an, const char *b,
+                           size_t bn, size_t skip) {
+    tok_tokenizer *t = L->t;
+    const int32_t *ia = strmap_get(&t->vocab, a, an), *ib = strmap_get(&t->vocab, b, bn);
+    if (!ia || !ib)
+        return fail(L, PG_ERR_INVALID, "%s[%zu]: token \"%.*s\" is not in the vocab", where, i,
+                    (int)(ia ? (bn > 80 ? 80 : bn) : (an > 80 ? 80 : an)), ia ? b : a);
+    if (skip > bn)
+        return fail(L, PG_ERR_INVALID, "%s[%zu]: \"%.*s\" is shorter than the continuing_subword_prefix", where, i,
+                    (int)(bn > 80 ? 80 : bn), b);
+    if (an + bn + 1 > mc->cap) {
+        mc->cap = 2 * (an + bn + 1);
+        char *nj = realloc(mc->joined, mc->cap);
+        if (!nj) return fail(L, PG_ERR_NOMEM, "out of memory");
+        mc->joined = nj;
+    }
+    memcpy(mc->joined, a, an);
+    memcpy(mc->joined + an, b + skip, bn - skip);
+    const int32_t *inew = strmap_get(&t->vocab, mc->joined, an + bn - skip);
+    if (!inew)
+        return fail(L, PG_ERR_INVALID, "%s[%zu]: merged token \"%.*s\" is not in the vocab", where, i,
+                    (int)(an + bn - skip > 80 ? 80 : an + bn - skip), mc->joined);
+    /* later duplicates overwrite earlier ones, as in HF's HashMap */
+    uint64_t k = pair_key(*ia, *ib);
+    uint32_t h = merge_hash(k) & (t->merges_cap - 1);
+    while (t->merges[h].key != MERGE_EMPTY && t->merges[h].key != k) h = (h + 1) & (t->merges_cap - 1);
+    t->merges[h] = (merge_slot){k, mc->rank++, *inew};
+    return PG_OK;
+}
+
 static pg_status load_model(loader *L, json_t *m) {
     tok_tokenizer *t = L->t;
     pg_status st;
@@ -622,15 +687,8 @@ static pg_status load_model(loader *L, json_t *m) {
     json_t *merges = json_object_get(m, "merges");
     if (merges && !json_is_array(merges)) return fail(L, PG_ERR_INVALID, "model.merges: expected an array");
     size_t nm = merges ? json_array_size(merges) : 0;
-    t->merges_cap = 16;
-    while (t->merges_cap < 2 * nm + 16) t->merges_cap *= 2;
-    t->merges = malloc(t->merges_cap * sizeof *t->merges);
-    if (!t->merges) return fail(L, PG_ERR_NOMEM, "out of memory for %zu merges", nm);
-    for (uint32_t i = 0; i < t->merges_cap; i++) t->merges[i].key = MERGE_EMPTY;
-    char *joined = NULL;
-    size_t joined_cap = 0;
-    int32_t rank = 0;
-    st = PG_OK;
+    if ((st = alloc_merges(L, nm))) return st;
+    merge_ctx mc = {0};
     for (size_t i = 0; i < nm && !st; i++) {
         json_t *e = json_array_get(merges, i);
         const char *a, *b;
@@ -653,41 +711,16 @@ static pg_status load_model(loader *L, json_t *m) {
             st = fail(L, PG_ERR_INVALID, "model.merges[%zu]: expected \"a b\" or [\"a\", \"b\"], got %s", i, json_type_name(e));
             break;
         }
-        const int32_t *ia = strmap_get(&t->vocab, a, an), *ib = strmap_get(&t->vocab, b, bn);
-        if (!ia || !ib) {
-            st = fail(L, PG_ERR_INVALID, "model.merges[%zu]: token \"%.*s\" is not in the vocab", i,
-                      (int)(ia ? (bn > 80 ? 80 : bn) : (an > 80 ? 80 : an)), ia ? b : a);
-            break;
-        }
-        size_t skip = t->prefix ? plen : 0;             /* HF joins a + b[len(prefix)..] */
-        if (skip > bn) {
-            st = fail(L, PG_ERR_INVALID, "model.merges[%zu]: \"%.*s\" is shorter than the continuing_subword_prefix", i, (int)bn, b);
-            break;
-        }
-        if (an + bn + 1 > joined_cap) {
-            joined_cap = 2 * (an + bn + 1);
-            char *nj = realloc(joined, joined_cap);
-            if (!nj) { st = fail(L, PG_ERR_NOMEM, "out of memory"); break; }
-            joined = nj;
-        }
-        memcpy(joined, a, an);
-        memcpy(joined + an, b + skip, bn - skip);
-        const int32_t *inew = strmap_get(&t->vocab, joined, an + bn - skip);
-        if (!inew) {
-            st = fail(L, PG_ERR_INVALID, "model.merges[%zu]: merged token \"%.*s\" is not in the vocab", i,
-                      (int)(an + bn - skip > 80 ? 80 : an + bn - skip), joined);
-            break;
-        }
-        /* later duplicates overwrite earlier ones, as in HF's HashMap */
-        uint64_t k = pair_key(*ia, *ib);
-        uint32_t h = merge_hash(k) & (t->merges_cap - 1);
-        while (t->merges[h].key != MERGE_EMPTY && t->merges[h].key != k) h = (h + 1) & (t->merges_cap - 1);
-        t->merges[h] = (merge_slot){k, rank++, *inew};
+        st = put_merge(L, &mc, "model.merges", i, a, an, b, bn, t->prefix ? plen : 0);
     }
-    free(joined);
+    free(mc.joined);
     if (st) return st;
+    byte_tables(t, plen, slen);
+    return PG_OK;
+}
 
-    /* first BPE symbol of every byte, and byte-fallback tokens */
+/* The initial BPE symbol of every byte, and byte-fallback tokens. */
+static void byte_tables(tok_tokenizer *t, size_t plen, size_t slen) {
     char sym[64];
     for (int v = 0; v < 4; v++)
         for (int b = 0; b < 256; b++) {
@@ -701,7 +734,6 @@ static pg_status load_model(loader *L, json_t *m) {
         const int32_t *id = strmap_get(&t->vocab, sym, strlen(sym));
         t->fallback_id[b] = id ? *id : -1;
     }
-    return PG_OK;
 }
 
 static void build_match_set(tok_tokenizer *t, match_set *ms, bool normalized) {
@@ -843,14 +875,210 @@ pg_status tok_load_mem(const char *json, size_t len, const char *name, tok_token
 }
 
 typedef struct { pg_diag last; bool have; } capture_sink;
+static void capture_fn(void *user, const pg_diag *d);
+
 static void capture_fn(void *user, const pg_diag *d) {
     capture_sink *c = user;
     c->last = *d;
     c->have = true;
 }
 
+/* ---- GGUF metadata ------------------------------------------------------------
+ * llama.cpp stores the tokenizer as tokenizer.ggml.* keys.  We build what
+ * transformers builds from them (integrations/gguf: byte_level_tokenizer,
+ * add_gguf_special_tokens, set_split_regex), except that the pre-tokenizer of
+ * "smollm" is SmolLM2's own tokenizer.json's (Digits then ByteLevel), which
+ * llama.cpp also uses; transformers falls back to plain ByteLevel there. */
+
+/* Qwen2's Split regex (tokenizer.json; transformers' Qwen2 PRETOKENIZE_REGEX). */
+static const char qwen2_regex[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+static pg_status gguf_pre_tokenizer(loader *L, const gguf_str *pre) {
+    const char *where = "tokenizer.ggml.pre";
+    pg_status st;
+    char err[256];
+    if (pre->len == 5 && !memcmp(pre->s, "qwen2", 5)) {          /* Split(regex, Isolated), ByteLevel without regex */
+        pre_step sp = {.kind = STEP_SPLIT, .behavior = B_ISOLATED};
+        if (!(sp.re = compile_onig(L, qwen2_regex, strlen(qwen2_regex), where))) return PG_ERR_INVALID;
+        if ((st = add_step(L, sp, where))) return st;
+        return add_step(L, (pre_step){.kind = STEP_BYTELEVEL, .behavior = B_ISOLATED}, where);
+    }
+    if (pre->len == 6 && !memcmp(pre->s, "smollm", 6)) {         /* Digits(individual), ByteLevel(GPT-2 regex) */
+        pre_step dg = {.kind = STEP_SPLIT, .behavior = B_ISOLATED};
+        if (!(dg.re = compile_pcre("\\p{N}", 5, err, sizeof err))) return fail(L, PG_ERR_INVALID, "%s: %s", where, err);
+        if ((st = add_step(L, dg, where))) return st;
+        pre_step bl = {.kind = STEP_BYTELEVEL, .behavior = B_ISOLATED};
+        if (!(bl.re = compile_onig(L, gpt2_regex, strlen(gpt2_regex), where))) return PG_ERR_INVALID;
+        return add_step(L, bl, where);
+    }
+    return fail(L, PG_ERR_INVALID, "%s '%.*s' is not supported (known: qwen2, smollm)", where, (int)(pre->len > 80 ? 80 : pre->len),
+                pre->s);
+}
+
+/* True when every code point of s is in the byte-level alphabet (invalid
+ * UTF-8 is not). */
+static bool in_alphabet(const tok_tokenizer *t, const char *s, size_t n) {
+    for (size_t i = 0; i < n;) {
+        int l;
+        int32_t cp = utf8_next((const unsigned char *)s + i, n - i, &l);
+        if (cp < 0 || cp >= 324 || t->cp_byte[cp] < 0) return false;
+        i += (size_t)l;
+    }
+    return true;
+}
+
+enum { GGUF_TT_NORMAL = 1, GGUF_TT_UNKNOWN = 2, GGUF_TT_CONTROL = 3, GGUF_TT_USER = 4, GGUF_TT_UNUSED = 5, GGUF_TT_BYTE = 6 };
+
+static pg_status load_gguf(loader *L, const gguf_file *g) {
+    tok_tokenizer *t = L->t;
+    pg_status st;
+    gguf_str model, pre;
+    if (!gguf_get_str(g, "tokenizer.ggml.model", &model))
+        return fail(L, PG_ERR_INVALID, "tokenizer.ggml.model: missing or not a string (no tokenizer in this GGUF?)");
+    if (model.len != 4 || memcmp(model.s, "gpt2", 4))
+        return fail(L, PG_ERR_INVALID, "tokenizer.ggml.model '%.*s' is not supported (only 'gpt2', byte-level BPE)",
+                    (int)(model.len > 80 ? 80 : model.len), model.s);
+    if (!gguf_get_str(g, "tokenizer.ggml.pre", &pre))
+        return fail(L, PG_ERR_INVALID, "tokenizer.ggml.pre: missing or not a string; the pre-tokenizer must be named");
+    if ((st = gguf_pre_tokenizer(L, &pre))) return st;
+
+    const gguf_kv *toks = gguf_find(g, "tokenizer.ggml.tokens"), *types = gguf_find(g, "tokenizer.ggml.token_type");
+    const gguf_kv *merges = gguf_find(g, "tokenizer.ggml.merges");
+    if (!toks || toks->type != GGUF_V_ARRAY || toks->arr_type != GGUF_V_STRING || toks->arr_len == 0)
+        return fail(L, PG_ERR_INVALID, "tokenizer.ggml.tokens: missing or not a non-empty array of strings");
+    if (toks->arr_len >= TOK_MAX_ID)
+        return fail(L, PG_ERR_LIMIT, "tokenizer.ggml.tokens: %llu tokens, more than %d", (unsigned long long)toks->arr_len, TOK_MAX_ID);
+    int n = (int)toks->arr_len;
+    int64_t ty;
+    if (types && (types->type != GGUF_V_ARRAY || types->arr_len != toks->arr_len || !gguf_arr_int(types, 0, &ty)))
+        return fail(L, PG_ERR_INVALID, "tokenizer.ggml.token_type: expected an array of %d integers, one per token", n);
+    if (!merges || merges->type != GGUF_V_ARRAY || merges->arr_type != GGUF_V_STRING)
+        return fail(L, PG_ERR_INVALID, "tokenizer.ggml.merges: missing or not an array of strings (merges from scores are not supported)");
+
+    /* vocab: each token's byte-level spelling -> id; a token with a character
+     * outside the alphabet is spelled byte by byte (transformers does the same) */
+    strmap_reserve(&t->vocab, (uint32_t)n);
+    const char **orig = calloc((size_t)n, sizeof *orig);     /* [n] the token as written, NUL-terminated, in the arena */
+    uint32_t *olen = calloc((size_t)n, sizeof *olen);        /* [n] */
+    if (!orig || !olen) { free(orig); free(olen); return fail(L, PG_ERR_NOMEM, "out of memory for %d tokens", n); }
+    for (int i = 0; i < n; i++) {
+        gguf_str s;
+        gguf_arr_str(toks, (uint64_t)i, &s);
+        if (s.len > (1u << 20)) { st = fail(L, PG_ERR_LIMIT, "tokenizer.ggml.tokens[%d]: %llu bytes, too long", i, (unsigned long long)s.len); break; }
+        orig[i] = pg_arena_strndup(&t->arena, s.s, (size_t)s.len);
+        olen[i] = (uint32_t)s.len;
+        if (in_alphabet(t, s.s, (size_t)s.len)) {
+            strmap_put(&t->vocab, orig[i], s.len, i);
+        } else {
+            char *sp = pg_arena_alloc(&t->arena, 2 * (size_t)s.len + 1), u[4];
+            size_t k = 0;
+            for (uint64_t j = 0; j < s.len; j++) {
+                size_t l = utf8_put(u, t->byte_cp[(unsigned char)s.s[j]]);
+                memcpy(sp + k, u, l);
+                k += l;
+            }
+            strmap_put(&t->vocab, sp, k, i);
+        }
+    }
+    t->model_vocab_len = (int)t->vocab.count;
+    t->n_ids = n;
+    if (!st && types)                                         /* every type must be an integer */
+        for (int i = 0; i < n; i++)
+            if (!gguf_arr_int(types, (uint64_t)i, &ty)) { st = fail(L, PG_ERR_INVALID, "tokenizer.ggml.token_type[%d]: not an integer", i); break; }
+
+    /* merges "a b", ranked in file order */
+    if (!st) st = alloc_merges(L, (size_t)merges->arr_len);
+    merge_ctx mc = {0};
+    for (uint64_t i = 0; !st && i < merges->arr_len; i++) {
+        gguf_str m;
+        gguf_arr_str(merges, i, &m);
+        const char *sp = memchr(m.s, ' ', (size_t)m.len);
+        if (!sp || memchr(sp + 1, ' ', (size_t)(m.len - (uint64_t)(sp + 1 - m.s)))) {
+            st = fail(L, PG_ERR_INVALID, "tokenizer.ggml.merges[%llu]: \"%.*s\" is not two tokens separated by one space",
+                      (unsigned long long)i, (int)(m.len > 80 ? 80 : m.len), m.s);
+            break;
+        }
+        size_t an = (size_t)(sp - m.s);
+        st = put_merge(L, &mc, "tokenizer.ggml.merges", (size_t)i, m.s, an, sp + 1, (size_t)m.len - an - 1, 0);
+    }
+    free(mc.joined);
+    if (!st) byte_tables(t, 0, 0);
+
+    /* control tokens -> special added tokens (only those spelled in the
+     * alphabet: another is a mislabel); user-defined tokens present in the
+     * vocab -> non-special added tokens.  Both matched in raw text. */
+    for (int pass = 0; !st && types && pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            gguf_arr_int(types, (uint64_t)i, &ty);
+            if (ty != (pass == 0 ? GGUF_TT_CONTROL : GGUF_TT_USER)) continue;
+            bool control = ty == GGUF_TT_CONTROL && in_alphabet(t, orig[i], olen[i]);
+            const int32_t *vid = strmap_get(&t->vocab, orig[i], olen[i]);
+            bool user = ty == GGUF_TT_USER && vid;
+            if (!(pass == 0 ? control : user) || olen[i] == 0 || strmap_get(&t->added_map, orig[i], olen[i])) continue;
+            if (t->n_added == t->cap_added) {
+                t->cap_added = t->cap_added ? 2 * t->cap_added : 32;
+                added_tok *na = realloc(t->added, (size_t)t->cap_added * sizeof *na);
+                if (!na) { st = fail(L, PG_ERR_NOMEM, "out of memory"); break; }
+                t->added = na;
+            }
+            strmap_put(&t->added_map, orig[i], olen[i], t->n_added);
+            t->added[t->n_added++] = (added_tok){.s = orig[i], .len = olen[i], .id = vid ? *vid : i, .special = pass == 0};
+        }
+    if (!st) {
+        build_match_set(t, &t->raw_set, false);
+        build_match_set(t, &t->norm_set, true);
+        t->pieces = calloc((size_t)n, sizeof *t->pieces);
+        if (!t->pieces) st = fail(L, PG_ERR_NOMEM, "out of memory for %d ids", n);
+    }
+    for (int i = 0; !st && i < n; i++) {
+        uint32_t bl;
+        const char *bytes = bytelevel_decode(t, orig[i], olen[i], &bl);
+        set_piece(t, i, bytes, bl, types && gguf_arr_int(types, (uint64_t)i, &ty) && ty == GGUF_TT_UNUSED ? P_UNUSED : 0);
+    }
+    for (int i = 0; !st && i < t->n_added; i++) {
+        const added_tok *a = &t->added[i];
+        set_piece(t, a->id, t->pieces[a->id].bytes, t->pieces[a->id].len, (uint8_t)(P_ADDED | (a->special ? P_SPECIAL : 0)));
+    }
+    free(orig);
+    free(olen);
+    return st;
+}
+
+pg_status tok_from_gguf(const gguf_file *g, tok_tokenizer **out, pg_diag_sink *diag) {
+    *out = NULL;
+    tok_tokenizer *t = calloc(1, sizeof *t);
+    if (!t) return PG_ERR_NOMEM;
+    t->name = pg_arena_strdup(&t->arena, gguf_path(g));
+    init_alphabet(t);
+    loader L = {t, diag, gguf_path(g)};                      /* lives as long as g, past a failed load */
+    pg_status st = load_gguf(&L, g);
+    if (st) { tok_free(t); return st; }
+    *out = t;
+    return PG_OK;
+}
+
+pg_status tok_load_gguf(const char *path, tok_tokenizer **out, pg_diag_sink *diag) {
+    *out = NULL;
+    gguf_file *g = NULL;
+    pg_status st = gguf_open(path, &g, diag);
+    if (st) return st;
+    capture_sink cap = {0};
+    pg_diag_sink local = {capture_fn, &cap, 0, 0, 0};       /* re-emitted with the caller's path, which outlives g */
+    st = tok_from_gguf(g, out, &local);
+    if (st) pg_diag_emit(diag, PG_E_TOKENIZER, path, 0, 0, "%s", cap.have ? cap.last.msg : pg_status_str(st));
+    gguf_close(g);
+    return st;
+}
+
+
 pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag) {
     *out = NULL;
+    FILE *f = fopen(path, "rb");                              /* GGUF files are loaded from their metadata */
+    char magic[4] = {0};
+    bool is_gguf = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "GGUF", 4);
+    if (f) fclose(f);
+    if (is_gguf) return tok_load_gguf(path, out, diag);
     capture_sink cap = {0};
     pg_diag_sink local = {capture_fn, &cap, 0, 0, 0};
     char *buf = NULL;
@@ -895,6 +1123,10 @@ int32_t tok_special_id(const tok_tokenizer *t, const char *text) {
 
 bool tok_is_special(const tok_tokenizer *t, int32_t id) {
     return id >= 0 && id < t->n_ids && (t->pieces[id].flags & P_SPECIAL);
+}
+
+bool tok_is_unused(const tok_tokenizer *t, int32_t id) {
+    return id >= 0 && id < t->n_ids && (t->pieces[id].flags & P_UNUSED);
 }
 
 void tok_decode(const tok_tokenizer *t, const int32_t *ids, size_t n, pg_buf *out) {

@@ -15,6 +15,8 @@ types.gguf (GGUFWriter, version 3, alignment 32):
     match bit for bit.  F32/F16/BF16 data include +-0, infinities, quiet NaNs
     and subnormals.  Plus "odd.3d" (F32 [2][3][32]) for a 3-D shape.
 align64.gguf: two F32 tensors with general.alignment = 64.
+small.gguf: a few keys (a string array among them) and four tiny tensors of
+  different types (F16, Q4_0, Q5_1, Q6_K): the fuzz target's small seed.
 
 real_rows.json: for each real model file (its size and tensor count), every
 tensor's first and last row dequantized by gguf-py, as an FNV-1a 64 hash of
@@ -53,14 +55,14 @@ def random_f16(rng, n):
     return bits
 
 
-def quant_bytes(rng, name):
+def quant_bytes(rng, name, rows=ROWS, cols=COLS):
     qt = Q[name]
     block, size = gguf.GGML_QUANT_SIZES[qt]
-    nblocks = ROWS * COLS // block
+    nblocks = rows * cols // block
     raw = rng.integers(0, 256, size=(nblocks, size), dtype=np.uint8)
     for off in F16_FIELDS[name]:
         raw[:, off:off + 2] = random_f16(rng, nblocks).view(np.uint8).reshape(nblocks, 2)
-    return raw.reshape(ROWS, COLS // block * size)
+    return raw.reshape(rows, cols // block * size)
 
 
 def special_f32(rng):
@@ -116,6 +118,22 @@ def write_align64(path):
     w.close()
 
 
+def write_small(path):
+    rng = np.random.default_rng(7)
+    w = gguf.GGUFWriter(path, "ptxgen-test")
+    w.add_uint32("s.n", 3)
+    w.add_float32("s.eps", 1e-6)
+    w.add_array("s.toks", ["<|im_start|>", "ld", ".global", "\u0120%"])
+    w.add_array("s.types", [3, 1, 1, 1])
+    w.add_tensor("h", rng.standard_normal((2, 8)).astype(np.float16))
+    for name, cols in (("Q4_0", 32), ("Q5_1", 64), ("Q6_K", 256)):
+        w.add_tensor("q." + name, quant_bytes(rng, name, 1, cols), raw_dtype=Q[name])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def fnv64(b):
     h = 0xcbf29ce484222325
     for x in b:
@@ -154,6 +172,7 @@ def main():
         return
     write_types(os.path.join(HERE, "types.gguf"))
     write_align64(os.path.join(HERE, "align64.gguf"))
+    write_small(os.path.join(HERE, "small.gguf"))
 
 
 if __name__ == "__main__":
