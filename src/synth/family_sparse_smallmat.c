@@ -135,7 +135,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         /* entries in (-1, 1) (both generators), so with lambda = n + 1 every row is dominated by its diagonal */
         sp_ptr(&t, A, pt, "in", la, "uniform(-1,1)", op == SM_DET ? "normal(0,2)" : "uniform(0,1)");
         if (op == SM_SOLVE) {
-            char lr[16];
+            char lr[32];
             snprintf(lr, sizeof lr, "batch*%d", dim);
             sp_ptr(&t, RHS, pt, "in", lr, "uniform(-1,1)", "normal(0,10)");
         }
