@@ -133,7 +133,7 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     for (int k = 0; params && k < ncoef; k++) pg_buf_printf(c, " %s %s,", CT, cn[k]);
     if (d3) pg_buf_printf(c, "\n    int %s, int %s, int %s)\n{\n", Dn, Hn, Wn);
     else pg_buf_printf(c, "\n    int %s, int %s)\n{\n", Hn, Wn);
-    char cv[4][56];   /* coefficient k as a CUDA expression */
+    char cv[4][200];   /* coefficient k as a CUDA expression */
     for (int k = 0; k < ncoef; k++) {
         if (params) snprintf(cv[k], sizeof cv[k], "%s", cn[k]);
         else snprintf(cv[k], sizeof cv[k], "(%s)%s", CT, lit[k]);
@@ -242,7 +242,7 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
 
     /* ---- descriptions ---- */
     sp_facts f = {0};
-    char cf[4][48];
+    char cf[4][200];
     for (int k = 0; k < ncoef; k++) snprintf(cf[k], sizeof cf[k], "%s", params ? cn[k] : lit[k]);
     char ix[80];
     if (d3) snprintf(ix, sizeof ix, "(z*%s + y)*%s + x", Hn, Wn);
