@@ -158,17 +158,8 @@ void fam_rw_pool_free(rw_pool *p) {
     p->n = 0;
 }
 
-/* ---- the row mapping shared by softmax and rownorm ------------------------------------ *
- * warp: one warp per row, rpb rows per block; block: one block per row.
- * gs: a grid-stride loop over rows with a capped grid (else the grid covers
- * the rows and surplus warps return). */
-typedef struct {
-    bool warp, tree, gs;
-    int rpb, block, cap;
-    char grid[48], blk[8];
-} rw_map;
-
-static void map_pick(fam_rng *r, rw_map *m, bool allow_tree) {
+/* ---- the row mapping (family_rowwise.h) ------------------------------------------------ */
+void fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree) {
     memset(m, 0, sizeof *m);
     m->warp = fam_pick(r, 5) < 2;
     m->gs = fam_pick(r, 4) == 0;
@@ -189,7 +180,7 @@ static void map_pick(fam_rng *r, rw_map *m, bool allow_tree) {
 }
 
 /* "w4", "b256t_gs" */
-static void map_tag(const rw_map *m, char *t, size_t n) {
+void fam_rw_map_tag(const rw_map *m, char *t, size_t n) {
     if (m->warp) snprintf(t, n, "w%d%s", m->rpb, m->gs ? "_gs" : "");
     else snprintf(t, n, "b%d%s%s", m->block, m->tree ? "t" : "", m->gs ? "_gs" : "");
 }
@@ -197,7 +188,7 @@ static void map_tag(const rw_map *m, char *t, size_t n) {
 /* Kernel prologue up to the row loop's body: declares tid/lane/wid, red[],
  * and opens `for (row ...)` or sets row and returns when out of range.
  * Leaves one open brace when gs (closed by map_close). */
-static void map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red) {
+void fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red) {
     if (m->warp) {
         pg_buf_puts(c, "    unsigned int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;\n");
         if (m->gs)
@@ -212,18 +203,18 @@ static void map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red) 
         else pg_buf_puts(c, "    unsigned int row = blockIdx.x;\n");
     }
 }
-static void map_close(pg_buf *c, const rw_map *m) {
+void fam_rw_map_close(pg_buf *c, const rw_map *m) {
     if (m->gs) pg_buf_puts(c, "    }\n");
 }
 /* the thread's first column and stride */
-static const char *map_c0(const rw_map *m) { return m->warp ? "lane" : "tid"; }
-static void reduce(pg_buf *c, const rw_map *m, const char *ind, const char *v, int op, bool f64) {
+const char *fam_rw_map_c0(const rw_map *m) { return m->warp ? "lane" : "tid"; }
+void fam_rw_map_reduce(pg_buf *c, const rw_map *m, const char *ind, const char *v, int op, bool f64) {
     if (m->warp) fam_rw_warp_reduce(c, ind, v, op, f64);
     else fam_rw_block_reduce(c, ind, v, op, f64, m->block, m->tree);
 }
 
 static const char *SIZES_VARS[] = {"rows", "cols"};
-static json_t *row_sizes(fam_rng *r) {
+json_t *fam_rw_row_sizes(fam_rng *r) {
     static const int64_t S[3][12] = {
         {8192, 1000, 1000, 777, 33, 4099, 129, 65, 7, 3, 1, 1},
         {4096, 2048, 999, 1000, 17, 5003, 100, 33, 5, 31, 1, 1},
@@ -242,7 +233,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     int op = fam_pick(&r, 5);
     rw_dt d = fam_rw_dtype(fam_rw_pick_dtype(&r, true));
     rw_map m;
-    map_pick(&r, &m, true);
+    fam_rw_map_pick(&r, &m, true);
     bool online = !m.tree && fam_pick(&r, 3) == 0;
     bool inplace = fam_pick(&r, 4) == 0 && op != SM_MASK;
     bool logout = op == SM_LOG || (op == SM_SCALED && fam_pick(&r, 3) == 0);   /* scaled log-softmax too */
@@ -268,7 +259,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
                                    {"masked_softmax", "softmax_masked_rows", "mask_softmax"},
                                    {"causal_softmax", "softmax_causal", "tril_softmax"}};
     char tag[32];
-    map_tag(&m, tag, sizeof tag);
+    fam_rw_map_tag(&m, tag, sizeof tag);
     const char *pre = PRE[op][fam_pick(&r, 3)];
     if (op == SM_SCALED && logout) pre = "scaled_log_softmax";
     snprintf(s->family, sizeof s->family, "softmax");
@@ -290,7 +281,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     if (op == SM_MASK) pg_buf_puts(c, ", const unsigned char* __restrict__ mask");
     if (op == SM_SCALED) pg_buf_printf(c, ", %s scale", mt);
     pg_buf_puts(c, ", unsigned int rows, unsigned int cols)\n{\n");
-    map_open(c, &m, mt, !online);
+    fam_rw_map_open(c, &m, mt, !online);
     const char *ind = m.gs ? "        " : "    ";
     pg_buf_printf(c, "%sconst %s* xrow = %s + (size_t)row * cols;\n", ind, d.st, X);
     if (!inplace) pg_buf_printf(c, "%s%s* yrow = %s + (size_t)row * cols;\n", ind, d.st, Y);
@@ -300,7 +291,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     if (op == SM_MASK) snprintf(keepc, sizeof keepc, "%s", keep ? "mrow[col] != 0" : "mrow[col] == 0");
     if (op == SM_CAUSAL) snprintf(keepc, sizeof keepc, "col <= row");
     snprintf(val, sizeof val, op == SM_SCALED ? "LD(xrow[col]) * scale" : "LD(xrow[col])");
-    const char *c0 = map_c0(&m);
+    const char *c0 = fam_rw_map_c0(&m);
     int stride = m.warp ? 32 : m.block;
     char loop[128];
     snprintf(loop, sizeof loop, "for (unsigned int col = %s; col < cols; col += %d)", c0, stride);
@@ -333,11 +324,11 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(c, "%s%s rmax = -INFINITY;\n", ind, mt);
         if (keepc[0]) pg_buf_printf(c, "%s%s\n%s    if (%s) rmax = %s(rmax, %s);\n", ind, loop, ind, keepc, MAXF, val);
         else pg_buf_printf(c, "%s%s rmax = %s(rmax, %s);\n", ind, loop, MAXF, val);
-        reduce(c, &m, ind, "rmax", RW_MAX, d.f64);
+        fam_rw_map_reduce(c, &m, ind, "rmax", RW_MAX, d.f64);
         pg_buf_printf(c, "%s%s rsum = 0;\n", ind, mt);
         if (keepc[0]) pg_buf_printf(c, "%s%s\n%s    if (%s) rsum += %s(%s - rmax);\n", ind, loop, ind, keepc, EXP, val);
         else pg_buf_printf(c, "%s%s rsum += %s(%s - rmax);\n", ind, loop, EXP, val);
-        reduce(c, &m, ind, "rsum", RW_SUM, d.f64);
+        fam_rw_map_reduce(c, &m, ind, "rsum", RW_SUM, d.f64);
     }
     if (logout) pg_buf_printf(c, "%s%s lse = rmax + %s(rsum);   // log of the row's sum of exponentials\n", ind, mt, LOG);
     else pg_buf_printf(c, "%s%s inv = 1 / rsum;\n", ind, mt);
@@ -347,7 +338,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     if (keepc[0]) pg_buf_printf(c, "%s%s\n%s    yrow[col] = ST(%s ? %s : (%s)0);   // masked: 0 (a fully masked row is all 0)\n", ind, loop, ind,
                                 keepc, res, mt);
     else pg_buf_printf(c, "%s%s yrow[col] = ST(%s);\n", ind, loop, res);
-    map_close(c, &m);
+    fam_rw_map_close(c, &m);
     pg_buf_puts(c, "}\n");
     fam_rw_macros_end(c);
 
@@ -373,7 +364,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     json_array_append_new(ps, fam_rw_scal("rows", "u32", "rows"));
     json_array_append_new(ps, fam_rw_scal("cols", "u32", "cols"));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", row_sizes(&r));
+    json_object_set_new(root, "sizes", fam_rw_row_sizes(&r));
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", m.blk, "grid", m.grid, "smem", "0"));
 
     /* ---- descriptions ---- */
@@ -511,7 +502,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     int k = fam_pick(&r, 20), op = k < 8 ? RN_LN : k < 15 ? RN_RMS : RN_L2;
     rw_dt d = fam_rw_dtype(fam_rw_pick_dtype(&r, true));
     rw_map m;
-    map_pick(&r, &m, true);
+    fam_rw_map_pick(&r, &m, true);
     bool inplace = fam_pick(&r, 4) == 0;
     int affine = fam_pick(&r, 3);          /* LN: none / gamma / gamma+beta; RMS: none / w / (1 + w) */
     bool onepass = op == RN_LN && fam_pick(&r, 3) == 0 && !m.tree;   /* Welford (one sweep, stable) */
@@ -539,7 +530,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     static const char *PRE[][3] = {{"layernorm", "layer_norm_rows", "ln_rows"}, {"rmsnorm", "rms_norm_rows", "rmsnorm_rows"},
                                    {"l2_normalize", "row_l2norm", "normalize_rows"}};
     char tag[32];
-    map_tag(&m, tag, sizeof tag);
+    fam_rw_map_tag(&m, tag, sizeof tag);
     char opt[40] = "";
     if (op == RN_LN) snprintf(opt, sizeof opt, "%s%s%s", affine == 2 ? "_affine" : affine == 1 ? "_gamma" : "", onepass ? "_welford" : "", stats ? "_stats" : "");
     if (op == RN_RMS) snprintf(opt, sizeof opt, "%s", affine == 2 ? "_1pw" : affine == 1 ? "_w" : "");
@@ -566,9 +557,9 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     if (!inplace) pg_buf_printf(c, ", %s* __restrict__ %s", d.st, Y);
     if (stats) pg_buf_printf(c, ", %s* __restrict__ %s, %s* __restrict__ %s", mt, SN[si][0], mt, SN[si][1]);
     pg_buf_printf(c, ", %s %s, unsigned int rows, unsigned int cols)\n{\n", mt, EPS);
-    map_open(c, &m, mt, true);
+    fam_rw_map_open(c, &m, mt, true);
     const char *ind = m.gs ? "        " : "    ";
-    const char *c0 = map_c0(&m);
+    const char *c0 = fam_rw_map_c0(&m);
     char loop[128];
     snprintf(loop, sizeof loop, "for (unsigned int col = %s; col < cols; col += %d)", c0, m.warp ? 32 : m.block);
     pg_buf_printf(c, "%sconst %s* xrow = %s + (size_t)row * cols;\n", ind, d.st, X);
@@ -596,11 +587,11 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
             pg_buf_printf(c, "%s%s rmean = wmu, rvar = wm2 / wn;\n", ind, mt);
         } else {
             pg_buf_printf(c, "%s%s acc = 0;\n%s%s acc += LD(xrow[col]);\n", ind, mt, ind, loop);
-            reduce(c, &m, ind, "acc", RW_SUM, d.f64);
+            fam_rw_map_reduce(c, &m, ind, "acc", RW_SUM, d.f64);
             pg_buf_printf(c, "%s%s rmean = acc / (%s)cols;\n", ind, mt, mt);
             pg_buf_printf(c, "%s%s acc2 = 0;   // second sweep: squared deviations (no cancellation)\n", ind, mt);
             pg_buf_printf(c, "%s%s {\n%s    %s dv = LD(xrow[col]) - rmean;\n%s    acc2 += dv * dv;\n%s}\n", ind, loop, ind, mt, ind, ind);
-            reduce(c, &m, ind, "acc2", RW_SUM, d.f64);
+            fam_rw_map_reduce(c, &m, ind, "acc2", RW_SUM, d.f64);
             pg_buf_printf(c, "%s%s rvar = acc2 / (%s)cols;\n", ind, mt, mt);
         }
         pg_buf_printf(c, "%s%s rrstd = %s(rvar + %s);\n", ind, mt, RSQ, EPS);
@@ -611,7 +602,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         if (stats) pg_buf_printf(c, "%sif (%s == 0) { %s[row] = rmean; %s[row] = rrstd; }\n", ind, c0, SN[si][0], SN[si][1]);
     } else {
         pg_buf_printf(c, "%s%s acc = 0;\n%s%s {\n%s    %s v = LD(xrow[col]);\n%s    acc += v * v;\n%s}\n", ind, mt, ind, loop, ind, mt, ind, ind);
-        reduce(c, &m, ind, "acc", RW_SUM, d.f64);
+        fam_rw_map_reduce(c, &m, ind, "acc", RW_SUM, d.f64);
         if (op == RN_RMS) pg_buf_printf(c, "%s%s rinv = %s(acc / (%s)cols + %s);   // 1 / root-mean-square\n", ind, mt, RSQ, mt, EPS);
         else if (l2add) pg_buf_printf(c, "%s%s rinv = %s(acc + %s);\n", ind, mt, RSQ, EPS);
         else pg_buf_printf(c, "%s%s rinv = 1 / %s(%s(acc), %s);   // never divide by less than eps\n", ind, mt, MAXF, SQ, EPS);
@@ -619,7 +610,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         else if (affine == 2) pg_buf_printf(c, "%s%s yrow[col] = ST(LD(xrow[col]) * rinv * (1 + LDW(%s[col])));\n", ind, loop, G);
         else pg_buf_printf(c, "%s%s yrow[col] = ST(LD(xrow[col]) * rinv);\n", ind, loop);
     }
-    map_close(c, &m);
+    fam_rw_map_close(c, &m);
     pg_buf_puts(c, "}\n#undef LDW\n");
     fam_rw_macros_end(c);
 
@@ -654,7 +645,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     json_array_append_new(ps, fam_rw_scal("rows", "u32", "rows"));
     json_array_append_new(ps, fam_rw_scal("cols", "u32", "cols"));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", row_sizes(&r));
+    json_object_set_new(root, "sizes", fam_rw_row_sizes(&r));
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", m.blk, "grid", m.grid, "smem", "0"));
 
     /* ---- descriptions ---- */

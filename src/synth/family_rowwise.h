@@ -77,6 +77,26 @@ void fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const c
                    double tol, const char *tT2, double tol2, const char *ref, const char *bytes, const char *flops,
                    synth_family_sample *s);
 
+/* The row mapping of the row-wise families: warp (one warp per row, rpb
+ * rows per block) or block (one block per row; shuffle or shared-memory-tree
+ * reductions); gs: a grid-stride loop over rows under a capped grid (else
+ * the grid covers the rows and surplus warps return). */
+typedef struct {
+    bool warp, tree, gs;
+    int rpb, block, cap;
+    char grid[48], blk[8];
+} rw_map;
+void fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree);
+void fam_rw_map_tag(const rw_map *m, char *t, size_t n);   /* "w4", "b256t_gs" */
+/* Kernel prologue: tid/lane/wid, red[] (need_red), then `row` set (returning
+ * when out of range) or a grid-stride `for (row ...) {` closed by map_close. */
+void fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red);
+void fam_rw_map_close(pg_buf *c, const rw_map *m);
+const char *fam_rw_map_c0(const rw_map *m);   /* the thread's first column: "lane" or "tid" */
+void fam_rw_map_reduce(pg_buf *c, const rw_map *m, const char *ind, const char *v, int op, bool f64);
+/* rows x cols sizes (timed first, then 1000x777-like, long rows, small, 1x1). */
+json_t *fam_rw_row_sizes(fam_rng *r);
+
 /* Small string pool for descriptions: fam_rw_str(&p, fmt, ...) returns a
  * string that lives until fam_rw_pool_free. */
 typedef struct { char *s[96]; int n; } rw_pool;

@@ -30,7 +30,7 @@ static void diag_print(void *user, const pg_diag *d) {
 }
 
 /* ---- generators -------------------------------------------------------------------- */
-static const char *const FAMS[] = {"softmax", "rownorm"};
+static const char *const FAMS[] = {"softmax", "rownorm", "xent", "loss", "reduce_all", "rowreduce", "scan", "compact", "histogram"};
 enum { NSEEDS = 200 };
 
 static char suite_names[128][260];
