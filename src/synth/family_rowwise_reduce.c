@@ -195,7 +195,7 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
     f.shape_en = op == RA_DOT ? fam_rw_str(&P, "%s and %s hold n %s values; %s is a single %s", X, Y, CT, O, CT) : fam_rw_str(&P, "%s holds n %s values; %s is a single %s", X, CT, O, CT);
     f.shape_zh = fam_rw_str(&P, "%s 含 n 个%s元素，%s 只有一个元素", X, f64 ? "双精度" : "单精度", O);
-    f.notes_en = op >= RA_MAX ? "the result is exact (no rounding)" : "the order of the atomic additions varies, so the result is checked with a relative tolerance";
+    f.notes_en = op >= RA_MAX ? "The result is exact (no rounding)" : "The order of the atomic additions varies, so the result is checked with a relative tolerance";
     f.notes_zh = op >= RA_MAX ? "结果精确" : "原子加的顺序不定，按相对误差检查";
     char bytes[32];
     snprintf(bytes, sizeof bytes, "%d*n", (f64 ? 8 : 4) * (op == RA_DOT ? 2 : 1));

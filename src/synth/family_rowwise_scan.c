@@ -235,7 +235,7 @@ pg_status fam_rw_scan(uint64_t seed, synth_family_sample *s) {
     f.shape_en = lv == SL_ROW ? fam_rw_str(&P, "%s and %s are rows x cols row-major %s matrices%s", X, Y, t->nm, flags ? fam_rw_str(&P, ", %s a rows x cols byte array", F) : "")
                               : fam_rw_str(&P, "%s and %s hold n %s values", X, Y, t->nm);
     f.shape_zh = fam_rw_str(&P, "%s、%s 为 %s 数组", X, Y, t->zh);
-    f.notes_en = t->flt ? "single-precision adds; checked with a relative tolerance" : "exact integer results";
+    f.notes_en = t->flt ? "Single-precision adds; checked with a relative tolerance" : "Exact integer results";
     f.notes_zh = t->flt ? "单精度加法，按相对误差检查" : "整数结果必须精确";
     const char *d0 = ti == 0 ? "uniform(-1,1)" : ti == 1 ? "int(-100,100)" : "int(0,1000)";
     const char *d1 = ti == 0 ? "normal(0,1)" : ti == 1 ? "int(-2147483648,2147483647)" : "int(0,4294967295)";
@@ -336,9 +336,11 @@ pg_status fam_rw_compact(uint64_t seed, synth_family_sample *s) {
     static const char *PW[] = {"greater than thr", "less than thr", "with absolute value greater than thr", "that are nonzero"};
     static const char *PZ[] = {"大于 thr", "小于 thr", "绝对值大于 thr", "非 0"};
     const char *what = idxout ? "their global indices" : "the kept values";
-    const char *formula = fam_rw_str(&P, "for tile t = [t*%d, min(n,(t+1)*%d)): %s[t*%d + k] = %s of the k-th element of the tile with %s (in order), for k < %s[t]; "
+    const char *pd = pr == CP_GT ? fam_rw_str(&P, "%s[i] > thr", X) : pr == CP_LT ? fam_rw_str(&P, "%s[i] < thr", X) : pr == CP_ABSGT ? fam_rw_str(&P, "|%s[i]| > thr", X)
+                                                                                                             : fam_rw_str(&P, "%s[i] != 0", X);
+    const char *formula = fam_rw_str(&P, "for tile t = [t*%d, min(n,(t+1)*%d)): %s[t*%d + k] = %s of the k-th i in the tile with %s (in order), for k < %s[t]; "
                                          "the rest of the tile is %s; %s[t] = number kept",
-                                     S, S, O, S, idxout ? "index" : "value", pred, CNT, idxout ? "-1" : "0", CNT);
+                                     S, S, O, S, idxout ? "i" : fam_rw_str(&P, "%s[i]", X), pd, CNT, idxout ? "-1" : "0", CNT);
     const char *name_en[6] = {"stream compaction", "filter elements by a predicate", "per-block compaction with counts", "select / copy_if within tiles",
                               idxout ? "compact the indices of matching elements" : "pack matching elements", NULL};
     const char *name_zh[4] = {"流压缩", "按条件筛选元素", "分块压缩并计数", NULL};
@@ -361,7 +363,7 @@ pg_status fam_rw_compact(uint64_t seed, synth_family_sample *s) {
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
     f.shape_en = fam_rw_str(&P, "%s holds n %s values, %s has n entries%s, %s has cdiv(n,%d) uint32 counts", X, ct, O, idxout ? " (int32 indices)" : "", CNT, S);
     f.shape_zh = fam_rw_str(&P, "%s 有 n 个元素，%s 有 n 个，%s 有 cdiv(n,%d) 个计数", X, O, CNT, S);
-    f.notes_en = pr == CP_NZ ? "exact results" : fam_rw_str(&P, "thr is a scalar (%s in the tests); exact results", thv);
+    f.notes_en = pr == CP_NZ ? "Exact results" : fam_rw_str(&P, "thr is a scalar (%s in the tests); exact results", thv);
     f.notes_zh = "结果必须精确";
     const char *d0 = isint ? "int(-10,10)" : pr == CP_NZ ? "int(-1,1)" : "uniform(-1,1)";
     const char *d1 = isint ? "int(-1000,1000)" : pr == CP_NZ ? "uniform(-1,1)" : "normal(0,1)";
@@ -527,7 +529,7 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     f.shape_en = fam_rw_str(&P, "%s holds n %s values, %s holds %d uint32 counts%s", X, in == 0 ? "uint8" : in == 1 ? "int32" : "float", H, NB,
                             map >= HM_RANGE ? fam_rw_str(&P, "; lo and hi are %s scalars", in == 1 ? "int" : "float") : "");
     f.shape_zh = fam_rw_str(&P, "%s 有 n 个元素，%s 有 %d 个 uint32 计数", X, H, NB);
-    f.notes_en = map >= HM_RANGE ? fam_rw_str(&P, "lo = %s and hi = %s in the tests; counts are exact", in == 1 ? RI[ri][0] : RF[rf][0], in == 1 ? RI[ri][1] : RF[rf][1]) : "counts are exact";
+    f.notes_en = map >= HM_RANGE ? fam_rw_str(&P, "lo = %s and hi = %s in the tests; counts are exact", in == 1 ? RI[ri][0] : RF[rf][0], in == 1 ? RI[ri][1] : RF[rf][1]) : "Counts are exact";
     f.notes_zh = "计数必须精确";
     fam_rw_finish(root, &f, seed, "int(0,1)", "int(0,1)", "u32", 0.0, NULL, 0, "fam_histogram", in == 0 ? "n" : "4*n", "n", s);
     fam_rw_pool_free(&P);

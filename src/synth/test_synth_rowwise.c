@@ -316,10 +316,203 @@ static void test_rownorm_refs(void) {
     rc_free(&c);
 }
 
+
+static void test_loss_refs(void) {
+    refcase c;
+    /* cross-entropy, mean with label smoothing 0.1: row [1,2,3] label 2, row [0,0,0] label 0 */
+    const char *xp = "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"rows*cols\"},"
+                     " {\"name\": \"lab\", \"type\": \"s32*\", \"role\": \"in\", \"len\": \"rows\"},"
+                     " {\"name\": \"loss\", \"type\": \"f32*\", \"role\": \"inout\", \"len\": \"1\"},"
+                     " {\"name\": \"ls\", \"type\": \"f32\", \"value\": \"0.125\"},"
+                     " {\"name\": \"rows\", \"type\": \"u32\", \"value\": \"rows\"}, {\"name\": \"cols\", \"type\": \"u32\", \"value\": \"cols\"}]";
+    if (rc_make(&c, "fam_xent", xp, "{\"op\": \"ce\", \"x\": \"x\", \"labels\": \"lab\", \"loss\": \"loss\", \"reduction\": \"mean\", \"smoothing\": \"ls\"}",
+                "{\"rows\": 2, \"cols\": 3}")) {
+        double x[6] = {1, 2, 3, 0, 0, 0}, l0 = 0.5;
+        setf(&c, "x", x, 6);
+        setf(&c, "loss", &l0, 1);
+        int *lab = task_buf(&c.in, "lab");
+        lab[0] = 2;
+        lab[1] = 0;
+        double lse0 = log(exp(1) + exp(2) + exp(3)), lse1 = log(3.0);
+        double r0 = lse0 - 0.875 * 3 - 0.125 / 3 * 6, r1 = lse1;
+        double want = 0.5 + (r0 + r1) / 2;
+        if (rc_run(&c)) expect(&c, "loss", &want, 1, 1e-6, "cross-entropy mean with smoothing");
+    }
+    rc_free(&c);
+    /* nll, none, ignored row */
+    const char *np = "[{\"name\": \"lp\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"rows*cols\"},"
+                     " {\"name\": \"lab\", \"type\": \"s32*\", \"role\": \"in\", \"len\": \"rows\"},"
+                     " {\"name\": \"loss\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"rows\"},"
+                     " {\"name\": \"rows\", \"type\": \"u32\", \"value\": \"rows\"}, {\"name\": \"cols\", \"type\": \"u32\", \"value\": \"cols\"}]";
+    if (rc_make(&c, "fam_xent", np, "{\"op\": \"nll\", \"x\": \"lp\", \"labels\": \"lab\", \"loss\": \"loss\", \"reduction\": \"none\", \"ignore_negative\": true}",
+                "{\"rows\": 2, \"cols\": 2}")) {
+        double x[4] = {-0.5, -2, -1, -3};
+        setf(&c, "lp", x, 4);
+        int *lab = task_buf(&c.in, "lab");
+        lab[0] = 1;
+        lab[1] = -1;
+        double want[2] = {2, 0};
+        if (rc_run(&c)) expect(&c, "loss", want, 2, 1e-6, "nll with an ignored row");
+    }
+    rc_free(&c);
+    /* elementwise losses: Huber (delta 1) sum and BCE-with-logits none */
+    const char *lp = "[{\"name\": \"p\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"t\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"},"
+                     " {\"name\": \"w\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"o\", \"type\": \"f32*\", \"role\": \"inout\", \"len\": \"n\"},"
+                     " {\"name\": \"delta\", \"type\": \"f32\", \"value\": \"1.0\"}, {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]";
+    if (rc_make(&c, "fam_loss", lp, "{\"op\": \"huber\", \"reduction\": \"sum\", \"pred\": \"p\", \"target\": \"t\", \"out\": \"o\", \"weight\": \"w\", \"scalar\": \"delta\"}",
+                "{\"n\": 3}")) {
+        double p[3] = {0.5, 3, -1}, t[3] = {0, 0, -1}, w[3] = {2, 1, 1}, o[3] = {1, 0, 0};
+        setf(&c, "p", p, 3);
+        setf(&c, "t", t, 3);
+        setf(&c, "w", w, 3);
+        setf(&c, "o", o, 3);
+        double want = 1 + 2 * 0.125 + (3 - 0.5);
+        if (rc_run(&c)) expect(&c, "o", &want, 1, 1e-6, "weighted Huber sum");
+    }
+    rc_free(&c);
+    if (rc_make(&c, "fam_loss", lp, "{\"op\": \"bce_logits\", \"reduction\": \"none\", \"pred\": \"p\", \"target\": \"t\", \"out\": \"o\", \"weight\": \"\", \"scalar\": \"\"}",
+                "{\"n\": 2}")) {
+        double p[2] = {0, -2}, t[2] = {1, 0.25};
+        setf(&c, "p", p, 2);
+        setf(&c, "t", t, 2);
+        double want[2] = {log(2.0), 0 + 0.5 + log1p(exp(-2.0))};
+        if (rc_run(&c)) expect(&c, "o", want, 2, 1e-6, "BCE with logits");
+    }
+    rc_free(&c);
+}
+
+static void test_reduce_refs(void) {
+    refcase c;
+    const char *rp = "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"y\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"},"
+                     " {\"name\": \"out\", \"type\": \"f32*\", \"role\": \"inout\", \"len\": \"1\"}, {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]";
+    double x[4] = {1, -4, 2.5, 3}, y[4] = {2, 1, 0, -1};
+    if (rc_make(&c, "fam_reduce_all", rp, "{\"op\": \"dot\", \"x\": \"x\", \"y\": \"y\", \"out\": \"out\"}", "{\"n\": 4}")) {
+        double o = 10, want = 10 + 2 - 4 + 0 - 3;
+        setf(&c, "x", x, 4);
+        setf(&c, "y", y, 4);
+        setf(&c, "out", &o, 1);
+        if (rc_run(&c)) expect(&c, "out", &want, 1, 1e-6, "dot added to out");
+    }
+    rc_free(&c);
+    if (rc_make(&c, "fam_reduce_all", rp, "{\"op\": \"absmax\", \"x\": \"x\", \"out\": \"out\"}", "{\"n\": 4}")) {
+        double o = 3.5, want = 4;
+        setf(&c, "x", x, 4);
+        setf(&c, "out", &o, 1);
+        if (rc_run(&c)) expect(&c, "out", &want, 1, 0, "absmax combined with out");
+    }
+    rc_free(&c);
+    /* argmax per row with ties (first index) and per column */
+    const char *ap = "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"rows*cols\"}, {\"name\": \"v\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"rows\"},"
+                     " {\"name\": \"i\", \"type\": \"s32*\", \"role\": \"out\", \"len\": \"rows\"},"
+                     " {\"name\": \"rows\", \"type\": \"u32\", \"value\": \"rows\"}, {\"name\": \"cols\", \"type\": \"u32\", \"value\": \"cols\"}]";
+    double m[6] = {1, 3, 3, -2, -1, -2};
+    if (rc_make(&c, "fam_rowreduce", ap, "{\"op\": \"argmax\", \"axis\": \"cols\", \"x\": \"x\", \"out\": \"v\", \"idx\": \"i\"}", "{\"rows\": 2, \"cols\": 3}")) {
+        setf(&c, "x", m, 6);
+        double wv[2] = {3, -1};
+        if (rc_run(&c)) {
+            expect(&c, "v", wv, 2, 0, "row max value");
+            const int *gi = c.out.args[2].data;
+            CHECK(gi[0] == 1 && gi[1] == 1, "argmax takes the first index on ties: %d %d", gi[0], gi[1]);
+        }
+    }
+    rc_free(&c);
+    const char *ap2 = "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"rows*cols\"},"
+                      " {\"name\": \"i\", \"type\": \"s32*\", \"role\": \"out\", \"len\": \"cols\"},"
+                      " {\"name\": \"rows\", \"type\": \"u32\", \"value\": \"rows\"}, {\"name\": \"cols\", \"type\": \"u32\", \"value\": \"cols\"}]";
+    if (rc_make(&c, "fam_rowreduce", ap2, "{\"op\": \"argmin\", \"axis\": \"rows\", \"x\": \"x\", \"out\": \"\", \"idx\": \"i\"}", "{\"rows\": 2, \"cols\": 3}")) {
+        double m2[6] = {1, 3, -2, -2, 3, -2};
+        setf(&c, "x", m2, 6);
+        if (rc_run(&c)) {
+            const int *gi = c.out.args[1].data;
+            CHECK(gi[0] == 1 && gi[1] == 0 && gi[2] == 0, "column argmin (first row on ties): %d %d %d", gi[0], gi[1], gi[2]);
+        }
+    }
+    rc_free(&c);
+    if (rc_make(&c, "fam_rowreduce", ap, "{\"op\": \"norm2\", \"axis\": \"cols\", \"x\": \"x\", \"out\": \"v\", \"idx\": \"\"}", "{\"rows\": 2, \"cols\": 3}")) {
+        setf(&c, "x", m, 6);
+        double wv[2] = {sqrt(19.0), 3};
+        if (rc_run(&c)) expect(&c, "v", wv, 2, 1e-6, "row L2 norm");
+    }
+    rc_free(&c);
+}
+
+static void test_scan_refs(void) {
+    refcase c;
+    const char *sp = "[{\"name\": \"x\", \"type\": \"s32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"y\", \"type\": \"s32*\", \"role\": \"out\", \"len\": \"n\"},"
+                     " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]";
+    if (rc_make(&c, "fam_scan", sp, "{\"exclusive\": true, \"level\": \"block\", \"segment\": 3, \"x\": \"x\", \"y\": \"y\"}", "{\"n\": 5}")) {
+        int *x = task_buf(&c.in, "x");
+        int xv[5] = {1, 2, 3, 2147483647, 1};
+        memcpy(x, xv, sizeof xv);
+        if (rc_run(&c)) {
+            const int *y = c.out.args[1].data;
+            CHECK(y[0] == 0 && y[1] == 1 && y[2] == 3 && y[3] == 0 && y[4] == 2147483647, "exclusive scan restarting every 3: %d %d %d %d %d", y[0], y[1], y[2],
+                  y[3], y[4]);
+        }
+    }
+    rc_free(&c);
+    const char *fp2 = "[{\"name\": \"x\", \"type\": \"u32*\", \"role\": \"in\", \"len\": \"rows*cols\"}, {\"name\": \"hd\", \"type\": \"u8*\", \"role\": \"in\", \"len\": \"rows*cols\"},"
+                      " {\"name\": \"y\", \"type\": \"u32*\", \"role\": \"out\", \"len\": \"rows*cols\"},"
+                      " {\"name\": \"rows\", \"type\": \"u32\", \"value\": \"rows\"}, {\"name\": \"cols\", \"type\": \"u32\", \"value\": \"cols\"}]";
+    if (rc_make(&c, "fam_scan", fp2, "{\"exclusive\": false, \"level\": \"row\", \"x\": \"x\", \"y\": \"y\", \"flags\": \"hd\"}", "{\"rows\": 2, \"cols\": 4}")) {
+        unsigned *x = task_buf(&c.in, "x");
+        unsigned char *hd = task_buf(&c.in, "hd");
+        for (int i = 0; i < 8; i++) { x[i] = (unsigned)i + 1; hd[i] = i == 2 || i == 7; }
+        x[1] = 4294967295u;   /* wraps */
+        if (rc_run(&c)) {
+            const unsigned *y = c.out.args[2].data;
+            unsigned want[8] = {1, 0, 3, 7, 5, 11, 18, 8};
+            CHECK(!memcmp(y, want, sizeof want), "segmented row scan: %u %u %u %u | %u %u %u %u", y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7]);
+        }
+    }
+    rc_free(&c);
+    const char *cp = "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"o\", \"type\": \"s32*\", \"role\": \"out\", \"len\": \"n\"},"
+                     " {\"name\": \"cnt\", \"type\": \"u32*\", \"role\": \"out\", \"len\": \"cdiv(n,4)\"}, {\"name\": \"thr\", \"type\": \"f32\", \"value\": \"0.5\"},"
+                     " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]";
+    if (rc_make(&c, "fam_compact", cp, "{\"pred\": \"absgt\", \"tile\": 4, \"x\": \"x\", \"out\": \"o\", \"counts\": \"cnt\", \"indices\": true}", "{\"n\": 6}")) {
+        double x[6] = {0.1, -0.9, 0.7, 0.2, 0.3, 2};
+        setf(&c, "x", x, 6);
+        if (rc_run(&c)) {
+            const int *o = c.out.args[1].data;
+            const unsigned *cn = c.out.args[2].data;
+            CHECK(o[0] == 1 && o[1] == 2 && o[2] == -1 && o[3] == -1 && o[4] == 5 && o[5] == -1 && cn[0] == 2 && cn[1] == 1, "compaction of indices per tile");
+        }
+    }
+    rc_free(&c);
+    const char *hp = "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"h\", \"type\": \"u32*\", \"role\": \"inout\", \"len\": \"4\"},"
+                     " {\"name\": \"lo\", \"type\": \"f32\", \"value\": \"-1.0\"}, {\"name\": \"hi\", \"type\": \"f32\", \"value\": \"1.0\"},"
+                     " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]";
+    double hx[6] = {-1, -0.5, 0.49, 0.5, 0.999, 1};
+    if (rc_make(&c, "fam_histogram", hp, "{\"bins\": 4, \"map\": \"range\", \"x\": \"x\", \"hist\": \"h\"}", "{\"n\": 6}")) {
+        setf(&c, "x", hx, 6);
+        unsigned *h = task_buf(&c.in, "h");
+        for (int i = 0; i < 4; i++) h[i] = 7;
+        if (rc_run(&c)) {
+            const unsigned *g = c.out.args[1].data;
+            CHECK(g[0] == 8 && g[1] == 8 && g[2] == 8 && g[3] == 9, "range histogram (1 dropped): %u %u %u %u", g[0], g[1], g[2], g[3]);
+        }
+    }
+    rc_free(&c);
+    if (rc_make(&c, "fam_histogram", hp, "{\"bins\": 4, \"map\": \"clamp\", \"x\": \"x\", \"hist\": \"h\"}", "{\"n\": 6}")) {
+        double cx[6] = {-7, -0.5, 0.49, 0.5, 0.999, 1};
+        setf(&c, "x", cx, 6);
+        unsigned *h = task_buf(&c.in, "h");
+        for (int i = 0; i < 4; i++) h[i] = 0;
+        if (rc_run(&c)) {
+            const unsigned *g = c.out.args[1].data;
+            CHECK(g[0] == 1 && g[1] == 1 && g[2] == 1 && g[3] == 3, "clamped histogram: %u %u %u %u", g[0], g[1], g[2], g[3]);
+        }
+    }
+    rc_free(&c);
+}
+
 int main(void) {
     read_suite();
     for (size_t i = 0; i < sizeof FAMS / sizeof FAMS[0]; i++) check_family(FAMS[i], 100);
     test_softmax_refs();
     test_rownorm_refs();
+    test_loss_refs();
+    test_reduce_refs();
+    test_scan_refs();
     return TEST_DONE();
 }
