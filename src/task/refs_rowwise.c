@@ -149,11 +149,11 @@ pg_status ref_fam_softmax(task_inst *in) {
             if (KEPT(c)) m = fmax(m, ref_rw_getf(tx, x, o + c) * scale);
         long double sum = 0;
         for (size_t c = 0; c < cols; c++)
-            if (KEPT(c)) sum += expl((long double)(ref_rw_getf(tx, x, o + c) * scale - m));
-        double lse = m + (double)logl(sum);
+            if (KEPT(c)) sum += exp(ref_rw_getf(tx, x, o + c) * scale - m);
+        double lse = m + log((double)sum);
         for (size_t c = 0; c < cols; c++) {
             double v = ref_rw_getf(tx, x, o + c) * scale;
-            double res = !KEPT(c) ? 0.0 : lg ? v - lse : (double)(expl((long double)(v - m)) / sum);
+            double res = !KEPT(c) ? 0.0 : lg ? v - lse : exp(v - m) / (double)sum;
             ref_rw_setf(ty, y, o + c, res);
         }
 #undef KEPT

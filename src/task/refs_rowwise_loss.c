@@ -43,10 +43,10 @@ pg_status ref_fam_xent(task_inst *in) {
             for (size_t c = 0; c < cols; c++) m = fmax(m, ref_rw_getf(tx, x, o + c));
             for (size_t c = 0; c < cols; c++) {
                 double v = ref_rw_getf(tx, x, o + c);
-                s += expl((long double)(v - m));
+                s += exp(v - m);   /* double exp, long double sum */
                 xs += v;
             }
-            lsum = m + (double)logl(s);
+            lsum = m + log((double)s);
             loss = l < 0 ? 0.0 : lsum - (1 - eps) * ref_rw_getf(tx, x, o + (size_t)l) - eps / (double)cols * (double)xs;
         }
         if (lse) ref_rw_setf(te, lse, r, lsum);
