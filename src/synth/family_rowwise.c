@@ -179,6 +179,12 @@ void fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree) {
     snprintf(m->blk, sizeof m->blk, "%d", m->block);
 }
 
+unsigned fam_rw_map_hints(const rw_map *m) {
+    /* lanes/threads stride the columns: neighbours read neighbouring elements */
+    return DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (m->tree ? 0u : DESC_HINT_SHUFFLE) | (m->warp ? 0u : DESC_HINT_SMEM) |
+           (m->gs ? DESC_HINT_GRID_STRIDE : 0u);
+}
+
 /* "w4", "b256t_gs" */
 void fam_rw_map_tag(const rw_map *m, char *t, size_t n) {
     if (m->warp) snprintf(t, n, "w%d%s", m->rpb, m->gs ? "_gs" : "");
@@ -239,8 +245,9 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     bool logout = op == SM_LOG || (op == SM_SCALED && fam_pick(&r, 3) == 0);   /* scaled log-softmax too */
     bool keep = fam_pick(&r, 2);          /* mask polarity: nonzero keeps, or nonzero masks out */
     /* held out (bench/suite): f32 softmax with one 128-thread block per row,
-     * f32 log-softmax and keep-masked softmax with one 256-thread block per row */
-    if (d.kind == RW_F32 && !m.warp && !m.gs && !m.tree && !inplace && !online &&
+     * f32 log-softmax and keep-masked softmax with one 256-thread block per row
+     * (whatever the reduction technique: the task would be the same) */
+    if (d.kind == RW_F32 && !m.warp && !m.gs && !inplace &&
         ((op == SM_SOFTMAX && m.block == 128) || ((op == SM_LOG || (op == SM_MASK && keep)) && m.block == 256))) {
         m.block *= 2;
         snprintf(m.blk, sizeof m.blk, "%d", m.block);
@@ -400,7 +407,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "按行 log-softmax";
         name_zh[nz++] = "逐行对数 softmax";
         name_zh[nz++] = "最后一维上的 log_softmax";
-        ex_en[nxe++] = fam_rw_str(&P, "for every row r of %s, %stake the largest value m, compute lse = m + log(sum of exp(value - m) over the row), and %s as value - lse", X, sc, dst);
+        ex_en[nxe++] = fam_rw_str(&P, "process each row r of %s: %stake the largest value m, compute lse = m + log(sum of exp(value - m) over the row), and %s as value - lse", X, sc, dst);
         ex_en[nxe++] = fam_rw_str(&P, "%sturn each row of %s into log-probabilities: subtract from every entry the log of the row's sum of exponentials, computed stably by factoring out the row maximum, and %s", sc, X, dst);
         ex_en[nxe++] = fam_rw_str(&P, "%scompute the log of the softmax of each row directly (entry minus row max minus log of the summed exponentials of the shifted row) and %s", sc, dst);
         ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行，%s求最大值 m，再算 lse = m + log(Σ exp(x - m))，每个元素减去 lse，%s", X, scz, dstz);
@@ -440,7 +447,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
             name_zh[nz++] = "逐行 softmax 归一化";
             name_zh[nz++] = "最后一维 softmax";
         }
-        ex_en[nxe++] = fam_rw_str(&P, "for every row r of %s, %sfind the row maximum m, then %s as exp(value - m) divided by the sum of exp(value - m) over the row", X, sc, dst);
+        ex_en[nxe++] = fam_rw_str(&P, "process each row r of %s: %sfind the row maximum m, then %s as exp(value - m) divided by the sum of exp(value - m) over the row", X, sc, dst);
         ex_en[nxe++] = fam_rw_str(&P, "%sturn each row of %s into probabilities that add up to one (exponentials normalised by their row sum), subtracting the row's largest value before exponentiating so nothing overflows, and %s", sc, X, dst);
         ex_en[nxe++] = fam_rw_str(&P, "%snormalise every row: shift it by its maximum, exponentiate, divide by the row total; %s", sc, dst);
         ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行，%s先求最大值 m，再计算 exp(x - m) / Σ exp(x - m)，%s", X, scz, dstz);
@@ -477,6 +484,8 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh;
     f.how_en = how_en; f.how_zh = how_zh;
+    f.data = DESC_DATA_MATRIX;
+    f.hints = fam_rw_map_hints(&m) | (inplace ? DESC_HINT_INPLACE : 0u);
     const char *ht = d.kind == RW_F16 ? " (IEEE fp16 storage, math in float)" : d.kind == RW_BF16 ? " (bfloat16 storage, math in float)" : "";
     f.shape_en = inplace ? fam_rw_str(&P, "%s is a rows x cols row-major %s matrix%s, updated in place", X, d.nm, ht)
                          : fam_rw_str(&P, "%s and %s are rows x cols row-major %s matrices%s", X, Y, d.nm, ht);
@@ -672,7 +681,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         const char *affz = affine == 2 ? fam_rw_str(&P, "，再乘以 %s[c] 并加上 %s[c]", G, B) : affine == 1 ? fam_rw_str(&P, "，再乘以每列的 %s[c]", G) : "";
         const char *stw = stats ? fam_rw_str(&P, "; also store each row's mean in %s[r] and 1/sqrt(variance + %s) in %s[r]", SN[si][0], EPS, SN[si][1]) : "";
         const char *stz = stats ? fam_rw_str(&P, "；同时把每行的均值写入 %s[r]、1/sqrt(方差 + %s) 写入 %s[r]", SN[si][0], EPS, SN[si][1]) : "";
-        ex_en[nxe++] = fam_rw_str(&P, "for each row of %s, compute the mean and the (biased, divide by cols) variance, subtract the mean from every entry and divide by sqrt(variance + %s)%s; %s%s",
+        ex_en[nxe++] = fam_rw_str(&P, "normalise each row of %s: compute the mean and the (biased, divide by cols) variance, subtract the mean from every entry and divide by sqrt(variance + %s)%s; %s%s",
                                   X, EPS, affw, dst, stw);
         ex_en[nxe++] = fam_rw_str(&P, "normalise every row of %s to zero mean and unit variance (population variance over the cols entries, %s added before the square root)%s, and %s%s",
                                   X, EPS, affw, dst, stw);
@@ -693,7 +702,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "RMSNorm 层";
         const char *affw = affine == 2 ? fam_rw_str(&P, " and by (1 + %s[c])", G) : affine == 1 ? fam_rw_str(&P, " and by the per-column weight %s[c]", G) : "";
         const char *affz = affine == 2 ? fam_rw_str(&P, "，再乘以 (1 + %s[c])", G) : affine == 1 ? fam_rw_str(&P, "，再乘以每列权重 %s[c]", G) : "";
-        ex_en[nxe++] = fam_rw_str(&P, "for each row of %s, take the mean of the squared entries, add %s, and multiply every entry by the reciprocal square root of that%s; %s",
+        ex_en[nxe++] = fam_rw_str(&P, "rescale each row of %s: take the mean of the squared entries, add %s, and multiply every entry by the reciprocal square root of that%s; %s",
                                   X, EPS, affw, dst);
         ex_en[nxe++] = fam_rw_str(&P, "scale every row of %s by 1/sqrt(mean of its squares + %s) (no mean subtraction)%s, and %s", X, EPS, affw, dst);
         ex_en[nxe++] = fam_rw_str(&P, "divide each row by its root-mean-square (with %s inside the square root)%s; %s", EPS, affw, dst);
@@ -711,7 +720,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "逐行单位化";
         name_zh[nz++] = "行向量归一化";
         const char *den = l2add ? fam_rw_str(&P, "sqrt(sum of squares + %s)", EPS) : fam_rw_str(&P, "the larger of its Euclidean norm and %s", EPS);
-        ex_en[nxe++] = fam_rw_str(&P, "for each row of %s, divide every entry by %s, and %s", X, den, dst);
+        ex_en[nxe++] = fam_rw_str(&P, "divide every entry of each row of %s by %s, and %s", X, den, dst);
         ex_en[nxe++] = fam_rw_str(&P, "scale every row of %s to unit L2 length (divide by %s), and %s", X, den, dst);
         ex_en[nxe++] = fam_rw_str(&P, "compute each row's sum of squares and divide the row by %s; %s", den, dst);
         ex_zh[nxz++] = l2add ? fam_rw_str(&P, "对 %s 的每一行求平方和，每个元素除以 sqrt(平方和 + %s)，%s", X, EPS, dstz)
@@ -744,6 +753,8 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     how_en[nh] = NULL; how_zh[nhz] = NULL;
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
+    f.data = DESC_DATA_MATRIX;
+    f.hints = fam_rw_map_hints(&m) | (inplace ? DESC_HINT_INPLACE : 0u);
     const char *ht = d.kind == RW_F16 ? " (IEEE fp16 storage, math in float)" : d.kind == RW_BF16 ? " (bfloat16 storage, math in float)" : "";
     const char *wsh = affine ? fam_rw_str(&P, "; %s%s%s %s cols %s values", G, op == RN_LN && affine == 2 ? " and " : "", op == RN_LN && affine == 2 ? B : "",
                                           op == RN_LN && affine == 2 ? "hold" : "holds",

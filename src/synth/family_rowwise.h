@@ -88,6 +88,7 @@ typedef struct {
 } rw_map;
 void fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree);
 void fam_rw_map_tag(const rw_map *m, char *t, size_t n);   /* "w4", "b256t_gs" */
+unsigned fam_rw_map_hints(const rw_map *m);                 /* the DESC_HINT_* bits that are true of the mapping */
 /* Kernel prologue: tid/lane/wid, red[] (need_red), then `row` set (returning
  * when out of range) or a grid-stride `for (row ...) {` closed by map_close. */
 void fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red);

@@ -41,8 +41,8 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     bool lse_out = !nll && red == RED_NONE && fam_pick(&r, 4) == 0;
     int nb = 128 << fam_pick(&r, 3);   /* nll: threads per block */
     bool nll_gs = fam_pick(&r, 2);
-    /* held out (bench/suite): f32 per-row cross-entropy, one 256-thread block per row */
-    if (!nll && d.kind == RW_F32 && !m.warp && m.block == 256 && !m.gs && !m.tree && !online && !smooth && !ignore && !lse_out && red == RED_NONE) {
+    /* held out (bench/suite): f32 per-row cross-entropy, one 256-thread block per row (any reduction technique) */
+    if (!nll && d.kind == RW_F32 && !m.warp && m.block == 256 && !m.gs && !smooth && !ignore && !lse_out && red == RED_NONE) {
         m.block = 512;
         snprintf(m.blk, sizeof m.blk, "512");
     }
@@ -228,7 +228,7 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     const char *igz = ignore ? "；标签为负数的行被忽略（损失为 0）" : "";
     const char *lo = lse_out ? fam_rw_str(&P, "; also store each row's log-sum-exp in lse[r]") : "";
     if (nll) {
-        ex_en[nxe++] = fam_rw_str(&P, "%s holds log-probabilities (rows x cols); the loss of row r is minus the entry at column %s[r]%s; %s", X, L, ig, rw);
+        ex_en[nxe++] = fam_rw_str(&P, "read the log-probabilities in %s (rows x cols) and take minus the entry at column %s[r] as the loss of row r%s; %s", X, L, ig, rw);
         ex_en[nxe++] = fam_rw_str(&P, "pick, for every row r, the log-probability of its target class %s[r] and negate it%s; %s", L, ig, rw);
         ex_en[nxe++] = fam_rw_str(&P, "gather -%s[r][%s[r]] for each row%s and %s", X, L, ig, rw);
         ex_zh[nxz++] = fam_rw_str(&P, "%s 为对数概率矩阵（rows×cols），第 r 行的损失为 -%s[r][%s[r]]%s；%s", X, X, L, igz, rz);
@@ -236,7 +236,7 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     } else {
         const char *sm = smooth ? fam_rw_str(&P, " with label smoothing %s: the loss is lse - (1 - %s) times the target logit - %s times the row's average logit", SMN, SMN, SMN) : "";
         const char *smz = smooth ? fam_rw_str(&P, "，带标签平滑 %s：损失 = lse - (1 - %s)·目标 logit - %s·该行 logit 的平均值", SMN, SMN, SMN) : "";
-        ex_en[nxe++] = fam_rw_str(&P, "for every row r of %s, compute lse = max + log(sum of exp(logit - max)) and the loss lse - %s[r][%s[r]]%s%s; %s%s", X, X, L, sm, ig, rw, lo);
+        ex_en[nxe++] = fam_rw_str(&P, "compute, for every row r of %s, lse = max + log(sum of exp(logit - max)) and the loss lse - %s[r][%s[r]]%s%s; %s%s", X, X, L, sm, ig, rw, lo);
         ex_en[nxe++] = fam_rw_str(&P, "turn each row of logits into log-probabilities with a numerically stable log-sum-exp and take minus the log-probability of the class %s[r]%s%s; %s%s", L, sm, ig, rw, lo);
         ex_en[nxe++] = fam_rw_str(&P, "score each example (row) by the negative log of its softmax probability for the true class %s[r]%s%s; %s%s", L, sm, ig, rw, lo);
         ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行求 lse = 最大值 + log(Σ exp(x - 最大值))，损失为 lse - %s[r][%s[r]]%s%s；%s", X, X, L, smz, igz, rz);
@@ -258,6 +258,9 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     how_en[nh] = NULL; how_zh[nhz] = NULL;
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
+    f.data = DESC_DATA_MATRIX;
+    f.hints = (nll ? (nll_gs ? DESC_HINT_GRID_STRIDE : 0u) | (red ? DESC_HINT_SHUFFLE | DESC_HINT_SMEM : 0u) : fam_rw_map_hints(&m)) | (red ? DESC_HINT_ATOMIC : 0u);
+    f.elems_per_thread = nll && !nll_gs ? 1 : 0;
     f.shape_en = fam_rw_str(&P, "%s is a rows x cols row-major %s matrix, %s holds rows int32 class indices%s", X, d.nm, L, ignore ? " (negative = ignore)" : " in [0, cols)");
     f.shape_zh = fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），%s 为 rows 个 int32 类别下标", X, d.zh, L);
     f.notes_en = smooth ? fam_rw_str(&P, "%s is a scalar (%s in the tests); cols may be 1", SMN, smv) : "cols is arbitrary (may be 1)";
@@ -292,6 +295,10 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     int E = V == 1 && red != RED_NONE ? 1 << fam_pick(&r, 4) : 1;   /* elements per thread per grid step */
     bool gs = red != RED_NONE || fam_pick(&r, 2);
     int cap = 256 << fam_pick(&r, 4);
+    /* held out (bench/suite-prose): unweighted f32 BCE-with-logits without reduction on 256-thread blocks,
+     * and the unweighted f32 Huber sum (that one under any launch) */
+    if (op == LS_BCE && red == RED_NONE && d.kind == RW_F32 && !weighted && B == 256 && !gs) B = 128;
+    if (op == LS_HUBER && red == RED_SUM && d.kind == RW_F32 && !weighted) red = RED_MEAN;
     static const char *OPN[] = {"mse", "l1", "huber", "smooth_l1", "bce_logits", "log_cosh"};
     static const char *PN[][2] = {{"pred", "target"}, {"input", "target"}, {"yhat", "y"}, {"x", "y"}, {"a", "b"}, {"p", "t"}};
     static const char *ON[] = {"loss", "out", "err", "result"};
@@ -450,7 +457,7 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     const char *rz = red == RED_NONE ? fam_rw_str(&P, "写入 %s[i]", On) : red == RED_SUM ? fam_rw_str(&P, "n 个元素的总和累加到 %s[0]（已有初值）", On)
                                                                          : fam_rw_str(&P, "n 个元素的平均值累加到 %s[0]（已有初值）", On);
     const char *exs = SC ? fam_rw_str(&P, " (%s = %s)", SC, scv) : "";
-    const char *ex_en[4] = {fam_rw_str(&P, "for every i < n take %s %s%s%s and %s", WE[op], pair, exs, wt, rw),
+    const char *ex_en[4] = {fam_rw_str(&P, "take, for every i < n, %s %s%s%s and %s", WE[op], pair, exs, wt, rw),
                             fam_rw_str(&P, "compute the per-element loss %s%s and %s", li, wt, rw),
                             fam_rw_str(&P, "evaluate %s %s element by element%s%s; %s", WE[op], pair, exs, wt, rw), NULL};
     const char *ex_zh[3] = {fam_rw_str(&P, "对每个 i < n 计算 %s[i] 与 %s[i] 的%s%s，%s", Pn, Tn, WZ[op], wz, rz), fam_rw_str(&P, "逐元素损失 %s%s，%s", li, wz, rz), NULL};
@@ -470,6 +477,11 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     how_en[nh] = NULL; how_zh[nh] = NULL;
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
+    f.data = DESC_DATA_VECTOR;
+    f.vec_width = V > 1 ? V : 0;
+    f.elems_per_thread = red == RED_NONE && !gs ? 1 : 0;
+    f.hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (gs ? DESC_HINT_GRID_STRIDE : 0u) |
+              (red != RED_NONE ? DESC_HINT_ATOMIC | DESC_HINT_SMEM | (tree ? 0u : DESC_HINT_SHUFFLE) : 0u);
     const char *ht = d.kind >= RW_F16 ? fam_rw_str(&P, " (%s storage, math in float)", d.nm) : "";
     f.shape_en = fam_rw_str(&P, "%s, %s%s%s are n-element %s arrays%s", Pn, Tn, weighted ? ", " : "", weighted ? Wn : "", d.nm, ht);
     f.shape_zh = fam_rw_str(&P, "%s、%s%s%s 为长度 n 的%s数组", Pn, Tn, weighted ? "、" : "", weighted ? Wn : "", d.zh);

@@ -14,8 +14,8 @@
  *              start of the tile's range in order, the rest filled, and the
  *              count per tile; ranks from __ballot_sync/__popc or a shuffle
  *              scan of the keep flags
- *   histogram  16..1024 bins over u8 / s32 / f32 inputs (bin = value, high
- *              bits, modulo, low-bit mask, or an [lo, hi) range dropped or
+ *   histogram  10..1024 bins over u8 / s32 / f32 inputs (bin = high bits,
+ *              modulo, low-bit mask, or an [lo, hi) range dropped or
  *              clamped), counts added into the bins with global atomics, a
  *              per-block shared histogram, or per-warp shared histograms;
  *              grid-stride loop, uchar4 loads for bytes
@@ -207,7 +207,7 @@ pg_status fam_rw_scan(uint64_t seed, synth_family_sample *s) {
                               excl ? "running total of the elements before each position" : "cumulative sum (cumsum)", NULL, NULL};
     const char *name_zh[4] = {excl ? "排他前缀和" : "包含前缀和", lv == SL_ROW ? (flags ? "带段首标志的分段扫描" : "按行累加和") : "分段前缀和", excl ? "exclusive scan" : "累加和 cumsum", NULL};
     const char *wrap = t->flt ? "" : " (32-bit integer adds wrap around)";
-    const char *ex_en[4] = {fam_rw_str(&P, "within %s, write to %s the sum of %s over all positions %s the current one%s", seg, Y, X, excl ? "strictly before" : "up to and including", wrap),
+    const char *ex_en[4] = {fam_rw_str(&P, "write to %s, within %s, the sum of %s over all positions %s the current one%s", Y, seg, X, excl ? "strictly before" : "up to and including", wrap),
                             fam_rw_str(&P, "compute the %s running total of %s restarting at %s%s; %s", excl ? "exclusive" : "inclusive", X,
                                        lv == SL_ROW ? (flags ? "every row start and every nonzero flag" : "every row") : fam_rw_str(&P, "every multiple of %d", S), wrap,
                                        excl ? "each segment's first output is 0" : "each output includes its own element"),
@@ -232,6 +232,9 @@ pg_status fam_rw_scan(uint64_t seed, synth_family_sample *s) {
     }
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
+    f.data = lv == SL_ROW ? DESC_DATA_MATRIX : DESC_DATA_VECTOR;
+    f.elems_per_thread = lv == SL_WARP || lv == SL_BLOCK ? E : lv == SL_BLELLOCH ? 2 : 0;
+    f.hints = (lv == SL_BLELLOCH ? DESC_HINT_SMEM : DESC_HINT_SHUFFLE | (lv == SL_WARP ? 0u : DESC_HINT_SMEM)) | (lv == SL_ROW || E == 1 ? DESC_HINT_COALESCED : 0u);
     f.shape_en = lv == SL_ROW ? fam_rw_str(&P, "%s and %s are rows x cols row-major %s matrices%s", X, Y, t->nm, flags ? fam_rw_str(&P, ", %s a rows x cols byte array", F) : "")
                               : fam_rw_str(&P, "%s and %s hold n %s values", X, Y, t->nm);
     f.shape_zh = fam_rw_str(&P, "%s、%s 为 %s 数组", X, Y, t->zh);
@@ -347,7 +350,7 @@ pg_status fam_rw_compact(uint64_t seed, synth_family_sample *s) {
     const char *ex_en[4] = {
         fam_rw_str(&P, "split %s into tiles of %d elements; in each tile keep the elements %s, write %s contiguously at the start of the tile's range of %s in their original order, fill the rest of the tile's range with %s, and store how many were kept in %s[tile]",
                    X, S, PW[pr], what, O, idxout ? "-1" : "0", CNT),
-        fam_rw_str(&P, "for every %d-element tile of %s, pack %s of the elements %s to the front of the same range of %s (order preserved, remainder %s) and count them in %s", S, X,
+        fam_rw_str(&P, "pack, in every %d-element tile of %s, %s of the elements %s to the front of the same range of %s (order preserved, remainder %s) and count them in %s", S, X,
                    what, PW[pr], O, idxout ? "-1" : "0", CNT),
         fam_rw_str(&P, "filter each tile of %d elements of %s down to the ones %s: %s go first in %s, %s after them, the per-tile count goes to %s", S, X, PW[pr], what, O,
                    idxout ? "-1" : "zeros", CNT),
@@ -361,6 +364,9 @@ pg_status fam_rw_compact(uint64_t seed, synth_family_sample *s) {
     const char *how_zh[2] = {ballot ? "每块一个线程块，用 __ballot_sync 和 __popc 计算名次" : "每块一个线程块，用 __shfl_up_sync 扫描保留标志计算名次", NULL};
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
+    f.data = DESC_DATA_VECTOR;
+    f.elems_per_thread = E;
+    f.hints = DESC_HINT_COALESCED | DESC_HINT_SMEM | (ballot ? 0u : DESC_HINT_SHUFFLE);
     f.shape_en = fam_rw_str(&P, "%s holds n %s values, %s has n entries%s, %s has cdiv(n,%d) uint32 counts", X, ct, O, idxout ? " (int32 indices)" : "", CNT, S);
     f.shape_zh = fam_rw_str(&P, "%s 有 n 个元素，%s 有 n 个，%s 有 cdiv(n,%d) 个计数", X, O, CNT, S);
     f.notes_en = pr == CP_NZ ? "Exact results" : fam_rw_str(&P, "thr is a scalar (%s in the tests); exact results", thv);
@@ -375,7 +381,7 @@ pg_status fam_rw_compact(uint64_t seed, synth_family_sample *s) {
 /* ======================================================================================== *
  * histogram
  * ======================================================================================== */
-enum { HM_DIRECT, HM_SHIFT, HM_MOD, HM_MASK, HM_RANGE, HM_CLAMP };
+enum { HM_SHIFT = 1, HM_MOD, HM_MASK, HM_RANGE, HM_CLAMP };   /* 0 was the plain byte histogram (held out) */
 enum { HP_GLOBAL, HP_BLOCK, HP_WARP };
 
 pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
@@ -385,8 +391,9 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     int NB;
     static const int P2[] = {16, 32, 64, 128, 256, 512, 1024}, ANY[] = {10, 16, 50, 100, 256, 1000, 1024};
     if (in == 0) {
-        map = fam_pick(&r, 3);   /* direct (256 bins), shift (high bits), mod */
-        NB = map == HM_DIRECT ? 256 : map == HM_SHIFT ? P2[fam_pick(&r, 4)] : ANY[fam_pick(&r, 5)];
+        /* shift (high bits) or mod; not the plain 256-bin byte histogram (held out: bench/suite-prose) */
+        map = fam_pick(&r, 2) ? HM_SHIFT : HM_MOD;
+        NB = map == HM_SHIFT ? P2[fam_pick(&r, 4)] : ANY[fam_pick(&r, 4)];
     } else if (in == 1) {
         static const int M[] = {HM_MOD, HM_MASK, HM_RANGE};
         map = M[fam_pick(&r, 3)];
@@ -402,7 +409,7 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     bool vec = in == 0 && fam_pick(&r, 2);   /* uchar4 loads */
     int cap = 256 << fam_pick(&r, 3);
     const char *T = in == 0 ? "u8" : in == 1 ? "s32" : "f32", *ct = in == 0 ? "unsigned char" : in == 1 ? "int" : "float";
-    static const char *MN[] = {"direct", "shift", "mod", "mask", "range", "clamp"};
+    static const char *MN[] = {"", "shift", "mod", "mask", "range", "clamp"};
     static const char *PN[] = {"global", "smem", "warpsmem"};
     static const char *XN[] = {"x", "data", "in", "values", "src"};
     static const char *HN[] = {"bins", "hist", "counts", "histogram"};
@@ -417,7 +424,6 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     /* ---- CUDA C ---- */
     char bin[200];
     switch (map) {
-    case HM_DIRECT: snprintf(bin, sizeof bin, "int b = v;"); break;
     case HM_SHIFT: snprintf(bin, sizeof bin, "int b = v >> %d;   // the high %d bits", sh, 8 - sh); break;
     case HM_MOD:
         if (in == 0) snprintf(bin, sizeof bin, "int b = v %% %d;", NB);
@@ -499,7 +505,6 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     rw_pool P = {0};
     const char *bw;
     switch (map) {
-    case HM_DIRECT: bw = "the byte value itself"; break;
     case HM_SHIFT: bw = fam_rw_str(&P, "its top %d bits (x >> %d)", 8 - sh, sh); break;
     case HM_MOD: bw = in == 0 ? fam_rw_str(&P, "x mod %d", NB) : fam_rw_str(&P, "the non-negative remainder of x mod %d", NB); break;
     case HM_MASK: bw = fam_rw_str(&P, "its low %d bits (x & %d, two's complement)", 31 - __builtin_clz((unsigned)NB), NB - 1); break;
@@ -509,15 +514,23 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
         break;
     default: bw = fam_rw_str(&P, "floor((x - lo) * scale) with scale = %d / (hi - lo) in float, clamped to [0, %d] (outside values land in the edge bins)", NB, NB - 1); break;
     }
+    const char *bz;
+    switch (map) {
+    case HM_SHIFT: bz = fam_rw_str(&P, "取高 %d 位（x >> %d）", 8 - sh, sh); break;
+    case HM_MOD: bz = fam_rw_str(&P, "x 对 %d 取非负余数", NB); break;
+    case HM_MASK: bz = fam_rw_str(&P, "取补码的低 %d 位（x & %d）", 31 - __builtin_clz((unsigned)NB), NB - 1); break;
+    case HM_RANGE: bz = fam_rw_str(&P, "在 [lo, hi) 内按 (x - lo) * %d / (hi - lo) 取整（范围外的值不计数）", NB); break;
+    default: bz = fam_rw_str(&P, "floor((x - lo) * %d / (hi - lo))，截断到 [0, %d]（范围外的值落入两端的桶）", NB, NB - 1); break;
+    }
     const char *formula = fam_rw_str(&P, "%s[bin(%s[i])] += 1 for every i < n, bin(x) = %s", H, X, bw);
     const char *name_en[6] = {fam_rw_str(&P, "%d-bin histogram", NB), "histogram with atomics", fam_rw_str(&P, "%s value histogram", in == 0 ? "byte" : in == 1 ? "integer" : "float"),
                               map >= HM_RANGE ? "range histogram (binned counts)" : "counting values per bucket", "frequency count per bin", NULL};
     const char *name_zh[4] = {fam_rw_str(&P, "%d 桶直方图", NB), "直方图统计", "分桶计数", NULL};
     const char *ex_en[4] = {fam_rw_str(&P, "count how many elements of %s fall into each of %d bins, where the bin of a value x is %s, and add the counts to %s (do not overwrite it)", X, NB, bw, H),
-                            fam_rw_str(&P, "for every element x of %s increment %s[bin] with bin = %s; %s already holds counts that must be kept", X, H, bw, H),
+                            fam_rw_str(&P, "increment, for every element x of %s, %s[bin] with bin = %s; %s already holds counts that must be kept", X, H, bw, H),
                             fam_rw_str(&P, "build a %d-bucket histogram of %s (bucket = %s) on top of the existing counts in %s", NB, X, bw, H), NULL};
-    const char *ex_zh[3] = {fam_rw_str(&P, "统计 %s 中落入 %d 个桶的元素个数，值 x 的桶号为 %s，计数累加到 %s（不要覆盖）", X, NB, bw, H),
-                            fam_rw_str(&P, "对 %s 的每个元素按 %s 分桶，%s[桶号] 加 1", X, bw, H), NULL};
+    const char *ex_zh[3] = {fam_rw_str(&P, "统计 %s 中落入 %d 个桶的元素个数，值 x 的桶号为%s，计数累加到 %s（不要覆盖）", X, NB, bz, H),
+                            fam_rw_str(&P, "对 %s 的每个元素按%s分桶，%s[桶号] 加 1", X, bz, H), NULL};
     static const char *HE[] = {"every thread adds 1 to the global bin with atomicAdd (grid-stride loop)",
                                "each block keeps a shared-memory histogram (cleared first, atomicAdd on shared bins), then adds its nonzero bins to the global histogram",
                                "each warp keeps its own shared-memory sub-histogram (fewer collisions), the block sums them and adds the nonzero bins globally"};
@@ -526,6 +539,9 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     const char *how_zh[2] = {HZ[priv], NULL};
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
+    f.data = DESC_DATA_VECTOR;
+    f.vec_width = vec ? 4 : 0;
+    f.hints = DESC_HINT_COALESCED | DESC_HINT_GRID_STRIDE | DESC_HINT_ATOMIC | (priv != HP_GLOBAL ? DESC_HINT_SMEM : 0u);
     f.shape_en = fam_rw_str(&P, "%s holds n %s values, %s holds %d uint32 counts%s", X, in == 0 ? "uint8" : in == 1 ? "int32" : "float", H, NB,
                             map >= HM_RANGE ? fam_rw_str(&P, "; lo and hi are %s scalars", in == 1 ? "int" : "float") : "");
     f.shape_zh = fam_rw_str(&P, "%s 有 n 个元素，%s 有 %d 个 uint32 计数", X, H, NB);

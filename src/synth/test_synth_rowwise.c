@@ -3,8 +3,9 @@
  *
  *  - generators: for 200 seeds each, a kernel name always stands for the
  *    same CUDA text up to parameter names (the nvcc batch compiles one
- *    kernel per name; PTX names parameters by position), no task
- *    name is a bench/suite task name, the task.json loads, every description
+ *    kernel per name; PTX names parameters by position), no task is a
+ *    held-out one (a bench/suite or bench/suite-prose name, or a known
+ *    computation + signature + launch), the task.json loads, every description
  *    style is present and the parameter space is wide (distinct identities);
  *  - references (src/task/refs_rowwise*.c) against hand-computed values on
  *    tiny specs written here.
@@ -15,6 +16,7 @@
 #include "ptxgen/task.h"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,14 +35,32 @@ static void diag_print(void *user, const pg_diag *d) {
 static const char *const FAMS[] = {"softmax", "rownorm", "xent", "loss", "reduce_all", "rowreduce", "scan", "compact", "histogram"};
 enum { NSEEDS = 200 };
 
-static char suite_names[128][260];
+static char suite_names[256][260];
 static int nsuite;
-static void read_suite(void) {
-    DIR *d = opendir("bench/suite");
-    if (!d) { printf("SKIPPED: bench/suite not found (run from the repository root)\n"); return; }
-    for (struct dirent *e; (e = readdir(d)) && nsuite < 128;)
+static void read_suite(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) { printf("SKIPPED: %s not found (run from the repository root)\n", dir); return; }
+    for (struct dirent *e; (e = readdir(d)) && nsuite < 256;)
         if (e->d_name[0] != '.') snprintf(suite_names[nsuite++], sizeof suite_names[0], "%s", e->d_name);
     closedir(d);
+}
+
+/* Identities (fnmatch patterns) of held-out tasks: the same computation,
+ * signature and launch as a bench/suite or bench/suite-prose task, whatever
+ * the reduction technique inside (plus a few close variants the generators
+ * avoid on purpose).  No seed may draw them. */
+static const char *const HELD_OUT[] = {
+    "softmax:softmax:f32:b128:*:out:-", "softmax:softmax:f32:b128t:*:out:-", "softmax:log_softmax:f32:b256:*:out:-",
+    "softmax:log_softmax:f32:b256t:*:out:-", "softmax:masked_softmax:f32:b256:*:out:keep", "softmax:masked_softmax:f32:b256t:*:out:keep",
+    "rownorm:l2norm:f32:w8:-:w:out", "xent:ce:f32:b256:none:3pass", "xent:ce:f32:b256:none:online", "xent:ce:f32:b256t:none:3pass",
+    "loss:bce_logits:none:f32:b256:-", "loss:huber:sum:f32:*:-", "reduce_all:absmax:f32:b256*", "reduce_all:dot:f64:b256*",
+    "rowreduce:sum:f32:cols_*", "scan:exclusive:s32:block1024_*", "scan:exclusive:s32:blelloch1024*", "histogram:256:u8:*",
+    "histogram:64:s32:mask:*"};
+
+static bool held_out_id(const char *id) {
+    for (size_t k = 0; k < sizeof HELD_OUT / sizeof HELD_OUT[0]; k++)
+        if (fnmatch(HELD_OUT[k], id, 0) == 0) return true;
+    return false;
 }
 
 static bool write_file(const char *path, const char *data) {
@@ -118,6 +138,10 @@ static void check_family(const char *fname, int min_distinct) {
         free(cn);
         distinct += !dup_id;
         for (int k = 0; k < nsuite; k++) leak += !strcmp(suite_names[k], s.name);
+        if (held_out_id(s.identity)) {
+            if (!leak) fprintf(stderr, "  held-out task drawn: %s (%s)\n", s.name, s.identity);
+            leak++;
+        }
         snprintf(seen[i].name, sizeof seen[i].name, "%s", s.name);
         snprintf(seen[i].id, sizeof seen[i].id, "%s", s.identity);
         seen[i].cu = canon(s.cu.data ? s.cu.data : "");
@@ -127,8 +151,8 @@ static void check_family(const char *fname, int min_distinct) {
         q.fn = diag_print;
         if (!write_file(path, s.task_json.data ? s.task_json.data : "") || task_load(path, &t, &q) != PG_OK) bad_load++;
         else {
-            if (!t->desc_prose || strlen(t->desc_prose) < 20 || strlen(t->desc_terse) < 5 || strlen(t->desc_zh) < 10 ||
-                !strstr(t->desc_card, "- Goal"))
+            if (!t->desc_prose || strlen(t->desc_prose) < 20 || !t->desc_terse || strlen(t->desc_terse) < 5 || !t->desc_zh || strlen(t->desc_zh) < 10 ||
+                !t->desc_card || !strstr(t->desc_card, s.name) || !t->desc_detailed || strlen(t->desc_detailed) < 40)
                 bad_desc++;
             if (strcmp(t->name, s.name) || strcmp(t->kernel, s.name) || !strstr(s.cu.data, s.name)) bad_load++;
         }
@@ -137,7 +161,7 @@ static void check_family(const char *fname, int min_distinct) {
     }
     unlink(path);
     CHECK(clash == 0, "%s: %d kernel names stand for different CUDA texts (up to parameter names)", fname, clash);
-    CHECK(leak == 0, "%s: %d task names equal a bench/suite task", fname, leak);
+    CHECK(leak == 0, "%s: %d tasks are held-out suite tasks (name or computation)", fname, leak);
     CHECK(bad_load == 0, "%s: %d task.json files do not load", fname, bad_load);
     CHECK(bad_desc == 0, "%s: %d tasks lack a description style", fname, bad_desc);
     CHECK(distinct >= min_distinct, "%s: %d distinct identities in %d seeds (want >= %d)", fname, distinct, NSEEDS, min_distinct);
@@ -507,7 +531,8 @@ static void test_scan_refs(void) {
 }
 
 int main(void) {
-    read_suite();
+    read_suite("bench/suite");
+    read_suite("bench/suite-prose");
     for (size_t i = 0; i < sizeof FAMS / sizeof FAMS[0]; i++) check_family(FAMS[i], 100);
     test_softmax_refs();
     test_rownorm_refs();

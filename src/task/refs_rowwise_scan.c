@@ -95,7 +95,7 @@ out:
     return st;
 }
 
-/* family_params: bins, map direct | shift | mod | mask (integers) or range |
+/* family_params: bins, map shift | mod | mask (integers) or range |
  * clamp (with scalars lo, hi), x / hist (names).  Counts are added to hist.
  * f32 binning repeats the kernel's float arithmetic exactly:
  * scale = bins / (hi - lo), t = (x - lo) * scale, each rounded to float. */
@@ -112,7 +112,7 @@ pg_status ref_fam_histogram(task_inst *in) {
     size_t n = ref_rw_size(in, "n");
     if (!x || !h) goto out;
     if (nb <= 0 || nx < n || nh < (size_t)nb) { st = ref_rw_bad(in, "histogram: bins must be > 0 and the buffers large enough"); goto out; }
-    int m = !strcmp(map, "direct") ? 0 : !strcmp(map, "shift") ? 1 : !strcmp(map, "mod") ? 2 : !strcmp(map, "mask") ? 3 : !strcmp(map, "range") ? 4 : !strcmp(map, "clamp") ? 5 : -1;
+    int m = !strcmp(map, "shift") ? 1 : !strcmp(map, "mod") ? 2 : !strcmp(map, "mask") ? 3 : !strcmp(map, "range") ? 4 : !strcmp(map, "clamp") ? 5 : -1;
     if (m < 0) { st = ref_rw_bad(in, "$.family_params.map: unknown '%s'", map); goto out; }
     bool flt = task_dtype_is_float(tx);
     int sh = 0;
@@ -148,7 +148,6 @@ pg_status ref_fam_histogram(task_inst *in) {
         } else {
             int64_t v = ref_rw_geti(tx, x, i);
             switch (m) {
-            case 0: b = v; break;
             case 1: b = v >> sh; break;
             case 2: b = ((v % nb) + nb) % nb; break;
             case 3: b = (int64_t)((uint64_t)v & (uint64_t)(nb - 1)); break;
