@@ -27,6 +27,10 @@
  *                            coarsening 1/2/4 along rows
  *   transpose  nvcc          naive or shared-memory tile 16/32 (+1 padding)
  *                            with 4/8 rows of threads per tile; f32/f64
+ *   softmax, rownorm, xent, loss, reduce_all, rowreduce, scan, compact,
+ *   histogram  nvcc          the row-wise curriculum: normalization, losses,
+ *                            reductions, scans, compaction, histograms (see
+ *                            src/synth/family_rowwise.h)
  *
  * Every family-specific fact the reference needs (operator, radius,
  * coefficients, tile...) is in a top-level "family_params" object of the

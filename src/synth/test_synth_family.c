@@ -6,7 +6,8 @@
  *
  * SYNTH_FAMILY_DUMP=DIR writes the generated task folders (task.json,
  * kernel.ptx, reference.cu for nvcc families) under DIR;
- * SYNTH_FAMILY_N=K sets the seeds per family (default 12). */
+ * SYNTH_FAMILY_N=K sets the seeds per family (default 12);
+ * SYNTH_FAMILY_ONLY=a,b,c checks only the named families. */
 #include "common/test.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth_family.h"
@@ -34,6 +35,18 @@ static bool write_file(const char *path, const char *data) {
 }
 
 static bool have_ptxas;
+
+/* Is fam one of the comma-separated names in list? */
+static bool listed(const char *list, const char *fam) {
+    size_t n = strlen(fam);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (k == n && !strncmp(p, fam, n)) return true;
+        p += k + (e ? 1 : 0);
+    }
+    return false;
+}
 
 /* ptxas on one module text. */
 static bool ptxas_ok(const char *ptx, const char *arch, char *log, size_t logn) {
@@ -120,6 +133,7 @@ int main(void) {
 
     for (int f = 0; f < synth_family_count(); f++) {
         const char *fname = synth_family_name(f);
+        if (getenv("SYNTH_FAMILY_ONLY") && !listed(getenv("SYNTH_FAMILY_ONLY"), fname)) continue;
         bool nvcc = synth_family_uses_nvcc(f);
         uint64_t *seeds = calloc((size_t)nseeds, sizeof *seeds);
         for (int i = 0; i < nseeds; i++) seeds[i] = 1000003ull * (uint64_t)i + 17;
