@@ -92,6 +92,15 @@ static void conv_out(pg_buf *b, const fe_arr *a, const char *v, bool bits) {
     else pg_buf_puts(b, v);
 }
 
+void fe_ld(pg_buf *b, const char *dt, const char *elem) {
+    fe_arr a = {"", dt, FE_IN, false};
+    conv_in(b, &a, elem, false);
+}
+void fe_st(pg_buf *b, const char *dt, const char *v) {
+    fe_arr a = {"", dt, FE_OUT, false};
+    conv_out(b, &a, v, false);
+}
+
 static void indent(pg_buf *b, int d) {
     for (int k = 0; k < d; k++) pg_buf_puts(b, "    ");
 }

@@ -52,6 +52,10 @@ const char *fe_ctype(const char *dt);
 void fe_sig_ptr(pg_buf *sig, const char *name, const char *dt, int role);
 /* Append "T name" for a scalar (dt "f32" "f64" "u32" "s32"). */
 void fe_sig_scal(pg_buf *sig, const char *name, const char *dt);
+/* Expressions for code outside the builder: the value of stored element
+ * `elem` ("bias[c]") as float/double, and the stored form of value `v`. */
+void fe_ld(pg_buf *b, const char *dt, const char *elem);
+void fe_st(pg_buf *b, const char *dt, const char *v);
 /* The kernel's CUDA C (with the cuda_fp16/bf16 includes). */
 void fe_emit(const fe_kernel *k, pg_buf *cu);
 

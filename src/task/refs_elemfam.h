@@ -28,4 +28,8 @@ bool ef_buf(task_inst *in, const char *name, size_t need, ef_arr *a);
 /* A scalar as the kernel sees it (f32 rounded to float, integers exact); NaN when absent. */
 double ef_scalar(const task_inst *in, const char *name);
 
+/* Activation `id` ("gelu_tanh", "leaky_relu", ... as in family_elem_act.c)
+ * of v with scalars a, b; false when the name is unknown. */
+bool ef_act(const char *id, double v, double a, double b, double *out);
+
 #endif
