@@ -151,10 +151,10 @@ static void vector_elems(const fe_kernel *k, pg_buf *b, int d) {
         indent(b, d);
         pg_buf_printf(b, "{\n");
         indent(b, d + 1);
-        pg_buf_printf(b, "%s%d q = reinterpret_cast<const %s%d*>(%s)[t];\n", TY[ty(A->dt)].vec, V, TY[ty(A->dt)].vec, V, A->name);
+        pg_buf_printf(b, "%s%d vec = reinterpret_cast<const %s%d*>(%s)[t];\n", TY[ty(A->dt)].vec, V, TY[ty(A->dt)].vec, V, A->name);
         for (int l = 0; l < V; l++) {
             char s[8];
-            snprintf(s, sizeof s, "q.%c", LANE[l]);
+            snprintf(s, sizeof s, "vec.%c", LANE[l]);
             indent(b, d + 1);
             pg_buf_printf(b, "%s_v[%d] = ", A->name, l);
             conv_in(b, A, s, true);
@@ -198,17 +198,17 @@ static void vector_elems(const fe_kernel *k, pg_buf *b, int d) {
         indent(b, d);
         pg_buf_printf(b, "{\n");
         indent(b, d + 1);
-        pg_buf_printf(b, "%s%d q;\n", TY[ty(A->dt)].vec, V);
+        pg_buf_printf(b, "%s%d vec;\n", TY[ty(A->dt)].vec, V);
         for (int l = 0; l < V; l++) {
             char v[64];
             snprintf(v, sizeof v, "%s_v[%d]", A->name, l);
             indent(b, d + 1);
-            pg_buf_printf(b, "q.%c = ", LANE[l]);
+            pg_buf_printf(b, "vec.%c = ", LANE[l]);
             conv_out(b, A, v, true);
             pg_buf_puts(b, ";\n");
         }
         indent(b, d + 1);
-        pg_buf_printf(b, "reinterpret_cast<%s%d*>(%s)[t] = q;\n", TY[ty(A->dt)].vec, V, A->name);
+        pg_buf_printf(b, "reinterpret_cast<%s%d*>(%s)[t] = vec;\n", TY[ty(A->dt)].vec, V, A->name);
         indent(b, d);
         pg_buf_puts(b, "}\n");
     }
@@ -333,3 +333,24 @@ void fe_strs_free(fe_strs *s) {
     for (int k = 0; k < s->n; k++) pg_buf_free(&s->b[k]);
     s->n = 0;
 }
+
+/* ---- technique phrases ---------------------------------------------------------------- */
+const char *fe_how_en(fe_strs *T, int V, bool gs) {
+    pg_buf b = {0};
+    if (V > 1) pg_buf_printf(&b, "%d consecutive elements per thread with %d-wide vector loads and stores, the last partial group one element at a time", V, V);
+    else pg_buf_puts(&b, "one element per thread");
+    if (gs) pg_buf_puts(&b, ", in a grid-stride loop (the grid is capped)");
+    const char *s = fe_t(T, NULL, b.data);
+    pg_buf_free(&b);
+    return s;
+}
+const char *fe_how_zh(fe_strs *T, int V, bool gs) {
+    pg_buf b = {0};
+    if (V > 1) pg_buf_printf(&b, "每个线程用 %d 宽向量读写处理 %d 个相邻元素，不足一组的尾部逐个处理", V, V);
+    else pg_buf_puts(&b, "每个线程处理一个元素");
+    if (gs) pg_buf_puts(&b, "；网格有上限，使用 grid-stride 循环");
+    const char *s = fe_t(T, NULL, b.data);
+    pg_buf_free(&b);
+    return s;
+}
+

@@ -84,6 +84,11 @@ typedef struct { pg_buf b[FE_NSTRS]; int n; } fe_strs;
 const char *fe_t(fe_strs *s, const char *const *kv, const char *tmpl);
 void fe_strs_free(fe_strs *s);
 
+/* "4 consecutive elements per thread with 4-wide vector loads ..." for V
+ * and grid-stride, English and Chinese (strings kept in T). */
+const char *fe_how_en(fe_strs *T, int V, bool gs);
+const char *fe_how_zh(fe_strs *T, int V, bool gs);
+
 /* Element size in bytes of a task type name. */
 int fe_size(const char *dt);
 bool fe_is_half(const char *dt);   /* f16 or bf16 */

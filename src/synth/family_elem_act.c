@@ -190,25 +190,6 @@ static void act_notes(int a, const act_sc *sc, pg_buf *en, pg_buf *zh) {
     }
 }
 
-static const char *how_vec_en(fe_strs *T, int V, bool gs) {
-    pg_buf b = {0};
-    if (V > 1) pg_buf_printf(&b, "%d consecutive elements per thread with %d-wide vector loads and stores, the last partial group one element at a time", V, V);
-    else pg_buf_puts(&b, "one element per thread");
-    if (gs) pg_buf_puts(&b, ", in a grid-stride loop (the grid is capped)");
-    const char *s = fe_t(T, NULL, b.data);
-    pg_buf_free(&b);
-    return s;
-}
-static const char *how_vec_zh(fe_strs *T, int V, bool gs) {
-    pg_buf b = {0};
-    if (V > 1) pg_buf_printf(&b, "每个线程用 %d 宽向量读写处理 %d 个相邻元素，不足一组的尾部逐个处理", V, V);
-    else pg_buf_puts(&b, "每个线程处理一个元素");
-    if (gs) pg_buf_puts(&b, "；网格有上限，使用 grid-stride 循环");
-    const char *s = fe_t(T, NULL, b.data);
-    pg_buf_free(&b);
-    return s;
-}
-
 static const char *pick_dt(fam_rng *r, bool allow_f64) {
     int k = fam_pick(r, allow_f64 ? 8 : 7);
     return k < 4 ? "f32" : k == 4 ? "f16" : k < 7 ? (k == 5 ? "bf16" : "f16") : "f64";
@@ -292,7 +273,7 @@ pg_status fam_elem_act(uint64_t seed, synth_family_sample *s) {
         pg_buf_free(&z);
     }
     zz[2] = NULL;
-    const char *hw[] = {how_vec_en(&T, V, gs), NULL}, *hz[] = {how_vec_zh(&T, V, gs), NULL};
+    const char *hw[] = {fe_how_en(&T, V, gs), NULL}, *hz[] = {fe_how_zh(&T, V, gs), NULL};
     pg_buf notes = {0}, notez = {0}, shp = {0}, shz = {0};
     act_notes(a, &sc, &notes, &notez);
     if (strcmp(dt, "f32") && !f64) {
@@ -481,10 +462,10 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
         hz[0] = fe_t(&T, NULL, gs ? "二维网格：blockIdx.y 选行，每行少量线程块按步长遍历列" : "二维网格：blockIdx.y 为行号，每个线程一列");
     } else {
         pg_buf h = {0};
-        pg_buf_printf(&h, "treat the matrix as rows*cols contiguous elements (column = i %% cols, row = i / cols), %s", how_vec_en(&T, V, gs));
+        pg_buf_printf(&h, "treat the matrix as rows*cols contiguous elements (column = i %% cols, row = i / cols), %s", fe_how_en(&T, V, gs));
         hw[0] = fe_t(&T, NULL, h.data);
         pg_buf_free(&h);
-        hz[0] = how_vec_zh(&T, V, gs);
+        hz[0] = fe_how_zh(&T, V, gs);
     }
     hw[1] = fe_t(&T, kv, res ? "one pass over memory: read {x} and {r} once, write {y} once" : "one pass over memory: read {x} once, write {y} once");
     hw[2] = NULL;
@@ -644,7 +625,7 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
     }
     zz[2] = NULL;
     const char *hw[2], *hz[2] = {NULL, NULL};
-    if (split) { hw[0] = how_vec_en(&T, V, gs); hz[0] = how_vec_zh(&T, V, gs); }
+    if (split) { hw[0] = fe_how_en(&T, V, gs); hz[0] = fe_how_zh(&T, V, gs); }
     else if (two_d) { hw[0] = "2D grid: blockIdx.y is the row, threads walk its H output columns"; hz[0] = "二维网格：blockIdx.y 为行，线程遍历该行的 H 个输出列"; }
     else { hw[0] = fe_t(&T, NULL, gs ? "one output element per thread over the flattened rows*H index (r = i / H, j = i % H), grid-stride loop"
                                      : "one output element per thread over the flattened rows*H index (r = i / H, j = i % H)");

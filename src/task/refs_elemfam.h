@@ -32,4 +32,7 @@ double ef_scalar(const task_inst *in, const char *name);
  * of v with scalars a, b; false when the name is unknown. */
 bool ef_act(const char *id, double v, double a, double b, double *out);
 
+/* x rounded to f16 (bf16 when bf) with mode 0 rn, 1 rz, 2 rm, 3 rp: the bits. */
+uint16_t ef_round16(float x, int mode, bool bf);
+
 #endif
