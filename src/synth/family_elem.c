@@ -270,9 +270,13 @@ void fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const c
 void fe_scal(json_t *ps, const char *name, const char *dt, const char *value) {
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", name, "type", dt, "value", value));
 }
+void fe_lit(char *t, size_t n, double v) {
+    if (v == (double)(long long)v && v > -1e6 && v < 1e6) snprintf(t, n, "%.1f", v);   /* integral: no exponent */
+    else fam_lit(t, n, v);
+}
 void fe_scal_f(json_t *ps, const char *name, const char *dt, double value) {
     char lit[40];
-    fam_lit(lit, sizeof lit, value);
+    fe_lit(lit, sizeof lit, value);
     fe_scal(ps, name, dt, lit);
 }
 

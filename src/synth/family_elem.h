@@ -66,6 +66,8 @@ void fe_ptr(json_t *ps, const char *name, const char *dt, int role, const char *
 void fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const char *len, const char *d0, const char *d1,
                  const char *d2);
 void fe_scal(json_t *ps, const char *name, const char *dt, const char *value);
+/* A float literal as people write it: "-100.0", "0.125", "1e-08". */
+void fe_lit(char *t, size_t n, double v);
 void fe_scal_f(json_t *ps, const char *name, const char *dt, double value);   /* a float literal */
 /* Sizes over one variable: a timed big one, then the others (0-terminated). */
 json_t *fe_sizes1(const char *var, const long *vals);

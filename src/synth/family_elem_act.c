@@ -160,7 +160,7 @@ static void act_draw(fam_rng *r, int a, act_sc *sc) {
     for (int k = 0; k < ACT[a].nsc; k++) {
         sc->name[k] = ACT[a].scn[k][nm];
         sc->val[k] = ACT[a].scv[k][fam_pick(r, 4)];
-        fam_lit(sc->lit[k], sizeof sc->lit[k], sc->val[k]);
+        fe_lit(sc->lit[k], sizeof sc->lit[k], sc->val[k]);
     }
 }
 
@@ -474,7 +474,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     act_notes(a, &sc, &notes, &notez);
     if (scale) {
         char l[32];
-        fam_lit(l, sizeof l, scv);
+        fe_lit(l, sizeof l, scv);
         pg_buf_printf(&notes, "%s%s = %s", notes.len ? ", " : "", SC, l);
         pg_buf_printf(&notez, "%s%s = %s", notez.len ? "，" : "", SC, l);
     }

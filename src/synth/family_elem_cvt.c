@@ -131,7 +131,7 @@ pg_status fam_elem_convert(uint64_t seed, synth_family_sample *s) {
 
     /* descriptions */
     char svl[32];
-    fam_lit(svl, sizeof svl, scv);
+    fe_lit(svl, sizeof svl, scv);
     const char *kv[] = {"x", X, "x2", X2, "y", Y, "s", SC, "sdt", sdt, "ddt", ddt, "mode", MODE_EN[mode], "mzh", MODE_ZH[mode], "ms", MODE_SHORT[mode],
                         "p", bf ? "bf16" : "f16", "sv", svl, NULL};
     const char *ne[6], *nz[4], *ee[4], *zz[3], *fo;
@@ -271,7 +271,7 @@ pg_status fam_elem_quant(uint64_t seed, synth_family_sample *s) {
         fe_ptr(ps, Q, qdt, FE_OUT, len);
     }
     char svl[32], zpl[16];
-    fam_lit(svl, sizeof svl, sv);
+    fe_lit(svl, sizeof svl, sv);
     snprintf(zpl, sizeof zpl, "%d", zpv);
     if (per_row) {
         fe_sig_ptr(&sig, SC, "f32", FE_IN);

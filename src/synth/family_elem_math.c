@@ -147,8 +147,8 @@ pg_status fam_elem_complex(uint64_t seed, synth_family_sample *s) {
 
     /* descriptions */
     char wrl[32], wil[32];
-    fam_lit(wrl, sizeof wrl, wr);
-    fam_lit(wil, sizeof wil, wi);
+    fe_lit(wrl, sizeof wrl, wr);
+    fe_lit(wil, sizeof wil, wi);
     const char *kv[] = {"a", A, "b", B, "c", C, "wr", WR, "wi", WI ? WI : "", NULL};
     const char *ak = split ? "({a}_re[k], {a}_im[k])" : "({a}[2k], {a}[2k+1])", *bk = split ? "({b}_re[k], {b}_im[k])" : "({b}[2k], {b}[2k+1])";
     const char *ck = split ? "({c}_re[k], {c}_im[k])" : "({c}[2k], {c}[2k+1])";
@@ -272,7 +272,7 @@ pg_status fam_elem_poly(uint64_t seed, synth_family_sample *s) {
     pg_buf sig = {0}, body = {0}, pro = {0};
     json_t *root = fe_root(s->name, "poly"), *ps = json_array();
     char cl[10][32], lenbuf[8];
-    for (int k = 0; k <= D; k++) fam_lit(cl[k], sizeof cl[k], co[k]);
+    for (int k = 0; k <= D; k++) fe_lit(cl[k], sizeof cl[k], co[k]);
     snprintf(lenbuf, sizeof lenbuf, "%d", D + 1);
     fe_sig_ptr(&sig, X, dt, FE_IN);
     fe_ptr(ps, X, dt, FE_IN, "n");
@@ -415,8 +415,8 @@ pg_status fam_elem_poly(uint64_t seed, synth_family_sample *s) {
     }
     if (mapped) {
         char a1[32], a2[32];
-        fam_lit(a1, sizeof a1, lo);
-        fam_lit(a2, sizeof a2, hi);
+        fe_lit(a1, sizeof a1, lo);
+        fe_lit(a2, sizeof a2, hi);
         pg_buf_printf(&notes, "%slo = %s, hi = %s", notes.len ? "; " : "", a1, a2);
         pg_buf_printf(&notez, "%slo = %s，hi = %s", notez.len ? "；" : "", a1, a2);
     }

@@ -209,9 +209,9 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
 
     /* ---- descriptions ---- */
     char v_lr[32], v_b1[32], v_b2[32], v_eps[32], v_wd[32], v_mu[32], v_rho[32], v_clip[32], v_st[16];
-    fam_lit(v_lr, sizeof v_lr, lr); fam_lit(v_b1, sizeof v_b1, b1); fam_lit(v_b2, sizeof v_b2, b2);
+    fe_lit(v_lr, sizeof v_lr, lr); fe_lit(v_b1, sizeof v_b1, b1); fe_lit(v_b2, sizeof v_b2, b2);
     snprintf(v_eps, sizeof v_eps, "%g", eps);
-    fam_lit(v_wd, sizeof v_wd, wdv); fam_lit(v_mu, sizeof v_mu, mu); fam_lit(v_rho, sizeof v_rho, rho); fam_lit(v_clip, sizeof v_clip, clip);
+    fe_lit(v_wd, sizeof v_wd, wdv); fe_lit(v_mu, sizeof v_mu, mu); fe_lit(v_rho, sizeof v_rho, rho); fe_lit(v_clip, sizeof v_clip, clip);
     snprintf(v_st, sizeof v_st, "%d", step);
     const char *kv[] = {"w", W, "g", G, "s1", S1 ? S1 : "", "s2", S2 ? S2 : "", "lr", LRN, "wd", WDN, "mu", MUN, "rho", RHON, "eps", EPSN,
                         "clip", CLN_, "maxn", MAXN, "gnorm", GNN, "scale", SCN, "step", STEPN, "b1", B1N, "b2", B2N, "c1", C1N, "c2", C2N,

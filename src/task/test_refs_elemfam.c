@@ -173,6 +173,68 @@ static void test_refs(void) {
         CHECK(out(&r, "y", 0) == (double)0x3c000000u && out(&r, "y", 1) == (double)0x42004000u, "pack f16x2: %x %x", (unsigned)out(&r, "y", 0), (unsigned)out(&r, "y", 1));
         done(&r);
     } else CHECK(0, "pack spec");
+    /* complex, split storage: a = iota -> (re, im) = (k, k); b = const(2): a * conj(b) = (k + ik)(2 - 2i) = (4k, 0) */
+    if (run("fam_elem_complex", "{\"op\": \"conjmul\", \"split\": true, \"a\": \"a\", \"b\": \"b\", \"c\": \"c\"}",
+            "[{\"name\": \"a_re\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"iota\"]}, {\"name\": \"a_im\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"iota\"]},"
+            " {\"name\": \"b_re\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"const(2)\"]}, {\"name\": \"b_im\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"const(2)\"]},"
+            " {\"name\": \"c_re\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"n\"}, {\"name\": \"c_im\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"n\"},"
+            " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]",
+            "[{\"n\": 3}, {\"n\": 1}]", &r)) {
+        CHECK(out(&r, "c_re", 2) == 8 && out(&r, "c_im", 2) == 0, "conjmul (%g, %g)", out(&r, "c_re", 2), out(&r, "c_im", 2));
+        done(&r);
+    } else CHECK(0, "complex spec");
+    /* complex interleaved abs: x = iota pairs (2k, 2k+1): |(2, 3)| = sqrt(13) */
+    if (run("fam_elem_complex", "{\"op\": \"abs\", \"split\": false, \"a\": \"x\", \"c\": \"m\"}",
+            "[{\"name\": \"x\", \"type\": \"f64*\", \"role\": \"in\", \"len\": \"2*n\", \"dist\": [\"iota\"]}, {\"name\": \"m\", \"type\": \"f64*\", \"role\": \"out\", \"len\": \"n\"},"
+            " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]",
+            "[{\"n\": 2}, {\"n\": 1}]", &r)) {
+        CHECK(near(out(&r, "m", 1), sqrt(13.0), 1e-15), "cabs");
+        done(&r);
+    } else CHECK(0, "cabs spec");
+    /* Chebyshev degree 3, coefficients 1, 2, 3, 4, x = iota on [lo, hi] = [0, 2] mapped to t in [-1, 1]:
+       x = 0 -> t = -1: 1 - 2 + 3 - 4 = -2; x = 1 -> t = 0 (T = 1, 0, -1, 0): 1 - 3 = -2; x = 2 -> t = 1: 10 */
+    if (run("fam_elem_poly", "{\"kind\": \"chebyshev\", \"degree\": 3, \"x\": \"x\", \"y\": \"y\", \"mapped\": true}",
+            "[{\"name\": \"x\", \"type\": \"f64*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"iota\"]}, {\"name\": \"y\", \"type\": \"f64*\", \"role\": \"out\", \"len\": \"n\"},"
+            " {\"name\": \"c0\", \"type\": \"f64\", \"value\": \"1\"}, {\"name\": \"c1\", \"type\": \"f64\", \"value\": \"2\"}, {\"name\": \"c2\", \"type\": \"f64\", \"value\": \"3\"},"
+            " {\"name\": \"c3\", \"type\": \"f64\", \"value\": \"4\"}, {\"name\": \"lo\", \"type\": \"f64\", \"value\": \"0\"}, {\"name\": \"hi\", \"type\": \"f64\", \"value\": \"2\"},"
+            " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]",
+            "[{\"n\": 3}, {\"n\": 1}]", &r)) {
+        CHECK(near(out(&r, "y", 0), -2, 1e-15) && near(out(&r, "y", 1), -2, 1e-15) && near(out(&r, "y", 2), 10, 1e-15), "chebyshev %g %g %g", out(&r, "y", 0), out(&r, "y", 1), out(&r, "y", 2));
+        done(&r);
+    } else CHECK(0, "poly spec");
+    /* Horner with derivative, coefficient array iota (0, 1, 2, 3): p(2) = 2 + 8 + 24 = 34, p'(2) = 1 + 8 + 36 = 45 */
+    if (run("fam_elem_poly", "{\"kind\": \"horner\", \"degree\": 3, \"x\": \"x\", \"y\": \"y\", \"dy\": \"dy\", \"coef\": \"c\", \"mapped\": false}",
+            "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"iota\"]}, {\"name\": \"c\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"4\", \"dist\": [\"iota\"]},"
+            " {\"name\": \"y\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"n\"}, {\"name\": \"dy\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"n\"},"
+            " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}]",
+            "[{\"n\": 3}, {\"n\": 1}]", &r)) {
+        CHECK(out(&r, "y", 2) == 34 && out(&r, "dy", 2) == 45, "horner %g %g", out(&r, "y", 2), out(&r, "dy", 2));
+        done(&r);
+    } else CHECK(0, "horner spec");
+    /* gather with the fill rule: idx = iota over n = 4 into m = 2 -> src[0], src[1], fill, fill */
+    if (run("fam_elem_gather", "{\"kind\": \"gather\", \"bounds\": \"fill\", \"src\": \"s\", \"idx\": \"i\", \"out\": \"o\", \"fill\": \"f\"}",
+            "[{\"name\": \"s\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"m\", \"dist\": [\"const(5)\"]}, {\"name\": \"i\", \"type\": \"s32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"iota\"]},"
+            " {\"name\": \"o\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"n\"}, {\"name\": \"f\", \"type\": \"f32\", \"value\": \"-1\"},"
+            " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}, {\"name\": \"m\", \"type\": \"u32\", \"value\": \"m\"}]",
+            "[{\"n\": 4, \"m\": 2}, {\"n\": 1, \"m\": 1}]", &r)) {
+        CHECK(out(&r, "o", 1) == 5 && out(&r, "o", 2) == -1 && out(&r, "o", 3) == -1, "gather fill");
+        done(&r);
+    } else CHECK(0, "gather spec");
+    /* scatter-add with alpha: idx = const(1) n = 3 times x = iota (0, 1, 2), alpha 0.5, out = const(1) over m = 2 -> out[1] = 1 + 1.5 */
+    if (run("fam_elem_scatter", "{\"kind\": \"scatter_add\", \"op\": \"add\", \"x\": \"x\", \"idx\": \"i\", \"out\": \"o\", \"alpha\": \"a\", \"skip\": false}",
+            "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"iota\"]}, {\"name\": \"i\", \"type\": \"u32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"const(1)\"]},"
+            " {\"name\": \"o\", \"type\": \"f32*\", \"role\": \"inout\", \"len\": \"m\", \"dist\": [\"const(1)\"]}, {\"name\": \"a\", \"type\": \"f32\", \"value\": \"0.5\"},"
+            " {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}, {\"name\": \"m\", \"type\": \"u32\", \"value\": \"m\"}]",
+            "[{\"n\": 3, \"m\": 2}, {\"n\": 1, \"m\": 1}]", &r)) {
+        CHECK(out(&r, "o", 0) == 1 && out(&r, "o", 1) == 2.5, "scatter-add %g %g", out(&r, "o", 0), out(&r, "o", 1));
+        done(&r);
+    } else CHECK(0, "scatter spec");
+    /* a scatter whose index leaves the output without the skip rule is refused */
+    CHECK(!run("fam_elem_scatter", "{\"kind\": \"scatter_add\", \"op\": \"add\", \"x\": \"x\", \"idx\": \"i\", \"out\": \"o\", \"skip\": false}",
+               "[{\"name\": \"x\", \"type\": \"s32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"i\", \"type\": \"s32*\", \"role\": \"in\", \"len\": \"n\", \"dist\": [\"const(9)\"]},"
+               " {\"name\": \"o\", \"type\": \"s32*\", \"role\": \"inout\", \"len\": \"m\"}, {\"name\": \"n\", \"type\": \"u32\", \"value\": \"n\"}, {\"name\": \"m\", \"type\": \"u32\", \"value\": \"m\"}]",
+               "[{\"n\": 3, \"m\": 2}, {\"n\": 1, \"m\": 1}]", &r),
+          "out-of-range scatter refused");
     /* a spec naming an unknown operator is refused with a diagnostic */
     CHECK(!run("fam_elem_act", "{\"act\": \"swoosh\", \"x\": \"x\", \"y\": \"y\"}",
                "[{\"name\": \"x\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"n\"}, {\"name\": \"y\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"n\"},"
