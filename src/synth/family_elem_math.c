@@ -271,7 +271,7 @@ pg_status fam_elem_poly(uint64_t seed, synth_family_sample *s) {
     fe_strs T = {0};
     pg_buf sig = {0}, body = {0}, pro = {0};
     json_t *root = fe_root(s->name, "poly"), *ps = json_array();
-    char cl[10][32], lenbuf[8];
+    char cl[10][32], lenbuf[16];
     for (int k = 0; k <= D; k++) fe_lit(cl[k], sizeof cl[k], co[k]);
     snprintf(lenbuf, sizeof lenbuf, "%d", D + 1);
     fe_sig_ptr(&sig, X, dt, FE_IN);
@@ -364,7 +364,7 @@ pg_status fam_elem_poly(uint64_t seed, synth_family_sample *s) {
              deriv ? fe_t(&T, (const char *const[]){"d", DY, "x", X, NULL}, "; {d}[i] = the derivative p'({x}[i])") : "");
     const char *cw = cs == P_SCALARS ? "the scalar arguments c0..cD" : cs == P_SMEM ? "the array {a} (D+1 entries, worth staging in shared memory)" : "the array {a} (D+1 entries)";
     const char *kv[] = {"x", X, "y", Y, "a", CA, "d", DY ? DY : "", NULL};
-    char dd[8], d1s[8];
+    char dd[16], d1s[16];
     snprintf(dd, sizeof dd, "%d", D);
     snprintf(d1s, sizeof d1s, "%d", D + 1);
     const char *kvd[] = {"x", X, "y", Y, "a", CA, "d", DY ? DY : "", "D", dd, "D1", d1s, "cw", fe_t(&T, kv, cw), NULL};
