@@ -20,13 +20,20 @@ static const struct {
     {"u8", "unsigned char", "int", "int", "uchar", 1},
     {"s32", "int", "int", "int", "int", 4},
     {"u32", "unsigned int", "unsigned int", "unsigned int", "uint", 4},
+    {"s64", "long long", "long long", "long long", "longlong", 8},
+    {"u64", "unsigned long long", "unsigned long long", "unsigned long long", "ulonglong", 8},
+    {"?", "?", "?", "?", "?", 0},
 };
-enum { NTY = (int)(sizeof TY / sizeof TY[0]) };
+enum { NTY = (int)(sizeof TY / sizeof TY[0]) - 1 };   /* the last row is the unknown type */
 
+/* Callers pass only the names above (the families draw their types from
+ * fixed lists); an unknown name is a bug in a family, reported as the
+ * impossible type "?" so that nvcc rejects the kernel instead of the
+ * sample silently reading the wrong type. */
 static int ty(const char *dt) {
     for (int k = 0; k < NTY; k++)
         if (!strcmp(TY[k].dt, dt)) return k;
-    return 0;   /* callers pass only the names above */
+    return NTY;
 }
 
 int fe_size(const char *dt) { return TY[ty(dt)].size; }
