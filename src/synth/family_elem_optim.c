@@ -152,8 +152,12 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(&pro, "    const %s coef = %s((%s)1, %s / (%s + (%s)1e-6));   // global-norm clipping factor\n", CT, fminf_, CT, MAXN, GNN, CT);
     if (op == OP_ADAMW) pg_buf_printf(&pro, "    const %s wd_factor = (%s)1 - %s * %s;   // decoupled weight decay\n", CT, CT, LRN, WDN);
     if (adam && (bc == BC_STEP || bc == BC_TORCH)) {
-        const char *pw = f64 ? "pow" : "powf";
-        pg_buf_printf(&pro, "    const %s bc1 = (%s)1 - %s(%s, (%s)%s), bc2 = (%s)1 - %s(%s, (%s)%s);\n", CT, CT, pw, B1N, CT, STEPN, CT, pw, B2N, CT, STEPN);
+        if (f64) {   /* double pow() is an out-of-line helper in nvcc's PTX: square-and-multiply instead */
+            pg_buf_printf(&pro, "    double pw1 = 1, pw2 = 1, sq1 = %s, sq2 = %s;   // %s^%s and %s^%s by repeated squaring\n", B1N, B2N, B1N, STEPN, B2N, STEPN);
+            pg_buf_printf(&pro, "    for (unsigned int ex = %s; ex; ex >>= 1) {\n        if (ex & 1) { pw1 *= sq1; pw2 *= sq2; }\n        sq1 *= sq1; sq2 *= sq2;\n    }\n", STEPN);
+            pg_buf_puts(&pro, "    const double bc1 = 1 - pw1, bc2 = 1 - pw2;\n");
+        } else
+            pg_buf_printf(&pro, "    const float bc1 = 1.0f - powf(%s, (float)%s), bc2 = 1.0f - powf(%s, (float)%s);\n", B1N, STEPN, B2N, STEPN);
         if (bc == BC_TORCH) pg_buf_printf(&pro, "    const %s step_size = %s / bc1, bc2_sqrt = %s(bc2);\n", CT, LRN, sqrtf_);
     }
     pg_buf_printf(&body, "%s gr = %s_e;\n", CT, G);
