@@ -24,7 +24,7 @@ static const char *MODE_ID[] = {"rn", "rz", "rm", "rp"};       /* PTX float roun
 static const char *MODE_CU[] = {"rn", "rz", "rd", "ru"};       /* CUDA intrinsic suffixes */
 static const char *MODE_EN[] = {"round to nearest, ties to even", "round toward zero (truncate)", "round toward minus infinity (floor)",
                                 "round toward plus infinity (ceiling)"};
-static const char *MODE_ZH[] = {"就近舍入（四舍六入五成双）", "向零舍入（截断）", "向负无穷舍入（向下取整）", "向正无穷舍入（向上取整）"};
+static const char *MODE_ZH[] = {"就近舍入、恰好一半时取偶数", "向零舍入（截断）", "向负无穷舍入（向下取整）", "向正无穷舍入（向上取整）"};
 static const char *MODE_SHORT[] = {"round-to-nearest-even", "round-toward-zero", "round-down", "round-up"};
 
 enum { C_F32_F16, C_F32_BF16, C_F64_F32, C_WIDEN, C_F32_S32, C_F32_U32, C_F64_S32, C_PACK_PAIRS, C_PACK_TWO, C_F16_BF16, C__N };
@@ -360,10 +360,19 @@ pg_status fam_elem_quant(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(&t1, "%s each value {x}[i] %s %s (a float operation), rounds to the nearest integer %s%s%s, clamps to {rng} and stores the %s result in {q}", mult ? "multiplies" : "divides",
                       mult ? "by" : "by", scale_w, away ? "with halves going away from zero" : "with ties to even", zpk ? ", adds " : "", zpk ? zp_w : "", qdt);
         ee[0] = fe_t(&T, kv, fe_t(&T, kv, t1.data));
-        ee[1] = fe_t(&T, kv, mult ? "quantizes: code = saturate(round(value * {s}) + zero point) in {rng}" : "quantizes: code = saturate(round(value / {s}) + zero point) in {rng}");
+        pg_buf t2 = {0};
+        pg_buf_printf(&t2, "quantizes each value of {x}: code = saturate(round(value %s %s)%s%s) into {rng}, where round sends exact halves %s; the codes go to {q}", mult ? "*" : "/",
+                      per_row ? "{s}[row]" : "{s}", zpk ? " + " : "", zpk == 2 ? "{z}[row]" : zpk ? "{z}" : "", away ? "away from zero" : "to the even neighbour");
+        ee[1] = fe_t(&T, kv, t2.data);
+        pg_buf_free(&t2);
         ee[2] = fe_t(&T, kv, per_row ? "turns a rows x cols {fdt} matrix into {qdt} codes with one scale per row (row = i / cols)" : "turns n {fdt} values into {qdt} codes with one scale for the whole tensor");
-        zz[0] = fe_t(&T, kv, mult ? "把 {x} 的每个值乘以 {s}，舍入为整数后加零点，饱和到 {rng}，存为 {qdt} 写入 {q}" : "把 {x} 的每个值除以 {s}，舍入为整数后加零点，饱和到 {rng}，存为 {qdt} 写入 {q}");
-        zz[1] = fe_t(&T, kv, away ? "舍入规则：0.5 远离零方向进位" : "舍入规则：四舍六入五成双");
+        zz[0] = fe_t(&T, kv, mult ? (zpk ? "把 {x} 的每个值乘以 {s}，舍入为整数后加零点 {z}，饱和到 {rng}，存为 {qdt} 写入 {q}" : "把 {x} 的每个值乘以 {s}，舍入为整数，饱和到 {rng}，存为 {qdt} 写入 {q}")
+                                  : (zpk ? "把 {x} 的每个值除以 {s}，舍入为整数后加零点 {z}，饱和到 {rng}，存为 {qdt} 写入 {q}" : "把 {x} 的每个值除以 {s}，舍入为整数，饱和到 {rng}，存为 {qdt} 写入 {q}"));
+        pg_buf t3 = {0};
+        pg_buf_printf(&t3, "量化：code = 饱和到 {rng}(舍入({x} %s %s)%s%s)，舍入时恰好一半%s，结果存为 {qdt} 写入 {q}", mult ? "*" : "/", per_row ? "{s}[行]" : "{s}", zpk ? " + " : "",
+                      zpk == 2 ? "{z}[行]" : zpk ? "{z}" : "", away ? "远离零方向进位" : "取偶数");
+        zz[1] = fe_t(&T, kv, t3.data);
+        pg_buf_free(&t3);
     }
     ne[5] = NULL; nz[3] = NULL; ee[3] = NULL; zz[2] = NULL;
     const char *hw[] = {fe_how_en(&T, V, gs), NULL}, *hzz[] = {fe_how_zh(&T, V, gs), NULL};

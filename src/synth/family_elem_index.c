@@ -484,11 +484,12 @@ pg_status fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(&e1, "%s", fe_t(&T, kv, kind == S_ADD ? (alpha ? "adds {al} times {x}[i] to {o}[{i}[i]] for every i < n; several i can hit the same entry, so the updates must be atomic ({atom})"
                                                                   : "adds {x}[i] to {o}[{i}[i]] for every i < n; several i can hit the same entry, so the updates must be atomic ({atom})")
                                                      : "combines every {x}[i] into {o}[{i}[i]] with the {op}, atomically ({atom}), since indices repeat"));
-        pg_buf_printf(&e2, "%s", fe_t(&T, kv, "accumulates n updates into the m-entry array {o}, which already holds values; the entry to update is given by {i}"));
+        pg_buf_printf(&e2, "%s", fe_t(&T, kv, kind == S_ADD ? "accumulates n updates into the m-entry array {o}, which already holds values: entry {i}[i] grows by the i-th update"
+                                                             : "folds n updates into the m-entry array {o}, which already holds values: entry {i}[i] becomes the {op} of itself and {x}[i]"));
         pg_buf_printf(&e3, "%s", fe_t(&T, kv, kind == S_ADD ? "does a histogram-like reduction: each item sends its value to the bucket numbered in {i}, and each bucket's total grows by everything it receives"
                                                              : "keeps, for each of the m buckets, the {op} of its current value and every value sent to it"));
         pg_buf_printf(&z1, "%s", fe_t(&T, kv, kind == S_ADD ? "对每个 i < n 把 {x}[i] 加到 {o}[{i}[i]] 上；不同 i 可能指向同一位置，需要原子操作" : "对每个 i < n 用原子操作把 {x}[i] 合并进 {o}[{i}[i]]（取{op}）"));
-        pg_buf_printf(&z2, "%s", fe_t(&T, kv, "{o} 有 m 个元素且已有初值，按 {i} 指定的位置累积 n 个更新"));
+        pg_buf_printf(&z2, "%s", fe_t(&T, kv, kind == S_ADD ? "{o} 有 m 个元素且已有初值，第 {i}[i] 个元素加上第 i 个更新" : mx ? "{o} 有 m 个元素且已有初值，第 {i}[i] 个元素取它与 {x}[i] 的较大值" : "{o} 有 m 个元素且已有初值，第 {i}[i] 个元素取它与 {x}[i] 的较小值"));
         if (alpha) pg_buf_puts(&z1, fe_t(&T, kv, "（先乘以 {al}）"));
         break;
     }
