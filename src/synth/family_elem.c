@@ -59,6 +59,11 @@ double fe_tol(const char *dt) {
     if (!strcmp(dt, "bf16")) return 1e-2;  /* one bf16 rounding: ~4e-3 */
     return 1e-5;
 }
+double fe_tol_cancel(const char *dt) {
+    if (!strcmp(dt, "f64")) return 1e-10;
+    if (!strcmp(dt, "f32")) return 1e-4;
+    return fe_tol(dt);
+}
 int fe_cap(fam_rng *r) {
     static const int caps[] = {120, 256, 264, 512, 1024};
     return caps[fam_pick(r, 5)];

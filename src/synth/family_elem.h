@@ -99,6 +99,10 @@ const char *fe_prec_en(const char *dt);
 const char *fe_prec_zh(const char *dt);
 /* Relative L2 tolerance of an f32-math result stored as dt. */
 double fe_tol(const char *dt);
+/* The same for results that can cancel (a - b, polynomials near a root,
+ * residual adds): a task of one element is checked by that element's
+ * relative error, so f32 gets 1e-4 and f64 1e-10. */
+double fe_tol_cancel(const char *dt);
 /* One of the grid-stride caps people use. */
 int fe_cap(fam_rng *r);
 

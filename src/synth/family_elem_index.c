@@ -148,17 +148,17 @@ pg_status fam_elem_gather(uint64_t seed, synth_family_sample *s) {
             pg_buf_puts(c, gs ? "    for (unsigned int r = blockIdx.x; r < rows; r += gridDim.x) {\n" : "    unsigned int r = blockIdx.x;\n    if (r < rows) {\n");
             pg_buf_printf(c, "        %s j = %s[r];\n", ctype, IDX);
             idx_rule(c, bounds, idt, "j", "vocab", "        ");
-            pg_buf_printf(c, "        %s* dst = %s + (size_t)r * dim;\n", CT, OUT);
+            pg_buf_printf(c, "        %s* orow = %s + (size_t)r * dim;\n", CT, OUT);
             if (bounds == B_FILL) {
                 pg_buf_printf(c, "        if (!(%s)) {   // out of range: a row of the fill value\n", valid_expr(&T, idt, "j", "vocab"));
-                pg_buf_printf(c, "            for (unsigned int e = threadIdx.x; e < dim; e += blockDim.x) dst[e] = %s;\n            %s;\n        }\n", fillst.data, gs ? "continue" : "return");
+                pg_buf_printf(c, "            for (unsigned int e = threadIdx.x; e < dim; e += blockDim.x) orow[e] = %s;\n            %s;\n        }\n", fillst.data, gs ? "continue" : "return");
             }
             pg_buf_printf(c, "        const %s* row = %s + (size_t)j * dim;\n", CT, SRC);
             if (V > 1 && !scale) {
                 const char *vt = !strcmp(dt, "f64") ? "double2" : !strcmp(dt, "f16") ? (V == 4 ? "uint2" : "unsigned int") : V == 4 ? (dt[0] == 's' ? "int4" : "float4") : (dt[0] == 's' ? "int2" : "float2");
                 pg_buf_printf(c, "        // dim is a multiple of %d: copy %d elements at a time\n", V, V);
-                pg_buf_printf(c, "        for (unsigned int e = threadIdx.x; e < dim / %d; e += blockDim.x)\n            reinterpret_cast<%s*>(dst)[e] = reinterpret_cast<const %s*>(row)[e];\n", V, vt, vt);
-            } else pg_buf_printf(c, "        for (unsigned int e = threadIdx.x; e < dim; e += blockDim.x) dst[e] = %s;\n", val.data);
+                pg_buf_printf(c, "        for (unsigned int e = threadIdx.x; e < dim / %d; e += blockDim.x)\n            reinterpret_cast<%s*>(orow)[e] = reinterpret_cast<const %s*>(row)[e];\n", V, vt, vt);
+            } else pg_buf_printf(c, "        for (unsigned int e = threadIdx.x; e < dim; e += blockDim.x) orow[e] = %s;\n", val.data);
             pg_buf_puts(c, "    }\n}\n");
             char g[64], b[16];
             snprintf(b, sizeof b, "%d", block);
@@ -426,9 +426,9 @@ pg_status fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
         snprintf(add, sizeof add, alpha ? "%s * %s[i]" : "%s%s[i]", alpha ? AL : "", X);
         if (block_row) {
             pg_buf_puts(c, gs ? "    for (unsigned int r = blockIdx.x; r < rows; r += gridDim.x) {\n" : "    unsigned int r = blockIdx.x;\n    if (r < rows) {\n");
-            pg_buf_printf(c, "        %s* dst = %s + (size_t)%s[r] * dim;\n", CT, OUT, IDX);
+            pg_buf_printf(c, "        %s* trow = %s + (size_t)%s[r] * dim;\n", CT, OUT, IDX);
             pg_buf_puts(c, "        for (unsigned int e = threadIdx.x; e < dim; e += blockDim.x) {\n            size_t i = (size_t)r * dim + e;\n");
-            pg_buf_printf(c, "            atomicAdd(&dst[e], %s);\n        }\n    }\n}\n", add);
+            pg_buf_printf(c, "            atomicAdd(&trow[e], %s);\n        }\n    }\n}\n", add);
             char g[64], b[16];
             snprintf(b, sizeof b, "%d", block);
             if (gs) snprintf(g, sizeof g, "min(rows,%d)", cap);

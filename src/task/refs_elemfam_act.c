@@ -11,8 +11,9 @@ bool ef_act(const char *id, double v, double a, double b, double *out) {
     else if (!strcmp(id, "elu")) y = v > 0 ? v : a * expm1(v);
     else if (!strcmp(id, "selu")) y = 1.0507009873554805 * (v > 0 ? v : 1.6732632423543772 * expm1(v));
     else if (!strcmp(id, "celu")) y = fmax(v, 0) + fmin(0, a * expm1(v / a));
-    else if (!strcmp(id, "gelu_erf")) y = 0.5 * v * (1 + erf(v / sqrt(2.0)));
-    else if (!strcmp(id, "gelu_tanh")) y = 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    /* GELU in forms without cancellation for negative v: 1 + erf(z) = erfc(-z), 0.5(1 + tanh u) = 1/(1 + e^(-2u)) */
+    else if (!strcmp(id, "gelu_erf")) y = 0.5 * v * erfc(-v / sqrt(2.0));
+    else if (!strcmp(id, "gelu_tanh")) y = v / (1 + exp(-1.5957691216057308 * (v + 0.044715 * v * v * v)));
     else if (!strcmp(id, "quick_gelu")) y = v / (1 + exp(-1.702 * v));
     else if (!strcmp(id, "silu")) y = v / (1 + exp(-v));
     else if (!strcmp(id, "swish")) y = v / (1 + exp(-a * v));
