@@ -263,7 +263,7 @@ pg_status fam_elem_act(uint64_t seed, synth_family_sample *s) {
     for (int j = 0; j < 3; j++) {
         pg_buf e = {0};
         if (j == 0) pg_buf_printf(&e, "for every element of %s (n of them), the activation %s; %s%s", X, act_txt(&T, a, &sc, "x", ACT[a].wen[j]), dst, inplace ? "" : Y);
-        else if (j == 1) pg_buf_printf(&e, "applies %s elementwise to the %s array %s: the result %s. %s", ACT[a].en[0], fe_prec_en(dt), X,
+        else if (j == 1) pg_buf_printf(&e, "applies %s to every value of the %s array %s: the result %s. %s", ACT[a].en[0], fe_prec_en(dt), X,
                                        act_txt(&T, a, &sc, "x", ACT[a].wen[j]), inplace ? "The array is updated in place" : "Results go to a separate output array");
         else pg_buf_printf(&e, "takes each of the n values of %s and %s, %s%s", X, act_txt(&T, a, &sc, "x", ACT[a].wen[j]), dst, inplace ? "" : Y);
         ee[j] = fe_t(&T, NULL, e.data);
@@ -421,7 +421,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     if (!inl) pg_buf_printf(&fo, ", where v = %s", inner.data);
     const char *ne[6], *nz[4], *ee[4], *zz[3];
     static const char *NE[] = {"fused bias + %s%s epilogue", "bias-add and %s%s", "%s epilogue with bias%s", "linear-layer epilogue: bias, %s%s",
-                               "bias + %s%s (fused elementwise)"};
+                               "bias + %s%s in one fused pass"};
     const char *tail = res && scale ? " + scaled residual" : res ? " + residual" : scale ? " + scaling" : "";
     for (int j = 0; j < 5; j++) {
         pg_buf e = {0};

@@ -264,7 +264,7 @@ pg_status fam_elem_gather(uint64_t seed, synth_family_sample *s) {
                                                          : "for every i < n writes {a}[i] to {o}[i] where the byte mask {k}[i] is nonzero and {b}[i] where it is zero"));
         pg_buf_printf(&e2, "%s", fe_t(&T, kv, where_fill ? "keeps the elements of {a} selected by the mask {k} (one byte per element, 0 or 1) and replaces the rest by {f}, writing {o}"
                                                          : "merges {a} and {b} under the byte mask {k}: mask set takes {a}, mask clear takes {b}; result in {o}"));
-        pg_buf_printf(&e3, "%s", fe_t(&T, kv, "is an elementwise ternary select driven by a uint8 mask"));
+        pg_buf_printf(&e3, "%s", fe_t(&T, kv, "picks, position by position, between the two sources according to a uint8 mask"));
         pg_buf_printf(&z1, "%s", fe_t(&T, kv, where_fill ? "对每个 i < n：掩码 {k}[i] 非 0 时输出 {a}[i]，否则输出标量 {f}，写入 {o}" : "对每个 i < n：掩码 {k}[i] 非 0 时输出 {a}[i]，否则输出 {b}[i]，写入 {o}"));
         pg_buf_printf(&z2, "%s", fe_t(&T, kv, "按字节掩码逐元素选择"));
     } else {
@@ -486,7 +486,7 @@ pg_status fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
                                                      : "combines every {x}[i] into {o}[{i}[i]] with the {op}, atomically ({atom}), since indices repeat"));
         pg_buf_printf(&e2, "%s", fe_t(&T, kv, kind == S_ADD ? "accumulates n updates into the m-entry array {o}, which already holds values: entry {i}[i] grows by the i-th update"
                                                              : "folds n updates into the m-entry array {o}, which already holds values: entry {i}[i] becomes the {op} of itself and {x}[i]"));
-        pg_buf_printf(&e3, "%s", fe_t(&T, kv, kind == S_ADD ? "does a histogram-like reduction: each item sends its value to the bucket numbered in {i}, and each bucket's total grows by everything it receives"
+        pg_buf_printf(&e3, "%s", fe_t(&T, kv, kind == S_ADD ? "works like filling buckets: each item sends its value to the bucket numbered in {i}, and each bucket's total grows by everything it receives"
                                                              : "keeps, for each of the m buckets, the {op} of its current value and every value sent to it"));
         pg_buf_printf(&z1, "%s", fe_t(&T, kv, kind == S_ADD ? "对每个 i < n 把 {x}[i] 加到 {o}[{i}[i]] 上；不同 i 可能指向同一位置，需要原子操作" : "对每个 i < n 用原子操作把 {x}[i] 合并进 {o}[{i}[i]]（取{op}）"));
         pg_buf_printf(&z2, "%s", fe_t(&T, kv, kind == S_ADD ? "{o} 有 m 个元素且已有初值，第 {i}[i] 个元素加上第 i 个更新" : mx ? "{o} 有 m 个元素且已有初值，第 {i}[i] 个元素取它与 {x}[i] 的较大值" : "{o} 有 m 个元素且已有初值，第 {i}[i] 个元素取它与 {x}[i] 的较小值"));

@@ -164,7 +164,7 @@ pg_status fam_elem_complex(uint64_t seed, synth_family_sample *s) {
     default: pg_buf_printf(&fo, "%s[k] = ar^2 + ai^2 with (ar, ai) = %s", C, av); break;
     }
     static const char *const NE[X__N][5] = {
-        {"complex multiply", "elementwise complex product", "pointwise complex multiplication", "complex Hadamard product", "multiply complex arrays"},
+        {"complex multiply", "pointwise complex product", "pointwise complex multiplication", "complex Hadamard product", "multiply complex arrays"},
         {"complex multiply by the conjugate", "a times conj(b)", "conjugate complex product (cross-spectrum)", "pointwise a*conj(b)", "complex correlation product"},
         {"complex multiply-accumulate", "complex FMA c += a*b", "accumulate complex products", "complex MAC", "in-place complex product accumulation"},
         {"complex scaling", "multiply by a complex scalar", "complex scale", "scale complex array by w", "complex scalar times vector"},
@@ -396,12 +396,12 @@ pg_status fam_elem_poly(uint64_t seed, synth_family_sample *s) {
             pg_buf_puts(&z1, fe_t(&T, kv, "，t = {x}[i]"));
         }
     }
-    static const char *const NE[3][5] = {{"polynomial evaluation (Horner)", "Horner's method polynomial", "evaluate a polynomial elementwise", "degree-D polynomial via nested multiplication",
-                                          "polynomial approximation kernel"},
+    static const char *const NE[3][5] = {{"polynomial evaluation (Horner)", "Horner's method polynomial", "evaluate a polynomial at every array element", "degree-D polynomial via nested multiplication",
+                                          "polynomial approximation"},
                                          {"Chebyshev series evaluation", "Chebyshev polynomial expansion", "sum of Chebyshev polynomials", "Chebyshev approximation via recurrence",
-                                          "evaluate a Chebyshev series elementwise"},
+                                          "evaluate a Chebyshev series at every element"},
                                          {"Clenshaw evaluation of a Chebyshev series", "Chebyshev series (Clenshaw)", "Clenshaw recurrence", "Chebyshev expansion via Clenshaw's algorithm",
-                                          "evaluate a Chebyshev series elementwise"}};
+                                          "evaluate a Chebyshev series at every element"}};
     static const char *const NZ[3][3] = {{"多项式求值（Horner）", "Horner 法则", "逐元素多项式"}, {"切比雪夫级数求值", "切比雪夫多项式展开", "切比雪夫逼近"},
                                          {"Clenshaw 求值", "切比雪夫级数（Clenshaw）", "Clenshaw 递推"}};
     const char *ne[] = {NE[kind][0], NE[kind][1], NE[kind][2], NE[kind][3], NE[kind][4], NULL}, *nz[] = {NZ[kind][0], NZ[kind][1], NZ[kind][2], NULL};

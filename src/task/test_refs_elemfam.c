@@ -73,6 +73,9 @@ static void test_act(void) {
     double v;
     CHECK(ef_act("gelu_tanh", 1, 0, 0, &v) && near(v, 0.8411919906082768, 1e-12), "gelu_tanh(1) = %.17g", v);
     CHECK(ef_act("gelu_erf", 1, 0, 0, &v) && near(v, 0.8413447460685429, 1e-12), "gelu_erf(1) = %.17g", v);
+    /* far in the negative tail the textbook forms cancel (1 + erf, 1 + tanh); the reference keeps full relative accuracy */
+    CHECK(ef_act("gelu_erf", -5, 0, 0, &v) && near(v, -1.4332578593959731e-06, 1e-12), "gelu_erf(-5) = %.17g", v);
+    CHECK(ef_act("gelu_tanh", -5, 0, 0, &v) && near(v, -2.291796196629504e-07, 1e-12), "gelu_tanh(-5) = %.17g", v);
     CHECK(ef_act("silu", 1, 0, 0, &v) && near(v, 0.7310585786300049, 1e-12), "silu(1)");
     CHECK(ef_act("mish", 1, 0, 0, &v) && near(v, 0.8650983882673103, 1e-12), "mish(1) = %.17g", v);
     CHECK(ef_act("selu", -1, 0, 0, &v) && near(v, -1.1113307378125625, 1e-12), "selu(-1) = %.17g", v);
