@@ -1,0 +1,109 @@
+/* family_elem.h — shared pieces of the elementwise curriculum families
+ * (src/synth/family_elem*.c, internal to src/synth):
+ *
+ *   fe_kernel   a CUDA-C elementwise kernel builder: arrays indexed by the
+ *               element index i, V = 1/2/4 elements per thread with vector
+ *               loads/stores (a scalar tail past the last full vector), one
+ *               element (vector) per thread or a grid-stride loop;
+ *   fe_*        task.json pieces in the corpus layout (params, 1D sizes and
+ *               launch, tolerance, the C reference, cost) and the five
+ *               descriptions through describe.h.
+ *
+ * Element types are task type names: "f32" "f64" "f16" "bf16" "s8" "u8"
+ * "s32" "u32".  In a kernel body every indexed array `x` is a local `x_e`:
+ * float for f32/f16/bf16 (converted on load, rounded to nearest on store),
+ * double for f64, the stored integer for integer types and, for an array
+ * marked raw, the stored bits (unsigned short for f16/bf16) so the body can
+ * choose its own rounding.  The body also sees `i`, the element index.
+ * Nothing here prints; buffers are appended to and owned by the caller. */
+#ifndef PTXGEN_SYNTH_FAMILY_ELEM_H
+#define PTXGEN_SYNTH_FAMILY_ELEM_H
+
+#include "describe.h"
+#include "ptxgen/synth_family.h"
+
+#include <jansson.h>
+
+enum { FE_IN = 'i', FE_OUT = 'o', FE_INOUT = 'b' };
+
+typedef struct {
+    const char *name;   /* parameter name */
+    const char *dt;     /* element type */
+    int role;           /* FE_IN, FE_OUT, FE_INOUT */
+    bool raw;           /* the local holds the stored bits / integer, no conversion */
+} fe_arr;
+
+typedef struct {
+    const char *name;        /* entry name */
+    const char *comment;     /* one line saying what the kernel computes */
+    const char *sig;         /* the whole parameter list in task order, from fe_sig_* */
+    fe_arr arr[8];           /* arrays indexed by i (their pointer params are in sig) */
+    int narr;
+    const char *n;           /* element count parameter ("n") */
+    const char *prologue;    /* per-thread statements before the loop, or NULL */
+    const char *body;        /* per-element statements over the *_e locals and i */
+    int V;                   /* 1, 2 or 4 elements per thread (f64: 1 or 2) */
+    bool grid_stride;        /* loop over the grid, else one step per thread */
+} fe_kernel;
+
+/* The C type of a pointer parameter: "const float* __restrict__". */
+const char *fe_ctype(const char *dt);
+/* Append "<const >T* __restrict__ name" (role decides const) to a signature. */
+void fe_sig_ptr(pg_buf *sig, const char *name, const char *dt, int role);
+/* Append "T name" for a scalar (dt "f32" "f64" "u32" "s32"). */
+void fe_sig_scal(pg_buf *sig, const char *name, const char *dt);
+/* Expressions for code outside the builder: the value of stored element
+ * `elem` ("bias[c]") as float/double, and the stored form of value `v`. */
+void fe_ld(pg_buf *b, const char *dt, const char *elem);
+void fe_st(pg_buf *b, const char *dt, const char *v);
+/* The kernel's CUDA C (with the cuda_fp16/bf16 includes). */
+void fe_emit(const fe_kernel *k, pg_buf *cu);
+
+/* ---- task.json -------------------------------------------------------------------- */
+json_t *fe_root(const char *name, const char *family);
+void fe_ptr(json_t *ps, const char *name, const char *dt, int role, const char *len);
+/* A pointer with its own distributions d0, d1 (and d2 when not NULL). */
+void fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const char *len, const char *d0, const char *d1,
+                 const char *d2);
+void fe_scal(json_t *ps, const char *name, const char *dt, const char *value);
+/* A float literal as people write it: "-100.0", "0.125", "1e-08". */
+void fe_lit(char *t, size_t n, double v);
+void fe_scal_f(json_t *ps, const char *name, const char *dt, double value);   /* a float literal */
+/* Sizes over one variable: a timed big one, then the others (0-terminated). */
+json_t *fe_sizes1(const char *var, const long *vals);
+/* 1D launch: block B; grid cdiv(COUNT,B*V) or, grid-stride, min(...,cap). */
+void fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const char *count);
+/* distributions, tolerance {dt: tol, dt2: tol2 (dt2 may be NULL)}, reference,
+ * cost, and the descriptions rendered from facts; writes the corpus layout. */
+void fe_finish(json_t *root, const desc_facts *f, uint64_t seed, const char *dt, double tol, const char *dt2, double tol2,
+               const char *ref, const char *bytes, const char *flops, pg_buf *out);
+
+/* Text with {key} slots filled from kv = {"key", "value", ..., NULL}
+ * (unknown slots are copied).  The strings live in the fe_strs until
+ * fe_strs_free; at most FE_NSTRS per set. */
+enum { FE_NSTRS = 96 };
+typedef struct { pg_buf b[FE_NSTRS]; int n; } fe_strs;
+const char *fe_t(fe_strs *s, const char *const *kv, const char *tmpl);
+void fe_strs_free(fe_strs *s);
+
+/* "4 consecutive elements per thread with 4-wide vector loads ..." for V
+ * and grid-stride, English and Chinese (strings kept in T). */
+const char *fe_how_en(fe_strs *T, int V, bool gs);
+const char *fe_how_zh(fe_strs *T, int V, bool gs);
+
+/* Element size in bytes of a task type name. */
+int fe_size(const char *dt);
+bool fe_is_half(const char *dt);   /* f16 or bf16 */
+/* "single precision", "half precision" ... for descriptions. */
+const char *fe_prec_en(const char *dt);
+const char *fe_prec_zh(const char *dt);
+/* Relative L2 tolerance of an f32-math result stored as dt. */
+double fe_tol(const char *dt);
+/* The same for results that can cancel (a - b, polynomials near a root,
+ * residual adds): a task of one element is checked by that element's
+ * relative error, so f32 gets 1e-4 and f64 1e-10. */
+double fe_tol_cancel(const char *dt);
+/* One of the grid-stride caps people use. */
+int fe_cap(fam_rng *r);
+
+#endif
