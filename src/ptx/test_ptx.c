@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct { pg_diag d[64]; int n; } diag_log;
 static void collect(void *u, const pg_diag *d) {
@@ -206,7 +207,45 @@ static void test_isa_table(void) {
     CHECK(!isa_parse_target("sm_91", &sm, &as, &fam), "sm_91 is unknown");
 }
 
+/* A ptxas that hangs is stopped at the deadline, reported, and leaves no
+ * temp file (the cubin goes to /dev/null).  A fake ptxas script stands in. */
+static void test_ptxas_timeout(void) {
+    char dir[] = "/tmp/ptxgen-test-ptxas-XXXXXX";
+    if (!mkdtemp(dir)) { CHECK(false, "mkdtemp"); return; }
+    char fake[256], ptx[256], cmd[600];
+    snprintf(fake, sizeof fake, "%s/ptxas", dir);
+    snprintf(ptx, sizeof ptx, "%s/k.ptx", dir);
+    FILE *f = fopen(fake, "w");
+    fputs("#!/bin/sh\nexec sleep 30\n", f);
+    fclose(f);
+    chmod(fake, 0755);
+    f = fopen(ptx, "w");
+    fputs(HDR ".visible .entry k()\n{\n\tret;\n}\n", f);
+    fclose(f);
+    const char *old_ptxas = getenv("PTXAS");
+    char *saved = old_ptxas ? strdup(old_ptxas) : NULL;
+    setenv("PTXAS", fake, 1);
+    setenv("PTXGEN_PTXAS_TIMEOUT", "0.3", 1);
+    CHECK(ptxas_timeout_seconds() == 0.3, "the timeout comes from $PTXGEN_PTXAS_TIMEOUT");
+    diag_log l = {0};
+    pg_diag_sink s = {collect, &l, 0, 0, 0};
+    ptxas_report r;
+    pg_status st = ptxas_run(ptx, "sm_80", false, &r, &s);
+    CHECK(st == PG_OK && r.ran && r.timed_out && !r.ok && r.seconds < 10, "a hanging ptxas is stopped (%.1f s)", r.seconds);
+    CHECK(l.n == 1 && strstr(l.d[0].msg, "did not finish within 0.3 s"), "the timeout is reported: %s", l.n ? l.d[0].msg : "");
+    ptxas_report_free(&r);
+    setenv("PTXGEN_PTXAS_TIMEOUT", "abc", 1);
+    CHECK(ptxas_timeout_seconds() == 120.0, "a bad $PTXGEN_PTXAS_TIMEOUT falls back to 120 s");
+    unsetenv("PTXGEN_PTXAS_TIMEOUT");
+    if (saved) setenv("PTXAS", saved, 1);
+    else unsetenv("PTXAS");
+    free(saved);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void) {
+    test_ptxas_timeout();
     test_isa_table();
     test_valid_handwritten();
     test_bad_cases();
