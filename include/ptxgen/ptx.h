@@ -120,6 +120,7 @@ typedef struct {
     const char *name;     /* ".maxntid" */
     int64_t vals[3];
     int nvals;
+    ptx_loc loc;          /* the directive's name */
 } ptx_perf;
 
 typedef struct {
