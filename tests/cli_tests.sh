@@ -24,6 +24,12 @@ golden() { # golden NAME CMD... : compare stdout with tests/golden/NAME
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# PTXGEN_QUICK=1 (make check): the tiny model instead of the shipped one for the README command,
+# short generations for eval, no nvcc-built super-optimization pairs
+QUICK=${PTXGEN_QUICK:-0}
+README_GEN=()
+EVAL_QUICK=()
+[ "$QUICK" = 1 ] && README_GEN=(--model tests/gen/tiny --samples 1 --max-tokens 200) && EVAL_QUICK=(--max-tokens 128)
 
 # exit codes
 expect_rc 0 "check valid" "$P" check examples/vecadd.ptx
@@ -51,7 +57,9 @@ if "$P" stats examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.stats.json
 if "$P" explain examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.explain.txt "$P" explain examples/vecadd.ptx; else bad "explain failed"; fi
 
 # super-optimization training pairs: nvcc's PTX -> the measured-faster hand kernel, same ABI
-if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+if [ "$QUICK" = 1 ]; then
+    echo "SKIPPED: prompts --superopt (PTXGEN_QUICK=1)"
+elif command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     if PATH="$PATH:/usr/local/cuda/bin" "$P" prompts --superopt corpus --results bench/results/2026-11-30-corpus-h200.json \
         --out "$tmp/superopt.jsonl" 2>/dev/null; then ok; else bad "prompts --superopt failed"; fi
     n=$(wc -l < "$tmp/superopt.jsonl" 2>/dev/null || echo 0)
@@ -71,7 +79,7 @@ else
 fi
 
 # generation: the README's main command, JSON verdicts, bad model dirs; eval without a GPU
-"$P" gen "$(cat examples/saxpy.card.md)" -o "$tmp/saxpy.ptx" 2>"$tmp/gen.err" && ok || bad "gen on the README card failed: $(tail -2 "$tmp/gen.err")"
+"$P" gen "${README_GEN[@]}" "$(cat examples/saxpy.card.md)" -o "$tmp/saxpy.ptx" 2>"$tmp/gen.err" && ok || bad "gen on the README card failed: $(tail -2 "$tmp/gen.err")"
 head -1 "$tmp/saxpy.ptx" | grep -q '^// GENERATED_BY: ptxgen ' && ok || bad "generated file lacks the GENERATED_BY line"
 expect_rc 0 "generated saxpy validates" "$P" check "$tmp/saxpy.ptx"
 grep -q '^\.visible \.entry saxpy($' "$tmp/saxpy.ptx" && ok || bad "the card's kernel name/signature was not forced"
@@ -80,7 +88,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['verdicts'
     && ok || bad "gen --json on the random model: $(head -c 300 "$tmp/gen.json")"
 expect_rc 2 "gen with a missing model dir" "$P" gen --model "$tmp/nope" "x"
 expect_rc 2 "gen without a description" "$P" gen
-PTXGEN_EVAL_TMP=1 "$P" eval --suite bench/suite --only relu6 --model tests/gen/tiny --no-gpu --no-progress \
+PTXGEN_EVAL_TMP=1 "$P" eval --suite bench/suite --only relu6 --model tests/gen/tiny --no-gpu --no-progress "${EVAL_QUICK[@]}" \
     --out "$tmp/eval.json" >"$tmp/eval.md" 2>/dev/null
 python3 - "$tmp/eval.json" <<'PY' && ok || bad "eval without a GPU must mark GPU columns 'not run'"
 import json, sys
