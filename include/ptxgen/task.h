@@ -94,6 +94,9 @@ typedef struct {
  * their domain (uniform(1,-1), normal(0,-1)) for any size. */
 pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag);
 void task_free(task_spec *t);
+/* The launch's block, per dimension the largest over the sizes (what a
+ * kernel's .maxntid/.reqntid must admit); 1 where an expression fails. */
+void task_block_max(const task_spec *t, int out[3]);
 
 /* ---- instances: concrete buffers for one size and one seed ------------------- */
 typedef struct {

@@ -515,12 +515,7 @@ int cmd_gen(int argc, char **argv) {
             fprintf(stderr, "ptxgen gen: --name %s: the task names its kernel %s\n", name_opt, task->kernel);
             goto out;
         }
-        /* the launch's block: the constraint keeps .maxntid/.reqntid compatible with it */
-        for (int s = 0; s < task->nsizes; s++)
-            for (int d = 0; d < 3; d++) {
-                int64_t b;
-                if (task_expr_eval(task->block[d], &task->sizes[s].env, &b, NULL, 0) && b > o.block[d] && b <= 1024) o.block[d] = (int)b;
-            }
+        task_block_max(task, o.block);   /* the constraint keeps .maxntid/.reqntid compatible with it */
     }
     if (baseline) {
         size_t n;

@@ -240,6 +240,7 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
     pg_buf sig = {0};
     gen_signature_from_task(t, &sig);
     g.signature = sig.data;
+    task_block_max(t, g.block);   /* no .maxntid/.reqntid the launch would break */
     g.constrained = cfg != EVAL_NO_CONSTRAINT;
     g.bias = cfg == EVAL_FULL ? c->bias : NULL;   /* no_bias and no_constraint run without it */
     g.sampler.seed = o->gen.sampler.seed + (uint64_t)sample * 7919u;

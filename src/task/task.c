@@ -556,6 +556,16 @@ done:
     return PG_OK;
 }
 
+void task_block_max(const task_spec *t, int out[3]) {
+    for (int d = 0; d < 3; d++) {
+        out[d] = 1;
+        for (int s = 0; s < t->nsizes; s++) {
+            int64_t b;
+            if (task_expr_eval(t->block[d], &t->sizes[s].env, &b, NULL, 0) && b > out[d] && b <= 1024) out[d] = (int)b;
+        }
+    }
+}
+
 void task_free(task_spec *t) {
     if (!t) return;
     free(t->path); free(t->dir); free(t->name); free(t->kernel); free(t->family);

@@ -173,6 +173,9 @@ static void test_instances_and_reference(void) {
     CHECK(!memcmp(a.args[0].data, b.args[0].data, a.args[0].bytes), "same seed, same inputs");
     CHECK(memcmp(a.args[0].data, c.args[0].data, a.args[0].bytes) != 0, "other seed, other inputs");
     CHECK(a.grid[0] == 4 && a.block[0] == 256 && a.bytes == 12000 && a.flops == 2000, "launch and cost");
+    int blk[3];
+    task_block_max(t, blk);
+    CHECK(blk[0] == 256 && blk[1] == 1 && blk[2] == 1, "task_block_max: %d %d %d", blk[0], blk[1], blk[2]);
     float *x = a.args[0].data;
     bool in_range = true;
     for (size_t i = 0; i < a.args[0].count; i++) in_range &= x[i] >= -1 && x[i] <= 1;
