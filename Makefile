@@ -69,6 +69,11 @@ $(SBUILD)/tests/%: src/%.c $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
 test: $(SBUILD)/ptxgen $(STESTS) all
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
+# The quick check for a working copy (a few minutes): unit tests and the CLI/golden
+# tests, without the nvcc corpus, the ptxas/nvcc-heavy suites and the fuzz smoke.
+check: $(SBUILD)/ptxgen $(STESTS)
+	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) PTXGEN_QUICK=1 bash tests/run_tests.sh $(STESTS)
+
 # Benchmarks (results committed under bench/results/) ----------------------
 $(BUILD)/bench_ptx: src/ptx/bench_ptx.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
@@ -103,4 +108,4 @@ fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test bench fuzz clean
+.PHONY: all test check bench fuzz clean

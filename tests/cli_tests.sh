@@ -24,6 +24,12 @@ golden() { # golden NAME CMD... : compare stdout with tests/golden/NAME
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# PTXGEN_QUICK=1 (make check): the tiny model instead of the shipped one for the README command,
+# short generations for eval, no nvcc-built super-optimization pairs
+QUICK=${PTXGEN_QUICK:-0}
+README_GEN=()
+EVAL_QUICK=()
+[ "$QUICK" = 1 ] && README_GEN=(--model tests/gen/tiny --samples 1 --max-tokens 200) && EVAL_QUICK=(--max-tokens 128)
 
 # exit codes
 expect_rc 0 "check valid" "$P" check examples/vecadd.ptx
@@ -51,7 +57,9 @@ if "$P" stats examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.stats.json
 if "$P" explain examples/vecadd.ptx >/dev/null 2>&1; then golden vecadd.explain.txt "$P" explain examples/vecadd.ptx; else bad "explain failed"; fi
 
 # super-optimization training pairs: nvcc's PTX -> the measured-faster hand kernel, same ABI
-if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+if [ "$QUICK" = 1 ]; then
+    echo "SKIPPED: prompts --superopt (PTXGEN_QUICK=1)"
+elif command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     if PATH="$PATH:/usr/local/cuda/bin" "$P" prompts --superopt corpus --results bench/results/2026-11-30-corpus-h200.json \
         --out "$tmp/superopt.jsonl" 2>/dev/null; then ok; else bad "prompts --superopt failed"; fi
     n=$(wc -l < "$tmp/superopt.jsonl" 2>/dev/null || echo 0)
@@ -71,7 +79,7 @@ else
 fi
 
 # generation: the README's main command, JSON verdicts, bad model dirs; eval without a GPU
-"$P" gen "$(cat examples/saxpy.card.md)" -o "$tmp/saxpy.ptx" 2>"$tmp/gen.err" && ok || bad "gen on the README card failed: $(tail -2 "$tmp/gen.err")"
+"$P" gen "${README_GEN[@]}" "$(cat examples/saxpy.card.md)" -o "$tmp/saxpy.ptx" 2>"$tmp/gen.err" && ok || bad "gen on the README card failed: $(tail -2 "$tmp/gen.err")"
 head -1 "$tmp/saxpy.ptx" | grep -q '^// GENERATED_BY: ptxgen ' && ok || bad "generated file lacks the GENERATED_BY line"
 expect_rc 0 "generated saxpy validates" "$P" check "$tmp/saxpy.ptx"
 grep -q '^\.visible \.entry saxpy($' "$tmp/saxpy.ptx" && ok || bad "the card's kernel name/signature was not forced"
@@ -80,7 +88,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['verdicts'
     && ok || bad "gen --json on the random model: $(head -c 300 "$tmp/gen.json")"
 expect_rc 2 "gen with a missing model dir" "$P" gen --model "$tmp/nope" "x"
 expect_rc 2 "gen without a description" "$P" gen
-PTXGEN_EVAL_TMP=1 "$P" eval --suite bench/suite --only relu6 --model tests/gen/tiny --no-gpu --no-progress \
+PTXGEN_EVAL_TMP=1 "$P" eval --suite bench/suite --only relu6 --model tests/gen/tiny --no-gpu --no-progress "${EVAL_QUICK[@]}" \
     --out "$tmp/eval.json" >"$tmp/eval.md" 2>/dev/null
 python3 - "$tmp/eval.json" <<'PY' && ok || bad "eval without a GPU must mark GPU columns 'not run'"
 import json, sys
@@ -138,6 +146,125 @@ n=$("$P" isa | grep -c '"opcode"')
     --ids 1,5,17,42 --steps 2 --top 3 >"$tmp/gl" 2>&1
 grep -q '"dtype":"gguf"' "$tmp/gl" && grep -q '"steps":\[{' "$tmp/gl" && ok || bad "logits on a .gguf: $(head -c 300 "$tmp/gl")"
 expect_rc 2 "logits: a compute dtype for a .gguf" "$P" logits --model tests/model/gguf_engine/tiny_qwen2.gguf --dtype bf16 --ids 1,2
+# ---- hostile input, honest verdicts (issue 19) --------------------------------------------
+T=tests/gen/tiny
+# a task name cannot walk out of eval --keep's folder (task specs must name one plain file)
+mkdir -p "$tmp/suite/evil" "$tmp/keep"
+python3 -c "import json,sys; t=json.load(open('bench/suite/relu6/task.json')); t['name']='../../escaped'; json.dump(t,open(sys.argv[1],'w'))" \
+    "$tmp/suite/evil/task.json"
+cp bench/suite/relu6/reference.cu "$tmp/suite/evil/"
+"$P" eval --suite "$tmp/suite" --model "$T" --no-gpu --no-progress --no-ablations --keep "$tmp/keep/k" --out "$tmp/evil.json" \
+    >/dev/null 2>"$tmp/evil.err"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q '\$\.name' "$tmp/evil.err" && ok || bad "eval with a task named ../../escaped: exit $rc, $(head -c 200 "$tmp/evil.err")"
+find "$tmp" -name 'escaped*' | grep -q . && bad "a kept kernel escaped its folder" || ok
+# prompts never overwrites its input (same file, or a link to it); --arch must be a target
+printf '{"id":"a"}\n' >"$tmp/same.jsonl"
+cp "$tmp/same.jsonl" "$tmp/same.orig"
+ln -sf "$tmp/same.jsonl" "$tmp/link.jsonl"
+expect_rc 2 "prompts --in X --out X" "$P" prompts --in "$tmp/same.jsonl" --out "$tmp/same.jsonl"
+expect_rc 2 "prompts --out a link to its input" "$P" prompts --in "$tmp/same.jsonl" --out "$tmp/link.jsonl"
+cmp -s "$tmp/same.jsonl" "$tmp/same.orig" && ok || bad "prompts overwrote its input"
+expect_rc 2 "prompts --arch bogus" "$P" prompts --in "$tmp/same.jsonl" --out "$tmp/o.jsonl" --arch bogus
+# a launch expression nested 50k deep is a spec error, not a stack overflow (run, gen --task)
+mkdir -p "$tmp/deep"
+python3 -c "import json,sys; t=json.load(open('corpus/saxpy/task.json')); t['launch']['grid']=['('*50000+'n'+')'*50000]; json.dump(t,open(sys.argv[1],'w'))" \
+    "$tmp/deep/task.json"
+"$P" run --dry-run "$tmp/deep/task.json" corpus/saxpy/kernel.ptx >/dev/null 2>"$tmp/deep.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "nested deeper" "$tmp/deep.err" && ok || bad "run on a 50k-deep grid: exit $rc"
+"$P" gen --model "$T" --task "$tmp/deep/task.json" >/dev/null 2>"$tmp/deep.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "nested deeper" "$tmp/deep.err" && ok || bad "gen --task on a 50k-deep grid: exit $rc"
+# empty inputs: no undefined behaviour (the sanitized binary aborts on any)
+: >"$tmp/empty.ptx"
+: >"$tmp/empty.jsonl"
+"$P" fmt "$tmp/empty.ptx" >/dev/null 2>&1; rc=$?
+[ "$rc" -le 1 ] && ok || bad "fmt of an empty file: exit $rc"
+expect_rc 0 "synth --stats of an empty file" "$P" synth --stats "$tmp/empty.jsonl"
+expect_rc 0 "tokenize --stats of an empty file" "$P" tokenize --tokenizer "$T/tokenizer.json" --stats "$tmp/empty.jsonl"
+# eval --report on JSON of the wrong shape: a message naming the field, exit 2
+echo '{"rows": [1]}' >"$tmp/shape.json"
+"$P" eval --report "$tmp/shape.json" >"$tmp/shape.out" 2>"$tmp/shape.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'rows\[0\]' "$tmp/shape.err" && ! grep -q "(null)" "$tmp/shape.out" && ok || bad "eval --report on a wrong shape: exit $rc"
+# nonsense flag values are refused with a message naming the flag
+for args in "--temperature nan" "--temperature inf" "--temperature -1" "--top-k 0" "--top-k -5" "--threads 0" "--threads -3" \
+            "--threads 100000" "--samples -1" "--samples abc" "--max-tokens 0" "--seed -1"; do
+    read -r flag val <<<"$args"
+    "$P" gen --model "$T" "$flag" "$val" "vector add" >/dev/null 2>"$tmp/flag.err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q -- "$flag" "$tmp/flag.err" && ! grep -q "^usage" "$tmp/flag.err" && ok || bad "gen $args: exit $rc: $(head -c 200 "$tmp/flag.err")"
+    "$P" eval --suite bench/suite --model "$T" "$flag" "$val" >/dev/null 2>"$tmp/flag.err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q -- "$flag" "$tmp/flag.err" && ok || bad "eval $args: exit $rc: $(head -c 200 "$tmp/flag.err")"
+done
+expect_rc 2 "gen with an empty description" "$P" gen --model "$T" "  "
+expect_rc 2 "gen -f an empty file" "$P" gen --model "$T" -f "$tmp/empty.ptx"
+expect_rc 2 "gen --arch bogus" "$P" gen --model "$T" --arch bogus "vector add"
+"$P" gen --help | grep -q -- "--arch sm_80" && ok || bad "gen --help does not document the sm_80 default"
+# logits past the model's context is refused, as gen refuses it
+expect_rc 2 "logits past the context" "$P" logits --model "$T" --ids 1,2,3 --steps 5000
+# synth: checked before the work, and a resume must match the interrupted run
+expect_rc 2 "synth --arch sm_1" "$P" synth --count 5 --seed 1 --arch sm_1 --out "$tmp/s.jsonl"
+expect_rc 2 "synth --out a folder" "$P" synth --count 5 --seed 1 --out "$tmp/deep"
+echo 'garbage' >"$tmp/garbage.json"
+expect_rc 2 "synth --results garbage" "$P" synth --count 5 --seed 1 --results "$tmp/garbage.json" --out "$tmp/s.jsonl"
+: >"$tmp/r.jsonl.partial"
+printf '16 0\nargs --count 5 --seed 1 --arch sm_90 --sources 15 --family-pct 0 --corpus corpus --exclude - --results -\n' >"$tmp/r.jsonl.partial.state"
+"$P" synth --count 5 --seed 2 --out "$tmp/r.jsonl" --no-progress >/dev/null 2>"$tmp/r.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "other arguments" "$tmp/r.err" && ok || bad "synth resumed with another seed: exit $rc"
+ls "$tmp"/*.meta.json >/dev/null 2>&1 && bad "a refused synth wrote a meta file" || ok
+# synth outside the repository finds the corpus next to the binary; its counts agree with its meta file
+if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then
+    PX=$(cd "$(dirname "$P")" && pwd)/$(basename "$P")
+    (cd "$tmp" && PATH="$PATH:/usr/local/cuda/bin" "$PX" synth --count 4 --seed 3 --jobs 100000 --out "$tmp/o4.jsonl" \
+        --no-progress >/dev/null 2>"$tmp/synth.err")
+    rc=$?
+    [ "$rc" -eq 0 ] && grep -q "capped at" "$tmp/synth.err" && ok || bad "synth from another folder with --jobs 100000: exit $rc: $(tail -2 "$tmp/synth.err")"
+    python3 - "$tmp/o4.jsonl.meta.json" "$tmp/synth.err" <<'PY' && ok || bad "synth's failure counts disagree"
+import json, re, sys
+m = json.load(open(sys.argv[1]))
+printed = int(re.search(r"(\d+) failed verification", open(sys.argv[2]).read()).group(1))
+assert m["failed_verification"] == printed == sum(f["failed"] for f in m["by_family"].values()), (m, printed)
+PY
+else
+    echo "SKIPPED: synth runs (ptxas not found)"
+fi
+# ptxas that hangs is stopped; no temp file is left behind by stats --ptxas, eval, or an interrupted gen
+mkdir -p "$tmp/t"
+printf '#!/bin/sh\nexec sleep 60\n' >"$tmp/hang-ptxas"
+chmod +x "$tmp/hang-ptxas"
+TMPDIR="$tmp/t" PTXAS="$tmp/hang-ptxas" PTXGEN_PTXAS_TIMEOUT=1 "$P" stats --ptxas examples/vecadd.ptx >/dev/null 2>"$tmp/hang.err"
+grep -q "did not finish within 1 s" "$tmp/hang.err" && ok || bad "a hanging ptxas was not stopped: $(head -c 200 "$tmp/hang.err")"
+TMPDIR="$tmp/t" "$P" eval --suite bench/suite --only relu6 --model "$T" --no-gpu --no-progress --no-ablations --max-tokens 64 \
+    --out "$tmp/e2.json" >/dev/null 2>&1
+TMPDIR="$tmp/t" timeout -s TERM 2 "$P" gen --model "$T" --max-tokens 100000 --samples 1000 "vector add" >/dev/null 2>&1
+[ -z "$(ls -A "$tmp/t")" ] && ok || bad "temp files left behind: $(ls "$tmp/t")"
+# eval without a GPU says "not run", never "0/5 correct"; --only with no match says so
+grep -q "| relu6 | elementwise | 5/5 | 5/5 | not run |" "$tmp/eval.md" && ok || bad "eval --no-gpu per-task table: $(grep relu6 "$tmp/eval.md")"
+"$P" eval --suite bench/suite --only nosuchtask --model "$T" --no-gpu >/dev/null 2>"$tmp/only.err"
+grep -q "only nosuchtask: no such task" "$tmp/only.err" && ok || bad "eval --only nosuchtask: $(cat "$tmp/only.err")"
+# gen says what it verified; names the kernel after the request or --name; --verify gpu without a GPU exits 3
+"$P" gen --model "$T" --samples 1 --max-tokens 200 --json -o "$tmp/va.ptx" "tiled 16x16 SGEMM with shared memory" >"$tmp/va.json" 2>"$tmp/va.err"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['semantics']=='not verified' and 'no task' in d['semantics_note'], d" \
+    "$tmp/va.json" && ok || bad "gen --json lacks the semantics verdict"
+grep -q "semantics not verified" "$tmp/va.err" && ok || bad "gen's summary does not say the semantics were not verified"
+grep -q '^\.visible \.entry tiled_16x16_sgemm($' "$tmp/va.ptx" && ok || bad "the kernel is not named after the request: $(grep entry "$tmp/va.ptx")"
+"$P" gen --model "$T" --samples 1 --max-tokens 200 --name my_kernel -o "$tmp/vn.ptx" "vector add" 2>/dev/null
+grep -q '^\.visible \.entry my_kernel($' "$tmp/vn.ptx" && ok || bad "--name was not used"
+expect_rc 2 "gen --name with a bad identifier" "$P" gen --model "$T" --name "../x" "vector add"
+if ! "$P" devinfo >/dev/null 2>&1; then
+    expect_rc 3 "gen --verify gpu without a GPU" "$P" gen --model "$T" --task corpus/saxpy/task.json --verify gpu
+fi
+# gate pairs kernels of other names: --pair, or the only kernel of each file
+sed 's/\.entry poly(/.entry poly_v2(/' tests/gate/base.ptx >"$tmp/renamed.ptx"
+expect_rc 1 "gate by name fails on a renamed kernel" "$P" gate --no-ptxas --baseline tests/gate/base.ptx --candidate "$tmp/renamed.ptx"
+expect_rc 0 "gate --pair poly=poly_v2" "$P" gate --no-ptxas --pair poly=poly_v2 --baseline tests/gate/base.ptx --candidate "$tmp/renamed.ptx"
+expect_rc 2 "gate --pair with an unknown kernel" "$P" gate --no-ptxas --pair poly=nope --baseline tests/gate/base.ptx --candidate "$tmp/renamed.ptx"
+sed 's/\.entry poly(/.entry other(/' tests/gate/cand_missing.ptx >"$tmp/one.ptx"
+expect_rc 0 "gate pairs the only kernel of each file" "$P" gate --no-ptxas --baseline tests/gate/cand_missing.ptx --candidate "$tmp/one.ptx"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -40,12 +40,25 @@ run_suite() {
     total_fail=$((total_fail + f))
 }
 
+# PTXGEN_QUICK=1 (`make check`): the unit tests and the CLI/golden tests only, without the
+# nvcc corpus, the ptxas/nvcc-heavy unit tests, the fuzz smoke and the Python/GPU/wrapper suites.
+QUICK=${PTXGEN_QUICK:-0}
 for t in "$@"; do
     case "$t" in
         */test_roundtrip|*/test_mutants) continue ;;   # corpus suites below
+        */test_gen|*/test_synth_expr|*/test_synth_dataset)   # minutes of constrained decoding, ptxas and nvcc
+            if [ "$QUICK" = 1 ]; then echo "== $(basename "$t"): SKIPPED in make check (make test runs it)"; continue; fi ;;
     esac
     run_suite "$(basename "$t")" "$t"
 done
+if [ "$QUICK" = 1 ]; then
+    run_suite "cli+golden" env PTXGEN="$PTXGEN" PTXGEN_QUICK=1 bash tests/cli_tests.sh
+    echo
+    echo "(make check: no nvcc corpus, mutants, corpus/suite checks, GPU, nvcc wrapper, Python or fuzz suites; make test runs everything)"
+    echo "$total_pass passed, $total_fail failed"
+    [ "$total_fail" -eq 0 ]
+    exit
+fi
 
 # Corpus of nvcc-generated PTX (sm_75/80/90/90a x -O3/-lineinfo/-G/-rdc) + hand-written PTX.
 CORPUS=$BUILD/testcorpus

@@ -90,6 +90,16 @@ pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *l
 pg_status pg_write_file_atomic(const char *path, const char *data, size_t len,
                                pg_diag_sink *diag);
 
+/* Temporary files.  pg_tmp_path writes "<folder>/<name>" (name usually ends in
+ * XXXXXX for mkstemp/mkdtemp).  The folder is $TMPDIR (or /tmp), unless the
+ * program called pg_tmp_cleanup_install(tag) once: then it is a private
+ * folder ($TMPDIR/ptxgen-TAG-XXXXXX) removed at exit and when SIGINT, SIGTERM
+ * or SIGHUP ends the process, so an interrupted run leaves nothing behind.
+ * The CLI installs it; library users may.  Returns false when the folder
+ * cannot be created (temp paths then stay in $TMPDIR). */
+bool pg_tmp_cleanup_install(const char *tag);
+void pg_tmp_path(char *out, size_t n, const char *name);
+
 /* Growable array of pointers/values used all over: PG_VEC(T) { T *v; int n, cap; } */
 #define PG_VEC(T) struct { T *v; int n, cap; }
 void *pg_vec_grow_(void *v, int *cap, size_t elem, int need);

@@ -75,6 +75,9 @@ typedef struct {
     const char *signature;      /* forced entry header ".visible .entry k(\n\t.param .u64 a,...\n)", or NULL = sampled */
     int max_statements;         /* after this many body statements only the shortest legal end is allowed (0 = 400) */
     int max_regs_per_decl;      /* upper bound for N in `.reg .b32 %r<N>;` (0 = 512) */
+    int block[3];               /* the launch's block when known ({0} = unknown): `.reqntid` must equal it and
+                                   `.maxntid` must be at least it in every dimension (product <= 1024) */
+    const char *entry_name;     /* without a signature: force `.visible .entry NAME(\n` (NULL: the model names it) */
 } dec_opts;
 
 typedef struct dec_state dec_state;
@@ -180,6 +183,8 @@ typedef struct {
     model_sampler_opts sampler;/* defaults: top_k 5, temperature 0.3 */
     int max_tokens;            /* default 2048; near the end the constraint closes the kernel (dec_force_end) */
     gen_prompt_fmt format;     /* the model's prompt format (gen_prompt_fmt_of its tokenizer) */
+    int block[3];              /* the task's launch block ({0} = unknown): see dec_opts.block */
+    const char *entry_name;    /* without a signature: the kernel's name (see dec_opts.entry_name) */
 } gen_opts;
 
 typedef struct {

@@ -14,7 +14,8 @@
 
 /* ---- performance gate (ptxgen gate) -------------------------------------------
  * Compares a baseline and a candidate PTX module kernel by kernel (matched by
- * entry name).  The rule (docs/GATE.md):
+ * entry name, or paired: see eval_gate_opts.pairs).  Linear in the number of
+ * kernels (sorted lookups).  The rule (docs/GATE.md):
  *   - fail      instructions rise above fail_inst_ratio (default 1.05), a kernel
  *               is missing on either side, the candidate does not parse/validate
  *               or ptxas rejects it, or its floating-point precision changed
@@ -35,6 +36,13 @@ typedef struct {
     bool allow_precision_change; /* do not fail on new float widths (default false) */
     const char *baseline_name; /* shown in messages and reports ("baseline" when NULL) */
     const char *candidate_name;
+    /* Pairing.  Kernels are matched by entry name, except: "A=B" entries of
+     * pairs compare baseline kernel A with candidate kernel B (both must
+     * exist, else PG_ERR_USAGE); without pairs, when each side has exactly one
+     * kernel, those two are compared whatever their names.  only_paired:
+     * compare the pairs only (other kernels are not part of the comparison). */
+    const char *const *pairs; int npairs;
+    bool only_paired;
 } eval_gate_opts;
 
 void eval_gate_opts_default(eval_gate_opts *o);
@@ -62,6 +70,7 @@ typedef struct {
     double inst_ratio, reg_ratio, smem_ratio;   /* cand/base; 1.0 when both are 0; 0 when missing */
     eval_gate_verdict verdict;
     char reasons[1024];             /* "; "-separated, human-readable; "" when none */
+    char candidate[256];            /* the candidate's kernel when paired under another name, else "" */
 } eval_gate_kernel;
 
 typedef struct {
@@ -90,6 +99,9 @@ pg_status eval_gate_compare_files(const char *baseline_path, const char *candida
                                   const eval_gate_opts *opts, eval_gate_result *result,
                                   pg_diag_sink *diag);
 void eval_gate_result_free(eval_gate_result *r);
+/* Add src's kernels and counts to dst (one report for several comparisons);
+ * pass is the AND of both.  src is unchanged (free it separately). */
+void eval_gate_result_append(eval_gate_result *dst, const eval_gate_result *src);
 
 /* A Markdown report for a PR comment: verdict line, a table per kernel, reasons. */
 void eval_gate_markdown(const eval_gate_result *r, pg_buf *out);
@@ -186,6 +198,11 @@ void eval_funnel(const char *ptx, const char *path, const task_spec *task, const
  * registers, spill_bytes, gpu_status, worst_rel_l2, the timing fields, last_stage, detail. */
 void eval_funnel_json(const eval_funnel_result *r, json_t *row);
 
+/* Does doc have the shape eval_finalize and eval_markdown read (an object with
+ * model/device/date/arch strings and a rows array of objects with string
+ * task/description/config/family/last_stage and an integer sample)?  Else
+ * `why` names the JSON path.  Call it on every results file read from disk. */
+bool eval_doc_check(json_t *doc, char *why, size_t n);
 /* Recompute aggregates/failures of a results document (after a merge of shards). */
 void eval_finalize(json_t *doc);
 /* Markdown summary table (configs x funnel) plus the per-task table. */

@@ -120,6 +120,7 @@ typedef struct {
     const char *name;     /* ".maxntid" */
     int64_t vals[3];
     int nvals;
+    ptx_loc loc;          /* the directive's name */
 } ptx_perf;
 
 typedef struct {
@@ -255,6 +256,11 @@ typedef struct {
     bool dynamic_shared;          /* references an unsized extern .shared array (counted as 0 bytes) */
 } ptx_func_stats;
 pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out);
+/* The same for every function: out[m->nfuncs], status[m->nfuncs] (may be NULL)
+ * each function's result; returns the first failure (the others are still
+ * computed).  Linear in the module, where one ptx_func_stats_compute per
+ * function would scan the module's variables each time. */
+pg_status ptx_module_stats_compute(const ptx_module *m, ptx_func_stats *out, pg_status *status);
 
 /* ---- explainer -------------------------------------------------------------- */
 /* One plain-English sentence for an instruction (validated module). */
@@ -282,16 +288,21 @@ typedef struct {
     ptxas_func_report *funcs; int nfuncs;
     char **unknown_lines; int nunknown;   /* lines the parser did not understand */
     char *log;               /* full stderr+stdout */
+    bool timed_out;          /* stopped after ptxas_timeout_seconds() (then ok is false) */
 } ptxas_report;
 
 /* Locate ptxas via $PTXAS, PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin.
  * Returns false if not found. */
 bool ptxas_find(char *path, size_t n);
+/* $PTXGEN_PTXAS_TIMEOUT when it is a positive number of seconds, else 120. */
+double ptxas_timeout_seconds(void);
 /* Does the module need a relocatable ptxas compile (-c): it declares .extern
  * or .weak symbols other than the driver-provided vprintf/malloc/free/__assertfail? */
 bool ptx_needs_relocatable(const ptx_module *m);
 /* Run `ptxas -v -arch=ARCH` (arch NULL = the module's target) on a file and
- * parse its report; ptxas errors become diagnostics with the file's line. */
+ * parse its report; ptxas errors become diagnostics with the file's line.
+ * The cubin goes to /dev/null (no temp file).  A ptxas that runs longer than
+ * ptxas_timeout_seconds() is killed: timed_out and an E601 diagnostic, ok false. */
 pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
                     pg_diag_sink *diag);
 /* Parse a -v report (exposed for tests). */

@@ -136,6 +136,9 @@ typedef struct {
 
 typedef struct {
     int written, resumed_from;
+    /* failed: candidates rejected (generator, validator, ptxas, a dead worker), never written;
+     * nothing_to_change: mutants identical to their base, skipped and not failures.
+     * fam_failed[] sums to failed. */
     long candidates, failed, duplicates, nothing_to_change;
     long excluded;           /* candidates skipped because they are held-out suite tasks (--exclude) */
     double seconds;

@@ -34,7 +34,8 @@ float task_bf16_to_f32(uint16_t h);
 
 /* ---- size expressions ------------------------------------------------------ */
 /* Integer expressions over the problem-size variables: + - * / % ( ),
- * cdiv(a,b), min(a,b), max(a,b), integers.  "cdiv(n,256)" */
+ * cdiv(a,b), min(a,b), max(a,b), integers.  "cdiv(n,256)".  Nesting deeper
+ * than 200 levels and 64-bit overflow are errors (never a crash or a wrapped value). */
 enum { TASK_MAX_VARS = 16 };
 typedef struct { const char *name[TASK_MAX_VARS]; int64_t val[TASK_MAX_VARS]; int n; } task_env;
 /* Evaluate; on error writes a message into err (if non-NULL) and returns false. */
@@ -83,9 +84,19 @@ typedef struct {
     char *family;              /* optional family tag */
 } task_spec;
 
-/* Load and check a spec.  Every problem is reported with its JSON path. */
+/* Load and check a spec.  Every problem is reported with its JSON path.
+ * Beyond the format (docs/TASKS.md) it refuses: a name that is not one plain
+ * file name (it names kept kernels and reports) or a kernel that is not a PTX
+ * identifier; integer scalars out of their type's range and buffers over
+ * 1 TiB for any size; launch dimensions over the CUDA limits (block 1024 x
+ * 1024 x 64 and 1024 threads, grid 2^31-1 x 65535 x 65535); dynamic shared
+ * memory over 227 KiB; generator arguments that are not finite or out of
+ * their domain (uniform(1,-1), normal(0,-1)) for any size. */
 pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag);
 void task_free(task_spec *t);
+/* The launch's block, per dimension the largest over the sizes (what a
+ * kernel's .maxntid/.reqntid must admit); 1 where an expression fails. */
+void task_block_max(const task_spec *t, int out[3]);
 
 /* ---- instances: concrete buffers for one size and one seed ------------------- */
 typedef struct {

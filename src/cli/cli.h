@@ -29,8 +29,19 @@ int cmd_nvcc(int argc, char **argv);       /* cmd_nvcc.c (also run as `ptxgen-nv
 json_t *cli_ptxas_func_json(const ptxas_func_report *f);
 
 /* The model directory when none is named: $PTXGEN_MODEL, ./models/default, then
- * models/default next to the binary's parent (build/ptxgen -> models/default). */
+ * models/default above the binary (cli_near_exe). */
 bool cli_default_model(char *out, size_t n);
+/* "<folder above the binary>/<rel>" when it exists (build/ptxgen or build/san/ptxgen + "corpus" ->
+ * build/../corpus); false when there is none. */
+bool cli_near_exe(const char *rel, char *out, size_t n);
+
+/* Flag values: the whole string must be a number in [lo, hi] (finite for
+ * floats); otherwise print "ptxgen CMD: FLAG wants ..., not 'TEXT'" and return false. */
+bool cli_int_arg(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
+bool cli_float_arg(const char *cmd, const char *flag, const char *text, double lo, double hi, float *out);
+bool cli_u64_arg(const char *cmd, const char *flag, const char *text, uint64_t *out);
+/* The number of online cores (at least 1). */
+int cli_cores(void);
 
 /* Diagnostics sink that prints "file:line:col: error[CODE]: msg" to stderr. */
 void cli_print_diag(void *user, const pg_diag *d);

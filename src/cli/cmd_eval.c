@@ -39,7 +39,7 @@ int cmd_eval(int argc, char **argv) {
         else if (ARG("--adapter")) adapter = argv[++i];
         else if (ARG("--kernels")) o.kernels_dir = argv[++i];
         else if (ARG("--model-name")) o.model_name = argv[++i];
-        else if (ARG("--samples")) o.samples = atoi(argv[++i]);
+        else if (ARG("--samples")) { if (!cli_int_arg("eval", a, argv[++i], 1, 1000, &o.samples)) goto usage; }
         else if (ARG("--arch")) o.gen.arch = argv[++i];
         else if (ARG("--out")) o.out_path = argv[++i];
         else if (ARG("--keep")) o.keep_dir = argv[++i];
@@ -49,11 +49,11 @@ int cmd_eval(int argc, char **argv) {
                 fprintf(stderr, "ptxgen eval: --shard takes I/N with 0 <= I < N\n");
                 return 2;
             }
-        } else if (ARG("--max-tokens")) o.gen.max_tokens = atoi(argv[++i]);
-        else if (ARG("--seed")) o.gen.sampler.seed = strtoull(argv[++i], NULL, 0);
-        else if (ARG("--temperature")) o.gen.sampler.temperature = (float)atof(argv[++i]);
-        else if (ARG("--top-k")) o.gen.sampler.top_k = atoi(argv[++i]);
-        else if (ARG("--threads")) threads = atoi(argv[++i]);
+        } else if (ARG("--max-tokens")) { if (!cli_int_arg("eval", a, argv[++i], 16, 1 << 20, &o.gen.max_tokens)) goto usage; }
+        else if (ARG("--seed")) { if (!cli_u64_arg("eval", a, argv[++i], &o.gen.sampler.seed)) goto usage; }
+        else if (ARG("--temperature")) { if (!cli_float_arg("eval", a, argv[++i], 0, 100, &o.gen.sampler.temperature)) goto usage; }
+        else if (ARG("--top-k")) { if (!cli_int_arg("eval", a, argv[++i], 1, 1 << 20, &o.gen.sampler.top_k)) goto usage; }
+        else if (ARG("--threads")) { if (!cli_int_arg("eval", a, argv[++i], 1, cli_cores(), &threads)) goto usage; }
         else if (ARG("--report")) report = argv[++i];
         else if (!strcmp(a, "--merge")) merging = true;
         else if (!strcmp(a, "--time-pass")) time_pass = true;
@@ -69,11 +69,23 @@ int cmd_eval(int argc, char **argv) {
         else { fprintf(stderr, "ptxgen eval: unknown or incomplete option '%s'\n%s", a, eval_usage); pg_vec_free(merge); return 2; }
 #undef ARG
     }
+    if (0) {
+usage:  /* a bad flag value: its message is printed, the usage is not */
+        pg_vec_free(merge);
+        return 2;
+    }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     if (report) {
         json_error_t e;
         json_t *doc = json_load_file(report, 0, &e);
-        if (!doc) { fprintf(stderr, "%s:%d:%d: %s\n", report, e.line, e.column, e.text); pg_vec_free(merge); return 2; }
+        char why[200];
+        if (!doc || !eval_doc_check(doc, why, sizeof why)) {
+            if (doc) fprintf(stderr, "ptxgen eval: %s: not an eval results file: %s\n", report, why);
+            else fprintf(stderr, "%s:%d:%d: %s\n", report, e.line, e.column, e.text);
+            json_decref(doc);
+            pg_vec_free(merge);
+            return 2;
+        }
         eval_finalize(doc);
         pg_buf md = {0};
         eval_markdown(doc, &md);
@@ -89,8 +101,10 @@ int cmd_eval(int argc, char **argv) {
         for (int i = 0; i < merge.n; i++) {
             json_error_t e;
             json_t *d = json_load_file(merge.v[i], 0, &e);
-            if (!d || !json_is_array(json_object_get(d, "rows"))) {
-                fprintf(stderr, "%s:%d:%d: %s\n", merge.v[i], e.line, e.column, d ? "no rows array" : e.text);
+            char why[200];
+            if (!d || !eval_doc_check(d, why, sizeof why)) {
+                if (d) fprintf(stderr, "ptxgen eval: %s: not an eval results file: %s\n", merge.v[i], why);
+                else fprintf(stderr, "%s:%d:%d: %s\n", merge.v[i], e.line, e.column, e.text);
                 json_decref(d);
                 json_decref(doc);
                 pg_vec_free(merge);

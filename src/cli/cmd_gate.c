@@ -22,7 +22,9 @@ extern char **environ;
 static const char *gate_usage =
     "usage: ptxgen gate --baseline A.ptx --candidate B.ptx [options]\n"
     "       ptxgen gate --from-cu FILE.cu [--arch sm_80] [--candidate B.ptx] [options]\n"
-    "  compare kernels (matched by entry name); Markdown report on stdout\n"
+    "  compare kernels (matched by entry name; the only kernel of each file is compared whatever\n"
+    "  its name; --pair A=B compares baseline kernel A with candidate kernel B); Markdown report on stdout.\n"
+    "  --from-cu without --candidate asks `gen --superopt` for one candidate per kernel of the file.\n"
     "  exit 0: pass; 1: fail (regression, missing kernel, invalid candidate, precision change);\n"
     "  2: usage or I/O error, unusable baseline\n"
     "  --max-inst-ratio R    improvement when instructions <= R x baseline (0.95)\n"
@@ -31,6 +33,7 @@ static const char *gate_usage =
     "  --allow-precision-change  do not fail when a new float width appears (f32 -> f64)\n"
     "  --arch sm_XX          ptxas/nvcc target (default: the module's .target; sm_80 for nvcc)\n"
     "  --no-ptxas            use libptx estimates only\n"
+    "  --pair A=B            compare baseline kernel A with candidate kernel B (repeatable)\n"
     "  --json FILE           also write the result as JSON\n"
     "  --markdown FILE       also write the Markdown report to FILE\n"
     "  --quiet               no report on stdout\n";
@@ -93,6 +96,8 @@ int cmd_gate(int argc, char **argv) {
     eval_gate_opts_default(&o);
     const char *base = NULL, *cand = NULL, *cu = NULL, *json_path = NULL, *md_path = NULL;
     bool quiet = false;
+    PG_VEC(const char *) pairs = {0};
+    PG_VEC(char *) kernels = {0};   /* --from-cu: the baseline's kernels, one candidate each */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has = i + 1 < argc;
@@ -107,27 +112,38 @@ int cmd_gate(int argc, char **argv) {
                         : !strcmp(a, "--max-reg-ratio") ? &o.max_reg_ratio : &o.fail_inst_ratio;
             if (!parse_ratio(argv[++i], dst)) {
                 fprintf(stderr, "ptxgen gate: %s wants a positive number, got '%s'\n", a, argv[i]);
-                return 2;
+                goto usage;
             }
+        }
+        else if (!strcmp(a, "--pair") && has) {
+            const char *v = argv[++i], *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1]) { fprintf(stderr, "ptxgen gate: --pair wants BASELINE_KERNEL=CANDIDATE_KERNEL, not '%s'\n", v); goto usage; }
+            pg_vec_push(pairs, v);
         }
         else if (!strcmp(a, "--no-ptxas")) o.no_ptxas = true;
         else if (!strcmp(a, "--allow-precision-change")) o.allow_precision_change = true;
         else if (!strcmp(a, "--quiet")) quiet = true;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(gate_usage, stdout); return 0; }
-        else { fprintf(stderr, "ptxgen gate: unknown or incomplete argument '%s'\n%s", a, gate_usage); return 2; }
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(gate_usage, stdout); pg_vec_free(pairs); return 0; }
+        else { fprintf(stderr, "ptxgen gate: unknown or incomplete argument '%s'\n%s", a, gate_usage); goto usage; }
     }
-    if (cu && base) { fprintf(stderr, "ptxgen gate: --from-cu builds the baseline; do not also pass --baseline\n"); return 2; }
-    if (!cu && (!base || !cand)) { fprintf(stderr, "ptxgen gate: need --baseline and --candidate (or --from-cu)\n%s", gate_usage); return 2; }
+    if (cu && base) { fprintf(stderr, "ptxgen gate: --from-cu builds the baseline; do not also pass --baseline\n"); goto usage; }
+    if (!cu && (!base || !cand)) { fprintf(stderr, "ptxgen gate: need --baseline and --candidate (or --from-cu)\n%s", gate_usage); goto usage; }
     if (o.max_inst_ratio > o.fail_inst_ratio) {
         fprintf(stderr, "ptxgen gate: --max-inst-ratio (%g) must not exceed --fail-inst-ratio (%g)\n", o.max_inst_ratio, o.fail_inst_ratio);
+        goto usage;
+    }
+    if (0) {
+usage:
+        pg_vec_free(pairs);
         return 2;
     }
+    o.pairs = pairs.v;
+    o.npairs = pairs.n;
 
-    char tmpdir[256] = "", base_path[320], cand_path[320], base_name[600];
+    char tmpdir[600] = "", base_path[700], cand_path[700], base_name[600];
     if (cu) {
         if (access(cu, R_OK) != 0) { fprintf(stderr, "ptxgen gate: cannot read %s: %s\n", cu, strerror(errno)); return 2; }
-        const char *t = getenv("TMPDIR");
-        snprintf(tmpdir, sizeof tmpdir, "%s/ptxgen-gate-cu-XXXXXX", t && *t ? t : "/tmp");
+        pg_tmp_path(tmpdir, sizeof tmpdir, "ptxgen-gate-cu-XXXXXX");
         if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen gate: cannot create a temporary directory\n"); return 2; }
         snprintf(base_path, sizeof base_path, "%s/baseline.ptx", tmpdir);
         snprintf(cand_path, sizeof cand_path, "%s/candidate.ptx", tmpdir);
@@ -150,35 +166,81 @@ int cmd_gate(int argc, char **argv) {
         base = base_path;
         o.baseline_name = base_name;
         if (!cand) {
-            /* the super-optimizer: this executable's `gen --superopt` */
-            char *gv[10];
-            int n = 0;
-            gv[n++] = "/proc/self/exe";
-            gv[n++] = "gen";
-            gv[n++] = "--superopt";
-            gv[n++] = base_path;
-            if (o.arch) { gv[n++] = "--arch"; gv[n++] = (char *)o.arch; }
-            gv[n++] = "-o";
-            gv[n++] = cand_path;
-            gv[n] = NULL;
-            rc = run_child(gv);
+            /* every kernel of the .cu gets its own candidate (gen --superopt rewrites one
+             * kernel and keeps its name), compared with its baseline kernel below */
+            ptx_module *bm = NULL;
+            pg_diag_sink q = {0};
+            if (ptx_parse_file(base_path, &bm, &q) == PG_OK)
+                for (int f = 0; f < bm->nfuncs; f++)
+                    if (bm->funcs[f].is_entry && bm->funcs[f].has_body) pg_vec_push(kernels, strdup(bm->funcs[f].name));
+            ptx_module_free(bm);
+            if (!kernels.n) { fprintf(stderr, "ptxgen gate: nvcc's PTX of %s has no kernels\n", cu); rc = 2; }
+            for (int k = 0; k < kernels.n && rc == 0; k++) {
+                char *gv[12];
+                int n = 0;
+                snprintf(cand_path, sizeof cand_path, "%s/candidate%d.ptx", tmpdir, k);
+                gv[n++] = "/proc/self/exe";
+                gv[n++] = "gen";
+                gv[n++] = "--superopt";
+                gv[n++] = base_path;
+                gv[n++] = "--kernel";
+                gv[n++] = kernels.v[k];
+                if (o.arch) { gv[n++] = "--arch"; gv[n++] = (char *)o.arch; }
+                gv[n++] = "-o";
+                gv[n++] = cand_path;
+                gv[n] = NULL;
+                rc = run_child(gv);
+                if (rc != 0)
+                    fprintf(stderr, "ptxgen gate: the candidate for %s could not be generated: `ptxgen gen --superopt %s --kernel %s "
+                                    "-o %s` exited %d (is the super-optimizer built and a model available?); pass --candidate "
+                                    "to gate a given file against nvcc's PTX\n", kernels.v[k], base_path, kernels.v[k], cand_path, rc);
+            }
             if (rc != 0) {
-                fprintf(stderr, "ptxgen gate: the candidate could not be generated: `ptxgen gen --superopt %s -o %s` "
-                                "exited %d (is the super-optimizer built and a model available?); pass --candidate to "
-                                "gate a given file against nvcc's PTX\n", base_path, cand_path, rc);
+                for (int k = 0; k < kernels.n; k++) {
+                    snprintf(cand_path, sizeof cand_path, "%s/candidate%d.ptx", tmpdir, k);
+                    unlink(cand_path);
+                    free(kernels.v[k]);
+                }
+                pg_vec_free(kernels);
+                pg_vec_free(pairs);
                 unlink(base_path);
-                unlink(cand_path);
                 rmdir(tmpdir);
                 return 2;
             }
-            cand = cand_path;
             o.candidate_name = "ptxgen gen --superopt";
         }
     }
 
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
     eval_gate_result r;
-    pg_status st = eval_gate_compare_files(base, cand, &o, &r, &sink);
+    pg_status st;
+    if (!kernels.n) {
+        st = eval_gate_compare_files(base, cand, &o, &r, &sink);
+    } else {   /* one comparison per generated candidate, one report */
+        memset(&r, 0, sizeof r);
+        st = PG_OK;
+        o.only_paired = true;
+        o.npairs = 1;
+        for (int k = 0; k < kernels.n && st == PG_OK; k++) {
+            char pair[600];
+            const char *pp[1] = {pair};
+            snprintf(pair, sizeof pair, "%s=%s", kernels.v[k], kernels.v[k]);
+            snprintf(cand_path, sizeof cand_path, "%s/candidate%d.ptx", tmpdir, k);
+            o.pairs = pp;
+            eval_gate_result one;
+            st = eval_gate_compare_files(base, cand_path, &o, &one, &sink);
+            if (k == 0) { r = one; r.kernels = NULL; r.nkernels = 0; r.nimproved = r.nneutral = r.nregressed = r.nfailed = 0; r.pass = true; }
+            if (st == PG_OK) eval_gate_result_append(&r, &one);
+            eval_gate_result_free(&one);
+            unlink(cand_path);
+        }
+        snprintf(r.candidate_name, sizeof r.candidate_name, "ptxgen gen --superopt (one candidate per kernel)");
+        for (int k = 0; k < kernels.n; k++) free(kernels.v[k]);
+        pg_vec_free(kernels);
+    }
+    r.opts.pairs = NULL;   /* the copy in the result must not point at freed flags */
+    r.opts.npairs = 0;
+    pg_vec_free(pairs);
     if (tmpdir[0]) {
         unlink(base_path);
         unlink(cand_path);

@@ -4,14 +4,18 @@
 #include "ptxgen/decode.h"
 #include "ptxgen/eval.h"
 #include "ptxgen/gpu.h"
+#include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- ptxgen prompts ----------------------------------------------------------- */
@@ -209,6 +213,12 @@ int cmd_prompts(int argc, char **argv) {
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s", prompts_usage); return 0; }
         else { fprintf(stderr, "ptxgen prompts: unknown or incomplete option '%s'\n%s", argv[i], prompts_usage); return 2; }
     }
+    int sm;
+    bool as, fam;
+    if (arch_override && !isa_parse_target(arch_override, &sm, &as, &fam)) {   /* it would be written into every prompt */
+        fprintf(stderr, "ptxgen prompts: --arch %s is not a known target (sm_50 ... sm_120a)\n", arch_override);
+        return 2;
+    }
     if (superopt) {
         if (!results || !outp) { fprintf(stderr, "%s", superopt_usage); return 2; }
         return superopt_pairs(superopt, results, arch_override ? arch_override : "sm_90", outp);
@@ -216,6 +226,12 @@ int cmd_prompts(int argc, char **argv) {
     if (!in || !outp || nosig_pct < 0 || nosig_pct > 100) { fprintf(stderr, "%s%s", prompts_usage, superopt_usage); return 2; }
     FILE *f = fopen(in, "r");
     if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); return 2; }
+    struct stat si, so;
+    if (fstat(fileno(f), &si) == 0 && stat(outp, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+        fprintf(stderr, "ptxgen prompts: --out %s is the input file: it would be overwritten; name another file\n", outp);
+        fclose(f);
+        return 2;
+    }
     pg_buf tmp = {0};
     pg_buf_printf(&tmp, "%s.tmp.%d", outp, (int)getpid());
     FILE *o = fopen(tmp.data, "w");
@@ -284,8 +300,8 @@ int cmd_prompts(int argc, char **argv) {
 /* ---- ptxgen gen ------------------------------------------------------------------ */
 
 static const char *gen_usage =
-    "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR]\n"
-    "                  [--arch sm_90] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
+    "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR] [--name NAME]\n"
+    "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--json]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
@@ -295,25 +311,74 @@ static const char *gen_usage =
     "  A failed check resamples with the next seed, up to --samples attempts (default 4).\n"
     "  DESCRIPTION may be a Markdown kernel card (## name, - Input: float* x (n), - Output: ...),\n"
     "  which then gives the kernel name and signature.  Model: --model, else $PTXGEN_MODEL, else\n"
-    "  models/default (in the working directory, then next to the binary).\n"
-    "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO.\n";
+    "  models/default (in the working directory, then next to the binary).  --arch defaults to sm_80\n"
+    "  (the PTX loads on sm_80 and every newer GPU).  The kernel is named by the card, the task, --name,\n"
+    "  or else after the words of the description.  Only --verify gpu with --task checks what the\n"
+    "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
+    "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
+    "  3 --verify gpu without a GPU.\n";
 
-/* models/default in the cwd, else relative to the executable (build/ptxgen -> ../models/default). */
-bool cli_default_model(char *out, size_t n) {
-    const char *env = getenv("PTXGEN_MODEL");
-    if (env && *env) { snprintf(out, n, "%s", env); return true; }
-    if (access("models/default/config.json", R_OK) == 0) { snprintf(out, n, "models/default"); return true; }
+/* A kernel name from the words of a free-text request: "tiled 16x16 SGEMM with
+ * shared memory" -> "tiled_16x16_sgemm".  ASCII words of 2+ characters, filler
+ * words dropped, at most 3 words and 32 bytes (the constraint's name limit);
+ * "kernel" when nothing is left (a description only in Chinese, say). */
+static void name_from_description(const char *d, char *out, size_t n) {
+    static const char *const skip[] = {"a", "an", "the", "of", "with", "for", "to", "and", "in", "on", "by", "each",
+                                       "every", "kernel", "compute", "computes", "calculate", "using", "use", "that",
+                                       "which", "is", "are", "into", "from", "as", "at", "write", "writes", "please",
+                                       "ptx", "cuda", "gpu", "one", "thread", "threads", "per", "element", "where", NULL};
+    size_t len = 0;
+    int words = 0;
+    out[0] = 0;
+    for (const char *p = d; *p && words < 3;) {
+        while (*p && !isalnum((unsigned char)*p)) p++;
+        const char *w = p;
+        while (isalnum((unsigned char)*p)) p++;
+        size_t wl = (size_t)(p - w);
+        if (wl < 2) continue;
+        bool filler = false;
+        for (int k = 0; skip[k] && !filler; k++) filler = strlen(skip[k]) == wl && !strncasecmp(skip[k], w, wl);
+        if (filler || (words == 0 && isdigit((unsigned char)*w))) continue;
+        if (len + (len ? 1 : 0) + wl > 32 || len + 1 + wl >= n) break;
+        if (len) out[len++] = '_';
+        for (size_t k = 0; k < wl; k++) out[len++] = (char)tolower((unsigned char)w[k]);
+        out[len] = 0;
+        words++;
+    }
+    if (!len) snprintf(out, n, "kernel");
+}
+
+/* A kernel name the constraint accepts: an identifier of at most 32 bytes. */
+static bool name_ok(const char *s) {
+    if (!*s || strlen(s) > 32 || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return false;
+    return true;
+}
+
+bool cli_near_exe(const char *rel, char *out, size_t n) {
     char exe[4096];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0) return false;
     exe[k] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash) return false;
-    *slash = 0;
-    snprintf(out, n, "%s/../models/default", exe);
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s/config.json", out);
-    return access(probe, R_OK) == 0;
+    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen */
+        char *slash = strrchr(exe, '/');
+        if (!slash) return false;
+        *slash = 0;
+        snprintf(out, n, "%s/../%s", exe, rel);
+        if (access(out, R_OK) == 0) return true;
+    }
+    return false;
+}
+
+/* models/default in the cwd, else next to the executable (build/ptxgen -> ../models/default). */
+bool cli_default_model(char *out, size_t n) {
+    const char *env = getenv("PTXGEN_MODEL");
+    if (env && *env) { snprintf(out, n, "%s", env); return true; }
+    if (access("models/default/config.json", R_OK) == 0) { snprintf(out, n, "models/default"); return true; }
+    if (!cli_near_exe("models/default/config.json", out, n)) return false;
+    out[strlen(out) - strlen("/config.json")] = 0;
+    return true;
 }
 
 typedef struct {
@@ -367,7 +432,7 @@ static bool signature_of(const char *canon, const char *kernel, pg_buf *out) {
 
 int cmd_gen(int argc, char **argv) {
     const char *desc = NULL, *desc_file = NULL, *task_path = NULL, *model_dir = NULL, *adapter = NULL;
-    const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL;
+    const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL, *name_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
     bool explain = false, json = false, no_bias = false, no_adapter = false;
     gen_opts o;
@@ -382,16 +447,17 @@ int cmd_gen(int argc, char **argv) {
         else if (!strcmp(a, "--no-adapter")) no_adapter = true;
         else if (ARG("--arch")) o.arch = argv[++i];
         else if (ARG("-o")) outp = argv[++i];
-        else if (ARG("--samples")) samples = atoi(argv[++i]);
+        else if (ARG("--samples")) { if (!cli_int_arg("gen", a, argv[++i], 1, 1000, &samples)) return 2; }
         else if (ARG("--verify")) verify = argv[++i];
         else if (ARG("--bias")) bias_path = argv[++i];
-        else if (ARG("--seed")) o.sampler.seed = strtoull(argv[++i], NULL, 0);
-        else if (ARG("--temperature")) o.sampler.temperature = (float)atof(argv[++i]);
-        else if (ARG("--top-k")) o.sampler.top_k = atoi(argv[++i]);
-        else if (ARG("--max-tokens")) o.max_tokens = atoi(argv[++i]);
-        else if (ARG("--threads")) threads = atoi(argv[++i]);
+        else if (ARG("--seed")) { if (!cli_u64_arg("gen", a, argv[++i], &o.sampler.seed)) return 2; }
+        else if (ARG("--temperature")) { if (!cli_float_arg("gen", a, argv[++i], 0, 100, &o.sampler.temperature)) return 2; }
+        else if (ARG("--top-k")) { if (!cli_int_arg("gen", a, argv[++i], 1, 1 << 20, &o.sampler.top_k)) return 2; }
+        else if (ARG("--max-tokens")) { if (!cli_int_arg("gen", a, argv[++i], 16, 1 << 20, &o.max_tokens)) return 2; }
+        else if (ARG("--threads")) { if (!cli_int_arg("gen", a, argv[++i], 1, cli_cores(), &threads)) return 2; }
         else if (ARG("--baseline") || ARG("--superopt")) baseline = argv[++i];
         else if (ARG("--kernel")) kernel_opt = argv[++i];
+        else if (ARG("--name")) name_opt = argv[++i];
         else if (!strcmp(a, "--explain")) explain = true;
         else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--no-constraint")) o.constrained = false;
@@ -403,8 +469,19 @@ int cmd_gen(int argc, char **argv) {
 #undef ARG
     }
     int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
-    if (level < 0 || samples < 1 || o.max_tokens < 16) { fprintf(stderr, "%s", gen_usage); return 2; }
+    if (level < 0) { fprintf(stderr, "ptxgen gen: --verify wants check, ptxas or gpu, not '%s'\n", verify); return 2; }
     if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
+    int sm_;
+    bool as_, fam_;
+    if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen gen: --arch %s is not a known target (sm_50 ... sm_120a)\n", o.arch); return 2; }
+    if (name_opt && !name_ok(name_opt)) {
+        fprintf(stderr, "ptxgen gen: --name %s: want an identifier of at most 32 letters, digits and '_'\n", name_opt);
+        return 2;
+    }
+    if (level == 2) {   /* documented: exit 3 at once, not after sampling */
+        char why[256];
+        if (!gpu_available(why, sizeof why)) { fprintf(stderr, "ptxgen gen: --verify gpu needs a GPU: %s\n", why); return 3; }
+    }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     int rc = 2;
     char *desc_buf = NULL, *base_text = NULL;
@@ -424,7 +501,9 @@ int cmd_gen(int argc, char **argv) {
         size_t n;
         if (pg_read_file(desc_file, 1 << 20, &desc_buf, &n, &sink) != PG_OK) goto out;
         desc = desc_buf;
+        if (!desc[strspn(desc, " \t\r\n")]) { fprintf(stderr, "ptxgen gen: -f %s: the description is empty\n", desc_file); goto out; }
     }
+    if (desc && !desc[strspn(desc, " \t\r\n")]) { fprintf(stderr, "ptxgen gen: the description is empty\n"); goto out; }
     if (task_path) {
         if (task_load(task_path, &task, &sink) != PG_OK) goto out;
         /* no description given: the task's own, the most exact style it has */
@@ -432,6 +511,11 @@ int cmd_gen(int argc, char **argv) {
         for (size_t k = 0; !desc && k < sizeof own / sizeof own[0]; k++) desc = own[k];
         gen_signature_from_task(task, &sig);
         snprintf(kernel, sizeof kernel, "%s", task->kernel);
+        if (name_opt && strcmp(name_opt, task->kernel)) {
+            fprintf(stderr, "ptxgen gen: --name %s: the task names its kernel %s\n", name_opt, task->kernel);
+            goto out;
+        }
+        task_block_max(task, o.block);   /* the constraint keeps .maxntid/.reqntid compatible with it */
     }
     if (baseline) {
         size_t n;
@@ -459,7 +543,23 @@ int cmd_gen(int argc, char **argv) {
             sig.len = 0;
         }
     }
+    if (sig.len && name_opt && strcmp(kernel, name_opt)) {   /* --name renames the card's kernel */
+        pg_buf renamed = {0};
+        const char *p = strstr(sig.data, ".entry ");
+        if (p) {
+            pg_buf_printf(&renamed, "%.*s.entry %s%s", (int)(p - sig.data), sig.data, name_opt, p + 7 + strlen(kernel));
+            pg_buf_free(&sig);
+            sig = renamed;
+            snprintf(kernel, sizeof kernel, "%s", name_opt);
+        }
+    }
     if (sig.len) o.signature = sig.data;
+    else {   /* the model writes the parameters; the name comes from --name, the card or the request */
+        if (name_opt) snprintf(kernel, sizeof kernel, "%s", name_opt);
+        else if (card.ok && card.name && name_ok(card.name)) snprintf(kernel, sizeof kernel, "%s", card.name);
+        else name_from_description(desc, kernel, sizeof kernel);
+        o.entry_name = kernel;
+    }
 
     if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
     else if (!cli_default_model(mdir, sizeof mdir)) {
@@ -493,7 +593,8 @@ int cmd_gen(int argc, char **argv) {
         o.bias = bias;
     }
 
-    char tmpdir[] = "/tmp/ptxgen-gen-XXXXXX";
+    char tmpdir[600];
+    pg_tmp_path(tmpdir, sizeof tmpdir, "ptxgen-gen-XXXXXX");
     if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen gen: cannot create a temp dir: %s\n", strerror(errno)); goto out; }
     uint64_t seed0 = o.sampler.seed;
     rc = 1;
@@ -528,7 +629,7 @@ int cmd_gen(int argc, char **argv) {
         if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "( \n"), p + 7);
     }
     char defpath[200];
-    if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", kernel[0] ? kernel : "generated"); outp = defpath; }
+    if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
     if (outp) {
         if (pg_write_file_atomic(outp, best.ptx, strlen(best.ptx), &sink) != PG_OK) { rc = 2; goto cleanup; }
     } else if (!json) {
@@ -536,9 +637,16 @@ int cmd_gen(int argc, char **argv) {
     }
     int toks = best.gen_tokens + best.forced_tokens;
     double tps = best.seconds > 0 ? toks / best.seconds : 0;
-    fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers, check %s, ptxas %s, gpu %s; attempt %d/%d%s%s\n",
+    /* what was verified, said plainly: only the GPU run against a task's reference checks what it computes */
+    const char *semantics = !strcmp(bestv.gpu, "pass") ? "correct" : !strcmp(bestv.gpu, "fail") ? "wrong" : "not verified";
+    const char *sem_note = !strcmp(bestv.gpu, "pass") ? "matches the task's reference on every input set (GPU)"
+                           : !strcmp(bestv.gpu, "fail") ? "differs from the task's reference or did not run (GPU)"
+                           : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
+                                   : "--verify gpu was not requested";
+    fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
+                    "semantics %s (%s); attempt %d/%d%s%s\n",
             kernel[0] ? kernel : "?", toks, best.forced_tokens, best.seconds, tps, bestv.registers, bestv.check, bestv.ptxas,
-            bestv.gpu, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
+            bestv.gpu, semantics, sem_note, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
     if (json) {
         json_t *j = json_pack("{s:s?, s:s, s:s?, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:{s:s, s:s, s:s}, s:i, s:b, s:i, s:f, s:s}",
                               "ptx_file", outp, "kernel", kernel, "signature", o.signature, "model",
@@ -547,6 +655,8 @@ int cmd_gen(int argc, char **argv) {
                               "registers", bestv.registers, "verdicts", "check", bestv.check, "ptxas", bestv.ptxas, "gpu",
                               bestv.gpu, "attempts", best_attempt, "finished", best.finished, "mask_calls", best.mask_calls,
                               "mask_seconds", best.mask_seconds, "why", bestv.why);
+        json_object_set_new(j, "semantics", json_string(semantics));
+        json_object_set_new(j, "semantics_note", json_string(sem_note));
         char *s = json_dumps(j, JSON_INDENT(2));
         printf("%s\n", s);
         free(s);

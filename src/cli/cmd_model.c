@@ -120,8 +120,9 @@ static int tokz_stats(const tok_tokenizer *t, const char *path, const char *fiel
     }
     free(data);
     lines = per_line.n;
-    qsort(per_line.v, (size_t)per_line.n, sizeof(int), tokz_cmp_int);
-    qsort(per_sample.v, (size_t)per_sample.n, sizeof(int), tokz_cmp_int);
+    /* qsort(NULL, 0, ...) is undefined behaviour: an empty file sorts nothing */
+    if (per_line.n) qsort(per_line.v, (size_t)per_line.n, sizeof(int), tokz_cmp_int);
+    if (per_sample.n) qsort(per_sample.v, (size_t)per_sample.n, sizeof(int), tokz_cmp_int);
     double mean_line = lines ? (double)total_tokens / (double)lines : 0;
     json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:f, s:{s:I, s:f, s:i, s:i}, s:{s:i, s:i, s:i}, s:f, s:f}",
                           "file", path, "field", field, "samples", per_sample.n, "skipped", skipped, "failed", failed,
@@ -309,6 +310,13 @@ int cmd_logits(int argc, char **argv) {
     if (model_load(model_dir, &o, &m, &sink) != PG_OK) { pg_vec_free(ids); return 2; }
     const model_config *c = model_get_config(m);
     int V = c->vocab_size, rc = 1;
+    if ((long)ids.n + steps > c->max_position_embeddings) {   /* the same refusal as gen (E902) */
+        fprintf(stderr, "ptxgen logits: the prompt (%d tokens) plus --steps %d is past the model's context of %d positions\n",
+                ids.n, steps, c->max_position_embeddings);
+        model_free(m);
+        pg_vec_free(ids);
+        return 2;
+    }
     model_ctx *ctx = NULL;
     float *all = malloc((size_t)ids.n * V * sizeof *all), *last = malloc((size_t)V * sizeof *last);
     json_t *out = json_object(), *pos = json_array(), *st_arr = json_array(), *jids = json_array();

@@ -206,7 +206,7 @@ int cmd_fmt(int argc, char **argv) {
         if (!m) { rc = frc > rc ? frc : rc; continue; }
         pg_buf b = {0};
         ptx_print(m, &b);
-        fwrite(b.data, 1, b.len, stdout);
+        if (b.len) fwrite(b.data, 1, b.len, stdout);   /* an empty module prints nothing (b.data is NULL) */
         pg_buf_free(&b);
         ptx_module_free(m);
     }

@@ -115,7 +115,8 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     bool nvcc_ok = false;
     if (system("command -v nvcc >/dev/null 2>&1") == 0) {
         if (gpu_nvcc_ptx(t, "sm_80", &base, &sink) == PG_OK) {
-            char tmp[] = "/tmp/ptxgen-ref-XXXXXX";
+            char tmp[600];
+            pg_tmp_path(tmp, sizeof tmp, "ptxgen-ref-XXXXXX");
             int fd = mkstemp(tmp);
             if (fd >= 0) {
                 ssize_t w = write(fd, base, strlen(base));
@@ -212,7 +213,7 @@ int cmd_run(int argc, char **argv) {
             names[nn++] = strdup(e->d_name);
         }
         closedir(d);
-        qsort(names, (size_t)nn, sizeof(char *), cmp_str);
+        if (nn > 1) qsort(names, (size_t)nn, sizeof(char *), cmp_str);   /* names is NULL when empty */
         tasks = calloc((size_t)nn + 1, sizeof(char *));
         kernels = calloc((size_t)nn + 1, sizeof(char *));
         for (int i = 0; i < nn; i++) {

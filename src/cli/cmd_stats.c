@@ -175,11 +175,15 @@ int cmd_stats(int argc, char **argv) {
     json_object_set_new(top, "target", json_string(m->ntargets ? m->targets[0] : ""));
     json_object_set_new(top, "address_size", json_integer(m->address_size));
     json_t *funcs = json_array();
+    ptx_func_stats *all = calloc((size_t)m->nfuncs + 1, sizeof *all);   /* [nfuncs]: one pass, linear in the module */
+    pg_status *fst = calloc((size_t)m->nfuncs + 1, sizeof *fst);        /* [nfuncs] */
+    if (!all || !fst) abort();
+    ptx_module_stats_compute(m, all, fst);
     for (int i = 0; i < m->nfuncs; i++) {
         const ptx_func *f = &m->funcs[i];
         if (!f->has_body) continue;
-        ptx_func_stats fs;
-        pg_status ss = ptx_func_stats_compute(m, f, &fs);
+        ptx_func_stats fs = all[i];
+        pg_status ss = fst[i];
         if (ss != PG_OK) {
             fprintf(stderr, "%s: stats of '%s' failed: %s\n", file, f->name, pg_status_str(ss));
             rc = rc ? rc : 2;
@@ -187,6 +191,8 @@ int cmd_stats(int argc, char **argv) {
         }
         json_array_append_new(funcs, func_json(m, f, &fs, &rep, want_ptxas));
     }
+    free(all);
+    free(fst);
     json_object_set_new(top, "functions", funcs);
     if (want_ptxas) {
         json_t *p = json_object();

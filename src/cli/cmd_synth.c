@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *synth_usage =
@@ -20,29 +21,31 @@ static const char *synth_usage =
     "  --results: device results (bench/results/*-corpus-*.json) for measured performance notes.\n"
     "  --exclude: a held-out suite (bench/suite): skip every candidate whose task (name, or expression up to\n"
     "             operand order) is one of its tasks.  Repeat it or give a comma list for several suites\n"
-    "             (--exclude bench/suite --exclude bench/suite-prose).\n";
+    "             (--exclude bench/suite --exclude bench/suite-prose).\n"
+    "  --corpus:  the hand-written tasks (default ./corpus, else the corpus next to the binary).\n"
+    "  --jobs:    worker processes (default and maximum: the number of cores).\n"
+    "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 
 int cmd_synth(int argc, char **argv) {
     synth_opts o;
     memset(&o, 0, sizeof o);
     o.arch = "sm_90";
-    o.corpus_dir = "corpus";
+    o.corpus_dir = NULL;
     o.sources = SYNTH_SRC_HAND | SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY | SYNTH_SRC_MUTANT;
-    o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cli_cores();
     o.progress = isatty(2);
     const char *stats = NULL;
     bool have_seed = false;
     pg_buf excl = {0};   /* every --exclude, joined with commas (synth_opts.exclude_dir takes a list) */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--count") && i + 1 < argc) o.count = atoi(argv[++i]);
-        else if (!strcmp(a, "--seed") && i + 1 < argc) { o.seed = strtoull(argv[++i], NULL, 0); have_seed = true; }
+        if (!strcmp(a, "--count") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 100000000, &o.count)) return 2; }
+        else if (!strcmp(a, "--seed") && i + 1 < argc) { if (!cli_u64_arg("synth", a, argv[++i], &o.seed)) return 2; have_seed = true; }
         else if (!strcmp(a, "--out") && i + 1 < argc) o.out = argv[++i];
         else if (!strcmp(a, "--arch") && i + 1 < argc) o.arch = argv[++i];
-        else if (!strcmp(a, "--jobs") && i + 1 < argc) o.jobs = atoi(argv[++i]);
+        else if (!strcmp(a, "--jobs") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 1 << 30, &o.jobs)) { pg_buf_free(&excl); return 2; } }
         else if (!strcmp(a, "--family-pct") && i + 1 < argc) {
-            o.family_pct = atoi(argv[++i]);
-            if (o.family_pct < 1 || o.family_pct > 100) { fprintf(stderr, "ptxgen synth: --family-pct takes 1..100\n"); return 2; }
+            if (!cli_int_arg("synth", a, argv[++i], 1, 100, &o.family_pct)) { pg_buf_free(&excl); return 2; }
         }
         else if (!strcmp(a, "--corpus") && i + 1 < argc) o.corpus_dir = argv[++i];
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
@@ -73,9 +76,31 @@ int cmd_synth(int argc, char **argv) {
         pg_buf_free(&excl);
         return st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1;
     }
-    if (o.count < 1 || !o.out || !have_seed || o.jobs < 1) { fprintf(stderr, "%s", synth_usage); pg_buf_free(&excl); return 2; }
+    if (o.count < 1 || !o.out || !have_seed) { fprintf(stderr, "%s", synth_usage); pg_buf_free(&excl); return 2; }
+    int cores = cli_cores();
+    if (o.jobs > cores) {   /* more workers than cores only starts more nvcc/ptxas processes at once */
+        fprintf(stderr, "synth: --jobs %d capped at %d (the number of cores)\n", o.jobs, cores);
+        o.jobs = cores;
+    }
+    /* the corpus: ./corpus, else next to the binary (build/ptxgen -> corpus), as gen finds its model */
+    char corpus[4200];
+    if (!o.corpus_dir && (o.sources & (SYNTH_SRC_HAND | SYNTH_SRC_MUTANT))) {
+        struct stat st;
+        if (stat("corpus", &st) == 0 && S_ISDIR(st.st_mode)) o.corpus_dir = "corpus";
+        else if (cli_near_exe("corpus", corpus, sizeof corpus) && stat(corpus, &st) == 0 && S_ISDIR(st.st_mode)) o.corpus_dir = corpus;
+        else {
+            fprintf(stderr, "ptxgen synth: no corpus folder (./corpus or next to the binary): pass --corpus DIR, "
+                            "or --sources expr,family to draw without it\n");
+            pg_buf_free(&excl);
+            return 2;
+        }
+    }
     synth_report r;
     pg_status st = synth_dataset_write(&o, &r, &sink);
+    if (st != PG_OK && r.candidates == 0) {   /* refused before any work: no meta file */
+        pg_buf_free(&excl);
+        return st == PG_ERR_INVALID ? 1 : 2;
+    }
     /* the run's verification rates, next to the dataset */
     json_t *m = json_object();
     json_object_set_new(m, "count", json_integer(o.count));
@@ -84,7 +109,7 @@ int cmd_synth(int argc, char **argv) {
     json_object_set_new(m, "written", json_integer(r.written));
     json_object_set_new(m, "resumed_from", json_integer(r.resumed_from));
     json_object_set_new(m, "candidates", json_integer(r.candidates));
-    json_object_set_new(m, "failed_verification", json_integer(r.failed - r.nothing_to_change));
+    json_object_set_new(m, "failed_verification", json_integer(r.failed));   /* = the sum of by_family.failed */
     json_object_set_new(m, "mutations_with_nothing_to_change", json_integer(r.nothing_to_change));
     json_object_set_new(m, "duplicates", json_integer(r.duplicates));
     if (o.exclude_dir) {   /* only then, so runs without --exclude write the same sidecar as before */
@@ -104,10 +129,10 @@ int cmd_synth(int argc, char **argv) {
     char *txt = json_dumps(m, JSON_INDENT(2));
     pg_write_file_atomic(path, txt, strlen(txt), &sink);
     fprintf(stderr, "synth: %d samples (%ld candidates, %ld failed verification, %ld duplicates) in %.1f s, %.1f samples/s -> %s\n",
-            r.written, r.candidates, r.failed - r.nothing_to_change, r.duplicates, r.seconds,
+            r.written, r.candidates, r.failed, r.duplicates, r.seconds,
             r.seconds > 0 ? (r.written - r.resumed_from) / r.seconds : 0, o.out);
     free(txt);
     json_decref(m);
     pg_buf_free(&excl);
-    return st == PG_OK ? 0 : 1;
+    return st == PG_OK ? 0 : st == PG_ERR_INVALID ? 1 : 2;   /* 1: fewer samples than asked; 2: usage, I/O, tools */
 }

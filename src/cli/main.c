@@ -1,8 +1,12 @@
 /* main.c — `ptxgen <command>`: thin flag parsing over the library. */
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct { const char *name; int (*fn)(int, char **); const char *help; } commands[] = {
     {"check", cmd_check, "validate PTX files (--json, --ptxas, --arch)"},
@@ -23,6 +27,46 @@ static const struct { const char *name; int (*fn)(int, char **); const char *hel
     {"nvcc", cmd_nvcc, "nvcc wrapper: build, then propose an optimized PTX next to nvcc's"},
 };
 
+bool cli_int_arg(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno == ERANGE || v < lo || v > hi) {
+        fprintf(stderr, "ptxgen %s: %s wants an integer from %ld to %ld, not '%s'\n", cmd, flag, lo, hi, text);
+        return false;
+    }
+    *out = (int)v;
+    return true;
+}
+
+bool cli_float_arg(const char *cmd, const char *flag, const char *text, double lo, double hi, float *out) {
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "ptxgen %s: %s wants a number from %g to %g, not '%s'\n", cmd, flag, lo, hi, text);
+        return false;
+    }
+    *out = (float)v;
+    return true;
+}
+
+bool cli_u64_arg(const char *cmd, const char *flag, const char *text, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (end == text || *end || errno == ERANGE || text[strspn(text, " \t")] == '-') {
+        fprintf(stderr, "ptxgen %s: %s wants a non-negative integer, not '%s'\n", cmd, flag, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+int cli_cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: ptxgen <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -34,12 +78,15 @@ int main(int argc, char **argv) {
     /* installed as `ptxgen-nvcc` (a symlink), it is the nvcc wrapper */
     const char *base = strrchr(argv[0], '/');
     base = base ? base + 1 : argv[0];
-    if (!strcmp(base, "ptxgen-nvcc")) return cmd_nvcc(argc, argv);
+    if (!strcmp(base, "ptxgen-nvcc")) { pg_tmp_cleanup_install("nvcc"); return cmd_nvcc(argc, argv); }
     if (argc < 2) { usage(stderr); return 2; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return 0; }
     if (!strcmp(argv[1], "--version")) { printf("ptxgen %s\n", PTXGEN_VERSION); return 0; }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            pg_tmp_cleanup_install(commands[i].name);   /* temp files go away on exit and on Ctrl-C */
+            return commands[i].fn(argc - 1, argv + 1);
+        }
     fprintf(stderr, "ptxgen: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

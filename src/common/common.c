@@ -3,10 +3,12 @@
 #include "ptxgen/common.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 const char *pg_status_str(pg_status s) {
@@ -193,7 +195,7 @@ pg_status pg_write_file_atomic(const char *path, const char *data, size_t len, p
         free(tmp);
         return PG_ERR_IO;
     }
-    bool ok = fwrite(data, 1, len, f) == len;
+    bool ok = len == 0 || fwrite(data, 1, len, f) == len;   /* data may be NULL when len is 0 */
     ok = (fflush(f) == 0) && ok;
     ok = (fsync(fileno(f)) == 0) && ok;
     ok = (fclose(f) == 0) && ok;
@@ -205,4 +207,69 @@ pg_status pg_write_file_atomic(const char *path, const char *data, size_t len, p
     }
     free(tmp);
     return PG_OK;
+}
+
+/* ---- temporary files -----------------------------------------------------------
+ * With pg_tmp_cleanup_install() every temp path of the library lives in one
+ * private folder, removed when the process exits and when SIGINT, SIGTERM or
+ * SIGHUP kills it.  The handler only calls fork, execve and waitpid (all
+ * async-signal-safe) to run `rm -rf` on that folder, then re-raises the signal.
+ * Only the installing process removes it: forked workers share the folder. */
+static char tmp_root[512];                /* "" until installed: then temp paths go to $TMPDIR or /tmp */
+static char *tmp_rm_argv[4];
+static pid_t tmp_owner;
+
+static void tmp_remove_root(void) {
+    if (!tmp_root[0] || getpid() != tmp_owner) return;
+    if (rmdir(tmp_root) == 0 || errno == ENOENT) return;   /* the usual case: nothing was left in it */
+    pid_t p = fork();
+    if (p == 0) {
+        char *env[] = {NULL};
+        execve(tmp_rm_argv[0], tmp_rm_argv, env);
+        _exit(127);
+    }
+    if (p > 0) while (waitpid(p, NULL, 0) < 0 && errno == EINTR) {}
+}
+
+static void tmp_on_signal(int sig) {
+    int saved = errno;
+    tmp_remove_root();
+    signal(sig, SIG_DFL);
+    errno = saved;
+    raise(sig);
+}
+
+static void tmp_at_exit(void) { tmp_remove_root(); }
+
+bool pg_tmp_cleanup_install(const char *tag) {
+    if (tmp_root[0]) return true;
+    const char *base = getenv("TMPDIR");
+    char root[sizeof tmp_root];
+    snprintf(root, sizeof root, "%s/ptxgen-%s-XXXXXX", base && *base ? base : "/tmp", tag ? tag : "run");
+    if (!mkdtemp(root)) return false;
+    memcpy(tmp_root, root, sizeof root);
+    static char rm[16], flag[] = "-rf";
+    snprintf(rm, sizeof rm, "%s", access("/bin/rm", X_OK) == 0 ? "/bin/rm" : "/usr/bin/rm");
+    tmp_rm_argv[0] = rm;
+    tmp_rm_argv[1] = flag;
+    tmp_rm_argv[2] = tmp_root;
+    tmp_rm_argv[3] = NULL;
+    tmp_owner = getpid();
+    atexit(tmp_at_exit);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = tmp_on_signal;
+        sigemptyset(&sa.sa_mask);
+        /* a signal the caller ignores (nohup) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    return true;
+}
+
+void pg_tmp_path(char *out, size_t n, const char *name) {
+    const char *base = getenv("TMPDIR");
+    snprintf(out, n, "%s/%s", tmp_root[0] ? tmp_root : base && *base ? base : "/tmp", name);
 }

@@ -88,7 +88,7 @@ typedef struct {
     ptx_type dtype;
     uint8_t dspace, dalign;
     int64_t num;                 /* number being typed (counts, perf) */
-    uint8_t ndig, perf_i;
+    uint8_t ndig, perf_i, perf_kw;   /* perf_kw: 0 .maxntid, 1 .reqntid */
     int32_t perf_prod;
     /* instruction */
     int32_t node, leaf;
@@ -658,6 +658,30 @@ static bool reg_name_ok(const dec_state *s, const dcore *c, const char *name, si
 
 static void line_start(dcore *c) { c->ph = PH_LINE; }
 
+/* ---- .maxntid / .reqntid against the launch's block ------------------------------ */
+/* Threads the launch needs in dimensions [from, to): the task's block (1 when unknown). */
+static int64_t perf_need(const dec_state *s, int from, int to) {
+    int64_t p = 1;
+    for (int i = from; i < to; i++) p *= s->o.block[i] > 0 ? s->o.block[i] : 1;
+    return p;
+}
+/* The values dimension c->perf_i may take: .reqntid must equal a known block,
+ * .maxntid must be at least it (a kernel declared for fewer threads than the
+ * launch cannot start), and the product stays <= 1024 with room for the
+ * dimensions still to come. */
+static void perf_range(const dec_state *s, const dcore *c, int64_t *lo, int64_t *hi) {
+    int i = c->perf_i;
+    *lo = s->o.block[i] > 0 ? s->o.block[i] : 1;
+    *hi = 1024 / ((int64_t)c->perf_prod * perf_need(s, i + 1, 3));
+    if (c->perf_kw == 1 && s->o.block[0] > 0) *hi = *lo;
+}
+/* Can a number of at most 4 digits that starts with the `nd` digits of p lie in [lo, hi]? */
+static bool perf_prefix_ok(int64_t p, int nd, int64_t lo, int64_t hi) {
+    for (int64_t k = 1; nd <= 4; k *= 10, nd++)
+        if (p * k <= hi && (p + 1) * k - 1 >= lo) return true;
+    return false;
+}
+
 /* The core transition: feed one byte.  May append to s->regs/s->syms past
  * the counts in c (see the file comment), never changes anything else in s. */
 static bool feed(dec_state *s, dcore *c, unsigned char ch) {
@@ -729,16 +753,19 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     }
     case PH_PERF:
         if (ch == '{') { lit(c, "\n", PH_LINE); return true; }
-        if (ch == '.') { c->ph = PH_PERFNUM; choice_start(c, PERFKW, 3); c->perf_i = 0xff; return true; }
+        if (ch == '.' && perf_need(s, 0, 3) <= 1024) { c->ph = PH_PERFNUM; choice_start(c, PERFKW, 3); c->perf_i = 0xff; return true; }
         return false;
-    case PH_PERFNUM:
+    case PH_PERFNUM: {
         if (c->perf_i == 0xff) {
             int r = choice_feed(c, ch);
             if (r == -2) return false;
-            if (r >= 0) { c->perf_i = 0; c->perf_prod = 1; c->num = 0; c->ndig = 0; }
+            if (r >= 0) { c->perf_i = 0; c->perf_prod = 1; c->num = 0; c->ndig = 0; c->perf_kw = (uint8_t)r; }
             return true;
         }
+        int64_t lo, hi;
+        perf_range(s, c, &lo, &hi);
         if (c->ndig > 0 && ((ch == ',' && c->perf_i < 2) || (ch == '\n' && c->perf_i == 2))) {
+            if (c->num < lo || c->num > hi) return false;
             c->perf_prod *= (int32_t)c->num;
             c->perf_i++;
             c->num = 0;
@@ -748,10 +775,11 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             return true;
         }
         if (!is_digit(ch) || (c->ndig == 0 && ch == '0') || c->ndig >= 4) return false;
-        if ((c->num * 10 + (ch - '0')) * c->perf_prod > 1024) return false;
+        if (!perf_prefix_ok(c->num * 10 + (ch - '0'), c->ndig + 1, lo, hi)) return false;
         c->num = c->num * 10 + (ch - '0');
         c->ndig++;
         return true;
+    }
     case PH_PERF_END:
         if (ch != '{') return false;
         lit(c, "\n", PH_LINE);
@@ -1040,6 +1068,8 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
         pg_buf_puts(&f, h);
         pg_buf_puts(&f, s->o.signature);
         pg_buf_putc(&f, '\n');
+    } else if (s->o.entry_name && *s->o.entry_name) {   /* the name only: the model writes the parameters */
+        pg_buf_printf(&f, "%s.visible .entry %s(\n", h, s->o.entry_name);   /* "(\n": a kernel has parameters */
     } else {
         pg_buf_puts(&f, h);
     }
@@ -1047,6 +1077,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     s->force_len = (uint32_t)f.len;
     s->o.arch = NULL;   /* not owned */
     s->o.signature = NULL;
+    s->o.entry_name = NULL;
     lit(&s->c, h, PH_TOP);
     s->loop_label[0] = 0;
     mask_init(s);
@@ -1054,7 +1085,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     dcore c = s->c;
     if (!feed_bytes(s, &c, s->force, s->force_len)) {
         pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0,
-                     "the entry signature is not in the canonical form the constraint accepts: %s", s->force);
+                     "the entry signature or name is not in the canonical form the constraint accepts: %s", s->force);
         dec_free(s);
         return PG_ERR_USAGE;
     }

@@ -93,13 +93,14 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
     if ((st = model_forward(ctx, ids, (int)nid, logits, NULL, diag)) != PG_OK) goto done;
 
     if (o->constrained) {
-        dec_opts dopt = {o->arch, o->signature, 0, 0};
+        dec_opts dopt = {o->arch, o->signature, 0, 0, {o->block[0], o->block[1], o->block[2]}, o->entry_name};
         if ((st = dec_new(v, &dopt, &dec, diag)) != PG_OK) goto done;
     } else {
         /* the header and the given signature are forced in both modes: the raw
          * model is measured on the body, and the ABI always matches the caller */
         gen_header_text(o->arch, &forced);
         if (o->signature && *o->signature) pg_buf_printf(&forced, "%s\n", o->signature);
+        else if (o->entry_name && *o->entry_name) pg_buf_printf(&forced, ".visible .entry %s(\n", o->entry_name);
         if ((st = feed_text(ctx, t, NULL, forced.data, forced.len, logits, &text, &out->forced_tokens, diag)) != PG_OK)
             goto done;
     }

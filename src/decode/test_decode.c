@@ -367,6 +367,90 @@ static void test_forced(const dec_vocab *v) {
     dec_free(s);
 }
 
+/* With the task's block known, .maxntid/.reqntid cannot declare fewer threads
+ * than the launch (a 256-thread launch of a `.maxntid 128` kernel fails), and
+ * a name without a signature is forced as given. */
+static bool perf_line_ok(const char *sig_end, const int block[3]) {
+    const char *p = strstr(sig_end, ")\n.");
+    if (!p) return true;                        /* no directive */
+    int x, y, z;
+    char kw[16];
+    if (sscanf(p + 3, "%15[a-z] %d, %d, %d", kw, &x, &y, &z) != 4) return false;
+    if (x * y * z > 1024) return false;
+    if (!strcmp(kw, "reqntid")) return x == block[0] && y == block[1] && z == block[2];
+    return x >= block[0] && y >= block[1] && z >= block[2];
+}
+
+static void test_launch_block(const dec_vocab *v, int nv) {
+    const char *sig = ".visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)";
+    struct { int block[3]; const char *text; bool ok; } cases[] = {
+        {{256, 1, 1}, ".maxntid 128, 1, 1\n", false},
+        {{256, 1, 1}, ".maxntid 256, 1, 1\n", true},
+        {{256, 1, 1}, ".maxntid 1024, 1, 1\n", true},
+        {{256, 1, 1}, ".maxntid 300, 2, 1\n", true},
+        {{256, 1, 1}, ".maxntid 256, 5, 1\n", false},   /* 1280 threads */
+        {{256, 1, 1}, ".reqntid 128, 1, 1\n", false},
+        {{256, 1, 1}, ".reqntid 256, 1, 1\n", true},
+        {{256, 1, 1}, ".reqntid 256, 2, 1\n", false},
+        {{16, 16, 1}, ".maxntid 100, ", false},          /* 100 x >=16 > 1024: no Y could follow */
+        {{16, 16, 1}, ".maxntid 64, 16, 1\n", true},
+        {{16, 16, 1}, ".maxntid 64, 8, 1\n", false},
+        {{16, 16, 1}, ".reqntid 16, 16, 1\n", true},
+        {{0, 0, 0}, ".maxntid 128, 1, 1\n", true},       /* no task: any legal directive */
+        {{0, 0, 0}, ".reqntid 32, 32, 1\n", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dec_opts o = {0};
+        o.signature = sig;
+        memcpy(o.block, cases[i].block, sizeof o.block);
+        dec_state *s = NULL;
+        pg_diag_sink d = {0};
+        if (dec_new(v, &o, &s, &d) != PG_OK) { CHECK(false, "dec_new with block %d", cases[i].block[0]); continue; }
+        pg_buf f = {0};
+        dec_forced_text(s, &f);
+        dec_advance_text(s, f.data, f.len, &d);
+        bool ok = feed_text(s, cases[i].text, strlen(cases[i].text)) == strlen(cases[i].text);
+        CHECK(ok == cases[i].ok, "block (%d,%d,%d): '%s' %s", cases[i].block[0], cases[i].block[1], cases[i].block[2],
+              cases[i].text, cases[i].ok ? "must be accepted" : "must be rejected");
+        pg_buf_free(&f);
+        dec_free(s);
+    }
+    /* random walks with a known block: never a dead state, never a directive the launch breaks */
+    int blocks[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
+    int dead = 0, bad = 0, with_dir = 0;
+    for (int g = 0; g < 90; g++) {
+        dec_opts o = {0};
+        o.signature = sig;
+        o.max_statements = 3;
+        memcpy(o.block, blocks[g % 3], sizeof o.block);
+        int steps;
+        bool ok_end;
+        char *t = random_walk(v, nv, &o, &steps, &ok_end, &dead);
+        if (!t) { bad++; continue; }
+        const char *after = strstr(t, "\t.param .u32 n\n");
+        with_dir += after && strstr(after, ")\n.") != NULL;
+        if (!after || !perf_line_ok(after, blocks[g % 3])) { bad++; fprintf(stderr, "bad directive for block %d:\n%.400s\n", g % 3, t); }
+        free(t);
+    }
+    CHECK(dead == 0 && bad == 0, "walks with a task block: %d dead, %d bad directives", dead, bad);
+    printf("launch block: 90 walks, %d with .maxntid/.reqntid, all admit the launch\n", with_dir);
+    /* a name without a signature */
+    dec_opts o = {0};
+    o.entry_name = "vector_add";
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with an entry name");
+    pg_buf f = {0};
+    if (s) dec_forced_text(s, &f);
+    CHECK(f.data && strstr(f.data, "\n.visible .entry vector_add(\n") && f.data[f.len - 1] == '\n', "the name is forced: '%s'",
+          f.data ? f.data : "");
+    pg_buf_free(&f);
+    dec_free(s);
+    o.entry_name = "9lives";
+    s = NULL;
+    CHECK(dec_new(v, &o, &s, &d) == PG_ERR_USAGE && !s, "a name that is not an identifier is a usage error");
+}
+
 /* dec_accepts agrees with dec_mask; clones and rollbacks are exact. */
 static void test_consistency(const dec_vocab *v, int nv) {
     uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4), *bits2 = calloc((size_t)(nv + 31) / 32, 4);
@@ -562,6 +646,7 @@ int main(void) {
     CHECK(v && dec_vocab_size(v) == nv, "fake vocabulary of %d tokens", nv);
     test_rejections(v, nv);
     test_forced(v);
+    test_launch_block(v, nv);
     test_corpus(v);
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);

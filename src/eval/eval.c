@@ -62,7 +62,7 @@ static int list_tasks(const eval_opts *o, char ***out, pg_diag_sink *diag) {
         pg_vec_push(v, strdup(e->d_name));
     }
     closedir(d);
-    qsort(v.v, (size_t)v.n, sizeof *v.v, cmp_str);
+    if (v.n > 1) qsort(v.v, (size_t)v.n, sizeof *v.v, cmp_str);   /* v.v is NULL when nothing matched */
     if (o->nshards > 1) {
         int k = 0;
         for (int i = 0; i < v.n; i++) {
@@ -240,6 +240,7 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
     pg_buf sig = {0};
     gen_signature_from_task(t, &sig);
     g.signature = sig.data;
+    task_block_max(t, g.block);   /* no .maxntid/.reqntid the launch would break */
     g.constrained = cfg != EVAL_NO_CONSTRAINT;
     g.bias = cfg == EVAL_FULL ? c->bias : NULL;   /* no_bias and no_constraint run without it */
     g.sampler.seed = o->gen.sampler.seed + (uint64_t)sample * 7919u;
@@ -272,6 +273,7 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
         }
         eval_funnel_opts fo = {o->gen.arch, c->have_ptxas, c->have_gpu, time_it, c->ridge};
         eval_funnel(r.ptx, path, t, &fo, &fr);
+        unlink(path);   /* the temp folder must be empty at the end */
     }
     eval_funnel_json(&fr, row);
     gen_result_free(&r);
@@ -483,7 +485,7 @@ void eval_finalize(json_t *doc) {
                           "pass_at_k", "fast_1", "fast_1_2", "geomean_speedup", "median_speedup", "memory_bound_at_90pct"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         json_t *v = full ? json_object_get(full, keys[k]) : NULL;
-        json_object_set(doc, keys[k], v ? v : json_string("not run"));
+        json_object_set_new(doc, keys[k], v ? json_incref(v) : json_string("not run"));
     }
     json_object_set_new(doc, "configs", cfgs);
     /* per description style and per category, for the headline config */
@@ -526,7 +528,11 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
     char **names = NULL;
     int nt = list_tasks(o, &names, diag);
     if (nt < 0) return PG_ERR_IO;
-    if (nt == 0) { pg_diag_emit(diag, PG_E_EVAL, o->suite_dir, 0, 0, "no task folders (DIR/NAME/task.json)"); return PG_ERR_USAGE; }
+    if (nt == 0) {
+        if (o->only) pg_diag_emit(diag, PG_E_EVAL, o->suite_dir, 0, 0, "--only %s: no such task folder here", o->only);
+        else pg_diag_emit(diag, PG_E_EVAL, o->suite_dir, 0, 0, "no task folders (DIR/NAME/task.json)");
+        return PG_ERR_USAGE;
+    }
     char ptxas_path[512];
     c.have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);
     char why[256] = "";
@@ -539,7 +545,8 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         pg_diag_emit(diag, PG_E_IO, o->keep_dir, 0, 0, "cannot create: %s", strerror(errno));
         return PG_ERR_IO;
     }
-    char tmpl[] = "/tmp/ptxgen-eval-XXXXXX";
+    char tmpl[600];
+    pg_tmp_path(tmpl, sizeof tmpl, "ptxgen-eval-XXXXXX");
     if (!mkdtemp(tmpl)) { pg_diag_emit(diag, PG_E_EVAL, NULL, 0, 0, "cannot create a temp dir"); return PG_ERR_IO; }
     c.tmpdir = tmpl;
 
@@ -547,10 +554,12 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
     if (o->out_path && access(o->out_path, R_OK) == 0 && o->resume) {
         json_error_t e;
         doc = json_load_file(o->out_path, 0, &e);
-        if (!doc || !json_is_array(json_object_get(doc, "rows"))) {
+        char bad[200];
+        if (!doc || !eval_doc_check(doc, bad, sizeof bad)) {
             pg_diag_emit(diag, PG_E_EVAL, o->out_path, e.line, e.column, "cannot resume from this file: %s",
-                         doc ? "no rows array" : e.text);
+                         doc ? bad : e.text);
             json_decref(doc);
+            rmdir(tmpl);
             return PG_ERR_PARSE;
         }
     }
@@ -719,15 +728,16 @@ void eval_markdown(json_t *doc, pg_buf *out) {
             pg_buf_free(&f);
         }
     }
+    bool gpu_ran = json_is_true(json_object_get(doc, "gpu_ran"));
     json_object_foreach(tasks, key, a) {
         long long n = json_integer_value(json_object_get(a, "n"));
         double best = json_real_value(json_object_get(a, "best"));
-        char bs[32] = "-";
+        char bs[32] = "-", cor[48] = "not run";   /* without a GPU nothing was run, so nothing was "0/5 correct" */
         if (best > 0) snprintf(bs, sizeof bs, "%.3fx", best);
-        pg_buf_printf(out, "| %s | %s | %lld/%lld | %lld/%lld | %lld/%lld | %s | %s |\n", key,
+        if (gpu_ran) snprintf(cor, sizeof cor, "%lld/%lld", (long long)json_integer_value(json_object_get(a, "correct")), n);
+        pg_buf_printf(out, "| %s | %s | %lld/%lld | %lld/%lld | %s | %s | %s |\n", key,
                       json_string_value(json_object_get(a, "family")), (long long)json_integer_value(json_object_get(a, "valid")), n,
-                      (long long)json_integer_value(json_object_get(a, "ptxas")), n,
-                      (long long)json_integer_value(json_object_get(a, "correct")), n, bs,
+                      (long long)json_integer_value(json_object_get(a, "ptxas")), n, cor, bs,
                       json_string_value(json_object_get(a, "fail")));
     }
     json_decref(tasks);
@@ -740,8 +750,9 @@ void eval_markdown(json_t *doc, pg_buf *out) {
 pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
     json_error_t e;
     json_t *doc = json_load_file(o->out_path, 0, &e);
-    if (!doc || !json_is_array(json_object_get(doc, "rows"))) {
-        pg_diag_emit(diag, PG_E_EVAL, o->out_path, e.line, e.column, "%s", doc ? "no rows array" : e.text);
+    char bad[200];
+    if (!doc || !eval_doc_check(doc, bad, sizeof bad)) {
+        pg_diag_emit(diag, PG_E_EVAL, o->out_path, e.line, e.column, "%s", doc ? bad : e.text);
         json_decref(doc);
         return PG_ERR_PARSE;
     }
@@ -805,4 +816,38 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
     }
     json_decref(doc);
     return st;
+}
+
+/* The shape every reader of a results document relies on (see eval.h). */
+bool eval_doc_check(json_t *doc, char *why, size_t n) {
+    if (!json_is_object(doc)) { snprintf(why, n, "$: not a JSON object"); return false; }
+    json_t *rows = json_object_get(doc, "rows");
+    if (!json_is_array(rows)) { snprintf(why, n, "$.rows: missing array"); return false; }
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        const char *keys[] = {"task", "description", "config", "family", "last_stage"};
+        if (!json_is_object(r)) { snprintf(why, n, "$.rows[%zu]: not an object", i); return false; }
+        for (int k = 0; k < 5; k++)
+            if (!json_is_string(json_object_get(r, keys[k]))) { snprintf(why, n, "$.rows[%zu].%s: missing string", i, keys[k]); return false; }
+        /* --time-pass builds file names from these: each must stay one plain path component */
+        const char *names[] = {"task", "description", "config", "dir"};
+        for (int k = 0; k < 4; k++) {
+            const char *v = json_string_value(json_object_get(r, names[k]));
+            if (v && (!*v || *v == '.' || strchr(v, '/'))) {
+                snprintf(why, n, "$.rows[%zu].%s: '%.60s' is not a plain name", i, names[k], v);
+                return false;
+            }
+        }
+        if (!json_is_integer(json_object_get(r, "sample")) || json_integer_value(json_object_get(r, "sample")) < 0) {
+            snprintf(why, n, "$.rows[%zu].sample: missing non-negative integer", i);
+            return false;
+        }
+    }
+    const char *strs[] = {"model", "device", "date", "arch"};
+    for (int k = 0; k < 4; k++) {
+        json_t *v = json_object_get(doc, strs[k]);
+        if (!json_is_string(v)) { snprintf(why, n, "$.%s: missing string", strs[k]); return false; }
+    }
+    return true;
 }

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -81,6 +82,21 @@ static int insn_float_width(const ptx_insn *in) {
 
 static void side_free(side *s) { free(s->k); memset(s, 0, sizeof *s); }
 
+/* Kernel names of a side, sorted, for lookups by name in O(log n). */
+typedef struct { const char *name; int idx; } name_ix;
+static int cmp_name_ix(const void *a, const void *b) { return strcmp(((const name_ix *)a)->name, ((const name_ix *)b)->name); }
+static name_ix *side_index(const side *s) {
+    name_ix *v = malloc(sizeof *v * (size_t)(s->n + 1));
+    for (int i = 0; i < s->n; i++) v[i] = (name_ix){s->k[i].name, i};
+    if (s->n > 1) qsort(v, (size_t)s->n, sizeof *v, cmp_name_ix);
+    return v;
+}
+static int side_find(const name_ix *ix, int n, const char *name) {
+    name_ix key = {name, -1};
+    const name_ix *hit = n ? bsearch(&key, ix, (size_t)n, sizeof *ix, cmp_name_ix) : NULL;
+    return hit ? hit->idx : -1;
+}
+
 static pg_status analyze(const char *text, size_t len, const char *name, const eval_gate_opts *o,
                          const char *tmpdir, const char *fname, side *s, char *ptxas_note, size_t notelen) {
     memset(s, 0, sizeof *s);
@@ -95,13 +111,18 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
         ptx_module_free(m);
         return PG_ERR_INVALID;
     }
+    ptx_func_stats *all = calloc((size_t)m->nfuncs + 1, sizeof *all);   /* [nfuncs] */
+    pg_status *fst = calloc((size_t)m->nfuncs + 1, sizeof *fst);        /* [nfuncs] */
+    if (!all || !fst) abort();
+    ptx_module_stats_compute(m, all, fst);
     for (int i = 0; i < m->nfuncs; i++) {
         const ptx_func *f = &m->funcs[i];
-        if (!f->is_entry || !f->has_body) continue;
-        ptx_func_stats fs;
-        if (ptx_func_stats_compute(m, f, &fs) != PG_OK) continue;
-        s->k = realloc(s->k, sizeof *s->k * (size_t)(s->n + 1));
-        if (!s->k) abort();
+        if (!f->is_entry || !f->has_body || fst[i] != PG_OK) continue;
+        const ptx_func_stats fs = all[i];
+        if ((s->n & (s->n - 1)) == 0) {   /* doubling at powers of two: linear in the number of kernels */
+            s->k = realloc(s->k, sizeof *s->k * (size_t)(s->n ? 2 * s->n : 1));
+            if (!s->k) abort();
+        }
         side_kernel *k = &s->k[s->n++];
         memset(k, 0, sizeof *k);
         snprintf(k->name, sizeof k->name, "%s", f->name);
@@ -120,6 +141,8 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
             }
         }
     }
+    free(all);
+    free(fst);
     /* ptxas: registers, shared memory and spills as the hardware will see them */
     char ptxas[512];
     if (!o->no_ptxas && ptxas_find(ptxas, sizeof ptxas)) {
@@ -144,13 +167,19 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
                 return PG_ERR_INVALID;
             } else {
                 s->ptxas_used = true;
-                for (int i = 0; i < s->n; i++)
-                    for (int r = 0; r < rep.nfuncs; r++)
-                        if (!strcmp(rep.funcs[r].func, s->k[i].name)) {
-                            s->k[i].regs = rep.funcs[r].registers;
-                            s->k[i].smem = rep.funcs[r].smem;
-                            s->k[i].spills = rep.funcs[r].spill_stores + rep.funcs[r].spill_loads;
-                        }
+                /* ptxas's functions by name: a sort and a binary search per kernel, not n x n */
+                name_ix *names = malloc(sizeof *names * (size_t)(rep.nfuncs + 1));
+                for (int r = 0; r < rep.nfuncs; r++) names[r] = (name_ix){rep.funcs[r].func, r};
+                if (rep.nfuncs > 1) qsort(names, (size_t)rep.nfuncs, sizeof *names, cmp_name_ix);
+                for (int i = 0; i < s->n; i++) {
+                    int r = side_find(names, rep.nfuncs, s->k[i].name);
+                    if (r < 0) continue;
+                    const ptxas_func_report *f = &rep.funcs[r];
+                    s->k[i].regs = f->registers;
+                    s->k[i].smem = f->smem;
+                    s->k[i].spills = f->spill_stores + f->spill_loads;
+                }
+                free(names);
             }
             ptxas_report_free(&rep);
         }
@@ -230,8 +259,11 @@ static void decide(eval_gate_kernel *k, const side_kernel *b, const side_kernel 
 }
 
 static eval_gate_kernel *add_row(eval_gate_result *r, const char *name) {
-    r->kernels = realloc(r->kernels, sizeof *r->kernels * (size_t)(r->nkernels + 1));
-    if (!r->kernels) abort();
+    int n = r->nkernels;
+    if ((n & (n - 1)) == 0) {   /* doubling at powers of two: linear in the number of kernels */
+        r->kernels = realloc(r->kernels, sizeof *r->kernels * (size_t)(n ? 2 * n : 1));
+        if (!r->kernels) abort();
+    }
     eval_gate_kernel *k = &r->kernels[r->nkernels++];
     memset(k, 0, sizeof *k);
     snprintf(k->name, sizeof k->name, "%s", name);
@@ -268,11 +300,10 @@ pg_status eval_gate_compare(const char *btext, size_t blen, const char *ctext, s
                      o.max_inst_ratio, o.fail_inst_ratio);
         return PG_ERR_USAGE;
     }
-    char tmpdir[256];
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/ptxgen-gate-XXXXXX", t && *t ? t : "/tmp");
+    char tmpdir[600];
+    pg_tmp_path(tmpdir, sizeof tmpdir, "ptxgen-gate-XXXXXX");
     if (!mkdtemp(tmpdir)) {
-        pg_diag_emit(diag, PG_E_GATE, NULL, 0, 0, "cannot create a temporary directory under %s", t && *t ? t : "/tmp");
+        pg_diag_emit(diag, PG_E_GATE, NULL, 0, 0, "cannot create the temporary directory %s: %s", tmpdir, strerror(errno));
         return PG_ERR_IO;
     }
     side b, c;
@@ -303,15 +334,44 @@ pg_status eval_gate_compare(const char *btext, size_t blen, const char *ctext, s
             r->ptxas_used = false;
             snprintf(r->ptxas_note, sizeof r->ptxas_note, "ptxas ran on only one side; using libptx estimates");
         }
+        /* pairs: explicit "A=B", else the only kernel of each side, else the same name */
+        name_ix *bix = side_index(&b), *cix = side_index(&c);
+        int *pair_of = malloc(sizeof *pair_of * (size_t)(b.n + 1));   /* [b.n]: candidate index, -1 by name, -2 skipped */
+        bool *used = calloc((size_t)c.n + 1, 1);
+        for (int i = 0; i < b.n; i++) pair_of[i] = o.only_paired ? -2 : -1;
+        bool by_position = o.npairs == 0 && b.n == 1 && c.n == 1 && strcmp(b.k[0].name, c.k[0].name) != 0;
+        if (by_position) pair_of[0] = 0;
+        for (int p = 0; p < o.npairs && cst == PG_OK; p++) {
+            const char *eq = o.pairs[p] ? strchr(o.pairs[p], '=') : NULL;
+            char bn_[256];
+            snprintf(bn_, sizeof bn_, "%.*s", eq ? (int)(eq - o.pairs[p]) : 0, eq ? o.pairs[p] : "");
+            int bi = eq ? side_find(bix, b.n, bn_) : -1, ci = eq ? side_find(cix, c.n, eq + 1) : -1;
+            if (bi < 0 || ci < 0) {
+                pg_diag_emit(diag, PG_E_GATE, NULL, 0, 0, "--pair %s: %s", o.pairs[p] ? o.pairs[p] : "(null)",
+                             !eq ? "want BASELINE_KERNEL=CANDIDATE_KERNEL" : bi < 0 ? "no such kernel in the baseline"
+                                                                              : "no such kernel in the candidate");
+                free(bix); free(cix); free(pair_of); free(used);
+                side_free(&b);
+                side_free(&c);
+                return PG_ERR_USAGE;
+            }
+            pair_of[bi] = ci;
+        }
         for (int i = 0; i < b.n; i++) {
-            const side_kernel *ck = NULL;
-            for (int j = 0; j < c.n && !ck; j++) if (!strcmp(c.k[j].name, b.k[i].name)) ck = &c.k[j];
+            if (pair_of[i] == -2) continue;   /* only_paired: not part of this comparison */
+            int j = pair_of[i] >= 0 ? pair_of[i] : side_find(cix, c.n, b.k[i].name);
+            const side_kernel *ck = j >= 0 ? &c.k[j] : NULL;
             eval_gate_kernel *k = add_row(r, b.k[i].name);
             fill_side(k, &b.k[i], true);
             if (!ck) {
                 k->verdict = EVAL_GATE_FAILED;
-                reason(k, "kernel missing from the candidate");
+                reason(k, "kernel missing from the candidate%s", c.n == 1 && b.n > 1 ? " (pair kernels of other names with --pair A=B)" : "");
                 continue;
+            }
+            used[j] = true;
+            if (strcmp(ck->name, b.k[i].name)) {
+                snprintf(k->candidate, sizeof k->candidate, "%s", ck->name);
+                reason(k, "note: compared with the candidate's %s (%s)", ck->name, by_position ? "the only kernel on each side" : "--pair");
             }
             side_kernel bk = b.k[i], cc = *ck;
             if (!r->ptxas_used && b.ptxas_used != c.ptxas_used) {
@@ -323,15 +383,17 @@ pg_status eval_gate_compare(const char *btext, size_t blen, const char *ctext, s
             k->smem_ratio = ratio((double)cc.smem, (double)bk.smem);
             decide(k, &bk, &cc, &o);
         }
-        for (int j = 0; j < c.n; j++) {
-            bool found = false;
-            for (int i = 0; i < b.n && !found; i++) found = !strcmp(c.k[j].name, b.k[i].name);
-            if (found) continue;
+        for (int j = 0; j < c.n && !o.only_paired; j++) {
+            if (used[j] || side_find(bix, b.n, c.k[j].name) >= 0) continue;   /* compared, or paired away by --pair */
             eval_gate_kernel *k = add_row(r, c.k[j].name);
             fill_side(k, &c.k[j], false);
             k->verdict = EVAL_GATE_FAILED;
-            reason(k, "kernel not in the baseline (entries are matched by name)");
+            reason(k, "kernel not in the baseline (entries are matched by name; pair others with --pair A=B)");
         }
+        free(bix);
+        free(cix);
+        free(pair_of);
+        free(used);
     }
     if (cst == PG_OK && b.n == 0 && c.n == 0) snprintf(r->error, sizeof r->error, "no kernels (.entry with a body) on either side");
     for (int i = 0; i < r->nkernels; i++) {
@@ -364,6 +426,18 @@ pg_status eval_gate_compare_files(const char *bpath, const char *cpath, const ev
     free(bt);
     free(ct);
     return st;
+}
+
+void eval_gate_result_append(eval_gate_result *dst, const eval_gate_result *src) {
+    for (int i = 0; i < src->nkernels; i++) *add_row(dst, src->kernels[i].name) = src->kernels[i];
+    dst->nimproved += src->nimproved;
+    dst->nneutral += src->nneutral;
+    dst->nregressed += src->nregressed;
+    dst->nfailed += src->nfailed;
+    dst->pass = dst->pass && src->pass;
+    dst->ptxas_used = dst->ptxas_used && src->ptxas_used;
+    if (!dst->ptxas_note[0]) snprintf(dst->ptxas_note, sizeof dst->ptxas_note, "%s", src->ptxas_note);
+    if (!dst->error[0]) snprintf(dst->error, sizeof dst->error, "%s", src->error);
 }
 
 void eval_gate_result_free(eval_gate_result *r) {
@@ -410,6 +484,7 @@ void eval_gate_markdown(const eval_gate_result *r, pg_buf *b) {
             bool both = k->in_baseline && k->in_candidate;
             pg_buf_puts(b, "| `");
             md_text(b, k->name);
+            if (k->candidate[0]) { pg_buf_puts(b, "` vs `"); md_text(b, k->candidate); }
             pg_buf_printf(b, "` | %s |", eval_gate_verdict_name(k->verdict));
             if (both) pg_buf_printf(b, " %d → %d |", k->insts_base, k->insts_cand);
             else pg_buf_printf(b, " %s |", !k->in_baseline ? "only in candidate" : r->error[0] ? "candidate unusable" : "only in baseline");
@@ -462,6 +537,7 @@ void eval_gate_json(const eval_gate_result *r, pg_buf *out) {
         bool both = k->in_baseline && k->in_candidate;
         json_t *j = json_object();
         json_object_set_new(j, "name", json_string(k->name));
+        if (k->candidate[0]) json_object_set_new(j, "candidate_name", json_string(k->candidate));
         json_object_set_new(j, "verdict", json_string(eval_gate_verdict_name(k->verdict)));
         json_object_set_new(j, "in_baseline", json_boolean(k->in_baseline));
         json_object_set_new(j, "in_candidate", json_boolean(k->in_candidate));

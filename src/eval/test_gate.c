@@ -175,6 +175,97 @@ static void test_errors(void) {
     eval_gate_result_free(&r);
 }
 
+/* Pairing: --pair A=B, the only kernel of each side whatever its name, and
+ * only_paired; many kernels are matched by sorted lookup (every one found). */
+static char *read_text(const char *path) {
+    char *t = NULL;
+    size_t n;
+    pg_diag_sink q = {0};
+    return pg_read_file(path, 1 << 20, &t, &n, &q) == PG_OK ? t : NULL;
+}
+static char *renamed(const char *text, const char *from, const char *to) {
+    char pat[128], rep[128];
+    snprintf(pat, sizeof pat, ".entry %s(", from);
+    snprintf(rep, sizeof rep, ".entry %s(", to);
+    return test_replace(text, pat, rep);
+}
+
+static void test_pairing(void) {
+    char *base = read_text("tests/gate/base.ptx");
+    if (!base) { CHECK(false, "tests/gate/base.ptx"); return; }
+    eval_gate_opts o;
+    eval_gate_opts_default(&o);
+    o.no_ptxas = true;
+    pg_diag_sink sink = {0};
+    eval_gate_result r;
+    char *cand = renamed(base, "poly", "poly_v2");
+    /* by name, poly_v2 is "missing" and "not in the baseline" */
+    CHECK(eval_gate_compare(base, strlen(base), cand, strlen(cand), &o, &r, &sink) == PG_OK && !r.pass && r.nfailed == 2,
+          "a renamed kernel fails by name (%d failed)", r.nfailed);
+    eval_gate_result_free(&r);
+    const char *pairs[] = {"poly=poly_v2"};
+    o.pairs = pairs;
+    o.npairs = 1;
+    CHECK(eval_gate_compare(base, strlen(base), cand, strlen(cand), &o, &r, &sink) == PG_OK && r.pass && r.nkernels == 2 &&
+          r.nneutral == 2, "--pair poly=poly_v2: pass=%d rows=%d neutral=%d", r.pass, r.nkernels, r.nneutral);
+    const eval_gate_kernel *k = row(&r, "poly");
+    CHECK(k && !strcmp(k->candidate, "poly_v2") && strstr(k->reasons, "compared with the candidate's poly_v2"),
+          "the pair is named: '%s'", k ? k->reasons : "");
+    pg_buf md = {0};
+    eval_gate_markdown(&r, &md);
+    CHECK(md.data && strstr(md.data, "`poly` vs `poly_v2`"), "Markdown names both kernels");
+    pg_buf_free(&md);
+    eval_gate_result_free(&r);
+    /* a pair naming a kernel that does not exist is a usage error */
+    const char *bad[] = {"poly=nope"};
+    o.pairs = bad;
+    CHECK(eval_gate_compare(base, strlen(base), cand, strlen(cand), &o, &r, &sink) == PG_ERR_USAGE, "--pair with a missing kernel");
+    eval_gate_result_free(&r);
+    const char *malformed[] = {"poly"};
+    o.pairs = malformed;
+    CHECK(eval_gate_compare(base, strlen(base), cand, strlen(cand), &o, &r, &sink) == PG_ERR_USAGE, "--pair without '='");
+    eval_gate_result_free(&r);
+    /* only_paired: the baseline's other kernel is not part of the comparison */
+    o.pairs = pairs;
+    o.only_paired = true;
+    CHECK(eval_gate_compare(base, strlen(base), cand, strlen(cand), &o, &r, &sink) == PG_OK && r.pass && r.nkernels == 1,
+          "only_paired: %d rows", r.nkernels);
+    eval_gate_result_free(&r);
+    o.only_paired = false;
+    o.pairs = NULL;
+    o.npairs = 0;
+    free(cand);
+    /* one kernel on each side: compared whatever the names (two generated files) */
+    char *one_b = read_text("tests/gate/cand_missing.ptx");   /* poly only */
+    char *one_c = one_b ? renamed(one_b, "poly", "my_kernel") : NULL;
+    if (one_b && one_c) {
+        CHECK(eval_gate_compare(one_b, strlen(one_b), one_c, strlen(one_c), &o, &r, &sink) == PG_OK && r.pass && r.nkernels == 1 &&
+              strstr(r.kernels[0].reasons, "the only kernel on each side"), "paired by position: pass=%d rows=%d '%s'", r.pass,
+              r.nkernels, r.nkernels ? r.kernels[0].reasons : "");
+        eval_gate_result_free(&r);
+    } else {
+        CHECK(false, "tests/gate/cand_missing.ptx has one kernel named poly");
+    }
+    free(one_b);
+    free(one_c);
+    /* many kernels, candidate in reverse order: every one is found by name */
+    enum { NK = 3000 };
+    pg_buf a = {0}, b = {0};
+    const char *hdr = ".version 8.0\n.target sm_80\n.address_size 64\n";
+    pg_buf_puts(&a, hdr);
+    pg_buf_puts(&b, hdr);
+    for (int i = 0; i < NK; i++) {
+        pg_buf_printf(&a, ".visible .entry k%d(.param .u64 p)\n{\n\t.reg .b64 %%rd<2>;\n\tld.param.u64 %%rd1, [p];\n\tret;\n}\n", i);
+        pg_buf_printf(&b, ".visible .entry k%d(.param .u64 p)\n{\n\t.reg .b64 %%rd<2>;\n\tld.param.u64 %%rd1, [p];\n\tret;\n}\n", NK - 1 - i);
+    }
+    CHECK(eval_gate_compare(a.data, a.len, b.data, b.len, &o, &r, &sink) == PG_OK && r.pass && r.nkernels == NK && r.nneutral == NK,
+          "%d kernels matched by name: pass=%d rows=%d neutral=%d", NK, r.pass, r.nkernels, r.nneutral);
+    eval_gate_result_free(&r);
+    pg_buf_free(&a);
+    pg_buf_free(&b);
+    free(base);
+}
+
 int main(void) {
     pg_diag_sink sink = {0};
     CHECK(isa_init(&sink) == PG_OK, "isa_init");
@@ -185,5 +276,6 @@ int main(void) {
     else printf("SKIPPED: gate pairs with ptxas (ptxas not found); libptx estimates tested\n");
     test_reports();
     test_errors();
+    test_pairing();
     return TEST_DONE();
 }

@@ -519,7 +519,8 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
 
 pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag) {
     *ptx_out = NULL;
-    char cu[1024], out[] = "/tmp/ptxgen-nvcc-XXXXXX";
+    char cu[1024], out[600];
+    pg_tmp_path(out, sizeof out, "ptxgen-nvcc-XXXXXX");
     snprintf(cu, sizeof cu, "%s/%s", t->dir, t->ref.file ? t->ref.file : "reference.cu");
     if (access(cu, R_OK) != 0) {
         pg_diag_emit(diag, PG_E_TASK, t->path, 0, 0, "no %s to build the nvcc baseline from", cu);

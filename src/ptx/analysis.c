@@ -660,7 +660,20 @@ static bool arith_is_float(const ptx_insn *in) {
     return false;
 }
 
-pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out) {
+/* Module-level .shared/.local/.const variables by name (the first of a name). */
+static void module_vars(const ptx_module *m, strmap *out) {
+    for (int i = 0; m && i < m->ntops; i++) {
+        const ptx_decl *d = &m->tops[i].u.decl;
+        int v;
+        if (m->tops[i].kind != PTX_TOP_DECL || !d->name) continue;
+        if (d->space != PTX_SS_SHARED && d->space != PTX_SS_LOCAL && d->space != PTX_SS_CONST) continue;
+        if (!sm_get(out, d->name, &v)) sm_put(out, d->name, i);
+    }
+}
+
+/* One function's statistics; vars = module_vars(m), so that a module of n
+ * functions costs O(n), not n passes over its declarations. */
+static pg_status func_stats(const ptx_module *m, const strmap *vars, const ptx_func *f, ptx_func_stats *out) {
     if (!f || !out) return PG_ERR_USAGE;
     memset(out, 0, sizeof *out);
     strmap local_vars = {0}, refs = {0};
@@ -691,21 +704,17 @@ pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_fun
             else out->arith_int++;
         }
     }
-    /* module-level variables the function refers to */
-    if (m)
-        for (int i = 0; i < m->ntops; i++) {
-            if (m->tops[i].kind != PTX_TOP_DECL) continue;
-            const ptx_decl *d = &m->tops[i].u.decl;
-            int v;
-            if (!d->name || !sm_get(&refs, d->name, &v) || sm_get(&local_vars, d->name, &v)) continue;
-            if (d->space != PTX_SS_SHARED && d->space != PTX_SS_LOCAL && d->space != PTX_SS_CONST) continue;
-            sm_put(&local_vars, d->name, 1);   /* count each variable once */
-            bool unsized = false;
-            int64_t bytes = decl_bytes(d, &unsized);
-            if (d->space == PTX_SS_SHARED) { out->shared_bytes += bytes; if (unsized) out->dynamic_shared = true; }
-            if (d->space == PTX_SS_LOCAL) out->local_bytes += bytes;
-            if (d->space == PTX_SS_CONST) out->const_bytes += bytes;
-        }
+    /* module-level variables the function refers to (each name once: refs is a set) */
+    for (int h = 0; m && h < refs.cap; h++) {
+        int ti, v;
+        if (!refs.keys[h] || !sm_get(vars, refs.keys[h], &ti) || sm_get(&local_vars, refs.keys[h], &v)) continue;
+        const ptx_decl *d = &m->tops[ti].u.decl;
+        bool unsized = false;
+        int64_t bytes = decl_bytes(d, &unsized);
+        if (d->space == PTX_SS_SHARED) { out->shared_bytes += bytes; if (unsized) out->dynamic_shared = true; }
+        if (d->space == PTX_SS_LOCAL) out->local_bytes += bytes;
+        if (d->space == PTX_SS_CONST) out->const_bytes += bytes;
+    }
     sm_free(&local_vars);
     sm_free(&refs);
     if (!f->has_body) return PG_OK;
@@ -714,4 +723,26 @@ pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_fun
     if (st == PG_OK) st = ptx_liveness_compute(m, f, cfg, &out->live);
     ptx_cfg_free(cfg);
     return st;
+}
+
+pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out) {
+    strmap vars = {0};
+    module_vars(m, &vars);
+    pg_status st = func_stats(m, &vars, f, out);
+    sm_free(&vars);
+    return st;
+}
+
+pg_status ptx_module_stats_compute(const ptx_module *m, ptx_func_stats *out, pg_status *status) {
+    if (!m || !out) return PG_ERR_USAGE;
+    strmap vars = {0};
+    module_vars(m, &vars);
+    pg_status first = PG_OK;
+    for (int i = 0; i < m->nfuncs; i++) {
+        pg_status st = func_stats(m, &vars, &m->funcs[i], &out[i]);
+        if (status) status[i] = st;
+        if (first == PG_OK) first = st;
+    }
+    sm_free(&vars);
+    return first;
 }

@@ -759,6 +759,62 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
 }
 
 /* ------------------------------------------------------------ statements */
+/* Where the text before token t ends: the line of its last character and the
+ * column just after it, skipping whitespace and comments backwards.  A missing
+ * ';' is reported there, where the instruction ends, as clang does, rather than
+ * at the next statement.  Only called on the error path. */
+static void end_before(const parser *P, const token *t, int *line, int *col) {
+    const char *src = P->L.src, *q = t->s;
+    int nl = 0;
+    for (;;) {
+        while (q > src && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r' || q[-1] == '\n' || q[-1] == '\f' || q[-1] == '\v'))
+            nl += *--q == '\n';
+        if (q - src >= 2 && q[-1] == '/' && q[-2] == '*') {   /* the end of a block comment: jump to its start */
+            const char *c = q - 2;
+            while (c > src && !(c[-1] == '/' && c[0] == '*')) nl += *--c == '\n';
+            q = c > src ? c - 1 : src;
+            continue;
+        }
+        const char *ls = q;   /* a line comment ending here: its "//" outside a string */
+        while (ls > src && ls[-1] != '\n') ls--;
+        const char *cm = NULL;
+        bool str = false;
+        for (const char *c = ls; c < q; c++) {
+            if (*c == '"') str = !str;
+            if (!str && c[0] == '/' && c + 1 < q && c[1] == '/') { cm = c; break; }
+        }
+        if (!cm) {
+            *line = t->line - nl;
+            *col = (int)(q - ls) + 1;
+            return;
+        }
+        q = cm;
+    }
+}
+
+/* Can the next token, on a line after the instruction's head, only start a
+ * new statement (a directive, guard, brace, label or opcode)?  Then the head
+ * was a whole instruction missing its ';' (nvcc never breaks a line before
+ * the first operand). */
+static bool starts_statement(const parser *P, const token *n) {
+    if (n->kind == TK_DIR || n->kind == TK_EOF || tok_punct(n, '@') || tok_punct(n, '}')) return true;
+    if (n->kind != TK_IDENT || n->s[0] == '%') return false;
+    const char *e = n->s + n->n;
+    while (e < P->L.end && (*e == ' ' || *e == '\t')) e++;
+    if (e < P->L.end && *e == ':') return true;   /* a label */
+    int nforms;
+    isa_forms_for(n->s, (size_t)n->n, &nforms);
+    return nforms > 0;
+}
+
+/* Report the missing ';' of an instruction that ended before token n. */
+static void missing_semicolon(parser *P, const token *n) {
+    int line, col;
+    end_before(P, n, &line, &col);
+    pg_diag_emit(P->diag, PG_E_SYNTAX, P->m->filename, line, col, "expected ';' after this instruction");
+    P->nerrors++;
+}
+
 static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     ptx_insn *in = &st->u.insn;
     st->kind = PTX_ST_INSN;
@@ -827,6 +883,13 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     }
     int base = P->opstack.n;
     token *n = lex_peek(&P->L);
+    if (!tok_punct(n, ';') && n->line > t.line && starts_statement(P, n)) {
+        /* "ret" then the next statement: finish this one, go on with the next */
+        missing_semicolon(P, n);
+        in->nops = 0;
+        in->ops = pop_operands(P, base);
+        return true;
+    }
     if (!tok_punct(n, ';')) {
         for (;;) {
             ptx_operand op;
@@ -837,6 +900,17 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
             n = lex_peek(&P->L);
             if (tok_punct(n, ',')) { lex_next(&P->L); continue; }
             break;
+        }
+    }
+    n = lex_peek(&P->L);
+    if (!tok_punct(n, ';')) {
+        int line, col;
+        end_before(P, n, &line, &col);
+        if (line < n->line) {   /* the operands ended on an earlier line: only a ';' could follow them there */
+            missing_semicolon(P, n);
+            in->nops = P->opstack.n - base;
+            in->ops = pop_operands(P, base);
+            return true;
         }
     }
     if (!expect_punct(P, ';')) { P->opstack.n = base; return false; }
@@ -1056,6 +1130,8 @@ static bool parse_function(parser *P, token kw, bool vis, bool ext, bool weak, p
         ptx_perf pf;
         memset(&pf, 0, sizeof pf);
         pf.name = tokdup(P, &d);
+        pf.loc.line = d.line;
+        pf.loc.col = d.col;
         for (;;) {
             token *v = lex_peek(&P->L);
             if (v->kind != TK_INT) break;

@@ -7,6 +7,8 @@
 #include "ptxgen/ptx.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +154,13 @@ void ptxas_parse_report(const char *log, ptxas_report *r) {
     }
 }
 
+double ptxas_timeout_seconds(void) {
+    const char *e = getenv("PTXGEN_PTXAS_TIMEOUT");
+    char *end;
+    double v = e && *e ? strtod(e, &end) : 0;
+    return e && *e && !*end && v > 0 && v < 1e6 ? v : 120.0;
+}
+
 pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *r, pg_diag_sink *diag) {
     memset(r, 0, sizeof *r);
     if (!ptxas_find(r->ptxas_path, sizeof r->ptxas_path)) return PG_ERR_EXTERNAL;
@@ -167,43 +176,54 @@ pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, pt
         arch = archbuf[0] ? archbuf : "sm_75";
     }
     snprintf(r->arch, sizeof r->arch, "%s", arch);
-    char outtmp[] = "/tmp/ptxgen-ptxas-XXXXXX";
-    int ofd = mkstemp(outtmp);
-    if (ofd < 0) return PG_ERR_IO;
-    close(ofd);
+    /* The cubin is not kept: -o /dev/null, so no temp file can be left behind
+     * when this process is interrupted. */
     int pfd[2];
-    if (pipe(pfd) != 0) { unlink(outtmp); return PG_ERR_IO; }
+    if (pipe(pfd) != 0) return PG_ERR_IO;
     char archarg[48];
     snprintf(archarg, sizeof archarg, "-arch=%s", arch);
+    double limit = ptxas_timeout_seconds();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
-    if (pid < 0) { close(pfd[0]); close(pfd[1]); unlink(outtmp); return PG_ERR_IO; }
+    if (pid < 0) { close(pfd[0]); close(pfd[1]); return PG_ERR_IO; }
     if (pid == 0) {
         dup2(pfd[1], 1);
         dup2(pfd[1], 2);
         close(pfd[0]);
         close(pfd[1]);
-        if (relocatable) execl(r->ptxas_path, "ptxas", "-v", "-c", archarg, "-o", outtmp, ptx_path, (char *)NULL);
-        else execl(r->ptxas_path, "ptxas", "-v", archarg, "-o", outtmp, ptx_path, (char *)NULL);
+        if (relocatable) execl(r->ptxas_path, "ptxas", "-v", "-c", archarg, "-o", "/dev/null", ptx_path, (char *)NULL);
+        else execl(r->ptxas_path, "ptxas", "-v", archarg, "-o", "/dev/null", ptx_path, (char *)NULL);
         _exit(127);
     }
     close(pfd[1]);
     pg_buf log = {0};
     char chunk[4096];
-    ssize_t k;
-    while ((k = read(pfd[0], chunk, sizeof chunk)) > 0 || (k < 0 && errno == EINTR))
-        if (k > 0) pg_buf_putn(&log, chunk, (size_t)k);
+    for (;;) {   /* read its output until EOF or the deadline */
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double left = limit - ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+        if (left <= 0) { r->timed_out = true; break; }
+        struct pollfd pf = {pfd[0], POLLIN, 0};
+        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr == 0) continue;   /* the deadline is checked above */
+        ssize_t k = read(pfd[0], chunk, sizeof chunk);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        pg_buf_putn(&log, chunk, (size_t)k);
+    }
     close(pfd[0]);
+    if (r->timed_out) kill(pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    unlink(outtmp);
     r->ran = true;
     r->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    r->ok = r->exit_code == 0;
+    r->ok = r->exit_code == 0 && !r->timed_out;
     r->log = log.data ? log.data : strdup("");
+    if (r->timed_out)
+        pg_diag_emit(diag, PG_E_PTXAS, ptx_path, 0, 0, "ptxas did not finish within %g s and was stopped (limit: $PTXGEN_PTXAS_TIMEOUT)", limit);
     ptxas_parse_report(r->log, r);
     /* ptxas errors: "ptxas FILE, line N; error   : message" */
     for (const char *p = r->log; p && *p;) {

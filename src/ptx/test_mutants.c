@@ -47,13 +47,15 @@
 enum {
     C_UNKNOWN_OPCODE, C_ILLEGAL_MOD, C_MOD_COMBO, C_OPERAND_COUNT, C_OPERAND_TYPE, C_VECTOR_ARITY,
     C_UNDECL_REG, C_REG_RANGE, C_DUP_DECL, C_UNDEF_LABEL, C_DUP_LABEL, C_UNDEF_SYMBOL,
-    C_MISSING_HEADER, C_FALLS_OFF, C_NEWER_TARGET, C__COUNT
+    C_MISSING_HEADER, C_FALLS_OFF, C_NEWER_TARGET,
+    C_MISSING_SEMI, C_MISSING_COMMA, C_MISSING_BRACKET,   /* syntax: the punctuation a hand edit loses */
+    C__COUNT
 };
 static const char *const class_names[C__COUNT] = {
     "unknown-opcode", "illegal-modifier", "modifier-combination", "operand-count", "operand-type",
     "vector-arity", "undeclared-register", "register-out-of-range", "duplicate-declaration",
     "undefined-label", "duplicate-label", "undefined-symbol", "missing-header", "falls-off-end",
-    "newer-target",
+    "newer-target", "missing-semicolon", "missing-comma", "missing-bracket",
 };
 
 /* ---- PRNG (splitmix64) --------------------------------------------------- */
@@ -824,6 +826,29 @@ static bool build_mutant(const pfile *F, int fi, int cls, int li, uint64_t r, mu
         M->newtext = xstrdup("");
         M->alt_line = fn->close_line + 1;
         snprintf(M->desc, sizeof M->desc, "delete final %s (function closes at line %d)", L->code, fn->close_line + 1);
+        return true;
+    }
+    case C_MISSING_SEMI:
+    case C_MISSING_COMMA:
+    case C_MISSING_BRACKET: {
+        /* delete one ';' (the instruction's last), one ',' between operands (depth 0),
+         * or one ']' of an address, in the code part of the line (before any comment) */
+        if (!in) return false;
+        const char *t = L->text, *cm = strstr(t, "//");
+        size_t end = cm ? (size_t)(cm - t) : strlen(t);
+        int at[64], nat = 0, depth = 0;
+        for (size_t i = 0; i < end && nat < 64; i++) {
+            char c = t[i];
+            if (c == '[' || c == '{' || c == '(') depth++;
+            if (c == ']' || c == '}' || c == ')') depth--;
+            if ((cls == C_MISSING_SEMI && c == ';') || (cls == C_MISSING_COMMA && c == ',' && depth == 0) ||
+                (cls == C_MISSING_BRACKET && c == ']'))
+                at[nat++] = (int)i;
+        }
+        if (!nat) return false;
+        int k = cls == C_MISSING_SEMI ? at[nat - 1] : at[(r >> 8) % (uint64_t)nat];
+        M->newtext = xasprintf("%.*s%s", k, t, t + k + 1);
+        snprintf(M->desc, sizeof M->desc, "delete '%c' at column %d", t[k], k + 1);
         return true;
     }
     case C_NEWER_TARGET: {

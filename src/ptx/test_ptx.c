@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct { pg_diag d[64]; int n; } diag_log;
 static void collect(void *u, const pg_diag *d) {
@@ -138,6 +139,56 @@ static void test_bad_cases(void) {
     }
 }
 
+/* A missing ';' is reported where the instruction ends (line and column just
+ * after its last character), not at the next statement; parsing goes on. */
+static void test_missing_semicolon(void) {
+    struct { const char *name, *body; int line, col, nerr; } cases[] = {
+        /* line 7 = the case's first line (line 9 of the module) */
+        {"operands, then a comment", "\tmov.u32 %r1, 1 // one\n\tadd.s32 %r2, %r1, %r1;\n\tret;\n}\n", 7, 16, 1},
+        {"no operands", "\tmov.u32 %r1, 1;\n\tret\n}\n", 8, 5, 1},
+        {"before a label", "\tmov.u32 %r1, 1\nL1:\n\tret;\n}\n", 7, 16, 1},
+        {"before a directive", "\tmov.u32 %r1, 1\n\t.reg .b32 %q<2>;\n\tret;\n}\n", 7, 16, 1},
+        {"before a guard", "\tmov.u32 %r1, 1\n\t@%p1 ret;\n\tret;\n}\n", 7, 16, 1},
+        {"block comment between", "\tmov.u32 %r1, 1 /* a\n b */\n\tret;\n}\n", 7, 16, 1},
+        {"two of them", "\tmov.u32 %r1, 1\n\tmov.u32 %r2, 2\n\tret;\n}\n", 7, 16, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char src[1024];
+        snprintf(src, sizeof src, HDR "\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %%r<3>;\n\t.reg .pred %%p<2>;\n%s", cases[i].body);
+
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        int want_line = cases[i].line + 2;   /* the body starts at line 9: two .reg lines precede the cases' bodies */
+        bool at = false;
+        int nsemi = 0;
+        for (int k = 0; k < l.n; k++)
+            if (strstr(l.d[k].msg, "expected ';' after this instruction")) {
+                nsemi++;
+                if (l.d[k].line == want_line && l.d[k].col == cases[i].col) at = true;
+            }
+        CHECK(ps != PG_OK && at && nsemi == cases[i].nerr && l.n == cases[i].nerr,
+              "missing ';' (%s): want line %d col %d, %d error(s)", cases[i].name, want_line, cases[i].col, cases[i].nerr);
+        if (!at || l.n != cases[i].nerr) dump(&l);
+        ptx_module_free(m);
+    }
+    /* operands continued on the next line after a ',' are not a missing ';' */
+    diag_log l;
+    pg_status ps, vs;
+    ptx_module *m = run(HDR "\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\tadd.s32 %r1,\n\t\t%r2,\n\t\t%r2;\n\tret;\n}\n",
+                        &l, &ps, &vs);
+    CHECK(ps == PG_OK && vs == PG_OK, "operands over several lines stay valid");
+    ptx_module_free(m);
+    /* bar.sync needs its barrier operand; cluster directives need sm_90 (both rejected by ptxas) */
+    m = run(HDR "\n.visible .entry k()\n{\n\tbar.sync;\n\tret;\n}\n", &l, &ps, &vs);
+    CHECK(vs != PG_OK && has_code(&l, "E204", 7), "bar.sync without a barrier is rejected at its line");
+    ptx_module_free(m);
+    m = run(HDR "\n.visible .entry k()\n.maxclusterrank 4\n{\n\tret;\n}\n", &l, &ps, &vs);
+    CHECK(vs != PG_OK && has_code(&l, "E210", 6), ".maxclusterrank on sm_80 is rejected at its line");
+    if (!has_code(&l, "E210", 6)) dump(&l);
+    ptx_module_free(m);
+}
+
 static void test_diag_format(void) {
     pg_diag d = {PG_SEV_ERROR, PG_E_UNDECL_REG, "E301", "undeclared-register", "x.ptx", 3, 7, "register %r9 is not declared"};
     char b[256];
@@ -206,10 +257,49 @@ static void test_isa_table(void) {
     CHECK(!isa_parse_target("sm_91", &sm, &as, &fam), "sm_91 is unknown");
 }
 
+/* A ptxas that hangs is stopped at the deadline, reported, and leaves no
+ * temp file (the cubin goes to /dev/null).  A fake ptxas script stands in. */
+static void test_ptxas_timeout(void) {
+    char dir[] = "/tmp/ptxgen-test-ptxas-XXXXXX";
+    if (!mkdtemp(dir)) { CHECK(false, "mkdtemp"); return; }
+    char fake[256], ptx[256], cmd[600];
+    snprintf(fake, sizeof fake, "%s/ptxas", dir);
+    snprintf(ptx, sizeof ptx, "%s/k.ptx", dir);
+    FILE *f = fopen(fake, "w");
+    fputs("#!/bin/sh\nexec sleep 30\n", f);
+    fclose(f);
+    chmod(fake, 0755);
+    f = fopen(ptx, "w");
+    fputs(HDR ".visible .entry k()\n{\n\tret;\n}\n", f);
+    fclose(f);
+    const char *old_ptxas = getenv("PTXAS");
+    char *saved = old_ptxas ? strdup(old_ptxas) : NULL;
+    setenv("PTXAS", fake, 1);
+    setenv("PTXGEN_PTXAS_TIMEOUT", "0.3", 1);
+    CHECK(ptxas_timeout_seconds() == 0.3, "the timeout comes from $PTXGEN_PTXAS_TIMEOUT");
+    diag_log l = {0};
+    pg_diag_sink s = {collect, &l, 0, 0, 0};
+    ptxas_report r;
+    pg_status st = ptxas_run(ptx, "sm_80", false, &r, &s);
+    CHECK(st == PG_OK && r.ran && r.timed_out && !r.ok && r.seconds < 10, "a hanging ptxas is stopped (%.1f s)", r.seconds);
+    CHECK(l.n == 1 && strstr(l.d[0].msg, "did not finish within 0.3 s"), "the timeout is reported: %s", l.n ? l.d[0].msg : "");
+    ptxas_report_free(&r);
+    setenv("PTXGEN_PTXAS_TIMEOUT", "abc", 1);
+    CHECK(ptxas_timeout_seconds() == 120.0, "a bad $PTXGEN_PTXAS_TIMEOUT falls back to 120 s");
+    unsetenv("PTXGEN_PTXAS_TIMEOUT");
+    if (saved) setenv("PTXAS", saved, 1);
+    else unsetenv("PTXAS");
+    free(saved);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void) {
+    test_ptxas_timeout();
     test_isa_table();
     test_valid_handwritten();
     test_bad_cases();
+    test_missing_semicolon();
     test_diag_format();
     test_limits();
     return TEST_DONE();

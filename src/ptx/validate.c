@@ -913,6 +913,14 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
 static void check_func(vctx *V, ptx_func *f) {
     V->func = f;
     int mark = V->tab.syms.n;
+    /* the cluster directives came with sm_90 (ptxas: "Feature '.maxclusterrank' requires .target sm_90") */
+    for (int i = 0; i < f->nperf; i++) {
+        const char *n = f->perf[i].name;
+        bool cluster = !strcmp(n, ".explicitcluster") || !strcmp(n, ".reqnctapercluster") || !strcmp(n, ".maxclusterrank") ||
+                       !strcmp(n, ".blocksareclusters");
+        if (cluster && V->m->sm && V->m->sm < 90)
+            VERR(V, PG_E_NEEDS_SM, f->perf[i].loc, "%s needs sm_90 or newer but the target is sm_%d", n, V->m->sm);
+    }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     if (!f->has_body) { st_truncate(&V->tab, mark); return; }

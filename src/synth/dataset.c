@@ -12,6 +12,7 @@
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_expr.h"
 #include "ptxgen/synth_family.h"
+#include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
 
@@ -335,7 +336,8 @@ static const verdict *verdict_find(const verdict_list *v, int64_t idx) {
 }
 
 static bool run_ptxas_text(const char *text, const char *arch, ptxas_report *rep) {
-    char tmp[] = "/tmp/ptxgen-synth-XXXXXX";
+    char tmp[600];
+    pg_tmp_path(tmp, sizeof tmp, "ptxgen-synth-XXXXXX");
     int fd = mkstemp(tmp);
     size_t n = strlen(text);
     ssize_t w = fd >= 0 ? write(fd, text, n) : -1;
@@ -591,7 +593,8 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
             rep.funcs[0] = vd->f;
         }
     } else {
-        char tmp[] = "/tmp/ptxgen-synth-XXXXXX";
+        char tmp[600];
+        pg_tmp_path(tmp, sizeof tmp, "ptxgen-synth-XXXXXX");
         int fd = mkstemp(tmp);
         ssize_t w = fd >= 0 ? write(fd, ptx.data, ptx.len) : -1;
         if (fd >= 0) close(fd);
@@ -665,7 +668,7 @@ static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
         if (e->d_name[0] != '.') pg_vec_push(names, strdup(e->d_name));
     closedir(d);
     int cmp(const void *a, const void *b);
-    qsort(names.v, (size_t)names.n, sizeof(char *), cmp);
+    if (names.n > 1) qsort(names.v, (size_t)names.n, sizeof(char *), cmp);   /* names.v is NULL when empty */
     g->hand = calloc((size_t)names.n + 1, sizeof(base_task));
     for (int i = 0; i < names.n; i++) {
         char p[4096];
@@ -689,9 +692,15 @@ static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
 int cmp(const void *a, const void *b);
 int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void load_results(gen_ctx *g, const char *path) {
-    json_t *r = path ? json_load_file(path, 0, NULL) : NULL;
-    if (!r) return;
+static pg_status load_results(gen_ctx *g, const char *path, pg_diag_sink *diag) {
+    if (!path) return PG_OK;
+    json_error_t je;
+    json_t *r = json_load_file(path, 0, &je);
+    if (!r || !json_is_array(json_object_get(r, "tasks"))) {   /* never ignored silently: the notes would be estimates */
+        pg_diag_emit(diag, PG_E_IO, path, r ? 0 : je.line, r ? 0 : je.column, "--results: %s", r ? "no \"tasks\" array (want the output of `ptxgen run --suite`)" : je.text);
+        json_decref(r);
+        return PG_ERR_IO;
+    }
     g->results = json_object();
     json_t *dev = json_object_get(r, "device");
     json_object_set_new(g->results, "__device", json_string(json_string_value(json_object_get(dev, "name")) ? json_string_value(json_object_get(dev, "name")) : "the device"));
@@ -703,24 +712,64 @@ static void load_results(gen_ctx *g, const char *path) {
         if (n && json_is_true(json_object_get(json_object_get(t, "kernel"), "correct"))) json_object_set(g->results, n, t);
     }
     json_decref(r);
+    return PG_OK;
 }
 
-typedef struct { int64_t next; int written; } state;
+typedef struct { int64_t next; int written; char args[1200]; } state;
 
+/* The arguments that decide the output, stored in the state file so that a
+ * resume with other ones is refused instead of mixing two datasets. */
+static void state_args(const synth_opts *o, char *out, size_t n) {
+    snprintf(out, n, "--count %d --seed %llu --arch %s --sources %u --family-pct %d --corpus %.300s --exclude %.300s --results %.300s",
+             o->count, (unsigned long long)o->seed, o->arch, o->sources, o->family_pct, o->corpus_dir ? o->corpus_dir : "-",
+             o->exclude_dir ? o->exclude_dir : "-", o->results ? o->results : "-");
+}
+
+/* "NEXT WRITTEN\nargs ...\n"; false when absent or unreadable. */
 static bool read_state(const char *path, state *s) {
     FILE *f = fopen(path, "r");
     if (!f) return false;
     long long a = 0;
     int b = 0;
-    bool ok = fscanf(f, "%lld %d", &a, &b) == 2;
+    bool ok = fscanf(f, "%lld %d\n", &a, &b) == 2;
+    s->args[0] = 0;
+    if (ok && fgets(s->args, sizeof s->args, f) && !strncmp(s->args, "args ", 5)) {
+        memmove(s->args, s->args + 5, strlen(s->args + 5) + 1);
+        s->args[strcspn(s->args, "\n")] = 0;
+    } else {
+        s->args[0] = 0;
+    }
     fclose(f);
     s->next = a;
     s->written = b;
     return ok;
 }
 
+/* Everything that would make the run fail after the work is checked first. */
+static pg_status check_opts(const synth_opts *o, pg_diag_sink *diag) {
+    int sm;
+    bool as, fam;
+    if (!o->arch || !isa_parse_target(o->arch, &sm, &as, &fam)) {
+        pg_diag_emit(diag, PG_E_UNKNOWN_TARGET, NULL, 0, 0, "--arch %s: not a known target (sm_50 ... sm_120a)", o->arch ? o->arch : "(none)");
+        return PG_ERR_USAGE;
+    }
+    char px[512];
+    if (!ptxas_find(px, sizeof px)) {
+        pg_diag_emit(diag, PG_E_PTXAS, NULL, 0, 0, "every sample is verified by ptxas, and none was found ($PTXAS, PATH, $CUDA_HOME/bin)");
+        return PG_ERR_EXTERNAL;
+    }
+    struct stat st;
+    if (!o->out || !*o->out || (stat(o->out, &st) == 0 && S_ISDIR(st.st_mode))) {
+        pg_diag_emit(diag, PG_E_IO, o->out, 0, 0, "--out must name a file, not a folder");
+        return PG_ERR_USAGE;
+    }
+    return PG_OK;
+}
+
 pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag) {
     memset(rep, 0, sizeof *rep);
+    pg_status cs = check_opts(o, diag);
+    if (cs != PG_OK) return cs;
     gen_ctx g = {o, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL};
     if ((o->sources & (SYNTH_SRC_HAND | SYNTH_SRC_MUTANT)) && o->corpus_dir && !load_hand(&g, o->corpus_dir, diag)) {
         pg_diag_emit(diag, PG_E_IO, o->corpus_dir, 0, 0, "cannot read the corpus folder");
@@ -736,11 +785,30 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
             return xs;
         }
     }
-    load_results(&g, o->results);
     char partial[4096], statef[4200];
     snprintf(partial, sizeof partial, "%s.partial", o->out);
     snprintf(statef, sizeof statef, "%s.state", partial);
-    state s = {0, 0};
+    state s = {0, 0, ""};
+    char args[sizeof s.args];
+    state_args(o, args, sizeof args);
+    pg_status ls = load_results(&g, o->results, diag);
+    if (ls == PG_OK && read_state(statef, &s) && strcmp(s.args, args)) {
+        pg_diag_emit(diag, PG_E_IO, partial, 0, 0,
+                     "an interrupted run with other arguments (%s) can be resumed only with the same ones; this run has %s. "
+                     "Rerun with those, or delete %s and its .state file to start over",
+                     s.args[0] ? s.args : "unknown: an older state file", args, partial);
+        ls = PG_ERR_USAGE;
+    }
+    if (ls != PG_OK) {
+        for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+        free(g.hand);
+        for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
+        free(g.excl);
+        json_decref(g.results);
+        return ls;
+    }
+    s.next = 0;
+    s.written = 0;
     /* resume: keep the complete lines an interrupted run wrote (and their
      * duplicate keys); a crash mid-line leaves garbage after them, so the
      * kept prefix is rewritten */
@@ -778,14 +846,15 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
     int64_t max_candidates = (int64_t)o->count * 20 + 1000;
     while (s.written < o->count && s.next < max_candidates) {
         /* workers: each builds the candidates idx = next + j, next + j + jobs, ... */
-        char dir[] = "/tmp/ptxgen-synth-batch-XXXXXX";
+        char dir[600];
+        pg_tmp_path(dir, sizeof dir, "ptxgen-synth-batch-XXXXXX");
         if (!mkdtemp(dir)) { fclose(out); return PG_ERR_IO; }
         pid_t pids[64];
         int nw = jobs > 64 ? 64 : jobs;
         for (int w = 0; w < nw; w++) {
             pids[w] = fork();
             if (pids[w] == 0) {
-                char p[256];
+                char p[700];
                 snprintf(p, sizeof p, "%s/%d", dir, w);
                 FILE *f = fopen(p, "w");
                 /* pass 1: collect PTX; batched ptxas; pass 2: build with the verdicts */
@@ -825,7 +894,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         /* merge in index order */
         json_t **recs = calloc((size_t)batch, sizeof(json_t *));
         for (int w = 0; w < nw; w++) {
-            char p[256];
+            char p[700];
             snprintf(p, sizeof p, "%s/%d", dir, w);
             FILE *f = fopen(p, "r");
             char *line = NULL;
@@ -844,7 +913,12 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         for (int k = 0; k < batch; k++) {
             json_t *rec = recs[k];
             rep->candidates++;
-            if (!rec) { rep->failed++; continue; }   /* a worker died: counted, never written */
+            if (!rec) {   /* a worker died: counted (family "?"), never written */
+                int fd = synth_family_slot(rep, "?");
+                rep->failed++;
+                if (fd >= 0) rep->fam_failed[fd]++;
+                continue;
+            }
             const char *fam = json_string_value(json_object_get(rec, "family"));
             int fi = synth_family_slot(rep, fam && *fam ? fam : "?");
             if (!json_is_true(json_object_get(rec, "ok"))) {
@@ -854,11 +928,15 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
                     json_decref(rec);
                     continue;
                 }
-                rep->failed++;
-                if (fi >= 0) rep->fam_failed[fi]++;
                 const char *why = json_string_value(json_object_get(rec, "reason"));
+                /* a mutant identical to its base is skipped, not a failure: every count
+                 * (the summary line, the meta file, per family) says the same */
                 if (why && !strncmp(why, "mutation", 8) && strstr(why, "nothing to change")) rep->nothing_to_change++;
-                else if (rep->nfail_examples < 8) snprintf(rep->fail_examples[rep->nfail_examples++], 200, "%s", why ? why : "?");
+                else {
+                    rep->failed++;
+                    if (fi >= 0) rep->fam_failed[fi]++;
+                    if (rep->nfail_examples < 8) snprintf(rep->fail_examples[rep->nfail_examples++], 200, "%s", why ? why : "?");
+                }
                 json_decref(rec);
                 continue;
             }
@@ -881,7 +959,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         fflush(out);
         fsync(fileno(out));
         FILE *sf = fopen(statef, "w");
-        if (sf) { fprintf(sf, "%lld %d\n", (long long)s.next, s.written); fclose(sf); }
+        if (sf) { fprintf(sf, "%lld %d\nargs %s\n", (long long)s.next, s.written, args); fclose(sf); }
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -975,9 +1053,11 @@ pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag)
     }
     free(line);
     fclose(f);
-    qsort(lines.v, (size_t)lines.n, sizeof(double), cmpd);
-    qsort(bytes.v, (size_t)bytes.n, sizeof(double), cmpd);
-    qsort(words.v, (size_t)words.n, sizeof(double), cmpd);
+    if (lines.n) {   /* qsort(NULL, 0, ...) is undefined behaviour: an empty dataset sorts nothing */
+        qsort(lines.v, (size_t)lines.n, sizeof(double), cmpd);
+        qsort(bytes.v, (size_t)bytes.n, sizeof(double), cmpd);
+        qsort(words.v, (size_t)words.n, sizeof(double), cmpd);
+    }
     json_t *o = json_object();
     json_object_set_new(o, "samples", json_integer(n));
     json_object_set_new(o, "unreadable_lines", json_integer(bad));

@@ -224,9 +224,10 @@ static bool write_all(const char *path, const char *data, size_t n) {
  * ptx.  False when nvcc fails (nothing filled). */
 static bool nvcc_group(const char *nvcc, const char *arch, synth_family_sample *s, const int *idx, int k, char *why,
                        size_t whyn) {
-    char dir[] = "/tmp/ptxgen-family-XXXXXX";
+    char dir[600];
+    pg_tmp_path(dir, sizeof dir, "ptxgen-family-XXXXXX");
     if (!mkdtemp(dir)) { snprintf(why, whyn, "mkdtemp: %s", strerror(errno)); return false; }
-    char cu[64], px[64], lg[64];
+    char cu[700], px[700], lg[700];
     snprintf(cu, sizeof cu, "%s/k.cu", dir);
     snprintf(px, sizeof px, "%s/k.ptx", dir);
     snprintf(lg, sizeof lg, "%s/log", dir);

@@ -267,12 +267,52 @@ int main(void) {
     snprintf(partial, sizeof partial, "%s.partial", c);
     FILE *f = fopen(partial, "a");
     if (f) { fputs("{\"id\": \"torn", f); fclose(f); }
+    /* a resume must use the interrupted run's arguments: another seed or a smaller
+     * count is refused before any work, and the partial file is left alone */
+    char *before = slurp(partial);
+    o = opts(c, 48, 2);
+    o.seed = 7;
+    pg_diag_sink qm = {0};
+    CHECK(synth_dataset_write(&o, &r, &qm) == PG_ERR_USAGE && qm.nerrors == 1 && r.candidates == 0, "resume with another seed refused");
+    o = opts(c, 20, 2);
+    CHECK(synth_dataset_write(&o, &r, &qm) == PG_ERR_USAGE && r.candidates == 0, "resume with a smaller count refused");
+    char *after = slurp(partial);
+    CHECK(before && after && !strcmp(before, after), "a refused resume leaves the partial file alone");
+    free(before);
+    free(after);
     o = opts(c, 48, 2);
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.resumed_from > 0, "resumed (from %d)", r.resumed_from);
     char *sc = slurp(c);
     char *sa2 = slurp(a);
     CHECK(sc && sa2 && !strcmp(sc, sa2), "the resumed run equals an uninterrupted one");
     test_exclude(dir, a);
+    /* one count of failures: the per-family counts add up to the total */
+    long fam_sum = 0;
+    o = opts(b, 48, 2);
+    unlink(b);
+    CHECK(synth_dataset_write(&o, &r, &q) == PG_OK, "rerun for the counts");
+    for (int i = 0; i < r.nfam; i++) fam_sum += r.fam_failed[i];
+    CHECK(fam_sum == r.failed, "failures per family (%ld) add up to the total (%ld)", fam_sum, r.failed);
+    /* what would fail after the work is checked before it */
+    pg_diag_sink qe = {0};
+    o = opts(b, 10, 1);
+    o.arch = "sm_1";
+    CHECK(synth_dataset_write(&o, &r, &qe) == PG_ERR_USAGE && r.candidates == 0 && qe.nerrors == 1, "--arch sm_1 refused up front");
+    o = opts(dir, 10, 1);
+    CHECK(synth_dataset_write(&o, &r, &qe) == PG_ERR_USAGE && r.candidates == 0, "--out naming a folder refused up front");
+    char garbage[400];
+    snprintf(garbage, sizeof garbage, "%s/garbage.json", dir);
+    put_file(garbage, "not json at all");
+    o = opts(b, 10, 1);
+    o.results = garbage;
+    CHECK(synth_dataset_write(&o, &r, &qe) == PG_ERR_IO && r.candidates == 0, "unreadable --results refused");
+    put_file(garbage, "{\"rows\": []}");
+    CHECK(synth_dataset_write(&o, &r, &qe) == PG_ERR_IO, "--results without a tasks array refused");
+    /* --stats of an empty file: zero samples, no undefined behaviour */
+    pg_buf es = {0};
+    put_file(garbage, "");
+    CHECK(synth_dataset_stats(garbage, &es, &qe) == PG_OK && es.data && strstr(es.data, "\"samples\": 0"), "stats of an empty file");
+    pg_buf_free(&es);
     /* stats */
     pg_buf st_out = {0};
     CHECK(synth_dataset_stats(a, &st_out, &q) == PG_OK && st_out.data && strstr(st_out.data, "\"samples\": 48") &&

@@ -3,6 +3,7 @@
 #include "ptxgen/task.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -75,28 +76,53 @@ float task_bf16_to_f32(uint16_t h) {
 }
 
 /* ---- expressions ------------------------------------------------------------------ */
-typedef struct { const char *p; const task_env *env; char *err; size_t errn; bool bad; } xparser;
+/* Recursive descent with two guards: nesting deeper than TASK_EXPR_MAX_DEPTH is
+ * an error (a hostile "((((...))))" must not overflow the C stack), and every
+ * operation checks for 64-bit overflow (signed overflow is undefined in C, and
+ * a wrapped length would read as "negative" instead of "too large"). */
+enum { TASK_EXPR_MAX_DEPTH = 200 };
+typedef struct { const char *p; const task_env *env; char *err; size_t errn; bool bad; int depth; } xparser;
 
 static void xfail(xparser *x, const char *msg) {
     if (!x->bad && x->err) snprintf(x->err, x->errn, "%s at '%.20s'", msg, x->p);
     x->bad = true;
 }
 static void xskip(xparser *x) { while (isspace((unsigned char)*x->p)) x->p++; }
+static int64_t xovf(xparser *x) { xfail(x, "overflows a 64-bit integer"); return 0; }
 static int64_t xsum(xparser *x);
+static int64_t xatom_(xparser *x);
 static int64_t xatom(xparser *x) {
+    if (x->bad) return 0;
+    if (++x->depth > TASK_EXPR_MAX_DEPTH) {
+        if (!x->bad && x->err) snprintf(x->err, x->errn, "nested deeper than %d levels", TASK_EXPR_MAX_DEPTH);
+        x->bad = true;
+        return 0;
+    }
+    int64_t v = xatom_(x);
+    x->depth--;
+    return v;
+}
+static int64_t xatom_(xparser *x) {
     xskip(x);
     if (*x->p == '(') {
         x->p++;
         int64_t v = xsum(x);
         xskip(x);
+        if (x->bad) return 0;
         if (*x->p != ')') { xfail(x, "expected ')'"); return 0; }
         x->p++;
         return v;
     }
-    if (*x->p == '-') { x->p++; return -xatom(x); }
+    if (*x->p == '-') {
+        x->p++;
+        int64_t v = xatom(x);
+        return v == INT64_MIN ? xovf(x) : -v;
+    }
     if (isdigit((unsigned char)*x->p)) {
         char *end;
+        errno = 0;
         long long v = strtoll(x->p, &end, 0);
+        if (errno == ERANGE) return xovf(x);
         x->p = end;
         return v;
     }
@@ -109,15 +135,19 @@ static int64_t xatom(xparser *x) {
             x->p++;
             int64_t a = xsum(x);
             xskip(x);
+            if (x->bad) return 0;
             if (*x->p != ',') { xfail(x, "expected ',' in function call"); return 0; }
             x->p++;
             int64_t b = xsum(x);
             xskip(x);
+            if (x->bad) return 0;
             if (*x->p != ')') { xfail(x, "expected ')'"); return 0; }
             x->p++;
             if (n == 4 && !strncmp(s, "cdiv", 4)) {
                 if (b == 0) { xfail(x, "division by zero"); return 0; }
-                return (a + b - 1) / b;
+                int64_t t;
+                if (__builtin_add_overflow(a, b - 1, &t)) return xovf(x);
+                return t / b;
             }
             if (n == 3 && !strncmp(s, "min", 3)) return a < b ? a : b;
             if (n == 3 && !strncmp(s, "max", 3)) return a > b ? a : b;
@@ -138,11 +168,13 @@ static int64_t xprod(xparser *x) {
     for (;;) {
         xskip(x);
         char op = *x->p;
-        if (op != '*' && op != '/' && op != '%') return v;
+        if (x->bad || (op != '*' && op != '/' && op != '%')) return v;
         x->p++;
         int64_t r = xatom(x);
-        if (op == '*') v *= r;
+        if (x->bad) return 0;
+        if (op == '*') { if (__builtin_mul_overflow(v, r, &v)) return xovf(x); }
         else if (r == 0) { xfail(x, "division by zero"); return 0; }
+        else if (v == INT64_MIN && r == -1) return xovf(x);
         else v = op == '/' ? v / r : v % r;
     }
 }
@@ -151,15 +183,16 @@ static int64_t xsum(xparser *x) {
     for (;;) {
         xskip(x);
         char op = *x->p;
-        if (op != '+' && op != '-') return v;
+        if (x->bad || (op != '+' && op != '-')) return v;
         x->p++;
         int64_t r = xprod(x);
-        v = op == '+' ? v + r : v - r;
+        if (x->bad) return 0;
+        if (op == '+' ? __builtin_add_overflow(v, r, &v) : __builtin_sub_overflow(v, r, &v)) return xovf(x);
     }
 }
 
 bool task_expr_eval(const char *expr, const task_env *env, int64_t *out, char *err, size_t errn) {
-    xparser x = {expr, env, err, errn, false};
+    xparser x = {expr, env, err, errn, false, 0};
     int64_t v = xsum(&x);
     xskip(&x);
     if (!x.bad && *x.p) xfail(&x, "unexpected text");
@@ -234,6 +267,42 @@ static bool gen_name_ok(const char *g) {
     return false;
 }
 
+static int gen_check(const char *g, const task_env *env, double a[4], char *err, size_t errn);
+
+/* A task name becomes a file name (eval --keep, run's reports): one plain path
+ * component, so no spec can write outside the folder it is given. */
+static bool name_ok(const char *s) {
+    if (!*s || *s == '.' || strlen(s) > 100) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.') return false;
+    return true;
+}
+/* The kernel is a PTX identifier (it is also part of temp file names). */
+static bool ident_ok(const char *s) {
+    if (!*s || strlen(s) > 100 || isdigit((unsigned char)*s)) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '$') return false;
+    return true;
+}
+/* Does v fit a scalar parameter of integer type t? */
+static bool fits(task_dtype t, int64_t v) {
+    switch (t) {
+    case TASK_T_S8: return v >= INT8_MIN && v <= INT8_MAX;
+    case TASK_T_S16: return v >= INT16_MIN && v <= INT16_MAX;
+    case TASK_T_S32: return v >= INT32_MIN && v <= INT32_MAX;
+    case TASK_T_U8: return v >= 0 && v <= UINT8_MAX;
+    case TASK_T_U16: return v >= 0 && v <= UINT16_MAX;
+    case TASK_T_U32: return v >= 0 && v <= (int64_t)UINT32_MAX;
+    case TASK_T_U64: return v >= 0;
+    default: return true;
+    }
+}
+/* Launch limits of every CUDA GPU since sm_30, and the largest dynamic shared
+ * memory any supported target grants a block (sm_90: 227 KiB, opt-in). */
+enum { TASK_MAX_SMEM = 232448 };
+static const int64_t block_max[3] = {1024, 1024, 64}, grid_max[3] = {2147483647, 65535, 65535};
+#define TASK_MAX_BUFFER_BYTES ((int64_t)1 << 40)   /* 1 TiB: more is a typo, not a test size */
+
 pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
     *out = NULL;
     json_error_t jerr;
@@ -253,6 +322,10 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
     t->name = get_str(&c, root, "name", "$", true);
     t->kernel = get_str(&c, root, "kernel", "$", true);
     t->family = get_str(&c, root, "family", "$", false);
+    if (t->name && !name_ok(t->name))
+        lerr(&c, "$.name", "'%.100s' must be a plain file name (letters, digits, '_', '-', '.', not starting with '.', "
+             "at most 100 characters): results and kept kernels are named after it", t->name);
+    if (t->kernel && !ident_ok(t->kernel)) lerr(&c, "$.kernel", "'%.100s' is not a PTX identifier (at most 100 characters)", t->kernel);
     json_t *d = json_object_get(root, "descriptions");
     if (!json_is_object(d)) lerr(&c, "$.descriptions", "missing object with terse, detailed, card, zh and/or prose");
     else {
@@ -347,10 +420,17 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
                 int64_t v;
                 char err[160];
                 if (!task_expr_eval(e, &t->sizes[s].env, &v, err, sizeof err)) {
-                    lerr(&c, jp, "%s '%s': %s (in size %d)", p->is_pointer ? "len" : "value", e, err, s);
+                    lerr(&c, jp, "%s '%.80s': %s (in size %d)", p->is_pointer ? "len" : "value", e, err, s);
                     break;
                 }
+                int64_t bytes;
                 if (p->is_pointer && v < 0) lerr(&c, jp, "len '%s' is negative for size %d", e, s);
+                else if (p->is_pointer && (__builtin_mul_overflow(v, (int64_t)task_dtype_size(p->dtype), &bytes) ||
+                                           bytes > TASK_MAX_BUFFER_BYTES))
+                    lerr(&c, jp, "len '%s' is %lld elements for size %d: more than 1 TiB", e, (long long)v, s);
+                else if (!p->is_pointer && !fits(p->dtype, v))
+                    lerr(&c, jp, "value '%s' is %lld for size %d, out of range for .%s", e, (long long)v, s,
+                         task_dtype_name(p->dtype));
             }
         }
     }
@@ -373,13 +453,31 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
                 for (int s = 0; s < t->nsizes && !c.bad; s++) {
                     int64_t v;
                     char err[160];
-                    if (!task_expr_eval(dst[i], &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, jp, "'%s': %s", dst[i], err);
+                    if (!task_expr_eval(dst[i], &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, jp, "'%.80s': %s", dst[i], err);
                     else if (v < 1 && !(k == 1 && v == 0)) lerr(&c, jp, "'%s' is %lld for size %d", dst[i], (long long)v, s);
+                    else if (v > (k == 0 ? block_max : grid_max)[i])
+                        lerr(&c, jp, "'%s' is %lld for size %d: more than the %s limit of %lld in dimension %c", dst[i], (long long)v, s,
+                             keys[k], (long long)(k == 0 ? block_max : grid_max)[i], "xyz"[i]);
                 }
             }
         }
+        for (int s = 0; s < t->nsizes && !c.bad; s++) {   /* threads per block */
+            int64_t b[3];
+            bool ok = true;
+            for (int i = 0; i < 3; i++) ok &= task_expr_eval(t->block[i], &t->sizes[s].env, &b[i], NULL, 0);
+            if (ok && b[0] * b[1] * b[2] > 1024)
+                lerr(&c, "$.launch.block", "%lld threads per block for size %d: more than 1024", (long long)(b[0] * b[1] * b[2]), s);
+        }
         t->smem = get_str(&c, la, "smem", "$.launch", false);
         if (!t->smem) t->smem = xstrdup("0");
+        for (int s = 0; s < t->nsizes && !c.bad; s++) {
+            int64_t v;
+            char err[160];
+            if (!task_expr_eval(t->smem, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.launch.smem", "'%.80s': %s", t->smem, err);
+            else if (v < 0 || v > TASK_MAX_SMEM)
+                lerr(&c, "$.launch.smem", "'%s' is %lld bytes for size %d: dynamic shared memory must be 0 to %d bytes "
+                     "(227 KiB, the most any supported GPU grants a block)", t->smem, (long long)v, s, TASK_MAX_SMEM);
+        }
     }
     json_t *ds = json_object_get(root, "distributions");
     if (!ds) lerr(&c, "$.distributions", "missing (need at least 2 generators)");
@@ -433,6 +531,21 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
         if (t->cost_bytes[0] && !task_expr_eval(t->cost_bytes, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.cost.bytes", "%s", err);
         if (t->cost_flops[0] && !task_expr_eval(t->cost_flops, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.cost.flops", "%s", err);
     }
+    /* generator arguments for every size: "uniform(1,-1)" or "normal(0,-1)" fail here, not on the GPU */
+    for (int i = 0; i < t->nparams && !c.bad; i++) {
+        const task_param *p = &t->params[i];
+        if (!p->is_pointer || p->role == TASK_ROLE_OUT) continue;
+        int ng = p->ndists ? p->ndists : t->ndists;
+        for (int k = 0; k < ng && !c.bad; k++)
+            for (int s = 0; s < t->nsizes && !c.bad; s++) {
+                double a[4];
+                char err[200], jp[80];
+                const char *g = p->ndists ? p->dists[k] : t->dists[k];
+                if (p->ndists) snprintf(jp, sizeof jp, "$.params[%d].dist[%d]", i, k);
+                else snprintf(jp, sizeof jp, "$.distributions[%d]", k);
+                if (gen_check(g, &t->sizes[s].env, a, err, sizeof err) < 0) lerr(&c, jp, "%s (size %d)", err, s);
+            }
+    }
 done:
     json_decref(root);
     if (c.bad) {
@@ -441,6 +554,16 @@ done:
     }
     *out = t;
     return PG_OK;
+}
+
+void task_block_max(const task_spec *t, int out[3]) {
+    for (int d = 0; d < 3; d++) {
+        out[d] = 1;
+        for (int s = 0; s < t->nsizes; s++) {
+            int64_t b;
+            if (task_expr_eval(t->block[d], &t->sizes[s].env, &b, NULL, 0) && b > out[d] && b <= 1024) out[d] = (int)b;
+        }
+    }
 }
 
 void task_free(task_spec *t) {
@@ -562,9 +685,30 @@ static int gen_args(const char *g, const task_env *env, double *a, int max, char
     return n;
 }
 
-static bool generate(const char *g, task_dtype t, void *buf, size_t count, const task_env *env, rng *r, char *err, size_t errn) {
-    double a[4] = {0, 1, 0, 0};
+/* The arguments of generator g for one size: parsed into a[4] (defaults 0, 1),
+ * finite, and in the generator's domain (low <= high, sigma >= 0, nnz >= 0).
+ * task_load runs it for every size, so a bad spec fails before any GPU work. */
+static int gen_check(const char *g, const task_env *env, double a[4], char *err, size_t errn) {
+    a[0] = 0; a[1] = 1; a[2] = a[3] = 0;
     int na = gen_args(g, env, a, 4, err, errn);
+    if (na < 0) return -1;
+    size_t nl = strcspn(g, "(");
+#define IS(s) (nl == strlen(s) && !strncmp(g, s, nl))
+    for (int i = 0; i < na; i++)
+        if (!isfinite(a[i]) && !IS("const")) { snprintf(err, errn, "%s: argument %d is not a finite number", g, i + 1); return -1; }
+    if ((IS("uniform") || IS("sorted") || IS("bitonic") || IS("int")) && na >= 2 && a[0] > a[1]) {
+        snprintf(err, errn, "%s: low %g is greater than high %g", g, a[0], a[1]);
+        return -1;
+    }
+    if (IS("normal") && a[1] < 0) { snprintf(err, errn, "%s: the standard deviation %g is negative", g, a[1]); return -1; }
+    if (IS("rowptr") && na >= 1 && a[0] < 0) { snprintf(err, errn, "%s: nnz %g is negative", g, a[0]); return -1; }
+#undef IS
+    return na;
+}
+
+static bool generate(const char *g, task_dtype t, void *buf, size_t count, const task_env *env, rng *r, char *err, size_t errn) {
+    double a[4];
+    int na = gen_check(g, env, a, err, errn);
     if (na < 0) return false;
     size_t nl = strcspn(g, "(");
     bool flt = task_dtype_is_float(t);

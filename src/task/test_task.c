@@ -54,6 +54,26 @@ static void test_expr(void) {
     CHECK(!task_expr_eval("k + 1", &e, &v, err, sizeof err) && strstr(err, "unknown size variable 'k'"), "unknown var: %s", err);
     CHECK(!task_expr_eval("n +", &e, &v, err, sizeof err), "dangling operator rejected");
     CHECK(!task_expr_eval("foo(1,2)", &e, &v, err, sizeof err), "unknown function rejected");
+    /* hostile input: 50k nested parentheses must be an error, not a stack overflow */
+    size_t depth = 50000;
+    char *deep = malloc(2 * depth + 2);
+    memset(deep, '(', depth);
+    deep[depth] = 'n';
+    memset(deep + depth + 1, ')', depth);
+    deep[2 * depth + 1] = 0;
+    CHECK(!task_expr_eval(deep, &e, &v, err, sizeof err) && strstr(err, "nested deeper"), "deep nesting: %s", err);
+    memset(deep, '-', 2 * depth);
+    deep[2 * depth] = '1';
+    deep[2 * depth + 1] = 0;
+    CHECK(!task_expr_eval(deep, &e, &v, err, sizeof err) && strstr(err, "nested deeper"), "deep negation: %s", err);
+    free(deep);
+    CHECK(task_expr_eval("((((((((((n))))))))))", &e, &v, err, sizeof err) && v == 1000, "modest nesting is fine");
+    /* 64-bit overflow is an error (not a wrapped, "negative" length) */
+    const char *ovf[] = {"n*n*n*n*n*n*n", "9223372036854775807 + 1", "-9223372036854775807 - 2", "99999999999999999999",
+                         "(-9223372036854775807 - 1) / -1", "-(-9223372036854775807 - 1)", "cdiv(9223372036854775807, 2)"};
+    for (size_t i = 0; i < sizeof ovf / sizeof ovf[0]; i++)
+        CHECK(!task_expr_eval(ovf[i], &e, &v, err, sizeof err) && strstr(err, "overflows"), "'%s' overflows: %s", ovf[i], err);
+    CHECK(task_expr_eval("9223372036854775807 - 1 + 1", &e, &v, err, sizeof err) && v == INT64_MAX, "INT64_MAX itself is fine");
 }
 
 static void test_halfs(void) {
@@ -90,6 +110,22 @@ static void test_spec_errors(void) {
         {"\"name\": \"saxpy\"}", "\"name\": \"nope\"}", "$.reference.name: no C reference named 'nope'"},
         {"\"cdiv(n,256)\"", "\"cdiv(n,0)\"", "$.launch.grid"},
         {"\"kind\": \"c\"", "\"kind\": \"py\"", "$.reference.kind: must be \"c\" or \"cu\""},
+        /* hostile specs: paths, ranges, generator domains, launch limits */
+        {"\"name\": \"saxpy\", \"kernel\"", "\"name\": \"../../X\", \"kernel\"", "$.name: '../../X' must be a plain file name"},
+        {"\"name\": \"saxpy\", \"kernel\"", "\"name\": \".hidden\", \"kernel\"", "$.name: '.hidden' must be"},
+        {"\"kernel\": \"saxpy\"", "\"kernel\": \"a/b\"", "$.kernel: 'a/b' is not a PTX identifier"},
+        {"{\"n\": 3}", "{\"n\": 8589934592}", "value 'n' is 8589934592 for size 1, out of range for .u32"},
+        {"\"value\": \"n\"", "\"value\": \"n-4\"", "value 'n-4' is -1 for size 1, out of range for .u32"},
+        {"\"uniform(-1,1)\"", "\"uniform(1,-1)\"", "$.distributions[0]: uniform(1,-1): low 1 is greater than high -1"},
+        {"\"normal(0,10)\"", "\"normal(0,-1)\"", "$.distributions[1]: normal(0,-1): the standard deviation -1 is negative"},
+        {"\"uniform(-1,1)\"", "\"uniform(nan,1)\"", "uniform(nan,1): argument 1 is not a finite number"},
+        {"\"uniform(-1,1)\"", "\"uniform(-1,inf)\"", "uniform(-1,inf): argument 2 is not a finite number"},
+        {"\"grid\": [\"cdiv(n,256)\"]}", "\"grid\": [\"cdiv(n,256)\"], \"smem\": \"300000\"}", "$.launch.smem: '300000' is 300000 bytes"},
+        {"\"grid\": [\"cdiv(n,256)\"]}", "\"grid\": [\"cdiv(n,256)\"], \"smem\": \"0-n\"}", "$.launch.smem: '0-n' is -1000 bytes"},
+        {"\"block\": [\"256\"]", "\"block\": [\"2048\"]", "$.launch.block: '2048' is 2048 for size 0: more than the block limit of 1024"},
+        {"\"block\": [\"256\"]", "\"block\": [\"64\", \"64\"]", "$.launch.block: 4096 threads per block"},
+        {"\"len\": \"n\"}", "\"len\": \"n*n*n*n*n*n*n\"}", "$.params[0]: len 'n*n*n*n*n*n*n': overflows a 64-bit integer"},
+        {"\"len\": \"n\"}", "\"len\": \"n*n*n*n*n\"}", "$.params[0]: len 'n*n*n*n*n' is 1000000000000000 elements for size 0: more than 1 TiB"},
     };
     const char *good = SAXPY_SPEC("");
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
@@ -108,6 +144,22 @@ static void test_spec_errors(void) {
     pg_diag_sink s = {collect, &l, 0, 0, 0};
     task_spec *t = NULL;
     CHECK(task_load("/nonexistent/task.json", &t, &s) == PG_ERR_IO, "missing file is an I/O error");
+    /* a launch expression nested 50k deep: an error naming the field, not SIGSEGV */
+    size_t depth = 50000;
+    char *grid = malloc(2 * depth + 20);
+    memset(grid, '(', depth);
+    memcpy(grid + depth, "n", 1);
+    memset(grid + depth + 1, ')', depth);
+    grid[2 * depth + 1] = 0;
+    char *json = malloc(2 * depth + 4096);
+    const char *at = strstr(good, "cdiv(n,256)");
+    sprintf(json, "%.*s%s%s", (int)(at - good), good, grid, at + strlen("cdiv(n,256)"));
+    dlog l2 = {0};
+    pg_diag_sink s2 = {collect, &l2, 0, 0, 0};
+    CHECK(task_load(write_spec("deep", json), &t, &s2) != PG_OK && logged(&l2, "$.launch.grid") && logged(&l2, "nested deeper"),
+          "deep grid expression: %s", l2.n ? l2.msgs[0] : "(nothing)");
+    free(grid);
+    free(json);
 }
 
 static void test_instances_and_reference(void) {
@@ -121,6 +173,9 @@ static void test_instances_and_reference(void) {
     CHECK(!memcmp(a.args[0].data, b.args[0].data, a.args[0].bytes), "same seed, same inputs");
     CHECK(memcmp(a.args[0].data, c.args[0].data, a.args[0].bytes) != 0, "other seed, other inputs");
     CHECK(a.grid[0] == 4 && a.block[0] == 256 && a.bytes == 12000 && a.flops == 2000, "launch and cost");
+    int blk[3];
+    task_block_max(t, blk);
+    CHECK(blk[0] == 256 && blk[1] == 1 && blk[2] == 1, "task_block_max: %d %d %d", blk[0], blk[1], blk[2]);
     float *x = a.args[0].data;
     bool in_range = true;
     for (size_t i = 0; i < a.args[0].count; i++) in_range &= x[i] >= -1 && x[i] <= 1;
