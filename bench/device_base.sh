@@ -144,10 +144,12 @@ bg)
     bins
     excl=(--exclude bench/suite); [ -d bench/suite-prose ] && excl+=(--exclude bench/suite-prose)
     rm -f "$P/synth.done" "$P/families.done"
+    # not a process-group leader here (no job control), so setsid keeps the pid: $! is the group
     setsid nohup bash -c "'$BIN/ptxgen' synth --count $N --seed ${SEED:-7} --jobs \$(nproc) ${excl[*]} --family-pct ${FAMILY_PCT:-75} \
         --no-progress --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; '$BIN/ptxgen' synth --stats '$P/synth.jsonl' > '$P/synth-stats.json' 2>&1;
         '$BIN/ptxgen' prompts --format chatml --in '$P/synth.jsonl' --out '$P/pairs-all.jsonl' >> '$P/synth.log' 2>&1; touch '$P/synth.done'" \
         > /dev/null 2>&1 < /dev/null &
+    echo $! > "$P/synth.pid"
     if [ -d .carry/famsuite ]; then
         rm -rf "$P/famsuite" && cp -r .carry/famsuite "$P/famsuite"
         mkdir -p build && cp "$BIN/ptxgen" build/ptxgen
@@ -167,8 +169,18 @@ main-train)
     done
     wait
     tail -n 1 "$P"/convert-*.log
-    for i in $(seq 1 120); do [ -e "$P/synth.done" ] && break; sleep 2; done
-    need "$P/synth.done"
+    for i in $(seq 1 "${SYNTH_WAIT:-60}"); do [ -e "$P/synth.done" ] && break; sleep 2; done
+    if [ ! -e "$P/synth.done" ]; then
+        # out of time: stop the synth and train on the whole lines it has written so far
+        need "$P/synth.pid"
+        kill -- -"$(cat "$P/synth.pid")" 2>/dev/null; sleep 1
+        need "$P/synth.jsonl.partial"
+        python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); open(sys.argv[2],"wb").write(d[:d.rfind(b"\n")+1])' \
+            "$P/synth.jsonl.partial" "$P/synth.jsonl"
+        echo "synth stopped early: $(wc -l < "$P/synth.jsonl") samples"
+        "$BIN/ptxgen" synth --stats "$P/synth.jsonl" > "$P/synth-stats.json" 2>&1
+        "$BIN/ptxgen" prompts --format chatml --in "$P/synth.jsonl" --out "$P/pairs-all.jsonl" 2>&1 | tail -n 1
+    fi
     tail -n 2 "$P/synth.log"
     if [ -e "$P/famsuite" ]; then
         for i in $(seq 1 60); do [ -e "$P/families.done" ] && break; sleep 2; done

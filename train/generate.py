@@ -44,7 +44,8 @@ class DiagSink(C.Structure):
 
 
 class DecOpts(C.Structure):
-    _fields_ = [("arch", C.c_char_p), ("signature", C.c_char_p), ("max_statements", C.c_int), ("max_regs_per_decl", C.c_int)]
+    _fields_ = [("arch", C.c_char_p), ("signature", C.c_char_p), ("max_statements", C.c_int), ("max_regs_per_decl", C.c_int),
+                ("block", C.c_int * 3), ("entry_name", C.c_char_p)]
 
 
 class Lib:
@@ -79,6 +80,7 @@ class Lib:
         L.gen_prompt_build_fmt.argtypes = [C.c_int, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
         L.gen_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
         L.task_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
+        L.task_block_max.argtypes = [vp, C.POINTER(C.c_int)]
         L.task_load.restype = C.c_int
         L.task_free.argtypes = [vp]
         L.pg_buf_free.argtypes = [C.POINTER(PgBuf)]
@@ -94,13 +96,16 @@ class Lib:
         return self._take(b)
 
     def task_signature(self, path):
+        """(signature, block): the forced entry header and the launch's block (task_block_max), as eval uses them."""
         t, q = C.c_void_p(), DiagSink()
         if self.L.task_load(path.encode(), C.byref(t), C.byref(q)) != 0:
             raise SystemExit(f"{path}: task_load failed ({q.nerrors} errors; run `ptxgen run --dry-run` on it)")
         b = PgBuf()
         self.L.gen_signature_from_task(t, C.byref(b))
+        blk = (C.c_int * 3)()
+        self.L.task_block_max(t, blk)
         self.L.task_free(t)
-        return self._take(b)
+        return self._take(b), tuple(blk)
 
 
 FMT = {"ptxgen": 0, "chatml": 1}
@@ -220,7 +225,7 @@ def main(argv=None):
             tname = spec["name"]
             if only and tname not in only:
                 continue
-            sig = lib.task_signature(tj)
+            sig, blk = lib.task_signature(tj)
             descs = spec.get("descriptions", {})
             for st in styles:
                 d = descs.get(st)
@@ -230,7 +235,7 @@ def main(argv=None):
                     key = f"{tname}.{st}.{args.config}.{s}"
                     if os.path.exists(os.path.join(args.out, key + ".ptx")):
                         continue
-                    cases.append((key, lib.prompt(FMT[fmt], d, args.arch, sig), sig, s))
+                    cases.append((key, lib.prompt(FMT[fmt], d, args.arch, sig), sig, s, blk))
     print(json.dumps({"event": "cases", "todo": len(cases)}), flush=True)
     # longest prompts first keeps the padded prefill small within a batch
     cases.sort(key=lambda c: -len(c[1]))
@@ -254,9 +259,9 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
     cpu_gen.manual_seed(args.seed + 1)
     t_batch, nsteps = time.time(), 0
     seqs, prompts = [], []
-    for key, prompt, sig, s in batch:
+    for key, prompt, sig, s, blk in batch:
         d, q = C.c_void_p(), DiagSink()
-        opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0)
+        opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None)
         if lib.L.dec_new(vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
             raise SystemExit("dec_new failed")
         sq = Seq(key, d)
