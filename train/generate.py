@@ -155,6 +155,8 @@ T0 = time.time()
 
 
 def main(argv=None):
+    # cuDNN's fused attention failed in the backward pass on the H200 (mha_graph.execute, Qwen2 GQA, 2026-12-01)
+    torch.backends.cuda.enable_cudnn_sdp(False)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", required=True, help="HF model directory (a from-scratch ptxgen model or a dequantized base)")
     ap.add_argument("--gguf", help="load the base from this GGUF file inside --base instead")

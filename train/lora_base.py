@@ -170,6 +170,8 @@ def save_adapter(model, out, args, base_info):
 
 
 def main(argv=None):
+    # cuDNN's fused attention failed in the backward pass on the H200 (mha_graph.execute, Qwen2 GQA, 2026-12-01)
+    torch.backends.cuda.enable_cudnn_sdp(False)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--gguf", help="base model as a GGUF file")
