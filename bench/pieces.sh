@@ -2,7 +2,8 @@
 # bench/pieces.sh — pack the large inputs of bench/device_base.sh (the base GGUFs,
 # their tokenizer files, the gguf wheel) into one tar split into pieces small enough
 # to travel one per device call, with a MANIFEST of sha256 sums.
-#   bash bench/pieces.sh OUTDIR QWEN.gguf SMOL.gguf QWEN_TOK_DIR SMOL_TOK_DIR WHEEL... 
+#   bash bench/pieces.sh OUTDIR QWEN.gguf SMOL.gguf QWEN_TOK_DIR SMOL_TOK_DIR WHEEL...
+# SMOL.gguf and SMOL_TOK_DIR may be "-" (a Qwen-only bundle: two pieces fewer).
 # Then per call: put one piece and OUTDIR/MANIFEST into .carry/ and run
 # `bash bench/device_base.sh put` with carry [".carry"].
 set -euo pipefail
@@ -12,11 +13,11 @@ mkdir -p "$out"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 ln -s "$(realpath "$qwen")" "$stage/qwen.gguf"
-ln -s "$(realpath "$smol")" "$stage/smol.gguf"
+[ "$smol" = - ] || ln -s "$(realpath "$smol")" "$stage/smol.gguf"
 cp -r "$qtok" "$stage/qwen-tok"
-cp -r "$stok" "$stage/smol-tok"
+[ "$stok" = - ] || cp -r "$stok" "$stage/smol-tok"
 for w in "$@"; do cp "$w" "$stage/"; done
-(cd "$stage" && sha256sum qwen.gguf smol.gguf ./*.whl qwen-tok/* smol-tok/* > SHA256SUMS)
+(cd "$stage" && sha256sum ./*.gguf ./*.whl ./*-tok/* > SHA256SUMS)
 tar -chf "$out/bundle.tar" -C "$stage" .
 rm -f "$out"/piece.*
 split -b "${size}M" -d -a 2 "$out/bundle.tar" "$out/piece."
