@@ -37,6 +37,10 @@ bins() {   # the carried binaries, once
 
 case "$stage" in
 put)
+    if [ -d .carry/scratch-model ]; then   # the from-scratch model travels in a call of its own
+        rm -rf "$P/scratch-model" && cp -r .carry/scratch-model "$P/scratch-model" && echo "scratch model here"
+        ls .carry/piece.* >/dev/null 2>&1 || exit 0
+    fi
     ls .carry/piece.* >/dev/null 2>&1 || { echo "no piece carried" >&2; exit 2; }
     cp .carry/MANIFEST "$P/MANIFEST"
     for f in .carry/piece.*; do
@@ -256,6 +260,11 @@ qwen-final)
             bash "$0" verify "$nm" > "$P/verify-$nm.txt" 2>&1 &
         vp+=($!)
     done
+    if [ -d "$P/scratch-model" ]; then   # the from-scratch model generates beside the training run
+        (GEN_DEADLINE=$(( TS + 60 )) bash "$0" gen "scratch:$P/scratch-model::1" > "$P/gen-scratch.txt" 2>&1;
+         RES=$P/results SAMPLES=1 SHARDS=4 VERIFY_BUDGET=150 bash "$0" verify scratch > "$P/verify-scratch.txt" 2>&1) &
+        vp+=($!)
+    fi
     bash "$0" train "qwen-lora:qwen:$TS:--lr ${LR:-4e-4}" 2>&1 | grep -v '^Loading' | tail -n 2
     split -b 15M -d -a 1 "$P/qwen-lora/adapter_model.safetensors" "$OUT/qwen-adapter.part"
     echo "trained at $(( $(date +%s) - t0 )) s"
@@ -265,7 +274,7 @@ qwen-final)
     for p in "${vp[@]}"; do wait "$p"; done
     cat "$P"/verify-*.txt 2>/dev/null | grep -v '^|'
     tar czf "$OUT/results.tgz" -C "$P" results qwen-lora/train_log.jsonl qwen-lora/base.json qwen-lora/adapter_config.json \
-        train-qwen-lora.log gen-qwen-lora.log convert-qwen.log 2>/dev/null
+        train-qwen-lora.log gen-qwen-lora.log gen-scratch.log convert-qwen.log 2>/dev/null
     echo "done at $(( $(date +%s) - t0 )) s"; ls -la "$OUT"
     ;;
 smoke)

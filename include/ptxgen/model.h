@@ -110,6 +110,10 @@ typedef struct {
  * with <|im_end|>, not the id the file names), so callers that stop on end tokens
  * look up "<|im_end|>" / "<|endoftext|>" in the tokenizer (tok_special_id). */
 pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag);
+/* The file a model's tokenizer is read from (for tok_load): `path` itself when it is a
+ * .gguf file, else DIR/tokenizer.json when present, else a shipped directory's base GGUF
+ * (base.json's "gguf", relative to DIR).  Writes it to out[n]; E80x when there is none. */
+pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_sink *diag);
 void model_free(model_model *m);
 const model_config *model_get_config(const model_model *m);
 size_t model_param_count(const model_model *m);

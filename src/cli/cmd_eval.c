@@ -166,9 +166,11 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     dec_vocab *vocab = NULL;
     dec_bias *bias = NULL;
     int rc = 2;
-    model_load_opts lo = {adapter, threads, NULL, false, false};
+    model_load_opts lo = {adapter, threads, NULL, !model_dir, false};   /* the default's base is pinned */
     pg_buf tp = {0};
-    pg_buf_printf(&tp, "%s/tokenizer.json", mdir);
+    char tpath[8400];
+    if (model_tokenizer_path(mdir, tpath, sizeof tpath, &sink) != PG_OK) goto out;
+    pg_buf_printf(&tp, "%s", tpath);
     if (model_load(mdir, &lo, &model, &sink) != PG_OK || tok_load(tp.data, &tok, &sink) != PG_OK ||
         dec_vocab_new(tok, &vocab, &sink) != PG_OK || dec_bias_default(vocab, &bias, &sink) != PG_OK)
         goto out;

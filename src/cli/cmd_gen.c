@@ -375,10 +375,19 @@ bool cli_near_exe(const char *rel, char *out, size_t n) {
 bool cli_default_model(char *out, size_t n) {
     const char *env = getenv("PTXGEN_MODEL");
     if (env && *env) { snprintf(out, n, "%s", env); return true; }
-    if (access("models/default/config.json", R_OK) == 0) { snprintf(out, n, "models/default"); return true; }
-    if (!cli_near_exe("models/default/config.json", out, n)) return false;
-    out[strlen(out) - strlen("/config.json")] = 0;
-    return true;
+    /* a shipped adapter over a GGUF base (base.json) or a Hugging Face directory (config.json) */
+    static const char *marks[] = {"base.json", "config.json"};
+    for (int i = 0; i < 2; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "models/default/%s", marks[i]);
+        if (access(rel, R_OK) == 0) { snprintf(out, n, "models/default"); return true; }
+    }
+    for (int i = 0; i < 2; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "models/default/%s", marks[i]);
+        if (cli_near_exe(rel, out, n)) { out[strlen(out) - strlen(marks[i]) - 1] = 0; return true; }
+    }
+    return false;
 }
 
 typedef struct {
@@ -581,9 +590,12 @@ int cmd_gen(int argc, char **argv) {
         }
     }
     if (baseline && adapter) fprintf(stderr, "gen: super-optimization mode, adapter %s\n", adapter);
-    model_load_opts lo = {adapter, threads, NULL, false, false};
+    /* the default model's base is pinned: a base file with another sha256 is refused */
+    model_load_opts lo = {adapter, threads, NULL, !model_dir, false};
     if (model_load(mdir, &lo, &model, &sink) != PG_OK) goto out;
-    pg_buf_printf(&tokpath, "%s/tokenizer.json", mdir);
+    char tpath[8400];
+    if (model_tokenizer_path(mdir, tpath, sizeof tpath, &sink) != PG_OK) goto out;
+    pg_buf_printf(&tokpath, "%s", tpath);
     if (tok_load(tokpath.data, &tok, &sink) != PG_OK) goto out;
     if (dec_vocab_new(tok, &vocab, &sink) != PG_OK) goto out;
     o.format = gen_prompt_fmt_of(tok);

@@ -753,6 +753,39 @@ done:
     return st;
 }
 
+pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_sink *diag) {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {   /* a .gguf file carries its tokenizer */
+        snprintf(out, n, "%s", path);
+        return PG_OK;
+    }
+    snprintf(out, n, "%s/tokenizer.json", path);
+    if (access(out, R_OK) == 0) return PG_OK;
+    char bj[4200];
+    snprintf(bj, sizeof bj, "%s/base.json", path);
+    if (access(bj, F_OK) != 0) {
+        pg_diag_emit(diag, PG_E_MODEL_FILE, path, 0, 0, "no tokenizer: neither tokenizer.json nor base.json (a GGUF base) here");
+        return PG_ERR_IO;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    pg_status st = pg_read_file(bj, 1u << 16, &text, &len, diag);
+    if (st != PG_OK) return st;
+    json_t *root = json_loadb(text, len, 0, NULL);
+    free(text);
+    const char *rel = root ? json_string_value(json_object_get(root, "gguf")) : NULL;
+    st = PG_OK;
+    if (!rel || !*rel || rel[0] == '/') {   /* load_shipped says the same when it loads */
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, bj, 0, 0, "want {\"gguf\": \"<file relative to the directory>\", \"sha256\": ...}");
+        st = PG_ERR_INVALID;
+    } else if ((size_t)snprintf(out, n, "%s/%s", path, rel) >= n) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, bj, 0, 0, "the base's path is too long");
+        st = PG_ERR_LIMIT;
+    }
+    json_decref(root);
+    return st;
+}
+
 pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
     *out = NULL;
     model_load_opts defaults = {NULL, 0, NULL, false, false};
