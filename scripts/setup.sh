@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # scripts/setup.sh — everything the first README command needs on a fresh
-# Debian/Ubuntu machine: the build dependencies (apt, when missing), the
-# pretrained base model (models/fetch_base.sh: fetched, verified by sha256,
-# assembled into models/base/), and the build.  Re-running is a no-op.
+# Debian/Ubuntu machine: the build dependencies (apt, when missing) and the
+# build.  With --with-base also the pretrained base model (models/fetch_base.sh:
+# fetched, verified by sha256, assembled into models/base/; 491 MB), which
+# adapters over a GGUF base (a model folder with base.json) need; the shipped
+# default model does not.  Re-running is a no-op.
+#   bash scripts/setup.sh [--with-base]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -16,6 +19,10 @@ if [ ${#need[@]} -gt 0 ]; then
     $SUDO apt-get update -qq
     $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-bash models/fetch_base.sh
+case "${1:-}" in
+    --with-base) bash models/fetch_base.sh ;;
+    "") ;;
+    *) echo "usage: bash scripts/setup.sh [--with-base]" >&2; exit 2 ;;
+esac
 make -j"$(nproc)" all >/dev/null
-echo "setup: built build/ptxgen; base model in models/base/"
+echo "setup: built build/ptxgen${1:+; base model in models/base/}"
