@@ -165,35 +165,54 @@ pg_status eval_run(const eval_ctx *c, pg_diag_sink *diag);
 /* Time, one at a time, the correct sample-0 kernels of a (merged) results file
  * from o->keep_dir against nvcc (o->out_path, o->suite_dir, o->keep_dir). */
 pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag);
-/* ---- the verification funnel (one module; shared by `eval` and `gen --verify`) ----
- * A module whose text is `ptx`, already written to `path` (ptxas and the GPU harness read
- * the file), through: validator (+ the task's entry signature when `task` is given) ->
- * ptxas -> GPU: loads, correct on every input set (smallest sizes first, stopping at the
- * first wrong one), and with time_it timed against nvcc's PTX of the task.  A stage runs
- * only when the ones before it passed. */
+/* ---- the verification funnel: the one checking path -------------------------------
+ * Shared by `eval`, `gen --verify`, `run --dry-run` and the nvcc wrapper (src/eval/funnel.c).
+ * A module, given as text or already parsed, through: validator (+ the task's entry
+ * signature when `task` is given, + a baseline entry's parameters with same_as) ->
+ * ptxas -> GPU: loads, correct on every input set (smallest sizes first, stopping at
+ * the first wrong one), and with time_it timed against nvcc's PTX of the task.  A stage
+ * runs only when the ones before it passed, unless keep_going (then validator, signature
+ * and ptxas all run, to report every problem; the GPU still needs all of them to pass). */
 typedef struct {
     const char *arch;          /* ptxas -arch=... (NULL = the module's .target) */
     bool ptxas;                /* run ptxas (the caller checked ptxas_find) */
     bool gpu;                  /* run it on the GPU (needs a task; the caller checked gpu_available) */
     bool time_it;              /* time a correct kernel against nvcc */
     double ridge;              /* flop/byte of the roofline's knee, for memory_bound (0 = unknown) */
+    bool keep_going;           /* run every static stage even after one failed (run --dry-run) */
+    pg_diag_sink *diag;        /* also gets the validator's, the signature checks' and ptxas's
+                                * diagnostics (NULL = only the result's one-line detail) */
+    const ptx_func *same_as;   /* a baseline entry: the module must define an .entry of that name
+                                * with the same parameter types (the nvcc wrapper's candidates) */
 } eval_funnel_opts;
+
+typedef struct {
+    const char *text;          /* the module's PTX, NUL-terminated; or NULL when `module` is set */
+    ptx_module *module;        /* an already parsed module (borrowed; the funnel validates it) */
+    const char *path;          /* a file holding exactly this module, read by ptxas and the GPU
+                                * harness; NULL = the funnel writes a temporary copy when needed */
+    const char *name;          /* the file name in diagnostics (NULL = path, else "<ptx>") */
+} eval_funnel_in;
 
 typedef struct {
     /* the last stage reached: "generation" (set by callers), "validator", "ptxas",
      * "gpu-not-run", "load", "fault", "timeout", "wrong", "correct" or "timed" */
     const char *stage;
     bool check, ptxas_ran, ptxas_ok, gpu_ran, loads, correct;
+    bool missing_entry, signature_differs;   /* same_as: why the check failed */
     int registers, spill_bytes;        /* ptxas -v of the first function; -1 when unknown */
     const char *gpu_status;            /* gpu_status_name(); NULL when the GPU did not run */
     double worst_rel_l2;               /* when correct */
     double speedup, ms, baseline_ms, pct_of_ceiling;   /* when timed (speedup > 0) */
     bool faster_than_light, memory_bound;
     char detail[700];                  /* the first failure in one line; "" when none */
+    ptx_module *module;                /* the module parsed from text, even partly (owned; NULL when given) */
+    ptxas_report ptxas;                /* ptxas's full report when it ran (owned) */
 } eval_funnel_result;
 
-void eval_funnel(const char *ptx, const char *path, const task_spec *task, const eval_funnel_opts *o,
-                 eval_funnel_result *r);
+/* Always fills *r (free it with eval_funnel_result_free, even after a failure). */
+void eval_funnel(const eval_funnel_in *in, const task_spec *task, const eval_funnel_opts *o, eval_funnel_result *r);
+void eval_funnel_result_free(eval_funnel_result *r);
 /* Its fields into a results row: check, ptxas, loads, correct (true/false or "not run"),
  * registers, spill_bytes, gpu_status, worst_rel_l2, the timing fields, last_stage, detail. */
 void eval_funnel_json(const eval_funnel_result *r, json_t *row);

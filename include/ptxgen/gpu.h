@@ -88,10 +88,6 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
                        pg_diag_sink *diag);
 void gpu_result_free(gpu_task_result *r);
 
-/* Static checks that need no GPU: the kernel's .entry exists and its
- * parameters match the spec's signature in count and type. */
-pg_status gpu_check_signature(const task_spec *t, const char *ptx_path, pg_diag_sink *diag);
-
 /* Compile a task's reference.cu to PTX with nvcc -O3 (for the baseline). */
 pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag);
 

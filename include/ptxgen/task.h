@@ -162,4 +162,12 @@ double task_scalar_f(const task_inst *in, const char *param);
 int64_t task_scalar_i(const task_inst *in, const char *param);
 int64_t task_var(const task_inst *in, const char *var);     /* size variable */
 
+/* ---- the kernel's signature against the spec (no GPU needed) -------------------- */
+#include "ptxgen/ptx.h"
+/* Does module m have an .entry named t->kernel whose parameters match the
+ * spec's in count, width (pointers are 64-bit) and kind (a float scalar
+ * needs a float or bit type)?  PG_OK, or PG_ERR_INVALID with one diagnostic
+ * (PG_E_TASK) per problem, located in `name` (the module's file name). */
+pg_status task_check_signature(const task_spec *t, const ptx_module *m, const char *name, pg_diag_sink *diag);
+
 #endif

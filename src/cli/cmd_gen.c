@@ -405,9 +405,10 @@ static void verify_sample(const char *ptx, const char *path, const char *arch, c
     bool have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);   /* run whenever present: a rejection never passes */
     bool want_gpu = level >= 2 && task;
     bool have_gpu = want_gpu && gpu_available(whyg, sizeof whyg);
-    eval_funnel_opts fo = {arch, have_ptxas, have_gpu, false, 0};
+    eval_funnel_opts fo = {.arch = arch, .ptxas = have_ptxas, .gpu = have_gpu};
+    eval_funnel_in fi = {ptx, NULL, path, NULL};
     eval_funnel_result fr;
-    eval_funnel(ptx, path, task, &fo, &fr);
+    eval_funnel(&fi, task, &fo, &fr);
     v->check = fr.check ? "pass" : "fail";
     v->ptxas = fr.ptxas_ran ? (fr.ptxas_ok ? "pass" : "fail") : "not run";
     v->gpu = fr.gpu_ran ? (fr.correct ? "pass" : "fail") : "not run";
@@ -417,6 +418,7 @@ static void verify_sample(const char *ptx, const char *path, const char *arch, c
     else if (!have_ptxas && level >= 1) snprintf(v->why, sizeof v->why, "ptxas: not found (install the CUDA toolkit or set $PTXAS)");
     else if (want_gpu && !have_gpu) snprintf(v->why, sizeof v->why, "gpu: not run (%s)", whyg);
     else if (fr.gpu_ran && !fr.correct) snprintf(v->why, sizeof v->why, "gpu: %s: %.560s", fr.stage, fr.detail);
+    eval_funnel_result_free(&fr);
 }
 
 static bool passed(const gen_verdict *v, int level) {

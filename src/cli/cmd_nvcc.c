@@ -29,6 +29,7 @@
  * that runs `gen`; default this executable), PTXGEN_NVCC_OFF=1 (pass-through only). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "ptxgen/eval.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/task.h"
 #include "../gpu/cuda.h"
@@ -332,26 +333,26 @@ static void measure_stats(const ptx_module *m, const char *kernel, kmeasure *k) 
     k->smem = fs.shared_bytes;
 }
 
-/* ptxas -v on a file: its verdict, log and the kernel's figures. */
-static bool measure_ptxas(const char *path, const ptx_module *m, const char *kernel, kmeasure *k, pg_buf *log) {
+/* The kernel's figures from a ptxas -v report. */
+static void measure_report(const ptxas_report *rep, const char *kernel, kmeasure *k) {
+    for (int i = 0; i < rep->nfuncs; i++)
+        if (!strcmp(rep->funcs[i].func, kernel)) {
+            k->have_ptxas = true;
+            k->registers = rep->funcs[i].registers;
+            k->spill_bytes = rep->funcs[i].spill_stores + rep->funcs[i].spill_loads;
+            k->stack = rep->funcs[i].stack_frame;
+            k->smem = rep->funcs[i].smem;
+        }
+    k->ptxas_seconds = rep->seconds;
+}
+
+/* ptxas -v on the baseline's file: the kernel's figures. */
+static void measure_ptxas(const char *path, const ptx_module *m, const char *kernel, kmeasure *k) {
     ptxas_report rep;
     memset(&rep, 0, sizeof rep);
-    pg_diag_sink sink = {diag_to_buf, log, 0, 0, 50};
-    pg_status st = ptxas_run(path, NULL, ptx_needs_relocatable(m), &rep, &sink);
-    bool ok = st == PG_OK && rep.ran && rep.ok;
-    if (!rep.ran && !log->len) pg_buf_puts(log, "ptxas not found\n");
-    if (rep.ran && !rep.ok && rep.log && log->len < 8192) pg_buf_printf(log, "%.4000s", rep.log);
-    for (int i = 0; i < rep.nfuncs; i++)
-        if (!strcmp(rep.funcs[i].func, kernel)) {
-            k->have_ptxas = true;
-            k->registers = rep.funcs[i].registers;
-            k->spill_bytes = rep.funcs[i].spill_stores + rep.funcs[i].spill_loads;
-            k->stack = rep.funcs[i].stack_frame;
-            k->smem = rep.funcs[i].smem;
-        }
-    k->ptxas_seconds = rep.seconds;
+    ptxas_run(path, NULL, ptx_needs_relocatable(m), &rep, NULL);
+    measure_report(&rep, kernel, k);
     ptxas_report_free(&rep);
-    return ok;
 }
 
 /* ---- the synthetic spec for the differential test --------------------------------------- */
@@ -795,9 +796,7 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
     json_object_set_new(k, "baseline_ptx", json_string(base_path));
     kmeasure bmeas = {0}, cmeas = {0};
     measure_stats(bm, kernel, &bmeas);
-    pg_buf blog = {0};
-    measure_ptxas(base_path, bm, kernel, &bmeas, &blog);
-    pg_buf_free(&blog);
+    measure_ptxas(base_path, bm, kernel, &bmeas);
     json_object_set_new(k, "baseline", measure_json(&bmeas));
     const ptx_func *bf0 = find_entry(bm, kernel);
     if (bf0) {   /* what the differential test passes: element types read off the baseline */
@@ -843,7 +842,8 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
     char reason_buf[1024] = "", label[512] = "";
     pg_buf diags = {0};
     bool keep = false, sig_mismatch = false;
-    ptx_module *cm = NULL;
+    eval_funnel_result fr;
+    memset(&fr, 0, sizeof fr);
     if (!ctext) {
         status = "not generated";
         snprintf(reason_buf, sizeof reason_buf, "ptxgen gen exited %d without writing a candidate%s%.300s", grc,
@@ -854,39 +854,29 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
         json_object_set_new(k, "check", json_string("not run"));
         json_object_set_new(k, "ptxas", json_string("not run"));
     } else {
-        /* 1. libptx check */
-        pg_diag_sink sink = {diag_to_buf, &diags, 0, 0, 50};
-        pg_status ps = ptx_parse(ctext, strlen(ctext), rej, &cm, &sink);
-        bool check_ok = ps == PG_OK && ptx_validate(cm, &sink) == PG_OK;
-        const ptx_func *cf = cm ? find_entry(cm, kernel) : NULL;
+        /* 1.-2. the funnel: libptx check, the baseline's signature (callers pass the same
+         * arguments), ptxas.  ptxas reads a file: the candidate goes where it stays if rejected. */
         const ptx_func *bf = find_entry(bm, kernel);
-        if (check_ok && !cf) {
-            check_ok = false;
-            pg_buf_printf(&diags, "%s: the candidate has no .entry %s\n", rej, kernel);
-        }
-        if (check_ok && bf) {   /* 2. the same signature: callers pass the same arguments */
-            bool same = cf->nparams == bf->nparams;
-            for (int i = 0; same && i < cf->nparams; i++)
-                same = cf->params[i].type == bf->params[i].type && cf->params[i].ndims == bf->params[i].ndims &&
-                       (!cf->params[i].ndims || cf->params[i].dims[0] == bf->params[i].dims[0]);
-            if (!same) {
-                check_ok = false;
-                sig_mismatch = true;
-                pg_buf_printf(&diags, "%s:%d:%d: the candidate's parameters differ from the baseline's signature\n", rej,
-                              cf->loc.line, cf->loc.col);
-            }
+        pg_diag_sink sink = {diag_to_buf, &diags, 0, 0, 50};
+        eval_funnel_opts fo = {.ptxas = write_text(rej, ctext), .diag = &sink, .same_as = bf};
+        eval_funnel_in fi = {ctext, NULL, rej, NULL};
+        eval_funnel(&fi, NULL, &fo, &fr);
+        const ptx_module *cm = fr.module;
+        bool check_ok = fr.check;
+        if (fr.missing_entry) pg_buf_printf(&diags, "%s: the candidate has no .entry %s\n", rej, kernel);
+        if (fr.signature_differs) {
+            const ptx_func *cf = find_entry(cm, kernel);
+            sig_mismatch = true;
+            pg_buf_printf(&diags, "%s:%d:%d: the candidate's parameters differ from the baseline's signature\n", rej,
+                          cf->loc.line, cf->loc.col);
         }
         json_object_set_new(k, "check", json_string(check_ok ? "pass" : "fail"));
-        bool ptxas_ok = false;
+        bool ptxas_ok = check_ok && fr.ptxas_ok;
         if (check_ok) {
             measure_stats(cm, kernel, &cmeas);
-            /* ptxas reads a file: write the candidate where it will stay if rejected */
-            if (write_text(rej, ctext)) {
-                pg_buf plog = {0};
-                ptxas_ok = measure_ptxas(rej, cm, kernel, &cmeas, &plog);
-                if (!ptxas_ok) pg_buf_printf(&diags, "%s", plog.data ? plog.data : "ptxas failed\n");
-                pg_buf_free(&plog);
-            }
+            measure_report(&fr.ptxas, kernel, &cmeas);
+            if (!ptxas_ok && !fr.ptxas.ran) pg_buf_puts(&diags, "ptxas not found\n");
+            if (!ptxas_ok && fr.ptxas.ran && fr.ptxas.log) pg_buf_printf(&diags, "%.4000s", fr.ptxas.log);
             json_object_set_new(k, "ptxas", json_string(ptxas_ok ? "pass" : "fail"));
         } else {
             json_object_set_new(k, "ptxas", json_string("not run"));
@@ -988,7 +978,7 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
     fprintf(stderr, TAG ": %s%s: %s%s%s\n", kernel, try_label, status, keep ? ", " : (reason[0] ? ": " : ""),
             keep ? label : reason);
     pg_buf_free(&diags);
-    ptx_module_free(cm);
+    eval_funnel_result_free(&fr);
     free(ctext);
     free(gtext);
     free(etext);

@@ -2,6 +2,7 @@
  * `ptxgen devinfo`. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "ptxgen/eval.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
@@ -95,35 +96,39 @@ static void print_row(const gpu_task_result *r) {
     if (k->faster_than_light) printf("    flagged: faster than the speed-of-light bound of the cost model — check the cost model or the kernel\n");
 }
 
-/* No GPU: everything that can be checked statically. */
+/* No GPU: everything that can be checked statically.  The kernel goes through
+ * the funnel's static stages (validator + the task's signature, ptxas), all of
+ * them even after one failed, so every problem is reported. */
 static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
     int bad = 0;
-    ptx_module *m = NULL;
-    pg_status st = ptx_parse_file(ptx, &m, &sink);
-    if (st == PG_OK) st = ptx_validate(m, &sink);
-    bool rel = m && ptx_needs_relocatable(m);
-    ptx_module_free(m);
-    if (st != PG_OK) bad++;
-    ptxas_report rep;
-    if (ptxas_run(ptx, NULL, rel, &rep, &sink) == PG_OK && !rep.ok) bad++;
-    int regs = rep.nfuncs ? rep.funcs[0].registers : 0;
-    ptxas_report_free(&rep);
-    if (gpu_check_signature(t, ptx, &sink) != PG_OK) bad++;
+    char ptxas_path[512];
+    eval_funnel_opts fo = {.ptxas = ptxas_find(ptxas_path, sizeof ptxas_path), .keep_going = true, .diag = &sink};
+    eval_funnel_result fr;
+    memset(&fr, 0, sizeof fr);
+    char *text = NULL;
+    size_t len = 0;
+    if (pg_read_file(ptx, PTX_MAX_FILE_BYTES, &text, &len, &sink) == PG_OK) {
+        eval_funnel_in fi = {text, NULL, ptx, NULL};
+        eval_funnel(&fi, t, &fo, &fr);
+        if (!fr.check) bad++;
+        if (fr.ptxas.ran && !fr.ptxas.ok && fr.ptxas.exit_code != 127) bad++;   /* ptxas ran and rejected it */
+    } else {
+        bad++;
+    }
+    free(text);
+    int regs = fr.ptxas.nfuncs ? fr.ptxas.funcs[0].registers : 0;
+    eval_funnel_result_free(&fr);
     /* reference.cu: compiles, and its signature matches the spec too */
     char *base = NULL;
     bool nvcc_ok = false;
     if (system("command -v nvcc >/dev/null 2>&1") == 0) {
         if (gpu_nvcc_ptx(t, "sm_80", &base, &sink) == PG_OK) {
-            char tmp[600];
-            pg_tmp_path(tmp, sizeof tmp, "ptxgen-ref-XXXXXX");
-            int fd = mkstemp(tmp);
-            if (fd >= 0) {
-                ssize_t w = write(fd, base, strlen(base));
-                close(fd);
-                if (w > 0 && gpu_check_signature(t, tmp, &sink) != PG_OK) bad++;
-                unlink(tmp);
-            }
+            const char *name = "reference.cu (nvcc -ptx)";
+            ptx_module *bm = NULL;
+            if (ptx_parse(base, strlen(base), name, &bm, &sink) != PG_OK || task_check_signature(t, bm, name, &sink) != PG_OK)
+                bad++;
+            ptx_module_free(bm);
             nvcc_ok = true;
         } else bad++;
         free(base);

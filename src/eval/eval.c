@@ -99,86 +99,6 @@ static json_t *find_row(json_t *rows, const char *task, const char *style, const
     return NULL;
 }
 
-void eval_funnel(const char *ptx, const char *path, const task_spec *t, const eval_funnel_opts *o,
-                 eval_funnel_result *r) {
-    memset(r, 0, sizeof *r);
-    r->registers = r->spill_bytes = -1;
-    r->stage = "validator";
-    ptx_module *m = NULL;
-    pg_diag first = {0};
-    pg_diag_sink qv = {eval_keep_first_error, &first, 0, 0, 0};
-    if (ptx_parse(ptx, strlen(ptx), path, &m, &qv) == PG_OK) ptx_validate(m, &qv);
-    r->check = m && qv.nerrors == 0;
-    if (!r->check) {
-        snprintf(r->detail, sizeof r->detail, "%s %s: %s (line %d, col %d)", first.code ? first.code : "?",
-                 first.name ? first.name : "", first.msg, first.line, first.col);
-        ptx_module_free(m);
-        return;
-    }
-    pg_diag_sink q = {0};
-    if (t && gpu_check_signature(t, path, &q) != PG_OK) {
-        r->check = false;
-        snprintf(r->detail, sizeof r->detail, "the entry's signature does not match the task");
-        ptx_module_free(m);
-        return;
-    }
-    r->stage = "ptxas";
-    if (!o->ptxas) {
-        snprintf(r->detail, sizeof r->detail, "ptxas not found: later stages not run");
-        ptx_module_free(m);
-        return;
-    }
-    ptxas_report pr = {0};
-    pg_diag_sink qp = {0};
-    r->ptxas_ran = true;
-    r->ptxas_ok = ptxas_run(path, o->arch, ptx_needs_relocatable(m), &pr, &qp) == PG_OK && pr.ok;
-    ptx_module_free(m);
-    if (pr.nfuncs) {
-        r->registers = pr.funcs[0].registers;
-        r->spill_bytes = pr.funcs[0].spill_stores + pr.funcs[0].spill_loads;
-    }
-    if (!r->ptxas_ok) snprintf(r->detail, sizeof r->detail, "ptxas: %.600s", pr.log ? pr.log : "failed");
-    ptxas_report_free(&pr);
-    if (!r->ptxas_ok) return;
-    if (!o->gpu || !t) { r->stage = "gpu-not-run"; return; }
-    gpu_run_opts go;
-    gpu_run_opts_default(&go);
-    go.timing = go.baseline = o->time_it;
-    go.arch = NULL;
-    gpu_task_result gr;
-    memset(&gr, 0, sizeof gr);
-    pg_diag_sink qg = {0};
-    pg_status gs = gpu_run_task(t, path, &go, &gr, &qg);
-    r->gpu_ran = true;
-    r->gpu_status = gpu_status_name(gr.kernel.status);
-    r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
-               gr.kernel.status != GPU_NO_GPU;
-    r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;
-    if (!r->loads) {
-        r->stage = "load";
-        snprintf(r->detail, sizeof r->detail, "%.600s", gr.kernel.detail);
-    } else if (!r->correct) {   /* the first failing stage: wrong results, a fault or a hang */
-        r->stage = gr.kernel.status == GPU_FAULT ? "fault" : gr.kernel.status == GPU_TIMEOUT ? "timeout" : "wrong";
-        snprintf(r->detail, sizeof r->detail, "%.600s", gr.kernel.detail);
-    } else {
-        r->stage = "correct";
-        r->worst_rel_l2 = gr.kernel.worst_rel_l2;
-        if (o->time_it && gr.have_baseline && gr.speedup > 0) {
-            r->stage = "timed";
-            r->speedup = gr.speedup;
-            r->ms = gr.kernel.ms_median;
-            r->baseline_ms = gr.baseline.ms_median;
-            r->pct_of_ceiling = gr.kernel.pct_of_ceiling;
-            r->faster_than_light = gr.kernel.faster_than_light;
-            r->memory_bound = gr.kernel.gbps > 0 && o->ridge > 0 && gr.kernel.tflops * 1e3 / gr.kernel.gbps < o->ridge;
-        } else if (o->time_it) {
-            snprintf(r->detail, sizeof r->detail, "not timed: %.600s",
-                     gr.baseline.detail[0] ? gr.baseline.detail : "no nvcc baseline");
-        }
-    }
-    gpu_result_free(&gr);
-}
-
 static void funnel_timing_json(const eval_funnel_result *r, json_t *row) {
     json_object_set_new(row, "speedup", json_real(r->speedup));
     json_object_set_new(row, "ms", json_real(r->ms));
@@ -271,11 +191,13 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
             pg_write_file_atomic(kp.data, r.ptx, strlen(r.ptx), diag);
             pg_buf_free(&kp);
         }
-        eval_funnel_opts fo = {o->gen.arch, c->have_ptxas, c->have_gpu, time_it, c->ridge};
-        eval_funnel(r.ptx, path, t, &fo, &fr);
+        eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = c->have_ptxas, .gpu = c->have_gpu, .time_it = time_it, .ridge = c->ridge};
+        eval_funnel_in fi = {r.ptx, NULL, path, NULL};
+        eval_funnel(&fi, t, &fo, &fr);
         unlink(path);   /* the temp folder must be empty at the end */
     }
     eval_funnel_json(&fr, row);
+    eval_funnel_result_free(&fr);
     gen_result_free(&r);
     return row;
 }
@@ -790,8 +712,9 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
         eval_funnel_result fr;
         memset(&fr, 0, sizeof fr);
         if (pg_read_file(kp, 16u << 20, &text, &len, diag) == PG_OK) {
-            eval_funnel_opts fo = {NULL, true, true, true, ridge};
-            eval_funnel(text, kp, t, &fo, &fr);
+            eval_funnel_opts fo = {.ptxas = true, .gpu = true, .time_it = true, .ridge = ridge};
+            eval_funnel_in fi = {text, NULL, kp, NULL};
+            eval_funnel(&fi, t, &fo, &fr);
         } else {
             snprintf(fr.detail, sizeof fr.detail, "cannot read the kept kernel (%.600s)", kp);
         }
@@ -803,6 +726,7 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
         } else {
             json_object_set_new(r, "timing_error", json_string(fr.detail[0] ? fr.detail : fr.stage ? fr.stage : "?"));
         }
+        eval_funnel_result_free(&fr);
         task_free(t);
         if (o->progress) fprintf(stderr, "\rtimed %d kernels (%s)          ", timed, task);
         /* saved after every kernel: a pass cut short by a time limit keeps what it timed */

@@ -288,17 +288,22 @@ static void test_signature(void) {
     task_spec *t = NULL;
     pg_diag_sink q = {0};
     if (task_load(write_spec("saxpy", SAXPY_SPEC("")), &t, &q) != PG_OK) return;
-    char path[512];
-    snprintf(path, sizeof path, "%s/k.ptx", tmpdir);
     const char *ptx_ok = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry saxpy(.param .u64 x, .param .u64 y, .param .f32 a, .param .u32 n)\n{\nret;\n}\n";
     const char *ptx_bad = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry saxpy(.param .u64 x, .param .u32 y, .param .f32 a)\n{\nret;\n}\n";
-    FILE *f = fopen(path, "w"); fputs(ptx_ok, f); fclose(f);
-    CHECK(gpu_check_signature(t, path, &q) == PG_OK, "matching signature passes");
-    f = fopen(path, "w"); fputs(ptx_bad, f); fclose(f);
+    const char *ptx_other = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry other()\n{\nret;\n}\n";
+    ptx_module *m = NULL;
+    CHECK(ptx_parse(ptx_ok, strlen(ptx_ok), "k.ptx", &m, &q) == PG_OK && task_check_signature(t, m, "k.ptx", &q) == PG_OK,
+          "matching signature passes");
+    ptx_module_free(m);
     dlog l = {0};
     pg_diag_sink s = {collect, &l, 0, 0, 0};
-    CHECK(gpu_check_signature(t, path, &s) != PG_OK && logged(&l, "has 3 parameters but the task's signature has 4") &&
-          logged(&l, "parameter 2 (y) is .u32"), "mismatches are named");
+    CHECK(ptx_parse(ptx_bad, strlen(ptx_bad), "k.ptx", &m, &q) == PG_OK && task_check_signature(t, m, "k.ptx", &s) != PG_OK &&
+          logged(&l, "has 3 parameters but the task's signature has 4") && logged(&l, "parameter 2 (y) is .u32"),
+          "mismatches are named");
+    ptx_module_free(m);
+    CHECK(ptx_parse(ptx_other, strlen(ptx_other), "k.ptx", &m, &q) == PG_OK && task_check_signature(t, m, "k.ptx", &s) != PG_OK &&
+          logged(&l, "no .entry named 'saxpy'"), "a missing entry is named");
+    ptx_module_free(m);
     task_free(t);
     char why[256];
     if (!gpu_available(why, sizeof why)) printf("SKIPPED: GPU execution tests need a GPU (%s)\n", why);
