@@ -16,6 +16,8 @@
 #include "ptxgen/common.h"
 #include "ptxgen/task.h"
 
+#include <jansson.h>
+
 /* Is a CUDA driver with at least one device usable here?  On false, `why`
  * says what is missing ("no CUDA driver: libcuda.so.1 not found"). */
 bool gpu_available(char *why, size_t n);
@@ -87,6 +89,20 @@ typedef struct {
 pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *out,
                        pg_diag_sink *diag);
 void gpu_result_free(gpu_task_result *r);
+
+/* The differential test (the nvcc wrapper's check of a rewrite against nvcc's kernel,
+ * with a spec from task_from_ptx): base_ptx and cand_ptx (texts, entry t->kernel in
+ * both) run on the same inputs (t's first size and distribution, seeds 1..seeds)
+ * through the harness above, in one child process with a watchdog of timeout_s;
+ * every pointer buffer of the candidate must match the baseline's (task_compare
+ * with t's tolerances; guard zones checked); then both are timed on the last inputs
+ * (median of 50 launches, L2 flushed before each).  Returns a new JSON object:
+ * status "pass", "mismatch", "candidate-fault", "baseline-fault", "setup-error" or
+ * "no-gpu"; detail; and when reached device, baseline_regs, candidate_regs,
+ * seeds_passed, worst_rel_l2, baseline_ms, candidate_ms.  A hang (*timed_out set)
+ * or a child that died without a result is a "candidate-fault". */
+json_t *gpu_run_diff(const task_spec *t, const char *base_ptx, const char *cand_ptx, int seeds, double timeout_s,
+                     bool *timed_out);
 
 /* Compile a task's reference.cu to PTX with nvcc -O3 (for the baseline). */
 pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag);

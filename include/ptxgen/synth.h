@@ -1,5 +1,5 @@
 /* ptxgen/synth.h — the synthesis pipeline: families, mutations, descriptions,
- * dataset writing (see docs/DESIGN.md, module `synth`).
+ * dataset writing (see docs/DESIGN.md, "Synthesis").
  *
  * Conventions (as everywhere in ptxgen, see common.h):
  *  - Functions return pg_status; details go to a pg_diag_sink, never to

@@ -1,5 +1,5 @@
 /* ptxgen/synth_family.h — parametric kernel families for the synthesis
- * pipeline (see docs/DESIGN.md, "offline: families").
+ * pipeline (see docs/DESIGN.md, "Synthesis").
  *
  * A family turns a seed into one complete task: a task.json (signature,
  * sizes that are not multiples of the tile, launch rule, distributions,

@@ -1,13 +1,16 @@
-/* placeholder until the module lands */
+/* cmd_model.c — the model module's commands: `ptxgen tokenize` (encode with a
+ * tokenizer.json or GGUF tokenizer, token statistics of a dataset) and
+ * `ptxgen logits` (run the C engine and print logits, for cross-checks
+ * against PyTorch and transformers). */
 #include "cli.h"
-#include <stdio.h>
-/* ---- ptxgen tokenize --------------------------------------------------------- */
 #include "ptxgen/model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* ---- ptxgen tokenize --------------------------------------------------------- */
 static const char *tokenize_usage =
     "usage: ptxgen tokenize --tokenizer FILE [--json] TEXT | -f FILE\n"
     "       ptxgen tokenize --tokenizer FILE --stats DATA.jsonl [--field NAME] [--json]\n"

@@ -8,9 +8,10 @@
  *    functions it may use stay with it).
  * 3. `ptxgen gen --baseline K_baseline.ptx --kernel K` (super-optimization
  *    mode) proposes a rewrite.  The candidate must pass libptx check, keep the
- *    baseline's signature and pass ptxas; with a GPU it must also agree with
- *    the baseline on random inputs (5 seeds, a synthetic spec derived from
- *    the signature).  Kept as K_superopt.ptx, else K_superopt.rejected.ptx.
+ *    baseline's signature and pass ptxas (the funnel, eval_funnel); with a GPU
+ *    it must also agree with the baseline on random inputs (gpu_run_diff: 5
+ *    seeds, a spec read off the baseline by task_from_ptx).  Kept as
+ *    K_superopt.ptx, else K_superopt.rejected.ptx.
  * 4. ptxgen_report.json + ptxgen_report.md: instructions, registers, shared
  *    memory, spills, and with a GPU the time of both.
  * Everything after step 1 only reports on stderr ("ptxgen-nvcc: ...").
@@ -32,7 +33,6 @@
 #include "ptxgen/eval.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/task.h"
-#include "../gpu/cuda.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -355,400 +355,6 @@ static void measure_ptxas(const char *path, const ptx_module *m, const char *ker
     ptxas_report_free(&rep);
 }
 
-/* ---- the synthetic spec for the differential test --------------------------------------- */
-
-/* Element type of each pointer parameter, read off the baseline: follow the
- * value of every `ld.param` through mov/cvta/add/sub/mad to the address of
- * a load/store and take the access type that occurs most often.  A 64-bit
- * parameter that never reaches an address is an integer scalar. */
-typedef struct {
-    bool is_pointer, unsupported;
-    task_dtype dtype;
-    int bytes;                /* scalar size */
-} sig_param;
-
-static task_dtype dtype_of_ptx(ptx_type t) {
-    switch (t) {
-    case PTX_T_F32: return TASK_T_F32;
-    case PTX_T_F64: return TASK_T_F64;
-    case PTX_T_F16: return TASK_T_F16;
-    case PTX_T_BF16: return TASK_T_BF16;
-    case PTX_T_S8: return TASK_T_S8;
-    case PTX_T_S16: return TASK_T_S16;
-    case PTX_T_S32: return TASK_T_S32;
-    case PTX_T_S64: return TASK_T_S64;
-    case PTX_T_U8: case PTX_T_B8: return TASK_T_U8;
-    case PTX_T_U16: case PTX_T_B16: return TASK_T_U16;
-    case PTX_T_U32: case PTX_T_B32: return TASK_T_U32;
-    case PTX_T_U64: case PTX_T_B64: return TASK_T_U64;
-    default: return TASK_T_NONE;
-    }
-}
-
-typedef struct { const char *reg; uint64_t mask; } taint;
-typedef PG_VEC(taint) taint_vec;
-
-static uint64_t taint_get(const taint_vec *v, const char *r) {
-    for (int i = 0; i < v->n; i++)
-        if (!strcmp(v->v[i].reg, r)) return v->v[i].mask;
-    return 0;
-}
-
-static bool is_addr_op(const char *op) {
-    return !strcmp(op, "mov") || !strcmp(op, "cvta") || !strcmp(op, "add") || !strcmp(op, "sub") ||
-           !strcmp(op, "mad") || !strcmp(op, "cvt");
-}
-
-static bool is_mem_op(const char *op) {
-    return !strcmp(op, "ld") || !strcmp(op, "st") || !strcmp(op, "atom") || !strcmp(op, "red") ||
-           !strcmp(op, "ldu") || !strcmp(op, "prefetch");
-}
-
-static void infer_signature(const ptx_func *f, sig_param *sp) {
-    int np = f->nparams < 64 ? f->nparams : 64;
-    taint_vec tv = {0};
-    int votes[64][TASK_T__COUNT];
-    memset(votes, 0, sizeof votes);
-    for (int pass = 0; pass < 8; pass++) {
-        bool changed = false;
-        for (int s = 0; s < f->nbody; s++) {
-            if (f->body[s].kind != PTX_ST_INSN) continue;
-            const ptx_insn *in = &f->body[s].u.insn;
-            const char *defs[8], *uses[16];
-            int nd = ptx_insn_defs(in, defs, 8), nu = ptx_insn_uses(in, uses, 16);
-            uint64_t m = 0;
-            if (!strcmp(in->opcode, "ld") && in->nops >= 2 && in->ops[1].kind == PTX_OP_ADDR && in->ops[1].name &&
-                !in->ops[1].addr_base_is_reg) {
-                for (int p = 0; p < np; p++)
-                    if (!strcmp(f->params[p].name, in->ops[1].name)) m |= 1ull << p;
-            } else if (is_addr_op(in->opcode)) {
-                for (int u = 0; u < nu; u++) m |= taint_get(&tv, uses[u]);
-            }
-            for (int d = 0; d < nd && m; d++) {
-                int k = 0;
-                while (k < tv.n && strcmp(tv.v[k].reg, defs[d])) k++;
-                if (k == tv.n) pg_vec_push(tv, ((taint){defs[d], 0}));
-                if ((tv.v[k].mask | m) != tv.v[k].mask) { tv.v[k].mask |= m; changed = true; }
-            }
-        }
-        if (!changed) break;
-    }
-    for (int s = 0; s < f->nbody; s++) {
-        if (f->body[s].kind != PTX_ST_INSN) continue;
-        const ptx_insn *in = &f->body[s].u.insn;
-        if (!is_mem_op(in->opcode)) continue;
-        bool param_space = false;
-        ptx_type ty = PTX_T_NONE;
-        for (int k = 0; k < in->nmods; k++) {
-            if (!strcmp(in->mods[k], ".param")) param_space = true;
-            ptx_type t = ptx_type_lookup(in->mods[k], strlen(in->mods[k]));
-            if (t != PTX_T_NONE) ty = t;
-        }
-        if (param_space) continue;
-        for (int o = 0; o < in->nops; o++) {
-            const ptx_operand *op = &in->ops[o];
-            if (op->kind != PTX_OP_ADDR || !op->addr_base_is_reg || !op->name) continue;
-            uint64_t m = taint_get(&tv, op->name);
-            task_dtype dt = dtype_of_ptx(ty);
-            for (int p = 0; p < np; p++)
-                if (m >> p & 1) votes[p][dt == TASK_T_NONE ? TASK_T_U8 : dt] += 1;
-        }
-    }
-    pg_vec_free(tv);
-    for (int p = 0; p < f->nparams; p++) {
-        const ptx_decl *d = &f->params[p];
-        sig_param *q = &sp[p];
-        memset(q, 0, sizeof *q);
-        const ptx_type_info *ti = ptx_type_get(d->type);
-        q->bytes = ti->bits / 8;
-        if (p >= 64 || d->ndims) { q->unsupported = true; continue; }   /* by-value structs and arrays */
-        int best = -1, total = 0;
-        for (int t = 0; t < TASK_T__COUNT; t++) {
-            total += votes[p][t];
-            if (votes[p][t] && (best < 0 || votes[p][t] > votes[p][best])) best = t;
-        }
-        bool ptrish = d->attrs && strstr(d->attrs, ".ptr");
-        if (ti->bits == 64 && (total || ptrish)) {
-            q->is_pointer = true;
-            q->dtype = best >= 0 ? (task_dtype)best : TASK_T_F32;
-        } else {
-            q->dtype = dtype_of_ptx(d->type);
-            if (q->dtype == TASK_T_NONE) q->unsupported = true;
-        }
-    }
-}
-
-/* Block size: the kernel's .reqntid/.maxntid x when it has one, else `fallback`. */
-static int kernel_block(const ptx_func *f, int fallback) {
-    for (int i = 0; i < f->nperf; i++)
-        if ((!strcmp(f->perf[i].name, ".reqntid") || !strcmp(f->perf[i].name, ".maxntid")) && f->perf[i].nvals >= 1 &&
-            f->perf[i].vals[0] > 0 && f->perf[i].vals[0] <= 1024) {
-            int64_t t = f->perf[i].vals[0];
-            for (int k = 1; k < f->perf[i].nvals; k++) t *= f->perf[i].vals[k] > 0 ? f->perf[i].vals[k] : 1;
-            return (int)(t <= 1024 ? f->perf[i].vals[0] : fallback);
-        }
-    return fallback;
-}
-
-/* An in-memory task spec: every pointer is an in/out buffer of n elements
- * (floats uniform(-1,1), integers int(0,n-1) so they are safe as indices),
- * integer scalars are n, float scalars 1.  Strings are static or owned by `own`. */
-typedef struct {
-    task_spec t;
-    task_param params[64];
-    task_size size;
-    char *dists[1];
-    char *float_dist[1], *int_dist[1];
-    char names[64][24];
-    char block[32], grid[64];
-} synth_spec;
-
-static void synth_spec_make(const ptx_func *f, const sig_param *sp, long long n, int block, synth_spec *s) {
-    memset(s, 0, sizeof *s);
-    static char dist_f[] = "uniform(-1,1)", dist_i[] = "int(0,n-1)", len[] = "n", one[] = "1", zero[] = "0",
-                kind[] = "synthetic", path[] = "(synthetic differential spec)";
-    s->dists[0] = dist_f;
-    s->float_dist[0] = dist_f;
-    s->int_dist[0] = dist_i;
-    s->t.path = path;
-    s->t.name = (char *)f->name;
-    s->t.kernel = (char *)f->name;
-    s->t.params = s->params;
-    s->t.nparams = f->nparams < 64 ? f->nparams : 64;
-    for (int p = 0; p < s->t.nparams; p++) {
-        task_param *q = &s->params[p];
-        snprintf(s->names[p], sizeof s->names[p], "param%d", p);
-        q->name = s->names[p];
-        q->is_pointer = sp[p].is_pointer;
-        q->dtype = sp[p].dtype;
-        q->role = TASK_ROLE_INOUT;
-        q->len = len;
-        q->value = task_dtype_is_float(sp[p].dtype) ? one : len;
-        q->dists = task_dtype_is_float(sp[p].dtype) ? s->float_dist : s->int_dist;
-        q->ndists = 1;
-    }
-    s->size.env.name[0] = "n";
-    s->size.env.val[0] = n;
-    s->size.env.n = 1;
-    s->size.time_it = true;
-    s->t.sizes = &s->size;
-    s->t.nsizes = 1;
-    snprintf(s->block, sizeof s->block, "%d", block);
-    snprintf(s->grid, sizeof s->grid, "cdiv(n,%d)", block);
-    s->t.block[0] = s->block;
-    s->t.grid[0] = s->grid;
-    s->t.block[1] = s->t.block[2] = s->t.grid[1] = s->t.grid[2] = one;
-    s->t.smem = zero;
-    s->t.dists = s->dists;
-    s->t.ndists = 1;
-    for (int k = 0; k < TASK_T__COUNT; k++) s->t.tol[k] = 0;
-    s->t.tol[TASK_T_F32] = 1e-5;
-    s->t.tol[TASK_T_F64] = 1e-12;
-    s->t.tol[TASK_T_F16] = s->t.tol[TASK_T_BF16] = 1e-2;
-    s->t.ref.kind = kind;
-    s->t.cost_bytes = s->t.cost_flops = zero;
-}
-
-/* ---- the differential test (in a child process: a fault or hang is a verdict) ---------- */
-typedef struct {
-    const task_spec *t;
-    const char *base_ptx, *cand_ptx, *kernel;
-    int seeds;
-} diff_job;
-
-typedef struct {
-    cuda_api api;
-    json_t *res;
-    int fd;
-    const char *phase;
-} diff_child;
-
-#define DGUARD 4096u
-#define DGUARD_BYTE 0xCD
-
-static void diff_emit_exit(diff_child *c, const char *status, const char *detail) {
-    json_object_set_new(c->res, "status", json_string(status));
-    json_object_set_new(c->res, "detail", json_string(detail));
-    char *s = json_dumps(c->res, JSON_COMPACT);
-    size_t n = strlen(s), off = 0;
-    while (off < n) {
-        ssize_t k = write(c->fd, s + off, n - off);
-        if (k <= 0) break;
-        off += (size_t)k;
-    }
-    _exit(0);
-}
-
-#define DCK(call) do { CUresult r_ = (call); if (r_ != 0) { char eb_[256], m_[512]; \
-        snprintf(m_, sizeof m_, "%s: %s", c->phase, cuda_err(&c->api, r_, eb_, sizeof eb_)); \
-        diff_emit_exit(c, !strncmp(c->phase, "baseline", 8) ? "baseline-fault" : "candidate-fault", m_); } } while (0)
-
-/* Device buffers with a guard zone on each side. */
-typedef struct { CUdeviceptr base[64], ptr[64]; size_t bytes[64]; } dev_bufs;
-
-static void diff_upload(diff_child *c, const task_inst *in, dev_bufs *d) {
-    static unsigned char guard[DGUARD];
-    memset(guard, DGUARD_BYTE, sizeof guard);
-    for (int i = 0; i < in->spec->nparams; i++) {
-        if (!in->spec->params[i].is_pointer) continue;
-        if (!d->base[i]) {
-            DCK(c->api.cuMemAlloc(&d->base[i], in->args[i].bytes + 2 * DGUARD));
-            d->ptr[i] = d->base[i] + DGUARD;
-            d->bytes[i] = in->args[i].bytes;
-        }
-        DCK(c->api.cuMemcpyHtoD(d->base[i], guard, DGUARD));
-        DCK(c->api.cuMemcpyHtoD(d->ptr[i] + d->bytes[i], guard, DGUARD));
-        if (d->bytes[i]) DCK(c->api.cuMemcpyHtoD(d->ptr[i], in->args[i].data, d->bytes[i]));
-    }
-}
-
-static void diff_launch(diff_child *c, CUfunction fn, const task_inst *in, const dev_bufs *d) {
-    unsigned char v[64][8];
-    void *p[64];
-    for (int i = 0; i < in->spec->nparams; i++) {
-        const task_param *q = &in->spec->params[i];
-        memset(v[i], 0, 8);
-        if (q->is_pointer) memcpy(v[i], &d->ptr[i], 8);
-        else if (q->dtype == TASK_T_F32) { float x = (float)in->args[i].scalar.f; memcpy(v[i], &x, 4); }
-        else if (q->dtype == TASK_T_F64) memcpy(v[i], &in->args[i].scalar.f, 8);
-        else if (q->dtype == TASK_T_F16) { uint16_t h = task_f32_to_f16((float)in->args[i].scalar.f); memcpy(v[i], &h, 2); }
-        else if (q->dtype == TASK_T_BF16) { uint16_t h = task_f32_to_bf16((float)in->args[i].scalar.f); memcpy(v[i], &h, 2); }
-        else memcpy(v[i], &in->args[i].scalar.i, (size_t)task_dtype_size(q->dtype));
-        p[i] = v[i];
-    }
-    if (!in->grid[0]) return;
-    DCK(c->api.cuLaunchKernel(fn, in->grid[0], in->grid[1], in->grid[2], in->block[0], in->block[1], in->block[2], 0,
-                              NULL, p, NULL));
-    DCK(c->api.cuCtxSynchronize());
-}
-
-static void diff_download(diff_child *c, const dev_bufs *d, task_inst *out) {
-    static unsigned char g[DGUARD];
-    for (int i = 0; i < out->spec->nparams; i++) {
-        if (!out->spec->params[i].is_pointer) continue;
-        if (d->bytes[i]) DCK(c->api.cuMemcpyDtoH(out->args[i].data, d->ptr[i], d->bytes[i]));
-        for (int side = 0; side < 2; side++) {
-            DCK(c->api.cuMemcpyDtoH(g, side ? d->ptr[i] + d->bytes[i] : d->base[i], DGUARD));
-            for (unsigned k = 0; k < DGUARD; k++)
-                if (g[k] != DGUARD_BYTE) {
-                    char m[256];
-                    snprintf(m, sizeof m, "%s: out-of-bounds write %s buffer %d", c->phase,
-                             side ? "past the end of" : "before the start of", i);
-                    diff_emit_exit(c, !strncmp(c->phase, "baseline", 8) ? "baseline-fault" : "candidate-fault", m);
-                }
-        }
-    }
-}
-
-static double diff_time(diff_child *c, CUfunction fn, const task_inst *in, const dev_bufs *d, CUdeviceptr flush,
-                        size_t flush_bytes) {
-    CUevent e0, e1;
-    DCK(c->api.cuEventCreate(&e0, 0));
-    DCK(c->api.cuEventCreate(&e1, 0));
-    for (int w = 0; w < 3; w++) diff_launch(c, fn, in, d);
-    float ms[50];
-    int n = 0;
-    for (; n < 50; n++) {
-        DCK(c->api.cuMemsetD32(flush, (unsigned)n, flush_bytes / 4));   /* cold L2 for every trial */
-        DCK(c->api.cuEventRecord(e0, NULL));
-        diff_launch(c, fn, in, d);
-        DCK(c->api.cuEventRecord(e1, NULL));
-        DCK(c->api.cuEventSynchronize(e1));
-        DCK(c->api.cuEventElapsedTime(&ms[n], e0, e1));
-    }
-    for (int i = 1; i < n; i++)   /* insertion sort for the median */
-        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) { float x = ms[j]; ms[j] = ms[j - 1]; ms[j - 1] = x; }
-    c->api.cuEventDestroy(e0);
-    c->api.cuEventDestroy(e1);
-    return 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-}
-
-static void diff_child_main(void *arg, int fd) {
-    diff_job *j = arg;
-    diff_child cc = {0}, *c = &cc;
-    c->res = json_object();
-    c->fd = fd;
-    c->phase = "setup";
-    char why[512];
-    if (!cuda_load(&c->api, why, sizeof why)) diff_emit_exit(c, "no-gpu", why);
-    CUdevice dev;
-    CUcontext ctx;
-    CUmodule mb, mc;
-    CUfunction fb, fc;
-    c->phase = "baseline setup";
-    DCK(c->api.cuInit(0));
-    DCK(c->api.cuDeviceGet(&dev, 0));
-    DCK(c->api.cuCtxCreate(&ctx, 0, dev));
-    char name[128];
-    if (c->api.cuDeviceGetName(name, sizeof name, dev) == 0) json_object_set_new(c->res, "device", json_string(name));
-    c->phase = "baseline load";
-    DCK(c->api.cuModuleLoadDataEx(&mb, j->base_ptx, 0, NULL, NULL));
-    DCK(c->api.cuModuleGetFunction(&fb, mb, j->kernel));
-    c->phase = "candidate load";
-    DCK(c->api.cuModuleLoadDataEx(&mc, j->cand_ptx, 0, NULL, NULL));
-    DCK(c->api.cuModuleGetFunction(&fc, mc, j->kernel));
-    int rb = 0, rc = 0;
-    c->api.cuFuncGetAttribute(&rb, CU_FUNC_ATTRIBUTE_NUM_REGS, fb);
-    c->api.cuFuncGetAttribute(&rc, CU_FUNC_ATTRIBUTE_NUM_REGS, fc);
-    json_object_set_new(c->res, "baseline_regs", json_integer(rb));
-    json_object_set_new(c->res, "candidate_regs", json_integer(rc));
-    const task_spec *t = j->t;
-    dev_bufs db, dc;
-    memset(&db, 0, sizeof db);
-    memset(&dc, 0, sizeof dc);
-    double worst = 0;
-    for (int seed = 1; seed <= j->seeds; seed++) {
-        task_inst in, want, got;
-        c->phase = "setup";
-        if (task_inst_make(t, 0, 0, (uint64_t)seed, &in, NULL) != PG_OK) diff_emit_exit(c, "setup-error", "cannot build inputs");
-        if (task_inst_clone(&in, &want) != PG_OK || task_inst_clone(&in, &got) != PG_OK)
-            diff_emit_exit(c, "setup-error", "out of memory");
-        c->phase = "baseline run";
-        diff_upload(c, &in, &db);
-        diff_launch(c, fb, &in, &db);
-        diff_download(c, &db, &want);
-        c->phase = "candidate run";
-        diff_upload(c, &in, &dc);
-        diff_launch(c, fc, &in, &dc);
-        diff_download(c, &dc, &got);
-        for (int p = 0; p < t->nparams; p++) {
-            if (!t->params[p].is_pointer) continue;
-            task_cmp cmp = task_compare(t, p, &got.args[p], &want.args[p]);
-            if (isfinite(cmp.rel_l2) && cmp.rel_l2 > worst) worst = cmp.rel_l2;
-            /* NaN where the baseline has NaN too is agreement, not an error */
-            if (!cmp.ok) {
-                char m[512];
-                snprintf(m, sizeof m, "seed %d: buffer %d (%s) differs from the baseline: rel L2 %.3g (tol %.1g), "
-                         "%zu mismatching element(s), %zu NaN(s), first at %zu", seed, p, task_dtype_name(t->params[p].dtype),
-                         cmp.rel_l2, cmp.tol, cmp.mismatches, cmp.nan_count, cmp.first_bad == SIZE_MAX ? 0 : cmp.first_bad);
-                json_object_set_new(c->res, "seeds_passed", json_integer(seed - 1));
-                diff_emit_exit(c, "mismatch", m);
-            }
-        }
-        task_inst_free(&got);
-        task_inst_free(&want);
-        if (seed < j->seeds) task_inst_free(&in);
-        else {   /* time both on the last inputs */
-            int l2 = 0;
-            c->api.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
-            size_t fb_bytes = (size_t)(l2 > 0 ? l2 : 50 << 20) * 2;
-            CUdeviceptr flush;
-            c->phase = "setup";
-            DCK(c->api.cuMemAlloc(&flush, fb_bytes));
-            c->phase = "baseline timing";
-            diff_upload(c, &in, &db);
-            json_object_set_new(c->res, "baseline_ms", json_real(diff_time(c, fb, &in, &db, flush, fb_bytes)));
-            c->phase = "candidate timing";
-            diff_upload(c, &in, &dc);
-            json_object_set_new(c->res, "candidate_ms", json_real(diff_time(c, fc, &in, &dc, flush, fb_bytes)));
-            task_inst_free(&in);
-        }
-    }
-    json_object_set_new(c->res, "seeds_passed", json_integer(j->seeds));
-    json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
-    diff_emit_exit(c, "pass", "");
-}
-
 /* ---- one kernel ------------------------------------------------------------------------- */
 typedef struct {
     const char *outdir, *source, *self_bin;
@@ -800,15 +406,16 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
     json_object_set_new(k, "baseline", measure_json(&bmeas));
     const ptx_func *bf0 = find_entry(bm, kernel);
     if (bf0) {   /* what the differential test passes: element types read off the baseline */
-        sig_param sp0[64];
-        infer_signature(bf0, sp0);
+        task_ptx_param *sp0 = calloc((size_t)bf0->nparams + 1, sizeof *sp0);
+        task_ptx_params(bf0, sp0);
         json_t *sig = json_array();
-        for (int i = 0; i < bf0->nparams && i < 64; i++) {
+        for (int i = 0; i < bf0->nparams && i < TASK_PTX_MAX_PARAMS; i++) {
             char t[32];
             snprintf(t, sizeof t, "%s%s", sp0[i].unsupported ? "unsupported" : task_dtype_name(sp0[i].dtype),
                      sp0[i].is_pointer ? "*" : "");
             json_array_append_new(sig, json_string(t));
         }
+        free(sp0);
         json_object_set_new(k, "diff_signature", sig);
     }
 
@@ -894,37 +501,27 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
             snprintf(label, sizeof label, "unverified (no GPU)");
         } else {
             /* 3. the differential test against the baseline */
-            sig_param sp[64];
-            infer_signature(bf, sp);
+            task_ptx_param *sp = calloc((size_t)bf->nparams + 1, sizeof *sp);
+            task_ptx_params(bf, sp);
             int unsup = -1;
-            for (int i = 0; i < bf->nparams && i < 64; i++)
+            for (int i = 0; i < bf->nparams; i++)
                 if (sp[i].unsupported) unsup = i;
             json_t *gd = json_object();
-            if (bf->nparams > 64 || unsup >= 0) {
+            int block = rc->block ? rc->block : task_ptx_block(bf, 256);
+            task_spec *ss = NULL;
+            if (unsup >= 0 || task_from_ptx(bf, sp, rc->n, block, &ss, NULL) != PG_OK) {
                 json_object_set_new(gd, "status", json_string("inconclusive"));
                 json_object_set_new(gd, "detail", json_string("a by-value struct/array parameter: the synthetic inputs do not cover it"));
             } else {
-                synth_spec ss;
-                int block = rc->block ? rc->block : kernel_block(bf, 256);
-                synth_spec_make(bf, sp, rc->n, block, &ss);
-                diff_job job = {&ss.t, base_text, ctext, kernel, 5};
-                char *out = NULL;
-                int exit_code = 0;
-                int irc = gpu_isolate(diff_child_main, &job, rc->timeout_s, &out, &exit_code);
-                json_t *r = out && *out ? json_loads(out, 0, &je) : NULL;
-                free(out);
-                if (irc == 1) {
-                    json_object_set_new(gd, "status", json_string("candidate-fault"));
+                bool timed_out = false;
+                json_t *r = gpu_run_diff(ss, base_text, ctext, 5, rc->timeout_s, &timed_out);
+                if (timed_out) {
                     char why[96];
                     snprintf(why, sizeof why, "killed by the watchdog after %d s (--ptxgen-timeout)", rc->timeout_s);
-                    json_object_set_new(gd, "detail", json_string(why));
-                } else if (!r) {
-                    json_object_set_new(gd, "status", json_string("candidate-fault"));
-                    json_object_set_new(gd, "detail", json_string("the test process died without a result"));
-                } else {
-                    json_object_update(gd, r);
-                    json_decref(r);
+                    json_object_set_new(r, "detail", json_string(why));
                 }
+                json_object_update(gd, r);
+                json_decref(r);
                 json_t *params = json_array();
                 for (int i = 0; i < bf->nparams; i++)
                     json_array_append_new(params, json_string(sp[i].is_pointer ? task_dtype_name(sp[i].dtype) : "scalar"));
@@ -933,6 +530,8 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
                 json_object_set_new(gd, "block", json_integer(block));
                 json_object_set_new(gd, "seeds", json_integer(5));
             }
+            task_free(ss);
+            free(sp);
             const char *gs = json_string_value(json_object_get(gd, "status"));
             const char *det = json_string_value(json_object_get(gd, "detail"));
             double bms = json_number_value(json_object_get(gd, "baseline_ms"));

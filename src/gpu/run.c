@@ -125,6 +125,7 @@ typedef struct {
     CUfunction fn, ofn;
     json_t *res;
     char err[512];
+    const char *phase;          /* differential test: "baseline run", "candidate timing" ... (NULL otherwise) */
 } child;
 
 #define GUARD 4096u
@@ -154,9 +155,15 @@ static void fail(child *c, int fd, const char *status, const char *fmt, ...) {
     _exit(0);
 }
 
+/* In the differential test a fault belongs to the kernel of the current phase. */
+static const char *phase_fault(const child *c) {
+    return strncmp(c->phase, "baseline", 8) ? "candidate-fault" : "baseline-fault";
+}
+
 /* Any CUDA error inside the child is a fault of this kernel run (illegal
  * address, misaligned access, launch failure...): report it and exit. */
 #define CK(call, what) do { CUresult r_ = (call); if (r_ != 0) { char eb_[256]; \
+        if (c->phase) fail(c, fd, phase_fault(c), "%s: %s", c->phase, cuda_err(&c->api, r_, eb_, sizeof eb_)); \
         fail(c, fd, "fault", "%s: %s", what, cuda_err(&c->api, r_, eb_, sizeof eb_)); } } while (0)
 
 static bool load_module(child *c, const char *ptx, const char *name, CUmodule *mod, CUfunction *fn, char *log, size_t logn) {
@@ -659,4 +666,155 @@ void gpu_result_free(gpu_task_result *r) {
     free(r->baseline.jit_log);
     free(r->baseline.sanitizer_log);
     r->kernel.jit_log = r->kernel.sanitizer_log = r->baseline.jit_log = r->baseline.sanitizer_log = NULL;
+}
+
+/* ---- the differential test: a candidate against a baseline, no reference --------------- */
+typedef struct {
+    const task_spec *t;
+    const char *base_ptx, *cand_ptx;
+    int seeds;
+} diff_job;
+
+/* Median of 50 launches, L2 cold for each (the buffers are uploaded and the arguments made). */
+static double diff_time(child *c, int fd, CUfunction fn, const task_inst *in, kargs *a, CUdeviceptr flush,
+                        size_t flush_bytes) {
+    CUevent e0, e1;
+    CK(c->api.cuEventCreate(&e0, 0), "cuEventCreate");
+    CK(c->api.cuEventCreate(&e1, 0), "cuEventCreate");
+    for (int w = 0; w < 3; w++) {
+        launch(c, fd, fn, in, a);
+        CK(c->api.cuCtxSynchronize(), "warm-up");
+    }
+    float ms[50];
+    int n = 0;
+    for (; n < 50; n++) {
+        CK(c->api.cuMemsetD32(flush, (unsigned)n, flush_bytes / 4), "L2 flush");
+        CK(c->api.cuEventRecord(e0, NULL), "cuEventRecord");
+        launch(c, fd, fn, in, a);
+        CK(c->api.cuCtxSynchronize(), "timed launch");
+        CK(c->api.cuEventRecord(e1, NULL), "cuEventRecord");
+        CK(c->api.cuEventSynchronize(e1), "timed launch");
+        CK(c->api.cuEventElapsedTime(&ms[n], e0, e1), "cuEventElapsedTime");
+    }
+    for (int i = 1; i < n; i++)   /* insertion sort for the median */
+        for (int k = i; k > 0 && ms[k] < ms[k - 1]; k--) { float x = ms[k]; ms[k] = ms[k - 1]; ms[k - 1] = x; }
+    c->api.cuEventDestroy(e0);
+    c->api.cuEventDestroy(e1);
+    return 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+/* One kernel on one instance through the harness: upload, launch, wait, download
+ * (guard zones checked). */
+static void diff_run(child *c, int fd, CUfunction fn, const task_inst *in, dbufs *d, task_inst *out) {
+    kargs a;
+    char why[512];
+    upload(c, fd, in, d);
+    make_args(in, d, &a);
+    launch(c, fd, fn, in, &a);
+    CK(c->api.cuCtxSynchronize(), "kernel execution");
+    if (!download(c, fd, d, out, why, sizeof why)) fail(c, fd, phase_fault(c), "%s: %s", c->phase, why);
+}
+
+static void diff_child_main(void *arg, int fd) {
+    diff_job *j = arg;
+    const task_spec *t = j->t;
+    child cc, *c = &cc;
+    memset(c, 0, sizeof *c);
+    c->res = json_object();
+    c->phase = "setup";
+    char why[512];
+    if (!cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
+    CUdevice dev;
+    CUmodule mb, mc;
+    CUfunction fb, fc;
+    c->phase = "baseline setup";
+    CK(c->api.cuInit(0), "cuInit");
+    CK(c->api.cuDeviceGet(&dev, 0), "cuDeviceGet");
+    CK(c->api.cuCtxCreate(&c->ctx, 0, dev), "cuCtxCreate");
+    char name[128];
+    if (c->api.cuDeviceGetName(name, sizeof name, dev) == 0) json_object_set_new(c->res, "device", json_string(name));
+    c->phase = "baseline load";
+    CK(c->api.cuModuleLoadDataEx(&mb, j->base_ptx, 0, NULL, NULL), "cuModuleLoadDataEx");
+    CK(c->api.cuModuleGetFunction(&fb, mb, t->kernel), "cuModuleGetFunction");
+    c->phase = "candidate load";
+    CK(c->api.cuModuleLoadDataEx(&mc, j->cand_ptx, 0, NULL, NULL), "cuModuleLoadDataEx");
+    CK(c->api.cuModuleGetFunction(&fc, mc, t->kernel), "cuModuleGetFunction");
+    int rb = 0, rc = 0;
+    c->api.cuFuncGetAttribute(&rb, CU_FUNC_ATTRIBUTE_NUM_REGS, fb);
+    c->api.cuFuncGetAttribute(&rc, CU_FUNC_ATTRIBUTE_NUM_REGS, fc);
+    json_object_set_new(c->res, "baseline_regs", json_integer(rb));
+    json_object_set_new(c->res, "candidate_regs", json_integer(rc));
+    dbufs db, dc;
+    memset(&db, 0, sizeof db);
+    memset(&dc, 0, sizeof dc);
+    double worst = 0;
+    for (int seed = 1; seed <= j->seeds; seed++) {
+        task_inst in, want, got;
+        c->phase = "setup";
+        if (task_inst_make(t, 0, 0, (uint64_t)seed, &in, NULL) != PG_OK) fail(c, fd, "setup-error", "cannot build inputs");
+        if (task_inst_clone(&in, &want) != PG_OK || task_inst_clone(&in, &got) != PG_OK)
+            fail(c, fd, "setup-error", "out of memory");
+        c->phase = "baseline run";
+        diff_run(c, fd, fb, &in, &db, &want);
+        c->phase = "candidate run";
+        diff_run(c, fd, fc, &in, &dc, &got);
+        for (int p = 0; p < t->nparams; p++) {
+            if (!t->params[p].is_pointer) continue;
+            task_cmp cmp = task_compare(t, p, &got.args[p], &want.args[p]);
+            if (isfinite(cmp.rel_l2) && cmp.rel_l2 > worst) worst = cmp.rel_l2;
+            if (!cmp.ok) {
+                json_object_set_new(c->res, "seeds_passed", json_integer(seed - 1));
+                fail(c, fd, "mismatch", "seed %d: buffer %d (%s) differs from the baseline: rel L2 %.3g (tol %.1g), "
+                     "%zu mismatching element(s), %zu NaN(s), first at %zu", seed, p, task_dtype_name(t->params[p].dtype),
+                     cmp.rel_l2, cmp.tol, cmp.mismatches, cmp.nan_count, cmp.first_bad == SIZE_MAX ? 0 : cmp.first_bad);
+            }
+        }
+        task_inst_free(&got);
+        task_inst_free(&want);
+        if (seed < j->seeds) {
+            task_inst_free(&in);
+            continue;
+        }
+        /* time both on the last inputs */
+        int l2 = 0;
+        c->api.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+        size_t flush_bytes = (size_t)(l2 > 0 ? l2 : 50 << 20) * 2;
+        CUdeviceptr flush;
+        c->phase = "setup";
+        CK(c->api.cuMemAlloc(&flush, flush_bytes), "cuMemAlloc(L2 flush)");
+        kargs a;
+        c->phase = "baseline timing";
+        upload(c, fd, &in, &db);
+        make_args(&in, &db, &a);
+        json_object_set_new(c->res, "baseline_ms", json_real(diff_time(c, fd, fb, &in, &a, flush, flush_bytes)));
+        c->phase = "candidate timing";
+        upload(c, fd, &in, &dc);
+        make_args(&in, &dc, &a);
+        json_object_set_new(c->res, "candidate_ms", json_real(diff_time(c, fd, fc, &in, &a, flush, flush_bytes)));
+        task_inst_free(&in);
+    }
+    json_object_set_new(c->res, "seeds_passed", json_integer(j->seeds));
+    json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
+    fail(c, fd, "pass", "%s", "");
+}
+
+json_t *gpu_run_diff(const task_spec *t, const char *base_ptx, const char *cand_ptx, int seeds, double timeout_s,
+                     bool *timed_out) {
+    diff_job dj = {t, base_ptx, cand_ptx, seeds};
+    char *out = NULL;
+    int exit_code = 0;
+    int irc = gpu_isolate(diff_child_main, &dj, timeout_s, &out, &exit_code);
+    json_t *r = irc != 1 && out && *out ? json_loads(out, 0, NULL) : NULL;
+    free(out);
+    *timed_out = irc == 1;
+    if (!json_is_object(r)) {
+        char why[96];
+        json_decref(r);
+        r = json_object();
+        json_object_set_new(r, "status", json_string("candidate-fault"));
+        if (irc == 1) snprintf(why, sizeof why, "killed by the watchdog after %g s", timeout_s);
+        else snprintf(why, sizeof why, "the test process died without a result");
+        json_object_set_new(r, "detail", json_string(why));
+    }
+    return r;
 }

@@ -309,6 +309,58 @@ static void test_signature(void) {
     if (!gpu_available(why, sizeof why)) printf("SKIPPED: GPU execution tests need a GPU (%s)\n", why);
 }
 
+/* task_ptx_params / task_ptx_block / task_from_ptx on an nvcc-style saxpy: the element
+ * types come from the accesses, the spec builds instances, bad parameters are refused. */
+static void test_from_ptx(void) {
+    const char *ptx =
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .entry saxpy(.param .f32 a, .param .u64 x, .param .u64 y, .param .u32 n, .param .u64 k)\n"
+        ".maxntid 128, 1, 1\n{\n.reg .pred %p<2>;\n.reg .b32 %r<6>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<9>;\n"
+        "ld.param.f32 %f1, [a];\nld.param.u64 %rd1, [x];\nld.param.u64 %rd2, [y];\nld.param.u32 %r1, [n];\n"
+        "mov.u32 %r2, %tid.x;\nsetp.ge.u32 %p1, %r2, %r1;\n@%p1 bra DONE;\n"
+        "cvta.to.global.u64 %rd3, %rd1;\ncvta.to.global.u64 %rd4, %rd2;\nmul.wide.u32 %rd5, %r2, 4;\n"
+        "add.s64 %rd6, %rd3, %rd5;\nadd.s64 %rd7, %rd4, %rd5;\nld.global.f32 %f2, [%rd6];\nld.global.f32 %f3, [%rd7];\n"
+        "fma.rn.f32 %f3, %f1, %f2, %f3;\nst.global.f32 [%rd7], %f3;\nDONE:\nret;\n}\n";
+    ptx_module *m = NULL;
+    pg_diag_sink q = {0};
+    CHECK(ptx_parse(ptx, strlen(ptx), "saxpy.ptx", &m, &q) == PG_OK && m->nfuncs == 1, "from_ptx: the module parses");
+    if (!m || m->nfuncs != 1) { ptx_module_free(m); return; }
+    const ptx_func *f = &m->funcs[0];
+    task_ptx_param sp[5];
+    task_ptx_params(f, sp);
+    CHECK(!sp[0].is_pointer && sp[0].dtype == TASK_T_F32, "a: f32 scalar");
+    CHECK(sp[1].is_pointer && sp[1].dtype == TASK_T_F32 && sp[2].is_pointer && sp[2].dtype == TASK_T_F32, "x, y: f32*");
+    CHECK(!sp[3].is_pointer && sp[3].dtype == TASK_T_U32, "n: u32 scalar");
+    CHECK(!sp[4].is_pointer && sp[4].dtype == TASK_T_U64, "k: a 64-bit value never used as an address is a scalar");
+    CHECK(task_ptx_block(f, 256) == 128, "block from .maxntid: %d", task_ptx_block(f, 256));
+    task_spec *t = NULL;
+    CHECK(task_from_ptx(f, sp, 1000, 128, &t, &q) == PG_OK && t, "from_ptx: spec built");
+    if (t) {
+        CHECK(t->nparams == 5 && !strcmp(t->kernel, "saxpy") && !strcmp(t->grid[0], "cdiv(n,128)") && t->params[1].role == TASK_ROLE_INOUT,
+              "from_ptx: spec fields");
+        task_inst in;
+        CHECK(task_inst_make(t, 0, 0, 1, &in, &q) == PG_OK && in.grid[0] == 8 && in.args[1].count == 1000 && in.args[3].scalar.i == 1000,
+              "from_ptx: an instance of n=1000 (grid %u)", in.grid[0]);
+        task_inst_free(&in);
+        /* the differential test of the kernel against itself: agreement on a GPU, else "no-gpu" */
+        char why[256];
+        bool gpu = gpu_available(why, sizeof why), timed_out = true;
+        json_t *r = gpu_run_diff(t, ptx, ptx, 2, 60, &timed_out);
+        const char *st = json_string_value(json_object_get(r, "status"));
+        CHECK(!timed_out && st && !strcmp(st, gpu ? "pass" : "no-gpu"), "gpu_run_diff of a kernel with itself: %s (%s)",
+              st ? st : "?", json_string_value(json_object_get(r, "detail")));
+        json_decref(r);
+        task_free(t);
+    }
+    sp[2].unsupported = true;
+    t = NULL;
+    dlog l = {0};
+    pg_diag_sink s = {collect, &l, 0, 0, 0};
+    CHECK(task_from_ptx(f, sp, 1000, 128, &t, &s) == PG_ERR_USAGE && !t && logged(&l, "parameter 3 (y)"),
+          "from_ptx: an unsupported parameter is refused and named");
+    ptx_module_free(m);
+}
+
 int main(void) {
     if (!mkdtemp(tmpdir)) return 2;
     test_expr();
@@ -318,6 +370,7 @@ int main(void) {
     test_generators();
     test_watchdog();
     test_signature();
+    test_from_ptx();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd)) {}
