@@ -257,6 +257,12 @@ grep -q '^\.visible \.entry my_kernel($' "$tmp/vn.ptx" && ok || bad "--name was 
 expect_rc 2 "gen --name with a bad identifier" "$P" gen --model "$T" --name "../x" "vector add"
 if ! "$P" devinfo >/dev/null 2>&1; then
     expect_rc 3 "gen --verify gpu without a GPU" "$P" gen --model "$T" --task corpus/saxpy/task.json --verify gpu
+    # best-of-k without a GPU: the best candidate is still written, and the verdict says "not verified"
+    "$P" gen --model "$T" --task corpus/saxpy/task.json --verify gpu --samples 2 --max-tokens 200 --json -o "$tmp/bk.ptx" \
+        >"$tmp/bk.json" 2>/dev/null
+    rc=$?
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['semantics']=='not verified' and d['semantics_note'].startswith('no GPU'), d" \
+        "$tmp/bk.json" && [ "$rc" -eq 3 ] && [ -s "$tmp/bk.ptx" ] && ok || bad "gen --verify gpu --samples 2 without a GPU: exit $rc, $(head -c 300 "$tmp/bk.json")"
 fi
 # gate pairs kernels of other names: --pair, or the only kernel of each file
 sed 's/\.entry poly(/.entry poly_v2(/' tests/gate/base.ptx >"$tmp/renamed.ptx"

@@ -17,10 +17,14 @@ if ! "$P" devinfo >/dev/null 2>&1; then
 fi
 for d in "${cases[@]}"; do
     want=$(cat "$d/expect")
-    got=$("$P" run --no-baseline --no-timing --seeds 2 --timeout 10 --json "$d/task.json" "$d/kernel.ptx" 2>/dev/null \
-          | grep -m1 '"status"' | sed -E 's/.*"status": "([^"]+)".*/\1/')
-    if [ "$got" = "$want" ]; then pass=$((pass + 1)); echo "ok   $(basename "$d"): $got"
-    else fail=$((fail + 1)); echo "FAIL $(basename "$d"): got '$got', want '$want'"; fi
+    # expect_hygiene: the reward-hygiene reason the verdict must carry (src/gpu/hygiene.c)
+    wanth=none; [ -f "$d/expect_hygiene" ] && wanth=$(cat "$d/expect_hygiene")
+    out=$("$P" run --no-baseline --no-timing --seeds 2 --timeout 10 --json "$d/task.json" "$d/kernel.ptx" 2>/dev/null)
+    got=$(printf '%s\n' "$out" | grep -m1 '"status"' | sed -E 's/.*"status": "([^"]+)".*/\1/')
+    goth=$(printf '%s\n' "$out" | grep -m1 '"hygiene": "' | sed -E 's/.*"hygiene": "([^"]+)".*/\1/')
+    [ -n "$goth" ] || goth=none
+    if [ "$got" = "$want" ] && [ "$goth" = "$wanth" ]; then pass=$((pass + 1)); echo "ok   $(basename "$d"): $got ($goth)"
+    else fail=$((fail + 1)); echo "FAIL $(basename "$d"): got '$got' ($goth), want '$want' ($wanth)"; fi
 done
 # a wrong kernel stops at the first wrong input set; --all-sets checks them all
 W=tests/gpu/adversarial/noop   # writes nothing: wrong on every set

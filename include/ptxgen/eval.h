@@ -208,6 +208,7 @@ typedef struct {
     char detail[700];                  /* the first failure in one line; "" when none */
     ptx_module *module;                /* the module parsed from text, even partly (owned; NULL when given) */
     ptxas_report ptxas;                /* ptxas's full report when it ran (owned) */
+    const char *hygiene;               /* gpu_hyg_name() of a reward-hygiene rejection or flag; NULL when none */
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */
@@ -226,6 +227,21 @@ bool eval_doc_check(json_t *doc, char *why, size_t n);
 void eval_finalize(json_t *doc);
 /* Markdown summary table (configs x funnel) plus the per-task table. */
 void eval_markdown(json_t *doc, pg_buf *out);
+/* ---- learning from verification (src/eval/learn.c) ---- */
+/* Rows of one config (NULL = all) counted by their "hygiene" field:
+ * {"not-run": n, "copies-input": n, "constant": n, "launch": n, "faster-than-light": n, "total": n}. */
+json_t *eval_hygiene_counts(json_t *rows, const char *cfg);
+/* One line for the Markdown report ("" when nothing was rejected or flagged). */
+void eval_hygiene_markdown(json_t *doc, pg_buf *out);
+/* Is candidate a better pick than best for best-of-k (either may be NULL)?
+ * Correct and not flagged beats everything; among those the faster (higher
+ * speedup, then lower ms); then correct-but-flagged; then the furthest stage
+ * (timed > correct > wrong/fault/timeout > load > gpu-not-run > ptxas > validator
+ * > generation); ties keep the earlier one. */
+bool eval_better(const eval_funnel_result *candidate, const eval_funnel_result *best);
+/* The stage's rank in that order (0 for generation or unknown). */
+int eval_stage_rank(const char *stage);
+
 /* A pg_diag_sink callback keeping the first error in a pg_diag. */
 void eval_keep_first_error(void *user, const pg_diag *d);
 

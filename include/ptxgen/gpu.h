@@ -75,6 +75,7 @@ typedef struct {
     int regs, smem_static, spill_bytes;   /* from the JIT (cuFuncGetAttribute) */
     char *jit_log;             /* info + error log of the JIT (malloc'd) */
     char *sanitizer_log;       /* compute-sanitizer output tail, when run */
+    int hygiene;               /* gpu_hyg: why a kernel was rejected (or flagged) by reward hygiene; 0 = none */
 } gpu_kernel_result;
 
 typedef struct {
@@ -112,5 +113,38 @@ pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_
  * child exited normally, 1 on timeout, 2 when it died (signal or nonzero
  * exit); *out gets its output (malloc'd). Exposed for tests. */
 int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code);
+
+/* ---- reward hygiene (src/gpu/hygiene.c; pure functions, no GPU) ----
+ * Checks on top of poison, guard zones and unchanged inputs, so that a kernel
+ * cannot pass (and be learned from) without doing the work.  The harness
+ * runs them on every input set; a rejection is status "wrong" with
+ * gpu_kernel_result.hygiene naming the reason, and run/eval JSON count them. */
+typedef enum {
+    GPU_HYG_NONE,
+    GPU_HYG_NOT_RUN,       /* every output exactly as uploaded (poison / in-out input) while the reference writes one */
+    GPU_HYG_COPIES_INPUT,  /* an output equals an input buffer byte for byte; the reference's differs by > tol/10 */
+    GPU_HYG_CONSTANT,      /* an output is one value everywhere; the reference's spread is > tol/10 of its magnitude */
+    GPU_HYG_LAUNCH,        /* .reqntid/.maxntid does not admit the task's block: it cannot run as specified */
+    GPU_HYG_FASTER_THAN_LIGHT, /* timed below 0.9 x the speed-of-light bound: flagged, never trusted or kept */
+    GPU_HYG__COUNT
+} gpu_hyg;
+const char *gpu_hyg_name(gpu_hyg h);   /* "none", "not-run", "copies-input", "constant", "launch", "faster-than-light" */
+/* One input set after a launch: `before` is the instance as uploaded (inputs,
+ * poisoned outputs), `got` what came back, `ref` the reference's result (all
+ * of spec t).  Returns the first problem (in the enum's order) with a sentence
+ * in why (may be NULL).  Called on passing and failing sets alike: NOT_RUN
+ * explains a failure, COPIES_INPUT and CONSTANT reject a set that compared
+ * within tolerance. */
+gpu_hyg gpu_hygiene_outputs(const task_spec *t, const task_inst *before, const task_inst *got, const task_inst *ref,
+                            char *why, size_t n);
+/* The entry's .reqntid (equal) / .maxntid (at least as many threads) against
+ * the block of every size: GPU_HYG_LAUNCH or GPU_HYG_NONE (also when the text
+ * does not parse: the load then says why). */
+gpu_hyg gpu_hygiene_launch(const task_spec *t, const char *ptx, char *why, size_t n);
+/* The speed-of-light time of a problem moving `bytes` and doing `flops` on
+ * the device: max(bytes / copy bandwidth, flops / FP32 peak); 0 when unknown. */
+double gpu_sol_seconds(double bytes, double flops, const gpu_devinfo *dev);
+/* A measured time below 0.9 x the bound (the copy measurement is a little below peak). */
+bool gpu_beyond_sol(double seconds, double bound_s);
 
 #endif

@@ -309,6 +309,10 @@ static const char *gen_usage =
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
     "  ptxas (when installed), and with --verify gpu --task runs it against the task's reference.\n"
     "  A failed check resamples with the next seed, up to --samples attempts (default 4).\n"
+    "  --verify gpu --task: verified best-of-k; all --samples candidates are drawn, each runs the\n"
+    "  harness (and a correct one is timed against nvcc), and the fastest correct one is kept\n"
+    "  (\"best_of\" in --json).  Without a GPU the candidates are checked up to ptxas, the best is\n"
+    "  written, the verdict says \"semantics not verified\" and the exit status is 3.\n"
     "  DESCRIPTION may be a Markdown kernel card (## name, - Input: float* x (n), - Output: ...),\n"
     "  which then gives the kernel name and signature.  Model: --model, else $PTXGEN_MODEL, else\n"
     "  models/default (in the working directory, then next to the binary).  --arch defaults to sm_80\n"
@@ -316,7 +320,7 @@ static const char *gen_usage =
     "  or else after the words of the description.  Only --verify gpu with --task checks what the\n"
     "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
     "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
-    "  3 --verify gpu without a GPU.\n";
+    "  3 --verify gpu without a GPU (semantics not verified).\n";
 
 /* A kernel name from the words of a free-text request: "tiled 16x16 SGEMM with
  * shared memory" -> "tiled_16x16_sgemm".  ASCII words of 2+ characters, filler
@@ -394,21 +398,25 @@ typedef struct {
     const char *check, *ptxas, *gpu;   /* "pass" | "fail" | "not run" */
     int registers;
     char why[600];
+    eval_funnel_result fr;             /* the whole funnel verdict (best-of-k compares these) */
 } gen_verdict;
 
 /* One attempt through eval's funnel (validator + the task's signature -> ptxas -> the
  * GPU at level 2), reduced to gen's three verdicts and one reason. */
 static void verify_sample(const char *ptx, const char *path, const char *arch, const task_spec *task, int level,
-                          gen_verdict *v) {
+                          bool time_it, gen_verdict *v) {
     memset(v, 0, sizeof *v);
     char ptxas_path[512], whyg[256] = "";
     bool have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);   /* run whenever present: a rejection never passes */
     bool want_gpu = level >= 2 && task;
     bool have_gpu = want_gpu && gpu_available(whyg, sizeof whyg);
-    eval_funnel_opts fo = {.arch = arch, .ptxas = have_ptxas, .gpu = have_gpu};
+    eval_funnel_opts fo = {.arch = arch, .ptxas = have_ptxas, .gpu = have_gpu, .time_it = time_it && have_gpu};
     eval_funnel_in fi = {ptx, NULL, path, NULL};
     eval_funnel_result fr;
     eval_funnel(&fi, task, &fo, &fr);
+    v->fr = fr;   /* the verdict fields only: the module and the ptxas report stay with fr (freed below) */
+    v->fr.module = NULL;
+    memset(&v->fr.ptxas, 0, sizeof v->fr.ptxas);
     v->check = fr.check ? "pass" : "fail";
     v->ptxas = fr.ptxas_ran ? (fr.ptxas_ok ? "pass" : "fail") : "not run";
     v->gpu = fr.gpu_ran ? (fr.correct ? "pass" : "fail") : "not run";
@@ -489,10 +497,14 @@ int cmd_gen(int argc, char **argv) {
         fprintf(stderr, "ptxgen gen: --name %s: want an identifier of at most 32 letters, digits and '_'\n", name_opt);
         return 2;
     }
-    if (level == 2) {   /* documented: exit 3 at once, not after sampling */
-        char why[256];
-        if (!gpu_available(why, sizeof why)) { fprintf(stderr, "ptxgen gen: --verify gpu needs a GPU: %s\n", why); return 3; }
-    }
+    /* --verify gpu without a GPU: candidates are still drawn and checked (validator, ptxas), the
+     * best is written, and the verdict and exit status 3 say the semantics were not verified */
+    char nogpu_why[256] = "";
+    bool nogpu = level == 2 && !gpu_available(nogpu_why, sizeof nogpu_why);
+    if (nogpu) fprintf(stderr, "ptxgen gen: --verify gpu needs a GPU (%s): checking up to ptxas only, semantics not verified\n", nogpu_why);
+    int vlevel = nogpu ? 1 : level;
+    bool best_of = level == 2 && !nogpu;   /* verified best-of-k: draw all k, keep the fastest correct */
+    int ncorrect = 0;
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     int rc = 2;
     char *desc_buf = NULL, *base_text = NULL;
@@ -621,14 +633,18 @@ int cmd_gen(int argc, char **argv) {
         pg_buf_printf(&path, "%s/attempt%d.ptx", tmpdir, at);
         gen_verdict v;
         if (pg_write_file_atomic(path.data, r.ptx, strlen(r.ptx), &sink) != PG_OK) { pg_buf_free(&path); gen_result_free(&r); goto cleanup; }
-        verify_sample(r.ptx, path.data, o.arch, task, level, &v);
+        verify_sample(r.ptx, path.data, o.arch, task, vlevel, best_of, &v);
         unlink(path.data);
         pg_buf_free(&path);
-        bool ok = passed(&v, level);
+        bool ok = passed(&v, vlevel);
+        ncorrect += ok && best_of;
         if (!ok)
             fprintf(stderr, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish",
                     at < samples ? "; resampling with the next seed" : "");
-        if (ok || !best.ptx) {
+        else if (best_of)
+            fprintf(stderr, "gen: attempt %d/%d correct%s%.3fx nvcc%s%s\n", at, samples, v.fr.speedup > 0 ? ", " : " (not timed) ",
+                    v.fr.speedup, v.fr.hygiene ? "; flagged: " : "", v.fr.hygiene ? v.fr.hygiene : "");
+        if (best_of ? eval_better(&v.fr, best.ptx ? &bestv.fr : NULL) : (ok || !best.ptx)) {
             gen_result_free(&best);
             best = r;
             bestv = v;
@@ -636,8 +652,9 @@ int cmd_gen(int argc, char **argv) {
         } else {
             gen_result_free(&r);
         }
-        if (ok) { rc = 0; break; }
+        if (ok) { rc = 0; if (!best_of) break; }
     }
+    if (nogpu) rc = 3;
     if (!kernel[0] && best.ptx) {
         const char *p = strstr(best.ptx, ".entry ");
         if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "( \n"), p + 7);
@@ -653,10 +670,12 @@ int cmd_gen(int argc, char **argv) {
     double tps = best.seconds > 0 ? toks / best.seconds : 0;
     /* what was verified, said plainly: only the GPU run against a task's reference checks what it computes */
     const char *semantics = !strcmp(bestv.gpu, "pass") ? "correct" : !strcmp(bestv.gpu, "fail") ? "wrong" : "not verified";
+    char nogpu_note[300];
+    snprintf(nogpu_note, sizeof nogpu_note, "no GPU: %s", nogpu_why);
     const char *sem_note = !strcmp(bestv.gpu, "pass") ? "matches the task's reference on every input set (GPU)"
                            : !strcmp(bestv.gpu, "fail") ? "differs from the task's reference or did not run (GPU)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
-                                   : "--verify gpu was not requested";
+                           : nogpu ? nogpu_note : "--verify gpu was not requested";
     fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
             kernel[0] ? kernel : "?", toks, best.forced_tokens, best.seconds, tps, bestv.registers, bestv.check, bestv.ptxas,
@@ -671,6 +690,12 @@ int cmd_gen(int argc, char **argv) {
                               "mask_seconds", best.mask_seconds, "why", bestv.why);
         json_object_set_new(j, "semantics", json_string(semantics));
         json_object_set_new(j, "semantics_note", json_string(sem_note));
+        if (best_of) {   /* verified best-of-k: what was drawn and what was kept */
+            json_t *b = json_pack("{s:i, s:i, s:s}", "drawn", samples, "correct", ncorrect, "kept_stage", bestv.fr.stage);
+            if (bestv.fr.speedup > 0) json_object_set_new(b, "speedup", json_real(bestv.fr.speedup));
+            if (bestv.fr.hygiene) json_object_set_new(b, "hygiene", json_string(bestv.fr.hygiene));
+            json_object_set_new(j, "best_of", b);
+        }
         char *s = json_dumps(j, JSON_INDENT(2));
         printf("%s\n", s);
         free(s);

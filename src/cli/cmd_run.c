@@ -50,6 +50,7 @@ static json_t *kernel_json(const gpu_kernel_result *k) {
     json_object_set_new(o, "status", json_string(gpu_status_name(k->status)));
     json_object_set_new(o, "correct", json_boolean(k->status == GPU_OK));
     if (k->detail[0]) json_object_set_new(o, "detail", json_string(k->detail));
+    if (k->hygiene) json_object_set_new(o, "hygiene", json_string(gpu_hyg_name((gpu_hyg)k->hygiene)));
     json_object_set_new(o, "checks", json_integer(k->checks));
     json_object_set_new(o, "checks_passed", json_integer(k->checks_passed));
     if (k->checks_total) json_object_set_new(o, "checks_total", json_integer(k->checks_total));
@@ -93,6 +94,7 @@ static void print_row(const gpu_task_result *r) {
     if (k->status != GPU_OK) printf("    %s\n", k->detail);
     if (r->have_baseline && b->status != GPU_OK && b->status != GPU_NO_GPU)
         printf("    baseline (nvcc): %s: %s\n", gpu_status_name(b->status), b->detail);
+    if (k->status != GPU_OK && k->hygiene) printf("    rejected by reward hygiene: %s\n", gpu_hyg_name((gpu_hyg)k->hygiene));
     if (k->faster_than_light) printf("    flagged: faster than the speed-of-light bound of the cost model — check the cost model or the kernel\n");
 }
 
@@ -258,6 +260,7 @@ int cmd_run(int argc, char **argv) {
     bool have_dev = gpu && gpu_devinfo_get(false, &dev, NULL) == PG_OK;
     json_t *arr = json_array();
     int worst = 0, ncorrect = 0, nfast = 0, nsp = 0;
+    int nhyg[GPU_HYG__COUNT] = {0};   /* kernels rejected or flagged by reward hygiene, per reason */
     double logsum = 0;
     if (!ro.json && !ro.dry) {
         if (have_dev) printf("device: %s (sm_%d), copy %.0f GB/s, FP32 %.1f TFLOP/s (measured %s)\n", dev.name, dev.sm, dev.copy_gbps, dev.fp32_tflops, dev.measured_at);
@@ -278,6 +281,7 @@ int cmd_run(int argc, char **argv) {
         if (st == PG_ERR_IO) worst = worst > 2 ? worst : 2;
         if (r.kernel.status != GPU_OK && worst < 1) worst = 1;
         if (r.kernel.status == GPU_OK) ncorrect++;
+        if (r.kernel.hygiene > 0 && r.kernel.hygiene < GPU_HYG__COUNT) nhyg[r.kernel.hygiene]++;
         if (r.speedup > 0) {
             nsp++;
             logsum += log(r.speedup);
@@ -325,9 +329,16 @@ int cmd_run(int argc, char **argv) {
         json_object_set_new(s, "with_baseline", json_integer(nsp));
         json_object_set_new(s, "at_least_nvcc_speed", json_integer(nfast));
         json_object_set_new(s, "geomean_speedup_vs_nvcc", json_real(nsp ? exp(logsum / nsp) : 0));
+        json_t *hy = json_object();
+        for (int h = 1; h < GPU_HYG__COUNT; h++) json_object_set_new(hy, gpu_hyg_name((gpu_hyg)h), json_integer(nhyg[h]));
+        json_object_set_new(s, "hygiene", hy);   /* rejected (or, faster-than-light, flagged) per reason */
         json_object_set_new(top, "summary", s);
-        if (!ro.json) printf("\n%d/%d correct; %d of %d at or above nvcc speed; geomean speedup %.3f\n", ncorrect, n, nfast, nsp,
-                             nsp ? exp(logsum / nsp) : 0.0);
+        if (!ro.json) {
+            printf("\n%d/%d correct; %d of %d at or above nvcc speed; geomean speedup %.3f\n", ncorrect, n, nfast, nsp,
+                   nsp ? exp(logsum / nsp) : 0.0);
+            for (int h = 1; h < GPU_HYG__COUNT; h++)
+                if (nhyg[h]) printf("reward hygiene: %d %s\n", nhyg[h], gpu_hyg_name((gpu_hyg)h));
+        }
     }
     char *txt = json_dumps(top, JSON_INDENT(2));
     if (ro.json) printf("%s\n", txt);

@@ -118,6 +118,7 @@ void eval_funnel_json(const eval_funnel_result *r, json_t *row) {
     json_object_set_new(row, "correct", r->gpu_ran ? json_boolean(r->correct) : json_string("not run"));
     if (r->correct) json_object_set_new(row, "worst_rel_l2", json_real(r->worst_rel_l2));
     if (r->speedup > 0) funnel_timing_json(r, row);
+    if (r->hygiene) json_object_set_new(row, "hygiene", json_string(r->hygiene));
     json_object_set_new(row, "last_stage", json_string(r->stage));
     json_object_set_new(row, "detail", json_string(r->detail));
 }
@@ -306,6 +307,7 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
     json_object_set_new(a, "samples", json_integer(n));
     json_object_set_new(a, "cases", json_integer(cases));
     json_object_set_new(a, "k", json_integer(samples));
+    json_object_set_new(a, "hygiene", eval_hygiene_counts(rows, cfg));   /* rejected/flagged by reward hygiene */
     json_object_set_new(a, "validator_pass_rate", json_real(RATE(chk, n)));
     json_object_set_new(a, "ptxas_pass_rate", json_real(RATE(pas, n)));
     if (have_gpu) {
@@ -601,6 +603,7 @@ void eval_markdown(json_t *doc, pg_buf *out) {
         json_object_foreach(curve, kk, v) pg_buf_printf(out, " k=%s %.1f%%", kk, 100 * json_number_value(v));
         pg_buf_puts(out, "\n");
     }
+    eval_hygiene_markdown(doc, out);
     /* per description style and per category (what an average hides) */
     const char *gtitle[2] = {"description style", "category"}, *gkey[2] = {"by_style", "by_category"};
     for (int gi = 0; gi < 2; gi++) {

@@ -104,6 +104,7 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
                gr.kernel.status != GPU_NO_GPU;
     r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;
+    if (gr.kernel.hygiene > 0 && gr.kernel.hygiene < GPU_HYG__COUNT) r->hygiene = gpu_hyg_name((gpu_hyg)gr.kernel.hygiene);
     if (!r->loads) {
         r->stage = "load";
         snprintf(r->detail, sizeof r->detail, "%.600s", gr.kernel.detail);

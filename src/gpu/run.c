@@ -385,6 +385,7 @@ static void child_main(void *arg, int fd) {
                 ok = false;
                 snprintf(why, sizeof why, "input buffer '%s' was modified", t->params[badp].name);
             }
+            bool mem_ok = ok;   /* guards and inputs intact: only then is the output worth judging further */
             for (int p = 0; ok && p < t->nparams; p++) {
                 if (!t->params[p].is_pointer || t->params[p].role == TASK_ROLE_IN) continue;
                 task_cmp cmp = task_compare(t, p, &got.args[p], &rj[k].ref.args[p]);
@@ -394,6 +395,15 @@ static void child_main(void *arg, int fd) {
                     snprintf(why, sizeof why, "output '%s': rel L2 %.3g (tol %.1g), max abs %.3g, %zu NaN%s, first bad element %zu",
                              cmp.param, cmp.rel_l2, cmp.tol, cmp.max_abs, cmp.nan_count, cmp.nan_count == 1 ? "" : "s",
                              cmp.first_bad == SIZE_MAX ? 0 : cmp.first_bad);
+                }
+            }
+            if (mem_ok) {   /* reward hygiene: a pass must be real work; a failure that never ran says so */
+                char hw[400];
+                gpu_hyg h = gpu_hygiene_outputs(t, in, &got, &rj[k].ref, hw, sizeof hw);
+                if (h == GPU_HYG_NOT_RUN || (ok && h != GPU_HYG_NONE)) {
+                    ok = false;
+                    snprintf(why, sizeof why, "%s", hw);
+                    if (!first_fail[0]) json_object_set_new(c->res, "hygiene", json_string(gpu_hyg_name(h)));
                 }
             }
             if (ok) passed++;
@@ -516,6 +526,9 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
     k->ms_min = json_number_value(json_object_get(j, "ms_min"));
     k->ms_max = json_number_value(json_object_get(j, "ms_max"));
     k->trials = (int)json_integer_value(json_object_get(j, "trials"));
+    const char *hy = json_string_value(json_object_get(j, "hygiene"));
+    for (int h = 1; hy && h < GPU_HYG__COUNT; h++)
+        if (!strcmp(hy, gpu_hyg_name((gpu_hyg)h))) k->hygiene = h;
     k->regs = (int)json_integer_value(json_object_get(j, "regs"));
     k->smem_static = (int)json_integer_value(json_object_get(j, "smem_static"));
     k->spill_bytes = (int)json_integer_value(json_object_get(j, "local_bytes"));
@@ -568,12 +581,10 @@ static void finish_metrics(const task_spec *t, gpu_kernel_result *k, const gpu_d
     k->gbps = in.bytes / sec / 1e9;
     k->tflops = in.flops / sec / 1e12;
     if (have_dev && dev->copy_gbps > 0) {
-        double t_mem = in.bytes / (dev->copy_gbps * 1e9);
-        double t_fp = dev->fp32_tflops > 0 ? in.flops / (dev->fp32_tflops * 1e12) : 0;
-        double bound = t_mem > t_fp ? t_mem : t_fp;
+        double bound = gpu_sol_seconds(in.bytes, in.flops, dev);
         k->pct_of_ceiling = bound > 0 ? 100.0 * bound / sec : 0;
-        /* 10% margin: the copy measurement is itself a little below peak */
-        k->faster_than_light = bound > 0 && sec < 0.9 * bound;
+        k->faster_than_light = gpu_beyond_sol(sec, bound);
+        if (k->faster_than_light && !k->hygiene) k->hygiene = GPU_HYG_FASTER_THAN_LIGHT;
     }
     task_inst_free(&in);
 }
@@ -643,6 +654,16 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
             free(ptx);
             return PG_ERR_EXTERNAL;
         }
+    }
+    char lw[400];
+    if (gpu_hygiene_launch(t, ptx, lw, sizeof lw) != GPU_HYG_NONE) {
+        /* refused before the launch: a kernel that cannot run as specified is not timed or trusted */
+        r->kernel.status = GPU_WRONG;
+        r->kernel.hygiene = GPU_HYG_LAUNCH;
+        snprintf(r->kernel.detail, sizeof r->kernel.detail, "%s", lw);
+        free(base_ptx);
+        free(ptx);
+        return PG_OK;
     }
     run_one(t, ptx, is_cu ? base_ptx : NULL, o, &r->kernel);
     finish_metrics(t, &r->kernel, &dev, have_dev);
