@@ -13,6 +13,10 @@ runs on the dequantized weights, which are the values the C engine holds in
 its quantized blocks, so the adapter is applied there as a side path
 y = Wx + s·B(Ax) without merging (QLoRA-equivalent).
 
+--init-adapter DIR continues from an existing PEFT adapter (its rank and target
+modules; --lora-r/--targets are then ignored): expert iteration fine-tunes the
+current adapter on the model's own verified kernels (train/expert_iter.py).
+
 Output (--out): the PEFT adapter (adapter_config.json, adapter_model.safetensors
 in bf16), train_log.jsonl (loss, tokens/s per logged step, val loss at the end),
 and base.json naming the base file and its sha256 when the base is a GGUF.
@@ -190,6 +194,7 @@ def main(argv=None):
     ap.add_argument("--lora-r", type=int, default=16)
     ap.add_argument("--lora-alpha", type=float, default=32)
     ap.add_argument("--lora-dropout", type=float, default=0.0)
+    ap.add_argument("--init-adapter", help="continue from this PEFT adapter directory instead of a fresh LoRA")
     ap.add_argument("--targets", default="all", help="'all' (every linear layer of the blocks) or a comma list, e.g. q_proj,v_proj")
     ap.add_argument("--log-every", type=int, default=20)
     ap.add_argument("--val", type=int, default=256, help="validation pairs (split != train) for the final val loss")
@@ -208,12 +213,20 @@ def main(argv=None):
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
     log({"event": "loaded", "seconds": round(time.time() - t_load, 1), "params": sum(p.numel() for p in model.parameters())}, logf)
 
-    from peft import LoraConfig, get_peft_model
-    targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] if args.targets == "all" \
-        else [t for t in args.targets.split(",") if t]
-    cfg = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout, target_modules=targets,
-                     bias="none", task_type="CAUSAL_LM")
-    model = get_peft_model(model, cfg)
+    from peft import LoraConfig, PeftModel, get_peft_model
+    if args.init_adapter:
+        if not os.path.exists(os.path.join(args.init_adapter, "adapter_config.json")):
+            raise SystemExit(f"--init-adapter {args.init_adapter}: no adapter_config.json there")
+        model = PeftModel.from_pretrained(model, args.init_adapter, is_trainable=True)
+        pc = model.peft_config["default"]
+        targets, args.lora_r = sorted(pc.target_modules), pc.r
+        log({"event": "init_adapter", "from": args.init_adapter, "r": pc.r, "targets": targets}, logf)
+    else:
+        targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] if args.targets == "all" \
+            else [t for t in args.targets.split(",") if t]
+        cfg = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout, target_modules=targets,
+                         bias="none", task_type="CAUSAL_LM")
+        model = get_peft_model(model, cfg)
     for n, p in model.named_parameters():       # the adapter trains in f32 on a bf16 base
         if p.requires_grad:
             p.data = p.data.float()
