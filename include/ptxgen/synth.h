@@ -160,4 +160,22 @@ struct json_t;
 void synth_task_json_write(struct json_t *root, pg_buf *out);
 int synth_family_slot(synth_report *r, const char *family);   /* internal bookkeeping */
 
+/* ---- task-only training tasks (src/synth/taskonly.c) ----
+ * Task specs with a C reference and descriptions but no PTX solution, for
+ * expert iteration's training pool: compositions of building blocks (an
+ * elementwise expression tree, "taskonly-map"; a sum/mean/max/min over each row
+ * of an expression, "taskonly-rowreduce").  Pure functions of (seed, index).
+ * synth_taskonly_task appends task `index`'s task.json to task_json and its
+ * name (a plain file name) to name; synth_taskonly_write writes `count` of them
+ * as DIR/<name>/task.json (atomically each; *written counts them).  The
+ * canonical key of an expression (operands of commutative operators sorted),
+ * as synth's --exclude compares them: synth_expr_canonical. */
+struct synth_expr;
+void synth_expr_canonical(const struct synth_expr *e, pg_buf *out);
+pg_status synth_taskonly_task(uint64_t seed, int index, pg_buf *task_json, char *name, size_t namen, pg_diag_sink *diag);
+pg_status synth_taskonly_write(const char *dir, int count, uint64_t seed, const char *exclude, int *written, pg_diag_sink *diag);
+/* exclude (NULL = none): held-out suites, one folder or a comma list; a map task
+ * whose expression equals one of their "expr" fields up to operand order is
+ * skipped (the next index is drawn instead), as `ptxgen synth --exclude` does. */
+
 #endif

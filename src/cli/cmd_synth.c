@@ -14,6 +14,9 @@ static const char *synth_usage =
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "       ptxgen synth --stats FILE.jsonl\n"
+    "       ptxgen synth --tasks-only DIR --count N --seed S [--exclude SUITE_DIR]...   (task specs without PTX:\n"
+    "                    DIR/<name>/task.json, compositions of building blocks with C references, for\n"
+    "                    train/expert_iter.py --pool)\n"
     "  --stats: counts by family, source, split and description style; per family and style the number of\n"
     "           distinct description templates (\"frames\") and of distinct description texts.\n"
     "  Writes N verified samples (ptxgen check + ptxas for the arch), byte-identical for the same\n"
@@ -34,7 +37,7 @@ int cmd_synth(int argc, char **argv) {
     o.sources = SYNTH_SRC_HAND | SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY | SYNTH_SRC_MUTANT;
     o.jobs = cli_cores();
     o.progress = isatty(2);
-    const char *stats = NULL;
+    const char *stats = NULL, *tasks_only = NULL;
     bool have_seed = false;
     pg_buf excl = {0};   /* every --exclude, joined with commas (synth_opts.exclude_dir takes a list) */
     for (int i = 1; i < argc; i++) {
@@ -55,6 +58,7 @@ int cmd_synth(int argc, char **argv) {
             o.exclude_dir = excl.data;
         }
         else if (!strcmp(a, "--stats") && i + 1 < argc) stats = argv[++i];
+        else if (!strcmp(a, "--tasks-only") && i + 1 < argc) tasks_only = argv[++i];
         else if (!strcmp(a, "--no-progress")) o.progress = false;
         else if (!strcmp(a, "--sources") && i + 1 < argc) {
             o.sources = 0;
@@ -68,6 +72,14 @@ int cmd_synth(int argc, char **argv) {
         else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); pg_buf_free(&excl); return 2; }
     }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
+    if (tasks_only) {
+        if (!o.count || !have_seed) { fprintf(stderr, "ptxgen synth: --tasks-only needs --count and --seed\n"); pg_buf_free(&excl); return 2; }
+        int n = 0;
+        pg_status st = synth_taskonly_write(tasks_only, o.count, o.seed, excl.data, &n, &sink);
+        pg_buf_free(&excl);
+        fprintf(stderr, "synth: %d task-only tasks -> %s\n", n, tasks_only);
+        return st == PG_OK ? 0 : 2;
+    }
     if (stats) {
         pg_buf b = {0};
         pg_status st = synth_dataset_stats(stats, &b, &sink);

@@ -1104,3 +1104,6 @@ pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag)
     pg_vec_free(words);
     return bad ? PG_ERR_INVALID : PG_OK;
 }
+
+/* canon_expr for other modules (taskonly.c's held-out exclusion). */
+void synth_expr_canonical(const synth_expr *e, pg_buf *out) { canon_expr(e, out); }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# bench/device_expert.sh — expert iteration on the GPU machine (issue 16), one stage per
+# device call (each <= 600 s); every stage resumes from the files the earlier calls left in
+# /tmp/pg (a warm machine keeps them; a replaced machine says MISSING and you start over).
+# Needs what bench/device_base.sh's main-train left: $P/qwen-hf (the base, bf16 HF) and
+# $P/qwen-lora (the starting adapter), plus the carried binaries (.carry/bin).
+#
+#   pool N [SEED]     N task-only training tasks (ptxgen synth --tasks-only) in $P/pool, plus the
+#                     task folders of any carried .carry/famsuite (the families' generated tasks)
+#   round R [SECS]    one call's worth of round R of train/expert_iter.py (sample -> verify ->
+#                     select -> pairs -> train -> evaluate -> metrics); call again with the same R
+#                     until it prints "round complete".  R = 0 evaluates the starting adapter.
+#   report            every round's metrics into $OUT/expert-iter.json (for bench/results/)
+#
+# Knobs (environment): K samples per task and style (8), STYLES (terse,detailed,card),
+# EVAL_K samples per suite case (8), TRAIN_S seconds of LoRA per round (240), LR (1e-4),
+# REPLAY pairs mixed in per round (2000, from $P/pairs-chatml.jsonl when present), ONLY.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+P=/tmp/pg
+OUT=${OUT:-/tmp/pg-out}
+BIN=$P/bin
+mkdir -p "$OUT"
+export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
+[ -d "$P/site" ] && export PYTHONPATH="$P/site"
+need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier stage did not run" >&2; exit 3; }; }
+if [ -d .carry/bin ]; then mkdir -p "$BIN"; cp .carry/bin/* "$BIN/"; fi
+stage=${1:-}; shift || true
+
+case "$stage" in
+pool)
+    need "$BIN/ptxgen"
+    "$BIN/ptxgen" synth --tasks-only "$P/pool" --count "${1:-60}" --seed "${2:-16}" || exit 3
+    if [ -d .carry/famsuite ]; then cp -r .carry/famsuite/* "$P/pool/"; fi
+    echo "pool: $(ls "$P/pool" | wc -l) tasks in $P/pool"
+    ;;
+round)
+    R=${1:?round number}
+    need "$BIN/ptxgen"; need "$P/qwen-hf"; need "$P/pool"
+    args=(all --round "$R" --work "$P/ei" --pool "$P/pool" --base "$P/qwen-hf" --model-name "qwen-ei$R"
+          --ptxgen "$BIN/ptxgen" --lib "$BIN/libptxgen.so" --samples "${K:-8}" --styles "${STYLES:-terse,detailed,card}"
+          --eval-samples "${EVAL_K:-8}" --train-seconds "${TRAIN_S:-240}" --lr "${LR:-1e-4}" --deadline "${2:-540}")
+    [ -d "$P/qwen-lora" ] && args+=(--adapter0 "$P/qwen-lora")
+    [ -f "$P/pairs-chatml.jsonl" ] && args+=(--replay "$P/pairs-chatml.jsonl" --replay-n "${REPLAY:-2000}")
+    [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+    python3 train/expert_iter.py "${args[@]}" 2>&1 | grep -v '^Loading' | tail -n 25
+    rc=${PIPESTATUS[0]}
+    d=$P/ei/round-$R
+    [ -f "$d/metrics.json" ] && cp "$d/metrics.json" "$OUT/expert-round-$R.json"
+    for f in "$d"/eval-*.json; do
+        [ -f "$f" ] && "$BIN/ptxgen" eval --report "$f" > "$OUT/expert-round-$R-$(basename "${f%.json}").md"
+    done
+    [ -f "$d/kept.json" ] && cp "$d/kept.json" "$OUT/expert-round-$R-kept.json"
+    echo "round $R: exit $rc (4 = call again to continue)"
+    ;;
+report)
+    python3 - "$P/ei" "$OUT/expert-iter.json" <<'PY'
+import glob, json, os, sys
+rounds = []
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "round-*", "metrics.json")), key=lambda p: int(p.split("round-")[1].split("/")[0])):
+    rounds.append(json.load(open(p)))
+json.dump({"rounds": rounds}, open(sys.argv[2], "w"), indent=1)
+for m in rounds:
+    s = {k: (v.get("pass_at_1"), v.get("pass_at_8"), v.get("fast_1")) for k, v in m.get("suites", {}).items()}
+    print(m["round"], "pool solved", (m.get("pool") or {}).get("tasks_solved"), "kept", m.get("kept"),
+          "hygiene", (m.get("pool") or {}).get("hygiene"), "suites (pass@1, pass@8, fast_1)", s)
+PY
+    ;;
+*)
+    sed -n '2,20p' "$0"
+    exit 2
+    ;;
+esac
