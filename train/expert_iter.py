@@ -234,7 +234,12 @@ def gen_complete(args, suite, out, samples):
 
 def eval_suite(args, suite, kernels, samples, out):
     """`ptxgen eval --kernels` (sharded, then merged), then the timing pass on sample 0."""
-    shards = max(1, args.shards)
+    only = set(args.only.split(",")) if args.only else None
+    ntasks = sum(1 for tj in glob.glob(os.path.join(suite, "*", "task.json"))
+                 if not only or os.path.basename(os.path.dirname(tj)) in only)
+    if ntasks == 0:
+        raise SystemExit(f"{suite}: no task folders{' named by --only' if only else ''}")
+    shards = max(1, min(args.shards, ntasks))   # a shard without tasks is an error to ptxgen eval
     parts, procs = [], []
     for i in range(shards):
         part = f"{out}.shard{i}.json"

@@ -92,6 +92,8 @@ def load_base(args, dtype, device):
 def encode(rows, tok, max_len):
     """[(ids, n_prompt)] with the over-long samples dropped (a cut module teaches nothing)."""
     out, dropped = [], 0
+    if not rows:   # no validation pairs (expert iteration's are all "train"): the tokenizer rejects an empty batch
+        return out, dropped
     prompts = tok([r["prompt"] for r in rows], add_special_tokens=False)["input_ids"]
     comps = tok([r["completion"] for r in rows], add_special_tokens=False)["input_ids"]
     for p, c in zip(prompts, comps):
