@@ -724,6 +724,7 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
         free(text);
         if (fr.speedup > 0) {
             funnel_timing_json(&fr, r);
+            if (fr.hygiene) json_object_set_new(r, "hygiene", json_string(fr.hygiene));
             json_object_set_new(r, "last_stage", json_string("timed"));
             timed++;
         } else {

@@ -3,6 +3,8 @@
 #include "ptxgen/eval.h"
 #include "ptxgen/gpu.h"
 
+#include <math.h>
+
 static eval_funnel_result fr(const char *stage, bool correct, double speedup, double ms, const char *hyg, bool ftl) {
     eval_funnel_result r;
     memset(&r, 0, sizeof r);
@@ -68,8 +70,28 @@ static void test_counts(void) {
     json_decref(rows);
 }
 
+/* The pass@k curve eval already reports (unbiased estimator, k = 1, 2, 4 up to the samples drawn):
+ * case A has 1 correct of 4, case B none; pass@k averages 1 - C(n-c,k)/C(n,k) over the cases. */
+static void test_pass_at_k(void) {
+    json_t *rows = json_array();
+    for (int c = 0; c < 2; c++)
+        for (int s = 0; s < 4; s++)
+            json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:b, s:b, s:b}", "task", c ? "b" : "a",
+                                                  "description", "terse", "config", "full", "family", "x", "last_stage", "wrong",
+                                                  "sample", s, "check", 1, "ptxas", 1, "loads", 1, "correct", c == 0 && s == 2));
+    json_t *doc = json_pack("{s:o, s:b}", "rows", rows, "gpu_ran", 1);
+    eval_finalize(doc);
+    json_t *curve = json_object_get(json_object_get(json_object_get(doc, "configs"), "full"), "pass_at");
+    double p1 = json_number_value(json_object_get(curve, "1")), p2 = json_number_value(json_object_get(curve, "2")),
+           p4 = json_number_value(json_object_get(curve, "4"));
+    CHECK(fabs(p1 - 0.125) < 1e-12 && fabs(p2 - 0.25) < 1e-12 && fabs(p4 - 0.5) < 1e-12, "pass@1,2,4 = %g %g %g", p1, p2, p4);
+    CHECK(json_object_get(curve, "8") == NULL, "no pass@8 from 4 samples");
+    json_decref(doc);
+}
+
 int main(void) {
     test_better();
     test_counts();
+    test_pass_at_k();
     return TEST_DONE();
 }
