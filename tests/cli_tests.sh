@@ -264,6 +264,11 @@ if ! "$P" devinfo >/dev/null 2>&1; then
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['semantics']=='not verified' and d['semantics_note'].startswith('no GPU'), d" \
         "$tmp/bk.json" && [ "$rc" -eq 3 ] && [ -s "$tmp/bk.ptx" ] && ok || bad "gen --verify gpu --samples 2 without a GPU: exit $rc, $(head -c 300 "$tmp/bk.json")"
 fi
+# task-only training tasks: N task folders; --seed is required; a missing --exclude folder is an error
+"$P" synth --tasks-only "$tmp/pool" --count 4 --seed 5 --exclude bench/suite 2>/dev/null
+[ "$(ls "$tmp/pool" | wc -l)" -eq 4 ] && ls "$tmp"/pool/*/task.json >/dev/null 2>&1 && ok || bad "synth --tasks-only: $(ls "$tmp/pool" 2>&1)"
+expect_rc 2 "synth --tasks-only without --seed" "$P" synth --tasks-only "$tmp/pool2" --count 2
+expect_rc 2 "synth --tasks-only with a missing --exclude folder" "$P" synth --tasks-only "$tmp/pool3" --count 2 --seed 1 --exclude "$tmp/nope"
 # gate pairs kernels of other names: --pair, or the only kernel of each file
 sed 's/\.entry poly(/.entry poly_v2(/' tests/gate/base.ptx >"$tmp/renamed.ptx"
 expect_rc 1 "gate by name fails on a renamed kernel" "$P" gate --no-ptxas --baseline tests/gate/base.ptx --candidate "$tmp/renamed.ptx"

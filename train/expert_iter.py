@@ -232,8 +232,8 @@ def gen_complete(args, suite, out, samples):
     return True
 
 
-def eval_suite(args, suite, kernels, samples, out):
-    """`ptxgen eval --kernels` (sharded, then merged), then the timing pass on sample 0."""
+def eval_suite(args, suite, kernels, samples, out, timing=True):
+    """`ptxgen eval --kernels` (sharded, then merged), then (timing) the timing pass on sample 0."""
     only = set(args.only.split(",")) if args.only else None
     ntasks = sum(1 for tj in glob.glob(os.path.join(suite, "*", "task.json"))
                  if not only or os.path.basename(os.path.dirname(tj)) in only)
@@ -264,7 +264,7 @@ def eval_suite(args, suite, kernels, samples, out):
     else:
         shutil.copyfile(parts[0], tmp)
     doc = read_json(tmp)
-    if doc.get("gpu_ran") and not args.no_timing:   # time the correct sample-0 kernels one at a time
+    if timing and doc.get("gpu_ran") and not args.no_timing:   # time the correct sample-0 kernels one at a time
         run([args.ptxgen, "eval", "--time-pass", "--suite", suite, "--keep", kernels, "--no-bias", "--out", tmp, "--no-progress"])
     os.replace(tmp, out)
     for p in parts:
@@ -286,7 +286,8 @@ def step_verify(args):
     out = os.path.join(rdir(args), "pool-eval.json")
     if os.path.exists(out):
         return "done"
-    eval_suite(args, args.pool, os.path.join(rdir(args), "gen"), args.samples, out)
+    # no timing pass here: select re-runs and times the few candidates it may keep
+    eval_suite(args, args.pool, os.path.join(rdir(args), "gen"), args.samples, out, timing=False)
     return "done"
 
 
