@@ -3,13 +3,17 @@
  * training pool (train/expert_iter.py --pool).  The model has to find the kernel
  * by search; what it finds is kept only when the GPU harness verifies it.
  *
- * Two compositions of the curriculum's building blocks, alternating:
+ * Three compositions of the curriculum's building blocks, in turn:
  *   map        an elementwise expression tree (the expr family's generator and
  *              reference, expr_eval) over one to three inputs
  *   rowreduce  a reduction (sum, mean, max, min) over each row of an
  *              expression of one or two [rows][cols] inputs: out[r] =
  *              R_c f(a[r][c], ...) (reference expr_rowreduce, refs_compose.c);
  *              one 256-thread block per row
+ *   rowop      a fused row operation on an expression f of [rows][cols]
+ *              inputs: f minus its row mean (center), minus its row max
+ *              (submax), or f / (1 + row sum of |f|) (l1norm), written back
+ *              to out[rows][cols] (reference expr_rowop); one block per row
  * Everything is a pure function of (seed, index); the trees come from
  * synth_expr_random, whose safety rules keep values finite for inputs in
  * [-10, 10]. */
@@ -34,6 +38,12 @@ static uint64_t mix(uint64_t x) {   /* splitmix64 */
 static const char *const RED[] = {"sum", "mean", "max", "min"};
 static const char *const RED_ZH[] = {"求和", "求平均", "求最大值", "求最小值"};
 static const char *const RED_PROSE[] = {"add up", "average", "take the largest of", "take the smallest of"};
+/* rowop: the fused row operations, and how each reads in the descriptions */
+static const char *const ROWOP[] = {"center", "submax", "l1norm"};
+static const char *const ROWOP_MATH[] = {"f - mean_c(f)", "f - max_c(f)", "f / (1 + sum_c |f|)"};
+static const char *const ROWOP_EN[] = {"subtract the row's mean of f from each f", "subtract the row's maximum of f from each f",
+                                       "divide each f by 1 plus the row's sum of |f|"};
+static const char *const ROWOP_ZH[] = {"每个 f 减去该行 f 的平均值", "每个 f 减去该行 f 的最大值", "每个 f 除以 1 加上该行 |f| 之和"};
 
 static void f32_text(float v, char *b, size_t n) {   /* shortest text that reads back as the same f32 */
     for (int p = 1; p <= 9; p++) {
@@ -42,8 +52,9 @@ static void f32_text(float v, char *b, size_t n) {   /* shortest text that reads
     }
 }
 
-/* The rowreduce task's spec. */
-static void rowreduce_json(const synth_expr *e, const char *name, int ninputs, int op, const float *sv, pg_buf *out) {
+/* The spec of a row task: rowop < 0 a reduction RED[op] into out[rows], else the fused row
+ * operation ROWOP[rowop] into out[rows][cols]. */
+static void row_json(const synth_expr *e, const char *name, int ninputs, int op, int rowop, const float *sv, pg_buf *out) {
     pg_buf text = {0}, pre = {0};
     synth_expr_to_text(e, &text);
     synth_expr_to_prefix(e, &pre);
@@ -52,10 +63,11 @@ static void rowreduce_json(const synth_expr *e, const char *name, int ninputs, i
     for (int k = 0; k < S; k++) f32_text(sv[k], val[k], sizeof val[k]);
     json_t *root = json_object();
     json_object_set_new(root, "name", json_string(name));
-    json_object_set_new(root, "family", json_string("taskonly-rowreduce"));
+    json_object_set_new(root, "family", json_string(rowop < 0 ? "taskonly-rowreduce" : "taskonly-rowop"));
     json_object_set_new(root, "kernel", json_string(name));
     json_object_set_new(root, "expr", json_string(pre.data));
-    json_object_set_new(root, "reduce", json_string(RED[op]));
+    if (rowop < 0) json_object_set_new(root, "reduce", json_string(RED[op]));
+    else json_object_set_new(root, "rowop", json_string(ROWOP[rowop]));
     /* inputs, in words */
     pg_buf ins = {0}, ins_zh = {0}, card_in = {0}, sig = {0}, sc = {0}, scsig = {0};
     for (int i = 0; i < ninputs; i++) {
@@ -69,28 +81,47 @@ static void rowreduce_json(const synth_expr *e, const char *name, int ninputs, i
         pg_buf_printf(&scsig, "f32 %s, ", synth_expr_scalar_name(k));
     }
     pg_buf t = {0}, d = {0}, c = {0}, z = {0}, p = {0};
-    pg_buf_printf(&t, "Row-wise %s of f = %s over a rows x cols row-major matrix: out[r] = %s over c of f(row r, column c)%s%s",
-                  RED[op], text.data, RED[op], S ? "; " : "", S ? sc.data : "");
-    pg_buf_printf(&d, "Inputs %s are rows x cols f32 matrices in row-major order%s%s. For every row r < rows, compute "
-                  "f = %s elementwise at (r, c) for all c < cols, and write the %s of those cols values to out[r] (f32). "
-                  "Launch one block of 256 threads per row (grid = rows); the threads of a block share the row's columns "
-                  "and combine their partial results. Signature: %sf32* out (out), %su32 rows, u32 cols.",
-                  ins.data, S ? "; scalar arguments " : "", S ? sc.data : "", text.data, RED[op], sig.data, S ? scsig.data : "");
-    pg_buf_printf(&c, "## %s\n- Inputs: %s\n- Output: `float* out` (rows)\n- Goal: `out[r] = %s_c f(r, c)` with `f = %s`%s%s\n"
-                  "- Launch: 256 threads per block, `rows` blocks (one per row)\n- Notes: a block reduction per row",
-                  name, card_in.data, RED[op], text.data, S ? "; " : "", S ? sc.data : "");
-    pg_buf_printf(&z, "逐行%s：输入 %s 为 rows x cols 的行主序 float 矩阵%s%s。对每一行 r，先对每个元素计算 f = %s，再对该行 cols 个结果%s，"
-                  "写入 out[r]。每行一个 256 线程的块（网格 = rows）。",
-                  RED_ZH[op], ins_zh.data, S ? "，标量参数 " : "", S ? sc.data : "", text.data, RED_ZH[op]);
-    pg_buf_printf(&p, "For each row of the matri%s, work out %s at every column and %s the results into that row's entry of out.",
-                  ninputs > 1 ? "ces" : "x", text.data, RED_PROSE[op]);
+    if (rowop >= 0) {
+        pg_buf_printf(&t, "Fused row operation on f = %s over a rows x cols row-major matrix: out[r][c] = %s%s%s", text.data,
+                      ROWOP_MATH[rowop], S ? "; " : "", S ? sc.data : "");
+        pg_buf_printf(&d, "Inputs %s are rows x cols f32 matrices in row-major order%s%s. For every row r < rows, compute "
+                      "f = %s elementwise at (r, c) for all c < cols, then %s, writing out[r*cols + c] (f32, rows x cols). "
+                      "Launch one block of 256 threads per row (grid = rows): the block first combines the row statistic, "
+                      "then writes the row. Signature: %sf32* out (out), %su32 rows, u32 cols.",
+                      ins.data, S ? "; scalar arguments " : "", S ? sc.data : "", text.data, ROWOP_EN[rowop], sig.data, S ? scsig.data : "");
+        pg_buf_printf(&c, "## %s\n- Inputs: %s\n- Output: `float* out` (rows*cols)\n- Goal: `out[r][c] = %s` with `f = %s`%s%s\n"
+                      "- Launch: 256 threads per block, `rows` blocks (one per row)\n- Notes: a block reduction per row, then the row is written",
+                      name, card_in.data, ROWOP_MATH[rowop], text.data, S ? "; " : "", S ? sc.data : "");
+        pg_buf_printf(&z, "逐行融合运算：输入 %s 为 rows x cols 的行主序 float 矩阵%s%s。对每一行先逐元素计算 f = %s，再%s，结果写入 out[r*cols + c]。"
+                      "每行一个 256 线程的块（网格 = rows）。",
+                      ins_zh.data, S ? "，标量参数 " : "", S ? sc.data : "", text.data, ROWOP_ZH[rowop]);
+        pg_buf_printf(&p, "Row by row, work out %s for every entry of the matri%s, then %s, and store the results in out.",
+                      text.data, ninputs > 1 ? "ces" : "x", ROWOP_EN[rowop]);
+    } else {
+        pg_buf_printf(&t, "Row-wise %s of f = %s over a rows x cols row-major matrix: out[r] = %s over c of f(row r, column c)%s%s",
+                      RED[op], text.data, RED[op], S ? "; " : "", S ? sc.data : "");
+        pg_buf_printf(&d, "Inputs %s are rows x cols f32 matrices in row-major order%s%s. For every row r < rows, compute "
+                      "f = %s elementwise at (r, c) for all c < cols, and write the %s of those cols values to out[r] (f32). "
+                      "Launch one block of 256 threads per row (grid = rows); the threads of a block share the row's columns "
+                      "and combine their partial results. Signature: %sf32* out (out), %su32 rows, u32 cols.",
+                      ins.data, S ? "; scalar arguments " : "", S ? sc.data : "", text.data, RED[op], sig.data, S ? scsig.data : "");
+        pg_buf_printf(&c, "## %s\n- Inputs: %s\n- Output: `float* out` (rows)\n- Goal: `out[r] = %s_c f(r, c)` with `f = %s`%s%s\n"
+                      "- Launch: 256 threads per block, `rows` blocks (one per row)\n- Notes: a block reduction per row",
+                      name, card_in.data, RED[op], text.data, S ? "; " : "", S ? sc.data : "");
+        pg_buf_printf(&z, "逐行%s：输入 %s 为 rows x cols 的行主序 float 矩阵%s%s。对每一行 r，先对每个元素计算 f = %s，再对该行 cols 个结果%s，"
+                      "写入 out[r]。每行一个 256 线程的块（网格 = rows）。",
+                      RED_ZH[op], ins_zh.data, S ? "，标量参数 " : "", S ? sc.data : "", text.data, RED_ZH[op]);
+        pg_buf_printf(&p, "For each row of the matri%s, work out %s at every column and %s the results into that row's entry of out.",
+                      ninputs > 1 ? "ces" : "x", text.data, RED_PROSE[op]);
+    }
     json_object_set_new(root, "descriptions", json_pack("{s:s, s:s, s:s, s:s, s:s}", "terse", t.data, "detailed", d.data,
                                                         "card", c.data, "zh", z.data, "prose", p.data));
     json_t *ps = json_array();
     for (int i = 0; i < ninputs; i++)
         json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", (char[]){(char)('a' + i), 0}, "type", "f32*",
                                             "role", "in", "len", "rows*cols"));
-    json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", "f32*", "role", "out", "len", "rows"));
+    json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", "f32*", "role", "out", "len",
+                                        rowop < 0 ? "rows" : "rows*cols"));
     for (int k = 0; k < S; k++)
         json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", synth_expr_scalar_name(k), "type", "f32", "value", val[k]));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "rows", "type", "u32", "value", "rows"));
@@ -100,11 +131,12 @@ static void rowreduce_json(const synth_expr *e, const char *name, int ninputs, i
                                                  "time", 1, "rows", 1000, "cols", 77, "rows", 33, "cols", 1, "rows", 3, "cols", 4097));
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", "256", "grid", "rows", "smem", "0"));
     json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-2,2)", "normal(0,1)"));
-    /* sums in f32 over up to 4097 terms; max/min only round f */
-    json_object_set_new(root, "tolerance", json_pack("{s:f}", "f32", op <= 1 ? 1e-4 : 1e-5));
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "expr_rowreduce"));
+    /* sums in f32 over up to 4097 terms; max/min only round f (submax subtracts an exact element) */
+    json_object_set_new(root, "tolerance", json_pack("{s:f}", "f32", (rowop < 0 && op >= 2) || rowop == 1 ? 1e-5 : 1e-4));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", rowop < 0 ? "expr_rowreduce" : "expr_rowop"));
     char bytes[64], flops[64];
-    snprintf(bytes, sizeof bytes, "%d*rows*cols+4*rows", 4 * ninputs);
+    if (rowop < 0) snprintf(bytes, sizeof bytes, "%d*rows*cols+4*rows", 4 * ninputs);
+    else snprintf(bytes, sizeof bytes, "%d*rows*cols", 4 * (ninputs + 1));
     snprintf(flops, sizeof flops, "%d*rows*cols", synth_expr_count_ops(e) + 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
     synth_task_json_write(root, out);
@@ -115,8 +147,8 @@ static void rowreduce_json(const synth_expr *e, const char *name, int ninputs, i
 
 pg_status synth_taskonly_task(uint64_t seed, int index, pg_buf *task_json, char *name, size_t namen, pg_diag_sink *diag) {
     uint64_t h = mix(seed ^ mix((uint64_t)index + 1));
-    bool rowreduce = index % 2 == 1;
-    int ninputs = rowreduce ? 1 + (int)(h % 2) : 1 + (int)(h % 3);
+    int kind = index % 3;   /* 0 map, 1 row reduction, 2 fused row operation */
+    int ninputs = kind ? 1 + (int)(h % 2) : 1 + (int)(h % 3);
     int depth = 1 + (int)((h >> 8) % 3);
     synth_expr *e = synth_expr_random(mix(h), ninputs, depth, NULL);
     if (!e) {
@@ -126,10 +158,14 @@ pg_status synth_taskonly_task(uint64_t seed, int index, pg_buf *task_json, char 
     float sv[SYNTH_EXPR_MAX_SCALARS];
     synth_expr_scalar_values(mix(h ^ 0x5ca1), synth_expr_nscalars(e), sv);
     pg_status st = PG_OK;
-    if (rowreduce) {
+    if (kind == 1) {
         int op = (int)((h >> 16) % 4);
         snprintf(name, namen, "to_row%s_%08llx", RED[op], (unsigned long long)(h >> 32));
-        rowreduce_json(e, name, ninputs, op, sv, task_json);
+        row_json(e, name, ninputs, op, -1, sv, task_json);
+    } else if (kind == 2) {
+        int rop = (int)((h >> 16) % 3);
+        snprintf(name, namen, "to_row%s_%08llx", ROWOP[rop], (unsigned long long)(h >> 32));
+        row_json(e, name, ninputs, 0, rop, sv, task_json);
     } else {
         snprintf(name, namen, "to_map_%08llx", (unsigned long long)(h >> 32));
         pg_buf j = {0};

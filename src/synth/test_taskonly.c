@@ -27,7 +27,7 @@ static void test_pool(void) {
     int n = 0;
     pg_diag_sink q = {0};
     CHECK(synth_taskonly_write(dir, 12, 7, NULL, &n, &q) == PG_OK && n == 12, "12 tasks written (%d)", n);
-    int maps = 0, rows = 0;
+    int maps = 0, rows = 0, rowops = 0;
     for (int i = 0; i < 12; i++) {
         pg_buf j = {0};
         char name[64];
@@ -42,6 +42,7 @@ static void test_pool(void) {
         if (task_load(p, &t, &q) != PG_OK) { CHECK(false, "%s loads", p); continue; }
         maps += !strcmp(t->family, "taskonly-map");
         rows += !strcmp(t->family, "taskonly-rowreduce");
+        rowops += !strcmp(t->family, "taskonly-rowop");
         CHECK(t->desc_prose && t->desc_zh && t->desc_card && strlen(t->desc_terse) > 10, "%s: five descriptions", name);
         /* the reference on every small size and distribution: finite outputs, written everywhere */
         bool ok = true;
@@ -65,7 +66,7 @@ static void test_pool(void) {
         CHECK(ok, "%s: the reference runs and writes finite values", name);
         task_free(t);
     }
-    CHECK(maps == 6 && rows == 6, "both compositions (%d maps, %d row reductions)", maps, rows);
+    CHECK(maps == 4 && rows == 4 && rowops == 4, "the three compositions (%d maps, %d row reductions, %d row ops)", maps, rows, rowops);
     /* held-out exclusion: a suite task with task 0's expression (operands swapped where they commute) */
     pg_buf j0 = {0};
     char n0[64];
@@ -184,10 +185,57 @@ static void test_rowreduce_values(void) {
     }
 }
 
+/* the fused row operations against hand-computed rows of f = 2a */
+static void test_rowop_values(void) {
+    const char *ops[] = {"center", "submax", "l1norm"};
+    for (int op = 0; op < 3; op++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/rowop_%s.json", tmpdir, ops[op]);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "{\"name\": \"ro\", \"kernel\": \"k\", \"expr\": \"(mul a 2)\", \"rowop\": \"%s\","
+                   "\"descriptions\": {\"terse\": \"t\", \"detailed\": \"d\", \"card\": \"## c\", \"zh\": \"z\"},"
+                   "\"params\": [{\"name\": \"a\", \"type\": \"f32*\", \"role\": \"in\", \"len\": \"rows*cols\"},"
+                   "{\"name\": \"out\", \"type\": \"f32*\", \"role\": \"out\", \"len\": \"rows*cols\"},"
+                   "{\"name\": \"rows\", \"type\": \"u32\", \"value\": \"rows\"}, {\"name\": \"cols\", \"type\": \"u32\", \"value\": \"cols\"}],"
+                   "\"sizes\": [{\"rows\": 4, \"cols\": 6}, {\"rows\": 1, \"cols\": 1}], \"launch\": {\"block\": [\"256\"], \"grid\": [\"rows\"]},"
+                   "\"distributions\": [\"uniform(-1,1)\", \"normal(0,1)\"], \"reference\": {\"kind\": \"c\", \"name\": \"expr_rowop\"}}", ops[op]);
+        fclose(f);
+        task_spec *t = NULL;
+        pg_diag_sink q = {0};
+        if (task_load(path, &t, &q) != PG_OK) { CHECK(false, "%s loads", path); continue; }
+        task_inst in, ref;
+        memset(&in, 0, sizeof in);
+        memset(&ref, 0, sizeof ref);
+        bool ran = task_inst_make(t, 0, 1, 2, &in, &q) == PG_OK && task_reference_run(&in, &ref, &q) == PG_OK;
+        CHECK(ran, "rowop %s runs", ops[op]);
+        if (ran) {
+            const float *a = in.args[0].data, *o = ref.args[1].data;
+            bool ok = true;
+            for (int r = 0; r < 4; r++) {
+                double st = op == 1 ? -1e30 : 0;
+                for (int c = 0; c < 6; c++) {
+                    double v = 2.0 * a[r * 6 + c];
+                    st = op == 0 ? st + v : op == 1 ? fmax(st, v) : st + fabs(v);
+                }
+                if (op == 0) st /= 6;
+                for (int c = 0; c < 6; c++) {
+                    double v = 2.0 * a[r * 6 + c], want = op == 2 ? v / (1 + st) : v - st;
+                    ok &= fabs(o[r * 6 + c] - (float)want) <= 1e-6 * fabs(want) + 1e-6;
+                }
+            }
+            CHECK(ok, "rowop %s: every element of every row", ops[op]);
+        }
+        if (ref.args) task_inst_free(&ref);
+        if (in.args) task_inst_free(&in);
+        task_free(t);
+    }
+}
+
 int main(void) {
     if (!mkdtemp(tmpdir)) return 2;
     test_pool();
     test_rowreduce_values();
+    test_rowop_values();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd)) {}
