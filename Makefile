@@ -12,7 +12,7 @@ ALL_SRC := $(filter-out src/cli/%, $(wildcard src/*/*.c))
 LIB_SRC := $(foreach f,$(ALL_SRC),$(if $(filter test_% fuzz_% bench_%,$(notdir $(f))),,$(f)))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC:= $(wildcard src/*/test_*.c)
-DEFS    := $(wildcard src/*/*.def)
+DEFS    := $(wildcard src/*/*.def include/ptxgen/*.def)
 HDRS    := $(wildcard include/ptxgen/*.h src/*/*.h)
 
 # Normal build -------------------------------------------------------------
@@ -26,9 +26,10 @@ $(BUILD)/obj/%.o: %.c $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# The shared library exports only what the public headers mark PG_API.
 $(BUILD)/pic/%.o: %.c $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(BUILD)/libptxgen.a: $(OBJ)
 	@rm -f $@
@@ -42,6 +43,39 @@ $(BUILD)/ptxgen: $(CLI_OBJ) $(BUILD)/libptxgen.a
 
 $(BUILD)/ptxgen-nvcc: $(BUILD)/ptxgen
 	ln -sf ptxgen $@
+
+# Installation ----------------------------------------------------------------
+# make install PREFIX=/opt/ptxgen [DESTDIR=...]: the CLI, both libraries, the
+# public headers and ptxgen.pc (for pkg-config --cflags --libs ptxgen).
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+PUB_HDRS:= $(wildcard include/ptxgen/*.h include/ptxgen/*.def)
+VERSION := 0.1.0
+
+$(BUILD)/ptxgen.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	  'Name: ptxgen' 'Description: PTX parser, validator, constrained decoder and GPU harness' \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lptxgen' \
+	  'Libs.private: -ldl -lm -lpthread' 'Requires.private: jansson libpcre2-8' \
+	  'Cflags: -I$${includedir}' > $@
+
+install: all $(BUILD)/ptxgen.pc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/ptxgen
+	install -m 755 $(BUILD)/ptxgen $(DESTDIR)$(PREFIX)/bin/ptxgen
+	ln -sf ptxgen $(DESTDIR)$(PREFIX)/bin/ptxgen-nvcc
+	install -m 644 $(BUILD)/libptxgen.a $(DESTDIR)$(LIBDIR)/libptxgen.a
+	install -m 755 $(BUILD)/libptxgen.so $(DESTDIR)$(LIBDIR)/libptxgen.so
+	install -m 644 $(PUB_HDRS) $(DESTDIR)$(INCDIR)/ptxgen/
+	install -m 644 $(BUILD)/ptxgen.pc $(DESTDIR)$(LIBDIR)/pkgconfig/ptxgen.pc
+
+# Every public header compiles on its own (no hidden include-order needs).
+HDR_CHECKS := $(patsubst include/ptxgen/%.h,$(BUILD)/hdrcheck/%.o,$(wildcard include/ptxgen/*.h))
+$(BUILD)/hdrcheck/%.o: include/ptxgen/%.h $(PUB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -Wpedantic -Iinclude -x c -c $< -o $@
+headers: $(HDR_CHECKS)
 
 # Sanitized build for tests -------------------------------------------------
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -108,4 +142,4 @@ fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test check bench fuzz clean
+.PHONY: all test check bench fuzz clean install headers

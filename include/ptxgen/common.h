@@ -15,6 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* PG_API marks the library's public functions.  libptxgen.so is built with
+ * -fvisibility=hidden, so only what a header in include/ptxgen/ declares with
+ * PG_API is exported; everything else stays internal to the library. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PG_API __attribute__((visibility("default")))
+#else
+#define PG_API
+#endif
+
 typedef enum {
     PG_OK = 0,
     PG_ERR_IO,        /* file could not be read or written */
@@ -26,14 +35,14 @@ typedef enum {
     PG_ERR_EXTERNAL,  /* an external tool (ptxas, nvcc) failed or is missing */
 } pg_status;
 
-const char *pg_status_str(pg_status s);
+PG_API const char *pg_status_str(pg_status s);
 
 typedef enum { PG_SEV_NOTE, PG_SEV_WARNING, PG_SEV_ERROR } pg_severity;
 
-/* Stable diagnostic codes; the table lives in src/common/diag_codes.def. */
+/* Stable diagnostic codes; the table lives in ptxgen/diag_codes.def. */
 typedef enum {
 #define PG_DIAG(id, code, name, sev) id,
-#include "../../src/common/diag_codes.def"
+#include "ptxgen/diag_codes.def"
 #undef PG_DIAG
     PG_DIAG__COUNT
 } pg_diag_id;
@@ -57,37 +66,37 @@ typedef struct pg_diag_sink {
     int max_errors;
 } pg_diag_sink;
 
-const char *pg_diag_code(pg_diag_id id);
-const char *pg_diag_name(pg_diag_id id);
-pg_severity pg_diag_default_sev(pg_diag_id id);
-void pg_diag_emit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, int col,
+PG_API const char *pg_diag_code(pg_diag_id id);
+PG_API const char *pg_diag_name(pg_diag_id id);
+PG_API pg_severity pg_diag_default_sev(pg_diag_id id);
+PG_API void pg_diag_emit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, int col,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void pg_diag_vemit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, int col,
+PG_API void pg_diag_vemit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, int col,
                    const char *fmt, va_list ap);
 /* Format "file:line:col: error[CODE]: message" into buf. */
-void pg_diag_format(const pg_diag *d, char *buf, size_t n);
+PG_API void pg_diag_format(const pg_diag *d, char *buf, size_t n);
 
 /* Arena: bump allocator; everything is freed at once. */
 typedef struct pg_arena_block pg_arena_block;
 typedef struct { pg_arena_block *head; size_t total; } pg_arena;
-void *pg_arena_alloc(pg_arena *a, size_t n);          /* zeroed; aborts on OOM */
-char *pg_arena_strndup(pg_arena *a, const char *s, size_t n);
-char *pg_arena_strdup(pg_arena *a, const char *s);
-void pg_arena_free(pg_arena *a);
+PG_API void *pg_arena_alloc(pg_arena *a, size_t n);          /* zeroed; aborts on OOM */
+PG_API char *pg_arena_strndup(pg_arena *a, const char *s, size_t n);
+PG_API char *pg_arena_strdup(pg_arena *a, const char *s);
+PG_API void pg_arena_free(pg_arena *a);
 
 /* Growable byte buffer (always NUL-terminated). */
 typedef struct { char *data; size_t len, cap; } pg_buf;
-void pg_buf_putc(pg_buf *b, char c);
-void pg_buf_puts(pg_buf *b, const char *s);
-void pg_buf_putn(pg_buf *b, const char *s, size_t n);
-void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pg_buf_free(pg_buf *b);
+PG_API void pg_buf_putc(pg_buf *b, char c);
+PG_API void pg_buf_puts(pg_buf *b, const char *s);
+PG_API void pg_buf_putn(pg_buf *b, const char *s, size_t n);
+PG_API void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+PG_API void pg_buf_free(pg_buf *b);
 
 /* Read a whole file (at most max_bytes) into a NUL-terminated malloc'd buffer. */
-pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
+PG_API pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
                        pg_diag_sink *diag);
 /* Write atomically: temp file in the same directory, then rename. */
-pg_status pg_write_file_atomic(const char *path, const char *data, size_t len,
+PG_API pg_status pg_write_file_atomic(const char *path, const char *data, size_t len,
                                pg_diag_sink *diag);
 
 /* Temporary files.  pg_tmp_path writes "<folder>/<name>" (name usually ends in
@@ -97,12 +106,12 @@ pg_status pg_write_file_atomic(const char *path, const char *data, size_t len,
  * or SIGHUP ends the process, so an interrupted run leaves nothing behind.
  * The CLI installs it; library users may.  Returns false when the folder
  * cannot be created (temp paths then stay in $TMPDIR). */
-bool pg_tmp_cleanup_install(const char *tag);
-void pg_tmp_path(char *out, size_t n, const char *name);
+PG_API bool pg_tmp_cleanup_install(const char *tag);
+PG_API void pg_tmp_path(char *out, size_t n, const char *name);
 
 /* Growable array of pointers/values used all over: PG_VEC(T) { T *v; int n, cap; } */
 #define PG_VEC(T) struct { T *v; int n, cap; }
-void *pg_vec_grow_(void *v, int *cap, size_t elem, int need);
+PG_API void *pg_vec_grow_(void *v, int *cap, size_t elem, int need);
 #define pg_vec_push(vec, x) do { \
         if ((vec).n >= (vec).cap) (vec).v = pg_vec_grow_((vec).v, &(vec).cap, sizeof(*(vec).v), (vec).n + 1); \
         (vec).v[(vec).n++] = (x); } while (0)

@@ -39,12 +39,12 @@
 typedef struct dec_vocab dec_vocab;
 /* Index every token's bytes (tok_token_bytes) in a trie; special tokens are
  * kept apart (only GEN_TOK_END is ever allowed, and only at the end). */
-pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag);
-void dec_vocab_free(dec_vocab *v);
-int dec_vocab_size(const dec_vocab *v);
+PG_API pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag);
+PG_API void dec_vocab_free(dec_vocab *v);
+PG_API int dec_vocab_size(const dec_vocab *v);
 /* The same from raw byte strings (token id = index; lens NULL = NUL-terminated;
  * special may be NULL).  For tests and benchmarks with a synthetic vocabulary. */
-pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, const bool *special, int n,
+PG_API pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, const bool *special, int n,
                                 dec_vocab **out, pg_diag_sink *diag);
 
 /* ---- the constraint ------------------------------------------------------ */
@@ -81,58 +81,58 @@ typedef struct {
 } dec_opts;
 
 typedef struct dec_state dec_state;
-pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_diag_sink *diag);
-void dec_free(dec_state *s);
-pg_status dec_clone(const dec_state *s, dec_state **out);     /* snapshot (a few KB copied) */
-void dec_copy(dec_state *dst, const dec_state *src);           /* rollback into an existing state (same vocabulary) */
+PG_API pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_diag_sink *diag);
+PG_API void dec_free(dec_state *s);
+PG_API pg_status dec_clone(const dec_state *s, dec_state **out);     /* snapshot (a few KB copied) */
+PG_API void dec_copy(dec_state *dst, const dec_state *src);           /* rollback into an existing state (same vocabulary) */
 
 /* The text the constraint forces next (header lines, the given signature,
  * the only legal continuation) appended to out; 0 bytes when a choice is open. */
-size_t dec_forced_text(const dec_state *s, pg_buf *out);
+PG_API size_t dec_forced_text(const dec_state *s, pg_buf *out);
 /* Would the bytes of token `tok` keep the recognizer alive?  (No state change.) */
-bool dec_accepts(const dec_state *s, int32_t tok);
+PG_API bool dec_accepts(const dec_state *s, int32_t tok);
 /* Full mask: bit i of bits[(vocab+31)/32] set when token i is allowed.
  * Returns the number of allowed tokens; 0 means a dead state (a bug: reported). */
-int dec_mask(const dec_state *s, uint32_t *bits);
+PG_API int dec_mask(const dec_state *s, uint32_t *bits);
 /* The allowed token ids (ascending trie order, not sorted) into ids[max] when
  * there are at most max of them: returns their count (0: dead state); -1 when
  * there are more (ids then holds garbage).  Costs no more than dec_mask and
  * far less when the mask is small, so the engine can compute only those
  * logits; gives up early (any state inside a name allows thousands).  Uses a
  * scratch bitset owned by the state (allocated on first use). */
-int dec_allowed(const dec_state *s, int32_t *ids, int max);
+PG_API int dec_allowed(const dec_state *s, int32_t *ids, int max);
 /* Commit a token / forced text.  PG_ERR_INVALID (E901) if not allowed. */
-pg_status dec_advance(dec_state *s, int32_t tok, pg_diag_sink *diag);
-pg_status dec_advance_text(dec_state *s, const char *text, size_t n, pg_diag_sink *diag);
+PG_API pg_status dec_advance(dec_state *s, int32_t tok, pg_diag_sink *diag);
+PG_API pg_status dec_advance_text(dec_state *s, const char *text, size_t n, pg_diag_sink *diag);
 /* From the next statement boundary on allow only the shortest legal end (owed
  * labels, `ret;`, `}`): for a caller about to run out of tokens. */
-void dec_force_end(dec_state *s);
+PG_API void dec_force_end(dec_state *s);
 /* The module is complete (entry closed); GEN_TOK_END is then the only allowed token. */
-bool dec_done(const dec_state *s);
+PG_API bool dec_done(const dec_state *s);
 /* Text accepted so far (the PTX module). */
-const char *dec_text(const dec_state *s, size_t *len);
+PG_API const char *dec_text(const dec_state *s, size_t *len);
 
 /* ---- performance bias ------------------------------------------------------ */
 /* A JSON table (docs/BIAS.md) of context-dependent logit adjustments, e.g.
  * prefer fma over mul+add, ld.global.v4 when the address is 16-byte aligned,
  * ld.shared inside a loop over a shared tile. */
 typedef struct dec_bias dec_bias;
-pg_status dec_bias_load(const char *path, const dec_vocab *v, dec_bias **out, pg_diag_sink *diag);
-pg_status dec_bias_default(const dec_vocab *v, dec_bias **out, pg_diag_sink *diag);  /* the built-in table */
-void dec_bias_free(dec_bias *b);
+PG_API pg_status dec_bias_load(const char *path, const dec_vocab *v, dec_bias **out, pg_diag_sink *diag);
+PG_API pg_status dec_bias_default(const dec_vocab *v, dec_bias **out, pg_diag_sink *diag);  /* the built-in table */
+PG_API void dec_bias_free(dec_bias *b);
 /* Add the table's adjustments for the current context to logits[vocab]. */
-void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits);
+PG_API void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits);
 
 /* ---- GBNF export (llama.cpp) ------------------------------------------------- */
 /* A grammar for the syntactic subset, generated from the ISA table. */
-void dec_gbnf_write(pg_buf *out);
+PG_API void dec_gbnf_write(pg_buf *out);
 
 /* ---- prompt format ------------------------------------------------------------ */
 /* The forced module header for an arch: ".version V\n.target ARCH\n.address_size 64\n\n"
  * with V = max(8.0, the first PTX version that knows the target).  The
  * constraint forces exactly this text, and `ptxgen prompts` rewrites every
  * training sample's header to it, so the model never sees another. */
-void gen_header_text(const char *arch, pg_buf *out);
+PG_API void gen_header_text(const char *arch, pg_buf *out);
 /* Two prompt formats, one builder.  GEN_FMT_PTXGEN is the format above (the
  * from-scratch model's own special tokens).  GEN_FMT_CHATML is the chat
  * template of pretrained chat models (Qwen2.5, SmolLM2):
@@ -144,21 +144,21 @@ void gen_header_text(const char *arch, pg_buf *out);
 typedef enum { GEN_FMT_PTXGEN, GEN_FMT_CHATML } gen_prompt_fmt;
 #define GEN_SYSTEM_PROMPT "You are ptxgen, a compiler that writes NVIDIA PTX. Reply with one complete PTX module " \
                           "for the requested kernel (header, one .visible .entry with the given signature, body) and nothing else."
-const char *gen_prompt_fmt_name(gen_prompt_fmt f);              /* "ptxgen", "chatml" */
-bool gen_prompt_fmt_parse(const char *name, gen_prompt_fmt *f); /* false for an unknown name */
+PG_API const char *gen_prompt_fmt_name(gen_prompt_fmt f);              /* "ptxgen", "chatml" */
+PG_API bool gen_prompt_fmt_parse(const char *name, gen_prompt_fmt *f); /* false for an unknown name */
 /* The format a tokenizer was trained for: ptxgen's <|task|> token, else ChatML. */
-gen_prompt_fmt gen_prompt_fmt_of(const tok_tokenizer *t);
-const char *gen_end_token(gen_prompt_fmt f);                    /* GEN_TOK_END or GEN_TOK_IM_END */
+PG_API gen_prompt_fmt gen_prompt_fmt_of(const tok_tokenizer *t);
+PG_API const char *gen_end_token(gen_prompt_fmt f);                    /* GEN_TOK_END or GEN_TOK_IM_END */
 /* signature may be NULL or "" (then the model writes it). */
-void gen_prompt_build_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature, pg_buf *out);
-void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out);   /* GEN_FMT_PTXGEN */
+PG_API void gen_prompt_build_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature, pg_buf *out);
+PG_API void gen_prompt_build(const char *description, const char *arch, const char *signature, pg_buf *out);   /* GEN_FMT_PTXGEN */
 /* Super-optimization mode: the prompt carries nvcc's PTX of one kernel instead of a description. */
-void gen_prompt_build_superopt_fmt(gen_prompt_fmt f, const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
-void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
+PG_API void gen_prompt_build_superopt_fmt(gen_prompt_fmt f, const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
+PG_API void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
 /* ".visible .entry NAME(\n\t.param .u64 a,\n\t.param .u32 n\n)" from a task's params. */
-void gen_signature_from_task(const task_spec *t, pg_buf *out);
+PG_API void gen_signature_from_task(const task_spec *t, pg_buf *out);
 /* The first entry's header in canonical PTX text (as `ptxgen fmt` prints it), up to its ')'. */
-bool gen_signature_from_module(const char *canonical_ptx, pg_buf *out);
+PG_API bool gen_signature_from_module(const char *canonical_ptx, pg_buf *out);
 
 /* Markdown kernel card: "## name", "- Input: ...", "- Output: ...", "- Goal: ...",
  * "- Constraint: ..." (also In/out:, Launch:, Notes:).  Field strings are malloc'd. */
@@ -167,11 +167,11 @@ typedef struct {
     char *inputs, *outputs, *inouts, *goal, *constraints, *launch;
     bool ok;                   /* looked like a card (a "## name" line and at least one "- Key:" line) */
 } gen_card;
-void gen_card_parse(const char *text, gen_card *out);
-void gen_card_free(gen_card *c);
+PG_API void gen_card_parse(const char *text, gen_card *out);
+PG_API void gen_card_free(gen_card *c);
 /* Signature from a card's typed inputs/outputs ("float* x (n)", "int n"), or
  * false when a type cannot be read (then the model writes the signature). */
-bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t whyn);
+PG_API bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t whyn);
 
 /* ---- `ptxgen gen` ------------------------------------------------------------- */
 typedef struct {
@@ -195,10 +195,10 @@ typedef struct {
     bool finished;             /* reached GEN_TOK_END (else max_tokens) */
 } gen_result;
 
-void gen_opts_default(gen_opts *o);
+PG_API void gen_opts_default(gen_opts *o);
 /* One sample.  `model_id` goes into the GENERATED_BY line. */
-pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
+PG_API pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                      const gen_opts *o, gen_result *out, pg_diag_sink *diag);
-void gen_result_free(gen_result *r);
+PG_API void gen_result_free(gen_result *r);
 
 #endif

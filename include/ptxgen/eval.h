@@ -45,7 +45,7 @@ typedef struct {
     bool only_paired;
 } eval_gate_opts;
 
-void eval_gate_opts_default(eval_gate_opts *o);
+PG_API void eval_gate_opts_default(eval_gate_opts *o);
 
 typedef enum {
     EVAL_GATE_IMPROVED,
@@ -53,7 +53,7 @@ typedef enum {
     EVAL_GATE_REGRESSED,       /* passes, with a resource warning */
     EVAL_GATE_FAILED,
 } eval_gate_verdict;
-const char *eval_gate_verdict_name(eval_gate_verdict v);   /* "improved", ... */
+PG_API const char *eval_gate_verdict_name(eval_gate_verdict v);   /* "improved", ... */
 
 /* Float widths whose use is tracked for the precision check. */
 enum { EVAL_FW_F16, EVAL_FW_F32, EVAL_FW_F64, EVAL_FW__COUNT };
@@ -90,23 +90,23 @@ typedef struct {
  * when the baseline itself does not parse/validate or ptxas rejects it (no
  * comparison is possible), PG_ERR_USAGE for bad options.  *result is always
  * initialised; free it with eval_gate_result_free. */
-pg_status eval_gate_compare(const char *baseline_text, size_t baseline_len,
+PG_API pg_status eval_gate_compare(const char *baseline_text, size_t baseline_len,
                             const char *candidate_text, size_t candidate_len,
                             const eval_gate_opts *opts, eval_gate_result *result,
                             pg_diag_sink *diag);
 /* The same on files (names default to the paths); PG_ERR_IO when unreadable. */
-pg_status eval_gate_compare_files(const char *baseline_path, const char *candidate_path,
+PG_API pg_status eval_gate_compare_files(const char *baseline_path, const char *candidate_path,
                                   const eval_gate_opts *opts, eval_gate_result *result,
                                   pg_diag_sink *diag);
-void eval_gate_result_free(eval_gate_result *r);
+PG_API void eval_gate_result_free(eval_gate_result *r);
 /* Add src's kernels and counts to dst (one report for several comparisons);
  * pass is the AND of both.  src is unchanged (free it separately). */
-void eval_gate_result_append(eval_gate_result *dst, const eval_gate_result *src);
+PG_API void eval_gate_result_append(eval_gate_result *dst, const eval_gate_result *src);
 
 /* A Markdown report for a PR comment: verdict line, a table per kernel, reasons. */
-void eval_gate_markdown(const eval_gate_result *r, pg_buf *out);
+PG_API void eval_gate_markdown(const eval_gate_result *r, pg_buf *out);
 /* The same as a JSON object (pass, counts, ptxas, kernels[...]). */
-void eval_gate_json(const eval_gate_result *r, pg_buf *out);
+PG_API void eval_gate_json(const eval_gate_result *r, pg_buf *out);
 
 /* ---- evaluation (ptxgen eval) ---- */
 /* The held-out suite through the funnel of docs/DESIGN.md:
@@ -125,7 +125,7 @@ void eval_gate_json(const eval_gate_result *r, pg_buf *out);
 
 enum { EVAL_FULL, EVAL_NO_CONSTRAINT, EVAL_NO_BIAS, EVAL_NCONFIGS };
 enum { EVAL_NSTYLES = 5 };
-extern const char *const eval_configs[EVAL_NCONFIGS];
+PG_API extern const char *const eval_configs[EVAL_NCONFIGS];
 
 typedef struct {
     const char *suite_dir;
@@ -146,7 +146,7 @@ typedef struct {
     const char *kernels_dir;
     const char *model_name;    /* the results' "model" when there is no model_model */
 } eval_opts;
-void eval_opts_default(eval_opts *o);
+PG_API void eval_opts_default(eval_opts *o);
 
 typedef struct {
     const eval_opts *o;
@@ -161,10 +161,10 @@ typedef struct {
     const char *tmpdir;
 } eval_ctx;
 
-pg_status eval_run(const eval_ctx *c, pg_diag_sink *diag);
+PG_API pg_status eval_run(const eval_ctx *c, pg_diag_sink *diag);
 /* Time, one at a time, the correct sample-0 kernels of a (merged) results file
  * from o->keep_dir against nvcc (o->out_path, o->suite_dir, o->keep_dir). */
-pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag);
+PG_API pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag);
 /* ---- the verification funnel: the one checking path -------------------------------
  * Shared by `eval`, `gen --verify`, `run --dry-run` and the nvcc wrapper (src/eval/funnel.c).
  * A module, given as text or already parsed, through: validator (+ the task's entry
@@ -212,37 +212,37 @@ typedef struct {
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */
-void eval_funnel(const eval_funnel_in *in, const task_spec *task, const eval_funnel_opts *o, eval_funnel_result *r);
-void eval_funnel_result_free(eval_funnel_result *r);
+PG_API void eval_funnel(const eval_funnel_in *in, const task_spec *task, const eval_funnel_opts *o, eval_funnel_result *r);
+PG_API void eval_funnel_result_free(eval_funnel_result *r);
 /* Its fields into a results row: check, ptxas, loads, correct (true/false or "not run"),
  * registers, spill_bytes, gpu_status, worst_rel_l2, the timing fields, last_stage, detail. */
-void eval_funnel_json(const eval_funnel_result *r, json_t *row);
+PG_API void eval_funnel_json(const eval_funnel_result *r, json_t *row);
 
 /* Does doc have the shape eval_finalize and eval_markdown read (an object with
  * model/device/date/arch strings and a rows array of objects with string
  * task/description/config/family/last_stage and an integer sample)?  Else
  * `why` names the JSON path.  Call it on every results file read from disk. */
-bool eval_doc_check(json_t *doc, char *why, size_t n);
+PG_API bool eval_doc_check(json_t *doc, char *why, size_t n);
 /* Recompute aggregates/failures of a results document (after a merge of shards). */
-void eval_finalize(json_t *doc);
+PG_API void eval_finalize(json_t *doc);
 /* Markdown summary table (configs x funnel) plus the per-task table. */
-void eval_markdown(json_t *doc, pg_buf *out);
+PG_API void eval_markdown(json_t *doc, pg_buf *out);
 /* ---- learning from verification (src/eval/learn.c) ---- */
 /* Rows of one config (NULL = all) counted by their "hygiene" field:
  * {"not-run": n, "copies-input": n, "constant": n, "launch": n, "faster-than-light": n, "total": n}. */
-json_t *eval_hygiene_counts(json_t *rows, const char *cfg);
+PG_API json_t *eval_hygiene_counts(json_t *rows, const char *cfg);
 /* One line for the Markdown report ("" when nothing was rejected or flagged). */
-void eval_hygiene_markdown(json_t *doc, pg_buf *out);
+PG_API void eval_hygiene_markdown(json_t *doc, pg_buf *out);
 /* Is candidate a better pick than best for best-of-k (either may be NULL)?
  * Correct and not flagged beats everything; among those the faster (higher
  * speedup, then lower ms); then correct-but-flagged; then the furthest stage
  * (timed > correct > wrong/fault/timeout > load > gpu-not-run > ptxas > validator
  * > generation); ties keep the earlier one. */
-bool eval_better(const eval_funnel_result *candidate, const eval_funnel_result *best);
+PG_API bool eval_better(const eval_funnel_result *candidate, const eval_funnel_result *best);
 /* The stage's rank in that order (0 for generation or unknown). */
-int eval_stage_rank(const char *stage);
+PG_API int eval_stage_rank(const char *stage);
 
 /* A pg_diag_sink callback keeping the first error in a pg_diag. */
-void eval_keep_first_error(void *user, const pg_diag *d);
+PG_API void eval_keep_first_error(void *user, const pg_diag *d);
 
 #endif

@@ -20,7 +20,7 @@
 
 /* Is a CUDA driver with at least one device usable here?  On false, `why`
  * says what is missing ("no CUDA driver: libcuda.so.1 not found"). */
-bool gpu_available(char *why, size_t n);
+PG_API bool gpu_available(char *why, size_t n);
 
 typedef struct {
     char name[128];
@@ -34,7 +34,7 @@ typedef struct {
 } gpu_devinfo;
 /* Query and (unless cached in $XDG_CACHE_HOME/ptxgen or ~/.cache/ptxgen)
  * measure the device ceilings; runs in a child process. */
-pg_status gpu_devinfo_get(bool remeasure, gpu_devinfo *out, pg_diag_sink *diag);
+PG_API pg_status gpu_devinfo_get(bool remeasure, gpu_devinfo *out, pg_diag_sink *diag);
 
 typedef struct {
     int seeds;                 /* per size and distribution (>= 5 by default) */
@@ -48,7 +48,7 @@ typedef struct {
     bool sanitize;             /* run compute-sanitizer memcheck+racecheck when installed */
     const char *arch;          /* nvcc -arch for the baseline (default: the device's sm) */
 } gpu_run_opts;
-void gpu_run_opts_default(gpu_run_opts *o);
+PG_API void gpu_run_opts_default(gpu_run_opts *o);
 
 typedef enum {
     GPU_OK,            /* correct on every input set */
@@ -59,7 +59,7 @@ typedef enum {
     GPU_NO_GPU,        /* no driver or device */
     GPU_SETUP_ERROR,   /* spec/reference problem (not the kernel's fault) */
 } gpu_status;
-const char *gpu_status_name(gpu_status s);
+PG_API const char *gpu_status_name(gpu_status s);
 
 typedef struct {
     gpu_status status;
@@ -87,9 +87,9 @@ typedef struct {
 } gpu_task_result;
 
 /* Check (and time) one PTX file for a task. */
-pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *out,
+PG_API pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *out,
                        pg_diag_sink *diag);
-void gpu_result_free(gpu_task_result *r);
+PG_API void gpu_result_free(gpu_task_result *r);
 
 /* The differential test (the nvcc wrapper's check of a rewrite against nvcc's kernel,
  * with a spec from task_from_ptx): base_ptx and cand_ptx (texts, entry t->kernel in
@@ -102,17 +102,17 @@ void gpu_result_free(gpu_task_result *r);
  * "no-gpu"; detail; and when reached device, baseline_regs, candidate_regs,
  * seeds_passed, worst_rel_l2, baseline_ms, candidate_ms.  A hang (*timed_out set)
  * or a child that died without a result is a "candidate-fault". */
-json_t *gpu_run_diff(const task_spec *t, const char *base_ptx, const char *cand_ptx, int seeds, double timeout_s,
+PG_API json_t *gpu_run_diff(const task_spec *t, const char *base_ptx, const char *cand_ptx, int seeds, double timeout_s,
                      bool *timed_out);
 
 /* Compile a task's reference.cu to PTX with nvcc -O3 (for the baseline). */
-pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag);
+PG_API pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag);
 
 /* The watchdog used for every kernel: run fn(arg, fd) in a child process,
  * collect what it writes to fd, kill it after timeout_s.  Returns 0 when the
  * child exited normally, 1 on timeout, 2 when it died (signal or nonzero
  * exit); *out gets its output (malloc'd). Exposed for tests. */
-int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code);
+PG_API int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code);
 
 /* ---- reward hygiene (src/gpu/hygiene.c; pure functions, no GPU) ----
  * Checks on top of poison, guard zones and unchanged inputs, so that a kernel

@@ -35,10 +35,10 @@ typedef struct {
     bool reg_ok;         /* may be used in a .reg declaration */
 } ptx_type_info;
 
-const ptx_type_info *ptx_type_get(ptx_type t);
-ptx_type ptx_type_lookup(const char *name, size_t n);   /* PTX_T_NONE if unknown */
+PG_API const ptx_type_info *ptx_type_get(ptx_type t);
+PG_API ptx_type ptx_type_lookup(const char *name, size_t n);   /* PTX_T_NONE if unknown */
 /* Human words for a type: ".f32" -> "32-bit float". */
-const char *ptx_type_words(ptx_type t);
+PG_API const char *ptx_type_words(ptx_type t);
 
 /* ---- instruction forms ---------------------------------------------- */
 typedef enum {
@@ -47,7 +47,7 @@ typedef enum {
 #undef ISA_CLASS
     ISA_C__COUNT
 } isa_class;
-const char *isa_class_name(isa_class c);
+PG_API const char *isa_class_name(isa_class c);
 
 enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26 };
 
@@ -106,21 +106,21 @@ typedef struct {
 
 /* Compile the table.  Returns PG_OK, or PG_ERR_INVALID with diagnostics if a
  * row of isa.def is malformed (a test keeps that from ever shipping). */
-pg_status isa_init(pg_diag_sink *diag);
+PG_API pg_status isa_init(pg_diag_sink *diag);
 
-int isa_form_count(void);
-const isa_form *isa_form_get(int i);
+PG_API int isa_form_count(void);
+PG_API const isa_form *isa_form_get(int i);
 /* All forms of one opcode, in table order; *n gets the count (0 = unknown). */
-const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n);
+PG_API const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n);
 /* Every distinct opcode, in table order (for the decoder and grammar export). */
-int isa_opcode_count(void);
-const char *isa_opcode_get(int i);
+PG_API int isa_opcode_count(void);
+PG_API const char *isa_opcode_get(int i);
 
 /* Every modifier the table mentions has a small integer id (1..n); 0 means
  * "not a modifier of anything".  Matching works on ids, which is what makes
  * validation fast. */
-uint16_t isa_modifier_id(const char *mod, size_t len);
-const char *isa_modifier_text(uint16_t id);
+PG_API uint16_t isa_modifier_id(const char *mod, size_t len);
+PG_API const char *isa_modifier_text(uint16_t id);
 
 /* Result of matching the modifiers of one instruction against a form. */
 typedef struct {
@@ -129,24 +129,24 @@ typedef struct {
 } isa_match;
 
 /* Try to match `mods` (each starting with '.') against form f. */
-bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m);
+PG_API bool isa_match_form(const isa_form *f, const char *const *mods, int nmods, isa_match *m);
 /* The same with interned ids (isa_modifier_id); an id of 0 never matches. */
-bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m);
+PG_API bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m);
 
 /* Is `mod` an alternative of any slot of any form of this opcode? */
-bool isa_modifier_known(const char *opcode, const char *mod);
+PG_API bool isa_modifier_known(const char *opcode, const char *mod);
 
 /* A modifier that needs a newer target/PTX version whatever the opcode. */
 typedef struct { const char *mod; int ptx_min, sm_min; } isa_require;
-const isa_require *isa_modifier_requirement(const char *mod);   /* NULL if none */
+PG_API const isa_require *isa_modifier_requirement(const char *mod);   /* NULL if none */
 
 /* Human words for a modifier: ".global" -> "global"; NULL if none recorded. */
-const char *isa_modifier_words(const char *mod);
+PG_API const char *isa_modifier_words(const char *mod);
 
 /* Type of a matched variable (PTX_T_NONE if the modifier is not a type). */
-ptx_type isa_bound_type(const isa_match *m, int var);
+PG_API ptx_type isa_bound_type(const isa_match *m, int var);
 /* The modifier bound to a variable (".f32"), or NULL when unbound. */
-const char *isa_bound_text(const isa_match *m, int var);
+PG_API const char *isa_bound_text(const isa_match *m, int var);
 
 /* ---- special registers ---------------------------------------------- */
 typedef struct {
@@ -156,14 +156,14 @@ typedef struct {
     int sm_min;
     const char *words;    /* "thread index within the CTA" */
 } isa_sreg;
-const isa_sreg *isa_sreg_lookup(const char *name, size_t n);  /* "%tid.x" or "%laneid" */
-int isa_sreg_count(void);
-const isa_sreg *isa_sreg_get(int i);
+PG_API const isa_sreg *isa_sreg_lookup(const char *name, size_t n);  /* "%tid.x" or "%laneid" */
+PG_API int isa_sreg_count(void);
+PG_API const isa_sreg *isa_sreg_get(int i);
 
 /* ---- targets ---------------------------------------------------------- */
 /* Parse "sm_90a" -> sm 90, arch_specific true.  False for unknown names. */
-bool isa_parse_target(const char *name, int *sm, bool *arch_specific, bool *family);
+PG_API bool isa_parse_target(const char *name, int *sm, bool *arch_specific, bool *family);
 /* Lowest PTX ISA version (x10) that knows target sm. */
-int isa_target_min_ptx(int sm);
+PG_API int isa_target_min_ptx(int sm);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct tok_tokenizer tok_tokenizer;
  * either format ("a b" strings or ["a","b"] pairs), added_tokens (special or
  * not), pre_tokenizer Sequence[Split(regex), ByteLevel] as Qwen2 writes it, or
  * a plain ByteLevel pre-tokenizer (GPT-2 regex). */
-pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
+PG_API pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
 /* The tokenizer stored in a GGUF model file's metadata (llama.cpp's
  * tokenizer.ggml.* keys); tok_load calls it for any file starting with the
  * magic "GGUF".  Supported: tokenizer.ggml.model "gpt2" (byte-level BPE) with
@@ -38,28 +38,28 @@ pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
  * tokenizer.json adds NFC, which changes nothing on NFC text).  Errors: E801
  * for a malformed GGUF, E804 for a tokenizer it cannot build (unknown model
  * or pre-tokenizer, merge of an unknown token, ...). */
-pg_status tok_load_gguf(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
-void tok_free(tok_tokenizer *t);
+PG_API pg_status tok_load_gguf(const char *path, tok_tokenizer **out, pg_diag_sink *diag);
+PG_API void tok_free(tok_tokenizer *t);
 
-int tok_vocab_size(const tok_tokenizer *t);            /* max id + 1 over vocab and added tokens */
+PG_API int tok_vocab_size(const tok_tokenizer *t);            /* max id + 1 over vocab and added tokens */
 /* Encode UTF-8 text; added tokens in the text are matched first (as HF does),
  * the rest is pre-tokenized and BPE-merged.  *ids is malloc'd.  This is HF's
  * encode(text, add_special_tokens=False): post-processors are not applied.
  * PG_ERR_INVALID when the tokenizer normalizes with NFC and the text holds
  * characters NFC could change; PG_ERR_LIMIT if a regex hits PCRE2's match limit. */
-pg_status tok_encode(const tok_tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n);
+PG_API pg_status tok_encode(const tok_tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n);
 /* The raw bytes a token stands for (byte-level decoded), e.g. "ld.global" or
  * "\n\t"; special tokens give their literal text.  Not NUL-terminated. */
-const char *tok_token_bytes(const tok_tokenizer *t, int32_t id, size_t *len);
+PG_API const char *tok_token_bytes(const tok_tokenizer *t, int32_t id, size_t *len);
 /* The token id of an added/special token's exact text, or -1. */
-int32_t tok_special_id(const tok_tokenizer *t, const char *text);
-bool tok_is_special(const tok_tokenizer *t, int32_t id);
+PG_API int32_t tok_special_id(const tok_tokenizer *t, const char *text);
+PG_API bool tok_is_special(const tok_tokenizer *t, int32_t id);
 /* A placeholder id no text encodes to: GGUF token_type 5 (UNUSED), e.g. Qwen's
  * [PAD151665].. filling the embedding up to 151,936 rows.  The constraint
  * leaves these out (their embeddings are untrained). */
-bool tok_is_unused(const tok_tokenizer *t, int32_t id);
+PG_API bool tok_is_unused(const tok_tokenizer *t, int32_t id);
 /* Decode ids to UTF-8 bytes (appends to out). */
-void tok_decode(const tok_tokenizer *t, const int32_t *ids, size_t n, pg_buf *out);
+PG_API void tok_decode(const tok_tokenizer *t, const int32_t *ids, size_t n, pg_buf *out);
 
 /* ---- model ------------------------------------------------------------------ */
 #define MODEL_MAX_EOS 8
@@ -109,34 +109,34 @@ typedef struct {
  * eos_token_id(s) as written, but files get it wrong (a chat model ends its turns
  * with <|im_end|>, not the id the file names), so callers that stop on end tokens
  * look up "<|im_end|>" / "<|endoftext|>" in the tokenizer (tok_special_id). */
-pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag);
+PG_API pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag);
 /* The file a model's tokenizer is read from (for tok_load): `path` itself when it is a
  * .gguf file, else DIR/tokenizer.json when present, else a shipped directory's base GGUF
  * (base.json's "gguf", relative to DIR).  Writes it to out[n]; E80x when there is none. */
-pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_sink *diag);
-void model_free(model_model *m);
-const model_config *model_get_config(const model_model *m);
-size_t model_param_count(const model_model *m);
-size_t model_weight_bytes(const model_model *m);   /* resident bytes of the compute weights (GGUF: the
+PG_API pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_sink *diag);
+PG_API void model_free(model_model *m);
+PG_API const model_config *model_get_config(const model_model *m);
+PG_API size_t model_param_count(const model_model *m);
+PG_API size_t model_weight_bytes(const model_model *m);   /* resident bytes of the compute weights (GGUF: the
                                                     * stored blocks in the mapping, plus f32 norms, biases, LoRA) */
-int model_threads(const model_model *m);           /* threads model_forward uses */
-const char *model_weight_dtype(const model_model *m); /* "f32", "bf16", "q8", or "gguf" (stored types) */
+PG_API int model_threads(const model_model *m);           /* threads model_forward uses */
+PG_API const char *model_weight_dtype(const model_model *m); /* "f32", "bf16", "q8", or "gguf" (stored types) */
 
 /* A context holds the KV cache for up to max_seq positions. */
-pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);
-void model_ctx_free(model_ctx *c);
-int model_ctx_pos(const model_ctx *c);               /* tokens in the cache */
-void model_ctx_rewind(model_ctx *c, int pos);        /* drop cache entries >= pos (pos <= current) */
+PG_API pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);
+PG_API void model_ctx_free(model_ctx *c);
+PG_API int model_ctx_pos(const model_ctx *c);               /* tokens in the cache */
+PG_API void model_ctx_rewind(model_ctx *c, int pos);        /* drop cache entries >= pos (pos <= current) */
 
 /* Run n tokens at the current position (prefill when n > 1).  logits[vocab]
  * receives the next-token logits after the last token (may be NULL; all_logits,
  * if non-NULL, receives [n][vocab]).  PG_ERR_LIMIT past max_seq. */
-pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits,
+PG_API pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits,
                         pg_diag_sink *diag);
 
 /* Run n tokens like model_forward but compute no logits (prefill for a caller
  * that only wants a few of them next). */
-pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag);
+PG_API pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag);
 /* out[i] = the next-token logit of token ids[i] after the last model_forward or
  * model_forward_hidden (the LoRA head side path included): the vocabulary's output
  * rows are read only for these ids, so a step that allows few tokens skips most of
@@ -144,7 +144,7 @@ pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag
  * for bit, where those came from a one-token step; HF models: equal up to f32
  * summation order.  PG_ERR_USAGE for an id outside the vocabulary or before any
  * forward (or after a rewind). */
-pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *out, pg_diag_sink *diag);
+PG_API pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *out, pg_diag_sink *diag);
 
 /* ---- sampling ------------------------------------------------------------------ */
 typedef struct {
@@ -155,10 +155,10 @@ typedef struct {
 } model_sampler_opts;
 
 typedef struct { model_sampler_opts o; uint64_t rng; } model_sampler;
-void model_sampler_init(model_sampler *s, const model_sampler_opts *o);
+PG_API void model_sampler_init(model_sampler *s, const model_sampler_opts *o);
 /* Sample from logits[n]; entries set to -INFINITY are never chosen.  Returns
  * -1 when every entry is -INFINITY. */
-int32_t model_sample(model_sampler *s, const float *logits, int n);
-uint64_t model_rng_next(uint64_t *state);             /* xorshift64* */
+PG_API int32_t model_sample(model_sampler *s, const float *logits, int n);
+PG_API uint64_t model_rng_next(uint64_t *state);             /* xorshift64* */
 
 #endif

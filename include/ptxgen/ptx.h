@@ -67,7 +67,7 @@ typedef enum {
     PTX_SS_NONE, PTX_SS_REG, PTX_SS_SREG, PTX_SS_CONST, PTX_SS_GLOBAL, PTX_SS_LOCAL,
     PTX_SS_PARAM, PTX_SS_SHARED, PTX_SS_TEX, PTX_SS__COUNT
 } ptx_space;
-const char *ptx_space_name(ptx_space s);   /* ".global" */
+PG_API const char *ptx_space_name(ptx_space s);   /* ".global" */
 
 typedef struct {
     ptx_space space;
@@ -165,22 +165,22 @@ typedef struct {
 /* Parse `src` (len bytes, need not be NUL-terminated).  On syntax errors the
  * module is still returned with everything that parsed; the status says
  * whether it is complete.  *out is always set (free it). */
-pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_module **out,
+PG_API pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_module **out,
                     pg_diag_sink *diag);
-pg_status ptx_parse_file(const char *path, ptx_module **out, pg_diag_sink *diag);
-void ptx_module_free(ptx_module *m);
+PG_API pg_status ptx_parse_file(const char *path, ptx_module **out, pg_diag_sink *diag);
+PG_API void ptx_module_free(ptx_module *m);
 
 /* Validate: resolves instruction forms (fills ptx_insn.form/match) and checks
- * every rule with a stable code (see src/common/diag_codes.def).  Returns
+ * every rule with a stable code (see ptxgen/diag_codes.def).  Returns
  * PG_OK or PG_ERR_INVALID. */
-pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag);
+PG_API pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag);
 /* May a register of type `reg` fill an operand slot of type `want`?  (PTX ISA
  * "operand type checking"; `relaxed` = the ld/st/cvt rule allowing wider
  * registers.)  The validator's rule, shared with the constrained decoder. */
-bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed);
+PG_API bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed);
 
 /* Canonical pretty-print.  parse(print(parse(x))) == parse(x). */
-void ptx_print(const ptx_module *m, pg_buf *out);
+PG_API void ptx_print(const ptx_module *m, pg_buf *out);
 /* The same printer with annotation hooks (any may be NULL), used by the
  * explainer: after_insn appends whole lines after an instruction's line;
  * decl_comment appends the text of a trailing "  // ..." comment of a
@@ -192,12 +192,12 @@ typedef struct {
     void (*after_func)(void *user, const ptx_module *m, const ptx_func *f, pg_buf *out);
     void *user;
 } ptx_print_hooks;
-void ptx_print_annotated(const ptx_module *m, const ptx_print_hooks *h, pg_buf *out);
-void ptx_print_insn(const ptx_insn *in, pg_buf *out);
-void ptx_print_operand(const ptx_operand *op, pg_buf *out);
+PG_API void ptx_print_annotated(const ptx_module *m, const ptx_print_hooks *h, pg_buf *out);
+PG_API void ptx_print_insn(const ptx_insn *in, pg_buf *out);
+PG_API void ptx_print_operand(const ptx_operand *op, pg_buf *out);
 /* Structural equality of two modules (ignores locations); on difference,
  * writes a description into why (if non-NULL). */
-bool ptx_module_equal(const ptx_module *a, const ptx_module *b, char *why, size_t whyn);
+PG_API bool ptx_module_equal(const ptx_module *a, const ptx_module *b, char *why, size_t whyn);
 
 /* ---- analyses ------------------------------------------------------------ */
 typedef struct {
@@ -213,12 +213,12 @@ typedef struct {
     bool falls_off_end;       /* some path reaches the closing brace without ret/exit */
 } ptx_cfg;
 
-pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, pg_diag_sink *diag);
-void ptx_cfg_free(ptx_cfg *c);
+PG_API pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, pg_diag_sink *diag);
+PG_API void ptx_cfg_free(ptx_cfg *c);
 
 /* Registers an instruction defines/uses (names interned in the module arena). */
-int ptx_insn_defs(const ptx_insn *in, const char **out, int max);
-int ptx_insn_uses(const ptx_insn *in, const char **out, int max);
+PG_API int ptx_insn_defs(const ptx_insn *in, const char **out, int max);
+PG_API int ptx_insn_uses(const ptx_insn *in, const char **out, int max);
 
 /* Liveness: max simultaneously live registers per declared type class. */
 typedef struct {
@@ -226,7 +226,7 @@ typedef struct {
     int max_live[PTX_T__COUNT];   /* indexed by declared register type */
     int max_live_32bit_units;     /* weighted: 64-bit = 2, 128-bit = 4, pred = 0 */
 } ptx_liveness;
-pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg,
+PG_API pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg,
                                ptx_liveness *out);
 
 /* Dependence DAG of one basic block: edge i -> j (i < j) means instruction j
@@ -240,9 +240,9 @@ typedef struct {
     int *insns; int ninsns;       /* statement indices of the block's instructions, in order */
     ptx_dep *deps; int ndeps;
 } ptx_dag;
-pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx_block *b, ptx_dag **out);
-void ptx_dag_free(ptx_dag *d);
-bool ptx_dag_depends(const ptx_dag *d, int i, int j);   /* positions within the block */
+PG_API pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx_block *b, ptx_dag **out);
+PG_API void ptx_dag_free(ptx_dag *d);
+PG_API bool ptx_dag_depends(const ptx_dag *d, int i, int j);   /* positions within the block */
 
 /* ---- statistics ------------------------------------------------------------ */
 typedef struct {
@@ -255,20 +255,20 @@ typedef struct {
     ptx_liveness live;
     bool dynamic_shared;          /* references an unsized extern .shared array (counted as 0 bytes) */
 } ptx_func_stats;
-pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out);
+PG_API pg_status ptx_func_stats_compute(const ptx_module *m, const ptx_func *f, ptx_func_stats *out);
 /* The same for every function: out[m->nfuncs], status[m->nfuncs] (may be NULL)
  * each function's result; returns the first failure (the others are still
  * computed).  Linear in the module, where one ptx_func_stats_compute per
  * function would scan the module's variables each time. */
-pg_status ptx_module_stats_compute(const ptx_module *m, ptx_func_stats *out, pg_status *status);
+PG_API pg_status ptx_module_stats_compute(const ptx_module *m, ptx_func_stats *out, pg_status *status);
 
 /* ---- explainer -------------------------------------------------------------- */
 /* One plain-English sentence for an instruction (validated module). */
-void ptx_explain_insn(const ptx_module *m, const ptx_func *f, const ptx_insn *in, pg_buf *out);
+PG_API void ptx_explain_insn(const ptx_module *m, const ptx_func *f, const ptx_insn *in, pg_buf *out);
 /* A 3-5 sentence summary of a function. */
-void ptx_explain_summary(const ptx_module *m, const ptx_func *f, pg_buf *out);
+PG_API void ptx_explain_summary(const ptx_module *m, const ptx_func *f, pg_buf *out);
 /* The whole listing: each instruction followed by "// sentence", then summaries. */
-void ptx_explain_module(const ptx_module *m, pg_buf *out);
+PG_API void ptx_explain_module(const ptx_module *m, pg_buf *out);
 
 /* ---- ptxas driver ------------------------------------------------------------ */
 typedef struct { char unit[40]; char name[40]; double value; } ptxas_field;
@@ -293,20 +293,20 @@ typedef struct {
 
 /* Locate ptxas via $PTXAS, PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin.
  * Returns false if not found. */
-bool ptxas_find(char *path, size_t n);
+PG_API bool ptxas_find(char *path, size_t n);
 /* $PTXGEN_PTXAS_TIMEOUT when it is a positive number of seconds, else 120. */
-double ptxas_timeout_seconds(void);
+PG_API double ptxas_timeout_seconds(void);
 /* Does the module need a relocatable ptxas compile (-c): it declares .extern
  * or .weak symbols other than the driver-provided vprintf/malloc/free/__assertfail? */
-bool ptx_needs_relocatable(const ptx_module *m);
+PG_API bool ptx_needs_relocatable(const ptx_module *m);
 /* Run `ptxas -v -arch=ARCH` (arch NULL = the module's target) on a file and
  * parse its report; ptxas errors become diagnostics with the file's line.
  * The cubin goes to /dev/null (no temp file).  A ptxas that runs longer than
  * ptxas_timeout_seconds() is killed: timed_out and an E601 diagnostic, ok false. */
-pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
+PG_API pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
                     pg_diag_sink *diag);
 /* Parse a -v report (exposed for tests). */
-void ptxas_parse_report(const char *log, ptxas_report *out);
-void ptxas_report_free(ptxas_report *r);
+PG_API void ptxas_parse_report(const char *log, ptxas_report *out);
+PG_API void ptxas_report_free(ptxas_report *r);
 
 #endif

@@ -63,7 +63,7 @@ typedef enum {
 
 /* "rename-regs", "reorder", "predicate-branch", "rename-labels"; NULL when
  * k is out of range. */
-const char *synth_mut_name(synth_mut_kind k);
+PG_API const char *synth_mut_name(synth_mut_kind k);
 
 /* Parse `ptx` (len bytes), require it to parse and validate cleanly, apply
  * mutation `kind` deterministically for `seed`, and append the result (printed
@@ -79,7 +79,7 @@ const char *synth_mut_name(synth_mut_kind k);
  * Errors: PG_ERR_USAGE (bad kind, NULL ptx/out), PG_ERR_PARSE / PG_ERR_INVALID
  * (the input does not parse / validate; diagnostics under "<input>"),
  * PG_ERR_INVALID (the mutant does not validate, see above). */
-pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, uint64_t seed, pg_buf *out,
+PG_API pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, uint64_t seed, pg_buf *out,
                        int *changes, pg_diag_sink *diag);
 
 /* ==== Kernel families (templates -> PTX) ======================================
@@ -148,17 +148,17 @@ typedef struct {
     int nfail_examples;
 } synth_report;
 
-pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag);
+PG_API pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag);
 /* Counts per family/source/split/style, PTX length distribution (p50/p95),
  * and the run's verification rates (OUT.meta.json) as JSON into out. */
-pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag);
+PG_API pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag);
 /* Hash of the PTX with register numbers, comments and whitespace removed. */
-uint64_t synth_normalized_hash(const char *ptx);
+PG_API uint64_t synth_normalized_hash(const char *ptx);
 /* A task spec in the corpus layout (one top-level field per line, descriptions and
  * params one entry per line), as every generator writes it. */
 struct json_t;
-void synth_task_json_write(struct json_t *root, pg_buf *out);
-int synth_family_slot(synth_report *r, const char *family);   /* internal bookkeeping */
+PG_API void synth_task_json_write(struct json_t *root, pg_buf *out);
+PG_API int synth_family_slot(synth_report *r, const char *family);   /* internal bookkeeping */
 
 /* ---- task-only training tasks (src/synth/taskonly.c) ----
  * Task specs with a C reference and descriptions but no PTX solution, for

@@ -1,13 +1,13 @@
 /* ptxgen/synth_expr.h — the random elementwise expression-tree family.
  *
- * A synth_expr is a small tree over the inputs a, b, c, d (f32 arrays of n
+ * An expr_tree (ptxgen/expr.h) is a small tree over the inputs a, b, c, d (f32 arrays of n
  * elements), up to two scalar parameters alpha, beta (f32 kernel arguments
  * passed by value), f32 constants and the operators
  *     add sub mul div fma min max abs exp log sqrt rsqrt tanh sigmoid relu sel.
  * From one tree the family produces a task: a PTX kernel written by a PTX
  * template (no nvcc), the equivalent CUDA C kernel (the nvcc baseline), and a
  * task.json whose C reference ("expr_eval", src/task/refs_expr.c) evaluates
- * the tree with the double-precision interpreter below.  The spec carries the
+ * the tree with the double-precision interpreter of ptxgen/expr.h.  The spec carries the
  * tree in prefix notation in a top-level "expr" field, e.g.
  *     "expr": "(max (add (mul a b) 1.5) 0)"
  *     "expr": "(sel a a (mul alpha a))"
@@ -32,51 +32,23 @@
  * the select is continuous at the switch (sel t t (mul s t)) / (sel t (mul s t) t).
  *
  * Determinism: synth_expr_random() depends only on its arguments.
- * Ownership: trees are malloc'd, freed with synth_expr_free(); text goes into
+ * Ownership: trees are malloc'd, freed with expr_free(); text goes into
  * caller-owned pg_bufs (appended).  Nothing here prints.
  */
 #ifndef PTXGEN_SYNTH_EXPR_H
 #define PTXGEN_SYNTH_EXPR_H
 
-#include "ptxgen/common.h"
+#include "ptxgen/expr.h"   /* the trees: expr_tree, the printers, the interpreter */
 
-typedef enum {
-    SYNTH_EXPR_INPUT,   /* leaf: input `input` (0..3 = a..d) */
-    SYNTH_EXPR_CONST,   /* leaf: f32 constant `value` */
-    SYNTH_EXPR_SCALAR,  /* leaf: scalar parameter `input` (0..1 = alpha, beta) */
-    SYNTH_EXPR_ADD, SYNTH_EXPR_SUB, SYNTH_EXPR_MUL, SYNTH_EXPR_DIV,
-    SYNTH_EXPR_FMA,     /* kid[0]*kid[1]+kid[2] */
-    SYNTH_EXPR_MIN, SYNTH_EXPR_MAX,
-    SYNTH_EXPR_ABS, SYNTH_EXPR_EXP, SYNTH_EXPR_LOG, SYNTH_EXPR_SQRT, SYNTH_EXPR_RSQRT,
-    SYNTH_EXPR_TANH, SYNTH_EXPR_SIGMOID, SYNTH_EXPR_RELU,
-    SYNTH_EXPR_SEL,     /* kid[0] > 0 ? kid[1] : kid[2] */
-    SYNTH_EXPR__COUNT
-} synth_expr_op;
-
-enum { SYNTH_EXPR_MAX_INPUTS = 4, SYNTH_EXPR_MAX_SCALARS = 2 };
 /* The range scalar parameters are assumed to lie in (the interval bound). */
 #define SYNTH_EXPR_SCALAR_MIN (-4.0)
 #define SYNTH_EXPR_SCALAR_MAX 4.0
-
-typedef struct synth_expr synth_expr;
-struct synth_expr {
-    synth_expr_op op;
-    int input;              /* INPUT: 0..3; SCALAR: 0..1 */
-    float value;            /* CONST */
-    int nkids;              /* 0..3 */
-    synth_expr *kid[3];
-};
-
-/* Operator name in prefix notation ("add", "sigmoid"; "input"/"const"/"scalar" for leaves). */
-const char *synth_expr_op_name(synth_expr_op op);
-/* Number of operands of an operator (0 for leaves). */
-int synth_expr_op_arity(synth_expr_op op);
 
 /* Generator options; NULL = defaults. */
 typedef struct {
     /* Relative weight of each operator when an inner node is drawn (leaves
      * ignored); all zero = the default weights. */
-    unsigned op_weight[SYNTH_EXPR__COUNT];
+    unsigned op_weight[EXPR__COUNT];
     double const_prob;      /* chance that a leaf is a constant (default 0.25) */
     double leaf_prob;       /* chance that a node above max depth is a leaf (default 0.3) */
     double scalar_prob;     /* chance that a tree takes scalar parameters (default 0.35; < 0: never) */
@@ -90,53 +62,15 @@ typedef struct {
  * scalars 0..k-1 (alpha, then beta), each at least once.  The generator never
  * returns the held-out suite's leaky_relu tree, (sel a a (mul alpha a)).
  * Deterministic for (seed, ninputs, max_depth, opts).  NULL on bad arguments. */
-synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o);
-void synth_expr_free(synth_expr *e);
-synth_expr *synth_expr_clone(const synth_expr *e);
-
-/* Tree facts. */
-int synth_expr_count_nodes(const synth_expr *e);     /* operators + leaves */
-int synth_expr_count_ops(const synth_expr *e);       /* operators only */
-int synth_expr_depth(const synth_expr *e);           /* a leaf has depth 1 */
-unsigned synth_expr_inputs_used(const synth_expr *e);/* bit i = input i appears */
-unsigned synth_expr_scalars_used(const synth_expr *e);/* bit k = scalar k appears */
-/* The kernel's scalar parameters: 1 + the highest scalar used (0 if none). */
-int synth_expr_nscalars(const synth_expr *e);
-/* Name of scalar k ("alpha", "beta"). */
-const char *synth_expr_scalar_name(int k);
+PG_API expr_tree *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o);
 /* Values for n scalar parameters, drawn deterministically from seed among
  * short decimals in [SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX] (0.01, 0.2,
  * 0.5, -1.5, 2.5, ...); distinct when n == 2. */
-void synth_expr_scalar_values(uint64_t seed, int n, float *out);
-
-/* Text forms (appended to `out`):
- *   to_c:      CUDA/C expression over a,b,c,d:      "fmaxf(a*b + 1.5f, 0.0f)"
- *   to_text:   math for descriptions:                "max(a*b + 1.5, 0)"
- *   to_prefix: the spec's "expr" field, parseable:  "(max (add (mul a b) 1.5) 0)"
- * A select prints as "c > 0 ? x : y" (C: "c > 0.0f ? x : y"), parenthesized
- * unless it is the whole expression or a function argument; scalars print as
- * their names.  Constants print exactly (round trip to the same f32). */
-void synth_expr_to_c(const synth_expr *e, pg_buf *out);
-void synth_expr_to_text(const synth_expr *e, pg_buf *out);
-void synth_expr_to_prefix(const synth_expr *e, pg_buf *out);
-
-/* Parse prefix text: atoms a b c d, alpha beta and numbers, lists (OP ARG...).
- * On error returns NULL and writes a message (with the byte offset) into err. */
-synth_expr *synth_expr_parse(const char *prefix_text, char *err, size_t errn);
-
-/* The interpreter: evaluate in double.  inputs[i] is input i (a..d),
- * scalars[k] scalar k (alpha, beta; pass the f32 values the kernel gets);
- * inputs and scalars the tree does not use may be absent (scalars NULL when
- * the tree has none). */
-double synth_expr_eval(const synth_expr *e, const double *inputs, const double *scalars);
-/* Evaluate n elements: out[i] = (float)synth_expr_eval(e, {in[0][i], ...}, scalars),
- * bit-identical to the scalar interpreter, but several times faster
- * (evaluates node by node over chunks).  in[k] may be NULL for unused inputs. */
-void synth_expr_eval_f32(const synth_expr *e, const float *const *in, const double *scalars, float *out, size_t n);
+PG_API void synth_expr_scalar_values(uint64_t seed, int n, float *out);
 
 /* Emit one task of the family:
  *   ptx_out:       PTX kernel `kernel_name(.u64 a.., .u64 out, .f32 alpha.., .u32 n)`
- *                  (the scalars 0..synth_expr_nscalars(e)-1 by value),
+ *                  (the scalars 0..expr_nscalars(e)-1 by value),
  *                  block threads/block; per_thread 1 (one element per thread,
  *                  grid cdiv(n,block)) or 4 (ld/st .v4 per thread with a scalar
  *                  tail, grid cdiv(n,4*block));
@@ -147,7 +81,7 @@ void synth_expr_eval_f32(const synth_expr *e, const float *const *in, const doub
  * each must lie in [SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX].
  * Any of the outputs may be NULL.  PG_ERR_USAGE (with a diagnostic) when the
  * tree uses an input >= ninputs or an argument is out of range. */
-pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, const float *scalar_values,
+PG_API pg_status synth_expr_kernel(const expr_tree *e, const char *kernel_name, int ninputs, const float *scalar_values,
                             int block, int per_thread, pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out,
                             pg_diag_sink *diag);
 

@@ -67,18 +67,18 @@ typedef struct {
     pg_buf cu;            /* CUDA C source (nvcc families; empty otherwise) */
 } synth_family_sample;
 
-void synth_family_sample_free(synth_family_sample *s);
+PG_API void synth_family_sample_free(synth_family_sample *s);
 
-int synth_family_count(void);
-const char *synth_family_name(int family);        /* NULL when out of range */
-int synth_family_find(const char *name);           /* -1 when unknown */
-bool synth_family_uses_nvcc(int family);
+PG_API int synth_family_count(void);
+PG_API const char *synth_family_name(int family);        /* NULL when out of range */
+PG_API int synth_family_find(const char *name);           /* -1 when unknown */
+PG_API bool synth_family_uses_nvcc(int family);
 
 /* One sample of `family` for `seed`.  arch ("sm_90") is the nvcc target of
  * nvcc families (ignored by PTX templates, which target sm_80 and run on
  * anything newer).  On failure *out is empty, a diagnostic names the cause:
  * PG_ERR_USAGE (bad family/arch), PG_ERR_IO (nvcc missing or failed). */
-pg_status synth_family_generate(int family, uint64_t seed, const char *arch, synth_family_sample *out,
+PG_API pg_status synth_family_generate(int family, uint64_t seed, const char *arch, synth_family_sample *out,
                                 pg_diag_sink *diag);
 
 /* n samples of one family (seeds[i] -> out[i]); for nvcc families one nvcc
@@ -86,34 +86,7 @@ pg_status synth_family_generate(int family, uint64_t seed, const char *arch, syn
  * rejects is retried one by one, so one bad instantiation cannot sink the
  * others: its slot comes back empty — out[i].ptx.len == 0 — and the status
  * is still PG_OK unless every slot failed).  out[] must be zeroed. */
-pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch,
+PG_API pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch,
                                       synth_family_sample *out, pg_diag_sink *diag);
-
-/* ==== internal: shared by src/synth/family*.c =============================== */
-typedef struct { uint64_t s; } fam_rng;
-uint64_t fam_next(fam_rng *r);
-int fam_pick(fam_rng *r, int n);                 /* uniform in 0..n-1 */
-/* Choose one of n string literals. */
-const char *fam_choice(fam_rng *r, const char *const *v, int n);
-#define FAM_PICK(r, arr) fam_choice((r), (arr), (int)(sizeof(arr) / sizeof((arr)[0])))
-
-/* Task JSON helpers (jansson objects, written in the corpus layout). */
-struct json_t;
-/* f32 immediate "0f3F800000" / f64 immediate "0d3FF0000000000000". */
-void fam_imm(char *t, size_t n, double v, bool f64);
-/* A float literal that round-trips ("2.5", "-0.375"). */
-void fam_lit(char *t, size_t n, double v);
-
-/* PTX register allocation: each kind counts up from 1; fam_decls prints the
- * `.reg` lines sized to what was used. */
-typedef struct { int p, r, rd, f, fd, h; } fam_regs;
-void fam_decls(const fam_regs *g, pg_buf *out);
-
-/* The per-family generators, one SYNTH_FAMILY(name, generator, uses_nvcc) row
- * each in src/synth/families*.def (collected by families_all.def).  nvcc
- * families fill everything but ptx (the CUDA C goes into s->cu). */
-#define SYNTH_FAMILY(name, fn, nvcc) pg_status fn(uint64_t seed, synth_family_sample *s);
-#include "../../src/synth/families_all.def"
-#undef SYNTH_FAMILY
 
 #endif

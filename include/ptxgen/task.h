@@ -15,6 +15,7 @@
 #define PTXGEN_TASK_H
 
 #include "ptxgen/common.h"
+#include "ptxgen/expr.h"
 
 /* ---- element types ------------------------------------------------------ */
 typedef enum {
@@ -22,24 +23,18 @@ typedef enum {
     TASK_T_S8, TASK_T_S16, TASK_T_S32, TASK_T_S64,
     TASK_T_U8, TASK_T_U16, TASK_T_U32, TASK_T_U64, TASK_T__COUNT
 } task_dtype;
-const char *task_dtype_name(task_dtype t);      /* "f32" */
-task_dtype task_dtype_parse(const char *s);     /* TASK_T_NONE if unknown */
-int task_dtype_size(task_dtype t);              /* bytes */
-bool task_dtype_is_float(task_dtype t);
+PG_API const char *task_dtype_name(task_dtype t);      /* "f32" */
+PG_API task_dtype task_dtype_parse(const char *s);     /* TASK_T_NONE if unknown */
+PG_API int task_dtype_size(task_dtype t);              /* bytes */
+PG_API bool task_dtype_is_float(task_dtype t);
 /* half/bfloat16 conversions (round to nearest even) */
-uint16_t task_f32_to_f16(float f);
-float task_f16_to_f32(uint16_t h);
-uint16_t task_f32_to_bf16(float f);
-float task_bf16_to_f32(uint16_t h);
+PG_API uint16_t task_f32_to_f16(float f);
+PG_API float task_f16_to_f32(uint16_t h);
+PG_API uint16_t task_f32_to_bf16(float f);
+PG_API float task_bf16_to_f32(uint16_t h);
 
-/* ---- size expressions ------------------------------------------------------ */
-/* Integer expressions over the problem-size variables: + - * / % ( ),
- * cdiv(a,b), min(a,b), max(a,b), integers.  "cdiv(n,256)".  Nesting deeper
- * than 200 levels and 64-bit overflow are errors (never a crash or a wrapped value). */
-enum { TASK_MAX_VARS = 16 };
-typedef struct { const char *name[TASK_MAX_VARS]; int64_t val[TASK_MAX_VARS]; int n; } task_env;
-/* Evaluate; on error writes a message into err (if non-NULL) and returns false. */
-bool task_expr_eval(const char *expr, const task_env *env, int64_t *out, char *err, size_t errn);
+/* Size expressions (lengths, grid, block, smem, cost) are ptxgen/expr.h's
+ * expr_size_eval over an expr_env of the problem's size variables. */
 
 /* ---- the spec ----------------------------------------------------------------- */
 typedef enum { TASK_ROLE_IN, TASK_ROLE_OUT, TASK_ROLE_INOUT } task_role;
@@ -55,7 +50,7 @@ typedef struct {
 } task_param;
 
 typedef struct {
-    task_env env;              /* size variables of this problem */
+    expr_env env;              /* size variables of this problem */
     bool time_it;              /* the size used for timing (the first unless "time": true marks another) */
 } task_size;
 
@@ -92,11 +87,11 @@ typedef struct {
  * 1024 x 64 and 1024 threads, grid 2^31-1 x 65535 x 65535); dynamic shared
  * memory over 227 KiB; generator arguments that are not finite or out of
  * their domain (uniform(1,-1), normal(0,-1)) for any size. */
-pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag);
-void task_free(task_spec *t);
+PG_API pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag);
+PG_API void task_free(task_spec *t);
 /* The launch's block, per dimension the largest over the sizes (what a
  * kernel's .maxntid/.reqntid must admit); 1 where an expression fails. */
-void task_block_max(const task_spec *t, int out[3]);
+PG_API void task_block_max(const task_spec *t, int out[3]);
 
 /* ---- instances: concrete buffers for one size and one seed ------------------- */
 typedef struct {
@@ -110,7 +105,7 @@ typedef struct {
     const task_spec *spec;
     int size_index, dist_index;
     uint64_t seed;
-    task_env env;
+    expr_env env;
     task_arg *args;            /* one per param */
     unsigned grid[3], block[3];
     size_t smem;
@@ -121,17 +116,17 @@ typedef struct {
 
 /* Build the inputs for (size, distribution, seed): deterministic for the
  * same arguments; outputs are allocated and filled with a poison pattern. */
-pg_status task_inst_make(const task_spec *t, int size_index, int dist_index, uint64_t seed, task_inst *out,
+PG_API pg_status task_inst_make(const task_spec *t, int size_index, int dist_index, uint64_t seed, task_inst *out,
                          pg_diag_sink *diag);
-void task_inst_free(task_inst *in);
+PG_API void task_inst_free(task_inst *in);
 /* Poison: NaN for floats, 0xA5 bytes for integers. */
-void task_poison(task_dtype t, void *data, size_t count);
+PG_API void task_poison(task_dtype t, void *data, size_t count);
 
 /* Run the C reference on a copy of the instance: fills ref->args outputs.
  * PG_ERR_USAGE if the spec's reference is not a registered C function. */
-pg_status task_reference_run(const task_inst *in, task_inst *ref, pg_diag_sink *diag);
+PG_API pg_status task_reference_run(const task_inst *in, task_inst *ref, pg_diag_sink *diag);
 /* Deep copy of an instance (all buffers). */
-pg_status task_inst_clone(const task_inst *in, task_inst *out);
+PG_API pg_status task_inst_clone(const task_inst *in, task_inst *out);
 
 /* ---- comparison ------------------------------------------------------------------ */
 typedef struct {
@@ -144,23 +139,23 @@ typedef struct {
 } task_cmp;
 /* Compare output `got` against `want` for param p (relative L2, max-abs,
  * NaN never passes; integers exact). */
-task_cmp task_compare(const task_spec *t, int p, const task_arg *got, const task_arg *want);
+PG_API task_cmp task_compare(const task_spec *t, int p, const task_arg *got, const task_arg *want);
 /* Inputs must be unchanged by a launch: byte-compare. */
-bool task_inputs_unchanged(const task_spec *t, const task_inst *before, const task_inst *after, int *bad_param);
+PG_API bool task_inputs_unchanged(const task_spec *t, const task_inst *before, const task_inst *after, int *bad_param);
 
 /* ---- the C reference registry --------------------------------------------------- */
 /* A reference reads inputs and writes outputs of `in` (its own copy); a spec it
  * cannot run is reported to in->diag (PG_E_TASK) with a non-OK status. */
 typedef pg_status (*task_ref_fn)(task_inst *in);
-task_ref_fn task_ref_lookup(const char *name);
-int task_ref_count(void);
-const char *task_ref_name(int i);
+PG_API task_ref_fn task_ref_lookup(const char *name);
+PG_API int task_ref_count(void);
+PG_API const char *task_ref_name(int i);
 
 /* Argument accessors for reference functions (by parameter name). */
-void *task_buf(task_inst *in, const char *param);          /* aborts if missing: a bug in the reference */
-double task_scalar_f(const task_inst *in, const char *param);
-int64_t task_scalar_i(const task_inst *in, const char *param);
-int64_t task_var(const task_inst *in, const char *var);     /* size variable */
+PG_API void *task_buf(task_inst *in, const char *param);          /* aborts if missing: a bug in the reference */
+PG_API double task_scalar_f(const task_inst *in, const char *param);
+PG_API int64_t task_scalar_i(const task_inst *in, const char *param);
+PG_API int64_t task_var(const task_inst *in, const char *var);     /* size variable */
 
 /* ---- the kernel's signature against the spec (no GPU needed) -------------------- */
 #include "ptxgen/ptx.h"

@@ -27,7 +27,7 @@ const char *pg_status_str(pg_status s) {
 
 static const struct { const char *code, *name; pg_severity sev; } diag_tab[] = {
 #define PG_DIAG(id, code, name, sev) {code, name, sev},
-#include "diag_codes.def"
+#include "ptxgen/diag_codes.def"
 #undef PG_DIAG
 };
 

@@ -1,6 +1,7 @@
 /* devinfo.c — device name and measured ceilings (copy bandwidth, FP32/FP16
  * FMA peak), cached per device so every run can flag results beyond the
- * speed-of-light bound without re-measuring. */
+ * speed-of-light bound without re-measuring; and gpu_available, the probe
+ * for a usable device.  Uses isolate.c; run.c uses this file. */
 #define _GNU_SOURCE
 #include "ptxgen/gpu.h"
 #include "cuda.h"
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +49,24 @@ static const char *peak_ptx =
     "  setp.ne.u32 %p, %h0, 0x12345678; @%p bra DONE;\n"
     "  ld.param.u64 %rd1, [out]; st.global.u32 [%rd1], %h0;\n"
     "DONE:\n  ret;\n}\n";
+
+bool gpu_available(char *why, size_t n) {
+    cuda_api api;
+    if (!cuda_load(&api, why, n)) return false;
+    /* cuInit in a child: a parent that initialises CUDA cannot fork cleanly */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int count = 0;
+        if (api.cuInit(0) != 0 || api.cuDeviceGetCount(&count) != 0 || count < 1) _exit(1);
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        snprintf(why, n, "CUDA driver found but no usable GPU (cuInit/cuDeviceGetCount failed)");
+        return false;
+    }
+    return true;
+}
 
 static void cache_path(const char *name, char *buf, size_t n) {
     const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");

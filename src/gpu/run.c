@@ -1,7 +1,7 @@
 /* run.c — the GPU harness: isolation, correctness, timing, baseline.
  *
  * Every kernel (candidate or baseline) runs in a child process (see
- * gpu_isolate) that creates its own CUDA context, checks the kernel on every
+ * gpu_isolate, isolate.c) that creates its own CUDA context, checks the kernel on every
  * (size, distribution, seed) against the reference, times it on the timing
  * size and writes one JSON object back through a pipe.  The parent never
  * touches CUDA, so a fault or a hang cannot take it down. */
@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+static int cmpf(const void *x, const void *y);   /* qsort comparator */
+
 const char *gpu_status_name(gpu_status s) {
     static const char *n[] = {"ok", "wrong", "fault", "timeout", "load-error", "no-gpu", "setup-error"};
     return (unsigned)s <= GPU_SETUP_ERROR ? n[s] : "?";
@@ -43,71 +45,6 @@ static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* ---- isolation -------------------------------------------------------------------- */
-int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code) {
-    *out = NULL;
-    if (exit_code) *exit_code = -1;
-    int pfd[2];
-    if (pipe(pfd) != 0) return 2;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) { close(pfd[0]); close(pfd[1]); return 2; }
-    if (pid == 0) {
-        close(pfd[0]);
-        fn(arg, pfd[1]);
-        close(pfd[1]);
-        _exit(0);
-    }
-    close(pfd[1]);
-    pg_buf b = {0};
-    double deadline = now_s() + timeout_s;
-    int rc = 0;
-    for (;;) {
-        double left = deadline - now_s();
-        if (left <= 0) { rc = 1; break; }
-        struct pollfd p = {pfd[0], POLLIN, 0};
-        int pr = poll(&p, 1, (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR) continue;
-        if (pr == 0) continue;
-        char chunk[8192];
-        ssize_t k = read(pfd[0], chunk, sizeof chunk);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        pg_buf_putn(&b, chunk, (size_t)k);
-        if (b.len > (64u << 20)) { rc = 2; break; }
-    }
-    close(pfd[0]);
-    int status = 0;
-    if (rc != 0) kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (rc == 0) {
-        if (WIFSIGNALED(status)) rc = 2;
-        else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) rc = 2;
-    }
-    if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    *out = b.data;
-    return rc;
-}
-
-bool gpu_available(char *why, size_t n) {
-    cuda_api api;
-    if (!cuda_load(&api, why, n)) return false;
-    /* cuInit in a child: a parent that initialises CUDA cannot fork cleanly */
-    pid_t pid = fork();
-    if (pid == 0) {
-        int count = 0;
-        if (api.cuInit(0) != 0 || api.cuDeviceGetCount(&count) != 0 || count < 1) _exit(1);
-        _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(why, n, "CUDA driver found but no usable GPU (cuInit/cuDeviceGetCount failed)");
-        return false;
-    }
-    return true;
 }
 
 /* ---- the child side ------------------------------------------------------------------ */
@@ -469,7 +406,6 @@ static void child_main(void *arg, int fd) {
             ms[n++] = v;
             total += v;
         }
-        int cmpf(const void *x, const void *y);
         qsort(ms, (size_t)n, sizeof(float), cmpf);
         json_object_set_new(c->res, "trials", json_integer(n));
         json_object_set_new(c->res, "ms_median", json_real(n ? (n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2])) : 0));
@@ -483,8 +419,7 @@ static void child_main(void *arg, int fd) {
     _exit(0);
 }
 
-int cmpf(const void *x, const void *y);
-int cmpf(const void *x, const void *y) {
+static int cmpf(const void *x, const void *y) {
     float a = *(const float *)x, b = *(const float *)y;
     return a < b ? -1 : a > b;
 }

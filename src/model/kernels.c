@@ -1017,7 +1017,7 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
     int r0 = (int)((long)m->rows * c0 / J->nch), r1 = (int)((long)m->rows * c1 / J->nch), k = m->cols;
-    float *row = m->exact ? pool_scratch(J->pool, ith, (size_t)k * sizeof(float)) : NULL;
+    float *row = m->exact ? model_pool_scratch(J->pool, ith, (size_t)k * sizeof(float)) : NULL;
     if (m->exact && !row) abort();   /* k floats; nothing sane to recover */
     for (int s = 0; s < m->nseg; s++) {
         const struct wseg *g = &m->seg[s];
@@ -1116,7 +1116,7 @@ static void mm_prefill(void *arg, int c0, int c1, int ith) {
     my_pairs(J, c0, c1, &b0, &b1);
     size_t pair = (size_t)2 * WPANEL * k;
     /* non-f32 weights: one panel pair widened to f32 [2][k][16], reused by all n rows (per-thread scratch) */
-    float *wbuf = m->type == WT_F32 || b0 == b1 ? NULL : pool_scratch(J->pool, ith, pair * sizeof(float));
+    float *wbuf = m->type == WT_F32 || b0 == b1 ? NULL : model_pool_scratch(J->pool, ith, pair * sizeof(float));
     if (m->type != WT_F32 && b0 < b1 && !wbuf) abort();   /* 128 KB for k = 1024; nothing sane to recover */
     for (int b = b0; b < b1; b++) {
         const float *P;
@@ -1252,7 +1252,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     size_t stride = (b32 + b256 + 63) / 64 * 64;
     char *gx = NULL;
     if (stride) {
-        gx = pool_shared(p, 0, stride * J->n);
+        gx = model_pool_shared(p, 0, stride * J->n);
         if (!gx) abort();   /* a few KB */
         for (int j = 0; j < J->n; j++) {
             const float *x = J->x + (size_t)j * J->ldx;
@@ -1264,12 +1264,12 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     J->gx_stride = stride;
     J->gx_off = b32;
     /* chunks of at least 64 rows, 4 per thread: a descheduled thread's share is picked up */
-    int nch = 4 * pool_size(p), most = (m->rows + 63) / 64;
+    int nch = 4 * model_pool_size(p), most = (m->rows + 63) / 64;
     J->nch = nch < most ? nch : most;
-    pool_run(p, mm_decode_gg, J, J->nch);
+    model_pool_run(p, mm_decode_gg, J, J->nch);
 }
 
-void matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
+void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
     int npairs = m->prows / (2 * WPANEL);
     mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0};
@@ -1307,52 +1307,52 @@ void wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, flo
     free(q256);
 }
 
-void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
+void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
     int npairs = m->prows / (2 * WPANEL);
     /* a few chunks per thread, so a descheduled thread's share is picked up by the
      * other; prefill chunks are runs of consecutive panel pairs, so mm_prefill's
      * prefetch of the next pair's weights stays within the thread */
     int cpt = n >= 4 ? PF_CHUNKS : 4;
-    int nch = npairs < cpt * pool_size(p) ? npairs : cpt * pool_size(p);
+    int nch = npairs < cpt * model_pool_size(p) ? npairs : cpt * model_pool_size(p);
     mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0};
     if (n >= 4) {
 #ifdef HAVE_AMX
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {
             int np = (n + 31) / 32 * 32;
-            uint16_t *xa = pool_shared(p, 1, (size_t)np * m->cols * 2);   /* [np][cols] bf16 */
+            uint16_t *xa = model_pool_shared(p, 1, (size_t)np * m->cols * 2);   /* [np][cols] bf16 */
             if (!xa) abort();
             memset(xa + (size_t)n * m->cols, 0, (size_t)(np - n) * m->cols * 2);
             to_bf16_rows(x, ldx, m->cols, 0, n, xa);
             J.xa = xa;
-            pool_run(p, mm_prefill_amx, &J, nch);
+            model_pool_run(p, mm_prefill_amx, &J, nch);
             return;
         }
         if (amx8_ok && m->type == WT_Q8) {   /* q8 weights have cols % 32 == 0 */
             int k = m->cols, ng = k / Q8_GROUP, np = (n + 31) / 32 * 32;
-            int8_t *xq = pool_shared(p, 1, (size_t)np * k + (size_t)np * ng * sizeof(float));   /* [np][k], then [np][ng] */
+            int8_t *xq = model_pool_shared(p, 1, (size_t)np * k + (size_t)np * ng * sizeof(float));   /* [np][k], then [np][ng] */
             if (!xq) abort();
             float *xs = (float *)(void *)(xq + (size_t)np * k);
             quant_job qj = {x, ldx, k, xq, xs};
-            pool_run(p, quant_rows, &qj, n);
+            model_pool_run(p, quant_rows, &qj, n);
             memset(xq + (size_t)n * k, 0, (size_t)(np - n) * k);
             memset(xs + (size_t)n * ng, 0, (size_t)(np - n) * ng * sizeof *xs);
             J.xq8 = xq;
             J.xs8 = xs;
-            pool_run(p, mm_prefill_amx_q8, &J, nch);
+            model_pool_run(p, mm_prefill_amx_q8, &J, nch);
             return;
         }
 #endif
         int tx = kern_best->tx, nt = (n + tx - 1) / tx;
-        float *xp = pool_shared(p, 1, (size_t)nt * tx * m->cols * sizeof *xp);
+        float *xp = model_pool_shared(p, 1, (size_t)nt * tx * m->cols * sizeof *xp);
         if (!xp) abort();
         pack_job pj = {x, ldx, n, m->cols, tx, xp, false};
 #ifdef HAVE_X86
         pj.avx2 = kern_best == &kern_avx512;
 #endif
-        pool_run(p, pack_x, &pj, nt);
+        model_pool_run(p, pack_x, &pj, nt);
         J.xp = xp;
-        pool_run(p, mm_prefill, &J, nch);
+        model_pool_run(p, mm_prefill, &J, nch);
         return;
     }
     if (m->type == WT_GG) {
@@ -1380,6 +1380,6 @@ void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, con
         }
         J.xq = X;
     }
-    pool_run(p, mm_decode, &J, nch);
+    model_pool_run(p, mm_decode, &J, nch);
     free(qbuf);
 }

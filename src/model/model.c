@@ -81,7 +81,7 @@ struct model_ctx {
 
 const model_config *model_get_config(const model_model *m) { return &m->cfg; }
 size_t model_param_count(const model_model *m) { return m->nparams; }
-int model_threads(const model_model *m) { return pool_size(m->pool); }
+int model_threads(const model_model *m) { return model_pool_size(m->pool); }
 const char *model_weight_dtype(const model_model *m) {
     return m->wt == WT_F32 ? "f32" : m->wt == WT_BF16 ? "bf16" : m->wt == WT_Q8 ? "q8" : "gguf";
 }
@@ -123,7 +123,7 @@ void model_free(model_model *m) {
     wmat_free(&m->lm_head);
     lora_free(&m->lhead);
     free(m->norm);
-    pool_free(m->pool);
+    model_pool_free(m->pool);
     if (m->gg) gguf_close(m->gg);
     free(m);
 }
@@ -671,7 +671,7 @@ static pg_status load_gguf(const char *path, const char *adapter_dir, const mode
         if (!lora_side_load(&ld, -1, head, o0, &m->lhead)) goto fail;
     }
     int nth = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    m->pool = pool_new(nth < 1 ? 1 : nth > 256 ? 256 : nth);
+    m->pool = model_pool_new(nth < 1 ? 1 : nth > 256 ? 256 : nth);
     if (!m->pool) { st = PG_ERR_NOMEM; goto fail; }
     st_close(&ld.ad);
     *out = m;
@@ -856,7 +856,7 @@ pg_status model_load(const char *dir, const model_load_opts *o, model_model **ou
         m->nparams += (size_t)V * H;
     }
     int nth = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    m->pool = pool_new(nth < 1 ? 1 : nth > 256 ? 256 : nth);
+    m->pool = model_pool_new(nth < 1 ? 1 : nth > 256 ? 256 : nth);
     if (!m->pool) { st = PG_ERR_NOMEM; goto fail; }
     free(buf);
     st_close(&ld.st);
@@ -898,7 +898,7 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
     x->att = malloc((size_t)CHUNK * QD * 4);
     x->gu = malloc((size_t)CHUNK * 2 * I * 4);
     x->h = malloc((size_t)CHUNK * I * 4);
-    x->scores = malloc((size_t)pool_size(m->pool) * (c->num_attention_heads / c->num_key_value_heads) * max_seq * 4);
+    x->scores = malloc((size_t)model_pool_size(m->pool) * (c->num_attention_heads / c->num_key_value_heads) * max_seq * 4);
     x->hlast = malloc((size_t)H * 4);
     bool lora_ok = true;
     if (m->lora_rmax) {
@@ -1058,7 +1058,7 @@ static void ew_rows(void *arg, int t0, int t1, int ith) {
 
 static void run_ew(ew_job *J) {
     if (J->n < 4) ew_rows(J, 0, J->n, 0);
-    else pool_run(J->c->m->pool, ew_rows, J, J->n);
+    else model_pool_run(J->c->m->pool, ew_rows, J, J->n);
 }
 
 /* out[n][.] (row stride ldo) += the side path of ls on x[n][in] (stride ldx): t = A x, then
@@ -1067,12 +1067,12 @@ static void run_ew(ew_job *J) {
 static void lora_apply(model_ctx *c, const lora_side *ls, const float *x, int ldx, int n, float *out, int ldo) {
     if (!ls->nmod) return;
     pg_pool *p = c->m->pool;
-    if (n < 4) matmul_local(c->lt, ls->R, x, ldx, n, &ls->A);
-    else matmul(p, c->lt, ls->R, x, ldx, n, &ls->A);
+    if (n < 4) model_matmul_local(c->lt, ls->R, x, ldx, n, &ls->A);
+    else model_matmul(p, c->lt, ls->R, x, ldx, n, &ls->A);
     for (int i = 0; i < ls->nmod; i++) {
         const wmat *B = &ls->mod[i].B;
-        if (n < 4) matmul_local(c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
-        else matmul(p, c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
+        if (n < 4) model_matmul_local(c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
+        else model_matmul(p, c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
         for (int t = 0; t < n; t++) {
             float *o = out + (size_t)t * ldo + ls->mod[i].out0;
             const float *y = c->ly + (size_t)t * B->rows;
@@ -1085,9 +1085,9 @@ static void lora_apply(model_ctx *c, const lora_side *ls, const float *x, int ld
 static void lora_head(model_ctx *c, const float *h, float *logits) {
     const lora_side *ls = &c->m->lhead;
     if (!ls->nmod) return;
-    matmul_local(c->lht, ls->R, h, 0, 1, &ls->A);
+    model_matmul_local(c->lht, ls->R, h, 0, 1, &ls->A);
     const wmat *B = &ls->mod[0].B;
-    matmul(c->m->pool, c->lhy, B->rows, c->lht, ls->R, 1, B);   /* [V][r]: big enough for the pool */
+    model_matmul(c->m->pool, c->lhy, B->rows, c->lht, ls->R, 1, B);   /* [V][r]: big enough for the pool */
     for (int v = 0; v < B->rows; v++) logits[v] += c->lhy[v];
 }
 
@@ -1103,21 +1103,21 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
         const layer *L = &m->L[l];
         ew_job ej = {c, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
         run_ew(&ej);   /* (x += down output of the layer before;) xb = rmsnorm(x) */
-        matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv);
+        model_matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv);
         lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W);
         ej.stage = EW_QKV;
         run_ew(&ej);   /* bias, RoPE, K/V into the cache */
-        att_job aj = {c, l, n, c->pos, n * nkv < 8 * pool_size(m->pool) ? n * nkv : 8 * pool_size(m->pool)};
-        pool_run(m->pool, attention, &aj, aj.nch);
-        matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o);
+        att_job aj = {c, l, n, c->pos, n * nkv < 8 * model_pool_size(m->pool) ? n * nkv : 8 * model_pool_size(m->pool)};
+        model_pool_run(m->pool, attention, &aj, aj.nch);
+        model_matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o);
         lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H);
         ej.stage = EW_ADD_RMS2;
         run_ew(&ej);   /* x += o output; xb = rmsnorm(x) */
-        matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up);
+        model_matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up);
         lora_apply(c, &L->lgu, c->xb, H, n, c->gu, 2 * I);
         ej.stage = EW_SILU;
         run_ew(&ej);
-        matmul(m->pool, c->tmp, H, c->h, I, n, &L->down);
+        model_matmul(m->pool, c->tmp, H, c->h, I, n, &L->down);
         lora_apply(c, &L->ldown, c->h, I, n, c->tmp, H);
     }
     /* the last layer's down output: added only to the rows the final norm reads */
@@ -1126,12 +1126,12 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     if (all_logits) {
         for (int t = 0; t < n; t++) kern_rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
-        matmul(m->pool, all_logits, cf->vocab_size, c->xb, H, n, head);
+        model_matmul(m->pool, all_logits, cf->vocab_size, c->xb, H, n, head);
         for (int t = 0; t < n; t++) lora_head(c, c->xb + (size_t)t * H, all_logits + (size_t)t * cf->vocab_size);
         if (last_logits) memcpy(last_logits, all_logits + (size_t)(n - 1) * cf->vocab_size, (size_t)cf->vocab_size * 4);
     } else if (last_logits) {   /* only the last position's logits are wanted: one row, not n */
         kern_rmsnorm(c->xb, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
-        matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head);
+        model_matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head);
         lora_head(c, c->xb, last_logits);
     }
     /* the last token's final-normed state, for model_logits_subset */
@@ -1188,7 +1188,7 @@ pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *ou
     if (ls->nmod) {
         float *extra = malloc((size_t)n * sizeof *extra);
         if (!extra) return PG_ERR_NOMEM;
-        matmul_local(c->lht, ls->R, c->hlast, 0, 1, &ls->A);
+        model_matmul_local(c->lht, ls->R, c->hlast, 0, 1, &ls->A);
         wmat_rows_dot(&ls->mod[0].B, ids, n, c->lht, extra);
         for (int i = 0; i < n; i++) out[i] += extra[i];
         free(extra);

@@ -105,28 +105,28 @@ size_t wmat_bytes(const wmat *m);
  * per-row arithmetic as matmul's decode, so the values equal matmul's for WT_GG). */
 void wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out);
 void wmat_row_f32(const wmat *m, int r, float *dst);
-/* Thread pool.  pool_run calls fn(arg, c0, c1, ith) over chunks [0, nchunks),
+/* Thread pool.  model_pool_run calls fn(arg, c0, c1, ith) over chunks [0, nchunks),
  * handed out dynamically (caller included, ith = the running thread, 0 = caller,
- * < pool_size: index per-thread scratch with it); returns when all are done. */
+ * < model_pool_size: index per-thread scratch with it); returns when all are done. */
 typedef struct pg_pool pg_pool;
-pg_pool *pool_new(int nthreads);
-void pool_free(pg_pool *p);
-int pool_size(const pg_pool *p);
+pg_pool *model_pool_new(int nthreads);
+void model_pool_free(pg_pool *p);
+int model_pool_size(const pg_pool *p);
 /* A buffer of at least `bytes` for thread ith of the pool (kept between jobs, freed
  * with the pool); only thread ith may call it for ith.  NULL when out of memory. */
-void *pool_scratch(pg_pool *p, int ith, size_t bytes);
-/* Buffers `which` < POOL_SHARED kept the same way, for the caller of pool_run
+void *model_pool_scratch(pg_pool *p, int ith, size_t bytes);
+/* Buffers `which` < POOL_SHARED kept the same way, for the caller of model_pool_run
  * to fill before a job (the job's threads may read them). */
 #define POOL_SHARED 2
-void *pool_shared(pg_pool *p, int which, size_t bytes);
-void pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), void *arg, int nchunks);
+void *model_pool_shared(pg_pool *p, int which, size_t bytes);
+void model_pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), void *arg, int nchunks);
 
 /* out[n][m->rows] (row stride ldo) = x[n][m->cols] (row stride ldx) @ W^T, on the pool.
  * n >= 4 (prefill): a panel pair (32 rows) widened to f32 once, then TX x 32
  * register tiles over all n rows (x packed per tile, k blocked for L1), or with
  * AMX, bf16 / q8 weights straight into tiles (x in bf16 / int8 per 32); n < 4
  * (decode): straight from the stored dtype. */
-void matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
+void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
 /* y[0:k] += a * x[0:k] (attention's scalar fallback). */
 void kern_axpy(float *y, float a, const float *x, int k);
 /* out[i] = w[i] * (x[i] / sqrt(mean(x^2) + eps)) (RMSNorm), i < n. */
@@ -150,7 +150,7 @@ bool kernels_force(const char *isa);
 
 /* y[0:k] (+)= the same on the caller's thread only (no pool dispatch): small matrices
  * (LoRA A and B) in decode. */
-void matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
+void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
 
 /* ---- GGUF blocks (quant.c) ------------------------------------------------------------------
  * Activations quantized for the integer dot products: int8 per block with one

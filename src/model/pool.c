@@ -63,7 +63,7 @@ static void *worker(void *a_) {
         }
         if (g == seen) {
             pthread_mutex_lock(&p->mu);
-            atomic_fetch_add(&p->sleepers, 1);   /* before the last look at gen: pool_run checks sleepers after bumping it */
+            atomic_fetch_add(&p->sleepers, 1);   /* before the last look at gen: model_pool_run checks sleepers after bumping it */
             while ((g = atomic_load(&p->gen)) == seen && !atomic_load(&p->stop)) pthread_cond_wait(&p->cv, &p->mu);
             atomic_fetch_sub(&p->sleepers, 1);
             pthread_mutex_unlock(&p->mu);
@@ -81,7 +81,7 @@ static void *worker(void *a_) {
     }
 }
 
-pg_pool *pool_new(int nthreads) {
+pg_pool *model_pool_new(int nthreads) {
     pg_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->n = nthreads < 1 ? 1 : nthreads;
@@ -100,13 +100,13 @@ pg_pool *pool_new(int nthreads) {
     return p;
 }
 
-int pool_size(const pg_pool *p) { return p ? p->n : 1; }
+int model_pool_size(const pg_pool *p) { return p ? p->n : 1; }
 
-void *pool_shared(pg_pool *p, int which, size_t bytes) {
-    return p && p->scratch ? pool_scratch(p, p->n + which, bytes) : NULL;
+void *model_pool_shared(pg_pool *p, int which, size_t bytes) {
+    return p && p->scratch ? model_pool_scratch(p, p->n + which, bytes) : NULL;
 }
 
-void *pool_scratch(pg_pool *p, int ith, size_t bytes) {
+void *model_pool_scratch(pg_pool *p, int ith, size_t bytes) {
     if (!p || !p->scratch) return NULL;
     if (p->scratch[ith].n < bytes) {
         free(p->scratch[ith].p);
@@ -116,7 +116,7 @@ void *pool_scratch(pg_pool *p, int ith, size_t bytes) {
     return p->scratch[ith].p;
 }
 
-void pool_run(pg_pool *p, void (*fn)(void *, int, int, int), void *arg, int nchunks) {
+void model_pool_run(pg_pool *p, void (*fn)(void *, int, int, int), void *arg, int nchunks) {
     if (nchunks <= 0) return;
     if (!p || p->n == 1) { fn(arg, 0, nchunks, 0); return; }
     p->fn = fn;
@@ -139,7 +139,7 @@ void pool_run(pg_pool *p, void (*fn)(void *, int, int, int), void *arg, int nchu
     }
 }
 
-void pool_free(pg_pool *p) {
+void model_pool_free(pg_pool *p) {
     if (!p) return;
     pthread_mutex_lock(&p->mu);
     atomic_store(&p->stop, true);

@@ -144,7 +144,7 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
     for (int s = 0; s < 3; s++) CHECK(wmat_gg_add(&m, types[s], seg[s], rows[s], k), "wmat_gg_add");
     CHECK(m.rows == R && m.type == WT_GG && wmat_bytes(&m) > 0, "stacked matrix");
     CHECK(!wmat_gg_add(&m, ta, seg[0], 1, k), "a fourth segment is refused");
-    pg_pool *p = pool_new(threads);
+    pg_pool *p = model_pool_new(threads);
     int nmax = 9;
     float *x = malloc((size_t)nmax * k * 4), *out = malloc((size_t)nmax * R * 4);
     for (int i = 0; i < nmax * k; i++) x[i] = frnd();
@@ -156,7 +156,7 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
         m.exact = ex;
         for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
             int n = ns[ni];
-            matmul(p, out, R, x, k, n, &m);
+            model_matmul(p, out, R, x, k, n, &m);
             bool ok = true;
             for (int j = 0; j < n; j++)
                 for (int r = 0; r < R; r++) {
@@ -183,7 +183,7 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
         /* rows by id: the decode values bit for bit */
         int32_t ids[5] = {0, 60, 33, 40, 39};
         float sub[5];
-        matmul(p, out, R, x, k, 1, &m);
+        model_matmul(p, out, R, x, k, 1, &m);
         wmat_rows_dot(&m, ids, 5, x, sub);
         bool same = true;
         for (int i = 0; i < 5; i++) same &= sub[i] == out[ids[i]];
@@ -194,7 +194,7 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
         gguf_dequant_row(tb, seg[1] + (size_t)(36 - 33) * quant_row_bytes(tb, k), refrow, k);
         CHECK(!memcmp(row, refrow, (size_t)k * 4), "%s: wmat_row_f32 of a middle segment", lab);
     }
-    pool_free(p);
+    model_pool_free(p);
     free(x); free(out);
     for (int s = 0; s < 3; s++) free(seg[s]);
 }

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-void lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag) {
+void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag) {
     memset(L, 0, sizeof *L);
     L->src = L->p = src;
     L->end = src + len;
@@ -65,7 +65,7 @@ static void too_long(lexer *L, token *t) {
 }
 
 /* Numbers, strings and stray bytes: the rarer tokens, kept out of
- * lex_scan so that its fast path stays small.  Starts at L->p. */
+ * ptx_lex_scan so that its fast path stays small.  Starts at L->p. */
 static void lex_other(lexer *L, token *t) {
     const char *p = L->p, *end = L->end;
     char c = *p;
@@ -136,7 +136,7 @@ static void lex_other(lexer *L, token *t) {
         p = L->p;
         goto done;   /* line/col already tracked */
     } else {
-        adv(L);   /* never a newline: lex_scan consumed those */
+        adv(L);   /* never a newline: ptx_lex_scan consumed those */
         p = L->p;
         t->kind = TK_ERROR;
         goto done;
@@ -151,7 +151,7 @@ done:
 /* Identifiers, directives and numbers never contain a newline, so their
  * scanners advance the column by the token length instead of calling adv()
  * per character. */
-void lex_scan(lexer *L, token *tp) {
+void ptx_lex_scan(lexer *L, token *tp) {
     token *t = tp;   /* fields are written in place */
     /* whitespace and comments, with the position in locals */
     const char *p = L->p, *end = L->end;

@@ -32,11 +32,11 @@ typedef struct {
     bool failed;
 } lexer;
 
-void lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag);
+void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag);
 /* Scan the next token from the source into *t (ignores peek).  Writing the
  * fields in place, rather than returning a struct that is then copied,
  * keeps the CPU from stalling on partially forwarded stores. */
-void lex_scan(lexer *L, token *t);
+void ptx_lex_scan(lexer *L, token *t);
 
 /* consume and return; inline because the parser calls these for every token */
 static inline token lex_next(lexer *L) {
@@ -45,13 +45,13 @@ static inline token lex_next(lexer *L) {
         L->have_peek = false;
         t = L->peek;
     } else {
-        lex_scan(L, &t);
+        ptx_lex_scan(L, &t);
     }
     return t;
 }
 /* look at the next token */
 static inline token *lex_peek(lexer *L) {
-    if (!L->have_peek) { lex_scan(L, &L->peek); L->have_peek = true; }
+    if (!L->have_peek) { ptx_lex_scan(L, &L->peek); L->have_peek = true; }
     return &L->peek;
 }
 /* Hash of a name, 8 bytes at a time (names run from "%r1" to 100-byte C++

@@ -1387,7 +1387,7 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
     memset(&P, 0, sizeof P);
     P.m = m;
     P.diag = diag;
-    lex_init(&P.L, src, len, m->filename, diag);
+    ptx_lex_init(&P.L, src, len, m->filename, diag);
     /* NUL bytes are not PTX: report the first and stop there */
     const char *nul = memchr(src, 0, len);
     if (nul) {

@@ -1,7 +1,7 @@
 /* dataset.c — `ptxgen synth`: the JSONL dataset writer.
  *
  * Samples come from three sources: the hand-written corpus, the random
- * expression-tree family (synth_expr) and semantics-preserving mutants of
+ * expression-tree family (expr_tree) and semantics-preserving mutants of
  * both (synth_mutate).  Candidate i is a pure function of (seed, i), so a run
  * is byte-identical for the same arguments whatever --jobs is: workers build
  * candidates of one batch in parallel, the parent merges them in index
@@ -14,7 +14,7 @@
 #include "ptxgen/synth_family.h"
 #include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
-#include "ptxgen/task.h"
+#include "ptxgen/expr.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static int cmp(const void *a, const void *b);   /* qsort comparator */
 
 static uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
@@ -217,14 +219,14 @@ static void fam_cache_free(struct fam_cache *fc) {
  * sorted, so trees that differ only by operand order are one task.  Leaves
  * (inputs, constants, the scalars alpha/beta) print as in the prefix form; a
  * select keeps its operand order (sel c x y). */
-static void canon_expr(const synth_expr *e, pg_buf *out) {
-    if (e->nkids == 0) { synth_expr_to_prefix(e, out); return; }
+static void canon_expr(const expr_tree *e, pg_buf *out) {
+    if (e->nkids == 0) { expr_to_prefix(e, out); return; }
     pg_buf k[3] = {{0}, {0}, {0}};
     for (int i = 0; i < e->nkids; i++) canon_expr(e->kid[i], &k[i]);
-    bool comm = e->op == SYNTH_EXPR_ADD || e->op == SYNTH_EXPR_MUL || e->op == SYNTH_EXPR_MIN ||
-                e->op == SYNTH_EXPR_MAX || e->op == SYNTH_EXPR_FMA;
+    bool comm = e->op == EXPR_ADD || e->op == EXPR_MUL || e->op == EXPR_MIN ||
+                e->op == EXPR_MAX || e->op == EXPR_FMA;
     if (comm && strcmp(k[0].data, k[1].data) > 0) { pg_buf t = k[0]; k[0] = k[1]; k[1] = t; }
-    pg_buf_printf(out, "(%s", synth_expr_op_name(e->op));
+    pg_buf_printf(out, "(%s", expr_op_name(e->op));
     for (int i = 0; i < e->nkids; i++) {
         pg_buf_printf(out, " %s", k[i].data);
         pg_buf_free(&k[i]);
@@ -270,7 +272,7 @@ static pg_status load_exclude_dir(const char *dir, id_list *ids, pg_diag_sink *d
         json_t *jx = json_object_get(t, "expr");
         if (jx) {
             char err[160];
-            synth_expr *e = json_is_string(jx) ? synth_expr_parse(json_string_value(jx), err, sizeof err) : NULL;
+            expr_tree *e = json_is_string(jx) ? expr_parse(json_string_value(jx), err, sizeof err) : NULL;
             if (!e) {
                 pg_diag_emit(diag, PG_E_TASK, p, 0, 0, "$.expr: %s", json_is_string(jx) ? err : "must be a string");
                 st = PG_ERR_INVALID;
@@ -279,7 +281,7 @@ static pg_status load_exclude_dir(const char *dir, id_list *ids, pg_diag_sink *d
                 pg_buf_puts(&id, "expr:");
                 canon_expr(e, &id);
                 pg_vec_push(*ids, strdup(id.data));
-                synth_expr_free(e);
+                expr_free(e);
             }
         }
         pg_buf_free(&id);
@@ -439,17 +441,17 @@ static const char *perf_note(const gen_ctx *g, const char *task, bool mutated, c
     const char *cb = json_string_value(json_object_get(json_object_get(tj, "cost"), "bytes"));
     const char *cf = json_string_value(json_object_get(json_object_get(tj, "cost"), "flops"));
     /* arithmetic intensity at the timing size decides the bound (H200 ridge: ~13 flop/byte FP32) */
-    task_env env = {{0}, {0}, 0};
+    expr_env env = {{0}, {0}, 0};
     json_t *sizes = json_object_get(tj, "sizes"), *ts = json_array_get(sizes, 0);
     for (size_t i = 0; i < json_array_size(sizes); i++)
         if (json_is_true(json_object_get(json_array_get(sizes, i), "time"))) ts = json_array_get(sizes, i);
     const char *key;
     json_t *v;
     json_object_foreach(ts, key, v) {
-        if (json_is_integer(v) && env.n < TASK_MAX_VARS) { env.name[env.n] = key; env.val[env.n++] = json_integer_value(v); }
+        if (json_is_integer(v) && env.n < EXPR_MAX_VARS) { env.name[env.n] = key; env.val[env.n++] = json_integer_value(v); }
     }
     int64_t bytes = 0, flops = 0;
-    bool known = cb && cf && task_expr_eval(cb, &env, &bytes, NULL, 0) && task_expr_eval(cf, &env, &flops, NULL, 0) && bytes > 0;
+    bool known = cb && cf && expr_size_eval(cb, &env, &bytes, NULL, 0) && expr_size_eval(cf, &env, &flops, NULL, 0) && bytes > 0;
     double ai = known ? (double)flops / (double)bytes : 0;
     pg_buf_printf(out, "Estimated, not measured: %d registers, %lld bytes of shared memory. ", regs,
                   rep->nfuncs ? (long long)rep->funcs[0].smem : 0LL);
@@ -484,16 +486,16 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     if (expr_base) {
         int nin = 1 + (int)((r >> 12) % 4), depth = 2 + (int)((r >> 16) % 4), per = ((r >> 20) % 2) ? 4 : 1;
         int block = 128 << ((r >> 24) % 3);
-        synth_expr *e = synth_expr_random(r ^ 0xe4e4, nin, depth, NULL);
+        expr_tree *e = synth_expr_random(r ^ 0xe4e4, nin, depth, NULL);
         snprintf(name, sizeof name, "expr_%016llx", (unsigned long long)(r & 0xffffffffffffull));
-        float sv[SYNTH_EXPR_MAX_SCALARS];   /* values of alpha/beta in the task.json (not part of the identity) */
-        synth_expr_scalar_values(r ^ 0x5ca1, e ? synth_expr_nscalars(e) : 0, sv);
+        float sv[EXPR_MAX_SCALARS];   /* values of alpha/beta in the task.json (not part of the identity) */
+        synth_expr_scalar_values(r ^ 0x5ca1, e ? expr_nscalars(e) : 0, sv);
         pg_diag_sink q = {0};
         pg_status st = e ? synth_expr_kernel(e, name, nin, sv, block, per, &ptx, NULL, &tjs, &q) : PG_ERR_USAGE;
         bool held_out = false;
         if (e) {
             pg_buf pre = {0};
-            synth_expr_to_prefix(e, &pre);
+            expr_to_prefix(e, &pre);
             snprintf(c->identity, sizeof c->identity, "expr:%s", pre.data ? pre.data : "");
             if (g->nexcl) {   /* only with --exclude, so runs without it are unchanged */
                 pre.len = 0;
@@ -503,7 +505,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
             }
             pg_buf_free(&pre);
         }
-        synth_expr_free(e);
+        expr_free(e);
         if (held_out) { snprintf(c->reason, sizeof c->reason, "excluded: held-out suite task %.160s", c->identity); goto out; }
         if (st != PG_OK) { snprintf(c->reason, sizeof c->reason, "expr family: generator failed (inputs %d, depth %d)", nin, depth); goto out; }
         task = json_loads(tjs.data, 0, NULL);
@@ -667,7 +669,6 @@ static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
     while ((e = readdir(d)))
         if (e->d_name[0] != '.') pg_vec_push(names, strdup(e->d_name));
     closedir(d);
-    int cmp(const void *a, const void *b);
     if (names.n > 1) qsort(names.v, (size_t)names.n, sizeof(char *), cmp);   /* names.v is NULL when empty */
     g->hand = calloc((size_t)names.n + 1, sizeof(base_task));
     for (int i = 0; i < names.n; i++) {
@@ -689,8 +690,7 @@ static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
     pg_vec_free(names);
     return true;
 }
-int cmp(const void *a, const void *b);
-int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static pg_status load_results(gen_ctx *g, const char *path, pg_diag_sink *diag) {
     if (!path) return PG_OK;

@@ -1,6 +1,6 @@
-/* expr.c — the random elementwise expression-tree family: generator,
- * printers (C, math text, prefix), prefix parser, double interpreter and the
- * task emitter (PTX template, CUDA C, task.json).  See ptxgen/synth_expr.h. */
+/* expr.c — the random elementwise expression-tree family: generator and the
+ * task emitter (PTX template, CUDA C, task.json).  The trees themselves
+ * (printers, parser, interpreter) are src/expr.  See ptxgen/synth_expr.h. */
 #include "ptxgen/synth_expr.h"
 #include "describe.h"
 
@@ -11,115 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- operator table ------------------------------------------------------------ */
-static const struct {
-    const char *name;   /* prefix / text name */
-    int arity;
-    unsigned weight;    /* default generator weight */
-} OPS[SYNTH_EXPR__COUNT] = {
-    [SYNTH_EXPR_INPUT] = {"input", 0, 0},    [SYNTH_EXPR_CONST] = {"const", 0, 0},
-    [SYNTH_EXPR_SCALAR] = {"scalar", 0, 0},
-    [SYNTH_EXPR_ADD] = {"add", 2, 10},       [SYNTH_EXPR_SUB] = {"sub", 2, 8},
-    [SYNTH_EXPR_MUL] = {"mul", 2, 10},       [SYNTH_EXPR_DIV] = {"div", 2, 4},
-    [SYNTH_EXPR_FMA] = {"fma", 3, 5},        [SYNTH_EXPR_MIN] = {"min", 2, 4},
-    [SYNTH_EXPR_MAX] = {"max", 2, 4},        [SYNTH_EXPR_ABS] = {"abs", 1, 3},
-    [SYNTH_EXPR_EXP] = {"exp", 1, 3},        [SYNTH_EXPR_LOG] = {"log", 1, 3},
-    [SYNTH_EXPR_SQRT] = {"sqrt", 1, 3},      [SYNTH_EXPR_RSQRT] = {"rsqrt", 1, 2},
-    [SYNTH_EXPR_TANH] = {"tanh", 1, 3},      [SYNTH_EXPR_SIGMOID] = {"sigmoid", 1, 3},
-    [SYNTH_EXPR_RELU] = {"relu", 1, 3},      [SYNTH_EXPR_SEL] = {"sel", 3, 5},
+/* Default generator weight of each operator (leaves 0). */
+static const unsigned WEIGHT[EXPR__COUNT] = {
+    [EXPR_ADD] = 10, [EXPR_SUB] = 8, [EXPR_MUL] = 10, [EXPR_DIV] = 4, [EXPR_FMA] = 5,
+    [EXPR_MIN] = 4,  [EXPR_MAX] = 4, [EXPR_ABS] = 3,  [EXPR_EXP] = 3, [EXPR_LOG] = 3,
+    [EXPR_SQRT] = 3, [EXPR_RSQRT] = 2, [EXPR_TANH] = 3, [EXPR_SIGMOID] = 3, [EXPR_RELU] = 3,
+    [EXPR_SEL] = 5,
 };
+static const char INPUT_NAMES[] = "abcd";
 
-static const char *const SCALAR_NAMES[SYNTH_EXPR_MAX_SCALARS] = {"alpha", "beta"};
-const char *synth_expr_scalar_name(int k) {
-    return k >= 0 && k < SYNTH_EXPR_MAX_SCALARS ? SCALAR_NAMES[k] : "?";
-}
-
-const char *synth_expr_op_name(synth_expr_op op) {
-    return (unsigned)op < SYNTH_EXPR__COUNT ? OPS[op].name : "?";
-}
-int synth_expr_op_arity(synth_expr_op op) { return (unsigned)op < SYNTH_EXPR__COUNT ? OPS[op].arity : 0; }
-
-/* ---- construction --------------------------------------------------------------- */
-static synth_expr *node_new(synth_expr_op op) {
-    synth_expr *e = calloc(1, sizeof *e);
-    if (!e) abort();
-    e->op = op;
-    e->nkids = OPS[op].arity;
-    return e;
-}
-static synth_expr *leaf_input(int i) {
-    synth_expr *e = node_new(SYNTH_EXPR_INPUT);
-    e->input = i;
-    return e;
-}
-static synth_expr *leaf_const(float v) {
-    synth_expr *e = node_new(SYNTH_EXPR_CONST);
-    e->value = v;
-    return e;
-}
-static synth_expr *leaf_scalar(int k) {
-    synth_expr *e = node_new(SYNTH_EXPR_SCALAR);
-    e->input = k;
-    return e;
-}
-static synth_expr *node1(synth_expr_op op, synth_expr *x) {
-    synth_expr *e = node_new(op);
+static expr_tree *node1(expr_op op, expr_tree *x) {
+    expr_tree *e = expr_new(op);
     e->kid[0] = x;
     return e;
 }
-static synth_expr *node2(synth_expr_op op, synth_expr *x, synth_expr *y) {
-    synth_expr *e = node_new(op);
+static expr_tree *node2(expr_op op, expr_tree *x, expr_tree *y) {
+    expr_tree *e = expr_new(op);
     e->kid[0] = x;
     e->kid[1] = y;
     return e;
-}
-
-void synth_expr_free(synth_expr *e) {
-    if (!e) return;
-    for (int i = 0; i < e->nkids; i++) synth_expr_free(e->kid[i]);
-    free(e);
-}
-
-synth_expr *synth_expr_clone(const synth_expr *e) {
-    if (!e) return NULL;
-    synth_expr *c = node_new(e->op);
-    *c = *e;
-    for (int i = 0; i < e->nkids; i++) c->kid[i] = synth_expr_clone(e->kid[i]);
-    return c;
-}
-
-int synth_expr_count_nodes(const synth_expr *e) {
-    int n = 1;
-    for (int i = 0; i < e->nkids; i++) n += synth_expr_count_nodes(e->kid[i]);
-    return n;
-}
-int synth_expr_count_ops(const synth_expr *e) {
-    int n = e->nkids > 0;
-    for (int i = 0; i < e->nkids; i++) n += synth_expr_count_ops(e->kid[i]);
-    return n;
-}
-int synth_expr_depth(const synth_expr *e) {
-    int d = 0;
-    for (int i = 0; i < e->nkids; i++) {
-        int k = synth_expr_depth(e->kid[i]);
-        if (k > d) d = k;
-    }
-    return d + 1;
-}
-unsigned synth_expr_inputs_used(const synth_expr *e) {
-    unsigned m = e->op == SYNTH_EXPR_INPUT ? 1u << e->input : 0u;
-    for (int i = 0; i < e->nkids; i++) m |= synth_expr_inputs_used(e->kid[i]);
-    return m;
-}
-unsigned synth_expr_scalars_used(const synth_expr *e) {
-    unsigned m = e->op == SYNTH_EXPR_SCALAR ? 1u << e->input : 0u;
-    for (int i = 0; i < e->nkids; i++) m |= synth_expr_scalars_used(e->kid[i]);
-    return m;
-}
-int synth_expr_nscalars(const synth_expr *e) {
-    int n = 0;
-    for (unsigned m = synth_expr_scalars_used(e); m; m >>= 1) n++;
-    return n;
 }
 
 /* Short decimals in [-4, 4]: slopes, offsets, thresholds, scales. */
@@ -141,105 +51,6 @@ void synth_expr_scalar_values(uint64_t seed, int n, float *out) {
     }
 }
 
-/* ---- the interpreter ---------------------------------------------------------------- */
-/* One formula per operator, shared by the scalar and the chunked evaluators so
- * both round identically. */
-static inline double apply1(synth_expr_op op, double x) {
-    switch (op) {
-    case SYNTH_EXPR_ABS: return fabs(x);
-    case SYNTH_EXPR_EXP: return exp(x);
-    case SYNTH_EXPR_LOG: return log(x);
-    case SYNTH_EXPR_SQRT: return sqrt(x);
-    case SYNTH_EXPR_RSQRT: return 1.0 / sqrt(x);
-    case SYNTH_EXPR_TANH: return tanh(x);
-    case SYNTH_EXPR_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case SYNTH_EXPR_RELU: return fmax(x, 0.0);
-    default: return NAN;
-    }
-}
-static inline double apply2(synth_expr_op op, double x, double y) {
-    switch (op) {
-    case SYNTH_EXPR_ADD: return x + y;
-    case SYNTH_EXPR_SUB: return x - y;
-    case SYNTH_EXPR_MUL: return x * y;
-    case SYNTH_EXPR_DIV: return x / y;
-    case SYNTH_EXPR_MIN: return fmin(x, y);
-    case SYNTH_EXPR_MAX: return fmax(x, y);
-    default: return NAN;
-    }
-}
-static inline double apply3(double x, double y, double z) {
-    double p = x * y;   /* two roundings, as written: x*y+z */
-    return p + z;
-}
-
-static inline double apply_sel(double c, double x, double y) { return c > 0 ? x : y; }
-
-double synth_expr_eval(const synth_expr *e, const double *inputs, const double *scalars) {
-    switch (e->op) {
-    case SYNTH_EXPR_INPUT: return inputs[e->input];
-    case SYNTH_EXPR_CONST: return (double)e->value;
-    case SYNTH_EXPR_SCALAR: return scalars ? scalars[e->input] : NAN;
-    case SYNTH_EXPR_FMA:
-        return apply3(synth_expr_eval(e->kid[0], inputs, scalars), synth_expr_eval(e->kid[1], inputs, scalars),
-                      synth_expr_eval(e->kid[2], inputs, scalars));
-    case SYNTH_EXPR_SEL:   /* both branches are evaluated, as the kernel does */
-        return apply_sel(synth_expr_eval(e->kid[0], inputs, scalars), synth_expr_eval(e->kid[1], inputs, scalars),
-                         synth_expr_eval(e->kid[2], inputs, scalars));
-    default:
-        if (e->nkids == 1) return apply1(e->op, synth_expr_eval(e->kid[0], inputs, scalars));
-        return apply2(e->op, synth_expr_eval(e->kid[0], inputs, scalars), synth_expr_eval(e->kid[1], inputs, scalars));
-    }
-}
-
-enum { CHUNK = 256 };
-
-/* Evaluate e for m (<= CHUNK) elements into dst; scratch holds 2*CHUNK doubles
- * per remaining tree level. */
-static void chunk_eval(const synth_expr *e, const float *const *in, const double *sc, size_t base, size_t m,
-                       double *dst, double *scratch) {
-    switch (e->op) {
-    case SYNTH_EXPR_INPUT: {
-        const float *s = in[e->input] + base;
-        for (size_t i = 0; i < m; i++) dst[i] = (double)s[i];
-        return;
-    }
-    case SYNTH_EXPR_CONST:
-        for (size_t i = 0; i < m; i++) dst[i] = (double)e->value;
-        return;
-    case SYNTH_EXPR_SCALAR: {
-        double v = sc ? sc[e->input] : NAN;
-        for (size_t i = 0; i < m; i++) dst[i] = v;
-        return;
-    }
-    default: break;
-    }
-    double *y = scratch, *z = scratch + CHUNK, *deeper = scratch + 2 * CHUNK;
-    chunk_eval(e->kid[0], in, sc, base, m, dst, scratch);
-    if (e->nkids >= 2) chunk_eval(e->kid[1], in, sc, base, m, y, deeper);
-    if (e->nkids >= 3) chunk_eval(e->kid[2], in, sc, base, m, z, deeper);
-    if (e->op == SYNTH_EXPR_FMA)
-        for (size_t i = 0; i < m; i++) dst[i] = apply3(dst[i], y[i], z[i]);
-    else if (e->op == SYNTH_EXPR_SEL)
-        for (size_t i = 0; i < m; i++) dst[i] = apply_sel(dst[i], y[i], z[i]);
-    else if (e->nkids == 1)
-        for (size_t i = 0; i < m; i++) dst[i] = apply1(e->op, dst[i]);
-    else
-        for (size_t i = 0; i < m; i++) dst[i] = apply2(e->op, dst[i], y[i]);
-}
-
-void synth_expr_eval_f32(const synth_expr *e, const float *const *in, const double *scalars, float *out, size_t n) {
-    int depth = synth_expr_depth(e);
-    double *buf = malloc(sizeof(double) * CHUNK * (size_t)(1 + 2 * depth));
-    if (!buf) abort();
-    for (size_t base = 0; base < n; base += CHUNK) {
-        size_t m = n - base < CHUNK ? n - base : CHUNK;
-        chunk_eval(e, in, scalars, base, m, buf, buf + CHUNK);
-        for (size_t i = 0; i < m; i++) out[base + i] = (float)buf[i];
-    }
-    free(buf);
-}
-
 /* ---- the generator ---------------------------------------------------------------------- */
 typedef struct { uint64_t s; } rng_t;
 static uint64_t rng_next(rng_t *r) {   /* splitmix64 */
@@ -256,22 +67,22 @@ static const double INPUT_LO = -10.0, INPUT_HI = 10.0;
 
 /* Conservative value interval of a tree for inputs in [INPUT_LO, INPUT_HI];
  * false when the tree may leave the finite, in-domain range. */
-static bool interval(const synth_expr *e, double *lo, double *hi) {
+static bool interval(const expr_tree *e, double *lo, double *hi) {
     double l[3] = {0}, h[3] = {0};
     for (int i = 0; i < e->nkids; i++)
         if (!interval(e->kid[i], &l[i], &h[i])) return false;
     switch (e->op) {
-    case SYNTH_EXPR_INPUT: *lo = INPUT_LO; *hi = INPUT_HI; break;
-    case SYNTH_EXPR_CONST: *lo = *hi = e->value; break;
-    case SYNTH_EXPR_SCALAR: *lo = SYNTH_EXPR_SCALAR_MIN; *hi = SYNTH_EXPR_SCALAR_MAX; break;
-    case SYNTH_EXPR_SEL: *lo = fmin(l[1], l[2]); *hi = fmax(h[1], h[2]); break;
-    case SYNTH_EXPR_ADD: *lo = l[0] + l[1]; *hi = h[0] + h[1]; break;
-    case SYNTH_EXPR_SUB: *lo = l[0] - h[1]; *hi = h[0] - l[1]; break;
-    case SYNTH_EXPR_MUL:
-    case SYNTH_EXPR_FMA:
-    case SYNTH_EXPR_DIV: {
+    case EXPR_INPUT: *lo = INPUT_LO; *hi = INPUT_HI; break;
+    case EXPR_CONST: *lo = *hi = e->value; break;
+    case EXPR_SCALAR: *lo = SYNTH_EXPR_SCALAR_MIN; *hi = SYNTH_EXPR_SCALAR_MAX; break;
+    case EXPR_SEL: *lo = fmin(l[1], l[2]); *hi = fmax(h[1], h[2]); break;
+    case EXPR_ADD: *lo = l[0] + l[1]; *hi = h[0] + h[1]; break;
+    case EXPR_SUB: *lo = l[0] - h[1]; *hi = h[0] - l[1]; break;
+    case EXPR_MUL:
+    case EXPR_FMA:
+    case EXPR_DIV: {
         double c[4];
-        if (e->op == SYNTH_EXPR_DIV) {
+        if (e->op == EXPR_DIV) {
             if (l[1] <= 0 && h[1] >= 0) return false;
             c[0] = l[0] / l[1]; c[1] = l[0] / h[1]; c[2] = h[0] / l[1]; c[3] = h[0] / h[1];
         } else {
@@ -279,35 +90,35 @@ static bool interval(const synth_expr *e, double *lo, double *hi) {
         }
         *lo = fmin(fmin(c[0], c[1]), fmin(c[2], c[3]));
         *hi = fmax(fmax(c[0], c[1]), fmax(c[2], c[3]));
-        if (e->op == SYNTH_EXPR_FMA) { *lo += l[2]; *hi += h[2]; }
+        if (e->op == EXPR_FMA) { *lo += l[2]; *hi += h[2]; }
         break;
     }
-    case SYNTH_EXPR_MIN: *lo = fmin(l[0], l[1]); *hi = fmin(h[0], h[1]); break;
-    case SYNTH_EXPR_MAX: *lo = fmax(l[0], l[1]); *hi = fmax(h[0], h[1]); break;
-    case SYNTH_EXPR_ABS:
+    case EXPR_MIN: *lo = fmin(l[0], l[1]); *hi = fmin(h[0], h[1]); break;
+    case EXPR_MAX: *lo = fmax(l[0], l[1]); *hi = fmax(h[0], h[1]); break;
+    case EXPR_ABS:
         if (l[0] >= 0) { *lo = l[0]; *hi = h[0]; }
         else if (h[0] <= 0) { *lo = -h[0]; *hi = -l[0]; }
         else { *lo = 0; *hi = fmax(-l[0], h[0]); }
         break;
-    case SYNTH_EXPR_EXP:
+    case EXPR_EXP:
         if (h[0] > 40) return false;
         *lo = exp(l[0]); *hi = exp(h[0]);
         break;
-    case SYNTH_EXPR_LOG:
+    case EXPR_LOG:
         if (l[0] <= 1e-6) return false;
         *lo = log(l[0]); *hi = log(h[0]);
         break;
-    case SYNTH_EXPR_SQRT:
+    case EXPR_SQRT:
         if (l[0] < 0) return false;
         *lo = sqrt(l[0]); *hi = sqrt(h[0]);
         break;
-    case SYNTH_EXPR_RSQRT:
+    case EXPR_RSQRT:
         if (l[0] <= 1e-6) return false;
         *lo = 1 / sqrt(h[0]); *hi = 1 / sqrt(l[0]);
         break;
-    case SYNTH_EXPR_TANH: *lo = tanh(l[0]); *hi = tanh(h[0]); break;
-    case SYNTH_EXPR_SIGMOID: *lo = 1 / (1 + exp(-l[0])); *hi = 1 / (1 + exp(-h[0])); break;
-    case SYNTH_EXPR_RELU: *lo = fmax(l[0], 0); *hi = fmax(h[0], 0); break;
+    case EXPR_TANH: *lo = tanh(l[0]); *hi = tanh(h[0]); break;
+    case EXPR_SIGMOID: *lo = 1 / (1 + exp(-l[0])); *hi = 1 / (1 + exp(-h[0])); break;
+    case EXPR_RELU: *lo = fmax(l[0], 0); *hi = fmax(h[0], 0); break;
     default: return false;
     }
     return isfinite(*lo) && isfinite(*hi) && fabs(*lo) <= BOUND_LIMIT && fabs(*hi) <= BOUND_LIMIT;
@@ -316,7 +127,7 @@ static bool interval(const synth_expr *e, double *lo, double *hi) {
 typedef struct {
     rng_t rng;
     int ninputs;
-    unsigned weights[SYNTH_EXPR__COUNT];
+    unsigned weights[EXPR__COUNT];
     unsigned wsum;
     double const_prob, leaf_prob;
     int nscalars;       /* scalar parameters this tree may use (0..2) */
@@ -336,85 +147,85 @@ static float rand_divisor(gen_t *g) {
 /* Scalars take the place of constants: only where a constant may stand (an
  * operand of a binary/ternary operator next to a non-constant one), never
  * inside a safety wrapper. */
-static synth_expr *gen_leaf(gen_t *g, bool allow_const) {
-    if (allow_const && rng_unit(&g->rng) < g->const_prob) return leaf_const(rand_const(g));
-    if (allow_const && g->nscalars && rng_unit(&g->rng) < 0.5) return leaf_scalar(rng_int(&g->rng, g->nscalars));
-    return leaf_input(rng_int(&g->rng, g->ninputs));
+static expr_tree *gen_leaf(gen_t *g, bool allow_const) {
+    if (allow_const && rng_unit(&g->rng) < g->const_prob) return expr_leaf_const(rand_const(g));
+    if (allow_const && g->nscalars && rng_unit(&g->rng) < 0.5) return expr_leaf_scalar(rng_int(&g->rng, g->nscalars));
+    return expr_leaf_input(rng_int(&g->rng, g->ninputs));
 }
-static bool is_leaf(const synth_expr *e) { return e->nkids == 0; }
-static bool const_like(const synth_expr *e) { return e->op == SYNTH_EXPR_CONST || e->op == SYNTH_EXPR_SCALAR; }
+static bool is_leaf(const expr_tree *e) { return e->nkids == 0; }
+static bool const_like(const expr_tree *e) { return e->op == EXPR_CONST || e->op == EXPR_SCALAR; }
 
-static synth_expr *gen(gen_t *g, int depth, bool allow_const, bool is_root);
+static expr_tree *gen(gen_t *g, int depth, bool allow_const, bool is_root);
 
 /* abs(x) + c */
-static synth_expr *wrap_pos(gen_t *g, synth_expr *x) {
-    return node2(SYNTH_EXPR_ADD, node1(SYNTH_EXPR_ABS, x), leaf_const(rand_pos_const(g)));
+static expr_tree *wrap_pos(gen_t *g, expr_tree *x) {
+    return node2(EXPR_ADD, node1(EXPR_ABS, x), expr_leaf_const(rand_pos_const(g)));
 }
 
 /* A select whose branch taken by the f32 kernel and by the double reference
  * is the same (see the header): three shapes. */
-static void gen_sel(gen_t *g, synth_expr *e, int depth) {
+static void gen_sel(gen_t *g, expr_tree *e, int depth) {
     double u = rng_unit(&g->rng);
     if (u < 0.4) {
         /* continuous at the switch: t > 0 ? t : s*t (or the mirror), s a scalar or a constant */
-        synth_expr *t = gen(g, depth - 1, false, false);
-        synth_expr *s = g->nscalars && rng_unit(&g->rng) < 0.7 ? leaf_scalar(rng_int(&g->rng, g->nscalars))
-                                                               : leaf_const(rand_const(g));
-        if (s->op == SYNTH_EXPR_CONST && (s->value == 0.0f || s->value == 1.0f)) s->value = 0.25f;
-        synth_expr *st = node2(SYNTH_EXPR_MUL, s, synth_expr_clone(t));
+        expr_tree *t = gen(g, depth - 1, false, false);
+        expr_tree *s = g->nscalars && rng_unit(&g->rng) < 0.7 ? expr_leaf_scalar(rng_int(&g->rng, g->nscalars))
+                                                               : expr_leaf_const(rand_const(g));
+        if (s->op == EXPR_CONST && (s->value == 0.0f || s->value == 1.0f)) s->value = 0.25f;
+        expr_tree *st = node2(EXPR_MUL, s, expr_clone(t));
         bool mirror = rng_unit(&g->rng) < 0.25;
         e->kid[0] = t;
-        e->kid[1] = mirror ? st : synth_expr_clone(t);
-        e->kid[2] = mirror ? synth_expr_clone(t) : st;
+        e->kid[1] = mirror ? st : expr_clone(t);
+        e->kid[2] = mirror ? expr_clone(t) : st;
         return;
     }
     if (u < 0.7) {
         /* a comparison of two leaves: p - q > 0, i.e. p > q */
-        synth_expr *p = leaf_input(rng_int(&g->rng, g->ninputs)), *q;
+        expr_tree *p = expr_leaf_input(rng_int(&g->rng, g->ninputs)), *q;
         double v = rng_unit(&g->rng);
-        if (g->ninputs > 1 && v < 0.5) q = leaf_input((p->input + 1 + rng_int(&g->rng, g->ninputs - 1)) % g->ninputs);
-        else if (g->nscalars && v < 0.8) q = leaf_scalar(rng_int(&g->rng, g->nscalars));
+        if (g->ninputs > 1 && v < 0.5) q = expr_leaf_input((p->input + 1 + rng_int(&g->rng, g->ninputs - 1)) % g->ninputs);
+        else if (g->nscalars && v < 0.8) q = expr_leaf_scalar(rng_int(&g->rng, g->nscalars));
         else {
-            q = leaf_const(rand_const(g));
+            q = expr_leaf_const(rand_const(g));
             if (q->value == 0.0f) q->value = 0.5f;
         }
-        e->kid[0] = node2(SYNTH_EXPR_SUB, p, q);
+        e->kid[0] = node2(EXPR_SUB, p, q);
     } else {
         /* an input's sign */
-        e->kid[0] = leaf_input(rng_int(&g->rng, g->ninputs));
+        e->kid[0] = expr_leaf_input(rng_int(&g->rng, g->ninputs));
     }
     e->kid[1] = gen(g, depth - 1, true, false);
     e->kid[2] = gen(g, depth - 1, true, false);
-    synth_expr *x = e->kid[1], *y = e->kid[2];
+    expr_tree *x = e->kid[1], *y = e->kid[2];
     if (is_leaf(x) && is_leaf(y) && x->op == y->op && x->input == y->input && x->value == y->value) {
         /* no (sel c x x) */
-        synth_expr_free(y);
-        e->kid[2] = leaf_const(x->op == SYNTH_EXPR_CONST && x->value == 0.0f ? 1.0f : 0.0f);
+        expr_free(y);
+        e->kid[2] = expr_leaf_const(x->op == EXPR_CONST && x->value == 0.0f ? 1.0f : 0.0f);
     }
 }
 
-static synth_expr *gen_op(gen_t *g, synth_expr_op op, int depth) {
-    synth_expr *e = node_new(op);
+static expr_tree *gen_op(gen_t *g, expr_op op, int depth) {
+    expr_tree *e = expr_new(op);
     switch (op) {
-    case SYNTH_EXPR_SEL:
+    case EXPR_SEL:
         gen_sel(g, e, depth);
         break;
-    case SYNTH_EXPR_LOG:
-    case SYNTH_EXPR_SQRT:
-    case SYNTH_EXPR_RSQRT:
+    case EXPR_LOG:
+    case EXPR_SQRT:
+    case EXPR_RSQRT:
         e->kid[0] = wrap_pos(g, gen(g, depth - 1, false, false));
         break;
-    case SYNTH_EXPR_EXP:
-        e->kid[0] = node2(SYNTH_EXPR_MIN, gen(g, depth - 1, false, false), leaf_const(10.0f));
+    case EXPR_EXP:
+        e->kid[0] = node2(EXPR_MIN, gen(g, depth - 1, false, false), expr_leaf_const(10.0f));
         break;
-    case SYNTH_EXPR_DIV:
+    case EXPR_DIV:
         if (rng_unit(&g->rng) < 0.3) {
             e->kid[0] = gen(g, depth - 1, false, false);
-            e->kid[1] = leaf_const(rand_divisor(g));
+            e->kid[1] = expr_leaf_const(rand_divisor(g));
         } else {
             e->kid[0] = gen(g, depth - 1, true, false);
-            e->kid[1] = node2(SYNTH_EXPR_ADD, node1(SYNTH_EXPR_ABS, gen(g, depth - 1, false, false)),
-                              leaf_const(1.0f));
+            e->kid[1] = node2(EXPR_ADD, node1(EXPR_ABS, gen(g, depth - 1, false, false)),
+                              expr_leaf_const(1.0f));
         }
         break;
     default: {
@@ -426,8 +237,8 @@ static synth_expr *gen_op(gen_t *g, synth_expr_op op, int depth) {
             if (!const_like(e->kid[i])) all_const = false;
         }
         /* no (max c c) / (sub b b): a second leaf naming the same input names another */
-        if (e->nkids == 2 && g->ninputs > 1 && e->kid[0]->op == SYNTH_EXPR_INPUT &&
-            e->kid[1]->op == SYNTH_EXPR_INPUT && e->kid[0]->input == e->kid[1]->input && op != SYNTH_EXPR_MUL)
+        if (e->nkids == 2 && g->ninputs > 1 && e->kid[0]->op == EXPR_INPUT &&
+            e->kid[1]->op == EXPR_INPUT && e->kid[0]->input == e->kid[1]->input && op != EXPR_MUL)
             e->kid[1]->input = (e->kid[0]->input + 1 + rng_int(&g->rng, g->ninputs - 1)) % g->ninputs;
         break;
     }
@@ -435,290 +246,104 @@ static synth_expr *gen_op(gen_t *g, synth_expr_op op, int depth) {
     return e;
 }
 
-static synth_expr *gen(gen_t *g, int depth, bool allow_const, bool is_root) {
+static expr_tree *gen(gen_t *g, int depth, bool allow_const, bool is_root) {
     if (depth <= 1 || (!is_root && rng_unit(&g->rng) < g->leaf_prob)) return gen_leaf(g, allow_const);
     for (int attempt = 0; attempt < 6; attempt++) {
         unsigned r = (unsigned)(rng_next(&g->rng) % g->wsum);
-        synth_expr_op op = SYNTH_EXPR_ADD;
-        for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++) {
-            if (r < g->weights[k]) { op = (synth_expr_op)k; break; }
+        expr_op op = EXPR_ADD;
+        for (int k = EXPR_ADD; k < EXPR__COUNT; k++) {
+            if (r < g->weights[k]) { op = (expr_op)k; break; }
             r -= g->weights[k];
         }
-        synth_expr *e = gen_op(g, op, depth);
+        expr_tree *e = gen_op(g, op, depth);
         double lo, hi;
         if (interval(e, &lo, &hi)) return e;
-        synth_expr_free(e);
+        expr_free(e);
     }
     /* fall back to a bounded operator over a leaf */
-    return node1(SYNTH_EXPR_TANH, gen_leaf(g, false));
+    return node1(EXPR_TANH, gen_leaf(g, false));
 }
 
 /* Reassign duplicated input leaves to inputs that do not occur yet; not
  * below a select (its condition must stay a leaf, a leaf difference or a copy
  * of a branch). */
-static void collect_inputs(synth_expr *e, synth_expr **leaves, int *n, int cap) {
-    if (e->op == SYNTH_EXPR_INPUT && *n < cap) leaves[(*n)++] = e;
-    if (e->op == SYNTH_EXPR_SEL) return;
+static void collect_inputs(expr_tree *e, expr_tree **leaves, int *n, int cap) {
+    if (e->op == EXPR_INPUT && *n < cap) leaves[(*n)++] = e;
+    if (e->op == EXPR_SEL) return;
     for (int i = 0; i < e->nkids; i++) collect_inputs(e->kid[i], leaves, n, cap);
 }
 
 /* The held-out suite's leaky_relu, y = x > 0 ? x : alpha*x, as a whole tree. */
-static bool is_heldout_shape(const synth_expr *e) {
-    if (e->op != SYNTH_EXPR_SEL || e->kid[0]->op != SYNTH_EXPR_INPUT) return false;
+static bool is_heldout_shape(const expr_tree *e) {
+    if (e->op != EXPR_SEL || e->kid[0]->op != EXPR_INPUT) return false;
     int x = e->kid[0]->input;
-    const synth_expr *t = e->kid[1], *m = e->kid[2];
-    if (t->op != SYNTH_EXPR_INPUT || t->input != x || m->op != SYNTH_EXPR_MUL) return false;
-    const synth_expr *p = m->kid[0], *q = m->kid[1];
-    return (p->op == SYNTH_EXPR_SCALAR && q->op == SYNTH_EXPR_INPUT && q->input == x) ||
-           (q->op == SYNTH_EXPR_SCALAR && p->op == SYNTH_EXPR_INPUT && p->input == x);
+    const expr_tree *t = e->kid[1], *m = e->kid[2];
+    if (t->op != EXPR_INPUT || t->input != x || m->op != EXPR_MUL) return false;
+    const expr_tree *p = m->kid[0], *q = m->kid[1];
+    return (p->op == EXPR_SCALAR && q->op == EXPR_INPUT && q->input == x) ||
+           (q->op == EXPR_SCALAR && p->op == EXPR_INPUT && p->input == x);
 }
 
 /* Make sure scalars 0..g->nscalars-1 all occur: a missing one scales the tree
  * (s*tree) when the bound allows, else is added (tree + s). */
-static synth_expr *add_missing_scalars(gen_t *g, synth_expr *e) {
+static expr_tree *add_missing_scalars(gen_t *g, expr_tree *e) {
     for (int k = 0; k < g->nscalars; k++) {
-        if (synth_expr_scalars_used(e) & (1u << k)) continue;
-        synth_expr *m = node2(SYNTH_EXPR_MUL, leaf_scalar(k), e);
+        if (expr_scalars_used(e) & (1u << k)) continue;
+        expr_tree *m = node2(EXPR_MUL, expr_leaf_scalar(k), e);
         double lo, hi;
         if (rng_unit(&g->rng) < 0.5 && interval(m, &lo, &hi)) { e = m; continue; }
         m->kid[1] = NULL;
         m->nkids = 1;
-        synth_expr_free(m);
-        e = node2(SYNTH_EXPR_ADD, e, leaf_scalar(k));
+        expr_free(m);
+        e = node2(EXPR_ADD, e, expr_leaf_scalar(k));
     }
     return e;
 }
 
-synth_expr *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o) {
-    if (ninputs < 1 || ninputs > SYNTH_EXPR_MAX_INPUTS || max_depth < 1 || max_depth > 12) return NULL;
+expr_tree *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const synth_expr_opts *o) {
+    if (ninputs < 1 || ninputs > EXPR_MAX_INPUTS || max_depth < 1 || max_depth > 12) return NULL;
     gen_t g;
     memset(&g, 0, sizeof g);
     g.rng.s = seed ^ 0x5EED0E1Bull;
     g.ninputs = ninputs;
     g.const_prob = o && o->const_prob > 0 ? o->const_prob : 0.25;
     g.leaf_prob = o && o->leaf_prob > 0 ? o->leaf_prob : 0.3;
-    for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++) {
+    for (int k = EXPR_ADD; k < EXPR__COUNT; k++) {
         g.weights[k] = o ? o->op_weight[k] : 0;
         g.wsum += g.weights[k];
     }
     if (!g.wsum)
-        for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++) g.wsum += (g.weights[k] = OPS[k].weight);
+        for (int k = EXPR_ADD; k < EXPR__COUNT; k++) g.wsum += (g.weights[k] = WEIGHT[k]);
     /* scalar parameters: a share of the trees takes one or two */
     double scalar_prob = o && o->scalar_prob != 0 ? o->scalar_prob : 0.35;
-    int max_scalars = o && o->max_scalars >= 1 && o->max_scalars <= SYNTH_EXPR_MAX_SCALARS ? o->max_scalars
-                                                                                        : SYNTH_EXPR_MAX_SCALARS;
+    int max_scalars = o && o->max_scalars >= 1 && o->max_scalars <= EXPR_MAX_SCALARS ? o->max_scalars
+                                                                                        : EXPR_MAX_SCALARS;
     if (rng_unit(&g.rng) < scalar_prob) g.nscalars = max_scalars > 1 && rng_unit(&g.rng) < 0.35 ? 2 : 1;
-    synth_expr *e = NULL;
+    expr_tree *e = NULL;
     unsigned all = (1u << ninputs) - 1;
     for (int attempt = 0; attempt < 8; attempt++) {
-        synth_expr_free(e);
+        expr_free(e);
         e = gen(&g, max_depth < 2 ? 2 : max_depth, false, true);
-        if (e->nkids == 0) e = node1(SYNTH_EXPR_RELU, e);   /* only when max_depth forces it */
-        if ((synth_expr_inputs_used(e) & all) == all && !is_heldout_shape(e)) return add_missing_scalars(&g, e);
+        if (e->nkids == 0) e = node1(EXPR_RELU, e);   /* only when max_depth forces it */
+        if ((expr_inputs_used(e) & all) == all && !is_heldout_shape(e)) return add_missing_scalars(&g, e);
     }
     /* Still missing inputs: reuse duplicated input leaves, else add the input
      * at the root (inputs share one interval, so bounds are unchanged or +10). */
-    synth_expr *leaves[256];
+    expr_tree *leaves[256];
     int nl = 0;
     collect_inputs(e, leaves, &nl, 256);
     for (int m = 0; m < ninputs; m++) {
-        if (synth_expr_inputs_used(e) & (1u << m)) continue;
+        if (expr_inputs_used(e) & (1u << m)) continue;
         bool done = false;
         for (int i = 0; i < nl && !done; i++) {
             int cnt = 0;
             for (int j = 0; j < nl; j++) cnt += leaves[j]->input == leaves[i]->input;
             if (cnt > 1) { leaves[i]->input = m; done = true; }
         }
-        if (!done) e = node2(SYNTH_EXPR_ADD, e, leaf_input(m));
+        if (!done) e = node2(EXPR_ADD, e, expr_leaf_input(m));
     }
     e = add_missing_scalars(&g, e);
-    if (is_heldout_shape(e)) e = node2(SYNTH_EXPR_ADD, e, leaf_const(rand_pos_const(&g)));
-    return e;
-}
-
-/* ---- printers ------------------------------------------------------------------------ */
-static const char INPUT_NAMES[] = "abcd";
-
-static void put_const(pg_buf *b, float v, bool c_suffix) {
-    char t[48];
-    if (v == floorf(v) && fabsf(v) < 1e7f) snprintf(t, sizeof t, c_suffix ? "%.1f" : "%.0f", (double)v);
-    else snprintf(t, sizeof t, "%.9g", (double)v);
-    if (v < 0 && c_suffix) pg_buf_putc(b, '(');
-    pg_buf_puts(b, t);
-    if (c_suffix) pg_buf_putc(b, 'f');
-    if (v < 0 && c_suffix) pg_buf_putc(b, ')');
-}
-
-/* Precedence: -1 for the select (c > 0 ? x : y), 1 for + -, 2 for * /, 3 for
- * atoms and calls. */
-static int prec(const synth_expr *e) {
-    switch (e->op) {
-    case SYNTH_EXPR_SEL: return -1;
-    case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: return 1;
-    case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: return 2;
-    case SYNTH_EXPR_CONST: return e->value < 0 ? 0 : 3;   /* text form: (-1.5) */
-    default: return 3;
-    }
-}
-
-static void print_infix(const synth_expr *e, pg_buf *b, bool c);
-static void print_sub(const synth_expr *e, pg_buf *b, bool c, int need) {
-    bool par = prec(e) < need && !(c && e->op == SYNTH_EXPR_CONST);
-    if (par) pg_buf_putc(b, '(');
-    print_infix(e, b, c);
-    if (par) pg_buf_putc(b, ')');
-}
-
-static void print_infix(const synth_expr *e, pg_buf *b, bool c) {
-    static const char *cfn[SYNTH_EXPR__COUNT] = {
-        [SYNTH_EXPR_FMA] = "fmaf", [SYNTH_EXPR_MIN] = "fminf", [SYNTH_EXPR_MAX] = "fmaxf",
-        [SYNTH_EXPR_ABS] = "fabsf", [SYNTH_EXPR_EXP] = "expf", [SYNTH_EXPR_LOG] = "logf",
-        [SYNTH_EXPR_SQRT] = "sqrtf", [SYNTH_EXPR_RSQRT] = "rsqrtf", [SYNTH_EXPR_TANH] = "tanhf",
-    };
-    switch (e->op) {
-    case SYNTH_EXPR_INPUT: pg_buf_putc(b, INPUT_NAMES[e->input & 3]); return;
-    case SYNTH_EXPR_CONST: put_const(b, e->value, c); return;
-    case SYNTH_EXPR_SCALAR: pg_buf_puts(b, synth_expr_scalar_name(e->input)); return;
-    case SYNTH_EXPR_SEL:
-        if (e->kid[0]->op == SYNTH_EXPR_SUB) {   /* p - q > 0 is p > q (no flush to zero) */
-            print_sub(e->kid[0]->kid[0], b, c, 1);
-            pg_buf_puts(b, " > ");
-            print_sub(e->kid[0]->kid[1], b, c, 1);
-            pg_buf_puts(b, " ? ");
-        } else {
-            print_sub(e->kid[0], b, c, 1);
-            pg_buf_puts(b, c ? " > 0.0f ? " : " > 0 ? ");
-        }
-        print_sub(e->kid[1], b, c, 1);
-        pg_buf_puts(b, " : ");
-        print_sub(e->kid[2], b, c, 1);
-        return;
-    case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: {
-        int p = prec(e);
-        const char *sym = e->op == SYNTH_EXPR_ADD ? " + " : e->op == SYNTH_EXPR_SUB ? " - "
-                        : e->op == SYNTH_EXPR_MUL ? "*" : "/";
-        /* left-associative; the right operand of the same level keeps its parentheses
-         * so the evaluation order (and f32 rounding) is exactly the tree's */
-        print_sub(e->kid[0], b, c, p);
-        pg_buf_puts(b, sym);
-        print_sub(e->kid[1], b, c, p + 1);
-        return;
-    }
-    case SYNTH_EXPR_SIGMOID:
-        if (c) {
-            pg_buf_puts(b, "(1.0f/(1.0f + expf(-(");
-            print_infix(e->kid[0], b, c);
-            pg_buf_puts(b, "))))");
-            return;
-        }
-        break;
-    case SYNTH_EXPR_RELU:
-        if (c) {
-            pg_buf_puts(b, "fmaxf(");
-            print_infix(e->kid[0], b, c);
-            pg_buf_puts(b, ", 0.0f)");
-            return;
-        }
-        break;
-    default: break;
-    }
-    pg_buf_puts(b, c ? cfn[e->op] : OPS[e->op].name);
-    pg_buf_putc(b, '(');
-    for (int i = 0; i < e->nkids; i++) {
-        if (i) pg_buf_puts(b, ", ");
-        print_infix(e->kid[i], b, c);
-    }
-    pg_buf_putc(b, ')');
-}
-
-void synth_expr_to_c(const synth_expr *e, pg_buf *out) { print_infix(e, out, true); }
-void synth_expr_to_text(const synth_expr *e, pg_buf *out) { print_infix(e, out, false); }
-
-void synth_expr_to_prefix(const synth_expr *e, pg_buf *out) {
-    if (e->op == SYNTH_EXPR_INPUT) { pg_buf_putc(out, INPUT_NAMES[e->input & 3]); return; }
-    if (e->op == SYNTH_EXPR_CONST) { put_const(out, e->value, false); return; }
-    if (e->op == SYNTH_EXPR_SCALAR) { pg_buf_puts(out, synth_expr_scalar_name(e->input)); return; }
-    pg_buf_putc(out, '(');
-    pg_buf_puts(out, OPS[e->op].name);
-    for (int i = 0; i < e->nkids; i++) {
-        pg_buf_putc(out, ' ');
-        synth_expr_to_prefix(e->kid[i], out);
-    }
-    pg_buf_putc(out, ')');
-}
-
-/* ---- prefix parser ------------------------------------------------------------------- */
-typedef struct {
-    const char *s, *p;
-    char *err; size_t errn;
-    bool bad;
-    int depth;
-} pparse;
-
-static void perr(pparse *x, const char *msg) {
-    if (x->bad) return;
-    x->bad = true;
-    if (x->err && x->errn) snprintf(x->err, x->errn, "offset %d: %s", (int)(x->p - x->s), msg);
-}
-static void skip_ws(pparse *x) { while (isspace((unsigned char)*x->p)) x->p++; }
-
-static synth_expr *parse_node(pparse *x) {
-    skip_ws(x);
-    if (++x->depth > 200) { perr(x, "nesting too deep"); return NULL; }
-    synth_expr *r = NULL;
-    if (*x->p == '(') {
-        x->p++;
-        skip_ws(x);
-        const char *w = x->p;
-        while (isalpha((unsigned char)*x->p)) x->p++;
-        size_t wn = (size_t)(x->p - w);
-        int op = -1;
-        for (int k = SYNTH_EXPR_ADD; k < SYNTH_EXPR__COUNT; k++)
-            if (strlen(OPS[k].name) == wn && !strncmp(OPS[k].name, w, wn)) op = k;
-        if (op < 0) { x->p = w; perr(x, "unknown operator"); goto out; }
-        r = node_new((synth_expr_op)op);
-        for (int i = 0; i < r->nkids; i++) {
-            r->kid[i] = parse_node(x);
-            if (!r->kid[i]) {
-                r->nkids = i;   /* free what was built */
-                synth_expr_free(r);
-                r = NULL;
-                goto out;
-            }
-        }
-        skip_ws(x);
-        if (*x->p != ')') { perr(x, "expected ')' (wrong number of operands?)"); synth_expr_free(r); r = NULL; goto out; }
-        x->p++;
-    } else if (isalpha((unsigned char)*x->p)) {
-        const char *w = x->p;
-        while (isalnum((unsigned char)*x->p) || *x->p == '_') x->p++;
-        size_t wn = (size_t)(x->p - w);
-        if (wn == 1 && *w >= 'a' && *w <= 'd') r = leaf_input(*w - 'a');
-        for (int k = 0; k < SYNTH_EXPR_MAX_SCALARS && !r; k++)
-            if (strlen(SCALAR_NAMES[k]) == wn && !strncmp(SCALAR_NAMES[k], w, wn)) r = leaf_scalar(k);
-        if (!r) { x->p = w; perr(x, "unknown name (inputs a b c d, scalars alpha beta)"); }
-    } else if (*x->p == '-' || *x->p == '+' || *x->p == '.' || isdigit((unsigned char)*x->p)) {
-        char *end;
-        double v = strtod(x->p, &end);
-        if (end == x->p || !isfinite(v) || fabs(v) > 3.4e38) { perr(x, "bad number"); goto out; }
-        x->p = end;
-        r = leaf_const((float)v);
-    } else {
-        perr(x, *x->p ? "unexpected character" : "unexpected end of text");
-    }
-out:
-    x->depth--;
-    return r;
-}
-
-synth_expr *synth_expr_parse(const char *prefix_text, char *err, size_t errn) {
-    pparse x = {prefix_text, prefix_text, err, errn, false, 0};
-    if (err && errn) err[0] = 0;
-    if (!prefix_text) { perr(&x, "no text"); return NULL; }
-    synth_expr *e = parse_node(&x);
-    if (!e) { perr(&x, "syntax error"); return NULL; }
-    skip_ws(&x);
-    if (*x.p) { perr(&x, "trailing text"); synth_expr_free(e); return NULL; }
+    if (is_heldout_shape(e)) e = node2(EXPR_ADD, e, expr_leaf_const(rand_pos_const(&g)));
     return e;
 }
 
@@ -727,13 +352,13 @@ typedef struct {
     pg_buf *b;
     int nf;         /* last %f register used */
     int np;         /* last %p register used */
-    int sreg[SYNTH_EXPR_MAX_SCALARS];   /* %f registers holding the scalar parameters */
+    int sreg[EXPR_MAX_SCALARS];   /* %f registers holding the scalar parameters */
 } pemit;
 
-static bool tree_eq(const synth_expr *x, const synth_expr *y) {
+static bool tree_eq(const expr_tree *x, const expr_tree *y) {
     if (x->op != y->op || x->nkids != y->nkids) return false;
-    if ((x->op == SYNTH_EXPR_INPUT || x->op == SYNTH_EXPR_SCALAR) && x->input != y->input) return false;
-    if (x->op == SYNTH_EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
+    if ((x->op == EXPR_INPUT || x->op == EXPR_SCALAR) && x->input != y->input) return false;
+    if (x->op == EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
     for (int i = 0; i < x->nkids; i++)
         if (!tree_eq(x->kid[i], y->kid[i])) return false;
     return true;
@@ -749,9 +374,9 @@ static uint32_t f32_bits(float f) {
 static void imm(char *t, size_t n, float f) { snprintf(t, n, "0f%08X", (unsigned)f32_bits(f)); }
 
 /* Emit code for e; the operand text (register or immediate) goes into t. */
-static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, size_t tn);
+static void emit_tree(pemit *p, const expr_tree *e, const int *inreg, char *t, size_t tn);
 
-static int emit_reg(pemit *p, const synth_expr *e, const int *inreg) {
+static int emit_reg(pemit *p, const expr_tree *e, const int *inreg) {
     char t[32];
     emit_tree(p, e, inreg, t, sizeof t);
     if (t[0] == '%') return atoi(t + 2);
@@ -761,21 +386,21 @@ static int emit_reg(pemit *p, const synth_expr *e, const int *inreg) {
 }
 
 /* Does the branch x use the condition's value: x == c, or x == s*c / c*s? */
-static bool uses_cond(const synth_expr *x, const synth_expr *c) {
+static bool uses_cond(const expr_tree *x, const expr_tree *c) {
     return tree_eq(x, c) ||
-           (x->op == SYNTH_EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c)));
+           (x->op == EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c)));
 }
 
 /* sel(c, x, y): setp.gt.f32 + selp.f32.  A condition p - q compares p > q
  * directly (the same predicate: without flush-to-zero, p - q > 0 exactly when
  * p > q) unless a branch needs its value; t > 0 ? t : s*t computes t once. */
-static void emit_sel(pemit *p, const synth_expr *e, const int *inreg, char *t, size_t tn) {
+static void emit_sel(pemit *p, const expr_tree *e, const int *inreg, char *t, size_t tn) {
     pg_buf *b = p->b;
-    const synth_expr *c = e->kid[0];
+    const expr_tree *c = e->kid[0];
     char k[3][32];
     int pr = ++p->np;
     bool need_value = uses_cond(e->kid[1], c) || uses_cond(e->kid[2], c);
-    if (c->op == SYNTH_EXPR_SUB && !need_value) {
+    if (c->op == EXPR_SUB && !need_value) {
         char q[32];
         int pa = emit_reg(p, c->kid[0], inreg);
         emit_tree(p, c->kid[1], inreg, q, sizeof q);
@@ -786,10 +411,10 @@ static void emit_sel(pemit *p, const synth_expr *e, const int *inreg, char *t, s
         pg_buf_printf(b, "\tsetp.gt.f32 %%p%d, %s, 0f00000000;\n", pr, k[0]);
     }
     for (int i = 1; i <= 2; i++) {
-        const synth_expr *x = e->kid[i];
+        const expr_tree *x = e->kid[i];
         if (k[0][0] && tree_eq(x, c)) {
             memcpy(k[i], k[0], sizeof k[i]);
-        } else if (k[0][0] && x->op == SYNTH_EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c))) {
+        } else if (k[0][0] && x->op == EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c))) {
             bool first = tree_eq(x->kid[0], c);
             char o[32];
             emit_tree(p, x->kid[first ? 1 : 0], inreg, o, sizeof o);
@@ -805,12 +430,12 @@ static void emit_sel(pemit *p, const synth_expr *e, const int *inreg, char *t, s
     snprintf(t, tn, "%%f%d", r);
 }
 
-static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, size_t tn) {
+static void emit_tree(pemit *p, const expr_tree *e, const int *inreg, char *t, size_t tn) {
     pg_buf *b = p->b;
-    if (e->op == SYNTH_EXPR_INPUT) { snprintf(t, tn, "%%f%d", inreg[e->input]); return; }
-    if (e->op == SYNTH_EXPR_CONST) { imm(t, tn, e->value); return; }
-    if (e->op == SYNTH_EXPR_SCALAR) { snprintf(t, tn, "%%f%d", p->sreg[e->input]); return; }
-    if (e->op == SYNTH_EXPR_SEL) { emit_sel(p, e, inreg, t, tn); return; }
+    if (e->op == EXPR_INPUT) { snprintf(t, tn, "%%f%d", inreg[e->input]); return; }
+    if (e->op == EXPR_CONST) { imm(t, tn, e->value); return; }
+    if (e->op == EXPR_SCALAR) { snprintf(t, tn, "%%f%d", p->sreg[e->input]); return; }
+    if (e->op == EXPR_SEL) { emit_sel(p, e, inreg, t, tn); return; }
     char k[3][32];
     bool any_reg = false;
     for (int i = 0; i < e->nkids; i++) {
@@ -826,30 +451,30 @@ static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, 
     char c1[16], c2[16];
     int r = ++p->nf;
     switch (e->op) {
-    case SYNTH_EXPR_ADD: pg_buf_printf(b, "\tadd.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
-    case SYNTH_EXPR_SUB: pg_buf_printf(b, "\tsub.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
-    case SYNTH_EXPR_MUL: pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
-    case SYNTH_EXPR_DIV: pg_buf_printf(b, "\tdiv.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
-    case SYNTH_EXPR_FMA: pg_buf_printf(b, "\tfma.rn.f32 %%f%d, %s, %s, %s;\n", r, k[0], k[1], k[2]); break;
-    case SYNTH_EXPR_MIN: pg_buf_printf(b, "\tmin.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
-    case SYNTH_EXPR_MAX: pg_buf_printf(b, "\tmax.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
-    case SYNTH_EXPR_ABS: pg_buf_printf(b, "\tabs.f32 %%f%d, %s;\n", r, k[0]); break;
-    case SYNTH_EXPR_RELU: pg_buf_printf(b, "\tmax.f32 %%f%d, %s, 0f00000000;\n", r, k[0]); break;
-    case SYNTH_EXPR_SQRT: pg_buf_printf(b, "\tsqrt.rn.f32 %%f%d, %s;\n", r, k[0]); break;
-    case SYNTH_EXPR_RSQRT: pg_buf_printf(b, "\trsqrt.approx.f32 %%f%d, %s;\n", r, k[0]); break;
-    case SYNTH_EXPR_EXP:   /* e^x = 2^(x*log2(e)) */
+    case EXPR_ADD: pg_buf_printf(b, "\tadd.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case EXPR_SUB: pg_buf_printf(b, "\tsub.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case EXPR_MUL: pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case EXPR_DIV: pg_buf_printf(b, "\tdiv.rn.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case EXPR_FMA: pg_buf_printf(b, "\tfma.rn.f32 %%f%d, %s, %s, %s;\n", r, k[0], k[1], k[2]); break;
+    case EXPR_MIN: pg_buf_printf(b, "\tmin.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case EXPR_MAX: pg_buf_printf(b, "\tmax.f32 %%f%d, %s, %s;\n", r, k[0], k[1]); break;
+    case EXPR_ABS: pg_buf_printf(b, "\tabs.f32 %%f%d, %s;\n", r, k[0]); break;
+    case EXPR_RELU: pg_buf_printf(b, "\tmax.f32 %%f%d, %s, 0f00000000;\n", r, k[0]); break;
+    case EXPR_SQRT: pg_buf_printf(b, "\tsqrt.rn.f32 %%f%d, %s;\n", r, k[0]); break;
+    case EXPR_RSQRT: pg_buf_printf(b, "\trsqrt.approx.f32 %%f%d, %s;\n", r, k[0]); break;
+    case EXPR_EXP:   /* e^x = 2^(x*log2(e)) */
         imm(c1, sizeof c1, (float)LOG2E);
         pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], c1);
         pg_buf_printf(b, "\tex2.approx.f32 %%f%d, %%f%d;\n", r + 1, r);
         r = ++p->nf;
         break;
-    case SYNTH_EXPR_LOG:   /* ln x = log2(x)*ln(2) */
+    case EXPR_LOG:   /* ln x = log2(x)*ln(2) */
         imm(c1, sizeof c1, (float)LN2);
         pg_buf_printf(b, "\tlg2.approx.f32 %%f%d, %s;\n", r, k[0]);
         pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %%f%d, %s;\n", r + 1, r, c1);
         r = ++p->nf;
         break;
-    case SYNTH_EXPR_TANH:  /* tanh x = 1 - 2/(e^(2x)+1); saturates to ±1 */
+    case EXPR_TANH:  /* tanh x = 1 - 2/(e^(2x)+1); saturates to ±1 */
         imm(c1, sizeof c1, (float)(2.0 * LOG2E));
         imm(c2, sizeof c2, -2.0f);
         pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], c1);
@@ -860,7 +485,7 @@ static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, 
         p->nf += 4;
         r = p->nf;
         break;
-    case SYNTH_EXPR_SIGMOID:   /* 1/(1 + 2^(-x*log2(e))) */
+    case EXPR_SIGMOID:   /* 1/(1 + 2^(-x*log2(e))) */
         imm(c1, sizeof c1, (float)-LOG2E);
         pg_buf_printf(b, "\tmul.rn.f32 %%f%d, %s, %s;\n", r, k[0], c1);
         pg_buf_printf(b, "\tex2.approx.f32 %%f%d, %%f%d;\n", r + 1, r);
@@ -874,32 +499,32 @@ static void emit_tree(pemit *p, const synth_expr *e, const int *inreg, char *t, 
     snprintf(t, tn, "%%f%d", r);
 }
 
-static int count_op(const synth_expr *e, synth_expr_op op) {
+static int count_op(const expr_tree *e, expr_op op) {
     int n = e->op == op;
     for (int i = 0; i < e->nkids; i++) n += count_op(e->kid[i], op);
     return n;
 }
 
-static bool uses_op(const synth_expr *e, synth_expr_op op) {
+static bool uses_op(const expr_tree *e, expr_op op) {
     if (e->op == op) return true;
     for (int i = 0; i < e->nkids; i++)
         if (uses_op(e->kid[i], op)) return true;
     return false;
 }
 
-static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int block, int per_thread, pg_buf *out) {
+static void emit_ptx(const expr_tree *e, const char *name, int ninputs, int block, int per_thread, pg_buf *out) {
     pg_buf body = {0};
     pemit p = {&body, 0, 0, {0}};
     pg_buf text = {0};
-    synth_expr_to_text(e, &text);
-    const int K = ninputs, S = synth_expr_nscalars(e);
+    expr_to_text(e, &text);
+    const int K = ninputs, S = expr_nscalars(e);
     /* %rd1..K inputs, %rd(K+1) out (params); %rd(K+2)..(2K+2) global; %rd(2K+3) offset; %rd(2K+4).. addresses */
     int rg = K + 2, roff = 2 * K + 3, ra = 2 * K + 4, nrd = 3 * K + 5;
     for (int i = 0; i < K; i++) pg_buf_printf(&body, "\tld.param.u64 %%rd%d, [%c];\n", i + 1, INPUT_NAMES[i]);
     pg_buf_printf(&body, "\tld.param.u64 %%rd%d, [out];\n", K + 1);
     for (int s = 0; s < S; s++) {
         p.sreg[s] = ++p.nf;
-        pg_buf_printf(&body, "\tld.param.f32 %%f%d, [%s];\n", p.sreg[s], SCALAR_NAMES[s]);
+        pg_buf_printf(&body, "\tld.param.f32 %%f%d, [%s];\n", p.sreg[s], expr_scalar_name(s));
     }
     pg_buf_puts(&body, "\tld.param.u32 %r1, [n];\n\n");
     pg_buf_puts(&body, "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n");
@@ -927,7 +552,7 @@ static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int blo
         pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &%s[i]\n", ra + i, rg + i, roff,
                       i < K ? (char[]){INPUT_NAMES[i], 0} : "out");
     pg_buf_putc(&body, '\n');
-    int inreg[SYNTH_EXPR_MAX_INPUTS];
+    int inreg[EXPR_MAX_INPUTS];
     if (per_thread == 1) {
         for (int i = 0; i < K; i++) {
             inreg[i] = ++p.nf;
@@ -938,7 +563,7 @@ static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int blo
         pg_buf_printf(&body, "\tst.global.f32 [%%rd%d], %%f%d;\n", ra + K, res);
     } else {
         pg_buf_puts(&body, "\tsetp.lt.u32 %p2, %r7, 4;\n\t@%p2 bra TAIL;                        // fewer than 4 left\n");
-        int lanes[SYNTH_EXPR_MAX_INPUTS][4];
+        int lanes[EXPR_MAX_INPUTS][4];
         for (int i = 0; i < K; i++) {
             for (int l = 0; l < 4; l++) lanes[i][l] = ++p.nf;
             pg_buf_printf(&body, "\tld.global.nc.v4.f32 {%%f%d, %%f%d, %%f%d, %%f%d}, [%%rd%d];\n", lanes[i][0],
@@ -967,16 +592,16 @@ static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int blo
     pg_buf_puts(out, "// GENERATED_BY: ptxgen synth/expr\n");
     pg_buf_printf(out, "// %s: out[i] = %s for i < n (f32), %s.\n", name, text.data,
                   per_thread == 1 ? "one element per thread" : "4 elements per thread (v4 loads/stores, scalar tail)");
-    if (S) pg_buf_printf(out, "// %s%s%s: f32 scalar parameter%s, passed by value.\n", SCALAR_NAMES[0], S > 1 ? ", " : "",
-                         S > 1 ? SCALAR_NAMES[1] : "", S > 1 ? "s" : "");
-    if (uses_op(e, SYNTH_EXPR_EXP) || uses_op(e, SYNTH_EXPR_LOG) || uses_op(e, SYNTH_EXPR_TANH) ||
-        uses_op(e, SYNTH_EXPR_SIGMOID) || uses_op(e, SYNTH_EXPR_RSQRT))
+    if (S) pg_buf_printf(out, "// %s%s%s: f32 scalar parameter%s, passed by value.\n", expr_scalar_name(0), S > 1 ? ", " : "",
+                         S > 1 ? expr_scalar_name(1) : "", S > 1 ? "s" : "");
+    if (uses_op(e, EXPR_EXP) || uses_op(e, EXPR_LOG) || uses_op(e, EXPR_TANH) ||
+        uses_op(e, EXPR_SIGMOID) || uses_op(e, EXPR_RSQRT))
         pg_buf_puts(out, "// exp/log/tanh/sigmoid/rsqrt use ex2.approx, lg2.approx, rcp.approx and rsqrt.approx.\n");
     pg_buf_puts(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
     pg_buf_printf(out, ".visible .entry %s(\n", name);
     for (int i = 0; i < K; i++) pg_buf_printf(out, "\t.param .u64 %c,\n", INPUT_NAMES[i]);
     pg_buf_puts(out, "\t.param .u64 out,\n");
-    for (int s = 0; s < S; s++) pg_buf_printf(out, "\t.param .f32 %s,\n", SCALAR_NAMES[s]);
+    for (int s = 0; s < S; s++) pg_buf_printf(out, "\t.param .f32 %s,\n", expr_scalar_name(s));
     pg_buf_puts(out, "\t.param .u32 n\n)\n");
     pg_buf_printf(out, ".maxntid %d, 1, 1\n{\n", block);
     pg_buf_printf(out, "\t.reg .pred %%p<%d>;\n\t.reg .b32 %%r<%d>;\n\t.reg .f32 %%f<%d>;\n\t.reg .b64 %%rd<%d>;\n\n",
@@ -987,24 +612,24 @@ static void emit_ptx(const synth_expr *e, const char *name, int ninputs, int blo
 }
 
 /* ---- CUDA C ------------------------------------------------------------------------- */
-static void emit_cu(const synth_expr *e, const char *name, int ninputs, int per_thread, pg_buf *out) {
+static void emit_cu(const expr_tree *e, const char *name, int ninputs, int per_thread, pg_buf *out) {
     pg_buf cx = {0}, text = {0};
-    synth_expr_to_c(e, &cx);
-    synth_expr_to_text(e, &text);
-    const int S = synth_expr_nscalars(e);
+    expr_to_c(e, &cx);
+    expr_to_text(e, &text);
+    const int S = expr_nscalars(e);
     char sargs[64] = "";   /* ", alpha, beta" */
     for (int s = 0; s < S; s++)
-        snprintf(sargs + strlen(sargs), sizeof sargs - strlen(sargs), ", %s", SCALAR_NAMES[s]);
+        snprintf(sargs + strlen(sargs), sizeof sargs - strlen(sargs), ", %s", expr_scalar_name(s));
     pg_buf_printf(out, "// %s: out[i] = %s for i < n (f32), %s.\n", name, text.data,
                   per_thread == 1 ? "one element per thread" : "4 elements per thread");
     pg_buf_printf(out, "__device__ __forceinline__ float %s_f(", name);
     for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "%sfloat %c", i ? ", " : "", INPUT_NAMES[i]);
-    for (int s = 0; s < S; s++) pg_buf_printf(out, ", float %s", SCALAR_NAMES[s]);
+    for (int s = 0; s < S; s++) pg_buf_printf(out, ", float %s", expr_scalar_name(s));
     pg_buf_printf(out, ")\n{\n    return %s;\n}\n\n", cx.data);
     pg_buf_printf(out, "extern \"C\" __global__ void %s(", name);
     for (int i = 0; i < ninputs; i++) pg_buf_printf(out, "const float* __restrict__ %c, ", INPUT_NAMES[i]);
     pg_buf_puts(out, "float* __restrict__ out,\n    ");
-    for (int s = 0; s < S; s++) pg_buf_printf(out, "float %s, ", SCALAR_NAMES[s]);
+    for (int s = 0; s < S; s++) pg_buf_printf(out, "float %s, ", expr_scalar_name(s));
     pg_buf_puts(out, "unsigned int n)\n{\n");
     if (per_thread == 1) {
         pg_buf_puts(out, "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n");
@@ -1095,20 +720,20 @@ static void f32_short(float v, char *t, size_t n) {
 /* Every select of the tree in words, pre-order: en gets "X where C > 0,
  * otherwise Y" clauses joined by "; ", zh "当 C > 0 时取 X，否则取 Y" joined by
  * "；".  A condition p - q reads "p > q". */
-static void sel_words(const synth_expr *e, pg_buf *en, pg_buf *zh) {
-    if (e->op == SYNTH_EXPR_SEL) {
+static void sel_words(const expr_tree *e, pg_buf *en, pg_buf *zh) {
+    if (e->op == EXPR_SEL) {
         pg_buf c = {0}, x = {0}, y = {0};
-        const synth_expr *k = e->kid[0];
-        if (k->op == SYNTH_EXPR_SUB) {
-            synth_expr_to_text(k->kid[0], &c);
+        const expr_tree *k = e->kid[0];
+        if (k->op == EXPR_SUB) {
+            expr_to_text(k->kid[0], &c);
             pg_buf_puts(&c, " > ");
-            synth_expr_to_text(k->kid[1], &c);
+            expr_to_text(k->kid[1], &c);
         } else {
-            synth_expr_to_text(k, &c);
+            expr_to_text(k, &c);
             pg_buf_puts(&c, " > 0");
         }
-        synth_expr_to_text(e->kid[1], &x);
-        synth_expr_to_text(e->kid[2], &y);
+        expr_to_text(e->kid[1], &x);
+        expr_to_text(e->kid[2], &y);
         pg_buf_printf(en, "%s%s where %s, otherwise %s", en->len ? "; " : "", x.data, c.data, y.data);
         pg_buf_printf(zh, "%s当 %s 时取 %s，否则取 %s", zh->len ? "；" : "", c.data, x.data, y.data);
         pg_buf_free(&c);
@@ -1123,60 +748,60 @@ static void sel_words(const synth_expr *e, pg_buf *en, pg_buf *zh) {
  * parentheses, except a one-argument function applied to another ("the
  * square root of the absolute value of a", "a 的绝对值的平方根").  idx:
  * inputs read "a[i]". */
-static bool is_leaf_word(const synth_expr *e) { return e->nkids == 0; }
-static bool is_unary_fn(const synth_expr *e) { return e->nkids == 1; }
-static void words(const synth_expr *e, bool zh, bool idx, pg_buf *b);
-static void words_sub(const synth_expr *e, bool zh, bool idx, bool chain_ok, pg_buf *b) {
+static bool is_leaf_word(const expr_tree *e) { return e->nkids == 0; }
+static bool is_unary_fn(const expr_tree *e) { return e->nkids == 1; }
+static void words(const expr_tree *e, bool zh, bool idx, pg_buf *b);
+static void words_sub(const expr_tree *e, bool zh, bool idx, bool chain_ok, pg_buf *b) {
     bool bare = is_leaf_word(e) || (chain_ok && is_unary_fn(e));
     if (!bare) pg_buf_puts(b, zh ? "（" : "(");
     words(e, zh, idx, b);
     if (!bare) pg_buf_puts(b, zh ? "）" : ")");
 }
-static void words(const synth_expr *e, bool zh, bool idx, pg_buf *b) {
-    static const char *UN_EN[SYNTH_EXPR__COUNT] = {
-        [SYNTH_EXPR_ABS] = "the absolute value of ", [SYNTH_EXPR_EXP] = "e raised to the power ", [SYNTH_EXPR_LOG] = "the natural log of ",
-        [SYNTH_EXPR_SQRT] = "the square root of ", [SYNTH_EXPR_RSQRT] = "one over the square root of ",
-        [SYNTH_EXPR_TANH] = "the hyperbolic tangent of ", [SYNTH_EXPR_SIGMOID] = "the sigmoid of ", [SYNTH_EXPR_RELU] = "the ReLU of "};
-    static const char *UN_ZH[SYNTH_EXPR__COUNT] = {
-        [SYNTH_EXPR_ABS] = "的绝对值", [SYNTH_EXPR_LOG] = "的自然对数", [SYNTH_EXPR_SQRT] = "的平方根", [SYNTH_EXPR_RSQRT] = "的平方根的倒数",
-        [SYNTH_EXPR_TANH] = "的双曲正切", [SYNTH_EXPR_SIGMOID] = " 的 sigmoid", [SYNTH_EXPR_RELU] = " 的 ReLU"};
+static void words(const expr_tree *e, bool zh, bool idx, pg_buf *b) {
+    static const char *UN_EN[EXPR__COUNT] = {
+        [EXPR_ABS] = "the absolute value of ", [EXPR_EXP] = "e raised to the power ", [EXPR_LOG] = "the natural log of ",
+        [EXPR_SQRT] = "the square root of ", [EXPR_RSQRT] = "one over the square root of ",
+        [EXPR_TANH] = "the hyperbolic tangent of ", [EXPR_SIGMOID] = "the sigmoid of ", [EXPR_RELU] = "the ReLU of "};
+    static const char *UN_ZH[EXPR__COUNT] = {
+        [EXPR_ABS] = "的绝对值", [EXPR_LOG] = "的自然对数", [EXPR_SQRT] = "的平方根", [EXPR_RSQRT] = "的平方根的倒数",
+        [EXPR_TANH] = "的双曲正切", [EXPR_SIGMOID] = " 的 sigmoid", [EXPR_RELU] = " 的 ReLU"};
     switch (e->op) {
-    case SYNTH_EXPR_INPUT: pg_buf_printf(b, idx ? "%c[i]" : "%c", INPUT_NAMES[e->input & 3]); return;
-    case SYNTH_EXPR_CONST: put_const(b, e->value, false); return;
-    case SYNTH_EXPR_SCALAR: pg_buf_puts(b, synth_expr_scalar_name(e->input)); return;
-    case SYNTH_EXPR_ADD: case SYNTH_EXPR_SUB: case SYNTH_EXPR_MUL: case SYNTH_EXPR_DIV: {
-        if (e->op == SYNTH_EXPR_MUL && tree_eq(e->kid[0], e->kid[1]) && is_leaf_word(e->kid[0])) {
+    case EXPR_INPUT: pg_buf_printf(b, idx ? "%c[i]" : "%c", INPUT_NAMES[e->input & 3]); return;
+    case EXPR_CONST: expr_put_const(b, e->value, false); return;
+    case EXPR_SCALAR: pg_buf_puts(b, expr_scalar_name(e->input)); return;
+    case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: {
+        if (e->op == EXPR_MUL && tree_eq(e->kid[0], e->kid[1]) && is_leaf_word(e->kid[0])) {
             if (!zh) pg_buf_puts(b, "the square of ");
             words(e->kid[0], zh, idx, b);
             if (zh) pg_buf_puts(b, " 的平方");
             return;
         }
         static const char *EN[] = {" plus ", " minus ", " times ", " divided by "}, *ZH[] = {" 加 ", " 减 ", " 乘 ", " 除以 "};
-        int k = e->op - SYNTH_EXPR_ADD;
+        int k = e->op - EXPR_ADD;
         words_sub(e->kid[0], zh, idx, false, b);
         pg_buf_puts(b, zh ? ZH[k] : EN[k]);
         words_sub(e->kid[1], zh, idx, false, b);
         return;
     }
-    case SYNTH_EXPR_FMA:
+    case EXPR_FMA:
         words_sub(e->kid[0], zh, idx, false, b);
         pg_buf_puts(b, zh ? " 乘 " : " times ");
         words_sub(e->kid[1], zh, idx, false, b);
         pg_buf_puts(b, zh ? " 再加 " : " plus ");
         words_sub(e->kid[2], zh, idx, false, b);
         return;
-    case SYNTH_EXPR_MIN: case SYNTH_EXPR_MAX:
-        if (!zh) pg_buf_puts(b, e->op == SYNTH_EXPR_MIN ? "the smaller of " : "the larger of ");
+    case EXPR_MIN: case EXPR_MAX:
+        if (!zh) pg_buf_puts(b, e->op == EXPR_MIN ? "the smaller of " : "the larger of ");
         words_sub(e->kid[0], zh, idx, false, b);
         pg_buf_puts(b, zh ? " 与 " : " and ");
         words_sub(e->kid[1], zh, idx, false, b);
-        if (zh) pg_buf_puts(b, e->op == SYNTH_EXPR_MIN ? " 中的较小值" : " 中的较大值");
+        if (zh) pg_buf_puts(b, e->op == EXPR_MIN ? " 中的较小值" : " 中的较大值");
         return;
-    case SYNTH_EXPR_SEL: {
-        const synth_expr *c = e->kid[0];
+    case EXPR_SEL: {
+        const expr_tree *c = e->kid[0];
         if (zh) pg_buf_puts(b, "当 ");
         else { words_sub(e->kid[1], zh, idx, false, b); pg_buf_puts(b, " if "); }
-        if (c->op == SYNTH_EXPR_SUB) {
+        if (c->op == EXPR_SUB) {
             words_sub(c->kid[0], zh, idx, false, b);
             pg_buf_puts(b, zh ? " 大于 " : " is greater than ");
             words_sub(c->kid[1], zh, idx, false, b);
@@ -1192,7 +817,7 @@ static void words(const synth_expr *e, bool zh, bool idx, pg_buf *b) {
         words_sub(e->kid[2], zh, idx, false, b);
         return;
     }
-    case SYNTH_EXPR_EXP:
+    case EXPR_EXP:
         if (zh) {
             pg_buf_puts(b, "e 的 ");
             words_sub(e->kid[0], zh, idx, true, b);
@@ -1202,9 +827,9 @@ static void words(const synth_expr *e, bool zh, bool idx, pg_buf *b) {
         break;
     default: break;
     }
-    if (!zh) pg_buf_puts(b, UN_EN[e->op] ? UN_EN[e->op] : OPS[e->op].name);
+    if (!zh) pg_buf_puts(b, UN_EN[e->op] ? UN_EN[e->op] : expr_op_name(e->op));
     words_sub(e->kid[0], zh, idx, true, b);
-    if (zh) pg_buf_puts(b, UN_ZH[e->op] ? UN_ZH[e->op] : OPS[e->op].name);
+    if (zh) pg_buf_puts(b, UN_ZH[e->op] ? UN_ZH[e->op] : expr_op_name(e->op));
 }
 
 /* "a" -> "a[i]" in the math text: the inputs are the only one-letter names. */
@@ -1217,9 +842,9 @@ static void index_inputs(const char *text, pg_buf *out) {
 }
 
 /* The descriptions (describe.h). */
-static json_t *expr_describe(const synth_expr *e, const char *text, int ninputs, char val[][32], int per_thread, uint64_t seed,
+static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, char val[][32], int per_thread, uint64_t seed,
                              const json_t *task) {
-    const int S = synth_expr_nscalars(e);
+    const int S = expr_nscalars(e);
     pg_buf formula = {0}, w = {0}, wi = {0}, wz = {0}, wzi = {0}, ins = {0}, ins_zh = {0}, notes = {0}, notes_zh = {0};
     pg_buf selw = {0}, selw_zh = {0}, shape = {0}, shape_zh = {0};
     pg_buf_puts(&formula, "out[i] = ");
@@ -1240,21 +865,21 @@ static json_t *expr_describe(const synth_expr *e, const char *text, int ninputs,
     pg_buf_printf(&shape_zh, "%s 和 out 都是长度为 n 的 float 数组", ins_zh.data);
     /* notes: the selects in symbols, the scalars, what the function names mean */
     sel_words(e, &selw, &selw_zh);
-    int nsel = count_op(e, SYNTH_EXPR_SEL);
+    int nsel = count_op(e, EXPR_SEL);
     if (selw.len) {
         pg_buf_printf(&notes, "the select%s: %s", nsel > 1 ? "s" : "", selw.data);
         pg_buf_printf(&notes_zh, "其中逐元素选择：%s", selw_zh.data);
     }
     for (int k = 0; k < S; k++) {
-        pg_buf_printf(&notes, "%sthe scalar %s is a float kernel parameter (%s here)", notes.len ? "; " : "", SCALAR_NAMES[k], val[k]);
-        pg_buf_printf(&notes_zh, "%s标量参数 %s 为按值传入的 float（这里 %s = %s）", notes_zh.len ? "；" : "", SCALAR_NAMES[k], SCALAR_NAMES[k], val[k]);
+        pg_buf_printf(&notes, "%sthe scalar %s is a float kernel parameter (%s here)", notes.len ? "; " : "", expr_scalar_name(k), val[k]);
+        pg_buf_printf(&notes_zh, "%s标量参数 %s 为按值传入的 float（这里 %s = %s）", notes_zh.len ? "；" : "", expr_scalar_name(k), expr_scalar_name(k), val[k]);
     }
-    static const struct { synth_expr_op op; const char *en, *zh; } DEF[] = {
-        {SYNTH_EXPR_SIGMOID, "sigmoid(x) = 1/(1+exp(-x))", "sigmoid(x) = 1/(1+exp(-x))"},
-        {SYNTH_EXPR_RELU, "relu(x) = max(x, 0)", "relu(x) = max(x, 0)"},
-        {SYNTH_EXPR_RSQRT, "rsqrt(x) = 1/sqrt(x)", "rsqrt(x) = 1/sqrt(x)"},
-        {SYNTH_EXPR_FMA, "fma(x, y, z) = x*y + z", "fma(x, y, z) = x*y + z"},
-        {SYNTH_EXPR_LOG, "log is the natural logarithm", "log 为自然对数"},
+    static const struct { expr_op op; const char *en, *zh; } DEF[] = {
+        {EXPR_SIGMOID, "sigmoid(x) = 1/(1+exp(-x))", "sigmoid(x) = 1/(1+exp(-x))"},
+        {EXPR_RELU, "relu(x) = max(x, 0)", "relu(x) = max(x, 0)"},
+        {EXPR_RSQRT, "rsqrt(x) = 1/sqrt(x)", "rsqrt(x) = 1/sqrt(x)"},
+        {EXPR_FMA, "fma(x, y, z) = x*y + z", "fma(x, y, z) = x*y + z"},
+        {EXPR_LOG, "log is the natural logarithm", "log 为自然对数"},
     };
     for (size_t k = 0; k < sizeof DEF / sizeof DEF[0]; k++)
         if (uses_op(e, DEF[k].op)) {
@@ -1292,14 +917,14 @@ static json_t *expr_describe(const synth_expr *e, const char *text, int ninputs,
     return d;
 }
 
-static void emit_json(const synth_expr *e, const char *name, int ninputs, const float *sv, int block, int per_thread,
+static void emit_json(const expr_tree *e, const char *name, int ninputs, const float *sv, int block, int per_thread,
                       pg_buf *out) {
     pg_buf text = {0}, pre = {0};
-    const int S = synth_expr_nscalars(e);
-    char val[SYNTH_EXPR_MAX_SCALARS][32];
+    const int S = expr_nscalars(e);
+    char val[EXPR_MAX_SCALARS][32];
     for (int k = 0; k < S; k++) f32_short(sv[k], val[k], sizeof val[k]);
-    synth_expr_to_text(e, &text);
-    synth_expr_to_prefix(e, &pre);
+    expr_to_text(e, &text);
+    expr_to_prefix(e, &pre);
     int tile = block * per_thread;
     json_t *root = json_object();
     json_object_set_new(root, "name", json_string(name));
@@ -1315,7 +940,7 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, const 
                                             "role", "in", "len", "n"));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", "f32*", "role", "out", "len", "n"));
     for (int k = 0; k < S; k++)
-        json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", SCALAR_NAMES[k], "type", "f32", "value", val[k]));
+        json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", expr_scalar_name(k), "type", "f32", "value", val[k]));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "n", "type", "u32", "value", "n"));
     json_object_set_new(root, "params", ps);
 
@@ -1333,7 +958,7 @@ static void emit_json(const synth_expr *e, const char *name, int ninputs, const 
     json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "expr_eval"));
     char bytes[64], flops[64];
     snprintf(bytes, sizeof bytes, "%d*n", 4 * (ninputs + 1));
-    int nops = synth_expr_count_ops(e);
+    int nops = expr_count_ops(e);
     snprintf(flops, sizeof flops, "%d*n", nops > 0 ? nops : 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
 
@@ -1355,33 +980,33 @@ static bool ident_ok(const char *s) {
     return true;
 }
 
-pg_status synth_expr_kernel(const synth_expr *e, const char *kernel_name, int ninputs, const float *scalar_values,
+pg_status synth_expr_kernel(const expr_tree *e, const char *kernel_name, int ninputs, const float *scalar_values,
                             int block, int per_thread, pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out,
                             pg_diag_sink *diag) {
     if (!e || !ident_ok(kernel_name) || strlen(kernel_name) > 200) {
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_expr_kernel: missing tree or bad kernel name");
         return PG_ERR_USAGE;
     }
-    if (ninputs < 1 || ninputs > SYNTH_EXPR_MAX_INPUTS || block < 1 || block > 1024 ||
+    if (ninputs < 1 || ninputs > EXPR_MAX_INPUTS || block < 1 || block > 1024 ||
         (per_thread != 1 && per_thread != 4)) {
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0,
                      "synth_expr_kernel: ninputs %d (1..4), block %d (1..1024), per_thread %d (1 or 4)", ninputs, block,
                      per_thread);
         return PG_ERR_USAGE;
     }
-    if (synth_expr_inputs_used(e) >> ninputs) {
+    if (expr_inputs_used(e) >> ninputs) {
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_expr_kernel: the tree uses an input beyond the %d given",
                      ninputs);
         return PG_ERR_USAGE;
     }
-    int S = synth_expr_nscalars(e);
-    float sv[SYNTH_EXPR_MAX_SCALARS];
+    int S = expr_nscalars(e);
+    float sv[EXPR_MAX_SCALARS];
     if (scalar_values) memcpy(sv, scalar_values, sizeof(float) * (size_t)S);
     else synth_expr_scalar_values(0, S, sv);
     for (int k = 0; k < S; k++)
         if (!(sv[k] >= SYNTH_EXPR_SCALAR_MIN && sv[k] <= SYNTH_EXPR_SCALAR_MAX)) {
             pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_expr_kernel: scalar %s = %g outside [%g, %g]",
-                         SCALAR_NAMES[k], (double)sv[k], SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX);
+                         expr_scalar_name(k), (double)sv[k], SYNTH_EXPR_SCALAR_MIN, SYNTH_EXPR_SCALAR_MAX);
             return PG_ERR_USAGE;
         }
     if (ptx_out) emit_ptx(e, kernel_name, ninputs, block, per_thread, ptx_out);

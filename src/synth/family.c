@@ -3,7 +3,7 @@
  * compiles many CUDA-C instantiations in one run and splits nvcc's module
  * into one module per kernel.  See ptxgen/synth_family.h. */
 #define _GNU_SOURCE
-#include "ptxgen/synth_family.h"
+#include "family_internal.h"
 #include "ptxgen/ptx.h"
 
 #include <errno.h>

@@ -16,7 +16,7 @@
  * Each generator writes the task.json and the kernel's CUDA C
  * (extern "C" __global__, so the entry name is the task name). */
 #include "ptxgen/synth.h"
-#include "ptxgen/synth_family.h"
+#include "family_internal.h"
 #include "describe.h"
 
 #include <jansson.h>

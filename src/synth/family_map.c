@@ -13,7 +13,7 @@
  * vector path (all loads first, then the math, then the stores); otherwise it
  * walks its elements one by one up to n (only the last tile gets there). */
 #include "ptxgen/synth.h"
-#include "ptxgen/synth_family.h"
+#include "family_internal.h"
 #include "describe.h"
 
 #include <jansson.h>

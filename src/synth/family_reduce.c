@@ -11,7 +11,7 @@
  * Ops sum / max / min over f32 or f64; the identity (0, -inf, +inf) fills
  * the missing elements of the partial tile. */
 #include "ptxgen/synth.h"
-#include "ptxgen/synth_family.h"
+#include "family_internal.h"
 #include "describe.h"
 
 #include <jansson.h>

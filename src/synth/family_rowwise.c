@@ -15,7 +15,7 @@
  *            the (1 + weight) form), l2-normalize rows (max(norm, eps) or
  *            rsqrt(sumsq + eps)); same dtypes, mappings and in-place option
  *
- * References: src/task/refs_rowwise.c (ref_fam_softmax, ref_fam_rownorm). */
+ * References: src/task/refs_rowwise.c (task_ref_fam_softmax, task_ref_fam_rownorm). */
 #include "family_rowwise.h"
 
 #include <stdarg.h>

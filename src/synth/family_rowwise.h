@@ -22,7 +22,7 @@
 
 #include "describe.h"
 #include "ptxgen/synth.h"
-#include "ptxgen/synth_family.h"
+#include "family_internal.h"
 
 #include <jansson.h>
 

@@ -14,7 +14,7 @@
  *         loads, block reduction, one atomicAdd per block); f32/f64, f16/bf16
  *         inputs
  *
- * References: src/task/refs_rowwise_loss.c (ref_fam_xent, ref_fam_loss). */
+ * References: src/task/refs_rowwise_loss.c (task_ref_fam_xent, task_ref_fam_loss). */
 #include "family_rowwise.h"
 
 #include <stdio.h>

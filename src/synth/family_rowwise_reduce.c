@@ -13,7 +13,7 @@
  *               row, or per column (a thread per column walking down the rows,
  *               coalesced across threads); f32/f64/f16/bf16 inputs
  *
- * References: src/task/refs_rowwise_reduce.c (ref_fam_reduce_all, ref_fam_rowreduce). */
+ * References: src/task/refs_rowwise_reduce.c (task_ref_fam_reduce_all, task_ref_fam_rowreduce). */
 #include "family_rowwise.h"
 
 #include <stdio.h>

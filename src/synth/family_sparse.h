@@ -13,7 +13,7 @@
 #define PTXGEN_SYNTH_FAMILY_SPARSE_H
 
 #include "describe.h"
-#include "ptxgen/synth_family.h"
+#include "family_internal.h"
 
 #include <jansson.h>
 

@@ -10,7 +10,7 @@
  *            (launch smem = operand bytes) and loops over its outputs
  *   dtype    f32/f64
  *
- * Reference: ref_fam_batched (src/task/refs_sparse_linalg.c). */
+ * Reference: task_ref_fam_batched (src/task/refs_sparse_linalg.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

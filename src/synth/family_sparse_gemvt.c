@@ -11,7 +11,7 @@
  *           over the flattened matrix under a capped grid
  *   dtype   f32/f64
  *
- * Reference: ref_fam_gemvt (src/task/refs_sparse_linalg.c). */
+ * Reference: task_ref_fam_gemvt (src/task/refs_sparse_linalg.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

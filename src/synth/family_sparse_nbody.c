@@ -14,7 +14,7 @@
  *             each tile, also those past N)
  *   dtype     f32 (rsqrtf) / f64; block 64/128/256
  *
- * Reference: ref_fam_nbody (src/task/refs_sparse_nbody.c). */
+ * Reference: task_ref_fam_nbody (src/task/refs_sparse_nbody.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

@@ -11,7 +11,7 @@
  *            points of Y in shared memory, then each thread computes one D)
  *   block    16x16, 32x8, 32x4, 64x4; f32/f64
  *
- * Reference: ref_fam_pairdist (src/task/refs_sparse_linalg.c). */
+ * Reference: task_ref_fam_pairdist (src/task/refs_sparse_linalg.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

@@ -9,7 +9,7 @@
  *            shuffles then shared memory across warps)
  *   dtype    f32/f64
  *
- * Reference: ref_fam_rowpair (src/task/refs_sparse_linalg.c). */
+ * Reference: task_ref_fam_rowpair (src/task/refs_sparse_linalg.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

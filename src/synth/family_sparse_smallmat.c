@@ -14,7 +14,7 @@
  *             system s at i*batch + s, coalesced)
  *   dtype     f32/f64; block 64..256; matrices row-major, packed
  *
- * Reference: ref_fam_smallmat (src/task/refs_sparse_linalg.c). */
+ * Reference: task_ref_fam_smallmat (src/task/refs_sparse_linalg.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

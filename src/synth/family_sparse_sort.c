@@ -16,7 +16,7 @@
  * Key-value variants permute the values with their keys; their keys come
  * from the `perm` generator (distinct) so the order is unique.  Pairs that
  * are already in order (ties included) are left alone.  Reference:
- * ref_fam_sortnet (src/task/refs_sparse_sort.c). */
+ * task_ref_fam_sortnet (src/task/refs_sparse_sort.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

@@ -18,7 +18,7 @@
  * y += alpha*A x (coo).  Index arrays come from the harness's generators:
  * rowptr(nnz) for row offsets, int(0,cols-1) for columns, int(-1,...) for
  * ELL padding, sorted(0,rows-1) for sorted COO rows (docs/TASKS.md).
- * Reference: ref_fam_spmv (src/task/refs_sparse.c). */
+ * Reference: task_ref_fam_spmv (src/task/refs_sparse.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

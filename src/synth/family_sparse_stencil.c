@@ -18,7 +18,7 @@
  *   coeffs    baked immediates or scalar parameters; f32/f64
  *
  * Volumes are stored x fastest: index (z*H + y)*W + x.  Reference:
- * ref_fam_stencil_bc (src/task/refs_sparse_stencil.c). */
+ * task_ref_fam_stencil_bc (src/task/refs_sparse_stencil.c). */
 #include "family_sparse.h"
 
 #include <stdio.h>

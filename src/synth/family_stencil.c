@@ -11,7 +11,7 @@
  * (threads t < R also load the left and right halo) behind one bar.sync.
  * One output per thread, grid cdiv(n,B). */
 #include "ptxgen/synth.h"
-#include "ptxgen/synth_family.h"
+#include "family_internal.h"
 #include "describe.h"
 
 #include <jansson.h>

@@ -307,7 +307,7 @@ static void test_expr(void) {
     int n = 0;
     for (uint64_t seed = 0; seed < 150; seed++) {
         int nin = 1 + (int)(seed % 4);
-        synth_expr *e = synth_expr_random(seed * 77 + 5, nin, 1 + (int)(seed % 5), NULL);
+        expr_tree *e = synth_expr_random(seed * 77 + 5, nin, 1 + (int)(seed % 5), NULL);
         if (!e) continue;
         char name[32];
         snprintf(name, sizeof name, "expr_t%llu", (unsigned long long)seed);
@@ -319,11 +319,11 @@ static void test_expr(void) {
         n += t != NULL;
         json_decref(t);
         pg_buf_free(&js);
-        synth_expr_free(e);
+        expr_free(e);
     }
     CHECK(n > 100, "%d random expressions described", n);
     char err[128];
-    synth_expr *e = synth_expr_parse("(sqrt (add (abs a) 1.5))", err, sizeof err);
+    expr_tree *e = expr_parse("(sqrt (add (abs a) 1.5))", err, sizeof err);
     CHECK(e != NULL, "parse: %s", err);
     static const char *const want[] = {"the square root of ((the absolute value of a[i]) plus 1.5)",
                                        "（（a[i]的绝对值） 加 1.5）的平方根", "out[i] = sqrt(abs(a[i]) + 1.5)"};
@@ -342,7 +342,7 @@ static void test_expr(void) {
         pg_buf_free(&js);
     }
     for (int w = 0; w < 3; w++) CHECK(found[w], "the descriptions say '%s'", want[w]);
-    synth_expr_free(e);
+    expr_free(e);
 }
 
 int main(void) {

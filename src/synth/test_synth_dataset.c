@@ -98,16 +98,16 @@ static void test_exclude(const char *dir, const char *a_path) {
     CHECK(ex2_fancy, "the sample run has an expression with a select or a scalar");
     /* the first expression, operands of a commutative root swapped */
     char err[160], swapped[400];
-    synth_expr *e = synth_expr_parse(ex1, err, sizeof err);
+    expr_tree *e = expr_parse(ex1, err, sizeof err);
     CHECK(e != NULL, "parse %s", ex1);
     if (!e) return;
-    bool comm = e->op == SYNTH_EXPR_ADD || e->op == SYNTH_EXPR_MUL || e->op == SYNTH_EXPR_MIN || e->op == SYNTH_EXPR_MAX;
-    if (comm) { synth_expr *t = e->kid[0]; e->kid[0] = e->kid[1]; e->kid[1] = t; }
+    bool comm = e->op == EXPR_ADD || e->op == EXPR_MUL || e->op == EXPR_MIN || e->op == EXPR_MAX;
+    if (comm) { expr_tree *t = e->kid[0]; e->kid[0] = e->kid[1]; e->kid[1] = t; }
     pg_buf pre = {0};
-    synth_expr_to_prefix(e, &pre);
+    expr_to_prefix(e, &pre);
     snprintf(swapped, sizeof swapped, "%s", pre.data);
     pg_buf_free(&pre);
-    synth_expr_free(e);
+    expr_free(e);
 
     char suite[400], none[400], out[400], out2[400];
     snprintf(suite, sizeof suite, "%s/suite", dir);

@@ -2,9 +2,9 @@
  * determinism, interpreter values, prefix round trip, numerical safety,
  * generated PTX (validator, ptxas), task.json + C reference, CUDA text (nvcc).
  *
- * SYNTH_EXPR_DUMP=DIR additionally writes a few generated task folders
+ * EXPR_DUMP=DIR additionally writes a few generated task folders
  * (task.json, kernel.ptx, reference.cu) under DIR for a GPU check with
- * `ptxgen run --suite DIR` (SYNTH_EXPR_DUMP_N of them, default 8). */
+ * `ptxgen run --suite DIR` (EXPR_DUMP_N of them, default 8). */
 #include "common/test.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth_expr.h"
@@ -48,137 +48,30 @@ static bool write_file(const char *path, const char *data) {
     return fclose(f) == 0 && ok;
 }
 
-static synth_expr *P(const char *s) {
+static expr_tree *P(const char *s) {
     char err[160];
-    synth_expr *e = synth_expr_parse(s, err, sizeof err);
+    expr_tree *e = expr_parse(s, err, sizeof err);
     if (!e) fprintf(stderr, "parse '%s': %s\n", s, err);
     return e;
 }
 
-static const double SC[2] = {0.25, -1.5};   /* alpha, beta in the hand-checked values */
-
-static void check_value(const char *s, const double *in, double want) {
-    synth_expr *e = P(s);
-    CHECK(e != NULL, "parse %s", s);
-    if (!e) return;
-    double got = synth_expr_eval(e, in, SC);
-    CHECK(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want)), "%s = %.17g, want %.17g", s, got, want);
-    synth_expr_free(e);
-}
-
-static void test_ops(void) {
-    const double in[4] = {2.0, -3.0, 0.5, 4.0};
-    check_value("(add a b)", in, -1.0);
-    check_value("(sub a b)", in, 5.0);
-    check_value("(mul a b)", in, -6.0);
-    check_value("(div a d)", in, 0.5);
-    check_value("(fma a b c)", in, -5.5);
-    check_value("(min a b)", in, -3.0);
-    check_value("(max a b)", in, 2.0);
-    check_value("(abs b)", in, 3.0);
-    check_value("(exp c)", in, exp(0.5));
-    check_value("(log d)", in, log(4.0));
-    check_value("(sqrt d)", in, 2.0);
-    check_value("(rsqrt d)", in, 0.5);
-    check_value("(tanh c)", in, tanh(0.5));
-    check_value("(sigmoid b)", in, 1.0 / (1.0 + exp(3.0)));
-    check_value("(relu b)", in, 0.0);
-    check_value("(relu a)", in, 2.0);
-    check_value("(max (add (mul a b) 1.5) 0)", in, 0.0);
-    check_value("(max (add (mul a c) 1.5) 0)", in, 2.5);
-    check_value("(log (add (abs b) 1))", in, log(4.0));
-    check_value("(exp (min a 10))", in, exp(2.0));
-    check_value("-0.25", in, -0.25);
-    check_value("  ( sub\t a\n(div b 0.5) ) ", in, 8.0);
-    /* scalars and the select: a=2 b=-3 c=0.5 d=4, alpha=0.25 beta=-1.5 */
-    check_value("alpha", in, 0.25);
-    check_value("(mul alpha b)", in, -0.75);
-    check_value("(fma a beta alpha)", in, -2.75);
-    check_value("(sel a c d)", in, 0.5);
-    check_value("(sel b c d)", in, 4.0);
-    check_value("(sel 0 c d)", in, 4.0);   /* 0 > 0 is false */
-    check_value("(sel b b (mul alpha b))", in, -0.75);   /* leaky: b < 0 */
-    check_value("(sel a a (mul alpha a))", in, 2.0);
-    check_value("(sel (sub a d) 1 -1)", in, -1.0);       /* a > d? no */
-    check_value("(sel (sub a beta) (add a alpha) (sel c beta 7))", in, 2.25);
-    check_value("(sel (sub beta alpha) a (sel (sub c alpha) beta 7))", in, -1.5);
-
-    /* printers */
-    synth_expr *e = P("(max (add (mul a b) 1.5) 0)");
-    pg_buf c = {0}, t = {0}, p = {0};
-    synth_expr_to_c(e, &c);
-    synth_expr_to_text(e, &t);
-    synth_expr_to_prefix(e, &p);
-    CHECK(!strcmp(c.data, "fmaxf(a*b + 1.5f, 0.0f)"), "C text: %s", c.data);
-    CHECK(!strcmp(t.data, "max(a*b + 1.5, 0)"), "math text: %s", t.data);
-    CHECK(!strcmp(p.data, "(max (add (mul a b) 1.5) 0)"), "prefix: %s", p.data);
-    synth_expr_free(e);
-    pg_buf_free(&c); pg_buf_free(&t); pg_buf_free(&p);
-    e = P("(sub a (sub b (mul c (div d -2))))");
-    synth_expr_to_c(e, &c);
-    synth_expr_to_text(e, &t);
-    CHECK(!strcmp(c.data, "a - (b - c*(d/(-2.0f)))"), "C text: %s", c.data);
-    CHECK(!strcmp(t.data, "a - (b - c*(d/(-2)))"), "math text: %s", t.data);
-    synth_expr_free(e);
-    pg_buf_free(&c); pg_buf_free(&t);
-    /* the select and scalars in the three printers */
-    struct { const char *prefix, *c, *text; } sp[] = {
-        {"(sel a a (mul alpha a))", "a > 0.0f ? a : alpha*a", "a > 0 ? a : alpha*a"},
-        {"(add (sel (sub a b) a (mul -0.5 b)) beta)", "(a > b ? a : (-0.5f)*b) + beta", "(a > b ? a : (-0.5)*b) + beta"},
-        {"(max (sel c (sel d a b) (add a alpha)) 0)", "fmaxf(c > 0.0f ? (d > 0.0f ? a : b) : a + alpha, 0.0f)",
-         "max(c > 0 ? (d > 0 ? a : b) : a + alpha, 0)"},
-        {"(sel (sub a -1.5) 1 -1)", "a > (-1.5f) ? 1.0f : (-1.0f)", "a > (-1.5) ? 1 : (-1)"},
-        {"(sel (sub (add a b) c) (sub (add a b) c) (mul beta (sub (add a b) c)))",
-         "a + b > c ? a + b - c : beta*(a + b - c)", "a + b > c ? a + b - c : beta*(a + b - c)"},
-        {"(mul (sel (sel a b c) alpha beta) d)", "((a > 0.0f ? b : c) > 0.0f ? alpha : beta)*d",
-         "((a > 0 ? b : c) > 0 ? alpha : beta)*d"},
-    };
-    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
-        e = P(sp[i].prefix);
-        CHECK(e != NULL, "parse %s", sp[i].prefix);
-        if (!e) continue;
-        synth_expr_to_c(e, &c);
-        synth_expr_to_text(e, &t);
-        synth_expr_to_prefix(e, &p);
-        CHECK(!strcmp(c.data, sp[i].c), "C text: %s", c.data);
-        CHECK(!strcmp(t.data, sp[i].text), "math text: %s", t.data);
-        CHECK(!strcmp(p.data, sp[i].prefix), "prefix round trip: %s -> %s", sp[i].prefix, p.data);
-        synth_expr_free(e);
-        pg_buf_free(&c); pg_buf_free(&t); pg_buf_free(&p);
-    }
-    e = P("(sel (sub a beta) (mul alpha b) c)");
-    CHECK(e && synth_expr_scalars_used(e) == 3u && synth_expr_nscalars(e) == 2 && synth_expr_inputs_used(e) == 7u,
-          "scalars/inputs used");
-    synth_expr_free(e);
-    e = P("(mul beta a)");
-    CHECK(e && synth_expr_scalars_used(e) == 2u && synth_expr_nscalars(e) == 2, "beta alone: two kernel scalars");
-    synth_expr_free(e);
+static void test_scalar_values(void) {
     float sv[2];
     synth_expr_scalar_values(42, 2, sv);
     CHECK(sv[0] != sv[1] && sv[0] >= SYNTH_EXPR_SCALAR_MIN && sv[0] <= SYNTH_EXPR_SCALAR_MAX &&
           sv[1] >= SYNTH_EXPR_SCALAR_MIN && sv[1] <= SYNTH_EXPR_SCALAR_MAX, "scalar values %g %g", sv[0], sv[1]);
-
-    /* parse errors */
-    const char *bad[] = {"", "(", "(add a)", "(add a b c)", "(foo a)", "e", "(add a b))", "(exp)", "ab", "nan",
-                         "(sel a b)", "(sel a b c d)", "gamma", "alphabet", "(mul alpha_ a)", "scalar", "(scalar a)", NULL};
-    for (int i = 0; bad[i]; i++) {
-        char err[160] = "";
-        synth_expr *x = synth_expr_parse(bad[i], err, sizeof err);
-        CHECK(x == NULL && err[0], "'%s' must not parse", bad[i]);
-        synth_expr_free(x);
-    }
 }
 
-static bool trees_equal(const synth_expr *x, const synth_expr *y) {
+static bool trees_equal(const expr_tree *x, const expr_tree *y) {
     if (x->op != y->op || x->nkids != y->nkids) return false;
-    if ((x->op == SYNTH_EXPR_INPUT || x->op == SYNTH_EXPR_SCALAR) && x->input != y->input) return false;
-    if (x->op == SYNTH_EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
+    if ((x->op == EXPR_INPUT || x->op == EXPR_SCALAR) && x->input != y->input) return false;
+    if (x->op == EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
     for (int i = 0; i < x->nkids; i++)
         if (!trees_equal(x->kid[i], y->kid[i])) return false;
     return true;
 }
 
-static bool uses(const synth_expr *e, synth_expr_op op) {
+static bool uses(const expr_tree *e, expr_op op) {
     if (e->op == op) return true;
     for (int i = 0; i < e->nkids; i++)
         if (uses(e->kid[i], op)) return true;
@@ -187,19 +80,19 @@ static bool uses(const synth_expr *e, synth_expr_op op) {
 
 /* Every select condition is an input leaf, a difference of two leaves, or the
  * select is continuous (t > 0 ? t : s*t or the mirror); see the header. */
-static bool sel_safe(const synth_expr *e) {
-    if (e->op == SYNTH_EXPR_SEL) {
-        const synth_expr *c = e->kid[0], *x = e->kid[1], *y = e->kid[2];
-        bool leaf = c->op == SYNTH_EXPR_INPUT;
-        bool diff = c->op == SYNTH_EXPR_SUB && c->kid[0]->nkids == 0 && c->kid[1]->nkids == 0;
+static bool sel_safe(const expr_tree *e) {
+    if (e->op == EXPR_SEL) {
+        const expr_tree *c = e->kid[0], *x = e->kid[1], *y = e->kid[2];
+        bool leaf = c->op == EXPR_INPUT;
+        bool diff = c->op == EXPR_SUB && c->kid[0]->nkids == 0 && c->kid[1]->nkids == 0;
         bool cont = false;
         for (int o = 0; o < 2 && !cont; o++) {   /* t > 0 ? t : s*t, or the mirror */
-            const synth_expr *same = o ? y : x, *m = o ? x : y;
-            cont = m->op == SYNTH_EXPR_MUL && trees_equal(same, c) && m->kid[0]->nkids == 0 && trees_equal(m->kid[1], c);
+            const expr_tree *same = o ? y : x, *m = o ? x : y;
+            cont = m->op == EXPR_MUL && trees_equal(same, c) && m->kid[0]->nkids == 0 && trees_equal(m->kid[1], c);
         }
         if (!leaf && !diff && !cont) {
             pg_buf t = {0};
-            synth_expr_to_prefix(e, &t);
+            expr_to_prefix(e, &t);
             fprintf(stderr, "unsafe select: %s\n", t.data);
             pg_buf_free(&t);
             return false;
@@ -213,39 +106,39 @@ static bool sel_safe(const synth_expr *e) {
 static void test_random(void) {
     int det_bad = 0, rt_bad = 0, bad_inputs = 0, nonfinite = 0, batch_bad = 0, bad_scalars = 0, unsafe_sel = 0;
     int total_nodes = 0, ntrees = 0, max_nodes = 0, with_scalar = 0, with_sel = 0, two_scalars = 0, heldout = 0;
-    int op_seen[SYNTH_EXPR__COUNT] = {0};
+    int op_seen[EXPR__COUNT] = {0};
     uint64_t rs = 12345;
     for (int k = 0; k < 400; k++) {
         int nin = 1 + k % 4, depth = 2 + k % 4;
-        synth_expr *e = synth_expr_random(1000 + k, nin, depth, NULL);
-        synth_expr *e2 = synth_expr_random(1000 + k, nin, depth, NULL);
-        if (!e || !e2) { det_bad++; synth_expr_free(e); synth_expr_free(e2); continue; }
+        expr_tree *e = synth_expr_random(1000 + k, nin, depth, NULL);
+        expr_tree *e2 = synth_expr_random(1000 + k, nin, depth, NULL);
+        if (!e || !e2) { det_bad++; expr_free(e); expr_free(e2); continue; }
         if (!trees_equal(e, e2)) det_bad++;
-        if (synth_expr_inputs_used(e) != (1u << nin) - 1) bad_inputs++;
-        unsigned su = synth_expr_scalars_used(e);
+        if (expr_inputs_used(e) != (1u << nin) - 1) bad_inputs++;
+        unsigned su = expr_scalars_used(e);
         if (su != 0 && su != 1 && su != 3) bad_scalars++;   /* alpha, or alpha and beta */
         with_scalar += su != 0;
         two_scalars += su == 3;
-        with_sel += uses(e, SYNTH_EXPR_SEL);
+        with_sel += uses(e, EXPR_SEL);
         if (!sel_safe(e)) unsafe_sel++;
-        if (e->op == SYNTH_EXPR_SEL && e->kid[0]->op == SYNTH_EXPR_INPUT && e->kid[1]->op == SYNTH_EXPR_INPUT &&
-            e->kid[2]->op == SYNTH_EXPR_MUL) {
-            const synth_expr *m = e->kid[2];
+        if (e->op == EXPR_SEL && e->kid[0]->op == EXPR_INPUT && e->kid[1]->op == EXPR_INPUT &&
+            e->kid[2]->op == EXPR_MUL) {
+            const expr_tree *m = e->kid[2];
             int x = e->kid[0]->input;
-            if (e->kid[1]->input == x && ((m->kid[0]->op == SYNTH_EXPR_SCALAR && m->kid[1]->op == SYNTH_EXPR_INPUT &&
+            if (e->kid[1]->input == x && ((m->kid[0]->op == EXPR_SCALAR && m->kid[1]->op == EXPR_INPUT &&
                                            m->kid[1]->input == x) ||
-                                          (m->kid[1]->op == SYNTH_EXPR_SCALAR && m->kid[0]->op == SYNTH_EXPR_INPUT &&
+                                          (m->kid[1]->op == EXPR_SCALAR && m->kid[0]->op == EXPR_INPUT &&
                                            m->kid[0]->input == x)))
                 heldout++;
         }
-        int nn = synth_expr_count_nodes(e);
+        int nn = expr_count_nodes(e);
         total_nodes += nn;
         if (nn > max_nodes) max_nodes = nn;
         ntrees++;
         /* prefix round trip */
         pg_buf p = {0};
-        synth_expr_to_prefix(e, &p);
-        synth_expr *r = P(p.data);
+        expr_to_prefix(e, &p);
+        expr_tree *r = P(p.data);
         if (!r || !trees_equal(e, r)) { rt_bad++; fprintf(stderr, "round trip: %s\n", p.data); }
         /* no inf/NaN on 10k inputs in [-10,10]; the chunked evaluator matches */
         enum { N = 10000 };
@@ -258,12 +151,12 @@ static void test_random(void) {
         /* scalars anywhere in the stated range, the ends included */
         double sc[2] = {k % 5 == 0 ? SYNTH_EXPR_SCALAR_MIN : (float)urand(&rs, -4, 4),
                         k % 5 == 1 ? SYNTH_EXPR_SCALAR_MAX : (float)urand(&rs, -4, 4)};
-        synth_expr_eval_f32(e, ins, sc, fout, N);
+        expr_eval_f32(e, ins, sc, fout, N);
         bool reported = false;
         for (int i = 0; i < N; i++) {
             double x[4] = {fin[0][i], fin[1][i], fin[2][i], fin[3][i]};
-            double v = synth_expr_eval(e, x, sc);
-            double v2 = r ? synth_expr_eval(r, x, sc) : NAN;
+            double v = expr_eval(e, x, sc);
+            double v2 = r ? expr_eval(r, x, sc) : NAN;
             if (!isfinite(v) || !isfinite((float)v)) {
                 nonfinite++;
                 if (!reported) fprintf(stderr, "non-finite %g: %s\n", v, p.data);
@@ -273,19 +166,19 @@ static void test_random(void) {
             float fv = (float)v;
             if (memcmp(&fv, &fout[i], sizeof fv)) batch_bad++;
         }
-        synth_expr_free(r);
+        expr_free(r);
         pg_buf_free(&p);
         /* collect which operators appear */
-        synth_expr *stack[512];
+        expr_tree *stack[512];
         int sp = 0;
         stack[sp++] = e;
         while (sp) {
-            synth_expr *x = stack[--sp];
+            expr_tree *x = stack[--sp];
             op_seen[x->op]++;
             for (int i = 0; i < x->nkids && sp < 512; i++) stack[sp++] = x->kid[i];
         }
-        synth_expr_free(e);
-        synth_expr_free(e2);
+        expr_free(e);
+        expr_free(e2);
     }
     CHECK(det_bad == 0, "%d trees differ for the same seed", det_bad);
     CHECK(bad_inputs == 0, "%d trees do not use every input exactly", bad_inputs);
@@ -295,8 +188,8 @@ static void test_random(void) {
     CHECK(bad_scalars == 0, "%d trees use beta without alpha", bad_scalars);
     CHECK(unsafe_sel == 0, "%d trees have a select whose condition is not sign-exact", unsafe_sel);
     CHECK(heldout == 0, "%d trees are the held-out leaky_relu", heldout);
-    for (int op = SYNTH_EXPR_INPUT; op < SYNTH_EXPR__COUNT; op++)
-        CHECK(op_seen[op] > 0, "operator %s never generated", synth_expr_op_name((synth_expr_op)op));
+    for (int op = EXPR_INPUT; op < EXPR__COUNT; op++)
+        CHECK(op_seen[op] > 0, "operator %s never generated", expr_op_name((expr_op)op));
     /* the mix: about a third of the trees take scalars, a quarter select */
     double fs = ntrees ? (double)with_scalar / ntrees : 0, fsel = ntrees ? (double)with_sel / ntrees : 0;
     CHECK(fs >= 0.28 && fs <= 0.45, "%.0f%% of the trees have scalars (want 30-40%%)", 100 * fs);
@@ -307,37 +200,37 @@ static void test_random(void) {
     /* a different seed gives a different tree (almost always) */
     int same = 0;
     for (int k = 0; k < 20; k++) {
-        synth_expr *x = synth_expr_random(k, 2, 4, NULL), *y = synth_expr_random(k + 100, 2, 4, NULL);
+        expr_tree *x = synth_expr_random(k, 2, 4, NULL), *y = synth_expr_random(k + 100, 2, 4, NULL);
         same += trees_equal(x, y);
-        synth_expr_free(x);
-        synth_expr_free(y);
+        expr_free(x);
+        expr_free(y);
     }
     CHECK(same < 3, "%d of 20 seed pairs gave equal trees", same);
     CHECK(synth_expr_random(1, 0, 3, NULL) == NULL && synth_expr_random(1, 5, 3, NULL) == NULL, "bad ninputs refused");
     /* custom weights: only add and mul */
     synth_expr_opts o;
     memset(&o, 0, sizeof o);
-    o.op_weight[SYNTH_EXPR_ADD] = 1;
-    o.op_weight[SYNTH_EXPR_MUL] = 1;
-    synth_expr *w = synth_expr_random(7, 3, 4, &o);
+    o.op_weight[EXPR_ADD] = 1;
+    o.op_weight[EXPR_MUL] = 1;
+    expr_tree *w = synth_expr_random(7, 3, 4, &o);
     pg_buf pw = {0};
-    synth_expr_to_prefix(w, &pw);
+    expr_to_prefix(w, &pw);
     CHECK(!strstr(pw.data, "exp") && !strstr(pw.data, "max") && !strstr(pw.data, "sub"), "weights: %s", pw.data);
     pg_buf_free(&pw);
-    synth_expr_free(w);
+    expr_free(w);
     /* scalar_prob < 0: never scalars; 1: always, max_scalars 1: alpha only */
     int nsc = 0, nalpha = 0;
     for (int k = 0; k < 40; k++) {
         memset(&o, 0, sizeof o);
         o.scalar_prob = -1;
         w = synth_expr_random(300 + (uint64_t)k, 1 + k % 4, 2 + k % 4, &o);
-        nsc += synth_expr_scalars_used(w) != 0;
-        synth_expr_free(w);
+        nsc += expr_scalars_used(w) != 0;
+        expr_free(w);
         o.scalar_prob = 1;
         o.max_scalars = 1;
         w = synth_expr_random(300 + (uint64_t)k, 1 + k % 4, 2 + k % 4, &o);
-        nalpha += synth_expr_scalars_used(w) == 1;
-        synth_expr_free(w);
+        nalpha += expr_scalars_used(w) == 1;
+        expr_free(w);
     }
     CHECK(nsc == 0 && nalpha == 40, "scalar options: %d trees with scalars when off, %d of 40 alpha-only when forced", nsc,
           nalpha);
@@ -349,17 +242,17 @@ static bool g_have_ptxas, g_have_nvcc;
 static double t_gen, t_val, t_ptxas;
 static int n_kernels, n_ptxas;
 
-static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bool nvcc_it) {
+static void test_kernel(const expr_tree *e, int id, int nin, int per_thread, bool nvcc_it) {
     char name[64], dir[400], path[512];
     snprintf(name, sizeof name, "expr_t%d_%d_%d", id, nin, per_thread);
     snprintf(dir, sizeof dir, "%s/%s", g_tmp, name);
     mkdir(dir, 0755);
     pg_buf ptx = {0}, cu = {0}, js = {0};
     pg_diag_sink ds = {diag_print, NULL, 0, 0, 0};
-    int nsc = synth_expr_nscalars(e);
-    float sv[SYNTH_EXPR_MAX_SCALARS];
+    int nsc = expr_nscalars(e);
+    float sv[EXPR_MAX_SCALARS];
     synth_expr_scalar_values((uint64_t)id, nsc, sv);
-    double sc[SYNTH_EXPR_MAX_SCALARS] = {nsc > 0 ? sv[0] : 0, nsc > 1 ? sv[1] : 0};
+    double sc[EXPR_MAX_SCALARS] = {nsc > 0 ? sv[0] : 0, nsc > 1 ? sv[1] : 0};
     double t0 = now();
     pg_status st = synth_expr_kernel(e, name, nin, sv, 256, per_thread, &ptx, &cu, &js, &ds);
     double t1 = now();
@@ -380,12 +273,12 @@ static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bo
     /* scalars by value (.param .f32), selects as setp.gt.f32 + selp.f32 */
     for (int k = 0; k < nsc; k++) {
         char want[64];
-        snprintf(want, sizeof want, ".param .f32 %s,", synth_expr_scalar_name(k));
+        snprintf(want, sizeof want, ".param .f32 %s,", expr_scalar_name(k));
         CHECK(strstr(ptx.data, want) != NULL, "%s: no '%s' in the PTX", name, want);
-        snprintf(want, sizeof want, "float %s, ", synth_expr_scalar_name(k));
+        snprintf(want, sizeof want, "float %s, ", expr_scalar_name(k));
         CHECK(strstr(cu.data, want) != NULL, "%s: no '%s' in the CUDA text", name, want);
-        snprintf(want, sizeof want, "\"name\": \"%s\", \"type\": \"f32\", \"value\": ", synth_expr_scalar_name(k));
-        CHECK(strstr(js.data, want) != NULL, "%s: no scalar param %s in the task.json", name, synth_expr_scalar_name(k));
+        snprintf(want, sizeof want, "\"name\": \"%s\", \"type\": \"f32\", \"value\": ", expr_scalar_name(k));
+        CHECK(strstr(js.data, want) != NULL, "%s: no scalar param %s in the task.json", name, expr_scalar_name(k));
     }
     bool has_sel = strstr(js.data, "\"expr\": \"") && strstr(strstr(js.data, "\"expr\": \""), "(sel ");
     if (has_sel) {
@@ -444,10 +337,10 @@ static void test_kernel(const synth_expr *e, int id, int nin, int per_thread, bo
                 for (size_t i = 0; i < n; i++) {
                     double x[4] = {0};
                     for (int j = 0; j < nin; j++) x[j] = ((const float *)ref.args[j].data)[i];
-                    float want = (float)synth_expr_eval(e, x, sc);
+                    float want = (float)expr_eval(e, x, sc);
                     if (memcmp(&want, &out[i], sizeof want) || !isfinite(out[i])) bad++;
                 }
-                CHECK(bad == 0 && n > 0, "%s: %zu of %zu reference values differ from synth_expr_eval", name, bad, n);
+                CHECK(bad == 0 && n > 0, "%s: %zu of %zu reference values differ from expr_eval", name, bad, n);
                 CHECK(task_inputs_unchanged(t, &in, &ref, NULL), "%s: reference changed inputs", name);
             }
             task_inst_free(&in);
@@ -486,8 +379,8 @@ static void test_kernels(void) {
     int id = 0, nsc = 0, nsel = 0, nsc_cu = 0, nsel_cu = 0;
     for (int k = 0; k < 30; k++)
         for (int nin = 1; nin <= 4; nin++) {
-            synth_expr *e = synth_expr_random(5000 + 17 * (uint64_t)k + (uint64_t)nin, nin, 2 + k % 4, NULL);
-            bool sc = synth_expr_nscalars(e) > 0, sel = uses(e, SYNTH_EXPR_SEL);
+            expr_tree *e = synth_expr_random(5000 + 17 * (uint64_t)k + (uint64_t)nin, nin, 2 + k % 4, NULL);
+            bool sc = expr_nscalars(e) > 0, sel = uses(e, EXPR_SEL);
             /* nvcc: the first trees, and the first few with scalars or a select */
             bool cu_it = (k < 2 && nin % 2 == 1) || (sc && nsc_cu < 3) || (sel && nsel_cu < 3);
             nsc += sc;
@@ -495,7 +388,7 @@ static void test_kernels(void) {
             nsc_cu += sc && cu_it;
             nsel_cu += sel && cu_it;
             for (int pt = 1; pt <= 4; pt += 3) test_kernel(e, id++, nin, pt, cu_it && pt == (nin % 2 ? 1 : 4));
-            synth_expr_free(e);
+            expr_free(e);
         }
     CHECK(nsc >= 20 && nsel >= 15, "random kernels: %d of 120 with scalars, %d with a select", nsc, nsel);
     printf("random kernels: %d of 120 with scalars, %d with a select\n", nsc, nsel);
@@ -517,17 +410,17 @@ static void test_kernels(void) {
         "(sel (sub 0.5 a) a (sel (sub b a) 1 -1))",
         NULL};
     for (int i = 0; hand[i]; i++) {
-        synth_expr *e = P(hand[i]);
+        expr_tree *e = P(hand[i]);
         int nin = 0;
-        for (unsigned u = synth_expr_inputs_used(e); u; u >>= 1) nin++;
+        for (unsigned u = expr_inputs_used(e); u; u >>= 1) nin++;
         if (nin == 0) nin = 1;
         test_kernel(e, id++, nin, 1, i == 1 || i >= 5);
         test_kernel(e, id++, nin, 4, i == 1 || i >= 5);
-        synth_expr_free(e);
+        expr_free(e);
     }
     /* leaky-style select: t computed once, then mul, setp, selp */
     {
-        synth_expr *e = P("(sel (fma a b c) (fma a b c) (mul alpha (fma a b c)))");
+        expr_tree *e = P("(sel (fma a b c) (fma a b c) (mul alpha (fma a b c)))");
         pg_buf b = {0};
         float v = 0.01f;
         CHECK(synth_expr_kernel(e, "leaky_fma", 3, &v, 128, 1, &b, NULL, NULL, NULL) == PG_OK, "leaky_fma");
@@ -545,17 +438,17 @@ static void test_kernels(void) {
         CHECK(synth_expr_kernel(e, "k", 3, &v, 128, 1, NULL, NULL, &js, &q) == PG_OK && strstr(js.data, "\"value\": \"0.01\""),
               "the scalar value prints short:\n%s", js.data);
         pg_buf_free(&js);
-        synth_expr_free(e);
+        expr_free(e);
     }
     /* usage errors */
-    synth_expr *e = P("(add a d)");
+    expr_tree *e = P("(add a d)");
     pg_buf b = {0};
     pg_diag_sink ds = {NULL, NULL, 0, 0, 0};
     CHECK(synth_expr_kernel(e, "k", 2, NULL, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE && ds.nerrors == 1,
           "input beyond ninputs refused");
     CHECK(synth_expr_kernel(e, "k", 4, NULL, 256, 2, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "per_thread 2 refused");
     CHECK(synth_expr_kernel(e, "1k", 4, NULL, 256, 1, &b, NULL, NULL, &ds) == PG_ERR_USAGE, "bad name refused");
-    synth_expr_free(e);
+    expr_free(e);
     pg_buf_free(&b);
     if (n_kernels)
         printf("per kernel: generate %.3f ms, parse+validate %.3f ms%s", 1e3 * t_gen / n_kernels,
@@ -571,14 +464,14 @@ static void dump(const char *dir, int count) {
     mkdir(dir, 0755);
     for (int k = 0; k < count; k++) {
         int nin = 1 + k % 4, pt = k % 8 < 4 ? 1 : 4;
-        synth_expr *e = synth_expr_random(900 + (uint64_t)k, nin, 3 + k % 3, NULL);
+        expr_tree *e = synth_expr_random(900 + (uint64_t)k, nin, 3 + k % 3, NULL);
         char name[64], sub[600], path[700];
         snprintf(name, sizeof name, "expr_%d", k);
         snprintf(sub, sizeof sub, "%s/%s", dir, name);
         mkdir(sub, 0755);
         pg_buf ptx = {0}, cu = {0}, js = {0};
-        float sv[SYNTH_EXPR_MAX_SCALARS];
-        synth_expr_scalar_values((uint64_t)k, synth_expr_nscalars(e), sv);
+        float sv[EXPR_MAX_SCALARS];
+        synth_expr_scalar_values((uint64_t)k, expr_nscalars(e), sv);
         synth_expr_kernel(e, name, nin, sv, 256, pt, &ptx, &cu, &js, NULL);
         snprintf(path, sizeof path, "%s/kernel.ptx", sub);
         write_file(path, ptx.data);
@@ -589,17 +482,17 @@ static void dump(const char *dir, int count) {
         pg_buf_free(&ptx);
         pg_buf_free(&cu);
         pg_buf_free(&js);
-        synth_expr_free(e);
+        expr_free(e);
     }
     printf("wrote %d tasks under %s\n", count, dir);
 }
 
 int main(void) {
-    test_ops();
+    test_scalar_values();
     test_random();
     test_kernels();
-    const char *d = getenv("SYNTH_EXPR_DUMP");
-    const char *cnt = getenv("SYNTH_EXPR_DUMP_N");
+    const char *d = getenv("EXPR_DUMP");
+    const char *cnt = getenv("EXPR_DUMP_N");
     if (d && *d) dump(d, cnt && atoi(cnt) > 0 ? atoi(cnt) : 8);
     return TEST_DONE();
 }

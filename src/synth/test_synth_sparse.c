@@ -89,7 +89,7 @@ static void check_reference(const char *path, const char *name) {
     if (task_load(path, &t, &q) != PG_OK) { CHECK(false, "%s: task_load", name); return; }
     for (int si = 0; si < t->nsizes; si++) {
         int64_t fl = 0;
-        task_expr_eval(t->cost_flops, &t->sizes[si].env, &fl, NULL, 0);
+        expr_size_eval(t->cost_flops, &t->sizes[si].env, &fl, NULL, 0);
         if (t->sizes[si].time_it || fl > 30000000) continue;   /* the GPU harness runs those; the CPU test keeps to small ones */
         for (int di = 0; di < 2; di++) {
             task_inst in, ref;

@@ -5,12 +5,12 @@
 
 #include <string.h>
 
-#define TASK_REF(name) pg_status ref_##name(task_inst *in);
+#define TASK_REF(name) pg_status task_ref_##name(task_inst *in);
 #include "refs_all.def"
 #undef TASK_REF
 
 static const struct { const char *name; task_ref_fn fn; } registry[] = {
-#define TASK_REF(name) {#name, ref_##name},
+#define TASK_REF(name) {#name, task_ref_##name},
 #include "refs_all.def"
 #undef TASK_REF
     {NULL, NULL}};

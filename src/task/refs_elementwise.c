@@ -43,13 +43,13 @@ static pg_status vecadd_common(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_vecadd(task_inst *in) { return vecadd_common(in); }
-pg_status ref_vecadd_v4(task_inst *in) { return vecadd_common(in); }
-pg_status ref_saxpy(task_inst *in) { return saxpy_common(in); }
-pg_status ref_saxpy_gridstride(task_inst *in) { return saxpy_common(in); }
+pg_status task_ref_vecadd(task_inst *in) { return vecadd_common(in); }
+pg_status task_ref_vecadd_v4(task_inst *in) { return vecadd_common(in); }
+pg_status task_ref_saxpy(task_inst *in) { return saxpy_common(in); }
+pg_status task_ref_saxpy_gridstride(task_inst *in) { return saxpy_common(in); }
 
 /* out = max(alpha*x + beta*y, 0) */
-pg_status ref_axpby_relu(task_inst *in) {
+pg_status task_ref_axpby_relu(task_inst *in) {
     const float *x = task_buf(in, "x");
     const float *y = task_buf(in, "y");
     float *out = task_buf(in, "out");
@@ -63,7 +63,7 @@ pg_status ref_axpby_relu(task_inst *in) {
 }
 
 /* y = max(x, 0) */
-pg_status ref_relu(task_inst *in) {
+pg_status task_ref_relu(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t n = count_n(in);
@@ -72,7 +72,7 @@ pg_status ref_relu(task_inst *in) {
 }
 
 /* GELU, tanh approximation: y = 0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))) */
-pg_status ref_gelu(task_inst *in) {
+pg_status task_ref_gelu(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t n = count_n(in);
@@ -85,7 +85,7 @@ pg_status ref_gelu(task_inst *in) {
 }
 
 /* y = 1 / (1 + exp(-x)) */
-pg_status ref_sigmoid(task_inst *in) {
+pg_status task_ref_sigmoid(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t n = count_n(in);
@@ -94,7 +94,7 @@ pg_status ref_sigmoid(task_inst *in) {
 }
 
 /* y = min(max(x, lo), hi) */
-pg_status ref_clamp(task_inst *in) {
+pg_status task_ref_clamp(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     float lo = (float)task_scalar_f(in, "lo"), hi = (float)task_scalar_f(in, "hi");
@@ -109,7 +109,7 @@ pg_status ref_clamp(task_inst *in) {
 /* y (f16) = half(x * scale): the product is rounded to f32 first, exactly as
  * the kernel does (a product of two floats is exact in double, so rounding it
  * to float here is the correctly rounded f32 multiply). */
-pg_status ref_f32_to_f16_scale(task_inst *in) {
+pg_status task_ref_f32_to_f16_scale(task_inst *in) {
     const float *x = task_buf(in, "x");
     uint16_t *y = task_buf(in, "y");
     double scale = scalar_f32(in, "scale");
@@ -119,7 +119,7 @@ pg_status ref_f32_to_f16_scale(task_inst *in) {
 }
 
 /* bf16 y = bf16(a*x + y), math in f32 on the GPU (double here). */
-pg_status ref_bf16_axpy(task_inst *in) {
+pg_status task_ref_bf16_axpy(task_inst *in) {
     const uint16_t *x = task_buf(in, "x");
     uint16_t *y = task_buf(in, "y");
     double a = scalar_f32(in, "a");
@@ -132,7 +132,7 @@ pg_status ref_bf16_axpy(task_inst *in) {
 }
 
 /* f64 y = a*x + y (fma, like the kernel) */
-pg_status ref_daxpy_f64(task_inst *in) {
+pg_status task_ref_daxpy_f64(task_inst *in) {
     const double *x = task_buf(in, "x");
     double *y = task_buf(in, "y");
     double a = task_scalar_f(in, "a");
@@ -142,7 +142,7 @@ pg_status ref_daxpy_f64(task_inst *in) {
 }
 
 /* y = s * x */
-pg_status ref_vec4_scale(task_inst *in) {
+pg_status task_ref_vec4_scale(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     double s = scalar_f32(in, "s");

@@ -112,7 +112,7 @@ bool ef_has(const task_inst *in, const char *name) { return ef_pidx(in->spec, na
  * family_params: op, clip (none/value/norm/scale), decay (coupled L2), bias
  * (none/scalars/step/torch), arrays {w, g, s1, s2} and scalars {lr, ...}:
  * the task's names of each role. */
-pg_status ref_fam_elem_optim(task_inst *in) {
+pg_status task_ref_fam_elem_optim(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;

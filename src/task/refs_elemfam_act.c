@@ -45,7 +45,7 @@ static bool bad_act(const task_inst *in, const char *id) {
 }
 
 /* ---- activation: y[i] = act(x[i]) (y may be x: in place) */
-pg_status ref_fam_elem_act(task_inst *in) {
+pg_status task_ref_fam_elem_act(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -66,7 +66,7 @@ out:
 }
 
 /* ---- bias_act: y[r][c] = [scale *] act(x[r][c] + bias[c or r]) [+ res[r][c]] */
-pg_status ref_fam_elem_bias_act(task_inst *in) {
+pg_status task_ref_fam_elem_bias_act(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -97,7 +97,7 @@ out:
 }
 
 /* ---- glu: fused out[r][j] = value * act(gate) from rows x 2H input, or split out[i] = act(gate[i]) * up[i] */
-pg_status ref_fam_elem_glu(task_inst *in) {
+pg_status task_ref_fam_elem_glu(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;

@@ -48,7 +48,7 @@ static double round_int(double v, int mode, double lo, double hi) {
 }
 
 /* ---- convert ------------------------------------------------------------------------- */
-pg_status ref_fam_elem_convert(task_inst *in) {
+pg_status task_ref_fam_elem_convert(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -90,7 +90,7 @@ out:
 }
 
 /* ---- quantize: q = clamp(round(x * s or x / s) + zp, lo, hi); dequantize: x = (q - zp) * s */
-pg_status ref_fam_elem_quant(task_inst *in) {
+pg_status task_ref_fam_elem_quant(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;

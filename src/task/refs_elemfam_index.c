@@ -22,7 +22,7 @@ static bool bad_index(const task_inst *in, double v, int64_t m) {
 }
 
 /* ---- gather: 1D, embedding rows, where, masked fill */
-pg_status ref_fam_elem_gather(task_inst *in) {
+pg_status task_ref_fam_elem_gather(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -67,7 +67,7 @@ out:
 }
 
 /* ---- scatter: unique set, add / max / min / count with atomics, embedding backward */
-pg_status ref_fam_elem_scatter(task_inst *in) {
+pg_status task_ref_fam_elem_scatter(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     double *acc = NULL;

@@ -27,7 +27,7 @@ static void cset(const cplx *c, size_t k, double re, double im) {
 }
 
 /* ---- complex: op mul / conjmul / mac / scale / axpy / abs / abs2 over n numbers */
-pg_status ref_fam_elem_complex(task_inst *in) {
+pg_status task_ref_fam_elem_complex(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -67,7 +67,7 @@ out:
 }
 
 /* ---- poly: Horner (power basis, optional derivative) or a Chebyshev series */
-pg_status ref_fam_elem_poly(task_inst *in) {
+pg_status task_ref_fam_elem_poly(task_inst *in) {
     json_t *root = NULL, *fp = ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;

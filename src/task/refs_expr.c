@@ -10,7 +10,7 @@
  * scalars alpha, beta (those the tree uses; read as the f32 value the kernel
  * gets), the output is "out"; values are computed in double by the
  * interpreter and rounded once to f32. */
-#include "ptxgen/synth_expr.h"
+#include "ptxgen/expr.h"
 #include "ptxgen/task.h"
 
 #include <jansson.h>
@@ -20,24 +20,24 @@
 #include <string.h>
 
 enum { CACHE_SLOTS = 64 };
-static struct { char *text; synth_expr *e; } cache[CACHE_SLOTS];
+static struct { char *text; expr_tree *e; } cache[CACHE_SLOTS];
 static int cache_n;
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* The parsed tree of `text`; *owned says whether the caller must free it
  * (the cache is full).  NULL on a parse error (reported to diag). */
-static const synth_expr *tree_for(const char *text, const char *path, bool *owned, pg_diag_sink *diag) {
+static const expr_tree *tree_for(const char *text, const char *path, bool *owned, pg_diag_sink *diag) {
     *owned = false;
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < cache_n; i++)
         if (!strcmp(cache[i].text, text)) {
-            const synth_expr *e = cache[i].e;
+            const expr_tree *e = cache[i].e;
             pthread_mutex_unlock(&cache_mu);
             return e;
         }
     pthread_mutex_unlock(&cache_mu);
     char err[160];
-    synth_expr *e = synth_expr_parse(text, err, sizeof err);
+    expr_tree *e = expr_parse(text, err, sizeof err);
     if (!e) {
         pg_diag_emit(diag, PG_E_TASK, path, 0, 0, "$.expr: %s", err);
         return NULL;
@@ -45,7 +45,7 @@ static const synth_expr *tree_for(const char *text, const char *path, bool *owne
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < cache_n; i++)   /* another thread may have added it meanwhile */
         if (!strcmp(cache[i].text, text)) {
-            synth_expr_free(e);
+            expr_free(e);
             e = cache[i].e;
             pthread_mutex_unlock(&cache_mu);
             return e;
@@ -71,7 +71,7 @@ static int param_index(const task_spec *t, const char *name) {
     return -1;
 }
 
-pg_status ref_expr_eval(task_inst *in) {
+pg_status task_ref_expr_eval(task_inst *in) {
     const task_spec *t = in->spec;
     json_error_t jerr;
     json_t *root = json_load_file(t->path, 0, &jerr);
@@ -86,12 +86,12 @@ pg_status ref_expr_eval(task_inst *in) {
         return PG_ERR_INVALID;
     }
     bool owned;
-    const synth_expr *e = tree_for(json_string_value(jx), t->path, &owned, in->diag);
+    const expr_tree *e = tree_for(json_string_value(jx), t->path, &owned, in->diag);
     json_decref(root);
     if (!e) return PG_ERR_INVALID;
 
     pg_status st = PG_OK;
-    const float *ins[SYNTH_EXPR_MAX_INPUTS] = {0};
+    const float *ins[EXPR_MAX_INPUTS] = {0};
     int po = param_index(t, "out");
     if (po < 0 || t->params[po].dtype != TASK_T_F32 || !t->params[po].is_pointer) {
         pg_diag_emit(in->diag, PG_E_TASK, t->path, 0, 0, "expr_eval needs an f32* parameter 'out'");
@@ -99,8 +99,8 @@ pg_status ref_expr_eval(task_inst *in) {
         goto done;
     }
     size_t n = in->args[po].count;
-    unsigned used = synth_expr_inputs_used(e);
-    for (int k = 0; k < SYNTH_EXPR_MAX_INPUTS; k++) {
+    unsigned used = expr_inputs_used(e);
+    for (int k = 0; k < EXPR_MAX_INPUTS; k++) {
         char nm[2] = {(char)('a' + k), 0};
         int pi = param_index(t, nm);
         if (pi >= 0 && t->params[pi].is_pointer && t->params[pi].dtype == TASK_T_F32 && in->args[pi].count >= n)
@@ -112,11 +112,11 @@ pg_status ref_expr_eval(task_inst *in) {
             goto done;
         }
     }
-    double sc[SYNTH_EXPR_MAX_SCALARS] = {0};
-    unsigned sused = synth_expr_scalars_used(e);
-    for (int k = 0; k < SYNTH_EXPR_MAX_SCALARS; k++) {
+    double sc[EXPR_MAX_SCALARS] = {0};
+    unsigned sused = expr_scalars_used(e);
+    for (int k = 0; k < EXPR_MAX_SCALARS; k++) {
         if (!(sused & (1u << k))) continue;
-        const char *nm = synth_expr_scalar_name(k);
+        const char *nm = expr_scalar_name(k);
         int pi = param_index(t, nm);
         if (pi < 0 || t->params[pi].is_pointer || t->params[pi].dtype != TASK_T_F32) {
             pg_diag_emit(in->diag, PG_E_TASK, t->path, 0, 0,
@@ -126,8 +126,8 @@ pg_status ref_expr_eval(task_inst *in) {
         }
         sc[k] = (double)(float)in->args[pi].scalar.f;
     }
-    synth_expr_eval_f32(e, ins, sc, in->args[po].data, n);
+    expr_eval_f32(e, ins, sc, in->args[po].data, n);
 done:
-    if (owned) synth_expr_free((synth_expr *)e);
+    if (owned) expr_free((expr_tree *)e);
     return st;
 }

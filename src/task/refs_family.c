@@ -3,7 +3,7 @@
  *
  * The family-specific facts (operator, radius, coefficients, tile, ...) are
  * in the spec's top-level "family_params" object, which task_load() does not
- * keep; like ref_expr_eval, each reference re-reads the spec at
+ * keep; like task_ref_expr_eval, each reference re-reads the spec at
  * in->spec->path (specs are small).  Element types come from the loaded
  * params, so one reference serves every dtype of a family.  Values are
  * computed in double and rounded once to the output type. */
@@ -85,7 +85,7 @@ static double fscalar(const task_inst *in, const char *name) {
 }
 
 /* ---- map ------------------------------------------------------------------------ */
-pg_status ref_fam_map(task_inst *in) {
+pg_status task_ref_fam_map(task_inst *in) {
     json_t *root = NULL, *fp = fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -129,7 +129,7 @@ out:
  * out[b] (b < G = grid) = OP over tiles b, b+G, b+2G, ... of `tile` elements
  * (one tile per block: G = cdiv(n,tile), so tile b only).  "atomic": out[0]
  * (inout, holding its input) += the sum of all n elements. */
-pg_status ref_fam_reduce(task_inst *in) {
+pg_status task_ref_fam_reduce(task_inst *in) {
     json_t *root = NULL, *fp = fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -236,11 +236,11 @@ out:
     json_decref(root);
     return st;
 }
-pg_status ref_fam_stencil1d(task_inst *in) { return stencil(in, false); }
-pg_status ref_fam_stencil2d(task_inst *in) { return stencil(in, true); }
+pg_status task_ref_fam_stencil1d(task_inst *in) { return stencil(in, false); }
+pg_status task_ref_fam_stencil2d(task_inst *in) { return stencil(in, true); }
 
 /* ---- gemv: y[r] = alpha * sum_c A[r*cols + c] * x[c] (+ beta*y[r] when y is inout) */
-pg_status ref_fam_gemv(task_inst *in) {
+pg_status task_ref_fam_gemv(task_inst *in) {
     task_dtype ta, tx, ty;
     size_t na, nx, ny;
     const void *A = fbuf(in, "A", &ta, &na), *x = fbuf(in, "x", &tx, &nx);
@@ -261,7 +261,7 @@ pg_status ref_fam_gemv(task_inst *in) {
 }
 
 /* ---- gemm: C[M,N] = alpha * A[M,K] B[K,N] (+ beta*C when C is inout), row-major */
-pg_status ref_fam_gemm(task_inst *in) {
+pg_status task_ref_fam_gemm(task_inst *in) {
     task_dtype ta, tb, tc;
     size_t na, nb, nc;
     const void *A = fbuf(in, "A", &ta, &na), *B = fbuf(in, "B", &tb, &nb);
@@ -288,7 +288,7 @@ pg_status ref_fam_gemm(task_inst *in) {
 }
 
 /* ---- transpose: out[c*rows + r] = in[r*cols + c] (any element size) */
-pg_status ref_fam_transpose(task_inst *in) {
+pg_status task_ref_fam_transpose(task_inst *in) {
     int pi = pidx(in->spec, "in"), po = pidx(in->spec, "out");
     if (pi < 0 || po < 0 || in->spec->params[pi].dtype != in->spec->params[po].dtype) return PG_ERR_INVALID;
     int64_t rows = task_scalar_i(in, "rows"), cols = task_scalar_i(in, "cols");

@@ -22,8 +22,8 @@ static pg_status spmv_csr(task_inst *in)
     return PG_OK;
 }
 
-pg_status ref_spmv_csr_thread(task_inst *in) { return spmv_csr(in); }
-pg_status ref_spmv_csr_warp(task_inst *in) { return spmv_csr(in); }
+pg_status task_ref_spmv_csr_thread(task_inst *in) { return spmv_csr(in); }
+pg_status task_ref_spmv_csr_warp(task_inst *in) { return spmv_csr(in); }
 
 static pg_status gemv(task_inst *in)
 {
@@ -41,8 +41,8 @@ static pg_status gemv(task_inst *in)
     return PG_OK;
 }
 
-pg_status ref_gemv_thread(task_inst *in) { return gemv(in); }
-pg_status ref_gemv_warp(task_inst *in) { return gemv(in); }
+pg_status task_ref_gemv_thread(task_inst *in) { return gemv(in); }
+pg_status task_ref_gemv_warp(task_inst *in) { return gemv(in); }
 
 /* C[M][N] = A[M][K] * B[K][N], all row-major f32; i-k-j order over a double row
  * accumulator so the inner loop streams B and the row contiguously. */
@@ -67,13 +67,13 @@ static pg_status gemm_f32(task_inst *in)
     return PG_OK;
 }
 
-pg_status ref_gemm_naive(task_inst *in) { return gemm_f32(in); }
-pg_status ref_gemm_smem16(task_inst *in) { return gemm_f32(in); }
-pg_status ref_gemm_regblock(task_inst *in) { return gemm_f32(in); }
+pg_status task_ref_gemm_naive(task_inst *in) { return gemm_f32(in); }
+pg_status task_ref_gemm_smem16(task_inst *in) { return gemm_f32(in); }
+pg_status task_ref_gemm_regblock(task_inst *in) { return gemm_f32(in); }
 
 /* C[M][N] = A[M][K] * Bt[N][K]^T; A, Bt f16 (raw bits), C f32.  Both operands are
  * converted to double once, then each C element is a dot of two contiguous rows. */
-pg_status ref_gemm_mma_f16(task_inst *in)
+pg_status task_ref_gemm_mma_f16(task_inst *in)
 {
     const uint16_t *A = task_buf(in, "A");
     const uint16_t *Bt = task_buf(in, "Bt");
@@ -117,10 +117,10 @@ static pg_status transpose(task_inst *in)
     return PG_OK;
 }
 
-pg_status ref_transpose_padded(task_inst *in) { return transpose(in); }
-pg_status ref_transpose_naive(task_inst *in) { return transpose(in); }
+pg_status task_ref_transpose_padded(task_inst *in) { return transpose(in); }
+pg_status task_ref_transpose_naive(task_inst *in) { return transpose(in); }
 
-pg_status ref_outer_product(task_inst *in)
+pg_status task_ref_outer_product(task_inst *in)
 {
     const float *x = task_buf(in, "x");
     const float *y = task_buf(in, "y");
@@ -132,7 +132,7 @@ pg_status ref_outer_product(task_inst *in)
     return PG_OK;
 }
 
-pg_status ref_batched_dot(task_inst *in)
+pg_status task_ref_batched_dot(task_inst *in)
 {
     const float *x = task_buf(in, "x");
     const float *y = task_buf(in, "y");

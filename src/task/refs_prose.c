@@ -45,7 +45,7 @@ static int popcount32(uint32_t v) {
 /* ---- elementwise, bitwise, bytes, random numbers ---------------------------------- */
 
 /* x = clamp(x, lo, hi) in place; clipped[0] += how many were outside (a bound itself is unchanged). */
-pg_status ref_prose_clamp_count(task_inst *in) {
+pg_status task_ref_prose_clamp_count(task_inst *in) {
     float *x = task_buf(in, "x");
     uint32_t *clipped = task_buf(in, "clipped");
     float lo = (float)task_scalar_f(in, "lo"), hi = (float)task_scalar_f(in, "hi");
@@ -60,7 +60,7 @@ pg_status ref_prose_clamp_count(task_inst *in) {
 }
 
 /* dist[i] = popcount(a[i] ^ b[i]) */
-pg_status ref_prose_hamming_u32(task_inst *in) {
+pg_status task_ref_prose_hamming_u32(task_inst *in) {
     const uint32_t *a = task_buf(in, "a"), *b = task_buf(in, "b");
     uint8_t *dist = task_buf(in, "dist");
     size_t n = sz(in, "n");
@@ -69,7 +69,7 @@ pg_status ref_prose_hamming_u32(task_inst *in) {
 }
 
 /* gray = (77 r + 150 g + 29 b + 128) >> 8, rgb interleaved */
-pg_status ref_prose_rgb_to_gray(task_inst *in) {
+pg_status task_ref_prose_rgb_to_gray(task_inst *in) {
     const uint8_t *rgb = task_buf(in, "rgb");
     uint8_t *gray = task_buf(in, "gray");
     size_t n = sz(in, "npix");
@@ -79,7 +79,7 @@ pg_status ref_prose_rgb_to_gray(task_inst *in) {
 }
 
 /* 'a'..'z' -> 'A'..'Z', every other byte unchanged */
-pg_status ref_prose_ascii_upper(task_inst *in) {
+pg_status task_ref_prose_ascii_upper(task_inst *in) {
     const uint8_t *src = task_buf(in, "src");
     uint8_t *dst = task_buf(in, "dst");
     size_t n = sz(in, "nbytes");
@@ -88,7 +88,7 @@ pg_status ref_prose_ascii_upper(task_inst *in) {
 }
 
 /* out[i] = pcg_hash(i + seed), Jarzynski & Olano, "Hash Functions for GPU Rendering" (2020) */
-pg_status ref_prose_pcg_hash(task_inst *in) {
+pg_status task_ref_prose_pcg_hash(task_inst *in) {
     uint32_t *out = task_buf(in, "out");
     uint32_t seed = u32s(in, "seed");
     size_t n = sz(in, "n");
@@ -101,7 +101,7 @@ pg_status ref_prose_pcg_hash(task_inst *in) {
 }
 
 /* every xorshift32 state (13, 17, 5) advanced `steps` times */
-pg_status ref_prose_xorshift_steps(task_inst *in) {
+pg_status task_ref_prose_xorshift_steps(task_inst *in) {
     uint32_t *st = task_buf(in, "state");
     uint32_t steps = u32s(in, "steps");
     size_t n = sz(in, "n");
@@ -118,7 +118,7 @@ pg_status ref_prose_xorshift_steps(task_inst *in) {
 }
 
 /* flags = |a - b| > tol, in float: the GPU's subtraction and comparison are exact IEEE operations */
-pg_status ref_prose_diff_flags(task_inst *in) {
+pg_status task_ref_prose_diff_flags(task_inst *in) {
     const float *a = task_buf(in, "a"), *b = task_buf(in, "b");
     uint8_t *flags = task_buf(in, "flags");
     float tol = (float)task_scalar_f(in, "tol");
@@ -133,7 +133,7 @@ pg_status ref_prose_diff_flags(task_inst *in) {
 /* ---- activations and conversions ----------------------------------------------------- */
 
 /* f16 y = x * clamp(x + 3, 0, 6) / 6 */
-pg_status ref_prose_hardswish_f16(task_inst *in) {
+pg_status task_ref_prose_hardswish_f16(task_inst *in) {
     const uint16_t *x = task_buf(in, "x");
     uint16_t *y = task_buf(in, "y");
     size_t n = sz(in, "n");
@@ -147,7 +147,7 @@ pg_status ref_prose_hardswish_f16(task_inst *in) {
 
 /* PyTorch's softplus: x where beta*x > threshold, else log1p(exp(beta x)) / beta.
  * The branch is taken on the f32 product, as the GPU computes it. */
-pg_status ref_prose_softplus_beta(task_inst *in) {
+pg_status task_ref_prose_softplus_beta(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     float beta = (float)task_scalar_f(in, "beta"), thr = (float)task_scalar_f(in, "threshold");
@@ -160,7 +160,7 @@ pg_status ref_prose_softplus_beta(task_inst *in) {
 }
 
 /* bf16 y = x rounded to nearest even */
-pg_status ref_prose_f32_to_bf16(task_inst *in) {
+pg_status task_ref_prose_f32_to_bf16(task_inst *in) {
     const float *x = task_buf(in, "x");
     uint16_t *y = task_buf(in, "y");
     size_t n = sz(in, "n");
@@ -169,7 +169,7 @@ pg_status ref_prose_f32_to_bf16(task_inst *in) {
 }
 
 /* out[e] = (nibble e - 8) * scales[e / 32]; nibble 2k is the low half of packed[k] */
-pg_status ref_prose_dequant_int4(task_inst *in) {
+pg_status task_ref_prose_dequant_int4(task_inst *in) {
     const uint8_t *packed = task_buf(in, "packed");
     const float *scales = task_buf(in, "scales");
     float *out = task_buf(in, "out");
@@ -184,7 +184,7 @@ pg_status ref_prose_dequant_int4(task_inst *in) {
 /* ---- optimizers and losses --------------------------------------------------------------- */
 
 /* Lion: c = b1 m + (1-b1) g; w -= lr (sign(c) + wd w) with the old w; m = b2 m + (1-b2) g */
-pg_status ref_prose_lion_step(task_inst *in) {
+pg_status task_ref_prose_lion_step(task_inst *in) {
     float *w = task_buf(in, "w"), *m = task_buf(in, "m");
     const float *g = task_buf(in, "g");
     double lr = f32s(in, "lr"), b1 = f32s(in, "beta1"), b2 = f32s(in, "beta2"), wd = f32s(in, "wd");
@@ -199,7 +199,7 @@ pg_status ref_prose_lion_step(task_inst *in) {
 }
 
 /* Adagrad: h += g^2 (stored as f32), then w -= lr g / (sqrt(h) + eps) with that h */
-pg_status ref_prose_adagrad_step(task_inst *in) {
+pg_status task_ref_prose_adagrad_step(task_inst *in) {
     float *w = task_buf(in, "w"), *h = task_buf(in, "h");
     const float *g = task_buf(in, "g");
     double lr = f32s(in, "lr"), eps = f32s(in, "eps");
@@ -212,7 +212,7 @@ pg_status ref_prose_adagrad_step(task_inst *in) {
 }
 
 /* loss[0] += sum huber(pred - target), summed in double (any atomic order is within tolerance) */
-pg_status ref_prose_huber_loss_sum(task_inst *in) {
+pg_status task_ref_prose_huber_loss_sum(task_inst *in) {
     const float *p = task_buf(in, "pred"), *t = task_buf(in, "target");
     float *loss = task_buf(in, "loss");
     double delta = f32s(in, "delta");
@@ -228,7 +228,7 @@ pg_status ref_prose_huber_loss_sum(task_inst *in) {
 
 /* loss = max(z,0) - z y + log1p(exp(-|z|)): the same value as -(y log s + (1-y) log(1-s)), s = sigmoid(z),
  * without overflow for large |z| */
-pg_status ref_prose_bce_with_logits(task_inst *in) {
+pg_status task_ref_prose_bce_with_logits(task_inst *in) {
     const float *z = task_buf(in, "logits"), *y = task_buf(in, "labels");
     float *loss = task_buf(in, "loss");
     size_t n = sz(in, "n");
@@ -242,7 +242,7 @@ pg_status ref_prose_bce_with_logits(task_inst *in) {
 /* ---- fused epilogues, complex numbers, polynomials ---------------------------------------- */
 
 /* out = silu(acc * a_scale[row] * w_scale[col] + bias[col]) */
-pg_status ref_prose_int8_matmul_epilogue(task_inst *in) {
+pg_status task_ref_prose_int8_matmul_epilogue(task_inst *in) {
     const int32_t *acc = task_buf(in, "acc");
     const float *as = task_buf(in, "a_scale"), *ws = task_buf(in, "w_scale"), *bias = task_buf(in, "bias");
     float *out = task_buf(in, "out");
@@ -256,7 +256,7 @@ pg_status ref_prose_int8_matmul_epilogue(task_inst *in) {
 }
 
 /* out = res + x * mask / (1 - p) */
-pg_status ref_prose_dropout_residual(task_inst *in) {
+pg_status task_ref_prose_dropout_residual(task_inst *in) {
     const float *x = task_buf(in, "x"), *res = task_buf(in, "res");
     const uint8_t *mask = task_buf(in, "mask");
     float *out = task_buf(in, "out");
@@ -267,7 +267,7 @@ pg_status ref_prose_dropout_residual(task_inst *in) {
 }
 
 /* mag = |re + i im|, phase = atan2(im, re) in [-pi, pi] */
-pg_status ref_prose_complex_polar(task_inst *in) {
+pg_status task_ref_prose_complex_polar(task_inst *in) {
     const float *re = task_buf(in, "re"), *im = task_buf(in, "im");
     float *mag = task_buf(in, "mag"), *ph = task_buf(in, "phase");
     size_t n = sz(in, "n");
@@ -279,7 +279,7 @@ pg_status ref_prose_complex_polar(task_inst *in) {
 }
 
 /* y = sum_{k<K} c[k] T_k(x) (Clenshaw in double; K = 0 would be 0, the spec has K >= 1) */
-pg_status ref_prose_chebyshev_eval(task_inst *in) {
+pg_status task_ref_prose_chebyshev_eval(task_inst *in) {
     const float *x = task_buf(in, "x"), *c = task_buf(in, "c");
     float *y = task_buf(in, "y");
     size_t n = sz(in, "n"), K = sz(in, "K");
@@ -298,7 +298,7 @@ pg_status ref_prose_chebyshev_eval(task_inst *in) {
 /* ---- normalization, reductions, scans --------------------------------------------------- */
 
 /* NCHW: y = (x - mean[c]) / sqrt(var[c] + eps) * gamma[c] + beta[c] */
-pg_status ref_prose_batchnorm_infer(task_inst *in) {
+pg_status task_ref_prose_batchnorm_infer(task_inst *in) {
     const float *x = task_buf(in, "x"), *mean = task_buf(in, "mean"), *var = task_buf(in, "var");
     const float *gamma = task_buf(in, "gamma"), *beta = task_buf(in, "beta");
     float *y = task_buf(in, "y");
@@ -317,7 +317,7 @@ pg_status ref_prose_batchnorm_infer(task_inst *in) {
 }
 
 /* y = (x - min) / (max - min) per row; a constant row (max == min) is all zeros */
-pg_status ref_prose_minmax_rows(task_inst *in) {
+pg_status task_ref_prose_minmax_rows(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -335,7 +335,7 @@ pg_status ref_prose_minmax_rows(task_inst *in) {
 }
 
 /* out[c] = sum_r A[r][c] */
-pg_status ref_prose_column_sums(task_inst *in) {
+pg_status task_ref_prose_column_sums(task_inst *in) {
     const float *A = task_buf(in, "A");
     float *out = task_buf(in, "out");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -349,7 +349,7 @@ pg_status ref_prose_column_sums(task_inst *in) {
 }
 
 /* stats = {mean, population variance (divide by n)}, two passes in double */
-pg_status ref_prose_mean_var(task_inst *in) {
+pg_status task_ref_prose_mean_var(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *stats = task_buf(in, "stats");
     size_t n = sz(in, "n");
@@ -364,7 +364,7 @@ pg_status ref_prose_mean_var(task_inst *in) {
 }
 
 /* out[r][c] = max(x[r][0..c]) */
-pg_status ref_prose_running_max_rows(task_inst *in) {
+pg_status task_ref_prose_running_max_rows(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -379,7 +379,7 @@ pg_status ref_prose_running_max_rows(task_inst *in) {
 }
 
 /* offsets[0] = 0, offsets[i+1] = offsets[i] + counts[i] (u32, wrapping) */
-pg_status ref_prose_csr_offsets(task_inst *in) {
+pg_status task_ref_prose_csr_offsets(task_inst *in) {
     const uint32_t *counts = task_buf(in, "counts");
     uint32_t *off = task_buf(in, "offsets");
     size_t n = sz(in, "n");
@@ -391,7 +391,7 @@ pg_status ref_prose_csr_offsets(task_inst *in) {
 /* ---- histogram, gather, scatter, sparse ------------------------------------------------- */
 
 /* bins[data[i]] += 1 (bins start with the inout values) */
-pg_status ref_prose_byte_histogram(task_inst *in) {
+pg_status task_ref_prose_byte_histogram(task_inst *in) {
     const uint8_t *data = task_buf(in, "data");
     uint32_t *bins = task_buf(in, "bins");
     size_t n = sz(in, "n");
@@ -400,7 +400,7 @@ pg_status ref_prose_byte_histogram(task_inst *in) {
 }
 
 /* out[t][:] = table[ids[t]][:] */
-pg_status ref_prose_embedding_lookup(task_inst *in) {
+pg_status task_ref_prose_embedding_lookup(task_inst *in) {
     const float *table = task_buf(in, "table");
     const int32_t *ids = task_buf(in, "ids");
     float *out = task_buf(in, "out");
@@ -413,7 +413,7 @@ pg_status ref_prose_embedding_lookup(task_inst *in) {
 }
 
 /* inv[perm[i]] = i; perm must be a permutation of 0..n-1 (else some inv[j] is never written) */
-pg_status ref_prose_inverse_perm(task_inst *in) {
+pg_status task_ref_prose_inverse_perm(task_inst *in) {
     const int32_t *perm = task_buf(in, "perm");
     int32_t *inv = task_buf(in, "inv");
     size_t n = sz(in, "n");
@@ -432,7 +432,7 @@ pg_status ref_prose_inverse_perm(task_inst *in) {
 }
 
 /* y[row[k]] += val[k] * x[col[k]], summed in double */
-pg_status ref_prose_coo_spmv_add(task_inst *in) {
+pg_status task_ref_prose_coo_spmv_add(task_inst *in) {
     const int32_t *row = task_buf(in, "row"), *col = task_buf(in, "col");
     const float *val = task_buf(in, "val"), *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
@@ -454,7 +454,7 @@ pg_status ref_prose_coo_spmv_add(task_inst *in) {
 
 /* out[k] = val[k] / sum |val| over k's row; a row summing to 0 gives zeros.  rowptr must run
  * from 0 to nnz without decreasing (else entries would be left unwritten). */
-pg_status ref_prose_csr_row_l1_normalize(task_inst *in) {
+pg_status task_ref_prose_csr_row_l1_normalize(task_inst *in) {
     const int32_t *rp = task_buf(in, "rowptr");
     const float *val = task_buf(in, "val");
     float *out = task_buf(in, "out");
@@ -473,7 +473,7 @@ pg_status ref_prose_csr_row_l1_normalize(task_inst *in) {
 /* ---- linear algebra --------------------------------------------------------------------- */
 
 /* exchange rows r0 and r1 (nothing when equal) */
-pg_status ref_prose_swap_rows(task_inst *in) {
+pg_status task_ref_prose_swap_rows(task_inst *in) {
     float *A = task_buf(in, "A");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols"), r0 = sz(in, "r0"), r1 = sz(in, "r1");
     if (r0 >= rows || r1 >= rows) return bad_input(in, "row to swap outside the matrix", r0 >= rows ? r0 : r1);
@@ -487,7 +487,7 @@ pg_status ref_prose_swap_rows(task_inst *in) {
 }
 
 /* out_i = M p_i, M row-major 4x4, points (x, y, z, w) */
-pg_status ref_prose_transform_points(task_inst *in) {
+pg_status task_ref_prose_transform_points(task_inst *in) {
     const float *M = task_buf(in, "M"), *p = task_buf(in, "pts");
     float *out = task_buf(in, "out");
     size_t n = sz(in, "n");
@@ -501,7 +501,7 @@ pg_status ref_prose_transform_points(task_inst *in) {
 }
 
 /* A[i][j] += alpha x[i] y[j] */
-pg_status ref_prose_rank1_update(task_inst *in) {
+pg_status task_ref_prose_rank1_update(task_inst *in) {
     float *A = task_buf(in, "A");
     const float *x = task_buf(in, "x"), *y = task_buf(in, "y");
     double alpha = f32s(in, "alpha");
@@ -512,7 +512,7 @@ pg_status ref_prose_rank1_update(task_inst *in) {
 }
 
 /* out = (A + A^T) / 2 */
-pg_status ref_prose_symmetrize(task_inst *in) {
+pg_status task_ref_prose_symmetrize(task_inst *in) {
     const float *A = task_buf(in, "A");
     float *out = task_buf(in, "out");
     size_t n = sz(in, "n");
@@ -524,7 +524,7 @@ pg_status ref_prose_symmetrize(task_inst *in) {
 /* ---- stencils ---------------------------------------------------------------------------- */
 
 /* y[i] = mean of x over the window [i-r, i+r] clipped to [0, n-1] */
-pg_status ref_prose_moving_avg(task_inst *in) {
+pg_status task_ref_prose_moving_avg(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t n = sz(in, "n"), r = sz(in, "r");
@@ -538,7 +538,7 @@ pg_status ref_prose_moving_avg(task_inst *in) {
 }
 
 /* sqrt(gx^2 + gy^2) with the 3x3 Sobel operators; 0 on the one-pixel border */
-pg_status ref_prose_sobel_magnitude(task_inst *in) {
+pg_status task_ref_prose_sobel_magnitude(task_inst *in) {
     const float *img = task_buf(in, "img");
     float *out = task_buf(in, "out");
     size_t H = sz(in, "H"), W = sz(in, "W");
@@ -555,7 +555,7 @@ pg_status ref_prose_sobel_magnitude(task_inst *in) {
 }
 
 /* one Game of Life step on an H x W torus: neighbours taken modulo H and W */
-pg_status ref_prose_life_step(task_inst *in) {
+pg_status task_ref_prose_life_step(task_inst *in) {
     const uint8_t *g = task_buf(in, "grid");
     uint8_t *next = task_buf(in, "next");
     size_t H = sz(in, "H"), W = sz(in, "W");
@@ -573,7 +573,7 @@ pg_status ref_prose_life_step(task_inst *in) {
 /* ---- pairwise, n-body -------------------------------------------------------------------- */
 
 /* dist[i][j] = ||a_i - b_j||_2 */
-pg_status ref_prose_pairwise_dist(task_inst *in) {
+pg_status task_ref_prose_pairwise_dist(task_inst *in) {
     const float *a = task_buf(in, "a"), *b = task_buf(in, "b");
     float *dist = task_buf(in, "dist");
     size_t m = sz(in, "m"), n = sz(in, "n"), d = sz(in, "d");
@@ -590,7 +590,7 @@ pg_status ref_prose_pairwise_dist(task_inst *in) {
 }
 
 /* phi[i] = -sum_{j != i} mass[j] / sqrt(|p_j - p_i|^2 + soft^2); positions interleaved x, y, z */
-pg_status ref_prose_grav_potential(task_inst *in) {
+pg_status task_ref_prose_grav_potential(task_inst *in) {
     const float *pos = task_buf(in, "pos"), *mass = task_buf(in, "mass");
     float *phi = task_buf(in, "phi");
     double s2 = f32s(in, "soft") * f32s(in, "soft");
@@ -616,7 +616,7 @@ static int cmp_u32(const void *a, const void *b) {
 }
 
 /* every run keys[32g .. 32g+31] (the last one possibly shorter) sorted ascending in place */
-pg_status ref_prose_sort_groups32(task_inst *in) {
+pg_status task_ref_prose_sort_groups32(task_inst *in) {
     uint32_t *keys = task_buf(in, "keys");
     size_t n = sz(in, "n");
     for (size_t g = 0; g < n; g += 32) qsort(keys + g, n - g < 32 ? n - g : 32, sizeof(uint32_t), cmp_u32);

@@ -23,7 +23,7 @@ static double sum_f32(const float *x, size_t lo, size_t hi) {
 }
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
-pg_status ref_reduce_sum_smem(task_inst *in) {
+pg_status task_ref_reduce_sum_smem(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t n = (size_t)task_scalar_i(in, "n");
@@ -32,7 +32,7 @@ pg_status ref_reduce_sum_smem(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_reduce_sum_shfl(task_inst *in) {
+pg_status task_ref_reduce_sum_shfl(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t n = (size_t)task_scalar_i(in, "n");
@@ -46,7 +46,7 @@ pg_status ref_reduce_sum_shfl(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_reduce_max_atomic(task_inst *in) {
+pg_status task_ref_reduce_max_atomic(task_inst *in) {
     const int32_t *x = task_buf(in, "x");
     int32_t *out = task_buf(in, "out");   /* inout: holds the initial value (INT_MIN) */
     size_t n = (size_t)task_scalar_i(in, "n");
@@ -57,7 +57,7 @@ pg_status ref_reduce_max_atomic(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_reduce_min_f32(task_inst *in) {
+pg_status task_ref_reduce_min_f32(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t n = (size_t)task_scalar_i(in, "n");
@@ -72,7 +72,7 @@ pg_status ref_reduce_min_f32(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_argmax_f32(task_inst *in) {
+pg_status task_ref_argmax_f32(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out_val = task_buf(in, "out_val");
     int32_t *out_idx = task_buf(in, "out_idx");
@@ -88,7 +88,7 @@ pg_status ref_argmax_f32(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_dot_f32(task_inst *in) {
+pg_status task_ref_dot_f32(task_inst *in) {
     const float *x = task_buf(in, "x");
     const float *y = task_buf(in, "y");
     float *out = task_buf(in, "out");
@@ -113,17 +113,17 @@ static void seg_scan_s32(const int32_t *x, int32_t *y, size_t n, size_t seg) {
     }
 }
 
-pg_status ref_warp_scan(task_inst *in) {
+pg_status task_ref_warp_scan(task_inst *in) {
     seg_scan_s32(task_buf(in, "x"), task_buf(in, "y"), (size_t)task_scalar_i(in, "n"), 32);
     return PG_OK;
 }
 
-pg_status ref_block_scan(task_inst *in) {
+pg_status task_ref_block_scan(task_inst *in) {
     seg_scan_s32(task_buf(in, "x"), task_buf(in, "y"), (size_t)task_scalar_i(in, "n"), 256);
     return PG_OK;
 }
 
-pg_status ref_bitonic_step(task_inst *in) {
+pg_status task_ref_bitonic_step(task_inst *in) {
     uint32_t *keys = task_buf(in, "keys");   /* inout */
     size_t n = (size_t)task_scalar_i(in, "n");
     size_t j = (size_t)task_scalar_i(in, "j");
@@ -141,7 +141,7 @@ pg_status ref_bitonic_step(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_histogram_smem(task_inst *in) {
+pg_status task_ref_histogram_smem(task_inst *in) {
     const uint8_t *data = task_buf(in, "data");
     uint32_t *bins = task_buf(in, "bins");   /* inout: starts at 0 */
     size_t n = (size_t)task_scalar_i(in, "n");
@@ -149,7 +149,7 @@ pg_status ref_histogram_smem(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_count_positive(task_inst *in) {
+pg_status task_ref_count_positive(task_inst *in) {
     const float *x = task_buf(in, "x");
     int32_t *out = task_buf(in, "out");
     size_t n = (size_t)task_scalar_i(in, "n");
@@ -163,7 +163,7 @@ pg_status ref_count_positive(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_reduce_sum_f64(task_inst *in) {
+pg_status task_ref_reduce_sum_f64(task_inst *in) {
     const double *x = task_buf(in, "x");
     double *out = task_buf(in, "out");
     size_t n = (size_t)task_scalar_i(in, "n");
@@ -177,7 +177,7 @@ pg_status ref_reduce_sum_f64(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_segmented_row_sum(task_inst *in) {
+pg_status task_ref_segmented_row_sum(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t rows = (size_t)task_scalar_i(in, "rows");

@@ -106,7 +106,7 @@ bool rsp_need(task_inst *in, bool ok, const char *what) {
 }
 
 /* ---- spmv ---------------------------------------------------------------------------- */
-pg_status ref_fam_spmv(task_inst *in) {
+pg_status task_ref_fam_spmv(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;

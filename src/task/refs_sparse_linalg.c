@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* ---- pairdist ---------------------------------------------------------------------- */
-pg_status ref_fam_pairdist(task_inst *in) {
+pg_status task_ref_fam_pairdist(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -40,7 +40,7 @@ out:
 }
 
 /* ---- rowpair ----------------------------------------------------------------------- */
-pg_status ref_fam_rowpair(task_inst *in) {
+pg_status task_ref_fam_rowpair(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -72,7 +72,7 @@ out:
 }
 
 /* ---- gemvt -------------------------------------------------------------------------- */
-pg_status ref_fam_gemvt(task_inst *in) {
+pg_status task_ref_fam_gemvt(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -113,7 +113,7 @@ out:
 }
 
 /* ---- batched ------------------------------------------------------------------------ */
-pg_status ref_fam_batched(task_inst *in) {
+pg_status task_ref_fam_batched(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
@@ -192,7 +192,7 @@ static void gj_small(double m[4][4], double v[4][4], int n, int nc) {
     }
 }
 
-pg_status ref_fam_smallmat(task_inst *in) {
+pg_status task_ref_fam_smallmat(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     double *cp = NULL, *xs = NULL;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-pg_status ref_fam_nbody(task_inst *in) {
+pg_status task_ref_fam_nbody(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     double *buf = NULL;

@@ -35,7 +35,7 @@ static int kp_desc(const void *x, const void *y) {
     return a->key > b->key ? -1 : a->key < b->key ? 1 : (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-pg_status ref_fam_sortnet(task_inst *in) {
+pg_status task_ref_fam_sortnet(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     kp *tmp = NULL;

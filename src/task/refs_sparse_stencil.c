@@ -24,7 +24,7 @@ static int64_t bmap(int rule, int64_t v, int64_t n) {
     }
 }
 
-pg_status ref_fam_stencil_bc(task_inst *in) {
+pg_status task_ref_fam_stencil_bc(task_inst *in) {
     json_t *root = NULL, *fp = rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;

@@ -31,7 +31,7 @@ static size_t si(const task_inst *in, const char *name) {
 }
 
 /* ---- stencil1d_3pt: out[i] = a*x[i-1] + b*x[i] + c*x[i+1]; ends copied ---- */
-pg_status ref_stencil1d_3pt(task_inst *in) {
+pg_status task_ref_stencil1d_3pt(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     double a = sf(in, "a"), b = sf(in, "b"), c = sf(in, "c");
@@ -44,7 +44,7 @@ pg_status ref_stencil1d_3pt(task_inst *in) {
 }
 
 /* ---- jacobi2d_5pt: interior = 0.25*(N+S+W+E); boundary rows/cols copied ---- */
-pg_status ref_jacobi2d_5pt(task_inst *in) {
+pg_status task_ref_jacobi2d_5pt(task_inst *in) {
     const float *a = task_buf(in, "in");
     float *o = task_buf(in, "out");
     size_t H = si(in, "H"), W = si(in, "W");
@@ -58,7 +58,7 @@ pg_status ref_jacobi2d_5pt(task_inst *in) {
 }
 
 /* ---- stencil3d_7pt: interior = c0*center + c1*(6 face neighbours) ---- */
-pg_status ref_stencil3d_7pt(task_inst *in) {
+pg_status task_ref_stencil3d_7pt(task_inst *in) {
     const float *a = task_buf(in, "in");
     float *o = task_buf(in, "out");
     double c0 = sf(in, "c0"), c1 = sf(in, "c1");
@@ -80,7 +80,7 @@ pg_status ref_stencil3d_7pt(task_inst *in) {
 }
 
 /* ---- conv1d: out[i] = sum_k w[k] * x[i + k - R/2], zero padding ---- */
-pg_status ref_conv1d(task_inst *in) {
+pg_status task_ref_conv1d(task_inst *in) {
     const float *x = task_buf(in, "x");
     const float *w = task_buf(in, "w");
     float *out = task_buf(in, "out");
@@ -98,7 +98,7 @@ pg_status ref_conv1d(task_inst *in) {
 }
 
 /* ---- conv2d_3x3: out[r][c] = sum w[3i+j] * in[r+i-1][c+j-1], zero padding ---- */
-pg_status ref_conv2d_3x3(task_inst *in) {
+pg_status task_ref_conv2d_3x3(task_inst *in) {
     const float *a = task_buf(in, "in");
     const float *w = task_buf(in, "w");
     float *o = task_buf(in, "out");
@@ -121,7 +121,7 @@ pg_status ref_conv2d_3x3(task_inst *in) {
 }
 
 /* ---- softmax_row: y = exp(x - max) / sum exp(x - max), per row ---- */
-pg_status ref_softmax_row(task_inst *in) {
+pg_status task_ref_softmax_row(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t rows = si(in, "rows"), cols = si(in, "cols");
@@ -139,7 +139,7 @@ pg_status ref_softmax_row(task_inst *in) {
 
 /* ---- layernorm_row: y = (x - mean) / sqrt(var + eps) * gamma + beta ----
  * var is the biased (population) variance of the row. */
-pg_status ref_layernorm_row(task_inst *in) {
+pg_status task_ref_layernorm_row(task_inst *in) {
     const float *x = task_buf(in, "x");
     const float *g = task_buf(in, "gamma");
     const float *b = task_buf(in, "beta");
@@ -164,7 +164,7 @@ pg_status ref_layernorm_row(task_inst *in) {
 }
 
 /* ---- rmsnorm_row: y = x / sqrt(mean(x^2) + eps) * w ---- */
-pg_status ref_rmsnorm_row(task_inst *in) {
+pg_status task_ref_rmsnorm_row(task_inst *in) {
     const float *x = task_buf(in, "x");
     const float *w = task_buf(in, "w");
     float *y = task_buf(in, "y");
@@ -224,11 +224,11 @@ static pg_status lj_energy_common(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_lj_energy(task_inst *in) { return lj_energy_common(in); }
-pg_status ref_lj_energy_naive(task_inst *in) { return lj_energy_common(in); }
+pg_status task_ref_lj_energy(task_inst *in) { return lj_energy_common(in); }
+pg_status task_ref_lj_energy_naive(task_inst *in) { return lj_energy_common(in); }
 
 /* f_i = sum_{j != i, r^2 < rc^2} 24 eps (2 sr6^2 - sr6) / max(r^2, rmin2) * (r_i - r_j) */
-pg_status ref_lj_force(task_inst *in) {
+pg_status task_ref_lj_force(task_inst *in) {
     const float *x = task_buf(in, "x");
     const float *y = task_buf(in, "y");
     const float *z = task_buf(in, "z");
@@ -269,7 +269,7 @@ pg_status ref_lj_force(task_inst *in) {
 /* ---- nbody_accel: a_i = sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + soft2)^(3/2) ----
  * pos is interleaved float4 (x, y, z, mass) per body; G = 1.  The j == i term
  * is zero (r_j - r_i = 0) and is skipped. */
-pg_status ref_nbody_accel(task_inst *in) {
+pg_status task_ref_nbody_accel(task_inst *in) {
     const float *pos = task_buf(in, "pos");
     float *ax = task_buf(in, "ax");
     float *ay = task_buf(in, "ay");

@@ -24,7 +24,7 @@ static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > 
 /* ---- parameter variants ----------------------------------------------------- */
 
 /* out[b] = max of x over the 4096-element chunk b (one 512-thread block per chunk). */
-pg_status ref_suite_reduce_max_b512(task_inst *in) {
+pg_status task_ref_suite_reduce_max_b512(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t n = sz(in, "n"), nb = (n + 4095) / 4096;
@@ -39,7 +39,7 @@ pg_status ref_suite_reduce_max_b512(task_inst *in) {
 }
 
 /* interior 2 <= i < n-2: c0*x[i] + c1*(x[i-1]+x[i+1]) + c2*(x[i-2]+x[i+2]); else copy */
-pg_status ref_suite_stencil1d_5pt(task_inst *in) {
+pg_status task_ref_suite_stencil1d_5pt(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t n = sz(in, "n");
@@ -52,7 +52,7 @@ pg_status ref_suite_stencil1d_5pt(task_inst *in) {
 }
 
 /* y = A^T x: y[c] = sum_r A[r*cols + c] * x[r] */
-pg_status ref_suite_gemv_t(task_inst *in) {
+pg_status task_ref_suite_gemv_t(task_inst *in) {
     const float *A = task_buf(in, "A"), *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -66,7 +66,7 @@ pg_status ref_suite_gemv_t(task_inst *in) {
 }
 
 /* f64 out[c*rows + r] = in[r*cols + c] */
-pg_status ref_suite_transpose_f64(task_inst *in) {
+pg_status task_ref_suite_transpose_f64(task_inst *in) {
     const double *a = task_buf(in, "in");
     double *o = task_buf(in, "out");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -75,7 +75,7 @@ pg_status ref_suite_transpose_f64(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_suite_relu6(task_inst *in) {
+pg_status task_ref_suite_relu6(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t n = sz(in, "n");
@@ -83,7 +83,7 @@ pg_status ref_suite_relu6(task_inst *in) {
     return PG_OK;
 }
 
-pg_status ref_suite_leaky_relu(task_inst *in) {
+pg_status task_ref_suite_leaky_relu(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     double alpha = f32s(in, "alpha");
@@ -93,7 +93,7 @@ pg_status ref_suite_leaky_relu(task_inst *in) {
 }
 
 /* f16 y = half(float(x) * s) */
-pg_status ref_suite_f16_scale(task_inst *in) {
+pg_status task_ref_suite_f16_scale(task_inst *in) {
     const uint16_t *x = task_buf(in, "x");
     uint16_t *y = task_buf(in, "y");
     double s = f32s(in, "s");
@@ -110,7 +110,7 @@ static double gelu_tanh(double v) {
 }
 
 /* y[r][c] = gelu(x[r][c] + bias[c]) + res[r][c] */
-pg_status ref_suite_bias_gelu_residual(task_inst *in) {
+pg_status task_ref_suite_bias_gelu_residual(task_inst *in) {
     const float *x = task_buf(in, "x"), *bias = task_buf(in, "bias"), *res = task_buf(in, "res");
     float *y = task_buf(in, "y");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -124,7 +124,7 @@ pg_status ref_suite_bias_gelu_residual(task_inst *in) {
 }
 
 /* w -= lr * (clamp(g, -clip, clip) + wd * w) */
-pg_status ref_suite_sgd_clip(task_inst *in) {
+pg_status task_ref_suite_sgd_clip(task_inst *in) {
     float *w = task_buf(in, "w");
     const float *g = task_buf(in, "g");
     double lr = f32s(in, "lr"), clip = f32s(in, "clip"), wd = f32s(in, "wd");
@@ -135,7 +135,7 @@ pg_status ref_suite_sgd_clip(task_inst *in) {
 
 /* Adam: m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
  * w -= lr * (m*c1) / (sqrt(v*c2) + eps), c1/c2 the inverse bias corrections. */
-pg_status ref_suite_adam_step(task_inst *in) {
+pg_status task_ref_suite_adam_step(task_inst *in) {
     float *w = task_buf(in, "w"), *m = task_buf(in, "m"), *v = task_buf(in, "v");
     const float *g = task_buf(in, "g");
     double lr = f32s(in, "lr"), b1 = f32s(in, "beta1"), b2 = f32s(in, "beta2"), eps = f32s(in, "eps");
@@ -153,7 +153,7 @@ pg_status ref_suite_adam_step(task_inst *in) {
 }
 
 /* interleaved complex numbers: c[k] = a[k] * b[k] */
-pg_status ref_suite_complex_mul(task_inst *in) {
+pg_status task_ref_suite_complex_mul(task_inst *in) {
     const float *a = task_buf(in, "a"), *b = task_buf(in, "b");
     float *c = task_buf(in, "c");
     size_t n = sz(in, "n");
@@ -166,7 +166,7 @@ pg_status ref_suite_complex_mul(task_inst *in) {
 }
 
 /* y = sum_k coef[k] x^k, k = 0..7 */
-pg_status ref_suite_horner7(task_inst *in) {
+pg_status task_ref_suite_horner7(task_inst *in) {
     const float *x = task_buf(in, "x"), *coef = task_buf(in, "coef");
     float *y = task_buf(in, "y");
     size_t n = sz(in, "n");
@@ -179,7 +179,7 @@ pg_status ref_suite_horner7(task_inst *in) {
 }
 
 /* out[r][j] = in[r][j] * sigmoid(in[r][H + j]), in is rows x 2H */
-pg_status ref_suite_glu(task_inst *in) {
+pg_status task_ref_suite_glu(task_inst *in) {
     const float *x = task_buf(in, "in");
     float *out = task_buf(in, "out");
     size_t rows = sz(in, "rows"), H = sz(in, "H");
@@ -192,7 +192,7 @@ pg_status ref_suite_glu(task_inst *in) {
 }
 
 /* s8 q = clamp(round_half_even(x * inv_scale), -128, 127); the product is an f32 multiply */
-pg_status ref_suite_quantize_s8(task_inst *in) {
+pg_status task_ref_suite_quantize_s8(task_inst *in) {
     const float *x = task_buf(in, "x");
     int8_t *q = task_buf(in, "q");
     double s = f32s(in, "inv_scale");
@@ -208,7 +208,7 @@ pg_status ref_suite_quantize_s8(task_inst *in) {
 
 /* y = softmax over the kept entries of each row (mask != 0); masked entries 0;
  * a row with nothing kept is all zeros. */
-pg_status ref_suite_masked_softmax(task_inst *in) {
+pg_status task_ref_suite_masked_softmax(task_inst *in) {
     const float *x = task_buf(in, "x");
     const uint8_t *mask = task_buf(in, "mask");
     float *y = task_buf(in, "y");
@@ -235,7 +235,7 @@ static double row_logsumexp(const float *xr, size_t cols) {
 }
 
 /* y = x - max - log(sum exp(x - max)) per row */
-pg_status ref_suite_log_softmax(task_inst *in) {
+pg_status task_ref_suite_log_softmax(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -248,7 +248,7 @@ pg_status ref_suite_log_softmax(task_inst *in) {
 }
 
 /* y = x / max(||x_r||_2, eps) per row */
-pg_status ref_suite_l2norm_row(task_inst *in) {
+pg_status task_ref_suite_l2norm_row(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -263,7 +263,7 @@ pg_status ref_suite_l2norm_row(task_inst *in) {
 }
 
 /* loss[r] = logsumexp(logits_r) - logits[r][label[r]] */
-pg_status ref_suite_cross_entropy(task_inst *in) {
+pg_status task_ref_suite_cross_entropy(task_inst *in) {
     const float *x = task_buf(in, "logits");
     const int32_t *label = task_buf(in, "labels");
     float *loss = task_buf(in, "loss");
@@ -278,7 +278,7 @@ pg_status ref_suite_cross_entropy(task_inst *in) {
 }
 
 /* f16 y = half(x * rsqrt(mean(x^2) + eps) * w[c] * alpha) */
-pg_status ref_suite_rmsnorm_scale_f16(task_inst *in) {
+pg_status task_ref_suite_rmsnorm_scale_f16(task_inst *in) {
     const float *x = task_buf(in, "x"), *w = task_buf(in, "w");
     uint16_t *y = task_buf(in, "y");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -294,7 +294,7 @@ pg_status ref_suite_rmsnorm_scale_f16(task_inst *in) {
 }
 
 /* out[r] = dot(a_r, b_r) / max(||a_r|| * ||b_r||, eps) */
-pg_status ref_suite_cosine_rows(task_inst *in) {
+pg_status task_ref_suite_cosine_rows(task_inst *in) {
     const float *a = task_buf(in, "a"), *b = task_buf(in, "b");
     float *out = task_buf(in, "out");
     size_t rows = sz(in, "rows"), cols = sz(in, "cols");
@@ -313,7 +313,7 @@ pg_status ref_suite_cosine_rows(task_inst *in) {
 /* ---- reductions, scans, histograms, scatter/gather ----------------------------- */
 
 /* out[0] += sum x[i]*y[i] (f64) */
-pg_status ref_suite_dot_f64(task_inst *in) {
+pg_status task_ref_suite_dot_f64(task_inst *in) {
     const double *x = task_buf(in, "x"), *y = task_buf(in, "y");
     double *out = task_buf(in, "out");
     size_t n = sz(in, "n");
@@ -324,7 +324,7 @@ pg_status ref_suite_dot_f64(task_inst *in) {
 }
 
 /* out[0] = max(out[0], max |x[i]|) */
-pg_status ref_suite_maxabs(task_inst *in) {
+pg_status task_ref_suite_maxabs(task_inst *in) {
     const float *x = task_buf(in, "x");
     float *out = task_buf(in, "out");
     size_t n = sz(in, "n");
@@ -335,7 +335,7 @@ pg_status ref_suite_maxabs(task_inst *in) {
 }
 
 /* exclusive prefix sums restarting every 1024 elements (wrapping s32 adds) */
-pg_status ref_suite_exscan_1024(task_inst *in) {
+pg_status task_ref_suite_exscan_1024(task_inst *in) {
     const int32_t *x = task_buf(in, "x");
     int32_t *y = task_buf(in, "y");
     size_t n = sz(in, "n");
@@ -349,7 +349,7 @@ pg_status ref_suite_exscan_1024(task_inst *in) {
 }
 
 /* bins[x & 63]++ (bins start with the inout values) */
-pg_status ref_suite_histogram64(task_inst *in) {
+pg_status task_ref_suite_histogram64(task_inst *in) {
     const int32_t *x = task_buf(in, "x");
     uint32_t *bins = task_buf(in, "bins");
     size_t n = sz(in, "n");
@@ -358,7 +358,7 @@ pg_status ref_suite_histogram64(task_inst *in) {
 }
 
 /* out[i] = src[idx[i]] */
-pg_status ref_suite_gather(task_inst *in) {
+pg_status task_ref_suite_gather(task_inst *in) {
     const float *src = task_buf(in, "src");
     const int32_t *idx = task_buf(in, "idx");
     float *out = task_buf(in, "out");
@@ -371,7 +371,7 @@ pg_status ref_suite_gather(task_inst *in) {
 }
 
 /* out[idx[i]] += vals[i] (sums in double: any atomic order is within tolerance) */
-pg_status ref_suite_scatter_add(task_inst *in) {
+pg_status task_ref_suite_scatter_add(task_inst *in) {
     const float *vals = task_buf(in, "vals");
     const int32_t *idx = task_buf(in, "idx");
     float *out = task_buf(in, "out");
@@ -391,7 +391,7 @@ pg_status ref_suite_scatter_add(task_inst *in) {
 /* ---- sparse and batched linear algebra ------------------------------------------- */
 
 /* y[b*M + i] = sum_k A[(b*M + i)*K + k] * x[b*K + k] */
-pg_status ref_suite_batched_matvec(task_inst *in) {
+pg_status task_ref_suite_batched_matvec(task_inst *in) {
     const float *A = task_buf(in, "A"), *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
     size_t B = sz(in, "batch"), M = sz(in, "M"), K = sz(in, "K");
@@ -405,7 +405,7 @@ pg_status ref_suite_batched_matvec(task_inst *in) {
 }
 
 /* ELL, slot-major: y[r] = sum_{k, col[k*rows+r] >= 0} val[k*rows+r] * x[col[k*rows+r]] */
-pg_status ref_suite_spmv_ell(task_inst *in) {
+pg_status task_ref_suite_spmv_ell(task_inst *in) {
     const int32_t *col = task_buf(in, "col");
     const float *val = task_buf(in, "val"), *x = task_buf(in, "x");
     float *y = task_buf(in, "y");
@@ -426,7 +426,7 @@ pg_status ref_suite_spmv_ell(task_inst *in) {
 /* ---- stencils ---------------------------------------------------------------------- */
 
 /* interior: out = in + kappa*(sum of 6 neighbours - 6*in); faces copied */
-pg_status ref_suite_heat3d_varcoef(task_inst *in) {
+pg_status task_ref_suite_heat3d_varcoef(task_inst *in) {
     const float *u = task_buf(in, "in"), *kappa = task_buf(in, "kappa");
     float *out = task_buf(in, "out");
     size_t D = sz(in, "D"), H = sz(in, "H"), W = sz(in, "W"), P = H * W;
@@ -442,7 +442,7 @@ pg_status ref_suite_heat3d_varcoef(task_inst *in) {
 }
 
 /* 3x3 binomial blur (1 2 1 / 2 4 2 / 1 2 1)/16, coordinates clamped to the image */
-pg_status ref_suite_blur2d_9pt(task_inst *in) {
+pg_status task_ref_suite_blur2d_9pt(task_inst *in) {
     const float *a = task_buf(in, "in");
     float *o = task_buf(in, "out");
     size_t H = sz(in, "H"), W = sz(in, "W");
@@ -465,7 +465,7 @@ pg_status ref_suite_blur2d_9pt(task_inst *in) {
 /* Lennard-Jones, positions interleaved (pos[3i..3i+2]), potential shifted so
  * that it is 0 at the cutoff: e = 4 eps (sr6^2 - sr6) - ec for r^2 < rc^2,
  * sr2 = sigma^2 / max(r^2, (sigma/2)^2). */
-pg_status ref_suite_lj_shifted(task_inst *in) {
+pg_status task_ref_suite_lj_shifted(task_inst *in) {
     const float *pos = task_buf(in, "pos");
     float *en = task_buf(in, "energy");
     size_t N = sz(in, "N");

@@ -1,4 +1,4 @@
-/* task.c — task specs: loading (jansson), size expressions, deterministic
+/* task.c — task specs: loading (jansson; size expressions are src/expr), deterministic
  * input generation, poisoning, comparison and the C reference registry. */
 #include "ptxgen/task.h"
 
@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int cmpd(const void *x, const void *y);   /* qsort comparator */
 
 /* ---- element types ---------------------------------------------------------- */
 static const struct { const char *name; int size; bool flt; } dtypes[TASK_T__COUNT] = {
@@ -73,132 +75,6 @@ float task_bf16_to_f32(uint16_t h) {
     float f;
     memcpy(&f, &x, 4);
     return f;
-}
-
-/* ---- expressions ------------------------------------------------------------------ */
-/* Recursive descent with two guards: nesting deeper than TASK_EXPR_MAX_DEPTH is
- * an error (a hostile "((((...))))" must not overflow the C stack), and every
- * operation checks for 64-bit overflow (signed overflow is undefined in C, and
- * a wrapped length would read as "negative" instead of "too large"). */
-enum { TASK_EXPR_MAX_DEPTH = 200 };
-typedef struct { const char *p; const task_env *env; char *err; size_t errn; bool bad; int depth; } xparser;
-
-static void xfail(xparser *x, const char *msg) {
-    if (!x->bad && x->err) snprintf(x->err, x->errn, "%s at '%.20s'", msg, x->p);
-    x->bad = true;
-}
-static void xskip(xparser *x) { while (isspace((unsigned char)*x->p)) x->p++; }
-static int64_t xovf(xparser *x) { xfail(x, "overflows a 64-bit integer"); return 0; }
-static int64_t xsum(xparser *x);
-static int64_t xatom_(xparser *x);
-static int64_t xatom(xparser *x) {
-    if (x->bad) return 0;
-    if (++x->depth > TASK_EXPR_MAX_DEPTH) {
-        if (!x->bad && x->err) snprintf(x->err, x->errn, "nested deeper than %d levels", TASK_EXPR_MAX_DEPTH);
-        x->bad = true;
-        return 0;
-    }
-    int64_t v = xatom_(x);
-    x->depth--;
-    return v;
-}
-static int64_t xatom_(xparser *x) {
-    xskip(x);
-    if (*x->p == '(') {
-        x->p++;
-        int64_t v = xsum(x);
-        xskip(x);
-        if (x->bad) return 0;
-        if (*x->p != ')') { xfail(x, "expected ')'"); return 0; }
-        x->p++;
-        return v;
-    }
-    if (*x->p == '-') {
-        x->p++;
-        int64_t v = xatom(x);
-        return v == INT64_MIN ? xovf(x) : -v;
-    }
-    if (isdigit((unsigned char)*x->p)) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(x->p, &end, 0);
-        if (errno == ERANGE) return xovf(x);
-        x->p = end;
-        return v;
-    }
-    if (isalpha((unsigned char)*x->p) || *x->p == '_') {
-        const char *s = x->p;
-        while (isalnum((unsigned char)*x->p) || *x->p == '_') x->p++;
-        size_t n = (size_t)(x->p - s);
-        xskip(x);
-        if (*x->p == '(') {   /* function */
-            x->p++;
-            int64_t a = xsum(x);
-            xskip(x);
-            if (x->bad) return 0;
-            if (*x->p != ',') { xfail(x, "expected ',' in function call"); return 0; }
-            x->p++;
-            int64_t b = xsum(x);
-            xskip(x);
-            if (x->bad) return 0;
-            if (*x->p != ')') { xfail(x, "expected ')'"); return 0; }
-            x->p++;
-            if (n == 4 && !strncmp(s, "cdiv", 4)) {
-                if (b == 0) { xfail(x, "division by zero"); return 0; }
-                int64_t t;
-                if (__builtin_add_overflow(a, b - 1, &t)) return xovf(x);
-                return t / b;
-            }
-            if (n == 3 && !strncmp(s, "min", 3)) return a < b ? a : b;
-            if (n == 3 && !strncmp(s, "max", 3)) return a > b ? a : b;
-            xfail(x, "unknown function (cdiv, min, max)");
-            return 0;
-        }
-        for (int i = 0; i < x->env->n; i++)
-            if (strlen(x->env->name[i]) == n && !strncmp(x->env->name[i], s, n)) return x->env->val[i];
-        if (x->err && !x->bad) snprintf(x->err, x->errn, "unknown size variable '%.*s'", (int)n, s);
-        x->bad = true;
-        return 0;
-    }
-    xfail(x, "expected a number, variable or '('");
-    return 0;
-}
-static int64_t xprod(xparser *x) {
-    int64_t v = xatom(x);
-    for (;;) {
-        xskip(x);
-        char op = *x->p;
-        if (x->bad || (op != '*' && op != '/' && op != '%')) return v;
-        x->p++;
-        int64_t r = xatom(x);
-        if (x->bad) return 0;
-        if (op == '*') { if (__builtin_mul_overflow(v, r, &v)) return xovf(x); }
-        else if (r == 0) { xfail(x, "division by zero"); return 0; }
-        else if (v == INT64_MIN && r == -1) return xovf(x);
-        else v = op == '/' ? v / r : v % r;
-    }
-}
-static int64_t xsum(xparser *x) {
-    int64_t v = xprod(x);
-    for (;;) {
-        xskip(x);
-        char op = *x->p;
-        if (x->bad || (op != '+' && op != '-')) return v;
-        x->p++;
-        int64_t r = xprod(x);
-        if (x->bad) return 0;
-        if (op == '+' ? __builtin_add_overflow(v, r, &v) : __builtin_sub_overflow(v, r, &v)) return xovf(x);
-    }
-}
-
-bool task_expr_eval(const char *expr, const task_env *env, int64_t *out, char *err, size_t errn) {
-    xparser x = {expr, env, err, errn, false, 0};
-    int64_t v = xsum(&x);
-    xskip(&x);
-    if (!x.bad && *x.p) xfail(&x, "unexpected text");
-    if (x.bad) return false;
-    *out = v;
-    return true;
 }
 
 /* ---- loading ------------------------------------------------------------------------ */
@@ -267,7 +143,7 @@ static bool gen_name_ok(const char *g) {
     return false;
 }
 
-static int gen_check(const char *g, const task_env *env, double a[4], char *err, size_t errn);
+static int gen_check(const char *g, const expr_env *env, double a[4], char *err, size_t errn);
 
 /* A task name becomes a file name (eval --keep, run's reports): one plain path
  * component, so no spec can write outside the folder it is given. */
@@ -356,8 +232,8 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
             json_object_foreach(o, key, v) {
                 if (!strcmp(key, "time")) { t->sizes[i].time_it = json_is_true(v); any_time |= t->sizes[i].time_it; continue; }
                 if (!json_is_integer(v) || json_integer_value(v) < 0) { lerr(&c, jp, "'%s' must be a non-negative integer", key); continue; }
-                task_env *e = &t->sizes[i].env;
-                if (e->n >= TASK_MAX_VARS) { lerr(&c, jp, "too many size variables"); break; }
+                expr_env *e = &t->sizes[i].env;
+                if (e->n >= EXPR_MAX_VARS) { lerr(&c, jp, "too many size variables"); break; }
                 e->name[e->n] = xstrdup(key);
                 e->val[e->n++] = json_integer_value(v);
             }
@@ -419,7 +295,7 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
                 }
                 int64_t v;
                 char err[160];
-                if (!task_expr_eval(e, &t->sizes[s].env, &v, err, sizeof err)) {
+                if (!expr_size_eval(e, &t->sizes[s].env, &v, err, sizeof err)) {
                     lerr(&c, jp, "%s '%.80s': %s (in size %d)", p->is_pointer ? "len" : "value", e, err, s);
                     break;
                 }
@@ -453,7 +329,7 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
                 for (int s = 0; s < t->nsizes && !c.bad; s++) {
                     int64_t v;
                     char err[160];
-                    if (!task_expr_eval(dst[i], &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, jp, "'%.80s': %s", dst[i], err);
+                    if (!expr_size_eval(dst[i], &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, jp, "'%.80s': %s", dst[i], err);
                     else if (v < 1 && !(k == 1 && v == 0)) lerr(&c, jp, "'%s' is %lld for size %d", dst[i], (long long)v, s);
                     else if (v > (k == 0 ? block_max : grid_max)[i])
                         lerr(&c, jp, "'%s' is %lld for size %d: more than the %s limit of %lld in dimension %c", dst[i], (long long)v, s,
@@ -464,7 +340,7 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
         for (int s = 0; s < t->nsizes && !c.bad; s++) {   /* threads per block */
             int64_t b[3];
             bool ok = true;
-            for (int i = 0; i < 3; i++) ok &= task_expr_eval(t->block[i], &t->sizes[s].env, &b[i], NULL, 0);
+            for (int i = 0; i < 3; i++) ok &= expr_size_eval(t->block[i], &t->sizes[s].env, &b[i], NULL, 0);
             if (ok && b[0] * b[1] * b[2] > 1024)
                 lerr(&c, "$.launch.block", "%lld threads per block for size %d: more than 1024", (long long)(b[0] * b[1] * b[2]), s);
         }
@@ -473,7 +349,7 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
         for (int s = 0; s < t->nsizes && !c.bad; s++) {
             int64_t v;
             char err[160];
-            if (!task_expr_eval(t->smem, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.launch.smem", "'%.80s': %s", t->smem, err);
+            if (!expr_size_eval(t->smem, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.launch.smem", "'%.80s': %s", t->smem, err);
             else if (v < 0 || v > TASK_MAX_SMEM)
                 lerr(&c, "$.launch.smem", "'%s' is %lld bytes for size %d: dynamic shared memory must be 0 to %d bytes "
                      "(227 KiB, the most any supported GPU grants a block)", t->smem, (long long)v, s, TASK_MAX_SMEM);
@@ -528,8 +404,8 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
     for (int s = 0; s < t->nsizes && !c.bad; s++) {
         int64_t v;
         char err[160];
-        if (t->cost_bytes[0] && !task_expr_eval(t->cost_bytes, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.cost.bytes", "%s", err);
-        if (t->cost_flops[0] && !task_expr_eval(t->cost_flops, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.cost.flops", "%s", err);
+        if (t->cost_bytes[0] && !expr_size_eval(t->cost_bytes, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.cost.bytes", "%s", err);
+        if (t->cost_flops[0] && !expr_size_eval(t->cost_flops, &t->sizes[s].env, &v, err, sizeof err)) lerr(&c, "$.cost.flops", "%s", err);
     }
     /* generator arguments for every size: "uniform(1,-1)" or "normal(0,-1)" fail here, not on the GPU */
     for (int i = 0; i < t->nparams && !c.bad; i++) {
@@ -561,7 +437,7 @@ void task_block_max(const task_spec *t, int out[3]) {
         out[d] = 1;
         for (int s = 0; s < t->nsizes; s++) {
             int64_t b;
-            if (task_expr_eval(t->block[d], &t->sizes[s].env, &b, NULL, 0) && b > out[d] && b <= 1024) out[d] = (int)b;
+            if (expr_size_eval(t->block[d], &t->sizes[s].env, &b, NULL, 0) && b > out[d] && b <= 1024) out[d] = (int)b;
         }
     }
 }
@@ -657,7 +533,7 @@ void task_poison(task_dtype t, void *data, size_t count) {
 }
 
 /* Parse "name(a,b)" arguments as doubles or size expressions. */
-static int gen_args(const char *g, const task_env *env, double *a, int max, char *err, size_t errn) {
+static int gen_args(const char *g, const expr_env *env, double *a, int max, char *err, size_t errn) {
     const char *p = strchr(g, '(');
     if (!p) return 0;
     p++;
@@ -676,7 +552,7 @@ static int gen_args(const char *g, const task_env *env, double *a, int max, char
         while (*end == ' ') end++;
         if (*end) {
             int64_t iv;
-            if (!task_expr_eval(buf, env, &iv, err, errn)) return -1;
+            if (!expr_size_eval(buf, env, &iv, err, errn)) return -1;
             v = (double)iv;
         }
         a[n++] = v;
@@ -688,7 +564,7 @@ static int gen_args(const char *g, const task_env *env, double *a, int max, char
 /* The arguments of generator g for one size: parsed into a[4] (defaults 0, 1),
  * finite, and in the generator's domain (low <= high, sigma >= 0, nnz >= 0).
  * task_load runs it for every size, so a bad spec fails before any GPU work. */
-static int gen_check(const char *g, const task_env *env, double a[4], char *err, size_t errn) {
+static int gen_check(const char *g, const expr_env *env, double a[4], char *err, size_t errn) {
     a[0] = 0; a[1] = 1; a[2] = a[3] = 0;
     int na = gen_args(g, env, a, 4, err, errn);
     if (na < 0) return -1;
@@ -706,7 +582,7 @@ static int gen_check(const char *g, const task_env *env, double a[4], char *err,
     return na;
 }
 
-static bool generate(const char *g, task_dtype t, void *buf, size_t count, const task_env *env, rng *r, char *err, size_t errn) {
+static bool generate(const char *g, task_dtype t, void *buf, size_t count, const expr_env *env, rng *r, char *err, size_t errn) {
     double a[4];
     int na = gen_check(g, env, a, err, errn);
     if (na < 0) return false;
@@ -724,7 +600,6 @@ static bool generate(const char *g, task_dtype t, void *buf, size_t count, const
             /* insertion-free: sort via qsort on doubles then store */
             double *tmp = malloc(sizeof(double) * (count ? count : 1));
             for (size_t i = 0; i < count; i++) tmp[i] = get(t, buf, i);
-            int cmpd(const void *x, const void *y);
             qsort(tmp, count, sizeof(double), cmpd);
             for (size_t i = 0; i < count; i++) put(t, buf, i, tmp[i]);
             free(tmp);
@@ -753,7 +628,6 @@ static bool generate(const char *g, task_dtype t, void *buf, size_t count, const
         /* random cut points in [0, nnz], sorted */
         double *cut = malloc(sizeof(double) * (count ? count : 1));
         for (size_t i = 0; i < rows; i++) cut[i] = (double)(rng_u64(r) % (uint64_t)(nnz + 1));
-        int cmpd(const void *x, const void *y);
         qsort(cut, rows, sizeof(double), cmpd);
         put(t, buf, 0, 0);
         for (size_t i = 1; i < rows; i++) put(t, buf, i, cut[i - 1]);
@@ -767,15 +641,14 @@ static bool generate(const char *g, task_dtype t, void *buf, size_t count, const
     return true;
 }
 
-int cmpd(const void *x, const void *y);
-int cmpd(const void *x, const void *y) {
+static int cmpd(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
 }
 
-static double eval_or_zero(const char *e, const task_env *env) {
+static double eval_or_zero(const char *e, const expr_env *env) {
     int64_t v;
-    if (!e || !e[0] || !task_expr_eval(e, env, &v, NULL, 0)) return 0;
+    if (!e || !e[0] || !expr_size_eval(e, env, &v, NULL, 0)) return 0;
     return (double)v;
 }
 
@@ -797,7 +670,7 @@ pg_status task_inst_make(const task_spec *t, int size_index, int dist_index, uin
             double fv = strtod(p->value, &end);
             int64_t iv = 0;
             if (*end != 0 || !task_dtype_is_float(p->dtype)) {
-                if (!task_expr_eval(p->value, &in->env, &iv, err, sizeof err)) {
+                if (!expr_size_eval(p->value, &in->env, &iv, err, sizeof err)) {
                     pg_diag_emit(diag, PG_E_TASK, t->path, 0, 0, "$.params[%d].value: %s", i, err);
                     task_inst_free(in);
                     return PG_ERR_INVALID;
@@ -811,7 +684,7 @@ pg_status task_inst_make(const task_spec *t, int size_index, int dist_index, uin
             continue;
         }
         int64_t n;
-        if (!task_expr_eval(p->len, &in->env, &n, err, sizeof err) || n < 0) {
+        if (!expr_size_eval(p->len, &in->env, &n, err, sizeof err) || n < 0) {
             pg_diag_emit(diag, PG_E_TASK, t->path, 0, 0, "$.params[%d].len: %s", i, n < 0 ? "negative" : err);
             task_inst_free(in);
             return PG_ERR_INVALID;

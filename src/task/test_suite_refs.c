@@ -74,7 +74,7 @@ static size_t inst_bytes(const task_spec *t, int s) {
     for (int p = 0; p < t->nparams; p++) {
         if (!t->params[p].is_pointer) continue;
         int64_t n = 0;
-        if (!task_expr_eval(t->params[p].len, &t->sizes[s].env, &n, NULL, 0)) return SIZE_MAX;
+        if (!expr_size_eval(t->params[p].len, &t->sizes[s].env, &n, NULL, 0)) return SIZE_MAX;
         total += (size_t)n * (size_t)task_dtype_size(t->params[p].dtype);
     }
     return total;
@@ -124,9 +124,9 @@ static void check_task(const char *path, bool *is_expr) {
             /* too large to build in a unit test: lengths and launch must still evaluate */
             int64_t v;
             for (int p = 0; p < t->nparams; p++)
-                if (t->params[p].is_pointer) CHECK(task_expr_eval(t->params[p].len, &t->sizes[s].env, &v, NULL, 0), "%s: len of size %d", path, s);
+                if (t->params[p].is_pointer) CHECK(expr_size_eval(t->params[p].len, &t->sizes[s].env, &v, NULL, 0), "%s: len of size %d", path, s);
             for (int k = 0; k < 3; k++)
-                CHECK(task_expr_eval(t->grid[k], &t->sizes[s].env, &v, NULL, 0) && v >= 1, "%s: grid of size %d", path, s);
+                CHECK(expr_size_eval(t->grid[k], &t->sizes[s].env, &v, NULL, 0) && v >= 1, "%s: grid of size %d", path, s);
             continue;
         }
         for (int d = 0; d < t->ndists; d++) {

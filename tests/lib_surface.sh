@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# lib_surface.sh — the library as an outside program sees it:
+#  1. every public header compiles on its own (make headers);
+#  2. libptxgen.so exports only prefixed public API (nm -D), including every
+#     function the Python sides load with ctypes (train/generate.py, python/);
+#  3. make install PREFIX=<tmp> installs lib, headers and ptxgen.pc, and a tiny
+#     program compiles and links against it via pkg-config (shared and static)
+#     and runs.
+# Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${PTXGEN_BUILD:-build}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. headers alone
+for h in include/ptxgen/*.h; do
+    if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -Wpedantic -Iinclude -x c -fsyntax-only "$h" 2>"$tmp/h.err"; then ok
+    else bad "$h does not compile alone: $(head -n 3 "$tmp/h.err")"; fi
+done
+if grep -n '#include *"\.\./' include/ptxgen/*.h include/ptxgen/*.def; then bad "a public header reaches outside include/"; else ok; fi
+
+# 2. exports
+make -s BUILD="$BUILD" "$BUILD/libptxgen.so" >/dev/null || bad "libptxgen.so does not build"
+nm -D --defined-only "$BUILD/libptxgen.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/exports"
+n=$(wc -l <"$tmp/exports")
+unprefixed=$(grep -vE '^(pg|ptx|isa|task|expr|synth|gen|dec|model|tok|eval|gpu)_' "$tmp/exports" | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')
+if [ -z "$unprefixed" ]; then ok; else bad "unprefixed exports: $(echo $unprefixed | head -c 400)"; fi
+# every exported name is declared PG_API in a public header (nothing exported by accident)
+for s in $(cat "$tmp/exports"); do
+    grep -qE "PG_API[^;]*[^a-z0-9_]$s *\(|PG_API[^;]*[^a-z0-9_]$s *\[" include/ptxgen/*.h || echo "$s"
+done >"$tmp/undeclared"
+if [ ! -s "$tmp/undeclared" ]; then ok; else bad "exported but not declared PG_API: $(head -c 300 "$tmp/undeclared")"; fi
+[ "$n" -gt 100 ] && ok || bad "only $n exports"
+# what the ctypes users call must stay exported
+need=$( (grep -oE '\bL\.[a-z_0-9]+' train/generate.py | sed 's/^L\.//'; grep -ohE '\blib\.(pg|gen|dec|task|ptx)_[a-z_0-9]+' python/tests/*.py | sed 's/^lib\.//') | sort -u)
+[ -n "$need" ] && ok || bad "found no ctypes users to check"
+for s in $need; do
+    if grep -qx "$s" "$tmp/exports"; then ok; else bad "ctypes needs $s, not exported"; fi
+done
+
+# 3. install + pkg-config
+if make -s BUILD="$BUILD" install PREFIX="$tmp/p" >"$tmp/install.log" 2>&1; then ok; else bad "make install: $(tail -n 3 "$tmp/install.log")"; fi
+for f in bin/ptxgen lib/libptxgen.so lib/libptxgen.a lib/pkgconfig/ptxgen.pc include/ptxgen/common.h include/ptxgen/diag_codes.def; do
+    [ -e "$tmp/p/$f" ] && ok || bad "install lacks $f"
+done
+cat >"$tmp/hello.c" <<'C'
+#include <ptxgen/ptx.h>
+#include <ptxgen/expr.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    const char *src = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                      ".visible .entry k(.param .u64 p)\n{\n  ret;\n}\n";
+    pg_diag_sink q = {0};
+    ptx_module *m = NULL;
+    if (ptx_parse(src, strlen(src), "hello.ptx", &m, &q) != PG_OK) return 1;
+    pg_status st = ptx_validate(m, &q);
+    ptx_module_free(m);
+    expr_env env = {{"n"}, {1000}, 1};
+    int64_t v = 0;
+    if (!expr_size_eval("cdiv(n,256)", &env, &v, NULL, 0)) return 2;
+    printf("%s %lld %s\n", pg_status_str(st), (long long)v, pg_diag_code(PG_E_SYNTAX));
+    return 0;
+}
+C
+export PKG_CONFIG_PATH="$tmp/p/lib/pkgconfig"
+if cc -std=c11 -o "$tmp/hello" "$tmp/hello.c" $(pkg-config --cflags --libs ptxgen) 2>"$tmp/cc.err"; then ok
+else bad "compile against the installed library: $(head -n 5 "$tmp/cc.err")"; fi
+out=$(LD_LIBRARY_PATH="$tmp/p/lib" "$tmp/hello" 2>&1)
+[ "$out" = "ok 4 E001" ] && ok || bad "shared: program printed '$out'"
+if cc -std=c11 -o "$tmp/hello_static" "$tmp/hello.c" $(pkg-config --cflags ptxgen) "$tmp/p/lib/libptxgen.a" \
+       $(pkg-config --static --libs-only-l ptxgen | sed 's/-lptxgen//') 2>"$tmp/cc2.err"; then ok
+else bad "static link: $(head -n 5 "$tmp/cc2.err")"; fi
+out=$("$tmp/hello_static" 2>&1)
+[ "$out" = "ok 4 E001" ] && ok || bad "static: program printed '$out'"
+
+echo "lib surface: $n exported symbols"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
