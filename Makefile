@@ -53,22 +53,18 @@ INCDIR  ?= $(PREFIX)/include
 PUB_HDRS:= $(wildcard include/ptxgen/*.h include/ptxgen/*.def)
 VERSION := 0.1.0
 
-$(BUILD)/ptxgen.pc: Makefile
-	@mkdir -p $(dir $@)
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
-	  'Name: ptxgen' 'Description: PTX parser, validator, constrained decoder and GPU harness' \
-	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lptxgen' \
-	  'Libs.private: -ldl -lm -lpthread' 'Requires.private: jansson libpcre2-8' \
-	  'Cflags: -I$${includedir}' > $@
-
-install: all $(BUILD)/ptxgen.pc
+install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/ptxgen
 	install -m 755 $(BUILD)/ptxgen $(DESTDIR)$(PREFIX)/bin/ptxgen
 	ln -sf ptxgen $(DESTDIR)$(PREFIX)/bin/ptxgen-nvcc
 	install -m 644 $(BUILD)/libptxgen.a $(DESTDIR)$(LIBDIR)/libptxgen.a
 	install -m 755 $(BUILD)/libptxgen.so $(DESTDIR)$(LIBDIR)/libptxgen.so
 	install -m 644 $(PUB_HDRS) $(DESTDIR)$(INCDIR)/ptxgen/
-	install -m 644 $(BUILD)/ptxgen.pc $(DESTDIR)$(LIBDIR)/pkgconfig/ptxgen.pc
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	  'Name: ptxgen' 'Description: PTX parser, validator, constrained decoder and GPU harness' \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lptxgen' 'Libs.private: -ldl -lm -lpthread' \
+	  'Requires.private: jansson libpcre2-8' 'Cflags: -I$${includedir}' \
+	  > $(DESTDIR)$(LIBDIR)/pkgconfig/ptxgen.pc
 
 # Every public header compiles on its own (no hidden include-order needs).
 HDR_CHECKS := $(patsubst include/ptxgen/%.h,$(BUILD)/hdrcheck/%.o,$(wildcard include/ptxgen/*.h))

@@ -47,6 +47,11 @@ if make -s BUILD="$BUILD" install PREFIX="$tmp/p" >"$tmp/install.log" 2>&1; then
 for f in bin/ptxgen lib/libptxgen.so lib/libptxgen.a lib/pkgconfig/ptxgen.pc include/ptxgen/common.h include/ptxgen/diag_codes.def; do
     [ -e "$tmp/p/$f" ] && ok || bad "install lacks $f"
 done
+# the installed headers, each alone, from the installed tree only
+for h in "$tmp"/p/include/ptxgen/*.h; do
+    if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$tmp/p/include" -x c -fsyntax-only "$h" 2>"$tmp/h.err"; then ok
+    else bad "installed $(basename "$h") does not compile alone: $(head -n 3 "$tmp/h.err")"; fi
+done
 cat >"$tmp/hello.c" <<'C'
 #include <ptxgen/ptx.h>
 #include <ptxgen/expr.h>

@@ -23,7 +23,7 @@ typedef enum {
 
 typedef enum {
 #define ISA_TYPE(id, name, cls, bits, isreg) id,
-#include "../../src/isa/types.def"
+#include "ptxgen/isa_types.def"
 #undef ISA_TYPE
     PTX_T__COUNT
 } ptx_type;
@@ -43,7 +43,7 @@ PG_API const char *ptx_type_words(ptx_type t);
 /* ---- instruction forms ---------------------------------------------- */
 typedef enum {
 #define ISA_CLASS(id, name) id,
-#include "../../src/isa/classes.def"
+#include "ptxgen/isa_classes.def"
 #undef ISA_CLASS
     ISA_C__COUNT
 } isa_class;

@@ -13,7 +13,7 @@ static const isa_require *mod_req[MAX_MODS]; /* modifier id -> target requiremen
 /* ---- types ---- */
 static const ptx_type_info type_tab[] = {
 #define ISA_TYPE(id, name, cls, bits, isreg) {name, cls, bits, isreg},
-#include "types.def"
+#include "ptxgen/isa_types.def"
 #undef ISA_TYPE
 };
 
@@ -56,7 +56,7 @@ const char *ptx_type_words(ptx_type t) {
 /* ---- classes ---- */
 static const char *class_names[] = {
 #define ISA_CLASS(id, name) name,
-#include "classes.def"
+#include "ptxgen/isa_classes.def"
 #undef ISA_CLASS
 };
 const char *isa_class_name(isa_class c) { return (unsigned)c < ISA_C__COUNT ? class_names[c] : "?"; }

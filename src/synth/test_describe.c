@@ -9,7 +9,7 @@
  * a good share of renderings, and every registered family's descriptions
  * pass the same checks.  Last line: "N passed, N failed". */
 #include "ptxgen/synth_expr.h"
-#include "ptxgen/synth_family.h"
+#include "synth/family_internal.h"   /* the per-family generators */
 #include "synth/describe.h"
 
 #include "common/test.h"

@@ -12,7 +12,7 @@
  * The generic family test (test_synth_family) compiles and checks the PTX.
  * Run from the repository root (bench/suite is read when present). */
 #include "common/test.h"
-#include "ptxgen/synth_family.h"
+#include "synth/family_internal.h"   /* the per-family generators */
 #include "ptxgen/task.h"
 
 #include <dirent.h>

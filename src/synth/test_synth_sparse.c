@@ -10,7 +10,7 @@
  * input of bench/device_families.sh. */
 #include "common/test.h"
 #include "ptxgen/ptx.h"
-#include "ptxgen/synth_family.h"
+#include "synth/family_internal.h"   /* the per-family generators */
 #include "ptxgen/task.h"
 
 #include <jansson.h>
