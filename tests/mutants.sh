@@ -18,7 +18,7 @@ shift $(( $# < 2 ? $# : 2 ))
 MAX_FILES="${MAX_FILES:-60}"
 JSON="${MUTANTS_JSON:-build/mutants.json}"
 
-# the same search as ptxas_find(): $PTXAS, PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin
+# the same search as ptx_ptxas_find(): $PTXAS, PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin
 have_ptxas=""
 if [ -n "${PTXAS:-}" ]; then
     [ -x "$PTXAS" ] && have_ptxas=1

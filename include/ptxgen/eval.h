@@ -175,7 +175,7 @@ PG_API pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag);
  * and ptxas all run, to report every problem; the GPU still needs all of them to pass). */
 typedef struct {
     const char *arch;          /* ptxas -arch=... (NULL = the module's .target) */
-    bool ptxas;                /* run ptxas (the caller checked ptxas_find) */
+    bool ptxas;                /* run ptxas (the caller checked ptx_ptxas_find) */
     bool gpu;                  /* run it on the GPU (needs a task; the caller checked gpu_available) */
     bool time_it;              /* time a correct kernel against nvcc */
     double ridge;              /* flop/byte of the roofline's knee, for memory_bound (0 = unknown) */

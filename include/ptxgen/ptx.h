@@ -288,25 +288,25 @@ typedef struct {
     ptxas_func_report *funcs; int nfuncs;
     char **unknown_lines; int nunknown;   /* lines the parser did not understand */
     char *log;               /* full stderr+stdout */
-    bool timed_out;          /* stopped after ptxas_timeout_seconds() (then ok is false) */
+    bool timed_out;          /* stopped after ptx_ptxas_timeout_seconds() (then ok is false) */
 } ptxas_report;
 
 /* Locate ptxas via $PTXAS, PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin.
  * Returns false if not found. */
-PG_API bool ptxas_find(char *path, size_t n);
+PG_API bool ptx_ptxas_find(char *path, size_t n);
 /* $PTXGEN_PTXAS_TIMEOUT when it is a positive number of seconds, else 120. */
-PG_API double ptxas_timeout_seconds(void);
+PG_API double ptx_ptxas_timeout_seconds(void);
 /* Does the module need a relocatable ptxas compile (-c): it declares .extern
  * or .weak symbols other than the driver-provided vprintf/malloc/free/__assertfail? */
 PG_API bool ptx_needs_relocatable(const ptx_module *m);
 /* Run `ptxas -v -arch=ARCH` (arch NULL = the module's target) on a file and
  * parse its report; ptxas errors become diagnostics with the file's line.
  * The cubin goes to /dev/null (no temp file).  A ptxas that runs longer than
- * ptxas_timeout_seconds() is killed: timed_out and an E601 diagnostic, ok false. */
-PG_API pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
+ * ptx_ptxas_timeout_seconds() is killed: timed_out and an E601 diagnostic, ok false. */
+PG_API pg_status ptx_ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
                     pg_diag_sink *diag);
 /* Parse a -v report (exposed for tests). */
-PG_API void ptxas_parse_report(const char *log, ptxas_report *out);
-PG_API void ptxas_report_free(ptxas_report *r);
+PG_API void ptx_ptxas_parse_report(const char *log, ptxas_report *out);
+PG_API void ptx_ptxas_report_free(ptxas_report *r);
 
 #endif

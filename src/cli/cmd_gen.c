@@ -407,7 +407,7 @@ static void verify_sample(const char *ptx, const char *path, const char *arch, c
                           bool time_it, gen_verdict *v) {
     memset(v, 0, sizeof *v);
     char ptxas_path[512], whyg[256] = "";
-    bool have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);   /* run whenever present: a rejection never passes */
+    bool have_ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path);   /* run whenever present: a rejection never passes */
     bool want_gpu = level >= 2 && task;
     bool have_gpu = want_gpu && gpu_available(whyg, sizeof whyg);
     eval_funnel_opts fo = {.arch = arch, .ptxas = have_ptxas, .gpu = have_gpu, .time_it = time_it && have_gpu};

@@ -350,9 +350,9 @@ static void measure_report(const ptxas_report *rep, const char *kernel, kmeasure
 static void measure_ptxas(const char *path, const ptx_module *m, const char *kernel, kmeasure *k) {
     ptxas_report rep;
     memset(&rep, 0, sizeof rep);
-    ptxas_run(path, NULL, ptx_needs_relocatable(m), &rep, NULL);
+    ptx_ptxas_run(path, NULL, ptx_needs_relocatable(m), &rep, NULL);
     measure_report(&rep, kernel, k);
-    ptxas_report_free(&rep);
+    ptx_ptxas_report_free(&rep);
 }
 
 /* ---- one kernel ------------------------------------------------------------------------- */

@@ -131,7 +131,7 @@ int cmd_check(int argc, char **argv) {
         memset(&rep, 0, sizeof rep);
         if (o.ptxas && !io && m) {
             char tmp[64] = "";
-            pg_status ps = ptxas_run(o.files[i], o.arch, o.relocatable || ptx_needs_relocatable(m), &rep, &sink);
+            pg_status ps = ptx_ptxas_run(o.files[i], o.arch, o.relocatable || ptx_needs_relocatable(m), &rep, &sink);
             (void)tmp;
             if (ps == PG_ERR_EXTERNAL && !rep.ran) {
                 pg_diag_emit(&sink, PG_W_PTXAS, o.files[i], 0, 0, "ptxas not found (set PTXAS or CUDA_HOME): ptxas check skipped");
@@ -163,7 +163,7 @@ int cmd_check(int argc, char **argv) {
                         sink.nerrors, sink.nerrors == 1 ? "" : "s", sink.nwarnings, sink.nwarnings == 1 ? "" : "s");
             }
         }
-        ptxas_report_free(&rep);
+        ptx_ptxas_report_free(&rep);
         ptx_module_free(m);
     }
     if (o.json) {

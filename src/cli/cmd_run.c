@@ -105,7 +105,7 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
     int bad = 0;
     char ptxas_path[512];
-    eval_funnel_opts fo = {.ptxas = ptxas_find(ptxas_path, sizeof ptxas_path), .keep_going = true, .diag = &sink};
+    eval_funnel_opts fo = {.ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path), .keep_going = true, .diag = &sink};
     eval_funnel_result fr;
     memset(&fr, 0, sizeof fr);
     char *text = NULL;

@@ -164,7 +164,7 @@ int cmd_stats(int argc, char **argv) {
     ptxas_report rep;
     memset(&rep, 0, sizeof rep);
     if (want_ptxas) {
-        pg_status ps = ptxas_run(file, arch, relocatable || ptx_needs_relocatable(m), &rep, &sink);
+        pg_status ps = ptx_ptxas_run(file, arch, relocatable || ptx_needs_relocatable(m), &rep, &sink);
         (void)ps;   /* not found: "ran": false; rejected: diagnostics already printed */
         if (rep.ran && !rep.ok) rc = 1;
     }
@@ -217,7 +217,7 @@ int cmd_stats(int argc, char **argv) {
         rc = 2;
     }
     json_decref(top);
-    ptxas_report_free(&rep);
+    ptx_ptxas_report_free(&rep);
     ptx_module_free(m);
     return rc;
 }

@@ -202,7 +202,7 @@ static void test_random_walks(const dec_vocab *v, int nv) {
            (double)total_steps / NGEN);
     /* ptxas, batched: write every module, then compile each */
     char ptxas[512];
-    if (!ptxas_find(ptxas, sizeof ptxas) || !have_dir) {
+    if (!ptx_ptxas_find(ptxas, sizeof ptxas) || !have_dir) {
         printf("SKIPPED: ptxas not found; random walks checked by the validator only\n");
     } else {
         int pass = 0, ran = 0;
@@ -214,11 +214,11 @@ static void test_random_walks(const dec_vocab *v, int nv) {
             if (pg_write_file_atomic(path, texts[g], strlen(texts[g]), &d) != PG_OK) continue;
             ptxas_report r;
             memset(&r, 0, sizeof r);
-            pg_status st = ptxas_run(path, NULL, false, &r, &d);
+            pg_status st = ptx_ptxas_run(path, NULL, false, &r, &d);
             ran++;
             if (st == PG_OK && r.ok) pass++;
             else if (ran - pass <= 3) fprintf(stderr, "ptxas rejects generation %d:\n%s\n--- log:\n%s\n", g, texts[g], r.log ? r.log : "");
-            ptxas_report_free(&r);
+            ptx_ptxas_report_free(&r);
             unlink(path);
         }
         CHECK(pass == ran && ran == NGEN, "ptxas accepted %d/%d", pass, ran);

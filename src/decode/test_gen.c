@@ -39,10 +39,10 @@ static bool ptxas_ok(const char *path, const char *arch, char *log, size_t n) {
     ptxas_report r;
     memset(&r, 0, sizeof r);
     pg_diag_sink q = {0};
-    pg_status st = ptxas_run(path, arch, false, &r, &q);
+    pg_status st = ptx_ptxas_run(path, arch, false, &r, &q);
     bool ok = st == PG_OK && r.ok;
     if (!ok) snprintf(log, n, "%.300s", r.log ? r.log : "ptxas did not run");
-    ptxas_report_free(&r);
+    ptx_ptxas_report_free(&r);
     return ok;
 }
 
@@ -57,7 +57,7 @@ int main(void) {
     CHECK(t && dec_vocab_new(t, &v, &q) == PG_OK, "vocabulary trie");
     if (!t || !m || !v) return TEST_DONE();
     char ptxas[512];
-    bool have_ptxas = ptxas_find(ptxas, sizeof ptxas);
+    bool have_ptxas = ptx_ptxas_find(ptxas, sizeof ptxas);
     if (!have_ptxas) printf("SKIPPED: ptxas not found; the ptxas half of the check does not run\n");
     char dir[] = "/tmp/ptxgen-test-gen-XXXXXX";
     CHECK(mkdtemp(dir) != NULL, "temp dir");

@@ -458,7 +458,7 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         return PG_ERR_USAGE;
     }
     char ptxas_path[512];
-    c.have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);
+    c.have_ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path);
     char why[256] = "";
     c.have_gpu = !o->no_gpu && gpu_available(why, sizeof why);
     gpu_devinfo di;

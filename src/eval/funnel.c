@@ -56,7 +56,7 @@ static bool same_params(const ptx_func *a, const ptx_func *b) {
 }
 
 /* ptxas's target when none is given: the module's last sm_ target (what
- * ptxas_run would read from the file), else sm_75. */
+ * ptx_ptxas_run would read from the file), else sm_75. */
 static const char *module_arch(const ptx_module *m, char *buf, size_t n) {
     buf[0] = 0;
     for (int i = 0; i < m->ntargets; i++)
@@ -188,11 +188,11 @@ void eval_funnel(const eval_funnel_in *in, const task_spec *t, const eval_funnel
         }
         path = tmp;
     }
-    /* a module that did not parse completely still names its target (as ptxas_run reads it) */
+    /* a module that did not parse completely still names its target (as ptx_ptxas_run reads it) */
     char archbuf[32];
     const char *arch = o->arch ? o->arch : m ? module_arch(m, archbuf, sizeof archbuf) : NULL;
     r->ptxas_ran = true;
-    r->ptxas_ok = ptxas_run(path, arch, m && ptx_needs_relocatable(m), &r->ptxas, &q) == PG_OK && r->ptxas.ok;
+    r->ptxas_ok = ptx_ptxas_run(path, arch, m && ptx_needs_relocatable(m), &r->ptxas, &q) == PG_OK && r->ptxas.ok;
     if (r->ptxas.nfuncs) {
         r->registers = r->ptxas.funcs[0].registers;
         r->spill_bytes = r->ptxas.funcs[0].spill_stores + r->ptxas.funcs[0].spill_loads;
@@ -210,6 +210,6 @@ void eval_funnel(const eval_funnel_in *in, const task_spec *t, const eval_funnel
 
 void eval_funnel_result_free(eval_funnel_result *r) {
     ptx_module_free(r->module);
-    ptxas_report_free(&r->ptxas);
+    ptx_ptxas_report_free(&r->ptxas);
     r->module = NULL;
 }

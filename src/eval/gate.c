@@ -145,7 +145,7 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
     free(fst);
     /* ptxas: registers, shared memory and spills as the hardware will see them */
     char ptxas[512];
-    if (!o->no_ptxas && ptxas_find(ptxas, sizeof ptxas)) {
+    if (!o->no_ptxas && ptx_ptxas_find(ptxas, sizeof ptxas)) {
         char path[600];
         snprintf(path, sizeof path, "%s/%s", tmpdir, fname);
         ptxas_report rep;
@@ -155,14 +155,14 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
         } else {
             capture pc = {name, "", 0};
             pg_diag_sink ps = {capture_fn, &pc, 0, 0, 0};
-            pg_status pst = ptxas_run(path, o->arch, ptx_needs_relocatable(m), &rep, &ps);
+            pg_status pst = ptx_ptxas_run(path, o->arch, ptx_needs_relocatable(m), &rep, &ps);
             unlink(path);
             if (pst != PG_OK || !rep.ran) {
                 snprintf(ptxas_note, notelen, "ptxas could not be run");
             } else if (!rep.ok) {
                 snprintf(s->error, sizeof s->error, "ptxas rejected it: %s",
                          pc.first[0] ? pc.first : "(no message; exit status nonzero)");
-                ptxas_report_free(&rep);
+                ptx_ptxas_report_free(&rep);
                 ptx_module_free(m);
                 return PG_ERR_INVALID;
             } else {
@@ -181,7 +181,7 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
                 }
                 free(names);
             }
-            ptxas_report_free(&rep);
+            ptx_ptxas_report_free(&rep);
         }
     } else if (!ptxas_note[0]) {
         snprintf(ptxas_note, notelen, "%s", o->no_ptxas ? "ptxas disabled (--no-ptxas)" : "ptxas not found");

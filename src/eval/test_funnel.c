@@ -36,7 +36,7 @@ static const char *str(json_t *row, const char *key) {
 
 int main(void) {
     char ptxas_path[512];
-    bool have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);
+    bool have_ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path);
     task_spec *t = NULL;
     pg_diag_sink q = {0};
     CHECK(task_load("corpus/saxpy/task.json", &t, &q) == PG_OK, "cannot load corpus/saxpy/task.json");

@@ -270,7 +270,7 @@ int main(void) {
     pg_diag_sink sink = {0};
     CHECK(isa_init(&sink) == PG_OK, "isa_init");
     char p[512];
-    have_ptxas = ptxas_find(p, sizeof p);
+    have_ptxas = ptx_ptxas_find(p, sizeof p);
     test_pairs(false);
     if (have_ptxas) test_pairs(true);
     else printf("SKIPPED: gate pairs with ptxas (ptxas not found); libptx estimates tested\n");

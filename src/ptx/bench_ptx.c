@@ -73,11 +73,11 @@ int main(int argc, char **argv) {
     if (with_ptxas) {
         for (int i = 0; i < paths.n; i++) {
             ptxas_report r;
-            if (ptxas_run(paths.v[i], NULL, strstr(srcs.v[i], ".extern .func") || strstr(srcs.v[i], ".weak"), &r, NULL) == PG_OK) {
+            if (ptx_ptxas_run(paths.v[i], NULL, strstr(srcs.v[i], ".extern .func") || strstr(srcs.v[i], ".weak"), &r, NULL) == PG_OK) {
                 ptxas_secs += r.seconds;
                 ptxas_files++;
             }
-            ptxas_report_free(&r);
+            ptx_ptxas_report_free(&r);
         }
     }
     printf("{\n  \"files\": %d,\n  \"bytes\": %zu,\n  \"passes\": %d,\n  \"invalid_files\": %d,\n"

@@ -22,7 +22,7 @@ static bool is_exec(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-bool ptxas_find(char *path, size_t n) {
+bool ptx_ptxas_find(char *path, size_t n) {
     const char *env = getenv("PTXAS");
     if (env && *env) {
         if (is_exec(env)) { snprintf(path, n, "%s", env); return true; }
@@ -107,7 +107,7 @@ static void parse_pairs(ptxas_func_report *f, const char *s) {
     }
 }
 
-void ptxas_parse_report(const char *log, ptxas_report *r) {
+void ptx_ptxas_parse_report(const char *log, ptxas_report *r) {
     char fname[256] = "";
     const char *p = log;
     while (p && *p) {
@@ -154,16 +154,16 @@ void ptxas_parse_report(const char *log, ptxas_report *r) {
     }
 }
 
-double ptxas_timeout_seconds(void) {
+double ptx_ptxas_timeout_seconds(void) {
     const char *e = getenv("PTXGEN_PTXAS_TIMEOUT");
     char *end;
     double v = e && *e ? strtod(e, &end) : 0;
     return e && *e && !*end && v > 0 && v < 1e6 ? v : 120.0;
 }
 
-pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *r, pg_diag_sink *diag) {
+pg_status ptx_ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *r, pg_diag_sink *diag) {
     memset(r, 0, sizeof *r);
-    if (!ptxas_find(r->ptxas_path, sizeof r->ptxas_path)) return PG_ERR_EXTERNAL;
+    if (!ptx_ptxas_find(r->ptxas_path, sizeof r->ptxas_path)) return PG_ERR_EXTERNAL;
     char archbuf[32] = "";
     if (!arch) {
         /* take the target from the file */
@@ -182,7 +182,7 @@ pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, pt
     if (pipe(pfd) != 0) return PG_ERR_IO;
     char archarg[48];
     snprintf(archarg, sizeof archarg, "-arch=%s", arch);
-    double limit = ptxas_timeout_seconds();
+    double limit = ptx_ptxas_timeout_seconds();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
@@ -224,7 +224,7 @@ pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, pt
     r->log = log.data ? log.data : strdup("");
     if (r->timed_out)
         pg_diag_emit(diag, PG_E_PTXAS, ptx_path, 0, 0, "ptxas did not finish within %g s and was stopped (limit: $PTXGEN_PTXAS_TIMEOUT)", limit);
-    ptxas_parse_report(r->log, r);
+    ptx_ptxas_parse_report(r->log, r);
     /* ptxas errors: "ptxas FILE, line N; error   : message" */
     for (const char *p = r->log; p && *p;) {
         const char *e = strchr(p, '\n');
@@ -249,7 +249,7 @@ pg_status ptxas_run(const char *ptx_path, const char *arch, bool relocatable, pt
     return PG_OK;
 }
 
-void ptxas_report_free(ptxas_report *r) {
+void ptx_ptxas_report_free(ptxas_report *r) {
     free(r->funcs);
     for (int i = 0; i < r->nunknown; i++) free(r->unknown_lines[i]);
     free(r->unknown_lines);

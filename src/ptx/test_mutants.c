@@ -1209,7 +1209,7 @@ int main(int argc, char **argv) {
         jobs = nc > 0 ? (int)(nc > 8 ? 8 : nc) : 2;
     }
     double t_start = now_s();
-    bool have_ptxas = ptxas_find(g_ptxas, sizeof g_ptxas);
+    bool have_ptxas = ptx_ptxas_find(g_ptxas, sizeof g_ptxas);
     snprintf(g_tmpdir, sizeof g_tmpdir, "%s/ptxgen-mutants-XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(g_tmpdir)) { fprintf(stderr, "test_mutants: mkdtemp: %s\n", strerror(errno)); return 2; }
 

@@ -46,8 +46,8 @@ int main(int argc, char **argv) {
             if (fd >= 0) close(fd);
             ptxas_report r1, r2;
             bool rel = ptx_needs_relocatable(m);
-            pg_status s1 = ptxas_run(path, NULL, rel, &r1, NULL);
-            pg_status s2 = wrote ? ptxas_run(tmp, NULL, rel, &r2, NULL) : PG_ERR_IO;
+            pg_status s1 = ptx_ptxas_run(path, NULL, rel, &r1, NULL);
+            pg_status s2 = wrote ? ptx_ptxas_run(tmp, NULL, rel, &r2, NULL) : PG_ERR_IO;
             if (s1 == PG_ERR_EXTERNAL && !r1.ran) {
                 fprintf(stderr, "test_roundtrip: ptxas not found; skipping the ptxas comparison\n");
                 use_ptxas = false;
@@ -62,8 +62,8 @@ int main(int argc, char **argv) {
                           r2.funcs[k].registers, (long long)r1.funcs[k].smem, (long long)r2.funcs[k].smem);
                 }
             }
-            ptxas_report_free(&r1);
-            if (s2 != PG_ERR_IO) ptxas_report_free(&r2);
+            ptx_ptxas_report_free(&r1);
+            if (s2 != PG_ERR_IO) ptx_ptxas_report_free(&r2);
             unlink(tmp);
         }
         pg_buf_free(&b);

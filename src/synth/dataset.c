@@ -344,7 +344,7 @@ static bool run_ptxas_text(const char *text, const char *arch, ptxas_report *rep
     size_t n = strlen(text);
     ssize_t w = fd >= 0 ? write(fd, text, n) : -1;
     if (fd >= 0) close(fd);
-    bool ok = w == (ssize_t)n && ptxas_run(tmp, arch, false, rep, NULL) == PG_OK && rep->ok;
+    bool ok = w == (ssize_t)n && ptx_ptxas_run(tmp, arch, false, rep, NULL) == PG_OK && rep->ok;
     unlink(tmp);
     return ok;
 }
@@ -357,7 +357,7 @@ static void verdict_single(verdict_list *out, const pend *p, const char *arch) {
     v.idx = p->idx;
     v.ok = run_ptxas_text(p->ptx, arch, &rep);
     if (v.ok && rep.nfuncs) v.f = rep.funcs[0];
-    ptxas_report_free(&rep);
+    ptx_ptxas_report_free(&rep);
     pg_vec_push(*out, v);
 }
 
@@ -412,7 +412,7 @@ static void verify_pending(pending_list *l, const char *arch, verdict_list *out)
             }
             done[group[g]] = true;
         }
-        ptxas_report_free(&rep);
+        ptx_ptxas_report_free(&rep);
         pg_buf_free(&text);
     }
     free(done);
@@ -600,12 +600,12 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         int fd = mkstemp(tmp);
         ssize_t w = fd >= 0 ? write(fd, ptx.data, ptx.len) : -1;
         if (fd >= 0) close(fd);
-        if (w != (ssize_t)ptx.len || ptxas_run(tmp, o->arch, false, &rep, NULL) != PG_OK) rep.ok = false;
+        if (w != (ssize_t)ptx.len || ptx_ptxas_run(tmp, o->arch, false, &rep, NULL) != PG_OK) rep.ok = false;
         unlink(tmp);
     }
     if (!rep.ok) {
         snprintf(c->reason, sizeof c->reason, "ptxas: %s", !rep.ran ? "not run" : "rejected");
-        ptxas_report_free(&rep);
+        ptx_ptxas_report_free(&rep);
         ptx_module_free(m);
         json_decref(mut);
         goto out;
@@ -652,7 +652,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     pg_buf_free(&summary);
     pg_buf_free(&desc);
     pg_buf_free(&note);
-    ptxas_report_free(&rep);
+    ptx_ptxas_report_free(&rep);
     ptx_module_free(m);
 out:
     json_decref(task);
@@ -754,7 +754,7 @@ static pg_status check_opts(const synth_opts *o, pg_diag_sink *diag) {
         return PG_ERR_USAGE;
     }
     char px[512];
-    if (!ptxas_find(px, sizeof px)) {
+    if (!ptx_ptxas_find(px, sizeof px)) {
         pg_diag_emit(diag, PG_E_PTXAS, NULL, 0, 0, "every sample is verified by ptxas, and none was found ($PTXAS, PATH, $CUDA_HOME/bin)");
         return PG_ERR_EXTERNAL;
     }

@@ -201,7 +201,7 @@ static void test_exclude(const char *dir, const char *a_path) {
 
 int main(void) {
     char path[256];
-    if (!ptxas_find(path, sizeof path)) {
+    if (!ptx_ptxas_find(path, sizeof path)) {
         printf("SKIPPED: synth dataset tests need ptxas (not found)\n");
         return TEST_DONE();
     }

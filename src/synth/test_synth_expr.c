@@ -294,11 +294,11 @@ static void test_kernel(const expr_tree *e, int id, int nin, int per_thread, boo
         ptxas_report rep;
         pg_diag_sink as = {diag_print, NULL, 0, 0, 0};
         double t3 = now();
-        pg_status pst = ptxas_run(path, "sm_90", false, &rep, &as);
+        pg_status pst = ptx_ptxas_run(path, "sm_90", false, &rep, &as);
         t_ptxas += now() - t3;
         n_ptxas++;
         CHECK(pst == PG_OK && rep.ok, "%s: ptxas %s", name, rep.log ? rep.log : "");
-        ptxas_report_free(&rep);
+        ptx_ptxas_report_free(&rep);
     }
     snprintf(path, sizeof path, "%s/reference.cu", dir);
     CHECK(write_file(path, cu.data), "write %s", path);
@@ -370,7 +370,7 @@ static void test_kernel(const expr_tree *e, int id, int nin, int per_thread, boo
 
 static void test_kernels(void) {
     char ppath[512];
-    g_have_ptxas = ptxas_find(ppath, sizeof ppath);
+    g_have_ptxas = ptx_ptxas_find(ppath, sizeof ppath);
     g_have_nvcc = system("command -v nvcc > /dev/null 2>&1") == 0;
     if (!g_have_ptxas) printf("SKIPPED: ptxas not found\n");
     if (!g_have_nvcc) printf("SKIPPED: nvcc not found (CUDA text not compiled)\n");

@@ -58,9 +58,9 @@ static bool ptxas_ok(const char *ptx, const char *arch, char *log, size_t logn) 
     close(fd);
     ptxas_report rep;
     memset(&rep, 0, sizeof rep);
-    bool ok = w && ptxas_run(tmp, arch, false, &rep, NULL) == PG_OK && rep.ok;
+    bool ok = w && ptx_ptxas_run(tmp, arch, false, &rep, NULL) == PG_OK && rep.ok;
     if (!ok) snprintf(log, logn, "%.600s", rep.log ? rep.log : "(no log)");
-    ptxas_report_free(&rep);
+    ptx_ptxas_report_free(&rep);
     unlink(tmp);
     return ok;
 }
@@ -113,7 +113,7 @@ done:
 
 int main(void) {
     char pp[1024];
-    have_ptxas = ptxas_find(pp, sizeof pp);
+    have_ptxas = ptx_ptxas_find(pp, sizeof pp);
     if (!have_ptxas) printf("SKIPPED: ptxas not found, PTX is only checked by the validator\n");
     const char *dump = getenv("SYNTH_FAMILY_DUMP");
     int nseeds = getenv("SYNTH_FAMILY_N") ? atoi(getenv("SYNTH_FAMILY_N")) : 12;

@@ -450,10 +450,10 @@ static int ptxas_accepts(const char *text, size_t len, bool relocatable, char *l
     if (!wrote) { unlink(path); return -1; }
     ptxas_report r;
     memset(&r, 0, sizeof r);
-    pg_status st = ptxas_run(path, NULL, relocatable, &r, NULL);
+    pg_status st = ptx_ptxas_run(path, NULL, relocatable, &r, NULL);
     int res = (st == PG_OK && r.ran && r.ok) ? 1 : r.ran ? 0 : -1;
     if (log && logn) snprintf(log, logn, "%s", r.log ? r.log : "");
-    ptxas_report_free(&r);
+    ptx_ptxas_report_free(&r);
     unlink(path);
     return res;
 }
@@ -623,7 +623,7 @@ int main(int argc, char **argv) {
               ncorpus);
     }
     char ptxas_path[512];
-    have_ptxas = ptxas_find(ptxas_path, sizeof ptxas_path);
+    have_ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path);
     if (!have_ptxas) printf("SKIPPED: ptxas not found\n");
 
     test_api();

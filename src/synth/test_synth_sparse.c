@@ -54,9 +54,9 @@ static bool ptxas_ok(const char *ptx) {
     close(fd);
     ptxas_report rep;
     memset(&rep, 0, sizeof rep);
-    bool ok = w && ptxas_run(tmp, "sm_90", false, &rep, NULL) == PG_OK && rep.ok;
+    bool ok = w && ptx_ptxas_run(tmp, "sm_90", false, &rep, NULL) == PG_OK && rep.ok;
     if (!ok) fprintf(stderr, "%.600s\n", rep.log ? rep.log : "(no log)");
-    ptxas_report_free(&rep);
+    ptx_ptxas_report_free(&rep);
     unlink(tmp);
     return ok;
 }
@@ -560,7 +560,7 @@ static void hand_sort(void) {
 
 int main(void) {
     char pp[1024];
-    have_ptxas = ptxas_find(pp, sizeof pp);
+    have_ptxas = ptx_ptxas_find(pp, sizeof pp);
     int nseeds = getenv("SPARSE_N") ? atoi(getenv("SPARSE_N")) : 24;
     if (nseeds < 1 || nseeds > 4096) nseeds = 24;
     for (int k = 0; k < NFAMS; k++) {
