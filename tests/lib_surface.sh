@@ -34,6 +34,13 @@ for s in $(cat "$tmp/exports"); do
     grep -qE "PG_API[^;]*[^a-z0-9_]$s *\(|PG_API[^;]*[^a-z0-9_]$s *\[" include/ptxgen/*.h || echo "$s"
 done >"$tmp/undeclared"
 if [ ! -s "$tmp/undeclared" ]; then ok; else bad "exported but not declared PG_API: $(head -c 300 "$tmp/undeclared")"; fi
+# and the other way round: a library function a public header declares is exported (a
+# declaration without PG_API would be hidden, and programs using it would not link)
+make -s BUILD="$BUILD" "$BUILD/libptxgen.a" >/dev/null
+nm --defined-only "$BUILD/libptxgen.a" 2>/dev/null | awk '$2 ~ /^[TDR]$/ {print $3}' | sort -u >"$tmp/defined"
+cat include/ptxgen/*.h | grep -oE '[A-Za-z_][A-Za-z0-9_]* *\(' | tr -d ' (' | sort -u >"$tmp/declared"
+comm -12 "$tmp/defined" "$tmp/declared" | comm -23 - "$tmp/exports" >"$tmp/hidden"
+if [ ! -s "$tmp/hidden" ]; then ok; else bad "declared in include/ptxgen but not exported (PG_API missing?): $(tr '\n' ' ' <"$tmp/hidden" | head -c 300)"; fi
 [ "$n" -gt 100 ] && ok || bad "only $n exports"
 # what the ctypes users call must stay exported
 need=$( (grep -oE '\bL\.[a-z_0-9]+' train/generate.py | sed 's/^L\.//'; grep -ohE '\blib\.(pg|gen|dec|task|ptx)_[a-z_0-9]+' python/tests/*.py | sed 's/^lib\.//') | sort -u)
