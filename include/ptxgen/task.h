@@ -163,7 +163,7 @@ PG_API int64_t task_var(const task_inst *in, const char *var);     /* size varia
  * spec's in count, width (pointers are 64-bit) and kind (a float scalar
  * needs a float or bit type)?  PG_OK, or PG_ERR_INVALID with one diagnostic
  * (PG_E_TASK) per problem, located in `name` (the module's file name). */
-pg_status task_check_signature(const task_spec *t, const ptx_module *m, const char *name, pg_diag_sink *diag);
+PG_API pg_status task_check_signature(const task_spec *t, const ptx_module *m, const char *name, pg_diag_sink *diag);
 
 /* ---- a task read off a PTX entry (no task.json) ------------------------------------ */
 enum { TASK_PTX_MAX_PARAMS = 64 };
@@ -175,9 +175,9 @@ typedef struct {
 } task_ptx_param;
 /* What each parameter of entry f is, read off its code by a taint analysis from
  * ld.param through address arithmetic to loads and stores.  out: [f->nparams]. */
-void task_ptx_params(const ptx_func *f, task_ptx_param *out);
+PG_API void task_ptx_params(const ptx_func *f, task_ptx_param *out);
 /* f's .reqntid/.maxntid block size (x*y*z <= 1024), else fallback. */
-int task_ptx_block(const ptx_func *f, int fallback);
+PG_API int task_ptx_block(const ptx_func *f, int fallback);
 /* A spec to check a rewrite of f against f itself: every pointer an in/out
  * buffer of n elements (floats uniform(-1,1), integers int(0,n-1) so they are
  * safe as indices), integer scalars n, float scalars 1; one size, one
@@ -185,7 +185,7 @@ int task_ptx_block(const ptx_func *f, int fallback);
  * 1e-2 (f16/bf16); no reference (kind "synthetic": the caller supplies one).
  * PG_ERR_USAGE (with a diagnostic) for unsupported parameters or a bad n/block.
  * *out is freed with task_free. */
-pg_status task_from_ptx(const ptx_func *f, const task_ptx_param *params, int64_t n, int block, task_spec **out,
+PG_API pg_status task_from_ptx(const ptx_func *f, const task_ptx_param *params, int64_t n, int block, task_spec **out,
                         pg_diag_sink *diag);
 
 #endif
