@@ -1,6 +1,7 @@
 /* expr.c — the random elementwise expression-tree family: generator and the
  * task emitter (PTX template, CUDA C, task.json).  The trees themselves
  * (printers, parser, interpreter) are src/expr.  See ptxgen/synth_expr.h. */
+#include "ptxgen/synth.h"   /* synth_task_json_write is defined here */
 #include "ptxgen/synth_expr.h"
 #include "describe.h"
 
