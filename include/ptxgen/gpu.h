@@ -128,23 +128,23 @@ typedef enum {
     GPU_HYG_FASTER_THAN_LIGHT, /* timed below 0.9 x the speed-of-light bound: flagged, never trusted or kept */
     GPU_HYG__COUNT
 } gpu_hyg;
-const char *gpu_hyg_name(gpu_hyg h);   /* "none", "not-run", "copies-input", "constant", "launch", "faster-than-light" */
+PG_API const char *gpu_hyg_name(gpu_hyg h);   /* "none", "not-run", "copies-input", "constant", "launch", "faster-than-light" */
 /* One input set after a launch: `before` is the instance as uploaded (inputs,
  * poisoned outputs), `got` what came back, `ref` the reference's result (all
  * of spec t).  Returns the first problem (in the enum's order) with a sentence
  * in why (may be NULL).  Called on passing and failing sets alike: NOT_RUN
  * explains a failure, COPIES_INPUT and CONSTANT reject a set that compared
  * within tolerance. */
-gpu_hyg gpu_hygiene_outputs(const task_spec *t, const task_inst *before, const task_inst *got, const task_inst *ref,
+PG_API gpu_hyg gpu_hygiene_outputs(const task_spec *t, const task_inst *before, const task_inst *got, const task_inst *ref,
                             char *why, size_t n);
 /* The entry's .reqntid (equal) / .maxntid (at least as many threads) against
  * the block of every size: GPU_HYG_LAUNCH or GPU_HYG_NONE (also when the text
  * does not parse: the load then says why). */
-gpu_hyg gpu_hygiene_launch(const task_spec *t, const char *ptx, char *why, size_t n);
+PG_API gpu_hyg gpu_hygiene_launch(const task_spec *t, const char *ptx, char *why, size_t n);
 /* The speed-of-light time of a problem moving `bytes` and doing `flops` on
  * the device: max(bytes / copy bandwidth, flops / FP32 peak); 0 when unknown. */
-double gpu_sol_seconds(double bytes, double flops, const gpu_devinfo *dev);
+PG_API double gpu_sol_seconds(double bytes, double flops, const gpu_devinfo *dev);
 /* A measured time below 0.9 x the bound (the copy measurement is a little below peak). */
-bool gpu_beyond_sol(double seconds, double bound_s);
+PG_API bool gpu_beyond_sol(double seconds, double bound_s);
 
 #endif

@@ -170,10 +170,10 @@ PG_API int synth_family_slot(synth_report *r, const char *family);   /* internal
  * as DIR/<name>/task.json (atomically each; *written counts them).  The
  * canonical key of an expression (operands of commutative operators sorted),
  * as synth's --exclude compares them: synth_expr_canonical. */
-struct synth_expr;
-void synth_expr_canonical(const struct synth_expr *e, pg_buf *out);
-pg_status synth_taskonly_task(uint64_t seed, int index, pg_buf *task_json, char *name, size_t namen, pg_diag_sink *diag);
-pg_status synth_taskonly_write(const char *dir, int count, uint64_t seed, const char *exclude, int *written, pg_diag_sink *diag);
+struct expr_tree;
+PG_API void synth_expr_canonical(const struct expr_tree *e, pg_buf *out);
+PG_API pg_status synth_taskonly_task(uint64_t seed, int index, pg_buf *task_json, char *name, size_t namen, pg_diag_sink *diag);
+PG_API pg_status synth_taskonly_write(const char *dir, int count, uint64_t seed, const char *exclude, int *written, pg_diag_sink *diag);
 /* exclude (NULL = none): held-out suites, one folder or a comma list; a map task
  * whose expression equals one of their "expr" fields up to operand order is
  * skipped (the next index is drawn instead), as `ptxgen synth --exclude` does. */

@@ -147,7 +147,7 @@ gpu_hyg gpu_hygiene_launch(const task_spec *t, const char *ptx, char *why, size_
         for (int s = 0; s < t->nsizes && h == GPU_HYG_NONE; s++) {
             int64_t b[3] = {1, 1, 1};
             for (int d = 0; d < 3; d++)
-                if (t->block[d] && !task_expr_eval(t->block[d], &t->sizes[s].env, &b[d], NULL, 0)) b[d] = 1;
+                if (t->block[d] && !expr_size_eval(t->block[d], &t->sizes[s].env, &b[d], NULL, 0)) b[d] = 1;
             bool ok = req ? decl[0] == b[0] && decl[1] == b[1] && decl[2] == b[2] : decl_threads >= b[0] * b[1] * b[2];
             if (!ok) {
                 h = GPU_HYG_LAUNCH;

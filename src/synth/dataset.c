@@ -1106,4 +1106,4 @@ pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag)
 }
 
 /* canon_expr for other modules (taskonly.c's held-out exclusion). */
-void synth_expr_canonical(const synth_expr *e, pg_buf *out) { canon_expr(e, out); }
+void synth_expr_canonical(const expr_tree *e, pg_buf *out) { canon_expr(e, out); }

@@ -54,12 +54,12 @@ static void f32_text(float v, char *b, size_t n) {   /* shortest text that reads
 
 /* The spec of a row task: rowop < 0 a reduction RED[op] into out[rows], else the fused row
  * operation ROWOP[rowop] into out[rows][cols]. */
-static void row_json(const synth_expr *e, const char *name, int ninputs, int op, int rowop, const float *sv, pg_buf *out) {
+static void row_json(const expr_tree *e, const char *name, int ninputs, int op, int rowop, const float *sv, pg_buf *out) {
     pg_buf text = {0}, pre = {0};
-    synth_expr_to_text(e, &text);
-    synth_expr_to_prefix(e, &pre);
-    const int S = synth_expr_nscalars(e);
-    char val[SYNTH_EXPR_MAX_SCALARS][32];
+    expr_to_text(e, &text);
+    expr_to_prefix(e, &pre);
+    const int S = expr_nscalars(e);
+    char val[EXPR_MAX_SCALARS][32];
     for (int k = 0; k < S; k++) f32_text(sv[k], val[k], sizeof val[k]);
     json_t *root = json_object();
     json_object_set_new(root, "name", json_string(name));
@@ -77,8 +77,8 @@ static void row_json(const synth_expr *e, const char *name, int ninputs, int op,
         pg_buf_printf(&sig, "f32* %c, ", 'a' + i);
     }
     for (int k = 0; k < S; k++) {
-        pg_buf_printf(&sc, "%s%s = %s", k ? ", " : "", synth_expr_scalar_name(k), val[k]);
-        pg_buf_printf(&scsig, "f32 %s, ", synth_expr_scalar_name(k));
+        pg_buf_printf(&sc, "%s%s = %s", k ? ", " : "", expr_scalar_name(k), val[k]);
+        pg_buf_printf(&scsig, "f32 %s, ", expr_scalar_name(k));
     }
     pg_buf t = {0}, d = {0}, c = {0}, z = {0}, p = {0};
     if (rowop >= 0) {
@@ -123,7 +123,7 @@ static void row_json(const synth_expr *e, const char *name, int ninputs, int op,
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", "f32*", "role", "out", "len",
                                         rowop < 0 ? "rows" : "rows*cols"));
     for (int k = 0; k < S; k++)
-        json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", synth_expr_scalar_name(k), "type", "f32", "value", val[k]));
+        json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", expr_scalar_name(k), "type", "f32", "value", val[k]));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "rows", "type", "u32", "value", "rows"));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "cols", "type", "u32", "value", "cols"));
     json_object_set_new(root, "params", ps);
@@ -137,7 +137,7 @@ static void row_json(const synth_expr *e, const char *name, int ninputs, int op,
     char bytes[64], flops[64];
     if (rowop < 0) snprintf(bytes, sizeof bytes, "%d*rows*cols+4*rows", 4 * ninputs);
     else snprintf(bytes, sizeof bytes, "%d*rows*cols", 4 * (ninputs + 1));
-    snprintf(flops, sizeof flops, "%d*rows*cols", synth_expr_count_ops(e) + 1);
+    snprintf(flops, sizeof flops, "%d*rows*cols", expr_count_ops(e) + 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
     synth_task_json_write(root, out);
     json_decref(root);
@@ -150,13 +150,13 @@ pg_status synth_taskonly_task(uint64_t seed, int index, pg_buf *task_json, char 
     int kind = index % 3;   /* 0 map, 1 row reduction, 2 fused row operation */
     int ninputs = kind ? 1 + (int)(h % 2) : 1 + (int)(h % 3);
     int depth = 1 + (int)((h >> 8) % 3);
-    synth_expr *e = synth_expr_random(mix(h), ninputs, depth, NULL);
+    expr_tree *e = synth_expr_random(mix(h), ninputs, depth, NULL);
     if (!e) {
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "task-only task %d: no expression tree", index);
         return PG_ERR_USAGE;
     }
-    float sv[SYNTH_EXPR_MAX_SCALARS];
-    synth_expr_scalar_values(mix(h ^ 0x5ca1), synth_expr_nscalars(e), sv);
+    float sv[EXPR_MAX_SCALARS];
+    synth_expr_scalar_values(mix(h ^ 0x5ca1), expr_nscalars(e), sv);
     pg_status st = PG_OK;
     if (kind == 1) {
         int op = (int)((h >> 16) % 4);
@@ -180,7 +180,7 @@ pg_status synth_taskonly_task(uint64_t seed, int index, pg_buf *task_json, char 
         }
         pg_buf_free(&j);
     }
-    synth_expr_free(e);
+    expr_free(e);
     return st;
 }
 
@@ -203,11 +203,11 @@ static pg_status held_out_keys(const char *dirs, pg_buf *keys, pg_diag_sink *dia
             json_t *t = json_load_file(tp, 0, NULL);
             const char *ex = json_string_value(json_object_get(t, "expr"));
             char err[160];
-            synth_expr *e = ex ? synth_expr_parse(ex, err, sizeof err) : NULL;
+            expr_tree *e = ex ? expr_parse(ex, err, sizeof err) : NULL;
             if (e) {
                 synth_expr_canonical(e, keys);
                 pg_buf_putc(keys, '\n');
-                synth_expr_free(e);
+                expr_free(e);
             }
             json_decref(t);
         }
@@ -221,7 +221,7 @@ static bool is_held_out(const char *task_json, const pg_buf *keys) {
     json_t *t = json_loads(task_json, 0, NULL);
     const char *ex = json_string_value(json_object_get(t, "expr"));
     char err[160];
-    synth_expr *e = ex && !json_object_get(t, "reduce") ? synth_expr_parse(ex, err, sizeof err) : NULL;
+    expr_tree *e = ex && !json_object_get(t, "reduce") ? expr_parse(ex, err, sizeof err) : NULL;
     bool hit = false;
     if (e) {
         pg_buf k = {0};
@@ -230,7 +230,7 @@ static bool is_held_out(const char *task_json, const pg_buf *keys) {
         pg_buf_putc(&k, '\n');
         hit = strstr(keys->data, k.data) != NULL;
         pg_buf_free(&k);
-        synth_expr_free(e);
+        expr_free(e);
     }
     json_decref(t);
     return hit;

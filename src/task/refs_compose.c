@@ -12,7 +12,7 @@
  *                    (f minus the row's mean of f), submax (f minus the row's
  *                    max of f) or l1norm (f / (1 + sum over the row of |f|)):
  *                    a fused row operation, two passes over each row. */
-#include "ptxgen/synth_expr.h"
+#include "ptxgen/expr.h"
 #include "ptxgen/task.h"
 
 #include <jansson.h>
@@ -42,16 +42,16 @@ static int64_t var_or_none(const task_inst *in, const char *name) {
  * root), the [rows][cols] inputs, the scalars and the output. */
 typedef struct {
     json_t *root;
-    synth_expr *e;
+    expr_tree *e;
     const char *op;
-    const float *ins[SYNTH_EXPR_MAX_INPUTS];   /* [rows][cols] each, NULL when unused */
-    double sc[SYNTH_EXPR_MAX_SCALARS];
+    const float *ins[EXPR_MAX_INPUTS];   /* [rows][cols] each, NULL when unused */
+    double sc[EXPR_MAX_SCALARS];
     int64_t rows, cols;
     float *out;
 } compose;
 
 static void compose_close(compose *c) {
-    synth_expr_free(c->e);
+    expr_free(c->e);
     json_decref(c->root);
 }
 
@@ -66,7 +66,7 @@ static pg_status compose_open(task_inst *in, const char *field, bool per_element
     c->op = json_string_value(json_object_get(c->root, field));
     char err[160] = "";
     if (!ex) return bad(in, PG_ERR_INVALID, "$.expr: missing string (prefix expression)%s", "");
-    if (!(c->e = synth_expr_parse(ex, err, sizeof err))) return bad(in, PG_ERR_INVALID, "$.expr: %s", err);
+    if (!(c->e = expr_parse(ex, err, sizeof err))) return bad(in, PG_ERR_INVALID, "$.expr: %s", err);
     if (!c->op) return bad(in, PG_ERR_INVALID, "$.%s: missing string", field);
     int po = pindex(t, "out");
     if (po < 0 || !t->params[po].is_pointer || t->params[po].dtype != TASK_T_F32)
@@ -77,8 +77,8 @@ static pg_status compose_open(task_inst *in, const char *field, bool per_element
         return bad(in, PG_ERR_INVALID, per_element ? "%s: needs size variables rows >= 0, cols >= 1 and an 'out' of rows*cols elements"
                                                    : "%s: needs size variables rows >= 0, cols >= 1 and an 'out' of rows elements", t->ref.name);
     c->out = in->args[po].data;
-    unsigned used = synth_expr_inputs_used(c->e);
-    for (int k = 0; k < SYNTH_EXPR_MAX_INPUTS; k++) {
+    unsigned used = expr_inputs_used(c->e);
+    for (int k = 0; k < EXPR_MAX_INPUTS; k++) {
         if (!(used & (1u << k))) continue;
         char nm[2] = {(char)('a' + k), 0};
         int pi = pindex(t, nm);
@@ -86,12 +86,12 @@ static pg_status compose_open(task_inst *in, const char *field, bool per_element
             return bad(in, PG_ERR_INVALID, "the expression uses '%s' but there is no f32* input of rows*cols elements by that name", nm);
         c->ins[k] = in->args[pi].data;
     }
-    unsigned sused = synth_expr_scalars_used(c->e);
-    for (int k = 0; k < SYNTH_EXPR_MAX_SCALARS; k++) {
+    unsigned sused = expr_scalars_used(c->e);
+    for (int k = 0; k < EXPR_MAX_SCALARS; k++) {
         if (!(sused & (1u << k))) continue;
-        int pi = pindex(t, synth_expr_scalar_name(k));
+        int pi = pindex(t, expr_scalar_name(k));
         if (pi < 0 || t->params[pi].is_pointer || t->params[pi].dtype != TASK_T_F32)
-            return bad(in, PG_ERR_INVALID, "the expression uses '%s' but there is no f32 scalar parameter by that name", synth_expr_scalar_name(k));
+            return bad(in, PG_ERR_INVALID, "the expression uses '%s' but there is no f32 scalar parameter by that name", expr_scalar_name(k));
         c->sc[k] = (double)(float)in->args[pi].scalar.f;   /* the value the kernel gets */
     }
     return PG_OK;
@@ -99,13 +99,13 @@ static pg_status compose_open(task_inst *in, const char *field, bool per_element
 
 /* f at (r, col), in double. */
 static double compose_f(const compose *c, int64_t r, int64_t col) {
-    double v[SYNTH_EXPR_MAX_INPUTS] = {0};
-    for (int k = 0; k < SYNTH_EXPR_MAX_INPUTS; k++)
+    double v[EXPR_MAX_INPUTS] = {0};
+    for (int k = 0; k < EXPR_MAX_INPUTS; k++)
         if (c->ins[k]) v[k] = c->ins[k][r * c->cols + col];
-    return synth_expr_eval(c->e, v, c->sc);
+    return expr_eval(c->e, v, c->sc);
 }
 
-pg_status ref_expr_rowreduce(task_inst *in) {
+pg_status task_ref_expr_rowreduce(task_inst *in) {
     compose c;
     pg_status st = compose_open(in, "reduce", false, &c);
     static const char *const OPS[] = {"sum", "mean", "max", "min"};
@@ -127,7 +127,7 @@ pg_status ref_expr_rowreduce(task_inst *in) {
     return st;
 }
 
-pg_status ref_expr_rowop(task_inst *in) {
+pg_status task_ref_expr_rowop(task_inst *in) {
     compose c;
     pg_status st = compose_open(in, "rowop", true, &c);
     static const char *const OPS[] = {"center", "submax", "l1norm"};
