@@ -588,13 +588,22 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
 /* AVX2 (+FMA, F16C) when the kernel family kernels.c picked has it; follows kernels_force().
  * Called per row, so the answer is kept for the family's name pointer (atomics: pool threads
  * ask concurrently). */
+#ifdef HAVE_X86
+/* CPUID.1:ECX bit 29; asked directly because clang's __builtin_cpu_supports has no "f16c" */
+static bool cpu_has_f16c(void) {
+    unsigned a, b, c, d;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    return c >> 29 & 1;
+}
+#endif
+
 static bool use_avx2(void) {
 #ifdef HAVE_X86
     static _Atomic(const char *) seen;
     static atomic_bool yes;
     const char *isa = kernels_isa();
     if (atomic_load_explicit(&seen, memory_order_acquire) != isa) {
-        atomic_store_explicit(&yes, (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && __builtin_cpu_supports("f16c"),
+        atomic_store_explicit(&yes, (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && cpu_has_f16c(),
                               memory_order_relaxed);
         atomic_store_explicit(&seen, isa, memory_order_release);
     }
