@@ -5,6 +5,7 @@
  * one reference serves every dtype.  Math is in double from the values the
  * kernel sees (f32 scalars rounded to float), rounded once to the output. */
 #include "refs_elemfam.h"
+#include "refs_params.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,18 +13,7 @@
 
 /* ---- helpers (shared with refs_elemfam_*.c through refs_elemfam.h) ---------------- */
 json_t *ef_params(const task_inst *in, json_t **root) {
-    json_error_t jerr;
-    *root = json_load_file(in->spec->path, 0, &jerr);
-    if (!*root) {
-        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "%s", jerr.text);
-        return NULL;
-    }
-    json_t *fp = json_object_get(*root, "family_params");
-    if (!json_is_object(fp)) {
-        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: missing object (parameters of the synthesis family)");
-        return NULL;
-    }
-    return fp;
+    return task_ref_family_params(in, root);
 }
 const char *ef_str(json_t *obj, const char *k) {
     const char *s = json_string_value(json_object_get(obj, k));

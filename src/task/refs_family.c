@@ -8,6 +8,7 @@
  * params, so one reference serves every dtype of a family.  Values are
  * computed in double and rounded once to the output type. */
 #include "ptxgen/task.h"
+#include "refs_params.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -16,7 +17,7 @@
 #include <string.h>
 
 /* ---- helpers ------------------------------------------------------------------- */
-static json_t *fparams(const task_inst *in, json_t **root) {
+json_t *task_ref_family_params(const task_inst *in, json_t **root) {
     json_error_t jerr;
     *root = json_load_file(in->spec->path, 0, &jerr);
     if (!*root) {
@@ -86,7 +87,7 @@ static double fscalar(const task_inst *in, const char *name) {
 
 /* ---- map ------------------------------------------------------------------------ */
 pg_status task_ref_fam_map(task_inst *in) {
-    json_t *root = NULL, *fp = fparams(in, &root);
+    json_t *root = NULL, *fp = task_ref_family_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
     const char *op = fp_str(fp, "op");
@@ -130,7 +131,7 @@ out:
  * (one tile per block: G = cdiv(n,tile), so tile b only).  "atomic": out[0]
  * (inout, holding its input) += the sum of all n elements. */
 pg_status task_ref_fam_reduce(task_inst *in) {
-    json_t *root = NULL, *fp = fparams(in, &root);
+    json_t *root = NULL, *fp = task_ref_family_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
     const char *op = fp_str(fp, "op");
@@ -180,7 +181,7 @@ out:
  * "zero" (outside values are 0), "clamp" (indices clamped into the array)
  * or "copy" (out = x wherever the footprint leaves the array). */
 static pg_status stencil(task_inst *in, bool two_d) {
-    json_t *root = NULL, *fp = fparams(in, &root);
+    json_t *root = NULL, *fp = task_ref_family_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
     json_t *taps = json_object_get(fp, "taps"), *co = json_object_get(fp, "coeffs");

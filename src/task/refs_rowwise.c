@@ -2,6 +2,7 @@
  * (src/synth/family_rowwise.c: softmax, rownorm) and the helpers of
  * refs_rowwise.h shared by refs_rowwise_*.c. */
 #include "refs_rowwise.h"
+#include "refs_params.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -19,18 +20,7 @@ pg_status task_ref_rw_bad(task_inst *in, const char *fmt, ...) {
 }
 
 json_t *task_ref_rw_fparams(task_inst *in, json_t **root) {
-    json_error_t jerr;
-    *root = json_load_file(in->spec->path, 0, &jerr);
-    if (!*root) {
-        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "%s", jerr.text);
-        return NULL;
-    }
-    json_t *fp = json_object_get(*root, "family_params");
-    if (!json_is_object(fp)) {
-        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: missing object (parameters of the synthesis family)");
-        return NULL;
-    }
-    return fp;
+    return task_ref_family_params(in, root);
 }
 const char *task_ref_rw_str(json_t *fp, const char *key, const char *dflt) {
     const char *s = json_string_value(json_object_get(fp, key));

@@ -5,6 +5,7 @@
  * output type.  Index arrays are range-checked: an index the harness could
  * not have generated is reported to the diagnostics sink, never followed. */
 #include "refs_sparse.h"
+#include "refs_params.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,18 +14,7 @@
 
 /* ---- helpers (shared with refs_sparse_*.c through refs_sparse.h) -------------------- */
 json_t *rsp_fparams(const task_inst *in, json_t **root) {
-    json_error_t jerr;
-    *root = json_load_file(in->spec->path, 0, &jerr);
-    if (!*root) {
-        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "%s", jerr.text);
-        return NULL;
-    }
-    json_t *fp = json_object_get(*root, "family_params");
-    if (!json_is_object(fp)) {
-        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: missing object (parameters of the synthesis family)");
-        return NULL;
-    }
-    return fp;
+    return task_ref_family_params(in, root);
 }
 const char *rsp_str(json_t *fp, const char *k) {
     const char *s = json_string_value(json_object_get(fp, k));
