@@ -15,6 +15,16 @@
 #   verify NAME... `ptxgen eval --kernels` on the GPU (sharded), reports into $OUT
 #   families DIR   GPU check of generated family tasks (bench/device_families.sh)
 #
+# The long run (one Qwen LoRA trained while the synth still writes its data):
+#   start N        first call (carries .carry/bin, .carry/pairs-local.jsonl.gz): the synth of N
+#                  samples starts in the background, and grow-loop turns its whole lines into
+#                  chatml pairs every 40 s ($P/pairs-grow.jsonl); then `put` each piece
+#   long-a TS      assemble, convert, start `lora_base.py --grow` for TS seconds in the
+#                  background (it reads pairs-grow.jsonl as it grows), run the GPU checks of the
+#                  funnel and the hygiene cases beside it; waits until CALL_S (570) seconds
+#   long-b         waits for the training to end; the adapter and logs come back
+#   long-c S       generation with S samples per case on both suites, GPU verdicts
+#
 # Binaries: build/ptxgen and build/libptxgen.so travel in .carry/bin (built on the
 # build machine; the GPU machine has runtime jansson/pcre2 but no -dev packages).
 set -uo pipefail
@@ -275,6 +285,91 @@ qwen-final)
     cat "$P"/verify-*.txt 2>/dev/null | grep -v '^|'
     tar czf "$OUT/results.tgz" -C "$P" results qwen-lora/train_log.jsonl qwen-lora/base.json qwen-lora/adapter_config.json \
         train-qwen-lora.log gen-qwen-lora.log gen-scratch.log convert-qwen.log 2>/dev/null
+    echo "done at $(( $(date +%s) - t0 )) s"; ls -la "$OUT"
+    ;;
+start)
+    N=${1:-40000}
+    bins
+    [ -f .carry/pairs-local.jsonl.gz ] && zcat .carry/pairs-local.jsonl.gz > "$P/pairs-local.jsonl"
+    excl=(--exclude bench/suite); [ -d bench/suite-prose ] && excl+=(--exclude bench/suite-prose)
+    rm -f "$P/synth.done" "$P/pairs-grow.jsonl" "$P/synth.jsonl" "$P/synth.jsonl.partial"
+    # two cores stay free for the training loop that starts later
+    setsid nohup bash -c "'$BIN/ptxgen' synth --count $N --seed ${SEED:-7} --jobs $(( $(nproc) - 2 )) ${excl[*]} \
+        --family-pct ${FAMILY_PCT:-75} --no-progress --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; touch '$P/synth.done'" \
+        > /dev/null 2>&1 < /dev/null &
+    echo $! > "$P/synth.pid"
+    setsid nohup bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
+    echo "synth of $N started; local pairs: $(wc -l < "$P/pairs-local.jsonl" 2>/dev/null || echo none)"
+    ;;
+grow-loop)
+    # the synth's whole lines -> chatml pairs, appended to pairs-grow.jsonl (the trainer reads whole lines only)
+    done_n=0
+    while :; do
+        fin=0; f=$P/synth.jsonl.partial
+        [ -e "$P/synth.done" ] && { fin=1; f=$P/synth.jsonl; }
+        n=$(wc -l < "$f" 2>/dev/null || echo 0)
+        if [ "$n" -gt "$done_n" ]; then
+            sed -n "$((done_n + 1)),${n}p" "$f" > "$P/chunk.jsonl"
+            if "$BIN/ptxgen" prompts --format chatml --in "$P/chunk.jsonl" --out "$P/chunk-pairs.jsonl"; then
+                cat "$P/chunk-pairs.jsonl" >> "$P/pairs-grow.jsonl"
+                done_n=$n
+                echo "$(date +%s) samples $n pairs $(wc -l < "$P/pairs-grow.jsonl")"
+            fi
+        fi
+        [ "$fin" = 1 ] && break
+        sleep 40
+    done
+    echo "grow-loop done"
+    ;;
+long-a)
+    TS=${1:-1000}
+    t0=$(date +%s)
+    bins
+    need "$P/pairs-local.jsonl"
+    [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
+    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
+    [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
+        > "$P/convert-qwen.log" 2>&1 || { tail "$P/convert-qwen.log"; exit 3; }
+    echo "ready in $(( $(date +%s) - t0 )) s; $(tail -n 1 "$P/grow.log")"
+    rm -rf "$P/qwen-long" "$P/train.done"
+    setsid nohup bash -c "python3 train/lora_base.py --base '$P/qwen-hf' --base-gguf '$P/up/qwen.gguf' \
+        --base-name ../base/qwen2.5-coder-0.5b-instruct.gguf --pairs '$P/pairs-local.jsonl' --grow 60 \
+        --grow-pairs '$P/pairs-grow.jsonl' --out '$P/qwen-long' --time-budget $TS --lr ${LR:-4e-4} ${QWEN_ARGS:-} \
+        > '$P/train-qwen-long.log' 2>&1; echo \$? > '$P/train.done'" > /dev/null 2>&1 < /dev/null &
+    # the GPU checks nobody could run on the build machine (issue 16's hygiene cases, issue 18's funnel)
+    mkdir -p build && cp "$BIN"/* build/ && ln -sf ptxgen build/ptxgen-nvcc
+    (OUT=$P/checks timeout 300 bash bench/device_funnel.sh > "$P/funnel.txt" 2>&1;
+     PTXGEN=build/ptxgen timeout 200 bash tests/gpu_tests.sh > "$P/gpu_tests.txt" 2>&1) &
+    while [ $(( $(date +%s) - t0 )) -lt "${CALL_S:-570}" ] && [ ! -e "$P/train.done" ]; do sleep 10; done
+    grep -E '"event": "(data|grow|done)"' "$P/qwen-long/train_log.jsonl" 2>/dev/null | tail -n 3
+    grep '"event": "step"' "$P/qwen-long/train_log.jsonl" 2>/dev/null | tail -n 1
+    tail -n 1 "$P/grow.log"; tail -n 2 "$P/funnel.txt" 2>/dev/null; tail -n 2 "$P/gpu_tests.txt" 2>/dev/null
+    ;;
+long-b)
+    t0=$(date +%s)
+    need "$P/qwen-long"
+    while [ $(( $(date +%s) - t0 )) -lt "${CALL_S:-570}" ] && [ ! -e "$P/train.done" ]; do sleep 10; done
+    grep -E '"event": "(grow|done)"' "$P/qwen-long/train_log.jsonl" | tail -n 2
+    grep '"event": "step"' "$P/qwen-long/train_log.jsonl" | tail -n 1
+    [ -e "$P/train.done" ] || { echo "still training: call long-b again"; exit 4; }
+    echo "training exit $(cat "$P/train.done")"
+    split -b 15M -d -a 1 "$P/qwen-long/adapter_model.safetensors" "$OUT/qwen-long-adapter.part"
+    tar czf "$OUT/train.tgz" -C "$P" qwen-long/train_log.jsonl qwen-long/base.json qwen-long/adapter_config.json \
+        train-qwen-long.log synth.log grow.log funnel.txt gpu_tests.txt checks 2>/dev/null
+    "$BIN/ptxgen" synth --stats "$P/synth.jsonl.partial" > "$OUT/synth-stats.json" 2>&1 ||
+        "$BIN/ptxgen" synth --stats "$P/synth.jsonl" > "$OUT/synth-stats.json" 2>&1
+    sha256sum "$P/qwen-long/adapter_model.safetensors"
+    tail -n 3 "$P/funnel.txt" "$P/gpu_tests.txt" 2>/dev/null
+    ;;
+long-c)
+    S=${1:-2}
+    t0=$(date +%s)
+    need "$P/qwen-long/adapter_model.safetensors"
+    # the synth is not needed any more: its cores go to ptxas in the verdicts
+    [ -e "$P/synth.pid" ] && kill -- -"$(cat "$P/synth.pid")" 2>/dev/null
+    GEN_DEADLINE=${GEN_DEADLINE:-260} bash "$0" gen "qwen-long:$P/qwen-hf:$P/qwen-long:$S" | tail -n 3
+    echo "generated at $(( $(date +%s) - t0 )) s"
+    SAMPLES=$S SHARDS=16 VERIFY_BUDGET=${VB:-140} bash "$0" verify qwen-long 2>&1
     echo "done at $(( $(date +%s) - t0 )) s"; ls -la "$OUT"
     ;;
 smoke)

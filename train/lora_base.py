@@ -65,6 +65,43 @@ def read_pairs(path):
     return rows
 
 
+class GrowingPairs:
+    """Pairs files that another process is still appending to (the synth on the GPU
+    machine runs beside the training): each poll returns the whole lines added
+    since the last one; a line still being written waits for the next poll."""
+
+    def __init__(self, paths):
+        self.paths = list(paths)
+        self.offsets = {p: 0 for p in self.paths}
+        self.seen = set()
+
+    def poll(self):
+        rows = []
+        for p in self.paths:
+            if not os.path.exists(p):
+                continue
+            with open(p, "rb") as fh:
+                fh.seek(self.offsets[p])
+                data = fh.read()
+            end = data.rfind(b"\n") + 1
+            self.offsets[p] += end
+            for n, line in enumerate(data[:end].decode("utf-8").splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise SystemExit(f"{p}: a new line {n} after byte {self.offsets[p] - end}: malformed JSON ({e.msg})")
+                if not isinstance(r.get("prompt"), str) or not isinstance(r.get("completion"), str):
+                    raise SystemExit(f"{p}: a new line {n}: 'prompt' and 'completion' must be strings")
+                key = hashlib.sha1((r["prompt"] + "\0" + r["completion"]).encode()).digest()
+                if key in self.seen:      # two synth runs (different seeds) can meet
+                    continue
+                self.seen.add(key)
+                rows.append(r)
+        return rows
+
+
 def sha256_file(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -104,9 +141,10 @@ def encode(rows, tok, max_len):
     return out, dropped
 
 
-def batches(samples, batch_tokens, rng):
-    """Length-bucketed batches: sort by length, cut runs whose padded size fits batch_tokens, shuffle."""
-    order = sorted(range(len(samples)), key=lambda i: len(samples[i][0]))
+def batches(samples, batch_tokens, rng, idxs=None):
+    """Length-bucketed batches of samples[idxs] (default: all): sort by length, cut runs
+    whose padded size fits batch_tokens, shuffle."""
+    order = sorted(range(len(samples)) if idxs is None else idxs, key=lambda i: len(samples[i][0]))
     out, cur, cur_max = [], [], 0
     for i in order:
         L = len(samples[i][0])
@@ -203,7 +241,13 @@ def main(argv=None):
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--max-steps", type=int, default=0, help="stop after N steps (0 = budget/epochs)")
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--grow", type=float, default=0,
+                    help="with --time-budget: every N seconds read the pairs that were appended to --grow-pairs "
+                         "since the last look and mix them into the rest of the current epoch")
+    ap.add_argument("--grow-pairs", nargs="*", default=[], help="pairs files still being written (see --grow)")
     args = ap.parse_args(argv)
+    if args.grow and not args.time_budget:
+        ap.error("--grow needs --time-budget (the data's size is not known in advance)")
 
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
@@ -246,20 +290,33 @@ def main(argv=None):
     log({"event": "data", "pairs": len(train), "dropped_too_long": dropped, "val_pairs": len(val), "completion_tokens": ntok,
          "tokens_per_pair": round(sum(len(s) for s, _ in train) / max(1, len(train)), 1), "tokenize_s": round(time.time() - t0, 1),
          "lora_params": ntrain, "targets": targets, "r": args.lora_r}, logf)
+    grower = GrowingPairs(args.grow_pairs) if args.grow else None
+    if grower:
+        grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
+        more, d2 = encode(grown, tok, args.max_len)
+        train += more
+        dropped += d2
+        ntok += sum(len(s) - p for s, p in more)
+        log({"event": "grow", "pairs": len(more), "dropped_too_long": d2, "total": len(train)}, logf)
     if not train:
         raise SystemExit("no training pairs left")
 
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.0, betas=(0.9, 0.99))
     plan = []
     epoch = 0
-    while epoch < math.ceil(args.epochs) or args.time_budget:
+    while not grower and (epoch < math.ceil(args.epochs) or args.time_budget):
         plan += batches(train, args.batch_tokens, rng)
         epoch += 1
         if args.time_budget and epoch >= 20:
             break
+    if grower:   # one epoch at a time: later epochs see the pairs that arrived meanwhile
+        plan = batches(train, args.batch_tokens, rng)
     if not args.time_budget:
         plan = plan[: max(1, int(len(plan) / math.ceil(args.epochs) * args.epochs))]
     total_steps = len(plan) if not args.max_steps else min(len(plan), args.max_steps)
+    if grower:
+        total_steps = args.max_steps or 10 ** 9
+    last_grow = time.time()
     model.train()
     t_start = time.time()
     seen, step, ema = 0, 0, None
@@ -268,10 +325,28 @@ def main(argv=None):
         if args.time_budget and el > args.time_budget:
             step -= 1
             break
+        if grower and time.time() - last_grow > args.grow:
+            last_grow = time.time()
+            grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
+            if grown:
+                more, d2 = encode(grown, tok, args.max_len)
+                first = len(train)
+                train += more
+                dropped += d2
+                ntok += sum(len(s) - p for s, p in more)
+                # new batches go to random places in the rest of this epoch, so they are seen about as often as the old
+                for b in batches(train, args.batch_tokens, rng, range(first, len(train))):
+                    plan.insert(rng.randint(step - 1, len(plan)), b)
+                log({"event": "grow", "pairs": len(more), "dropped_too_long": d2, "total": len(train), "step": step}, logf)
+        if grower and step > len(plan):
+            plan += batches(train, args.batch_tokens, rng)
+            epoch += 1
         # cosine schedule over the planned length; under a time budget the length is
         # re-estimated from the measured step time, so the decay ends at the budget
         if args.time_budget and step > 10:
             est = min(total_steps, int(args.time_budget / (el / (step - 1))))
+        elif grower:
+            est = max(len(plan), 100)
         else:
             est = total_steps
         lr = args.lr * min(1.0, step / args.warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / max(1, est)))))
@@ -309,7 +384,7 @@ def main(argv=None):
         base_info = {"gguf": args.base_name or gg, "sha256": sha256_file(gg), "format": "chatml"}
     save_adapter(model, args.out, args, base_info)
     log({"event": "done", "steps": step, "train_seconds": round(train_s, 1), "completion_tokens": seen,
-         "epochs": round(seen / max(1, ntok), 3), "final_loss_ema": round(ema or 0, 4),
+         "epochs": round(seen / max(1, ntok), 3), "pairs": len(train), "dropped_too_long": dropped, "final_loss_ema": round(ema or 0, 4),
          "val_loss": round(vl / vn, 4) if vn else None, "tok_per_s": round(seen / max(train_s, 1e-9))}, logf)
 
 

@@ -89,6 +89,48 @@ class TestLoraAndGenerate(unittest.TestCase):
             self.assertTrue((labels[b, np_:len(s)] == ids[b, np_:len(s)]).all())
             self.assertTrue((labels[b, len(s):] == LB.IGNORE).all())
 
+    def test_growing_pairs_reads_whole_new_lines_once(self):
+        import lora_base as LB
+        rows = LB.read_pairs(PAIRS)[:3]
+        p = os.path.join(self.tmp, "grow.jsonl")
+        with open(p, "w") as f:
+            f.write(json.dumps(rows[0]) + "\n" + json.dumps(rows[1])[:25])   # the second line is still being written
+        g = LB.GrowingPairs([p, os.path.join(self.tmp, "not-yet.jsonl")])
+        self.assertEqual([r["prompt"] for r in g.poll()], [rows[0]["prompt"]])
+        self.assertEqual(g.poll(), [])
+        with open(p, "a") as f:
+            f.write(json.dumps(rows[1])[25:] + "\n" + json.dumps(rows[0]) + "\n" + json.dumps(rows[2]) + "\n")
+        # the rest of line 2, a duplicate of line 1 (dropped) and line 3
+        self.assertEqual([r["prompt"] for r in g.poll()], [rows[1]["prompt"], rows[2]["prompt"]])
+        with open(p, "a") as f:
+            f.write("{not json\n")
+        with self.assertRaises(SystemExit) as cm:
+            g.poll()
+        self.assertIn("malformed JSON", str(cm.exception))
+
+    def test_grow_mixes_in_appended_pairs(self):
+        rows = [json.loads(line) for line in read(PAIRS).splitlines() if line.strip()]
+        first, later = os.path.join(self.tmp, "first.jsonl"), os.path.join(self.tmp, "later.jsonl")
+        with open(first, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in rows[:4]))
+        with open(later, "w") as f:    # present from the start: read at the first look
+            f.write("".join(json.dumps(dict(r, split="train")) + "\n" for r in rows[4:8]))
+        out = os.path.join(self.tmp, "grown")
+        r = run(["train/lora_base.py", "--base", TINY, "--pairs", first, "--grow", "0.01", "--grow-pairs", later,
+                 "--out", out, "--max-steps", "4", "--time-budget", "600", "--batch-tokens", "4096", "--max-len", "2048",
+                 "--log-every", "1", "--val", "1", "--device", "cpu", "--lora-r", "4", "--lora-alpha", "8"], timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        log = [json.loads(line) for line in read(os.path.join(out, "train_log.jsonl")).splitlines()]
+        grow = [x for x in log if x.get("event") == "grow"]
+        data = [x for x in log if x.get("event") == "data"][0]
+        self.assertTrue(grow and grow[0]["pairs"] >= 1, log)
+        self.assertEqual(grow[0]["total"], data["pairs"] + grow[0]["pairs"])
+        self.assertEqual([x for x in log if x.get("event") == "done"][0]["steps"], 4)
+        r = run(["train/lora_base.py", "--base", TINY, "--pairs", first, "--grow", "5", "--out", out + "2", "--device", "cpu"],
+                timeout=600)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--grow needs --time-budget", r.stderr)
+
     @unittest.skipUnless(os.path.exists(LIB), "build/libptxgen.so not built")
     def test_generate_is_valid_ptx(self):
         self.assertEqual(self.train.returncode, 0)
