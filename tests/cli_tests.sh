@@ -113,6 +113,18 @@ assert d["configs"]["full"]["k"] == 2 and d["configs"]["no_constraint"]["k"] == 
 assert d["configs"]["full"]["samples"] == 10, d["configs"]["full"]
 PY
 
+# a run cut short (a shard killed by its time limit): the report says which samples have no verdict
+python3 - "$tmp/eval.json" "$tmp/eval_cut.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["planned"] == {"samples": 15, "tasks": {"relu6": 15}}, d.get("planned")
+d["rows"] = d["rows"][:12]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$P" eval --merge "$tmp/eval_cut.json" --out "$tmp/eval_cutm.json" >/dev/null 2>&1 && "$P" eval --report "$tmp/eval_cutm.json" >"$tmp/eval_cut.md" 2>&1
+grep -q '3 of 15 planned samples have no verdict.*relu6 12/15' "$tmp/eval_cut.md" && ok || bad "a cut run's report must name the samples without a verdict: $(head -c 600 "$tmp/eval_cut.md")"
+grep -q 'planned samples have no verdict' "$tmp/eval.md" && bad "a complete run's report claims missing verdicts" || ok
+
 # grammar export and the CI performance gate
 golden grammar.gbnf "$P" grammar --gbnf
 expect_rc 2 "grammar without a format" "$P" grammar

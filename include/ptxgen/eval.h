@@ -223,6 +223,12 @@ PG_API void eval_funnel_json(const eval_funnel_result *r, json_t *row);
  * task/description/config/family/last_stage and an integer sample)?  Else
  * `why` names the JSON path.  Call it on every results file read from disk. */
 PG_API bool eval_doc_check(json_t *doc, char *why, size_t n);
+
+/* Merging results files (`eval --merge`): adds PART's "planned" ({"samples": N, "tasks":
+ * {name: samples}}, what a run meant to verify) into DOC's; when either lacks it (a file
+ * from before it existed), DOC's is removed, since a sum over some parts would mislead.
+ * DOC is changed in place; PART is only read. */
+PG_API void eval_merge_planned(json_t *doc, json_t *part);
 /* Recompute aggregates/failures of a results document (after a merge of shards). */
 PG_API void eval_finalize(json_t *doc);
 /* Markdown summary table (configs x funnel) plus the per-task table. */

@@ -113,10 +113,13 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
             if (!doc) doc = d;
             else {
                 json_array_extend(json_object_get(doc, "rows"), json_object_get(d, "rows"));
+                eval_merge_planned(doc, d);
                 json_decref(d);
             }
         }
-        {   /* shards split the tasks, ablation runs repeat them: count distinct tasks */
+        if (json_is_object(json_object_get(doc, "planned")))   /* every part said what it planned */
+            json_object_set_new(doc, "tasks", json_integer((json_int_t)json_object_size(json_object_get(json_object_get(doc, "planned"), "tasks"))));
+        else {   /* shards split the tasks, ablation runs repeat them: count distinct tasks */
             json_t *names = json_object(), *r;
             size_t k;
             json_array_foreach(json_object_get(doc, "rows"), k, r)

@@ -513,6 +513,26 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
     for (int k = 0; k < EVAL_NCONFIGS; k++)
         if (o->configs >> k & 1) { ncfg++; if (first_cfg < 0) first_cfg = k; }
     long total = (long)nt * EVAL_NSTYLES * ncfg * o->samples, done = 0;
+    /* What this run means to verify, written before the first verdict: a run cut short (a
+     * shard killed by its time limit) then shows which samples have no verdict, instead of
+     * a report that quietly counts only the ones that finished. */
+    json_t *planned = json_object();
+    json_int_t nplanned = 0;
+    for (int ti = 0; ti < nt; ti++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s/task.json", o->suite_dir, names[ti]);
+        task_spec *t = NULL;
+        if (task_load(p, &t, diag) != PG_OK) continue;   /* the main loop reports it */
+        json_int_t n = 0;
+        for (int sty = 0; sty < EVAL_NSTYLES; sty++) {
+            const char *desc = desc_of(t, sty);
+            if (desc && *desc) n += (json_int_t)ncfg * o->samples;
+        }
+        json_object_set_new(planned, t->name, json_integer(n));
+        nplanned += n;
+        task_free(t);
+    }
+    json_object_set_new(doc, "planned", json_pack("{s:I, s:o}", "samples", nplanned, "tasks", planned));
     double t0 = now_s();
     pg_status st = PG_OK;
     for (int ti = 0; ti < nt && st == PG_OK; ti++) {
@@ -564,6 +584,34 @@ static void fmt_rate(json_t *v, char *b, size_t n) {
     else snprintf(b, n, "%s", json_is_string(v) ? json_string_value(v) : "-");
 }
 
+/* "N of M planned samples have no verdict", and per task how many rows it has, when the
+ * run (or one of the merged shards) stopped before the end; nothing when it is complete or
+ * the file predates "planned". */
+static void missing_verdicts(json_t *doc, pg_buf *out) {
+    json_t *pl = json_object_get(doc, "planned"), *rows = json_object_get(doc, "rows");
+    json_int_t want = json_integer_value(json_object_get(pl, "samples")), have = (json_int_t)json_array_size(rows);
+    if (!json_is_object(pl) || have >= want) return;
+    json_t *per = json_object(), *r, *v;
+    size_t i;
+    const char *key;
+    json_array_foreach(rows, i, r) {
+        const char *t = json_string_value(json_object_get(r, "task"));
+        json_object_set_new(per, t, json_integer(json_integer_value(json_object_get(per, t)) + 1));
+    }
+    pg_buf_printf(out, "**%lld of %lld planned samples have no verdict** (the run stopped before the end); "
+                  "the rates below count only the samples that have one. Tasks short of their samples:",
+                  (long long)(want - have), (long long)want);
+    const char *sep = " ";
+    json_object_foreach(json_object_get(pl, "tasks"), key, v) {
+        json_int_t got = json_integer_value(json_object_get(per, key));
+        if (got >= json_integer_value(v)) continue;
+        pg_buf_printf(out, "%s%s %lld/%lld", sep, key, (long long)got, (long long)json_integer_value(v));
+        sep = ", ";
+    }
+    pg_buf_puts(out, ".\n\n");
+    json_decref(per);
+}
+
 void eval_markdown(json_t *doc, pg_buf *out) {
     json_t *cfgs = json_object_get(doc, "configs");
     pg_buf_printf(out, "# ptxgen eval: %s on %s (%s)\n\n", json_string_value(json_object_get(doc, "model")),
@@ -573,6 +621,7 @@ void eval_markdown(json_t *doc, pg_buf *out) {
                   (long long)json_integer_value(json_object_get(doc, "tasks")),
                   (long long)json_integer_value(json_object_get(set, "top_k")),
                   json_number_value(json_object_get(set, "temperature")), json_string_value(json_object_get(doc, "arch")));
+    missing_verdicts(doc, out);
     pg_buf_puts(out, "| config | samples | k | validator | ptxas | loads | correct | pass@1 | pass@k | fast_1.0 | fast_1.2 | geomean | median | mem-bound >=90% BW |\n");
     pg_buf_puts(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     const char *key;
@@ -744,6 +793,17 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
     }
     json_decref(doc);
     return st;
+}
+
+void eval_merge_planned(json_t *doc, json_t *part) {
+    json_t *a = json_object_get(doc, "planned"), *b = json_object_get(part, "planned");
+    if (!json_is_object(a) || !json_is_object(b)) { json_object_del(doc, "planned"); return; }
+    json_object_set_new(a, "samples", json_integer(json_integer_value(json_object_get(a, "samples")) +
+                                                   json_integer_value(json_object_get(b, "samples"))));
+    json_t *ta = json_object_get(a, "tasks"), *v;
+    const char *key;
+    json_object_foreach(json_object_get(b, "tasks"), key, v)   /* shards: disjoint tasks; ablation runs: other configs */
+        json_object_set_new(ta, key, json_integer(json_integer_value(json_object_get(ta, key)) + json_integer_value(v)));
 }
 
 /* The shape every reader of a results document relies on (see eval.h). */
