@@ -24,6 +24,7 @@
 #                  funnel and the hygiene cases beside it; waits until CALL_S (570) seconds
 #   long-b         waits for the training to end; the adapter and logs come back
 #   long-c S       generation with S samples per case on both suites, GPU verdicts
+#   (QWEN_ARGS="--max-len 8192" and MAX_NEW=8192 keep the long families; see MODELS.md)
 #
 # Binaries: build/ptxgen and build/libptxgen.so travel in .carry/bin (built on the
 # build machine; the GPU machine has runtime jansson/pcre2 but no -dev packages).
@@ -118,6 +119,7 @@ gen)
               --model-name "$name" --time-budget "${GEN_BUDGET:-420}" --deadline "${GEN_DEADLINE:-0}")
         [ -d bench/suite-prose ] && args+=(--suite bench/suite-prose)
         [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+        [ -n "${MAX_NEW:-}" ] && args+=(--max-new "$MAX_NEW")   # generate.py's default 3,072 cuts the long families
         [ -n "$adapter" ] && args+=(--adapter "$adapter")
         [ -f "$base/tokenizer.json" ] && [ ! -f "$base/tokenizer_config.json" ] && args+=(--tokenizer "$base/tokenizer.json")
         python3 train/generate.py "${args[@]}" > "$P/gen-$name.log" 2>&1 &

@@ -126,19 +126,32 @@ def load_base(args, dtype, device):
     return tok, model.to(device)
 
 
-def encode(rows, tok, max_len):
-    """[(ids, n_prompt)] with the over-long samples dropped (a cut module teaches nothing)."""
+def encode(rows, tok, max_len, by_family=None):
+    """[(ids, n_prompt)] with the over-long samples dropped (a cut module teaches nothing).
+    by_family, when given, counts {family: [pairs, dropped]}: the drops are not uniform
+    (the long nvcc-compiled families lose most), and the log must show it."""
     out, dropped = [], 0
     if not rows:   # no validation pairs (expert iteration's are all "train"): the tokenizer rejects an empty batch
         return out, dropped
     prompts = tok([r["prompt"] for r in rows], add_special_tokens=False)["input_ids"]
     comps = tok([r["completion"] for r in rows], add_special_tokens=False)["input_ids"]
-    for p, c in zip(prompts, comps):
-        if len(p) + len(c) > max_len:
+    for r, p, c in zip(rows, prompts, comps):
+        long_ = len(p) + len(c) > max_len
+        if by_family is not None:
+            f = by_family.setdefault(str(r.get("family", "?")), [0, 0])
+            f[0] += 1
+            f[1] += long_
+        if long_:
             dropped += 1
             continue
         out.append((p + c, len(p)))
     return out, dropped
+
+
+def dropped_report(by_family):
+    """{family: "dropped/pairs"} for the families that lost any pair, worst share first."""
+    bad = sorted(((d / n, f, d, n) for f, (n, d) in by_family.items() if d), reverse=True)
+    return {f: f"{d}/{n}" for _, f, d, n in bad}
 
 
 def batches(samples, batch_tokens, rng, idxs=None):
@@ -284,16 +297,18 @@ def main(argv=None):
     train_rows = [r for r in rows if r.get("split", "train") == "train"]
     val_rows = [r for r in rows if r.get("split", "train") != "train"][: args.val]
     t0 = time.time()
-    train, dropped = encode(train_rows, tok, args.max_len)
+    fam_len = {}
+    train, dropped = encode(train_rows, tok, args.max_len, fam_len)
     val, _ = encode(val_rows, tok, args.max_len)
     ntok = sum(len(s) - p for s, p in train)
-    log({"event": "data", "pairs": len(train), "dropped_too_long": dropped, "val_pairs": len(val), "completion_tokens": ntok,
+    log({"event": "data", "pairs": len(train), "dropped_too_long": dropped, "dropped_by_family": dropped_report(fam_len),
+         "val_pairs": len(val), "completion_tokens": ntok,
          "tokens_per_pair": round(sum(len(s) for s, _ in train) / max(1, len(train)), 1), "tokenize_s": round(time.time() - t0, 1),
          "lora_params": ntrain, "targets": targets, "r": args.lora_r}, logf)
     grower = GrowingPairs(args.grow_pairs) if args.grow else None
     if grower:
         grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
-        more, d2 = encode(grown, tok, args.max_len)
+        more, d2 = encode(grown, tok, args.max_len, fam_len)
         train += more
         dropped += d2
         ntok += sum(len(s) - p for s, p in more)
@@ -329,7 +344,7 @@ def main(argv=None):
             last_grow = time.time()
             grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
             if grown:
-                more, d2 = encode(grown, tok, args.max_len)
+                more, d2 = encode(grown, tok, args.max_len, fam_len)
                 first = len(train)
                 train += more
                 dropped += d2
@@ -384,7 +399,8 @@ def main(argv=None):
         base_info = {"gguf": args.base_name or gg, "sha256": sha256_file(gg), "format": "chatml"}
     save_adapter(model, args.out, args, base_info)
     log({"event": "done", "steps": step, "train_seconds": round(train_s, 1), "completion_tokens": seen,
-         "epochs": round(seen / max(1, ntok), 3), "pairs": len(train), "dropped_too_long": dropped, "final_loss_ema": round(ema or 0, 4),
+         "epochs": round(seen / max(1, ntok), 3), "pairs": len(train), "dropped_too_long": dropped,
+         "dropped_by_family": dropped_report(fam_len), "final_loss_ema": round(ema or 0, 4),
          "val_loss": round(vl / vn, 4) if vn else None, "tok_per_s": round(seen / max(train_s, 1e-9))}, logf)
 
 

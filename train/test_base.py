@@ -89,6 +89,21 @@ class TestLoraAndGenerate(unittest.TestCase):
             self.assertTrue((labels[b, np_:len(s)] == ids[b, np_:len(s)]).all())
             self.assertTrue((labels[b, len(s):] == LB.IGNORE).all())
 
+    def test_drops_are_counted_per_family(self):
+        import lora_base as LB
+        from hfutil import load_tokenizer
+        tok = load_tokenizer(TINY)
+        rows = [dict(r, family=f) for r, f in zip(LB.read_pairs(PAIRS)[:3], ("a", "b", "b"))]
+        lens = [len(s) for s, _ in LB.encode(rows, tok, 100000)[0]]
+        cut = sorted(lens)[1]          # the two longer ones go
+        fam = {}
+        enc, dropped = LB.encode(rows, tok, cut - 1, fam)
+        self.assertEqual((len(enc), dropped), (sum(n < cut for n in lens), sum(n >= cut for n in lens)))
+        self.assertEqual({f: n for f, (n, _) in fam.items()}, {"a": 1, "b": 2})
+        self.assertEqual(sum(d for _, d in fam.values()), dropped)
+        rep = LB.dropped_report(fam)
+        self.assertTrue(all("/" in v for v in rep.values()) and len(rep) >= 1, rep)
+
     def test_growing_pairs_reads_whole_new_lines_once(self):
         import lora_base as LB
         rows = LB.read_pairs(PAIRS)[:3]
