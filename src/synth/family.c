@@ -148,6 +148,87 @@ static bool mentions(const char *text, const char *name) {
     return false;
 }
 
+static bool ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* Is `q` (an occurrence of a word of length n in text) the identifier itself?  Not when it is
+ * part of a longer word, a register (%r) or a suffix (%tid.x, .f32). */
+static bool ident_at(const char *text, const char *q, size_t n) {
+    char a = q == text ? ' ' : q[-1];
+    return !ident_char(a) && a != '.' && a != '%' && !ident_char(q[n]);
+}
+
+static bool has_ident(const char *text, const char *name) {
+    size_t n = strlen(name);
+    for (const char *q = strstr(text, name); q; q = strstr(q + 1, name))
+        if (ident_at(text, q, n)) return true;
+    return false;
+}
+
+/* Every identifier `from` in text -> `to`. */
+static void replace_ident(pg_buf *text, const char *from, const char *to) {
+    size_t n = strlen(from);
+    pg_buf out = {0};
+    const char *p = text->data, *q;
+    while ((q = strstr(p, from))) {
+        bool whole = ident_at(text->data, q, n);
+        pg_buf_putn(&out, p, (size_t)(q - p));
+        pg_buf_puts(&out, whole ? to : from);
+        p = q + n;
+    }
+    pg_buf_puts(&out, p);
+    pg_buf_free(text);
+    *text = out;
+}
+
+/* nvcc names the parameters <entry>_param_<i> and mangles a kernel's shared arrays as
+ * _ZZ<len><entry>E<len><var>.  Both are long (every ld.param repeats the entry's name, at ~1.4
+ * characters a token for a pretrained tokenizer) and say nothing to a model that reads the
+ * prompt's signature, while the suites' signatures carry the tasks' own names.  So: parameter i
+ * takes the task's name for it, a shared array the CUDA variable's name, unless that name is
+ * taken already (then the nvcc name stays; ptxas checks the result like any other sample). */
+static void nvcc_names_to_task_names(synth_family_sample *s) {
+    json_error_t e;
+    json_t *t = json_loads(s->task_json.data ? s->task_json.data : "", 0, &e);
+    json_t *params = json_object_get(t, "params");
+    size_t np = json_array_size(params);
+    char from[200], to[140];
+    snprintf(from, sizeof from, "%s_param_%zu", s->name, np);
+    bool count_ok = np > 0 && !has_ident(s->ptx.data, from);   /* no parameter beyond the task's */
+    for (size_t i = 0; count_ok && i < np; i++) {
+        snprintf(from, sizeof from, "%s_param_%zu", s->name, i);
+        if (!has_ident(s->ptx.data, from)) count_ok = false;
+    }
+    for (size_t i = 0; count_ok && i < np; i++) {
+        const char *nm = json_string_value(json_object_get(json_array_get(params, i), "name"));
+        if (!nm || !*nm || strlen(nm) >= sizeof to || has_ident(s->ptx.data, nm)) continue;
+        snprintf(from, sizeof from, "%s_param_%zu", s->name, i);
+        replace_ident(&s->ptx, from, nm);
+    }
+    json_decref(t);
+    /* _ZZ<len(entry)><entry>E<len(var)><var> */
+    char prefix[160];
+    snprintf(prefix, sizeof prefix, "_ZZ%zu%sE", strlen(s->name), s->name);
+    size_t pl = strlen(prefix);
+    for (const char *p = strstr(s->ptx.data, prefix); p; p = strstr(s->ptx.data, prefix)) {
+        char *end;
+        unsigned long vl = strtoul(p + pl, &end, 10);
+        const char *var = end;
+        size_t idl = 0;
+        while (ident_char(p[idl])) idl++;
+        if ((p != s->ptx.data && ident_char(p[-1])) || vl == 0 || vl >= sizeof to - 2 || (size_t)(var - p) + vl != idl ||
+            idl >= sizeof from)
+            break;   /* not the shape above (a template's or a static's name): leave all as they are */
+        memcpy(from, p, idl);
+        from[idl] = 0;
+        snprintf(to, sizeof to, "%.*s", (int)vl, var);
+        if (has_ident(s->ptx.data, to)) snprintf(to, sizeof to, "s_%.*s", (int)vl, var);
+        if (has_ident(s->ptx.data, to)) break;
+        replace_ident(&s->ptx, from, to);
+    }
+}
+
 /* Split nvcc's module: for entry `name`, a module with the header, the
  * module-level declarations the entry references, and the entry. */
 static bool split_entry(ptx_module *m, const char *name, pg_buf *out) {
@@ -326,7 +407,10 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
     int made = 0;
     for (int i = 0; i < n; i++) {
         if (rep[i] >= 0 && rep[i] != i && out[rep[i]].ptx.len) pg_buf_putn(&out[i].ptx, out[rep[i]].ptx.data, out[rep[i]].ptx.len);
-        if (out[i].ptx.len) made++;
+        if (out[i].ptx.len) {   /* after the copy: equal kernels may still name their parameters differently */
+            nvcc_names_to_task_names(&out[i]);
+            made++;
+        }
         else synth_family_sample_free(&out[i]);
     }
     free(rep);

@@ -188,6 +188,14 @@ int main(void) {
                 if (i < 2) fprintf(stderr, "%s\n", s->ptx.data);
                 continue;
             }
+            /* nvcc's <entry>_param_<i> and _ZZ...E<len><var> names became the task's and the
+             * CUDA variables' (nvcc_names_to_task_names) */
+            if (nvcc) {
+                CHECK(!strstr(s->ptx.data, "_param_"), "%s seed %d (%s): an nvcc parameter name is left", fname, i, s->name);
+                char zz[160];
+                snprintf(zz, sizeof zz, "_ZZ%zu%sE", strlen(s->name), s->name);
+                CHECK(!strstr(s->ptx.data, zz), "%s seed %d (%s): a mangled shared-array name is left", fname, i, s->name);
+            }
             char log[700] = "";
             if (have_ptxas) {
                 bool ok = ptxas_ok(s->ptx.data, arch, log, sizeof log);
