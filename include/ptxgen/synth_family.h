@@ -73,6 +73,9 @@ PG_API int synth_family_count(void);
 PG_API const char *synth_family_name(int family);        /* NULL when out of range */
 PG_API int synth_family_find(const char *name);           /* -1 when unknown */
 PG_API bool synth_family_uses_nvcc(int family);
+/* The name of the family's C reference in the task registry (task_ref_lookup:
+ * "fam_map"), which its task.json names; NULL when out of range. */
+PG_API const char *synth_family_reference(int family);
 
 /* One sample of `family` for `seed`.  arch ("sm_90") is the nvcc target of
  * nvcc families (ignored by PTX templates, which target sm_80 and run on

@@ -21,9 +21,8 @@
 extern char **environ;
 
 /* ---- registry -------------------------------------------------------------------- */
-typedef pg_status (*gen_fn)(uint64_t seed, synth_family_sample *s);
-static const struct { const char *name; gen_fn fn; bool nvcc; } FAMS[] = {
-#define SYNTH_FAMILY(name, fn, nvcc) {name, fn, nvcc},
+static const struct { const char *name; fam_gen_fn fn; const char *ref; bool nvcc; } FAMS[] = {
+#define SYNTH_FAMILY(name, fn, ref, nvcc) {name, fn, #ref, nvcc},
 #include "families_all.def"
 #undef SYNTH_FAMILY
 };
@@ -32,6 +31,12 @@ enum { NFAMS = (int)(sizeof FAMS / sizeof FAMS[0]) };
 int synth_family_count(void) { return NFAMS; }
 const char *synth_family_name(int f) { return f >= 0 && f < NFAMS ? FAMS[f].name : NULL; }
 bool synth_family_uses_nvcc(int f) { return f >= 0 && f < NFAMS && FAMS[f].nvcc; }
+const char *synth_family_reference(int f) { return f >= 0 && f < NFAMS ? FAMS[f].ref : NULL; }
+const char *fam_ref(fam_gen_fn generator) {
+    for (int i = 0; i < NFAMS; i++)
+        if (FAMS[i].fn == generator) return FAMS[i].ref;
+    return "";
+}
 int synth_family_find(const char *name) {
     for (int i = 0; name && i < NFAMS; i++)
         if (!strcmp(FAMS[i].name, name)) return i;

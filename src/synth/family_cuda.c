@@ -128,7 +128,7 @@ pg_status fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
                         .hints = warp ? DESC_HINT_SHUFFLE | DESC_HINT_COALESCED : 0u};
         describe_into(root, &f, fam_next(&r));
     }
-    finish(root, T, f64 ? 1e-10 : 1e-4, "fam_gemv", bytes, "2*rows*cols", &s->task_json);
+    finish(root, T, f64 ? 1e-10 : 1e-4, fam_ref(fam_cu_gemv), bytes, "2*rows*cols", &s->task_json);
     return PG_OK;
 }
 
@@ -208,7 +208,7 @@ pg_status fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
                         .hints = DESC_HINT_SMEM | DESC_HINT_COALESCED};
         describe_into(root, &f, fam_next(&r));
     }
-    finish(root, T, f64 ? 1e-10 : 1e-4, "fam_gemm", bytes, "2*M*N*K", &s->task_json);
+    finish(root, T, f64 ? 1e-10 : 1e-4, fam_ref(fam_cu_gemm), bytes, "2*M*N*K", &s->task_json);
     return PG_OK;
 }
 
@@ -293,7 +293,7 @@ pg_status fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
                         .hints = DESC_HINT_MEMBOUND | (tiled ? DESC_HINT_SMEM | DESC_HINT_COALESCED : 0u)};
         describe_into(root, &f, fam_next(&r));
     }
-    finish(root, T, 0.0, "fam_transpose", bytes, "0", &s->task_json);
+    finish(root, T, 0.0, fam_ref(fam_cu_transpose), bytes, "0", &s->task_json);
     return PG_OK;
 }
 
@@ -487,7 +487,7 @@ pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     snprintf(bytes, sizeof bytes, "%d*rows*cols", f64 ? 16 : 8);
     snprintf(flops, sizeof flops, "%d*rows*cols", 2 * nt);
     stencil2d_describe(&r, shape, bnd, params, nt, dy, dx, lit, f.data, root);
-    finish(root, T, f64 ? 1e-12 : 1e-5, "fam_stencil2d", bytes, flops, &s->task_json);
+    finish(root, T, f64 ? 1e-12 : 1e-5, fam_ref(fam_gen_stencil2d_cu), bytes, flops, &s->task_json);
     pg_buf_free(&f);
     return PG_OK;
 }

@@ -292,7 +292,7 @@ pg_status fam_elem_act(uint64_t seed, synth_family_sample *s) {
                     .shape_en = shp.data, .shape_zh = shz.data, .notes_en = notes.len ? notes.data : NULL, .notes_zh = notez.len ? notez.data : NULL};
     char bytes[32];
     snprintf(bytes, sizeof bytes, "%d*n", 2 * fe_size(dt));
-    fe_finish(root, &f, seed, dt, fe_tol(dt), NULL, 0, "fam_elem_act", bytes, "8*n", &s->task_json);
+    fe_finish(root, &f, seed, dt, fe_tol(dt), NULL, 0, fam_ref(fam_elem_act), bytes, "8*n", &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body);
     fe_strs_free(&T);
@@ -494,7 +494,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
                     .shape_en = shp.data, .shape_zh = shz.data, .notes_en = notes.len ? notes.data : NULL, .notes_zh = notez.len ? notez.data : NULL};
     char bytes[64];
     snprintf(bytes, sizeof bytes, "%d*rows*cols", (2 + res) * fe_size(dt));
-    fe_finish(root, &f, seed, dt, fe_tol_cancel(dt), NULL, 0, "fam_elem_bias_act", bytes, "10*rows*cols", &s->task_json);
+    fe_finish(root, &f, seed, dt, fe_tol_cancel(dt), NULL, 0, fam_ref(fam_elem_bias_act), bytes, "10*rows*cols", &s->task_json);
     pg_buf_free(&inner); pg_buf_free(&fo); pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body); pg_buf_free(&ldb);
     fe_strs_free(&T);
@@ -648,7 +648,7 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
                     .notes_en = fe_is_half(dt) ? "Math in float, one rounding on store" : NULL, .notes_zh = fe_is_half(dt) ? "float 计算，存储时舍入一次" : NULL};
     char bytes[64];
     snprintf(bytes, sizeof bytes, split ? "%d*n" : "%d*rows*H", 3 * fe_size(dt));
-    fe_finish(root, &f, seed, dt, fe_tol(dt), NULL, 0, "fam_elem_glu", bytes, split ? "6*n" : "6*rows*H", &s->task_json);
+    fe_finish(root, &f, seed, dt, fe_tol(dt), NULL, 0, fam_ref(fam_elem_glu), bytes, split ? "6*n" : "6*rows*H", &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&shp); pg_buf_free(&shz); pg_buf_free(&sig); pg_buf_free(&body);
     fe_strs_free(&T);
     return PG_OK;

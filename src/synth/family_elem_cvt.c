@@ -214,7 +214,7 @@ pg_status fam_elem_convert(uint64_t seed, synth_family_sample *s) {
                     .notes_en = notes.data, .notes_zh = notez.data};
     char bytes[48];
     snprintf(bytes, sizeof bytes, "%d*n", op == C_PACK_PAIRS || op == C_PACK_TWO ? 12 : fe_size(sdt) + fe_size(ddt));
-    fe_finish(root, &f, seed, ddt, 0.0, NULL, 0, "fam_elem_convert", bytes, "n", &s->task_json);
+    fe_finish(root, &f, seed, ddt, 0.0, NULL, 0, fam_ref(fam_elem_convert), bytes, "n", &s->task_json);
     pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body);
     fe_strs_free(&T);
@@ -392,7 +392,7 @@ pg_status fam_elem_quant(uint64_t seed, synth_family_sample *s) {
                     .notes_en = notes.data, .notes_zh = notez.data};
     char bytes[48];
     snprintf(bytes, sizeof bytes, "%d*%s", fe_size(fdt) + 1, per_row ? "rows*cols" : "n");
-    fe_finish(root, &f, seed, deq ? fdt : qdt, 0.0, NULL, 0, "fam_elem_quant", bytes, per_row ? "3*rows*cols" : "3*n", &s->task_json);
+    fe_finish(root, &f, seed, deq ? fdt : qdt, 0.0, NULL, 0, fam_ref(fam_elem_quant), bytes, per_row ? "3*rows*cols" : "3*n", &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&t1); pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body);
     fe_strs_free(&T);

@@ -327,7 +327,7 @@ pg_status fam_elem_gather(uint64_t seed, synth_family_sample *s) {
     if (kind == G_1D) snprintf(bytes, sizeof bytes, "%d*n", 2 * es + is);
     else if (kind == G_ROWS) snprintf(bytes, sizeof bytes, "%d*rows*dim + %d*rows", 2 * es, is);
     else snprintf(bytes, sizeof bytes, "%d*n", 1 + es * (kind == G_WHERE ? (where_fill ? 2 : 3) : 2));
-    fe_finish(root, &f, seed, dt, 0.0, NULL, 0, "fam_elem_gather", bytes, "0", &s->task_json);
+    fe_finish(root, &f, seed, dt, 0.0, NULL, 0, fam_ref(fam_elem_gather), bytes, "0", &s->task_json);
     pg_buf_free(&e1); pg_buf_free(&e2); pg_buf_free(&e3); pg_buf_free(&z1); pg_buf_free(&z2);
     pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz); pg_buf_free(&sig); pg_buf_free(&body);
     fe_strs_free(&T);
@@ -552,7 +552,7 @@ pg_status fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
     if (kind == S_ROWS) snprintf(bytes, sizeof bytes, "%d*rows*dim + %d*rows", 3 * es, is);
     else snprintf(bytes, sizeof bytes, "%d*n", (X ? es : 0) + is + 2 * es);
     double tol = !strcmp(dt, "f32") ? (kind == S_UNIQUE ? 0 : 1e-4) : !strcmp(dt, "f64") ? (kind == S_UNIQUE ? 0 : 1e-10) : 0;
-    fe_finish(root, &fct, seed, dt, tol, NULL, 0, "fam_elem_scatter", bytes, kind == S_UNIQUE ? "0" : kind == S_ROWS ? "rows*dim" : "n", &s->task_json);
+    fe_finish(root, &fct, seed, dt, tol, NULL, 0, fam_ref(fam_elem_scatter), bytes, kind == S_UNIQUE ? "0" : kind == S_ROWS ? "rows*dim" : "n", &s->task_json);
     pg_buf_free(&e1); pg_buf_free(&e2); pg_buf_free(&e3); pg_buf_free(&z1); pg_buf_free(&z2);
     pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz); pg_buf_free(&sig); pg_buf_free(&body);
     fe_strs_free(&T);

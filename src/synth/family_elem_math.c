@@ -229,7 +229,7 @@ pg_status fam_elem_complex(uint64_t seed, synth_family_sample *s) {
     char bytes[48];
     int es = f64 ? 8 : 4;
     snprintf(bytes, sizeof bytes, "%d*n", es * (2 * (1 + two + acc) + (real_out ? 1 : 2)));
-    fe_finish(root, &f, seed, dt, fe_tol_cancel(dt), NULL, 0, "fam_elem_complex", bytes, "6*n", &s->task_json);
+    fe_finish(root, &f, seed, dt, fe_tol_cancel(dt), NULL, 0, fam_ref(fam_elem_complex), bytes, "6*n", &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&e1); pg_buf_free(&e2); pg_buf_free(&e3); pg_buf_free(&z1); pg_buf_free(&z2); pg_buf_free(&h); pg_buf_free(&hzb);
     pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz); pg_buf_free(&sig);
     fe_strs_free(&T);
@@ -427,7 +427,7 @@ pg_status fam_elem_poly(uint64_t seed, synth_family_sample *s) {
     char bytes[32], flops[32];
     snprintf(bytes, sizeof bytes, "%d*n", (f64 ? 8 : 4) * (2 + deriv));
     snprintf(flops, sizeof flops, "%d*n", (kind == K_HORNER ? 2 : 4) * D * (1 + deriv));
-    fe_finish(root, &f, seed, dt, fe_tol_cancel(dt), NULL, 0, "fam_elem_poly", bytes, flops, &s->task_json);
+    fe_finish(root, &f, seed, dt, fe_tol_cancel(dt), NULL, 0, fam_ref(fam_elem_poly), bytes, flops, &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&e1); pg_buf_free(&e2); pg_buf_free(&e3); pg_buf_free(&z1); pg_buf_free(&z2);
     pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz); pg_buf_free(&sig); pg_buf_free(&body); pg_buf_free(&pro);
     fe_strs_free(&T);

@@ -367,7 +367,7 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     int narr = 2 + (S1 != NULL) + (S2 != NULL), wsz = fe_size(wdt), gsz = fe_size(gdt);
     snprintf(bytes, sizeof bytes, "%d*n", (narr - 1) * 2 * wsz + gsz);
     snprintf(flops, sizeof flops, "%d*n", adam ? 14 : op == OP_SGD ? 2 : 6);
-    fe_finish(root, &f, seed, wdt, fe_tol_cancel(wdt), NULL, 0, "fam_elem_optim", bytes, flops, &s->task_json);
+    fe_finish(root, &f, seed, wdt, fe_tol_cancel(wdt), NULL, 0, fam_ref(fam_elem_optim), bytes, flops, &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&e1); pg_buf_free(&e2); pg_buf_free(&e3); pg_buf_free(&z1); pg_buf_free(&z2);
     pg_buf_free(&how); pg_buf_free(&howz); pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body); pg_buf_free(&pro);

@@ -25,11 +25,17 @@ void fam_lit(char *t, size_t n, double v);
 typedef struct { int p, r, rd, f, fd, h; } fam_regs;
 void fam_decls(const fam_regs *g, pg_buf *out);
 
-/* The per-family generators, one SYNTH_FAMILY(name, generator, uses_nvcc) row
- * each in src/synth/families*.def (collected by families_all.def).  nvcc
- * families fill everything but ptx (the CUDA C goes into s->cu). */
-#define SYNTH_FAMILY(name, fn, nvcc) pg_status fn(uint64_t seed, synth_family_sample *s);
+/* The per-family generators, one SYNTH_FAMILY(name, generator, reference,
+ * uses_nvcc) row each in src/synth/families*.def (collected by
+ * families_all.def).  nvcc families fill everything but ptx (the CUDA C goes
+ * into s->cu). */
+typedef pg_status (*fam_gen_fn)(uint64_t seed, synth_family_sample *s);
+#define SYNTH_FAMILY(name, fn, ref, nvcc) pg_status fn(uint64_t seed, synth_family_sample *s);
 #include "families_all.def"
 #undef SYNTH_FAMILY
+
+/* The name of the C reference in the generator's row ("fam_map"), the
+ * task.json's "reference" name; "" for a function that has no row. */
+const char *fam_ref(fam_gen_fn generator);
 
 #endif

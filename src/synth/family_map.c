@@ -430,7 +430,7 @@ static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     json_t *tol = json_object();
     json_object_set_new(tol, T, json_real(c->dt == D_F32 ? 1e-5 : c->dt == D_F64 ? 1e-12 : 1e-2));
     json_object_set_new(root, "tolerance", tol);
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_map"));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", fam_ref(fam_gen_map)));
     char bytes[64], flops[64];
     snprintf(bytes, sizeof bytes, "%d*n", DSIZE[c->dt] * (OPS[c->op].nin + (inplace ? 1 : 1)));
     snprintf(flops, sizeof flops, "%d*n", OPS[c->op].flops);

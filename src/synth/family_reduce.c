@@ -314,7 +314,7 @@ static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     json_t *tol = json_object();
     json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : 1e-5));
     json_object_set_new(root, "tolerance", tol);
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_reduce"));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", fam_ref(fam_gen_reduce)));
     char bytes[96];
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 8 : 4);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", "n"));

@@ -496,7 +496,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     char bytes[64], flops[32];
     snprintf(bytes, sizeof bytes, "%d*rows*cols", 2 * (d.kind >= RW_F16 ? 2 : d.f64 ? 8 : 4) + (op == SM_MASK));
     snprintf(flops, sizeof flops, "%d*rows*cols", online ? 6 : 5);
-    fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,10)", d.T, fam_rw_tol(&d), NULL, 0, "fam_softmax", bytes, flops, s);
+    fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,10)", d.T, fam_rw_tol(&d), NULL, 0, fam_ref(fam_rw_softmax), bytes, flops, s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }
@@ -770,7 +770,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     snprintf(bytes, sizeof bytes, "%d*rows*cols", 2 * es);
     snprintf(flops, sizeof flops, "%d*rows*cols", op == RN_LN ? 7 : 4);
     fam_rw_finish(root, &f, seed, "uniform(-1,1)", op == RN_LN ? "normal(1,3)" : "normal(0,10)", d.T, fam_rw_tol(&d), stats ? (d.f64 ? "f64" : "f32") : NULL,
-                  d.f64 ? 1e-10 : 1e-5, "fam_rownorm", bytes, flops, s);
+                  d.f64 ? 1e-10 : 1e-5, fam_ref(fam_rw_rownorm), bytes, flops, s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }

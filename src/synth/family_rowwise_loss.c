@@ -270,7 +270,7 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     snprintf(bytes, sizeof bytes, nll ? "%d*rows + 8*rows" : "%d*rows*cols + 8*rows", es);
     snprintf(flops, sizeof flops, nll ? "rows" : "4*rows*cols");
     fam_rw_finish(root, &f, seed, nll ? "uniform(-6,0)" : "uniform(-1,1)", nll ? "normal(-3,1)" : "normal(0,4)", OT, d.f64 ? 1e-10 : 1e-5, NULL, 0,
-                  "fam_xent", bytes, flops, s);
+                  fam_ref(fam_rw_xent), bytes, flops, s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }
@@ -492,7 +492,7 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     snprintf(bytes, sizeof bytes, "%d*n", es * (2 + weighted + (red == RED_NONE)));
     snprintf(flops, sizeof flops, "%d*n", op >= LS_BCE ? 6 : 3);
     double tol = red == RED_NONE ? fam_rw_tol(&d) : d.f64 ? 1e-10 : 1e-5;
-    fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,2)", OT, tol, NULL, 0, "fam_loss", bytes, flops, s);
+    fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,2)", OT, tol, NULL, 0, fam_ref(fam_rw_loss), bytes, flops, s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }

@@ -204,7 +204,7 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     snprintf(bytes, sizeof bytes, "%d*n", (f64 ? 8 : 4) * (op == RA_DOT ? 2 : 1));
     bool signed_data = op == RA_MAX || op == RA_MIN || op == RA_ABSMAX;
     fam_rw_finish(root, &f, seed, signed_data ? "uniform(-1,1)" : "uniform(0,1)", signed_data ? "normal(0,100)" : "normal(1,2)", T,
-                  op >= RA_MAX ? 0.0 : f64 ? 1e-10 : 1e-5, NULL, 0, "fam_reduce_all", bytes, op == RA_DOT || op == RA_SUMSQ ? "2*n" : "n", s);
+                  op >= RA_MAX ? 0.0 : f64 ? 1e-10 : 1e-5, NULL, 0, fam_ref(fam_rw_reduce_all), bytes, op == RA_DOT || op == RA_SUMSQ ? "2*n" : "n", s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }
@@ -443,7 +443,7 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
     snprintf(bytes, sizeof bytes, "%d*rows*cols", d.kind >= RW_F16 ? 2 : d.f64 ? 8 : 4);
     bool exact = op == RR_MAX || op == RR_MIN || op == RR_ABSMAX || arg;
     fam_rw_finish(root, &f, seed, "uniform(-1,1)", arg ? "int(-3,3)" : "normal(0,3)", arg ? "s32" : OT, arg ? 0.0 : exact ? 0.0 : d.f64 ? 1e-10 : 1e-5, both ? OT : NULL,
-                  0.0, "fam_rowreduce", bytes, "rows*cols", s);
+                  0.0, fam_ref(fam_rw_rowreduce), bytes, "rows*cols", s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }

@@ -242,7 +242,7 @@ pg_status fam_rw_scan(uint64_t seed, synth_family_sample *s) {
     f.notes_zh = t->flt ? "单精度加法，按相对误差检查" : "整数结果必须精确";
     const char *d0 = ti == 0 ? "uniform(-1,1)" : ti == 1 ? "int(-100,100)" : "int(0,1000)";
     const char *d1 = ti == 0 ? "normal(0,1)" : ti == 1 ? "int(-2147483648,2147483647)" : "int(0,4294967295)";
-    fam_rw_finish(root, &f, seed, d0, d1, t->T, ti == 0 ? 1e-5 : 0.0, NULL, 0, "fam_scan", lv == SL_ROW ? "8*rows*cols" : "8*n", lv == SL_ROW ? "rows*cols" : "n", s);
+    fam_rw_finish(root, &f, seed, d0, d1, t->T, ti == 0 ? 1e-5 : 0.0, NULL, 0, fam_ref(fam_rw_scan), lv == SL_ROW ? "8*rows*cols" : "8*n", lv == SL_ROW ? "rows*cols" : "n", s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }
@@ -373,7 +373,7 @@ pg_status fam_rw_compact(uint64_t seed, synth_family_sample *s) {
     f.notes_zh = "结果必须精确";
     const char *d0 = isint ? "int(-10,10)" : pr == CP_NZ ? "int(-1,1)" : "uniform(-1,1)";
     const char *d1 = isint ? "int(-1000,1000)" : pr == CP_NZ ? "uniform(-1,1)" : "normal(0,1)";
-    fam_rw_finish(root, &f, seed, d0, d1, idxout ? "s32" : T, 0.0, "u32", 0.0, "fam_compact", "8*n", "n", s);
+    fam_rw_finish(root, &f, seed, d0, d1, idxout ? "s32" : T, 0.0, "u32", 0.0, fam_ref(fam_rw_compact), "8*n", "n", s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }
@@ -547,7 +547,7 @@ pg_status fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     f.shape_zh = fam_rw_str(&P, "%s 有 n 个元素，%s 有 %d 个 uint32 计数", X, H, NB);
     f.notes_en = map >= HM_RANGE ? fam_rw_str(&P, "lo = %s and hi = %s in the tests; counts are exact", in == 1 ? RI[ri][0] : RF[rf][0], in == 1 ? RI[ri][1] : RF[rf][1]) : "Counts are exact";
     f.notes_zh = "计数必须精确";
-    fam_rw_finish(root, &f, seed, "int(0,1)", "int(0,1)", "u32", 0.0, NULL, 0, "fam_histogram", in == 0 ? "n" : "4*n", "n", s);
+    fam_rw_finish(root, &f, seed, "int(0,1)", "int(0,1)", "u32", 0.0, NULL, 0, fam_ref(fam_rw_histogram), in == 0 ? "n" : "4*n", "n", s);
     fam_rw_pool_free(&P);
     return PG_OK;
 }

@@ -190,7 +190,7 @@ pg_status fam_gen_batched(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_MATRIX;
     f.hints = (per_block ? DESC_HINT_SMEM : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u);
     f.elems_per_thread = per_block ? 0 : 1;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,10)", T, f64 ? 1e-11 : 1e-5, "fam_batched", bytes, flops);
+    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,10)", T, f64 ? 1e-11 : 1e-5, fam_ref(fam_gen_batched), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -242,7 +242,7 @@ pg_status fam_gen_gemvt(uint64_t seed, synth_family_sample *s) {
     f.hints = DESC_HINT_MEMBOUND | DESC_HINT_COALESCED | (op == GT_GEMVT && split ? DESC_HINT_SMEM : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u) |
               ((op == GT_GEMVT && scaled) || op == GT_GER ? DESC_HINT_INPLACE : 0u);
     f.elems_per_thread = op == GT_GEMVT && split ? 0 : 1;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-11 : 1e-5, "fam_gemvt", bytes, op == GT_GEMVT ? "2*rows*cols" : "2*rows*cols");
+    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-11 : 1e-5, fam_ref(fam_gen_gemvt), bytes, op == GT_GEMVT ? "2*rows*cols" : "2*rows*cols");
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -354,7 +354,7 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_VECTOR;
     f.hints = tiled ? DESC_HINT_SMEM : 0u;
     f.elems_per_thread = 1;
-    sp_finish(&t, &f, seed, d0, d1, T, f64 ? 1e-10 : 1e-4, "fam_nbody", bytes, flops);
+    sp_finish(&t, &f, seed, d0, d1, T, f64 ? 1e-10 : 1e-4, fam_ref(fam_gen_nbody), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -179,7 +179,7 @@ pg_status fam_gen_pairdist(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_MATRIX;
     f.hints = tiled ? DESC_HINT_SMEM : 0u;
     f.elems_per_thread = 1;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,10)", T, f64 ? 1e-12 : 1e-5, "fam_pairdist", bytes, flops);
+    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,10)", T, f64 ? 1e-12 : 1e-5, fam_ref(fam_gen_pairdist), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -183,7 +183,7 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_MATRIX;
     f.hints = DESC_HINT_MEMBOUND | (map == 1 ? DESC_HINT_SHUFFLE | DESC_HINT_COALESCED : map == 2 ? DESC_HINT_SHUFFLE | DESC_HINT_SMEM | DESC_HINT_COALESCED : 0u);
     f.elems_per_thread = map == 0 ? 1 : 0;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(1,2)", T, f64 ? 1e-11 : 1e-5, "fam_rowpair", bytes, flops);
+    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(1,2)", T, f64 ? 1e-11 : 1e-5, fam_ref(fam_gen_rowpair), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -241,7 +241,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         snprintf(flops, sizeof flops, "%d*batch", 2 * nn * dim);
     }
     f.data = op == SM_TRI ? DESC_DATA_VECTOR : DESC_DATA_MATRIX;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-10 : (op == SM_DET && dim == 4 ? 1e-4 : 1e-5), "fam_smallmat", bytes, flops);
+    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-10 : (op == SM_DET && dim == 4 ? 1e-4 : 1e-5), fam_ref(fam_gen_smallmat), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -223,7 +223,7 @@ pg_status fam_gen_sortnet(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_VECTOR;
     f.hints = (inplace ? DESC_HINT_INPLACE : 0u) | (op == SN_BLOCK ? DESC_HINT_SMEM : 0u);
     f.elems_per_thread = op == SN_BLOCK || per_elem ? 1 : 0;
-    sp_finish(&t, &f, seed, kd0, kd1, T, 0.0, "fam_sortnet", bytes, flops);
+    sp_finish(&t, &f, seed, kd0, kd1, T, 0.0, fam_ref(fam_gen_sortnet), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -351,7 +351,7 @@ pg_status fam_gen_spmv(uint64_t seed, synth_family_sample *s) {
     f.hints = DESC_HINT_MEMBOUND | (lanes > 1 ? DESC_HINT_SHUFFLE : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u) | (fmt == 2 ? DESC_HINT_ATOMIC | DESC_HINT_INPLACE : 0u) |
               (axpby ? DESC_HINT_INPLACE : 0u) | (fmt == 1 && slotmajor ? DESC_HINT_COALESCED : 0u);
     f.elems_per_thread = fmt == 2 && coo_mode == 2 ? chunk : fmt != 2 && lanes == 1 ? 1 : 0;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-11 : 1e-5, "fam_spmv", bytes, flops);
+    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-11 : 1e-5, fam_ref(fam_gen_spmv), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -326,7 +326,7 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_GRID;
     f.hints = DESC_HINT_MEMBOUND | DESC_HINT_COALESCED | (tiled ? DESC_HINT_SMEM : 0u);
     f.elems_per_thread = 1;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,100)", T, f64 ? 1e-12 : 1e-5, "fam_stencil_bc", bytes, flops);
+    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,100)", T, f64 ? 1e-12 : 1e-5, fam_ref(fam_gen_stencil_bc), bytes, flops);
     sp_facts_free(&f);
     return PG_OK;
 }

@@ -284,7 +284,7 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
     json_t *tol = json_object();
     json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : 1e-5));
     json_object_set_new(root, "tolerance", tol);
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_stencil1d"));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", fam_ref(fam_gen_stencil1d)));
     char bytes[32], flops[32];
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 16 : 8);
     snprintf(flops, sizeof flops, "%d*n", 2 * K - 1);

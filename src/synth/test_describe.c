@@ -266,7 +266,7 @@ static void test_render_all(void) {
  * outputs named in detailed and card. */
 typedef pg_status (*gen_fn)(uint64_t, synth_family_sample *);
 static const struct { const char *name; gen_fn fn; } FAMS[] = {
-#define SYNTH_FAMILY(name, fn, nvcc) {name, fn},
+#define SYNTH_FAMILY(name, fn, ref, nvcc) {name, fn},
 #include "synth/families_all.def"
 #undef SYNTH_FAMILY
 };
