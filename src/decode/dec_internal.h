@@ -89,8 +89,6 @@ void dg_release(dg_grammar *g);
 const uint8_t *dg_alive_for(dg_grammar *g, uint32_t R);
 bool dg_cand_ok(const dg_cand *c, uint32_t R);
 int dg_child(const dg_grammar *g, int node, char c);
-/* Validator-compatible register type check, tightened for ptxas (see grammar.c). */
-bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed);
 bool dg_sreg_ok(const dg_slot *s, const isa_sreg *sr);
 bool dg_slot_reg_ok(const dg_slot *s, ptx_type reg);   /* a register declared `reg` fits the slot */
 bool dg_is_opcode(const char *s, size_t n);

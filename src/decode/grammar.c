@@ -99,7 +99,7 @@ static bool mod_allowed(const dg_grammar *g, const isa_form *f, uint16_t id) {
 }
 
 /* ---- type rules: the validator's (ptx_type_compat), tightened ---- */
-bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
+static bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
     if (!ptx_type_compat(want, reg, relaxed)) return false;
     const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
     /* half floats only in .f16/.b16 registers; floats never widen */

@@ -872,7 +872,8 @@ bool kernels_force(const char *isa) {
 }
 
 /* ---- attention helpers ------------------------------------------------------------------- */
-void kern_axpy(float *y, float a, const float *x, int k) {
+/* y[0:k] += a * x[0:k] (attention's scalar fallback). */
+static void kern_axpy(float *y, float a, const float *x, int k) {
     pthread_once(&kern_once, kern_pick);
     (k % kern_best->lanes ? &kern_scalar : kern_best)->axpy(y, a, x, k);
 }

@@ -127,8 +127,6 @@ void model_pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), 
  * AMX, bf16 / q8 weights straight into tiles (x in bf16 / int8 per 32); n < 4
  * (decode): straight from the stored dtype. */
 void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
-/* y[0:k] += a * x[0:k] (attention's scalar fallback). */
-void kern_axpy(float *y, float a, const float *x, int k);
 /* out[i] = w[i] * (x[i] / sqrt(mean(x^2) + eps)) (RMSNorm), i < n. */
 void kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 /* h[i] = silu(g[i]) * u[i] for i < n. */

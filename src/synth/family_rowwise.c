@@ -70,7 +70,7 @@ static void comb(pg_buf *c, int op, bool f64, const char *dst, const char *a, co
     else pg_buf_printf(c, "%s = %s(%s, %s);", dst, op == RW_MAX ? (f64 ? "fmax" : "fmaxf") : (f64 ? "fmin" : "fminf"), a, b);
 }
 
-void fam_rw_warp_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64) {
+static void fam_rw_warp_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64) {
     char sh[96];
     snprintf(sh, sizeof sh, "__shfl_xor_sync(0xffffffffu, %s, o)", v);
     pg_buf_printf(c, "%sfor (int o = 16; o > 0; o >>= 1) ", ind);

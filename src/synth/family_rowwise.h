@@ -57,7 +57,6 @@ void fam_rw_macros_end(pg_buf *c);
  * (tree style) declared by the kernel; they end with a barrier so red can be
  * reused.  MIN/MAX use fminf/fmaxf (fmin/fmax for double). */
 enum { RW_SUM, RW_MAX, RW_MIN };
-void fam_rw_warp_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64);
 void fam_rw_block_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64, int block, bool tree);
 /* "-INFINITY", "0", "INFINITY" */
 const char *fam_rw_ident(int op);

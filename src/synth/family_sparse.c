@@ -22,7 +22,7 @@ void sp_add(sp_list *l, const char *fmt, ...) {
     l->v[l->n] = NULL;
 }
 
-void sp_list_free(sp_list *l) {
+static void sp_list_free(sp_list *l) {
     for (int i = 0; i < l->n; i++) free(l->v[i]);
     memset(l, 0, sizeof *l);
 }
@@ -125,4 +125,3 @@ void sp_seal_name(synth_family_sample *s) {
     s->cu = cu;
 }
 
-const char *sp_ctype(const char *T) { return !strcmp(T, "f64") ? "double" : !strcmp(T, "f32") ? "float" : !strcmp(T, "s32") ? "int" : "unsigned int"; }

@@ -22,7 +22,6 @@ enum { SP_LIST_MAX = 15 };
 typedef struct { char *v[SP_LIST_MAX + 1]; int n; } sp_list;
 void sp_add(sp_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define SP_L(l) ((const char *const *)(l).v)
-void sp_list_free(sp_list *l);
 
 /* Owned description facts: the lists plus formula/shape/notes buffers. */
 typedef struct {
@@ -66,7 +65,5 @@ void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, con
  * the name.  Call after the CUDA C is complete, before sp_begin(). */
 void sp_seal_name(synth_family_sample *s);
 
-/* C type of a float element type ("float" / "double"). */
-const char *sp_ctype(const char *T);
 
 #endif

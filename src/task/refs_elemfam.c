@@ -96,8 +96,6 @@ double ef_scalar(const task_inst *in, const char *name) {
     return v;
 }
 
-bool ef_has(const task_inst *in, const char *name) { return ef_pidx(in->spec, name) >= 0; }
-
 /* ---- optimizer ------------------------------------------------------------------------ *
  * family_params: op, clip (none/value/norm/scale), decay (coupled L2), bias
  * (none/scalars/step/torch), arrays {w, g, s1, s2} and scalars {lr, ...}:

@@ -15,7 +15,6 @@ const char *ef_str(json_t *obj, const char *k);           /* "" when absent */
 int64_t ef_int(json_t *obj, const char *k, int64_t dflt);
 bool ef_bool(json_t *obj, const char *k);
 int ef_pidx(const task_spec *t, const char *name);        /* -1 when absent */
-bool ef_has(const task_inst *in, const char *name);
 
 /* Element i of a buffer of any element type, as double / stored from double
  * (floats rounded to nearest; integers must already be integral and in range). */

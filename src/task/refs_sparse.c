@@ -28,11 +28,6 @@ int64_t rsp_int(json_t *fp, const char *k, int64_t dflt) {
     json_t *v = json_object_get(fp, k);
     return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
-double rsp_real(json_t *fp, const char *k, double dflt) {
-    json_t *v = json_object_get(fp, k);
-    return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
 static int pidx(const task_spec *t, const char *name) {
     for (int i = 0; i < t->nparams; i++)
         if (!strcmp(t->params[i].name, name)) return i;
@@ -63,7 +58,7 @@ double rsp_get(const rsp_arr_t *a, size_t i) {
     default: return NAN;
     }
 }
-int64_t rsp_geti(const rsp_arr_t *a, size_t i) {
+static int64_t rsp_geti(const rsp_arr_t *a, size_t i) {
     switch (a->t) {
     case TASK_T_S32: return ((const int32_t *)a->p)[i];
     case TASK_T_U32: return ((const uint32_t *)a->p)[i];

@@ -17,13 +17,11 @@ json_t *rsp_fparams(const task_inst *in, json_t **root);
 const char *rsp_str(json_t *fp, const char *k);               /* "" when absent */
 const char *rsp_stri(json_t *fp, const char *k, size_t i);    /* element i of a string array, "" when absent */
 int64_t rsp_int(json_t *fp, const char *k, int64_t dflt);
-double rsp_real(json_t *fp, const char *k, double dflt);
 
 /* A pointer parameter seen as an array of doubles. */
 typedef struct { task_dtype t; size_t n; void *p; } rsp_arr_t;
 bool rsp_arr(task_inst *in, const char *name, bool want_float, rsp_arr_t *a);
 double rsp_get(const rsp_arr_t *a, size_t i);
-int64_t rsp_geti(const rsp_arr_t *a, size_t i);
 void rsp_set(rsp_arr_t *a, size_t i, double v);
 /* A float scalar as the kernel sees it (f32 scalars rounded to float). */
 double rsp_fscalar(const task_inst *in, const char *name);
