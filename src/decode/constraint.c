@@ -69,7 +69,7 @@ typedef struct {
     const char *lit;
     uint32_t force_pos;
     uint32_t R;                  /* resources declared so far */
-    const uint8_t *alive;        /* opcode-trie liveness for R (dg_alive_for), NULL until needed */
+    const uint8_t *alive;        /* opcode-trie liveness for R (dec_dg_alive_for), NULL until needed */
     uint32_t alive_R;
     uint8_t nregs, nsyms, nowed, nparams, nvars;
     uint64_t owed;               /* labels referenced but not defined yet (by symbol index) */
@@ -138,7 +138,7 @@ static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static const char *const PTYPES[] = {".u64 ", ".u32 ", ".s32 ", ".f32 ", ".f64 ", ".b32 ", ".b64 ", ".s64 ", NULL};
 static const char *const DECLKW[] = {"reg .", "shared .align ", "local .align ", NULL};
 static const char *const REGTYPES[] = {"pred %", "b16 %", "b32 %", "b64 %", "u16 %", "u32 %", "u64 %", "s16 %",
-                                       "s32 %", "s64 %", "f16 %", "f32 %", "f64 %", NULL};  /* order of dg_regtypes */
+                                       "s32 %", "s64 %", "f16 %", "f32 %", "f64 %", NULL};  /* order of dec_dg_regtypes */
 static const char *const ALIGNS[] = {"1 ", "2 ", "4 ", "8 ", "16 ", NULL};
 static const char *const VTYPES[] = {".b8 ", ".u8 ", ".s8 ", ".b16 ", ".u16 ", ".s16 ", ".b32 ", ".u32 ", ".s32 ",
                                      ".f32 ", ".b64 ", ".u64 ", ".s64 ", ".f64 ", NULL};
@@ -219,7 +219,7 @@ static bool id_fresh(const dec_state *s, const dcore *c) {
     if (!c->idlen) return false;
     if ((c->id[0] == '_' || c->id[0] == '$') && c->idlen < 2) return false;   /* "_" is the sink; "$" alone is no name */
     if (id_exact(s, c, all_syms(c)) >= 0) return false;
-    if (dg_is_opcode(c->id, c->idlen) || !strcmp(c->id, "WARP_SZ")) return false;
+    if (dec_dg_is_opcode(c->id, c->idlen) || !strcmp(c->id, "WARP_SZ")) return false;
     return true;
 }
 
@@ -259,15 +259,15 @@ static const dg_slot *cslot(const dec_state *s, const dcore *c, int k) { return 
 static uint64_t regs_where(const dec_state *s, const dcore *c, const dg_slot *sl) {
     uint64_t m = 0;
     for (int i = 0; i < c->nregs; i++)
-        if (dg_slot_reg_ok(sl, s->regs[i].type)) m |= 1ull << i;
+        if (dec_dg_slot_reg_ok(sl, s->regs[i].type)) m |= 1ull << i;
     return m;
 }
 
 static uint64_t addr_regs(const dec_state *s, const dcore *c, int space) {
-    uint32_t ok = dg_addr_regs((ptx_space)space);
+    uint32_t ok = dec_dg_addr_regs((ptx_space)space);
     uint64_t m = 0;
     for (int i = 0; i < c->nregs; i++) {
-        int ti = dg_regtype_index(s->regs[i].type);
+        int ti = dec_dg_regtype_index(s->regs[i].type);
         if (ti >= 0 && (ok >> ti & 1)) m |= 1ull << i;
     }
     return m;
@@ -285,7 +285,7 @@ static void opnd_start(const dec_state *s, dcore *c) {
         if (sl->kinds & (SK_REG | SK_NEG)) c->creg[k] = regs_where(s, c, sl);
         if (sl->kinds & SK_SREG)
             for (int q = 0; q < G(s)->nsregs; q++)
-                if (dg_sreg_ok(sl, G(s)->sregs[q])) c->csreg[k] |= 1ull << q;
+                if (dec_dg_sreg_ok(sl, G(s)->sregs[q])) c->csreg[k] |= 1ull << q;
         if (sl->kinds & SK_ADDR) {
             if (cd->space != PTX_SS_PARAM) c->careg[k] = addr_regs(s, c, cd->space);
             for (int i = 0; i < c->nsyms; i++) {
@@ -638,7 +638,7 @@ static bool opnd_end(dec_state *s, dcore *c, bool last) {
 
 /* ---- statements -------------------------------------------------------------------- */
 static void set_R_reg(dcore *c, ptx_type t) {
-    int i = dg_regtype_index(t);
+    int i = dec_dg_regtype_index(t);
     if (i >= 0) c->R |= 1u << i;
 }
 
@@ -857,9 +857,9 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         c->node = 0;
         /* fallthrough */
     case PH_OPC: {
-        if (c->node < 0) c->node = dg_child(G(s), 0, 'r'), c->node = dg_child(G(s), c->node, 'e'),
-                         c->node = dg_child(G(s), c->node, 't');   /* forced "ret" in ending mode */
-        if (!c->alive || c->alive_R != c->R) { c->alive = dg_alive_for(G(s), c->R); c->alive_R = c->R; }
+        if (c->node < 0) c->node = dec_dg_child(G(s), 0, 'r'), c->node = dec_dg_child(G(s), c->node, 'e'),
+                         c->node = dec_dg_child(G(s), c->node, 't');   /* forced "ret" in ending mode */
+        if (!c->alive || c->alive_R != c->R) { c->alive = dec_dg_alive_for(G(s), c->R); c->alive_R = c->R; }
         const uint8_t *alive = c->alive;
         if (ch == ' ' || ch == ';') {
             if (!(alive[c->node] & 2)) return false;
@@ -868,7 +868,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             uint8_t m = 0;
             for (int k = 0; k < lf->ncand; k++) {
                 const dg_cand *cd = &G(s)->cands.v[lf->cand0 + k];
-                if (dg_cand_ok(cd, c->R) && ((cd->nops > 0) == (ch == ' '))) m |= (uint8_t)(1u << k);
+                if (dec_dg_cand_ok(cd, c->R) && ((cd->nops > 0) == (ch == ' '))) m |= (uint8_t)(1u << k);
             }
             if (!m) return false;
             c->leaf = G(s)->nodes.v[c->node].leaf;
@@ -885,7 +885,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             return true;
         }
         if (ending(s, c)) return false;
-        int k = dg_child(G(s), c->node, (char)ch);
+        int k = dec_dg_child(G(s), c->node, (char)ch);
         if (k < 0 || !(alive[k] & 1)) return false;
         c->node = k;
         return true;
@@ -944,7 +944,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     case PH_REGTYPE: {
         int r = choice_feed(c, ch);
         if (r == -2) return false;
-        if (r >= 0) { c->dtype = dg_regtypes[r]; c->ph = PH_REGNAME; c->idlen = 0; }
+        if (r >= 0) { c->dtype = dec_dg_regtypes[r]; c->ph = PH_REGNAME; c->idlen = 0; }
         return true;
     }
     case PH_REGNAME:
@@ -1060,7 +1060,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     if (o) s->o = *o;
     if (s->o.max_statements <= 0) s->o.max_statements = 400;
     if (s->o.max_regs_per_decl <= 0) s->o.max_regs_per_decl = 512;
-    pg_status st = dg_build(s->o.arch, &s->g, diag);
+    pg_status st = dec_dg_build(s->o.arch, &s->g, diag);
     if (st != PG_OK) { free(s); return st; }
     pg_buf f = {0};
     const char *h = s->g->header;
@@ -1095,7 +1095,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
 
 void dec_free(dec_state *s) {
     if (!s) return;
-    dg_release(s->g);
+    dec_dg_release(s->g);
     free(s->force);
     free(s->scratch);
     pg_buf_free(&s->text);
@@ -1120,7 +1120,7 @@ void dec_copy(dec_state *dst, const dec_state *src) {
     /* same constraint (vocabulary, options, forced text): copy the state */
     pg_buf text = dst->text;
     if (dst->g != src->g) {
-        dg_release(dst->g);
+        dec_dg_release(dst->g);
         src->g->refs++;
     }
     if (dst->force_len < src->force_len || !dst->force) {
