@@ -684,25 +684,10 @@ static bool perf_prefix_ok(int64_t p, int nd, int64_t lo, int64_t hi) {
 
 /* The core transition: feed one byte.  May append to s->regs/s->syms past
  * the counts in c (see the file comment), never changes anything else in s. */
-static bool feed(dec_state *s, dcore *c, unsigned char ch) {
-    /* canonical PTX has no control bytes but tab and newline; a NUL would also
-     * match the end of the C strings that literals and names are compared with */
-    if (ch < 32 && ch != '\t' && ch != '\n') return false;
-    if (c->force_pos < s->force_len) {
-        if ((unsigned char)s->force[c->force_pos] != ch) return false;
-        c->force_pos++;
-    }
+/* feed() in the module header and the entry's signature: top-level directives, the
+ * entry name, its parameters and the performance directives after them. */
+static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
     switch (c->ph) {
-    case PH_LIT:
-        if ((unsigned char)c->lit[c->lit_pos] != ch) return false;
-        if (c->lit[++c->lit_pos] == 0) {
-            c->ph = c->lit_next;
-            if (c->ph == PH_ENAME) id_start(s, c, all_syms(c));
-            if (c->ph == PH_TOP) { c->live = 0; c->cpos = 0; c->top = true; }
-            if (c->ph == PH_PTYPE) choice_start(c, PTYPES, 0xff);
-            if (c->ph == PH_OPND) opnd_start(s, c);
-        }
-        return true;
     case PH_TOP:
         if (c->cpos == 0 && c->live == 0) {
             if (ch != '.') return false;
@@ -784,6 +769,146 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         if (ch != '{') return false;
         lit(c, "\n", PH_LINE);
         return true;
+    default:
+        return false;
+    }
+}
+
+/* feed() in a declaration inside the body: .reg (type, name, <count>) and
+ * .shared/.local variables (alignment, type, name, [count]). */
+static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
+    switch (c->ph) {
+    case PH_DECLKW: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r == 0) { c->ph = PH_REGTYPE; choice_start(c, REGTYPES, (1u << 13) - 1); }
+        if (r == 1 || r == 2) { c->ph = PH_ALIGN; c->dspace = r == 1 ? PTX_SS_SHARED : PTX_SS_LOCAL; choice_start(c, ALIGNS, 31); }
+        return true;
+    }
+    case PH_REGTYPE: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r >= 0) { c->dtype = dec_dg_regtypes[r]; c->ph = PH_REGNAME; c->idlen = 0; }
+        return true;
+    }
+    case PH_REGNAME:
+        if (ch == '<') {
+            char nm[24];
+            nm[0] = '%';
+            memcpy(nm + 1, c->id, c->idlen);
+            if (!c->idlen || !reg_name_ok(s, c, nm, c->idlen + 1u)) return false;
+            c->ph = PH_REGCOUNT;
+            c->num = 0;
+            c->ndig = 0;
+            return true;
+        }
+        if (ch < 'a' || ch > 'z' || c->idlen >= 12) return false;
+        c->id[c->idlen++] = (char)ch;
+        c->id[c->idlen] = 0;
+        if (c->idlen == 12) {
+            char nm[24];
+            nm[0] = '%';
+            memcpy(nm + 1, c->id, c->idlen);
+            return reg_name_ok(s, c, nm, c->idlen + 1u);
+        }
+        return true;
+    case PH_REGCOUNT:
+        if (ch == '>' && c->ndig) {
+            dreg *r = &s->regs[c->nregs++];
+            r->name[0] = '%';
+            memcpy(r->name + 1, c->id, c->idlen + 1u);
+            r->len = (uint8_t)(c->idlen + 1);
+            r->type = c->dtype;
+            r->count = (int)c->num;
+            set_R_reg(c, c->dtype);
+            c->pend_term = false;
+            lit(c, ";", PH_EOL);
+            return true;
+        }
+        if (!is_digit(ch) || (c->ndig == 0 && ch == '0')) return false;
+        if (c->num * 10 + (ch - '0') > s->o.max_regs_per_decl) return false;
+        c->num = c->num * 10 + (ch - '0');
+        c->ndig++;
+        return true;
+    case PH_ALIGN: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r >= 0) {
+            c->dalign = (uint8_t)(1u << r);
+            uint32_t live = 0;
+            for (int i = 0; VTYPES[i]; i++)
+                if (ptx_type_get(type_of_alt(VTYPES[i]))->bits / 8 <= c->dalign) live |= 1u << i;
+            c->ph = PH_VTYPE;
+            choice_start(c, VTYPES, live);
+        }
+        return true;
+    }
+    case PH_VTYPE: {
+        int r = choice_feed(c, ch);
+        if (r == -2) return false;
+        if (r >= 0) {
+            c->dtype = type_of_alt(VTYPES[r]);
+            int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
+            if (ptx_type_get(c->dtype)->bits / 8 > left) return false;
+            c->ph = PH_VNAME;
+            id_start(s, c, all_syms(c));
+        }
+        return true;
+    }
+    case PH_VNAME:
+        if (ch == '[') {
+            if (!id_fresh(s, c) || !sym_room(c, 1)) return false;
+            c->ph = PH_VCOUNT;
+            c->num = 0;
+            c->ndig = 0;
+            return true;
+        }
+        return id_feed_fresh(s, c, ch);
+    case PH_VCOUNT: {
+        int eb = ptx_type_get(c->dtype)->bits / 8;
+        int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
+        if (ch == ']' && c->ndig) {
+            int64_t bytes = c->num * eb;
+            add_sym(s, c, SY_VAR, c->dtype, bytes, c->dspace);
+            c->nvars++;
+            if (c->dspace == PTX_SS_SHARED) { c->shared_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_SHARED; }
+            else { c->local_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_LOCAL; }
+            c->pend_term = false;
+            lit(c, ";", PH_EOL);
+            return true;
+        }
+        if (!is_digit(ch) || (c->ndig == 0 && ch == '0')) return false;
+        if ((c->num * 10 + (ch - '0')) * eb + 15 > left) return false;
+        c->num = c->num * 10 + (ch - '0');
+        c->ndig++;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static bool feed(dec_state *s, dcore *c, unsigned char ch) {
+    /* canonical PTX has no control bytes but tab and newline; a NUL would also
+     * match the end of the C strings that literals and names are compared with */
+    if (ch < 32 && ch != '\t' && ch != '\n') return false;
+    if (c->force_pos < s->force_len) {
+        if ((unsigned char)s->force[c->force_pos] != ch) return false;
+        c->force_pos++;
+    }
+    switch (c->ph) {
+    case PH_LIT:
+        if ((unsigned char)c->lit[c->lit_pos] != ch) return false;
+        if (c->lit[++c->lit_pos] == 0) {
+            c->ph = c->lit_next;
+            if (c->ph == PH_ENAME) id_start(s, c, all_syms(c));
+            if (c->ph == PH_TOP) { c->live = 0; c->cpos = 0; c->top = true; }
+            if (c->ph == PH_PTYPE) choice_start(c, PTYPES, 0xff);
+            if (c->ph == PH_OPND) opnd_start(s, c);
+        }
+        return true;
+    case PH_TOP: case PH_ENAME: case PH_PNAME: case PH_POPEN: case PH_PTYPE: case PH_PERF: case PH_PERFNUM: case PH_PERF_END:
+        return feed_header(s, c, ch);
     case PH_LINE:
         if (ending(s, c)) {
             if (c->nowed) {
@@ -934,111 +1059,8 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         c->guarded = false;
         line_start(c);
         return true;
-    case PH_DECLKW: {
-        int r = choice_feed(c, ch);
-        if (r == -2) return false;
-        if (r == 0) { c->ph = PH_REGTYPE; choice_start(c, REGTYPES, (1u << 13) - 1); }
-        if (r == 1 || r == 2) { c->ph = PH_ALIGN; c->dspace = r == 1 ? PTX_SS_SHARED : PTX_SS_LOCAL; choice_start(c, ALIGNS, 31); }
-        return true;
-    }
-    case PH_REGTYPE: {
-        int r = choice_feed(c, ch);
-        if (r == -2) return false;
-        if (r >= 0) { c->dtype = dec_dg_regtypes[r]; c->ph = PH_REGNAME; c->idlen = 0; }
-        return true;
-    }
-    case PH_REGNAME:
-        if (ch == '<') {
-            char nm[24];
-            nm[0] = '%';
-            memcpy(nm + 1, c->id, c->idlen);
-            if (!c->idlen || !reg_name_ok(s, c, nm, c->idlen + 1u)) return false;
-            c->ph = PH_REGCOUNT;
-            c->num = 0;
-            c->ndig = 0;
-            return true;
-        }
-        if (ch < 'a' || ch > 'z' || c->idlen >= 12) return false;
-        c->id[c->idlen++] = (char)ch;
-        c->id[c->idlen] = 0;
-        if (c->idlen == 12) {
-            char nm[24];
-            nm[0] = '%';
-            memcpy(nm + 1, c->id, c->idlen);
-            return reg_name_ok(s, c, nm, c->idlen + 1u);
-        }
-        return true;
-    case PH_REGCOUNT:
-        if (ch == '>' && c->ndig) {
-            dreg *r = &s->regs[c->nregs++];
-            r->name[0] = '%';
-            memcpy(r->name + 1, c->id, c->idlen + 1u);
-            r->len = (uint8_t)(c->idlen + 1);
-            r->type = c->dtype;
-            r->count = (int)c->num;
-            set_R_reg(c, c->dtype);
-            c->pend_term = false;
-            lit(c, ";", PH_EOL);
-            return true;
-        }
-        if (!is_digit(ch) || (c->ndig == 0 && ch == '0')) return false;
-        if (c->num * 10 + (ch - '0') > s->o.max_regs_per_decl) return false;
-        c->num = c->num * 10 + (ch - '0');
-        c->ndig++;
-        return true;
-    case PH_ALIGN: {
-        int r = choice_feed(c, ch);
-        if (r == -2) return false;
-        if (r >= 0) {
-            c->dalign = (uint8_t)(1u << r);
-            uint32_t live = 0;
-            for (int i = 0; VTYPES[i]; i++)
-                if (ptx_type_get(type_of_alt(VTYPES[i]))->bits / 8 <= c->dalign) live |= 1u << i;
-            c->ph = PH_VTYPE;
-            choice_start(c, VTYPES, live);
-        }
-        return true;
-    }
-    case PH_VTYPE: {
-        int r = choice_feed(c, ch);
-        if (r == -2) return false;
-        if (r >= 0) {
-            c->dtype = type_of_alt(VTYPES[r]);
-            int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
-            if (ptx_type_get(c->dtype)->bits / 8 > left) return false;
-            c->ph = PH_VNAME;
-            id_start(s, c, all_syms(c));
-        }
-        return true;
-    }
-    case PH_VNAME:
-        if (ch == '[') {
-            if (!id_fresh(s, c) || !sym_room(c, 1)) return false;
-            c->ph = PH_VCOUNT;
-            c->num = 0;
-            c->ndig = 0;
-            return true;
-        }
-        return id_feed_fresh(s, c, ch);
-    case PH_VCOUNT: {
-        int eb = ptx_type_get(c->dtype)->bits / 8;
-        int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
-        if (ch == ']' && c->ndig) {
-            int64_t bytes = c->num * eb;
-            add_sym(s, c, SY_VAR, c->dtype, bytes, c->dspace);
-            c->nvars++;
-            if (c->dspace == PTX_SS_SHARED) { c->shared_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_SHARED; }
-            else { c->local_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_LOCAL; }
-            c->pend_term = false;
-            lit(c, ";", PH_EOL);
-            return true;
-        }
-        if (!is_digit(ch) || (c->ndig == 0 && ch == '0')) return false;
-        if ((c->num * 10 + (ch - '0')) * eb + 15 > left) return false;
-        c->num = c->num * 10 + (ch - '0');
-        c->ndig++;
-        return true;
-    }
+    case PH_DECLKW: case PH_REGTYPE: case PH_REGNAME: case PH_REGCOUNT: case PH_ALIGN: case PH_VTYPE: case PH_VNAME: case PH_VCOUNT:
+        return feed_decl(s, c, ch);
     case PH_DONE:
     default:
         return false;
