@@ -3,8 +3,9 @@
  *
  * A family turns a seed into one complete task: a task.json (signature,
  * sizes that are not multiples of the tile, launch rule, distributions,
- * tolerance, cost model, four descriptions in varied wording) whose C
- * reference lives in src/task/refs_family.c, and the kernel's PTX:
+ * tolerance, cost model, descriptions in varied wording) whose C reference
+ * (src/task/refs_*.c) is the one its row in the family table names
+ * (src/synth/families_all.def; synth_family_reference), and the kernel's PTX:
  *
  *   family     source        parameters drawn from the seed
  *   map        ptx-template  op (scale add mul axpy axpby relu clamp absdiff),
