@@ -115,15 +115,46 @@ check "PTXGEN_NVCC_OFF=1: plain nvcc" test "$rc" = 0 -a -f "$T/off/s.o" -a ! -e 
 ( cd "$T/off" && "$PTXGEN" nvcc -E "$FIX/saxpy.cu" -o s.i ) >/dev/null 2>&1
 check "-E (preprocess only): no extra step" test ! -e "$T/off/ptxgen_report.json"
 
-echo "-- invoked as ptxgen-nvcc"
-if grep -q "ptxgen-nvcc" src/cli/main.c; then
-    ln -s "$PTXGEN" "$T/ptxgen-nvcc"
-    mkdir -p "$T/link"
-    ( cd "$T/link" && "$T/ptxgen-nvcc" -c "$FIX/saxpy.cu" -o s.o ) >/dev/null 2>&1; rc=$?
-    check "ptxgen-nvcc symlink behaves as 'ptxgen nvcc'" test "$rc" = 0 -a -f "$T/link/saxpy_baseline.ptx"
+echo "-- generation in a forked child of the wrapper (no PTXGEN_BIN)"
+# gen runs in-process in a fork (cmd_gen): its exit status, stderr and JSON reach the report as
+# they did from a subprocess, nothing of it reaches the build's stdout/stderr, and a child
+# killed mid-generation is a verdict, not a broken build.
+mkdir -p "$T/inproc"
+( cd "$T/inproc" && env -u PTXGEN_BIN PTXGEN_MODEL="$T/no-model" "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o s.o \
+    --ptxgen-tries 1 ) >"$T/inproc.out" 2>"$T/inproc.err"; rc=$?
+R=$T/inproc/ptxgen_report.json
+check "in-process gen failing: build exit 0, object written" test "$rc" = 0 -a -f "$T/inproc/s.o"
+check "in-process gen failing: exit code 2 and its stderr in the report" test "$(json "$R" "(r['kernels'][0]['gen']['exit_code'], 'no-model/config.json' in r['kernels'][0]['gen']['stderr'])")" = "(2, True)"
+check "in-process gen failing: the reason names gen's exit and message" test "$(json "$R" "r['kernels'][0]['reason'].startswith('ptxgen gen exited 2 without writing a candidate: ') and 'cannot open' in r['kernels'][0]['reason']")" = True
+check "in-process gen: nothing of gen on the build's stdout" test ! -s "$T/inproc.out"
+check "in-process gen: the build's stderr has only the wrapper's lines" test "$(grep -vc '^ptxgen-nvcc: ' "$T/inproc.err")" = 0
+MODEL_DIR=$ROOT/models/default
+if [ -r "$MODEL_DIR/config.json" ]; then
+    mkdir -p "$T/kill"
+    ( cd "$T/kill" && exec env -u PTXGEN_BIN PTXGEN_MODEL="$MODEL_DIR" "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o s.o \
+        --ptxgen-tries 1 ) >"$T/kill.log" 2>&1 &
+    wpid=$!
+    killed=0 exe=$(readlink -f "$PTXGEN")
+    for _ in $(seq 1 1200); do   # kill every generation child as it appears (at most 60 s)
+        kill -0 "$wpid" 2>/dev/null || break
+        for c in $(pgrep -P "$wpid" 2>/dev/null); do
+            [ "$(readlink -f /proc/$c/exe 2>/dev/null)" = "$exe" ] && kill -KILL "$c" 2>/dev/null && killed=$((killed + 1))
+        done
+        sleep 0.05
+    done
+    wait "$wpid"; rc=$?
+    R=$T/kill/ptxgen_report.json
+    check "generation child killed ($killed): build exit 0, object written" test "$rc" = 0 -a "$killed" -ge 1 -a -f "$T/kill/s.o"
+    check "killed generation: 'not generated', exit code 137 (128+SIGKILL)" test "$(json "$R" "[(k['status'], k['gen']['exit_code']) for k in r['kernels'] if k['kernel']=='saxpy'][0]")" = "('not generated', 137)"
 else
-    echo "  SKIPPED ptxgen-nvcc symlink (src/cli/main.c does not dispatch on argv[0] yet)"
+    echo "  SKIPPED killed generation child (no $MODEL_DIR)"
 fi
+
+echo "-- invoked as ptxgen-nvcc"
+ln -s "$PTXGEN" "$T/ptxgen-nvcc"
+mkdir -p "$T/link"
+( cd "$T/link" && "$T/ptxgen-nvcc" -c "$FIX/saxpy.cu" -o s.o ) >/dev/null 2>&1; rc=$?
+check "ptxgen-nvcc symlink behaves as 'ptxgen nvcc'" test "$rc" = 0 -a -f "$T/link/saxpy_baseline.ptx"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -3,8 +3,9 @@
  *
  * A family turns a seed into one complete task: a task.json (signature,
  * sizes that are not multiples of the tile, launch rule, distributions,
- * tolerance, cost model, four descriptions in varied wording) whose C
- * reference lives in src/task/refs_family.c, and the kernel's PTX:
+ * tolerance, cost model, descriptions in varied wording) whose C reference
+ * (src/task/refs_*.c) is the one its row in the family table names
+ * (src/synth/families_all.def; synth_family_reference), and the kernel's PTX:
  *
  *   family     source        parameters drawn from the seed
  *   map        ptx-template  op (scale add mul axpy axpby relu clamp absdiff),
@@ -73,6 +74,9 @@ PG_API int synth_family_count(void);
 PG_API const char *synth_family_name(int family);        /* NULL when out of range */
 PG_API int synth_family_find(const char *name);           /* -1 when unknown */
 PG_API bool synth_family_uses_nvcc(int family);
+/* The name of the family's C reference in the task registry (task_ref_lookup:
+ * "fam_map"), which its task.json names; NULL when out of range. */
+PG_API const char *synth_family_reference(int family);
 
 /* One sample of `family` for `seed`.  arch ("sm_90") is the nvcc target of
  * nvcc families (ignored by PTX templates, which target sm_80 and run on

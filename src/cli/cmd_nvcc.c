@@ -7,7 +7,9 @@
  *    every .entry K gets K_baseline.ptx (the whole module: globals and device
  *    functions it may use stay with it).
  * 3. `ptxgen gen --baseline K_baseline.ptx --kernel K` (super-optimization
- *    mode) proposes a rewrite.  The candidate must pass libptx check, keep the
+ *    mode) proposes a rewrite; it runs in a forked child of this process
+ *    (cmd_gen, no exec), so a crash or an out-of-memory kill of the
+ *    generation is a "not generated" verdict, never a broken build.  The candidate must pass libptx check, keep the
  *    baseline's signature and pass ptxas (the funnel, eval_funnel); with a GPU
  *    it must also agree with the baseline on random inputs (gpu_run_diff: 5
  *    seeds, a spec read off the baseline by task_from_ptx).  Kept as
@@ -26,8 +28,9 @@
  *   --ptxgen-timeout S   watchdog on one candidate's differential test, baseline and
  *                        candidate runs included (default 20 s: a hanging candidate
  *                        should not hold the build for minutes)
- * Environment: PTXGEN_REAL_NVCC (the nvcc to run), PTXGEN_BIN (the ptxgen
- * that runs `gen`; default this executable), PTXGEN_NVCC_OFF=1 (pass-through only). */
+ * Environment: PTXGEN_REAL_NVCC (the nvcc to run), PTXGEN_BIN (a program run
+ * as `PTXGEN_BIN gen ...` instead of the in-process generation: tests use it to
+ * stand in for the model), PTXGEN_NVCC_OFF=1 (pass-through only). */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "ptxgen/eval.h"
@@ -54,6 +57,16 @@ extern char **environ;
 
 /* ---- processes ------------------------------------------------------------------- */
 
+/* The exit status of child pid: its code, 128+signal, or 127 when it cannot be read. */
+static int wait_child(pid_t pid) {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return 127;
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return 127;
+}
+
 /* Run argv[0] (a path) with argv; stdout/stderr to files when given, else
  * inherited.  Returns the exit status, 128+signal, or 127 when it could not start. */
 static int spawn_wait(char *const argv[], const char *out_path, const char *err_path) {
@@ -67,12 +80,32 @@ static int spawn_wait(char *const argv[], const char *out_path, const char *err_
     int e = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (e != 0) return 127;
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return 127;
-    if (WIFEXITED(st)) return WEXITSTATUS(st);
-    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-    return 127;
+    return wait_child(pid);
+}
+
+/* `ptxgen gen ARGS` (argv[0] = "gen") in a forked child of this process: the
+ * child calls cmd_gen with its stdout and stderr on the two files and exits
+ * with its status, so the generation (model load, sampling, its own checks)
+ * runs exactly as the command would, while a crash, an abort or an
+ * out-of-memory kill stays in the child: the parent reads 128+signal like any
+ * exit status.  Returns as spawn_wait. */
+static int gen_in_child(int argc, char **argv, const char *out_path, const char *err_path) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return 127;
+    if (pid == 0) {
+        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(127);
+        close(fo);
+        close(fe);
+        int rc = cmd_gen(argc, argv);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);   /* not exit(): the parent's atexit handlers and stdio buffers are the parent's */
+    }
+    return wait_child(pid);
 }
 
 static char *slurp(const char *path) {
@@ -357,7 +390,8 @@ static void measure_ptxas(const char *path, const ptx_module *m, const char *ker
 
 /* ---- one kernel ------------------------------------------------------------------------- */
 typedef struct {
-    const char *outdir, *source, *self_bin;
+    const char *outdir, *source;
+    const char *gen_bin;          /* $PTXGEN_BIN, a stand-in run as a subprocess; NULL: gen_in_child */
     long long n;
     int block, tries, timeout_s;
     bool gpu;
@@ -429,9 +463,10 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
     const char *arch = bm->ntargets ? bm->targets[0] : "sm_80";
     char seedtxt[32];
     snprintf(seedtxt, sizeof seedtxt, "%d", seed);
-    char *gargv[] = {(char *)rc->self_bin, "gen", "--baseline", (char *)base_path, "--kernel", (char *)kernel,
+    char *gargv[] = {(char *)rc->gen_bin, "gen", "--baseline", (char *)base_path, "--kernel", (char *)kernel,
                      "--arch", (char *)arch, "--seed", seedtxt, "-o", cand, "--json", NULL};
-    int grc = spawn_wait(gargv, gout, gerr);
+    int gargc = (int)(sizeof gargv / sizeof gargv[0]) - 1;
+    int grc = rc->gen_bin ? spawn_wait(gargv, gout, gerr) : gen_in_child(gargc - 1, gargv + 1, gout, gerr);
     char *gtext = slurp(gout), *etext = slurp(gerr);
     unlink(gout);
     unlink(gerr);
@@ -832,11 +867,8 @@ int cmd_nvcc(int argc, char **argv) {
     ctx.block = a.block;
     ctx.tries = a.tries;
     ctx.timeout_s = a.timeout_s;
-    char self[PATH_MAX];
     const char *bin = getenv("PTXGEN_BIN");
-    if (bin && *bin) ctx.self_bin = bin;
-    else if (self_exe(self, sizeof self)) ctx.self_bin = self;
-    else ctx.self_bin = "ptxgen";
+    ctx.gen_bin = bin && *bin ? bin : NULL;
     ctx.gpu = gpu_available(ctx.gpu_why, sizeof ctx.gpu_why);
     json_t *kernels = json_array();
     for (int i = 0; i < a.cu.n; i++) superopt_source(nvcc, &a, a.cu.v[i], &ctx, kernels);

@@ -69,7 +69,7 @@ typedef struct {
     const char *lit;
     uint32_t force_pos;
     uint32_t R;                  /* resources declared so far */
-    const uint8_t *alive;        /* opcode-trie liveness for R (dg_alive_for), NULL until needed */
+    const uint8_t *alive;        /* opcode-trie liveness for R (dec_dg_alive_for), NULL until needed */
     uint32_t alive_R;
     uint8_t nregs, nsyms, nowed, nparams, nvars;
     uint64_t owed;               /* labels referenced but not defined yet (by symbol index) */
@@ -138,7 +138,7 @@ static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static const char *const PTYPES[] = {".u64 ", ".u32 ", ".s32 ", ".f32 ", ".f64 ", ".b32 ", ".b64 ", ".s64 ", NULL};
 static const char *const DECLKW[] = {"reg .", "shared .align ", "local .align ", NULL};
 static const char *const REGTYPES[] = {"pred %", "b16 %", "b32 %", "b64 %", "u16 %", "u32 %", "u64 %", "s16 %",
-                                       "s32 %", "s64 %", "f16 %", "f32 %", "f64 %", NULL};  /* order of dg_regtypes */
+                                       "s32 %", "s64 %", "f16 %", "f32 %", "f64 %", NULL};  /* order of dec_dg_regtypes */
 static const char *const ALIGNS[] = {"1 ", "2 ", "4 ", "8 ", "16 ", NULL};
 static const char *const VTYPES[] = {".b8 ", ".u8 ", ".s8 ", ".b16 ", ".u16 ", ".s16 ", ".b32 ", ".u32 ", ".s32 ",
                                      ".f32 ", ".b64 ", ".u64 ", ".s64 ", ".f64 ", NULL};
@@ -219,7 +219,7 @@ static bool id_fresh(const dec_state *s, const dcore *c) {
     if (!c->idlen) return false;
     if ((c->id[0] == '_' || c->id[0] == '$') && c->idlen < 2) return false;   /* "_" is the sink; "$" alone is no name */
     if (id_exact(s, c, all_syms(c)) >= 0) return false;
-    if (dg_is_opcode(c->id, c->idlen) || !strcmp(c->id, "WARP_SZ")) return false;
+    if (dec_dg_is_opcode(c->id, c->idlen) || !strcmp(c->id, "WARP_SZ")) return false;
     return true;
 }
 
@@ -259,15 +259,15 @@ static const dg_slot *cslot(const dec_state *s, const dcore *c, int k) { return 
 static uint64_t regs_where(const dec_state *s, const dcore *c, const dg_slot *sl) {
     uint64_t m = 0;
     for (int i = 0; i < c->nregs; i++)
-        if (dg_slot_reg_ok(sl, s->regs[i].type)) m |= 1ull << i;
+        if (dec_dg_slot_reg_ok(sl, s->regs[i].type)) m |= 1ull << i;
     return m;
 }
 
 static uint64_t addr_regs(const dec_state *s, const dcore *c, int space) {
-    uint32_t ok = dg_addr_regs((ptx_space)space);
+    uint32_t ok = dec_dg_addr_regs((ptx_space)space);
     uint64_t m = 0;
     for (int i = 0; i < c->nregs; i++) {
-        int ti = dg_regtype_index(s->regs[i].type);
+        int ti = dec_dg_regtype_index(s->regs[i].type);
         if (ti >= 0 && (ok >> ti & 1)) m |= 1ull << i;
     }
     return m;
@@ -285,7 +285,7 @@ static void opnd_start(const dec_state *s, dcore *c) {
         if (sl->kinds & (SK_REG | SK_NEG)) c->creg[k] = regs_where(s, c, sl);
         if (sl->kinds & SK_SREG)
             for (int q = 0; q < G(s)->nsregs; q++)
-                if (dg_sreg_ok(sl, G(s)->sregs[q])) c->csreg[k] |= 1ull << q;
+                if (dec_dg_sreg_ok(sl, G(s)->sregs[q])) c->csreg[k] |= 1ull << q;
         if (sl->kinds & SK_ADDR) {
             if (cd->space != PTX_SS_PARAM) c->careg[k] = addr_regs(s, c, cd->space);
             for (int i = 0; i < c->nsyms; i++) {
@@ -638,7 +638,7 @@ static bool opnd_end(dec_state *s, dcore *c, bool last) {
 
 /* ---- statements -------------------------------------------------------------------- */
 static void set_R_reg(dcore *c, ptx_type t) {
-    int i = dg_regtype_index(t);
+    int i = dec_dg_regtype_index(t);
     if (i >= 0) c->R |= 1u << i;
 }
 
@@ -684,25 +684,10 @@ static bool perf_prefix_ok(int64_t p, int nd, int64_t lo, int64_t hi) {
 
 /* The core transition: feed one byte.  May append to s->regs/s->syms past
  * the counts in c (see the file comment), never changes anything else in s. */
-static bool feed(dec_state *s, dcore *c, unsigned char ch) {
-    /* canonical PTX has no control bytes but tab and newline; a NUL would also
-     * match the end of the C strings that literals and names are compared with */
-    if (ch < 32 && ch != '\t' && ch != '\n') return false;
-    if (c->force_pos < s->force_len) {
-        if ((unsigned char)s->force[c->force_pos] != ch) return false;
-        c->force_pos++;
-    }
+/* feed() in the module header and the entry's signature: top-level directives, the
+ * entry name, its parameters and the performance directives after them. */
+static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
     switch (c->ph) {
-    case PH_LIT:
-        if ((unsigned char)c->lit[c->lit_pos] != ch) return false;
-        if (c->lit[++c->lit_pos] == 0) {
-            c->ph = c->lit_next;
-            if (c->ph == PH_ENAME) id_start(s, c, all_syms(c));
-            if (c->ph == PH_TOP) { c->live = 0; c->cpos = 0; c->top = true; }
-            if (c->ph == PH_PTYPE) choice_start(c, PTYPES, 0xff);
-            if (c->ph == PH_OPND) opnd_start(s, c);
-        }
-        return true;
     case PH_TOP:
         if (c->cpos == 0 && c->live == 0) {
             if (ch != '.') return false;
@@ -784,156 +769,15 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         if (ch != '{') return false;
         lit(c, "\n", PH_LINE);
         return true;
-    case PH_LINE:
-        if (ending(s, c)) {
-            if (c->nowed) {
-                if (!is_id0(ch)) return false;
-                c->ph = PH_LABEL;
-                id_start(s, c, owed_mask(s, c));
-                return id_feed(s, c, ch) && (c->idmask != 0);
-            }
-            if (!c->last_term) {
-                if (ch != '\t') return false;
-                lit(c, "ret", PH_OPC);
-                c->node = -1;
-                c->guarded = false;
-                return true;
-            }
-            if (ch != '}') return false;
-            lit(c, "\n", PH_DONE);
-            return true;
-        }
-        if (ch == '\t') { c->ph = PH_STMT; return true; }
-        if (ch == '}') {
-            if (c->nowed || !c->last_term) return false;
-            lit(c, "\n", PH_DONE);
-            return true;
-        }
-        if (is_id0(ch) && (sym_room(c, 1) || c->nowed)) {
-            c->ph = PH_LABEL;
-            id_start(s, c, all_syms(c));
-            if (!id_feed(s, c, ch)) return false;
-            return sym_room(c, 1) || (c->idmask & owed_mask(s, c)) != 0;
-        }
+    default:
         return false;
-    case PH_LABEL: {
-        /* a fresh name (room permitting, not in ending mode) or an owed reference */
-        bool fresh_ok = !ending(s, c) && sym_room(c, 1);
-        if (ch == ':') {
-            uint64_t owed = owed_mask(s, c);
-            int y = id_exact(s, c, owed);
-            if (y < 0 && !(fresh_ok && id_fresh(s, c))) return false;
-            add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
-            if (y >= 0) { c->nowed--; c->owed &= ~(1ull << y); }
-            c->pend_term = false;
-            c->ph = PH_EOL;
-            return true;
-        }
-        if (!id_feed(s, c, ch)) return false;
-        if (!fresh_ok) return (c->idmask & owed_mask(s, c)) != 0;
-        if (c->idlen == NAME_MAX) return id_fresh(s, c) || id_exact(s, c, owed_mask(s, c)) >= 0;
-        return true;
     }
-    case PH_STMT:
-        c->guarded = false;
-        if (ch == '.') {
-            uint32_t live = 0;
-            if (c->nregs < MAX_REGDECL) live |= 1;
-            if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
-            if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
-            if (!live) return false;
-            c->ph = PH_DECLKW;
-            choice_start(c, DECLKW, live);
-            return true;
-        }
-        if (ch == '@') {
-            if (!(c->R & 1)) return false;
-            c->ph = PH_GUARD;
-            c->guarded = true;
-            c->sub = 0;
-            return true;
-        }
-        c->ph = PH_OPC;
-        c->node = 0;
-        /* fallthrough */
-    case PH_OPC: {
-        if (c->node < 0) c->node = dg_child(G(s), 0, 'r'), c->node = dg_child(G(s), c->node, 'e'),
-                         c->node = dg_child(G(s), c->node, 't');   /* forced "ret" in ending mode */
-        if (!c->alive || c->alive_R != c->R) { c->alive = dg_alive_for(G(s), c->R); c->alive_R = c->R; }
-        const uint8_t *alive = c->alive;
-        if (ch == ' ' || ch == ';') {
-            if (!(alive[c->node] & 2)) return false;
-            if (ending(s, c) && ch != ';') return false;
-            const dg_leaf *lf = &G(s)->leaves.v[G(s)->nodes.v[c->node].leaf];
-            uint8_t m = 0;
-            for (int k = 0; k < lf->ncand; k++) {
-                const dg_cand *cd = &G(s)->cands.v[lf->cand0 + k];
-                if (dg_cand_ok(cd, c->R) && ((cd->nops > 0) == (ch == ' '))) m |= (uint8_t)(1u << k);
-            }
-            if (!m) return false;
-            c->leaf = G(s)->nodes.v[c->node].leaf;
-            c->candmask = m;
-            c->opi = 0;
-            if (ch == ';') {
-                const dg_cand *cd = cand(s, c, __builtin_ctz(m));
-                c->pend_term = cd->terminator && !c->guarded;
-                c->ph = PH_EOL;
-            } else {
-                c->ph = PH_OPND;
-                opnd_start(s, c);
-            }
-            return true;
-        }
-        if (ending(s, c)) return false;
-        int k = dg_child(G(s), c->node, (char)ch);
-        if (k < 0 || !(alive[k] & 1)) return false;
-        c->node = k;
-        return true;
-    }
-    case PH_GUARD:
-        if (c->sub == 0) {   /* '!' or '%' */
-            if (ch == '!') { c->sub = 1; return true; }
-            if (ch != '%') return false;
-        }
-        if (c->sub <= 1) {
-            if (ch != '%') return false;
-            uint64_t p = 0;
-            for (int i = 0; i < c->nregs; i++)
-                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
-            rm_start(s, c, p, 0);
-            c->sub = 2;
-            return true;
-        }
-        if (ch == ' ') {
-            if (!rm_done_reg(c)) return false;
-            c->ph = PH_OPC;
-            c->node = 0;
-            return true;
-        }
-        return rm_feed(s, c, ch);
-    case PH_OPND:
-        if ((ch == ',' || ch == ';') && c->sub != O_VEC) {
-            if (!opnd_end(s, c, ch == ';')) return false;
-            if (ch == ';') {
-                const dg_cand *cd = cand(s, c, __builtin_ctz(c->candmask));
-                c->pend_term = cd->terminator && !c->guarded;
-                c->ph = PH_EOL;
-                return true;
-            }
-            c->opi++;
-            lit(c, " ", PH_OPND);
-            return true;
-        }
-        return opnd_feed(s, c, ch);
-    case PH_EOL:
-        if (ch != '\n') return false;
-        if (c->top) { lit(c, "\n", PH_TOP); return true; }
-        c->nstmts++;
-        c->last_term = c->pend_term;
-        c->pend_term = false;
-        c->guarded = false;
-        line_start(c);
-        return true;
+}
+
+/* feed() in a declaration inside the body: .reg (type, name, <count>) and
+ * .shared/.local variables (alignment, type, name, [count]). */
+static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
+    switch (c->ph) {
     case PH_DECLKW: {
         int r = choice_feed(c, ch);
         if (r == -2) return false;
@@ -944,7 +788,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     case PH_REGTYPE: {
         int r = choice_feed(c, ch);
         if (r == -2) return false;
-        if (r >= 0) { c->dtype = dg_regtypes[r]; c->ph = PH_REGNAME; c->idlen = 0; }
+        if (r >= 0) { c->dtype = dec_dg_regtypes[r]; c->ph = PH_REGNAME; c->idlen = 0; }
         return true;
     }
     case PH_REGNAME:
@@ -1039,6 +883,184 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         c->ndig++;
         return true;
     }
+    default:
+        return false;
+    }
+}
+
+static bool feed(dec_state *s, dcore *c, unsigned char ch) {
+    /* canonical PTX has no control bytes but tab and newline; a NUL would also
+     * match the end of the C strings that literals and names are compared with */
+    if (ch < 32 && ch != '\t' && ch != '\n') return false;
+    if (c->force_pos < s->force_len) {
+        if ((unsigned char)s->force[c->force_pos] != ch) return false;
+        c->force_pos++;
+    }
+    switch (c->ph) {
+    case PH_LIT:
+        if ((unsigned char)c->lit[c->lit_pos] != ch) return false;
+        if (c->lit[++c->lit_pos] == 0) {
+            c->ph = c->lit_next;
+            if (c->ph == PH_ENAME) id_start(s, c, all_syms(c));
+            if (c->ph == PH_TOP) { c->live = 0; c->cpos = 0; c->top = true; }
+            if (c->ph == PH_PTYPE) choice_start(c, PTYPES, 0xff);
+            if (c->ph == PH_OPND) opnd_start(s, c);
+        }
+        return true;
+    case PH_TOP: case PH_ENAME: case PH_PNAME: case PH_POPEN: case PH_PTYPE: case PH_PERF: case PH_PERFNUM: case PH_PERF_END:
+        return feed_header(s, c, ch);
+    case PH_LINE:
+        if (ending(s, c)) {
+            if (c->nowed) {
+                if (!is_id0(ch)) return false;
+                c->ph = PH_LABEL;
+                id_start(s, c, owed_mask(s, c));
+                return id_feed(s, c, ch) && (c->idmask != 0);
+            }
+            if (!c->last_term) {
+                if (ch != '\t') return false;
+                lit(c, "ret", PH_OPC);
+                c->node = -1;
+                c->guarded = false;
+                return true;
+            }
+            if (ch != '}') return false;
+            lit(c, "\n", PH_DONE);
+            return true;
+        }
+        if (ch == '\t') { c->ph = PH_STMT; return true; }
+        if (ch == '}') {
+            if (c->nowed || !c->last_term) return false;
+            lit(c, "\n", PH_DONE);
+            return true;
+        }
+        if (is_id0(ch) && (sym_room(c, 1) || c->nowed)) {
+            c->ph = PH_LABEL;
+            id_start(s, c, all_syms(c));
+            if (!id_feed(s, c, ch)) return false;
+            return sym_room(c, 1) || (c->idmask & owed_mask(s, c)) != 0;
+        }
+        return false;
+    case PH_LABEL: {
+        /* a fresh name (room permitting, not in ending mode) or an owed reference */
+        bool fresh_ok = !ending(s, c) && sym_room(c, 1);
+        if (ch == ':') {
+            uint64_t owed = owed_mask(s, c);
+            int y = id_exact(s, c, owed);
+            if (y < 0 && !(fresh_ok && id_fresh(s, c))) return false;
+            add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
+            if (y >= 0) { c->nowed--; c->owed &= ~(1ull << y); }
+            c->pend_term = false;
+            c->ph = PH_EOL;
+            return true;
+        }
+        if (!id_feed(s, c, ch)) return false;
+        if (!fresh_ok) return (c->idmask & owed_mask(s, c)) != 0;
+        if (c->idlen == NAME_MAX) return id_fresh(s, c) || id_exact(s, c, owed_mask(s, c)) >= 0;
+        return true;
+    }
+    case PH_STMT:
+        c->guarded = false;
+        if (ch == '.') {
+            uint32_t live = 0;
+            if (c->nregs < MAX_REGDECL) live |= 1;
+            if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
+            if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
+            if (!live) return false;
+            c->ph = PH_DECLKW;
+            choice_start(c, DECLKW, live);
+            return true;
+        }
+        if (ch == '@') {
+            if (!(c->R & 1)) return false;
+            c->ph = PH_GUARD;
+            c->guarded = true;
+            c->sub = 0;
+            return true;
+        }
+        c->ph = PH_OPC;
+        c->node = 0;
+        /* fallthrough */
+    case PH_OPC: {
+        if (c->node < 0) c->node = dec_dg_child(G(s), 0, 'r'), c->node = dec_dg_child(G(s), c->node, 'e'),
+                         c->node = dec_dg_child(G(s), c->node, 't');   /* forced "ret" in ending mode */
+        if (!c->alive || c->alive_R != c->R) { c->alive = dec_dg_alive_for(G(s), c->R); c->alive_R = c->R; }
+        const uint8_t *alive = c->alive;
+        if (ch == ' ' || ch == ';') {
+            if (!(alive[c->node] & 2)) return false;
+            if (ending(s, c) && ch != ';') return false;
+            const dg_leaf *lf = &G(s)->leaves.v[G(s)->nodes.v[c->node].leaf];
+            uint8_t m = 0;
+            for (int k = 0; k < lf->ncand; k++) {
+                const dg_cand *cd = &G(s)->cands.v[lf->cand0 + k];
+                if (dec_dg_cand_ok(cd, c->R) && ((cd->nops > 0) == (ch == ' '))) m |= (uint8_t)(1u << k);
+            }
+            if (!m) return false;
+            c->leaf = G(s)->nodes.v[c->node].leaf;
+            c->candmask = m;
+            c->opi = 0;
+            if (ch == ';') {
+                const dg_cand *cd = cand(s, c, __builtin_ctz(m));
+                c->pend_term = cd->terminator && !c->guarded;
+                c->ph = PH_EOL;
+            } else {
+                c->ph = PH_OPND;
+                opnd_start(s, c);
+            }
+            return true;
+        }
+        if (ending(s, c)) return false;
+        int k = dec_dg_child(G(s), c->node, (char)ch);
+        if (k < 0 || !(alive[k] & 1)) return false;
+        c->node = k;
+        return true;
+    }
+    case PH_GUARD:
+        if (c->sub == 0) {   /* '!' or '%' */
+            if (ch == '!') { c->sub = 1; return true; }
+            if (ch != '%') return false;
+        }
+        if (c->sub <= 1) {
+            if (ch != '%') return false;
+            uint64_t p = 0;
+            for (int i = 0; i < c->nregs; i++)
+                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
+            rm_start(s, c, p, 0);
+            c->sub = 2;
+            return true;
+        }
+        if (ch == ' ') {
+            if (!rm_done_reg(c)) return false;
+            c->ph = PH_OPC;
+            c->node = 0;
+            return true;
+        }
+        return rm_feed(s, c, ch);
+    case PH_OPND:
+        if ((ch == ',' || ch == ';') && c->sub != O_VEC) {
+            if (!opnd_end(s, c, ch == ';')) return false;
+            if (ch == ';') {
+                const dg_cand *cd = cand(s, c, __builtin_ctz(c->candmask));
+                c->pend_term = cd->terminator && !c->guarded;
+                c->ph = PH_EOL;
+                return true;
+            }
+            c->opi++;
+            lit(c, " ", PH_OPND);
+            return true;
+        }
+        return opnd_feed(s, c, ch);
+    case PH_EOL:
+        if (ch != '\n') return false;
+        if (c->top) { lit(c, "\n", PH_TOP); return true; }
+        c->nstmts++;
+        c->last_term = c->pend_term;
+        c->pend_term = false;
+        c->guarded = false;
+        line_start(c);
+        return true;
+    case PH_DECLKW: case PH_REGTYPE: case PH_REGNAME: case PH_REGCOUNT: case PH_ALIGN: case PH_VTYPE: case PH_VNAME: case PH_VCOUNT:
+        return feed_decl(s, c, ch);
     case PH_DONE:
     default:
         return false;
@@ -1060,7 +1082,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     if (o) s->o = *o;
     if (s->o.max_statements <= 0) s->o.max_statements = 400;
     if (s->o.max_regs_per_decl <= 0) s->o.max_regs_per_decl = 512;
-    pg_status st = dg_build(s->o.arch, &s->g, diag);
+    pg_status st = dec_dg_build(s->o.arch, &s->g, diag);
     if (st != PG_OK) { free(s); return st; }
     pg_buf f = {0};
     const char *h = s->g->header;
@@ -1095,7 +1117,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
 
 void dec_free(dec_state *s) {
     if (!s) return;
-    dg_release(s->g);
+    dec_dg_release(s->g);
     free(s->force);
     free(s->scratch);
     pg_buf_free(&s->text);
@@ -1120,7 +1142,7 @@ void dec_copy(dec_state *dst, const dec_state *src) {
     /* same constraint (vocabulary, options, forced text): copy the state */
     pg_buf text = dst->text;
     if (dst->g != src->g) {
-        dg_release(dst->g);
+        dec_dg_release(dst->g);
         src->g->refs++;
     }
     if (dst->force_len < src->force_len || !dst->force) {

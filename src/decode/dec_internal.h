@@ -19,15 +19,15 @@
 
 /* ---- resources: bit i of R set when the module declares it ---------------- */
 enum {
-    RS_NREGT = 13,          /* register types of the subset, indices into dg_regtypes[] */
+    RS_NREGT = 13,          /* register types of the subset, indices into dec_dg_regtypes[] */
     RS_SHARED = 13,         /* a .shared array exists */
     RS_LOCAL = 14,          /* a .local array exists */
     RS_PARAM32 = 15,        /* a 32-bit param exists */
     RS_PARAM64 = 16,        /* a 64-bit param exists */
     RS_ALWAYS = 31,         /* always set: an immediate, label or special register fits */
 };
-extern const ptx_type dg_regtypes[RS_NREGT];   /* .pred .b16 .b32 .b64 .u16 ... .f64 */
-int dg_regtype_index(ptx_type t);              /* -1 if not a subset register type */
+extern const ptx_type dec_dg_regtypes[RS_NREGT];   /* .pred .b16 .b32 .b64 .u16 ... .f64 */
+int dec_dg_regtype_index(ptx_type t);              /* -1 if not a subset register type */
 
 /* ---- operand semantics of one slot of a selected form ------------------------ */
 enum {
@@ -83,18 +83,16 @@ typedef struct dg_grammar {
     uint32_t sreg_types;   /* unused padding for alignment */
 } dg_grammar;
 
-pg_status dg_build(const char *arch, dg_grammar **out, pg_diag_sink *diag);
-void dg_release(dg_grammar *g);
+pg_status dec_dg_build(const char *arch, dg_grammar **out, pg_diag_sink *diag);
+void dec_dg_release(dg_grammar *g);
 /* Alive flags of the opcode trie for resources R (cached). */
-const uint8_t *dg_alive_for(dg_grammar *g, uint32_t R);
-bool dg_cand_ok(const dg_cand *c, uint32_t R);
-int dg_child(const dg_grammar *g, int node, char c);
-/* Validator-compatible register type check, tightened for ptxas (see grammar.c). */
-bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed);
-bool dg_sreg_ok(const dg_slot *s, const isa_sreg *sr);
-bool dg_slot_reg_ok(const dg_slot *s, ptx_type reg);   /* a register declared `reg` fits the slot */
-bool dg_is_opcode(const char *s, size_t n);
-uint32_t dg_addr_regs(ptx_space sp);   /* resource bits of the registers an address in `sp` may use */
+const uint8_t *dec_dg_alive_for(dg_grammar *g, uint32_t R);
+bool dec_dg_cand_ok(const dg_cand *c, uint32_t R);
+int dec_dg_child(const dg_grammar *g, int node, char c);
+bool dec_dg_sreg_ok(const dg_slot *s, const isa_sreg *sr);
+bool dec_dg_slot_reg_ok(const dg_slot *s, ptx_type reg);   /* a register declared `reg` fits the slot */
+bool dec_dg_is_opcode(const char *s, size_t n);
+uint32_t dec_dg_addr_regs(ptx_space sp);   /* resource bits of the registers an address in `sp` may use */
 
 /* ---- the vocabulary trie ------------------------------------------------------ */
 typedef struct {

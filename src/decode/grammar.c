@@ -32,14 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-const ptx_type dg_regtypes[RS_NREGT] = {
+const ptx_type dec_dg_regtypes[RS_NREGT] = {
     PTX_T_PRED, PTX_T_B16, PTX_T_B32, PTX_T_B64, PTX_T_U16, PTX_T_U32, PTX_T_U64,
     PTX_T_S16, PTX_T_S32, PTX_T_S64, PTX_T_F16, PTX_T_F32, PTX_T_F64,
 };
 
-int dg_regtype_index(ptx_type t) {
+int dec_dg_regtype_index(ptx_type t) {
     for (int i = 0; i < RS_NREGT; i++)
-        if (dg_regtypes[i] == t) return i;
+        if (dec_dg_regtypes[i] == t) return i;
     return -1;
 }
 
@@ -57,7 +57,7 @@ static bool in_subset(const char *op) {
     return false;
 }
 
-bool dg_is_opcode(const char *s, size_t n) {
+bool dec_dg_is_opcode(const char *s, size_t n) {
     int k;
     isa_forms_for(s, n, &k);
     return k > 0;
@@ -99,7 +99,7 @@ static bool mod_allowed(const dg_grammar *g, const isa_form *f, uint16_t id) {
 }
 
 /* ---- type rules: the validator's (ptx_type_compat), tightened ---- */
-bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
+static bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
     if (!ptx_type_compat(want, reg, relaxed)) return false;
     const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
     /* half floats only in .f16/.b16 registers; floats never widen */
@@ -110,12 +110,12 @@ bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
     return true;
 }
 
-bool dg_slot_reg_ok(const dg_slot *s, ptx_type reg) {
+bool dec_dg_slot_reg_ok(const dg_slot *s, ptx_type reg) {
     if (s->intreg && ptx_type_get(reg)->cls == PTX_TC_FLOAT) return false;
     return dg_type_ok(s->want, reg, s->relaxed);
 }
 
-bool dg_sreg_ok(const dg_slot *s, const isa_sreg *sr) {
+bool dec_dg_sreg_ok(const dg_slot *s, const isa_sreg *sr) {
     if (!(s->kinds & SK_SREG) || s->arity != 1) return false;
     return sr->type != PTX_T_PRED && dg_type_ok(s->want, sr->type, false);
 }
@@ -277,21 +277,21 @@ static ptx_space space_of_mods(const uint16_t *ids, int n) {
 static uint32_t regs_need(const dg_slot *s) {
     uint32_t m = 0;
     for (int i = 0; i < RS_NREGT; i++)
-        if (dg_slot_reg_ok(s, dg_regtypes[i])) m |= 1u << i;
+        if (dec_dg_slot_reg_ok(s, dec_dg_regtypes[i])) m |= 1u << i;
     return m;
 }
 
 static uint32_t int_regs(int minbits) {
     uint32_t m = 0;
     for (int i = 0; i < RS_NREGT; i++) {
-        const ptx_type_info *ti = ptx_type_get(dg_regtypes[i]);
+        const ptx_type_info *ti = ptx_type_get(dec_dg_regtypes[i]);
         if ((ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) && ti->bits >= minbits) m |= 1u << i;
     }
     return m;
 }
 
 /* The address registers a state space takes. */
-uint32_t dg_addr_regs(ptx_space sp) {
+uint32_t dec_dg_addr_regs(ptx_space sp) {
     if (sp == PTX_SS_SHARED || sp == PTX_SS_LOCAL) return int_regs(32);
     if (sp == PTX_SS_PARAM) return 0;
     return int_regs(64);
@@ -381,9 +381,9 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
         if (k & SK_SYM) need |= (1u << RS_SHARED) | (1u << RS_LOCAL);
         if (k & SK_SREG)
             for (int q = 0; q < g->nsregs; q++)
-                if (dg_sreg_ok(s, g->sregs[q])) need |= 1u << RS_ALWAYS;
+                if (dec_dg_sreg_ok(s, g->sregs[q])) need |= 1u << RS_ALWAYS;
         if (k & SK_ADDR) {
-            need |= dg_addr_regs((ptx_space)c->space);
+            need |= dec_dg_addr_regs((ptx_space)c->space);
             if (c->space == PTX_SS_SHARED) need |= 1u << RS_SHARED;
             if (c->space == PTX_SS_LOCAL) need |= 1u << RS_LOCAL;
             if (c->space == PTX_SS_PARAM) need |= 1u << (c->param_bits == 64 ? RS_PARAM64 : RS_PARAM32);
@@ -394,7 +394,7 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
     return true;
 }
 
-bool dg_cand_ok(const dg_cand *c, uint32_t R) {
+bool dec_dg_cand_ok(const dg_cand *c, uint32_t R) {
     R |= 1u << RS_ALWAYS;
     for (int i = 0; i < c->nops; i++)
         if (!(c->need[i] & R)) return false;
@@ -408,7 +408,7 @@ static int new_node(dg_grammar *g, int parent, char c) {
     return g->nodes.n - 1;
 }
 
-int dg_child(const dg_grammar *g, int node, char c) {
+int dec_dg_child(const dg_grammar *g, int node, char c) {
     for (int k = g->nodes.v[node].first_child; k >= 0; k = g->nodes.v[k].next_sibling)
         if (g->nodes.v[k].c == c) return k;
     return -1;
@@ -417,7 +417,7 @@ int dg_child(const dg_grammar *g, int node, char c) {
 static int insert(dg_grammar *g, const char *s) {
     int nd = 0;
     for (; *s; s++) {
-        int k = dg_child(g, nd, *s);
+        int k = dec_dg_child(g, nd, *s);
         if (k < 0) {
             k = new_node(g, nd, *s);
             g->nodes.v[k].next_sibling = g->nodes.v[nd].first_child;
@@ -430,7 +430,7 @@ static int insert(dg_grammar *g, const char *s) {
 
 static int lookup(const dg_grammar *g, const char *s) {
     int nd = 0;
-    for (; *s && nd >= 0; s++) nd = dg_child(g, nd, *s);
+    for (; *s && nd >= 0; s++) nd = dec_dg_child(g, nd, *s);
     return nd;
 }
 
@@ -488,7 +488,7 @@ static dg_grammar *cache[8];
 
 static pg_status dg_build_new(const char *arch, dg_grammar **out, pg_diag_sink *diag);
 
-pg_status dg_build(const char *arch, dg_grammar **out, pg_diag_sink *diag) {
+pg_status dec_dg_build(const char *arch, dg_grammar **out, pg_diag_sink *diag) {
     if (!arch || !*arch) arch = "sm_80";
     pthread_mutex_lock(&cache_lock);
     pg_status st = PG_OK;
@@ -498,7 +498,7 @@ pg_status dg_build(const char *arch, dg_grammar **out, pg_diag_sink *diag) {
     if (!*out) {
         st = dg_build_new(arch, out, diag);
         if (st == PG_OK) {
-            (*out)->refs = 1 << 30;   /* cached: never freed by dg_release */
+            (*out)->refs = 1 << 30;   /* cached: never freed by dec_dg_release */
             for (int i = 0; i < 8; i++)
                 if (!cache[i]) { cache[i] = *out; break; }
         }
@@ -555,7 +555,7 @@ static pg_status dg_build_new(const char *arch, dg_grammar **out, pg_diag_sink *
     return PG_OK;
 }
 
-void dg_release(dg_grammar *g) {
+void dec_dg_release(dg_grammar *g) {
     if (!g || --g->refs > 0) return;
     for (int i = 0; i < g->alive_cache.n; i++) free(g->alive_cache.v[i].alive);
     pg_vec_free(g->alive_cache);
@@ -566,7 +566,7 @@ void dg_release(dg_grammar *g) {
     free(g);
 }
 
-const uint8_t *dg_alive_for(dg_grammar *g, uint32_t R) {
+const uint8_t *dec_dg_alive_for(dg_grammar *g, uint32_t R) {
     pthread_mutex_lock(&cache_lock);
     for (int i = 0; i < g->alive_cache.n; i++)
         if (g->alive_cache.v[i].R == R) {
@@ -581,7 +581,7 @@ const uint8_t *dg_alive_for(dg_grammar *g, uint32_t R) {
         if (nd->leaf >= 0) {
             const dg_leaf *lf = &g->leaves.v[nd->leaf];
             for (int k = 0; k < lf->ncand; k++)
-                if (dg_cand_ok(&g->cands.v[lf->cand0 + k], R)) { a[i] |= 3; break; }   /* 2: a string ends here */
+                if (dec_dg_cand_ok(&g->cands.v[lf->cand0 + k], R)) { a[i] |= 3; break; }   /* 2: a string ends here */
         }
         if (a[i]) a[nd->parent] |= 1;
     }

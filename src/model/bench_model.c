@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
            "\"weight_bytes\": %zu, \"load_s\": %.3f, \"pp%d_tok_s\": %.1f, \"pp_best_tok_s\": %.1f, \"tg%d_tok_s\": %.1f, "
            "\"tg_best_tok_s\": %.1f, \"ttft_ms\": %.3f, \"peak_rss_mb\": %.1f, \"reps\": %d, "
            "\"tg_weight_gb_s\": %.1f, \"read_bw_gb_s\": %.1f, \"tg_pct_of_read_bw\": %.0f}\n",
-           dir, wdtype, nthreads, kernels_isa(), params, wbytes, t_load, pp,
+           dir, wdtype, nthreads, model_kernels_isa(), params, wbytes, t_load, pp,
            pp / med_pp, pp / t_pp[0], tg, tg / med_tg, tg / t_tg[0], med_pp * 1e3, ru.ru_maxrss / 1024.0, reps,
            tg_gbs, bw, bw > 0 ? 100 * tg_gbs / bw : 0);
     free(prompt);

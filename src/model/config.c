@@ -150,7 +150,7 @@ done:
     return st;
 }
 
-pg_status lora_config_parse(const char *text, size_t len, const char *file, lora_config *lc, pg_diag_sink *diag) {
+pg_status model_lora_config_parse(const char *text, size_t len, const char *file, lora_config *lc, pg_diag_sink *diag) {
     memset(lc, 0, sizeof *lc);
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);

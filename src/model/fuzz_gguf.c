@@ -1,10 +1,10 @@
-/* fuzz_gguf.c — fuzz target for the GGUF reader: gguf_open_mem on arbitrary
+/* fuzz_gguf.c — fuzz target for the GGUF reader: model_gguf_open_mem on arbitrary
  * bytes; when it accepts them, every accessor is exercised: each key looked up
  * by name and read through every typed getter, array elements, each tensor
  * found by name and its first and last rows dequantized; and the tokenizer in
  * its metadata (tok_from_gguf) is built and run on a fixed text.  Properties: no
  * crash, hang or leak; a refusal always comes with a diagnostic; what
- * gguf_open accepted is consistent (data inside the input, lookups find what
+ * model_gguf_open accepted is consistent (data inside the input, lookups find what
  * iteration lists).  Built as a libFuzzer target (clang -fsanitize=fuzzer) or,
  * with -DPTXGEN_AFL_MAIN, as a program that reads one input from a file or
  * stdin.  Seeds (tests/fuzz.sh): the .gguf files in tests/model/gguf/ and
@@ -26,27 +26,27 @@ static void touch_kv(const gguf_file *g, const gguf_kv *kv) {
     if (kv->key.len >= sizeof key || memchr(kv->key.s, 0, (size_t)kv->key.len)) return;
     memcpy(key, kv->key.s, (size_t)kv->key.len);
     key[kv->key.len] = 0;
-    check(gguf_find(g, key) == kv, "gguf_find does not find a listed key");
+    check(model_gguf_find(g, key) == kv, "model_gguf_find does not find a listed key");
     int64_t i;
     double f;
     bool b;
     gguf_str s;
-    gguf_get_int(g, key, &i);
-    gguf_get_float(g, key, &f);
-    gguf_get_bool(g, key, &b);
-    if (gguf_get_str(g, key, &s)) check(s.s >= (const char *)kv->value && s.len <= gguf_file_size(g), "string outside the file");
+    model_gguf_get_int(g, key, &i);
+    model_gguf_get_float(g, key, &f);
+    model_gguf_get_bool(g, key, &b);
+    if (model_gguf_get_str(g, key, &s)) check(s.s >= (const char *)kv->value && s.len <= model_gguf_file_size(g), "string outside the file");
     if (kv->type != GGUF_V_ARRAY) return;
     uint64_t n = kv->arr_len < 4096 ? kv->arr_len : 4096;
     for (uint64_t k = 0; k < n; k++) {
-        gguf_arr_int(kv, k, &i);
-        gguf_arr_float(kv, k, &f);
-        if (gguf_arr_str(kv, k, &s)) {
+        model_gguf_arr_int(kv, k, &i);
+        model_gguf_arr_float(kv, k, &f);
+        if (model_gguf_arr_str(kv, k, &s)) {
             volatile char sum = 0;
             for (uint64_t c = 0; c < s.len; c++) sum ^= s.s[c];   /* ASan checks every byte */
             (void)sum;
         }
     }
-    check(!gguf_arr_int(kv, kv->arr_len, &i) && !gguf_arr_str(kv, kv->arr_len, &s), "array read past its length");
+    check(!model_gguf_arr_int(kv, kv->arr_len, &i) && !model_gguf_arr_str(kv, kv->arr_len, &s), "array read past its length");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -57,23 +57,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(buf, data, size);
     pg_diag_sink sink = {NULL, NULL, 0, 0, 0};
     gguf_file *g = NULL;
-    pg_status st = gguf_open_mem(buf, size, "fuzz.gguf", &g, &sink);
+    pg_status st = model_gguf_open_mem(buf, size, "fuzz.gguf", &g, &sink);
     if (st != PG_OK) {
         check(g == NULL && sink.nerrors > 0, "refused without a diagnostic");
         free(buf);
         return 0;
     }
-    for (int i = 0; i < gguf_kv_count(g); i++) touch_kv(g, gguf_kv_at(g, i));
+    for (int i = 0; i < model_gguf_kv_count(g); i++) touch_kv(g, model_gguf_kv_at(g, i));
     static float row[1 << 16];
-    for (int i = 0; i < gguf_tensor_count(g); i++) {
-        const gguf_tensor *t = gguf_tensor_at(g, i);
-        check(gguf_tensor_find(g, t->name) == t, "gguf_tensor_find does not find a listed tensor");
+    for (int i = 0; i < model_gguf_tensor_count(g); i++) {
+        const gguf_tensor *t = model_gguf_tensor_at(g, i);
+        check(model_gguf_tensor_find(g, t->name) == t, "model_gguf_tensor_find does not find a listed tensor");
         check((const uint8_t *)t->data >= buf && (const uint8_t *)t->data + t->nbytes <= buf + size, "tensor data outside the input");
-        check(gguf_type_known(t->type) && t->ne[0] % gguf_type_block(t->type) == 0, "bad type or row");
-        check(gguf_tensor_row_bytes(t) * (size_t)gguf_tensor_rows(t) == t->nbytes, "nbytes != rows x row bytes");
+        check(model_gguf_type_known(t->type) && t->ne[0] % model_gguf_type_block(t->type) == 0, "bad type or row");
+        check(model_gguf_tensor_row_bytes(t) * (size_t)model_gguf_tensor_rows(t) == t->nbytes, "nbytes != rows x row bytes");
         if (t->ne[0] > (int64_t)(sizeof row / sizeof row[0])) continue;
-        gguf_dequant_row(t->type, t->data, row, t->ne[0]);
-        gguf_dequant_row(t->type, (const uint8_t *)t->data + t->nbytes - gguf_tensor_row_bytes(t), row, t->ne[0]);
+        model_gguf_dequant_row(t->type, t->data, row, t->ne[0]);
+        model_gguf_dequant_row(t->type, (const uint8_t *)t->data + t->nbytes - model_gguf_tensor_row_bytes(t), row, t->ne[0]);
     }
     /* the tokenizer in the metadata, if any; used after the file is gone,
      * since it must keep nothing of it (ASan sees any use of buf) */
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tok_tokenizer *t = NULL;
     st = tok_from_gguf(g, &t, &tsink);
     check(st == PG_OK ? t != NULL : t == NULL && tsink.nerrors > 0, "tokenizer refused without a diagnostic");
-    gguf_close(g);
+    model_gguf_close(g);
     free(buf);
     if (t) {
         static const char text[] = "<|im_start|>\tld.global.f32 %f1, [%rd2+4]; // 12345 \xe4\xb8\xad\r\n  \xff x<|im_end|>";

@@ -1,6 +1,6 @@
 /* fuzz_model.c — fuzz target for the model file parsers on arbitrary bytes:
- * the safetensors header (st_parse, then every tensor's data is read back),
- * config.json (model_config_parse) and adapter_config.json (lora_config_parse).
+ * the safetensors header (model_st_parse, then every tensor's data is read back),
+ * config.json (model_config_parse) and adapter_config.json (model_lora_config_parse).
  * The first input byte picks the parser; the rest is the file.
  *
  * Built like fuzz_ptx.c: clang -fsanitize=fuzzer (libFuzzer), or with
@@ -27,19 +27,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 0: {
         st_set s;
         memset(&s, 0, sizeof s);
-        if (st_parse(&s, buf, n, "fuzz.safetensors", &sink) == PG_OK) {
+        if (model_st_parse(&s, buf, n, "fuzz.safetensors", &sink) == PG_OK) {
             for (int i = 0; i < s.t.n; i++) {
                 const st_tensor *t = &s.t.v[i];
                 if (t->nbytes > (4u << 20)) continue;
                 if (t->dtype == ST_F32 || t->dtype == ST_BF16 || t->dtype == ST_F16) {
                     float *f = malloc(t->nbytes * 2 + 4);   /* bf16/f16 widen to twice the bytes */
-                    if (f && !st_to_f32(t, f)) abort();
+                    if (f && !model_st_to_f32(t, f)) abort();
                     free(f);
                 }
-                if (!st_find(&s, t->name)) abort();
+                if (!model_st_find(&s, t->name)) abort();
             }
         }
-        st_close(&s);
+        model_st_close(&s);
         break;
     }
     case 1: {
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     default: {
         lora_config lc;
-        if (lora_config_parse((const char *)buf, n, "fuzz/adapter_config.json", &lc, &sink) == PG_OK)
+        if (model_lora_config_parse((const char *)buf, n, "fuzz/adapter_config.json", &lc, &sink) == PG_OK)
             if (lc.r < 1 || lc.ntargets < 1) abort();
         break;
     }

@@ -8,12 +8,12 @@
  *   relative to its start.
  * An array value is { u32 elem_type, u64 n, n elements }.
  *
- * gguf_open checks all of it before handing anything out (see gguf.h), so the
+ * model_gguf_open checks all of it before handing anything out (see gguf.h), so the
  * rest of this file and its callers may trust every count, length and range.
  * Values are read byte by byte: nothing in the file is assumed to be aligned,
  * and the host's byte order does not matter. */
 #include "gguf.h"
-#include "model_internal.h"     /* f16_to_f32, bf16_to_f32 */
+#include "model_internal.h"     /* model_f16_to_f32, bf16_to_f32 */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +38,7 @@ struct gguf_file {
     char *path;                          /* for messages */
     const uint8_t *base;                 /* [size] the whole file */
     size_t size;
-    void *map;                           /* the mmap, NULL for gguf_open_mem */
+    void *map;                           /* the mmap, NULL for model_gguf_open_mem */
     uint32_t version;
     uint64_t alignment, data_start;
     gguf_kv *kv;                         /* [n_kv] */
@@ -66,10 +66,10 @@ static int type_index(int type) {
         if (types[i].type == type) return i;
     return -1;
 }
-bool gguf_type_known(int type) { return type_index(type) >= 0; }
-const char *gguf_type_name(int type) { int i = type_index(type); return i < 0 ? "?" : types[i].name; }
-int gguf_type_block(int type) { int i = type_index(type); return i < 0 ? 0 : types[i].block; }
-size_t gguf_type_block_bytes(int type) { int i = type_index(type); return i < 0 ? 0 : (size_t)types[i].bytes; }
+bool model_gguf_type_known(int type) { return type_index(type) >= 0; }
+const char *model_gguf_type_name(int type) { int i = type_index(type); return i < 0 ? "?" : types[i].name; }
+int model_gguf_type_block(int type) { int i = type_index(type); return i < 0 ? 0 : types[i].block; }
+size_t model_gguf_type_block_bytes(int type) { int i = type_index(type); return i < 0 ? 0 : (size_t)types[i].bytes; }
 
 /* Size of a scalar metadata value; 0 for string/array (variable), -1 unknown. */
 static int vtype_size(uint32_t v) {
@@ -95,7 +95,7 @@ static uint32_t ld32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] 
 static uint64_t ld64(const uint8_t *p) { return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32; }
 static float ldf32(const uint8_t *p) { union { uint32_t u; float f; } v = {ld32(p)}; return v.f; }
 static double ldf64(const uint8_t *p) { union { uint64_t u; double f; } v = {ld64(p)}; return v.f; }
-static float ldh(const uint8_t *p) { return f16_to_f32(ld16(p)); }
+static float ldh(const uint8_t *p) { return model_f16_to_f32(ld16(p)); }
 
 /* ---- the parser ------------------------------------------------------------------ */
 
@@ -241,16 +241,16 @@ static bool rd_tensor(rd *r, gguf_tensor *t, int idx) {
     uint32_t ty = ld32(r->g->base + r->pos);
     t->offset = ld64(r->g->base + r->pos + 4);
     r->pos += 12;
-    if (!gguf_type_known((int)ty)) return err(r, "tensor '%s': unknown or unsupported tensor type %u", nm, ty);
+    if (!model_gguf_type_known((int)ty)) return err(r, "tensor '%s': unknown or unsupported tensor type %u", nm, ty);
     t->type = (gguf_type)ty;
-    int blk = gguf_type_block((int)ty);
+    int blk = model_gguf_type_block((int)ty);
     if (t->ne[0] % blk)
         return err(r, "tensor '%s': row length ne[0] = %lld is not a whole number of %s blocks (%d)", nm, (long long)t->ne[0],
-                   gguf_type_name((int)ty), blk);
+                   model_gguf_type_name((int)ty), blk);
     /* bytes = (ne0 / blk) * block_bytes * ne1 * ne2 * ne3, refused when over the file size (or 2^63) */
     uint64_t limit = r->g->size, nblk = (uint64_t)(t->ne[0] / blk), bytes = 0;
     bool over = nblk > limit;
-    if (!over) bytes = nblk * gguf_type_block_bytes((int)ty);   /* < 2^56 * 210: no overflow */
+    if (!over) bytes = nblk * model_gguf_type_block_bytes((int)ty);   /* < 2^56 * 210: no overflow */
     over = over || bytes > limit;
     for (int i = 1; i < 4 && !over; i++) {
         if ((uint64_t)t->ne[i] > limit || bytes > limit / (uint64_t)t->ne[i]) over = true;
@@ -258,7 +258,7 @@ static bool rd_tensor(rd *r, gguf_tensor *t, int idx) {
     }
     if (over)
         return err(r, "tensor '%s': dims [%lld, %lld, %lld, %lld] of %s need more bytes than the file has (%zu)", nm,
-                   (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3], gguf_type_name((int)ty),
+                   (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3], model_gguf_type_name((int)ty),
                    r->g->size);
     t->nbytes = (size_t)bytes;
     return true;
@@ -335,7 +335,7 @@ static pg_status parse(gguf_file *g, const char *name, pg_diag_sink *diag) {
         }
 
     g->alignment = 32;
-    const gguf_kv *al = gguf_find(g, "general.alignment");
+    const gguf_kv *al = model_gguf_find(g, "general.alignment");
     if (al) {
         if (al->type != GGUF_V_U32)
             return err(&r, "key 'general.alignment': expected a u32, got %s", vtype_name(al->type)), PG_ERR_PARSE;
@@ -402,7 +402,7 @@ static pg_status finish(gguf_file *g, const char *name, gguf_file **out, pg_diag
     return PG_OK;
 }
 
-pg_status gguf_open_mem(const void *data, size_t size, const char *name, gguf_file **out, pg_diag_sink *diag) {
+pg_status model_gguf_open_mem(const void *data, size_t size, const char *name, gguf_file **out, pg_diag_sink *diag) {
     *out = NULL;
     gguf_file *g = calloc(1, sizeof *g);
     if (!g || !(g->path = strdup(name ? name : "(memory)"))) { free(g); return PG_ERR_NOMEM; }
@@ -411,7 +411,7 @@ pg_status gguf_open_mem(const void *data, size_t size, const char *name, gguf_fi
     return finish(g, name ? name : "(memory)", out, diag);
 }
 
-pg_status gguf_open(const char *path, gguf_file **out, pg_diag_sink *diag) {
+pg_status model_gguf_open(const char *path, gguf_file **out, pg_diag_sink *diag) {
     *out = NULL;
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
@@ -430,8 +430,8 @@ pg_status gguf_open(const char *path, gguf_file **out, pg_diag_sink *diag) {
         ssize_t n = read(fd, head, sizeof head);
         close(fd);
         gguf_file *g = NULL;
-        pg_status st = gguf_open_mem(head, n > 0 ? (size_t)n : 0, path, &g, diag);
-        gguf_close(g);
+        pg_status st = model_gguf_open_mem(head, n > 0 ? (size_t)n : 0, path, &g, diag);
+        model_gguf_close(g);
         return st == PG_OK ? PG_ERR_PARSE : st;
     }
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -452,22 +452,22 @@ pg_status gguf_open(const char *path, gguf_file **out, pg_diag_sink *diag) {
     return finish(g, path, out, diag);
 }
 
-void gguf_close(gguf_file *g) {
+void model_gguf_close(gguf_file *g) {
     if (g) free_parts(g);
 }
 
-const char *gguf_path(const gguf_file *g) { return g->path; }
-uint64_t gguf_file_size(const gguf_file *g) { return g->size; }
-uint32_t gguf_version(const gguf_file *g) { return g->version; }
-uint64_t gguf_alignment(const gguf_file *g) { return g->alignment; }
-uint64_t gguf_data_start(const gguf_file *g) { return g->data_start; }
+const char *model_gguf_path(const gguf_file *g) { return g->path; }
+uint64_t model_gguf_file_size(const gguf_file *g) { return g->size; }
+uint32_t model_gguf_version(const gguf_file *g) { return g->version; }
+uint64_t model_gguf_alignment(const gguf_file *g) { return g->alignment; }
+uint64_t model_gguf_data_start(const gguf_file *g) { return g->data_start; }
 
 /* ---- metadata --------------------------------------------------------------------- */
 
-int gguf_kv_count(const gguf_file *g) { return g->n_kv; }
-const gguf_kv *gguf_kv_at(const gguf_file *g, int i) { return i >= 0 && i < g->n_kv ? &g->kv[i] : NULL; }
+int model_gguf_kv_count(const gguf_file *g) { return g->n_kv; }
+const gguf_kv *model_gguf_kv_at(const gguf_file *g, int i) { return i >= 0 && i < g->n_kv ? &g->kv[i] : NULL; }
 
-const gguf_kv *gguf_find(const gguf_file *g, const char *key) {
+const gguf_kv *model_gguf_find(const gguf_file *g, const char *key) {
     size_t n = strlen(key);
     int lo = 0, hi = g->n_kv;
     while (lo < hi) {
@@ -504,50 +504,50 @@ static bool float_at(uint32_t type, const uint8_t *p, double *v) {
     return false;
 }
 
-bool gguf_get_int(const gguf_file *g, const char *key, int64_t *v) {
-    const gguf_kv *kv = gguf_find(g, key);
+bool model_gguf_get_int(const gguf_file *g, const char *key, int64_t *v) {
+    const gguf_kv *kv = model_gguf_find(g, key);
     return kv && int_at(kv->type, kv->value, v);
 }
-bool gguf_get_float(const gguf_file *g, const char *key, double *v) {
-    const gguf_kv *kv = gguf_find(g, key);
+bool model_gguf_get_float(const gguf_file *g, const char *key, double *v) {
+    const gguf_kv *kv = model_gguf_find(g, key);
     return kv && float_at(kv->type, kv->value, v);
 }
-bool gguf_get_bool(const gguf_file *g, const char *key, bool *v) {
-    const gguf_kv *kv = gguf_find(g, key);
+bool model_gguf_get_bool(const gguf_file *g, const char *key, bool *v) {
+    const gguf_kv *kv = model_gguf_find(g, key);
     if (!kv || kv->type != GGUF_V_BOOL) return false;
     *v = kv->value[0] != 0;
     return true;
 }
-bool gguf_get_str(const gguf_file *g, const char *key, gguf_str *v) {
-    const gguf_kv *kv = gguf_find(g, key);
+bool model_gguf_get_str(const gguf_file *g, const char *key, gguf_str *v) {
+    const gguf_kv *kv = model_gguf_find(g, key);
     if (!kv || kv->type != GGUF_V_STRING) return false;
     v->len = ld64(kv->value);
     v->s = (const char *)kv->value + 8;
     return true;
 }
 
-bool gguf_arr_str(const gguf_kv *kv, uint64_t i, gguf_str *v) {
+bool model_gguf_arr_str(const gguf_kv *kv, uint64_t i, gguf_str *v) {
     if (kv->type != GGUF_V_ARRAY || kv->arr_type != GGUF_V_STRING || i >= kv->arr_len) return false;
     const uint8_t *p = kv->value + kv->str_off[i];
     v->len = ld64(p);
     v->s = (const char *)p + 8;
     return true;
 }
-bool gguf_arr_int(const gguf_kv *kv, uint64_t i, int64_t *v) {
+bool model_gguf_arr_int(const gguf_kv *kv, uint64_t i, int64_t *v) {
     if (kv->type != GGUF_V_ARRAY || i >= kv->arr_len || vtype_size(kv->arr_type) <= 0) return false;
     return int_at(kv->arr_type, kv->value + i * (uint64_t)vtype_size(kv->arr_type), v);
 }
-bool gguf_arr_float(const gguf_kv *kv, uint64_t i, double *v) {
+bool model_gguf_arr_float(const gguf_kv *kv, uint64_t i, double *v) {
     if (kv->type != GGUF_V_ARRAY || i >= kv->arr_len || vtype_size(kv->arr_type) <= 0) return false;
     return float_at(kv->arr_type, kv->value + i * (uint64_t)vtype_size(kv->arr_type), v);
 }
 
 /* ---- tensors ---------------------------------------------------------------------- */
 
-int gguf_tensor_count(const gguf_file *g) { return g->n_t; }
-const gguf_tensor *gguf_tensor_at(const gguf_file *g, int i) { return i >= 0 && i < g->n_t ? &g->t[i] : NULL; }
+int model_gguf_tensor_count(const gguf_file *g) { return g->n_t; }
+const gguf_tensor *model_gguf_tensor_at(const gguf_file *g, int i) { return i >= 0 && i < g->n_t ? &g->t[i] : NULL; }
 
-const gguf_tensor *gguf_tensor_find(const gguf_file *g, const char *name) {
+const gguf_tensor *model_gguf_tensor_find(const gguf_file *g, const char *name) {
     int lo = 0, hi = g->n_t;
     while (lo < hi) {
         int mid = (lo + hi) / 2, c = strcmp(g->t[g->t_by_name[mid]].name, name);
@@ -558,9 +558,9 @@ const gguf_tensor *gguf_tensor_find(const gguf_file *g, const char *name) {
     return NULL;
 }
 
-int64_t gguf_tensor_rows(const gguf_tensor *t) { return t->ne[1] * t->ne[2] * t->ne[3]; }
-size_t gguf_tensor_row_bytes(const gguf_tensor *t) {
-    return (size_t)(t->ne[0] / gguf_type_block(t->type)) * gguf_type_block_bytes(t->type);
+int64_t model_gguf_tensor_rows(const gguf_tensor *t) { return t->ne[1] * t->ne[2] * t->ne[3]; }
+size_t model_gguf_tensor_row_bytes(const gguf_tensor *t) {
+    return (size_t)(t->ne[0] / model_gguf_type_block(t->type)) * model_gguf_type_block_bytes(t->type);
 }
 
 /* ---- dequantization ------------------------------------------------------------------
@@ -680,7 +680,7 @@ static void dq_q6_k(const uint8_t *b, float *y) {          /* ql[128], qh[64], s
         }
 }
 
-void gguf_dequant_row(int type, const void *data, float *out, int64_t n) {
+void model_gguf_dequant_row(int type, const void *data, float *out, int64_t n) {
     const uint8_t *p = data;
     switch (type) {
     case GGUF_T_F32: for (int64_t i = 0; i < n; i++) out[i] = ldf32(p + 4 * i); return;
@@ -702,7 +702,7 @@ void gguf_dequant_row(int type, const void *data, float *out, int64_t n) {
     case GGUF_T_Q6_K: f = dq_q6_k; break;
     default: memset(out, 0, (size_t)n * sizeof *out); return;
     }
-    int blk = gguf_type_block(type);
-    size_t bb = gguf_type_block_bytes(type);
+    int blk = model_gguf_type_block(type);
+    size_t bb = model_gguf_type_block_bytes(type);
     for (int64_t i = 0; i < n / blk; i++) f(p + (size_t)i * bb, out + i * blk);
 }

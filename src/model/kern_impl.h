@@ -47,7 +47,7 @@ static KATTR void KN(mv_bf16)(const uint16_t *P, int k, const float *x, float ou
 #pragma GCC unroll 8
     for (int q = 0; q < 2 * NV; q++) acc[0][q] = acc[1][q] = VZERO();
     const uint16_t *P1 = P + (size_t)k * WPANEL;
-    for (int i = 0; i < k; i += 2) {   /* k even (wmat_make keeps odd widths f32) */
+    for (int i = 0; i < k; i += 2) {   /* k even (model_wmat_make keeps odd widths f32) */
         V x0 = VSET1(x[i]), x1 = VSET1(x[i + 1]);
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) {

@@ -66,7 +66,7 @@ static size_t off_q8(int r, int c, int cols) {
             r % WPANEL) * 4 + c % 4;
 }
 
-pg_status wmat_make(wmat *m, const float *src, int rows, int cols, wtype t) {
+pg_status model_wmat_make(wmat *m, const float *src, int rows, int cols, wtype t) {
     memset(m, 0, sizeof *m);
     if (t == WT_Q8 && cols % Q8_GROUP) t = WT_F32;   /* odd widths stay f32 */
     if (t == WT_BF16 && cols % 2) t = WT_F32;
@@ -111,8 +111,8 @@ pg_status wmat_make(wmat *m, const float *src, int rows, int cols, wtype t) {
     return PG_OK;
 }
 
-bool wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols) {
-    if (m->nseg == WSEG_MAX || !quant_supported(type) || (m->nseg && cols != m->cols)) return false;
+bool model_wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols) {
+    if (m->nseg == WSEG_MAX || !model_quant_supported(type) || (m->nseg && cols != m->cols)) return false;
     if (!m->nseg) {
         memset(m, 0, sizeof *m);
         m->type = WT_GG;
@@ -122,7 +122,7 @@ bool wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols) {
     g->r0 = m->rows;
     g->rows = rows;
     g->type = type;
-    g->row_bytes = quant_row_bytes(type, cols);
+    g->row_bytes = model_quant_row_bytes(type, cols);
     g->data = data;
     m->rows += rows;
     m->prows = (m->rows + 2 * WPANEL - 1) / (2 * WPANEL) * (2 * WPANEL);   /* prefill works in panel pairs */
@@ -139,16 +139,16 @@ static const struct wseg *gg_seg(const wmat *m, int r) {
 /* Row r of a WT_GG matrix (r < rows) into dst[cols], in pieces of a few blocks (kept in L1). */
 static void gg_row(const wmat *m, int r, float *dst) {
     const struct wseg *g = gg_seg(m, r);
-    quant_dequant_fast(g->type, g->data + (size_t)(r - g->r0) * g->row_bytes, dst, m->cols);
+    model_quant_dequant_fast(g->type, g->data + (size_t)(r - g->r0) * g->row_bytes, dst, m->cols);
 }
 
-void wmat_free(wmat *m) {
+void model_wmat_free(wmat *m) {
     free(m->w);
     free(m->scale);
     memset(m, 0, sizeof *m);
 }
 
-size_t wmat_bytes(const wmat *m) {
+size_t model_wmat_bytes(const wmat *m) {
     if (m->type == WT_GG) {
         size_t b = 0;
         for (int i = 0; i < m->nseg; i++) b += (size_t)m->seg[i].rows * m->seg[i].row_bytes;
@@ -158,7 +158,7 @@ size_t wmat_bytes(const wmat *m) {
     return m->type == WT_F32 ? n * 4 : m->type == WT_BF16 ? n * 2 : n + n / Q8_GROUP * 4;
 }
 
-void wmat_row_f32(const wmat *m, int r, float *dst) {
+void model_wmat_row_f32(const wmat *m, int r, float *dst) {
     int k = m->cols;
     if (m->type == WT_GG) gg_row(m, r, dst);
     else if (m->type == WT_F32) {
@@ -186,7 +186,7 @@ static void unpack_gg(const wmat *m, int pp, float *dst) {
     int k = m->cols;
     int piece = k % 256 == 0 ? 256 : k % 32 == 0 ? 32 : 1;   /* whole blocks of every type (1: F32/F16/BF16 odd widths) */
     float tmp[16][256];
-    bool avx2 = !strcmp(kernels_isa(), "avx2") || !strcmp(kernels_isa(), "avx512");
+    bool avx2 = !strcmp(model_kernels_isa(), "avx2") || !strcmp(model_kernels_isa(), "avx512");
     for (int p = 0; p < 2; p++) {
         float *d = dst + (size_t)p * k * WPANEL;
         int r0 = pp * 2 * WPANEL + p * WPANEL;
@@ -199,9 +199,9 @@ static void unpack_gg(const wmat *m, int pp, float *dst) {
                     continue;
                 }
                 const struct wseg *g = gg_seg(m, r);
-                const uint8_t *src = g->data + (size_t)(r - g->r0) * g->row_bytes + quant_row_bytes(g->type, i0);
-                if (piece == 1) quant_dequant_row(g->type, src, tmp[l], np);
-                else quant_dequant_fast(g->type, src, tmp[l], np);
+                const uint8_t *src = g->data + (size_t)(r - g->r0) * g->row_bytes + model_quant_row_bytes(g->type, i0);
+                if (piece == 1) model_quant_dequant_row(g->type, src, tmp[l], np);
+                else model_quant_dequant_fast(g->type, src, tmp[l], np);
             }
             float *o = d + (size_t)i0 * WPANEL;
 #ifdef HAVE_X86
@@ -827,22 +827,22 @@ static void kern_pick(void) {
 #endif
 }
 
-bool kernels_amx(void) {
+bool model_kernels_amx(void) {
     pthread_once(&kern_once, kern_pick);
     return amx_ok;
 }
 
-bool kernels_amx_q8(void) {
+bool model_kernels_amx_q8(void) {
     pthread_once(&kern_once, kern_pick);
     return amx8_ok;
 }
 
-const char *kernels_isa(void) {
+const char *model_kernels_isa(void) {
     pthread_once(&kern_once, kern_pick);
     return kern_best->name;
 }
 
-bool kernels_force(const char *isa) {
+bool model_kernels_force(const char *isa) {
     pthread_once(&kern_once, kern_pick);
     const kern *all[] = {
 #ifdef HAVE_X86
@@ -872,12 +872,13 @@ bool kernels_force(const char *isa) {
 }
 
 /* ---- attention helpers ------------------------------------------------------------------- */
-void kern_axpy(float *y, float a, const float *x, int k) {
+/* y[0:k] += a * x[0:k] (attention's scalar fallback). */
+static void kern_axpy(float *y, float a, const float *x, int k) {
     pthread_once(&kern_once, kern_pick);
     (k % kern_best->lanes ? &kern_scalar : kern_best)->axpy(y, a, x, k);
 }
 
-void kern_silu_mul(float *h, const float *g, const float *u, int n) {
+void model_kern_silu_mul(float *h, const float *g, const float *u, int n) {
     pthread_once(&kern_once, kern_pick);
 #ifdef HAVE_X86
     if (kern_best == &kern_avx512) { silu_mul_avx512(h, g, u, n); return; }
@@ -913,7 +914,7 @@ static __attribute__((target("avx2,fma"))) void attn_scores_avx2(const float *q,
 }
 #endif
 
-void kern_attn_group(const float *q, int ng, const float *kt, const float *vc, size_t vstride, int T, int hd, float scale,
+void model_kern_attn_group(const float *q, int ng, const float *kt, const float *vc, size_t vstride, int T, int hd, float scale,
                      float *sc, float *out) {
     pthread_once(&kern_once, kern_pick);
 #ifdef HAVE_X86
@@ -950,7 +951,7 @@ void kern_attn_group(const float *q, int ng, const float *kt, const float *vc, s
     }
 }
 
-void kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
+void model_kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
     pthread_once(&kern_once, kern_pick);
 #ifdef HAVE_X86
     if (kern_best == &kern_avx512) { rmsnorm_avx512(out, x, w, n, eps); return; }
@@ -1030,14 +1031,14 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
                 const float *x = J->x + (size_t)j * J->ldx;
                 if (m->exact) {
                     for (int i = 0; i < nr; i++) {
-                        quant_dequant_fast(g->type, w + (size_t)i * g->row_bytes, row, k);
-                        o[i] = quant_dot_f32(row, x, k);
+                        model_quant_dequant_fast(g->type, w + (size_t)i * g->row_bytes, row, k);
+                        o[i] = model_quant_dot_f32(row, x, k);
                     }
                     continue;
                 }
-                int kind = quant_act_kind(g->type);
+                int kind = model_quant_act_kind(g->type);
                 const void *xq = kind == QACT_F32 ? (const void *)x : J->gx + j * J->gx_stride + (kind == QACT_256 ? J->gx_off : 0);
-                quant_dot_rows(g->type, w, g->row_bytes, nr, xq, k, o);
+                model_quant_dot_rows(g->type, w, g->row_bytes, nr, xq, k, o);
             }
         }
     }
@@ -1245,8 +1246,8 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     int k = m->cols;
     bool need32 = false, need256 = false;
     for (int s = 0; s < m->nseg && !m->exact; s++) {
-        need32 |= quant_act_kind(m->seg[s].type) == QACT_32;
-        need256 |= quant_act_kind(m->seg[s].type) == QACT_256;
+        need32 |= model_quant_act_kind(m->seg[s].type) == QACT_32;
+        need256 |= model_quant_act_kind(m->seg[s].type) == QACT_256;
     }
     size_t b32 = need32 ? (size_t)k / 32 * sizeof(qa32) : 0, b256 = need256 ? (size_t)k / 256 * sizeof(qa256) : 0;
     size_t stride = (b32 + b256 + 63) / 64 * 64;
@@ -1256,8 +1257,8 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
         if (!gx) abort();   /* a few KB */
         for (int j = 0; j < J->n; j++) {
             const float *x = J->x + (size_t)j * J->ldx;
-            if (need32) quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
-            if (need256) quant_act256(x, k, (qa256 *)(void *)(gx + j * stride + b32));
+            if (need32) model_quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
+            if (need256) model_quant_act256(x, k, (qa256 *)(void *)(gx + j * stride + b32));
         }
     }
     J->gx = gx;
@@ -1277,7 +1278,7 @@ void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, con
     if (npairs) mm_decode(&J, 0, npairs, 0);
 }
 
-void wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out) {
+void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out) {
     int k = m->cols;
     float *row = malloc((size_t)k * sizeof *row);
     qa32 *q32 = NULL;
@@ -1286,20 +1287,20 @@ void wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, flo
         q32 = malloc((size_t)k / 32 * sizeof *q32 + 1);
         q256 = malloc((size_t)k / 256 * sizeof *q256 + 1);
         if (q32 && q256) {
-            quant_act32(x, k, q32);
-            quant_act256(x, k, q256);
+            model_quant_act32(x, k, q32);
+            model_quant_act256(x, k, q256);
         }
     }
     if (!row || (m->type == WT_GG && !m->exact && (!q32 || !q256))) abort();   /* a row's worth */
     for (int i = 0; i < n; i++) {
         if (m->type == WT_GG && !m->exact) {
             const struct wseg *g = gg_seg(m, ids[i]);
-            int kind = quant_act_kind(g->type);
+            int kind = model_quant_act_kind(g->type);
             const void *xq = kind == QACT_32 ? (const void *)q32 : kind == QACT_256 ? (const void *)q256 : (const void *)x;
-            quant_dot_rows(g->type, g->data + (size_t)(ids[i] - g->r0) * g->row_bytes, g->row_bytes, 1, xq, k, &out[i]);
+            model_quant_dot_rows(g->type, g->data + (size_t)(ids[i] - g->r0) * g->row_bytes, g->row_bytes, 1, xq, k, &out[i]);
         } else {
-            wmat_row_f32(m, ids[i], row);
-            out[i] = quant_dot_f32(row, x, k);
+            model_wmat_row_f32(m, ids[i], row);
+            out[i] = model_quant_dot_f32(row, x, k);
         }
     }
     free(row);

@@ -87,23 +87,23 @@ const char *model_weight_dtype(const model_model *m) {
 }
 
 static size_t lora_bytes(const lora_side *ls) {
-    size_t b = wmat_bytes(&ls->A);
-    for (int i = 0; i < ls->nmod; i++) b += wmat_bytes(&ls->mod[i].B);
+    size_t b = model_wmat_bytes(&ls->A);
+    for (int i = 0; i < ls->nmod; i++) b += model_wmat_bytes(&ls->mod[i].B);
     return b;
 }
 
 static void lora_free(lora_side *ls) {
-    wmat_free(&ls->A);
-    for (int i = 0; i < ls->nmod; i++) wmat_free(&ls->mod[i].B);
+    model_wmat_free(&ls->A);
+    for (int i = 0; i < ls->nmod; i++) model_wmat_free(&ls->mod[i].B);
     memset(ls, 0, sizeof *ls);
 }
 
 size_t model_weight_bytes(const model_model *m) {
     const model_config *c = &m->cfg;
-    size_t b = wmat_bytes(&m->embed) + wmat_bytes(&m->lm_head) + (size_t)c->hidden_size * 4 + lora_bytes(&m->lhead);
+    size_t b = model_wmat_bytes(&m->embed) + model_wmat_bytes(&m->lm_head) + (size_t)c->hidden_size * 4 + lora_bytes(&m->lhead);
     for (int l = 0; l < c->num_hidden_layers; l++) {
         const layer *L = &m->L[l];
-        b += wmat_bytes(&L->qkv) + wmat_bytes(&L->o) + wmat_bytes(&L->gate_up) + wmat_bytes(&L->down);
+        b += model_wmat_bytes(&L->qkv) + model_wmat_bytes(&L->o) + model_wmat_bytes(&L->gate_up) + model_wmat_bytes(&L->down);
         b += (size_t)(2 * c->hidden_size + (L->bqkv ? L->qkv.rows : 0)) * 4;
         b += lora_bytes(&L->lqkv) + lora_bytes(&L->lo) + lora_bytes(&L->lgu) + lora_bytes(&L->ldown);
     }
@@ -115,16 +115,16 @@ void model_free(model_model *m) {
     for (int l = 0; m->L && l < m->cfg.num_hidden_layers; l++) {
         layer *L = &m->L[l];
         free(L->ln1); free(L->ln2); free(L->bqkv);
-        wmat_free(&L->qkv); wmat_free(&L->o); wmat_free(&L->gate_up); wmat_free(&L->down);
+        model_wmat_free(&L->qkv); model_wmat_free(&L->o); model_wmat_free(&L->gate_up); model_wmat_free(&L->down);
         lora_free(&L->lqkv); lora_free(&L->lo); lora_free(&L->lgu); lora_free(&L->ldown);
     }
     free(m->L);
-    wmat_free(&m->embed);
-    wmat_free(&m->lm_head);
+    model_wmat_free(&m->embed);
+    model_wmat_free(&m->lm_head);
     lora_free(&m->lhead);
     free(m->norm);
     model_pool_free(m->pool);
-    if (m->gg) gguf_close(m->gg);
+    if (m->gg) model_gguf_close(m->gg);
     free(m);
 }
 
@@ -152,14 +152,14 @@ static void shape_str(const int64_t *s, int nd, char *buf, size_t n) {
 
 /* The tensor `name` as f32 into dst, checked against the wanted shape [d0] or [d0, d1]. */
 static bool load_f32(loader *ld, const char *name, int d0, int d1, float *dst) {
-    const st_tensor *t = st_find(&ld->st, name);
+    const st_tensor *t = model_st_find(&ld->st, name);
     if (!t) {
         pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor '%s' is missing", name);
         return false;
     }
     if (t->dtype != ST_F32 && t->dtype != ST_BF16 && t->dtype != ST_F16) {
         pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, t->file, 0, 0, "tensor '%s': dtype %s is not supported (F32, BF16, F16)",
-                     name, st_dtype_name(t->dtype));
+                     name, model_st_dtype_name(t->dtype));
         return false;
     }
     int64_t want[2] = {d0, d1};
@@ -172,7 +172,7 @@ static bool load_f32(loader *ld, const char *name, int d0, int d1, float *dst) {
         pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, t->file, 0, 0, "tensor '%s': shape %s, config wants %s", name, got, exp);
         return false;
     }
-    return st_to_f32(t, dst);
+    return model_st_to_f32(t, dst);
 }
 
 /* Which layer linear does an adapter module path name?  "model.layers.3.self_attn.q_proj"
@@ -245,13 +245,13 @@ static bool lora_check(loader *ld) {
             shape_str(want, 2, exp, sizeof exp);
             pg_diag_emit(ld->diag, PG_E_ADAPTER, t->file, 0, 0,
                          "tensor '%s': %s %s, but r=%d and this model's %s want %s F32/BF16/F16 (adapter for another base?)",
-                         t->name, st_dtype_name(t->dtype), got, ld->lc.r, kind, exp);
+                         t->name, model_st_dtype_name(t->dtype), got, ld->lc.r, kind, exp);
             return false;
         }
         /* every A needs its B */
         char other[300];
         snprintf(other, sizeof other, "%s%s.lora_%c.weight", pre, mod, is_a ? 'B' : 'A');
-        if (!st_find(&ld->ad, other)) {
+        if (!model_st_find(&ld->ad, other)) {
             pg_diag_emit(ld->diag, PG_E_ADAPTER, t->file, 0, 0, "tensor '%s' has no partner '%s'", t->name, other);
             return false;
         }
@@ -266,13 +266,13 @@ static bool lora_merge(loader *ld, int l, const char *kind, float *W, int out, i
     char na[300], nb[300];
     snprintf(na, sizeof na, "base_model.model.model.layers.%d.%s.%s.lora_A.weight", l, sub, kind);
     snprintf(nb, sizeof nb, "base_model.model.model.layers.%d.%s.%s.lora_B.weight", l, sub, kind);
-    const st_tensor *A = st_find(&ld->ad, na), *B = st_find(&ld->ad, nb);
+    const st_tensor *A = model_st_find(&ld->ad, na), *B = model_st_find(&ld->ad, nb);
     if (!A || !B) return true;   /* not adapted (lora_check made sure they come in pairs) */
     int r = ld->lc.r;
     float *a = malloc((size_t)r * in * sizeof *a), *b = malloc((size_t)out * r * sizeof *b);
     if (!a || !b) { free(a); free(b); return false; }
-    st_to_f32(A, a);
-    st_to_f32(B, b);
+    model_st_to_f32(A, a);
+    model_st_to_f32(B, b);
     float s = (float)ld->lc.scale;
     for (int o = 0; o < out; o++)
         for (int k = 0; k < r; k++) {
@@ -309,18 +309,18 @@ static bool load_layer(loader *ld, int l, float *buf) {
     if (!load_f32(ld, NAME("self_attn.q_proj.weight"), QD, H, wq) || !load_f32(ld, NAME("self_attn.k_proj.weight"), KVD, H, wk) ||
         !load_f32(ld, NAME("self_attn.v_proj.weight"), KVD, H, wv) || !lora_merge(ld, l, "q_proj", wq, QD, H) ||
         !lora_merge(ld, l, "k_proj", wk, KVD, H) || !lora_merge(ld, l, "v_proj", wv, KVD, H) ||
-        wmat_make(&L->qkv, buf, QD + 2 * KVD, H, m->wt) != PG_OK)
+        model_wmat_make(&L->qkv, buf, QD + 2 * KVD, H, m->wt) != PG_OK)
         return false;
     if (!load_f32(ld, NAME("self_attn.o_proj.weight"), H, QD, buf) || !lora_merge(ld, l, "o_proj", buf, H, QD) ||
-        wmat_make(&L->o, buf, H, QD, m->wt) != PG_OK)
+        model_wmat_make(&L->o, buf, H, QD, m->wt) != PG_OK)
         return false;
     float *wg = buf, *wu = buf + (size_t)I * H;   /* gate|up stacked: [2*I][H] */
     if (!load_f32(ld, NAME("mlp.gate_proj.weight"), I, H, wg) || !load_f32(ld, NAME("mlp.up_proj.weight"), I, H, wu) ||
         !lora_merge(ld, l, "gate_proj", wg, I, H) || !lora_merge(ld, l, "up_proj", wu, I, H) ||
-        wmat_make(&L->gate_up, buf, 2 * I, H, m->wt) != PG_OK)
+        model_wmat_make(&L->gate_up, buf, 2 * I, H, m->wt) != PG_OK)
         return false;
     if (!load_f32(ld, NAME("mlp.down_proj.weight"), H, I, buf) || !lora_merge(ld, l, "down_proj", buf, H, I) ||
-        wmat_make(&L->down, buf, H, I, m->wt) != PG_OK)
+        model_wmat_make(&L->down, buf, H, I, m->wt) != PG_OK)
         return false;
 #undef NAME
     m->nparams += (size_t)(QD + 2 * KVD) * H + (size_t)(QD + 2 * KVD) + (size_t)H * QD + 3 * (size_t)I * H + 2 * (size_t)H;
@@ -337,11 +337,11 @@ static pg_status load_adapter(loader *ld, const char *adir) {
         pg_diag_emit(ld->diag, PG_E_ADAPTER, path, 0, 0, "cannot read the adapter config");
         return PG_ERR_IO;
     }
-    pg_status st = lora_config_parse(text, len, path, &ld->lc, ld->diag);
+    pg_status st = model_lora_config_parse(text, len, path, &ld->lc, ld->diag);
     free(text);
     if (st != PG_OK) return st;
     snprintf(ld->ad_file, sizeof ld->ad_file, "%s/adapter_model.safetensors", adir);
-    if ((st = st_open_file(&ld->ad, ld->ad_file, ld->diag)) != PG_OK) {   /* E801 says what is wrong */
+    if ((st = model_st_open_file(&ld->ad, ld->ad_file, ld->diag)) != PG_OK) {   /* E801 says what is wrong */
         pg_diag_emit(ld->diag, PG_E_ADAPTER, ld->ad_file, 0, 0, "cannot use the adapter weights");
         return st;
     }
@@ -380,7 +380,7 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
             snprintf(na_, sizeof na_, "base_model.model.model.layers.%d.%s.%s.lora_A.weight", l, lora_sub(kinds[i]), kinds[i]);
             snprintf(nb_, sizeof nb_, "base_model.model.model.layers.%d.%s.%s.lora_B.weight", l, lora_sub(kinds[i]), kinds[i]);
         }
-        const st_tensor *a = st_find(&ld->ad, na_), *b = st_find(&ld->ad, nb_);
+        const st_tensor *a = model_st_find(&ld->ad, na_), *b = model_st_find(&ld->ad, nb_);
         if (!a || !b) continue;   /* not adapted (lora_check made sure they come in pairs) */
         A[na] = a;
         B[na] = b;
@@ -391,8 +391,8 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
     linear_dims(c, kinds[idx[0]], &out, &in);
     float *buf = malloc((size_t)na * r * in * sizeof *buf);   /* A stacked: [na*r][in] */
     if (!buf) return false;
-    for (int i = 0; i < na; i++) st_to_f32(A[i], buf + (size_t)i * r * in);
-    bool ok = wmat_make(&ls->A, buf, na * r, in, WT_F32) == PG_OK;
+    for (int i = 0; i < na; i++) model_st_to_f32(A[i], buf + (size_t)i * r * in);
+    bool ok = model_wmat_make(&ls->A, buf, na * r, in, WT_F32) == PG_OK;
     free(buf);
     ls->R = na * r;
     for (int i = 0; ok && i < na; i++) {
@@ -401,7 +401,7 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
         float *b = malloc((size_t)out * r * sizeof *b), *bp = malloc((size_t)out * r * sizeof *bp);   /* [out][r] */
         ok = b && bp;
         if (ok) {
-            st_to_f32(B[i], b);
+            model_st_to_f32(B[i], b);
             bool perm = m->rope_adjacent && (!strcmp(kind, "q_proj") || !strcmp(kind, "k_proj"));
             int hd = c->head_dim;
             for (int row = 0; row < out; row++) {
@@ -412,7 +412,7 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
                 }
                 for (int k = 0; k < r; k++) bp[(size_t)row * r + k] = (float)ld->lc.scale * b[(size_t)src * r + k];
             }
-            ok = wmat_make(&ls->mod[i].B, bp, out, r, WT_F32) == PG_OK;
+            ok = model_wmat_make(&ls->mod[i].B, bp, out, r, WT_F32) == PG_OK;
             ls->mod[i].t0 = i * r;
             ls->mod[i].out0 = out0s[idx[i]];
             ls->nmod = i + 1;
@@ -428,7 +428,7 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
 /* The GGUF tensor `name`, checked: present, a type quant.c computes with, dims [ne0] or
  * [ne0, ne1] (GGML order: ne0 is the row length).  NULL after an E803. */
 static const gguf_tensor *gg_tensor(loader *ld, const char *name, int64_t ne0, int64_t ne1) {
-    const gguf_tensor *t = gguf_tensor_find(ld->m->gg, name);
+    const gguf_tensor *t = model_gguf_tensor_find(ld->m->gg, name);
     if (!t) {
         pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor '%s' is missing", name);
         return NULL;
@@ -444,9 +444,9 @@ static const gguf_tensor *gg_tensor(loader *ld, const char *name, int64_t ne0, i
                      name, got, exp);
         return NULL;
     }
-    if (!quant_supported(t->type) || (nd == 1 && quant_act_kind(t->type) != QACT_F32)) {
+    if (!model_quant_supported(t->type) || (nd == 1 && model_quant_act_kind(t->type) != QACT_F32)) {
         pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0,
-                     "tensor '%s': type %s is not supported (F32, F16, BF16%s)", name, gguf_type_name(t->type),
+                     "tensor '%s': type %s is not supported (F32, F16, BF16%s)", name, model_gguf_type_name(t->type),
                      nd == 2 ? ", Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K" : " for a vector");
         return NULL;
     }
@@ -459,7 +459,7 @@ static bool gg_vec(loader *ld, const char *name, int64_t n, float **dst) {
     if (!t) return false;
     *dst = malloc((size_t)n * sizeof **dst);
     if (!*dst) return false;
-    quant_dequant_row(t->type, t->data, *dst, n);
+    model_quant_dequant_row(t->type, t->data, *dst, n);
     return true;
 }
 
@@ -467,7 +467,7 @@ static bool gg_vec(loader *ld, const char *name, int64_t n, float **dst) {
 static bool gg_mat(loader *ld, const char *name, int rows, int cols, wmat *w) {
     const gguf_tensor *t = gg_tensor(ld, name, cols, rows);
     if (!t) return false;
-    if (!wmat_gg_add(w, t->type, t->data, rows, cols)) {
+    if (!model_wmat_gg_add(w, t->type, t->data, rows, cols)) {
         pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor '%s': cannot stack it (internal limit)", name);
         return false;
     }
@@ -478,7 +478,7 @@ static bool gg_mat(loader *ld, const char *name, int rows, int cols, wmat *w) {
 static bool gg_int(loader *ld, const char *arch, const char *key, bool need, int64_t lo, int64_t hi, int64_t *v) {
     char k[160];
     snprintf(k, sizeof k, "%s.%s", arch, key);
-    if (!gguf_get_int(ld->m->gg, k, v)) {
+    if (!model_gguf_get_int(ld->m->gg, k, v)) {
         if (!need) return true;
         pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "metadata key '%s' is missing or not an integer", k);
         return false;
@@ -499,7 +499,7 @@ static bool gg_config(loader *ld) {
     gguf_file *g = m->gg;
     gguf_str a;
     char arch[32];
-    if (!gguf_get_str(g, "general.architecture", &a) || a.len >= sizeof arch) {
+    if (!model_gguf_get_str(g, "general.architecture", &a) || a.len >= sizeof arch) {
         pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "metadata 'general.architecture' is missing");
         return false;
     }
@@ -531,16 +531,16 @@ static bool gg_config(loader *ld) {
     double v;
     c->rope_theta = 10000.0;
     snprintf(k, sizeof k, "%s.rope.freq_base", arch);
-    if (gguf_get_float(g, k, &v)) c->rope_theta = v;
+    if (model_gguf_get_float(g, k, &v)) c->rope_theta = v;
     c->rms_norm_eps = 1e-5;
     snprintf(k, sizeof k, "%s.attention.layer_norm_rms_epsilon", arch);
-    if (gguf_get_float(g, k, &v)) c->rms_norm_eps = v;
+    if (model_gguf_get_float(g, k, &v)) c->rms_norm_eps = v;
     if (!(c->rope_theta > 0) || !(c->rms_norm_eps > 0)) {
         pg_diag_emit(ld->diag, PG_E_MODEL_CONFIG, ld->src, 0, 0, "rope base %g / rms eps %g must be positive", c->rope_theta,
                      c->rms_norm_eps);
         return false;
     }
-    const gguf_tensor *emb = gguf_tensor_find(g, "token_embd.weight");
+    const gguf_tensor *emb = model_gguf_tensor_find(g, "token_embd.weight");
     if (!emb || emb->n_dims != 2 || emb->ne[1] < 1 || emb->ne[1] > (1 << 24)) {
         pg_diag_emit(ld->diag, PG_E_MODEL_TENSOR, ld->src, 0, 0, "tensor 'token_embd.weight' is missing or not 2-D");
         return false;
@@ -553,15 +553,15 @@ static bool gg_config(loader *ld) {
     c->num_key_value_heads = (int)NKV;
     c->head_dim = (int)hd;
     c->max_position_embeddings = (int)ctx;
-    c->tie_word_embeddings = gguf_tensor_find(g, "output.weight") == NULL;
+    c->tie_word_embeddings = model_gguf_tensor_find(g, "output.weight") == NULL;
     int64_t id;
-    c->bos_token_id = gguf_get_int(g, "tokenizer.ggml.bos_token_id", &id) ? (int)id : -1;
-    c->eos_token_id = gguf_get_int(g, "tokenizer.ggml.eos_token_id", &id) ? (int)id : -1;
+    c->bos_token_id = model_gguf_get_int(g, "tokenizer.ggml.bos_token_id", &id) ? (int)id : -1;
+    c->eos_token_id = model_gguf_get_int(g, "tokenizer.ggml.eos_token_id", &id) ? (int)id : -1;
     c->n_eos_token_ids = c->eos_token_id >= 0;
     c->eos_token_ids[0] = c->eos_token_id;
     snprintf(c->dtype, sizeof c->dtype, "gguf");
     gguf_str name;
-    if (gguf_get_str(g, "general.name", &name) && name.len)
+    if (model_gguf_get_str(g, "general.name", &name) && name.len)
         snprintf(c->model_id, sizeof c->model_id, "%.*s", (int)(name.len < 127 ? name.len : 127), name.s);
     return true;
 }
@@ -575,7 +575,7 @@ static bool gg_layer(loader *ld, int l) {
     char n[128];
 #define NAME(fmt) (snprintf(n, sizeof n, "blk.%d." fmt, l), n)
     if (!gg_vec(ld, NAME("attn_norm.weight"), H, &L->ln1) || !gg_vec(ld, NAME("ffn_norm.weight"), H, &L->ln2)) return false;
-    if (gguf_tensor_find(m->gg, NAME("attn_q.bias"))) {   /* qwen2: q/k/v biases */
+    if (model_gguf_tensor_find(m->gg, NAME("attn_q.bias"))) {   /* qwen2: q/k/v biases */
         float *bq = NULL, *bk = NULL, *bv = NULL;
         bool ok = gg_vec(ld, NAME("attn_q.bias"), QD, &bq) && gg_vec(ld, NAME("attn_k.bias"), KVD, &bk) &&
                   gg_vec(ld, NAME("attn_v.bias"), KVD, &bv) && (L->bqkv = malloc((size_t)(QD + 2 * KVD) * 4));
@@ -640,7 +640,7 @@ static pg_status load_gguf(const char *path, const char *adapter_dir, const mode
     ld.src = path;
     ld.side = true;
     ld.exact = o->exact;
-    pg_status st = gguf_open(path, &m->gg, diag);
+    pg_status st = model_gguf_open(path, &m->gg, diag);
     if (st != PG_OK) { free(m); return st; }
     st = PG_ERR_INVALID;
     if (!gg_config(&ld)) goto fail;
@@ -673,11 +673,11 @@ static pg_status load_gguf(const char *path, const char *adapter_dir, const mode
     int nth = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     m->pool = model_pool_new(nth < 1 ? 1 : nth > 256 ? 256 : nth);
     if (!m->pool) { st = PG_ERR_NOMEM; goto fail; }
-    st_close(&ld.ad);
+    model_st_close(&ld.ad);
     *out = m;
     return PG_OK;
 fail:
-    st_close(&ld.ad);
+    model_st_close(&ld.ad);
     model_free(m);
     return st == PG_OK ? PG_ERR_INVALID : st;
 }
@@ -734,7 +734,7 @@ static pg_status load_shipped(const char *dir, const model_load_opts *o, model_m
     snprintf(gpath, sizeof gpath, "%s/%s", dir, rel);
     if (o->verify_base && !sha_stamp_ok(gpath, sha)) {
         char hex[65];
-        if (!sha256_file(gpath, hex)) {
+        if (!model_sha256_file(gpath, hex)) {
             pg_diag_emit(diag, PG_E_MODEL_FILE, gpath, 0, 0, "cannot read the base model");
             st = PG_ERR_IO;
             goto done;
@@ -832,7 +832,7 @@ pg_status model_load(const char *dir, const model_load_opts *o, model_model **ou
     if (access(src, F_OK) != 0) snprintf(src, sizeof src, "%s/model.safetensors.index.json", dir);
     ld.src = src;
     float *buf = NULL;
-    if ((st = st_open_model_dir(&ld.st, dir, diag)) != PG_OK) goto fail;
+    if ((st = model_st_open_model_dir(&ld.st, dir, diag)) != PG_OK) goto fail;
     if (o->adapter_dir && (st = load_adapter(&ld, o->adapter_dir)) != PG_OK) goto fail;
     int H = c->hidden_size, V = c->vocab_size, I = c->intermediate_size;
     int QD = c->num_attention_heads * c->head_dim, KVD = c->num_key_value_heads * c->head_dim;
@@ -846,27 +846,27 @@ pg_status model_load(const char *dir, const model_load_opts *o, model_model **ou
     st = PG_ERR_NOMEM;
     if (!buf || !m->L || !m->norm) goto fail;
     st = PG_ERR_INVALID;
-    if (!load_f32(&ld, "model.embed_tokens.weight", V, H, buf) || wmat_make(&m->embed, buf, V, H, wt) != PG_OK) goto fail;
+    if (!load_f32(&ld, "model.embed_tokens.weight", V, H, buf) || model_wmat_make(&m->embed, buf, V, H, wt) != PG_OK) goto fail;
     if (!load_f32(&ld, "model.norm.weight", H, 0, m->norm)) goto fail;
     m->nparams = (size_t)V * H + H;
     for (int l = 0; l < c->num_hidden_layers; l++)
         if (!load_layer(&ld, l, buf)) goto fail;
     if (!c->tie_word_embeddings) {
-        if (!load_f32(&ld, "lm_head.weight", V, H, buf) || wmat_make(&m->lm_head, buf, V, H, wt) != PG_OK) goto fail;
+        if (!load_f32(&ld, "lm_head.weight", V, H, buf) || model_wmat_make(&m->lm_head, buf, V, H, wt) != PG_OK) goto fail;
         m->nparams += (size_t)V * H;
     }
     int nth = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     m->pool = model_pool_new(nth < 1 ? 1 : nth > 256 ? 256 : nth);
     if (!m->pool) { st = PG_ERR_NOMEM; goto fail; }
     free(buf);
-    st_close(&ld.st);
-    st_close(&ld.ad);
+    model_st_close(&ld.st);
+    model_st_close(&ld.ad);
     *out = m;
     return PG_OK;
 fail:
     free(buf);
-    st_close(&ld.st);
-    st_close(&ld.ad);
+    model_st_close(&ld.st);
+    model_st_close(&ld.ad);
     model_free(m);
     return st;
 }
@@ -996,7 +996,7 @@ static void attention(void *arg, int c0, int c1, int ith) {
     for (int w = (int)((long)total * c0 / J->nch); w < (int)((long)total * c1 / J->nch); w++) {
         int t = w / nkv, kvh = w % nkv, T = J->pos0 + t + 1;
         const float *q = c->qkv + (size_t)t * W + (size_t)kvh * ng * hd;
-        kern_attn_group(q, ng, kcache(c, J->l, kvh), vbase + (size_t)kvh * hd, (size_t)KVD, T, hd, scale, sc,
+        model_kern_attn_group(q, ng, kcache(c, J->l, kvh), vbase + (size_t)kvh * hd, (size_t)KVD, T, hd, scale, sc,
                         c->att + (size_t)t * QD + (size_t)kvh * ng * hd);
     }
 }
@@ -1026,10 +1026,10 @@ static void ew_rows(void *arg, int t0, int t1, int ith) {
         case EW_ADD_RMS2: {
             const float *d = c->tmp + (size_t)t * H;
             for (int i = 0; i < H; i++) x[i] += d[i];
-            kern_rmsnorm(xb, x, J->stage == EW_ADD_RMS1 ? L->ln1 : L->ln2, H, eps);
+            model_kern_rmsnorm(xb, x, J->stage == EW_ADD_RMS1 ? L->ln1 : L->ln2, H, eps);
             break;
         }
-        case EW_RMS1: kern_rmsnorm(xb, x, L->ln1, H, eps); break;
+        case EW_RMS1: model_kern_rmsnorm(xb, x, L->ln1, H, eps); break;
         case EW_QKV: {
             float *r = c->qkv + (size_t)t * W;
             int p = c->pos + t;
@@ -1049,7 +1049,7 @@ static void ew_rows(void *arg, int t0, int t1, int ith) {
         }
         default: {
             const float *g = c->gu + (size_t)t * 2 * I;
-            kern_silu_mul(c->h + (size_t)t * I, g, g + I, I);
+            model_kern_silu_mul(c->h + (size_t)t * I, g, g + I, I);
             break;
         }
         }
@@ -1098,7 +1098,7 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
     int nh = cf->num_attention_heads, nkv = cf->num_key_value_heads;
     int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
     float eps = (float)cf->rms_norm_eps;
-    for (int t = 0; t < n; t++) wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H);
+    for (int t = 0; t < n; t++) model_wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H);
     for (int l = 0; l < cf->num_hidden_layers; l++) {
         const layer *L = &m->L[l];
         ew_job ej = {c, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
@@ -1125,17 +1125,17 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
         for (int i = 0; i < H; i++) c->x[(size_t)t * H + i] += c->tmp[(size_t)t * H + i];
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     if (all_logits) {
-        for (int t = 0; t < n; t++) kern_rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
+        for (int t = 0; t < n; t++) model_kern_rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
         model_matmul(m->pool, all_logits, cf->vocab_size, c->xb, H, n, head);
         for (int t = 0; t < n; t++) lora_head(c, c->xb + (size_t)t * H, all_logits + (size_t)t * cf->vocab_size);
         if (last_logits) memcpy(last_logits, all_logits + (size_t)(n - 1) * cf->vocab_size, (size_t)cf->vocab_size * 4);
     } else if (last_logits) {   /* only the last position's logits are wanted: one row, not n */
-        kern_rmsnorm(c->xb, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
+        model_kern_rmsnorm(c->xb, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
         model_matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head);
         lora_head(c, c->xb, last_logits);
     }
     /* the last token's final-normed state, for model_logits_subset */
-    kern_rmsnorm(c->hlast, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
+    model_kern_rmsnorm(c->hlast, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
     c->have_hlast = true;
     c->pos += n;
 }
@@ -1183,13 +1183,13 @@ pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *ou
             return PG_ERR_USAGE;
         }
     if (n <= 0) return PG_OK;
-    wmat_rows_dot(cf->tie_word_embeddings ? &m->embed : &m->lm_head, ids, n, c->hlast, out);
+    model_wmat_rows_dot(cf->tie_word_embeddings ? &m->embed : &m->lm_head, ids, n, c->hlast, out);
     const lora_side *ls = &m->lhead;
     if (ls->nmod) {
         float *extra = malloc((size_t)n * sizeof *extra);
         if (!extra) return PG_ERR_NOMEM;
         model_matmul_local(c->lht, ls->R, c->hlast, 0, 1, &ls->A);
-        wmat_rows_dot(&ls->mod[0].B, ids, n, c->lht, extra);
+        model_wmat_rows_dot(&ls->mod[0].B, ids, n, c->lht, extra);
         for (int i = 0; i < n; i++) out[i] += extra[i];
         free(extra);
     }

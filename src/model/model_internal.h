@@ -36,19 +36,19 @@ typedef struct {
     PG_VEC(st_map) maps;
 } st_set;
 
-const char *st_dtype_name(st_dtype d);
+const char *model_st_dtype_name(st_dtype d);
 /* Parse a safetensors image already in memory (header + data); appends its
  * tensors to s with data pointing into buf.  `file` names it in messages.
  * Errors are E801 (bad header, offsets past the end). */
-pg_status st_parse(st_set *s, const uint8_t *buf, size_t size, const char *file, pg_diag_sink *diag);
-/* mmap a file and st_parse it. */
-pg_status st_open_file(st_set *s, const char *path, pg_diag_sink *diag);
+pg_status model_st_parse(st_set *s, const uint8_t *buf, size_t size, const char *file, pg_diag_sink *diag);
+/* mmap a file and model_st_parse it. */
+pg_status model_st_open_file(st_set *s, const char *path, pg_diag_sink *diag);
 /* Open DIR/model.safetensors or the shards of DIR/model.safetensors.index.json. */
-pg_status st_open_model_dir(st_set *s, const char *dir, pg_diag_sink *diag);
-const st_tensor *st_find(const st_set *s, const char *name);
-void st_close(st_set *s);
+pg_status model_st_open_model_dir(st_set *s, const char *dir, pg_diag_sink *diag);
+const st_tensor *model_st_find(const st_set *s, const char *name);
+void model_st_close(st_set *s);
 /* Convert n elements of a F32/F16/BF16 tensor to f32 (other dtypes: false). */
-bool st_to_f32(const st_tensor *t, float *dst);
+bool model_st_to_f32(const st_tensor *t, float *dst);
 
 /* ---- config ---------------------------------------------------------------- */
 /* Parse config.json text; E802 on anything the engine cannot run. */
@@ -62,7 +62,7 @@ typedef struct {
     int ntargets;
 } lora_config;
 /* Parse adapter_config.json text; E805 on what we cannot merge. */
-pg_status lora_config_parse(const char *json, size_t len, const char *file, lora_config *lc,
+pg_status model_lora_config_parse(const char *json, size_t len, const char *file, lora_config *lc,
                             pg_diag_sink *diag);
 
 /* ---- compute weights and kernels ------------------------------------------------ */
@@ -96,15 +96,15 @@ typedef struct {
 /* Stack GGUF tensor data as a WT_GG matrix: append `rows` rows of `type` at data
  * (row-major, [rows][cols] blocks); cols is the first call's.  False (nothing
  * added) past WSEG_MAX segments or for a type quant.c cannot compute with. */
-bool wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols);
-pg_status wmat_make(wmat *m, const float *src, int rows, int cols, wtype t);
-void wmat_free(wmat *m);
-size_t wmat_bytes(const wmat *m);
+bool model_wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols);
+pg_status model_wmat_make(wmat *m, const float *src, int rows, int cols, wtype t);
+void model_wmat_free(wmat *m);
+size_t model_wmat_bytes(const wmat *m);
 /* Row r as f32 (dequantized / widened) into dst[cols]. */
 /* out[i] = row ids[i] of m dotted with x[cols] (one activation vector; the same
  * per-row arithmetic as matmul's decode, so the values equal matmul's for WT_GG). */
-void wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out);
-void wmat_row_f32(const wmat *m, int r, float *dst);
+void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out);
+void model_wmat_row_f32(const wmat *m, int r, float *dst);
 /* Thread pool.  model_pool_run calls fn(arg, c0, c1, ith) over chunks [0, nchunks),
  * handed out dynamically (caller included, ith = the running thread, 0 = caller,
  * < model_pool_size: index per-thread scratch with it); returns when all are done. */
@@ -127,26 +127,24 @@ void model_pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), 
  * AMX, bf16 / q8 weights straight into tiles (x in bf16 / int8 per 32); n < 4
  * (decode): straight from the stored dtype. */
 void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
-/* y[0:k] += a * x[0:k] (attention's scalar fallback). */
-void kern_axpy(float *y, float a, const float *x, int k);
 /* out[i] = w[i] * (x[i] / sqrt(mean(x^2) + eps)) (RMSNorm), i < n. */
-void kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
+void model_kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 /* h[i] = silu(g[i]) * u[i] for i < n. */
-void kern_silu_mul(float *h, const float *g, const float *u, int n);
+void model_kern_silu_mul(float *h, const float *g, const float *u, int n);
 /* Causal attention for ng query heads (q, out: [ng][hd] consecutive) sharing one
  * KV head (GQA) over T cache positions: K in blocks of 16 positions, kt
  * [ceil(T/16)][hd][16]; V rows [T][hd] at vstride.  sc: [T] scratch per head ([ng][T]). */
-void kern_attn_group(const float *q, int ng, const float *kt, const float *v, size_t vstride, int T, int hd, float scale,
+void model_kern_attn_group(const float *q, int ng, const float *kt, const float *v, size_t vstride, int T, int hd, float scale,
                      float *sc, float *out);
 /* The CPU features the kernels picked: "avx512", "avx2" or "scalar". */
-const char *kernels_isa(void);
+const char *model_kernels_isa(void);
 /* Whether bf16-weight prefill uses AMX tiles (activations rounded to bf16 there). */
-bool kernels_amx(void);
+bool model_kernels_amx(void);
 /* Whether q8-weight prefill uses AMX int8 tiles (x quantized per 32 as in decode). */
-bool kernels_amx_q8(void);
+bool model_kernels_amx_q8(void);
 /* Force a kernel family (tests): "avx512", "avx2", "scalar", or "avx512-noamx" (AMX off,
  * as PTXGEN_NO_AMX=1); false if the CPU cannot. */
-bool kernels_force(const char *isa);
+bool model_kernels_force(const char *isa);
 
 /* y[0:k] (+)= the same on the caller's thread only (no pool dispatch): small matrices
  * (LoRA A and B) in decode. */
@@ -157,23 +155,23 @@ void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, con
  * scale d = amax/127 (round to nearest), plus the block's code sums. */
 typedef struct { float d, ds; int8_t qs[32]; } qa32;                  /* ds = d * sum(qs) */
 typedef struct { float d; int16_t bsums[16]; int8_t qs[256]; } qa256;  /* bsums: sums of 16 */
-enum { QACT_F32, QACT_32, QACT_256 };   /* what quant_dot_rows wants as x for a type */
-bool quant_supported(int type);         /* F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q8_0 Q4_K Q6_K */
-int quant_act_kind(int type);
-size_t quant_row_bytes(int type, int64_t n);   /* bytes of a row of n elements (n whole blocks) */
-void quant_act32(const float *x, int n, qa32 *q);      /* x[n] -> q[n/32] */
-void quant_act256(const float *x, int n, qa256 *q);    /* x[n] -> q[n/256] */
+enum { QACT_F32, QACT_32, QACT_256 };   /* what model_quant_dot_rows wants as x for a type */
+bool model_quant_supported(int type);         /* F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q8_0 Q4_K Q6_K */
+int model_quant_act_kind(int type);
+size_t model_quant_row_bytes(int type, int64_t n);   /* bytes of a row of n elements (n whole blocks) */
+void model_quant_act32(const float *x, int n, qa32 *q);      /* x[n] -> q[n/32] */
+void model_quant_act256(const float *x, int n, qa256 *q);    /* x[n] -> q[n/256] */
 /* out[r] = row r . x for nrows rows of n elements at rows + r*row_bytes; x is
- * float[n], qa32[n/32] or qa256[n/256] as quant_act_kind(type) says. */
-void quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out);
+ * float[n], qa32[n/32] or qa256[n/256] as model_quant_act_kind(type) says. */
+void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out);
 /* Row to f32: the scalar reference, and the same values through AVX2 where there is one. */
-void quant_dequant_row(int type, const void *data, float *y, int64_t n);
-void quant_dequant_fast(int type, const void *data, float *y, int64_t n);
-float quant_dot_f32(const float *a, const float *b, int n);
+void model_quant_dequant_row(int type, const void *data, float *y, int64_t n);
+void model_quant_dequant_fast(int type, const void *data, float *y, int64_t n);
+float model_quant_dot_f32(const float *a, const float *b, int n);
 
 /* SHA-256 of n bytes as 64 lowercase hex digits (sha256.c). */
-void sha256_buf(const void *data, size_t n, char hex[65]);
-bool sha256_file(const char *path, char hex[65]);   /* false when the file cannot be read */
+void model_sha256_buf(const void *data, size_t n, char hex[65]);
+bool model_sha256_file(const char *path, char hex[65]);   /* false when the file cannot be read */
 
 /* bf16 helpers */
 static inline float bf16_to_f32(uint16_t h) {
@@ -185,6 +183,6 @@ static inline uint16_t f32_to_bf16(float f) {   /* round to nearest even; NaN st
     if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40);
     return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1)) >> 16);
 }
-float f16_to_f32(uint16_t h);
+float model_f16_to_f32(uint16_t h);
 
 #endif

@@ -16,10 +16,10 @@
  * amax/254 per element.  A dot product's error is then bounded by
  * sum_blocks (amax_b/254) * sum_i |w_i| (see test_quant.c, which checks exactly
  * that bound).  quant_dot_exact (dequantized row times f32 activations) has no
- * such rounding; prefill uses dequantized rows too (quant_dequant_row), so its
+ * such rounding; prefill uses dequantized rows too (model_quant_dequant_row), so its
  * results are exact up to f32 summation order.
  *
- * The AVX2 kernels are chosen at run time (kernels_isa(): "avx2" or "avx512",
+ * The AVX2 kernels are chosen at run time (model_kernels_isa(): "avx2" or "avx512",
  * whose CPUs have AVX2 as well); the scalar ones are the reference and the
  * fallback.  Nothing here allocates or prints. */
 #include "model_internal.h"
@@ -42,10 +42,10 @@ enum { B_Q4_0 = 18, B_Q4_1 = 20, B_Q5_0 = 22, B_Q8_0 = 34, B_Q4_K = 144, B_Q6_K 
 static inline float rd_f16(const uint8_t *p) {
     uint16_t h;
     memcpy(&h, p, 2);
-    return f16_to_f32(h);
+    return model_f16_to_f32(h);
 }
 
-bool quant_supported(int type) {
+bool model_quant_supported(int type) {
     switch (type) {
     case GGUF_T_F32: case GGUF_T_F16: case GGUF_T_BF16: case GGUF_T_Q4_0: case GGUF_T_Q4_1: case GGUF_T_Q5_0:
     case GGUF_T_Q8_0: case GGUF_T_Q4_K: case GGUF_T_Q6_K: return true;
@@ -53,7 +53,7 @@ bool quant_supported(int type) {
     }
 }
 
-int quant_act_kind(int type) {
+int model_quant_act_kind(int type) {
     switch (type) {
     case GGUF_T_Q4_0: case GGUF_T_Q4_1: case GGUF_T_Q5_0: case GGUF_T_Q8_0: return QACT_32;
     case GGUF_T_Q4_K: case GGUF_T_Q6_K: return QACT_256;
@@ -61,7 +61,7 @@ int quant_act_kind(int type) {
     }
 }
 
-size_t quant_row_bytes(int type, int64_t n) {
+size_t model_quant_row_bytes(int type, int64_t n) {
     switch (type) {
     case GGUF_T_F32: return (size_t)n * 4;
     case GGUF_T_F16: case GGUF_T_BF16: return (size_t)n * 2;
@@ -76,7 +76,7 @@ size_t quant_row_bytes(int type, int64_t n) {
 }
 
 /* ---- activation quantization ------------------------------------------------------------ */
-void quant_act32(const float *x, int n, qa32 *q) {
+void model_quant_act32(const float *x, int n, qa32 *q) {
     for (int b = 0; b < n / QK; b++) {
         const float *p = x + b * QK;
         float amax = 0;
@@ -93,7 +93,7 @@ void quant_act32(const float *x, int n, qa32 *q) {
     }
 }
 
-void quant_act256(const float *x, int n, qa256 *q) {
+void model_quant_act256(const float *x, int n, qa256 *q) {
     for (int b = 0; b < n / QKK; b++) {
         const float *p = x + b * QKK;
         float amax = 0;
@@ -124,7 +124,7 @@ static inline void k4_scale_min(int j, const uint8_t *q, int *sc, int *m) {
     }
 }
 
-void quant_dequant_row(int type, const void *data, float *y, int64_t n) {
+void model_quant_dequant_row(int type, const void *data, float *y, int64_t n) {
     const uint8_t *p = data;
     switch (type) {
     case GGUF_T_F32: memcpy(y, p, (size_t)n * 4); return;
@@ -206,7 +206,7 @@ void quant_dequant_row(int type, const void *data, float *y, int64_t n) {
                 }
         }
         return;
-    default: memset(y, 0, (size_t)n * 4); return;   /* quant_supported() is checked at load */
+    default: memset(y, 0, (size_t)n * 4); return;   /* model_quant_supported() is checked at load */
     }
 }
 
@@ -512,7 +512,7 @@ static QATTR float dot_ff_avx2(const float *a, const float *b, int n) {
 static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) {
     switch (type) {
     case GGUF_T_Q4_0: case GGUF_T_Q4_1: case GGUF_T_Q5_0: case GGUF_T_Q8_0: {
-        size_t bb = quant_row_bytes(type, QK);
+        size_t bb = model_quant_row_bytes(type, QK);
         for (int64_t b = 0; b < n / QK; b++, p += bb, y += QK) {
             __m256i u;   /* the 32 codes as bytes */
             float d = f16c(p), m = 0;
@@ -585,7 +585,7 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
 #endif
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
-/* AVX2 (+FMA, F16C) when the kernel family kernels.c picked has it; follows kernels_force().
+/* AVX2 (+FMA, F16C) when the kernel family kernels.c picked has it; follows model_kernels_force().
  * Called per row, so the answer is kept for the family's name pointer (atomics: pool threads
  * ask concurrently). */
 #ifdef HAVE_X86
@@ -601,7 +601,7 @@ static bool use_avx2(void) {
 #ifdef HAVE_X86
     static _Atomic(const char *) seen;
     static atomic_bool yes;
-    const char *isa = kernels_isa();
+    const char *isa = model_kernels_isa();
     if (atomic_load_explicit(&seen, memory_order_acquire) != isa) {
         atomic_store_explicit(&yes, (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && cpu_has_f16c(),
                               memory_order_relaxed);
@@ -613,9 +613,9 @@ static bool use_avx2(void) {
 #endif
 }
 
-void quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out) {
+void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out) {
     const uint8_t *p = rows;
-    int kind = quant_act_kind(type);
+    int kind = model_quant_act_kind(type);
 #ifdef HAVE_X86
     if (use_avx2()) {
         for (int r = 0; r < nrows; r++, p += row_bytes)
@@ -629,14 +629,14 @@ void quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, con
                                                                              : dot_f_scalar(type, p, xq, n);
 }
 
-void quant_dequant_fast(int type, const void *row, float *y, int64_t n) {
+void model_quant_dequant_fast(int type, const void *row, float *y, int64_t n) {
 #ifdef HAVE_X86
     if (use_avx2() && dequant_avx2(type, row, y, n)) return;
 #endif
-    quant_dequant_row(type, row, y, n);
+    model_quant_dequant_row(type, row, y, n);
 }
 
-float quant_dot_f32(const float *a, const float *b, int n) {
+float model_quant_dot_f32(const float *a, const float *b, int n) {
 #ifdef HAVE_X86
     if (use_avx2()) return dot_ff_avx2(a, b, n);
 #endif

@@ -23,7 +23,7 @@ static const struct { const char *name; st_dtype d; int size; } dtypes[] = {
     {"U8", ST_U8, 1}, {"BOOL", ST_BOOL, 1}, {"F8_E4M3", ST_F8_E4M3, 1}, {"F8_E5M2", ST_F8_E5M2, 1},
 };
 
-const char *st_dtype_name(st_dtype d) {
+const char *model_st_dtype_name(st_dtype d) {
     for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
         if (dtypes[i].d == d) return dtypes[i].name;
     return "?";
@@ -97,7 +97,7 @@ static bool parse_entry(st_set *s, const char *name, json_t *e, size_t data_size
     return true;
 }
 
-pg_status st_parse(st_set *s, const uint8_t *buf, size_t size, const char *file, pg_diag_sink *diag) {
+pg_status model_st_parse(st_set *s, const uint8_t *buf, size_t size, const char *file, pg_diag_sink *diag) {
     if (size < 8) {
         pg_diag_emit(diag, PG_E_MODEL_FILE, file, 0, 0, "file is %zu bytes, too short for a safetensors header", size);
         return PG_ERR_PARSE;
@@ -135,7 +135,7 @@ pg_status st_parse(st_set *s, const uint8_t *buf, size_t size, const char *file,
     return ok ? PG_OK : PG_ERR_PARSE;
 }
 
-pg_status st_open_file(st_set *s, const char *path, pg_diag_sink *diag) {
+pg_status model_st_open_file(st_set *s, const char *path, pg_diag_sink *diag) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
         pg_diag_emit(diag, PG_E_MODEL_FILE, path, 0, 0, "cannot open: %s", strerror(errno));
@@ -161,17 +161,17 @@ pg_status st_open_file(st_set *s, const char *path, pg_diag_sink *diag) {
     }
     st_map m = {map, size};
     pg_vec_push(s->maps, m);
-    return st_parse(s, map, size, path, diag);
+    return model_st_parse(s, map, size, path, diag);
 }
 
 static void join(char *dst, size_t n, const char *dir, const char *name) {
     snprintf(dst, n, "%s/%s", dir, name);
 }
 
-pg_status st_open_model_dir(st_set *s, const char *dir, pg_diag_sink *diag) {
+pg_status model_st_open_model_dir(st_set *s, const char *dir, pg_diag_sink *diag) {
     char path[4096];
     join(path, sizeof path, dir, "model.safetensors");
-    if (access(path, F_OK) == 0) return st_open_file(s, path, diag);
+    if (access(path, F_OK) == 0) return model_st_open_file(s, path, diag);
     join(path, sizeof path, dir, "model.safetensors.index.json");
     if (access(path, F_OK) != 0) {
         pg_diag_emit(diag, PG_E_MODEL_FILE, dir, 0, 0, "no model.safetensors or model.safetensors.index.json");
@@ -209,11 +209,11 @@ pg_status st_open_model_dir(st_set *s, const char *dir, pg_diag_sink *diag) {
     }
     for (int i = 0; st == PG_OK && i < shards.n; i++) {
         join(path, sizeof path, dir, shards.v[i]);
-        st = st_open_file(s, path, diag);
+        st = model_st_open_file(s, path, diag);
     }
     json_object_foreach(wm, name, v) {
         if (st != PG_OK) break;
-        const st_tensor *t = st_find(s, name);
+        const st_tensor *t = model_st_find(s, name);
         if (!t) {
             join(path, sizeof path, dir, json_string_value(v));
             pg_diag_emit(diag, PG_E_MODEL_FILE, path, 0, 0, "tensor '%s' listed in the index is not in this shard", name);
@@ -225,20 +225,20 @@ pg_status st_open_model_dir(st_set *s, const char *dir, pg_diag_sink *diag) {
     return st;
 }
 
-const st_tensor *st_find(const st_set *s, const char *name) {
+const st_tensor *model_st_find(const st_set *s, const char *name) {
     for (int i = 0; i < s->t.n; i++)
         if (!strcmp(s->t.v[i].name, name)) return &s->t.v[i];
     return NULL;
 }
 
-void st_close(st_set *s) {
+void model_st_close(st_set *s) {
     for (int i = 0; i < s->maps.n; i++) munmap(s->maps.v[i].map, s->maps.v[i].size);
     pg_vec_free(s->maps);
     pg_vec_free(s->t);
     pg_arena_free(&s->arena);
 }
 
-float f16_to_f32(uint16_t h) {
+float model_f16_to_f32(uint16_t h) {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, u;
     if (exp == 0) {
         if (man == 0) u = sign;
@@ -253,7 +253,7 @@ float f16_to_f32(uint16_t h) {
     return v.f;
 }
 
-bool st_to_f32(const st_tensor *t, float *dst) {
+bool model_st_to_f32(const st_tensor *t, float *dst) {
     size_t n = 1;
     for (int i = 0; i < t->ndim; i++) n *= (size_t)t->shape[i];
     /* the data may sit at any offset in the file: copy bytes, don't cast pointers */
@@ -263,7 +263,7 @@ bool st_to_f32(const st_tensor *t, float *dst) {
         for (size_t i = 0; i < n; i++) dst[i] = bf16_to_f32((uint16_t)(t->data[2 * i] | t->data[2 * i + 1] << 8));
         return true;
     case ST_F16:
-        for (size_t i = 0; i < n; i++) dst[i] = f16_to_f32((uint16_t)(t->data[2 * i] | t->data[2 * i + 1] << 8));
+        for (size_t i = 0; i < n; i++) dst[i] = model_f16_to_f32((uint16_t)(t->data[2 * i] | t->data[2 * i + 1] << 8));
         return true;
     default: return false;
     }

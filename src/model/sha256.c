@@ -64,13 +64,13 @@ static void finish(sha256_ctx *c, char hex[65]) {
 static const sha256_ctx init = {{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19},
                                 0, {0}, 0};
 
-void sha256_buf(const void *data, size_t n, char hex[65]) {
+void model_sha256_buf(const void *data, size_t n, char hex[65]) {
     sha256_ctx c = init;
     update(&c, data, n);
     finish(&c, hex);
 }
 
-bool sha256_file(const char *path, char hex[65]) {
+bool model_sha256_file(const char *path, char hex[65]) {
     FILE *f = fopen(path, "rb");
     if (!f) return false;
     static _Thread_local uint8_t buf[1 << 16];

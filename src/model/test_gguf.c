@@ -4,7 +4,7 @@
  *    metadata value type through the getters; every tensor type dequantized
  *    row by row and compared bit for bit with the "expect.T" tensor gguf-py's
  *    gguf.quants.dequantize wrote next to it.
- *  - Broken images built here byte by byte: each check gguf_open makes gets a
+ *  - Broken images built here byte by byte: each check model_gguf_open makes gets a
  *    file that fails it, with an E801 naming the file, the key or tensor and
  *    the cause; and every truncation of types.gguf fails cleanly.
  *  - The real model files when present ($PTXGEN_QWEN_GGUF, $PTXGEN_SMOL_GGUF,
@@ -54,35 +54,35 @@ static const char *const tnames[] = {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0
 static void test_types(void) {
     pg_diag_sink s = sink();
     gguf_file *g = NULL;
-    pg_status st = gguf_open(GD "types.gguf", &g, &s);
+    pg_status st = model_gguf_open(GD "types.gguf", &g, &s);
     CHECK(st == PG_OK, "open types.gguf: %s", diag_text);
     if (!g) return;
-    CHECK(gguf_version(g) == 3 && gguf_alignment(g) == 32, "version %u alignment %llu", gguf_version(g),
-          (unsigned long long)gguf_alignment(g));
-    CHECK(gguf_tensor_count(g) == 27, "27 tensors, got %d", gguf_tensor_count(g));
-    CHECK(gguf_kv_count(g) == 19, "19 keys, got %d", gguf_kv_count(g));
-    CHECK(gguf_data_start(g) % 32 == 0, "data section aligned");
+    CHECK(model_gguf_version(g) == 3 && model_gguf_alignment(g) == 32, "version %u alignment %llu", model_gguf_version(g),
+          (unsigned long long)model_gguf_alignment(g));
+    CHECK(model_gguf_tensor_count(g) == 27, "27 tensors, got %d", model_gguf_tensor_count(g));
+    CHECK(model_gguf_kv_count(g) == 19, "19 keys, got %d", model_gguf_kv_count(g));
+    CHECK(model_gguf_data_start(g) % 32 == 0, "data section aligned");
     for (size_t k = 0; k < sizeof tnames / sizeof *tnames; k++) {
         char qn[32], en[32];
         snprintf(qn, sizeof qn, "q.%s", tnames[k]);
         snprintf(en, sizeof en, "expect.%s", tnames[k]);
-        const gguf_tensor *q = gguf_tensor_find(g, qn), *e = gguf_tensor_find(g, en);
+        const gguf_tensor *q = model_gguf_tensor_find(g, qn), *e = model_gguf_tensor_find(g, en);
         CHECK(q && e, "%s and %s present", qn, en);
         if (!q || !e) continue;
-        CHECK(!strcmp(gguf_type_name(q->type), tnames[k]), "%s has type %s", qn, gguf_type_name(q->type));
+        CHECK(!strcmp(model_gguf_type_name(q->type), tnames[k]), "%s has type %s", qn, model_gguf_type_name(q->type));
         CHECK(e->type == GGUF_T_F32, "%s is F32", en);
         CHECK(q->n_dims == 2 && q->ne[0] == 512 && q->ne[1] == 3 && q->ne[2] == 1 && q->ne[3] == 1, "%s dims", qn);
         CHECK(e->ne[0] == q->ne[0] && e->ne[1] == q->ne[1], "%s dims match", en);
-        CHECK(gguf_tensor_rows(q) == 3, "%s rows", qn);
-        size_t rb = gguf_tensor_row_bytes(q);
-        CHECK(q->nbytes == 3 * rb && rb == (size_t)(512 / gguf_type_block(q->type)) * gguf_type_block_bytes(q->type),
+        CHECK(model_gguf_tensor_rows(q) == 3, "%s rows", qn);
+        size_t rb = model_gguf_tensor_row_bytes(q);
+        CHECK(q->nbytes == 3 * rb && rb == (size_t)(512 / model_gguf_type_block(q->type)) * model_gguf_type_block_bytes(q->type),
               "%s nbytes %zu", qn, q->nbytes);
-        CHECK(q->offset % 32 == 0 && (const uint8_t *)q->data == (const uint8_t *)gguf_tensor_at(g, 0)->data - gguf_tensor_at(g, 0)->offset + q->offset,
+        CHECK(q->offset % 32 == 0 && (const uint8_t *)q->data == (const uint8_t *)model_gguf_tensor_at(g, 0)->data - model_gguf_tensor_at(g, 0)->offset + q->offset,
               "%s data pointer = data section + offset", qn);
         float got[512], want[512];
         for (int r = 0; r < 3; r++) {
-            gguf_dequant_row(q->type, (const uint8_t *)q->data + r * rb, got, 512);
-            gguf_dequant_row(GGUF_T_F32, (const uint8_t *)e->data + r * 512 * 4, want, 512);
+            model_gguf_dequant_row(q->type, (const uint8_t *)q->data + r * rb, got, 512);
+            model_gguf_dequant_row(GGUF_T_F32, (const uint8_t *)e->data + r * 512 * 4, want, 512);
             int64_t at = -1;
             bool ok = same_bits(got, want, 512, &at);
             CHECK(ok, "%s row %d differs from gguf-py at %lld: %.9g vs %.9g", qn, r, (long long)at, at >= 0 ? got[at] : 0.0,
@@ -90,99 +90,99 @@ static void test_types(void) {
         }
         /* the whole tensor as one long row (blocks are independent) */
         float *all = malloc(3 * 512 * sizeof *all), *wall = malloc(3 * 512 * sizeof *wall);
-        gguf_dequant_row(q->type, q->data, all, 3 * 512);
-        gguf_dequant_row(GGUF_T_F32, e->data, wall, 3 * 512);
+        model_gguf_dequant_row(q->type, q->data, all, 3 * 512);
+        model_gguf_dequant_row(GGUF_T_F32, e->data, wall, 3 * 512);
         int64_t at = -1;
         CHECK(same_bits(all, wall, 3 * 512, &at), "%s whole tensor at %lld", qn, (long long)at);
         free(all);
         free(wall);
     }
     /* a 3-D tensor: ne = [32, 3, 2] */
-    const gguf_tensor *o = gguf_tensor_find(g, "odd.3d");
+    const gguf_tensor *o = model_gguf_tensor_find(g, "odd.3d");
     CHECK(o && o->n_dims == 3 && o->ne[0] == 32 && o->ne[1] == 3 && o->ne[2] == 2 && o->ne[3] == 1, "odd.3d dims");
     if (o) {
         float v[192];
-        gguf_dequant_row(o->type, o->data, v, 192);
+        model_gguf_dequant_row(o->type, o->data, v, 192);
         bool ok = true;
         for (int i = 0; i < 192; i++) ok &= v[i] == (float)i;
-        CHECK(ok && gguf_tensor_rows(o) == 6, "odd.3d values are 0..191 in GGML order");
+        CHECK(ok && model_gguf_tensor_rows(o) == 6, "odd.3d values are 0..191 in GGML order");
     }
-    CHECK(gguf_tensor_find(g, "nope") == NULL && gguf_tensor_find(g, "") == NULL && gguf_tensor_find(g, "q.F3") == NULL,
+    CHECK(model_gguf_tensor_find(g, "nope") == NULL && model_gguf_tensor_find(g, "") == NULL && model_gguf_tensor_find(g, "q.F3") == NULL,
           "absent tensors");
-    CHECK(gguf_tensor_at(g, -1) == NULL && gguf_tensor_at(g, 27) == NULL, "tensor_at out of range");
-    for (int i = 0; i < gguf_tensor_count(g); i++) {
-        const gguf_tensor *t = gguf_tensor_at(g, i);
-        CHECK(gguf_tensor_find(g, t->name) == t, "find(%s)", t->name);
+    CHECK(model_gguf_tensor_at(g, -1) == NULL && model_gguf_tensor_at(g, 27) == NULL, "tensor_at out of range");
+    for (int i = 0; i < model_gguf_tensor_count(g); i++) {
+        const gguf_tensor *t = model_gguf_tensor_at(g, i);
+        CHECK(model_gguf_tensor_find(g, t->name) == t, "find(%s)", t->name);
     }
-    gguf_close(g);
+    model_gguf_close(g);
 }
 
 static void test_metadata(void) {
     pg_diag_sink s = sink();
     gguf_file *g = NULL;
-    gguf_open(GD "types.gguf", &g, &s);
+    model_gguf_open(GD "types.gguf", &g, &s);
     if (!g) { CHECK(0, "open types.gguf"); return; }
     int64_t v;
     double f;
     bool b;
     gguf_str str;
-    CHECK(gguf_get_int(g, "t.u8", &v) && v == 200, "u8");
-    CHECK(gguf_get_int(g, "t.i8", &v) && v == -100, "i8");
-    CHECK(gguf_get_int(g, "t.u16", &v) && v == 60000, "u16");
-    CHECK(gguf_get_int(g, "t.i16", &v) && v == -30000, "i16");
-    CHECK(gguf_get_int(g, "t.u32", &v) && v == 4000000000LL, "u32");
-    CHECK(gguf_get_int(g, "t.i32", &v) && v == -2000000000LL, "i32");
-    CHECK(!gguf_get_int(g, "t.u64", &v), "u64 2^63+5 does not fit an int64");
-    CHECK(gguf_get_int(g, "t.i64", &v) && v == -(1LL << 62), "i64");
-    CHECK(gguf_get_float(g, "t.f32", &f) && f == 0.25, "f32");
-    CHECK(gguf_get_float(g, "t.f64", &f) && f == -1.5e300, "f64");
-    CHECK(!gguf_get_float(g, "t.u8", &f) && !gguf_get_int(g, "t.f32", &v), "no int<->float conversion");
-    CHECK(gguf_get_bool(g, "t.bool", &b) && b, "bool");
-    CHECK(!gguf_get_bool(g, "t.u8", &b) && !gguf_get_int(g, "t.bool", &v), "bool is its own type");
-    CHECK(gguf_get_str(g, "t.str", &str) && str.len == strlen("h\xc3\xa9llo, \xe4\xb8\x96\xe7\x95\x8c") &&
+    CHECK(model_gguf_get_int(g, "t.u8", &v) && v == 200, "u8");
+    CHECK(model_gguf_get_int(g, "t.i8", &v) && v == -100, "i8");
+    CHECK(model_gguf_get_int(g, "t.u16", &v) && v == 60000, "u16");
+    CHECK(model_gguf_get_int(g, "t.i16", &v) && v == -30000, "i16");
+    CHECK(model_gguf_get_int(g, "t.u32", &v) && v == 4000000000LL, "u32");
+    CHECK(model_gguf_get_int(g, "t.i32", &v) && v == -2000000000LL, "i32");
+    CHECK(!model_gguf_get_int(g, "t.u64", &v), "u64 2^63+5 does not fit an int64");
+    CHECK(model_gguf_get_int(g, "t.i64", &v) && v == -(1LL << 62), "i64");
+    CHECK(model_gguf_get_float(g, "t.f32", &f) && f == 0.25, "f32");
+    CHECK(model_gguf_get_float(g, "t.f64", &f) && f == -1.5e300, "f64");
+    CHECK(!model_gguf_get_float(g, "t.u8", &f) && !model_gguf_get_int(g, "t.f32", &v), "no int<->float conversion");
+    CHECK(model_gguf_get_bool(g, "t.bool", &b) && b, "bool");
+    CHECK(!model_gguf_get_bool(g, "t.u8", &b) && !model_gguf_get_int(g, "t.bool", &v), "bool is its own type");
+    CHECK(model_gguf_get_str(g, "t.str", &str) && str.len == strlen("h\xc3\xa9llo, \xe4\xb8\x96\xe7\x95\x8c") &&
               !memcmp(str.s, "h\xc3\xa9llo, \xe4\xb8\x96\xe7\x95\x8c", str.len), "string (UTF-8)");
-    CHECK(gguf_get_str(g, "t.empty", &str) && str.len == 0, "empty string");
-    CHECK(gguf_get_str(g, "general.architecture", &str) && str.len == 11 && !memcmp(str.s, "ptxgen-test", 11), "architecture");
-    CHECK(!gguf_get_str(g, "t.u8", &str) && !gguf_get_int(g, "t.missing", &v) && !gguf_find(g, "t.") && !gguf_find(g, "t.u88"),
+    CHECK(model_gguf_get_str(g, "t.empty", &str) && str.len == 0, "empty string");
+    CHECK(model_gguf_get_str(g, "general.architecture", &str) && str.len == 11 && !memcmp(str.s, "ptxgen-test", 11), "architecture");
+    CHECK(!model_gguf_get_str(g, "t.u8", &str) && !model_gguf_get_int(g, "t.missing", &v) && !model_gguf_find(g, "t.") && !model_gguf_find(g, "t.u88"),
           "absent / mistyped keys");
-    const gguf_kv *a = gguf_find(g, "t.arr_i32");
+    const gguf_kv *a = model_gguf_find(g, "t.arr_i32");
     CHECK(a && a->type == GGUF_V_ARRAY && a->arr_type == GGUF_V_I32 && a->arr_len == 4, "arr_i32");
     if (a) {
         int64_t want[] = {1, -2, 3, 2147483647};
-        for (int i = 0; i < 4; i++) CHECK(gguf_arr_int(a, (uint64_t)i, &v) && v == want[i], "arr_i32[%d]", i);
-        CHECK(!gguf_arr_int(a, 4, &v) && !gguf_arr_float(a, 0, &f) && !gguf_arr_str(a, 0, &str), "arr_i32 bounds/types");
+        for (int i = 0; i < 4; i++) CHECK(model_gguf_arr_int(a, (uint64_t)i, &v) && v == want[i], "arr_i32[%d]", i);
+        CHECK(!model_gguf_arr_int(a, 4, &v) && !model_gguf_arr_float(a, 0, &f) && !model_gguf_arr_str(a, 0, &str), "arr_i32 bounds/types");
     }
-    a = gguf_find(g, "t.arr_f32");
-    CHECK(a && a->arr_len == 2 && gguf_arr_float(a, 0, &f) && f == 0.5 && gguf_arr_float(a, 1, &f) && f == -2.0, "arr_f32");
-    a = gguf_find(g, "t.arr_u8");
-    CHECK(a && a->arr_len == 3 && gguf_arr_int(a, 1, &v) && v == 255 && gguf_arr_int(a, 2, &v) && v == 7, "arr_u8");
-    a = gguf_find(g, "t.arr_bool");
-    CHECK(a && a->arr_type == GGUF_V_BOOL && a->arr_len == 2 && !gguf_arr_int(a, 0, &v), "arr_bool is not integers");
-    a = gguf_find(g, "t.arr_str");
+    a = model_gguf_find(g, "t.arr_f32");
+    CHECK(a && a->arr_len == 2 && model_gguf_arr_float(a, 0, &f) && f == 0.5 && model_gguf_arr_float(a, 1, &f) && f == -2.0, "arr_f32");
+    a = model_gguf_find(g, "t.arr_u8");
+    CHECK(a && a->arr_len == 3 && model_gguf_arr_int(a, 1, &v) && v == 255 && model_gguf_arr_int(a, 2, &v) && v == 7, "arr_u8");
+    a = model_gguf_find(g, "t.arr_bool");
+    CHECK(a && a->arr_type == GGUF_V_BOOL && a->arr_len == 2 && !model_gguf_arr_int(a, 0, &v), "arr_bool is not integers");
+    a = model_gguf_find(g, "t.arr_str");
     static const char *const want_s[] = {"a", "", "ld.global.f32", "\xc3\xa9\xe4\xb8\xad"};
     CHECK(a && a->arr_type == GGUF_V_STRING && a->arr_len == 4, "arr_str");
     for (int i = 0; a && i < 4; i++)
-        CHECK(gguf_arr_str(a, (uint64_t)i, &str) && str.len == strlen(want_s[i]) && !memcmp(str.s, want_s[i], str.len),
+        CHECK(model_gguf_arr_str(a, (uint64_t)i, &str) && str.len == strlen(want_s[i]) && !memcmp(str.s, want_s[i], str.len),
               "arr_str[%d]", i);
-    CHECK(a && !gguf_arr_str(a, 4, &str), "arr_str past the end");
-    CHECK(gguf_kv_at(g, 0) && gguf_kv_at(g, 0)->key.len == 20 && !memcmp(gguf_kv_at(g, 0)->key.s, "general.architecture", 20),
+    CHECK(a && !model_gguf_arr_str(a, 4, &str), "arr_str past the end");
+    CHECK(model_gguf_kv_at(g, 0) && model_gguf_kv_at(g, 0)->key.len == 20 && !memcmp(model_gguf_kv_at(g, 0)->key.s, "general.architecture", 20),
           "kv_at(0) is the first key in the file");
-    CHECK(gguf_kv_at(g, -1) == NULL && gguf_kv_at(g, gguf_kv_count(g)) == NULL, "kv_at out of range");
-    gguf_close(g);
+    CHECK(model_gguf_kv_at(g, -1) == NULL && model_gguf_kv_at(g, model_gguf_kv_count(g)) == NULL, "kv_at out of range");
+    model_gguf_close(g);
 
     /* general.alignment = 64 */
     s = sink();
-    CHECK(gguf_open(GD "align64.gguf", &g, &s) == PG_OK, "align64.gguf: %s", diag_text);
+    CHECK(model_gguf_open(GD "align64.gguf", &g, &s) == PG_OK, "align64.gguf: %s", diag_text);
     if (!g) return;
-    CHECK(gguf_alignment(g) == 64 && gguf_data_start(g) % 64 == 0, "alignment 64");
-    const gguf_tensor *t = gguf_tensor_find(g, "b");
+    CHECK(model_gguf_alignment(g) == 64 && model_gguf_data_start(g) % 64 == 0, "alignment 64");
+    const gguf_tensor *t = model_gguf_tensor_find(g, "b");
     CHECK(t && t->offset == 64 && t->ne[0] == 8 && t->ne[1] == 5, "b at offset 64 (a's 12 bytes padded)");
     if (t) {
         float x[40];
-        gguf_dequant_row(t->type, t->data, x, 40);
+        model_gguf_dequant_row(t->type, t->data, x, 40);
         CHECK(x[0] == 0 && x[39] == 39, "b values");
     }
-    gguf_close(g);
+    model_gguf_close(g);
 }
 
 /* ---- broken images ------------------------------------------------------------- */
@@ -208,17 +208,17 @@ static void data(pg_buf *b, size_t align, size_t n) {
 static void expect_ok(const char *what, const pg_buf *b) {
     pg_diag_sink s = sink();
     gguf_file *g = NULL;
-    pg_status st = gguf_open_mem(b->data, b->len, "ok.gguf", &g, &s);
+    pg_status st = model_gguf_open_mem(b->data, b->len, "ok.gguf", &g, &s);
     CHECK(st == PG_OK && g && diag_n == 0, "%s: should open: %s", what, diag_text);
-    gguf_close(g);
+    model_gguf_close(g);
 }
 
-/* gguf_open_mem must fail with one E801 naming "bad.gguf" whose message holds
+/* model_gguf_open_mem must fail with one E801 naming "bad.gguf" whose message holds
  * both `place` (the key / tensor) and `cause`. */
 static void expect_err(const char *what, const pg_buf *b, const char *place, const char *cause) {
     pg_diag_sink s = sink();
     gguf_file *g = NULL;
-    pg_status st = gguf_open_mem(b->data, b->len, "bad.gguf", &g, &s);
+    pg_status st = model_gguf_open_mem(b->data, b->len, "bad.gguf", &g, &s);
     CHECK(st != PG_OK && g == NULL, "%s: opened", what);
     CHECK(diag_n == 1 && diag_last.id == PG_E_MODEL_FILE && !strcmp(diag_last.code, "E801"), "%s: one E801 (%d)", what, diag_n);
     CHECK(diag_n >= 1 && diag_last.file && !strcmp(diag_last.file, "bad.gguf"), "%s: names the file", what);
@@ -362,17 +362,17 @@ static void test_errors(void) {
     /* files: missing, a directory, shorter than the header */
     pg_diag_sink s = sink();
     gguf_file *g = NULL;
-    CHECK(gguf_open("/nonexistent/m.gguf", &g, &s) == PG_ERR_IO && !g && diag_n == 1 && diag_last.id == PG_E_MODEL_FILE &&
+    CHECK(model_gguf_open("/nonexistent/m.gguf", &g, &s) == PG_ERR_IO && !g && diag_n == 1 && diag_last.id == PG_E_MODEL_FILE &&
               !strcmp(diag_last.file, "/nonexistent/m.gguf") && strstr(diag_last.msg, "cannot open"), "missing file: %s", diag_text);
     s = sink();
-    CHECK(gguf_open("tests/model/gguf", &g, &s) == PG_ERR_IO && !g && diag_n == 1 && strstr(diag_last.msg, "not a regular file"),
+    CHECK(model_gguf_open("tests/model/gguf", &g, &s) == PG_ERR_IO && !g && diag_n == 1 && strstr(diag_last.msg, "not a regular file"),
           "directory: %s", diag_text);
     char path[] = "/tmp/ptxgen_gguf_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0 && write(fd, "GGUF\3\0\0\0\0\0", 10) == 10, "write a short file");
     if (fd >= 0) close(fd);
     s = sink();
-    CHECK(gguf_open(path, &g, &s) == PG_ERR_PARSE && !g && diag_n == 1 && diag_last.file && !strcmp(diag_last.file, path) &&
+    CHECK(model_gguf_open(path, &g, &s) == PG_ERR_PARSE && !g && diag_n == 1 && diag_last.file && !strcmp(diag_last.file, path) &&
               strstr(diag_last.msg, "truncated: 10 bytes"), "10-byte file: %s", diag_text);
     unlink(path);
 }
@@ -386,24 +386,24 @@ static void test_truncations(void) {
     CHECK(pg_read_file(GD "types.gguf", 1 << 22, &img, &len, &s) == PG_OK, "read types.gguf");
     if (!img) return;
     gguf_file *g = NULL;
-    CHECK(gguf_open_mem(img, len, "t.gguf", &g, &s) == PG_OK, "types.gguf from memory");
+    CHECK(model_gguf_open_mem(img, len, "t.gguf", &g, &s) == PG_OK, "types.gguf from memory");
     size_t data_end = 0;
-    for (int i = 0; g && i < gguf_tensor_count(g); i++) {
-        const gguf_tensor *t = gguf_tensor_at(g, i);
-        size_t e = (size_t)(gguf_data_start(g) + t->offset + t->nbytes);
+    for (int i = 0; g && i < model_gguf_tensor_count(g); i++) {
+        const gguf_tensor *t = model_gguf_tensor_at(g, i);
+        size_t e = (size_t)(model_gguf_data_start(g) + t->offset + t->nbytes);
         if (e > data_end) data_end = e;
     }
-    gguf_close(g);
+    model_gguf_close(g);
     int bad = 0;
     for (size_t n = 0; n < len; n++) {
         pg_diag_sink s2 = sink();
         /* a copy of exactly n bytes, so ASan sees any read past the end */
         char *cut = malloc(n ? n : 1);
         memcpy(cut, img, n);
-        pg_status st = gguf_open_mem(cut, n, "t.gguf", &g, &s2);
+        pg_status st = model_gguf_open_mem(cut, n, "t.gguf", &g, &s2);
         bool ok = n >= data_end ? (st == PG_OK || diag_n == 1) : (st != PG_OK && diag_n == 1 && diag_last.id == PG_E_MODEL_FILE);
         if (!ok && bad++ < 3) fprintf(stderr, "  prefix %zu: status %d, %d diagnostics: %s\n", n, st, diag_n, diag_text);
-        gguf_close(g);
+        model_gguf_close(g);
         free(cut);
     }
     CHECK(bad == 0, "%d of %zu truncations of types.gguf misbehave", bad, len);
@@ -431,29 +431,29 @@ static void test_real(const char *env, const char *def, const char *key, int nte
     CHECK(ref != NULL, "real_rows.json has %s", key);
     pg_diag_sink s = sink();
     gguf_file *g = NULL;
-    CHECK(gguf_open(path, &g, &s) == PG_OK, "%s: %s", path, diag_text);
-    if (!g || !ref) { gguf_close(g); json_decref(all); return; }
-    if (gguf_file_size(g) != (uint64_t)json_integer_value(json_object_get(ref, "size"))) {
+    CHECK(model_gguf_open(path, &g, &s) == PG_OK, "%s: %s", path, diag_text);
+    if (!g || !ref) { model_gguf_close(g); json_decref(all); return; }
+    if (model_gguf_file_size(g) != (uint64_t)json_integer_value(json_object_get(ref, "size"))) {
         printf("SKIPPED: %s is not the file real_rows.json was made from (%llu bytes)\n", path,
-               (unsigned long long)gguf_file_size(g));
-        gguf_close(g);
+               (unsigned long long)model_gguf_file_size(g));
+        model_gguf_close(g);
         json_decref(all);
         return;
     }
-    CHECK(gguf_tensor_count(g) == ntensors, "%s: %d tensors, want %d", path, gguf_tensor_count(g), ntensors);
+    CHECK(model_gguf_tensor_count(g) == ntensors, "%s: %d tensors, want %d", path, model_gguf_tensor_count(g), ntensors);
     json_t *by = json_object_get(ref, "by_name");
     int bad = 0, checked = 0;
     float *row = NULL;
-    for (int i = 0; i < gguf_tensor_count(g); i++) {
-        const gguf_tensor *t = gguf_tensor_at(g, i);
+    for (int i = 0; i < model_gguf_tensor_count(g); i++) {
+        const gguf_tensor *t = model_gguf_tensor_at(g, i);
         json_t *e = json_object_get(by, t->name);
-        if (!e || strcmp(json_string_value(json_object_get(e, "type")), gguf_type_name(t->type))) { bad++; continue; }
+        if (!e || strcmp(json_string_value(json_object_get(e, "type")), model_gguf_type_name(t->type))) { bad++; continue; }
         row = realloc(row, (size_t)t->ne[0] * sizeof *row);
         size_t idx;
         json_t *r;
         json_array_foreach(json_object_get(e, "rows"), idx, r) {
             int64_t ri = json_integer_value(json_object_get(r, "row"));
-            gguf_dequant_row(t->type, (const uint8_t *)t->data + (size_t)ri * gguf_tensor_row_bytes(t), row, t->ne[0]);
+            model_gguf_dequant_row(t->type, (const uint8_t *)t->data + (size_t)ri * model_gguf_tensor_row_bytes(t), row, t->ne[0]);
             char h[32];
             snprintf(h, sizeof h, "%016llx", (unsigned long long)fnv64(row, (size_t)t->ne[0] * sizeof *row));
             bool ok = !strcmp(h, json_string_value(json_object_get(r, "fnv")));
@@ -461,14 +461,14 @@ static void test_real(const char *env, const char *def, const char *key, int nte
                 json_t *hv = json_array_get(json_object_get(r, "head"), k);   /* null: not finite */
                 ok &= json_is_null(hv) ? !isfinite(row[k]) : row[k] == (float)json_number_value(hv);
             }
-            if (!ok && bad++ < 5) fprintf(stderr, "  %s row %lld differs from gguf-py (%s)\n", t->name, (long long)ri, gguf_type_name(t->type));
+            if (!ok && bad++ < 5) fprintf(stderr, "  %s row %lld differs from gguf-py (%s)\n", t->name, (long long)ri, model_gguf_type_name(t->type));
             checked++;
         }
     }
     free(row);
     CHECK(bad == 0, "%s: %d of %d rows differ from gguf-py", path, bad, checked);
-    printf("%s: %d tensors, %d rows equal to gguf-py\n", path, gguf_tensor_count(g), checked - bad);
-    gguf_close(g);
+    printf("%s: %d tensors, %d rows equal to gguf-py\n", path, model_gguf_tensor_count(g), checked - bad);
+    model_gguf_close(g);
     json_decref(all);
 }
 

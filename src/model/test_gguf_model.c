@@ -217,7 +217,7 @@ static void test_shipped_and_errors(void) {
     }
     /* (b) the shipped layout: base.json + adapter in one directory */
     char hex[65], dir_ad[512], js[512];
-    CHECK(sha256_file(GE "/tiny_qwen2.gguf", hex), "sha256 of the tiny base");
+    CHECK(model_sha256_file(GE "/tiny_qwen2.gguf", hex), "sha256 of the tiny base");
     char realhex[65];
     memcpy(realhex, hex, sizeof realhex);
     char sub[300];
@@ -323,7 +323,7 @@ int main(void) {
     json_error_t e;
     json_t *gold = json_load_file(GE "/golden.json", 0, &e);
     if (!gold) { CHECK(0, "cannot read %s/golden.json: %s", GE, e.text); return TEST_DONE(); }
-    printf("kernels: %s\n", kernels_isa());
+    printf("kernels: %s\n", model_kernels_isa());
     const json_t *cases = json_object_get(gold, "cases");
     for (size_t i = 0; i < json_array_size(cases); i++) {
         const json_t *gc = json_array_get(cases, i);
@@ -353,7 +353,7 @@ int main(void) {
             }
         }
     }
-    if (kernels_force("scalar")) {   /* the scalar kernels on a tiny model too */
+    if (model_kernels_force("scalar")) {   /* the scalar kernels on a tiny model too */
         const json_t *gc = json_array_get(cases, 0);
         printf("scalar: tiny_qwen2 lora exact %.2e fast %.2e\n", run_mode(GE "/tiny_qwen2.gguf", gc, "lora", true, 2, EXACT_TOL),
                run_mode(GE "/tiny_qwen2.gguf", gc, "lora", false, 2, FAST_TOL));

@@ -255,7 +255,7 @@ typedef struct { const char *drop, *reshape; int64_t new_shape[2]; int new_nd; c
 static void write_st(const char *src_path, const char *dst_rel, const st_edit *ed) {
     st_set st = {0};
     pg_diag_sink s = {0};
-    if (st_open_file(&st, src_path, &s) != PG_OK) return;
+    if (model_st_open_file(&st, src_path, &s) != PG_OK) return;
     json_t *h = json_object();
     pg_buf data = {0};
     for (int i = 0; i < st.t.n; i++) {
@@ -271,7 +271,7 @@ static void write_st(const char *src_path, const char *dst_rel, const st_edit *e
             for (int d = 0; d < t->ndim; d++) json_array_append_new(shape, json_integer(t->shape[d]));
             pg_buf_putn(&data, (const char *)t->data, t->nbytes);
         }
-        json_object_set_new(h, t->name, json_pack("{s:s, s:o, s:[I, I]}", "dtype", st_dtype_name(t->dtype), "shape", shape,
+        json_object_set_new(h, t->name, json_pack("{s:s, s:o, s:[I, I]}", "dtype", model_st_dtype_name(t->dtype), "shape", shape,
                                                    "data_offsets", (json_int_t)(data.len - nbytes), (json_int_t)data.len));
     }
     if (ed->extra_i32) {
@@ -290,7 +290,7 @@ static void write_st(const char *src_path, const char *dst_rel, const st_edit *e
     json_decref(h);
     pg_buf_free(&data);
     pg_buf_free(&out);
-    st_close(&st);
+    model_st_close(&st);
 }
 
 static void reset_model(const char *config_edit_from, const char *config_edit_to) {
@@ -446,13 +446,13 @@ static void test_parsers(void) {
     CHECK(c.head_dim == 4 && c.rope_theta == 1e6 && !strcmp(c.dtype, "bfloat16") && c.bos_token_id == -1, "fields");
     CHECK(c.tie_word_embeddings, "Qwen2 default ties");
     st_set st = {0};
-    CHECK(st_parse(&st, (const uint8_t *)"\x02\0\0\0\0\0\0\0{}", 10, "x", &s) == PG_OK && st.t.n == 0, "empty safetensors");
+    CHECK(model_st_parse(&st, (const uint8_t *)"\x02\0\0\0\0\0\0\0{}", 10, "x", &s) == PG_OK && st.t.n == 0, "empty safetensors");
     /* F32 [2] needs 8 data bytes; the header says 4 */
     const char *hj = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}";
     uint8_t bad[128] = {(uint8_t)strlen(hj)};
     memcpy(bad + 8, hj, strlen(hj));
-    CHECK(st_parse(&st, bad, 8 + strlen(hj) + 4, "x", &s) != PG_OK && strstr(diag_log, "need 8"), "size mismatch: %s", diag_log);
-    st_close(&st);
+    CHECK(model_st_parse(&st, bad, 8 + strlen(hj) + 4, "x", &s) != PG_OK && strstr(diag_log, "need 8"), "size mismatch: %s", diag_log);
+    model_st_close(&st);
 }
 
 int main(void) {
@@ -461,16 +461,16 @@ int main(void) {
     /* exact cases on the best kernels, 1 and 2 threads */
     for (int th = 1; th <= 2; th++) {
         char lab[64];
-        snprintf(lab, sizeof lab, "tied f32 %s %dT", kernels_isa(), th);
+        snprintf(lab, sizeof lab, "tied f32 %s %dT", model_kernels_isa(), th);
         run_case("tied", "f32", th, 1e-4, lab);
     }
-    printf("kernels: %s\n", kernels_isa());
+    printf("kernels: %s\n", model_kernels_isa());
     printf("untied sharded f32: %.2e\n", run_case("untied_sharded", "f32", 2, 1e-4, "untied sharded"));
     printf("tied+lora f32:      %.2e\n", run_case("tied+lora", "f32", 2, 1e-4, "lora"));
     printf("bf16 file, f32:     %.2e\n", run_case("tied_bf16", "f32", 2, 1e-4, "bf16 file"));
     /* lossy compute copies against the f32 model's logits: what rounding the weights costs */
     /* AMX (when the CPU has it) rounds prefill activations to bf16 for bf16 weights; same bound */
-    printf("bf16 prefill on AMX tiles: %s\n", kernels_amx() ? "yes" : "no");
+    printf("bf16 prefill on AMX tiles: %s\n", model_kernels_amx() ? "yes" : "no");
     printf("bf16 compute weights (tolerance 2e-2): %.2e\n", run_case("tied", "bf16", 2, 2e-2, "bf16 compute"));
     printf("q8 compute weights (tolerance 5e-2):   %.2e\n", run_case("tied", "q8", 2, 5e-2, "q8 compute"));
     printf("q8 + lora (tolerance 5e-2):            %.2e\n", run_case("tied+lora", "q8", 1, 5e-2, "q8 lora"));
@@ -479,13 +479,13 @@ int main(void) {
      * folds the same integer sums in the same order, so prefill rows match decode steps to
      * f32 rounding of the rest of the layer (measured: printed below) */
     /* without AMX, prefill widens q8 to f32 against exact x: then only both within 5e-2 of torch */
-    printf("q8 prefill on AMX int8 tiles: %s\n", kernels_amx_q8() ? "yes" : "no");
-    double pd = prefill_vs_decode("q8", "q8 prefill vs decode"), pd_tol = kernels_amx_q8() ? 1e-5 : 1e-1;
+    printf("q8 prefill on AMX int8 tiles: %s\n", model_kernels_amx_q8() ? "yes" : "no");
+    double pd = prefill_vs_decode("q8", "q8 prefill vs decode"), pd_tol = model_kernels_amx_q8() ? 1e-5 : 1e-1;
     printf("q8 prefill vs q8 decode (tolerance %.0e): %.2e\n", pd_tol, pd);
     CHECK(pd <= pd_tol, "q8 prefill vs decode: %.3g > %.3g", pd, pd_tol);
     /* the AVX-512 kernels without AMX (as PTXGEN_NO_AMX=1): q8 prefill widens to f32 there */
-    if (kernels_force("avx512-noamx")) {
-        CHECK(!kernels_amx() && !kernels_amx_q8(), "avx512-noamx turns AMX off");
+    if (model_kernels_force("avx512-noamx")) {
+        CHECK(!model_kernels_amx() && !model_kernels_amx_q8(), "avx512-noamx turns AMX off");
         double e = prefill_vs_decode("q8", "no-AMX q8 prefill vs decode");
         CHECK(e <= 1e-1, "no-AMX q8 prefill vs decode: %.3g", e);
         printf("avx512 without AMX: bf16 %.2e  q8 %.2e  q8 prefill vs decode %.2e\n",
@@ -493,7 +493,7 @@ int main(void) {
     }
     /* every lesser kernel family this CPU can run gives the same answers */
     for (size_t i = 0; i < 3; i++)
-        if (kernels_force(isa_list[i])) {
+        if (model_kernels_force(isa_list[i])) {
             char lab[64];
             snprintf(lab, sizeof lab, "%s kernels", isa_list[i]);
             printf("%-7s f32 %.2e  bf16 %.2e  q8 %.2e\n", isa_list[i], run_case("tied+lora", "f32", 2, 1e-4, lab),

@@ -1,5 +1,5 @@
 /* test_quant.c — the GGUF block kernels (quant.c) and WT_GG matmul against the
- * reference dequantizer gguf_dequant_row (bit-exact with gguf-py) times f32
+ * reference dequantizer model_gguf_dequant_row (bit-exact with gguf-py) times f32
  * activations, summed in double.
  *
  * Data: random blocks of every type the engine computes with (F32 F16 BF16 Q4_0
@@ -12,7 +12,7 @@
  * where blocks are 32 elements (Q4_0 Q4_1 Q5_0 Q8_0) or 256 (Q4_K Q6_K).  The
  * f32 slack is 1e-5 * sum |w_i x_i| + 1e-6 (f32 sums over <= 1024 terms).  F32 /
  * F16 / BF16 rows, the exact path and prefill (dequantized rows x f32 x) get the
- * f32 slack alone.  Dequantization must equal gguf_dequant_row bit for bit. */
+ * f32 slack alone.  Dequantization must equal model_gguf_dequant_row bit for bit. */
 #include "common/test.h"
 #include "model/gguf.h"
 #include "model/model_internal.h"
@@ -46,7 +46,7 @@ static const int TYPES[] = {GGUF_T_F32, GGUF_T_F16, GGUF_T_BF16, GGUF_T_Q4_0, GG
 
 /* rows x n random elements of `type` (row-major blocks); malloc'd */
 static uint8_t *rand_rows(int type, int rows, int n) {
-    size_t rb = quant_row_bytes(type, n), bb = gguf_type_block_bytes(type);
+    size_t rb = model_quant_row_bytes(type, n), bb = model_gguf_type_block_bytes(type);
     uint8_t *d = malloc(rb * rows);
     for (size_t i = 0; i < rb * rows; i++) d[i] = (uint8_t)rnd();
     if (type == GGUF_T_F32)
@@ -71,9 +71,9 @@ static uint8_t *rand_rows(int type, int rows, int n) {
 /* reference row . x in double, and the fast path's error bound for it */
 static double ref_dot(int type, const uint8_t *row, const float *x, int n, double *bound) {
     float *w = malloc((size_t)n * sizeof *w);
-    gguf_dequant_row(type, row, w, n);
+    model_gguf_dequant_row(type, row, w, n);
     double s = 0, mag = 0, b = 0;
-    int bs = quant_act_kind(type) == QACT_32 ? 32 : quant_act_kind(type) == QACT_256 ? 256 : 0;
+    int bs = model_quant_act_kind(type) == QACT_32 ? 32 : model_quant_act_kind(type) == QACT_256 ? 256 : 0;
     for (int i = 0; i < n; i++) { s += (double)w[i] * x[i]; mag += fabs((double)w[i] * x[i]); }
     for (int b0 = 0; bs && b0 < n; b0 += bs) {
         double amax = 0, wsum = 0;
@@ -90,21 +90,21 @@ static void test_dequant(void) {
         int type = TYPES[t], n = 512;
         uint8_t *d = rand_rows(type, 3, n);
         float *a = malloc(3 * n * 4), *b = malloc(3 * n * 4), *c = malloc(3 * n * 4);
-        size_t rb = quant_row_bytes(type, n);
+        size_t rb = model_quant_row_bytes(type, n);
         for (int r = 0; r < 3; r++) {
-            gguf_dequant_row(type, d + r * rb, a + r * n, n);
-            quant_dequant_row(type, d + r * rb, b + r * n, n);
-            quant_dequant_fast(type, d + r * rb, c + r * n, n);
+            model_gguf_dequant_row(type, d + r * rb, a + r * n, n);
+            model_quant_dequant_row(type, d + r * rb, b + r * n, n);
+            model_quant_dequant_fast(type, d + r * rb, c + r * n, n);
         }
-        CHECK(!memcmp(a, b, 3 * n * 4), "%s: quant_dequant_row == gguf_dequant_row", gguf_type_name(type));
-        CHECK(!memcmp(a, c, 3 * n * 4), "%s: quant_dequant_fast == gguf_dequant_row (%s)", gguf_type_name(type), kernels_isa());
-        CHECK(quant_row_bytes(type, n) == (size_t)n / gguf_type_block(type) * gguf_type_block_bytes(type), "%s: row bytes",
-              gguf_type_name(type));
+        CHECK(!memcmp(a, b, 3 * n * 4), "%s: model_quant_dequant_row == model_gguf_dequant_row", model_gguf_type_name(type));
+        CHECK(!memcmp(a, c, 3 * n * 4), "%s: model_quant_dequant_fast == model_gguf_dequant_row (%s)", model_gguf_type_name(type), model_kernels_isa());
+        CHECK(model_quant_row_bytes(type, n) == (size_t)n / model_gguf_type_block(type) * model_gguf_type_block_bytes(type), "%s: row bytes",
+              model_gguf_type_name(type));
         free(a); free(b); free(c); free(d);
     }
 }
 
-/* quant_dot_rows against the reference, every type, within the stated bound */
+/* model_quant_dot_rows against the reference, every type, within the stated bound */
 static void test_dots(void) {
     for (int t = 0; t < NTYPES; t++) {
         int type = TYPES[t];
@@ -115,41 +115,41 @@ static void test_dots(void) {
             for (int i = 0; i < n; i++) x[i] = frnd() * (i % 17 == 0 ? 8.0f : 1.0f);   /* some outliers per block */
             qa32 *q32 = malloc((size_t)n / 32 * sizeof *q32);
             qa256 *q256 = malloc((size_t)n / 256 * sizeof *q256);
-            quant_act32(x, n, q32);
-            quant_act256(x, n, q256);
-            int kind = quant_act_kind(type);
-            quant_dot_rows(type, d, quant_row_bytes(type, n), rows, kind == QACT_32 ? (void *)q32 : kind == QACT_256 ? (void *)q256 : (void *)x,
+            model_quant_act32(x, n, q32);
+            model_quant_act256(x, n, q256);
+            int kind = model_quant_act_kind(type);
+            model_quant_dot_rows(type, d, model_quant_row_bytes(type, n), rows, kind == QACT_32 ? (void *)q32 : kind == QACT_256 ? (void *)q256 : (void *)x,
                            n, out);
             double worst = 0;
             for (int r = 0; r < rows; r++) {
-                double bound, ref = ref_dot(type, d + r * quant_row_bytes(type, n), x, n, &bound);
+                double bound, ref = ref_dot(type, d + r * model_quant_row_bytes(type, n), x, n, &bound);
                 worst = fmax(worst, fabs(out[r] - ref) / bound);
-                CHECK(fabs(out[r] - ref) <= bound, "%s %s n=%d row %d: %.9g vs %.9g, bound %.3g", kernels_isa(),
-                      gguf_type_name(type), n, r, out[r], ref, bound);
+                CHECK(fabs(out[r] - ref) <= bound, "%s %s n=%d row %d: %.9g vs %.9g, bound %.3g", model_kernels_isa(),
+                      model_gguf_type_name(type), n, r, out[r], ref, bound);
             }
-            if (n == 1024) printf("  %-6s %-5s error / bound: worst %.3f\n", kernels_isa(), gguf_type_name(type), worst);
+            if (n == 1024) printf("  %-6s %-5s error / bound: worst %.3f\n", model_kernels_isa(), model_gguf_type_name(type), worst);
             free(d); free(x); free(q32); free(q256);
         }
     }
 }
 
 /* A WT_GG matrix of three stacked segments (odd row counts), through matmul for
- * decode (n 1..3) and prefill (n 5, 9), fast and exact, and wmat_rows_dot. */
+ * decode (n 1..3) and prefill (n 5, 9), fast and exact, and model_wmat_rows_dot. */
 static void test_matmul(int ta, int tb, int tc, int k, int threads) {
     int rows[3] = {33, 7, 21}, R = 61;
     uint8_t *seg[3] = {rand_rows(ta, rows[0], k), rand_rows(tb, rows[1], k), rand_rows(tc, rows[2], k)};
     int types[3] = {ta, tb, tc};
     wmat m;
     memset(&m, 0, sizeof m);
-    for (int s = 0; s < 3; s++) CHECK(wmat_gg_add(&m, types[s], seg[s], rows[s], k), "wmat_gg_add");
-    CHECK(m.rows == R && m.type == WT_GG && wmat_bytes(&m) > 0, "stacked matrix");
-    CHECK(!wmat_gg_add(&m, ta, seg[0], 1, k), "a fourth segment is refused");
+    for (int s = 0; s < 3; s++) CHECK(model_wmat_gg_add(&m, types[s], seg[s], rows[s], k), "model_wmat_gg_add");
+    CHECK(m.rows == R && m.type == WT_GG && model_wmat_bytes(&m) > 0, "stacked matrix");
+    CHECK(!model_wmat_gg_add(&m, ta, seg[0], 1, k), "a fourth segment is refused");
     pg_pool *p = model_pool_new(threads);
     int nmax = 9;
     float *x = malloc((size_t)nmax * k * 4), *out = malloc((size_t)nmax * R * 4);
     for (int i = 0; i < nmax * k; i++) x[i] = frnd();
     char lab[96];
-    snprintf(lab, sizeof lab, "%s %s|%s|%s k=%d %dT", kernels_isa(), gguf_type_name(ta), gguf_type_name(tb), gguf_type_name(tc), k,
+    snprintf(lab, sizeof lab, "%s %s|%s|%s k=%d %dT", model_kernels_isa(), model_gguf_type_name(ta), model_gguf_type_name(tb), model_gguf_type_name(tc), k,
              threads);
     int ns[] = {1, 2, 3, 5, 9};
     for (int ex = 0; ex < 2; ex++) {
@@ -161,13 +161,13 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
             for (int j = 0; j < n; j++)
                 for (int r = 0; r < R; r++) {
                     int s = r < rows[0] ? 0 : r < rows[0] + rows[1] ? 1 : 2, r0 = s == 0 ? 0 : s == 1 ? rows[0] : rows[0] + rows[1];
-                    double bound, ref = ref_dot(types[s], seg[s] + (size_t)(r - r0) * quant_row_bytes(types[s], k), x + (size_t)j * k, k,
+                    double bound, ref = ref_dot(types[s], seg[s] + (size_t)(r - r0) * model_quant_row_bytes(types[s], k), x + (size_t)j * k, k,
                                                 &bound);
                     if (n >= 4 || ex) {   /* prefill and the exact path: f32 slack only */
                         double mag = 0;
 
                         float *w = malloc((size_t)k * 4);
-                        gguf_dequant_row(types[s], seg[s] + (size_t)(r - r0) * quant_row_bytes(types[s], k), w, k);
+                        model_gguf_dequant_row(types[s], seg[s] + (size_t)(r - r0) * model_quant_row_bytes(types[s], k), w, k);
                         for (int i = 0; i < k; i++) mag += fabs((double)w[i] * x[(size_t)j * k + i]);
                         free(w);
                         bound = 1e-5 * mag + 1e-6;
@@ -184,15 +184,15 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
         int32_t ids[5] = {0, 60, 33, 40, 39};
         float sub[5];
         model_matmul(p, out, R, x, k, 1, &m);
-        wmat_rows_dot(&m, ids, 5, x, sub);
+        model_wmat_rows_dot(&m, ids, 5, x, sub);
         bool same = true;
         for (int i = 0; i < 5; i++) same &= sub[i] == out[ids[i]];
-        CHECK(same, "%s %s: wmat_rows_dot equals matmul's decode rows", lab, ex ? "exact" : "fast");
+        CHECK(same, "%s %s: model_wmat_rows_dot equals matmul's decode rows", lab, ex ? "exact" : "fast");
         float row[1024];
-        wmat_row_f32(&m, 36, row);   /* segment 1 holds rows 33..39 */
+        model_wmat_row_f32(&m, 36, row);   /* segment 1 holds rows 33..39 */
         float refrow[1024];
-        gguf_dequant_row(tb, seg[1] + (size_t)(36 - 33) * quant_row_bytes(tb, k), refrow, k);
-        CHECK(!memcmp(row, refrow, (size_t)k * 4), "%s: wmat_row_f32 of a middle segment", lab);
+        model_gguf_dequant_row(tb, seg[1] + (size_t)(36 - 33) * model_quant_row_bytes(tb, k), refrow, k);
+        CHECK(!memcmp(row, refrow, (size_t)k * 4), "%s: model_wmat_row_f32 of a middle segment", lab);
     }
     model_pool_free(p);
     free(x); free(out);
@@ -213,24 +213,24 @@ static void run_all(void) {
 
 static void test_sha256(void) {
     char hex[65];
-    sha256_buf("abc", 3, hex);
+    model_sha256_buf("abc", 3, hex);
     CHECK(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"), "sha256(abc) = %s", hex);
     char *m = malloc(1000000);
     memset(m, 'a', 1000000);
-    sha256_buf(m, 1000000, hex);   /* FIPS 180-2 appendix B.3 */
+    model_sha256_buf(m, 1000000, hex);   /* FIPS 180-2 appendix B.3 */
     CHECK(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"), "sha256(a x 1e6) = %s", hex);
     free(m);
-    sha256_buf("", 0, hex);
+    model_sha256_buf("", 0, hex);
     CHECK(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), "sha256('') = %s", hex);
 }
 
 int main(void) {
-    printf("kernels: %s\n", kernels_isa());
+    printf("kernels: %s\n", model_kernels_isa());
     run_all();
     const char *lesser[] = {"avx2", "scalar"};
     for (int i = 0; i < 2; i++)
-        if (strcmp(kernels_isa(), lesser[i]) && kernels_force(lesser[i])) {
-            printf("kernels: %s\n", kernels_isa());
+        if (strcmp(model_kernels_isa(), lesser[i]) && model_kernels_force(lesser[i])) {
+            printf("kernels: %s\n", model_kernels_isa());
             run_all();
         }
     test_sha256();

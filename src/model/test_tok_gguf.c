@@ -162,7 +162,7 @@ static void expect(const char *what, const tokspec *sp, const char *cause) {
     build(&b, sp);
     pg_diag_sink s = sink();
     gguf_file *g = NULL;
-    CHECK(gguf_open_mem(b.data, b.len, "tok.gguf", &g, &s) == PG_OK, "%s: the image is a valid GGUF: %s", what, last.msg);
+    CHECK(model_gguf_open_mem(b.data, b.len, "tok.gguf", &g, &s) == PG_OK, "%s: the image is a valid GGUF: %s", what, last.msg);
     tok_tokenizer *t = NULL;
     s = sink();
     pg_status st = g ? tok_from_gguf(g, &t, &s) : PG_ERR_PARSE;
@@ -174,7 +174,7 @@ static void expect(const char *what, const tokspec *sp, const char *cause) {
         CHECK(strstr(last.msg, cause), "%s: \"%s\" lacks \"%s\"", what, last.msg, cause);
     }
     tok_free(t);
-    gguf_close(g);
+    model_gguf_close(g);
     pg_buf_free(&b);
 }
 

@@ -12,7 +12,7 @@ pg_status tok_load_mem(const char *json, size_t len, const char *name, tok_token
                        pg_diag_sink *diag);
 
 /* The tokenizer described by an open GGUF file's tokenizer.ggml.* metadata
- * (see tok_load_gguf); diagnostics name gguf_path(g).  Nothing of g is kept:
+ * (see tok_load_gguf); diagnostics name model_gguf_path(g).  Nothing of g is kept:
  * the tokenizer may outlive it. */
 pg_status tok_from_gguf(const gguf_file *g, tok_tokenizer **out, pg_diag_sink *diag);
 

@@ -934,24 +934,24 @@ static pg_status load_gguf(loader *L, const gguf_file *g) {
     tok_tokenizer *t = L->t;
     pg_status st;
     gguf_str model, pre;
-    if (!gguf_get_str(g, "tokenizer.ggml.model", &model))
+    if (!model_gguf_get_str(g, "tokenizer.ggml.model", &model))
         return fail(L, PG_ERR_INVALID, "tokenizer.ggml.model: missing or not a string (no tokenizer in this GGUF?)");
     if (model.len != 4 || memcmp(model.s, "gpt2", 4))
         return fail(L, PG_ERR_INVALID, "tokenizer.ggml.model '%.*s' is not supported (only 'gpt2', byte-level BPE)",
                     (int)(model.len > 80 ? 80 : model.len), model.s);
-    if (!gguf_get_str(g, "tokenizer.ggml.pre", &pre))
+    if (!model_gguf_get_str(g, "tokenizer.ggml.pre", &pre))
         return fail(L, PG_ERR_INVALID, "tokenizer.ggml.pre: missing or not a string; the pre-tokenizer must be named");
     if ((st = gguf_pre_tokenizer(L, &pre))) return st;
 
-    const gguf_kv *toks = gguf_find(g, "tokenizer.ggml.tokens"), *types = gguf_find(g, "tokenizer.ggml.token_type");
-    const gguf_kv *merges = gguf_find(g, "tokenizer.ggml.merges");
+    const gguf_kv *toks = model_gguf_find(g, "tokenizer.ggml.tokens"), *types = model_gguf_find(g, "tokenizer.ggml.token_type");
+    const gguf_kv *merges = model_gguf_find(g, "tokenizer.ggml.merges");
     if (!toks || toks->type != GGUF_V_ARRAY || toks->arr_type != GGUF_V_STRING || toks->arr_len == 0)
         return fail(L, PG_ERR_INVALID, "tokenizer.ggml.tokens: missing or not a non-empty array of strings");
     if (toks->arr_len >= TOK_MAX_ID)
         return fail(L, PG_ERR_LIMIT, "tokenizer.ggml.tokens: %llu tokens, more than %d", (unsigned long long)toks->arr_len, TOK_MAX_ID);
     int n = (int)toks->arr_len;
     int64_t ty;
-    if (types && (types->type != GGUF_V_ARRAY || types->arr_len != toks->arr_len || !gguf_arr_int(types, 0, &ty)))
+    if (types && (types->type != GGUF_V_ARRAY || types->arr_len != toks->arr_len || !model_gguf_arr_int(types, 0, &ty)))
         return fail(L, PG_ERR_INVALID, "tokenizer.ggml.token_type: expected an array of %d integers, one per token", n);
     if (!merges || merges->type != GGUF_V_ARRAY || merges->arr_type != GGUF_V_STRING)
         return fail(L, PG_ERR_INVALID, "tokenizer.ggml.merges: missing or not an array of strings (merges from scores are not supported)");
@@ -964,7 +964,7 @@ static pg_status load_gguf(loader *L, const gguf_file *g) {
     if (!orig || !olen) { free(orig); free(olen); return fail(L, PG_ERR_NOMEM, "out of memory for %d tokens", n); }
     for (int i = 0; i < n; i++) {
         gguf_str s;
-        gguf_arr_str(toks, (uint64_t)i, &s);
+        model_gguf_arr_str(toks, (uint64_t)i, &s);
         if (s.len > (1u << 20)) { st = fail(L, PG_ERR_LIMIT, "tokenizer.ggml.tokens[%d]: %llu bytes, too long", i, (unsigned long long)s.len); break; }
         orig[i] = pg_arena_strndup(&t->arena, s.s, (size_t)s.len);
         olen[i] = (uint32_t)s.len;
@@ -985,14 +985,14 @@ static pg_status load_gguf(loader *L, const gguf_file *g) {
     t->n_ids = n;
     if (!st && types)                                         /* every type must be an integer */
         for (int i = 0; i < n; i++)
-            if (!gguf_arr_int(types, (uint64_t)i, &ty)) { st = fail(L, PG_ERR_INVALID, "tokenizer.ggml.token_type[%d]: not an integer", i); break; }
+            if (!model_gguf_arr_int(types, (uint64_t)i, &ty)) { st = fail(L, PG_ERR_INVALID, "tokenizer.ggml.token_type[%d]: not an integer", i); break; }
 
     /* merges "a b", ranked in file order */
     if (!st) st = alloc_merges(L, (size_t)merges->arr_len);
     merge_ctx mc = {0};
     for (uint64_t i = 0; !st && i < merges->arr_len; i++) {
         gguf_str m;
-        gguf_arr_str(merges, i, &m);
+        model_gguf_arr_str(merges, i, &m);
         const char *sp = memchr(m.s, ' ', (size_t)m.len);
         if (!sp || memchr(sp + 1, ' ', (size_t)(m.len - (uint64_t)(sp + 1 - m.s)))) {
             st = fail(L, PG_ERR_INVALID, "tokenizer.ggml.merges[%llu]: \"%.*s\" is not two tokens separated by one space",
@@ -1010,7 +1010,7 @@ static pg_status load_gguf(loader *L, const gguf_file *g) {
      * vocab -> non-special added tokens.  Both matched in raw text. */
     for (int pass = 0; !st && types && pass < 2; pass++)
         for (int i = 0; i < n; i++) {
-            gguf_arr_int(types, (uint64_t)i, &ty);
+            model_gguf_arr_int(types, (uint64_t)i, &ty);
             if (ty != (pass == 0 ? GGUF_TT_CONTROL : GGUF_TT_USER)) continue;
             bool control = ty == GGUF_TT_CONTROL && in_alphabet(t, orig[i], olen[i]);
             const int32_t *vid = strmap_get(&t->vocab, orig[i], olen[i]);
@@ -1034,7 +1034,7 @@ static pg_status load_gguf(loader *L, const gguf_file *g) {
     for (int i = 0; !st && i < n; i++) {
         uint32_t bl;
         const char *bytes = bytelevel_decode(t, orig[i], olen[i], &bl);
-        set_piece(t, i, bytes, bl, types && gguf_arr_int(types, (uint64_t)i, &ty) && ty == GGUF_TT_UNUSED ? P_UNUSED : 0);
+        set_piece(t, i, bytes, bl, types && model_gguf_arr_int(types, (uint64_t)i, &ty) && ty == GGUF_TT_UNUSED ? P_UNUSED : 0);
     }
     for (int i = 0; !st && i < t->n_added; i++) {
         const added_tok *a = &t->added[i];
@@ -1049,9 +1049,9 @@ pg_status tok_from_gguf(const gguf_file *g, tok_tokenizer **out, pg_diag_sink *d
     *out = NULL;
     tok_tokenizer *t = calloc(1, sizeof *t);
     if (!t) return PG_ERR_NOMEM;
-    t->name = pg_arena_strdup(&t->arena, gguf_path(g));
+    t->name = pg_arena_strdup(&t->arena, model_gguf_path(g));
     init_alphabet(t);
-    loader L = {t, diag, gguf_path(g)};                      /* lives as long as g, past a failed load */
+    loader L = {t, diag, model_gguf_path(g)};                      /* lives as long as g, past a failed load */
     pg_status st = load_gguf(&L, g);
     if (st) { tok_free(t); return st; }
     *out = t;
@@ -1061,13 +1061,13 @@ pg_status tok_from_gguf(const gguf_file *g, tok_tokenizer **out, pg_diag_sink *d
 pg_status tok_load_gguf(const char *path, tok_tokenizer **out, pg_diag_sink *diag) {
     *out = NULL;
     gguf_file *g = NULL;
-    pg_status st = gguf_open(path, &g, diag);
+    pg_status st = model_gguf_open(path, &g, diag);
     if (st) return st;
     capture_sink cap = {0};
     pg_diag_sink local = {capture_fn, &cap, 0, 0, 0};       /* re-emitted with the caller's path, which outlives g */
     st = tok_from_gguf(g, out, &local);
     if (st) pg_diag_emit(diag, PG_E_TOKENIZER, path, 0, 0, "%s", cap.have ? cap.last.msg : pg_status_str(st));
-    gguf_close(g);
+    model_gguf_close(g);
     return st;
 }
 

@@ -675,16 +675,16 @@ static bool func_uses_name(const ptx_func *f, const char *name) {
 
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
 
-/* Writes the summary sentences separated by '\n'. */
-static void summary_lines(const ptx_module *m, const ptx_func *f, pg_buf *out) {
+/* Sentence 1, the signature: "Kernel K takes N parameters (...) [and returns ...].\n".  A
+ * function without a body gets its three sentences and false (nothing more to say). */
+static bool summary_signature(const ptx_func *f, pg_buf *out) {
     const char *kind = f->is_entry ? "Kernel" : "Device function";
-    /* ---- sentence 1: signature */
     pg_buf_printf(out, "%s %s", kind, f->name);
     if (!f->has_body) {
         pg_buf_printf(out, " is declared here without a body and takes %d parameter%s.\n", f->nparams, plural(f->nparams, "", "s"));
         pg_buf_puts(out, "Its code is provided by another module or by the driver.\n");
         pg_buf_puts(out, "No instructions are explained for it.");
-        return;
+        return false;
     }
     if (!f->nparams) {
         pg_buf_puts(out, " takes no parameters");
@@ -740,6 +740,12 @@ static void summary_lines(const ptx_module *m, const ptx_func *f, pg_buf *out) {
         }
     }
     pg_buf_puts(out, ".\n");
+    return true;
+}
+
+/* Writes the summary sentences separated by '\n'. */
+static void summary_lines(const ptx_module *m, const ptx_func *f, pg_buf *out) {
+    if (!summary_signature(f, out)) return;
 
     /* ---- analyses */
     ptx_cfg *cfg = NULL;

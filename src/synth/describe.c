@@ -28,7 +28,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const desc_style_names[DESC_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
+const char *const synth_desc_style_names[DESC_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
 
 /* ---- the seed's choices ------------------------------------------------------------ */
 typedef struct { uint64_t s; } drng;
@@ -847,7 +847,7 @@ static void name_outputs(const task_view *v, bool card, bool zh, pg_buf *b) {
     }
 }
 
-void desc_render_framed(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out, char *frame,
+void synth_desc_render_framed(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out, char *frame,
                         size_t frame_n) {
     if (style < 0 || style >= DESC_NSTYLES) style = DESC_PROSE;
     task_view v;
@@ -868,7 +868,7 @@ void desc_render_framed(const desc_facts *f, const json_t *task, int style, uint
             pg_buf t = {0};
             if (expand(&c, L[k], L[k] + strlen(L[k]), &t) && t.len) {
                 tidy(t.data, &b);
-                snprintf(id, sizeof id, "%s.%s%02d", desc_style_names[style], zh ? "zh" : "en", k);
+                snprintf(id, sizeof id, "%s.%s%02d", synth_desc_style_names[style], zh ? "zh" : "en", k);
             }
             pg_buf_free(&t);
         }
@@ -876,7 +876,7 @@ void desc_render_framed(const desc_facts *f, const json_t *task, int style, uint
     if (!id[0]) {   /* facts too sparse for every frame */
         const char *nm = sget(&c, "name", 4);
         pg_buf_puts(&b, nm ? nm : v.name ? v.name : "kernel");
-        snprintf(id, sizeof id, "%s.fallback", desc_style_names[style]);
+        snprintf(id, sizeof id, "%s.fallback", synth_desc_style_names[style]);
     }
     bool zh_frame = strstr(id, ".zh") != NULL;
     if (style == DESC_DETAILED || style == DESC_CARD) name_outputs(&v, style == DESC_CARD, zh_frame, &b);
@@ -888,30 +888,30 @@ void desc_render_framed(const desc_facts *f, const json_t *task, int style, uint
     view_free(&v);
 }
 
-int desc_frame_count(int style, bool zh) {
+int synth_desc_frame_count(int style, bool zh) {
     if (style < 0 || style >= DESC_NSTYLES) return 0;
     return zh ? FRAMES[style].nzh : FRAMES[style].nen;
 }
 
-void desc_render(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out) {
-    desc_render_framed(f, task, style, seed, out, NULL, 0);
+void synth_desc_render(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out) {
+    synth_desc_render_framed(f, task, style, seed, out, NULL, 0);
 }
 
-json_t *desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed) {
+json_t *synth_desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed) {
     json_t *d = json_object(), *fr = json_object();
     for (int s = 0; s < DESC_NSTYLES; s++) {
         pg_buf b = {0};
         char id[48];
-        desc_render_framed(f, task, s, seed, &b, id, sizeof id);
-        json_object_set_new(d, desc_style_names[s], json_string(b.data ? b.data : ""));
-        json_object_set_new(fr, desc_style_names[s], json_string(id));
+        synth_desc_render_framed(f, task, s, seed, &b, id, sizeof id);
+        json_object_set_new(d, synth_desc_style_names[s], json_string(b.data ? b.data : ""));
+        json_object_set_new(fr, synth_desc_style_names[s], json_string(id));
         pg_buf_free(&b);
     }
     json_object_set_new(d, "frames", fr);
     return d;
 }
 
-void desc_param_names(uint64_t seed, int n_in, const char **in, int n_out, const char **out) {
+void synth_desc_param_names(uint64_t seed, int n_in, const char **in, int n_out, const char **out) {
     static const char *const ins[][4] = {{"x", "y", "z", "w"},     {"a", "b", "c", "d"},         {"in", "in2", "in3", "in4"},
                                          {"src", "src2", "src3", "src4"}, {"input", "other", "third", "fourth"},
                                          {"x", "w", "u", "v"},     {"lhs", "rhs", "c", "d"},     {"in0", "in1", "in2", "in3"},

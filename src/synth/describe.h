@@ -81,31 +81,31 @@ enum {
 enum { DESC_DATA_INFER, DESC_DATA_VECTOR, DESC_DATA_MATRIX, DESC_DATA_GRID };
 
 enum { DESC_TERSE, DESC_DETAILED, DESC_CARD, DESC_ZH, DESC_PROSE, DESC_NSTYLES };
-extern const char *const desc_style_names[DESC_NSTYLES];   /* "terse", "detailed", "card", "zh", "prose" */
+extern const char *const synth_desc_style_names[DESC_NSTYLES];   /* "terse", "detailed", "card", "zh", "prose" */
 
 /* One description of `style` for a task.json object (its "name", "params" and
  * "launch" are read for signatures, element types and launch hints). */
-void desc_render(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out);
+void synth_desc_render(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out);
 
 /* Parameter names people use, drawn from the seed, so the model meets
  * x/y/out/dst/src/a/b/in/input/output... and not one convention.  Fills
  * in[0..n_in-1] (inputs, n_in <= 4) and out[0..n_out-1] (outputs, n_out <= 2)
  * with distinct static strings; a family that needs a fixed name (a matrix
  * A, a count n) simply does not ask for it. */
-void desc_param_names(uint64_t seed, int n_in, const char **in, int n_out, const char **out);
+void synth_desc_param_names(uint64_t seed, int n_in, const char **in, int n_out, const char **out);
 
-/* desc_render, also naming the frame (template) it used, e.g. "terse.en07" or
+/* synth_desc_render, also naming the frame (template) it used, e.g. "terse.en07" or
  * "prose.zh03" (en: an English frame; zh: a Chinese or mixed one), into
  * frame[0..frame_n-1] (frame may be NULL). */
-void desc_render_framed(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out, char *frame,
+void synth_desc_render_framed(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out, char *frame,
                         size_t frame_n);
 
 /* How many frames `style` has in English (zh false) or Chinese/mixed (zh true). */
-int desc_frame_count(int style, bool zh);
+int synth_desc_frame_count(int style, bool zh);
 
 /* All five as a new JSON object {"terse": ..., ..., "prose": ..., "frames":
  * {"terse": "terse.en07", ...}}; "frames" records which template rendered
  * each style (`ptxgen synth --stats` counts them; task_load ignores it). */
-json_t *desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed);
+json_t *synth_desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed);
 
 #endif

@@ -911,7 +911,7 @@ static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, 
                     .shape_en = shape.data, .shape_zh = shape_zh.data, .notes_en = notes.data, .notes_zh = notes_zh.data,
                     .elems_per_thread = per_thread, .vec_width = per_thread == 4 ? 4 : 0, .data = DESC_DATA_VECTOR,
                     .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND};
-    json_t *d = desc_render_all(&f, task, seed);
+    json_t *d = synth_desc_render_all(&f, task, seed);
     pg_buf *bufs[] = {&formula, &w, &wi, &wz, &wzi, &ins, &ins_zh, &notes, &notes_zh, &selw, &selw_zh, &shape, &shape_zh,
                       &ex[0], &ex[1], &ex[2], &ez[0], &ez[1]};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) pg_buf_free(bufs[k]);

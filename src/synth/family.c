@@ -21,9 +21,8 @@
 extern char **environ;
 
 /* ---- registry -------------------------------------------------------------------- */
-typedef pg_status (*gen_fn)(uint64_t seed, synth_family_sample *s);
-static const struct { const char *name; gen_fn fn; bool nvcc; } FAMS[] = {
-#define SYNTH_FAMILY(name, fn, nvcc) {name, fn, nvcc},
+static const struct { const char *name; fam_gen_fn fn; const char *ref; bool nvcc; } FAMS[] = {
+#define SYNTH_FAMILY(name, fn, ref, nvcc) {name, fn, #ref, nvcc},
 #include "families_all.def"
 #undef SYNTH_FAMILY
 };
@@ -32,6 +31,12 @@ enum { NFAMS = (int)(sizeof FAMS / sizeof FAMS[0]) };
 int synth_family_count(void) { return NFAMS; }
 const char *synth_family_name(int f) { return f >= 0 && f < NFAMS ? FAMS[f].name : NULL; }
 bool synth_family_uses_nvcc(int f) { return f >= 0 && f < NFAMS && FAMS[f].nvcc; }
+const char *synth_family_reference(int f) { return f >= 0 && f < NFAMS ? FAMS[f].ref : NULL; }
+const char *synth_fam_ref(fam_gen_fn generator) {
+    for (int i = 0; i < NFAMS; i++)
+        if (FAMS[i].fn == generator) return FAMS[i].ref;
+    return "";
+}
 int synth_family_find(const char *name) {
     for (int i = 0; name && i < NFAMS; i++)
         if (!strcmp(FAMS[i].name, name)) return i;
@@ -47,16 +52,16 @@ void synth_family_sample_free(synth_family_sample *s) {
 }
 
 /* ---- helpers --------------------------------------------------------------------- */
-uint64_t fam_next(fam_rng *r) {   /* splitmix64 */
+uint64_t synth_fam_next(fam_rng *r) {   /* splitmix64 */
     uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-int fam_pick(fam_rng *r, int n) { return n > 0 ? (int)(fam_next(r) % (uint64_t)n) : 0; }
-const char *fam_choice(fam_rng *r, const char *const *v, int n) { return v[fam_pick(r, n)]; }
+int synth_fam_pick(fam_rng *r, int n) { return n > 0 ? (int)(synth_fam_next(r) % (uint64_t)n) : 0; }
+const char *synth_fam_choice(fam_rng *r, const char *const *v, int n) { return v[synth_fam_pick(r, n)]; }
 
-void fam_imm(char *t, size_t n, double v, bool f64) {
+void synth_fam_imm(char *t, size_t n, double v, bool f64) {
     if (f64) {
         uint64_t u;
         memcpy(&u, &v, sizeof u);
@@ -69,7 +74,7 @@ void fam_imm(char *t, size_t n, double v, bool f64) {
     }
 }
 
-void fam_lit(char *t, size_t n, double v) {
+void synth_fam_lit(char *t, size_t n, double v) {
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(t, n, "%.*g", prec, v);
         if (strtod(t, NULL) == v) break;
@@ -77,7 +82,7 @@ void fam_lit(char *t, size_t n, double v) {
     if (!strchr(t, '.') && !strchr(t, 'e') && strlen(t) + 3 < n) strcat(t, ".0");
 }
 
-void fam_decls(const fam_regs *g, pg_buf *out) {
+void synth_fam_decls(const fam_regs *g, pg_buf *out) {
     if (g->p) pg_buf_printf(out, "\t.reg .pred %%p<%d>;\n", g->p + 1);
     if (g->h) pg_buf_printf(out, "\t.reg .b16 %%h<%d>;\n", g->h + 1);
     if (g->r) pg_buf_printf(out, "\t.reg .b32 %%r<%d>;\n", g->r + 1);

@@ -28,10 +28,10 @@ static void common_json(json_t *root, const char *name, const char *family) {
     json_object_set_new(root, "family", json_string(family));
     json_object_set_new(root, "kernel", json_string(name));
 }
-/* The descriptions go in after params and launch (desc_render_all reads
+/* The descriptions go in after params and launch (synth_desc_render_all reads
  * them); a placeholder keeps "descriptions" where the corpus layout has it. */
 static void describe_into(json_t *root, const desc_facts *f, uint64_t seed) {
-    json_object_set_new(root, "descriptions", desc_render_all(f, root, seed));
+    json_object_set_new(root, "descriptions", synth_desc_render_all(f, root, seed));
 }
 static json_t *ptr(const char *name, const char *type, const char *role, const char *len) {
     return json_pack("{s:s, s:s, s:s, s:s}", "name", name, "type", type, "role", role, "len", len);
@@ -51,10 +51,10 @@ static void finish(json_t *root, const char *T, double tol, const char *ref, con
 }
 
 /* ---- gemv -------------------------------------------------------------------------- */
-pg_status fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x67656d7600000004ull};
-    bool f64 = fam_pick(&r, 4) == 0, warp = fam_pick(&r, 2);
-    int unroll = 1 << fam_pick(&r, 3), rpb = 2 << fam_pick(&r, 3), block = warp ? 32 * rpb : 64 << fam_pick(&r, 3);
+    bool f64 = synth_fam_pick(&r, 4) == 0, warp = synth_fam_pick(&r, 2);
+    int unroll = 1 << synth_fam_pick(&r, 3), rpb = 2 << synth_fam_pick(&r, 3), block = warp ? 32 * rpb : 64 << synth_fam_pick(&r, 3);
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "gemv");
     snprintf(s->source, sizeof s->source, "nvcc");
@@ -126,22 +126,22 @@ pg_status fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
                         .notes_en = "rows and cols are arbitrary (no padding)", .notes_zh = "rows 和 cols 任意（没有填充）",
                         .elems_per_thread = warp ? 0 : 1, .data = DESC_DATA_MATRIX,
                         .hints = warp ? DESC_HINT_SHUFFLE | DESC_HINT_COALESCED : 0u};
-        describe_into(root, &f, fam_next(&r));
+        describe_into(root, &f, synth_fam_next(&r));
     }
-    finish(root, T, f64 ? 1e-10 : 1e-4, "fam_gemv", bytes, "2*rows*cols", &s->task_json);
+    finish(root, T, f64 ? 1e-10 : 1e-4, synth_fam_ref(synth_fam_cu_gemv), bytes, "2*rows*cols", &s->task_json);
     return PG_OK;
 }
 
 /* ---- gemm -------------------------------------------------------------------------- */
-pg_status fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x67656d6d00000005ull};
-    bool f64 = fam_pick(&r, 4) == 0;
-    int TT = 8 << fam_pick(&r, 3), CF = 1 << fam_pick(&r, 3);
+    bool f64 = synth_fam_pick(&r, 4) == 0;
+    int TT = 8 << synth_fam_pick(&r, 3), CF = 1 << synth_fam_pick(&r, 3);
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "gemm");
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *STY[] = {"gemm_%s_tile%d_cf%d", "sgemm_smem_%s_%dx%d", "matmul_%s_t%d_r%d"};
-    snprintf(s->name, sizeof s->name, STY[fam_pick(&r, 3)], T, TT, CF);
+    snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], T, TT, CF);
     snprintf(s->identity, sizeof s->identity, "gemm:%s:t%d:cf%d", T, TT, CF);
     const char *n = s->name;
     pg_buf *c = &s->cu;
@@ -206,17 +206,17 @@ pg_status fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
                         .shape_en = "A is M x K, B is K x N and C is M x N, all row-major", .shape_zh = "A 为 M x K，B 为 K x N，C 为 M x N，均为行主序",
                         .notes_en = notes, .notes_zh = notes_zh, .elems_per_thread = CF, .data = DESC_DATA_MATRIX,
                         .hints = DESC_HINT_SMEM | DESC_HINT_COALESCED};
-        describe_into(root, &f, fam_next(&r));
+        describe_into(root, &f, synth_fam_next(&r));
     }
-    finish(root, T, f64 ? 1e-10 : 1e-4, "fam_gemm", bytes, "2*M*N*K", &s->task_json);
+    finish(root, T, f64 ? 1e-10 : 1e-4, synth_fam_ref(synth_fam_cu_gemm), bytes, "2*M*N*K", &s->task_json);
     return PG_OK;
 }
 
 /* ---- transpose --------------------------------------------------------------------- */
-pg_status fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7472616e73000006ull};
-    bool f64 = fam_pick(&r, 3) == 0, tiled = fam_pick(&r, 3) != 0;
-    int TD = 16 << fam_pick(&r, 2), RB = 4 << fam_pick(&r, 2);
+    bool f64 = synth_fam_pick(&r, 3) == 0, tiled = synth_fam_pick(&r, 3) != 0;
+    int TD = 16 << synth_fam_pick(&r, 2), RB = 4 << synth_fam_pick(&r, 2);
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "transpose");
     snprintf(s->source, sizeof s->source, "nvcc");
@@ -291,9 +291,9 @@ pg_status fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
                         .notes_zh = "rows 和 cols 任意，两个方向都要做边界判断；结果必须完全一致",
                         .elems_per_thread = TD / RB, .data = DESC_DATA_MATRIX,
                         .hints = DESC_HINT_MEMBOUND | (tiled ? DESC_HINT_SMEM | DESC_HINT_COALESCED : 0u)};
-        describe_into(root, &f, fam_next(&r));
+        describe_into(root, &f, synth_fam_next(&r));
     }
-    finish(root, T, 0.0, "fam_transpose", bytes, "0", &s->task_json);
+    finish(root, T, 0.0, synth_fam_ref(synth_fam_cu_transpose), bytes, "0", &s->task_json);
     return PG_OK;
 }
 
@@ -371,14 +371,14 @@ static void stencil2d_describe(fam_rng *r, int shape, int bnd, bool params, int 
                     .shape_en = "x and out are rows x cols row-major grids", .shape_zh = "x 和 out 为 rows x cols 行主序网格",
                     .notes_en = notes.data, .notes_zh = notes_zh.data, .elems_per_thread = 1, .data = DESC_DATA_GRID,
                     .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND};
-    describe_into(root, &f, fam_next(r));
+    describe_into(root, &f, synth_fam_next(r));
     pg_buf_free(&w1); pg_buf_free(&w2); pg_buf_free(&wz); pg_buf_free(&coefl); pg_buf_free(&notes); pg_buf_free(&notes_zh);
 }
 
-pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7374656e63696c32ull};
-    bool f64 = fam_pick(&r, 4) == 0, params = fam_pick(&r, 2);
-    int shape = fam_pick(&r, 3), bnd = fam_pick(&r, 3), bs = fam_pick(&r, 3);
+    bool f64 = synth_fam_pick(&r, 4) == 0, params = synth_fam_pick(&r, 2);
+    int shape = synth_fam_pick(&r, 3), bnd = synth_fam_pick(&r, 3), bs = synth_fam_pick(&r, 3);
     static const int BX[] = {16, 32, 32}, BY[] = {16, 8, 4};
     static const char *SHN[] = {"5pt", "9pt", "cross2"}, *BND[] = {"zero", "clamp", "copy"};
     int dy[9], dx[9], nt = 0, rad = shape == 2 ? 2 : 1;
@@ -396,8 +396,8 @@ pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
         }
     }
     double co[9];
-    for (int k = 0; k < nt; k++) co[k] = (double)(fam_pick(&r, 17) - 8) / 8.0;
-    if (fam_pick(&r, 3) == 0 && shape == 0) { co[0] = -4; for (int k = 1; k < 5; k++) co[k] = 1; }   /* Laplacian */
+    for (int k = 0; k < nt; k++) co[k] = (double)(synth_fam_pick(&r, 17) - 8) / 8.0;
+    if (synth_fam_pick(&r, 3) == 0 && shape == 0) { co[0] = -4; for (int k = 1; k < 5; k++) co[k] = 1; }   /* Laplacian */
     if (co[0] == 0) co[0] = 0.5;
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "stencil2d");
@@ -418,7 +418,7 @@ pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     const char *n = s->name;
     pg_buf *c = &s->cu;
     char lit[9][32];
-    for (int k = 0; k < nt; k++) fam_lit(lit[k], sizeof lit[k], co[k]);
+    for (int k = 0; k < nt; k++) synth_fam_lit(lit[k], sizeof lit[k], co[k]);
     pg_buf_printf(c, "// %s: %s 2D stencil on a rows x cols grid (%s), boundary %s.\n", n, SHN[shape], CT, BND[bnd]);
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ x, %s* __restrict__ out,", n, CT, CT);
     for (int k = 0; params && k < nt; k++) pg_buf_printf(c, " %s c%d,", CT, k);
@@ -487,7 +487,7 @@ pg_status fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     snprintf(bytes, sizeof bytes, "%d*rows*cols", f64 ? 16 : 8);
     snprintf(flops, sizeof flops, "%d*rows*cols", 2 * nt);
     stencil2d_describe(&r, shape, bnd, params, nt, dy, dx, lit, f.data, root);
-    finish(root, T, f64 ? 1e-12 : 1e-5, "fam_stencil2d", bytes, flops, &s->task_json);
+    finish(root, T, f64 ? 1e-12 : 1e-5, synth_fam_ref(synth_fam_gen_stencil2d_cu), bytes, flops, &s->task_json);
     pg_buf_free(&f);
     return PG_OK;
 }

@@ -36,43 +36,43 @@ static int ty(const char *dt) {
     return NTY;
 }
 
-int fe_size(const char *dt) { return TY[ty(dt)].size; }
-bool fe_is_half(const char *dt) { return !strcmp(dt, "f16") || !strcmp(dt, "bf16"); }
+int synth_fe_size(const char *dt) { return TY[ty(dt)].size; }
+bool synth_fe_is_half(const char *dt) { return !strcmp(dt, "f16") || !strcmp(dt, "bf16"); }
 
-const char *fe_ctype(const char *dt) { return TY[ty(dt)].ptr; }
+const char *synth_fe_ctype(const char *dt) { return TY[ty(dt)].ptr; }
 
-const char *fe_prec_en(const char *dt) {
+const char *synth_fe_prec_en(const char *dt) {
     if (!strcmp(dt, "f64")) return "double precision";
     if (!strcmp(dt, "f16")) return "half precision (fp16)";
     if (!strcmp(dt, "bf16")) return "bfloat16";
     return "single precision";
 }
-const char *fe_prec_zh(const char *dt) {
+const char *synth_fe_prec_zh(const char *dt) {
     if (!strcmp(dt, "f64")) return "双精度";
     if (!strcmp(dt, "f16")) return "半精度（fp16）";
     if (!strcmp(dt, "bf16")) return "bfloat16";
     return "单精度";
 }
-double fe_tol(const char *dt) {
+double synth_fe_tol(const char *dt) {
     if (!strcmp(dt, "f64")) return 1e-12;
     if (!strcmp(dt, "f16")) return 2e-3;   /* one f16 rounding of the output: ~5e-4 */
     if (!strcmp(dt, "bf16")) return 1e-2;  /* one bf16 rounding: ~4e-3 */
     return 1e-5;
 }
-double fe_tol_cancel(const char *dt) {
+double synth_fe_tol_cancel(const char *dt) {
     if (!strcmp(dt, "f64")) return 1e-10;
     if (!strcmp(dt, "f32")) return 1e-4;
-    return fe_tol(dt);
+    return synth_fe_tol(dt);
 }
-int fe_cap(fam_rng *r) {
+int synth_fe_cap(fam_rng *r) {
     static const int caps[] = {120, 256, 264, 512, 1024};
-    return caps[fam_pick(r, 5)];
+    return caps[synth_fam_pick(r, 5)];
 }
 
-void fe_sig_ptr(pg_buf *sig, const char *name, const char *dt, int role) {
-    pg_buf_printf(sig, "%s%s%s* __restrict__ %s", sig->len ? ", " : "", role == FE_IN ? "const " : "", fe_ctype(dt), name);
+void synth_fe_sig_ptr(pg_buf *sig, const char *name, const char *dt, int role) {
+    pg_buf_printf(sig, "%s%s%s* __restrict__ %s", sig->len ? ", " : "", role == FE_IN ? "const " : "", synth_fe_ctype(dt), name);
 }
-void fe_sig_scal(pg_buf *sig, const char *name, const char *dt) {
+void synth_fe_sig_scal(pg_buf *sig, const char *name, const char *dt) {
     const char *c = !strcmp(dt, "f64") ? "double" : !strcmp(dt, "u32") ? "unsigned int" : !strcmp(dt, "s32") ? "int" : "float";
     pg_buf_printf(sig, "%s%s %s", sig->len ? ", " : "", c, name);
 }
@@ -104,11 +104,11 @@ static void conv_out(pg_buf *b, const fe_arr *a, const char *v, bool bits) {
     else pg_buf_puts(b, v);
 }
 
-void fe_ld(pg_buf *b, const char *dt, const char *elem) {
+void synth_fe_ld(pg_buf *b, const char *dt, const char *elem) {
     fe_arr a = {"", dt, FE_IN, false};
     conv_in(b, &a, elem, false);
 }
-void fe_st(pg_buf *b, const char *dt, const char *v) {
+void synth_fe_st(pg_buf *b, const char *dt, const char *v) {
     fe_arr a = {"", dt, FE_OUT, false};
     conv_out(b, &a, v, false);
 }
@@ -226,7 +226,7 @@ static void vector_elems(const fe_kernel *k, pg_buf *b, int d) {
     }
 }
 
-void fe_emit(const fe_kernel *k, pg_buf *cu) {
+void synth_fe_emit(const fe_kernel *k, pg_buf *cu) {
     pg_buf_puts(cu, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n");
     pg_buf_printf(cu, "// %s: %s\n", k->name, k->comment);
     pg_buf_printf(cu, "extern \"C\" __global__ void %s(%s)\n{\n", k->name, k->sig);
@@ -258,7 +258,7 @@ void fe_emit(const fe_kernel *k, pg_buf *cu) {
 /* ---- task.json ---------------------------------------------------------------------- */
 static const char *role_name(int role) { return role == FE_OUT ? "out" : role == FE_INOUT ? "inout" : "in"; }
 
-json_t *fe_root(const char *name, const char *family) {
+json_t *synth_fe_root(const char *name, const char *family) {
     json_t *root = json_object();
     json_object_set_new(root, "name", json_string(name));
     json_object_set_new(root, "family", json_string(family));
@@ -266,12 +266,12 @@ json_t *fe_root(const char *name, const char *family) {
     return root;
 }
 
-void fe_ptr(json_t *ps, const char *name, const char *dt, int role, const char *len) {
+void synth_fe_ptr(json_t *ps, const char *name, const char *dt, int role, const char *len) {
     char t[16];
     snprintf(t, sizeof t, "%s*", dt);
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", name, "type", t, "role", role_name(role), "len", len));
 }
-void fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const char *len, const char *d0, const char *d1,
+void synth_fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const char *len, const char *d0, const char *d1,
                  const char *d2) {
     char t[16];
     snprintf(t, sizeof t, "%s*", dt);
@@ -279,20 +279,20 @@ void fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const c
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", name, "type", t, "role", role_name(role), "len", len,
                                         "dist", d));
 }
-void fe_scal(json_t *ps, const char *name, const char *dt, const char *value) {
+void synth_fe_scal(json_t *ps, const char *name, const char *dt, const char *value) {
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", name, "type", dt, "value", value));
 }
-void fe_lit(char *t, size_t n, double v) {
+void synth_fe_lit(char *t, size_t n, double v) {
     if (v == (double)(long long)v && v > -1e6 && v < 1e6) snprintf(t, n, "%.1f", v);   /* integral: no exponent */
-    else fam_lit(t, n, v);
+    else synth_fam_lit(t, n, v);
 }
-void fe_scal_f(json_t *ps, const char *name, const char *dt, double value) {
+void synth_fe_scal_f(json_t *ps, const char *name, const char *dt, double value) {
     char lit[40];
-    fe_lit(lit, sizeof lit, value);
-    fe_scal(ps, name, dt, lit);
+    synth_fe_lit(lit, sizeof lit, value);
+    synth_fe_scal(ps, name, dt, lit);
 }
 
-json_t *fe_sizes1(const char *var, const long *vals) {
+json_t *synth_fe_sizes1(const char *var, const long *vals) {
     json_t *a = json_array();
     for (int k = 0; vals[k]; k++) {
         json_t *o = json_object();
@@ -303,7 +303,7 @@ json_t *fe_sizes1(const char *var, const long *vals) {
     return a;
 }
 
-void fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const char *count) {
+void synth_fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const char *count) {
     char b[16], g[96];
     snprintf(b, sizeof b, "%d", block);
     if (grid_stride) snprintf(g, sizeof g, "min(cdiv(%s,%d),%d)", count, block * V, cap);
@@ -311,7 +311,7 @@ void fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", b, "grid", g, "smem", "0"));
 }
 
-void fe_finish(json_t *root, const desc_facts *f, uint64_t seed, const char *dt, double tol, const char *dt2, double tol2,
+void synth_fe_finish(json_t *root, const desc_facts *f, uint64_t seed, const char *dt, double tol, const char *dt2, double tol2,
                const char *ref, const char *bytes, const char *flops, pg_buf *out) {
     if (!json_object_get(root, "distributions"))
         json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-1,1)", "normal(0,1)"));
@@ -321,13 +321,13 @@ void fe_finish(json_t *root, const desc_facts *f, uint64_t seed, const char *dt,
     json_object_set_new(root, "tolerance", t);
     json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", ref));
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
-    json_object_set_new(root, "descriptions", desc_render_all(f, root, seed));
+    json_object_set_new(root, "descriptions", synth_desc_render_all(f, root, seed));
     synth_task_json_write(root, out);
     json_decref(root);
 }
 
 /* ---- templates ---------------------------------------------------------------------- */
-const char *fe_t(fe_strs *s, const char *const *kv, const char *tmpl) {
+const char *synth_fe_t(fe_strs *s, const char *const *kv, const char *tmpl) {
     if (s->n >= FE_NSTRS) return "";
     pg_buf *b = &s->b[s->n++];
     for (const char *p = tmpl; *p;) {
@@ -345,27 +345,27 @@ const char *fe_t(fe_strs *s, const char *const *kv, const char *tmpl) {
     }
     return b->data ? b->data : "";
 }
-void fe_strs_free(fe_strs *s) {
+void synth_fe_strs_free(fe_strs *s) {
     for (int k = 0; k < s->n; k++) pg_buf_free(&s->b[k]);
     s->n = 0;
 }
 
 /* ---- technique phrases ---------------------------------------------------------------- */
-const char *fe_how_en(fe_strs *T, int V, bool gs) {
+const char *synth_fe_how_en(fe_strs *T, int V, bool gs) {
     pg_buf b = {0};
     if (V > 1) pg_buf_printf(&b, "%d consecutive elements per thread with %d-wide vector loads and stores, the last partial group one element at a time", V, V);
     else pg_buf_puts(&b, "one element per thread");
     if (gs) pg_buf_puts(&b, ", in a grid-stride loop (the grid is capped)");
-    const char *s = fe_t(T, NULL, b.data);
+    const char *s = synth_fe_t(T, NULL, b.data);
     pg_buf_free(&b);
     return s;
 }
-const char *fe_how_zh(fe_strs *T, int V, bool gs) {
+const char *synth_fe_how_zh(fe_strs *T, int V, bool gs) {
     pg_buf b = {0};
     if (V > 1) pg_buf_printf(&b, "每个线程用 %d 宽向量读写处理 %d 个相邻元素，不足一组的尾部逐个处理", V, V);
     else pg_buf_puts(&b, "每个线程处理一个元素");
     if (gs) pg_buf_puts(&b, "；网格有上限，使用 grid-stride 循环");
-    const char *s = fe_t(T, NULL, b.data);
+    const char *s = synth_fe_t(T, NULL, b.data);
     pg_buf_free(&b);
     return s;
 }

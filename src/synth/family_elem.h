@@ -47,63 +47,63 @@ typedef struct {
 } fe_kernel;
 
 /* The C type of a pointer parameter: "const float* __restrict__". */
-const char *fe_ctype(const char *dt);
+const char *synth_fe_ctype(const char *dt);
 /* Append "<const >T* __restrict__ name" (role decides const) to a signature. */
-void fe_sig_ptr(pg_buf *sig, const char *name, const char *dt, int role);
+void synth_fe_sig_ptr(pg_buf *sig, const char *name, const char *dt, int role);
 /* Append "T name" for a scalar (dt "f32" "f64" "u32" "s32"). */
-void fe_sig_scal(pg_buf *sig, const char *name, const char *dt);
+void synth_fe_sig_scal(pg_buf *sig, const char *name, const char *dt);
 /* Expressions for code outside the builder: the value of stored element
  * `elem` ("bias[c]") as float/double, and the stored form of value `v`. */
-void fe_ld(pg_buf *b, const char *dt, const char *elem);
-void fe_st(pg_buf *b, const char *dt, const char *v);
+void synth_fe_ld(pg_buf *b, const char *dt, const char *elem);
+void synth_fe_st(pg_buf *b, const char *dt, const char *v);
 /* The kernel's CUDA C (with the cuda_fp16/bf16 includes). */
-void fe_emit(const fe_kernel *k, pg_buf *cu);
+void synth_fe_emit(const fe_kernel *k, pg_buf *cu);
 
 /* ---- task.json -------------------------------------------------------------------- */
-json_t *fe_root(const char *name, const char *family);
-void fe_ptr(json_t *ps, const char *name, const char *dt, int role, const char *len);
+json_t *synth_fe_root(const char *name, const char *family);
+void synth_fe_ptr(json_t *ps, const char *name, const char *dt, int role, const char *len);
 /* A pointer with its own distributions d0, d1 (and d2 when not NULL). */
-void fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const char *len, const char *d0, const char *d1,
+void synth_fe_ptr_dist(json_t *ps, const char *name, const char *dt, int role, const char *len, const char *d0, const char *d1,
                  const char *d2);
-void fe_scal(json_t *ps, const char *name, const char *dt, const char *value);
+void synth_fe_scal(json_t *ps, const char *name, const char *dt, const char *value);
 /* A float literal as people write it: "-100.0", "0.125", "1e-08". */
-void fe_lit(char *t, size_t n, double v);
-void fe_scal_f(json_t *ps, const char *name, const char *dt, double value);   /* a float literal */
+void synth_fe_lit(char *t, size_t n, double v);
+void synth_fe_scal_f(json_t *ps, const char *name, const char *dt, double value);   /* a float literal */
 /* Sizes over one variable: a timed big one, then the others (0-terminated). */
-json_t *fe_sizes1(const char *var, const long *vals);
+json_t *synth_fe_sizes1(const char *var, const long *vals);
 /* 1D launch: block B; grid cdiv(COUNT,B*V) or, grid-stride, min(...,cap). */
-void fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const char *count);
+void synth_fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const char *count);
 /* distributions, tolerance {dt: tol, dt2: tol2 (dt2 may be NULL)}, reference,
  * cost, and the descriptions rendered from facts; writes the corpus layout. */
-void fe_finish(json_t *root, const desc_facts *f, uint64_t seed, const char *dt, double tol, const char *dt2, double tol2,
+void synth_fe_finish(json_t *root, const desc_facts *f, uint64_t seed, const char *dt, double tol, const char *dt2, double tol2,
                const char *ref, const char *bytes, const char *flops, pg_buf *out);
 
 /* Text with {key} slots filled from kv = {"key", "value", ..., NULL}
  * (unknown slots are copied).  The strings live in the fe_strs until
- * fe_strs_free; at most FE_NSTRS per set. */
+ * synth_fe_strs_free; at most FE_NSTRS per set. */
 enum { FE_NSTRS = 96 };
 typedef struct { pg_buf b[FE_NSTRS]; int n; } fe_strs;
-const char *fe_t(fe_strs *s, const char *const *kv, const char *tmpl);
-void fe_strs_free(fe_strs *s);
+const char *synth_fe_t(fe_strs *s, const char *const *kv, const char *tmpl);
+void synth_fe_strs_free(fe_strs *s);
 
 /* "4 consecutive elements per thread with 4-wide vector loads ..." for V
  * and grid-stride, English and Chinese (strings kept in T). */
-const char *fe_how_en(fe_strs *T, int V, bool gs);
-const char *fe_how_zh(fe_strs *T, int V, bool gs);
+const char *synth_fe_how_en(fe_strs *T, int V, bool gs);
+const char *synth_fe_how_zh(fe_strs *T, int V, bool gs);
 
 /* Element size in bytes of a task type name. */
-int fe_size(const char *dt);
-bool fe_is_half(const char *dt);   /* f16 or bf16 */
+int synth_fe_size(const char *dt);
+bool synth_fe_is_half(const char *dt);   /* f16 or bf16 */
 /* "single precision", "half precision" ... for descriptions. */
-const char *fe_prec_en(const char *dt);
-const char *fe_prec_zh(const char *dt);
+const char *synth_fe_prec_en(const char *dt);
+const char *synth_fe_prec_zh(const char *dt);
 /* Relative L2 tolerance of an f32-math result stored as dt. */
-double fe_tol(const char *dt);
+double synth_fe_tol(const char *dt);
 /* The same for results that can cancel (a - b, polynomials near a root,
  * residual adds): a task of one element is checked by that element's
  * relative error, so f32 gets 1e-4 and f64 1e-10. */
-double fe_tol_cancel(const char *dt);
+double synth_fe_tol_cancel(const char *dt);
 /* One of the grid-stride caps people use. */
-int fe_cap(fam_rng *r);
+int synth_fe_cap(fam_rng *r);
 
 #endif

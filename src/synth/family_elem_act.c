@@ -160,28 +160,28 @@ typedef struct {
 
 static void act_draw(fam_rng *r, int a, act_sc *sc) {
     memset(sc, 0, sizeof *sc);
-    int nm = fam_pick(r, 3);
+    int nm = synth_fam_pick(r, 3);
     for (int k = 0; k < ACT[a].nsc; k++) {
         sc->name[k] = ACT[a].scn[k][nm];
-        sc->val[k] = ACT[a].scv[k][fam_pick(r, 4)];
-        fe_lit(sc->lit[k], sizeof sc->lit[k], sc->val[k]);
+        sc->val[k] = ACT[a].scv[k][synth_fam_pick(r, 4)];
+        synth_fe_lit(sc->lit[k], sizeof sc->lit[k], sc->val[k]);
     }
 }
 
 /* The activation of value expression v as CUDA (f64: double math). */
 static const char *act_cu(fe_strs *T, int a, const act_sc *sc, const char *v, bool f64) {
     const char *kv[] = {"v", v, "a", sc->name[0] ? sc->name[0] : "", "b", sc->name[1] ? sc->name[1] : "", "f", f64 ? "" : "f", NULL};
-    return fe_t(T, kv, ACT[a].cu);
+    return synth_fe_t(T, kv, ACT[a].cu);
 }
 static const char *act_txt(fe_strs *T, int a, const act_sc *sc, const char *v, const char *tmpl) {
     const char *kv[] = {"v", v, "a", sc->name[0] ? sc->name[0] : "", "b", sc->name[1] ? sc->name[1] : "", NULL};
-    return fe_t(T, kv, tmpl);
+    return synth_fe_t(T, kv, tmpl);
 }
 
 static void put_act_scalars(int a, const act_sc *sc, const char *sdt, pg_buf *sig, json_t *ps) {
     for (int k = 0; k < ACT[a].nsc; k++) {
-        fe_sig_scal(sig, sc->name[k], sdt);
-        fe_scal_f(ps, sc->name[k], sdt, sc->val[k]);
+        synth_fe_sig_scal(sig, sc->name[k], sdt);
+        synth_fe_scal_f(ps, sc->name[k], sdt, sc->val[k]);
     }
 }
 static json_t *act_scalar_roles(int a, const act_sc *sc) {
@@ -195,23 +195,23 @@ static void act_notes(int a, const act_sc *sc, pg_buf *en, pg_buf *zh) {
 }
 
 static const char *pick_dt(fam_rng *r, bool allow_f64) {
-    int k = fam_pick(r, allow_f64 ? 8 : 7);
+    int k = synth_fam_pick(r, allow_f64 ? 8 : 7);
     return k < 4 ? "f32" : k == 4 ? "f16" : k < 7 ? (k == 5 ? "bf16" : "f16") : "f64";
 }
 
 /* ---- activation -------------------------------------------------------------------- */
-pg_status fam_elem_act(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_elem_act(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x6163740000000002ull};
-    int a = fam_pick(&r, A_RELU6 + 1);
+    int a = synth_fam_pick(&r, A_RELU6 + 1);
     const char *dt = pick_dt(&r, true);
-    bool f64 = !strcmp(dt, "f64"), inplace = fam_pick(&r, 4) == 0, gs = fam_pick(&r, 2);
-    int V = 1 << fam_pick(&r, f64 ? 2 : 3), block = 128 << fam_pick(&r, 3), cap = fe_cap(&r);
+    bool f64 = !strcmp(dt, "f64"), inplace = synth_fam_pick(&r, 4) == 0, gs = synth_fam_pick(&r, 2);
+    int V = 1 << synth_fam_pick(&r, f64 ? 2 : 3), block = 128 << synth_fam_pick(&r, 3), cap = synth_fe_cap(&r);
     /* held out: the suite's f32 out-of-place leaky ReLU, ReLU6, SiLU and mish */
     if ((a == A_LEAKY || a == A_RELU6 || a == A_SILU || a == A_MISH) && !strcmp(dt, "f32")) inplace = true;
     act_sc sc;
     act_draw(&r, a, &sc);
     const char *in[1], *out[1];
-    desc_param_names(seed, 1, in, 1, out);
+    synth_desc_param_names(seed, 1, in, 1, out);
     const char *X = in[0], *Y = inplace ? in[0] : out[0];
     for (int k2 = 0; k2 < ACT[a].nsc; k2++)   /* a scalar never shares a name with an array */
         if (!strcmp(sc.name[k2], X) || !strcmp(sc.name[k2], Y)) sc.name[k2] = ACT[a].scn[k2][0];
@@ -219,35 +219,35 @@ pg_status fam_elem_act(uint64_t seed, synth_family_sample *s) {
     snprintf(s->family, sizeof s->family, "activation");
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *STY[] = {"%s_%s%s_v%d%s", "act_%s_%s%s_x%d%s", "%s_fwd_%s%s_vec%d%s"};
-    snprintf(s->name, sizeof s->name, STY[fam_pick(&r, 3)], ACT[a].id, dt, inplace ? "_inplace" : "", V, gs ? "_gs" : "");
+    snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], ACT[a].id, dt, inplace ? "_inplace" : "", V, gs ? "_gs" : "");
     snprintf(s->identity, sizeof s->identity, "activation:%s:%s:%s:v%d:%s%d:b%d", ACT[a].id, dt, inplace ? "inplace" : "out", V, gs ? "gs" : "one",
              gs ? cap : 0, block);
 
     fe_strs T = {0};
     pg_buf sig = {0}, body = {0};
-    json_t *root = fe_root(s->name, "activation"), *ps = json_array();
+    json_t *root = synth_fe_root(s->name, "activation"), *ps = json_array();
     const char *sdt = f64 ? "f64" : "f32";
-    fe_sig_ptr(&sig, X, dt, inplace ? FE_INOUT : FE_IN);
-    fe_ptr(ps, X, dt, inplace ? FE_INOUT : FE_IN, "n");
+    synth_fe_sig_ptr(&sig, X, dt, inplace ? FE_INOUT : FE_IN);
+    synth_fe_ptr(ps, X, dt, inplace ? FE_INOUT : FE_IN, "n");
     if (!inplace) {
-        fe_sig_ptr(&sig, Y, dt, FE_OUT);
-        fe_ptr(ps, Y, dt, FE_OUT, "n");
+        synth_fe_sig_ptr(&sig, Y, dt, FE_OUT);
+        synth_fe_ptr(ps, Y, dt, FE_OUT, "n");
     }
     put_act_scalars(a, &sc, sdt, &sig, ps);
-    fe_sig_scal(&sig, "n", "u32");
-    fe_scal(ps, "n", "u32", "n");
+    synth_fe_sig_scal(&sig, "n", "u32");
+    synth_fe_scal(ps, "n", "u32", "n");
     char xe[40];
     snprintf(xe, sizeof xe, "%s_e", X);
     pg_buf_printf(&body, "%s_e = %s;\n", Y, act_cu(&T, a, &sc, xe, f64));
     fe_kernel k = {.name = s->name, .comment = ACT[a].id, .sig = sig.data, .n = "n", .body = body.data, .V = V, .grid_stride = gs};
     k.arr[k.narr++] = (fe_arr){X, dt, inplace ? FE_INOUT : FE_IN, false};
     if (!inplace) k.arr[k.narr++] = (fe_arr){Y, dt, FE_OUT, false};
-    fe_emit(&k, &s->cu);
+    synth_fe_emit(&k, &s->cu);
 
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:o}", "act", ACT[a].id, "x", X, "y", Y, "scalars", act_scalar_roles(a, &sc)));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 33, 1, 0}));
-    fe_launch1(root, block, V, gs, cap, "n");
+    json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 33, 1, 0}));
+    synth_fe_launch1(root, block, V, gs, cap, "n");
     json_object_set_new(root, "distributions", json_pack("[s, s, s]", "uniform(-1,1)", "normal(0,3)", "uniform(-30,30)"));
 
     char xi[48];
@@ -263,21 +263,21 @@ pg_status fam_elem_act(uint64_t seed, synth_family_sample *s) {
     for (int j = 0; j < 3; j++) {
         pg_buf e = {0};
         if (j == 0) pg_buf_printf(&e, "for every element of %s (n of them), the activation %s; %s%s", X, act_txt(&T, a, &sc, "x", ACT[a].wen[j]), dst, inplace ? "" : Y);
-        else if (j == 1) pg_buf_printf(&e, "applies %s to every value of the %s array %s: the result %s. %s", ACT[a].en[0], fe_prec_en(dt), X,
+        else if (j == 1) pg_buf_printf(&e, "applies %s to every value of the %s array %s: the result %s. %s", ACT[a].en[0], synth_fe_prec_en(dt), X,
                                        act_txt(&T, a, &sc, "x", ACT[a].wen[j]), inplace ? "The array is updated in place" : "Results go to a separate output array");
         else pg_buf_printf(&e, "takes each of the n values of %s and %s, %s%s", X, act_txt(&T, a, &sc, "x", ACT[a].wen[j]), dst, inplace ? "" : Y);
-        ee[j] = fe_t(&T, NULL, e.data);
+        ee[j] = synth_fe_t(&T, NULL, e.data);
         pg_buf_free(&e);
     }
     ee[3] = NULL;
     for (int j = 0; j < 2; j++) {
         pg_buf z = {0};
-        pg_buf_printf(&z, "对 %s 的每个元素（共 n 个）做激活：%s，%s", X, act_txt(&T, a, &sc, "x", ACT[a].wzh[j]), inplace ? "原地写回" : fe_t(&T, (const char *const[]){"y", Y, NULL}, "结果写入 {y}"));
-        zz[j] = fe_t(&T, NULL, z.data);
+        pg_buf_printf(&z, "对 %s 的每个元素（共 n 个）做激活：%s，%s", X, act_txt(&T, a, &sc, "x", ACT[a].wzh[j]), inplace ? "原地写回" : synth_fe_t(&T, (const char *const[]){"y", Y, NULL}, "结果写入 {y}"));
+        zz[j] = synth_fe_t(&T, NULL, z.data);
         pg_buf_free(&z);
     }
     zz[2] = NULL;
-    const char *hw[] = {fe_how_en(&T, V, gs), NULL}, *hz[] = {fe_how_zh(&T, V, gs), NULL};
+    const char *hw[] = {synth_fe_how_en(&T, V, gs), NULL}, *hz[] = {synth_fe_how_zh(&T, V, gs), NULL};
     pg_buf notes = {0}, notez = {0}, shp = {0}, shz = {0};
     act_notes(a, &sc, &notes, &notez);
     if (strcmp(dt, "f32") && !f64) {
@@ -291,25 +291,25 @@ pg_status fam_elem_act(uint64_t seed, synth_family_sample *s) {
     desc_facts f = {.name_en = ne, .name_zh = nz, .formula = fo.data, .explain_en = ee, .explain_zh = zz, .how_en = hw, .how_zh = hz,
                     .shape_en = shp.data, .shape_zh = shz.data, .notes_en = notes.len ? notes.data : NULL, .notes_zh = notez.len ? notez.data : NULL};
     char bytes[32];
-    snprintf(bytes, sizeof bytes, "%d*n", 2 * fe_size(dt));
-    fe_finish(root, &f, seed, dt, fe_tol(dt), NULL, 0, "fam_elem_act", bytes, "8*n", &s->task_json);
+    snprintf(bytes, sizeof bytes, "%d*n", 2 * synth_fe_size(dt));
+    synth_fe_finish(root, &f, seed, dt, synth_fe_tol(dt), NULL, 0, synth_fam_ref(synth_fam_elem_act), bytes, "8*n", &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body);
-    fe_strs_free(&T);
+    synth_fe_strs_free(&T);
     return PG_OK;
 }
 
 /* ---- bias_act ---------------------------------------------------------------------- */
 static const int BA_ACTS[] = {A_RELU, A_LEAKY, A_GELU_ERF, A_GELU_TANH, A_SILU, A_TANH, A_SIGMOID, A_HSWISH, A_HARDTANH, A_ELU, A_QGELU};
 
-pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x6269617361637403ull};
-    int a = BA_ACTS[fam_pick(&r, (int)(sizeof BA_ACTS / sizeof BA_ACTS[0]))];
+    int a = BA_ACTS[synth_fam_pick(&r, (int)(sizeof BA_ACTS / sizeof BA_ACTS[0]))];
     const char *dt = pick_dt(&r, false);
-    const char *bdt = fe_is_half(dt) && fam_pick(&r, 2) ? "f32" : dt;
-    bool per_row = fam_pick(&r, 3) == 0, res = fam_pick(&r, 3) != 0, scale = fam_pick(&r, 3) == 0, inplace = fam_pick(&r, 5) == 0;
-    bool two_d = fam_pick(&r, 3) == 0, gs = fam_pick(&r, 2);
-    int V = two_d ? 1 : 1 << fam_pick(&r, 3), block = 128 << fam_pick(&r, 3), cap = fe_cap(&r), bpr = 1 << fam_pick(&r, 3);
+    const char *bdt = synth_fe_is_half(dt) && synth_fam_pick(&r, 2) ? "f32" : dt;
+    bool per_row = synth_fam_pick(&r, 3) == 0, res = synth_fam_pick(&r, 3) != 0, scale = synth_fam_pick(&r, 3) == 0, inplace = synth_fam_pick(&r, 5) == 0;
+    bool two_d = synth_fam_pick(&r, 3) == 0, gs = synth_fam_pick(&r, 2);
+    int V = two_d ? 1 : 1 << synth_fam_pick(&r, 3), block = 128 << synth_fam_pick(&r, 3), cap = synth_fe_cap(&r), bpr = 1 << synth_fam_pick(&r, 3);
     /* held out: the suite's f32 bias + tanh-GELU + residual over columns */
     if (!strcmp(dt, "f32") && !per_row && a == A_GELU_TANH && res && !scale && !inplace) scale = true;
     act_sc sc;
@@ -317,12 +317,12 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     static const char *const XN[][4] = {{"x", "bias", "res", "y"}, {"input", "b", "residual", "output"}, {"h", "bias", "skip", "out"},
                                         {"acc", "bias", "resid", "dst"}, {"X", "b", "R", "Y"}};
     static const char *SCN[] = {"scale", "gain", "out_scale", "alpha"};
-    const char *const *nm = XN[fam_pick(&r, 5)];
-    const char *X = nm[0], *B = nm[1], *R = nm[2], *Y = inplace ? nm[0] : nm[3], *SC = SCN[fam_pick(&r, 3)];
+    const char *const *nm = XN[synth_fam_pick(&r, 5)];
+    const char *X = nm[0], *B = nm[1], *R = nm[2], *Y = inplace ? nm[0] : nm[3], *SC = SCN[synth_fam_pick(&r, 3)];
     if (ACT[a].nsc && !strcmp(sc.name[0], "alpha") && !strcmp(SC, "alpha")) SC = "scale";
     if (!strcmp(SC, "alpha") && ACT[a].nsc) SC = "scale";
     static const double SCV[] = {0.5, 2.0, 0.125, 1.5, 0.7071067811865476};
-    double scv = SCV[fam_pick(&r, 5)];
+    double scv = SCV[synth_fam_pick(&r, 5)];
 
     snprintf(s->family, sizeof s->family, "bias_act");
     snprintf(s->source, sizeof s->source, "nvcc");
@@ -336,24 +336,24 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
 
     fe_strs T = {0};
     pg_buf sig = {0}, body = {0}, ldb = {0};
-    json_t *root = fe_root(s->name, "bias_act"), *ps = json_array();
-    fe_sig_ptr(&sig, X, dt, inplace ? FE_INOUT : FE_IN);
-    fe_ptr(ps, X, dt, inplace ? FE_INOUT : FE_IN, "rows*cols");
-    fe_sig_ptr(&sig, B, bdt, FE_IN);
-    fe_ptr(ps, B, bdt, FE_IN, per_row ? "rows" : "cols");
-    if (res) { fe_sig_ptr(&sig, R, dt, FE_IN); fe_ptr(ps, R, dt, FE_IN, "rows*cols"); }
-    if (!inplace) { fe_sig_ptr(&sig, Y, dt, FE_OUT); fe_ptr(ps, Y, dt, FE_OUT, "rows*cols"); }
+    json_t *root = synth_fe_root(s->name, "bias_act"), *ps = json_array();
+    synth_fe_sig_ptr(&sig, X, dt, inplace ? FE_INOUT : FE_IN);
+    synth_fe_ptr(ps, X, dt, inplace ? FE_INOUT : FE_IN, "rows*cols");
+    synth_fe_sig_ptr(&sig, B, bdt, FE_IN);
+    synth_fe_ptr(ps, B, bdt, FE_IN, per_row ? "rows" : "cols");
+    if (res) { synth_fe_sig_ptr(&sig, R, dt, FE_IN); synth_fe_ptr(ps, R, dt, FE_IN, "rows*cols"); }
+    if (!inplace) { synth_fe_sig_ptr(&sig, Y, dt, FE_OUT); synth_fe_ptr(ps, Y, dt, FE_OUT, "rows*cols"); }
     put_act_scalars(a, &sc, "f32", &sig, ps);
-    if (scale) { fe_sig_scal(&sig, SC, "f32"); fe_scal_f(ps, SC, "f32", scv); }
-    fe_sig_scal(&sig, "rows", "u32");
-    fe_scal(ps, "rows", "u32", "rows");
-    fe_sig_scal(&sig, "cols", "u32");
-    fe_scal(ps, "cols", "u32", "cols");
+    if (scale) { synth_fe_sig_scal(&sig, SC, "f32"); synth_fe_scal_f(ps, SC, "f32", scv); }
+    synth_fe_sig_scal(&sig, "rows", "u32");
+    synth_fe_scal(ps, "rows", "u32", "rows");
+    synth_fe_sig_scal(&sig, "cols", "u32");
+    synth_fe_scal(ps, "cols", "u32", "cols");
 
     /* the per-element math on v = x + bias */
     char bidx[64];
     snprintf(bidx, sizeof bidx, two_d ? "%s[%s]" : "%s[i %s cols]", B, two_d ? (per_row ? "r" : "c") : (per_row ? "/" : "%"));
-    fe_ld(&ldb, bdt, bidx);
+    synth_fe_ld(&ldb, bdt, bidx);
     if (two_d) {
         pg_buf *c = &s->cu;
         pg_buf_printf(c, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n// %s: y = %sact(x + bias)%s over rows x cols, one row per blockIdx.y\n", s->name,
@@ -365,7 +365,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "        size_t i = (size_t)r * cols + c;\n        float v = ");
         char xi[48];
         snprintf(xi, sizeof xi, "%s[i]", X);
-        fe_ld(c, dt, xi);
+        synth_fe_ld(c, dt, xi);
         pg_buf_printf(c, " + %s;\n", per_row ? "bv" : ldb.data);
         pg_buf_printf(c, "        v = %s;\n", act_cu(&T, a, &sc, "v", false));
         if (scale) pg_buf_printf(c, "        v = v * %s;\n", SC);
@@ -373,11 +373,11 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
             char ri[48];
             snprintf(ri, sizeof ri, "%s[i]", R);
             pg_buf_puts(c, "        v = v + ");
-            fe_ld(c, dt, ri);
+            synth_fe_ld(c, dt, ri);
             pg_buf_puts(c, ";\n");
         }
         pg_buf_printf(c, "        %s[i] = ", Y);
-        fe_st(c, dt, "v");
+        synth_fe_st(c, dt, "v");
         pg_buf_puts(c, ";\n    }\n}\n");
     } else {
         pg_buf_printf(&body, "float v = %s_e + %s;\n", X, ldb.data);
@@ -391,7 +391,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
         k.arr[k.narr++] = (fe_arr){X, dt, inplace ? FE_INOUT : FE_IN, false};
         if (res) k.arr[k.narr++] = (fe_arr){R, dt, FE_IN, false};
         if (!inplace) k.arr[k.narr++] = (fe_arr){Y, dt, FE_OUT, false};
-        fe_emit(&k, &s->cu);
+        synth_fe_emit(&k, &s->cu);
     }
 
     json_object_set_new(root, "family_params",
@@ -407,7 +407,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
         else snprintf(g0, sizeof g0, "cdiv(cols,%d)", block);
         snprintf(g1, sizeof g1, "rows");
         json_object_set_new(root, "launch", json_pack("{s:[s], s:[s, s], s:s}", "block", b, "grid", g0, g1, "smem", "0"));
-    } else fe_launch1(root, block, V, gs, cap, "rows*cols");
+    } else synth_fe_launch1(root, block, V, gs, cap, "rows*cols");
 
     /* descriptions */
     const char *kv[] = {"x", X, "b", B, "r", R, "y", Y, "s", SC, NULL};
@@ -417,7 +417,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     bool inl = a == A_RELU || a == A_TANH || a == A_SIGMOID || a == A_HARDTANH;
     const char *am = act_txt(&T, a, &sc, inl ? inner.data : "v", ACT[a].math);
     bool paren = strchr(am, '?') && (scale || res);
-    pg_buf_printf(&fo, "%s[r][c] = %s%s%s%s%s%s", Y, scale ? SC : "", scale ? " * " : "", paren ? "(" : "", am, paren ? ")" : "", res ? fe_t(&T, kv, " + {r}[r][c]") : "");
+    pg_buf_printf(&fo, "%s[r][c] = %s%s%s%s%s%s", Y, scale ? SC : "", scale ? " * " : "", paren ? "(" : "", am, paren ? ")" : "", res ? synth_fe_t(&T, kv, " + {r}[r][c]") : "");
     if (!inl) pg_buf_printf(&fo, ", where v = %s", inner.data);
     const char *ne[6], *nz[4], *ee[4], *zz[3];
     static const char *NE[] = {"fused bias + %s%s epilogue", "bias-add and %s%s", "%s epilogue with bias%s", "linear-layer epilogue: bias, %s%s",
@@ -426,7 +426,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     for (int j = 0; j < 5; j++) {
         pg_buf e = {0};
         pg_buf_printf(&e, NE[j], act_txt(&T, a, &sc, "x", ACT[a].en[j]), tail);
-        ne[j] = fe_t(&T, NULL, e.data);
+        ne[j] = synth_fe_t(&T, NULL, e.data);
         pg_buf_free(&e);
     }
     ne[5] = NULL;
@@ -435,7 +435,7 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     for (int j = 0; j < 3; j++) {
         pg_buf e = {0};
         pg_buf_printf(&e, NZ[j], ACT[a].zh[0], tailz);
-        nz[j] = fe_t(&T, NULL, e.data);
+        nz[j] = synth_fe_t(&T, NULL, e.data);
         pg_buf_free(&e);
     }
     nz[3] = NULL;
@@ -446,43 +446,43 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(&e, j == 0 ? "adds to each element of the rows x cols matrix %s %s, applies %s (which %s)%s%s, and stores the result in %s"
                       : j == 1 ? "for every row r and column c takes v = %s[r][c] plus %s, passes it through %s, which %s%s%s, writing %s"
                                : "is the epilogue after a matmul: bias %s from %s, then %s (it %s)%s%s; the output goes to %s",
-                      X, fe_t(&T, kv, bw), ACT[a].en[0], act_txt(&T, a, &sc, "x", ACT[a].wen[j]), scale ? fe_t(&T, kv, ", multiplies by {s}") : "",
-                      res ? fe_t(&T, kv, ", adds the residual {r}[r][c]") : "", inplace ? fe_t(&T, kv, "{x} itself (in place)") : Y);
-        ee[j] = fe_t(&T, NULL, e.data);
+                      X, synth_fe_t(&T, kv, bw), ACT[a].en[0], act_txt(&T, a, &sc, "x", ACT[a].wen[j]), scale ? synth_fe_t(&T, kv, ", multiplies by {s}") : "",
+                      res ? synth_fe_t(&T, kv, ", adds the residual {r}[r][c]") : "", inplace ? synth_fe_t(&T, kv, "{x} itself (in place)") : Y);
+        ee[j] = synth_fe_t(&T, NULL, e.data);
         pg_buf_free(&e);
     }
     ee[3] = NULL;
     for (int j = 0; j < 2; j++) {
         pg_buf z = {0};
-        pg_buf_printf(&z, "对 rows×cols 矩阵 %s 的每个元素加上%s，做 %s（%s）%s%s，结果写入 %s", X, fe_t(&T, kv, bwz), ACT[a].zh[0], act_txt(&T, a, &sc, "x", ACT[a].wzh[j]),
-                      scale ? fe_t(&T, kv, "，再乘以 {s}") : "", res ? fe_t(&T, kv, "，再加上残差 {r}[r][c]") : "", inplace ? fe_t(&T, kv, "{x}（原地）") : Y);
-        zz[j] = fe_t(&T, NULL, z.data);
+        pg_buf_printf(&z, "对 rows×cols 矩阵 %s 的每个元素加上%s，做 %s（%s）%s%s，结果写入 %s", X, synth_fe_t(&T, kv, bwz), ACT[a].zh[0], act_txt(&T, a, &sc, "x", ACT[a].wzh[j]),
+                      scale ? synth_fe_t(&T, kv, "，再乘以 {s}") : "", res ? synth_fe_t(&T, kv, "，再加上残差 {r}[r][c]") : "", inplace ? synth_fe_t(&T, kv, "{x}（原地）") : Y);
+        zz[j] = synth_fe_t(&T, NULL, z.data);
         pg_buf_free(&z);
     }
     zz[2] = NULL;
     const char *hw[3], *hz[2];
     if (two_d) {
-        hw[0] = fe_t(&T, NULL, gs ? "a 2D grid: blockIdx.y picks the row and a few blocks per row stride over its columns" : "a 2D grid: blockIdx.y is the row, each thread one column");
-        hz[0] = fe_t(&T, NULL, gs ? "二维网格：blockIdx.y 选行，每行少量线程块按步长遍历列" : "二维网格：blockIdx.y 为行号，每个线程一列");
+        hw[0] = synth_fe_t(&T, NULL, gs ? "a 2D grid: blockIdx.y picks the row and a few blocks per row stride over its columns" : "a 2D grid: blockIdx.y is the row, each thread one column");
+        hz[0] = synth_fe_t(&T, NULL, gs ? "二维网格：blockIdx.y 选行，每行少量线程块按步长遍历列" : "二维网格：blockIdx.y 为行号，每个线程一列");
     } else {
         pg_buf h = {0};
-        pg_buf_printf(&h, "treat the matrix as rows*cols contiguous elements (column = i %% cols, row = i / cols), %s", fe_how_en(&T, V, gs));
-        hw[0] = fe_t(&T, NULL, h.data);
+        pg_buf_printf(&h, "treat the matrix as rows*cols contiguous elements (column = i %% cols, row = i / cols), %s", synth_fe_how_en(&T, V, gs));
+        hw[0] = synth_fe_t(&T, NULL, h.data);
         pg_buf_free(&h);
-        hz[0] = fe_how_zh(&T, V, gs);
+        hz[0] = synth_fe_how_zh(&T, V, gs);
     }
-    hw[1] = fe_t(&T, kv, res ? "one pass over memory: read {x} and {r} once, write {y} once" : "one pass over memory: read {x} once, write {y} once");
+    hw[1] = synth_fe_t(&T, kv, res ? "one pass over memory: read {x} and {r} once, write {y} once" : "one pass over memory: read {x} once, write {y} once");
     hw[2] = NULL;
     hz[1] = NULL;
     pg_buf notes = {0}, notez = {0}, shp = {0}, shz = {0};
     act_notes(a, &sc, &notes, &notez);
     if (scale) {
         char l[32];
-        fe_lit(l, sizeof l, scv);
+        synth_fe_lit(l, sizeof l, scv);
         pg_buf_printf(&notes, "%s%s = %s", notes.len ? ", " : "", SC, l);
         pg_buf_printf(&notez, "%s%s = %s", notez.len ? "，" : "", SC, l);
     }
-    if (fe_is_half(dt)) {
+    if (synth_fe_is_half(dt)) {
         pg_buf_printf(&notes, "%s%s", notes.len ? "; math in float, stored as " : "Math in float, stored as ", dt);
         pg_buf_printf(&notez, "%sfloat 计算，%s 存储", notez.len ? "；" : "", dt);
     }
@@ -493,11 +493,11 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     desc_facts f = {.name_en = ne, .name_zh = nz, .formula = fo.data, .explain_en = ee, .explain_zh = zz, .how_en = hw, .how_zh = hz,
                     .shape_en = shp.data, .shape_zh = shz.data, .notes_en = notes.len ? notes.data : NULL, .notes_zh = notez.len ? notez.data : NULL};
     char bytes[64];
-    snprintf(bytes, sizeof bytes, "%d*rows*cols", (2 + res) * fe_size(dt));
-    fe_finish(root, &f, seed, dt, fe_tol_cancel(dt), NULL, 0, "fam_elem_bias_act", bytes, "10*rows*cols", &s->task_json);
+    snprintf(bytes, sizeof bytes, "%d*rows*cols", (2 + res) * synth_fe_size(dt));
+    synth_fe_finish(root, &f, seed, dt, synth_fe_tol_cancel(dt), NULL, 0, synth_fam_ref(synth_fam_elem_bias_act), bytes, "10*rows*cols", &s->task_json);
     pg_buf_free(&inner); pg_buf_free(&fo); pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body); pg_buf_free(&ldb);
-    fe_strs_free(&T);
+    synth_fe_strs_free(&T);
     return PG_OK;
 }
 
@@ -505,19 +505,19 @@ pg_status fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
 static const int GLU_ACTS[] = {A_SIGMOID, A_SILU, A_GELU_TANH, A_GELU_ERF, A_RELU};
 static const char *GLU_NAME[] = {"glu", "swiglu", "geglu_tanh", "geglu", "reglu"};
 
-pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_elem_glu(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x676c750000000004ull};
-    int ga = fam_pick(&r, 5), a = GLU_ACTS[ga];
+    int ga = synth_fam_pick(&r, 5), a = GLU_ACTS[ga];
     const char *dt = pick_dt(&r, false);
-    bool split = fam_pick(&r, 3) == 0, gate_first = fam_pick(&r, 2), two_d = !split && fam_pick(&r, 3) == 0, gs = fam_pick(&r, 2);
-    int V = split ? 1 << fam_pick(&r, 3) : 1, block = 128 << fam_pick(&r, 3), cap = fe_cap(&r), bpr = 1 << fam_pick(&r, 3);
+    bool split = synth_fam_pick(&r, 3) == 0, gate_first = synth_fam_pick(&r, 2), two_d = !split && synth_fam_pick(&r, 3) == 0, gs = synth_fam_pick(&r, 2);
+    int V = split ? 1 << synth_fam_pick(&r, 3) : 1, block = 128 << synth_fam_pick(&r, 3), cap = synth_fe_cap(&r), bpr = 1 << synth_fam_pick(&r, 3);
     /* held out: the suite's f32 GLU with the value half first */
     if (!split && ga == 0 && !gate_first && !strcmp(dt, "f32")) gate_first = true;
     act_sc sc;
     memset(&sc, 0, sizeof sc);
     static const char *const SN[][3] = {{"gate", "up", "out"}, {"g", "u", "h"}, {"x_gate", "x_up", "y"}, {"a", "b", "c"}};
     static const char *const FN[][2] = {{"in", "out"}, {"x", "y"}, {"proj", "act"}, {"src", "dst"}};
-    const char *const *sn = SN[fam_pick(&r, 4)], *const *fn = FN[fam_pick(&r, 4)];
+    const char *const *sn = SN[synth_fam_pick(&r, 4)], *const *fn = FN[synth_fam_pick(&r, 4)];
 
     snprintf(s->family, sizeof s->family, "glu");
     snprintf(s->source, sizeof s->source, "nvcc");
@@ -528,13 +528,13 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
 
     fe_strs T = {0};
     pg_buf sig = {0}, body = {0};
-    json_t *root = fe_root(s->name, "glu"), *ps = json_array();
+    json_t *root = synth_fe_root(s->name, "glu"), *ps = json_array();
     const char *IN = fn[0], *OUT = fn[1], *GT = sn[0], *UP = sn[1], *O = split ? sn[2] : fn[1];
     if (split) {
-        fe_sig_ptr(&sig, GT, dt, FE_IN); fe_ptr(ps, GT, dt, FE_IN, "n");
-        fe_sig_ptr(&sig, UP, dt, FE_IN); fe_ptr(ps, UP, dt, FE_IN, "n");
-        fe_sig_ptr(&sig, O, dt, FE_OUT); fe_ptr(ps, O, dt, FE_OUT, "n");
-        fe_sig_scal(&sig, "n", "u32"); fe_scal(ps, "n", "u32", "n");
+        synth_fe_sig_ptr(&sig, GT, dt, FE_IN); synth_fe_ptr(ps, GT, dt, FE_IN, "n");
+        synth_fe_sig_ptr(&sig, UP, dt, FE_IN); synth_fe_ptr(ps, UP, dt, FE_IN, "n");
+        synth_fe_sig_ptr(&sig, O, dt, FE_OUT); synth_fe_ptr(ps, O, dt, FE_OUT, "n");
+        synth_fe_sig_scal(&sig, "n", "u32"); synth_fe_scal(ps, "n", "u32", "n");
         char ge[40];
         snprintf(ge, sizeof ge, "%s_e", GT);
         pg_buf_printf(&body, "%s_e = %s * %s_e;\n", O, act_cu(&T, a, &sc, ge, false), UP);
@@ -542,14 +542,14 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
         k.arr[k.narr++] = (fe_arr){GT, dt, FE_IN, false};
         k.arr[k.narr++] = (fe_arr){UP, dt, FE_IN, false};
         k.arr[k.narr++] = (fe_arr){O, dt, FE_OUT, false};
-        fe_emit(&k, &s->cu);
-        json_object_set_new(root, "sizes", fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0}));
-        fe_launch1(root, block, V, gs, cap, "n");
+        synth_fe_emit(&k, &s->cu);
+        json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0}));
+        synth_fe_launch1(root, block, V, gs, cap, "n");
     } else {
-        fe_sig_ptr(&sig, IN, dt, FE_IN); fe_ptr(ps, IN, dt, FE_IN, "rows*2*H");
-        fe_sig_ptr(&sig, OUT, dt, FE_OUT); fe_ptr(ps, OUT, dt, FE_OUT, "rows*H");
-        fe_sig_scal(&sig, "rows", "u32"); fe_scal(ps, "rows", "u32", "rows");
-        fe_sig_scal(&sig, "H", "u32"); fe_scal(ps, "H", "u32", "H");
+        synth_fe_sig_ptr(&sig, IN, dt, FE_IN); synth_fe_ptr(ps, IN, dt, FE_IN, "rows*2*H");
+        synth_fe_sig_ptr(&sig, OUT, dt, FE_OUT); synth_fe_ptr(ps, OUT, dt, FE_OUT, "rows*H");
+        synth_fe_sig_scal(&sig, "rows", "u32"); synth_fe_scal(ps, "rows", "u32", "rows");
+        synth_fe_sig_scal(&sig, "H", "u32"); synth_fe_scal(ps, "H", "u32", "H");
         pg_buf *c = &s->cu;
         pg_buf_printf(c, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n// %s: out[r][j] = value * %s(gate), %s half of each 2H-wide input row is the gate\n", s->name,
                       ACT[a].id, gate_first ? "first" : "second");
@@ -568,11 +568,11 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
         snprintf(gi, sizeof gi, "%s[row + %sj]", IN, gate_first ? "" : "H + ");
         snprintf(vi, sizeof vi, "%s[row + %sj]", IN, gate_first ? "H + " : "");
         pg_buf_puts(c, "        float gt = ");
-        fe_ld(c, dt, gi);
+        synth_fe_ld(c, dt, gi);
         pg_buf_puts(c, ", val = ");
-        fe_ld(c, dt, vi);
+        synth_fe_ld(c, dt, vi);
         pg_buf_printf(c, ";\n        float v = val * %s;\n        %s[(size_t)r * H + j] = ", act_cu(&T, a, &sc, "gt", false), OUT);
-        fe_st(c, dt, "v");
+        synth_fe_st(c, dt, "v");
         pg_buf_puts(c, ";\n    }\n}\n");
         json_object_set_new(root, "sizes", json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "rows", 4096, "H", 4096, "time", 1, "rows", 1000,
                                                      "H", 333, "rows", 5, "H", 4099, "rows", 1, "H", 1, "rows", 77, "H", 64));
@@ -582,7 +582,7 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
             if (gs) snprintf(g0, sizeof g0, "min(cdiv(H,%d),%d)", block, bpr);
             else snprintf(g0, sizeof g0, "cdiv(H,%d)", block);
             json_object_set_new(root, "launch", json_pack("{s:[s], s:[s, s], s:s}", "block", b, "grid", g0, "rows", "smem", "0"));
-        } else fe_launch1(root, block, 1, gs, cap, "rows*H");
+        } else synth_fe_launch1(root, block, 1, gs, cap, "rows*H");
     }
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:b, s:s?, s:s?, s:s?, s:s}", "act", ACT[a].id, "layout", split ? "split" : "fused", "gate_first",
                                                          gate_first, "gate", split ? GT : NULL, "up", split ? UP : NULL, "in", split ? NULL : IN, "out", O));
@@ -595,12 +595,12 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
                                           {"GeGLU", "GELU-gated linear unit", "erf-GELU gated linear unit"},
                                           {"ReGLU", "ReLU-gated linear unit", "relu-gated GLU"}};
     const char *ne[6] = {GNE[ga][0], GNE[ga][1], GNE[ga][2], NULL, NULL, NULL};
-    ne[3] = fe_t(&T, NULL, split ? "gated MLP activation act(gate) * up" : "GLU over half-split rows");
-    ne[4] = fe_t(&T, NULL, split ? "fused gate activation times up projection" : "gated activation of a 2H-wide projection");
-    const char *nz[] = {fe_t(&T, NULL, GNE[ga][0]), "门控线性单元", split ? "门控 MLP 激活" : "按行对半切分的 GLU", NULL};
+    ne[3] = synth_fe_t(&T, NULL, split ? "gated MLP activation act(gate) * up" : "GLU over half-split rows");
+    ne[4] = synth_fe_t(&T, NULL, split ? "fused gate activation times up projection" : "gated activation of a 2H-wide projection");
+    const char *nz[] = {synth_fe_t(&T, NULL, GNE[ga][0]), "门控线性单元", split ? "门控 MLP 激活" : "按行对半切分的 GLU", NULL};
     const char *ee[4], *zz[3];
     pg_buf fo = {0};
-    if (split) pg_buf_printf(&fo, "%s[i] = %s * %s[i]", O, act_txt(&T, a, &sc, fe_t(&T, (const char *const[]){"g", GT, NULL}, "{g}[i]"), ACT[a].math), UP);
+    if (split) pg_buf_printf(&fo, "%s[i] = %s * %s[i]", O, act_txt(&T, a, &sc, synth_fe_t(&T, (const char *const[]){"g", GT, NULL}, "{g}[i]"), ACT[a].math), UP);
     else {
         char g[64];
         snprintf(g, sizeof g, "%s[r][%sj]", IN, gate_first ? "" : "H + ");
@@ -615,7 +615,7 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
                            : j == 1 ? "for each row r and j < H reads row r of %s, takes the gate from its %s half and multiplies the value from the other half by act(gate); act %s"
                                     : "applies a gated linear unit to %s: the %s H columns of every row are gates, passed through a function that %s, and they scale the remaining H columns",
                            IN, gate_first ? "first" : "second", act_txt(&T, a, &sc, "x", ACT[a].wen[j]));
-        ee[j] = fe_t(&T, NULL, e.data);
+        ee[j] = synth_fe_t(&T, NULL, e.data);
         pg_buf_free(&e);
     }
     ee[3] = NULL;
@@ -624,14 +624,14 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
         if (split) pg_buf_printf(&z, "对每个 i < n，把门控 %s[i] 做激活（%s）后乘以 %s[i]，写入 %s[i]", GT, act_txt(&T, a, &sc, "x", ACT[a].wzh[j]), UP, O);
         else pg_buf_printf(&z, "输入 %s 每行 2H 个元素，%s H 个是门控、另一半是数值；对门控做激活（%s）后乘以数值，得到 rows×H 的输出 %s", IN, gate_first ? "前" : "后",
                            act_txt(&T, a, &sc, "x", ACT[a].wzh[j]), OUT);
-        zz[j] = fe_t(&T, NULL, z.data);
+        zz[j] = synth_fe_t(&T, NULL, z.data);
         pg_buf_free(&z);
     }
     zz[2] = NULL;
     const char *hw[2], *hz[2] = {NULL, NULL};
-    if (split) { hw[0] = fe_how_en(&T, V, gs); hz[0] = fe_how_zh(&T, V, gs); }
+    if (split) { hw[0] = synth_fe_how_en(&T, V, gs); hz[0] = synth_fe_how_zh(&T, V, gs); }
     else if (two_d) { hw[0] = "2D grid: blockIdx.y is the row, threads walk its H output columns"; hz[0] = "二维网格：blockIdx.y 为行，线程遍历该行的 H 个输出列"; }
-    else { hw[0] = fe_t(&T, NULL, gs ? "one output element per thread over the flattened rows*H index (r = i / H, j = i % H), grid-stride loop"
+    else { hw[0] = synth_fe_t(&T, NULL, gs ? "one output element per thread over the flattened rows*H index (r = i / H, j = i % H), grid-stride loop"
                                      : "one output element per thread over the flattened rows*H index (r = i / H, j = i % H)");
            hz[0] = "按展平的 rows*H 下标每个线程一个输出元素（r = i / H，j = i % H）"; }
     hw[1] = NULL;
@@ -645,11 +645,11 @@ pg_status fam_elem_glu(uint64_t seed, synth_family_sample *s) {
     }
     desc_facts f = {.name_en = ne, .name_zh = nz, .formula = fo.data, .explain_en = ee, .explain_zh = zz, .how_en = hw, .how_zh = hz[0] ? hz : NULL,
                     .shape_en = shp.data, .shape_zh = shz.data,
-                    .notes_en = fe_is_half(dt) ? "Math in float, one rounding on store" : NULL, .notes_zh = fe_is_half(dt) ? "float 计算，存储时舍入一次" : NULL};
+                    .notes_en = synth_fe_is_half(dt) ? "Math in float, one rounding on store" : NULL, .notes_zh = synth_fe_is_half(dt) ? "float 计算，存储时舍入一次" : NULL};
     char bytes[64];
-    snprintf(bytes, sizeof bytes, split ? "%d*n" : "%d*rows*H", 3 * fe_size(dt));
-    fe_finish(root, &f, seed, dt, fe_tol(dt), NULL, 0, "fam_elem_glu", bytes, split ? "6*n" : "6*rows*H", &s->task_json);
+    snprintf(bytes, sizeof bytes, split ? "%d*n" : "%d*rows*H", 3 * synth_fe_size(dt));
+    synth_fe_finish(root, &f, seed, dt, synth_fe_tol(dt), NULL, 0, synth_fam_ref(synth_fam_elem_glu), bytes, split ? "6*n" : "6*rows*H", &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&shp); pg_buf_free(&shz); pg_buf_free(&sig); pg_buf_free(&body);
-    fe_strs_free(&T);
+    synth_fe_strs_free(&T);
     return PG_OK;
 }

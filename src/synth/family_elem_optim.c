@@ -48,23 +48,23 @@ static const char *const SN[][10] = {
     {"eta", "lambda_", "beta", "decay", "epsilon", "max_abs", "max_norm", "norm", "unscale", "k"},
 };
 
-pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x6f7074696d000001ull};
-    int op = fam_pick(&r, OP__N), cl = fam_pick(&r, 5) - 1, bc = BC_NONE;
+    int op = synth_fam_pick(&r, OP__N), cl = synth_fam_pick(&r, 5) - 1, bc = BC_NONE;
     if (cl < 0) cl = CL_NONE;   /* none twice as often as each clip */
-    bool wd = op != OP_ADAMW && fam_pick(&r, 3) == 0;
-    if (op == OP_ADAM || op == OP_ADAMW) bc = 1 + fam_pick(&r, 4) % 3 + (fam_pick(&r, 6) == 0 ? -1 : 0);
+    bool wd = op != OP_ADAMW && synth_fam_pick(&r, 3) == 0;
+    if (op == OP_ADAM || op == OP_ADAMW) bc = 1 + synth_fam_pick(&r, 4) % 3 + (synth_fam_pick(&r, 6) == 0 ? -1 : 0);
     if (bc < 0) bc = BC_NONE;
-    int tk = fam_pick(&r, 6);   /* 0: f64, 1-2: f16/bf16 grads, else f32 */
+    int tk = synth_fam_pick(&r, 6);   /* 0: f64, 1-2: f16/bf16 grads, else f32 */
     const char *wdt = tk == 0 ? "f64" : "f32", *gdt = tk == 1 ? "f16" : tk == 2 ? "bf16" : wdt;
     bool f64 = tk == 0;
-    int V = 1 << fam_pick(&r, f64 ? 2 : 3), block = 128 << fam_pick(&r, 3), cap = fe_cap(&r);
-    bool gs = fam_pick(&r, 2);
+    int V = 1 << synth_fam_pick(&r, f64 ? 2 : 3), block = 128 << synth_fam_pick(&r, 3), cap = synth_fe_cap(&r);
+    bool gs = synth_fam_pick(&r, 2);
     /* held out: the suite's Adam (f32, bias-correction scalars, nothing else)
      * and its clipped SGD with weight decay */
     if (op == OP_ADAM && cl == CL_NONE && !wd && tk > 2 && bc == BC_SCALARS) bc = BC_STEP;
     if (op == OP_SGD && cl == CL_VALUE && wd && tk > 2) wd = false;
-    const char *const *nm = NS[fam_pick(&r, 5)], *const *sn = SN[fam_pick(&r, 3)];
+    const char *const *nm = NS[synth_fam_pick(&r, 5)], *const *sn = SN[synth_fam_pick(&r, 3)];
     const char *W = nm[0], *G = nm[1];
     const char *S1 = op == OP_ADAM || op == OP_ADAMW ? nm[2] : op == OP_MOM || op == OP_NEST ? nm[4] : op == OP_ADAGRAD ? nm[5]
                    : op == OP_RMSPROP                ? nm[6] : NULL;
@@ -78,10 +78,10 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     static const double B1[] = {0.9, 0.85, 0.95}, B2[] = {0.999, 0.99, 0.98, 0.995}, EPS[] = {1e-8, 1e-6, 1e-7, 1e-10};
     static const double WD[] = {0.01, 0.0001, 0.05, 0.1}, CLIP[] = {1.0, 0.5, 5.0, 0.25}, SCALE[] = {1.0 / 1024, 1.0 / 65536, 0.125, 0.5};
     static const int STEPS[] = {1, 3, 10, 50, 200, 1000};
-    double lr = LR[fam_pick(&r, 6)], mu = MU[fam_pick(&r, 4)], rho = RHO[fam_pick(&r, 3)], b1 = B1[fam_pick(&r, 3)], b2 = B2[fam_pick(&r, 4)];
-    double eps = adam ? EPS[fam_pick(&r, 4)] : EPS[1 + fam_pick(&r, 2)] * 10, wdv = WD[fam_pick(&r, 4)], clip = CLIP[fam_pick(&r, 4)];
-    double maxn = 1.0 + fam_pick(&r, 4), gnorm = maxn * (0.5 + 0.25 * fam_pick(&r, 5)), scale = SCALE[fam_pick(&r, 4)];
-    int step = STEPS[fam_pick(&r, 6)];
+    double lr = LR[synth_fam_pick(&r, 6)], mu = MU[synth_fam_pick(&r, 4)], rho = RHO[synth_fam_pick(&r, 3)], b1 = B1[synth_fam_pick(&r, 3)], b2 = B2[synth_fam_pick(&r, 4)];
+    double eps = adam ? EPS[synth_fam_pick(&r, 4)] : EPS[1 + synth_fam_pick(&r, 2)] * 10, wdv = WD[synth_fam_pick(&r, 4)], clip = CLIP[synth_fam_pick(&r, 4)];
+    double maxn = 1.0 + synth_fam_pick(&r, 4), gnorm = maxn * (0.5 + 0.25 * synth_fam_pick(&r, 5)), scale = SCALE[synth_fam_pick(&r, 4)];
+    int step = STEPS[synth_fam_pick(&r, 6)];
     if (op == OP_ADAMW) wdv = wdv < 0.01 ? 0.01 : wdv;
 
     snprintf(s->family, sizeof s->family, "optimizer");
@@ -91,7 +91,7 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     static const char *STY[] = {"%s_step%s%s%s_%s%s_v%d%s", "%s_update%s%s%s_%s%s_x%d%s", "fused_%s%s%s%s_%s%s_vec%d%s"};
     char dtag[16];
     snprintf(dtag, sizeof dtag, "%s", wdt);
-    snprintf(s->name, sizeof s->name, STY[fam_pick(&r, 3)], OPNAME[op], CLTAG[cl], wd ? "_wd" : "", adam ? BCTAG[bc] : "", dtag,
+    snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], OPNAME[op], CLTAG[cl], wd ? "_wd" : "", adam ? BCTAG[bc] : "", dtag,
              strcmp(gdt, wdt) ? (!strcmp(gdt, "f16") ? "_gf16" : "_gbf16") : "", V, gs ? "_gs" : "");
     snprintf(s->identity, sizeof s->identity, "optimizer:%s:%s:%s:%s:%s:%s:v%d:%s%d:b%d", OPN[op], CLN[cl], wd ? "wd" : "-", BCN[bc], wdt, gdt, V,
              gs ? "gs" : "one", gs ? cap : 0, block);
@@ -104,25 +104,25 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     const char *C1N = "c1", *C2N = "c2";
     if (op == OP_NEST || op == OP_MOM) MUN = sn == SN[2] ? "mu" : MUN;   /* "beta" is taken by adam only */
     pg_buf sig = {0}, body = {0}, pro = {0};
-    json_t *root = fe_root(s->name, "optimizer"), *ps = json_array();
-    fe_sig_ptr(&sig, W, wdt, FE_INOUT);
-    fe_ptr(ps, W, wdt, FE_INOUT, "n");
-    fe_sig_ptr(&sig, G, gdt, FE_IN);
-    fe_ptr_dist(ps, G, gdt, FE_IN, "n", "uniform(-1,1)", cl == CL_VALUE ? "normal(0,3)" : "normal(0,1)", NULL);
+    json_t *root = synth_fe_root(s->name, "optimizer"), *ps = json_array();
+    synth_fe_sig_ptr(&sig, W, wdt, FE_INOUT);
+    synth_fe_ptr(ps, W, wdt, FE_INOUT, "n");
+    synth_fe_sig_ptr(&sig, G, gdt, FE_IN);
+    synth_fe_ptr_dist(ps, G, gdt, FE_IN, "n", "uniform(-1,1)", cl == CL_VALUE ? "normal(0,3)" : "normal(0,1)", NULL);
     if (S1) {
-        fe_sig_ptr(&sig, S1, wdt, FE_INOUT);
-        if (op == OP_ADAGRAD || op == OP_RMSPROP) fe_ptr_dist(ps, S1, wdt, FE_INOUT, "n", "uniform(0.0001,0.01)", "uniform(0.001,1)", NULL);
-        else if (adam) fe_ptr_dist(ps, S1, wdt, FE_INOUT, "n", "uniform(-0.01,0.01)", "normal(0,0.1)", NULL);
-        else fe_ptr_dist(ps, S1, wdt, FE_INOUT, "n", "uniform(-0.1,0.1)", "normal(0,1)", NULL);
+        synth_fe_sig_ptr(&sig, S1, wdt, FE_INOUT);
+        if (op == OP_ADAGRAD || op == OP_RMSPROP) synth_fe_ptr_dist(ps, S1, wdt, FE_INOUT, "n", "uniform(0.0001,0.01)", "uniform(0.001,1)", NULL);
+        else if (adam) synth_fe_ptr_dist(ps, S1, wdt, FE_INOUT, "n", "uniform(-0.01,0.01)", "normal(0,0.1)", NULL);
+        else synth_fe_ptr_dist(ps, S1, wdt, FE_INOUT, "n", "uniform(-0.1,0.1)", "normal(0,1)", NULL);
     }
     if (S2) {
-        fe_sig_ptr(&sig, S2, wdt, FE_INOUT);
-        fe_ptr_dist(ps, S2, wdt, FE_INOUT, "n", "uniform(0.0001,0.01)", "uniform(0.001,1)", NULL);
+        synth_fe_sig_ptr(&sig, S2, wdt, FE_INOUT);
+        synth_fe_ptr_dist(ps, S2, wdt, FE_INOUT, "n", "uniform(0.0001,0.01)", "uniform(0.001,1)", NULL);
     }
 #define SCAL(name, val)                                                                                                          \
     do {                                                                                                                         \
-        fe_sig_scal(&sig, name, sdt);                                                                                            \
-        fe_scal_f(ps, name, sdt, val);                                                                                           \
+        synth_fe_sig_scal(&sig, name, sdt);                                                                                            \
+        synth_fe_scal_f(ps, name, sdt, val);                                                                                           \
     } while (0)
     SCAL(LRN, lr);
     if (op == OP_MOM || op == OP_NEST) SCAL(MUN, mu);
@@ -140,12 +140,12 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     if (adam && (bc == BC_STEP || bc == BC_TORCH)) {
         char sv[16];
         snprintf(sv, sizeof sv, "%d", step);
-        fe_sig_scal(&sig, STEPN, "u32");
-        fe_scal(ps, STEPN, "u32", sv);
+        synth_fe_sig_scal(&sig, STEPN, "u32");
+        synth_fe_scal(ps, STEPN, "u32", sv);
     }
 #undef SCAL
-    fe_sig_scal(&sig, "n", "u32");
-    fe_scal(ps, "n", "u32", "n");
+    synth_fe_sig_scal(&sig, "n", "u32");
+    synth_fe_scal(ps, "n", "u32", "n");
 
     /* per-thread constants */
     if (cl == CL_NORM)
@@ -200,7 +200,7 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     k.arr[k.narr++] = (fe_arr){G, gdt, FE_IN, false};
     if (S1) k.arr[k.narr++] = (fe_arr){S1, wdt, FE_INOUT, false};
     if (S2) k.arr[k.narr++] = (fe_arr){S2, wdt, FE_INOUT, false};
-    fe_emit(&k, &s->cu);
+    synth_fe_emit(&k, &s->cu);
 
     json_object_set_new(root, "family_params",
                         json_pack("{s:s, s:s, s:b, s:s, s:{s:s, s:s, s:s?, s:s?}, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}}",
@@ -208,19 +208,19 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
                                   "scalars", "lr", LRN, "wd", WDN, "mu", MUN, "rho", RHON, "eps", EPSN, "clip", CLN_, "max_norm", MAXN, "gnorm",
                                   GNN, "scale", SCN, "step", STEPN, "beta1", B1N, "beta2", B2N, "c1", C1N, "c2", C2N));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", fe_sizes1("n", (const long[]){16777216, 1000003, 4097, 100, 1, 0}));
-    fe_launch1(root, block, V, gs, cap, "n");
+    json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4097, 100, 1, 0}));
+    synth_fe_launch1(root, block, V, gs, cap, "n");
 
     /* ---- descriptions ---- */
     char v_lr[32], v_b1[32], v_b2[32], v_eps[32], v_wd[32], v_mu[32], v_rho[32], v_clip[32], v_st[16];
-    fe_lit(v_lr, sizeof v_lr, lr); fe_lit(v_b1, sizeof v_b1, b1); fe_lit(v_b2, sizeof v_b2, b2);
+    synth_fe_lit(v_lr, sizeof v_lr, lr); synth_fe_lit(v_b1, sizeof v_b1, b1); synth_fe_lit(v_b2, sizeof v_b2, b2);
     snprintf(v_eps, sizeof v_eps, "%g", eps);
-    fe_lit(v_wd, sizeof v_wd, wdv); fe_lit(v_mu, sizeof v_mu, mu); fe_lit(v_rho, sizeof v_rho, rho); fe_lit(v_clip, sizeof v_clip, clip);
+    synth_fe_lit(v_wd, sizeof v_wd, wdv); synth_fe_lit(v_mu, sizeof v_mu, mu); synth_fe_lit(v_rho, sizeof v_rho, rho); synth_fe_lit(v_clip, sizeof v_clip, clip);
     snprintf(v_st, sizeof v_st, "%d", step);
     const char *kv[] = {"w", W, "g", G, "s1", S1 ? S1 : "", "s2", S2 ? S2 : "", "lr", LRN, "wd", WDN, "mu", MUN, "rho", RHON, "eps", EPSN,
                         "clip", CLN_, "maxn", MAXN, "gnorm", GNN, "scale", SCN, "step", STEPN, "b1", B1N, "b2", B2N, "c1", C1N, "c2", C2N,
                         "vlr", v_lr, "vb1", v_b1, "vb2", v_b2, "veps", v_eps, "vwd", v_wd, "vmu", v_mu, "vrho", v_rho, "vclip", v_clip,
-                        "vstep", v_st, "prec", fe_prec_en(wdt), "gprec", fe_prec_en(gdt), NULL};
+                        "vstep", v_st, "prec", synth_fe_prec_en(wdt), "gprec", synth_fe_prec_en(gdt), NULL};
     fe_strs T = {0};
     /* the gradient as used, in words and in symbols */
     const char *pre_en = cl == CL_VALUE   ? "first clip the gradient {g}[i] to [-{clip}, {clip}]"
@@ -234,8 +234,8 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     const char *gf = cl == CL_VALUE ? "gc = clamp({g}[i], -{clip}, {clip})" : cl == CL_NORM ? "gc = {g}[i] * min(1, {maxn} / ({gnorm} + 1e-6))"
                      : cl == CL_SCALE ? "gc = {g}[i] * {scale}" : "gc = {g}[i]";
     pg_buf fo = {0};
-    pg_buf_puts(&fo, fe_t(&T, kv, gf));
-    if (wd) pg_buf_puts(&fo, fe_t(&T, kv, "; gc += {wd} * {w}[i]"));
+    pg_buf_puts(&fo, synth_fe_t(&T, kv, gf));
+    if (wd) pg_buf_puts(&fo, synth_fe_t(&T, kv, "; gc += {wd} * {w}[i]"));
     static const char *UPD[OP__N] = {
         "; {w}[i] -= {lr} * gc",
         "; {s1}[i] = {mu} * {s1}[i] + gc; {w}[i] -= {lr} * {s1}[i]",
@@ -246,14 +246,14 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
         "; {s1}[i] = {rho} * {s1}[i] + (1 - {rho}) * gc*gc; {w}[i] -= {lr} * gc / (sqrt({s1}[i]) + {eps})",
     };
     if (adam) {
-        if (op == OP_ADAMW) pg_buf_puts(&fo, fe_t(&T, kv, "; {w}[i] *= 1 - {lr} * {wd}"));
-        pg_buf_puts(&fo, fe_t(&T, kv, "; {s1}[i] = {b1} * {s1}[i] + (1 - {b1}) * gc; {s2}[i] = {b2} * {s2}[i] + (1 - {b2}) * gc*gc"));
+        if (op == OP_ADAMW) pg_buf_puts(&fo, synth_fe_t(&T, kv, "; {w}[i] *= 1 - {lr} * {wd}"));
+        pg_buf_puts(&fo, synth_fe_t(&T, kv, "; {s1}[i] = {b1} * {s1}[i] + (1 - {b1}) * gc; {s2}[i] = {b2} * {s2}[i] + (1 - {b2}) * gc*gc"));
         static const char *AU[] = {"; {w}[i] -= {lr} * {s1}[i] / (sqrt({s2}[i]) + {eps})",
                                    "; {w}[i] -= {lr} * ({s1}[i] * {c1}) / (sqrt({s2}[i] * {c2}) + {eps})",
                                    "; {w}[i] -= {lr} * ({s1}[i] / (1 - {b1}^{step})) / (sqrt({s2}[i] / (1 - {b2}^{step})) + {eps})",
                                    "; {w}[i] -= ({lr} / (1 - {b1}^{step})) * {s1}[i] / (sqrt({s2}[i]) / sqrt(1 - {b2}^{step}) + {eps})"};
-        pg_buf_puts(&fo, fe_t(&T, kv, AU[bc]));
-    } else pg_buf_puts(&fo, fe_t(&T, kv, UPD[op]));
+        pg_buf_puts(&fo, synth_fe_t(&T, kv, AU[bc]));
+    } else pg_buf_puts(&fo, synth_fe_t(&T, kv, UPD[op]));
 
     static const char *const NM_EN[OP__N][5] = {
         {"SGD step", "plain stochastic gradient descent update", "vanilla SGD parameter update", "gradient descent step", "SGD optimizer step"},
@@ -281,14 +281,14 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     for (int k2 = 0; k2 < 5; k2++) {
         pg_buf tmp = {0};
         pg_buf_printf(&tmp, "%s%s", NM_EN[op][k2], k2 % 2 ? extra_en : "");
-        ne[k2] = fe_t(&T, NULL, tmp.data);
+        ne[k2] = synth_fe_t(&T, NULL, tmp.data);
         pg_buf_free(&tmp);
     }
     ne[5] = NULL;
     for (int k2 = 0; k2 < 3; k2++) {
         pg_buf tmp = {0};
         pg_buf_printf(&tmp, "%s%s", NM_ZH[op][k2], extra_zh);
-        nz[k2] = fe_t(&T, NULL, tmp.data);
+        nz[k2] = synth_fe_t(&T, NULL, tmp.data);
         pg_buf_free(&tmp);
     }
     nz[3] = NULL;
@@ -313,12 +313,12 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     const char *rule = adam ? BC_EN[bc] : RULE_EN[op];
     const char *mom_en = adam ? ", then update the first moment {s1}[i] = {b1}*{s1}[i] + (1-{b1})*gradient and the second moment {s2}[i] = {b2}*{s2}[i] + (1-{b2})*gradient^2 (new values stored back)" : "";
     const char *adamw_en = op == OP_ADAMW ? ", shrink the weight {w}[i] by the factor (1 - {lr}*{wd}) (decoupled weight decay, applied before the Adam step)" : "";
-    pg_buf_printf(&e1, "for every i < n, %s%s%s%s, %s; every state array is updated in place and the gradient is only read", fe_t(&T, kv, pre_en),
-                  fe_t(&T, kv, decay_en), fe_t(&T, kv, adamw_en), fe_t(&T, kv, mom_en), fe_t(&T, kv, rule));
-    pg_buf_printf(&e2, "applies one %s step to the %s weights {w} (length n) using the gradient {g}%s: %s", OPN[op], fe_prec_en(wdt),
+    pg_buf_printf(&e1, "for every i < n, %s%s%s%s, %s; every state array is updated in place and the gradient is only read", synth_fe_t(&T, kv, pre_en),
+                  synth_fe_t(&T, kv, decay_en), synth_fe_t(&T, kv, adamw_en), synth_fe_t(&T, kv, mom_en), synth_fe_t(&T, kv, rule));
+    pg_buf_printf(&e2, "applies one %s step to the %s weights {w} (length n) using the gradient {g}%s: %s", OPN[op], synth_fe_prec_en(wdt),
                   strcmp(gdt, wdt) ? " (stored in half precision, math in float)" : "", fo.data);
     pg_buf_printf(&e3, "updates {w}%s%s%s%s in place from the gradient {g}: %s%s%s, %s", S1 ? ", " : "", S1 ? S1 : "", S2 ? " and " : "", S2 ? S2 : "",
-                  fe_t(&T, kv, pre_en), fe_t(&T, kv, decay_en), fe_t(&T, kv, mom_en), fe_t(&T, kv, rule));
+                  synth_fe_t(&T, kv, pre_en), synth_fe_t(&T, kv, decay_en), synth_fe_t(&T, kv, mom_en), synth_fe_t(&T, kv, rule));
     static const char *const RULE_ZH[OP__N] = {
         "再令 {w}[i] -= {lr} * 梯度",
         "再令速度 {s1}[i] = {mu} * {s1}[i] + 梯度，然后 {w}[i] -= {lr} * {s1}[i]",
@@ -333,11 +333,11 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
         "更新一阶矩 {s1} 和二阶矩 {s2}（衰减 {b1}、{b2}），用步数 {step} 做偏差校正：{s1}[i]/(1-{b1}^{step})、{s2}[i]/(1-{b2}^{step})，然后 {w}[i] -= {lr} * 校正后一阶矩 / (sqrt(校正后二阶矩) + {eps})",
         "更新一阶矩 {s1} 和二阶矩 {s2}（衰减 {b1}、{b2}），按 PyTorch 的写法：步长 {lr}/(1-{b1}^{step})，分母 sqrt({s2}[i])/sqrt(1-{b2}^{step}) + {eps}，{w}[i] -= 步长 * {s1}[i] / 分母",
     };
-    pg_buf_printf(&z1, "对每个 i < n，%s%s%s，%s；状态数组原地更新，梯度只读", fe_t(&T, kv, pre_zh), wd ? fe_t(&T, kv, "，再加上 {wd} * {w}[i]（L2 权重衰减）") : "",
-                  op == OP_ADAMW ? fe_t(&T, kv, "，先把 {w}[i] 乘以 (1 - {lr}*{wd})（解耦权重衰减）") : "", fe_t(&T, kv, adam ? BC_ZH[bc] : RULE_ZH[op]));
-    pg_buf_printf(&z2, "%s的 %s 一步更新：%s", fe_prec_zh(wdt), OPN[op], fo.data);
-    const char *ee[] = {fe_t(&T, kv, e1.data), fe_t(&T, kv, e2.data), fe_t(&T, kv, e3.data), NULL};
-    const char *zz[] = {fe_t(&T, kv, z1.data), fe_t(&T, kv, z2.data), NULL};
+    pg_buf_printf(&z1, "对每个 i < n，%s%s%s，%s；状态数组原地更新，梯度只读", synth_fe_t(&T, kv, pre_zh), wd ? synth_fe_t(&T, kv, "，再加上 {wd} * {w}[i]（L2 权重衰减）") : "",
+                  op == OP_ADAMW ? synth_fe_t(&T, kv, "，先把 {w}[i] 乘以 (1 - {lr}*{wd})（解耦权重衰减）") : "", synth_fe_t(&T, kv, adam ? BC_ZH[bc] : RULE_ZH[op]));
+    pg_buf_printf(&z2, "%s的 %s 一步更新：%s", synth_fe_prec_zh(wdt), OPN[op], fo.data);
+    const char *ee[] = {synth_fe_t(&T, kv, e1.data), synth_fe_t(&T, kv, e2.data), synth_fe_t(&T, kv, e3.data), NULL};
+    const char *zz[] = {synth_fe_t(&T, kv, z1.data), synth_fe_t(&T, kv, z2.data), NULL};
     pg_buf how = {0}, howz = {0};
     if (V > 1) pg_buf_printf(&how, "each thread handles %d consecutive elements with %d-wide vector loads and stores, finishing a partial tail one element at a time", V, V);
     else pg_buf_puts(&how, "one element per thread, all arrays read and written once (a single fused pass)");
@@ -364,13 +364,13 @@ pg_status fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     desc_facts f = {.name_en = ne, .name_zh = nz, .formula = fo.data, .explain_en = ee, .explain_zh = zz, .how_en = hw, .how_zh = hz,
                     .shape_en = shp.data, .shape_zh = shz.data, .notes_en = notes.data, .notes_zh = notez.data};
     char bytes[64], flops[32];
-    int narr = 2 + (S1 != NULL) + (S2 != NULL), wsz = fe_size(wdt), gsz = fe_size(gdt);
+    int narr = 2 + (S1 != NULL) + (S2 != NULL), wsz = synth_fe_size(wdt), gsz = synth_fe_size(gdt);
     snprintf(bytes, sizeof bytes, "%d*n", (narr - 1) * 2 * wsz + gsz);
     snprintf(flops, sizeof flops, "%d*n", adam ? 14 : op == OP_SGD ? 2 : 6);
-    fe_finish(root, &f, seed, wdt, fe_tol_cancel(wdt), NULL, 0, "fam_elem_optim", bytes, flops, &s->task_json);
+    synth_fe_finish(root, &f, seed, wdt, synth_fe_tol_cancel(wdt), NULL, 0, synth_fam_ref(synth_fam_elem_optim), bytes, flops, &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&e1); pg_buf_free(&e2); pg_buf_free(&e3); pg_buf_free(&z1); pg_buf_free(&z2);
     pg_buf_free(&how); pg_buf_free(&howz); pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);
     pg_buf_free(&sig); pg_buf_free(&body); pg_buf_free(&pro);
-    fe_strs_free(&T);
+    synth_fe_strs_free(&T);
     return PG_OK;
 }

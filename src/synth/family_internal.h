@@ -7,29 +7,35 @@
 #include "ptxgen/synth_family.h"
 
 typedef struct { uint64_t s; } fam_rng;
-uint64_t fam_next(fam_rng *r);
-int fam_pick(fam_rng *r, int n);                 /* uniform in 0..n-1 */
+uint64_t synth_fam_next(fam_rng *r);
+int synth_fam_pick(fam_rng *r, int n);                 /* uniform in 0..n-1 */
 /* Choose one of n string literals. */
-const char *fam_choice(fam_rng *r, const char *const *v, int n);
-#define FAM_PICK(r, arr) fam_choice((r), (arr), (int)(sizeof(arr) / sizeof((arr)[0])))
+const char *synth_fam_choice(fam_rng *r, const char *const *v, int n);
+#define FAM_PICK(r, arr) synth_fam_choice((r), (arr), (int)(sizeof(arr) / sizeof((arr)[0])))
 
 /* Task JSON helpers (jansson objects, written in the corpus layout). */
 struct json_t;
 /* f32 immediate "0f3F800000" / f64 immediate "0d3FF0000000000000". */
-void fam_imm(char *t, size_t n, double v, bool f64);
+void synth_fam_imm(char *t, size_t n, double v, bool f64);
 /* A float literal that round-trips ("2.5", "-0.375"). */
-void fam_lit(char *t, size_t n, double v);
+void synth_fam_lit(char *t, size_t n, double v);
 
-/* PTX register allocation: each kind counts up from 1; fam_decls prints the
+/* PTX register allocation: each kind counts up from 1; synth_fam_decls prints the
  * `.reg` lines sized to what was used. */
 typedef struct { int p, r, rd, f, fd, h; } fam_regs;
-void fam_decls(const fam_regs *g, pg_buf *out);
+void synth_fam_decls(const fam_regs *g, pg_buf *out);
 
-/* The per-family generators, one SYNTH_FAMILY(name, generator, uses_nvcc) row
- * each in src/synth/families*.def (collected by families_all.def).  nvcc
- * families fill everything but ptx (the CUDA C goes into s->cu). */
-#define SYNTH_FAMILY(name, fn, nvcc) pg_status fn(uint64_t seed, synth_family_sample *s);
+/* The per-family generators, one SYNTH_FAMILY(name, generator, reference,
+ * uses_nvcc) row each in src/synth/families*.def (collected by
+ * families_all.def).  nvcc families fill everything but ptx (the CUDA C goes
+ * into s->cu). */
+typedef pg_status (*fam_gen_fn)(uint64_t seed, synth_family_sample *s);
+#define SYNTH_FAMILY(name, fn, ref, nvcc) pg_status fn(uint64_t seed, synth_family_sample *s);
 #include "families_all.def"
 #undef SYNTH_FAMILY
+
+/* The name of the C reference in the generator's row ("fam_map"), the
+ * task.json's "reference" name; "" for a function that has no row. */
+const char *synth_fam_ref(fam_gen_fn generator);
 
 #endif

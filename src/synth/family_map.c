@@ -111,7 +111,7 @@ static void st_vec(em *e, int V, int addr, int off, const int *vals) {
 static int op1(em *e, map_op op, int x, int y) {
     const char *R = creg(e->dt), *T = ctype(e->dt);
     char zero[32];
-    fam_imm(zero, sizeof zero, 0.0, e->dt == D_F64);
+    synth_fam_imm(zero, sizeof zero, 0.0, e->dt == D_F64);
     int o = newc(e), t;
     switch (op) {
     case OP_SCALE: pg_buf_printf(e->b, "\tmul.rn.%s %s%d, %s%d, %s%d;\n", T, R, o, R, e->scr[0], R, x); break;
@@ -267,7 +267,7 @@ static void emit_ptx(const map_cfg *c, const char *name, pg_buf *out) {
     if (!inplace) pg_buf_puts(out, "\t.param .u64 out,\n");
     for (int k = 0; k < 2 && OPS[c->op].sc[k]; k++) pg_buf_printf(out, "\t.param .%s %s,\n", ctype(c->dt), OPS[c->op].sc[k]);
     pg_buf_printf(out, "\t.param .u32 n\n)\n.maxntid %d, 1, 1\n{\n", B);
-    fam_decls(&e.g, out);
+    synth_fam_decls(&e.g, out);
     pg_buf_putc(out, '\n');
     pg_buf_puts(out, body.data);
     pg_buf_free(&body);
@@ -380,7 +380,7 @@ static json_t *map_describe(const map_cfg *c, char lits[2][32], uint64_t seed, c
                     .notes_en = notes.data, .notes_zh = notes_zh.data, .elems_per_thread = gs ? 0 : V * U,
                     .vec_width = V > 1 ? V : 0, .data = DESC_DATA_VECTOR,
                     .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (gs ? DESC_HINT_GRID_STRIDE : 0u) | (inplace ? DESC_HINT_INPLACE : 0u)};
-    json_t *d = desc_render_all(&f, task, seed);
+    json_t *d = synth_desc_render_all(&f, task, seed);
     pg_buf_free(&notes);
     pg_buf_free(&notes_zh);
     return d;
@@ -395,7 +395,7 @@ static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     char grid[64], lits[2][32] = {"", ""};
     if (gs) snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", TILE, c->cap);
     else snprintf(grid, sizeof grid, "cdiv(n,%d)", TILE);
-    for (int k = 0; k < 2 && OPS[c->op].sc[k]; k++) fam_lit(lits[k], sizeof lits[k], c->sc[k]);
+    for (int k = 0; k < 2 && OPS[c->op].sc[k]; k++) synth_fam_lit(lits[k], sizeof lits[k], c->sc[k]);
 
     json_t *root = json_object();
     json_object_set_new(root, "name", json_string(name));
@@ -430,42 +430,42 @@ static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     json_t *tol = json_object();
     json_object_set_new(tol, T, json_real(c->dt == D_F32 ? 1e-5 : c->dt == D_F64 ? 1e-12 : 1e-2));
     json_object_set_new(root, "tolerance", tol);
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_map"));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", synth_fam_ref(synth_fam_gen_map)));
     char bytes[64], flops[64];
     snprintf(bytes, sizeof bytes, "%d*n", DSIZE[c->dt] * (OPS[c->op].nin + (inplace ? 1 : 1)));
     snprintf(flops, sizeof flops, "%d*n", OPS[c->op].flops);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
-    json_object_set_new(root, "descriptions", map_describe(c, lits, fam_next(r), root));
+    json_object_set_new(root, "descriptions", map_describe(c, lits, synth_fam_next(r), root));
     synth_task_json_write(root, out);
     json_decref(root);
 }
 
-pg_status fam_gen_map(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_map(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x6d61700000000001ull};
     map_cfg c;
     memset(&c, 0, sizeof c);
-    c.op = (map_op)fam_pick(&r, OP__N);
-    int d = fam_pick(&r, 4);
+    c.op = (map_op)synth_fam_pick(&r, OP__N);
+    int d = synth_fam_pick(&r, 4);
     c.dt = d < 2 ? D_F32 : d == 2 ? D_F64 : D_F16;
-    c.block = 128 << fam_pick(&r, 3);
-    c.vec = 1 << fam_pick(&r, c.dt == D_F64 ? 2 : 3);
-    c.unroll = 1 << fam_pick(&r, 3);
+    c.block = 128 << synth_fam_pick(&r, 3);
+    c.vec = 1 << synth_fam_pick(&r, c.dt == D_F64 ? 2 : 3);
+    c.unroll = 1 << synth_fam_pick(&r, 3);
     static const int CAPS[] = {132, 264, 528, 1056};
-    c.cap = fam_pick(&r, 2) ? CAPS[fam_pick(&r, 4)] : 0;
+    c.cap = synth_fam_pick(&r, 2) ? CAPS[synth_fam_pick(&r, 4)] : 0;
     static const double SC[] = {2.5, -1.5, 0.75, 3.0, -0.5, 1.25, 0.125, -2.0, 0.375};
-    c.sc[0] = SC[fam_pick(&r, 9)];
-    c.sc[1] = SC[fam_pick(&r, 9)];
+    c.sc[0] = SC[synth_fam_pick(&r, 9)];
+    c.sc[1] = SC[synth_fam_pick(&r, 9)];
     if (c.op == OP_CLAMP) {   /* lo < hi */
         static const double LO[] = {-1.0, -0.5, -2.0, 0.0, -0.25}, HI[] = {1.0, 0.5, 2.0, 0.75, 4.0};
-        c.sc[0] = LO[fam_pick(&r, 5)];
-        c.sc[1] = HI[fam_pick(&r, 5)];
+        c.sc[0] = LO[synth_fam_pick(&r, 5)];
+        c.sc[1] = HI[synth_fam_pick(&r, 5)];
     }
     snprintf(s->family, sizeof s->family, "map");
     snprintf(s->source, sizeof s->source, "ptx-template");
     static const char *STY[] = {"%s_%s_v%du%d%s_b%d", "%s_%s_vec%d_x%d%s_%d", "k_%s_%s_%d_%d%s_%d"};
     char mode[8];
     snprintf(mode, sizeof mode, "%s", c.cap ? "_gs" : "");
-    snprintf(s->name, sizeof s->name, STY[fam_pick(&r, 3)], OPS[c.op].name, DNAME[c.dt], c.vec, c.unroll, mode, c.block);
+    snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], OPS[c.op].name, DNAME[c.dt], c.vec, c.unroll, mode, c.block);
     snprintf(s->identity, sizeof s->identity, "map:%s:%s:b%d:v%d:u%d:%s", OPS[c.op].name, DNAME[c.dt], c.block, c.vec, c.unroll,
              c.cap ? "gs" : "tile");
     emit_ptx(&c, s->name, &s->ptx);

@@ -42,7 +42,7 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
     const char *R = c->f64 ? "%fd" : "%f", *T = c->f64 ? "f64" : "f32";
 #define NV() (c->f64 ? ++g.fd : ++g.f)
     char ident[32];
-    fam_imm(ident, sizeof ident, c->op == 0 ? 0.0 : c->op == 1 ? -INFINITY : INFINITY, c->f64);
+    synth_fam_imm(ident, sizeof ident, c->op == 0 ? 0.0 : c->op == 1 ? -INFINITY : INFINITY, c->f64);
     int rx = ++g.rd, ro = ++g.rd, rn = ++g.r;
     pg_buf_printf(b, "\tld.param.u64 %%rd%d, [x];\n\tld.param.u64 %%rd%d, [out];\n\tld.param.u32 %%r%d, [n];\n", rx, ro, rn);
     pg_buf_printf(b, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", rx, rx, ro, ro);
@@ -181,7 +181,7 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
                   c->atomic ? "one red.global.add per block into out[0]" : "partial result per block in out[ctaid]");
     pg_buf_puts(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
     pg_buf_printf(out, ".visible .entry %s(\n\t.param .u64 x,\n\t.param .u64 out,\n\t.param .u32 n\n)\n.maxntid %d, 1, 1\n{\n", name, B);
-    fam_decls(&g, out);
+    synth_fam_decls(&g, out);
     if (c->shfl) pg_buf_printf(out, "\t.shared .align %d .%s swarp[%d];\n", S, T, NW);
     else pg_buf_printf(out, "\t.shared .align %d .%s sdata[%d];\n", S, T, B);
     pg_buf_putc(out, '\n');
@@ -272,7 +272,7 @@ static json_t *red_describe(const red_cfg *c, uint64_t seed, const json_t *task)
                     .data = DESC_DATA_VECTOR,
                     .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | DESC_HINT_SMEM | (c->shfl ? DESC_HINT_SHUFFLE : 0u) |
                              (c->atomic ? DESC_HINT_ATOMIC : 0u) | (gs ? DESC_HINT_GRID_STRIDE : 0u)};
-    return desc_render_all(&f, task, seed);
+    return synth_desc_render_all(&f, task, seed);
 }
 
 static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *out) {
@@ -314,31 +314,31 @@ static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     json_t *tol = json_object();
     json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : 1e-5));
     json_object_set_new(root, "tolerance", tol);
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_reduce"));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", synth_fam_ref(synth_fam_gen_reduce)));
     char bytes[96];
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 8 : 4);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", "n"));
-    json_object_set_new(root, "descriptions", red_describe(c, fam_next(r), root));
+    json_object_set_new(root, "descriptions", red_describe(c, synth_fam_next(r), root));
     synth_task_json_write(root, out);
     json_decref(root);
 }
 
-pg_status fam_gen_reduce(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_reduce(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7265647563650002ull};
     red_cfg c;
     memset(&c, 0, sizeof c);
-    c.op = fam_pick(&r, 3);
-    c.f64 = fam_pick(&r, 4) == 0;
-    c.block = 128 << fam_pick(&r, 3);
-    c.ept = 1 << fam_pick(&r, 4);
+    c.op = synth_fam_pick(&r, 3);
+    c.f64 = synth_fam_pick(&r, 4) == 0;
+    c.block = 128 << synth_fam_pick(&r, 3);
+    c.ept = 1 << synth_fam_pick(&r, 4);
     static const int CAPS[] = {132, 264, 528, 1056};
-    c.cap = fam_pick(&r, 2) ? CAPS[fam_pick(&r, 4)] : 0;
-    c.shfl = fam_pick(&r, 2);
-    c.atomic = c.op == 0 && fam_pick(&r, 3) == 0;
+    c.cap = synth_fam_pick(&r, 2) ? CAPS[synth_fam_pick(&r, 4)] : 0;
+    c.shfl = synth_fam_pick(&r, 2);
+    c.atomic = c.op == 0 && synth_fam_pick(&r, 3) == 0;
     snprintf(s->family, sizeof s->family, "reduce");
     snprintf(s->source, sizeof s->source, "ptx-template");
     static const char *STY[] = {"reduce_%s_%s_%s_b%d_e%d%s%s", "block_%s_%s_%s%d_x%d%s%s", "%s_partials_%s_%s_%d_%d%s%s"};
-    snprintf(s->name, sizeof s->name, STY[fam_pick(&r, 3)], OPN[c.op], c.f64 ? "f64" : "f32", c.shfl ? "shfl" : "smem", c.block, c.ept,
+    snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], OPN[c.op], c.f64 ? "f64" : "f32", c.shfl ? "shfl" : "smem", c.block, c.ept,
              c.cap ? "_gs" : "", c.atomic ? "_atomic" : "");
     snprintf(s->identity, sizeof s->identity, "reduce:%s:%s:b%d:e%d:%s:%s:%s", OPN[c.op], c.f64 ? "f64" : "f32", c.block, c.ept,
              c.shfl ? "shfl" : "smem", c.cap ? "gs" : "tile", c.atomic ? "atomic" : "partials");

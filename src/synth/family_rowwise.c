@@ -24,7 +24,7 @@
 #include <string.h>
 
 /* ---- element types ------------------------------------------------------------------ */
-rw_dt fam_rw_dtype(int kind) {
+rw_dt synth_fam_rw_dtype(int kind) {
     static const rw_dt D[] = {
         {RW_F32, "f32", "float", "float", "float", "单精度", false},
         {RW_F64, "f64", "double", "double", "double", "双精度", true},
@@ -34,14 +34,14 @@ rw_dt fam_rw_dtype(int kind) {
     return D[kind >= 0 && kind < 4 ? kind : 0];
 }
 
-int fam_rw_pick_dtype(fam_rng *r, bool halves) {
-    int k = fam_pick(r, 20);
+int synth_fam_rw_pick_dtype(fam_rng *r, bool halves) {
+    int k = synth_fam_pick(r, 20);
     if (k < 10) return RW_F32;
     if (k < 14 || !halves) return k < 14 ? RW_F64 : RW_F32;
     return k < 17 ? RW_F16 : RW_BF16;
 }
 
-double fam_rw_tol(const rw_dt *d) {
+double synth_fam_rw_tol(const rw_dt *d) {
     switch (d->kind) {
     case RW_F64: return 1e-10;
     case RW_F16: return 1e-2;
@@ -50,7 +50,7 @@ double fam_rw_tol(const rw_dt *d) {
     }
 }
 
-void fam_rw_macros(pg_buf *c, const rw_dt *d) {
+void synth_fam_rw_macros(pg_buf *c, const rw_dt *d) {
     if (d->kind == RW_F16) {
         pg_buf_puts(c, "#include <cuda_fp16.h>\n#define LD(a_) __half2float(a_)\n#define ST(v_) __float2half_rn(v_)\n");
     } else if (d->kind == RW_BF16) {
@@ -59,10 +59,10 @@ void fam_rw_macros(pg_buf *c, const rw_dt *d) {
         pg_buf_puts(c, "#define LD(a_) (a_)\n#define ST(v_) (v_)\n");
     }
 }
-void fam_rw_macros_end(pg_buf *c) { pg_buf_puts(c, "#undef LD\n#undef ST\n"); }
+void synth_fam_rw_macros_end(pg_buf *c) { pg_buf_puts(c, "#undef LD\n#undef ST\n"); }
 
 /* ---- reductions as CUDA C ------------------------------------------------------------ */
-const char *fam_rw_ident(int op) { return op == RW_MAX ? "-INFINITY" : op == RW_MIN ? "INFINITY" : "0"; }
+const char *synth_fam_rw_ident(int op) { return op == RW_MAX ? "-INFINITY" : op == RW_MIN ? "INFINITY" : "0"; }
 
 /* dst = combine(a, b) */
 static void comb(pg_buf *c, int op, bool f64, const char *dst, const char *a, const char *b) {
@@ -70,7 +70,7 @@ static void comb(pg_buf *c, int op, bool f64, const char *dst, const char *a, co
     else pg_buf_printf(c, "%s = %s(%s, %s);", dst, op == RW_MAX ? (f64 ? "fmax" : "fmaxf") : (f64 ? "fmin" : "fminf"), a, b);
 }
 
-void fam_rw_warp_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64) {
+static void fam_rw_warp_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64) {
     char sh[96];
     snprintf(sh, sizeof sh, "__shfl_xor_sync(0xffffffffu, %s, o)", v);
     pg_buf_printf(c, "%sfor (int o = 16; o > 0; o >>= 1) ", ind);
@@ -78,7 +78,7 @@ void fam_rw_warp_reduce(pg_buf *c, const char *ind, const char *v, int op, bool 
     pg_buf_putc(c, '\n');
 }
 
-void fam_rw_block_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64, int block, bool tree) {
+void synth_fam_rw_block_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64, int block, bool tree) {
     if (tree) {   /* the classic shared-memory tree: block is a power of two */
         pg_buf_printf(c, "%sred[tid] = %s;\n%s__syncthreads();\n", ind, v, ind);
         pg_buf_printf(c, "%sfor (unsigned int stride = %d; stride > 0; stride >>= 1) {\n", ind, block / 2);
@@ -93,28 +93,28 @@ void fam_rw_block_reduce(pg_buf *c, const char *ind, const char *v, int op, bool
     /* every warp re-reduces the warp partials, so all threads get the result
      * without a second broadcast through shared memory */
     pg_buf_printf(c, "%sif (lane == 0) red[wid] = %s;\n%s__syncthreads();\n", ind, v, ind);
-    pg_buf_printf(c, "%s%s = lane < %d ? red[lane] : %s;\n", ind, v, block / 32, fam_rw_ident(op));
+    pg_buf_printf(c, "%s%s = lane < %d ? red[lane] : %s;\n", ind, v, block / 32, synth_fam_rw_ident(op));
     fam_rw_warp_reduce(c, ind, v, op, f64);
     pg_buf_printf(c, "%s__syncthreads();   // red is reused by the next reduction\n", ind);
 }
 
 /* ---- task JSON ------------------------------------------------------------------------ */
-json_t *fam_rw_ptr(const char *name, const char *type, const char *role, const char *len) {
+json_t *synth_fam_rw_ptr(const char *name, const char *type, const char *role, const char *len) {
     return json_pack("{s:s, s:s, s:s, s:s}", "name", name, "type", type, "role", role, "len", len);
 }
-json_t *fam_rw_ptr_dist(const char *name, const char *type, const char *role, const char *len, const char *d0, const char *d1) {
+json_t *synth_fam_rw_ptr_dist(const char *name, const char *type, const char *role, const char *len, const char *d0, const char *d1) {
     return json_pack("{s:s, s:s, s:s, s:s, s:[s,s]}", "name", name, "type", type, "role", role, "len", len, "dist", d0, d1);
 }
-json_t *fam_rw_scal(const char *name, const char *type, const char *value) {
+json_t *synth_fam_rw_scal(const char *name, const char *type, const char *value) {
     return json_pack("{s:s, s:s, s:s}", "name", name, "type", type, "value", value);
 }
-void fam_rw_head(json_t *root, const synth_family_sample *s) {
+void synth_fam_rw_head(json_t *root, const synth_family_sample *s) {
     json_object_set_new(root, "name", json_string(s->name));
     json_object_set_new(root, "family", json_string(s->family));
     json_object_set_new(root, "kernel", json_string(s->name));
-    json_object_set_new(root, "descriptions", json_null());   /* keeps its place; filled by fam_rw_finish */
+    json_object_set_new(root, "descriptions", json_null());   /* keeps its place; filled by synth_fam_rw_finish */
 }
-json_t *fam_rw_sizes(const char *const *vars, int nvars, const int64_t *sz, int nsizes) {
+json_t *synth_fam_rw_sizes(const char *const *vars, int nvars, const int64_t *sz, int nsizes) {
     json_t *a = json_array();
     for (int i = 0; i < nsizes; i++) {
         json_t *o = json_object();
@@ -124,7 +124,7 @@ json_t *fam_rw_sizes(const char *const *vars, int nvars, const int64_t *sz, int 
     }
     return a;
 }
-void fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const char *d0, const char *d1, const char *tT,
+void synth_fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const char *d0, const char *d1, const char *tT,
                    double tol, const char *tT2, double tol2, const char *ref, const char *bytes, const char *flops,
                    synth_family_sample *s) {
     json_object_set_new(root, "distributions", json_pack("[s, s]", d0, d1));
@@ -134,12 +134,12 @@ void fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const c
     json_object_set_new(root, "tolerance", t);
     json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", ref));
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
-    json_object_set_new(root, "descriptions", desc_render_all(facts, root, seed));
+    json_object_set_new(root, "descriptions", synth_desc_render_all(facts, root, seed));
     synth_task_json_write(root, &s->task_json);
     json_decref(root);
 }
 
-const char *fam_rw_str(rw_pool *p, const char *fmt, ...) {
+const char *synth_fam_rw_str(rw_pool *p, const char *fmt, ...) {
     if (p->n >= (int)(sizeof p->s / sizeof p->s[0])) return "";
     va_list ap;
     va_start(ap, fmt);
@@ -153,40 +153,40 @@ const char *fam_rw_str(rw_pool *p, const char *fmt, ...) {
     p->s[p->n++] = s;
     return s;
 }
-void fam_rw_pool_free(rw_pool *p) {
+void synth_fam_rw_pool_free(rw_pool *p) {
     for (int i = 0; i < p->n; i++) free(p->s[i]);
     p->n = 0;
 }
 
 /* ---- the row mapping (family_rowwise.h) ------------------------------------------------ */
-void fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree) {
+void synth_fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree) {
     memset(m, 0, sizeof *m);
-    m->warp = fam_pick(r, 5) < 2;
-    m->gs = fam_pick(r, 4) == 0;
+    m->warp = synth_fam_pick(r, 5) < 2;
+    m->gs = synth_fam_pick(r, 4) == 0;
     if (m->warp) {
-        m->rpb = 1 << fam_pick(r, 4);   /* 1 2 4 8 */
+        m->rpb = 1 << synth_fam_pick(r, 4);   /* 1 2 4 8 */
         m->block = 32 * m->rpb;
-        m->cap = 256 << fam_pick(r, 3);
+        m->cap = 256 << synth_fam_pick(r, 3);
         if (m->gs) snprintf(m->grid, sizeof m->grid, "min(cdiv(rows,%d),%d)", m->rpb, m->cap);
         else snprintf(m->grid, sizeof m->grid, "cdiv(rows,%d)", m->rpb);
     } else {
-        m->block = 64 << fam_pick(r, 5);   /* 64 .. 1024 */
-        m->tree = allow_tree && fam_pick(r, 3) == 0;
-        m->cap = 128 << fam_pick(r, 4);
+        m->block = 64 << synth_fam_pick(r, 5);   /* 64 .. 1024 */
+        m->tree = allow_tree && synth_fam_pick(r, 3) == 0;
+        m->cap = 128 << synth_fam_pick(r, 4);
         if (m->gs) snprintf(m->grid, sizeof m->grid, "min(rows,%d)", m->cap);
         else snprintf(m->grid, sizeof m->grid, "rows");
     }
     snprintf(m->blk, sizeof m->blk, "%d", m->block);
 }
 
-unsigned fam_rw_map_hints(const rw_map *m) {
+unsigned synth_fam_rw_map_hints(const rw_map *m) {
     /* lanes/threads stride the columns: neighbours read neighbouring elements */
     return DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (m->tree ? 0u : DESC_HINT_SHUFFLE) | (m->warp ? 0u : DESC_HINT_SMEM) |
            (m->gs ? DESC_HINT_GRID_STRIDE : 0u);
 }
 
 /* "w4", "b256t_gs" */
-void fam_rw_map_tag(const rw_map *m, char *t, size_t n) {
+void synth_fam_rw_map_tag(const rw_map *m, char *t, size_t n) {
     if (m->warp) snprintf(t, n, "w%d%s", m->rpb, m->gs ? "_gs" : "");
     else snprintf(t, n, "b%d%s%s", m->block, m->tree ? "t" : "", m->gs ? "_gs" : "");
 }
@@ -194,7 +194,7 @@ void fam_rw_map_tag(const rw_map *m, char *t, size_t n) {
 /* Kernel prologue up to the row loop's body: declares tid/lane/wid, red[],
  * and opens `for (row ...)` or sets row and returns when out of range.
  * Leaves one open brace when gs (closed by map_close). */
-void fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red) {
+void synth_fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red) {
     if (m->warp) {
         pg_buf_puts(c, "    unsigned int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;\n");
         if (m->gs)
@@ -209,24 +209,24 @@ void fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red) 
         else pg_buf_puts(c, "    unsigned int row = blockIdx.x;\n");
     }
 }
-void fam_rw_map_close(pg_buf *c, const rw_map *m) {
+void synth_fam_rw_map_close(pg_buf *c, const rw_map *m) {
     if (m->gs) pg_buf_puts(c, "    }\n");
 }
 /* the thread's first column and stride */
-const char *fam_rw_map_c0(const rw_map *m) { return m->warp ? "lane" : "tid"; }
-void fam_rw_map_reduce(pg_buf *c, const rw_map *m, const char *ind, const char *v, int op, bool f64) {
+const char *synth_fam_rw_map_c0(const rw_map *m) { return m->warp ? "lane" : "tid"; }
+void synth_fam_rw_map_reduce(pg_buf *c, const rw_map *m, const char *ind, const char *v, int op, bool f64) {
     if (m->warp) fam_rw_warp_reduce(c, ind, v, op, f64);
-    else fam_rw_block_reduce(c, ind, v, op, f64, m->block, m->tree);
+    else synth_fam_rw_block_reduce(c, ind, v, op, f64, m->block, m->tree);
 }
 
 static const char *SIZES_VARS[] = {"rows", "cols"};
-json_t *fam_rw_row_sizes(fam_rng *r) {
+json_t *synth_fam_rw_row_sizes(fam_rng *r) {
     static const int64_t S[3][12] = {
         {8192, 1000, 1000, 777, 33, 4099, 129, 65, 7, 3, 1, 1},
         {4096, 2048, 999, 1000, 17, 5003, 100, 33, 5, 31, 1, 1},
         {16384, 500, 1024, 1025, 3, 8191, 65, 129, 9, 2, 2, 1},
     };
-    return fam_rw_sizes(SIZES_VARS, 2, S[fam_pick(r, 3)], 6);
+    return synth_fam_rw_sizes(SIZES_VARS, 2, S[synth_fam_pick(r, 3)], 6);
 }
 
 /* ======================================================================================== *
@@ -234,16 +234,16 @@ json_t *fam_rw_row_sizes(fam_rng *r) {
  * ======================================================================================== */
 enum { SM_SOFTMAX, SM_LOG, SM_SCALED, SM_MASK, SM_CAUSAL };
 
-pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x736f66746d617801ull};
-    int op = fam_pick(&r, 5);
-    rw_dt d = fam_rw_dtype(fam_rw_pick_dtype(&r, true));
+    int op = synth_fam_pick(&r, 5);
+    rw_dt d = synth_fam_rw_dtype(synth_fam_rw_pick_dtype(&r, true));
     rw_map m;
-    fam_rw_map_pick(&r, &m, true);
-    bool online = !m.tree && fam_pick(&r, 3) == 0;
-    bool inplace = fam_pick(&r, 4) == 0 && op != SM_MASK;
-    bool logout = op == SM_LOG || (op == SM_SCALED && fam_pick(&r, 3) == 0);   /* scaled log-softmax too */
-    bool keep = fam_pick(&r, 2);          /* mask polarity: nonzero keeps, or nonzero masks out */
+    synth_fam_rw_map_pick(&r, &m, true);
+    bool online = !m.tree && synth_fam_pick(&r, 3) == 0;
+    bool inplace = synth_fam_pick(&r, 4) == 0 && op != SM_MASK;
+    bool logout = op == SM_LOG || (op == SM_SCALED && synth_fam_pick(&r, 3) == 0);   /* scaled log-softmax too */
+    bool keep = synth_fam_pick(&r, 2);          /* mask polarity: nonzero keeps, or nonzero masks out */
     /* held out (bench/suite): f32 softmax with one 128-thread block per row,
      * f32 log-softmax and keep-masked softmax with one 256-thread block per row
      * (whatever the reduction technique: the task would be the same) */
@@ -254,8 +254,8 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     }
     const char *const X_NAMES[] = {"x", "logits", "scores", "in", "src", "input", "a", "att"};
     const char *const Y_NAMES[] = {"y", "probs", "out", "dst", "output", "p", "res", "result"};
-    int nx = fam_pick(&r, 8);
-    const char *X = X_NAMES[nx], *Y = inplace ? X : Y_NAMES[fam_pick(&r, 8)];
+    int nx = synth_fam_pick(&r, 8);
+    const char *X = X_NAMES[nx], *Y = inplace ? X : Y_NAMES[synth_fam_pick(&r, 8)];
     if (!strcmp(X, "a") && !strcmp(Y, "att")) Y = "out";
     if (logout && !strcmp(Y, "probs")) Y = "logp";
 
@@ -266,8 +266,8 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
                                    {"masked_softmax", "softmax_masked_rows", "mask_softmax"},
                                    {"causal_softmax", "softmax_causal", "tril_softmax"}};
     char tag[32];
-    fam_rw_map_tag(&m, tag, sizeof tag);
-    const char *pre = PRE[op][fam_pick(&r, 3)];
+    synth_fam_rw_map_tag(&m, tag, sizeof tag);
+    const char *pre = PRE[op][synth_fam_pick(&r, 3)];
     if (op == SM_SCALED && logout) pre = "scaled_log_softmax";
     snprintf(s->family, sizeof s->family, "softmax");
     snprintf(s->source, sizeof s->source, "nvcc");
@@ -281,14 +281,14 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     pg_buf *c = &s->cu;
     pg_buf_printf(c, "// %s: %s of each row of a rows x cols row-major %s matrix%s; %s.\n", s->name, OPN[op], d.st,
                   inplace ? ", in place" : "", m.warp ? "one warp per row" : "one block per row");
-    fam_rw_macros(c, &d);
+    synth_fam_rw_macros(c, &d);
     pg_buf_printf(c, "extern \"C\" __global__ void %s(", s->name);
     if (inplace) pg_buf_printf(c, "%s* __restrict__ %s", d.st, X);
     else pg_buf_printf(c, "const %s* __restrict__ %s, %s* __restrict__ %s", d.st, X, d.st, Y);
     if (op == SM_MASK) pg_buf_puts(c, ", const unsigned char* __restrict__ mask");
     if (op == SM_SCALED) pg_buf_printf(c, ", %s scale", mt);
     pg_buf_puts(c, ", unsigned int rows, unsigned int cols)\n{\n");
-    fam_rw_map_open(c, &m, mt, !online);
+    synth_fam_rw_map_open(c, &m, mt, !online);
     const char *ind = m.gs ? "        " : "    ";
     pg_buf_printf(c, "%sconst %s* xrow = %s + (size_t)row * cols;\n", ind, d.st, X);
     if (!inplace) pg_buf_printf(c, "%s%s* yrow = %s + (size_t)row * cols;\n", ind, d.st, Y);
@@ -298,7 +298,7 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     if (op == SM_MASK) snprintf(keepc, sizeof keepc, "%s", keep ? "mrow[col] != 0" : "mrow[col] == 0");
     if (op == SM_CAUSAL) snprintf(keepc, sizeof keepc, "col <= row");
     snprintf(val, sizeof val, op == SM_SCALED ? "LD(xrow[col]) * scale" : "LD(xrow[col])");
-    const char *c0 = fam_rw_map_c0(&m);
+    const char *c0 = synth_fam_rw_map_c0(&m);
     int stride = m.warp ? 32 : m.block;
     char loop[128];
     snprintf(loop, sizeof loop, "for (unsigned int col = %s; col < cols; col += %d)", c0, stride);
@@ -331,11 +331,11 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(c, "%s%s rmax = -INFINITY;\n", ind, mt);
         if (keepc[0]) pg_buf_printf(c, "%s%s\n%s    if (%s) rmax = %s(rmax, %s);\n", ind, loop, ind, keepc, MAXF, val);
         else pg_buf_printf(c, "%s%s rmax = %s(rmax, %s);\n", ind, loop, MAXF, val);
-        fam_rw_map_reduce(c, &m, ind, "rmax", RW_MAX, d.f64);
+        synth_fam_rw_map_reduce(c, &m, ind, "rmax", RW_MAX, d.f64);
         pg_buf_printf(c, "%s%s rsum = 0;\n", ind, mt);
         if (keepc[0]) pg_buf_printf(c, "%s%s\n%s    if (%s) rsum += %s(%s - rmax);\n", ind, loop, ind, keepc, EXP, val);
         else pg_buf_printf(c, "%s%s rsum += %s(%s - rmax);\n", ind, loop, EXP, val);
-        fam_rw_map_reduce(c, &m, ind, "rsum", RW_SUM, d.f64);
+        synth_fam_rw_map_reduce(c, &m, ind, "rsum", RW_SUM, d.f64);
     }
     if (logout) pg_buf_printf(c, "%s%s lse = rmax + %s(rsum);   // log of the row's sum of exponentials\n", ind, mt, LOG);
     else pg_buf_printf(c, "%s%s inv = 1 / rsum;\n", ind, mt);
@@ -345,13 +345,13 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     if (keepc[0]) pg_buf_printf(c, "%s%s\n%s    yrow[col] = ST(%s ? %s : (%s)0);   // masked: 0 (a fully masked row is all 0)\n", ind, loop, ind,
                                 keepc, res, mt);
     else pg_buf_printf(c, "%s%s yrow[col] = ST(%s);\n", ind, loop, res);
-    fam_rw_map_close(c, &m);
+    synth_fam_rw_map_close(c, &m);
     pg_buf_puts(c, "}\n");
-    fam_rw_macros_end(c);
+    synth_fam_rw_macros_end(c);
 
     /* ---- task.json ---- */
     json_t *root = json_object();
-    fam_rw_head(root, s);
+    synth_fam_rw_head(root, s);
     json_object_set_new(root, "family_params",
                         json_pack("{s:s, s:s, s:b, s:s, s:s, s:s, s:s, s:b}", "op", OPN[op], "dtype", d.T, "log", logout, "x", X, "y", Y, "mask",
                                   op == SM_MASK ? (keep ? "keep" : "drop") : op == SM_CAUSAL ? "causal" : "none", "mapping",
@@ -359,38 +359,38 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     char pt[16], len[] = "rows*cols";
     snprintf(pt, sizeof pt, "%s*", d.T);
     json_t *ps = json_array();
-    if (inplace) json_array_append_new(ps, fam_rw_ptr(X, pt, "inout", len));
+    if (inplace) json_array_append_new(ps, synth_fam_rw_ptr(X, pt, "inout", len));
     else {
-        json_array_append_new(ps, fam_rw_ptr(X, pt, "in", len));
-        json_array_append_new(ps, fam_rw_ptr(Y, pt, "out", len));
+        json_array_append_new(ps, synth_fam_rw_ptr(X, pt, "in", len));
+        json_array_append_new(ps, synth_fam_rw_ptr(Y, pt, "out", len));
     }
-    if (op == SM_MASK) json_array_append_new(ps, fam_rw_ptr_dist("mask", "u8*", "in", len, "int(0,1)", keep ? "int(0,4)" : "int(0,3)"));
+    if (op == SM_MASK) json_array_append_new(ps, synth_fam_rw_ptr_dist("mask", "u8*", "in", len, "int(0,1)", keep ? "int(0,4)" : "int(0,3)"));
     static const char *SCALES[] = {"0.125", "0.0883883", "0.5", "2.0", "0.25", "1.4426950"};
-    const char *scv = SCALES[fam_pick(&r, 6)];
-    if (op == SM_SCALED) json_array_append_new(ps, fam_rw_scal("scale", d.f64 ? "f64" : "f32", scv));
-    json_array_append_new(ps, fam_rw_scal("rows", "u32", "rows"));
-    json_array_append_new(ps, fam_rw_scal("cols", "u32", "cols"));
+    const char *scv = SCALES[synth_fam_pick(&r, 6)];
+    if (op == SM_SCALED) json_array_append_new(ps, synth_fam_rw_scal("scale", d.f64 ? "f64" : "f32", scv));
+    json_array_append_new(ps, synth_fam_rw_scal("rows", "u32", "rows"));
+    json_array_append_new(ps, synth_fam_rw_scal("cols", "u32", "cols"));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", fam_rw_row_sizes(&r));
+    json_object_set_new(root, "sizes", synth_fam_rw_row_sizes(&r));
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", m.blk, "grid", m.grid, "smem", "0"));
 
     /* ---- descriptions ---- */
     rw_pool P = {0};
-    const char *v = op == SM_SCALED ? fam_rw_str(&P, "scale*%s[r][k]", X) : fam_rw_str(&P, "%s[r][k]", X);
-    const char *vc = op == SM_SCALED ? fam_rw_str(&P, "scale*%s[r][c]", X) : fam_rw_str(&P, "%s[r][c]", X);
+    const char *v = op == SM_SCALED ? synth_fam_rw_str(&P, "scale*%s[r][k]", X) : synth_fam_rw_str(&P, "%s[r][k]", X);
+    const char *vc = op == SM_SCALED ? synth_fam_rw_str(&P, "scale*%s[r][c]", X) : synth_fam_rw_str(&P, "%s[r][c]", X);
     const char *over = op == SM_MASK ? (keep ? " over the k with mask[r][k] != 0" : " over the k with mask[r][k] == 0")
                        : op == SM_CAUSAL ? " over k <= r" : "";
     const char *formula;
-    if (logout) formula = fam_rw_str(&P, "%s[r][c] = %s - m_r - log(sum_k exp(%s - m_r)), m_r = max_k %s%s", Y, vc, v, v, over);
-    else formula = fam_rw_str(&P, "%s[r][c] = exp(%s - m_r) / sum_k exp(%s - m_r), m_r = max_k %s%s", Y, vc, v, v, over);
-    if (op == SM_MASK) formula = fam_rw_str(&P, "%s; %s[r][c] = 0 where mask[r][c] %s 0", formula, Y, keep ? "==" : "!=");
-    if (op == SM_CAUSAL) formula = fam_rw_str(&P, "%s; %s[r][c] = 0 for c > r", formula, Y);
+    if (logout) formula = synth_fam_rw_str(&P, "%s[r][c] = %s - m_r - log(sum_k exp(%s - m_r)), m_r = max_k %s%s", Y, vc, v, v, over);
+    else formula = synth_fam_rw_str(&P, "%s[r][c] = exp(%s - m_r) / sum_k exp(%s - m_r), m_r = max_k %s%s", Y, vc, v, v, over);
+    if (op == SM_MASK) formula = synth_fam_rw_str(&P, "%s; %s[r][c] = 0 where mask[r][c] %s 0", formula, Y, keep ? "==" : "!=");
+    if (op == SM_CAUSAL) formula = synth_fam_rw_str(&P, "%s; %s[r][c] = 0 for c > r", formula, Y);
     const char *name_en[8], *name_zh[6], *ex_en[5], *ex_zh[4], *how_en[6], *how_zh[5];
     int ne = 0, nz = 0, nxe = 0, nxz = 0, nh = 0, nhz = 0;
-    const char *dst = inplace ? fam_rw_str(&P, "overwrite %s with the result", X) : fam_rw_str(&P, "write the result to %s", Y);
-    const char *dstz = inplace ? fam_rw_str(&P, "结果原地写回 %s", X) : fam_rw_str(&P, "结果写入 %s", Y);
-    const char *sc = op == SM_SCALED ? fam_rw_str(&P, "first multiply every entry by scale (%s), then ", scv) : "";
-    const char *scz = op == SM_SCALED ? fam_rw_str(&P, "先把每个元素乘以 scale（%s），再", scv) : "";
+    const char *dst = inplace ? synth_fam_rw_str(&P, "overwrite %s with the result", X) : synth_fam_rw_str(&P, "write the result to %s", Y);
+    const char *dstz = inplace ? synth_fam_rw_str(&P, "结果原地写回 %s", X) : synth_fam_rw_str(&P, "结果写入 %s", Y);
+    const char *sc = op == SM_SCALED ? synth_fam_rw_str(&P, "first multiply every entry by scale (%s), then ", scv) : "";
+    const char *scz = op == SM_SCALED ? synth_fam_rw_str(&P, "先把每个元素乘以 scale（%s），再", scv) : "";
     const char *mk_en = op == SM_MASK ? (keep ? "only the entries whose mask byte is nonzero take part; entries with mask 0 get 0, and a row with no kept entry is all zeros"
                                               : "entries whose mask byte is nonzero are masked out (treated as minus infinity) and get 0; a row where every entry is masked is all zeros")
                         : op == SM_CAUSAL ? "entry c of row r only takes part when c <= r (a causal, lower-triangular mask); entries with c > r get 0"
@@ -407,11 +407,11 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "按行 log-softmax";
         name_zh[nz++] = "逐行对数 softmax";
         name_zh[nz++] = "最后一维上的 log_softmax";
-        ex_en[nxe++] = fam_rw_str(&P, "process each row r of %s: %stake the largest value m, compute lse = m + log(sum of exp(value - m) over the row), and %s as value - lse", X, sc, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "%sturn each row of %s into log-probabilities: subtract from every entry the log of the row's sum of exponentials, computed stably by factoring out the row maximum, and %s", sc, X, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "%scompute the log of the softmax of each row directly (entry minus row max minus log of the summed exponentials of the shifted row) and %s", sc, dst);
-        ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行，%s求最大值 m，再算 lse = m + log(Σ exp(x - m))，每个元素减去 lse，%s", X, scz, dstz);
-        ex_zh[nxz++] = fam_rw_str(&P, "%s把每一行变成对数概率：元素减去该行指数和的对数（先减行最大值保证数值稳定），%s", scz, dstz);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "process each row r of %s: %stake the largest value m, compute lse = m + log(sum of exp(value - m) over the row), and %s as value - lse", X, sc, dst);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "%sturn each row of %s into log-probabilities: subtract from every entry the log of the row's sum of exponentials, computed stably by factoring out the row maximum, and %s", sc, X, dst);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "%scompute the log of the softmax of each row directly (entry minus row max minus log of the summed exponentials of the shifted row) and %s", sc, dst);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "对 %s 的每一行，%s求最大值 m，再算 lse = m + log(Σ exp(x - m))，每个元素减去 lse，%s", X, scz, dstz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "%s把每一行变成对数概率：元素减去该行指数和的对数（先减行最大值保证数值稳定），%s", scz, dstz);
     } else {
         if (op == SM_SCALED) {
             name_en[ne++] = "scaled softmax over rows";
@@ -447,37 +447,37 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
             name_zh[nz++] = "逐行 softmax 归一化";
             name_zh[nz++] = "最后一维 softmax";
         }
-        ex_en[nxe++] = fam_rw_str(&P, "process each row r of %s: %sfind the row maximum m, then %s as exp(value - m) divided by the sum of exp(value - m) over the row", X, sc, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "%sturn each row of %s into probabilities that add up to one (exponentials normalised by their row sum), subtracting the row's largest value before exponentiating so nothing overflows, and %s", sc, X, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "%snormalise every row: shift it by its maximum, exponentiate, divide by the row total; %s", sc, dst);
-        ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行，%s先求最大值 m，再计算 exp(x - m) / Σ exp(x - m)，%s", X, scz, dstz);
-        ex_zh[nxz++] = fam_rw_str(&P, "%s把每一行变成和为 1 的概率（指数除以行内指数和，先减去行最大值防止溢出），%s", scz, dstz);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "process each row r of %s: %sfind the row maximum m, then %s as exp(value - m) divided by the sum of exp(value - m) over the row", X, sc, dst);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "%sturn each row of %s into probabilities that add up to one (exponentials normalised by their row sum), subtracting the row's largest value before exponentiating so nothing overflows, and %s", sc, X, dst);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "%snormalise every row: shift it by its maximum, exponentiate, divide by the row total; %s", sc, dst);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "对 %s 的每一行，%s先求最大值 m，再计算 exp(x - m) / Σ exp(x - m)，%s", X, scz, dstz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "%s把每一行变成和为 1 的概率（指数除以行内指数和，先减去行最大值防止溢出），%s", scz, dstz);
     }
     if (mk_en)
-        for (int i = 0; i < nxe; i++) ex_en[i] = fam_rw_str(&P, "%s; %s", ex_en[i], mk_en);
+        for (int i = 0; i < nxe; i++) ex_en[i] = synth_fam_rw_str(&P, "%s; %s", ex_en[i], mk_en);
     if (mk_zh)
-        for (int i = 0; i < nxz; i++) ex_zh[i] = fam_rw_str(&P, "%s；%s", ex_zh[i], mk_zh);
+        for (int i = 0; i < nxz; i++) ex_zh[i] = synth_fam_rw_str(&P, "%s；%s", ex_zh[i], mk_zh);
     name_en[ne] = NULL; name_zh[nz] = NULL; ex_en[nxe] = NULL; ex_zh[nxz] = NULL;
     if (m.warp) {
-        how_en[nh++] = fam_rw_str(&P, "one warp per row (%d row%s per %d-thread block), lanes stride the columns, max and sum with __shfl_xor_sync", m.rpb,
+        how_en[nh++] = synth_fam_rw_str(&P, "one warp per row (%d row%s per %d-thread block), lanes stride the columns, max and sum with __shfl_xor_sync", m.rpb,
                                   m.rpb > 1 ? "s" : "", m.block);
         how_en[nh++] = "a 32-thread warp handles a row; butterfly shuffles combine the lanes, no shared memory";
-        how_zh[nhz++] = fam_rw_str(&P, "每个 warp 处理一行（每块 %d 行），lane 按 32 步长遍历列，最大值和求和用 shuffle 归约", m.rpb);
+        how_zh[nhz++] = synth_fam_rw_str(&P, "每个 warp 处理一行（每块 %d 行），lane 按 32 步长遍历列，最大值和求和用 shuffle 归约", m.rpb);
     } else if (m.tree) {
-        how_en[nh++] = fam_rw_str(&P, "one %d-thread block per row, threads stride the columns, shared-memory tree reductions for the max and the sum", m.block);
+        how_en[nh++] = synth_fam_rw_str(&P, "one %d-thread block per row, threads stride the columns, shared-memory tree reductions for the max and the sum", m.block);
         how_en[nh++] = "block per row with a halving shared-memory reduction (__syncthreads between steps)";
-        how_zh[nhz++] = fam_rw_str(&P, "每行一个 %d 线程的块，最大值和求和用共享内存树形归约", m.block);
+        how_zh[nhz++] = synth_fam_rw_str(&P, "每行一个 %d 线程的块，最大值和求和用共享内存树形归约", m.block);
     } else {
-        how_en[nh++] = fam_rw_str(&P, "one %d-thread block per row; warp shuffles, then the %d warp results through shared memory", m.block, m.block / 32);
+        how_en[nh++] = synth_fam_rw_str(&P, "one %d-thread block per row; warp shuffles, then the %d warp results through shared memory", m.block, m.block / 32);
         how_en[nh++] = "block per row, threads stride the columns, block-wide max and sum reductions (shuffle + shared memory)";
-        how_zh[nhz++] = fam_rw_str(&P, "每行一个 %d 线程的块，先 warp shuffle 再经共享内存合并 %d 个 warp 的结果", m.block, m.block / 32);
+        how_zh[nhz++] = synth_fam_rw_str(&P, "每行一个 %d 线程的块，先 warp shuffle 再经共享内存合并 %d 个 warp 的结果", m.block, m.block / 32);
     }
     if (online) {
         how_en[nh++] = "online softmax: one pass keeps a running max and rescales the running sum when the max grows, then a second pass writes";
         how_zh[nhz++] = "在线 softmax：一次遍历同时维护最大值和按新最大值缩放的指数和";
     }
     if (m.gs) {
-        how_en[nh++] = fam_rw_str(&P, "the grid is capped (%s blocks), so loop over rows with a grid stride", m.grid);
+        how_en[nh++] = synth_fam_rw_str(&P, "the grid is capped (%s blocks), so loop over rows with a grid stride", m.grid);
         how_zh[nhz++] = "网格大小有上限，按网格步长循环处理各行";
     }
     how_en[nh] = NULL; how_zh[nhz] = NULL;
@@ -485,19 +485,19 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh;
     f.how_en = how_en; f.how_zh = how_zh;
     f.data = DESC_DATA_MATRIX;
-    f.hints = fam_rw_map_hints(&m) | (inplace ? DESC_HINT_INPLACE : 0u);
+    f.hints = synth_fam_rw_map_hints(&m) | (inplace ? DESC_HINT_INPLACE : 0u);
     const char *ht = d.kind == RW_F16 ? " (IEEE fp16 storage, math in float)" : d.kind == RW_BF16 ? " (bfloat16 storage, math in float)" : "";
-    f.shape_en = inplace ? fam_rw_str(&P, "%s is a rows x cols row-major %s matrix%s, updated in place", X, d.nm, ht)
-                         : fam_rw_str(&P, "%s and %s are rows x cols row-major %s matrices%s", X, Y, d.nm, ht);
-    f.shape_zh = inplace ? fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），原地更新", X, d.zh) : fam_rw_str(&P, "%s、%s 为 rows×cols 行主序矩阵（%s）", X, Y, d.zh);
-    f.notes_en = op == SM_SCALED ? fam_rw_str(&P, "scale is a scalar parameter (%s in the tests); cols is arbitrary (not a multiple of 32, may be 1)", scv)
+    f.shape_en = inplace ? synth_fam_rw_str(&P, "%s is a rows x cols row-major %s matrix%s, updated in place", X, d.nm, ht)
+                         : synth_fam_rw_str(&P, "%s and %s are rows x cols row-major %s matrices%s", X, Y, d.nm, ht);
+    f.shape_zh = inplace ? synth_fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），原地更新", X, d.zh) : synth_fam_rw_str(&P, "%s、%s 为 rows×cols 行主序矩阵（%s）", X, Y, d.zh);
+    f.notes_en = op == SM_SCALED ? synth_fam_rw_str(&P, "scale is a scalar parameter (%s in the tests); cols is arbitrary (not a multiple of 32, may be 1)", scv)
                                  : "cols is arbitrary (not a multiple of 32, may be 1)";
     f.notes_zh = "cols 任意（不一定是 32 的倍数，可以为 1）";
     char bytes[64], flops[32];
     snprintf(bytes, sizeof bytes, "%d*rows*cols", 2 * (d.kind >= RW_F16 ? 2 : d.f64 ? 8 : 4) + (op == SM_MASK));
     snprintf(flops, sizeof flops, "%d*rows*cols", online ? 6 : 5);
-    fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,10)", d.T, fam_rw_tol(&d), NULL, 0, "fam_softmax", bytes, flops, s);
-    fam_rw_pool_free(&P);
+    synth_fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,10)", d.T, synth_fam_rw_tol(&d), NULL, 0, synth_fam_ref(synth_fam_rw_softmax), bytes, flops, s);
+    synth_fam_rw_pool_free(&P);
     return PG_OK;
 }
 
@@ -506,19 +506,19 @@ pg_status fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
  * ======================================================================================== */
 enum { RN_LN, RN_RMS, RN_L2 };
 
-pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x726f776e6f726d02ull};
-    int k = fam_pick(&r, 20), op = k < 8 ? RN_LN : k < 15 ? RN_RMS : RN_L2;
-    rw_dt d = fam_rw_dtype(fam_rw_pick_dtype(&r, true));
+    int k = synth_fam_pick(&r, 20), op = k < 8 ? RN_LN : k < 15 ? RN_RMS : RN_L2;
+    rw_dt d = synth_fam_rw_dtype(synth_fam_rw_pick_dtype(&r, true));
     rw_map m;
-    fam_rw_map_pick(&r, &m, true);
-    bool inplace = fam_pick(&r, 4) == 0;
-    int affine = fam_pick(&r, 3);          /* LN: none / gamma / gamma+beta; RMS: none / w / (1 + w) */
-    bool onepass = op == RN_LN && fam_pick(&r, 3) == 0 && !m.tree;   /* Welford (one sweep, stable) */
-    bool stats = op == RN_LN && fam_pick(&r, 4) == 0;
-    bool l2add = op == RN_L2 && fam_pick(&r, 3) == 0;   /* rsqrt(sumsq + eps) instead of 1/max(norm, eps) */
+    synth_fam_rw_map_pick(&r, &m, true);
+    bool inplace = synth_fam_pick(&r, 4) == 0;
+    int affine = synth_fam_pick(&r, 3);          /* LN: none / gamma / gamma+beta; RMS: none / w / (1 + w) */
+    bool onepass = op == RN_LN && synth_fam_pick(&r, 3) == 0 && !m.tree;   /* Welford (one sweep, stable) */
+    bool stats = op == RN_LN && synth_fam_pick(&r, 4) == 0;
+    bool l2add = op == RN_L2 && synth_fam_pick(&r, 3) == 0;   /* rsqrt(sumsq + eps) instead of 1/max(norm, eps) */
     if (op == RN_L2) affine = 0;
-    bool wf32 = d.kind >= RW_F16 && fam_pick(&r, 2);    /* f32 weights next to half activations */
+    bool wf32 = d.kind >= RW_F16 && synth_fam_pick(&r, 2);    /* f32 weights next to half activations */
     /* held out (bench/suite): f32 l2-normalize, one warp per row, 8 rows per block */
     if (op == RN_L2 && !l2add && d.kind == RW_F32 && m.warp && m.rpb == 8 && !m.gs && !inplace) {
         m.rpb = 4;
@@ -531,22 +531,22 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     static const char *GN[][2] = {{"gamma", "beta"}, {"weight", "bias"}, {"g", "b"}, {"w", "b"}, {"scale", "shift"}};
     static const char *WN[] = {"w", "weight", "gamma", "scale", "g"};
     static const char *SN[][2] = {{"mean", "rstd"}, {"mu", "rsigma"}, {"save_mean", "save_invstd"}};
-    const char *X = XN[fam_pick(&r, 8)], *Y = inplace ? X : YN[fam_pick(&r, 8)];
-    int gi = fam_pick(&r, 5), si = fam_pick(&r, 3);
-    const char *G = op == RN_RMS ? WN[fam_pick(&r, 5)] : GN[gi][0], *B = GN[gi][1];
-    const char *EPS = fam_pick(&r, 3) ? "eps" : "epsilon";
+    const char *X = XN[synth_fam_pick(&r, 8)], *Y = inplace ? X : YN[synth_fam_pick(&r, 8)];
+    int gi = synth_fam_pick(&r, 5), si = synth_fam_pick(&r, 3);
+    const char *G = op == RN_RMS ? WN[synth_fam_pick(&r, 5)] : GN[gi][0], *B = GN[gi][1];
+    const char *EPS = synth_fam_pick(&r, 3) ? "eps" : "epsilon";
     static const char *OPN[] = {"layernorm", "rmsnorm", "l2norm"};
     static const char *PRE[][3] = {{"layernorm", "layer_norm_rows", "ln_rows"}, {"rmsnorm", "rms_norm_rows", "rmsnorm_rows"},
                                    {"l2_normalize", "row_l2norm", "normalize_rows"}};
     char tag[32];
-    fam_rw_map_tag(&m, tag, sizeof tag);
+    synth_fam_rw_map_tag(&m, tag, sizeof tag);
     char opt[40] = "";
     if (op == RN_LN) snprintf(opt, sizeof opt, "%s%s%s", affine == 2 ? "_affine" : affine == 1 ? "_gamma" : "", onepass ? "_welford" : "", stats ? "_stats" : "");
     if (op == RN_RMS) snprintf(opt, sizeof opt, "%s", affine == 2 ? "_1pw" : affine == 1 ? "_w" : "");
     if (op == RN_L2) snprintf(opt, sizeof opt, "%s", l2add ? "_addeps" : "");
     snprintf(s->family, sizeof s->family, "rownorm");
     snprintf(s->source, sizeof s->source, "nvcc");
-    snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s", PRE[op][fam_pick(&r, 3)], d.T, tag, opt, wf32 && affine ? "_wf32" : "", inplace ? "_ip" : "");
+    snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s", PRE[op][synth_fam_pick(&r, 3)], d.T, tag, opt, wf32 && affine ? "_wf32" : "", inplace ? "_ip" : "");
     snprintf(s->identity, sizeof s->identity, "rownorm:%s:%s:%s:%s:%s:%s", OPN[op], d.T, tag, opt[0] ? opt + 1 : "-", wf32 && affine ? "wf32" : "w",
              inplace ? "inplace" : "out");
 
@@ -556,7 +556,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     pg_buf *c = &s->cu;
     pg_buf_printf(c, "// %s: %s of each row of a rows x cols row-major %s matrix%s; %s.\n", s->name, OPN[op], d.st, inplace ? ", in place" : "",
                   m.warp ? "one warp per row" : "one block per row");
-    fam_rw_macros(c, &d);
+    synth_fam_rw_macros(c, &d);
     pg_buf_printf(c, "#define LDW(a_) %s\n", wf32 ? "(a_)" : "LD(a_)");
     pg_buf_printf(c, "extern \"C\" __global__ void %s(", s->name);
     if (inplace) pg_buf_printf(c, "%s* __restrict__ %s", d.st, X);
@@ -566,9 +566,9 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     if (!inplace) pg_buf_printf(c, ", %s* __restrict__ %s", d.st, Y);
     if (stats) pg_buf_printf(c, ", %s* __restrict__ %s, %s* __restrict__ %s", mt, SN[si][0], mt, SN[si][1]);
     pg_buf_printf(c, ", %s %s, unsigned int rows, unsigned int cols)\n{\n", mt, EPS);
-    fam_rw_map_open(c, &m, mt, true);
+    synth_fam_rw_map_open(c, &m, mt, true);
     const char *ind = m.gs ? "        " : "    ";
-    const char *c0 = fam_rw_map_c0(&m);
+    const char *c0 = synth_fam_rw_map_c0(&m);
     char loop[128];
     snprintf(loop, sizeof loop, "for (unsigned int col = %s; col < cols; col += %d)", c0, m.warp ? 32 : m.block);
     pg_buf_printf(c, "%sconst %s* xrow = %s + (size_t)row * cols;\n", ind, d.st, X);
@@ -596,11 +596,11 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
             pg_buf_printf(c, "%s%s rmean = wmu, rvar = wm2 / wn;\n", ind, mt);
         } else {
             pg_buf_printf(c, "%s%s acc = 0;\n%s%s acc += LD(xrow[col]);\n", ind, mt, ind, loop);
-            fam_rw_map_reduce(c, &m, ind, "acc", RW_SUM, d.f64);
+            synth_fam_rw_map_reduce(c, &m, ind, "acc", RW_SUM, d.f64);
             pg_buf_printf(c, "%s%s rmean = acc / (%s)cols;\n", ind, mt, mt);
             pg_buf_printf(c, "%s%s acc2 = 0;   // second sweep: squared deviations (no cancellation)\n", ind, mt);
             pg_buf_printf(c, "%s%s {\n%s    %s dv = LD(xrow[col]) - rmean;\n%s    acc2 += dv * dv;\n%s}\n", ind, loop, ind, mt, ind, ind);
-            fam_rw_map_reduce(c, &m, ind, "acc2", RW_SUM, d.f64);
+            synth_fam_rw_map_reduce(c, &m, ind, "acc2", RW_SUM, d.f64);
             pg_buf_printf(c, "%s%s rvar = acc2 / (%s)cols;\n", ind, mt, mt);
         }
         pg_buf_printf(c, "%s%s rrstd = %s(rvar + %s);\n", ind, mt, RSQ, EPS);
@@ -611,7 +611,7 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         if (stats) pg_buf_printf(c, "%sif (%s == 0) { %s[row] = rmean; %s[row] = rrstd; }\n", ind, c0, SN[si][0], SN[si][1]);
     } else {
         pg_buf_printf(c, "%s%s acc = 0;\n%s%s {\n%s    %s v = LD(xrow[col]);\n%s    acc += v * v;\n%s}\n", ind, mt, ind, loop, ind, mt, ind, ind);
-        fam_rw_map_reduce(c, &m, ind, "acc", RW_SUM, d.f64);
+        synth_fam_rw_map_reduce(c, &m, ind, "acc", RW_SUM, d.f64);
         if (op == RN_RMS) pg_buf_printf(c, "%s%s rinv = %s(acc / (%s)cols + %s);   // 1 / root-mean-square\n", ind, mt, RSQ, mt, EPS);
         else if (l2add) pg_buf_printf(c, "%s%s rinv = %s(acc + %s);\n", ind, mt, RSQ, EPS);
         else pg_buf_printf(c, "%s%s rinv = 1 / %s(%s(acc), %s);   // never divide by less than eps\n", ind, mt, MAXF, SQ, EPS);
@@ -619,13 +619,13 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         else if (affine == 2) pg_buf_printf(c, "%s%s yrow[col] = ST(LD(xrow[col]) * rinv * (1 + LDW(%s[col])));\n", ind, loop, G);
         else pg_buf_printf(c, "%s%s yrow[col] = ST(LD(xrow[col]) * rinv);\n", ind, loop);
     }
-    fam_rw_map_close(c, &m);
+    synth_fam_rw_map_close(c, &m);
     pg_buf_puts(c, "}\n#undef LDW\n");
-    fam_rw_macros_end(c);
+    synth_fam_rw_macros_end(c);
 
     /* ---- task.json ---- */
     json_t *root = json_object();
-    fam_rw_head(root, s);
+    synth_fam_rw_head(root, s);
     json_t *fpj = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:s}", "op", OPN[op], "dtype", d.T, "x", X, "y", Y, "eps", EPS, "affine", affine,
                             "l2add", l2add, "mapping", m.warp ? "warp" : "block");
     if (affine >= 1) json_object_set_new(fpj, "weight", json_string(G));
@@ -640,34 +640,34 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     snprintf(wt, sizeof wt, "%s*", wf32 ? "f32" : d.T);
     snprintf(st, sizeof st, "%s*", d.f64 ? "f64" : "f32");
     json_t *ps = json_array();
-    json_array_append_new(ps, fam_rw_ptr(X, pt, inplace ? "inout" : "in", "rows*cols"));
-    if (affine >= 1) json_array_append_new(ps, fam_rw_ptr(G, wt, "in", "cols"));
-    if (op == RN_LN && affine == 2) json_array_append_new(ps, fam_rw_ptr(B, wt, "in", "cols"));
-    if (!inplace) json_array_append_new(ps, fam_rw_ptr(Y, pt, "out", "rows*cols"));
+    json_array_append_new(ps, synth_fam_rw_ptr(X, pt, inplace ? "inout" : "in", "rows*cols"));
+    if (affine >= 1) json_array_append_new(ps, synth_fam_rw_ptr(G, wt, "in", "cols"));
+    if (op == RN_LN && affine == 2) json_array_append_new(ps, synth_fam_rw_ptr(B, wt, "in", "cols"));
+    if (!inplace) json_array_append_new(ps, synth_fam_rw_ptr(Y, pt, "out", "rows*cols"));
     if (stats) {
-        json_array_append_new(ps, fam_rw_ptr(SN[si][0], st, "out", "rows"));
-        json_array_append_new(ps, fam_rw_ptr(SN[si][1], st, "out", "rows"));
+        json_array_append_new(ps, synth_fam_rw_ptr(SN[si][0], st, "out", "rows"));
+        json_array_append_new(ps, synth_fam_rw_ptr(SN[si][1], st, "out", "rows"));
     }
     static const char *EPSV[3][3] = {{"1e-5", "1e-6", "1e-12"}, {"1e-6", "1e-5", "1e-8"}, {"1e-12", "1e-8", "1e-6"}};
-    const char *epsv = EPSV[op][fam_pick(&r, 3)];
-    json_array_append_new(ps, fam_rw_scal(EPS, d.f64 ? "f64" : "f32", epsv));
-    json_array_append_new(ps, fam_rw_scal("rows", "u32", "rows"));
-    json_array_append_new(ps, fam_rw_scal("cols", "u32", "cols"));
+    const char *epsv = EPSV[op][synth_fam_pick(&r, 3)];
+    json_array_append_new(ps, synth_fam_rw_scal(EPS, d.f64 ? "f64" : "f32", epsv));
+    json_array_append_new(ps, synth_fam_rw_scal("rows", "u32", "rows"));
+    json_array_append_new(ps, synth_fam_rw_scal("cols", "u32", "cols"));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", fam_rw_row_sizes(&r));
+    json_object_set_new(root, "sizes", synth_fam_rw_row_sizes(&r));
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", m.blk, "grid", m.grid, "smem", "0"));
 
     /* ---- descriptions ---- */
     rw_pool P = {0};
     const char *formula = NULL, *name_en[8], *name_zh[6], *ex_en[5], *ex_zh[4], *how_en[6], *how_zh[5];
     int ne = 0, nz = 0, nxe = 0, nxz = 0, nh = 0, nhz = 0;
-    const char *dst = inplace ? fam_rw_str(&P, "overwrite %s with the result", X) : fam_rw_str(&P, "write the result to %s", Y);
-    const char *dstz = inplace ? fam_rw_str(&P, "结果原地写回 %s", X) : fam_rw_str(&P, "结果写入 %s", Y);
+    const char *dst = inplace ? synth_fam_rw_str(&P, "overwrite %s with the result", X) : synth_fam_rw_str(&P, "write the result to %s", Y);
+    const char *dstz = inplace ? synth_fam_rw_str(&P, "结果原地写回 %s", X) : synth_fam_rw_str(&P, "结果写入 %s", Y);
     if (op == RN_LN) {
-        const char *aff = affine == 2 ? fam_rw_str(&P, " * %s[c] + %s[c]", G, B) : affine == 1 ? fam_rw_str(&P, " * %s[c]", G) : "";
-        formula = fam_rw_str(&P, "%s[r][c] = (%s[r][c] - mean_r) / sqrt(var_r + %s)%s, mean_r = (1/cols) sum_k %s[r][k], var_r = (1/cols) sum_k (%s[r][k] - mean_r)^2",
+        const char *aff = affine == 2 ? synth_fam_rw_str(&P, " * %s[c] + %s[c]", G, B) : affine == 1 ? synth_fam_rw_str(&P, " * %s[c]", G) : "";
+        formula = synth_fam_rw_str(&P, "%s[r][c] = (%s[r][c] - mean_r) / sqrt(var_r + %s)%s, mean_r = (1/cols) sum_k %s[r][k], var_r = (1/cols) sum_k (%s[r][k] - mean_r)^2",
                              Y, X, EPS, aff, X, X);
-        if (stats) formula = fam_rw_str(&P, "%s; %s[r] = mean_r, %s[r] = 1/sqrt(var_r + %s)", formula, SN[si][0], SN[si][1], EPS);
+        if (stats) formula = synth_fam_rw_str(&P, "%s; %s[r] = mean_r, %s[r] = 1/sqrt(var_r + %s)", formula, SN[si][0], SN[si][1], EPS);
         name_en[ne++] = "layer normalization over rows";
         name_en[ne++] = "LayerNorm over the last dimension";
         name_en[ne++] = "per-row layernorm";
@@ -676,22 +676,22 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "层归一化";
         name_zh[nz++] = "按行 LayerNorm";
         name_zh[nz++] = "逐行均值方差归一化";
-        const char *affw = affine == 2 ? fam_rw_str(&P, ", then multiply by %s[c] and add %s[c] for column c", G, B)
-                           : affine == 1 ? fam_rw_str(&P, ", then multiply by the per-column scale %s[c]", G) : "";
-        const char *affz = affine == 2 ? fam_rw_str(&P, "，再乘以 %s[c] 并加上 %s[c]", G, B) : affine == 1 ? fam_rw_str(&P, "，再乘以每列的 %s[c]", G) : "";
-        const char *stw = stats ? fam_rw_str(&P, "; also store each row's mean in %s[r] and 1/sqrt(variance + %s) in %s[r]", SN[si][0], EPS, SN[si][1]) : "";
-        const char *stz = stats ? fam_rw_str(&P, "；同时把每行的均值写入 %s[r]、1/sqrt(方差 + %s) 写入 %s[r]", SN[si][0], EPS, SN[si][1]) : "";
-        ex_en[nxe++] = fam_rw_str(&P, "normalise each row of %s: compute the mean and the (biased, divide by cols) variance, subtract the mean from every entry and divide by sqrt(variance + %s)%s; %s%s",
+        const char *affw = affine == 2 ? synth_fam_rw_str(&P, ", then multiply by %s[c] and add %s[c] for column c", G, B)
+                           : affine == 1 ? synth_fam_rw_str(&P, ", then multiply by the per-column scale %s[c]", G) : "";
+        const char *affz = affine == 2 ? synth_fam_rw_str(&P, "，再乘以 %s[c] 并加上 %s[c]", G, B) : affine == 1 ? synth_fam_rw_str(&P, "，再乘以每列的 %s[c]", G) : "";
+        const char *stw = stats ? synth_fam_rw_str(&P, "; also store each row's mean in %s[r] and 1/sqrt(variance + %s) in %s[r]", SN[si][0], EPS, SN[si][1]) : "";
+        const char *stz = stats ? synth_fam_rw_str(&P, "；同时把每行的均值写入 %s[r]、1/sqrt(方差 + %s) 写入 %s[r]", SN[si][0], EPS, SN[si][1]) : "";
+        ex_en[nxe++] = synth_fam_rw_str(&P, "normalise each row of %s: compute the mean and the (biased, divide by cols) variance, subtract the mean from every entry and divide by sqrt(variance + %s)%s; %s%s",
                                   X, EPS, affw, dst, stw);
-        ex_en[nxe++] = fam_rw_str(&P, "normalise every row of %s to zero mean and unit variance (population variance over the cols entries, %s added before the square root)%s, and %s%s",
+        ex_en[nxe++] = synth_fam_rw_str(&P, "normalise every row of %s to zero mean and unit variance (population variance over the cols entries, %s added before the square root)%s, and %s%s",
                                   X, EPS, affw, dst, stw);
-        ex_en[nxe++] = fam_rw_str(&P, "standardise each row: centre it on its average, scale by the reciprocal standard deviation with %s for stability%s; %s%s", EPS,
+        ex_en[nxe++] = synth_fam_rw_str(&P, "standardise each row: centre it on its average, scale by the reciprocal standard deviation with %s for stability%s; %s%s", EPS,
                                   affw, dst, stw);
-        ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行求均值和方差（除以 cols），每个元素减去均值再除以 sqrt(方差 + %s)%s，%s%s", X, EPS, affz, dstz, stz);
-        ex_zh[nxz++] = fam_rw_str(&P, "把每一行标准化为零均值、单位方差（方差加 %s 后开方）%s，%s%s", EPS, affz, dstz, stz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "对 %s 的每一行求均值和方差（除以 cols），每个元素减去均值再除以 sqrt(方差 + %s)%s，%s%s", X, EPS, affz, dstz, stz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "把每一行标准化为零均值、单位方差（方差加 %s 后开方）%s，%s%s", EPS, affz, dstz, stz);
     } else if (op == RN_RMS) {
-        const char *aff = affine == 2 ? fam_rw_str(&P, " * (1 + %s[c])", G) : affine == 1 ? fam_rw_str(&P, " * %s[c]", G) : "";
-        formula = fam_rw_str(&P, "%s[r][c] = %s[r][c] / sqrt((1/cols) sum_k %s[r][k]^2 + %s)%s", Y, X, X, EPS, aff);
+        const char *aff = affine == 2 ? synth_fam_rw_str(&P, " * (1 + %s[c])", G) : affine == 1 ? synth_fam_rw_str(&P, " * %s[c]", G) : "";
+        formula = synth_fam_rw_str(&P, "%s[r][c] = %s[r][c] / sqrt((1/cols) sum_k %s[r][k]^2 + %s)%s", Y, X, X, EPS, aff);
         name_en[ne++] = "RMSNorm over rows";
         name_en[ne++] = "root-mean-square normalization of each row";
         name_en[ne++] = "per-row RMS norm";
@@ -700,17 +700,17 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "RMS 归一化";
         name_zh[nz++] = "按行均方根归一化";
         name_zh[nz++] = "RMSNorm 层";
-        const char *affw = affine == 2 ? fam_rw_str(&P, " and by (1 + %s[c])", G) : affine == 1 ? fam_rw_str(&P, " and by the per-column weight %s[c]", G) : "";
-        const char *affz = affine == 2 ? fam_rw_str(&P, "，再乘以 (1 + %s[c])", G) : affine == 1 ? fam_rw_str(&P, "，再乘以每列权重 %s[c]", G) : "";
-        ex_en[nxe++] = fam_rw_str(&P, "rescale each row of %s: take the mean of the squared entries, add %s, and multiply every entry by the reciprocal square root of that%s; %s",
+        const char *affw = affine == 2 ? synth_fam_rw_str(&P, " and by (1 + %s[c])", G) : affine == 1 ? synth_fam_rw_str(&P, " and by the per-column weight %s[c]", G) : "";
+        const char *affz = affine == 2 ? synth_fam_rw_str(&P, "，再乘以 (1 + %s[c])", G) : affine == 1 ? synth_fam_rw_str(&P, "，再乘以每列权重 %s[c]", G) : "";
+        ex_en[nxe++] = synth_fam_rw_str(&P, "rescale each row of %s: take the mean of the squared entries, add %s, and multiply every entry by the reciprocal square root of that%s; %s",
                                   X, EPS, affw, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "scale every row of %s by 1/sqrt(mean of its squares + %s) (no mean subtraction)%s, and %s", X, EPS, affw, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "divide each row by its root-mean-square (with %s inside the square root)%s; %s", EPS, affw, dst);
-        ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行求元素平方的均值，加上 %s 后取平方根的倒数，再乘到每个元素上%s，%s", X, EPS, affz, dstz);
-        ex_zh[nxz++] = fam_rw_str(&P, "每一行除以其均方根（根号内加 %s，不减均值）%s，%s", EPS, affz, dstz);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "scale every row of %s by 1/sqrt(mean of its squares + %s) (no mean subtraction)%s, and %s", X, EPS, affw, dst);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "divide each row by its root-mean-square (with %s inside the square root)%s; %s", EPS, affw, dst);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "对 %s 的每一行求元素平方的均值，加上 %s 后取平方根的倒数，再乘到每个元素上%s，%s", X, EPS, affz, dstz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "每一行除以其均方根（根号内加 %s，不减均值）%s，%s", EPS, affz, dstz);
     } else {
-        formula = l2add ? fam_rw_str(&P, "%s[r][c] = %s[r][c] / sqrt(sum_k %s[r][k]^2 + %s)", Y, X, X, EPS)
-                        : fam_rw_str(&P, "%s[r][c] = %s[r][c] / max(sqrt(sum_k %s[r][k]^2), %s)", Y, X, X, EPS);
+        formula = l2add ? synth_fam_rw_str(&P, "%s[r][c] = %s[r][c] / sqrt(sum_k %s[r][k]^2 + %s)", Y, X, X, EPS)
+                        : synth_fam_rw_str(&P, "%s[r][c] = %s[r][c] / max(sqrt(sum_k %s[r][k]^2), %s)", Y, X, X, EPS);
         name_en[ne++] = "L2-normalize rows";
         name_en[ne++] = "row-wise unit-norm scaling";
         name_en[ne++] = "F.normalize(x, dim=-1)";
@@ -719,25 +719,25 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "按行 L2 归一化";
         name_zh[nz++] = "逐行单位化";
         name_zh[nz++] = "行向量归一化";
-        const char *den = l2add ? fam_rw_str(&P, "sqrt(sum of squares + %s)", EPS) : fam_rw_str(&P, "the larger of its Euclidean norm and %s", EPS);
-        ex_en[nxe++] = fam_rw_str(&P, "divide every entry of each row of %s by %s, and %s", X, den, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "scale every row of %s to unit L2 length (divide by %s), and %s", X, den, dst);
-        ex_en[nxe++] = fam_rw_str(&P, "compute each row's sum of squares and divide the row by %s; %s", den, dst);
-        ex_zh[nxz++] = l2add ? fam_rw_str(&P, "对 %s 的每一行求平方和，每个元素除以 sqrt(平方和 + %s)，%s", X, EPS, dstz)
-                             : fam_rw_str(&P, "对 %s 的每一行求 L2 范数，每个元素除以 max(范数, %s)，%s", X, EPS, dstz);
-        ex_zh[nxz++] = fam_rw_str(&P, "把每一行缩放成单位长度（除以%s），%s", l2add ? "sqrt(平方和 + eps)" : "max(范数, eps)", dstz);
+        const char *den = l2add ? synth_fam_rw_str(&P, "sqrt(sum of squares + %s)", EPS) : synth_fam_rw_str(&P, "the larger of its Euclidean norm and %s", EPS);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "divide every entry of each row of %s by %s, and %s", X, den, dst);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "scale every row of %s to unit L2 length (divide by %s), and %s", X, den, dst);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "compute each row's sum of squares and divide the row by %s; %s", den, dst);
+        ex_zh[nxz++] = l2add ? synth_fam_rw_str(&P, "对 %s 的每一行求平方和，每个元素除以 sqrt(平方和 + %s)，%s", X, EPS, dstz)
+                             : synth_fam_rw_str(&P, "对 %s 的每一行求 L2 范数，每个元素除以 max(范数, %s)，%s", X, EPS, dstz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "把每一行缩放成单位长度（除以%s），%s", l2add ? "sqrt(平方和 + eps)" : "max(范数, eps)", dstz);
     }
     name_en[ne] = NULL; name_zh[nz] = NULL; ex_en[nxe] = NULL; ex_zh[nxz] = NULL;
     if (m.warp) {
-        how_en[nh++] = fam_rw_str(&P, "one warp per row (%d row%s per %d-thread block), lanes stride the columns, shuffle reductions", m.rpb, m.rpb > 1 ? "s" : "",
+        how_en[nh++] = synth_fam_rw_str(&P, "one warp per row (%d row%s per %d-thread block), lanes stride the columns, shuffle reductions", m.rpb, m.rpb > 1 ? "s" : "",
                                   m.block);
-        how_zh[nhz++] = fam_rw_str(&P, "每个 warp 处理一行（每块 %d 行），lane 按 32 步长遍历列，用 shuffle 归约", m.rpb);
+        how_zh[nhz++] = synth_fam_rw_str(&P, "每个 warp 处理一行（每块 %d 行），lane 按 32 步长遍历列，用 shuffle 归约", m.rpb);
     } else if (m.tree) {
-        how_en[nh++] = fam_rw_str(&P, "one %d-thread block per row, shared-memory tree reductions", m.block);
-        how_zh[nhz++] = fam_rw_str(&P, "每行一个 %d 线程的块，共享内存树形归约", m.block);
+        how_en[nh++] = synth_fam_rw_str(&P, "one %d-thread block per row, shared-memory tree reductions", m.block);
+        how_zh[nhz++] = synth_fam_rw_str(&P, "每行一个 %d 线程的块，共享内存树形归约", m.block);
     } else {
-        how_en[nh++] = fam_rw_str(&P, "one %d-thread block per row; warp shuffles, then the %d warp partials through shared memory", m.block, m.block / 32);
-        how_zh[nhz++] = fam_rw_str(&P, "每行一个 %d 线程的块，warp shuffle 加共享内存合并", m.block);
+        how_en[nh++] = synth_fam_rw_str(&P, "one %d-thread block per row; warp shuffles, then the %d warp partials through shared memory", m.block, m.block / 32);
+        how_zh[nhz++] = synth_fam_rw_str(&P, "每行一个 %d 线程的块，warp shuffle 加共享内存合并", m.block);
     }
     if (onepass) {
         how_en[nh++] = "one sweep with Welford's running mean and M2 per thread, merged across lanes and warps with Chan's pairwise formula";
@@ -747,30 +747,30 @@ pg_status fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
         how_zh[nhz++] = "两次遍历：先求均值，再求与均值之差的平方和";
     }
     if (m.gs) {
-        how_en[nh++] = fam_rw_str(&P, "the grid is capped (%s blocks): loop over rows with a grid stride", m.grid);
+        how_en[nh++] = synth_fam_rw_str(&P, "the grid is capped (%s blocks): loop over rows with a grid stride", m.grid);
         how_zh[nhz++] = "网格大小有上限，按网格步长循环处理各行";
     }
     how_en[nh] = NULL; how_zh[nhz] = NULL;
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
     f.data = DESC_DATA_MATRIX;
-    f.hints = fam_rw_map_hints(&m) | (inplace ? DESC_HINT_INPLACE : 0u);
+    f.hints = synth_fam_rw_map_hints(&m) | (inplace ? DESC_HINT_INPLACE : 0u);
     const char *ht = d.kind == RW_F16 ? " (IEEE fp16 storage, math in float)" : d.kind == RW_BF16 ? " (bfloat16 storage, math in float)" : "";
-    const char *wsh = affine ? fam_rw_str(&P, "; %s%s%s %s cols %s values", G, op == RN_LN && affine == 2 ? " and " : "", op == RN_LN && affine == 2 ? B : "",
+    const char *wsh = affine ? synth_fam_rw_str(&P, "; %s%s%s %s cols %s values", G, op == RN_LN && affine == 2 ? " and " : "", op == RN_LN && affine == 2 ? B : "",
                                           op == RN_LN && affine == 2 ? "hold" : "holds",
                                           wf32 ? "float" : d.nm)
                              : "";
-    f.shape_en = inplace ? fam_rw_str(&P, "%s is a rows x cols row-major %s matrix%s, updated in place%s", X, d.nm, ht, wsh)
-                         : fam_rw_str(&P, "%s and %s are rows x cols row-major %s matrices%s%s", X, Y, d.nm, ht, wsh);
-    f.shape_zh = inplace ? fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），原地更新", X, d.zh) : fam_rw_str(&P, "%s、%s 为 rows×cols 行主序矩阵（%s）", X, Y, d.zh);
-    f.notes_en = fam_rw_str(&P, "%s is a scalar parameter (%s in the tests); cols is arbitrary (may be 1)", EPS, epsv);
-    f.notes_zh = fam_rw_str(&P, "%s 为标量参数（测试中为 %s）；cols 任意", EPS, epsv);
+    f.shape_en = inplace ? synth_fam_rw_str(&P, "%s is a rows x cols row-major %s matrix%s, updated in place%s", X, d.nm, ht, wsh)
+                         : synth_fam_rw_str(&P, "%s and %s are rows x cols row-major %s matrices%s%s", X, Y, d.nm, ht, wsh);
+    f.shape_zh = inplace ? synth_fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），原地更新", X, d.zh) : synth_fam_rw_str(&P, "%s、%s 为 rows×cols 行主序矩阵（%s）", X, Y, d.zh);
+    f.notes_en = synth_fam_rw_str(&P, "%s is a scalar parameter (%s in the tests); cols is arbitrary (may be 1)", EPS, epsv);
+    f.notes_zh = synth_fam_rw_str(&P, "%s 为标量参数（测试中为 %s）；cols 任意", EPS, epsv);
     int es = d.kind >= RW_F16 ? 2 : d.f64 ? 8 : 4;
     char bytes[64], flops[32];
     snprintf(bytes, sizeof bytes, "%d*rows*cols", 2 * es);
     snprintf(flops, sizeof flops, "%d*rows*cols", op == RN_LN ? 7 : 4);
-    fam_rw_finish(root, &f, seed, "uniform(-1,1)", op == RN_LN ? "normal(1,3)" : "normal(0,10)", d.T, fam_rw_tol(&d), stats ? (d.f64 ? "f64" : "f32") : NULL,
-                  d.f64 ? 1e-10 : 1e-5, "fam_rownorm", bytes, flops, s);
-    fam_rw_pool_free(&P);
+    synth_fam_rw_finish(root, &f, seed, "uniform(-1,1)", op == RN_LN ? "normal(1,3)" : "normal(0,10)", d.T, synth_fam_rw_tol(&d), stats ? (d.f64 ? "f64" : "f32") : NULL,
+                  d.f64 ? 1e-10 : 1e-5, synth_fam_ref(synth_fam_rw_rownorm), bytes, flops, s);
+    synth_fam_rw_pool_free(&P);
     return PG_OK;
 }

@@ -38,17 +38,17 @@ typedef struct {
     const char *zh;    /* "单精度" ... */
     bool f64;          /* math in double */
 } rw_dt;
-rw_dt fam_rw_dtype(int kind);
+rw_dt synth_fam_rw_dtype(int kind);
 /* f32 50%, f16 and bf16 ~15% each, f64 ~20% (no half types when !halves). */
-int fam_rw_pick_dtype(fam_rng *r, bool halves);
+int synth_fam_rw_pick_dtype(fam_rng *r, bool halves);
 /* Task tolerance for the output type (relative L2). */
-double fam_rw_tol(const rw_dt *d);
+double synth_fam_rw_tol(const rw_dt *d);
 
 /* Preamble of one kernel: the fp16/bf16 headers when needed and the LD/ST
  * macros (LD(p) loads to the math type, ST(v) converts to storage). */
-void fam_rw_macros(pg_buf *c, const rw_dt *d);
+void synth_fam_rw_macros(pg_buf *c, const rw_dt *d);
 /* After the kernel: #undef LD / ST. */
-void fam_rw_macros_end(pg_buf *c);
+void synth_fam_rw_macros_end(pg_buf *c);
 
 /* Reductions emitted as CUDA C.  `v` is a variable of the math type; the
  * code reduces it across the warp (every lane gets the result) or the block
@@ -57,23 +57,22 @@ void fam_rw_macros_end(pg_buf *c);
  * (tree style) declared by the kernel; they end with a barrier so red can be
  * reused.  MIN/MAX use fminf/fmaxf (fmin/fmax for double). */
 enum { RW_SUM, RW_MAX, RW_MIN };
-void fam_rw_warp_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64);
-void fam_rw_block_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64, int block, bool tree);
+void synth_fam_rw_block_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64, int block, bool tree);
 /* "-INFINITY", "0", "INFINITY" */
-const char *fam_rw_ident(int op);
+const char *synth_fam_rw_ident(int op);
 
 /* Task JSON pieces (corpus layout through synth_task_json_write). */
-json_t *fam_rw_ptr(const char *name, const char *type, const char *role, const char *len);
-json_t *fam_rw_ptr_dist(const char *name, const char *type, const char *role, const char *len, const char *d0, const char *d1);
-json_t *fam_rw_scal(const char *name, const char *type, const char *value);
+json_t *synth_fam_rw_ptr(const char *name, const char *type, const char *role, const char *len);
+json_t *synth_fam_rw_ptr_dist(const char *name, const char *type, const char *role, const char *len, const char *d0, const char *d1);
+json_t *synth_fam_rw_scal(const char *name, const char *type, const char *value);
 /* name/family/kernel fields. */
-void fam_rw_head(json_t *root, const synth_family_sample *s);
+void synth_fam_rw_head(json_t *root, const synth_family_sample *s);
 /* Sizes from pairs {var, value, ...}: sz is [nsizes][nvars] values, the
  * first size is the timed one. */
-json_t *fam_rw_sizes(const char *const *vars, int nvars, const int64_t *sz, int nsizes);
+json_t *synth_fam_rw_sizes(const char *const *vars, int nvars, const int64_t *sz, int nsizes);
 /* distributions, tolerance ({T: tol} plus an optional second type), the C
  * reference, cost; descriptions from facts; writes the JSON and frees root. */
-void fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const char *d0, const char *d1, const char *tT,
+void synth_fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const char *d0, const char *d1, const char *tT,
                    double tol, const char *tT2, double tol2, const char *ref, const char *bytes, const char *flops,
                    synth_family_sample *s);
 
@@ -86,22 +85,22 @@ typedef struct {
     int rpb, block, cap;
     char grid[48], blk[8];
 } rw_map;
-void fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree);
-void fam_rw_map_tag(const rw_map *m, char *t, size_t n);   /* "w4", "b256t_gs" */
-unsigned fam_rw_map_hints(const rw_map *m);                 /* the DESC_HINT_* bits that are true of the mapping */
+void synth_fam_rw_map_pick(fam_rng *r, rw_map *m, bool allow_tree);
+void synth_fam_rw_map_tag(const rw_map *m, char *t, size_t n);   /* "w4", "b256t_gs" */
+unsigned synth_fam_rw_map_hints(const rw_map *m);                 /* the DESC_HINT_* bits that are true of the mapping */
 /* Kernel prologue: tid/lane/wid, red[] (need_red), then `row` set (returning
  * when out of range) or a grid-stride `for (row ...) {` closed by map_close. */
-void fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red);
-void fam_rw_map_close(pg_buf *c, const rw_map *m);
-const char *fam_rw_map_c0(const rw_map *m);   /* the thread's first column: "lane" or "tid" */
-void fam_rw_map_reduce(pg_buf *c, const rw_map *m, const char *ind, const char *v, int op, bool f64);
+void synth_fam_rw_map_open(pg_buf *c, const rw_map *m, const char *mt, bool need_red);
+void synth_fam_rw_map_close(pg_buf *c, const rw_map *m);
+const char *synth_fam_rw_map_c0(const rw_map *m);   /* the thread's first column: "lane" or "tid" */
+void synth_fam_rw_map_reduce(pg_buf *c, const rw_map *m, const char *ind, const char *v, int op, bool f64);
 /* rows x cols sizes (timed first, then 1000x777-like, long rows, small, 1x1). */
-json_t *fam_rw_row_sizes(fam_rng *r);
+json_t *synth_fam_rw_row_sizes(fam_rng *r);
 
-/* Small string pool for descriptions: fam_rw_str(&p, fmt, ...) returns a
- * string that lives until fam_rw_pool_free. */
+/* Small string pool for descriptions: synth_fam_rw_str(&p, fmt, ...) returns a
+ * string that lives until synth_fam_rw_pool_free. */
 typedef struct { char *s[96]; int n; } rw_pool;
-const char *fam_rw_str(rw_pool *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fam_rw_pool_free(rw_pool *p);
+const char *synth_fam_rw_str(rw_pool *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void synth_fam_rw_pool_free(rw_pool *p);
 
 #endif

@@ -26,21 +26,21 @@
 enum { RED_NONE, RED_SUM, RED_MEAN };
 static const char *const REDN[] = {"none", "sum", "mean"};
 
-pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x78656e74726f7079ull};
-    bool nll = fam_pick(&r, 10) < 3;
-    rw_dt d = fam_rw_dtype(fam_rw_pick_dtype(&r, true));
+    bool nll = synth_fam_pick(&r, 10) < 3;
+    rw_dt d = synth_fam_rw_dtype(synth_fam_rw_pick_dtype(&r, true));
     rw_map m;
-    fam_rw_map_pick(&r, &m, true);
-    int red = fam_pick(&r, 4);
+    synth_fam_rw_map_pick(&r, &m, true);
+    int red = synth_fam_pick(&r, 4);
     red = red >= 2 ? red - 1 : 0;   /* none 1/2, sum 1/4, mean 1/4 */
-    bool online = !nll && !m.tree && fam_pick(&r, 3) == 0;
-    bool smooth = !nll && fam_pick(&r, 3) == 0;
-    bool ignore = fam_pick(&r, 4) == 0;
+    bool online = !nll && !m.tree && synth_fam_pick(&r, 3) == 0;
+    bool smooth = !nll && synth_fam_pick(&r, 3) == 0;
+    bool ignore = synth_fam_pick(&r, 4) == 0;
     if (ignore && red == RED_MEAN) red = RED_SUM;   /* a mean over the kept rows would need their count first */
-    bool lse_out = !nll && red == RED_NONE && fam_pick(&r, 4) == 0;
-    int nb = 128 << fam_pick(&r, 3);   /* nll: threads per block */
-    bool nll_gs = fam_pick(&r, 2);
+    bool lse_out = !nll && red == RED_NONE && synth_fam_pick(&r, 4) == 0;
+    int nb = 128 << synth_fam_pick(&r, 3);   /* nll: threads per block */
+    bool nll_gs = synth_fam_pick(&r, 2);
     /* held out (bench/suite): f32 per-row cross-entropy, one 256-thread block per row (any reduction technique) */
     if (!nll && d.kind == RW_F32 && !m.warp && m.block == 256 && !m.gs && !smooth && !ignore && !lse_out && red == RED_NONE) {
         m.block = 512;
@@ -50,19 +50,19 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     static const char *PN[] = {"logp", "log_probs", "lp", "x", "input"};
     static const char *TN[] = {"labels", "target", "targets", "y", "classes"};
     static const char *ON[] = {"loss", "losses", "out", "nll", "ce"};
-    const char *X = nll ? PN[fam_pick(&r, 5)] : LN[fam_pick(&r, 6)], *L = TN[fam_pick(&r, 5)], *O = ON[fam_pick(&r, 5)];
+    const char *X = nll ? PN[synth_fam_pick(&r, 5)] : LN[synth_fam_pick(&r, 6)], *L = TN[synth_fam_pick(&r, 5)], *O = ON[synth_fam_pick(&r, 5)];
     if (!strcmp(X, L) || (nll && !strcmp(O, "nll")) || !strcmp(O, X)) O = "loss";
     if (!strcmp(X, L)) L = "labels";
-    const char *SMN = fam_pick(&r, 2) ? "smoothing" : "label_smoothing";
+    const char *SMN = synth_fam_pick(&r, 2) ? "smoothing" : "label_smoothing";
     const char *mt = d.mt, *ot = d.f64 ? "double" : "float", *OT = d.f64 ? "f64" : "f32";
     char tag[32];
     if (nll) snprintf(tag, sizeof tag, "t%d%s", nb, nll_gs ? "_gs" : "");
-    else fam_rw_map_tag(&m, tag, sizeof tag);
+    else synth_fam_rw_map_tag(&m, tag, sizeof tag);
     static const char *PRE[] = {"cross_entropy_rows", "softmax_xent", "ce_loss_rows", "xent_rows"};
     static const char *NPRE[] = {"nll_loss", "nll_rows", "neg_loglik"};
     snprintf(s->family, sizeof s->family, "xent");
     snprintf(s->source, sizeof s->source, "nvcc");
-    snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s%s%s", nll ? NPRE[fam_pick(&r, 3)] : PRE[fam_pick(&r, 4)], d.T, tag, red ? (red == RED_SUM ? "_sum" : "_mean") : "",
+    snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s%s%s", nll ? NPRE[synth_fam_pick(&r, 3)] : PRE[synth_fam_pick(&r, 4)], d.T, tag, red ? (red == RED_SUM ? "_sum" : "_mean") : "",
              online ? "_online" : "", smooth ? "_ls" : "", ignore ? "_ign" : "", lse_out ? "_lse" : "");
     snprintf(s->identity, sizeof s->identity, "xent:%s:%s:%s:%s:%s%s%s%s", nll ? "nll" : "ce", d.T, tag, REDN[red], online ? "online" : "3pass",
              smooth ? ":smooth" : "", ignore ? ":ignore" : "", lse_out ? ":lse" : "");
@@ -72,7 +72,7 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     pg_buf *c = &s->cu;
     pg_buf_printf(c, "// %s: %s per row (%s logits, s32 labels), reduction %s.\n", s->name, nll ? "negative log-likelihood" : "softmax cross-entropy",
                   d.st, REDN[red]);
-    fam_rw_macros(c, &d);
+    synth_fam_rw_macros(c, &d);
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ %s, const int* __restrict__ %s, %s* __restrict__ %s", s->name, d.st, X, L, ot, O);
     if (lse_out) pg_buf_printf(c, ", %s* __restrict__ lse", ot);
     if (smooth) pg_buf_printf(c, ", %s %s", mt, SMN);
@@ -90,14 +90,14 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
         else pg_buf_puts(c, "        acc += l;\n");
         pg_buf_puts(c, "    }\n");
         if (red) {
-            fam_rw_block_reduce(c, "    ", "acc", RW_SUM, d.f64, nb, false);
+            synth_fam_rw_block_reduce(c, "    ", "acc", RW_SUM, d.f64, nb, false);
             pg_buf_printf(c, "    if (tid == 0) atomicAdd(%s, acc%s);   // one atomic per block\n", O, red == RED_MEAN ? " / (MT)rows" : "");
         }
         pg_buf_puts(c, "}\n");
     } else {
-        fam_rw_map_open(c, &m, mt, !online);
+        synth_fam_rw_map_open(c, &m, mt, !online);
         const char *ind = m.gs ? "        " : "    ";
-        const char *c0 = fam_rw_map_c0(&m);
+        const char *c0 = synth_fam_rw_map_c0(&m);
         char loop[128];
         snprintf(loop, sizeof loop, "for (unsigned int col = %s; col < cols; col += %d)", c0, m.warp ? 32 : m.block);
         pg_buf_printf(c, "%sconst %s* xrow = %s + (size_t)row * cols;\n", ind, d.st, X);
@@ -123,12 +123,12 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
             }
         } else {
             pg_buf_printf(c, "%s%s rmax = -INFINITY;\n%s%s rmax = %s(rmax, LD(xrow[col]));\n", ind, mt, ind, loop, MAXF);
-            fam_rw_map_reduce(c, &m, ind, "rmax", RW_MAX, d.f64);
+            synth_fam_rw_map_reduce(c, &m, ind, "rmax", RW_MAX, d.f64);
             pg_buf_printf(c, "%s%s rsum = 0%s;\n", ind, mt, smooth ? ", xsum = 0" : "");
             if (smooth) pg_buf_printf(c, "%s%s {\n%s    %s v = LD(xrow[col]);\n%s    rsum += %s(v - rmax);\n%s    xsum += v;\n%s}\n", ind, loop, ind, mt, ind, EXP, ind, ind);
             else pg_buf_printf(c, "%s%s rsum += %s(LD(xrow[col]) - rmax);\n", ind, loop, EXP);
-            fam_rw_map_reduce(c, &m, ind, "rsum", RW_SUM, d.f64);
-            if (smooth) fam_rw_map_reduce(c, &m, ind, "xsum", RW_SUM, d.f64);
+            synth_fam_rw_map_reduce(c, &m, ind, "rsum", RW_SUM, d.f64);
+            if (smooth) synth_fam_rw_map_reduce(c, &m, ind, "xsum", RW_SUM, d.f64);
         }
         pg_buf_printf(c, "%sif (%s == 0) {   // one thread finishes the row\n", ind, c0);
         pg_buf_printf(c, "%s    %s lsum = rmax + %s(rsum);   // log-sum-exp of the row\n", ind, mt, LOG);
@@ -141,10 +141,10 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
         else pg_buf_printf(c, "%s    atomicAdd(%s, l / (%s)rows);\n", ind, O, mt);
         if (lse_out) pg_buf_printf(c, "%s    lse[row] = lsum;\n", ind);
         pg_buf_printf(c, "%s}\n", ind);
-        fam_rw_map_close(c, &m);
+        synth_fam_rw_map_close(c, &m);
         pg_buf_puts(c, "}\n");
     }
-    fam_rw_macros_end(c);
+    synth_fam_rw_macros_end(c);
     /* the ignore expression above names the math type through MT */
     {
         pg_buf t = {0};
@@ -158,7 +158,7 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
 
     /* ---- task.json ---- */
     json_t *root = json_object();
-    fam_rw_head(root, s);
+    synth_fam_rw_head(root, s);
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s}", "op", nll ? "nll" : "ce", "dtype", d.T, "x", X,
                                                          "labels", L, "loss", O, "reduction", REDN[red], "ignore_negative", ignore, "smoothing",
                                                          smooth ? SMN : "", "lse", lse_out ? "lse" : ""));
@@ -166,39 +166,39 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     snprintf(pt, sizeof pt, "%s*", d.T);
     snprintf(ptl, sizeof ptl, "%s*", OT);
     json_t *ps = json_array();
-    json_array_append_new(ps, fam_rw_ptr(X, pt, "in", "rows*cols"));
-    if (ignore) json_array_append_new(ps, fam_rw_ptr_dist(L, "s32*", "in", "rows", "int(-1,cols-1)", "int(-1,min(cols-1,2))"));
-    else json_array_append_new(ps, fam_rw_ptr_dist(L, "s32*", "in", "rows", "int(0,cols-1)", "int(0,min(cols-1,3))"));
-    if (red == RED_NONE) json_array_append_new(ps, fam_rw_ptr(O, ptl, "out", "rows"));
-    else json_array_append_new(ps, fam_rw_ptr_dist(O, ptl, "inout", "1", "const(0)", "const(0.5)"));
-    if (lse_out) json_array_append_new(ps, fam_rw_ptr("lse", ptl, "out", "rows"));
+    json_array_append_new(ps, synth_fam_rw_ptr(X, pt, "in", "rows*cols"));
+    if (ignore) json_array_append_new(ps, synth_fam_rw_ptr_dist(L, "s32*", "in", "rows", "int(-1,cols-1)", "int(-1,min(cols-1,2))"));
+    else json_array_append_new(ps, synth_fam_rw_ptr_dist(L, "s32*", "in", "rows", "int(0,cols-1)", "int(0,min(cols-1,3))"));
+    if (red == RED_NONE) json_array_append_new(ps, synth_fam_rw_ptr(O, ptl, "out", "rows"));
+    else json_array_append_new(ps, synth_fam_rw_ptr_dist(O, ptl, "inout", "1", "const(0)", "const(0.5)"));
+    if (lse_out) json_array_append_new(ps, synth_fam_rw_ptr("lse", ptl, "out", "rows"));
     static const char *SMV[] = {"0.1", "0.05", "0.2"};
-    const char *smv = SMV[fam_pick(&r, 3)];
-    if (smooth) json_array_append_new(ps, fam_rw_scal(SMN, d.f64 ? "f64" : "f32", smv));
-    json_array_append_new(ps, fam_rw_scal("rows", "u32", "rows"));
-    json_array_append_new(ps, fam_rw_scal("cols", "u32", "cols"));
+    const char *smv = SMV[synth_fam_pick(&r, 3)];
+    if (smooth) json_array_append_new(ps, synth_fam_rw_scal(SMN, d.f64 ? "f64" : "f32", smv));
+    json_array_append_new(ps, synth_fam_rw_scal("rows", "u32", "rows"));
+    json_array_append_new(ps, synth_fam_rw_scal("cols", "u32", "cols"));
     json_object_set_new(root, "params", ps);
     static const int64_t SZ[2][12] = {{2048, 8000, 1000, 10, 37, 4099, 129, 100, 7, 3, 2, 1}, {4096, 1000, 999, 1001, 16, 32000, 65, 33, 5, 2, 1, 1}};
     static const char *SV[] = {"rows", "cols"};
     int64_t sz[12];
-    memcpy(sz, SZ[fam_pick(&r, 2)], sizeof sz);
+    memcpy(sz, SZ[synth_fam_pick(&r, 2)], sizeof sz);
     if (smooth) sz[11] = 2;   /* one column: the smoothed loss is exactly 0, which a relative error cannot check */
-    json_object_set_new(root, "sizes", fam_rw_sizes(SV, 2, sz, 6));
+    json_object_set_new(root, "sizes", synth_fam_rw_sizes(SV, 2, sz, 6));
     char nbs[8], ngrid[48];
     snprintf(nbs, sizeof nbs, "%d", nb);
-    if (nll_gs) snprintf(ngrid, sizeof ngrid, "min(cdiv(rows,%d),%d)", nb, 64 << fam_pick(&r, 3));
+    if (nll_gs) snprintf(ngrid, sizeof ngrid, "min(cdiv(rows,%d),%d)", nb, 64 << synth_fam_pick(&r, 3));
     else snprintf(ngrid, sizeof ngrid, "cdiv(rows,%d)", nb);
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", nll ? nbs : m.blk, "grid", nll ? ngrid : m.grid, "smem", "0"));
 
     /* ---- descriptions ---- */
     rw_pool P = {0};
-    const char *per = nll ? fam_rw_str(&P, "-%s[r][%s[r]]", X, L)
-                   : smooth ? fam_rw_str(&P, "logsumexp_c(%s[r][c]) - (1 - %s) * %s[r][%s[r]] - (%s / cols) * sum_c %s[r][c]", X, SMN, X, L, SMN, X)
-                            : fam_rw_str(&P, "logsumexp_c(%s[r][c]) - %s[r][%s[r]]", X, X, L);
-    const char *lr = ignore ? fam_rw_str(&P, "l_r = (%s[r] < 0 ? 0 : %s)", L, per) : fam_rw_str(&P, "l_r = %s", per);
-    const char *formula = red == RED_NONE ? fam_rw_str(&P, "%s[r] = %s%s", O, lr + 6, lse_out ? fam_rw_str(&P, "; lse[r] = logsumexp_c(%s[r][c])", X) : "")
-                        : red == RED_SUM ? fam_rw_str(&P, "%s[0] += sum_r l_r, %s", O, lr)
-                                         : fam_rw_str(&P, "%s[0] += (1/rows) sum_r l_r, %s", O, lr);
+    const char *per = nll ? synth_fam_rw_str(&P, "-%s[r][%s[r]]", X, L)
+                   : smooth ? synth_fam_rw_str(&P, "logsumexp_c(%s[r][c]) - (1 - %s) * %s[r][%s[r]] - (%s / cols) * sum_c %s[r][c]", X, SMN, X, L, SMN, X)
+                            : synth_fam_rw_str(&P, "logsumexp_c(%s[r][c]) - %s[r][%s[r]]", X, X, L);
+    const char *lr = ignore ? synth_fam_rw_str(&P, "l_r = (%s[r] < 0 ? 0 : %s)", L, per) : synth_fam_rw_str(&P, "l_r = %s", per);
+    const char *formula = red == RED_NONE ? synth_fam_rw_str(&P, "%s[r] = %s%s", O, lr + 6, lse_out ? synth_fam_rw_str(&P, "; lse[r] = logsumexp_c(%s[r][c])", X) : "")
+                        : red == RED_SUM ? synth_fam_rw_str(&P, "%s[0] += sum_r l_r, %s", O, lr)
+                                         : synth_fam_rw_str(&P, "%s[0] += (1/rows) sum_r l_r, %s", O, lr);
     const char *name_en[8], *name_zh[6], *ex_en[5], *ex_zh[4], *how_en[6], *how_zh[5];
     int ne = 0, nz = 0, nxe = 0, nxz = 0, nh = 0, nhz = 0;
     if (nll) {
@@ -219,39 +219,39 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
         name_zh[nz++] = "softmax 交叉熵";
         name_zh[nz++] = "分类交叉熵损失";
     }
-    const char *rw = red == RED_NONE ? fam_rw_str(&P, "write each row's loss to %s[r]", O)
-                   : red == RED_SUM ? fam_rw_str(&P, "add the sum of all rows' losses to the single value %s[0] (it holds a starting value)", O)
-                                    : fam_rw_str(&P, "add the mean of the rows' losses (sum divided by rows) to the single value %s[0] (it holds a starting value)", O);
-    const char *rz = red == RED_NONE ? fam_rw_str(&P, "每行的损失写入 %s[r]", O)
-                   : red == RED_SUM ? fam_rw_str(&P, "所有行损失之和累加到 %s[0]（它已有初值）", O) : fam_rw_str(&P, "所有行损失的平均值累加到 %s[0]（它已有初值）", O);
-    const char *ig = ignore ? fam_rw_str(&P, "; a row whose label is negative is ignored (its loss is 0)") : "";
+    const char *rw = red == RED_NONE ? synth_fam_rw_str(&P, "write each row's loss to %s[r]", O)
+                   : red == RED_SUM ? synth_fam_rw_str(&P, "add the sum of all rows' losses to the single value %s[0] (it holds a starting value)", O)
+                                    : synth_fam_rw_str(&P, "add the mean of the rows' losses (sum divided by rows) to the single value %s[0] (it holds a starting value)", O);
+    const char *rz = red == RED_NONE ? synth_fam_rw_str(&P, "每行的损失写入 %s[r]", O)
+                   : red == RED_SUM ? synth_fam_rw_str(&P, "所有行损失之和累加到 %s[0]（它已有初值）", O) : synth_fam_rw_str(&P, "所有行损失的平均值累加到 %s[0]（它已有初值）", O);
+    const char *ig = ignore ? synth_fam_rw_str(&P, "; a row whose label is negative is ignored (its loss is 0)") : "";
     const char *igz = ignore ? "；标签为负数的行被忽略（损失为 0）" : "";
-    const char *lo = lse_out ? fam_rw_str(&P, "; also store each row's log-sum-exp in lse[r]") : "";
+    const char *lo = lse_out ? synth_fam_rw_str(&P, "; also store each row's log-sum-exp in lse[r]") : "";
     if (nll) {
-        ex_en[nxe++] = fam_rw_str(&P, "read the log-probabilities in %s (rows x cols) and take minus the entry at column %s[r] as the loss of row r%s; %s", X, L, ig, rw);
-        ex_en[nxe++] = fam_rw_str(&P, "pick, for every row r, the log-probability of its target class %s[r] and negate it%s; %s", L, ig, rw);
-        ex_en[nxe++] = fam_rw_str(&P, "gather -%s[r][%s[r]] for each row%s and %s", X, L, ig, rw);
-        ex_zh[nxz++] = fam_rw_str(&P, "%s 为对数概率矩阵（rows×cols），第 r 行的损失为 -%s[r][%s[r]]%s；%s", X, X, L, igz, rz);
-        ex_zh[nxz++] = fam_rw_str(&P, "取每行目标类别 %s[r] 处的对数概率并取负%s，%s", L, igz, rz);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "read the log-probabilities in %s (rows x cols) and take minus the entry at column %s[r] as the loss of row r%s; %s", X, L, ig, rw);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "pick, for every row r, the log-probability of its target class %s[r] and negate it%s; %s", L, ig, rw);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "gather -%s[r][%s[r]] for each row%s and %s", X, L, ig, rw);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "%s 为对数概率矩阵（rows×cols），第 r 行的损失为 -%s[r][%s[r]]%s；%s", X, X, L, igz, rz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "取每行目标类别 %s[r] 处的对数概率并取负%s，%s", L, igz, rz);
     } else {
-        const char *sm = smooth ? fam_rw_str(&P, " with label smoothing %s: the loss is lse - (1 - %s) times the target logit - %s times the row's average logit", SMN, SMN, SMN) : "";
-        const char *smz = smooth ? fam_rw_str(&P, "，带标签平滑 %s：损失 = lse - (1 - %s)·目标 logit - %s·该行 logit 的平均值", SMN, SMN, SMN) : "";
-        ex_en[nxe++] = fam_rw_str(&P, "compute, for every row r of %s, lse = max + log(sum of exp(logit - max)) and the loss lse - %s[r][%s[r]]%s%s; %s%s", X, X, L, sm, ig, rw, lo);
-        ex_en[nxe++] = fam_rw_str(&P, "turn each row of logits into log-probabilities with a numerically stable log-sum-exp and take minus the log-probability of the class %s[r]%s%s; %s%s", L, sm, ig, rw, lo);
-        ex_en[nxe++] = fam_rw_str(&P, "score each example (row) by the negative log of its softmax probability for the true class %s[r]%s%s; %s%s", L, sm, ig, rw, lo);
-        ex_zh[nxz++] = fam_rw_str(&P, "对 %s 的每一行求 lse = 最大值 + log(Σ exp(x - 最大值))，损失为 lse - %s[r][%s[r]]%s%s；%s", X, X, L, smz, igz, rz);
-        ex_zh[nxz++] = fam_rw_str(&P, "每个样本（行）的损失是其真实类别 %s[r] 的 softmax 概率的负对数（用行最大值保证数值稳定）%s%s，%s", L, smz, igz, rz);
+        const char *sm = smooth ? synth_fam_rw_str(&P, " with label smoothing %s: the loss is lse - (1 - %s) times the target logit - %s times the row's average logit", SMN, SMN, SMN) : "";
+        const char *smz = smooth ? synth_fam_rw_str(&P, "，带标签平滑 %s：损失 = lse - (1 - %s)·目标 logit - %s·该行 logit 的平均值", SMN, SMN, SMN) : "";
+        ex_en[nxe++] = synth_fam_rw_str(&P, "compute, for every row r of %s, lse = max + log(sum of exp(logit - max)) and the loss lse - %s[r][%s[r]]%s%s; %s%s", X, X, L, sm, ig, rw, lo);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "turn each row of logits into log-probabilities with a numerically stable log-sum-exp and take minus the log-probability of the class %s[r]%s%s; %s%s", L, sm, ig, rw, lo);
+        ex_en[nxe++] = synth_fam_rw_str(&P, "score each example (row) by the negative log of its softmax probability for the true class %s[r]%s%s; %s%s", L, sm, ig, rw, lo);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "对 %s 的每一行求 lse = 最大值 + log(Σ exp(x - 最大值))，损失为 lse - %s[r][%s[r]]%s%s；%s", X, X, L, smz, igz, rz);
+        ex_zh[nxz++] = synth_fam_rw_str(&P, "每个样本（行）的损失是其真实类别 %s[r] 的 softmax 概率的负对数（用行最大值保证数值稳定）%s%s，%s", L, smz, igz, rz);
     }
     name_en[ne] = NULL; name_zh[nz] = NULL; ex_en[nxe] = NULL; ex_zh[nxz] = NULL;
     if (nll) {
-        how_en[nh++] = fam_rw_str(&P, "one thread per row%s", nll_gs ? " with a grid-stride loop" : "");
+        how_en[nh++] = synth_fam_rw_str(&P, "one thread per row%s", nll_gs ? " with a grid-stride loop" : "");
         how_zh[nhz++] = "每个线程处理一行";
     } else if (m.warp) {
-        how_en[nh++] = fam_rw_str(&P, "one warp per row (%d per block), lanes stride the columns, shuffle reductions, lane 0 finishes the row", m.rpb);
+        how_en[nh++] = synth_fam_rw_str(&P, "one warp per row (%d per block), lanes stride the columns, shuffle reductions, lane 0 finishes the row", m.rpb);
         how_zh[nhz++] = "每个 warp 处理一行，shuffle 归约，0 号 lane 写结果";
     } else {
-        how_en[nh++] = fam_rw_str(&P, "one %d-thread block per row, %s reductions, thread 0 finishes the row", m.block, m.tree ? "shared-memory tree" : "warp-shuffle + shared-memory");
-        how_zh[nhz++] = fam_rw_str(&P, "每行一个 %d 线程的块，块内归约，0 号线程写结果", m.block);
+        how_en[nh++] = synth_fam_rw_str(&P, "one %d-thread block per row, %s reductions, thread 0 finishes the row", m.block, m.tree ? "shared-memory tree" : "warp-shuffle + shared-memory");
+        how_zh[nhz++] = synth_fam_rw_str(&P, "每行一个 %d 线程的块，块内归约，0 号线程写结果", m.block);
     }
     if (online) { how_en[nh++] = "online log-sum-exp: one pass keeps the running max and rescales the running sum"; how_zh[nhz++] = "在线 log-sum-exp：单次遍历维护最大值和缩放后的指数和"; }
     if (red) { how_en[nh++] = nll ? "block reduction, then one atomicAdd per block" : "one atomicAdd per row into the accumulator"; how_zh[nhz++] = "用 atomicAdd 累加"; }
@@ -259,19 +259,19 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
     f.data = DESC_DATA_MATRIX;
-    f.hints = (nll ? (nll_gs ? DESC_HINT_GRID_STRIDE : 0u) | (red ? DESC_HINT_SHUFFLE | DESC_HINT_SMEM : 0u) : fam_rw_map_hints(&m)) | (red ? DESC_HINT_ATOMIC : 0u);
+    f.hints = (nll ? (nll_gs ? DESC_HINT_GRID_STRIDE : 0u) | (red ? DESC_HINT_SHUFFLE | DESC_HINT_SMEM : 0u) : synth_fam_rw_map_hints(&m)) | (red ? DESC_HINT_ATOMIC : 0u);
     f.elems_per_thread = nll && !nll_gs ? 1 : 0;
-    f.shape_en = fam_rw_str(&P, "%s is a rows x cols row-major %s matrix, %s holds rows int32 class indices%s", X, d.nm, L, ignore ? " (negative = ignore)" : " in [0, cols)");
-    f.shape_zh = fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），%s 为 rows 个 int32 类别下标", X, d.zh, L);
-    f.notes_en = smooth ? fam_rw_str(&P, "%s is a scalar (%s in the tests); cols may be 1", SMN, smv) : "cols is arbitrary (may be 1)";
-    f.notes_zh = smooth ? fam_rw_str(&P, "%s 为标量（测试中为 %s）", SMN, smv) : "cols 任意";
+    f.shape_en = synth_fam_rw_str(&P, "%s is a rows x cols row-major %s matrix, %s holds rows int32 class indices%s", X, d.nm, L, ignore ? " (negative = ignore)" : " in [0, cols)");
+    f.shape_zh = synth_fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），%s 为 rows 个 int32 类别下标", X, d.zh, L);
+    f.notes_en = smooth ? synth_fam_rw_str(&P, "%s is a scalar (%s in the tests); cols may be 1", SMN, smv) : "cols is arbitrary (may be 1)";
+    f.notes_zh = smooth ? synth_fam_rw_str(&P, "%s 为标量（测试中为 %s）", SMN, smv) : "cols 任意";
     int es = d.kind >= RW_F16 ? 2 : d.f64 ? 8 : 4;
     char bytes[64], flops[32];
     snprintf(bytes, sizeof bytes, nll ? "%d*rows + 8*rows" : "%d*rows*cols + 8*rows", es);
     snprintf(flops, sizeof flops, nll ? "rows" : "4*rows*cols");
-    fam_rw_finish(root, &f, seed, nll ? "uniform(-6,0)" : "uniform(-1,1)", nll ? "normal(-3,1)" : "normal(0,4)", OT, d.f64 ? 1e-10 : 1e-5, NULL, 0,
-                  "fam_xent", bytes, flops, s);
-    fam_rw_pool_free(&P);
+    synth_fam_rw_finish(root, &f, seed, nll ? "uniform(-6,0)" : "uniform(-1,1)", nll ? "normal(-3,1)" : "normal(0,4)", OT, d.f64 ? 1e-10 : 1e-5, NULL, 0,
+                  synth_fam_ref(synth_fam_rw_xent), bytes, flops, s);
+    synth_fam_rw_pool_free(&P);
     return PG_OK;
 }
 
@@ -280,21 +280,21 @@ pg_status fam_rw_xent(uint64_t seed, synth_family_sample *s) {
  * ======================================================================================== */
 enum { LS_MSE, LS_L1, LS_HUBER, LS_SL1, LS_BCE, LS_LOGCOSH, LS_N };
 
-pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x6c6f737366756e63ull};
-    int op = fam_pick(&r, LS_N);
-    int dk = fam_pick(&r, 20);
-    rw_dt d = fam_rw_dtype(dk < 11 ? RW_F32 : dk < 16 ? RW_F64 : dk < 18 ? RW_F16 : RW_BF16);
-    int red = fam_pick(&r, 3);
-    bool weighted = fam_pick(&r, 4) == 0;
-    int B = 128 << fam_pick(&r, 4);   /* 128 .. 1024 */
+    int op = synth_fam_pick(&r, LS_N);
+    int dk = synth_fam_pick(&r, 20);
+    rw_dt d = synth_fam_rw_dtype(dk < 11 ? RW_F32 : dk < 16 ? RW_F64 : dk < 18 ? RW_F16 : RW_BF16);
+    int red = synth_fam_pick(&r, 3);
+    bool weighted = synth_fam_pick(&r, 4) == 0;
+    int B = 128 << synth_fam_pick(&r, 4);   /* 128 .. 1024 */
     if (red == RED_NONE && B == 1024) B = 256;
-    bool tree = red != RED_NONE && fam_pick(&r, 3) == 0;
-    int V = d.kind == RW_F32 && red != RED_NONE && fam_pick(&r, 2) ? 2 << fam_pick(&r, 2) : 1;   /* float2 / float4 loads */
+    bool tree = red != RED_NONE && synth_fam_pick(&r, 3) == 0;
+    int V = d.kind == RW_F32 && red != RED_NONE && synth_fam_pick(&r, 2) ? 2 << synth_fam_pick(&r, 2) : 1;   /* float2 / float4 loads */
     if (V == 8) V = 4;
-    int E = V == 1 && red != RED_NONE ? 1 << fam_pick(&r, 4) : 1;   /* elements per thread per grid step */
-    bool gs = red != RED_NONE || fam_pick(&r, 2);
-    int cap = 256 << fam_pick(&r, 4);
+    int E = V == 1 && red != RED_NONE ? 1 << synth_fam_pick(&r, 4) : 1;   /* elements per thread per grid step */
+    bool gs = red != RED_NONE || synth_fam_pick(&r, 2);
+    int cap = 256 << synth_fam_pick(&r, 4);
     /* held out (bench/suite-prose): unweighted f32 BCE-with-logits without reduction on 256-thread blocks,
      * and the unweighted f32 Huber sum (that one under any launch) */
     if (op == LS_BCE && red == RED_NONE && d.kind == RW_F32 && !weighted && B == 256 && !gs) B = 128;
@@ -303,9 +303,9 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     static const char *PN[][2] = {{"pred", "target"}, {"input", "target"}, {"yhat", "y"}, {"x", "y"}, {"a", "b"}, {"p", "t"}};
     static const char *ON[] = {"loss", "out", "err", "result"};
     static const char *WN[] = {"w", "weight", "weights"};
-    int pn = fam_pick(&r, 6);
+    int pn = synth_fam_pick(&r, 6);
     const char *Pn = op == LS_BCE && pn >= 4 ? "logits" : PN[pn][0], *Tn = op == LS_BCE && pn >= 4 ? "labels" : PN[pn][1];
-    const char *On = ON[fam_pick(&r, 4)], *Wn = WN[fam_pick(&r, 3)];
+    const char *On = ON[synth_fam_pick(&r, 4)], *Wn = WN[synth_fam_pick(&r, 3)];
     const char *SC = op == LS_HUBER ? "delta" : op == LS_SL1 ? "beta" : NULL;
     const char *mt = d.mt, *ot = red == RED_NONE ? d.st : d.f64 ? "double" : "float", *OT = red == RED_NONE ? d.T : d.f64 ? "f64" : "f32";
     char tag[48];
@@ -320,7 +320,7 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     const char *FABS = d.f64 ? "fabs" : "fabsf", *FMAX = d.f64 ? "fmax" : "fmaxf", *EXP = d.f64 ? "exp" : "expf", *LOG1P = d.f64 ? "log1p" : "log1pf";
     pg_buf *c = &s->cu;
     pg_buf_printf(c, "// %s: %s loss of %s predictions against targets, reduction %s.\n", s->name, OPN[op], d.st, REDN[red]);
-    fam_rw_macros(c, &d);
+    synth_fam_rw_macros(c, &d);
     switch (op) {   /* the per-element loss of prediction p_ and target t_ (math type) */
     case LS_MSE: pg_buf_puts(c, "#define LOSS(p_, t_) (((p_) - (t_)) * ((p_) - (t_)))\n"); break;
     case LS_L1: pg_buf_printf(c, "#define LOSS(p_, t_) %s((p_) - (t_))\n", FABS); break;
@@ -374,36 +374,36 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
             pg_buf_printf(c, "            size_t i = base + (size_t)k * %d;\n", B);
             pg_buf_printf(c, "            if (i < n) acc += LOSS(LD(%s[i]), LD(%s[i]))%s;\n        }\n    }\n", Pn, Tn, wmul);
         }
-        fam_rw_block_reduce(c, "    ", "acc", RW_SUM, d.f64, B, tree);
+        synth_fam_rw_block_reduce(c, "    ", "acc", RW_SUM, d.f64, B, tree);
         if (red == RED_SUM) pg_buf_printf(c, "    if (tid == 0) atomicAdd(%s, acc);   // one atomic per block\n", On);
         else pg_buf_printf(c, "    if (tid == 0) atomicAdd(%s, acc / (%s)n);   // each block adds its share of the mean\n", On, mt);
     }
     pg_buf_puts(c, "}\n#undef LOSS\n");
-    fam_rw_macros_end(c);
+    synth_fam_rw_macros_end(c);
 
     /* ---- task.json ---- */
     json_t *root = json_object();
-    fam_rw_head(root, s);
+    synth_fam_rw_head(root, s);
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "op", OPN[op], "reduction", REDN[red], "pred", Pn, "target",
                                                          Tn, "out", On, "weight", weighted ? Wn : "", "scalar", SC ? SC : ""));
     char pt[16], pto[16];
     snprintf(pt, sizeof pt, "%s*", d.T);
     snprintf(pto, sizeof pto, "%s*", OT);
     json_t *ps = json_array();
-    json_array_append_new(ps, fam_rw_ptr(Pn, pt, "in", "n"));
-    if (op == LS_BCE) json_array_append_new(ps, fam_rw_ptr_dist(Tn, pt, "in", "n", "uniform(0,1)", "int(0,1)"));
-    else json_array_append_new(ps, fam_rw_ptr(Tn, pt, "in", "n"));
-    if (weighted) json_array_append_new(ps, fam_rw_ptr_dist(Wn, pt, "in", "n", "uniform(0,2)", "uniform(0.5,1)"));
-    if (red == RED_NONE) json_array_append_new(ps, fam_rw_ptr(On, pto, "out", "n"));
-    else json_array_append_new(ps, fam_rw_ptr_dist(On, pto, "inout", "1", "const(0)", "const(2.5)"));
+    json_array_append_new(ps, synth_fam_rw_ptr(Pn, pt, "in", "n"));
+    if (op == LS_BCE) json_array_append_new(ps, synth_fam_rw_ptr_dist(Tn, pt, "in", "n", "uniform(0,1)", "int(0,1)"));
+    else json_array_append_new(ps, synth_fam_rw_ptr(Tn, pt, "in", "n"));
+    if (weighted) json_array_append_new(ps, synth_fam_rw_ptr_dist(Wn, pt, "in", "n", "uniform(0,2)", "uniform(0.5,1)"));
+    if (red == RED_NONE) json_array_append_new(ps, synth_fam_rw_ptr(On, pto, "out", "n"));
+    else json_array_append_new(ps, synth_fam_rw_ptr_dist(On, pto, "inout", "1", "const(0)", "const(2.5)"));
     static const char *SCV[] = {"1.0", "0.5", "2.0", "0.25"};
-    const char *scv = SCV[fam_pick(&r, 4)];
-    if (SC) json_array_append_new(ps, fam_rw_scal(SC, d.f64 ? "f64" : "f32", scv));
-    json_array_append_new(ps, fam_rw_scal("n", "u32", "n"));
+    const char *scv = SCV[synth_fam_pick(&r, 4)];
+    if (SC) json_array_append_new(ps, synth_fam_rw_scal(SC, d.f64 ? "f64" : "f32", scv));
+    json_array_append_new(ps, synth_fam_rw_scal("n", "u32", "n"));
     json_object_set_new(root, "params", ps);
     static const int64_t SZ[2][6] = {{8388608, 1000003, 4097, 777, 33, 1}, {4194304, 999999, 65537, 1025, 31, 2}};
     static const char *SV[] = {"n"};
-    json_object_set_new(root, "sizes", fam_rw_sizes(SV, 1, SZ[fam_pick(&r, 2)], 6));
+    json_object_set_new(root, "sizes", synth_fam_rw_sizes(SV, 1, SZ[synth_fam_pick(&r, 2)], 6));
     char blk[8], grid[64];
     snprintf(blk, sizeof blk, "%d", B);
     if (red == RED_NONE) {
@@ -414,20 +414,20 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
 
     /* ---- descriptions ---- */
     rw_pool P = {0};
-    const char *dd = fam_rw_str(&P, "d = %s[i] - %s[i]", Pn, Tn);
+    const char *dd = synth_fam_rw_str(&P, "d = %s[i] - %s[i]", Pn, Tn);
     const char *li;
     switch (op) {
-    case LS_MSE: li = fam_rw_str(&P, "(%s[i] - %s[i])^2", Pn, Tn); break;
-    case LS_L1: li = fam_rw_str(&P, "|%s[i] - %s[i]|", Pn, Tn); break;
-    case LS_HUBER: li = fam_rw_str(&P, "(|d| <= delta ? 0.5*d^2 : delta*(|d| - 0.5*delta)), %s", dd); break;
-    case LS_SL1: li = fam_rw_str(&P, "(|d| < beta ? 0.5*d^2/beta : |d| - 0.5*beta), %s", dd); break;
-    case LS_BCE: li = fam_rw_str(&P, "max(%s[i], 0) - %s[i]*%s[i] + log(1 + exp(-|%s[i]|))", Pn, Pn, Tn, Pn); break;
-    default: li = fam_rw_str(&P, "log(cosh(%s[i] - %s[i]))", Pn, Tn); break;
+    case LS_MSE: li = synth_fam_rw_str(&P, "(%s[i] - %s[i])^2", Pn, Tn); break;
+    case LS_L1: li = synth_fam_rw_str(&P, "|%s[i] - %s[i]|", Pn, Tn); break;
+    case LS_HUBER: li = synth_fam_rw_str(&P, "(|d| <= delta ? 0.5*d^2 : delta*(|d| - 0.5*delta)), %s", dd); break;
+    case LS_SL1: li = synth_fam_rw_str(&P, "(|d| < beta ? 0.5*d^2/beta : |d| - 0.5*beta), %s", dd); break;
+    case LS_BCE: li = synth_fam_rw_str(&P, "max(%s[i], 0) - %s[i]*%s[i] + log(1 + exp(-|%s[i]|))", Pn, Pn, Tn, Pn); break;
+    default: li = synth_fam_rw_str(&P, "log(cosh(%s[i] - %s[i]))", Pn, Tn); break;
     }
-    const char *lw = weighted ? fam_rw_str(&P, "%s[i] * l_i", Wn) : "l_i";
-    const char *formula = red == RED_NONE ? fam_rw_str(&P, "%s[i] = %s, l_i = %s", On, lw, li)
-                        : red == RED_SUM ? fam_rw_str(&P, "%s[0] += sum_i %s, l_i = %s", On, lw, li)
-                                         : fam_rw_str(&P, "%s[0] += (1/n) sum_i %s, l_i = %s", On, lw, li);
+    const char *lw = weighted ? synth_fam_rw_str(&P, "%s[i] * l_i", Wn) : "l_i";
+    const char *formula = red == RED_NONE ? synth_fam_rw_str(&P, "%s[i] = %s, l_i = %s", On, lw, li)
+                        : red == RED_SUM ? synth_fam_rw_str(&P, "%s[0] += sum_i %s, l_i = %s", On, lw, li)
+                                         : synth_fam_rw_str(&P, "%s[0] += (1/n) sum_i %s, l_i = %s", On, lw, li);
     static const char *NE[LS_N][5] = {
         {"squared error loss", "MSE loss", "mean squared error", "L2 regression loss", "squared difference loss"},
         {"L1 loss", "absolute error loss", "mean absolute error (MAE)", "L1 regression loss", "absolute difference loss"},
@@ -448,31 +448,31 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
                                    "the log of the hyperbolic cosine of the difference of"};
     static const char *WZ[LS_N] = {"差的平方", "差的绝对值", "Huber 损失（|d| <= delta 时为二次，否则为线性）", "平滑 L1 损失（|d| < beta 时为二次，否则为线性）",
                                    "logit 与目标的二元交叉熵", "差的双曲余弦的对数"};
-    const char *pair = op == LS_BCE ? fam_rw_str(&P, "%s[i] against the target probability %s[i]", Pn, Tn) : fam_rw_str(&P, "%s[i] and %s[i]", Pn, Tn);
-    const char *wt = weighted ? fam_rw_str(&P, ", multiplied by the weight %s[i]", Wn) : "";
-    const char *wz = weighted ? fam_rw_str(&P, "，再乘以权重 %s[i]", Wn) : "";
-    const char *rw = red == RED_NONE ? fam_rw_str(&P, "write it to %s[i]", On)
-                   : red == RED_SUM ? fam_rw_str(&P, "add the total over all n elements to %s[0] (a one-element accumulator that already holds a value)", On)
-                                    : fam_rw_str(&P, "add the average over the n elements to %s[0] (a one-element accumulator that already holds a value)", On);
-    const char *rz = red == RED_NONE ? fam_rw_str(&P, "写入 %s[i]", On) : red == RED_SUM ? fam_rw_str(&P, "n 个元素的总和累加到 %s[0]（已有初值）", On)
-                                                                         : fam_rw_str(&P, "n 个元素的平均值累加到 %s[0]（已有初值）", On);
-    const char *exs = SC ? fam_rw_str(&P, " (%s = %s)", SC, scv) : "";
-    const char *ex_en[4] = {fam_rw_str(&P, "take, for every i < n, %s %s%s%s and %s", WE[op], pair, exs, wt, rw),
-                            fam_rw_str(&P, "compute the per-element loss %s%s and %s", li, wt, rw),
-                            fam_rw_str(&P, "evaluate %s %s element by element%s%s; %s", WE[op], pair, exs, wt, rw), NULL};
-    const char *ex_zh[3] = {fam_rw_str(&P, "对每个 i < n 计算 %s[i] 与 %s[i] 的%s%s，%s", Pn, Tn, WZ[op], wz, rz), fam_rw_str(&P, "逐元素损失 %s%s，%s", li, wz, rz), NULL};
+    const char *pair = op == LS_BCE ? synth_fam_rw_str(&P, "%s[i] against the target probability %s[i]", Pn, Tn) : synth_fam_rw_str(&P, "%s[i] and %s[i]", Pn, Tn);
+    const char *wt = weighted ? synth_fam_rw_str(&P, ", multiplied by the weight %s[i]", Wn) : "";
+    const char *wz = weighted ? synth_fam_rw_str(&P, "，再乘以权重 %s[i]", Wn) : "";
+    const char *rw = red == RED_NONE ? synth_fam_rw_str(&P, "write it to %s[i]", On)
+                   : red == RED_SUM ? synth_fam_rw_str(&P, "add the total over all n elements to %s[0] (a one-element accumulator that already holds a value)", On)
+                                    : synth_fam_rw_str(&P, "add the average over the n elements to %s[0] (a one-element accumulator that already holds a value)", On);
+    const char *rz = red == RED_NONE ? synth_fam_rw_str(&P, "写入 %s[i]", On) : red == RED_SUM ? synth_fam_rw_str(&P, "n 个元素的总和累加到 %s[0]（已有初值）", On)
+                                                                         : synth_fam_rw_str(&P, "n 个元素的平均值累加到 %s[0]（已有初值）", On);
+    const char *exs = SC ? synth_fam_rw_str(&P, " (%s = %s)", SC, scv) : "";
+    const char *ex_en[4] = {synth_fam_rw_str(&P, "take, for every i < n, %s %s%s%s and %s", WE[op], pair, exs, wt, rw),
+                            synth_fam_rw_str(&P, "compute the per-element loss %s%s and %s", li, wt, rw),
+                            synth_fam_rw_str(&P, "evaluate %s %s element by element%s%s; %s", WE[op], pair, exs, wt, rw), NULL};
+    const char *ex_zh[3] = {synth_fam_rw_str(&P, "对每个 i < n 计算 %s[i] 与 %s[i] 的%s%s，%s", Pn, Tn, WZ[op], wz, rz), synth_fam_rw_str(&P, "逐元素损失 %s%s，%s", li, wz, rz), NULL};
     const char *how_en[4], *how_zh[3];
     int nh = 0;
     if (red == RED_NONE) {
-        how_en[nh] = gs ? fam_rw_str(&P, "grid-stride loop, %d threads per block, at most %d blocks", B, cap) : "one thread per element";
+        how_en[nh] = gs ? synth_fam_rw_str(&P, "grid-stride loop, %d threads per block, at most %d blocks", B, cap) : "one thread per element";
         how_zh[nh++] = gs ? "网格步长循环" : "每个线程一个元素";
     } else {
-        how_en[nh] = V > 1 ? fam_rw_str(&P, "grid-stride loop with float%d vector loads and a scalar tail, block reduction (%s), one atomicAdd per block", V,
+        how_en[nh] = V > 1 ? synth_fam_rw_str(&P, "grid-stride loop with float%d vector loads and a scalar tail, block reduction (%s), one atomicAdd per block", V,
                                         tree ? "shared-memory tree" : "warp shuffles + shared memory")
-                           : fam_rw_str(&P, "grid-stride loop, %d element%s per thread per step, block reduction (%s), one atomicAdd per block", E, E > 1 ? "s" : "",
+                           : synth_fam_rw_str(&P, "grid-stride loop, %d element%s per thread per step, block reduction (%s), one atomicAdd per block", E, E > 1 ? "s" : "",
                                         tree ? "shared-memory tree" : "warp shuffles + shared memory");
-        how_zh[nh++] = V > 1 ? fam_rw_str(&P, "网格步长循环，float%d 向量化读取加标量尾部，块内归约后每块一次 atomicAdd", V)
-                             : fam_rw_str(&P, "网格步长循环，每线程每步 %d 个元素，块内归约后每块一次 atomicAdd", E);
+        how_zh[nh++] = V > 1 ? synth_fam_rw_str(&P, "网格步长循环，float%d 向量化读取加标量尾部，块内归约后每块一次 atomicAdd", V)
+                             : synth_fam_rw_str(&P, "网格步长循环，每线程每步 %d 个元素，块内归约后每块一次 atomicAdd", E);
     }
     how_en[nh] = NULL; how_zh[nh] = NULL;
     desc_facts f = {0};
@@ -482,17 +482,17 @@ pg_status fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     f.elems_per_thread = red == RED_NONE && !gs ? 1 : 0;
     f.hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (gs ? DESC_HINT_GRID_STRIDE : 0u) |
               (red != RED_NONE ? DESC_HINT_ATOMIC | DESC_HINT_SMEM | (tree ? 0u : DESC_HINT_SHUFFLE) : 0u);
-    const char *ht = d.kind >= RW_F16 ? fam_rw_str(&P, " (%s storage, math in float)", d.nm) : "";
-    f.shape_en = fam_rw_str(&P, "%s, %s%s%s are n-element %s arrays%s", Pn, Tn, weighted ? ", " : "", weighted ? Wn : "", d.nm, ht);
-    f.shape_zh = fam_rw_str(&P, "%s、%s%s%s 为长度 n 的%s数组", Pn, Tn, weighted ? "、" : "", weighted ? Wn : "", d.zh);
-    f.notes_en = SC ? fam_rw_str(&P, "%s is a scalar parameter (%s in the tests)", SC, scv) : NULL;
-    f.notes_zh = SC ? fam_rw_str(&P, "%s 为标量参数（测试中为 %s）", SC, scv) : NULL;
+    const char *ht = d.kind >= RW_F16 ? synth_fam_rw_str(&P, " (%s storage, math in float)", d.nm) : "";
+    f.shape_en = synth_fam_rw_str(&P, "%s, %s%s%s are n-element %s arrays%s", Pn, Tn, weighted ? ", " : "", weighted ? Wn : "", d.nm, ht);
+    f.shape_zh = synth_fam_rw_str(&P, "%s、%s%s%s 为长度 n 的%s数组", Pn, Tn, weighted ? "、" : "", weighted ? Wn : "", d.zh);
+    f.notes_en = SC ? synth_fam_rw_str(&P, "%s is a scalar parameter (%s in the tests)", SC, scv) : NULL;
+    f.notes_zh = SC ? synth_fam_rw_str(&P, "%s 为标量参数（测试中为 %s）", SC, scv) : NULL;
     int es = d.kind >= RW_F16 ? 2 : d.f64 ? 8 : 4;
     char bytes[48], flops[24];
     snprintf(bytes, sizeof bytes, "%d*n", es * (2 + weighted + (red == RED_NONE)));
     snprintf(flops, sizeof flops, "%d*n", op >= LS_BCE ? 6 : 3);
-    double tol = red == RED_NONE ? fam_rw_tol(&d) : d.f64 ? 1e-10 : 1e-5;
-    fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,2)", OT, tol, NULL, 0, "fam_loss", bytes, flops, s);
-    fam_rw_pool_free(&P);
+    double tol = red == RED_NONE ? synth_fam_rw_tol(&d) : d.f64 ? 1e-10 : 1e-5;
+    synth_fam_rw_finish(root, &f, seed, "uniform(-1,1)", "normal(0,2)", OT, tol, NULL, 0, synth_fam_ref(synth_fam_rw_loss), bytes, flops, s);
+    synth_fam_rw_pool_free(&P);
     return PG_OK;
 }

@@ -25,17 +25,17 @@
 enum { RA_SUM, RA_ASUM, RA_SUMSQ, RA_DOT, RA_MAX, RA_MIN, RA_ABSMAX, RA_N };
 static const char *const RAN[] = {"sum", "asum", "sumsq", "dot", "max", "min", "absmax"};
 
-pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x726564616c6c0003ull};
-    int op = fam_pick(&r, RA_N);
-    bool f64 = fam_pick(&r, 3) == 0;
-    int B = 128 << fam_pick(&r, 4);
-    bool tree = fam_pick(&r, 3) == 0;
-    int V = fam_pick(&r, 3) == 0 ? (f64 ? 2 : 2 << fam_pick(&r, 2)) : 1;
+    int op = synth_fam_pick(&r, RA_N);
+    bool f64 = synth_fam_pick(&r, 3) == 0;
+    int B = 128 << synth_fam_pick(&r, 4);
+    bool tree = synth_fam_pick(&r, 3) == 0;
+    int V = synth_fam_pick(&r, 3) == 0 ? (f64 ? 2 : 2 << synth_fam_pick(&r, 2)) : 1;
     if (V == 8) V = 4;
-    int E = V == 1 ? 1 << fam_pick(&r, 4) : 1;
-    int cap = 256 << fam_pick(&r, 5);   /* 256 .. 4096 blocks */
-    int combine = op < RA_MAX ? 0 : fam_pick(&r, 2) ? 1 : 2;   /* atomicAdd / float-bits atomicMax-Min / atomicCAS loop */
+    int E = V == 1 ? 1 << synth_fam_pick(&r, 4) : 1;
+    int cap = 256 << synth_fam_pick(&r, 5);   /* 256 .. 4096 blocks */
+    int combine = op < RA_MAX ? 0 : synth_fam_pick(&r, 2) ? 1 : 2;   /* atomicAdd / float-bits atomicMax-Min / atomicCAS loop */
     if (f64 && combine == 1) combine = 2;
     /* held out (bench/suite): f32 max |x| and f64 dot product with 256-thread blocks */
     if (B == 256 && ((op == RA_ABSMAX && !f64) || (op == RA_DOT && f64))) B = 512;
@@ -43,8 +43,8 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     static const char *const XN[] = {"x", "a", "in", "input", "v", "data"};
     static const char *const YN[] = {"y", "b", "in2", "other", "w", "data2"};
     static const char *const ON[] = {"out", "result", "accum", "res", "total"};
-    int xi = fam_pick(&r, 6);
-    const char *X = XN[xi], *Y = YN[xi], *O = ON[fam_pick(&r, 5)];
+    int xi = synth_fam_pick(&r, 6);
+    const char *X = XN[xi], *Y = YN[xi], *O = ON[synth_fam_pick(&r, 5)];
     snprintf(s->family, sizeof s->family, "reduce_all");
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *CB[] = {"atomic", "bits", "cas"};
@@ -52,7 +52,7 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     snprintf(tag, sizeof tag, "b%d%s_%s%d_%s", B, tree ? "t" : "", V > 1 ? "v" : "e", V > 1 ? V : E, CB[combine]);
     static const char *PRE[RA_N][2] = {{"reduce_sum", "sum_all"}, {"asum", "sum_abs"}, {"sumsq", "sum_squares"}, {"dot", "dot_product"},
                                        {"reduce_max", "max_all"}, {"reduce_min", "min_all"}, {"absmax", "amax"}};
-    snprintf(s->name, sizeof s->name, "%s_%s_%s", PRE[op][fam_pick(&r, 2)], T, tag);
+    snprintf(s->name, sizeof s->name, "%s_%s_%s", PRE[op][synth_fam_pick(&r, 2)], T, tag);
     snprintf(s->identity, sizeof s->identity, "reduce_all:%s:%s:%s", RAN[op], T, tag);
 
     /* ---- CUDA C ---- */
@@ -66,7 +66,7 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     pg_buf_printf(c, "%s* __restrict__ %s, unsigned int n)\n{\n", CT, O);
     pg_buf_printf(c, "    __shared__ %s red[%d];\n", CT, tree ? B : 32);
     pg_buf_puts(c, tree ? "    unsigned int tid = threadIdx.x;\n" : "    unsigned int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;\n");
-    pg_buf_printf(c, "    %s acc = %s;\n", CT, fam_rw_ident(rop));
+    pg_buf_printf(c, "    %s acc = %s;\n", CT, synth_fam_rw_ident(rop));
     /* the term of element e (an lvalue expression of x, f of y) */
 #define TERM(buf, xe, ye)                                                                                 \
     do {                                                                                                  \
@@ -108,7 +108,7 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
 #undef TERM
     pg_buf_printf(c, comb, term);
     pg_buf_puts(c, V > 1 ? "\n" : "\n        }\n    }\n");
-    fam_rw_block_reduce(c, "    ", "acc", rop, f64, B, tree);
+    synth_fam_rw_block_reduce(c, "    ", "acc", rop, f64, B, tree);
     pg_buf_puts(c, "    if (tid == 0) {   // one atomic per block\n");
     if (combine == 0) pg_buf_printf(c, "        atomicAdd(%s, acc);\n", O);
     else if (combine == 1) {
@@ -128,21 +128,21 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
 
     /* ---- task.json ---- */
     json_t *root = json_object();
-    fam_rw_head(root, s);
+    synth_fam_rw_head(root, s);
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:s, s:s}", "op", RAN[op], "dtype", T, "x", X, "y", op == RA_DOT ? Y : "", "out", O));
     char pt[8];
     snprintf(pt, sizeof pt, "%s*", T);
     json_t *ps = json_array();
-    json_array_append_new(ps, fam_rw_ptr(X, pt, "in", "n"));
-    if (op == RA_DOT) json_array_append_new(ps, fam_rw_ptr(Y, pt, "in", "n"));
+    json_array_append_new(ps, synth_fam_rw_ptr(X, pt, "in", "n"));
+    if (op == RA_DOT) json_array_append_new(ps, synth_fam_rw_ptr(Y, pt, "in", "n"));
     static const char *OD[RA_N][2] = {{"const(0)", "const(1.5)"}, {"const(0)", "const(1.5)"}, {"const(0)", "const(1.5)"}, {"const(0)", "const(-2)"},
                                       {"const(-3)", "const(0.5)"}, {"const(3)", "const(-0.5)"}, {"const(0)", "const(3.5)"}};
-    json_array_append_new(ps, fam_rw_ptr_dist(O, pt, "inout", "1", OD[op][0], OD[op][1]));
-    json_array_append_new(ps, fam_rw_scal("n", "u32", "n"));
+    json_array_append_new(ps, synth_fam_rw_ptr_dist(O, pt, "inout", "1", OD[op][0], OD[op][1]));
+    json_array_append_new(ps, synth_fam_rw_scal("n", "u32", "n"));
     json_object_set_new(root, "params", ps);
     static const int64_t SZ[2][6] = {{16777216, 1000003, 4099, 777, 33, 1}, {33554431, 999999, 65537, 1025, 7, 1}};
     static const char *SV[] = {"n"};
-    json_object_set_new(root, "sizes", fam_rw_sizes(SV, 1, SZ[fam_pick(&r, 2)], 6));
+    json_object_set_new(root, "sizes", synth_fam_rw_sizes(SV, 1, SZ[synth_fam_pick(&r, 2)], 6));
     char blk[8], grid[48];
     snprintf(blk, sizeof blk, "%d", B);
     snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", B * E * V, cap);
@@ -152,7 +152,7 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     rw_pool P = {0};
     static const char *FE[RA_N] = {"%s[0] += sum_i %s[i]", "%s[0] += sum_i |%s[i]|", "%s[0] += sum_i %s[i]^2", "%s[0] += sum_i %s[i]*%s[i]",
                                    "%s[0] = max(%s[0], max_i %s[i])", "%s[0] = min(%s[0], min_i %s[i])", "%s[0] = max(%s[0], max_i |%s[i]|)"};
-    const char *formula = op == RA_DOT ? fam_rw_str(&P, FE[op], O, X, Y) : op >= RA_MAX ? fam_rw_str(&P, FE[op], O, O, X) : fam_rw_str(&P, FE[op], O, X);
+    const char *formula = op == RA_DOT ? synth_fam_rw_str(&P, FE[op], O, X, Y) : op >= RA_MAX ? synth_fam_rw_str(&P, FE[op], O, O, X) : synth_fam_rw_str(&P, FE[op], O, X);
     static const char *NE[RA_N][5] = {
         {"sum reduction", "sum of an array", "total of all elements", "parallel sum into one value", "global sum with atomics"},
         {"sum of absolute values", "L1 norm of a vector", "asum (BLAS)", "absolute sum reduction", "sum |x|"},
@@ -170,42 +170,42 @@ pg_status fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     static const char *WE[RA_N] = {"the sum of all n elements of %s", "the sum of the absolute values of %s", "the sum of the squares of %s",
                                    "the sum of %s[i] times %s[i] over all i", "the largest element of %s", "the smallest element of %s",
                                    "the largest absolute value in %s"};
-    const char *what = op == RA_DOT ? fam_rw_str(&P, WE[op], X, Y) : fam_rw_str(&P, WE[op], X);
-    const char *into = op < RA_MAX ? fam_rw_str(&P, "add it to %s[0], a one-element accumulator that already holds a value", O)
-                                   : fam_rw_str(&P, "combine it with the value already in %s[0] (keep the %s of the two)", O, op == RA_MIN ? "smaller" : "larger");
-    const char *ex_en[4] = {fam_rw_str(&P, "compute %s and %s", what, into), fam_rw_str(&P, "reduce the whole array to %s, then %s", what, into),
-                            fam_rw_str(&P, "find %s in one launch and %s", what, into), NULL};
+    const char *what = op == RA_DOT ? synth_fam_rw_str(&P, WE[op], X, Y) : synth_fam_rw_str(&P, WE[op], X);
+    const char *into = op < RA_MAX ? synth_fam_rw_str(&P, "add it to %s[0], a one-element accumulator that already holds a value", O)
+                                   : synth_fam_rw_str(&P, "combine it with the value already in %s[0] (keep the %s of the two)", O, op == RA_MIN ? "smaller" : "larger");
+    const char *ex_en[4] = {synth_fam_rw_str(&P, "compute %s and %s", what, into), synth_fam_rw_str(&P, "reduce the whole array to %s, then %s", what, into),
+                            synth_fam_rw_str(&P, "find %s in one launch and %s", what, into), NULL};
     static const char *WZ[RA_N] = {"%s 所有元素之和", "%s 各元素绝对值之和", "%s 各元素平方和", "%s 与 %s 的逐元素乘积之和", "%s 的最大元素", "%s 的最小元素",
                                    "%s 中绝对值最大的值"};
-    const char *wz = op == RA_DOT ? fam_rw_str(&P, WZ[op], X, Y) : fam_rw_str(&P, WZ[op], X);
-    const char *iz = op < RA_MAX ? fam_rw_str(&P, "累加到 %s[0]（已有初值）", O) : fam_rw_str(&P, "与 %s[0] 的原值比较取%s", O, op == RA_MIN ? "较小者" : "较大者");
-    const char *ex_zh[3] = {fam_rw_str(&P, "计算%s，%s", wz, iz), fam_rw_str(&P, "一次启动内把整个数组归约为%s，%s", wz, iz), NULL};
+    const char *wz = op == RA_DOT ? synth_fam_rw_str(&P, WZ[op], X, Y) : synth_fam_rw_str(&P, WZ[op], X);
+    const char *iz = op < RA_MAX ? synth_fam_rw_str(&P, "累加到 %s[0]（已有初值）", O) : synth_fam_rw_str(&P, "与 %s[0] 的原值比较取%s", O, op == RA_MIN ? "较小者" : "较大者");
+    const char *ex_zh[3] = {synth_fam_rw_str(&P, "计算%s，%s", wz, iz), synth_fam_rw_str(&P, "一次启动内把整个数组归约为%s，%s", wz, iz), NULL};
     const char *how_en[4], *how_zh[3];
-    const char *ld = V > 1 ? fam_rw_str(&P, "%s loads (tail handled separately)", f64 ? "double2" : V == 4 ? "float4" : "float2")
-                           : fam_rw_str(&P, "%d element%s per thread per step", E, E > 1 ? "s" : "");
+    const char *ld = V > 1 ? synth_fam_rw_str(&P, "%s loads (tail handled separately)", f64 ? "double2" : V == 4 ? "float4" : "float2")
+                           : synth_fam_rw_str(&P, "%d element%s per thread per step", E, E > 1 ? "s" : "");
     static const char *CE[] = {"one atomicAdd per block", "one atomicMax/atomicMin per block on the float's bit pattern (signed order for >= 0, reversed unsigned order for < 0)",
                                "an atomicCAS retry loop per block"};
     static const char *CZ[] = {"每块一次 atomicAdd", "每块一次基于浮点位模式的 atomicMax/atomicMin", "每块一次 atomicCAS 重试循环"};
-    how_en[0] = fam_rw_str(&P, "grid-stride loop with %s, %s block reduction, %s", ld, tree ? "shared-memory tree" : "warp-shuffle + shared-memory", CE[combine]);
-    how_en[1] = fam_rw_str(&P, "%d threads per block, at most %d blocks; %s", B, cap, CE[combine]);
+    how_en[0] = synth_fam_rw_str(&P, "grid-stride loop with %s, %s block reduction, %s", ld, tree ? "shared-memory tree" : "warp-shuffle + shared-memory", CE[combine]);
+    how_en[1] = synth_fam_rw_str(&P, "%d threads per block, at most %d blocks; %s", B, cap, CE[combine]);
     how_en[2] = NULL;
-    how_zh[0] = fam_rw_str(&P, "网格步长循环，块内归约，%s", CZ[combine]);
+    how_zh[0] = synth_fam_rw_str(&P, "网格步长循环，块内归约，%s", CZ[combine]);
     how_zh[1] = NULL;
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
     f.data = DESC_DATA_VECTOR;
     f.vec_width = V > 1 ? V : 0;
     f.hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | DESC_HINT_GRID_STRIDE | DESC_HINT_ATOMIC | DESC_HINT_SMEM | (tree ? 0u : DESC_HINT_SHUFFLE);
-    f.shape_en = op == RA_DOT ? fam_rw_str(&P, "%s and %s hold n %s values; %s is a single %s", X, Y, CT, O, CT) : fam_rw_str(&P, "%s holds n %s values; %s is a single %s", X, CT, O, CT);
-    f.shape_zh = fam_rw_str(&P, "%s 含 n 个%s元素，%s 只有一个元素", X, f64 ? "双精度" : "单精度", O);
+    f.shape_en = op == RA_DOT ? synth_fam_rw_str(&P, "%s and %s hold n %s values; %s is a single %s", X, Y, CT, O, CT) : synth_fam_rw_str(&P, "%s holds n %s values; %s is a single %s", X, CT, O, CT);
+    f.shape_zh = synth_fam_rw_str(&P, "%s 含 n 个%s元素，%s 只有一个元素", X, f64 ? "双精度" : "单精度", O);
     f.notes_en = op >= RA_MAX ? "The result is exact (no rounding)" : "The order of the atomic additions varies, so the result is checked with a relative tolerance";
     f.notes_zh = op >= RA_MAX ? "结果精确" : "原子加的顺序不定，按相对误差检查";
     char bytes[32];
     snprintf(bytes, sizeof bytes, "%d*n", (f64 ? 8 : 4) * (op == RA_DOT ? 2 : 1));
     bool signed_data = op == RA_MAX || op == RA_MIN || op == RA_ABSMAX;
-    fam_rw_finish(root, &f, seed, signed_data ? "uniform(-1,1)" : "uniform(0,1)", signed_data ? "normal(0,100)" : "normal(1,2)", T,
-                  op >= RA_MAX ? 0.0 : f64 ? 1e-10 : 1e-5, NULL, 0, "fam_reduce_all", bytes, op == RA_DOT || op == RA_SUMSQ ? "2*n" : "n", s);
-    fam_rw_pool_free(&P);
+    synth_fam_rw_finish(root, &f, seed, signed_data ? "uniform(-1,1)" : "uniform(0,1)", signed_data ? "normal(0,100)" : "normal(1,2)", T,
+                  op >= RA_MAX ? 0.0 : f64 ? 1e-10 : 1e-5, NULL, 0, synth_fam_ref(synth_fam_rw_reduce_all), bytes, op == RA_DOT || op == RA_SUMSQ ? "2*n" : "n", s);
+    synth_fam_rw_pool_free(&P);
     return PG_OK;
 }
 
@@ -221,32 +221,32 @@ static void arg_merge(pg_buf *c, const char *ind, bool mx, const char *bv, const
     pg_buf_printf(c, "%sif (%s %s %s || (%s == %s && %s < %s)) { %s = %s; %s = %s; }\n", ind, ov, mx ? ">" : "<", bv, ov, bv, oi, bi, bv, ov, bi, oi);
 }
 
-pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x726f777265647563ull};
-    int op = fam_pick(&r, RR_N);
-    rw_dt d = fam_rw_dtype(fam_rw_pick_dtype(&r, true));
-    int lay = fam_pick(&r, 8);   /* 0-1 thread per row, 2 thread per column, else warp/block per row */
+    int op = synth_fam_pick(&r, RR_N);
+    rw_dt d = synth_fam_rw_dtype(synth_fam_rw_pick_dtype(&r, true));
+    int lay = synth_fam_pick(&r, 8);   /* 0-1 thread per row, 2 thread per column, else warp/block per row */
     bool colmode = lay == 2, thread = lay < 2;
     rw_map m;
-    fam_rw_map_pick(&r, &m, true);
-    int TB = 64 << fam_pick(&r, 3);   /* threads per block of the thread-per-row/column layouts */
+    synth_fam_rw_map_pick(&r, &m, true);
+    int TB = 64 << synth_fam_pick(&r, 3);   /* threads per block of the thread-per-row/column layouts */
     if (colmode && op == RR_SUM && d.kind == RW_F32) op = RR_MEAN;   /* held out (bench/suite-prose): f32 column sums */
     bool arg = op >= RR_ARGMAX, mx = op == RR_ARGMAX;
-    bool both = arg && fam_pick(&r, 2);   /* argmax with the value too */
+    bool both = arg && synth_fam_pick(&r, 2);   /* argmax with the value too */
     static const char *const XN[] = {"x", "A", "in", "input", "mat", "src"};
     static const char *const ON[] = {"out", "y", "res", "result", "dst"};
     static const char *const IN[] = {"idx", "index", "indices", "pos"};
-    const char *X = XN[fam_pick(&r, 6)], *O = ON[fam_pick(&r, 5)], *I = IN[fam_pick(&r, 4)];
+    const char *X = XN[synth_fam_pick(&r, 6)], *O = ON[synth_fam_pick(&r, 5)], *I = IN[synth_fam_pick(&r, 4)];
     const char *mt = d.mt, *OT = d.f64 ? "f64" : "f32", *ot = d.f64 ? "double" : "float";
     char tag[40];
     if (colmode) snprintf(tag, sizeof tag, "cols_t%d", TB);
     else if (thread) snprintf(tag, sizeof tag, "t%d", TB);
-    else fam_rw_map_tag(&m, tag, sizeof tag);
+    else synth_fam_rw_map_tag(&m, tag, sizeof tag);
     snprintf(s->family, sizeof s->family, "rowreduce");
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *PRE[] = {"row", "rows", "per_row"};
     if (colmode) snprintf(s->name, sizeof s->name, "col%s_%s_%s%s", RRN[op], d.T, tag, both ? "_val" : "");
-    else snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s", PRE[fam_pick(&r, 3)], RRN[op], d.T, tag, both ? "_val" : "");
+    else snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s", PRE[synth_fam_pick(&r, 3)], RRN[op], d.T, tag, both ? "_val" : "");
     snprintf(s->identity, sizeof s->identity, "rowreduce:%s:%s:%s%s", RRN[op], d.T, tag, both ? ":val" : "");
 
     /* ---- CUDA C ---- */
@@ -260,7 +260,7 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
     const char *combe = rop == RW_SUM ? ";" : ");";
     pg_buf *c = &s->cu;
     pg_buf_printf(c, "// %s: %s of every %s of a rows x cols row-major %s matrix.\n", s->name, RRN[op], colmode ? "column" : "row", d.st);
-    fam_rw_macros(c, &d);
+    synth_fam_rw_macros(c, &d);
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ %s", s->name, d.st, X);
     if (!arg || both) pg_buf_printf(c, ", %s* __restrict__ %s", ot, O);
     if (arg) pg_buf_printf(c, ", int* __restrict__ %s", I);
@@ -291,7 +291,7 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
             pg_buf_printf(c, "    %s[%s] = bi;\n", I, colmode ? "col" : "row");
             if (both) pg_buf_printf(c, "    %s[%s] = best;\n", O, colmode ? "col" : "row");
         } else {
-            pg_buf_printf(c, "    %s acc = %s;\n", mt, fam_rw_ident(rop));
+            pg_buf_printf(c, "    %s acc = %s;\n", mt, synth_fam_rw_ident(rop));
             char t[96];
             snprintf(t, sizeof t, term, el, el);
             pg_buf_printf(c, "    for (unsigned int %s = 0; %s < %s; %s++) %s%s%s\n", it, it, cnt, it, comb, t, combe);
@@ -299,9 +299,9 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
         }
         pg_buf_puts(c, "}\n");
     } else {
-        fam_rw_map_open(c, &m, mt, !arg);
+        synth_fam_rw_map_open(c, &m, mt, !arg);
         const char *ind = m.gs ? "        " : "    ";
-        const char *c0 = fam_rw_map_c0(&m);
+        const char *c0 = synth_fam_rw_map_c0(&m);
         char loop[128];
         snprintf(loop, sizeof loop, "for (unsigned int col = %s; col < cols; col += %d)", c0, m.warp ? 32 : m.block);
         pg_buf_printf(c, "%sconst %s* xrow = %s + (size_t)row * cols;\n", ind, d.st, X);
@@ -342,18 +342,18 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
         } else {
             char t[96];
             snprintf(t, sizeof t, term, "xrow[col]", "xrow[col]");
-            pg_buf_printf(c, "%s%s acc = %s;\n%s%s %s%s%s\n", ind, mt, fam_rw_ident(rop), ind, loop, comb, t, combe);
-            fam_rw_map_reduce(c, &m, ind, "acc", rop, d.f64);
+            pg_buf_printf(c, "%s%s acc = %s;\n%s%s %s%s%s\n", ind, mt, synth_fam_rw_ident(rop), ind, loop, comb, t, combe);
+            synth_fam_rw_map_reduce(c, &m, ind, "acc", rop, d.f64);
             pg_buf_printf(c, "%sif (%s == 0) %s[row] = %s;\n", ind, c0, O, fin);
         }
-        fam_rw_map_close(c, &m);
+        synth_fam_rw_map_close(c, &m);
         pg_buf_puts(c, "}\n");
     }
-    fam_rw_macros_end(c);
+    synth_fam_rw_macros_end(c);
 
     /* ---- task.json ---- */
     json_t *root = json_object();
-    fam_rw_head(root, s);
+    synth_fam_rw_head(root, s);
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "op", RRN[op], "dtype", d.T, "axis", colmode ? "rows" : "cols", "x",
                                                          X, "out", !arg || both ? O : "", "idx", arg ? I : ""));
     char pt[16], po[16];
@@ -361,13 +361,13 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
     snprintf(po, sizeof po, "%s*", OT);
     const char *olen = colmode ? "cols" : "rows";
     json_t *ps = json_array();
-    json_array_append_new(ps, fam_rw_ptr(X, pt, "in", "rows*cols"));
-    if (!arg || both) json_array_append_new(ps, fam_rw_ptr(O, po, "out", olen));
-    if (arg) json_array_append_new(ps, fam_rw_ptr(I, "s32*", "out", olen));
-    json_array_append_new(ps, fam_rw_scal("rows", "u32", "rows"));
-    json_array_append_new(ps, fam_rw_scal("cols", "u32", "cols"));
+    json_array_append_new(ps, synth_fam_rw_ptr(X, pt, "in", "rows*cols"));
+    if (!arg || both) json_array_append_new(ps, synth_fam_rw_ptr(O, po, "out", olen));
+    if (arg) json_array_append_new(ps, synth_fam_rw_ptr(I, "s32*", "out", olen));
+    json_array_append_new(ps, synth_fam_rw_scal("rows", "u32", "rows"));
+    json_array_append_new(ps, synth_fam_rw_scal("cols", "u32", "cols"));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", fam_rw_row_sizes(&r));
+    json_object_set_new(root, "sizes", synth_fam_rw_row_sizes(&r));
     char blk[8], grid[48];
     if (colmode || thread) {
         snprintf(blk, sizeof blk, "%d", TB);
@@ -381,13 +381,13 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
     /* ---- descriptions ---- */
     rw_pool P = {0};
     const char *ax = colmode ? "column" : "row", *axz = colmode ? "列" : "行";
-    const char *ix = colmode ? fam_rw_str(&P, "%s[r][c] over r", X) : fam_rw_str(&P, "%s[r][c] over c", X);
+    const char *ix = colmode ? synth_fam_rw_str(&P, "%s[r][c] over r", X) : synth_fam_rw_str(&P, "%s[r][c] over c", X);
     const char *k = colmode ? "c" : "r";
     static const char *FF[RR_N] = {"%s[%s] = sum of %s", "%s[%s] = (1/%s) * sum of %s", "%s[%s] = max of %s", "%s[%s] = min of %s", "%s[%s] = max of |%s|",
                                    "%s[%s] = sum of squares of %s", "%s[%s] = sqrt(sum of squares of %s)", "%s[%s] = first index of the max of %s",
                                    "%s[%s] = first index of the min of %s"};
-    const char *formula = op == RR_MEAN ? fam_rw_str(&P, FF[op], O, k, cnt, ix) : fam_rw_str(&P, FF[op], arg ? I : O, k, ix);
-    if (both) formula = fam_rw_str(&P, "%s; %s[%s] = that %s value", formula, O, k, mx ? "max" : "min");
+    const char *formula = op == RR_MEAN ? synth_fam_rw_str(&P, FF[op], O, k, cnt, ix) : synth_fam_rw_str(&P, FF[op], arg ? I : O, k, ix);
+    if (both) formula = synth_fam_rw_str(&P, "%s; %s[%s] = that %s value", formula, O, k, mx ? "max" : "min");
     static const char *NE[RR_N][4] = {{"sum of each %s", "%s-wise sum", "%s sums", "reduce-sum along the %s"},
                                       {"mean of each %s", "%s-wise average", "%s means", "reduce-mean along the %s"},
                                       {"max of each %s", "%s-wise maximum", "%s maxima", "reduce-max along the %s"},
@@ -399,22 +399,22 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
                                       {"argmin of each %s", "%s-wise argmin", "index of the smallest entry per %s", "argmin along the %s"}};
     static const char *NZ[RR_N] = {"求和", "求平均", "求最大值", "求最小值", "求最大绝对值", "求平方和", "求 L2 范数", "求 argmax", "求 argmin"};
     const char *name_en[6], *name_zh[4];
-    for (int i = 0; i < 4; i++) name_en[i] = fam_rw_str(&P, NE[op][i], ax);
+    for (int i = 0; i < 4; i++) name_en[i] = synth_fam_rw_str(&P, NE[op][i], ax);
     name_en[4] = NULL;
-    name_zh[0] = fam_rw_str(&P, "按%s%s", axz, NZ[op]);
-    name_zh[1] = fam_rw_str(&P, "每%s%s", axz, NZ[op]);
-    name_zh[2] = fam_rw_str(&P, "矩阵逐%s%s", axz, NZ[op]);
+    name_zh[0] = synth_fam_rw_str(&P, "按%s%s", axz, NZ[op]);
+    name_zh[1] = synth_fam_rw_str(&P, "每%s%s", axz, NZ[op]);
+    name_zh[2] = synth_fam_rw_str(&P, "矩阵逐%s%s", axz, NZ[op]);
     name_zh[3] = NULL;
     static const char *WE[RR_N] = {"the sum of its entries", "the average of its entries", "its largest entry", "its smallest entry", "its largest absolute value",
                                    "the sum of the squares of its entries", "the square root of the sum of squares of its entries",
                                    "the index of its largest entry (the first one on ties)", "the index of its smallest entry (the first one on ties)"};
     static const char *WZ[RR_N] = {"元素之和", "元素平均值", "最大元素", "最小元素", "最大绝对值", "元素平方和", "平方和的平方根", "最大元素的下标（并列取最小下标）",
                                    "最小元素的下标（并列取最小下标）"};
-    const char *dst = arg ? fam_rw_str(&P, "%s[%s]%s", I, k, both ? fam_rw_str(&P, " (and the value in %s[%s])", O, k) : "") : fam_rw_str(&P, "%s[%s]", O, k);
-    const char *ex_en[4] = {fam_rw_str(&P, "write, for every %s of the rows x cols matrix %s, %s to %s", ax, X, WE[op], dst),
-                            fam_rw_str(&P, "reduce each %s of %s to %s and store it in %s", ax, X, WE[op], dst),
-                            fam_rw_str(&P, "collapse the %s dimension of %s: each %s gives %s, stored in %s", colmode ? "row" : "column", X, ax, WE[op], dst), NULL};
-    const char *ex_zh[3] = {fam_rw_str(&P, "对矩阵 %s 的每一%s求%s，写入 %s", X, axz, WZ[op], dst), fam_rw_str(&P, "把 %s 的每%s归约为%s，结果存入 %s", X, axz, WZ[op], dst), NULL};
+    const char *dst = arg ? synth_fam_rw_str(&P, "%s[%s]%s", I, k, both ? synth_fam_rw_str(&P, " (and the value in %s[%s])", O, k) : "") : synth_fam_rw_str(&P, "%s[%s]", O, k);
+    const char *ex_en[4] = {synth_fam_rw_str(&P, "write, for every %s of the rows x cols matrix %s, %s to %s", ax, X, WE[op], dst),
+                            synth_fam_rw_str(&P, "reduce each %s of %s to %s and store it in %s", ax, X, WE[op], dst),
+                            synth_fam_rw_str(&P, "collapse the %s dimension of %s: each %s gives %s, stored in %s", colmode ? "row" : "column", X, ax, WE[op], dst), NULL};
+    const char *ex_zh[3] = {synth_fam_rw_str(&P, "对矩阵 %s 的每一%s求%s，写入 %s", X, axz, WZ[op], dst), synth_fam_rw_str(&P, "把 %s 的每%s归约为%s，结果存入 %s", X, axz, WZ[op], dst), NULL};
     const char *how_en[3] = {NULL, NULL, NULL}, *how_zh[2] = {NULL, NULL};
     if (colmode) {
         how_en[0] = "one thread per column walking down the rows (neighbouring threads read neighbouring columns, so the loads coalesce)";
@@ -423,27 +423,27 @@ pg_status fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
         how_en[0] = "one thread per row, looping over the columns";
         how_zh[0] = "每个线程负责一行";
     } else if (m.warp) {
-        how_en[0] = fam_rw_str(&P, "one warp per row (%d per block), lanes stride the columns, shuffle reduction%s", m.rpb, arg ? " of (value, index) pairs" : "");
+        how_en[0] = synth_fam_rw_str(&P, "one warp per row (%d per block), lanes stride the columns, shuffle reduction%s", m.rpb, arg ? " of (value, index) pairs" : "");
         how_zh[0] = "每个 warp 处理一行，shuffle 归约";
     } else {
-        how_en[0] = fam_rw_str(&P, "one %d-thread block per row, %s reduction%s", m.block, m.tree ? "shared-memory tree" : "shuffle + shared-memory", arg ? " of (value, index) pairs" : "");
+        how_en[0] = synth_fam_rw_str(&P, "one %d-thread block per row, %s reduction%s", m.block, m.tree ? "shared-memory tree" : "shuffle + shared-memory", arg ? " of (value, index) pairs" : "");
         how_zh[0] = "每行一个线程块，块内归约";
     }
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
     f.data = DESC_DATA_MATRIX;
-    f.hints = colmode ? DESC_HINT_COALESCED | DESC_HINT_MEMBOUND : thread ? 0u : fam_rw_map_hints(&m);
+    f.hints = colmode ? DESC_HINT_COALESCED | DESC_HINT_MEMBOUND : thread ? 0u : synth_fam_rw_map_hints(&m);
     f.elems_per_thread = colmode || thread ? 1 : 0;   /* one output per thread */
-    f.shape_en = fam_rw_str(&P, "%s is a rows x cols row-major %s matrix; the output has one entry per %s (%s)%s", X, d.nm, ax, olen,
+    f.shape_en = synth_fam_rw_str(&P, "%s is a rows x cols row-major %s matrix; the output has one entry per %s (%s)%s", X, d.nm, ax, olen,
                             arg ? ", indices are int32" : "");
-    f.shape_zh = fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），每%s输出一个值", X, d.zh, axz);
+    f.shape_zh = synth_fam_rw_str(&P, "%s 为 rows×cols 行主序矩阵（%s），每%s输出一个值", X, d.zh, axz);
     f.notes_en = colmode ? "rows and cols are arbitrary" : "cols is arbitrary (may be 1)";
     f.notes_zh = "rows、cols 任意";
     char bytes[48];
     snprintf(bytes, sizeof bytes, "%d*rows*cols", d.kind >= RW_F16 ? 2 : d.f64 ? 8 : 4);
     bool exact = op == RR_MAX || op == RR_MIN || op == RR_ABSMAX || arg;
-    fam_rw_finish(root, &f, seed, "uniform(-1,1)", arg ? "int(-3,3)" : "normal(0,3)", arg ? "s32" : OT, arg ? 0.0 : exact ? 0.0 : d.f64 ? 1e-10 : 1e-5, both ? OT : NULL,
-                  0.0, "fam_rowreduce", bytes, "rows*cols", s);
-    fam_rw_pool_free(&P);
+    synth_fam_rw_finish(root, &f, seed, "uniform(-1,1)", arg ? "int(-3,3)" : "normal(0,3)", arg ? "s32" : OT, arg ? 0.0 : exact ? 0.0 : d.f64 ? 1e-10 : 1e-5, both ? OT : NULL,
+                  0.0, synth_fam_ref(synth_fam_rw_rowreduce), bytes, "rows*cols", s);
+    synth_fam_rw_pool_free(&P);
     return PG_OK;
 }

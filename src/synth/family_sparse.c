@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sp_add(sp_list *l, const char *fmt, ...) {
+void synth_sp_add(sp_list *l, const char *fmt, ...) {
     if (l->n >= SP_LIST_MAX) return;   /* lists are the generators' own, bounded by construction */
     va_list ap;
     va_start(ap, fmt);
@@ -22,19 +22,19 @@ void sp_add(sp_list *l, const char *fmt, ...) {
     l->v[l->n] = NULL;
 }
 
-void sp_list_free(sp_list *l) {
+static void sp_list_free(sp_list *l) {
     for (int i = 0; i < l->n; i++) free(l->v[i]);
     memset(l, 0, sizeof *l);
 }
 
-void sp_facts_free(sp_facts *f) {
+void synth_sp_facts_free(sp_facts *f) {
     sp_list_free(&f->name_en); sp_list_free(&f->name_zh); sp_list_free(&f->explain_en);
     sp_list_free(&f->explain_zh); sp_list_free(&f->how_en); sp_list_free(&f->how_zh);
     pg_buf_free(&f->formula); pg_buf_free(&f->shape_en); pg_buf_free(&f->shape_zh);
     pg_buf_free(&f->notes_en); pg_buf_free(&f->notes_zh);
 }
 
-void sp_begin(sp_task *t, synth_family_sample *s, const char *family) {
+void synth_sp_begin(sp_task *t, synth_family_sample *s, const char *family) {
     t->s = s;
     snprintf(s->family, sizeof s->family, "%s", family);
     snprintf(s->source, sizeof s->source, "nvcc");
@@ -45,7 +45,7 @@ void sp_begin(sp_task *t, synth_family_sample *s, const char *family) {
     json_object_set_new(t->root, "kernel", json_string(s->name));
 }
 
-void sp_ptr(sp_task *t, const char *name, const char *type, const char *role, const char *len, const char *dist0, const char *dist1) {
+void synth_sp_ptr(sp_task *t, const char *name, const char *type, const char *role, const char *len, const char *dist0, const char *dist1) {
     json_t *p = json_pack("{s:s, s:s, s:s, s:s}", "name", name, "type", type, "role", role, "len", len);
     if (dist0 || dist1) {
         json_t *d = json_array();
@@ -56,18 +56,18 @@ void sp_ptr(sp_task *t, const char *name, const char *type, const char *role, co
     json_array_append_new(t->params, p);
 }
 
-void sp_scal(sp_task *t, const char *name, const char *type, const char *value) {
+void synth_sp_scal(sp_task *t, const char *name, const char *type, const char *value) {
     json_array_append_new(t->params, json_pack("{s:s, s:s, s:s}", "name", name, "type", type, "value", value));
 }
 
-void sp_sizes(sp_task *t, const char *text) {
+void synth_sp_sizes(sp_task *t, const char *text) {
     json_error_t e;
     json_t *a = json_loads(text, 0, &e);
     if (!json_is_array(a)) abort();   /* a generator's literal is malformed: a bug, caught by the family test */
     json_object_set_new(t->root, "sizes", a);
 }
 
-void sp_launch(sp_task *t, const char *b0, const char *b1, const char *b2, const char *g0, const char *g1, const char *g2,
+void synth_sp_launch(sp_task *t, const char *b0, const char *b1, const char *b2, const char *g0, const char *g1, const char *g2,
                const char *smem) {
     json_t *b = json_array(), *g = json_array();
     const char *bs[3] = {b0, b1, b2}, *gs[3] = {g0, g1, g2};
@@ -76,12 +76,12 @@ void sp_launch(sp_task *t, const char *b0, const char *b1, const char *b2, const
     json_object_set_new(t->root, "launch", json_pack("{s:o, s:o, s:s}", "block", b, "grid", g, "smem", smem ? smem : "0"));
 }
 
-void sp_fparams(sp_task *t, json_t *fp) { json_object_set_new(t->root, "family_params", fp); }
+void synth_sp_fparams(sp_task *t, json_t *fp) { json_object_set_new(t->root, "family_params", fp); }
 
 static const char *opt(const pg_buf *b) { return b->len ? b->data : NULL; }
 static const char *const *optl(const sp_list *l) { return l->n ? SP_L(*l) : NULL; }
 
-void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, const char *d1, const char *T, double tol,
+void synth_sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, const char *d1, const char *T, double tol,
                const char *ref, const char *bytes, const char *flops) {
     json_object_set_new(t->root, "params", t->params);
     t->params = NULL;
@@ -92,7 +92,7 @@ void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, con
         .notes_en = opt(&f->notes_en), .notes_zh = opt(&f->notes_zh), .elems_per_thread = f->elems_per_thread,
         .vec_width = f->vec_width, .hints = f->hints, .data = f->data,
     };
-    json_object_set_new(t->root, "descriptions", desc_render_all(&df, t->root, seed));
+    json_object_set_new(t->root, "descriptions", synth_desc_render_all(&df, t->root, seed));
     json_object_set_new(t->root, "distributions", json_pack("[s, s]", d0, d1));
     json_t *tl = json_object();
     json_object_set_new(tl, T, json_real(tol));
@@ -104,7 +104,7 @@ void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, con
     t->root = NULL;
 }
 
-void sp_seal_name(synth_family_sample *s) {
+void synth_sp_seal_name(synth_family_sample *s) {
     uint64_t h = 1469598103934665603ull;   /* FNV-1a */
     for (const char *p = s->cu.data ? s->cu.data : ""; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
     char old[sizeof s->name];
@@ -125,4 +125,3 @@ void sp_seal_name(synth_family_sample *s) {
     s->cu = cu;
 }
 
-const char *sp_ctype(const char *T) { return !strcmp(T, "f64") ? "double" : !strcmp(T, "f32") ? "float" : !strcmp(T, "s32") ? "int" : "unsigned int"; }

@@ -4,7 +4,7 @@
  * A generator fills a sp_task: the task.json members (params, sizes,
  * launch, family_params) as jansson objects, and a desc_facts built from
  * sp_list string lists (owned, NULL-terminated, so they plug straight into
- * desc_facts).  sp_finish() renders the five descriptions from the facts
+ * desc_facts).  synth_sp_finish() renders the five descriptions from the facts
  * (describe.h), writes the task.json into s->task_json and frees what the
  * task owned.  The CUDA C goes into s->cu directly (nvcc families).
  *
@@ -20,9 +20,8 @@
 /* A NULL-terminated list of owned strings (at most SP_LIST_MAX). */
 enum { SP_LIST_MAX = 15 };
 typedef struct { char *v[SP_LIST_MAX + 1]; int n; } sp_list;
-void sp_add(sp_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void synth_sp_add(sp_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define SP_L(l) ((const char *const *)(l).v)
-void sp_list_free(sp_list *l);
 
 /* Owned description facts: the lists plus formula/shape/notes buffers. */
 typedef struct {
@@ -32,7 +31,7 @@ typedef struct {
     unsigned hints;                    /* DESC_HINT_* bits true of the kernel */
     int data;                          /* DESC_DATA_* */
 } sp_facts;
-void sp_facts_free(sp_facts *f);
+void synth_sp_facts_free(sp_facts *f);
 
 typedef struct {
     synth_family_sample *s;
@@ -40,33 +39,31 @@ typedef struct {
 } sp_task;
 
 /* Start a task: family/source "nvcc" in s, name/kernel from s->name (set it first). */
-void sp_begin(sp_task *t, synth_family_sample *s, const char *family);
+void synth_sp_begin(sp_task *t, synth_family_sample *s, const char *family);
 /* A pointer parameter; dist0/dist1 (either may be NULL) override the
  * default generators for distribution 0 and 1. */
-void sp_ptr(sp_task *t, const char *name, const char *type, const char *role, const char *len, const char *dist0, const char *dist1);
-void sp_scal(sp_task *t, const char *name, const char *type, const char *value);
+void synth_sp_ptr(sp_task *t, const char *name, const char *type, const char *role, const char *len, const char *dist0, const char *dist1);
+void synth_sp_scal(sp_task *t, const char *name, const char *type, const char *value);
 /* sizes: a JSON array text ("[{\"n\": 5}, ...]"); a malformed text aborts
  * (the texts are the generators' own literals). */
-void sp_sizes(sp_task *t, const char *json_text);
+void synth_sp_sizes(sp_task *t, const char *json_text);
 /* launch: up to 3 block and grid expressions (NULL ends), smem bytes. */
-void sp_launch(sp_task *t, const char *b0, const char *b1, const char *b2, const char *g0, const char *g1, const char *g2,
+void synth_sp_launch(sp_task *t, const char *b0, const char *b1, const char *b2, const char *g0, const char *g1, const char *g2,
                const char *smem);
 /* family_params object (stolen reference). */
-void sp_fparams(sp_task *t, json_t *fp);
+void synth_sp_fparams(sp_task *t, json_t *fp);
 /* Finish: descriptions from f (rendered with seed), distributions d0/d1,
  * tolerance tol for element type T, reference `ref`, cost.  Writes
  * s->task_json and frees the task's JSON (not f). */
-void sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, const char *d1, const char *T, double tol,
+void synth_sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d0, const char *d1, const char *T, double tol,
                const char *ref, const char *bytes, const char *flops);
 
 /* Make the kernel name a function of the kernel's code: append "_" and 6 hex
  * digits of a hash of s->cu and rename the kernel inside s->cu.  The nvcc
  * batch compiles one kernel per distinct name (family.c), and the parameter
  * names these families draw change the code without changing the rest of
- * the name.  Call after the CUDA C is complete, before sp_begin(). */
-void sp_seal_name(synth_family_sample *s);
+ * the name.  Call after the CUDA C is complete, before synth_sp_begin(). */
+void synth_sp_seal_name(synth_family_sample *s);
 
-/* C type of a float element type ("float" / "double"). */
-const char *sp_ctype(const char *T);
 
 #endif

@@ -23,16 +23,16 @@
 enum { OP_GACC, OP_GPOT, OP_CFORCE, OP_CENERGY, OP_LJFORCE, OP_LJENERGY, OP_N };
 static const char *const OPS[OP_N] = {"grav_accel", "grav_potential", "coulomb_force", "coulomb_energy", "lj_force", "lj_energy"};
 
-pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x6e626f6479000012ull};
-    int op = fam_pick(&r, OP_N);
-    bool f64 = fam_pick(&r, 4) == 0, aos = fam_pick(&r, 2), tiled = fam_pick(&r, 3) != 0, out3 = fam_pick(&r, 2);
-    int block = 64 << fam_pick(&r, 3);
+    int op = synth_fam_pick(&r, OP_N);
+    bool f64 = synth_fam_pick(&r, 4) == 0, aos = synth_fam_pick(&r, 2), tiled = synth_fam_pick(&r, 3) != 0, out3 = synth_fam_pick(&r, 2);
+    int block = 64 << synth_fam_pick(&r, 3);
     bool vec = op == OP_GACC || op == OP_CFORCE || op == OP_LJFORCE;
     bool lj = op >= OP_LJFORCE, coul = op == OP_CFORCE || op == OP_CENERGY;
-    bool cutoff = lj || (coul && fam_pick(&r, 2));
-    bool shifted = op == OP_LJENERGY && fam_pick(&r, 2);
-    bool eps_soft = !lj && fam_pick(&r, 3) == 0;   /* softening given as a length eps (eps^2 added) */
+    bool cutoff = lj || (coul && synth_fam_pick(&r, 2));
+    bool shifted = op == OP_LJENERGY && synth_fam_pick(&r, 2);
+    bool eps_soft = !lj && synth_fam_pick(&r, 3) == 0;   /* softening given as a length eps (eps^2 added) */
     if (!vec) out3 = false;
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float", *L = f64 ? "" : "f";
     const char *RSQ = f64 ? "rsqrt" : "rsqrtf", *FMAX = f64 ? "fmax" : "fmaxf";
@@ -43,19 +43,19 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     static const char *const VOUT[][3] = {{"ax", "ay", "az"}, {"fx", "fy", "fz"}, {"out_x", "out_y", "out_z"}};
     static const char *const V3OUT[] = {"acc", "force", "out", "f"};
     static const char *const EOUT[] = {"energy", "pot", "phi", "e", "u"};
-    const char *P = AOS_N[fam_pick(&r, 5)];
-    int sn = fam_pick(&r, 4);
+    const char *P = AOS_N[synth_fam_pick(&r, 5)];
+    int sn = synth_fam_pick(&r, 4);
     const char *SX = SOA_N[sn][0], *SY = SOA_N[sn][1], *SZ = SOA_N[sn][2];
-    const char *W = coul ? (fam_pick(&r, 2) ? "q" : "charge") : (fam_pick(&r, 2) ? "m" : "mass");
-    int vo = op == OP_GACC ? (fam_pick(&r, 2) ? 0 : 2) : 1 + fam_pick(&r, 2);
+    const char *W = coul ? (synth_fam_pick(&r, 2) ? "q" : "charge") : (synth_fam_pick(&r, 2) ? "m" : "mass");
+    int vo = op == OP_GACC ? (synth_fam_pick(&r, 2) ? 0 : 2) : 1 + synth_fam_pick(&r, 2);
     const char *OX = VOUT[vo][0], *OY = VOUT[vo][1], *OZ = VOUT[vo][2];
-    const char *O3 = V3OUT[op == OP_GACC ? (fam_pick(&r, 2) ? 0 : 2) : 1 + fam_pick(&r, 3)];
-    const char *OE = EOUT[op == OP_GPOT ? 1 + fam_pick(&r, 2) : fam_pick(&r, 5) == 0 ? 3 : (fam_pick(&r, 2) ? 0 : 4)];
+    const char *O3 = V3OUT[op == OP_GACC ? (synth_fam_pick(&r, 2) ? 0 : 2) : 1 + synth_fam_pick(&r, 3)];
+    const char *OE = EOUT[op == OP_GPOT ? 1 + synth_fam_pick(&r, 2) : synth_fam_pick(&r, 5) == 0 ? 3 : (synth_fam_pick(&r, 2) ? 0 : 4)];
     const char *SOFT = eps_soft ? "eps" : "soft2";
 
     static const char *const OPN[OP_N] = {"nbody_accel", "nbody_potential", "coulomb_force", "coulomb_energy", "lj_force", "lj_energy"};
     static const char *const OPN2[OP_N] = {"gravity_acc", "grav_phi", "elec_force", "elec_energy", "lennard_jones_force", "lennard_jones_energy"};
-    snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s%s%s_b%d", fam_pick(&r, 2) ? OPN[op] : OPN2[op], T, aos ? "aos" : "soa",
+    snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s%s%s_b%d", synth_fam_pick(&r, 2) ? OPN[op] : OPN2[op], T, aos ? "aos" : "soa",
              tiled ? "smem" : "direct", out3 ? "_xyz" : "", coul && cutoff ? "_rc" : "", shifted ? "_shift" : "", block);
     snprintf(s->identity, sizeof s->identity, "nbody:%s:%s:%s:%s:%s:%d:%s:%s:%s", OPS[op], T, aos ? "aos" : "soa", tiled ? "smem" : "direct",
              out3 ? "xyz" : vec ? "soa" : "scalar", block, cutoff ? "cut" : "nocut", shifted ? "shift" : "-", eps_soft ? "eps" : "soft2");
@@ -159,51 +159,51 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     else pg_buf_printf(c, "    %s[i] = %sacc;\n}\n", OE, sc);
 
     /* ---- task.json ---- */
-    sp_seal_name(s);
+    synth_sp_seal_name(s);
     sp_task t;
-    sp_begin(&t, s, "nbody");
+    synth_sp_begin(&t, s, "nbody");
     char pt[8];
     snprintf(pt, sizeof pt, "%s*", T);
     /* positions: LJ boxes of side L hold ~0.6 atoms per unit volume; gravity
      * in the unit cube with positive masses; Coulomb in [-1,1]^3, charges +-1 */
     const char *d0 = lj ? "uniform(0,L)" : coul ? "uniform(-1,1)" : "uniform(0,1)";
     const char *d1 = lj ? "uniform(0,L+L/4)" : coul ? "normal(0,1)" : "uniform(1,2)";
-    if (aos) sp_ptr(&t, P, pt, "in", "4*N", NULL, NULL);
+    if (aos) synth_sp_ptr(&t, P, pt, "in", "4*N", NULL, NULL);
     else {
-        sp_ptr(&t, SX, pt, "in", "N", NULL, NULL);
-        sp_ptr(&t, SY, pt, "in", "N", NULL, NULL);
-        sp_ptr(&t, SZ, pt, "in", "N", NULL, NULL);
-        if (!lj) sp_ptr(&t, W, pt, "in", "N", coul ? "uniform(-1,1)" : "uniform(0.5,1.5)", coul ? "uniform(-2,2)" : "uniform(0,1)");
+        synth_sp_ptr(&t, SX, pt, "in", "N", NULL, NULL);
+        synth_sp_ptr(&t, SY, pt, "in", "N", NULL, NULL);
+        synth_sp_ptr(&t, SZ, pt, "in", "N", NULL, NULL);
+        if (!lj) synth_sp_ptr(&t, W, pt, "in", "N", coul ? "uniform(-1,1)" : "uniform(0.5,1.5)", coul ? "uniform(-2,2)" : "uniform(0,1)");
     }
-    if (out3) sp_ptr(&t, O3, pt, "out", "3*N", NULL, NULL);
+    if (out3) synth_sp_ptr(&t, O3, pt, "out", "3*N", NULL, NULL);
     else if (vec) {
-        sp_ptr(&t, OX, pt, "out", "N", NULL, NULL);
-        sp_ptr(&t, OY, pt, "out", "N", NULL, NULL);
-        sp_ptr(&t, OZ, pt, "out", "N", NULL, NULL);
-    } else sp_ptr(&t, OE, pt, "out", "N", NULL, NULL);
+        synth_sp_ptr(&t, OX, pt, "out", "N", NULL, NULL);
+        synth_sp_ptr(&t, OY, pt, "out", "N", NULL, NULL);
+        synth_sp_ptr(&t, OZ, pt, "out", "N", NULL, NULL);
+    } else synth_sp_ptr(&t, OE, pt, "out", "N", NULL, NULL);
     static const char *const SOFTV[] = {"0.001", "0.01", "0.0025", "0.05"}, *const EPSV[] = {"0.05", "0.1", "0.03", "0.2"};
     static const char *const KEV[] = {"1.0", "0.5", "8.99", "332.0637"}, *const RCV[] = {"0.5", "0.75", "1.0"};
     static const char *const LJE[] = {"0.5", "1.0", "0.25"}, *const LJS[] = {"1.0", "0.8", "1.2"}, *const LJC[] = {"2.5", "3.0", "2.0"};
-    const char *ke = KEV[fam_pick(&r, 4)], *sv = eps_soft ? EPSV[fam_pick(&r, 4)] : SOFTV[fam_pick(&r, 4)], *rcv = RCV[fam_pick(&r, 3)];
-    const char *lje = LJE[fam_pick(&r, 3)], *ljs = LJS[fam_pick(&r, 3)], *ljc = LJC[fam_pick(&r, 3)];
+    const char *ke = KEV[synth_fam_pick(&r, 4)], *sv = eps_soft ? EPSV[synth_fam_pick(&r, 4)] : SOFTV[synth_fam_pick(&r, 4)], *rcv = RCV[synth_fam_pick(&r, 3)];
+    const char *lje = LJE[synth_fam_pick(&r, 3)], *ljs = LJS[synth_fam_pick(&r, 3)], *ljc = LJC[synth_fam_pick(&r, 3)];
     if (lj) {
-        sp_scal(&t, "lj_eps", T, lje);
-        sp_scal(&t, "sigma", T, ljs);
-        sp_scal(&t, "cutoff", T, ljc);
+        synth_sp_scal(&t, "lj_eps", T, lje);
+        synth_sp_scal(&t, "sigma", T, ljs);
+        synth_sp_scal(&t, "cutoff", T, ljc);
     } else {
-        if (coul) sp_scal(&t, "ke", T, ke);
-        sp_scal(&t, SOFT, T, sv);
-        if (coul && cutoff) sp_scal(&t, "cutoff", T, rcv);
+        if (coul) synth_sp_scal(&t, "ke", T, ke);
+        synth_sp_scal(&t, SOFT, T, sv);
+        if (coul && cutoff) synth_sp_scal(&t, "cutoff", T, rcv);
     }
-    sp_scal(&t, "N", "u32", "N");
+    synth_sp_scal(&t, "N", "u32", "N");
     if (lj)
-        sp_sizes(&t, "[{\"N\": 8192, \"L\": 24, \"time\": true}, {\"N\": 4099, \"L\": 19}, {\"N\": 1000, \"L\": 12}, {\"N\": 777, \"L\": 11},"
+        synth_sp_sizes(&t, "[{\"N\": 8192, \"L\": 24, \"time\": true}, {\"N\": 4099, \"L\": 19}, {\"N\": 1000, \"L\": 12}, {\"N\": 777, \"L\": 11},"
                      " {\"N\": 3, \"L\": 1}, {\"N\": 1, \"L\": 1}]");
-    else sp_sizes(&t, "[{\"N\": 8192, \"time\": true}, {\"N\": 4099}, {\"N\": 1000}, {\"N\": 777}, {\"N\": 3}, {\"N\": 1}]");
+    else synth_sp_sizes(&t, "[{\"N\": 8192, \"time\": true}, {\"N\": 4099}, {\"N\": 1000}, {\"N\": 777}, {\"N\": 3}, {\"N\": 1}]");
     char blk[8], grid[32];
     snprintf(blk, sizeof blk, "%d", block);
     snprintf(grid, sizeof grid, "cdiv(N,%d)", block);
-    sp_launch(&t, blk, NULL, NULL, grid, NULL, NULL, "0");
+    synth_sp_launch(&t, blk, NULL, NULL, grid, NULL, NULL, "0");
     json_t *fp = json_pack("{s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s}", "op", OPS[op], "dtype", T, "layout", aos ? "aos4" : "soa", "tiled", tiled,
                            "block", block, "cutoff", cutoff, "shifted", shifted, "softening", SOFT);
     if (aos) json_object_set_new(fp, "pos", json_string(P));
@@ -212,7 +212,7 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     if (out3) json_object_set_new(fp, "out", json_string(O3));
     else if (vec) json_object_set_new(fp, "out", json_pack("[s,s,s]", OX, OY, OZ));
     else json_object_set_new(fp, "out", json_string(OE));
-    sp_fparams(&t, fp);
+    synth_sp_fparams(&t, fp);
 
     /* ---- descriptions ---- */
     sp_facts f = {0};
@@ -239,46 +239,46 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     snprintf(layout, sizeof layout, lay, coul ? "charge" : lj ? "an unused fourth value" : "mass");
     switch (op) {
     case OP_GACC:
-        sp_add(&f.name_en, "all-pairs gravitational acceleration");
-        sp_add(&f.name_en, "N-body acceleration (softened gravity)");
-        sp_add(&f.name_en, "direct-sum n-body force step");
-        sp_add(&f.name_en, "O(N^2) gravity kernel");
-        sp_add(&f.name_en, "softened Newtonian accelerations");
-        sp_add(&f.name_zh, "N 体引力加速度");
-        sp_add(&f.name_zh, "全对引力计算");
-        sp_add(&f.name_zh, "带软化的 N 体加速度");
+        synth_sp_add(&f.name_en, "all-pairs gravitational acceleration");
+        synth_sp_add(&f.name_en, "N-body acceleration (softened gravity)");
+        synth_sp_add(&f.name_en, "direct-sum n-body force step");
+        synth_sp_add(&f.name_en, "O(N^2) gravity kernel");
+        synth_sp_add(&f.name_en, "softened Newtonian accelerations");
+        synth_sp_add(&f.name_zh, "N 体引力加速度");
+        synth_sp_add(&f.name_zh, "全对引力计算");
+        synth_sp_add(&f.name_zh, "带软化的 N 体加速度");
         pg_buf_printf(&f.formula, "%s = sum_j %s * (p_j - p_i) / (|p_j - p_i|^2 + %s)^(3/2), %s", outv, wj, soft, pj);
-        sp_add(&f.explain_en, "add up, for every particle i and over all particles j, j's mass times the vector from i to j divided by the softened distance cubed (squared distance plus %s, to the power 3/2); the gravitational constant is 1", soft);
-        sp_add(&f.explain_en, "compute the gravitational pull on each body from every other body (G = 1), with %s added to every squared distance so close pairs stay finite", soft);
-        sp_add(&f.explain_en, "give each body the acceleration sum of m_j (p_j - p_i) / (r^2 + %s)^1.5 over all bodies j (the j = i term is zero)", soft);
-        sp_add(&f.explain_zh, "对每个粒子 i，对所有粒子 j 累加 质量_j * (p_j - p_i) / (距离平方 + %s)^(3/2)，引力常数为 1", soft);
-        sp_add(&f.explain_zh, "计算每个物体受到其余所有物体的引力加速度（带软化项 %s）", soft);
+        synth_sp_add(&f.explain_en, "add up, for every particle i and over all particles j, j's mass times the vector from i to j divided by the softened distance cubed (squared distance plus %s, to the power 3/2); the gravitational constant is 1", soft);
+        synth_sp_add(&f.explain_en, "compute the gravitational pull on each body from every other body (G = 1), with %s added to every squared distance so close pairs stay finite", soft);
+        synth_sp_add(&f.explain_en, "give each body the acceleration sum of m_j (p_j - p_i) / (r^2 + %s)^1.5 over all bodies j (the j = i term is zero)", soft);
+        synth_sp_add(&f.explain_zh, "对每个粒子 i，对所有粒子 j 累加 质量_j * (p_j - p_i) / (距离平方 + %s)^(3/2)，引力常数为 1", soft);
+        synth_sp_add(&f.explain_zh, "计算每个物体受到其余所有物体的引力加速度（带软化项 %s）", soft);
         break;
     case OP_GPOT:
-        sp_add(&f.name_en, "gravitational potential of every body");
-        sp_add(&f.name_en, "N-body potential (softened)");
-        sp_add(&f.name_en, "all-pairs potential sum");
-        sp_add(&f.name_en, "per-particle gravitational potential, direct summation");
-        sp_add(&f.name_zh, "N 体引力势");
-        sp_add(&f.name_zh, "逐粒子引力势能");
-        sp_add(&f.name_zh, "全对势能求和");
+        synth_sp_add(&f.name_en, "gravitational potential of every body");
+        synth_sp_add(&f.name_en, "N-body potential (softened)");
+        synth_sp_add(&f.name_en, "all-pairs potential sum");
+        synth_sp_add(&f.name_en, "per-particle gravitational potential, direct summation");
+        synth_sp_add(&f.name_zh, "N 体引力势");
+        synth_sp_add(&f.name_zh, "逐粒子引力势能");
+        synth_sp_add(&f.name_zh, "全对势能求和");
         pg_buf_printf(&f.formula, "%s = -sum_{j != i} %s / sqrt(|p_j - p_i|^2 + %s), %s", outv, wj, soft, pj);
-        sp_add(&f.explain_en, "subtract, for each particle i and every other particle j, j's mass divided by the softened distance sqrt(squared distance + %s)", soft);
-        sp_add(&f.explain_en, "set the potential at each body to minus the sum of m_j / sqrt(r^2 + %s) over all other bodies (G = 1)", soft);
-        sp_add(&f.explain_en, "sum -mass_j / softened distance over all j different from i, per particle");
-        sp_add(&f.explain_zh, "对每个粒子 i，对其余所有粒子 j 累加 -质量_j / sqrt(距离平方 + %s)", soft);
-        sp_add(&f.explain_zh, "计算每个物体处的引力势（G = 1，跳过自身）");
+        synth_sp_add(&f.explain_en, "subtract, for each particle i and every other particle j, j's mass divided by the softened distance sqrt(squared distance + %s)", soft);
+        synth_sp_add(&f.explain_en, "set the potential at each body to minus the sum of m_j / sqrt(r^2 + %s) over all other bodies (G = 1)", soft);
+        synth_sp_add(&f.explain_en, "sum -mass_j / softened distance over all j different from i, per particle");
+        synth_sp_add(&f.explain_zh, "对每个粒子 i，对其余所有粒子 j 累加 -质量_j / sqrt(距离平方 + %s)", soft);
+        synth_sp_add(&f.explain_zh, "计算每个物体处的引力势（G = 1，跳过自身）");
         break;
     case OP_CFORCE:
     case OP_CENERGY: {
         bool force = op == OP_CFORCE;
-        sp_add(&f.name_en, force ? "Coulomb force on every charge" : "Coulomb energy of every charge");
-        sp_add(&f.name_en, force ? "electrostatic forces, all pairs" : "electrostatic potential energy per particle");
-        sp_add(&f.name_en, force ? "pairwise Coulomb force sum" : "pairwise Coulomb energy sum");
-        sp_add(&f.name_en, force ? "direct Coulomb summation (forces)%s" : "direct Coulomb summation (energies)%s", cutoff ? " with cutoff" : "");
-        sp_add(&f.name_zh, force ? "库仑力" : "库仑势能");
-        sp_add(&f.name_zh, force ? "静电力全对求和" : "静电能逐粒子求和");
-        sp_add(&f.name_zh, force ? "带电粒子间的库仑力计算" : "带电粒子的库仑能计算");
+        synth_sp_add(&f.name_en, force ? "Coulomb force on every charge" : "Coulomb energy of every charge");
+        synth_sp_add(&f.name_en, force ? "electrostatic forces, all pairs" : "electrostatic potential energy per particle");
+        synth_sp_add(&f.name_en, force ? "pairwise Coulomb force sum" : "pairwise Coulomb energy sum");
+        synth_sp_add(&f.name_en, force ? "direct Coulomb summation (forces)%s" : "direct Coulomb summation (energies)%s", cutoff ? " with cutoff" : "");
+        synth_sp_add(&f.name_zh, force ? "库仑力" : "库仑势能");
+        synth_sp_add(&f.name_zh, force ? "静电力全对求和" : "静电能逐粒子求和");
+        synth_sp_add(&f.name_zh, force ? "带电粒子间的库仑力计算" : "带电粒子的库仑能计算");
         char cut[64] = "";
         if (cutoff) snprintf(cut, sizeof cut, ", |p_j - p_i| < cutoff");
         if (force)
@@ -286,57 +286,57 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         else pg_buf_printf(&f.formula, "%s = ke * %s * sum_{j != i%s} %s / sqrt(|p_i - p_j|^2 + %s), %s", outv, wi, cut, wj, soft, pj);
         const char *cw = cutoff ? " that lie closer than cutoff" : "";
         if (force) {
-            sp_add(&f.explain_en, "sum, for each charge i and over the other charges j%s, q_j times (p_i - p_j) divided by (squared distance + %s)^1.5, then multiply by ke and q_i", cw, soft);
-            sp_add(&f.explain_en, "compute the softened Coulomb force on every particle from all other particles%s: like charges push apart, the constant is ke", cw);
-            sp_add(&f.explain_en, "evaluate F_i = ke q_i sum_j q_j (p_i - p_j) / (r^2 + %s)^(3/2) over j != i%s", soft, cw);
+            synth_sp_add(&f.explain_en, "sum, for each charge i and over the other charges j%s, q_j times (p_i - p_j) divided by (squared distance + %s)^1.5, then multiply by ke and q_i", cw, soft);
+            synth_sp_add(&f.explain_en, "compute the softened Coulomb force on every particle from all other particles%s: like charges push apart, the constant is ke", cw);
+            synth_sp_add(&f.explain_en, "evaluate F_i = ke q_i sum_j q_j (p_i - p_j) / (r^2 + %s)^(3/2) over j != i%s", soft, cw);
         } else {
-            sp_add(&f.explain_en, "sum, for each charge i, q_j / sqrt(squared distance + %s) over the other charges j%s, then multiply by ke and q_i", soft, cw);
-            sp_add(&f.explain_en, "compute each particle's electrostatic energy with all the others%s (softened by %s, constant ke)", cw, soft);
-            sp_add(&f.explain_en, "evaluate U_i = ke q_i sum_j q_j / sqrt(r^2 + %s) over j != i%s", soft, cw);
+            synth_sp_add(&f.explain_en, "sum, for each charge i, q_j / sqrt(squared distance + %s) over the other charges j%s, then multiply by ke and q_i", soft, cw);
+            synth_sp_add(&f.explain_en, "compute each particle's electrostatic energy with all the others%s (softened by %s, constant ke)", cw, soft);
+            synth_sp_add(&f.explain_en, "evaluate U_i = ke q_i sum_j q_j / sqrt(r^2 + %s) over j != i%s", soft, cw);
         }
-        sp_add(&f.explain_zh, "对每个电荷 i，对其余电荷 j%s 累加 %s，最后乘以 ke 和 q_i", cutoff ? "（距离小于 cutoff）" : "",
+        synth_sp_add(&f.explain_zh, "对每个电荷 i，对其余电荷 j%s 累加 %s，最后乘以 ke 和 q_i", cutoff ? "（距离小于 cutoff）" : "",
                force ? "q_j * (p_i - p_j) / (距离平方 + 软化项)^1.5" : "q_j / sqrt(距离平方 + 软化项)");
-        sp_add(&f.explain_zh, "计算每个带电粒子受到的%s", force ? "库仑力（同号相斥）" : "库仑势能");
+        synth_sp_add(&f.explain_zh, "计算每个带电粒子受到的%s", force ? "库仑力（同号相斥）" : "库仑势能");
         break;
     }
     default: {
         bool force = op == OP_LJFORCE;
-        sp_add(&f.name_en, force ? "Lennard-Jones forces with a cutoff" : "per-atom Lennard-Jones energy with a cutoff");
-        sp_add(&f.name_en, force ? "LJ 12-6 force kernel" : "LJ 12-6 energy kernel%s", shifted ? " (shifted potential)" : "");
-        sp_add(&f.name_en, force ? "molecular dynamics pair forces (Lennard-Jones)" : "molecular dynamics pair energy (Lennard-Jones)");
-        sp_add(&f.name_en, force ? "all-pairs LJ force" : "all-pairs LJ energy");
-        sp_add(&f.name_zh, force ? "Lennard-Jones 力" : "Lennard-Jones 势能");
-        sp_add(&f.name_zh, force ? "LJ 势的原子受力" : "逐原子 LJ 能量");
-        sp_add(&f.name_zh, force ? "分子动力学 LJ 对力" : "分子动力学 LJ 对势能");
+        synth_sp_add(&f.name_en, force ? "Lennard-Jones forces with a cutoff" : "per-atom Lennard-Jones energy with a cutoff");
+        synth_sp_add(&f.name_en, force ? "LJ 12-6 force kernel" : "LJ 12-6 energy kernel%s", shifted ? " (shifted potential)" : "");
+        synth_sp_add(&f.name_en, force ? "molecular dynamics pair forces (Lennard-Jones)" : "molecular dynamics pair energy (Lennard-Jones)");
+        synth_sp_add(&f.name_en, force ? "all-pairs LJ force" : "all-pairs LJ energy");
+        synth_sp_add(&f.name_zh, force ? "Lennard-Jones 力" : "Lennard-Jones 势能");
+        synth_sp_add(&f.name_zh, force ? "LJ 势的原子受力" : "逐原子 LJ 能量");
+        synth_sp_add(&f.name_zh, force ? "分子动力学 LJ 对力" : "分子动力学 LJ 对势能");
         if (force)
             pg_buf_printf(&f.formula, "%s = sum_{j != i, r2 < cutoff^2} 24*lj_eps*(2*sr6^2 - sr6)/r2c * (p_i - p_j), r2 = |p_i - p_j|^2, r2c = max(r2, sigma^2/4), sr6 = (sigma^2/r2c)^3, %s",
                           outv, pj);
         else pg_buf_printf(&f.formula, "%s = sum_{j != i, r2 < cutoff^2} [4*lj_eps*(sr6^2 - sr6)%s], r2 = |p_i - p_j|^2, r2c = max(r2, sigma^2/4), sr6 = (sigma^2/r2c)^3%s, %s",
                            outv, shifted ? " - ec" : "", shifted ? ", ec = 4*lj_eps*((sigma^2/cutoff^2)^6 - (sigma^2/cutoff^2)^3)" : "", pj);
         if (force) {
-            sp_add(&f.explain_en, "add to each atom the 12-6 Lennard-Jones force 24 eps (2 (s/r)^12 - (s/r)^6) / r^2 times (p_i - p_j) from every other atom within the cutoff; before the powers, clamp r^2 to at least (sigma/2)^2");
-            sp_add(&f.explain_en, "compute Lennard-Jones forces (well depth lj_eps, size sigma) on every atom from all neighbours closer than cutoff, with squared distances below sigma^2/4 treated as sigma^2/4");
+            synth_sp_add(&f.explain_en, "add to each atom the 12-6 Lennard-Jones force 24 eps (2 (s/r)^12 - (s/r)^6) / r^2 times (p_i - p_j) from every other atom within the cutoff; before the powers, clamp r^2 to at least (sigma/2)^2");
+            synth_sp_add(&f.explain_en, "compute Lennard-Jones forces (well depth lj_eps, size sigma) on every atom from all neighbours closer than cutoff, with squared distances below sigma^2/4 treated as sigma^2/4");
         } else {
-            sp_add(&f.explain_en, "add to each atom 4 eps ((s/r)^12 - (s/r)^6)%s for every other atom within the cutoff; clamp r^2 to at least (sigma/2)^2 before the powers, but test the cutoff with the real r^2",
+            synth_sp_add(&f.explain_en, "add to each atom 4 eps ((s/r)^12 - (s/r)^6)%s for every other atom within the cutoff; clamp r^2 to at least (sigma/2)^2 before the powers, but test the cutoff with the real r^2",
                    shifted ? " minus its value at the cutoff" : "");
-            sp_add(&f.explain_en, "sum the per-atom Lennard-Jones energy (well depth lj_eps, size sigma) over all neighbours closer than cutoff%s; squared distances below sigma^2/4 count as sigma^2/4",
+            synth_sp_add(&f.explain_en, "sum the per-atom Lennard-Jones energy (well depth lj_eps, size sigma) over all neighbours closer than cutoff%s; squared distances below sigma^2/4 count as sigma^2/4",
                    shifted ? ", with the potential shifted so it is zero at the cutoff" : "");
         }
-        sp_add(&f.explain_en, "compute an all-pairs Lennard-Jones %s where j runs over every atom except i and pairs at or beyond cutoff contribute nothing", force ? "force" : "energy");
-        sp_add(&f.explain_zh, "对每个原子 i，累加截断半径内所有其他原子 j 的 Lennard-Jones %s；计算幂次前把 r² 下限截断为 (sigma/2)²，截断判断用原始 r²%s",
+        synth_sp_add(&f.explain_en, "compute an all-pairs Lennard-Jones %s where j runs over every atom except i and pairs at or beyond cutoff contribute nothing", force ? "force" : "energy");
+        synth_sp_add(&f.explain_zh, "对每个原子 i，累加截断半径内所有其他原子 j 的 Lennard-Jones %s；计算幂次前把 r² 下限截断为 (sigma/2)²，截断判断用原始 r²%s",
                force ? "力 24*eps*(2*sr6² - sr6)/r2c * (p_i - p_j)" : "势能 4*eps*(sr6² - sr6)", shifted ? "，势能平移使其在截断处为 0" : "");
-        sp_add(&f.explain_zh, "分子动力学中逐原子计算 LJ %s（参数 lj_eps、sigma、cutoff）", force ? "受力" : "能量");
+        synth_sp_add(&f.explain_zh, "分子动力学中逐原子计算 LJ %s（参数 lj_eps、sigma、cutoff）", force ? "受力" : "能量");
         break;
     }
     }
     if (tiled) {
-        sp_add(&f.how_en, "one thread per particle, with the block staging %d j-particles at a time in shared memory, a barrier, then a loop over the tile", block);
-        sp_add(&f.how_en, "shared-memory tiling of the j loop (tile = block = %d), every thread helps load each tile", block);
-        sp_add(&f.how_zh, "每个线程一个粒子，线程块每次把 %d 个粒子载入共享内存后再遍历", block);
+        synth_sp_add(&f.how_en, "one thread per particle, with the block staging %d j-particles at a time in shared memory, a barrier, then a loop over the tile", block);
+        synth_sp_add(&f.how_en, "shared-memory tiling of the j loop (tile = block = %d), every thread helps load each tile", block);
+        synth_sp_add(&f.how_zh, "每个线程一个粒子，线程块每次把 %d 个粒子载入共享内存后再遍历", block);
     } else {
-        sp_add(&f.how_en, "one thread per particle, j loop reading particles straight from global memory");
-        sp_add(&f.how_en, "a simple direct kernel in which thread i loops over all N particles");
-        sp_add(&f.how_zh, "每个线程一个粒子，直接从全局内存读取所有粒子");
+        synth_sp_add(&f.how_en, "one thread per particle, j loop reading particles straight from global memory");
+        synth_sp_add(&f.how_en, "a simple direct kernel in which thread i loops over all N particles");
+        synth_sp_add(&f.how_zh, "每个线程一个粒子，直接从全局内存读取所有粒子");
     }
     pg_buf_printf(&f.shape_en, "There are N particles; %s%s%s", layout,
                   !aos && !lj ? (coul ? ", charges in a fourth array" : ", masses in a fourth array") : "",
@@ -354,7 +354,7 @@ pg_status fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_VECTOR;
     f.hints = tiled ? DESC_HINT_SMEM : 0u;
     f.elems_per_thread = 1;
-    sp_finish(&t, &f, seed, d0, d1, T, f64 ? 1e-10 : 1e-4, "fam_nbody", bytes, flops);
-    sp_facts_free(&f);
+    synth_sp_finish(&t, &f, seed, d0, d1, T, f64 ? 1e-10 : 1e-4, synth_fam_ref(synth_fam_gen_nbody), bytes, flops);
+    synth_sp_facts_free(&f);
     return PG_OK;
 }

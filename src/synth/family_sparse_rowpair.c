@@ -17,21 +17,21 @@
 
 enum { RP_DOT, RP_COS, RP_SQD, RP_L2D, RP_N };
 
-pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x726f777061690014ull};
-    int op = fam_pick(&r, RP_N), map = fam_pick(&r, 3);   /* 0 thread, 1 warp, 2 block */
-    bool f64 = fam_pick(&r, 4) == 0, epsmax = fam_pick(&r, 2);
-    int rpb = 2 << fam_pick(&r, 4), block = map == 1 ? 32 * rpb : 64 << fam_pick(&r, 4);
+    int op = synth_fam_pick(&r, RP_N), map = synth_fam_pick(&r, 3);   /* 0 thread, 1 warp, 2 block */
+    bool f64 = synth_fam_pick(&r, 4) == 0, epsmax = synth_fam_pick(&r, 2);
+    int rpb = 2 << synth_fam_pick(&r, 4), block = map == 1 ? 32 * rpb : 64 << synth_fam_pick(&r, 4);
     /* the held-out suite has the f32 warp-per-row cosine with 8 rows per block (cosine_sim_rows) */
     if (op == RP_COS && !f64 && map == 1 && rpb == 8 && epsmax) { rpb = 4; block = 128; }
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     static const char *const NM[][3] = {{"a", "b", "out"}, {"x", "y", "res"}, {"u", "v", "r"}, {"q", "k", "score"}, {"lhs", "rhs", "dst"}};
-    int nn = fam_pick(&r, 5);
+    int nn = synth_fam_pick(&r, 5);
     const char *A = NM[nn][0], *B = NM[nn][1], *O = NM[nn][2];
     static const char *const OPS[] = {"dot", "cosine", "sqdist", "l2dist"};
     static const char *const ON[][2] = {{"rowdot", "batched_dot"}, {"cosine_rows", "cos_sim"}, {"row_sqdist", "pair_sqdist"}, {"row_l2dist", "pair_dist"}};
     static const char *const MAP[] = {"thread", "warp", "block"};
-    snprintf(s->name, sizeof s->name, "%s_%s_%s%d%s", ON[op][fam_pick(&r, 2)], T, MAP[map], map == 1 ? rpb : block,
+    snprintf(s->name, sizeof s->name, "%s_%s_%s%d%s", ON[op][synth_fam_pick(&r, 2)], T, MAP[map], map == 1 ? rpb : block,
              op == RP_COS ? (epsmax ? "_epsmax" : "_epsadd") : "");
     snprintf(s->identity, sizeof s->identity, "rowpair:%s:%s:%s:%d:%s", OPS[op], T, MAP[map], map == 1 ? rpb : block,
              op == RP_COS ? (epsmax ? "max" : "add") : "-");
@@ -85,90 +85,90 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
     }
 
     /* ---- task.json ---- */
-    sp_seal_name(s);
+    synth_sp_seal_name(s);
     sp_task t;
-    sp_begin(&t, s, "rowpair");
+    synth_sp_begin(&t, s, "rowpair");
     char pt[8];
     snprintf(pt, sizeof pt, "%s*", T);
-    sp_ptr(&t, A, pt, "in", "rows*cols", NULL, NULL);
-    sp_ptr(&t, B, pt, "in", "rows*cols", NULL, NULL);
-    sp_ptr(&t, O, pt, "out", "rows", NULL, NULL);
+    synth_sp_ptr(&t, A, pt, "in", "rows*cols", NULL, NULL);
+    synth_sp_ptr(&t, B, pt, "in", "rows*cols", NULL, NULL);
+    synth_sp_ptr(&t, O, pt, "out", "rows", NULL, NULL);
     static const char *const EPSV[] = {"1e-8", "1e-6", "1e-12"};
-    const char *epsv = EPSV[fam_pick(&r, 3)];
-    if (three) sp_scal(&t, "eps", T, epsv);
-    sp_scal(&t, "rows", "u32", "rows");
-    sp_scal(&t, "cols", "u32", "cols");
-    sp_sizes(&t, "[{\"rows\": 65536, \"cols\": 512, \"time\": true}, {\"rows\": 1000, \"cols\": 999}, {\"rows\": 37, \"cols\": 4099},"
+    const char *epsv = EPSV[synth_fam_pick(&r, 3)];
+    if (three) synth_sp_scal(&t, "eps", T, epsv);
+    synth_sp_scal(&t, "rows", "u32", "rows");
+    synth_sp_scal(&t, "cols", "u32", "cols");
+    synth_sp_sizes(&t, "[{\"rows\": 65536, \"cols\": 512, \"time\": true}, {\"rows\": 1000, \"cols\": 999}, {\"rows\": 37, \"cols\": 4099},"
                  " {\"rows\": 300, \"cols\": 3}, {\"rows\": 1, \"cols\": 1}]");
     char blk[8], grid[32];
     snprintf(blk, sizeof blk, "%d", block);
     if (map == 0) snprintf(grid, sizeof grid, "cdiv(rows,%d)", block);
     else if (map == 1) snprintf(grid, sizeof grid, "cdiv(rows,%d)", rpb);
     else snprintf(grid, sizeof grid, "rows");
-    sp_launch(&t, blk, NULL, NULL, grid, NULL, NULL, "0");
+    synth_sp_launch(&t, blk, NULL, NULL, grid, NULL, NULL, "0");
     json_t *fp = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s}", "op", OPS[op], "dtype", T, "mapping", MAP[map], "block", block, "eps_rule",
                            epsmax ? "max" : "add", "a", A, "b", B, "out", O);
-    sp_fparams(&t, fp);
+    synth_sp_fparams(&t, fp);
 
     /* ---- descriptions ---- */
     sp_facts f = {0};
     switch (op) {
     case RP_DOT:
         pg_buf_printf(&f.formula, "%s[r] = sum_{c<cols} %s[r*cols + c] * %s[r*cols + c]", O, A, B);
-        sp_add(&f.name_en, "row-wise dot products");
-        sp_add(&f.name_en, "batched dot product of matching rows");
-        sp_add(&f.name_en, "per-row inner product of two matrices");
-        sp_add(&f.name_en, "rowwise dot(%s, %s)", A, B);
-        sp_add(&f.name_zh, "逐行点积");
-        sp_add(&f.name_zh, "批量向量点积");
-        sp_add(&f.name_zh, "两个矩阵对应行的内积");
-        sp_add(&f.explain_en, "multiply, for every row r, the entries of row r of %s and row r of %s position by position and add them up into %s[r]", A, B, O);
-        sp_add(&f.explain_en, "treat each row of %s and the same row of %s as vectors and store their dot product, one value per row", A, B);
-        sp_add(&f.explain_zh, "对每一行 r，把 %s 与 %s 第 r 行对应位置相乘后求和，写入 %s[r]", A, B, O);
-        sp_add(&f.explain_zh, "把两个矩阵的同一行看成向量，求点积，每行一个结果");
+        synth_sp_add(&f.name_en, "row-wise dot products");
+        synth_sp_add(&f.name_en, "batched dot product of matching rows");
+        synth_sp_add(&f.name_en, "per-row inner product of two matrices");
+        synth_sp_add(&f.name_en, "rowwise dot(%s, %s)", A, B);
+        synth_sp_add(&f.name_zh, "逐行点积");
+        synth_sp_add(&f.name_zh, "批量向量点积");
+        synth_sp_add(&f.name_zh, "两个矩阵对应行的内积");
+        synth_sp_add(&f.explain_en, "multiply, for every row r, the entries of row r of %s and row r of %s position by position and add them up into %s[r]", A, B, O);
+        synth_sp_add(&f.explain_en, "treat each row of %s and the same row of %s as vectors and store their dot product, one value per row", A, B);
+        synth_sp_add(&f.explain_zh, "对每一行 r，把 %s 与 %s 第 r 行对应位置相乘后求和，写入 %s[r]", A, B, O);
+        synth_sp_add(&f.explain_zh, "把两个矩阵的同一行看成向量，求点积，每行一个结果");
         break;
     case RP_COS:
         if (epsmax) pg_buf_printf(&f.formula, "%s[r] = dot(%s_r, %s_r) / max(||%s_r|| * ||%s_r||, eps)", O, A, B, A, B);
         else pg_buf_printf(&f.formula, "%s[r] = dot(%s_r, %s_r) / (||%s_r|| * ||%s_r|| + eps)", O, A, B, A, B);
-        sp_add(&f.name_en, "cosine similarity of row pairs");
-        sp_add(&f.name_en, "row-wise cosine similarity");
-        sp_add(&f.name_en, "cos_sim between matching rows");
-        sp_add(&f.name_en, "pairwise cosine similarity along the last dim");
-        sp_add(&f.name_zh, "逐行余弦相似度");
-        sp_add(&f.name_zh, "对应行的 cosine 相似度");
-        sp_add(&f.name_zh, "两组向量的余弦相似度");
-        sp_add(&f.explain_en, "divide, for each row, the dot product of the two rows by the product of their Euclidean lengths%s", epsmax ? ", using eps instead when that product is smaller than eps" : " plus eps");
-        sp_add(&f.explain_en, "compute the cosine of the angle between row r of %s and row r of %s, %s", A, B, epsmax ? "with the denominator clamped below at eps" : "with eps added to the denominator");
-        sp_add(&f.explain_zh, "每行计算两行向量的点积，除以两者长度之积%s", epsmax ? "（不小于 eps）" : "加 eps");
-        sp_add(&f.explain_zh, "求 %s 与 %s 对应行的夹角余弦", A, B);
+        synth_sp_add(&f.name_en, "cosine similarity of row pairs");
+        synth_sp_add(&f.name_en, "row-wise cosine similarity");
+        synth_sp_add(&f.name_en, "cos_sim between matching rows");
+        synth_sp_add(&f.name_en, "pairwise cosine similarity along the last dim");
+        synth_sp_add(&f.name_zh, "逐行余弦相似度");
+        synth_sp_add(&f.name_zh, "对应行的 cosine 相似度");
+        synth_sp_add(&f.name_zh, "两组向量的余弦相似度");
+        synth_sp_add(&f.explain_en, "divide, for each row, the dot product of the two rows by the product of their Euclidean lengths%s", epsmax ? ", using eps instead when that product is smaller than eps" : " plus eps");
+        synth_sp_add(&f.explain_en, "compute the cosine of the angle between row r of %s and row r of %s, %s", A, B, epsmax ? "with the denominator clamped below at eps" : "with eps added to the denominator");
+        synth_sp_add(&f.explain_zh, "每行计算两行向量的点积，除以两者长度之积%s", epsmax ? "（不小于 eps）" : "加 eps");
+        synth_sp_add(&f.explain_zh, "求 %s 与 %s 对应行的夹角余弦", A, B);
         break;
     default:
         if (op == RP_SQD) pg_buf_printf(&f.formula, "%s[r] = sum_{c<cols} (%s[r*cols + c] - %s[r*cols + c])^2", O, A, B);
         else pg_buf_printf(&f.formula, "%s[r] = sqrt(sum_{c<cols} (%s[r*cols + c] - %s[r*cols + c])^2)", O, A, B);
-        sp_add(&f.name_en, op == RP_SQD ? "squared distance between matching rows" : "Euclidean distance between matching rows");
-        sp_add(&f.name_en, op == RP_SQD ? "row-wise squared L2 distance" : "row-wise L2 distance");
-        sp_add(&f.name_en, op == RP_SQD ? "per-row sum of squared differences" : "per-row Euclidean norm of the difference");
-        sp_add(&f.name_en, "paired %s", op == RP_SQD ? "squared distances" : "distances");
-        sp_add(&f.name_zh, op == RP_SQD ? "逐行平方欧氏距离" : "逐行欧氏距离");
-        sp_add(&f.name_zh, op == RP_SQD ? "对应行差的平方和" : "对应行之间的 L2 距离");
-        sp_add(&f.name_zh, op == RP_SQD ? "成对平方距离" : "成对距离");
-        sp_add(&f.explain_en, "add up, for each row r, the squared differences between row r of %s and row r of %s%s", A, B, op == RP_L2D ? " and take the square root" : "");
-        sp_add(&f.explain_en, "compute %s between each row of %s and the same row of %s, one value per row", op == RP_SQD ? "the squared Euclidean distance" : "the Euclidean distance", A, B);
-        sp_add(&f.explain_zh, "对每一行 r，累加 %s 与 %s 第 r 行对应元素之差的平方%s", A, B, op == RP_L2D ? "，再开平方" : "");
-        sp_add(&f.explain_zh, "计算两个矩阵同一行之间的%s", op == RP_SQD ? "平方欧氏距离" : "欧氏距离");
+        synth_sp_add(&f.name_en, op == RP_SQD ? "squared distance between matching rows" : "Euclidean distance between matching rows");
+        synth_sp_add(&f.name_en, op == RP_SQD ? "row-wise squared L2 distance" : "row-wise L2 distance");
+        synth_sp_add(&f.name_en, op == RP_SQD ? "per-row sum of squared differences" : "per-row Euclidean norm of the difference");
+        synth_sp_add(&f.name_en, "paired %s", op == RP_SQD ? "squared distances" : "distances");
+        synth_sp_add(&f.name_zh, op == RP_SQD ? "逐行平方欧氏距离" : "逐行欧氏距离");
+        synth_sp_add(&f.name_zh, op == RP_SQD ? "对应行差的平方和" : "对应行之间的 L2 距离");
+        synth_sp_add(&f.name_zh, op == RP_SQD ? "成对平方距离" : "成对距离");
+        synth_sp_add(&f.explain_en, "add up, for each row r, the squared differences between row r of %s and row r of %s%s", A, B, op == RP_L2D ? " and take the square root" : "");
+        synth_sp_add(&f.explain_en, "compute %s between each row of %s and the same row of %s, one value per row", op == RP_SQD ? "the squared Euclidean distance" : "the Euclidean distance", A, B);
+        synth_sp_add(&f.explain_zh, "对每一行 r，累加 %s 与 %s 第 r 行对应元素之差的平方%s", A, B, op == RP_L2D ? "，再开平方" : "");
+        synth_sp_add(&f.explain_zh, "计算两个矩阵同一行之间的%s", op == RP_SQD ? "平方欧氏距离" : "欧氏距离");
         break;
     }
     if (map == 0) {
-        sp_add(&f.how_en, "one thread per row looping over its columns");
-        sp_add(&f.how_zh, "每个线程处理一行");
+        synth_sp_add(&f.how_en, "one thread per row looping over its columns");
+        synth_sp_add(&f.how_zh, "每个线程处理一行");
     } else if (map == 1) {
-        sp_add(&f.how_en, "one warp per row (%d rows per block): lanes stride the columns, then __shfl_xor_sync reductions", rpb);
-        sp_add(&f.how_en, "warp-per-row with shuffle reductions");
-        sp_add(&f.how_zh, "每个 warp 一行（每块 %d 行），lane 按 32 步长遍历列，再用 shuffle 归约", rpb);
+        synth_sp_add(&f.how_en, "one warp per row (%d rows per block): lanes stride the columns, then __shfl_xor_sync reductions", rpb);
+        synth_sp_add(&f.how_en, "warp-per-row with shuffle reductions");
+        synth_sp_add(&f.how_zh, "每个 warp 一行（每块 %d 行），lane 按 32 步长遍历列，再用 shuffle 归约", rpb);
     } else {
-        sp_add(&f.how_en, "one %d-thread block per row: strided partial sums, warp shuffles, then shared memory across the warps", block);
-        sp_add(&f.how_en, "block-per-row reduction");
-        sp_add(&f.how_zh, "每个线程块（%d 线程）处理一行，先 warp 内 shuffle 归约再用共享内存合并", block);
+        synth_sp_add(&f.how_en, "one %d-thread block per row: strided partial sums, warp shuffles, then shared memory across the warps", block);
+        synth_sp_add(&f.how_en, "block-per-row reduction");
+        synth_sp_add(&f.how_zh, "每个线程块（%d 线程）处理一行，先 warp 内 shuffle 归约再用共享内存合并", block);
     }
     pg_buf_printf(&f.shape_en, "%s and %s are rows x cols row-major; %s has one value per row", A, B, O);
     pg_buf_printf(&f.shape_zh, "%s、%s 为 rows×cols 行主序矩阵，%s 每行一个值", A, B, O);
@@ -183,7 +183,7 @@ pg_status fam_gen_rowpair(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_MATRIX;
     f.hints = DESC_HINT_MEMBOUND | (map == 1 ? DESC_HINT_SHUFFLE | DESC_HINT_COALESCED : map == 2 ? DESC_HINT_SHUFFLE | DESC_HINT_SMEM | DESC_HINT_COALESCED : 0u);
     f.elems_per_thread = map == 0 ? 1 : 0;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(1,2)", T, f64 ? 1e-11 : 1e-5, "fam_rowpair", bytes, flops);
-    sp_facts_free(&f);
+    synth_sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(1,2)", T, f64 ? 1e-11 : 1e-5, synth_fam_ref(synth_fam_gen_rowpair), bytes, flops);
+    synth_sp_facts_free(&f);
     return PG_OK;
 }

@@ -22,26 +22,26 @@
 
 enum { SM_DET, SM_INV, SM_SOLVE, SM_TRI, SM_N };
 
-pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x736d616c6c000017ull};
-    int op = fam_pick(&r, SM_N), dim = 2 + fam_pick(&r, 3), block = 64 << fam_pick(&r, 3);
-    bool f64 = fam_pick(&r, 3) == 0, inter = fam_pick(&r, 2);
+    int op = synth_fam_pick(&r, SM_N), dim = 2 + synth_fam_pick(&r, 3), block = 64 << synth_fam_pick(&r, 3);
+    bool f64 = synth_fam_pick(&r, 3) == 0, inter = synth_fam_pick(&r, 2);
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     static const char *const OPS[] = {"det", "inverse", "solve", "tridiag"};
     static const char *const AN[] = {"A", "mats", "M", "in"};
     static const char *const ON[] = {"out", "res", "dst", "inv"};
     static const char *const TRN[][4] = {{"a", "b", "c", "d"}, {"lower", "diag", "upper", "rhs"}, {"dl", "dm", "du", "r"}};
-    int an = fam_pick(&r, 4), on = fam_pick(&r, 4), tn = fam_pick(&r, 3);
+    int an = synth_fam_pick(&r, 4), on = synth_fam_pick(&r, 4), tn = synth_fam_pick(&r, 3);
     const char *A = AN[an], *O = op == SM_DET ? (on == 3 ? "det" : ON[on]) : op == SM_SOLVE ? (on == 3 ? "x" : ON[on]) : ON[on];
     const char *RHS = "rhs";
     if (op == SM_TRI) {
         static const char *const ST[] = {"tridiag_solve_%s_%s_b%d", "thomas_%s_%s_b%d", "batched_gtsv_%s_%s_b%d"};
-        snprintf(s->name, sizeof s->name, ST[fam_pick(&r, 3)], T, inter ? "interleaved" : "contig", block);
+        snprintf(s->name, sizeof s->name, ST[synth_fam_pick(&r, 3)], T, inter ? "interleaved" : "contig", block);
         snprintf(s->identity, sizeof s->identity, "smallmat:tridiag:%s:%s:%d", T, inter ? "inter" : "contig", block);
     } else {
         static const char *const ST[][2] = {{"det%dx%d_%s_b%d", "batched_det%dx%d_%s_b%d"}, {"inv%dx%d_shifted_%s_b%d", "batched_inverse%dx%d_%s_b%d"},
                                             {"solve%dx%d_shifted_%s_b%d", "batched_solve%dx%d_%s_b%d"}};
-        snprintf(s->name, sizeof s->name, ST[op][fam_pick(&r, 2)], dim, dim, T, block);
+        snprintf(s->name, sizeof s->name, ST[op][synth_fam_pick(&r, 2)], dim, dim, T, block);
         snprintf(s->identity, sizeof s->identity, "smallmat:%s:%d:%s:%d", OPS[op], dim, T, block);
     }
     const char *n = s->name;
@@ -112,42 +112,42 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
     }
 
     /* ---- task.json ---- */
-    sp_seal_name(s);
+    synth_sp_seal_name(s);
     sp_task t;
-    sp_begin(&t, s, "smallmat");
+    synth_sp_begin(&t, s, "smallmat");
     char pt[8], la[24], lo[24], lam[16];
     snprintf(pt, sizeof pt, "%s*", T);
     snprintf(lam, sizeof lam, "%d.0", dim + 1);
     if (op == SM_TRI) {
         /* |b| >= 3 > |a| + |c| with |a|, |c| < 1.4: strictly dominant under both distributions */
-        sp_ptr(&t, TRN[tn][0], pt, "in", "batch*n", "uniform(-1,1)", "uniform(-1.4,1.4)");
-        sp_ptr(&t, TRN[tn][1], pt, "in", "batch*n", "uniform(3,5)", "uniform(-5,-3)");
-        sp_ptr(&t, TRN[tn][2], pt, "in", "batch*n", "uniform(-1,1)", "uniform(-1.4,1.4)");
-        sp_ptr(&t, TRN[tn][3], pt, "in", "batch*n", "uniform(-1,1)", "normal(0,10)");
-        sp_ptr(&t, "x", pt, "out", "batch*n", NULL, NULL);
-        sp_scal(&t, "batch", "u32", "batch");
-        sp_scal(&t, "n", "u32", "n");
-        sp_sizes(&t, "[{\"batch\": 65536, \"n\": 64, \"time\": true}, {\"batch\": 1000, \"n\": 33}, {\"batch\": 77, \"n\": 7}, {\"batch\": 300, \"n\": 2},"
+        synth_sp_ptr(&t, TRN[tn][0], pt, "in", "batch*n", "uniform(-1,1)", "uniform(-1.4,1.4)");
+        synth_sp_ptr(&t, TRN[tn][1], pt, "in", "batch*n", "uniform(3,5)", "uniform(-5,-3)");
+        synth_sp_ptr(&t, TRN[tn][2], pt, "in", "batch*n", "uniform(-1,1)", "uniform(-1.4,1.4)");
+        synth_sp_ptr(&t, TRN[tn][3], pt, "in", "batch*n", "uniform(-1,1)", "normal(0,10)");
+        synth_sp_ptr(&t, "x", pt, "out", "batch*n", NULL, NULL);
+        synth_sp_scal(&t, "batch", "u32", "batch");
+        synth_sp_scal(&t, "n", "u32", "n");
+        synth_sp_sizes(&t, "[{\"batch\": 65536, \"n\": 64, \"time\": true}, {\"batch\": 1000, \"n\": 33}, {\"batch\": 77, \"n\": 7}, {\"batch\": 300, \"n\": 2},"
                      " {\"batch\": 1, \"n\": 1}]");
     } else {
         snprintf(la, sizeof la, "batch*%d", nn);
         snprintf(lo, sizeof lo, "batch%s", op == SM_DET ? "" : op == SM_INV ? (nn == 4 ? "*4" : nn == 9 ? "*9" : "*16") : (dim == 2 ? "*2" : dim == 3 ? "*3" : "*4"));
         /* entries in (-1, 1) (both generators), so with lambda = n + 1 every row is dominated by its diagonal */
-        sp_ptr(&t, A, pt, "in", la, "uniform(-1,1)", op == SM_DET ? "normal(0,2)" : "uniform(0,1)");
+        synth_sp_ptr(&t, A, pt, "in", la, "uniform(-1,1)", op == SM_DET ? "normal(0,2)" : "uniform(0,1)");
         if (op == SM_SOLVE) {
             char lr[32];
             snprintf(lr, sizeof lr, "batch*%d", dim);
-            sp_ptr(&t, RHS, pt, "in", lr, "uniform(-1,1)", "normal(0,10)");
+            synth_sp_ptr(&t, RHS, pt, "in", lr, "uniform(-1,1)", "normal(0,10)");
         }
-        sp_ptr(&t, O, pt, "out", lo, NULL, NULL);
-        if (op != SM_DET) sp_scal(&t, "lambda", T, lam);
-        sp_scal(&t, "batch", "u32", "batch");
-        sp_sizes(&t, "[{\"batch\": 1048576, \"time\": true}, {\"batch\": 100003}, {\"batch\": 1000}, {\"batch\": 33}, {\"batch\": 1}]");
+        synth_sp_ptr(&t, O, pt, "out", lo, NULL, NULL);
+        if (op != SM_DET) synth_sp_scal(&t, "lambda", T, lam);
+        synth_sp_scal(&t, "batch", "u32", "batch");
+        synth_sp_sizes(&t, "[{\"batch\": 1048576, \"time\": true}, {\"batch\": 100003}, {\"batch\": 1000}, {\"batch\": 33}, {\"batch\": 1}]");
     }
     char blk[8], grid[32];
     snprintf(blk, sizeof blk, "%d", block);
     snprintf(grid, sizeof grid, "cdiv(batch,%d)", block);
-    sp_launch(&t, blk, NULL, NULL, grid, NULL, NULL, "0");
+    synth_sp_launch(&t, blk, NULL, NULL, grid, NULL, NULL, "0");
     json_t *fp = json_pack("{s:s, s:s, s:i, s:i}", "op", OPS[op], "dtype", T, "n", op == SM_TRI ? 0 : dim, "block", block);
     if (op == SM_TRI) {
         json_object_set_new(fp, "names", json_pack("[s,s,s,s,s]", TRN[tn][0], TRN[tn][1], TRN[tn][2], TRN[tn][3], "x"));
@@ -155,67 +155,67 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
     } else {
         json_object_set_new(fp, "names", op == SM_SOLVE ? json_pack("[s,s,s]", A, O, RHS) : json_pack("[s,s]", A, O));
     }
-    sp_fparams(&t, fp);
+    synth_sp_fparams(&t, fp);
 
     /* ---- descriptions ---- */
     sp_facts f = {0};
     switch (op) {
     case SM_DET:
         pg_buf_printf(&f.formula, "%s[b] = det(%s[b*%d .. b*%d + %d])", O, A, nn, nn, nn - 1);
-        sp_add(&f.name_en, "batched %dx%d determinants", dim, dim);
-        sp_add(&f.name_en, "determinant of many small matrices");
-        sp_add(&f.name_en, "per-matrix det (%dx%d)", dim, dim);
-        sp_add(&f.name_en, "batched det for tiny matrices");
-        sp_add(&f.name_zh, "批量 %dx%d 行列式", dim, dim);
-        sp_add(&f.name_zh, "小矩阵行列式");
-        sp_add(&f.name_zh, "逐矩阵求行列式");
-        sp_add(&f.explain_en, "write to %s the determinant of each of the batch %dx%d matrices that %s packs back to back, row by row", O, dim, dim, A);
-        sp_add(&f.explain_en, "compute the determinant of every matrix b of the batch%s", dim == 4 ? " (elimination with row pivoting, or cofactors)" : " by the cofactor formula");
-        sp_add(&f.explain_zh, "%s 依次存放 batch 个 %dx%d 行主序矩阵，计算每个矩阵的行列式写入 %s", A, dim, dim, O);
-        sp_add(&f.explain_zh, "对批量中的每个小矩阵求行列式");
+        synth_sp_add(&f.name_en, "batched %dx%d determinants", dim, dim);
+        synth_sp_add(&f.name_en, "determinant of many small matrices");
+        synth_sp_add(&f.name_en, "per-matrix det (%dx%d)", dim, dim);
+        synth_sp_add(&f.name_en, "batched det for tiny matrices");
+        synth_sp_add(&f.name_zh, "批量 %dx%d 行列式", dim, dim);
+        synth_sp_add(&f.name_zh, "小矩阵行列式");
+        synth_sp_add(&f.name_zh, "逐矩阵求行列式");
+        synth_sp_add(&f.explain_en, "write to %s the determinant of each of the batch %dx%d matrices that %s packs back to back, row by row", O, dim, dim, A);
+        synth_sp_add(&f.explain_en, "compute the determinant of every matrix b of the batch%s", dim == 4 ? " (elimination with row pivoting, or cofactors)" : " by the cofactor formula");
+        synth_sp_add(&f.explain_zh, "%s 依次存放 batch 个 %dx%d 行主序矩阵，计算每个矩阵的行列式写入 %s", A, dim, dim, O);
+        synth_sp_add(&f.explain_zh, "对批量中的每个小矩阵求行列式");
         break;
     case SM_INV:
     case SM_SOLVE:
         if (op == SM_INV) pg_buf_printf(&f.formula, "%s_b = (%s_b + lambda*I)^-1", O, A);
         else pg_buf_printf(&f.formula, "%s_b = (%s_b + lambda*I)^-1 %s_b", O, A, RHS);
-        sp_add(&f.name_en, op == SM_INV ? "batched %dx%d inverse of shifted matrices" : "batched %dx%d linear solves", dim, dim);
-        sp_add(&f.name_en, op == SM_INV ? "invert many small regularized matrices" : "solve many tiny regularized systems");
-        sp_add(&f.name_en, op == SM_INV ? "(A + lambda I)^-1 per matrix" : "(A + lambda I) x = r per system");
-        sp_add(&f.name_en, op == SM_INV ? "batched ridge-style matrix inverse" : "batched small Gauss-Jordan solve");
-        sp_add(&f.name_zh, op == SM_INV ? "批量 %dx%d 矩阵求逆（加对角平移）" : "批量 %dx%d 线性方程组求解", dim, dim);
-        sp_add(&f.name_zh, op == SM_INV ? "小矩阵批量求逆" : "小方程组批量求解");
-        sp_add(&f.name_zh, op == SM_INV ? "正则化矩阵求逆" : "正则化线性方程组");
+        synth_sp_add(&f.name_en, op == SM_INV ? "batched %dx%d inverse of shifted matrices" : "batched %dx%d linear solves", dim, dim);
+        synth_sp_add(&f.name_en, op == SM_INV ? "invert many small regularized matrices" : "solve many tiny regularized systems");
+        synth_sp_add(&f.name_en, op == SM_INV ? "(A + lambda I)^-1 per matrix" : "(A + lambda I) x = r per system");
+        synth_sp_add(&f.name_en, op == SM_INV ? "batched ridge-style matrix inverse" : "batched small Gauss-Jordan solve");
+        synth_sp_add(&f.name_zh, op == SM_INV ? "批量 %dx%d 矩阵求逆（加对角平移）" : "批量 %dx%d 线性方程组求解", dim, dim);
+        synth_sp_add(&f.name_zh, op == SM_INV ? "小矩阵批量求逆" : "小方程组批量求解");
+        synth_sp_add(&f.name_zh, op == SM_INV ? "正则化矩阵求逆" : "正则化线性方程组");
         if (op == SM_INV) {
-            sp_add(&f.explain_en, "add lambda to the diagonal of each %dx%d matrix of the batch and write the inverse of the result (row-major) to %s", dim, dim, O);
-            sp_add(&f.explain_en, "invert every shifted matrix %s_b + lambda*I; lambda = %s makes them diagonally dominant, so Gauss-Jordan without pivoting is fine", A, lam);
-            sp_add(&f.explain_zh, "对每个 %dx%d 矩阵先在对角线上加 lambda，再求逆，结果按行主序写入 %s", dim, dim, O);
+            synth_sp_add(&f.explain_en, "add lambda to the diagonal of each %dx%d matrix of the batch and write the inverse of the result (row-major) to %s", dim, dim, O);
+            synth_sp_add(&f.explain_en, "invert every shifted matrix %s_b + lambda*I; lambda = %s makes them diagonally dominant, so Gauss-Jordan without pivoting is fine", A, lam);
+            synth_sp_add(&f.explain_zh, "对每个 %dx%d 矩阵先在对角线上加 lambda，再求逆，结果按行主序写入 %s", dim, dim, O);
         } else {
-            sp_add(&f.explain_en, "add lambda to the diagonal of matrix b and solve it against the right-hand side %s_b for each system b, writing the %d unknowns to %s", RHS, dim, O);
-            sp_add(&f.explain_en, "solve (%s_b + lambda*I) %s_b = %s_b for every small system of the batch (lambda = %s keeps it diagonally dominant)", A, O, RHS, lam);
-            sp_add(&f.explain_zh, "对每个方程组，把矩阵对角线加 lambda 后与右端项 %s 求解，%d 个未知数写入 %s", RHS, dim, O);
+            synth_sp_add(&f.explain_en, "add lambda to the diagonal of matrix b and solve it against the right-hand side %s_b for each system b, writing the %d unknowns to %s", RHS, dim, O);
+            synth_sp_add(&f.explain_en, "solve (%s_b + lambda*I) %s_b = %s_b for every small system of the batch (lambda = %s keeps it diagonally dominant)", A, O, RHS, lam);
+            synth_sp_add(&f.explain_zh, "对每个方程组，把矩阵对角线加 lambda 后与右端项 %s 求解，%d 个未知数写入 %s", RHS, dim, O);
         }
-        sp_add(&f.explain_zh, "lambda = %s 使矩阵对角占优，可以不选主元", lam);
+        synth_sp_add(&f.explain_zh, "lambda = %s 使矩阵对角占优，可以不选主元", lam);
         break;
     default:
         pg_buf_printf(&f.formula, "for each system s: %s_i x_{i-1} + %s_i x_i + %s_i x_{i+1} = %s_i, i < n (%s_0 and %s_{n-1} unused), entry i at %s",
                       TRN[tn][0], TRN[tn][1], TRN[tn][2], TRN[tn][3], TRN[tn][0], TRN[tn][2], inter ? "i*batch + s" : "s*n + i");
-        sp_add(&f.name_en, "batched tridiagonal solver");
-        sp_add(&f.name_en, "Thomas algorithm, one system per thread");
-        sp_add(&f.name_en, "many small tridiagonal systems (gtsv batched)");
-        sp_add(&f.name_en, "batched TDMA solve");
-        sp_add(&f.name_zh, "批量三对角方程组求解");
-        sp_add(&f.name_zh, "追赶法（Thomas 算法）");
-        sp_add(&f.name_zh, "大量三对角系统");
-        sp_add(&f.explain_en, "solve batch independent tridiagonal systems of n unknowns: %s is the sub-diagonal, %s the diagonal, %s the super-diagonal and %s the right-hand side; write the solutions to x",
+        synth_sp_add(&f.name_en, "batched tridiagonal solver");
+        synth_sp_add(&f.name_en, "Thomas algorithm, one system per thread");
+        synth_sp_add(&f.name_en, "many small tridiagonal systems (gtsv batched)");
+        synth_sp_add(&f.name_en, "batched TDMA solve");
+        synth_sp_add(&f.name_zh, "批量三对角方程组求解");
+        synth_sp_add(&f.name_zh, "追赶法（Thomas 算法）");
+        synth_sp_add(&f.name_zh, "大量三对角系统");
+        synth_sp_add(&f.explain_en, "solve batch independent tridiagonal systems of n unknowns: %s is the sub-diagonal, %s the diagonal, %s the super-diagonal and %s the right-hand side; write the solutions to x",
                TRN[tn][0], TRN[tn][1], TRN[tn][2], TRN[tn][3]);
-        sp_add(&f.explain_en, "run forward elimination then back substitution (the Thomas algorithm) on each system, whose entry i lives at %s",
+        synth_sp_add(&f.explain_en, "run forward elimination then back substitution (the Thomas algorithm) on each system, whose entry i lives at %s",
                inter ? "i*batch + s (interleaved)" : "s*n + i (each system contiguous)");
-        sp_add(&f.explain_zh, "求解 batch 个互相独立、n 个未知数的三对角方程组：%s 为下对角线，%s 为主对角线，%s 为上对角线，%s 为右端项，解写入 x", TRN[tn][0], TRN[tn][1],
+        synth_sp_add(&f.explain_zh, "求解 batch 个互相独立、n 个未知数的三对角方程组：%s 为下对角线，%s 为主对角线，%s 为上对角线，%s 为右端项，解写入 x", TRN[tn][0], TRN[tn][1],
                TRN[tn][2], TRN[tn][3]);
-        sp_add(&f.explain_zh, "每个线程负责一个方程组，先消元再回代（追赶法）");
+        synth_sp_add(&f.explain_zh, "每个线程负责一个方程组，先消元再回代（追赶法）");
         break;
     }
-    sp_add(&f.how_en, "one thread per %s, everything in registers", op == SM_TRI ? "system" : "matrix");
+    synth_sp_add(&f.how_en, "one thread per %s, everything in registers", op == SM_TRI ? "system" : "matrix");
     if (op != SM_TRI) {
         char arr[64] = "";
         if (op == SM_INV) snprintf(arr, sizeof arr, ", %s_b at %s + b*%d", O, O, nn);
@@ -223,7 +223,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(&f.shape_en, "%s_b is the %dx%d row-major matrix at %s + b*%d%s, for b < batch", A, dim, dim, A, nn, arr);
         pg_buf_printf(&f.shape_zh, "%s_b 为从 %s + b*%d 开始的 %dx%d 行主序矩阵（b < batch）", A, A, nn, dim, dim);
     }
-    sp_add(&f.how_zh, "每个线程处理一个%s", op == SM_TRI ? "方程组" : "矩阵");
+    synth_sp_add(&f.how_zh, "每个线程处理一个%s", op == SM_TRI ? "方程组" : "矩阵");
     if (op == SM_TRI) {
         pg_buf_printf(&f.notes_en, "At most 64 unknowns per system; the diagonal dominates (|%s| >= 3), so no pivoting is needed", TRN[tn][1]);
         pg_buf_printf(&f.notes_zh, "n <= 64，主对角占优，无需选主元");
@@ -241,7 +241,7 @@ pg_status fam_gen_smallmat(uint64_t seed, synth_family_sample *s) {
         snprintf(flops, sizeof flops, "%d*batch", 2 * nn * dim);
     }
     f.data = op == SM_TRI ? DESC_DATA_VECTOR : DESC_DATA_MATRIX;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-10 : (op == SM_DET && dim == 4 ? 1e-4 : 1e-5), "fam_smallmat", bytes, flops);
-    sp_facts_free(&f);
+    synth_sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-10 : (op == SM_DET && dim == 4 ? 1e-4 : 1e-5), synth_fam_ref(synth_fam_gen_smallmat), bytes, flops);
+    synth_sp_facts_free(&f);
     return PG_OK;
 }

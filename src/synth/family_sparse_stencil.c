@@ -69,14 +69,14 @@ static void nb(pg_buf *o, bool tiled, bool d3, int bc, int dz, int dy, int dx, c
     else pg_buf_printf(o, "%s[(size_t)%s * %s + %s]", IN, my, Wn, mx);
 }
 
-pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7374656e62630018ull};
-    bool d3 = fam_pick(&r, 4) != 0;
-    int shape = fam_pick(&r, SH_N);
-    int bc = d3 ? fam_pick(&r, BC_N) : (fam_pick(&r, 2) ? BC_PERIODIC : BC_REFLECT);
-    bool f64 = fam_pick(&r, 4) == 0, tiled = fam_pick(&r, 2), params = fam_pick(&r, 2);
+    bool d3 = synth_fam_pick(&r, 4) != 0;
+    int shape = synth_fam_pick(&r, SH_N);
+    int bc = d3 ? synth_fam_pick(&r, BC_N) : (synth_fam_pick(&r, 2) ? BC_PERIODIC : BC_REFLECT);
+    bool f64 = synth_fam_pick(&r, 4) == 0, tiled = synth_fam_pick(&r, 2), params = synth_fam_pick(&r, 2);
     static const int BX3[] = {32, 32, 16}, BY3[] = {8, 4, 8}, BZ3[] = {1, 1, 2}, BX2[] = {16, 32, 32}, BY2[] = {16, 8, 4};
-    int bs = fam_pick(&r, 3);
+    int bs = synth_fam_pick(&r, 3);
     int BX = d3 ? BX3[bs] : BX2[bs], BY = d3 ? BY3[bs] : BY2[bs], BZ = d3 ? BZ3[bs] : 1;
     if (tiled) BZ = 1;
     if (shape == SH_VAR) params = false;
@@ -86,25 +86,25 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     static const char *const IO[][2] = {{"in", "out"}, {"u", "u_new"}, {"src", "dst"}, {"f", "f_out"}, {"phi", "phi_next"}, {"grid", "next"}};
     static const char *const KN[] = {"kappa", "alpha", "kdiff", "coef"};
     static const char *const DN[][3] = {{"D", "H", "W"}, {"nz", "ny", "nx"}};
-    int io = fam_pick(&r, 6), dn = fam_pick(&r, 2);
-    const char *IN = IO[io][0], *OUT = IO[io][1], *KAP = KN[fam_pick(&r, 4)];
+    int io = synth_fam_pick(&r, 6), dn = synth_fam_pick(&r, 2);
+    const char *IN = IO[io][0], *OUT = IO[io][1], *KAP = KN[synth_fam_pick(&r, 4)];
     const char *Dn = DN[dn][0], *Hn = DN[dn][1], *Wn = DN[dn][2];
     /* coefficients: c0, c1 (basic) or w0..w3 (full; 2D uses w0..w2) */
     int ncoef = shape == SH_BASIC ? 2 : shape == SH_FULL ? (d3 ? 4 : 3) : 0;
     double co[4] = {0, 0, 0, 0};
-    int cset = fam_pick(&r, 4);
+    int cset = synth_fam_pick(&r, 4);
     if (shape == SH_BASIC) {
         static const double C3[][2] = {{0.4, 0.1}, {-6.0, 1.0}, {0.25, 0.125}, {0.0, 1.0 / 6.0}}, C2[][2] = {{0.6, 0.1}, {-4.0, 1.0}, {0.5, 0.125}, {0.0, 0.25}};
         co[0] = d3 ? C3[cset][0] : C2[cset][0];
         co[1] = d3 ? C3[cset][1] : C2[cset][1];
     } else if (shape == SH_FULL) {
-        for (int k = 0; k < ncoef; k++) co[k] = (double)(fam_pick(&r, 17) - 8) / 16.0;
+        for (int k = 0; k < ncoef; k++) co[k] = (double)(synth_fam_pick(&r, 17) - 8) / 16.0;
         if (co[0] == 0) co[0] = 0.5;
     }
     char lit[4][40];
     for (int k = 0; k < ncoef; k++) {
         char l[32];
-        fam_lit(l, sizeof l, co[k]);
+        synth_fam_lit(l, sizeof l, co[k]);
         snprintf(lit[k], sizeof lit[k], "%s", l);
     }
     static const char *const SH3[] = {"7pt", "27pt", "heat7_var"}, *const SH2[] = {"5pt", "9pt", "heat5_var"};
@@ -197,20 +197,20 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     for (int k = 0; k < 4; k++) pg_buf_free(&sum[k]);
 
     /* ---- task.json ---- */
-    sp_seal_name(s);
+    synth_sp_seal_name(s);
     sp_task t;
-    sp_begin(&t, s, "stencil_bc");
+    synth_sp_begin(&t, s, "stencil_bc");
     char pt[8], len[32];
     snprintf(pt, sizeof pt, "%s*", T);
     if (d3) snprintf(len, sizeof len, "%s*%s*%s", Dn, Hn, Wn);
     else snprintf(len, sizeof len, "%s*%s", Hn, Wn);
-    sp_ptr(&t, IN, pt, "in", len, NULL, NULL);
-    if (shape == SH_VAR) sp_ptr(&t, KAP, pt, "in", len, d3 ? "uniform(0,0.16)" : "uniform(0,0.25)", d3 ? "uniform(0.05,0.1)" : "uniform(0.05,0.2)");
-    sp_ptr(&t, OUT, pt, "out", len, NULL, NULL);
-    for (int k = 0; params && k < ncoef; k++) sp_scal(&t, cn[k], T, lit[k]);
-    if (d3) sp_scal(&t, Dn, "s32", Dn);
-    sp_scal(&t, Hn, "s32", Hn);
-    sp_scal(&t, Wn, "s32", Wn);
+    synth_sp_ptr(&t, IN, pt, "in", len, NULL, NULL);
+    if (shape == SH_VAR) synth_sp_ptr(&t, KAP, pt, "in", len, d3 ? "uniform(0,0.16)" : "uniform(0,0.25)", d3 ? "uniform(0.05,0.1)" : "uniform(0.05,0.2)");
+    synth_sp_ptr(&t, OUT, pt, "out", len, NULL, NULL);
+    for (int k = 0; params && k < ncoef; k++) synth_sp_scal(&t, cn[k], T, lit[k]);
+    if (d3) synth_sp_scal(&t, Dn, "s32", Dn);
+    synth_sp_scal(&t, Hn, "s32", Hn);
+    synth_sp_scal(&t, Wn, "s32", Wn);
     char sizes[400];
     if (d3)
         snprintf(sizes, sizeof sizes,
@@ -221,7 +221,7 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
         snprintf(sizes, sizeof sizes,
                  "[{\"%s\": 2048, \"%s\": 4096, \"time\": true}, {\"%s\": 1000, \"%s\": 777}, {\"%s\": 33, \"%s\": 17}, {\"%s\": 5, \"%s\": 100}, {\"%s\": 1, \"%s\": 1}]",
                  Hn, Wn, Hn, Wn, Hn, Wn, Hn, Wn, Hn, Wn);
-    sp_sizes(&t, sizes);
+    synth_sp_sizes(&t, sizes);
     char b0[8], b1[8], b2[8], g0[32], g1[32], g2[32];
     snprintf(b0, sizeof b0, "%d", BX);
     snprintf(b1, sizeof b1, "%d", BY);
@@ -230,15 +230,15 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     snprintf(g1, sizeof g1, "cdiv(%s,%d)", Hn, BY);
     if (BZ == 1) snprintf(g2, sizeof g2, "%s", Dn);
     else snprintf(g2, sizeof g2, "cdiv(%s,%d)", Dn, BZ);
-    if (d3) sp_launch(&t, b0, b1, b2, g0, g1, g2, "0");
-    else sp_launch(&t, b0, b1, NULL, g0, g1, NULL, "0");
+    if (d3) synth_sp_launch(&t, b0, b1, b2, g0, g1, g2, "0");
+    else synth_sp_launch(&t, b0, b1, NULL, g0, g1, NULL, "0");
     json_t *cs = json_array();
     for (int k = 0; k < ncoef; k++) json_array_append_new(cs, json_real(co[k]));
     static const char *const SHK[] = {"basic", "full", "varcoef"};
     json_t *fp = json_pack("{s:i, s:s, s:s, s:s, s:b, s:b, s:o, s:s, s:s, s:[s,s,s]}", "dims", d3 ? 3 : 2, "shape", SHK[shape], "boundary", BCN[bc], "dtype", T,
                            "tiled", tiled, "coeff_params", params, "coeffs", cs, "in", IN, "out", OUT, "sizes", Dn, Hn, Wn);
     if (shape == SH_VAR) json_object_set_new(fp, "kappa", json_string(KAP));
-    sp_fparams(&t, fp);
+    synth_sp_fparams(&t, fp);
 
     /* ---- descriptions ---- */
     sp_facts f = {0};
@@ -256,29 +256,29 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     else if (shape == SH_FULL) pg_buf_printf(&f.formula, "%s[y][x] = %s*centre + %s*(4 edge neighbours) + %s*(4 diagonal neighbours) of %s", OUT, cf[0], cf[1], cf[2], IN);
     else pg_buf_printf(&f.formula, "%s[k] = %s[k] + %s[k] * (sum of the %d face neighbours of %s - %d*%s[k]), k = %s", OUT, IN, KAP, d3 ? 6 : 4, IN, d3 ? 6 : 4, IN, ix);
     if (shape == SH_BASIC) {
-        sp_add(&f.name_en, "%s %s-point stencil", d3 ? "3D" : "2D", d3 ? "7" : "5");
-        sp_add(&f.name_en, "%s Laplacian-style stencil (%s boundary)", d3 ? "7-point 3D" : "5-point 2D", BCN[bc]);
-        sp_add(&f.name_en, "%s cross stencil with %s edges", d3 ? "3D" : "2D", BCN[bc]);
-        sp_add(&f.name_en, "%s stencil, centre + face neighbours", d3 ? "volume" : "grid");
-        sp_add(&f.name_zh, "%s模板计算", d3 ? "三维七点" : "二维五点");
-        sp_add(&f.name_zh, "%s十字模板", d3 ? "三维" : "二维");
-        sp_add(&f.name_zh, "%s邻域加权求和", d3 ? "三维" : "二维");
+        synth_sp_add(&f.name_en, "%s %s-point stencil", d3 ? "3D" : "2D", d3 ? "7" : "5");
+        synth_sp_add(&f.name_en, "%s Laplacian-style stencil (%s boundary)", d3 ? "7-point 3D" : "5-point 2D", BCN[bc]);
+        synth_sp_add(&f.name_en, "%s cross stencil with %s edges", d3 ? "3D" : "2D", BCN[bc]);
+        synth_sp_add(&f.name_en, "%s stencil, centre + face neighbours", d3 ? "volume" : "grid");
+        synth_sp_add(&f.name_zh, "%s模板计算", d3 ? "三维七点" : "二维五点");
+        synth_sp_add(&f.name_zh, "%s十字模板", d3 ? "三维" : "二维");
+        synth_sp_add(&f.name_zh, "%s邻域加权求和", d3 ? "三维" : "二维");
     } else if (shape == SH_FULL) {
-        sp_add(&f.name_en, "%s %s-point stencil", d3 ? "3D" : "2D", d3 ? "27" : "9");
-        sp_add(&f.name_en, "%s box stencil (full 3x3%s neighbourhood)", d3 ? "3D" : "2D", d3 ? "x3" : "");
-        sp_add(&f.name_en, "weighted %s neighbourhood filter", d3 ? "3x3x3" : "3x3");
-        sp_add(&f.name_en, "%s compact stencil with %s boundary", d3 ? "27-point" : "9-point", BCN[bc]);
-        sp_add(&f.name_zh, "%s模板", d3 ? "三维 27 点" : "二维九点");
-        sp_add(&f.name_zh, "%s邻域加权", d3 ? "3x3x3 " : "3x3 ");
-        sp_add(&f.name_zh, "%s盒形模板", d3 ? "三维" : "二维");
+        synth_sp_add(&f.name_en, "%s %s-point stencil", d3 ? "3D" : "2D", d3 ? "27" : "9");
+        synth_sp_add(&f.name_en, "%s box stencil (full 3x3%s neighbourhood)", d3 ? "3D" : "2D", d3 ? "x3" : "");
+        synth_sp_add(&f.name_en, "weighted %s neighbourhood filter", d3 ? "3x3x3" : "3x3");
+        synth_sp_add(&f.name_en, "%s compact stencil with %s boundary", d3 ? "27-point" : "9-point", BCN[bc]);
+        synth_sp_add(&f.name_zh, "%s模板", d3 ? "三维 27 点" : "二维九点");
+        synth_sp_add(&f.name_zh, "%s邻域加权", d3 ? "3x3x3 " : "3x3 ");
+        synth_sp_add(&f.name_zh, "%s盒形模板", d3 ? "三维" : "二维");
     } else {
-        sp_add(&f.name_en, "%s heat-equation step with a per-cell diffusivity", d3 ? "3D" : "2D");
-        sp_add(&f.name_en, "variable-coefficient %s diffusion step", d3 ? "7-point" : "5-point");
-        sp_add(&f.name_en, "explicit diffusion with a coefficient field (%s)", d3 ? "3D" : "2D");
-        sp_add(&f.name_en, "%s varcoef Jacobi-like update", d3 ? "3D" : "2D");
-        sp_add(&f.name_zh, "%s变系数热方程一步", d3 ? "三维" : "二维");
-        sp_add(&f.name_zh, "变系数扩散模板");
-        sp_add(&f.name_zh, "%s显式扩散（逐点系数）", d3 ? "三维" : "二维");
+        synth_sp_add(&f.name_en, "%s heat-equation step with a per-cell diffusivity", d3 ? "3D" : "2D");
+        synth_sp_add(&f.name_en, "variable-coefficient %s diffusion step", d3 ? "7-point" : "5-point");
+        synth_sp_add(&f.name_en, "explicit diffusion with a coefficient field (%s)", d3 ? "3D" : "2D");
+        synth_sp_add(&f.name_en, "%s varcoef Jacobi-like update", d3 ? "3D" : "2D");
+        synth_sp_add(&f.name_zh, "%s变系数热方程一步", d3 ? "三维" : "二维");
+        synth_sp_add(&f.name_zh, "变系数扩散模板");
+        synth_sp_add(&f.name_zh, "%s显式扩散（逐点系数）", d3 ? "三维" : "二维");
     }
     static const char *const BW[] = {"neighbours outside the domain count as zero", "neighbour coordinates are clamped to the domain (the edge cell repeats)",
                                      "the domain wraps around (periodic: index -1 is the last cell, index n is the first)",
@@ -289,22 +289,22 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     static const char *const SW3[] = {"the centre and its 6 face neighbours", "the whole 3x3x3 neighbourhood, weighted by distance class", "the centre and its 6 face neighbours"};
     static const char *const SW2[] = {"the centre and its 4 edge neighbours", "the whole 3x3 neighbourhood", "the centre and its 4 edge neighbours"};
     if (shape == SH_VAR)
-        sp_add(&f.explain_en, "move each cell toward its %d neighbours at its own rate: new value = old + %s times (sum of the neighbours minus %d times the old value); %s",
+        synth_sp_add(&f.explain_en, "move each cell toward its %d neighbours at its own rate: new value = old + %s times (sum of the neighbours minus %d times the old value); %s",
                d3 ? 6 : 4, KAP, d3 ? 6 : 4, BW[bc]);
-    else sp_add(&f.explain_en, "make every output cell a weighted sum of %s of the input; %s", d3 ? SW3[shape] : SW2[shape], BW[bc]);
-    sp_add(&f.explain_en, "apply the stencil to every cell of the %s grid (%s), writing a separate output; %s", d3 ? "3D" : "2D",
+    else synth_sp_add(&f.explain_en, "make every output cell a weighted sum of %s of the input; %s", d3 ? SW3[shape] : SW2[shape], BW[bc]);
+    synth_sp_add(&f.explain_en, "apply the stencil to every cell of the %s grid (%s), writing a separate output; %s", d3 ? "3D" : "2D",
            d3 ? "x varies fastest, then y, then z" : "row-major", BW[bc]);
-    sp_add(&f.explain_en, "compute %s; the boundary rule: %s", f.formula.data, BW[bc]);
-    sp_add(&f.explain_zh, "对%s网格的每个格点做模板加权求和，结果写到新数组；%s", d3 ? "三维" : "二维", BZH[bc]);
-    sp_add(&f.explain_zh, "%s；边界：%s", f.formula.data, BZH[bc]);
+    synth_sp_add(&f.explain_en, "compute %s; the boundary rule: %s", f.formula.data, BW[bc]);
+    synth_sp_add(&f.explain_zh, "对%s网格的每个格点做模板加权求和，结果写到新数组；%s", d3 ? "三维" : "二维", BZH[bc]);
+    synth_sp_add(&f.explain_zh, "%s；边界：%s", f.formula.data, BZH[bc]);
     if (tiled) {
-        sp_add(&f.how_en, "%dx%d blocks loading a (%d+2)x(%d+2) tile%s with a one-cell halo into shared memory, the boundary rule applied while loading", BX, BY, BX, BY,
+        synth_sp_add(&f.how_en, "%dx%d blocks loading a (%d+2)x(%d+2) tile%s with a one-cell halo into shared memory, the boundary rule applied while loading", BX, BY, BX, BY,
                d3 ? " of planes z-1, z and z+1" : "");
-        sp_add(&f.how_en, "shared-memory tiling with halo cells");
-        sp_add(&f.how_zh, "每个线程块把带一圈光环的分块%s载入共享内存，载入时应用边界规则", d3 ? "（z-1、z、z+1 三个平面）" : "");
+        synth_sp_add(&f.how_en, "shared-memory tiling with halo cells");
+        synth_sp_add(&f.how_zh, "每个线程块把带一圈光环的分块%s载入共享内存，载入时应用边界规则", d3 ? "（z-1、z、z+1 三个平面）" : "");
     } else {
-        sp_add(&f.how_en, "one thread per cell reading neighbours straight from global memory (block %dx%dx%d)", BX, BY, BZ);
-        sp_add(&f.how_zh, "每个线程一个格点，直接读全局内存");
+        synth_sp_add(&f.how_en, "one thread per cell reading neighbours straight from global memory (block %dx%dx%d)", BX, BY, BZ);
+        synth_sp_add(&f.how_zh, "每个线程一个格点，直接读全局内存");
     }
     if (d3) {
         pg_buf_printf(&f.shape_en, "%s and %s are %s x %s x %s volumes, x fastest: index (z*%s + y)*%s + x", IN, OUT, Dn, Hn, Wn, Hn, Wn);
@@ -326,7 +326,7 @@ pg_status fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     f.data = DESC_DATA_GRID;
     f.hints = DESC_HINT_MEMBOUND | DESC_HINT_COALESCED | (tiled ? DESC_HINT_SMEM : 0u);
     f.elems_per_thread = 1;
-    sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,100)", T, f64 ? 1e-12 : 1e-5, "fam_stencil_bc", bytes, flops);
-    sp_facts_free(&f);
+    synth_sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,100)", T, f64 ? 1e-12 : 1e-5, synth_fam_ref(synth_fam_gen_stencil_bc), bytes, flops);
+    synth_sp_facts_free(&f);
     return PG_OK;
 }

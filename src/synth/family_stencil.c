@@ -38,7 +38,7 @@ static int load_x(sem *e, int rj) {
     const char *R = c->f64 ? "%fd" : "%f", *T = c->f64 ? "f64" : "f32";
     int v = nv(e), ra = ++e->g.rd;
     char zero[32];
-    fam_imm(zero, sizeof zero, 0.0, c->f64);
+    synth_fam_imm(zero, sizeof zero, 0.0, c->f64);
     if (c->bnd == 1) {
         int rc = ++e->g.r;
         pg_buf_printf(e->b, "\tmax.s32 %%r%d, %%r%d, 0;\n\tmin.s32 %%r%d, %%r%d, %%r%d;              // clamp into [0, n-1]\n", rc, rj,
@@ -71,7 +71,7 @@ static void emit_ptx(const st_cfg *c, const char *name, pg_buf *out) {
             int rcf = nv(&e);
             pg_buf_printf(b, "\tld.param.%s %s%d, [c%d];\n", T, R, rcf, k);
             snprintf(co[k], sizeof co[k], "%s%d", R, rcf);
-        } else fam_imm(co[k], sizeof co[k], c->c[k], c->f64);
+        } else synth_fam_imm(co[k], sizeof co[k], c->c[k], c->f64);
     }
     e.rn = ++e.g.r;
     pg_buf_printf(b, "\tld.param.u32 %%r%d, [n];\n", e.rn);
@@ -157,7 +157,7 @@ static void emit_ptx(const st_cfg *c, const char *name, pg_buf *out) {
     if (c->scalars)
         for (int k = 0; k < K; k++) pg_buf_printf(out, "\t.param .%s c%d,\n", T, k);
     pg_buf_printf(out, "\t.param .u32 n\n)\n.maxntid %d, 1, 1\n{\n", B);
-    fam_decls(&e.g, out);
+    synth_fam_decls(&e.g, out);
     if (c->smem) pg_buf_printf(out, "\t.shared .align %d .%s tile[%d];\n", S, T, B + 2 * R0);
     pg_buf_putc(out, '\n');
     pg_buf_puts(out, body.data);
@@ -225,7 +225,7 @@ static json_t *st_describe(const st_cfg *c, const char *formula, char lit[5][32]
     desc_facts f = {.name_en = n_en, .name_zh = n_zh, .formula = formula, .explain_en = e_en, .explain_zh = e_zh, .how_en = hw, .how_zh = hz,
                     .shape_en = shape, .shape_zh = shape_zh, .notes_en = notes.data, .notes_zh = notes_zh.data, .elems_per_thread = 1,
                     .data = DESC_DATA_VECTOR, .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | (c->smem ? DESC_HINT_SMEM : 0u)};
-    json_t *d = desc_render_all(&f, task, seed);
+    json_t *d = synth_desc_render_all(&f, task, seed);
     pg_buf_free(&w); pg_buf_free(&win); pg_buf_free(&win_zh); pg_buf_free(&coefl); pg_buf_free(&notes); pg_buf_free(&notes_zh);
     return d;
 }
@@ -234,7 +234,7 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
     const int R0 = c->radius, K = 2 * R0 + 1, B = c->block;
     const char *T = c->f64 ? "f64" : "f32";
     char lit[5][32], grid[32];
-    for (int k = 0; k < K; k++) fam_lit(lit[k], sizeof lit[k], c->c[k]);
+    for (int k = 0; k < K; k++) synth_fam_lit(lit[k], sizeof lit[k], c->c[k]);
     snprintf(grid, sizeof grid, "cdiv(n,%d)", B);
     json_t *root = json_object();
     json_object_set_new(root, "name", json_string(name));
@@ -284,39 +284,39 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
     json_t *tol = json_object();
     json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : 1e-5));
     json_object_set_new(root, "tolerance", tol);
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", "fam_stencil1d"));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", synth_fam_ref(synth_fam_gen_stencil1d)));
     char bytes[32], flops[32];
     snprintf(bytes, sizeof bytes, "%d*n", c->f64 ? 16 : 8);
     snprintf(flops, sizeof flops, "%d*n", 2 * K - 1);
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
-    json_object_set_new(root, "descriptions", st_describe(c, formula.data, lit, fam_next(r), root));
+    json_object_set_new(root, "descriptions", st_describe(c, formula.data, lit, synth_fam_next(r), root));
     synth_task_json_write(root, out);
     json_decref(root);
     pg_buf_free(&formula);
 }
 
-pg_status fam_gen_stencil1d(uint64_t seed, synth_family_sample *s) {
+pg_status synth_fam_gen_stencil1d(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7374656e63696c31ull};
     st_cfg c;
     memset(&c, 0, sizeof c);
-    c.radius = 1 + fam_pick(&r, 2);
-    c.block = 128 << fam_pick(&r, 3);
-    c.f64 = fam_pick(&r, 4) == 0;
-    c.scalars = fam_pick(&r, 2);
-    c.smem = fam_pick(&r, 2);
-    c.bnd = fam_pick(&r, 3);
+    c.radius = 1 + synth_fam_pick(&r, 2);
+    c.block = 128 << synth_fam_pick(&r, 3);
+    c.f64 = synth_fam_pick(&r, 4) == 0;
+    c.scalars = synth_fam_pick(&r, 2);
+    c.smem = synth_fam_pick(&r, 2);
+    c.bnd = synth_fam_pick(&r, 3);
     /* coefficients: multiples of 1/8 in [-2, 2], exact in every type; a few classic sets */
     static const double CLASSIC3[][3] = {{0.25, 0.5, 0.25}, {-1.0, 2.0, -1.0}, {1.0, -2.0, 1.0}, {0.25, 0.5, -0.75}};
     static const double CLASSIC5[][5] = {{0.0625, 0.25, 0.375, 0.25, 0.0625}, {-0.125, 1.0, 0.0, -1.0, 0.125}};
-    int K = 2 * c.radius + 1, kind = fam_pick(&r, 3);
-    for (int k = 0; k < K; k++) c.c[k] = (double)(fam_pick(&r, 33) - 16) / 8.0;
-    if (kind == 0 && K == 3) memcpy(c.c, CLASSIC3[fam_pick(&r, 4)], sizeof(double) * 3);
-    if (kind == 0 && K == 5) memcpy(c.c, CLASSIC5[fam_pick(&r, 2)], sizeof(double) * 5);
+    int K = 2 * c.radius + 1, kind = synth_fam_pick(&r, 3);
+    for (int k = 0; k < K; k++) c.c[k] = (double)(synth_fam_pick(&r, 33) - 16) / 8.0;
+    if (kind == 0 && K == 3) memcpy(c.c, CLASSIC3[synth_fam_pick(&r, 4)], sizeof(double) * 3);
+    if (kind == 0 && K == 5) memcpy(c.c, CLASSIC5[synth_fam_pick(&r, 2)], sizeof(double) * 5);
     if (c.c[c.radius] == 0 && kind) c.c[c.radius] = 1.0;
     snprintf(s->family, sizeof s->family, "stencil1d");
     snprintf(s->source, sizeof s->source, "ptx-template");
     static const char *STY[] = {"stencil1d_%dpt_%s_%s%s_b%d", "st%d_%s_%s%s_%d", "conv1d_r%d_%s_%s%s_%d"};
-    int st = fam_pick(&r, 3);
+    int st = synth_fam_pick(&r, 3);
     snprintf(s->name, sizeof s->name, STY[st], st == 2 ? c.radius : K, c.f64 ? "f64" : "f32", BND[c.bnd], c.smem ? "_smem" : "", c.block);
     /* coefficients are part of what is computed when baked in */
     pg_buf id = {0};

@@ -93,18 +93,18 @@ static desc_facts full_facts(void) {
 
 /* Every check on one rendering. */
 static void check_text(const char *what, int style, const char *s, const json_t *task) {
-    CHECK(s && *s, "%s: %s is empty", what, desc_style_names[style]);
+    CHECK(s && *s, "%s: %s is empty", what, synth_desc_style_names[style]);
     if (!s) return;
-    CHECK(utf8_ok(s), "%s: %s is not UTF-8: %s", what, desc_style_names[style], s);
-    CHECK(!has_unfilled(s), "%s: %s has an unfilled slot: %s", what, desc_style_names[style], s);
-    CHECK(!strstr(s, "  "), "%s: %s has a double space: %s", what, desc_style_names[style], s);
+    CHECK(utf8_ok(s), "%s: %s is not UTF-8: %s", what, synth_desc_style_names[style], s);
+    CHECK(!has_unfilled(s), "%s: %s has an unfilled slot: %s", what, synth_desc_style_names[style], s);
+    CHECK(!strstr(s, "  "), "%s: %s has a double space: %s", what, synth_desc_style_names[style], s);
     if (style == DESC_DETAILED || style == DESC_CARD) {
         json_t *ps = json_object_get(task, "params");
         for (size_t i = 0; i < json_array_size(ps); i++) {
             json_t *p = json_array_get(ps, i);
             const char *role = json_string_value(json_object_get(p, "role")), *nm = json_string_value(json_object_get(p, "name"));
             if (role && nm && (!strcmp(role, "out") || !strcmp(role, "inout")))
-                CHECK(has_word(s, nm), "%s: %s does not name output %s: %s", what, desc_style_names[style], nm, s);
+                CHECK(has_word(s, nm), "%s: %s does not name output %s: %s", what, synth_desc_style_names[style], nm, s);
         }
     }
 }
@@ -113,9 +113,9 @@ static void test_frames_reachable(void) {
     json_t *tasks[2] = {task_1d(), task_2d()};
     desc_facts f = full_facts();
     for (int s = 0; s < DESC_NSTYLES; s++) {
-        int nen = desc_frame_count(s, false), nzh = desc_frame_count(s, true);
+        int nen = synth_desc_frame_count(s, false), nzh = synth_desc_frame_count(s, true);
         if (s == DESC_ZH) CHECK(nzh >= 20 && nen == 0, "zh has %d Chinese frames (>= 20)", nzh);
-        else CHECK(nen >= 20 && nzh >= 10, "%s has %d English and %d Chinese frames (>= 20, >= 10)", desc_style_names[s], nen, nzh);
+        else CHECK(nen >= 20 && nzh >= 10, "%s has %d English and %d Chinese frames (>= 20, >= 10)", synth_desc_style_names[s], nen, nzh);
         bool seen_en[64] = {0}, seen_zh[64] = {0};
         int distinct = 0;
         json_t *texts = json_object();
@@ -123,14 +123,14 @@ static void test_frames_reachable(void) {
             json_t *t = tasks[seed % 2];
             pg_buf b = {0}, b2 = {0};
             char id[48] = "";
-            desc_render_framed(&f, t, s, seed * 0x9E3779B97F4A7C15ull + 1, &b, id, sizeof id);
-            desc_render(&f, t, s, seed * 0x9E3779B97F4A7C15ull + 1, &b2);
-            CHECK(b.data && b2.data && !strcmp(b.data, b2.data), "%s: render and render_framed agree (seed %llu)", desc_style_names[s],
+            synth_desc_render_framed(&f, t, s, seed * 0x9E3779B97F4A7C15ull + 1, &b, id, sizeof id);
+            synth_desc_render(&f, t, s, seed * 0x9E3779B97F4A7C15ull + 1, &b2);
+            CHECK(b.data && b2.data && !strcmp(b.data, b2.data), "%s: render and render_framed agree (seed %llu)", synth_desc_style_names[s],
                   (unsigned long long)seed);
             check_text("full facts", s, b.data, t);
             char want[16];
-            snprintf(want, sizeof want, "%s.", desc_style_names[s]);
-            CHECK(!strncmp(id, want, strlen(want)), "frame id %s names style %s", id, desc_style_names[s]);
+            snprintf(want, sizeof want, "%s.", synth_desc_style_names[s]);
+            CHECK(!strncmp(id, want, strlen(want)), "frame id %s names style %s", id, synth_desc_style_names[s]);
             const char *k = id + strlen(want);
             int num = atoi(k + 2);
             if (!strncmp(k, "en", 2) && num < 64) seen_en[num] = true;
@@ -142,11 +142,11 @@ static void test_frames_reachable(void) {
         }
         int ren = 0, rzh = 0;
         for (int i = 0; i < 64; i++) { ren += seen_en[i]; rzh += seen_zh[i]; }
-        CHECK(ren == nen, "%s: %d of %d English frames reached", desc_style_names[s], ren, nen);
-        CHECK(rzh == nzh, "%s: %d of %d Chinese frames reached", desc_style_names[s], rzh, nzh);
+        CHECK(ren == nen, "%s: %d of %d English frames reached", synth_desc_style_names[s], ren, nen);
+        CHECK(rzh == nzh, "%s: %d of %d Chinese frames reached", synth_desc_style_names[s], rzh, nzh);
         int want_distinct = s == DESC_CARD ? 300 : 1000;   /* a card is mostly its fields */
-        CHECK(distinct > want_distinct, "%s: %d distinct texts in 3000 renderings", desc_style_names[s], distinct);
-        printf("  %-8s frames en %d zh %d, %d distinct texts of 3000\n", desc_style_names[s], ren, rzh, distinct);
+        CHECK(distinct > want_distinct, "%s: %d distinct texts in 3000 renderings", synth_desc_style_names[s], distinct);
+        printf("  %-8s frames en %d zh %d, %d distinct texts of 3000\n", synth_desc_style_names[s], ren, rzh, distinct);
         json_decref(texts);
     }
     json_decref(tasks[0]);
@@ -162,10 +162,10 @@ static void test_sparse(void) {
     for (int s = 0; s < DESC_NSTYLES; s++)
         for (uint64_t seed = 0; seed < 200; seed++) {
             pg_buf b = {0};
-            desc_render(&only_name, t, s, seed, &b);
+            synth_desc_render(&only_name, t, s, seed, &b);
             check_text("names only", s, b.data, t);
             pg_buf_free(&b);
-            desc_render(&none, t, s, seed, &b);
+            synth_desc_render(&none, t, s, seed, &b);
             check_text("no facts", s, b.data, t);
             pg_buf_free(&b);
         }
@@ -191,11 +191,11 @@ static void test_hints_true(void) {
     for (int s = 0; s < DESC_NSTYLES; s++)
         for (uint64_t seed = 0; seed < 600; seed++, n++) {
             pg_buf b = {0};
-            desc_render(&plain, t, s, seed, &b);
+            synth_desc_render(&plain, t, s, seed, &b);
             for (size_t k = 0; k < sizeof claims / sizeof claims[0]; k++)
                 CHECK(!strstr(b.data, claims[k]), "no fact, yet '%s' is said: %s", claims[k], b.data);
             pg_buf_free(&b);
-            desc_render(&smem, t, s, seed, &b);
+            synth_desc_render(&smem, t, s, seed, &b);
             said_smem += strstr(b.data, "shared memory") || strstr(b.data, "共享内存");
             CHECK(!strstr(b.data, "coalesced") && !strstr(b.data, "grid-stride"), "only the shared-memory fact is said: %s", b.data);
             pg_buf_free(&b);
@@ -213,7 +213,7 @@ static void test_semantics_share(void) {
         int sem = 0, zh = 0, lower = 0;
         for (uint64_t seed = 0; seed < 1000; seed++) {
             pg_buf b = {0};
-            desc_render(&f, t, styles[i], seed, &b);
+            synth_desc_render(&f, t, styles[i], seed, &b);
             bool has = strstr(b.data, "exp(x[r][c]") != NULL;
             for (int k = 0; EXPL[k]; k++) has |= strstr(b.data, EXPL[k] + 1) != NULL;
             for (int k = 0; EXPL_ZH[k]; k++) has |= strstr(b.data, EXPL_ZH[k]) != NULL;
@@ -224,28 +224,28 @@ static void test_semantics_share(void) {
             lower += b.data[0] >= 'a' && b.data[0] <= 'z';
             pg_buf_free(&b);
         }
-        printf("  %-8s semantics in %d/1000, Chinese in %d/1000, lower-case start %d/1000\n", desc_style_names[styles[i]], sem, zh, lower);
-        CHECK(sem * 100 >= minpct[i] * 1000, "%s: semantics in %d of 1000 (>= %d%%)", desc_style_names[styles[i]], sem, minpct[i]);
-        if (styles[i] != DESC_ZH) CHECK(zh > 30 && zh < 400, "%s: Chinese mixed into %d of 1000", desc_style_names[styles[i]], zh);
+        printf("  %-8s semantics in %d/1000, Chinese in %d/1000, lower-case start %d/1000\n", synth_desc_style_names[styles[i]], sem, zh, lower);
+        CHECK(sem * 100 >= minpct[i] * 1000, "%s: semantics in %d of 1000 (>= %d%%)", synth_desc_style_names[styles[i]], sem, minpct[i]);
+        if (styles[i] != DESC_ZH) CHECK(zh > 30 && zh < 400, "%s: Chinese mixed into %d of 1000", synth_desc_style_names[styles[i]], zh);
         else CHECK(zh == 1000, "zh is always Chinese (%d)", zh);
-        if (styles[i] != DESC_ZH) CHECK(lower > 30, "%s: some renderings start in lower case (%d)", desc_style_names[styles[i]], lower);
+        if (styles[i] != DESC_ZH) CHECK(lower > 30, "%s: some renderings start in lower case (%d)", synth_desc_style_names[styles[i]], lower);
     }
     json_decref(t);
 }
 
-/* desc_render_all: the five styles and their frames. */
+/* synth_desc_render_all: the five styles and their frames. */
 static void test_render_all(void) {
     json_t *t = task_2d();
     desc_facts f = full_facts();
-    json_t *d = desc_render_all(&f, t, 42), *d2 = desc_render_all(&f, t, 42), *d3 = desc_render_all(&f, t, 43);
+    json_t *d = synth_desc_render_all(&f, t, 42), *d2 = synth_desc_render_all(&f, t, 42), *d3 = synth_desc_render_all(&f, t, 43);
     char *a = json_dumps(d, JSON_SORT_KEYS), *b = json_dumps(d2, JSON_SORT_KEYS), *c = json_dumps(d3, JSON_SORT_KEYS);
-    CHECK(a && b && !strcmp(a, b), "desc_render_all is deterministic");
+    CHECK(a && b && !strcmp(a, b), "synth_desc_render_all is deterministic");
     CHECK(a && c && strcmp(a, c), "another seed, other descriptions");
     json_t *fr = json_object_get(d, "frames");
     for (int s = 0; s < DESC_NSTYLES; s++) {
-        CHECK(json_is_string(json_object_get(d, desc_style_names[s])), "style %s present", desc_style_names[s]);
-        const char *id = json_string_value(json_object_get(fr, desc_style_names[s]));
-        CHECK(id && !strncmp(id, desc_style_names[s], strlen(desc_style_names[s])), "frame of %s recorded (%s)", desc_style_names[s],
+        CHECK(json_is_string(json_object_get(d, synth_desc_style_names[s])), "style %s present", synth_desc_style_names[s]);
+        const char *id = json_string_value(json_object_get(fr, synth_desc_style_names[s]));
+        CHECK(id && !strncmp(id, synth_desc_style_names[s], strlen(synth_desc_style_names[s])), "frame of %s recorded (%s)", synth_desc_style_names[s],
               id ? id : "none");
     }
     free(a); free(b); free(c);
@@ -254,7 +254,7 @@ static void test_render_all(void) {
     int launch = 0;
     for (uint64_t seed = 0; seed < 100; seed++) {
         pg_buf o = {0};
-        desc_render(&f, t, DESC_CARD, seed, &o);
+        synth_desc_render(&f, t, DESC_CARD, seed, &o);
         launch += strstr(o.data, "cdiv(W,16)") && strstr(o.data, "1024 bytes");
         pg_buf_free(&o);
     }
@@ -266,7 +266,7 @@ static void test_render_all(void) {
  * outputs named in detailed and card. */
 typedef pg_status (*gen_fn)(uint64_t, synth_family_sample *);
 static const struct { const char *name; gen_fn fn; } FAMS[] = {
-#define SYNTH_FAMILY(name, fn, nvcc) {name, fn},
+#define SYNTH_FAMILY(name, fn, ref, nvcc) {name, fn},
 #include "synth/families_all.def"
 #undef SYNTH_FAMILY
 };
@@ -283,10 +283,10 @@ static void test_families(void) {
             CHECK(json_is_object(d), "%s: descriptions", FAMS[k].name);
             bool grammar = json_object_get(d, "frames") != NULL;   /* else prose is optional (task_load) */
             for (int st = 0; st < DESC_NSTYLES; st++) {
-                const char *txt = json_string_value(json_object_get(d, desc_style_names[st]));
+                const char *txt = json_string_value(json_object_get(d, synth_desc_style_names[st]));
                 if (txt || grammar || st != DESC_PROSE) check_text(FAMS[k].name, st, txt, t);
                 if (txt) json_object_set_new(texts, txt, json_true());
-                const char *id = json_string_value(json_object_get(json_object_get(d, "frames"), desc_style_names[st]));
+                const char *id = json_string_value(json_object_get(json_object_get(d, "frames"), synth_desc_style_names[st]));
                 if (id) json_object_set_new(frames, id, json_true());
             }
             with_frames += json_object_get(d, "frames") != NULL;
@@ -314,7 +314,7 @@ static void test_expr(void) {
         pg_buf js = {0};
         CHECK(synth_expr_kernel(e, name, nin, NULL, 256, seed % 2 ? 4 : 1, NULL, NULL, &js, NULL) == PG_OK, "%s", name);
         json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
-        for (int st = 0; st < DESC_NSTYLES; st++) check_text(name, st, json_string_value(json_object_get(d, desc_style_names[st])), t);
+        for (int st = 0; st < DESC_NSTYLES; st++) check_text(name, st, json_string_value(json_object_get(d, synth_desc_style_names[st])), t);
         CHECK(json_object_get(d, "frames") != NULL, "%s: frames recorded", name);
         n += t != NULL;
         json_decref(t);
@@ -335,7 +335,7 @@ static void test_expr(void) {
         synth_expr_kernel(e, name, 1, NULL, 256, 1, NULL, NULL, &js, NULL);
         json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
         for (int st = 0; st < DESC_NSTYLES; st++) {
-            const char *txt = json_string_value(json_object_get(d, desc_style_names[st]));
+            const char *txt = json_string_value(json_object_get(d, synth_desc_style_names[st]));
             for (int w = 0; w < 3 && txt; w++) found[w] |= strstr(txt, want[w]) != NULL;
         }
         json_decref(t);

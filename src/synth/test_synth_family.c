@@ -66,11 +66,16 @@ static bool ptxas_ok(const char *ptx, const char *arch, char *log, size_t logn) 
 }
 
 /* The smallest size of the spec, its reference on distribution 0: outputs finite. */
-static bool reference_runs(const char *task_path, char *why, size_t whyn) {
+static bool reference_runs(const char *task_path, const char *want_ref, char *why, size_t whyn) {
     task_spec *t = NULL;
     pg_diag_sink q = {0};
     q.fn = diag_print;
     if (task_load(task_path, &t, &q) != PG_OK) { snprintf(why, whyn, "task_load failed"); return false; }
+    if (strcmp(t->ref.name, want_ref)) {   /* the task names its row's reference */
+        snprintf(why, whyn, "task names reference '%s', the family row '%s'", t->ref.name, want_ref);
+        task_free(t);
+        return false;
+    }
     int smallest = 0;
     int64_t best = INT64_MAX;
     for (int s = 0; s < t->nsizes; s++) {
@@ -129,6 +134,12 @@ int main(void) {
         memset(&s, 0, sizeof s);
         pg_diag_sink q = {0};
         CHECK(synth_family_generate(99, 1, arch, &s, &q) == PG_ERR_USAGE && q.nerrors == 1, "bad family rejected");
+    }
+    /* the one table: every family row's reference is in the task registry */
+    CHECK(synth_family_reference(-1) == NULL && synth_family_reference(synth_family_count()) == NULL, "reference range");
+    for (int f = 0; f < synth_family_count(); f++) {
+        const char *r = synth_family_reference(f);
+        CHECK(r && task_ref_lookup(r) != NULL, "%s: reference '%s' not registered", synth_family_name(f), r ? r : "(null)");
     }
 
     for (int f = 0; f < synth_family_count(); f++) {
@@ -218,7 +229,7 @@ int main(void) {
                 write_file(cp, s->cu.data);
             }
             char why[300] = "";
-            bool rok = reference_runs(path, why, sizeof why);
+            bool rok = reference_runs(path, synth_family_reference(f), why, sizeof why);
             CHECK(rok, "%s seed %d (%s): %s", fname, i, s->name, why);
             if (rok) good++;
             if (!dump) {

@@ -125,7 +125,7 @@ static void check_family(const char *fname, int min_distinct) {
         synth_family_sample s;
         memset(&s, 0, sizeof s);
         /* the generator alone, straight from the family table (no nvcc) */
-#define SYNTH_FAMILY(nm, fn, nv) if (!strcmp(nm, fname)) fn(1000003ull * (uint64_t)i + 17, &s);
+#define SYNTH_FAMILY(nm, fn, ref, nv) if (!strcmp(nm, fname)) fn(1000003ull * (uint64_t)i + 17, &s);
 #include "families_all.def"
 #undef SYNTH_FAMILY
         CHECK(s.task_json.len && s.cu.len, "%s seed %d: generated", fname, i);

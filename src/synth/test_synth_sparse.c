@@ -24,7 +24,7 @@
 /* the group's rows: name and generator (the generator alone makes the task
  * without nvcc, which is all a hand case needs) */
 static const struct { const char *name; pg_status (*gen)(uint64_t, synth_family_sample *); } FAMS[] = {
-#define SYNTH_FAMILY(name, fn, nvcc) {name, fn},
+#define SYNTH_FAMILY(name, fn, ref, nvcc) {name, fn},
 #include "synth/families_sparse.def"
 #undef SYNTH_FAMILY
 };

@@ -12,26 +12,26 @@
 #include <string.h>
 
 /* ---- helpers (shared with refs_elemfam_*.c through refs_elemfam.h) ---------------- */
-json_t *ef_params(const task_inst *in, json_t **root) {
+json_t *task_ef_params(const task_inst *in, json_t **root) {
     return task_ref_family_params(in, root);
 }
-const char *ef_str(json_t *obj, const char *k) {
+const char *task_ef_str(json_t *obj, const char *k) {
     const char *s = json_string_value(json_object_get(obj, k));
     return s ? s : "";
 }
-int64_t ef_int(json_t *obj, const char *k, int64_t dflt) {
+int64_t task_ef_int(json_t *obj, const char *k, int64_t dflt) {
     json_t *v = json_object_get(obj, k);
     return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
-bool ef_bool(json_t *obj, const char *k) { return json_is_true(json_object_get(obj, k)); }
+bool task_ef_bool(json_t *obj, const char *k) { return json_is_true(json_object_get(obj, k)); }
 
-int ef_pidx(const task_spec *t, const char *name) {
+int task_ef_pidx(const task_spec *t, const char *name) {
     for (int i = 0; name && i < t->nparams; i++)
         if (!strcmp(t->params[i].name, name)) return i;
     return -1;
 }
 
-double ef_get(task_dtype t, const void *p, size_t i) {
+double task_ef_get(task_dtype t, const void *p, size_t i) {
     switch (t) {
     case TASK_T_F32: return (double)((const float *)p)[i];
     case TASK_T_F64: return ((const double *)p)[i];
@@ -50,7 +50,7 @@ double ef_get(task_dtype t, const void *p, size_t i) {
 }
 
 /* Integers: v is already integral and inside the type's range (callers clamp). */
-void ef_set(task_dtype t, void *p, size_t i, double v) {
+void task_ef_set(task_dtype t, void *p, size_t i, double v) {
     switch (t) {
     case TASK_T_F32: ((float *)p)[i] = (float)v; break;
     case TASK_T_F64: ((double *)p)[i] = v; break;
@@ -68,8 +68,8 @@ void ef_set(task_dtype t, void *p, size_t i, double v) {
     }
 }
 
-bool ef_buf(task_inst *in, const char *name, size_t need, ef_arr *a) {
-    int i = ef_pidx(in->spec, name);
+bool task_ef_buf(task_inst *in, const char *name, size_t need, ef_arr *a) {
+    int i = task_ef_pidx(in->spec, name);
     memset(a, 0, sizeof *a);
     if (i < 0 || !in->spec->params[i].is_pointer) {
         pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "needs a pointer parameter '%s'", name ? name : "(null)");
@@ -86,8 +86,8 @@ bool ef_buf(task_inst *in, const char *name, size_t need, ef_arr *a) {
     return true;
 }
 
-double ef_scalar(const task_inst *in, const char *name) {
-    int i = ef_pidx(in->spec, name);
+double task_ef_scalar(const task_inst *in, const char *name) {
+    int i = task_ef_pidx(in->spec, name);
     if (i < 0) return NAN;
     double v = task_scalar_f(in, name);
     task_dtype t = in->spec->params[i].dtype;
@@ -96,19 +96,17 @@ double ef_scalar(const task_inst *in, const char *name) {
     return v;
 }
 
-bool ef_has(const task_inst *in, const char *name) { return ef_pidx(in->spec, name) >= 0; }
-
 /* ---- optimizer ------------------------------------------------------------------------ *
  * family_params: op, clip (none/value/norm/scale), decay (coupled L2), bias
  * (none/scalars/step/torch), arrays {w, g, s1, s2} and scalars {lr, ...}:
  * the task's names of each role. */
 pg_status task_ref_fam_elem_optim(task_inst *in) {
-    json_t *root = NULL, *fp = ef_params(in, &root);
+    json_t *root = NULL, *fp = task_ef_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
     json_t *an = json_object_get(fp, "arrays"), *sn = json_object_get(fp, "scalars");
-    const char *op = ef_str(fp, "op"), *clip = ef_str(fp, "clip"), *bias = ef_str(fp, "bias");
-    bool decay = ef_bool(fp, "decay");
+    const char *op = task_ef_str(fp, "op"), *clip = task_ef_str(fp, "clip"), *bias = task_ef_str(fp, "bias");
+    bool decay = task_ef_bool(fp, "decay");
     int o = !strcmp(op, "sgd") ? 0 : !strcmp(op, "momentum") ? 1 : !strcmp(op, "nesterov") ? 2 : !strcmp(op, "adam") ? 3 : !strcmp(op, "adamw") ? 4
           : !strcmp(op, "adagrad") ? 5 : !strcmp(op, "rmsprop") ? 6 : -1;
     if (o < 0) {
@@ -118,10 +116,10 @@ pg_status task_ref_fam_elem_optim(task_inst *in) {
     size_t n = (size_t)task_scalar_i(in, "n");
     ef_arr w, g, s1 = {0}, s2 = {0};
     bool adam = o == 3 || o == 4;
-    if (!ef_buf(in, ef_str(an, "w"), n, &w) || !ef_buf(in, ef_str(an, "g"), n, &g)) goto out;
-    if (o != 0 && !ef_buf(in, ef_str(an, "s1"), n, &s1)) goto out;
-    if (adam && !ef_buf(in, ef_str(an, "s2"), n, &s2)) goto out;
-#define S(k) ef_scalar(in, ef_str(sn, k))
+    if (!task_ef_buf(in, task_ef_str(an, "w"), n, &w) || !task_ef_buf(in, task_ef_str(an, "g"), n, &g)) goto out;
+    if (o != 0 && !task_ef_buf(in, task_ef_str(an, "s1"), n, &s1)) goto out;
+    if (adam && !task_ef_buf(in, task_ef_str(an, "s2"), n, &s2)) goto out;
+#define S(k) task_ef_scalar(in, task_ef_str(sn, k))
     double lr = S("lr"), wd = decay || o == 4 ? S("wd") : 0, mu = o == 1 || o == 2 ? S("mu") : 0, rho = o == 6 ? S("rho") : 0;
     double b1 = adam ? S("beta1") : 0, b2 = adam ? S("beta2") : 0, eps = adam || o >= 5 ? S("eps") : 0;
     double cmax = !strcmp(clip, "value") ? S("clip") : 0, coef = 1, scale = !strcmp(clip, "scale") ? S("scale") : 1;
@@ -140,7 +138,7 @@ pg_status task_ref_fam_elem_optim(task_inst *in) {
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        double wv = ef_get(w.t, w.p, i), gr = ef_get(g.t, g.p, i), a = s1.p ? ef_get(s1.t, s1.p, i) : 0, b = s2.p ? ef_get(s2.t, s2.p, i) : 0;
+        double wv = task_ef_get(w.t, w.p, i), gr = task_ef_get(g.t, g.p, i), a = s1.p ? task_ef_get(s1.t, s1.p, i) : 0, b = s2.p ? task_ef_get(s2.t, s2.p, i) : 0;
         if (cmax) gr = fmin(fmax(gr, -cmax), cmax);
         gr *= coef * scale;
         if (decay) gr += wd * wv;
@@ -158,9 +156,9 @@ pg_status task_ref_fam_elem_optim(task_inst *in) {
             else wv -= lr * (a * c1 / bc1) / (sqrt(b * c2 / bc2) + eps);
             break;
         }
-        ef_set(w.t, w.p, i, wv);
-        if (s1.p) ef_set(s1.t, s1.p, i, a);
-        if (s2.p) ef_set(s2.t, s2.p, i, b);
+        task_ef_set(w.t, w.p, i, wv);
+        if (s1.p) task_ef_set(s1.t, s1.p, i, a);
+        if (s2.p) task_ef_set(s2.t, s2.p, i, b);
     }
     st = PG_OK;
 out:

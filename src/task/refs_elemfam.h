@@ -10,29 +10,28 @@
 
 /* The spec's "family_params" object; *root (the whole spec, freed by the
  * caller with json_decref) is set even on failure.  NULL when missing. */
-json_t *ef_params(const task_inst *in, json_t **root);
-const char *ef_str(json_t *obj, const char *k);           /* "" when absent */
-int64_t ef_int(json_t *obj, const char *k, int64_t dflt);
-bool ef_bool(json_t *obj, const char *k);
-int ef_pidx(const task_spec *t, const char *name);        /* -1 when absent */
-bool ef_has(const task_inst *in, const char *name);
+json_t *task_ef_params(const task_inst *in, json_t **root);
+const char *task_ef_str(json_t *obj, const char *k);           /* "" when absent */
+int64_t task_ef_int(json_t *obj, const char *k, int64_t dflt);
+bool task_ef_bool(json_t *obj, const char *k);
+int task_ef_pidx(const task_spec *t, const char *name);        /* -1 when absent */
 
 /* Element i of a buffer of any element type, as double / stored from double
  * (floats rounded to nearest; integers must already be integral and in range). */
-double ef_get(task_dtype t, const void *p, size_t i);
-void ef_set(task_dtype t, void *p, size_t i, double v);
+double task_ef_get(task_dtype t, const void *p, size_t i);
+void task_ef_set(task_dtype t, void *p, size_t i, double v);
 
 typedef struct { task_dtype t; void *p; size_t n; } ef_arr;
 /* Pointer parameter `name` with at least `need` elements. */
-bool ef_buf(task_inst *in, const char *name, size_t need, ef_arr *a);
+bool task_ef_buf(task_inst *in, const char *name, size_t need, ef_arr *a);
 /* A scalar as the kernel sees it (f32 rounded to float, integers exact); NaN when absent. */
-double ef_scalar(const task_inst *in, const char *name);
+double task_ef_scalar(const task_inst *in, const char *name);
 
 /* Activation `id` ("gelu_tanh", "leaky_relu", ... as in family_elem_act.c)
  * of v with scalars a, b; false when the name is unknown. */
-bool ef_act(const char *id, double v, double a, double b, double *out);
+bool task_ef_act(const char *id, double v, double a, double b, double *out);
 
 /* x rounded to f16 (bf16 when bf) with mode 0 rn, 1 rz, 2 rm, 3 rp: the bits. */
-uint16_t ef_round16(float x, int mode, bool bf);
+uint16_t task_ef_round16(float x, int mode, bool bf);
 
 #endif

@@ -10,49 +10,49 @@
 #include <string.h>
 
 pg_status task_ref_fam_nbody(task_inst *in) {
-    json_t *root = NULL, *fp = rsp_fparams(in, &root);
+    json_t *root = NULL, *fp = task_rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     double *buf = NULL;
     if (!fp) goto out;
-    const char *op = rsp_str(fp, "op");
-    bool aos = !strcmp(rsp_str(fp, "layout"), "aos4"), cutoff = json_is_true(json_object_get(fp, "cutoff"));
+    const char *op = task_rsp_str(fp, "op");
+    bool aos = !strcmp(task_rsp_str(fp, "layout"), "aos4"), cutoff = json_is_true(json_object_get(fp, "cutoff"));
     bool shifted = json_is_true(json_object_get(fp, "shifted"));
     bool lj = !strncmp(op, "lj_", 3), coul = !strncmp(op, "coulomb_", 8), grav = !strncmp(op, "grav_", 5);
     bool vec = !strcmp(op, "grav_accel") || !strcmp(op, "coulomb_force") || !strcmp(op, "lj_force");
-    if (!rsp_need(in, lj || coul || grav, "nbody: unknown op (grav_accel, grav_potential, coulomb_force, coulomb_energy, lj_force, lj_energy)")) goto out;
+    if (!task_rsp_need(in, lj || coul || grav, "nbody: unknown op (grav_accel, grav_potential, coulomb_force, coulomb_energy, lj_force, lj_energy)")) goto out;
     size_t N = (size_t)task_var(in, "N");
     /* positions and weights as doubles: [N][4] */
     buf = calloc(N * 4 + 1, sizeof *buf);
     if (!buf) { st = PG_ERR_NOMEM; goto out; }
     if (aos) {
         rsp_arr_t p;
-        if (!rsp_arr(in, rsp_str(fp, "pos"), true, &p) || !rsp_need(in, p.n >= 4 * N, "nbody: positions shorter than 4*N")) goto out;
-        for (size_t i = 0; i < 4 * N; i++) buf[i] = rsp_get(&p, i);
+        if (!task_rsp_arr(in, task_rsp_str(fp, "pos"), true, &p) || !task_rsp_need(in, p.n >= 4 * N, "nbody: positions shorter than 4*N")) goto out;
+        for (size_t i = 0; i < 4 * N; i++) buf[i] = task_rsp_get(&p, i);
     } else {
         for (int k = 0; k < 3; k++) {
             rsp_arr_t p;
-            if (!rsp_arr(in, rsp_stri(fp, "pos", (size_t)k), true, &p) || !rsp_need(in, p.n >= N, "nbody: coordinates shorter than N")) goto out;
-            for (size_t i = 0; i < N; i++) buf[4 * i + (size_t)k] = rsp_get(&p, i);
+            if (!task_rsp_arr(in, task_rsp_stri(fp, "pos", (size_t)k), true, &p) || !task_rsp_need(in, p.n >= N, "nbody: coordinates shorter than N")) goto out;
+            for (size_t i = 0; i < N; i++) buf[4 * i + (size_t)k] = task_rsp_get(&p, i);
         }
         if (!lj) {
             rsp_arr_t w;
-            if (!rsp_arr(in, rsp_str(fp, "weight"), true, &w) || !rsp_need(in, w.n >= N, "nbody: weights shorter than N")) goto out;
-            for (size_t i = 0; i < N; i++) buf[4 * i + 3] = rsp_get(&w, i);
+            if (!task_rsp_arr(in, task_rsp_str(fp, "weight"), true, &w) || !task_rsp_need(in, w.n >= N, "nbody: weights shorter than N")) goto out;
+            for (size_t i = 0; i < N; i++) buf[4 * i + 3] = task_rsp_get(&w, i);
         }
     }
     double s2 = 0, rc2 = INFINITY, ke = 1, eps = 0, sig2 = 0, ec = 0;
     if (!lj) {
-        const char *soft = rsp_str(fp, "softening");
-        double sv = rsp_fscalar(in, soft);
+        const char *soft = task_rsp_str(fp, "softening");
+        double sv = task_rsp_fscalar(in, soft);
         s2 = !strcmp(soft, "eps") ? sv * sv : sv;
-        if (coul) ke = rsp_fscalar(in, "ke");
+        if (coul) ke = task_rsp_fscalar(in, "ke");
     } else {
-        eps = rsp_fscalar(in, "lj_eps");
-        double sg = rsp_fscalar(in, "sigma");
+        eps = task_rsp_fscalar(in, "lj_eps");
+        double sg = task_rsp_fscalar(in, "sigma");
         sig2 = sg * sg;
     }
     if (cutoff) {
-        double c = rsp_fscalar(in, "cutoff");
+        double c = task_rsp_fscalar(in, "cutoff");
         rc2 = c * c;
     }
     if (shifted) {
@@ -63,9 +63,9 @@ pg_status task_ref_fam_nbody(task_inst *in) {
     int nout = vec ? 3 : 1;
     bool out3 = vec && json_is_string(json_object_get(fp, "out"));
     for (int k = 0; k < (out3 ? 1 : nout); k++) {
-        const char *nm = vec && !out3 ? rsp_stri(fp, "out", (size_t)k) : rsp_str(fp, "out");
-        if (!rsp_arr(in, nm, true, &o[k])) goto out;
-        if (!rsp_need(in, o[k].n >= (out3 ? 3 * N : N), "nbody: output too short")) goto out;
+        const char *nm = vec && !out3 ? task_rsp_stri(fp, "out", (size_t)k) : task_rsp_str(fp, "out");
+        if (!task_rsp_arr(in, nm, true, &o[k])) goto out;
+        if (!task_rsp_need(in, o[k].n >= (out3 ? 3 * N : N), "nbody: output too short")) goto out;
     }
     enum { GACC, GPOT, CFORCE, CENERGY, LJFORCE, LJENERGY } kind =
         !strcmp(op, "grav_accel")       ? GACC
@@ -102,11 +102,11 @@ pg_status task_ref_fam_nbody(task_inst *in) {
             }
         }
         double scale = coul ? ke * pi[3] : 1.0;
-        if (!vec) rsp_set(&o[0], i, scale * e);
+        if (!vec) task_rsp_set(&o[0], i, scale * e);
         else if (out3)
-            for (int k = 0; k < 3; k++) rsp_set(&o[0], 3 * i + (size_t)k, scale * a[k]);
+            for (int k = 0; k < 3; k++) task_rsp_set(&o[0], 3 * i + (size_t)k, scale * a[k]);
         else
-            for (int k = 0; k < 3; k++) rsp_set(&o[k], i, scale * a[k]);
+            for (int k = 0; k < 3; k++) task_rsp_set(&o[k], i, scale * a[k]);
     }
     st = PG_OK;
 out:

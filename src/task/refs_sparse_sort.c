@@ -18,7 +18,7 @@ static void swap_el(void *p, size_t es, size_t i, size_t l) {
 
 /* compare-exchange (i, l), i < l, so that the pair ends up ascending (up) or descending */
 static void cmpx(rsp_arr_t *k, rsp_arr_t *v, size_t i, size_t l, bool up) {
-    double a = rsp_get(k, i), b = rsp_get(k, l);
+    double a = task_rsp_get(k, i), b = task_rsp_get(k, l);
     if (up ? a > b : a < b) {
         swap_el(k->p, (size_t)task_dtype_size(k->t), i, l);
         if (v) swap_el(v->p, (size_t)task_dtype_size(v->t), i, l);
@@ -36,12 +36,12 @@ static int kp_desc(const void *x, const void *y) {
 }
 
 pg_status task_ref_fam_sortnet(task_inst *in) {
-    json_t *root = NULL, *fp = rsp_fparams(in, &root);
+    json_t *root = NULL, *fp = task_rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     kp *tmp = NULL;
     unsigned char *scratch = NULL;
     if (!fp) goto out;
-    const char *op = rsp_str(fp, "op");
+    const char *op = task_rsp_str(fp, "op");
     bool kv = json_is_true(json_object_get(fp, "kv")), desc = json_is_true(json_object_get(fp, "descending"));
     bool inplace = json_is_true(json_object_get(fp, "inplace"));
     size_t n = (size_t)task_var(in, "n");
@@ -51,23 +51,23 @@ pg_status task_ref_fam_sortnet(task_inst *in) {
     {
         int i = -1;
         for (int p = 0; p < in->spec->nparams; p++)
-            if (!strcmp(in->spec->params[p].name, rsp_str(fp, "keys"))) i = p;
-        if (!rsp_need(in, i >= 0 && in->spec->params[i].is_pointer, "sortnet: keys parameter missing")) goto out;
+            if (!strcmp(in->spec->params[p].name, task_rsp_str(fp, "keys"))) i = p;
+        if (!task_rsp_need(in, i >= 0 && in->spec->params[i].is_pointer, "sortnet: keys parameter missing")) goto out;
         kt = in->spec->params[i].dtype;
     }
     bool kf = task_dtype_is_float(kt);
-    if (!rsp_arr(in, rsp_str(fp, "keys"), kf, &keys)) goto out;
-    if (kv && !rsp_arr(in, rsp_str(fp, "vals"), false, &vals)) goto out;
+    if (!task_rsp_arr(in, task_rsp_str(fp, "keys"), kf, &keys)) goto out;
+    if (kv && !task_rsp_arr(in, task_rsp_str(fp, "vals"), false, &vals)) goto out;
     ko = keys;
     vo = vals;
     if (!inplace) {
-        if (!rsp_arr(in, rsp_str(fp, "out"), kf, &ko)) goto out;
-        if (kv && !rsp_arr(in, rsp_str(fp, "vals_out"), false, &vo)) goto out;
+        if (!task_rsp_arr(in, task_rsp_str(fp, "out"), kf, &ko)) goto out;
+        if (kv && !task_rsp_arr(in, task_rsp_str(fp, "vals_out"), false, &vo)) goto out;
     }
-    if (!rsp_need(in, keys.n >= n && ko.n >= n && (!kv || (vals.n >= n && vo.n >= n)), "sortnet: arrays shorter than n")) goto out;
+    if (!task_rsp_need(in, keys.n >= n && ko.n >= n && (!kv || (vals.n >= n && vo.n >= n)), "sortnet: arrays shorter than n")) goto out;
     size_t ks = (size_t)task_dtype_size(kt);
     if (!strcmp(op, "bitonic_step")) {
-        size_t j = (size_t)task_var(in, rsp_str(fp, "j")), k = (size_t)task_var(in, rsp_str(fp, "k"));
+        size_t j = (size_t)task_var(in, task_rsp_str(fp, "j")), k = (size_t)task_var(in, task_rsp_str(fp, "k"));
         for (size_t i = 0; i < n; i++) {
             size_t l = i ^ j;
             if (l > i && l < n) cmpx(&keys, kv ? &vals : NULL, i, l, ((i & k) == 0) != desc);
@@ -76,14 +76,14 @@ pg_status task_ref_fam_sortnet(task_inst *in) {
         size_t phase = (size_t)task_var(in, "phase");
         for (size_t i = phase; i + 1 < n; i += 2) cmpx(&keys, kv ? &vals : NULL, i, i + 1, !desc);
     } else if (!strcmp(op, "block_sort")) {
-        size_t B = (size_t)rsp_int(fp, "block", 0);
-        if (!rsp_need(in, B >= 1, "sortnet: block_sort needs family_params.block")) goto out;
+        size_t B = (size_t)task_rsp_int(fp, "block", 0);
+        if (!task_rsp_need(in, B >= 1, "sortnet: block_sort needs family_params.block")) goto out;
         tmp = malloc(sizeof *tmp * (B + 1));
         scratch = malloc((ks > 4 ? ks : 4) * (B + 1));
         if (!tmp || !scratch) { st = PG_ERR_NOMEM; goto out; }
         for (size_t s0 = 0; s0 < n; s0 += B) {
             size_t cnt = n - s0 < B ? n - s0 : B;
-            for (size_t q = 0; q < cnt; q++) { tmp[q].key = rsp_get(&keys, s0 + q); tmp[q].pos = s0 + q; }
+            for (size_t q = 0; q < cnt; q++) { tmp[q].key = task_rsp_get(&keys, s0 + q); tmp[q].pos = s0 + q; }
             qsort(tmp, cnt, sizeof *tmp, desc ? kp_desc : kp_asc);
             /* gather through scratch so in-place segments are not overwritten early */
             for (size_t q = 0; q < cnt; q++) memcpy(scratch + q * ks, (unsigned char *)keys.p + tmp[q].pos * ks, ks);

@@ -25,23 +25,23 @@ static int64_t bmap(int rule, int64_t v, int64_t n) {
 }
 
 pg_status task_ref_fam_stencil_bc(task_inst *in) {
-    json_t *root = NULL, *fp = rsp_fparams(in, &root);
+    json_t *root = NULL, *fp = task_rsp_fparams(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
-    bool d3 = rsp_int(fp, "dims", 3) == 3;
-    const char *shape = rsp_str(fp, "shape"), *bname = rsp_str(fp, "boundary");
+    bool d3 = task_rsp_int(fp, "dims", 3) == 3;
+    const char *shape = task_rsp_str(fp, "shape"), *bname = task_rsp_str(fp, "boundary");
     static const char *const BN[] = {"zero", "clamp", "periodic", "reflect", "copy"};
     int rule = -1;
     for (int k = 0; k < 5; k++)
         if (!strcmp(bname, BN[k])) rule = k;
     int sh = !strcmp(shape, "basic") ? 0 : !strcmp(shape, "full") ? 1 : !strcmp(shape, "varcoef") ? 2 : -1;
-    if (!rsp_need(in, rule >= 0 && sh >= 0, "stencil_bc: unknown shape or boundary")) goto out;
-    int64_t D = d3 ? task_var(in, rsp_stri(fp, "sizes", 0)) : 1, H = task_var(in, rsp_stri(fp, "sizes", 1)), W = task_var(in, rsp_stri(fp, "sizes", 2));
+    if (!task_rsp_need(in, rule >= 0 && sh >= 0, "stencil_bc: unknown shape or boundary")) goto out;
+    int64_t D = d3 ? task_var(in, task_rsp_stri(fp, "sizes", 0)) : 1, H = task_var(in, task_rsp_stri(fp, "sizes", 1)), W = task_var(in, task_rsp_stri(fp, "sizes", 2));
     size_t total = (size_t)(D * H * W);
     rsp_arr_t u, o, kap = {0};
-    if (!rsp_arr(in, rsp_str(fp, "in"), true, &u) || !rsp_arr(in, rsp_str(fp, "out"), true, &o)) goto out;
-    if (sh == 2 && !rsp_arr(in, rsp_str(fp, "kappa"), true, &kap)) goto out;
-    if (!rsp_need(in, u.n >= total && o.n >= total && (sh != 2 || kap.n >= total), "stencil_bc: arrays shorter than the grid")) goto out;
+    if (!task_rsp_arr(in, task_rsp_str(fp, "in"), true, &u) || !task_rsp_arr(in, task_rsp_str(fp, "out"), true, &o)) goto out;
+    if (sh == 2 && !task_rsp_arr(in, task_rsp_str(fp, "kappa"), true, &kap)) goto out;
+    if (!task_rsp_need(in, u.n >= total && o.n >= total && (sh != 2 || kap.n >= total), "stencil_bc: arrays shorter than the grid")) goto out;
     /* coefficients as the kernel sees them: parameters (rounded to the type) or baked literals */
     double co[4] = {0, 0, 0, 0};
     json_t *cs = json_object_get(fp, "coeffs");
@@ -49,7 +49,7 @@ pg_status task_ref_fam_stencil_bc(task_inst *in) {
     static const char *const CN2[] = {"c0", "c1"}, *const CNF[] = {"w0", "w1", "w2", "w3"};
     for (size_t k = 0; k < json_array_size(cs) && k < 4; k++) {
         double v = json_number_value(json_array_get(cs, k));
-        if (params) v = rsp_fscalar(in, sh == 0 ? CN2[k] : CNF[k]);
+        if (params) v = task_rsp_fscalar(in, sh == 0 ? CN2[k] : CNF[k]);
         else if (o.t == TASK_T_F32) v = (double)(float)v;
         co[k] = v;
     }
@@ -58,7 +58,7 @@ pg_status task_ref_fam_stencil_bc(task_inst *in) {
             for (int64_t x = 0; x < W; x++) {
                 size_t k = (size_t)((z * H + y) * W + x);
                 if (rule == BCOPY && (x == 0 || y == 0 || x == W - 1 || y == H - 1 || (d3 && (z == 0 || z == D - 1)))) {
-                    rsp_set(&o, k, rsp_get(&u, k));
+                    task_rsp_set(&o, k, task_rsp_get(&u, k));
                     continue;
                 }
                 double cls[4] = {0, 0, 0, 0};
@@ -69,13 +69,13 @@ pg_status task_ref_fam_stencil_bc(task_inst *in) {
                             if (sh != 1 && c > 1) continue;
                             int64_t zz = d3 ? bmap(rule, z + dz, D) : 0, yy = bmap(rule, y + dy, H), xx = bmap(rule, x + dx, W);
                             if (zz < 0 || yy < 0 || xx < 0) continue;   /* zero rule: outside counts 0 */
-                            cls[c] += rsp_get(&u, (size_t)((zz * H + yy) * W + xx));
+                            cls[c] += task_rsp_get(&u, (size_t)((zz * H + yy) * W + xx));
                         }
                 double v;
-                if (sh == 2) v = cls[0] + rsp_get(&kap, k) * (cls[1] - (d3 ? 6.0 : 4.0) * cls[0]);
+                if (sh == 2) v = cls[0] + task_rsp_get(&kap, k) * (cls[1] - (d3 ? 6.0 : 4.0) * cls[0]);
                 else if (sh == 0) v = co[0] * cls[0] + co[1] * cls[1];
                 else v = co[0] * cls[0] + co[1] * cls[1] + co[2] * cls[2] + (d3 ? co[3] * cls[3] : 0);
-                rsp_set(&o, k, v);
+                task_rsp_set(&o, k, v);
             }
     st = PG_OK;
 out:

@@ -45,44 +45,44 @@ static void done(run_t *r) {
     task_free(r->t);
 }
 static double out(run_t *r, const char *name, size_t i) {
-    int p = ef_pidx(r->t, name);
-    return p < 0 ? NAN : ef_get(r->t->params[p].dtype, r->ref.args[p].data, i);
+    int p = task_ef_pidx(r->t, name);
+    return p < 0 ? NAN : task_ef_get(r->t->params[p].dtype, r->ref.args[p].data, i);
 }
 static bool near(double a, double b, double tol) { return fabs(a - b) <= tol * (fabs(b) + 1e-30); }
 
 static void test_round16(void) {
     float half_way = 1.0f + 0x1p-11f;   /* between f16 1.0 (0x3c00) and 1+2^-10 (0x3c01) */
-    CHECK(ef_round16(half_way, 0, false) == 0x3c00, "rn ties to even");
-    CHECK(ef_round16(half_way, 1, false) == 0x3c00, "rz");
-    CHECK(ef_round16(half_way, 2, false) == 0x3c00, "rm");
-    CHECK(ef_round16(half_way, 3, false) == 0x3c01, "rp");
-    CHECK(ef_round16(-half_way, 2, false) == 0xbc01 && ef_round16(-half_way, 3, false) == 0xbc00, "rm/rp negative");
+    CHECK(task_ef_round16(half_way, 0, false) == 0x3c00, "rn ties to even");
+    CHECK(task_ef_round16(half_way, 1, false) == 0x3c00, "rz");
+    CHECK(task_ef_round16(half_way, 2, false) == 0x3c00, "rm");
+    CHECK(task_ef_round16(half_way, 3, false) == 0x3c01, "rp");
+    CHECK(task_ef_round16(-half_way, 2, false) == 0xbc01 && task_ef_round16(-half_way, 3, false) == 0xbc00, "rm/rp negative");
     float above = 1.0f + 0x1p-11f + 0x1p-20f;   /* just above the tie */
-    CHECK(ef_round16(above, 0, false) == 0x3c01 && ef_round16(above, 1, false) == 0x3c00, "rn up, rz down");
-    CHECK(ef_round16(70000.0f, 0, false) == 0x7c00 && ef_round16(70000.0f, 1, false) == 0x7bff, "overflow: rn inf, rz max finite");
-    CHECK(ef_round16(70000.0f, 2, false) == 0x7bff && ef_round16(70000.0f, 3, false) == 0x7c00, "overflow: rm max, rp inf");
-    CHECK(ef_round16(-70000.0f, 2, false) == 0xfc00 && ef_round16(-70000.0f, 3, false) == 0xfbff, "negative overflow");
-    CHECK(ef_round16(-1e-9f, 0, false) == 0x8000 && ef_round16(-1e-9f, 2, false) == 0x8001 && ef_round16(-1e-9f, 3, false) == 0x8000,
+    CHECK(task_ef_round16(above, 0, false) == 0x3c01 && task_ef_round16(above, 1, false) == 0x3c00, "rn up, rz down");
+    CHECK(task_ef_round16(70000.0f, 0, false) == 0x7c00 && task_ef_round16(70000.0f, 1, false) == 0x7bff, "overflow: rn inf, rz max finite");
+    CHECK(task_ef_round16(70000.0f, 2, false) == 0x7bff && task_ef_round16(70000.0f, 3, false) == 0x7c00, "overflow: rm max, rp inf");
+    CHECK(task_ef_round16(-70000.0f, 2, false) == 0xfc00 && task_ef_round16(-70000.0f, 3, false) == 0xfbff, "negative overflow");
+    CHECK(task_ef_round16(-1e-9f, 0, false) == 0x8000 && task_ef_round16(-1e-9f, 2, false) == 0x8001 && task_ef_round16(-1e-9f, 3, false) == 0x8000,
           "below the smallest subnormal");
-    CHECK(ef_round16(1e-9f, 3, false) == 0x0001 && ef_round16(1e-9f, 1, false) == 0x0000, "tiny positive: rp smallest subnormal");
+    CHECK(task_ef_round16(1e-9f, 3, false) == 0x0001 && task_ef_round16(1e-9f, 1, false) == 0x0000, "tiny positive: rp smallest subnormal");
     float bt = 1.0f + 0x1p-8f;   /* between bf16 1.0 (0x3f80) and 1+2^-7 (0x3f81) */
-    CHECK(ef_round16(bt, 0, true) == 0x3f80 && ef_round16(bt, 3, true) == 0x3f81 && ef_round16(-bt, 2, true) == 0xbf81, "bf16 modes");
+    CHECK(task_ef_round16(bt, 0, true) == 0x3f80 && task_ef_round16(bt, 3, true) == 0x3f81 && task_ef_round16(-bt, 2, true) == 0xbf81, "bf16 modes");
 }
 
 static void test_act(void) {
     double v;
-    CHECK(ef_act("gelu_tanh", 1, 0, 0, &v) && near(v, 0.8411919906082768, 1e-12), "gelu_tanh(1) = %.17g", v);
-    CHECK(ef_act("gelu_erf", 1, 0, 0, &v) && near(v, 0.8413447460685429, 1e-12), "gelu_erf(1) = %.17g", v);
+    CHECK(task_ef_act("gelu_tanh", 1, 0, 0, &v) && near(v, 0.8411919906082768, 1e-12), "gelu_tanh(1) = %.17g", v);
+    CHECK(task_ef_act("gelu_erf", 1, 0, 0, &v) && near(v, 0.8413447460685429, 1e-12), "gelu_erf(1) = %.17g", v);
     /* far in the negative tail the textbook forms cancel (1 + erf, 1 + tanh); the reference keeps full relative accuracy */
-    CHECK(ef_act("gelu_erf", -5, 0, 0, &v) && near(v, -1.4332578593959731e-06, 1e-12), "gelu_erf(-5) = %.17g", v);
-    CHECK(ef_act("gelu_tanh", -5, 0, 0, &v) && near(v, -2.291796196629504e-07, 1e-12), "gelu_tanh(-5) = %.17g", v);
-    CHECK(ef_act("silu", 1, 0, 0, &v) && near(v, 0.7310585786300049, 1e-12), "silu(1)");
-    CHECK(ef_act("mish", 1, 0, 0, &v) && near(v, 0.8650983882673103, 1e-12), "mish(1) = %.17g", v);
-    CHECK(ef_act("selu", -1, 0, 0, &v) && near(v, -1.1113307378125625, 1e-12), "selu(-1) = %.17g", v);
-    CHECK(ef_act("hardswish", 1, 0, 0, &v) && near(v, 4.0 / 6.0, 1e-15), "hardswish(1)");
-    CHECK(ef_act("softplus", 30, 1, 20, &v) && v == 30, "softplus above the threshold is the identity");
-    CHECK(ef_act("leaky_relu", -2, 0.1, 0, &v) && near(v, -0.2, 1e-15), "leaky");
-    CHECK(!ef_act("nope", 1, 0, 0, &v), "unknown activation");
+    CHECK(task_ef_act("gelu_erf", -5, 0, 0, &v) && near(v, -1.4332578593959731e-06, 1e-12), "gelu_erf(-5) = %.17g", v);
+    CHECK(task_ef_act("gelu_tanh", -5, 0, 0, &v) && near(v, -2.291796196629504e-07, 1e-12), "gelu_tanh(-5) = %.17g", v);
+    CHECK(task_ef_act("silu", 1, 0, 0, &v) && near(v, 0.7310585786300049, 1e-12), "silu(1)");
+    CHECK(task_ef_act("mish", 1, 0, 0, &v) && near(v, 0.8650983882673103, 1e-12), "mish(1) = %.17g", v);
+    CHECK(task_ef_act("selu", -1, 0, 0, &v) && near(v, -1.1113307378125625, 1e-12), "selu(-1) = %.17g", v);
+    CHECK(task_ef_act("hardswish", 1, 0, 0, &v) && near(v, 4.0 / 6.0, 1e-15), "hardswish(1)");
+    CHECK(task_ef_act("softplus", 30, 1, 20, &v) && v == 30, "softplus above the threshold is the identity");
+    CHECK(task_ef_act("leaky_relu", -2, 0.1, 0, &v) && near(v, -0.2, 1e-15), "leaky");
+    CHECK(!task_ef_act("nope", 1, 0, 0, &v), "unknown activation");
 }
 
 static void test_refs(void) {
