@@ -10,7 +10,7 @@ pass=0; fail=0; skip=0
 cases=(tests/gpu/adversarial/*/)
 if ! "$P" devinfo >/dev/null 2>&1; then
     why=$("$P" devinfo 2>&1 | head -n 1)
-    n=$(( ${#cases[@]} + 3 ))   # + the wrong kernel's two stop rules + the timed good kernel
+    n=$(( ${#cases[@]} + 5 ))   # + the wrong kernel's two stop rules + the timed good kernel + two twin verdicts
     echo "SKIPPED: $n GPU harness tests (${why#ptxgen devinfo: })"
     echo "gpu: 0 passed, 0 failed, $n skipped"
     exit 0
@@ -44,5 +44,26 @@ done
 # the good kernel, timed, after the fault and the hang: the batch goes on with a clean context
 "$P" run --no-baseline --seeds 1 --json tests/gpu/adversarial/good/task.json >/tmp/ptxgen-gpu-good.json 2>&1 \
     && grep -q '"ms_median"' /tmp/ptxgen-gpu-good.json && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: timing the good kernel"; }
+# CUDA C twins (ptxgen twin): nvcc's PTX of the twin agrees with the twin on every input set of the
+# inferred task (3 sizes x 2 distributions x 5 seeds); the same PTX with a*x turned into a*a differs
+tw=$(mktemp -d)
+for c in good wrong; do
+    cp tests/twin/saxpy.cu "$tw/$c.cu"
+    cp "tests/twin/saxpy_$c.ptx" "$tw/$c.ptx"
+    "$P" twin --request "y = a*x + y" --json "$tw/$c.ptx" "$tw/$c.cu" >"$tw/$c.json" 2>"$tw/$c.err"
+    echo $? >"$tw/$c.rc"
+done
+if python3 - "$tw" <<'PY'
+import json, sys
+d = sys.argv[1]
+g, w = (json.load(open(f"{d}/{c}.json")) for c in ("good", "wrong"))
+assert g["verdict"] == "agrees" and g["input_sets"] == 30 and open(f"{d}/good.rc").read().strip() == "0", g
+assert g["line"].startswith("agrees with its CUDA twin on 30 input sets"), g["line"]
+assert w["verdict"] == "differs" and open(f"{d}/wrong.rc").read().strip() == "1", w
+assert w["line"].startswith("differs from its CUDA twin: attempt 1: wrong:"), w["line"]
+PY
+then pass=$((pass + 2)); echo "ok   twin verdicts: $(grep -o '"line": "[^"]*' "$tw/good.json" | head -c 80) / $(grep -o '"line": "[^"]*' "$tw/wrong.json" | head -c 120)"
+else fail=$((fail + 2)); echo "FAIL twin verdicts:"; cat "$tw"/*.json "$tw"/*.err | head -n 40; fi
+rm -rf "$tw"
 echo "gpu: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
