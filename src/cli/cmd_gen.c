@@ -31,7 +31,12 @@ static const char *prompts_usage =
     "  token (<|end|> or <|im_end|>).  P%% of the\n"
     "  samples (chosen by a hash of the id; default 25) leave the signature line empty so the\n"
     "  model also learns to write the signature itself.  Samples whose PTX does not parse and\n"
-    "  validate after the rewrite are counted and dropped, never passed through.\n";
+    "  validate after the rewrite are counted and dropped, never passed through.\n"
+    "  --twin: pairs for the twin turn instead (gen --twin): the prompt is the PTX pair's prompt, the\n"
+    "  module and the end token, then the request for the CUDA C twin (gen_prompt_build_twin_fmt); the\n"
+    "  completion is the sample's \"cuda_c\" (the CUDA C of nvcc families and the corpus's reference.cu,\n"
+    "  which `ptxgen synth` records), then the end token.  Samples without CUDA C are skipped and counted.\n"
+    "  Held-out suite tasks stay out exactly as in the synth file (make it with --exclude).\n";
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -198,6 +203,8 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25;
+    bool twin = false;
+    long no_twin = 0;
     gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
@@ -207,6 +214,7 @@ int cmd_prompts(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
+        else if (!strcmp(argv[i], "--twin")) twin = true;
         else if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
         else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch_override = argv[++i];
@@ -257,6 +265,8 @@ int cmd_prompts(int argc, char **argv) {
             continue;
         }
         if (!arch) arch = "sm_80";
+        const char *cuda_c = json_string_value(json_object_get(r, "cuda_c"));
+        if (twin && !cuda_c) { no_twin++; json_decref(r); continue; }
         pg_buf canon = {0}, sig = {0}, prompt = {0}, completion = {0};
         char why[128];
         if (!canonical_ptx(ptx, arch, &canon, why, sizeof why)) {
@@ -265,8 +275,16 @@ int cmd_prompts(int argc, char **argv) {
         } else {
             bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
             if (with_sig && !gen_signature_from_module(canon.data, &sig)) with_sig = false;
-            gen_prompt_build_fmt(fmt, desc, arch, with_sig ? sig.data : "", &prompt);
-            pg_buf_puts(&completion, canon.data);
+            if (twin) {   /* description + PTX -> the CUDA C twin */
+                gen_prompt_build_twin_fmt(fmt, desc, arch, with_sig ? sig.data : "", canon.data, &prompt);
+                pg_buf_puts(&completion, cuda_c);
+                while (completion.len && (completion.data[completion.len - 1] == '\n' || completion.data[completion.len - 1] == ' '))
+                    completion.data[--completion.len] = 0;
+                pg_buf_puts(&completion, "\n");
+            } else {
+                gen_prompt_build_fmt(fmt, desc, arch, with_sig ? sig.data : "", &prompt);
+                pg_buf_puts(&completion, canon.data);
+            }
             pg_buf_puts(&completion, gen_end_token(fmt));
             json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s}", "id", id,
                                   "family", json_string_value(json_object_get(r, "family")),
@@ -274,6 +292,7 @@ int cmd_prompts(int argc, char **argv) {
                                   "split", json_string_value(json_object_get(r, "split")),
                                   "description_style", json_string_value(json_object_get(r, "description_style")),
                                   "prompt", prompt.data, "completion", completion.data);
+            if (twin) json_object_set_new(j, "turn", json_string("twin"));
             char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
             fprintf(o, "%s\n", s);
             free(s);
@@ -293,7 +312,11 @@ int cmd_prompts(int argc, char **argv) {
         return 2;
     }
     pg_buf_free(&tmp);
-    fprintf(stderr, "prompts: %ld pairs -> %s (%ld dropped, %ld malformed lines)\n", kept, outp, dropped, bad);
+    if (twin)
+        fprintf(stderr, "prompts: %ld twin pairs -> %s (%ld samples without CUDA C skipped, %ld dropped, %ld malformed lines)\n",
+                kept, outp, no_twin, dropped, bad);
+    else
+        fprintf(stderr, "prompts: %ld pairs -> %s (%ld dropped, %ld malformed lines)\n", kept, outp, dropped, bad);
     return bad ? 1 : 0;
 }
 
