@@ -337,5 +337,17 @@ expect_rc 2 "gen --twin-file: a twin ptxgen cannot read" "$P" gen --model "$T" -
 expect_rc 2 "gen --twin-file with --name naming another kernel" "$P" gen --model "$T" --twin-file tests/twin/saxpy.cu --name other "x"
 expect_rc 2 "gen --twin with --baseline" "$P" gen --model "$T" --twin --baseline tests/twin/saxpy_good.ptx
 
+# eval --kernels with twins beside the PTX: without a GPU the twin columns say "not run", never a number
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations \
+    --out "$tmp/evtwin.json" >"$tmp/evtwin.md" 2>&1 && ok || bad "eval --kernels with twins failed"
+python3 - "$tmp/evtwin.json" <<'PY' && ok || bad "eval twin rows/aggregate without a GPU"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tw = {r["description"]: r.get("twin") for r in d["rows"]}
+assert tw["zh"] is None and all(tw[s]["verdict"] in ("not-run", "no-nvcc") for s in ("terse", "detailed", "card")), tw
+a = d["configs"]["full"]["twin"]
+assert a["with_twin"] == 3 and a["precision"] == "not run" and a["by_style"]["card"]["agrees"] == "not run", a
+PY
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

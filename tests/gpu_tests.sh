@@ -10,7 +10,7 @@ pass=0; fail=0; skip=0
 cases=(tests/gpu/adversarial/*/)
 if ! "$P" devinfo >/dev/null 2>&1; then
     why=$("$P" devinfo 2>&1 | head -n 1)
-    n=$(( ${#cases[@]} + 5 ))   # + the wrong kernel's two stop rules + the timed good kernel + two twin verdicts
+    n=$(( ${#cases[@]} + 6 ))   # + the wrong kernel's two stop rules + the timed good kernel + two twin verdicts + eval twins
     echo "SKIPPED: $n GPU harness tests (${why#ptxgen devinfo: })"
     echo "gpu: 0 passed, 0 failed, $n skipped"
     exit 0
@@ -64,6 +64,20 @@ assert w["line"].startswith("differs from its CUDA twin: attempt 1: wrong:"), w[
 PY
 then pass=$((pass + 2)); echo "ok   twin verdicts: $(grep -o '"line": "[^"]*' "$tw/good.json" | head -c 80) / $(grep -o '"line": "[^"]*' "$tw/wrong.json" | head -c 120)"
 else fail=$((fail + 2)); echo "FAIL twin verdicts:"; cat "$tw"/*.json "$tw"/*.err | head -n 40; fi
+# eval --kernels with twins (tests/twin/eval_kernels/README.md): agrees+correct, agrees+wrong (a twin as
+# wrong as its PTX), differs+wrong: precision 1/2 -- agreement with a twin is not correctness
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-progress --no-ablations \
+    --out "$tw/eval.json" >/dev/null 2>&1
+if python3 - "$tw/eval.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {r["description"]: ((r.get("twin") or {}).get("verdict"), r["correct"]) for r in d["rows"]}
+assert v["terse"] == ("agrees", True) and v["detailed"] == ("agrees", False) and v["card"] == ("differs", False), v
+a = d["configs"]["full"]["twin"]
+assert a["compared"] == 3 and a["agrees"] == 2 and a["agrees_wrong"] == 1 and abs(a["precision"] - 0.5) < 1e-9, a
+PY
+then pass=$((pass + 1)); echo "ok   eval twin precision 1/2 on tests/twin/eval_kernels"
+else fail=$((fail + 1)); echo "FAIL eval twins: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([(r['description'], r.get('twin'), r['correct']) for r in d['rows']])" "$tw/eval.json" 2>&1 | head -c 600)"; fi
 rm -rf "$tw"
 echo "gpu: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
