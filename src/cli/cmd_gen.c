@@ -668,6 +668,7 @@ static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_v
                 gen_result_free(best);
                 *best = r;
                 *bestv = v;
+                bestv->gpu = "not run";   /* it ran against the twin, not a task's reference: the twin line says so */
                 *best_attempt = at;
                 r.ptx = NULL;
             }
@@ -1051,6 +1052,7 @@ int cmd_gen(int argc, char **argv) {
     snprintf(nogpu_note, sizeof nogpu_note, "no GPU: %s", nogpu_why);
     const char *sem_note = !strcmp(bestv.gpu, "pass") ? "matches the task's reference on every input set (GPU)"
                            : !strcmp(bestv.gpu, "fail") ? "differs from the task's reference or did not run (GPU)"
+                           : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
                            : nogpu ? nogpu_note : "--verify gpu was not requested";
     fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
