@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 P=${PTXGEN:-build/ptxgen}
 pass=0; fail=0; skip=0
 cases=(tests/gpu/adversarial/*/)
+# GPU_TESTS_ONLY=twin: only the CUDA C twin checks (a short device call)
+only=${GPU_TESTS_ONLY:-}
 if ! "$P" devinfo >/dev/null 2>&1; then
     why=$("$P" devinfo 2>&1 | head -n 1)
     n=$(( ${#cases[@]} + 6 ))   # + the wrong kernel's two stop rules + the timed good kernel + two twin verdicts + eval twins
@@ -15,6 +17,7 @@ if ! "$P" devinfo >/dev/null 2>&1; then
     echo "gpu: 0 passed, 0 failed, $n skipped"
     exit 0
 fi
+[ "$only" = twin ] && cases=()
 for d in "${cases[@]}"; do
     want=$(cat "$d/expect")
     # expect_hygiene: the reward-hygiene reason the verdict must carry (src/gpu/hygiene.c)
@@ -28,7 +31,8 @@ for d in "${cases[@]}"; do
 done
 # a wrong kernel stops at the first wrong input set; --all-sets checks them all
 W=tests/gpu/adversarial/noop   # writes nothing: wrong on every set
-for mode in first all; do
+modes=(first all); [ "$only" = twin ] && modes=()
+for mode in "${modes[@]}"; do
     extra=(); [ "$mode" = all ] && extra=(--all-sets)
     "$P" run --no-baseline --no-timing --seeds 2 --timeout 10 --json "${extra[@]}" "$W/task.json" "$W/kernel.ptx" \
         >/tmp/ptxgen-gpu-wrong.json 2>/dev/null
@@ -42,8 +46,10 @@ PY
     else fail=$((fail + 1)); echo "FAIL no-op kernel, $mode sets"; fi
 done
 # the good kernel, timed, after the fault and the hang: the batch goes on with a clean context
+if [ "$only" != twin ]; then
 "$P" run --no-baseline --seeds 1 --json tests/gpu/adversarial/good/task.json >/tmp/ptxgen-gpu-good.json 2>&1 \
     && grep -q '"ms_median"' /tmp/ptxgen-gpu-good.json && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: timing the good kernel"; }
+fi
 # CUDA C twins (ptxgen twin): nvcc's PTX of the twin agrees with the twin on every input set of the
 # inferred task (3 sizes x 2 distributions x 5 seeds); the same PTX with a*x turned into a*a differs
 tw=$(mktemp -d)
