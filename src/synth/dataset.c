@@ -808,7 +808,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         ls = PG_ERR_USAGE;
     }
     if (ls != PG_OK) {
-        for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+        for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); free(g.hand[i].cu); json_decref(g.hand[i].task); }
         free(g.hand);
         for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
         free(g.excl);
@@ -983,7 +983,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
     fclose(out);
     pg_vec_free(seen);
     rep->written = s.written;
-    for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+    for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); free(g.hand[i].cu); json_decref(g.hand[i].task); }
     free(g.hand);
     for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
     free(g.excl);
