@@ -51,6 +51,7 @@ typedef struct {
     int launch_bounds;         /* __launch_bounds__(N): N, else 0 */
     char *body;                /* the body between its braces, comments blanked */
     bool dynamic_smem;         /* the file declares `extern __shared__` memory */
+    char *defines;             /* the file's numeric object-like macros, "NAME=VALUE\n" each ("BX=32\n") */
 } twin_kernel;
 
 /* Read the `extern "C" __global__` kernel named `kernel` (NULL: the only one)

@@ -686,20 +686,22 @@ static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_v
 
 /* ---- ptxgen twin: a PTX file against its CUDA C twin, no model ------------------------ */
 static const char *twin_usage =
-    "usage: ptxgen twin KERNEL.ptx TWIN.cu [--request TEXT] [--task-out F.task.json] [--arch sm_80] [--json]\n"
+    "usage: ptxgen twin KERNEL.ptx TWIN.cu [--request TEXT] [--task-out F.task.json] [--arch sm_80] [--no-gpu] [--json]\n"
     "  The verdict path of `gen --twin` on a kernel you have: TWIN.cu (extern \"C\" __global__, the entry's\n"
     "  name and parameters) is compiled with nvcc (-ptx and a cubin), a task is inferred from it and the\n"
     "  request (written to --task-out, default KERNEL.task.json beside the PTX, with the twin copied to\n"
     "  KERNEL.cu when it lives elsewhere), and with a GPU the PTX runs against the twin on every input set.\n"
+    "  --no-gpu: compile and infer only (the verdict is \"not run\").\n"
     "  Exit: 0 agrees (or could not be run: the line says why), 1 differs or the PTX fails its checks,\n"
     "  2 usage/IO or a twin ptxgen cannot read.\n";
 
 int cmd_twin(int argc, char **argv) {
     const char *ptxp = NULL, *cup = NULL, *request = NULL, *task_out = NULL, *arch = "sm_80";
-    bool json = false;
+    bool json = false, no_gpu = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--request") && i + 1 < argc) request = argv[++i];
+        if (!strcmp(a, "--no-gpu")) no_gpu = true;
+        else if (!strcmp(a, "--request") && i + 1 < argc) request = argv[++i];
         else if (!strcmp(a, "--task-out") && i + 1 < argc) task_out = argv[++i];
         else if (!strcmp(a, "--arch") && i + 1 < argc) arch = argv[++i];
         else if (!strcmp(a, "--json")) json = true;
@@ -764,6 +766,7 @@ int cmd_twin(int argc, char **argv) {
         if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen twin: cannot create a temp dir: %s\n", strerror(errno)); rc = 2; tmpdir[0] = 0; goto out; }
         verify_sample(ptx, ptxp, arch, inferred, 1, false, &v);   /* validator + signature + ptxas first */
         if (!passed(&v, 1)) { to.verdict = TWIN_V_NOT_RUN; snprintf(to.detail, sizeof to.detail, "the PTX fails its checks: %.560s", v.why); rc = 1; }
+        else if (no_gpu) { to.verdict = TWIN_V_NOT_RUN; snprintf(to.detail, sizeof to.detail, "--no-gpu"); }
         else if (twin_can_run(&v, &to)) twin_judge(ptx, arch, inferred, tmpdir, 1, &to, &v, &sink);
     }
     if (to.verdict == TWIN_V_DIFFERS) rc = 1;

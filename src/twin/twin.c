@@ -104,6 +104,56 @@ static void tokenize(const char *b, tk_vec *out) {
     }
 }
 
+/* "#define NAME 32" lines (a number, optionally in parentheses, with integer suffixes) -> "NAME=32\n". */
+static char *collect_defines(const char *b) {
+    pg_buf d = {0};
+    for (const char *p = b; p && *p;) {
+        const char *q = p;
+        while (*q == ' ' || *q == '\t') q++;
+        if (*q == '#') {
+            q++;
+            while (*q == ' ' || *q == '\t') q++;
+            if (!strncmp(q, "define", 6) && (q[6] == ' ' || q[6] == '\t')) {
+                q += 6;
+                while (*q == ' ' || *q == '\t') q++;
+                const char *n0 = q;
+                while (isalnum((unsigned char)*q) || *q == '_') q++;
+                size_t nl = (size_t)(q - n0);
+                while (*q == ' ' || *q == '\t' || *q == '(') q++;
+                const char *v0 = q;
+                while (isdigit((unsigned char)*q)) q++;
+                size_t vl = (size_t)(q - v0);
+                while (*q == 'u' || *q == 'U' || *q == 'l' || *q == 'L') q++;
+                while (*q == ' ' || *q == '\t' || *q == ')') q++;
+                if (nl && vl && (isalpha((unsigned char)*n0) || *n0 == '_') && (*q == '\n' || !*q))
+                    pg_buf_printf(&d, "%.*s=%.*s\n", (int)nl, n0, (int)vl, v0);
+            }
+        }
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return d.data ? d.data : xstrdup("");
+}
+
+/* Identifiers that are numeric macros become numbers (pointing into defs). */
+static void apply_defines(tk_vec *v, const char *defs) {
+    for (int i = 0; defs && *defs && i < v->n; i++) {
+        tk *t = &v->v[i];
+        if (t->kind != TK_IDENT) continue;
+        for (const char *p = defs; *p;) {
+            const char *eq = strchr(p, '='), *nl = strchr(p, '\n');
+            if (!eq || !nl) break;
+            if ((int)(eq - p) == t->len && !strncmp(p, t->s, (size_t)t->len)) {
+                t->kind = TK_NUM;
+                t->s = eq + 1;
+                t->len = (int)(nl - eq - 1);
+                break;
+            }
+            p = nl + 1;
+        }
+    }
+}
+
 /* index of the token closing the bracket at i (same depth), or n */
 static int match_close(const tk_vec *v, int i) {
     char open = v->v[i].s[0], close = open == '(' ? ')' : open == '[' ? ']' : '}';
@@ -144,6 +194,7 @@ void twin_kernel_free(twin_kernel *k) {
     free(k->params);
     free(k->kernel);
     free(k->body);
+    free(k->defines);
     memset(k, 0, sizeof *k);
 }
 
@@ -303,6 +354,7 @@ pg_status twin_parse(const char *src, const char *file, const char *kernel, twin
         goto done;
     }
     out->dynamic_smem = strstr(b, "extern __shared__") != NULL || strstr(b, "extern  __shared__") != NULL;
+    out->defines = collect_defines(b);
     st = PG_OK;
 done:
     if (st != PG_OK) twin_kernel_free(out);
@@ -420,6 +472,10 @@ typedef struct {
     char bound[160];           /* product of size parameters ("rows*cols"), "" when unbounded */
     int deps[16]; int ndeps;   /* variables its assignments read */
     bool bidx_x, bidx_y, bdim_x, bdim_y, tidx;   /* its assignments read blockIdx.x ... threadIdx */
+    long mul_x, mul_y;         /* blockIdx.x * N (a literal, or a numeric macro): N */
+    long lbound;               /* bounded by a literal ("k < 8"): 8; 0 when not */
+    int alias;                 /* a pointer into parameter `alias` (p + offset, &p[offset]); -1 when not */
+    int off_a, off_b;          /* the offset's tokens */
 } var_info;
 
 typedef struct {
@@ -437,7 +493,7 @@ static bool is_size_param(const twin_kernel *k, const tk *t) {
 static bool is_keyword(const tk *t) {
     static const char *kw[] = {"int", "unsigned", "float", "double", "const", "long", "short", "char", "bool", "auto",
                                "size_t", "if", "for", "while", "return", "else", "__shared__", "extern", "blockIdx",
-                               "blockDim", "threadIdx", "gridDim", "x", "y", "z", "int64_t", "uint32_t", "int32_t",
+                               "blockDim", "threadIdx", "gridDim", "int64_t", "uint32_t", "int32_t",
                                "uint64_t", "__syncthreads", "signed", "void", NULL};
     for (int i = 0; kw[i]; i++)
         if (tk_is(t, kw[i])) return true;
@@ -449,6 +505,7 @@ static int var_find(body_ctx *c, const tk *t, bool add) {
         if (tk_is(t, c->v[i].name)) return i;
     if (!add || c->nv >= MAXV || t->len >= 64) return -1;
     memset(&c->v[c->nv], 0, sizeof c->v[c->nv]);
+    c->v[c->nv].alias = -1;
     snprintf(c->v[c->nv].name, sizeof c->v[c->nv].name, "%.*s", t->len, t->s);
     return c->nv++;
 }
@@ -467,6 +524,9 @@ static bool size_bound(body_ctx *c, int a, int b, char *out, size_t n) {
         const tk *t = &c->t.v[i];
         if (t->kind == TK_NUM) continue;
         if (t->kind == TK_PUNCT && (tk_is(t, "+") || tk_is(t, "-") || tk_is(t, "*") || tk_is(t, "(") || tk_is(t, ")"))) continue;
+        if (t->kind == TK_IDENT && (tk_is(t, "int") || tk_is(t, "unsigned") || tk_is(t, "size_t") || tk_is(t, "long") ||
+                                    tk_is(t, "int64_t") || tk_is(t, "uint32_t") || tk_is(t, "uint64_t") || tk_is(t, "int32_t")))
+            continue;   /* a cast: (int)n */
         if (t->kind == TK_IDENT && is_size_param(c->k, t)) {
             size_t l = strlen(out);
             snprintf(out + l, n - l, "%s%.*s", nsz++ ? "*" : "", t->len, t->s);
@@ -486,6 +546,31 @@ static void scan_body(body_ctx *c) {
             !(i > 0 && (tk_is(&T->v[i - 1], ".") || tk_is(&T->v[i - 1], "->")))) {
             int vi = var_find(c, t, true);
             int depth = 0;
+            /* a pointer into a parameter: NAME = p + off, NAME = &p[off], NAME = p */
+            if (vi >= 0 && i + 2 < T->n) {
+                int a = i + 2;
+                bool amp = tk_is(&T->v[a], "&");
+                if (amp) a++;
+                for (int q = 0; a < T->n && q < c->k->nparams; q++) {
+                    if (!c->k->params[q].is_pointer || !tk_is(&T->v[a], c->k->params[q].name)) continue;
+                    const tk *nx = a + 1 < T->n ? &T->v[a + 1] : NULL;
+                    if (nx && ((!amp && tk_is(nx, "+")) || (amp && tk_is(nx, "[")))) {
+                        int e = a + 2, d2 = 0;
+                        for (; e < T->n; e++) {
+                            const tk *x = &T->v[e];
+                            if (tk_is(x, "(") || tk_is(x, "[")) d2++;
+                            if ((tk_is(x, ")") || tk_is(x, "]")) && --d2 < 0) break;
+                            if (d2 == 0 && (tk_is(x, ";") || tk_is(x, ","))) break;
+                        }
+                        c->v[vi].alias = q;
+                        c->v[vi].off_a = a + 2;
+                        c->v[vi].off_b = e;
+                    } else if (nx && !amp && (tk_is(nx, ";") || tk_is(nx, ","))) {
+                        c->v[vi].alias = q;
+                        c->v[vi].off_a = c->v[vi].off_b = a + 1;
+                    }
+                }
+            }
             for (int k = i + 2; k < T->n && vi >= 0; k++) {
                 const tk *x = &T->v[k];
                 if (x->kind == TK_PUNCT && (tk_is(x, "(") || tk_is(x, "["))) depth++;
@@ -494,7 +579,16 @@ static void scan_body(body_ctx *c) {
                 if (x->kind != TK_IDENT) continue;
                 bool dotx = k + 2 < T->n && tk_is(&T->v[k + 1], ".") && tk_is(&T->v[k + 2], "x");
                 bool doty = k + 2 < T->n && tk_is(&T->v[k + 1], ".") && tk_is(&T->v[k + 2], "y");
-                if (tk_is(x, "blockIdx")) { c->v[vi].bidx_x |= dotx; c->v[vi].bidx_y |= doty; continue; }
+                if (tk_is(x, "blockIdx")) {
+                    c->v[vi].bidx_x |= dotx;
+                    c->v[vi].bidx_y |= doty;
+                    long mul = 0;   /* blockIdx.x * N or N * blockIdx.x */
+                    if (k + 4 < T->n && tk_is(&T->v[k + 3], "*") && T->v[k + 4].kind == TK_NUM) mul = strtol(T->v[k + 4].s, NULL, 10);
+                    else if (k >= 2 && tk_is(&T->v[k - 1], "*") && T->v[k - 2].kind == TK_NUM) mul = strtol(T->v[k - 2].s, NULL, 10);
+                    if (mul > 1 && dotx) c->v[vi].mul_x = mul;
+                    if (mul > 1 && doty) c->v[vi].mul_y = mul;
+                    continue;
+                }
                 if (tk_is(x, "blockDim")) { c->v[vi].bdim_x |= dotx; c->v[vi].bdim_y |= doty; continue; }
                 if (tk_is(x, "threadIdx")) { c->v[vi].tidx = true; continue; }
                 if (is_keyword(x) || is_size_param(c->k, x) || (k > 0 && tk_is(&T->v[k - 1], "."))) continue;
@@ -526,7 +620,16 @@ static void scan_body(body_ctx *c) {
             }
             s++;
             char b[160];
-            if (i - s == 1 && T->v[s].kind == TK_IDENT && !is_size_param(c->k, &T->v[s]) && !is_keyword(&T->v[s]) &&
+            /* "base + k < n": the bound is the first variable's (an offset from it stays below it) */
+            bool compound = i - s > 1 && T->v[s].kind == TK_IDENT;
+            for (int q = s + 1; q < i && compound; q++)
+                compound = tk_is(&T->v[q], "+") || tk_is(&T->v[q], "-") || T->v[q].kind == TK_NUM || T->v[q].kind == TK_IDENT;
+            if (i - s == 1 && e - i == 2 && T->v[s].kind == TK_IDENT && !is_size_param(c->k, &T->v[s]) &&
+                !is_keyword(&T->v[s]) && T->v[i + 1].kind == TK_NUM && (tk_is(t, "<") || tk_is(t, "<="))) {
+                int vi = var_find(c, &T->v[s], true);   /* "k < 8": a literal bound (small fixed arrays) */
+                long lb = strtol(T->v[i + 1].s, NULL, 10) + (tk_is(t, "<=") ? 1 : 0);
+                if (vi >= 0 && !c->v[vi].lbound && lb > 0 && lb <= 1 << 20) c->v[vi].lbound = lb;
+            } else if ((i - s == 1 || compound) && T->v[s].kind == TK_IDENT && !is_size_param(c->k, &T->v[s]) && !is_keyword(&T->v[s]) &&
                 size_bound(c, i + 1, e, b, sizeof b)) {
                 int vi = var_find(c, &T->v[s], true);
                 if (vi >= 0 && !c->v[vi].bound[0]) snprintf(c->v[vi].bound, sizeof c->v[vi].bound, "%s", b);
@@ -540,7 +643,7 @@ static void scan_body(body_ctx *c) {
 }
 
 /* The bounded variables reached from tokens [a,b) through assignments. */
-typedef struct { int v[16]; int n; bool blockidx; } reach;
+typedef struct { int v[16]; int n; bool blockidx; long lit; } reach;   /* lit: product of literal bounds reached */
 static void reach_var(body_ctx *c, int vi, reach *r, int depth) {
     if (vi < 0 || depth > 8) return;
     if (c->v[vi].bidx_x && !c->v[vi].bdim_x && !c->v[vi].tidx) r->blockidx = true;
@@ -550,12 +653,18 @@ static void reach_var(body_ctx *c, int vi, reach *r, int depth) {
         if (r->n < 16) r->v[r->n++] = vi;
         return;
     }
+    if (c->v[vi].lbound > 0) {
+        r->lit = (r->lit ? r->lit : 1) * c->v[vi].lbound;
+        if (r->lit > 1 << 24) r->lit = 1 << 24;
+        return;
+    }
     for (int q = 0; q < c->v[vi].ndeps; q++) reach_var(c, c->v[vi].deps[q], r, depth + 1);
 }
 static void reach_tokens(body_ctx *c, int a, int b, reach *r) {
     for (int i = a; i < b; i++) {
         const tk *t = &c->t.v[i];
         if (t->kind != TK_IDENT || is_size_param(c->k, t)) continue;
+        if (i > 0 && (tk_is(&c->t.v[i - 1], ".") || tk_is(&c->t.v[i - 1], "->"))) continue;   /* a member */
         if (tk_is(t, "blockIdx") && i + 2 < b && tk_is(&c->t.v[i + 2], "x")) { r->blockidx = true; continue; }
         if (is_keyword(t)) continue;
         reach_var(c, var_find(c, t, false), r, 0);
@@ -572,14 +681,34 @@ static int count_factors(const char *e) {
  * blockIdx.<dim> with a bound: cdiv(bound, block) when it also reads blockDim
  * or threadIdx (one thread per item), the bound itself when not (one block
  * per item); "" when none is found. */
+typedef struct { bool bidx, per_thread; long mul; } grid_src;
+static void grid_src_of(body_ctx *c, int vi, char dim, grid_src *g, int depth) {
+    if (vi < 0 || depth > 6) return;
+    var_info *v = &c->v[vi];
+    if (dim == 'x' ? v->bidx_x : v->bidx_y) {
+        g->bidx = true;
+        long m = dim == 'x' ? v->mul_x : v->mul_y;
+        if (m > 1 && !g->mul) g->mul = m;
+    }
+    if ((dim == 'x' ? v->bdim_x : v->bdim_y) || v->tidx) g->per_thread = true;
+    for (int q = 0; q < v->ndeps; q++) grid_src_of(c, v->deps[q], dim, g, depth + 1);
+}
+
+/* The grid rule for one dimension (dim 'x' or 'y'): the first variable with a bound
+ * that is computed from blockIdx.<dim> (directly or through other variables):
+ * cdiv(bound, N) for blockIdx * N, cdiv(bound, block) when it also reads blockDim or
+ * threadIdx (one thread per item), the bound itself when not (one block per item);
+ * "" when none is found. */
 static void grid_rule(body_ctx *c, char dim, int block, char *out, size_t n) {
     out[0] = 0;
     for (int i = 0; i < c->nv; i++) {
         var_info *v = &c->v[i];
-        bool b = dim == 'x' ? v->bidx_x : v->bidx_y;
-        if (!b || !v->bound[0]) continue;
-        bool per_thread = (dim == 'x' ? v->bdim_x : v->bdim_y) || v->tidx;
-        if (per_thread) snprintf(out, n, "cdiv(%s,%d)", v->bound, block);
+        if (!v->bound[0]) continue;
+        grid_src g = {false, false, 0};
+        grid_src_of(c, i, dim, &g, 0);
+        if (!g.bidx) continue;
+        if (g.mul > 1) snprintf(out, n, "cdiv(%s,%ld)", v->bound, g.mul);
+        else if (g.per_thread) snprintf(out, n, "cdiv(%s,%d)", v->bound, block);
         else snprintf(out, n, "%s", v->bound);
         return;
     }
@@ -633,6 +762,7 @@ pg_status twin_infer_task(const twin_infer_in *in, pg_buf *out, pg_diag_sink *di
     c.k = k;
     char *body = blank_comments(k->body ? k->body : "");
     tokenize(body, &c.t);
+    apply_defines(&c.t, k->defines);
     scan_body(&c);
     bool two_d = strstr(body, "blockIdx.y") || strstr(body, "threadIdx.y");
 
@@ -683,29 +813,75 @@ pg_status twin_infer_task(const twin_infer_in *in, pg_buf *out, pg_diag_sink *di
         lens[i][0] = 0;
         const twin_param *p = &k->params[i];
         if (!p->is_pointer) continue;
-        char best[200] = "";
+        char best[200] = "", lits[32] = "";
+        long litmax = 0;   /* subscripts bounded only by literals (w[3 * i + j], i, j < 3): the largest product */
         bool bare = false, blockidx = false, subscripted = false;
         for (int t = 0; t < c.t.n; t++) {
-            if (!tk_is(&c.t.v[t], p->name) || (t > 0 && tk_is(&c.t.v[t - 1], "."))) continue;
+            if (t > 0 && tk_is(&c.t.v[t - 1], ".")) continue;
+            /* p itself, or a local pointer into p (xr = x + row * cols; xr[j]) */
+            int off_a = 0, off_b = 0;
+            if (!tk_is(&c.t.v[t], p->name)) {
+                int vi = c.t.v[t].kind == TK_IDENT ? var_find(&c, &c.t.v[t], false) : -1;
+                if (vi < 0 || c.v[vi].alias != i) continue;
+                if (t + 1 < c.t.n && tk_is(&c.t.v[t + 1], "=")) continue;   /* its definition */
+                off_a = c.v[vi].off_a;
+                off_b = c.v[vi].off_b;
+            }
+            int sa = -1, sb = -1, vec = 1;
             if (t + 1 < c.t.n && tk_is(&c.t.v[t + 1], "[")) {
+                sa = t + 2;
+                sb = match_close(&c.t, t + 1);
+            } else if (t + 2 < c.t.n && tk_is(&c.t.v[t + 1], ")") && tk_is(&c.t.v[t + 2], "[") && t >= 3 &&
+                       tk_is(&c.t.v[t - 1], "(") && tk_is(&c.t.v[t - 2], ">")) {
+                /* reinterpret_cast<const float4*>(p)[k]: k counts float4s */
+                for (int q = t - 3; q >= 0 && q > t - 8; q--)
+                    if (c.t.v[q].kind == TK_IDENT && c.t.v[q].len >= 2 && isdigit((unsigned char)c.t.v[q].s[c.t.v[q].len - 1])) {
+                        vec = c.t.v[q].s[c.t.v[q].len - 1] - '0';
+                        break;
+                    }
+                if (vec < 1 || vec > 4) vec = 1;
+                sa = t + 3;
+                sb = match_close(&c.t, t + 2);
+            } else if (t + 1 < c.t.n && tk_is(&c.t.v[t + 1], "+") && !(t > 0 && tk_is(&c.t.v[t - 1], "="))) {
+                /* p + e0 (an address: reinterpret_cast<const float4*>(x + e0)) */
+                int e = t + 2, d2 = 0;
+                for (; e < c.t.n; e++) {
+                    const tk *x = &c.t.v[e];
+                    if (tk_is(x, "(") || tk_is(x, "[")) d2++;
+                    if ((tk_is(x, ")") || tk_is(x, "]")) && --d2 < 0) break;
+                    if (d2 == 0 && (tk_is(x, ";") || tk_is(x, ","))) break;
+                }
+                sa = t + 2;
+                sb = e;
+            }
+            if (sa >= 0) {
                 subscripted = true;
-                int e = match_close(&c.t, t + 1);
-                reach r = {{0}, 0, false};
-                reach_tokens(&c, t + 2, e, &r);
+                reach r = {{0}, 0, false, 0};
+                reach_tokens(&c, off_a, off_b, &r);
+                reach_tokens(&c, sa, sb, &r);
                 blockidx |= r.blockidx;
                 char prod[200] = "";
+                if (vec > 1 && r.n) snprintf(prod, sizeof prod, "%d", vec);
                 for (int q = 0; q < r.n; q++) {
                     size_t l = strlen(prod);
-                    snprintf(prod + l, sizeof prod - l, "%s%s", q ? "*" : "", c.v[r.v[q]].bound);
+                    snprintf(prod + l, sizeof prod - l, "%s%s", prod[0] ? "*" : "", c.v[r.v[q]].bound);
                 }
+                if (!r.n && sb == sa + 1 && c.t.v[sa].kind == TK_NUM && vec == 1) {   /* p[7]: at least 8 elements */
+                    long ix = strtol(c.t.v[sa].s, NULL, 10) + 1;
+                    if (ix > 1 && ix <= 1 << 20 && ix > litmax) r.lit = ix;
+                }
+                if (!r.n && r.lit > 1 && !best[0]) snprintf(lits, sizeof lits, "%ld", r.lit > litmax ? (litmax = r.lit) : litmax);
                 if (count_factors(prod) > count_factors(best)) snprintf(best, sizeof best, "%s", prod);
-            } else {
+            } else if (off_a == 0 && off_b == 0) {
                 bare = true;
             }
         }
         if (best[0]) {
             snprintf(lens[i], sizeof lens[i], "%s", best);
             json_add_note(notes, "%s: %s elements (its subscripts and the bounds checks on them)", p->name, best);
+        } else if (lits[0]) {
+            snprintf(lens[i], sizeof lens[i], "%s", lits);
+            json_add_note(notes, "%s: %s elements (subscripts bounded by constants)", p->name, lits);
         } else if (blockidx) {
             snprintf(lens[i], sizeof lens[i], "%s", gx);
             json_add_note(notes, "%s: %s elements, one per block (indexed by blockIdx.x)", p->name, gx);
