@@ -335,6 +335,18 @@ rc=$?
 [ "$rc" -eq 2 ] && grep -q 'not_extern.cu:1:1: error\[E704\].*not extern "C"' "$tmp/tw/ne.err" && ok || bad "twin not extern C: exit $rc $(cat "$tmp/tw/ne.err")"
 expect_rc 2 "gen --twin-file: a twin ptxgen cannot read" "$P" gen --model "$T" --twin-file tests/twin/ptrptr.cu "x"
 expect_rc 2 "gen --twin-file with --name naming another kernel" "$P" gen --model "$T" --twin-file tests/twin/saxpy.cu --name other "x"
+# the model's own twin (the tiny random model writes noise): written with its GENERATED_BY line, and the
+# verdict never better than what nvcc and the GPU showed
+"$P" gen --model "$T" --samples 1 --max-tokens 120 --json --twin -o "$tmp/tw/m.ptx" "y = a*x + y" >"$tmp/tw/m.json" 2>"$tmp/tw/m.err"
+rc=$?
+python3 - "$tmp/tw" "$rc" <<'PY' && ok || bad "gen --twin with the tiny model: exit $rc, $(tail -c 300 "$tmp/tw/m.err")"
+import json, sys
+d, rc = sys.argv[1], int(sys.argv[2])
+t = json.load(open(f"{d}/m.json"))["twin"]
+assert rc in (0, 1) and t["generated"] is True and t["file"].endswith("/m.cu"), t
+assert open(t["file"], "rb").readline().startswith(b"// GENERATED_BY: ptxgen tiny (CUDA C twin"), open(t["file"], "rb").read()[:200]
+assert t["verdict"] in ("no-nvcc", "nvcc-failed", "not-compared", "not-run"), t
+PY
 expect_rc 2 "gen --twin with --baseline" "$P" gen --model "$T" --twin --baseline tests/twin/saxpy_good.ptx
 
 # eval --kernels with twins beside the PTX: without a GPU the twin columns say "not run", never a number

@@ -494,6 +494,18 @@ typedef struct {
     bool generated;            /* the model wrote the twin (else --twin-file) */
 } twin_outcome;
 
+/* Bytes that are not UTF-8 (a model's noise quoted back by nvcc) become '?', so the text can go into JSON. */
+static void utf8_clean(char *s) {
+    unsigned char *p = (unsigned char *)s;
+    while (p && *p) {
+        int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        bool ok = n > 0;
+        for (int k = 1; ok && k < n; k++) ok = (p[k] & 0xc0) == 0x80;
+        if (!ok) { *p++ = '?'; continue; }
+        p += n;
+    }
+}
+
 /* "dir/base.ptx" -> "dir/base" + ext */
 static void sibling(const char *ptx_path, const char *ext, char *out, size_t n) {
     size_t l = strlen(ptx_path);
@@ -771,6 +783,7 @@ int cmd_twin(int argc, char **argv) {
     }
     if (to.verdict == TWIN_V_DIFFERS) rc = 1;
     pg_buf line = {0};
+    utf8_clean(to.detail);
     twin_verdict_line(to.verdict, to.sets, to.detail, &line);
     fprintf(stderr, "twin: %s vs %s: %s\n", ptxp, to.cu_path, line.data);
     if (json) {
@@ -928,12 +941,19 @@ int cmd_gen(int argc, char **argv) {
             snprintf(kernel, sizeof kernel, "%s", name_opt);
         }
     }
+    static char name_from_twin[128];   /* the twin's kernel name when its signature cannot be forced */
     if (twin_file) {   /* the user's twin: its signature is forced when nothing else gives one */
         size_t n;
         twin_kernel tk;
         if (pg_read_file(twin_file, 4 << 20, &twin_src, &n, &sink) != PG_OK) goto out;
         const char *want = kernel[0] ? kernel : name_opt;
         if (twin_parse(twin_src, twin_file, want, &tk, &sink) != PG_OK) goto out;
+        if (!name_ok(tk.kernel)) {
+            fprintf(stderr, "ptxgen gen: %s:%d: kernel name '%s': want an identifier of at most 32 letters, digits and '_'\n",
+                    twin_file, tk.line, tk.kernel);
+            twin_kernel_free(&tk);
+            goto out;
+        }
         if (!sig.len) {
             if (name_opt && strcmp(name_opt, tk.kernel)) {
                 fprintf(stderr, "ptxgen gen: --name %s: the twin %s names its kernel %s\n", name_opt, twin_file, tk.kernel);
@@ -944,7 +964,7 @@ int cmd_gen(int argc, char **argv) {
             else {
                 fprintf(stderr, "gen: note: the twin's signature has a parameter of unknown type; the model writes the signature\n");
                 sig.len = 0;
-                if (!name_opt) name_opt = NULL, snprintf(kernel, sizeof kernel, "%s", tk.kernel);
+                if (!name_opt) name_opt = name_from_twin, snprintf(name_from_twin, sizeof name_from_twin, "%s", tk.kernel);
             }
         }
         twin_kernel_free(&tk);
@@ -1064,6 +1084,7 @@ int cmd_gen(int argc, char **argv) {
             bestv.gpu, semantics, sem_note, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
     pg_buf twin_line = {0};
     if (twin_ran) {
+        utf8_clean(tout.detail);
         twin_verdict_line(tout.verdict, tout.sets, tout.detail, &twin_line);
         fprintf(stderr, "gen: twin %s -> %s%s%s: %s\n", tout.generated ? "(second turn of the model)" : "(given)", tout.cu_path,
                 tout.task_written ? ", task " : "", tout.task_written ? tout.task_path : "", twin_line.data);
