@@ -631,7 +631,7 @@ static bool twin_judge(const char *ptx, const char *arch, const task_spec *infer
  * against the twin; a difference draws the next candidates (within `samples`)
  * until one agrees.  *best may be replaced by an agreeing candidate. */
 static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_vocab *vocab, const char *desc, gen_opts *o,
-                       int samples, int *best_attempt, gen_result *best, gen_verdict *bestv, const char *outp,
+                       uint64_t seed0, int samples, int *best_attempt, gen_result *best, gen_verdict *bestv, const char *outp,
                        const char *twin_src, const char *twin_file, const task_spec *given, const char *tmpdir,
                        twin_outcome *to, pg_diag_sink *sink) {
     memset(to, 0, sizeof *to);
@@ -665,7 +665,6 @@ static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_v
     task_spec *inferred = NULL;
     twin_prepare(desc, cu.data ? cu.data : "", best->ptx, o->arch, o->block[0], given, to, &inferred, sink);
     if (inferred && twin_can_run(bestv, to)) {
-        uint64_t seed0 = o->sampler.seed - (uint64_t)(*best_attempt - 1);
         for (int at = *best_attempt; at <= samples; at++) {
             gen_result r = {0};
             gen_result *cand = best;
@@ -1055,7 +1054,7 @@ int cmd_gen(int argc, char **argv) {
     char defpath[200];
     if (!outp && twin && best.ptx) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
     if (twin && best.ptx) {
-        twin_phase(model, tok, vocab, desc, &o, samples, &best_attempt, &best, &bestv, outp, twin_src, twin_file, task, tmpdir,
+        twin_phase(model, tok, vocab, desc, &o, seed0, samples, &best_attempt, &best, &bestv, outp, twin_src, twin_file, task, tmpdir,
                    &tout, &sink);
         twin_ran = true;
         if (tout.verdict == TWIN_V_DIFFERS) rc = 1;
