@@ -289,5 +289,89 @@ expect_rc 2 "gate --pair with an unknown kernel" "$P" gate --no-ptxas --pair pol
 sed 's/\.entry poly(/.entry other(/' tests/gate/cand_missing.ptx >"$tmp/one.ptx"
 expect_rc 0 "gate pairs the only kernel of each file" "$P" gate --no-ptxas --baseline tests/gate/cand_missing.ptx --candidate "$tmp/one.ptx"
 
+# CUDA C twins: prompts --twin pairs (only samples with CUDA C), gen --twin-file (the user's twin:
+# written beside the PTX, an inferred task, a verdict that never claims more than was shown)
+python3 - "$tmp/twin_in.jsonl" <<'PY'
+import json, sys
+ptx = open("examples/vecadd.ptx").read()
+cu = 'extern "C" __global__ void vecadd(const float *a, const float *b, float *c, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n'
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"id": "t1", "description": "c = a + b", "ptx_code": ptx, "arch": "sm_80", "cuda_c": cu}) + "\n")
+    f.write(json.dumps({"id": "t2", "description": "c = a + b", "ptx_code": ptx, "arch": "sm_80"}) + "\n")
+PY
+"$P" prompts --twin --in "$tmp/twin_in.jsonl" --out "$tmp/twin_pairs.jsonl" 2>"$tmp/twin_pairs.err" && ok || bad "prompts --twin failed"
+python3 - "$tmp/twin_pairs.jsonl" <<'PY' && ok || bad "prompts --twin pairs: $(head -c 300 "$tmp/twin_pairs.err")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 1 and rows[0]["id"] == "t1" and rows[0]["turn"] == "twin", rows
+r = rows[0]
+assert "Write the CUDA C twin of this kernel" in r["prompt"] and ".entry vecadd(" in r["prompt"] and "<|end|>" in r["prompt"], r["prompt"][-300:]
+assert r["completion"].startswith('extern "C" __global__ void vecadd(') and r["completion"].endswith("}\n<|end|>"), r["completion"]
+PY
+grep -q "1 samples without CUDA C skipped" "$tmp/twin_pairs.err" && ok || bad "prompts --twin does not count the skipped sample"
+mkdir -p "$tmp/tw"
+cp tests/twin/saxpy.cu "$tmp/tw/user_twin.cu"
+NVCC=/nonexistent/nvcc "$P" gen --model "$T" --samples 1 --max-tokens 200 --json --twin-file "$tmp/tw/user_twin.cu" \
+    -o "$tmp/tw/saxpy.ptx" "y = a*x + y" >"$tmp/tw/nonvcc.json" 2>"$tmp/tw/nonvcc.err"
+rc=$?
+python3 - "$tmp/tw" "$rc" <<'PY' && ok || bad "gen --twin-file without nvcc: exit $rc, $(tail -c 300 "$tmp/tw/nonvcc.err")"
+import json, sys, os
+d, rc = sys.argv[1], int(sys.argv[2])
+j = json.load(open(f"{d}/nonvcc.json"))
+t = j["twin"]
+assert rc == 0 and t["verdict"] == "no-nvcc" and t["line"] == "twin written; nvcc not found; not compiled", t
+assert open(f"{d}/saxpy.cu").read() == open(f"{d}/user_twin.cu").read()
+assert j["semantics"] == "not verified" and ".entry saxpy(" in open(f"{d}/saxpy.ptx").read()
+spec = json.load(open(t["task_file"]))
+assert spec["reference"] == {"kind": "cu", "file": "saxpy.cu"} and [p["len"] for p in spec["params"][:2]] == ["n", "n"], spec
+PY
+expect_rc 0 "the inferred task loads (gen --task saxpy.task.json)" "$P" gen --model "$T" --samples 1 --max-tokens 120 \
+    --task "$tmp/tw/saxpy.task.json" -o "$tmp/tw/again.ptx"
+if PATH="$PATH:/usr/local/cuda/bin" command -v nvcc >/dev/null && ! "$P" devinfo >/dev/null 2>&1; then
+    expect_rc 2 "ptxgen twin: --task-out away from the PTX's folder" env PATH="$PATH:/usr/local/cuda/bin" "$P" twin \
+        tests/twin/saxpy_good.ptx "$tmp/tw/saxpy.cu" --task-out "$tmp/tw/x.task.json"
+    cp tests/twin/saxpy_good.ptx "$tmp/tw/k.ptx"
+    PATH="$PATH:/usr/local/cuda/bin" "$P" twin --json "$tmp/tw/k.ptx" "$tmp/tw/saxpy.cu" >"$tmp/tw/k.json" 2>"$tmp/tw/k.err"
+    rc=$?
+    grep -q '"verdict": "not-run"' "$tmp/tw/k.json" && grep -q 'twin compiles; not run (no GPU' "$tmp/tw/k.json" && [ "$rc" -eq 0 ] \
+        && [ -f "$tmp/tw/k.cu" ] && [ -f "$tmp/tw/k.task.json" ] && ok || bad "ptxgen twin without a GPU: exit $rc $(cat "$tmp/tw/k.json")"
+else
+    echo "SKIPPED: ptxgen twin with nvcc and no GPU (nvcc missing or a GPU present: gpu_tests.sh covers it)"
+fi
+printf 'extern "C" __global__ void other(float *y) { y[0] = 1.0f; }\n' >"$tmp/tw/o.cu"
+cp tests/twin/saxpy_good.ptx "$tmp/tw/o.ptx"
+expect_rc 2 "ptxgen twin: a copy would overwrite another KERNEL.cu" "$P" twin "$tmp/tw/o.ptx" tests/twin/saxpy.cu --json
+rm -f "$tmp/tw/o.cu"
+"$P" twin "$tmp/tw/o.ptx" tests/twin/not_extern.cu >/dev/null 2>"$tmp/tw/ne.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'not_extern.cu:1:1: error\[E704\].*not extern "C"' "$tmp/tw/ne.err" && ok || bad "twin not extern C: exit $rc $(cat "$tmp/tw/ne.err")"
+expect_rc 2 "gen --twin-file: a twin ptxgen cannot read" "$P" gen --model "$T" --twin-file tests/twin/ptrptr.cu "x"
+expect_rc 2 "gen --twin-file with --name naming another kernel" "$P" gen --model "$T" --twin-file tests/twin/saxpy.cu --name other "x"
+# the model's own twin (the tiny random model writes noise): written with its GENERATED_BY line, and the
+# verdict never better than what nvcc and the GPU showed
+"$P" gen --model "$T" --samples 1 --max-tokens 120 --json --twin -o "$tmp/tw/m.ptx" "y = a*x + y" >"$tmp/tw/m.json" 2>"$tmp/tw/m.err"
+rc=$?
+python3 - "$tmp/tw" "$rc" <<'PY' && ok || bad "gen --twin with the tiny model: exit $rc, $(tail -c 300 "$tmp/tw/m.err")"
+import json, sys
+d, rc = sys.argv[1], int(sys.argv[2])
+t = json.load(open(f"{d}/m.json"))["twin"]
+assert rc in (0, 1) and t["generated"] is True and t["file"].endswith("/m.cu"), t
+assert open(t["file"], "rb").readline().startswith(b"// GENERATED_BY: ptxgen tiny (CUDA C twin"), open(t["file"], "rb").read()[:200]
+assert t["verdict"] in ("no-nvcc", "nvcc-failed", "not-compared", "not-run"), t
+PY
+expect_rc 2 "gen --twin with --baseline" "$P" gen --model "$T" --twin --baseline tests/twin/saxpy_good.ptx
+
+# eval --kernels with twins beside the PTX: without a GPU the twin columns say "not run", never a number
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations \
+    --out "$tmp/evtwin.json" >"$tmp/evtwin.md" 2>&1 && ok || bad "eval --kernels with twins failed"
+python3 - "$tmp/evtwin.json" <<'PY' && ok || bad "eval twin rows/aggregate without a GPU"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tw = {r["description"]: r.get("twin") for r in d["rows"]}
+assert tw["zh"] is None and all(tw[s]["verdict"] in ("not-run", "no-nvcc") for s in ("terse", "detailed", "card")), tw
+a = d["configs"]["full"]["twin"]
+assert a["with_twin"] == 3 and a["precision"] == "not run" and a["by_style"]["card"]["agrees"] == "not run", a
+PY
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,13 +8,16 @@ cd "$(dirname "$0")/.."
 P=${PTXGEN:-build/ptxgen}
 pass=0; fail=0; skip=0
 cases=(tests/gpu/adversarial/*/)
+# GPU_TESTS_ONLY=twin: only the CUDA C twin checks (a short device call)
+only=${GPU_TESTS_ONLY:-}
 if ! "$P" devinfo >/dev/null 2>&1; then
     why=$("$P" devinfo 2>&1 | head -n 1)
-    n=$(( ${#cases[@]} + 3 ))   # + the wrong kernel's two stop rules + the timed good kernel
+    n=$(( ${#cases[@]} + 6 ))   # + the wrong kernel's two stop rules + the timed good kernel + two twin verdicts + eval twins
     echo "SKIPPED: $n GPU harness tests (${why#ptxgen devinfo: })"
     echo "gpu: 0 passed, 0 failed, $n skipped"
     exit 0
 fi
+[ "$only" = twin ] && cases=()
 for d in "${cases[@]}"; do
     want=$(cat "$d/expect")
     # expect_hygiene: the reward-hygiene reason the verdict must carry (src/gpu/hygiene.c)
@@ -28,7 +31,8 @@ for d in "${cases[@]}"; do
 done
 # a wrong kernel stops at the first wrong input set; --all-sets checks them all
 W=tests/gpu/adversarial/noop   # writes nothing: wrong on every set
-for mode in first all; do
+modes=(first all); [ "$only" = twin ] && modes=()
+for mode in "${modes[@]}"; do
     extra=(); [ "$mode" = all ] && extra=(--all-sets)
     "$P" run --no-baseline --no-timing --seeds 2 --timeout 10 --json "${extra[@]}" "$W/task.json" "$W/kernel.ptx" \
         >/tmp/ptxgen-gpu-wrong.json 2>/dev/null
@@ -42,7 +46,44 @@ PY
     else fail=$((fail + 1)); echo "FAIL no-op kernel, $mode sets"; fi
 done
 # the good kernel, timed, after the fault and the hang: the batch goes on with a clean context
+if [ "$only" != twin ]; then
 "$P" run --no-baseline --seeds 1 --json tests/gpu/adversarial/good/task.json >/tmp/ptxgen-gpu-good.json 2>&1 \
     && grep -q '"ms_median"' /tmp/ptxgen-gpu-good.json && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: timing the good kernel"; }
+fi
+# CUDA C twins (ptxgen twin): nvcc's PTX of the twin agrees with the twin on every input set of the
+# inferred task (3 sizes x 2 distributions x 5 seeds); the same PTX with a*x turned into a*a differs
+tw=$(mktemp -d)
+for c in good wrong; do
+    cp tests/twin/saxpy.cu "$tw/$c.cu"
+    cp "tests/twin/saxpy_$c.ptx" "$tw/$c.ptx"
+    "$P" twin --request "y = a*x + y" --json "$tw/$c.ptx" "$tw/$c.cu" >"$tw/$c.json" 2>"$tw/$c.err"
+    echo $? >"$tw/$c.rc"
+done
+if python3 - "$tw" <<'PY'
+import json, sys
+d = sys.argv[1]
+g, w = (json.load(open(f"{d}/{c}.json")) for c in ("good", "wrong"))
+assert g["verdict"] == "agrees" and g["input_sets"] == 30 and open(f"{d}/good.rc").read().strip() == "0", g
+assert g["line"].startswith("agrees with its CUDA twin on 30 input sets"), g["line"]
+assert w["verdict"] == "differs" and open(f"{d}/wrong.rc").read().strip() == "1", w
+assert w["line"].startswith("differs from its CUDA twin: attempt 1: wrong:"), w["line"]
+PY
+then pass=$((pass + 2)); echo "ok   twin verdicts: $(grep -o '"line": "[^"]*' "$tw/good.json" | head -c 80) / $(grep -o '"line": "[^"]*' "$tw/wrong.json" | head -c 120)"
+else fail=$((fail + 2)); echo "FAIL twin verdicts:"; cat "$tw"/*.json "$tw"/*.err | head -n 40; fi
+# eval --kernels with twins (tests/twin/eval_kernels/README.md): agrees+correct, agrees+wrong (a twin as
+# wrong as its PTX), differs+wrong: precision 1/2 -- agreement with a twin is not correctness
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-progress --no-ablations \
+    --out "$tw/eval.json" >/dev/null 2>&1
+if python3 - "$tw/eval.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {r["description"]: ((r.get("twin") or {}).get("verdict"), r["correct"]) for r in d["rows"]}
+assert v["terse"] == ("agrees", True) and v["detailed"] == ("agrees", False) and v["card"] == ("differs", False), v
+a = d["configs"]["full"]["twin"]
+assert a["compared"] == 3 and a["agrees"] == 2 and a["agrees_wrong"] == 1 and abs(a["precision"] - 0.5) < 1e-9, a
+PY
+then pass=$((pass + 1)); echo "ok   eval twin precision 1/2 on tests/twin/eval_kernels"
+else fail=$((fail + 1)); echo "FAIL eval twins: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([(r['description'], r.get('twin'), r['correct']) for r in d['rows']])" "$tw/eval.json" 2>&1 | head -c 600)"; fi
+rm -rf "$tw"
 echo "gpu: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -155,6 +155,15 @@ PG_API void gen_prompt_build(const char *description, const char *arch, const ch
 /* Super-optimization mode: the prompt carries nvcc's PTX of one kernel instead of a description. */
 PG_API void gen_prompt_build_superopt_fmt(gen_prompt_fmt f, const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
 PG_API void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch, const char *signature, pg_buf *out);
+/* The twin turn (a second turn after the PTX): description + PTX -> the CUDA C
+ * twin.  The prompt is the first turn's prompt (gen_prompt_build_fmt), the PTX
+ * as its answer with the format's end token, then a request for the twin
+ * (GEN_TWIN_REQUEST): ptxgen format "<|task|>REQUEST\n", chatml a user turn and
+ * the assistant's start.  The completion is the CUDA C, then gen_end_token(f).
+ * `ptxgen prompts --twin` writes training pairs in exactly this form. */
+#define GEN_TWIN_REQUEST "Write the CUDA C twin of this kernel: one extern \"C\" __global__ function with the same name and parameters that computes the same thing."
+PG_API void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature,
+                                      const char *ptx, pg_buf *out);
 /* ".visible .entry NAME(\n\t.param .u64 a,\n\t.param .u32 n\n)" from a task's params. */
 PG_API void gen_signature_from_task(const task_spec *t, pg_buf *out);
 /* The first entry's header in canonical PTX text (as `ptxgen fmt` prints it), up to its ')'. */
@@ -200,5 +209,13 @@ PG_API void gen_opts_default(gen_opts *o);
 PG_API pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                      const gen_opts *o, gen_result *out, pg_diag_sink *diag);
 PG_API void gen_result_free(gen_result *r);
+/* The twin turn: sample the CUDA C twin of `ptx` (unconstrained: the constraint
+ * knows PTX, not C) until the format's end token or o->max_tokens; uses o's
+ * format, arch, signature, sampler and max_tokens.  out->ptx holds the CUDA C
+ * text (no header; the caller adds its GENERATED_BY line); out->finished says
+ * whether the end token came.  Models not trained on twin pairs write
+ * something, not a twin: nvcc and the GPU are what judge it. */
+PG_API pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *description, const char *ptx,
+                                 const gen_opts *o, gen_result *out, pg_diag_sink *diag);
 
 #endif

@@ -209,6 +209,7 @@ typedef struct {
     ptx_module *module;                /* the module parsed from text, even partly (owned; NULL when given) */
     ptxas_report ptxas;                /* ptxas's full report when it ran (owned) */
     const char *hygiene;               /* gpu_hyg_name() of a reward-hygiene rejection or flag; NULL when none */
+    int gpu_sets;                      /* input sets (size x distribution x seed) run and passed on the GPU */
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */

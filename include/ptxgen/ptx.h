@@ -294,6 +294,10 @@ typedef struct {
 /* Locate ptxas via $PTXAS, PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin.
  * Returns false if not found. */
 PG_API bool ptx_ptxas_find(char *path, size_t n);
+/* Locate a CUDA tool ("nvcc", "ptxas") the same way: $ENVVAR (when set, only
+ * there; NULL = no variable), PATH, $CUDA_HOME/bin, $CUDA_PATH/bin,
+ * /usr/local/cuda/bin.  false if not found. */
+PG_API bool ptx_cuda_tool_find(const char *tool, const char *envvar, char *path, size_t n);
 /* $PTXGEN_PTXAS_TIMEOUT when it is a positive number of seconds, else 120. */
 PG_API double ptx_ptxas_timeout_seconds(void);
 /* Does the module need a relocatable ptxas compile (-c): it declares .extern

@@ -172,6 +172,7 @@ typedef struct {
     bool unsupported;          /* a by-value array/struct, or beyond TASK_PTX_MAX_PARAMS */
     task_dtype dtype;          /* element type (pointers: the most frequent access type) or scalar type */
     int bytes;                 /* the parameter's size as declared */
+    bool loaded, stored;       /* pointers: the code loads / stores (st, atom, red) through it */
 } task_ptx_param;
 /* What each parameter of entry f is, read off its code by a taint analysis from
  * ld.param through address arithmetic to loads and stores.  out: [f->nparams]. */

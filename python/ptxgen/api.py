@@ -4,11 +4,16 @@
 
     %%ptxgen [--arch sm_90] [--verify check|ptxas|gpu] [--samples N] [--model DIR]
              [--adapter DIR] [--seed S] [-o PATH] [--size N=4096 ...] [--block 256]
-             [--var NAME] [--no-cell]
+             [--var NAME] [--no-cell] [--twin | --twin-file TWIN.cu]
     ## lj_energy
     - Input: `float3* positions` (N atoms), `float cutoff_sq = 100.0f`
     - Output: `float* energies` (N)
     - Goal: ...
+
+--twin asks the model for the kernel's CUDA C twin too (a second turn); --twin-file
+uses yours.  The twin is written beside the PTX (<kernel>.cu), compiled with nvcc, a
+task is inferred from it (<kernel>.task.json) and, with a GPU, the PTX runs against
+it; the result shows the twin and that verdict (res.twin, res.twin_source).
 
 The result (a PtxgenResult) is returned, stored in the user namespace as
 `_ptxgen` (or --var NAME), and the glue code is put in a new cell below
@@ -39,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--block", type=int, help="threads per block when the card has no Launch line (256)")
     ap.add_argument("--var", default="_ptxgen", help="user-namespace variable for the result")
     ap.add_argument("--no-cell", action="store_true", help="do not insert the glue cell")
+    ap.add_argument("--twin", action="store_true", help="the model also writes the CUDA C twin (a second turn)")
+    ap.add_argument("--twin-file", help="your CUDA C twin of the kernel (extern \"C\" __global__, same name and parameters)")
     return ap
 
 
@@ -72,8 +79,13 @@ def generate(cell: str, line: str = "") -> PtxgenResult:
     card = parse_card(cell)
     out = opts.output or os.path.join("ptxgen_kernels", card.kernel + ".ptx")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    extra = []
+    if opts.twin_file:
+        extra += ["--twin-file", opts.twin_file]
+    elif opts.twin:
+        extra += ["--twin"]
     gen = run_gen(card.text, out, arch=opts.arch, verify=opts.verify, samples=opts.samples, model=opts.model,
-                  adapter=opts.adapter, seed=opts.seed)
+                  adapter=opts.adapter, seed=opts.seed, extra=extra)
     ptx_path = gen.get("ptx_file") or out
     try:
         with open(ptx_path, encoding="utf-8") as f:
@@ -85,7 +97,15 @@ def generate(cell: str, line: str = "") -> PtxgenResult:
     sizes = _sizes(opts.size)
     verdicts = {k: str(v) for k, v in (gen.get("verdicts") or {}).items()}
     glue = glue_code(card, os.path.abspath(ptx_path), sizes=sizes, block=opts.block)
+    twin = gen.get("twin") if isinstance(gen.get("twin"), dict) else None
+    twin_source = None
+    if twin and twin.get("file"):
+        try:
+            with open(twin["file"], encoding="utf-8") as f:
+                twin_source = f.read()
+        except OSError as e:
+            raise PtxgenError(f"ptxgen gen reported the twin {twin['file']} but it cannot be read: {e}") from e
     return PtxgenResult(card=card, ptx=ptx, ptx_path=os.path.abspath(ptx_path), glue=glue, verdicts=verdicts,
-                        gen=gen, sizes=sizes)
+                        gen=gen, sizes=sizes, twin=twin, twin_source=twin_source)
 
 

@@ -21,6 +21,8 @@ class PtxgenResult:
     verdicts: Dict[str, str]      # check / ptxas / gpu -> pass | fail | not run
     gen: dict = field(default_factory=dict)   # the full `ptxgen gen --json` object
     sizes: Dict[str, int] = field(default_factory=dict)
+    twin: Optional[dict] = None           # gen's "twin" object: file, verdict, line, task_file, ...
+    twin_source: Optional[str] = None     # the twin's CUDA C
 
     @property
     def kernel(self) -> str:
@@ -44,6 +46,10 @@ class PtxgenResult:
                 s += f", {self.gen.get('registers')} registers"
             if self.gen.get("model"):
                 s += f", model {self.gen.get('model')}"
+        if self.twin:
+            s += f"\n  CUDA twin {self.twin.get('file')}: {self.twin.get('line')}"
+            if self.twin.get("task_file"):
+                s += f"\n  inferred task {self.twin.get('task_file')} (check it; rerun with --task to correct it)"
         return s
 
     def __repr__(self) -> str:
@@ -51,8 +57,15 @@ class PtxgenResult:
 
     def _repr_markdown_(self) -> str:
         rows = "\n".join(f"| {k} | {v} |" for k, v in self.verdicts.items())
-        return (f"**ptxgen** `{self.kernel}` → `{self.ptx_path}`\n\n| verification | verdict |\n| --- | --- |\n{rows}\n\n"
-                f"```\n{self.signature}\n```\n")
+        md = (f"**ptxgen** `{self.kernel}` → `{self.ptx_path}`\n\n| verification | verdict |\n| --- | --- |\n{rows}\n\n"
+              f"```\n{self.signature}\n```\n")
+        if self.twin:
+            md += f"\n**CUDA twin** `{self.twin.get('file')}`: {self.twin.get('line')}\n"
+            if self.twin.get("task_file"):
+                md += f"\ninferred task: `{self.twin.get('task_file')}` (check it; rerun with `--task` to correct it)\n"
+            if self.twin_source is not None:
+                md += f"\n```cuda\n{self.twin_source.rstrip()}\n```\n"
+        return md
 
     def launch(self, block=None, grid=None, **args):
         """Launch with CuPy.  Pass every pointer parameter as a CuPy or NumPy

@@ -67,11 +67,22 @@ def main(argv):
     name = re.sub(r"[^A-Za-z0-9_]+", "_", m.group(1)).strip("_") if m else "kernel"
     with open(out, "w") as f:
         f.write(PTX.replace("KERNEL", name))
+    twin = None
+    if "--twin" in argv or "--twin-file" in argv:   # the twin beside the PTX, and gen's "twin" object
+        cu = out[:-4] + ".cu" if out.endswith(".ptx") else out + ".cu"
+        src = open(argv[argv.index("--twin-file") + 1]).read() if "--twin-file" in argv else \
+            f'extern "C" __global__ void {name}(const float *x, float *y, float a, unsigned n) {{ }}\n'
+        with open(cu, "w") as f:
+            f.write(src)
+        twin = {"file": cu, "generated": "--twin" in argv, "verdict": "not-run",
+                "line": "twin compiles; not run (no GPU: fake)", "input_sets": 0, "attempts": 0,
+                "task_file": cu[:-3] + ".task.json", "nvcc": None}
     print(json.dumps({
         "ptx_file": out, "kernel": name,
         "signature": f".visible .entry {name}(\n\t.param .u64 x,\n\t.param .u64 y,\n\t.param .f32 a,\n\t.param .u32 n\n)",
         "model": "fake-model", "tokens": 123, "seconds": 0.5, "tokens_per_s": 246.0, "registers": 10,
-        "verdicts": {"check": "pass", "ptxas": "pass", "gpu": "not run"}, "attempts": 1}))
+        "verdicts": {"check": "pass", "ptxas": "pass", "gpu": "not run"}, "attempts": 1,
+        **({"twin": twin} if twin else {})}))
     return 0
 
 

@@ -70,6 +70,29 @@ class MagicTests(unittest.TestCase):
         self.assertIs(self.shell.user_ns["k1"], res)
         self.assertTrue(os.path.exists("out/k.ptx"))
 
+    def test_twin_is_shown_with_its_verdict(self):
+        with open("mine.cu", "w") as f:
+            f.write('extern "C" __global__ void saxpy(const float *x, float *y, float a, unsigned n) { /* mine */ }\n')
+        res, out = self.run_cell("--no-cell --twin-file mine.cu", SAXPY_CARD)
+        self.assertIsNotNone(res, out)
+        self.assertEqual(res.twin["verdict"], "not-run")
+        self.assertIn("/* mine */", res.twin_source)
+        self.assertIn("CUDA twin", out)
+        self.assertIn("twin compiles; not run (no GPU: fake)", out)
+        self.assertIn("inferred task", out)
+        md = res._repr_markdown_()
+        self.assertIn("```cuda\n", md)
+        self.assertIn("/* mine */", md)
+        with open(os.environ["FAKE_PTXGEN_LOG"]) as f:
+            argv = json.loads(f.readlines()[-1])
+        self.assertIn("--twin-file", argv)
+        res, out = self.run_cell("--no-cell --twin", SAXPY_CARD)
+        self.assertTrue(res.twin["generated"])
+        self.assertIn('extern "C" __global__ void saxpy(', res.twin_source)
+        res, out = self.run_cell("--no-cell", SAXPY_CARD)
+        self.assertIsNone(res.twin)
+        self.assertNotIn("CUDA twin", out + res._repr_markdown_())
+
     def test_errors_are_messages_not_tracebacks(self):
         res, out = self.run_cell("", "just some words")
         self.assertIsNone(res)

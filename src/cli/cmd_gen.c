@@ -7,6 +7,7 @@
 #include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
+#include "ptxgen/twin.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -30,7 +31,12 @@ static const char *prompts_usage =
     "  token (<|end|> or <|im_end|>).  P%% of the\n"
     "  samples (chosen by a hash of the id; default 25) leave the signature line empty so the\n"
     "  model also learns to write the signature itself.  Samples whose PTX does not parse and\n"
-    "  validate after the rewrite are counted and dropped, never passed through.\n";
+    "  validate after the rewrite are counted and dropped, never passed through.\n"
+    "  --twin: pairs for the twin turn instead (gen --twin): the prompt is the PTX pair's prompt, the\n"
+    "  module and the end token, then the request for the CUDA C twin (gen_prompt_build_twin_fmt); the\n"
+    "  completion is the sample's \"cuda_c\" (the CUDA C of nvcc families and the corpus's reference.cu,\n"
+    "  which `ptxgen synth` records), then the end token.  Samples without CUDA C are skipped and counted.\n"
+    "  Held-out suite tasks stay out exactly as in the synth file (make it with --exclude).\n";
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -197,6 +203,8 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25;
+    bool twin = false;
+    long no_twin = 0;
     gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
@@ -206,6 +214,7 @@ int cmd_prompts(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
+        else if (!strcmp(argv[i], "--twin")) twin = true;
         else if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
         else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch_override = argv[++i];
@@ -256,6 +265,8 @@ int cmd_prompts(int argc, char **argv) {
             continue;
         }
         if (!arch) arch = "sm_80";
+        const char *cuda_c = json_string_value(json_object_get(r, "cuda_c"));
+        if (twin && !cuda_c) { no_twin++; json_decref(r); continue; }
         pg_buf canon = {0}, sig = {0}, prompt = {0}, completion = {0};
         char why[128];
         if (!canonical_ptx(ptx, arch, &canon, why, sizeof why)) {
@@ -264,8 +275,16 @@ int cmd_prompts(int argc, char **argv) {
         } else {
             bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
             if (with_sig && !gen_signature_from_module(canon.data, &sig)) with_sig = false;
-            gen_prompt_build_fmt(fmt, desc, arch, with_sig ? sig.data : "", &prompt);
-            pg_buf_puts(&completion, canon.data);
+            if (twin) {   /* description + PTX -> the CUDA C twin */
+                gen_prompt_build_twin_fmt(fmt, desc, arch, with_sig ? sig.data : "", canon.data, &prompt);
+                pg_buf_puts(&completion, cuda_c);
+                while (completion.len && (completion.data[completion.len - 1] == '\n' || completion.data[completion.len - 1] == ' '))
+                    completion.data[--completion.len] = 0;
+                pg_buf_puts(&completion, "\n");
+            } else {
+                gen_prompt_build_fmt(fmt, desc, arch, with_sig ? sig.data : "", &prompt);
+                pg_buf_puts(&completion, canon.data);
+            }
             pg_buf_puts(&completion, gen_end_token(fmt));
             json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s}", "id", id,
                                   "family", json_string_value(json_object_get(r, "family")),
@@ -273,6 +292,7 @@ int cmd_prompts(int argc, char **argv) {
                                   "split", json_string_value(json_object_get(r, "split")),
                                   "description_style", json_string_value(json_object_get(r, "description_style")),
                                   "prompt", prompt.data, "completion", completion.data);
+            if (twin) json_object_set_new(j, "turn", json_string("twin"));
             char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
             fprintf(o, "%s\n", s);
             free(s);
@@ -292,7 +312,11 @@ int cmd_prompts(int argc, char **argv) {
         return 2;
     }
     pg_buf_free(&tmp);
-    fprintf(stderr, "prompts: %ld pairs -> %s (%ld dropped, %ld malformed lines)\n", kept, outp, dropped, bad);
+    if (twin)
+        fprintf(stderr, "prompts: %ld twin pairs -> %s (%ld samples without CUDA C skipped, %ld dropped, %ld malformed lines)\n",
+                kept, outp, no_twin, dropped, bad);
+    else
+        fprintf(stderr, "prompts: %ld pairs -> %s (%ld dropped, %ld malformed lines)\n", kept, outp, dropped, bad);
     return bad ? 1 : 0;
 }
 
@@ -303,7 +327,7 @@ static const char *gen_usage =
     "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR] [--name NAME]\n"
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
-    "                  [--max-tokens N] [--threads N] [--json]\n"
+    "                  [--max-tokens N] [--threads N] [--json] [--twin | --twin-file TWIN.cu]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -320,7 +344,16 @@ static const char *gen_usage =
     "  or else after the words of the description.  Only --verify gpu with --task checks what the\n"
     "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
     "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
-    "  3 --verify gpu without a GPU (semantics not verified).\n";
+    "  3 --verify gpu without a GPU (semantics not verified).\n"
+    "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
+    "  name and parameters) to <out>.cu; --twin-file X.cu uses your twin instead (its signature is forced\n"
+    "  when no card or task gives one).  The twin is compiled with nvcc (-ptx and a cubin).  Without --task a\n"
+    "  task is inferred from the request and the twin (roles, element counts, launch rule, sizes) and\n"
+    "  written to <out>.task.json (edit it and rerun with --task); with a GPU the PTX runs against the twin\n"
+    "  on every input set of that task, a difference draws the next candidate (within --samples) and the\n"
+    "  first difference is reported.  Verdicts: \"agrees with its CUDA twin on N input sets\", \"differs\n"
+    "  from its CUDA twin: ...\" (exit 1), \"twin compiles; not run\", \"twin written; nvcc not found; not\n"
+    "  compiled\".  The twin is another implementation, not a reference: agreement is not correctness.\n";
 
 /* A kernel name from the words of a free-text request: "tiled 16x16 SGEMM with
  * shared memory" -> "tiled_16x16_sgemm".  ASCII words of 2+ characters, filler
@@ -449,11 +482,339 @@ static bool signature_of(const char *canon, const char *kernel, pg_buf *out) {
     return gen_signature_from_module(p, out);
 }
 
+/* ---- gen --twin: the CUDA C twin and the differential verdict -------------------------- */
+typedef struct {
+    twin_verdict verdict;
+    int sets;                  /* input sets compared (agrees) */
+    int attempts;              /* PTX candidates compared with the twin */
+    char detail[700];          /* the first difference, or why it was not run */
+    char cu_path[4200], task_path[4200];
+    bool task_written;
+    char nvcc[1024];
+    bool generated;            /* the model wrote the twin (else --twin-file) */
+} twin_outcome;
+
+/* Bytes that are not UTF-8 (a model's noise quoted back by nvcc) become '?', so the text can go into JSON. */
+static void utf8_clean(char *s) {
+    unsigned char *p = (unsigned char *)s;
+    while (p && *p) {
+        int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        bool ok = n > 0;
+        for (int k = 1; ok && k < n; k++) ok = (p[k] & 0xc0) == 0x80;
+        if (!ok) { *p++ = '?'; continue; }
+        p += n;
+    }
+}
+
+/* "dir/base.ptx" -> "dir/base" + ext */
+static void sibling(const char *ptx_path, const char *ext, char *out, size_t n) {
+    size_t l = strlen(ptx_path);
+    if (l > 4 && !strcmp(ptx_path + l - 4, ".ptx")) l -= 4;
+    snprintf(out, n, "%.*s%s", (int)l, ptx_path, ext);
+}
+
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static void verify_sample(const char *ptx, const char *path, const char *arch, const task_spec *task, int level,
+                          bool time_it, gen_verdict *v);
+
+/* After <cu_path> is written: compile it, read its kernel, and (no task given)
+ * infer <task_path> from the request, the twin and a PTX, load it and show it.
+ * Sets to->verdict for the static outcomes; *inferred is the loaded task or NULL. */
+static void twin_prepare(const char *desc, const char *cu_text, const char *ptx, const char *arch, int block_hint,
+                         const task_spec *given, twin_outcome *to, task_spec **inferred, pg_diag_sink *sink) {
+    *inferred = NULL;
+    to->verdict = TWIN_V_NOT_COMPARED;
+    twin_build b;
+    if (twin_compile(to->cu_path, arch, &b, sink) != PG_OK) {
+        snprintf(to->detail, sizeof to->detail, "cannot compile %.600s (temp files)", to->cu_path);
+        return;
+    }
+    snprintf(to->nvcc, sizeof to->nvcc, "%s", b.nvcc);
+    twin_kernel k;
+    bool parsed = twin_parse(cu_text, to->cu_path, NULL, &k, sink) == PG_OK;
+    char entry[128] = "";
+    const char *ep = strstr(ptx, ".entry ");
+    if (ep) snprintf(entry, sizeof entry, "%.*s", (int)strcspn(ep + 7, "( \n"), ep + 7);
+    if (b.status == TWIN_BUILD_NO_NVCC) to->verdict = TWIN_V_NO_NVCC;
+    else if (b.status == TWIN_BUILD_FAILED) {
+        to->verdict = TWIN_V_NVCC_FAILED;
+        const char *e = strstr(b.log, "error");
+        snprintf(to->detail, sizeof to->detail, "%.*s", (int)strcspn(e ? e : b.log, "\n"), e ? e : b.log);
+    }
+    if (parsed && strcmp(k.kernel, entry)) {
+        snprintf(to->detail, sizeof to->detail, "the twin's kernel is '%.100s', the PTX's entry '%.100s': they must have one name",
+                 k.kernel, entry);
+    } else if (parsed && !given) {
+        /* the task: inferred from the request, the twin and a PTX (nvcc's of the twin when it compiled) */
+        const char *slash = strrchr(to->cu_path, '/');
+        twin_infer_in in = {desc, &k, slash ? slash + 1 : to->cu_path, b.status == TWIN_BUILD_OK ? b.ptx : ptx, block_hint};
+        pg_buf tj = {0};
+        if (twin_infer_task(&in, &tj, sink) == PG_OK && pg_write_file_atomic(to->task_path, tj.data, tj.len, sink) == PG_OK) {
+            to->task_written = true;
+            if (task_load(to->task_path, inferred, sink) == PG_OK) {
+                pg_buf sum = {0};
+                twin_task_summary(*inferred, &sum);
+                fprintf(stderr, "twin: inferred task (%s; check it, edit it, rerun with --task %s):\n%s", to->task_path,
+                        to->task_path, sum.data);
+                pg_buf_free(&sum);
+            } else {
+                snprintf(to->detail, sizeof to->detail, "the inferred task %.600s does not load (see above); edit it", to->task_path);
+            }
+        }
+        pg_buf_free(&tj);
+    } else if (!parsed && !to->detail[0]) {
+        snprintf(to->detail, sizeof to->detail, "the twin has no extern \"C\" __global__ kernel ptxgen can read (see above)");
+    } else if (given) {
+        snprintf(to->detail, sizeof to->detail, "--task given: its reference decides; the twin is for reading");
+        if (to->verdict == TWIN_V_NOT_COMPARED && b.status == TWIN_BUILD_OK) to->verdict = TWIN_V_NOT_RUN;
+    }
+    if (b.status != TWIN_BUILD_OK && *inferred) { task_free(*inferred); *inferred = NULL; }
+    if (parsed) twin_kernel_free(&k);
+    twin_build_free(&b);
+}
+
+/* Is the GPU comparison possible for this PTX (check and ptxas passed, a GPU)?  Else sets the verdict. */
+static bool twin_can_run(const gen_verdict *v, twin_outcome *to) {
+    char why[256];
+    if (strcmp(v->check, "pass") || !strcmp(v->ptxas, "fail")) {
+        to->verdict = TWIN_V_NOT_RUN;
+        snprintf(to->detail, sizeof to->detail, "the PTX did not pass %s", strcmp(v->check, "pass") ? "the validator" : "ptxas");
+        return false;
+    }
+    if (!gpu_available(why, sizeof why)) {
+        to->verdict = TWIN_V_NOT_RUN;
+        snprintf(to->detail, sizeof to->detail, "no GPU: %.240s", why);
+        return false;
+    }
+    return true;
+}
+
+/* One PTX against the twin (the inferred task's reference) on the GPU.  true when
+ * the comparison is settled: it agrees, or the twin/task cannot run (more
+ * candidates would not help). */
+static bool twin_judge(const char *ptx, const char *arch, const task_spec *inferred, const char *tmpdir, int at,
+                       twin_outcome *to, gen_verdict *v, pg_diag_sink *sink) {
+    pg_buf path = {0};
+    pg_buf_printf(&path, "%s/twin%d.ptx", tmpdir, at);
+    memset(v, 0, sizeof *v);
+    v->check = v->ptxas = v->gpu = "not run";
+    bool wrote = pg_write_file_atomic(path.data, ptx, strlen(ptx), sink) == PG_OK;
+    if (wrote) verify_sample(ptx, path.data, arch, inferred, 2, false, v);
+    unlink(path.data);
+    pg_buf_free(&path);
+    if (!wrote) { snprintf(to->detail, sizeof to->detail, "cannot write a temp file in %.500s", tmpdir); return true; }
+    to->attempts++;
+    if (!strcmp(v->gpu, "pass")) {
+        to->verdict = TWIN_V_AGREES;
+        to->sets = v->fr.gpu_sets;
+        return true;
+    }
+    if (v->fr.gpu_status && !strcmp(v->fr.gpu_status, "setup-error")) {
+        to->verdict = TWIN_V_NOT_COMPARED;
+        snprintf(to->detail, sizeof to->detail, "%.600s", v->fr.detail);
+        return true;
+    }
+    if (!strcmp(v->check, "pass") && strcmp(v->ptxas, "fail")) {
+        if (to->verdict != TWIN_V_DIFFERS)   /* report the first difference */
+            snprintf(to->detail, sizeof to->detail, "attempt %d: %s: %.560s", at, v->fr.stage, v->fr.detail);
+        to->verdict = TWIN_V_DIFFERS;
+    }
+    return false;
+}
+
+/* Writes <base>.cu (the user's twin or the model's second turn), compiles it,
+ * infers <base>.task.json when no task was given, and with a GPU runs the PTX
+ * against the twin; a difference draws the next candidates (within `samples`)
+ * until one agrees.  *best may be replaced by an agreeing candidate. */
+static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_vocab *vocab, const char *desc, gen_opts *o,
+                       uint64_t seed0, int samples, int *best_attempt, gen_result *best, gen_verdict *bestv, const char *outp,
+                       const char *twin_src, const char *twin_file, const task_spec *given, const char *tmpdir,
+                       twin_outcome *to, pg_diag_sink *sink) {
+    memset(to, 0, sizeof *to);
+    to->verdict = TWIN_V_NOT_COMPARED;
+    sibling(outp, ".cu", to->cu_path, sizeof to->cu_path);
+    sibling(outp, ".task.json", to->task_path, sizeof to->task_path);
+    pg_buf cu = {0};
+    if (twin_src) {
+        pg_buf_puts(&cu, twin_src);
+    } else {
+        gen_result tr;
+        to->generated = true;
+        pg_status st = gen_twin_sample(model, tok, desc, best->ptx, o, &tr, sink);
+        if (st != PG_OK) {
+            snprintf(to->detail, sizeof to->detail, "the model could not write a twin (%s)", pg_status_str(st));
+            gen_result_free(&tr);
+            return;
+        }
+        pg_buf_printf(&cu, "// GENERATED_BY: ptxgen %s (CUDA C twin, the model's second turn; review it before relying on it)\n",
+                      model_get_config(model)->model_id);
+        pg_buf_puts(&cu, tr.ptx);
+        if (!tr.finished) fprintf(stderr, "gen: the twin stopped at the token limit (%d tokens)\n", tr.gen_tokens);
+        gen_result_free(&tr);
+    }
+    if (!(twin_file && same_file(twin_file, to->cu_path)) &&
+        pg_write_file_atomic(to->cu_path, cu.data ? cu.data : "", cu.len, sink) != PG_OK) {
+        snprintf(to->detail, sizeof to->detail, "cannot write %.600s", to->cu_path);
+        pg_buf_free(&cu);
+        return;
+    }
+    task_spec *inferred = NULL;
+    twin_prepare(desc, cu.data ? cu.data : "", best->ptx, o->arch, o->block[0], given, to, &inferred, sink);
+    if (inferred && twin_can_run(bestv, to)) {
+        for (int at = *best_attempt; at <= samples; at++) {
+            gen_result r = {0};
+            gen_result *cand = best;
+            if (at > *best_attempt) {   /* a difference: the next candidate */
+                o->sampler.seed = seed0 + (uint64_t)(at - 1);
+                if (gen_sample(model, tok, vocab, desc, o, &r, sink) != PG_OK) { gen_result_free(&r); break; }
+                cand = &r;
+            }
+            gen_verdict v;
+            bool settled = twin_judge(cand->ptx, o->arch, inferred, tmpdir, at, to, &v, sink);
+            if (to->verdict == TWIN_V_AGREES && cand != best) {
+                gen_result_free(best);
+                *best = r;
+                *bestv = v;
+                bestv->gpu = "not run";   /* it ran against the twin, not a task's reference: the twin line says so */
+                *best_attempt = at;
+                r.ptx = NULL;
+            }
+            if (!settled)
+                fprintf(stderr, "gen: attempt %d/%d %s its twin (%s)%s\n", at, samples,
+                        strcmp(v.check, "pass") || !strcmp(v.ptxas, "fail") ? "failed before meeting" : "differs from",
+                        v.why[0] ? v.why : v.fr.detail, at < samples ? "; resampling with the next seed" : "");
+            gen_result_free(&r);
+            if (settled) break;
+        }
+    }
+    task_free(inferred);
+    pg_buf_free(&cu);
+}
+
+/* ---- ptxgen twin: a PTX file against its CUDA C twin, no model ------------------------ */
+static const char *twin_usage =
+    "usage: ptxgen twin KERNEL.ptx TWIN.cu [--request TEXT] [--task-out F.task.json] [--arch sm_80] [--no-gpu] [--json]\n"
+    "  The verdict path of `gen --twin` on a kernel you have: TWIN.cu (extern \"C\" __global__, the entry's\n"
+    "  name and parameters) is compiled with nvcc (-ptx and a cubin), a task is inferred from it and the\n"
+    "  request (written to --task-out, default KERNEL.task.json beside the PTX, with the twin copied to\n"
+    "  KERNEL.cu when it lives elsewhere), and with a GPU the PTX runs against the twin on every input set.\n"
+    "  --no-gpu: compile and infer only (the verdict is \"not run\").\n"
+    "  Exit: 0 agrees (or could not be run: the line says why), 1 differs or the PTX fails its checks,\n"
+    "  2 usage/IO or a twin ptxgen cannot read.\n";
+
+int cmd_twin(int argc, char **argv) {
+    const char *ptxp = NULL, *cup = NULL, *request = NULL, *task_out = NULL, *arch = "sm_80";
+    bool json = false, no_gpu = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--no-gpu")) no_gpu = true;
+        else if (!strcmp(a, "--request") && i + 1 < argc) request = argv[++i];
+        else if (!strcmp(a, "--task-out") && i + 1 < argc) task_out = argv[++i];
+        else if (!strcmp(a, "--arch") && i + 1 < argc) arch = argv[++i];
+        else if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", twin_usage); return 0; }
+        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen twin: unknown or incomplete option '%s'\n%s", a, twin_usage); return 2; }
+        else if (!ptxp) ptxp = a;
+        else if (!cup) cup = a;
+        else { fprintf(stderr, "ptxgen twin: one PTX file and one twin\n%s", twin_usage); return 2; }
+    }
+    if (!ptxp || !cup) { fprintf(stderr, "%s", twin_usage); return 2; }
+    int sm_;
+    bool as_, fam_;
+    if (!isa_parse_target(arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen twin: --arch %s is not a known target\n", arch); return 2; }
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
+    char *ptx = NULL, *cu = NULL;
+    size_t n;
+    int rc = 2;
+    twin_outcome to;
+    memset(&to, 0, sizeof to);
+    task_spec *inferred = NULL;
+    char tmpdir[600] = "";
+    if (pg_read_file(ptxp, 64 << 20, &ptx, &n, &sink) != PG_OK || pg_read_file(cup, 4 << 20, &cu, &n, &sink) != PG_OK) goto out;
+    sibling(ptxp, ".cu", to.cu_path, sizeof to.cu_path);
+    if (task_out) snprintf(to.task_path, sizeof to.task_path, "%s", task_out);
+    else sibling(ptxp, ".task.json", to.task_path, sizeof to.task_path);
+    /* the twin must sit beside the task.json (the reference is a plain file name there) */
+    {
+        char tdir[4200], cdir[4200];
+        const char *ts = strrchr(to.task_path, '/'), *cs = strrchr(to.cu_path, '/');
+        snprintf(tdir, sizeof tdir, "%.*s", ts ? (int)(ts - to.task_path) : 1, ts ? to.task_path : ".");
+        snprintf(cdir, sizeof cdir, "%.*s", cs ? (int)(cs - to.cu_path) : 1, cs ? to.cu_path : ".");
+        if (!same_file(tdir, cdir)) {
+            fprintf(stderr, "ptxgen twin: --task-out %s: put the task.json in the PTX's folder (%s), where the twin's copy is\n",
+                    to.task_path, cdir);
+            goto out;
+        }
+    }
+    char *existing = NULL;
+    size_t en = 0;
+    pg_diag_sink quiet = {0};
+    bool identical = access(to.cu_path, F_OK) == 0 && pg_read_file(to.cu_path, 4 << 20, &existing, &en, &quiet) == PG_OK &&
+                     !strcmp(existing, cu);
+    free(existing);
+    if (!same_file(cup, to.cu_path) && !identical && access(to.cu_path, F_OK) == 0) {
+        fprintf(stderr, "ptxgen twin: %s exists and is not %s; the twin's copy would overwrite it: pass that file or move it\n",
+                to.cu_path, cup);
+        goto out;
+    }
+    if (!same_file(cup, to.cu_path) && !identical && pg_write_file_atomic(to.cu_path, cu, strlen(cu), &sink) != PG_OK) goto out;
+    {
+        twin_kernel k;
+        if (twin_parse(cu, cup, NULL, &k, &sink) != PG_OK) goto out;
+        twin_kernel_free(&k);
+    }
+    twin_prepare(request, cu, ptx, arch, 0, NULL, &to, &inferred, &sink);
+    gen_verdict v;
+    memset(&v, 0, sizeof v);
+    v.check = v.ptxas = v.gpu = "not run";
+    rc = 0;
+    if (inferred) {
+        pg_tmp_path(tmpdir, sizeof tmpdir, "ptxgen-twin-XXXXXX");
+        if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen twin: cannot create a temp dir: %s\n", strerror(errno)); rc = 2; tmpdir[0] = 0; goto out; }
+        verify_sample(ptx, ptxp, arch, inferred, 1, false, &v);   /* validator + signature + ptxas first */
+        if (!passed(&v, 1)) { to.verdict = TWIN_V_NOT_RUN; snprintf(to.detail, sizeof to.detail, "the PTX fails its checks: %.560s", v.why); rc = 1; }
+        else if (no_gpu) { to.verdict = TWIN_V_NOT_RUN; snprintf(to.detail, sizeof to.detail, "--no-gpu"); }
+        else if (twin_can_run(&v, &to)) twin_judge(ptx, arch, inferred, tmpdir, 1, &to, &v, &sink);
+    }
+    if (to.verdict == TWIN_V_DIFFERS) rc = 1;
+    pg_buf line = {0};
+    utf8_clean(to.detail);
+    twin_verdict_line(to.verdict, to.sets, to.detail, &line);
+    fprintf(stderr, "twin: %s vs %s: %s\n", ptxp, to.cu_path, line.data);
+    if (json) {
+        json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i}", "ptx", ptxp, "twin", to.cu_path, "verdict", twin_verdict_name(to.verdict),
+                              "line", line.data, "input_sets", to.sets);
+        if (to.task_written) json_object_set_new(j, "task_file", json_string(to.task_path));
+        if (to.detail[0]) json_object_set_new(j, "detail", json_string(to.detail));
+        json_object_set_new(j, "nvcc", to.nvcc[0] ? json_string(to.nvcc) : json_null());
+        char *s2 = json_dumps(j, JSON_INDENT(2));
+        printf("%s\n", s2);
+        free(s2);
+        json_decref(j);
+    }
+    pg_buf_free(&line);
+out:
+    if (tmpdir[0]) rmdir(tmpdir);
+    task_free(inferred);
+    free(ptx);
+    free(cu);
+    return rc;
+}
+
 int cmd_gen(int argc, char **argv) {
     const char *desc = NULL, *desc_file = NULL, *task_path = NULL, *model_dir = NULL, *adapter = NULL;
     const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL, *name_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
-    bool explain = false, json = false, no_bias = false, no_adapter = false;
+    bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false;
+    const char *twin_file = NULL;
+    char *twin_src = NULL;
+    twin_outcome tout;
+    bool twin_ran = false;
+    memset(&tout, 0, sizeof tout);
     gen_opts o;
     gen_opts_default(&o);
     for (int i = 1; i < argc; i++) {
@@ -481,6 +842,8 @@ int cmd_gen(int argc, char **argv) {
         else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--no-constraint")) o.constrained = false;
         else if (!strcmp(a, "--no-bias")) no_bias = true;
+        else if (!strcmp(a, "--twin")) twin = true;
+        else if (ARG("--twin-file")) { twin_file = argv[++i]; twin = true; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen gen: unknown or incomplete option '%s'\n%s", a, gen_usage); return 2; }
         else if (!desc) desc = a;
@@ -555,6 +918,7 @@ int cmd_gen(int argc, char **argv) {
         if (!desc) desc = "";
     }
     if (!desc) { fprintf(stderr, "ptxgen gen: no description (give text, -f FILE, --task or --baseline)\n%s", gen_usage); goto out; }
+    if (twin && baseline) { fprintf(stderr, "ptxgen gen: --twin/--twin-file are for descriptions, not --baseline (its twin is the .cu it came from)\n"); goto out; }
     gen_card_parse(desc, &card);
     if (!sig.len && card.ok) {
         char why[200];
@@ -575,6 +939,34 @@ int cmd_gen(int argc, char **argv) {
             sig = renamed;
             snprintf(kernel, sizeof kernel, "%s", name_opt);
         }
+    }
+    static char name_from_twin[128];   /* the twin's kernel name when its signature cannot be forced */
+    if (twin_file) {   /* the user's twin: its signature is forced when nothing else gives one */
+        size_t n;
+        twin_kernel tk;
+        if (pg_read_file(twin_file, 4 << 20, &twin_src, &n, &sink) != PG_OK) goto out;
+        const char *want = kernel[0] ? kernel : name_opt;
+        if (twin_parse(twin_src, twin_file, want, &tk, &sink) != PG_OK) goto out;
+        if (!name_ok(tk.kernel)) {
+            fprintf(stderr, "ptxgen gen: %s:%d: kernel name '%s': want an identifier of at most 32 letters, digits and '_'\n",
+                    twin_file, tk.line, tk.kernel);
+            twin_kernel_free(&tk);
+            goto out;
+        }
+        if (!sig.len) {
+            if (name_opt && strcmp(name_opt, tk.kernel)) {
+                fprintf(stderr, "ptxgen gen: --name %s: the twin %s names its kernel %s\n", name_opt, twin_file, tk.kernel);
+                twin_kernel_free(&tk);
+                goto out;
+            }
+            if (twin_ptx_signature(&tk, &sig)) snprintf(kernel, sizeof kernel, "%s", tk.kernel);
+            else {
+                fprintf(stderr, "gen: note: the twin's signature has a parameter of unknown type; the model writes the signature\n");
+                sig.len = 0;
+                if (!name_opt) name_opt = name_from_twin, snprintf(name_from_twin, sizeof name_from_twin, "%s", tk.kernel);
+            }
+        }
+        twin_kernel_free(&tk);
     }
     if (sig.len) o.signature = sig.data;
     else {   /* the model writes the parameters; the name comes from --name, the card or the request */
@@ -660,6 +1052,14 @@ int cmd_gen(int argc, char **argv) {
         if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "( \n"), p + 7);
     }
     char defpath[200];
+    if (!outp && twin && best.ptx) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
+    if (twin && best.ptx) {
+        twin_phase(model, tok, vocab, desc, &o, seed0, samples, &best_attempt, &best, &bestv, outp, twin_src, twin_file, task, tmpdir,
+                   &tout, &sink);
+        twin_ran = true;
+        if (tout.verdict == TWIN_V_DIFFERS) rc = 1;
+        else if (tout.verdict == TWIN_V_AGREES && rc == 1) rc = 0;
+    }
     if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
     if (outp) {
         if (pg_write_file_atomic(outp, best.ptx, strlen(best.ptx), &sink) != PG_OK) { rc = 2; goto cleanup; }
@@ -674,12 +1074,20 @@ int cmd_gen(int argc, char **argv) {
     snprintf(nogpu_note, sizeof nogpu_note, "no GPU: %s", nogpu_why);
     const char *sem_note = !strcmp(bestv.gpu, "pass") ? "matches the task's reference on every input set (GPU)"
                            : !strcmp(bestv.gpu, "fail") ? "differs from the task's reference or did not run (GPU)"
+                           : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
                            : nogpu ? nogpu_note : "--verify gpu was not requested";
     fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
             kernel[0] ? kernel : "?", toks, best.forced_tokens, best.seconds, tps, bestv.registers, bestv.check, bestv.ptxas,
             bestv.gpu, semantics, sem_note, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
+    pg_buf twin_line = {0};
+    if (twin_ran) {
+        utf8_clean(tout.detail);
+        twin_verdict_line(tout.verdict, tout.sets, tout.detail, &twin_line);
+        fprintf(stderr, "gen: twin %s -> %s%s%s: %s\n", tout.generated ? "(second turn of the model)" : "(given)", tout.cu_path,
+                tout.task_written ? ", task " : "", tout.task_written ? tout.task_path : "", twin_line.data);
+    }
     if (json) {
         json_t *j = json_pack("{s:s?, s:s, s:s?, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:{s:s, s:s, s:s}, s:i, s:b, s:i, s:f, s:s}",
                               "ptx_file", outp, "kernel", kernel, "signature", o.signature, "model",
@@ -690,6 +1098,15 @@ int cmd_gen(int argc, char **argv) {
                               "mask_seconds", best.mask_seconds, "why", bestv.why);
         json_object_set_new(j, "semantics", json_string(semantics));
         json_object_set_new(j, "semantics_note", json_string(sem_note));
+        if (twin_ran) {
+            json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",
+                                   twin_verdict_name(tout.verdict), "line", twin_line.data, "input_sets", tout.sets, "attempts",
+                                   tout.attempts);
+            if (tout.task_written) json_object_set_new(tw, "task_file", json_string(tout.task_path));
+            if (tout.detail[0]) json_object_set_new(tw, "detail", json_string(tout.detail));
+            json_object_set_new(tw, "nvcc", tout.nvcc[0] ? json_string(tout.nvcc) : json_null());
+            json_object_set_new(j, "twin", tw);
+        }
         if (best_of) {   /* verified best-of-k: what was drawn and what was kept */
             json_t *b = json_pack("{s:i, s:i, s:s}", "drawn", samples, "correct", ncorrect, "kept_stage", bestv.fr.stage);
             if (bestv.fr.speedup > 0) json_object_set_new(b, "speedup", json_real(bestv.fr.speedup));
@@ -714,6 +1131,7 @@ int cmd_gen(int argc, char **argv) {
         }
         ptx_module_free(m);
     }
+    pg_buf_free(&twin_line);
 cleanup:
     rmdir(tmpdir);
 out:
@@ -726,6 +1144,7 @@ out:
     task_free(task);
     free(desc_buf);
     free(base_text);
+    free(twin_src);
     pg_buf_free(&sig);
     pg_buf_free(&canon_base);
     pg_buf_free(&tokpath);

@@ -18,6 +18,7 @@ static const struct { const char *name; int (*fn)(int, char **); const char *hel
     {"devinfo", cmd_devinfo, "GPU name, sm, measured copy bandwidth and FP32/FP16 peak"},
     {"synth", cmd_synth, "write a verified JSONL training dataset (--stats FILE for its statistics)"},
     {"gen", cmd_gen, "generate PTX from a description with the model, under the PTX constraint"},
+    {"twin", cmd_twin, "a PTX kernel against its CUDA C twin: compile, infer a task, run both on the GPU"},
     {"prompts", cmd_prompts, "turn a synth dataset into prompt/completion pairs (the training format)"},
     {"tokenize", cmd_tokenize, "encode text with a tokenizer.json (ids, pieces, tokens per line)"},
     {"logits", cmd_logits, "run the C inference engine on a prompt and print logits as JSON"},

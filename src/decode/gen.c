@@ -201,3 +201,60 @@ done:
     dec_free(dec);
     return st;
 }
+
+pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *description, const char *ptx,
+                          const gen_opts *o, gen_result *out, pg_diag_sink *diag) {
+    memset(out, 0, sizeof *out);
+    double t0 = now_s();
+    const model_config *cfg = model_get_config(m);
+    int vocab = cfg->vocab_size;
+    const char *end_tok = gen_end_token(o->format);
+    int32_t end_id = tok_special_id(t, end_tok);
+    int32_t eot_id = tok_special_id(t, GEN_TOK_EOT);
+    if (end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", end_tok); return PG_ERR_INVALID; }
+    pg_buf prompt = {0}, text = {0};
+    gen_prompt_build_twin_fmt(o->format, description ? description : "", o->arch, o->signature, ptx ? ptx : "", &prompt);
+    int32_t *ids = NULL;
+    size_t nid = 0;
+    float *logits = malloc(sizeof(float) * (size_t)vocab);
+    model_ctx *ctx = NULL;
+    pg_status st = tok_encode(t, prompt.data, prompt.len, &ids, &nid);
+    if (st != PG_OK) goto done;
+    out->prompt_tokens = (int)nid;
+    int max_seq = (int)nid + o->max_tokens + 8;
+    if (max_seq > cfg->max_position_embeddings) max_seq = cfg->max_position_embeddings;
+    if ((int)nid >= max_seq - 1) {
+        pg_diag_emit(diag, PG_E_PROMPT, NULL, 0, 0, "the twin prompt (description and PTX) is %zu tokens; the model's context is %d",
+                     nid, cfg->max_position_embeddings);
+        st = PG_ERR_LIMIT;
+        goto done;
+    }
+    if ((st = model_ctx_new(m, max_seq, &ctx, diag)) != PG_OK) goto done;
+    if ((st = model_forward(ctx, ids, (int)nid, logits, NULL, diag)) != PG_OK) goto done;
+    model_sampler smp;
+    model_sampler_init(&smp, &o->sampler);
+    while (out->gen_tokens < o->max_tokens && model_ctx_pos(ctx) < max_seq - 1) {
+        int32_t tok = model_sample(&smp, logits, vocab);
+        if (tok == end_id || tok == eot_id || tok < 0) { out->finished = tok >= 0; break; }
+        size_t bl = 0;
+        const char *b = tok_token_bytes(t, tok, &bl);
+        if (memchr(b, 0, bl)) {
+            pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d) in the twin; stopped", (int)tok);
+            break;
+        }
+        if (!tok_is_special(t, tok)) pg_buf_putn(&text, b, bl);
+        out->gen_tokens++;
+        if ((st = model_forward(ctx, &tok, 1, logits, NULL, diag)) != PG_OK) goto done;
+    }
+    out->ptx = text.data ? text.data : strdup("");
+    text.data = NULL;
+    st = PG_OK;
+done:
+    out->seconds = now_s() - t0;
+    free(ids);
+    free(logits);
+    pg_buf_free(&prompt);
+    pg_buf_free(&text);
+    model_ctx_free(ctx);
+    return st;
+}

@@ -69,6 +69,16 @@ void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch, const
     gen_prompt_build_superopt_fmt(GEN_FMT_PTXGEN, baseline_ptx, arch, signature, out);
 }
 
+void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature,
+                               const char *ptx, pg_buf *out) {
+    gen_prompt_build_fmt(f, description, arch, signature, out);
+    put_trimmed(out, ptx);
+    pg_buf_puts(out, "\n");
+    pg_buf_puts(out, gen_end_token(f));
+    if (f == GEN_FMT_CHATML) pg_buf_puts(out, "\n" GEN_TOK_IM_START "user\n" GEN_TWIN_REQUEST GEN_TOK_IM_END "\n" GEN_TOK_IM_START "assistant\n");
+    else pg_buf_puts(out, "\n" GEN_TOK_TASK GEN_TWIN_REQUEST "\n");
+}
+
 /* The canonical printer's parameter list (src/ptx/print.c print_params). */
 static void sig_open(pg_buf *out, const char *name) { pg_buf_printf(out, ".visible .entry %s(", name); }
 static void sig_param(pg_buf *out, int i, const char *type, const char *name) {

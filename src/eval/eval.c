@@ -5,6 +5,7 @@
  * document rewritten atomically after every case, so a run resumes where it
  * stopped and an interrupted run still leaves a readable file. */
 #include "ptxgen/eval.h"
+#include "ptxgen/twin.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/ptx.h"
 
@@ -153,6 +154,62 @@ static pg_status read_generated(const char *dir, const char *task, const char *s
     return st == PG_OK ? PG_OK : PG_ERR_IO;
 }
 
+/* A twin beside a kernel of --kernels (<case>.cu): with a GPU the PTX runs against it on the
+ * task's own sizes (twin_task_view: the task with the twin as its cu reference), so the row
+ * says whether PTX and twin agree next to whether the PTX is correct against the real
+ * reference; without a GPU only whether nvcc compiles the twin.  Row field "twin":
+ * {"verdict": twin_verdict_name, "detail"}; nothing when there is no twin. */
+static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, int cfg, int sample, const char *ptx_path,
+                      const eval_funnel_result *fr, json_t *row) {
+    const eval_opts *o = c->o;
+    pg_buf name = {0}, path = {0};
+    pg_buf_printf(&name, "%s.%s.%s.%d.cu", t->name, style, eval_configs[cfg], sample);
+    pg_buf_printf(&path, "%s/%s", o->kernels_dir, name.data);
+    if (access(path.data, R_OK) != 0) { pg_buf_free(&name); pg_buf_free(&path); return; }
+    twin_verdict v;
+    char detail[700] = "";
+    pg_diag_sink quiet = {0};
+    if (!fr->check || (fr->ptxas_ran && !fr->ptxas_ok)) {
+        v = TWIN_V_NOT_RUN;
+        snprintf(detail, sizeof detail, "the PTX did not pass %s", fr->check ? "ptxas" : "the validator");
+    } else if (!c->have_gpu) {
+        twin_build b;
+        if (twin_compile(path.data, o->gen.arch ? o->gen.arch : "sm_80", &b, &quiet) != PG_OK) b.status = TWIN_BUILD_FAILED;
+        v = b.status == TWIN_BUILD_NO_NVCC ? TWIN_V_NO_NVCC : b.status == TWIN_BUILD_FAILED ? TWIN_V_NVCC_FAILED : TWIN_V_NOT_RUN;
+        if (v == TWIN_V_NOT_RUN) snprintf(detail, sizeof detail, "no GPU");
+        twin_build_free(&b);
+    } else {
+        task_spec view;
+        twin_task_view(t, o->kernels_dir, name.data, &view);
+        eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = false, .gpu = true};
+        eval_funnel_in fi = {NULL, NULL, ptx_path, NULL};
+        char *text = NULL;
+        size_t n = 0;
+        eval_funnel_result tr;
+        memset(&tr, 0, sizeof tr);
+        if (pg_read_file(ptx_path, 16u << 20, &text, &n, &quiet) == PG_OK) {
+            fi.text = text;
+            fo.ptxas = c->have_ptxas;
+            eval_funnel(&fi, &view, &fo, &tr);
+            if (tr.correct) v = TWIN_V_AGREES;
+            else if (tr.gpu_status && !strcmp(tr.gpu_status, "setup-error")) v = TWIN_V_NOT_COMPARED;
+            else v = TWIN_V_DIFFERS;
+            snprintf(detail, sizeof detail, "%.600s", tr.detail);
+            if (v == TWIN_V_AGREES) json_object_set_new(row, "twin_input_sets", json_integer(tr.gpu_sets));
+            eval_funnel_result_free(&tr);
+        } else {
+            v = TWIN_V_NOT_COMPARED;
+            snprintf(detail, sizeof detail, "cannot read the kernel");
+        }
+        free(text);
+    }
+    json_t *tw = json_pack("{s:s, s:s}", "verdict", twin_verdict_name(v), "file", name.data);
+    if (detail[0]) json_object_set_new(tw, "detail", json_string(detail));
+    json_object_set_new(row, "twin", tw);
+    pg_buf_free(&name);
+    pg_buf_free(&path);
+}
+
 /* One case: generate (or read what was generated elsewhere), then the funnel; returns the row. */
 static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc, const char *style, int cfg, int sample, bool time_it,
                         pg_diag_sink *diag) {
@@ -195,6 +252,7 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
         eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = c->have_ptxas, .gpu = c->have_gpu, .time_it = time_it, .ridge = c->ridge};
         eval_funnel_in fi = {r.ptx, NULL, path, NULL};
         eval_funnel(&fi, t, &fo, &fr);
+        if (o->kernels_dir) twin_case(c, t, style, cfg, sample, path, &fr, row);
         unlink(path);   /* the temp folder must be empty at the end */
     }
     eval_funnel_json(&fr, row);
@@ -394,6 +452,66 @@ static json_t *group_stats(json_t *rows, const char *cfg, const char *field, boo
     return g;
 }
 
+/* How far "agrees with its CUDA twin" can be trusted, from rows that have a twin verdict
+ * (eval --kernels with <case>.cu beside the PTX): among the compared cases, agreement
+ * against correctness on the real reference.  precision = agrees and correct / agrees.
+ * Per config, description style and category ("family").  Without a GPU the counts
+ * that need it are "not run". */
+static json_t *twin_counts(void) {
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "with_twin", 0, "compared", 0, "agrees", 0, "agrees_correct", 0,
+                     "agrees_wrong", 0, "differs_correct", 0, "differs_wrong", 0);
+}
+static void twin_bump(json_t *e, const char *k) { json_object_set_new(e, k, json_integer(json_integer_value(json_object_get(e, k)) + 1)); }
+static void twin_finish(json_t *e, bool have_gpu) {
+    long long a = json_integer_value(json_object_get(e, "agrees")), tp = json_integer_value(json_object_get(e, "agrees_correct"));
+    long long cor = tp + json_integer_value(json_object_get(e, "differs_correct"));
+    if (!have_gpu) {
+        const char *ks[] = {"compared", "agrees", "agrees_correct", "agrees_wrong", "differs_correct", "differs_wrong"};
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) json_object_set_new(e, ks[i], json_string("not run"));
+        json_object_set_new(e, "precision", json_string("not run"));
+        json_object_set_new(e, "recall", json_string("not run"));
+        return;
+    }
+    json_object_set_new(e, "precision", a ? json_real((double)tp / (double)a) : json_null());   /* P(correct | agrees) */
+    json_object_set_new(e, "recall", cor ? json_real((double)tp / (double)cor) : json_null());   /* P(agrees | correct) */
+}
+static json_t *twin_stats(json_t *rows, const char *cfg, bool have_gpu) {
+    json_t *all = twin_counts(), *by_style = json_object(), *by_cat = json_object();
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        json_t *tw = json_object_get(r, "twin");
+        if (!json_is_object(tw) || strcmp(json_string_value(json_object_get(r, "config")), cfg)) continue;
+        const char *st = json_string_value(json_object_get(r, "description")), *fam = json_string_value(json_object_get(r, "family"));
+        json_t *es = json_object_get(by_style, st ? st : "?"), *ec = json_object_get(by_cat, fam && *fam ? fam : "?");
+        if (!es) json_object_set_new(by_style, st ? st : "?", es = twin_counts());
+        if (!ec) json_object_set_new(by_cat, fam && *fam ? fam : "?", ec = twin_counts());
+        json_t *es3[3] = {all, es, ec};
+        const char *v = json_string_value(json_object_get(tw, "verdict"));
+        bool agrees = v && !strcmp(v, "agrees"), differs = v && !strcmp(v, "differs");
+        bool correct = json_is_true(json_object_get(r, "correct"));
+        for (int k = 0; k < 3; k++) {
+            twin_bump(es3[k], "with_twin");
+            if (!agrees && !differs) continue;
+            twin_bump(es3[k], "compared");
+            if (agrees) twin_bump(es3[k], "agrees");
+            twin_bump(es3[k], agrees ? (correct ? "agrees_correct" : "agrees_wrong") : (correct ? "differs_correct" : "differs_wrong"));
+        }
+    }
+    if (!json_integer_value(json_object_get(all, "with_twin"))) {
+        json_decref(all); json_decref(by_style); json_decref(by_cat);
+        return NULL;
+    }
+    twin_finish(all, have_gpu);
+    const char *k;
+    json_t *e;
+    json_object_foreach(by_style, k, e) twin_finish(e, have_gpu);
+    json_object_foreach(by_cat, k, e) twin_finish(e, have_gpu);
+    json_object_set_new(all, "by_style", by_style);
+    json_object_set_new(all, "by_category", by_cat);
+    return all;
+}
+
 void eval_finalize(json_t *doc) {
     json_t *rows = json_object_get(doc, "rows");
     bool have_gpu = is_true(json_object_get(doc, "gpu_ran"));
@@ -401,6 +519,8 @@ void eval_finalize(json_t *doc) {
     for (int c = 0; c < EVAL_NCONFIGS; c++) {
         json_t *a = aggregate(rows, eval_configs[c], have_gpu);
         if (json_integer_value(json_object_get(a, "samples")) == 0) { json_decref(a); continue; }
+        json_t *tw = twin_stats(rows, eval_configs[c], have_gpu);
+        if (tw) json_object_set_new(a, "twin", tw);
         json_object_set_new(cfgs, eval_configs[c], a);
     }
     /* the headline numbers are the full config's */
@@ -641,6 +761,39 @@ void eval_markdown(json_t *doc, pg_buf *out) {
                       (long long)json_integer_value(json_object_get(a, "samples")),
                       (long long)json_integer_value(json_object_get(a, "k")), r[0], r[1], r[2], r[3], r[4], r[5], r[6],
                       r[7], r[8], r[9], r[10]);
+    }
+    /* CUDA twins: does agreement with the twin coincide with correctness? */
+    json_object_foreach(cfgs, key, a) {
+        json_t *tw = json_object_get(a, "twin");
+        if (!json_is_object(tw)) continue;
+        pg_buf_printf(out, "\nCUDA twins (%s): %lld cases with a twin; ", key, (long long)json_integer_value(json_object_get(tw, "with_twin")));
+        if (!json_is_integer(json_object_get(tw, "compared"))) {
+            pg_buf_puts(out, "not run (no GPU): agreement and its precision need one.\n");
+            continue;
+        }
+        pg_buf_puts(out, "precision = P(correct on the real reference | agrees with the twin), recall = P(agrees | correct).\n\n");
+        pg_buf_puts(out, "| group | with twin | compared | agrees | agrees+correct | agrees+wrong | differs+correct | differs+wrong | precision | recall |\n");
+        pg_buf_puts(out, "|---|---|---|---|---|---|---|---|---|---|\n");
+        json_t *groups[3] = {tw, json_object_get(tw, "by_style"), json_object_get(tw, "by_category")};
+        for (int g = 0; g < 3; g++) {
+            const char *gk;
+            json_t *e;
+            json_t *one = g == 0 ? json_pack("{s:O}", "all", tw) : json_incref(groups[g]);
+            json_object_foreach(one, gk, e) {
+                char pr[32] = "-", rc[32] = "-";
+                if (json_is_number(json_object_get(e, "precision"))) snprintf(pr, sizeof pr, "%.2f", json_number_value(json_object_get(e, "precision")));
+                if (json_is_number(json_object_get(e, "recall"))) snprintf(rc, sizeof rc, "%.2f", json_number_value(json_object_get(e, "recall")));
+                pg_buf_printf(out, "| %s%s | %lld | %lld | %lld | %lld | %lld | %lld | %lld | %s | %s |\n", g == 1 ? "style " : g == 2 ? "category " : "",
+                              gk, (long long)json_integer_value(json_object_get(e, "with_twin")),
+                              (long long)json_integer_value(json_object_get(e, "compared")),
+                              (long long)json_integer_value(json_object_get(e, "agrees")),
+                              (long long)json_integer_value(json_object_get(e, "agrees_correct")),
+                              (long long)json_integer_value(json_object_get(e, "agrees_wrong")),
+                              (long long)json_integer_value(json_object_get(e, "differs_correct")),
+                              (long long)json_integer_value(json_object_get(e, "differs_wrong")), pr, rc);
+            }
+            json_decref(one);
+        }
     }
     /* pass@k curves (unbiased estimator over the samples drawn) */
     json_object_foreach(cfgs, key, a) {

@@ -101,6 +101,7 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     pg_status gs = gpu_run_task(t, path, &go, &gr, &qg);
     r->gpu_ran = true;
     r->gpu_status = gpu_status_name(gr.kernel.status);
+    r->gpu_sets = gr.kernel.checks_passed;
     r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
                gr.kernel.status != GPU_NO_GPU;
     r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;

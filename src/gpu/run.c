@@ -484,9 +484,10 @@ pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_
     int fd = mkstemp(out);
     if (fd < 0) return PG_ERR_IO;
     close(fd);
-    const char *nvcc = getenv("NVCC");
+    char nvcc[1024];
+    if (!ptx_cuda_tool_find("nvcc", "NVCC", nvcc, sizeof nvcc)) snprintf(nvcc, sizeof nvcc, "nvcc");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s -ptx -O3 -arch=%s -o '%s' '%s' 2>&1", nvcc && *nvcc ? nvcc : "nvcc", arch, out, cu);
+    snprintf(cmd, sizeof cmd, "%s -ptx -O3 -arch=%s -o '%s' '%s' 2>&1", nvcc, arch, out, cu);
     FILE *p = popen(cmd, "r");
     if (!p) { unlink(out); return PG_ERR_EXTERNAL; }
     pg_buf log = {0};

@@ -22,8 +22,8 @@ static bool is_exec(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-bool ptx_ptxas_find(char *path, size_t n) {
-    const char *env = getenv("PTXAS");
+bool ptx_cuda_tool_find(const char *tool, const char *envvar, char *path, size_t n) {
+    const char *env = envvar ? getenv(envvar) : NULL;
     if (env && *env) {
         if (is_exec(env)) { snprintf(path, n, "%s", env); return true; }
         return false;
@@ -32,7 +32,7 @@ bool ptx_ptxas_find(char *path, size_t n) {
     if (pathv) {
         char *copy = strdup(pathv);
         for (char *save = NULL, *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-            snprintf(path, n, "%s/ptxas", d);
+            snprintf(path, n, "%s/%s", d, tool);
             if (is_exec(path)) { free(copy); return true; }
         }
         free(copy);
@@ -40,11 +40,13 @@ bool ptx_ptxas_find(char *path, size_t n) {
     const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
     for (size_t i = 0; i < 3; i++) {
         if (!roots[i] || !*roots[i]) continue;
-        snprintf(path, n, "%s/bin/ptxas", roots[i]);
+        snprintf(path, n, "%s/bin/%s", roots[i], tool);
         if (is_exec(path)) return true;
     }
     return false;
 }
+
+bool ptx_ptxas_find(char *path, size_t n) { return ptx_cuda_tool_find("ptxas", "PTXAS", path, n); }
 
 bool ptx_needs_relocatable(const ptx_module *m) {
     for (int i = 0; i < m->ntops; i++) {

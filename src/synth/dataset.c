@@ -142,7 +142,7 @@ static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char 
 }
 
 /* ---- candidates ---------------------------------------------------------------- */
-typedef struct { char *name, *ptx; json_t *task; } base_task;   /* a hand-written corpus task */
+typedef struct { char *name, *ptx; json_t *task; char *cu; } base_task;   /* a hand-written corpus task (cu: its reference.cu or NULL) */
 
 /* Batched ptxas: a worker first builds its candidates without ptxas
  * (collecting the PTX), verifies them with a few ptxas runs over combined
@@ -479,7 +479,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
                   (r % 2 == 0 || !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY)));
     bool expr_base = fam < 0 && !hand && (o->sources & SYNTH_SRC_EXPR) && (!mutant || g->nhand == 0 || (r >> 8) % 2 == 0);
     if (fam < 0 && !hand && !expr_base && !(mutant && g->nhand)) { snprintf(c->reason, sizeof c->reason, "no source enabled"); return; }
-    pg_buf ptx = {0}, tjs = {0};
+    pg_buf ptx = {0}, tjs = {0}, cu = {0};   /* cu: the CUDA C twin when there is one (nvcc families, corpus) */
     json_t *task = NULL;
     char name[96], fam_name[32];
     const char *family;
@@ -527,6 +527,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
             goto out;
         }
         pg_buf_puts(&ptx, fs->ptx.data);
+        if (fs->cu.len) pg_buf_puts(&cu, fs->cu.data);
         task = json_loads(fs->task_json.data, 0, NULL);
         snprintf(name, sizeof name, "%s", fs->name);
         snprintf(c->identity, sizeof c->identity, "%s", fs->identity);
@@ -540,6 +541,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     } else {
         const base_task *b = &g->hand[(hand ? (only_hand ? idx : idx / 8) : (int64_t)((r >> 28) % (uint64_t)g->nhand)) % g->nhand];
         pg_buf_puts(&ptx, b->ptx);
+        if (b->cu) pg_buf_puts(&cu, b->cu);
         task = json_deep_copy(b->task);
         snprintf(name, sizeof name, "%s", b->name);
         snprintf(c->identity, sizeof c->identity, "hand:%s", b->name);
@@ -632,6 +634,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     json_object_set_new(j, "description_frame", json_string(frame));
     json_object_set_new(j, "instruction_level_desc", json_string(summary.data ? summary.data : ""));
     json_object_set_new(j, "ptx_code", json_string(ptx.data));
+    if (cu.len) json_object_set_new(j, "cuda_c", json_string(cu.data));   /* the twin: `ptxgen prompts --twin` */
     json_object_set_new(j, "performance_note", json_string(note.data ? note.data : ""));
     json_t *px = json_object();
     if (rep.nfuncs) {
@@ -658,6 +661,7 @@ out:
     json_decref(task);
     pg_buf_free(&ptx);
     pg_buf_free(&tjs);
+    pg_buf_free(&cu);
 }
 
 /* ---- the batch loop ---------------------------------------------------------------- */
@@ -680,7 +684,11 @@ static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
         size_t n;
         pg_diag_sink q = {0};
         if (t && pg_read_file(p, 1 << 24, &src, &n, &q) == PG_OK) {
-            g->hand[g->nhand++] = (base_task){strdup(names.v[i]), src, t};
+            char *cu = NULL;
+            size_t cn;
+            snprintf(p, sizeof p, "%s/%s/reference.cu", dir, names.v[i]);
+            if (pg_read_file(p, 1 << 22, &cu, &cn, &q) != PG_OK) cu = NULL;   /* optional: the task's CUDA C twin */
+            g->hand[g->nhand++] = (base_task){strdup(names.v[i]), src, t, cu};
         } else {
             json_decref(t);
             pg_diag_emit(diag, PG_W_IGNORED, p, 0, 0, "corpus task skipped (unreadable task.json or kernel.ptx)");
@@ -780,7 +788,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         if (xs != PG_OK) {
             for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
             free(g.excl);
-            for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+            for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); free(g.hand[i].cu); json_decref(g.hand[i].task); }
             free(g.hand);
             return xs;
         }
@@ -800,7 +808,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         ls = PG_ERR_USAGE;
     }
     if (ls != PG_OK) {
-        for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+        for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); free(g.hand[i].cu); json_decref(g.hand[i].task); }
         free(g.hand);
         for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
         free(g.excl);
@@ -975,7 +983,7 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
     fclose(out);
     pg_vec_free(seen);
     rep->written = s.written;
-    for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); json_decref(g.hand[i].task); }
+    for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); free(g.hand[i].cu); json_decref(g.hand[i].task); }
     free(g.hand);
     for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
     free(g.excl);

@@ -54,6 +54,7 @@ void task_ptx_params(const ptx_func *f, task_ptx_param *sp) {
     int np = f->nparams < TASK_PTX_MAX_PARAMS ? f->nparams : TASK_PTX_MAX_PARAMS;
     taint_vec tv = {0};
     int votes[TASK_PTX_MAX_PARAMS][TASK_T__COUNT];   /* [param][dtype] accesses through it */
+    bool lds[TASK_PTX_MAX_PARAMS] = {0}, sts[TASK_PTX_MAX_PARAMS] = {0};
     memset(votes, 0, sizeof votes);
     for (int pass = 0; pass < 8; pass++) {
         bool changed = false;
@@ -96,8 +97,14 @@ void task_ptx_params(const ptx_func *f, task_ptx_param *sp) {
             if (op->kind != PTX_OP_ADDR || !op->addr_base_is_reg || !op->name) continue;
             uint64_t m = taint_get(&tv, op->name);
             task_dtype dt = dtype_of_ptx(ty);
+            bool st = !strcmp(in->opcode, "st") || !strcmp(in->opcode, "red") || !strcmp(in->opcode, "atom");
+            bool ld = !strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu") || !strcmp(in->opcode, "atom");
             for (int p = 0; p < np; p++)
-                if (m >> p & 1) votes[p][dt == TASK_T_NONE ? TASK_T_U8 : dt] += 1;
+                if (m >> p & 1) {
+                    votes[p][dt == TASK_T_NONE ? TASK_T_U8 : dt] += 1;
+                    sts[p] |= st;
+                    lds[p] |= ld;
+                }
         }
     }
     pg_vec_free(tv);
@@ -116,6 +123,8 @@ void task_ptx_params(const ptx_func *f, task_ptx_param *sp) {
         bool ptrish = d->attrs && strstr(d->attrs, ".ptr");
         if (ti->bits == 64 && (total || ptrish)) {
             q->is_pointer = true;
+            q->loaded = lds[p];
+            q->stored = sts[p];
             q->dtype = best >= 0 ? (task_dtype)best : TASK_T_F32;
         } else {
             q->dtype = dtype_of_ptx(d->type);
