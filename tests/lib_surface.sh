@@ -29,7 +29,8 @@ if grep -n '#include *"\.\./' include/ptxgen/*.h include/ptxgen/*.def; then bad 
 make -s BUILD="$BUILD" "$BUILD/libptxgen.so" >/dev/null || bad "libptxgen.so does not build"
 nm -D --defined-only "$BUILD/libptxgen.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/exports"
 n=$(wc -l <"$tmp/exports")
-unprefixed=$(grep -vE '^(pg|ptx|isa|task|expr|synth|gen|dec|model|tok|eval|gpu|twin)_' "$tmp/exports" | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')
+PREFIXES='^(pg|ptx|isa|task|expr|synth|gen|dec|model|tok|eval|gpu|twin)_'   # one per module
+unprefixed=$(grep -vE "$PREFIXES" "$tmp/exports" | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')
 if [ -z "$unprefixed" ]; then ok; else bad "unprefixed exports: $(echo $unprefixed | head -c 400)"; fi
 # every exported name is declared PG_API in a public header (nothing exported by accident)
 for s in $(cat "$tmp/exports"); do
@@ -46,11 +47,10 @@ if [ ! -s "$tmp/hidden" ]; then ok; else bad "declared in include/ptxgen but not
 [ "$n" -gt 100 ] && ok || bad "only $n exports"
 # the static library: every external (non-static) symbol, internal helpers included, has its
 # module's prefix, so a program that links libptxgen.a cannot collide with a short name.
-# Helpers used by one file are static instead.  Known exception until src/gpu is free to
-# edit: cuda_load, cuda_err (src/gpu/cuda.h).
+# Helpers used by one file are static instead.
 nm --defined-only "$BUILD/libptxgen.a" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDRBCGSVW]$/ {print $3}' | sort -u >"$tmp/archive"
 [ "$(wc -l <"$tmp/archive")" -gt "$n" ] && ok || bad "libptxgen.a: only $(wc -l <"$tmp/archive") external symbols (nm failed?)"
-unprefixed_a=$(grep -vE '^(pg|ptx|isa|task|expr|synth|gen|dec|model|tok|eval|gpu)_' "$tmp/archive" | grep -vxE 'cuda_load|cuda_err')
+unprefixed_a=$(grep -vE "$PREFIXES" "$tmp/archive")
 if [ -z "$unprefixed_a" ]; then ok; else bad "libptxgen.a: unprefixed external symbols (prefix them or make them static): $(echo $unprefixed_a | head -c 400)"; fi
 # what the ctypes users call must stay exported
 need=$( (grep -oE '\bL\.[a-z_0-9]+' train/generate.py | sed 's/^L\.//'; grep -ohE '\blib\.(pg|gen|dec|task|ptx)_[a-z_0-9]+' python/tests/*.py | sed 's/^lib\.//') | sort -u)

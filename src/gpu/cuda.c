@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool cuda_load(cuda_api *a, char *why, size_t n) {
+bool gpu_cuda_load(cuda_api *a, char *why, size_t n) {
     memset(a, 0, sizeof *a);
     a->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!a->lib) a->lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
@@ -50,7 +50,7 @@ bool cuda_load(cuda_api *a, char *why, size_t n) {
     return true;
 }
 
-const char *cuda_err(const cuda_api *a, CUresult r, char *buf, size_t n) {
+const char *gpu_cuda_err(const cuda_api *a, CUresult r, char *buf, size_t n) {
     const char *name = NULL, *str = NULL;
     if (a->cuGetErrorName) a->cuGetErrorName(r, &name);
     if (a->cuGetErrorString) a->cuGetErrorString(r, &str);

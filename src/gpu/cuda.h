@@ -65,7 +65,7 @@ typedef struct {
 } cuda_api;
 
 /* Load libcuda and resolve every symbol; false with a reason otherwise. */
-bool cuda_load(cuda_api *api, char *why, size_t n);
+bool gpu_cuda_load(cuda_api *api, char *why, size_t n);
 /* "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered" */
-const char *cuda_err(const cuda_api *api, CUresult r, char *buf, size_t n);
+const char *gpu_cuda_err(const cuda_api *api, CUresult r, char *buf, size_t n);
 #endif

@@ -52,7 +52,7 @@ static const char *peak_ptx =
 
 bool gpu_available(char *why, size_t n) {
     cuda_api api;
-    if (!cuda_load(&api, why, n)) return false;
+    if (!gpu_cuda_load(&api, why, n)) return false;
     /* cuInit in a child: a parent that initialises CUDA cannot fork cleanly */
     pid_t pid = fork();
     if (pid == 0) {
@@ -96,8 +96,8 @@ static void devinfo_child(void *arg, int fd) {
     cuda_api api;
     char why[256];
     json_t *o = json_object();
-    if (!cuda_load(&api, why, sizeof why)) { json_object_set_new(o, "error", json_string(why)); write_json(fd, o); _exit(0); }
-#define CKD(call) do { CUresult r_ = (call); if (r_) { char eb[256]; json_object_set_new(o, "error", json_string(cuda_err(&api, r_, eb, sizeof eb))); write_json(fd, o); _exit(0); } } while (0)
+    if (!gpu_cuda_load(&api, why, sizeof why)) { json_object_set_new(o, "error", json_string(why)); write_json(fd, o); _exit(0); }
+#define CKD(call) do { CUresult r_ = (call); if (r_) { char eb[256]; json_object_set_new(o, "error", json_string(gpu_cuda_err(&api, r_, eb, sizeof eb))); write_json(fd, o); _exit(0); } } while (0)
     CKD(api.cuInit(0));
     CUdevice dev;
     CKD(api.cuDeviceGet(&dev, 0));

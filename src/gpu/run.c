@@ -100,8 +100,8 @@ static const char *phase_fault(const child *c) {
 /* Any CUDA error inside the child is a fault of this kernel run (illegal
  * address, misaligned access, launch failure...): report it and exit. */
 #define CK(call, what) do { CUresult r_ = (call); if (r_ != 0) { char eb_[256]; \
-        if (c->phase) fail(c, fd, phase_fault(c), "%s: %s", c->phase, cuda_err(&c->api, r_, eb_, sizeof eb_)); \
-        fail(c, fd, "fault", "%s: %s", what, cuda_err(&c->api, r_, eb_, sizeof eb_)); } } while (0)
+        if (c->phase) fail(c, fd, phase_fault(c), "%s: %s", c->phase, gpu_cuda_err(&c->api, r_, eb_, sizeof eb_)); \
+        fail(c, fd, "fault", "%s: %s", what, gpu_cuda_err(&c->api, r_, eb_, sizeof eb_)); } } while (0)
 
 static bool load_module(child *c, const char *ptx, const char *name, CUmodule *mod, CUfunction *fn, char *log, size_t logn) {
     static char info[65536], errl[65536];
@@ -113,13 +113,13 @@ static bool load_module(child *c, const char *ptx, const char *name, CUmodule *m
     snprintf(log, logn, "%s%s%s", info, errl[0] ? "\n" : "", errl);
     if (r != 0) {
         char eb[256];
-        snprintf(c->err, sizeof c->err, "cuModuleLoadDataEx: %s", cuda_err(&c->api, r, eb, sizeof eb));
+        snprintf(c->err, sizeof c->err, "cuModuleLoadDataEx: %s", gpu_cuda_err(&c->api, r, eb, sizeof eb));
         return false;
     }
     r = c->api.cuModuleGetFunction(fn, *mod, name);
     if (r != 0) {
         char eb[256];
-        snprintf(c->err, sizeof c->err, "no entry '%s' in the module: %s", name, cuda_err(&c->api, r, eb, sizeof eb));
+        snprintf(c->err, sizeof c->err, "no entry '%s' in the module: %s", name, gpu_cuda_err(&c->api, r, eb, sizeof eb));
         return false;
     }
     return true;
@@ -226,7 +226,7 @@ static void child_main(void *arg, int fd) {
     memset(c, 0, sizeof *c);
     c->res = json_object();
     char why[512];
-    if (!cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
+    if (!gpu_cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
     CK(c->api.cuInit(0), "cuInit");
     CUdevice dev;
     CK(c->api.cuDeviceGet(&dev, 0), "cuDeviceGet");
@@ -680,7 +680,7 @@ static void diff_child_main(void *arg, int fd) {
     c->res = json_object();
     c->phase = "setup";
     char why[512];
-    if (!cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
+    if (!gpu_cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
     CUdevice dev;
     CUmodule mb, mc;
     CUfunction fb, fc;
