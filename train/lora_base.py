@@ -49,20 +49,21 @@ def log(rec, f):
 
 
 def read_pairs(path):
-    rows = []
     with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"{path}:{n}: malformed JSON ({e.msg})")
-            if not isinstance(r.get("prompt"), str) or not isinstance(r.get("completion"), str):
-                raise SystemExit(f"{path}:{n}: 'prompt' and 'completion' must be strings")
-            rows.append(r)
-    return rows
+        return [r for r in (parse_pair(line, f"{path}:{n}") for n, line in enumerate(fh, 1)) if r is not None]
+
+
+def parse_pair(line, where):
+    """One pairs line -> dict (None for a blank line); a bad line stops with `where` named."""
+    if not line.strip():
+        return None
+    try:
+        r = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"{where}: malformed JSON ({e.msg})")
+    if not isinstance(r.get("prompt"), str) or not isinstance(r.get("completion"), str):
+        raise SystemExit(f"{where}: 'prompt' and 'completion' must be strings")
+    return r
 
 
 class GrowingPairs:
@@ -86,14 +87,9 @@ class GrowingPairs:
             end = data.rfind(b"\n") + 1
             self.offsets[p] += end
             for n, line in enumerate(data[:end].decode("utf-8").splitlines(), 1):
-                if not line.strip():
+                r = parse_pair(line, f"{p}: a new line {n} after byte {self.offsets[p] - end}")
+                if r is None:
                     continue
-                try:
-                    r = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise SystemExit(f"{p}: a new line {n} after byte {self.offsets[p] - end}: malformed JSON ({e.msg})")
-                if not isinstance(r.get("prompt"), str) or not isinstance(r.get("completion"), str):
-                    raise SystemExit(f"{p}: a new line {n}: 'prompt' and 'completion' must be strings")
                 key = hashlib.sha1((r["prompt"] + "\0" + r["completion"]).encode()).digest()
                 if key in self.seen:      # two synth runs (different seeds) can meet
                     continue
