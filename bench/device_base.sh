@@ -293,6 +293,8 @@ start)
     N=${1:-40000}
     bins
     [ -f .carry/pairs-local.jsonl.gz ] && zcat .carry/pairs-local.jsonl.gz > "$P/pairs-local.jsonl"
+    # an adapter to continue from (QWEN_ARGS="--init-adapter /tmp/pg/init-adapter")
+    [ -d .carry/init-adapter ] && rm -rf "$P/init-adapter" && cp -r .carry/init-adapter "$P/init-adapter"
     excl=(--exclude bench/suite); [ -d bench/suite-prose ] && excl+=(--exclude bench/suite-prose)
     rm -f "$P/synth.done" "$P/pairs-grow.jsonl" "$P/synth.jsonl" "$P/synth.jsonl.partial"
     # two cores stay free for the training loop that starts later
@@ -340,12 +342,14 @@ long-a)
         > '$P/train-qwen-long.log' 2>&1; echo \$? > '$P/train.done'" > /dev/null 2>&1 < /dev/null &
     # the GPU checks nobody could run on the build machine (issue 16's hygiene cases, issue 18's funnel)
     mkdir -p build && cp "$BIN"/* build/ && ln -sf ptxgen build/ptxgen-nvcc
+    # (device_twin.sh runs all of tests/gpu_tests.sh with GPU_TESTS_ONLY empty, then issue 17's twin checks)
     (OUT=$P/checks timeout 300 bash bench/device_funnel.sh > "$P/funnel.txt" 2>&1;
-     PTXGEN=build/ptxgen timeout 200 bash tests/gpu_tests.sh > "$P/gpu_tests.txt" 2>&1) &
+     GPU_TESTS_ONLY= timeout 260 bash bench/device_twin.sh "$P/twin" > "$P/twin.txt" 2>&1;
+     cp "$P/twin/gpu_tests.txt" "$P/gpu_tests.txt" 2>/dev/null) &
     while [ $(( $(date +%s) - t0 )) -lt "${CALL_S:-570}" ] && [ ! -e "$P/train.done" ]; do sleep 10; done
     grep -E '"event": "(data|grow|done)"' "$P/qwen-long/train_log.jsonl" 2>/dev/null | tail -n 3
     grep '"event": "step"' "$P/qwen-long/train_log.jsonl" 2>/dev/null | tail -n 1
-    tail -n 1 "$P/grow.log"; tail -n 2 "$P/funnel.txt" 2>/dev/null; tail -n 2 "$P/gpu_tests.txt" 2>/dev/null
+    tail -n 1 "$P/grow.log"; tail -n 2 "$P/funnel.txt" 2>/dev/null; tail -n 12 "$P/twin.txt" 2>/dev/null
     ;;
 long-b)
     t0=$(date +%s)
@@ -357,11 +361,11 @@ long-b)
     echo "training exit $(cat "$P/train.done")"
     split -b 15M -d -a 1 "$P/qwen-long/adapter_model.safetensors" "$OUT/qwen-long-adapter.part"
     tar czf "$OUT/train.tgz" -C "$P" qwen-long/train_log.jsonl qwen-long/base.json qwen-long/adapter_config.json \
-        train-qwen-long.log synth.log grow.log funnel.txt gpu_tests.txt checks 2>/dev/null
+        train-qwen-long.log synth.log grow.log funnel.txt gpu_tests.txt twin.txt twin checks 2>/dev/null
     "$BIN/ptxgen" synth --stats "$P/synth.jsonl.partial" > "$OUT/synth-stats.json" 2>&1 ||
         "$BIN/ptxgen" synth --stats "$P/synth.jsonl" > "$OUT/synth-stats.json" 2>&1
     sha256sum "$P/qwen-long/adapter_model.safetensors"
-    tail -n 3 "$P/funnel.txt" "$P/gpu_tests.txt" 2>/dev/null
+    tail -n 3 "$P/funnel.txt" "$P/gpu_tests.txt" 2>/dev/null; tail -n 12 "$P/twin.txt" 2>/dev/null
     ;;
 long-c)
     S=${1:-2}

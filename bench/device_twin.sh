@@ -12,7 +12,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 P=build/ptxgen
 mkdir -p "$out"
 { date -u; nvidia-smi -L; nvcc --version | tail -n 2; } >"$out/env.txt" 2>&1
-GPU_TESTS_ONLY=${GPU_TESTS_ONLY:-twin} PTXGEN=$P bash tests/gpu_tests.sh >"$out/gpu_tests.txt" 2>&1
+GPU_TESTS_ONLY=${GPU_TESTS_ONLY-twin} PTXGEN=$P bash tests/gpu_tests.sh >"$out/gpu_tests.txt" 2>&1
 tail -n 6 "$out/gpu_tests.txt"
 for t in saxpy gemv rowmax gather; do
     mkdir -p "$out/self/$t"
