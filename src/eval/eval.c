@@ -321,7 +321,7 @@ static json_t *pass_at_k_curve(json_t *rows, const char *cfg) {
 static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
     long n = 0, chk = 0, pas = 0, ld = 0, cor = 0, timed = 0, f1 = 0, f12 = 0, mem = 0, mem90 = 0;
     json_int_t samples = 0;     /* k of pass@k: from the rows, since merged runs may differ per config */
-    long cases = 0, cases_pass1 = 0, cases_passk = 0;
+    long cases = 0, cases_passk = 0;
     PG_VEC(double) sp = {0};
     size_t i;
     json_t *r;
@@ -342,7 +342,6 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
                  json_string_value(json_object_get(r, "description")));
         json_t *k = json_object_get(seen, key);
         if (!k) { json_object_set_new(seen, key, json_integer(0)); k = json_object_get(seen, key); cases++; }
-        if (json_integer_value(json_object_get(r, "sample")) == 0 && c) cases_pass1++;
         if (c && json_integer_value(k) == 0) { json_integer_set(k, 1); cases_passk++; }
         double s = json_real_value(json_object_get(r, "speedup"));
         if (c && json_integer_value(json_object_get(r, "sample")) == 0) {
@@ -360,6 +359,9 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
     }
     json_decref(seen);
     json_t *curve = pass_at_k_curve(rows, cfg);
+    /* pass@1 is the unbiased estimate (the mean of c/n over cases, the curve's k = 1), not
+     * "sample 0 was correct": it uses every sample drawn and agrees with the curve */
+    double pass1 = json_real_value(json_object_get(curve, "1"));
     json_t *a = json_object();
 #define RATE(x, d) ((d) ? (double)(x) / (double)(d) : 0.0)
     json_object_set_new(a, "samples", json_integer(n));
@@ -371,7 +373,7 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
     if (have_gpu) {
         json_object_set_new(a, "load_rate", json_real(RATE(ld, n)));
         json_object_set_new(a, "correct_rate", json_real(RATE(cor, n)));
-        json_object_set_new(a, "pass_at_1", json_real(RATE(cases_pass1, cases)));
+        json_object_set_new(a, "pass_at_1", json_real(pass1));
         json_object_set_new(a, "pass_at_k", json_real(RATE(cases_passk, cases)));
         json_object_set_new(a, "pass_at", curve);   /* {"1": .., "2": .., "4": .., "8": .., "16": ..} up to the samples drawn */
         curve = NULL;
@@ -408,7 +410,7 @@ static json_t *aggregate(json_t *rows, const char *cfg, bool have_gpu) {
 /* pass@1 / pass@k / valid per value of one row field ("description" = style,
  * "family" = category) for one config: the tables that show what an average hides. */
 static json_t *group_stats(json_t *rows, const char *cfg, const char *field, bool have_gpu) {
-    json_t *cases = json_object();   /* value -> {task/style key -> [sample0_correct, any_correct]} */
+    json_t *cases = json_object();   /* "value\ntask\nstyle" -> [samples n, correct c, value] */
     json_t *g = json_object();
     size_t i;
     json_t *r;
@@ -418,10 +420,10 @@ static json_t *group_stats(json_t *rows, const char *cfg, const char *field, boo
         if (!v || !*v) v = "(none)";
         json_t *e = json_object_get(g, v);
         if (!e) {
-            e = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "samples", 0, "valid", 0, "correct", 0, "cases", 0, "pass1", 0, "passk", 0);
+            e = json_pack("{s:i, s:i, s:i, s:i, s:i}", "samples", 0, "valid", 0, "correct", 0, "cases", 0, "passk", 0);
             json_object_set_new(g, v, e);
         }
-        bool c = is_true(json_object_get(r, "correct")), s0 = json_integer_value(json_object_get(r, "sample")) == 0;
+        bool c = is_true(json_object_get(r, "correct"));
 #define BUMP(k) json_object_set_new(e, k, json_integer(json_integer_value(json_object_get(e, k)) + 1))
         BUMP("samples");
         if (is_true(json_object_get(r, "check")) && is_true(json_object_get(r, "ptxas"))) BUMP("valid");
@@ -430,19 +432,30 @@ static json_t *group_stats(json_t *rows, const char *cfg, const char *field, boo
         snprintf(key, sizeof key, "%s\n%s\n%s", v, json_string_value(json_object_get(r, "task")),
                  json_string_value(json_object_get(r, "description")));
         json_t *k = json_object_get(cases, key);
-        if (!k) { BUMP("cases"); json_object_set_new(cases, key, json_false()); k = json_object_get(cases, key); }
-        if (c && s0) BUMP("pass1");
-        if (c && !json_is_true(k)) { BUMP("passk"); json_object_set_new(cases, key, json_true()); }
+        if (!k) { BUMP("cases"); k = json_pack("[i, i, s]", 0, 0, v); json_object_set_new(cases, key, k); }
+        json_array_set_new(k, 0, json_integer(json_integer_value(json_array_get(k, 0)) + 1));
+        if (c) {
+            if (!json_integer_value(json_array_get(k, 1))) BUMP("passk");
+            json_array_set_new(k, 1, json_integer(json_integer_value(json_array_get(k, 1)) + 1));
+        }
 #undef BUMP
     }
-    json_decref(cases);
+    /* pass@1 per group: the unbiased estimate, the mean of c/n over the group's cases */
     const char *key;
     json_t *e;
+    json_object_foreach(cases, key, e) {
+        json_t *grp = json_object_get(g, json_string_value(json_array_get(e, 2)));
+        double f = (double)json_integer_value(json_array_get(e, 1)) / (double)json_integer_value(json_array_get(e, 0));
+        json_object_set_new(grp, "pass1_sum", json_real(json_real_value(json_object_get(grp, "pass1_sum")) + f));
+    }
+    json_decref(cases);
     json_object_foreach(g, key, e) {
         double n = (double)json_integer_value(json_object_get(e, "samples")), nc = (double)json_integer_value(json_object_get(e, "cases"));
         json_object_set_new(e, "valid_rate", json_real(n ? json_integer_value(json_object_get(e, "valid")) / n : 0));
+        double p1 = json_real_value(json_object_get(e, "pass1_sum"));
+        json_object_del(e, "pass1_sum");
         if (have_gpu) {
-            json_object_set_new(e, "pass_at_1", json_real(nc ? json_integer_value(json_object_get(e, "pass1")) / nc : 0));
+            json_object_set_new(e, "pass_at_1", json_real(nc ? p1 / nc : 0));
             json_object_set_new(e, "pass_at_k", json_real(nc ? json_integer_value(json_object_get(e, "passk")) / nc : 0));
         } else {
             json_object_set_new(e, "pass_at_1", json_string("not run"));

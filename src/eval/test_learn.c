@@ -86,6 +86,17 @@ static void test_pass_at_k(void) {
            p4 = json_number_value(json_object_get(curve, "4"));
     CHECK(fabs(p1 - 0.125) < 1e-12 && fabs(p2 - 0.25) < 1e-12 && fabs(p4 - 0.5) < 1e-12, "pass@1,2,4 = %g %g %g", p1, p2, p4);
     CHECK(json_object_get(curve, "8") == NULL, "no pass@8 from 4 samples");
+    /* the tables' pass@1 is the same estimate (sample 0 of case A was wrong: "first sample
+     * correct" would say 0), and pass@k is "any of the k correct" */
+    json_t *full = json_object_get(json_object_get(doc, "configs"), "full");
+    double t1 = json_number_value(json_object_get(full, "pass_at_1")), tk = json_number_value(json_object_get(full, "pass_at_k"));
+    CHECK(fabs(t1 - 0.125) < 1e-12 && fabs(tk - 0.5) < 1e-12, "config pass@1 %g pass@k %g", t1, tk);
+    json_t *st = json_object_get(json_object_get(doc, "by_style"), "terse"), *ca = json_object_get(json_object_get(doc, "by_category"), "x");
+    CHECK(st && fabs(json_number_value(json_object_get(st, "pass_at_1")) - 0.125) < 1e-12 &&
+              fabs(json_number_value(json_object_get(st, "pass_at_k")) - 0.5) < 1e-12,
+          "by_style pass@1 %g", json_number_value(json_object_get(st, "pass_at_1")));
+    CHECK(ca && fabs(json_number_value(json_object_get(ca, "pass_at_1")) - 0.125) < 1e-12, "by_category pass@1");
+    CHECK(st && !json_object_get(st, "pass1_sum"), "no working field left in the group");
     json_decref(doc);
 }
 
