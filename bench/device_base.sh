@@ -25,6 +25,8 @@
 #   long-b         waits for the training to end; the adapter and logs come back
 #   long-c S       generation with S samples per case on both suites, GPU verdicts
 #   (QWEN_ARGS="--max-len 8192" and MAX_NEW=8192 keep the long families; see MODELS.md)
+#   expert-ready   after start (carrying .carry/init-adapter) and the puts: what bench/device_expert.sh
+#                  needs (the converted base, the adapter as $P/qwen-lora, replay pairs); see LEARNING.md
 #
 # Binaries: build/ptxgen and build/libptxgen.so travel in .carry/bin (built on the
 # build machine; the GPU machine has runtime jansson/pcre2 but no -dev packages).
@@ -377,6 +379,22 @@ long-c)
     echo "generated at $(( $(date +%s) - t0 )) s"
     SAMPLES=$S SHARDS=16 VERIFY_BUDGET=${VB:-140} bash "$0" verify qwen-long 2>&1
     echo "done at $(( $(date +%s) - t0 )) s"; ls -la "$OUT"
+    ;;
+expert-ready)
+    # after `start` (with .carry/init-adapter) and the ten `put`s: assemble, convert, and leave what
+    # bench/device_expert.sh needs: $P/qwen-hf, the starting adapter as $P/qwen-lora, and the
+    # background synth's pairs as its replay set $P/pairs-chatml.jsonl
+    t0=$(date +%s)
+    bins
+    need "$P/init-adapter/adapter_config.json"
+    [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
+    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
+    [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
+        > "$P/convert-qwen.log" 2>&1 || { tail "$P/convert-qwen.log"; exit 3; }
+    rm -rf "$P/qwen-lora" && cp -r "$P/init-adapter" "$P/qwen-lora"
+    cat "$P/pairs-local.jsonl" "$P/pairs-grow.jsonl" 2>/dev/null > "$P/pairs-chatml.jsonl"
+    echo "expert-ready in $(( $(date +%s) - t0 )) s: adapter $(sha256sum "$P/qwen-lora/adapter_model.safetensors" | cut -c1-12),"\
+         "replay pairs $(wc -l < "$P/pairs-chatml.jsonl")"
     ;;
 smoke)
     # the whole chain, small, on SmolLM2: for a first call on a new machine
