@@ -25,6 +25,8 @@
 #   long-b         waits for the training to end; the adapter and logs come back
 #   long-c S       generation with S samples per case on both suites, GPU verdicts
 #   (QWEN_ARGS="--max-len 8192" and MAX_NEW=8192 keep the long families; see MODELS.md)
+#   (WIDEN_REGS=512 on the start call: grow-loop writes pairs with widened register declarations,
+#   `ptxgen prompts --widen-regs`; see MODELS.md)
 #   expert-ready   after start (carrying .carry/init-adapter) and the puts: what bench/device_expert.sh
 #                  needs (the converted base, the adapter as $P/qwen-lora, replay pairs); see LEARNING.md
 #
@@ -316,7 +318,8 @@ grow-loop)
         n=$(wc -l < "$f" 2>/dev/null || echo 0)
         if [ "$n" -gt "$done_n" ]; then
             sed -n "$((done_n + 1)),${n}p" "$f" > "$P/chunk.jsonl"
-            if "$BIN/ptxgen" prompts --format chatml --in "$P/chunk.jsonl" --out "$P/chunk-pairs.jsonl"; then
+            if "$BIN/ptxgen" prompts --format chatml ${WIDEN_REGS:+--widen-regs "$WIDEN_REGS"} --in "$P/chunk.jsonl" \
+                --out "$P/chunk-pairs.jsonl"; then
                 cat "$P/chunk-pairs.jsonl" >> "$P/pairs-grow.jsonl"
                 done_n=$n
                 echo "$(date +%s) samples $n pairs $(wc -l < "$P/pairs-grow.jsonl")"

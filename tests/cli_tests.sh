@@ -186,6 +186,24 @@ expect_rc 2 "prompts --in X --out X" "$P" prompts --in "$tmp/same.jsonl" --out "
 expect_rc 2 "prompts --out a link to its input" "$P" prompts --in "$tmp/same.jsonl" --out "$tmp/link.jsonl"
 cmp -s "$tmp/same.jsonl" "$tmp/same.orig" && ok || bad "prompts overwrote its input"
 expect_rc 2 "prompts --arch bogus" "$P" prompts --in "$tmp/same.jsonl" --out "$tmp/o.jsonl" --arch bogus
+# register counts: fmt --tighten-regs (golden), --widen-regs N, their errors; prompts --widen-regs
+golden fmt_tighten_regs.ptx "$P" fmt --tighten-regs corpus/argmax_f32/kernel.ptx
+"$P" fmt --widen-regs 512 corpus/argmax_f32/kernel.ptx >"$tmp/wide.ptx" 2>/dev/null
+grep -q '%r<512>;' "$tmp/wide.ptx" && "$P" check -q "$tmp/wide.ptx" >/dev/null 2>&1 &&
+    [ "$("$P" fmt --tighten-regs "$tmp/wide.ptx")" = "$(cat tests/golden/fmt_tighten_regs.ptx)" ] && ok ||
+    bad "fmt --widen-regs 512 then --tighten-regs is not fmt --tighten-regs"
+expect_rc 2 "fmt --widen-regs 0" "$P" fmt --widen-regs 0 corpus/argmax_f32/kernel.ptx
+expect_rc 2 "fmt --widen-regs 513" "$P" fmt --widen-regs 513 corpus/argmax_f32/kernel.ptx
+expect_rc 2 "fmt --widen-regs with --tighten-regs" "$P" fmt --widen-regs 64 --tighten-regs corpus/argmax_f32/kernel.ptx
+expect_rc 2 "prompts --widen-regs x" "$P" prompts --in "$tmp/same.jsonl" --out "$tmp/o.jsonl" --widen-regs x
+python3 -c "import json,sys; print(json.dumps({'id':'w1','family':'t','description':'argmax','arch':'sm_90','split':'train','ptx_code':open(sys.argv[1]).read()}))" \
+    corpus/argmax_f32/kernel.ptx >"$tmp/one.jsonl"
+"$P" prompts --in "$tmp/one.jsonl" --out "$tmp/wide.jsonl" --format chatml --widen-regs 64 2>/dev/null
+python3 -c "
+import json, re, sys
+c = json.loads(open(sys.argv[1]).readline())['completion']
+n = [int(k) for k in re.findall(r'\.reg \.\w+ %\w+<(\d+)>', c)]
+sys.exit(0 if n and all(k >= 64 for k in n) else 1)" "$tmp/wide.jsonl" && ok || bad "prompts --widen-regs 64: a declaration below 64"
 # a launch expression nested 50k deep is a spec error, not a stack overflow (run, gen --task)
 mkdir -p "$tmp/deep"
 python3 -c "import json,sys; t=json.load(open('corpus/saxpy/task.json')); t['launch']['grid']=['('*50000+'n'+')'*50000]; json.dump(t,open(sys.argv[1],'w'))" \

@@ -216,6 +216,13 @@ typedef struct {
 PG_API pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, pg_diag_sink *diag);
 PG_API void ptx_cfg_free(ptx_cfg *c);
 
+/* Register counts of `.reg .T %x<N>;` in function bodies.  ptx_regs_widen(m, n): every count
+ * below n becomes n (training data without a length plan in the declarations).
+ * ptx_regs_tighten(m): every count becomes the largest index the body uses + 1 (1 when
+ * unused).  Both keep a valid module valid; print it with ptx_print. */
+PG_API void ptx_regs_widen(ptx_module *m, int n);
+PG_API void ptx_regs_tighten(ptx_module *m);
+
 /* Registers an instruction defines/uses (names interned in the module arena). */
 PG_API int ptx_insn_defs(const ptx_insn *in, const char **out, int max);
 PG_API int ptx_insn_uses(const ptx_insn *in, const char **out, int max);

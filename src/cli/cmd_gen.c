@@ -23,7 +23,7 @@
 
 static const char *prompts_usage =
     "usage: ptxgen prompts --in SYNTH.jsonl --out PAIRS.jsonl [--format ptxgen|chatml] [--no-signature-pct P]\n"
-    "                      [--arch sm_90]\n"
+    "                      [--arch sm_90] [--widen-regs N]\n"
     "  One line per sample: {id, family, source, split, description_style, prompt, completion}.  The\n"
     "  prompt is gen_prompt_build_fmt(format, description, arch, signature) (ptxgen: the from-scratch\n"
     "  model's tokens; chatml: the chat template of pretrained chat models); the completion is the\n"
@@ -36,7 +36,10 @@ static const char *prompts_usage =
     "  module and the end token, then the request for the CUDA C twin (gen_prompt_build_twin_fmt); the\n"
     "  completion is the sample's \"cuda_c\" (the CUDA C of nvcc families and the corpus's reference.cu,\n"
     "  which `ptxgen synth` records), then the end token.  Samples without CUDA C are skipped and counted.\n"
-    "  Held-out suite tasks stay out exactly as in the synth file (make it with --exclude).\n";
+    "  Held-out suite tasks stay out exactly as in the synth file (make it with --exclude).\n"
+    "  --widen-regs N (1..512): every `.reg .T %x<K>;` with K < N declares N registers, so the\n"
+    "  declarations written before the body no longer tell the model how long the body is\n"
+    "  (`ptxgen fmt --tighten-regs` undoes it on a generated kernel).\n";
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -45,7 +48,7 @@ static uint64_t fnv1a(const char *s) {
 }
 
 /* Canonical text with the forced header for `arch`; false when it does not validate. */
-static bool canonical_ptx(const char *src, const char *arch, pg_buf *out, char *why, size_t whyn) {
+static bool canonical_ptx(const char *src, const char *arch, int widen_regs, pg_buf *out, char *why, size_t whyn) {
     ptx_module *m = NULL;
     pg_diag_sink q = {0};
     if (ptx_parse(src, strlen(src), "sample", &m, &q) != PG_OK || ptx_validate(m, &q) != PG_OK || q.nerrors) {
@@ -53,6 +56,7 @@ static bool canonical_ptx(const char *src, const char *arch, pg_buf *out, char *
         ptx_module_free(m);
         return false;
     }
+    if (widen_regs > 0) ptx_regs_widen(m, widen_regs);
     pg_buf printed = {0};
     ptx_print(m, &printed);
     ptx_module_free(m);
@@ -154,7 +158,7 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
             pg_diag_sink q = {0};
             good = ptx_parse(base, strlen(base), "baseline", &bm, &q) == PG_OK;
             if (good) ptx_print(bm, &bc);
-            good = good && canonical_ptx(hand, arch, &hc, why, sizeof why) && signature_of(bc.data, t->kernel, &bsig);
+            good = good && canonical_ptx(hand, arch, 0, &hc, why, sizeof why) && signature_of(bc.data, t->kernel, &bsig);
         }
         if (good) {
             /* the hand kernel's parameter names -> nvcc's (same order and types: the harness checked both) */
@@ -202,7 +206,7 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
 
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
-    int nosig_pct = 25;
+    int nosig_pct = 25, widen_regs = 0;
     bool twin = false;
     long no_twin = 0;
     gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
@@ -219,6 +223,9 @@ int cmd_prompts(int argc, char **argv) {
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
         else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch_override = argv[++i];
         else if (!strcmp(argv[i], "--no-signature-pct") && i + 1 < argc) nosig_pct = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--widen-regs") && i + 1 < argc) {
+            if (!cli_int_arg("prompts", "--widen-regs", argv[++i], 1, 512, &widen_regs)) return 2;
+        }
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s", prompts_usage); return 0; }
         else { fprintf(stderr, "ptxgen prompts: unknown or incomplete option '%s'\n%s", argv[i], prompts_usage); return 2; }
     }
@@ -269,7 +276,7 @@ int cmd_prompts(int argc, char **argv) {
         if (twin && !cuda_c) { no_twin++; json_decref(r); continue; }
         pg_buf canon = {0}, sig = {0}, prompt = {0}, completion = {0};
         char why[128];
-        if (!canonical_ptx(ptx, arch, &canon, why, sizeof why)) {
+        if (!canonical_ptx(ptx, arch, widen_regs, &canon, why, sizeof why)) {
             fprintf(stderr, "%s:%ld: sample %s dropped: %s\n", in, lineno, id, why);
             dropped++;
         } else {

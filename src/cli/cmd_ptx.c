@@ -195,15 +195,35 @@ static ptx_module *load_valid(const char *path, bool require_valid, int *rc) {
 }
 
 int cmd_fmt(int argc, char **argv) {
-    static const char *usage = "usage: ptxgen fmt FILE\n  canonical pretty-print to stdout (comments are dropped)\n";
+    static const char *usage =
+        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] FILE\n"
+        "  canonical pretty-print to stdout (comments are dropped)\n"
+        "  --tighten-regs: each `.reg .T %x<K>;` declares only the registers the body uses (largest index + 1)\n"
+        "  --widen-regs N (1..512): each K below N becomes N (the training format of `prompts --widen-regs`)\n";
+    /* the register flags first; parse_opts takes the rest */
+    bool tighten = false;
+    int widen = 0, na = 0;
+    char **av = malloc(sizeof(char *) * (size_t)(argc + 1));
+    if (!av) return 2;
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && !strcmp(argv[i], "--tighten-regs")) tighten = true;
+        else if (i > 0 && !strcmp(argv[i], "--widen-regs")) {
+            if (i + 1 >= argc || !cli_int_arg("fmt", "--widen-regs", argv[++i], 1, 512, &widen)) { free(av); return 2; }
+        } else av[na++] = argv[i];
+    }
+    av[na] = NULL;
+    if (tighten && widen) { fprintf(stderr, "ptxgen fmt: --tighten-regs and --widen-regs exclude each other\n"); free(av); return 2; }
     opts o;
-    int r = parse_opts(argc, argv, &o, usage);
+    int r = parse_opts(na, av, &o, usage);
+    free(av);
     if (r) return r == 1 ? 0 : 2;
     int rc = 0;
     for (int i = 0; i < o.nfiles; i++) {
         int frc;
         ptx_module *m = load_valid(o.files[i], false, &frc);
         if (!m) { rc = frc > rc ? frc : rc; continue; }
+        if (tighten) ptx_regs_tighten(m);
+        if (widen) ptx_regs_widen(m, widen);
         pg_buf b = {0};
         ptx_print(m, &b);
         if (b.len) fwrite(b.data, 1, b.len, stdout);   /* an empty module prints nothing (b.data is NULL) */

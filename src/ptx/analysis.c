@@ -229,6 +229,62 @@ static void rd_free(regdecls *r) {
     free(r->decls);
 }
 
+/* ---- register counts: widen (training data) and tighten (output) --------------------
+ * `.reg .f32 %f<12>;` is written before the body, so a model that must emit it first has to
+ * plan the body's length; measured on the H200 (2026-12-01), Qwen+LoRA kernels end at exactly the
+ * declared count far more often than they stop short of it, adding operations after the result
+ * to use up the registers it declared.  Widened declarations carry no such plan; tightened ones
+ * are what people expect to read. */
+void ptx_regs_widen(ptx_module *m, int n) {
+    if (!m || n <= 0) return;
+    for (int fi = 0; fi < m->nfuncs; fi++) {
+        ptx_func *f = &m->funcs[fi];
+        for (int i = 0; i < f->nbody; i++) {
+            ptx_stmt *s = &f->body[i];
+            if (s->kind == PTX_ST_DECL && s->u.decl.space == PTX_SS_REG && s->u.decl.count > 0 && s->u.decl.count < n)
+                s->u.decl.count = n;
+        }
+    }
+}
+
+void ptx_regs_tighten(ptx_module *m) {
+    if (!m) return;
+    const char *names[PTX_MAX_OPERANDS * 4 + 8];
+    const int maxn = (int)(sizeof names / sizeof names[0]);
+    for (int fi = 0; fi < m->nfuncs; fi++) {
+        ptx_func *f = &m->funcs[fi];
+        regdecls rd;
+        rd_build(&rd, f);
+        int *need = calloc((size_t)rd.ndecls + 1, sizeof(int));   /* per declaration: largest index used + 1 */
+        for (int i = 0; i < f->nbody; i++) {
+            const ptx_stmt *s = &f->body[i];
+            if (s->kind != PTX_ST_INSN) continue;
+            int nd = ptx_insn_defs(&s->u.insn, names, maxn);
+            int nu = ptx_insn_uses(&s->u.insn, names + nd, maxn - nd);
+            for (int k = 0; k < nd + nu; k++) {
+                const ptx_decl *d = rd_find(&rd, names[k]);
+                if (!d || d->count == 0) continue;
+                size_t len = strlen(names[k]), j = len;
+                while (j > 0 && names[k][j - 1] >= '0' && names[k][j - 1] <= '9') j--;
+                int v;
+                if (!sm_get(&rd.byname, d->name, &v)) continue;
+                long idx = atol(names[k] + j);
+                if (idx + 1 > need[v]) need[v] = (int)(idx + 1);
+            }
+        }
+        /* rd.decls point into f; only the body's parameterized .reg declarations change */
+        for (int i = 0; i < f->nbody; i++) {
+            ptx_stmt *s = &f->body[i];
+            if (s->kind != PTX_ST_DECL || s->u.decl.space != PTX_SS_REG || s->u.decl.count <= 0) continue;
+            int v;
+            if (sm_get(&rd.byname, s->u.decl.name, &v) && rd.decls[v] == &s->u.decl)
+                s->u.decl.count = need[v] > 0 ? need[v] : 1;
+        }
+        free(need);
+        rd_free(&rd);
+    }
+}
+
 /* ---- liveness ---------------------------------------------------------------- */
 typedef uint64_t word;
 

@@ -441,7 +441,57 @@ static void test_stats(void) {
     ptx_module_free(m);
 }
 
+/* Register counts: widen makes every small count N, tighten gives the largest index used + 1
+ * (guards, vector elements and address bases count; an unused class gets 1), the result stays
+ * valid, and tighten after widen is tighten. */
+static int decl_count(const ptx_module *m, const char *name) {
+    const ptx_func *f = &m->funcs[0];
+    for (int i = 0; i < f->nbody; i++)
+        if (f->body[i].kind == PTX_ST_DECL && f->body[i].u.decl.space == PTX_SS_REG && !strcmp(f->body[i].u.decl.name, name))
+            return f->body[i].u.decl.count;
+    return -1;
+}
+
+static void test_regs_widen_tighten(void) {
+    const char *src = HEADER
+        ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<30>;\n\t.reg .b64 %rd<20>;\n\t.reg .b16 %rs<7>;\n"
+        "\tld.param.u64 %rd3, [p];\n\tld.param.u32 %r1, [n];\n\tmov.u32 %r2, %tid.x;\n"
+        "\tsetp.ge.u32 %p4, %r2, %r1;\n\t@%p4 bra DONE;\n"
+        "\tld.global.v2.f32 {%f1, %f12}, [%rd3];\n\tadd.f32 %f2, %f1, %f12;\n\tst.global.f32 [%rd3+8], %f2;\n"
+        "DONE:\n\tret;\n}\n";
+    ptx_module *m = load(src);
+    if (!m) return;
+    ptx_regs_tighten(m);
+    CHECK(decl_count(m, "%p") == 5 && decl_count(m, "%r") == 3 && decl_count(m, "%f") == 13 && decl_count(m, "%rd") == 4,
+          "tight %d %d %d %d", decl_count(m, "%p"), decl_count(m, "%r"), decl_count(m, "%f"), decl_count(m, "%rd"));
+    CHECK(decl_count(m, "%rs") == 1, "an unused class keeps one register, got %d", decl_count(m, "%rs"));
+    pg_buf tight = {0};
+    ptx_print(m, &tight);
+    ptx_regs_widen(m, 64);
+    CHECK(decl_count(m, "%p") == 64 && decl_count(m, "%f") == 64 && decl_count(m, "%rs") == 64, "widened to 64");
+    pg_buf wide = {0};
+    ptx_print(m, &wide);
+    ptx_module *w = load(wide.data);   /* still valid */
+    if (w) {
+        ptx_regs_tighten(w);
+        pg_buf again = {0};
+        ptx_print(w, &again);
+        CHECK(again.data && !strcmp(again.data, tight.data), "tighten(widen(x)) != tighten(x):\n%s", again.data);
+        pg_buf_free(&again);
+        ptx_regs_widen(w, 2);   /* counts above N stay */
+        CHECK(decl_count(w, "%f") == 13 && decl_count(w, "%rs") == 2, "widen never lowers: %d %d", decl_count(w, "%f"), decl_count(w, "%rs"));
+        ptx_module_free(w);
+    }
+    ptx_regs_widen(NULL, 8);   /* NULL is a no-op */
+    ptx_regs_tighten(NULL);
+    pg_buf_free(&tight);
+    pg_buf_free(&wide);
+    ptx_module_free(m);
+}
+
 int main(void) {
+    test_regs_widen_tighten();
     if (isa_init(NULL) != PG_OK) { printf("isa_init failed\n0 passed, 1 failed\n"); return 1; }
     test_defs_uses();
     test_cfg_loop();
