@@ -222,6 +222,10 @@ PG_API void ptx_cfg_free(ptx_cfg *c);
  * unused).  Both keep a valid module valid; print it with ptx_print. */
 PG_API void ptx_regs_widen(ptx_module *m, int n);
 PG_API void ptx_regs_tighten(ptx_module *m);
+/* The same on text, changing nothing else (layout, comments): appends `src` to `out` with each
+ * declaration's count tightened; returns whether any changed.  Text that does not parse and
+ * validate is copied unchanged (false). */
+PG_API bool ptx_regs_tighten_text(const char *src, size_t len, pg_buf *out);
 
 /* Registers an instruction defines/uses (names interned in the module arena). */
 PG_API int ptx_insn_defs(const ptx_insn *in, const char **out, int max);

@@ -190,6 +190,15 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
         } else if (text.data) {
             pg_buf_puts(&res, text.data);
         }
+        /* declared register counts as the body uses them: a model trained on widened
+         * declarations (prompts --widen-regs) writes %f<512>; nothing else changes */
+        pg_buf tight = {0};
+        if (res.data && ptx_regs_tighten_text(res.data, res.len, &tight)) {
+            pg_buf_free(&res);
+            res = tight;
+        } else {
+            pg_buf_free(&tight);
+        }
         out->ptx = res.data;
     }
     st = PG_OK;

@@ -483,6 +483,17 @@ static void test_regs_widen_tighten(void) {
         CHECK(decl_count(w, "%f") == 13 && decl_count(w, "%rs") == 2, "widen never lowers: %d %d", decl_count(w, "%f"), decl_count(w, "%rs"));
         ptx_module_free(w);
     }
+    /* the text version changes only the counts (comments and layout stay) */
+    const char *txt = HEADER "// keep me\n.visible .entry t(.param .u64 p)\n{\n  .reg .b64   %rd<512>;  // wide\n"
+                      "  .reg .f32 %f<3>;\n  ld.param.u64 %rd1, [p];\n  st.global.f32 [%rd1], 0f00000000;\n  ret;\n}\n";
+    pg_buf tt = {0};
+    CHECK(ptx_regs_tighten_text(txt, strlen(txt), &tt), "tighten_text changed nothing");
+    CHECK(tt.data && strstr(tt.data, "  .reg .b64   %rd<2>;  // wide\n") && strstr(tt.data, "// keep me\n") && strstr(tt.data, "%f<1>;"),
+          "tighten_text: %s", tt.data ? tt.data : "(null)");
+    pg_buf_free(&tt);
+    const char *broken = "not ptx at all %r<9>;";
+    CHECK(!ptx_regs_tighten_text(broken, strlen(broken), &tt) && tt.data && !strcmp(tt.data, broken), "broken text copied unchanged");
+    pg_buf_free(&tt);
     ptx_regs_widen(NULL, 8);   /* NULL is a no-op */
     ptx_regs_tighten(NULL);
     pg_buf_free(&tight);
