@@ -29,6 +29,13 @@
 #   `ptxgen prompts --widen-regs`; see MODELS.md)
 #   expert-ready   after start (carrying .carry/init-adapter) and the puts: what bench/device_expert.sh
 #                  needs (the converted base, the adapter as $P/qwen-lora, replay pairs); see LEARNING.md
+#   TWIN=1         CUDA C twins (issue 17; set it on `start` and on long-c): grow-loop also
+#                  appends `ptxgen prompts --twin` pairs (description + PTX -> the sample's
+#                  CUDA C) to pairs-grow.jsonl, so the LoRA learns both turns; gen (and so
+#                  long-c) passes --twin to generate.py, which writes <case>.cu beside each
+#                  finished kernel, and verify's eval reports the twin verdict's
+#                  precision/recall.  The twin turn gets TWIN_RESERVE (100) s of the deadline
+#                  (long-c's GEN_DEADLINE defaults to 330 then) and TWIN_MAX_NEW (2048) tokens.
 #
 # Binaries: build/ptxgen and build/libptxgen.so travel in .carry/bin (built on the
 # build machine; the GPU machine has runtime jansson/pcre2 but no -dev packages).
@@ -125,6 +132,7 @@ gen)
         [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
         [ -n "${MAX_NEW:-}" ] && args+=(--max-new "$MAX_NEW")   # generate.py's default 3,072 cuts the long families
         [ -n "$adapter" ] && args+=(--adapter "$adapter")
+        [ "${TWIN:-0}" = 1 ] && args+=(--twin --twin-reserve "${TWIN_RESERVE:-100}" --twin-max-new "${TWIN_MAX_NEW:-2048}")
         [ -f "$base/tokenizer.json" ] && [ ! -f "$base/tokenizer_config.json" ] && args+=(--tokenizer "$base/tokenizer.json")
         python3 train/generate.py "${args[@]}" > "$P/gen-$name.log" 2>&1 &
         pids+=($!)
@@ -310,7 +318,8 @@ start)
     echo "synth of $N started; local pairs: $(wc -l < "$P/pairs-local.jsonl" 2>/dev/null || echo none)"
     ;;
 grow-loop)
-    # the synth's whole lines -> chatml pairs, appended to pairs-grow.jsonl (the trainer reads whole lines only)
+    # the synth's whole lines -> chatml pairs, appended to pairs-grow.jsonl (the trainer reads whole lines only);
+    # TWIN=1: the chunk's twin pairs too (samples without CUDA C have none)
     done_n=0
     while :; do
         fin=0; f=$P/synth.jsonl.partial
@@ -318,11 +327,15 @@ grow-loop)
         n=$(wc -l < "$f" 2>/dev/null || echo 0)
         if [ "$n" -gt "$done_n" ]; then
             sed -n "$((done_n + 1)),${n}p" "$f" > "$P/chunk.jsonl"
+            # (twin prompts carry the PTX exact, as gen --twin writes it: no --widen-regs there)
             if "$BIN/ptxgen" prompts --format chatml ${WIDEN_REGS:+--widen-regs "$WIDEN_REGS"} --in "$P/chunk.jsonl" \
-                --out "$P/chunk-pairs.jsonl"; then
-                cat "$P/chunk-pairs.jsonl" >> "$P/pairs-grow.jsonl"
+                   --out "$P/chunk-pairs.jsonl" &&
+               { [ "${TWIN:-0}" != 1 ] || "$BIN/ptxgen" prompts --twin --format chatml --in "$P/chunk.jsonl" \
+                     --out "$P/chunk-twin.jsonl"; }; then
+                { cat "$P/chunk-pairs.jsonl"; [ "${TWIN:-0}" != 1 ] || cat "$P/chunk-twin.jsonl"; } >> "$P/pairs-grow.jsonl"
                 done_n=$n
-                echo "$(date +%s) samples $n pairs $(wc -l < "$P/pairs-grow.jsonl")"
+                echo "$(date +%s) samples $n pairs $(wc -l < "$P/pairs-grow.jsonl")$([ "${TWIN:-0}" != 1 ] ||
+                    echo " (twin pairs: $(grep -c '"turn":"twin"' "$P/pairs-grow.jsonl"))")"
             fi
         fi
         [ "$fin" = 1 ] && break
@@ -378,7 +391,7 @@ long-c)
     need "$P/qwen-long/adapter_model.safetensors"
     # the synth is not needed any more: its cores go to ptxas in the verdicts
     [ -e "$P/synth.pid" ] && kill -- -"$(cat "$P/synth.pid")" 2>/dev/null
-    GEN_DEADLINE=${GEN_DEADLINE:-260} bash "$0" gen "qwen-long:$P/qwen-hf:$P/qwen-long:$S" | tail -n 3
+    GEN_DEADLINE=${GEN_DEADLINE:-$([ "${TWIN:-0}" = 1 ] && echo 330 || echo 260)} bash "$0" gen "qwen-long:$P/qwen-hf:$P/qwen-long:$S" | tail -n 3
     echo "generated at $(( $(date +%s) - t0 )) s"
     SAMPLES=$S SHARDS=16 VERIFY_BUDGET=${VB:-140} bash "$0" verify qwen-long 2>&1
     echo "done at $(( $(date +%s) - t0 )) s"; ls -la "$OUT"
@@ -414,7 +427,7 @@ families)
     OUT=$OUT BUDGET=${BUDGET:-120} bash bench/device_families.sh "${1:-bench/family_suite}"
     ;;
 *)
-    sed -n '2,22p' "$0"
+    sed -n '2,37p' "$0"
     exit 2
     ;;
 esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # train_tests.sh [TEST.py] — the training side's tests (train/test_train.py by default, or
-# train/test_base.py), CPU only, tiny models.
+# train/test_base.py, train/test_expert.py, train/test_twin.py), CPU only, tiny models.
 # Prints "train: N passed, N failed[, N skipped]" like every suite; without torch (or
 # tokenizers/safetensors) everything is SKIPPED, loudly.
 set -u

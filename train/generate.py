@@ -15,6 +15,14 @@ under the `no_bias` config.
 Output: DIR/<task>.<style>.<config>.<sample>.ptx (+ .json: tokens, seconds,
 finished), the layout `ptxgen eval --kernels DIR` reads.
 
+--twin adds the second turn (twin_turn): for every finished kernel, the prompt of
+gen_prompt_build_twin_fmt (description + the generated PTX -> the CUDA C twin),
+sampled unconstrained at the same temperature and top-k up to --twin-max-new
+tokens, written to DIR/<case>.cu beside the PTX: eval then reports how far
+"agrees with its twin" can be trusted (twin precision/recall).  The twin turn
+runs after the PTX turn and gets what --deadline leaves (--twin-reserve keeps
+seconds for it); a twin the deadline cut gets no .cu.
+
     python3 train/generate.py --base /tmp/qwen-hf --adapter models/default \\
         --suite bench/suite --suite bench/suite-prose --samples 2 --out /tmp/gen
 """
@@ -78,6 +86,8 @@ class Lib:
         L.dec_text.argtypes = [vp, C.POINTER(C.c_size_t)]
         L.dec_text.restype = C.POINTER(C.c_char)
         L.gen_prompt_build_fmt.argtypes = [C.c_int, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
+        L.gen_prompt_build_twin_fmt.argtypes = [C.c_int, C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
+        L.twin_strip_fence.argtypes = [C.c_char_p, C.POINTER(PgBuf)]
         L.gen_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
         L.task_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
         L.task_block_max.argtypes = [vp, C.POINTER(C.c_int)]
@@ -93,6 +103,18 @@ class Lib:
     def prompt(self, fmt, desc, arch, sig):
         b = PgBuf()
         self.L.gen_prompt_build_fmt(fmt, desc.encode(), arch.encode(), sig.encode(), C.byref(b))
+        return self._take(b)
+
+    def twin_prompt(self, fmt, desc, arch, sig, ptx):
+        """The twin turn's prompt: the first turn's, the PTX as its answer, then the request for the CUDA C twin."""
+        b = PgBuf()
+        self.L.gen_prompt_build_twin_fmt(fmt, desc.encode(), arch.encode(), sig.encode(), ptx.encode(), C.byref(b))
+        return self._take(b)
+
+    def strip_fence(self, text):
+        """The C inside a ``` fence when the model fenced it, else the text (twin_strip_fence, as gen --twin writes twins)."""
+        b = PgBuf()
+        self.L.twin_strip_fence(text.encode(), C.byref(b))
         return self._take(b)
 
     def task_signature(self, path):
@@ -144,11 +166,16 @@ def token_bytes(tok):
 
 
 class Seq:
-    __slots__ = ("key", "dec", "toks", "done", "t0", "gen", "forced", "forced_end", "written")
+    __slots__ = ("key", "dec", "toks", "done", "t0", "gen", "forced", "forced_end", "written", "desc", "sig", "text", "finished")
 
-    def __init__(self, key, dec):
+    def __init__(self, key, dec, desc, sig):
         self.key, self.dec, self.toks, self.done = key, dec, [], False
         self.t0, self.gen, self.forced, self.forced_end, self.written = time.time(), 0, 0, False, False
+        self.desc, self.sig, self.text, self.finished = desc, sig, "", False
+
+
+def past_deadline(deadline):
+    return deadline > 0 and time.time() - T0 > deadline
 
 
 T0 = time.time()
@@ -180,8 +207,16 @@ def main(argv=None):
     ap.add_argument("--time-budget", type=float, default=0, help="stop starting new batches after this many seconds")
     ap.add_argument("--deadline", type=float, default=0,
                     help="seconds after which the unfinished sequences are written as they are (finished=false) and the run ends")
+    ap.add_argument("--twin", action="store_true", help="a second turn per finished kernel: its CUDA C twin, DIR/<case>.cu")
+    ap.add_argument("--twin-max-new", type=int, default=2048, help="token limit of the twin turn")
+    ap.add_argument("--twin-reserve", type=float, default=0,
+                    help="with --twin and --deadline: the PTX turn stops this many seconds before the deadline")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args(argv)
+    # the PTX turn's cut-off (0: none); the twin turn runs to --deadline itself
+    args.ptx_deadline = args.deadline - args.twin_reserve if args.twin and args.deadline else args.deadline
+    if args.deadline and args.ptx_deadline <= 0:
+        ap.error(f"--twin-reserve {args.twin_reserve} leaves the PTX turn no time before --deadline {args.deadline}")
 
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from hfutil import load_tokenizer
@@ -237,7 +272,7 @@ def main(argv=None):
                     key = f"{tname}.{st}.{args.config}.{s}"
                     if os.path.exists(os.path.join(args.out, key + ".ptx")):
                         continue
-                    cases.append((key, lib.prompt(FMT[fmt], d, args.arch, sig), sig, s, blk))
+                    cases.append((key, lib.prompt(FMT[fmt], d, args.arch, sig), sig, s, blk, d))
     print(json.dumps({"event": "cases", "todo": len(cases)}), flush=True)
     # longest prompts first keeps the padded prefill small within a batch
     cases.sort(key=lambda c: -len(c[1]))
@@ -245,14 +280,21 @@ def main(argv=None):
     gen.manual_seed(args.seed)
     t_all = time.time()
     stats = {"kernels": 0, "finished": 0, "rejections": 0, "full_masks": 0, "tokens": 0}
+    kernels = []            # the written kernels (Seq), for the twin turn
     for b0 in range(0, len(cases), args.batch):
         if args.time_budget and time.time() - t_all > args.time_budget:
             print(json.dumps({"event": "budget", "left": len(cases) - b0}), flush=True)
             break
-        run_batch(cases[b0:b0 + args.batch], args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbuf, gen, name, stats)
+        kernels += run_batch(cases[b0:b0 + args.batch], args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbuf, gen, name,
+                             stats)
         print(json.dumps(dict(stats, event="batch", done=min(len(cases), b0 + args.batch), of=len(cases),
                               elapsed=round(time.time() - t_all, 1))), flush=True)
     lib.L.dec_vocab_free(vocab)
+    if args.twin:
+        eot = tok.convert_tokens_to_ids("<|endoftext|>")
+        end_ids = {end_id} | ({eot} if eot not in (None, tok.unk_token_id) else set())
+        tw = twin_turn(kernels, args, lib, fmt, tok, model, end_ids, pieces, special, gen, name)
+        print(json.dumps(dict(tw, event="twin", elapsed=round(time.time() - t_all, 1))), flush=True)
 
 
 def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbuf, gen, name, stats):
@@ -261,12 +303,12 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
     cpu_gen.manual_seed(args.seed + 1)
     t_batch, nsteps = time.time(), 0
     seqs, prompts = [], []
-    for key, prompt, sig, s, blk in batch:
+    for key, prompt, sig, s, blk, desc in batch:
         d, q = C.c_void_p(), DiagSink()
         opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None)
         if lib.L.dec_new(vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
             raise SystemExit("dec_new failed")
-        sq = Seq(key, d)
+        sq = Seq(key, d, desc, sig)
         # the forced opening (header + signature) goes into the prompt, all but its last
         # token: that one the model samples under the constraint, so a token that would
         # merge across the boundary in the training text is still reachable
@@ -298,7 +340,7 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
         out = model(input_ids=ids, attention_mask=att, position_ids=pos, use_cache=True)
         cache, logits = out.past_key_values, out.logits[:, -1, :].float()     # [B][V]
         for step in range(args.max_new):
-            if args.deadline and time.time() - T0 > args.deadline:
+            if past_deadline(args.ptx_deadline):
                 stats["cut_by_deadline"] = stats.get("cut_by_deadline", 0) + len(alive)
                 break
             k = args.top_k if args.top_k > 0 else 1
@@ -381,7 +423,9 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
                 write_kernel(seqs[row], args, lib, name, stats)
     for sq in seqs:
         lib.L.dec_free(sq.dec)
+        sq.dec = None
     stats["ms_per_step"] = round(1000 * (time.time() - t_batch) / max(1, nsteps), 1)
+    return [sq for sq in seqs if sq.written]
 
 
 def write_kernel(sq, args, lib, name, stats):
@@ -394,6 +438,7 @@ def write_kernel(sq, args, lib, name, stats):
     with open(path + ".ptx.tmp", "w", encoding="utf-8") as f:
         f.write(f"// GENERATED_BY: ptxgen {name}\n" + text)
     finished = sq.done and lib.L.dec_done(sq.dec)
+    sq.text, sq.finished = text, bool(finished)
     with open(path + ".json.tmp", "w") as f:
         json.dump({"gen_tokens": sq.gen, "forced_tokens": sq.forced, "seconds": round(time.time() - sq.t0, 2), "finished": finished}, f)
     os.replace(path + ".json.tmp", path + ".json")
@@ -402,6 +447,126 @@ def write_kernel(sq, args, lib, name, stats):
     stats["finished"] += bool(finished)
     stats["tokens"] += sq.gen
     sq.written = True
+
+
+
+def write_atomic(path, data):
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(data)
+    os.replace(path + ".tmp", path)
+
+
+# ---- the twin turn ----------------------------------------------------------------------------------
+def prefill(model, ids, att, chunk):
+    """The padded prompts ids/att [B][L] through the model in pieces of `chunk` positions (the full
+    [B][L][L] mask and attention of a batch of long twin prompts would not fit); returns the cache and
+    the last position's logits [B][V]."""
+    pos = (att.cumsum(-1) - 1).clamp(min=0)             # [B][L]
+    cache = None
+    for a in range(0, ids.shape[1], chunk):
+        b = min(ids.shape[1], a + chunk)
+        out = model(input_ids=ids[:, a:b], attention_mask=att[:, :b], position_ids=pos[:, a:b], past_key_values=cache,
+                    use_cache=True, logits_to_keep=1)
+        cache = out.past_key_values
+    return cache, out.logits[:, -1, :].float()
+
+
+PREFILL_CHUNK = 512
+
+
+def twin_turn(kernels, args, lib, fmt, tok, model, end_ids, pieces, special, gen, name):
+    """The second turn for every finished kernel this run wrote (Seq): gen_prompt_build_twin_fmt's
+    prompt (description + the generated PTX), sampled without the constraint (it knows PTX, not C)
+    at the same temperature and top-k, in batches of --batch.  A row ends at an end token
+    (finished), a NUL byte, --twin-max-new tokens or the model's context (as gen_twin_sample in
+    src/decode/gen.c); its text, unfenced (twin_strip_fence, as gen --twin), goes to DIR/<case>.cu
+    after a GENERATED_BY line, and its counts into <case>.json ("twin").  Rows still running at
+    --deadline get no .cu.  Returns the counts for the log."""
+    dev, n, t0 = args.device, len(pieces), time.time()
+    ctx = model.config.max_position_embeddings
+    st = {"twins": 0, "twins_finished": 0, "twin_tokens": 0, "twin_cut_by_deadline": 0, "twin_too_long": 0,
+          "twin_skipped_unfinished_ptx": sum(not sq.finished for sq in kernels)}
+    todo = []                                           # (Seq, prompt ids, token limit)
+    for sq in kernels:
+        if not sq.finished:
+            continue
+        ids = tok(lib.twin_prompt(FMT[fmt], sq.desc, args.arch, sq.sig, sq.text), add_special_tokens=False)["input_ids"]
+        room = min(args.twin_max_new, ctx - len(ids) - 1)
+        if room < 1:
+            st["twin_too_long"] += 1
+            continue
+        todo.append((sq, ids, room))
+    todo.sort(key=lambda c: -len(c[1]))
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    k = args.top_k if args.top_k > 0 else 1
+    for b0 in range(0, len(todo), args.batch):
+        batch = todo[b0:b0 + args.batch]
+        if past_deadline(args.deadline):
+            st["twin_cut_by_deadline"] += len(todo) - b0
+            break
+        B, L = len(batch), max(len(c[1]) for c in batch)
+        ids = torch.full((B, L), pad, dtype=torch.long)     # [B][L] left-padded
+        att = torch.zeros((B, L), dtype=torch.long)         # [B][L]
+        for i, (_, p, _) in enumerate(batch):
+            ids[i, L - len(p):] = torch.tensor(p)
+            att[i, L - len(p):] = 1
+        ids, att = ids.to(dev), att.to(dev)
+        text, ntok, fin, tb = [bytearray() for _ in batch], [0] * B, [False] * B, time.time()
+        alive = list(range(B))                              # batch rows still sampling
+        with torch.no_grad():
+            cache, logits = prefill(model, ids, att, PREFILL_CHUNK)
+            while alive:
+                if past_deadline(args.deadline):       # the next batch's check counts the rest
+                    st["twin_cut_by_deadline"] += len(alive)
+                    break
+                topv, topi = torch.topk(logits[:, :n], k, dim=-1)                  # [b][k]
+                if args.temperature > 0:
+                    pick = torch.multinomial(torch.softmax(topv / args.temperature, dim=-1), 1, generator=gen)
+                else:
+                    pick = torch.zeros((topv.shape[0], 1), dtype=torch.long, device=dev)
+                cand = topi.gather(1, pick).squeeze(1).tolist()
+                keep = []
+                for j, row in enumerate(alive):
+                    t = cand[j]
+                    if t in end_ids:
+                        fin[row] = True
+                    elif b"\0" not in pieces[t]:               # gen.c stops a twin at a NUL byte
+                        if not special[t]:
+                            text[row] += pieces[t]
+                        ntok[row] += 1
+                        if ntok[row] < batch[row][2]:
+                            keep.append(j)
+                            continue
+                    write_twin(batch[row][0], lib.strip_fence(text[row].decode("utf-8", errors="replace")), ntok[row], fin[row],
+                               time.time() - tb, args, name, st)
+                if not keep:
+                    break
+                kt = torch.tensor(keep, device=dev)
+                tnext = torch.tensor(cand, device=dev)[kt][:, None]                 # [b][1]
+                att = torch.cat([att, torch.ones((att.shape[0], 1), dtype=att.dtype, device=dev)], dim=1)
+                if len(keep) < len(alive):
+                    cache.batch_select_indices(kt)
+                    att = att[kt]
+                    alive = [alive[j] for j in keep]
+                pos = att.sum(-1, keepdim=True) - 1                                 # [b][1]
+                out = model(input_ids=tnext, attention_mask=att, position_ids=pos, past_key_values=cache, use_cache=True)
+                cache, logits = out.past_key_values, out.logits[:, -1, :].float()
+    st["twin_seconds"] = round(time.time() - t0, 1)
+    return st
+
+
+def write_twin(sq, src, ntok, finished, seconds, args, name, st):
+    """DIR/<case>.cu (the name `ptxgen eval --kernels` looks for beside <case>.ptx) and the twin's counts in <case>.json."""
+    path = os.path.join(args.out, sq.key)
+    write_atomic(path + ".cu", f"// GENERATED_BY: ptxgen {name} (CUDA C twin, the model's second turn; review it before relying on it)\n"
+                 + src)
+    with open(path + ".json", encoding="utf-8") as f:
+        meta = json.load(f)
+    meta["twin"] = {"gen_tokens": ntok, "finished": finished, "seconds": round(seconds, 2)}
+    write_atomic(path + ".json", json.dumps(meta))
+    st["twins"] += 1
+    st["twins_finished"] += bool(finished)
+    st["twin_tokens"] += ntok
 
 
 if __name__ == "__main__":

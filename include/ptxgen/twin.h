@@ -65,6 +65,14 @@ PG_API void twin_kernel_free(twin_kernel *k);
  * false when a parameter's type is unknown (void* or a struct): then the
  * model writes the signature. */
 PG_API bool twin_ptx_signature(const twin_kernel *k, pg_buf *out);
+/* The CUDA C of a twin the model fenced ("```cuda" ... "```", with or without
+ * prose around it), appended to out: the lines of the first fenced block (an
+ * opening line is ``` and an optional tag of letters, digits and _+#.-; a
+ * closing line is ``` alone; spaces and tabs around either), trailing newlines
+ * folded into one; a block the token limit cut keeps everything after its
+ * opening line.  Text without an opening fence line is appended as it is.
+ * gen --twin and train/generate.py --twin write their twins through it. */
+PG_API void twin_strip_fence(const char *text, pg_buf *out);
 
 /* ---- nvcc ---------------------------------------------------------------------- */
 typedef enum {

@@ -659,7 +659,7 @@ static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_v
         }
         pg_buf_printf(&cu, "// GENERATED_BY: ptxgen %s (CUDA C twin, the model's second turn; review it before relying on it)\n",
                       model_get_config(model)->model_id);
-        pg_buf_puts(&cu, tr.ptx);
+        twin_strip_fence(tr.ptx, &cu);   /* the C inside a ``` fence, when the model fenced it */
         if (!tr.finished) fprintf(stderr, "gen: the twin stopped at the token limit (%d tokens)\n", tr.gen_tokens);
         gen_result_free(&tr);
     }

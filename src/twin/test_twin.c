@@ -188,6 +188,35 @@ static void test_compile(void) {
     }
 }
 
+static void test_strip_fence(void) {
+#define BODY "extern \"C\" __global__ void k(float *x) {\n    x[0] = 1.0f;\n}\n"
+    struct { const char *in, *want; } c[] = {
+        {BODY, BODY},                                                     /* no fence: as it is */
+        {"```cuda\n" BODY "```\n", BODY},
+        {"```\n" BODY "```", BODY},
+        {" \t```c++ \n" BODY " ``` \nThis kernel sets x[0].\n", BODY},   /* blanks around the fences, prose after */
+        {"Here is the twin:\n\n```cuda\n" BODY "\n\n```\n", BODY},       /* prose before, newlines folded */
+        {"```cuda\n" BODY "  x[1] = 2;", BODY "  x[1] = 2;\n"},          /* cut by the token limit */
+        {"```cuda\n" BODY "```\nand\n```cuda\nint other;\n```\n", BODY},   /* the first block only */
+        {"int a; // not ```cuda\n", "int a; // not ```cuda\n"},           /* inside a line: no fence */
+        {"```cuda x\n" BODY, "```cuda x\n" BODY},                         /* a tag with a blank: no fence */
+        {"```cuda", "\n"},                                                /* an opening and nothing else */
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        pg_buf b = {0};
+        twin_strip_fence(c[i].in, &b);
+        CHECK(!strcmp(b.data ? b.data : "", c[i].want), "fence case %zu: '%s'", i, b.data ? b.data : "");
+        pg_buf_free(&b);
+    }
+    pg_buf b = {0};   /* appends */
+    pg_buf_puts(&b, "// head\n");
+    twin_strip_fence("```cuda\nint x;\n```\n", &b);
+    CHECK(b.data && !strcmp(b.data, "// head\nint x;\n"), "appends: '%s'", b.data);
+    pg_buf_free(&b);
+#undef BODY
+}
+
 static void test_verdict(void) {
     struct { twin_verdict v; int sets; const char *detail, *want; } c[] = {
         {TWIN_V_NO_NVCC, 0, NULL, "twin written; nvcc not found; not compiled"},
@@ -213,6 +242,7 @@ int main(void) {
     test_parse();
     test_infer();
     test_compile();
+    test_strip_fence();
     test_verdict();
     return TEST_DONE();
 }

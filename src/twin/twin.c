@@ -363,6 +363,37 @@ done:
     return st;
 }
 
+/* [a, b) is a fence line: blanks, ```, (with a tag when open) [A-Za-z0-9_+#.-]*, blanks */
+static bool fence_line(const char *a, const char *b, bool open) {
+    while (a < b && (*a == ' ' || *a == '\t')) a++;
+    if (b - a < 3 || strncmp(a, "```", 3)) return false;
+    a += 3;
+    while (open && a < b && (isalnum((unsigned char)*a) || (*a && strchr("_+#.-", *a)))) a++;
+    while (a < b && (*a == ' ' || *a == '\t')) a++;
+    return a == b;
+}
+
+void twin_strip_fence(const char *text, pg_buf *out) {
+    const char *end = text + strlen(text);
+    for (const char *l = text; l < end;) {
+        const char *nl = memchr(l, '\n', (size_t)(end - l)), *le = nl ? nl : end;
+        if (fence_line(l, le, true)) {
+            const char *body = nl ? nl + 1 : end, *stop = end;
+            for (const char *m = body; m < end;) {
+                const char *mn = memchr(m, '\n', (size_t)(end - m)), *me = mn ? mn : end;
+                if (fence_line(m, me, false)) { stop = m; break; }
+                m = mn ? mn + 1 : end;
+            }
+            while (stop > body && stop[-1] == '\n') stop--;
+            pg_buf_putn(out, body, (size_t)(stop - body));
+            pg_buf_puts(out, "\n");
+            return;
+        }
+        l = nl ? nl + 1 : end;
+    }
+    pg_buf_putn(out, text, (size_t)(end - text));
+}
+
 bool twin_ptx_signature(const twin_kernel *k, pg_buf *out) {
     for (int i = 0; i < k->nparams; i++)
         if (!k->params[i].is_pointer && k->params[i].dtype == TASK_T_NONE) return false;
