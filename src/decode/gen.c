@@ -222,7 +222,13 @@ pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *de
     int32_t eot_id = tok_special_id(t, GEN_TOK_EOT);
     if (end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", end_tok); return PG_ERR_INVALID; }
     pg_buf prompt = {0}, text = {0};
-    gen_prompt_build_twin_fmt(o->format, description ? description : "", o->arch, o->signature, ptx ? ptx : "", &prompt);
+    /* the PTX as the twin pairs show it (`prompts --twin`): without gen's provenance line */
+    const char *body = ptx ? ptx : "";
+    if (!strncmp(body, "// GENERATED_BY:", 16)) {
+        const char *nl = strchr(body, '\n');
+        body = nl ? nl + 1 : "";
+    }
+    gen_prompt_build_twin_fmt(o->format, description ? description : "", o->arch, o->signature, body, &prompt);
     int32_t *ids = NULL;
     size_t nid = 0;
     float *logits = malloc(sizeof(float) * (size_t)vocab);

@@ -49,6 +49,14 @@ int main(void) {
     CHECK(a.gen_tokens <= 40 && a.prompt_tokens > 0, "within its budget (%d tokens)", a.gen_tokens);
     CHECK(a.ptx && b.ptx && !strcmp(a.ptx, b.ptx), "deterministic for a seed");
     CHECK(a.ptx && strlen(a.ptx) == strcspn(a.ptx, ""), "no NUL inside");
+    gen_result_free(&b);
+    /* gen's provenance line is not part of the prompt (the twin pairs have none) */
+    pg_buf marked = {0};
+    pg_buf_printf(&marked, "// GENERATED_BY: ptxgen test\n%s", ptx);
+    CHECK(gen_twin_sample(m, t, "zero x", marked.data, &o, &b, &q) == PG_OK && b.ptx && a.ptx && !strcmp(a.ptx, b.ptx) &&
+              a.prompt_tokens == b.prompt_tokens,
+          "the GENERATED_BY line changed the twin prompt (%d vs %d tokens)", a.prompt_tokens, b.prompt_tokens);
+    pg_buf_free(&marked);
     gen_result_free(&a);
     gen_result_free(&b);
     /* a prompt beyond the context is an error that says so */
