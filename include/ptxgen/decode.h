@@ -218,7 +218,7 @@ PG_API void gen_result_free(gen_result *r);
  * rounding (model_forward_batch) does not move a sampling draw across a boundary.
  * A candidate's `seconds` runs from the call's start to its last token.  On an error
  * (the first candidate's, as gen_sample reports it) every outs[i] is freed and zeroed. */
-#define GEN_BATCH_MAX 8
+#define GEN_BATCH_MAX 8   /* candidates in flight at once: each holds a context (KV cache) of prompt + max_tokens */
 PG_API pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                               const gen_opts *o, int k, gen_result *outs, pg_diag_sink *diag);
 /* The twin turn: sample the CUDA C twin of `ptx` (unconstrained: the constraint
