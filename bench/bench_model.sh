@@ -2,7 +2,8 @@
 # bench_model.sh — CPU speed of the C inference engine vs PyTorch on a 15.7M-parameter
 # random Qwen2 (bench/make_bench_model.py), per compute dtype and thread count.
 # Measures prefill tokens/s (pp64), decode tokens/s (tg256 from an empty context),
-# time to first token (64-token prompt) and peak RSS; writes bench/results/<date>-model-cpu.json.
+# time to first token (64-token prompt) and peak RSS, and batched decode on the shipped model
+# (bench_model --batch); writes bench/results/<date>-model-cpu.json.
 #   bash bench/bench_model.sh [OUT.json]
 # Run it on a quiet machine: every number here is bound by memory bandwidth or FMA
 # throughput, and another process on one of the two cores halves it.
@@ -31,6 +32,10 @@ for dt in f32 bf16 q8; do
     "$BUILD/bench_model" "$DEFAULT" --dtype $dt --threads 2 --pp 64 --tg 256 --reps "${REPS:-5}" | tee -a "$tmp"
 done
 python3 bench/make_bench_model.py --torch "$DEFAULT" | tee -a "$tmp"
+# batched decode (best-of-k in `gen --samples k`): k = 1, 4, 8 sequences stepped together vs one at a time
+for dt in f32 bf16 q8; do
+    "$BUILD/bench_model" "$DEFAULT" --dtype $dt --threads 2 --tg 128 --reps "${REPS:-5}" --batch 1,4,8 | tee -a "$tmp"
+done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 - "$tmp" "$OUT" "$load_before" "$load_after" "$MODEL" <<'PY'
 import json, sys, platform, subprocess, datetime, os

@@ -134,6 +134,24 @@ PG_API void model_ctx_rewind(model_ctx *c, int pos);        /* drop cache entrie
 PG_API pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits,
                         pg_diag_sink *diag);
 
+/* One decode step for nseq sequences together: sequence i (context ctxs[i], at its
+ * own position model_ctx_pos(ctxs[i]) with its own KV cache) takes the one new token
+ * toks[i]; logits [nseq][vocab] (may be NULL) receives row i = ctxs[i]'s next-token
+ * logits, and each context then behaves as after model_forward(ctxs[i], &toks[i], 1)
+ * (position + 1, model_logits_subset reads its last state).  The linear layers run
+ * once over the nseq rows stacked (model_forward's prefill kernels when nseq >= 4,
+ * so every weight is read once per step, not nseq times); RoPE and attention are per
+ * sequence.  Logits equal nseq separate one-token model_forward calls to the
+ * tolerance the engine's prefill path holds against its decode path (bit for bit
+ * for nseq < 4, the decode kernels; see src/model/test_model.c for the bounds).
+ * The contexts stay the caller's; all must belong to one model and be distinct.
+ * Errors, with a diagnostic (E802) and no context changed: PG_ERR_USAGE for
+ * nseq < 1, contexts of different models, a context named twice, a token outside
+ * the vocabulary; PG_ERR_LIMIT when a context is full.  One call at a time per
+ * model (the model's thread pool), as for model_forward. */
+PG_API pg_status model_forward_batch(model_ctx *const *ctxs, int nseq, const int32_t *toks, float *logits,
+                                     pg_diag_sink *diag);
+
 /* Run n tokens like model_forward but compute no logits (prefill for a caller
  * that only wants a few of them next). */
 PG_API pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag);

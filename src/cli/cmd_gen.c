@@ -340,7 +340,8 @@ static const char *gen_usage =
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
     "  ptxas (when installed), and with --verify gpu --task runs it against the task's reference.\n"
     "  A failed check resamples with the next seed, up to --samples attempts (default 4).\n"
-    "  --verify gpu --task: verified best-of-k; all --samples candidates are drawn, each runs the\n"
+    "  --verify gpu --task: verified best-of-k; all --samples candidates are drawn (together, up to 8\n"
+    "  per forward step, each with its own seed as in the sequential loop), each runs the\n"
     "  harness (and a correct one is timed against nvcc), and the fastest correct one is kept\n"
     "  (\"best_of\" in --json).  Without a GPU the candidates are checked up to ptxas, the best is\n"
     "  written, the verdict says \"semantics not verified\" and the exit status is 3.\n"
@@ -889,6 +890,7 @@ int cmd_gen(int argc, char **argv) {
     gen_result best = {0};
     gen_verdict bestv = {0};
     int best_attempt = 0;
+    gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
 
     if (desc_file) {
         size_t n;
@@ -1023,11 +1025,21 @@ int cmd_gen(int argc, char **argv) {
     if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen gen: cannot create a temp dir: %s\n", strerror(errno)); goto out; }
     uint64_t seed0 = o.sampler.seed;
     rc = 1;
+    if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
+        drawn = calloc((size_t)samples, sizeof *drawn);
+        if (!drawn) { fprintf(stderr, "ptxgen gen: out of memory for %d candidates\n", samples); goto cleanup; }
+        if (gen_sample_k(model, tok, vocab, desc, &o, samples, drawn, &sink) != PG_OK) goto cleanup;
+    }
     for (int at = 1; at <= samples; at++) {
         gen_result r;
         o.sampler.seed = seed0 + (uint64_t)(at - 1);
-        pg_status st = gen_sample(model, tok, vocab, desc, &o, &r, &sink);
-        if (st != PG_OK) { gen_result_free(&r); goto cleanup; }
+        if (drawn) {   /* candidate at - 1 was drawn with this seed */
+            r = drawn[at - 1];
+            memset(&drawn[at - 1], 0, sizeof r);
+        } else if (gen_sample(model, tok, vocab, desc, &o, &r, &sink) != PG_OK) {
+            gen_result_free(&r);
+            goto cleanup;
+        }
         pg_buf path = {0};
         pg_buf_printf(&path, "%s/attempt%d.ptx", tmpdir, at);
         gen_verdict v;
@@ -1143,6 +1155,8 @@ cleanup:
     rmdir(tmpdir);
 out:
     gen_result_free(&best);
+    for (int i = 0; drawn && i < samples; i++) gen_result_free(&drawn[i]);
+    free(drawn);
     gen_card_free(&card);
     dec_bias_free(bias);
     dec_vocab_free(vocab);

@@ -7,7 +7,12 @@
  * of threads summing a buffer of weight_bytes, best of 5) and reports decode's
  * weight traffic as a share of it.
  *
- *   build/bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] */
+ * --batch K1,K2,..: instead, batched decode (model_forward_batch, what `gen --samples k`
+ * uses for best-of-k) against the same k sequences stepped one at a time: k contexts
+ * with different 16-token prompts, then --tg steps of one token each; one JSON line
+ * per k with both speeds in tokens/s summed over the k sequences (median of --reps).
+ *
+ *   build/bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] [--batch 1,4,8] */
 #include "model/model_internal.h"
 #include "ptxgen/model.h"
 
@@ -111,12 +116,60 @@ static double read_bandwidth(size_t bytes, int threads) {
     return best;
 }
 
+/* Batched decode vs sequential for k sequences: median seconds of `tg` steps each way
+ * (both from the same prompts, rewound between rounds). */
+static int bench_batch(model_model *m, const char *dir, int k, int tg, int reps, pg_diag_sink *sink) {
+    const model_config *c = model_get_config(m);
+    enum { PROMPT = 16 };
+    model_ctx **ctx = calloc((size_t)k, sizeof *ctx);
+    int32_t *toks = malloc((size_t)k * sizeof *toks);                              /* [k] this step's tokens */
+    float *logits = malloc((size_t)k * c->vocab_size * sizeof *logits);            /* [k][vocab] */
+    double *t_seq = calloc((size_t)reps, sizeof *t_seq), *t_bat = calloc((size_t)reps, sizeof *t_bat);
+    int rc = !ctx || !toks || !logits || !t_seq || !t_bat;
+    for (int i = 0; i < k && !rc; i++) {
+        int32_t p[PROMPT];
+        for (int t = 0; t < PROMPT; t++) p[t] = 3 + (int32_t)(((unsigned)i * 131u + (unsigned)t * 29u) % (unsigned)(c->vocab_size - 3));
+        rc = model_ctx_new(m, PROMPT + tg + 1, &ctx[i], sink) != PG_OK || model_forward(ctx[i], p, PROMPT, NULL, NULL, sink) != PG_OK;
+    }
+    for (int r = -1; r < reps && !rc; r++) {   /* one untimed round warms caches and the pool */
+        for (int way = 0; way < 2; way++) {
+            for (int i = 0; i < k; i++) model_ctx_rewind(ctx[i], PROMPT);
+            double a = now();
+            for (int step = 0; step < tg && !rc; step++) {
+                for (int i = 0; i < k; i++) toks[i] = 3 + (int32_t)(((unsigned)step * 31u + (unsigned)i * 17u) % (unsigned)(c->vocab_size - 3));
+                if (way == 0)
+                    for (int i = 0; i < k && !rc; i++) rc = model_forward(ctx[i], &toks[i], 1, logits + (size_t)i * c->vocab_size, NULL, sink) != PG_OK;
+                else
+                    rc = model_forward_batch(ctx, k, toks, logits, sink) != PG_OK;
+            }
+            if (r >= 0) (way ? t_bat : t_seq)[r] = now() - a;
+        }
+    }
+    if (!rc) {
+        qsort(t_seq, (size_t)reps, sizeof *t_seq, cmp_d);
+        qsort(t_bat, (size_t)reps, sizeof *t_bat, cmp_d);
+        double seq = (double)k * tg / t_seq[reps / 2], bat = (double)k * tg / t_bat[reps / 2];
+        printf("{\"engine\": \"ptxgen\", \"bench\": \"batched-decode\", \"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, "
+               "\"kernels\": \"%s\", \"k\": %d, \"steps\": %d, \"prompt\": %d, \"reps\": %d, \"sequential_tok_s\": %.1f, "
+               "\"batched_tok_s\": %.1f, \"speedup\": %.2f}\n",
+               dir, model_weight_dtype(m), model_threads(m), model_kernels_isa(), k, tg, PROMPT, reps, seq, bat, bat / seq);
+    }
+    for (int i = 0; ctx && i < k; i++) model_ctx_free(ctx[i]);
+    free(ctx);
+    free(toks);
+    free(logits);
+    free(t_seq);
+    free(t_bat);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3]\n");
+        fprintf(stderr, "usage: bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] [--batch 1,4,8]\n");
         return 2;
     }
     const char *dir = argv[1], *dtype = "f32";
+    const char *batch = NULL;   /* --batch K1,K2,..: the batched-decode comparison instead */
     int threads = 0, pp = 64, tg = 256, reps = 3;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--dtype")) dtype = argv[i + 1];
@@ -124,6 +177,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--pp")) pp = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--tg")) tg = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--batch")) batch = argv[i + 1];
         else { fprintf(stderr, "bench_model: unknown option %s\n", argv[i]); return 2; }
     }
     if (pp < 1 || tg < 1 || reps < 1) { fprintf(stderr, "bench_model: --pp, --tg, --reps must be >= 1\n"); return 2; }
@@ -133,6 +187,16 @@ int main(int argc, char **argv) {
     double t0 = now();
     if (model_load(dir, &o, &m, &sink) != PG_OK) return 1;
     double t_load = now() - t0;
+    if (batch) {
+        int rc = 0;
+        for (const char *b = batch; *b && !rc; b += strcspn(b, ","), b += *b == ',') {
+            int k = atoi(b);
+            if (k < 1) { fprintf(stderr, "bench_model: --batch wants sizes >= 1: %s\n", batch); rc = 2; break; }
+            rc = bench_batch(m, dir, k, tg, reps, &sink);
+        }
+        model_free(m);
+        return rc;
+    }
     const model_config *c = model_get_config(m);
     model_ctx *ctx = NULL;
     if (model_ctx_new(m, pp + tg + 1, &ctx, &sink) != PG_OK) return 1;

@@ -16,7 +16,11 @@
  * per-token elementwise steps run on the caller in decode and on the pool, over
  * tokens, in prefill.  Attention takes a KV head's query heads together (GQA),
  * reading each cache entry once; K is cached in blocks of 16 positions
- * ([hd][16]) so scores need no horizontal sums. */
+ * ([hd][16]) so scores need no horizontal sums.
+ * A batched step (model_forward_batch) runs the same layer code with row t of the
+ * scratch being sequence t's one new token: the matmuls see nseq stacked rows (one
+ * weight read for all), while RoPE, the cache write and attention use row t's own
+ * context and position (row_ctx). */
 #include "model_internal.h"
 #include "gguf.h"
 
@@ -976,13 +980,28 @@ static float *kcache(model_ctx *c, int l, int h) {
     return c->kc + ((size_t)l * cf->num_key_value_heads + h) * per;
 }
 
+/* Whose cache and position scratch row t of a forward step is: one context's chunk
+ * (seq NULL: row t is c's token at c->pos + t), or a batched step (model_forward_batch:
+ * row t is sequence seq[t]'s one new token, at seq[t]->pos).  The scratch rows (x, xb,
+ * qkv, att, ...) are c's either way. */
+static model_ctx *row_ctx(model_ctx *c, model_ctx *const *seq, int t, int *pos) {
+    if (seq) {
+        *pos = seq[t]->pos;
+        return seq[t];
+    }
+    *pos = c->pos + t;
+    return c;
+}
+
 typedef struct {
-    model_ctx *c;
-    int l, n, pos0;       /* layer, tokens in the chunk, position of the first */
+    model_ctx *c;         /* scratch rows */
+    model_ctx *const *seq;/* batched step: row t's context (NULL: every row is c's) */
+    int l, n;             /* layer, rows in the step */
     int nch;              /* pool chunks the n * heads (token, head) pairs are split into */
 } att_job;
 
-/* Attention for the (token, head) pairs of pool chunks [c0, c1): causal, over cache 0..pos0+t. */
+/* Attention for the (row, KV head) pairs of pool chunks [c0, c1): causal, row t over its
+ * context's cache positions 0..p (p: the row's own position, row_ctx). */
 static void attention(void *arg, int c0, int c1, int ith) {
     const att_job *J = arg;
     model_ctx *c = J->c;
@@ -990,13 +1009,14 @@ static void attention(void *arg, int c0, int c1, int ith) {
     int hd = cf->head_dim, nh = cf->num_attention_heads, nkv = cf->num_key_value_heads, ng = nh / nkv;
     int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
     float scale = 1.0f / sqrtf((float)hd);
-    float *sc = c->scores + (size_t)ith * ng * c->max_seq;
-    const float *vbase = c->vc + (size_t)J->l * c->max_seq * KVD;
     int total = J->n * nkv;   /* (token, KV head) pairs: a KV head's query heads read its cache rows once */
     for (int w = (int)((long)total * c0 / J->nch); w < (int)((long)total * c1 / J->nch); w++) {
-        int t = w / nkv, kvh = w % nkv, T = J->pos0 + t + 1;
-        const float *q = c->qkv + (size_t)t * W + (size_t)kvh * ng * hd;
-        model_kern_attn_group(q, ng, kcache(c, J->l, kvh), vbase + (size_t)kvh * hd, (size_t)KVD, T, hd, scale, sc,
+        int t = w / nkv, kvh = w % nkv, pos;
+        model_ctx *rc = row_ctx(c, J->seq, t, &pos);   /* the cache row t reads: positions 0..pos */
+        float *sc = rc->scores + (size_t)ith * ng * rc->max_seq;                  /* [ng][max_seq] */
+        const float *vbase = rc->vc + (size_t)J->l * rc->max_seq * KVD;          /* [max_seq][KVD] */
+        const float *q = c->qkv + (size_t)t * W + (size_t)kvh * ng * hd;          /* [ng][hd] */
+        model_kern_attn_group(q, ng, kcache(rc, J->l, kvh), vbase + (size_t)kvh * hd, (size_t)KVD, pos + 1, hd, scale, sc,
                         c->att + (size_t)t * QD + (size_t)kvh * ng * hd);
     }
 }
@@ -1005,7 +1025,8 @@ static void attention(void *arg, int c0, int c1, int ith) {
  * pool for a prefill chunk, on the caller for a decode step (no dispatch). */
 enum { EW_RMS1, EW_ADD_RMS1, EW_QKV, EW_ADD_RMS2, EW_SILU };
 typedef struct {
-    model_ctx *c;
+    model_ctx *c;         /* scratch rows */
+    model_ctx *const *seq;/* batched step: row t's context (see row_ctx) */
     const layer *L;
     int l, n, stage;
 } ew_job;
@@ -1031,20 +1052,21 @@ static void ew_rows(void *arg, int t0, int t1, int ith) {
         }
         case EW_RMS1: model_kern_rmsnorm(xb, x, L->ln1, H, eps); break;
         case EW_QKV: {
-            float *r = c->qkv + (size_t)t * W;
-            int p = c->pos + t;
+            float *r = c->qkv + (size_t)t * W;   /* [W]: q | k | v of row t */
+            int p;
+            model_ctx *rc = row_ctx(c, J->seq, t, &p);   /* RoPE at p, K/V into rc's cache */
             if (L->bqkv)
                 for (int i = 0; i < W; i++) r[i] += L->bqkv[i];
-            const float *cs = c->rope_cos + (size_t)p * h2, *sn = c->rope_sin + (size_t)p * h2;
+            const float *cs = rc->rope_cos + (size_t)p * h2, *sn = rc->rope_sin + (size_t)p * h2;
             bool adj = c->m->rope_adjacent;
             for (int h = 0; h < nh; h++) rope(r + h * hd, cs, sn, hd, adj);
             for (int h = 0; h < nkv; h++) rope(r + QD + h * hd, cs, sn, hd, adj);
-            size_t at = ((size_t)J->l * c->max_seq + p) * KVD;
+            size_t at = ((size_t)J->l * rc->max_seq + p) * KVD;
             for (int h = 0; h < nkv; h++) {   /* K: blocks of 16 positions, [hd][16] each */
-                float *kb = kcache(c, J->l, h) + (size_t)(p / 16) * 16 * hd + p % 16;
+                float *kb = kcache(rc, J->l, h) + (size_t)(p / 16) * 16 * hd + p % 16;
                 for (int d = 0; d < hd; d++) kb[d * 16] = r[QD + h * hd + d];
             }
-            memcpy(c->vc + at, r + QD + KVD, (size_t)KVD * 4);
+            memcpy(rc->vc + at, r + QD + KVD, (size_t)KVD * 4);
             break;
         }
         default: {
@@ -1091,7 +1113,14 @@ static void lora_head(model_ctx *c, const float *h, float *logits) {
     for (int v = 0; v < B->rows; v++) logits[v] += c->lhy[v];
 }
 
-static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_logits, float *last_logits) {
+/* One step over n scratch rows of c (n <= CHUNK): a chunk of c's tokens (seq NULL) or
+ * one new token for each of the n contexts seq[0..n) (model_forward_batch; c = seq[0]).
+ * all_logits [n][vocab] receives every row's logits, last_logits [vocab] the last
+ * row's (either may be NULL); each row's context advances by its tokens.
+ * c's scratch, row t per token: x, xb, tmp [n][H]; qkv [n][QD + 2*KVD]; att [n][QD];
+ * gu [n][2*I]; h [n][I]. */
+static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *toks, int n, float *all_logits,
+                         float *last_logits) {
     model_model *m = c->m;
     const model_config *cf = &m->cfg;
     int H = cf->hidden_size, I = cf->intermediate_size, hd = cf->head_dim;
@@ -1101,13 +1130,13 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
     for (int t = 0; t < n; t++) model_wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H);
     for (int l = 0; l < cf->num_hidden_layers; l++) {
         const layer *L = &m->L[l];
-        ew_job ej = {c, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
+        ew_job ej = {c, seq, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
         run_ew(&ej);   /* (x += down output of the layer before;) xb = rmsnorm(x) */
         model_matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv);
         lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W);
         ej.stage = EW_QKV;
         run_ew(&ej);   /* bias, RoPE, K/V into the cache */
-        att_job aj = {c, l, n, c->pos, n * nkv < 8 * model_pool_size(m->pool) ? n * nkv : 8 * model_pool_size(m->pool)};
+        att_job aj = {c, seq, l, n, n * nkv < 8 * model_pool_size(m->pool) ? n * nkv : 8 * model_pool_size(m->pool)};
         model_pool_run(m->pool, attention, &aj, aj.nch);
         model_matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o);
         lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H);
@@ -1121,7 +1150,7 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
         lora_apply(c, &L->ldown, c->h, I, n, c->tmp, H);
     }
     /* the last layer's down output: added only to the rows the final norm reads */
-    for (int t = all_logits ? 0 : n - 1; t < n; t++)
+    for (int t = all_logits || seq ? 0 : n - 1; t < n; t++)
         for (int i = 0; i < H; i++) c->x[(size_t)t * H + i] += c->tmp[(size_t)t * H + i];
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     if (all_logits) {
@@ -1135,6 +1164,14 @@ static void forward_chunk(model_ctx *c, const int32_t *toks, int n, float *all_l
         lora_head(c, c->xb, last_logits);
     }
     /* the last token's final-normed state, for model_logits_subset */
+    if (seq) {   /* a batched step: every row is the last token of its own sequence */
+        for (int t = 0; t < n; t++) {
+            model_kern_rmsnorm(seq[t]->hlast, c->x + (size_t)t * H, m->norm, H, eps);
+            seq[t]->have_hlast = true;
+            seq[t]->pos++;
+        }
+        return;
+    }
     model_kern_rmsnorm(c->hlast, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
     c->have_hlast = true;
     c->pos += n;
@@ -1160,7 +1197,47 @@ pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits,
     for (int s = 0; s < n; s += CHUNK) {
         int nb = n - s < CHUNK ? n - s : CHUNK;
         bool last = s + nb == n;
-        forward_chunk(c, toks + s, nb, all_logits ? all_logits + (size_t)s * cf->vocab_size : NULL, last ? logits : NULL);
+        forward_rows(c, NULL, toks + s, nb, all_logits ? all_logits + (size_t)s * cf->vocab_size : NULL, last ? logits : NULL);
+    }
+    return PG_OK;
+}
+
+pg_status model_forward_batch(model_ctx *const *ctxs, int nseq, const int32_t *toks, float *logits, pg_diag_sink *diag) {
+    if (nseq < 1 || !ctxs || !toks) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_forward_batch needs at least one sequence (got %d)", nseq);
+        return PG_ERR_USAGE;
+    }
+    const model_model *m = ctxs[0]->m;
+    int V = m->cfg.vocab_size;
+    /* every check before any context changes: a refused step leaves all of them as they were */
+    for (int i = 0; i < nseq; i++) {
+        const model_ctx *c = ctxs[i];
+        if (c->m != m) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0,
+                         "model_forward_batch: sequence %d's context belongs to another model than sequence 0's", i);
+            return PG_ERR_USAGE;
+        }
+        for (int j = 0; j < i; j++)
+            if (ctxs[j] == c) {
+                pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_forward_batch: sequences %d and %d share one context", j, i);
+                return PG_ERR_USAGE;
+            }
+        if (c->pos >= c->max_seq) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0,
+                         "model_forward_batch: sequence %d is full (%d positions, the context's limit)", i, c->max_seq);
+            return PG_ERR_LIMIT;
+        }
+        if (toks[i] < 0 || toks[i] >= V) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0,
+                         "model_forward_batch: token id %d (sequence %d) is outside the vocabulary [0, %d)", (int)toks[i], i, V);
+            return PG_ERR_USAGE;
+        }
+    }
+    /* groups of at most CHUNK rows: the first context of a group lends its scratch rows;
+     * logits rows [s, s + nb) of [nseq][V] */
+    for (int s = 0; s < nseq; s += CHUNK) {
+        int nb = nseq - s < CHUNK ? nseq - s : CHUNK;
+        forward_rows(ctxs[s], ctxs + s, toks + s, nb, logits ? logits + (size_t)s * V : NULL, NULL);
     }
     return PG_OK;
 }
