@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptxgen/common.h"
+
 static int t_pass, t_fail;
 #define CHECK(cond, ...) do { if (cond) t_pass++; else { t_fail++; \
         fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -21,6 +23,24 @@ static inline char *test_replace(const char *s, const char *from, const char *to
     memcpy(o + a, to, tl);
     memcpy(o + a + tl, p + fl, n - a - fl + 1);
     return o;
+}
+/* Diagnostics captured as text, for the tests of error paths: test_sink() empties the log
+ * and returns a sink that appends each diagnostic as one line of test_diag_log(). */
+static inline char *test_diag_log(void) {
+    static char log[8192];
+    return log;
+}
+static inline void test_diag_capture(void *user, const pg_diag *d) {
+    (void)user;
+    char buf[800], *log = test_diag_log();
+    pg_diag_format(d, buf, sizeof buf);
+    size_t n = strlen(log);
+    if (n < 8191) snprintf(log + n, 8192 - n, "%s\n", buf);
+}
+static inline pg_diag_sink test_sink(void) {
+    test_diag_log()[0] = 0;
+    pg_diag_sink s = {test_diag_capture, NULL, 0, 0, 0};
+    return s;
 }
 #define TEST_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
 #endif

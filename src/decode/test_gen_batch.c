@@ -15,19 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char diag_log[4096];
-static void diag_capture(void *user, const pg_diag *d) {
-    (void)user;
-    char buf[800];
-    pg_diag_format(d, buf, sizeof buf);
-    size_t n = strlen(diag_log);
-    if (n < sizeof diag_log - 1) snprintf(diag_log + n, sizeof diag_log - n, "%s\n", buf);
-}
-static pg_diag_sink sink(void) {
-    diag_log[0] = 0;
-    pg_diag_sink s = {diag_capture, NULL, 0, 0, 0};
-    return s;
-}
 
 static model_model *m;
 static tok_tokenizer *t;
@@ -36,16 +23,16 @@ static dec_vocab *v;
 /* gen_sample_k(k) against k gen_sample calls with the sequential loop's seeds. */
 static void same_as_sequential(const char *desc, const gen_opts *o, int k, const char *label) {
     gen_result *batch = calloc((size_t)k, sizeof *batch);
-    pg_diag_sink d = sink();
+    pg_diag_sink d = test_sink();
     pg_status st = gen_sample_k(m, t, v, desc, o, k, batch, &d);
-    CHECK(st == PG_OK, "%s: gen_sample_k: %s", label, diag_log);
+    CHECK(st == PG_OK, "%s: gen_sample_k: %s", label, test_diag_log());
     int differ = 0, finished = 0, tokens_min = 1 << 30, tokens_max = 0;
     for (int i = 0; i < k && st == PG_OK; i++) {
         gen_opts oi = *o;
         oi.sampler.seed = o->sampler.seed + (uint64_t)i;   /* what cmd_gen's attempt i + 1 uses */
         gen_result r;
-        d = sink();
-        CHECK(gen_sample(m, t, v, desc, &oi, &r, &d) == PG_OK, "%s: gen_sample %d: %s", label, i, diag_log);
+        d = test_sink();
+        CHECK(gen_sample(m, t, v, desc, &oi, &r, &d) == PG_OK, "%s: gen_sample %d: %s", label, i, test_diag_log());
         bool same = r.ptx && batch[i].ptx && !strcmp(r.ptx, batch[i].ptx) && r.gen_tokens == batch[i].gen_tokens &&
                     r.forced_tokens == batch[i].forced_tokens && r.finished == batch[i].finished &&
                     r.prompt_tokens == batch[i].prompt_tokens && r.mask_calls == batch[i].mask_calls;
@@ -70,29 +57,29 @@ static void test_errors(void) {
     gen_opts_default(&o);
     gen_result rs[2];
     memset(rs, 0xab, sizeof rs);
-    pg_diag_sink d = sink();
-    CHECK(gen_sample_k(m, t, v, "x", &o, 0, rs, &d) == PG_ERR_USAGE && strstr(diag_log, "at least one candidate"), "k = 0: %s",
-          diag_log);
+    pg_diag_sink d = test_sink();
+    CHECK(gen_sample_k(m, t, v, "x", &o, 0, rs, &d) == PG_ERR_USAGE && strstr(test_diag_log(), "at least one candidate"), "k = 0: %s",
+          test_diag_log());
     /* a prompt longer than the model's context: refused before anything is drawn */
     size_t n = 40000;
     char *big = malloc(n + 1);
     for (size_t i = 0; i < n; i++) big[i] = "abc def "[i % 8];
     big[n] = 0;
-    d = sink();
+    d = test_sink();
     memset(rs, 0xab, sizeof rs);
-    CHECK(gen_sample_k(m, t, v, big, &o, 2, rs, &d) == PG_ERR_LIMIT && strstr(diag_log, "prompt is"), "long prompt: %s", diag_log);
+    CHECK(gen_sample_k(m, t, v, big, &o, 2, rs, &d) == PG_ERR_LIMIT && strstr(test_diag_log(), "prompt is"), "long prompt: %s", test_diag_log());
     CHECK(rs[0].ptx == NULL && rs[1].ptx == NULL && rs[1].gen_tokens == 0, "results zeroed after an error");
     free(big);
 }
 
 int main(void) {
-    pg_diag_sink d = sink();
+    pg_diag_sink d = test_sink();
     model_load_opts lo = {NULL, 2, NULL, false, false};
-    CHECK(tok_load("tests/gen/tiny/tokenizer.json", &t, &d) == PG_OK, "tokenizer: %s", diag_log);
-    CHECK(model_load("tests/gen/tiny", &lo, &m, &d) == PG_OK, "tiny model: %s", diag_log);
+    CHECK(tok_load("tests/gen/tiny/tokenizer.json", &t, &d) == PG_OK, "tokenizer: %s", test_diag_log());
+    CHECK(model_load("tests/gen/tiny", &lo, &m, &d) == PG_OK, "tiny model: %s", test_diag_log());
     CHECK(t && dec_vocab_new(t, &v, &d) == PG_OK, "vocabulary trie");
     dec_bias *bias = NULL;
-    CHECK(v && dec_bias_default(v, &bias, &d) == PG_OK, "default bias: %s", diag_log);
+    CHECK(v && dec_bias_default(v, &bias, &d) == PG_OK, "default bias: %s", test_diag_log());
     if (!t || !m || !v || !bias) return TEST_DONE();
 
     gen_opts o;

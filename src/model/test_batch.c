@@ -24,19 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char diag_log[4096];
-static void diag_capture(void *user, const pg_diag *d) {
-    (void)user;
-    char buf[800];
-    pg_diag_format(d, buf, sizeof buf);
-    size_t n = strlen(diag_log);
-    snprintf(diag_log + n, sizeof diag_log - n, "%s\n", buf);
-}
-static pg_diag_sink sink(void) {
-    diag_log[0] = 0;
-    pg_diag_sink s = {diag_capture, NULL, 0, 0, 0};
-    return s;
-}
 
 static double rel_err(const float *a, const float *b, int n) {
     double md = 0, mb = 0;
@@ -71,7 +58,7 @@ static void batch_vs_single(model_model *m, int nseq, int steps, const char *lab
     model_ctx *b[MAXSEQ] = {0}, *s[MAXSEQ] = {0};
     int np[MAXSEQ];
     int32_t seqtoks[MAXSEQ][32];   /* [nseq][prompt + steps] every token each sequence took */
-    pg_diag_sink d = sink();
+    pg_diag_sink d = test_sink();
     float *blog = malloc((size_t)steps * nseq * V * sizeof *blog);   /* [steps][nseq][V] batched */
     float *slog = malloc((size_t)V * sizeof *slog);                  /* [V] one sequence, one step */
     float *all = malloc((size_t)32 * V * sizeof *all);               /* [prompt + steps][V] whole-sequence prefill */
@@ -85,14 +72,14 @@ static void batch_vs_single(model_model *m, int nseq, int steps, const char *lab
              model_forward(b[i], seqtoks[i], np[i], NULL, NULL, &d) == PG_OK &&
              model_forward(s[i], seqtoks[i], np[i], NULL, NULL, &d) == PG_OK;
     }
-    CHECK(ok, "%s: contexts and prompts: %s", label, diag_log);
+    CHECK(ok, "%s: contexts and prompts: %s", label, test_diag_log());
     double ws = 0, wp = 0;
     for (int k = 0; k < steps && ok; k++) {
         int32_t toks[MAXSEQ];
         for (int i = 0; i < nseq; i++) seqtoks[i][np[i] + k] = toks[i] = tok_at(i + 17, k + 40, V);
         float *bk = blog + (size_t)k * nseq * V;
         ok = model_forward_batch(b, nseq, toks, bk, &d) == PG_OK;
-        CHECK(ok, "%s: step %d: model_forward_batch: %s", label, k, diag_log);
+        CHECK(ok, "%s: step %d: model_forward_batch: %s", label, k, test_diag_log());
         for (int i = 0; i < nseq && ok; i++) {
             ok = model_forward(s[i], &toks[i], 1, slog, NULL, &d) == PG_OK;
             double e = rel_err(bk + (size_t)i * V, slog, V);
@@ -111,14 +98,14 @@ static void batch_vs_single(model_model *m, int nseq, int steps, const char *lab
         int32_t ids[3] = {0, (int32_t)(i % V), V - 1};
         float sb[3], ref[3];
         ok = model_logits_subset(b[i], ids, 3, sb, &d) == PG_OK;
-        CHECK(ok, "%s: subset after a batched step: %s", label, diag_log);
+        CHECK(ok, "%s: subset after a batched step: %s", label, test_diag_log());
         if (group_rows(i, nseq) < 4) {
             ok = ok && model_logits_subset(s[i], ids, 3, ref, &d) == PG_OK;
         } else {
             model_ctx *c = NULL;
             ok = ok && model_ctx_new(m, np[i] + steps, &c, &d) == PG_OK &&
                  model_forward(c, seqtoks[i], np[i] + steps, NULL, all, &d) == PG_OK && model_logits_subset(c, ids, 3, ref, &d) == PG_OK;
-            CHECK(ok, "%s: whole-sequence prefill %d: %s", label, i, diag_log);
+            CHECK(ok, "%s: whole-sequence prefill %d: %s", label, i, test_diag_log());
             for (int k = 0; k < steps && ok; k++)   /* step k's logits: the row after token np + k */
                 wp = fmax(wp, rel_err(blog + ((size_t)k * nseq + i) * V, all + (size_t)(np[i] + k) * V, V));
             model_ctx_free(c);
@@ -146,8 +133,8 @@ static void batch_vs_single(model_model *m, int nseq, int steps, const char *lab
  * the batch is held to the whole-sequence prefill (1e-4) instead. */
 static void run_model(const char *path, const model_load_opts *o, double tol_single, const char *label) {
     model_model *m = NULL;
-    pg_diag_sink d = sink();
-    if (model_load(path, o, &m, &d) != PG_OK) { CHECK(0, "%s: load %s: %s", label, path, diag_log); return; }
+    pg_diag_sink d = test_sink();
+    if (model_load(path, o, &m, &d) != PG_OK) { CHECK(0, "%s: load %s: %s", label, path, test_diag_log()); return; }
     static const int sizes[] = {1, 3, 6, MAXSEQ};
     printf("%-26s vs single steps / vs whole-sequence prefill:", label);
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -167,10 +154,10 @@ static void run_model(const char *path, const model_load_opts *o, double tol_sin
 /* Refused calls: a status, a diagnostic, and no context changed. */
 static void test_errors(void) {
     model_model *m = NULL, *m2 = NULL;
-    pg_diag_sink d = sink();
+    pg_diag_sink d = test_sink();
     model_load_opts o = {NULL, 2, NULL, false, false};
     if (model_load("tests/model/tied", &o, &m, &d) != PG_OK || model_load("tests/model/tied", &o, &m2, &d) != PG_OK) {
-        CHECK(0, "errors: load: %s", diag_log);
+        CHECK(0, "errors: load: %s", test_diag_log());
         model_free(m);
         return;
     }
@@ -178,39 +165,39 @@ static void test_errors(void) {
     model_ctx *a = NULL, *b = NULL, *full = NULL, *other = NULL;
     CHECK(model_ctx_new(m, 8, &a, &d) == PG_OK && model_ctx_new(m, 8, &b, &d) == PG_OK && model_ctx_new(m, 2, &full, &d) == PG_OK &&
               model_ctx_new(m2, 8, &other, &d) == PG_OK,
-          "errors: contexts: %s", diag_log);
+          "errors: contexts: %s", test_diag_log());
     if (!a || !b || !full || !other) goto out;
     int32_t two[2] = {3, 4};
     CHECK(model_forward(full, two, 2, NULL, NULL, &d) == PG_OK, "errors: fill the small context");
     float *lg = malloc((size_t)3 * V * sizeof *lg);
     int32_t toks[3] = {1, 2, 3};
 
-    d = sink();
-    CHECK(model_forward_batch((model_ctx *[]){a, b}, 0, toks, lg, &d) == PG_ERR_USAGE && strstr(diag_log, "E802") &&
-              strstr(diag_log, "at least one sequence"),
-          "nseq 0: %s", diag_log);
-    d = sink();
-    CHECK(model_forward_batch((model_ctx *[]){a, other, b}, 3, toks, lg, &d) == PG_ERR_USAGE && strstr(diag_log, "another model"),
-          "contexts of two models: %s", diag_log);
-    d = sink();
-    CHECK(model_forward_batch((model_ctx *[]){a, b, a}, 3, toks, lg, &d) == PG_ERR_USAGE && strstr(diag_log, "share one context"),
-          "a context twice: %s", diag_log);
-    d = sink();
-    CHECK(model_forward_batch((model_ctx *[]){a, b, full}, 3, toks, lg, &d) == PG_ERR_LIMIT && strstr(diag_log, "sequence 2 is full"),
-          "full cache: %s", diag_log);
+    d = test_sink();
+    CHECK(model_forward_batch((model_ctx *[]){a, b}, 0, toks, lg, &d) == PG_ERR_USAGE && strstr(test_diag_log(), "E802") &&
+              strstr(test_diag_log(), "at least one sequence"),
+          "nseq 0: %s", test_diag_log());
+    d = test_sink();
+    CHECK(model_forward_batch((model_ctx *[]){a, other, b}, 3, toks, lg, &d) == PG_ERR_USAGE && strstr(test_diag_log(), "another model"),
+          "contexts of two models: %s", test_diag_log());
+    d = test_sink();
+    CHECK(model_forward_batch((model_ctx *[]){a, b, a}, 3, toks, lg, &d) == PG_ERR_USAGE && strstr(test_diag_log(), "share one context"),
+          "a context twice: %s", test_diag_log());
+    d = test_sink();
+    CHECK(model_forward_batch((model_ctx *[]){a, b, full}, 3, toks, lg, &d) == PG_ERR_LIMIT && strstr(test_diag_log(), "sequence 2 is full"),
+          "full cache: %s", test_diag_log());
     int32_t bad[3] = {1, V, 3};
-    d = sink();
-    CHECK(model_forward_batch((model_ctx *[]){a, b}, 2, bad, lg, &d) == PG_ERR_USAGE && strstr(diag_log, "outside the vocabulary"),
-          "token outside the vocabulary: %s", diag_log);
+    d = test_sink();
+    CHECK(model_forward_batch((model_ctx *[]){a, b}, 2, bad, lg, &d) == PG_ERR_USAGE && strstr(test_diag_log(), "outside the vocabulary"),
+          "token outside the vocabulary: %s", test_diag_log());
     CHECK(model_ctx_pos(a) == 0 && model_ctx_pos(b) == 0 && model_ctx_pos(full) == 2 && model_ctx_pos(other) == 0,
           "refused calls change no context");
     /* logits may be NULL: the step still runs (model_logits_subset reads it) */
-    d = sink();
+    d = test_sink();
     float one;
     int32_t id = 5;
     CHECK(model_forward_batch((model_ctx *[]){a, b}, 2, toks, NULL, &d) == PG_OK && model_ctx_pos(a) == 1 &&
               model_logits_subset(b, &id, 1, &one, &d) == PG_OK,
-          "NULL logits: %s", diag_log);
+          "NULL logits: %s", test_diag_log());
     free(lg);
 out:
     model_ctx_free(a);

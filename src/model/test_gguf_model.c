@@ -34,19 +34,6 @@
 #define EXACT_TOL 1e-4
 #define FAST_TOL 5e-2
 
-static char diag_log[8192];
-static void diag_capture(void *user, const pg_diag *d) {
-    (void)user;
-    char buf[800];
-    pg_diag_format(d, buf, sizeof buf);
-    size_t n = strlen(diag_log);
-    snprintf(diag_log + n, sizeof diag_log - n, "%s\n", buf);
-}
-static pg_diag_sink sink(void) {
-    diag_log[0] = 0;
-    pg_diag_sink s = {diag_capture, NULL, 0, 0, 0};
-    return s;
-}
 
 static int argmax(const float *v, int n) {
     int b = 0;
@@ -82,14 +69,14 @@ static double run_mode(const char *file, const json_t *gc, const char *mode, boo
              threads);
     model_load_opts o = {adn ? ad : NULL, threads, NULL, false, exact};
     model_model *m = NULL;
-    pg_diag_sink s = sink();
-    if (model_load(file, &o, &m, &s) != PG_OK) { CHECK(0, "%s: load: %s", lab, diag_log); return INFINITY; }
+    pg_diag_sink s = test_sink();
+    if (model_load(file, &o, &m, &s) != PG_OK) { CHECK(0, "%s: load: %s", lab, test_diag_log()); return INFINITY; }
     CHECK(!strcmp(model_weight_dtype(m), "gguf"), "%s: dtype gguf", lab);
     int V = model_get_config(m)->vocab_size;
     model_ctx *c = NULL;
     CHECK(model_ctx_new(m, np + 8, &c, &s) == PG_OK, "%s: ctx", lab);
     float *all = malloc((size_t)np * V * 4), *last = malloc((size_t)V * 4);
-    CHECK(model_forward(c, prompt, np, last, all, &s) == PG_OK, "%s: prefill: %s", lab, diag_log);
+    CHECK(model_forward(c, prompt, np, last, all, &s) == PG_OK, "%s: prefill: %s", lab, test_diag_log());
     double worst = 0;
     const json_t *rows = json_object_get(gm, "prefill_rows"), *pre = json_object_get(gm, "prefill");
     for (size_t i = 0; i < json_array_size(pre); i++) {
@@ -127,8 +114,8 @@ static double run_mode(const char *file, const json_t *gc, const char *mode, boo
     model_ctx_rewind(c, np);
     CHECK(model_logits_subset(c, ids, 50, sub2, &s) == PG_ERR_USAGE, "%s: subset after a rewind is refused", lab);
     int32_t bad = V;
-    CHECK(model_logits_subset(c2, &bad, 1, sub2, &s) == PG_ERR_USAGE && strstr(diag_log, "outside the vocabulary"),
-          "%s: id out of range: %s", lab, diag_log);
+    CHECK(model_logits_subset(c2, &bad, 1, sub2, &s) == PG_ERR_USAGE && strstr(test_diag_log(), "outside the vocabulary"),
+          "%s: id out of range: %s", lab, test_diag_log());
     /* exact: the subset after a hidden-only prefill matches the prefill's last row */
     if (exact) {
         double e = 0, r = 0;
@@ -171,13 +158,13 @@ static void copy(const char *src, const char *rel) {
 
 static void expect_fail(const char *what, const char *path, const char *adapter, const char *code, const char *s1, const char *s2) {
     model_model *m = NULL;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     model_load_opts o = {adapter, 1, NULL, true, false};
     pg_status st = model_load(path, &o, &m, &s);
     CHECK(st != PG_OK && m == NULL, "%s: load must fail", what);
-    CHECK(strstr(diag_log, code) != NULL, "%s: want %s, got: %s", what, code, diag_log);
-    CHECK(!s1 || strstr(diag_log, s1), "%s: message names '%s': %s", what, s1, diag_log);
-    CHECK(!s2 || strstr(diag_log, s2), "%s: message names '%s': %s", what, s2, diag_log);
+    CHECK(strstr(test_diag_log(), code) != NULL, "%s: want %s, got: %s", what, code, test_diag_log());
+    CHECK(!s1 || strstr(test_diag_log(), s1), "%s: message names '%s': %s", what, s1, test_diag_log());
+    CHECK(!s2 || strstr(test_diag_log(), s2), "%s: message names '%s': %s", what, s2, test_diag_log());
     model_free(m);
 }
 
@@ -185,7 +172,7 @@ static void expect_fail(const char *what, const char *path, const char *adapter,
 static bool logits_of(const char *path, const model_load_opts *o, float *l, int *V) {
     model_model *m = NULL;
     model_ctx *c = NULL;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     int32_t p[4] = {1, 5, 17, 42};
     bool ok = model_load(path, o, &m, &s) == PG_OK && model_ctx_new(m, 8, &c, &s) == PG_OK && model_forward(c, p, 4, l, NULL, &s) == PG_OK;
     if (ok) *V = model_get_config(m)->vocab_size;
@@ -199,8 +186,8 @@ static void test_shipped_and_errors(void) {
     if (!mkdtemp(tmpdir)) { CHECK(0, "mkdtemp"); return; }
     /* config from the metadata */
     model_model *m = NULL;
-    pg_diag_sink s = sink();
-    CHECK(model_load(GE "/tiny_llama.gguf", NULL, &m, &s) == PG_OK, "tiny llama: %s", diag_log);
+    pg_diag_sink s = test_sink();
+    CHECK(model_load(GE "/tiny_llama.gguf", NULL, &m, &s) == PG_OK, "tiny llama: %s", test_diag_log());
     if (m) {
         const model_config *c = model_get_config(m);
         CHECK(c->vocab_size == 320 && c->hidden_size == 128 && c->num_hidden_layers == 2 && c->num_attention_heads == 2 &&
@@ -232,8 +219,8 @@ static void test_shipped_and_errors(void) {
     float a[320], b[320];
     snprintf(dir_ad, sizeof dir_ad, GE "/tiny_qwen2_lora");
     model_load_opts direct = {dir_ad, 1, NULL, false, false}, shipped = {NULL, 1, NULL, true, false};
-    CHECK(logits_of(GE "/tiny_qwen2.gguf", &direct, a, &V), "direct load: %s", diag_log);
-    CHECK(logits_of(tmpdir, &shipped, b, &V2), "shipped load (verify_base): %s", diag_log);
+    CHECK(logits_of(GE "/tiny_qwen2.gguf", &direct, a, &V), "direct load: %s", test_diag_log());
+    CHECK(logits_of(tmpdir, &shipped, b, &V2), "shipped load (verify_base): %s", test_diag_log());
     CHECK(V == 320 && V2 == 320 && !memcmp(a, b, sizeof a), "shipped layout = the GGUF + its adapter");
     /* a different base */
     hex[0] = hex[0] == '0' ? '1' : '0';
@@ -241,7 +228,7 @@ static void test_shipped_and_errors(void) {
     put("base.json", js, strlen(js));
     expect_fail("sha256 mismatch", tmpdir, NULL, "E801", "sha256", "base/tiny.gguf");
     shipped.verify_base = false;
-    CHECK(logits_of(tmpdir, &shipped, b, &V2), "unverified load skips the hash: %s", diag_log);
+    CHECK(logits_of(tmpdir, &shipped, b, &V2), "unverified load skips the hash: %s", test_diag_log());
     const char *abs_path = "{\"gguf\": \"/x.gguf\", \"sha256\": \"00\"}";
     put("base.json", abs_path, strlen(abs_path));
     expect_fail("absolute base path", tmpdir, NULL, "E802", "must be relative", NULL);
@@ -253,22 +240,22 @@ static void test_shipped_and_errors(void) {
         snprintf(js, sizeof js, "{\"gguf\": \"../%s/base/tiny.gguf\", \"sha256\": \"%s\"}", strrchr(tmpdir, '/') + 1, hexok);
         put("base.json", js, strlen(js));
         shipped.verify_base = true;
-        CHECK(logits_of(tmpdir, &shipped, b, &V2) && !memcmp(a, b, sizeof a), "../ path to a sibling: %s", diag_log);
+        CHECK(logits_of(tmpdir, &shipped, b, &V2) && !memcmp(a, b, sizeof a), "../ path to a sibling: %s", test_diag_log());
         snprintf(sib, sizeof sib, "%s/base/tiny.gguf", tmpdir);
         struct stat sb;
         CHECK(stat(sib, &sb) == 0, "stat base");
         snprintf(stamp, sizeof stamp, "%s %lld %lld\n", hexok, (long long)sb.st_size, (long long)sb.st_mtime);
         put("base/tiny.gguf.sha256", stamp, strlen(stamp));
-        CHECK(logits_of(tmpdir, &shipped, b, &V2), "stamped base: %s", diag_log);
+        CHECK(logits_of(tmpdir, &shipped, b, &V2), "stamped base: %s", test_diag_log());
         snprintf(stamp, sizeof stamp, "%s %lld %lld\n", hexok, (long long)sb.st_size + 1, (long long)sb.st_mtime);
         put("base/tiny.gguf.sha256", stamp, strlen(stamp));
-        CHECK(logits_of(tmpdir, &shipped, b, &V2), "stale stamp: hashed again: %s", diag_log);
+        CHECK(logits_of(tmpdir, &shipped, b, &V2), "stale stamp: hashed again: %s", test_diag_log());
     }
     const char *missing = "{\"gguf\": \"base/none.gguf\"}";
     put("base.json", missing, strlen(missing));
     model_load_opts nov = {NULL, 1, NULL, false, false};
-    pg_diag_sink s2 = sink();
-    CHECK(model_load(tmpdir, &nov, &m, &s2) != PG_OK && strstr(diag_log, "none.gguf"), "missing base: %s", diag_log);
+    pg_diag_sink s2 = test_sink();
+    CHECK(model_load(tmpdir, &nov, &m, &s2) != PG_OK && strstr(test_diag_log(), "none.gguf"), "missing base: %s", test_diag_log());
     /* shape that disagrees with the metadata: blk.0.attn_k.weight's rows 64 -> 32 in the tensor directory */
     size_t n;
     uint8_t *g = (uint8_t *)slurp(GE "/tiny_qwen2.gguf", &n);
@@ -311,9 +298,9 @@ static void test_shipped_and_errors(void) {
     free(bad);
     free(cfg);
     model_load_opts bf = {NULL, 1, "bf16", false, false};
-    s = sink();
-    CHECK(model_load(GE "/tiny_qwen2.gguf", &bf, &m, &s) == PG_ERR_USAGE && strstr(diag_log, "stored types"),
-          "a compute dtype for a GGUF is refused: %s", diag_log);
+    s = test_sink();
+    CHECK(model_load(GE "/tiny_qwen2.gguf", &bf, &m, &s) == PG_ERR_USAGE && strstr(test_diag_log(), "stored types"),
+          "a compute dtype for a GGUF is refused: %s", test_diag_log());
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -20,21 +20,6 @@
 
 #define GD "tests/model"
 
-/* ---- diagnostics captured for the error tests ---- */
-static char diag_log[8192];
-static void diag_capture(void *user, const pg_diag *d) {
-    (void)user;
-    char buf[800];
-    pg_diag_format(d, buf, sizeof buf);
-    size_t n = strlen(diag_log);
-    snprintf(diag_log + n, sizeof diag_log - n, "%s\n", buf);
-}
-static pg_diag_sink sink(void) {
-    diag_log[0] = 0;
-    pg_diag_sink s = {diag_capture, NULL, 0, 0, 0};
-    return s;
-}
-
 /* ---- golden data ---- */
 static json_t *gold;
 static float *gold_bin;
@@ -46,7 +31,7 @@ static bool load_golden(void) {
     if (!gold) { fprintf(stderr, "cannot read %s/golden.json: %s (run tests/model/make_golden.py)\n", GD, e.text); return false; }
     char *bin = NULL;
     size_t len = 0;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     if (pg_read_file(GD "/golden.bin", 64u << 20, &bin, &len, &s) != PG_OK) return false;
     gold_bin = malloc(len);
     memcpy(gold_bin, bin, len);
@@ -95,9 +80,9 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
     const float *ref = gold_bin + json_integer_value(json_object_get(gc, "offset")) / 4;
     model_load_opts o = {ad ? adir : NULL, threads, wdtype, false, false};
     model_model *m = NULL;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     pg_status st = model_load(dir, &o, &m, &s);
-    CHECK(st == PG_OK, "%s: load %s: %s", label, dir, diag_log);
+    CHECK(st == PG_OK, "%s: load %s: %s", label, dir, test_diag_log());
     if (st != PG_OK) return INFINITY;
     CHECK(model_get_config(m)->vocab_size == vocab, "%s: vocab", label);
     model_ctx *c = NULL;
@@ -105,7 +90,7 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
     float *all = malloc((size_t)nprompt * vocab * sizeof *all), *last = malloc((size_t)vocab * sizeof *last);
     int32_t ids[64];
     for (int i = 0; i < nprompt; i++) ids[i] = prompt[i];
-    CHECK(model_forward(c, ids, nprompt, last, all, &s) == PG_OK, "%s: prefill: %s", label, diag_log);
+    CHECK(model_forward(c, ids, nprompt, last, all, &s) == PG_OK, "%s: prefill: %s", label, test_diag_log());
     double worst = 0;
     for (int t = 0; t < nprompt; t++) {
         double e = rel_err(all + (size_t)t * vocab, ref + (size_t)t * vocab, vocab);
@@ -135,9 +120,9 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
  * relative difference (q8 with AMX int8: same quantized x, same integer sums). */
 static double prefill_vs_decode(const char *wdtype, const char *label) {
     model_model *m = NULL;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     model_load_opts o = {NULL, 2, wdtype, false, false};
-    if (model_load(GD "/tied", &o, &m, &s) != PG_OK) { CHECK(0, "%s: load: %s", label, diag_log); return INFINITY; }
+    if (model_load(GD "/tied", &o, &m, &s) != PG_OK) { CHECK(0, "%s: load: %s", label, test_diag_log()); return INFINITY; }
     model_ctx *a = NULL, *b = NULL;
     CHECK(model_ctx_new(m, 64, &a, &s) == PG_OK && model_ctx_new(m, 64, &b, &s) == PG_OK, "%s: ctx", label);
     float *all = malloc((size_t)nprompt * vocab * sizeof *all), *row = malloc((size_t)vocab * sizeof *row);
@@ -160,9 +145,9 @@ static double prefill_vs_decode(const char *wdtype, const char *label) {
 /* Rewind then redo: identical logits; a different split of the same tokens: the same to rounding. */
 static void test_rewind(void) {
     model_model *m = NULL;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     model_load_opts o = {NULL, 2, NULL, false, false};
-    if (model_load(GD "/tied", &o, &m, &s) != PG_OK) { CHECK(0, "load: %s", diag_log); return; }
+    if (model_load(GD "/tied", &o, &m, &s) != PG_OK) { CHECK(0, "load: %s", test_diag_log()); return; }
     model_ctx *c = NULL;
     model_ctx_new(m, 32, &c, &s);
     int32_t ids[64];
@@ -317,15 +302,15 @@ static void reset_model(const char *config_edit_from, const char *config_edit_to
 /* Load tmpdir (with adapter if given) and expect failure with `code` and every substring. */
 static void expect_fail(const char *what, const char *adapter, const char *code, const char *s1, const char *s2) {
     model_model *m = NULL;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     char ad[300];
     if (adapter) snprintf(ad, sizeof ad, "%s/%s", tmpdir, adapter);
     model_load_opts o = {adapter ? ad : NULL, 1, NULL, false, false};
     pg_status st = model_load(tmpdir, &o, &m, &s);
     CHECK(st != PG_OK && m == NULL, "%s: load must fail", what);
-    CHECK(strstr(diag_log, code) != NULL, "%s: want %s, got: %s", what, code, diag_log);
-    CHECK(!s1 || strstr(diag_log, s1), "%s: message names '%s': %s", what, s1, diag_log);
-    CHECK(!s2 || strstr(diag_log, s2), "%s: message names '%s': %s", what, s2, diag_log);
+    CHECK(strstr(test_diag_log(), code) != NULL, "%s: want %s, got: %s", what, code, test_diag_log());
+    CHECK(!s1 || strstr(test_diag_log(), s1), "%s: message names '%s': %s", what, s1, test_diag_log());
+    CHECK(!s2 || strstr(test_diag_log(), s2), "%s: message names '%s': %s", what, s2, test_diag_log());
     model_free(m);
 }
 
@@ -436,12 +421,12 @@ static void test_errors(void) {
 
 static void test_parsers(void) {
     model_config c;
-    pg_diag_sink s = sink();
+    pg_diag_sink s = test_sink();
     const char *eos_list = "{\"model_type\":\"qwen2\",\"vocab_size\":10,\"hidden_size\":8,\"intermediate_size\":16,"
                            "\"num_hidden_layers\":1,\"num_attention_heads\":2,\"num_key_value_heads\":1,"
                            "\"rope_theta\":1000000.0,\"eos_token_id\":[5,7],\"torch_dtype\":\"bfloat16\","
                            "\"use_sliding_window\":false,\"sliding_window\":4096,\"rope_scaling\":null}";
-    CHECK(model_config_parse(eos_list, strlen(eos_list), "c.json", &c, &s) == PG_OK, "v4-style config: %s", diag_log);
+    CHECK(model_config_parse(eos_list, strlen(eos_list), "c.json", &c, &s) == PG_OK, "v4-style config: %s", test_diag_log());
     CHECK(c.n_eos_token_ids == 2 && c.eos_token_id == 5 && c.eos_token_ids[1] == 7, "eos list");
     CHECK(c.head_dim == 4 && c.rope_theta == 1e6 && !strcmp(c.dtype, "bfloat16") && c.bos_token_id == -1, "fields");
     CHECK(c.tie_word_embeddings, "Qwen2 default ties");
@@ -451,7 +436,7 @@ static void test_parsers(void) {
     const char *hj = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}";
     uint8_t bad[128] = {(uint8_t)strlen(hj)};
     memcpy(bad + 8, hj, strlen(hj));
-    CHECK(model_st_parse(&st, bad, 8 + strlen(hj) + 4, "x", &s) != PG_OK && strstr(diag_log, "need 8"), "size mismatch: %s", diag_log);
+    CHECK(model_st_parse(&st, bad, 8 + strlen(hj) + 4, "x", &s) != PG_OK && strstr(test_diag_log(), "need 8"), "size mismatch: %s", test_diag_log());
     model_st_close(&st);
 }
 
