@@ -2,6 +2,7 @@
  * printing "N passed, N failed" and exits nonzero when anything failed. */
 #ifndef PTXGEN_TEST_H
 #define PTXGEN_TEST_H
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,15 @@ static inline pg_diag_sink test_sink(void) {
     test_diag_log()[0] = 0;
     pg_diag_sink s = {test_diag_capture, NULL, 0, 0, 0};
     return s;
+}
+/* max |a - b| / max |b| over n values (max |a - b| when b is all zero) */
+static inline double test_rel_err(const float *a, const float *b, int n) {
+    double md = 0, mb = 0;
+    for (int i = 0; i < n; i++) {
+        md = fmax(md, fabs((double)a[i] - b[i]));
+        mb = fmax(mb, fabs((double)b[i]));
+    }
+    return mb > 0 ? md / mb : md;
 }
 #define TEST_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
 #endif

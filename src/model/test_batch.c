@@ -25,15 +25,6 @@
 #include <string.h>
 
 
-static double rel_err(const float *a, const float *b, int n) {
-    double md = 0, mb = 0;
-    for (int i = 0; i < n; i++) {
-        md = fmax(md, fabs((double)a[i] - b[i]));
-        mb = fmax(mb, fabs((double)b[i]));
-    }
-    return mb > 0 ? md / mb : md;
-}
-
 /* A token id for sequence s at position p (any fixed spread over the vocabulary). */
 static int32_t tok_at(int s, int p, int vocab) { return (int32_t)(((unsigned)s * 131u + (unsigned)p * 29u + 7u) % (unsigned)vocab); }
 
@@ -82,7 +73,7 @@ static void batch_vs_single(model_model *m, int nseq, int steps, const char *lab
         CHECK(ok, "%s: step %d: model_forward_batch: %s", label, k, test_diag_log());
         for (int i = 0; i < nseq && ok; i++) {
             ok = model_forward(s[i], &toks[i], 1, slog, NULL, &d) == PG_OK;
-            double e = rel_err(bk + (size_t)i * V, slog, V);
+            double e = test_rel_err(bk + (size_t)i * V, slog, V);
             ws = fmax(ws, e);
             if (group_rows(i, nseq) < 4)   /* the decode kernels row by row: the very same arithmetic */
                 CHECK(!memcmp(bk + (size_t)i * V, slog, (size_t)V * sizeof *slog), "%s: step %d row %d: not bit-equal (%.3g)",
@@ -107,7 +98,7 @@ static void batch_vs_single(model_model *m, int nseq, int steps, const char *lab
                  model_forward(c, seqtoks[i], np[i] + steps, NULL, all, &d) == PG_OK && model_logits_subset(c, ids, 3, ref, &d) == PG_OK;
             CHECK(ok, "%s: whole-sequence prefill %d: %s", label, i, test_diag_log());
             for (int k = 0; k < steps && ok; k++)   /* step k's logits: the row after token np + k */
-                wp = fmax(wp, rel_err(blog + ((size_t)k * nseq + i) * V, all + (size_t)(np[i] + k) * V, V));
+                wp = fmax(wp, test_rel_err(blog + ((size_t)k * nseq + i) * V, all + (size_t)(np[i] + k) * V, V));
             model_ctx_free(c);
         }
         CHECK(ok && !memcmp(sb, ref, sizeof sb), "%s: row %d: model_logits_subset after the batched step %g %g %g, reference %g %g %g",

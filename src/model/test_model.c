@@ -52,15 +52,6 @@ static json_t *gold_case(const char *name) {
     return NULL;
 }
 
-/* max |a - b| / max |b| over n values */
-static double rel_err(const float *a, const float *b, int n) {
-    double md = 0, mb = 0;
-    for (int i = 0; i < n; i++) {
-        md = fmax(md, fabs((double)a[i] - b[i]));
-        mb = fmax(mb, fabs((double)b[i]));
-    }
-    return mb > 0 ? md / mb : md;
-}
 
 static int argmax(const float *v, int n) {
     int b = 0;
@@ -93,7 +84,7 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
     CHECK(model_forward(c, ids, nprompt, last, all, &s) == PG_OK, "%s: prefill: %s", label, test_diag_log());
     double worst = 0;
     for (int t = 0; t < nprompt; t++) {
-        double e = rel_err(all + (size_t)t * vocab, ref + (size_t)t * vocab, vocab);
+        double e = test_rel_err(all + (size_t)t * vocab, ref + (size_t)t * vocab, vocab);
         worst = fmax(worst, e);
         CHECK(e <= tol, "%s: prefill row %d: relative error %.3g > %.3g", label, t, e, tol);
     }
@@ -103,7 +94,7 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
         int32_t next = (int32_t)json_integer_value(json_array_get(dec, (size_t)k));
         if (tol <= 1e-4) CHECK(argmax(last, vocab) == next, "%s: greedy step %d: %d, torch %d", label, k, argmax(last, vocab), next);
         CHECK(model_forward(c, &next, 1, last, NULL, &s) == PG_OK, "%s: decode", label);
-        double e = rel_err(last, ref + (size_t)(nprompt + k) * vocab, vocab);
+        double e = test_rel_err(last, ref + (size_t)(nprompt + k) * vocab, vocab);
         worst = fmax(worst, e);
         CHECK(e <= tol, "%s: decode step %d: relative error %.3g > %.3g", label, k, e, tol);
     }
@@ -132,7 +123,7 @@ static double prefill_vs_decode(const char *wdtype, const char *label) {
     double worst = 0;
     for (int t = 0; t < nprompt; t++) {
         CHECK(model_forward(b, &ids[t], 1, row, NULL, &s) == PG_OK, "%s: decode", label);
-        worst = fmax(worst, rel_err(all + (size_t)t * vocab, row, vocab));
+        worst = fmax(worst, test_rel_err(all + (size_t)t * vocab, row, vocab));
     }
     free(all);
     free(row);
@@ -165,7 +156,7 @@ static void test_rewind(void) {
     /* rewind into the prompt; redo its tail token by token: the same logits to rounding */
     model_ctx_rewind(c, 5);
     for (int i = 5; i < nprompt; i++) model_forward(c, &ids[i], 1, b, NULL, &s);
-    CHECK(rel_err(b, full, 300) < 1e-5, "prompt tail redone one by one: %.3g", rel_err(b, full, 300));
+    CHECK(test_rel_err(b, full, 300) < 1e-5, "prompt tail redone one by one: %.3g", test_rel_err(b, full, 300));
     model_ctx_rewind(c, 100);   /* past the end: no-op */
     CHECK(model_ctx_pos(c) == nprompt, "rewind forward is a no-op");
     int32_t bad = 300;
