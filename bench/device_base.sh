@@ -27,6 +27,12 @@
 #   (QWEN_ARGS="--max-len 8192" and MAX_NEW=8192 keep the long families; see MODELS.md)
 #   (WIDEN_REGS=512 on the start call: grow-loop writes pairs with widened register declarations,
 #   `ptxgen prompts --widen-regs`; see MODELS.md)
+# The register-declaration A/B (docs/MODELS.md "Register declarations"):
+#   start N        with AB_WIDEN=1: two grow loops turn the same samples into exact (pairs-grow.jsonl)
+#                  and widened (pairs-grow-wide.jsonl, --widen-regs AB_WIDEN_REGS=512) pairs
+#   ab-a TS        two LoRAs continue from .carry/init-adapter side by side, one per pairs file
+#   ab-b           waits for both; adapters and logs come back
+#   ab-c S         both generate side by side (TWIN=1: with twins), both verified; ab-results.tgz
 #   expert-ready   after start (carrying .carry/init-adapter) and the puts: what bench/device_expert.sh
 #                  needs (the converted base, the adapter as $P/qwen-lora, replay pairs); see LEARNING.md
 #   TWIN=1         CUDA C twins (issue 17; set it on `start` and on long-c): grow-loop also
@@ -320,28 +326,37 @@ start)
         --family-pct ${FAMILY_PCT:-75} --no-progress --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; touch '$P/synth.done'" \
         > /dev/null 2>&1 < /dev/null &
     echo $! > "$P/synth.pid"
-    setsid nohup bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
+    rm -f "$P/pairs-grow-wide.jsonl"
+    if [ "${AB_WIDEN:-0}" = 1 ]; then   # the register-declaration A/B: the same samples, exact and widened
+        GROW_OUT=$P/pairs-grow.jsonl WIDEN_REGS= setsid nohup bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
+        GROW_OUT=$P/pairs-grow-wide.jsonl WIDEN_REGS=${AB_WIDEN_REGS:-512} setsid nohup bash "$0" grow-loop \
+            > "$P/grow-wide.log" 2>&1 < /dev/null &
+    else
+        setsid nohup bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
+    fi
     echo "synth of $N started; local pairs: $(wc -l < "$P/pairs-local.jsonl" 2>/dev/null || echo none)"
     ;;
 grow-loop)
     # the synth's whole lines -> chatml pairs, appended to pairs-grow.jsonl (the trainer reads whole lines only);
     # TWIN=1: the chunk's twin pairs too (samples without CUDA C have none)
+    # GROW_OUT: the pairs file (default $P/pairs-grow.jsonl); two loops with different files may run at once
+    G=${GROW_OUT:-$P/pairs-grow.jsonl}; C=$P/chunk-$(basename "$G" .jsonl)
     done_n=0
     while :; do
         fin=0; f=$P/synth.jsonl.partial
         [ -e "$P/synth.done" ] && { fin=1; f=$P/synth.jsonl; }
         n=$(wc -l < "$f" 2>/dev/null || echo 0)
         if [ "$n" -gt "$done_n" ]; then
-            sed -n "$((done_n + 1)),${n}p" "$f" > "$P/chunk.jsonl"
+            sed -n "$((done_n + 1)),${n}p" "$f" > "$C.jsonl"
             # (twin prompts carry the PTX exact, as gen --twin writes it: no --widen-regs there)
-            if "$BIN/ptxgen" prompts --format chatml ${WIDEN_REGS:+--widen-regs "$WIDEN_REGS"} --in "$P/chunk.jsonl" \
-                   --out "$P/chunk-pairs.jsonl" &&
-               { [ "${TWIN:-0}" != 1 ] || "$BIN/ptxgen" prompts --twin --format chatml --in "$P/chunk.jsonl" \
-                     --out "$P/chunk-twin.jsonl"; }; then
-                { cat "$P/chunk-pairs.jsonl"; [ "${TWIN:-0}" != 1 ] || cat "$P/chunk-twin.jsonl"; } >> "$P/pairs-grow.jsonl"
+            if "$BIN/ptxgen" prompts --format chatml ${WIDEN_REGS:+--widen-regs "$WIDEN_REGS"} --in "$C.jsonl" \
+                   --out "$C-pairs.jsonl" &&
+               { [ "${TWIN:-0}" != 1 ] || "$BIN/ptxgen" prompts --twin --format chatml --in "$C.jsonl" \
+                     --out "$C-twin.jsonl"; }; then
+                { cat "$C-pairs.jsonl"; [ "${TWIN:-0}" != 1 ] || cat "$C-twin.jsonl"; } >> "$G"
                 done_n=$n
-                echo "$(date +%s) samples $n pairs $(wc -l < "$P/pairs-grow.jsonl")$([ "${TWIN:-0}" != 1 ] ||
-                    echo " (twin pairs: $(grep -c '"turn":"twin"' "$P/pairs-grow.jsonl"))")"
+                echo "$(date +%s) samples $n pairs $(wc -l < "$G")$([ "${TWIN:-0}" != 1 ] ||
+                    echo " (twin pairs: $(grep -c '"turn":"twin"' "$G"))")"
             fi
         fi
         [ "$fin" = 1 ] && break
@@ -399,6 +414,77 @@ long-c)
     SAMPLES=$S SHARDS=16 VERIFY_BUDGET=${VB:-140} bash "$0" verify qwen-long 2>&1
     echo "done at $(( $(date +%s) - t0 )) s"; ls -la "$OUT"
     ;;
+ab-a)
+    # The register-declaration A/B (start with AB_WIDEN=1; docs/MODELS.md "Register declarations"): two
+    # LoRAs continue from .carry/init-adapter side by side for TS seconds, one on the exact pairs
+    # (pairs-grow.jsonl), one on the same samples with widened declarations (pairs-grow-wide.jsonl);
+    # both read their file as it grows.  Half the batch each (AB_BATCH_TOKENS) keeps two runs in memory.
+    TS=${1:-700}
+    t0=$(date +%s)
+    bins
+    need "$P/init-adapter/adapter_config.json"
+    need "$P/pairs-grow-wide.jsonl"
+    qwen_ready
+    echo "ready in $(( $(date +%s) - t0 )) s; exact: $(tail -n 1 "$P/grow.log"); wide: $(tail -n 1 "$P/grow-wide.log")"
+    : > "$P/pairs-none.jsonl"
+    for arm in exact wide; do
+        g=$P/pairs-grow.jsonl; [ "$arm" = wide ] && g=$P/pairs-grow-wide.jsonl
+        rm -rf "$P/ab-$arm" "$P/ab-$arm.done"
+        setsid nohup bash -c "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 train/lora_base.py --base '$P/qwen-hf' \
+            --base-gguf '$P/up/qwen.gguf' --base-name ../base/qwen2.5-coder-0.5b-instruct.gguf --pairs '$P/pairs-none.jsonl' \
+            --grow 60 --grow-pairs '$g' --init-adapter '$P/init-adapter' --out '$P/ab-$arm' --time-budget $TS \
+            --lr ${LR:-3e-4} --batch-tokens ${AB_BATCH_TOKENS:-16384} ${QWEN_ARGS:-} > '$P/train-ab-$arm.log' 2>&1;
+            echo \$? > '$P/ab-$arm.done'" > /dev/null 2>&1 < /dev/null &
+    done
+    while [ $(( $(date +%s) - t0 )) -lt "${CALL_S:-570}" ] && { [ ! -e "$P/ab-exact.done" ] || [ ! -e "$P/ab-wide.done" ]; }; do
+        sleep 10
+    done
+    for arm in exact wide; do
+        echo "== $arm"; grep '"event": "step"' "$P/ab-$arm/train_log.jsonl" 2>/dev/null | tail -n 1
+        grep -E '"event": "(grow|done)"' "$P/ab-$arm/train_log.jsonl" 2>/dev/null | tail -n 1
+        tail -n 3 "$P/train-ab-$arm.log" | grep -iE 'error|memory' || true
+    done
+    nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader
+    ;;
+ab-b)
+    # waits for both A/B runs; the adapters (in parts) and the logs come back
+    t0=$(date +%s)
+    need "$P/ab-exact"
+    while [ $(( $(date +%s) - t0 )) -lt "${CALL_S:-570}" ] && { [ ! -e "$P/ab-exact.done" ] || [ ! -e "$P/ab-wide.done" ]; }; do
+        sleep 5
+    done
+    { [ -e "$P/ab-exact.done" ] && [ -e "$P/ab-wide.done" ]; } || { echo "still training: call ab-b again"; exit 4; }
+    for arm in exact wide; do
+        echo "== $arm: exit $(cat "$P/ab-$arm.done")"; grep '"event": "done"' "$P/ab-$arm/train_log.jsonl"
+        split -b 15M -d -a 1 "$P/ab-$arm/adapter_model.safetensors" "$OUT/ab-$arm-adapter.part"
+        sha256sum "$P/ab-$arm/adapter_model.safetensors"
+    done
+    "$BIN/ptxgen" synth --stats "$P/synth.jsonl.partial" > "$OUT/synth-stats.json" 2>&1 ||
+        "$BIN/ptxgen" synth --stats "$P/synth.jsonl" > "$OUT/synth-stats.json" 2>&1
+    tar czf "$OUT/train.tgz" -C "$P" ab-exact/train_log.jsonl ab-exact/base.json ab-exact/adapter_config.json \
+        ab-wide/train_log.jsonl ab-wide/base.json ab-wide/adapter_config.json train-ab-exact.log train-ab-wide.log \
+        synth.log grow.log grow-wide.log 2>/dev/null
+    ;;
+ab-c)
+    # both arms generate side by side on both suites (S samples per case; TWIN=1 adds the CUDA C twins),
+    # then both are verified side by side (half the cores each); everything comes back in ab-results.tgz
+    S=${1:-1}
+    t0=$(date +%s)
+    need "$P/ab-exact/adapter_model.safetensors"; need "$P/ab-wide/adapter_model.safetensors"
+    [ -e "$P/synth.pid" ] && kill -- -"$(cat "$P/synth.pid")" 2>/dev/null
+    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True GEN_DEADLINE=${GEN_DEADLINE:-300} bash "$0" gen \
+        "ab-exact:$P/qwen-hf:$P/ab-exact:$S" "ab-wide:$P/qwen-hf:$P/ab-wide:$S" | tail -n 6
+    echo "generated at $(( $(date +%s) - t0 )) s"
+    for arm in exact wide; do
+        RES=$P/results SAMPLES=$S SHARDS=$(( $(nproc) / 2 )) VERIFY_BUDGET=${VB:-200} bash "$0" verify "ab-$arm" \
+            > "$P/verify-ab-$arm.txt" 2>&1 &
+    done
+    wait
+    grep -v '^|' "$P"/verify-ab-*.txt
+    cp "$P"/results/eval-ab-*-suite.md "$P"/results/eval-ab-*-suite-prose.md "$OUT/" 2>/dev/null
+    tar czf "$OUT/ab-results.tgz" -C "$P" results gen-ab-exact.log gen-ab-wide.log verify-ab-exact.txt verify-ab-wide.txt 2>/dev/null
+    echo "done at $(( $(date +%s) - t0 )) s"; ls -la "$OUT"
+    ;;
 expert-ready)
     # after `start` (with .carry/init-adapter) and the ten `put`s: assemble, convert, and leave what
     # bench/device_expert.sh needs: $P/qwen-hf, the starting adapter as $P/qwen-lora, and the
@@ -427,7 +513,7 @@ families)
     OUT=$OUT BUDGET=${BUDGET:-120} bash bench/device_families.sh "${1:-bench/family_suite}"
     ;;
 *)
-    sed -n '2,37p' "$0"
+    sed -n '2,/^set -uo/p' "$0" | sed '$d'   # the header
     exit 2
     ;;
 esac

@@ -88,6 +88,8 @@ class Lib:
         L.gen_prompt_build_fmt.argtypes = [C.c_int, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
         L.gen_prompt_build_twin_fmt.argtypes = [C.c_int, C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
         L.twin_strip_fence.argtypes = [C.c_char_p, C.POINTER(PgBuf)]
+        L.ptx_regs_tighten_text.argtypes = [C.c_char_p, C.c_size_t, C.POINTER(PgBuf)]
+        L.ptx_regs_tighten_text.restype = C.c_bool
         L.gen_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
         L.task_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
         L.task_block_max.argtypes = [vp, C.POINTER(C.c_int)]
@@ -115,6 +117,13 @@ class Lib:
         """The C inside a ``` fence when the model fenced it, else the text (twin_strip_fence, as gen --twin writes twins)."""
         b = PgBuf()
         self.L.twin_strip_fence(text.encode(), C.byref(b))
+        return self._take(b)
+
+    def tighten(self, text):
+        """The text with exact register counts (ptx_regs_tighten_text), as `gen` writes kernels: a model
+        trained on widened declarations (prompts --widen-regs) declares more than it uses."""
+        b, raw = PgBuf(), text.encode()
+        self.L.ptx_regs_tighten_text(raw, len(raw), C.byref(b))
         return self._take(b)
 
     def task_signature(self, path):
@@ -434,10 +443,12 @@ def write_kernel(sq, args, lib, name, stats):
     n = C.c_size_t()
     p = lib.L.dec_text(sq.dec, C.byref(n))
     text = C.string_at(p, n.value).decode("utf-8", errors="replace")
+    finished = sq.done and lib.L.dec_done(sq.dec)
+    if finished:
+        text = lib.tighten(text)
     path = os.path.join(args.out, sq.key)
     with open(path + ".ptx.tmp", "w", encoding="utf-8") as f:
         f.write(f"// GENERATED_BY: ptxgen {name}\n" + text)
-    finished = sq.done and lib.L.dec_done(sq.dec)
     sq.text, sq.finished = text, bool(finished)
     with open(path + ".json.tmp", "w") as f:
         json.dump({"gen_tokens": sq.gen, "forced_tokens": sq.forced, "seconds": round(time.time() - sq.t0, 2), "finished": finished}, f)

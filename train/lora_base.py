@@ -397,7 +397,9 @@ def main(argv=None):
     log({"event": "done", "steps": step, "train_seconds": round(train_s, 1), "completion_tokens": seen,
          "epochs": round(seen / max(1, ntok), 3), "pairs": len(train), "dropped_too_long": dropped,
          "dropped_by_family": dropped_report(fam_len), "final_loss_ema": round(ema or 0, 4),
-         "val_loss": round(vl / vn, 4) if vn else None, "tok_per_s": round(seen / max(train_s, 1e-9))}, logf)
+         "val_loss": round(vl / vn, 4) if vn else None, "tok_per_s": round(seen / max(train_s, 1e-9)),
+         # peak GPU memory: what decides whether two runs fit side by side on one GPU
+         "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 1) if torch.cuda.is_available() else None}, logf)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,22 @@ class TestStripFence(unittest.TestCase):
 
 
 @unittest.skipUnless(HAS and os.path.exists(LIB), "needs torch, transformers and build/libptxgen.so")
+class TestTighten(unittest.TestCase):
+    """generate.py writes finished kernels with exact register counts (ptx_regs_tighten_text), so a model
+    trained on widened declarations leaves kernels like gen's; text that does not parse stays as it is."""
+
+    def test_binding(self):
+        from generate import Lib
+        tighten = Lib(LIB).tighten
+        wide = (".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n    .param .u64 k_x\n)\n{\n"
+                "    .reg .b64 %rd<512>;\n    .reg .f32 %f<512>;  // kept comment\n\n"
+                "    ld.param.u64 %rd1, [k_x];\n    cvta.to.global.u64 %rd2, %rd1;\n    mov.f32 %f1, 0f3F800000;\n"
+                "    st.global.f32 [%rd2], %f1;\n    ret;\n}\n")
+        self.assertEqual(tighten(wide), wide.replace("%rd<512>", "%rd<3>").replace("%f<512>", "%f<2>"))
+        self.assertEqual(tighten(wide[:-3]), wide[:-3])                 # cut text: unchanged
+
+
+@unittest.skipUnless(HAS and os.path.exists(LIB), "needs torch, transformers and build/libptxgen.so")
 class TestTwinTurn(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
