@@ -169,7 +169,8 @@ verify)
             for p in "${pids[@]}"; do wait "$p"; done
             R=${RES:-$OUT}
             mkdir -p "$R"
-            "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-"$s"-*.json --out "$R/eval-$name-$s.json" &&
+            # (the shard number after the suite name: "suite-*" would also take suite-prose's shards)
+            "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-"$s"-[0-9]*.json --out "$R/eval-$name-$s.json" &&
                 "$BIN/ptxgen" eval --report "$R/eval-$name-$s.json" > "$R/eval-$name-$s.md"
             echo "== $name on $s"; sed -n '5,7p;/description style/,/^$/p' "$R/eval-$name-$s.md"
         done

@@ -92,6 +92,9 @@ typedef struct {
  * cannot be made. */
 PG_API pg_status twin_compile(const char *cu_path, const char *arch, twin_build *out, pg_diag_sink *diag);
 PG_API void twin_build_free(twin_build *b);
+/* The line of nvcc's log that says what is wrong (the first containing "error", else the first
+ * line), into out (truncated to n); what a verdict shows for a rejected twin. */
+PG_API void twin_log_first_error(const char *log, char *out, size_t n);
 
 /* ---- task inference -------------------------------------------------------------- */
 typedef struct {

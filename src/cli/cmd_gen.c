@@ -550,8 +550,7 @@ static void twin_prepare(const char *desc, const char *cu_text, const char *ptx,
     if (b.status == TWIN_BUILD_NO_NVCC) to->verdict = TWIN_V_NO_NVCC;
     else if (b.status == TWIN_BUILD_FAILED) {
         to->verdict = TWIN_V_NVCC_FAILED;
-        const char *e = strstr(b.log, "error");
-        snprintf(to->detail, sizeof to->detail, "%.*s", (int)strcspn(e ? e : b.log, "\n"), e ? e : b.log);
+        twin_log_first_error(b.log, to->detail, sizeof to->detail);
     }
     if (parsed && strcmp(k.kernel, entry)) {
         snprintf(to->detail, sizeof to->detail, "the twin's kernel is '%.100s', the PTX's entry '%.100s': they must have one name",

@@ -195,6 +195,20 @@ static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, 
             else if (tr.gpu_status && !strcmp(tr.gpu_status, "setup-error")) v = TWIN_V_NOT_COMPARED;
             else v = TWIN_V_DIFFERS;
             snprintf(detail, sizeof detail, "%.600s", tr.detail);
+            /* the harness words its setup errors for a task's reference.cu; here the oracle is the twin */
+            const char *oracle = "reference.cu oracle: ";
+            if (v == TWIN_V_NOT_COMPARED && strstr(detail, "reference.cu could not be compiled")) {
+                twin_build b;   /* compiled again only to show nvcc's message */
+                if (twin_compile(path.data, o->gen.arch ? o->gen.arch : "sm_80", &b, &quiet) != PG_OK) b.status = TWIN_BUILD_FAILED;
+                v = TWIN_V_NVCC_FAILED;
+                if (b.log && *b.log) twin_log_first_error(b.log, detail, sizeof detail);
+                else snprintf(detail, sizeof detail, "nvcc rejects the twin");
+                twin_build_free(&b);
+            } else if (v == TWIN_V_NOT_COMPARED && !strncmp(detail, oracle, strlen(oracle))) {
+                char rest[700];
+                snprintf(rest, sizeof rest, "%s", detail + strlen(oracle));
+                snprintf(detail, sizeof detail, "the twin itself fails: %.600s", rest);
+            }
             if (v == TWIN_V_AGREES) json_object_set_new(row, "twin_input_sets", json_integer(tr.gpu_sets));
             eval_funnel_result_free(&tr);
         } else {

@@ -238,11 +238,30 @@ static void test_verdict(void) {
     CHECK(!strcmp(twin_verdict_name(TWIN_V_AGREES), "agrees") && !strcmp(twin_verdict_name(TWIN_V_NO_NVCC), "no-nvcc"), "names");
 }
 
+/* what a verdict shows of nvcc's log: the whole line that says "error", else the first line */
+static void test_first_error(void) {
+    struct { const char *log, *want; size_t n; } c[] = {
+        {"k.cu(3): warning #177-D: unused\nk.cu(5): error: identifier \"y\" is undefined\n1 error detected\n",
+         "k.cu(5): error: identifier \"y\" is undefined", 200},
+        {"error: x\n", "error: x", 200},
+        {"nvcc fatal   : Unsupported gpu architecture\n", "nvcc fatal   : Unsupported gpu architecture", 200},
+        {"", "", 200},
+        {NULL, "", 200},
+        {"k.cu(5): error: long\n", "k.cu(", 6},   /* truncated to n - 1 */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char out[200];
+        twin_log_first_error(c[i].log, out, c[i].n);
+        CHECK(!strcmp(out, c[i].want), "first error %zu: '%s'", i, out);
+    }
+}
+
 int main(void) {
     test_parse();
     test_infer();
     test_compile();
     test_strip_fence();
     test_verdict();
+    test_first_error();
     return TEST_DONE();
 }

@@ -1074,6 +1074,15 @@ void twin_task_view(const task_spec *t, const char *dir, const char *file, task_
     view->ref.high_precision = false;
 }
 
+void twin_log_first_error(const char *log, char *out, size_t n) {
+    const char *e = log ? strstr(log, "error") : NULL;
+    if (!e) e = log ? log : "";
+    if (e > log) {   /* from the start of the line that says "error" (file:line: error ...) */
+        while (e > log && e[-1] != '\n') e--;
+    }
+    snprintf(out, n, "%.*s", (int)strcspn(e, "\n"), e);
+}
+
 /* ---- the verdict ------------------------------------------------------------------------ */
 const char *twin_verdict_name(twin_verdict v) {
     switch (v) {
