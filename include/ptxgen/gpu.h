@@ -137,6 +137,11 @@ PG_API const char *gpu_hyg_name(gpu_hyg h);   /* "none", "not-run", "copies-inpu
  * within tolerance. */
 PG_API gpu_hyg gpu_hygiene_outputs(const task_spec *t, const task_inst *before, const task_inst *got, const task_inst *ref,
                             char *why, size_t n);
+/* Did an oracle write anything on this input set: does one of its out buffers
+ * (role "out"; an in/out may legitimately stay as it was) differ from what was
+ * uploaded (`up`)?  True when there is no non-empty out buffer.  The harness
+ * asks this of oracles with task_ref.must_write (CUDA twins). */
+PG_API bool gpu_hygiene_oracle_wrote(const task_spec *t, const task_inst *up, const task_inst *ref);
 /* The entry's .reqntid (equal) / .maxntid (at least as many threads) against
  * the block of every size: GPU_HYG_LAUNCH or GPU_HYG_NONE (also when the text
  * does not parse: the load then says why). */

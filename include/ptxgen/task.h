@@ -59,6 +59,9 @@ typedef struct {
     char *name;                /* registry name (kind "c") */
     char *file;                /* reference.cu path (kind "cu"), relative to the spec */
     bool high_precision;       /* "cu": compile the reference with doubles where it asks */
+    bool must_write;           /* "cu": an input set on which the oracle leaves every out buffer as
+                                * uploaded is a setup error, not a comparison (set for CUDA twins:
+                                * a twin that writes nothing "agrees" with a PTX that writes nothing) */
 } task_ref;
 
 typedef struct {

@@ -75,6 +75,16 @@ static bool ref_differs(const task_spec *t, int p, const task_arg *ref, const ta
     return c.rel_l2 > 0.1 * c.tol || c.nan_count > 0;
 }
 
+bool gpu_hygiene_oracle_wrote(const task_spec *t, const task_inst *up, const task_inst *ref) {
+    bool any = false;
+    for (int p = 0; p < t->nparams; p++) {
+        if (!t->params[p].is_pointer || t->params[p].role != TASK_ROLE_OUT || !up->args[p].bytes) continue;
+        any = true;
+        if (ref->args[p].bytes != up->args[p].bytes || memcmp(ref->args[p].data, up->args[p].data, up->args[p].bytes)) return true;
+    }
+    return !any;
+}
+
 gpu_hyg gpu_hygiene_outputs(const task_spec *t, const task_inst *before, const task_inst *got, const task_inst *ref,
                             char *why, size_t n) {
     if (why && n) why[0] = 0;

@@ -306,6 +306,11 @@ static void child_main(void *arg, int fd) {
                 launch(c, fd, c->ofn, in, &a);
                 CK(c->api.cuCtxSynchronize(), "reference.cu oracle");
                 if (!download(c, fd, &d, &rj[k].ref, why, sizeof why)) fail(c, fd, "setup-error", "reference.cu oracle: %s", why);
+                if (t->ref.must_write && !gpu_hygiene_oracle_wrote(t, in, &rj[k].ref)) {
+                    char sz[160];
+                    describe(in, sz, sizeof sz);
+                    fail(c, fd, "setup-error", "reference.cu oracle: writes none of its outputs on size %s (nothing to compare with)", sz);
+                }
             }
             task_inst got;
             if (task_inst_clone(in, &got) != PG_OK) fail(c, fd, "setup-error", "out of memory");

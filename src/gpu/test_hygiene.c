@@ -56,6 +56,11 @@ static void test_outputs(void) {
     char why[400];
     CHECK(gpu_hygiene_outputs(t, &x.in, &x.got, &x.ref, why, sizeof why) == GPU_HYG_NONE, "the reference's own output is clean: %s", why);
     /* untouched: the poison is still there everywhere */
+    /* an oracle that wrote nothing (a twin that does nothing: task_ref.must_write) */
+    CHECK(gpu_hygiene_oracle_wrote(t, &x.in, &x.ref), "the reference wrote y");
+    CHECK(!gpu_hygiene_oracle_wrote(t, &x.in, &x.in), "an oracle leaving y as uploaded wrote nothing");
+    ((unsigned char *)x.got.args[1].data)[0] ^= 1;
+    CHECK(gpu_hygiene_oracle_wrote(t, &x.in, &x.got), "one byte written is a write");
     memcpy(x.got.args[1].data, x.in.args[1].data, x.in.args[1].bytes);
     CHECK(gpu_hygiene_outputs(t, &x.in, &x.got, &x.ref, why, sizeof why) == GPU_HYG_NOT_RUN && strstr(why, "did not run"),
           "poison left everywhere is 'not run': %s", why);
@@ -104,6 +109,7 @@ static void test_outputs(void) {
     if (!t) return;
     memcpy(x.got.args[1].data, x.in.args[1].data, x.in.args[1].bytes);
     CHECK(gpu_hygiene_outputs(t, &x.in, &x.got, &x.ref, why, sizeof why) == GPU_HYG_NONE, "a=0: the reference leaves y too: %s", why);
+    CHECK(gpu_hygiene_oracle_wrote(t, &x.in, &x.in), "no out buffer (y is in/out): nothing to require");
     drop(&x);
     task_free(t);
 }

@@ -1072,14 +1072,14 @@ void twin_task_view(const task_spec *t, const char *dir, const char *file, task_
     view->ref.name = NULL;
     view->ref.file = (char *)file;
     view->ref.high_precision = false;
+    view->ref.must_write = true;
 }
 
 void twin_log_first_error(const char *log, char *out, size_t n) {
-    const char *e = log ? strstr(log, "error") : NULL;
-    if (!e) e = log ? log : "";
-    if (e > log) {   /* from the start of the line that says "error" (file:line: error ...) */
-        while (e > log && e[-1] != '\n') e--;
-    }
+    if (!log) log = "";
+    const char *e = strstr(log, "error");
+    if (!e) e = log;
+    while (e > log && e[-1] != '\n') e--;   /* from the start of its line (file(line): error ...) */
     snprintf(out, n, "%.*s", (int)strcspn(e, "\n"), e);
 }
 
