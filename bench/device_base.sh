@@ -40,7 +40,7 @@
 #                  CUDA C) to pairs-grow.jsonl, so the LoRA learns both turns; gen (and so
 #                  long-c) passes --twin to generate.py, which writes <case>.cu beside each
 #                  finished kernel, and verify's eval reports the twin verdict's
-#                  precision/recall.  The twin turn gets TWIN_RESERVE (100) s of the deadline
+#                  precision/recall (TWIN_OWN=1: also each twin's own correctness, eval --twin-own).  The twin turn gets TWIN_RESERVE (100) s of the deadline
 #                  (long-c's GEN_DEADLINE defaults to 330 then) and TWIN_MAX_NEW (2048) tokens.
 #
 # Binaries: build/ptxgen and build/libptxgen.so travel in .carry/bin (built on the
@@ -163,7 +163,8 @@ verify)
             for ((i = 0; i < ${SHARDS:-12}; i++)); do
                 timeout "${VERIFY_BUDGET:-200}" "$BIN/ptxgen" eval --suite "$suite" --kernels "$P/gen-$name" --model-name "$name" \
                     --no-bias --samples "${SAMPLES:-2}" --no-timing --shard "$i/${SHARDS:-12}" --no-progress \
-                    ${ONLY:+--only "$ONLY"} --out "$P/ev-$name-$s-$i.json" > /dev/null 2> "$P/ev-$name-$s-$i.err" &
+                    ${ONLY:+--only "$ONLY"} $([ "${TWIN_OWN:-0}" = 1 ] && echo --twin-own) \
+                    --out "$P/ev-$name-$s-$i.json" > /dev/null 2> "$P/ev-$name-$s-$i.err" &
                 pids+=($!)
             done
             for p in "${pids[@]}"; do wait "$p"; done

@@ -398,6 +398,23 @@ assert tw["zh"] is None and all(tw[s]["verdict"] in ("not-run", "no-nvcc") for s
 a = d["configs"]["full"]["twin"]
 assert a["with_twin"] == 3 and a["precision"] == "not run" and a["by_style"]["card"]["agrees"] == "not run", a
 PY
+# --twin-own: the twins' own correctness (GPU rows faked here; tests/gpu_tests.sh runs it for real)
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations --twin-own \
+    --out "$tmp/evown.json" >/dev/null 2>&1 && ok || bad "eval --twin-own without a GPU failed"
+python3 - "$tmp/evown.json" "$tmp/evown2.json" <<'PY' && ok || bad "eval --twin-own without a GPU must not claim a twin verdict"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all("twin_own" not in r for r in d["rows"]) and d["configs"]["full"]["twin"]["own_run"] == 0, d["configs"]["full"]["twin"]
+own = {"terse": True, "detailed": False, "card": True}
+for r in d["rows"]:
+    if r["description"] in own:
+        r["twin_own"] = {"correct": own[r["description"]], "stage": "correct" if own[r["description"]] else "wrong"}
+d["gpu_ran"] = True
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$P" eval --merge "$tmp/evown2.json" --out "$tmp/evown3.json" >/dev/null 2>&1 && "$P" eval --report "$tmp/evown3.json" >"$tmp/evown.md" 2>&1
+grep -q 'The twins themselves against the real reference (--twin-own): 2 of 3 correct (66.7%); by style:.*detailed 0/1' "$tmp/evown.md" \
+    && ok || bad "eval report: the twins' own correctness line: $(grep -i 'twins themselves' "$tmp/evown.md")"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -72,7 +72,7 @@ then pass=$((pass + 2)); echo "ok   twin verdicts: $(grep -o '"line": "[^"]*' "$
 else fail=$((fail + 2)); echo "FAIL twin verdicts:"; cat "$tw"/*.json "$tw"/*.err | head -n 40; fi
 # eval --kernels with twins (tests/twin/eval_kernels/README.md): agrees+correct, agrees+wrong (a twin as
 # wrong as its PTX), differs+wrong: precision 1/2 -- agreement with a twin is not correctness
-"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-progress --no-ablations \
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-progress --no-ablations --twin-own \
     --out "$tw/eval.json" >/dev/null 2>&1
 if python3 - "$tw/eval.json" <<'PY'
 import json, sys
@@ -81,8 +81,12 @@ v = {r["description"]: ((r.get("twin") or {}).get("verdict"), r["correct"]) for 
 assert v["terse"] == ("agrees", True) and v["detailed"] == ("agrees", False) and v["card"] == ("differs", False), v
 a = d["configs"]["full"]["twin"]
 assert a["compared"] == 3 and a["agrees"] == 2 and a["agrees_wrong"] == 1 and abs(a["precision"] - 0.5) < 1e-9, a
+# --twin-own: the real relu6 twins (terse, card) are correct, the plain ReLU one (detailed) is not
+own = {r["description"]: (r.get("twin_own") or {}).get("correct") for r in d["rows"]}
+assert own == {"terse": True, "detailed": False, "card": True, "zh": None}, own
+assert a["own_run"] == 3 and a["own_correct"] == 2, a
 PY
-then pass=$((pass + 1)); echo "ok   eval twin precision 1/2 on tests/twin/eval_kernels"
+then pass=$((pass + 1)); echo "ok   eval twin precision 1/2 and the twins' own correctness 2/3 on tests/twin/eval_kernels"
 else fail=$((fail + 1)); echo "FAIL eval twins: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([(r['description'], r.get('twin'), r['correct']) for r in d['rows']])" "$tw/eval.json" 2>&1 | head -c 600)"; fi
 rm -rf "$tw"
 echo "gpu: $pass passed, $fail failed, $skip skipped"

@@ -144,6 +144,10 @@ typedef struct {
      * "generation" failure.  An optional .json beside each kernel carries the
      * generator's tokens, seconds and finished flag. */
     const char *kernels_dir;
+    /* With twins beside the kernels and a GPU: also run each twin's own nvcc PTX against the
+     * task's real reference (row "twin_own": {"correct", "stage"}; aggregate own_run/own_correct):
+     * how often the model's CUDA C is itself right. */
+    bool twin_own;
     const char *model_name;    /* the results' "model" when there is no model_model */
 } eval_opts;
 PG_API void eval_opts_default(eval_opts *o);

@@ -21,7 +21,10 @@ static const char *eval_usage =
     "  generated -> validator -> ptxas -> loads -> correct on every input set -> speed vs nvcc -O3.\n"
     "  Configs: full (constraint + performance bias) and, unless --no-ablations, no_constraint and\n"
     "  no_bias.  --no-constraint or --no-bias run only that config.  Without a GPU the GPU columns\n"
-    "  read \"not run\".  The results file is rewritten after every case; --resume continues it.\n";
+    "  read \"not run\".  The results file is rewritten after every case; --resume continues it.\n"
+    "  With --kernels, a CUDA C twin <case>.cu beside a kernel is run against it (agreement, and its\n"
+    "  precision against the real reference); --twin-own also runs each twin's own nvcc PTX against\n"
+    "  the real reference (GPU only).\n";
 
 int cmd_eval(int argc, char **argv) {
     eval_opts o;
@@ -38,6 +41,7 @@ int cmd_eval(int argc, char **argv) {
         else if (ARG("--model")) model_dir = argv[++i];
         else if (ARG("--adapter")) adapter = argv[++i];
         else if (ARG("--kernels")) o.kernels_dir = argv[++i];
+        else if (!strcmp(a, "--twin-own")) o.twin_own = true;
         else if (ARG("--model-name")) o.model_name = argv[++i];
         else if (ARG("--samples")) { if (!cli_int_arg("eval", a, argv[++i], 1, 1000, &o.samples)) goto usage; }
         else if (ARG("--arch")) o.gen.arch = argv[++i];

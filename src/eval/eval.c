@@ -159,6 +159,26 @@ static pg_status read_generated(const char *dir, const char *task, const char *s
  * says whether PTX and twin agree next to whether the PTX is correct against the real
  * reference; without a GPU only whether nvcc compiles the twin.  Row field "twin":
  * {"verdict": twin_verdict_name, "detail"}; nothing when there is no twin. */
+/* --twin-own: the twin's own nvcc PTX against the task's real reference (GPU only). */
+static void twin_own_case(const eval_opts *o, const task_spec *t, const char *cu_path, json_t *row) {
+    pg_diag_sink quiet = {0};
+    twin_build b;
+    if (twin_compile(cu_path, o->gen.arch ? o->gen.arch : "sm_80", &b, &quiet) != PG_OK) b.status = TWIN_BUILD_FAILED;
+    json_t *own;
+    if (b.status != TWIN_BUILD_OK) {
+        own = json_pack("{s:b, s:s}", "correct", 0, "stage", b.status == TWIN_BUILD_NO_NVCC ? "no-nvcc" : "nvcc");
+    } else {
+        eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = false, .gpu = true};
+        eval_funnel_in fi = {b.ptx, NULL, NULL, "<twin ptx>"};
+        eval_funnel_result r;
+        eval_funnel(&fi, t, &fo, &r);
+        own = json_pack("{s:b, s:s, s:s}", "correct", r.correct, "stage", r.stage ? r.stage : "?", "detail", r.detail);
+        eval_funnel_result_free(&r);
+    }
+    json_object_set_new(row, "twin_own", own);
+    twin_build_free(&b);
+}
+
 static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, int cfg, int sample, const char *ptx_path,
                       const eval_funnel_result *fr, json_t *row) {
     const eval_opts *o = c->o;
@@ -187,6 +207,7 @@ static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, 
         size_t n = 0;
         eval_funnel_result tr;
         memset(&tr, 0, sizeof tr);
+        if (o->twin_own) twin_own_case(o, t, path.data, row);
         if (pg_read_file(ptx_path, 16u << 20, &text, &n, &quiet) == PG_OK) {
             fi.text = text;
             fo.ptxas = c->have_ptxas;
@@ -485,8 +506,8 @@ static json_t *group_stats(json_t *rows, const char *cfg, const char *field, boo
  * Per config, description style and category ("family").  Without a GPU the counts
  * that need it are "not run". */
 static json_t *twin_counts(void) {
-    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "with_twin", 0, "compared", 0, "agrees", 0, "agrees_correct", 0,
-                     "agrees_wrong", 0, "differs_correct", 0, "differs_wrong", 0);
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "with_twin", 0, "compared", 0, "agrees", 0, "agrees_correct", 0,
+                     "agrees_wrong", 0, "differs_correct", 0, "differs_wrong", 0, "own_run", 0, "own_correct", 0);
 }
 static void twin_bump(json_t *e, const char *k) { json_object_set_new(e, k, json_integer(json_integer_value(json_object_get(e, k)) + 1)); }
 static void twin_finish(json_t *e, bool have_gpu) {
@@ -517,8 +538,13 @@ static json_t *twin_stats(json_t *rows, const char *cfg, bool have_gpu) {
         const char *v = json_string_value(json_object_get(tw, "verdict"));
         bool agrees = v && !strcmp(v, "agrees"), differs = v && !strcmp(v, "differs");
         bool correct = json_is_true(json_object_get(r, "correct"));
+        json_t *own = json_object_get(r, "twin_own");   /* --twin-own: the twin against the real reference */
         for (int k = 0; k < 3; k++) {
             twin_bump(es3[k], "with_twin");
+            if (json_is_object(own)) {
+                twin_bump(es3[k], "own_run");
+                if (json_is_true(json_object_get(own, "correct"))) twin_bump(es3[k], "own_correct");
+            }
             if (!agrees && !differs) continue;
             twin_bump(es3[k], "compared");
             if (agrees) twin_bump(es3[k], "agrees");
@@ -820,6 +846,22 @@ void eval_markdown(json_t *doc, pg_buf *out) {
                               (long long)json_integer_value(json_object_get(e, "differs_wrong")), pr, rc);
             }
             json_decref(one);
+        }
+        long long orun = json_integer_value(json_object_get(tw, "own_run"));
+        if (orun) {   /* --twin-own */
+            pg_buf_printf(out, "\nThe twins themselves against the real reference (--twin-own): %lld of %lld correct (%.1f%%)",
+                          (long long)json_integer_value(json_object_get(tw, "own_correct")), orun,
+                          100.0 * (double)json_integer_value(json_object_get(tw, "own_correct")) / (double)orun);
+            const char *sk;
+            json_t *se;
+            const char *sep = "; by style:";
+            json_object_foreach(json_object_get(tw, "by_style"), sk, se) {
+                if (!json_integer_value(json_object_get(se, "own_run"))) continue;
+                pg_buf_printf(out, "%s %s %lld/%lld", sep, sk, (long long)json_integer_value(json_object_get(se, "own_correct")),
+                              (long long)json_integer_value(json_object_get(se, "own_run")));
+                sep = ",";
+            }
+            pg_buf_puts(out, ".\n");
         }
     }
     /* pass@k curves (unbiased estimator over the samples drawn) */
