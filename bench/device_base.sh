@@ -24,7 +24,7 @@
 #                  funnel and the hygiene cases beside it; waits until CALL_S (570) seconds
 #   long-b         waits for the training to end; the adapter and logs come back
 #   long-c S       generation with S samples per case on both suites, GPU verdicts
-#   (QWEN_ARGS="--max-len 8192" and MAX_NEW=8192 keep the long families; see MODELS.md)
+#   (lora_base's --max-len 8192 default and MAX_NEW=6144 keep the long families; see MODELS.md)
 #   (WIDEN_REGS=512 on the start call: grow-loop writes pairs with widened register declarations,
 #   `ptxgen prompts --widen-regs`; see MODELS.md)
 # The register-declaration A/B (docs/MODELS.md "Register declarations"):
