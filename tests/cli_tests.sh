@@ -133,6 +133,33 @@ PY
 grep -q '3 of 15 planned samples have no verdict.*relu6 12/15' "$tmp/eval_cut.md" && ok || bad "a cut run's report must name the samples without a verdict: $(head -c 600 "$tmp/eval_cut.md")"
 grep -q 'planned samples have no verdict' "$tmp/eval.md" && bad "a complete run's report claims missing verdicts" || ok
 
+# re-verifying what a cut run never reached repeats keys: --merge refuses, --replace lets the re-run win
+rm -f "$tmp/eval_dup.json"
+"$P" eval --merge "$tmp/eval_cut.json" "$tmp/eval.json" --out "$tmp/eval_dup.json" >/dev/null 2>"$tmp/dup.err"
+rc=$?
+[ "$rc" -eq 2 ] && ok || bad "eval --merge of repeated keys: exit $rc, want 2"
+grep -qF "relu6/terse/full/0 is in both $tmp/eval_cut.json and $tmp/eval.json" "$tmp/dup.err" && ok || bad "eval --merge must name the repeated key and both files: $(cat "$tmp/dup.err")"
+[ -e "$tmp/eval_dup.json" ] && bad "eval --merge wrote a file despite repeated keys" || ok
+expect_rc 2 "eval --merge of a file with itself" "$P" eval --merge "$tmp/eval.json" "$tmp/eval.json" --out "$tmp/eval_dup.json"
+python3 - "$tmp/eval.json" "$tmp/eval_rerun.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["rows"] = [dict(r, correct=False) for r in d["rows"][9:15]]   # rows 9-11 repeat the cut run's
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$P" eval --merge "$tmp/eval_cut.json" "$tmp/eval_rerun.json" --replace --out "$tmp/eval_rep.json" >/dev/null 2>"$tmp/rep.err" \
+    && "$P" eval --report "$tmp/eval_rep.json" >"$tmp/eval_rep.md" 2>&1 && ok || bad "eval --merge --replace failed: $(cat "$tmp/rep.err")"
+grep -q '3 rows replaced' "$tmp/rep.err" && ok || bad "eval --merge --replace must say how many rows it replaced: $(cat "$tmp/rep.err")"
+python3 - "$tmp/eval_rep.json" "$tmp/eval.json" <<'PY' && ok || bad "eval --merge --replace: rows or planned wrong"
+import json, sys
+d, full = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+key = lambda r: (r["task"], r["description"], r["config"], r.get("sample", 0))
+assert [key(r) for r in d["rows"]] == [key(r) for r in full["rows"]], [key(r) for r in d["rows"]]
+assert [r["correct"] for r in d["rows"]] == ["not run"] * 9 + [False] * 6, [r["correct"] for r in d["rows"]]
+assert d["planned"] == {"samples": 15, "tasks": {"relu6": 15}}, d["planned"]
+PY
+grep -q 'planned samples have no verdict' "$tmp/eval_rep.md" && bad "a cut run completed by a re-run still claims missing verdicts" || ok
+
 # grammar export and the CI performance gate
 golden grammar.gbnf "$P" grammar --gbnf
 expect_rc 2 "grammar without a format" "$P" grammar

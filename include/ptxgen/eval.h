@@ -229,11 +229,23 @@ PG_API void eval_funnel_json(const eval_funnel_result *r, json_t *row);
  * `why` names the JSON path.  Call it on every results file read from disk. */
 PG_API bool eval_doc_check(json_t *doc, char *why, size_t n);
 
-/* Merging results files (`eval --merge`): adds PART's "planned" ({"samples": N, "tasks":
- * {name: samples}}, what a run meant to verify) into DOC's; when either lacks it (a file
- * from before it existed), DOC's is removed, since a sum over some parts would mislead.
- * DOC is changed in place; PART is only read. */
-PG_API void eval_merge_planned(json_t *doc, json_t *part);
+/* Merging results files (`eval --merge`): the rows of DOCS[1..n-1] into DOCS[0], in place (the
+ * others are only read; DOCS[0] shares their row objects).  A row is identified by its key
+ * task/description/config/sample; shards, ablation runs and runs of other sample indexes never
+ * repeat one, a re-verification run does.  A repeated key, without `replace`, fails: false, with
+ * info->first/second the documents that hold info->key (the same one when a file repeats a key
+ * itself), DOCS[0] unchanged.  With `replace` the later row takes the earlier one's place and
+ * info->replaced counts them.  "planned" ({"samples": N, "tasks": {name: samples}}, what a run
+ * meant to verify) adds up over the documents, except that a task with a row replaced by
+ * another document gets the largest plan of any one document (it planned those samples again);
+ * when any document lacks "planned" (a file from before it existed), DOCS[0]'s is removed,
+ * since a sum over some parts would mislead. */
+typedef struct {
+    size_t replaced;    /* rows replaced by a later row with the same key */
+    int first, second;  /* on failure: the documents, by index, that both hold key */
+    char key[256];      /* on failure: task/description/config/sample */
+} eval_merge_info;
+PG_API bool eval_merge(json_t *const *docs, int n, bool replace, eval_merge_info *info);
 /* Recompute aggregates/failures of a results document (after a merge of shards). */
 PG_API void eval_finalize(json_t *doc);
 /* Markdown summary table (configs x funnel) plus the per-task table. */

@@ -14,7 +14,7 @@ static const char *eval_usage =
     "                   [--max-tokens N] [--seed S] [--temperature T] [--top-k K] [--threads N]\n"
     "       ptxgen eval --suite DIR --kernels GEN_DIR [--model-name NAME] ...  (kernels generated elsewhere,\n"
     "                   GEN_DIR/<task>.<style>.<config>.<sample>.ptx, e.g. by train/generate.py on a GPU)\n"
-    "       ptxgen eval --merge A.json B.json ... --out F.json     (shards of one run)\n"
+    "       ptxgen eval --merge A.json B.json ... --out F.json [--replace]  (shards, ablations, re-runs)\n"
     "       ptxgen eval --report F.json                            (Markdown to stdout)\n"
     "       ptxgen eval --time-pass --suite DIR --keep DIR --out F.json (time correct kernels, one at a time)\n"
     "  Every task x description (terse, detailed, card, zh, prose) x config x sample goes through\n"
@@ -24,7 +24,10 @@ static const char *eval_usage =
     "  read \"not run\".  The results file is rewritten after every case; --resume continues it.\n"
     "  With --kernels, a CUDA C twin <case>.cu beside a kernel is run against it (agreement, and its\n"
     "  precision against the real reference); --twin-own also runs each twin's own nvcc PTX against\n"
-    "  the real reference (GPU only).\n";
+    "  the real reference (GPU only).\n"
+    "  --merge fails (exit 2) when two files hold a row of the same task/description/config/sample;\n"
+    "  with --replace the later file's row takes its place (a re-verification run), and a task with\n"
+    "  a replaced row plans the most samples any one file planned for it instead of their sum.\n";
 
 int cmd_eval(int argc, char **argv) {
     eval_opts o;
@@ -33,7 +36,7 @@ int cmd_eval(int argc, char **argv) {
     const char *model_dir = NULL, *adapter = NULL, *report = NULL;
     PG_VEC(const char *) merge = {0};
     int threads = 1;   /* shards run in parallel; one core each decodes the small model fastest */
-    bool only_nc = false, only_nb = false, merging = false, time_pass = false;
+    bool only_nc = false, only_nb = false, merging = false, replace = false, time_pass = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define ARG(flag) (!strcmp(a, flag) && i + 1 < argc)
@@ -60,6 +63,7 @@ int cmd_eval(int argc, char **argv) {
         else if (ARG("--threads")) { if (!cli_int_arg("eval", a, argv[++i], 1, cli_cores(), &threads)) goto usage; }
         else if (ARG("--report")) report = argv[++i];
         else if (!strcmp(a, "--merge")) merging = true;
+        else if (!strcmp(a, "--replace")) replace = true;
         else if (!strcmp(a, "--time-pass")) time_pass = true;
         else if (!strcmp(a, "--no-ablations")) o.configs = 1u << EVAL_FULL;
         else if (!strcmp(a, "--no-constraint")) only_nc = true;
@@ -99,10 +103,12 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
         pg_vec_free(merge);
         return 0;
     }
+    if (replace && !merging) { fprintf(stderr, "ptxgen eval: --replace goes with --merge\n"); pg_vec_free(merge); return 2; }
     if (merging) {
         if (!merge.n || !o.out_path) { fprintf(stderr, "ptxgen eval: --merge needs files and --out\n"); pg_vec_free(merge); return 2; }
-        json_t *doc = NULL;
-        for (int i = 0; i < merge.n; i++) {
+        PG_VEC(json_t *) docs = {0};
+        int rc = 0;
+        for (int i = 0; i < merge.n && !rc; i++) {
             json_error_t e;
             json_t *d = json_load_file(merge.v[i], 0, &e);
             char why[200];
@@ -110,17 +116,21 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
                 if (d) fprintf(stderr, "ptxgen eval: %s: not an eval results file: %s\n", merge.v[i], why);
                 else fprintf(stderr, "%s:%d:%d: %s\n", merge.v[i], e.line, e.column, e.text);
                 json_decref(d);
-                json_decref(doc);
-                pg_vec_free(merge);
-                return 2;
-            }
-            if (!doc) doc = d;
-            else {
-                json_array_extend(json_object_get(doc, "rows"), json_object_get(d, "rows"));
-                eval_merge_planned(doc, d);
-                json_decref(d);
-            }
+                rc = 2;
+            } else pg_vec_push(docs, d);
         }
+        eval_merge_info mi = {0};
+        if (!rc && !eval_merge(docs.v, docs.n, replace, &mi)) {
+            if (mi.first == mi.second) fprintf(stderr, "ptxgen eval: %s is twice in %s; --replace keeps the later row\n", mi.key, merge.v[mi.first]);
+            else fprintf(stderr, "ptxgen eval: %s is in both %s and %s; --replace lets the later file's verdict win\n",
+                         mi.key, merge.v[mi.first], merge.v[mi.second]);
+            rc = 2;
+        }
+        if (!rc && replace) fprintf(stderr, "ptxgen eval: --replace: %zu rows replaced by a later verdict\n", mi.replaced);
+        json_t *doc = !rc ? json_incref(docs.v[0]) : NULL;
+        for (int i = 0; i < docs.n; i++) json_decref(docs.v[i]);
+        pg_vec_free(docs);
+        if (rc) { pg_vec_free(merge); return rc; }
         if (json_is_object(json_object_get(doc, "planned")))   /* every part said what it planned */
             json_object_set_new(doc, "tasks", json_integer((json_int_t)json_object_size(json_object_get(json_object_get(doc, "planned"), "tasks"))));
         else {   /* shards split the tasks, ablation runs repeat them: count distinct tasks */

@@ -1017,15 +1017,82 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
     return st;
 }
 
-void eval_merge_planned(json_t *doc, json_t *part) {
-    json_t *a = json_object_get(doc, "planned"), *b = json_object_get(part, "planned");
-    if (!json_is_object(a) || !json_is_object(b)) { json_object_del(doc, "planned"); return; }
-    json_object_set_new(a, "samples", json_integer(json_integer_value(json_object_get(a, "samples")) +
-                                                   json_integer_value(json_object_get(b, "samples"))));
-    json_t *ta = json_object_get(a, "tasks"), *v;
-    const char *key;
-    json_object_foreach(json_object_get(b, "tasks"), key, v)   /* shards: disjoint tasks; ablation runs: other configs */
-        json_object_set_new(ta, key, json_integer(json_integer_value(json_object_get(ta, key)) + json_integer_value(v)));
+/* See eval.h: the plans add up, except that a task with replaced rows takes the largest
+ * plan of any one document, since a re-verification run plans those samples again. */
+static void merge_planned(json_t *const *docs, int n, json_t *replaced_tasks) {
+    json_t *sum = json_object(), *max = json_object(), *v;
+    json_int_t total = 0;
+    const char *task;
+    for (int d = 0; d < n; d++) {
+        json_t *pl = json_object_get(docs[d], "planned");
+        if (!json_is_object(pl)) { json_object_del(docs[0], "planned"); goto out; }
+        total += json_integer_value(json_object_get(pl, "samples"));
+        json_object_foreach(json_object_get(pl, "tasks"), task, v) {
+            json_int_t x = json_integer_value(v);
+            json_object_set_new(sum, task, json_integer(json_integer_value(json_object_get(sum, task)) + x));
+            if (!json_object_get(max, task) || x > json_integer_value(json_object_get(max, task)))
+                json_object_set_new(max, task, json_integer(x));
+        }
+    }
+    json_object_foreach(replaced_tasks, task, v) {
+        json_t *m = json_object_get(max, task);
+        if (!m) continue;
+        total -= json_integer_value(json_object_get(sum, task)) - json_integer_value(m);
+        json_object_set(sum, task, m);
+    }
+    json_object_set_new(docs[0], "planned", json_pack("{s:I, s:O}", "samples", total, "tasks", sum));
+out:
+    json_decref(sum);
+    json_decref(max);
+}
+
+bool eval_merge(json_t *const *docs, int n, bool replace, eval_merge_info *info) {
+    memset(info, 0, sizeof *info);
+    json_t *rows = json_array();
+    json_t *seen = json_object();            /* key -> [index in rows, document] */
+    json_t *replaced_tasks = json_object();  /* tasks with a row a later document replaced */
+    pg_buf key = {0};
+    bool ok = true;
+    for (int d = 0; d < n && ok; d++) {
+        size_t i;
+        json_t *r;
+        json_array_foreach(json_object_get(docs[d], "rows"), i, r) {
+            /* eval_doc_check keeps these names free of '/': the key is unambiguous */
+            key.len = 0;
+            pg_buf_printf(&key, "%s/%s/%s/%lld", json_string_value(json_object_get(r, "task")),
+                          json_string_value(json_object_get(r, "description")),
+                          json_string_value(json_object_get(r, "config")),
+                          (long long)json_integer_value(json_object_get(r, "sample")));
+            json_t *at = json_object_get(seen, key.data);
+            if (!at) {
+                json_object_set_new(seen, key.data, json_pack("[I,i]", (json_int_t)json_array_size(rows), d));
+                json_array_append(rows, r);
+                continue;
+            }
+            int owner = (int)json_integer_value(json_array_get(at, 1));
+            if (!replace) {
+                info->first = owner;
+                info->second = d;
+                snprintf(info->key, sizeof info->key, "%s", key.data);
+                ok = false;
+                break;
+            }
+            /* the later verdict takes the earlier one's place: the order stays the run's */
+            json_array_set(rows, (size_t)json_integer_value(json_array_get(at, 0)), r);
+            json_array_set_new(at, 1, json_integer(d));
+            if (owner != d) json_object_set_new(replaced_tasks, json_string_value(json_object_get(r, "task")), json_true());
+            info->replaced++;
+        }
+    }
+    if (ok) {
+        json_object_set(docs[0], "rows", rows);
+        merge_planned(docs, n, replaced_tasks);
+    }
+    pg_buf_free(&key);
+    json_decref(replaced_tasks);
+    json_decref(seen);
+    json_decref(rows);
+    return ok;
 }
 
 /* The shape every reader of a results document relies on (see eval.h). */
