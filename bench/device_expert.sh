@@ -13,8 +13,15 @@
 #   report            every round's metrics into $OUT/expert-iter.json (for bench/results/)
 #
 # Knobs (environment): K samples per task and style (8), STYLES (terse,detailed,card),
-# EVAL_K samples per suite case (8), TRAIN_S seconds of LoRA per round (240), LR (1e-4),
-# REPLAY pairs mixed in per round (2000, from $P/pairs-chatml.jsonl when present), ONLY.
+# SAMPLE_S cap on the pool's generation (0: the call's time), EVAL_K samples per suite case (8),
+# EVAL_STYLES (all five), EVAL_GEN_S cap on the suites' generation (300; then verification fits
+# the same call), MAX_NEW tokens (6144), SHARDS verification processes (the cores), TIME_TOP
+# candidates re-run per task (2), TRAIN_S seconds of LoRA per round (240), LR (1e-4),
+# STOP_AFTER a step: this call ends after it (train: evaluate then starts with a whole call; leave it
+# off the next call), REPLAY pairs mixed in per round (2000, a seeded sample of
+# $P/pairs-chatml.jsonl when present), ONLY.
+# The suites are sampled at temperature 0.3 with the same seed every round (rounds compare case by
+# case, and with every other suite eval); the pool at 0.7 with a seed per round.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 P=/tmp/pg
@@ -39,10 +46,13 @@ round)
     need "$BIN/ptxgen"; need "$P/qwen-hf"; need "$P/pool"
     args=(all --round "$R" --work "$P/ei" --pool "$P/pool" --base "$P/qwen-hf" --model-name "qwen-ei$R"
           --ptxgen "$BIN/ptxgen" --lib "$BIN/libptxgen.so" --samples "${K:-8}" --styles "${STYLES:-terse,detailed,card}"
-          --eval-samples "${EVAL_K:-8}" --train-seconds "${TRAIN_S:-240}" --lr "${LR:-1e-4}" --deadline "${2:-540}")
+          --eval-samples "${EVAL_K:-8}" --train-seconds "${TRAIN_S:-240}" --lr "${LR:-1e-4}" --deadline "${2:-540}"
+          --max-new "${MAX_NEW:-6144}" --shards "${SHARDS:-$(nproc)}" --time-top "${TIME_TOP:-2}"
+          --sample-seconds "${SAMPLE_S:-0}" --eval-gen-seconds "${EVAL_GEN_S:-300}" --eval-styles "${EVAL_STYLES:-terse,detailed,card,zh,prose}")
     [ -d "$P/qwen-lora" ] && args+=(--adapter0 "$P/qwen-lora")
     [ -f "$P/pairs-chatml.jsonl" ] && args+=(--replay "$P/pairs-chatml.jsonl" --replay-n "${REPLAY:-2000}")
     [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+    [ -n "${STOP_AFTER:-}" ] && args+=(--stop-after "$STOP_AFTER")
     python3 train/expert_iter.py "${args[@]}" 2>&1 | grep -v '^Loading' | tail -n 25
     rc=${PIPESTATUS[0]}
     d=$P/ei/round-$R

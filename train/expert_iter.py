@@ -29,6 +29,7 @@ import argparse
 import glob
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -185,10 +186,19 @@ def merge_pairs(paths, out):
 
 
 # ---- steps ---------------------------------------------------------------------------------------------
-def gen_cmd(args, suite, out, samples, adapter, only=None):
-    cmd = [sys.executable, os.path.join(HERE, "generate.py"), "--base", args.base, "--lib", args.lib, "--suite", suite,
-           "--samples", str(samples), "--out", out, "--model-name", args.model_name, "--styles", args.styles,
-           "--temperature", str(args.temperature), "--max-new", str(args.max_new), "--seed", str(args.seed + 1000 * args.round)]
+def gen_cmd(args, suites, out, samples, adapter, only=None, evaluation=False):
+    """generate.py for the pool (temperature --temperature, a seed per round: diverse candidates) or,
+    evaluation=True, for the held-out suites (--eval-temperature, the same seed every round, so that
+    rounds compare case by case).  Its time: what the call has left, capped by --sample-seconds or
+    --eval-gen-seconds so that verification still fits in the same call."""
+    seed = args.seed if evaluation else args.seed + 1000 * args.round
+    temp = args.eval_temperature if evaluation else args.temperature
+    cmd = [sys.executable, os.path.join(HERE, "generate.py"), "--base", args.base, "--lib", args.lib]
+    for s in suites:
+        cmd += ["--suite", s]
+    cmd += ["--samples", str(samples), "--out", out, "--model-name", args.model_name,
+            "--styles", args.eval_styles if evaluation else args.styles,
+            "--temperature", str(temp), "--max-new", str(args.max_new), "--seed", str(seed)]
     if adapter:
         cmd += ["--adapter", adapter]
     if args.tokenizer:
@@ -199,8 +209,10 @@ def gen_cmd(args, suite, out, samples, adapter, only=None):
         cmd += ["--batch", str(args.batch)]
     if only:
         cmd += ["--only", only]
-    if args.deadline:
-        left = max(30, args.t_end - time.time() - 30)
+    cap = args.eval_gen_seconds if evaluation else args.sample_seconds
+    left = max(30, args.t_end - time.time() - 30) if args.deadline else float("inf")
+    left = min(left, cap) if cap else left
+    if left != float("inf"):
         cmd += ["--time-budget", str(int(left * 0.8)), "--deadline", str(int(left))]
     return cmd
 
@@ -215,9 +227,9 @@ def prev_adapter(args):
     return args.adapter0
 
 
-def gen_complete(args, suite, out, samples):
+def gen_complete(args, suite, out, samples, styles=None):
     """Has generation written every (task, style, sample) of the suite?"""
-    styles = args.styles.split(",")
+    styles = (styles or args.styles).split(",")
     only = set(args.only.split(",")) if args.only else None
     for tj in glob.glob(os.path.join(suite, "*", "task.json")):
         spec = read_json(tj)
@@ -254,7 +266,17 @@ def eval_suite(args, suite, kernels, samples, out, timing=True):
             cmd += ["--no-gpu"]
         log("run", cmd=" ".join(cmd))
         procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL))
-    rc = [p.wait() for p in procs]
+    rc = []
+    for p in procs:   # at the call's deadline the shards stop; --resume continues them next call
+        try:
+            rc.append(p.wait(timeout=max(1, args.t_end - time.time() - 15) if args.deadline else None))
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.terminate()
+            for q in procs:
+                q.wait()
+            log("deadline: verification of " + suite + " continues next call")
+            return "partial"
     if any(c not in (0, 1) for c in rc):
         raise SystemExit(f"ptxgen eval failed ({rc}) on {suite}")
     tmp = f"{out}.merged.json"
@@ -269,6 +291,7 @@ def eval_suite(args, suite, kernels, samples, out, timing=True):
     os.replace(tmp, out)
     for p in parts:
         os.remove(p)
+    return "done"
 
 
 def step_sample(args):
@@ -276,7 +299,7 @@ def step_sample(args):
     if gen_complete(args, args.pool, out, args.samples):
         return "done"
     os.makedirs(out, exist_ok=True)
-    r = run(gen_cmd(args, args.pool, out, args.samples, prev_adapter(args), args.only))
+    r = run(gen_cmd(args, [args.pool], out, args.samples, prev_adapter(args), args.only))
     if r.returncode != 0:
         raise SystemExit(f"generate.py failed ({r.returncode})")
     return "done" if gen_complete(args, args.pool, out, args.samples) else "partial"
@@ -287,8 +310,7 @@ def step_verify(args):
     if os.path.exists(out):
         return "done"
     # no timing pass here: select re-runs and times the few candidates it may keep
-    eval_suite(args, args.pool, os.path.join(rdir(args), "gen"), args.samples, out, timing=False)
-    return "done"
+    return eval_suite(args, args.pool, os.path.join(rdir(args), "gen"), args.samples, out, timing=False)
 
 
 def reverify(args, cand):
@@ -371,11 +393,14 @@ def step_pairs(args):
     files = [p for p in files if os.path.exists(p)]
     if args.replay:
         rp = os.path.join(rdir(args), "replay.jsonl")
-        with open(args.replay, encoding="utf-8") as fi, open(rp, "w", encoding="utf-8") as fo:
-            for i, line in enumerate(fi):
-                if i >= args.replay_n:
-                    break
-                fo.write(line)
+        with open(args.replay, encoding="utf-8") as fi:
+            lines = [ln for ln in fi if ln.strip()]
+        # a seeded uniform sample (the file's first lines are one source, e.g. the local pairs)
+        pick = sorted(random.Random(args.seed + args.round).sample(range(len(lines)), min(args.replay_n, len(lines))))
+        with open(rp + ".tmp", "w", encoding="utf-8") as fo:
+            for i in pick:
+                fo.write(lines[i])
+        os.replace(rp + ".tmp", rp)
         files.append(rp)
     n = merge_pairs(files, out + ".build")
     os.replace(out + ".build", out)
@@ -409,22 +434,25 @@ def step_train(args):
 
 
 def step_evaluate(args):
+    """One generation run over every suite (one batch: the suites' cases decode together, so a
+    deadline cuts the slowest kernels of all suites rather than a whole suite), then each suite
+    verified.  Kernels the deadline cut are written unfinished and count as failures."""
     adapter = os.path.join(rdir(args), "adapter") if args.round > 0 else args.adapter0
-    state = "done"
-    for suite in args.suites.split(","):
-        s = os.path.basename(os.path.normpath(suite))
-        out = os.path.join(rdir(args), f"eval-{s}.json")
-        if os.path.exists(out):
-            continue
-        gdir = os.path.join(rdir(args), f"gen-{s}")
-        if not gen_complete(args, suite, gdir, args.eval_samples):
-            os.makedirs(gdir, exist_ok=True)
-            run(gen_cmd(args, suite, gdir, args.eval_samples, adapter, args.only))
-            if not gen_complete(args, suite, gdir, args.eval_samples):
-                state = "partial"
-                continue
-        eval_suite(args, suite, gdir, args.eval_samples, out)
-    return state
+    suites = args.suites.split(",")
+    todo = [s for s in suites if not os.path.exists(os.path.join(rdir(args), f"eval-{os.path.basename(os.path.normpath(s))}.json"))]
+    if not todo:
+        return "done"
+    gdir = os.path.join(rdir(args), "gen-eval")
+    if not all(gen_complete(args, s, gdir, args.eval_samples, args.eval_styles) for s in todo):
+        os.makedirs(gdir, exist_ok=True)
+        run(gen_cmd(args, todo, gdir, args.eval_samples, adapter, args.only, evaluation=True))
+        if not all(gen_complete(args, s, gdir, args.eval_samples, args.eval_styles) for s in todo):
+            return "partial"
+    for suite in todo:
+        out = os.path.join(rdir(args), f"eval-{os.path.basename(os.path.normpath(suite))}.json")
+        if eval_suite(args, suite, gdir, args.eval_samples, out) != "done":
+            return "partial"
+    return "done"
 
 
 def step_metrics(args):
@@ -480,6 +508,11 @@ def main(argv=None):
     ap.add_argument("--model-name", default="expert-iter")
     ap.add_argument("--arch", default="sm_80")
     ap.add_argument("--temperature", type=float, default=0.7, help="sampling temperature for the pool (diversity)")
+    ap.add_argument("--eval-temperature", type=float, default=0.3,
+                    help="sampling temperature on the held-out suites (generate.py's default, as every suite eval)")
+    ap.add_argument("--eval-styles", default=",".join(STYLES), help="description styles evaluated on the suites")
+    ap.add_argument("--sample-seconds", type=float, default=0, help="cap on the pool's generation time (0: the call's)")
+    ap.add_argument("--eval-gen-seconds", type=float, default=0, help="cap on the suites' generation time (0: the call's)")
     ap.add_argument("--max-new", type=int, default=3072)
     ap.add_argument("--batch", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
@@ -499,6 +532,8 @@ def main(argv=None):
     ap.add_argument("--train-steps", type=int, default=0)
     ap.add_argument("--train-args", default="", help="more lora_base.py arguments, space separated")
     ap.add_argument("--deadline", type=float, default=0, help="seconds for this call; later steps wait for the next call")
+    ap.add_argument("--stop-after", choices=STEPS, help="with `all`: end this call after that step, done now or "
+                    "before (e.g. train, so that evaluate starts with a whole call's time); leave it off the next call")
     args = ap.parse_args(argv)
     args.t_end = time.time() + args.deadline if args.deadline else float("inf")
     os.makedirs(rdir(args), exist_ok=True)
@@ -514,6 +549,9 @@ def main(argv=None):
         res = globals()["step_" + st](args)
         log(st + ": " + res, round=args.round)
         if res != "done":
+            return 4
+        if args.stop_after == st and st != steps[-1]:
+            log("stopping after " + st + " (--stop-after); call again to continue", round=args.round)
             return 4
     if args.step == "all":
         log("round complete", round=args.round)

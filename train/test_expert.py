@@ -126,6 +126,35 @@ class TestDataPath(unittest.TestCase):
         self.assertEqual(len(p2), len(pairs) + sum(1 for p in p2 if ".entry vecadd(" in p["completion"]))
         self.assertTrue(any(".entry vecadd(" in p["completion"] for p in p2))
 
+    def test_gen_cmd_pool_and_suites(self):
+        ns = EI.argparse.Namespace
+        a = ns(base="B", lib="L", model_name="m", styles="terse,detailed", eval_styles="terse,zh", temperature=0.7,
+               eval_temperature=0.3, max_new=6144, seed=1, round=2, tokenizer=None, device=None, batch=0,
+               deadline=540, t_end=EI.time.time() + 500, sample_seconds=200, eval_gen_seconds=0)
+        def opt(cmd, flag):
+            return cmd[cmd.index(flag) + 1]
+        pool = EI.gen_cmd(a, ["P"], "o", 3, "A")
+        self.assertEqual((opt(pool, "--temperature"), opt(pool, "--seed"), opt(pool, "--styles")), ("0.7", "2001", "terse,detailed"))
+        self.assertEqual(opt(pool, "--deadline"), "200", "the pool's generation is capped by --sample-seconds")
+        ev = EI.gen_cmd(a, ["S1", "S2"], "o", 1, "A", evaluation=True)
+        self.assertEqual((opt(ev, "--temperature"), opt(ev, "--seed"), opt(ev, "--styles")), ("0.3", "1", "terse,zh"))
+        self.assertEqual(ev.count("--suite"), 2, "both suites in one generation run")
+        self.assertLessEqual(int(opt(ev, "--deadline")), 470, "no cap: what the call has left, less a margin")
+        self.assertEqual(opt(ev, "--max-new"), "6144")
+
+    @unittest.skipUnless(os.path.exists(PTXGEN), "build/ptxgen not built")
+    def test_replay_is_a_seeded_sample(self):
+        self.assertEqual(self.ei("select"), 0)
+        rp = os.path.join(self.tmp, "replay.jsonl")
+        with open(rp, "w", encoding="utf-8") as f:
+            for i in range(50):
+                f.write(json.dumps({"prompt": f"p{i}", "completion": f"c{i}"}) + "\n")
+        self.assertEqual(self.ei("pairs", "1", "--replay", rp, "--replay-n", "10"), 0)
+        got = [json.loads(x)["prompt"] for x in open(os.path.join(self.work, "round-1", "replay.jsonl"), encoding="utf-8")]
+        self.assertEqual(len(got), 10)
+        self.assertNotEqual(got, [f"p{i}" for i in range(10)], "a sample of the whole file, not its first lines")
+        self.assertEqual(len(set(got)), 10)
+
     def test_select_refuses_unverified(self):
         EI.write_json(os.path.join(self.work, "round-1", "pool-eval.json"), {"gpu_ran": False, "rows": self.doc["rows"]})
         with self.assertRaises(SystemExit) as e:
