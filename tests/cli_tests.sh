@@ -376,7 +376,7 @@ assert rc == 0 and t["verdict"] == "no-nvcc" and t["line"] == "twin written; nvc
 assert open(f"{d}/saxpy.cu").read() == open(f"{d}/user_twin.cu").read()
 assert j["semantics"] == "not verified" and ".entry saxpy(" in open(f"{d}/saxpy.ptx").read()
 spec = json.load(open(t["task_file"]))
-assert spec["reference"] == {"kind": "cu", "file": "saxpy.cu"} and [p["len"] for p in spec["params"][:2]] == ["n", "n"], spec
+assert spec["reference"] == {"kind": "cu", "file": "saxpy.cu", "must_write": True} and [p["len"] for p in spec["params"][:2]] == ["n", "n"], spec
 PY
 expect_rc 0 "the inferred task loads (gen --task saxpy.task.json)" "$P" gen --model "$T" --samples 1 --max-tokens 120 \
     --task "$tmp/tw/saxpy.task.json" -o "$tmp/tw/again.ptx"
@@ -422,8 +422,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 tw = {r["description"]: r.get("twin") for r in d["rows"]}
 assert tw["zh"] is None and all(tw[s]["verdict"] in ("not-run", "no-nvcc") for s in ("terse", "detailed", "card")), tw
+assert tw["prose"]["verdict"] in ("nvcc-failed", "no-nvcc"), tw["prose"]   # its twin does not compile
+if tw["prose"]["verdict"] == "nvcc-failed":
+    assert "six" in tw["prose"]["detail"] and "error" in tw["prose"]["detail"], tw["prose"]
 a = d["configs"]["full"]["twin"]
-assert a["with_twin"] == 3 and a["precision"] == "not run" and a["by_style"]["card"]["agrees"] == "not run", a
+assert a["with_twin"] == 4 and a["precision"] == "not run" and a["by_style"]["card"]["agrees"] == "not run", a
 PY
 # --twin-own: the twins' own correctness (GPU rows faked here; tests/gpu_tests.sh runs it for real)
 "$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations --twin-own \

@@ -79,14 +79,17 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 v = {r["description"]: ((r.get("twin") or {}).get("verdict"), r["correct"]) for r in d["rows"]}
 assert v["terse"] == ("agrees", True) and v["detailed"] == ("agrees", False) and v["card"] == ("differs", False), v
+# a twin nvcc rejects: nvcc's own error line (from --twin-own's compile, not a second one), not compared
+tp = [r["twin"] for r in d["rows"] if r["description"] == "prose"][0]
+assert v["prose"] == ("nvcc-failed", True) and "six" in tp["detail"] and "error" in tp["detail"], tp
 a = d["configs"]["full"]["twin"]
-assert a["compared"] == 3 and a["agrees"] == 2 and a["agrees_wrong"] == 1 and abs(a["precision"] - 0.5) < 1e-9, a
+assert a["with_twin"] == 4 and a["compared"] == 3 and a["agrees"] == 2 and a["agrees_wrong"] == 1 and abs(a["precision"] - 0.5) < 1e-9, a
 # --twin-own: the real relu6 twins (terse, card) are correct, the plain ReLU one (detailed) is not
 own = {r["description"]: (r.get("twin_own") or {}).get("correct") for r in d["rows"]}
-assert own == {"terse": True, "detailed": False, "card": True, "zh": None}, own
-assert a["own_run"] == 3 and a["own_correct"] == 2, a
+assert own == {"terse": True, "detailed": False, "card": True, "zh": None, "prose": False}, own
+assert a["own_run"] == 4 and a["own_correct"] == 2, a
 PY
-then pass=$((pass + 1)); echo "ok   eval twin precision 1/2 and the twins' own correctness 2/3 on tests/twin/eval_kernels"
+then pass=$((pass + 1)); echo "ok   eval twin precision 1/2, a rejected twin's nvcc error, the twins' own correctness 2/4 on tests/twin/eval_kernels"
 else fail=$((fail + 1)); echo "FAIL eval twins: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([(r['description'], r.get('twin'), r['correct']) for r in d['rows']])" "$tw/eval.json" 2>&1 | head -c 600)"; fi
 rm -rf "$tw"
 echo "gpu: $pass passed, $fail failed, $skip skipped"

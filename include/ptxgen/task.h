@@ -59,9 +59,10 @@ typedef struct {
     char *name;                /* registry name (kind "c") */
     char *file;                /* reference.cu path (kind "cu"), relative to the spec */
     bool high_precision;       /* "cu": compile the reference with doubles where it asks */
-    bool must_write;           /* "cu": an input set on which the oracle leaves every out buffer as
-                                * uploaded is a setup error, not a comparison (set for CUDA twins:
-                                * a twin that writes nothing "agrees" with a PTX that writes nothing) */
+    bool must_write;           /* "cu" ("must_write": true in task.json): an input set on which the
+                                * oracle leaves every out buffer as uploaded is a setup error, not a
+                                * comparison (CUDA twins: a twin that writes nothing "agrees" with a
+                                * PTX that writes nothing); inferred tasks carry it, twin_task_view sets it */
 } task_ref;
 
 typedef struct {

@@ -562,8 +562,7 @@ static void twin_prepare(const char *desc, const char *cu_text, const char *ptx,
         pg_buf tj = {0};
         if (twin_infer_task(&in, &tj, sink) == PG_OK && pg_write_file_atomic(to->task_path, tj.data, tj.len, sink) == PG_OK) {
             to->task_written = true;
-            if (task_load(to->task_path, inferred, sink) == PG_OK) {
-                (*inferred)->ref.must_write = true;   /* the twin is the oracle: see task_ref */
+            if (task_load(to->task_path, inferred, sink) == PG_OK) {   /* its "must_write": see task_ref */
                 pg_buf sum = {0};
                 twin_task_summary(*inferred, &sum);
                 fprintf(stderr, "twin: inferred task (%s; check it, edit it, rerun with --task %s):\n%s", to->task_path,

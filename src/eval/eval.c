@@ -159,14 +159,19 @@ static pg_status read_generated(const char *dir, const char *task, const char *s
  * says whether PTX and twin agree next to whether the PTX is correct against the real
  * reference; without a GPU only whether nvcc compiles the twin.  Row field "twin":
  * {"verdict": twin_verdict_name, "detail"}; nothing when there is no twin. */
-/* --twin-own: the twin's own nvcc PTX against the task's real reference (GPU only). */
-static void twin_own_case(const eval_opts *o, const task_spec *t, const char *cu_path, json_t *row) {
+/* --twin-own: the twin's own nvcc PTX against the task's real reference (GPU only).  When nvcc
+ * rejects the twin, nvcc_err gets its first error line (twin_case reuses it: no second compile). */
+static void twin_own_case(const eval_opts *o, const task_spec *t, const char *cu_path, json_t *row, char *nvcc_err, size_t cap) {
     pg_diag_sink quiet = {0};
     twin_build b;
     if (twin_compile(cu_path, o->gen.arch ? o->gen.arch : "sm_80", &b, &quiet) != PG_OK) b.status = TWIN_BUILD_FAILED;
     json_t *own;
     if (b.status != TWIN_BUILD_OK) {
         own = json_pack("{s:b, s:s}", "correct", 0, "stage", b.status == TWIN_BUILD_NO_NVCC ? "no-nvcc" : "nvcc");
+        if (b.status == TWIN_BUILD_FAILED) {
+            if (b.log && *b.log) twin_log_first_error(b.log, nvcc_err, cap);
+            else snprintf(nvcc_err, cap, "nvcc rejects the twin");
+        }
     } else {
         eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = false, .gpu = true};
         eval_funnel_in fi = {b.ptx, NULL, NULL, "<twin ptx>"};
@@ -197,6 +202,7 @@ static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, 
         if (twin_compile(path.data, o->gen.arch ? o->gen.arch : "sm_80", &b, &quiet) != PG_OK) b.status = TWIN_BUILD_FAILED;
         v = b.status == TWIN_BUILD_NO_NVCC ? TWIN_V_NO_NVCC : b.status == TWIN_BUILD_FAILED ? TWIN_V_NVCC_FAILED : TWIN_V_NOT_RUN;
         if (v == TWIN_V_NOT_RUN) snprintf(detail, sizeof detail, "no GPU");
+        else if (v == TWIN_V_NVCC_FAILED && b.log && *b.log) twin_log_first_error(b.log, detail, sizeof detail);
         twin_build_free(&b);
     } else {
         task_spec view;
@@ -207,7 +213,8 @@ static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, 
         size_t n = 0;
         eval_funnel_result tr;
         memset(&tr, 0, sizeof tr);
-        if (o->twin_own) twin_own_case(o, t, path.data, row);
+        char own_err[700] = "";
+        if (o->twin_own) twin_own_case(o, t, path.data, row, own_err, sizeof own_err);
         if (pg_read_file(ptx_path, 16u << 20, &text, &n, &quiet) == PG_OK) {
             fi.text = text;
             fo.ptxas = c->have_ptxas;
@@ -218,7 +225,10 @@ static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, 
             snprintf(detail, sizeof detail, "%.600s", tr.detail);
             /* the harness words its setup errors for a task's reference.cu; here the oracle is the twin */
             const char *oracle = "reference.cu oracle: ";
-            if (v == TWIN_V_NOT_COMPARED && strstr(detail, "reference.cu could not be compiled")) {
+            if (v == TWIN_V_NOT_COMPARED && strstr(detail, "reference.cu could not be compiled") && own_err[0]) {
+                v = TWIN_V_NVCC_FAILED;   /* --twin-own compiled it already */
+                snprintf(detail, sizeof detail, "%s", own_err);
+            } else if (v == TWIN_V_NOT_COMPARED && strstr(detail, "reference.cu could not be compiled")) {
                 twin_build b;   /* compiled again only to show nvcc's message */
                 if (twin_compile(path.data, o->gen.arch ? o->gen.arch : "sm_80", &b, &quiet) != PG_OK) b.status = TWIN_BUILD_FAILED;
                 v = TWIN_V_NVCC_FAILED;

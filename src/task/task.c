@@ -396,6 +396,11 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
             lerr(&c, "$.reference.kind", "must be \"c\" or \"cu\", not '%s'", t->ref.kind);
         }
     }
+    json_t *mw = json_is_object(rf) ? json_object_get(rf, "must_write") : NULL;
+    if (mw && !json_is_boolean(mw)) lerr(&c, "$.reference.must_write", "must be true or false");
+    else if (mw && json_is_true(mw) && t->ref.kind && strcmp(t->ref.kind, "cu"))
+        lerr(&c, "$.reference.must_write", "only a \"cu\" oracle (a CUDA twin) can be asked to write its outputs");
+    else t->ref.must_write = json_is_true(mw);
     json_t *co = json_object_get(root, "cost");
     t->cost_bytes = co ? get_str(&c, co, "bytes", "$.cost", false) : NULL;
     t->cost_flops = co ? get_str(&c, co, "flops", "$.cost", false) : NULL;

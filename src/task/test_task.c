@@ -77,6 +77,8 @@ static void test_spec_errors(void) {
         {"\"name\": \"saxpy\"}", "\"name\": \"nope\"}", "$.reference.name: no C reference named 'nope'"},
         {"\"cdiv(n,256)\"", "\"cdiv(n,0)\"", "$.launch.grid"},
         {"\"kind\": \"c\"", "\"kind\": \"py\"", "$.reference.kind: must be \"c\" or \"cu\""},
+        {"\"kind\": \"c\"", "\"kind\": \"cu\", \"must_write\": 1", "$.reference.must_write: must be true or false"},
+        {"\"kind\": \"c\"", "\"kind\": \"c\", \"must_write\": true", "$.reference.must_write: only a \"cu\" oracle"},
         /* hostile specs: paths, ranges, generator domains, launch limits */
         {"\"name\": \"saxpy\", \"kernel\"", "\"name\": \"../../X\", \"kernel\"", "$.name: '../../X' must be a plain file name"},
         {"\"name\": \"saxpy\", \"kernel\"", "\"name\": \".hidden\", \"kernel\"", "$.name: '.hidden' must be"},

@@ -120,7 +120,8 @@ static void golden(const char *name, const char *request, const char *ptx, const
             task_spec v;
             twin_task_view(t, "/elsewhere", "other.cu", &v);
             CHECK(!strcmp(v.ref.kind, "cu") && !strcmp(v.ref.file, "other.cu") && !strcmp(v.dir, "/elsewhere") &&
-                      v.params == t->params && v.ref.must_write && !t->ref.must_write, "view (the twin must write its outputs)");
+                      v.params == t->params && v.ref.must_write && t->ref.must_write,
+                  "the inferred task and the view ask the twin to write its outputs");
             pg_buf_free(&sum);
         }
         task_free(t);

@@ -1028,7 +1028,7 @@ pg_status twin_infer_task(const twin_infer_in *in, pg_buf *out, pg_diag_sink *di
     json_object_set_new(launch, "smem", json_string(smem));
     json_object_set_new(root, "launch", launch);
     json_object_set_new(root, "distributions", json_pack("[s,s]", "uniform(-1,1)", "normal(0,10)"));
-    json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "cu", "file", in->twin_file));
+    json_object_set_new(root, "reference", json_pack("{s:s, s:s, s:b}", "kind", "cu", "file", in->twin_file, "must_write", 1));
     json_object_set_new(root, "inferred", json_pack("{s:s, s:o}", "from",
                                                    "the request and the CUDA C twin by ptxgen; check every line, edit, "
                                                    "and rerun with --task",
