@@ -16,7 +16,8 @@
 # SAMPLE_S cap on the pool's generation (0: the call's time), EVAL_K samples per suite case (8),
 # EVAL_STYLES (all five), EVAL_GEN_S cap on the suites' generation (300; then verification fits
 # the same call), MAX_NEW tokens (6144), SHARDS verification processes (the cores), TIME_TOP
-# candidates re-run per task (2), TRAIN_S seconds of LoRA per round (240), LR (1e-4),
+# candidates re-run per task (2), REVERIFY_JOBS re-runs at once (8; untimed when > 1: one re-run with
+# timing took ~17 s, 23 tasks filled a whole call on 2026-12-02), TRAIN_S seconds of LoRA per round (240), LR (1e-4),
 # STOP_AFTER a step: this call ends after it (train: evaluate then starts with a whole call; leave it
 # off the next call), REPLAY pairs mixed in per round (2000, a seeded sample of
 # $P/pairs-chatml.jsonl when present), ONLY.
@@ -47,7 +48,7 @@ round)
     args=(all --round "$R" --work "$P/ei" --pool "$P/pool" --base "$P/qwen-hf" --model-name "qwen-ei$R"
           --ptxgen "$BIN/ptxgen" --lib "$BIN/libptxgen.so" --samples "${K:-8}" --styles "${STYLES:-terse,detailed,card}"
           --eval-samples "${EVAL_K:-8}" --train-seconds "${TRAIN_S:-240}" --lr "${LR:-1e-4}" --deadline "${2:-540}"
-          --max-new "${MAX_NEW:-6144}" --shards "${SHARDS:-$(nproc)}" --time-top "${TIME_TOP:-2}"
+          --max-new "${MAX_NEW:-6144}" --shards "${SHARDS:-$(nproc)}" --time-top "${TIME_TOP:-2}" --reverify-jobs "${REVERIFY_JOBS:-8}"
           --sample-seconds "${SAMPLE_S:-0}" --eval-gen-seconds "${EVAL_GEN_S:-300}" --eval-styles "${EVAL_STYLES:-terse,detailed,card,zh,prose}")
     [ -d "$P/qwen-lora" ] && args+=(--adapter0 "$P/qwen-lora")
     [ -f "$P/pairs-chatml.jsonl" ] && args+=(--replay "$P/pairs-chatml.jsonl" --replay-n "${REPLAY:-2000}")

@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -315,9 +316,11 @@ def step_verify(args):
 
 def reverify(args, cand):
     """Run a candidate again with more seeds on every input set, timed against nvcc:
-    (ok, speedup, detail).  The harness applies reward hygiene again."""
+    (ok, speedup, detail).  The harness applies reward hygiene again.  With --reverify-jobs > 1
+    the re-runs share the GPU, so they are not timed (speedup 0): correctness only."""
     tj = os.path.join(args.pool, cand["dir"], "task.json")
-    r = subprocess.run([args.ptxgen, "run", "--json", "--seeds", str(args.reverify_seeds), "--all-sets", tj, cand["path"]],
+    untimed = ["--no-timing", "--no-baseline"] if args.reverify_jobs > 1 else []
+    r = subprocess.run([args.ptxgen, "run", "--json", "--seeds", str(args.reverify_seeds), "--all-sets"] + untimed + [tj, cand["path"]],
                        capture_output=True, text=True, timeout=900)
     try:
         k = json.loads(r.stdout)["tasks"][0]
@@ -342,30 +345,38 @@ def step_select(args):
     state = read_json(partial) if os.path.exists(partial) else {"kept": {}, "failed_reverify": [], "done": []}
     kdir = os.path.join(rdir(args), "kept")
     os.makedirs(kdir, exist_ok=True)
-    for task in sorted(cands):
-        if task in state["done"]:
-            continue
-        if args.deadline and time.time() > args.t_end - 20:
-            write_json(partial, state)
-            return "partial"
-        best = None
+
+    def judge(task):
+        """(task, the best candidate that passes again or None, the failures)."""
+        best, fails = None, []
         for c in cands[task][: max(1, args.time_top)]:
             if gpu and not args.no_reverify:
                 ok, sp, why = reverify(args, c)
                 if not ok:
-                    state["failed_reverify"].append({"task": task, "path": c["path"], "why": why[:300]})
+                    fails.append({"task": task, "path": c["path"], "why": why[:300]})
                     continue
                 c = dict(c, speedup=sp)
             if best is None or c["speedup"] > best["speedup"]:
                 best = c
-        if best:
-            dst = os.path.join(kdir, f"{task}.ptx")
-            shutil.copyfile(best["path"], dst)
-            state["kept"][task] = {"dir": best["dir"], "family": best["family"], "path": dst, "from": best["path"],
-                                   "speedup": best["speedup"], "styles_solved": best["styles"],
-                                   "verified": "gpu" if gpu else "not verified (CPU test)"}
-        state["done"].append(task)
-        write_json(partial, state)
+        return task, best, fails
+
+    todo = [t for t in sorted(cands) if t not in state["done"]]
+    jobs = max(1, args.reverify_jobs)
+    with ThreadPoolExecutor(jobs) as ex:   # waves of `jobs` tasks; the state is saved after each
+        for w in range(0, len(todo), jobs):
+            if args.deadline and time.time() > args.t_end - 20:
+                write_json(partial, state)
+                return "partial"
+            for task, best, fails in ex.map(judge, todo[w:w + jobs]):
+                state["failed_reverify"] += fails
+                if best:
+                    dst = os.path.join(kdir, f"{task}.ptx")
+                    shutil.copyfile(best["path"], dst)
+                    state["kept"][task] = {"dir": best["dir"], "family": best["family"], "path": dst, "from": best["path"],
+                                           "speedup": best["speedup"], "styles_solved": best["styles"],
+                                           "verified": "gpu" if gpu else "not verified (CPU test)"}
+                state["done"].append(task)
+            write_json(partial, state)
     state["candidates"] = sum(len(v) for v in cands.values())
     write_json(out, state)
     os.remove(partial)
@@ -520,6 +531,8 @@ def main(argv=None):
     ap.add_argument("--shards", type=int, default=8, help="parallel `ptxgen eval` shards")
     ap.add_argument("--time-top", type=int, default=2, help="candidates per task re-verified and timed")
     ap.add_argument("--reverify-seeds", type=int, default=10)
+    ap.add_argument("--reverify-jobs", type=int, default=1,
+                    help="re-runs at once (> 1: they share the GPU, so they are not timed: correctness only)")
     ap.add_argument("--no-reverify", action="store_true")
     ap.add_argument("--no-timing", action="store_true")
     ap.add_argument("--no-gpu", action="store_true", help="eval without the GPU (CPU tests)")

@@ -316,7 +316,13 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
         d, q = C.c_void_p(), DiagSink()
         opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None)
         if lib.L.dec_new(vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
-            raise SystemExit("dec_new failed")
+            # a signature the decoder cannot constrain: that case fails (a kernel file saying why,
+            # which the validator rejects, so it is counted), the batch goes on
+            stats["decoder_not_started"] = stats.get("decoder_not_started", 0) + 1
+            print(json.dumps({"event": "dec_new_failed", "case": key, "signature": sig[:300]}), flush=True)
+            write_atomic(os.path.join(args.out, key + ".ptx"),
+                         f"// ptxgen: the constrained decoder could not start for this signature: {' '.join(sig.split())[:300]}\n")
+            continue
         sq = Seq(key, d, desc, sig)
         # the forced opening (header + signature) goes into the prompt, all but its last
         # token: that one the model samples under the constraint, so a token that would

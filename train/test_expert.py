@@ -155,6 +155,28 @@ class TestDataPath(unittest.TestCase):
         self.assertNotEqual(got, [f"p{i}" for i in range(10)], "a sample of the whole file, not its first lines")
         self.assertEqual(len(set(got)), 10)
 
+    @unittest.skipUnless(os.path.exists(PTXGEN), "build/ptxgen not built")
+    def test_select_parallel_same_as_serial(self):
+        self.assertEqual(self.ei("select", "1", "--reverify-jobs", "3"), 0)
+        par = EI.read_json(os.path.join(self.work, "round-1", "kept.json"))
+        os.remove(os.path.join(self.work, "round-1", "kept.json"))
+        self.assertEqual(self.ei("select"), 0)
+        ser = EI.read_json(os.path.join(self.work, "round-1", "kept.json"))
+        self.assertEqual(par, ser)
+
+    def test_reverify_untimed_when_parallel(self):
+        fake = os.path.join(self.tmp, "fake-ptxgen")
+        with open(fake, "w") as f:   # prints its arguments where `ptxgen run --json` prints its result
+            f.write("#!/bin/sh\necho \"{\\\"tasks\\\": [{\\\"kernel\\\": {\\\"status\\\": \\\"ok\\\", \\\"detail\\\": \\\"$*\\\"}}]}\"\n")
+        os.chmod(fake, 0o755)
+        cand = {"dir": "relu", "path": "k.ptx"}
+        for jobs, untimed in ((1, False), (4, True)):
+            a = EI.argparse.Namespace(ptxgen=fake, pool=POOL, reverify_seeds=10, reverify_jobs=jobs)
+            ok, sp, detail = EI.reverify(a, cand)
+            self.assertTrue(ok, detail)
+            self.assertEqual("--no-timing" in detail, untimed, detail)
+            self.assertIn("--all-sets", detail)
+
     def test_select_refuses_unverified(self):
         EI.write_json(os.path.join(self.work, "round-1", "pool-eval.json"), {"gpu_ran": False, "rows": self.doc["rows"]})
         with self.assertRaises(SystemExit) as e:

@@ -1106,6 +1106,17 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     /* the forced text must be acceptable (a signature outside the subset is a usage error) */
     dcore c = s->c;
     if (!feed_bytes(s, &c, s->force, s->force_len)) {
+        /* the likeliest cause first: a name longer than the constraint's NAME_MAX */
+        for (uint32_t i = 0, j; i < s->force_len; i = j + 1) {
+            for (j = i; j < s->force_len && (is_id1((unsigned char)s->force[j]) || s->force[j] == '$'); j++) {}
+            if (j - i > NAME_MAX) {
+                pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0,
+                             "the name '%.*s' in the signature is %u bytes; the constraint takes names of at most %d "
+                             "(rename the kernel or the parameter)", (int)(j - i), s->force + i, j - i, (int)NAME_MAX);
+                dec_free(s);
+                return PG_ERR_USAGE;
+            }
+        }
         pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0,
                      "the entry signature or name is not in the canonical form the constraint accepts: %s", s->force);
         dec_free(s);

@@ -161,7 +161,8 @@ static pg_status read_generated(const char *dir, const char *task, const char *s
  * {"verdict": twin_verdict_name, "detail"}; nothing when there is no twin. */
 /* --twin-own: the twin's own nvcc PTX against the task's real reference (GPU only).  When nvcc
  * rejects the twin, nvcc_err gets its first error line (twin_case reuses it: no second compile). */
-static void twin_own_case(const eval_opts *o, const task_spec *t, const char *cu_path, json_t *row, char *nvcc_err, size_t cap) {
+static void twin_own_case(const eval_opts *o, bool have_ptxas, const task_spec *t, const char *cu_path, json_t *row,
+                          char *nvcc_err, size_t cap) {
     pg_diag_sink quiet = {0};
     twin_build b;
     if (twin_compile(cu_path, o->gen.arch ? o->gen.arch : "sm_80", &b, &quiet) != PG_OK) b.status = TWIN_BUILD_FAILED;
@@ -173,7 +174,8 @@ static void twin_own_case(const eval_opts *o, const task_spec *t, const char *cu
             else snprintf(nvcc_err, cap, "nvcc rejects the twin");
         }
     } else {
-        eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = false, .gpu = true};
+        /* ptxas too: the funnel runs the GPU only after ptxas passed (without it the twin was never run) */
+        eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = have_ptxas, .gpu = true};
         eval_funnel_in fi = {b.ptx, NULL, NULL, "<twin ptx>"};
         eval_funnel_result r;
         eval_funnel(&fi, t, &fo, &r);
@@ -214,7 +216,7 @@ static void twin_case(const eval_ctx *c, const task_spec *t, const char *style, 
         eval_funnel_result tr;
         memset(&tr, 0, sizeof tr);
         char own_err[700] = "";
-        if (o->twin_own) twin_own_case(o, t, path.data, row, own_err, sizeof own_err);
+        if (o->twin_own) twin_own_case(o, c->have_ptxas, t, path.data, row, own_err, sizeof own_err);
         if (pg_read_file(ptx_path, 16u << 20, &text, &n, &quiet) == PG_OK) {
             fi.text = text;
             fo.ptxas = c->have_ptxas;
