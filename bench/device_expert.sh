@@ -6,7 +6,11 @@
 # $P/qwen-lora (the starting adapter), plus the carried binaries (.carry/bin).
 #
 #   pool N [SEED]     N task-only training tasks (ptxgen synth --tasks-only) in $P/pool, plus the
-#                     task folders of any carried .carry/famsuite (the families' generated tasks)
+#                     task folders of any carried .carry/famsuite (the families' generated tasks);
+#                     a carried .carry/ei-seed.tgz (round-R/ folders saved by an earlier session:
+#                     gen/, pool-eval.json, kept.json.partial, kept/) is unpacked into $P/ei, so a
+#                     round cut short by the end of a session continues where it stopped; for a
+#                     seeded round R > 1, carry round R-1's adapter as .carry/init-adapter
 #   round R [SECS]    one call's worth of round R of train/expert_iter.py (sample -> verify ->
 #                     select -> pairs -> train -> evaluate -> metrics); call again with the same R
 #                     until it prints "round complete".  R = 0 evaluates the starting adapter.
@@ -40,6 +44,19 @@ pool)
     need "$BIN/ptxgen"
     "$BIN/ptxgen" synth --tasks-only "$P/pool" --count "${1:-60}" --seed "${2:-16}" || exit 3
     if [ -d .carry/famsuite ]; then cp -r .carry/famsuite/* "$P/pool/"; fi
+    # an earlier session's round (its sampled kernels, pool-eval.json, select's progress) continues here
+    if [ -f .carry/ei-seed.tgz ]; then
+        mkdir -p "$P/ei" && tar xzf .carry/ei-seed.tgz -C "$P/ei" || exit 3
+        # a seeded round R > 1 starts from round R-1's adapter: on a fresh machine that is the one
+        # carried as .carry/init-adapter (expert-ready copies it to $P/qwen-lora)
+        for d in "$P"/ei/round-*; do
+            r=${d##*round-}; prev=$P/ei/round-$((r - 1))
+            if [ "$r" -gt 1 ] && [ ! -e "$prev/adapter" ]; then
+                mkdir -p "$prev" && ln -s "$P/qwen-lora" "$prev/adapter" && echo "round $r continues from the carried init-adapter"
+            fi
+        done
+        echo "seeded: $(ls "$P/ei")"
+    fi
     echo "pool: $(ls "$P/pool" | wc -l) tasks in $P/pool"
     ;;
 round)

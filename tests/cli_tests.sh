@@ -428,6 +428,22 @@ if tw["prose"]["verdict"] == "nvcc-failed":
 a = d["configs"]["full"]["twin"]
 assert a["with_twin"] == 4 and a["precision"] == "not run" and a["by_style"]["card"]["agrees"] == "not run", a
 PY
+# --styles: only the named description styles are run and counted (a pool sampled in two of five);
+# with --kernels the report states who sampled them instead of eval's own (unused) sampler settings
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations \
+    --styles terse,zh --out "$tmp/evsty.json" >/dev/null 2>&1 && ok || bad "eval --styles failed"
+"$P" eval --report "$tmp/evsty.json" >"$tmp/evsty.md" 2>&1
+python3 - "$tmp/evsty.json" "$tmp/evsty.md" <<'PY' && ok || bad "eval --styles rows, plan and report"
+import json, sys
+d = json.load(open(sys.argv[1])); md = open(sys.argv[2]).read()
+assert sorted(r["description"] for r in d["rows"]) == ["terse", "zh"], d["rows"]
+assert d["planned"]["samples"] == 2 and d["settings"]["styles"] == ["terse", "zh"], (d["planned"], d["settings"])
+assert "temperature" not in d["settings"] and "kernels generated outside ptxgen eval" in md and "temperature" not in md, md[:400]
+assert "x terse, zh description styles" in md and "| card |" not in md, md[:600]
+PY
+expect_rc 2 "eval --styles with a name that is not a style" "$P" eval --suite bench/suite --styles terse,bogus --no-gpu
+"$P" eval --suite bench/suite --styles terse,bogus --no-gpu 2>&1 | grep -q "'bogus' is not a description style" && ok \
+    || bad "eval --styles names the bad style"
 # --twin-own: the twins' own correctness (GPU rows faked here; tests/gpu_tests.sh runs it for real)
 "$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations --twin-own \
     --out "$tmp/evown.json" >/dev/null 2>&1 && ok || bad "eval --twin-own without a GPU failed"

@@ -12,7 +12,7 @@ cases=(tests/gpu/adversarial/*/)
 only=${GPU_TESTS_ONLY:-}
 if ! "$P" devinfo >/dev/null 2>&1; then
     why=$("$P" devinfo 2>&1 | head -n 1)
-    n=$(( ${#cases[@]} + 6 ))   # + the wrong kernel's two stop rules + the timed good kernel + two twin verdicts + eval twins
+    n=$(( ${#cases[@]} + 7 ))   # + the wrong kernel's two stop rules + the timed good kernel + two twin verdicts + eval twins + time pass
     echo "SKIPPED: $n GPU harness tests (${why#ptxgen devinfo: })"
     echo "gpu: 0 passed, 0 failed, $n skipped"
     exit 0
@@ -91,6 +91,15 @@ assert a["own_run"] == 4 and a["own_correct"] == 2, a
 PY
 then pass=$((pass + 1)); echo "ok   eval twin precision 1/2, a rejected twin's nvcc error, the twins' own correctness 2/4 on tests/twin/eval_kernels"
 else fail=$((fail + 1)); echo "FAIL eval twins: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([(r['description'], r.get('twin'), r['correct']) for r in d['rows']])" "$tw/eval.json" 2>&1 | head -c 600)"; fi
+# the timing pass of a --no-bias run times no_bias rows (it used to look for "full" rows and time none)
+mkdir -p "$tw/nb"
+cp tests/twin/eval_kernels/relu6.terse.full.0.ptx "$tw/nb/relu6.terse.no_bias.0.ptx"
+"$P" eval --suite bench/suite --only relu6 --kernels "$tw/nb" --no-progress --no-bias --no-timing --styles terse \
+    --out "$tw/nb.json" >/dev/null 2>&1
+"$P" eval --time-pass --suite bench/suite --keep "$tw/nb" --no-bias --no-progress --out "$tw/nb.json" 2>"$tw/nb.err"
+if python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; assert r['config']=='no_bias' and r['correct'] is True and r.get('speedup',0)>0, r" "$tw/nb.json" 2>/dev/null
+then pass=$((pass + 1)); echo "ok   eval --time-pass --no-bias times the no_bias row"
+else fail=$((fail + 1)); echo "FAIL eval --time-pass --no-bias: $(head -c 300 "$tw/nb.err") $(head -c 600 "$tw/nb.json")"; fi
 rm -rf "$tw"
 echo "gpu: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

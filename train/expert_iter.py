@@ -245,8 +245,9 @@ def gen_complete(args, suite, out, samples, styles=None):
     return True
 
 
-def eval_suite(args, suite, kernels, samples, out, timing=True):
-    """`ptxgen eval --kernels` (sharded, then merged), then (timing) the timing pass on sample 0."""
+def eval_suite(args, suite, kernels, samples, out, timing=True, styles=None):
+    """`ptxgen eval --kernels` (sharded, then merged), then (timing) the timing pass on sample 0.
+    styles: the description styles that were sampled (the others are neither run nor counted)."""
     only = set(args.only.split(",")) if args.only else None
     ntasks = sum(1 for tj in glob.glob(os.path.join(suite, "*", "task.json"))
                  if not only or os.path.basename(os.path.dirname(tj)) in only)
@@ -263,6 +264,8 @@ def eval_suite(args, suite, kernels, samples, out, timing=True):
             cmd += ["--shard", f"{i}/{shards}"]
         if args.only:
             cmd += ["--only", args.only]
+        if styles:
+            cmd += ["--styles", styles]
         if args.no_gpu:
             cmd += ["--no-gpu"]
         log("run", cmd=" ".join(cmd))
@@ -288,7 +291,14 @@ def eval_suite(args, suite, kernels, samples, out, timing=True):
         shutil.copyfile(parts[0], tmp)
     doc = read_json(tmp)
     if timing and doc.get("gpu_ran") and not args.no_timing:   # time the correct sample-0 kernels one at a time
-        run([args.ptxgen, "eval", "--time-pass", "--suite", suite, "--keep", kernels, "--no-bias", "--out", tmp, "--no-progress"])
+        tp = [args.ptxgen, "eval", "--time-pass", "--suite", suite, "--keep", kernels, "--no-bias", "--out", tmp, "--no-progress"]
+        try:   # the verdicts are worth more than the timings: at the call's deadline keep them, partly timed
+            subprocess.run(tp, timeout=max(1, args.t_end - time.time() - 15) if args.deadline else None)
+        except subprocess.TimeoutExpired:
+            log("deadline: the timing pass of " + suite + " was cut; the kernels it did not reach stay untimed")
+            doc = read_json(tmp)   # --time-pass saves after every kernel: what it timed is kept
+            doc["timing_cut_by_deadline"] = True
+            write_json(tmp, doc)
     os.replace(tmp, out)
     for p in parts:
         os.remove(p)
@@ -311,7 +321,7 @@ def step_verify(args):
     if os.path.exists(out):
         return "done"
     # no timing pass here: select re-runs and times the few candidates it may keep
-    return eval_suite(args, args.pool, os.path.join(rdir(args), "gen"), args.samples, out, timing=False)
+    return eval_suite(args, args.pool, os.path.join(rdir(args), "gen"), args.samples, out, timing=False, styles=args.styles)
 
 
 def reverify(args, cand):
@@ -461,7 +471,7 @@ def step_evaluate(args):
             return "partial"
     for suite in todo:
         out = os.path.join(rdir(args), f"eval-{os.path.basename(os.path.normpath(suite))}.json")
-        if eval_suite(args, suite, gdir, args.eval_samples, out) != "done":
+        if eval_suite(args, suite, gdir, args.eval_samples, out, styles=args.eval_styles) != "done":
             return "partial"
     return "done"
 

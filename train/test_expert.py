@@ -177,6 +177,24 @@ class TestDataPath(unittest.TestCase):
             self.assertEqual("--no-timing" in detail, untimed, detail)
             self.assertIn("--all-sets", detail)
 
+    def test_timing_pass_cut_by_deadline(self):
+        """A timing pass that outlives the call keeps the suite's verdicts, marked untimed."""
+        fake = os.path.join(self.tmp, "fake-ptxgen")
+        with open(fake, "w") as f:   # eval writes a verdict to --out; --time-pass hangs past the deadline
+            f.write('#!/bin/sh\ncase "$*" in *--time-pass*) sleep 30; exit 0;; esac\n'
+                    'case "$*" in *"--styles terse,zh"*) ;; *) exit 9;; esac\n'   # the sampled styles are passed on
+                    'while [ $# -gt 0 ]; do [ "$1" = --out ] && echo \'{"gpu_ran": true, "rows": []}\' > "$2"; shift; done\n')
+        os.chmod(fake, 0o755)
+        out = os.path.join(self.tmp, "eval-corpus.json")
+        a = EI.argparse.Namespace(ptxgen=fake, only="relu", shards=1, no_gpu=False, model_name="m", no_timing=False,
+                                  deadline=1, t_end=EI.time.time() + 17)
+        t0 = EI.time.time()
+        self.assertEqual(EI.eval_suite(a, POOL, self.gen, 1, out, styles="terse,zh"), "done")
+        self.assertLess(EI.time.time() - t0, 20)
+        doc = EI.read_json(out)
+        self.assertTrue(doc["gpu_ran"])
+        self.assertTrue(doc["timing_cut_by_deadline"])
+
     def test_select_refuses_unverified(self):
         EI.write_json(os.path.join(self.work, "round-1", "pool-eval.json"), {"gpu_ran": False, "rows": self.doc["rows"]})
         with self.assertRaises(SystemExit) as e:

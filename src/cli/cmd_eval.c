@@ -10,7 +10,7 @@
 static const char *eval_usage =
     "usage: ptxgen eval --suite DIR [--model DIR] [--adapter DIR] [--samples K] [--arch sm_90]\n"
     "                   [--no-ablations | --no-constraint | --no-bias] [--out F.json] [--resume]\n"
-    "                   [--keep DIR] [--only a,b] [--shard I/N] [--no-gpu] [--no-timing]\n"
+    "                   [--keep DIR] [--only a,b] [--styles terse,zh] [--shard I/N] [--no-gpu] [--no-timing]\n"
     "                   [--max-tokens N] [--seed S] [--temperature T] [--top-k K] [--threads N]\n"
     "       ptxgen eval --suite DIR --kernels GEN_DIR [--model-name NAME] ...  (kernels generated elsewhere,\n"
     "                   GEN_DIR/<task>.<style>.<config>.<sample>.ptx, e.g. by train/generate.py on a GPU)\n"
@@ -51,6 +51,14 @@ int cmd_eval(int argc, char **argv) {
         else if (ARG("--out")) o.out_path = argv[++i];
         else if (ARG("--keep")) o.keep_dir = argv[++i];
         else if (ARG("--only")) o.only = argv[++i];
+        else if (ARG("--styles")) {
+            char bad[80];
+            if (!(o.styles = eval_styles_parse(argv[++i], bad, sizeof bad))) {
+                fprintf(stderr, "ptxgen eval: --styles: '%s' is not a description style (terse, detailed, card, zh, prose)\n", bad);
+                pg_vec_free(merge);
+                return 2;
+            }
+        }
         else if (ARG("--shard")) {
             if (sscanf(argv[++i], "%d/%d", &o.shard, &o.nshards) != 2 || o.nshards < 1 || o.shard < 0 || o.shard >= o.nshards) {
                 fprintf(stderr, "ptxgen eval: --shard takes I/N with 0 <= I < N\n");
@@ -151,12 +159,14 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
         return st == PG_OK ? 0 : 2;
     }
     pg_vec_free(merge);
+    /* before --time-pass: it times the rows of the first selected config (with the old order a
+     * --no-bias time pass looked for "full" rows and timed none, silently) */
+    if (only_nc || only_nb) o.configs = (only_nc ? 1u << EVAL_NO_CONSTRAINT : 0) | (only_nb ? 1u << EVAL_NO_BIAS : 0);
     if (time_pass) {
         if (!o.suite_dir || !o.out_path || !o.keep_dir) { fprintf(stderr, "ptxgen eval: --time-pass needs --suite, --out and --keep\n"); return 2; }
         return eval_time_pass(&o, &sink) == PG_OK ? 0 : 1;
     }
     if (!o.suite_dir || o.samples < 1) { fprintf(stderr, "%s", eval_usage); return 2; }
-    if (only_nc || only_nb) o.configs = (only_nc ? 1u << EVAL_NO_CONSTRAINT : 0) | (only_nb ? 1u << EVAL_NO_BIAS : 0);
 
     if (o.kernels_dir) {   /* verify kernels generated elsewhere: no model to load */
         if (model_dir || adapter) { fprintf(stderr, "ptxgen eval: --kernels replaces the model; drop --model/--adapter\n"); return 2; }

@@ -31,7 +31,27 @@ void eval_opts_default(eval_opts *o) {
     o->samples = 1;
     o->configs = (1u << EVAL_NCONFIGS) - 1;
     o->timing = true;
+    o->styles = (1u << EVAL_NSTYLES) - 1;
     gen_opts_default(&o->gen);
+}
+
+const char *const eval_styles[EVAL_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
+
+unsigned eval_styles_parse(const char *list, char *bad, size_t badsz) {
+    unsigned m = 0;
+    if (bad && badsz) bad[0] = 0;
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        int k = 0;
+        while (k < EVAL_NSTYLES && !(strlen(eval_styles[k]) == n && !strncmp(p, eval_styles[k], n))) k++;
+        if (k == EVAL_NSTYLES) {
+            if (bad && badsz) snprintf(bad, badsz, "%.*s", (int)(n < 64 ? n : 64), p);
+            return 0;
+        }
+        m |= 1u << k;
+        p += n + (p[n] == ',');
+    }
+    return m;
 }
 
 const char *const eval_configs[EVAL_NCONFIGS] = {"full", "no_constraint", "no_bias"};
@@ -85,7 +105,7 @@ static const char *desc_of(const task_spec *t, int style) {
     default: return t->desc_prose;
     }
 }
-static const char *const style_names[EVAL_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
+#define style_names eval_styles
 
 static json_t *find_row(json_t *rows, const char *task, const char *style, const char *cfg, int sample) {
     size_t i;
@@ -689,10 +709,19 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
     json_object_set_new(doc, "suite", json_string(o->suite_dir));
     json_object_set_new(doc, "tasks", json_integer(nt));
     json_object_set_new(doc, "arch", json_string(o->gen.arch));
-    json_object_set_new(doc, "settings",
-                        json_pack("{s:i, s:i, s:f, s:i, s:b, s:i, s:I}", "samples", o->samples, "top_k", o->gen.sampler.top_k,
-                                  "temperature", o->gen.sampler.temperature, "max_tokens", o->gen.max_tokens, "bias_in_full", 1,
-                                  "configs", (int)o->configs, "seed", (json_int_t)o->gen.sampler.seed));
+    json_t *set;
+    if (o->kernels_dir)   /* eval did not sample these kernels: their sampler's settings are not ours to state */
+        set = json_pack("{s:i, s:s, s:i}", "samples", o->samples, "sampled_by", "the generator of kernels_from",
+                        "configs", (int)o->configs);
+    else
+        set = json_pack("{s:i, s:i, s:f, s:i, s:b, s:i, s:I}", "samples", o->samples, "top_k", o->gen.sampler.top_k,
+                        "temperature", o->gen.sampler.temperature, "max_tokens", o->gen.max_tokens, "bias_in_full", 1,
+                        "configs", (int)o->configs, "seed", (json_int_t)o->gen.sampler.seed);
+    json_t *styles = json_array();
+    for (int k = 0; k < EVAL_NSTYLES; k++)
+        if (o->styles >> k & 1) json_array_append_new(styles, json_string(eval_styles[k]));
+    json_object_set_new(set, "styles", styles);
+    json_object_set_new(doc, "settings", set);
     json_t *rows = json_object_get(doc, "rows");
     int ncfg = 0, first_cfg = -1;
     for (int k = 0; k < EVAL_NCONFIGS; k++)
@@ -711,7 +740,7 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         json_int_t n = 0;
         for (int sty = 0; sty < EVAL_NSTYLES; sty++) {
             const char *desc = desc_of(t, sty);
-            if (desc && *desc) n += (json_int_t)ncfg * o->samples;
+            if (desc && *desc && (o->styles >> sty & 1)) n += (json_int_t)ncfg * o->samples;
         }
         json_object_set_new(planned, t->name, json_integer(n));
         nplanned += n;
@@ -729,7 +758,7 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
             if (!(o->configs >> cfg & 1)) continue;
             for (int sty = 0; sty < EVAL_NSTYLES; sty++) {
                 const char *desc = desc_of(t, sty);
-                if (!desc || !*desc) { done += o->samples; continue; }
+                if (!desc || !*desc || !(o->styles >> sty & 1)) { done += o->samples; continue; }
                 for (int s = 0; s < o->samples; s++, done++) {
                     if (find_row(rows, t->name, style_names[sty], eval_configs[cfg], s)) continue;
                     /* timing for the headline config's first sample only (pass@1 speed) */
@@ -801,11 +830,20 @@ void eval_markdown(json_t *doc, pg_buf *out) {
     json_t *cfgs = json_object_get(doc, "configs");
     pg_buf_printf(out, "# ptxgen eval: %s on %s (%s)\n\n", json_string_value(json_object_get(doc, "model")),
                   json_string_value(json_object_get(doc, "device")), json_string_value(json_object_get(doc, "date")));
-    json_t *set = json_object_get(doc, "settings");
-    pg_buf_printf(out, "%lld tasks x 5 description styles, k samples per case as in the table, top-k %lld, temperature %.2f, arch %s.\n\n",
-                  (long long)json_integer_value(json_object_get(doc, "tasks")),
-                  (long long)json_integer_value(json_object_get(set, "top_k")),
-                  json_number_value(json_object_get(set, "temperature")), json_string_value(json_object_get(doc, "arch")));
+    json_t *set = json_object_get(doc, "settings"), *sty = json_object_get(set, "styles");
+    pg_buf sl = {0};   /* the styles evaluated (files before "styles" was recorded: all five) */
+    for (size_t k = 0; k < (json_is_array(sty) ? json_array_size(sty) : 0); k++)
+        pg_buf_printf(&sl, "%s%s", k ? ", " : "", json_string_value(json_array_get(sty, k)));
+    pg_buf_printf(out, "%lld tasks x %s description styles, k samples per case as in the table, ",
+                  (long long)json_integer_value(json_object_get(doc, "tasks")), sl.len ? sl.data : "5");
+    if (json_object_get(set, "temperature"))
+        pg_buf_printf(out, "top-k %lld, temperature %.2f, ", (long long)json_integer_value(json_object_get(set, "top_k")),
+                      json_number_value(json_object_get(set, "temperature")));
+    else
+        pg_buf_printf(out, "kernels generated outside ptxgen eval (%s: its sampling settings), ",
+                      json_string_value(json_object_get(doc, "kernels_from")) ? json_string_value(json_object_get(doc, "kernels_from")) : "?");
+    pg_buf_printf(out, "arch %s.\n\n", json_string_value(json_object_get(doc, "arch")));
+    pg_buf_free(&sl);
     missing_verdicts(doc, out);
     pg_buf_puts(out, "| config | samples | k | validator | ptxas | loads | correct | pass@1 | pass@k | fast_1.0 | fast_1.2 | geomean | median | mem-bound >=90% BW |\n");
     pg_buf_puts(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -980,12 +1018,13 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
         if (o->configs >> k & 1) cfg = eval_configs[k];
     size_t i;
     json_t *r;
-    int timed = 0;
+    int timed = 0, other_cfg = 0;
     pg_status st = PG_OK;
     json_array_foreach(rows, i, r) {
         if (!json_is_true(json_object_get(r, "correct")) || json_integer_value(json_object_get(r, "sample")) != 0 ||
-            strcmp(json_string_value(json_object_get(r, "config")), cfg) || json_object_get(r, "speedup"))
+            json_object_get(r, "speedup"))
             continue;
+        if (strcmp(json_string_value(json_object_get(r, "config")), cfg)) { other_cfg++; continue; }
         const char *task = json_string_value(json_object_get(r, "task"));
         char tp[4200], kp[4200];
         const char *dir = json_string_value(json_object_get(r, "dir"));
@@ -1024,6 +1063,12 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
     if (st == PG_OK) {
         json_object_set_new(doc, "device", json_string(di.name));
         st = save(doc, o->out_path, diag);
+    }
+    if (st == PG_OK && !timed && other_cfg) {   /* an error, not a quiet fast_1 of 0 */
+        pg_diag_emit(diag, PG_E_EVAL, o->out_path, 0, 0,
+                     "timing pass: no correct sample-0 row of config '%s'; %d of another config were left untimed "
+                     "(--no-bias / --no-constraint select the config)", cfg, other_cfg);
+        st = PG_ERR_USAGE;
     }
     json_decref(doc);
     return st;
