@@ -37,6 +37,12 @@ typedef enum {
 
 PG_API const char *pg_status_str(pg_status s);
 
+/* The longest name (kernel, parameter, variable, label) the constrained decoder
+ * takes, in a forced signature as in what it generates (src/decode/constraint.c).
+ * A task whose kernel name is longer cannot be decoded, so the synthetic data's
+ * names keep within it (synth_fam_fit_name in src/synth). */
+#define PG_NAME_MAX 32
+
 typedef enum { PG_SEV_NOTE, PG_SEV_WARNING, PG_SEV_ERROR } pg_severity;
 
 /* Stable diagnostic codes; the table lives in ptxgen/diag_codes.def. */

@@ -25,7 +25,7 @@
 /* byte sets of next_bytes */
 enum { CS_ANY, CS_ID0, CS_ID1, CS_DIGIT, CS_LOWER, CS_HEX, CS_REG, CS_N };
 
-enum { MAX_REGDECL = 32, MAX_SYMS = 64, NAME_MAX = 32, MAX_PARAMS = 16, MAX_VARS = 8,
+enum { MAX_REGDECL = 32, MAX_SYMS = 64, NAME_MAX = PG_NAME_MAX, MAX_PARAMS = 16, MAX_VARS = 8,
        SHARED_MAX = 48 * 1024, LOCAL_MAX = 16 * 1024 };
 
 typedef struct { char name[24]; uint8_t len; ptx_type type; int count; } dreg;   /* name with '%' */

@@ -341,8 +341,8 @@ static void test_rejections(const dec_vocab *v, int nv) {
     pg_diag_sink d = {0};
     dec_state *bad = NULL;
     CHECK(dec_new(v, &o, &bad, &d) == PG_ERR_USAGE && !bad && d.nerrors == 1, "bad signature rejected");
-    /* a name longer than the constraint takes (32 bytes; some synthesis families' names are longer)
-     * is a usage error that says so */
+    /* a name longer than the constraint takes (PG_NAME_MAX, 32 bytes; the synth's family names
+     * were up to 62 before synth_fam_fit_name) is a usage error that says so */
     o.signature = ".visible .entry bias_hardtanh_residual_colbias_inplace_bf16_v1_gs(\n\t.param .u64 a,\n\t.param .u32 n\n)";
     pg_diag_sink d2 = test_sink();
     CHECK(dec_new(v, &o, &bad, &d2) == PG_ERR_USAGE && !bad && strstr(test_diag_log(), "is 49 bytes; the constraint takes names of at most 32"),

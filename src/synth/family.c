@@ -91,6 +91,78 @@ void synth_fam_decls(const fam_regs *g, pg_buf *out) {
     if (g->fd) pg_buf_printf(out, "\t.reg .f64 %%fd<%d>;\n", g->fd + 1);
 }
 
+/* ---- kernel names ------------------------------------------------------------------ */
+/* Long words of the families' names and their short forms, matched as whole words.  No
+ * short form is a word a family uses for something else (lj, ip, mv, grav, incl, excl and
+ * ell are in use, with the same meaning, where no two names can meet), so shortening keeps
+ * distinct names distinct.  Phrases of several words come before the words. */
+static const struct { const char *lo, *sh; } ABBREV[] = {
+    {"lennard_jones", "lj"}, {"cross_entropy", "xentr"}, {"layer_norm", "lnorm"}, {"stream_compact", "scompact"},
+    {"leaky_relu", "lrelu"}, {"quick_gelu", "qgelu"},
+    {"residual", "res"}, {"inplace", "ip"}, {"colbias", "cbias"}, {"rowbias", "rbias"}, {"unscale", "unsc"},
+    {"stencil1d", "st1d"}, {"stencil2d", "st2d"}, {"stencil3d", "st3d"}, {"pairdist", "pdist"}, {"sqeuclid", "sqeuc"},
+    {"euclid", "euc"}, {"direct", "dir"}, {"periodic", "peri"}, {"reflect", "refl"}, {"embedding", "emb"},
+    {"transposed", "tr"}, {"matvec", "mv"}, {"coulomb", "coul"}, {"energy", "enrg"}, {"potential", "pot"},
+    {"gravity", "grav"}, {"momentum", "mom"}, {"nesterov", "nest"}, {"normclip", "nclip"}, {"update", "upd"},
+    {"welford", "welf"}, {"softmax", "smax"}, {"logsoftmax", "lsmax"}, {"lastdim", "ldim"}, {"masked", "msk"},
+    {"online", "onl"}, {"inclusive", "incl"}, {"exclusive", "excl"}, {"prefix", "pfx"}, {"partials", "parts"},
+    {"atomic", "atom"}, {"ellpack", "ell"}, {"rowmajor", "rmaj"}, {"colmajor", "cmaj"}, {"blockrow", "brow"},
+    {"rowscale", "rsc"}, {"scaled", "scl"}, {"skipoob", "skip"}, {"hardswish", "hswish"}, {"hardsigmoid", "hsigmoid"},
+    {"interleaved", "intl"}, {"tridiag", "tdiag"}, {"warpsmem", "wsmem"},
+};
+
+/* Every word (between '_') or phrase of ABBREV in its short form, in place (never longer). */
+static void abbreviate(char *name) {
+    char *w = name;
+    for (const char *r = name; *r;) {   /* r: the start of a word */
+        const char *src = r;
+        size_t len = strcspn(r, "_"), adv = len;
+        for (size_t k = 0; k < sizeof ABBREV / sizeof ABBREV[0]; k++) {
+            size_t lo = strlen(ABBREV[k].lo);
+            if (!strncmp(r, ABBREV[k].lo, lo) && (r[lo] == '_' || !r[lo])) {
+                src = ABBREV[k].sh;
+                len = strlen(src);
+                adv = lo;
+                break;
+            }
+        }
+        memmove(w, src, len);   /* w <= r: the text not read yet is never overwritten */
+        w += len;
+        r += adv;
+        if (*r == '_') *w++ = *r++;
+    }
+    *w = 0;
+}
+
+/* Drop whole trailing words until the name has at most max bytes (a single word is cut). */
+static void cut_words(char *name, size_t max) {
+    size_t n = strlen(name);
+    while (n > max) {
+        char *u = strrchr(name, '_');
+        if (!u || u == name) { name[max] = 0; n = max; break; }
+        *u = 0;
+        n = (size_t)(u - name);
+    }
+    while (n && name[n - 1] == '_') name[--n] = 0;
+}
+
+void synth_fam_shorten(char *name, size_t max) {
+    if (strlen(name) <= max) return;
+    abbreviate(name);
+    cut_words(name, max);
+}
+
+void synth_fam_fit_name(char *name) {
+    if (strlen(name) <= PG_NAME_MAX) return;
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a of the whole name: its words that are cut stay in the hash */
+    for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    abbreviate(name);
+    if (strlen(name) <= PG_NAME_MAX) return;
+    cut_words(name, PG_NAME_MAX - 7);
+    size_t l = strlen(name);
+    snprintf(name + l, 8, "_%06x", (unsigned)(h & 0xffffff));   /* fits: the name was longer than PG_NAME_MAX */
+}
+
 /* The corpus layout: one top-level field per line, "descriptions" one entry
  * per line, "params" one element per line. */
 
@@ -382,6 +454,10 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         if (FAMS[family].fn(seeds[i], &out[i]) != PG_OK) {
             pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s: generator failed for seed %llu", FAMS[family].name,
                          (unsigned long long)seeds[i]);
+            synth_family_sample_free(&out[i]);
+        } else if (strlen(out[i].name) > PG_NAME_MAX) {   /* a generator that skipped synth_fam_fit_name: undecodable */
+            pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s: kernel name '%s' is %zu bytes, over PG_NAME_MAX (%d)",
+                         FAMS[family].name, out[i].name, strlen(out[i].name), PG_NAME_MAX);
             synth_family_sample_free(&out[i]);
         } else good++;
     }

@@ -60,6 +60,7 @@ pg_status synth_fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     if (warp) snprintf(s->name, sizeof s->name, "gemv_%s_warp_rows%d", T, rpb);
     else snprintf(s->name, sizeof s->name, "gemv_%s_thread_b%d_u%d", T, block, unroll);
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "gemv:%s:%s:%d:%d", T, warp ? "warp" : "thread", warp ? rpb : block, warp ? 0 : unroll);
     const char *n = s->name;
     pg_buf *c = &s->cu;
@@ -142,6 +143,7 @@ pg_status synth_fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *STY[] = {"gemm_%s_tile%d_cf%d", "sgemm_smem_%s_%dx%d", "matmul_%s_t%d_r%d"};
     snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], T, TT, CF);
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "gemm:%s:t%d:cf%d", T, TT, CF);
     const char *n = s->name;
     pg_buf *c = &s->cu;
@@ -222,6 +224,7 @@ pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     if (tiled) snprintf(s->name, sizeof s->name, "transpose_%s_smem%d_r%d", T, TD, RB);
     else snprintf(s->name, sizeof s->name, "transpose_%s_naive_%dx%d", T, TD, RB);
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "transpose:%s:%s:%d:%d", T, tiled ? "smem" : "naive", TD, RB);
     const char *n = s->name;
     pg_buf *c = &s->cu;
@@ -415,6 +418,7 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
         size_t l = strlen(s->name);
         snprintf(s->name + l, sizeof s->name - l, "_%04x", (unsigned)(h & 0xffff));
     }
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX (after the hash: it may be cut, and is then hashed) */
     const char *n = s->name;
     pg_buf *c = &s->cu;
     char lit[9][32];

@@ -220,6 +220,7 @@ pg_status synth_fam_elem_act(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *STY[] = {"%s_%s%s_v%d%s", "act_%s_%s%s_x%d%s", "%s_fwd_%s%s_vec%d%s"};
     snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], ACT[a].id, dt, inplace ? "_inplace" : "", V, gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "activation:%s:%s:%s:v%d:%s%d:b%d", ACT[a].id, dt, inplace ? "inplace" : "out", V, gs ? "gs" : "one",
              gs ? cap : 0, block);
 
@@ -331,6 +332,7 @@ pg_status synth_fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
     size_t L = strlen(s->name);
     if (two_d) snprintf(s->name + L, sizeof s->name - L, "_2d%s", gs ? "_bpr" : "");
     else snprintf(s->name + L, sizeof s->name - L, "_v%d%s", V, gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "bias_act:%s:%s:%s:%s:%s:%s:%s:%s:%s:v%d:%s%d:b%d", ACT[a].id, dt, bdt, per_row ? "row" : "col", res ? "res" : "-",
              scale ? "scale" : "-", inplace ? "inplace" : "out", two_d ? "2d" : "flat", gs ? "gs" : "one", V, gs ? "cap" : "", gs ? (two_d ? bpr : cap) : 0, block);
 
@@ -523,6 +525,7 @@ pg_status synth_fam_elem_glu(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     if (split) snprintf(s->name, sizeof s->name, "%s_split_%s_v%d%s", GLU_NAME[ga], dt, V, gs ? "_gs" : "");
     else snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s", GLU_NAME[ga], gate_first ? "gatefirst" : "valfirst", dt, two_d ? "_2d" : "", gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "glu:%s:%s:%s:%s:%s:v%d:%s%d:b%d", ACT[a].id, dt, split ? "split" : gate_first ? "gate-first" : "value-first",
              two_d ? "2d" : "flat", gs ? "gs" : "one", V, gs ? "cap" : "", gs ? (two_d ? bpr : cap) : 0, block);
 

@@ -58,6 +58,7 @@ pg_status synth_fam_elem_convert(uint64_t seed, synth_family_sample *s) {
         snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], sdt, ddt, op == C_WIDEN || op == C_F16_BF16 ? "exact" : mname, scaled ? "_scaled" : "", V,
                  gs ? "_gs" : "");
     }
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     static const char *OPN[] = {"f32_f16", "f32_bf16", "f64_f32", "widen", "f32_s32", "f32_u32", "f64_s32", "pack_pairs", "pack_two", "f16_bf16"};
     snprintf(s->identity, sizeof s->identity, "convert:%s:%s:%s:%s:%s:v%d:%s%d:b%d", OPN[op], sdt, ddt, MODE_ID[mode], scaled ? "scaled" : "-", V, gs ? "gs" : "one",
              gs ? cap : 0, block);
@@ -251,6 +252,7 @@ pg_status synth_fam_elem_quant(uint64_t seed, synth_family_sample *s) {
     if (deq) snprintf(s->name, sizeof s->name, "dequant_%s_%s_%s%s_v%d%s", qdt, fdt, per_row ? "rowscale" : "tensor", zpk == 2 ? "_rowzp" : zpk ? "_zp" : "", V, gs ? "_gs" : "");
     else snprintf(s->name, sizeof s->name, "quant_%s_%s_%s_%s%s%s%s_v%d%s", fdt, qdt, per_row ? "rowscale" : "tensor", mult ? "mul" : "div", zpk == 2 ? "_rowzp" : zpk ? "_zp" : "",
                   away ? "_away" : "", sym ? "_sym" : "", V, gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "quantize:%s:%s:%s:%s:%s:zp%d:%s:%s:v%d:%s%d:b%d", deq ? "deq" : "q", fdt, qdt, per_row ? "row" : "tensor", mult ? "mul" : "div", zpk,
              away ? "away" : "even", sym ? "sym" : "full", V, gs ? "gs" : "one", gs ? cap : 0, block);
 

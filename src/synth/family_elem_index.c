@@ -73,6 +73,7 @@ pg_status synth_fam_elem_gather(uint64_t seed, synth_family_sample *s) {
         snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s%s_v%d%s", KN[kind], dt, idt, BN[bounds], scale ? "_scaled" : "", kind == G_ROWS ? (block_row ? "_blockrow" : "_flat") : "",
                  V, gs ? "_gs" : "");
     else snprintf(s->name, sizeof s->name, "%s_%s%s_v%d%s", KN[kind], dt, where_fill ? "_fill" : "", V, gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "gather:%s:%s:%s:%s:%s:%s:%s:v%d:%s%d:b%d", KN[kind], dt, kind <= G_ROWS ? idt : "-", BN[bounds], scale ? "scale" : "-",
              block_row ? "blockrow" : "flat", where_fill ? "fill" : "-", V, gs ? "gs" : "one", gs ? cap : 0, block);
 
@@ -365,6 +366,7 @@ pg_status synth_fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
     if (kind == S_ROWS) snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s", KN[kind], dt, idt, alpha ? "_scaled" : "", block_row ? "_blockrow" : "_flat", gs ? "_gs" : "");
     else if (kind == S_MINMAX) snprintf(s->name, sizeof s->name, "scatter_%s_%s_%s_v%d%s", opn, dt, idt, V, gs ? "_gs" : "");
     else snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s_v%d%s", KN[kind], dt, idt, alpha ? "_scaled" : "", skip ? "_skipoob" : "", V, gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "scatter:%s:%s:%s:%s:%s:%s:%s:v%d:%s%d:b%d", KN[kind], opn, dt, idt, alpha ? "alpha" : "-", skip ? "skip" : "-",
              block_row ? "blockrow" : "flat", V, gs ? "gs" : "one", gs ? cap : 0, block);
 

@@ -47,6 +47,7 @@ pg_status synth_fam_elem_complex(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *ONAME[] = {"cmul", "cmul_conj", "cmac", "cscale", "caxpy", "cabs", "cabs2"};
     snprintf(s->name, sizeof s->name, "%s%s_%s_%s%s%s", ONAME[op], rot ? "_rot" : "", split ? "split" : "interleaved", dt, V > 1 ? "_x2" : "", gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "complex:%s:%s:%s:%s:v%d:%s%d:b%d", XOP[op], rot ? "rot" : "-", split ? "split" : "interleaved", dt, V, gs ? "gs" : "one",
              gs ? cap : 0, block);
 
@@ -265,6 +266,7 @@ pg_status synth_fam_elem_poly(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *KN[] = {"horner", "cheb_rec", "clenshaw"}, *CSN[] = {"scal", "arr", "smem"};
     snprintf(s->name, sizeof s->name, "poly_%s%d%s%s_%s_%s_v%d%s", KN[kind], D, deriv ? "_deriv" : "", mapped ? "_mapped" : "", CSN[cs], dt, V, gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "poly:%s:d%d:%s:%s:%s:%s:v%d:%s%d:b%d", KN[kind], D, deriv ? "deriv" : "-", mapped ? "mapped" : "-", CSN[cs], dt, V,
              gs ? "gs" : "one", gs ? cap : 0, block);
 

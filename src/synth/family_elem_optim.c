@@ -93,6 +93,7 @@ pg_status synth_fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     snprintf(dtag, sizeof dtag, "%s", wdt);
     snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], OPNAME[op], CLTAG[cl], wd ? "_wd" : "", adam ? BCTAG[bc] : "", dtag,
              strcmp(gdt, wdt) ? (!strcmp(gdt, "f16") ? "_gf16" : "_gbf16") : "", V, gs ? "_gs" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "optimizer:%s:%s:%s:%s:%s:%s:v%d:%s%d:b%d", OPN[op], CLN[cl], wd ? "wd" : "-", BCN[bc], wdt, gdt, V,
              gs ? "gs" : "one", gs ? cap : 0, block);
 

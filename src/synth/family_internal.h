@@ -20,6 +20,17 @@ void synth_fam_imm(char *t, size_t n, double v, bool f64);
 /* A float literal that round-trips ("2.5", "-0.375"). */
 void synth_fam_lit(char *t, size_t n, double v);
 
+/* Kernel names within PG_NAME_MAX (the constrained decoder's limit, ptxgen/common.h).
+ * synth_fam_fit_name: a name that fits is left as it is; a longer one has its long words
+ * shortened (residual -> res, inplace -> ip, ...); one still too long keeps its leading
+ * words, up to PG_NAME_MAX - 7 bytes, and gets "_" and 6 hex digits of a hash of the
+ * whole name, so distinct names stay distinct.  Call it on s->name as soon as the name is
+ * complete, before anything is written with it.  synth_fam_shorten: the same down to
+ * `max` bytes without the hash, for callers that append a hash of their own
+ * (synth_sp_seal_name). */
+void synth_fam_fit_name(char *name);
+void synth_fam_shorten(char *name, size_t max);
+
 /* PTX register allocation: each kind counts up from 1; synth_fam_decls prints the
  * `.reg` lines sized to what was used. */
 typedef struct { int p, r, rd, f, fd, h; } fam_regs;

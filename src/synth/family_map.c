@@ -466,6 +466,7 @@ pg_status synth_fam_gen_map(uint64_t seed, synth_family_sample *s) {
     char mode[8];
     snprintf(mode, sizeof mode, "%s", c.cap ? "_gs" : "");
     snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], OPS[c.op].name, DNAME[c.dt], c.vec, c.unroll, mode, c.block);
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "map:%s:%s:b%d:v%d:u%d:%s", OPS[c.op].name, DNAME[c.dt], c.block, c.vec, c.unroll,
              c.cap ? "gs" : "tile");
     emit_ptx(&c, s->name, &s->ptx);

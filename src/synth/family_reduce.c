@@ -340,6 +340,7 @@ pg_status synth_fam_gen_reduce(uint64_t seed, synth_family_sample *s) {
     static const char *STY[] = {"reduce_%s_%s_%s_b%d_e%d%s%s", "block_%s_%s_%s%d_x%d%s%s", "%s_partials_%s_%s_%d_%d%s%s"};
     snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], OPN[c.op], c.f64 ? "f64" : "f32", c.shfl ? "shfl" : "smem", c.block, c.ept,
              c.cap ? "_gs" : "", c.atomic ? "_atomic" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "reduce:%s:%s:b%d:e%d:%s:%s:%s", OPN[c.op], c.f64 ? "f64" : "f32", c.block, c.ept,
              c.shfl ? "shfl" : "smem", c.cap ? "gs" : "tile", c.atomic ? "atomic" : "partials");
     emit_ptx(&c, s->name, &s->ptx);

@@ -273,6 +273,7 @@ pg_status synth_fam_rw_softmax(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s", pre, d.T, tag, online ? "_online" : "", inplace ? "_ip" : "",
              op == SM_MASK ? (keep ? "_keep" : "_drop") : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "softmax:%s%s:%s:%s:%s:%s:%s", OPN[op], logout && op == SM_SCALED ? "+log" : "", d.T, tag,
              online ? "online" : "3pass", inplace ? "inplace" : "out", op == SM_MASK ? (keep ? "keep" : "drop") : "-");
 
@@ -547,6 +548,7 @@ pg_status synth_fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     snprintf(s->family, sizeof s->family, "rownorm");
     snprintf(s->source, sizeof s->source, "nvcc");
     snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s", PRE[op][synth_fam_pick(&r, 3)], d.T, tag, opt, wf32 && affine ? "_wf32" : "", inplace ? "_ip" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "rownorm:%s:%s:%s:%s:%s:%s", OPN[op], d.T, tag, opt[0] ? opt + 1 : "-", wf32 && affine ? "wf32" : "w",
              inplace ? "inplace" : "out");
 

@@ -64,6 +64,7 @@ pg_status synth_fam_rw_xent(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     snprintf(s->name, sizeof s->name, "%s_%s_%s%s%s%s%s%s", nll ? NPRE[synth_fam_pick(&r, 3)] : PRE[synth_fam_pick(&r, 4)], d.T, tag, red ? (red == RED_SUM ? "_sum" : "_mean") : "",
              online ? "_online" : "", smooth ? "_ls" : "", ignore ? "_ign" : "", lse_out ? "_lse" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "xent:%s:%s:%s:%s:%s%s%s%s", nll ? "nll" : "ce", d.T, tag, REDN[red], online ? "online" : "3pass",
              smooth ? ":smooth" : "", ignore ? ":ignore" : "", lse_out ? ":lse" : "");
 
@@ -314,6 +315,7 @@ pg_status synth_fam_rw_loss(uint64_t seed, synth_family_sample *s) {
     snprintf(s->family, sizeof s->family, "loss");
     snprintf(s->source, sizeof s->source, "nvcc");
     snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s", OPN[op], REDN[red], d.T, tag, weighted ? "_w" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "loss:%s:%s:%s:%s:%s", OPN[op], REDN[red], d.T, tag, weighted ? "weighted" : "-");
 
     /* ---- CUDA C ---- */

@@ -53,6 +53,7 @@ pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     static const char *PRE[RA_N][2] = {{"reduce_sum", "sum_all"}, {"asum", "sum_abs"}, {"sumsq", "sum_squares"}, {"dot", "dot_product"},
                                        {"reduce_max", "max_all"}, {"reduce_min", "min_all"}, {"absmax", "amax"}};
     snprintf(s->name, sizeof s->name, "%s_%s_%s", PRE[op][synth_fam_pick(&r, 2)], T, tag);
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "reduce_all:%s:%s:%s", RAN[op], T, tag);
 
     /* ---- CUDA C ---- */
@@ -247,6 +248,7 @@ pg_status synth_fam_rw_rowreduce(uint64_t seed, synth_family_sample *s) {
     static const char *PRE[] = {"row", "rows", "per_row"};
     if (colmode) snprintf(s->name, sizeof s->name, "col%s_%s_%s%s", RRN[op], d.T, tag, both ? "_val" : "");
     else snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s", PRE[synth_fam_pick(&r, 3)], RRN[op], d.T, tag, both ? "_val" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "rowreduce:%s:%s:%s%s", RRN[op], d.T, tag, both ? ":val" : "");
 
     /* ---- CUDA C ---- */

@@ -77,6 +77,7 @@ pg_status synth_fam_rw_scan(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *PRE[2][2] = {{"inclusive_scan", "incl_prefix_sum"}, {"exclusive_scan", "excl_prefix_sum"}};
     snprintf(s->name, sizeof s->name, "%s_%s_%s", PRE[excl][synth_fam_pick(&r, 2)], t->T, tag);
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "scan:%s:%s:%s", excl ? "exclusive" : "inclusive", t->T, tag);
 
     /* ---- CUDA C ---- */
@@ -270,6 +271,7 @@ pg_status synth_fam_rw_compact(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "nvcc");
     snprintf(s->name, sizeof s->name, "%s_%s_%s_t%d_b%d_%s%s", synth_fam_pick(&r, 2) ? "compact" : "stream_compact", PRN[pr], T, S, B, ballot ? "ballot" : "shfl",
              idxout ? "_idx" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "compact:%s:%s:%d:%d:%s:%s", PRN[pr], T, S, B, ballot ? "ballot" : "shfl", idxout ? "idx" : "val");
 
     /* ---- CUDA C ---- */
@@ -417,6 +419,7 @@ pg_status synth_fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     snprintf(s->family, sizeof s->family, "histogram");
     snprintf(s->source, sizeof s->source, "nvcc");
     snprintf(s->name, sizeof s->name, "hist%d_%s_%s_%s_b%d%s", NB, T, MN[map], PN[priv], B, vec ? "_v4" : "");
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "histogram:%d:%s:%s:%s:%d:%s", NB, T, MN[map], PN[priv], B, vec ? "v4" : "v1");
     int sh = 0;
     while ((256 >> sh) > NB) sh++;   /* shift: bin = x >> sh keeps log2(NB) high bits */

@@ -107,11 +107,11 @@ void synth_sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d
 void synth_sp_seal_name(synth_family_sample *s) {
     uint64_t h = 1469598103934665603ull;   /* FNV-1a */
     for (const char *p = s->cu.data ? s->cu.data : ""; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    char old[sizeof s->name];
+    char old[sizeof s->name], base[sizeof s->name];
     snprintf(old, sizeof old, "%s", s->name);
-    size_t l = strlen(old);
-    if (l + 8 > sizeof s->name) l = sizeof s->name - 8;   /* the generators' names are far shorter */
-    snprintf(s->name, sizeof s->name, "%.*s_%06x", (int)l, old, (unsigned)(h & 0xffffff));
+    snprintf(base, sizeof base, "%s", s->name);
+    synth_fam_shorten(base, PG_NAME_MAX - 7);   /* the hash covers what is cut: the code holds the whole name */
+    snprintf(s->name, sizeof s->name, "%.*s_%06x", PG_NAME_MAX - 7, base, (unsigned)(h & 0xffffff));
     pg_buf cu = {0};
     size_t ol = strlen(old);
     for (const char *p = s->cu.data ? s->cu.data : ""; *p;) {

@@ -62,7 +62,9 @@ void synth_sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d
  * digits of a hash of s->cu and rename the kernel inside s->cu.  The nvcc
  * batch compiles one kernel per distinct name (family.c), and the parameter
  * names these families draw change the code without changing the rest of
- * the name.  Call after the CUDA C is complete, before synth_sp_begin(). */
+ * the name.  The name before the hash is shortened to PG_NAME_MAX - 7 bytes
+ * (synth_fam_shorten), so the result is within PG_NAME_MAX.  Call after the
+ * CUDA C is complete, before synth_sp_begin(). */
 void synth_sp_seal_name(synth_family_sample *s);
 
 

@@ -318,6 +318,7 @@ pg_status synth_fam_gen_stencil1d(uint64_t seed, synth_family_sample *s) {
     static const char *STY[] = {"stencil1d_%dpt_%s_%s%s_b%d", "st%d_%s_%s%s_%d", "conv1d_r%d_%s_%s%s_%d"};
     int st = synth_fam_pick(&r, 3);
     snprintf(s->name, sizeof s->name, STY[st], st == 2 ? c.radius : K, c.f64 ? "f64" : "f32", BND[c.bnd], c.smem ? "_smem" : "", c.block);
+    synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     /* coefficients are part of what is computed when baked in */
     pg_buf id = {0};
     pg_buf_printf(&id, "stencil1d:%s:r%d:%s:%s:b%d:%s", c.f64 ? "f64" : "f32", c.radius, BND[c.bnd], c.smem ? "smem" : "direct", c.block,

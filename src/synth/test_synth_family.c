@@ -1,8 +1,9 @@
 /* test_synth_family.c — the parametric families: for every family and a range
  * of seeds, output is deterministic, the PTX parses and validates (no
  * warnings), ptxas accepts it (when installed), the task.json loads and its C
- * reference runs on the smallest size with finite outputs, and identities
- * differ across parameter sets.
+ * reference runs on the smallest size with finite outputs, identities
+ * differ across parameter sets, and kernel names are within PG_NAME_MAX
+ * (test_synth_names checks many more seeds without nvcc).
  *
  * SYNTH_FAMILY_DUMP=DIR writes the generated task folders (task.json,
  * kernel.ptx, reference.cu for nvcc families) under DIR;
@@ -166,6 +167,7 @@ int main(void) {
             if (!s->ptx.len || !s->task_json.len) continue;
             CHECK(!strcmp(s->family, fname), "%s: family field '%s'", fname, s->family);
             CHECK(!strcmp(s->source, nvcc ? "nvcc" : "ptx-template"), "%s: source '%s'", fname, s->source);
+            CHECK(strlen(s->name) <= PG_NAME_MAX, "%s seed %d: name %s is over the decoder's PG_NAME_MAX (%d)", fname, i, s->name, PG_NAME_MAX);
             /* determinism (nvcc families: the task and CUDA text; PTX templates: everything) */
             synth_family_sample again;
             memset(&again, 0, sizeof again);
