@@ -27,6 +27,8 @@
 #   (lora_base's --max-len 8192 default and MAX_NEW=6144 keep the long families; see MODELS.md)
 #   (WIDEN_REGS=512 on the start call: grow-loop writes pairs with widened register declarations,
 #   `ptxgen prompts --widen-regs`; see MODELS.md)
+#   (FAMILY_PCT (default 75) and FAMILY_WEIGHT on the start and bg calls: the synth's --family-pct
+#   and --family-weight, e.g. FAMILY_WEIGHT=softmax=10,rownorm=10 to draw those families 10x as often)
 # The register-declaration A/B (docs/MODELS.md "Register declarations"):
 #   start N        with AB_WIDEN=1: two grow loops turn the same samples into exact (pairs-grow.jsonl)
 #                  and widened (pairs-grow-wide.jsonl, --widen-regs AB_WIDEN_REGS=512) pairs
@@ -188,7 +190,7 @@ bg)
     rm -f "$P/synth.done" "$P/families.done"
     # not a process-group leader here (no job control), so setsid keeps the pid: $! is the group
     setsid nohup bash -c "'$BIN/ptxgen' synth --count $N --seed ${SEED:-7} --jobs \$(nproc) ${excl[*]} --family-pct ${FAMILY_PCT:-75} \
-        --no-progress --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; '$BIN/ptxgen' synth --stats '$P/synth.jsonl' > '$P/synth-stats.json' 2>&1;
+        ${FAMILY_WEIGHT:+--family-weight '$FAMILY_WEIGHT'} --no-progress --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; '$BIN/ptxgen' synth --stats '$P/synth.jsonl' > '$P/synth-stats.json' 2>&1;
         '$BIN/ptxgen' prompts --format chatml --in '$P/synth.jsonl' --out '$P/pairs-all.jsonl' >> '$P/synth.log' 2>&1; touch '$P/synth.done'" \
         > /dev/null 2>&1 < /dev/null &
     echo $! > "$P/synth.pid"
@@ -325,7 +327,8 @@ start)
     rm -f "$P/synth.done" "$P/pairs-grow.jsonl" "$P/synth.jsonl" "$P/synth.jsonl.partial"
     # two cores stay free for the training loop that starts later
     setsid nohup bash -c "'$BIN/ptxgen' synth --count $N --seed ${SEED:-7} --jobs $(( $(nproc) - 2 )) ${excl[*]} \
-        --family-pct ${FAMILY_PCT:-75} --no-progress --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; touch '$P/synth.done'" \
+        --family-pct ${FAMILY_PCT:-75} ${FAMILY_WEIGHT:+--family-weight '$FAMILY_WEIGHT'} --no-progress \
+        --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; touch '$P/synth.done'" \
         > /dev/null 2>&1 < /dev/null &
     echo $! > "$P/synth.pid"
     rm -f "$P/pairs-grow-wide.jsonl"

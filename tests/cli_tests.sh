@@ -281,6 +281,25 @@ printf '16 0\nargs --count 5 --seed 1 --arch sm_90 --sources 15 --family-pct 0 -
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "other arguments" "$tmp/r.err" && ok || bad "synth resumed with another seed: exit $rc"
 ls "$tmp"/*.meta.json >/dev/null 2>&1 && bad "a refused synth wrote a meta file" || ok
+# synth --family-weight: a bad item is refused before any work (exit 2), naming it
+"$P" synth --help | grep -q -- "--family-weight NAME=W" && ok || bad "synth --help does not document --family-weight"
+for case in "sofmax=10|unknown family 'sofmax'" "softmax=abc|'softmax=abc'" "softmax=101|'softmax=101'" \
+            "softmax=-1|'softmax=-1'" "softmax|'softmax'" "softmax=2,softmax=3|named twice" "softmax=1,|empty item"; do
+    spec=${case%%|*} want=${case#*|}
+    "$P" synth --count 5 --seed 1 --family-weight "$spec" --out "$tmp/fw.jsonl" --no-progress >/dev/null 2>"$tmp/fw.err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/fw.err" && ok || bad "synth --family-weight $spec: exit $rc: $(head -c 300 "$tmp/fw.err")"
+done
+# a family named in two options is a duplicate too; the message lists the family names
+"$P" synth --count 5 --seed 1 --family-weight softmax=2 --family-weight softmax=3 --out "$tmp/fw.jsonl" 2>"$tmp/fw.err" >/dev/null
+[ $? -eq 2 ] && grep -q "named twice" "$tmp/fw.err" && ok || bad "a family in two --family-weight options: $(head -c 300 "$tmp/fw.err")"
+families=$("$P" synth --count 5 --seed 1 --family-weight nosuch=1 --out "$tmp/fw.jsonl" 2>&1 | sed -n 's/.*(families: \(.*\))$/\1/p')
+[[ " $families " == *" map "* && " $families " == *" softmax "* ]] && ok ||
+    bad "the unknown-family message does not list the families: $families"
+allzero=$(for f in $families; do printf '%s=0,' "$f"; done)
+"$P" synth --count 5 --seed 1 --family-weight "${allzero%,}" --out "$tmp/fw.jsonl" 2>"$tmp/fw.err" >/dev/null
+[ $? -eq 2 ] && grep -q "weight 0" "$tmp/fw.err" && ok || bad "every family at weight 0: $(head -c 300 "$tmp/fw.err")"
+ls "$tmp"/fw.jsonl* >/dev/null 2>&1 && bad "a refused --family-weight run wrote files" || ok
 # synth outside the repository finds the corpus next to the binary; its counts agree with its meta file
 if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then
     PX=$(cd "$(dirname "$P")" && pwd)/$(basename "$P")
@@ -293,6 +312,21 @@ import json, re, sys
 m = json.load(open(sys.argv[1]))
 printed = int(re.search(r"(\d+) failed verification", open(sys.argv[2]).read()).group(1))
 assert m["failed_verification"] == printed == sum(f["failed"] for f in m["by_family"].values()), (m, printed)
+PY
+    # a heavy weight dominates a small run: softmax 10, map and reduce 1, the other families 0 (so
+    # softmax is the one nvcc family compiled); the sidecar records the weights
+    fw="softmax=10"
+    for f in $families; do case $f in softmax|map|reduce) ;; *) fw="$fw,$f=0" ;; esac; done
+    "$P" synth --count 20 --seed 5 --family-pct 100 --family-weight "$fw" --no-progress --out "$tmp/fw20.jsonl" 2>"$tmp/fw20.err"
+    rc=$?
+    "$P" synth --stats "$tmp/fw20.jsonl" >"$tmp/fw20.stats" 2>&1
+    python3 - "$tmp/fw20.stats" "$tmp/fw20.jsonl.meta.json" <<'PY' && [ "$rc" -eq 0 ] && ok || bad "synth --family-weight softmax=10: exit $rc: $(tail -2 "$tmp/fw20.err")"
+import json, sys
+st, meta = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fam = st["by_family"]
+assert st["samples"] == 20, st
+assert fam.get("softmax", 0) >= 10 and fam["softmax"] == max(fam.values()), fam
+assert meta["family_weight"].startswith("softmax=10,"), meta
 PY
 else
     echo "SKIPPED: synth runs (ptxas not found)"

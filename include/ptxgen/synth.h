@@ -132,7 +132,17 @@ typedef struct {
                                 in percent (0 = the default, 37.5%); the curriculum runs use more */
     const char *exclude_dir; /* optional held-out suites (bench/suite, or a comma list): candidates whose task identity
                                 matches one of its tasks are skipped (see synth_dataset_write) */
+    const int *family_weight; /* optional curriculum weights over the parametric families, NULL = all equal (the
+                                default draw).  Indexed like synth_family_name(), synth_family_count() entries, each
+                                0..SYNTH_FAMILY_WEIGHT_MAX and at least one > 0: a family candidate draws family f
+                                with probability w[f] / sum(w), 0 never.  It changes which family, not how many
+                                candidates are family ones (family_pct).  All ones draw exactly what NULL draws.
+                                Borrowed: the caller owns the array and keeps it alive through synth_dataset_write;
+                                synth_family_weights_parse fills one from "NAME=W,...".  Out of range or all 0:
+                                PG_ERR_USAGE before any work. */
 } synth_opts;
+
+enum { SYNTH_FAMILY_WEIGHT_MAX = 100 };
 
 typedef struct {
     int written, resumed_from;
@@ -149,6 +159,22 @@ typedef struct {
 } synth_report;
 
 PG_API pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag);
+/* Curriculum weights (`ptxgen synth --family-weight`): parse "NAME=W[,NAME=W...]"
+ * into weights[0 .. synth_family_count()), which the caller allocates
+ * (SYNTH_MAX_FAMILIES entries are always enough).  NAME is
+ * a family as synth_family_name() and the samples' "family" field spell it, W an
+ * integer 0..SYNTH_FAMILY_WEIGHT_MAX; families not named get 1.  PG_ERR_USAGE,
+ * with one diagnostic (file "--family-weight") naming the bad item, for an
+ * unknown name, a bad weight, a family named twice, an empty item, or all
+ * weights 0; weights[] is then unspecified. */
+PG_API pg_status synth_family_weights_parse(const char *spec, int *weights, pg_diag_sink *diag);
+/* Which parametric family candidate idx of a run with options o draws (an index
+ * for synth_family_name), or -1 when it is no family candidate (a corpus kernel
+ * or an expression tree).  nhand: the number of corpus tasks the run loaded (0
+ * when none).  A pure function of (seed, sources, family_pct, family_weight,
+ * nhand != 0, idx); synth_dataset_write draws with it, and tests measure it.
+ * Weights as synth_dataset_write accepts them (all 0 picks no family). */
+PG_API int synth_family_pick(const synth_opts *o, int nhand, int64_t idx);
 /* Counts per family/source/split/style, PTX length distribution (p50/p95),
  * and the run's verification rates (OUT.meta.json) as JSON into out. */
 PG_API pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag);

@@ -13,6 +13,7 @@ static const char *synth_usage =
     "usage: ptxgen synth --count N --seed S --out FILE.jsonl [--sources hand,expr,family,mutant] [--arch sm_90]\n"
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
+    "                    [--family-weight NAME=W[,NAME=W...]]...   (how often each family is drawn, see below)\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "       ptxgen synth --tasks-only DIR --count N --seed S [--exclude SUITE_DIR]...   (task specs without PTX:\n"
     "                    DIR/<name>/task.json, compositions of building blocks with C references, for\n"
@@ -27,6 +28,12 @@ static const char *synth_usage =
     "             (--exclude bench/suite --exclude bench/suite-prose).\n"
     "  --corpus:  the hand-written tasks (default ./corpus, else the corpus next to the binary).\n"
     "  --jobs:    worker processes (default and maximum: the number of cores).\n"
+    "  --family-weight: relative weights (integers 0..100) of the parametric families, a curriculum knob:\n"
+    "             a family candidate draws family NAME with probability W / (sum of all weights); families not\n"
+    "             named weigh 1, 0 leaves a family out.  NAME as the samples' \"family\" field (and --stats)\n"
+    "             spell it: map, reduce, softmax, rownorm, scan, ...  Repeat it or give a comma list\n"
+    "             (--family-weight softmax=10,rownorm=10 --family-weight gemm=0).  --family-pct sets how many\n"
+    "             candidates are family ones; this sets which families they are.\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 
 int cmd_synth(int argc, char **argv) {
@@ -38,17 +45,25 @@ int cmd_synth(int argc, char **argv) {
     o.jobs = cli_cores();
     o.progress = isatty(2);
     const char *stats = NULL, *tasks_only = NULL;
-    bool have_seed = false;
-    pg_buf excl = {0};   /* every --exclude, joined with commas (synth_opts.exclude_dir takes a list) */
+    bool have_seed = false, have_weights = false;
+    int rc = 2;
+    /* every --exclude and every --family-weight, joined with commas (the library takes lists) */
+    pg_buf excl = {0}, fweight = {0};
+    int weights[SYNTH_MAX_FAMILIES];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--count") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 100000000, &o.count)) return 2; }
-        else if (!strcmp(a, "--seed") && i + 1 < argc) { if (!cli_u64_arg("synth", a, argv[++i], &o.seed)) return 2; have_seed = true; }
+        if (!strcmp(a, "--count") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 100000000, &o.count)) goto out; }
+        else if (!strcmp(a, "--seed") && i + 1 < argc) { if (!cli_u64_arg("synth", a, argv[++i], &o.seed)) goto out; have_seed = true; }
         else if (!strcmp(a, "--out") && i + 1 < argc) o.out = argv[++i];
         else if (!strcmp(a, "--arch") && i + 1 < argc) o.arch = argv[++i];
-        else if (!strcmp(a, "--jobs") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 1 << 30, &o.jobs)) { pg_buf_free(&excl); return 2; } }
+        else if (!strcmp(a, "--jobs") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 1 << 30, &o.jobs)) goto out; }
         else if (!strcmp(a, "--family-pct") && i + 1 < argc) {
-            if (!cli_int_arg("synth", a, argv[++i], 1, 100, &o.family_pct)) { pg_buf_free(&excl); return 2; }
+            if (!cli_int_arg("synth", a, argv[++i], 1, 100, &o.family_pct)) goto out;
+        }
+        else if (!strcmp(a, "--family-weight") && i + 1 < argc) {
+            if (have_weights) pg_buf_putc(&fweight, ',');
+            pg_buf_puts(&fweight, argv[++i]);
+            have_weights = true;
         }
         else if (!strcmp(a, "--corpus") && i + 1 < argc) o.corpus_dir = argv[++i];
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
@@ -67,28 +82,32 @@ int cmd_synth(int argc, char **argv) {
             if (strstr(s, "expr")) o.sources |= SYNTH_SRC_EXPR;
             if (strstr(s, "mutant")) o.sources |= SYNTH_SRC_MUTANT;
             if (strstr(s, "family")) o.sources |= SYNTH_SRC_FAMILY;
-            if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); pg_buf_free(&excl); return 2; }
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); pg_buf_free(&excl); return 0; }
-        else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); pg_buf_free(&excl); return 2; }
+            if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); goto out; }
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); rc = 0; goto out; }
+        else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); goto out; }
     }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
+    if (have_weights) {   /* names and numbers are the library's to check: it knows the family table */
+        if (synth_family_weights_parse(fweight.data ? fweight.data : "", weights, &sink) != PG_OK) goto out;
+        o.family_weight = weights;
+    }
     if (tasks_only) {
-        if (!o.count || !have_seed) { fprintf(stderr, "ptxgen synth: --tasks-only needs --count and --seed\n"); pg_buf_free(&excl); return 2; }
+        if (!o.count || !have_seed) { fprintf(stderr, "ptxgen synth: --tasks-only needs --count and --seed\n"); goto out; }
         int n = 0;
         pg_status st = synth_taskonly_write(tasks_only, o.count, o.seed, excl.data, &n, &sink);
-        pg_buf_free(&excl);
         fprintf(stderr, "synth: %d task-only tasks -> %s\n", n, tasks_only);
-        return st == PG_OK ? 0 : 2;
+        rc = st == PG_OK ? 0 : 2;
+        goto out;
     }
     if (stats) {
         pg_buf b = {0};
         pg_status st = synth_dataset_stats(stats, &b, &sink);
         if (b.data) fputs(b.data, stdout);
         pg_buf_free(&b);
-        pg_buf_free(&excl);
-        return st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1;
+        rc = st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1;
+        goto out;
     }
-    if (o.count < 1 || !o.out || !have_seed) { fprintf(stderr, "%s", synth_usage); pg_buf_free(&excl); return 2; }
+    if (o.count < 1 || !o.out || !have_seed) { fprintf(stderr, "%s", synth_usage); goto out; }
     int cores = cli_cores();
     if (o.jobs > cores) {   /* more workers than cores only starts more nvcc/ptxas processes at once */
         fprintf(stderr, "synth: --jobs %d capped at %d (the number of cores)\n", o.jobs, cores);
@@ -103,15 +122,14 @@ int cmd_synth(int argc, char **argv) {
         else {
             fprintf(stderr, "ptxgen synth: no corpus folder (./corpus or next to the binary): pass --corpus DIR, "
                             "or --sources expr,family to draw without it\n");
-            pg_buf_free(&excl);
-            return 2;
+            goto out;
         }
     }
     synth_report r;
     pg_status st = synth_dataset_write(&o, &r, &sink);
     if (st != PG_OK && r.candidates == 0) {   /* refused before any work: no meta file */
-        pg_buf_free(&excl);
-        return st == PG_ERR_INVALID ? 1 : 2;
+        rc = st == PG_ERR_INVALID ? 1 : 2;
+        goto out;
     }
     /* the run's verification rates, next to the dataset */
     json_t *m = json_object();
@@ -128,6 +146,7 @@ int cmd_synth(int argc, char **argv) {
         json_object_set_new(m, "exclude", json_string(o.exclude_dir));
         json_object_set_new(m, "excluded_heldout", json_integer(r.excluded));
     }
+    if (o.family_weight) json_object_set_new(m, "family_weight", json_string(fweight.data));   /* likewise */
     json_object_set_new(m, "seconds", json_real(r.seconds));
     json_object_set_new(m, "samples_per_second", json_real(r.seconds > 0 ? (r.written - r.resumed_from) / r.seconds : 0));
     json_t *fams = json_object();
@@ -145,6 +164,9 @@ int cmd_synth(int argc, char **argv) {
             r.seconds > 0 ? (r.written - r.resumed_from) / r.seconds : 0, o.out);
     free(txt);
     json_decref(m);
+    rc = st == PG_OK ? 0 : st == PG_ERR_INVALID ? 1 : 2;   /* 1: fewer samples than asked; 2: usage, I/O, tools */
+out:
     pg_buf_free(&excl);
-    return st == PG_OK ? 0 : st == PG_ERR_INVALID ? 1 : 2;   /* 1: fewer samples than asked; 2: usage, I/O, tools */
+    pg_buf_free(&fweight);
+    return rc;
 }

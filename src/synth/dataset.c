@@ -170,7 +170,8 @@ typedef struct { int64_t idx; synth_family_sample s; bool ok; } fam_cached;
 struct fam_cache { PG_VEC(fam_cached) v; };
 
 /* Which family, if any, candidate idx draws from (3 in 8 of the non-hand
- * candidates when families are enabled).  A pure function of (seed, idx). */
+ * candidates when families are enabled, or family_pct of them), uniformly or
+ * by o->family_weight.  A pure function of (seed, idx). */
 static int family_pick(const synth_opts *o, int nhand, int64_t idx, uint64_t *fseed) {
     if (!(o->sources & SYNTH_SRC_FAMILY) || synth_family_count() == 0) return -1;
     bool only_hand = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT | SYNTH_SRC_FAMILY));
@@ -180,7 +181,80 @@ static int family_pick(const synth_opts *o, int nhand, int64_t idx, uint64_t *fs
     int pct = o->family_pct > 0 ? o->family_pct : 0;
     if (!only_family && (pct ? (int)((r >> 44) % 100) >= pct : (r >> 44) % 8 >= 3)) return -1;
     *fseed = r ^ 0xfa3117ull;
-    return (int)((r >> 40) % (uint64_t)synth_family_count());
+    int n = synth_family_count();
+    if (!o->family_weight) return (int)((r >> 40) % (uint64_t)n);
+    /* weighted: the same bits, reduced modulo the total weight and looked up in
+     * the cumulative weights, so weights all 1 give the uniform pick above */
+    uint64_t total = 0;
+    for (int f = 0; f < n; f++) total += (uint64_t)o->family_weight[f];
+    if (total == 0) return -1;   /* refused by check_opts; a direct synth_family_pick caller gets no family */
+    uint64_t t = (r >> 40) % total;
+    for (int f = 0; f < n; f++) {
+        if (t < (uint64_t)o->family_weight[f]) return f;
+        t -= (uint64_t)o->family_weight[f];
+    }
+    return n - 1;   /* not reached */
+}
+
+int synth_family_pick(const synth_opts *o, int nhand, int64_t idx) {
+    uint64_t fseed;
+    return family_pick(o, nhand, idx, &fseed);
+}
+
+/* Family weights: NAME=W items, comma-separated (repeated --family-weight
+ * options arrive joined with commas, so a family named in two of them is a
+ * duplicate like any other). */
+pg_status synth_family_weights_parse(const char *spec, int *weights, pg_diag_sink *diag) {
+    int n = synth_family_count();
+    bool named[SYNTH_MAX_FAMILIES] = {false};
+    for (int f = 0; f < n; f++) weights[f] = 1;
+    const char *p = spec ? spec : "";
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char item[128];
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item - 1 ? len : sizeof item - 1), p);
+        const char *eq = strchr(item, '=');
+        if (!*item || !eq || len >= sizeof item) {
+            pg_diag_emit(diag, PG_E_IO, "--family-weight", 0, 0, "'%s': %s; want NAME=W (e.g. softmax=10)", item,
+                         !*item ? "an empty item" : !eq ? "no '='" : "too long");
+            return PG_ERR_USAGE;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - item), item);
+        int f = synth_family_find(name);
+        if (f < 0) {
+            pg_buf known = {0};
+            for (int k = 0; k < n; k++) pg_buf_printf(&known, "%s%s", k ? " " : "", synth_family_name(k));
+            pg_diag_emit(diag, PG_E_IO, "--family-weight", 0, 0, "'%s': unknown family '%s' (families: %s)", item, name,
+                         known.data ? known.data : "none");
+            pg_buf_free(&known);
+            return PG_ERR_USAGE;
+        }
+        /* digits only (no sign, no spaces, no exponent), at most 3 of them, then the range */
+        const char *w = eq + 1;
+        size_t nd = strspn(w, "0123456789");
+        int v = nd && nd <= 3 && !w[nd] ? atoi(w) : -1;
+        if (v < 0 || v > SYNTH_FAMILY_WEIGHT_MAX) {
+            pg_diag_emit(diag, PG_E_BAD_NUMBER, "--family-weight", 0, 0, "'%s': the weight of %s wants an integer from 0 to %d",
+                         item, name, SYNTH_FAMILY_WEIGHT_MAX);
+            return PG_ERR_USAGE;
+        }
+        if (named[f]) {
+            pg_diag_emit(diag, PG_E_IO, "--family-weight", 0, 0, "'%s': family %s is named twice", item, name);
+            return PG_ERR_USAGE;
+        }
+        named[f] = true;
+        weights[f] = v;
+        if (!p[len]) break;
+        p += len + 1;
+    }
+    bool any = false;
+    for (int f = 0; f < n; f++) any = any || weights[f] > 0;
+    if (!any) {
+        pg_diag_emit(diag, PG_E_IO, "--family-weight", 0, 0, "every family has weight 0, so none could be drawn: '%s'", spec);
+        return PG_ERR_USAGE;
+    }
+    return PG_OK;
 }
 
 static void fam_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, int nw) {
@@ -723,14 +797,23 @@ static pg_status load_results(gen_ctx *g, const char *path, pg_diag_sink *diag) 
     return PG_OK;
 }
 
-typedef struct { int64_t next; int written; char args[1200]; } state;
+typedef struct { int64_t next; int written; char args[2048]; } state;
 
 /* The arguments that decide the output, stored in the state file so that a
- * resume with other ones is refused instead of mixing two datasets. */
+ * resume with other ones is refused instead of mixing two datasets.  Family
+ * weights other than 1 are appended (in table order) only when there are any:
+ * weights all 1 draw what no weights draw, and state files written before the
+ * option existed still match. */
 static void state_args(const synth_opts *o, char *out, size_t n) {
-    snprintf(out, n, "--count %d --seed %llu --arch %s --sources %u --family-pct %d --corpus %.300s --exclude %.300s --results %.300s",
-             o->count, (unsigned long long)o->seed, o->arch, o->sources, o->family_pct, o->corpus_dir ? o->corpus_dir : "-",
-             o->exclude_dir ? o->exclude_dir : "-", o->results ? o->results : "-");
+    int len = snprintf(out, n, "--count %d --seed %llu --arch %s --sources %u --family-pct %d --corpus %.300s --exclude %.300s --results %.300s",
+                       o->count, (unsigned long long)o->seed, o->arch, o->sources, o->family_pct, o->corpus_dir ? o->corpus_dir : "-",
+                       o->exclude_dir ? o->exclude_dir : "-", o->results ? o->results : "-");
+    const char *sep = " --family-weight ";
+    for (int f = 0; o->family_weight && f < synth_family_count() && len > 0 && (size_t)len < n; f++) {
+        if (o->family_weight[f] == 1) continue;
+        len += snprintf(out + len, n - (size_t)len, "%s%s=%d", sep, synth_family_name(f), o->family_weight[f]);
+        sep = ",";
+    }
 }
 
 /* "NEXT WRITTEN\nargs ...\n"; false when absent or unreadable. */
@@ -760,6 +843,22 @@ static pg_status check_opts(const synth_opts *o, pg_diag_sink *diag) {
     if (!o->arch || !isa_parse_target(o->arch, &sm, &as, &fam)) {
         pg_diag_emit(diag, PG_E_UNKNOWN_TARGET, NULL, 0, 0, "--arch %s: not a known target (sm_50 ... sm_120a)", o->arch ? o->arch : "(none)");
         return PG_ERR_USAGE;
+    }
+    if (o->family_weight) {   /* what synth_family_weights_parse guarantees, for callers that fill the array themselves */
+        int total = 0;
+        for (int f = 0; f < synth_family_count(); f++) {
+            int w = o->family_weight[f];
+            if (w < 0 || w > SYNTH_FAMILY_WEIGHT_MAX) {
+                pg_diag_emit(diag, PG_E_BAD_NUMBER, "--family-weight", 0, 0, "%s=%d: a weight is an integer from 0 to %d",
+                             synth_family_name(f), w, SYNTH_FAMILY_WEIGHT_MAX);
+                return PG_ERR_USAGE;
+            }
+            total += w;
+        }
+        if (total == 0) {
+            pg_diag_emit(diag, PG_E_IO, "--family-weight", 0, 0, "every family has weight 0, so none could be drawn");
+            return PG_ERR_USAGE;
+        }
     }
     char px[512];
     if (!ptx_ptxas_find(px, sizeof px)) {
