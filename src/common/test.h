@@ -52,5 +52,12 @@ static inline double test_rel_err(const float *a, const float *b, int n) {
     }
     return mb > 0 ? md / mb : md;
 }
+/* A whole file (up to 256 MiB, malloc'd, NUL-terminated), or NULL when it cannot be read. */
+static inline char *test_slurp(const char *path) {
+    char *s = NULL;
+    size_t n;
+    pg_diag_sink q = {0};
+    return pg_read_file(path, 1 << 28, &s, &n, &q) == PG_OK ? s : NULL;
+}
 #define TEST_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
 #endif

@@ -105,7 +105,6 @@ static const char *desc_of(const task_spec *t, int style) {
     default: return t->desc_prose;
     }
 }
-#define style_names eval_styles
 
 static json_t *find_row(json_t *rows, const char *task, const char *style, const char *cfg, int sample) {
     size_t i;
@@ -760,21 +759,21 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
                 const char *desc = desc_of(t, sty);
                 if (!desc || !*desc || !(o->styles >> sty & 1)) { done += o->samples; continue; }
                 for (int s = 0; s < o->samples; s++, done++) {
-                    if (find_row(rows, t->name, style_names[sty], eval_configs[cfg], s)) continue;
+                    if (find_row(rows, t->name, eval_styles[sty], eval_configs[cfg], s)) continue;
                     /* timing for the headline config's first sample only (pass@1 speed) */
                     bool time_it = o->timing && cfg == first_cfg && s == 0;
-                    json_t *row = run_case(&c, t, desc, style_names[sty], cfg, s, time_it, diag);
+                    json_t *row = run_case(&c, t, desc, eval_styles[sty], cfg, s, time_it, diag);
                     json_object_set_new(row, "task", json_string(t->name));
                     json_object_set_new(row, "dir", json_string(names[ti]));
                     json_object_set_new(row, "family", json_string(t->family ? t->family : ""));
-                    json_object_set_new(row, "description", json_string(style_names[sty]));
+                    json_object_set_new(row, "description", json_string(eval_styles[sty]));
                     json_object_set_new(row, "config", json_string(eval_configs[cfg]));
                     json_object_set_new(row, "sample", json_integer(s));
                     json_array_append_new(rows, row);
                     if (o->progress) {
                         double el = now_s() - t0, eta = done + 1 < total ? el / (double)(done + 1) * (double)(total - done - 1) : 0;
                         fprintf(stderr, "\r[%ld/%ld] %-28.28s %-8s %-13s %-11s eta %4.0fs ", done + 1, total, t->name,
-                                style_names[sty], eval_configs[cfg], json_string_value(json_object_get(row, "last_stage")), eta);
+                                eval_styles[sty], eval_configs[cfg], json_string_value(json_object_get(row, "last_stage")), eta);
                     }
                     if ((st = save(doc, o->out_path, diag)) != PG_OK) break;
                 }

@@ -19,13 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *slurp(const char *p) {
-    char *s = NULL;
-    size_t n;
-    pg_diag_sink q = {0};
-    return pg_read_file(p, 1 << 28, &s, &n, &q) == PG_OK ? s : NULL;
-}
-
 static synth_opts opts(const char *out, int count, int jobs) {
     synth_opts o;
     memset(&o, 0, sizeof o);
@@ -76,7 +69,7 @@ static void sample_identity(json_t *j, char *out, size_t n) {
  * leaves the output byte-identical.  The second expression is one with a
  * select or a scalar parameter when the run has one. */
 static void test_exclude(const char *dir, const char *a_path) {
-    char *sa = slurp(a_path);
+    char *sa = test_slurp(a_path);
     CHECK(sa != NULL, "read the reference run");
     if (!sa) return;
     char ex1[400] = "", ex2[400] = "", hand[200] = "";
@@ -128,7 +121,7 @@ static void test_exclude(const char *dir, const char *a_path) {
     o.exclude_dir = suite;
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.written == 48, "48 samples with --exclude (%d)", r.written);
     CHECK(r.excluded > 0, "held-out candidates were skipped (%ld)", r.excluded);
-    char *sx = slurp(out);
+    char *sx = test_slurp(out);
     int leaks = 0, n = 0;
     for (char *line = sx ? strtok(sx, "\n") : NULL; line; line = strtok(NULL, "\n")) {
         json_t *j = json_loads(line, 0, NULL);
@@ -159,7 +152,7 @@ static void test_exclude(const char *dir, const char *a_path) {
     o.exclude_dir = list;
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.excluded == excluded_one, "two folders exclude as much as one (%ld vs %ld)",
           r.excluded, excluded_one);
-    char *sa1 = slurp(out), *sa2 = slurp(out3);
+    char *sa1 = test_slurp(out), *sa2 = test_slurp(out3);
     CHECK(sa1 && sa2 && !strcmp(sa1, sa2), "a comma list of folders excludes exactly what one folder with all tasks does");
     free(sa1);
     free(sa2);
@@ -171,7 +164,7 @@ static void test_exclude(const char *dir, const char *a_path) {
     o = opts(out2, 48, 1);
     o.exclude_dir = none;
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.excluded == 0, "unrelated suite: nothing excluded");
-    char *s1 = slurp(a_path), *s2 = slurp(out2);
+    char *s1 = test_slurp(a_path), *s2 = test_slurp(out2);
     CHECK(s1 && s2 && !strcmp(s1, s2), "an exclusion that matches nothing leaves the output byte-identical");
     free(s1);
     free(s2);
@@ -217,7 +210,7 @@ int main(void) {
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.written == 48, "48 samples written (%d)", r.written);
     o = opts(b, 48, 1);
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK, "second run");
-    char *sa = slurp(a), *sb = slurp(b);
+    char *sa = test_slurp(a), *sb = test_slurp(b);
     CHECK(sa && sb && !strcmp(sa, sb), "byte-identical with 1 and 2 jobs");
     /* fields and validity */
     int n = 0, valid = 0, fields = 0, sources[3] = {0};
@@ -269,21 +262,21 @@ int main(void) {
     if (f) { fputs("{\"id\": \"torn", f); fclose(f); }
     /* a resume must use the interrupted run's arguments: another seed or a smaller
      * count is refused before any work, and the partial file is left alone */
-    char *before = slurp(partial);
+    char *before = test_slurp(partial);
     o = opts(c, 48, 2);
     o.seed = 7;
     pg_diag_sink qm = {0};
     CHECK(synth_dataset_write(&o, &r, &qm) == PG_ERR_USAGE && qm.nerrors == 1 && r.candidates == 0, "resume with another seed refused");
     o = opts(c, 20, 2);
     CHECK(synth_dataset_write(&o, &r, &qm) == PG_ERR_USAGE && r.candidates == 0, "resume with a smaller count refused");
-    char *after = slurp(partial);
+    char *after = test_slurp(partial);
     CHECK(before && after && !strcmp(before, after), "a refused resume leaves the partial file alone");
     free(before);
     free(after);
     o = opts(c, 48, 2);
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.resumed_from > 0, "resumed (from %d)", r.resumed_from);
-    char *sc = slurp(c);
-    char *sa2 = slurp(a);
+    char *sc = test_slurp(c);
+    char *sa2 = test_slurp(a);
     CHECK(sc && sa2 && !strcmp(sc, sa2), "the resumed run equals an uninterrupted one");
     test_exclude(dir, a);
     /* one count of failures: the per-family counts add up to the total */

@@ -18,13 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *slurp(const char *p) {
-    char *s = NULL;
-    size_t n;
-    pg_diag_sink q = {0};
-    return pg_read_file(p, 1 << 28, &s, &n, &q) == PG_OK ? s : NULL;
-}
-
 /* Parse spec; expect PG_ERR_USAGE and a message that quotes `names`. */
 static void bad_spec(const char *spec, const char *names) {
     int w[SYNTH_MAX_FAMILIES];
@@ -157,7 +150,7 @@ static void test_runs(const char *dir) {
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.written == 40, "40 weighted samples (%d)", r.written);
     o = opts(b, 40, 1, w);
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK, "the same with one job");
-    char *sa = slurp(a), *sb = slurp(b);
+    char *sa = test_slurp(a), *sb = test_slurp(b);
     CHECK(sa && sb && !strcmp(sa, sb), "byte-identical with 1 and 2 jobs");
     /* map (10 of 12 in weight) dominates; no nvcc family appears */
     int nmap = 0, nall = 0, nvcc = 0;
@@ -190,7 +183,7 @@ static void test_runs(const char *dir) {
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     CHECK(stat(state, &st) == 0 && access(c, F_OK) != 0, "the run was interrupted mid-way");
-    char *before = slurp(partial);
+    char *before = test_slurp(partial);
     o = opts(c, 40, 2, w5);
     pg_diag_sink qo = test_sink();
     CHECK(synth_dataset_write(&o, &r, &qo) == PG_ERR_USAGE && r.candidates == 0 && strstr(test_diag_log(), "other arguments") &&
@@ -198,13 +191,13 @@ static void test_runs(const char *dir) {
     o = opts(c, 40, 2, NULL);
     qo = test_sink();
     CHECK(synth_dataset_write(&o, &r, &qo) == PG_ERR_USAGE && r.candidates == 0, "resume without the weights refused");
-    char *after = slurp(partial);
+    char *after = test_slurp(partial);
     CHECK(before && after && !strcmp(before, after), "a refused resume leaves the partial file alone");
     free(before);
     free(after);
     o = opts(c, 40, 2, w);
     CHECK(synth_dataset_write(&o, &r, &q) == PG_OK && r.resumed_from > 0, "resumed with the same weights (from %d)", r.resumed_from);
-    char *sc = slurp(c), *sa2 = slurp(a);
+    char *sc = test_slurp(c), *sa2 = test_slurp(a);
     CHECK(sc && sa2 && !strcmp(sc, sa2), "the resumed run equals an uninterrupted one");
     free(sc);
     free(sa2);
