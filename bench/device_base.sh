@@ -37,6 +37,7 @@
 #   ab-c S         both generate side by side (TWIN=1: with twins), both verified; ab-results.tgz
 #   expert-ready   after start (carrying .carry/init-adapter) and the puts: what bench/device_expert.sh
 #                  needs (the converted base, the adapter as $P/qwen-lora, replay pairs); see LEARNING.md
+#                  (REPLAY_FROM=grow: replay only the start call's synth, drawn with its FAMILY_WEIGHT)
 #   TWIN=1         CUDA C twins (issue 17; set it on `start` and on long-c): grow-loop also
 #                  appends `ptxgen prompts --twin` pairs (description + PTX -> the sample's
 #                  CUDA C) to pairs-grow.jsonl, so the LoRA learns both turns; gen (and so
@@ -499,7 +500,14 @@ expert-ready)
     need "$P/init-adapter/adapter_config.json"
     qwen_ready
     rm -rf "$P/qwen-lora" && cp -r "$P/init-adapter" "$P/qwen-lora"
-    cat "$P/pairs-local.jsonl" "$P/pairs-grow.jsonl" 2>/dev/null > "$P/pairs-chatml.jsonl"
+    # REPLAY_FROM=grow: only the background synth's pairs (drawn with the start call's FAMILY_WEIGHT,
+    # a curriculum) are replayed, not the carried pairs-local.jsonl (the old unweighted mix)
+    if [ "${REPLAY_FROM:-all}" = grow ]; then
+        need "$P/pairs-grow.jsonl"
+        cp "$P/pairs-grow.jsonl" "$P/pairs-chatml.jsonl"
+    else
+        cat "$P/pairs-local.jsonl" "$P/pairs-grow.jsonl" 2>/dev/null > "$P/pairs-chatml.jsonl"
+    fi
     echo "expert-ready in $(( $(date +%s) - t0 )) s: adapter $(sha256sum "$P/qwen-lora/adapter_model.safetensors" | cut -c1-12),"\
          "replay pairs $(wc -l < "$P/pairs-chatml.jsonl")"
     ;;

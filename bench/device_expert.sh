@@ -24,7 +24,8 @@
 # timing took ~17 s, 23 tasks filled a whole call on 2026-12-02), TRAIN_S seconds of LoRA per round (240), LR (1e-4),
 # STOP_AFTER a step: this call ends after it (train: evaluate then starts with a whole call; leave it
 # off the next call), REPLAY pairs mixed in per round (2000, a seeded sample of
-# $P/pairs-chatml.jsonl when present), ONLY.
+# $P/pairs-chatml.jsonl when present), ONLY, TRAIN_ARGS (more lora_base.py arguments, e.g. "--max-len 12288":
+# the row kernels' pairs run to ~11k tokens and the 8192 default drops them).
 # The suites are sampled at temperature 0.3 with the same seed every round (rounds compare case by
 # case, and with every other suite eval); the pool at 0.7 with a seed per round.
 set -uo pipefail
@@ -71,6 +72,7 @@ round)
     [ -f "$P/pairs-chatml.jsonl" ] && args+=(--replay "$P/pairs-chatml.jsonl" --replay-n "${REPLAY:-2000}")
     [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
     [ -n "${STOP_AFTER:-}" ] && args+=(--stop-after "$STOP_AFTER")
+    [ -n "${TRAIN_ARGS:-}" ] && args+=(--train-args "$TRAIN_ARGS")
     python3 train/expert_iter.py "${args[@]}" 2>&1 | grep -v '^Loading' | tail -n 25
     rc=${PIPESTATUS[0]}
     d=$P/ei/round-$R

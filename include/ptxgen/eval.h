@@ -124,10 +124,8 @@ PG_API void eval_gate_json(const eval_gate_result *r, pg_buf *out);
 #include <jansson.h>
 
 enum { EVAL_FULL, EVAL_NO_CONSTRAINT, EVAL_NO_BIAS, EVAL_NCONFIGS };
-enum { EVAL_NSTYLES = 5 };
 PG_API extern const char *const eval_configs[EVAL_NCONFIGS];
-PG_API extern const char *const eval_styles[EVAL_NSTYLES];   /* terse, detailed, card, zh, prose */
-/* "terse,zh" -> a mask of eval_styles bits; 0 (and *bad names the first unknown one) when a name
+/* "terse,zh" -> a mask of task_styles bits (ptxgen/task.h); 0 (and *bad names the first unknown one) when a name
  * is not a style or the list is empty. */
 PG_API unsigned eval_styles_parse(const char *list, char *bad, size_t badsz);
 
@@ -139,7 +137,7 @@ typedef struct {
     int shard, nshards;        /* run tasks i with i % nshards == shard (nshards <= 1: all) */
     int samples;               /* per case, for pass@k (default 1) */
     unsigned configs;          /* bit EVAL_FULL etc. (default all three: the ablations run in one go) */
-    unsigned styles;           /* bit i: description style eval_styles[i] is evaluated (default all five;
+    unsigned styles;           /* bit i: description style task_styles[i] is evaluated (default all five;
                                 * a style left out is neither run nor counted, e.g. a pool sampled in two) */
     bool timing;               /* time correct kernels of the full config against nvcc (default true) */
     bool no_gpu, resume, progress;

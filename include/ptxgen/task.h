@@ -37,6 +37,12 @@ PG_API float task_bf16_to_f32(uint16_t h);
  * expr_size_eval over an expr_env of the problem's size variables. */
 
 /* ---- the spec ----------------------------------------------------------------- */
+/* ---- description styles ------------------------------------------------------------------------
+ * The one table of the five ways a task is described: task.json's "descriptions" keys, the
+ * synth's renderers (src/synth/describe.h), eval's rows and --styles, the per-style reports. */
+enum { TASK_STYLE_TERSE, TASK_STYLE_DETAILED, TASK_STYLE_CARD, TASK_STYLE_ZH, TASK_STYLE_PROSE, TASK_NSTYLES };
+PG_API extern const char *const task_styles[TASK_NSTYLES];   /* "terse", "detailed", "card", "zh", "prose" */
+
 typedef enum { TASK_ROLE_IN, TASK_ROLE_OUT, TASK_ROLE_INOUT } task_role;
 
 typedef struct {
@@ -70,8 +76,9 @@ typedef struct {
     char *dir;                 /* its folder */
     char *name;                /* task name */
     char *kernel;              /* entry point name (in kernel.ptx and reference.cu) */
-    char *desc_terse, *desc_detailed, *desc_card, *desc_zh;
-    char *desc_prose;          /* optional: plain language naming no template keywords (NULL when absent) */
+    char *desc[TASK_NSTYLES];  /* indexed by TASK_STYLE_*; NULL when the spec lacks that style (generated
+                                * tasks carry all five; a hand-written request only the one it was
+                                * written in; prose names no template keywords) */
     task_param *params; int nparams;
     task_size *sizes; int nsizes;
     char *block[3], *grid[3];  /* launch rule expressions ("1" when absent) */

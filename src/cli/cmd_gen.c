@@ -901,7 +901,7 @@ int cmd_gen(int argc, char **argv) {
     if (task_path) {
         if (task_load(task_path, &task, &sink) != PG_OK) goto out;
         /* no description given: the task's own, the most exact style it has */
-        const char *own[] = {task->desc_detailed, task->desc_card, task->desc_prose, task->desc_zh, task->desc_terse};
+        const char *own[] = {task->desc[TASK_STYLE_DETAILED], task->desc[TASK_STYLE_CARD], task->desc[TASK_STYLE_PROSE], task->desc[TASK_STYLE_ZH], task->desc[TASK_STYLE_TERSE]};
         for (size_t k = 0; !desc && k < sizeof own / sizeof own[0]; k++) desc = own[k];
         gen_signature_from_task(task, &sig);
         snprintf(kernel, sizeof kernel, "%s", task->kernel);

@@ -31,11 +31,10 @@ void eval_opts_default(eval_opts *o) {
     o->samples = 1;
     o->configs = (1u << EVAL_NCONFIGS) - 1;
     o->timing = true;
-    o->styles = (1u << EVAL_NSTYLES) - 1;
+    o->styles = (1u << TASK_NSTYLES) - 1;
     gen_opts_default(&o->gen);
 }
 
-const char *const eval_styles[EVAL_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
 
 unsigned eval_styles_parse(const char *list, char *bad, size_t badsz) {
     unsigned m = 0;
@@ -43,8 +42,8 @@ unsigned eval_styles_parse(const char *list, char *bad, size_t badsz) {
     for (const char *p = list; p && *p;) {
         size_t n = strcspn(p, ",");
         int k = 0;
-        while (k < EVAL_NSTYLES && !(strlen(eval_styles[k]) == n && !strncmp(p, eval_styles[k], n))) k++;
-        if (k == EVAL_NSTYLES) {
+        while (k < TASK_NSTYLES && !(strlen(task_styles[k]) == n && !strncmp(p, task_styles[k], n))) k++;
+        if (k == TASK_NSTYLES) {
             if (bad && badsz) snprintf(bad, badsz, "%.*s", (int)(n < 64 ? n : 64), p);
             return 0;
         }
@@ -96,15 +95,6 @@ static int list_tasks(const eval_opts *o, char ***out, pg_diag_sink *diag) {
     return v.n;
 }
 
-static const char *desc_of(const task_spec *t, int style) {
-    switch (style) {
-    case 0: return t->desc_terse;
-    case 1: return t->desc_detailed;
-    case 2: return t->desc_card;
-    case 3: return t->desc_zh;
-    default: return t->desc_prose;
-    }
-}
 
 static json_t *find_row(json_t *rows, const char *task, const char *style, const char *cfg, int sample) {
     size_t i;
@@ -717,15 +707,15 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
                         "temperature", o->gen.sampler.temperature, "max_tokens", o->gen.max_tokens, "bias_in_full", 1,
                         "configs", (int)o->configs, "seed", (json_int_t)o->gen.sampler.seed);
     json_t *styles = json_array();
-    for (int k = 0; k < EVAL_NSTYLES; k++)
-        if (o->styles >> k & 1) json_array_append_new(styles, json_string(eval_styles[k]));
+    for (int k = 0; k < TASK_NSTYLES; k++)
+        if (o->styles >> k & 1) json_array_append_new(styles, json_string(task_styles[k]));
     json_object_set_new(set, "styles", styles);
     json_object_set_new(doc, "settings", set);
     json_t *rows = json_object_get(doc, "rows");
     int ncfg = 0, first_cfg = -1;
     for (int k = 0; k < EVAL_NCONFIGS; k++)
         if (o->configs >> k & 1) { ncfg++; if (first_cfg < 0) first_cfg = k; }
-    long total = (long)nt * EVAL_NSTYLES * ncfg * o->samples, done = 0;
+    long total = (long)nt * TASK_NSTYLES * ncfg * o->samples, done = 0;
     /* What this run means to verify, written before the first verdict: a run cut short (a
      * shard killed by its time limit) then shows which samples have no verdict, instead of
      * a report that quietly counts only the ones that finished. */
@@ -737,8 +727,8 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         task_spec *t = NULL;
         if (task_load(p, &t, diag) != PG_OK) continue;   /* the main loop reports it */
         json_int_t n = 0;
-        for (int sty = 0; sty < EVAL_NSTYLES; sty++) {
-            const char *desc = desc_of(t, sty);
+        for (int sty = 0; sty < TASK_NSTYLES; sty++) {
+            const char *desc = t->desc[sty];
             if (desc && *desc && (o->styles >> sty & 1)) n += (json_int_t)ncfg * o->samples;
         }
         json_object_set_new(planned, t->name, json_integer(n));
@@ -755,25 +745,25 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         if (task_load(p, &t, diag) != PG_OK) { st = PG_ERR_INVALID; break; }
         for (int cfg = 0; cfg < EVAL_NCONFIGS; cfg++) {
             if (!(o->configs >> cfg & 1)) continue;
-            for (int sty = 0; sty < EVAL_NSTYLES; sty++) {
-                const char *desc = desc_of(t, sty);
+            for (int sty = 0; sty < TASK_NSTYLES; sty++) {
+                const char *desc = t->desc[sty];
                 if (!desc || !*desc || !(o->styles >> sty & 1)) { done += o->samples; continue; }
                 for (int s = 0; s < o->samples; s++, done++) {
-                    if (find_row(rows, t->name, eval_styles[sty], eval_configs[cfg], s)) continue;
+                    if (find_row(rows, t->name, task_styles[sty], eval_configs[cfg], s)) continue;
                     /* timing for the headline config's first sample only (pass@1 speed) */
                     bool time_it = o->timing && cfg == first_cfg && s == 0;
-                    json_t *row = run_case(&c, t, desc, eval_styles[sty], cfg, s, time_it, diag);
+                    json_t *row = run_case(&c, t, desc, task_styles[sty], cfg, s, time_it, diag);
                     json_object_set_new(row, "task", json_string(t->name));
                     json_object_set_new(row, "dir", json_string(names[ti]));
                     json_object_set_new(row, "family", json_string(t->family ? t->family : ""));
-                    json_object_set_new(row, "description", json_string(eval_styles[sty]));
+                    json_object_set_new(row, "description", json_string(task_styles[sty]));
                     json_object_set_new(row, "config", json_string(eval_configs[cfg]));
                     json_object_set_new(row, "sample", json_integer(s));
                     json_array_append_new(rows, row);
                     if (o->progress) {
                         double el = now_s() - t0, eta = done + 1 < total ? el / (double)(done + 1) * (double)(total - done - 1) : 0;
                         fprintf(stderr, "\r[%ld/%ld] %-28.28s %-8s %-13s %-11s eta %4.0fs ", done + 1, total, t->name,
-                                eval_styles[sty], eval_configs[cfg], json_string_value(json_object_get(row, "last_stage")), eta);
+                                task_styles[sty], eval_configs[cfg], json_string_value(json_object_get(row, "last_stage")), eta);
                     }
                     if ((st = save(doc, o->out_path, diag)) != PG_OK) break;
                 }

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_expr.h"
+#include "ptxgen/task.h"
 #include "ptxgen/synth_family.h"
 #include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
@@ -72,7 +73,6 @@ uint64_t synth_normalized_hash(const char *ptx) {
 /* One phrasing of the task: a style (terse, detailed, card, zh, prose: the
  * styles `ptxgen eval` measures) and light rewording so the model does not
  * learn one template.  A task without the drawn style falls back to terse. */
-static const char *styles[5] = {"terse", "detailed", "card", "zh", "prose"};
 static const struct { const char *from, *to[3]; } synonyms[] = {
     {"Compute ", {"Calculate ", "Evaluate ", "Produce "}},
     {"compute ", {"calculate ", "evaluate ", "produce "}},
@@ -119,16 +119,16 @@ static void signature_sentence(json_t *task, bool zh, pg_buf *out) {
  * descriptions. */
 static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char **style_out, char *frame_out, size_t frame_n) {
     uint64_t r = mix(seed);
-    int style = (int)(r % 5);
+    int style = (int)(r % TASK_NSTYLES);
     json_t *d = json_object_get(task, "descriptions");
-    const char *text = json_string_value(json_object_get(d, styles[style]));
-    if (!text) { style = 0; text = json_string_value(json_object_get(d, "terse")); }
-    *style_out = styles[style];
-    const char *frame = json_string_value(json_object_get(json_object_get(d, "frames"), styles[style]));
+    const char *text = json_string_value(json_object_get(d, task_styles[style]));
+    if (!text) { style = TASK_STYLE_TERSE; text = json_string_value(json_object_get(d, task_styles[style])); }
+    *style_out = task_styles[style];
+    const char *frame = json_string_value(json_object_get(json_object_get(d, "frames"), task_styles[style]));
     if (frame) snprintf(frame_out, frame_n, "%s", frame);
-    else snprintf(frame_out, frame_n, "%s.corpus", styles[style]);
-    bool zh = style == 3;
-    if (style == 2 || zh) pg_buf_puts(out, text ? text : "");   /* cards and Chinese stay verbatim */
+    else snprintf(frame_out, frame_n, "%s.corpus", task_styles[style]);
+    bool zh = style == TASK_STYLE_ZH;
+    if (style == TASK_STYLE_CARD || zh) pg_buf_puts(out, text ? text : "");   /* cards and Chinese stay verbatim */
     else reword(text ? text : "", r >> 8, out);
     /* sometimes add the signature, sometimes the launch rule, in varying order */
     uint64_t extra = (r >> 20) % 4;

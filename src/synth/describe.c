@@ -28,8 +28,6 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const synth_desc_style_names[DESC_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
-
 /* ---- the seed's choices ------------------------------------------------------------ */
 typedef struct { uint64_t s; } drng;
 static uint64_t dnext(drng *r) {   /* splitmix64 */
@@ -868,7 +866,7 @@ void synth_desc_render_framed(const desc_facts *f, const json_t *task, int style
             pg_buf t = {0};
             if (expand(&c, L[k], L[k] + strlen(L[k]), &t) && t.len) {
                 tidy(t.data, &b);
-                snprintf(id, sizeof id, "%s.%s%02d", synth_desc_style_names[style], zh ? "zh" : "en", k);
+                snprintf(id, sizeof id, "%s.%s%02d", task_styles[style], zh ? "zh" : "en", k);
             }
             pg_buf_free(&t);
         }
@@ -876,7 +874,7 @@ void synth_desc_render_framed(const desc_facts *f, const json_t *task, int style
     if (!id[0]) {   /* facts too sparse for every frame */
         const char *nm = sget(&c, "name", 4);
         pg_buf_puts(&b, nm ? nm : v.name ? v.name : "kernel");
-        snprintf(id, sizeof id, "%s.fallback", synth_desc_style_names[style]);
+        snprintf(id, sizeof id, "%s.fallback", task_styles[style]);
     }
     bool zh_frame = strstr(id, ".zh") != NULL;
     if (style == DESC_DETAILED || style == DESC_CARD) name_outputs(&v, style == DESC_CARD, zh_frame, &b);
@@ -903,8 +901,8 @@ json_t *synth_desc_render_all(const desc_facts *f, const json_t *task, uint64_t 
         pg_buf b = {0};
         char id[48];
         synth_desc_render_framed(f, task, s, seed, &b, id, sizeof id);
-        json_object_set_new(d, synth_desc_style_names[s], json_string(b.data ? b.data : ""));
-        json_object_set_new(fr, synth_desc_style_names[s], json_string(id));
+        json_object_set_new(d, task_styles[s], json_string(b.data ? b.data : ""));
+        json_object_set_new(fr, task_styles[s], json_string(id));
         pg_buf_free(&b);
     }
     json_object_set_new(d, "frames", fr);

@@ -42,6 +42,7 @@
 #define PTXGEN_SYNTH_DESCRIBE_H
 
 #include "ptxgen/common.h"
+#include "ptxgen/task.h"
 
 #include <jansson.h>
 
@@ -80,8 +81,9 @@ enum {
 /* desc_facts.data */
 enum { DESC_DATA_INFER, DESC_DATA_VECTOR, DESC_DATA_MATRIX, DESC_DATA_GRID };
 
-enum { DESC_TERSE, DESC_DETAILED, DESC_CARD, DESC_ZH, DESC_PROSE, DESC_NSTYLES };
-extern const char *const synth_desc_style_names[DESC_NSTYLES];   /* "terse", "detailed", "card", "zh", "prose" */
+/* the styles are task.h's (TASK_STYLE_*, named by task_styles[]) */
+enum { DESC_TERSE = TASK_STYLE_TERSE, DESC_DETAILED = TASK_STYLE_DETAILED, DESC_CARD = TASK_STYLE_CARD,
+       DESC_ZH = TASK_STYLE_ZH, DESC_PROSE = TASK_STYLE_PROSE, DESC_NSTYLES = TASK_NSTYLES };
 
 /* One description of `style` for a task.json object (its "name", "params" and
  * "launch" are read for signatures, element types and launch hints). */

@@ -93,18 +93,18 @@ static desc_facts full_facts(void) {
 
 /* Every check on one rendering. */
 static void check_text(const char *what, int style, const char *s, const json_t *task) {
-    CHECK(s && *s, "%s: %s is empty", what, synth_desc_style_names[style]);
+    CHECK(s && *s, "%s: %s is empty", what, task_styles[style]);
     if (!s) return;
-    CHECK(utf8_ok(s), "%s: %s is not UTF-8: %s", what, synth_desc_style_names[style], s);
-    CHECK(!has_unfilled(s), "%s: %s has an unfilled slot: %s", what, synth_desc_style_names[style], s);
-    CHECK(!strstr(s, "  "), "%s: %s has a double space: %s", what, synth_desc_style_names[style], s);
+    CHECK(utf8_ok(s), "%s: %s is not UTF-8: %s", what, task_styles[style], s);
+    CHECK(!has_unfilled(s), "%s: %s has an unfilled slot: %s", what, task_styles[style], s);
+    CHECK(!strstr(s, "  "), "%s: %s has a double space: %s", what, task_styles[style], s);
     if (style == DESC_DETAILED || style == DESC_CARD) {
         json_t *ps = json_object_get(task, "params");
         for (size_t i = 0; i < json_array_size(ps); i++) {
             json_t *p = json_array_get(ps, i);
             const char *role = json_string_value(json_object_get(p, "role")), *nm = json_string_value(json_object_get(p, "name"));
             if (role && nm && (!strcmp(role, "out") || !strcmp(role, "inout")))
-                CHECK(has_word(s, nm), "%s: %s does not name output %s: %s", what, synth_desc_style_names[style], nm, s);
+                CHECK(has_word(s, nm), "%s: %s does not name output %s: %s", what, task_styles[style], nm, s);
         }
     }
 }
@@ -115,7 +115,7 @@ static void test_frames_reachable(void) {
     for (int s = 0; s < DESC_NSTYLES; s++) {
         int nen = synth_desc_frame_count(s, false), nzh = synth_desc_frame_count(s, true);
         if (s == DESC_ZH) CHECK(nzh >= 20 && nen == 0, "zh has %d Chinese frames (>= 20)", nzh);
-        else CHECK(nen >= 20 && nzh >= 10, "%s has %d English and %d Chinese frames (>= 20, >= 10)", synth_desc_style_names[s], nen, nzh);
+        else CHECK(nen >= 20 && nzh >= 10, "%s has %d English and %d Chinese frames (>= 20, >= 10)", task_styles[s], nen, nzh);
         bool seen_en[64] = {0}, seen_zh[64] = {0};
         int distinct = 0;
         json_t *texts = json_object();
@@ -125,12 +125,12 @@ static void test_frames_reachable(void) {
             char id[48] = "";
             synth_desc_render_framed(&f, t, s, seed * 0x9E3779B97F4A7C15ull + 1, &b, id, sizeof id);
             synth_desc_render(&f, t, s, seed * 0x9E3779B97F4A7C15ull + 1, &b2);
-            CHECK(b.data && b2.data && !strcmp(b.data, b2.data), "%s: render and render_framed agree (seed %llu)", synth_desc_style_names[s],
+            CHECK(b.data && b2.data && !strcmp(b.data, b2.data), "%s: render and render_framed agree (seed %llu)", task_styles[s],
                   (unsigned long long)seed);
             check_text("full facts", s, b.data, t);
             char want[16];
-            snprintf(want, sizeof want, "%s.", synth_desc_style_names[s]);
-            CHECK(!strncmp(id, want, strlen(want)), "frame id %s names style %s", id, synth_desc_style_names[s]);
+            snprintf(want, sizeof want, "%s.", task_styles[s]);
+            CHECK(!strncmp(id, want, strlen(want)), "frame id %s names style %s", id, task_styles[s]);
             const char *k = id + strlen(want);
             int num = atoi(k + 2);
             if (!strncmp(k, "en", 2) && num < 64) seen_en[num] = true;
@@ -142,11 +142,11 @@ static void test_frames_reachable(void) {
         }
         int ren = 0, rzh = 0;
         for (int i = 0; i < 64; i++) { ren += seen_en[i]; rzh += seen_zh[i]; }
-        CHECK(ren == nen, "%s: %d of %d English frames reached", synth_desc_style_names[s], ren, nen);
-        CHECK(rzh == nzh, "%s: %d of %d Chinese frames reached", synth_desc_style_names[s], rzh, nzh);
+        CHECK(ren == nen, "%s: %d of %d English frames reached", task_styles[s], ren, nen);
+        CHECK(rzh == nzh, "%s: %d of %d Chinese frames reached", task_styles[s], rzh, nzh);
         int want_distinct = s == DESC_CARD ? 300 : 1000;   /* a card is mostly its fields */
-        CHECK(distinct > want_distinct, "%s: %d distinct texts in 3000 renderings", synth_desc_style_names[s], distinct);
-        printf("  %-8s frames en %d zh %d, %d distinct texts of 3000\n", synth_desc_style_names[s], ren, rzh, distinct);
+        CHECK(distinct > want_distinct, "%s: %d distinct texts in 3000 renderings", task_styles[s], distinct);
+        printf("  %-8s frames en %d zh %d, %d distinct texts of 3000\n", task_styles[s], ren, rzh, distinct);
         json_decref(texts);
     }
     json_decref(tasks[0]);
@@ -224,11 +224,11 @@ static void test_semantics_share(void) {
             lower += b.data[0] >= 'a' && b.data[0] <= 'z';
             pg_buf_free(&b);
         }
-        printf("  %-8s semantics in %d/1000, Chinese in %d/1000, lower-case start %d/1000\n", synth_desc_style_names[styles[i]], sem, zh, lower);
-        CHECK(sem * 100 >= minpct[i] * 1000, "%s: semantics in %d of 1000 (>= %d%%)", synth_desc_style_names[styles[i]], sem, minpct[i]);
-        if (styles[i] != DESC_ZH) CHECK(zh > 30 && zh < 400, "%s: Chinese mixed into %d of 1000", synth_desc_style_names[styles[i]], zh);
+        printf("  %-8s semantics in %d/1000, Chinese in %d/1000, lower-case start %d/1000\n", task_styles[styles[i]], sem, zh, lower);
+        CHECK(sem * 100 >= minpct[i] * 1000, "%s: semantics in %d of 1000 (>= %d%%)", task_styles[styles[i]], sem, minpct[i]);
+        if (styles[i] != DESC_ZH) CHECK(zh > 30 && zh < 400, "%s: Chinese mixed into %d of 1000", task_styles[styles[i]], zh);
         else CHECK(zh == 1000, "zh is always Chinese (%d)", zh);
-        if (styles[i] != DESC_ZH) CHECK(lower > 30, "%s: some renderings start in lower case (%d)", synth_desc_style_names[styles[i]], lower);
+        if (styles[i] != DESC_ZH) CHECK(lower > 30, "%s: some renderings start in lower case (%d)", task_styles[styles[i]], lower);
     }
     json_decref(t);
 }
@@ -243,9 +243,9 @@ static void test_render_all(void) {
     CHECK(a && c && strcmp(a, c), "another seed, other descriptions");
     json_t *fr = json_object_get(d, "frames");
     for (int s = 0; s < DESC_NSTYLES; s++) {
-        CHECK(json_is_string(json_object_get(d, synth_desc_style_names[s])), "style %s present", synth_desc_style_names[s]);
-        const char *id = json_string_value(json_object_get(fr, synth_desc_style_names[s]));
-        CHECK(id && !strncmp(id, synth_desc_style_names[s], strlen(synth_desc_style_names[s])), "frame of %s recorded (%s)", synth_desc_style_names[s],
+        CHECK(json_is_string(json_object_get(d, task_styles[s])), "style %s present", task_styles[s]);
+        const char *id = json_string_value(json_object_get(fr, task_styles[s]));
+        CHECK(id && !strncmp(id, task_styles[s], strlen(task_styles[s])), "frame of %s recorded (%s)", task_styles[s],
               id ? id : "none");
     }
     free(a); free(b); free(c);
@@ -283,10 +283,10 @@ static void test_families(void) {
             CHECK(json_is_object(d), "%s: descriptions", FAMS[k].name);
             bool grammar = json_object_get(d, "frames") != NULL;   /* else prose is optional (task_load) */
             for (int st = 0; st < DESC_NSTYLES; st++) {
-                const char *txt = json_string_value(json_object_get(d, synth_desc_style_names[st]));
+                const char *txt = json_string_value(json_object_get(d, task_styles[st]));
                 if (txt || grammar || st != DESC_PROSE) check_text(FAMS[k].name, st, txt, t);
                 if (txt) json_object_set_new(texts, txt, json_true());
-                const char *id = json_string_value(json_object_get(json_object_get(d, "frames"), synth_desc_style_names[st]));
+                const char *id = json_string_value(json_object_get(json_object_get(d, "frames"), task_styles[st]));
                 if (id) json_object_set_new(frames, id, json_true());
             }
             with_frames += json_object_get(d, "frames") != NULL;
@@ -314,7 +314,7 @@ static void test_expr(void) {
         pg_buf js = {0};
         CHECK(synth_expr_kernel(e, name, nin, NULL, 256, seed % 2 ? 4 : 1, NULL, NULL, &js, NULL) == PG_OK, "%s", name);
         json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
-        for (int st = 0; st < DESC_NSTYLES; st++) check_text(name, st, json_string_value(json_object_get(d, synth_desc_style_names[st])), t);
+        for (int st = 0; st < DESC_NSTYLES; st++) check_text(name, st, json_string_value(json_object_get(d, task_styles[st])), t);
         CHECK(json_object_get(d, "frames") != NULL, "%s: frames recorded", name);
         n += t != NULL;
         json_decref(t);
@@ -335,7 +335,7 @@ static void test_expr(void) {
         synth_expr_kernel(e, name, 1, NULL, 256, 1, NULL, NULL, &js, NULL);
         json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
         for (int st = 0; st < DESC_NSTYLES; st++) {
-            const char *txt = json_string_value(json_object_get(d, synth_desc_style_names[st]));
+            const char *txt = json_string_value(json_object_get(d, task_styles[st]));
             for (int w = 0; w < 3 && txt; w++) found[w] |= strstr(txt, want[w]) != NULL;
         }
         json_decref(t);

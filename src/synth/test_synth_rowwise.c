@@ -151,8 +151,8 @@ static void check_family(const char *fname, int min_distinct) {
         q.fn = diag_print;
         if (!write_file(path, s.task_json.data ? s.task_json.data : "") || task_load(path, &t, &q) != PG_OK) bad_load++;
         else {
-            if (!t->desc_prose || strlen(t->desc_prose) < 20 || !t->desc_terse || strlen(t->desc_terse) < 5 || !t->desc_zh || strlen(t->desc_zh) < 10 ||
-                !t->desc_card || !strstr(t->desc_card, s.name) || !t->desc_detailed || strlen(t->desc_detailed) < 40)
+            if (!t->desc[TASK_STYLE_PROSE] || strlen(t->desc[TASK_STYLE_PROSE]) < 20 || !t->desc[TASK_STYLE_TERSE] || strlen(t->desc[TASK_STYLE_TERSE]) < 5 || !t->desc[TASK_STYLE_ZH] || strlen(t->desc[TASK_STYLE_ZH]) < 10 ||
+                !t->desc[TASK_STYLE_CARD] || !strstr(t->desc[TASK_STYLE_CARD], s.name) || !t->desc[TASK_STYLE_DETAILED] || strlen(t->desc[TASK_STYLE_DETAILED]) < 40)
                 bad_desc++;
             if (strcmp(t->name, s.name) || strcmp(t->kernel, s.name) || !strstr(s.cu.data, s.name)) bad_load++;
         }

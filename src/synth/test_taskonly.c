@@ -43,7 +43,7 @@ static void test_pool(void) {
         maps += !strcmp(t->family, "taskonly-map");
         rows += !strcmp(t->family, "taskonly-rowreduce");
         rowops += !strcmp(t->family, "taskonly-rowop");
-        CHECK(t->desc_prose && t->desc_zh && t->desc_card && strlen(t->desc_terse) > 10, "%s: five descriptions", name);
+        CHECK(t->desc[TASK_STYLE_PROSE] && t->desc[TASK_STYLE_ZH] && t->desc[TASK_STYLE_CARD] && strlen(t->desc[TASK_STYLE_TERSE]) > 10, "%s: five descriptions", name);
         /* the reference on every small size and distribution: finite outputs, written everywhere */
         bool ok = true;
         for (int s = 1; s < t->nsizes; s++)

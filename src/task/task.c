@@ -20,6 +20,8 @@ static const struct { const char *name; int size; bool flt; } dtypes[TASK_T__COU
     [TASK_T_U8] = {"u8", 1, false},     [TASK_T_U16] = {"u16", 2, false}, [TASK_T_U32] = {"u32", 4, false},
     [TASK_T_U64] = {"u64", 8, false},
 };
+const char *const task_styles[TASK_NSTYLES] = {"terse", "detailed", "card", "zh", "prose"};
+
 const char *task_dtype_name(task_dtype t) { return (unsigned)t < TASK_T__COUNT ? dtypes[t].name : "?"; }
 int task_dtype_size(task_dtype t) { return (unsigned)t < TASK_T__COUNT ? dtypes[t].size : 0; }
 bool task_dtype_is_float(task_dtype t) { return (unsigned)t < TASK_T__COUNT && dtypes[t].flt; }
@@ -207,13 +209,10 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
     else {
         /* generated tasks carry all five styles; a hand-written request (bench/suite-prose) only the
          * one it was written in; at least one is needed */
-        t->desc_terse = get_str(&c, d, "terse", "$.descriptions", false);
-        t->desc_detailed = get_str(&c, d, "detailed", "$.descriptions", false);
-        t->desc_card = get_str(&c, d, "card", "$.descriptions", false);
-        t->desc_zh = get_str(&c, d, "zh", "$.descriptions", false);
-        t->desc_prose = get_str(&c, d, "prose", "$.descriptions", false);
-        if (!t->desc_terse && !t->desc_detailed && !t->desc_card && !t->desc_zh && !t->desc_prose)
-            lerr(&c, "$.descriptions", "needs at least one of terse, detailed, card, zh, prose");
+        int have = 0;
+        for (int k = 0; k < TASK_NSTYLES; k++)
+            have += (t->desc[k] = get_str(&c, d, task_styles[k], "$.descriptions", false)) != NULL;
+        if (!have) lerr(&c, "$.descriptions", "needs at least one of terse, detailed, card, zh, prose");
     }
     /* sizes first: params are checked against their variables */
     json_t *sz = json_object_get(root, "sizes");
@@ -450,7 +449,7 @@ void task_block_max(const task_spec *t, int out[3]) {
 void task_free(task_spec *t) {
     if (!t) return;
     free(t->path); free(t->dir); free(t->name); free(t->kernel); free(t->family);
-    free(t->desc_terse); free(t->desc_detailed); free(t->desc_card); free(t->desc_zh); free(t->desc_prose);
+    for (int k = 0; k < TASK_NSTYLES; k++) free(t->desc[k]);
     for (int i = 0; i < t->nparams; i++) {
         task_param *p = &t->params[i];
         free(p->name); free(p->len); free(p->value);

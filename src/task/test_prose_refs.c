@@ -136,7 +136,7 @@ static void check_task(const char *dir, const char *name) {
     snprintf(want_ref, sizeof want_ref, "prose_%s", name);
     CHECK(!strcmp(t->name, name) && !strcmp(t->kernel, name), "%s: name and kernel are the folder name", path);
     CHECK(t->ref.kind && !strcmp(t->ref.kind, "c") && t->ref.name && !strcmp(t->ref.name, want_ref), "%s: reference is C '%s'", path, want_ref);
-    CHECK(!t->desc_terse && !t->desc_detailed && !t->desc_card, "%s: no generated description styles", path);
+    CHECK(!t->desc[TASK_STYLE_TERSE] && !t->desc[TASK_STYLE_DETAILED] && !t->desc[TASK_STYLE_CARD], "%s: no generated description styles", path);
     CHECK(t->ndists >= 2 && t->nsizes >= 2, "%s: >= 2 distributions and sizes", path);
     CHECK(t->cost_bytes[0] && t->cost_flops[0], "%s: cost model", path);
     bool odd = false, below_block = false;   /* a size that is not a multiple of 32; one below 256 */

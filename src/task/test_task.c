@@ -136,6 +136,11 @@ static void test_instances_and_reference(void) {
     pg_diag_sink s = {0};
     if (task_load(write_spec("saxpy", SAXPY_SPEC("")), &t, &s) != PG_OK) { CHECK(false, "saxpy spec loads"); return; }
     CHECK(t->nparams == 4 && t->nsizes == 2 && t->sizes[0].time_it && t->tol[TASK_T_F32] == 1e-5, "spec fields");
+    /* descriptions land in desc[] by the style table's order; the absent prose stays NULL */
+    const char *want_desc[TASK_NSTYLES] = {"t", "d", "## c", "z", NULL};
+    for (int k = 0; k < TASK_NSTYLES; k++)
+        CHECK(want_desc[k] ? t->desc[k] && !strcmp(t->desc[k], want_desc[k]) : !t->desc[k], "descriptions.%s", task_styles[k]);
+    CHECK(!strcmp(task_styles[TASK_STYLE_ZH], "zh") && !strcmp(task_styles[TASK_STYLE_PROSE], "prose"), "style names");
     task_inst a, b, c;
     CHECK(task_inst_make(t, 0, 0, 1, &a, &s) == PG_OK && task_inst_make(t, 0, 0, 1, &b, &s) == PG_OK &&
           task_inst_make(t, 0, 0, 2, &c, &s) == PG_OK, "instances build");
