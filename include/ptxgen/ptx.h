@@ -255,6 +255,18 @@ PG_API pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx
 PG_API void ptx_dag_free(ptx_dag *d);
 PG_API bool ptx_dag_depends(const ptx_dag *d, int i, int j);   /* positions within the block */
 
+/* Alignment of memory accesses (W505 misaligned-access).  Per function, a
+ * flow-insensitive fixed point gives each register the largest power of two (at
+ * most 256) that provably divides its value, or "unknown" (provenance not
+ * understood: nothing is reported through it); 64-bit kernel parameters count as
+ * cudaMalloc pointers (256-aligned).  Every ld/ldu/st/atom/red on global, shared,
+ * local or generic memory whose address [reg+imm] / [var+imm] is known to be less
+ * aligned than the bytes it moves gets a W505 warning in `diag` (may be NULL).
+ * Needs the forms filled in by ptx_validate(), which calls it for every function
+ * that validated.  cfg: f's CFG, or NULL to build one.  Allocates nothing that
+ * outlives the call; returns the number of warnings. */
+PG_API int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg, pg_diag_sink *diag);
+
 /* ---- statistics ------------------------------------------------------------ */
 typedef struct {
     int total;

@@ -857,3 +857,345 @@ pg_status ptx_module_stats_compute(const ptx_module *m, ptx_func_stats *out, pg_
     sm_free(&vars);
     return first;
 }
+
+/* ---- alignment of memory accesses (W505 misaligned-access) -----------------------
+ * A model adapting an f32 kernel to f64 tends to keep the byte offset `i << 2` for an
+ * 8-byte load; ptxas accepts it and the GPU faults (CUDA_ERROR_MISALIGNED_ADDRESS).  Each
+ * register gets the largest power of two (at most ALIGN_MAX) that provably divides its
+ * value, or 0 = unknown: provenance not understood, never warn through it.
+ * The analysis is forward over the CFG, not one fact per register for the whole function:
+ * hand-written PTX reuses registers (`mul.wide %rd4, ...; shl.b64 %rd4, %rd4, 2`), and the
+ * meet over all definitions would then flag the scaled address.  Block-entry facts only
+ * fall (meet at joins), so the iteration ends. */
+enum { ALIGN_MAX = 256, ALIGN_STATE_CAP = 1 << 22 /* registers x blocks; beyond: no check */ };
+
+static int align_meet(int a, int b) { return (!a || !b) ? 0 : a < b ? a : b; }
+static int align_cap(int64_t a) { return a > ALIGN_MAX ? ALIGN_MAX : (int)a; }
+/* Largest power of two dividing v (0 is divisible by everything). */
+static int lowbit(int64_t v) {
+    uint64_t u = (uint64_t)v, b = u & (~u + 1);
+    return !u || b > ALIGN_MAX ? ALIGN_MAX : (int)b;
+}
+/* a * b of two alignments (the product divides the product of the values; unknown wins). */
+static int align_mul(int a, int b) { return (!a || !b) ? 0 : align_cap((int64_t)a * b); }
+
+/* Alignment a variable's declaration guarantees: its .align, else its element size. */
+static int decl_align(const ptx_decl *d) {
+    if (d->align > 0) return align_cap(d->align);
+    int bytes = ptx_type_get(d->type)->bits / 8 * (d->vec > 1 ? d->vec : 1);
+    return bytes > 0 ? align_cap(bytes) : 1;
+}
+
+/* Register ids without hashing each operand: %rd12 of `.reg .b64 %rd<N>;` is the base's
+ * offset + 12; plainly declared names get ids after those through a map.  No id (always
+ * unknown): a name declared twice (an inner scope shadowing an outer one: one name for two
+ * registers) and the .reg parameters of a .func (the caller's values). */
+typedef struct { const char *name; size_t len; int count, off; bool twice; } reg_base;
+
+typedef struct {
+    PG_VEC(reg_base) bases;
+    strmap plain;   /* plain register name -> id + 1, or 0 when declared twice */
+    int nids;
+    int *slot;      /* id -> index into a state, -1: untracked (always unknown) */
+    strmap syms;    /* variable/param name -> its alignment + 1 */
+    const int *cur; /* the state being read: alignment per register, 0 = unknown */
+} align_ctx;
+
+static void reg_ids_build(align_ctx *A, const ptx_func *f) {
+    for (int pass = 0; pass < 3; pass++) {
+        int n = pass == 0 ? f->nrets : pass == 1 ? f->nparams : f->nbody;
+        for (int i = 0; i < n; i++) {
+            const ptx_decl *d = pass == 0 ? &f->rets[i] : pass == 1 ? &f->params[i] : &f->body[i].u.decl;
+            if ((pass == 2 && f->body[i].kind != PTX_ST_DECL) || d->space != PTX_SS_REG || !d->name) continue;
+            size_t len = strlen(d->name);
+            int v;
+            bool twice = pass < 2;
+            for (int k = 0; k < A->bases.n; k++)
+                if (A->bases.v[k].len == len && !memcmp(A->bases.v[k].name, d->name, len)) twice = A->bases.v[k].twice = true;
+            if (sm_get(&A->plain, d->name, &v)) { sm_put(&A->plain, d->name, 0); twice = true; }
+            if (twice && pass < 2 && d->count > 0) {
+                reg_base b = {d->name, len, d->count, 0, true};
+                pg_vec_push(A->bases, b);
+            } else if (twice && pass < 2) {
+                sm_put(&A->plain, d->name, 0);
+            }
+            if (twice) continue;
+            if (d->count > 0) {
+                reg_base b = {d->name, len, d->count, A->nids, false};
+                pg_vec_push(A->bases, b);
+                A->nids += d->count;
+            } else {
+                sm_put(&A->plain, d->name, ++A->nids);
+            }
+        }
+    }
+}
+
+/* The id of a register name, or -1 (undeclared, or declared twice). */
+static int reg_id(const align_ctx *A, const char *name) {
+    size_t n = strlen(name), i = n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+    if (i < n && i > 0 && n - i <= 9) {
+        for (int k = 0; k < A->bases.n; k++) {
+            const reg_base *b = &A->bases.v[k];
+            if (b->len != i || memcmp(b->name, name, i) != 0) continue;
+            long idx = atol(name + i);
+            return b->twice || idx >= b->count ? -1 : b->off + (int)idx;
+        }
+    }
+    int v;
+    return sm_get(&A->plain, name, &v) && v > 0 ? v - 1 : -1;
+}
+
+/* A variable's alignment; a name declared twice (shadowing) gets the lesser. */
+static void align_add_sym(align_ctx *A, const ptx_decl *d) {
+    if (!d->name || d->space == PTX_SS_REG) return;
+    int a = decl_align(d), old;
+    if (sm_get(&A->syms, d->name, &old) && old - 1 < a) a = old - 1;
+    sm_put(&A->syms, d->name, a + 1);
+}
+
+/* Are all the instruction's type modifiers integer (or bit) types?  Float arithmetic
+ * says nothing about the low bits of a value. */
+static bool int_typed(const ptx_insn *in) {
+    bool any = false;
+    for (int i = 0; i < in->nmods; i++) {
+        ptx_type t = ptx_type_lookup(in->mods[i], strlen(in->mods[i]));
+        if (t == PTX_T_NONE) continue;
+        ptx_type_class c = ptx_type_get(t)->cls;
+        if (c != PTX_TC_UINT && c != PTX_TC_SINT && c != PTX_TC_BIT) return false;
+        any = true;
+    }
+    return any;
+}
+
+static int operand_align(const align_ctx *A, const ptx_operand *op) {
+    int v;
+    switch (op->kind) {
+    case PTX_OP_REG:
+        if (op->sreg) return 1;   /* %tid, %ctaid ...: any value (the parser resolves them) */
+        v = reg_id(A, op->name);
+        return v >= 0 && A->slot[v] >= 0 ? A->cur[A->slot[v]] : 0;
+    case PTX_OP_IMM_INT:
+        return lowbit(op->ival);
+    case PTX_OP_SYM:   /* the address of a variable */
+        return sm_get(&A->syms, op->name, &v) ? v - 1 : 0;
+    default:
+        return 0;
+    }
+}
+
+/* The alignment of the value an instruction writes to its one destination register. */
+static int align_transfer(const align_ctx *A, const ptx_insn *in) {
+    const ptx_operand *o = in->ops;
+    if (is_op(in, "ld")) {
+        /* a 64-bit parameter is a pointer from cudaMalloc (256-aligned).  A scalar one (n, a
+         * stride) is given the benefit of the doubt too: kernels rely on n % 4 == 0, tested
+         * at run time (corpus/batched_dot) or promised by the launch, before float4 loads.
+         * So only thread/block indices and constants are ever blamed. */
+        return has_mod_prefix(in, ".param") && in->nops >= 2 && o[0].kind == PTX_OP_REG ? ALIGN_MAX : 0;
+    }
+    if (in->nops < 2) return 0;
+    if (is_op(in, "mov") || is_op(in, "cvta")) return in->nops == 2 ? operand_align(A, &o[1]) : 0;
+    /* integer widening/narrowing keeps the low bits (saturation does not) */
+    if (is_op(in, "cvt")) return int_typed(in) && !has_mod(in, ".sat") ? operand_align(A, &o[1]) : 0;
+    if (is_op(in, "selp")) return in->nops == 4 ? align_meet(operand_align(A, &o[1]), operand_align(A, &o[2])) : 0;
+    if (!int_typed(in) || has_mod(in, ".sat") || in->nops < 3) return 0;
+    int a = operand_align(A, &o[1]), b = operand_align(A, &o[2]);
+    if (is_op(in, "add") || is_op(in, "sub")) return align_meet(a, b);
+    /* the low half (or the whole wide product) keeps every factor of two up to 2^32 */
+    bool lo = has_mod(in, ".lo") || has_mod(in, ".wide");
+    if (is_op(in, "mul") && lo && in->nops == 3) return align_mul(a, b);
+    if (is_op(in, "mad") && lo && in->nops == 4) return align_meet(align_mul(a, b), operand_align(A, &o[3]));
+    if (is_op(in, "shl") && in->nops == 3) {
+        if (!a) return 0;
+        if (o[2].kind != PTX_OP_IMM_INT) return a;   /* x << s is a multiple of x */
+        return o[2].ival >= 8 ? ALIGN_MAX : o[2].ival < 0 ? 0 : align_cap((int64_t)a << o[2].ival);
+    }
+    /* x & y: its set bits are set in both, so it is a multiple of either's alignment */
+    if (is_op(in, "and") && in->nops == 3) return (!a || !b) ? 0 : a > b ? a : b;
+    return 0;
+}
+
+/* Apply one instruction to the state `st` (= A->cur).  dv: its one tracked destination,
+ * -1 when it writes no tracked register, -2 when it writes several (vector/pair: unknown). */
+static void align_step(align_ctx *A, int *st, const ptx_insn *in, int dv) {
+    if (dv == -1) return;
+    if (dv >= 0) {
+        int a = align_transfer(A, in);
+        st[dv] = in->guard ? align_meet(st[dv], a) : a;   /* a guarded write may not happen */
+        return;
+    }
+    const char *names[PTX_MAX_OPERANDS + 8];
+    int nd = ptx_insn_defs(in, names, (int)(sizeof names / sizeof names[0])), v;
+    for (int k = 0; k < nd; k++)
+        if ((v = reg_id(A, names[k])) >= 0 && A->slot[v] >= 0) st[A->slot[v]] = 0;
+}
+
+/* Bytes an ld/ldu/st/atom/red moves at once, which its address must be a multiple of;
+ * 0 when the instruction is not checked. */
+static int access_bytes(const ptx_insn *in) {
+    bool ldst = is_op(in, "ld") || is_op(in, "ldu") || is_op(in, "st");
+    if (!in->form || !(ldst || is_op(in, "atom") || is_op(in, "red"))) return 0;
+    /* .param/.const are laid out by the compiler; async/bulk copies have their own rules */
+    if (has_mod_prefix(in, ".param") || has_mod(in, ".const") || has_mod(in, ".async") || has_mod(in, ".bulk")) return 0;
+    ptx_type t = isa_bound_type(&in->match, 'T' - 'A');
+    int bits = t == PTX_T_NONE ? 0 : ptx_type_get(t)->bits;
+    const char *v = isa_bound_text(&in->match, 'V' - 'A');
+    /* ld/st vectors need the whole vector aligned; for vector atom/red only the element
+     * size is assumed (conservative) */
+    int n = ldst && v && v[1] == 'v' ? atoi(v + 2) : 1;
+    return bits >= 8 ? bits / 8 * (n > 0 ? n : 1) : 0;
+}
+
+/* The address operand of a checked access: [reg+imm] or [var+imm]; NULL otherwise. */
+static const ptx_operand *access_address(const ptx_insn *in) {
+    if (!in->form || (in->form->cls != ISA_C_MEM && in->form->cls != ISA_C_ATOMIC) || access_bytes(in) < 2) return NULL;
+    for (int k = 0; k < in->nops; k++)
+        if (in->ops[k].kind == PTX_OP_ADDR && in->ops[k].addr_has_base && !in->ops[k].nelems && in->ops[k].name) return &in->ops[k];
+    return NULL;
+}
+
+/* W505 for one access (address operand `ad`) if its address is known to be too little aligned. */
+static int align_check_insn(const align_ctx *A, const ptx_module *m, const ptx_stmt *s, const ptx_operand *ad,
+                            pg_diag_sink *diag) {
+    const ptx_insn *in = &s->u.insn;
+    int need = access_bytes(in);
+    ptx_operand base = *ad;
+    base.kind = ad->addr_base_is_reg ? PTX_OP_REG : PTX_OP_SYM;
+    int a = align_meet(operand_align(A, &base), lowbit(ad->ival));
+    if (!a || a >= need) return 0;
+    pg_buf name = {0};
+    pg_buf_puts(&name, in->opcode);
+    for (int k = 0; k < in->nmods; k++) pg_buf_puts(&name, in->mods[k]);
+    pg_diag_emit(diag, PG_W_MISALIGNED, m->filename, s->loc.line, s->loc.col,
+                 "%s needs %d-byte alignment; its address %s is only known to be a multiple of %d "
+                 "(is the byte offset scaled by the element size?)", name.data, need, ad->text ? ad->text : "", a);
+    pg_buf_free(&name);
+    return 1;
+}
+
+int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_in, pg_diag_sink *diag) {
+    if (!m || !f || !f->has_body || f->nbody <= 0) return 0;
+    int nbody = f->nbody;
+    /* per statement: its checked address operand; the id of its one destination register
+     * (-1: none or untracked, -2: several); later its state index (see align_step) */
+    const ptx_operand **acc = calloc((size_t)nbody, sizeof *acc);
+    int *defv = malloc(sizeof(int) * (size_t)nbody);
+    char *rel = NULL;   /* per register id: can it reach an address? */
+    align_ctx A = {0};
+    ptx_cfg *own = NULL;
+    const ptx_cfg *cfg = cfg_in;
+    int naccess = 0, v, nwarn = 0, R = 0, *in = NULL, *cur = NULL, *work = NULL, nwork = 0;
+    bool *seen = NULL, *queued = NULL;
+    const char *names[PTX_MAX_OPERANDS + 8];
+    const int maxn = (int)(sizeof names / sizeof names[0]);
+    for (int i = 0; i < nbody; i++) {
+        defv[i] = -1;
+        if (f->body[i].kind != PTX_ST_INSN) continue;
+        const ptx_insn *ins = &f->body[i].u.insn;
+        if (ins->opcode[0] == 'b' && is_op(ins, "brx")) goto done;   /* computed jumps: edges the CFG may not know */
+        acc[i] = access_address(ins);
+        if (acc[i]) naccess++;
+    }
+    if (!naccess) goto done;
+    reg_ids_build(&A, f);
+    for (int i = 0; i < nbody; i++) {
+        if (f->body[i].kind != PTX_ST_INSN) continue;
+        const ptx_insn *ins = &f->body[i].u.insn;
+        if (!ins->nops) continue;
+        /* a register operand 0 is taken for the destination without asking ptx_insn_defs
+         * (this runs for every instruction): where it is an input (bar.sync %r1), the
+         * transfer function knows no such opcode and only makes it unknown */
+        const ptx_operand *o0 = &ins->ops[0];
+        if (o0->kind == PTX_OP_REG) defv[i] = o0->sreg ? -1 : reg_id(&A, o0->name);
+        if (o0->kind != PTX_OP_VEC && o0->kind != PTX_OP_PAIR && o0->kind != PTX_OP_LIST) continue;
+        int nd = ptx_insn_defs(ins, names, maxn);
+        defv[i] = nd == 1 ? reg_id(&A, names[0]) : nd ? -2 : -1;
+    }
+    /* only registers that can reach an address matter: the backward slice from the address
+     * bases through the operands of their definitions (keeps the state small on -G code) */
+    rel = calloc((size_t)A.nids + 1, 1);
+    for (int i = 0; i < nbody; i++)
+        if (acc[i] && acc[i]->addr_base_is_reg && (v = reg_id(&A, acc[i]->name)) >= 0) rel[v] = 1;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int i = nbody - 1; i >= 0; i--) {
+            if (defv[i] < 0 || !rel[defv[i]]) continue;
+            const ptx_insn *ins = &f->body[i].u.insn;
+            for (int k = 1; k < ins->nops; k++)
+                if (ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg && (v = reg_id(&A, ins->ops[k].name)) >= 0 && !rel[v]) {
+                    rel[v] = 1;
+                    grew = true;
+                }
+        }
+    }
+    if (!cfg && ptx_cfg_build(m, f, &own, NULL) == PG_OK) cfg = own;
+    if (!cfg || cfg->nblocks == 0) goto done;
+    /* variables whose address an instruction may take: module, parameters, function */
+    for (int i = 0; i < m->ntops; i++)
+        if (m->tops[i].kind == PTX_TOP_DECL) align_add_sym(&A, &m->tops[i].u.decl);
+    for (int i = 0; i < f->nparams; i++) align_add_sym(&A, &f->params[i]);
+    for (int i = 0; i < nbody; i++)
+        if (f->body[i].kind == PTX_ST_DECL) align_add_sym(&A, &f->body[i].u.decl);
+    /* state indices of the tracked registers */
+    A.slot = malloc(sizeof(int) * (size_t)(A.nids + 1));
+    for (int r = 0; r < A.nids; r++) A.slot[r] = rel[r] ? R++ : -1;
+    for (int i = 0; i < nbody; i++)
+        if (defv[i] >= 0) defv[i] = A.slot[defv[i]];
+    int nb = cfg->nblocks;
+    if (R == 0) R = 1;
+    if ((int64_t)nb * R > ALIGN_STATE_CAP) goto done;
+    /* entry facts per block (an uninitialized register reads ALIGN_MAX: any value will do) */
+    in = malloc(sizeof(int) * (size_t)nb * (size_t)R);
+    cur = malloc(sizeof(int) * (size_t)R);
+    work = malloc(sizeof(int) * (size_t)nb);
+    seen = calloc((size_t)nb, 1);
+    queued = calloc((size_t)nb, 1);
+    for (int r = 0; r < R; r++) in[r] = ALIGN_MAX;
+    seen[0] = queued[0] = true;
+    work[nwork++] = 0;
+    A.cur = cur;
+    while (nwork) {
+        int b = work[--nwork];
+        queued[b] = false;
+        memcpy(cur, in + (size_t)b * R, sizeof(int) * (size_t)R);
+        for (int i = cfg->blocks[b].first; i <= cfg->blocks[b].last; i++)
+            if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i]);
+        for (int k = 0; k < cfg->blocks[b].nsucc; k++) {
+            int s = cfg->blocks[b].succ[k];
+            int *si = in + (size_t)s * R;
+            bool changed = !seen[s];
+            for (int r = 0; r < R; r++) {
+                int x = seen[s] ? align_meet(si[r], cur[r]) : cur[r];
+                if (x != si[r]) { si[r] = x; changed = true; }
+            }
+            seen[s] = true;
+            if (changed && !queued[s]) { queued[s] = true; work[nwork++] = s; }
+        }
+    }
+    /* the fixed point reached: check each access against the facts just before it */
+    for (int b = 0; b < nb; b++) {
+        if (!seen[b]) continue;   /* unreachable: no facts */
+        memcpy(cur, in + (size_t)b * R, sizeof(int) * (size_t)R);
+        for (int i = cfg->blocks[b].first; i <= cfg->blocks[b].last; i++) {
+            if (acc[i]) nwarn += align_check_insn(&A, m, &f->body[i], acc[i], diag);
+            if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i]);
+        }
+    }
+done:
+    free(in);
+    free(cur);
+    free(work);
+    free(seen);
+    free(queued);
+    free(acc);
+    free(defv);
+    free(rel);
+    free(A.slot);
+    pg_vec_free(A.bases);
+    ptx_cfg_free(own);
+    sm_free(&A.plain);
+    sm_free(&A.syms);
+    return nwarn;
+}

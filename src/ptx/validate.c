@@ -912,6 +912,8 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
 
 static void check_func(vctx *V, ptx_func *f) {
     V->func = f;
+    bool bad_before = V->bad;   /* V->bad is per module; W505 needs this function clean */
+    V->bad = false;
     int mark = V->tab.syms.n;
     /* the cluster directives came with sm_90 (ptxas: "Feature '.maxclusterrank' requires .target sm_90") */
     for (int i = 0; i < f->nperf; i++) {
@@ -923,7 +925,7 @@ static void check_func(vctx *V, ptx_func *f) {
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
-    if (!f->has_body) { st_truncate(&V->tab, mark); return; }
+    if (!f->has_body) { st_truncate(&V->tab, mark); V->bad = V->bad || bad_before; return; }
     /* labels are function-scoped */
     st_truncate(&V->labels, 0);
     for (int i = 0; i < f->nbody; i++) {
@@ -981,9 +983,13 @@ static void check_func(vctx *V, ptx_func *f) {
     st_truncate(&V->tab, mark);
     /* control must not fall off the end */
     ptx_cfg *cfg = NULL;
-    if (ptx_cfg_build(V->m, f, &cfg, NULL) == PG_OK && cfg->falls_off_end)
+    bool built = ptx_cfg_build(V->m, f, &cfg, NULL) == PG_OK;
+    if (built && cfg->falls_off_end)
         VERR(V, PG_E_FALLS_OFF, f->end_loc, "control can reach the end of '%s' without ret or exit", f->name);
+    /* misaligned loads/stores (W505): only on a function whose forms all resolved */
+    if (built && !V->bad) ptx_align_check(V->m, f, cfg, V->diag);
     ptx_cfg_free(cfg);
+    V->bad = V->bad || bad_before;
 }
 
 pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
