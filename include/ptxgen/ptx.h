@@ -255,11 +255,13 @@ PG_API pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx
 PG_API void ptx_dag_free(ptx_dag *d);
 PG_API bool ptx_dag_depends(const ptx_dag *d, int i, int j);   /* positions within the block */
 
-/* Alignment of memory accesses (W505 misaligned-access).  Per function, a
- * flow-insensitive fixed point gives each register the largest power of two (at
- * most 256) that provably divides its value, or "unknown" (provenance not
+/* Alignment of memory accesses (W505 misaligned-access).  Per function, a forward
+ * dataflow over the CFG (meets at joins) gives each register the largest power of two
+ * (at most 256) that provably divides its value, or "unknown" (provenance not
  * understood: nothing is reported through it); 64-bit kernel parameters count as
- * cudaMalloc pointers (256-aligned).  Every ld/ldu/st/atom/red on global, shared,
+ * cudaMalloc pointers (256-aligned), scalar parameters as well aligned (a kernel may
+ * check n % 4 == 0 before vector loads), so only thread/block indices and constants
+ * can make an address provably misaligned.  Every ld/ldu/st/atom/red on global, shared,
  * local or generic memory whose address [reg+imm] / [var+imm] is known to be less
  * aligned than the bytes it moves gets a W505 warning in `diag` (may be NULL).
  * Needs the forms filled in by ptx_validate(), which calls it for every function
