@@ -625,6 +625,14 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
             pg_buf_free(&attrs);
             return false;
         }
+        /* linkage precedes the state space (".visible .global .f32 x"); a trailing one
+         * (".reg .f32.common") would print in front and read back as another statement */
+        if (linkage && have_space) {
+            pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, t.line, t.col, "linkage %.*s must come before the state space", t.n, t.s);
+            P->nerrors++;
+            pg_buf_free(&attrs);
+            return false;
+        }
         if (tok_is(&t, ".visible")) d.is_visible = true;
         else if (tok_is(&t, ".extern")) d.is_extern = true;
         else if (tok_is(&t, ".weak")) d.is_weak = true;

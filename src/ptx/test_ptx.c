@@ -115,6 +115,8 @@ static const bad_case bad[] = {
     {"missing target", ".version 8.0\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n", "E102", 1},
     {"missing address_size", ".version 8.0\n.target sm_80\n.visible .entry k()\n{\nret;\n}\n", "E103", 1},
     {"unknown target", ".version 8.0\n.target sm_81\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n", "E105", 2},
+    {"linkage after the state space", FN(".reg .f32.common %f9;\n"), "E307", 7},   /* fuzz: printed in front, read back as another statement */
+    {"linkage after the state space (module)", HDR ".global .f32 .visible g;\n", "E307", 4},
     {"syntax", FN("add.s32 %r1, , %r2;\n"), "E001", 7},
     {"unterminated comment", FN("/* oops\n"), "E002", 7},
     {"bad number", FN("add.s32 %r1, %r2, 12ab;\n"), "E004", 7},
