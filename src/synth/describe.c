@@ -538,12 +538,12 @@ typedef struct {
     int nzh;
     int zh_pct;   /* how often a Chinese frame is drawn (zh: always) */
 } style_frames;
-static const style_frames FRAMES[DESC_NSTYLES] = {
-    [DESC_TERSE] = {TERSE_EN, NELEM(TERSE_EN), TERSE_ZH, NELEM(TERSE_ZH), 12},
-    [DESC_DETAILED] = {DETAILED_EN, NELEM(DETAILED_EN), DETAILED_ZH, NELEM(DETAILED_ZH), 8},
-    [DESC_CARD] = {CARD_EN, NELEM(CARD_EN), CARD_ZH, NELEM(CARD_ZH), 8},
-    [DESC_ZH] = {NULL, 0, ZH_ZH, NELEM(ZH_ZH), 100},
-    [DESC_PROSE] = {PROSE_EN, NELEM(PROSE_EN), PROSE_ZH, NELEM(PROSE_ZH), 12},
+static const style_frames FRAMES[TASK_NSTYLES] = {
+    [TASK_STYLE_TERSE] = {TERSE_EN, NELEM(TERSE_EN), TERSE_ZH, NELEM(TERSE_ZH), 12},
+    [TASK_STYLE_DETAILED] = {DETAILED_EN, NELEM(DETAILED_EN), DETAILED_ZH, NELEM(DETAILED_ZH), 8},
+    [TASK_STYLE_CARD] = {CARD_EN, NELEM(CARD_EN), CARD_ZH, NELEM(CARD_ZH), 8},
+    [TASK_STYLE_ZH] = {NULL, 0, ZH_ZH, NELEM(ZH_ZH), 100},
+    [TASK_STYLE_PROSE] = {PROSE_EN, NELEM(PROSE_EN), PROSE_ZH, NELEM(PROSE_ZH), 12},
 };
 
 /* ---- hints: only what the facts say ------------------------------------------------------ */
@@ -826,7 +826,7 @@ static void casual(const task_view *v, drng *r, pg_buf *b, int style) {
     bool word = w > 0 && isupper((unsigned char)b->data[0]) && !is_param(v, b->data, w);
     for (size_t i = 1; i < w && word; i++) word = islower((unsigned char)b->data[i]);
     if (word && dpick(r, 6) == 0) b->data[0] = (char)tolower((unsigned char)b->data[0]);
-    if (style == DESC_PROSE && b->len > 2 && b->data[b->len - 1] == '.' && isalpha((unsigned char)b->data[b->len - 2]) && dpick(r, 3) == 0)
+    if (style == TASK_STYLE_PROSE && b->len > 2 && b->data[b->len - 1] == '.' && isalpha((unsigned char)b->data[b->len - 2]) && dpick(r, 3) == 0)
         b->data[--b->len] = 0;
 }
 
@@ -847,7 +847,7 @@ static void name_outputs(const task_view *v, bool card, bool zh, pg_buf *b) {
 
 void synth_desc_render_framed(const desc_facts *f, const json_t *task, int style, uint64_t seed, pg_buf *out, char *frame,
                         size_t frame_n) {
-    if (style < 0 || style >= DESC_NSTYLES) style = DESC_PROSE;
+    if (style < 0 || style >= TASK_NSTYLES) style = TASK_STYLE_PROSE;
     task_view v;
     view_init(task, &v);
     drng r = {seed ^ (0xde5c000000000000ull + (uint64_t)style * 0x9E3779B97F4A7C15ull)};
@@ -877,8 +877,8 @@ void synth_desc_render_framed(const desc_facts *f, const json_t *task, int style
         snprintf(id, sizeof id, "%s.fallback", task_styles[style]);
     }
     bool zh_frame = strstr(id, ".zh") != NULL;
-    if (style == DESC_DETAILED || style == DESC_CARD) name_outputs(&v, style == DESC_CARD, zh_frame, &b);
-    if ((style == DESC_TERSE || style == DESC_PROSE) && !zh_frame) casual(&v, &r, &b, style);
+    if (style == TASK_STYLE_DETAILED || style == TASK_STYLE_CARD) name_outputs(&v, style == TASK_STYLE_CARD, zh_frame, &b);
+    if ((style == TASK_STYLE_TERSE || style == TASK_STYLE_PROSE) && !zh_frame) casual(&v, &r, &b, style);
     if (b.data) pg_buf_puts(out, b.data);
     if (frame && frame_n) snprintf(frame, frame_n, "%s", id);
     pg_buf_free(&b);
@@ -887,7 +887,7 @@ void synth_desc_render_framed(const desc_facts *f, const json_t *task, int style
 }
 
 int synth_desc_frame_count(int style, bool zh) {
-    if (style < 0 || style >= DESC_NSTYLES) return 0;
+    if (style < 0 || style >= TASK_NSTYLES) return 0;
     return zh ? FRAMES[style].nzh : FRAMES[style].nen;
 }
 
@@ -897,7 +897,7 @@ void synth_desc_render(const desc_facts *f, const json_t *task, int style, uint6
 
 json_t *synth_desc_render_all(const desc_facts *f, const json_t *task, uint64_t seed) {
     json_t *d = json_object(), *fr = json_object();
-    for (int s = 0; s < DESC_NSTYLES; s++) {
+    for (int s = 0; s < TASK_NSTYLES; s++) {
         pg_buf b = {0};
         char id[48];
         synth_desc_render_framed(f, task, s, seed, &b, id, sizeof id);

@@ -81,9 +81,7 @@ enum {
 /* desc_facts.data */
 enum { DESC_DATA_INFER, DESC_DATA_VECTOR, DESC_DATA_MATRIX, DESC_DATA_GRID };
 
-/* the styles are task.h's (TASK_STYLE_*, named by task_styles[]) */
-enum { DESC_TERSE = TASK_STYLE_TERSE, DESC_DETAILED = TASK_STYLE_DETAILED, DESC_CARD = TASK_STYLE_CARD,
-       DESC_ZH = TASK_STYLE_ZH, DESC_PROSE = TASK_STYLE_PROSE, DESC_NSTYLES = TASK_NSTYLES };
+/* styles are task.h's TASK_STYLE_* (named by task_styles[]) */
 
 /* One description of `style` for a task.json object (its "name", "params" and
  * "launch" are read for signatures, element types and launch hints). */

@@ -98,7 +98,7 @@ static void check_text(const char *what, int style, const char *s, const json_t 
     CHECK(utf8_ok(s), "%s: %s is not UTF-8: %s", what, task_styles[style], s);
     CHECK(!has_unfilled(s), "%s: %s has an unfilled slot: %s", what, task_styles[style], s);
     CHECK(!strstr(s, "  "), "%s: %s has a double space: %s", what, task_styles[style], s);
-    if (style == DESC_DETAILED || style == DESC_CARD) {
+    if (style == TASK_STYLE_DETAILED || style == TASK_STYLE_CARD) {
         json_t *ps = json_object_get(task, "params");
         for (size_t i = 0; i < json_array_size(ps); i++) {
             json_t *p = json_array_get(ps, i);
@@ -112,9 +112,9 @@ static void check_text(const char *what, int style, const char *s, const json_t 
 static void test_frames_reachable(void) {
     json_t *tasks[2] = {task_1d(), task_2d()};
     desc_facts f = full_facts();
-    for (int s = 0; s < DESC_NSTYLES; s++) {
+    for (int s = 0; s < TASK_NSTYLES; s++) {
         int nen = synth_desc_frame_count(s, false), nzh = synth_desc_frame_count(s, true);
-        if (s == DESC_ZH) CHECK(nzh >= 20 && nen == 0, "zh has %d Chinese frames (>= 20)", nzh);
+        if (s == TASK_STYLE_ZH) CHECK(nzh >= 20 && nen == 0, "zh has %d Chinese frames (>= 20)", nzh);
         else CHECK(nen >= 20 && nzh >= 10, "%s has %d English and %d Chinese frames (>= 20, >= 10)", task_styles[s], nen, nzh);
         bool seen_en[64] = {0}, seen_zh[64] = {0};
         int distinct = 0;
@@ -144,7 +144,7 @@ static void test_frames_reachable(void) {
         for (int i = 0; i < 64; i++) { ren += seen_en[i]; rzh += seen_zh[i]; }
         CHECK(ren == nen, "%s: %d of %d English frames reached", task_styles[s], ren, nen);
         CHECK(rzh == nzh, "%s: %d of %d Chinese frames reached", task_styles[s], rzh, nzh);
-        int want_distinct = s == DESC_CARD ? 300 : 1000;   /* a card is mostly its fields */
+        int want_distinct = s == TASK_STYLE_CARD ? 300 : 1000;   /* a card is mostly its fields */
         CHECK(distinct > want_distinct, "%s: %d distinct texts in 3000 renderings", task_styles[s], distinct);
         printf("  %-8s frames en %d zh %d, %d distinct texts of 3000\n", task_styles[s], ren, rzh, distinct);
         json_decref(texts);
@@ -159,7 +159,7 @@ static void test_sparse(void) {
     desc_facts only_name = {.name_en = NAMES};
     desc_facts none;
     memset(&none, 0, sizeof none);
-    for (int s = 0; s < DESC_NSTYLES; s++)
+    for (int s = 0; s < TASK_NSTYLES; s++)
         for (uint64_t seed = 0; seed < 200; seed++) {
             pg_buf b = {0};
             synth_desc_render(&only_name, t, s, seed, &b);
@@ -188,7 +188,7 @@ static void test_hints_true(void) {
                                          "向量化", "per thread", "each thread", "每个线程", "in place", "原地", "shuffle", "atomic",
                                          "原子", "memory-bound", "bandwidth", "warp"};
     int said_smem = 0, n = 0;
-    for (int s = 0; s < DESC_NSTYLES; s++)
+    for (int s = 0; s < TASK_NSTYLES; s++)
         for (uint64_t seed = 0; seed < 600; seed++, n++) {
             pg_buf b = {0};
             synth_desc_render(&plain, t, s, seed, &b);
@@ -208,7 +208,7 @@ static void test_hints_true(void) {
 static void test_semantics_share(void) {
     json_t *t = task_1d();
     desc_facts f = full_facts();
-    int styles[3] = {DESC_TERSE, DESC_PROSE, DESC_ZH}, minpct[3] = {30, 90, 75};
+    int styles[3] = {TASK_STYLE_TERSE, TASK_STYLE_PROSE, TASK_STYLE_ZH}, minpct[3] = {30, 90, 75};
     for (int i = 0; i < 3; i++) {
         int sem = 0, zh = 0, lower = 0;
         for (uint64_t seed = 0; seed < 1000; seed++) {
@@ -226,9 +226,9 @@ static void test_semantics_share(void) {
         }
         printf("  %-8s semantics in %d/1000, Chinese in %d/1000, lower-case start %d/1000\n", task_styles[styles[i]], sem, zh, lower);
         CHECK(sem * 100 >= minpct[i] * 1000, "%s: semantics in %d of 1000 (>= %d%%)", task_styles[styles[i]], sem, minpct[i]);
-        if (styles[i] != DESC_ZH) CHECK(zh > 30 && zh < 400, "%s: Chinese mixed into %d of 1000", task_styles[styles[i]], zh);
+        if (styles[i] != TASK_STYLE_ZH) CHECK(zh > 30 && zh < 400, "%s: Chinese mixed into %d of 1000", task_styles[styles[i]], zh);
         else CHECK(zh == 1000, "zh is always Chinese (%d)", zh);
-        if (styles[i] != DESC_ZH) CHECK(lower > 30, "%s: some renderings start in lower case (%d)", task_styles[styles[i]], lower);
+        if (styles[i] != TASK_STYLE_ZH) CHECK(lower > 30, "%s: some renderings start in lower case (%d)", task_styles[styles[i]], lower);
     }
     json_decref(t);
 }
@@ -242,7 +242,7 @@ static void test_render_all(void) {
     CHECK(a && b && !strcmp(a, b), "synth_desc_render_all is deterministic");
     CHECK(a && c && strcmp(a, c), "another seed, other descriptions");
     json_t *fr = json_object_get(d, "frames");
-    for (int s = 0; s < DESC_NSTYLES; s++) {
+    for (int s = 0; s < TASK_NSTYLES; s++) {
         CHECK(json_is_string(json_object_get(d, task_styles[s])), "style %s present", task_styles[s]);
         const char *id = json_string_value(json_object_get(fr, task_styles[s]));
         CHECK(id && !strncmp(id, task_styles[s], strlen(task_styles[s])), "frame of %s recorded (%s)", task_styles[s],
@@ -254,7 +254,7 @@ static void test_render_all(void) {
     int launch = 0;
     for (uint64_t seed = 0; seed < 100; seed++) {
         pg_buf o = {0};
-        synth_desc_render(&f, t, DESC_CARD, seed, &o);
+        synth_desc_render(&f, t, TASK_STYLE_CARD, seed, &o);
         launch += strstr(o.data, "cdiv(W,16)") && strstr(o.data, "1024 bytes");
         pg_buf_free(&o);
     }
@@ -282,9 +282,9 @@ static void test_families(void) {
             json_t *d = json_object_get(t, "descriptions");
             CHECK(json_is_object(d), "%s: descriptions", FAMS[k].name);
             bool grammar = json_object_get(d, "frames") != NULL;   /* else prose is optional (task_load) */
-            for (int st = 0; st < DESC_NSTYLES; st++) {
+            for (int st = 0; st < TASK_NSTYLES; st++) {
                 const char *txt = json_string_value(json_object_get(d, task_styles[st]));
-                if (txt || grammar || st != DESC_PROSE) check_text(FAMS[k].name, st, txt, t);
+                if (txt || grammar || st != TASK_STYLE_PROSE) check_text(FAMS[k].name, st, txt, t);
                 if (txt) json_object_set_new(texts, txt, json_true());
                 const char *id = json_string_value(json_object_get(json_object_get(d, "frames"), task_styles[st]));
                 if (id) json_object_set_new(frames, id, json_true());
@@ -314,7 +314,7 @@ static void test_expr(void) {
         pg_buf js = {0};
         CHECK(synth_expr_kernel(e, name, nin, NULL, 256, seed % 2 ? 4 : 1, NULL, NULL, &js, NULL) == PG_OK, "%s", name);
         json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
-        for (int st = 0; st < DESC_NSTYLES; st++) check_text(name, st, json_string_value(json_object_get(d, task_styles[st])), t);
+        for (int st = 0; st < TASK_NSTYLES; st++) check_text(name, st, json_string_value(json_object_get(d, task_styles[st])), t);
         CHECK(json_object_get(d, "frames") != NULL, "%s: frames recorded", name);
         n += t != NULL;
         json_decref(t);
@@ -334,7 +334,7 @@ static void test_expr(void) {
         pg_buf js = {0};
         synth_expr_kernel(e, name, 1, NULL, 256, 1, NULL, NULL, &js, NULL);
         json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
-        for (int st = 0; st < DESC_NSTYLES; st++) {
+        for (int st = 0; st < TASK_NSTYLES; st++) {
             const char *txt = json_string_value(json_object_get(d, task_styles[st]));
             for (int w = 0; w < 3 && txt; w++) found[w] |= strstr(txt, want[w]) != NULL;
         }
