@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* PG_API marks the library's public functions.  libptxgen.so is built with
  * -fvisibility=hidden, so only what a header in include/ptxgen/ declares with
@@ -98,12 +99,77 @@ PG_API void pg_buf_putn(pg_buf *b, const char *s, size_t n);
 PG_API void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 PG_API void pg_buf_free(pg_buf *b);
 
-/* Read a whole file (at most max_bytes) into a NUL-terminated malloc'd buffer. */
+/* Out of memory in an allocation that has no error path (arena, pg_buf, pg_vec,
+ * and the CLI's JSON objects): prints "ptxgen: out of memory" to stderr and
+ * ends the process with exit status 2, after removing the temporary files of
+ * open pg_out outputs (atexit).  Allocations sized by their input (model
+ * weights, file contents) return PG_ERR_NOMEM instead. */
+PG_API _Noreturn void pg_oom(void);
+/* malloc that never returns NULL (pg_oom instead); for json_set_alloc_funcs. */
+PG_API void *pg_xmalloc(size_t n);
+
+/* Read a whole file (at most max_bytes) into a NUL-terminated malloc'd buffer.
+ * "-" reads standard input. */
 PG_API pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
                        pg_diag_sink *diag);
-/* Write atomically: temp file in the same directory, then rename. */
+
+/* ---- output files ----------------------------------------------------------------
+ * Every file ptxgen writes goes through pg_out, so every command treats an
+ * output name the same way:
+ *   "-"                         standard output;
+ *   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N
+ *                               that descriptor, written directly (its offset shared);
+ *   a device, FIFO or socket    written directly (it cannot be replaced);
+ *   a symbolic link             followed: its final target is written as below, and
+ *                               the link stays a link;
+ *   a regular file, or none     written atomically: a temporary file beside it
+ *                               ("<name>.tmp.<pid>.<n>"), flushed, fsync'd and renamed
+ *                               over it (an existing file keeps its permissions);
+ *   a folder                    refused.
+ * Every write is checked.  A failure in a write, fflush, fsync, fclose or rename is
+ * one PG_E_IO diagnostic naming the output and the cause, and PG_ERR_IO; the
+ * temporary file is removed, so nothing new appears under the name (a file that
+ * was there keeps its old content).  The one quiet failure: standard output
+ * closed by its reader (EPIPE, as `| head` does): there is no one to tell.
+ * Temporary files are also removed when the process exits without closing them
+ * and, after pg_tmp_cleanup_install, when a signal ends it.
+ *
+ * PG_OUT_NO_CLOBBER: an existing file (a link's target included) is refused,
+ * at open and again at the rename (link(2), so a file created meanwhile is not
+ * replaced either); stdout and special files are still written.
+ *
+ * Ownership: pg_out_open gives the caller a pg_out; pg_out_close or
+ * pg_out_discard frees it (exactly one of them, always). */
+typedef struct pg_out pg_out;
+enum { PG_OUT_NO_CLOBBER = 1 };
+PG_API pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_sink *diag);
+/* The stream to write to (stdout itself for "-"). */
+PG_API FILE *pg_out_stream(pg_out *o);
+/* The file that receives the data: the link's final target, or the name given. */
+PG_API const char *pg_out_target(const pg_out *o);
+/* True when the output is a regular file written through a temporary (not
+ * stdout, a descriptor or a special file). */
+PG_API bool pg_out_is_file(const pg_out *o);
+/* Flush, check, fsync and rename into place; frees o.  PG_OK only when every
+ * byte written to the stream arrived. */
+PG_API pg_status pg_out_close(pg_out *o, pg_diag_sink *diag);
+/* Give up: remove the temporary file (nothing is renamed); frees o. */
+PG_API void pg_out_discard(pg_out *o);
+/* The whole of data into path through pg_out (flags: PG_OUT_*). */
+PG_API pg_status pg_write_file(const char *path, const char *data, size_t len, unsigned flags,
+                               pg_diag_sink *diag);
+/* pg_write_file with no flags. */
 PG_API pg_status pg_write_file_atomic(const char *path, const char *data, size_t len,
                                pg_diag_sink *diag);
+/* Replaces stdout with a stream over descriptor 1 that keeps the cause of a
+ * failed write (the C library's streams keep only a flag), so that
+ * pg_stdout_finish and "-" outputs can name it.  For programs (the CLI calls it
+ * first thing); a library host keeps its own stdout.  false when out of memory. */
+PG_API bool pg_stdout_install(void);
+/* Standard output at the end of a command: flushes it and checks that
+ * everything printed arrived.  PG_ERR_IO with a diagnostic on a write error;
+ * PG_ERR_IO without one when the reader closed the pipe (EPIPE). */
+PG_API pg_status pg_stdout_finish(pg_diag_sink *diag);
 
 /* Temporary files.  pg_tmp_path writes "<folder>/<name>" (name usually ends in
  * XXXXXX for mkstemp/mkdtemp).  The folder is $TMPDIR (or /tmp), unless the
@@ -111,7 +177,10 @@ PG_API pg_status pg_write_file_atomic(const char *path, const char *data, size_t
  * folder ($TMPDIR/ptxgen-TAG-XXXXXX) removed at exit and when SIGINT, SIGTERM
  * or SIGHUP ends the process, so an interrupted run leaves nothing behind.
  * The CLI installs it; library users may.  Returns false when the folder
- * cannot be created (temp paths then stay in $TMPDIR). */
+ * cannot be created (temp paths then stay in $TMPDIR).  It also removes open
+ * pg_out temporaries on those signals, and makes SIGPIPE a no-op handler: a
+ * write to a closed pipe fails with EPIPE, checked like any write, instead of
+ * killing the process (programs it starts get the default action back). */
 PG_API bool pg_tmp_cleanup_install(const char *tag);
 PG_API void pg_tmp_path(char *out, size_t n, const char *name);
 

@@ -334,7 +334,7 @@ static const char *gen_usage =
     "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR] [--name NAME]\n"
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
-    "                  [--max-tokens N] [--threads N] [--json] [--twin | --twin-file TWIN.cu]\n"
+    "                  [--max-tokens N] [--threads N] [--json] [--twin | --twin-file TWIN.cu] [--force]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -351,6 +351,8 @@ static const char *gen_usage =
     "  (the PTX loads on sm_80 and every newer GPU).  The kernel is named by the card, the task, --name,\n"
     "  or else after the words of the description.  Only --verify gpu with --task checks what the\n"
     "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
+    "  Output: -o FILE (\"-\" is stdout); without -o the PTX goes to stdout, except with --json or --twin,\n"
+    "  which write <kernel>.ptx in the working directory and never over an existing file unless --force.\n"
     "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
     "  3 --verify gpu without a GPU (semantics not verified).\n"
     "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
@@ -500,6 +502,8 @@ typedef struct {
     bool task_written;
     char nvcc[1024];
     bool generated;            /* the model wrote the twin (else --twin-file) */
+    unsigned out_flags;        /* PG_OUT_* for the twin's files (NO_CLOBBER for default names) */
+    bool write_failed;         /* a twin file could not be written (exit 2) */
 } twin_outcome;
 
 /* Bytes that are not UTF-8 (a model's noise quoted back by nvcc) become '?', so the text can go into JSON. */
@@ -560,7 +564,12 @@ static void twin_prepare(const char *desc, const char *cu_text, const char *ptx,
         const char *slash = strrchr(to->cu_path, '/');
         twin_infer_in in = {desc, &k, slash ? slash + 1 : to->cu_path, b.status == TWIN_BUILD_OK ? b.ptx : ptx, block_hint};
         pg_buf tj = {0};
-        if (twin_infer_task(&in, &tj, sink) == PG_OK && pg_write_file_atomic(to->task_path, tj.data, tj.len, sink) == PG_OK) {
+        pg_status ts = twin_infer_task(&in, &tj, sink);
+        if (ts == PG_OK && pg_write_file(to->task_path, tj.data, tj.len, to->out_flags, sink) != PG_OK) {
+            to->write_failed = true;
+            ts = PG_ERR_IO;
+        }
+        if (ts == PG_OK) {
             to->task_written = true;
             if (task_load(to->task_path, inferred, sink) == PG_OK) {   /* its "must_write": see task_ref */
                 pg_buf sum = {0};
@@ -641,7 +650,9 @@ static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_v
                        uint64_t seed0, int samples, int *best_attempt, gen_result *best, gen_verdict *bestv, const char *outp,
                        const char *twin_src, const char *twin_file, const task_spec *given, const char *tmpdir,
                        twin_outcome *to, pg_diag_sink *sink) {
+    unsigned out_flags = to->out_flags;
     memset(to, 0, sizeof *to);
+    to->out_flags = out_flags;
     to->verdict = TWIN_V_NOT_COMPARED;
     sibling(outp, ".cu", to->cu_path, sizeof to->cu_path);
     sibling(outp, ".task.json", to->task_path, sizeof to->task_path);
@@ -664,8 +675,9 @@ static void twin_phase(model_model *model, const tok_tokenizer *tok, const dec_v
         gen_result_free(&tr);
     }
     if (!(twin_file && same_file(twin_file, to->cu_path)) &&
-        pg_write_file_atomic(to->cu_path, cu.data ? cu.data : "", cu.len, sink) != PG_OK) {
+        pg_write_file(to->cu_path, cu.data ? cu.data : "", cu.len, to->out_flags, sink) != PG_OK) {
         snprintf(to->detail, sizeof to->detail, "cannot write %.600s", to->cu_path);
+        to->write_failed = true;
         pg_buf_free(&cu);
         return;
     }
@@ -768,13 +780,14 @@ int cmd_twin(int argc, char **argv) {
                 to.cu_path, cup);
         goto out;
     }
-    if (!same_file(cup, to.cu_path) && !identical && pg_write_file_atomic(to.cu_path, cu, strlen(cu), &sink) != PG_OK) goto out;
+    if (!same_file(cup, to.cu_path) && !identical && pg_write_file(to.cu_path, cu, strlen(cu), 0, &sink) != PG_OK) goto out;
     {
         twin_kernel k;
         if (twin_parse(cu, cup, NULL, &k, &sink) != PG_OK) goto out;
         twin_kernel_free(&k);
     }
     twin_prepare(request, cu, ptx, arch, 0, NULL, &to, &inferred, &sink);
+    if (to.write_failed) goto out;
     gen_verdict v;
     memset(&v, 0, sizeof v);
     v.check = v.ptxas = v.gpu = "not run";
@@ -816,7 +829,7 @@ int cmd_gen(int argc, char **argv) {
     const char *desc = NULL, *desc_file = NULL, *task_path = NULL, *model_dir = NULL, *adapter = NULL;
     const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL, *name_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
-    bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false;
+    bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false, force = false;
     const char *twin_file = NULL;
     char *twin_src = NULL;
     twin_outcome tout;
@@ -847,6 +860,7 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--name")) name_opt = argv[++i];
         else if (!strcmp(a, "--explain")) explain = true;
         else if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--force")) force = true;
         else if (!strcmp(a, "--no-constraint")) o.constrained = false;
         else if (!strcmp(a, "--no-bias")) no_bias = true;
         else if (!strcmp(a, "--twin")) twin = true;
@@ -860,6 +874,12 @@ int cmd_gen(int argc, char **argv) {
     int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
     if (level < 0) { fprintf(stderr, "ptxgen gen: --verify wants check, ptxas or gpu, not '%s'\n", verify); return 2; }
     if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
+    bool to_stdout = outp && !strcmp(outp, "-");
+    if (to_stdout && (json || twin)) {
+        fprintf(stderr, "ptxgen gen: -o - puts the PTX on stdout, where %s; name a file\n",
+                json ? "--json prints its JSON" : "--twin cannot put the twin beside it");
+        return 2;
+    }
     int sm_;
     bool as_, fam_;
     if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen gen: --arch %s is not a known target (sm_50 ... sm_120a)\n", o.arch); return 2; }
@@ -984,6 +1004,23 @@ int cmd_gen(int argc, char **argv) {
         o.entry_name = kernel;
     }
 
+    /* without -o, --json and --twin write <kernel>.ptx (and its twin files): never over an existing file unless --force */
+    char defpath[200];
+    snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated");
+    unsigned def_flags = force ? 0 : PG_OUT_NO_CLOBBER;
+    tout.out_flags = outp ? 0 : def_flags;
+    if (!outp && (json || twin) && !force) {
+        char sib[2][220];
+        sibling(defpath, ".cu", sib[0], sizeof sib[0]);
+        sibling(defpath, ".task.json", sib[1], sizeof sib[1]);
+        const char *clash = access(defpath, F_OK) == 0 ? defpath : twin && access(sib[0], F_OK) == 0 ? sib[0]
+                            : twin && !task_path && access(sib[1], F_OK) == 0 ? sib[1] : NULL;
+        if (clash) {
+            fprintf(stderr, "ptxgen gen: %s exists; not overwritten: name the output with -o, or pass --force to replace it\n", clash);
+            goto out;
+        }
+    }
+
     if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
     else if (!cli_default_model(mdir, sizeof mdir)) {
         fprintf(stderr, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/default)\n");
@@ -1069,20 +1106,22 @@ int cmd_gen(int argc, char **argv) {
         const char *p = strstr(best.ptx, ".entry ");
         if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "( \n"), p + 7);
     }
-    char defpath[200];
+    unsigned out_flags = outp ? 0 : def_flags;
     if (!outp && twin && best.ptx) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
     if (twin && best.ptx) {
         twin_phase(model, tok, vocab, desc, &o, seed0, samples, &best_attempt, &best, &bestv, outp, twin_src, twin_file, task, tmpdir,
                    &tout, &sink);
         twin_ran = true;
+        if (tout.write_failed) { rc = 2; goto cleanup; }
         if (tout.verdict == TWIN_V_DIFFERS) rc = 1;
         else if (tout.verdict == TWIN_V_AGREES && rc == 1) rc = 0;
     }
     if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
     if (outp) {
-        if (pg_write_file_atomic(outp, best.ptx, strlen(best.ptx), &sink) != PG_OK) { rc = 2; goto cleanup; }
+        if (pg_write_file(outp, best.ptx, strlen(best.ptx), out_flags, &sink) != PG_OK) { rc = 2; goto cleanup; }
     } else if (!json) {
         fputs(best.ptx, stdout);
+        to_stdout = true;
     }
     int toks = best.gen_tokens + best.forced_tokens;
     double tps = best.seconds > 0 ? toks / best.seconds : 0;
@@ -1143,8 +1182,7 @@ int cmd_gen(int argc, char **argv) {
             ptx_validate(m, &q) == PG_OK) {
             pg_buf e = {0};
             ptx_explain_module(m, &e);
-            if (outp) fputs(e.data, stdout);
-            else fprintf(stderr, "%s", e.data);
+            fputs(e.data, to_stdout ? stderr : stdout);   /* never into PTX on stdout */
             pg_buf_free(&e);
         }
         ptx_module_free(m);

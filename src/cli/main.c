@@ -75,18 +75,28 @@ static void usage(FILE *f) {
     fprintf(f, "\nRun 'ptxgen <command> --help' for a command's options.\n");
 }
 
+/* Whatever a command printed must have arrived: a write error on stdout (a full
+ * disk behind `> file`) is exit 2 with a message, a reader that left (`| head`)
+ * a quiet exit 2. */
+static int finish(int rc) {
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 0};
+    return pg_stdout_finish(&sink) == PG_OK ? rc : 2;
+}
+
 int main(int argc, char **argv) {
+    json_set_alloc_funcs(pg_xmalloc, free);   /* out of memory in a JSON object: a clean exit 2, not a NULL */
+    pg_stdout_install();                      /* a failed write to stdout keeps its cause for finish() */
     /* installed as `ptxgen-nvcc` (a symlink), it is the nvcc wrapper */
     const char *base = strrchr(argv[0], '/');
     base = base ? base + 1 : argv[0];
-    if (!strcmp(base, "ptxgen-nvcc")) { pg_tmp_cleanup_install("nvcc"); return cmd_nvcc(argc, argv); }
+    if (!strcmp(base, "ptxgen-nvcc")) { pg_tmp_cleanup_install("nvcc"); return finish(cmd_nvcc(argc, argv)); }
     if (argc < 2) { usage(stderr); return 2; }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return 0; }
-    if (!strcmp(argv[1], "--version")) { printf("ptxgen %s\n", PTXGEN_VERSION); return 0; }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return finish(0); }
+    if (!strcmp(argv[1], "--version")) { printf("ptxgen %s\n", PTXGEN_VERSION); return finish(0); }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {
             pg_tmp_cleanup_install(commands[i].name);   /* temp files go away on exit and on Ctrl-C */
-            return commands[i].fn(argc - 1, argv + 1);
+            return finish(commands[i].fn(argc - 1, argv + 1));
         }
     fprintf(stderr, "ptxgen: unknown command '%s'\n", argv[1]);
     usage(stderr);

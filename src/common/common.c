@@ -1,8 +1,9 @@
 /* common.c — status strings, diagnostics, arena, buffers, atomic file I/O. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* fopencookie: streams that remember why a write failed */
 #include "ptxgen/common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,7 @@ void *pg_arena_alloc(pg_arena *a, size_t n) {
     if (!b || b->used + n > b->cap) {
         size_t cap = n > 65536 ? n : 65536;
         b = malloc(sizeof *b + cap);
-        if (!b) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+        if (!b) pg_oom();
         b->next = a->head; b->used = 0; b->cap = cap;
         a->head = b;
         a->total += cap;
@@ -114,7 +115,7 @@ static void buf_reserve(pg_buf *b, size_t extra) {
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1) cap *= 2;
     char *p = realloc(b->data, cap);
-    if (!p) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    if (!p) pg_oom();
     b->data = p;
     b->cap = cap;
 }
@@ -144,7 +145,7 @@ void *pg_vec_grow_(void *v, int *cap, size_t elem, int need) {
     int c = *cap ? *cap : 8;
     while (c < need) c *= 2;
     void *p = realloc(v, (size_t)c * elem);
-    if (!p) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    if (!p) pg_oom();
     *cap = c;
     return p;
 }
@@ -184,29 +185,354 @@ pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *l
     return PG_OK;
 }
 
-pg_status pg_write_file_atomic(const char *path, const char *data, size_t len, pg_diag_sink *diag) {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 32);
-    if (!tmp) return PG_ERR_NOMEM;
-    snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
+/* ---- output files (pg_out) ------------------------------------------------------
+ * Temporary files of open outputs are listed in `live` so that an exit without
+ * pg_out_close (atexit) or a fatal signal (the pg_tmp_cleanup_install handler)
+ * removes them: the handler may only read the table and call unlink, so a
+ * slot holds a malloc'd path claimed and released with atomic operations. */
+#define LIVE_MAX 64
+static struct { char *volatile path; volatile pid_t pid; } live[LIVE_MAX];
+static bool live_atexit;
+
+static void live_remove_all(void) {   /* async-signal-safe */
+    pid_t me = getpid();
+    for (int i = 0; i < LIVE_MAX; i++) {
+        char *p = __atomic_load_n(&live[i].path, __ATOMIC_ACQUIRE);
+        if (p && live[i].pid == me) unlink(p);
+    }
+}
+
+static int live_add(char *path) {
+    if (!__atomic_exchange_n(&live_atexit, true, __ATOMIC_ACQ_REL)) atexit(live_remove_all);
+    for (int i = 0; i < LIVE_MAX; i++) {
+        char *none = NULL;
+        live[i].pid = getpid();
+        if (__atomic_compare_exchange_n(&live[i].path, &none, path, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return i;
+    }
+    return -1;   /* a full table only loses the clean-up on a signal, not correctness */
+}
+
+static void live_drop(int slot) {
+    if (slot >= 0) __atomic_store_n(&live[slot].path, NULL, __ATOMIC_RELEASE);
+}
+
+_Noreturn void pg_oom(void) {
+    static const char msg[] = "ptxgen: out of memory\n";
+    if (write(2, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
+    exit(2);   /* atexit handlers remove temporary files */
+}
+
+void *pg_xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) pg_oom();
+    return p;
+}
+
+/* A stream over a descriptor whose writes go through write(2) here, so the
+ * cause of the first failed write is kept (the C library's streams keep only
+ * an error flag, and errno is long gone when the stream is closed). */
+typedef struct { int fd; int err; bool own; } fd_cookie;
+
+static ssize_t ck_write(void *c, const char *buf, size_t n) {
+    fd_cookie *k = c;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(k->fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (!k->err) k->err = w < 0 ? errno : EIO;
+            errno = k->err;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+static int ck_close(void *c) {
+    fd_cookie *k = c;
+    int r = k->own ? close(k->fd) : 0;
+    if (r != 0 && !k->err) k->err = errno;
+    free(k);
+    return r;
+}
+
+/* The stream and its cookie (*ck; owned by the stream, valid until fclose). */
+static FILE *fd_stream(int fd, bool own, fd_cookie **ck) {
+    fd_cookie *k = calloc(1, sizeof *k);
+    if (!k) return NULL;
+    k->fd = fd;
+    k->own = own;
+    cookie_io_functions_t io = {NULL, ck_write, NULL, ck_close};
+    FILE *f = fopencookie(k, "w", io);
+    if (!f) { free(k); return NULL; }
+    *ck = k;
+    return f;
+}
+
+static fd_cookie *stdout_ck;       /* set by pg_stdout_install */
+static bool stdout_reported;       /* a stdout failure was already reported */
+
+bool pg_stdout_install(void) {
+    if (stdout_ck) return true;
+    fflush(stdout);
+    fd_cookie *k;
+    FILE *f = fd_stream(1, false, &k);
+    if (!f) return false;
+    setvbuf(f, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+    stdout = f;
+    stdout_ck = k;
+    return true;
+}
+
+/* Why stdout failed: the recorded cause, else errno (EIO when none). */
+static int stdout_err(int fallback) { return stdout_ck && stdout_ck->err ? stdout_ck->err : fallback ? fallback : EIO; }
+
+typedef enum { OUT_STDOUT, OUT_DIRECT, OUT_ATOMIC } out_kind;
+
+struct pg_out {
+    FILE *f;
+    fd_cookie *ck;  /* the stream's cookie (not for stdout) */
+    int fd;         /* the descriptor under f (not for stdout) */
+    out_kind kind;
+    unsigned flags;
+    char *name;     /* as given: diagnostics name it */
+    char *target;   /* the file written (a link's final target) */
+    char *tmp;      /* OUT_ATOMIC: the temporary beside target */
+    int slot;       /* in `live` */
+};
+
+/* "/dev/fd/N", "/proc/self/fd/N" or "/proc/<our pid>/fd/N": N, else -1. */
+static int fd_path(const char *p) {
+    char self[64];
+    snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
+    const char *rest = !strncmp(p, "/dev/fd/", 8) ? p + 8 : !strncmp(p, "/proc/self/fd/", 14) ? p + 14
+                       : !strncmp(p, self, strlen(self)) ? p + strlen(self) : NULL;
+    if (!rest || !*rest || strspn(rest, "0123456789") != strlen(rest) || strlen(rest) > 6) return -1;
+    return atoi(rest);
+}
+
+/* Follow symbolic links to the final target (which need not exist).  Returns a
+ * malloc'd path and sets *fd to a descriptor number when the chain reaches one
+ * of ours (/dev/stdout -> /proc/self/fd/1), else -1.  NULL with errno ELOOP
+ * after 40 links. */
+static char *resolve_links(const char *path, int *fd) {
+    char *cur = strdup(path);
+    *fd = -1;
+    for (int hop = 0; cur && hop < 40; hop++) {
+        if ((*fd = fd_path(cur)) >= 0) return cur;
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        char link[4096];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) return cur;
+        link[n] = 0;
+        pg_buf next = {0};
+        const char *slash = strrchr(cur, '/');
+        if (link[0] != '/' && slash) pg_buf_putn(&next, cur, (size_t)(slash - cur) + 1);   /* relative to the link's folder */
+        pg_buf_puts(&next, link);
+        free(cur);
+        cur = next.data;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
+static void out_free(pg_out *o) {
+    live_drop(o->slot);
+    free(o->name);
+    free(o->target);
+    free(o->tmp);
+    free(o);
+}
+
+pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_sink *diag) {
+    *out = NULL;
+    if (!path || !*path) {
+        pg_diag_emit(diag, PG_E_IO, NULL, 0, 0, "an output needs a file name");
+        return PG_ERR_USAGE;
+    }
+    pg_out *o = calloc(1, sizeof *o);
+    if (!o || !(o->name = strdup(path))) { free(o); pg_diag_emit(diag, PG_E_IO, path, 0, 0, "out of memory"); return PG_ERR_NOMEM; }
+    o->flags = flags;
+    o->slot = -1;
+    if (!strcmp(path, "-")) {
+        o->kind = OUT_STDOUT;
+        o->f = stdout;
+        *out = o;
+        return PG_OK;
+    }
+    int fd;
+    o->target = resolve_links(path, &fd);
+    if (!o->target) {
+        pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot resolve the link: %s", strerror(errno));
+        out_free(o);
         return PG_ERR_IO;
     }
-    bool ok = len == 0 || fwrite(data, 1, len, f) == len;   /* data may be NULL when len is 0 */
-    ok = (fflush(f) == 0) && ok;
-    ok = (fsync(fileno(f)) == 0) && ok;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        pg_diag_emit(diag, PG_E_IO, path, 0, 0, "write failed: %s", strerror(errno));
-        unlink(tmp);
-        free(tmp);
+    struct stat st;
+    bool exists = fd < 0 && stat(o->target, &st) == 0;
+    if (fd == 1) {   /* /dev/stdout: the stdout stream, so it stays in order with what else is printed */
+        o->kind = OUT_STDOUT;
+        o->f = stdout;
+    } else if (fd >= 0) {
+        if (fd == 2) fflush(stderr);   /* one of our descriptors: written through a duplicate, so its offset is shared */
+        int d = dup(fd);
+        o->f = d >= 0 ? fd_stream(d, true, &o->ck) : NULL;
+        o->fd = d;
+        if (!o->f) {
+            pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot write to descriptor %d: %s", fd, strerror(errno));
+            if (d >= 0) close(d);
+            out_free(o);
+            return PG_ERR_IO;
+        }
+        o->kind = OUT_DIRECT;
+    } else if (exists && S_ISDIR(st.st_mode)) {
+        pg_diag_emit(diag, PG_E_IO, path, 0, 0, "is a folder; name a file");
+        out_free(o);
         return PG_ERR_IO;
+    } else if (exists && !S_ISREG(st.st_mode)) {   /* a device, FIFO or socket: cannot be renamed onto */
+        int d = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        o->f = d >= 0 ? fd_stream(d, true, &o->ck) : NULL;
+        o->fd = d;
+        if (!o->f) {
+            pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot open for writing: %s", strerror(errno));
+            if (d >= 0) close(d);
+            out_free(o);
+            return PG_ERR_IO;
+        }
+        o->kind = OUT_DIRECT;
+    } else {
+        if (exists && (flags & PG_OUT_NO_CLOBBER)) {
+            pg_diag_emit(diag, PG_E_IO, path, 0, 0, "exists; not overwritten (use --force to replace it)");
+            out_free(o);
+            return PG_ERR_IO;
+        }
+        static unsigned seq;
+        size_t n = strlen(o->target) + 48;
+        o->tmp = malloc(n);
+        int d = -1;
+        for (int attempt = 0; o->tmp && d < 0 && attempt < 100; attempt++) {
+            snprintf(o->tmp, n, "%s.tmp.%ld.%u", o->target, (long)getpid(), __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+            d = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? (st.st_mode & 0777) : 0666);
+            if (d < 0 && errno != EEXIST) break;
+        }
+        if (d < 0) {
+            pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot create a temporary file beside it: %s", o->tmp ? strerror(errno) : "out of memory");
+            out_free(o);
+            return PG_ERR_IO;
+        }
+        o->slot = live_add(o->tmp);
+        if (exists) fchmod(d, st.st_mode & 07777);   /* the umask does not narrow a replaced file's mode */
+        o->f = fd_stream(d, true, &o->ck);
+        o->fd = d;
+        if (!o->f) {
+            pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+            close(d);
+            unlink(o->tmp);
+            out_free(o);
+            return PG_ERR_IO;
+        }
+        o->kind = OUT_ATOMIC;
     }
-    free(tmp);
+    *out = o;
     return PG_OK;
+}
+
+FILE *pg_out_stream(pg_out *o) { return o->f; }
+const char *pg_out_target(const pg_out *o) { return o->target ? o->target : o->name; }
+bool pg_out_is_file(const pg_out *o) { return o->kind == OUT_ATOMIC; }
+
+void pg_out_discard(pg_out *o) {
+    if (!o) return;
+    if (o->kind == OUT_STDOUT) fflush(stdout);
+    else if (o->f) fclose(o->f);
+    if (o->tmp) unlink(o->tmp);
+    out_free(o);
+}
+
+/* fsync the folder that holds path, so a rename survives a power loss too;
+ * best effort (some file systems refuse it): the file itself is complete. */
+static void sync_parent(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d >= 0) { (void)fsync(d); close(d); }
+}
+
+pg_status pg_out_close(pg_out *o, pg_diag_sink *diag) {
+    if (!o) return PG_ERR_USAGE;
+    int err = 0;
+    const char *what = "write";
+    errno = 0;
+    bool bad = fflush(o->f) != 0 || ferror(o->f);
+    if (o->kind == OUT_STDOUT) {
+        if (bad) err = stdout_err(errno);
+        if (err && err != EPIPE) {
+            pg_diag_emit(diag, PG_E_IO, "<stdout>", 0, 0, "write failed: %s", strerror(err));
+            stdout_reported = true;
+        }
+        out_free(o);
+        return err ? PG_ERR_IO : PG_OK;
+    }
+    if (bad) err = o->ck->err ? o->ck->err : errno ? errno : EIO;
+    if (!err && o->kind == OUT_ATOMIC && fsync(o->fd) != 0) { err = errno; what = "fsync"; }
+    int close_err = 0;
+    if (fclose(o->f) != 0) close_err = errno ? errno : EIO;   /* the cookie is freed with the stream */
+    o->f = NULL;
+    if (!err && close_err) { err = close_err; what = "close"; }
+    if (!err && o->kind == OUT_ATOMIC) {
+        if (o->flags & PG_OUT_NO_CLOBBER) {   /* link(2) refuses an existing name, where rename would replace it */
+            if (link(o->tmp, o->target) == 0) unlink(o->tmp);
+            else if (errno == EEXIST) { err = EEXIST; what = "exists"; }
+            else {   /* a file system without hard links */
+                struct stat st;
+                if (lstat(o->target, &st) == 0) { err = EEXIST; what = "exists"; }
+                else if (rename(o->tmp, o->target) != 0) { err = errno; what = "rename"; }
+            }
+        } else if (rename(o->tmp, o->target) != 0) {
+            err = errno;
+            what = "rename";
+        }
+        if (!err) sync_parent(o->target);
+    }
+    if (err) {
+        if (!strcmp(what, "exists"))
+            pg_diag_emit(diag, PG_E_IO, o->name, 0, 0, "exists; not overwritten (use --force to replace it)");
+        else if (err == EPIPE)
+            pg_diag_emit(diag, PG_E_IO, o->name, 0, 0, "%s failed: the reader closed the pipe", what);
+        else
+            pg_diag_emit(diag, PG_E_IO, o->name, 0, 0, "%s failed: %s", what, strerror(err));
+        if (o->tmp) unlink(o->tmp);
+        out_free(o);
+        return PG_ERR_IO;
+    }
+    out_free(o);
+    return PG_OK;
+}
+
+pg_status pg_write_file(const char *path, const char *data, size_t len, unsigned flags, pg_diag_sink *diag) {
+    pg_out *o;
+    pg_status st = pg_out_open(path, flags, &o, diag);
+    if (st != PG_OK) return st;
+    if (len && fwrite(data, 1, len, pg_out_stream(o)) != len) {   /* data may be NULL when len is 0 */
+        /* pg_out_close reports it: the stream's error flag is set */
+    }
+    return pg_out_close(o, diag);
+}
+
+pg_status pg_write_file_atomic(const char *path, const char *data, size_t len, pg_diag_sink *diag) {
+    return pg_write_file(path, data, len, 0, diag);
+}
+
+pg_status pg_stdout_finish(pg_diag_sink *diag) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return PG_OK;
+    int err = stdout_err(errno);
+    if (err != EPIPE && !stdout_reported) pg_diag_emit(diag, PG_E_IO, "<stdout>", 0, 0, "write failed: %s", strerror(err));
+    stdout_reported = true;
+    return PG_ERR_IO;
 }
 
 /* ---- temporary files -----------------------------------------------------------
@@ -233,6 +559,7 @@ static void tmp_remove_root(void) {
 
 static void tmp_on_signal(int sig) {
     int saved = errno;
+    live_remove_all();
     tmp_remove_root();
     signal(sig, SIG_DFL);
     errno = saved;
@@ -241,8 +568,16 @@ static void tmp_on_signal(int sig) {
 
 static void tmp_at_exit(void) { tmp_remove_root(); }
 
+static void on_sigpipe(int sig) { (void)sig; }   /* the write that raised it fails with EPIPE */
+
 bool pg_tmp_cleanup_install(const char *tag) {
     if (tmp_root[0]) return true;
+    struct sigaction sp, oldp;
+    memset(&sp, 0, sizeof sp);
+    sp.sa_handler = on_sigpipe;
+    sp.sa_flags = SA_RESTART;
+    sigemptyset(&sp.sa_mask);
+    if (sigaction(SIGPIPE, NULL, &oldp) == 0 && oldp.sa_handler != SIG_IGN) sigaction(SIGPIPE, &sp, NULL);
     const char *base = getenv("TMPDIR");
     char root[sizeof tmp_root];
     snprintf(root, sizeof root, "%s/ptxgen-%s-XXXXXX", base && *base ? base : "/tmp", tag ? tag : "run");
