@@ -95,8 +95,13 @@ $(SBUILD)/tests/%: src/%.c $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -Isrc -o $@ $< $(SBUILD)/libptxgen.a $(LDLIBS)
 
+# The fault-injection shim of tests/fault_sweep.sh (LD_PRELOAD; see tests/fault/faultshim.c).
+$(BUILD)/fault/faultshim.so: tests/fault/faultshim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+
 # The README's test command.  Ends with "N passed, N failed".
-test: $(SBUILD)/ptxgen $(STESTS) all
+test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
 # The quick check for a working copy (a few minutes): unit tests and the CLI/golden

@@ -200,8 +200,9 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
     json_decref(res);
     pg_status st = pg_write_file_atomic(outp, all.data ? all.data : "", all.len, &sink);
     pg_buf_free(&all);
+    if (st != PG_OK) return 2;
     fprintf(stderr, "prompts: %d super-optimization pairs -> %s (%d tasks not faster than nvcc or unusable)\n", kept, outp, skipped);
-    return st == PG_OK ? 0 : 2;
+    return 0;
 }
 
 int cmd_prompts(int argc, char **argv) {
@@ -243,15 +244,15 @@ int cmd_prompts(int argc, char **argv) {
     FILE *f = fopen(in, "r");
     if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); return 2; }
     struct stat si, so;
-    if (fstat(fileno(f), &si) == 0 && stat(outp, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+    if (fstat(fileno(f), &si) == 0 && stat(outp, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino && S_ISREG(so.st_mode)) {
         fprintf(stderr, "ptxgen prompts: --out %s is the input file: it would be overwritten; name another file\n", outp);
         fclose(f);
         return 2;
     }
-    pg_buf tmp = {0};
-    pg_buf_printf(&tmp, "%s.tmp.%d", outp, (int)getpid());
-    FILE *o = fopen(tmp.data, "w");
-    if (!o) { fprintf(stderr, "ptxgen prompts: %s: %s\n", tmp.data, strerror(errno)); fclose(f); pg_buf_free(&tmp); return 2; }
+    pg_diag_sink osink = {cli_print_diag, NULL, 0, 0, 10};
+    pg_out *po;
+    if (pg_out_open(outp, 0, &po, &osink) != PG_OK) { fclose(f); return 2; }
+    FILE *o = pg_out_stream(po);
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0, kept = 0, dropped = 0, bad = 0;
@@ -310,15 +311,10 @@ int cmd_prompts(int argc, char **argv) {
         json_decref(r);
     }
     free(line);
+    bool rerr = ferror(f) != 0;
     fclose(f);
-    bool werr = ferror(o) != 0;
-    if (fclose(o) != 0 || werr || rename(tmp.data, outp) != 0) {
-        fprintf(stderr, "ptxgen prompts: cannot write %s: %s\n", outp, strerror(errno));
-        unlink(tmp.data);
-        pg_buf_free(&tmp);
-        return 2;
-    }
-    pg_buf_free(&tmp);
+    if (rerr) { fprintf(stderr, "ptxgen prompts: %s: read error\n", in); pg_out_discard(po); return 2; }
+    if (pg_out_close(po, &osink) != PG_OK) return 2;
     if (twin)
         fprintf(stderr, "prompts: %ld twin pairs -> %s (%ld samples without CUDA C skipped, %ld dropped, %ld malformed lines)\n",
                 kept, outp, no_twin, dropped, bad);

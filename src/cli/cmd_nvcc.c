@@ -418,12 +418,17 @@ static void path_join(char *out, size_t n, const char *dir, const char *name, co
     snprintf(out, n, "%s/%s%s", dir, name, suffix);
 }
 
+/* A file the wrapper writes could not be written: the build's exit status becomes 2
+ * (a full disk fails the build rather than leave a report that says less than it should). */
+static bool write_failed;
+
 /* Write `text` to path atomically; false with a message on stderr. */
 static bool write_text(const char *path, const char *text) {
     pg_buf log = {0};
     pg_diag_sink sink = {diag_to_buf, &log, 0, 0, 5};
     pg_status st = pg_write_file_atomic(path, text, strlen(text), &sink);
     if (st != PG_OK) fprintf(stderr, TAG ": cannot write %s: %s", path, log.data ? log.data : "\n");
+    if (st != PG_OK) write_failed = true;
     pg_buf_free(&log);
     return st == PG_OK;
 }
@@ -655,7 +660,7 @@ static void md_escape(pg_buf *md, const char *s) {
     }
 }
 
-static void write_markdown(json_t *rep, const char *path) {
+static bool write_markdown(json_t *rep, const char *path) {
     pg_buf md = {0};
     pg_buf_printf(&md, "# ptxgen-nvcc report\n\nGenerated %s by `ptxgen-nvcc` (ptxgen %s). GPU: %s.\n\n",
                   json_string_value(json_object_get(rep, "date")), PTXGEN_VERSION,
@@ -715,8 +720,9 @@ static void write_markdown(json_t *rep, const char *path) {
         }
         if (diags && *diags) pg_buf_printf(&md, "\n```\n%s```\n", diags);
     }
-    write_text(path, md.data);
+    bool ok = write_text(path, md.data);
     pg_buf_free(&md);
+    return ok;
 }
 
 /* Merge this run's kernels into an existing report of the same folder (a
@@ -758,11 +764,11 @@ static void write_report(const char *outdir, json_t *kernels, const char *nvcc, 
     pg_buf b = {0};
     pg_buf_printf(&b, "%s\n", s);
     free(s);
-    write_text(jpath, b.data);
+    bool ok = write_text(jpath, b.data);
     pg_buf_free(&b);
-    write_markdown(rep, mpath);
+    ok = write_markdown(rep, mpath) && ok;
     json_decref(rep);
-    fprintf(stderr, TAG ": report: %s\n", mpath);
+    if (ok) fprintf(stderr, TAG ": report: %s\n", mpath);
 }
 
 /* ---- the extra step for one .cu file ---------------------------------------------------- */
@@ -847,7 +853,8 @@ int cmd_nvcc(int argc, char **argv) {
         free_args(&a);
         return rc;
     }
-    /* 2-4. baseline, candidate, verification, report: never change rc */
+    /* 2-4. baseline, candidate, verification, report: never change rc, except that a file
+     * that could not be written (a full disk) is exit 2 */
     char outdir[PATH_MAX];
     if (a.outdir) snprintf(outdir, sizeof outdir, "%s", a.outdir);
     else if (a.output && strchr(a.output, '/')) {
@@ -875,5 +882,9 @@ int cmd_nvcc(int argc, char **argv) {
     if (json_array_size(kernels)) write_report(outdir, kernels, nvcc, &a, &ctx);
     json_decref(kernels);
     free_args(&a);
+    if (write_failed) {
+        fprintf(stderr, TAG ": the build succeeded, but files above could not be written: exit 2\n");
+        return 2;
+    }
     return rc;
 }

@@ -62,6 +62,12 @@ static void capture_fn(void *user, const pg_diag *d) {
     snprintf(c->first, sizeof c->first, "%s:%d:%d: error[%s]: %s", c->name, d->line, d->col, d->code, d->msg);
 }
 
+/* "file: message" of the first diagnostic, into a char[900]. */
+static void first_msg(void *user, const pg_diag *d) {
+    char *out = user;
+    if (!out[0]) snprintf(out, 900, "%s: %s", d->file ? d->file : "?", d->msg);
+}
+
 /* Float width an instruction computes at (-1: none).  Data movement (mov,
  * ld/st) does not count: only arithmetic, conversion, comparison, atomics,
  * warp reductions and tensor ops. */
@@ -150,8 +156,13 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
         snprintf(path, sizeof path, "%s/%s", tmpdir, fname);
         ptxas_report rep;
         memset(&rep, 0, sizeof rep);
-        if (pg_write_file_atomic(path, text, len, NULL) != PG_OK) {
-            snprintf(ptxas_note, notelen, "could not write a temporary file for ptxas");
+        char why[900] = "";
+        pg_diag_sink ws = {first_msg, why, 0, 0, 0};
+        if (pg_write_file_atomic(path, text, len, &ws) != PG_OK) {
+            /* not a reason to measure without ptxas: the report would differ with nothing wrong with the kernels */
+            snprintf(s->error, sizeof s->error, "the temporary file for ptxas: %s", why);
+            ptx_module_free(m);
+            return PG_ERR_IO;
         } else {
             capture pc = {name, "", 0};
             pg_diag_sink ps = {capture_fn, &pc, 0, 0, 0};
@@ -309,6 +320,12 @@ pg_status eval_gate_compare(const char *btext, size_t blen, const char *ctext, s
     side b, c;
     char note_b[256] = "", note_c[256] = "";
     pg_status st = analyze(btext, blen, r->baseline_name, &o, tmpdir, "baseline.ptx", &b, note_b, sizeof note_b);
+    if (st == PG_ERR_IO) {
+        pg_diag_emit(diag, PG_E_IO, r->baseline_name, 0, 0, "%s", b.error);
+        side_free(&b);
+        rmdir(tmpdir);
+        return PG_ERR_IO;
+    }
     if (st != PG_OK) {
         pg_diag_emit(diag, PG_E_GATE, r->baseline_name, 0, 0, "the baseline is unusable, nothing to compare: %s", b.error);
         snprintf(r->error, sizeof r->error, "baseline unusable: %.900s", b.error);
@@ -318,6 +335,12 @@ pg_status eval_gate_compare(const char *btext, size_t blen, const char *ctext, s
     }
     pg_status cst = analyze(ctext, clen, r->candidate_name, &o, tmpdir, "candidate.ptx", &c, note_c, sizeof note_c);
     rmdir(tmpdir);
+    if (cst == PG_ERR_IO) {
+        pg_diag_emit(diag, PG_E_IO, r->candidate_name, 0, 0, "%s", c.error);
+        side_free(&b);
+        side_free(&c);
+        return PG_ERR_IO;
+    }
     /* both sides must be measured the same way; otherwise fall back to libptx for both */
     r->ptxas_used = b.ptxas_used && (cst != PG_OK || c.ptxas_used);
     snprintf(r->ptxas_note, sizeof r->ptxas_note, "%s", note_b[0] ? note_b : note_c);
