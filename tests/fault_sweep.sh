@@ -62,7 +62,9 @@ T=$R/tests/gen/tiny
 # ---- the cases ------------------------------------------------------------------------------
 # case NAME KINDS OUTPUTS RESUME -- CMD...
 #   KINDS    "io" (write, write:all, fsync, rename) or "io+malloc"
-#   OUTPUTS  space-separated files in the run folder the command writes ("-" = its stdout)
+#   OUTPUTS  space-separated files in the run folder the command writes ("-" = its stdout); a name
+#            ending in "~" is a report about the run (synth's meta.json: candidates, resumed_from),
+#            which a resumed run writes about itself: after a resume it must exist, not match
 #   RESUME   "yes": a failed run is resumed (the same command, no fault) and must then match
 # A case's fixture folder (F_<name>, made by fixture_<name> when defined) is copied into each run folder.
 CASES=()
@@ -94,7 +96,7 @@ defcase gen_twin     io        "k.ptx k.cu k.task.json -" no ""     -- env NVCC=
     --json --twin-file "$R/tests/twin/saxpy.cu" -o k.ptx "y = a*x + y"
 defcase twin         io        "k.cu k.task.json -"      no ""      -- env NVCC=/nonexistent/nvcc "$P" twin --json --no-gpu k.ptx "$R/tests/twin/saxpy.cu"
 fixture_twin() { cp "$R/tests/twin/saxpy_good.ptx" "$1/k.ptx"; }
-defcase synth        io        "s.jsonl s.jsonl.meta.json" yes "ptxas" -- "$P" synth --count 3 --seed 1 --sources hand --jobs 1 \
+defcase synth        io        "s.jsonl s.jsonl.meta.json~" yes "ptxas" -- "$P" synth --count 3 --seed 1 --sources hand --jobs 1 \
     --corpus "$R/corpus" --no-progress --out s.jsonl
 defcase synth_tasks  io        "pool"                    no ""      -- "$P" synth --tasks-only pool --count 2 --seed 5
 defcase prompts      io        "p.jsonl"                 no ""      -- "$P" prompts --in in.jsonl --out p.jsonl
@@ -145,11 +147,15 @@ rerun() {
     fi
     RC=$?
 }
-# same CLEAN RUN CASE: every output of RUN equals CLEAN's (masked); "-" is stdout
+# same CLEAN RUN CASE [resumed]: every output of RUN equals CLEAN's (masked); "-" is stdout
 same_outputs() {
-    local c=$1 r=$2 name=$3 o
+    local c=$1 r=$2 name=$3 resumed=${4:-} o
     for o in ${C_OUT[$name]}; do
         [ "$o" = "-" ] && o=.stdout
+        if [ "${o%\~}" != "$o" ]; then
+            o=${o%\~}
+            if [ -n "$resumed" ]; then [ -e "$r/$o" ] || return 1; continue; fi
+        fi
         if [ -d "$c/$o" ]; then diff -r "$c/$o" "$r/$o" >/dev/null 2>&1 || return 1; continue; fi
         [ -e "$r/$o" ] || return 1
         cmp -s <(mask "$c/$o") <(mask "$r/$o") || return 1
@@ -161,6 +167,7 @@ wrong_outputs() {
     local c=$1 r=$2 name=$3 o bad=""
     for o in ${C_OUT[$name]}; do
         [ "$o" = "-" ] && continue
+        o=${o%\~}
         if [ -d "$r/$o" ]; then   # a folder of outputs: each file in it complete or absent
             local f
             while IFS= read -r f; do
@@ -253,7 +260,7 @@ for name in "${CASES[@]}"; do
                     wrong=$(wrong_outputs "$clean" "$d" "$name")
                     if [ "${C_RESUME[$name]}" = yes ]; then
                         rerun "$d" "$name"
-                        if [ "$RC" = "$crc" ] && same_outputs "$clean" "$d" "$name" && [ -z "$(leaks "$d")" ]; then resumed=$((resumed + 1)); failed_clean=$((failed_clean + 1))
+                        if [ "$RC" = "$crc" ] && same_outputs "$clean" "$d" "$name" resumed && [ -z "$(leaks "$d")" ]; then resumed=$((resumed + 1)); failed_clean=$((failed_clean + 1))
                         else why="resumed after the fault: exit $RC, outputs $(wrong_outputs "$clean" "$d" "$name") differ $(leaks "$d")"; fi
                     elif [ -n "$wrong" ]; then
                         why="failed (exit $RC) but left outputs that are not the clean run's:$wrong"

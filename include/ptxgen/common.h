@@ -158,6 +158,27 @@ PG_API void pg_out_discard(pg_out *o);
 /* The whole of data into path through pg_out (flags: PG_OUT_*). */
 PG_API pg_status pg_write_file(const char *path, const char *data, size_t len, unsigned flags,
                                pg_diag_sink *diag);
+/* What pg_out_open would do, without creating anything: PG_OK when path can be
+ * written (its folder exists and is writable; a special file is writable; not
+ * a folder; PG_OUT_NO_CLOBBER respected), *is_file (may be NULL) when it is a
+ * regular file written through a temporary.  A long job checks its output
+ * before the work. */
+PG_API pg_status pg_out_check(const char *path, unsigned flags, bool *is_file, pg_diag_sink *diag);
+/* Put the complete file `from` (fsync'd by the caller) in place as the output
+ * path: renamed onto a regular target, or its bytes copied through pg_out
+ * (stdout, a special file, another file system).  On success `from` is gone;
+ * on failure it stays (a job can resume from it) and nothing new is under path. */
+PG_API pg_status pg_out_move(const char *path, const char *from, unsigned flags, pg_diag_sink *diag);
+/* A temporary file for a tool to read (ptxas, nvcc): pg_tmp_path(name) made
+ * unique by mkstemp (name ends in XXXXXX), all of data written and closed; the
+ * name goes to path.  On failure PG_ERR_IO with a diagnostic, nothing left. */
+PG_API pg_status pg_write_tmp(const char *name, const char *data, size_t len, char *path, size_t pathn,
+                              pg_diag_sink *diag);
+/* The number of outputs and temporary files this process could not write
+ * (pg_out, pg_write_file, pg_write_tmp).  A long job compares it before and
+ * after a unit of work: a verdict computed from a file that was never written
+ * (ptxas on a missing input "fails") must stop the job, not enter its results. */
+PG_API unsigned pg_io_failures(void);
 /* pg_write_file with no flags. */
 PG_API pg_status pg_write_file_atomic(const char *path, const char *data, size_t len,
                                pg_diag_sink *diag);

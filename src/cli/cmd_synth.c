@@ -158,10 +158,17 @@ int cmd_synth(int argc, char **argv) {
     char path[4200];
     snprintf(path, sizeof path, "%s.meta.json", o.out);
     char *txt = json_dumps(m, JSON_INDENT(2));
-    pg_write_file_atomic(path, txt, strlen(txt), &sink);
-    fprintf(stderr, "synth: %d samples (%ld candidates, %ld failed verification, %ld duplicates) in %.1f s, %.1f samples/s -> %s\n",
-            r.written, r.candidates, r.failed, r.duplicates, r.seconds,
-            r.seconds > 0 ? (r.written - r.resumed_from) / r.seconds : 0, o.out);
+    bool out_is_file = false;   /* stdout or a device has no folder for a sidecar */
+    pg_out_check(o.out, 0, &out_is_file, NULL);
+    if (st == PG_ERR_IO) {   /* stopped by a file it could not write: no sidecar, nothing claimed */
+        fprintf(stderr, "synth: stopped after %d samples; %s\n", r.written,
+                out_is_file ? "rerun the same command to resume" : "nothing was written");
+    } else {
+        if (out_is_file && pg_write_file_atomic(path, txt, strlen(txt), &sink) != PG_OK) st = PG_ERR_IO;
+        fprintf(stderr, "synth: %d samples (%ld candidates, %ld failed verification, %ld duplicates) in %.1f s, %.1f samples/s%s%s\n",
+                r.written, r.candidates, r.failed, r.duplicates, r.seconds,
+                r.seconds > 0 ? (r.written - r.resumed_from) / r.seconds : 0, st == PG_OK ? " -> " : "", st == PG_OK ? o.out : "");
+    }
     free(txt);
     json_decref(m);
     rc = st == PG_OK ? 0 : st == PG_ERR_INVALID ? 1 : 2;   /* 1: fewer samples than asked; 2: usage, I/O, tools */

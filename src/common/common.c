@@ -290,6 +290,16 @@ static int stdout_err(int fallback) { return stdout_ck && stdout_ck->err ? stdou
 
 typedef enum { OUT_STDOUT, OUT_DIRECT, OUT_ATOMIC } out_kind;
 
+/* Every output or temporary file that could not be written, counted (see pg_io_failures). */
+static volatile unsigned io_failures;
+
+static void io_failed_note(const char *path, pg_diag_sink *diag) {
+    (void)path;
+    (void)diag;
+    __atomic_fetch_add(&io_failures, 1, __ATOMIC_RELAXED);
+}
+unsigned pg_io_failures(void) { return __atomic_load_n(&io_failures, __ATOMIC_RELAXED); }
+
 struct pg_out {
     FILE *f;
     fd_cookie *ck;  /* the stream's cookie (not for stdout) */
@@ -347,7 +357,14 @@ static void out_free(pg_out *o) {
     free(o);
 }
 
-pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_sink *diag) {
+/* The folder part of path ("." when none). */
+static void dir_of(const char *path, char *dir, size_t n) {
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, n, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+}
+
+/* pg_out_open, or with dry set only its checks (pg_out_check): nothing is created. */
+static pg_status out_open(const char *path, unsigned flags, bool dry, pg_out **out, pg_diag_sink *diag) {
     *out = NULL;
     if (!path || !*path) {
         pg_diag_emit(diag, PG_E_IO, NULL, 0, 0, "an output needs a file name");
@@ -375,6 +392,8 @@ pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_si
     if (fd == 1) {   /* /dev/stdout: the stdout stream, so it stays in order with what else is printed */
         o->kind = OUT_STDOUT;
         o->f = stdout;
+    } else if (dry && fd >= 0) {
+        o->kind = OUT_DIRECT;
     } else if (fd >= 0) {
         if (fd == 2) fflush(stderr);   /* one of our descriptors: written through a duplicate, so its offset is shared */
         int d = dup(fd);
@@ -391,6 +410,13 @@ pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_si
         pg_diag_emit(diag, PG_E_IO, path, 0, 0, "is a folder; name a file");
         out_free(o);
         return PG_ERR_IO;
+    } else if (exists && !S_ISREG(st.st_mode) && dry) {
+        if (access(o->target, W_OK) != 0) {
+            pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot open for writing: %s", strerror(errno));
+            out_free(o);
+            return PG_ERR_IO;
+        }
+        o->kind = OUT_DIRECT;
     } else if (exists && !S_ISREG(st.st_mode)) {   /* a device, FIFO or socket: cannot be renamed onto */
         int d = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
         o->f = d >= 0 ? fd_stream(d, true, &o->ck) : NULL;
@@ -407,6 +433,18 @@ pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_si
             pg_diag_emit(diag, PG_E_IO, path, 0, 0, "exists; not overwritten (use --force to replace it)");
             out_free(o);
             return PG_ERR_IO;
+        }
+        o->kind = OUT_ATOMIC;
+        if (dry) {
+            char dir[4096];
+            dir_of(o->target, dir, sizeof dir);
+            if (access(dir, W_OK | X_OK) != 0) {
+                pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot create files in %s: %s", dir, strerror(errno));
+                out_free(o);
+                return PG_ERR_IO;
+            }
+            *out = o;
+            return PG_OK;
         }
         static unsigned seq;
         size_t n = strlen(o->target) + 48;
@@ -433,10 +471,23 @@ pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_si
             out_free(o);
             return PG_ERR_IO;
         }
-        o->kind = OUT_ATOMIC;
     }
     *out = o;
     return PG_OK;
+}
+
+pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_sink *diag) {
+    pg_status st = out_open(path, flags, false, out, diag);
+    if (st != PG_OK) io_failed_note(path, diag);
+    return st;
+}
+
+pg_status pg_out_check(const char *path, unsigned flags, bool *is_file, pg_diag_sink *diag) {
+    pg_out *o;
+    pg_status st = out_open(path, flags, true, &o, diag);
+    if (is_file) *is_file = st == PG_OK && o->kind == OUT_ATOMIC;
+    if (st == PG_OK) out_free(o);
+    return st;
 }
 
 FILE *pg_out_stream(pg_out *o) { return o->f; }
@@ -454,9 +505,8 @@ void pg_out_discard(pg_out *o) {
 /* fsync the folder that holds path, so a rename survives a power loss too;
  * best effort (some file systems refuse it): the file itself is complete. */
 static void sync_parent(const char *path) {
-    const char *slash = strrchr(path, '/');
     char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    dir_of(path, dir, sizeof dir);
     int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d >= 0) { (void)fsync(d); close(d); }
 }
@@ -473,6 +523,7 @@ pg_status pg_out_close(pg_out *o, pg_diag_sink *diag) {
             pg_diag_emit(diag, PG_E_IO, "<stdout>", 0, 0, "write failed: %s", strerror(err));
             stdout_reported = true;
         }
+        if (err) io_failed_note("<stdout>", diag);
         out_free(o);
         return err ? PG_ERR_IO : PG_OK;
     }
@@ -505,6 +556,7 @@ pg_status pg_out_close(pg_out *o, pg_diag_sink *diag) {
         else
             pg_diag_emit(diag, PG_E_IO, o->name, 0, 0, "%s failed: %s", what, strerror(err));
         if (o->tmp) unlink(o->tmp);
+        io_failed_note(o->name, diag);
         out_free(o);
         return PG_ERR_IO;
     }
@@ -524,6 +576,72 @@ pg_status pg_write_file(const char *path, const char *data, size_t len, unsigned
 
 pg_status pg_write_file_atomic(const char *path, const char *data, size_t len, pg_diag_sink *diag) {
     return pg_write_file(path, data, len, 0, diag);
+}
+
+pg_status pg_out_move(const char *path, const char *from, unsigned flags, pg_diag_sink *diag) {
+    pg_out *o;
+    pg_status st = pg_out_open(path, flags, &o, diag);
+    if (st != PG_OK) return st;
+    if (o->kind == OUT_ATOMIC) {   /* the complete file itself takes the target's name */
+        fclose(o->f);
+        o->f = NULL;
+        unlink(o->tmp);
+        int r;
+        if (flags & PG_OUT_NO_CLOBBER) r = link(from, o->target) == 0 ? unlink(from) : -1;
+        else r = rename(from, o->target);
+        if (r == 0) {
+            sync_parent(o->target);
+            out_free(o);
+            return PG_OK;
+        }
+        if (errno != EXDEV) {
+            pg_diag_emit(diag, PG_E_IO, path, 0, 0, errno == EEXIST ? "exists; not overwritten (use --force to replace it)"
+                                                                      : "rename of %s failed: %s", from, strerror(errno));
+            io_failed_note(path, diag);
+            out_free(o);
+            return PG_ERR_IO;
+        }
+        out_free(o);   /* another file system: copied below */
+        if ((st = pg_out_open(path, flags, &o, diag)) != PG_OK) return st;
+    }
+    int fd = open(from, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        pg_diag_emit(diag, PG_E_IO, from, 0, 0, "cannot open: %s", strerror(errno));
+        pg_out_discard(o);
+        return PG_ERR_IO;
+    }
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        if (fwrite(buf, 1, (size_t)n, o->f) != (size_t)n) break;   /* pg_out_close reports it */
+    int rerr = n < 0 ? errno : 0;
+    close(fd);
+    if (rerr) {
+        pg_diag_emit(diag, PG_E_IO, from, 0, 0, "read failed: %s", strerror(rerr));
+        pg_out_discard(o);
+        return PG_ERR_IO;
+    }
+    if ((st = pg_out_close(o, diag)) != PG_OK) return st;
+    unlink(from);
+    return PG_OK;
+}
+
+pg_status pg_write_tmp(const char *name, const char *data, size_t len, char *path, size_t pathn, pg_diag_sink *diag) {
+    pg_tmp_path(path, pathn, name);
+    int fd = mkstemp(path);
+    int err = fd < 0 ? errno : 0;
+    for (size_t off = 0; !err && off < len;) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) err = w < 0 ? errno : EIO;
+        else off += (size_t)w;
+    }
+    if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+    if (!err) return PG_OK;
+    pg_diag_emit(diag, PG_E_IO, path, 0, 0, "cannot write a temporary file: %s", strerror(err));
+    io_failed_note(path, diag);
+    if (fd >= 0) unlink(path);
+    return PG_ERR_IO;
 }
 
 pg_status pg_stdout_finish(pg_diag_sink *diag) {

@@ -743,16 +743,25 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         snprintf(p, sizeof p, "%s/%s/task.json", o->suite_dir, names[ti]);
         task_spec *t = NULL;
         if (task_load(p, &t, diag) != PG_OK) { st = PG_ERR_INVALID; break; }
-        for (int cfg = 0; cfg < EVAL_NCONFIGS; cfg++) {
+        for (int cfg = 0; cfg < EVAL_NCONFIGS && st == PG_OK; cfg++) {
             if (!(o->configs >> cfg & 1)) continue;
-            for (int sty = 0; sty < TASK_NSTYLES; sty++) {
+            for (int sty = 0; sty < TASK_NSTYLES && st == PG_OK; sty++) {
                 const char *desc = t->desc[sty];
                 if (!desc || !*desc || !(o->styles >> sty & 1)) { done += o->samples; continue; }
                 for (int s = 0; s < o->samples; s++, done++) {
                     if (find_row(rows, t->name, task_styles[sty], eval_configs[cfg], s)) continue;
                     /* timing for the headline config's first sample only (pass@1 speed) */
                     bool time_it = o->timing && cfg == first_cfg && s == 0;
+                    unsigned io0 = pg_io_failures();
                     json_t *row = run_case(&c, t, desc, task_styles[sty], cfg, s, time_it, diag);
+                    if (pg_io_failures() != io0) {   /* its verdict may come from a file never written: not recorded */
+                        json_decref(row);
+                        pg_diag_emit(diag, PG_E_IO, o->out_path, 0, 0, "a file could not be written while checking %s/%s/%s/%d; "
+                                     "stopped (rerun with --resume to go on from the cases recorded)", t->name,
+                                     task_styles[sty], eval_configs[cfg], s);
+                        st = PG_ERR_IO;
+                        break;
+                    }
                     json_object_set_new(row, "task", json_string(t->name));
                     json_object_set_new(row, "dir", json_string(names[ti]));
                     json_object_set_new(row, "family", json_string(t->family ? t->family : ""));

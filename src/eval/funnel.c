@@ -73,19 +73,8 @@ static bool temp_copy(const eval_funnel_in *in, const ptx_module *m, char *path,
         ptx_print(m, &printed);
         text = printed.data ? printed.data : "";
     }
-    pg_tmp_path(path, n, "ptxgen-funnel-XXXXXX");
-    int fd = text ? mkstemp(path) : -1;
-    bool ok = fd >= 0;
-    if (ok) {
-        size_t len = strlen(text), off = 0;
-        while (ok && off < len) {
-            ssize_t w = write(fd, text + off, len - off);
-            ok = w > 0;
-            off += ok ? (size_t)w : 0;
-        }
-        close(fd);
-        if (!ok) unlink(path);
-    }
+    /* counted by pg_io_failures when it cannot be written: a ptxas verdict on a missing file is no verdict */
+    bool ok = text && pg_write_tmp("ptxgen-funnel-XXXXXX", text, strlen(text), path, n, NULL) == PG_OK;
     pg_buf_free(&printed);
     return ok;
 }

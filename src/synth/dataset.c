@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -411,14 +412,12 @@ static const verdict *verdict_find(const verdict_list *v, int64_t idx) {
     return NULL;
 }
 
+/* A temporary file that cannot be written makes ptxas "fail" on nothing: pg_write_tmp
+ * counts it (pg_io_failures), and the worker's exit status stops the run (see WORKER_IO). */
 static bool run_ptxas_text(const char *text, const char *arch, ptxas_report *rep) {
     char tmp[600];
-    pg_tmp_path(tmp, sizeof tmp, "ptxgen-synth-XXXXXX");
-    int fd = mkstemp(tmp);
-    size_t n = strlen(text);
-    ssize_t w = fd >= 0 ? write(fd, text, n) : -1;
-    if (fd >= 0) close(fd);
-    bool ok = w == (ssize_t)n && ptx_ptxas_run(tmp, arch, false, rep, NULL) == PG_OK && rep->ok;
+    if (pg_write_tmp("ptxgen-synth-XXXXXX", text, strlen(text), tmp, sizeof tmp, NULL) != PG_OK) return false;
+    bool ok = ptx_ptxas_run(tmp, arch, false, rep, NULL) == PG_OK && rep->ok;
     unlink(tmp);
     return ok;
 }
@@ -672,12 +671,11 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         }
     } else {
         char tmp[600];
-        pg_tmp_path(tmp, sizeof tmp, "ptxgen-synth-XXXXXX");
-        int fd = mkstemp(tmp);
-        ssize_t w = fd >= 0 ? write(fd, ptx.data, ptx.len) : -1;
-        if (fd >= 0) close(fd);
-        if (w != (ssize_t)ptx.len || ptx_ptxas_run(tmp, o->arch, false, &rep, NULL) != PG_OK) rep.ok = false;
-        unlink(tmp);
+        if (pg_write_tmp("ptxgen-synth-XXXXXX", ptx.data, ptx.len, tmp, sizeof tmp, NULL) != PG_OK) rep.ok = false;
+        else {
+            if (ptx_ptxas_run(tmp, o->arch, false, &rep, NULL) != PG_OK) rep.ok = false;
+            unlink(tmp);
+        }
     }
     if (!rep.ok) {
         snprintf(c->reason, sizeof c->reason, "ptxas: %s", !rep.ran ? "not run" : "rejected");
@@ -870,7 +868,22 @@ static pg_status check_opts(const synth_opts *o, pg_diag_sink *diag) {
         pg_diag_emit(diag, PG_E_IO, o->out, 0, 0, "--out must name a file, not a folder");
         return PG_ERR_USAGE;
     }
-    return PG_OK;
+    return pg_out_check(o->out, 0, NULL, diag);   /* its folder exists and takes files: before the work, not after */
+}
+
+/* A worker whose temporary files could not all be written exits with this status: its
+ * verdicts may come from missing files, so the run stops (resumable) instead of counting them. */
+#define WORKER_IO 3
+
+/* All of buf to fd; 0 or the errno of the failure. */
+static int write_all_fd(int fd, const char *buf, size_t n) {
+    for (size_t off = 0; off < n;) {
+        ssize_t w = write(fd, buf + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : EIO;
+        off += (size_t)w;
+    }
+    return 0;
 }
 
 pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_sink *diag) {
@@ -892,8 +905,18 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
             return xs;
         }
     }
+    /* the journal: OUT.partial (+ .state) beside a file output, so a rerun resumes; for stdout or
+     * a special file (no folder to keep it in) a private temporary, so no resume */
     char partial[4096], statef[4200];
-    snprintf(partial, sizeof partial, "%s.partial", o->out);
+    bool out_is_file = false;
+    pg_out_check(o->out, 0, &out_is_file, NULL);
+    if (out_is_file) snprintf(partial, sizeof partial, "%s.partial", o->out);
+    else {
+        char name[64];
+        snprintf(name, sizeof name, "ptxgen-synth-%ld.jsonl.partial", (long)getpid());
+        pg_tmp_path(partial, sizeof partial, name);
+        unlink(partial);
+    }
     snprintf(statef, sizeof statef, "%s.state", partial);
     state s = {0, 0, ""};
     char args[sizeof s.args];
@@ -941,29 +964,41 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         if (nk != s.written) { s.next = 0; s.written = 0; seen.n = 0; kept.len = 0; }   /* inconsistent: start over */
         rep->resumed_from = s.written;
     }
-    FILE *out = fopen(partial, "w");
-    if (!out) { pg_diag_emit(diag, PG_E_IO, partial, 0, 0, "cannot write: %s", strerror(errno)); pg_buf_free(&kept); return PG_ERR_IO; }
-    if (kept.len) fwrite(kept.data, 1, kept.len, out);
+    /* the kept prefix stays in place: the file is cut after it (garbage of a crash mid-line) and appended to */
+    int out = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    int werr = out < 0 ? errno : ftruncate(out, (off_t)kept.len) != 0 || lseek(out, 0, SEEK_END) < 0 ? errno : 0;
     pg_buf_free(&kept);
+    pg_status result = PG_OK;
+    if (werr) {
+        pg_diag_emit(diag, PG_E_IO, partial, 0, 0, "cannot write: %s", strerror(werr));
+        result = PG_ERR_IO;
+    }
+    pg_buf lines = {0};   /* a batch's lines, appended at once */
     /* big batches let each nvcc run compile several family kernels; small runs
      * keep small batches so progress (and the resume state) moves often */
     int jobs = o->jobs > 0 ? o->jobs : 1, batch = (o->count >= 2048 ? 64 : 16) * jobs;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int64_t max_candidates = (int64_t)o->count * 20 + 1000;
-    while (s.written < o->count && s.next < max_candidates) {
+    while (result == PG_OK && s.written < o->count && s.next < max_candidates) {
         /* workers: each builds the candidates idx = next + j, next + j + jobs, ... */
         char dir[600];
         pg_tmp_path(dir, sizeof dir, "ptxgen-synth-batch-XXXXXX");
-        if (!mkdtemp(dir)) { fclose(out); return PG_ERR_IO; }
+        if (!mkdtemp(dir)) {
+            pg_diag_emit(diag, PG_E_IO, dir, 0, 0, "cannot create a temporary folder: %s", strerror(errno));
+            result = PG_ERR_IO;
+            break;
+        }
         pid_t pids[64];
         int nw = jobs > 64 ? 64 : jobs;
+        unsigned io0 = pg_io_failures();
         for (int w = 0; w < nw; w++) {
             pids[w] = fork();
             if (pids[w] == 0) {
                 char p[700];
                 snprintf(p, sizeof p, "%s/%d", dir, w);
                 FILE *f = fopen(p, "w");
+                bool wok = f != NULL;
                 /* pass 1: collect PTX; batched ptxas; pass 2: build with the verdicts */
                 pending_list pl = {0};
                 verdict_list vl = {0};
@@ -987,17 +1022,23 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
                                             "hash", (json_int_t)c.hash);
                     if (c.line) json_object_set_new(rec, "line", json_string(c.line));
                     char *txt = json_dumps(rec, JSON_COMPACT);
-                    fprintf(f, "%s\n", txt);
+                    wok = wok && txt && fprintf(f, "%s\n", txt) >= 0;
                     free(txt);
                     json_decref(rec);
                     free(c.line);
                 }
-                if (f) fclose(f);
+                if (f) wok = !ferror(f) && fclose(f) == 0 && wok;   /* ferror: a failed write the buffer hid */
                 fam_cache_free(&fc);
-                _exit(0);
+                _exit(wok && pg_io_failures() == io0 ? 0 : WORKER_IO);
             }
         }
-        for (int w = 0; w < nw; w++) { int st; waitpid(pids[w], &st, 0); }
+        int io_workers = 0;
+        for (int w = 0; w < nw; w++) {
+            int st = 0;
+            if (pids[w] < 0) { io_workers++; continue; }   /* fork failed: its candidates were never built */
+            while (waitpid(pids[w], &st, 0) < 0 && errno == EINTR) {}
+            if (WIFEXITED(st) && WEXITSTATUS(st) == WORKER_IO) io_workers++;
+        }
         /* merge in index order */
         json_t **recs = calloc((size_t)batch, sizeof(json_t *));
         for (int w = 0; w < nw; w++) {
@@ -1013,10 +1054,19 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
                 else json_decref(rec);
             }
             free(line);
+            if (f && ferror(f)) io_workers++;
             if (f) fclose(f);
             unlink(p);
         }
         rmdir(dir);
+        if (io_workers) {   /* the batch is incomplete for a reason outside the candidates: stop, resumable */
+            pg_diag_emit(diag, PG_E_IO, dir, 0, 0, "%d worker(s) could not write their temporary files (a full disk?); "
+                         "the run stops here and resumes from %s", io_workers, partial);
+            for (int k = 0; k < batch; k++) json_decref(recs[k]);
+            free(recs);
+            result = PG_ERR_IO;
+            break;
+        }
         for (int k = 0; k < batch; k++) {
             json_t *rec = recs[k];
             rep->candidates++;
@@ -1056,17 +1106,28 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
                 continue;
             }
             pg_vec_push(seen, h);
-            fprintf(out, "%s\n", json_string_value(json_object_get(rec, "line")));
+            pg_buf_printf(&lines, "%s\n", json_string_value(json_object_get(rec, "line")));
             s.written++;
             if (fi >= 0) rep->fam_written[fi]++;
             json_decref(rec);
         }
         free(recs);
         s.next += batch;
-        fflush(out);
-        fsync(fileno(out));
-        FILE *sf = fopen(statef, "w");
-        if (sf) { fprintf(sf, "%lld %d\nargs %s\n", (long long)s.next, s.written, args); fclose(sf); }
+        /* the lines reach the disk before the state that counts them: a crash between the two
+         * leaves lines the state does not count, and a resume cuts them off */
+        werr = write_all_fd(out, lines.data, lines.len);
+        if (!werr && fsync(out) != 0) werr = errno;
+        lines.len = 0;
+        if (werr) {
+            pg_diag_emit(diag, PG_E_IO, partial, 0, 0, "write failed: %s", strerror(werr));
+            result = PG_ERR_IO;
+            break;
+        }
+        pg_buf st = {0};
+        pg_buf_printf(&st, "%lld %d\nargs %s\n", (long long)s.next, s.written, args);
+        result = pg_write_file_atomic(statef, st.data, st.len, diag);
+        pg_buf_free(&st);
+        if (result != PG_OK) break;
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -1079,7 +1140,11 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
         }
     }
     if (o->progress) fputc('\n', stderr);
-    fclose(out);
+    if (out >= 0 && close(out) != 0 && result == PG_OK) {
+        pg_diag_emit(diag, PG_E_IO, partial, 0, 0, "close failed: %s", strerror(errno));
+        result = PG_ERR_IO;
+    }
+    pg_buf_free(&lines);
     pg_vec_free(seen);
     rep->written = s.written;
     for (int i = 0; i < g.nhand; i++) { free(g.hand[i].name); free(g.hand[i].ptx); free(g.hand[i].cu); json_decref(g.hand[i].task); }
@@ -1087,12 +1152,21 @@ pg_status synth_dataset_write(const synth_opts *o, synth_report *rep, pg_diag_si
     for (int i = 0; i < g.nexcl; i++) free(g.excl[i]);
     free(g.excl);
     json_decref(g.results);
+    if (result != PG_OK) {   /* a file journal stays for the resume; a private one goes */
+        if (!out_is_file) { unlink(partial); unlink(statef); }
+        return result;
+    }
     if (s.written < o->count) {
         pg_diag_emit(diag, PG_E_IO, o->out, 0, 0, "only %d of %d samples after %lld candidates (see the failure counts)", s.written,
                      o->count, (long long)s.next);
+        if (!out_is_file) { unlink(partial); unlink(statef); }
         return PG_ERR_INVALID;
     }
-    if (rename(partial, o->out) != 0) { pg_diag_emit(diag, PG_E_IO, o->out, 0, 0, "rename failed: %s", strerror(errno)); return PG_ERR_IO; }
+    /* the journal becomes the output (renamed onto a file, a link's target; copied to stdout or a device) */
+    if (pg_out_move(o->out, partial, 0, diag) != PG_OK) {
+        if (!out_is_file) { unlink(partial); unlink(statef); }
+        return PG_ERR_IO;
+    }
     unlink(statef);
     return PG_OK;
 }

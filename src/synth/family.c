@@ -371,11 +371,9 @@ static bool read_all(const char *path, pg_buf *out) {
     return true;
 }
 
+/* Checked and counted (pg_io_failures): a source nvcc never saw must not pass for a failed sample. */
 static bool write_all(const char *path, const char *data, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return false;
-    bool ok = fwrite(data, 1, n, f) == n;
-    return fclose(f) == 0 && ok;
+    return pg_write_file(path, data, n, 0, NULL) == PG_OK;
 }
 
 /* Compile the CUDA C of samples idx[0..k) in one nvcc run and fill their

@@ -5,6 +5,7 @@
  *   PTXGEN_FAULT=KIND:N[:all]    KIND: write, fsync, rename, malloc
  *   PTXGEN_FAULT_LOG=FILE        one line per injection ("write 7"), and at exit
  *                                "total KIND COUNT" (how many calls there were)
+ *   PTXGEN_FAULT_BT=1            also the call stack of each injection (for triage)
  *
  * write   write(2)/pwrite/writev to any descriptor but stderr fails with ENOSPC;
  *         stdio output streams the program opens (fopen/fdopen in a write mode)
@@ -19,6 +20,7 @@
  * children count on from the parent's count. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -39,6 +41,7 @@ static long counts[K_N];
 static bool armed;
 static __thread int busy;   /* inside the shim: our own calls do not count */
 static char log_path[4096];
+static bool want_bt;
 
 static void log_line(const char *s) {
     if (!log_path[0]) return;
@@ -59,6 +62,12 @@ static bool hit(int k) {
             snprintf(b, sizeof b, "%s %ld\n", kname[k], c);
             busy++;
             log_line(b);
+            if (want_bt && log_path[0]) {
+                void *fr[32];
+                int n = backtrace(fr, 32);
+                int fd = (int)syscall(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0644);
+                if (fd >= 0) { backtrace_symbols_fd(fr, n, fd); syscall(SYS_close, fd); }
+            }
             busy--;
         }
         return true;
@@ -70,6 +79,8 @@ __attribute__((constructor)) static void shim_init(void) {
     busy++;
     const char *f = getenv("PTXGEN_FAULT"), *l = getenv("PTXGEN_FAULT_LOG");
     if (l) snprintf(log_path, sizeof log_path, "%s", l);
+    want_bt = getenv("PTXGEN_FAULT_BT") != NULL;
+    if (want_bt) { void *fr[2]; backtrace(fr, 2); }   /* loads its unwinder now, not inside a fault */
     if (f) {
         for (int k = 0; k < K_N; k++) {
             size_t n = strlen(kname[k]);
@@ -85,6 +96,7 @@ __attribute__((constructor)) static void shim_init(void) {
     unsetenv("LD_PRELOAD");
     unsetenv("PTXGEN_FAULT");
     unsetenv("PTXGEN_FAULT_LOG");
+    unsetenv("PTXGEN_FAULT_BT");
     armed = fault_kind >= 0;
     busy--;
 }
