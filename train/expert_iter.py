@@ -26,6 +26,7 @@ run `all` with --deadline again until it says "round complete").
         --base /tmp/pg/qwen-hf --adapter0 /tmp/pg/qwen-lora --samples 8 --deadline 560
 """
 import argparse
+import contextlib
 import glob
 import json
 import os
@@ -44,13 +45,32 @@ STYLES = ["terse", "detailed", "card", "zh", "prose"]
 
 
 # ---- files ------------------------------------------------------------------------------------------
-def write_json(path, obj):
-    """Atomic: a temp file, then rename (a half-written result would look done)."""
+def atomic_write(path, write):
+    """write(f) into a temporary file beside path, flushed and fsync'd, then renamed over path:
+    a crash leaves the old file or the new one, never half of one (a half-written result would
+    look done).  The temporary is removed when anything fails, and the error goes on."""
     tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def write_json(path, obj):
+    atomic_write(path, lambda f: (json.dump(obj, f, indent=1, sort_keys=True), f.write("\n")))
+
+
+def copy_file(src, dst):
+    """dst as a complete copy of src (atomic_write)."""
+    with open(src, encoding="utf-8") as f:
+        text = f.read()
+    atomic_write(dst, lambda f: f.write(text))
 
 
 def read_json(path):
@@ -167,23 +187,20 @@ def suite_metrics(doc, k):
 
 def merge_pairs(paths, out):
     """Concatenate pairs files, dropping repeated (prompt, completion) pairs; returns the count."""
-    seen, n = set(), 0
-    tmp = f"{out}.tmp.{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fo:
-        for p in paths:
-            with open(p, encoding="utf-8") as fi:
-                for line in fi:
-                    if not line.strip():
-                        continue
-                    r = json.loads(line)
-                    key = (r["prompt"], r["completion"])
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    fo.write(json.dumps(r, ensure_ascii=False) + "\n")
-                    n += 1
-    os.replace(tmp, out)
-    return n
+    seen, lines = set(), []
+    for p in paths:
+        with open(p, encoding="utf-8") as fi:
+            for line in fi:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                key = (r["prompt"], r["completion"])
+                if key in seen:
+                    continue
+                seen.add(key)
+                lines.append(json.dumps(r, ensure_ascii=False) + "\n")
+    atomic_write(out, lambda fo: fo.writelines(lines))
+    return len(lines)
 
 
 # ---- steps ---------------------------------------------------------------------------------------------
@@ -288,7 +305,7 @@ def eval_suite(args, suite, kernels, samples, out, timing=True, styles=None):
         if run([args.ptxgen, "eval", "--merge"] + parts + ["--out", tmp]).returncode != 0:
             raise SystemExit("ptxgen eval --merge failed")
     else:
-        shutil.copyfile(parts[0], tmp)
+        copy_file(parts[0], tmp)
     doc = read_json(tmp)
     if timing and doc.get("gpu_ran") and not args.no_timing:   # time the correct sample-0 kernels one at a time
         tp = [args.ptxgen, "eval", "--time-pass", "--suite", suite, "--keep", kernels, "--no-bias", "--out", tmp, "--no-progress"]
@@ -381,7 +398,7 @@ def step_select(args):
                 state["failed_reverify"] += fails
                 if best:
                     dst = os.path.join(kdir, f"{task}.ptx")
-                    shutil.copyfile(best["path"], dst)
+                    copy_file(best["path"], dst)
                     state["kept"][task] = {"dir": best["dir"], "family": best["family"], "path": dst, "from": best["path"],
                                            "speedup": best["speedup"], "styles_solved": best["styles"],
                                            "verified": "gpu" if gpu else "not verified (CPU test)"}
@@ -400,10 +417,7 @@ def step_pairs(args):
     kept = read_json(os.path.join(rdir(args), "kept.json"))["kept"]
     rows = synth_rows(kept, args.pool, args.round, args.arch)
     sj = os.path.join(rdir(args), "kept-synth.jsonl")
-    with open(sj + ".tmp", "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    os.replace(sj + ".tmp", sj)
+    atomic_write(sj, lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     own = os.path.join(rdir(args), "pairs-own.jsonl")
     r = run([args.ptxgen, "prompts", "--format", "chatml", "--no-signature-pct", str(args.no_signature_pct), "--arch", args.arch,
              "--in", sj, "--out", own])
@@ -418,14 +432,12 @@ def step_pairs(args):
             lines = [ln for ln in fi if ln.strip()]
         # a seeded uniform sample (the file's first lines are one source, e.g. the local pairs)
         pick = sorted(random.Random(args.seed + args.round).sample(range(len(lines)), min(args.replay_n, len(lines))))
-        with open(rp + ".tmp", "w", encoding="utf-8") as fo:
-            for i in pick:
-                fo.write(lines[i])
-        os.replace(rp + ".tmp", rp)
+        atomic_write(rp, lambda fo: fo.writelines(lines[i] for i in pick))
         files.append(rp)
+    # pairs.jsonl says the step is done, so it is written last (a crash before it redoes the step)
     n = merge_pairs(files, out + ".build")
-    os.replace(out + ".build", out)
     write_json(os.path.join(rdir(args), "pairs.json"), {"rows": len(rows), "pairs": n, "files": files})
+    os.replace(out + ".build", out)
     return "done"
 
 

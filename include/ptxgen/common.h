@@ -105,6 +105,11 @@ PG_API void pg_buf_free(pg_buf *b);
  * open pg_out outputs (atexit).  Allocations sized by their input (model
  * weights, file contents) return PG_ERR_NOMEM instead. */
 PG_API _Noreturn void pg_oom(void);
+/* st, after making sure that a PG_ERR_NOMEM failure said so: when the call that
+ * returned it emitted no error (diag->nerrors is still e0, read before the call),
+ * one "out of memory while WHAT" diagnostic on file.  For a module's public entry
+ * points, so an allocation deep inside fails with a message, not silently. */
+PG_API pg_status pg_nomem_said(pg_status st, pg_diag_sink *diag, int e0, const char *file, const char *what);
 /* malloc that never returns NULL (pg_oom instead); for json_set_alloc_funcs. */
 PG_API void *pg_xmalloc(size_t n);
 

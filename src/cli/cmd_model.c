@@ -236,7 +236,7 @@ static const char *logits_usage =
 /* [[id, logit], ...] of the n largest logits, largest first */
 static json_t *logits_top(const float *l, int vocab, int n) {
     json_t *a = json_array();
-    int *best = malloc((size_t)(n > 0 ? n : 1) * sizeof *best);
+    int *best = pg_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *best);
     int k = 0;
     for (int i = 0; i < vocab && n > 0; i++) {
         int at;

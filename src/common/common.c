@@ -222,6 +222,11 @@ _Noreturn void pg_oom(void) {
     exit(2);   /* atexit handlers remove temporary files */
 }
 
+pg_status pg_nomem_said(pg_status st, pg_diag_sink *diag, int e0, const char *file, const char *what) {
+    if (st == PG_ERR_NOMEM && diag && diag->nerrors == e0) pg_diag_emit(diag, PG_E_IO, file, 0, 0, "out of memory while %s", what);
+    return st;
+}
+
 void *pg_xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p) pg_oom();

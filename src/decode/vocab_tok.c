@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag) {
+static pg_status dec_vocab_new_(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag) {
     int n = tok_vocab_size(t);
     const char **pieces = calloc((size_t)(n > 0 ? n : 1), sizeof *pieces);
     size_t *lens = calloc((size_t)(n > 0 ? n : 1), sizeof *lens);
@@ -26,3 +26,9 @@ pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *d
     free(special);
     return st;
 }
+
+pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag) {
+    int e0 = diag ? diag->nerrors : 0;
+    return pg_nomem_said(dec_vocab_new_(t, out, diag), diag, e0, NULL, "building the decoder vocabulary");
+}
+

@@ -45,9 +45,23 @@
 /* Weight buffers: 64-byte aligned; big ones 2 MB aligned and marked for transparent
  * huge pages, since decode streams every byte once per token and 4 KB pages
  * would cost a TLB miss every 4 KB. */
+_Thread_local size_t model_oom_bytes;
+void model_oom_note(size_t n) { if (!model_oom_bytes) model_oom_bytes = n ? n : 1; }
+void *model_alloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) model_oom_note(n);
+    return p;
+}
+void *model_calloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) model_oom_note(n * size);
+    return p;
+}
+
 static void *walloc(size_t n) {
     size_t align = n >= (2u << 20) ? (2u << 20) : 64;
     void *p = aligned_alloc(align, (n + align - 1) / align * align);
+    if (!p) model_oom_note(n);
 #ifdef MADV_HUGEPAGE
     if (p && align > 64) madvise(p, (n + align - 1) / align * align, MADV_HUGEPAGE);
 #endif

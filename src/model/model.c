@@ -273,7 +273,7 @@ static bool lora_merge(loader *ld, int l, const char *kind, float *W, int out, i
     const st_tensor *A = model_st_find(&ld->ad, na), *B = model_st_find(&ld->ad, nb);
     if (!A || !B) return true;   /* not adapted (lora_check made sure they come in pairs) */
     int r = ld->lc.r;
-    float *a = malloc((size_t)r * in * sizeof *a), *b = malloc((size_t)out * r * sizeof *b);
+    float *a = model_alloc((size_t)r * in * sizeof *a), *b = model_alloc((size_t)out * r * sizeof *b);
     if (!a || !b) { free(a); free(b); return false; }
     model_st_to_f32(A, a);
     model_st_to_f32(B, b);
@@ -298,9 +298,9 @@ static bool load_layer(loader *ld, int l, float *buf) {
     int I = c->intermediate_size;
     char n[256];
 #define NAME(fmt) (snprintf(n, sizeof n, "model.layers.%d." fmt, l), n)
-    L->ln1 = malloc((size_t)H * 4);
-    L->ln2 = malloc((size_t)H * 4);
-    L->bqkv = malloc((size_t)(QD + 2 * KVD) * 4);
+    L->ln1 = model_alloc((size_t)H * 4);
+    L->ln2 = model_alloc((size_t)H * 4);
+    L->bqkv = model_alloc((size_t)(QD + 2 * KVD) * 4);
     if (!L->ln1 || !L->ln2 || !L->bqkv) return false;
     if (!load_f32(ld, NAME("input_layernorm.weight"), H, 0, L->ln1) ||
         !load_f32(ld, NAME("post_attention_layernorm.weight"), H, 0, L->ln2) ||
@@ -393,7 +393,7 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
     if (!na) return true;
     int out;
     linear_dims(c, kinds[idx[0]], &out, &in);
-    float *buf = malloc((size_t)na * r * in * sizeof *buf);   /* A stacked: [na*r][in] */
+    float *buf = model_alloc((size_t)na * r * in * sizeof *buf);   /* A stacked: [na*r][in] */
     if (!buf) return false;
     for (int i = 0; i < na; i++) model_st_to_f32(A[i], buf + (size_t)i * r * in);
     bool ok = model_wmat_make(&ls->A, buf, na * r, in, WT_F32) == PG_OK;
@@ -402,7 +402,7 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
     for (int i = 0; ok && i < na; i++) {
         const char *kind = kinds[idx[i]];
         linear_dims(c, kind, &out, &in);
-        float *b = malloc((size_t)out * r * sizeof *b), *bp = malloc((size_t)out * r * sizeof *bp);   /* [out][r] */
+        float *b = model_alloc((size_t)out * r * sizeof *b), *bp = model_alloc((size_t)out * r * sizeof *bp);   /* [out][r] */
         ok = b && bp;
         if (ok) {
             model_st_to_f32(B[i], b);
@@ -461,7 +461,7 @@ static const gguf_tensor *gg_tensor(loader *ld, const char *name, int64_t ne0, i
 static bool gg_vec(loader *ld, const char *name, int64_t n, float **dst) {
     const gguf_tensor *t = gg_tensor(ld, name, n, 0);
     if (!t) return false;
-    *dst = malloc((size_t)n * sizeof **dst);
+    *dst = model_alloc((size_t)n * sizeof **dst);
     if (!*dst) return false;
     model_quant_dequant_row(t->type, t->data, *dst, n);
     return true;
@@ -582,7 +582,7 @@ static bool gg_layer(loader *ld, int l) {
     if (model_gguf_tensor_find(m->gg, NAME("attn_q.bias"))) {   /* qwen2: q/k/v biases */
         float *bq = NULL, *bk = NULL, *bv = NULL;
         bool ok = gg_vec(ld, NAME("attn_q.bias"), QD, &bq) && gg_vec(ld, NAME("attn_k.bias"), KVD, &bk) &&
-                  gg_vec(ld, NAME("attn_v.bias"), KVD, &bv) && (L->bqkv = malloc((size_t)(QD + 2 * KVD) * 4));
+                  gg_vec(ld, NAME("attn_v.bias"), KVD, &bv) && (L->bqkv = model_alloc((size_t)(QD + 2 * KVD) * 4));
         if (ok) {
             memcpy(L->bqkv, bq, (size_t)QD * 4);
             memcpy(L->bqkv + QD, bk, (size_t)KVD * 4);
@@ -634,7 +634,7 @@ static pg_status load_gguf(const char *path, const char *adapter_dir, const mode
                      "weight dtype '%s': a GGUF model computes from its stored types (give \"gguf\" or nothing)", o->weight_dtype);
         return PG_ERR_USAGE;
     }
-    model_model *m = calloc(1, sizeof *m);
+    model_model *m = model_calloc(1, sizeof *m);
     if (!m) return PG_ERR_NOMEM;
     m->wt = WT_GG;
     loader ld;
@@ -659,7 +659,7 @@ static pg_status load_gguf(const char *path, const char *adapter_dir, const mode
         if (!gg_lora_targets(&ld)) goto fail;
     }
     int H = c->hidden_size, V = c->vocab_size;
-    m->L = calloc((size_t)c->num_hidden_layers, sizeof *m->L);
+    m->L = model_calloc((size_t)c->num_hidden_layers, sizeof *m->L);
     if (!m->L) { st = PG_ERR_NOMEM; goto fail; }
     if (!gg_mat(&ld, "token_embd.weight", V, H, &m->embed) || !gg_vec(&ld, "output_norm.weight", H, &m->norm)) goto fail;
     m->nparams = (size_t)V * H + H;
@@ -790,7 +790,7 @@ pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_si
     return st;
 }
 
-pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
+static pg_status model_load_(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
     *out = NULL;
     model_load_opts defaults = {NULL, 0, NULL, false, false};
     if (!o) o = &defaults;
@@ -812,7 +812,7 @@ pg_status model_load(const char *dir, const model_load_opts *o, model_model **ou
     size_t len = 0;
     pg_status st = pg_read_file(path, 16u << 20, &text, &len, diag);
     if (st != PG_OK) return st;
-    model_model *m = calloc(1, sizeof *m);
+    model_model *m = model_calloc(1, sizeof *m);
     if (!m) { free(text); return PG_ERR_NOMEM; }
     m->wt = wt;
     st = model_config_parse(text, len, path, &m->cfg, diag);
@@ -844,9 +844,9 @@ pg_status model_load(const char *dir, const model_load_opts *o, model_model **ou
     if ((size_t)(QD + 2 * KVD) * H > need) need = (size_t)(QD + 2 * KVD) * H;
     if ((size_t)2 * I * H > need) need = (size_t)2 * I * H;
     if ((size_t)H * QD > need) need = (size_t)H * QD;
-    buf = malloc(need * sizeof *buf);
-    m->L = calloc((size_t)c->num_hidden_layers, sizeof *m->L);
-    m->norm = malloc((size_t)H * 4);
+    buf = model_alloc(need * sizeof *buf);
+    m->L = model_calloc((size_t)c->num_hidden_layers, sizeof *m->L);
+    m->norm = model_alloc((size_t)H * 4);
     st = PG_ERR_NOMEM;
     if (!buf || !m->L || !m->norm) goto fail;
     st = PG_ERR_INVALID;
@@ -875,8 +875,20 @@ fail:
     return st;
 }
 
+pg_status model_load(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
+    int e0 = diag ? diag->nerrors : 0;
+    model_oom_bytes = 0;
+    pg_status st = model_load_(dir, o, out, diag);
+    if (st != PG_OK && model_oom_bytes) {   /* an allocation inside gave up: say so, whatever the helper returned */
+        pg_diag_emit(diag, PG_E_IO, dir, 0, 0, "out of memory while loading the model (a buffer of %.1f MB)", model_oom_bytes / 1048576.0);
+        return PG_ERR_NOMEM;
+    }
+    return pg_nomem_said(st, diag, e0, dir, "loading the model");
+}
+
+
 /* ---- contexts -------------------------------------------------------------------------- */
-pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag) {
+static pg_status model_ctx_new_(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag) {
     *out = NULL;
     const model_config *c = &m->cfg;
     if (max_seq <= 0) max_seq = c->max_position_embeddings;
@@ -884,35 +896,35 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "context of %d positions is over the 4M limit", max_seq);
         return PG_ERR_LIMIT;
     }
-    model_ctx *x = calloc(1, sizeof *x);
+    model_ctx *x = model_calloc(1, sizeof *x);
     if (!x) return PG_ERR_NOMEM;
     int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
     int QD = c->num_attention_heads * hd, KVD = c->num_key_value_heads * hd;
     x->m = m;
     x->max_seq = max_seq;
     size_t kv = (size_t)c->num_hidden_layers * max_seq * KVD;
-    x->kc = malloc((size_t)c->num_hidden_layers * c->num_key_value_heads * (((size_t)max_seq + 15) / 16 * 16) * hd * 4);
-    x->vc = malloc(kv * 4);
-    x->rope_cos = malloc((size_t)max_seq * (hd / 2) * 4);
-    x->rope_sin = malloc((size_t)max_seq * (hd / 2) * 4);
-    x->x = malloc((size_t)CHUNK * H * 4);
-    x->xb = malloc((size_t)CHUNK * H * 4);
-    x->tmp = malloc((size_t)CHUNK * H * 4);
-    x->qkv = malloc((size_t)CHUNK * (QD + 2 * KVD) * 4);
-    x->att = malloc((size_t)CHUNK * QD * 4);
-    x->gu = malloc((size_t)CHUNK * 2 * I * 4);
-    x->h = malloc((size_t)CHUNK * I * 4);
-    x->scores = malloc((size_t)model_pool_size(m->pool) * (c->num_attention_heads / c->num_key_value_heads) * max_seq * 4);
-    x->hlast = malloc((size_t)H * 4);
+    x->kc = model_alloc((size_t)c->num_hidden_layers * c->num_key_value_heads * (((size_t)max_seq + 15) / 16 * 16) * hd * 4);
+    x->vc = model_alloc(kv * 4);
+    x->rope_cos = model_alloc((size_t)max_seq * (hd / 2) * 4);
+    x->rope_sin = model_alloc((size_t)max_seq * (hd / 2) * 4);
+    x->x = model_alloc((size_t)CHUNK * H * 4);
+    x->xb = model_alloc((size_t)CHUNK * H * 4);
+    x->tmp = model_alloc((size_t)CHUNK * H * 4);
+    x->qkv = model_alloc((size_t)CHUNK * (QD + 2 * KVD) * 4);
+    x->att = model_alloc((size_t)CHUNK * QD * 4);
+    x->gu = model_alloc((size_t)CHUNK * 2 * I * 4);
+    x->h = model_alloc((size_t)CHUNK * I * 4);
+    x->scores = model_alloc((size_t)model_pool_size(m->pool) * (c->num_attention_heads / c->num_key_value_heads) * max_seq * 4);
+    x->hlast = model_alloc((size_t)H * 4);
     bool lora_ok = true;
     if (m->lora_rmax) {
-        x->lt = malloc((size_t)CHUNK * m->lora_rmax * 4);
-        x->ly = malloc((size_t)CHUNK * m->lora_outmax * 4);
+        x->lt = model_alloc((size_t)CHUNK * m->lora_rmax * 4);
+        x->ly = model_alloc((size_t)CHUNK * m->lora_outmax * 4);
         lora_ok = x->lt && x->ly;
     }
     if (m->lhead.nmod) {
-        x->lht = malloc((size_t)m->lhead.R * 4);
-        x->lhy = malloc((size_t)c->vocab_size * 4);
+        x->lht = model_alloc((size_t)m->lhead.R * 4);
+        x->lhy = model_alloc((size_t)c->vocab_size * 4);
         lora_ok = lora_ok && x->lht && x->lhy;
     }
     if (!x->kc || !x->vc || !x->rope_cos || !x->rope_sin || !x->x || !x->xb || !x->tmp || !x->qkv || !x->att || !x->gu ||
@@ -933,6 +945,19 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
     *out = x;
     return PG_OK;
 }
+
+pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag) {
+    int e0 = diag ? diag->nerrors : 0;
+    model_oom_bytes = 0;
+    pg_status st = model_ctx_new_(m, max_seq, out, diag);
+    if (st != PG_OK && model_oom_bytes && diag && diag->nerrors == e0) {
+        pg_diag_emit(diag, PG_E_IO, NULL, 0, 0, "out of memory for the inference context of %d positions (a buffer of %.1f MB)",
+                     max_seq, model_oom_bytes / 1048576.0);
+        return PG_ERR_NOMEM;
+    }
+    return pg_nomem_said(st, diag, e0, NULL, "allocating the inference context");
+}
+
 
 void model_ctx_free(model_ctx *c) {
     if (!c) return;
@@ -1263,7 +1288,7 @@ pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *ou
     model_wmat_rows_dot(cf->tie_word_embeddings ? &m->embed : &m->lm_head, ids, n, c->hlast, out);
     const lora_side *ls = &m->lhead;
     if (ls->nmod) {
-        float *extra = malloc((size_t)n * sizeof *extra);
+        float *extra = model_alloc((size_t)n * sizeof *extra);
         if (!extra) return PG_ERR_NOMEM;
         model_matmul_local(c->lht, ls->R, c->hlast, 0, 1, &ls->A);
         model_wmat_rows_dot(&ls->mod[0].B, ids, n, c->lht, extra);

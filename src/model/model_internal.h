@@ -110,6 +110,14 @@ void model_wmat_row_f32(const wmat *m, int r, float *dst);
  * < model_pool_size: index per-thread scratch with it); returns when all are done. */
 typedef struct pg_pool pg_pool;
 pg_pool *model_pool_new(int nthreads);
+
+/* The loaders' buffers: malloc/calloc that remember the size of a failed allocation
+ * (model_oom_bytes), so model_load and model_ctx_new can say "out of memory" when a
+ * bool helper deep inside gave up (the helpers' other failures emit their own diagnostic). */
+extern _Thread_local size_t model_oom_bytes;
+void *model_alloc(size_t n);
+void *model_calloc(size_t n, size_t size);
+void model_oom_note(size_t n);
 void model_pool_free(pg_pool *p);
 int model_pool_size(const pg_pool *p);
 /* A buffer of at least `bytes` for thread ith of the pool (kept between jobs, freed

@@ -1072,7 +1072,7 @@ pg_status tok_load_gguf(const char *path, tok_tokenizer **out, pg_diag_sink *dia
 }
 
 
-pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag) {
+static pg_status tok_load_(const char *path, tok_tokenizer **out, pg_diag_sink *diag) {
     *out = NULL;
     FILE *f = fopen(path, "rb");                              /* GGUF files are loaded from their metadata */
     char magic[4] = {0};
@@ -1092,6 +1092,12 @@ pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag) {
     free(buf);
     return st;
 }
+
+pg_status tok_load(const char *path, tok_tokenizer **out, pg_diag_sink *diag) {
+    int e0 = diag ? diag->nerrors : 0;
+    return pg_nomem_said(tok_load_(path, out, diag), diag, e0, path, "loading the tokenizer");
+}
+
 
 void tok_free(tok_tokenizer *t) {
     if (!t) return;
