@@ -16,8 +16,11 @@
 # Wall-clock fields ("seconds", "*_seconds", "tokens_per_s", dates) are masked
 # before comparing; nothing else is.
 #
-# usage: bash tests/fault_sweep.sh [--max-n N] [--kinds K,K...] [--only CASE,...] [--report FILE] [--list]
-#   --max-n N   stop each sweep at N (make test: a bounded sweep); default: until untouched
+# usage: bash tests/fault_sweep.sh [--max-n N] [--max-malloc N] [--stride-after N] [--kinds K,K...] [--only CASE,...]
+#                                  [--report FILE] [--list]
+#   --max-n N   stop each write/fsync/rename sweep at N (make test: a bounded sweep); default: until untouched
+#   --max-malloc N   the same for malloc
+#   --stride-after N  malloc: every N up to this, then steps of ~3% to the total (default 200)
 #   --kinds     write (the Nth write fails once), write:all (it and every later one: a full
 #               disk), fsync, rename, malloc (only the cases marked for it: the loaders)
 #   --report F  also write the summary table to F
@@ -30,6 +33,8 @@ case "$P" in /*) ;; *) P=$R/$P ;; esac
 SHIM=$R/build/fault/faultshim.so
 ARGS="$*"
 MAX_N=0
+MAX_MALLOC=0
+STRIDE_AFTER=200
 KINDS=write,write:all,fsync,rename,malloc
 ONLY=""
 REPORT=""
@@ -37,6 +42,8 @@ LIST=0
 while [ $# -gt 0 ]; do
     case $1 in
         --max-n) MAX_N=$2; shift 2 ;;
+        --max-malloc) MAX_MALLOC=$2; shift 2 ;;
+        --stride-after) STRIDE_AFTER=$2; shift 2 ;;
         --kinds) KINDS=$2; shift 2 ;;
         --only) ONLY=$2; shift 2 ;;
         --report) REPORT=$2; shift 2 ;;
@@ -89,7 +96,7 @@ defcase gate_ptxas   io        "g.json -"                no "ptxas" -- "$P" gate
     --candidate "$R/tests/gate/cand_improved.ptx" --json g.json --quiet
 defcase gate_stdout  io        "-"                       no ""      -- "$P" gate --no-ptxas --baseline "$R/tests/gate/base.ptx" \
     --candidate "$R/tests/gate/cand_improved.ptx" --json -
-defcase gen          io        "out.ptx"                 no ""      -- "$P" gen --model "$T" --samples 1 --max-tokens 120 -o out.ptx "vector add"
+defcase gen          io+malloc "out.ptx"                 no ""      -- "$P" gen --model "$T" --samples 1 --max-tokens 120 -o out.ptx "vector add"
 defcase gen_json     io        "vecadd.ptx -"            no ""      -- "$P" gen --model "$T" --samples 2 --max-tokens 120 --json --name vecadd "vector add"
 defcase gen_stdout   io        "-"                       no ""      -- "$P" gen --model "$T" --samples 1 --max-tokens 120 -o - "vector add"
 defcase gen_twin     io        "k.ptx k.cu k.task.json -" no ""     -- env NVCC=/nonexistent/nvcc "$P" gen --model "$T" --samples 1 --max-tokens 120 \
@@ -110,11 +117,13 @@ fixture_eval_merge() { cp "$W/eval_a.json" "$1/a.json"; cp "$W/eval_b.json" "$1/
 defcase eval_report  io        "-"                       no ""      -- "$P" eval --report a.json
 fixture_eval_report() { cp "$W/eval_a.json" "$1/a.json"; }
 defcase run_out      io        "r.json -"                no "nvcc"  -- "$P" run --dry-run --json --out r.json "$R/corpus/saxpy/task.json" "$R/corpus/saxpy/kernel.ptx"
-defcase nvcc         io        "app.o saxpy_baseline.ptx saxpy_superopt.ptx ptxgen_report.json ptxgen_report.md" no "nvcc" -- \
+defcase nvcc         io        "saxpy_baseline.ptx saxpy_superopt.ptx ptxgen_report.json ptxgen_report.md" no "nvcc" -- \
     env PTXGEN_BIN="$R/tests/nvcc/fake_gen.sh" "$P" nvcc -arch=sm_80 -c "$R/tests/nvcc/saxpy.cu" -o app.o
 defcase logits       io+malloc "-"                       no ""      -- "$P" logits --model "$T" --ids 1,2,3 --steps 1 --top 3
 defcase logits_gguf  io+malloc "-"                       no ""      -- "$P" logits --model "$R/tests/model/gguf_engine/tiny_qwen2.gguf" \
     --adapter "$R/tests/model/gguf_engine/tiny_qwen2_lora" --ids 1,5,17 --steps 1 --top 3
+defcase logits_text  io+malloc "-"                       no ""      -- "$P" logits --model "$T" --text "add two float arrays" \
+    --tokenizer "$T/tokenizer.json" --steps 1 --top 3
 defcase logits_lora  io+malloc "-"                       no ""      -- "$P" logits --model "$R/tests/model/tied" --adapter "$R/tests/model/lora" \
     --ids 1,2 --steps 1 --top 3
 
@@ -232,8 +241,10 @@ for name in "${CASES[@]}"; do
             run "$W/count" "$name" "malloc:999999999"
             total=$(sed -n 's/^total malloc \([0-9]*\) .*/\1/p' "$W/count/.fault.log" | head -1)
         fi
+        limit=$MAX_N
+        [ "$k" = malloc ] && limit=$MAX_MALLOC
         while :; do
-            if [ "$MAX_N" -gt 0 ] && [ "$n" -gt "$MAX_N" ]; then break; fi
+            if [ "$limit" -gt 0 ] && [ "$n" -gt "$limit" ]; then break; fi
             d=$W/run
             run "$d" "$name" "$k:$n${mode:+:$mode}"
             runs=$((runs + 1))
@@ -277,16 +288,17 @@ for name in "${CASES[@]}"; do
                 pass=$((pass + 1))
             fi
             [ "$untouched" = 1 ] && break
-            # malloc: every N up to 200, then steps of ~3% up to the total (then the untouched run)
-            if [ "$k" = malloc ] && [ "$n" -ge 200 ] && [ -n "$total" ]; then
+            # malloc: every N up to STRIDE_AFTER, then steps of ~3% up to the total (then the untouched run)
+            if [ "$k" = malloc ] && [ "$n" -ge "$STRIDE_AFTER" ] && [ -n "$total" ]; then
                 step=$((n / 32)); n=$((n + (step > 1 ? step : 1)))
                 [ "$n" -gt "$total" ] && n=$((total + 1))
             else
                 n=$((n + 1))
             fi
         done
-        status=$([ "$untouched" = 1 ] && echo "N=1..$((n))" || echo "N=1..$MAX_N (bounded)")
-        [ "$k" = malloc ] && [ -n "$total" ] && [ "$total" -gt 200 ] && status="$status of $total allocations (every N to 200, then ~3% steps)"
+        status=$([ "$untouched" = 1 ] && echo "N=1..$((n))" || echo "N=1..$limit (bounded)")
+        [ "$k" = malloc ] && [ -n "$total" ] && [ "$total" -gt "$STRIDE_AFTER" ] &&
+            status="$status of $total allocations (every N to $STRIDE_AFTER, then ~3% steps)"
         line=$(printf '%-13s %-9s %5d runs %4d injected %4d absorbed %4d failed-cleanly %3d resumed %3d violations  %s' \
             "$name" "$kind" "$runs" "$injected" "$absorbed" "$failed_clean" "$resumed" "$bad" "$status")
         echo "$line"

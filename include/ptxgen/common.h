@@ -150,6 +150,10 @@ enum { PG_OUT_NO_CLOBBER = 1 };
 PG_API pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_sink *diag);
 /* The stream to write to (stdout itself for "-"). */
 PG_API FILE *pg_out_stream(pg_out *o);
+/* True when path names this process's standard output: "-", /dev/stdout,
+ * /dev/fd/1, or a link to one of them.  A command whose report goes there
+ * prints nothing else on stdout. */
+PG_API bool pg_out_is_stdout(const char *path);
 /* The file that receives the data: the link's final target, or the name given. */
 PG_API const char *pg_out_target(const pg_out *o);
 /* True when the output is a regular file written through a temporary (not

@@ -29,6 +29,20 @@ static const char *eval_usage =
     "  with --replace the later file's row takes its place (a re-verification run), and a task with\n"
     "  a replaced row plans the most samples any one file planned for it instead of their sum.\n";
 
+/* The Markdown report on stdout, unless the results JSON goes there (--out -); frees doc. */
+static void print_report(json_t *doc, const char *out_path) {
+    if (doc && !pg_out_is_stdout(out_path)) {
+        pg_buf md = {0};
+        eval_markdown(doc, &md);
+        fputs(md.data, stdout);
+        pg_buf_free(&md);
+    }
+    json_decref(doc);
+}
+
+/* 0 done, 2 a file could not be read or written (the README's usage/IO status), 1 otherwise. */
+static int eval_exit(pg_status st) { return st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1; }
+
 int cmd_eval(int argc, char **argv) {
     eval_opts o;
     eval_opts_default(&o);
@@ -164,7 +178,7 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     if (only_nc || only_nb) o.configs = (only_nc ? 1u << EVAL_NO_CONSTRAINT : 0) | (only_nb ? 1u << EVAL_NO_BIAS : 0);
     if (time_pass) {
         if (!o.suite_dir || !o.out_path || !o.keep_dir) { fprintf(stderr, "ptxgen eval: --time-pass needs --suite, --out and --keep\n"); return 2; }
-        return eval_time_pass(&o, &sink) == PG_OK ? 0 : 1;
+        return eval_exit(eval_time_pass(&o, &sink));
     }
     if (!o.suite_dir || o.samples < 1) { fprintf(stderr, "%s", eval_usage); return 2; }
 
@@ -173,14 +187,8 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
         json_t *doc = NULL;
         eval_ctx c = {&o, NULL, NULL, NULL, NULL, &doc, false, false, 0, NULL};
         pg_status st = eval_run(&c, &sink);
-        if (doc) {
-            pg_buf md = {0};
-            eval_markdown(doc, &md);
-            fputs(md.data, stdout);
-            pg_buf_free(&md);
-            json_decref(doc);
-        }
-        return st == PG_OK ? 0 : 1;
+        print_report(doc, o.out_path);
+        return eval_exit(st);
     }
     char mdir[4096];
     if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
@@ -206,14 +214,8 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     json_t *doc = NULL;
     eval_ctx c = {&run, model, tok, vocab, bias, &doc, false, false, 0, NULL};
     pg_status st = eval_run(&c, &sink);
-    if (doc) {
-        pg_buf md = {0};
-        eval_markdown(doc, &md);
-        fputs(md.data, stdout);
-        pg_buf_free(&md);
-        json_decref(doc);
-    }
-    rc = st == PG_OK ? 0 : 1;
+    print_report(doc, o.out_path);
+    rc = eval_exit(st);
 out:
     pg_buf_free(&tp);
     dec_bias_free(bias);

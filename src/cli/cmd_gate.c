@@ -128,6 +128,10 @@ int cmd_gate(int argc, char **argv) {
     }
     if (cu && base) { fprintf(stderr, "ptxgen gate: --from-cu builds the baseline; do not also pass --baseline\n"); goto usage; }
     if (!cu && (!base || !cand)) { fprintf(stderr, "ptxgen gate: need --baseline and --candidate (or --from-cu)\n%s", gate_usage); goto usage; }
+    if (pg_out_is_stdout(md_path) && pg_out_is_stdout(json_path)) {
+        fprintf(stderr, "ptxgen gate: --json - and --markdown - would both go to stdout; name a file for one\n");
+        goto usage;
+    }
     if (o.max_inst_ratio > o.fail_inst_ratio) {
         fprintf(stderr, "ptxgen gate: --max-inst-ratio (%g) must not exceed --fail-inst-ratio (%g)\n", o.max_inst_ratio, o.fail_inst_ratio);
         goto usage;
@@ -254,7 +258,9 @@ usage:
     pg_buf md = {0}, js = {0};
     eval_gate_markdown(&r, &md);
     int rc = r.pass ? 0 : 1;
-    if (!quiet) fwrite(md.data, 1, md.len, stdout);
+    /* a report sent to stdout ("-") is all stdout holds */
+    bool report_on_stdout = pg_out_is_stdout(md_path) || pg_out_is_stdout(json_path);
+    if (!quiet && !report_on_stdout) fwrite(md.data, 1, md.len, stdout);
     if (md_path && write_out(md_path, &md)) rc = 2;
     if (json_path) {
         eval_gate_json(&r, &js);

@@ -101,7 +101,7 @@ static void print_row(const gpu_task_result *r) {
 /* No GPU: everything that can be checked statically.  The kernel goes through
  * the funnel's static stages (validator + the task's signature, ptxas), all of
  * them even after one failed, so every problem is reported. */
-static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
+static int dry_run(const task_spec *t, const char *ptx, json_t *arr, bool table) {
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
     int bad = 0;
     char ptxas_path[512];
@@ -167,8 +167,9 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     json_object_set_new(o, "ptxas_registers", json_integer(regs));
     json_object_set_new(o, "reference_cu_compiles", nvcc_ok ? json_true() : json_null());
     json_array_append_new(arr, o);
-    printf("%-24s %s (ptxas %d registers%s)\n", t->name, bad ? "STATIC CHECK FAILED" : "static ok", regs,
-           nvcc_ok ? ", reference.cu compiles" : "");
+    if (table)   /* with --json, stdout is the JSON alone */
+        printf("%-24s %s (ptxas %d registers%s)\n", t->name, bad ? "STATIC CHECK FAILED" : "static ok", regs,
+               nvcc_ok ? ", reference.cu compiles" : "");
     return bad ? 1 : 0;
 }
 
@@ -247,6 +248,10 @@ int cmd_run(int argc, char **argv) {
         }
         n = 1;
     }
+    if (pg_out_is_stdout(ro.out)) {   /* the report on stdout: that is --json, and written once at the end */
+        ro.json = true;
+        ro.out = NULL;
+    }
     char why[256];
     bool gpu = ro.dry ? false : gpu_available(why, sizeof why);
     if (!ro.dry && !gpu) {
@@ -271,7 +276,7 @@ int cmd_run(int argc, char **argv) {
         task_spec *t = NULL;
         if (task_load(tasks[i], &t, &sink) != PG_OK) { worst = worst > 2 ? worst : 2; continue; }
         if (ro.dry) {
-            int r = dry_run(t, kernels[i], arr);
+            int r = dry_run(t, kernels[i], arr, !ro.json);
             if (r > worst) worst = r;
             task_free(t);
             continue;
@@ -295,8 +300,7 @@ int cmd_run(int argc, char **argv) {
             json_object_set(partial, "tasks", arr);
             json_object_set_new(partial, "complete", json_false());
             char *ptxt = json_dumps(partial, JSON_INDENT(2));
-            pg_diag_sink q = {0};
-            pg_write_file_atomic(ro.out, ptxt, strlen(ptxt), &q);
+            if (pg_write_file_atomic(ro.out, ptxt, strlen(ptxt), &sink) != PG_OK) worst = 2;
             free(ptxt);
             json_decref(partial);
         }

@@ -36,6 +36,33 @@ const char *pg_diag_code(pg_diag_id id) { return id < PG_DIAG__COUNT ? diag_tab[
 const char *pg_diag_name(pg_diag_id id) { return id < PG_DIAG__COUNT ? diag_tab[id].name : "?"; }
 pg_severity pg_diag_default_sev(pg_diag_id id) { return id < PG_DIAG__COUNT ? diag_tab[id].sev : PG_SEV_ERROR; }
 
+/* Bytes of s that are not UTF-8 (quoted from a binary or Latin-1 input) become "\xNN", so
+ * every message can go into JSON and onto a terminal as it is (truncated to fit n). */
+static void utf8_escape(char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t bad = 0;
+    for (const unsigned char *q = p; *q;) {
+        int k = *q < 0x80 ? 1 : (*q >> 5) == 6 ? 2 : (*q >> 4) == 14 ? 3 : (*q >> 3) == 30 ? 4 : 0;
+        bool ok = k > 0;
+        for (int j = 1; ok && j < k; j++) ok = (q[j] & 0xc0) == 0x80;
+        if (!ok) { bad++; q++; } else q += k;
+    }
+    if (!bad) return;
+    char out[1024];
+    size_t o = 0;
+    for (const unsigned char *q = p; *q && o + 5 < sizeof out;) {
+        int k = *q < 0x80 ? 1 : (*q >> 5) == 6 ? 2 : (*q >> 4) == 14 ? 3 : (*q >> 3) == 30 ? 4 : 0;
+        bool ok = k > 0;
+        for (int j = 1; ok && j < k; j++) ok = (q[j] & 0xc0) == 0x80;
+        if (!ok) { o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02X", *q); q++; continue; }
+        for (int j = 0; j < k && o + 1 < sizeof out; j++) out[o++] = (char)*q++;
+    }
+    out[o] = 0;
+    size_t m = o < n - 1 ? o : n - 1;
+    memcpy(s, out, m);
+    s[m] = 0;
+}
+
 void pg_diag_vemit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, int col,
                    const char *fmt, va_list ap) {
     if (!s) return;
@@ -48,6 +75,7 @@ void pg_diag_vemit(pg_diag_sink *s, pg_diag_id id, const char *file, int line, i
     d.line = line;
     d.col = col;
     vsnprintf(d.msg, sizeof d.msg, fmt, ap);
+    utf8_escape(d.msg, sizeof d.msg);
     if (d.sev == PG_SEV_ERROR) {
         s->nerrors++;
         if (s->max_errors && s->nerrors > s->max_errors) return;
@@ -485,6 +513,15 @@ pg_status pg_out_open(const char *path, unsigned flags, pg_out **out, pg_diag_si
     pg_status st = out_open(path, flags, false, out, diag);
     if (st != PG_OK) io_failed_note(path, diag);
     return st;
+}
+
+bool pg_out_is_stdout(const char *path) {
+    if (!path) return false;
+    if (!strcmp(path, "-")) return true;
+    int fd;
+    char *t = resolve_links(path, &fd);
+    free(t);
+    return fd == 1;
 }
 
 pg_status pg_out_check(const char *path, unsigned flags, bool *is_file, pg_diag_sink *diag) {

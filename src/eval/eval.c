@@ -631,8 +631,11 @@ void eval_finalize(json_t *doc) {
     json_object_set_new(doc, "failures", fails);
 }
 
-static pg_status save(json_t *doc, const char *path, pg_diag_sink *diag) {
-    if (!path) return PG_OK;
+/* The results after a case (resumable), or at the end (final).  Only a regular file is rewritten
+ * after every case: stdout, a FIFO or a device gets the results once, at the end. */
+static pg_status save(json_t *doc, const char *path, bool final, pg_diag_sink *diag) {
+    bool is_file = false;
+    if (!path || (!final && (pg_out_check(path, 0, &is_file, NULL) != PG_OK || !is_file))) return PG_OK;
     eval_finalize(doc);
     char *s = json_dumps(doc, JSON_INDENT(1) | JSON_ENSURE_ASCII);
     pg_status st = pg_write_file_atomic(path, s, strlen(s), diag);
@@ -774,14 +777,14 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
                         fprintf(stderr, "\r[%ld/%ld] %-28.28s %-8s %-13s %-11s eta %4.0fs ", done + 1, total, t->name,
                                 task_styles[sty], eval_configs[cfg], json_string_value(json_object_get(row, "last_stage")), eta);
                     }
-                    if ((st = save(doc, o->out_path, diag)) != PG_OK) break;
+                    if ((st = save(doc, o->out_path, false, diag)) != PG_OK) break;
                 }
             }
         }
         task_free(t);
     }
     if (o->progress) fprintf(stderr, "\n");
-    if (st == PG_OK) st = save(doc, o->out_path, diag);
+    if (st == PG_OK) st = save(doc, o->out_path, true, diag);
     if (!o->out_path) eval_finalize(doc);
     if (c0->result) *c0->result = json_incref(doc);
     json_decref(doc);
@@ -1055,12 +1058,12 @@ pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag) {
         if (o->progress) fprintf(stderr, "\rtimed %d kernels (%s)          ", timed, task);
         /* saved after every kernel: a pass cut short by a time limit keeps what it timed */
         json_object_set_new(doc, "device", json_string(di.name));
-        if ((st = save(doc, o->out_path, diag)) != PG_OK) break;
+        if ((st = save(doc, o->out_path, false, diag)) != PG_OK) break;
     }
     if (o->progress) fprintf(stderr, "\n");
     if (st == PG_OK) {
         json_object_set_new(doc, "device", json_string(di.name));
-        st = save(doc, o->out_path, diag);
+        st = save(doc, o->out_path, true, diag);
     }
     if (st == PG_OK && !timed && other_cfg) {   /* an error, not a quiet fast_1 of 0 */
         pg_diag_emit(diag, PG_E_EVAL, o->out_path, 0, 0,

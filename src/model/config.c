@@ -173,6 +173,8 @@ pg_status model_lora_config_parse(const char *text, size_t len, const char *file
         goto done;
     }
     lc->r = (int)json_integer_value(r);
+    const char *bc = json_string_value(json_object_get(json_object_get(root, "auto_mapping"), "base_model_class"));
+    if (bc) snprintf(lc->base_class, sizeof lc->base_class, "%s", bc);
     lc->alpha = alpha ? json_number_value(alpha) : 8.0;
     if (alpha && !json_is_number(alpha)) {
         pg_diag_emit(diag, PG_E_ADAPTER, file, 0, 0, "'lora_alpha' must be a number");

@@ -65,6 +65,7 @@ struct model_model {
     size_t nparams;
     gguf_file *gg;        /* GGUF models: the mapping the WT_GG weights point into */
     bool rope_adjacent;   /* rotate pairs (2i, 2i+1) (ggml's llama on Q/K rows its converter permuted), else (i, i + hd/2) */
+    char arch[32];        /* "qwen2" or "llama" */
     lora_side lhead;      /* GGUF models: LoRA on the output head */
     int lora_rmax, lora_outmax;   /* largest R and B output over the layers' side paths (context scratch) */
 };
@@ -344,6 +345,15 @@ static pg_status load_adapter(loader *ld, const char *adir) {
     pg_status st = model_lora_config_parse(text, len, path, &ld->lc, ld->diag);
     free(text);
     if (st != PG_OK) return st;
+    /* an adapter that names its base's class ("Qwen2ForCausalLM") must be for this architecture: shapes
+     * alone can agree across families, and the update would then be applied to weights it never saw */
+    const char *arch = ld->m->arch[0] ? ld->m->arch : "qwen2";
+    size_t al = strlen(arch);
+    if (ld->lc.base_class[0] && !(strncasecmp(ld->lc.base_class, arch, al) == 0 && !strcmp(ld->lc.base_class + al, "ForCausalLM"))) {
+        pg_diag_emit(ld->diag, PG_E_ADAPTER, path, 0, 0, "the adapter was trained on a %s (auto_mapping.base_model_class), "
+                     "this model is %s (adapter for another base)", ld->lc.base_class, arch);
+        return PG_ERR_INVALID;
+    }
     snprintf(ld->ad_file, sizeof ld->ad_file, "%s/adapter_model.safetensors", adir);
     if ((st = model_st_open_file(&ld->ad, ld->ad_file, ld->diag)) != PG_OK) {   /* E801 says what is wrong */
         pg_diag_emit(ld->diag, PG_E_ADAPTER, ld->ad_file, 0, 0, "cannot use the adapter weights");
@@ -513,6 +523,7 @@ static bool gg_config(loader *ld) {
         return false;
     }
     m->rope_adjacent = !strcmp(arch, "llama");   /* ggml: LLAMA rope "normal", QWEN2 rope NEOX */
+    snprintf(m->arch, sizeof m->arch, "%s", arch);
     int64_t L = 0, H = 0, I = 0, NH = 0, NKV = -1, ctx = 4096, hd = -1, rd = -1;
     if (!gg_int(ld, arch, "block_count", true, 1, 1024, &L) || !gg_int(ld, arch, "embedding_length", true, 1, 1 << 16, &H) ||
         !gg_int(ld, arch, "feed_forward_length", true, 1, 1 << 18, &I) ||

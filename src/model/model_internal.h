@@ -60,6 +60,7 @@ typedef struct {
     double alpha, scale;       /* scale = alpha / r (or alpha / sqrt(r) with use_rslora) */
     char targets[16][32];      /* target_modules, e.g. "q_proj" */
     int ntargets;
+    char base_class[64];       /* auto_mapping.base_model_class ("Qwen2ForCausalLM"), "" when not given */
 } lora_config;
 /* Parse adapter_config.json text; E805 on what we cannot merge. */
 pg_status model_lora_config_parse(const char *json, size_t len, const char *file, lora_config *lc,

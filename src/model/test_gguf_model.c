@@ -297,6 +297,21 @@ static void test_shipped_and_errors(void) {
     }
     free(bad);
     free(cfg);
+    /* new inputs users bring (issue 32): a GGUF of another architecture (the tiny qwen2 with every
+     * "qwen2" renamed, so its keys stay consistent), and an adapter trained on another base */
+    char *gg = slurp(GE "/tiny_qwen2.gguf", &n);
+    CHECK(gg != NULL, "read tiny_qwen2.gguf");
+    for (size_t i = 0; gg && i + 5 <= n; i++)
+        if (!memcmp(gg + i, "qwen2", 5)) memcpy(gg + i, "gemma", 5);
+    if (gg) put("gemma.gguf", gg, n);
+    free(gg);
+    char gp[512];
+    snprintf(gp, sizeof gp, "%s/gemma.gguf", tmpdir);
+    expect_fail("another architecture", gp, NULL, "E802", "architecture 'gemma' is not supported", "qwen2, llama");
+    expect_fail("a qwen2 adapter on a llama model", GE "/tiny_llama.gguf", GE "/tiny_qwen2_lora", "E805", "Qwen2ForCausalLM",
+                "this model is llama");
+    expect_fail("a llama adapter on a qwen2 model", GE "/tiny_qwen2.gguf", GE "/tiny_llama_lora", "E805", "LlamaForCausalLM",
+                "adapter for another base");
     model_load_opts bf = {NULL, 1, "bf16", false, false};
     s = test_sink();
     CHECK(model_load(GE "/tiny_qwen2.gguf", &bf, &m, &s) == PG_ERR_USAGE && strstr(test_diag_log(), "stored types"),

@@ -369,6 +369,21 @@ static void test_errors(void) {
     write_st(p, "ad/adapter_model.safetensors",
              &(st_edit){"base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", NULL, {0}, 0, NULL});
     expect_fail("adapter A without B", "ad", "E805", "no partner", NULL);
+    /* an adapter of another rank: its config says r=8 over rank-4 tensors (issue 32) */
+    char *r8 = test_replace(acfg, "\"r\": 4,", "\"r\": 8,");
+    CHECK(r8 != NULL, "r in the adapter config");
+    if (r8) {
+        put("ad/adapter_config.json", r8, strlen(r8));
+        char src_st[300];
+        snprintf(src_st, sizeof src_st, GD "/lora/adapter_model.safetensors");
+        size_t sl;
+        char *w = slurp(src_st, &sl);
+        if (w) put("ad/adapter_model.safetensors", w, sl);
+        free(w);
+        expect_fail("adapter of another rank", "ad", "E805", "r=8", "adapter for another base");
+        put("ad/adapter_config.json", acfg, len);
+        free(r8);
+    }
     char *acfg2 = strstr(acfg, "\"fan_in_fan_out\": false");
     if (acfg2) memcpy(acfg2, "\"fan_in_fan_out\": true ", 23);
     put("ad/adapter_config.json", acfg, len);

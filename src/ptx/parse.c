@@ -1405,6 +1405,23 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
         P.nerrors++;
         P.L.end = nul;
     }
+    /* ptxas reads ASCII only, comments included ("Unexpected non-ASCII character"): the first
+     * other byte is an error here too, or check would pass what ptxas rejects */
+    for (const char *p = src; p < P.L.end; p++)
+        if ((unsigned char)*p >= 0x80) {
+            int line = 1, col = 1;
+            for (const char *q = src; q < p; q++) { if (*q == '\n') { line++; col = 1; } else col++; }
+            pg_diag_emit(diag, PG_E_BAD_CHAR, m->filename, line, col,
+                         "non-ASCII byte 0x%02X: ptxas takes ASCII only, comments included", (unsigned)(unsigned char)*p);
+            P.nerrors++;
+            break;
+        }
+    /* a file whose lines end in CR alone (classic Mac) is one long line to PTX: say so, not only
+     * "missing .version" (its first // comment runs to the end of the file) */
+    if (len && !memchr(src, '\n', len) && memchr(src, '\r', len)) {
+        pg_diag_emit(diag, PG_E_BAD_CHAR, m->filename, 1, 1, "the lines end in CR alone: PTX takes LF or CR-LF line ends");
+        P.nerrors++;
+    }
     /* size the scratch tables from the input: about one name per 16 bytes
      * and one statement per 32 */
     P.names_cap0 = 256;

@@ -232,6 +232,70 @@ static void test_limits(void) {
     ptx_module_free(m);
 }
 
+/* Inputs users bring (issue 32): literate comments holding comment markers, CR-LF line ends,
+ * bytes that are not ASCII (ptxas rejects them even in comments), CR-only line ends. */
+static void test_new_inputs(void) {
+    static const char body[] = ".visible .entry k(.param .u64 p)\n{\n"
+                               "    // a literate note: x */ y /* z, and // again\n"
+                               "    .reg .b64 %rd<2>;   // the address */\n"
+                               "    ld.param.u64 %rd1, [p];\n"
+                               "    ret;   /* a block comment // holding a line marker */\n}\n";
+    pg_buf b = {0};
+    pg_buf_puts(&b, HDR);
+    pg_buf_puts(&b, body);
+    diag_log l;
+    pg_status ps, vs;
+    ptx_module *m = run(b.data, &l, &ps, &vs);
+    CHECK(ps == PG_OK && vs == PG_OK, "`//` comments holding */ and /* are comments");
+    if (l.n) dump(&l);
+    pg_buf lf = {0}, crlf_print = {0};
+    if (m) ptx_print(m, &lf);
+    int line_lf = m && m->nfuncs == 1 && m->funcs[0].nbody > 0 ? m->funcs[0].body[m->funcs[0].nbody - 1].loc.line : -1;
+    ptx_module_free(m);
+    /* the same text with CR-LF line ends: valid, and the same module */
+    pg_buf crlf = {0};
+    for (size_t i = 0; i < b.len; i++) {
+        if (b.data[i] == '\n') pg_buf_putc(&crlf, '\r');
+        pg_buf_putc(&crlf, b.data[i]);
+    }
+    m = run(crlf.data, &l, &ps, &vs);
+    CHECK(ps == PG_OK && vs == PG_OK, "CR-LF line ends");
+    if (m) ptx_print(m, &crlf_print);
+    CHECK(lf.data && crlf_print.data && !strcmp(lf.data, crlf_print.data), "CR-LF parses to the module LF gives");
+    CHECK(line_lf == 9 && m && m->nfuncs == 1 && m->funcs[0].nbody > 0 && m->funcs[0].body[m->funcs[0].nbody - 1].loc.line == line_lf,
+          "CR-LF: line numbers count CR-LF once (%d)", line_lf);
+    ptx_module_free(m);
+    /* CR alone: one long line to PTX; said so */
+    pg_buf cr = {0};
+    for (size_t i = 0; i < b.len; i++) pg_buf_putc(&cr, b.data[i] == '\n' ? '\r' : b.data[i]);
+    m = run(cr.data, &l, &ps, &vs);
+    bool said = false;
+    for (int i = 0; i < l.n; i++) said |= !strcmp(l.d[i].code, "E005") && strstr(l.d[i].msg, "CR alone");
+    CHECK(ps != PG_OK && said, "CR-only line ends are an error that names them");
+    ptx_module_free(m);
+    /* bytes that are not ASCII: valid UTF-8 in a comment, Latin-1 in a comment, one in a name */
+    const char *nonascii[] = {"// caf\xc3\xa9 \xe9\x80\x90\n", "// caf\xe9 \xff\xfe\n", NULL};
+    for (int k = 0; nonascii[k]; k++) {
+        pg_buf t = {0};
+        pg_buf_puts(&t, nonascii[k]);
+        pg_buf_puts(&t, b.data);
+        m = run(t.data, &l, &ps, &vs);
+        CHECK(ps != PG_OK && has_code(&l, "E005", 1) && strstr(l.d[0].msg, "ASCII only"), "non-ASCII comment %d: ptxas rejects it", k);
+        ptx_module_free(m);
+        pg_buf_free(&t);
+    }
+    char *named = test_replace(b.data, "entry k(", "entry k\xe9(");
+    m = named ? run(named, &l, &ps, &vs) : NULL;
+    bool escaped = false;
+    for (int i = 0; i < l.n; i++) escaped |= strstr(l.d[i].msg, "\\xE9") != NULL;
+    CHECK(named && ps != PG_OK && escaped, "a byte that is not UTF-8 is quoted as \\xE9 in the message (JSON and terminals take it)");
+    for (int i = 0; i < l.n; i++)
+        for (const unsigned char *q = (const unsigned char *)l.d[i].msg; *q; q++) CHECK(*q < 0x80, "message %d is ASCII", i);
+    ptx_module_free(m);
+    free(named);
+    pg_buf_free(&b); pg_buf_free(&crlf); pg_buf_free(&cr); pg_buf_free(&lf); pg_buf_free(&crlf_print);
+}
+
 static void test_isa_table(void) {
     pg_diag_sink s = {0};
     CHECK(isa_init(&s) == PG_OK && s.nerrors == 0, "ISA table compiles");
@@ -304,5 +368,6 @@ int main(void) {
     test_missing_semicolon();
     test_diag_format();
     test_limits();
+    test_new_inputs();
     return TEST_DONE();
 }
