@@ -53,6 +53,8 @@ for t in "$@"; do
 done
 if [ "$QUICK" = 1 ]; then
     run_suite "cli+golden" env PTXGEN="$PTXGEN" PTXGEN_QUICK=1 bash tests/cli_tests.sh
+    run_suite "io (output names, write failures, stdout, --json, new inputs)" env PTXGEN="$PTXGEN" bash tests/io_tests.sh
+    run_suite "ci deps (.ci/run installs what the tests import)" bash tests/ci_deps.sh
     echo
     echo "(make check: no nvcc corpus, mutants, corpus/suite checks, GPU, nvcc wrapper, Python or fuzz suites; make test runs everything)"
     echo "$total_pass passed, $total_fail failed"
@@ -86,6 +88,13 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
     run_suite "mutants (validator detection vs ptxas)" bash tests/mutants.sh "$CORPUS" "$BUILD/san/tests/ptx/test_mutants"
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
+run_suite "io (output names, write failures, stdout, --json, new inputs)" env PTXGEN="$PTXGEN" bash tests/io_tests.sh
+run_suite "ci deps (.ci/run installs what the tests import)" bash tests/ci_deps.sh
+# fault injection (the Nth write/fsync/rename/malloc fails) over every command, bounded here: the
+# release binary (ASan's allocator and a preloaded malloc do not mix); the full sweep's counts are in
+# bench/results (tests/fault_sweep.sh with no bounds)
+run_suite "fault injection (bounded sweep)" env PTXGEN_FAULT_BIN="$BUILD/ptxgen" bash tests/fault_sweep.sh --max-n 3 --max-malloc 30
+run_suite "crash consistency (SIGKILL, resume; 3 kill points per job)" env PTXGEN_BIN="$BUILD/ptxgen" bash tests/crash_resume.sh --kills 3
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
 run_suite "held-out suite (no leak into synth, static checks)" env PTXGEN="$PTXGEN" bash tests/suite_heldout.sh
 run_suite "gpu harness (adversarial kernels)" env PTXGEN="$PTXGEN" bash tests/gpu_tests.sh
