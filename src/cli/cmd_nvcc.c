@@ -879,7 +879,7 @@ int cmd_nvcc(int argc, char **argv) {
     ctx.gpu = gpu_available(ctx.gpu_why, sizeof ctx.gpu_why);
     json_t *kernels = json_array();
     for (int i = 0; i < a.cu.n; i++) superopt_source(nvcc, &a, a.cu.v[i], &ctx, kernels);
-    if (json_array_size(kernels)) write_report(outdir, kernels, nvcc, &a, &ctx);
+    if (json_array_size(kernels) && !write_failed) write_report(outdir, kernels, nvcc, &a, &ctx);   /* not a report of a run cut short */
     json_decref(kernels);
     free_args(&a);
     if (write_failed) {
