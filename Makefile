@@ -109,6 +109,13 @@ test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so
 check: $(SBUILD)/ptxgen $(STESTS)
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) PTXGEN_QUICK=1 bash tests/run_tests.sh $(STESTS)
 
+# The full fault-injection sweep and the crash-consistency run (tens of minutes; their
+# counts are committed under bench/results/, machine and date in the files).
+DATE    := $(shell date -u +%Y-%m-%d)
+fault-sweep: all $(BUILD)/fault/faultshim.so
+	nice bash tests/fault_sweep.sh --report bench/results/$(DATE)-fault-sweep-cpu.txt
+	nice bash tests/crash_resume.sh --kills 20 --report bench/results/$(DATE)-crash-resume-cpu.txt
+
 # Benchmarks (results committed under bench/results/) ----------------------
 $(BUILD)/bench_ptx: src/ptx/bench_ptx.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
@@ -143,4 +150,4 @@ fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test check bench fuzz clean install headers
+.PHONY: all test check bench fuzz clean install headers fault-sweep
