@@ -113,7 +113,7 @@ check: $(SBUILD)/ptxgen $(STESTS)
 # counts are committed under bench/results/, machine and date in the files).
 DATE    := $(shell date -u +%Y-%m-%d)
 fault-sweep: all $(BUILD)/fault/faultshim.so
-	nice bash tests/fault_sweep.sh --report bench/results/$(DATE)-fault-sweep-cpu.txt
+	nice bash tests/fault_sweep.sh --stride-after 1000 --report bench/results/$(DATE)-fault-sweep-cpu.txt
 	nice bash tests/crash_resume.sh --kills 20 --report bench/results/$(DATE)-crash-resume-cpu.txt
 
 # Benchmarks (results committed under bench/results/) ----------------------

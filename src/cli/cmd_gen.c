@@ -870,7 +870,7 @@ int cmd_gen(int argc, char **argv) {
     int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
     if (level < 0) { fprintf(stderr, "ptxgen gen: --verify wants check, ptxas or gpu, not '%s'\n", verify); return 2; }
     if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
-    bool to_stdout = outp && !strcmp(outp, "-");
+    bool to_stdout = pg_out_is_stdout(outp);
     if (to_stdout && (json || twin)) {
         fprintf(stderr, "ptxgen gen: -o - puts the PTX on stdout, where %s; name a file\n",
                 json ? "--json prints its JSON" : "--twin cannot put the twin beside it");

@@ -121,12 +121,14 @@ pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, c
     v->special = calloc((size_t)n, sizeof *v->special);
     v->dup_next = malloc(sizeof(int) * (size_t)n);
     v->end_id = -1;
+    if (!v->bytes || !v->lens || !v->special || !v->dup_next) { dec_vocab_free(v); return PG_ERR_NOMEM; }
     dv_node root = {-1, -1, -1, 0, 0};
     pg_vec_push(v->nodes, root);
     for (int i = 0; i < n; i++) {
         size_t len = lens ? lens[i] : (pieces[i] ? strlen(pieces[i]) : 0);
         v->lens[i] = len;
         v->bytes[i] = malloc(len + 1);
+        if (!v->bytes[i]) { dec_vocab_free(v); return PG_ERR_NOMEM; }
         if (len) memcpy(v->bytes[i], pieces[i], len);
         v->bytes[i][len] = 0;
         v->special[i] = special && special[i];
@@ -167,7 +169,7 @@ pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *lens, c
 
 void dec_vocab_free(dec_vocab *v) {
     if (!v) return;
-    for (int i = 0; i < v->n; i++) free(v->bytes[i]);
+    for (int i = 0; v->bytes && i < v->n; i++) free(v->bytes[i]);   /* a vocabulary cut short by malloc: calloc'd, NULL-filled */
     free(v->bytes);
     free(v->lens);
     free(v->special);

@@ -29,6 +29,6 @@ static pg_status dec_vocab_new_(const tok_tokenizer *t, dec_vocab **out, pg_diag
 
 pg_status dec_vocab_new(const tok_tokenizer *t, dec_vocab **out, pg_diag_sink *diag) {
     int e0 = diag ? diag->nerrors : 0;
-    return pg_nomem_said(dec_vocab_new_(t, out, diag), diag, e0, NULL, "building the decoder vocabulary");
+    return pg_nomem_said(dec_vocab_new_(t, out, diag), diag, e0, "ptxgen", "building the decoder vocabulary");
 }
 

@@ -962,11 +962,11 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
     model_oom_bytes = 0;
     pg_status st = model_ctx_new_(m, max_seq, out, diag);
     if (st != PG_OK && model_oom_bytes && diag && diag->nerrors == e0) {
-        pg_diag_emit(diag, PG_E_IO, NULL, 0, 0, "out of memory for the inference context of %d positions (a buffer of %.1f MB)",
+        pg_diag_emit(diag, PG_E_IO, "ptxgen", 0, 0, "out of memory for the inference context of %d positions (a buffer of %.1f MB)",
                      max_seq, model_oom_bytes / 1048576.0);
         return PG_ERR_NOMEM;
     }
-    return pg_nomem_said(st, diag, e0, NULL, "allocating the inference context");
+    return pg_nomem_said(st, diag, e0, "ptxgen", "allocating the inference context");
 }
 
 
