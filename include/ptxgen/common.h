@@ -86,7 +86,7 @@ PG_API void pg_diag_format(const pg_diag *d, char *buf, size_t n);
 /* Arena: bump allocator; everything is freed at once. */
 typedef struct pg_arena_block pg_arena_block;
 typedef struct { pg_arena_block *head; size_t total; } pg_arena;
-PG_API void *pg_arena_alloc(pg_arena *a, size_t n);          /* zeroed; aborts on OOM */
+PG_API void *pg_arena_alloc(pg_arena *a, size_t n);          /* zeroed; out of memory: pg_oom */
 PG_API char *pg_arena_strndup(pg_arena *a, const char *s, size_t n);
 PG_API char *pg_arena_strdup(pg_arena *a, const char *s);
 PG_API void pg_arena_free(pg_arena *a);

@@ -1075,7 +1075,7 @@ int cmd_gen(int argc, char **argv) {
         pg_buf path = {0};
         pg_buf_printf(&path, "%s/attempt%d.ptx", tmpdir, at);
         gen_verdict v;
-        if (pg_write_file_atomic(path.data, r.ptx, strlen(r.ptx), &sink) != PG_OK) { pg_buf_free(&path); gen_result_free(&r); goto cleanup; }
+        if (pg_write_file_atomic(path.data, r.ptx, strlen(r.ptx), &sink) != PG_OK) { pg_buf_free(&path); gen_result_free(&r); rc = 2; goto cleanup; }
         verify_sample(r.ptx, path.data, o.arch, task, vlevel, best_of, &v);
         unlink(path.data);
         pg_buf_free(&path);

@@ -177,7 +177,7 @@ int cmd_stats(int argc, char **argv) {
     json_t *funcs = json_array();
     ptx_func_stats *all = calloc((size_t)m->nfuncs + 1, sizeof *all);   /* [nfuncs]: one pass, linear in the module */
     pg_status *fst = calloc((size_t)m->nfuncs + 1, sizeof *fst);        /* [nfuncs] */
-    if (!all || !fst) abort();
+    if (!all || !fst) pg_oom();
     ptx_module_stats_compute(m, all, fst);
     for (int i = 0; i < m->nfuncs; i++) {
         const ptx_func *f = &m->funcs[i];

@@ -234,8 +234,10 @@ static int live_add(char *path) {
     if (!__atomic_exchange_n(&live_atexit, true, __ATOMIC_ACQ_REL)) atexit(live_remove_all);
     for (int i = 0; i < LIVE_MAX; i++) {
         char *none = NULL;
-        live[i].pid = getpid();
-        if (__atomic_compare_exchange_n(&live[i].path, &none, path, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return i;
+        if (__atomic_compare_exchange_n(&live[i].path, &none, path, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            live[i].pid = getpid();   /* until this store a handler may skip the slot: a missed unlink, never another's */
+            return i;
+        }
     }
     return -1;   /* a full table only loses the clean-up on a signal, not correctness */
 }

@@ -41,7 +41,7 @@ static int intern(intern_tab *t, const char *body) {
     for (int i = 0; i < t->bodies.n; i++)
         if (strcmp(t->bodies.v[i], body) == 0) return i + 1;
     char *c = malloc(strlen(body) + 1);
-    if (!c) abort();
+    if (!c) pg_oom();
     strcpy(c, body);
     pg_vec_push(t->bodies, c);
     return t->bodies.n;

@@ -119,7 +119,7 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
     }
     ptx_func_stats *all = calloc((size_t)m->nfuncs + 1, sizeof *all);   /* [nfuncs] */
     pg_status *fst = calloc((size_t)m->nfuncs + 1, sizeof *fst);        /* [nfuncs] */
-    if (!all || !fst) abort();
+    if (!all || !fst) pg_oom();
     ptx_module_stats_compute(m, all, fst);
     for (int i = 0; i < m->nfuncs; i++) {
         const ptx_func *f = &m->funcs[i];
@@ -127,7 +127,7 @@ static pg_status analyze(const char *text, size_t len, const char *name, const e
         const ptx_func_stats fs = all[i];
         if ((s->n & (s->n - 1)) == 0) {   /* doubling at powers of two: linear in the number of kernels */
             s->k = realloc(s->k, sizeof *s->k * (size_t)(s->n ? 2 * s->n : 1));
-            if (!s->k) abort();
+            if (!s->k) pg_oom();
         }
         side_kernel *k = &s->k[s->n++];
         memset(k, 0, sizeof *k);
@@ -273,7 +273,7 @@ static eval_gate_kernel *add_row(eval_gate_result *r, const char *name) {
     int n = r->nkernels;
     if ((n & (n - 1)) == 0) {   /* doubling at powers of two: linear in the number of kernels */
         r->kernels = realloc(r->kernels, sizeof *r->kernels * (size_t)(n ? 2 * n : 1));
-        if (!r->kernels) abort();
+        if (!r->kernels) pg_oom();
     }
     eval_gate_kernel *k = &r->kernels[r->nkernels++];
     memset(k, 0, sizeof *k);

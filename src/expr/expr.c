@@ -40,7 +40,7 @@ int expr_op_arity(expr_op op) { return (unsigned)op < EXPR__COUNT ? OPS[op].arit
 /* ---- construction --------------------------------------------------------------- */
 expr_tree *expr_new(expr_op op) {
     expr_tree *e = calloc(1, sizeof *e);
-    if (!e) abort();
+    if (!e) pg_oom();
     e->op = op;
     e->nkids = OPS[op].arity;
     return e;
@@ -198,7 +198,7 @@ static void chunk_eval(const expr_tree *e, const float *const *in, const double 
 void expr_eval_f32(const expr_tree *e, const float *const *in, const double *scalars, float *out, size_t n) {
     int depth = expr_depth(e);
     double *buf = malloc(sizeof(double) * CHUNK * (size_t)(1 + 2 * depth));
-    if (!buf) abort();
+    if (!buf) pg_oom();
     for (size_t base = 0; base < n; base += CHUNK) {
         size_t m = n - base < CHUNK ? n - base : CHUNK;
         chunk_eval(e, in, scalars, base, m, buf, buf + CHUNK);

@@ -1033,7 +1033,7 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
     const wmat *m = J->m;
     int r0 = (int)((long)m->rows * c0 / J->nch), r1 = (int)((long)m->rows * c1 / J->nch), k = m->cols;
     float *row = m->exact ? model_pool_scratch(J->pool, ith, (size_t)k * sizeof(float)) : NULL;
-    if (m->exact && !row) abort();   /* k floats; nothing sane to recover */
+    if (m->exact && !row) pg_oom();   /* k floats: out of memory, a clean exit (pg_oom) */
     for (int s = 0; s < m->nseg; s++) {
         const struct wseg *g = &m->seg[s];
         int a = r0 > g->r0 ? r0 : g->r0, b = r1 < g->r0 + g->rows ? r1 : g->r0 + g->rows;
@@ -1132,7 +1132,7 @@ static void mm_prefill(void *arg, int c0, int c1, int ith) {
     size_t pair = (size_t)2 * WPANEL * k;
     /* non-f32 weights: one panel pair widened to f32 [2][k][16], reused by all n rows (per-thread scratch) */
     float *wbuf = m->type == WT_F32 || b0 == b1 ? NULL : model_pool_scratch(J->pool, ith, pair * sizeof(float));
-    if (m->type != WT_F32 && b0 < b1 && !wbuf) abort();   /* 128 KB for k = 1024; nothing sane to recover */
+    if (m->type != WT_F32 && b0 < b1 && !wbuf) pg_oom();   /* 128 KB for k = 1024; nothing sane to recover */
     for (int b = b0; b < b1; b++) {
         const float *P;
         if (m->type == WT_F32) P = (const float *)m->w + b * pair;
@@ -1268,7 +1268,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     char *gx = NULL;
     if (stride) {
         gx = model_pool_shared(p, 0, stride * J->n);
-        if (!gx) abort();   /* a few KB */
+        if (!gx) pg_oom();   /* a few KB */
         for (int j = 0; j < J->n; j++) {
             const float *x = J->x + (size_t)j * J->ldx;
             if (need32) model_quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
@@ -1305,7 +1305,7 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
             model_quant_act256(x, k, q256);
         }
     }
-    if (!row || (m->type == WT_GG && !m->exact && (!q32 || !q256))) abort();   /* a row's worth */
+    if (!row || (m->type == WT_GG && !m->exact && (!q32 || !q256))) pg_oom();   /* a row's worth */
     for (int i = 0; i < n; i++) {
         if (m->type == WT_GG && !m->exact) {
             const struct wseg *g = gg_seg(m, ids[i]);
@@ -1336,7 +1336,7 @@ void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int 
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {
             int np = (n + 31) / 32 * 32;
             uint16_t *xa = model_pool_shared(p, 1, (size_t)np * m->cols * 2);   /* [np][cols] bf16 */
-            if (!xa) abort();
+            if (!xa) pg_oom();
             memset(xa + (size_t)n * m->cols, 0, (size_t)(np - n) * m->cols * 2);
             to_bf16_rows(x, ldx, m->cols, 0, n, xa);
             J.xa = xa;
@@ -1346,7 +1346,7 @@ void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int 
         if (amx8_ok && m->type == WT_Q8) {   /* q8 weights have cols % 32 == 0 */
             int k = m->cols, ng = k / Q8_GROUP, np = (n + 31) / 32 * 32;
             int8_t *xq = model_pool_shared(p, 1, (size_t)np * k + (size_t)np * ng * sizeof(float));   /* [np][k], then [np][ng] */
-            if (!xq) abort();
+            if (!xq) pg_oom();
             float *xs = (float *)(void *)(xq + (size_t)np * k);
             quant_job qj = {x, ldx, k, xq, xs};
             model_pool_run(p, quant_rows, &qj, n);
@@ -1360,7 +1360,7 @@ void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int 
 #endif
         int tx = kern_best->tx, nt = (n + tx - 1) / tx;
         float *xp = model_pool_shared(p, 1, (size_t)nt * tx * m->cols * sizeof *xp);
-        if (!xp) abort();
+        if (!xp) pg_oom();
         pack_job pj = {x, ldx, n, m->cols, tx, xp, false};
 #ifdef HAVE_X86
         pj.avx2 = kern_best == &kern_avx512;
@@ -1380,7 +1380,7 @@ void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int 
         int k = m->cols;
         size_t per = ((size_t)k / 4 * 8 + (size_t)k / 4 * 4 + (size_t)k / Q8_GROUP * 4 + (size_t)k + 7) / 8 * 8;   /* neg, a, s, q */
         qbuf = malloc((size_t)n * per);
-        if (!qbuf) abort();
+        if (!qbuf) pg_oom();
         for (int j = 0; j < n; j++) {
             char *b = (char *)qbuf + (size_t)j * per;   /* 8-byte fields first: alignment */
             X[j].neg = (uint64_t *)(void *)b;

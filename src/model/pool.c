@@ -89,7 +89,14 @@ pg_pool *model_pool_new(int nthreads) {
     pthread_cond_init(&p->cv, NULL);
     p->th = calloc((size_t)p->n, sizeof *p->th);
     p->scratch = calloc((size_t)p->n + POOL_SHARED, sizeof *p->scratch);
-    if (!p->th || !p->scratch) p->n = 1;
+    if (!p->th || !p->scratch) {   /* no pool at all: the kernels need the scratch (the caller reports out of memory) */
+        free(p->th);
+        free(p->scratch);
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
+        free(p);
+        return NULL;
+    }
     for (int i = 1; i < p->n; i++) {
         worker_arg *a = malloc(sizeof *a);
         if (!a) { p->n = i; break; }

@@ -82,7 +82,7 @@ static void strmap_put(strmap *m, const char *s, size_t n, int32_t v) {
         strmap old = *m;
         m->cap = old.cap ? old.cap * 2 : 64;
         m->slots = calloc(m->cap, sizeof *m->slots);
-        if (!m->slots) abort();
+        if (!m->slots) pg_oom();
         m->count = 0;
         for (uint32_t i = 0; i < old.cap; i++)
             if (old.slots[i].s) strmap_put(m, old.slots[i].s, old.slots[i].n, old.slots[i].v);
@@ -102,7 +102,7 @@ static void strmap_reserve(strmap *m, uint32_t n) {
     if (m->cap >= cap || m->count) return;
     free(m->slots);
     m->slots = calloc(cap, sizeof *m->slots);
-    if (!m->slots) abort();
+    if (!m->slots) pg_oom();
     m->cap = cap;
 }
 
@@ -1184,7 +1184,7 @@ static void heap_push(enc *E, bpe_merge m) {
     if (E->heap_n == E->heap_cap) {
         E->heap_cap = E->heap_cap ? 2 * E->heap_cap : 64;
         E->heap = realloc(E->heap, E->heap_cap * sizeof *E->heap);
-        if (!E->heap) abort();
+        if (!E->heap) pg_oom();
     }
     size_t i = E->heap_n++;
     while (i > 0 && merge_less(&m, &E->heap[(i - 1) / 2])) { E->heap[i] = E->heap[(i - 1) / 2]; i = (i - 1) / 2; }
@@ -1209,7 +1209,7 @@ static void add_sym(enc *E, size_t *ns, int32_t id) {
     if (*ns == E->sym_cap) {
         E->sym_cap = E->sym_cap ? 2 * E->sym_cap : 256;
         E->sym = realloc(E->sym, E->sym_cap * sizeof *E->sym);
-        if (!E->sym) abort();
+        if (!E->sym) pg_oom();
     }
     E->sym[*ns] = (bpe_sym){id, (int32_t)*ns - 1, (int32_t)*ns + 1, true};
     (*ns)++;
@@ -1222,7 +1222,7 @@ static void slow_symbol(enc *E, size_t *ns, const unsigned char *p, size_t i, si
     size_t pn = t->prefix ? strlen(t->prefix) : 0, sn = t->suffix ? strlen(t->suffix) : 0;
     char stackbuf[64];
     char *s = pn + sn + 4 <= sizeof stackbuf ? stackbuf : malloc(pn + sn + 4);
-    if (!s) abort();
+    if (!s) pg_oom();
     size_t k = symbol_string(t, p[i], i == 0, i + 1 == n, s);
     const int32_t *id = strmap_get(&t->vocab, s, k);
     if (id) {

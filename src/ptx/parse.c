@@ -63,7 +63,7 @@ static void names_grow(parser *P) {
     int oldcap = P->names_cap;
     P->names_cap = oldcap ? oldcap * 2 : P->names_cap0;
     P->names = calloc((size_t)P->names_cap, sizeof *P->names);
-    if (!P->names) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    if (!P->names) pg_oom();
     uint32_t mask = (uint32_t)P->names_cap - 1;
     for (int i = 0; i < oldcap; i++) {
         if (!old[i].idx) continue;

@@ -664,7 +664,7 @@ static void emit_cu(const expr_tree *e, const char *name, int ninputs, int per_t
  * per line, arrays of objects ("params") one element per line. */
 static void put_json(pg_buf *out, const json_t *v) {
     char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-    if (!t) abort();
+    if (!t) pg_oom();
     pg_buf_puts(out, t);
     free(t);
 }

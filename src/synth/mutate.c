@@ -70,7 +70,7 @@ static void sm_grow(strmap *m) {
     m->n = 0;
     m->keys = calloc((size_t)m->cap, sizeof *m->keys);
     m->vals = calloc((size_t)m->cap, sizeof *m->vals);
-    if (!m->keys || !m->vals) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    if (!m->keys || !m->vals) pg_oom();
     for (int i = 0; i < old.cap; i++)
         if (old.keys[i]) sm_put(m, old.keys[i], old.vals[i]);
     free(old.keys);
@@ -272,7 +272,7 @@ static int mut_rename_regs(ptx_module *m, ptx_func *f, rng *r, strmap *taken, pg
             e.nw = fresh_reg_name(r, scratch, &m->arena, taken, "");
             if (d->count > 0) {
                 e.perm = malloc(sizeof(int) * (size_t)d->count);
-                if (!e.perm) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+                if (!e.perm) pg_oom();
                 for (int k = 0; k < d->count; k++) e.perm[k] = k;
                 shuffle_ints(r, e.perm, d->count);
             }
@@ -319,7 +319,7 @@ static int reorder_run(ptx_func *f, const ptx_dag *d, int p, int q, rng *r) {
     int *ready = malloc(sizeof(int) * (size_t)len);
     int *order = malloc(sizeof(int) * (size_t)len);
     ptx_stmt *tmp = malloc(sizeof(ptx_stmt) * (size_t)len);
-    if (!indeg || !outoff || !adj || !fill || !ready || !order || !tmp) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    if (!indeg || !outoff || !adj || !fill || !ready || !order || !tmp) pg_oom();
     for (int e = 0; e < d->ndeps; e++) {
         const ptx_dep *dp = &d->deps[e];
         if (dp->from < p || dp->to > q || dp->from >= dp->to) continue;
@@ -418,7 +418,7 @@ static int mut_predicate_branch(ptx_module *m, ptx_func *f, rng *r, strmap *take
         return 0;
     }
     bool *chosen = calloc((size_t)f->nbody, sizeof(bool));
-    if (!chosen) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    if (!chosen) pg_oom();
     int nchosen = 0;
     for (int k = 0; k < cand.n; k++)
         if (rng_below(r, 2)) { chosen[cand.v[k]] = true; nchosen++; }
@@ -550,7 +550,7 @@ static int mut_rename_labels(ptx_module *m, ptx_func *f, rng *r, strmap *taken, 
         if (f->body[i].kind == PTX_ST_DECL) sm_put(&vars, f->body[i].u.decl.name, NULL);
 
     int *k = malloc(sizeof(int) * (size_t)labels.n);
-    if (!k) { fputs("ptxgen: out of memory\n", stderr); abort(); }
+    if (!k) pg_oom();
     for (int i = 0; i < labels.n; i++) k[i] = i;
     if (rng_below(r, 2)) shuffle_ints(r, k, labels.n);
     int style = (int)rng_below(r, 4);

@@ -147,7 +147,7 @@ int task_ptx_block(const ptx_func *f, int fallback) {
 
 static char *dup(const char *s) {
     char *d = strdup(s);
-    if (!d) abort();   /* as pg_arena: out of memory is not a recoverable state here */
+    if (!d) pg_oom();   /* as pg_arena: out of memory is not a recoverable state here */
     return d;
 }
 

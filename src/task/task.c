@@ -96,7 +96,7 @@ static void lerr(lctx *c, const char *jpath, const char *fmt, ...) {
 static char *xstrdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *p = malloc(n);
-    if (!p) abort();
+    if (!p) pg_oom();
     memcpy(p, s, n);
     return p;
 }

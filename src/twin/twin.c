@@ -24,13 +24,13 @@
 
 static char *xstrdup(const char *s) {
     char *d = strdup(s ? s : "");
-    if (!d) abort();   /* out of memory is not a recoverable state here (as pg_arena) */
+    if (!d) pg_oom();   /* out of memory is not a recoverable state here (as pg_arena) */
     return d;
 }
 
 static char *xstrndup(const char *s, size_t n) {
     char *d = strndup(s, n);
-    if (!d) abort();
+    if (!d) pg_oom();
     return d;
 }
 
