@@ -116,7 +116,7 @@ done
 if [ -n "$REPORT" ]; then
     {
         echo "# crash consistency (tests/crash_resume.sh --kills $KILLS --seed $SEED)"
-        echo "# $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) cores; ptxgen $("$P" --version 2>/dev/null)"
+        echo "# $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) cores; ptxgen $("$P" --version 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
         echo "# each chain: SIGKILL (process group) at up to 4 random points in [0, uninterrupted time], resumed each time,"
         echo "# then run to the end; the outputs are compared with the uninterrupted run's"
         printf '%s\n' "${lines[@]}"

@@ -308,7 +308,7 @@ done
 if [ -n "$REPORT" ]; then
     {
         echo "# fault injection sweep (tests/fault_sweep.sh $ARGS)"
-        echo "# $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) cores; ptxgen $("$P" --version 2>/dev/null)"
+        echo "# $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) cores; ptxgen $("$P" --version 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
         echo "# violation = a crash, a temp file left, exit 0 with a missing/different output, or a failure without a"
         echo "# diagnostic or with a half-written output; 'failed-cleanly' = non-zero exit, diagnostic, nothing wrong left"
         printf '%s\n' "${summary[@]}"

@@ -181,5 +181,12 @@ cp -r "$R/tests/model/lora" "$T/lora8" && sed -i 's/"r": 4,/"r": 8,/' "$T/lora8/
 "$P" logits --model "$R/tests/model/tied" --adapter "$T/lora8" --ids 1,2 >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "E805.*r=8" "$T/err" && ok || bad "an adapter of another rank: $(cat "$T/err")"
 
+# a model folder whose name is not ASCII: the GENERATED_BY line stays ASCII (ptxas rejects any other byte)
+cp -r "$TINY" "$T/modèle"
+"$P" gen --model "$T/modèle" --samples 1 --max-tokens 200 -o "$T/m.ptx" "vector add" >/dev/null 2>"$T/err"
+rc=$?
+[ "$rc" -eq 0 ] && "$P" check "$T/m.ptx" >/dev/null 2>&1 && head -1 "$T/m.ptx" | grep -q '^// GENERATED_BY: ptxgen mod??le$' && ok \
+    || bad "gen with a non-ASCII model folder: exit $rc, $(head -1 "$T/m.ptx" 2>/dev/null) $(tail -c 200 "$T/err")"
+
 echo "io: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -110,8 +110,12 @@ PG_API _Noreturn void pg_oom(void);
  * one "out of memory while WHAT" diagnostic on file.  For a module's public entry
  * points, so an allocation deep inside fails with a message, not silently. */
 PG_API pg_status pg_nomem_said(pg_status st, pg_diag_sink *diag, int e0, const char *file, const char *what);
-/* malloc that never returns NULL (pg_oom instead); for json_set_alloc_funcs. */
+/* malloc, calloc, realloc and strdup that never return NULL (pg_oom instead): for
+ * program code (the CLI) and json_set_alloc_funcs, where out of memory ends the run. */
 PG_API void *pg_xmalloc(size_t n);
+PG_API void *pg_xcalloc(size_t n, size_t size);
+PG_API void *pg_xrealloc(void *p, size_t n);
+PG_API char *pg_xstrdup(const char *s);
 
 /* Read a whole file (at most max_bytes) into a NUL-terminated malloc'd buffer.
  * "-" reads standard input. */

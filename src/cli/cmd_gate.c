@@ -176,7 +176,7 @@ usage:
             pg_diag_sink q = {0};
             if (ptx_parse_file(base_path, &bm, &q) == PG_OK)
                 for (int f = 0; f < bm->nfuncs; f++)
-                    if (bm->funcs[f].is_entry && bm->funcs[f].has_body) pg_vec_push(kernels, strdup(bm->funcs[f].name));
+                    if (bm->funcs[f].is_entry && bm->funcs[f].has_body) pg_vec_push(kernels, pg_xstrdup(bm->funcs[f].name));
             ptx_module_free(bm);
             if (!kernels.n) { fprintf(stderr, "ptxgen gate: nvcc's PTX of %s has no kernels\n", cu); rc = 2; }
             for (int k = 0; k < kernels.n && rc == 0; k++) {

@@ -1009,7 +1009,8 @@ int cmd_gen(int argc, char **argv) {
         char sib[2][220];
         sibling(defpath, ".cu", sib[0], sizeof sib[0]);
         sibling(defpath, ".task.json", sib[1], sizeof sib[1]);
-        const char *clash = access(defpath, F_OK) == 0 ? defpath : twin && access(sib[0], F_OK) == 0 ? sib[0]
+        const char *clash = access(defpath, F_OK) == 0 ? defpath
+                            : twin && access(sib[0], F_OK) == 0 && !(twin_file && same_file(twin_file, sib[0])) ? sib[0]
                             : twin && !task_path && access(sib[1], F_OK) == 0 ? sib[1] : NULL;
         if (clash) {
             fprintf(stderr, "ptxgen gen: %s exists; not overwritten: name the output with -o, or pass --force to replace it\n", clash);

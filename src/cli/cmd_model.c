@@ -93,7 +93,7 @@ static int tokz_stats(const tok_tokenizer *t, const char *path, const char *fiel
         int nlines = 0;
         for (size_t i = 0; i < sl; i++) nlines += s[i] == '\n';
         if (sl && s[sl - 1] != '\n') nlines++;
-        int *cnt = calloc((size_t)nlines + 1, sizeof(int));
+        int *cnt = pg_xcalloc((size_t)nlines + 1, sizeof(int));
         size_t off = 0;
         int line = 0;
         for (size_t k = 0; k < nid; k++) {
@@ -321,7 +321,7 @@ int cmd_logits(int argc, char **argv) {
         return 2;
     }
     model_ctx *ctx = NULL;
-    float *all = malloc((size_t)ids.n * V * sizeof *all), *last = malloc((size_t)V * sizeof *last);
+    float *all = pg_xmalloc((size_t)ids.n * V * sizeof *all), *last = pg_xmalloc((size_t)V * sizeof *last);
     json_t *out = json_object(), *pos = json_array(), *st_arr = json_array(), *jids = json_array();
     if (!all || !last || model_ctx_new(m, ids.n + steps, &ctx, &sink) != PG_OK) goto done;
     if (model_forward(ctx, ids.v, ids.n, last, all, &sink) != PG_OK) goto done;

@@ -84,7 +84,7 @@ typedef struct {
 
 static int parse_opts(int argc, char **argv, opts *o, const char *usage) {
     memset(o, 0, sizeof *o);
-    o->files = calloc((size_t)argc + 1, sizeof(char *));
+    o->files = pg_xcalloc((size_t)argc + 1, sizeof(char *));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--json")) o->json = true;
@@ -203,7 +203,7 @@ int cmd_fmt(int argc, char **argv) {
     /* the register flags first; parse_opts takes the rest */
     bool tighten = false;
     int widen = 0, na = 0;
-    char **av = malloc(sizeof(char *) * (size_t)(argc + 1));
+    char **av = pg_xmalloc(sizeof(char *) * (size_t)(argc + 1));
     if (!av) return 2;
     for (int i = 0; i < argc; i++) {
         if (i > 0 && !strcmp(argv[i], "--tighten-regs")) tighten = true;

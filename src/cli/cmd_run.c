@@ -217,34 +217,34 @@ int cmd_run(int argc, char **argv) {
             char p[4096];
             snprintf(p, sizeof p, "%s/%s/task.json", ro.suite, e->d_name);
             if (access(p, R_OK) != 0) continue;
-            names = realloc(names, sizeof(char *) * (size_t)(nn + 1));
-            names[nn++] = strdup(e->d_name);
+            names = pg_xrealloc(names, sizeof(char *) * (size_t)(nn + 1));
+            names[nn++] = pg_xstrdup(e->d_name);
         }
         closedir(d);
         if (nn > 1) qsort(names, (size_t)nn, sizeof(char *), cmp_str);   /* names is NULL when empty */
-        tasks = calloc((size_t)nn + 1, sizeof(char *));
-        kernels = calloc((size_t)nn + 1, sizeof(char *));
+        tasks = pg_xcalloc((size_t)nn + 1, sizeof(char *));
+        kernels = pg_xcalloc((size_t)nn + 1, sizeof(char *));
         for (int i = 0; i < nn; i++) {
             char p[4096];
             snprintf(p, sizeof p, "%s/%s/task.json", ro.suite, names[i]);
-            tasks[n] = strdup(p);
+            tasks[n] = pg_xstrdup(p);
             snprintf(p, sizeof p, "%s/%s/%s", ro.suite, names[i], ro.kernel_name);
-            kernels[n++] = strdup(p);
+            kernels[n++] = pg_xstrdup(p);
             free(names[i]);
         }
         free(names);
         if (!n) { fprintf(stderr, "ptxgen run: no task folders in %s\n", ro.suite); free(tasks); free(kernels); return 2; }
     } else {
         if (!npos) { fprintf(stderr, "%s", run_usage); return 2; }
-        tasks = calloc(2, sizeof(char *));
-        kernels = calloc(2, sizeof(char *));
-        tasks[0] = strdup(pos[0]);
-        if (pos[1]) kernels[0] = strdup(pos[1]);
+        tasks = pg_xcalloc(2, sizeof(char *));
+        kernels = pg_xcalloc(2, sizeof(char *));
+        tasks[0] = pg_xstrdup(pos[0]);
+        if (pos[1]) kernels[0] = pg_xstrdup(pos[1]);
         else {
             char p[4096];
             const char *sl = strrchr(pos[0], '/');
             snprintf(p, sizeof p, "%.*s%s", sl ? (int)(sl - pos[0] + 1) : 0, pos[0], ro.kernel_name);
-            kernels[0] = strdup(p);
+            kernels[0] = pg_xstrdup(p);
         }
         n = 1;
     }

@@ -175,8 +175,8 @@ int cmd_stats(int argc, char **argv) {
     json_object_set_new(top, "target", json_string(m->ntargets ? m->targets[0] : ""));
     json_object_set_new(top, "address_size", json_integer(m->address_size));
     json_t *funcs = json_array();
-    ptx_func_stats *all = calloc((size_t)m->nfuncs + 1, sizeof *all);   /* [nfuncs]: one pass, linear in the module */
-    pg_status *fst = calloc((size_t)m->nfuncs + 1, sizeof *fst);        /* [nfuncs] */
+    ptx_func_stats *all = pg_xcalloc((size_t)m->nfuncs + 1, sizeof *all);   /* [nfuncs]: one pass, linear in the module */
+    pg_status *fst = pg_xcalloc((size_t)m->nfuncs + 1, sizeof *fst);        /* [nfuncs] */
     if (!all || !fst) pg_oom();
     ptx_module_stats_compute(m, all, fst);
     for (int i = 0; i < m->nfuncs; i++) {

@@ -262,6 +262,21 @@ void *pg_xmalloc(size_t n) {
     if (!p) pg_oom();
     return p;
 }
+void *pg_xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) pg_oom();
+    return p;
+}
+void *pg_xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) pg_oom();
+    return q;
+}
+char *pg_xstrdup(const char *s) {
+    char *d = strdup(s);
+    if (!d) pg_oom();
+    return d;
+}
 
 /* A stream over a descriptor whose writes go through write(2) here, so the
  * cause of the first failed write is kept (the C library's streams keep only

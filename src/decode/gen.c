@@ -255,7 +255,10 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
     if (!out->finished && g->dec && !dec_done(g->dec))
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "stopped at the token limit (%d) before the kernel was complete", g->e->o->max_tokens);
     pg_buf res = {0};
-    pg_buf_printf(&res, "// GENERATED_BY: ptxgen %s\n", model_get_config(g->e->m)->model_id);
+    pg_buf_puts(&res, "// GENERATED_BY: ptxgen ");
+    /* ASCII only: ptxas rejects any other byte, comments included (a model folder named "modèle") */
+    for (const char *p = model_get_config(g->e->m)->model_id; *p; p++) pg_buf_putc(&res, (unsigned char)*p < 0x80 ? *p : '?');
+    pg_buf_putc(&res, '\n');
     if (g->dec) {
         size_t n = 0;
         const char *s = dec_text(g->dec, &n);
