@@ -45,10 +45,25 @@ STYLES = ["terse", "detailed", "card", "zh", "prose"]
 
 
 # ---- files ------------------------------------------------------------------------------------------
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def atomic_write(path, write):
     """write(f) into a temporary file beside path, flushed and fsync'd, then renamed over path:
     a crash leaves the old file or the new one, never half of one (a half-written result would
     look done).  The temporary is removed when anything fails, and the error goes on."""
+    for stale in glob.glob(glob.escape(path) + ".tmp.*"):   # left by a killed run (SIGKILL cleans nothing up)
+        pid = stale.rsplit(".", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            with contextlib.suppress(OSError):
+                os.remove(stale)
     tmp = f"{path}.tmp.{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as f:

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE   /* fopencookie: streams that remember why a write failed */
 #include "ptxgen/common.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -413,6 +414,30 @@ static void dir_of(const char *path, char *dir, size_t n) {
     snprintf(dir, n, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
 }
 
+/* Temporaries that a killed process left beside target ("<name>.tmp.<pid>.<n>" whose pid is
+ * gone: SIGKILL runs no clean-up) are removed when the output is written again, so a crash
+ * leaves nothing behind once the job is rerun.  A live pid's (another writer's) are kept. */
+static void remove_stale_temps(const char *target) {
+    char dir[4096];
+    dir_of(target, dir, sizeof dir);
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    size_t bl = strlen(base);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, base, bl) || strncmp(e->d_name + bl, ".tmp.", 5)) continue;
+        char *end;
+        long pid = strtol(e->d_name + bl + 5, &end, 10);
+        if (end == e->d_name + bl + 5 || *end != '.' || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char p[8400];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+}
+
 /* pg_out_open, or with dry set only its checks (pg_out_check): nothing is created. */
 static pg_status out_open(const char *path, unsigned flags, bool dry, pg_out **out, pg_diag_sink *diag) {
     *out = NULL;
@@ -496,6 +521,7 @@ static pg_status out_open(const char *path, unsigned flags, bool dry, pg_out **o
             *out = o;
             return PG_OK;
         }
+        remove_stale_temps(o->target);
         static unsigned seq;
         size_t n = strlen(o->target) + 48;
         o->tmp = malloc(n);

@@ -133,6 +133,23 @@ static void test_failures(void) {
     }
 }
 
+/* A temporary that a killed writer left (its pid gone) is removed by the next write; a live one is kept. */
+static void test_stale_temps(void) {
+    pid_t dead = fork();
+    if (dead == 0) _exit(0);
+    int st;
+    waitpid(dead, &st, 0);
+    char stale[600], alive[600];
+    snprintf(stale, sizeof stale, "%s.tmp.%ld.0", path("st.txt"), (long)dead);
+    snprintf(alive, sizeof alive, "%s.tmp.%ld.0", path("st.txt"), (long)getppid());
+    pg_diag_sink s = test_sink();
+    CHECK(pg_write_file(stale, "half", 4, 0, &s) == PG_OK && pg_write_file(alive, "busy", 4, 0, &s) == PG_OK, "make the leftovers");
+    CHECK(pg_write_file(path("st.txt"), "whole\n", 6, 0, &s) == PG_OK, "write the output again");
+    CHECK(access(stale, F_OK) != 0, "the dead writer's temporary is gone");
+    CHECK(access(alive, F_OK) == 0, "a live writer's temporary is kept");
+    unlink(alive);
+}
+
 /* A FIFO is written directly (a reader gets the bytes); a reader that leaves is EPIPE, reported. */
 static void test_fifo(void) {
     CHECK(mkfifo(path("fifo"), 0600) == 0, "mkfifo");
@@ -231,6 +248,7 @@ int main(void) {
     test_regular_and_links();
     test_no_clobber();
     test_failures();
+    test_stale_temps();
     test_fifo();
     test_fd_names();
     test_stdout();
