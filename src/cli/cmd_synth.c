@@ -14,6 +14,7 @@ static const char *synth_usage =
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "                    [--family-weight NAME=W[,NAME=W...]]...   (how often each family is drawn, see below)\n"
+    "                    [--format literate|plain]   (default literate: docs/LITERATE.md)\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "       ptxgen synth --tasks-only DIR --count N --seed S [--exclude SUITE_DIR]...   (task specs without PTX:\n"
     "                    DIR/<name>/task.json, compositions of building blocks with C references, for\n"
@@ -34,6 +35,10 @@ static const char *synth_usage =
     "             spell it: map, reduce, softmax, rownorm, scan, ...  Repeat it or give a comma list\n"
     "             (--family-weight softmax=10,rownorm=10 --family-weight gemm=0).  --family-pct sets how many\n"
     "             candidates are family ones; this sets which families they are.\n"
+    "  --format:  literate (the default): each sample with a CUDA C plan (nvcc families, expression kernels,\n"
+    "             corpus) carries it as cuda_c, and its PTX has the plan line each block implements as a // line\n"
+    "             (nvcc -lineinfo; loops the plan does not ask to unroll stay loops); plain: the PTX as nvcc and\n"
+    "             the generators write it, without plan comments (the single-stage targets of earlier models).\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 
 int cmd_synth(int argc, char **argv) {
@@ -44,6 +49,7 @@ int cmd_synth(int argc, char **argv) {
     o.sources = SYNTH_SRC_HAND | SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY | SYNTH_SRC_MUTANT;
     o.jobs = cli_cores();
     o.progress = isatty(2);
+    o.format = SYNTH_FMT_LITERATE;
     const char *stats = NULL, *tasks_only = NULL;
     bool have_seed = false, have_weights = false;
     int rc = 2;
@@ -66,6 +72,12 @@ int cmd_synth(int argc, char **argv) {
             have_weights = true;
         }
         else if (!strcmp(a, "--corpus") && i + 1 < argc) o.corpus_dir = argv[++i];
+        else if (!strcmp(a, "--format") && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "literate")) o.format = SYNTH_FMT_LITERATE;
+            else if (!strcmp(f, "plain")) o.format = SYNTH_FMT_PLAIN;
+            else { fprintf(stderr, "ptxgen synth: --format '%s': expected literate or plain\n", f); goto out; }
+        }
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
         else if (!strcmp(a, "--exclude") && i + 1 < argc) {
             if (excl.len) pg_buf_putc(&excl, ',');
