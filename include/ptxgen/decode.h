@@ -78,6 +78,9 @@ typedef struct {
     int block[3];               /* the launch's block when known ({0} = unknown): `.reqntid` must equal it and
                                    `.maxntid` must be at least it in every dimension (product <= 1024) */
     const char *entry_name;     /* without a signature: force `.visible .entry NAME(\n` (NULL: the model names it) */
+    int comment_max;            /* literate PTX (docs/LITERATE.md): a line `\t//TEXT` with 1..comment_max bytes of
+                                   printable ASCII TEXT may stand before any body statement and counts as one
+                                   (0 = no comments, the single-stage format); none in the closing mode */
 } dec_opts;
 
 typedef struct dec_state dec_state;
@@ -164,6 +167,32 @@ PG_API void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch
 #define GEN_TWIN_REQUEST "Write the CUDA C twin of this kernel: one extern \"C\" __global__ function with the same name and parameters that computes the same thing."
 PG_API void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature,
                                       const char *ptx, pg_buf *out);
+/* ---- two stages: a CUDA C plan, then literate PTX (docs/LITERATE.md) ----
+ * One model, two ChatML turns (the ptxgen format has no plan turn: models with
+ * their own tokenizer are single-stage).  The plan turn:
+ *   system GEN_SYSTEM_PROMPT_PLAN;
+ *   user   {request}\n\nTarget: {arch}\nStep 1 of 2: ... (GEN_PLAN_REQUEST) with this signature:\n{C signature}
+ *          (or, without one, "...; choose its name and parameters.");
+ *   assistant {the plan: CUDA C}<|im_end|>
+ * The PTX turn:
+ *   system GEN_SYSTEM_PROMPT_PLAN;
+ *   user   {request}\n\nTarget: {arch}\nThe plan (CUDA C):\n{plan}\n\nStep 2 of 2: ... (GEN_PTX_REQUEST)\nSignature:\n{PTX signature}
+ *   assistant {literate PTX, header and signature forced}<|im_end|>
+ * `ptxgen prompts --stage plan|ptx|both` writes training pairs in exactly these
+ * forms; gen, eval and train/generate.py build them here. */
+#define GEN_SYSTEM_PROMPT_PLAN "You are ptxgen, a compiler that writes NVIDIA GPU kernels in two steps: first the plan, the kernel " \
+                               "in CUDA C, then literate PTX that follows the plan."
+#define GEN_PLAN_REQUEST "Step 1 of 2: write the plan, the kernel in CUDA C: one extern \"C\" __global__ function"
+#define GEN_PTX_REQUEST "Step 2 of 2: write the plan as literate PTX: each block of instructions starts with a // line " \
+                        "holding the plan statement it implements."
+PG_API void gen_prompt_build_plan(const char *request, const char *arch, const char *c_signature, pg_buf *out);
+PG_API void gen_prompt_build_ptx_plan(const char *request, const char *arch, const char *plan, const char *signature, pg_buf *out);
+/* The task's signature in CUDA C: `extern "C" __global__ void NAME(const float* x,
+ * float* y, unsigned int n)` (inputs const; f16 __half, bf16 __nv_bfloat16). */
+PG_API void gen_c_signature_from_task(const task_spec *t, pg_buf *out);
+/* The C type of a task dtype ("float", "unsigned int", "__nv_bfloat16"). */
+PG_API const char *gen_c_type(task_dtype t);
+
 /* ".visible .entry NAME(\n\t.param .u64 a,\n\t.param .u32 n\n)" from a task's params. */
 PG_API void gen_signature_from_task(const task_spec *t, pg_buf *out);
 /* The first entry's header in canonical PTX text (as `ptxgen fmt` prints it), up to its ')'. */
@@ -194,6 +223,7 @@ typedef struct {
     gen_prompt_fmt format;     /* the model's prompt format (gen_prompt_fmt_of its tokenizer) */
     int block[3];              /* the task's launch block ({0} = unknown): see dec_opts.block */
     const char *entry_name;    /* without a signature: the kernel's name (see dec_opts.entry_name) */
+    int comment_max;           /* literate PTX: dec_opts.comment_max (0 = none) */
 } gen_opts;
 
 typedef struct {

@@ -39,7 +39,13 @@ static const char *prompts_usage =
     "  Held-out suite tasks stay out exactly as in the synth file (make it with --exclude).\n"
     "  --widen-regs N (1..512): every `.reg .T %x<K>;` with K < N declares N registers, so the\n"
     "  declarations written before the body no longer tell the model how long the body is\n"
-    "  (`ptxgen fmt --tighten-regs` undoes it on a generated kernel).\n";
+    "  (`ptxgen fmt --tighten-regs` undoes it on a generated kernel).\n"
+    "  --stage plan|ptx|both (chatml only; docs/LITERATE.md): pairs of the two-stage model instead.  plan:\n"
+    "  request (+ the task's CUDA C signature, except for P%% of the samples) -> the sample's cuda_c;\n"
+    "  ptx: request + cuda_c as the plan + the PTX signature -> the module (literate samples keep their\n"
+    "  plan comments); both: the two pairs of every sample, each line with \"turn\": \"plan\" or \"ptx\".\n"
+    "  Samples without cuda_c are skipped and counted.  Without --stage, plain samples' comments are\n"
+    "  dropped and literate samples keep theirs.\n";
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -47,8 +53,9 @@ static uint64_t fnv1a(const char *s) {
     return h;
 }
 
-/* Canonical text with the forced header for `arch`; false when it does not validate. */
-static bool canonical_ptx(const char *src, const char *arch, int widen_regs, pg_buf *out, char *why, size_t whyn) {
+/* Canonical text with the forced header for `arch` (with the kept comments, or
+ * without them); false when it does not validate. */
+static bool canonical_ptx(const char *src, const char *arch, int widen_regs, bool comments, pg_buf *out, char *why, size_t whyn) {
     ptx_module *m = NULL;
     pg_diag_sink q = {0};
     if (ptx_parse(src, strlen(src), "sample", &m, &q) != PG_OK || ptx_validate(m, &q) != PG_OK || q.nerrors) {
@@ -56,6 +63,7 @@ static bool canonical_ptx(const char *src, const char *arch, int widen_regs, pg_
         ptx_module_free(m);
         return false;
     }
+    if (!comments) ptx_comments_strip(m);
     if (widen_regs > 0) ptx_regs_widen(m, widen_regs);
     pg_buf printed = {0};
     ptx_print(m, &printed);
@@ -158,7 +166,7 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
             pg_diag_sink q = {0};
             good = ptx_parse(base, strlen(base), "baseline", &bm, &q) == PG_OK;
             if (good) ptx_print(bm, &bc);
-            good = good && canonical_ptx(hand, arch, 0, &hc, why, sizeof why) && signature_of(bc.data, t->kernel, &bsig);
+            good = good && canonical_ptx(hand, arch, 0, false, &hc, why, sizeof why) && signature_of(bc.data, t->kernel, &bsig);
         }
         if (good) {
             /* the hand kernel's parameter names -> nvcc's (same order and types: the harness checked both) */
@@ -204,11 +212,63 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
     return st == PG_OK ? 0 : 2;
 }
 
+/* The C signature of a synth sample's task (its "task" object), or "" when it does not load. */
+static void sample_c_signature(json_t *r, pg_buf *out) {
+    char *text = json_dumps(json_object_get(r, "task"), JSON_COMPACT);
+    task_spec *t = NULL;
+    if (text && task_load_text(text, strlen(text), "sample-task.json", &t, NULL) == PG_OK) gen_c_signature_from_task(t, out);
+    task_free(t);
+    free(text);
+}
+
+static void put_pair(FILE *o, json_t *r, const char *id, const char *turn, const pg_buf *prompt, const pg_buf *completion) {
+    json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s, s:s}", "id", id,
+                          "family", json_string_value(json_object_get(r, "family")),
+                          "source", json_string_value(json_object_get(r, "source")),
+                          "split", json_string_value(json_object_get(r, "split")),
+                          "description_style", json_string_value(json_object_get(r, "description_style")),
+                          "turn", turn, "prompt", prompt->data, "completion", completion->data);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+    fprintf(o, "%s\n", s);
+    free(s);
+    json_decref(j);
+}
+
+/* The two-stage pairs of one sample (docs/LITERATE.md); returns how many were written. */
+static long stage_pairs(FILE *o, json_t *r, const char *id, const char *desc, const char *arch, const char *cuda_c, const char *sig,
+                        const char *module, bool with_sig, int stage, const char *in, long lineno) {
+    long n = 0;
+    pg_buf plan = {0};
+    pg_buf_puts(&plan, cuda_c);
+    while (plan.len && (plan.data[plan.len - 1] == '\n' || plan.data[plan.len - 1] == ' ')) plan.data[--plan.len] = 0;
+    if (stage & 1) {
+        pg_buf csig = {0}, prompt = {0}, completion = {0};
+        if (with_sig) sample_c_signature(r, &csig);
+        if (with_sig && !csig.len) fprintf(stderr, "%s:%ld: sample %s: its task does not load; plan pair without a signature\n", in, lineno, id);
+        gen_prompt_build_plan(desc, arch, csig.data, &prompt);
+        pg_buf_printf(&completion, "%s\n%s", plan.data ? plan.data : "", gen_end_token(GEN_FMT_CHATML));
+        put_pair(o, r, id, "plan", &prompt, &completion);
+        n++;
+        pg_buf_free(&csig); pg_buf_free(&prompt); pg_buf_free(&completion);
+    }
+    if (stage & 2) {
+        pg_buf prompt = {0}, completion = {0};
+        gen_prompt_build_ptx_plan(desc, arch, plan.data, sig, &prompt);
+        pg_buf_printf(&completion, "%s%s", module, gen_end_token(GEN_FMT_CHATML));
+        put_pair(o, r, id, "ptx", &prompt, &completion);
+        n++;
+        pg_buf_free(&prompt); pg_buf_free(&completion);
+    }
+    pg_buf_free(&plan);
+    return n;
+}
+
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25, widen_regs = 0;
     bool twin = false;
     long no_twin = 0;
+    int stage = 0;   /* 0: the single-stage pair; 1 plan, 2 ptx, 3 both */
     gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
@@ -219,6 +279,11 @@ int cmd_prompts(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
         else if (!strcmp(argv[i], "--twin")) twin = true;
+        else if (!strcmp(argv[i], "--stage") && i + 1 < argc) {
+            const char *v = argv[++i];
+            stage = !strcmp(v, "plan") ? 1 : !strcmp(v, "ptx") ? 2 : !strcmp(v, "both") ? 3 : -1;
+            if (stage < 0) { fprintf(stderr, "ptxgen prompts: --stage '%s': expected plan, ptx or both\n", v); return 2; }
+        }
         else if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
         else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch_override = argv[++i];
@@ -240,6 +305,10 @@ int cmd_prompts(int argc, char **argv) {
         return superopt_pairs(superopt, results, arch_override ? arch_override : "sm_90", outp);
     }
     if (!in || !outp || nosig_pct < 0 || nosig_pct > 100) { fprintf(stderr, "%s%s", prompts_usage, superopt_usage); return 2; }
+    if (stage && (twin || fmt != GEN_FMT_CHATML)) {
+        fprintf(stderr, "ptxgen prompts: --stage needs --format chatml (the two-stage model is a chat model) and no --twin\n");
+        return 2;
+    }
     FILE *f = fopen(in, "r");
     if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); return 2; }
     struct stat si, so;
@@ -273,12 +342,22 @@ int cmd_prompts(int argc, char **argv) {
         }
         if (!arch) arch = "sm_80";
         const char *cuda_c = json_string_value(json_object_get(r, "cuda_c"));
-        if (twin && !cuda_c) { no_twin++; json_decref(r); continue; }
+        if ((twin || stage) && !cuda_c) { no_twin++; json_decref(r); continue; }
+        const char *sfmt = json_string_value(json_object_get(r, "format"));
+        bool literate = sfmt && !strcmp(sfmt, "literate");
         pg_buf canon = {0}, sig = {0}, prompt = {0}, completion = {0};
         char why[128];
-        if (!canonical_ptx(ptx, arch, widen_regs, &canon, why, sizeof why)) {
+        if (!canonical_ptx(ptx, arch, widen_regs, literate, &canon, why, sizeof why)) {
             fprintf(stderr, "%s:%ld: sample %s dropped: %s\n", in, lineno, id, why);
             dropped++;
+        } else if (stage) {
+            bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
+            if (!gen_signature_from_module(canon.data, &sig)) {
+                fprintf(stderr, "%s:%ld: sample %s dropped: no entry signature\n", in, lineno, id);
+                dropped++;
+            } else {
+                kept += stage_pairs(o, r, id, desc, arch, cuda_c, sig.data, canon.data, with_sig, stage, in, lineno);
+            }
         } else {
             bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
             if (with_sig && !gen_signature_from_module(canon.data, &sig)) with_sig = false;
@@ -319,9 +398,9 @@ int cmd_prompts(int argc, char **argv) {
         return 2;
     }
     pg_buf_free(&tmp);
-    if (twin)
-        fprintf(stderr, "prompts: %ld twin pairs -> %s (%ld samples without CUDA C skipped, %ld dropped, %ld malformed lines)\n",
-                kept, outp, no_twin, dropped, bad);
+    if (twin || stage)
+        fprintf(stderr, "prompts: %ld %s pairs -> %s (%ld samples without CUDA C skipped, %ld dropped, %ld malformed lines)\n",
+                kept, twin ? "twin" : stage == 1 ? "plan" : stage == 2 ? "ptx" : "plan+ptx", outp, no_twin, dropped, bad);
     else
         fprintf(stderr, "prompts: %ld pairs -> %s (%ld dropped, %ld malformed lines)\n", kept, outp, dropped, bad);
     return bad ? 1 : 0;

@@ -35,7 +35,8 @@ static const char *synth_usage =
     "             spell it: map, reduce, softmax, rownorm, scan, ...  Repeat it or give a comma list\n"
     "             (--family-weight softmax=10,rownorm=10 --family-weight gemm=0).  --family-pct sets how many\n"
     "             candidates are family ones; this sets which families they are.\n"
-    "  --format:  literate (the default): each sample with a CUDA C plan (nvcc families, expression kernels,\n"
+    "  --format:  literate (the default; its default --sources is hand,expr,family: no mutants): each sample\n"
+    "             with a CUDA C plan (nvcc families, expression kernels,\n"
     "             corpus) carries it as cuda_c, and its PTX has the plan line each block implements as a // line\n"
     "             (nvcc -lineinfo; loops the plan does not ask to unroll stay loops); plain: the PTX as nvcc and\n"
     "             the generators write it, without plan comments (the single-stage targets of earlier models).\n"
@@ -51,7 +52,7 @@ int cmd_synth(int argc, char **argv) {
     o.progress = isatty(2);
     o.format = SYNTH_FMT_LITERATE;
     const char *stats = NULL, *tasks_only = NULL;
-    bool have_seed = false, have_weights = false;
+    bool have_seed = false, have_weights = false, have_sources = false;
     int rc = 2;
     /* every --exclude and every --family-weight, joined with commas (the library takes lists) */
     pg_buf excl = {0}, fweight = {0};
@@ -89,6 +90,7 @@ int cmd_synth(int argc, char **argv) {
         else if (!strcmp(a, "--no-progress")) o.progress = false;
         else if (!strcmp(a, "--sources") && i + 1 < argc) {
             o.sources = 0;
+            have_sources = true;
             const char *s = argv[++i];
             if (strstr(s, "hand")) o.sources |= SYNTH_SRC_HAND;
             if (strstr(s, "expr")) o.sources |= SYNTH_SRC_EXPR;
@@ -98,6 +100,9 @@ int cmd_synth(int argc, char **argv) {
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); rc = 0; goto out; }
         else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); goto out; }
     }
+    /* literate samples are nvcc's translation of their plan: a mutant (renamed registers, reordered
+     * instructions) is another program than the plan's, so the literate default draws none */
+    if (o.format == SYNTH_FMT_LITERATE && !have_sources) o.sources &= ~(unsigned)SYNTH_SRC_MUTANT;
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     if (have_weights) {   /* names and numbers are the library's to check: it knows the family table */
         if (synth_family_weights_parse(fweight.data ? fweight.data : "", weights, &sink) != PG_OK) goto out;

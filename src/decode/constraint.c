@@ -46,6 +46,7 @@ enum {
     PH_LINE, PH_LABEL, PH_STMT, PH_DECLKW, PH_REGTYPE, PH_REGNAME, PH_REGCOUNT,
     PH_ALIGN, PH_VTYPE, PH_VNAME, PH_VCOUNT,
     PH_GUARD, PH_OPC, PH_OPND, PH_EOL, PH_DONE,
+    PH_CMT1, PH_CMT,   /* after "\t/": the second '/'; then the comment's text up to '\n' (num: its bytes) */
 };
 
 /* operand sub-states */
@@ -961,6 +962,11 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     }
     case PH_STMT:
         c->guarded = false;
+        if (ch == '/') {
+            if (s->o.comment_max <= 0 || ending(s, c)) return false;
+            c->ph = PH_CMT1;
+            return true;
+        }
         if (ch == '.') {
             uint32_t live = 0;
             if (c->nregs < MAX_REGDECL) live |= 1;
@@ -1050,6 +1056,21 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             return true;
         }
         return opnd_feed(s, c, ch);
+    case PH_CMT1:
+        if (ch != '/') return false;
+        c->ph = PH_CMT;
+        c->num = 0;
+        return true;
+    case PH_CMT:
+        if (ch == '\n') {
+            if (!c->num) return false;
+            c->nstmts++;   /* a comment is a statement for max_statements: every walk still ends */
+            line_start(c);
+            return true;
+        }
+        if (ch < 32 || ch > 126 || c->num >= s->o.comment_max) return false;
+        c->num++;
+        return true;
     case PH_EOL:
         if (ch != '\n') return false;
         if (c->top) { lit(c, "\n", PH_TOP); return true; }
@@ -1384,7 +1405,16 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         cs_or(m, cs[CS_ID0]);
         cs_str(m, "\t}");
         return;
-    case PH_STMT: cs_str(m, ".@"); cs_opcode(s, m, 0); return;
+    case PH_STMT:
+        cs_str(m, ".@");
+        if (s->o.comment_max > 0 && !ending(s, c)) cs_add(m, '/');
+        cs_opcode(s, m, 0);
+        return;
+    case PH_CMT1: cs_add(m, '/'); return;
+    case PH_CMT:
+        if (c->num < s->o.comment_max) { cs_or(m, cs[CS_ANY]); m[0] &= ~(1ull << '\t'); m[0] &= ~(1ull << '\n'); }
+        if (c->num) cs_add(m, '\n');
+        return;
     case PH_OPC:
         if (c->node < 0) break;
         cs_opcode(s, m, c->node);
@@ -1651,6 +1681,7 @@ bool dec_state_reg_aligned16(const dec_state *s, const char *name, size_t n) {
  * writes the register clears it. */
 static void track_line(dec_state *s, const char *line, size_t n) {
     if (n == 0) return;
+    if (n >= 3 && line[0] == '\t' && line[1] == '/' && line[2] == '/') return;   /* a plan comment says nothing to the bias */
     if (line[0] != '\t') {   /* a label */
         if (n > 1 && line[n - 1] == ':') {
             size_t ln = n - 1 < NAME_MAX ? n - 1 : NAME_MAX;

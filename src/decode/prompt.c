@@ -79,6 +79,61 @@ void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description, const 
     else pg_buf_puts(out, "\n" GEN_TOK_TASK GEN_TWIN_REQUEST "\n");
 }
 
+/* ---- two stages (docs/LITERATE.md) ---- */
+static void plan_user_start(const char *request, const char *arch, pg_buf *out) {
+    pg_buf_puts(out, GEN_TOK_IM_START "system\n" GEN_SYSTEM_PROMPT_PLAN GEN_TOK_IM_END "\n" GEN_TOK_IM_START "user\n");
+    put_trimmed(out, request);
+    pg_buf_printf(out, "\n\nTarget: %s\n", arch && *arch ? arch : "sm_80");
+}
+
+void gen_prompt_build_plan(const char *request, const char *arch, const char *c_signature, pg_buf *out) {
+    plan_user_start(request, arch, out);
+    if (c_signature && *c_signature) {
+        pg_buf_puts(out, GEN_PLAN_REQUEST " with this signature:\n");
+        put_trimmed(out, c_signature);
+    } else pg_buf_puts(out, GEN_PLAN_REQUEST "; choose its name and parameters.");
+    pg_buf_puts(out, GEN_TOK_IM_END "\n" GEN_TOK_IM_START "assistant\n");
+}
+
+void gen_prompt_build_ptx_plan(const char *request, const char *arch, const char *plan, const char *signature, pg_buf *out) {
+    plan_user_start(request, arch, out);
+    pg_buf_puts(out, "The plan (CUDA C):\n");
+    put_trimmed(out, plan);
+    pg_buf_puts(out, "\n\n" GEN_PTX_REQUEST "\n");
+    if (signature && *signature) pg_buf_printf(out, "Signature:\n%s", signature);
+    else pg_buf_puts(out, "Signature: the plan's.");
+    pg_buf_puts(out, GEN_TOK_IM_END "\n" GEN_TOK_IM_START "assistant\n");
+}
+
+const char *gen_c_type(task_dtype t) {
+    switch (t) {
+    case TASK_T_F16: return "__half";
+    case TASK_T_BF16: return "__nv_bfloat16";
+    case TASK_T_F32: return "float";
+    case TASK_T_F64: return "double";
+    case TASK_T_S8: return "signed char";
+    case TASK_T_S16: return "short";
+    case TASK_T_S32: return "int";
+    case TASK_T_S64: return "long long";
+    case TASK_T_U8: return "unsigned char";
+    case TASK_T_U16: return "unsigned short";
+    case TASK_T_U32: return "unsigned int";
+    case TASK_T_U64: return "unsigned long long";
+    default: return "void";
+    }
+}
+
+void gen_c_signature_from_task(const task_spec *t, pg_buf *out) {
+    pg_buf_printf(out, "extern \"C\" __global__ void %s(", t->kernel);
+    for (int i = 0; i < t->nparams; i++) {
+        const task_param *p = &t->params[i];
+        if (p->is_pointer)
+            pg_buf_printf(out, "%s%s%s* %s", i ? ", " : "", p->role == TASK_ROLE_IN ? "const " : "", gen_c_type(p->dtype), p->name);
+        else pg_buf_printf(out, "%s%s %s", i ? ", " : "", gen_c_type(p->dtype), p->name);
+    }
+    pg_buf_puts(out, ")");
+}
+
 /* The canonical printer's parameter list (src/ptx/print.c print_params). */
 static void sig_open(pg_buf *out, const char *name) { pg_buf_printf(out, ".visible .entry %s(", name); }
 static void sig_param(pg_buf *out, int i, const char *type, const char *name) {
