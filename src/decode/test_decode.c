@@ -338,7 +338,8 @@ static void test_comments(const dec_vocab *v) {
             dec_free(t);
             /* closing mode: no comment, only the shortest end */
             dec_clone(s, &t);
-            dec_force_end(t);
+            dec_force_end(t);   /* one more statement, then the closing mode */
+            CHECK(dec_advance_text(t, "\tmov.u32 %r1, %ctaid.x;\n", 24, &d) == PG_OK, "the statement the closing mode leaves");
             CHECK(dec_advance_text(t, "\t// x\n", 6, &d) != PG_OK, "no comment in the closing mode");
             dec_free(t);
         }
