@@ -45,7 +45,8 @@ static const char *prompts_usage =
     "  ptx: request + cuda_c as the plan + the PTX signature -> the module (literate samples keep their\n"
     "  plan comments); both: the two pairs of every sample, each line with \"turn\": \"plan\" or \"ptx\".\n"
     "  Samples without cuda_c are skipped and counted.  Without --stage, plain samples' comments are\n"
-    "  dropped and literate samples keep theirs.\n";
+    "  dropped and literate samples keep theirs; --plain drops every comment (the single-stage arm of\n"
+    "  the A/B: the same kernels without their plan).\n";
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -269,6 +270,7 @@ int cmd_prompts(int argc, char **argv) {
     bool twin = false;
     long no_twin = 0;
     int stage = 0;   /* 0: the single-stage pair; 1 plan, 2 ptx, 3 both */
+    bool plain = false;
     gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
@@ -279,6 +281,7 @@ int cmd_prompts(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
         else if (!strcmp(argv[i], "--twin")) twin = true;
+        else if (!strcmp(argv[i], "--plain")) plain = true;
         else if (!strcmp(argv[i], "--stage") && i + 1 < argc) {
             const char *v = argv[++i];
             stage = !strcmp(v, "plan") ? 1 : !strcmp(v, "ptx") ? 2 : !strcmp(v, "both") ? 3 : -1;
@@ -344,7 +347,7 @@ int cmd_prompts(int argc, char **argv) {
         const char *cuda_c = json_string_value(json_object_get(r, "cuda_c"));
         if ((twin || stage) && !cuda_c) { no_twin++; json_decref(r); continue; }
         const char *sfmt = json_string_value(json_object_get(r, "format"));
-        bool literate = sfmt && !strcmp(sfmt, "literate");
+        bool literate = sfmt && !strcmp(sfmt, "literate") && !plain;
         pg_buf canon = {0}, sig = {0}, prompt = {0}, completion = {0};
         char why[128];
         if (!canonical_ptx(ptx, arch, widen_regs, literate, &canon, why, sizeof why)) {

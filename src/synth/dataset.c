@@ -142,7 +142,8 @@ static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char 
 }
 
 /* ---- candidates ---------------------------------------------------------------- */
-typedef struct { char *name, *ptx; json_t *task; char *cu; } base_task;   /* a hand-written corpus task (cu: its reference.cu or NULL) */
+typedef struct { char *name, *ptx; json_t *task; char *cu; } base_task;   /* a hand-written corpus task (cu: its plan.cu when
+                                                                              literate, else its reference.cu, or NULL) */
 
 /* Batched ptxas: a worker first builds its candidates without ptxas
  * (collecting the PTX), verifies them with a few ptxas runs over combined
@@ -867,8 +868,14 @@ static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
         if (t && pg_read_file(p, 1 << 24, &src, &n, &q) == PG_OK) {
             char *cu = NULL;
             size_t cn;
+            /* the CUDA C of the task: literate samples take the kernel's plan (plan.cu, whose lines head its
+             * blocks), plain ones the task's reference.cu as before; either is optional */
+            if (g->o->format == SYNTH_FMT_LITERATE) {
+                snprintf(p, sizeof p, "%s/%s/plan.cu", dir, names.v[i]);
+                if (pg_read_file(p, 1 << 22, &cu, &cn, &q) != PG_OK) cu = NULL;
+            }
             snprintf(p, sizeof p, "%s/%s/reference.cu", dir, names.v[i]);
-            if (pg_read_file(p, 1 << 22, &cu, &cn, &q) != PG_OK) cu = NULL;   /* optional: the task's CUDA C twin */
+            if (!cu && pg_read_file(p, 1 << 22, &cu, &cn, &q) != PG_OK) cu = NULL;
             g->hand[g->nhand++] = (base_task){strdup(names.v[i]), src, t, cu};
         } else {
             json_decref(t);
