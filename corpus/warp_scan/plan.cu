@@ -11,9 +11,6 @@ extern "C" __global__ void __launch_bounds__(256) warp_scan(const int* __restric
     unsigned v = in_range ? (unsigned)__ldg(x + i) : 0u;   // unsigned: wrap-around is defined
     // the shuffle's predicate output is false where lane - o < 0: it replaces the lane >= o test
     #pragma unroll
-    for (unsigned o = 1; o < 32; o <<= 1) {
-        const unsigned u = __shfl_up_sync(0xffffffffu, v, o);
-        if (lane >= o) v += u;
-    }
+    for (unsigned o = 1; o < 32; o <<= 1) { const unsigned u = __shfl_up_sync(0xffffffffu, v, o); if (lane >= o) v += u; }
     if (in_range) y[i] = (int)v;
 }
