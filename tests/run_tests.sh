@@ -87,6 +87,7 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
+run_suite "corpus literate (plan.cu compiles and matches the spec, comments are plan lines, instructions pinned)" env PTXGEN="$PTXGEN" bash tests/corpus_literate.sh
 run_suite "held-out suite (no leak into synth, static checks)" env PTXGEN="$PTXGEN" bash tests/suite_heldout.sh
 run_suite "gpu harness (adversarial kernels)" env PTXGEN="$PTXGEN" bash tests/gpu_tests.sh
 run_suite "nvcc wrapper" env PTXGEN="$PTXGEN" bash tests/nvcc_wrapper.sh
