@@ -66,7 +66,9 @@ typedef struct {
                              held-out exclusion); scalar values are not part */
     pg_buf task_json;     /* task.json text (loads with task_load) */
     pg_buf ptx;           /* a complete PTX module with one .entry `name` */
-    pg_buf cu;            /* CUDA C source (nvcc families; empty otherwise) */
+    pg_buf cu;            /* CUDA C source: what nvcc compiles (nvcc families), or the
+                             plan whose lines head the PTX's blocks (PTX templates, not
+                             compiled by the batch driver; docs/LITERATE.md) */
 } synth_family_sample;
 
 PG_API void synth_family_sample_free(synth_family_sample *s);
