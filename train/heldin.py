@@ -23,9 +23,13 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pairs", help="only samples whose id appears in this pairs JSONL (the ones the model trained on)")
+    ap.add_argument("--trained", help="only samples whose id is a line of this file (lora_base.py's trained_ids.txt)")
     args = ap.parse_args(argv)
     trained = None
-    if args.pairs:
+    if args.trained:
+        with open(args.trained, encoding="utf-8") as f:
+            trained = {line.strip() for line in f if line.strip()}
+    elif args.pairs:
         trained = set()
         with open(args.pairs, encoding="utf-8") as f:
             for line in f:

@@ -122,7 +122,7 @@ def load_base(args, dtype, device):
     return tok, model.to(device)
 
 
-def encode(rows, tok, max_len, by_family=None):
+def encode(rows, tok, max_len, by_family=None, ids_out=None):
     """[(ids, n_prompt)] with the over-long samples dropped (a cut module teaches nothing).
     by_family, when given, counts {family: [pairs, dropped]}: the drops are not uniform
     (the long nvcc-compiled families lose most), and the log must show it."""
@@ -141,6 +141,8 @@ def encode(rows, tok, max_len, by_family=None):
             dropped += 1
             continue
         out.append((p + c, len(p)))
+        if ids_out is not None:
+            ids_out.append(r.get("id"))
     return out, dropped
 
 
@@ -299,7 +301,8 @@ def main(argv=None):
     val_rows = [r for r in rows if r.get("split", "train") != "train"][: args.val]
     t0 = time.time()
     fam_len = {}
-    train, dropped = encode(train_rows, tok, args.max_len, fam_len)
+    train_ids = []   # the sample id of every encoded training pair (trained_ids.txt: the held-in check's pool)
+    train, dropped = encode(train_rows, tok, args.max_len, fam_len, train_ids)
     val, _ = encode(val_rows, tok, args.max_len)
     ntok = sum(len(s) - p for s, p in train)
     log({"event": "data", "pairs": len(train), "dropped_too_long": dropped, "dropped_by_family": dropped_report(fam_len),
@@ -309,7 +312,7 @@ def main(argv=None):
     grower = GrowingPairs(args.grow_pairs) if args.grow else None
     if grower:
         grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
-        more, d2 = encode(grown, tok, args.max_len, fam_len)
+        more, d2 = encode(grown, tok, args.max_len, fam_len, train_ids)
         train += more
         dropped += d2
         ntok += sum(len(s) - p for s, p in more)
@@ -336,6 +339,7 @@ def main(argv=None):
     model.train()
     t_start = time.time()
     seen, step, ema = 0, 0, None
+    trained = set()
     for step in range(1, total_steps + 1):
         el = time.time() - t_start
         if args.time_budget and el > args.time_budget:
@@ -345,7 +349,7 @@ def main(argv=None):
             last_grow = time.time()
             grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
             if grown:
-                more, d2 = encode(grown, tok, args.max_len, fam_len)
+                more, d2 = encode(grown, tok, args.max_len, fam_len, train_ids)
                 first = len(train)
                 train += more
                 dropped += d2
@@ -369,6 +373,7 @@ def main(argv=None):
         for gp in opt.param_groups:
             gp["lr"] = lr
         ids, labels, mask = collate(train, plan[step - 1], pad_id, args.device)
+        trained.update(train_ids[i] for i in plan[step - 1])
         with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=args.device.startswith("cuda")):
             loss, n = loss_on_labels(model, ids, labels, mask)
         loss.backward()
@@ -408,6 +413,8 @@ def main(argv=None):
     if gg:
         base_info = {"gguf": args.base_name or gg, "sha256": sha256_file(gg), "format": "chatml", "pipeline": args.pipeline}
     save_adapter(model, args.out, args, base_info)
+    with open(os.path.join(args.out, "trained_ids.txt"), "w") as f:   # what the held-in check may draw from
+        f.write("".join(f"{i}\n" for i in sorted(x for x in trained if x)))
     log({"event": "done", "steps": step, "train_seconds": round(train_s, 1), "completion_tokens": seen,
          "epochs": round(seen / max(1, ntok), 3), "pairs": len(train), "dropped_too_long": dropped,
          "dropped_by_family": dropped_report(fam_len), "final_loss_ema": round(ema or 0, 4),

@@ -10,12 +10,13 @@
 #                                        for the calls (each call carries the whole tree, 64 MiB with a piece)
 #   bash train/recipe.sh hold | unhold
 # On the device, one call each (carry [".carry"]; the first carries .carry/bin and piece 00):
+#   (each call carries [".carry-pieces/MANIFEST", ".carry-pieces/piece.NN"]; the first also ".carry" with the binaries)
 #   start N          the synth of N literate samples starts in the background (both suites excluded,
 #                    FAMILY_PCT, FAMILY_WEIGHT, SEED), and a grow loop turns its whole lines into the
 #                    pairs of both arms every 30 s: $P/pairs-plan.jsonl (prompts --stage both: plan and
 #                    PTX turns) and $P/pairs-single.jsonl (prompts --plain: the same kernels, one turn,
 #                    no plan); then `put` of the carried piece
-#   put              one more piece (bench/device_base.sh put)
+#   put              one more piece
 #   train TS ARMS    assemble, convert the GGUF (bench/device_base.sh), then one LoRA per arm side by side
 #                    for TS seconds each (ARMS: plan, single or "plan single"; INIT_PLAN=DIR continues the
 #                    plan arm from an adapter, e.g. the committed models/qwen-plan), reading its pairs file
@@ -76,7 +77,7 @@ start)
     echo $! > "$P/synth.pid"
     setsid nohup bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
     echo "synth of $N started"
-    bash bench/device_base.sh put
+    bash "$0" put
     ;;
 grow-loop)
     done_n=0
@@ -100,8 +101,16 @@ grow-loop)
     done
     echo "grow-loop done"
     ;;
-put)
-    bash bench/device_base.sh put
+put)   # the pieces carried this call (carry [".carry-pieces/MANIFEST", ".carry-pieces/piece.NN"]), checked against the manifest
+    mkdir -p "$P/pieces"
+    ls .carry-pieces/piece.* > /dev/null 2>&1 || { echo "no piece carried" >&2; exit 2; }
+    cp .carry-pieces/MANIFEST "$P/MANIFEST"
+    for f in .carry-pieces/piece.*; do
+        b=$(basename "$f")
+        grep " $b\$" .carry-pieces/MANIFEST | (cd .carry-pieces && sha256sum --quiet -c -) || { echo "$b: sha256 differs from the manifest" >&2; exit 3; }
+        cp "$f" "$P/pieces/"
+    done
+    echo "pieces here: $(ls "$P/pieces" | wc -l) of $(grep -c ' piece\.' "$P/MANIFEST"); $(tail -n 1 "$P/grow.log" 2>/dev/null)"
     ;;
 train)
     TS=${1:-600}; ARMS=${2:-plan}
@@ -159,7 +168,7 @@ gen)
     bins
     [ -e "$P/synth.pid" ] && kill -- -"$(cat "$P/synth.pid")" 2>/dev/null   # its cores go to nvcc and ptxas now
     ARMS=$(cat "$P/arms")
-    rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --pairs "$P/pairs-plan.jsonl" --n "${HELDIN:-100}" --out "$P/heldin"
+    rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-plan/trained_ids.txt" --n "${HELDIN:-100}" --out "$P/heldin"
     pids=()
     for arm in $ARMS; do
         if [ "$arm" = plan ]; then
