@@ -377,8 +377,9 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
     pos = (att.cumsum(-1) - 1).clamp(min=0)             # [B][L]
     alive = list(range(B))                              # batch rows still generating
     with torch.no_grad():
-        out = model(input_ids=ids, attention_mask=att, position_ids=pos, use_cache=True)
-        cache, logits = out.past_key_values, out.logits[:, -1, :].float()     # [B][V]
+        # in chunks of positions: a batch of long prompts (the two-stage model's carry the plan) would need
+        # [B][heads][L][L] attention scores at once (313 GiB for 700 rows of ~2k tokens, seen 2026-12-04)
+        cache, logits = prefill(model, ids, att, PREFILL_CHUNK)             # [B][V]
         for step in range(args.max_new):
             if past_deadline(args.ptx_deadline):
                 stats["cut_by_deadline"] = stats.get("cut_by_deadline", 0) + len(alive)
@@ -513,7 +514,7 @@ def prefill(model, ids, att, chunk):
     return cache, out.logits[:, -1, :].float()
 
 
-PREFILL_CHUNK = 512
+PREFILL_CHUNK = 256
 
 
 def twin_turn(kernels, args, lib, fmt, tok, model, end_ids, pieces, special, gen, name):

@@ -264,7 +264,9 @@ def main(argv=None):
             plan = open(c["ref"], encoding="utf-8").read()
             batch.append((f"trans/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"]), c["sig"], c["sample"], c["blk"],
                           c["desc"]))
-    batch.sort(key=lambda b: -len(b[1]))
+    # e2e and held-in first (stage order), longest prompts first within a stage: a deadline cuts translation last
+    rank = {"e2e": 0, "heldin": 1, "trans": 2}
+    batch.sort(key=lambda b: (rank[b[0].split("/")[0]], -len(b[1])))
     pstats = {"kernels": 0, "finished": 0, "rejections": 0, "full_masks": 0, "tokens": 0}
     t2 = time.time()
     for b0 in range(0, len(batch), args.batch):
