@@ -88,6 +88,7 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
     run_suite "mutants (validator detection vs ptxas)" bash tests/mutants.sh "$CORPUS" "$BUILD/san/tests/ptx/test_mutants"
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
+run_suite "literate+two-stage" env PTXGEN="$PTXGEN" bash tests/literate_tests.sh
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
 run_suite "corpus literate (plan.cu compiles and matches the spec, comments are plan lines, instructions pinned)" env PTXGEN="$PTXGEN" bash tests/corpus_literate.sh
 run_suite "held-out suite (no leak into synth, static checks)" env PTXGEN="$PTXGEN" bash tests/suite_heldout.sh

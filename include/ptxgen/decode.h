@@ -224,6 +224,8 @@ typedef struct {
     int block[3];              /* the task's launch block ({0} = unknown): see dec_opts.block */
     const char *entry_name;    /* without a signature: the kernel's name (see dec_opts.entry_name) */
     int comment_max;           /* literate PTX: dec_opts.comment_max (0 = none) */
+    const char *prompt;        /* the whole prompt text instead of one built from the description (the two-stage
+                                  model's PTX turn, gen_prompt_build_ptx_plan); NULL = built */
 } gen_opts;
 
 typedef struct {
@@ -259,5 +261,11 @@ PG_API pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_
  * something, not a twin: nvcc and the GPU are what judge it. */
 PG_API pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *description, const char *ptx,
                                  const gen_opts *o, gen_result *out, pg_diag_sink *diag);
+/* Unconstrained sampling of `prompt` (the whole prompt text) until the format's end
+ * token, a NUL byte, o->max_tokens or the model's context: the twin turn and the
+ * two-stage model's plan turn.  out->ptx holds the text (C, not PTX); out->finished
+ * says whether the end token came. */
+PG_API pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
+                                 pg_diag_sink *diag);
 
 #endif

@@ -8,6 +8,7 @@
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
 #include "ptxgen/twin.h"
+#include "ptxgen/pipeline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -417,6 +418,7 @@ static const char *gen_usage =
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--json] [--twin | --twin-file TWIN.cu]\n"
+    "                  [--plan PLAN.cu] [--plain] [--single-stage]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -435,6 +437,12 @@ static const char *gen_usage =
     "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
     "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
     "  3 --verify gpu without a GPU (semantics not verified).\n"
+    "  Two-stage models (base.json \"pipeline\": \"plan-literate\", docs/LITERATE.md) first write the kernel's\n"
+    "  plan in CUDA C (up to --samples plans, until nvcc compiles one), then literate PTX that follows it:\n"
+    "  each block of instructions starts with a // line holding the plan statement it implements.  The plan\n"
+    "  is written beside the kernel as <out>.cu (it is the kernel's twin; for a free-form request it also\n"
+    "  gives the kernel its name and parameters).  --plan PLAN.cu: your plan instead of the model's (checked\n"
+    "  by nvcc the same way); --plain: the kernel without its plan lines; --single-stage: the PTX turn alone.\n"
     "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
     "  name and parameters) to <out>.cu; --twin-file X.cu uses your twin instead (its signature is forced\n"
     "  when no card or task gives one).  The twin is compiled with nvcc (-ptx and a cubin).  Without --task a\n"
@@ -894,13 +902,33 @@ out:
     return rc;
 }
 
+/* --plain: the literate kernel without its plan lines (the constraint writes them as whole
+ * "\t//..." lines; the GENERATED_BY line at the top stays). */
+static void strip_plan_lines(char *ptx) {
+    char *w = ptx;
+    for (char *r = ptx; *r;) {
+        char *nl = strchr(r, '\n');
+        size_t n = nl ? (size_t)(nl - r) + 1 : strlen(r);
+        bool plan = n >= 3 && r[0] == '\t' && r[1] == '/' && r[2] == '/';
+        if (!plan) { memmove(w, r, n); w += n; }
+        r += n;
+    }
+    *w = 0;
+}
+
 int cmd_gen(int argc, char **argv) {
     const char *desc = NULL, *desc_file = NULL, *task_path = NULL, *model_dir = NULL, *adapter = NULL;
     const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL, *name_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
     bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false;
-    const char *twin_file = NULL;
-    char *twin_src = NULL;
+    const char *twin_file = NULL, *plan_file = NULL;
+    char *twin_src = NULL, *plan_src = NULL;
+    bool plain = false, single = false;
+    pipe_in pin;
+    pipe_out pout;
+    pg_buf ptx_prompt = {0};
+    memset(&pin, 0, sizeof pin);
+    memset(&pout, 0, sizeof pout);
     twin_outcome tout;
     bool twin_ran = false;
     memset(&tout, 0, sizeof tout);
@@ -933,6 +961,9 @@ int cmd_gen(int argc, char **argv) {
         else if (!strcmp(a, "--no-bias")) no_bias = true;
         else if (!strcmp(a, "--twin")) twin = true;
         else if (ARG("--twin-file")) { twin_file = argv[++i]; twin = true; }
+        else if (ARG("--plan")) plan_file = argv[++i];
+        else if (!strcmp(a, "--plain")) plain = true;
+        else if (!strcmp(a, "--single-stage")) single = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen gen: unknown or incomplete option '%s'\n%s", a, gen_usage); return 2; }
         else if (!desc) desc = a;
@@ -1101,6 +1132,36 @@ int cmd_gen(int argc, char **argv) {
         o.bias = bias;
     }
 
+    /* the two-stage model (docs/LITERATE.md): its plan in CUDA C first, checked by nvcc; the PTX turns follow it */
+    bool two = !baseline && !single && (pipe_model_is_two_stage(mdir) || plan_file);
+    if (plan_file && !pipe_model_is_two_stage(mdir)) {
+        fprintf(stderr, "ptxgen gen: --plan needs a two-stage model (base.json \"pipeline\": \"plan-literate\"); %s is not one\n", mdir);
+        goto out;
+    }
+    if (two) {
+        if (plan_file) {
+            size_t n;
+            if (pg_read_file(plan_file, 4 << 20, &plan_src, &n, &sink) != PG_OK) goto out;
+        }
+        pin.request = desc;
+        pin.task = task;
+        pin.plan = plan_src;
+        pin.gen = o;
+        pin.plan_samples = samples;
+        rc = 1;
+        if (pipe_plan(model, tok, &pin, &pout, &sink) != PG_OK) goto out;
+        fprintf(stderr, "gen: plan: kernel %s, %s%s (%d attempt%s, %d tokens, %.1f s)\n", pout.kernel,
+                plan_src ? "given" : "the model's", pout.nvcc_ran ? ", nvcc compiles it" : ", not compiled (no nvcc)",
+                pout.plan_attempts, pout.plan_attempts == 1 ? "" : "s", pout.plan_tokens, pout.plan_seconds);
+        if (!sig.len && pout.signature) {   /* a free-form request: the plan names the kernel and its parameters */
+            pg_buf_puts(&sig, pout.signature);
+            snprintf(kernel, sizeof kernel, "%s", pout.kernel);
+        }
+        pipe_ptx_opts(&pin, &pout, &o, &ptx_prompt);
+        if (sig.len) o.signature = sig.data;
+        if (twin && !twin_src) twin_src = strdup(pout.plan);   /* the plan is the twin */
+    }
+
     char tmpdir[600];
     pg_tmp_path(tmpdir, sizeof tmpdir, "ptxgen-gen-XXXXXX");
     if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen gen: cannot create a temp dir: %s\n", strerror(errno)); goto out; }
@@ -1161,10 +1222,18 @@ int cmd_gen(int argc, char **argv) {
         else if (tout.verdict == TWIN_V_AGREES && rc == 1) rc = 0;
     }
     if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
+    if (plain && best.ptx) strip_plan_lines(best.ptx);
     if (outp) {
         if (pg_write_file_atomic(outp, best.ptx, strlen(best.ptx), &sink) != PG_OK) { rc = 2; goto cleanup; }
     } else if (!json) {
         fputs(best.ptx, stdout);
+    }
+    char plan_path[4200] = "";
+    if (two && outp && !twin_ran) {   /* the plan beside the kernel: its CUDA C twin (--twin writes it as <out>.cu itself) */
+        const char *dot = strrchr(outp, '.');
+        snprintf(plan_path, sizeof plan_path, "%.*s.cu", (int)(dot && !strchr(dot, '/') ? dot - outp : (long)strlen(outp)), outp);
+        if (pg_write_file_atomic(plan_path, pout.plan, strlen(pout.plan), &sink) != PG_OK) { rc = 2; goto cleanup; }
+        fprintf(stderr, "gen: plan -> %s\n", plan_path);
     }
     int toks = best.gen_tokens + best.forced_tokens;
     double tps = best.seconds > 0 ? toks / best.seconds : 0;
@@ -1197,6 +1266,13 @@ int cmd_gen(int argc, char **argv) {
                               bestv.gpu, "attempts", best_attempt, "finished", best.finished, "mask_calls", best.mask_calls,
                               "mask_seconds", best.mask_seconds, "why", bestv.why);
         json_object_set_new(j, "semantics", json_string(semantics));
+        if (two) {
+            json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f}", "source", plan_src ? "given" : "model", "nvcc_compiles", pout.nvcc_ran,
+                                   "attempts", pout.plan_attempts, "tokens", pout.plan_tokens, "seconds", pout.plan_seconds);
+            if (plan_path[0]) json_object_set_new(pl, "file", json_string(plan_path));
+            json_object_set_new(j, "pipeline", json_string("plan-literate"));
+            json_object_set_new(j, "plan", pl);
+        }
         json_object_set_new(j, "semantics_note", json_string(sem_note));
         if (twin_ran) {
             json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",
@@ -1247,6 +1323,9 @@ out:
     free(desc_buf);
     free(base_text);
     free(twin_src);
+    free(plan_src);
+    pipe_out_free(&pout);
+    pg_buf_free(&ptx_prompt);
     pg_buf_free(&sig);
     pg_buf_free(&canon_base);
     pg_buf_free(&tokpath);

@@ -196,17 +196,20 @@ static ptx_module *load_valid(const char *path, bool require_valid, int *rc) {
 
 int cmd_fmt(int argc, char **argv) {
     static const char *usage =
-        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] FILE\n"
-        "  canonical pretty-print to stdout (comments are dropped)\n"
+        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] [--strip-comments] FILE\n"
+        "  canonical pretty-print to stdout; full-line // comments inside function bodies are kept (the plan\n"
+        "  lines of literate PTX, docs/LITERATE.md), other comments are dropped\n"
+        "  --strip-comments: drop those too (the plain kernel)\n"
         "  --tighten-regs: each `.reg .T %x<K>;` declares only the registers the body uses (largest index + 1)\n"
         "  --widen-regs N (1..512): each K below N becomes N (the training format of `prompts --widen-regs`)\n";
     /* the register flags first; parse_opts takes the rest */
-    bool tighten = false;
+    bool tighten = false, strip = false;
     int widen = 0, na = 0;
     char **av = malloc(sizeof(char *) * (size_t)(argc + 1));
     if (!av) return 2;
     for (int i = 0; i < argc; i++) {
         if (i > 0 && !strcmp(argv[i], "--tighten-regs")) tighten = true;
+        else if (i > 0 && !strcmp(argv[i], "--strip-comments")) strip = true;
         else if (i > 0 && !strcmp(argv[i], "--widen-regs")) {
             if (i + 1 >= argc || !cli_int_arg("fmt", "--widen-regs", argv[++i], 1, 512, &widen)) { free(av); return 2; }
         } else av[na++] = argv[i];
@@ -224,6 +227,7 @@ int cmd_fmt(int argc, char **argv) {
         if (!m) { rc = frc > rc ? frc : rc; continue; }
         if (tighten) ptx_regs_tighten(m);
         if (widen) ptx_regs_widen(m, widen);
+        if (strip) ptx_comments_strip(m);
         pg_buf b = {0};
         ptx_print(m, &b);
         if (b.len) fwrite(b.data, 1, b.len, stdout);   /* an empty module prints nothing (b.data is NULL) */

@@ -89,7 +89,8 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
     e->eot_id = tok_special_id(t, GEN_TOK_EOT);
     if (e->end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", end_tok); return PG_ERR_INVALID; }
     pg_buf prompt = {0};
-    if (o->baseline_ptx) gen_prompt_build_superopt_fmt(o->format, o->baseline_ptx, o->arch, o->signature, &prompt);
+    if (o->prompt) pg_buf_puts(&prompt, o->prompt);   /* the caller's (the two-stage model's PTX turn) */
+    else if (o->baseline_ptx) gen_prompt_build_superopt_fmt(o->format, o->baseline_ptx, o->arch, o->signature, &prompt);
     else gen_prompt_build_fmt(o->format, description, o->arch, o->signature, &prompt);
     size_t nid = 0;
     pg_status st = tok_encode(t, prompt.data, prompt.len, &e->prompt, &nid);
@@ -355,6 +356,21 @@ pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_vocab *
 
 pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *description, const char *ptx,
                           const gen_opts *o, gen_result *out, pg_diag_sink *diag) {
+    pg_buf prompt = {0};
+    /* the PTX as the twin pairs show it (`prompts --twin`): without gen's provenance line */
+    const char *body = ptx ? ptx : "";
+    if (!strncmp(body, "// GENERATED_BY:", 16)) {
+        const char *nl = strchr(body, '\n');
+        body = nl ? nl + 1 : "";
+    }
+    gen_prompt_build_twin_fmt(o->format, description ? description : "", o->arch, o->signature, body, &prompt);
+    pg_status st = gen_free_sample(m, t, prompt.data ? prompt.data : "", o, out, diag);
+    pg_buf_free(&prompt);
+    return st;
+}
+
+pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
+                          pg_diag_sink *diag) {
     memset(out, 0, sizeof *out);
     double t0 = now_s();
     const model_config *cfg = model_get_config(m);
@@ -363,26 +379,19 @@ pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *de
     int32_t end_id = tok_special_id(t, end_tok);
     int32_t eot_id = tok_special_id(t, GEN_TOK_EOT);
     if (end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", end_tok); return PG_ERR_INVALID; }
-    pg_buf prompt = {0}, text = {0};
-    /* the PTX as the twin pairs show it (`prompts --twin`): without gen's provenance line */
-    const char *body = ptx ? ptx : "";
-    if (!strncmp(body, "// GENERATED_BY:", 16)) {
-        const char *nl = strchr(body, '\n');
-        body = nl ? nl + 1 : "";
-    }
-    gen_prompt_build_twin_fmt(o->format, description ? description : "", o->arch, o->signature, body, &prompt);
+    pg_buf text = {0};
     int32_t *ids = NULL;
     size_t nid = 0;
     float *logits = malloc(sizeof(float) * (size_t)vocab);
     model_ctx *ctx = NULL;
-    pg_status st = tok_encode(t, prompt.data, prompt.len, &ids, &nid);
+    pg_status st = tok_encode(t, prompt, strlen(prompt), &ids, &nid);
     if (st != PG_OK) goto done;
     out->prompt_tokens = (int)nid;
     int max_seq = (int)nid + o->max_tokens + 8;
     if (max_seq > cfg->max_position_embeddings) max_seq = cfg->max_position_embeddings;
     if ((int)nid >= max_seq - 1) {
-        pg_diag_emit(diag, PG_E_PROMPT, NULL, 0, 0, "the twin prompt (description and PTX) is %zu tokens; the model's context is %d",
-                     nid, cfg->max_position_embeddings);
+        pg_diag_emit(diag, PG_E_PROMPT, NULL, 0, 0, "the prompt is %zu tokens; the model's context is %d", nid,
+                     cfg->max_position_embeddings);
         st = PG_ERR_LIMIT;
         goto done;
     }
@@ -396,7 +405,7 @@ pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *de
         size_t bl = 0;
         const char *b = tok_token_bytes(t, tok, &bl);
         if (memchr(b, 0, bl)) {
-            pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d) in the twin; stopped", (int)tok);
+            pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d); stopped", (int)tok);
             break;
         }
         if (!tok_is_special(t, tok)) pg_buf_putn(&text, b, bl);
@@ -410,7 +419,6 @@ done:
     out->seconds = now_s() - t0;
     free(ids);
     free(logits);
-    pg_buf_free(&prompt);
     pg_buf_free(&text);
     model_ctx_free(ctx);
     return st;
