@@ -22,6 +22,10 @@ have_nvcc=0
 { command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; } && have_nvcc=1
 export PATH="$PATH:${CUDA_HOME:-/usr/local/cuda}/bin"
 
+# the model's recipe runs on the GPU machine: here its syntax, and its usage for an unknown step
+expect_rc 0 "bash -n train/recipe.sh" bash -n train/recipe.sh
+expect_rc 2 "recipe usage" env OUT="$tmp/dev" bash train/recipe.sh no-such-step
+
 # fmt keeps the plan lines of a literate kernel; --strip-comments gives the plain kernel
 "$P" fmt corpus/saxpy/kernel.ptx > "$tmp/lit.ptx" 2>/dev/null && ok || bad "fmt literate corpus kernel"
 grep -q $'^\t// unsigned int i = blockIdx.x \* blockDim.x + threadIdx.x;$' "$tmp/lit.ptx" && ok || bad "fmt keeps the plan line"
