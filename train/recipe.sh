@@ -24,7 +24,8 @@
 #   wait             until the runs end; adapters, logs and the synth's stats into $OUT
 #   gen S            generation: plan arm with train/generate2.py (plan, e2e, trans, heldin), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
-#   verify           ptxgen eval --kernels per stage and suite (sharded over the cores), reports into $OUT
+#   verify           ptxgen eval --kernels per stage and suite (sharded over the cores); $OUT gets evals.tgz (every
+#                    report), summary.md and gen.tgz (plans, kernels, held-in tasks, training logs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 P=/tmp/pg
@@ -174,7 +175,7 @@ gen)
         if [ "$arm" = plan ]; then
             python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-plan" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-plan" --model-name qwen-plan --deadline "$GS" \
-                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-768}" --jobs 8 > "$P/gen-plan.log" 2>&1 &
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 > "$P/gen-plan.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
@@ -212,13 +213,16 @@ verify)
         done
     done
     wait
+    # at most 8 files come back from a call: the reports go into one archive, and a summary beside it
+    R=$P/reports; rm -rf "$R"; mkdir -p "$R"
     for j in "${jobs[@]}"; do
         read -r suite kd name <<<"$j"
-        "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-[0-9]*.json --out "$OUT/eval-$name.json" 2>/dev/null &&
-            "$BIN/ptxgen" eval --report "$OUT/eval-$name.json" > "$OUT/eval-$name.md"
-        echo "== $name"; sed -n '/description style/,/^$/p' "$OUT/eval-$name.md" | head -12
+        "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-[0-9]*.json --out "$R/eval-$name.json" 2>/dev/null &&
+            "$BIN/ptxgen" eval --report "$R/eval-$name.json" > "$R/eval-$name.md"
+        { echo "== $name"; sed -n '/description style/,/^$/p' "$R/eval-$name.md" | head -12; } | tee -a "$OUT/summary.md"
     done
-    tar czf "$OUT/gen.tgz" -C "$P" $(for a in $ARMS; do echo "gen-$a"; done) heldin 2>/dev/null
+    tar czf "$OUT/evals.tgz" -C "$R" .
+    tar czf "$OUT/gen.tgz" -C "$P" $(for a in $ARMS; do echo "gen-$a"; done) heldin $(for a in $ARMS; do echo "arm-$a/train_log.jsonl"; done) 2>/dev/null
     ls -la "$OUT"
     ;;
 *)
