@@ -102,5 +102,5 @@ if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then   # the tasks checked get new pins, the o
     { awk 'NR == FNR { $0 = $2; mine[$0] = 1; next } !($2 in mine)' "$tmp/pins" "$PINS" 2>/dev/null; cat "$tmp/pins"; } \
         | sort -k2 >"$tmp/pins.new" && mv "$tmp/pins.new" "$PINS"
 fi
-echo "corpus literate: $pass passed, $fail failed"
+echo "corpus_literate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
