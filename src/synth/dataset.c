@@ -646,6 +646,22 @@ static const char *perf_note(const gen_ctx *g, const char *task, bool mutated, c
     return out->data;
 }
 
+/* The text without the plan lines a PTX template writes ("\t//..." lines, the literate
+ * format's; its header comments and trailing comments stay). */
+static void drop_plan_lines(pg_buf *text) {
+    pg_buf out = {0};
+    for (const char *r = text->data ? text->data : ""; *r;) {
+        const char *nl = strchr(r, '\n');
+        size_t n = nl ? (size_t)(nl - r) + 1 : strlen(r);
+        const char *t = r;
+        while (t < r + n && *t == '\t') t++;
+        if (!(t > r && t + 1 < r + n && t[0] == '/' && t[1] == '/')) pg_buf_putn(&out, r, n);
+        r += n;
+    }
+    pg_buf_free(text);
+    *text = out;
+}
+
 /* The text printed without its kept comments (text that does not parse stays
  * as it is: the mutation reports it). */
 static void strip_comments_text(pg_buf *text) {
@@ -708,6 +724,10 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         }
         pg_buf_puts(&ptx, fs->ptx.data);
         if (fs->cu.len) pg_buf_puts(&cu, fs->cu.data);
+        if (!literate && !synth_family_uses_nvcc(fam)) {   /* plain: a template's kernel as it was before its plan */
+            drop_plan_lines(&ptx);
+            pg_buf_free(&cu);
+        }
         task = json_loads(fs->task_json.data, 0, NULL);
         snprintf(name, sizeof name, "%s", fs->name);
         snprintf(c->identity, sizeof c->identity, "%s", fs->identity);
