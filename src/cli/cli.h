@@ -41,6 +41,9 @@ bool cli_near_exe(const char *rel, char *out, size_t n);
 bool cli_int_arg(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
 bool cli_float_arg(const char *cmd, const char *flag, const char *text, double lo, double hi, float *out);
 bool cli_u64_arg(const char *cmd, const char *flag, const char *text, uint64_t *out);
+/* A usage error: "ptxgen CMD: MESSAGE" and the hint "try 'ptxgen help CMD'" on stderr
+ * (never the whole usage text).  Returns 2, the usage exit status. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The number of online cores (at least 1). */
 int cli_cores(void);
 

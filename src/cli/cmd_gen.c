@@ -226,8 +226,8 @@ int cmd_prompts(int argc, char **argv) {
         else if (!strcmp(argv[i], "--widen-regs") && i + 1 < argc) {
             if (!cli_int_arg("prompts", "--widen-regs", argv[++i], 1, 512, &widen_regs)) return 2;
         }
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s", prompts_usage); return 0; }
-        else { fprintf(stderr, "ptxgen prompts: unknown or incomplete option '%s'\n%s", argv[i], prompts_usage); return 2; }
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s%s", prompts_usage, superopt_usage); return 0; }
+        else { cli_usage_error("prompts", "unknown or incomplete option '%s'", argv[i]); return 2; }
     }
     int sm;
     bool as, fam;
@@ -236,10 +236,11 @@ int cmd_prompts(int argc, char **argv) {
         return 2;
     }
     if (superopt) {
-        if (!results || !outp) { fprintf(stderr, "%s", superopt_usage); return 2; }
+        if (!results || !outp) { cli_usage_error("prompts", "--superopt needs --results R.json and --out F.jsonl"); return 2; }
         return superopt_pairs(superopt, results, arch_override ? arch_override : "sm_90", outp);
     }
-    if (!in || !outp || nosig_pct < 0 || nosig_pct > 100) { fprintf(stderr, "%s%s", prompts_usage, superopt_usage); return 2; }
+    if (!in || !outp) { cli_usage_error("prompts", "need --in SYNTH.jsonl and --out PAIRS.jsonl"); return 2; }
+    if (nosig_pct < 0 || nosig_pct > 100) { cli_usage_error("prompts", "--no-signature-pct wants 0 to 100, not %d", nosig_pct); return 2; }
     FILE *f = fopen(in, "r");
     if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); return 2; }
     struct stat si, so;
@@ -724,12 +725,12 @@ int cmd_twin(int argc, char **argv) {
         else if (!strcmp(a, "--arch") && i + 1 < argc) arch = argv[++i];
         else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", twin_usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen twin: unknown or incomplete option '%s'\n%s", a, twin_usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("twin", "unknown or incomplete option '%s'", a); return 2; }
         else if (!ptxp) ptxp = a;
         else if (!cup) cup = a;
-        else { fprintf(stderr, "ptxgen twin: one PTX file and one twin\n%s", twin_usage); return 2; }
+        else { cli_usage_error("twin", "one PTX file and one twin"); return 2; }
     }
-    if (!ptxp || !cup) { fprintf(stderr, "%s", twin_usage); return 2; }
+    if (!ptxp || !cup) { cli_usage_error("twin", "need KERNEL.ptx and TWIN.cu"); return 2; }
     int sm_;
     bool as_, fam_;
     if (!isa_parse_target(arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen twin: --arch %s is not a known target\n", arch); return 2; }
@@ -852,9 +853,9 @@ int cmd_gen(int argc, char **argv) {
         else if (!strcmp(a, "--twin")) twin = true;
         else if (ARG("--twin-file")) { twin_file = argv[++i]; twin = true; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen gen: unknown or incomplete option '%s'\n%s", a, gen_usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("gen", "unknown or incomplete option '%s'", a); return 2; }
         else if (!desc) desc = a;
-        else { fprintf(stderr, "ptxgen gen: more than one description given\n%s", gen_usage); return 2; }
+        else { cli_usage_error("gen", "more than one description given"); return 2; }
 #undef ARG
     }
     int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
@@ -925,7 +926,7 @@ int cmd_gen(int argc, char **argv) {
         o.baseline_ptx = canon_base.data;
         if (!desc) desc = "";
     }
-    if (!desc) { fprintf(stderr, "ptxgen gen: no description (give text, -f FILE, --task or --baseline)\n%s", gen_usage); goto out; }
+    if (!desc) { cli_usage_error("gen", "no description (give text, -f FILE, --task or --baseline)"); goto out; }
     if (twin && baseline) { fprintf(stderr, "ptxgen gen: --twin/--twin-file are for descriptions, not --baseline (its twin is the .cu it came from)\n"); goto out; }
     gen_card_parse(desc, &card);
     if (!sig.len && card.ok) {

@@ -821,7 +821,21 @@ static void superopt_source(const char *nvcc, const nvcc_args *a, const char *cu
     free(text);
 }
 
+static const char *nvcc_usage =
+    "usage: ptxgen nvcc NVCC_ARGS... [--ptxgen-out DIR] [--ptxgen-tries T] [--ptxgen-n N] [--ptxgen-block B]\n"
+    "                   [--ptxgen-timeout S]     (also installed as ptxgen-nvcc; --help goes to the real nvcc)\n"
+    "  A drop-in nvcc: the real nvcc runs with the given arguments, unchanged, and its exit status is\n"
+    "  returned.  After a successful build of .cu files, every kernel gets K_baseline.ptx (nvcc -ptx -O3)\n"
+    "  and a super-optimization candidate from the model.  A candidate is kept as K_superopt.ptx only when\n"
+    "  it passes libptx check, keeps the baseline's signature, passes ptxas and then, with a GPU, agrees\n"
+    "  with the baseline on 5 seeds of random inputs; without a GPU (or when that test is inconclusive) it\n"
+    "  must pass `ptxgen gate` against the baseline instead (instructions, registers, precision).\n"
+    "  Anything else is reported and discarded (K_superopt.rejected.ptx).  ptxgen_report.{md,json} list\n"
+    "  every kernel's verdict and the seconds the extra step added to the build.\n"
+    "  Environment: PTXGEN_REAL_NVCC (the nvcc to run), PTXGEN_NVCC_OFF=1 (pass-through only).\n";
+
 int cmd_nvcc(int argc, char **argv) {
+    if (argc == 2 && !strcmp(argv[1], "--ptxgen-help")) { fputs(nvcc_usage, stdout); return 0; }
     nvcc_args a;
     if (!parse_args(argc - 1, argv + 1, &a)) {
         fprintf(stderr, TAG ": %s\n", a.err);

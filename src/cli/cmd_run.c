@@ -196,9 +196,9 @@ int cmd_run(int argc, char **argv) {
         else if (!strcmp(a, "--all-sets")) ro.o.all_sets = true;
         else if (!strcmp(a, "--timeout") && i + 1 < argc) ro.o.timeout_s = atof(argv[++i]);
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", run_usage); return 0; }
-        else if (a[0] == '-') { fprintf(stderr, "ptxgen run: unknown option '%s'\n%s", a, run_usage); return 2; }
+        else if (a[0] == '-') { cli_usage_error("run", "unknown option '%s'", a); return 2; }
         else if (npos < 2) pos[npos++] = a;
-        else { fprintf(stderr, "ptxgen run: too many arguments\n%s", run_usage); return 2; }
+        else { cli_usage_error("run", "too many arguments"); return 2; }
     }
     if (ro.o.seeds < 1 || ro.o.timeout_s <= 0) { fprintf(stderr, "ptxgen run: --seeds and --timeout must be positive\n"); return 2; }
     /* the list of (task.json, kernel.ptx) pairs */
@@ -234,7 +234,7 @@ int cmd_run(int argc, char **argv) {
         free(names);
         if (!n) { fprintf(stderr, "ptxgen run: no task folders in %s\n", ro.suite); free(tasks); free(kernels); return 2; }
     } else {
-        if (!npos) { fprintf(stderr, "%s", run_usage); return 2; }
+        if (!npos) { cli_usage_error("run", "no TASK.json given (or --suite DIR)"); return 2; }
         tasks = calloc(2, sizeof(char *));
         kernels = calloc(2, sizeof(char *));
         tasks[0] = strdup(pos[0]);
@@ -360,7 +360,7 @@ int cmd_devinfo(int argc, char **argv) {
         if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--remeasure")) re = true;
         else if (!strcmp(argv[i], "--help")) { printf("usage: ptxgen devinfo [--json] [--remeasure]\n  device name, sm, measured copy bandwidth and FP32/FP16 peak (cached)\n  exit 3 when there is no GPU\n"); return 0; }
-        else { fprintf(stderr, "ptxgen devinfo: unknown option '%s'\n", argv[i]); return 2; }
+        else return cli_usage_error("devinfo", "unknown option '%s'", argv[i]);
     }
     char why[256];
     if (!gpu_available(why, sizeof why)) { fprintf(stderr, "ptxgen devinfo: %s\n", why); return 3; }

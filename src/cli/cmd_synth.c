@@ -84,7 +84,7 @@ int cmd_synth(int argc, char **argv) {
             if (strstr(s, "family")) o.sources |= SYNTH_SRC_FAMILY;
             if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); goto out; }
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); rc = 0; goto out; }
-        else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); goto out; }
+        else { cli_usage_error("synth", "unknown or incomplete option '%s'", a); goto out; }
     }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     if (have_weights) {   /* names and numbers are the library's to check: it knows the family table */
@@ -107,7 +107,7 @@ int cmd_synth(int argc, char **argv) {
         rc = st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1;
         goto out;
     }
-    if (o.count < 1 || !o.out || !have_seed) { fprintf(stderr, "%s", synth_usage); goto out; }
+    if (o.count < 1 || !o.out || !have_seed) { cli_usage_error("synth", "need --count N, --seed S and --out F.jsonl"); goto out; }
     int cores = cli_cores();
     if (o.jobs > cores) {   /* more workers than cores only starts more nvcc/ptxas processes at once */
         fprintf(stderr, "synth: --jobs %d capped at %d (the number of cores)\n", o.jobs, cores);
