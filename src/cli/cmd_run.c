@@ -100,8 +100,11 @@ static void print_row(const gpu_task_result *r) {
 
 /* No GPU: everything that can be checked statically.  The kernel goes through
  * the funnel's static stages (validator + the task's signature, ptxas), all of
- * them even after one failed, so every problem is reported. */
-static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
+ * them even after one failed, so every problem is reported.  A task without its
+ * kernel (a held-out suite task: the model is to write it) gets the spec and
+ * reference checks and "no kernel" (exit 2), never a failed check it did not
+ * have.  Returns the exit status of this task. */
+static int dry_run(const task_spec *t, const char *ptx, bool json, json_t *arr) {
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
     int bad = 0;
     char ptxas_path[512];
@@ -110,7 +113,10 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     memset(&fr, 0, sizeof fr);
     char *text = NULL;
     size_t len = 0;
-    if (pg_read_file(ptx, PTX_MAX_FILE_BYTES, &text, &len, &sink) == PG_OK) {
+    bool no_kernel = access(ptx, F_OK) != 0;
+    if (no_kernel) {
+        /* said once below, with what to do about it */
+    } else if (pg_read_file(ptx, PTX_MAX_FILE_BYTES, &text, &len, &sink) == PG_OK) {
         eval_funnel_in fi = {text, NULL, ptx, NULL};
         eval_funnel(&fi, t, &fo, &fr);
         if (!fr.check) bad++;
@@ -163,13 +169,24 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     if (!ref_ok) bad++;
     json_t *o = json_object();
     json_object_set_new(o, "task", json_string(t->name));
-    json_object_set_new(o, "static_ok", json_boolean(bad == 0));
-    json_object_set_new(o, "ptxas_registers", json_integer(regs));
+    /* static_ok: every check passed; null when the kernel was missing (only the task was checked) */
+    json_object_set_new(o, "static_ok", bad ? json_false() : no_kernel ? json_null() : json_true());
+    json_object_set_new(o, "task_ok", json_boolean(bad == 0));
+    if (no_kernel) json_object_set_new(o, "no_kernel", json_string(ptx));
+    else json_object_set_new(o, "ptxas_registers", json_integer(regs));
     json_object_set_new(o, "reference_cu_compiles", nvcc_ok ? json_true() : json_null());
     json_array_append_new(arr, o);
-    printf("%-24s %s (ptxas %d registers%s)\n", t->name, bad ? "STATIC CHECK FAILED" : "static ok", regs,
-           nvcc_ok ? ", reference.cu compiles" : "");
-    return bad ? 1 : 0;
+    if (no_kernel)
+        fprintf(stderr, "ptxgen run: %s: no kernel (%s does not exist): give one as the second argument, "
+                        "ptxgen run %s KERNEL.ptx (e.g. from ptxgen gen --task %s -o KERNEL.ptx)\n",
+                t->name, ptx, t->path, t->path);
+    if (!json) {
+        if (no_kernel) printf("%-24s %s (task checked%s; no kernel to check)\n", t->name, bad ? "TASK CHECK FAILED" : "task ok",
+                              nvcc_ok ? ", reference.cu compiles" : "");
+        else printf("%-24s %s (ptxas %d registers%s)\n", t->name, bad ? "STATIC CHECK FAILED" : "static ok", regs,
+                    nvcc_ok ? ", reference.cu compiles" : "");
+    }
+    return bad ? 1 : no_kernel ? 2 : 0;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -246,6 +263,12 @@ int cmd_run(int argc, char **argv) {
             kernels[0] = strdup(p);
         }
         n = 1;
+        if (!ro.dry && access(kernels[0], F_OK) != 0) {   /* before the GPU: the same answer on every machine */
+            fprintf(stderr, "ptxgen run: no kernel: %s does not exist; give one as the second argument, ptxgen run %s KERNEL.ptx "
+                            "(e.g. from ptxgen gen --task %s -o KERNEL.ptx)\n", kernels[0], tasks[0], tasks[0]);
+            free(tasks[0]); free(kernels[0]); free(tasks); free(kernels);
+            return 2;
+        }
     }
     char why[256];
     bool gpu = ro.dry ? false : gpu_available(why, sizeof why);
@@ -271,7 +294,7 @@ int cmd_run(int argc, char **argv) {
         task_spec *t = NULL;
         if (task_load(tasks[i], &t, &sink) != PG_OK) { worst = worst > 2 ? worst : 2; continue; }
         if (ro.dry) {
-            int r = dry_run(t, kernels[i], arr);
+            int r = dry_run(t, kernels[i], ro.json, arr);
             if (r > worst) worst = r;
             task_free(t);
             continue;
