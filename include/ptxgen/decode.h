@@ -133,6 +133,8 @@ PG_API void dec_gbnf_write(pg_buf *out);
  * constraint forces exactly this text, and `ptxgen prompts` rewrites every
  * training sample's header to it, so the model never sees another. */
 PG_API void gen_header_text(const char *arch, pg_buf *out);
+/* V of that header as 10 * major + minor (80 for 8.0). */
+PG_API int gen_header_ptx_version(const char *arch);
 /* Two prompt formats, one builder.  GEN_FMT_PTXGEN is the format above (the
  * from-scratch model's own special tokens).  GEN_FMT_CHATML is the chat
  * template of pretrained chat models (Qwen2.5, SmolLM2):

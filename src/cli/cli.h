@@ -44,6 +44,11 @@ bool cli_u64_arg(const char *cmd, const char *flag, const char *text, uint64_t *
 /* A usage error: "ptxgen CMD: MESSAGE" and the hint "try 'ptxgen help CMD'" on stderr
  * (never the whole usage text).  Returns 2, the usage exit status. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Refuse up front an --arch the installed ptxas does not know (a PTX header of
+ * `ptx_version`, 0 = the target's first): prints "ptxgen CMD: --arch X: the installed
+ * ptxas (PATH) does not know it: ..." and returns false.  true when it does, or
+ * when there is no ptxas (the commands say so themselves). */
+bool cli_arch_usable(const char *cmd, const char *arch, int ptx_version);
 /* The number of online cores (at least 1). */
 int cli_cores(void);
 

@@ -1,6 +1,8 @@
 /* cmd_eval.c — `ptxgen eval`: the held-out suite through the funnel. */
 #include "cli.h"
+#include "ptxgen/decode.h"
 #include "ptxgen/eval.h"
+#include "ptxgen/isa.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +170,12 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     }
     if (!o.suite_dir) { cli_usage_error("eval", "no --suite DIR given (or --merge, --report, --time-pass)"); return 2; }
 
+    {   /* a target ptxas does not know would fail every case after generating it */
+        int sm_;
+        bool as_, fam_;
+        if (!isa_parse_target(o.gen.arch, &sm_, &as_, &fam_)) return cli_usage_error("eval", "--arch %s is not a known target (sm_50 ... sm_120a)", o.gen.arch);
+        if (!cli_arch_usable("eval", o.gen.arch, gen_header_ptx_version(o.gen.arch))) return 2;
+    }
     if (o.kernels_dir) {   /* verify kernels generated elsewhere: no model to load */
         if (model_dir || adapter) { fprintf(stderr, "ptxgen eval: --kernels replaces the model; drop --model/--adapter\n"); return 2; }
         json_t *doc = NULL;

@@ -863,7 +863,8 @@ int cmd_gen(int argc, char **argv) {
     if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
     int sm_;
     bool as_, fam_;
-    if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen gen: --arch %s is not a known target (sm_50 ... sm_120a)\n", o.arch); return 2; }
+    if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) return cli_usage_error("gen", "--arch %s is not a known target (sm_50 ... sm_120a)", o.arch);
+    if (!cli_arch_usable("gen", o.arch, gen_header_ptx_version(o.arch))) return 2;   /* before the model, not after every sample */
     if (name_opt && !name_ok(name_opt)) {
         fprintf(stderr, "ptxgen gen: --name %s: want an identifier of at most 32 letters, digits and '_'\n", name_opt);
         return 2;

@@ -77,6 +77,15 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     return 2;
 }
 
+bool cli_arch_usable(const char *cmd, const char *arch, int ptx_version) {
+    char why[512], path[512] = "ptxas";
+    if (ptx_ptxas_target_check(arch, ptx_version, why, sizeof why) != 0) return true;
+    ptx_ptxas_find(path, sizeof path);
+    fprintf(stderr, "ptxgen %s: --arch %s: the installed ptxas (%s) does not know it: %s\n"
+                    "  choose a target it supports, or install a CUDA toolkit that knows %s\n", cmd, arch, path, why, arch);
+    return false;
+}
+
 int cli_cores(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;

@@ -320,11 +320,18 @@ bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t w
     return ok;
 }
 
+int gen_header_ptx_version(const char *arch) {
+    int sm = 80;
+    bool a = false, f = false;
+    if (!arch || !isa_parse_target(arch, &sm, &a, &f)) sm = 80;
+    int v = isa_target_min_ptx(sm);
+    return v < 80 ? 80 : v;   /* 8.0: what every hand-written corpus kernel declares */
+}
+
 void gen_header_text(const char *arch, pg_buf *out) {
     int sm = 80;
     bool a = false, f = false;
-    if (!arch || !isa_parse_target(arch, &sm, &a, &f)) arch = "sm_80", sm = 80;
-    int v = isa_target_min_ptx(sm);
-    if (v < 80) v = 80;   /* 8.0: what every hand-written corpus kernel declares */
+    if (!arch || !isa_parse_target(arch, &sm, &a, &f)) arch = "sm_80";
+    int v = gen_header_ptx_version(arch);
     pg_buf_printf(out, ".version %d.%d\n.target %s\n.address_size 64\n\n", v / 10, v % 10, arch);
 }
