@@ -184,6 +184,14 @@ PG_API void gen_card_free(gen_card *c);
  * false when a type cannot be read (then the model writes the signature). */
 PG_API bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t whyn);
 
+/* Parameter names of a signature the model wrote (no card, task or twin gave one):
+ * a name that is a whole ASCII word of `request` is kept, every other parameter k
+ * is renamed a<k> (made unique with trailing '_'), in the signature and in every
+ * use outside comments; the entry's own name is never touched.  The rewritten
+ * module goes to out (a copy when nothing changes); returns how many were renamed.
+ * gen_sample applies it whenever o->signature is empty (not in --baseline mode). */
+PG_API int gen_params_plain(const char *ptx, const char *request, pg_buf *out);
+
 /* ---- `ptxgen gen` ------------------------------------------------------------- */
 typedef struct {
     const char *arch;          /* default "sm_80" */
@@ -203,7 +211,10 @@ typedef struct {
     int prompt_tokens, gen_tokens, forced_tokens;
     int mask_calls;            /* full masks computed (sample-then-verify rejections) */
     double seconds, mask_seconds;
-    bool finished;             /* reached GEN_TOK_END (else max_tokens) */
+    bool finished;             /* the model ended the kernel itself: GEN_TOK_END before the token budget ran out */
+    bool cut;                  /* the token budget ran out: the constraint closed the kernel early (or it stopped
+                                  unclosed), so the body is cut short; then finished is false */
+    int params_renamed;        /* parameters the model named that gen_params_plain renamed a<k> */
 } gen_result;
 
 PG_API void gen_opts_default(gen_opts *o);
