@@ -892,6 +892,7 @@ int cmd_gen(int argc, char **argv) {
     gen_verdict bestv = {0};
     int best_attempt = 0;
     gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
+    const char *sig_source = "model";   /* who gave the signature: task, baseline, card, twin or the model */
 
     if (desc_file) {
         size_t n;
@@ -906,6 +907,7 @@ int cmd_gen(int argc, char **argv) {
         const char *own[] = {task->desc[TASK_STYLE_DETAILED], task->desc[TASK_STYLE_CARD], task->desc[TASK_STYLE_PROSE], task->desc[TASK_STYLE_ZH], task->desc[TASK_STYLE_TERSE]};
         for (size_t k = 0; !desc && k < sizeof own / sizeof own[0]; k++) desc = own[k];
         gen_signature_from_task(task, &sig);
+        sig_source = "task";
         snprintf(kernel, sizeof kernel, "%s", task->kernel);
         if (name_opt && strcmp(name_opt, task->kernel)) {
             fprintf(stderr, "ptxgen gen: --name %s: the task names its kernel %s\n", name_opt, task->kernel);
@@ -925,6 +927,7 @@ int cmd_gen(int argc, char **argv) {
             goto out;
         }
         o.baseline_ptx = canon_base.data;
+        if (!strcmp(sig_source, "model")) sig_source = "baseline";
         if (!desc) desc = "";
     }
     if (!desc) { cli_usage_error("gen", "no description (give text, -f FILE, --task or --baseline)"); goto out; }
@@ -933,6 +936,7 @@ int cmd_gen(int argc, char **argv) {
     if (!sig.len && card.ok) {
         char why[200];
         if (gen_signature_from_card(&card, &sig, why, sizeof why)) {
+            sig_source = "card";
             const char *p = strstr(sig.data, ".entry ");
             if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "("), p + 7);
         } else {
@@ -969,7 +973,7 @@ int cmd_gen(int argc, char **argv) {
                 twin_kernel_free(&tk);
                 goto out;
             }
-            if (twin_ptx_signature(&tk, &sig)) snprintf(kernel, sizeof kernel, "%s", tk.kernel);
+            if (twin_ptx_signature(&tk, &sig)) { snprintf(kernel, sizeof kernel, "%s", tk.kernel); sig_source = "twin"; }
             else {
                 fprintf(stderr, "gen: note: the twin's signature has a parameter of unknown type; the model writes the signature\n");
                 sig.len = 0;
@@ -1048,7 +1052,12 @@ int cmd_gen(int argc, char **argv) {
         verify_sample(r.ptx, path.data, o.arch, task, vlevel, best_of, &v);
         unlink(path.data);
         pg_buf_free(&path);
-        bool ok = passed(&v, vlevel);
+        /* a kernel the token budget closed is a stub: a failure, unless the GPU showed it correct */
+        bool unfinished = r.cut && strcmp(v.gpu, "pass");
+        if (unfinished && !v.why[0])
+            snprintf(v.why, sizeof v.why, "unfinished: the token budget (--max-tokens %d) ran out before the model ended the kernel, "
+                                          "and the constraint closed it early", o.max_tokens);
+        bool ok = passed(&v, vlevel) && !unfinished;
         ncorrect += ok && best_of;
         if (!ok)
             fprintf(stderr, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish",
@@ -1097,10 +1106,24 @@ int cmd_gen(int argc, char **argv) {
                            : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
                            : nogpu ? nogpu_note : "--verify gpu was not requested";
-    fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
+    fprintf(stderr, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
-            kernel[0] ? kernel : "?", toks, best.forced_tokens, best.seconds, tps, bestv.registers, bestv.check, bestv.ptxas,
+            kernel[0] ? kernel : "?", toks, best.forced_tokens, best.cut ? "; cut short by the token budget" : "", best.seconds,
+            tps, bestv.registers, bestv.check, bestv.ptxas,
             bestv.gpu, semantics, sem_note, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
+    /* what the line above cannot say on its own */
+    bool unfinished = best.ptx && best.cut && strcmp(bestv.gpu, "pass") && !(twin_ran && tout.verdict == TWIN_V_AGREES);
+    if (unfinished)
+        fprintf(stderr, "gen: UNFINISHED: the token budget (--max-tokens %d) ran out before the model ended the kernel; the "
+                        "constraint closed it early, so %s is a stub, not a kernel (exit 1): raise --max-tokens\n",
+                o.max_tokens, outp ? outp : "the output");
+    if (!strcmp(sig_source, "model"))
+        fprintf(stderr, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
+                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n",
+                best.params_renamed ? ": " : "", best.params_renamed,
+                best.params_renamed ? " parameter name(s) not in the request renamed a<k>" : "");
+    pg_buf actual_sig = {0};
+    if (best.ptx) gen_signature_from_module(best.ptx, &actual_sig);
     pg_buf twin_line = {0};
     if (twin_ran) {
         utf8_clean(tout.detail);
@@ -1110,13 +1133,16 @@ int cmd_gen(int argc, char **argv) {
     }
     if (json) {
         json_t *j = json_pack("{s:s?, s:s, s:s?, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:{s:s, s:s, s:s}, s:i, s:b, s:i, s:f, s:s}",
-                              "ptx_file", outp, "kernel", kernel, "signature", o.signature, "model",
+                              "ptx_file", outp, "kernel", kernel, "signature", actual_sig.data, "model",
                               model_get_config(model)->model_id, "tokens", toks, "forced_tokens", best.forced_tokens,
                               "prompt_tokens", best.prompt_tokens, "seconds", best.seconds, "tokens_per_s", tps,
                               "registers", bestv.registers, "verdicts", "check", bestv.check, "ptxas", bestv.ptxas, "gpu",
                               bestv.gpu, "attempts", best_attempt, "finished", best.finished, "mask_calls", best.mask_calls,
                               "mask_seconds", best.mask_seconds, "why", bestv.why);
         json_object_set_new(j, "semantics", json_string(semantics));
+        json_object_set_new(j, "signature_source", json_string(sig_source));   /* "model": invented, not asked for */
+        json_object_set_new(j, "params_renamed", json_integer(best.params_renamed));
+        json_object_set_new(j, "unfinished", json_boolean(unfinished));
         json_object_set_new(j, "semantics_note", json_string(sem_note));
         if (twin_ran) {
             json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",
@@ -1152,6 +1178,7 @@ int cmd_gen(int argc, char **argv) {
         ptx_module_free(m);
     }
     pg_buf_free(&twin_line);
+    pg_buf_free(&actual_sig);
 cleanup:
     rmdir(tmpdir);
 out:
