@@ -933,8 +933,9 @@ int cmd_gen(int argc, char **argv) {
     if (!desc) { cli_usage_error("gen", "no description (give text, -f FILE, --task or --baseline)"); goto out; }
     if (twin && baseline) { fprintf(stderr, "ptxgen gen: --twin/--twin-file are for descriptions, not --baseline (its twin is the .cu it came from)\n"); goto out; }
     gen_card_parse(desc, &card);
+    if (card.ok) desc = card.text;   /* a card on one line prompts as %%ptxgen sends it: one "- Key:" per line */
     if (!sig.len && card.ok) {
-        char why[200];
+        char why[300];
         if (gen_signature_from_card(&card, &sig, why, sizeof why)) {
             sig_source = "card";
             const char *p = strstr(sig.data, ".entry ");
@@ -985,7 +986,7 @@ int cmd_gen(int argc, char **argv) {
     if (sig.len) o.signature = sig.data;
     else {   /* the model writes the parameters; the name comes from --name, the card or the request */
         if (name_opt) snprintf(kernel, sizeof kernel, "%s", name_opt);
-        else if (card.ok && card.name && name_ok(card.name)) snprintf(kernel, sizeof kernel, "%s", card.name);
+        else if (card.ok && name_ok(card.kernel)) snprintf(kernel, sizeof kernel, "%s", card.kernel);
         else name_from_description(desc, kernel, sizeof kernel);
         o.entry_name = kernel;
     }
