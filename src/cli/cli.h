@@ -33,7 +33,8 @@ json_t *cli_ptxas_func_json(const ptxas_func_report *f);
  * models/default above the binary (cli_near_exe). */
 bool cli_default_model(char *out, size_t n);
 /* "<folder above the binary>/<rel>" when it exists (build/ptxgen or build/san/ptxgen + "corpus" ->
- * build/../corpus); false when there is none. */
+ * build/../corpus), or "<folder above the binary>/share/ptxgen/<rel>" (where `make install`
+ * puts the model and the corpus: PREFIX/bin/ptxgen -> PREFIX/share/ptxgen); false when there is none. */
 bool cli_near_exe(const char *rel, char *out, size_t n);
 
 /* Flag values: the whole string must be a number in [lo, hi] (finite for

@@ -407,11 +407,13 @@ bool cli_near_exe(const char *rel, char *out, size_t n) {
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0) return false;
     exe[k] = 0;
-    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen */
+    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen; PREFIX/bin/ptxgen (make install) */
         char *slash = strrchr(exe, '/');
         if (!slash) return false;
         *slash = 0;
         snprintf(out, n, "%s/../%s", exe, rel);
+        if (access(out, R_OK) == 0) return true;
+        snprintf(out, n, "%s/../share/ptxgen/%s", exe, rel);
         if (access(out, R_OK) == 0) return true;
     }
     return false;
