@@ -1057,9 +1057,12 @@ int cmd_gen(int argc, char **argv) {
         pg_buf_free(&path);
         /* a kernel the token budget closed is a stub: a failure, unless the GPU showed it correct */
         bool unfinished = r.cut && strcmp(v.gpu, "pass");
-        if (unfinished && !v.why[0])
-            snprintf(v.why, sizeof v.why, "unfinished: the token budget (--max-tokens %d) ran out before the model ended the kernel, "
-                                          "and the constraint closed it early", o.max_tokens);
+        if (unfinished) {   /* the cause first; what the checks then said after it */
+            char then[sizeof v.why];
+            snprintf(then, sizeof then, "%s", v.why);
+            snprintf(v.why, sizeof v.why, "unfinished: the token budget (--max-tokens %d) ran out before the model ended the kernel%s%.480s",
+                     o.max_tokens, then[0] ? "; " : "", then);
+        }
         bool ok = passed(&v, vlevel) && !unfinished;
         ncorrect += ok && best_of;
         if (!ok)
@@ -1117,8 +1120,8 @@ int cmd_gen(int argc, char **argv) {
     /* what the line above cannot say on its own */
     bool unfinished = best.ptx && best.cut && strcmp(bestv.gpu, "pass") && !(twin_ran && tout.verdict == TWIN_V_AGREES);
     if (unfinished)
-        fprintf(stderr, "gen: UNFINISHED: the token budget (--max-tokens %d) ran out before the model ended the kernel; the "
-                        "constraint closed it early, so %s is a stub, not a kernel (exit 1): raise --max-tokens\n",
+        fprintf(stderr, "gen: UNFINISHED: the token budget (--max-tokens %d) ran out before the model ended the kernel, so %s "
+                        "is a stub, not a finished kernel (exit 1): raise --max-tokens\n",
                 o.max_tokens, outp ? outp : "the output");
     if (!strcmp(sig_source, "model"))
         fprintf(stderr, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
