@@ -110,9 +110,10 @@ $(SBUILD)/tests/%: src/%.c $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
 test: $(SBUILD)/ptxgen $(STESTS) all
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
-# The quick check for a working copy (a few minutes): unit tests and the CLI/golden
-# tests, without the nvcc corpus, the ptxas/nvcc-heavy suites and the fuzz smoke.
-check: $(SBUILD)/ptxgen $(STESTS)
+# The quick check for a working copy (a few minutes): unit tests, the CLI/golden tests and
+# the README's examples (which use build/ptxgen), without the nvcc corpus, the
+# ptxas/nvcc-heavy suites and the fuzz smoke.
+check: $(SBUILD)/ptxgen $(STESTS) all
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) PTXGEN_QUICK=1 bash tests/run_tests.sh $(STESTS)
 
 # Benchmarks (results committed under bench/results/) ----------------------
