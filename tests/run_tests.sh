@@ -88,6 +88,7 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
 run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
+run_suite "the first hour of a new user (issue 33, the shipped model)" env PTXGEN_BUILD="$BUILD" bash tests/first_hour.sh
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
 run_suite "held-out suite (no leak into synth, static checks)" env PTXGEN="$PTXGEN" bash tests/suite_heldout.sh
 run_suite "gpu harness (adversarial kernels)" env PTXGEN="$PTXGEN" bash tests/gpu_tests.sh
