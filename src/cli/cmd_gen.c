@@ -861,15 +861,14 @@ int cmd_gen(int argc, char **argv) {
 #undef ARG
     }
     int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
-    if (level < 0) { fprintf(stderr, "ptxgen gen: --verify wants check, ptxas or gpu, not '%s'\n", verify); return 2; }
-    if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
+    if (level < 0) return cli_usage_error("gen", "--verify wants check, ptxas or gpu, not '%s'", verify);
+    if (level == 2 && !task_path) return cli_usage_error("gen", "--verify gpu needs --task (the reference to check against)");
     int sm_;
     bool as_, fam_;
     if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) return cli_usage_error("gen", "--arch %s is not a known target (sm_50 ... sm_120a)", o.arch);
     if (!cli_arch_usable("gen", o.arch, gen_header_ptx_version(o.arch))) return 2;   /* before the model, not after every sample */
     if (name_opt && !name_ok(name_opt)) {
-        fprintf(stderr, "ptxgen gen: --name %s: want an identifier of at most 32 letters, digits and '_'\n", name_opt);
-        return 2;
+        return cli_usage_error("gen", "--name %s: want an identifier of at most 32 letters, digits and '_'", name_opt);
     }
     /* --verify gpu without a GPU: candidates are still drawn and checked (validator, ptxas), the
      * best is written, and the verdict and exit status 3 say the semantics were not verified */
