@@ -209,20 +209,23 @@ int cmd_run(int argc, char **argv) {
         else if (!strcmp(a, "--kernel") && i + 1 < argc) ro.kernel_name = argv[++i];
         else if (!strcmp(a, "--out") && i + 1 < argc) ro.out = argv[++i];
         else if (!strcmp(a, "--arch") && i + 1 < argc) ro.o.arch = argv[++i];
-        else if (!strcmp(a, "--seeds") && i + 1 < argc) ro.o.seeds = atoi(argv[++i]);
+        else if (!strcmp(a, "--seeds") && i + 1 < argc) { if (!cli_int_arg("run", a, argv[++i], 1, 1000, &ro.o.seeds)) return 2; }
         else if (!strcmp(a, "--all-sets")) ro.o.all_sets = true;
-        else if (!strcmp(a, "--timeout") && i + 1 < argc) ro.o.timeout_s = atof(argv[++i]);
+        else if (!strcmp(a, "--timeout") && i + 1 < argc) {
+            float t;
+            if (!cli_float_arg("run", a, argv[++i], 0.001, 86400, &t)) return 2;
+            ro.o.timeout_s = t;
+        }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", run_usage); return 0; }
         else if (a[0] == '-') { cli_usage_error("run", "unknown option '%s'", a); return 2; }
         else if (npos < 2) pos[npos++] = a;
         else { cli_usage_error("run", "too many arguments"); return 2; }
     }
-    if (ro.o.seeds < 1 || ro.o.timeout_s <= 0) { fprintf(stderr, "ptxgen run: --seeds and --timeout must be positive\n"); return 2; }
     /* the list of (task.json, kernel.ptx) pairs */
     char **tasks = NULL, **kernels = NULL;
     int n = 0;
     if (ro.have_suite) {
-        if (npos) { fprintf(stderr, "ptxgen run: --suite takes no other files\n"); return 2; }
+        if (npos) return cli_usage_error("run", "--suite takes no other files");
         DIR *d = opendir(ro.suite);
         if (!d) { fprintf(stderr, "ptxgen run: cannot open suite folder %s\n", ro.suite); return 2; }
         struct dirent *e;
