@@ -6,8 +6,10 @@
 # Every fenced block whose language is sh, bash or shell in README.md, and in every
 # docs/*.md that carries the marker line
 #     <!-- examples: tested -->
-# runs in a fresh temporary clone of this checkout: its tracked and untracked (not
-# ignored) files, so a just-edited README is what is tested.  The blocks of one file
+# runs in a fresh temporary clone of this checkout: its tracked files (those in git's
+# index) as they are in the working tree, so a just-edited README is what is tested,
+# and nothing the examples left in the checkout (an out/ folder, a .cu file) helps them;
+# a file an example needs must be in the repository (git add it).  The blocks of one file
 # run in order in one shell, as in one terminal (a `cd` or an `export` carries over);
 # each file gets its own clone.  A command (one line, or the lines a `\`, a quote or
 # a `do ... done` holds together) passes when it exits 0, or N when its line ends
@@ -67,12 +69,12 @@ venv() {   # a virtual environment over the system's packages, made on first use
     for p in pip pip3; do printf '#!/bin/sh\nexec "%s/bin/python3" -m pip "$@"\n' "$VENV" >"$VENV/bin/$p"; chmod +x "$VENV/bin/$p"; done
 }
 
-# ---- a fresh clone: tracked and untracked-not-ignored files, the build, models/base ----
+# ---- a fresh clone: the tracked files as in the working tree, the build, models/base ----
 make_clone() {
     local dst=$1
     mkdir -p "$dst"
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+        git ls-files -z -c | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
             tar --null -T - -cf - | tar -xf - -C "$dst"
     else   # an unpacked release: everything but build outputs and the base
         tar --exclude=./build --exclude=./models/base -cf - . | tar -xf - -C "$dst"
