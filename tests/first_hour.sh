@@ -155,5 +155,5 @@ else
     bad "make install: $(tail -n 3 inst.log)"
 fi
 
-echo "first hour: $pass passed, $fail failed"
+echo "first-hour: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
