@@ -55,6 +55,7 @@ for t in "$@"; do
 done
 if [ "$QUICK" = 1 ]; then
     run_suite "cli+golden" env PTXGEN="$PTXGEN" PTXGEN_QUICK=1 bash tests/cli_tests.sh
+    run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
     echo
     echo "(make check: no nvcc corpus, mutants, corpus/suite checks, GPU, nvcc wrapper, Python or fuzz suites; make test runs everything)"
     echo "$total_pass passed, $total_fail failed"
@@ -89,6 +90,8 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
 run_suite "literate+two-stage" env PTXGEN="$PTXGEN" bash tests/literate_tests.sh
+run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
+run_suite "the first hour of a new user (issue 33, the shipped model)" env PTXGEN_BUILD="$BUILD" bash tests/first_hour.sh
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
 run_suite "corpus literate (plan.cu compiles and matches the spec, comments are plan lines, instructions pinned)" env PTXGEN="$PTXGEN" bash tests/corpus_literate.sh
 run_suite "held-out suite (no leak into synth, static checks)" env PTXGEN="$PTXGEN" bash tests/suite_heldout.sh

@@ -136,6 +136,8 @@ PG_API void dec_gbnf_write(pg_buf *out);
  * constraint forces exactly this text, and `ptxgen prompts` rewrites every
  * training sample's header to it, so the model never sees another. */
 PG_API void gen_header_text(const char *arch, pg_buf *out);
+/* V of that header as 10 * major + minor (80 for 8.0). */
+PG_API int gen_header_ptx_version(const char *arch);
 /* Two prompt formats, one builder.  GEN_FMT_PTXGEN is the format above (the
  * from-scratch model's own special tokens).  GEN_FMT_CHATML is the chat
  * template of pretrained chat models (Qwen2.5, SmolLM2):
@@ -198,18 +200,54 @@ PG_API void gen_signature_from_task(const task_spec *t, pg_buf *out);
 /* The first entry's header in canonical PTX text (as `ptxgen fmt` prints it), up to its ')'. */
 PG_API bool gen_signature_from_module(const char *canonical_ptx, pg_buf *out);
 
-/* Markdown kernel card: "## name", "- Input: ...", "- Output: ...", "- Goal: ...",
- * "- Constraint: ..." (also In/out:, Launch:, Notes:).  Field strings are malloc'd. */
+/* Markdown kernel card (src/decode/card.c, the one parser: `ptxgen gen` and, through
+ * gen_card_json, the Python package): "## name", "- Input: ...", "- Output: ...",
+ * "- In/out: ...", "- Goal: ...", "- Constraint: ...", "- Launch: ..." (also Notes:,
+ * Technique:), one per line or all on one line ("## k - Input: ... - Output: ...").
+ * Typed items ("`float3* positions` (N atoms)", "`float cutoff_sq = 100.0f`") give the
+ * parameters: pointers in order of appearance (Input, In/out, Output), then scalars,
+ * then the size symbols of the parentheses that were not declared (.u32). */
 typedef struct {
-    char *name;
-    char *inputs, *outputs, *inouts, *goal, *constraints, *launch;
+    char name[64];
+    char ptx_type[8];          /* "u64" for pointers, else the scalar's type ("f32", "s32", ...) */
+    char ctype[32];            /* the C type as written ("float3"); "" for implicit size symbols */
+    bool pointer;
+    char role[8];              /* "in", "out", "inout" (the line it is on); "size" for implicit size symbols */
+    char size[128];            /* pointers: element count over the size symbols ("N", "N*3"); "" unknown */
+    char def[32];              /* scalars: the default of "= 100.0f" ("100.0"); "" none */
+} gen_card_param;
+typedef struct {
+    char *name;                /* the "## ..." heading as written */
+    char *inputs, *outputs, *inouts, *goal, *constraints, *launch;   /* field values, "; "-joined when repeated */
     bool ok;                   /* looked like a card (a "## name" line and at least one "- Key:" line) */
+    char kernel[64];           /* a PTX identifier made from name ("GPU Kernel: LJ" -> "GPU_Kernel_LJ"); "" when none */
+    gen_card_param *params; int nparams;   /* signature order */
+    char **sizes; int nsizes;  /* size symbols in order of appearance ("N"), declared or not */
+    char *text;                /* the card normalized: one "- Key:" per line */
+    char error[256];           /* why there is no signature ("" when there is) */
 } gen_card;
+/* Everything above is malloc'd and freed by gen_card_free; never fails (see ok, error). */
 PG_API void gen_card_parse(const char *text, gen_card *out);
 PG_API void gen_card_free(gen_card *c);
-/* Signature from a card's typed inputs/outputs ("float* x (n)", "int n"), or
- * false when a type cannot be read (then the model writes the signature). */
+/* The forced signature from a parsed card, or false with why (not a card, a name with no
+ * identifier, no typed pointer: then the model writes the signature). */
 PG_API bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t whyn);
+/* A name as a PTX identifier (letters, digits, '_'; other runs become one '_'); false when none. */
+PG_API bool gen_card_kernel_name(const char *name, char *out, size_t n);
+/* The whole parse as one JSON object appended to out, for callers in other languages
+ * (python/ptxgen/card.py, through ctypes): {"ok", "error", "name", "kernel", "fields": {inputs,
+ * outputs, inouts, goal, constraints, launch}, "params": [{name, ptx_type, ctype, pointer, role,
+ * size, default}], "sizes", "text", "signature"}; ok is true when a signature was derived.
+ * false only when out of memory. */
+PG_API bool gen_card_json(const char *text, pg_buf *out);
+
+/* Parameter names of a signature the model wrote (no card, task or twin gave one):
+ * a name that is a whole ASCII word of `request` is kept, every other parameter k
+ * is renamed a<k> (made unique with trailing '_'), in the signature and in every
+ * use outside comments; the entry's own name is never touched.  The rewritten
+ * module goes to out (a copy when nothing changes); returns how many were renamed.
+ * gen_sample applies it whenever o->signature is empty (not in --baseline mode). */
+PG_API int gen_params_plain(const char *ptx, const char *request, pg_buf *out);
 
 /* ---- `ptxgen gen` ------------------------------------------------------------- */
 typedef struct {
@@ -233,7 +271,10 @@ typedef struct {
     int prompt_tokens, gen_tokens, forced_tokens;
     int mask_calls;            /* full masks computed (sample-then-verify rejections) */
     double seconds, mask_seconds;
-    bool finished;             /* reached GEN_TOK_END (else max_tokens) */
+    bool finished;             /* the model ended the kernel itself: GEN_TOK_END before the token budget ran out */
+    bool cut;                  /* the token budget ran out: the constraint closed the kernel early (or it stopped
+                                  unclosed), so the body is cut short; then finished is false */
+    int params_renamed;        /* parameters the model named that gen_params_plain renamed a<k> */
 } gen_result;
 
 PG_API void gen_opts_default(gen_opts *o);

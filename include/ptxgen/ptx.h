@@ -359,6 +359,14 @@ PG_API bool ptx_needs_relocatable(const ptx_module *m);
  * ptx_ptxas_timeout_seconds() is killed: timed_out and an E601 diagnostic, ok false. */
 PG_API pg_status ptx_ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
                     pg_diag_sink *diag);
+/* Does the installed ptxas know this target?  Compiles an empty module
+ * (".version V / .target ARCH / .address_size 64", V = ptx_version / 10 . ptx_version % 10,
+ * 0 = the target's first PTX version) so a caller can refuse an architecture up
+ * front instead of after every sample failed.  Returns 1 when ptxas accepted it, 0
+ * when it rejected it (why = ptxas's first message, e.g. "Value 'sm_70' is not
+ * defined for option 'gpu-name'"), -1 when there is no ptxas or it could not run
+ * (why says so; nothing to refuse).  A temp file, removed before returning. */
+PG_API int ptx_ptxas_target_check(const char *arch, int ptx_version, char *why, size_t whyn);
 /* Parse a -v report (exposed for tests). */
 PG_API void ptx_ptxas_parse_report(const char *log, ptxas_report *out);
 PG_API void ptx_ptxas_report_free(ptxas_report *r);

@@ -295,8 +295,8 @@ int cmd_prompts(int argc, char **argv) {
         else if (!strcmp(argv[i], "--widen-regs") && i + 1 < argc) {
             if (!cli_int_arg("prompts", "--widen-regs", argv[++i], 1, 512, &widen_regs)) return 2;
         }
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s", prompts_usage); return 0; }
-        else { fprintf(stderr, "ptxgen prompts: unknown or incomplete option '%s'\n%s", argv[i], prompts_usage); return 2; }
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s%s", prompts_usage, superopt_usage); return 0; }
+        else { cli_usage_error("prompts", "unknown or incomplete option '%s'", argv[i]); return 2; }
     }
     int sm;
     bool as, fam;
@@ -305,12 +305,13 @@ int cmd_prompts(int argc, char **argv) {
         return 2;
     }
     if (superopt) {
-        if (!results || !outp) { fprintf(stderr, "%s", superopt_usage); return 2; }
+        if (!results || !outp) { cli_usage_error("prompts", "--superopt needs --results R.json and --out F.jsonl"); return 2; }
         return superopt_pairs(superopt, results, arch_override ? arch_override : "sm_90", outp);
     }
-    if (!in || !outp || nosig_pct < 0 || nosig_pct > 100) { fprintf(stderr, "%s%s", prompts_usage, superopt_usage); return 2; }
+    if (!in || !outp) { cli_usage_error("prompts", "need --in SYNTH.jsonl and --out PAIRS.jsonl"); return 2; }
+    if (nosig_pct < 0 || nosig_pct > 100) { cli_usage_error("prompts", "--no-signature-pct wants 0 to 100, not %d", nosig_pct); return 2; }
     if (stage && (twin || fmt != GEN_FMT_CHATML)) {
-        fprintf(stderr, "ptxgen prompts: --stage needs --format chatml (the two-stage model is a chat model) and no --twin\n");
+        cli_usage_error("prompts", "--stage needs --format chatml (the two-stage model is a chat model) and no --twin");
         return 2;
     }
     FILE *f = fopen(in, "r");
@@ -496,11 +497,13 @@ bool cli_near_exe(const char *rel, char *out, size_t n) {
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0) return false;
     exe[k] = 0;
-    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen */
+    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen; PREFIX/bin/ptxgen (make install) */
         char *slash = strrchr(exe, '/');
         if (!slash) return false;
         *slash = 0;
         snprintf(out, n, "%s/../%s", exe, rel);
+        if (access(out, R_OK) == 0) return true;
+        snprintf(out, n, "%s/../share/ptxgen/%s", exe, rel);
         if (access(out, R_OK) == 0) return true;
     }
     return false;
@@ -814,12 +817,12 @@ int cmd_twin(int argc, char **argv) {
         else if (!strcmp(a, "--arch") && i + 1 < argc) arch = argv[++i];
         else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", twin_usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen twin: unknown or incomplete option '%s'\n%s", a, twin_usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("twin", "unknown or incomplete option '%s'", a); return 2; }
         else if (!ptxp) ptxp = a;
         else if (!cup) cup = a;
-        else { fprintf(stderr, "ptxgen twin: one PTX file and one twin\n%s", twin_usage); return 2; }
+        else { cli_usage_error("twin", "one PTX file and one twin"); return 2; }
     }
-    if (!ptxp || !cup) { fprintf(stderr, "%s", twin_usage); return 2; }
+    if (!ptxp || !cup) { cli_usage_error("twin", "need KERNEL.ptx and TWIN.cu"); return 2; }
     int sm_;
     bool as_, fam_;
     if (!isa_parse_target(arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen twin: --arch %s is not a known target\n", arch); return 2; }
@@ -965,20 +968,20 @@ int cmd_gen(int argc, char **argv) {
         else if (!strcmp(a, "--plain")) plain = true;
         else if (!strcmp(a, "--single-stage")) single = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen gen: unknown or incomplete option '%s'\n%s", a, gen_usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("gen", "unknown or incomplete option '%s'", a); return 2; }
         else if (!desc) desc = a;
-        else { fprintf(stderr, "ptxgen gen: more than one description given\n%s", gen_usage); return 2; }
+        else { cli_usage_error("gen", "more than one description given"); return 2; }
 #undef ARG
     }
     int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
-    if (level < 0) { fprintf(stderr, "ptxgen gen: --verify wants check, ptxas or gpu, not '%s'\n", verify); return 2; }
-    if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
+    if (level < 0) return cli_usage_error("gen", "--verify wants check, ptxas or gpu, not '%s'", verify);
+    if (level == 2 && !task_path) return cli_usage_error("gen", "--verify gpu needs --task (the reference to check against)");
     int sm_;
     bool as_, fam_;
-    if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen gen: --arch %s is not a known target (sm_50 ... sm_120a)\n", o.arch); return 2; }
+    if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) return cli_usage_error("gen", "--arch %s is not a known target (sm_50 ... sm_120a)", o.arch);
+    if (!cli_arch_usable("gen", o.arch, gen_header_ptx_version(o.arch))) return 2;   /* before the model, not after every sample */
     if (name_opt && !name_ok(name_opt)) {
-        fprintf(stderr, "ptxgen gen: --name %s: want an identifier of at most 32 letters, digits and '_'\n", name_opt);
-        return 2;
+        return cli_usage_error("gen", "--name %s: want an identifier of at most 32 letters, digits and '_'", name_opt);
     }
     /* --verify gpu without a GPU: candidates are still drawn and checked (validator, ptxas), the
      * best is written, and the verdict and exit status 3 say the semantics were not verified */
@@ -1003,6 +1006,7 @@ int cmd_gen(int argc, char **argv) {
     gen_verdict bestv = {0};
     int best_attempt = 0;
     gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
+    const char *sig_source = "model";   /* who gave the signature: task, baseline, card, twin, plan or the model */
 
     if (desc_file) {
         size_t n;
@@ -1017,6 +1021,7 @@ int cmd_gen(int argc, char **argv) {
         const char *own[] = {task->desc[TASK_STYLE_DETAILED], task->desc[TASK_STYLE_CARD], task->desc[TASK_STYLE_PROSE], task->desc[TASK_STYLE_ZH], task->desc[TASK_STYLE_TERSE]};
         for (size_t k = 0; !desc && k < sizeof own / sizeof own[0]; k++) desc = own[k];
         gen_signature_from_task(task, &sig);
+        sig_source = "task";
         snprintf(kernel, sizeof kernel, "%s", task->kernel);
         if (name_opt && strcmp(name_opt, task->kernel)) {
             fprintf(stderr, "ptxgen gen: --name %s: the task names its kernel %s\n", name_opt, task->kernel);
@@ -1036,14 +1041,17 @@ int cmd_gen(int argc, char **argv) {
             goto out;
         }
         o.baseline_ptx = canon_base.data;
+        if (!strcmp(sig_source, "model")) sig_source = "baseline";
         if (!desc) desc = "";
     }
-    if (!desc) { fprintf(stderr, "ptxgen gen: no description (give text, -f FILE, --task or --baseline)\n%s", gen_usage); goto out; }
+    if (!desc) { cli_usage_error("gen", "no description (give text, -f FILE, --task or --baseline)"); goto out; }
     if (twin && baseline) { fprintf(stderr, "ptxgen gen: --twin/--twin-file are for descriptions, not --baseline (its twin is the .cu it came from)\n"); goto out; }
     gen_card_parse(desc, &card);
+    if (card.ok) desc = card.text;   /* a card on one line prompts as %%ptxgen sends it: one "- Key:" per line */
     if (!sig.len && card.ok) {
-        char why[200];
+        char why[300];
         if (gen_signature_from_card(&card, &sig, why, sizeof why)) {
+            sig_source = "card";
             const char *p = strstr(sig.data, ".entry ");
             if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "("), p + 7);
         } else {
@@ -1080,7 +1088,7 @@ int cmd_gen(int argc, char **argv) {
                 twin_kernel_free(&tk);
                 goto out;
             }
-            if (twin_ptx_signature(&tk, &sig)) snprintf(kernel, sizeof kernel, "%s", tk.kernel);
+            if (twin_ptx_signature(&tk, &sig)) { snprintf(kernel, sizeof kernel, "%s", tk.kernel); sig_source = "twin"; }
             else {
                 fprintf(stderr, "gen: note: the twin's signature has a parameter of unknown type; the model writes the signature\n");
                 sig.len = 0;
@@ -1092,7 +1100,7 @@ int cmd_gen(int argc, char **argv) {
     if (sig.len) o.signature = sig.data;
     else {   /* the model writes the parameters; the name comes from --name, the card or the request */
         if (name_opt) snprintf(kernel, sizeof kernel, "%s", name_opt);
-        else if (card.ok && card.name && name_ok(card.name)) snprintf(kernel, sizeof kernel, "%s", card.name);
+        else if (card.ok && name_ok(card.kernel)) snprintf(kernel, sizeof kernel, "%s", card.kernel);
         else name_from_description(desc, kernel, sizeof kernel);
         o.entry_name = kernel;
     }
@@ -1156,6 +1164,7 @@ int cmd_gen(int argc, char **argv) {
         if (!sig.len && pout.signature) {   /* a free-form request: the plan names the kernel and its parameters */
             pg_buf_puts(&sig, pout.signature);
             snprintf(kernel, sizeof kernel, "%s", pout.kernel);
+            sig_source = "plan";
         }
         pipe_ptx_opts(&pin, &pout, &o, &ptx_prompt);
         if (sig.len) o.signature = sig.data;
@@ -1189,7 +1198,15 @@ int cmd_gen(int argc, char **argv) {
         verify_sample(r.ptx, path.data, o.arch, task, vlevel, best_of, &v);
         unlink(path.data);
         pg_buf_free(&path);
-        bool ok = passed(&v, vlevel);
+        /* a kernel the token budget closed is a stub: a failure, unless the GPU showed it correct */
+        bool unfinished = r.cut && strcmp(v.gpu, "pass");
+        if (unfinished) {   /* the cause first; what the checks then said after it */
+            char then[sizeof v.why];
+            snprintf(then, sizeof then, "%s", v.why);
+            snprintf(v.why, sizeof v.why, "unfinished: the token budget (--max-tokens %d) ran out before the model ended the kernel%s%.480s",
+                     o.max_tokens, then[0] ? "; " : "", then);
+        }
+        bool ok = passed(&v, vlevel) && !unfinished;
         ncorrect += ok && best_of;
         if (!ok)
             fprintf(stderr, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish",
@@ -1246,10 +1263,24 @@ int cmd_gen(int argc, char **argv) {
                            : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
                            : nogpu ? nogpu_note : "--verify gpu was not requested";
-    fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
+    fprintf(stderr, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
-            kernel[0] ? kernel : "?", toks, best.forced_tokens, best.seconds, tps, bestv.registers, bestv.check, bestv.ptxas,
+            kernel[0] ? kernel : "?", toks, best.forced_tokens, best.cut ? "; cut short by the token budget" : "", best.seconds,
+            tps, bestv.registers, bestv.check, bestv.ptxas,
             bestv.gpu, semantics, sem_note, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
+    /* what the line above cannot say on its own */
+    bool unfinished = best.ptx && best.cut && strcmp(bestv.gpu, "pass") && !(twin_ran && tout.verdict == TWIN_V_AGREES);
+    if (unfinished)
+        fprintf(stderr, "gen: UNFINISHED: the token budget (--max-tokens %d) ran out before the model ended the kernel, so %s "
+                        "is a stub, not a finished kernel (exit 1): raise --max-tokens\n",
+                o.max_tokens, outp ? outp : "the output");
+    if (!strcmp(sig_source, "model"))
+        fprintf(stderr, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
+                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n",
+                best.params_renamed ? ": " : "", best.params_renamed,
+                best.params_renamed ? " parameter name(s) not in the request renamed a<k>" : "");
+    pg_buf actual_sig = {0};
+    if (best.ptx) gen_signature_from_module(best.ptx, &actual_sig);
     pg_buf twin_line = {0};
     if (twin_ran) {
         utf8_clean(tout.detail);
@@ -1259,7 +1290,7 @@ int cmd_gen(int argc, char **argv) {
     }
     if (json) {
         json_t *j = json_pack("{s:s?, s:s, s:s?, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:{s:s, s:s, s:s}, s:i, s:b, s:i, s:f, s:s}",
-                              "ptx_file", outp, "kernel", kernel, "signature", o.signature, "model",
+                              "ptx_file", outp, "kernel", kernel, "signature", actual_sig.data, "model",
                               model_get_config(model)->model_id, "tokens", toks, "forced_tokens", best.forced_tokens,
                               "prompt_tokens", best.prompt_tokens, "seconds", best.seconds, "tokens_per_s", tps,
                               "registers", bestv.registers, "verdicts", "check", bestv.check, "ptxas", bestv.ptxas, "gpu",
@@ -1273,6 +1304,9 @@ int cmd_gen(int argc, char **argv) {
             json_object_set_new(j, "pipeline", json_string("plan-literate"));
             json_object_set_new(j, "plan", pl);
         }
+        json_object_set_new(j, "signature_source", json_string(sig_source));   /* "model": invented, not asked for */
+        json_object_set_new(j, "params_renamed", json_integer(best.params_renamed));
+        json_object_set_new(j, "unfinished", json_boolean(unfinished));
         json_object_set_new(j, "semantics_note", json_string(sem_note));
         if (twin_ran) {
             json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",
@@ -1308,6 +1342,7 @@ int cmd_gen(int argc, char **argv) {
         ptx_module_free(m);
     }
     pg_buf_free(&twin_line);
+    pg_buf_free(&actual_sig);
 cleanup:
     rmdir(tmpdir);
 out:

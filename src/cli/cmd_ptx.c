@@ -82,7 +82,7 @@ typedef struct {
     int nfiles;
 } opts;
 
-static int parse_opts(int argc, char **argv, opts *o, const char *usage) {
+static int parse_opts(const char *cmd, int argc, char **argv, opts *o, const char *usage) {
     memset(o, 0, sizeof *o);
     o->files = calloc((size_t)argc + 1, sizeof(char *));
     for (int i = 1; i < argc; i++) {
@@ -95,12 +95,12 @@ static int parse_opts(int argc, char **argv, opts *o, const char *usage) {
         else if (!strncmp(a, "--arch=", 7)) o->arch = a + 7;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", usage); free(o->files); return 1; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ptxgen: unknown option '%s'\n%s", a, usage);
+            cli_usage_error(cmd, "unknown option '%s'", a);
             free(o->files);
             return 2;
         } else o->files[o->nfiles++] = a;
     }
-    if (!o->nfiles) { fprintf(stderr, "%s", usage); free(o->files); return 2; }
+    if (!o->nfiles) { cli_usage_error(cmd, "no FILE given"); free(o->files); return 2; }
     return 0;
 }
 
@@ -113,7 +113,7 @@ int cmd_check(int argc, char **argv) {
         "  --arch   ptxas target (default: the module's .target)\n"
         "  -c       relocatable ptxas compile (modules with .extern symbols; automatic when needed)\n";
     opts o;
-    int r = parse_opts(argc, argv, &o, usage);
+    int r = parse_opts("check", argc, argv, &o, usage);
     if (r) return r == 1 ? 0 : 2;
     int worst = 0;
     json_t *out = json_array();
@@ -217,7 +217,7 @@ int cmd_fmt(int argc, char **argv) {
     av[na] = NULL;
     if (tighten && widen) { fprintf(stderr, "ptxgen fmt: --tighten-regs and --widen-regs exclude each other\n"); free(av); return 2; }
     opts o;
-    int r = parse_opts(na, av, &o, usage);
+    int r = parse_opts("fmt", na, av, &o, usage);
     free(av);
     if (r) return r == 1 ? 0 : 2;
     int rc = 0;

@@ -1,5 +1,6 @@
 /* cmd_synth.c — `ptxgen synth`: write a verified JSONL dataset, or print its statistics. */
 #include "cli.h"
+#include "ptxgen/isa.h"
 #include "ptxgen/synth.h"
 
 #include <jansson.h>
@@ -98,7 +99,7 @@ int cmd_synth(int argc, char **argv) {
             if (strstr(s, "family")) o.sources |= SYNTH_SRC_FAMILY;
             if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); goto out; }
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); rc = 0; goto out; }
-        else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); goto out; }
+        else { cli_usage_error("synth", "unknown or incomplete option '%s'", a); goto out; }
     }
     /* literate samples are nvcc's translation of their plan: a mutant (renamed registers, reordered
      * instructions) is another program than the plan's, so the literate default draws none */
@@ -124,7 +125,13 @@ int cmd_synth(int argc, char **argv) {
         rc = st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1;
         goto out;
     }
-    if (o.count < 1 || !o.out || !have_seed) { fprintf(stderr, "%s", synth_usage); goto out; }
+    if (o.count < 1 || !o.out || !have_seed) { cli_usage_error("synth", "need --count N, --seed S and --out F.jsonl"); goto out; }
+    {   /* every sample must pass ptxas for the arch: a target it does not know would reject them all */
+        int sm_;
+        bool as_, fam_;
+        if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) { cli_usage_error("synth", "--arch %s is not a known target (sm_50 ... sm_120a)", o.arch); goto out; }
+        if (!cli_arch_usable("synth", o.arch, 0)) goto out;
+    }
     int cores = cli_cores();
     if (o.jobs > cores) {   /* more workers than cores only starts more nvcc/ptxas processes at once */
         fprintf(stderr, "synth: --jobs %d capped at %d (the number of cores)\n", o.jobs, cores);

@@ -62,6 +62,7 @@ typedef struct {
     const tok_tokenizer *t;
     const dec_vocab *v;
     const gen_opts *o;
+    const char *description;   /* the request: parameter names the model may keep (gen_params_plain) */
     int vocab;
     int32_t end_id, eot_id;    /* the format's end token; <|endoftext|> (-1 when absent) */
     int32_t *prompt;           /* [nprompt] token ids of the prompt (malloc'd) */
@@ -79,7 +80,7 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, cfg->vocab_size, -1, -1, NULL, 0, 0};
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, NULL, 0, 0};
     if (o->constrained && dec_vocab_size(v) > e->vocab) {
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer has %d tokens but the model only %d", dec_vocab_size(v), e->vocab);
         return PG_ERR_INVALID;
@@ -255,6 +256,9 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
     gen_result *out = g->out;
     if (!out->finished && g->dec && !dec_done(g->dec))
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "stopped at the token limit (%d) before the kernel was complete", g->e->o->max_tokens);
+    /* a kernel the budget closed is a stub, whatever the checks say of its syntax */
+    out->cut = g->ending_forced || !out->finished;
+    if (out->cut) out->finished = false;
     pg_buf res = {0};
     pg_buf_printf(&res, "// GENERATED_BY: ptxgen %s\n", model_get_config(g->e->m)->model_id);
     if (g->dec) {
@@ -272,6 +276,14 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
         res = tight;
     } else {
         pg_buf_free(&tight);
+    }
+    /* the model wrote the signature: names from the request or plain a<k>, never sampled junk */
+    const gen_opts *o = g->e->o;
+    if ((!o->signature || !*o->signature) && !o->baseline_ptx && res.data) {
+        pg_buf plain = {0};
+        out->params_renamed = gen_params_plain(res.data, g->e->description, &plain);
+        pg_buf_free(&res);
+        res = plain;
     }
     out->ptx = res.data;
     g->over = true;
