@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -1239,6 +1240,12 @@ static void pack_x(void *arg, int t0, int t1, int ith) {
     }
 }
 
+static double kern_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* WT_GG decode: quantize x for the segments' kinds (caller's thread), then rows on the pool
  * (p NULL: all on the caller). */
 static void mm_gg_decode(pg_pool *p, mm_job *J) {
@@ -1255,11 +1262,14 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     if (stride) {
         gx = model_pool_shared(p, 0, stride * J->n);
         if (!gx) abort();   /* a few KB */
+        pool_prof *pp = model_pool_get_prof(p);
+        double t0 = pp ? kern_now() : 0;
         for (int j = 0; j < J->n; j++) {
             const float *x = J->x + (size_t)j * J->ldx;
             if (need32) model_quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
             if (need256) model_quant_act256(x, k, (qa256 *)(void *)(gx + j * stride + b32));
         }
+        if (pp) pp->actq_s += kern_now() - t0;
     }
     J->gx = gx;
     J->gx_stride = stride;

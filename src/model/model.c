@@ -31,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHUNK 128   /* prefill runs in batches of at most this many tokens (bounds scratch memory) */
@@ -67,6 +68,7 @@ struct model_model {
     bool rope_adjacent;   /* rotate pairs (2i, 2i+1) (ggml's llama on Q/K rows its converter permuted), else (i, i + hd/2) */
     lora_side lhead;      /* GGUF models: LoRA on the output head */
     int lora_rmax, lora_outmax;   /* largest R and B output over the layers' side paths (context scratch) */
+    model_prof *prof;     /* bench_model --profile: stage times (NULL: off) */
 };
 
 struct model_ctx {
@@ -84,6 +86,26 @@ struct model_ctx {
 };
 
 const model_config *model_get_config(const model_model *m) { return &m->cfg; }
+
+const char *const model_prof_names[PROF_N] = {"embed", "elementwise", "qkv", "attention", "o", "gate_up", "down", "head", "lora"};
+
+void model_prof_attach(model_model *m, model_prof *p) {
+    m->prof = p;
+    model_pool_set_prof(m->pool, p ? &p->pool : NULL);
+}
+
+static double prof_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+/* Run `stmt` and, with a profile attached, add its time to stage `st`. */
+#define PROF(m, st, stmt)                                  \
+    do {                                                    \
+        double prof_t0_ = (m)->prof ? prof_now() : 0;       \
+        stmt;                                               \
+        if ((m)->prof) (m)->prof->stage_s[st] += prof_now() - prof_t0_; \
+    } while (0)
 size_t model_param_count(const model_model *m) { return m->nparams; }
 int model_threads(const model_model *m) { return model_pool_size(m->pool); }
 const char *model_weight_dtype(const model_model *m) {
@@ -111,6 +133,35 @@ size_t model_weight_bytes(const model_model *m) {
         b += (size_t)(2 * c->hidden_size + (L->bqkv ? L->qkv.rows : 0)) * 4;
         b += lora_bytes(&L->lqkv) + lora_bytes(&L->lo) + lora_bytes(&L->lgu) + lora_bytes(&L->ldown);
     }
+    return b;
+}
+
+size_t model_stage_bytes(const model_model *m, int st) {
+    const model_config *c = &m->cfg;
+    size_t b = 0;
+    for (int l = 0; l < c->num_hidden_layers; l++) {
+        const layer *L = &m->L[l];
+        switch (st) {
+        case PROF_QKV: b += model_wmat_bytes(&L->qkv); break;
+        case PROF_O: b += model_wmat_bytes(&L->o); break;
+        case PROF_GATE_UP: b += model_wmat_bytes(&L->gate_up); break;
+        case PROF_DOWN: b += model_wmat_bytes(&L->down); break;
+        case PROF_LORA: b += lora_bytes(&L->lqkv) + lora_bytes(&L->lo) + lora_bytes(&L->lgu) + lora_bytes(&L->ldown); break;
+        case PROF_EW: b += (size_t)(2 * c->hidden_size + (L->bqkv ? L->qkv.rows : 0)) * 4; break;
+        default: break;
+        }
+    }
+    const wmat *head = c->tie_word_embeddings ? &m->embed : &m->lm_head;
+    if (st == PROF_HEAD) b += model_wmat_bytes(head);
+    if (st == PROF_LORA) b += lora_bytes(&m->lhead);
+    if (st == PROF_EW) b += (size_t)c->hidden_size * 4;
+    if (st == PROF_EMBED && m->embed.rows) b += model_wmat_bytes(&m->embed) / (size_t)m->embed.rows;
+    return b;
+}
+
+size_t model_decode_bytes(const model_model *m) {
+    size_t b = 0;
+    for (int st = 0; st < PROF_N; st++) b += model_stage_bytes(m, st);
     return b;
 }
 
@@ -1127,27 +1178,28 @@ static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *tok
     int nh = cf->num_attention_heads, nkv = cf->num_key_value_heads;
     int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
     float eps = (float)cf->rms_norm_eps;
-    for (int t = 0; t < n; t++) model_wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H);
+    if (m->prof) m->prof->rows += n;
+    PROF(m, PROF_EMBED, for (int t = 0; t < n; t++) model_wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H));
     for (int l = 0; l < cf->num_hidden_layers; l++) {
         const layer *L = &m->L[l];
         ew_job ej = {c, seq, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
-        run_ew(&ej);   /* (x += down output of the layer before;) xb = rmsnorm(x) */
-        model_matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv);
-        lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W);
+        PROF(m, PROF_EW, run_ew(&ej));   /* (x += down output of the layer before;) xb = rmsnorm(x) */
+        PROF(m, PROF_QKV, model_matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv));
+        PROF(m, PROF_LORA, lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W));
         ej.stage = EW_QKV;
-        run_ew(&ej);   /* bias, RoPE, K/V into the cache */
+        PROF(m, PROF_EW, run_ew(&ej));   /* bias, RoPE, K/V into the cache */
         att_job aj = {c, seq, l, n, n * nkv < 8 * model_pool_size(m->pool) ? n * nkv : 8 * model_pool_size(m->pool)};
-        model_pool_run(m->pool, attention, &aj, aj.nch);
-        model_matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o);
-        lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H);
+        PROF(m, PROF_ATTN, model_pool_run(m->pool, attention, &aj, aj.nch));
+        PROF(m, PROF_O, model_matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o));
+        PROF(m, PROF_LORA, lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H));
         ej.stage = EW_ADD_RMS2;
-        run_ew(&ej);   /* x += o output; xb = rmsnorm(x) */
-        model_matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up);
-        lora_apply(c, &L->lgu, c->xb, H, n, c->gu, 2 * I);
+        PROF(m, PROF_EW, run_ew(&ej));   /* x += o output; xb = rmsnorm(x) */
+        PROF(m, PROF_GATE_UP, model_matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up));
+        PROF(m, PROF_LORA, lora_apply(c, &L->lgu, c->xb, H, n, c->gu, 2 * I));
         ej.stage = EW_SILU;
-        run_ew(&ej);
-        model_matmul(m->pool, c->tmp, H, c->h, I, n, &L->down);
-        lora_apply(c, &L->ldown, c->h, I, n, c->tmp, H);
+        PROF(m, PROF_EW, run_ew(&ej));
+        PROF(m, PROF_DOWN, model_matmul(m->pool, c->tmp, H, c->h, I, n, &L->down));
+        PROF(m, PROF_LORA, lora_apply(c, &L->ldown, c->h, I, n, c->tmp, H));
     }
     /* the last layer's down output: added only to the rows the final norm reads */
     for (int t = all_logits || seq ? 0 : n - 1; t < n; t++)
@@ -1155,13 +1207,13 @@ static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *tok
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     if (all_logits) {
         for (int t = 0; t < n; t++) model_kern_rmsnorm(c->xb + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
-        model_matmul(m->pool, all_logits, cf->vocab_size, c->xb, H, n, head);
-        for (int t = 0; t < n; t++) lora_head(c, c->xb + (size_t)t * H, all_logits + (size_t)t * cf->vocab_size);
+        PROF(m, PROF_HEAD, model_matmul(m->pool, all_logits, cf->vocab_size, c->xb, H, n, head));
+        PROF(m, PROF_LORA, for (int t = 0; t < n; t++) lora_head(c, c->xb + (size_t)t * H, all_logits + (size_t)t * cf->vocab_size));
         if (last_logits) memcpy(last_logits, all_logits + (size_t)(n - 1) * cf->vocab_size, (size_t)cf->vocab_size * 4);
     } else if (last_logits) {   /* only the last position's logits are wanted: one row, not n */
         model_kern_rmsnorm(c->xb, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
-        model_matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head);
-        lora_head(c, c->xb, last_logits);
+        PROF(m, PROF_HEAD, model_matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head));
+        PROF(m, PROF_LORA, lora_head(c, c->xb, last_logits));
     }
     /* the last token's final-normed state, for model_logits_subset */
     if (seq) {   /* a batched step: every row is the last token of its own sequence */

@@ -120,6 +120,36 @@ void *model_pool_scratch(pg_pool *p, int ith, size_t bytes);
 #define POOL_SHARED 2
 void *model_pool_shared(pg_pool *p, int which, size_t bytes);
 void model_pool_run(pg_pool *p, void (*fn)(void *arg, int c0, int c1, int ith), void *arg, int nchunks);
+/* Profile counters of a pool (bench_model --profile): the caller's time waiting in
+ * model_pool_run for workers still inside a job after its own chunks (imbalance, a
+ * descheduled worker), and the activations' int8 quantization before a GGUF decode
+ * matmul (kernels.c; the caller's thread alone).  NULL (the default): not measured. */
+typedef struct {
+    double sync_s, actq_s;
+    long dispatches;
+} pool_prof;
+void model_pool_set_prof(pg_pool *p, pool_prof *pp);
+pool_prof *model_pool_get_prof(const pg_pool *p);
+
+/* Seconds per stage of the forward steps run while a profile is attached (bench_model
+ * --profile).  A stage's time includes its pool dispatch and the caller's wait for the
+ * workers (pool.sync_s counts that wait across all stages). */
+enum { PROF_EMBED, PROF_EW, PROF_QKV, PROF_ATTN, PROF_O, PROF_GATE_UP, PROF_DOWN, PROF_HEAD, PROF_LORA, PROF_N };
+typedef struct {
+    double stage_s[PROF_N];
+    pool_prof pool;
+    long rows;            /* token rows run (a decode step is one) */
+} model_prof;
+extern const char *const model_prof_names[PROF_N];
+void model_prof_attach(model_model *m, model_prof *p);   /* NULL detaches */
+/* Weight bytes a one-token decode step reads for stage st (PROF_QKV .. PROF_HEAD, LoRA
+ * side paths under PROF_LORA, norms and biases under PROF_EW, one embedding row under
+ * PROF_EMBED); 0 for the others.  Their sum is model_decode_bytes. */
+size_t model_stage_bytes(const model_model *m, int st);
+/* Bytes of weights one decode step streams: every matrix but the embedding table, of
+ * which it reads one row (model_weight_bytes counts the whole table; with tied
+ * embeddings the table is the head and is streamed whole). */
+size_t model_decode_bytes(const model_model *m);
 
 /* out[n][m->rows] (row stride ldo) = x[n][m->cols] (row stride ldx) @ W^T, on the pool.
  * n >= 4 (prefill): a panel pair (32 rows) widened to f32 once, then TX x 32

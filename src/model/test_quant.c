@@ -224,13 +224,40 @@ static void test_sha256(void) {
     CHECK(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), "sha256('') = %s", hex);
 }
 
+/* The activations' int8 quantization is the same bytes and scales in every kernel family
+ * (the vector versions do the scalar code's operations): quantized once with the best
+ * family, kept, and compared after each downgrade. */
+#define ACT_N 1024
+static qa32 act_q32[ACT_N / 32];
+static qa256 act_q256[ACT_N / 256];
+static float act_x[ACT_N];
+static void test_act(bool first) {
+    qa32 a[ACT_N / 32];
+    qa256 b[ACT_N / 256];
+    if (first)
+        for (int i = 0; i < ACT_N; i++) act_x[i] = frnd() * (i % 13 == 0 ? 9.0f : 1.0f) + (i % 97 == 0 ? 0.5f : 0.0f);
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    model_quant_act32(act_x, ACT_N, a);
+    model_quant_act256(act_x, ACT_N, b);
+    if (first) {
+        memcpy(act_q32, a, sizeof a);
+        memcpy(act_q256, b, sizeof b);
+        return;
+    }
+    CHECK(!memcmp(a, act_q32, sizeof a) && !memcmp(b, act_q256, sizeof b),
+          "activation quantization: %s gives the same bytes as the best family", model_kernels_isa());
+}
+
 int main(void) {
     printf("kernels: %s\n", model_kernels_isa());
+    test_act(true);
     run_all();
     const char *lesser[] = {"avx2", "scalar"};
     for (int i = 0; i < 2; i++)
         if (strcmp(model_kernels_isa(), lesser[i]) && model_kernels_force(lesser[i])) {
             printf("kernels: %s\n", model_kernels_isa());
+            test_act(false);
             run_all();
         }
     test_sha256();
