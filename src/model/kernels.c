@@ -994,19 +994,28 @@ static void put_rows(float *dst, const float *o, int r0, int rows) {
     memcpy(dst + r0, o, (size_t)nr * sizeof *o);
 }
 
+/* Panel pair b of an f32 / bf16 / q8 matrix times input row 0 of J into o[32] (the decode kernels). */
+static void mm_decode_pair(const mm_job *J, int b, float o[2 * WPANEL]) {
+    const wmat *m = J->m;
+    int k = m->cols;
+    size_t pair = (size_t)2 * WPANEL * k;   /* weights per panel pair */
+    if (m->type == WT_F32) J->K->mv_f32((const float *)m->w + b * pair, k, J->x, o);
+    else if (m->type == WT_BF16) J->K->mv_bf16((const uint16_t *)m->w + b * pair, k, J->x, o);
+    else J->K->mv_q8((const int8_t *)m->w + b * pair, m->scale + b * pair / Q8_GROUP, k, &J->xq[0], o);
+}
+
 static void mm_decode(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
-    int b0, b1, k = m->cols;
+    int b0, b1;
     my_pairs(J, c0, c1, &b0, &b1);
-    size_t pair = (size_t)2 * WPANEL * k;   /* weights per panel pair */
     for (int b = b0; b < b1; b++) {
         for (int j = 0; j < J->n; j++) {
             float o[2 * WPANEL];
-            const float *x = J->x + (size_t)j * J->ldx;
-            if (m->type == WT_F32) J->K->mv_f32((const float *)m->w + b * pair, k, x, o);
-            else if (m->type == WT_BF16) J->K->mv_bf16((const uint16_t *)m->w + b * pair, k, x, o);
-            else J->K->mv_q8((const int8_t *)m->w + b * pair, m->scale + b * pair / Q8_GROUP, k, &J->xq[j], o);
+            mm_job R = *J;   /* row j as row 0 */
+            R.x = J->x + (size_t)j * J->ldx;
+            R.xq = J->xq ? &J->xq[j] : NULL;
+            mm_decode_pair(&R, b, o);
             put_rows(J->out + (size_t)j * J->ldo, o, b * 2 * WPANEL, m->rows);
         }
     }
@@ -1290,6 +1299,38 @@ void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, con
 
 void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out) {
     int k = m->cols;
+    if (m->type != WT_GG) {   /* the panel pair holding each row, through matmul's decode kernel: its values */
+        pthread_once(&kern_once, kern_pick);
+        float o[2 * WPANEL];
+        int have = -1;
+        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0};
+        q8x X;
+        void *qbuf = NULL;
+        if (m->type == WT_Q8) {
+            size_t per = ((size_t)k / 4 * 8 + (size_t)k / 4 * 4 + (size_t)k / Q8_GROUP * 4 + (size_t)k + 7) / 8 * 8;
+            if (!(qbuf = malloc(per))) abort();   /* a row's worth */
+            X.neg = qbuf;
+            X.a = (uint32_t *)(void *)((char *)qbuf + (size_t)k / 4 * 8);
+            X.s = (float *)(void *)((char *)qbuf + (size_t)k / 4 * 12);
+            X.q = (int8_t *)qbuf + (size_t)k / 4 * 12 + (size_t)k / Q8_GROUP * 4;
+#ifdef HAVE_X86
+            if (kern_best == &kern_avx512) quantize_row_avx512(x, k, &X);
+            else
+#endif
+                quantize_row(x, k, &X);
+            J.xq = &X;
+        }
+        for (int i = 0; i < n; i++) {
+            int pp = ids[i] / (2 * WPANEL);
+            if (pp != have) {
+                mm_decode_pair(&J, pp, o);
+                have = pp;
+            }
+            out[i] = o[ids[i] % (2 * WPANEL)];
+        }
+        free(qbuf);
+        return;
+    }
     float *row = malloc((size_t)k * sizeof *row);
     qa32 *q32 = NULL;
     qa256 *q256 = NULL;
@@ -1316,6 +1357,46 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
     free(row);
     free(q32);
     free(q256);
+}
+
+void model_matmul_dec(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
+    pthread_once(&kern_once, kern_pick);
+    if (n < 4) {   /* model_matmul's own decode path */
+        model_matmul(p, out, ldo, x, ldx, n, m);
+        return;
+    }
+    int npairs = m->prows / (2 * WPANEL);
+    int nch = npairs < 4 * model_pool_size(p) ? npairs : 4 * model_pool_size(p);
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0};
+    if (m->type == WT_GG) {
+        mm_gg_decode(p, &J);
+        return;
+    }
+    q8x *X = NULL;
+    void *qbuf = NULL;
+    if (m->type == WT_Q8) {   /* x quantized per row as model_matmul's decode does it */
+        int k = m->cols;
+        size_t per = ((size_t)k / 4 * 8 + (size_t)k / 4 * 4 + (size_t)k / Q8_GROUP * 4 + (size_t)k + 7) / 8 * 8;
+        X = malloc((size_t)n * sizeof *X);
+        qbuf = malloc((size_t)n * per);
+        if (!X || !qbuf) abort();   /* a few KB per row */
+        for (int j = 0; j < n; j++) {
+            char *b = (char *)qbuf + (size_t)j * per;
+            X[j].neg = (uint64_t *)(void *)b;
+            X[j].a = (uint32_t *)(void *)(b + (size_t)k / 4 * 8);
+            X[j].s = (float *)(void *)(b + (size_t)k / 4 * 12);
+            X[j].q = (int8_t *)(b + (size_t)k / 4 * 12 + (size_t)k / Q8_GROUP * 4);
+#ifdef HAVE_X86
+            if (kern_best == &kern_avx512) quantize_row_avx512(x + (size_t)j * ldx, k, &X[j]);
+            else
+#endif
+                quantize_row(x + (size_t)j * ldx, k, &X[j]);
+        }
+        J.xq = X;
+    }
+    model_pool_run(p, mm_decode, &J, nch);
+    free(qbuf);
+    free(X);
 }
 
 void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {

@@ -79,8 +79,10 @@ struct model_ctx {
     float *rope_cos, *rope_sin;   /* [max_seq][hd/2] */
     float *x, *xb, *qkv, *att, *gu, *h, *tmp;   /* chunk scratch, [CHUNK][...] */
     float *scores;        /* [nthreads][heads per KV head][max_seq] */
-    float *hlast;         /* [H] final-normed hidden state of the last token run (model_logits_subset) */
-    bool have_hlast;
+    float *hrows;         /* [CHUNK][H] final-normed hidden states of the last step's rows (model_logits_rows):
+                           * row 0 only after model_forward / model_forward_batch (its last token),
+                           * rows 0..n-1 after model_forward_exact */
+    int nhrows;           /* rows of hrows that are valid (0 before any step and after a rewind) */
     float *lt, *ly;       /* LoRA side path scratch: [CHUNK][lora_rmax], [CHUNK][lora_outmax] */
     float *lht, *lhy;     /* head side path: [lhead.R], [vocab] */
 };
@@ -954,7 +956,7 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
     x->gu = malloc((size_t)CHUNK * 2 * I * 4);
     x->h = malloc((size_t)CHUNK * I * 4);
     x->scores = malloc((size_t)model_pool_size(m->pool) * (c->num_attention_heads / c->num_key_value_heads) * max_seq * 4);
-    x->hlast = malloc((size_t)H * 4);
+    x->hrows = malloc((size_t)CHUNK * H * 4);
     bool lora_ok = true;
     if (m->lora_rmax) {
         x->lt = malloc((size_t)CHUNK * m->lora_rmax * 4);
@@ -967,7 +969,7 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
         lora_ok = lora_ok && x->lht && x->lhy;
     }
     if (!x->kc || !x->vc || !x->rope_cos || !x->rope_sin || !x->x || !x->xb || !x->tmp || !x->qkv || !x->att || !x->gu ||
-        !x->h || !x->scores || !x->hlast || !lora_ok) {
+        !x->h || !x->scores || !x->hrows || !lora_ok) {
         model_ctx_free(x);
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "out of memory for a %d-position context", max_seq);
         return PG_ERR_NOMEM;
@@ -989,7 +991,7 @@ void model_ctx_free(model_ctx *c) {
     if (!c) return;
     free(c->kc); free(c->vc); free(c->rope_cos); free(c->rope_sin);
     free(c->x); free(c->xb); free(c->tmp); free(c->qkv); free(c->att); free(c->gu); free(c->h); free(c->scores);
-    free(c->hlast); free(c->lt); free(c->ly); free(c->lht); free(c->lhy);
+    free(c->hrows); free(c->lt); free(c->ly); free(c->lht); free(c->lhy);
     free(c);
 }
 
@@ -999,7 +1001,7 @@ void model_ctx_rewind(model_ctx *c, int pos) {
     if (pos < 0) pos = 0;
     if (pos < c->pos) {
         c->pos = pos;   /* entries >= pos are simply overwritten later */
-        c->have_hlast = false;
+        c->nhrows = 0;
     }
 }
 
@@ -1135,16 +1137,17 @@ static void run_ew(ew_job *J) {
 }
 
 /* out[n][.] (row stride ldo) += the side path of ls on x[n][in] (stride ldx): t = A x, then
- * B_i t_i into the module's output rows.  Decode stays on the caller (the matrices are
- * small; a pool dispatch would cost more than the work); prefill runs on the pool. */
-static void lora_apply(model_ctx *c, const lora_side *ls, const float *x, int ldx, int n, float *out, int ldo) {
+ * B_i t_i into the module's output rows.  Decode (and an exact step) stays on the caller (the
+ * matrices are small; a pool dispatch would cost more than the work); prefill runs on the pool. */
+static void lora_apply(model_ctx *c, const lora_side *ls, const float *x, int ldx, int n, float *out, int ldo, bool exact) {
     if (!ls->nmod) return;
     pg_pool *p = c->m->pool;
-    if (n < 4) model_matmul_local(c->lt, ls->R, x, ldx, n, &ls->A);
+    bool local = n < 4 || exact;   /* exact: the decode kernels, as a one-token step runs them */
+    if (local) model_matmul_local(c->lt, ls->R, x, ldx, n, &ls->A);
     else model_matmul(p, c->lt, ls->R, x, ldx, n, &ls->A);
     for (int i = 0; i < ls->nmod; i++) {
         const wmat *B = &ls->mod[i].B;
-        if (n < 4) model_matmul_local(c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
+        if (local) model_matmul_local(c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
         else model_matmul(p, c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
         for (int t = 0; t < n; t++) {
             float *o = out + (size_t)t * ldo + ls->mod[i].out0;
@@ -1166,43 +1169,46 @@ static void lora_head(model_ctx *c, const float *h, float *logits) {
 
 /* One step over n scratch rows of c (n <= CHUNK): a chunk of c's tokens (seq NULL) or
  * one new token for each of the n contexts seq[0..n) (model_forward_batch; c = seq[0]).
+ * exact: every matmul runs the decode kernels whatever n, so each row's arithmetic is that
+ * of a one-token step (model_forward_exact); every row's final-normed state is kept.
  * all_logits [n][vocab] receives every row's logits, last_logits [vocab] the last
  * row's (either may be NULL); each row's context advances by its tokens.
  * c's scratch, row t per token: x, xb, tmp [n][H]; qkv [n][QD + 2*KVD]; att [n][QD];
  * gu [n][2*I]; h [n][I]. */
 static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *toks, int n, float *all_logits,
-                         float *last_logits) {
+                         float *last_logits, bool exact) {
     model_model *m = c->m;
     const model_config *cf = &m->cfg;
     int H = cf->hidden_size, I = cf->intermediate_size, hd = cf->head_dim;
     int nh = cf->num_attention_heads, nkv = cf->num_key_value_heads;
     int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
     float eps = (float)cf->rms_norm_eps;
+#define MM(out, ldo, x, ldx, n_, w) (exact ? model_matmul_dec : model_matmul)(m->pool, out, ldo, x, ldx, n_, w)
     if (m->prof) m->prof->rows += n;
     PROF(m, PROF_EMBED, for (int t = 0; t < n; t++) model_wmat_row_f32(&m->embed, toks[t], c->x + (size_t)t * H));
     for (int l = 0; l < cf->num_hidden_layers; l++) {
         const layer *L = &m->L[l];
         ew_job ej = {c, seq, L, l, n, l > 0 ? EW_ADD_RMS1 : EW_RMS1};
         PROF(m, PROF_EW, run_ew(&ej));   /* (x += down output of the layer before;) xb = rmsnorm(x) */
-        PROF(m, PROF_QKV, model_matmul(m->pool, c->qkv, W, c->xb, H, n, &L->qkv));
-        PROF(m, PROF_LORA, lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W));
+        PROF(m, PROF_QKV, MM(c->qkv, W, c->xb, H, n, &L->qkv));
+        PROF(m, PROF_LORA, lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W, exact));
         ej.stage = EW_QKV;
         PROF(m, PROF_EW, run_ew(&ej));   /* bias, RoPE, K/V into the cache */
         att_job aj = {c, seq, l, n, n * nkv < 8 * model_pool_size(m->pool) ? n * nkv : 8 * model_pool_size(m->pool)};
         PROF(m, PROF_ATTN, model_pool_run(m->pool, attention, &aj, aj.nch));
-        PROF(m, PROF_O, model_matmul(m->pool, c->tmp, H, c->att, QD, n, &L->o));
-        PROF(m, PROF_LORA, lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H));
+        PROF(m, PROF_O, MM(c->tmp, H, c->att, QD, n, &L->o));
+        PROF(m, PROF_LORA, lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H, exact));
         ej.stage = EW_ADD_RMS2;
         PROF(m, PROF_EW, run_ew(&ej));   /* x += o output; xb = rmsnorm(x) */
-        PROF(m, PROF_GATE_UP, model_matmul(m->pool, c->gu, 2 * I, c->xb, H, n, &L->gate_up));
-        PROF(m, PROF_LORA, lora_apply(c, &L->lgu, c->xb, H, n, c->gu, 2 * I));
+        PROF(m, PROF_GATE_UP, MM(c->gu, 2 * I, c->xb, H, n, &L->gate_up));
+        PROF(m, PROF_LORA, lora_apply(c, &L->lgu, c->xb, H, n, c->gu, 2 * I, exact));
         ej.stage = EW_SILU;
         PROF(m, PROF_EW, run_ew(&ej));
-        PROF(m, PROF_DOWN, model_matmul(m->pool, c->tmp, H, c->h, I, n, &L->down));
-        PROF(m, PROF_LORA, lora_apply(c, &L->ldown, c->h, I, n, c->tmp, H));
+        PROF(m, PROF_DOWN, MM(c->tmp, H, c->h, I, n, &L->down));
+        PROF(m, PROF_LORA, lora_apply(c, &L->ldown, c->h, I, n, c->tmp, H, exact));
     }
     /* the last layer's down output: added only to the rows the final norm reads */
-    for (int t = all_logits || seq ? 0 : n - 1; t < n; t++)
+    for (int t = all_logits || seq || exact ? 0 : n - 1; t < n; t++)
         for (int i = 0; i < H; i++) c->x[(size_t)t * H + i] += c->tmp[(size_t)t * H + i];
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     if (all_logits) {
@@ -1215,19 +1221,25 @@ static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *tok
         PROF(m, PROF_HEAD, model_matmul(m->pool, last_logits, cf->vocab_size, c->xb, H, 1, head));
         PROF(m, PROF_LORA, lora_head(c, c->xb, last_logits));
     }
-    /* the last token's final-normed state, for model_logits_subset */
+    /* the final-normed states for model_logits_rows: the last token's, or every row's (exact) */
     if (seq) {   /* a batched step: every row is the last token of its own sequence */
         for (int t = 0; t < n; t++) {
-            model_kern_rmsnorm(seq[t]->hlast, c->x + (size_t)t * H, m->norm, H, eps);
-            seq[t]->have_hlast = true;
+            model_kern_rmsnorm(seq[t]->hrows, c->x + (size_t)t * H, m->norm, H, eps);
+            seq[t]->nhrows = 1;
             seq[t]->pos++;
         }
         return;
     }
-    model_kern_rmsnorm(c->hlast, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
-    c->have_hlast = true;
+    if (exact) {
+        for (int t = 0; t < n; t++) model_kern_rmsnorm(c->hrows + (size_t)t * H, c->x + (size_t)t * H, m->norm, H, eps);
+        c->nhrows = n;
+    } else {
+        model_kern_rmsnorm(c->hrows, c->x + (size_t)(n - 1) * H, m->norm, H, eps);
+        c->nhrows = 1;
+    }
     c->pos += n;
 }
+#undef MM
 
 pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits, pg_diag_sink *diag) {
     const model_config *cf = &c->m->cfg;
@@ -1249,7 +1261,7 @@ pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits,
     for (int s = 0; s < n; s += CHUNK) {
         int nb = n - s < CHUNK ? n - s : CHUNK;
         bool last = s + nb == n;
-        forward_rows(c, NULL, toks + s, nb, all_logits ? all_logits + (size_t)s * cf->vocab_size : NULL, last ? logits : NULL);
+        forward_rows(c, NULL, toks + s, nb, all_logits ? all_logits + (size_t)s * cf->vocab_size : NULL, last ? logits : NULL, false);
     }
     return PG_OK;
 }
@@ -1289,7 +1301,7 @@ pg_status model_forward_batch(model_ctx *const *ctxs, int nseq, const int32_t *t
      * logits rows [s, s + nb) of [nseq][V] */
     for (int s = 0; s < nseq; s += CHUNK) {
         int nb = nseq - s < CHUNK ? nseq - s : CHUNK;
-        forward_rows(ctxs[s], ctxs + s, toks + s, nb, logits ? logits + (size_t)s * V : NULL, NULL);
+        forward_rows(ctxs[s], ctxs + s, toks + s, nb, logits ? logits + (size_t)s * V : NULL, NULL, false);
     }
     return PG_OK;
 }
@@ -1298,29 +1310,81 @@ pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag
     return model_forward(c, toks, n, NULL, NULL, diag);
 }
 
-pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *out, pg_diag_sink *diag) {
-    const model_model *m = c->m;
+pg_status model_forward_exact(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag) {
+    const model_config *cf = &c->m->cfg;
+    if (n < 1 || n > MODEL_EXACT_MAX) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_forward_exact takes 1 to %d tokens (got %d)", MODEL_EXACT_MAX, n);
+        return PG_ERR_USAGE;
+    }
+    if (n > c->max_seq - c->pos) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "%d tokens at position %d exceed the context of %d", n, c->pos,
+                     c->max_seq);
+        return PG_ERR_LIMIT;
+    }
+    for (int i = 0; i < n; i++)
+        if (toks[i] < 0 || toks[i] >= cf->vocab_size) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "token id %d (input %d) is outside the vocabulary [0, %d)",
+                         (int)toks[i], i, cf->vocab_size);
+            return PG_ERR_USAGE;
+        }
+    forward_rows(c, NULL, toks, n, NULL, NULL, true);
+    return PG_OK;
+}
+
+pg_status model_logits_rows(model_ctx *c, const int *rows, int nrows, const int32_t *ids, int nids, float *out,
+                            pg_diag_sink *diag) {
+    model_model *m = c->m;
     const model_config *cf = &m->cfg;
-    if (!c->have_hlast) {
+    int H = cf->hidden_size, V = cf->vocab_size;
+    if (nrows < 1 || nrows > CHUNK) {
+        pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_logits_rows takes 1 to %d rows (got %d)", CHUNK, nrows);
+        return PG_ERR_USAGE;
+    }
+    for (int i = 0; i < nrows; i++)
+        if (rows[i] < 0 || rows[i] >= c->nhrows) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0,
+                         c->nhrows ? "row %d is not a row of the last step (it had %d)"
+                                   : "model_logits_rows before any forward step (or after a rewind): row %d (%d rows)",
+                         rows[i], c->nhrows);
+            return PG_ERR_USAGE;
+        }
+    if (ids)
+        for (int i = 0; i < nids; i++)
+            if (ids[i] < 0 || ids[i] >= V) {
+                pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "token id %d (entry %d) is outside the vocabulary [0, %d)",
+                             (int)ids[i], i, V);
+                return PG_ERR_USAGE;
+            }
+    const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
+    const lora_side *ls = &m->lhead;
+    if (!ids) {   /* whole rows: one matmul over the chosen rows (decode kernels: each row as a one-token step's) */
+        for (int i = 0; i < nrows; i++) memcpy(c->xb + (size_t)i * H, c->hrows + (size_t)rows[i] * H, (size_t)H * 4);
+        PROF(m, PROF_HEAD, model_matmul_dec(m->pool, out, V, c->xb, H, nrows, head));
+        PROF(m, PROF_LORA, for (int i = 0; i < nrows; i++) lora_head(c, c->xb + (size_t)i * H, out + (size_t)i * V));
+        return PG_OK;
+    }
+    if (nids <= 0) return PG_OK;
+    float *extra = ls->nmod ? malloc((size_t)nids * sizeof *extra) : NULL;
+    if (ls->nmod && !extra) return PG_ERR_NOMEM;
+    for (int i = 0; i < nrows; i++) {
+        const float *h = c->hrows + (size_t)rows[i] * H;
+        float *o = out + (size_t)i * nids;
+        PROF(m, PROF_HEAD, model_wmat_rows_dot(head, ids, nids, h, o));
+        if (ls->nmod) {
+            model_matmul_local(c->lht, ls->R, h, 0, 1, &ls->A);
+            model_wmat_rows_dot(&ls->mod[0].B, ids, nids, c->lht, extra);
+            for (int k = 0; k < nids; k++) o[k] += extra[k];
+        }
+    }
+    free(extra);
+    return PG_OK;
+}
+
+pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *out, pg_diag_sink *diag) {
+    if (!c->nhrows) {
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_logits_subset before any forward step (or after a rewind)");
         return PG_ERR_USAGE;
     }
-    for (int i = 0; i < n; i++)
-        if (ids[i] < 0 || ids[i] >= cf->vocab_size) {
-            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "token id %d (entry %d) is outside the vocabulary [0, %d)",
-                         (int)ids[i], i, cf->vocab_size);
-            return PG_ERR_USAGE;
-        }
-    if (n <= 0) return PG_OK;
-    model_wmat_rows_dot(cf->tie_word_embeddings ? &m->embed : &m->lm_head, ids, n, c->hlast, out);
-    const lora_side *ls = &m->lhead;
-    if (ls->nmod) {
-        float *extra = malloc((size_t)n * sizeof *extra);
-        if (!extra) return PG_ERR_NOMEM;
-        model_matmul_local(c->lht, ls->R, c->hlast, 0, 1, &ls->A);
-        model_wmat_rows_dot(&ls->mod[0].B, ids, n, c->lht, extra);
-        for (int i = 0; i < n; i++) out[i] += extra[i];
-        free(extra);
-    }
-    return PG_OK;
+    int last = c->nhrows - 1;
+    return model_logits_rows(c, &last, 1, ids, n, out, diag);
 }

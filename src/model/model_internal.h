@@ -157,6 +157,10 @@ size_t model_decode_bytes(const model_model *m);
  * AMX, bf16 / q8 weights straight into tiles (x in bf16 / int8 per 32); n < 4
  * (decode): straight from the stored dtype. */
 void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
+/* The same with the decode kernels whatever n: row j's arithmetic is exactly that of a
+ * one-row model_matmul of x[j] (model_forward_exact's rows), and the weights are still
+ * read once for all n rows (each block of rows stays in cache while the n rows pass). */
+void model_matmul_dec(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
 /* out[i] = w[i] * (x[i] / sqrt(mean(x^2) + eps)) (RMSNorm), i < n. */
 void model_kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 /* h[i] = silu(g[i]) * u[i] for i < n. */
