@@ -334,7 +334,7 @@ static const char *gen_usage =
     "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR] [--name NAME]\n"
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
-    "                  [--max-tokens N] [--threads N] [--json] [--twin | --twin-file TWIN.cu]\n"
+    "                  [--max-tokens N] [--threads N] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -353,6 +353,10 @@ static const char *gen_usage =
     "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
     "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
     "  3 --verify gpu without a GPU (semantics not verified).\n"
+    "  --draft N: speculative decoding, up to N drafted tokens checked per model step (default 8; 0 = one\n"
+    "  token per step); drafts come from the prompt, the output so far and the n-gram table of training\n"
+    "  kernels (--ngram FILE, else ngram.bin of the model directory when present; `ptxgen ngram`).  The\n"
+    "  output is byte-identical to --draft 0, for greedy and seeded sampling alike.\n"
     "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
     "  name and parameters) to <out>.cu; --twin-file X.cu uses your twin instead (its signature is forced\n"
     "  when no card or task gives one).  The twin is compiled with nvcc (-ptx and a cubin).  Without --task a\n"
@@ -817,13 +821,15 @@ int cmd_gen(int argc, char **argv) {
     const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL, *name_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
     bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false;
-    const char *twin_file = NULL;
+    const char *twin_file = NULL, *ngram_path = NULL;
     char *twin_src = NULL;
+    gen_ngram *ngram = NULL;
     twin_outcome tout;
     bool twin_ran = false;
     memset(&tout, 0, sizeof tout);
     gen_opts o;
     gen_opts_default(&o);
+    o.draft_max = 8;   /* speculative decoding: the same output, fewer model steps */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define ARG(flag) (!strcmp(a, flag) && i + 1 < argc)
@@ -842,6 +848,8 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--top-k")) { if (!cli_int_arg("gen", a, argv[++i], 1, 1 << 20, &o.sampler.top_k)) return 2; }
         else if (ARG("--max-tokens")) { if (!cli_int_arg("gen", a, argv[++i], 16, 1 << 20, &o.max_tokens)) return 2; }
         else if (ARG("--threads")) { if (!cli_int_arg("gen", a, argv[++i], 1, cli_cores(), &threads)) return 2; }
+        else if (ARG("--draft")) { if (!cli_int_arg("gen", a, argv[++i], 0, 64, &o.draft_max)) return 2; }
+        else if (ARG("--ngram")) ngram_path = argv[++i];
         else if (ARG("--baseline") || ARG("--superopt")) baseline = argv[++i];
         else if (ARG("--kernel")) kernel_opt = argv[++i];
         else if (ARG("--name")) name_opt = argv[++i];
@@ -1013,6 +1021,13 @@ int cmd_gen(int argc, char **argv) {
     if (tok_load(tokpath.data, &tok, &sink) != PG_OK) goto out;
     if (dec_vocab_new(tok, &vocab, &sink) != PG_OK) goto out;
     o.format = gen_prompt_fmt_of(tok);
+    {   /* the n-gram table of training kernels: --ngram, else ngram.bin beside the model's adapter */
+        char np[4200];
+        snprintf(np, sizeof np, "%s/ngram.bin", mdir);
+        const char *use = ngram_path ? ngram_path : access(np, R_OK) == 0 ? np : NULL;
+        if (use && gen_ngram_load(use, tok, &ngram, &sink) != PG_OK) goto out;
+        o.ngram = ngram;
+    }
     if (!no_bias && o.constrained) {
         pg_status bs = bias_path ? dec_bias_load(bias_path, vocab, &bias, &sink) : dec_bias_default(vocab, &bias, &sink);
         if (bs != PG_OK) goto out;
@@ -1115,6 +1130,9 @@ int cmd_gen(int argc, char **argv) {
                               bestv.gpu, "attempts", best_attempt, "finished", best.finished, "mask_calls", best.mask_calls,
                               "mask_seconds", best.mask_seconds, "why", bestv.why);
         json_object_set_new(j, "semantics", json_string(semantics));
+        json_object_set_new(j, "speculative", json_pack("{s:i, s:i, s:i, s:i, s:i}", "draft_max", o.draft_max, "model_steps",
+                                                        best.forwards, "drafted", best.drafted, "accepted", best.accepted,
+                                                        "jumped", best.jumped));
         json_object_set_new(j, "semantics_note", json_string(sem_note));
         if (twin_ran) {
             json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",
@@ -1158,6 +1176,7 @@ out:
     free(drawn);
     gen_card_free(&card);
     dec_bias_free(bias);
+    gen_ngram_free(ngram);
     dec_vocab_free(vocab);
     tok_free(tok);
     model_free(model);

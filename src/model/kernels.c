@@ -1033,22 +1033,29 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
     for (int s = 0; s < m->nseg; s++) {
         const struct wseg *g = &m->seg[s];
         int a = r0 > g->r0 ? r0 : g->r0, b = r1 < g->r0 + g->rows ? r1 : g->r0 + g->rows;
+        int kind = model_quant_act_kind(g->type);
+        const void *xq[QUANT_NX_MAX];
         for (int r = a; r < b; r += 16) {   /* 16 rows per call: outputs of one token stay together */
             int nr = b - r < 16 ? b - r : 16;
             const uint8_t *w = g->data + (size_t)(r - g->r0) * g->row_bytes;
-            for (int j = 0; j < J->n; j++) {
-                float *o = J->out + (size_t)j * J->ldo + r;
-                const float *x = J->x + (size_t)j * J->ldx;
-                if (m->exact) {
+            if (m->exact) {
+                for (int j = 0; j < J->n; j++) {
+                    float *o = J->out + (size_t)j * J->ldo + r;
+                    const float *x = J->x + (size_t)j * J->ldx;
                     for (int i = 0; i < nr; i++) {
                         model_quant_dequant_fast(g->type, w + (size_t)i * g->row_bytes, row, k);
                         o[i] = model_quant_dot_f32(row, x, k);
                     }
-                    continue;
                 }
-                int kind = model_quant_act_kind(g->type);
-                const void *xq = kind == QACT_F32 ? (const void *)x : J->gx + j * J->gx_stride + (kind == QACT_256 ? J->gx_off : 0);
-                model_quant_dot_rows(g->type, w, g->row_bytes, nr, xq, k, o);
+                continue;
+            }
+            /* all tokens against these rows at once: each weight block is decoded once for them */
+            for (int j0 = 0; j0 < J->n; j0 += QUANT_NX_MAX) {
+                int nx = J->n - j0 < QUANT_NX_MAX ? J->n - j0 : QUANT_NX_MAX;
+                for (int j = 0; j < nx; j++)
+                    xq[j] = kind == QACT_F32 ? (const void *)(J->x + (size_t)(j0 + j) * J->ldx)
+                                             : J->gx + (size_t)(j0 + j) * J->gx_stride + (kind == QACT_256 ? J->gx_off : 0);
+                model_quant_dot_rows_nx(g->type, w, g->row_bytes, nr, xq, nx, k, J->out + (size_t)j0 * J->ldo + r, (size_t)J->ldo);
             }
         }
     }

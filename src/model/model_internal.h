@@ -198,6 +198,12 @@ void model_quant_act256(const float *x, int n, qa256 *q);    /* x[n] -> q[n/256]
 /* out[r] = row r . x for nrows rows of n elements at rows + r*row_bytes; x is
  * float[n], qa32[n/32] or qa256[n/256] as model_quant_act_kind(type) says. */
 void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out);
+/* The same for nx activations at once (out[j * ldo + r] = row r . x_j): each block of weights is
+ * read and decoded once for all of them; x_j's results equal model_quant_dot_rows(.., xq[j], ..)'s
+ * bit for bit, whatever nx (the verify step of speculative decoding relies on it). */
+#define QUANT_NX_MAX 16
+void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq, int nx, int n,
+                             float *out, size_t ldo);
 /* Row to f32: the scalar reference, and the same values through AVX2 where there is one. */
 void model_quant_dequant_row(int type, const void *data, float *y, int64_t n);
 void model_quant_dequant_fast(int type, const void *data, float *y, int64_t n);

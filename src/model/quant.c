@@ -420,12 +420,17 @@ static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) 
     }
 }
 
-static QATTR float dot256_avx2(int type, const uint8_t *p, const qa256 *x, int n) {
-    __m256 acc = _mm256_setzero_ps();
+/* Row p times nx activations x[j] (out[j * ldo]); the block's scales and codes are unpacked
+ * once for all of them, and each activation's sums run the same operations in the same order
+ * whatever nx (nx 1 is the plain decode). */
+static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
+    __m256 acc[QUANT_NX_MAX];
+    for (int j = 0; j < nx; j++) acc[j] = _mm256_setzero_ps();
     const __m256i m4 = _mm256_set1_epi8(0xF);
     int nb = n / QKK;
     if (type == GGUF_T_Q4_K) {
-        __m128 accm = _mm_setzero_ps();
+        __m128 accm[QUANT_NX_MAX];
+        for (int j = 0; j < nx; j++) accm[j] = _mm_setzero_ps();
         for (int b = 0; b < nb; b++, p += B_Q4_K) {
             /* the 12 scale bytes -> 8 scales then 8 mins, one byte each (llama.cpp's unpacking) */
             uint32_t u[4];
@@ -436,63 +441,85 @@ static QATTR float dot256_avx2(int type, const uint8_t *p, const qa256 *x, int n
             u[2] = a1;
             u[0] &= 0x3f3f3f3f;
             __m256i ms = _mm256_cvtepu8_epi16(_mm_set_epi32((int)u[3], (int)u[2], (int)u[1], (int)u[0]));   /* 8 scales, 8 mins */
-            __m256i bs = _mm256_loadu_si256((const __m256i *)x[b].bsums);
-            __m128i s32 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));   /* sums of 32 */
-            float dx = x[b].d;
-            accm = _mm_fmadd_ps(_mm_set1_ps(f16c(p + 2) * dx), _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(ms, 1), s32)), accm);
             __m128i sc = _mm256_castsi256_si128(ms);
             __m256i scales = _mm256_set_m128i(sc, sc);
-            const uint8_t *q4 = p + 16;
-            const int8_t *q8 = x[b].qs;
-            __m256i sumi = _mm256_setzero_si256();
+            float dw = f16c(p), dm = f16c(p + 2);
+            __m256i lo[4], hi[4], sl[4], sh[4];
 #pragma GCC unroll 4
-            for (int j = 0; j < 4; j++, q4 += 32, q8 += 64) {   /* unrolled: the shuffle masks are constants */
-                __m256i sl = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j))));
-                __m256i sh = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j + 1))));
-                __m256i bits = _mm256_loadu_si256((const __m256i *)q4);
-                __m256i lo = _mm256_and_si256(bits, m4), hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
-                __m256i pl = _mm256_madd_epi16(sl, _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8)));
-                __m256i ph = _mm256_madd_epi16(sh, _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32))));
-                sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
+            for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
+                sl[k] = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k))));
+                sh[k] = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k + 1))));
+                __m256i bits = _mm256_loadu_si256((const __m256i *)(p + 16 + 32 * k));
+                lo[k] = _mm256_and_si256(bits, m4);
+                hi[k] = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
             }
-            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p) * dx), acc);
+            for (int j = 0; j < nx; j++) {
+                const qa256 *xb = x[j] + b;
+                __m256i bs = _mm256_loadu_si256((const __m256i *)xb->bsums);
+                __m128i s32 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));   /* sums of 32 */
+                float dx = xb->d;
+                accm[j] = _mm_fmadd_ps(_mm_set1_ps(dm * dx), _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(ms, 1), s32)), accm[j]);
+                const int8_t *q8 = xb->qs;
+                __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++, q8 += 64) {
+                    __m256i pl = _mm256_madd_epi16(sl[k], _mm256_maddubs_epi16(lo[k], _mm256_loadu_si256((const __m256i *)q8)));
+                    __m256i ph = _mm256_madd_epi16(sh[k], _mm256_maddubs_epi16(hi[k], _mm256_loadu_si256((const __m256i *)(q8 + 32))));
+                    sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
+                }
+                acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(dw * dx), acc[j]);
+            }
         }
-        __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
-        m = _mm_add_ss(m, _mm_movehdup_ps(m));
-        return hsum8(acc) - _mm_cvtss_f32(m);
+        for (int j = 0; j < nx; j++) {
+            __m128 m = _mm_add_ps(accm[j], _mm_movehl_ps(accm[j], accm[j]));
+            m = _mm_add_ss(m, _mm_movehdup_ps(m));
+            out[(size_t)j * ldo] = hsum8(acc[j]) - _mm_cvtss_f32(m);
+        }
+        return;
     }
     /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4, value u - 32: the -32 is taken off once per block
      * as 32 * sum_g scale_g * (the activation's sum over group g of 16), from bsums */
     const __m256i m3 = _mm256_set1_epi8(3);
     for (int b = 0; b < nb; b++, p += B_Q6_K) {
         const uint8_t *ql = p, *qh = p + 128;
-        const int8_t *q8 = x[b].qs;
         __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
-        __m256i off = _mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), _mm256_loadu_si256((const __m256i *)x[b].bsums));
-        __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5));
+        __m256i sc16 = _mm256_cvtepi8_epi16(scales);
+        float dw = f16c(p + 208);
+        __m256i u[2][4], shs[2][4];
 #pragma GCC unroll 2
-        for (int h = 0; h < 2; h++, ql += 64, qh += 32, q8 += 128) {
-            __m256i b1 = _mm256_loadu_si256((const __m256i *)ql), b2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
-            __m256i bh = _mm256_loadu_si256((const __m256i *)qh);
-            __m256i u[4];
-            u[0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
-            u[1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
-            u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
-            u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+        for (int h = 0; h < 2; h++) {
+            __m256i b1 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h)), b2 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h + 32));
+            __m256i bh = _mm256_loadu_si256((const __m256i *)(qh + 32 * h));
+            u[h][0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
+            u[h][1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
+            u[h][2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4),
+                                      _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
+            u[h][3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
+                                      _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
 #pragma GCC unroll 4
             for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
                 int i = h * 4 + k;   /* scales 2i and 2i+1: 8 int16 lanes each */
-                __m128i sh = _mm_shuffle_epi8(scales, _mm_set_epi64x((long long)(0x0101010101010101ull * (uint64_t)(2 * i + 1)),
-                                                                     (long long)(0x0101010101010101ull * (uint64_t)(2 * i))));
-                __m256i q = _mm256_loadu_si256((const __m256i *)(q8 + 32 * k));
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(u[k], q), _mm256_cvtepi8_epi16(sh)));
+                shs[h][k] = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
+                    scales, _mm_set_epi64x((long long)(0x0101010101010101ull * (uint64_t)(2 * i + 1)),
+                                           (long long)(0x0101010101010101ull * (uint64_t)(2 * i)))));
             }
         }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p + 208) * x[b].d), acc);
+        for (int j = 0; j < nx; j++) {
+            const qa256 *xb = x[j] + b;
+            const int8_t *q8 = xb->qs;
+            __m256i off = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)xb->bsums));
+            __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5));
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; h++, q8 += 128)
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++) {
+                    __m256i q = _mm256_loadu_si256((const __m256i *)(q8 + 32 * k));
+                    sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(u[h][k], q), shs[h][k]));
+                }
+            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(dw * xb->d), acc[j]);
+        }
     }
-    return hsum8(acc);
+    for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = hsum8(acc[j]);
 }
 
 /* y[0:n] = x[0:n] (f32) dot, for the exact path */
@@ -605,56 +632,66 @@ static ZATTR inline __m512i nibbles64(const uint8_t *q0, const uint8_t *q1) {
     return _mm512_and_si512(v, _mm512_set1_epi8(0xF));
 }
 
-/* Two 32-blocks at a time; type a constant in each copy (dot32_avx512). */
-static ZATTR inline float dot32_z(const int type, const uint8_t *p, const qa32 *x, int nb) {
+/* Row p times nx activations x[j] (two 32-blocks per vector; type a constant in each copy):
+ * out[j * ldo].  The weight codes and scales of a block pair are built once for all nx, then
+ * each activation costs a dpbusd and an FMA -- a verify step of several rows reads and decodes
+ * each weight block once.  Every activation's sums are the same operations in the same order
+ * whatever nx, so its result does not depend on the others (nx 1 is the plain decode). */
+static ZATTR inline void dot32_z(const int type, const uint8_t *p, const qa32 *const *x, int nx, int nb, float *out, size_t ldo) {
     const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
     const int c = type == GGUF_T_Q4_0 ? 8 : type == GGUF_T_Q5_0 ? 16 : 0;
     const __m512i zero = _mm512_setzero_si512();
-    __m512 acc = _mm512_setzero_ps();
-    float off = 0;
+    __m512 acc[QUANT_NX_MAX];
+    float off[QUANT_NX_MAX];
+    for (int j = 0; j < nx; j++) { acc[j] = _mm512_setzero_ps(); off[j] = 0; }
     int b = 0;
     for (; b + 2 <= nb; b += 2, p += 2 * bb) {
         const uint8_t *p1 = p + bb;
-        __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)x[b].qs)),
-                                       _mm256_loadu_si256((const __m256i *)x[b + 1].qs), 1);
-        __m512i s;
+        __m512i u;
+        __mmask64 neg = 0;
         if (type == GGUF_T_Q8_0) {   /* |w| against x with w's sign */
             __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(p + 2))),
                                            _mm256_loadu_si256((const __m256i *)(p1 + 2)), 1);
-            s = _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(w), _mm512_mask_sub_epi8(q, _mm512_movepi8_mask(w), zero, q));
-        } else {
-            __m512i u;
-            if (type == GGUF_T_Q4_0) u = nibbles64(p + 2, p1 + 2);
-            else if (type == GGUF_T_Q4_1) u = nibbles64(p + 4, p1 + 4);
-            else {   /* Q5_0: bit i of the block's qh word is element i's fifth bit */
-                uint32_t h0, h1;
-                memcpy(&h0, p + 2, 4);
-                memcpy(&h1, p1 + 2, 4);
-                u = nibbles64(p + 6, p1 + 6);
-                u = _mm512_mask_add_epi8(u, (__mmask64)h1 << 32 | h0, u, _mm512_set1_epi8(16));
-            }
-            s = _mm512_dpbusd_epi32(zero, u, q);
-            if (c) s = _mm512_sub_epi32(s, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8((char)c), q));
+            neg = _mm512_movepi8_mask(w);
+            u = _mm512_abs_epi8(w);
+        } else if (type == GGUF_T_Q4_0) u = nibbles64(p + 2, p1 + 2);
+        else if (type == GGUF_T_Q4_1) u = nibbles64(p + 4, p1 + 4);
+        else {   /* Q5_0: bit i of the block's qh word is element i's fifth bit */
+            uint32_t h0, h1;
+            memcpy(&h0, p + 2, 4);
+            memcpy(&h1, p1 + 2, 4);
+            u = _mm512_mask_add_epi8(nibbles64(p + 6, p1 + 6), (__mmask64)h1 << 32 | h0, nibbles64(p + 6, p1 + 6), _mm512_set1_epi8(16));
         }
-        __m512 sc = _mm512_insertf32x8(_mm512_set1_ps(f16z(p) * x[b].d), _mm256_set1_ps(f16z(p1) * x[b + 1].d), 1);
-        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), sc, acc);
-        if (type == GGUF_T_Q4_1) off += f16z(p + 2) * x[b].ds + f16z(p1 + 2) * x[b + 1].ds;
+        float d0 = f16z(p), d1 = f16z(p1);
+        for (int j = 0; j < nx; j++) {
+            const qa32 *xj = x[j] + b;
+            __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)xj[0].qs)),
+                                           _mm256_loadu_si256((const __m256i *)xj[1].qs), 1);
+            if (type == GGUF_T_Q8_0) q = _mm512_mask_sub_epi8(q, neg, zero, q);
+            __m512i sm = _mm512_dpbusd_epi32(zero, u, q);
+            if (c) sm = _mm512_sub_epi32(sm, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8((char)c), q));
+            __m512 sc = _mm512_insertf32x8(_mm512_set1_ps(d0 * xj[0].d), _mm256_set1_ps(d1 * xj[1].d), 1);
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sm), sc, acc[j]);
+            if (type == GGUF_T_Q4_1) off[j] += f16z(p + 2) * xj[0].ds + f16z(p1 + 2) * xj[1].ds;
+        }
     }
-    float r = _mm512_reduce_add_ps(acc) + off;
-    if (b < nb) {   /* an odd block: the AVX2 step */
-        float o = 0;
-        __m256 a = blk32_acc(type, p, x + b, _mm256_setzero_ps(), &o);
-        r += hsum8(a) + o;
+    for (int j = 0; j < nx; j++) {
+        float r = _mm512_reduce_add_ps(acc[j]) + off[j];
+        if (b < nb) {   /* an odd block: the AVX2 step */
+            float o = 0;
+            __m256 a = blk32_acc(type, p, x[j] + b, _mm256_setzero_ps(), &o);
+            r += hsum8(a) + o;
+        }
+        out[(size_t)j * ldo] = r;
     }
-    return r;
 }
 
-static ZATTR float dot32_avx512(int type, const uint8_t *p, const qa32 *x, int n) {
+static ZATTR void dot32_avx512(int type, const uint8_t *p, const qa32 *const *x, int nx, int n, float *out, size_t ldo) {
     switch (type) {
-    case GGUF_T_Q4_0: return dot32_z(GGUF_T_Q4_0, p, x, n / QK);
-    case GGUF_T_Q4_1: return dot32_z(GGUF_T_Q4_1, p, x, n / QK);
-    case GGUF_T_Q5_0: return dot32_z(GGUF_T_Q5_0, p, x, n / QK);
-    default: return dot32_z(GGUF_T_Q8_0, p, x, n / QK);
+    case GGUF_T_Q4_0: dot32_z(GGUF_T_Q4_0, p, x, nx, n / QK, out, ldo); break;
+    case GGUF_T_Q4_1: dot32_z(GGUF_T_Q4_1, p, x, nx, n / QK, out, ldo); break;
+    case GGUF_T_Q5_0: dot32_z(GGUF_T_Q5_0, p, x, nx, n / QK, out, ldo); break;
+    default: dot32_z(GGUF_T_Q8_0, p, x, nx, n / QK, out, ldo); break;
     }
 }
 
@@ -753,23 +790,39 @@ void model_quant_act256(const float *x, int n, qa256 *q) {
 }
 
 void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out) {
+    model_quant_dot_rows_nx(type, rows, row_bytes, nrows, &xq, 1, n, out, 0);
+}
+
+void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq, int nx, int n,
+                             float *out, size_t ldo) {
     const uint8_t *p = rows;
     int kind = model_quant_act_kind(type);
+    for (int j0 = 0; j0 < nx; j0 += QUANT_NX_MAX) {
+        int m = nx - j0 < QUANT_NX_MAX ? nx - j0 : QUANT_NX_MAX;
+        const void *const *xs = xq + j0;
+        float *o = out + (size_t)j0 * ldo;
+        p = rows;
 #ifdef HAVE_X86
-    if (kind == QACT_32 && type != GGUF_T_Q8_0 && use_avx512()) {   /* measured on Zen 4: AVX2 is as fast or faster for the others */
-        for (int r = 0; r < nrows; r++, p += row_bytes) out[r] = dot32_avx512(type, p, xq, n);
-        return;
-    }
-    if (use_avx2()) {
-        for (int r = 0; r < nrows; r++, p += row_bytes)
-            out[r] = kind == QACT_32 ? dot32_avx2(type, p, xq, n) : kind == QACT_256 ? dot256_avx2(type, p, xq, n)
-                                                                               : dot_f_avx2(type, p, xq, n);
-        return;
-    }
+        if (kind == QACT_32 && use_avx512()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes) dot32_avx512(type, p, (const qa32 *const *)xs, m, n, o + r, ldo);
+            continue;
+        }
+        if (kind == QACT_256 && use_avx2()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes) dot256_avx2(type, p, (const qa256 *const *)xs, m, n, o + r, ldo);
+            continue;
+        }
+        if (use_avx2()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes)
+                for (int j = 0; j < m; j++)
+                    o[(size_t)j * ldo + r] = kind == QACT_32 ? dot32_avx2(type, p, xs[j], n) : dot_f_avx2(type, p, xs[j], n);
+            continue;
+        }
 #endif
-    for (int r = 0; r < nrows; r++, p += row_bytes)
-        out[r] = kind == QACT_32 ? dot32_scalar(type, p, xq, n) : kind == QACT_256 ? dot256_scalar(type, p, xq, n)
-                                                                             : dot_f_scalar(type, p, xq, n);
+        for (int r = 0; r < nrows; r++, p += row_bytes)
+            for (int j = 0; j < m; j++)
+                o[(size_t)j * ldo + r] = kind == QACT_32 ? dot32_scalar(type, p, xs[j], n) : kind == QACT_256 ? dot256_scalar(type, p, xs[j], n)
+                                                                                        : dot_f_scalar(type, p, xs[j], n);
+    }
 }
 
 void model_quant_dequant_fast(int type, const void *row, float *y, int64_t n) {

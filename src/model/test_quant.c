@@ -128,6 +128,28 @@ static void test_dots(void) {
                       model_gguf_type_name(type), n, r, out[r], ref, bound);
             }
             if (n == 1024) printf("  %-6s %-5s error / bound: worst %.3f\n", model_kernels_isa(), model_gguf_type_name(type), worst);
+            /* several activations at once: each one's values equal its own call's, bit for bit (x, then
+             * x scaled, then x again, ...: 19 of them, more than one QUANT_NX_MAX group) */
+            enum { NX = 19 };
+            float *xs = malloc((size_t)NX * n * 4), many[NX][7], one[7];
+            qa32 *q32s = malloc((size_t)NX * (n / 32) * sizeof *q32s);
+            qa256 *q256s = malloc((size_t)NX * (n / 256) * sizeof *q256s);
+            const void *xq[NX];
+            for (int j = 0; j < NX; j++) {
+                for (int i = 0; i < n; i++) xs[(size_t)j * n + i] = x[i] * (1.0f + 0.37f * (float)j) + (j % 3 ? 0.0f : frnd() * 0.01f);
+                model_quant_act32(xs + (size_t)j * n, n, q32s + (size_t)j * (n / 32));
+                model_quant_act256(xs + (size_t)j * n, n, q256s + (size_t)j * (n / 256));
+                xq[j] = kind == QACT_32 ? (void *)(q32s + (size_t)j * (n / 32)) : kind == QACT_256 ? (void *)(q256s + (size_t)j * (n / 256))
+                                                                               : (void *)(xs + (size_t)j * n);
+            }
+            model_quant_dot_rows_nx(type, d, model_quant_row_bytes(type, n), rows, xq, NX, n, &many[0][0], 7);
+            bool same = true;
+            for (int j = 0; j < NX; j++) {
+                model_quant_dot_rows(type, d, model_quant_row_bytes(type, n), rows, xq[j], n, one);
+                same &= !memcmp(one, many[j], sizeof one);
+            }
+            CHECK(same, "%s %s n=%d: %d activations at once equal one at a time, bit for bit", model_kernels_isa(), model_gguf_type_name(type), n, NX);
+            free(xs); free(q32s); free(q256s);
             free(d); free(x); free(q32); free(q256);
         }
     }
