@@ -26,7 +26,7 @@
  * Also here: the AVX-512 elementwise kernels (RMSNorm, SiLU*up and softmax
  * with a Cephes-style vector exp, ~1 ulp) and GQA attention. */
 #define _DEFAULT_SOURCE 1   /* madvise, MADV_HUGEPAGE */
-#include "model_internal.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -187,7 +187,7 @@ static void unpack_gg(const wmat *m, int pp, float *dst) {
     int k = m->cols;
     int piece = k % 256 == 0 ? 256 : k % 32 == 0 ? 32 : 1;   /* whole blocks of every type (1: F32/F16/BF16 odd widths) */
     float tmp[16][256];
-    bool avx2 = !strcmp(model_kernels_isa(), "avx2") || !strcmp(model_kernels_isa(), "avx512");
+    bool avx2 = model_cpu_family() >= CPU_AVX2;
     for (int p = 0; p < 2; p++) {
         float *d = dst + (size_t)p * k * WPANEL;
         int r0 = pp * 2 * WPANEL + p * WPANEL;
@@ -814,15 +814,17 @@ static void amx_probe(void) {
 static const kern *kern_best;
 static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
 
-static void kern_pick(void) {
-    kern_best = &kern_scalar;
+static const kern *kern_of(cpu_family f) {
 #ifdef HAVE_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) kern_best = &kern_avx2;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni"))
-        kern_best = &kern_avx512;
+    if (f == CPU_AVX512) return &kern_avx512;
+    if (f == CPU_AVX2) return &kern_avx2;
 #endif
+    (void)f;
+    return &kern_scalar;
+}
+
+static void kern_pick(void) {
+    kern_best = kern_of(model_cpu_family());
 #ifdef HAVE_AMX
     if (kern_best == &kern_avx512) amx_probe();
 #endif
@@ -845,11 +847,6 @@ const char *model_kernels_isa(void) {
 
 bool model_kernels_force(const char *isa) {
     pthread_once(&kern_once, kern_pick);
-    const kern *all[] = {
-#ifdef HAVE_X86
-        &kern_avx512, &kern_avx2,
-#endif
-        &kern_scalar};
 #ifdef HAVE_AMX
     if (!strcmp(isa, "avx512-noamx")) {   /* the AVX-512 kernels with AMX off (as PTXGEN_NO_AMX=1) */
         if (kern_best != &kern_avx512) return false;
@@ -857,19 +854,14 @@ bool model_kernels_force(const char *isa) {
         return true;
     }
 #endif
-    /* only downgrades: the picked family and everything below it is safe on this CPU */
-    bool below = false;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        below |= all[i] == kern_best;
-        if (below && !strcmp(all[i]->name, isa)) {
-            kern_best = all[i];
+    /* only downgrades (cpu.c): the detected family and everything below it is safe on this CPU */
+    cpu_family f = !strcmp(isa, "avx512") ? CPU_AVX512 : !strcmp(isa, "avx2") ? CPU_AVX2 : !strcmp(isa, "scalar") ? CPU_SCALAR : (cpu_family)-1;
+    if ((int)f < 0 || f > model_cpu_family() || !model_cpu_force(f)) return false;
+    kern_best = kern_of(f);
 #ifdef HAVE_AMX
-            if (kern_best != &kern_avx512) amx_ok = amx8_ok = false;   /* AMX rides on the AVX-512 family */
+    if (kern_best != &kern_avx512) amx_ok = amx8_ok = false;   /* AMX rides on the AVX-512 family */
 #endif
-            return true;
-        }
-    }
-    return false;
+    return true;
 }
 
 /* ---- attention helpers ------------------------------------------------------------------- */

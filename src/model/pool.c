@@ -10,7 +10,7 @@
  * time slice: with a static split the caller would then spin until it runs
  * again; here the caller takes the remaining chunks, closes the job, and waits
  * only for workers that joined it (a late worker sees the job closed and skips it). */
-#include "model_internal.h"
+#include "kernels.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -19,11 +19,11 @@
  * such rounding; prefill uses dequantized rows too (model_quant_dequant_row), so its
  * results are exact up to f32 summation order.
  *
- * The AVX2 kernels are chosen at run time (model_kernels_isa(): "avx2" or "avx512",
- * whose CPUs have AVX2 as well); the scalar ones are the reference and the
- * fallback.  Nothing here allocates or prints. */
-#include "model_internal.h"
-#include "gguf.h"
+ * The kernels follow the family cpu.c has in force (cpu.h; kernels.c follows the same one):
+ * AVX-512 VNNI for the 32-blocks, AVX2 for the K-quants and as an AVX2 CPU's kernels; the
+ * scalar ones are the reference and the fallback.  Nothing here allocates or prints. */
+#include "quant.h"
+#include "cpu.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -731,9 +731,6 @@ static ZATTR void act256_avx512(const float *x, int n, qa256 *q) {
 #endif
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
-/* AVX2 (+FMA, F16C) when the kernel family kernels.c picked has it; follows model_kernels_force().
- * Called per row, so the answer is kept for the family's name pointer (atomics: pool threads
- * ask concurrently). */
 #ifdef HAVE_X86
 /* CPUID.1:ECX bit 29; asked directly because clang's __builtin_cpu_supports has no "f16c" */
 static bool cpu_has_f16c(void) {
@@ -743,33 +740,17 @@ static bool cpu_has_f16c(void) {
 }
 #endif
 
-/* The AVX-512 dot products when kernels.c picked its AVX-512 family (F, BW, VL, DQ, VNNI). */
-static bool use_avx512(void) {
-#ifdef HAVE_X86
-    static _Atomic(const char *) seen;
-    static atomic_bool yes;
-    const char *isa = model_kernels_isa();
-    if (atomic_load_explicit(&seen, memory_order_acquire) != isa) {
-        atomic_store_explicit(&yes, !strcmp(isa, "avx512") && cpu_has_f16c(), memory_order_relaxed);
-        atomic_store_explicit(&seen, isa, memory_order_release);
-    }
-    return atomic_load_explicit(&yes, memory_order_relaxed);
-#else
-    return false;
-#endif
-}
+/* The family cpu.c has in force (kernels.c follows the same one), with F16C for the AVX2
+ * kernels' scales (asked once: pool threads call this per row). */
+static bool use_avx512(void) { return model_cpu_family() == CPU_AVX512; }
 
 static bool use_avx2(void) {
 #ifdef HAVE_X86
-    static _Atomic(const char *) seen;
-    static atomic_bool yes;
-    const char *isa = model_kernels_isa();
-    if (atomic_load_explicit(&seen, memory_order_acquire) != isa) {
-        atomic_store_explicit(&yes, (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && cpu_has_f16c(),
-                              memory_order_relaxed);
-        atomic_store_explicit(&seen, isa, memory_order_release);
-    }
-    return atomic_load_explicit(&yes, memory_order_relaxed);
+    static atomic_int f16c = -1;   /* (the answer never changes) */
+    if (model_cpu_family() < CPU_AVX2) return false;
+    int v = atomic_load_explicit(&f16c, memory_order_relaxed);
+    if (v < 0) atomic_store(&f16c, v = cpu_has_f16c());
+    return v;
 #else
     return false;
 #endif

@@ -8,6 +8,7 @@
  * merged).  Lossy compute dtypes have looser, stated bounds: bf16 2e-2, q8 5e-2. */
 #include "common/test.h"
 #include "model/model_internal.h"
+#include "model/safetensors.h"
 #include "ptxgen/model.h"
 
 #include <jansson.h>
