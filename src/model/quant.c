@@ -423,7 +423,8 @@ static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) 
 /* Row p times nx activations x[j] (out[j * ldo]); the block's scales and codes are unpacked
  * once for all of them, and each activation's sums run the same operations in the same order
  * whatever nx (nx 1 is the plain decode). */
-static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
+static QATTR inline __attribute__((always_inline)) void dot256_t(const int type, const uint8_t *p, const qa256 *const *x, const int nx, int n,
+                                                                  float *out, size_t ldo) {
     __m256 acc[QUANT_NX_MAX];
     for (int j = 0; j < nx; j++) acc[j] = _mm256_setzero_ps();
     const __m256i m4 = _mm256_set1_epi8(0xF);
@@ -521,6 +522,103 @@ static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x,
     }
     for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = hsum8(acc[j]);
 }
+
+/* One activation: the same operations as dot256_t's for one x, interleaved (fewer registers
+ * live), so the same values bit for bit (test_quant checks it). */
+static QATTR float dot256_one(int type, const uint8_t *p, const qa256 *x, int n) {
+    __m256 acc = _mm256_setzero_ps();
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    int nb = n / QKK;
+    if (type == GGUF_T_Q4_K) {
+        __m128 accm = _mm_setzero_ps();
+        for (int b = 0; b < nb; b++, p += B_Q4_K) {
+            /* the 12 scale bytes -> 8 scales then 8 mins, one byte each (llama.cpp's unpacking) */
+            uint32_t u[4];
+            memcpy(u, p + 4, 12);
+            u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
+            uint32_t a1 = u[1] & 0x3f3f3f3f;
+            u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
+            u[2] = a1;
+            u[0] &= 0x3f3f3f3f;
+            __m256i ms = _mm256_cvtepu8_epi16(_mm_set_epi32((int)u[3], (int)u[2], (int)u[1], (int)u[0]));   /* 8 scales, 8 mins */
+            __m256i bs = _mm256_loadu_si256((const __m256i *)x[b].bsums);
+            __m128i s32 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));   /* sums of 32 */
+            float dx = x[b].d;
+            accm = _mm_fmadd_ps(_mm_set1_ps(f16c(p + 2) * dx), _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(ms, 1), s32)), accm);
+            __m128i sc = _mm256_castsi256_si128(ms);
+            __m256i scales = _mm256_set_m128i(sc, sc);
+            const uint8_t *q4 = p + 16;
+            const int8_t *q8 = x[b].qs;
+            __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++, q4 += 32, q8 += 64) {   /* unrolled: the shuffle masks are constants */
+                __m256i sl = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j))));
+                __m256i sh = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * j + 1))));
+                __m256i bits = _mm256_loadu_si256((const __m256i *)q4);
+                __m256i lo = _mm256_and_si256(bits, m4), hi = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
+                __m256i pl = _mm256_madd_epi16(sl, _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8)));
+                __m256i ph = _mm256_madd_epi16(sh, _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32))));
+                sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
+            }
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p) * dx), acc);
+        }
+        __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
+        m = _mm_add_ss(m, _mm_movehdup_ps(m));
+        return hsum8(acc) - _mm_cvtss_f32(m);
+    }
+    /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4, value u - 32: the -32 is taken off once per block
+     * as 32 * sum_g scale_g * (the activation's sum over group g of 16), from bsums */
+    const __m256i m3 = _mm256_set1_epi8(3);
+    for (int b = 0; b < nb; b++, p += B_Q6_K) {
+        const uint8_t *ql = p, *qh = p + 128;
+        const int8_t *q8 = x[b].qs;
+        __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
+        __m256i off = _mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), _mm256_loadu_si256((const __m256i *)x[b].bsums));
+        __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5));
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++, ql += 64, qh += 32, q8 += 128) {
+            __m256i b1 = _mm256_loadu_si256((const __m256i *)ql), b2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+            __m256i bh = _mm256_loadu_si256((const __m256i *)qh);
+            __m256i u[4];
+            u[0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
+            u[1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
+            u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
+            u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
+                int i = h * 4 + k;   /* scales 2i and 2i+1: 8 int16 lanes each */
+                __m128i sh = _mm_shuffle_epi8(scales, _mm_set_epi64x((long long)(0x0101010101010101ull * (uint64_t)(2 * i + 1)),
+                                                                     (long long)(0x0101010101010101ull * (uint64_t)(2 * i))));
+                __m256i q = _mm256_loadu_si256((const __m256i *)(q8 + 32 * k));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(u[k], q), _mm256_cvtepi8_epi16(sh)));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p + 208) * x[b].d), acc);
+    }
+    return hsum8(acc);
+}
+
+/* dot256_t with type and nx constants in each copy (accumulators in registers) */
+#define DOT256_NX(T, NX) dot256_t(T, p, x, NX, n, out, ldo)
+#define DOT256_T(T)                                                             \
+    do {                                                                        \
+        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT256_NX(T, 4);       \
+        if (nx == 3) DOT256_NX(T, 3);                                           \
+        else if (nx == 2) DOT256_NX(T, 2);                                      \
+        else if (nx == 1) DOT256_NX(T, 1);                                      \
+    } while (0)
+static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
+    if (nx == 1) {
+        *out = dot256_one(type, p, x[0], n);
+        return;
+    }
+    if (type == GGUF_T_Q4_K) DOT256_T(GGUF_T_Q4_K);
+    else DOT256_T(GGUF_T_Q6_K);
+}
+#undef DOT256_T
+#undef DOT256_NX
 
 /* y[0:n] = x[0:n] (f32) dot, for the exact path */
 static QATTR float dot_ff_avx2(const float *a, const float *b, int n) {
@@ -637,7 +735,8 @@ static ZATTR inline __m512i nibbles64(const uint8_t *q0, const uint8_t *q1) {
  * each activation costs a dpbusd and an FMA -- a verify step of several rows reads and decodes
  * each weight block once.  Every activation's sums are the same operations in the same order
  * whatever nx, so its result does not depend on the others (nx 1 is the plain decode). */
-static ZATTR inline void dot32_z(const int type, const uint8_t *p, const qa32 *const *x, int nx, int nb, float *out, size_t ldo) {
+static ZATTR inline __attribute__((always_inline)) void dot32_z(const int type, const uint8_t *p, const qa32 *const *x, const int nx, int nb,
+                                                                float *out, size_t ldo) {
     const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
     const int c = type == GGUF_T_Q4_0 ? 8 : type == GGUF_T_Q5_0 ? 16 : 0;
     const __m512i zero = _mm512_setzero_si512();
@@ -686,14 +785,26 @@ static ZATTR inline void dot32_z(const int type, const uint8_t *p, const qa32 *c
     }
 }
 
+/* nx a constant in each copy (1 for plain decode, groups of 4 in a verify step), so the
+ * accumulators stay in registers */
+#define DOT32_NX(T, NX) dot32_z(T, p, x, NX, n / QK, out, ldo)
+#define DOT32_T(T)                                                              \
+    do {                                                                        \
+        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT32_NX(T, 4);        \
+        if (nx == 3) DOT32_NX(T, 3);                                            \
+        else if (nx == 2) DOT32_NX(T, 2);                                       \
+        else if (nx == 1) DOT32_NX(T, 1);                                       \
+    } while (0)
 static ZATTR void dot32_avx512(int type, const uint8_t *p, const qa32 *const *x, int nx, int n, float *out, size_t ldo) {
     switch (type) {
-    case GGUF_T_Q4_0: dot32_z(GGUF_T_Q4_0, p, x, nx, n / QK, out, ldo); break;
-    case GGUF_T_Q4_1: dot32_z(GGUF_T_Q4_1, p, x, nx, n / QK, out, ldo); break;
-    case GGUF_T_Q5_0: dot32_z(GGUF_T_Q5_0, p, x, nx, n / QK, out, ldo); break;
-    default: dot32_z(GGUF_T_Q8_0, p, x, nx, n / QK, out, ldo); break;
+    case GGUF_T_Q4_0: DOT32_T(GGUF_T_Q4_0); break;
+    case GGUF_T_Q4_1: DOT32_T(GGUF_T_Q4_1); break;
+    case GGUF_T_Q5_0: DOT32_T(GGUF_T_Q5_0); break;
+    default: DOT32_T(GGUF_T_Q8_0); break;
     }
 }
+#undef DOT32_T
+#undef DOT32_NX
 
 /* The activation quantization with 16 lanes: the same operations (amax, d = amax/127,
  * x * (1/d) rounded to nearest even, integer sums), so the same bytes and scales. */
