@@ -13,6 +13,8 @@
 #   LLAMA_DIR  a llama.cpp tree with build/bin/llama-bench (built as bench/bench_llama_cpp.sh does:
 #              Release, GGML_NATIVE=ON, CPU only); unset: no llama.cpp rows
 #   TASKS      how many bench/suite tasks (sorted, every task by default) go through gen both ways
+#   REUSE      a kept work folder of an earlier run (its decode.jsonl, exact.jsonl and base/build):
+#              skip the decode part and the baseline build, run only the gen part (the JSON says so)
 # Method: each comparison alternates its sides round by round, so drift in machine speed (this VM
 # is shared) hits both alike; the load average is recorded before and after every round.
 # "Median task": the suite task whose plain output has the median token count; it is then
@@ -33,7 +35,10 @@ tmp_out=
 trap 'rm -rf "$WORK"; [ -z "$tmp_out" ] || rm -f "$tmp_out"' EXIT
 make -s all "$BUILD/bench_model"
 BASE_BM= BASE_PG=
-if [ -n "$BASE_REF" ]; then
+if [ -n "${REUSE:-}" ]; then
+    cp "$REUSE/decode.jsonl" "$REUSE/exact.jsonl" "$WORK/"
+    [ -x "$REUSE/base/build/ptxgen" ] && BASE_PG=$REUSE/base/build/ptxgen
+elif [ -n "$BASE_REF" ]; then
     mkdir -p "$WORK/base"
     git archive "$BASE_REF" | tar -x -C "$WORK/base"
     make -s -C "$WORK/base" build/bench_model build/ptxgen >/dev/null
@@ -51,8 +56,9 @@ fi
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # --- 1. decode: the engine now (with its profile), before, and llama.cpp --------------------------
-: > "$WORK/decode.jsonl"
+[ -n "${REUSE:-}" ] || : > "$WORK/decode.jsonl"
 for r in $(seq 1 "$ROUNDS"); do
+    [ -z "${REUSE:-}" ] || break
     echo "{\"round\": $r, \"load_before\": \"$(load)\"}" >> "$WORK/decode.jsonl"
     run_new() { "$BUILD/bench_model" "$GGUF" --threads "$THREADS" --pp 16 --tg "$TG" --reps 3 --profile --constraint "$WORK/replay.ptx" \
                   | sed "s/^{/{\"side\": \"now\", \"round\": $r, /" >> "$WORK/decode.jsonl"; }
@@ -65,10 +71,15 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "decode round $r done" >&2
 done
 # the verify step's cost curve (model_forward_exact of n rows vs n one-token steps)
-"$BUILD/bench_model" "$GGUF" --threads "$THREADS" --reps 3 --exact 1,2,4,8,16 > "$WORK/exact.jsonl"
+[ -n "${REUSE:-}" ] || "$BUILD/bench_model" "$GGUF" --threads "$THREADS" --reps 3 --exact 1,2,4,8,16 > "$WORK/exact.jsonl"
+
+# Qwen tokens per kernel of the corpus's hand-written kernels (canonical text): what a kernel costs a
+# model that writes real ones (the base without an adapter writes short ones, below)
+for d in corpus/*/; do "$BUILD/ptxgen" fmt "$d/kernel.ptx" 2>/dev/null | python3 -c 'import json,sys; print(json.dumps({"ptx_code": sys.stdin.read()}))'; done > "$WORK/corpus.jsonl"
+"$BUILD/ptxgen" tokenize --tokenizer "$GGUF" --stats "$WORK/corpus.jsonl" > "$WORK/corpus_tokens.txt" 2>&1 || true
 
 # --- 2. gen over the suite: plain and speculative, alternating per task -------------------------
-js() { if [ -s "$1" ]; then cat "$1"; else echo null; fi; }   # a gen --json result, or null when gen failed
+js() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$1" 2>/dev/null || echo null; }   # a gen --json result on one line, or null when gen failed
 gen() {   # gen SIDE TASK_DIR TAG [ptxgen]
     local bin=${4:-$BUILD/ptxgen} extra=
     [ "$1" = plain ] && extra="--draft 0"
@@ -118,9 +129,9 @@ done
 # --- the result file --------------------------------------------------------------------------
 mkdir -p "$(dirname "$OUT")"
 tmp_out=$(mktemp "$OUT.XXXXXX")
-python3 - "$WORK" "$GGUF" "$THREADS" "$ROUNDS" "$TG" "$BASE_REF" "$llama_commit" "$median" > "$tmp_out" <<'PY'
+python3 - "$WORK" "$GGUF" "$THREADS" "$ROUNDS" "$TG" "$BASE_REF" "$llama_commit" "$median" "${REUSE:-}" > "$tmp_out" <<'PY'
 import datetime, json, os, platform, statistics, sys
-work, gguf, threads, rounds, tg, base_ref, llama_commit, median = sys.argv[1:9]
+work, gguf, threads, rounds, tg, base_ref, llama_commit, median, reuse = sys.argv[1:10]
 med = statistics.median
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo") if l.startswith("flags")), [])
@@ -156,8 +167,11 @@ res = {
               "note": "the Qwen2.5-Coder-0.5B base GGUF without an adapter (none shipped yet): it writes short, mostly "
                       "trivial kernels, so tokens per kernel here are the base's, not a fine-tuned model's"},
     "threads": int(threads), "rounds": int(rounds), "tg": int(tg), "base_ref": base_ref or None,
+    "note": ("decode and exact-step rows come from an earlier invocation on the same build (REUSE); the gen part ran after it"
+             if reuse else "one invocation"),
     "llama_cpp": {"commit": json.loads(llama_commit) if llama_commit != "null" else None,
                   "build": "cmake -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DGGML_CUDA=OFF; llama-bench -t THREADS -p 16 -n TG -r 3"},
+    "corpus_tokens_per_kernel": open(os.path.join(work, "corpus_tokens.txt")).read().strip().splitlines()[-2:],
     "decode": dec,
     "decode_rounds": rd,
     "exact_step": [json.loads(l) for l in open(os.path.join(work, "exact.jsonl"))],
