@@ -353,8 +353,8 @@ static const char *gen_usage =
     "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
     "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
     "  3 --verify gpu without a GPU (semantics not verified).\n"
-    "  --draft N: speculative decoding, up to N drafted tokens checked per model step (default 8; 0 = one\n"
-    "  token per step); drafts come from the prompt, the output so far and the n-gram table of training\n"
+    "  --draft N: speculative decoding, up to N drafted tokens checked per model step (default 0: one\n"
+    "  token per step; 8 cuts the steps ~5x, see bench/results/2026-12-04-gen-cpu.json); drafts come from the prompt, the output so far and the n-gram table of training\n"
     "  kernels (--ngram FILE, else ngram.bin of the model directory when present; `ptxgen ngram`).  The\n"
     "  output is byte-identical to --draft 0, for greedy and seeded sampling alike.\n"
     "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
@@ -829,7 +829,6 @@ int cmd_gen(int argc, char **argv) {
     memset(&tout, 0, sizeof tout);
     gen_opts o;
     gen_opts_default(&o);
-    o.draft_max = 8;   /* speculative decoding: the same output, fewer model steps */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define ARG(flag) (!strcmp(a, flag) && i + 1 < argc)
