@@ -94,6 +94,22 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['verdicts'
     && ok || bad "gen --json on the random model: $(head -c 300 "$tmp/gen.json")"
 expect_rc 2 "gen with a missing model dir" "$P" gen --model "$tmp/nope" "x"
 expect_rc 2 "gen without a description" "$P" gen
+# speculative decoding: the same module as plain decoding, fewer model steps; the n-gram table
+"$P" ngram --in tests/golden/ngram_pairs.jsonl --tokenizer tests/gen/tiny/tokenizer.json --order 3 --min-count 1 --out "$tmp/ng.bin" 2>/dev/null \
+    && cmp -s "$tmp/ng.bin" tests/golden/ngram_tiny.bin && ok || bad "ptxgen ngram: the table differs from tests/golden/ngram_tiny.bin"
+"$P" gen --model tests/gen/tiny --json --samples 1 --seed 5 --temperature 1 --max-tokens 200 --draft 0 -o "$tmp/d0.ptx" "vector add" >"$tmp/d0.json" 2>/dev/null
+"$P" gen --model tests/gen/tiny --json --samples 1 --seed 5 --temperature 1 --max-tokens 200 --draft 8 --ngram "$tmp/ng.bin" -o "$tmp/d8.ptx" "vector add" >"$tmp/d8.json" 2>/dev/null
+cmp -s "$tmp/d0.ptx" "$tmp/d8.ptx" && python3 -c "
+import json, sys
+a, b = (json.load(open(f))['speculative'] for f in sys.argv[1:3])
+assert a['draft_max'] == 0 and a['drafted'] == 0 and b['draft_max'] == 8 and b['model_steps'] <= a['model_steps'], (a, b)" "$tmp/d0.json" "$tmp/d8.json" \
+    && ok || bad "gen --draft 8 must write what --draft 0 writes: $(head -c 300 "$tmp/d8.json")"
+"$P" ngram --in tests/golden/ngram_pairs.jsonl --tokenizer tests/tokenizer/gpt2.json --out "$tmp/ng_gpt2.bin" 2>/dev/null
+expect_rc 2 "gen --ngram of another tokenizer" "$P" gen --model tests/gen/tiny --samples 1 --ngram "$tmp/ng_gpt2.bin" "x"
+"$P" gen --model tests/gen/tiny --samples 1 --ngram "$tmp/ng_gpt2.bin" "x" 2>&1 | grep -q "another tokenizer" && ok || bad "gen --ngram names the cause"
+expect_rc 2 "ngram without --out" "$P" ngram --in tests/golden/ngram_pairs.jsonl --tokenizer tests/gen/tiny/tokenizer.json
+expect_rc 2 "ngram of a missing file" "$P" ngram --in "$tmp/nope.jsonl" --tokenizer tests/gen/tiny/tokenizer.json --out "$tmp/x.bin"
+expect_rc 2 "gen --draft out of range" "$P" gen --model tests/gen/tiny --draft 65 "x"
 PTXGEN_EVAL_TMP=1 "$P" eval --suite bench/suite --only relu6 --model tests/gen/tiny --no-gpu --no-progress "${EVAL_QUICK[@]}" \
     --out "$tmp/eval.json" >"$tmp/eval.md" 2>/dev/null
 python3 - "$tmp/eval.json" <<'PY' && ok || bad "eval without a GPU must mark GPU columns 'not run'"

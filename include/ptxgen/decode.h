@@ -264,6 +264,11 @@ typedef struct {
     int comment_max;           /* literate PTX: dec_opts.comment_max (0 = none) */
     const char *prompt;        /* the whole prompt text instead of one built from the description (the two-stage
                                   model's PTX turn, gen_prompt_build_ptx_plan); NULL = built */
+    int draft_max;             /* speculative decoding: up to this many drafted tokens (n-gram lookup in the
+                                * prompt, the output so far and `ngram`; each checked by the constraint first)
+                                * verified per forward; 0 (the default) = one token per forward.  The output is
+                                * byte-identical either way (see gen_sample) */
+    const struct gen_ngram *ngram;   /* optional n-gram table of training kernels (gen_ngram_load) for the drafts */
 } gen_opts;
 
 typedef struct {
@@ -275,10 +280,26 @@ typedef struct {
     bool cut;                  /* the token budget ran out: the constraint closed the kernel early (or it stopped
                                   unclosed), so the body is cut short; then finished is false */
     int params_renamed;        /* parameters the model named that gen_params_plain renamed a<k> */
+    int forwards;              /* model steps run for the output (prompt prefill not counted) */
+    int drafted, accepted;     /* speculative decoding: drafted tokens verified, and accepted */
+    int jumped;                /* tokens taken as the constraint's only legal continuation, without sampling */
 } gen_result;
 
 PG_API void gen_opts_default(gen_opts *o);
-/* One sample.  `model_id` goes into the GENERATED_BY line. */
+/* One sample.  `model_id` goes into the GENERATED_BY line.
+ * Each token is chosen by one rule: when the constraint allows exactly one token it is taken
+ * without sampling (no random draw); when it allows at most GEN_SUBSET_MAX, only those
+ * tokens' logits are computed (model_logits_rows with ids) and the sampler draws from them
+ * (the masked distribution, performance bias added); otherwise from all the logits,
+ * sample-then-verify (a refused token is redrawn from the masked logits).
+ * With o->draft_max > 0 (speculative decoding), drafted tokens and forced ones ride along in
+ * one model_forward_exact step, and at each position the token is chosen by that same rule,
+ * with the same random draw, from that row's logits (equal bit for bit to a one-token step's):
+ * a draft is kept while it equals the chosen token; at the first difference the chosen token
+ * is kept, the rest dropped (the cache rewound).  So the output is byte-identical to
+ * draft_max 0, for greedy and for seeded sampling alike; only `forwards`, `seconds` and the
+ * draft counts differ. */
+#define GEN_SUBSET_MAX 1024
 PG_API pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                      const gen_opts *o, gen_result *out, pg_diag_sink *diag);
 PG_API void gen_result_free(gen_result *r);
@@ -300,6 +321,35 @@ PG_API pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_
  * text (no header; the caller adds its GENERATED_BY line); out->finished says
  * whether the end token came.  Models not trained on twin pairs write
  * something, not a twin: nvcc and the GPU are what judge it. */
+/* ---- speculative decoding: the n-gram table of training kernels ----------------------------
+ * For each context of 1..order tokens in the training completions, the most frequent next token
+ * (ties: the lower id) with its count, kept when seen at least min_count times.  The binary
+ * format (src/decode/ngram.c, docs/DESIGN.md) records the tokenizer's fingerprint: a table
+ * built for another tokenizer is refused.  Shipped beside an adapter as ngram.bin
+ * (`ptxgen ngram --in PAIRS.jsonl --model DIR --out DIR/ngram.bin`; `gen` loads DIR/ngram.bin). */
+typedef struct gen_ngram gen_ngram;
+#define GEN_NGRAM_MAX_ORDER 8
+/* FNV-1a 64 over every token's byte length and bytes, in id order. */
+PG_API uint64_t gen_ngram_fingerprint(const tok_tokenizer *t);
+/* The table file's bytes (into out, replaced) for texts tokenized with t. */
+PG_API pg_status gen_ngram_build(const tok_tokenizer *t, const char *const *texts, int ntexts, int order, int min_count,
+                                 pg_buf *out, pg_diag_sink *diag);
+/* From a JSONL: `ptxgen prompts` pairs ("completion") or a synth dataset ("ptx_code"); lines with a
+ * "split" other than "train" and twin turns are left out.  Written atomically to out_path;
+ * *nkernels (may be NULL) = texts used.  E903 naming the file and line for a bad line. */
+PG_API pg_status gen_ngram_build_jsonl(const tok_tokenizer *t, const char *jsonl, int order, int min_count,
+                                       const char *out_path, int *nkernels, pg_diag_sink *diag);
+/* Read a table (t NULL: no tokenizer check); every field checked, E903 with the cause otherwise. */
+PG_API pg_status gen_ngram_parse(const void *data, size_t size, const char *name, const tok_tokenizer *t, gen_ngram **out,
+                                 pg_diag_sink *diag);
+PG_API pg_status gen_ngram_load(const char *path, const tok_tokenizer *t, gen_ngram **out, pg_diag_sink *diag);
+PG_API void gen_ngram_free(gen_ngram *g);
+PG_API int gen_ngram_order(const gen_ngram *g);
+PG_API size_t gen_ngram_entries(const gen_ngram *g);
+/* The next token after the n tokens at ctx, from the longest of their suffixes the table holds,
+ * if its count is at least min_count; else -1. */
+PG_API int32_t gen_ngram_next(const gen_ngram *g, const int32_t *ctx, int n, int min_count);
+
 PG_API pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *description, const char *ptx,
                                  const gen_opts *o, gen_result *out, pg_diag_sink *diag);
 /* Unconstrained sampling of `prompt` (the whole prompt text) until the format's end
