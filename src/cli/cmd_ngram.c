@@ -30,10 +30,11 @@ int cmd_ngram(int argc, char **argv) {
         else if (ARG("--order")) { if (!cli_int_arg("ngram", a, argv[++i], 1, GEN_NGRAM_MAX_ORDER, &order)) return 2; }
         else if (ARG("--min-count")) { if (!cli_int_arg("ngram", a, argv[++i], 1, 1 << 30, &min_count)) return 2; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", ngram_usage); return 0; }
-        else { fprintf(stderr, "ptxgen ngram: unknown or incomplete option '%s'\n%s", a, ngram_usage); return 2; }
+        else return cli_usage_error("ngram", "unknown or incomplete option '%s'", a);
 #undef ARG
     }
-    if (!in || !outp || (!model == !tokp)) { fprintf(stderr, "%s", ngram_usage); return 2; }
+    if (!in || !outp) return cli_usage_error("ngram", "need --in PAIRS.jsonl and --out TABLE.bin");
+    if (!model == !tokp) return cli_usage_error("ngram", "give one of --model DIR and --tokenizer FILE (the table's token ids are that tokenizer's)");
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     char tpath[8400];
     if (model && model_tokenizer_path(model, tpath, sizeof tpath, &sink) != PG_OK) return 2;

@@ -812,6 +812,20 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
             memcpy(nm + 1, c->id, c->idlen);
             return reg_name_ok(s, c, nm, c->idlen + 1u);
         }
+        if (c->idlen == 11) {
+            /* the only prefix the declarations can exhaust (at most MAX_REGDECL of them; a shorter one has
+             * 703 or more completions): the name itself or one of its 26 extensions must still be free, or
+             * the state would be dead (every name it can become already declared) */
+            char nm[24];
+            nm[0] = '%';
+            memcpy(nm + 1, c->id, 11);
+            if (reg_name_ok(s, c, nm, 12)) return true;
+            for (char x = 'a'; x <= 'z'; x++) {
+                nm[12] = x;
+                if (reg_name_ok(s, c, nm, 13)) return true;
+            }
+            return false;
+        }
         return true;
     case PH_REGCOUNT:
         if (ch == '>' && c->ndig) {
@@ -1308,13 +1322,15 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
         }
         break;
     }
-    case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' */
+    case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' (and at 11, see feed) */
         if (c->idlen >= 12) return false;
         r->cls = DV_LOWER;
         r->budget = 12 - 1 - c->idlen;
         r->exact = s->sreg_lower12;
-        for (int i = 0; i < c->nregs; i++)
+        for (int i = 0; i < c->nregs; i++) {
             if (s->regs[i].len == 13) r->exact = true;
+            if (s->regs[i].len == 12) return false;   /* an 11-letter name may exhaust its prefix (feed's rule): byte by byte */
+        }
         r->id0 = false;
         r->term = dv_term_bit('<');
         return true;

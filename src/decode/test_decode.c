@@ -347,6 +347,41 @@ static void test_comments(const dec_vocab *v) {
     }
 }
 
+/* Found by the Qwen base on a suite task (2026-12-04): 27 registers named %mmmmmmmmmmm and its 26
+ * twelve-letter extensions, then the 11-letter name typed again, left no legal byte (E901).  Typing
+ * that 11th letter must be refused while it can still be; dec_mask agrees with feed. */
+static void test_exhausted_prefix(const dec_vocab *v, int nv) {
+    dec_state *s = at_body(v);
+    CHECK(s != NULL, "body");
+    if (!s) return;
+    pg_diag_sink d = {0};
+    char line[64];
+    bool ok = true;
+    snprintf(line, sizeof line, "\t.reg .b32 %%mmmmmmmmmmm<1>;\n");
+    ok = ok && dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    for (char x = 'a'; x <= 'z' && ok; x++) {
+        snprintf(line, sizeof line, "\t.reg .b32 %%mmmmmmmmmmm%c<1>;\n", x);
+        ok = dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    }
+    CHECK(ok, "27 declarations are accepted");
+    dec_state *t = NULL;
+    dec_clone(s, &t);
+    const char *ten = "\t.reg .b32 %mmmmmmmmmm";
+    CHECK(dec_advance_text(t, ten, strlen(ten), &d) == PG_OK, "ten letters of the prefix are fine");
+    dec_state *u = NULL;
+    dec_clone(t, &u);
+    CHECK(dec_advance_text(u, "m", 1, &d) != PG_OK, "the eleventh m leads nowhere: refused");
+    dec_free(u);
+    dec_clone(t, &u);
+    CHECK(dec_advance_text(u, "n<2>;\n", 6, &d) == PG_OK, "another eleventh letter is fine");
+    dec_free(u);
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, sizeof *bits);
+    CHECK(dec_mask(t, bits) > 0 && !(bits['m' >> 5] >> ('m' & 31) & 1), "the mask agrees: no 'm' token");
+    free(bits);
+    dec_free(t);
+    dec_free(s);
+}
+
 static void test_rejections(const dec_vocab *v, int nv) {
     dec_state *h = at_body(v);
     CHECK(h != NULL, "the test header is accepted");
@@ -705,6 +740,7 @@ int main(void) {
     test_launch_block(v, nv);
     test_corpus(v);
     test_comments(v);
+    test_exhausted_prefix(v, nv);
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);
     test_bias(v, nv);
