@@ -30,7 +30,7 @@ if grep -n '#include *"\.\./' include/ptxgen/*.h include/ptxgen/*.def; then bad 
 make -s BUILD="$BUILD" "$BUILD/libptxgen.so" >/dev/null || bad "libptxgen.so does not build"
 nm -D --defined-only "$BUILD/libptxgen.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/exports"
 n=$(wc -l <"$tmp/exports")
-PREFIXES='^(pg|ptx|isa|task|expr|synth|gen|dec|model|tok|eval|gpu|twin)_'   # one per module
+PREFIXES='^(pg|ptx|isa|task|expr|synth|gen|pipe|dec|model|tok|eval|gpu|twin)_'   # one per module
 unprefixed=$(grep -vE "$PREFIXES" "$tmp/exports" | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')
 if [ -z "$unprefixed" ]; then ok; else bad "unprefixed exports: $(echo $unprefixed | head -c 400)"; fi
 # every exported name is declared PG_API in a public header (nothing exported by accident)
