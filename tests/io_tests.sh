@@ -41,6 +41,9 @@ if [ "$HAVE_PTXAS" = 1 ]; then
 fi
 python3 -c "import json,sys; print(json.dumps({'id':'a','description':'c = a + b','arch':'sm_80','ptx_code':open(sys.argv[1]).read()}))" \
     "$R/examples/vecadd.ptx" >"$T/in.jsonl"
+# the exit of a command whose output was written: 0, and for gen on the random tiny model 1
+# (its kernel is never finished within the budget: a stub is written and gen says so, exit 1)
+okrc() { [ "$1" -eq 0 ] || { [ "$name" = gen ] && [ "$1" -eq 1 ]; }; }
 for entry in "${cmds[@]}"; do
     name=${entry%%|*} cmd=${entry#*|}
     [[ "$cmd" == *@OUT* ]] || continue
@@ -49,23 +52,23 @@ for entry in "${cmds[@]}"; do
     # a regular file: the reference
     (cd "$T/w" && eval "${cmd//@OUT/ref.out}" >/dev/null 2>"$T/err")
     rc=$?
-    if [ "$rc" -ne 0 ] || [ ! -s "$T/w/ref.out" ]; then bad "$name: writing a file: exit $rc $(tail -c 200 "$T/err")"; continue; fi
+    if ! okrc "$rc" || [ ! -s "$T/w/ref.out" ]; then bad "$name: writing a file: exit $rc $(tail -c 200 "$T/err")"; continue; fi
     mask() { sed -E 's/("([a-z_]*seconds|seconds|date)"): *("[^"]*"|-?[0-9.eE+-]+)/\1: "T"/g' "$1"; }
     # "-": the same bytes on stdout
     (cd "$T/w" && eval "${cmd//@OUT/-}" >"$T/stdout" 2>"$T/err")
     rc=$?
-    [ "$rc" -eq 0 ] && cmp -s <(mask "$T/w/ref.out") <(mask "$T/stdout") && [ ! -e "$T/w/-" ] && ok \
+    okrc "$rc" && cmp -s <(mask "$T/w/ref.out") <(mask "$T/stdout") && [ ! -e "$T/w/-" ] && ok \
         || bad "$name: -o - is not stdout (exit $rc, a file named '-': $([ -e "$T/w/-" ] && echo yes || echo no)) $(tail -c 200 "$T/err")"
     # /dev/stdout: stdout too, not replaced by a file
     (cd "$T/w" && eval "${cmd//@OUT//dev/stdout}" >"$T/stdout2" 2>"$T/err")
     rc=$?
-    [ "$rc" -eq 0 ] && cmp -s <(mask "$T/w/ref.out") <(mask "$T/stdout2") && [ -c /dev/null ] && ok \
+    okrc "$rc" && cmp -s <(mask "$T/w/ref.out") <(mask "$T/stdout2") && [ -c /dev/null ] && ok \
         || bad "$name: /dev/stdout (exit $rc) $(tail -c 200 "$T/err")"
     # a link: written through, the link stays a link and its target gets the bytes
     ln -s target.out "$T/w/link.out"
     (cd "$T/w" && eval "${cmd//@OUT/link.out}" >/dev/null 2>"$T/err")
     rc=$?
-    [ "$rc" -eq 0 ] && [ -L "$T/w/link.out" ] && cmp -s <(mask "$T/w/ref.out") <(mask "$T/w/target.out") && ok \
+    okrc "$rc" && [ -L "$T/w/link.out" ] && cmp -s <(mask "$T/w/ref.out") <(mask "$T/w/target.out") && ok \
         || bad "$name: a symlink is not written through (exit $rc) $(tail -c 200 "$T/err")"
     # a FIFO: written directly (a reader gets the bytes)
     mkfifo "$T/w/fifo"
@@ -74,12 +77,12 @@ for entry in "${cmds[@]}"; do
     (cd "$T/w" && eval "${cmd//@OUT/fifo}" >/dev/null 2>"$T/err")
     rc=$?
     wait "$reader"
-    [ "$rc" -eq 0 ] && [ -p "$T/w/fifo" ] && cmp -s <(mask "$T/w/ref.out") <(mask "$T/fifo.out") && ok \
+    okrc "$rc" && [ -p "$T/w/fifo" ] && cmp -s <(mask "$T/w/ref.out") <(mask "$T/fifo.out") && ok \
         || bad "$name: a FIFO (exit $rc) $(tail -c 200 "$T/err")"
     # /dev/null: accepted; /dev/full: exit 2, the output and the cause named
     (cd "$T/w" && eval "${cmd//@OUT//dev/null}" >/dev/null 2>"$T/err")
     rc=$?
-    [ "$rc" -eq 0 ] && ok || bad "$name: /dev/null (exit $rc) $(tail -c 200 "$T/err")"
+    okrc "$rc" && ok || bad "$name: /dev/null (exit $rc) $(tail -c 200 "$T/err")"
     (cd "$T/w" && eval "${cmd//@OUT//dev/full}" >/dev/null 2>"$T/err")
     rc=$?
     [ "$rc" -eq 2 ] && grep -q "/dev/full.*No space left on device" "$T/err" && ok \
@@ -133,7 +136,8 @@ rc=$?
     || bad "gen --json over an existing k1.ptx: exit $rc, $(tail -c 200 "$T/err")"
 "$P" gen --model "$TINY" --samples 1 --max-tokens 200 --json --force --name k1 "vector add" >/dev/null 2>"$T/err"
 rc=$?
-[ "$rc" -eq 0 ] && head -1 k1.ptx | grep -q GENERATED_BY && ok || bad "gen --force did not replace k1.ptx: exit $rc"
+# exit 1: the random model's kernel is unfinished (a stub, said so); the file is replaced all the same
+[ "$rc" -le 1 ] && head -1 k1.ptx | grep -q GENERATED_BY && ok || bad "gen --force did not replace k1.ptx: exit $rc"
 "$P" gen --model "$TINY" --samples 1 --max-tokens 200 --json -o - "vector add" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q -- "-o -" "$T/err" && ok || bad "gen --json -o - is not refused: $(cat "$T/err")"
 "$P" gen --model "$TINY" --samples 1 --max-tokens 200 -o - "vector add" >"$T/g.ptx" 2>/dev/null
@@ -185,7 +189,7 @@ cp -r "$R/tests/model/lora" "$T/lora8" && sed -i 's/"r": 4,/"r": 8,/' "$T/lora8/
 cp -r "$TINY" "$T/modèle"
 "$P" gen --model "$T/modèle" --samples 1 --max-tokens 200 -o "$T/m.ptx" "vector add" >/dev/null 2>"$T/err"
 rc=$?
-[ "$rc" -eq 0 ] && "$P" check "$T/m.ptx" >/dev/null 2>&1 && head -1 "$T/m.ptx" | grep -q '^// GENERATED_BY: ptxgen mod??le$' && ok \
+[ "$rc" -le 1 ] && "$P" check "$T/m.ptx" >/dev/null 2>&1 && head -1 "$T/m.ptx" | grep -q '^// GENERATED_BY: ptxgen mod??le$' && ok \
     || bad "gen with a non-ASCII model folder: exit $rc, $(head -1 "$T/m.ptx" 2>/dev/null) $(tail -c 200 "$T/err")"
 
 echo "io: $pass passed, $fail failed"
