@@ -59,11 +59,11 @@ int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int file_i
     if (!src) { src = ""; len = 0; }
     /* line starts of the plan */
     int nlines = 0, cap = 64;
-    const char **starts = malloc(sizeof *starts * (size_t)cap);
+    const char **starts = pg_xmalloc(sizeof *starts * (size_t)cap);
     const char *end = src + len;
     starts[nlines++] = src;
     for (const char *p = src; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; ) {
-        if (nlines == cap) starts = realloc(starts, sizeof *starts * (size_t)(cap *= 2));
+        if (nlines == cap) starts = pg_xrealloc(starts, sizeof *starts * (size_t)(cap *= 2));
         starts[nlines++] = ++p;
     }
     int written = 0;

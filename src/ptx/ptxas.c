@@ -31,7 +31,7 @@ bool ptx_cuda_tool_find(const char *tool, const char *envvar, char *path, size_t
     }
     const char *pathv = getenv("PATH");
     if (pathv) {
-        char *copy = strdup(pathv);
+        char *copy = pg_xstrdup(pathv);   /* out of memory: a clean exit 2 (pg_oom) */
         for (char *save = NULL, *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
             snprintf(path, n, "%s/%s", d, tool);
             if (is_exec(path)) { free(copy); return true; }
