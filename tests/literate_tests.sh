@@ -26,6 +26,28 @@ export PATH="$PATH:${CUDA_HOME:-/usr/local/cuda}/bin"
 expect_rc 0 "bash -n train/recipe.sh" bash -n train/recipe.sh
 expect_rc 2 "recipe usage" env OUT="$tmp/dev" bash train/recipe.sh no-such-step
 
+# retrieve: a library from a synth dataset (skips counted, a held-out suite's task kept out), queries
+"$P" retrieve build --in tests/golden/retrieve/synth.jsonl --out "$tmp/lib.jsonl" --per-family 2 --max-ptx-bytes 200 \
+    --exclude bench/suite,bench/suite-prose 2>"$tmp/rb.err" && [ "$(wc -l < "$tmp/lib.jsonl")" -eq 3 ] &&
+    grep -q "3 kernels from 9 lines.*1 of the excluded suites" "$tmp/rb.err" && ! grep -q adam_step "$tmp/lib.jsonl" && ok \
+    || bad "retrieve build: $(cat "$tmp/rb.err")"
+"$P" retrieve query --lib tests/golden/retrieve/tiny.jsonl -k 1 "每一行的最大值" 2>/dev/null | grep -q "^rowmax_f32 " && ok || bad "retrieve query (zh)"
+"$P" retrieve query --lib tests/golden/retrieve/tiny.jsonl --json "relu" 2>/dev/null |
+    python3 -c "import json,sys; h=json.load(sys.stdin); assert [x['task'] for x in h]==['relu_f32','relu_f16'] and h[0]['score']>0" && ok \
+    || bad "retrieve query --json"
+"$P" retrieve query --lib tests/golden/retrieve/tiny.jsonl --exclude-task rowmax_f32 -k 1 "每一行的最大值" 2>/dev/null | grep -q "^rowmax_f32 " \
+    && bad "retrieve query --exclude-task returned the task" || ok
+expect_rc 2 "retrieve without a step" "$P" retrieve
+expect_rc 2 "retrieve with an unknown step" "$P" retrieve frob
+expect_rc 0 "retrieve --help" "$P" retrieve --help
+expect_rc 2 "retrieve build without --out" "$P" retrieve build --in tests/golden/retrieve/synth.jsonl
+expect_rc 2 "retrieve build with nothing that qualifies" "$P" retrieve build --in tests/golden/retrieve/synth.jsonl --max-ptx-bytes 1 --out "$tmp/none.jsonl"
+[ ! -e "$tmp/none.jsonl" ] && ok || bad "retrieve build wrote a library with nothing that qualified"
+expect_rc 2 "retrieve build with a missing --exclude folder" "$P" retrieve build --in tests/golden/retrieve/synth.jsonl --exclude "$tmp/nope" --out "$tmp/x.jsonl"
+expect_rc 2 "retrieve query -k 0" "$P" retrieve query --lib tests/golden/retrieve/tiny.jsonl -k 0 relu
+"$P" retrieve query --lib tests/golden/retrieve/synth.jsonl relu 2>"$tmp/rq.err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q "synth.jsonl:1:.*E903.*unknown key" "$tmp/rq.err" && ok || bad "retrieve query of a file that is not a library: exit $rc, $(cat "$tmp/rq.err")"
+
 # fmt keeps the plan lines of a literate kernel; --strip-comments gives the plain kernel
 "$P" fmt corpus/saxpy/kernel.ptx > "$tmp/lit.ptx" 2>/dev/null && ok || bad "fmt literate corpus kernel"
 grep -q $'^\t// unsigned int i = blockIdx.x \* blockDim.x + threadIdx.x;$' "$tmp/lit.ptx" && ok || bad "fmt keeps the plan line"

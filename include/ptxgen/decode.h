@@ -189,6 +189,67 @@ PG_API void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description,
                         "holding the plan statement it implements."
 PG_API void gen_prompt_build_plan(const char *request, const char *arch, const char *c_signature, pg_buf *out);
 PG_API void gen_prompt_build_ptx_plan(const char *request, const char *arch, const char *plan, const char *signature, pg_buf *out);
+/* ---- retrieval: the nearest verified kernels, placed in the two turns' prompts ----------
+ * (src/decode/retrieve.c; docs/LITERATE.md "Retrieval").  A library of kernels that passed
+ * synth's verification (task name, family, every description of the task, plan, literate
+ * PTX), ranked against a request by BM25 over its words (ASCII words and CJK characters and
+ * character pairs).  `ptxgen retrieve build` writes a library from synth samples, `ptxgen
+ * prompts --retrieve LIB` and `gen --retrieve LIB` put the nearest kernels in the prompts:
+ * the plan turn gets up to k plans, the PTX turn the nearest kernel's literate PTX.
+ * Ownership: gen_retr_free frees a library and everything its hits point to.  Errors of the
+ * file (E903, naming the line and the cause) go to the sink; nothing here prints. */
+typedef struct gen_retr gen_retr;
+typedef struct {
+    int index;                 /* the kernel's position in the library */
+    const char *task, *family, *plan, *ptx;   /* owned by the library */
+    double score;              /* BM25; > 0 */
+} gen_retr_hit;
+typedef struct {
+    const char *exclude_task;  /* never this task (a training sample's own kernel); NULL: none */
+    size_t max_plan_bytes;     /* skip kernels whose plan / PTX is longer (0: no limit), */
+    size_t max_ptx_bytes;      /* so a prompt stays within the model's context */
+} gen_retr_filter;
+PG_API gen_retr *gen_retr_new(void);
+/* Adds one kernel: PG_ERR_INVALID when the task is already there, PG_ERR_USAGE for a NULL or
+ * empty field (ndescs >= 1 non-empty descriptions).  The library copies every string. */
+PG_API pg_status gen_retr_add(gen_retr *r, const char *task, const char *family, const char *const *descs, int ndescs,
+                              const char *plan, const char *ptx);
+PG_API int gen_retr_count(const gen_retr *r);
+/* The library file (JSONL, one kernel a line: task, family, descriptions, plan, ptx). */
+PG_API pg_status gen_retr_load(const char *path, gen_retr **out, pg_diag_sink *diag);
+PG_API pg_status gen_retr_parse(const char *text, const char *path, gen_retr **out, pg_diag_sink *diag);
+PG_API void gen_retr_print(const gen_retr *r, pg_buf *out);   /* the file's text; parse(print(r)) == r */
+/* The k best kernels for `request` into hits[0..k), best first (ties: the earlier kernel);
+ * returns how many (kernels sharing no word with the request are never returned). */
+PG_API int gen_retr_query(const gen_retr *r, const char *request, const gen_retr_filter *f, int k, gen_retr_hit *hits);
+PG_API void gen_retr_free(gen_retr *r);
+/* Adds the kernels of a synth dataset (JSONL, `ptxgen synth --format literate`): per line its task
+ * (name, every description style), family, plan (cuda_c) and literate PTX (ptx_code).  Lines are
+ * skipped, and counted in rep, that are not split "train", have no plan, a PTX longer than
+ * max_ptx_bytes, a task (or kernel) named in the exclude folders (a comma list of suites, so a
+ * held-out task never reaches a prompt), a task already there, or a family already holding
+ * per_family kernels (0: no cap).  A malformed line is PG_ERR_INVALID naming it. */
+typedef struct {
+    int per_family;
+    size_t max_ptx_bytes;
+    const char *exclude;
+} gen_retr_build;
+typedef struct {
+    long lines, added, not_train, no_plan, too_long, excluded, duplicates, family_full;
+    int families;
+} gen_retr_build_report;
+PG_API pg_status gen_retr_add_synth(gen_retr *r, const char *path, const gen_retr_build *b, gen_retr_build_report *rep,
+                                    pg_diag_sink *diag);
+/* The two turns with retrieved kernels (nex = 0: byte for byte gen_prompt_build_plan and
+ * gen_prompt_build_ptx_plan).  The plan turn lists the hits' plans after the target, the
+ * PTX turn the first hit's literate PTX before the plan:
+ *   {request}\n\nTarget: {arch}\nSimilar verified kernels (they may differ from this request):\n
+ *   // {task}\n{plan}\n\n ... then the turn's usual text. */
+PG_API void gen_prompt_build_plan_ex(const char *request, const char *arch, const char *c_signature,
+                                     const gen_retr_hit *ex, int nex, pg_buf *out);
+PG_API void gen_prompt_build_ptx_plan_ex(const char *request, const char *arch, const char *plan, const char *signature,
+                                         const gen_retr_hit *ex, int nex, pg_buf *out);
+
 /* The task's signature in CUDA C: `extern "C" __global__ void NAME(const float* x,
  * float* y, unsigned int n)` (inputs const; f16 __half, bf16 __nv_bfloat16). */
 PG_API void gen_c_signature_from_task(const task_spec *t, pg_buf *out);

@@ -20,6 +20,7 @@ int cmd_gen(int argc, char **argv);        /* cmd_gen.c */
 int cmd_prompts(int argc, char **argv);    /* cmd_gen.c */
 int cmd_twin(int argc, char **argv);       /* cmd_gen.c */
 int cmd_ngram(int argc, char **argv);      /* cmd_ngram.c */
+int cmd_retrieve(int argc, char **argv);   /* cmd_retrieve.c */
 int cmd_tokenize(int argc, char **argv);   /* cmd_model.c */
 int cmd_logits(int argc, char **argv);     /* cmd_model.c */
 int cmd_grammar(int argc, char **argv);    /* cmd_grammar.c */

@@ -86,8 +86,23 @@ static void plan_user_start(const char *request, const char *arch, pg_buf *out) 
     pg_buf_printf(out, "\n\nTarget: %s\n", arch && *arch ? arch : "sm_80");
 }
 
-void gen_prompt_build_plan(const char *request, const char *arch, const char *c_signature, pg_buf *out) {
+/* Retrieved kernels (docs/LITERATE.md "Retrieval"): plans for the plan turn, literate PTX for
+ * the PTX turn, each headed by its task's name. */
+static void examples(const gen_retr_hit *ex, int nex, bool ptx, pg_buf *out) {
+    if (nex <= 0) return;
+    pg_buf_puts(out, ptx ? "A similar verified kernel in literate PTX (it may differ from this plan):\n"
+                         : "Similar verified kernels (they may differ from this request):\n");
+    for (int i = 0; i < nex; i++) {
+        pg_buf_printf(out, "// %s\n", ex[i].task);
+        put_trimmed(out, ptx ? ex[i].ptx : ex[i].plan);
+        pg_buf_puts(out, "\n\n");
+    }
+}
+
+void gen_prompt_build_plan_ex(const char *request, const char *arch, const char *c_signature, const gen_retr_hit *ex, int nex,
+                              pg_buf *out) {
     plan_user_start(request, arch, out);
+    examples(ex, nex, false, out);
     if (c_signature && *c_signature) {
         pg_buf_puts(out, GEN_PLAN_REQUEST " with this signature:\n");
         put_trimmed(out, c_signature);
@@ -95,14 +110,24 @@ void gen_prompt_build_plan(const char *request, const char *arch, const char *c_
     pg_buf_puts(out, GEN_TOK_IM_END "\n" GEN_TOK_IM_START "assistant\n");
 }
 
-void gen_prompt_build_ptx_plan(const char *request, const char *arch, const char *plan, const char *signature, pg_buf *out) {
+void gen_prompt_build_plan(const char *request, const char *arch, const char *c_signature, pg_buf *out) {
+    gen_prompt_build_plan_ex(request, arch, c_signature, NULL, 0, out);
+}
+
+void gen_prompt_build_ptx_plan_ex(const char *request, const char *arch, const char *plan, const char *signature,
+                                  const gen_retr_hit *ex, int nex, pg_buf *out) {
     plan_user_start(request, arch, out);
+    examples(ex, nex > 1 ? 1 : nex, true, out);   /* one kernel: literate PTX is long */
     pg_buf_puts(out, "The plan (CUDA C):\n");
     put_trimmed(out, plan);
     pg_buf_puts(out, "\n\n" GEN_PTX_REQUEST "\n");
     if (signature && *signature) pg_buf_printf(out, "Signature:\n%s", signature);
     else pg_buf_puts(out, "Signature: the plan's.");
     pg_buf_puts(out, GEN_TOK_IM_END "\n" GEN_TOK_IM_START "assistant\n");
+}
+
+void gen_prompt_build_ptx_plan(const char *request, const char *arch, const char *plan, const char *signature, pg_buf *out) {
+    gen_prompt_build_ptx_plan_ex(request, arch, plan, signature, NULL, 0, out);
 }
 
 const char *gen_c_type(task_dtype t) {
