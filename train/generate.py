@@ -56,6 +56,15 @@ class DecOpts(C.Structure):
                 ("block", C.c_int * 3), ("entry_name", C.c_char_p), ("comment_max", C.c_int)]
 
 
+class RetrHit(C.Structure):   # gen_retr_hit (include/ptxgen/decode.h)
+    _fields_ = [("index", C.c_int), ("task", C.c_char_p), ("family", C.c_char_p), ("plan", C.c_char_p), ("ptx", C.c_char_p),
+                ("score", C.c_double)]
+
+
+class RetrFilter(C.Structure):   # gen_retr_filter
+    _fields_ = [("exclude_task", C.c_char_p), ("max_plan_bytes", C.c_size_t), ("max_ptx_bytes", C.c_size_t)]
+
+
 class Lib:
     """The parts of libptxgen.so generation needs (include/ptxgen/decode.h, task.h)."""
 
@@ -94,6 +103,14 @@ class Lib:
         L.gen_c_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
         L.gen_prompt_build_plan.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
         L.gen_prompt_build_ptx_plan.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
+        L.gen_prompt_build_plan_ex.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(RetrHit), C.c_int, C.POINTER(PgBuf)]
+        L.gen_prompt_build_ptx_plan_ex.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(RetrHit), C.c_int,
+                                                   C.POINTER(PgBuf)]
+        L.gen_retr_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
+        L.gen_retr_load.restype = C.c_int
+        L.gen_retr_query.argtypes = [vp, C.c_char_p, C.POINTER(RetrFilter), C.c_int, C.POINTER(RetrHit)]
+        L.gen_retr_query.restype = C.c_int
+        L.gen_retr_free.argtypes = [vp]
         L.task_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
         L.task_block_max.argtypes = [vp, C.POINTER(C.c_int)]
         L.task_load.restype = C.c_int
@@ -129,17 +146,34 @@ class Lib:
         self.L.ptx_regs_tighten_text(raw, len(raw), C.byref(b))
         return self._take(b)
 
-    def plan_prompt(self, desc, arch, c_sig):
-        """The plan turn's prompt (gen_prompt_build_plan, docs/LITERATE.md)."""
+    def plan_prompt(self, desc, arch, c_sig, hits=None):
+        """The plan turn's prompt (gen_prompt_build_plan_ex, docs/LITERATE.md); hits: retrieve()'s kernels."""
         b = PgBuf()
-        self.L.gen_prompt_build_plan(desc.encode(), arch.encode(), (c_sig or "").encode(), C.byref(b))
+        arr, n = hits if hits else (None, 0)
+        self.L.gen_prompt_build_plan_ex(desc.encode(), arch.encode(), (c_sig or "").encode(), arr, n, C.byref(b))
         return self._take(b)
 
-    def ptx_plan_prompt(self, desc, arch, plan, sig):
-        """The PTX turn's prompt (gen_prompt_build_ptx_plan): request + plan -> literate PTX."""
+    def ptx_plan_prompt(self, desc, arch, plan, sig, hits=None):
+        """The PTX turn's prompt (gen_prompt_build_ptx_plan_ex): request + plan -> literate PTX."""
         b = PgBuf()
-        self.L.gen_prompt_build_ptx_plan(desc.encode(), arch.encode(), plan.encode(), sig.encode(), C.byref(b))
+        arr, n = hits if hits else (None, 0)
+        self.L.gen_prompt_build_ptx_plan_ex(desc.encode(), arch.encode(), plan.encode(), sig.encode(), arr, n, C.byref(b))
         return self._take(b)
+
+    def retr_load(self, path):
+        """A retrieval library (gen_retr_load); freed with the process."""
+        r, q = C.c_void_p(), DiagSink()
+        if self.L.gen_retr_load(path.encode(), C.byref(r), C.byref(q)) != 0:
+            raise SystemExit(f"{path}: not a retrieval library ({q.nerrors} errors; run `ptxgen retrieve query --lib {path} x`)")
+        return r
+
+    def retrieve(self, lib, request, k, exclude_task=None, max_ptx_bytes=0):
+        """(hits array, n): the k nearest kernels of the library (gen_retr_query), for plan_prompt / ptx_plan_prompt.
+        The hits point into the library, which must outlive them."""
+        hits = (RetrHit * max(k, 1))()
+        f = RetrFilter(exclude_task.encode() if exclude_task else None, 0, max_ptx_bytes)
+        n = self.L.gen_retr_query(lib, request.encode(), C.byref(f), k, hits)
+        return hits, n
 
     def task_c_signature(self, path):
         """The task's CUDA C signature (gen_c_signature_from_task), as the plan turn gives it."""

@@ -161,6 +161,10 @@ def main(argv=None):
     ap.add_argument("--styles", default=",".join(STYLES))
     ap.add_argument("--samples", type=int, default=1)
     ap.add_argument("--stages", default="plan,e2e,trans,heldin")
+    ap.add_argument("--retrieve", help="a retrieval library (ptxgen retrieve build): the nearest kernels go into both turns' "
+                                       "prompts, as `prompts --retrieve` put them into the training pairs")
+    ap.add_argument("--retrieve-k", type=int, default=2, help="plans in the plan turn (the PTX turn gets the first kernel)")
+    ap.add_argument("--retrieve-max-ptx", type=int, default=12000, help="skip library kernels with longer PTX")
     ap.add_argument("--out", required=True)
     ap.add_argument("--lib", default="build/libptxgen.so")
     ap.add_argument("--arch", default="sm_80")
@@ -215,6 +219,16 @@ def main(argv=None):
     log(event="loaded", seconds=round(time.time() - t_load, 1), vocab=n)
 
     cases, trans = load_cases(args, lib)
+    rlib = lib.retr_load(args.retrieve) if args.retrieve else None
+    hits = {}   # the retrieved kernels of a request (a held-in task never retrieves itself)
+
+    def nearest(c):
+        if rlib is None:
+            return None
+        if c["key"] not in hits:
+            own = json.load(open(c["task"], encoding="utf-8"))["name"] if c["heldin"] else None
+            hits[c["key"]] = lib.retrieve(rlib, c["desc"], args.retrieve_k, exclude_task=own, max_ptx_bytes=args.retrieve_max_ptx)
+        return hits[c["key"]]
     if "heldin" not in stages:
         cases = [c for c in cases if not c["heldin"]]
     if not ({"plan", "e2e"} & stages):
@@ -226,7 +240,7 @@ def main(argv=None):
     # ---- stage 1: the plans ----
     plan_dir = lambda c: "heldin-plan" if c["heldin"] else "plan"  # noqa: E731
     todo = [c for c in cases if not os.path.exists(os.path.join(args.out, plan_dir(c), c["key"] + ".cu"))]
-    prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"]), add_special_tokens=False)["input_ids"] for c in todo]
+    prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c)), add_special_tokens=False)["input_ids"] for c in todo]
     t1 = time.time()
     res = sample_free(model, tok, prompts, args.plan_max_new, end_ids, pieces, special, args, gen, args.plan_deadline or args.deadline)
     for c, (text, ntok, fin) in zip(todo, res):
@@ -255,15 +269,15 @@ def main(argv=None):
         if stage not in stages or not os.path.exists(cu) or os.path.exists(os.path.join(args.out, stage, c["key"] + ".ptx")):
             continue
         plan = open(cu, encoding="utf-8").read()
-        batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"]), c["sig"], c["sample"], c["blk"],
-                      c["desc"]))
+        batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
+                      c["blk"], c["desc"]))
     if "trans" in stages:
         for c in trans:
             if os.path.exists(os.path.join(args.out, "trans", c["key"] + ".ptx")):
                 continue
             plan = open(c["ref"], encoding="utf-8").read()
-            batch.append((f"trans/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"]), c["sig"], c["sample"], c["blk"],
-                          c["desc"]))
+            batch.append((f"trans/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
+                          c["blk"], c["desc"]))
     # e2e and held-in first (stage order), longest prompts first within a stage: a deadline cuts translation last
     rank = {"e2e": 0, "heldin": 1, "trans": 2}
     batch.sort(key=lambda b: (rank[b[0].split("/")[0]], -len(b[1])))

@@ -301,7 +301,8 @@ class TestTwoStage(unittest.TestCase):
             out = os.path.join(tmp, "gen")
             r = run(["train/generate2.py", "--base", os.path.join(tmp, "hf"), "--lib", LIB, "--suite", "bench/suite", "--only", "relu6",
                      "--styles", "terse", "--heldin", os.path.join(tmp, "heldin"), "--out", out, "--plan-max-new", "8",
-                     "--max-new", "80", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2"], timeout=900)
+                     "--max-new", "80", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2",
+                     "--retrieve", os.path.join(ROOT, "tests", "golden", "retrieve", "tiny.jsonl")], timeout=900)
             self.assertEqual(r.returncode, 0, r.stderr[-3000:])
             case = "relu6.terse.no_bias.0"
             self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".cu")))
@@ -320,6 +321,30 @@ class TestTwoStage(unittest.TestCase):
             self.assertEqual(stats["ptx_kernels"], 3)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+@unittest.skipUnless(os.path.exists(LIB), "needs libptxgen.so")
+class TestRetrieveBinding(unittest.TestCase):
+    """generate.Lib's retrieval (ctypes over gen_retr_*): the prompts generate2.py builds with
+    retrieved kernels are the library's, and without them the plain turns."""
+
+    def test_prompts(self):
+        import generate as G
+        lib = G.Lib(LIB)
+        r = lib.retr_load(os.path.join(ROOT, "tests", "golden", "retrieve", "tiny.jsonl"))
+        hits, n = lib.retrieve(r, "elementwise relu of n floats", 2)
+        self.assertEqual((n, hits[0].task, hits[1].task), (2, b"relu_f32", b"relu_f16"))
+        hits2, n2 = lib.retrieve(r, "elementwise relu of n floats", 2, exclude_task="relu_f32")
+        self.assertEqual(hits2[0].task, b"relu_f16")
+        self.assertNotIn(b"relu_f32", [hits2[i].task for i in range(n2)])
+        p = lib.plan_prompt("relu of x", "sm_80", "", (hits, n))
+        self.assertIn("Target: sm_80\nSimilar verified kernels (they may differ from this request):\n// relu_f32\nextern", p)
+        self.assertEqual(lib.plan_prompt("relu", "sm_80", "sig"), lib.plan_prompt("relu", "sm_80", "sig", None))
+        q = lib.ptx_plan_prompt("relu", "sm_80", "the plan", "sig", (hits, n))
+        self.assertIn("A similar verified kernel in literate PTX (it may differ from this plan):\n// relu_f32\n.version", q)
+        self.assertNotIn("relu_f16", q)
+        with self.assertRaises(SystemExit):
+            lib.retr_load(os.path.join(ROOT, "tests", "golden", "retrieve", "synth.jsonl"))
 
 
 if __name__ == "__main__":
