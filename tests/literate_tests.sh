@@ -37,6 +37,11 @@ expect_rc 2 "recipe usage" env OUT="$tmp/dev" bash train/recipe.sh no-such-step
     || bad "retrieve query --json"
 "$P" retrieve query --lib tests/golden/retrieve/tiny.jsonl --exclude-task rowmax_f32 -k 1 "每一行的最大值" 2>/dev/null | grep -q "^rowmax_f32 " \
     && bad "retrieve query --exclude-task returned the task" || ok
+"$P" retrieve eval --lib tests/golden/retrieve/tiny.jsonl --json 2>/dev/null | python3 -c "
+import json,sys; d=json.load(sys.stdin); s=d['styles']
+assert d['kernels']==5 and s['terse']['queries']==5 and s['zh']['queries']==3 and s['terse']['family_at1']+s['zh']['family_at1']==3" && ok \
+    || bad "retrieve eval --json"
+expect_rc 2 "retrieve eval without --lib" "$P" retrieve eval
 expect_rc 2 "retrieve without a step" "$P" retrieve
 expect_rc 2 "retrieve with an unknown step" "$P" retrieve frob
 expect_rc 0 "retrieve --help" "$P" retrieve --help

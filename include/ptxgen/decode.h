@@ -210,12 +210,13 @@ typedef struct {
     size_t max_ptx_bytes;      /* so a prompt stays within the model's context */
 } gen_retr_filter;
 PG_API gen_retr *gen_retr_new(void);
-/* Adds one kernel: PG_ERR_INVALID when the task is already there, PG_ERR_USAGE for a NULL or
- * empty field (ndescs >= 1 non-empty descriptions).  The library copies every string. */
-PG_API pg_status gen_retr_add(gen_retr *r, const char *task, const char *family, const char *const *descs, int ndescs,
-                              const char *plan, const char *ptx);
+/* Adds one kernel with its descriptions (descs[i] in style styles[i]): PG_ERR_INVALID when
+ * the task is already there, PG_ERR_USAGE for a NULL or empty field (ndescs >= 1).  The
+ * library copies every string. */
+PG_API pg_status gen_retr_add(gen_retr *r, const char *task, const char *family, const char *const *styles, const char *const *descs,
+                              int ndescs, const char *plan, const char *ptx);
 PG_API int gen_retr_count(const gen_retr *r);
-/* The library file (JSONL, one kernel a line: task, family, descriptions, plan, ptx). */
+/* The library file (JSONL, one kernel a line: task, family, descriptions {style: text}, plan, ptx). */
 PG_API pg_status gen_retr_load(const char *path, gen_retr **out, pg_diag_sink *diag);
 PG_API pg_status gen_retr_parse(const char *text, const char *path, gen_retr **out, pg_diag_sink *diag);
 PG_API void gen_retr_print(const gen_retr *r, pg_buf *out);   /* the file's text; parse(print(r)) == r */
@@ -238,6 +239,14 @@ typedef struct {
     long lines, added, not_train, no_plan, too_long, excluded, duplicates, family_full;
     int families;
 } gen_retr_build_report;
+/* Leave one out, per description style: every description of every kernel queries the library
+ * without its own kernel; how often the best hit (any of the k best) is of the kernel's family.
+ * Fills out[0..max_styles), returns the styles seen (at most max_styles; k from 1 to 64). */
+typedef struct {
+    char style[32];
+    long queries, family_at1, family_atk, none;
+} gen_retr_style_eval;
+PG_API int gen_retr_eval(const gen_retr *r, int k, gen_retr_style_eval *out, int max_styles);
 PG_API pg_status gen_retr_add_synth(gen_retr *r, const char *path, const gen_retr_build *b, gen_retr_build_report *rep,
                                     pg_diag_sink *diag);
 /* The two turns with retrieved kernels (nex = 0: byte for byte gen_prompt_build_plan and

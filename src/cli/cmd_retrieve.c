@@ -11,12 +11,15 @@ static const char *retrieve_usage =
     "usage: ptxgen retrieve build --in SYNTH.jsonl [--in ...] --out LIB.jsonl [--per-family 8]\n"
     "                             [--max-ptx-bytes 12000] [--exclude bench/suite,bench/suite-prose]\n"
     "       ptxgen retrieve query --lib LIB.jsonl [-k 3] [--exclude-task NAME] [--json] REQUEST\n"
+    "       ptxgen retrieve eval --lib LIB.jsonl [-k 3] [--json]\n"
     "  The retrieval library of the two-stage model (docs/LITERATE.md \"Retrieval\"): kernels that passed\n"
     "  synth's verification, with every description of their task, their plan and their literate PTX.\n"
     "  build: the train-split samples of literate synth datasets, at most --per-family kernels of a family\n"
     "  (0: all), none longer than --max-ptx-bytes, no task of the --exclude suites; one kernel per task.\n"
     "  query: the k nearest kernels of REQUEST by BM25 over the descriptions' words (Chinese by\n"
     "  characters and their pairs): task, family and score per line, or --json.\n"
+    "  eval: leave one out, per description style: each description asks the library without its own\n"
+    "  kernel; how often the best hit (one of the k best) is of the kernel's family.\n"
     "  `ptxgen prompts --retrieve LIB` puts them in the training prompts, `gen --retrieve LIB` in gen's.\n"
     "  exit 0: done; 2: usage, I/O or a malformed input\n";
 
@@ -108,12 +111,53 @@ static int query(int argc, char **argv, pg_diag_sink *sink) {
     return 0;
 }
 
+static int eval(int argc, char **argv, pg_diag_sink *sink) {
+    const char *lib = NULL;
+    int k = 3;
+    bool as_json = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--lib") && i + 1 < argc) lib = argv[++i];
+        else if (!strcmp(a, "-k") && i + 1 < argc) { if (!cli_int_arg("retrieve", a, argv[++i], 1, 64, &k)) return 2; }
+        else if (!strcmp(a, "--json")) as_json = true;
+        else return cli_usage_error("retrieve", "eval: unknown or incomplete option '%s'", a);
+    }
+    if (!lib) return cli_usage_error("retrieve", "eval needs --lib LIB.jsonl");
+    gen_retr *r = NULL;
+    if (gen_retr_load(lib, &r, sink) != PG_OK) return 2;
+    gen_retr_style_eval ev[32];
+    int ns = gen_retr_eval(r, k, ev, 32);
+    json_t *styles = json_object();
+    if (!as_json) printf("%-10s %8s %14s %14s %8s\n", "style", "queries", "family@1", "family@k", "no hit");
+    for (int i = 0; i < ns; i++) {
+        double q = ev[i].queries ? (double)ev[i].queries : 1.0;
+        if (as_json)
+            json_object_set_new(styles, ev[i].style, json_pack("{s:I, s:I, s:I, s:I}", "queries", (json_int_t)ev[i].queries, "family_at1",
+                                                               (json_int_t)ev[i].family_at1, "family_atk", (json_int_t)ev[i].family_atk,
+                                                               "no_hit", (json_int_t)ev[i].none));
+        else
+            printf("%-10s %8ld %6ld %6.1f%% %6ld %6.1f%% %8ld\n", ev[i].style, ev[i].queries, ev[i].family_at1, 100 * ev[i].family_at1 / q,
+                   ev[i].family_atk, 100 * ev[i].family_atk / q, ev[i].none);
+    }
+    if (as_json) {
+        json_t *o = json_pack("{s:s, s:i, s:i, s:o}", "library", lib, "kernels", gen_retr_count(r), "k", k, "styles", styles);
+        char *s = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        json_decref(o);
+        if (!s) pg_oom();
+        printf("%s\n", s);
+        free(s);
+    } else json_decref(styles);
+    gen_retr_free(r);
+    return 0;
+}
+
 int cmd_retrieve(int argc, char **argv) {
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
-    if (argc < 2) return cli_usage_error("retrieve", "need a step: build or query");
+    if (argc < 2) return cli_usage_error("retrieve", "need a step: build, query or eval");
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s", retrieve_usage); return 0; }
     if (!strcmp(argv[1], "build")) return build(argc, argv, &sink);
     if (!strcmp(argv[1], "query")) return query(argc, argv, &sink);
-    return cli_usage_error("retrieve", "unknown step '%s' (build or query)", argv[1]);
+    if (!strcmp(argv[1], "eval")) return eval(argc, argv, &sink);
+    return cli_usage_error("retrieve", "unknown step '%s' (build, query or eval)", argv[1]);
 }

@@ -12,9 +12,9 @@
  * the earlier kernel, so a query's answer depends only on the library's order.
  *
  * File format, version 1 (JSONL; golden test tests/golden/retrieve/tiny.jsonl): one kernel a line,
- *   {"task": NAME, "family": F, "descriptions": [TEXT, ...], "plan": CUDA C, "ptx": PTX}
- * task non-empty and unique, descriptions non-empty strings (at least one), plan and ptx
- * strings; other keys are refused, so a typo is not silently ignored. */
+ *   {"task": NAME, "family": F, "descriptions": {STYLE: TEXT, ...}, "plan": CUDA C, "ptx": PTX}
+ * task non-empty and unique, at least one description, every one a non-empty string, plan and
+ * ptx strings; other keys are refused, so a typo is not silently ignored. */
 #include "ptxgen/decode.h"
 
 #include <ctype.h>
@@ -32,7 +32,7 @@
 
 typedef struct {
     char *task, *family, *plan, *ptx;
-    char **descs;
+    char **styles, **descs;    /* [ndescs]: each description and its style ("terse", "zh", ...) */
     int ndescs;
     int *terms, *tf, nterms;   /* distinct term ids of the kernel's text and their counts */
     int len;                   /* terms counted with repeats (BM25's document length) */
@@ -185,11 +185,11 @@ static int find_task(const gen_retr *r, const char *task) {
     return -1;
 }
 
-pg_status gen_retr_add(gen_retr *r, const char *task, const char *family, const char *const *descs, int ndescs,
-                       const char *plan, const char *ptx) {
-    if (!r || !task || !*task || !family || !descs || ndescs < 1 || !plan || !ptx) return PG_ERR_USAGE;
+pg_status gen_retr_add(gen_retr *r, const char *task, const char *family, const char *const *styles, const char *const *descs,
+                       int ndescs, const char *plan, const char *ptx) {
+    if (!r || !task || !*task || !family || !styles || !descs || ndescs < 1 || !plan || !ptx) return PG_ERR_USAGE;
     for (int i = 0; i < ndescs; i++)
-        if (!descs[i] || !*descs[i]) return PG_ERR_USAGE;
+        if (!descs[i] || !*descs[i] || !styles[i] || !*styles[i]) return PG_ERR_USAGE;
     if (find_task(r, task) >= 0) return PG_ERR_INVALID;
     if (r->n == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 64;
@@ -202,7 +202,8 @@ pg_status gen_retr_add(gen_retr *r, const char *task, const char *family, const 
     e->plan = pg_xstrdup(plan);
     e->ptx = pg_xstrdup(ptx);
     e->descs = pg_xmalloc((size_t)ndescs * sizeof *e->descs);
-    for (int i = 0; i < ndescs; i++) e->descs[i] = pg_xstrdup(descs[i]);
+    e->styles = pg_xmalloc((size_t)ndescs * sizeof *e->styles);
+    for (int i = 0; i < ndescs; i++) e->descs[i] = pg_xstrdup(descs[i]), e->styles[i] = pg_xstrdup(styles[i]);
     e->ndescs = ndescs;
     /* the terms: every description, the task name and the family */
     collect c = {.r = r};
@@ -232,8 +233,8 @@ void gen_retr_free(gen_retr *r) {
     for (int i = 0; i < r->n; i++) {
         entry *e = &r->e[i];
         free(e->task), free(e->family), free(e->plan), free(e->ptx), free(e->terms), free(e->tf);
-        for (int j = 0; j < e->ndescs; j++) free(e->descs[j]);
-        free(e->descs);
+        for (int j = 0; j < e->ndescs; j++) free(e->descs[j]), free(e->styles[j]);
+        free(e->descs), free(e->styles);
     }
     for (int i = 0; i < r->nwords; i++) free(r->word[i]);
     free(r->e), free(r->word), free(r->df), free(r->slot);
@@ -266,18 +267,21 @@ static pg_status parse_line(gen_retr *r, json_t *o, const char *path, int line, 
     if (!task || !*task) return line_error(diag, path, line, "'task' must be a non-empty string");
     if (!family) return line_error(diag, path, line, "'family' must be a string");
     if (!plan || !ptx) return line_error(diag, path, line, "'plan' and 'ptx' must be strings");
-    if (!json_is_array(d) || json_array_size(d) == 0) return line_error(diag, path, line, "'descriptions' must be a non-empty array");
-    size_t nd = json_array_size(d);
-    const char **descs = pg_xmalloc(nd * sizeof *descs);
-    for (size_t i = 0; i < nd; i++) {
-        descs[i] = json_string_value(json_array_get(d, i));
-        if (!descs[i] || !*descs[i]) {
-            free(descs);
-            return line_error(diag, path, line, "every description must be a non-empty string");
+    if (!json_is_object(d) || json_object_size(d) == 0)
+        return line_error(diag, path, line, "'descriptions' must be a non-empty object (style: text)");
+    size_t nd = json_object_size(d), i = 0;
+    const char **descs = pg_xmalloc(nd * sizeof *descs), **styles = pg_xmalloc(nd * sizeof *styles);
+    json_object_foreach(d, key, v) {
+        styles[i] = key;
+        descs[i] = json_string_value(v);
+        if (!*key || !descs[i] || !*descs[i]) {
+            free(descs), free(styles);
+            return line_error(diag, path, line, "every description must be a non-empty string under a non-empty style");
         }
+        i++;
     }
-    pg_status st = gen_retr_add(r, task, family, descs, (int)nd, plan, ptx);
-    free(descs);
+    pg_status st = gen_retr_add(r, task, family, styles, descs, (int)nd, plan, ptx);
+    free(descs), free(styles);
     if (st == PG_ERR_INVALID) {
         char msg[200];
         snprintf(msg, sizeof msg, "task '%.80s' appears twice", task);
@@ -340,10 +344,10 @@ pg_status gen_retr_load(const char *path, gen_retr **out, pg_diag_sink *diag) {
 void gen_retr_print(const gen_retr *r, pg_buf *out) {
     for (int i = 0; i < r->n; i++) {
         const entry *e = &r->e[i];
-        json_t *o = json_object(), *d = json_array();
+        json_t *o = json_object(), *d = json_object();
         json_object_set_new(o, "task", json_string(e->task));
         json_object_set_new(o, "family", json_string(e->family));
-        for (int j = 0; j < e->ndescs; j++) json_array_append_new(d, json_string(e->descs[j]));
+        for (int j = 0; j < e->ndescs; j++) json_object_set_new(d, e->styles[j], json_string(e->descs[j]));
         json_object_set_new(o, "descriptions", d);
         json_object_set_new(o, "plan", json_string(e->plan));
         json_object_set_new(o, "ptx", json_string(e->ptx));
@@ -511,14 +515,14 @@ pg_status gen_retr_add_synth(gen_retr *r, const char *path, const gen_retr_build
             if (!strcmp(fams[i], family)) fi = i;
         if (!skip && fi >= 0 && b->per_family > 0 && fcount[fi] >= b->per_family) { rep->family_full++; skip = true; }
         if (!skip) {
-            const char *d[16];
+            const char *d[16], *sty[16];
             int nd = 0;
             const char *key;
             json_t *v;
             json_object_foreach(descs, key, v)   /* every style's text; "frames" is not a description */
-                if (json_is_string(v) && *json_string_value(v) && nd < 16) d[nd++] = json_string_value(v);
+                if (json_is_string(v) && *json_string_value(v) && *key && nd < 16) sty[nd] = key, d[nd++] = json_string_value(v);
             if (nd == 0) { rep->no_plan++; skip = true; }
-            else if (gen_retr_add(r, name, family, d, nd, plan, ptx) != PG_OK) st = line_error(diag, path, line, "cannot add the kernel");
+            else if (gen_retr_add(r, name, family, sty, d, nd, plan, ptx) != PG_OK) st = line_error(diag, path, line, "cannot add the kernel");
             else {
                 rep->added++;
                 if (fi < 0) {
@@ -539,4 +543,33 @@ pg_status gen_retr_add_synth(gen_retr *r, const char *path, const gen_retr_build
     free(names);
     rep->families = nfams;
     return st;
+}
+
+/* ---- how well the library finds its own families ------------------------------------------ */
+
+int gen_retr_eval(const gen_retr *r, int k, gen_retr_style_eval *out, int max_styles) {
+    if (!r || k < 1 || k > 64) return 0;
+    int ns = 0;
+    gen_retr_hit hits[64];
+    for (int i = 0; i < r->n; i++) {
+        const entry *e = &r->e[i];
+        gen_retr_filter f = {.exclude_task = e->task};
+        for (int j = 0; j < e->ndescs; j++) {
+            int s = 0;
+            while (s < ns && strcmp(out[s].style, e->styles[j])) s++;
+            if (s == ns) {
+                if (ns == max_styles) continue;
+                memset(&out[ns], 0, sizeof out[ns]);
+                snprintf(out[ns].style, sizeof out[ns].style, "%s", e->styles[j]);
+                ns++;
+            }
+            int n = gen_retr_query(r, e->descs[j], &f, k, hits);
+            out[s].queries++;
+            if (n == 0) out[s].none++;
+            if (n > 0 && !strcmp(hits[0].family, e->family)) out[s].family_at1++;
+            for (int h = 0; h < n; h++)
+                if (!strcmp(hits[h].family, e->family)) { out[s].family_atk++; break; }
+        }
+    }
+    return ns;
 }

@@ -59,14 +59,28 @@ static void test_queries(const gen_retr *r) {
           "a hit points at the kernel's plan, PTX and family");
     /* k = 1 keeps the best; ties go to the earlier kernel */
     gen_retr *t = gen_retr_new();
-    const char *d1[] = {"copy a vector"}, *d2[] = {"copy a vector"};
-    CHECK(gen_retr_add(t, "first", "f", d1, 1, "p", "x") == PG_OK && gen_retr_add(t, "second", "f", d2, 1, "p", "x") == PG_OK, "adds");
+    const char *d1[] = {"copy a vector"}, *d2[] = {"copy a vector"}, *sty[] = {"terse"};
+    CHECK(gen_retr_add(t, "first", "f", sty, d1, 1, "p", "x") == PG_OK && gen_retr_add(t, "second", "f", sty, d2, 1, "p", "x") == PG_OK,
+          "adds");
     CHECK(gen_retr_query(t, "copy", NULL, 1, h) == 1 && !strcmp(h[0].task, "first"), "a tie goes to the earlier kernel");
-    CHECK(gen_retr_add(t, "first", "f", d1, 1, "p", "x") == PG_ERR_INVALID, "a task twice is refused");
-    CHECK(gen_retr_add(t, "third", "f", d1, 0, "p", "x") == PG_ERR_USAGE, "no description is refused");
+    CHECK(gen_retr_add(t, "first", "f", sty, d1, 1, "p", "x") == PG_ERR_INVALID, "a task twice is refused");
+    CHECK(gen_retr_add(t, "third", "f", sty, d1, 0, "p", "x") == PG_ERR_USAGE, "no description is refused");
     const char *empty[] = {""};
-    CHECK(gen_retr_add(t, "third", "f", empty, 1, "p", "x") == PG_ERR_USAGE, "an empty description is refused");
+    CHECK(gen_retr_add(t, "third", "f", sty, empty, 1, "p", "x") == PG_ERR_USAGE, "an empty description is refused");
+    CHECK(gen_retr_add(t, "third", "f", empty, d1, 1, "p", "x") == PG_ERR_USAGE, "an empty style is refused");
     gen_retr_free(t);
+}
+
+static void test_eval(const gen_retr *r) {
+    gen_retr_style_eval ev[8];
+    int ns = gen_retr_eval(r, 3, ev, 8);
+    /* relu_f32 finds relu_f16 (same family) and back; rowmax, block_sum and saxpy are alone in theirs */
+    long q = 0, at1 = 0, atk = 0;
+    for (int i = 0; i < ns; i++) q += ev[i].queries, at1 += ev[i].family_at1, atk += ev[i].family_atk;
+    CHECK(ns == 2 && !strcmp(ev[0].style, "terse") && !strcmp(ev[1].style, "zh") && ev[0].queries == 5 && ev[1].queries == 3,
+          "styles terse (5) and zh (3): %d %s %ld", ns, ns ? ev[0].style : "", ns ? ev[0].queries : 0L);
+    CHECK(q == 8 && at1 == 3 && atk == 3, "leave one out: the relu kernels find each other (3 of their descriptions) (%ld %ld %ld)", q, at1, atk);
+    CHECK(gen_retr_eval(r, 0, ev, 8) == 0, "k 0 is refused");
 }
 
 static void refused(const char *text, const char *want, const char *label) {
@@ -79,7 +93,7 @@ static void refused(const char *text, const char *want, const char *label) {
 }
 
 static void test_refusals(void) {
-    const char *ok = "{\"task\":\"a\",\"family\":\"f\",\"descriptions\":[\"d\"],\"plan\":\"p\",\"ptx\":\"x\"}\n";
+    const char *ok = "{\"task\":\"a\",\"family\":\"f\",\"descriptions\":{\"terse\":\"d\"},\"plan\":\"p\",\"ptx\":\"x\"}\n";
     refused("", "no kernels", "an empty file");
     refused("\n  \n", "no kernels", "blank lines only");
     refused("{\"task\":", "lib.jsonl:1:", "not JSON");
@@ -87,13 +101,15 @@ static void test_refusals(void) {
     char buf[1000];
     snprintf(buf, sizeof buf, "%s%s", ok, ok);
     refused(buf, "lib.jsonl:2:1: error[E903]: retrieval library: task 'a' appears twice", "a task twice, on line 2");
-    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":[\"d\"],\"plan\":\"p\",\"ptx\":\"x\",\"pxt\":1}", "unknown key 'pxt'", "a typo");
-    refused("{\"task\":\"\",\"family\":\"f\",\"descriptions\":[\"d\"],\"plan\":\"p\",\"ptx\":\"x\"}", "'task' must be", "an empty task");
-    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":[],\"plan\":\"p\",\"ptx\":\"x\"}", "non-empty array", "no descriptions");
-    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":[\"\"],\"plan\":\"p\",\"ptx\":\"x\"}", "non-empty string", "an empty one");
-    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":[\"d\"],\"ptx\":\"x\"}", "'plan' and 'ptx'", "no plan");
-    refused("{\"task\":\"a\",\"descriptions\":[\"d\"],\"plan\":\"p\",\"ptx\":\"x\"}", "'family'", "no family");
-    refused("{\"task\":\"a\",\"task\":\"b\",\"family\":\"f\",\"descriptions\":[\"d\"],\"plan\":\"p\",\"ptx\":\"x\"}", "not JSON", "a key twice");
+    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":{\"terse\":\"d\"},\"plan\":\"p\",\"ptx\":\"x\",\"pxt\":1}", "unknown key 'pxt'", "a typo");
+    refused("{\"task\":\"\",\"family\":\"f\",\"descriptions\":{\"terse\":\"d\"},\"plan\":\"p\",\"ptx\":\"x\"}", "'task' must be", "an empty task");
+    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":{},\"plan\":\"p\",\"ptx\":\"x\"}", "non-empty object", "no descriptions");
+    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":[\"d\"],\"plan\":\"p\",\"ptx\":\"x\"}", "non-empty object", "a list");
+    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":{\"zh\":\"\"},\"plan\":\"p\",\"ptx\":\"x\"}", "non-empty string", "an empty one");
+    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":{\"zh\":3},\"plan\":\"p\",\"ptx\":\"x\"}", "non-empty string", "not a string");
+    refused("{\"task\":\"a\",\"family\":\"f\",\"descriptions\":{\"terse\":\"d\"},\"ptx\":\"x\"}", "'plan' and 'ptx'", "no plan");
+    refused("{\"task\":\"a\",\"descriptions\":{\"terse\":\"d\"},\"plan\":\"p\",\"ptx\":\"x\"}", "'family'", "no family");
+    refused("{\"task\":\"a\",\"task\":\"b\",\"family\":\"f\",\"descriptions\":{\"terse\":\"d\"},\"plan\":\"p\",\"ptx\":\"x\"}", "not JSON", "a key twice");
     gen_retr *r = NULL;
     pg_diag_sink d = test_sink();
     CHECK(gen_retr_load("tests/golden/retrieve/nope.jsonl", &r, &d) != PG_OK && r == NULL && strstr(test_diag_log(), "nope.jsonl"),
@@ -164,6 +180,7 @@ int main(void) {
     if (r) {
         test_queries(r);
         test_prompts(r);
+        test_eval(r);
     }
     gen_retr_free(r);
     test_refusals();
