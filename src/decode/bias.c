@@ -74,7 +74,7 @@ static pg_status add_rule(dec_bias *b, const char *ctx, const char *pattern, dou
     }
     snprintf(r.pattern, sizeof r.pattern, "%s", pattern);
     r.delta = (float)delta;
-    b->rules = realloc(b->rules, sizeof *b->rules * (size_t)(b->n + 1));
+    b->rules = pg_xrealloc(b->rules, sizeof *b->rules * (size_t)(b->n + 1));
     b->rules[b->n++] = r;
     return PG_OK;
 }

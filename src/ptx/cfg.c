@@ -62,9 +62,9 @@ static int find_label(const label_map *m, const char *name) {
 static void add_edge(ptx_block *from, int from_id, ptx_block *to, int to_id) {
     for (int i = 0; i < from->nsucc; i++)
         if (from->succ[i] == to_id) return;
-    from->succ = realloc(from->succ, sizeof(int) * (size_t)(from->nsucc + 1));
+    from->succ = pg_xrealloc(from->succ, sizeof(int) * (size_t)(from->nsucc + 1));
     from->succ[from->nsucc++] = to_id;
-    to->pred = realloc(to->pred, sizeof(int) * (size_t)(to->npred + 1));
+    to->pred = pg_xrealloc(to->pred, sizeof(int) * (size_t)(to->npred + 1));
     to->pred[to->npred++] = from_id;
 }
 

@@ -67,7 +67,7 @@ bool ptx_needs_relocatable(const ptx_module *m) {
 static ptxas_func_report *cur_func(ptxas_report *r, const char *name) {
     for (int i = 0; i < r->nfuncs; i++)
         if (!strcmp(r->funcs[i].func, name)) return &r->funcs[i];
-    r->funcs = realloc(r->funcs, sizeof(ptxas_func_report) * (size_t)(r->nfuncs + 1));
+    r->funcs = pg_xrealloc(r->funcs, sizeof(ptxas_func_report) * (size_t)(r->nfuncs + 1));
     ptxas_func_report *f = &r->funcs[r->nfuncs++];
     memset(f, 0, sizeof *f);
     snprintf(f->func, sizeof f->func, "%s", name);
@@ -75,7 +75,7 @@ static ptxas_func_report *cur_func(ptxas_report *r, const char *name) {
 }
 
 static void add_unknown(ptxas_report *r, const char *line) {
-    r->unknown_lines = realloc(r->unknown_lines, sizeof(char *) * (size_t)(r->nunknown + 1));
+    r->unknown_lines = pg_xrealloc(r->unknown_lines, sizeof(char *) * (size_t)(r->nunknown + 1));
     r->unknown_lines[r->nunknown++] = strdup(line);
 }
 

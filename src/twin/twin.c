@@ -335,7 +335,7 @@ pg_status twin_parse(const char *src, const char *file, const char *kernel, twin
                     pg_diag_emit(diag, PG_E_TWIN, fname, v.v[a < v.n ? a : 0].line, 1, "kernel '%s': %s", name, why);
                     goto done;
                 }
-                out->params = realloc(out->params, sizeof *out->params * (size_t)(out->nparams + 1));
+                out->params = pg_xrealloc(out->params, sizeof *out->params * (size_t)(out->nparams + 1));
                 out->params[out->nparams++] = p;
                 a = q + 1;
             }
