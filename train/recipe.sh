@@ -17,12 +17,18 @@
 #                    PTX turns) and $P/pairs-single.jsonl (prompts --plain: the same kernels, one turn,
 #                    no plan); then `put` of the carried piece
 #   put              one more piece
+#                    With RETRIEVE=1 the grow loop also builds the retrieval library once LIB_MIN (3000)
+#                    samples are there ($P/retrieval.jsonl: `ptxgen retrieve build`, LIB_PER_FAMILY 24 a
+#                    family, both suites excluded) and writes $P/pairs-rag.jsonl: the plan arm's pairs with
+#                    the nearest kernels in both prompts (`prompts --retrieve`, a sample never sees its own)
 #   train TS ARMS    assemble, convert the GGUF (bench/device_base.sh), then one LoRA per arm side by side
-#                    for TS seconds each (ARMS: plan, single or "plan single"; INIT_PLAN=DIR continues the
-#                    plan arm from an adapter, e.g. the committed models/qwen-plan), reading its pairs file
-#                    as it grows; returns at CALL_S (570) s
-#   wait             until the runs end; adapters, logs and the synth's stats into $OUT
-#   gen S            generation: plan arm with train/generate2.py (plan, e2e, trans, heldin), single arm
+#                    for TS seconds each (ARMS: plan, rag, single, or several: "plan rag"; INIT_PLAN=DIR
+#                    continues the plan and rag arms from an adapter, e.g. the committed models/qwen-plan),
+#                    reading its pairs file as it grows; returns at CALL_S (570) s
+#   wait             until the runs end; adapters (the rag arm's with its library: retrieval.jsonl and
+#                    base.json "retrieval"), logs and the synth's stats into $OUT
+#   gen S            generation: plan and rag arms with train/generate2.py (plan, e2e, trans, heldin; rag with
+#                    --retrieve), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
 #   verify           ptxgen eval --kernels per stage and suite (sharded over the cores); $OUT gets evals.tgz (every
 #                    report), summary.md and gen.tgz (plans, kernels, held-in tasks, training logs)
@@ -76,7 +82,8 @@ start)
         --family-pct ${FAMILY_PCT:-75} ${FAMILY_WEIGHT:+--family-weight '$FAMILY_WEIGHT'} --no-progress \
         --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; touch '$P/synth.done'" > /dev/null 2>&1 < /dev/null &
     echo $! > "$P/synth.pid"
-    setsid nohup bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
+    rm -f "$P/retrieval.jsonl" "$P/pairs-rag.jsonl"
+    setsid nohup env RETRIEVE="${RETRIEVE:-0}" bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
     echo "synth of $N started"
     bash "$0" put
     ;;
@@ -95,6 +102,19 @@ grow-loop)
                 cat "$P/chunk-single.jsonl" >> "$P/pairs-single.jsonl"
                 done_n=$n
                 echo "$(date +%s) samples $n plan-pairs $(wc -l < "$P/pairs-plan.jsonl") single-pairs $(wc -l < "$P/pairs-single.jsonl")"
+            fi
+            # the retrieval arm: the library once there are enough samples, then the pairs of every sample so far
+            if [ "${RETRIEVE:-0}" = 1 ]; then
+                if [ ! -e "$P/retrieval.jsonl" ] && { [ "$done_n" -ge "${LIB_MIN:-3000}" ] || [ "$fin" = 1 ]; }; then
+                    "$BIN/ptxgen" retrieve build --in "$P/synth-seen.jsonl" --per-family "${LIB_PER_FAMILY:-24}" \
+                        --exclude bench/suite,bench/suite-prose --out "$P/retrieval.jsonl" 2>> "$P/grow.log" && rag_n=0
+                fi
+                if [ -e "$P/retrieval.jsonl" ] && [ "$done_n" -gt "${rag_n:-0}" ]; then
+                    sed -n "$((${rag_n:-0} + 1)),${done_n}p" "$P/synth-seen.jsonl" > "$P/chunk-r.jsonl"
+                    "$BIN/ptxgen" prompts --format chatml --stage both --retrieve "$P/retrieval.jsonl" --in "$P/chunk-r.jsonl" \
+                        --out "$P/chunk-rag.jsonl" 2>> "$P/grow.err" && cat "$P/chunk-rag.jsonl" >> "$P/pairs-rag.jsonl" && rag_n=$done_n &&
+                        echo "$(date +%s) rag-pairs $(wc -l < "$P/pairs-rag.jsonl")"
+                fi
             fi
         fi
         [ "$fin" = 1 ] && break
@@ -123,14 +143,14 @@ train)
         > "$P/convert.log" 2>&1 || { tail "$P/convert.log"; exit 3; }
     echo "base ready at $(( $(date +%s) - t0 )) s; $(tail -n 1 "$P/grow.log")"
     for arm in $ARMS; do
-        init=; [ "$arm" = plan ] && [ -n "${INIT_PLAN:-}" ] && init="--init-adapter $INIT_PLAN"
+        init=; [ "$arm" != single ] && [ -n "${INIT_PLAN:-}" ] && init="--init-adapter $INIT_PLAN"
         need "$P/pairs-$arm.jsonl"
         rm -rf "$P/arm-$arm" "$P/train-$arm.done"
         # both arms read their own pairs file of the same samples as it grows; half the batch each keeps two in memory
         setsid nohup bash -c "python3 train/lora_base.py --base '$P/qwen-hf' --base-gguf '$P/up/qwen.gguf' \
             --base-name ../base/qwen2.5-coder-0.5b-instruct.gguf --pairs '$P/pairs-$arm.jsonl' --grow 45 \
             --grow-pairs '$P/pairs-$arm.jsonl' --out '$P/arm-$arm' --time-budget $TS --lr ${LR:-4e-4} \
-            --batch-tokens ${BATCH_TOKENS:-32768} --max-len ${MAX_LEN:-8192} --pipeline $([ "$arm" = plan ] && echo plan-literate || echo single) \
+            --batch-tokens ${BATCH_TOKENS:-32768} --max-len ${MAX_LEN:-8192} --pipeline $([ "$arm" = single ] && echo single || echo plan-literate) \
             $init ${TRAIN_ARGS:-} > '$P/train-$arm.log' 2>&1; echo \$? > '$P/train-$arm.done'" > /dev/null 2>&1 < /dev/null &
     done
     echo "$ARMS" > "$P/arms"
@@ -156,6 +176,11 @@ wait)
         [ -e "$P/train-$arm.done" ] || { echo "$arm still training: call wait again"; exit 4; }
         echo "== $arm exit $(cat "$P/train-$arm.done")"
         grep -E '"event": "done"' "$P/arm-$arm/train_log.jsonl" | cut -c1-600
+        if [ "$arm" = rag ]; then   # the adapter ships with the library its prompts were built from
+            cp "$P/retrieval.jsonl" "$P/arm-rag/retrieval.jsonl" &&
+                python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['retrieval']='retrieval.jsonl'; json.dump(d, open(p,'w'), indent=1)" \
+                    "$P/arm-rag/base.json"
+        fi
         tar czf "$OUT/adapter-$arm.tgz" -C "$P" "arm-$arm"
         sha256sum "$P/arm-$arm/adapter_model.safetensors"
     done
@@ -169,13 +194,16 @@ gen)
     bins
     [ -e "$P/synth.pid" ] && kill -- -"$(cat "$P/synth.pid")" 2>/dev/null   # its cores go to nvcc and ptxas now
     ARMS=$(cat "$P/arms")
-    rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-plan/trained_ids.txt" --n "${HELDIN:-100}" --out "$P/heldin"
+    first=$(for a in $ARMS; do [ "$a" != single ] && echo "$a" && break; done)
+    rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-${first:-plan}/trained_ids.txt" \
+        --n "${HELDIN:-100}" --out "$P/heldin"
     pids=()
     for arm in $ARMS; do
-        if [ "$arm" = plan ]; then
-            python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-plan" --lib "$BIN/libptxgen.so" --suite bench/suite \
-                --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-plan" --model-name qwen-plan --deadline "$GS" \
-                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 > "$P/gen-plan.log" 2>&1 &
+        if [ "$arm" != single ]; then
+            rag=(); [ "$arm" = rag ] && rag=(--retrieve "$P/retrieval.jsonl")
+            python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
+                --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" \
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 "${rag[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
@@ -194,11 +222,11 @@ verify)
     # (suite, kernels dir, report name) per stage
     jobs=()
     for arm in $ARMS; do
-        if [ "$arm" = plan ]; then
+        if [ "$arm" != single ]; then
             for s in suite suite-prose; do
-                jobs+=("bench/$s $P/gen-plan/plan plan-plan-$s" "bench/$s $P/gen-plan/e2e plan-e2e-$s" "bench/$s $P/gen-plan/trans plan-trans-$s")
+                jobs+=("bench/$s $P/gen-$arm/plan $arm-plan-$s" "bench/$s $P/gen-$arm/e2e $arm-e2e-$s" "bench/$s $P/gen-$arm/trans $arm-trans-$s")
             done
-            jobs+=("$P/heldin $P/gen-plan/heldin-plan plan-heldinplan" "$P/heldin $P/gen-plan/heldin plan-heldin")
+            jobs+=("$P/heldin $P/gen-$arm/heldin-plan $arm-heldinplan" "$P/heldin $P/gen-$arm/heldin $arm-heldin")
         else
             for s in suite suite-prose; do jobs+=("bench/$s $P/gen-$arm $arm-e2e-$s"); done
         fi
