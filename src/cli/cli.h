@@ -17,8 +17,8 @@ int cmd_run(int argc, char **argv);
 int cmd_devinfo(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_gen(int argc, char **argv);        /* cmd_gen.c */
-int cmd_prompts(int argc, char **argv);    /* cmd_gen.c */
-int cmd_twin(int argc, char **argv);       /* cmd_gen.c */
+int cmd_prompts(int argc, char **argv);    /* cmd_prompts.c */
+int cmd_twin(int argc, char **argv);       /* cmd_twin.c */
 int cmd_ngram(int argc, char **argv);      /* cmd_ngram.c */
 int cmd_tokenize(int argc, char **argv);   /* cmd_model.c */
 int cmd_logits(int argc, char **argv);     /* cmd_model.c */
@@ -54,6 +54,10 @@ bool cli_arch_usable(const char *cmd, const char *arch, int ptx_version);
 /* The number of online cores (at least 1). */
 int cli_cores(void);
 
+/* The library's progress notes (pipe_notes.fn: whole lines) on stderr (cli_util.c). */
+void cli_print_note(void *user, const char *text);
+/* ... and the product (pipe_notes.out: PTX, JSON) on stdout. */
+void cli_print_out(void *user, const char *text);
 /* Diagnostics sink that prints "file:line:col: error[CODE]: msg" to stderr. */
 void cli_print_diag(void *user, const pg_diag *d);
 #endif

@@ -8,7 +8,7 @@
  *    functions it may use stay with it).
  * 3. `ptxgen gen --baseline K_baseline.ptx --kernel K` (super-optimization
  *    mode) proposes a rewrite; it runs in a forked child of this process
- *    (cmd_gen, no exec), so a crash or an out-of-memory kill of the
+ *    (pipe_generate, the library's gen, no exec), so a crash or an out-of-memory kill of the
  *    generation is a "not generated" verdict, never a broken build.  The candidate must pass libptx check, keep the
  *    baseline's signature and pass ptxas (the funnel, eval_funnel); with a GPU
  *    it must also agree with the baseline on random inputs (gpu_run_diff: 5
@@ -37,7 +37,10 @@
  * stand in for the model), PTXGEN_NVCC_OFF=1 (pass-through only). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "ptxgen/decode.h"
 #include "ptxgen/eval.h"
+#include "ptxgen/isa.h"
+#include "ptxgen/pipeline.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/task.h"
 
@@ -87,13 +90,39 @@ static int spawn_wait(char *const argv[], const char *out_path, const char *err_
     return wait_child(pid);
 }
 
-/* `ptxgen gen ARGS` (argv[0] = "gen") in a forked child of this process: the
- * child calls cmd_gen with its stdout and stderr on the two files and exits
- * with its status, so the generation (model load, sampling, its own checks)
- * runs exactly as the command would, while a crash, an abort or an
- * out-of-memory kill stays in the child: the parent reads 128+signal like any
- * exit status.  Returns as spawn_wait. */
-static int gen_in_child(int argc, char **argv, const char *out_path, const char *err_path) {
+/* `ptxgen gen --baseline BASE --kernel K --arch A --seed S -o CAND --json` as the library
+ * call it is (pipe_generate), in a forked child of this process: the child runs it with its
+ * stdout and stderr on the two files and exits with its status, so the generation (model
+ * load, sampling, its own checks) runs exactly as the command would, while a crash, an abort
+ * or an out-of-memory kill stays in the child: the parent reads 128+signal like any exit
+ * status.  Returns as spawn_wait. */
+static int superopt_gen(const char *base_path, const char *kernel, const char *arch, int seed, const char *cand) {
+    gen_opts o;
+    gen_opts_default(&o);
+    o.arch = arch;
+    o.sampler.seed = (uint64_t)seed;
+    int sm_;
+    bool as_, fam_;
+    if (!isa_parse_target(arch, &sm_, &as_, &fam_)) return cli_usage_error("gen", "--arch %s is not a known target (sm_50 ... sm_120a)", arch);
+    if (!cli_arch_usable("gen", arch, gen_header_ptx_version(arch))) return 2;
+    char mdir[4096];
+    pipe_gen_req req;
+    memset(&req, 0, sizeof req);
+    req.baseline = base_path;
+    req.kernel = kernel;
+    req.out_path = cand;
+    req.json = true;
+    req.samples = 4;
+    req.threads = 1;
+    req.default_model = cli_default_model(mdir, sizeof mdir) ? mdir : NULL;
+    req.gen = o;
+    pipe_notes notes = {cli_print_note, NULL, cli_print_out};
+    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
+    return pipe_generate(&req, &notes, &sink);
+}
+
+static int gen_in_child(const char *base_path, const char *kernel, const char *arch, int seed, const char *cand,
+                        const char *out_path, const char *err_path) {
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -104,7 +133,7 @@ static int gen_in_child(int argc, char **argv, const char *out_path, const char 
         if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(127);
         close(fo);
         close(fe);
-        int rc = cmd_gen(argc, argv);
+        int rc = superopt_gen(base_path, kernel, arch, seed, cand);
         fflush(stdout);
         fflush(stderr);
         _exit(rc);   /* not exit(): the parent's atexit handlers and stdio buffers are the parent's */
@@ -526,8 +555,7 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
     snprintf(seedtxt, sizeof seedtxt, "%d", seed);
     char *gargv[] = {(char *)rc->gen_bin, "gen", "--baseline", (char *)base_path, "--kernel", (char *)kernel,
                      "--arch", (char *)arch, "--seed", seedtxt, "-o", cand, "--json", NULL};
-    int gargc = (int)(sizeof gargv / sizeof gargv[0]) - 1;
-    int grc = rc->gen_bin ? spawn_wait(gargv, gout, gerr) : gen_in_child(gargc - 1, gargv + 1, gout, gerr);
+    int grc = rc->gen_bin ? spawn_wait(gargv, gout, gerr) : gen_in_child(base_path, kernel, arch, seed, cand, gout, gerr);
     char *gtext = slurp(gout), *etext = slurp(gerr);
     unlink(gout);
     unlink(gerr);
