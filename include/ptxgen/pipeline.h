@@ -226,5 +226,14 @@ typedef struct {
 /* Returns the command's exit status: 0 an attempt passed the requested verification, 1 none
  * did (or the twin differs), 2 usage/IO, 3 --verify gpu without a GPU. */
 PG_API int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag);
+/* The same for bindings (the Python package, through ctypes): the request as a JSON object
+ * whose keys name the flags of `ptxgen gen` ("request", "out", "task", "model", "adapter",
+ * "arch", "verify": "check"|"ptxas"|"gpu", "samples", "seed", "temperature", "top_k",
+ * "max_tokens", "draft", "twin", "twin_file", "plan", "name", "baseline", "kernel", "json"
+ * (default true), ...); without "model" the model is "default_model" (the caller's search),
+ * else $PTXGEN_MODEL, else ./models/default, loaded as gen loads its default.  What the
+ * command prints on stdout is appended to `out` (the JSON report), its stderr to `log`
+ * (diagnostics formatted as the CLI prints them).  Returns gen's exit status. */
+PG_API int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log);
 
 #endif

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "ptxgen/pipeline.h"
 #include "ptxgen/gpu.h"
+#include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
 #include "pipe_notes.h"
 
@@ -21,7 +22,11 @@ static void out_text(const pipe_notes *n, const char *text) {
 }
 
 /* cli_usage_error's two lines */
-#define USAGE_NOTE(...) (pipe_note(notes, "ptxgen gen: " __VA_ARGS__), pipe_note(notes, "\ntry 'ptxgen help gen'\n"))
+#define USAGE_NOTE(...)                                               \
+    do {                                                              \
+        pipe_note(notes, "ptxgen gen: " __VA_ARGS__);                 \
+        pipe_note(notes, "\ntry 'ptxgen help gen'\n");                \
+    } while (0)
 
 int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag) {
     const char *desc = req->request, *desc_file = req->request_file, *task_path = req->task_path, *model_dir = req->model_dir;
@@ -407,5 +412,93 @@ out:
     pg_buf_free(&sig);
     pg_buf_free(&canon_base);
     pg_buf_free(&tokpath);
+    return rc;
+}
+
+/* ---- pipe_generate_json: the same call for bindings (ctypes) ---------------------------- */
+
+typedef struct {
+    pg_buf *out, *log;
+} json_sinks;
+
+static void to_out(void *user, const char *text) { pg_buf_puts(((json_sinks *)user)->out, text); }
+static void to_log(void *user, const char *text) { pg_buf_puts(((json_sinks *)user)->log, text); }
+static void diag_to_log(void *user, const pg_diag *d) {
+    char buf[1024];
+    pg_diag_format(d, buf, sizeof buf);
+    pg_buf_printf(((json_sinks *)user)->log, "%s\n", buf);
+}
+
+static const char *jstr(json_t *r, const char *k) { return json_string_value(json_object_get(r, k)); }
+static bool jbool(json_t *r, const char *k) { return json_is_true(json_object_get(r, k)); }
+
+int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
+    json_sinks js = {out, log};
+    pipe_notes nb = {to_log, &js, to_out};
+    const pipe_notes *notes = &nb;
+    json_error_t e;
+    json_t *r = request_json ? json_loads(request_json, 0, &e) : NULL;
+    if (!json_is_object(r)) {
+        pg_buf_printf(log, "ptxgen gen: the request is not a JSON object%s%s\n", r ? "" : ": ", r ? "" : e.text);
+        json_decref(r);
+        return 2;
+    }
+    pipe_gen_req req;
+    memset(&req, 0, sizeof req);
+    gen_opts_default(&req.gen);
+    req.request = jstr(r, "request");
+    req.request_file = jstr(r, "request_file");
+    req.task_path = jstr(r, "task");
+    req.model_dir = jstr(r, "model");
+    req.adapter = jstr(r, "adapter");
+    req.no_adapter = jbool(r, "no_adapter");
+    req.out_path = jstr(r, "out");
+    req.force = jbool(r, "force");
+    req.bias_path = jstr(r, "bias");
+    req.no_bias = jbool(r, "no_bias");
+    req.baseline = jstr(r, "baseline");
+    req.kernel = jstr(r, "kernel");
+    req.name = jstr(r, "name");
+    req.twin = jbool(r, "twin");
+    req.twin_file = jstr(r, "twin_file");
+    req.plan_file = jstr(r, "plan");
+    req.ngram_path = jstr(r, "ngram");
+    req.plain = jbool(r, "plain");
+    req.single_stage = jbool(r, "single_stage");
+    req.json = !json_is_false(json_object_get(r, "json"));   /* default: the JSON report */
+    req.explain = jbool(r, "explain");
+    req.samples = json_is_integer(json_object_get(r, "samples")) ? (int)json_integer_value(json_object_get(r, "samples")) : 4;
+    req.threads = json_is_integer(json_object_get(r, "threads")) ? (int)json_integer_value(json_object_get(r, "threads")) : 1;
+    if (jstr(r, "arch")) req.gen.arch = jstr(r, "arch");
+    if (json_is_integer(json_object_get(r, "seed"))) req.gen.sampler.seed = (uint64_t)json_integer_value(json_object_get(r, "seed"));
+    if (json_is_number(json_object_get(r, "temperature"))) req.gen.sampler.temperature = (float)json_number_value(json_object_get(r, "temperature"));
+    if (json_is_integer(json_object_get(r, "top_k"))) req.gen.sampler.top_k = (int)json_integer_value(json_object_get(r, "top_k"));
+    if (json_is_integer(json_object_get(r, "max_tokens"))) req.gen.max_tokens = (int)json_integer_value(json_object_get(r, "max_tokens"));
+    if (json_is_integer(json_object_get(r, "draft"))) req.gen.draft_max = (int)json_integer_value(json_object_get(r, "draft"));
+    if (jbool(r, "no_constraint")) req.gen.constrained = false;
+    const char *verify = jstr(r, "verify") ? jstr(r, "verify") : "check";
+    req.level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
+    char mdir[4096];
+    const char *env = getenv("PTXGEN_MODEL");
+    if (jstr(r, "default_model")) req.default_model = jstr(r, "default_model");   /* the caller's search (pinned base) */
+    else if (env && *env) req.default_model = env;
+    else if (access("models/default/base.json", R_OK) == 0 || access("models/default/config.json", R_OK) == 0) {
+        snprintf(mdir, sizeof mdir, "models/default");
+        req.default_model = mdir;
+    }
+    int sm_;
+    bool as_, fam_;
+    int rc = 2;
+    if (req.level < 0) USAGE_NOTE("--verify wants check, ptxas or gpu, not '%s'", verify);
+    else if (req.level == 2 && !req.task_path) USAGE_NOTE("--verify gpu needs --task (the reference to check against)");
+    else if (req.samples < 1 || req.samples > 1000 || req.threads < 1) USAGE_NOTE("--samples wants 1 to 1000 and --threads at least 1");
+    else if (!isa_parse_target(req.gen.arch, &sm_, &as_, &fam_)) USAGE_NOTE("--arch %s is not a known target (sm_50 ... sm_120a)", req.gen.arch);
+    else if (req.name && !pipe_name_ok(req.name)) USAGE_NOTE("--name %s: want an identifier of at most 32 letters, digits and '_'", req.name);
+    else if (!req.out_path && !req.json) USAGE_NOTE("name the output (\"out\") or ask for the JSON report");
+    else {
+        pg_diag_sink sink = {diag_to_log, &js, 0, 0, 20};
+        rc = pipe_generate(&req, notes, &sink);
+    }
+    json_decref(r);
     return rc;
 }
