@@ -236,4 +236,54 @@ PG_API int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_di
  * (diagnostics formatted as the CLI prints them).  Returns gen's exit status. */
 PG_API int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log);
 
+/* ==== the nvcc wrapper's super-optimization workflow (src/pipeline/superopt.c) ============
+ * After the real nvcc built the given .cu files: per file, nvcc -ptx -O3 (the build's device
+ * flags, one arch) gives the baseline module, written K_baseline.ptx per kernel K; per kernel,
+ * up to `tries` candidates (gen seeds 1, 17, 33 ...) from pipe_generate in super-optimization
+ * mode (a forked child: a crash is a verdict, not a broken build; or `gen_bin gen ...`) go
+ * through the funnel against the baseline's signature and ptxas, then the differential test on
+ * the GPU (gpu_run_diff), else the gate against the baseline (eval_gate_compare); the first
+ * kept is K_superopt.ptx (else K_superopt.rejected.ptx), and ptxgen_report.{json,md} in
+ * outdir (merged with an earlier report there) give every kernel's verdict and measures. */
+typedef struct {
+    const char *nvcc;                  /* the real nvcc */
+    const char *const *cu; int ncu;    /* the .cu files the build compiled */
+    const char *arch;                  /* one architecture for -ptx ("" or NULL: nvcc's default) */
+    const char *const *ptxflags; int nptxflags;      /* the build's flags that change device code */
+    const char *const *nvcc_args; int nnvcc_args;    /* the build's arguments, for the report */
+    const char *outdir;                /* where the PTX files and the report go (exists) */
+    long long n;                       /* elements per buffer in the differential test */
+    int block, tries, timeout_s;       /* its block (0: derive), candidates per kernel, watchdog */
+    const char *gen_bin;               /* a program run as `gen_bin gen ...` instead of pipe_generate (tests) */
+    const char *default_model;         /* the model gen takes (the caller's search), or NULL */
+    const char *version;               /* the tool's version, for the report */
+} pipe_superopt_in;
+/* Returns the number of kernels reported; *write_failed when a file could not be written (the
+ * report is then not written either). */
+PG_API int pipe_superopt_run(const pipe_superopt_in *in, const pipe_notes *notes, bool *write_failed);
+/* Run argv[0] (a path) with argv; stdout/stderr to files when given, else inherited.  The exit
+ * status, 128+signal, or 127 when it could not start. */
+/* The real nvcc: $PTXGEN_REAL_NVCC, else the first nvcc on PATH that is not this program
+ * (ptxgen-nvcc may be installed as "nvcc"), else /usr/local/cuda/bin/nvcc; false when it is
+ * not an executable file. */
+PG_API bool pipe_real_nvcc(char *out, size_t n);
+PG_API int pipe_spawn_wait(char *const argv[], const char *out_path, const char *err_path);
+
+/* ==== `ptxgen run`'s checks that need no GPU (src/pipeline/check.c) ======================= */
+typedef struct {
+    int failed;                   /* checks that failed (0: all passed) */
+    bool no_kernel;               /* the kernel file does not exist: only the task was checked */
+    int registers;                /* ptxas's count for the kernel (0: not run) */
+    bool reference_cu_compiles;   /* nvcc found and compiled reference.cu (its signature checked) */
+} pipe_static_result;
+/* The kernel through the funnel's static stages (validator + the task's signature, ptxas), all
+ * of them even after one failed; reference.cu through nvcc and its signature against the spec;
+ * the C reference on the smallest size (every output element written).  The problems go to
+ * the sink. */
+PG_API pg_status pipe_static_check(const task_spec *t, const char *ptx_path, pipe_static_result *res, pg_diag_sink *diag);
+/* The task folders of `suite` (those holding a task.json), sorted: *tasks = ".../task.json",
+ * *kernels = ".../<kernel_name>" (both NULL-terminated, malloc'd strings); PG_ERR_IO when the
+ * folder cannot be opened. */
+PG_API pg_status pipe_task_list(const char *suite, const char *kernel_name, char ***tasks, char ***kernels, int *n);
+
 #endif

@@ -13,21 +13,22 @@ int cmd_fmt(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_isa(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_devinfo(int argc, char **argv);
+int cmd_run(int argc, char **argv);        /* cmd_run.c */
+int cmd_devinfo(int argc, char **argv);    /* cmd_devinfo.c */
 int cmd_synth(int argc, char **argv);
 int cmd_gen(int argc, char **argv);        /* cmd_gen.c */
 int cmd_prompts(int argc, char **argv);    /* cmd_prompts.c */
 int cmd_twin(int argc, char **argv);       /* cmd_twin.c */
 int cmd_ngram(int argc, char **argv);      /* cmd_ngram.c */
-int cmd_tokenize(int argc, char **argv);   /* cmd_model.c */
-int cmd_logits(int argc, char **argv);     /* cmd_model.c */
+int cmd_tokenize(int argc, char **argv);   /* cmd_tokenize.c */
+int cmd_logits(int argc, char **argv);     /* cmd_logits.c */
 int cmd_grammar(int argc, char **argv);    /* cmd_grammar.c */
 int cmd_eval(int argc, char **argv);       /* cmd_eval.c */
 int cmd_gate(int argc, char **argv);       /* cmd_gate.c */
 int cmd_nvcc(int argc, char **argv);       /* cmd_nvcc.c (also run as `ptxgen-nvcc`) */
 
-/* ptxas -v figures of one function as a JSON object (check --ptxas, stats --ptxas). */
+/* The helpers below are cli_util.c's (commands call them, never each other).
+ * ptxas -v figures of one function as a JSON object (check --ptxas, stats --ptxas). */
 json_t *cli_ptxas_func_json(const ptxas_func_report *f);
 
 /* The model directory when none is named: $PTXGEN_MODEL, ./models/default, then
