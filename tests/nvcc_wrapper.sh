@@ -132,7 +132,7 @@ check "PTXGEN_NVCC_OFF=1: plain nvcc" test "$rc" = 0 -a -f "$T/off/s.o" -a ! -e 
 check "-E (preprocess only): no extra step" test ! -e "$T/off/ptxgen_report.json"
 
 echo "-- generation in a forked child of the wrapper (no PTXGEN_BIN)"
-# gen runs in-process in a fork (cmd_gen): its exit status, stderr and JSON reach the report as
+# gen runs in-process in a fork (pipe_generate): its exit status, stderr and JSON reach the report as
 # they did from a subprocess, nothing of it reaches the build's stdout/stderr, and a child
 # killed mid-generation is a verdict, not a broken build.
 mkdir -p "$T/inproc"

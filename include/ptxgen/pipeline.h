@@ -21,8 +21,10 @@
 
 #include "ptxgen/common.h"
 #include "ptxgen/decode.h"
+#include "ptxgen/eval.h"
 #include "ptxgen/model.h"
 #include "ptxgen/task.h"
+#include "ptxgen/twin.h"
 
 typedef struct {
     const char *request;       /* the user's description (or card) */
@@ -64,5 +66,224 @@ PG_API void pipe_out_free(pipe_out *o);
 /* Does the model folder's base.json say "pipeline": "plan-literate"?  (false for a folder
  * without one, a GGUF file, or another pipeline.) */
 PG_API bool pipe_model_is_two_stage(const char *model_path);
+
+/* ==== one request end to end (src/pipeline/select.c, twin.c, pairs.c) ====================
+ * The pieces `ptxgen gen`, `ptxgen twin`, `ptxgen prompts` and the nvcc wrapper put
+ * together: the verdicts of one candidate (pipe_verify), best-of-k selection over the
+ * attempts (pipe_select), the CUDA C twin and its differential verdict (pipe_twin_*),
+ * kernel names, and the training pairs' canonical text.  Nothing here prints: the
+ * progress lines a command shows ("gen: attempt 2/4 failed (...)") go to a pipe_notes
+ * callback as whole lines (each ending in '\n'), errors to the diagnostics sink. */
+
+typedef struct {
+    void (*fn)(void *user, const char *text);   /* progress and errors (a command's stderr); NULL: dropped */
+    void *user;
+    void (*out)(void *user, const char *text);  /* the product (a command's stdout: PTX, JSON, the explanation),
+                                                   in order with the notes; NULL: dropped */
+} pipe_notes;
+
+/* One candidate's verdicts: eval's funnel (validator + the task's signature -> ptxas ->
+ * the GPU at level 2) reduced to three words and one reason. */
+typedef struct {
+    const char *check, *ptxas, *gpu;   /* "pass" | "fail" | "not run" */
+    int registers;
+    char why[600];
+    eval_funnel_result fr;             /* the verdict fields (module and ptxas report not kept): best-of-k compares these */
+} pipe_verdict;
+
+/* Verification levels: 0 check (validator), 1 ptxas, 2 gpu (against the task's reference). */
+PG_API void pipe_verify(const char *ptx, const char *path, const char *arch, const task_spec *task, int level, bool time_it,
+                        pipe_verdict *v);
+/* Did the candidate pass `level`?  (a ptxas that ran and rejected it never passes) */
+PG_API bool pipe_passed(const pipe_verdict *v, int level);
+
+/* Best-of-k selection: up to `samples` candidates (seeds o->sampler.seed, +1, ...).  Without
+ * best_of the first that passes `level` is kept (else the first drawn); with best_of (a GPU
+ * and a task) all are drawn together (gen_sample_k), each is verified and timed, and the
+ * fastest correct one is kept (eval_better).  Candidates are written to tmpdir for the tools. */
+typedef struct {
+    const char *request;
+    const task_spec *task;
+    int samples, level;
+    bool best_of;
+    const char *tmpdir;
+} pipe_select_in;
+typedef struct {
+    gen_result best;                   /* the kept candidate (gen_result_free) */
+    pipe_verdict bestv;
+    int best_attempt;                  /* 1-based; 0 = none */
+    int ncorrect;                      /* best_of: candidates correct on the GPU */
+    bool passed;                       /* one passed the requested level */
+    bool write_failed;                 /* a temp file could not be written (an I/O error, exit 2) */
+} pipe_select_out;
+/* PG_OK when the attempts ran (out->passed says whether one passed); an error when a draw
+ * failed or a temp file could not be written.  o->sampler.seed is left at the last seed. */
+PG_API pg_status pipe_select(model_model *m, const tok_tokenizer *t, const dec_vocab *v, gen_opts *o, const pipe_select_in *in,
+                             pipe_select_out *out, const pipe_notes *notes, pg_diag_sink *diag);
+
+/* The CUDA C twin of a kernel and its differential verdict (`gen --twin`, `ptxgen twin`). */
+typedef struct {
+    twin_verdict verdict;
+    int sets;                  /* input sets compared (agrees) */
+    int attempts;              /* PTX candidates compared with the twin */
+    char detail[700];          /* the first difference, or why it was not run */
+    char cu_path[4200], task_path[4200];
+    bool task_written;
+    char nvcc[1024];
+    bool generated;            /* the model wrote the twin (else --twin-file) */
+    unsigned out_flags;        /* PG_OUT_* for the twin's files (NO_CLOBBER for default names) */
+    bool write_failed;         /* a twin file could not be written (exit 2) */
+} pipe_twin;
+
+/* After to->cu_path is written: compile it, read its kernel, and (no task given) infer
+ * to->task_path from the request, the twin and a PTX, load it (*inferred) and show its
+ * summary as a note.  Sets to->verdict for the static outcomes. */
+PG_API void pipe_twin_prepare(const char *request, const char *cu_text, const char *ptx, const char *arch, int block_hint,
+                              const task_spec *given, pipe_twin *to, task_spec **inferred, const pipe_notes *notes,
+                              pg_diag_sink *diag);
+/* Is the GPU comparison possible for this PTX (check and ptxas passed, a GPU)?  Else sets the verdict. */
+PG_API bool pipe_twin_can_run(const pipe_verdict *v, pipe_twin *to);
+/* One PTX against the twin (the inferred task's reference) on the GPU.  true when the
+ * comparison is settled: it agrees, or the twin/task cannot run. */
+PG_API bool pipe_twin_judge(const char *ptx, const char *arch, const task_spec *inferred, const char *tmpdir, int at, pipe_twin *to,
+                            pipe_verdict *v, pg_diag_sink *diag);
+/* gen --twin: writes <outp>.cu (twin_src, else the model's second turn), prepares it, and
+ * with a GPU runs the PTX against it; a difference draws the next candidates (within
+ * samples) until one agrees, which then replaces *best. */
+typedef struct {
+    const char *request;
+    int samples;
+    uint64_t seed0;
+    const char *outp;          /* the kernel's path: the twin is <outp without .ptx>.cu */
+    const char *twin_src;      /* the user's twin (or the two-stage plan); NULL: the model writes it */
+    const char *twin_file;     /* the user's twin file (not copied over itself) */
+    const task_spec *given;
+    const char *tmpdir;
+} pipe_twin_in;
+PG_API void pipe_twin_phase(model_model *m, const tok_tokenizer *t, const dec_vocab *v, gen_opts *o, const pipe_twin_in *in,
+                            pipe_select_out *sel, pipe_twin *to, const pipe_notes *notes, pg_diag_sink *diag);
+
+/* Kernel names and paths. */
+/* A name from the words of a free-text request: "tiled 16x16 SGEMM with shared memory" ->
+ * "tiled_16x16_sgemm" (at most 3 words, 32 bytes; "kernel" when nothing is left). */
+PG_API void pipe_name_from_request(const char *request, char *out, size_t n);
+/* A kernel name the constraint accepts: an identifier of at most 32 bytes. */
+PG_API bool pipe_name_ok(const char *s);
+/* The header of entry `kernel` (NULL: the first entry) in canonical text. */
+PG_API bool pipe_entry_signature(const char *canon, const char *kernel, pg_buf *out);
+/* Bytes that are not UTF-8 become '?' (text quoted back by nvcc, for JSON). */
+PG_API void pipe_utf8_clean(char *s);
+/* "dir/base.ptx" -> "dir/base" + ext */
+PG_API void pipe_sibling_path(const char *ptx_path, const char *ext, char *out, size_t n);
+PG_API bool pipe_same_file(const char *a, const char *b);
+/* --plain: the literate kernel without its "\t//" plan lines (the GENERATED_BY line stays). */
+PG_API void pipe_strip_plan_lines(char *ptx);
+
+/* Training pairs (`ptxgen prompts`, src/pipeline/pairs.c). */
+/* Canonical text with the forced header for `arch` (with the kept comments, or without
+ * them; --widen-regs when > 0); false (and why) when it does not validate. */
+PG_API bool pipe_canonical_ptx(const char *src, const char *arch, int widen_regs, bool comments, pg_buf *out, char *why,
+                               size_t whyn);
+/* The super-optimization pair of corpus task `name` (CORPUS/name/{task.json,kernel.ptx}):
+ * the prompt carries nvcc's PTX of its reference.cu, the completion is the hand kernel
+ * with the baseline's parameter names.  One JSONL line into `line`; false (and why, or a
+ * diagnostic) when unusable. */
+PG_API bool pipe_superopt_pair(const char *corpus, const char *name, const char *arch, double speedup, pg_buf *line, char *why,
+                               size_t whyn, pg_diag_sink *diag);
+
+/* ==== `ptxgen gen` as one call (src/pipeline/generate.c) ==================================
+ * request (text, card, task, baseline) -> signature and kernel name -> the model (+ the
+ * super-optimization adapter, the n-gram table, the bias) -> the plan turn of two-stage
+ * models (pipe_plan) -> the attempts and best-of-k (pipe_select) -> the twin (pipe_twin_phase)
+ * -> the files -> the report: the summary lines as notes, the PTX (no out_path), the JSON
+ * (json) or the explanation (explain) through notes->out.  The flags of `ptxgen gen` map
+ * one to one onto the fields; the checks of the flags themselves (--verify words, --arch,
+ * --name, -o - with --json) are the caller's. */
+typedef struct {
+    const char *request;        /* the description (or card); NULL: request_file, the task's, or "" with a baseline */
+    const char *request_file;   /* -f FILE */
+    const char *task_path;      /* --task */
+    const char *model_dir;      /* --model; NULL: default_model */
+    const char *default_model;  /* the model found without --model (the caller's search), or NULL */
+    const char *adapter;        /* --adapter */
+    bool no_adapter;
+    const char *out_path;       /* -o; NULL: stdout, or <kernel>.ptx with json or twin */
+    bool force;                 /* replace <kernel>.ptx and its twin files */
+    int level;                  /* --verify: 0 check, 1 ptxas, 2 gpu (needs task_path) */
+    int samples, threads;
+    const char *bias_path;
+    bool no_bias;
+    const char *baseline;       /* super-optimization mode: the baseline PTX file */
+    const char *kernel;         /* its entry (--kernel) */
+    const char *name;           /* --name */
+    bool twin;                  /* --twin */
+    const char *twin_file;      /* --twin-file */
+    const char *plan_file;      /* --plan */
+    const char *ngram_path;     /* --ngram */
+    bool plain, single_stage, json, explain;
+    gen_opts gen;               /* arch, sampler, max_tokens, constrained, draft_max */
+} pipe_gen_req;
+/* Returns the command's exit status: 0 an attempt passed the requested verification, 1 none
+ * did (or the twin differs), 2 usage/IO, 3 --verify gpu without a GPU. */
+PG_API int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag);
+/* The same for bindings (the Python package, through ctypes): the request as a JSON object
+ * whose keys name the flags of `ptxgen gen` ("request", "out", "task", "model", "adapter",
+ * "arch", "verify": "check"|"ptxas"|"gpu", "samples", "seed", "temperature", "top_k",
+ * "max_tokens", "draft", "twin", "twin_file", "plan", "name", "baseline", "kernel", "json"
+ * (default true), ...); without "model" the model is "default_model" (the caller's search),
+ * else $PTXGEN_MODEL, else ./models/default, loaded as gen loads its default.  What the
+ * command prints on stdout is appended to `out` (the JSON report), its stderr to `log`
+ * (diagnostics formatted as the CLI prints them).  Returns gen's exit status. */
+PG_API int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log);
+
+/* ==== the nvcc wrapper's super-optimization workflow (src/pipeline/superopt.c) ============
+ * After the real nvcc built the given .cu files: per file, nvcc -ptx -O3 (the build's device
+ * flags, one arch) gives the baseline module, written K_baseline.ptx per kernel K; per kernel,
+ * up to `tries` candidates (gen seeds 1, 17, 33 ...) from pipe_generate in super-optimization
+ * mode (a forked child: a crash is a verdict, not a broken build; or `gen_bin gen ...`) go
+ * through the funnel against the baseline's signature and ptxas, then the differential test on
+ * the GPU (gpu_run_diff), else the gate against the baseline (eval_gate_compare); the first
+ * kept is K_superopt.ptx (else K_superopt.rejected.ptx), and ptxgen_report.{json,md} in
+ * outdir (merged with an earlier report there) give every kernel's verdict and measures. */
+typedef struct {
+    const char *nvcc;                  /* the real nvcc */
+    const char *const *cu; int ncu;    /* the .cu files the build compiled */
+    const char *arch;                  /* one architecture for -ptx ("" or NULL: nvcc's default) */
+    const char *const *ptxflags; int nptxflags;      /* the build's flags that change device code */
+    const char *const *nvcc_args; int nnvcc_args;    /* the build's arguments, for the report */
+    const char *outdir;                /* where the PTX files and the report go (exists) */
+    long long n;                       /* elements per buffer in the differential test */
+    int block, tries, timeout_s;       /* its block (0: derive), candidates per kernel, watchdog */
+    const char *gen_bin;               /* a program run as `gen_bin gen ...` instead of pipe_generate (tests) */
+    const char *default_model;         /* the model gen takes (the caller's search), or NULL */
+    const char *version;               /* the tool's version, for the report */
+} pipe_superopt_in;
+/* Returns the number of kernels reported; *write_failed when a file could not be written (the
+ * report is then not written either). */
+PG_API int pipe_superopt_run(const pipe_superopt_in *in, const pipe_notes *notes, bool *write_failed);
+/* Run argv[0] (a path) with argv; stdout/stderr to files when given, else inherited.  The exit
+ * status, 128+signal, or 127 when it could not start. */
+/* The real nvcc: $PTXGEN_REAL_NVCC, else the first nvcc on PATH that is not this program
+ * (ptxgen-nvcc may be installed as "nvcc"), else /usr/local/cuda/bin/nvcc; false when it is
+ * not an executable file. */
+PG_API bool pipe_real_nvcc(char *out, size_t n);
+PG_API int pipe_spawn_wait(char *const argv[], const char *out_path, const char *err_path);
+
+/* ==== `ptxgen run`'s checks that need no GPU (src/pipeline/check.c) ======================= */
+typedef struct {
+    int failed;                   /* checks that failed (0: all passed) */
+    bool no_kernel;               /* the kernel file does not exist: only the task was checked */
+    int registers;                /* ptxas's count for the kernel (0: not run) */
+    bool reference_cu_compiles;   /* nvcc found and compiled reference.cu (its signature checked) */
+} pipe_static_result;
+/* The kernel through the funnel's static stages (validator + the task's signature, ptxas), all
+ * of them even after one failed; reference.cu through nvcc and its signature against the spec;
+ * the C reference on the smallest size (every output element written).  The problems go to
+ * the sink. */
+PG_API pg_status pipe_static_check(const task_spec *t, const char *ptx_path, pipe_static_result *res, pg_diag_sink *diag);
+/* The task folders of `suite` (those holding a task.json), sorted: *tasks = ".../task.json",
+ * *kernels = ".../<kernel_name>" (both NULL-terminated, malloc'd strings); PG_ERR_IO when the
+ * folder cannot be opened. */
+PG_API pg_status pipe_task_list(const char *suite, const char *kernel_name, char ***tasks, char ***kernels, int *n);
 
 #endif

@@ -13,22 +13,23 @@ int cmd_fmt(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_isa(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_devinfo(int argc, char **argv);
+int cmd_run(int argc, char **argv);        /* cmd_run.c */
+int cmd_devinfo(int argc, char **argv);    /* cmd_devinfo.c */
 int cmd_synth(int argc, char **argv);
 int cmd_gen(int argc, char **argv);        /* cmd_gen.c */
-int cmd_prompts(int argc, char **argv);    /* cmd_gen.c */
-int cmd_twin(int argc, char **argv);       /* cmd_gen.c */
+int cmd_prompts(int argc, char **argv);    /* cmd_prompts.c */
+int cmd_twin(int argc, char **argv);       /* cmd_twin.c */
 int cmd_ngram(int argc, char **argv);      /* cmd_ngram.c */
 int cmd_retrieve(int argc, char **argv);   /* cmd_retrieve.c */
-int cmd_tokenize(int argc, char **argv);   /* cmd_model.c */
-int cmd_logits(int argc, char **argv);     /* cmd_model.c */
+int cmd_tokenize(int argc, char **argv);   /* cmd_tokenize.c */
+int cmd_logits(int argc, char **argv);     /* cmd_logits.c */
 int cmd_grammar(int argc, char **argv);    /* cmd_grammar.c */
 int cmd_eval(int argc, char **argv);       /* cmd_eval.c */
 int cmd_gate(int argc, char **argv);       /* cmd_gate.c */
 int cmd_nvcc(int argc, char **argv);       /* cmd_nvcc.c (also run as `ptxgen-nvcc`) */
 
-/* ptxas -v figures of one function as a JSON object (check --ptxas, stats --ptxas). */
+/* The helpers below are cli_util.c's (commands call them, never each other).
+ * ptxas -v figures of one function as a JSON object (check --ptxas, stats --ptxas). */
 json_t *cli_ptxas_func_json(const ptxas_func_report *f);
 
 /* The model directory when none is named: $PTXGEN_MODEL, ./models/default, then
@@ -55,6 +56,10 @@ bool cli_arch_usable(const char *cmd, const char *arch, int ptx_version);
 /* The number of online cores (at least 1). */
 int cli_cores(void);
 
+/* The library's progress notes (pipe_notes.fn: whole lines) on stderr (cli_util.c). */
+void cli_print_note(void *user, const char *text);
+/* ... and the product (pipe_notes.out: PTX, JSON) on stdout. */
+void cli_print_out(void *user, const char *text);
 /* Diagnostics sink that prints "file:line:col: error[CODE]: msg" to stderr. */
 void cli_print_diag(void *user, const pg_diag *d);
 #endif

@@ -7,12 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cli_print_diag(void *user, const pg_diag *d) {
-    (void)user;
-    char buf[1024];
-    pg_diag_format(d, buf, sizeof buf);
-    fprintf(stderr, "%s\n", buf);
-}
 
 /* Collects diagnostics as JSON objects. */
 static void json_diag(void *user, const pg_diag *d) {
@@ -28,33 +22,6 @@ static void json_diag(void *user, const pg_diag *d) {
     json_array_append_new(arr, o);
 }
 
-json_t *cli_ptxas_func_json(const ptxas_func_report *f) {
-    json_t *fo = json_object();
-    json_object_set_new(fo, "registers", json_integer(f->registers));
-    json_object_set_new(fo, "barriers", json_integer(f->barriers));
-    json_object_set_new(fo, "smem_bytes", json_integer(f->smem));
-    json_object_set_new(fo, "stack_frame_bytes", json_integer(f->stack_frame));
-    json_object_set_new(fo, "spill_stores_bytes", json_integer(f->spill_stores));
-    json_object_set_new(fo, "spill_loads_bytes", json_integer(f->spill_loads));
-    json_t *cm = json_object();
-    for (int k = 0; k < 8; k++)
-        if (f->cmem[k]) {
-            char key[16];
-            snprintf(key, sizeof key, "%d", k);
-            json_object_set_new(cm, key, json_integer(f->cmem[k]));
-        }
-    json_object_set_new(fo, "cmem_bytes", cm);
-    if (f->nextra) {
-        json_t *ex = json_object();
-        for (int k = 0; k < f->nextra && k < 16; k++) {
-            char key[96];
-            snprintf(key, sizeof key, "%s_%s", f->extra[k].name, f->extra[k].unit);
-            json_object_set_new(ex, key, json_real(f->extra[k].value));
-        }
-        json_object_set_new(fo, "other", ex);
-    }
-    return fo;
-}
 
 
 static json_t *ptxas_json(const ptxas_report *r) {

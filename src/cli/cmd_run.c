@@ -1,13 +1,13 @@
-/* cmd_run.c — `ptxgen run` (check and time PTX for a task on the GPU) and
- * `ptxgen devinfo`. */
+/* cmd_run.c — `ptxgen run` (check and time PTX for a task on the GPU; the checks without one
+ * are pipe_static_check).  `ptxgen devinfo` is cmd_devinfo.c. */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "ptxgen/eval.h"
 #include "ptxgen/gpu.h"
+#include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,75 +98,14 @@ static void print_row(const gpu_task_result *r) {
     if (k->faster_than_light) printf("    flagged: faster than the speed-of-light bound of the cost model — check the cost model or the kernel\n");
 }
 
-/* No GPU: everything that can be checked statically.  The kernel goes through
- * the funnel's static stages (validator + the task's signature, ptxas), all of
- * them even after one failed, so every problem is reported.  A task without its
- * kernel (a held-out suite task: the model is to write it) gets the spec and
- * reference checks and "no kernel" (exit 2), never a failed check it did not
- * have.  Returns the exit status of this task. */
+/* No GPU: the static checks (pipe_static_check).  A task without its kernel (a held-out suite
+ * task) gets the spec and reference checks and "no kernel" (exit 2).  Returns the exit status. */
 static int dry_run(const task_spec *t, const char *ptx, bool json, json_t *arr) {
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
-    int bad = 0;
-    char ptxas_path[512];
-    eval_funnel_opts fo = {.ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path), .keep_going = true, .diag = &sink};
-    eval_funnel_result fr;
-    memset(&fr, 0, sizeof fr);
-    char *text = NULL;
-    size_t len = 0;
-    bool no_kernel = access(ptx, F_OK) != 0;
-    if (no_kernel) {
-        /* said once below, with what to do about it */
-    } else if (pg_read_file(ptx, PTX_MAX_FILE_BYTES, &text, &len, &sink) == PG_OK) {
-        eval_funnel_in fi = {text, NULL, ptx, NULL};
-        eval_funnel(&fi, t, &fo, &fr);
-        if (!fr.check) bad++;
-        if (fr.ptxas.ran && !fr.ptxas.ok && fr.ptxas.exit_code != 127) bad++;   /* ptxas ran and rejected it */
-    } else {
-        bad++;
-    }
-    free(text);
-    int regs = fr.ptxas.nfuncs ? fr.ptxas.funcs[0].registers : 0;
-    eval_funnel_result_free(&fr);
-    /* reference.cu: compiles, and its signature matches the spec too */
-    char *base = NULL;
-    bool nvcc_ok = false;
-    if (system("command -v nvcc >/dev/null 2>&1") == 0) {
-        if (gpu_nvcc_ptx(t, "sm_80", &base, &sink) == PG_OK) {
-            const char *name = "reference.cu (nvcc -ptx)";
-            ptx_module *bm = NULL;
-            if (ptx_parse(base, strlen(base), name, &bm, &sink) != PG_OK || task_check_signature(t, bm, name, &sink) != PG_OK)
-                bad++;
-            ptx_module_free(bm);
-            nvcc_ok = true;
-        } else bad++;
-        free(base);
-    }
-    /* the C reference on the smallest size */
-    int small = 0;
-    double best = 1e300;
-    for (int s = 0; s < t->nsizes; s++) {
-        double prod = 1;
-        for (int i = 0; i < t->sizes[s].env.n; i++) prod *= (double)(t->sizes[s].env.val[i] + 1);
-        if (prod < best) { best = prod; small = s; }
-    }
-    bool ref_ok = true;
-    if (t->ref.kind && !strcmp(t->ref.kind, "c")) {
-        for (int d = 0; d < t->ndists; d++) {
-            task_inst in, ref;
-            if (task_inst_make(t, small, d, 1, &in, &sink) != PG_OK) { ref_ok = false; break; }
-            pg_status rs = task_reference_run(&in, &ref, &sink);
-            if (rs != PG_OK) ref_ok = false;
-            for (int p = 0; rs == PG_OK && p < t->nparams; p++) {
-                if (!t->params[p].is_pointer || t->params[p].role == TASK_ROLE_IN) continue;
-                /* a reference must write every output element (no poison left) */
-                task_cmp c = task_compare(t, p, &ref.args[p], &ref.args[p]);
-                if (c.nan_count) { ref_ok = false; pg_diag_emit(&sink, PG_E_TASK, t->path, 0, 0, "the C reference leaves %zu NaN in '%s'", c.nan_count, t->params[p].name); }
-            }
-            task_inst_free(&in);
-            if (ref.args) task_inst_free(&ref);
-        }
-    }
-    if (!ref_ok) bad++;
+    pipe_static_result r;
+    pipe_static_check(t, ptx, &r, &sink);
+    int bad = r.failed, regs = r.registers;
+    bool no_kernel = r.no_kernel, nvcc_ok = r.reference_cu_compiles;
     json_t *o = json_object();
     json_object_set_new(o, "task", json_string(t->name));
     /* static_ok: every check passed; null when the kernel was missing (only the task was checked) */
@@ -188,8 +127,6 @@ static int dry_run(const task_spec *t, const char *ptx, bool json, json_t *arr) 
     }
     return bad ? 1 : no_kernel ? 2 : 0;
 }
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int cmd_run(int argc, char **argv) {
     run_opts ro;
@@ -226,32 +163,10 @@ int cmd_run(int argc, char **argv) {
     int n = 0;
     if (ro.have_suite) {
         if (npos) return cli_usage_error("run", "--suite takes no other files");
-        DIR *d = opendir(ro.suite);
-        if (!d) { fprintf(stderr, "ptxgen run: cannot open suite folder %s\n", ro.suite); return 2; }
-        struct dirent *e;
-        char **names = NULL;
-        int nn = 0;
-        while ((e = readdir(d))) {
-            if (e->d_name[0] == '.') continue;
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s/task.json", ro.suite, e->d_name);
-            if (access(p, R_OK) != 0) continue;
-            names = pg_xrealloc(names, sizeof(char *) * (size_t)(nn + 1));
-            names[nn++] = pg_xstrdup(e->d_name);
+        if (pipe_task_list(ro.suite, ro.kernel_name, &tasks, &kernels, &n) != PG_OK) {
+            fprintf(stderr, "ptxgen run: cannot open suite folder %s\n", ro.suite);
+            return 2;
         }
-        closedir(d);
-        if (nn > 1) qsort(names, (size_t)nn, sizeof(char *), cmp_str);   /* names is NULL when empty */
-        tasks = pg_xcalloc((size_t)nn + 1, sizeof(char *));
-        kernels = pg_xcalloc((size_t)nn + 1, sizeof(char *));
-        for (int i = 0; i < nn; i++) {
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s/task.json", ro.suite, names[i]);
-            tasks[n] = pg_xstrdup(p);
-            snprintf(p, sizeof p, "%s/%s/%s", ro.suite, names[i], ro.kernel_name);
-            kernels[n++] = pg_xstrdup(p);
-            free(names[i]);
-        }
-        free(names);
         if (!n) { fprintf(stderr, "ptxgen run: no task folders in %s\n", ro.suite); free(tasks); free(kernels); return 2; }
     } else {
         if (!npos) { cli_usage_error("run", "no TASK.json given (or --suite DIR)"); return 2; }
@@ -381,29 +296,4 @@ int cmd_run(int argc, char **argv) {
     free(tasks);
     free(kernels);
     return worst;
-}
-
-int cmd_devinfo(int argc, char **argv) {
-    bool json = false, re = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = true;
-        else if (!strcmp(argv[i], "--remeasure")) re = true;
-        else if (!strcmp(argv[i], "--help")) { printf("usage: ptxgen devinfo [--json] [--remeasure]\n  device name, sm, measured copy bandwidth and FP32/FP16 peak (cached)\n  exit 3 when there is no GPU\n"); return 0; }
-        else return cli_usage_error("devinfo", "unknown option '%s'", argv[i]);
-    }
-    char why[256];
-    if (!gpu_available(why, sizeof why)) { fprintf(stderr, "ptxgen devinfo: %s\n", why); return 3; }
-    gpu_devinfo d;
-    pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 5};
-    if (gpu_devinfo_get(re, &d, &sink) != PG_OK) return 1;
-    if (json) {
-        printf("{\"name\": \"%s\", \"sm\": %d, \"sms\": %d, \"mem_bytes\": %zu, \"l2_bytes\": %zu, \"copy_gbps\": %.1f, "
-               "\"fp32_tflops\": %.2f, \"fp16_tflops\": %.2f, \"measured_at\": \"%s\"}\n",
-               d.name, d.sm, d.sms, d.mem_bytes, d.l2_bytes, d.copy_gbps, d.fp32_tflops, d.fp16_tflops, d.measured_at);
-    } else {
-        printf("device:       %s (sm_%d, %d SMs, %.1f GiB, L2 %.0f MiB)\n", d.name, d.sm, d.sms, (double)d.mem_bytes / (1 << 30), (double)d.l2_bytes / (1 << 20));
-        printf("copy (DtoD):  %.0f GB/s (read+write)\n", d.copy_gbps);
-        printf("FP32 FMA:     %.1f TFLOP/s\nFP16x2 FMA:   %.1f TFLOP/s\nmeasured:     %s\n", d.fp32_tflops, d.fp16_tflops, d.measured_at);
-    }
-    return 0;
 }

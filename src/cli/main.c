@@ -31,68 +31,6 @@ static const struct { const char *name; int (*fn)(int, char **); const char *hel
     {"nvcc", cmd_nvcc, "nvcc wrapper: build, then propose an optimized PTX next to nvcc's"},
 };
 
-bool cli_int_arg(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno == ERANGE || v < lo || v > hi) {
-        fprintf(stderr, "ptxgen %s: %s wants an integer from %ld to %ld, not '%s'\n", cmd, flag, lo, hi, text);
-        fprintf(stderr, "try 'ptxgen help %s'\n", cmd);
-        return false;
-    }
-    *out = (int)v;
-    return true;
-}
-
-bool cli_float_arg(const char *cmd, const char *flag, const char *text, double lo, double hi, float *out) {
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || v < lo || v > hi) {
-        fprintf(stderr, "ptxgen %s: %s wants a number from %g to %g, not '%s'\n", cmd, flag, lo, hi, text);
-        fprintf(stderr, "try 'ptxgen help %s'\n", cmd);
-        return false;
-    }
-    *out = (float)v;
-    return true;
-}
-
-bool cli_u64_arg(const char *cmd, const char *flag, const char *text, uint64_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (end == text || *end || errno == ERANGE || text[strspn(text, " \t")] == '-') {
-        fprintf(stderr, "ptxgen %s: %s wants a non-negative integer, not '%s'\n", cmd, flag, text);
-        fprintf(stderr, "try 'ptxgen help %s'\n", cmd);
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "ptxgen %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\ntry 'ptxgen help %s'\n", cmd);
-    return 2;
-}
-
-bool cli_arch_usable(const char *cmd, const char *arch, int ptx_version) {
-    char why[512], path[512] = "ptxas";
-    if (ptx_ptxas_target_check(arch, ptx_version, why, sizeof why) != 0) return true;
-    ptx_ptxas_find(path, sizeof path);
-    fprintf(stderr, "ptxgen %s: --arch %s: the installed ptxas (%s) does not know it: %s\n"
-                    "  choose a target it supports, or install a CUDA toolkit that knows %s\n", cmd, arch, path, why, arch);
-    return false;
-}
-
-int cli_cores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
-}
-
 static void usage(FILE *f) {
     fprintf(f, "usage: ptxgen <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -29,7 +29,7 @@ static void same_as_sequential(const char *desc, const gen_opts *o, int k, const
     int differ = 0, finished = 0, tokens_min = 1 << 30, tokens_max = 0;
     for (int i = 0; i < k && st == PG_OK; i++) {
         gen_opts oi = *o;
-        oi.sampler.seed = o->sampler.seed + (uint64_t)i;   /* what cmd_gen's attempt i + 1 uses */
+        oi.sampler.seed = o->sampler.seed + (uint64_t)i;   /* what pipe_select's attempt i + 1 uses */
         gen_result r;
         d = test_sink();
         CHECK(gen_sample(m, t, v, desc, &oi, &r, &d) == PG_OK, "%s: gen_sample %d: %s", label, i, test_diag_log());

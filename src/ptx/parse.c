@@ -1493,8 +1493,3 @@ void ptx_module_free(ptx_module *m) {
     pg_arena_free(&m->arena);
     free(m);
 }
-
-const char *ptx_space_name(ptx_space s) {
-    static const char *n[] = {"", ".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"};
-    return (unsigned)s < PTX_SS__COUNT ? n[s] : "";
-}

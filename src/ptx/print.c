@@ -5,6 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *ptx_space_name(ptx_space s) {
+    static const char *n[] = {"", ".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"};
+    return (unsigned)s < PTX_SS__COUNT ? n[s] : "";
+}
+
 void ptx_print_operand(const ptx_operand *op, pg_buf *b) {
     switch (op->kind) {
     case PTX_OP_REG:

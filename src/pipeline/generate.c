@@ -1,0 +1,504 @@
+/* generate.c — `ptxgen gen` as one library call (pipe_generate, ptxgen/pipeline.h): the
+ * request resolved to a signature and a kernel name, the model loaded, the two-stage plan,
+ * the attempts and best-of-k, the twin, the files written and the report rendered.  Nothing
+ * here prints: the lines `ptxgen gen` shows on stderr go to notes->fn, its stdout (the PTX,
+ * the JSON, the explanation) to notes->out, in the order the command always printed them. */
+#define _GNU_SOURCE
+#include "ptxgen/pipeline.h"
+#include "ptxgen/gpu.h"
+#include "ptxgen/isa.h"
+#include "ptxgen/ptx.h"
+#include "pipe_notes.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void out_text(const pipe_notes *n, const char *text) {
+    if (n && n->out) n->out(n->user, text);
+}
+
+/* cli_usage_error's two lines */
+#define USAGE_NOTE(...)                                               \
+    do {                                                              \
+        pipe_note(notes, "ptxgen gen: " __VA_ARGS__);                 \
+        pipe_note(notes, "\ntry 'ptxgen help gen'\n");                \
+    } while (0)
+
+int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag) {
+    const char *desc = req->request, *desc_file = req->request_file, *task_path = req->task_path, *model_dir = req->model_dir;
+    const char *adapter = req->adapter, *outp = req->out_path, *bias_path = req->bias_path, *baseline = req->baseline;
+    const char *kernel_opt = req->kernel, *name_opt = req->name;
+    int samples = req->samples, threads = req->threads, level = req->level;
+    bool explain = req->explain, json = req->json, no_bias = req->no_bias, no_adapter = req->no_adapter, force = req->force;
+    bool twin = req->twin || req->twin_file;
+    const char *twin_file = req->twin_file, *plan_file = req->plan_file, *ngram_path = req->ngram_path;
+    bool plain = req->plain, single = req->single_stage;
+    bool to_stdout = pg_out_is_stdout(outp);
+    char *twin_src = NULL, *plan_src = NULL;
+    gen_ngram *ngram = NULL;
+    pipe_in pin;
+    pipe_out pout;
+    pg_buf ptx_prompt = {0};
+    memset(&pin, 0, sizeof pin);
+    memset(&pout, 0, sizeof pout);
+    pipe_twin tout;
+    bool twin_ran = false;
+    memset(&tout, 0, sizeof tout);
+    gen_opts o = req->gen;
+    /* --verify gpu without a GPU: candidates are still drawn and checked (validator, ptxas), the
+     * best is written, and the verdict and exit status 3 say the semantics were not verified */
+    char nogpu_why[256] = "";
+    bool nogpu = level == 2 && !gpu_available(nogpu_why, sizeof nogpu_why);
+    if (nogpu) pipe_note(notes, "ptxgen gen: --verify gpu needs a GPU (%s): checking up to ptxas only, semantics not verified\n", nogpu_why);
+    int vlevel = nogpu ? 1 : level;
+    bool best_of = level == 2 && !nogpu;   /* verified best-of-k: draw all k, keep the fastest correct */
+        int rc = 2;
+    char *desc_buf = NULL, *base_text = NULL;
+    task_spec *task = NULL;
+    model_model *model = NULL;
+    tok_tokenizer *tok = NULL;
+    dec_vocab *vocab = NULL;
+    dec_bias *bias = NULL;
+    pg_buf sig = {0}, canon_base = {0}, tokpath = {0};
+    gen_card card = {0};
+    char mdir[4096], kernel[128] = "";
+    pipe_select_out sel;   /* the kept candidate, its verdicts and attempt (pipe_select) */
+    memset(&sel, 0, sizeof sel);
+    const char *sig_source = "model";   /* who gave the signature: task, baseline, card, twin, plan or the model */
+
+    if (desc_file) {
+        size_t n;
+        if (pg_read_file(desc_file, 1 << 20, &desc_buf, &n, diag) != PG_OK) goto out;
+        desc = desc_buf;
+        if (!desc[strspn(desc, " \t\r\n")]) { pipe_note(notes, "ptxgen gen: -f %s: the description is empty\n", desc_file); goto out; }
+    }
+    if (desc && !desc[strspn(desc, " \t\r\n")]) { pipe_note(notes, "ptxgen gen: the description is empty\n"); goto out; }
+    if (task_path) {
+        if (task_load(task_path, &task, diag) != PG_OK) goto out;
+        /* no description given: the task's own, the most exact style it has */
+        const char *own[] = {task->desc[TASK_STYLE_DETAILED], task->desc[TASK_STYLE_CARD], task->desc[TASK_STYLE_PROSE], task->desc[TASK_STYLE_ZH], task->desc[TASK_STYLE_TERSE]};
+        for (size_t k = 0; !desc && k < sizeof own / sizeof own[0]; k++) desc = own[k];
+        gen_signature_from_task(task, &sig);
+        sig_source = "task";
+        snprintf(kernel, sizeof kernel, "%s", task->kernel);
+        if (name_opt && strcmp(name_opt, task->kernel)) {
+            pipe_note(notes, "ptxgen gen: --name %s: the task names its kernel %s\n", name_opt, task->kernel);
+            goto out;
+        }
+        task_block_max(task, o.block);   /* the constraint keeps .maxntid/.reqntid compatible with it */
+    }
+    if (baseline) {
+        size_t n;
+        ptx_module *bm = NULL;
+        if (pg_read_file(baseline, 64 << 20, &base_text, &n, diag) != PG_OK) goto out;
+        if (ptx_parse(base_text, n, baseline, &bm, diag) != PG_OK) { rc = 1; goto out; }
+        ptx_print(bm, &canon_base);
+        ptx_module_free(bm);
+        if (!sig.len && !pipe_entry_signature(canon_base.data, kernel_opt, &sig)) {
+            pipe_note(notes, "ptxgen gen: %s: no entry %s%s\n", baseline, kernel_opt ? "named " : "", kernel_opt ? kernel_opt : "");
+            goto out;
+        }
+        o.baseline_ptx = canon_base.data;
+        if (!strcmp(sig_source, "model")) sig_source = "baseline";
+        if (!desc) desc = "";
+    }
+    if (!desc) { USAGE_NOTE("no description (give text, -f FILE, --task or --baseline)"); goto out; }
+    if (twin && baseline) { pipe_note(notes, "ptxgen gen: --twin/--twin-file are for descriptions, not --baseline (its twin is the .cu it came from)\n"); goto out; }
+    gen_card_parse(desc, &card);
+    if (card.ok) desc = card.text;   /* a card on one line prompts as %%ptxgen sends it: one "- Key:" per line */
+    if (!sig.len && card.ok) {
+        char why[300];
+        if (gen_signature_from_card(&card, &sig, why, sizeof why)) {
+            sig_source = "card";
+            const char *p = strstr(sig.data, ".entry ");
+            if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "("), p + 7);
+        } else {
+            pipe_note(notes, "gen: note: the card's signature was not used (%s); the model writes it\n", why);
+            sig.len = 0;
+        }
+    }
+    if (sig.len && name_opt && strcmp(kernel, name_opt)) {   /* --name renames the card's kernel */
+        pg_buf renamed = {0};
+        const char *p = strstr(sig.data, ".entry ");
+        if (p) {
+            pg_buf_printf(&renamed, "%.*s.entry %s%s", (int)(p - sig.data), sig.data, name_opt, p + 7 + strlen(kernel));
+            pg_buf_free(&sig);
+            sig = renamed;
+            snprintf(kernel, sizeof kernel, "%s", name_opt);
+        }
+    }
+    char name_from_twin[128];   /* the twin's kernel name when its signature cannot be forced */
+    if (twin_file) {   /* the user's twin: its signature is forced when nothing else gives one */
+        size_t n;
+        twin_kernel tk;
+        if (pg_read_file(twin_file, 4 << 20, &twin_src, &n, diag) != PG_OK) goto out;
+        const char *want = kernel[0] ? kernel : name_opt;
+        if (twin_parse(twin_src, twin_file, want, &tk, diag) != PG_OK) goto out;
+        if (!pipe_name_ok(tk.kernel)) {
+            pipe_note(notes, "ptxgen gen: %s:%d: kernel name '%s': want an identifier of at most 32 letters, digits and '_'\n",
+                    twin_file, tk.line, tk.kernel);
+            twin_kernel_free(&tk);
+            goto out;
+        }
+        if (!sig.len) {
+            if (name_opt && strcmp(name_opt, tk.kernel)) {
+                pipe_note(notes, "ptxgen gen: --name %s: the twin %s names its kernel %s\n", name_opt, twin_file, tk.kernel);
+                twin_kernel_free(&tk);
+                goto out;
+            }
+            if (twin_ptx_signature(&tk, &sig)) { snprintf(kernel, sizeof kernel, "%s", tk.kernel); sig_source = "twin"; }
+            else {
+                pipe_note(notes, "gen: note: the twin's signature has a parameter of unknown type; the model writes the signature\n");
+                sig.len = 0;
+                if (!name_opt) name_opt = name_from_twin, snprintf(name_from_twin, sizeof name_from_twin, "%s", tk.kernel);
+            }
+        }
+        twin_kernel_free(&tk);
+    }
+    if (sig.len) o.signature = sig.data;
+    else {   /* the model writes the parameters; the name comes from --name, the card or the request */
+        if (name_opt) snprintf(kernel, sizeof kernel, "%s", name_opt);
+        else if (card.ok && pipe_name_ok(card.kernel)) snprintf(kernel, sizeof kernel, "%s", card.kernel);
+        else pipe_name_from_request(desc, kernel, sizeof kernel);
+        o.entry_name = kernel;
+    }
+
+    /* without -o, --json and --twin write <kernel>.ptx (and its twin files): never over an existing file unless --force */
+    char defpath[200];
+    snprintf(defpath, sizeof defpath, "%s.ptx", pipe_name_ok(kernel) ? kernel : "generated");
+    unsigned def_flags = force ? 0 : PG_OUT_NO_CLOBBER;
+    tout.out_flags = outp ? 0 : def_flags;
+    if (!outp && (json || twin) && !force) {
+        char sib[2][220];
+        pipe_sibling_path(defpath, ".cu", sib[0], sizeof sib[0]);
+        pipe_sibling_path(defpath, ".task.json", sib[1], sizeof sib[1]);
+        const char *clash = access(defpath, F_OK) == 0 ? defpath
+                            : twin && access(sib[0], F_OK) == 0 && !(twin_file && pipe_same_file(twin_file, sib[0])) ? sib[0]
+                            : twin && !task_path && access(sib[1], F_OK) == 0 ? sib[1] : NULL;
+        if (clash) {
+            pipe_note(notes, "ptxgen gen: %s exists; not overwritten: name the output with -o, or pass --force to replace it\n", clash);
+            goto out;
+        }
+    }
+
+    if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
+    else if (req->default_model) snprintf(mdir, sizeof mdir, "%s", req->default_model);
+    else {
+        pipe_note(notes, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/default)\n");
+        goto out;
+    }
+    /* Super-optimization mode: the default model brings its own adapter
+     * (models/superopt, trained on nvcc-baseline -> faster-kernel pairs). */
+    char sodir[4200];
+    if (baseline && !adapter && !no_adapter) {
+        const char *env = getenv("PTXGEN_SUPEROPT_ADAPTER");
+        if (env && *env) adapter = env;
+        else if (!model_dir) {
+            snprintf(sodir, sizeof sodir, "%s/../superopt/adapter_config.json", mdir);
+            if (access(sodir, R_OK) == 0) {
+                sodir[strlen(sodir) - strlen("/adapter_config.json")] = 0;
+                adapter = sodir;
+            }
+        }
+    }
+    if (baseline && adapter) pipe_note(notes, "gen: super-optimization mode, adapter %s\n", adapter);
+    /* the default model's base is pinned: a base file with another sha256 is refused */
+    model_load_opts lo = {adapter, threads, NULL, !model_dir, false};
+    if (model_load(mdir, &lo, &model, diag) != PG_OK) goto out;
+    char tpath[8400];
+    if (model_tokenizer_path(mdir, tpath, sizeof tpath, diag) != PG_OK) goto out;
+    pg_buf_printf(&tokpath, "%s", tpath);
+    if (tok_load(tokpath.data, &tok, diag) != PG_OK) goto out;
+    if (dec_vocab_new(tok, &vocab, diag) != PG_OK) goto out;
+    o.format = gen_prompt_fmt_of(tok);
+    {   /* the n-gram table of training kernels: --ngram, else ngram.bin beside the model's adapter */
+        char np[4200];
+        snprintf(np, sizeof np, "%s/ngram.bin", mdir);
+        const char *use = ngram_path ? ngram_path : access(np, R_OK) == 0 ? np : NULL;
+        if (use && gen_ngram_load(use, tok, &ngram, diag) != PG_OK) goto out;
+        o.ngram = ngram;
+    }
+    if (!no_bias && o.constrained) {
+        pg_status bs = bias_path ? dec_bias_load(bias_path, vocab, &bias, diag) : dec_bias_default(vocab, &bias, diag);
+        if (bs != PG_OK) goto out;
+        o.bias = bias;
+    }
+
+    /* the two-stage model (docs/LITERATE.md): its plan in CUDA C first, checked by nvcc; the PTX turns follow it */
+    bool two = !baseline && !single && (pipe_model_is_two_stage(mdir) || plan_file);
+    if (plan_file && !pipe_model_is_two_stage(mdir)) {
+        pipe_note(notes, "ptxgen gen: --plan needs a two-stage model (base.json \"pipeline\": \"plan-literate\"); %s is not one\n", mdir);
+        goto out;
+    }
+    if (two) {
+        if (plan_file) {
+            size_t n;
+            if (pg_read_file(plan_file, 4 << 20, &plan_src, &n, diag) != PG_OK) goto out;
+        }
+        pin.request = desc;
+        pin.task = task;
+        pin.plan = plan_src;
+        pin.gen = o;
+        pin.plan_samples = samples;
+        rc = 1;
+        if (pipe_plan(model, tok, &pin, &pout, diag) != PG_OK) goto out;
+        pipe_note(notes, "gen: plan: kernel %s, %s%s (%d attempt%s, %d tokens, %.1f s)\n", pout.kernel,
+                plan_src ? "given" : "the model's", pout.nvcc_ran ? ", nvcc compiles it" : ", not compiled (no nvcc)",
+                pout.plan_attempts, pout.plan_attempts == 1 ? "" : "s", pout.plan_tokens, pout.plan_seconds);
+        if (!sig.len && pout.signature) {   /* a free-form request: the plan names the kernel and its parameters */
+            pg_buf_puts(&sig, pout.signature);
+            snprintf(kernel, sizeof kernel, "%s", pout.kernel);
+            sig_source = "plan";
+        }
+        pipe_ptx_opts(&pin, &pout, &o, &ptx_prompt);
+        if (sig.len) o.signature = sig.data;
+        if (twin && !twin_src) twin_src = strdup(pout.plan);   /* the plan is the twin */
+    }
+
+    char tmpdir[600];
+    pg_tmp_path(tmpdir, sizeof tmpdir, "ptxgen-gen-XXXXXX");
+    if (!mkdtemp(tmpdir)) { pipe_note(notes, "ptxgen gen: cannot create a temp dir: %s\n", strerror(errno)); goto out; }
+    uint64_t seed0 = o.sampler.seed;
+    rc = 1;
+    pipe_select_in si = {desc, task, samples, vlevel, best_of, tmpdir};
+    if (pipe_select(model, tok, vocab, &o, &si, &sel, notes, diag) != PG_OK) { rc = sel.write_failed ? 2 : 1; goto cleanup; }
+    if (sel.passed) rc = 0;
+    if (nogpu) rc = 3;
+    if (!kernel[0] && sel.best.ptx) {
+        const char *p = strstr(sel.best.ptx, ".entry ");
+        if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "( \n"), p + 7);
+    }
+    unsigned out_flags = outp ? 0 : def_flags;
+    if (!outp && twin && sel.best.ptx) { snprintf(defpath, sizeof defpath, "%s.ptx", pipe_name_ok(kernel) ? kernel : "generated"); outp = defpath; }
+    if (twin && sel.best.ptx) {
+        pipe_twin_in ti = {desc, samples, seed0, outp, twin_src, twin_file, task, tmpdir};
+        pipe_twin_phase(model, tok, vocab, &o, &ti, &sel, &tout, notes, diag);
+        twin_ran = true;
+        if (tout.write_failed) { rc = 2; goto cleanup; }
+        if (tout.verdict == TWIN_V_DIFFERS) rc = 1;
+        else if (tout.verdict == TWIN_V_AGREES && rc == 1) rc = 0;
+    }
+    if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", pipe_name_ok(kernel) ? kernel : "generated"); outp = defpath; }
+    if (plain && sel.best.ptx) pipe_strip_plan_lines(sel.best.ptx);
+    if (outp) {
+        if (pg_write_file(outp, sel.best.ptx, strlen(sel.best.ptx), out_flags, diag) != PG_OK) { rc = 2; goto cleanup; }
+    } else if (!json) {
+        out_text(notes, sel.best.ptx);
+        to_stdout = true;
+    }
+    char plan_path[4200] = "";
+    if (two && outp && !to_stdout && !twin_ran) {   /* the plan beside the kernel: its CUDA C twin (--twin writes it as <out>.cu itself) */
+        const char *dot = strrchr(outp, '.');
+        snprintf(plan_path, sizeof plan_path, "%.*s.cu", (int)(dot && !strchr(dot, '/') ? dot - outp : (long)strlen(outp)), outp);
+        if (pg_write_file(plan_path, pout.plan, strlen(pout.plan), out_flags, diag) != PG_OK) { rc = 2; goto cleanup; }
+        pipe_note(notes, "gen: plan -> %s\n", plan_path);
+    }
+    int toks = sel.best.gen_tokens + sel.best.forced_tokens;
+    double tps = sel.best.seconds > 0 ? toks / sel.best.seconds : 0;
+    /* what was verified, said plainly: only the GPU run against a task's reference checks what it computes */
+    const char *semantics = !strcmp(sel.bestv.gpu, "pass") ? "correct" : !strcmp(sel.bestv.gpu, "fail") ? "wrong" : "not verified";
+    char nogpu_note[300];
+    snprintf(nogpu_note, sizeof nogpu_note, "no GPU: %s", nogpu_why);
+    const char *sem_note = !strcmp(sel.bestv.gpu, "pass") ? "matches the task's reference on every input set (GPU)"
+                           : !strcmp(sel.bestv.gpu, "fail") ? "differs from the task's reference or did not run (GPU)"
+                           : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
+                           : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
+                           : nogpu ? nogpu_note : "--verify gpu was not requested";
+    pipe_note(notes, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
+                    "semantics %s (%s); attempt %d/%d%s%s\n",
+            kernel[0] ? kernel : "?", toks, sel.best.forced_tokens, sel.best.cut ? "; cut short by the token budget" : "", sel.best.seconds,
+            tps, sel.bestv.registers, sel.bestv.check, sel.bestv.ptxas,
+            sel.bestv.gpu, semantics, sem_note, sel.best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
+    /* what the line above cannot say on its own */
+    bool unfinished = sel.best.ptx && sel.best.cut && strcmp(sel.bestv.gpu, "pass") && !(twin_ran && tout.verdict == TWIN_V_AGREES);
+    if (unfinished)
+        pipe_note(notes, "gen: UNFINISHED: the token budget (--max-tokens %d) ran out before the model ended the kernel, so %s "
+                        "is a stub, not a finished kernel (exit 1): raise --max-tokens\n",
+                o.max_tokens, outp ? outp : "the output");
+    if (!strcmp(sig_source, "model"))
+        pipe_note(notes, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
+                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n",
+                sel.best.params_renamed ? ": " : "", sel.best.params_renamed,
+                sel.best.params_renamed ? " parameter name(s) not in the request renamed a<k>" : "");
+    pg_buf actual_sig = {0};
+    if (sel.best.ptx) gen_signature_from_module(sel.best.ptx, &actual_sig);
+    pg_buf twin_line = {0};
+    if (twin_ran) {
+        pipe_utf8_clean(tout.detail);
+        twin_verdict_line(tout.verdict, tout.sets, tout.detail, &twin_line);
+        pipe_note(notes, "gen: twin %s -> %s%s%s: %s\n", tout.generated ? "(second turn of the model)" : "(given)", tout.cu_path,
+                tout.task_written ? ", task " : "", tout.task_written ? tout.task_path : "", twin_line.data);
+    }
+    if (json) {
+        json_t *j = json_pack("{s:s?, s:s, s:s?, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:{s:s, s:s, s:s}, s:i, s:b, s:i, s:f, s:s}",
+                              "ptx_file", outp, "kernel", kernel, "signature", actual_sig.data, "model",
+                              model_get_config(model)->model_id, "tokens", toks, "forced_tokens", sel.best.forced_tokens,
+                              "prompt_tokens", sel.best.prompt_tokens, "seconds", sel.best.seconds, "tokens_per_s", tps,
+                              "registers", sel.bestv.registers, "verdicts", "check", sel.bestv.check, "ptxas", sel.bestv.ptxas, "gpu",
+                              sel.bestv.gpu, "attempts", sel.best_attempt, "finished", sel.best.finished, "mask_calls", sel.best.mask_calls,
+                              "mask_seconds", sel.best.mask_seconds, "why", sel.bestv.why);
+        json_object_set_new(j, "semantics", json_string(semantics));
+        if (two) {
+            json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f}", "source", plan_src ? "given" : "model", "nvcc_compiles", pout.nvcc_ran,
+                                   "attempts", pout.plan_attempts, "tokens", pout.plan_tokens, "seconds", pout.plan_seconds);
+            if (plan_path[0]) json_object_set_new(pl, "file", json_string(plan_path));
+            json_object_set_new(j, "pipeline", json_string("plan-literate"));
+            json_object_set_new(j, "plan", pl);
+        }
+        json_object_set_new(j, "signature_source", json_string(sig_source));   /* "model": invented, not asked for */
+        json_object_set_new(j, "params_renamed", json_integer(sel.best.params_renamed));
+        json_object_set_new(j, "unfinished", json_boolean(unfinished));
+        json_object_set_new(j, "speculative", json_pack("{s:i, s:i, s:i, s:i, s:i}", "draft_max", o.draft_max, "model_steps",
+                                                        sel.best.forwards, "drafted", sel.best.drafted, "accepted", sel.best.accepted,
+                                                        "jumped", sel.best.jumped));
+        json_object_set_new(j, "semantics_note", json_string(sem_note));
+        if (twin_ran) {
+            json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",
+                                   twin_verdict_name(tout.verdict), "line", twin_line.data, "input_sets", tout.sets, "attempts",
+                                   tout.attempts);
+            if (tout.task_written) json_object_set_new(tw, "task_file", json_string(tout.task_path));
+            if (tout.detail[0]) json_object_set_new(tw, "detail", json_string(tout.detail));
+            json_object_set_new(tw, "nvcc", tout.nvcc[0] ? json_string(tout.nvcc) : json_null());
+            json_object_set_new(j, "twin", tw);
+        }
+        if (best_of) {   /* verified best-of-k: what was drawn and what was kept */
+            json_t *b = json_pack("{s:i, s:i, s:s}", "drawn", samples, "correct", sel.ncorrect, "kept_stage", sel.bestv.fr.stage);
+            if (sel.bestv.fr.speedup > 0) json_object_set_new(b, "speedup", json_real(sel.bestv.fr.speedup));
+            if (sel.bestv.fr.hygiene) json_object_set_new(b, "hygiene", json_string(sel.bestv.fr.hygiene));
+            json_object_set_new(j, "best_of", b);
+        }
+        char *s = json_dumps(j, JSON_INDENT(2));
+        out_text(notes, s);
+        out_text(notes, "\n");
+        free(s);
+        json_decref(j);
+    } else if (explain && !strcmp(sel.bestv.check, "pass")) {
+        ptx_module *m = NULL;
+        pg_diag_sink q = {0};
+        /* the explainer reads the forms the validator matched */
+        if (ptx_parse(sel.best.ptx, strlen(sel.best.ptx), outp ? outp : "generated", &m, &q) == PG_OK &&
+            ptx_validate(m, &q) == PG_OK) {
+            pg_buf e = {0};
+            ptx_explain_module(m, &e);
+            if (to_stdout) pipe_note(notes, "%s", e.data);   /* never into PTX on stdout */
+            else out_text(notes, e.data);
+            pg_buf_free(&e);
+        }
+        ptx_module_free(m);
+    }
+    pg_buf_free(&twin_line);
+    pg_buf_free(&actual_sig);
+cleanup:
+    rmdir(tmpdir);
+out:
+    gen_result_free(&sel.best);
+    gen_card_free(&card);
+    dec_bias_free(bias);
+    gen_ngram_free(ngram);
+    dec_vocab_free(vocab);
+    tok_free(tok);
+    model_free(model);
+    task_free(task);
+    free(desc_buf);
+    free(base_text);
+    free(twin_src);
+    free(plan_src);
+    pipe_out_free(&pout);
+    pg_buf_free(&ptx_prompt);
+    pg_buf_free(&sig);
+    pg_buf_free(&canon_base);
+    pg_buf_free(&tokpath);
+    return rc;
+}
+
+/* ---- pipe_generate_json: the same call for bindings (ctypes) ---------------------------- */
+
+typedef struct {
+    pg_buf *out, *log;
+} json_sinks;
+
+static void to_out(void *user, const char *text) { pg_buf_puts(((json_sinks *)user)->out, text); }
+static void to_log(void *user, const char *text) { pg_buf_puts(((json_sinks *)user)->log, text); }
+static void diag_to_log(void *user, const pg_diag *d) {
+    char buf[1024];
+    pg_diag_format(d, buf, sizeof buf);
+    pg_buf_printf(((json_sinks *)user)->log, "%s\n", buf);
+}
+
+static const char *jstr(json_t *r, const char *k) { return json_string_value(json_object_get(r, k)); }
+static bool jbool(json_t *r, const char *k) { return json_is_true(json_object_get(r, k)); }
+
+int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
+    json_sinks js = {out, log};
+    pipe_notes nb = {to_log, &js, to_out};
+    const pipe_notes *notes = &nb;
+    json_error_t e;
+    json_t *r = request_json ? json_loads(request_json, 0, &e) : NULL;
+    if (!json_is_object(r)) {
+        pg_buf_printf(log, "ptxgen gen: the request is not a JSON object%s%s\n", r ? "" : ": ", r ? "" : e.text);
+        json_decref(r);
+        return 2;
+    }
+    pipe_gen_req req;
+    memset(&req, 0, sizeof req);
+    gen_opts_default(&req.gen);
+    req.request = jstr(r, "request");
+    req.request_file = jstr(r, "request_file");
+    req.task_path = jstr(r, "task");
+    req.model_dir = jstr(r, "model");
+    req.adapter = jstr(r, "adapter");
+    req.no_adapter = jbool(r, "no_adapter");
+    req.out_path = jstr(r, "out");
+    req.force = jbool(r, "force");
+    req.bias_path = jstr(r, "bias");
+    req.no_bias = jbool(r, "no_bias");
+    req.baseline = jstr(r, "baseline");
+    req.kernel = jstr(r, "kernel");
+    req.name = jstr(r, "name");
+    req.twin = jbool(r, "twin");
+    req.twin_file = jstr(r, "twin_file");
+    req.plan_file = jstr(r, "plan");
+    req.ngram_path = jstr(r, "ngram");
+    req.plain = jbool(r, "plain");
+    req.single_stage = jbool(r, "single_stage");
+    req.json = !json_is_false(json_object_get(r, "json"));   /* default: the JSON report */
+    req.explain = jbool(r, "explain");
+    req.samples = json_is_integer(json_object_get(r, "samples")) ? (int)json_integer_value(json_object_get(r, "samples")) : 4;
+    req.threads = json_is_integer(json_object_get(r, "threads")) ? (int)json_integer_value(json_object_get(r, "threads")) : 1;
+    if (jstr(r, "arch")) req.gen.arch = jstr(r, "arch");
+    if (json_is_integer(json_object_get(r, "seed"))) req.gen.sampler.seed = (uint64_t)json_integer_value(json_object_get(r, "seed"));
+    if (json_is_number(json_object_get(r, "temperature"))) req.gen.sampler.temperature = (float)json_number_value(json_object_get(r, "temperature"));
+    if (json_is_integer(json_object_get(r, "top_k"))) req.gen.sampler.top_k = (int)json_integer_value(json_object_get(r, "top_k"));
+    if (json_is_integer(json_object_get(r, "max_tokens"))) req.gen.max_tokens = (int)json_integer_value(json_object_get(r, "max_tokens"));
+    if (json_is_integer(json_object_get(r, "draft"))) req.gen.draft_max = (int)json_integer_value(json_object_get(r, "draft"));
+    if (jbool(r, "no_constraint")) req.gen.constrained = false;
+    const char *verify = jstr(r, "verify") ? jstr(r, "verify") : "check";
+    req.level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
+    char mdir[4096];
+    const char *env = getenv("PTXGEN_MODEL");
+    if (jstr(r, "default_model")) req.default_model = jstr(r, "default_model");   /* the caller's search (pinned base) */
+    else if (env && *env) req.default_model = env;
+    else if (access("models/default/base.json", R_OK) == 0 || access("models/default/config.json", R_OK) == 0) {
+        snprintf(mdir, sizeof mdir, "models/default");
+        req.default_model = mdir;
+    }
+    int sm_;
+    bool as_, fam_;
+    int rc = 2;
+    if (req.level < 0) USAGE_NOTE("--verify wants check, ptxas or gpu, not '%s'", verify);
+    else if (req.level == 2 && !req.task_path) USAGE_NOTE("--verify gpu needs --task (the reference to check against)");
+    else if (req.samples < 1 || req.samples > 1000 || req.threads < 1) USAGE_NOTE("--samples wants 1 to 1000 and --threads at least 1");
+    else if (!isa_parse_target(req.gen.arch, &sm_, &as_, &fam_)) USAGE_NOTE("--arch %s is not a known target (sm_50 ... sm_120a)", req.gen.arch);
+    else if (req.name && !pipe_name_ok(req.name)) USAGE_NOTE("--name %s: want an identifier of at most 32 letters, digits and '_'", req.name);
+    else if (!req.out_path && !req.json) USAGE_NOTE("name the output (\"out\") or ask for the JSON report");
+    else {
+        pg_diag_sink sink = {diag_to_log, &js, 0, 0, 20};
+        rc = pipe_generate(&req, notes, &sink);
+    }
+    json_decref(r);
+    return rc;
+}

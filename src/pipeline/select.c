@@ -1,0 +1,224 @@
+/* select.c — one candidate's verdicts, best-of-k selection over the attempts, kernel
+ * names and paths: the verification choices of `ptxgen gen` as library functions
+ * (ptxgen/pipeline.h).  Nothing here prints; progress goes to pipe_notes. */
+#define _GNU_SOURCE
+#include "ptxgen/pipeline.h"
+#include "ptxgen/gpu.h"
+#include "ptxgen/ptx.h"
+#include "pipe_notes.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A kernel name from the words of a free-text request: "tiled 16x16 SGEMM with
+ * shared memory" -> "tiled_16x16_sgemm".  ASCII words of 2+ characters, filler
+ * words dropped, at most 3 words and 32 bytes (the constraint's name limit);
+ * "kernel" when nothing is left (a description only in Chinese, say). */
+void pipe_name_from_request(const char *d, char *out, size_t n) {
+    static const char *const skip[] = {"a", "an", "the", "of", "with", "for", "to", "and", "in", "on", "by", "each",
+                                       "every", "kernel", "compute", "computes", "calculate", "using", "use", "that",
+                                       "which", "is", "are", "into", "from", "as", "at", "write", "writes", "please",
+                                       "ptx", "cuda", "gpu", "one", "thread", "threads", "per", "element", "where", NULL};
+    size_t len = 0;
+    int words = 0;
+    out[0] = 0;
+    for (const char *p = d; *p && words < 3;) {
+        while (*p && !isalnum((unsigned char)*p)) p++;
+        const char *w = p;
+        while (isalnum((unsigned char)*p)) p++;
+        size_t wl = (size_t)(p - w);
+        if (wl < 2) continue;
+        bool filler = false;
+        for (int k = 0; skip[k] && !filler; k++) filler = strlen(skip[k]) == wl && !strncasecmp(skip[k], w, wl);
+        if (filler || (words == 0 && isdigit((unsigned char)*w))) continue;
+        if (len + (len ? 1 : 0) + wl > 32 || len + 1 + wl >= n) break;
+        if (len) out[len++] = '_';
+        for (size_t k = 0; k < wl; k++) out[len++] = (char)tolower((unsigned char)w[k]);
+        out[len] = 0;
+        words++;
+    }
+    if (!len) snprintf(out, n, "kernel");
+}
+
+/* A kernel name the constraint accepts: an identifier of at most 32 bytes. */
+bool pipe_name_ok(const char *s) {
+    if (!*s || strlen(s) > 32 || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return false;
+    return true;
+}
+
+/* One attempt through eval's funnel (validator + the task's signature -> ptxas -> the
+ * GPU at level 2), reduced to gen's three verdicts and one reason. */
+void pipe_verify(const char *ptx, const char *path, const char *arch, const task_spec *task, int level,
+                          bool time_it, pipe_verdict *v) {
+    memset(v, 0, sizeof *v);
+    char ptxas_path[512], whyg[256] = "";
+    bool have_ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path);   /* run whenever present: a rejection never passes */
+    bool want_gpu = level >= 2 && task;
+    bool have_gpu = want_gpu && gpu_available(whyg, sizeof whyg);
+    eval_funnel_opts fo = {.arch = arch, .ptxas = have_ptxas, .gpu = have_gpu, .time_it = time_it && have_gpu};
+    eval_funnel_in fi = {ptx, NULL, path, NULL};
+    eval_funnel_result fr;
+    eval_funnel(&fi, task, &fo, &fr);
+    v->fr = fr;   /* the verdict fields only: the module and the ptxas report stay with fr (freed below) */
+    v->fr.module = NULL;
+    memset(&v->fr.ptxas, 0, sizeof v->fr.ptxas);
+    v->check = fr.check ? "pass" : "fail";
+    v->ptxas = fr.ptxas_ran ? (fr.ptxas_ok ? "pass" : "fail") : "not run";
+    v->gpu = fr.gpu_ran ? (fr.correct ? "pass" : "fail") : "not run";
+    v->registers = fr.registers;
+    if (!fr.check) snprintf(v->why, sizeof v->why, "check: %.580s", fr.detail);
+    else if (fr.ptxas_ran && !fr.ptxas_ok) snprintf(v->why, sizeof v->why, "%.590s", fr.detail);   /* "ptxas: ..." */
+    else if (!have_ptxas && level >= 1) snprintf(v->why, sizeof v->why, "ptxas: not found (install the CUDA toolkit or set $PTXAS)");
+    else if (want_gpu && !have_gpu) snprintf(v->why, sizeof v->why, "gpu: not run (%s)", whyg);
+    else if (fr.gpu_ran && !fr.correct) snprintf(v->why, sizeof v->why, "gpu: %s: %.560s", fr.stage, fr.detail);
+    eval_funnel_result_free(&fr);
+}
+
+bool pipe_passed(const pipe_verdict *v, int level) {
+    if (strcmp(v->check, "pass")) return false;
+    if (level >= 1 && strcmp(v->ptxas, "pass")) return false;
+    if (!strcmp(v->ptxas, "fail")) return false;   /* ptxas ran and rejected it: never a pass */
+    if (level >= 2 && strcmp(v->gpu, "pass")) return false;
+    return true;
+}
+
+/* The header of entry `kernel` in canonical text. */
+bool pipe_entry_signature(const char *canon, const char *kernel, pg_buf *out) {
+    if (!kernel) return gen_signature_from_module(canon, out);
+    pg_buf pat = {0};
+    pg_buf_printf(&pat, ".entry %s(", kernel);
+    const char *p = strstr(canon, pat.data);
+    pg_buf_free(&pat);
+    if (!p) return false;
+    while (p > canon && p[-1] != '\n') p--;
+    return gen_signature_from_module(p, out);
+}
+
+/* Bytes that are not UTF-8 (a model's noise quoted back by nvcc) become '?', so the text can go into JSON. */
+void pipe_utf8_clean(char *s) {
+    unsigned char *p = (unsigned char *)s;
+    while (p && *p) {
+        int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        bool ok = n > 0;
+        for (int k = 1; ok && k < n; k++) ok = (p[k] & 0xc0) == 0x80;
+        if (!ok) { *p++ = '?'; continue; }
+        p += n;
+    }
+}
+
+/* "dir/base.ptx" -> "dir/base" + ext */
+void pipe_sibling_path(const char *ptx_path, const char *ext, char *out, size_t n) {
+    size_t l = strlen(ptx_path);
+    if (l > 4 && !strcmp(ptx_path + l - 4, ".ptx")) l -= 4;
+    snprintf(out, n, "%.*s%s", (int)l, ptx_path, ext);
+}
+
+bool pipe_same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* --plain: the literate kernel without its plan lines (the constraint writes them as whole
+ * "\t//..." lines; the GENERATED_BY line at the top stays). */
+void pipe_strip_plan_lines(char *ptx) {
+    char *w = ptx;
+    for (char *r = ptx; *r;) {
+        char *nl = strchr(r, '\n');
+        size_t n = nl ? (size_t)(nl - r) + 1 : strlen(r);
+        bool plan = n >= 3 && r[0] == '\t' && r[1] == '/' && r[2] == '/';
+        if (!plan) { memmove(w, r, n); w += n; }
+        r += n;
+    }
+    *w = 0;
+}
+
+void pipe_note(const pipe_notes *n, const char *fmt, ...) {
+    if (!n || !n->fn) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!text) return;
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    n->fn(n->user, text);
+    free(text);
+}
+
+pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vocab *vocab, gen_opts *o, const pipe_select_in *in,
+                      pipe_select_out *out, const pipe_notes *notes, pg_diag_sink *sink) {
+    memset(out, 0, sizeof *out);
+    const char *desc = in->request;
+    int samples = in->samples, vlevel = in->level;
+    bool best_of = in->best_of;
+    uint64_t seed0 = o->sampler.seed;
+    pg_status st = PG_OK;
+    gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
+    if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
+        drawn = calloc((size_t)samples, sizeof *drawn);
+        if (!drawn) { pipe_note(notes, "ptxgen gen: out of memory for %d candidates\n", samples); return PG_ERR_NOMEM; }
+        if ((st = gen_sample_k(model, tok, vocab, desc, o, samples, drawn, sink)) != PG_OK) goto done;
+    }
+    for (int at = 1; at <= samples; at++) {
+        gen_result r;
+        o->sampler.seed = seed0 + (uint64_t)(at - 1);
+        if (drawn) {   /* candidate at - 1 was drawn with this seed */
+            r = drawn[at - 1];
+            memset(&drawn[at - 1], 0, sizeof r);
+        } else if ((st = gen_sample(model, tok, vocab, desc, o, &r, sink)) != PG_OK) {
+            gen_result_free(&r);
+            goto done;
+        }
+        pg_buf path = {0};
+        pg_buf_printf(&path, "%s/attempt%d.ptx", in->tmpdir, at);
+        pipe_verdict v;
+        if ((st = pg_write_file_atomic(path.data, r.ptx, strlen(r.ptx), sink)) != PG_OK) {
+            pg_buf_free(&path);
+            gen_result_free(&r);
+            out->write_failed = true;
+            goto done;
+        }
+        pipe_verify(r.ptx, path.data, o->arch, in->task, vlevel, best_of, &v);
+        unlink(path.data);
+        pg_buf_free(&path);
+        /* a kernel the token budget closed is a stub: a failure, unless the GPU showed it correct */
+        bool unfinished = r.cut && strcmp(v.gpu, "pass");
+        if (unfinished) {   /* the cause first; what the checks then said after it */
+            char then[sizeof v.why];
+            snprintf(then, sizeof then, "%s", v.why);
+            snprintf(v.why, sizeof v.why, "unfinished: the token budget (--max-tokens %d) ran out before the model ended the kernel%s%.480s",
+                     o->max_tokens, then[0] ? "; " : "", then);
+        }
+        bool ok = pipe_passed(&v, vlevel) && !unfinished;
+        out->ncorrect += ok && best_of;
+        if (!ok)
+            pipe_note(notes, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish",
+                      at < samples ? "; resampling with the next seed" : "");
+        else if (best_of)
+            pipe_note(notes, "gen: attempt %d/%d correct%s%.3fx nvcc%s%s\n", at, samples, v.fr.speedup > 0 ? ", " : " (not timed) ",
+                      v.fr.speedup, v.fr.hygiene ? "; flagged: " : "", v.fr.hygiene ? v.fr.hygiene : "");
+        if (best_of ? eval_better(&v.fr, out->best.ptx ? &out->bestv.fr : NULL) : (ok || !out->best.ptx)) {
+            gen_result_free(&out->best);
+            out->best = r;
+            out->bestv = v;
+            out->best_attempt = at;
+        } else {
+            gen_result_free(&r);
+        }
+        if (ok) { out->passed = true; if (!best_of) break; }
+    }
+done:
+    for (int i = 0; drawn && i < samples; i++) gen_result_free(&drawn[i]);
+    free(drawn);
+    return st;
+}
