@@ -100,6 +100,32 @@ assert all("The plan (CUDA C):" in r["prompt"] and r["completion"].startswith(".
 assert sum("\t//" in r["completion"] for r in ptx) >= 20, "PTX turns carry plan lines"
 assert len(single) == 24 and not any("\t//" in r["completion"] for r in single), "--plain drops every comment"
 PY
+    # retrieval: a library of the same samples; pairs carry the nearest kernels, never the sample's own task
+    "$P" retrieve build --in "$tmp/lit.jsonl" --per-family 0 --out "$tmp/rlib.jsonl" 2>/dev/null && ok || bad "retrieve build of a synth run"
+    "$P" prompts --format chatml --stage both --retrieve "$tmp/rlib.jsonl" --retrieve-k 2 --in "$tmp/lit.jsonl" --out "$tmp/rag.jsonl" 2>/dev/null \
+        && ok || bad "prompts --retrieve"
+    python3 - "$tmp/lit.jsonl" "$tmp/rag.jsonl" "$tmp/both.jsonl" <<'PY' && ok || bad "prompts --retrieve pairs"
+import json, re, sys
+lit = {r["id"]: r for r in map(json.loads, open(sys.argv[1]))}
+rag = [json.loads(l) for l in open(sys.argv[2])]
+both = [json.loads(l) for l in open(sys.argv[3])]
+assert len(rag) == len(both) == 48
+assert [(r["id"], r["turn"], r["completion"]) for r in rag] == [(r["id"], r["turn"], r["completion"]) for r in both], "same completions"
+with_ex = 0
+for r in rag:
+    own = lit[r["id"]]["task"]["name"]
+    heads = re.findall(r"^// (\S+)$", r["prompt"].split("Step ")[0], re.M)
+    assert own not in heads, r["id"] + ": retrieved its own task"
+    if r["turn"] == "plan" and "Similar verified kernels" in r["prompt"]:
+        with_ex += 1
+        assert 1 <= len(heads) <= 2, heads
+    if r["turn"] == "ptx" and "A similar verified kernel in literate PTX" in r["prompt"]:
+        assert r["prompt"].index("A similar verified kernel") < r["prompt"].index("The plan (CUDA C):")
+assert with_ex >= 20, with_ex
+PY
+    expect_rc 2 "prompts --retrieve without --stage" "$P" prompts --format chatml --retrieve "$tmp/rlib.jsonl" --in "$tmp/lit.jsonl" --out "$tmp/x.jsonl"
+    expect_rc 2 "prompts --retrieve of a file that is not a library" "$P" prompts --format chatml --stage both --retrieve "$tmp/lit.jsonl" \
+        --in "$tmp/lit.jsonl" --out "$tmp/x.jsonl"
     expect_rc 2 "prompts --stage without chatml" "$P" prompts --stage both --in "$tmp/lit.jsonl" --out "$tmp/x.jsonl"
     expect_rc 2 "prompts --stage bogus" "$P" prompts --format chatml --stage bogus --in "$tmp/lit.jsonl" --out "$tmp/x.jsonl"
 else

@@ -184,6 +184,21 @@ PG_API void pipe_strip_plan_lines(char *ptx);
  * them; --widen-regs when > 0); false (and why) when it does not validate. */
 PG_API bool pipe_canonical_ptx(const char *src, const char *arch, int widen_regs, bool comments, pg_buf *out, char *why,
                                size_t whyn);
+/* The two-stage pairs of one synth sample (`prompts --stage`, docs/LITERATE.md): stage 1 the
+ * plan pair (request + the task's C signature when with_signature -> the plan), 2 the PTX pair
+ * (request + plan + PTX signature -> module), 3 both; one JSONL line each ({id, family, source,
+ * split, description_style, turn, prompt, completion}) appended to out.  With retr, the retr_k
+ * (1..8) nearest kernels of the library, never the sample's own task, go into both prompts.
+ * Returns the pairs written; note gets a warning for the caller (a task that does not load) or "". */
+typedef struct {
+    json_t *sample;            /* the synth line (its task, family, source, split, style) */
+    const char *id, *request, *arch, *plan, *signature, *module;
+    bool with_signature;
+    int stage;
+    const gen_retr *retr;      /* optional */
+    int retr_k;
+} pipe_stage_in;
+PG_API long pipe_stage_pairs(const pipe_stage_in *in, pg_buf *out, char *note, size_t noten);
 /* The super-optimization pair of corpus task `name` (CORPUS/name/{task.json,kernel.ptx}):
  * the prompt carries nvcc's PTX of its reference.cu, the completion is the hand kernel
  * with the baseline's parameter names.  One JSONL line into `line`; false (and why, or a

@@ -40,7 +40,9 @@ static const char *prompts_usage =
     "  plan comments); both: the two pairs of every sample, each line with \"turn\": \"plan\" or \"ptx\".\n"
     "  Samples without cuda_c are skipped and counted.  Without --stage, plain samples' comments are\n"
     "  dropped and literate samples keep theirs; --plain drops every comment (the single-stage arm of\n"
-    "  the A/B: the same kernels without their plan).\n";
+    "  the A/B: the same kernels without their plan).\n"
+    "  --retrieve LIB (with --stage; `ptxgen retrieve build`): the --retrieve-k (2) nearest kernels of the\n"
+    "  library, never the sample's own task, go into both turns' prompts (docs/LITERATE.md \"Retrieval\").\n";
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -93,57 +95,6 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
     return 0;
 }
 
-/* The C signature of a synth sample's task (its "task" object), or "" when it does not load. */
-static void sample_c_signature(json_t *r, pg_buf *out) {
-    char *text = json_dumps(json_object_get(r, "task"), JSON_COMPACT);
-    task_spec *t = NULL;
-    if (text && task_load_text(text, strlen(text), "sample-task.json", &t, NULL) == PG_OK) gen_c_signature_from_task(t, out);
-    task_free(t);
-    free(text);
-}
-
-static void put_pair(FILE *o, json_t *r, const char *id, const char *turn, const pg_buf *prompt, const pg_buf *completion) {
-    json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s, s:s}", "id", id,
-                          "family", json_string_value(json_object_get(r, "family")),
-                          "source", json_string_value(json_object_get(r, "source")),
-                          "split", json_string_value(json_object_get(r, "split")),
-                          "description_style", json_string_value(json_object_get(r, "description_style")),
-                          "turn", turn, "prompt", prompt->data, "completion", completion->data);
-    char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
-    fprintf(o, "%s\n", s);
-    free(s);
-    json_decref(j);
-}
-
-/* The two-stage pairs of one sample (docs/LITERATE.md); returns how many were written. */
-static long stage_pairs(FILE *o, json_t *r, const char *id, const char *desc, const char *arch, const char *cuda_c, const char *sig,
-                        const char *module, bool with_sig, int stage, const char *in, long lineno) {
-    long n = 0;
-    pg_buf plan = {0};
-    pg_buf_puts(&plan, cuda_c);
-    while (plan.len && (plan.data[plan.len - 1] == '\n' || plan.data[plan.len - 1] == ' ')) plan.data[--plan.len] = 0;
-    if (stage & 1) {
-        pg_buf csig = {0}, prompt = {0}, completion = {0};
-        if (with_sig) sample_c_signature(r, &csig);
-        if (with_sig && !csig.len) fprintf(stderr, "%s:%ld: sample %s: its task does not load; plan pair without a signature\n", in, lineno, id);
-        gen_prompt_build_plan(desc, arch, csig.data, &prompt);
-        pg_buf_printf(&completion, "%s\n%s", plan.data ? plan.data : "", gen_end_token(GEN_FMT_CHATML));
-        put_pair(o, r, id, "plan", &prompt, &completion);
-        n++;
-        pg_buf_free(&csig); pg_buf_free(&prompt); pg_buf_free(&completion);
-    }
-    if (stage & 2) {
-        pg_buf prompt = {0}, completion = {0};
-        gen_prompt_build_ptx_plan(desc, arch, plan.data, sig, &prompt);
-        pg_buf_printf(&completion, "%s%s", module, gen_end_token(GEN_FMT_CHATML));
-        put_pair(o, r, id, "ptx", &prompt, &completion);
-        n++;
-        pg_buf_free(&prompt); pg_buf_free(&completion);
-    }
-    pg_buf_free(&plan);
-    return n;
-}
-
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25, widen_regs = 0;
@@ -151,6 +102,8 @@ int cmd_prompts(int argc, char **argv) {
     long no_twin = 0;
     int stage = 0;   /* 0: the single-stage pair; 1 plan, 2 ptx, 3 both */
     bool plain = false;
+    const char *retr_path = NULL;
+    int retr_k = 2;
     gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
@@ -166,6 +119,10 @@ int cmd_prompts(int argc, char **argv) {
             const char *v = argv[++i];
             stage = !strcmp(v, "plan") ? 1 : !strcmp(v, "ptx") ? 2 : !strcmp(v, "both") ? 3 : -1;
             if (stage < 0) { fprintf(stderr, "ptxgen prompts: --stage '%s': expected plan, ptx or both\n", v); return 2; }
+        }
+        else if (!strcmp(argv[i], "--retrieve") && i + 1 < argc) retr_path = argv[++i];
+        else if (!strcmp(argv[i], "--retrieve-k") && i + 1 < argc) {
+            if (!cli_int_arg("prompts", "--retrieve-k", argv[++i], 1, 8, &retr_k)) return 2;
         }
         else if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
@@ -193,17 +150,21 @@ int cmd_prompts(int argc, char **argv) {
         cli_usage_error("prompts", "--stage needs --format chatml (the two-stage model is a chat model) and no --twin");
         return 2;
     }
+    pg_diag_sink osink = {cli_print_diag, NULL, 0, 0, 10};
+    if (retr_path && !stage) return cli_usage_error("prompts", "--retrieve goes with --stage (the two-stage model's prompts)");
+    gen_retr *retr = NULL;
+    if (retr_path && gen_retr_load(retr_path, &retr, &osink) != PG_OK) return 2;
     FILE *f = fopen(in, "r");
-    if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); return 2; }
+    if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); gen_retr_free(retr); return 2; }
     struct stat si, so;
     if (fstat(fileno(f), &si) == 0 && stat(outp, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino && S_ISREG(so.st_mode)) {
         fprintf(stderr, "ptxgen prompts: --out %s is the input file: it would be overwritten; name another file\n", outp);
         fclose(f);
+        gen_retr_free(retr);
         return 2;
     }
-    pg_diag_sink osink = {cli_print_diag, NULL, 0, 0, 10};
     pg_out *po;
-    if (pg_out_open(outp, 0, &po, &osink) != PG_OK) { fclose(f); return 2; }
+    if (pg_out_open(outp, 0, &po, &osink) != PG_OK) { fclose(f); gen_retr_free(retr); return 2; }
     FILE *o = pg_out_stream(po);
     char *line = NULL;
     size_t cap = 0;
@@ -240,7 +201,14 @@ int cmd_prompts(int argc, char **argv) {
                 fprintf(stderr, "%s:%ld: sample %s dropped: no entry signature\n", in, lineno, id);
                 dropped++;
             } else {
-                kept += stage_pairs(o, r, id, desc, arch, cuda_c, sig.data, canon.data, with_sig, stage, in, lineno);
+                pg_buf lines = {0};
+                char note[200] = "";
+                pipe_stage_in sp = {.sample = r, .id = id, .request = desc, .arch = arch, .plan = cuda_c, .signature = sig.data,
+                                    .module = canon.data, .with_signature = with_sig, .stage = stage, .retr = retr, .retr_k = retr_k};
+                kept += pipe_stage_pairs(&sp, &lines, note, sizeof note);
+                if (note[0]) fprintf(stderr, "%s:%ld: sample %s: %s\n", in, lineno, id, note);
+                if (lines.len) fputs(lines.data, o);
+                pg_buf_free(&lines);
             }
         } else {
             bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
@@ -275,6 +243,7 @@ int cmd_prompts(int argc, char **argv) {
     free(line);
     bool rerr = ferror(f) != 0;
     fclose(f);
+    gen_retr_free(retr);
     if (rerr) { fprintf(stderr, "ptxgen prompts: %s: read error\n", in); pg_out_discard(po); return 2; }
     if (pg_out_close(po, &osink) != PG_OK) return 2;
     if (twin || stage)

@@ -21,7 +21,7 @@ static const struct { const char *name; int (*fn)(int, char **); const char *hel
     {"gen", cmd_gen, "generate PTX from a description with the model, under the PTX constraint"},
     {"twin", cmd_twin, "a PTX kernel against its CUDA C twin: compile, infer a task, run both on the GPU"},
     {"prompts", cmd_prompts, "turn a synth dataset into prompt/completion pairs (the training format)"},
-    {"retrieve", cmd_retrieve, "the library of verified kernels the two-stage model's prompts retrieve from (build, query)"},
+    {"retrieve", cmd_retrieve, "the library of verified kernels the two-stage model's prompts retrieve from (build, query, eval)"},
     {"ngram", cmd_ngram, "the n-gram table of training kernels that speculative decoding drafts from"},
     {"tokenize", cmd_tokenize, "encode text with a tokenizer.json (ids, pieces, tokens per line)"},
     {"logits", cmd_logits, "run the C inference engine on a prompt and print logits as JSON"},

@@ -3,6 +3,7 @@
 #include "ptxgen/pipeline.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/ptx.h"
+#include "ptxgen/task.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -130,4 +131,63 @@ bool pipe_superopt_pair(const char *corpus, const char *name, const char *arch, 
     task_free(t); free(base); free(hand);
     pg_buf_free(&bc); pg_buf_free(&hc); pg_buf_free(&bsig); pg_buf_free(&renamed); pg_buf_free(&prompt);
     return good;
+}
+
+/* The C signature of a synth sample's task (its "task" object), or "" when it does not load. */
+static void sample_c_signature(json_t *r, pg_buf *out) {
+    char *text = json_dumps(json_object_get(r, "task"), JSON_COMPACT);
+    task_spec *t = NULL;
+    if (text && task_load_text(text, strlen(text), "sample-task.json", &t, NULL) == PG_OK) gen_c_signature_from_task(t, out);
+    task_free(t);
+    free(text);
+}
+
+static void put_pair(pg_buf *o, json_t *r, const char *id, const char *turn, const pg_buf *prompt, const pg_buf *completion) {
+    json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s, s:s}", "id", id,
+                          "family", json_string_value(json_object_get(r, "family")),
+                          "source", json_string_value(json_object_get(r, "source")),
+                          "split", json_string_value(json_object_get(r, "split")),
+                          "description_style", json_string_value(json_object_get(r, "description_style")),
+                          "turn", turn, "prompt", prompt->data, "completion", completion->data);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+    if (!s) pg_oom();
+    pg_buf_puts(o, s);
+    pg_buf_putc(o, '\n');
+    free(s);
+    json_decref(j);
+}
+
+long pipe_stage_pairs(const pipe_stage_in *in, pg_buf *out, char *note, size_t noten) {
+    long n = 0;
+    if (noten) note[0] = 0;
+    pg_buf plan = {0};
+    pg_buf_puts(&plan, in->plan ? in->plan : "");
+    while (plan.len && (plan.data[plan.len - 1] == '\n' || plan.data[plan.len - 1] == ' ')) plan.data[--plan.len] = 0;
+    /* the nearest kernels of the library, never the sample's own task */
+    gen_retr_hit hits[8];
+    int nh = 0;
+    if (in->retr) {
+        gen_retr_filter f = {.exclude_task = json_string_value(json_object_get(json_object_get(in->sample, "task"), "name"))};
+        nh = gen_retr_query(in->retr, in->request, &f, in->retr_k < 1 ? 1 : in->retr_k > 8 ? 8 : in->retr_k, hits);
+    }
+    if (in->stage & 1) {
+        pg_buf csig = {0}, prompt = {0}, completion = {0};
+        if (in->with_signature) sample_c_signature(in->sample, &csig);
+        if (in->with_signature && !csig.len) snprintf(note, noten, "its task does not load; plan pair without a signature");
+        gen_prompt_build_plan_ex(in->request, in->arch, csig.data, hits, nh, &prompt);
+        pg_buf_printf(&completion, "%s\n%s", plan.data ? plan.data : "", gen_end_token(GEN_FMT_CHATML));
+        put_pair(out, in->sample, in->id, "plan", &prompt, &completion);
+        n++;
+        pg_buf_free(&csig); pg_buf_free(&prompt); pg_buf_free(&completion);
+    }
+    if (in->stage & 2) {
+        pg_buf prompt = {0}, completion = {0};
+        gen_prompt_build_ptx_plan_ex(in->request, in->arch, plan.data ? plan.data : "", in->signature, hits, nh, &prompt);
+        pg_buf_printf(&completion, "%s%s", in->module, gen_end_token(GEN_FMT_CHATML));
+        put_pair(out, in->sample, in->id, "ptx", &prompt, &completion);
+        n++;
+        pg_buf_free(&prompt); pg_buf_free(&completion);
+    }
+    pg_buf_free(&plan);
+    return n;
 }
