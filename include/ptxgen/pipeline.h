@@ -33,6 +33,9 @@ typedef struct {
     gen_opts gen;              /* arch, sampler, max_tokens (PTX turn), format (must be ChatML), block, bias ... */
     int plan_max_tokens;       /* the plan turn's token limit (0 = 1024) */
     int plan_samples;          /* plans drawn until one passes (0 = 4) */
+    const gen_retr *retr;      /* optional: the nearest retr_k (1..8; 0 = 2) kernels of this library go into both turns'
+                                  prompts (docs/LITERATE.md "Retrieval"), as `prompts --retrieve` trained them */
+    int retr_k;
     bool need_nvcc;            /* refuse when nvcc is missing, instead of taking an unchecked plan */
 } pipe_in;
 
@@ -66,6 +69,10 @@ PG_API void pipe_out_free(pipe_out *o);
 /* Does the model folder's base.json say "pipeline": "plan-literate"?  (false for a folder
  * without one, a GGUF file, or another pipeline.) */
 PG_API bool pipe_model_is_two_stage(const char *model_path);
+/* The retrieval library a model folder ships: base.json "retrieval" (a file name inside the
+ * folder, e.g. "retrieval.jsonl") joined to the folder into out; false when it names none, and
+ * for a name that leaves the folder ("/", ".."). */
+PG_API bool pipe_model_retrieval(const char *model_path, char *out, size_t n);
 
 /* ==== one request end to end (src/pipeline/select.c, twin.c, pairs.c) ====================
  * The pieces `ptxgen gen`, `ptxgen twin`, `ptxgen prompts` and the nvcc wrapper put
@@ -237,6 +244,8 @@ typedef struct {
     const char *ngram_path;     /* --ngram */
     bool plain, single_stage, json, explain;
     gen_opts gen;               /* arch, sampler, max_tokens, constrained, draft_max */
+    const char *retrieve_path;  /* --retrieve: a retrieval library for a two-stage model (NULL: the model's, if it ships one) */
+    int retrieve_k;             /* --retrieve-k (0 = 2) */
 } pipe_gen_req;
 /* Returns the command's exit status: 0 an attempt passed the requested verification, 1 none
  * did (or the twin differs), 2 usage/IO, 3 --verify gpu without a GPU. */

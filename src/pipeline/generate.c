@@ -40,6 +40,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     bool to_stdout = pg_out_is_stdout(outp);
     char *twin_src = NULL, *plan_src = NULL;
     gen_ngram *ngram = NULL;
+    gen_retr *retr = NULL;
     pipe_in pin;
     pipe_out pout;
     pg_buf ptx_prompt = {0};
@@ -234,10 +235,26 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         pipe_note(notes, "ptxgen gen: --plan needs a two-stage model (base.json \"pipeline\": \"plan-literate\"); %s is not one\n", mdir);
         goto out;
     }
+    if (req->retrieve_path && !two) {
+        pipe_note(notes, "ptxgen gen: --retrieve needs a two-stage model (base.json \"pipeline\": \"plan-literate\")%s\n",
+                  single ? " without --single-stage" : "");
+        goto out;
+    }
     if (two) {
         if (plan_file) {
             size_t n;
             if (pg_read_file(plan_file, 4 << 20, &plan_src, &n, diag) != PG_OK) goto out;
+        }
+        char rpath[4300];
+        const char *rp = req->retrieve_path ? req->retrieve_path : pipe_model_retrieval(mdir, rpath, sizeof rpath) ? rpath : NULL;
+        if (rp) {   /* the library the model's prompts were trained with (docs/LITERATE.md "Retrieval") */
+            if (gen_retr_load(rp, &retr, diag) != PG_OK) goto out;
+            gen_retr_hit h[8];
+            int k = req->retrieve_k > 0 ? req->retrieve_k : 2, nh = gen_retr_query(retr, desc ? desc : "", NULL, k > 8 ? 8 : k, h);
+            pipe_note(notes, "gen: retrieval: %d of %d kernels of %s in the prompts%s%s%s%s\n", nh, gen_retr_count(retr), rp,
+                      nh ? " (" : "", nh ? h[0].task : "", nh > 1 ? ", ..." : "", nh ? ")" : "");
+            pin.retr = retr;
+            pin.retr_k = req->retrieve_k;
         }
         pin.request = desc;
         pin.task = task;
@@ -399,6 +416,7 @@ out:
     gen_card_free(&card);
     dec_bias_free(bias);
     gen_ngram_free(ngram);
+    gen_retr_free(retr);
     dec_vocab_free(vocab);
     tok_free(tok);
     model_free(model);
@@ -463,6 +481,7 @@ int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
     req.twin_file = jstr(r, "twin_file");
     req.plan_file = jstr(r, "plan");
     req.ngram_path = jstr(r, "ngram");
+    req.retrieve_path = jstr(r, "retrieve");
     req.plain = jbool(r, "plain");
     req.single_stage = jbool(r, "single_stage");
     req.json = !json_is_false(json_object_get(r, "json"));   /* default: the JSON report */

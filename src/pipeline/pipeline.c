@@ -78,6 +78,13 @@ static bool check_plan(const char *plan, const pipe_in *in, pipe_out *out, pg_di
     return ok;
 }
 
+/* The retrieved kernels of the request (none without a library). */
+static int nearest(const pipe_in *in, gen_retr_hit hits[8]) {
+    if (!in->retr) return 0;
+    int k = in->retr_k <= 0 ? 2 : in->retr_k > 8 ? 8 : in->retr_k;
+    return gen_retr_query(in->retr, in->request ? in->request : "", NULL, k, hits);
+}
+
 pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
     double t0 = now_s();
     if (in->gen.format != GEN_FMT_CHATML) {
@@ -86,7 +93,9 @@ pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, p
     }
     pg_buf csig = {0}, prompt = {0};
     if (in->task) gen_c_signature_from_task(in->task, &csig);
-    gen_prompt_build_plan(in->request ? in->request : "", in->gen.arch, csig.data, &prompt);
+    gen_retr_hit hits[8];
+    int nh = nearest(in, hits);
+    gen_prompt_build_plan_ex(in->request ? in->request : "", in->gen.arch, csig.data, hits, nh, &prompt);
     int samples = in->plan ? 1 : in->plan_samples > 0 ? in->plan_samples : 4;
     pg_status st = PG_ERR_INVALID;
     for (int k = 0; k < samples && st != PG_OK; k++) {
@@ -141,12 +150,28 @@ pg_status pipe_ptx(model_model *m, const tok_tokenizer *t, const dec_vocab *v, c
 
 void pipe_ptx_opts(const pipe_in *in, const pipe_out *out, gen_opts *o, pg_buf *prompt) {
     prompt->len = 0;
-    gen_prompt_build_ptx_plan(in->request ? in->request : "", in->gen.arch, out->plan ? out->plan : "", out->signature, prompt);
+    gen_retr_hit hits[8];
+    int nh = nearest(in, hits);
+    gen_prompt_build_ptx_plan_ex(in->request ? in->request : "", in->gen.arch, out->plan ? out->plan : "", out->signature, hits, nh,
+                                 prompt);
     *o = in->gen;
     o->prompt = prompt->data;
     o->signature = out->signature;
     o->entry_name = out->signature ? NULL : out->kernel;
     o->comment_max = PTX_LITERATE_LINE_MAX;
+}
+
+bool pipe_model_retrieval(const char *model_path, char *out, size_t n) {
+    struct stat st;
+    if (!model_path || stat(model_path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    char p[4200];
+    snprintf(p, sizeof p, "%s/base.json", model_path);
+    json_t *j = json_load_file(p, 0, NULL);
+    const char *name = json_string_value(json_object_get(j, "retrieval"));
+    bool ok = name && *name && !strchr(name, '/') && strcmp(name, "..") && strcmp(name, ".") &&
+              (size_t)snprintf(out, n, "%s/%s", model_path, name) < n;
+    json_decref(j);
+    return ok;
 }
 
 bool pipe_model_is_two_stage(const char *model_path) {
