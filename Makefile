@@ -117,6 +117,15 @@ $(BUILD)/bench_model: src/model/bench_model.c $(BUILD)/libptxgen.a $(HDRS) $(DEF
 bench: all $(BUILD)/bench_ptx $(BUILD)/bench_decode $(BUILD)/bench_model
 	bash bench/run_bench.sh
 
+# The differential fuzzer of libptx against ptxas (tests/diff_ptxas/README.md) --
+DIFF_SRC := $(wildcard tests/diff_ptxas/*.c)
+$(BUILD)/diff_ptxas: $(DIFF_SRC) tests/diff_ptxas/diff.h $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -o $@ $(DIFF_SRC) $(BUILD)/libptxgen.a $(LDLIBS)
+
+$(SBUILD)/diff_ptxas: $(DIFF_SRC) tests/diff_ptxas/diff.h $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -o $@ $(DIFF_SRC) $(SBUILD)/libptxgen.a $(LDLIBS)
+
 # Fuzzing (libFuzzer via clang) ---------------------------------------------
 FUZZ_SECONDS ?= 60
 $(BUILD)/fuzz/fuzz_ptx: src/ptx/fuzz_ptx.c $(LIB_SRC) $(HDRS) $(DEFS)

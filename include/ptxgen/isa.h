@@ -49,15 +49,19 @@ typedef enum {
 } isa_class;
 PG_API const char *isa_class_name(isa_class c);
 
-enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26 };
+enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26, ISA_MAX_IRANGES = 6 };
 
 /* One modifier slot: a set of alternatives, optional or required, possibly
- * binding the matched modifier to a variable (A..Z). */
+ * binding the matched modifier to a variable (A..Z).  A `fixed` slot (`^` in
+ * the pattern) is part of the mnemonic as ptxas reads it (mul.lo, mad.wide,
+ * shf.l.wrap): the fixed slots come first, right after the opcode and in
+ * table order; the other modifiers may follow in any order. */
 typedef struct {
     const char *alts[ISA_MAX_ALTS];   /* ".global", ".shared::cta", ... */
     uint16_t ids[ISA_MAX_ALTS];       /* the same, as interned modifier ids */
     int nalts;
     bool optional;
+    bool fixed;
     int var;                          /* -1 or 0..25 */
 } isa_modslot;
 
@@ -86,6 +90,10 @@ typedef struct {
     bool type_wide;         /* T2: twice the width of the bound type (mul.wide) */
     bool relaxed;           /* ld/st/cvt rule: register may be wider than the type */
     bool any_type;          /* no type check at all */
+    /* Immediates the slot takes (`{0..15}`, `{4|8|16}` after the type): an
+     * immediate must lie in one of the nranges [lo, hi]; 0 ranges = any value. */
+    int nranges;
+    int64_t rlo[ISA_MAX_IRANGES], rhi[ISA_MAX_IRANGES];
 } isa_opslot;
 
 typedef struct {
@@ -95,6 +103,9 @@ typedef struct {
     int ptx_min;            /* PTX ISA version * 10, e.g. 78 = 7.8 */
     int sm_min;             /* e.g. 80 */
     bool arch_specific;     /* needs an 'a' target such as sm_90a */
+    /* flag "rP:S": withdrawn from PTX ISA P (x10) on targets sm_S and newer
+     * (shfl without .sync: r64:70); 0 = never */
+    int removed_ptx, removed_sm;
     isa_modslot mods[ISA_MAX_MODSLOTS];
     int nmods;
     isa_opslot ops[ISA_MAX_OPSLOTS];
@@ -107,6 +118,15 @@ typedef struct {
 /* Compile the table.  Returns PG_OK, or PG_ERR_INVALID with diagnostics if a
  * row of isa.def is malformed (a test keeps that from ever shipping). */
 PG_API pg_status isa_init(pg_diag_sink *diag);
+
+/* May form f be written in a module with PTX ISA version `ptx` (x10) for
+ * target sm (arch_specific: an 'a' target)?  0 for ptx or sm = unknown (not
+ * checked).  On false, *why gets a short reason when why is not NULL:
+ * 'p' PTX too old, 's' target too old, 'a' needs an arch-specific target,
+ * 'r' withdrawn for this version and target. */
+PG_API bool isa_form_available(const isa_form *f, int ptx, int sm, bool arch_specific, char *why);
+/* Does immediate value v fit slot s's value constraint ({..} in the pattern)? */
+PG_API bool isa_imm_allowed(const isa_opslot *s, int64_t v);
 
 PG_API int isa_form_count(void);
 PG_API const isa_form *isa_form_get(int i);
@@ -123,9 +143,11 @@ PG_API uint16_t isa_modifier_id(const char *mod, size_t len);
 PG_API const char *isa_modifier_text(uint16_t id);
 
 /* Result of matching the modifiers of one instruction against a form. */
+enum { ISA_SLOT_IGNORED = 255 };
 typedef struct {
     uint16_t bind_id[ISA_NVARS];  /* matched modifier id per variable (0 = unbound); text: isa_bound_text */
-    uint8_t slot_of[ISA_MAX_MODSLOTS]; /* for each given modifier, the slot it filled */
+    uint8_t slot_of[ISA_MAX_MODSLOTS]; /* for each given modifier, the slot it filled (ISA_SLOT_IGNORED:
+                                          one ptxas ignores, ISA_IGNORED in isa.def) */
 } isa_match;
 
 /* Try to match `mods` (each starting with '.') against form f. */

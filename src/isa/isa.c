@@ -9,6 +9,8 @@
 
 enum { MOD_HASH = 4096, MAX_MODS = 4000 };
 static const isa_require *mod_req[MAX_MODS]; /* modifier id -> target requirement, or NULL */
+static bool mod_repeat[MAX_MODS];            /* modifier id -> ptxas takes it twice (ISA_REPEATABLE) */
+static bool mod_ignored[MAX_MODS];           /* modifier id -> ptxas ignores it where no slot takes it (ISA_IGNORED) */
 
 /* ---- types ---- */
 static const ptx_type_info type_tab[] = {
@@ -73,44 +75,90 @@ static const raw_group groups[] = {
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words)
 #define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 static const raw_form rows[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex) {op, cls, ptx, sm, flags, mods, ops, ex},
 #define ISA_WORDS(mod, words)
 #define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 static const raw_word words_tab[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words) {mod, words},
 #define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 static const isa_require requires_tab[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words)
 #define ISA_REQUIRE(mod, ptx, sm) {mod, ptx, sm},
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
+};
+static const char *const ignored_tab[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod) mod,
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+#undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
+};
+static const char *const repeat_tab[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod) mod,
+#define ISA_IGNORED(mod)
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+#undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 
 static uint16_t mod_id_of_ptr(const char *p);
@@ -244,7 +292,15 @@ static bool compile_mods(isa_form *f, const char *pat, char *err, size_t errn) {
         if (f->nmods >= ISA_MAX_MODSLOTS) { snprintf(err, errn, "too many modifier slots"); return false; }
         isa_modslot *s = &f->mods[f->nmods++];
         s->var = -1;
-        if (*p == '?') { s->optional = true; p++; }
+        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, in either order */
+            if (*p == '?') s->optional = true;
+            else if (*p == '^') s->fixed = true;
+            else break;
+        }
+        if (s->fixed && f->nmods > 1 && !f->mods[f->nmods - 2].fixed) {
+            snprintf(err, errn, "a '^' slot after a free one (the fixed slots come first)");
+            return false;
+        }
         if (*p == '(') {
             p++;
             for (;;) {
@@ -324,6 +380,27 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
         } else {
             o->any_type = true;
         }
+        if (*p == '{') {   /* immediate values: {0..15}, {4|8|16} */
+            p++;
+            for (;;) {
+                if (o->nranges >= ISA_MAX_IRANGES) { snprintf(err, errn, "too many immediate ranges"); return false; }
+                char *end;
+                long long lo = strtoll(p, &end, 0), hi = lo;
+                if (end == p) { snprintf(err, errn, "bad immediate value in {..}"); return false; }
+                p = end;
+                if (p[0] == '.' && p[1] == '.') {
+                    hi = strtoll(p + 2, &end, 0);
+                    if (end == p + 2 || hi < lo) { snprintf(err, errn, "bad immediate range in {..}"); return false; }
+                    p = end;
+                }
+                o->rlo[o->nranges] = lo;
+                o->rhi[o->nranges++] = hi;
+                if (*p == '|') { p++; continue; }
+                if (*p == '}') { p++; break; }
+                snprintf(err, errn, "junk '%c' in {..}", *p);
+                return false;
+            }
+        }
         if (!o->optional) f->nops_min = f->nops;
         while (*p == ' ') p++;
         if (*p && *p != ',') { snprintf(err, errn, "junk '%c' in operand pattern", *p); return false; }
@@ -345,11 +422,20 @@ pg_status isa_init(pg_diag_sink *diag) {
         f->cls = rows[i].cls;
         f->ptx_min = rows[i].ptx;
         f->sm_min = rows[i].sm;
-        f->arch_specific = strchr(rows[i].flags, 'a') != NULL;
+        for (const char *fl = rows[i].flags; *fl;) {
+            if (*fl == ' ') { fl++; continue; }
+            if (*fl == 'a') { f->arch_specific = true; fl++; }
+            else if (*fl == 'r' && sscanf(fl, "r%d:%d", &f->removed_ptx, &f->removed_sm) == 2) {
+                while (*fl && *fl != ' ') fl++;
+            } else {
+                snprintf(err, sizeof err, "bad flag '%s'", fl);
+                break;
+            }
+        }
         f->mod_pattern = rows[i].mods;
         f->op_pattern = rows[i].ops;
         f->explain = rows[i].explain;
-        if (!compile_mods(f, rows[i].mods, err, sizeof err) || !compile_ops(f, rows[i].ops, err, sizeof err)) {
+        if (err[0] || !compile_mods(f, rows[i].mods, err, sizeof err) || !compile_ops(f, rows[i].ops, err, sizeof err)) {
             pg_diag_emit(diag, PG_E_SYNTAX, "src/isa/isa.def", i + 1, 0, "row %d (%s): %s", i, f->opcode, err);
             ok = false;
         }
@@ -374,6 +460,14 @@ pg_status isa_init(pg_diag_sink *diag) {
         uint16_t id = isa_modifier_id(requires_tab[i].mod, strlen(requires_tab[i].mod));
         if (id) mod_req[id] = &requires_tab[i];
     }
+    for (size_t i = 0; i < sizeof repeat_tab / sizeof repeat_tab[0]; i++) {
+        uint16_t id = isa_modifier_id(repeat_tab[i], strlen(repeat_tab[i]));
+        if (id) mod_repeat[id] = true;
+    }
+    for (size_t i = 0; i < sizeof ignored_tab / sizeof ignored_tab[0]; i++) {
+        uint16_t id = isa_modifier_id(ignored_tab[i], strlen(ignored_tab[i]));
+        if (id) mod_ignored[id] = true;
+    }
     if (!ok) return PG_ERR_INVALID;
     smask_build();
     opc_hash_init();
@@ -383,6 +477,23 @@ pg_status isa_init(pg_diag_sink *diag) {
     for (int i = 0; i < nopcodes; i++) ptr_put(opcodes[i], -(i + 1));
     inited = true;
     return PG_OK;
+}
+
+bool isa_form_available(const isa_form *f, int ptx, int sm, bool arch_specific, char *why) {
+    char w = 0;
+    if (ptx && f->ptx_min > ptx) w = 'p';
+    else if (sm && f->sm_min > sm) w = 's';
+    else if (sm && f->arch_specific && !arch_specific) w = 'a';
+    else if (f->removed_ptx && ptx >= f->removed_ptx && sm >= f->removed_sm) w = 'r';
+    if (why) *why = w;
+    return w == 0;
+}
+
+bool isa_imm_allowed(const isa_opslot *s, int64_t v) {
+    if (!s->nranges) return true;
+    for (int i = 0; i < s->nranges; i++)
+        if (v >= s->rlo[i] && v <= s->rhi[i]) return true;
+    return false;
 }
 
 int isa_form_count(void) { return NROWS; }
@@ -436,7 +547,7 @@ static bool slot_has(const isa_modslot *s, uint16_t id) {
 static uint32_t *smask_key;   /* form index << 16 | id; 0 = empty */
 static uint32_t *smask_val;
 static uint32_t smask_cap;
-static uint32_t required_mask[NROWS];
+static uint32_t required_mask[NROWS], fixed_mask[NROWS];
 
 static uint32_t smask_h(uint32_t key) { return (key * 0x9E3779B1u) >> 7; }
 
@@ -456,10 +567,11 @@ static void smask_build(void) {
     smask_key = pg_arena_alloc(&isa_arena, sizeof(uint32_t) * smask_cap);
     smask_val = pg_arena_alloc(&isa_arena, sizeof(uint32_t) * smask_cap);
     for (int i = 0; i < NROWS; i++) {
-        required_mask[i] = 0;
+        required_mask[i] = fixed_mask[i] = 0;
         for (int k = 0; k < forms[i].nmods; k++) {
             const isa_modslot *s = &forms[i].mods[k];
             if (!s->optional) required_mask[i] |= 1u << k;
+            if (s->fixed) fixed_mask[i] |= 1u << k;
             for (int a = 0; a < s->nalts; a++) {
                 /* the form index is at least 1 in the key, so 0 marks empty */
                 uint32_t key = (uint32_t)(i + 1) << 16 | s->ids[a];
@@ -489,19 +601,64 @@ static bool match_rec(const uint32_t *masks, uint32_t required, int nmods, int k
     return false;
 }
 
+static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m);
+
+static bool form_lists(const isa_form *f, uint16_t id);
+
+/* ptxas takes some flag modifiers twice (add.sat.sat, bar.sync.sync): a repeat
+ * of an ISA_REPEATABLE modifier fills the slot of its first occurrence.  An
+ * ISA_IGNORED modifier that no slot of the form lists is skipped (its
+ * slot_of is ISA_SLOT_IGNORED). */
 bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
+    bool special = false;
+    for (int k = 0; k < nmods && !special; k++) {
+        if (mod_ignored[ids[k]]) special = true;
+        if (k && mod_repeat[ids[k]])
+            for (int j = 0; j < k; j++)
+                if (ids[j] == ids[k]) { special = true; break; }
+    }
+    if (!special) return match_ids(f, ids, nmods, m);
+    uint16_t uniq[ISA_MAX_MODSLOTS];
+    int map[ISA_MAX_MODSLOTS], nu = 0;
+    if (nmods > ISA_MAX_MODSLOTS) return false;
+    for (int k = 0; k < nmods; k++) {
+        if (mod_ignored[ids[k]] && !form_lists(f, ids[k])) { map[k] = -1; continue; }
+        int j = 0;
+        if (mod_repeat[ids[k]])
+            for (; j < nu && uniq[j] != ids[k]; j++) {}
+        if (mod_repeat[ids[k]] && j < nu) { map[k] = j; continue; }
+        map[k] = nu;
+        uniq[nu++] = ids[k];
+    }
+    isa_match mu;
+    if (!match_ids(f, uniq, nu, &mu)) { memset(m, 0, sizeof *m); return false; }
+    *m = mu;
+    for (int k = 0; k < nmods; k++) m->slot_of[k] = map[k] < 0 ? ISA_SLOT_IGNORED : mu.slot_of[map[k]];
+    return true;
+}
+
+static bool form_lists(const isa_form *f, uint16_t id) {
+    for (int s = 0; s < f->nmods; s++)
+        if (slot_has(&f->mods[s], id)) return true;
+    return false;
+}
+
+static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
     static const isa_match zero;   /* a copy, not a memset: this runs per form tried */
     *m = zero;
     if (nmods > ISA_MAX_MODSLOTS || nmods > f->nmods) return false;
     /* the table's own forms have precomputed slot masks; a copy of a form
      * (not at forms[f->index]) is matched slot by slot */
-    uint32_t masks[ISA_MAX_MODSLOTS] = {0}, required = 0;
+    uint32_t masks[ISA_MAX_MODSLOTS] = {0}, required = 0, fixed = 0;
     bool own = inited && f->index >= 0 && f->index < NROWS && f == &forms[f->index];
     if (own) {
         required = required_mask[f->index];
+        fixed = fixed_mask[f->index];
     } else {
-        for (int s = 0; s < f->nmods; s++)
+        for (int s = 0; s < f->nmods; s++) {
             if (!f->mods[s].optional) required |= 1u << s;
+            if (f->mods[s].fixed) fixed |= 1u << s;
+        }
     }
     for (int k = 0; k < nmods; k++) {
         if (own) {
@@ -513,7 +670,20 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
         }
         if (!masks[k]) return false;   /* modifier k fits no slot */
     }
-    if (!match_rec(masks, required, nmods, 0, 0u, m)) return false;
+    /* the fixed slots take the first modifiers, in order */
+    int k0 = 0;
+    uint32_t used = 0;
+    for (int s = 0; s < f->nmods && (fixed >> s & 1); s++) {
+        if (k0 < nmods && (masks[k0] >> s & 1)) {
+            m->slot_of[k0++] = (uint8_t)s;
+            used |= 1u << s;
+        } else if (!f->mods[s].optional) {
+            return false;
+        }
+    }
+    for (int k = k0; k < nmods; k++)
+        if (!(masks[k] &= ~fixed)) return false;
+    if (!match_rec(masks, required, nmods, k0, used, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind_id[v] = ids[k];

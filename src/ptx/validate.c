@@ -259,33 +259,39 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
     return NULL;
 }
 
-/* ---- type compatibility (PTX ISA "Operand type checking") ---------------- */
+/* ---- type compatibility (PTX ISA "Operand type checking", as ptxas applies it) ----
+ * A register of type `reg` fits an operand of type `want` when the types are
+ * equal, or (N = want's size; "relaxed" = the ld/st/cvt rule, where the
+ * register may be wider):
+ *   .bN                 any non-predicate register of N bits (relaxed: at least N);
+ *   integers            a .b/.u/.s register of N bits (relaxed: at least N);
+ *   .f32, .f64          a .bN register (relaxed: at least N), never another float;
+ *   .f16                an .f16 or .b16 register (relaxed: or a wider .b one);
+ *   .f16x2              an .f16x2 or .b32 register;
+ *   other floats and packed types (.bf16, .bf16x2, .tf32, .e4m3, .u16x2 ...):
+ *                       a .bN register (relaxed: at least N);
+ *   opaque handles      a 64-bit integer register.
+ * ptxas rejects the rest ("Arguments mismatch"): .u16 for .f16, .u32 for .tf32. */
 bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
     if (want == reg) return true;
     const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
     if (w->cls == PTX_TC_PRED || r->cls == PTX_TC_PRED) return false;
-    if (w->cls == PTX_TC_OPAQUE) return r->bits == 64 && r->cls != PTX_TC_FLOAT;
+    if (w->cls == PTX_TC_OPAQUE) return r->bits == 64 && (r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT);
     bool size_ok = relaxed ? r->bits >= w->bits : r->bits == w->bits;
-    if (!size_ok) {
-        /* ld/st/cvt of a 16-bit float through a 32-bit register is fine; so is
-         * an integer type narrower than 8 bits */
-        if (!(relaxed && r->bits >= w->bits)) return false;
-    }
+    if (!size_ok) return false;
     switch (w->cls) {
     case PTX_TC_BIT:
         return true;
     case PTX_TC_UINT:
     case PTX_TC_SINT:
         return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT ||
-               (relaxed ? false : r->cls == PTX_TC_PACKED);
+               (!relaxed && r->cls == PTX_TC_PACKED);
     case PTX_TC_FLOAT:
-        if (r->cls == PTX_TC_BIT) return true;
-        if (r->cls == PTX_TC_FLOAT) return r->bits == w->bits || (want == PTX_T_F16 || want == PTX_T_BF16);
-        if (r->cls == PTX_TC_PACKED) return false;
-        /* 16-bit/8-bit float formats live in integer registers too */
-        return w->bits <= 16 || want == PTX_T_TF32;
+        if (want == PTX_T_F16 && reg == PTX_T_F16) return true;
+        return r->cls == PTX_TC_BIT;
     case PTX_TC_PACKED:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || r->cls == PTX_TC_PACKED;
+        if (want == PTX_T_F16X2 && reg == PTX_T_F16X2) return true;
+        return r->cls == PTX_TC_BIT;
     default:
         return true;
     }
@@ -354,7 +360,21 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
     return true;
 }
 
-static bool check_imm(opctx *c, const ptx_operand *op, ptx_type want, int opi) {
+static bool check_imm(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
+    if (s->nranges && op->kind == PTX_OP_IMM_INT && !isa_imm_allowed(s, op->ival)) {
+        char vals[160] = "";
+        size_t n = 0;
+        for (int i = 0; i < s->nranges && n + 48 < sizeof vals; i++) {
+            if (s->rlo[i] == s->rhi[i]) n += (size_t)snprintf(vals + n, sizeof vals - n, "%s%lld", i ? ", " : "", (long long)s->rlo[i]);
+            else n += (size_t)snprintf(vals + n, sizeof vals - n, "%s%lld..%lld", i ? ", " : "", (long long)s->rlo[i], (long long)s->rhi[i]);
+        }
+        OERR(c, PG_E_IMM_RANGE, op->loc, "operand %d of '%s' is %s; it takes %s", opi + 1, c->in->opcode, op->text, vals);
+        return false;
+    }
+    if (s->nranges && op->kind == PTX_OP_IMM_FLT) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s' takes an integer constant, not %s", opi + 1, c->in->opcode, op->text);
+        return false;
+    }
     if (want == PTX_T_NONE) return true;
     const ptx_type_info *w = ptx_type_get(want);
     if (op->kind == PTX_OP_IMM_FLT && (w->cls == PTX_TC_UINT || w->cls == PTX_TC_SINT || w->cls == PTX_TC_PRED)) {
@@ -529,7 +549,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             const ptx_operand *e = &op->elems[i];
             if (e->kind == PTX_OP_SINK) continue;
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
-            else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, want, opi) && ok;
+            else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, s, want, opi) && ok;
             else {
                 OERR(c, PG_E_OPERAND_KIND, e->loc, "vector element '%s' of operand %d of '%s' must be a register",
                      e->text ? e->text : "?", opi + 1, c->in->opcode);
@@ -550,7 +570,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     case PTX_OP_IMM_FLT:
         if (!(s->kinds & ISA_OK_IMM)) break;
         if (arity > 1 || arity < 0) break;
-        return check_imm(c, op, want, opi);
+        return check_imm(c, op, s, want, opi);
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
         return check_address(c, op, opi);
@@ -579,9 +599,16 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             ptx_operand k = *op;
             k.kind = PTX_OP_IMM_INT;
             k.ival = 32;
-            return check_imm(c, &k, want, opi);
+            return check_imm(c, &k, s, want, opi);
         }
         if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, opi);
+        /* a function's name is its address, an integer constant (ptxas takes
+         * add.u64 %rd, fn, 8 and st.global.u64 [%rd], fn) */
+        if ((s->kinds & ISA_OK_IMM) && arity <= 1) {
+            const sym *fs = st_find(&c->V->tab, op->name);
+            ptx_type_class wc = want == PTX_T_NONE ? PTX_TC_BIT : ptx_type_get(want)->cls;
+            if (fs && fs->kind == SYM_FUNC && (wc == PTX_TC_BIT || wc == PTX_TC_UINT || wc == PTX_TC_SINT)) return true;
+        }
         break;
     case PTX_OP_LIST:
         break;
@@ -889,6 +916,9 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         VERR(V, PG_E_NEEDS_SM, st->loc, "'%s' as written needs sm_%d or newer but the target is sm_%d", in->opcode, f->sm_min, m->sm);
     else if (m->sm && f->arch_specific && !m->arch_specific)
         VERR(V, PG_E_NEEDS_SM, st->loc, "'%s' needs an arch-specific target such as sm_%da", in->opcode, m->sm);
+    else if (f->removed_ptx && m->ptx_version >= f->removed_ptx && m->sm >= f->removed_sm)
+        VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' as written is not supported on sm_%d and newer from PTX ISA %d.%d (module: .version %s, .target sm_%d)",
+             in->opcode, f->removed_sm, f->removed_ptx / 10, f->removed_ptx % 10, m->version_text, m->sm);
 }
 
 /* ---- declarations ------------------------------------------------------------ */
