@@ -171,13 +171,19 @@ PG_API ptx_type isa_bound_type(const isa_match *m, int var);
 PG_API const char *isa_bound_text(const isa_match *m, int var);
 
 /* ---- special registers ---------------------------------------------- */
+enum { ISA_W16 = 1, ISA_W32 = 2, ISA_W64 = 4 };
 typedef struct {
     const char *name;     /* "%tid" */
     ptx_type type;
     bool vector;          /* has .x/.y/.z components */
+    unsigned widths;      /* ISA_W16|ISA_W32|ISA_W64: the integer sizes it may be read as; 0 = its type's */
+    int ptx_min;          /* PTX ISA version x10 that introduced it */
     int sm_min;
     const char *words;    /* "thread index within the CTA" */
 } isa_sreg;
+/* May special register s be read as an operand of type t (its own type, or
+ * an integer type of one of its widths)? */
+PG_API bool isa_sreg_fits(const isa_sreg *s, ptx_type t);
 PG_API const isa_sreg *isa_sreg_lookup(const char *name, size_t n);  /* "%tid.x" or "%laneid" */
 PG_API int isa_sreg_count(void);
 PG_API const isa_sreg *isa_sreg_get(int i);

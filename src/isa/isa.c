@@ -371,7 +371,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
                 if (*p == '2') { o->type_wide = true; p++; }
             } else {
                 const char *q = p;
-                while (*q && *q != ',' && *q != '~' && *q != ' ') q++;
+                while (*q && *q != ',' && *q != '~' && *q != ' ' && *q != '{') q++;
                 o->type = ptx_type_lookup(p, (size_t)(q - p));
                 if (o->type == PTX_T_NONE) { snprintf(err, errn, "unknown type '%.*s'", (int)(q - p), p); return false; }
                 p = q;
@@ -465,7 +465,7 @@ pg_status isa_init(pg_diag_sink *diag) {
         if (id) mod_repeat[id] = true;
     }
     for (size_t i = 0; i < sizeof ignored_tab / sizeof ignored_tab[0]; i++) {
-        uint16_t id = isa_modifier_id(ignored_tab[i], strlen(ignored_tab[i]));
+        uint16_t id = intern_mod(ignored_tab[i], strlen(ignored_tab[i]));   /* may name no slot of any form */
         if (id) mod_ignored[id] = true;
     }
     if (!ok) return PG_ERR_INVALID;
@@ -729,11 +729,25 @@ const char *isa_bound_text(const isa_match *m, int var) {
 }
 
 /* ---- special registers ---- */
+#define W16 ISA_W16
+#define W32 ISA_W32
+#define W64 ISA_W64
 static const isa_sreg sregs[] = {
-#define ISA_SREG(name, type, vec, sm, words) {name, type, vec, sm, words},
+#define ISA_SREG(name, type, vec, widths, ptx, sm, words) {name, type, vec, widths, ptx, sm, words},
 #include "sregs.def"
 #undef ISA_SREG
 };
+#undef W16
+#undef W32
+#undef W64
+
+bool isa_sreg_fits(const isa_sreg *s, ptx_type t) {
+    if (t == s->type) return true;
+    const ptx_type_info *ti = ptx_type_get(t), *si = ptx_type_get(s->type);
+    if (si->cls == PTX_TC_PRED || !(ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT)) return false;
+    unsigned w = s->widths ? s->widths : si->bits == 16 ? ISA_W16 : si->bits == 32 ? ISA_W32 : si->bits == 64 ? ISA_W64 : 0;
+    return (ti->bits == 16 && (w & ISA_W16)) || (ti->bits == 32 && (w & ISA_W32)) || (ti->bits == 64 && (w & ISA_W64));
+}
 #define NSREGS ((int)(sizeof sregs / sizeof sregs[0]))
 
 /* Hash of special-register base names, built on first use (sregs are
@@ -770,7 +784,7 @@ const isa_sreg *isa_sreg_lookup(const char *name, size_t n) {
     }
     /* %envreg0..31, %pm0..7, %pm0_64.. */
     if (n > 7 && memcmp(name, "%envreg", 7) == 0) {
-        static const isa_sreg env = {"%envreg", PTX_T_B32, false, 20, "driver-defined environment register"};
+        static const isa_sreg env = {"%envreg", PTX_T_B32, false, 0, 21, 20, "driver-defined environment register"};
         int v = atoi(name + 7);
         return (v >= 0 && v < 32) ? &env : NULL;
     }

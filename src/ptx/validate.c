@@ -284,8 +284,7 @@ bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
         return true;
     case PTX_TC_UINT:
     case PTX_TC_SINT:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT ||
-               (!relaxed && r->cls == PTX_TC_PACKED);
+        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT;
     case PTX_TC_FLOAT:
         if (want == PTX_T_F16 && reg == PTX_T_F16) return true;
         return r->cls == PTX_TC_BIT;
@@ -334,9 +333,18 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
                  op->name, opi + 1, c->in->opcode);
             return false;
         }
+        if (!s->any_type && want != PTX_T_NONE && !isa_sreg_fits(sr, want)) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "special register %s is %s; operand %d of '%s' is %s", op->name,
+                 ptx_type_get(sr->type)->name, opi + 1, c->in->opcode, ptx_type_get(want)->name);
+            return false;
+        }
         if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
             if (!c->report) c->V->noted = true;
             OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
+        }
+        if (c->V->m->ptx_version && sr->ptx_min > c->V->m->ptx_version) {
+            if (!c->report) c->V->noted = true;
+            OERR(c, PG_E_NEEDS_PTX, op->loc, "%s needs PTX ISA %d.%d or newer", op->name, sr->ptx_min / 10, sr->ptx_min % 10);
         }
         return true;
     }
@@ -382,6 +390,12 @@ static bool check_imm(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
              op->text, opi + 1, c->in->opcode, w->name);
         return false;
     }
+    /* a float literal is a bit pattern of its own size: 0f for .b32, 0d for .b64 */
+    if (op->kind == PTX_OP_IMM_FLT && w->cls == PTX_TC_BIT && op->fbits != w->bits) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "float literal %s is %d bits; operand %d of '%s' is %s", op->text, op->fbits,
+             opi + 1, c->in->opcode, w->name);
+        return false;
+    }
     if (op->kind == PTX_OP_IMM_INT && w->cls == PTX_TC_FLOAT) {
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "integer literal %s used as operand %d of '%s', which needs %s (write a float literal such as 0f3F800000 or 1.0)",
              op->text, opi + 1, c->in->opcode, w->name);
@@ -400,7 +414,7 @@ static const char *kinds_words(unsigned k) {
     return "a different operand";
 }
 
-static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, int opi) {
+static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, ptx_type want, int opi) {
     const sym *s = st_find(&c->V->tab, op->name);
     if ((kinds & ISA_OK_LABEL)) {
         const sym *l = st_find(&c->V->labels, op->name);
@@ -415,7 +429,25 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, in
         return c->report ? true : false;
     }
     if ((kinds & ISA_OK_FUNC) && s->kind == SYM_FUNC) return true;
-    if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) return true;
+    if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
+        if (s->kind == SYM_VAR && s->decl && want != PTX_T_NONE) {
+            int bits = ptx_type_get(want)->bits;
+            /* ptxas: "Indirect access to texture requires .u64 type" */
+            if (ptx_type_get(s->decl->type)->cls == PTX_TC_OPAQUE && bits != 64) {
+                OERR(c, PG_E_OPERAND_TYPE, op->loc, "the handle %s is 64 bits; operand %d of '%s' is %s", op->name, opi + 1,
+                     c->in->opcode, ptx_type_get(want)->name);
+                return false;
+            }
+            /* ptxas reads a 32-bit address of a .global variable as the 32-bit ABI,
+             * which it no longer supports ("32-Bit compilation is no longer supported") */
+            if (s->decl->space == PTX_SS_GLOBAL && bits == 32 && c->V->m->address_size != 32) {
+                OERR(c, PG_E_OPERAND_TYPE, op->loc, "the address of the .global variable %s is 64 bits; operand %d of '%s' is %s",
+                     op->name, opi + 1, c->in->opcode, ptx_type_get(want)->name);
+                return false;
+            }
+        }
+        return true;
+    }
     OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be %s, not '%s'", opi + 1, c->in->opcode,
          kinds_words(kinds), op->name);
     return false;
@@ -500,8 +532,19 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (!(s->kinds & ISA_OK_REG)) break;
         /* ptxas takes {x} for a scalar in vector-capable slots (ld/st/suld/sust without .vN) */
         if (arity == 1 && !(s->arity_var >= 0 && op->nelems == 1)) {
+            char mn[96];
+            int n = snprintf(mn, sizeof mn, "%s", c->in->opcode);
+            for (int k = 0; k < c->in->nmods && n > 0 && n < (int)sizeof mn; k++)
+                n += snprintf(mn + n, sizeof mn - (size_t)n, "%s", c->in->mods[k]);
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' is a scalar, not a %d-element vector",
-                 opi + 1, c->in->opcode, op->nelems);
+                 opi + 1, mn, op->nelems);
+            return false;
+        }
+        bool all_sinks = op->nelems > 0;
+        for (int i = 0; i < op->nelems; i++) all_sinks = all_sinks && op->elems[i].kind == PTX_OP_SINK;
+        if (all_sinks) {   /* ptxas: "Unable to infer type of vector elements" */
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is a vector of sinks only; at least one element must be a register",
+                 opi + 1, c->in->opcode);
             return false;
         }
         if (arity == 0 && s->arity_pow2 && (op->nelems & (op->nelems - 1)) != 0) {
@@ -512,11 +555,6 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (arity > 1 && op->nelems != arity) {
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs %d elements but has %d",
                  opi + 1, c->in->opcode, arity, op->nelems);
-            return false;
-        }
-        if (arity < 0 && op->nelems < 2) {
-            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' packs %d element; a vector needs at least 2",
-                 opi + 1, c->in->opcode, op->nelems);
             return false;
         }
         bool ok = true;
@@ -601,7 +639,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             k.ival = 32;
             return check_imm(c, &k, s, want, opi);
         }
-        if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, opi);
+        if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, want, opi);
         /* a function's name is its address, an integer constant (ptxas takes
          * add.u64 %rd, fn, 8 and st.global.u64 [%rd], fn) */
         if ((s->kinds & ISA_OK_IMM) && arity <= 1) {

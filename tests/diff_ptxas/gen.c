@@ -187,6 +187,7 @@ static int pick_rf(pb *b, ptx_type want, bool relaxed, bool welltyped) {
         if (k) ADD(c == PTX_TC_UINT ? s[k] : u[k], 1);
     }
     if (relaxed && bits < 64) ADD(bit_type(bits * 2 < 16 ? 16 : bits * 2), 1);
+    if (c == PTX_TC_BIT) ADD(bits == 16 ? PTX_T_F16 : bits == 32 ? PTX_T_F32 : PTX_T_F64, 1);   /* floats in .bN slots */
 #undef ADD
     if (!n) return rf_of(PTX_T_B32);
     int x = dp_below(&b->r, tot);

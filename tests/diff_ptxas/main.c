@@ -400,6 +400,11 @@ static int run_regress(int nfiles, char **files) {
 
 int dp_run_walks(int argc, char **argv);
 
+static void first_err(void *user, const pg_diag *d) {
+    char *buf = user;
+    if (!buf[0]) pg_diag_format(d, buf, 300);
+}
+
 static int usage(void) {
     fprintf(stderr, "usage: diff_ptxas [--seed S] [--programs N] [--first I] [--targets sm_70,sm_80,sm_90] [--batch B]\n"
                     "                  [--token-pct P] [--known FILE] [--cases DIR] [--max-cases K] [--no-reduce] [--json OUT] [--quiet]\n"
@@ -409,7 +414,9 @@ static int usage(void) {
 }
 
 int main(int argc, char **argv) {
-    if (isa_init(NULL) != PG_OK) return 2;
+    char ierr[300] = "";
+    pg_diag_sink isink = {first_err, ierr, 0, 0, 0};
+    if (isa_init(&isink) != PG_OK) { fprintf(stderr, "diff_ptxas: the ISA table does not compile: %s\n", ierr); return 2; }
     if (argc > 1 && !strcmp(argv[1], "--regress")) return run_regress(argc - 2, argv + 2);
     if (argc > 3 && !strcmp(argv[1], "--dump")) {   /* --dump SEED FIRST [N]: print programs */
         uint64_t seed = strtoull(argv[2], NULL, 10);
