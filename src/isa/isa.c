@@ -591,12 +591,18 @@ static void smask_build(void) {
  * Required slots must all be filled. */
 /* masks[k]: the slots modifier k may fill (slot_mask); candidates are tried
  * in slot order, as the manual's order would have them. */
-static bool match_rec(const uint32_t *masks, uint32_t required, int nmods, int k, uint32_t used, isa_match *m) {
+/* The types among the modifiers keep their order: ptxas reads slct.s32.f64 as
+ * .s32 results selected by an .f64, not the other way round.  istype[k]:
+ * modifier k is a type; last_type: the slot of the latest type placed. */
+static bool match_rec(const uint32_t *masks, const bool *istype, uint32_t required, int nmods, int k, uint32_t used,
+                      int last_type, isa_match *m) {
     if (k == nmods) return (required & ~used) == 0;
-    for (uint32_t cand = masks[k] & ~used; cand; cand &= cand - 1) {
+    uint32_t cand = masks[k] & ~used;
+    if (istype[k] && last_type >= 0) cand &= ~((2u << last_type) - 1);   /* only slots after it */
+    for (; cand; cand &= cand - 1) {
         int s = __builtin_ctz(cand);
         m->slot_of[k] = (uint8_t)s;
-        if (match_rec(masks, required, nmods, k + 1, used | (1u << s), m)) return true;
+        if (match_rec(masks, istype, required, nmods, k + 1, used | (1u << s), istype[k] ? s : last_type, m)) return true;
     }
     return false;
 }
@@ -681,9 +687,12 @@ static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_mat
             return false;
         }
     }
-    for (int k = k0; k < nmods; k++)
+    bool istype[ISA_MAX_MODSLOTS];
+    for (int k = k0; k < nmods; k++) {
         if (!(masks[k] &= ~fixed)) return false;
-    if (!match_rec(masks, required, nmods, k0, used, m)) return false;
+        istype[k] = mod_type[ids[k]] != PTX_T_NONE;
+    }
+    if (!match_rec(masks, istype, required, nmods, k0, used, -1, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind_id[v] = ids[k];

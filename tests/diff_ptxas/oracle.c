@@ -130,7 +130,7 @@ static int run_ptxas(dp_oracle *o, const char *arch, const char *text, size_t le
     o->seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     *log = b.data ? b.data : strdup("");
     if (timed_out) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* One line of ptxas output: its line number (0 = none) and message. */
@@ -178,7 +178,10 @@ void dp_ptxas_check(dp_oracle *o, const dp_target *t, const char *text, size_t l
         }
         p = e ? e + 1 : NULL;
     }
-    if (!out->ok && !out->timeout && !out->msg[0]) snprintf(out->msg, sizeof out->msg, "ptxas exit status %d: %.180s", rc, log ? log : "");
+    if (!out->ok && !out->timeout && !out->msg[0]) {
+        if (rc > 128) snprintf(out->msg, sizeof out->msg, "ptxas crashed (signal %d)", rc - 128);
+        else snprintf(out->msg, sizeof out->msg, "ptxas exit status %d: %.180s", rc, log ? log : "");
+    }
     free(log);
 }
 
@@ -261,6 +264,7 @@ static void batch_rec(dp_oracle *o, const dp_target *t, int ptx, dp_prog *const 
                 v->timeout = rc < 0;
                 if (rc < 0) snprintf(v->msg, sizeof v->msg, "ptxas did not finish in %g s", o->timeout);
                 else if (first_free[0]) snprintf(v->msg, sizeof v->msg, "%s", first_free);
+                else if (rc > 128) snprintf(v->msg, sizeof v->msg, "ptxas crashed (signal %d)", rc - 128);
                 else snprintf(v->msg, sizeof v->msg, "ptxas exit status %d: %.180s", rc, log ? log : "");
                 done[live[0]] = true;
                 left--;
