@@ -264,7 +264,8 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
  * equal, or (N = want's size; "relaxed" = the ld/st/cvt rule, where the
  * register may be wider):
  *   .bN                 any non-predicate register of N bits (relaxed: at least N);
- *   integers            a .b/.u/.s register of N bits (relaxed: at least N);
+ *   integers            a .b/.u/.s register of N bits (relaxed: at least N, or a
+ *                       packed one: ld.global.u32 %h2, cvt.u32.u16 %r, %h2);
  *   .f32, .f64          a .bN register (relaxed: at least N), never another float;
  *   .f16                an .f16 or .b16 register (relaxed: or a wider .b one);
  *   .f16x2              an .f16x2 or .b32 register;
@@ -284,7 +285,7 @@ bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
         return true;
     case PTX_TC_UINT:
     case PTX_TC_SINT:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT;
+        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || (relaxed && r->cls == PTX_TC_PACKED);
     case PTX_TC_FLOAT:
         if (want == PTX_T_F16 && reg == PTX_T_F16) return true;
         return r->cls == PTX_TC_BIT;
@@ -333,7 +334,11 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
                  op->name, opi + 1, c->in->opcode);
             return false;
         }
-        if (!s->any_type && want != PTX_T_NONE && !isa_sreg_fits(sr, want)) {
+        /* a relaxed slot (cvt's source) reads a special register as any integer no wider */
+        ptx_type_class wc = want == PTX_T_NONE ? PTX_TC_NONE : ptx_type_get(want)->cls;
+        bool any_int = s->relaxed && sr->type != PTX_T_PRED && (wc == PTX_TC_BIT || wc == PTX_TC_UINT || wc == PTX_TC_SINT) &&
+                       ptx_type_get(sr->type)->bits >= ptx_type_get(want)->bits;
+        if (!s->any_type && want != PTX_T_NONE && !any_int && !isa_sreg_fits(sr, want)) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "special register %s is %s; operand %d of '%s' is %s", op->name,
                  ptx_type_get(sr->type)->name, opi + 1, c->in->opcode, ptx_type_get(want)->name);
             return false;
@@ -430,6 +435,12 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
     }
     if ((kinds & ISA_OK_FUNC) && s->kind == SYM_FUNC) return true;
     if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
+        /* ptxas: "State space mismatch between instruction and address" */
+        if (s->kind == SYM_VAR && s->decl && c->space != PTX_SS_NONE && !c->space_unknown && s->decl->space != c->space) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a %s variable; '%s' here takes %s addresses", op->name,
+                 ptx_space_name(s->decl->space), c->in->opcode, ptx_space_name(c->space));
+            return false;
+        }
         if (s->kind == SYM_VAR && s->decl && want != PTX_T_NONE) {
             int bits = ptx_type_get(want)->bits;
             /* ptxas: "Indirect access to texture requires .u64 type" */
@@ -642,7 +653,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, want, opi);
         /* ptxas takes a function's name as an immediate in most places, by no rule
          * libptx can state (tests/diff_ptxas/known.txt); the address is mov's */
-        if ((s->kinds & ISA_OK_IMM) && arity <= 1) {
+        if ((s->kinds & (ISA_OK_IMM | ISA_OK_REG)) && arity <= 1) {
             const sym *fs = st_find(&c->V->tab, op->name);
             if (fs && fs->kind == SYM_FUNC) {
                 OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is the function name '%s'; take its address with mov first",
@@ -970,6 +981,13 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
              prev->decl ? prev->decl->loc.line : 0);
         return;
     }
+    /* a type has the target and version requirements of the modifier of its name (.b128: PTX 8.3) */
+    const isa_require *rq = d->type != PTX_T_NONE ? isa_modifier_requirement(ptx_type_get(d->type)->name) : NULL;
+    if (rq && V->m->ptx_version && rq->ptx_min > V->m->ptx_version)
+        VERR(V, PG_E_NEEDS_PTX, d->loc, "type %s needs PTX ISA %d.%d but the module declares .version %s", ptx_type_get(d->type)->name,
+             rq->ptx_min / 10, rq->ptx_min % 10, V->m->version_text);
+    else if (rq && V->m->sm && rq->sm_min > V->m->sm)
+        VERR(V, PG_E_NEEDS_SM, d->loc, "type %s needs sm_%d or newer but the target is sm_%d", ptx_type_get(d->type)->name, rq->sm_min, V->m->sm);
     if (kind == SYM_REG) {
         const ptx_type_info *ti = ptx_type_get(d->type);
         if (!ti->reg_ok) VERR(V, PG_E_BAD_DECL, d->loc, "type %s cannot be used for a register", ti->name);
@@ -1075,6 +1093,8 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     if (!m->ptx_version) VERR(&V, PG_E_NO_VERSION, ((ptx_loc){1, 1}), "missing .version directive");
     if (!m->ntargets) VERR(&V, PG_E_NO_TARGET, ((ptx_loc){1, 1}), "missing .target directive");
     if (!m->address_size) VERR(&V, PG_E_NO_ADDRSIZE, ((ptx_loc){1, 1}), "missing .address_size directive");
+    else if (m->address_size != 64)   /* ptxas: "32-Bit compilation is no longer supported" */
+        VERR(&V, PG_E_HEADER, m->address_loc, ".address_size %d: ptxas compiles 64-bit code only", m->address_size);
     for (int i = 0; i < m->ntargets; i++) {
         const char *t = m->targets[i];
         int sm;

@@ -107,8 +107,10 @@ void dp_normalize(const char *msg, char *out, size_t n);
 /* ---- deliberate differences (tests/diff_ptxas/known.txt) ---- */
 typedef struct dp_known dp_known;
 dp_known *dp_known_load(const char *path, char *err, size_t errn);
-/* The id of the entry that explains a disagreement, or NULL. */
-const char *dp_known_match(const dp_known *k, bool libptx_ok, const char *ptxas_msg, const char *libptx_code);
+/* The id of the entry that explains a disagreement, or NULL.  libptx_key is
+ * "CODE message" of libptx's first error; opcode the first word of the line
+ * ptxas's first error names (NULL if none). */
+const char *dp_known_match(const dp_known *k, bool libptx_ok, const char *ptxas_msg, const char *libptx_key, const char *opcode);
 void dp_known_free(dp_known *k);
 
 /* ---- delta debugging ---- */

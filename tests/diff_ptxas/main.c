@@ -134,7 +134,20 @@ static void judge(campaign *c, const dp_prog *p, int ti, int ptx, const dp_verdi
     }
     char libkey[sizeof lib->msg + 16];
     snprintf(libkey, sizeof libkey, "%s %s", lib->code, lib->msg);
-    const char *kid = dp_known_match(c->known, lib->ok, px.msg, libkey);
+    /* the opcode of the line ptxas blames (px comes from the alone check: a module line) */
+    char opc[32] = "";
+    if (text && px.line > 0) {
+        const char *l = text;
+        for (int n = 1; n < px.line && l; n++) { l = strchr(l, '\n'); if (l) l++; }
+        if (l) {
+            while (*l == ' ' || *l == '\t') l++;
+            if (*l == '@') { while (*l && *l != ' ' && *l != '\t') l++; while (*l == ' ' || *l == '\t') l++; }
+            size_t k = 0;
+            while (l[k] && l[k] != '.' && l[k] != ' ' && l[k] != '\t' && l[k] != '\n' && l[k] != ';' && k + 1 < sizeof opc) { opc[k] = l[k]; k++; }
+            opc[k] = 0;
+        }
+    }
+    const char *kid = dp_known_match(c->known, lib->ok, px.msg, libkey, opc[0] ? opc : NULL);
     if (kid) {
         cc->documented++; tc->documented++; c->all.documented++;
         int i = 0;

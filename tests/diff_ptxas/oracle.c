@@ -333,7 +333,9 @@ struct dp_known { known_ent *e; int n; };
 
 /* known.txt: one entry a line, tab-separated: id, direction (false-accept,
  * false-reject), a POSIX extended regex over ptxas's message (false-accept)
- * or libptx's (false-reject), the libptx code or '*', and why.  '#' comments. */
+ * or libptx's "CODE message" (false-reject), a filter ('*' = none: the opcode
+ * of the line ptxas blames for false-accept, libptx's code for false-reject),
+ * and why.  '#' comments. */
 dp_known *dp_known_load(const char *path, char *err, size_t errn) {
     dp_known *k = calloc(1, sizeof *k);
     if (!path) return k;
@@ -374,11 +376,14 @@ dp_known *dp_known_load(const char *path, char *err, size_t errn) {
     return k;
 }
 
-const char *dp_known_match(const dp_known *k, bool libptx_ok, const char *ptxas_msg, const char *libptx_msg_code) {
+const char *dp_known_match(const dp_known *k, bool libptx_ok, const char *ptxas_msg, const char *libptx_msg_code,
+                           const char *opcode) {
     if (!k) return NULL;
     for (int i = 0; i < k->n; i++) {
         const known_ent *e = &k->e[i];
-        if (libptx_ok && e->dir == 1 && !regexec(&e->re, ptxas_msg, 0, NULL, 0)) return e->id;
+        if (libptx_ok && e->dir == 1 && (!strcmp(e->code, "*") || (opcode && !strcmp(e->code, opcode))) &&
+            !regexec(&e->re, ptxas_msg, 0, NULL, 0))
+            return e->id;
         if (!libptx_ok && e->dir == 2 && (!strcmp(e->code, "*") || !strncmp(e->code, libptx_msg_code, 4)) &&
             !regexec(&e->re, libptx_msg_code, 0, NULL, 0))
             return e->id;
