@@ -383,7 +383,11 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
             op->elems = pop_operands(P, base);
             return expect_punct(P, ']');
         }
-        if (tok_punct(n, '+') || tok_punct(n, '-')) {
+        if (tok_punct(n, '-')) {   /* ptxas: "Parsing error near '-'" */
+            ERR(P, *n, "a negative address offset is written [base+-N], not [base-N]");
+            return false;
+        }
+        if (tok_punct(n, '+')) {
             token sign = lex_next(&P->L);
             bool neg = sign.punct == '-';
             if (tok_punct(lex_peek(&P->L), '-')) { lex_next(&P->L); neg = !neg; }
