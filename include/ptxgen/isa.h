@@ -77,6 +77,7 @@ typedef enum {
     ISA_OK_PAIR = 1 << 8,   /* a predicate pair p|q */
     ISA_OK_ANY = 1 << 9,    /* anything (opaque operand syntax: textures, lists) */
     ISA_OK_SPECIAL = 1 << 10, /* a special register such as %tid.x */
+    ISA_OK_VSINK = 1 << 11, /* elements of a {vector} may be the sink `_` (ld's, mov's unpack); not the whole operand */
 } isa_opkind;
 
 typedef struct {
@@ -106,6 +107,9 @@ typedef struct {
     /* flag "rP:S": withdrawn from PTX ISA P (x10) on targets sm_S and newer
      * (shfl without .sync: r64:70); 0 = never */
     int removed_ptx, removed_sm;
+    /* flag "w": vectors up to 256 bits (ld.global.L2::evict_last.v8.b32); other
+     * rows with a .vN modifier move at most 128 bits ("Vector type too large") */
+    bool wide_vectors;
     isa_modslot mods[ISA_MAX_MODSLOTS];
     int nmods;
     isa_opslot ops[ISA_MAX_OPSLOTS];

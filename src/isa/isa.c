@@ -346,7 +346,8 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 'l': o->kinds |= ISA_OK_LABEL; break;
             case 'f': o->kinds |= ISA_OK_FUNC; break;
             case 's': o->kinds |= ISA_OK_SYM; break;
-            case '_': o->kinds |= ISA_OK_SINK; break;
+            case '_': o->kinds |= ISA_OK_SINK | ISA_OK_VSINK; break;
+            case 'e': o->kinds |= ISA_OK_VSINK; break;
             case '!': o->kinds |= ISA_OK_NEG; break;
             case '|': o->kinds |= ISA_OK_PAIR; break;
             case '*': o->kinds |= ISA_OK_ANY; break;
@@ -425,6 +426,7 @@ pg_status isa_init(pg_diag_sink *diag) {
         for (const char *fl = rows[i].flags; *fl;) {
             if (*fl == ' ') { fl++; continue; }
             if (*fl == 'a') { f->arch_specific = true; fl++; }
+            else if (*fl == 'w') fl++;   /* wide_vectors, read above */
             else if (*fl == 'r' && sscanf(fl, "r%d:%d", &f->removed_ptx, &f->removed_sm) == 2) {
                 while (*fl && *fl != ' ') fl++;
             } else {
@@ -432,6 +434,7 @@ pg_status isa_init(pg_diag_sink *diag) {
                 break;
             }
         }
+        f->wide_vectors = strstr(rows[i].flags, "w") != NULL;
         f->mod_pattern = rows[i].mods;
         f->op_pattern = rows[i].ops;
         f->explain = rows[i].explain;

@@ -465,7 +465,12 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
 }
 
 static bool check_address(opctx *c, const ptx_operand *op, int opi) {
-    if (!op->addr_has_base) return true;
+    if (!op->addr_has_base) {   /* ptxas: "Immediate addresses allowed only for .local state space" */
+        if (c->space == PTX_SS_LOCAL || c->space_unknown) return true;
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is an immediate address; only .local accesses take one",
+             opi + 1, c->in->opcode);
+        return false;
+    }
     if (op->nelems) {   /* texture/surface tuple: [tex, {coords}] */
         const sym *s = st_find(&c->V->tab, op->name);
         if (op->name[0] != '%' && !s) {
@@ -490,17 +495,18 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
         if (!d) return true;
         const ptx_type_info *ti = ptx_type_get(d->type);
-        if (ti->cls == PTX_TC_PRED || ti->cls == PTX_TC_FLOAT || ti->bits < 32) {
-            OERR(c, PG_E_OPERAND_TYPE, op->loc, "address register %s is declared %s; addresses need a 32- or 64-bit integer register",
+        /* ptxas takes any integer register, 8 to 64 bits, as an address ("Use integer or bit only") */
+        if (ti->cls == PTX_TC_PRED || ti->cls == PTX_TC_FLOAT || ti->cls == PTX_TC_PACKED || ti->bits > 64) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "address register %s is declared %s; addresses need an integer register",
                  op->name, ti->name);
             return false;
         }
-        bool generic32 = ti->bits == 32 && c->V->m->address_size == 64 && !c->space_unknown &&
+        bool generic32 = ti->bits < 64 && c->V->m->address_size == 64 && !c->space_unknown &&
                          (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL);
         if (generic32 && !c->report) c->V->noted = true;
         if (generic32 && c->report)
-            VERR(c->V, PG_W_ADDR32, op->loc, "32-bit register %s used as a %s address under .address_size 64",
-                 op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
+            VERR(c->V, PG_W_ADDR32, op->loc, "%d-bit register %s used as a %s address under .address_size 64",
+                 ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
         return true;
     }
     const sym *s = st_find(&c->V->tab, op->name);
@@ -509,8 +515,27 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
              c->in->opcode);
         return c->report;
     }
-    if (s->kind == SYM_LABEL || s->kind == SYM_FUNC) {
-        if (s->kind == SYM_FUNC) return true;   /* prefetch/ld of a function address is unusual but legal */
+    /* ptxas: "State space mismatch between instruction and address": a
+     * variable's space must be the instruction's; a generic address may name
+     * a .global, .shared or .local variable, not a .const or .param one */
+    if (s->kind == SYM_VAR || s->kind == SYM_PARAM) {
+        ptx_space vs = s->kind == SYM_PARAM ? PTX_SS_PARAM : s->decl ? s->decl->space : PTX_SS_NONE;
+        bool fits = c->space_unknown || (c->space == PTX_SS_NONE ? (vs != PTX_SS_CONST && vs != PTX_SS_PARAM) : vs == c->space);
+        if (!fits && vs != PTX_SS_NONE) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a %s variable; '%s' here addresses %s memory", op->name, ptx_space_name(vs),
+                 c->in->opcode, c->space == PTX_SS_NONE ? "generic" : ptx_space_name(c->space));
+            return false;
+        }
+    }
+    /* a kernel's parameters are read-only ("Illegal to write to function input parameter") */
+    if (s->kind == SYM_PARAM && c->V->func && c->V->func->is_entry && opi == 0 &&
+        (c->f->cls == ISA_C_ATOMIC || !strcmp(c->in->opcode, "st"))) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'%s' is a parameter of the kernel '%s', which is read-only", op->name, c->V->func->name);
+        return false;
+    }
+    if (s->kind == SYM_FUNC) {   /* ptxas: "Illegal to use symbol ... as address operand" */
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'%s' is a function; an address names a variable or a register", op->name);
+        return false;
     }
     return true;
 }
@@ -596,7 +621,13 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            if (e->kind == PTX_OP_SINK) continue;
+            if (e->kind == PTX_OP_SINK) {
+                if (s->kinds & ISA_OK_VSINK) continue;
+                OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s' is read: its elements cannot be the sink '_'", opi + 1,
+                     c->in->opcode);
+                ok = false;
+                continue;
+            }
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
             else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, s, want, opi) && ok;
             else {
@@ -948,6 +979,18 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     if (noted) operands_match(V, in, in->form, &in->match, &sps, st->loc, true);
     const isa_form *f = in->form;
     ptx_module *m = V->m;
+    /* a .vN vector moves at most 128 bits (256 where the row says "w") */
+    for (int k = 0; k < in->nmods; k++) {
+        const char *md = in->mods[k];
+        if (md[1] != 'v' || md[2] < '2' || md[2] > '8' || md[3]) continue;
+        ptx_type t = PTX_T_NONE;
+        for (int j = 0; j < in->nmods && t == PTX_T_NONE; j++) t = ptx_type_lookup(in->mods[j], strlen(in->mods[j]));
+        int bits = t == PTX_T_NONE ? 0 : (md[2] - '0') * ptx_type_get(t)->bits, limit = f->wide_vectors ? 256 : 128;
+        if (bits > limit) {
+            VERR(V, PG_E_VECTOR_ARITY, st->loc, "'%s%s' moves %d bits; a vector holds at most %d", md, ptx_type_get(t)->name, bits, limit);
+            return;
+        }
+    }
     if (m->ptx_version && f->ptx_min > m->ptx_version)
         VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' as written needs PTX ISA %d.%d but the module declares .version %s",
              in->opcode, f->ptx_min / 10, f->ptx_min % 10, m->version_text);

@@ -513,7 +513,7 @@ static void put_operand(pb *b, pg_buf *o, const insn_plan *p, const isa_opslot *
                 ptx_type T = want != PTX_T_NONE ? want : bound_type(p, 'T' - 'A');
                 if (T != PTX_T_NONE) et = bit_type(bits_of(T) / arity);
             }
-            put_vec(b, o, pick_rf(b, et, s->relaxed, true), arity, (k & ISA_OK_SINK) != 0);
+            put_vec(b, o, pick_rf(b, et, s->relaxed, true), arity, (k & ISA_OK_VSINK) != 0);
             return;
         }
         if (texture_opcode(opcode) && want == PTX_T_NONE && opi == 0) {   /* tex results: a 4-vector */

@@ -5,6 +5,7 @@
  *              [--no-reduce] [--only OPCODE,...|CATEGORY] [--json OUT] [--quiet]
  *   diff_ptxas --regress FILE...
  *   diff_ptxas --dump SEED FIRST [N]      (print programs FIRST..FIRST+N-1)
+ *   diff_ptxas --probe TARGET PTX < LINES (both verdicts per line: for writing rows)
  *   diff_ptxas --walks N --tokenizer tokenizer.json [--seed S] [--targets ...] [--json OUT]
  *
  * A campaign makes programs first..first+N-1 (gen.c), in batches of B: the
@@ -413,6 +414,67 @@ static int run_regress(int nfiles, char **files) {
 
 int dp_run_walks(int argc, char **argv);
 
+/* --probe TARGET PTX: each line of stdin is the body of one kernel (instructions
+ * over registers of every type: %p, %xh/%xr/%xd (b16/32/64), %uh/%ur/%ud,
+ * %sh/%sr/%sd, %ub/%sb/%xb (8-bit), %hh (f16), %hx (f16x2), %f, %fd, %xq (b128
+ * from PTX 8.3), variables sh, mbar (.shared), lo (.local), params pa, pn, pf,
+ * pb, a label $L0, and the preamble); prints both verdicts per line, '!!' where
+ * they differ.  A tool for writing table rows. */
+static int run_probe(const char *tname, int ptx) {
+    const dp_target *t = dp_target_find(tname);
+    if (!t) { fprintf(stderr, "diff_ptxas --probe: unknown target %s\n", tname); return 2; }
+    dp_oracle o;
+    if (!dp_oracle_open(&o)) { printf("SKIPPED: ptxas not found\n"); return 0; }
+    PG_VEC(dp_prog) progs = {0};
+    char line[4096];
+    const char *regs = "\t.reg .pred %p<8>;\n\t.reg .b16 %xh<8>;\n\t.reg .b32 %xr<8>;\n\t.reg .b64 %xd<8>;\n\t.reg .u16 %uh<8>;\n"
+                       "\t.reg .u32 %ur<8>;\n\t.reg .u64 %ud<8>;\n\t.reg .s16 %sh<8>;\n\t.reg .s32 %sr<8>;\n\t.reg .s64 %sd<8>;\n"
+                       "\t.reg .u8 %ub<8>;\n\t.reg .s8 %sb<8>;\n\t.reg .b8 %xb<8>;\n\t.reg .f16 %hh<8>;\n\t.reg .f16x2 %hx<8>;\n"
+                       "\t.reg .f32 %f<8>;\n\t.reg .f64 %fd<8>;\n\t.shared .align 16 .b8 sh[256];\n\t.shared .align 8 .b64 mbar;\n"
+                       "\t.local .align 16 .b8 lo[64];\n";
+    while (fgets(line, sizeof line, stdin)) {
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == ' ')) line[--n] = 0;
+        if (!n || line[0] == '#') continue;
+        dp_prog p;
+        memset(&p, 0, sizeof p);
+        snprintf(p.name, sizeof p.name, "k%d", progs.n);
+        pg_buf b = {0};
+        pg_buf_printf(&b, ".visible .entry %s(\n\t.param .u64 pa,\n\t.param .u32 pn,\n\t.param .f32 pf,\n\t.param .align 16 .b8 pb[16]\n)\n{\n%s%s",
+                      p.name, regs, ptx >= 83 ? "\t.reg .b128 %xq<8>;\n" : "");
+        pg_buf_printf(&b, "\t%s\n$L0:\n\tret;\n}\n", line);
+        p.text = b.data;
+        snprintf(p.what, sizeof p.what, "%.60s", line);
+        pg_vec_push(progs, p);
+    }
+    dp_prog **ptrs = malloc(sizeof(dp_prog *) * (size_t)(progs.n ? progs.n : 1));
+    dp_verdict *px = calloc((size_t)(progs.n ? progs.n : 1), sizeof(dp_verdict));
+    for (int i = 0; i < progs.n; i++) ptrs[i] = &progs.v[i];
+    dp_ptxas_batch(&o, t, ptx, ptrs, progs.n, px);
+    int diff = 0;
+    for (int i = 0; i < progs.n; i++) {
+        char *text = module_text(t, ptx, &progs.v[i]);
+        dp_verdict lib;
+        dp_libptx_check(text, strlen(text), &lib);
+        free(text);
+        const char *body = strstr(progs.v[i].text, "\n\t") ? strrchr(progs.v[i].text, '$') : NULL;
+        (void)body;
+        bool d = lib.ok != px[i].ok;
+        diff += d;
+        printf("%s ptxas:%s libptx:%s  %s", d ? "!!" : "  ", px[i].ok ? "ok " : "BAD", lib.ok ? "ok " : "BAD", progs.v[i].what);
+        if (!px[i].ok) printf("   [%s]", px[i].msg);
+        if (!lib.ok) printf("   <%s %s>", lib.code, lib.msg);
+        printf("\n");
+        free(progs.v[i].text);
+    }
+    fprintf(stderr, "%d disagreements of %d\n", diff, progs.n);
+    free(ptrs);
+    free(px);
+    pg_vec_free(progs);
+    dp_oracle_close(&o);
+    return 0;
+}
+
 static void first_err(void *user, const pg_diag *d) {
     char *buf = user;
     if (!buf[0]) pg_diag_format(d, buf, 300);
@@ -431,6 +493,7 @@ int main(int argc, char **argv) {
     pg_diag_sink isink = {first_err, ierr, 0, 0, 0};
     if (isa_init(&isink) != PG_OK) { fprintf(stderr, "diff_ptxas: the ISA table does not compile: %s\n", ierr); return 2; }
     if (argc > 1 && !strcmp(argv[1], "--regress")) return run_regress(argc - 2, argv + 2);
+    if (argc > 3 && !strcmp(argv[1], "--probe")) return run_probe(argv[2], atoi(argv[3]));
     if (argc > 3 && !strcmp(argv[1], "--dump")) {   /* --dump SEED FIRST [N]: print programs */
         uint64_t seed = strtoull(argv[2], NULL, 10);
         long first = atol(argv[3]), n = argc > 4 ? atol(argv[4]) : 1;
