@@ -78,6 +78,8 @@ typedef enum {
     ISA_OK_ANY = 1 << 9,    /* anything (opaque operand syntax: textures, lists) */
     ISA_OK_SPECIAL = 1 << 10, /* a special register such as %tid.x */
     ISA_OK_VSINK = 1 << 11, /* elements of a {vector} may be the sink `_` (ld's, mov's unpack); not the whole operand */
+    ISA_OK_GADDR = 1 << 12, /* with ADDR: a variable named in the address must be .global (prefetchu) */
+    ISA_OK_SADDR = 1 << 13, /* with ADDR: a variable named in the address must be .shared (mbarriers) */
 } isa_opkind;
 
 typedef struct {

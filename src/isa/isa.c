@@ -348,6 +348,8 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 's': o->kinds |= ISA_OK_SYM; break;
             case '_': o->kinds |= ISA_OK_SINK | ISA_OK_VSINK; break;
             case 'e': o->kinds |= ISA_OK_VSINK; break;
+            case 'g': o->kinds |= ISA_OK_ADDR | ISA_OK_GADDR; break;
+            case 'm': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR; break;
             case '!': o->kinds |= ISA_OK_NEG; break;
             case '|': o->kinds |= ISA_OK_PAIR; break;
             case '*': o->kinds |= ISA_OK_ANY; break;
@@ -597,15 +599,23 @@ static void smask_build(void) {
 /* The types among the modifiers keep their order: ptxas reads slct.s32.f64 as
  * .s32 results selected by an .f64, not the other way round.  istype[k]:
  * modifier k is a type; last_type: the slot of the latest type placed. */
-static bool match_rec(const uint32_t *masks, const bool *istype, uint32_t required, int nmods, int k, uint32_t used,
-                      int last_type, isa_match *m) {
+/* Two kinds of modifiers keep their order: types (ptxas reads slct.s32.f64 as
+ * .s32 results selected by an .f64, not the other way round), and, among
+ * themselves, modifiers that could fill several slots (createpolicy's primary
+ * and secondary priority, mma's .row.col).  order[k]: 1 a type, 2 such a
+ * modifier, 0 free; last[o]: the slot of the latest of kind o placed. */
+static bool match_rec(const uint32_t *masks, const uint8_t *order, uint32_t required, int nmods, int k, uint32_t used,
+                      const int *last, isa_match *m) {
     if (k == nmods) return (required & ~used) == 0;
     uint32_t cand = masks[k] & ~used;
-    if (istype[k] && last_type >= 0) cand &= ~((2u << last_type) - 1);   /* only slots after it */
+    int o = order[k];
+    if (o && last[o] >= 0) cand &= ~((2u << last[o]) - 1);   /* only slots after it */
     for (; cand; cand &= cand - 1) {
         int s = __builtin_ctz(cand);
         m->slot_of[k] = (uint8_t)s;
-        if (match_rec(masks, istype, required, nmods, k + 1, used | (1u << s), istype[k] ? s : last_type, m)) return true;
+        int nl[3] = {last[0], last[1], last[2]};
+        if (o) nl[o] = s;
+        if (match_rec(masks, order, required, nmods, k + 1, used | (1u << s), nl, m)) return true;
     }
     return false;
 }
@@ -690,12 +700,13 @@ static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_mat
             return false;
         }
     }
-    bool istype[ISA_MAX_MODSLOTS];
+    uint8_t order[ISA_MAX_MODSLOTS];
     for (int k = k0; k < nmods; k++) {
         if (!(masks[k] &= ~fixed)) return false;
-        istype[k] = mod_type[ids[k]] != PTX_T_NONE;
+        order[k] = mod_type[ids[k]] != PTX_T_NONE ? 1 : (masks[k] & (masks[k] - 1)) ? 2 : 0;
     }
-    if (!match_rec(masks, istype, required, nmods, k0, used, -1, m)) return false;
+    const int last[3] = {-1, -1, -1};
+    if (!match_rec(masks, order, required, nmods, k0, used, last, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind_id[v] = ids[k];

@@ -302,6 +302,7 @@ typedef struct {
     vctx *V;
     const ptx_insn *in;
     const isa_form *f;
+    const isa_opslot *slot;   /* the operand slot being checked */
     const isa_match *mt;
     bool report;          /* emit diagnostics (false while probing forms) */
     ptx_space space;      /* state space from the modifiers, for addresses */
@@ -371,6 +372,16 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         return false;
     }
     return true;
+}
+
+/* ptxas checks the elements of a vector of floats by size only: ld.global.v2.f32
+ * {%r1, %r2} with .s32 registers is fine, though ld.global.f32 %r1 is not. */
+static bool vec_elem_loose(opctx *c, const ptx_operand *e, ptx_type want) {
+    if (want == PTX_T_NONE || ptx_type_get(want)->cls != PTX_TC_FLOAT) return false;
+    const ptx_decl *d = find_reg(c->V, e->name, e->loc, false);
+    if (!d) return false;
+    const ptx_type_info *r = ptx_type_get(d->type);
+    return (r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT) && r->bits == ptx_type_get(want)->bits;
 }
 
 static bool check_imm(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
@@ -527,6 +538,12 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
             return false;
         }
     }
+    ptx_space only = (c->slot->kinds & ISA_OK_GADDR) ? PTX_SS_GLOBAL : (c->slot->kinds & ISA_OK_SADDR) ? PTX_SS_SHARED : PTX_SS_NONE;
+    if (only != PTX_SS_NONE && s->kind == SYM_VAR && s->decl && s->decl->space != only) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' takes a generic address or a %s variable, not the %s variable %s",
+             opi + 1, c->in->opcode, ptx_space_name(only), ptx_space_name(s->decl->space), op->name);
+        return false;
+    }
     /* a kernel's parameters are read-only ("Illegal to write to function input parameter") */
     if (s->kind == SYM_PARAM && c->V->func && c->V->func->is_entry && opi == 0 &&
         (c->f->cls == ISA_C_ATOMIC || !strcmp(c->in->opcode, "st"))) {
@@ -628,6 +645,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                 ok = false;
                 continue;
             }
+            if (e->kind == PTX_OP_REG && !e->sreg && vec_elem_loose(c, e, want)) continue;
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
             else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, s, want, opi) && ok;
             else {
@@ -819,9 +837,10 @@ static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_m
         }
         return false;
     }
-    opctx c = {V, in, f, mt, report, PTX_SS_NONE, false};
+    opctx c = {V, in, f, NULL, mt, report, PTX_SS_NONE, false};
     bool ok = true;
     for (int i = 0; i < in->nops; i++) {
+        c.slot = &f->ops[i];
         c.space = space_of(sps, i, &c.space_unknown);
         ok = check_operand(&c, &in->ops[i], &f->ops[i], i) && ok;
         if (!ok && !report) return false;
