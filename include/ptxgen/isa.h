@@ -80,6 +80,7 @@ typedef enum {
     ISA_OK_VSINK = 1 << 11, /* elements of a {vector} may be the sink `_` (ld's, mov's unpack); not the whole operand */
     ISA_OK_GADDR = 1 << 12, /* with ADDR: a variable named in the address must be .global (prefetchu) */
     ISA_OK_SADDR = 1 << 13, /* with ADDR: a variable named in the address must be .shared (mbarriers) */
+    ISA_OK_TABLE = 1 << 14, /* the label of a .branchtargets table (brx.idx) */
 } isa_opkind;
 
 typedef struct {
@@ -93,10 +94,11 @@ typedef struct {
     bool type_wide;         /* T2: twice the width of the bound type (mul.wide) */
     bool relaxed;           /* ld/st/cvt rule: register may be wider than the type */
     bool any_type;          /* no type check at all */
-    /* Immediates the slot takes (`{0..15}`, `{4|8|16}` after the type): an
-     * immediate must lie in one of the nranges [lo, hi]; 0 ranges = any value. */
+    /* Immediates the slot takes (`{0..15}`, `{4|8|16}`, `{0..1024%32}` after the
+     * type): an immediate must lie in one of the nranges [lo, hi] (on its step
+     * from lo); 0 ranges = any value. */
     int nranges;
-    int64_t rlo[ISA_MAX_IRANGES], rhi[ISA_MAX_IRANGES];
+    int64_t rlo[ISA_MAX_IRANGES], rhi[ISA_MAX_IRANGES], rstep[ISA_MAX_IRANGES];   /* step 1, or lo..hi%step */
 } isa_opslot;
 
 typedef struct {

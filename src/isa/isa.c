@@ -350,6 +350,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 'e': o->kinds |= ISA_OK_VSINK; break;
             case 'g': o->kinds |= ISA_OK_ADDR | ISA_OK_GADDR; break;
             case 'm': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR; break;
+            case 't': o->kinds |= ISA_OK_LABEL | ISA_OK_TABLE; break;
             case '!': o->kinds |= ISA_OK_NEG; break;
             case '|': o->kinds |= ISA_OK_PAIR; break;
             case '*': o->kinds |= ISA_OK_ANY; break;
@@ -396,7 +397,14 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
                     if (end == p + 2 || hi < lo) { snprintf(err, errn, "bad immediate range in {..}"); return false; }
                     p = end;
                 }
+                long long step = 1;
+                if (*p == '%') {
+                    step = strtoll(p + 1, &end, 0);
+                    if (end == p + 1 || step < 1) { snprintf(err, errn, "bad step in {..}"); return false; }
+                    p = end;
+                }
                 o->rlo[o->nranges] = lo;
+                o->rstep[o->nranges] = step;
                 o->rhi[o->nranges++] = hi;
                 if (*p == '|') { p++; continue; }
                 if (*p == '}') { p++; break; }
@@ -497,7 +505,7 @@ bool isa_form_available(const isa_form *f, int ptx, int sm, bool arch_specific, 
 bool isa_imm_allowed(const isa_opslot *s, int64_t v) {
     if (!s->nranges) return true;
     for (int i = 0; i < s->nranges; i++)
-        if (v >= s->rlo[i] && v <= s->rhi[i]) return true;
+        if (v >= s->rlo[i] && v <= s->rhi[i] && (v - s->rlo[i]) % s->rstep[i] == 0) return true;
     return false;
 }
 

@@ -390,6 +390,9 @@ static bool check_imm(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         size_t n = 0;
         for (int i = 0; i < s->nranges && n + 48 < sizeof vals; i++) {
             if (s->rlo[i] == s->rhi[i]) n += (size_t)snprintf(vals + n, sizeof vals - n, "%s%lld", i ? ", " : "", (long long)s->rlo[i]);
+            else if (s->rstep[i] > 1)
+                n += (size_t)snprintf(vals + n, sizeof vals - n, "%smultiples of %lld from %lld to %lld", i ? ", " : "",
+                                      (long long)s->rstep[i], (long long)s->rlo[i], (long long)s->rhi[i]);
             else n += (size_t)snprintf(vals + n, sizeof vals - n, "%s%lld..%lld", i ? ", " : "", (long long)s->rlo[i], (long long)s->rhi[i]);
         }
         OERR(c, PG_E_IMM_RANGE, op->loc, "operand %d of '%s' is %s; it takes %s", opi + 1, c->in->opcode, op->text, vals);
@@ -434,6 +437,16 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
     const sym *s = st_find(&c->V->tab, op->name);
     if ((kinds & ISA_OK_LABEL)) {
         const sym *l = st_find(&c->V->labels, op->name);
+        if (l && (kinds & ISA_OK_TABLE) && !l->is_table) {   /* brx.idx names a .branchtargets table */
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must name a .branchtargets table; %s is a plain label", opi + 1,
+                 c->in->opcode, op->name);
+            return false;
+        }
+        if (l && !(kinds & ISA_OK_TABLE) && (l->is_table || l->is_proto)) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be a label; %s names a %s", opi + 1, c->in->opcode, op->name,
+                 l->is_table ? "target table" : "call prototype");
+            return false;
+        }
         if (l) return true;
         if (!(kinds & (ISA_OK_SYM | ISA_OK_FUNC))) {
             OERR(c, PG_E_UNDEF_LABEL, op->loc, "label %s is not defined in '%s'", op->name, c->V->func->name);

@@ -118,6 +118,7 @@ typedef struct {
     uint32_t used;           /* register files used (bit per RF index) */
     bool sh, lo, mbar;       /* kernel variables referenced */
     int labels;              /* $L0..$L(labels-1) referenced: defined before the final ret */
+    int tables;              /* $T0..: .branchtargets tables */
     bool custom_params;
     pg_buf pre, params, perf, decl, code;
 } pb;
@@ -530,7 +531,16 @@ static void put_operand(pb *b, pg_buf *o, const insn_plan *p, const isa_opslot *
         if (texture_opcode(opcode)) put_tex_addr(b, o, p);
         else put_addr(b, o, space, opcode, true);
         return;
-    case OK_LABEL: pg_buf_printf(o, "$L%d", b->labels++); return;
+    case OK_LABEL:
+        if (k & ISA_OK_TABLE) {   /* brx.idx: a .branchtargets table of two labels */
+            int t = b->tables++;
+            pg_buf_printf(&b->decl, "$T%d: .branchtargets $L%d, $L%d;\n", t, b->labels, b->labels + 1);
+            b->labels += 2;
+            pg_buf_printf(o, "$T%d", t);
+            return;
+        }
+        pg_buf_printf(o, "$L%d", b->labels++);
+        return;
     case OK_FUNC: pg_buf_puts(o, dp_chance(&b->r, 0.5) ? "fnv" : "fnr"); return;
     case OK_SYM: put_var(b, o, space == PTX_SS_NONE ? (dp_chance(&b->r, 0.5) ? PTX_SS_GLOBAL : PTX_SS_SHARED) : space, opcode); return;
     case OK_SINK: pg_buf_putc(o, '_'); return;
