@@ -49,7 +49,7 @@ typedef enum {
 } isa_class;
 PG_API const char *isa_class_name(isa_class c);
 
-enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26, ISA_MAX_IRANGES = 6 };
+enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26, ISA_MAX_IRANGES = 16 };
 
 /* One modifier slot: a set of alternatives, optional or required, possibly
  * binding the matched modifier to a variable (A..Z).  A `fixed` slot (`^` in
