@@ -93,6 +93,7 @@ typedef struct {
     int type_var;           /* -1, or variable holding the type (e.g. T) */
     bool type_wide;         /* T2: twice the width of the bound type (mul.wide) */
     bool relaxed;           /* ld/st/cvt rule: register may be wider than the type */
+    bool packed_ok;         /* `+` after the type: a packed register of its size too (video ops take %h2 .f16x2) */
     bool any_type;          /* no type check at all */
     /* Immediates the slot takes (`{0..15}`, `{4|8|16}`, `{0..1024%32}` after the
      * type): an immediate must lie in one of the nranges [lo, hi] (on its step

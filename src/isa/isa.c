@@ -375,12 +375,13 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
                 if (*p == '2') { o->type_wide = true; p++; }
             } else {
                 const char *q = p;
-                while (*q && *q != ',' && *q != '~' && *q != ' ' && *q != '{') q++;
+                while (*q && *q != ',' && *q != '~' && *q != '+' && *q != ' ' && *q != '{') q++;
                 o->type = ptx_type_lookup(p, (size_t)(q - p));
                 if (o->type == PTX_T_NONE) { snprintf(err, errn, "unknown type '%.*s'", (int)(q - p), p); return false; }
                 p = q;
             }
             if (*p == '~') { o->relaxed = true; p++; }
+            if (*p == '+') { o->packed_ok = true; p++; }
         } else {
             o->any_type = true;
         }

@@ -364,7 +364,8 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         return false;
     }
     if (s->any_type || want == PTX_T_NONE) return true;
-    if (!ptx_type_compat(want, d->type, s->relaxed || d->vec)) {
+    bool packed = s->packed_ok && ptx_type_get(d->type)->cls == PTX_TC_PACKED && ptx_type_get(d->type)->bits == ptx_type_get(want)->bits;
+    if (!packed && !ptx_type_compat(want, d->type, s->relaxed || d->vec)) {
         const char *what = d->type == PTX_T_PRED ? "a predicate register used as data" :
                            want == PTX_T_PRED ? "a data register used as a predicate" : "type mismatch";
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s: operand %d of '%s' needs %s but %s is declared %s",
