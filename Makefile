@@ -46,10 +46,16 @@ $(BUILD)/ptxgen-nvcc: $(BUILD)/ptxgen
 
 # Installation ----------------------------------------------------------------
 # make install PREFIX=/opt/ptxgen [DESTDIR=...]: the CLI, both libraries, the
-# public headers and ptxgen.pc (for pkg-config --cflags --libs ptxgen).
+# public headers, ptxgen.pc (for pkg-config --cflags --libs ptxgen), and under
+# DATADIR the default model (+ models/superopt) and the corpus.
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
+# the shipped model, its super-optimization adapter and the seed corpus; the installed
+# ptxgen finds them at ../share/ptxgen from its bin/ (cli_near_exe)
+DATADIR ?= $(PREFIX)/share/ptxgen
+MODEL_FILES := $(wildcard models/default/*.json models/default/*.safetensors models/default/README.md)
+SUPEROPT_FILES := $(wildcard models/superopt/*.json models/superopt/*.safetensors models/superopt/README.md)
 PUB_HDRS:= $(wildcard include/ptxgen/*.h include/ptxgen/*.def)
 VERSION := 0.1.0
 
@@ -65,6 +71,11 @@ install: all
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lptxgen' 'Libs.private: -ldl -lm -lpthread' \
 	  'Requires.private: jansson libpcre2-8' 'Cflags: -I$${includedir}' \
 	  > $(DESTDIR)$(LIBDIR)/pkgconfig/ptxgen.pc
+	install -d $(DESTDIR)$(DATADIR)/models/default $(DESTDIR)$(DATADIR)/models/superopt $(DESTDIR)$(DATADIR)/corpus
+	install -m 644 $(MODEL_FILES) $(DESTDIR)$(DATADIR)/models/default/
+	$(if $(SUPEROPT_FILES),install -m 644 $(SUPEROPT_FILES) $(DESTDIR)$(DATADIR)/models/superopt/)
+	cp -R corpus/. $(DESTDIR)$(DATADIR)/corpus/
+	chmod -R u+rwX,go+rX $(DESTDIR)$(DATADIR)
 
 # Every public header compiles on its own (no hidden include-order needs).
 HDR_CHECKS := $(patsubst include/ptxgen/%.h,$(BUILD)/hdrcheck/%.o,$(wildcard include/ptxgen/*.h))
@@ -99,9 +110,10 @@ $(SBUILD)/tests/%: src/%.c $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
 test: $(SBUILD)/ptxgen $(STESTS) all
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
-# The quick check for a working copy (a few minutes): unit tests and the CLI/golden
-# tests, without the nvcc corpus, the ptxas/nvcc-heavy suites and the fuzz smoke.
-check: $(SBUILD)/ptxgen $(STESTS)
+# The quick check for a working copy (a few minutes): unit tests, the CLI/golden tests and
+# the README's examples (which use build/ptxgen), without the nvcc corpus, the
+# ptxas/nvcc-heavy suites and the fuzz smoke.
+check: $(SBUILD)/ptxgen $(STESTS) all
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) PTXGEN_QUICK=1 bash tests/run_tests.sh $(STESTS)
 
 # Benchmarks (results committed under bench/results/) ----------------------

@@ -53,6 +53,11 @@ rm -rf "$d"
 # constraint's mask latency at the default vocabulary
 bash bench/bench_model.sh "bench/results/$date-model-cpu.json"
 "$BUILD/bench_decode" --gens 30 --out "bench/results/$date-decode.json"
+# issue 29 on the CPU: decode vs the engine before and llama.cpp, the stage profile, gen with
+# speculative decoding against plain (byte-identical), when the base GGUF is there
+if [ -f "${GGUF:-models/base/qwen2.5-coder-0.5b-instruct.gguf}" ]; then
+    bash bench/bench_gen_cpu.sh "bench/results/$date-gen-cpu.json"
+fi
 # llama.cpp side by side, when a built tree is given (bench/bench_llama_cpp.sh can also fetch and build one)
 if [ -n "${LLAMA_DIR:-}" ]; then
     bash bench/bench_llama_cpp.sh "bench/results/$date-llama-cpp-vs-ptxgen.json"

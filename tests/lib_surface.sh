@@ -7,7 +7,8 @@
 #     the archive sees them all) carry a module prefix too;
 #  3. make install PREFIX=<tmp> installs lib, headers and ptxgen.pc, and a tiny
 #     program compiles and links against it via pkg-config (shared and static)
-#     and runs.
+#     and runs; it installs the model and the corpus too, and the installed ptxgen
+#     finds them (gen, synth) from any folder.
 # Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ if grep -n '#include *"\.\./' include/ptxgen/*.h include/ptxgen/*.def; then bad 
 make -s BUILD="$BUILD" "$BUILD/libptxgen.so" >/dev/null || bad "libptxgen.so does not build"
 nm -D --defined-only "$BUILD/libptxgen.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$tmp/exports"
 n=$(wc -l <"$tmp/exports")
-PREFIXES='^(pg|ptx|isa|task|expr|synth|gen|dec|model|tok|eval|gpu|twin)_'   # one per module
+PREFIXES='^(pg|ptx|isa|task|expr|synth|gen|pipe|dec|model|tok|eval|gpu|twin)_'   # one per module
 unprefixed=$(grep -vE "$PREFIXES" "$tmp/exports" | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')
 if [ -z "$unprefixed" ]; then ok; else bad "unprefixed exports: $(echo $unprefixed | head -c 400)"; fi
 # every exported name is declared PG_API in a public header (nothing exported by accident)
@@ -53,7 +54,7 @@ nm --defined-only "$BUILD/libptxgen.a" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDR
 unprefixed_a=$(grep -vE "$PREFIXES" "$tmp/archive")
 if [ -z "$unprefixed_a" ]; then ok; else bad "libptxgen.a: unprefixed external symbols (prefix them or make them static): $(echo $unprefixed_a | head -c 400)"; fi
 # what the ctypes users call must stay exported
-need=$( (grep -oE '\bL\.[a-z_0-9]+' train/generate.py | sed 's/^L\.//'; grep -ohE '\blib\.(pg|gen|dec|task|ptx)_[a-z_0-9]+' python/tests/*.py | sed 's/^lib\.//') | sort -u)
+need=$( (grep -oE '\bL\.[a-z_0-9]+' train/generate.py | sed 's/^L\.//'; grep -ohE '\blib\.(pg|gen|dec|task|ptx)_[a-z_0-9]+' python/tests/*.py python/ptxgen/*.py | sed 's/^lib\.//') | sort -u)
 [ -n "$need" ] && ok || bad "found no ctypes users to check"
 for s in $need; do
     if grep -qx "$s" "$tmp/exports"; then ok; else bad "ctypes needs $s, not exported"; fi
@@ -99,6 +100,18 @@ if cc -std=c11 -o "$tmp/hello_static" "$tmp/hello.c" $(pkg-config --cflags ptxge
 else bad "static link: $(head -n 5 "$tmp/cc2.err")"; fi
 out=$("$tmp/hello_static" 2>&1)
 [ "$out" = "ok 4 E001" ] && ok || bad "static: program printed '$out'"
+
+# the model and the corpus beside the installed binary: gen and synth find them from anywhere
+for f in share/ptxgen/models/default/config.json share/ptxgen/models/default/tokenizer.json \
+         share/ptxgen/models/superopt/adapter_config.json share/ptxgen/corpus/saxpy/task.json share/ptxgen/corpus/saxpy/kernel.ptx; do
+    [ -e "$tmp/p/$f" ] && ok || bad "install lacks $f"
+done
+mkdir -p "$tmp/elsewhere"
+model=$(cd "$tmp/elsewhere" && env -u PTXGEN_MODEL "$tmp/p/bin/ptxgen" gen --samples 1 --max-tokens 64 --json -o k.ptx \
+    "$(cat "$OLDPWD/examples/saxpy.card.md")" 2>"$tmp/igen.err" | python3 -c "import json,sys; print(json.load(sys.stdin)['model'])" 2>/dev/null)
+[ -n "$model" ] && ok || bad "the installed gen does not find the installed model (no --json result): $(tail -n 2 "$tmp/igen.err")"
+if (cd "$tmp/elsewhere" && "$tmp/p/bin/ptxgen" synth --count 2 --seed 1 --sources hand --out s.jsonl >/dev/null 2>"$tmp/isyn.err"); then ok
+else bad "the installed synth does not find the installed corpus: $(tail -n 2 "$tmp/isyn.err")"; fi
 
 echo "lib surface: $n exported symbols"
 echo "$pass passed, $fail failed"

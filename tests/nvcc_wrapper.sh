@@ -62,13 +62,17 @@ check "report: saxpy kept, check+ptxas pass" test "$(json "$R" "[(k['status'],k[
 if [ "$HAVE_GPU" = 1 ]; then
     check "report: verified on the GPU" test "$(json "$R" "r['kernels'][0]['gpu']['status']")" = pass
 else
-    check "report: labelled unverified (no GPU)" test "$(json "$R" "r['kernels'][0]['label']")" = "unverified (no GPU)"
+    check "report: labelled unverified (no GPU), kept by the gate" test "$(json "$R" "r['kernels'][0]['label'].startswith('unverified (no GPU); passes the gate: neutral')")" = True
+    check "report: the gate's verdict recorded" test "$(json "$R" "r['kernels'][0]['gate']['verdict']")" = neutral
 fi
 check "report: instruction counts and registers of both" test "$(json "$R" "all(k['baseline']['instructions']>0 and k['candidate']['registers']>0 for k in r['kernels'])")" = True
 check "report: inst_count_ratio 1.0 for an identical candidate" test "$(json "$R" "r['kernels'][0]['inst_count_ratio']")" = 1.0
 check "report: signature types read off the baseline" test "$(json "$R" "[k['diff_signature'] for k in r['kernels'] if k['kernel']=='saxpy'][0]")" = "['f32', 'f32*', 'f32*', 'u32']"
 check "report: double kernel types" test "$(json "$R" "[k['diff_signature'] for k in r['kernels'] if k['kernel']!='saxpy'][0]")" = "['f64*', 'f64*', 'f64', 'u32']"
 check "report.md has the comparison table" grep -q "| \`saxpy\` | unverified (no GPU)\|| \`saxpy\` | verified" "$T/ok/ptxgen_report.md"
+check "report: the seconds the extra step added, per kernel" test "$(json "$R" "all(k['added_seconds'] > 0 for k in r['kernels'])")" = True
+check "report.md states the added time" grep -q "^The extra step (baseline, generation, checks) added [0-9.]* s to the build for 2 kernels" "$T/ok/ptxgen_report.md"
+check "stderr states the added time per kernel" grep -q "ptxgen-nvcc: saxpy: the extra step added [0-9.]* s to the build" "$T/ok.log"
 check "kept candidate passes ptxgen check" "$PTXGEN" check "$T/ok/saxpy_superopt.ptx"
 
 echo "-- invalid candidate"
@@ -94,6 +98,18 @@ check "--ptxgen-timeout 0: exit 2 and the reason" test "$rc" = 2 -a "$(cat "$T/t
 # a later good build replaces the rejected file
 ( cd "$T/inv" && "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o saxpy.o ) >/dev/null 2>&1
 check "a later kept candidate removes the stale .rejected.ptx" test -f "$T/inv/saxpy_superopt.ptx" -a ! -e "$T/inv/saxpy_superopt.rejected.ptx"
+
+echo "-- a valid candidate the gate fails (f32 work turned into f64): discarded without a GPU"
+mkdir -p "$T/f64"
+( cd "$T/f64" && FAKE_GEN_MODE=f64 "$PTXGEN" nvcc -c -arch=sm_90 "$FIX/saxpy.cu" -o s.o --ptxgen-tries 1 ) >"$T/f64.log" 2>&1; rc=$?
+R=$T/f64/ptxgen_report.json
+check "f64 candidate: the build succeeds" test "$rc" = 0 -a -f "$T/f64/s.o"
+check "f64 candidate passes check and ptxas (it is valid PTX)" test "$(json "$R" "[(k['check'], k['ptxas']) for k in r['kernels'] if k['kernel']=='saxpy'][0]")" = "('pass', 'pass')"
+if [ "$HAVE_GPU" = 0 ]; then
+    check "f64 candidate: rejected by the gate, not kept" test -f "$T/f64/saxpy_superopt.rejected.ptx" -a ! -e "$T/f64/saxpy_superopt.ptx"
+    check "f64 candidate: the reason is the gate's precision rule" test "$(json "$R" "[k['gate']['verdict'] == 'failed' and 'f64' in k['reason'] for k in r['kernels'] if k['kernel']=='saxpy'][0]")" = True
+    check "f64 candidate: gate failure named in the Markdown" grep -q "gate against the baseline: failed" "$T/f64/ptxgen_report.md"
+fi
 
 echo "-- changed signature, no candidate"
 mkdir -p "$T/sig"

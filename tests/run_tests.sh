@@ -46,6 +46,8 @@ QUICK=${PTXGEN_QUICK:-0}
 for t in "$@"; do
     case "$t" in
         */test_roundtrip|*/test_mutants) continue ;;   # corpus suites below
+        */test_synth_template_plans)   # nvcc on ~800 plans: make check runs the rest
+            if [ "$QUICK" = 1 ]; then run_suite "$(basename "$t") (plans not compiled in make check)" env SYNTH_TEMPLATE_NVCC=0 "$t"; continue; fi ;;
         */test_gen|*/test_synth_expr|*/test_synth_dataset)   # minutes of constrained decoding, ptxas and nvcc
             if [ "$QUICK" = 1 ]; then echo "== $(basename "$t"): SKIPPED in make check (make test runs it)"; continue; fi ;;
     esac
@@ -53,6 +55,7 @@ for t in "$@"; do
 done
 if [ "$QUICK" = 1 ]; then
     run_suite "cli+golden" env PTXGEN="$PTXGEN" PTXGEN_QUICK=1 bash tests/cli_tests.sh
+    run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
     echo
     echo "(make check: no nvcc corpus, mutants, corpus/suite checks, GPU, nvcc wrapper, Python or fuzz suites; make test runs everything)"
     echo "$total_pass passed, $total_fail failed"
@@ -86,7 +89,11 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
     run_suite "mutants (validator detection vs ptxas)" bash tests/mutants.sh "$CORPUS" "$BUILD/san/tests/ptx/test_mutants"
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
+run_suite "literate+two-stage" env PTXGEN="$PTXGEN" bash tests/literate_tests.sh
+run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
+run_suite "the first hour of a new user (issue 33, the shipped model)" env PTXGEN_BUILD="$BUILD" bash tests/first_hour.sh
 run_suite "corpus tasks (static: spec, check, ptxas, signatures, C reference)" env PTXGEN="$PTXGEN" bash tests/corpus_static.sh
+run_suite "corpus literate (plan.cu compiles and matches the spec, comments are plan lines, instructions pinned)" env PTXGEN="$PTXGEN" bash tests/corpus_literate.sh
 run_suite "held-out suite (no leak into synth, static checks)" env PTXGEN="$PTXGEN" bash tests/suite_heldout.sh
 run_suite "gpu harness (adversarial kernels)" env PTXGEN="$PTXGEN" bash tests/gpu_tests.sh
 run_suite "nvcc wrapper" env PTXGEN="$PTXGEN" bash tests/nvcc_wrapper.sh

@@ -53,7 +53,7 @@ class DiagSink(C.Structure):
 
 class DecOpts(C.Structure):
     _fields_ = [("arch", C.c_char_p), ("signature", C.c_char_p), ("max_statements", C.c_int), ("max_regs_per_decl", C.c_int),
-                ("block", C.c_int * 3), ("entry_name", C.c_char_p)]
+                ("block", C.c_int * 3), ("entry_name", C.c_char_p), ("comment_max", C.c_int)]
 
 
 class Lib:
@@ -91,6 +91,9 @@ class Lib:
         L.ptx_regs_tighten_text.argtypes = [C.c_char_p, C.c_size_t, C.POINTER(PgBuf)]
         L.ptx_regs_tighten_text.restype = C.c_bool
         L.gen_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
+        L.gen_c_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
+        L.gen_prompt_build_plan.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
+        L.gen_prompt_build_ptx_plan.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
         L.task_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
         L.task_block_max.argtypes = [vp, C.POINTER(C.c_int)]
         L.task_load.restype = C.c_int
@@ -124,6 +127,28 @@ class Lib:
         trained on widened declarations (prompts --widen-regs) declares more than it uses."""
         b, raw = PgBuf(), text.encode()
         self.L.ptx_regs_tighten_text(raw, len(raw), C.byref(b))
+        return self._take(b)
+
+    def plan_prompt(self, desc, arch, c_sig):
+        """The plan turn's prompt (gen_prompt_build_plan, docs/LITERATE.md)."""
+        b = PgBuf()
+        self.L.gen_prompt_build_plan(desc.encode(), arch.encode(), (c_sig or "").encode(), C.byref(b))
+        return self._take(b)
+
+    def ptx_plan_prompt(self, desc, arch, plan, sig):
+        """The PTX turn's prompt (gen_prompt_build_ptx_plan): request + plan -> literate PTX."""
+        b = PgBuf()
+        self.L.gen_prompt_build_ptx_plan(desc.encode(), arch.encode(), plan.encode(), sig.encode(), C.byref(b))
+        return self._take(b)
+
+    def task_c_signature(self, path):
+        """The task's CUDA C signature (gen_c_signature_from_task), as the plan turn gives it."""
+        t, q = C.c_void_p(), DiagSink()
+        if self.L.task_load(path.encode(), C.byref(t), C.byref(q)) != 0:
+            raise SystemExit(f"{path}: task_load failed ({q.nerrors} errors)")
+        b = PgBuf()
+        self.L.gen_c_signature_from_task(t, C.byref(b))
+        self.L.task_free(t)
         return self._take(b)
 
     def task_signature(self, path):
@@ -314,7 +339,7 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
     seqs, prompts = [], []
     for key, prompt, sig, s, blk, desc in batch:
         d, q = C.c_void_p(), DiagSink()
-        opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None)
+        opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None, getattr(args, "comment_max", 0))
         if lib.L.dec_new(vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
             # a signature the decoder cannot constrain: that case fails (a kernel file saying why,
             # which the validator rejects, so it is counted), the batch goes on
@@ -352,8 +377,9 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
     pos = (att.cumsum(-1) - 1).clamp(min=0)             # [B][L]
     alive = list(range(B))                              # batch rows still generating
     with torch.no_grad():
-        out = model(input_ids=ids, attention_mask=att, position_ids=pos, use_cache=True)
-        cache, logits = out.past_key_values, out.logits[:, -1, :].float()     # [B][V]
+        # in chunks of positions: a batch of long prompts (the two-stage model's carry the plan) would need
+        # [B][heads][L][L] attention scores at once (313 GiB for 700 rows of ~2k tokens, seen 2026-12-04)
+        cache, logits = prefill(model, ids, att, PREFILL_CHUNK)             # [B][V]
         for step in range(args.max_new):
             if past_deadline(args.ptx_deadline):
                 stats["cut_by_deadline"] = stats.get("cut_by_deadline", 0) + len(alive)
@@ -488,7 +514,7 @@ def prefill(model, ids, att, chunk):
     return cache, out.logits[:, -1, :].float()
 
 
-PREFILL_CHUNK = 512
+PREFILL_CHUNK = 256
 
 
 def twin_turn(kernels, args, lib, fmt, tok, model, end_ids, pieces, special, gen, name):

@@ -122,7 +122,7 @@ def load_base(args, dtype, device):
     return tok, model.to(device)
 
 
-def encode(rows, tok, max_len, by_family=None):
+def encode(rows, tok, max_len, by_family=None, ids_out=None):
     """[(ids, n_prompt)] with the over-long samples dropped (a cut module teaches nothing).
     by_family, when given, counts {family: [pairs, dropped]}: the drops are not uniform
     (the long nvcc-compiled families lose most), and the log must show it."""
@@ -141,6 +141,8 @@ def encode(rows, tok, max_len, by_family=None):
             dropped += 1
             continue
         out.append((p + c, len(p)))
+        if ids_out is not None:
+            ids_out.append(r.get("id"))
     return out, dropped
 
 
@@ -252,6 +254,9 @@ def main(argv=None):
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--max-steps", type=int, default=0, help="stop after N steps (0 = budget/epochs)")
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--pipeline", choices=["single", "plan-literate"], default="single",
+                    help="what the adapter was trained for, recorded in base.json: one PTX turn, or the two-stage "
+                         "plan + literate PTX model (docs/LITERATE.md) that `ptxgen gen` then runs in two stages")
     ap.add_argument("--grow", type=float, default=0,
                     help="with --time-budget: every N seconds read the pairs that were appended to --grow-pairs "
                          "since the last look and mix them into the rest of the current epoch")
@@ -296,7 +301,8 @@ def main(argv=None):
     val_rows = [r for r in rows if r.get("split", "train") != "train"][: args.val]
     t0 = time.time()
     fam_len = {}
-    train, dropped = encode(train_rows, tok, args.max_len, fam_len)
+    train_ids = []   # the sample id of every encoded training pair (trained_ids.txt: the held-in check's pool)
+    train, dropped = encode(train_rows, tok, args.max_len, fam_len, train_ids)
     val, _ = encode(val_rows, tok, args.max_len)
     ntok = sum(len(s) - p for s, p in train)
     log({"event": "data", "pairs": len(train), "dropped_too_long": dropped, "dropped_by_family": dropped_report(fam_len),
@@ -306,7 +312,7 @@ def main(argv=None):
     grower = GrowingPairs(args.grow_pairs) if args.grow else None
     if grower:
         grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
-        more, d2 = encode(grown, tok, args.max_len, fam_len)
+        more, d2 = encode(grown, tok, args.max_len, fam_len, train_ids)
         train += more
         dropped += d2
         ntok += sum(len(s) - p for s, p in more)
@@ -333,6 +339,7 @@ def main(argv=None):
     model.train()
     t_start = time.time()
     seen, step, ema = 0, 0, None
+    trained = set()
     for step in range(1, total_steps + 1):
         el = time.time() - t_start
         if args.time_budget and el > args.time_budget:
@@ -342,7 +349,7 @@ def main(argv=None):
             last_grow = time.time()
             grown = [r for r in grower.poll() if r.get("split", "train") == "train"]
             if grown:
-                more, d2 = encode(grown, tok, args.max_len, fam_len)
+                more, d2 = encode(grown, tok, args.max_len, fam_len, train_ids)
                 first = len(train)
                 train += more
                 dropped += d2
@@ -366,6 +373,7 @@ def main(argv=None):
         for gp in opt.param_groups:
             gp["lr"] = lr
         ids, labels, mask = collate(train, plan[step - 1], pad_id, args.device)
+        trained.update(train_ids[i] for i in plan[step - 1])
         with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=args.device.startswith("cuda")):
             loss, n = loss_on_labels(model, ids, labels, mask)
         loss.backward()
@@ -384,22 +392,34 @@ def main(argv=None):
     # validation loss on unseen pairs
     model.eval()
     vl, vn = 0.0, 0
+    by_turn = {}   # the two-stage model's turns ("plan", "ptx") apart: which one the model has not learnt
+    groups = {}
+    for r in val_rows:
+        groups.setdefault(r.get("turn", "ptx"), []).append(r)
     with torch.no_grad():
-        for idx in batches(val, args.batch_tokens, rng):
-            ids, labels, mask = collate(val, idx, pad_id, args.device)
-            with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=args.device.startswith("cuda")):
-                l, n = loss_on_labels(model, ids, labels, mask)
-            vl += l.item() * n
-            vn += n
+        for t, rows_t in sorted(groups.items()):
+            enc, _ = encode(rows_t, tok, args.max_len)
+            for idx in batches(enc, args.batch_tokens, rng):
+                ids, labels, mask = collate(enc, idx, pad_id, args.device)
+                with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=args.device.startswith("cuda")):
+                    l, n = loss_on_labels(model, ids, labels, mask)
+                vl += l.item() * n
+                vn += n
+                a = by_turn.setdefault(t, [0.0, 0])
+                a[0] += l.item() * n
+                a[1] += n
     base_info = None
     gg = args.gguf or args.base_gguf
     if gg:
-        base_info = {"gguf": args.base_name or gg, "sha256": sha256_file(gg), "format": "chatml"}
+        base_info = {"gguf": args.base_name or gg, "sha256": sha256_file(gg), "format": "chatml", "pipeline": args.pipeline}
     save_adapter(model, args.out, args, base_info)
+    with open(os.path.join(args.out, "trained_ids.txt"), "w") as f:   # what the held-in check may draw from
+        f.write("".join(f"{i}\n" for i in sorted(x for x in trained if x)))
     log({"event": "done", "steps": step, "train_seconds": round(train_s, 1), "completion_tokens": seen,
          "epochs": round(seen / max(1, ntok), 3), "pairs": len(train), "dropped_too_long": dropped,
          "dropped_by_family": dropped_report(fam_len), "final_loss_ema": round(ema or 0, 4),
          "val_loss": round(vl / vn, 4) if vn else None, "tok_per_s": round(seen / max(train_s, 1e-9)),
+         "val_loss_by_turn": {t: round(a[0] / a[1], 4) for t, a in by_turn.items() if a[1]},
          # peak GPU memory: what decides whether two runs fit side by side on one GPU
          "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 1) if torch.cuda.is_available() else None}, logf)
 

@@ -177,62 +177,68 @@ class TestLoraAndGenerate(unittest.TestCase):
             self.assertIn("by_style", d)
 
 
+def write_tiny_gguf(path, arch, ctx=256):
+    """A tiny random GGUF of `arch` (qwen2 or llama) with a byte-level BPE vocabulary and the
+    ChatML tokens, context `ctx`."""
+    import numpy as np
+    from gguf import GGUFWriter
+    rng = np.random.default_rng(7)
+    H, F, L, NH, NKV, V = 64, 96, 2, 4, 2, 320
+    w = GGUFWriter(path, arch)
+    w.add_block_count(L)
+    w.add_context_length(ctx)
+    w.add_embedding_length(H)
+    w.add_feed_forward_length(F)
+    w.add_head_count(NH)
+    w.add_head_count_kv(NKV)
+    w.add_rope_freq_base(10000.0)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_dimension_count(H // NH)
+    # a byte-level BPE vocabulary: the 256 bytes, a few merges, the chat tokens
+    from generate import bytes_to_unicode
+    b2u = bytes_to_unicode()
+    toks = [b2u[b] for b in range(256)] + ["ĠĠ", "ab", "ld"] + [f"<x{i}>" for i in range(V - 259 - 3)] + \
+           ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("qwen2" if arch == "qwen2" else "smollm")
+    w.add_token_list(toks)
+    w.add_token_types([1] * (len(toks) - 3) + [3, 3, 3])
+    w.add_token_merges(["Ġ Ġ", "a b", "l d"])
+    w.add_eos_token_id(len(toks) - 1)
+    w.add_bos_token_id(len(toks) - 3)
+    V = len(toks)
+    
+    def t(name, *shape):
+        w.add_tensor(name, (rng.standard_normal(shape) * 0.05).astype(np.float32))
+    t("token_embd.weight", V, H)
+    t("output_norm.weight", H)
+    t("output.weight", V, H)
+    for i in range(L):
+        t(f"blk.{i}.attn_norm.weight", H)
+        t(f"blk.{i}.ffn_norm.weight", H)
+        t(f"blk.{i}.attn_q.weight", H, H)
+        t(f"blk.{i}.attn_k.weight", H // NH * NKV, H)
+        t(f"blk.{i}.attn_v.weight", H // NH * NKV, H)
+        t(f"blk.{i}.attn_output.weight", H, H)
+        t(f"blk.{i}.ffn_gate.weight", F, H)
+        t(f"blk.{i}.ffn_up.weight", F, H)
+        t(f"blk.{i}.ffn_down.weight", H, F)
+        if arch == "qwen2":
+            t(f"blk.{i}.attn_q.bias", H)
+            t(f"blk.{i}.attn_k.bias", H // NH * NKV)
+            t(f"blk.{i}.attn_v.bias", H // NH * NKV)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 @unittest.skipUnless(all(HAS.values()), "needs torch, transformers, gguf, safetensors")
 class TestGgufToHf(unittest.TestCase):
     """A tiny random GGUF of each architecture, converted, against transformers' own GGUF loader."""
 
-    def write_gguf(self, path, arch):
-        import numpy as np
-        from gguf import GGUFWriter
-        rng = np.random.default_rng(7)
-        H, F, L, NH, NKV, V = 64, 96, 2, 4, 2, 320
-        w = GGUFWriter(path, arch)
-        w.add_block_count(L)
-        w.add_context_length(256)
-        w.add_embedding_length(H)
-        w.add_feed_forward_length(F)
-        w.add_head_count(NH)
-        w.add_head_count_kv(NKV)
-        w.add_rope_freq_base(10000.0)
-        w.add_layer_norm_rms_eps(1e-6)
-        w.add_rope_dimension_count(H // NH)
-        # a byte-level BPE vocabulary: the 256 bytes, a few merges, the chat tokens
-        from generate import bytes_to_unicode
-        b2u = bytes_to_unicode()
-        toks = [b2u[b] for b in range(256)] + ["ĠĠ", "ab", "ld"] + [f"<x{i}>" for i in range(V - 259 - 3)] + \
-               ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-        w.add_tokenizer_model("gpt2")
-        w.add_tokenizer_pre("qwen2" if arch == "qwen2" else "smollm")
-        w.add_token_list(toks)
-        w.add_token_types([1] * (len(toks) - 3) + [3, 3, 3])
-        w.add_token_merges(["Ġ Ġ", "a b", "l d"])
-        w.add_eos_token_id(len(toks) - 1)
-        w.add_bos_token_id(len(toks) - 3)
-        V = len(toks)
-
-        def t(name, *shape):
-            w.add_tensor(name, (rng.standard_normal(shape) * 0.05).astype(np.float32))
-        t("token_embd.weight", V, H)
-        t("output_norm.weight", H)
-        t("output.weight", V, H)
-        for i in range(L):
-            t(f"blk.{i}.attn_norm.weight", H)
-            t(f"blk.{i}.ffn_norm.weight", H)
-            t(f"blk.{i}.attn_q.weight", H, H)
-            t(f"blk.{i}.attn_k.weight", H // NH * NKV, H)
-            t(f"blk.{i}.attn_v.weight", H // NH * NKV, H)
-            t(f"blk.{i}.attn_output.weight", H, H)
-            t(f"blk.{i}.ffn_gate.weight", F, H)
-            t(f"blk.{i}.ffn_up.weight", F, H)
-            t(f"blk.{i}.ffn_down.weight", H, F)
-            if arch == "qwen2":
-                t(f"blk.{i}.attn_q.bias", H)
-                t(f"blk.{i}.attn_k.bias", H // NH * NKV)
-                t(f"blk.{i}.attn_v.bias", H // NH * NKV)
-        w.write_header_to_file()
-        w.write_kv_data_to_file()
-        w.write_tensors_to_file()
-        w.close()
+    def write_gguf(self, path, arch, ctx=256):
+        write_tiny_gguf(path, arch, ctx)
 
     def check(self, arch):
         import torch
@@ -257,6 +263,63 @@ class TestGgufToHf(unittest.TestCase):
 
     def test_llama_unpermutes_qk(self):
         self.check("llama")
+
+
+@unittest.skipUnless(all(HAS.values()) and os.path.exists(LIB), "needs torch, transformers, gguf, safetensors and libptxgen.so")
+class TestTwoStage(unittest.TestCase):
+    """generate2.py end to end on a tiny random ChatML model: every stage writes the layout
+    `ptxgen eval --kernels` reads (plans with their nvcc verdict, e2e, translation and held-in
+    kernels), and heldin.py builds the held-in suite from a synth file."""
+
+    def test_stages(self):
+        import torch  # noqa: F401
+        import gguf_to_hf as G
+        tmp = tempfile.mkdtemp(prefix="ptxgen-2stage-")
+        try:
+            g = os.path.join(tmp, "m.gguf")
+            write_tiny_gguf(g, "qwen2", ctx=4096)
+            G.convert(g, os.path.join(tmp, "hf"), dtype="f32")
+            from transformers import AutoTokenizer
+            AutoTokenizer.from_pretrained(tmp, gguf_file="m.gguf").save_pretrained(os.path.join(tmp, "hf"))
+            # a synth line of a training task, and its held-in suite
+            task = load_json(os.path.join(ROOT, "bench", "suite", "relu6", "task.json"))
+            task["name"] = task["kernel"] = "relu6_train"
+            synth = os.path.join(tmp, "synth.jsonl")
+            with open(synth, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"id": "a-1", "split": "train", "family": "map", "task": task, "description_style": "terse",
+                                    "description": task["descriptions"]["terse"]}) + "\n")
+                f.write(json.dumps({"id": "a-2", "split": "val", "family": "map", "task": task, "description_style": "zh",
+                                    "description": "held out"}) + "\n")
+            trained = os.path.join(tmp, "trained.txt")
+            with open(trained, "w") as f:
+                f.write("a-1\n")
+            r = run(["train/heldin.py", "--synth", synth, "--trained", trained, "--n", "5", "--out", os.path.join(tmp, "heldin")])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            h = load_json(os.path.join(tmp, "heldin", "relu6_train", "task.json"))
+            self.assertEqual(h["descriptions"], {"terse": task["descriptions"]["terse"]})   # the trained description only
+            self.assertEqual(os.listdir(os.path.join(tmp, "heldin")), ["relu6_train"])     # the val sample is not held-in
+            out = os.path.join(tmp, "gen")
+            r = run(["train/generate2.py", "--base", os.path.join(tmp, "hf"), "--lib", LIB, "--suite", "bench/suite", "--only", "relu6",
+                     "--styles", "terse", "--heldin", os.path.join(tmp, "heldin"), "--out", out, "--plan-max-new", "8",
+                     "--max-new", "80", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2"], timeout=900)
+            self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+            case = "relu6.terse.no_bias.0"
+            self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".cu")))
+            # the plan's .ptx is nvcc's output, or says why there is none (a random model's plan is not C)
+            self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".ptx")))
+            for stage, c in (("e2e", case), ("trans", case), ("heldin", "relu6_train.terse.no_bias.0")):
+                p = os.path.join(out, stage, c + ".ptx")
+                text = read(p)
+                self.assertTrue(text.startswith("// GENERATED_BY: ptxgen tiny2\n"), stage)
+                if os.path.exists(PTXGEN):
+                    chk = subprocess.run([PTXGEN, "check", p], capture_output=True, text=True)
+                    self.assertEqual(chk.returncode, 0, stage + ": " + chk.stderr)
+            self.assertTrue(os.path.exists(os.path.join(out, "heldin-plan", "relu6_train.terse.no_bias.0.cu")))
+            stats = load_json(os.path.join(out, "generate2.json"))
+            self.assertEqual(stats["plans"], 2)
+            self.assertEqual(stats["ptx_kernels"], 3)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,9 @@ typedef struct {
     int block[3];               /* the launch's block when known ({0} = unknown): `.reqntid` must equal it and
                                    `.maxntid` must be at least it in every dimension (product <= 1024) */
     const char *entry_name;     /* without a signature: force `.visible .entry NAME(\n` (NULL: the model names it) */
+    int comment_max;            /* literate PTX (docs/LITERATE.md): a line `\t//TEXT` with 1..comment_max bytes of
+                                   printable ASCII TEXT may stand before any body statement and counts as one
+                                   (0 = no comments, the single-stage format); none in the closing mode */
 } dec_opts;
 
 typedef struct dec_state dec_state;
@@ -133,6 +136,8 @@ PG_API void dec_gbnf_write(pg_buf *out);
  * constraint forces exactly this text, and `ptxgen prompts` rewrites every
  * training sample's header to it, so the model never sees another. */
 PG_API void gen_header_text(const char *arch, pg_buf *out);
+/* V of that header as 10 * major + minor (80 for 8.0). */
+PG_API int gen_header_ptx_version(const char *arch);
 /* Two prompt formats, one builder.  GEN_FMT_PTXGEN is the format above (the
  * from-scratch model's own special tokens).  GEN_FMT_CHATML is the chat
  * template of pretrained chat models (Qwen2.5, SmolLM2):
@@ -164,23 +169,85 @@ PG_API void gen_prompt_build_superopt(const char *baseline_ptx, const char *arch
 #define GEN_TWIN_REQUEST "Write the CUDA C twin of this kernel: one extern \"C\" __global__ function with the same name and parameters that computes the same thing."
 PG_API void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description, const char *arch, const char *signature,
                                       const char *ptx, pg_buf *out);
+/* ---- two stages: a CUDA C plan, then literate PTX (docs/LITERATE.md) ----
+ * One model, two ChatML turns (the ptxgen format has no plan turn: models with
+ * their own tokenizer are single-stage).  The plan turn:
+ *   system GEN_SYSTEM_PROMPT_PLAN;
+ *   user   {request}\n\nTarget: {arch}\nStep 1 of 2: ... (GEN_PLAN_REQUEST) with this signature:\n{C signature}
+ *          (or, without one, "...; choose its name and parameters.");
+ *   assistant {the plan: CUDA C}<|im_end|>
+ * The PTX turn:
+ *   system GEN_SYSTEM_PROMPT_PLAN;
+ *   user   {request}\n\nTarget: {arch}\nThe plan (CUDA C):\n{plan}\n\nStep 2 of 2: ... (GEN_PTX_REQUEST)\nSignature:\n{PTX signature}
+ *   assistant {literate PTX, header and signature forced}<|im_end|>
+ * `ptxgen prompts --stage plan|ptx|both` writes training pairs in exactly these
+ * forms; gen, eval and train/generate.py build them here. */
+#define GEN_SYSTEM_PROMPT_PLAN "You are ptxgen, a compiler that writes NVIDIA GPU kernels in two steps: first the plan, the kernel " \
+                               "in CUDA C, then literate PTX that follows the plan."
+#define GEN_PLAN_REQUEST "Step 1 of 2: write the plan, the kernel in CUDA C: one extern \"C\" __global__ function"
+#define GEN_PTX_REQUEST "Step 2 of 2: write the plan as literate PTX: each block of instructions starts with a // line " \
+                        "holding the plan statement it implements."
+PG_API void gen_prompt_build_plan(const char *request, const char *arch, const char *c_signature, pg_buf *out);
+PG_API void gen_prompt_build_ptx_plan(const char *request, const char *arch, const char *plan, const char *signature, pg_buf *out);
+/* The task's signature in CUDA C: `extern "C" __global__ void NAME(const float* x,
+ * float* y, unsigned int n)` (inputs const; f16 __half, bf16 __nv_bfloat16). */
+PG_API void gen_c_signature_from_task(const task_spec *t, pg_buf *out);
+/* The C type of a task dtype ("float", "unsigned int", "__nv_bfloat16"). */
+PG_API const char *gen_c_type(task_dtype t);
+
 /* ".visible .entry NAME(\n\t.param .u64 a,\n\t.param .u32 n\n)" from a task's params. */
 PG_API void gen_signature_from_task(const task_spec *t, pg_buf *out);
 /* The first entry's header in canonical PTX text (as `ptxgen fmt` prints it), up to its ')'. */
 PG_API bool gen_signature_from_module(const char *canonical_ptx, pg_buf *out);
 
-/* Markdown kernel card: "## name", "- Input: ...", "- Output: ...", "- Goal: ...",
- * "- Constraint: ..." (also In/out:, Launch:, Notes:).  Field strings are malloc'd. */
+/* Markdown kernel card (src/decode/card.c, the one parser: `ptxgen gen` and, through
+ * gen_card_json, the Python package): "## name", "- Input: ...", "- Output: ...",
+ * "- In/out: ...", "- Goal: ...", "- Constraint: ...", "- Launch: ..." (also Notes:,
+ * Technique:), one per line or all on one line ("## k - Input: ... - Output: ...").
+ * Typed items ("`float3* positions` (N atoms)", "`float cutoff_sq = 100.0f`") give the
+ * parameters: pointers in order of appearance (Input, In/out, Output), then scalars,
+ * then the size symbols of the parentheses that were not declared (.u32). */
 typedef struct {
-    char *name;
-    char *inputs, *outputs, *inouts, *goal, *constraints, *launch;
+    char name[64];
+    char ptx_type[8];          /* "u64" for pointers, else the scalar's type ("f32", "s32", ...) */
+    char ctype[32];            /* the C type as written ("float3"); "" for implicit size symbols */
+    bool pointer;
+    char role[8];              /* "in", "out", "inout" (the line it is on); "size" for implicit size symbols */
+    char size[128];            /* pointers: element count over the size symbols ("N", "N*3"); "" unknown */
+    char def[32];              /* scalars: the default of "= 100.0f" ("100.0"); "" none */
+} gen_card_param;
+typedef struct {
+    char *name;                /* the "## ..." heading as written */
+    char *inputs, *outputs, *inouts, *goal, *constraints, *launch;   /* field values, "; "-joined when repeated */
     bool ok;                   /* looked like a card (a "## name" line and at least one "- Key:" line) */
+    char kernel[64];           /* a PTX identifier made from name ("GPU Kernel: LJ" -> "GPU_Kernel_LJ"); "" when none */
+    gen_card_param *params; int nparams;   /* signature order */
+    char **sizes; int nsizes;  /* size symbols in order of appearance ("N"), declared or not */
+    char *text;                /* the card normalized: one "- Key:" per line */
+    char error[256];           /* why there is no signature ("" when there is) */
 } gen_card;
+/* Everything above is malloc'd and freed by gen_card_free; never fails (see ok, error). */
 PG_API void gen_card_parse(const char *text, gen_card *out);
 PG_API void gen_card_free(gen_card *c);
-/* Signature from a card's typed inputs/outputs ("float* x (n)", "int n"), or
- * false when a type cannot be read (then the model writes the signature). */
+/* The forced signature from a parsed card, or false with why (not a card, a name with no
+ * identifier, no typed pointer: then the model writes the signature). */
 PG_API bool gen_signature_from_card(const gen_card *c, pg_buf *out, char *why, size_t whyn);
+/* A name as a PTX identifier (letters, digits, '_'; other runs become one '_'); false when none. */
+PG_API bool gen_card_kernel_name(const char *name, char *out, size_t n);
+/* The whole parse as one JSON object appended to out, for callers in other languages
+ * (python/ptxgen/card.py, through ctypes): {"ok", "error", "name", "kernel", "fields": {inputs,
+ * outputs, inouts, goal, constraints, launch}, "params": [{name, ptx_type, ctype, pointer, role,
+ * size, default}], "sizes", "text", "signature"}; ok is true when a signature was derived.
+ * false only when out of memory. */
+PG_API bool gen_card_json(const char *text, pg_buf *out);
+
+/* Parameter names of a signature the model wrote (no card, task or twin gave one):
+ * a name that is a whole ASCII word of `request` is kept, every other parameter k
+ * is renamed a<k> (made unique with trailing '_'), in the signature and in every
+ * use outside comments; the entry's own name is never touched.  The rewritten
+ * module goes to out (a copy when nothing changes); returns how many were renamed.
+ * gen_sample applies it whenever o->signature is empty (not in --baseline mode). */
+PG_API int gen_params_plain(const char *ptx, const char *request, pg_buf *out);
 
 /* ---- `ptxgen gen` ------------------------------------------------------------- */
 typedef struct {
@@ -194,6 +261,14 @@ typedef struct {
     gen_prompt_fmt format;     /* the model's prompt format (gen_prompt_fmt_of its tokenizer) */
     int block[3];              /* the task's launch block ({0} = unknown): see dec_opts.block */
     const char *entry_name;    /* without a signature: the kernel's name (see dec_opts.entry_name) */
+    int comment_max;           /* literate PTX: dec_opts.comment_max (0 = none) */
+    const char *prompt;        /* the whole prompt text instead of one built from the description (the two-stage
+                                  model's PTX turn, gen_prompt_build_ptx_plan); NULL = built */
+    int draft_max;             /* speculative decoding: up to this many drafted tokens (n-gram lookup in the
+                                * prompt, the output so far and `ngram`; each checked by the constraint first)
+                                * verified per forward; 0 (the default) = one token per forward.  The output is
+                                * byte-identical either way (see gen_sample) */
+    const struct gen_ngram *ngram;   /* optional n-gram table of training kernels (gen_ngram_load) for the drafts */
 } gen_opts;
 
 typedef struct {
@@ -201,11 +276,30 @@ typedef struct {
     int prompt_tokens, gen_tokens, forced_tokens;
     int mask_calls;            /* full masks computed (sample-then-verify rejections) */
     double seconds, mask_seconds;
-    bool finished;             /* reached GEN_TOK_END (else max_tokens) */
+    bool finished;             /* the model ended the kernel itself: GEN_TOK_END before the token budget ran out */
+    bool cut;                  /* the token budget ran out: the constraint closed the kernel early (or it stopped
+                                  unclosed), so the body is cut short; then finished is false */
+    int params_renamed;        /* parameters the model named that gen_params_plain renamed a<k> */
+    int forwards;              /* model steps run for the output (prompt prefill not counted) */
+    int drafted, accepted;     /* speculative decoding: drafted tokens verified, and accepted */
+    int jumped;                /* tokens taken as the constraint's only legal continuation, without sampling */
 } gen_result;
 
 PG_API void gen_opts_default(gen_opts *o);
-/* One sample.  `model_id` goes into the GENERATED_BY line. */
+/* One sample.  `model_id` goes into the GENERATED_BY line.
+ * Each token is chosen by one rule: when the constraint allows exactly one token it is taken
+ * without sampling (no random draw); when it allows at most GEN_SUBSET_MAX, only those
+ * tokens' logits are computed (model_logits_rows with ids) and the sampler draws from them
+ * (the masked distribution, performance bias added); otherwise from all the logits,
+ * sample-then-verify (a refused token is redrawn from the masked logits).
+ * With o->draft_max > 0 (speculative decoding), drafted tokens and forced ones ride along in
+ * one model_forward_exact step, and at each position the token is chosen by that same rule,
+ * with the same random draw, from that row's logits (equal bit for bit to a one-token step's):
+ * a draft is kept while it equals the chosen token; at the first difference the chosen token
+ * is kept, the rest dropped (the cache rewound).  So the output is byte-identical to
+ * draft_max 0, for greedy and for seeded sampling alike; only `forwards`, `seconds` and the
+ * draft counts differ. */
+#define GEN_SUBSET_MAX 1024
 PG_API pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                      const gen_opts *o, gen_result *out, pg_diag_sink *diag);
 PG_API void gen_result_free(gen_result *r);
@@ -227,7 +321,42 @@ PG_API pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_
  * text (no header; the caller adds its GENERATED_BY line); out->finished says
  * whether the end token came.  Models not trained on twin pairs write
  * something, not a twin: nvcc and the GPU are what judge it. */
+/* ---- speculative decoding: the n-gram table of training kernels ----------------------------
+ * For each context of 1..order tokens in the training completions, the most frequent next token
+ * (ties: the lower id) with its count, kept when seen at least min_count times.  The binary
+ * format (src/decode/ngram.c, docs/DESIGN.md) records the tokenizer's fingerprint: a table
+ * built for another tokenizer is refused.  Shipped beside an adapter as ngram.bin
+ * (`ptxgen ngram --in PAIRS.jsonl --model DIR --out DIR/ngram.bin`; `gen` loads DIR/ngram.bin). */
+typedef struct gen_ngram gen_ngram;
+#define GEN_NGRAM_MAX_ORDER 8
+/* FNV-1a 64 over every token's byte length and bytes, in id order. */
+PG_API uint64_t gen_ngram_fingerprint(const tok_tokenizer *t);
+/* The table file's bytes (into out, replaced) for texts tokenized with t. */
+PG_API pg_status gen_ngram_build(const tok_tokenizer *t, const char *const *texts, int ntexts, int order, int min_count,
+                                 pg_buf *out, pg_diag_sink *diag);
+/* From a JSONL: `ptxgen prompts` pairs ("completion") or a synth dataset ("ptx_code"); lines with a
+ * "split" other than "train" and twin turns are left out.  Written atomically to out_path;
+ * *nkernels (may be NULL) = texts used.  E903 naming the file and line for a bad line. */
+PG_API pg_status gen_ngram_build_jsonl(const tok_tokenizer *t, const char *jsonl, int order, int min_count,
+                                       const char *out_path, int *nkernels, pg_diag_sink *diag);
+/* Read a table (t NULL: no tokenizer check); every field checked, E903 with the cause otherwise. */
+PG_API pg_status gen_ngram_parse(const void *data, size_t size, const char *name, const tok_tokenizer *t, gen_ngram **out,
+                                 pg_diag_sink *diag);
+PG_API pg_status gen_ngram_load(const char *path, const tok_tokenizer *t, gen_ngram **out, pg_diag_sink *diag);
+PG_API void gen_ngram_free(gen_ngram *g);
+PG_API int gen_ngram_order(const gen_ngram *g);
+PG_API size_t gen_ngram_entries(const gen_ngram *g);
+/* The next token after the n tokens at ctx, from the longest of their suffixes the table holds,
+ * if its count is at least min_count; else -1. */
+PG_API int32_t gen_ngram_next(const gen_ngram *g, const int32_t *ctx, int n, int min_count);
+
 PG_API pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *description, const char *ptx,
                                  const gen_opts *o, gen_result *out, pg_diag_sink *diag);
+/* Unconstrained sampling of `prompt` (the whole prompt text) until the format's end
+ * token, a NUL byte, o->max_tokens or the model's context: the twin turn and the
+ * two-stage model's plan turn.  out->ptx holds the text (C, not PTX); out->finished
+ * says whether the end token came. */
+PG_API pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
+                                 pg_diag_sink *diag);
 
 #endif

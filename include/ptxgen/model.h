@@ -152,16 +152,36 @@ PG_API pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *
 PG_API pg_status model_forward_batch(model_ctx *const *ctxs, int nseq, const int32_t *toks, float *logits,
                                      pg_diag_sink *diag);
 
+/* Speculative decoding's verify step: n tokens (1..MODEL_EXACT_MAX) at the current position
+ * run together, each row computed exactly as a one-token step would compute it (the decode
+ * kernels whatever n; the weights are still read once for all rows), so row i's logits
+ * (model_logits_rows) equal, bit for bit, those of model_forward(c, &toks[i], 1, ..) after
+ * toks[0..i) -- in every weight format.  No logits are computed here; every row's
+ * final-normed state is kept for model_logits_rows.  A caller that keeps only the first k
+ * rows rewinds with model_ctx_rewind(c, pos + k).  Errors as model_forward (and
+ * PG_ERR_USAGE for n outside 1..MODEL_EXACT_MAX). */
+#define MODEL_EXACT_MAX 128
+PG_API pg_status model_forward_exact(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag);
+/* Logits of rows of the last step: row r of a model_forward_exact of n tokens (r < n), or row
+ * 0 after model_forward / model_forward_hidden / model_forward_batch (the last token's).
+ * ids NULL: out[nrows][vocab], every logit (one matmul over the rows: the head is read once);
+ * else out[nrows][nids], the logits of those ids only (model_logits_subset's arithmetic).
+ * GGUF models: bit for bit the values of a one-token model_forward step's logits.
+ * PG_ERR_USAGE for a row the last step did not have (none after a rewind), an id outside
+ * the vocabulary, nrows outside 1..128. */
+PG_API pg_status model_logits_rows(model_ctx *c, const int *rows, int nrows, const int32_t *ids, int nids, float *out,
+                                   pg_diag_sink *diag);
+
 /* Run n tokens like model_forward but compute no logits (prefill for a caller
  * that only wants a few of them next). */
 PG_API pg_status model_forward_hidden(model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag);
 /* out[i] = the next-token logit of token ids[i] after the last model_forward or
  * model_forward_hidden (the LoRA head side path included): the vocabulary's output
  * rows are read only for these ids, so a step that allows few tokens skips most of
- * the largest matrix.  GGUF models: the same values as model_forward's logits, bit
- * for bit, where those came from a one-token step; HF models: equal up to f32
- * summation order.  PG_ERR_USAGE for an id outside the vocabulary or before any
- * forward (or after a rewind). */
+ * the largest matrix.  The same values as model_forward's logits, bit for bit, where
+ * those came from a one-token step (HF models compute the 32-row panel holding each
+ * id).  PG_ERR_USAGE for an id outside the vocabulary or before any forward (or
+ * after a rewind).  model_logits_rows(c, &last_row, 1, ids, n, out) is the same. */
 PG_API pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *out, pg_diag_sink *diag);
 
 /* ---- sampling ------------------------------------------------------------------ */

@@ -101,6 +101,11 @@ typedef struct {
     ptx_stmt_kind kind;
     ptx_loc loc;
     int depth;                /* nesting depth inside the function body (1 = top) */
+    /* The full-line `//` comments written before the statement: the text after
+     * each `//` (trailing blanks and CR removed), lines joined by '\n'; NULL when
+     * none.  Trailing comments (after code on the same line) and block comments
+     * are not kept.  Literate PTX (docs/LITERATE.md) puts its plan lines here. */
+    const char *comment;
     union {
         ptx_insn insn;
         const char *label;
@@ -135,6 +140,7 @@ typedef struct {
     bool has_body;             /* false for prototypes ending in ';' */
     ptx_stmt *body; int nbody; /* flat; nested scopes are BLOCK_BEGIN/END pairs */
     ptx_loc end_loc;           /* the closing brace */
+    const char *end_comment;   /* full-line comments before the closing brace (as ptx_stmt.comment) */
 } ptx_func;
 
 typedef enum { PTX_TOP_FUNC, PTX_TOP_DECL, PTX_TOP_DIRECTIVE } ptx_top_kind;
@@ -179,7 +185,9 @@ PG_API pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag);
  * registers.)  The validator's rule, shared with the constrained decoder. */
 PG_API bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed);
 
-/* Canonical pretty-print.  parse(print(parse(x))) == parse(x). */
+/* Canonical pretty-print.  parse(print(parse(x))) == parse(x), comments
+ * included: each line of a statement's comment is printed as "//" + the line
+ * on its own line, at the statement's indent, before it. */
 PG_API void ptx_print(const ptx_module *m, pg_buf *out);
 /* The same printer with annotation hooks (any may be NULL), used by the
  * explainer: after_insn appends whole lines after an instruction's line;
@@ -195,6 +203,23 @@ typedef struct {
 PG_API void ptx_print_annotated(const ptx_module *m, const ptx_print_hooks *h, pg_buf *out);
 PG_API void ptx_print_insn(const ptx_insn *in, pg_buf *out);
 PG_API void ptx_print_operand(const ptx_operand *op, pg_buf *out);
+/* Drop every kept comment (the plain format: `fmt --strip-comments`, synth
+ * --format plain). */
+PG_API void ptx_comments_strip(ptx_module *m);
+/* Literate PTX from nvcc's line table (docs/LITERATE.md): `m` is nvcc's PTX of
+ * `src` (the CUDA C plan, len bytes) compiled with -lineinfo.  Every function's
+ * `.loc` directives are removed; the statement where the plan line they point at
+ * changes gets that line's text, trimmed (and cut at PTX_LITERATE_LINE_MAX bytes),
+ * as its comment, so each block of instructions starts with the plan statement
+ * it implements.  Lines of inlined header code count as the line they were
+ * inlined at; line 0, other files and lines holding only braces start no
+ * comment.  Earlier comments are replaced, and the module-level .file and
+ * .section (debug) directives are dropped.  The plan is file `file_id` of the
+ * .loc table (nvcc numbers the compiled file 1).  Returns the number of
+ * comments written. */
+enum { PTX_LITERATE_LINE_MAX = 160 };
+PG_API int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int file_id);
+
 /* Structural equality of two modules (ignores locations); on difference,
  * writes a description into why (if non-NULL). */
 PG_API bool ptx_module_equal(const ptx_module *a, const ptx_module *b, char *why, size_t whyn);
@@ -334,6 +359,14 @@ PG_API bool ptx_needs_relocatable(const ptx_module *m);
  * ptx_ptxas_timeout_seconds() is killed: timed_out and an E601 diagnostic, ok false. */
 PG_API pg_status ptx_ptxas_run(const char *ptx_path, const char *arch, bool relocatable, ptxas_report *out,
                     pg_diag_sink *diag);
+/* Does the installed ptxas know this target?  Compiles an empty module
+ * (".version V / .target ARCH / .address_size 64", V = ptx_version / 10 . ptx_version % 10,
+ * 0 = the target's first PTX version) so a caller can refuse an architecture up
+ * front instead of after every sample failed.  Returns 1 when ptxas accepted it, 0
+ * when it rejected it (why = ptxas's first message, e.g. "Value 'sm_70' is not
+ * defined for option 'gpu-name'"), -1 when there is no ptxas or it could not run
+ * (why says so; nothing to refuse).  A temp file, removed before returning. */
+PG_API int ptx_ptxas_target_check(const char *arch, int ptx_version, char *why, size_t whyn);
 /* Parse a -v report (exposed for tests). */
 PG_API void ptx_ptxas_parse_report(const char *log, ptxas_report *out);
 PG_API void ptx_ptxas_report_free(ptxas_report *r);

@@ -116,6 +116,9 @@ PG_API pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, 
  * suite into the training data.  Without exclude_dir the output is
  * byte-identical to a build without the option. */
 /* SYNTH_SRC_FAMILY: the parametric families of synth_family.h (map, reduce, stencils, gemv, gemm, transpose). */
+/* Sample formats (synth_opts.format, synth_family_generate): plain PTX, or
+ * literate PTX with the CUDA C plan's lines as comments (docs/LITERATE.md). */
+enum { SYNTH_FMT_PLAIN = 0, SYNTH_FMT_LITERATE = 1 };
 enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_SRC_FAMILY = 8, SYNTH_MAX_FAMILIES = 96 };
 
 typedef struct {
@@ -140,6 +143,11 @@ typedef struct {
                                 Borrowed: the caller owns the array and keeps it alive through synth_dataset_write;
                                 synth_family_weights_parse fills one from "NAME=W,...".  Out of range or all 0:
                                 PG_ERR_USAGE before any work. */
+    int format;              /* SYNTH_FMT_PLAIN (0, nvcc's and the generators' PTX as it always was) or
+                                SYNTH_FMT_LITERATE (synth_family.h, docs/LITERATE.md: every sample with a CUDA C plan
+                                carries it as cuda_c and its PTX the plan's lines as comments; expression kernels are
+                                compiled by nvcc from their plan; each line gets "format": "literate").  A resume
+                                with another format is refused like any other changed argument. */
 } synth_opts;
 
 enum { SYNTH_FAMILY_WEIGHT_MAX = 100 };

@@ -55,6 +55,7 @@
 #define PTXGEN_SYNTH_FAMILY_H
 
 #include "ptxgen/common.h"
+#include "ptxgen/synth.h"   /* SYNTH_FMT_* */
 
 typedef struct {
     char family[24];      /* "map", "reduce", ... (the task's "family") */
@@ -65,7 +66,9 @@ typedef struct {
                              held-out exclusion); scalar values are not part */
     pg_buf task_json;     /* task.json text (loads with task_load) */
     pg_buf ptx;           /* a complete PTX module with one .entry `name` */
-    pg_buf cu;            /* CUDA C source (nvcc families; empty otherwise) */
+    pg_buf cu;            /* CUDA C source: what nvcc compiles (nvcc families), or the
+                             plan whose lines head the PTX's blocks (PTX templates, not
+                             compiled by the batch driver; docs/LITERATE.md) */
 } synth_family_sample;
 
 PG_API void synth_family_sample_free(synth_family_sample *s);
@@ -82,7 +85,12 @@ PG_API const char *synth_family_reference(int family);
  * nvcc families (ignored by PTX templates, which target sm_80 and run on
  * anything newer).  On failure *out is empty, a diagnostic names the cause:
  * PG_ERR_USAGE (bad family/arch), PG_ERR_IO (nvcc missing or failed). */
-PG_API pg_status synth_family_generate(int family, uint64_t seed, const char *arch, synth_family_sample *out,
+/* format: SYNTH_FMT_PLAIN (nvcc's PTX without comments, as before literate PTX) or
+ * SYNTH_FMT_LITERATE (docs/LITERATE.md: nvcc families are compiled with -lineinfo
+ * from their plan, loops the plan does not ask to unroll kept as loops, and each
+ * block of the PTX carries the plan line it implements).  PTX-template families
+ * write the same kernel in both (their comments are their own). */
+PG_API pg_status synth_family_generate(int family, uint64_t seed, const char *arch, int format, synth_family_sample *out,
                                 pg_diag_sink *diag);
 
 /* n samples of one family (seeds[i] -> out[i]); for nvcc families one nvcc
@@ -90,7 +98,19 @@ PG_API pg_status synth_family_generate(int family, uint64_t seed, const char *ar
  * rejects is retried one by one, so one bad instantiation cannot sink the
  * others: its slot comes back empty — out[i].ptx.len == 0 — and the status
  * is still PG_OK unless every slot failed).  out[] must be zeroed. */
-PG_API pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch,
+PG_API pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch, int format,
                                       synth_family_sample *out, pg_diag_sink *diag);
+
+/* The nvcc driver on its own: n CUDA C kernels (cu[i] defines extern "C" entry
+ * names[i]) compiled in one nvcc run (retried one by one when the batch fails),
+ * ptx[i] (zeroed by the caller) filled with a module holding kernel i alone, in
+ * `format` (see above).  task_json (may be NULL, or hold NULLs): kernel i's task,
+ * whose parameter names replace nvcc's <entry>_param_<k>, as for the families.  A kernel nvcc rejects leaves its ptx[i] empty with a
+ * diagnostic; PG_ERR_IO when none compiled or nvcc is missing. */
+PG_API pg_status synth_cuda_ptx_batch(const char *const *cu, const char *const *names, const char *const *task_json, int n,
+                                      const char *arch, int format, pg_buf *ptx, pg_diag_sink *diag);
+/* The plan as nvcc compiles it for literate PTX: `#pragma unroll 1` before each
+ * loop that has no pragma and no constant trip count (docs/LITERATE.md). */
+PG_API void synth_literate_prepare(const char *cu, pg_buf *out);
 
 #endif

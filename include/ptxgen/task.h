@@ -99,6 +99,9 @@ typedef struct {
  * memory over 227 KiB; generator arguments that are not finite or out of
  * their domain (uniform(1,-1), normal(0,-1)) for any size. */
 PG_API pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag);
+/* The same from task.json text (a synth sample's "task"); path names it in
+ * diagnostics and is the folder its "cu" references are relative to. */
+PG_API pg_status task_load_text(const char *text, size_t len, const char *path, task_spec **out, pg_diag_sink *diag);
 PG_API void task_free(task_spec *t);
 /* The launch's block, per dimension the largest over the sizes (what a
  * kernel's .maxntid/.reqntid must admit); 1 where an expression fails. */

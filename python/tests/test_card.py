@@ -1,10 +1,9 @@
 """Card parsing: names, types, sizes, signature (and agreement with the C parser)."""
-import ctypes
 import os
 import unittest
 
 from _util import LJ_CARD, REPO, SAXPY_CARD
-from ptxgen.card import CardError, normalize_card, parse_card, ptx_identifier
+from ptxgen.card import CardError, LibraryError, find_library, normalize_card, parse_card, ptx_identifier
 
 
 class CardTests(unittest.TestCase):
@@ -64,37 +63,30 @@ class CardTests(unittest.TestCase):
         with self.assertRaises(CardError):
             ptx_identifier("能量")
 
-    def test_same_signature_as_the_c_parser(self):
-        """python/ptxgen/card.py mirrors src/decode/prompt.c: compare on several cards."""
-        so = os.path.join(REPO, "build", "libptxgen.so")
-        if not os.path.exists(so):
-            self.skipTest("build/libptxgen.so not built")
-        lib = ctypes.CDLL(so)
-        if not hasattr(lib, "gen_signature_from_card"):
-            self.skipTest("libptxgen.so has no gen_signature_from_card")
+    def test_the_c_parser_is_the_parser(self):
+        """No parser of its own: with the library gone, parse_card cannot parse."""
+        from ptxgen import card as card_mod
+        saved, saved_lib = os.environ.get("PTXGEN_LIB"), card_mod._LIB
+        try:
+            os.environ["PTXGEN_LIB"] = os.path.join(REPO, "no-such-libptxgen.so")
+            card_mod._LIB = None
+            with self.assertRaises(LibraryError):
+                parse_card(SAXPY_CARD)
+        finally:
+            card_mod._LIB = saved_lib
+            if saved is None:
+                os.environ.pop("PTXGEN_LIB", None)
+            else:
+                os.environ["PTXGEN_LIB"] = saved
+        self.assertTrue(find_library().endswith("libptxgen.so"), find_library())
 
-        class GenCard(ctypes.Structure):
-            _fields_ = [(n, ctypes.c_void_p) for n in
-                        ("name", "inputs", "outputs", "inouts", "goal", "constraints", "launch")] + [("ok", ctypes.c_bool)]
-
-        class PgBuf(ctypes.Structure):
-            _fields_ = [("data", ctypes.c_char_p), ("len", ctypes.c_size_t), ("cap", ctypes.c_size_t)]
-
-        cards = [SAXPY_CARD, normalize_card(LJ_CARD),
-                 "## k\n- Input: `int* idx` (m), `double s`, `unsigned count`\n- Output: `float4* out` (rows x cols)\n",
-                 "## k2\n- Input: `float* a, b` (n), `int n`\n- Output: `float* c` (n)\n",
-                 "## 能量 energy\n- Input: `double* x` (n)\n- Output: `double* e` (n)\n- Goal: 势能\n"]
-        for text in cards:
-            card = GenCard()
-            lib.gen_card_parse(text.encode(), ctypes.byref(card))
-            buf = PgBuf()
-            why = ctypes.create_string_buffer(256)
-            ok = lib.gen_signature_from_card(ctypes.byref(card), ctypes.byref(buf), why, 256)
-            self.assertTrue(ok, why.value)
-            c_sig = buf.data.decode()
-            lib.pg_buf_free(ctypes.byref(buf))
-            lib.gen_card_free(ctypes.byref(card))
-            self.assertEqual(parse_card(text).signature(), c_sig, text)
+    def test_one_line_card_signature(self):
+        """The card that was right in %%ptxgen and wrong in `ptxgen gen` (issue 33): one parser now."""
+        one_line = ("## scale - Input: `float* x` (n), `float s` - Output: `float* y` (n) - Goal: y = s * x")
+        c = parse_card(one_line)
+        self.assertEqual(c.signature(), ".visible .entry scale(\n\t.param .u64 x,\n\t.param .u64 y,\n"
+                                        "\t.param .f32 s,\n\t.param .u32 n\n)")
+        self.assertEqual(c.text.splitlines()[1], "- Input: `float* x` (n), `float s`")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,29 @@ class GlueTests(unittest.TestCase):
                          ("(128, 1, 1)", "(cdiv(rows, 128), 1, 1)"))
         self.assertEqual(launch_config(mk("`rows/2` blocks")), ("(256, 1, 1)", "(rows//2, 1, 1)"))
 
+    def test_extras_install_what_the_glue_imports(self):
+        """`pip install -e 'python/[jupyter]'` must bring every module the glue imports outside
+        a try/except ImportError (the README's install line; numpy was once missing)."""
+        import re
+        import sys
+        import tomllib
+        with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml"), "rb") as f:
+            extras = tomllib.load(f)["project"]["optional-dependencies"]
+        jupyter = {re.split(r"[<>=!~\[ ]", r, 1)[0].lower() for r in extras["jupyter"]}
+        tree = ast.parse(glue_code(parse_card(LJ_CARD), "/tmp/lj.ptx"))
+        guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
+                   for h in t.handlers if ast.unparse(h.type or ast.Name("BaseException")) in ("ImportError", "ModuleNotFoundError")
+                   for b in t.body for n in ast.walk(b)}
+        needed = set()
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in guarded:
+                for a in (n.names if isinstance(n, ast.Import) else [ast.alias(n.module or "")]):
+                    top = a.name.split(".")[0]
+                    if top not in sys.stdlib_module_names:
+                        needed.add(top.lower())
+        self.assertIn("numpy", needed)   # the check sees the glue's imports
+        self.assertEqual(needed - jupyter, set(), f"the glue imports {sorted(needed)}; the jupyter extra has {sorted(jupyter)}")
+
     @unittest.skipIf(not have("numpy"), "numpy missing")
     def test_glue_runs_up_to_the_launch_without_cupy(self):
         if have("cupy"):

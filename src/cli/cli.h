@@ -19,6 +19,7 @@ int cmd_synth(int argc, char **argv);
 int cmd_gen(int argc, char **argv);        /* cmd_gen.c */
 int cmd_prompts(int argc, char **argv);    /* cmd_gen.c */
 int cmd_twin(int argc, char **argv);       /* cmd_gen.c */
+int cmd_ngram(int argc, char **argv);      /* cmd_ngram.c */
 int cmd_tokenize(int argc, char **argv);   /* cmd_model.c */
 int cmd_logits(int argc, char **argv);     /* cmd_model.c */
 int cmd_grammar(int argc, char **argv);    /* cmd_grammar.c */
@@ -33,7 +34,8 @@ json_t *cli_ptxas_func_json(const ptxas_func_report *f);
  * models/default above the binary (cli_near_exe). */
 bool cli_default_model(char *out, size_t n);
 /* "<folder above the binary>/<rel>" when it exists (build/ptxgen or build/san/ptxgen + "corpus" ->
- * build/../corpus); false when there is none. */
+ * build/../corpus), or "<folder above the binary>/share/ptxgen/<rel>" (where `make install`
+ * puts the model and the corpus: PREFIX/bin/ptxgen -> PREFIX/share/ptxgen); false when there is none. */
 bool cli_near_exe(const char *rel, char *out, size_t n);
 
 /* Flag values: the whole string must be a number in [lo, hi] (finite for
@@ -41,6 +43,14 @@ bool cli_near_exe(const char *rel, char *out, size_t n);
 bool cli_int_arg(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
 bool cli_float_arg(const char *cmd, const char *flag, const char *text, double lo, double hi, float *out);
 bool cli_u64_arg(const char *cmd, const char *flag, const char *text, uint64_t *out);
+/* A usage error: "ptxgen CMD: MESSAGE" and the hint "try 'ptxgen help CMD'" on stderr
+ * (never the whole usage text).  Returns 2, the usage exit status. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Refuse up front an --arch the installed ptxas does not know (a PTX header of
+ * `ptx_version`, 0 = the target's first): prints "ptxgen CMD: --arch X: the installed
+ * ptxas (PATH) does not know it: ..." and returns false.  true when it does, or
+ * when there is no ptxas (the commands say so themselves). */
+bool cli_arch_usable(const char *cmd, const char *arch, int ptx_version);
 /* The number of online cores (at least 1). */
 int cli_cores(void);
 

@@ -1,6 +1,8 @@
 /* cmd_eval.c — `ptxgen eval`: the held-out suite through the funnel. */
 #include "cli.h"
+#include "ptxgen/decode.h"
 #include "ptxgen/eval.h"
+#include "ptxgen/isa.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +84,7 @@ int cmd_eval(int argc, char **argv) {
         else if (!strcmp(a, "--no-progress")) o.progress = false;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", eval_usage); pg_vec_free(merge); return 0; }
         else if (merging && a[0] != '-') pg_vec_push(merge, a);
-        else { fprintf(stderr, "ptxgen eval: unknown or incomplete option '%s'\n%s", a, eval_usage); pg_vec_free(merge); return 2; }
+        else { cli_usage_error("eval", "unknown or incomplete option '%s'", a); pg_vec_free(merge); return 2; }
 #undef ARG
     }
     if (0) {
@@ -166,8 +168,14 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
         if (!o.suite_dir || !o.out_path || !o.keep_dir) { fprintf(stderr, "ptxgen eval: --time-pass needs --suite, --out and --keep\n"); return 2; }
         return eval_time_pass(&o, &sink) == PG_OK ? 0 : 1;
     }
-    if (!o.suite_dir || o.samples < 1) { fprintf(stderr, "%s", eval_usage); return 2; }
+    if (!o.suite_dir) { cli_usage_error("eval", "no --suite DIR given (or --merge, --report, --time-pass)"); return 2; }
 
+    {   /* a target ptxas does not know would fail every case after generating it */
+        int sm_;
+        bool as_, fam_;
+        if (!isa_parse_target(o.gen.arch, &sm_, &as_, &fam_)) return cli_usage_error("eval", "--arch %s is not a known target (sm_50 ... sm_120a)", o.gen.arch);
+        if (!cli_arch_usable("eval", o.gen.arch, gen_header_ptx_version(o.gen.arch))) return 2;
+    }
     if (o.kernels_dir) {   /* verify kernels generated elsewhere: no model to load */
         if (model_dir || adapter) { fprintf(stderr, "ptxgen eval: --kernels replaces the model; drop --model/--adapter\n"); return 2; }
         json_t *doc = NULL;

@@ -56,11 +56,11 @@ int cmd_explain(int argc, char **argv) {
         const char *a = argv[i];
         if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen: unknown option '%s'\n%s", a, usage); return 2; }
-        else if (file) { fprintf(stderr, "ptxgen: explain takes one file\n%s", usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("explain", "unknown option '%s'", a); return 2; }
+        else if (file) { cli_usage_error("explain", "one FILE only"); return 2; }
         else file = a;
     }
-    if (!file) { fprintf(stderr, "%s", usage); return 2; }
+    if (!file) { cli_usage_error("explain", "no FILE given"); return 2; }
 
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 200};
     ptx_module *m = NULL;

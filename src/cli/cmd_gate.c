@@ -111,23 +111,23 @@ int cmd_gate(int argc, char **argv) {
             double *dst = !strcmp(a, "--max-inst-ratio") ? &o.max_inst_ratio
                         : !strcmp(a, "--max-reg-ratio") ? &o.max_reg_ratio : &o.fail_inst_ratio;
             if (!parse_ratio(argv[++i], dst)) {
-                fprintf(stderr, "ptxgen gate: %s wants a positive number, got '%s'\n", a, argv[i]);
+                cli_usage_error("gate", "%s wants a positive number, got '%s'", a, argv[i]);
                 goto usage;
             }
         }
         else if (!strcmp(a, "--pair") && has) {
             const char *v = argv[++i], *eq = strchr(v, '=');
-            if (!eq || eq == v || !eq[1]) { fprintf(stderr, "ptxgen gate: --pair wants BASELINE_KERNEL=CANDIDATE_KERNEL, not '%s'\n", v); goto usage; }
+            if (!eq || eq == v || !eq[1]) { cli_usage_error("gate", "--pair wants BASELINE_KERNEL=CANDIDATE_KERNEL, not '%s'", v); goto usage; }
             pg_vec_push(pairs, v);
         }
         else if (!strcmp(a, "--no-ptxas")) o.no_ptxas = true;
         else if (!strcmp(a, "--allow-precision-change")) o.allow_precision_change = true;
         else if (!strcmp(a, "--quiet")) quiet = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(gate_usage, stdout); pg_vec_free(pairs); return 0; }
-        else { fprintf(stderr, "ptxgen gate: unknown or incomplete argument '%s'\n%s", a, gate_usage); goto usage; }
+        else { cli_usage_error("gate", "unknown or incomplete argument '%s'", a); goto usage; }
     }
-    if (cu && base) { fprintf(stderr, "ptxgen gate: --from-cu builds the baseline; do not also pass --baseline\n"); goto usage; }
-    if (!cu && (!base || !cand)) { fprintf(stderr, "ptxgen gate: need --baseline and --candidate (or --from-cu)\n%s", gate_usage); goto usage; }
+    if (cu && base) { cli_usage_error("gate", "--from-cu builds the baseline; do not also pass --baseline"); goto usage; }
+    if (!cu && (!base || !cand)) { cli_usage_error("gate", "need --baseline and --candidate (or --from-cu)"); goto usage; }
     if (o.max_inst_ratio > o.fail_inst_ratio) {
         fprintf(stderr, "ptxgen gate: --max-inst-ratio (%g) must not exceed --fail-inst-ratio (%g)\n", o.max_inst_ratio, o.fail_inst_ratio);
         goto usage;

@@ -8,6 +8,7 @@
 #include "ptxgen/ptx.h"
 #include "ptxgen/task.h"
 #include "ptxgen/twin.h"
+#include "ptxgen/pipeline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,7 +40,14 @@ static const char *prompts_usage =
     "  Held-out suite tasks stay out exactly as in the synth file (make it with --exclude).\n"
     "  --widen-regs N (1..512): every `.reg .T %x<K>;` with K < N declares N registers, so the\n"
     "  declarations written before the body no longer tell the model how long the body is\n"
-    "  (`ptxgen fmt --tighten-regs` undoes it on a generated kernel).\n";
+    "  (`ptxgen fmt --tighten-regs` undoes it on a generated kernel).\n"
+    "  --stage plan|ptx|both (chatml only; docs/LITERATE.md): pairs of the two-stage model instead.  plan:\n"
+    "  request (+ the task's CUDA C signature, except for P%% of the samples) -> the sample's cuda_c;\n"
+    "  ptx: request + cuda_c as the plan + the PTX signature -> the module (literate samples keep their\n"
+    "  plan comments); both: the two pairs of every sample, each line with \"turn\": \"plan\" or \"ptx\".\n"
+    "  Samples without cuda_c are skipped and counted.  Without --stage, plain samples' comments are\n"
+    "  dropped and literate samples keep theirs; --plain drops every comment (the single-stage arm of\n"
+    "  the A/B: the same kernels without their plan).\n";
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -47,8 +55,9 @@ static uint64_t fnv1a(const char *s) {
     return h;
 }
 
-/* Canonical text with the forced header for `arch`; false when it does not validate. */
-static bool canonical_ptx(const char *src, const char *arch, int widen_regs, pg_buf *out, char *why, size_t whyn) {
+/* Canonical text with the forced header for `arch` (with the kept comments, or
+ * without them); false when it does not validate. */
+static bool canonical_ptx(const char *src, const char *arch, int widen_regs, bool comments, pg_buf *out, char *why, size_t whyn) {
     ptx_module *m = NULL;
     pg_diag_sink q = {0};
     if (ptx_parse(src, strlen(src), "sample", &m, &q) != PG_OK || ptx_validate(m, &q) != PG_OK || q.nerrors) {
@@ -56,6 +65,7 @@ static bool canonical_ptx(const char *src, const char *arch, int widen_regs, pg_
         ptx_module_free(m);
         return false;
     }
+    if (!comments) ptx_comments_strip(m);
     if (widen_regs > 0) ptx_regs_widen(m, widen_regs);
     pg_buf printed = {0};
     ptx_print(m, &printed);
@@ -158,7 +168,7 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
             pg_diag_sink q = {0};
             good = ptx_parse(base, strlen(base), "baseline", &bm, &q) == PG_OK;
             if (good) ptx_print(bm, &bc);
-            good = good && canonical_ptx(hand, arch, 0, &hc, why, sizeof why) && signature_of(bc.data, t->kernel, &bsig);
+            good = good && canonical_ptx(hand, arch, 0, false, &hc, why, sizeof why) && signature_of(bc.data, t->kernel, &bsig);
         }
         if (good) {
             /* the hand kernel's parameter names -> nvcc's (same order and types: the harness checked both) */
@@ -204,11 +214,64 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
     return st == PG_OK ? 0 : 2;
 }
 
+/* The C signature of a synth sample's task (its "task" object), or "" when it does not load. */
+static void sample_c_signature(json_t *r, pg_buf *out) {
+    char *text = json_dumps(json_object_get(r, "task"), JSON_COMPACT);
+    task_spec *t = NULL;
+    if (text && task_load_text(text, strlen(text), "sample-task.json", &t, NULL) == PG_OK) gen_c_signature_from_task(t, out);
+    task_free(t);
+    free(text);
+}
+
+static void put_pair(FILE *o, json_t *r, const char *id, const char *turn, const pg_buf *prompt, const pg_buf *completion) {
+    json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s, s:s}", "id", id,
+                          "family", json_string_value(json_object_get(r, "family")),
+                          "source", json_string_value(json_object_get(r, "source")),
+                          "split", json_string_value(json_object_get(r, "split")),
+                          "description_style", json_string_value(json_object_get(r, "description_style")),
+                          "turn", turn, "prompt", prompt->data, "completion", completion->data);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+    fprintf(o, "%s\n", s);
+    free(s);
+    json_decref(j);
+}
+
+/* The two-stage pairs of one sample (docs/LITERATE.md); returns how many were written. */
+static long stage_pairs(FILE *o, json_t *r, const char *id, const char *desc, const char *arch, const char *cuda_c, const char *sig,
+                        const char *module, bool with_sig, int stage, const char *in, long lineno) {
+    long n = 0;
+    pg_buf plan = {0};
+    pg_buf_puts(&plan, cuda_c);
+    while (plan.len && (plan.data[plan.len - 1] == '\n' || plan.data[plan.len - 1] == ' ')) plan.data[--plan.len] = 0;
+    if (stage & 1) {
+        pg_buf csig = {0}, prompt = {0}, completion = {0};
+        if (with_sig) sample_c_signature(r, &csig);
+        if (with_sig && !csig.len) fprintf(stderr, "%s:%ld: sample %s: its task does not load; plan pair without a signature\n", in, lineno, id);
+        gen_prompt_build_plan(desc, arch, csig.data, &prompt);
+        pg_buf_printf(&completion, "%s\n%s", plan.data ? plan.data : "", gen_end_token(GEN_FMT_CHATML));
+        put_pair(o, r, id, "plan", &prompt, &completion);
+        n++;
+        pg_buf_free(&csig); pg_buf_free(&prompt); pg_buf_free(&completion);
+    }
+    if (stage & 2) {
+        pg_buf prompt = {0}, completion = {0};
+        gen_prompt_build_ptx_plan(desc, arch, plan.data, sig, &prompt);
+        pg_buf_printf(&completion, "%s%s", module, gen_end_token(GEN_FMT_CHATML));
+        put_pair(o, r, id, "ptx", &prompt, &completion);
+        n++;
+        pg_buf_free(&prompt); pg_buf_free(&completion);
+    }
+    pg_buf_free(&plan);
+    return n;
+}
+
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25, widen_regs = 0;
     bool twin = false;
     long no_twin = 0;
+    int stage = 0;   /* 0: the single-stage pair; 1 plan, 2 ptx, 3 both */
+    bool plain = false;
     gen_prompt_fmt fmt = GEN_FMT_PTXGEN;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
@@ -219,6 +282,12 @@ int cmd_prompts(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--superopt") && i + 1 < argc) superopt = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
         else if (!strcmp(argv[i], "--twin")) twin = true;
+        else if (!strcmp(argv[i], "--plain")) plain = true;
+        else if (!strcmp(argv[i], "--stage") && i + 1 < argc) {
+            const char *v = argv[++i];
+            stage = !strcmp(v, "plan") ? 1 : !strcmp(v, "ptx") ? 2 : !strcmp(v, "both") ? 3 : -1;
+            if (stage < 0) { fprintf(stderr, "ptxgen prompts: --stage '%s': expected plan, ptx or both\n", v); return 2; }
+        }
         else if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) outp = argv[++i];
         else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch_override = argv[++i];
@@ -226,8 +295,8 @@ int cmd_prompts(int argc, char **argv) {
         else if (!strcmp(argv[i], "--widen-regs") && i + 1 < argc) {
             if (!cli_int_arg("prompts", "--widen-regs", argv[++i], 1, 512, &widen_regs)) return 2;
         }
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s", prompts_usage); return 0; }
-        else { fprintf(stderr, "ptxgen prompts: unknown or incomplete option '%s'\n%s", argv[i], prompts_usage); return 2; }
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s%s", prompts_usage, superopt_usage); return 0; }
+        else { cli_usage_error("prompts", "unknown or incomplete option '%s'", argv[i]); return 2; }
     }
     int sm;
     bool as, fam;
@@ -236,10 +305,15 @@ int cmd_prompts(int argc, char **argv) {
         return 2;
     }
     if (superopt) {
-        if (!results || !outp) { fprintf(stderr, "%s", superopt_usage); return 2; }
+        if (!results || !outp) { cli_usage_error("prompts", "--superopt needs --results R.json and --out F.jsonl"); return 2; }
         return superopt_pairs(superopt, results, arch_override ? arch_override : "sm_90", outp);
     }
-    if (!in || !outp || nosig_pct < 0 || nosig_pct > 100) { fprintf(stderr, "%s%s", prompts_usage, superopt_usage); return 2; }
+    if (!in || !outp) { cli_usage_error("prompts", "need --in SYNTH.jsonl and --out PAIRS.jsonl"); return 2; }
+    if (nosig_pct < 0 || nosig_pct > 100) { cli_usage_error("prompts", "--no-signature-pct wants 0 to 100, not %d", nosig_pct); return 2; }
+    if (stage && (twin || fmt != GEN_FMT_CHATML)) {
+        cli_usage_error("prompts", "--stage needs --format chatml (the two-stage model is a chat model) and no --twin");
+        return 2;
+    }
     FILE *f = fopen(in, "r");
     if (!f) { fprintf(stderr, "ptxgen prompts: %s: %s\n", in, strerror(errno)); return 2; }
     struct stat si, so;
@@ -273,12 +347,22 @@ int cmd_prompts(int argc, char **argv) {
         }
         if (!arch) arch = "sm_80";
         const char *cuda_c = json_string_value(json_object_get(r, "cuda_c"));
-        if (twin && !cuda_c) { no_twin++; json_decref(r); continue; }
+        if ((twin || stage) && !cuda_c) { no_twin++; json_decref(r); continue; }
+        const char *sfmt = json_string_value(json_object_get(r, "format"));
+        bool literate = sfmt && !strcmp(sfmt, "literate") && !plain;
         pg_buf canon = {0}, sig = {0}, prompt = {0}, completion = {0};
         char why[128];
-        if (!canonical_ptx(ptx, arch, widen_regs, &canon, why, sizeof why)) {
+        if (!canonical_ptx(ptx, arch, widen_regs, literate, &canon, why, sizeof why)) {
             fprintf(stderr, "%s:%ld: sample %s dropped: %s\n", in, lineno, id, why);
             dropped++;
+        } else if (stage) {
+            bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
+            if (!gen_signature_from_module(canon.data, &sig)) {
+                fprintf(stderr, "%s:%ld: sample %s dropped: no entry signature\n", in, lineno, id);
+                dropped++;
+            } else {
+                kept += stage_pairs(o, r, id, desc, arch, cuda_c, sig.data, canon.data, with_sig, stage, in, lineno);
+            }
         } else {
             bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
             if (with_sig && !gen_signature_from_module(canon.data, &sig)) with_sig = false;
@@ -319,9 +403,9 @@ int cmd_prompts(int argc, char **argv) {
         return 2;
     }
     pg_buf_free(&tmp);
-    if (twin)
-        fprintf(stderr, "prompts: %ld twin pairs -> %s (%ld samples without CUDA C skipped, %ld dropped, %ld malformed lines)\n",
-                kept, outp, no_twin, dropped, bad);
+    if (twin || stage)
+        fprintf(stderr, "prompts: %ld %s pairs -> %s (%ld samples without CUDA C skipped, %ld dropped, %ld malformed lines)\n",
+                kept, twin ? "twin" : stage == 1 ? "plan" : stage == 2 ? "ptx" : "plan+ptx", outp, no_twin, dropped, bad);
     else
         fprintf(stderr, "prompts: %ld pairs -> %s (%ld dropped, %ld malformed lines)\n", kept, outp, dropped, bad);
     return bad ? 1 : 0;
@@ -334,7 +418,8 @@ static const char *gen_usage =
     "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR] [--name NAME]\n"
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
-    "                  [--max-tokens N] [--threads N] [--json] [--twin | --twin-file TWIN.cu]\n"
+    "                  [--max-tokens N] [--threads N] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
+    "                  [--plan PLAN.cu] [--plain] [--single-stage]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -353,6 +438,17 @@ static const char *gen_usage =
     "  kernel computes; the summary line and --json say which checks ran (\"semantics not verified\").\n"
     "  Exit: 0 when an attempt passed the requested verification, 1 when none did, 2 usage/IO,\n"
     "  3 --verify gpu without a GPU (semantics not verified).\n"
+    "  Two-stage models (base.json \"pipeline\": \"plan-literate\", docs/LITERATE.md) first write the kernel's\n"
+    "  plan in CUDA C (up to --samples plans, until nvcc compiles one), then literate PTX that follows it:\n"
+    "  each block of instructions starts with a // line holding the plan statement it implements.  The plan\n"
+    "  is written beside the kernel as <out>.cu (it is the kernel's twin; for a free-form request it also\n"
+    "  gives the kernel its name and parameters).  --plan PLAN.cu: your plan instead of the model's (checked\n"
+    "  by nvcc the same way); --plain: the kernel without its plan lines; --single-stage: the PTX turn alone.\n"
+    "  --draft N: speculative decoding, up to N drafted tokens checked per model step (default 0: one\n"
+    "  token per step; 8 cuts the steps ~5x, bench/results/2026-12-04-gen-cpu.json); drafts come from\n"
+    "  the prompt, the output so far and the n-gram table of training\n"
+    "  kernels (--ngram FILE, else ngram.bin of the model directory when present; `ptxgen ngram`).  The\n"
+    "  output is byte-identical to --draft 0, for greedy and seeded sampling alike.\n"
     "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
     "  name and parameters) to <out>.cu; --twin-file X.cu uses your twin instead (its signature is forced\n"
     "  when no card or task gives one).  The twin is compiled with nvcc (-ptx and a cubin).  Without --task a\n"
@@ -406,11 +502,13 @@ bool cli_near_exe(const char *rel, char *out, size_t n) {
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0) return false;
     exe[k] = 0;
-    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen */
+    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen; PREFIX/bin/ptxgen (make install) */
         char *slash = strrchr(exe, '/');
         if (!slash) return false;
         *slash = 0;
         snprintf(out, n, "%s/../%s", exe, rel);
+        if (access(out, R_OK) == 0) return true;
+        snprintf(out, n, "%s/../share/ptxgen/%s", exe, rel);
         if (access(out, R_OK) == 0) return true;
     }
     return false;
@@ -724,12 +822,12 @@ int cmd_twin(int argc, char **argv) {
         else if (!strcmp(a, "--arch") && i + 1 < argc) arch = argv[++i];
         else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", twin_usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen twin: unknown or incomplete option '%s'\n%s", a, twin_usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("twin", "unknown or incomplete option '%s'", a); return 2; }
         else if (!ptxp) ptxp = a;
         else if (!cup) cup = a;
-        else { fprintf(stderr, "ptxgen twin: one PTX file and one twin\n%s", twin_usage); return 2; }
+        else { cli_usage_error("twin", "one PTX file and one twin"); return 2; }
     }
-    if (!ptxp || !cup) { fprintf(stderr, "%s", twin_usage); return 2; }
+    if (!ptxp || !cup) { cli_usage_error("twin", "need KERNEL.ptx and TWIN.cu"); return 2; }
     int sm_;
     bool as_, fam_;
     if (!isa_parse_target(arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen twin: --arch %s is not a known target\n", arch); return 2; }
@@ -812,13 +910,34 @@ out:
     return rc;
 }
 
+/* --plain: the literate kernel without its plan lines (the constraint writes them as whole
+ * "\t//..." lines; the GENERATED_BY line at the top stays). */
+static void strip_plan_lines(char *ptx) {
+    char *w = ptx;
+    for (char *r = ptx; *r;) {
+        char *nl = strchr(r, '\n');
+        size_t n = nl ? (size_t)(nl - r) + 1 : strlen(r);
+        bool plan = n >= 3 && r[0] == '\t' && r[1] == '/' && r[2] == '/';
+        if (!plan) { memmove(w, r, n); w += n; }
+        r += n;
+    }
+    *w = 0;
+}
+
 int cmd_gen(int argc, char **argv) {
     const char *desc = NULL, *desc_file = NULL, *task_path = NULL, *model_dir = NULL, *adapter = NULL;
     const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL, *name_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
     bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false;
-    const char *twin_file = NULL;
-    char *twin_src = NULL;
+    const char *twin_file = NULL, *plan_file = NULL, *ngram_path = NULL;
+    char *twin_src = NULL, *plan_src = NULL;
+    gen_ngram *ngram = NULL;
+    bool plain = false, single = false;
+    pipe_in pin;
+    pipe_out pout;
+    pg_buf ptx_prompt = {0};
+    memset(&pin, 0, sizeof pin);
+    memset(&pout, 0, sizeof pout);
     twin_outcome tout;
     bool twin_ran = false;
     memset(&tout, 0, sizeof tout);
@@ -842,6 +961,8 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--top-k")) { if (!cli_int_arg("gen", a, argv[++i], 1, 1 << 20, &o.sampler.top_k)) return 2; }
         else if (ARG("--max-tokens")) { if (!cli_int_arg("gen", a, argv[++i], 16, 1 << 20, &o.max_tokens)) return 2; }
         else if (ARG("--threads")) { if (!cli_int_arg("gen", a, argv[++i], 1, cli_cores(), &threads)) return 2; }
+        else if (ARG("--draft")) { if (!cli_int_arg("gen", a, argv[++i], 0, 64, &o.draft_max)) return 2; }
+        else if (ARG("--ngram")) ngram_path = argv[++i];
         else if (ARG("--baseline") || ARG("--superopt")) baseline = argv[++i];
         else if (ARG("--kernel")) kernel_opt = argv[++i];
         else if (ARG("--name")) name_opt = argv[++i];
@@ -851,21 +972,24 @@ int cmd_gen(int argc, char **argv) {
         else if (!strcmp(a, "--no-bias")) no_bias = true;
         else if (!strcmp(a, "--twin")) twin = true;
         else if (ARG("--twin-file")) { twin_file = argv[++i]; twin = true; }
+        else if (ARG("--plan")) plan_file = argv[++i];
+        else if (!strcmp(a, "--plain")) plain = true;
+        else if (!strcmp(a, "--single-stage")) single = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen gen: unknown or incomplete option '%s'\n%s", a, gen_usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("gen", "unknown or incomplete option '%s'", a); return 2; }
         else if (!desc) desc = a;
-        else { fprintf(stderr, "ptxgen gen: more than one description given\n%s", gen_usage); return 2; }
+        else { cli_usage_error("gen", "more than one description given"); return 2; }
 #undef ARG
     }
     int level = !strcmp(verify, "check") ? 0 : !strcmp(verify, "ptxas") ? 1 : !strcmp(verify, "gpu") ? 2 : -1;
-    if (level < 0) { fprintf(stderr, "ptxgen gen: --verify wants check, ptxas or gpu, not '%s'\n", verify); return 2; }
-    if (level == 2 && !task_path) { fprintf(stderr, "ptxgen gen: --verify gpu needs --task (the reference to check against)\n"); return 2; }
+    if (level < 0) return cli_usage_error("gen", "--verify wants check, ptxas or gpu, not '%s'", verify);
+    if (level == 2 && !task_path) return cli_usage_error("gen", "--verify gpu needs --task (the reference to check against)");
     int sm_;
     bool as_, fam_;
-    if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) { fprintf(stderr, "ptxgen gen: --arch %s is not a known target (sm_50 ... sm_120a)\n", o.arch); return 2; }
+    if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) return cli_usage_error("gen", "--arch %s is not a known target (sm_50 ... sm_120a)", o.arch);
+    if (!cli_arch_usable("gen", o.arch, gen_header_ptx_version(o.arch))) return 2;   /* before the model, not after every sample */
     if (name_opt && !name_ok(name_opt)) {
-        fprintf(stderr, "ptxgen gen: --name %s: want an identifier of at most 32 letters, digits and '_'\n", name_opt);
-        return 2;
+        return cli_usage_error("gen", "--name %s: want an identifier of at most 32 letters, digits and '_'", name_opt);
     }
     /* --verify gpu without a GPU: candidates are still drawn and checked (validator, ptxas), the
      * best is written, and the verdict and exit status 3 say the semantics were not verified */
@@ -890,6 +1014,7 @@ int cmd_gen(int argc, char **argv) {
     gen_verdict bestv = {0};
     int best_attempt = 0;
     gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
+    const char *sig_source = "model";   /* who gave the signature: task, baseline, card, twin, plan or the model */
 
     if (desc_file) {
         size_t n;
@@ -904,6 +1029,7 @@ int cmd_gen(int argc, char **argv) {
         const char *own[] = {task->desc[TASK_STYLE_DETAILED], task->desc[TASK_STYLE_CARD], task->desc[TASK_STYLE_PROSE], task->desc[TASK_STYLE_ZH], task->desc[TASK_STYLE_TERSE]};
         for (size_t k = 0; !desc && k < sizeof own / sizeof own[0]; k++) desc = own[k];
         gen_signature_from_task(task, &sig);
+        sig_source = "task";
         snprintf(kernel, sizeof kernel, "%s", task->kernel);
         if (name_opt && strcmp(name_opt, task->kernel)) {
             fprintf(stderr, "ptxgen gen: --name %s: the task names its kernel %s\n", name_opt, task->kernel);
@@ -923,14 +1049,17 @@ int cmd_gen(int argc, char **argv) {
             goto out;
         }
         o.baseline_ptx = canon_base.data;
+        if (!strcmp(sig_source, "model")) sig_source = "baseline";
         if (!desc) desc = "";
     }
-    if (!desc) { fprintf(stderr, "ptxgen gen: no description (give text, -f FILE, --task or --baseline)\n%s", gen_usage); goto out; }
+    if (!desc) { cli_usage_error("gen", "no description (give text, -f FILE, --task or --baseline)"); goto out; }
     if (twin && baseline) { fprintf(stderr, "ptxgen gen: --twin/--twin-file are for descriptions, not --baseline (its twin is the .cu it came from)\n"); goto out; }
     gen_card_parse(desc, &card);
+    if (card.ok) desc = card.text;   /* a card on one line prompts as %%ptxgen sends it: one "- Key:" per line */
     if (!sig.len && card.ok) {
-        char why[200];
+        char why[300];
         if (gen_signature_from_card(&card, &sig, why, sizeof why)) {
+            sig_source = "card";
             const char *p = strstr(sig.data, ".entry ");
             if (p) snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(p + 7, "("), p + 7);
         } else {
@@ -967,7 +1096,7 @@ int cmd_gen(int argc, char **argv) {
                 twin_kernel_free(&tk);
                 goto out;
             }
-            if (twin_ptx_signature(&tk, &sig)) snprintf(kernel, sizeof kernel, "%s", tk.kernel);
+            if (twin_ptx_signature(&tk, &sig)) { snprintf(kernel, sizeof kernel, "%s", tk.kernel); sig_source = "twin"; }
             else {
                 fprintf(stderr, "gen: note: the twin's signature has a parameter of unknown type; the model writes the signature\n");
                 sig.len = 0;
@@ -979,7 +1108,7 @@ int cmd_gen(int argc, char **argv) {
     if (sig.len) o.signature = sig.data;
     else {   /* the model writes the parameters; the name comes from --name, the card or the request */
         if (name_opt) snprintf(kernel, sizeof kernel, "%s", name_opt);
-        else if (card.ok && card.name && name_ok(card.name)) snprintf(kernel, sizeof kernel, "%s", card.name);
+        else if (card.ok && name_ok(card.kernel)) snprintf(kernel, sizeof kernel, "%s", card.kernel);
         else name_from_description(desc, kernel, sizeof kernel);
         o.entry_name = kernel;
     }
@@ -1013,10 +1142,48 @@ int cmd_gen(int argc, char **argv) {
     if (tok_load(tokpath.data, &tok, &sink) != PG_OK) goto out;
     if (dec_vocab_new(tok, &vocab, &sink) != PG_OK) goto out;
     o.format = gen_prompt_fmt_of(tok);
+    {   /* the n-gram table of training kernels: --ngram, else ngram.bin beside the model's adapter */
+        char np[4200];
+        snprintf(np, sizeof np, "%s/ngram.bin", mdir);
+        const char *use = ngram_path ? ngram_path : access(np, R_OK) == 0 ? np : NULL;
+        if (use && gen_ngram_load(use, tok, &ngram, &sink) != PG_OK) goto out;
+        o.ngram = ngram;
+    }
     if (!no_bias && o.constrained) {
         pg_status bs = bias_path ? dec_bias_load(bias_path, vocab, &bias, &sink) : dec_bias_default(vocab, &bias, &sink);
         if (bs != PG_OK) goto out;
         o.bias = bias;
+    }
+
+    /* the two-stage model (docs/LITERATE.md): its plan in CUDA C first, checked by nvcc; the PTX turns follow it */
+    bool two = !baseline && !single && (pipe_model_is_two_stage(mdir) || plan_file);
+    if (plan_file && !pipe_model_is_two_stage(mdir)) {
+        fprintf(stderr, "ptxgen gen: --plan needs a two-stage model (base.json \"pipeline\": \"plan-literate\"); %s is not one\n", mdir);
+        goto out;
+    }
+    if (two) {
+        if (plan_file) {
+            size_t n;
+            if (pg_read_file(plan_file, 4 << 20, &plan_src, &n, &sink) != PG_OK) goto out;
+        }
+        pin.request = desc;
+        pin.task = task;
+        pin.plan = plan_src;
+        pin.gen = o;
+        pin.plan_samples = samples;
+        rc = 1;
+        if (pipe_plan(model, tok, &pin, &pout, &sink) != PG_OK) goto out;
+        fprintf(stderr, "gen: plan: kernel %s, %s%s (%d attempt%s, %d tokens, %.1f s)\n", pout.kernel,
+                plan_src ? "given" : "the model's", pout.nvcc_ran ? ", nvcc compiles it" : ", not compiled (no nvcc)",
+                pout.plan_attempts, pout.plan_attempts == 1 ? "" : "s", pout.plan_tokens, pout.plan_seconds);
+        if (!sig.len && pout.signature) {   /* a free-form request: the plan names the kernel and its parameters */
+            pg_buf_puts(&sig, pout.signature);
+            snprintf(kernel, sizeof kernel, "%s", pout.kernel);
+            sig_source = "plan";
+        }
+        pipe_ptx_opts(&pin, &pout, &o, &ptx_prompt);
+        if (sig.len) o.signature = sig.data;
+        if (twin && !twin_src) twin_src = strdup(pout.plan);   /* the plan is the twin */
     }
 
     char tmpdir[600];
@@ -1046,7 +1213,15 @@ int cmd_gen(int argc, char **argv) {
         verify_sample(r.ptx, path.data, o.arch, task, vlevel, best_of, &v);
         unlink(path.data);
         pg_buf_free(&path);
-        bool ok = passed(&v, vlevel);
+        /* a kernel the token budget closed is a stub: a failure, unless the GPU showed it correct */
+        bool unfinished = r.cut && strcmp(v.gpu, "pass");
+        if (unfinished) {   /* the cause first; what the checks then said after it */
+            char then[sizeof v.why];
+            snprintf(then, sizeof then, "%s", v.why);
+            snprintf(v.why, sizeof v.why, "unfinished: the token budget (--max-tokens %d) ran out before the model ended the kernel%s%.480s",
+                     o.max_tokens, then[0] ? "; " : "", then);
+        }
+        bool ok = passed(&v, vlevel) && !unfinished;
         ncorrect += ok && best_of;
         if (!ok)
             fprintf(stderr, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish",
@@ -1079,10 +1254,18 @@ int cmd_gen(int argc, char **argv) {
         else if (tout.verdict == TWIN_V_AGREES && rc == 1) rc = 0;
     }
     if (!outp && json) { snprintf(defpath, sizeof defpath, "%s.ptx", name_ok(kernel) ? kernel : "generated"); outp = defpath; }
+    if (plain && best.ptx) strip_plan_lines(best.ptx);
     if (outp) {
         if (pg_write_file_atomic(outp, best.ptx, strlen(best.ptx), &sink) != PG_OK) { rc = 2; goto cleanup; }
     } else if (!json) {
         fputs(best.ptx, stdout);
+    }
+    char plan_path[4200] = "";
+    if (two && outp && !twin_ran) {   /* the plan beside the kernel: its CUDA C twin (--twin writes it as <out>.cu itself) */
+        const char *dot = strrchr(outp, '.');
+        snprintf(plan_path, sizeof plan_path, "%.*s.cu", (int)(dot && !strchr(dot, '/') ? dot - outp : (long)strlen(outp)), outp);
+        if (pg_write_file_atomic(plan_path, pout.plan, strlen(pout.plan), &sink) != PG_OK) { rc = 2; goto cleanup; }
+        fprintf(stderr, "gen: plan -> %s\n", plan_path);
     }
     int toks = best.gen_tokens + best.forced_tokens;
     double tps = best.seconds > 0 ? toks / best.seconds : 0;
@@ -1095,10 +1278,24 @@ int cmd_gen(int argc, char **argv) {
                            : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
                            : nogpu ? nogpu_note : "--verify gpu was not requested";
-    fprintf(stderr, "gen: %s: %d tokens (%d forced) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
+    fprintf(stderr, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
-            kernel[0] ? kernel : "?", toks, best.forced_tokens, best.seconds, tps, bestv.registers, bestv.check, bestv.ptxas,
+            kernel[0] ? kernel : "?", toks, best.forced_tokens, best.cut ? "; cut short by the token budget" : "", best.seconds,
+            tps, bestv.registers, bestv.check, bestv.ptxas,
             bestv.gpu, semantics, sem_note, best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
+    /* what the line above cannot say on its own */
+    bool unfinished = best.ptx && best.cut && strcmp(bestv.gpu, "pass") && !(twin_ran && tout.verdict == TWIN_V_AGREES);
+    if (unfinished)
+        fprintf(stderr, "gen: UNFINISHED: the token budget (--max-tokens %d) ran out before the model ended the kernel, so %s "
+                        "is a stub, not a finished kernel (exit 1): raise --max-tokens\n",
+                o.max_tokens, outp ? outp : "the output");
+    if (!strcmp(sig_source, "model"))
+        fprintf(stderr, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
+                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n",
+                best.params_renamed ? ": " : "", best.params_renamed,
+                best.params_renamed ? " parameter name(s) not in the request renamed a<k>" : "");
+    pg_buf actual_sig = {0};
+    if (best.ptx) gen_signature_from_module(best.ptx, &actual_sig);
     pg_buf twin_line = {0};
     if (twin_ran) {
         utf8_clean(tout.detail);
@@ -1108,13 +1305,26 @@ int cmd_gen(int argc, char **argv) {
     }
     if (json) {
         json_t *j = json_pack("{s:s?, s:s, s:s?, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:{s:s, s:s, s:s}, s:i, s:b, s:i, s:f, s:s}",
-                              "ptx_file", outp, "kernel", kernel, "signature", o.signature, "model",
+                              "ptx_file", outp, "kernel", kernel, "signature", actual_sig.data, "model",
                               model_get_config(model)->model_id, "tokens", toks, "forced_tokens", best.forced_tokens,
                               "prompt_tokens", best.prompt_tokens, "seconds", best.seconds, "tokens_per_s", tps,
                               "registers", bestv.registers, "verdicts", "check", bestv.check, "ptxas", bestv.ptxas, "gpu",
                               bestv.gpu, "attempts", best_attempt, "finished", best.finished, "mask_calls", best.mask_calls,
                               "mask_seconds", best.mask_seconds, "why", bestv.why);
         json_object_set_new(j, "semantics", json_string(semantics));
+        if (two) {
+            json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f}", "source", plan_src ? "given" : "model", "nvcc_compiles", pout.nvcc_ran,
+                                   "attempts", pout.plan_attempts, "tokens", pout.plan_tokens, "seconds", pout.plan_seconds);
+            if (plan_path[0]) json_object_set_new(pl, "file", json_string(plan_path));
+            json_object_set_new(j, "pipeline", json_string("plan-literate"));
+            json_object_set_new(j, "plan", pl);
+        }
+        json_object_set_new(j, "signature_source", json_string(sig_source));   /* "model": invented, not asked for */
+        json_object_set_new(j, "params_renamed", json_integer(best.params_renamed));
+        json_object_set_new(j, "unfinished", json_boolean(unfinished));
+        json_object_set_new(j, "speculative", json_pack("{s:i, s:i, s:i, s:i, s:i}", "draft_max", o.draft_max, "model_steps",
+                                                        best.forwards, "drafted", best.drafted, "accepted", best.accepted,
+                                                        "jumped", best.jumped));
         json_object_set_new(j, "semantics_note", json_string(sem_note));
         if (twin_ran) {
             json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",
@@ -1150,6 +1360,7 @@ int cmd_gen(int argc, char **argv) {
         ptx_module_free(m);
     }
     pg_buf_free(&twin_line);
+    pg_buf_free(&actual_sig);
 cleanup:
     rmdir(tmpdir);
 out:
@@ -1158,6 +1369,7 @@ out:
     free(drawn);
     gen_card_free(&card);
     dec_bias_free(bias);
+    gen_ngram_free(ngram);
     dec_vocab_free(vocab);
     tok_free(tok);
     model_free(model);
@@ -1165,6 +1377,9 @@ out:
     free(desc_buf);
     free(base_text);
     free(twin_src);
+    free(plan_src);
+    pipe_out_free(&pout);
+    pg_buf_free(&ptx_prompt);
     pg_buf_free(&sig);
     pg_buf_free(&canon_base);
     pg_buf_free(&tokpath);

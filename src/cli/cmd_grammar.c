@@ -19,9 +19,9 @@ int cmd_grammar(int argc, char **argv) {
         if (!strcmp(argv[i], "--gbnf")) gbnf = true;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) out_path = argv[++i];
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(grammar_usage, stdout); return 0; }
-        else { fprintf(stderr, "ptxgen grammar: unknown argument '%s'\n%s", argv[i], grammar_usage); return 2; }
+        else { cli_usage_error("grammar", "unknown argument '%s'", argv[i]); return 2; }
     }
-    if (!gbnf) { fprintf(stderr, "ptxgen grammar: say which format (--gbnf)\n%s", grammar_usage); return 2; }
+    if (!gbnf) { cli_usage_error("grammar", "say which format (--gbnf)"); return 2; }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
     if (isa_init(&sink) != PG_OK) return 2;
     pg_buf b = {0};

@@ -5,10 +5,17 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cmd_isa(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: ptxgen isa\n  the instruction table (src/isa/isa.def) as JSON on stdout: every form's opcode, class,\n"
+                   "  minimum PTX version and sm, modifier and operand patterns, explanation template\n");
+            return 0;
+        }
+        return cli_usage_error("isa", "takes no arguments, not '%s'", argv[i]);
+    }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 0};
     if (isa_init(&sink) != PG_OK) return 1;
     json_t *forms = json_array();

@@ -169,12 +169,12 @@ int cmd_tokenize(int argc, char **argv) {
         else if (!strcmp(a, "--field") && has_next) field = argv[++i];
         else if (!strcmp(a, "--json")) as_json = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(tokenize_usage, stdout); return 0; }
-        else if (a[0] == '-' && a[1] == '-') { fprintf(stderr, "ptxgen tokenize: unknown or incomplete option %s\n%s", a, tokenize_usage); return 2; }
+        else if (a[0] == '-' && a[1] == '-') { cli_usage_error("tokenize", "unknown or incomplete option %s", a); return 2; }
         else if (!text) text = a;
-        else { fprintf(stderr, "ptxgen tokenize: more than one TEXT\n%s", tokenize_usage); return 2; }
+        else { cli_usage_error("tokenize", "more than one TEXT"); return 2; }
     }
     if (!tok_path || (!stats && !file == !text) || (stats && (file || text))) {
-        fprintf(stderr, "ptxgen tokenize: need --tokenizer and exactly one of TEXT, -f FILE, --stats DATA.jsonl\n%s", tokenize_usage);
+        cli_usage_error("tokenize", "need --tokenizer and exactly one of TEXT, -f FILE, --stats DATA.jsonl");
         return 2;
     }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 0};
@@ -277,10 +277,14 @@ int cmd_logits(int argc, char **argv) {
         else if (!strcmp(a, "--exact")) o.exact = true;
         else if (!strcmp(a, "--verify-base")) o.verify_base = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", logits_usage); return 0; }
-        else { fprintf(stderr, "ptxgen logits: unknown or incomplete option '%s'\n%s", a, logits_usage); return 2; }
+        else { cli_usage_error("logits", "unknown or incomplete option '%s'", a); return 2; }
     }
-    if (!model_dir || !!ids_arg == !!text || (text && !tok_path) || steps < 0 || steps > 100000 || top < 0 || top > 1000) {
-        fprintf(stderr, "%s", logits_usage);
+    if (!model_dir || !!ids_arg == !!text || (text && !tok_path)) {
+        cli_usage_error("logits", "need --model and exactly one of --ids or --text (with --tokenizer)");
+        return 2;
+    }
+    if (steps < 0 || steps > 100000 || top < 0 || top > 1000) {
+        cli_usage_error("logits", "--steps wants 0 to 100000 and --top 0 to 1000");
         return 2;
     }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};

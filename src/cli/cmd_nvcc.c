@@ -12,10 +12,14 @@
  *    generation is a "not generated" verdict, never a broken build.  The candidate must pass libptx check, keep the
  *    baseline's signature and pass ptxas (the funnel, eval_funnel); with a GPU
  *    it must also agree with the baseline on random inputs (gpu_run_diff: 5
- *    seeds, a spec read off the baseline by task_from_ptx).  Kept as
- *    K_superopt.ptx, else K_superopt.rejected.ptx.
+ *    seeds, a spec read off the baseline by task_from_ptx).  Without a GPU (or
+ *    when that test is inconclusive) nothing shows it is right or faster, so it
+ *    must pass `ptxgen gate` against the baseline (eval_gate_compare: improved
+ *    or neutral on instructions, registers, spills, shared memory, no
+ *    precision change).  Kept as K_superopt.ptx, else K_superopt.rejected.ptx.
  * 4. ptxgen_report.json + ptxgen_report.md: instructions, registers, shared
- *    memory, spills, and with a GPU the time of both.
+ *    memory, spills, the gate's verdict, with a GPU the time of both, and the
+ *    seconds the extra step added to the build per kernel.
  * Everything after step 1 only reports on stderr ("ptxgen-nvcc: ...").
  *
  * Own flags (stripped before nvcc sees the arguments):
@@ -428,6 +432,58 @@ static bool write_text(const char *path, const char *text) {
     return st == PG_OK;
 }
 
+/* Without a GPU (or when the differential test is inconclusive: `unverified` says which)
+ * there is no evidence that a candidate computes the same thing or runs faster, so it
+ * must at least pass `ptxgen gate` against the baseline (eval_gate_compare: instructions,
+ * registers, spills, shared memory, float precision) with a verdict of improved or
+ * neutral; regressed or failed candidates are discarded.  Adds "gate" to k; on
+ * rejection the reason goes to reason[].  true: keep. */
+static bool gate_against_baseline(json_t *k, const char *unverified, const char *base_text, const char *base_path,
+                                  const char *ctext, const char *cand_path, const char *kernel, char *reason, size_t rn,
+                                  char *label, size_t ln) {
+    char pair[600];
+    snprintf(pair, sizeof pair, "%s=%s", kernel, kernel);
+    const char *pairs[1] = {pair};
+    eval_gate_opts go;
+    eval_gate_opts_default(&go);
+    go.pairs = pairs;
+    go.npairs = 1;
+    go.only_paired = true;   /* the baseline module's other kernels are not this comparison */
+    go.baseline_name = base_path;
+    go.candidate_name = cand_path;
+    eval_gate_result gr;
+    pg_buf log = {0};
+    pg_diag_sink sink = {diag_to_buf, &log, 0, 0, 5};
+    pg_status st = eval_gate_compare(base_text, strlen(base_text), ctext, strlen(ctext), &go, &gr, &sink);
+    const eval_gate_kernel *gk = gr.nkernels == 1 ? &gr.kernels[0] : NULL;
+    json_t *g = json_object();
+    bool keep = st == PG_OK && gr.pass && gk && (gk->verdict == EVAL_GATE_IMPROVED || gk->verdict == EVAL_GATE_NEUTRAL);
+    if (gk) {
+        json_object_set_new(g, "verdict", json_string(eval_gate_verdict_name(gk->verdict)));
+        json_object_set_new(g, "inst_ratio", json_real(gk->inst_ratio));
+        json_object_set_new(g, "reg_ratio", json_real(gk->reg_ratio));
+        if (gk->reasons[0]) json_object_set_new(g, "reasons", json_string(gk->reasons));
+    } else {
+        json_object_set_new(g, "verdict", json_string("not compared"));
+    }
+    json_object_set_new(g, "ptxas", json_boolean(gr.ptxas_used));
+    if (gr.error[0] || log.len) json_object_set_new(g, "error", json_string(gr.error[0] ? gr.error : log.data));
+    json_object_set_new(k, "gate", g);
+    if (keep) {
+        snprintf(label, ln, "unverified (%.200s); passes the gate: %s, instructions %.2fx, registers %.2fx of the baseline",
+                 unverified, eval_gate_verdict_name(gk->verdict), gk->inst_ratio, gk->reg_ratio);
+    } else if (gk) {
+        snprintf(reason, rn, "unverified (%.200s), and the gate against the baseline says %s: %.600s", unverified,
+                 eval_gate_verdict_name(gk->verdict), gk->reasons[0] ? gk->reasons : "not an improvement");
+    } else {
+        snprintf(reason, rn, "unverified (%.200s), and the gate could not compare it with the baseline: %.600s", unverified,
+                 gr.error[0] ? gr.error : log.data ? log.data : "no verdict");
+    }
+    eval_gate_result_free(&gr);
+    pg_buf_free(&log);
+    return keep;
+}
+
 static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *base_text, const ptx_module *bm,
                           const char *kernel, int seed, const char *try_label) {
     json_t *k = json_object();
@@ -531,9 +587,10 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
                      : "libptx check failed");
             reason = reason_buf;
         } else if (!rc->gpu) {
-            status = "kept";
-            keep = true;
-            snprintf(label, sizeof label, "unverified (no GPU)");
+            keep = gate_against_baseline(k, "no GPU", base_text, base_path, ctext, rej, kernel, reason_buf, sizeof reason_buf,
+                                         label, sizeof label);
+            status = keep ? "kept" : "rejected";
+            reason = keep ? "" : reason_buf;
         } else {
             /* 3. the differential test against the baseline */
             task_ptx_param *sp = calloc((size_t)bf->nparams + 1, sizeof *sp);
@@ -579,9 +636,12 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
                 snprintf(label, sizeof label, "verified (GPU, 5 seeds, matches the baseline)");
             } else if (gs && (!strcmp(gs, "baseline-fault") || !strcmp(gs, "inconclusive") || !strcmp(gs, "setup-error") ||
                               !strcmp(gs, "no-gpu"))) {
-                status = "kept";
-                keep = true;
-                snprintf(label, sizeof label, "unverified (differential test inconclusive: %.200s)", det ? det : gs);
+                char why[300];
+                snprintf(why, sizeof why, "differential test inconclusive: %.200s", det ? det : gs);
+                keep = gate_against_baseline(k, why, base_text, base_path, ctext, rej, kernel, reason_buf, sizeof reason_buf, label,
+                                             sizeof label);
+                status = keep ? "kept" : "rejected";
+                reason = keep ? "" : reason_buf;
             } else {
                 status = "rejected";
                 snprintf(reason_buf, sizeof reason_buf, "differential test: %s: %.400s", gs ? gs : "?", det ? det : "");
@@ -621,8 +681,15 @@ static json_t *try_kernel(const run_ctx *rc, const char *base_path, const char *
 
 /* Up to rc->tries candidates (gen seeds 1, 17, 33 ...; gen itself resamples on a failed
  * check with the seeds in between): the first one kept wins, and the report lists every try. */
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static json_t *do_kernel(const run_ctx *rc, const char *base_path, const char *base_text, const ptx_module *bm,
                          const char *kernel) {
+    double t0 = now_s();
     json_t *k = NULL, *tries = json_array();
     int n = rc->tries > 0 ? rc->tries : 1;
     for (int t = 0; t < n; t++) {
@@ -637,6 +704,10 @@ static json_t *do_kernel(const run_ctx *rc, const char *base_path, const char *b
         if (st && !strcmp(st, "kept")) break;
     }
     json_object_set_new(k, "tries", tries);
+    /* what the wrapper cost this build for this kernel: generation, checks, gate or GPU test */
+    double secs = now_s() - t0;
+    json_object_set_new(k, "added_seconds", json_real(secs));
+    fprintf(stderr, TAG ": %s: the extra step added %.1f s to the build\n", kernel, secs);
     return k;
 }
 
@@ -660,10 +731,15 @@ static void write_markdown(json_t *rep, const char *path) {
     pg_buf_printf(&md, "# ptxgen-nvcc report\n\nGenerated %s by `ptxgen-nvcc` (ptxgen %s). GPU: %s.\n\n",
                   json_string_value(json_object_get(rep, "date")), PTXGEN_VERSION,
                   json_string_value(json_object_get(rep, "gpu")));
-    pg_buf_puts(&md, "| kernel | verdict | check | ptxas | instructions (base → cand) | registers | smem bytes | spill bytes | time ms (base → cand) |\n");
-    pg_buf_puts(&md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     size_t i;
     json_t *k;
+    double total = 0;
+    json_array_foreach(json_object_get(rep, "kernels"), i, k) total += json_number_value(json_object_get(k, "added_seconds"));
+    size_t nk = json_array_size(json_object_get(rep, "kernels"));
+    pg_buf_printf(&md, "The extra step (baseline, generation, checks) added %.1f s to the build for %zu kernel%s (%.1f s per kernel).\n\n",
+                  total, nk, nk == 1 ? "" : "s", nk ? total / (double)nk : 0.0);
+    pg_buf_puts(&md, "| kernel | verdict | check | ptxas | instructions (base → cand) | registers | smem bytes | spill bytes | time ms (base → cand) | added s |\n");
+    pg_buf_puts(&md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     json_array_foreach(json_object_get(rep, "kernels"), i, k) {
         json_t *b = json_object_get(k, "baseline"), *c = json_object_get(k, "candidate"), *g = json_object_get(k, "gpu");
         pg_buf_puts(&md, "| `");
@@ -681,8 +757,9 @@ static void write_markdown(json_t *rep, const char *path) {
             pg_buf_puts(&md, " |");
         }
         double bms = json_number_value(json_object_get(g, "baseline_ms")), cms = json_number_value(json_object_get(g, "candidate_ms"));
-        if (bms > 0 && cms > 0) pg_buf_printf(&md, " %.4f → %.4f (%.2f×) |\n", bms, cms, bms / cms);
-        else pg_buf_puts(&md, " not measured |\n");
+        if (bms > 0 && cms > 0) pg_buf_printf(&md, " %.4f → %.4f (%.2f×) |", bms, cms, bms / cms);
+        else pg_buf_puts(&md, " not measured |");
+        pg_buf_printf(&md, " %.1f |\n", json_number_value(json_object_get(k, "added_seconds")));
     }
     json_array_foreach(json_object_get(rep, "kernels"), i, k) {
         const char *reason = json_string_value(json_object_get(k, "reason"));
@@ -705,6 +782,13 @@ static void write_markdown(json_t *rep, const char *path) {
         }
         json_t *r1 = json_object_get(k, "inst_count_ratio"), *r2 = json_object_get(k, "reg_usage_ratio");
         if (r1) pg_buf_printf(&md, "- inst_count_ratio: %.3f\n", json_number_value(r1));
+        json_t *gt = json_object_get(k, "gate");
+        if (gt) {
+            pg_buf_printf(&md, "- gate against the baseline: %s", json_string_value(json_object_get(gt, "verdict")));
+            const char *gr = json_string_value(json_object_get(gt, "reasons"));
+            if (gr && *gr) pg_buf_printf(&md, " (%s)", gr);
+            pg_buf_puts(&md, "\n");
+        }
         if (r2) pg_buf_printf(&md, "- reg_usage_ratio: %.3f\n", json_number_value(r2));
         if (g) {
             pg_buf_printf(&md, "- differential test: %s", json_string_value(json_object_get(g, "status")));
@@ -821,7 +905,21 @@ static void superopt_source(const char *nvcc, const nvcc_args *a, const char *cu
     free(text);
 }
 
+static const char *nvcc_usage =
+    "usage: ptxgen nvcc NVCC_ARGS... [--ptxgen-out DIR] [--ptxgen-tries T] [--ptxgen-n N] [--ptxgen-block B]\n"
+    "                   [--ptxgen-timeout S]     (also installed as ptxgen-nvcc; --help goes to the real nvcc)\n"
+    "  A drop-in nvcc: the real nvcc runs with the given arguments, unchanged, and its exit status is\n"
+    "  returned.  After a successful build of .cu files, every kernel gets K_baseline.ptx (nvcc -ptx -O3)\n"
+    "  and a super-optimization candidate from the model.  A candidate is kept as K_superopt.ptx only when\n"
+    "  it passes libptx check, keeps the baseline's signature, passes ptxas and then, with a GPU, agrees\n"
+    "  with the baseline on 5 seeds of random inputs; without a GPU (or when that test is inconclusive) it\n"
+    "  must pass `ptxgen gate` against the baseline instead (instructions, registers, precision).\n"
+    "  Anything else is reported and discarded (K_superopt.rejected.ptx).  ptxgen_report.{md,json} list\n"
+    "  every kernel's verdict and the seconds the extra step added to the build.\n"
+    "  Environment: PTXGEN_REAL_NVCC (the nvcc to run), PTXGEN_NVCC_OFF=1 (pass-through only).\n";
+
 int cmd_nvcc(int argc, char **argv) {
+    if (argc == 2 && !strcmp(argv[1], "--ptxgen-help")) { fputs(nvcc_usage, stdout); return 0; }
     nvcc_args a;
     if (!parse_args(argc - 1, argv + 1, &a)) {
         fprintf(stderr, TAG ": %s\n", a.err);

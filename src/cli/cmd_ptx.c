@@ -82,7 +82,7 @@ typedef struct {
     int nfiles;
 } opts;
 
-static int parse_opts(int argc, char **argv, opts *o, const char *usage) {
+static int parse_opts(const char *cmd, int argc, char **argv, opts *o, const char *usage) {
     memset(o, 0, sizeof *o);
     o->files = calloc((size_t)argc + 1, sizeof(char *));
     for (int i = 1; i < argc; i++) {
@@ -95,12 +95,12 @@ static int parse_opts(int argc, char **argv, opts *o, const char *usage) {
         else if (!strncmp(a, "--arch=", 7)) o->arch = a + 7;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", usage); free(o->files); return 1; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ptxgen: unknown option '%s'\n%s", a, usage);
+            cli_usage_error(cmd, "unknown option '%s'", a);
             free(o->files);
             return 2;
         } else o->files[o->nfiles++] = a;
     }
-    if (!o->nfiles) { fprintf(stderr, "%s", usage); free(o->files); return 2; }
+    if (!o->nfiles) { cli_usage_error(cmd, "no FILE given"); free(o->files); return 2; }
     return 0;
 }
 
@@ -113,7 +113,7 @@ int cmd_check(int argc, char **argv) {
         "  --arch   ptxas target (default: the module's .target)\n"
         "  -c       relocatable ptxas compile (modules with .extern symbols; automatic when needed)\n";
     opts o;
-    int r = parse_opts(argc, argv, &o, usage);
+    int r = parse_opts("check", argc, argv, &o, usage);
     if (r) return r == 1 ? 0 : 2;
     int worst = 0;
     json_t *out = json_array();
@@ -196,17 +196,20 @@ static ptx_module *load_valid(const char *path, bool require_valid, int *rc) {
 
 int cmd_fmt(int argc, char **argv) {
     static const char *usage =
-        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] FILE\n"
-        "  canonical pretty-print to stdout (comments are dropped)\n"
+        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] [--strip-comments] FILE\n"
+        "  canonical pretty-print to stdout; full-line // comments inside function bodies are kept (the plan\n"
+        "  lines of literate PTX, docs/LITERATE.md), other comments are dropped\n"
+        "  --strip-comments: drop those too (the plain kernel)\n"
         "  --tighten-regs: each `.reg .T %x<K>;` declares only the registers the body uses (largest index + 1)\n"
         "  --widen-regs N (1..512): each K below N becomes N (the training format of `prompts --widen-regs`)\n";
     /* the register flags first; parse_opts takes the rest */
-    bool tighten = false;
+    bool tighten = false, strip = false;
     int widen = 0, na = 0;
     char **av = malloc(sizeof(char *) * (size_t)(argc + 1));
     if (!av) return 2;
     for (int i = 0; i < argc; i++) {
         if (i > 0 && !strcmp(argv[i], "--tighten-regs")) tighten = true;
+        else if (i > 0 && !strcmp(argv[i], "--strip-comments")) strip = true;
         else if (i > 0 && !strcmp(argv[i], "--widen-regs")) {
             if (i + 1 >= argc || !cli_int_arg("fmt", "--widen-regs", argv[++i], 1, 512, &widen)) { free(av); return 2; }
         } else av[na++] = argv[i];
@@ -214,7 +217,7 @@ int cmd_fmt(int argc, char **argv) {
     av[na] = NULL;
     if (tighten && widen) { fprintf(stderr, "ptxgen fmt: --tighten-regs and --widen-regs exclude each other\n"); free(av); return 2; }
     opts o;
-    int r = parse_opts(na, av, &o, usage);
+    int r = parse_opts("fmt", na, av, &o, usage);
     free(av);
     if (r) return r == 1 ? 0 : 2;
     int rc = 0;
@@ -224,6 +227,7 @@ int cmd_fmt(int argc, char **argv) {
         if (!m) { rc = frc > rc ? frc : rc; continue; }
         if (tighten) ptx_regs_tighten(m);
         if (widen) ptx_regs_widen(m, widen);
+        if (strip) ptx_comments_strip(m);
         pg_buf b = {0};
         ptx_print(m, &b);
         if (b.len) fwrite(b.data, 1, b.len, stdout);   /* an empty module prints nothing (b.data is NULL) */

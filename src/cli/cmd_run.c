@@ -100,8 +100,11 @@ static void print_row(const gpu_task_result *r) {
 
 /* No GPU: everything that can be checked statically.  The kernel goes through
  * the funnel's static stages (validator + the task's signature, ptxas), all of
- * them even after one failed, so every problem is reported. */
-static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
+ * them even after one failed, so every problem is reported.  A task without its
+ * kernel (a held-out suite task: the model is to write it) gets the spec and
+ * reference checks and "no kernel" (exit 2), never a failed check it did not
+ * have.  Returns the exit status of this task. */
+static int dry_run(const task_spec *t, const char *ptx, bool json, json_t *arr) {
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};
     int bad = 0;
     char ptxas_path[512];
@@ -110,7 +113,10 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     memset(&fr, 0, sizeof fr);
     char *text = NULL;
     size_t len = 0;
-    if (pg_read_file(ptx, PTX_MAX_FILE_BYTES, &text, &len, &sink) == PG_OK) {
+    bool no_kernel = access(ptx, F_OK) != 0;
+    if (no_kernel) {
+        /* said once below, with what to do about it */
+    } else if (pg_read_file(ptx, PTX_MAX_FILE_BYTES, &text, &len, &sink) == PG_OK) {
         eval_funnel_in fi = {text, NULL, ptx, NULL};
         eval_funnel(&fi, t, &fo, &fr);
         if (!fr.check) bad++;
@@ -163,13 +169,24 @@ static int dry_run(const task_spec *t, const char *ptx, json_t *arr) {
     if (!ref_ok) bad++;
     json_t *o = json_object();
     json_object_set_new(o, "task", json_string(t->name));
-    json_object_set_new(o, "static_ok", json_boolean(bad == 0));
-    json_object_set_new(o, "ptxas_registers", json_integer(regs));
+    /* static_ok: every check passed; null when the kernel was missing (only the task was checked) */
+    json_object_set_new(o, "static_ok", bad ? json_false() : no_kernel ? json_null() : json_true());
+    json_object_set_new(o, "task_ok", json_boolean(bad == 0));
+    if (no_kernel) json_object_set_new(o, "no_kernel", json_string(ptx));
+    else json_object_set_new(o, "ptxas_registers", json_integer(regs));
     json_object_set_new(o, "reference_cu_compiles", nvcc_ok ? json_true() : json_null());
     json_array_append_new(arr, o);
-    printf("%-24s %s (ptxas %d registers%s)\n", t->name, bad ? "STATIC CHECK FAILED" : "static ok", regs,
-           nvcc_ok ? ", reference.cu compiles" : "");
-    return bad ? 1 : 0;
+    if (no_kernel)
+        fprintf(stderr, "ptxgen run: %s: no kernel (%s does not exist): give one as the second argument, "
+                        "ptxgen run %s KERNEL.ptx (e.g. from ptxgen gen --task %s -o KERNEL.ptx)\n",
+                t->name, ptx, t->path, t->path);
+    if (!json) {
+        if (no_kernel) printf("%-24s %s (task checked%s; no kernel to check)\n", t->name, bad ? "TASK CHECK FAILED" : "task ok",
+                              nvcc_ok ? ", reference.cu compiles" : "");
+        else printf("%-24s %s (ptxas %d registers%s)\n", t->name, bad ? "STATIC CHECK FAILED" : "static ok", regs,
+                    nvcc_ok ? ", reference.cu compiles" : "");
+    }
+    return bad ? 1 : no_kernel ? 2 : 0;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -192,20 +209,23 @@ int cmd_run(int argc, char **argv) {
         else if (!strcmp(a, "--kernel") && i + 1 < argc) ro.kernel_name = argv[++i];
         else if (!strcmp(a, "--out") && i + 1 < argc) ro.out = argv[++i];
         else if (!strcmp(a, "--arch") && i + 1 < argc) ro.o.arch = argv[++i];
-        else if (!strcmp(a, "--seeds") && i + 1 < argc) ro.o.seeds = atoi(argv[++i]);
+        else if (!strcmp(a, "--seeds") && i + 1 < argc) { if (!cli_int_arg("run", a, argv[++i], 1, 1000, &ro.o.seeds)) return 2; }
         else if (!strcmp(a, "--all-sets")) ro.o.all_sets = true;
-        else if (!strcmp(a, "--timeout") && i + 1 < argc) ro.o.timeout_s = atof(argv[++i]);
+        else if (!strcmp(a, "--timeout") && i + 1 < argc) {
+            float t;
+            if (!cli_float_arg("run", a, argv[++i], 0.001, 86400, &t)) return 2;
+            ro.o.timeout_s = t;
+        }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", run_usage); return 0; }
-        else if (a[0] == '-') { fprintf(stderr, "ptxgen run: unknown option '%s'\n%s", a, run_usage); return 2; }
+        else if (a[0] == '-') { cli_usage_error("run", "unknown option '%s'", a); return 2; }
         else if (npos < 2) pos[npos++] = a;
-        else { fprintf(stderr, "ptxgen run: too many arguments\n%s", run_usage); return 2; }
+        else { cli_usage_error("run", "too many arguments"); return 2; }
     }
-    if (ro.o.seeds < 1 || ro.o.timeout_s <= 0) { fprintf(stderr, "ptxgen run: --seeds and --timeout must be positive\n"); return 2; }
     /* the list of (task.json, kernel.ptx) pairs */
     char **tasks = NULL, **kernels = NULL;
     int n = 0;
     if (ro.have_suite) {
-        if (npos) { fprintf(stderr, "ptxgen run: --suite takes no other files\n"); return 2; }
+        if (npos) return cli_usage_error("run", "--suite takes no other files");
         DIR *d = opendir(ro.suite);
         if (!d) { fprintf(stderr, "ptxgen run: cannot open suite folder %s\n", ro.suite); return 2; }
         struct dirent *e;
@@ -234,7 +254,7 @@ int cmd_run(int argc, char **argv) {
         free(names);
         if (!n) { fprintf(stderr, "ptxgen run: no task folders in %s\n", ro.suite); free(tasks); free(kernels); return 2; }
     } else {
-        if (!npos) { fprintf(stderr, "%s", run_usage); return 2; }
+        if (!npos) { cli_usage_error("run", "no TASK.json given (or --suite DIR)"); return 2; }
         tasks = calloc(2, sizeof(char *));
         kernels = calloc(2, sizeof(char *));
         tasks[0] = strdup(pos[0]);
@@ -246,6 +266,12 @@ int cmd_run(int argc, char **argv) {
             kernels[0] = strdup(p);
         }
         n = 1;
+        if (!ro.dry && access(kernels[0], F_OK) != 0) {   /* before the GPU: the same answer on every machine */
+            fprintf(stderr, "ptxgen run: no kernel: %s does not exist; give one as the second argument, ptxgen run %s KERNEL.ptx "
+                            "(e.g. from ptxgen gen --task %s -o KERNEL.ptx)\n", kernels[0], tasks[0], tasks[0]);
+            free(tasks[0]); free(kernels[0]); free(tasks); free(kernels);
+            return 2;
+        }
     }
     char why[256];
     bool gpu = ro.dry ? false : gpu_available(why, sizeof why);
@@ -271,7 +297,7 @@ int cmd_run(int argc, char **argv) {
         task_spec *t = NULL;
         if (task_load(tasks[i], &t, &sink) != PG_OK) { worst = worst > 2 ? worst : 2; continue; }
         if (ro.dry) {
-            int r = dry_run(t, kernels[i], arr);
+            int r = dry_run(t, kernels[i], ro.json, arr);
             if (r > worst) worst = r;
             task_free(t);
             continue;
@@ -360,7 +386,7 @@ int cmd_devinfo(int argc, char **argv) {
         if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--remeasure")) re = true;
         else if (!strcmp(argv[i], "--help")) { printf("usage: ptxgen devinfo [--json] [--remeasure]\n  device name, sm, measured copy bandwidth and FP32/FP16 peak (cached)\n  exit 3 when there is no GPU\n"); return 0; }
-        else { fprintf(stderr, "ptxgen devinfo: unknown option '%s'\n", argv[i]); return 2; }
+        else return cli_usage_error("devinfo", "unknown option '%s'", argv[i]);
     }
     char why[256];
     if (!gpu_available(why, sizeof why)) { fprintf(stderr, "ptxgen devinfo: %s\n", why); return 3; }

@@ -141,15 +141,15 @@ int cmd_stats(int argc, char **argv) {
         if (!strcmp(a, "--ptxas")) want_ptxas = true;
         else if (!strcmp(a, "-c") || !strcmp(a, "--relocatable")) relocatable = true;
         else if (!strcmp(a, "--arch")) {
-            if (i + 1 >= argc) { fprintf(stderr, "ptxgen stats: --arch needs a value\n%s", stats_usage); return 2; }
+            if (i + 1 >= argc) { cli_usage_error("stats", "--arch needs a value"); return 2; }
             arch = argv[++i];
         } else if (!strncmp(a, "--arch=", 7)) arch = a + 7;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", stats_usage); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "ptxgen stats: unknown option '%s'\n%s", a, stats_usage); return 2; }
-        else if (file) { fprintf(stderr, "ptxgen stats: only one FILE\n%s", stats_usage); return 2; }
+        else if (a[0] == '-' && a[1]) { cli_usage_error("stats", "unknown option '%s'", a); return 2; }
+        else if (file) { cli_usage_error("stats", "only one FILE"); return 2; }
         else file = a;
     }
-    if (!file) { fprintf(stderr, "%s", stats_usage); return 2; }
+    if (!file) { cli_usage_error("stats", "no FILE given"); return 2; }
     if (arch && !*arch) { fprintf(stderr, "ptxgen stats: empty --arch\n"); return 2; }
 
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 50};

@@ -1,5 +1,6 @@
 /* cmd_synth.c — `ptxgen synth`: write a verified JSONL dataset, or print its statistics. */
 #include "cli.h"
+#include "ptxgen/isa.h"
 #include "ptxgen/synth.h"
 
 #include <jansson.h>
@@ -14,6 +15,7 @@ static const char *synth_usage =
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "                    [--family-weight NAME=W[,NAME=W...]]...   (how often each family is drawn, see below)\n"
+    "                    [--format literate|plain]   (default literate: docs/LITERATE.md)\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "       ptxgen synth --tasks-only DIR --count N --seed S [--exclude SUITE_DIR]...   (task specs without PTX:\n"
     "                    DIR/<name>/task.json, compositions of building blocks with C references, for\n"
@@ -34,6 +36,11 @@ static const char *synth_usage =
     "             spell it: map, reduce, softmax, rownorm, scan, ...  Repeat it or give a comma list\n"
     "             (--family-weight softmax=10,rownorm=10 --family-weight gemm=0).  --family-pct sets how many\n"
     "             candidates are family ones; this sets which families they are.\n"
+    "  --format:  literate (the default; its default --sources is hand,expr,family: no mutants): each sample\n"
+    "             with a CUDA C plan (nvcc families, expression kernels,\n"
+    "             corpus) carries it as cuda_c, and its PTX has the plan line each block implements as a // line\n"
+    "             (nvcc -lineinfo; loops the plan does not ask to unroll stay loops); plain: the PTX as nvcc and\n"
+    "             the generators write it, without plan comments (the single-stage targets of earlier models).\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 
 int cmd_synth(int argc, char **argv) {
@@ -44,8 +51,9 @@ int cmd_synth(int argc, char **argv) {
     o.sources = SYNTH_SRC_HAND | SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY | SYNTH_SRC_MUTANT;
     o.jobs = cli_cores();
     o.progress = isatty(2);
+    o.format = SYNTH_FMT_LITERATE;
     const char *stats = NULL, *tasks_only = NULL;
-    bool have_seed = false, have_weights = false;
+    bool have_seed = false, have_weights = false, have_sources = false;
     int rc = 2;
     /* every --exclude and every --family-weight, joined with commas (the library takes lists) */
     pg_buf excl = {0}, fweight = {0};
@@ -66,6 +74,12 @@ int cmd_synth(int argc, char **argv) {
             have_weights = true;
         }
         else if (!strcmp(a, "--corpus") && i + 1 < argc) o.corpus_dir = argv[++i];
+        else if (!strcmp(a, "--format") && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "literate")) o.format = SYNTH_FMT_LITERATE;
+            else if (!strcmp(f, "plain")) o.format = SYNTH_FMT_PLAIN;
+            else { fprintf(stderr, "ptxgen synth: --format '%s': expected literate or plain\n", f); goto out; }
+        }
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
         else if (!strcmp(a, "--exclude") && i + 1 < argc) {
             if (excl.len) pg_buf_putc(&excl, ',');
@@ -77,6 +91,7 @@ int cmd_synth(int argc, char **argv) {
         else if (!strcmp(a, "--no-progress")) o.progress = false;
         else if (!strcmp(a, "--sources") && i + 1 < argc) {
             o.sources = 0;
+            have_sources = true;
             const char *s = argv[++i];
             if (strstr(s, "hand")) o.sources |= SYNTH_SRC_HAND;
             if (strstr(s, "expr")) o.sources |= SYNTH_SRC_EXPR;
@@ -84,8 +99,11 @@ int cmd_synth(int argc, char **argv) {
             if (strstr(s, "family")) o.sources |= SYNTH_SRC_FAMILY;
             if (!o.sources) { fprintf(stderr, "ptxgen synth: --sources takes hand, expr, family, mutant\n"); goto out; }
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", synth_usage); rc = 0; goto out; }
-        else { fprintf(stderr, "ptxgen synth: unknown or incomplete option '%s'\n%s", a, synth_usage); goto out; }
+        else { cli_usage_error("synth", "unknown or incomplete option '%s'", a); goto out; }
     }
+    /* literate samples are nvcc's translation of their plan: a mutant (renamed registers, reordered
+     * instructions) is another program than the plan's, so the literate default draws none */
+    if (o.format == SYNTH_FMT_LITERATE && !have_sources) o.sources &= ~(unsigned)SYNTH_SRC_MUTANT;
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     if (have_weights) {   /* names and numbers are the library's to check: it knows the family table */
         if (synth_family_weights_parse(fweight.data ? fweight.data : "", weights, &sink) != PG_OK) goto out;
@@ -107,7 +125,13 @@ int cmd_synth(int argc, char **argv) {
         rc = st == PG_OK ? 0 : st == PG_ERR_IO ? 2 : 1;
         goto out;
     }
-    if (o.count < 1 || !o.out || !have_seed) { fprintf(stderr, "%s", synth_usage); goto out; }
+    if (o.count < 1 || !o.out || !have_seed) { cli_usage_error("synth", "need --count N, --seed S and --out F.jsonl"); goto out; }
+    {   /* every sample must pass ptxas for the arch: a target it does not know would reject them all */
+        int sm_;
+        bool as_, fam_;
+        if (!isa_parse_target(o.arch, &sm_, &as_, &fam_)) { cli_usage_error("synth", "--arch %s is not a known target (sm_50 ... sm_120a)", o.arch); goto out; }
+        if (!cli_arch_usable("synth", o.arch, 0)) goto out;
+    }
     int cores = cli_cores();
     if (o.jobs > cores) {   /* more workers than cores only starts more nvcc/ptxas processes at once */
         fprintf(stderr, "synth: --jobs %d capped at %d (the number of cores)\n", o.jobs, cores);

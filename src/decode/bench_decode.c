@@ -1,7 +1,7 @@
 /* bench_decode.c — latency of the PTX constraint per token.
  *
  *   build/bench_decode [--tokenizer models/default/tokenizer.json | MODEL.gguf] [--gens N] [--seed S]
- *                      [--corpus DIR] [--allowed-max K] [--out FILE.json] [--dump FILE] [--check]
+ *                      [--corpus DIR] [--allowed-max K] [--out FILE.json] [--dump FILE] [--check] [--comments N]
  *
  * The tokenizer is a tokenizer.json or a GGUF model file (tok_load reads its
  * tokenizer.ggml.* metadata).  Two kinds of states:
@@ -24,7 +24,9 @@
  * --dump writes one line per mask (allowed count and a 64-bit hash of the
  * bits), so two builds of the constraint can be compared for identical masks;
  * --check compares every mask with dec_mask_reference (the plain trie walk);
- * --slow US prints the text before every mask that took longer than US. */
+ * --slow US prints the text before every mask that took longer than US.
+ * --comments N: plan comments of up to N bytes allowed (dec_opts.comment_max; default
+ * PTX_LITERATE_LINE_MAX with --corpus, whose kernels are literate, else 0). */
 #include "decode/dec_internal.h"
 #include "ptxgen/ptx.h"
 
@@ -90,6 +92,7 @@ typedef struct {
  * token to advance with (`want` if >= 0 and allowed, else a random allowed
  * one), or -1 at a dead state / when `want` is not allowed. */
 static double slow_us;   /* --slow: print the states whose mask takes longer */
+static int comments = -1;   /* --comments: dec_opts.comment_max (-1: the mode's default) */
 
 static int step(bench *B, dec_state *s, int want, uint32_t *bits, uint32_t *ref, int32_t *ids, int kmax, int nv, bool check,
                 FILE *dump, int g) {
@@ -167,8 +170,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc) dumpath = argv[++i];
         else if (!strcmp(argv[i], "--check")) check = true;
         else if (!strcmp(argv[i], "--slow") && i + 1 < argc) slow_us = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--comments") && i + 1 < argc) comments = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--tokenizer F.json|F.gguf] [--gens N] [--seed S] [--corpus DIR] [--allowed-max K] [--out F.json] "
+            fprintf(stderr, "usage: %s [--tokenizer F.json|F.gguf] [--gens N] [--seed S] [--corpus DIR] [--allowed-max K] [--comments N] [--out F.json] "
                             "[--dump F] [--check] [--slow US]\n", argv[0]);
             return 2;
         }
@@ -228,6 +232,7 @@ int main(int argc, char **argv) {
             dec_opts o = {0};
             o.arch = "sm_80";
             o.max_statements = 5000;
+            o.comment_max = comments >= 0 ? comments : PTX_LITERATE_LINE_MAX;
             dec_state *s = NULL;
             t0 = cpu_us();
             if (dec_new(v, &o, &s, &diag) != PG_OK) return 1;
@@ -252,6 +257,7 @@ int main(int argc, char **argv) {
         o.arch = g % 2 ? "sm_90" : "sm_80";
         o.max_statements = 80;
         o.max_regs_per_decl = 64;
+        o.comment_max = comments > 0 ? comments : 0;
         if (g % 3 == 0) o.signature = ".visible .entry k(\n\t.param .u64 x,\n\t.param .u64 y,\n\t.param .u32 n\n)";
         dec_state *s = NULL;
         t0 = cpu_us();

@@ -46,6 +46,7 @@ enum {
     PH_LINE, PH_LABEL, PH_STMT, PH_DECLKW, PH_REGTYPE, PH_REGNAME, PH_REGCOUNT,
     PH_ALIGN, PH_VTYPE, PH_VNAME, PH_VCOUNT,
     PH_GUARD, PH_OPC, PH_OPND, PH_EOL, PH_DONE,
+    PH_CMT1, PH_CMT,   /* after "\t/": the second '/'; then the comment's text up to '\n' (num: its bytes) */
 };
 
 /* operand sub-states */
@@ -811,6 +812,20 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
             memcpy(nm + 1, c->id, c->idlen);
             return reg_name_ok(s, c, nm, c->idlen + 1u);
         }
+        if (c->idlen == 11) {
+            /* the only prefix the declarations can exhaust (at most MAX_REGDECL of them; a shorter one has
+             * 703 or more completions): the name itself or one of its 26 extensions must still be free, or
+             * the state would be dead (every name it can become already declared) */
+            char nm[24];
+            nm[0] = '%';
+            memcpy(nm + 1, c->id, 11);
+            if (reg_name_ok(s, c, nm, 12)) return true;
+            for (char x = 'a'; x <= 'z'; x++) {
+                nm[12] = x;
+                if (reg_name_ok(s, c, nm, 13)) return true;
+            }
+            return false;
+        }
         return true;
     case PH_REGCOUNT:
         if (ch == '>' && c->ndig) {
@@ -961,6 +976,11 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     }
     case PH_STMT:
         c->guarded = false;
+        if (ch == '/') {
+            if (s->o.comment_max <= 0 || ending(s, c)) return false;
+            c->ph = PH_CMT1;
+            return true;
+        }
         if (ch == '.') {
             uint32_t live = 0;
             if (c->nregs < MAX_REGDECL) live |= 1;
@@ -1050,6 +1070,21 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             return true;
         }
         return opnd_feed(s, c, ch);
+    case PH_CMT1:
+        if (ch != '/') return false;
+        c->ph = PH_CMT;
+        c->num = 0;
+        return true;
+    case PH_CMT:
+        if (ch == '\n') {
+            if (!c->num) return false;
+            c->nstmts++;   /* a comment is a statement for max_statements: every walk still ends */
+            line_start(c);
+            return true;
+        }
+        if (ch < 32 || ch > 126 || c->num >= s->o.comment_max) return false;
+        c->num++;
+        return true;
     case PH_EOL:
         if (ch != '\n') return false;
         if (c->top) { lit(c, "\n", PH_TOP); return true; }
@@ -1287,13 +1322,15 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
         }
         break;
     }
-    case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' */
+    case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' (and at 11, see feed) */
         if (c->idlen >= 12) return false;
         r->cls = DV_LOWER;
         r->budget = 12 - 1 - c->idlen;
         r->exact = s->sreg_lower12;
-        for (int i = 0; i < c->nregs; i++)
+        for (int i = 0; i < c->nregs; i++) {
             if (s->regs[i].len == 13) r->exact = true;
+            if (s->regs[i].len == 12) return false;   /* an 11-letter name may exhaust its prefix (feed's rule): byte by byte */
+        }
         r->id0 = false;
         r->term = dv_term_bit('<');
         return true;
@@ -1384,7 +1421,16 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         cs_or(m, cs[CS_ID0]);
         cs_str(m, "\t}");
         return;
-    case PH_STMT: cs_str(m, ".@"); cs_opcode(s, m, 0); return;
+    case PH_STMT:
+        cs_str(m, ".@");
+        if (s->o.comment_max > 0 && !ending(s, c)) cs_add(m, '/');
+        cs_opcode(s, m, 0);
+        return;
+    case PH_CMT1: cs_add(m, '/'); return;
+    case PH_CMT:
+        if (c->num < s->o.comment_max) { cs_or(m, cs[CS_ANY]); m[0] &= ~(1ull << '\t'); m[0] &= ~(1ull << '\n'); }
+        if (c->num) cs_add(m, '\n');
+        return;
     case PH_OPC:
         if (c->node < 0) break;
         cs_opcode(s, m, c->node);
@@ -1651,6 +1697,7 @@ bool dec_state_reg_aligned16(const dec_state *s, const char *name, size_t n) {
  * writes the register clears it. */
 static void track_line(dec_state *s, const char *line, size_t n) {
     if (n == 0) return;
+    if (n >= 3 && line[0] == '\t' && line[1] == '/' && line[2] == '/') return;   /* a plan comment says nothing to the bias */
     if (line[0] != '\t') {   /* a label */
         if (n > 1 && line[n - 1] == ':') {
             size_t ln = n - 1 < NAME_MAX ? n - 1 : NAME_MAX;

@@ -1,11 +1,24 @@
-/* gen.c — one sample: prompt -> model -> constrained decoding -> PTX text; and
- * best-of-k, the k candidates stepped through the model together (gen_sample_k).
+/* gen.c — one sample: prompt -> model -> constrained decoding -> PTX text; best-of-k, the k
+ * candidates stepped through the model together (gen_sample_k); speculative decoding.
  *
- * Sample-then-verify: the sampler draws from the model's top-k; the
- * constraint checks that one token (dec_accepts, a few byte steps) and only
- * when it is rejected computes the full mask and redraws from the allowed
- * tokens.  Text the constraint forces (header, signature, the only legal
- * continuation) is tokenized and fed to the model as a batch, never sampled. */
+ * Choosing a token (pick): the constraint lists the allowed tokens when there are at most
+ * GEN_SUBSET_MAX (dec_allowed).  One allowed token is taken without sampling (jump-forward:
+ * no random draw, no logits); a few allowed tokens get their logits computed alone
+ * (model_logits_rows with ids: most of the 151,936-row output matrix is never read) and the
+ * sampler draws among them; many allowed tokens: all logits, sample-then-verify (the sampled
+ * token is checked with dec_accepts, and only a refused one costs the full mask and a redraw).
+ * Text the constraint forces at the start (header, signature) and when the token budget
+ * closes the kernel is tokenized and fed to the model as a batch, never sampled.
+ *
+ * Speculative decoding (o->draft_max > 0): after the token at the current position is chosen,
+ * the next ones are drafted -- the constraint's only continuation where it has one (certain),
+ * else an n-gram guess (the longest suffix of the tokens so far seen earlier in the prompt and
+ * output, else the table of training kernels) that the constraint accepts -- and the chosen
+ * token and the drafts run as one model_forward_exact step (rows equal a one-token step's bit
+ * for bit).  Then each position's token is chosen from its row by pick, with the same sampler,
+ * exactly as plain decoding would: a draft that equals it is kept, the first that differs ends
+ * the step (the chosen token is kept and fed next, the cache rewound past the dropped drafts).
+ * The output is therefore the plain output, byte for byte. */
 #include "ptxgen/decode.h"
 
 #include <math.h>
@@ -36,25 +49,6 @@ void gen_result_free(gen_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* Feed text to the model (as tokens) and, when constrained, to the recognizer. */
-static pg_status feed_text(model_ctx *ctx, const tok_tokenizer *t, dec_state *dec, const char *s, size_t n,
-                           float *logits, pg_buf *text, int *count, pg_diag_sink *diag) {
-    int32_t *ids = NULL;
-    size_t nid = 0;
-    pg_status st = tok_encode(t, s, n, &ids, &nid);
-    if (st != PG_OK) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "cannot tokenize forced text"); return st; }
-    if (nid) st = model_forward(ctx, ids, (int)nid, logits, NULL, diag);
-    free(ids);
-    if (st != PG_OK) return st;
-    if (dec) {
-        st = dec_advance_text(dec, s, n, diag);
-        if (st != PG_OK) return st;
-    }
-    pg_buf_putn(text, s, n);
-    *count += (int)nid;
-    return PG_OK;
-}
-
 /* What every candidate of one prompt shares: the model, the options, the end tokens and
  * the encoded prompt. */
 typedef struct {
@@ -62,6 +56,7 @@ typedef struct {
     const tok_tokenizer *t;
     const dec_vocab *v;
     const gen_opts *o;
+    const char *description;   /* the request: parameter names the model may keep (gen_params_plain) */
     int vocab;
     int32_t end_id, eot_id;    /* the format's end token; <|endoftext|> (-1 when absent) */
     int32_t *prompt;           /* [nprompt] token ids of the prompt (malloc'd) */
@@ -79,7 +74,7 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, cfg->vocab_size, -1, -1, NULL, 0, 0};
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, NULL, 0, 0};
     if (o->constrained && dec_vocab_size(v) > e->vocab) {
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer has %d tokens but the model only %d", dec_vocab_size(v), e->vocab);
         return PG_ERR_INVALID;
@@ -89,7 +84,8 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
     e->eot_id = tok_special_id(t, GEN_TOK_EOT);
     if (e->end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", end_tok); return PG_ERR_INVALID; }
     pg_buf prompt = {0};
-    if (o->baseline_ptx) gen_prompt_build_superopt_fmt(o->format, o->baseline_ptx, o->arch, o->signature, &prompt);
+    if (o->prompt) pg_buf_puts(&prompt, o->prompt);   /* the caller's (the two-stage model's PTX turn) */
+    else if (o->baseline_ptx) gen_prompt_build_superopt_fmt(o->format, o->baseline_ptx, o->arch, o->signature, &prompt);
     else gen_prompt_build_fmt(o->format, description, o->arch, o->signature, &prompt);
     size_t nid = 0;
     pg_status st = tok_encode(t, prompt.data, prompt.len, &e->prompt, &nid);
@@ -111,21 +107,55 @@ typedef struct {
     gen_result *out;
     model_ctx *ctx;            /* its own KV cache */
     dec_state *dec;            /* the constraint (NULL with constrained off) */
+    dec_state *draft_dec;      /* speculative decoding: the constraint walked over the drafts */
     model_sampler smp;         /* its own seed */
-    float *logits;             /* [vocab] next-token logits of the last step */
-    float *masked;             /* [vocab] logits after bias / mask */
+    float *logits;             /* [vocab] all logits of the position being chosen (when computed) */
+    float *masked;             /* [vocab] logits after bias / mask; the bias's scratch for a subset */
     uint32_t *bits;            /* [(vocab + 31) / 32] the constraint's mask */
+    int32_t *ids;              /* [GEN_SUBSET_MAX] allowed ids */
+    float *sub;                /* [GEN_SUBSET_MAX] their logits */
+    PG_VEC(int32_t) hist;      /* every token of the context in order: prompt, output, the chosen one not yet fed */
     pg_buf text, forced;       /* text so far; forced text being fed */
     bool ending_forced;        /* the constraint closes the kernel (token budget nearly spent) */
     bool over;                 /* no more tokens (seq_finish done) */
 } gen_seq;
 
+/* Where the logits of the position being chosen come from: a row of the candidate's last
+ * model step (computed on demand: a few ids, or all), or a full row already computed (the
+ * batched step of gen_sample_k). */
+typedef struct {
+    int row;                   /* row of the context's last step */
+    const float *full;         /* all logits of that row, or NULL */
+} lsrc;
+
 static void seq_close(gen_seq *g) {
-    free(g->logits); free(g->masked); free(g->bits);
+    free(g->logits); free(g->masked); free(g->bits); free(g->ids); free(g->sub);
+    pg_vec_free(g->hist);
     pg_buf_free(&g->text); pg_buf_free(&g->forced);
     model_ctx_free(g->ctx);
     dec_free(g->dec);
+    dec_free(g->draft_dec);
     memset(g, 0, sizeof *g);
+}
+
+/* Feed text to the model (as tokens, no logits) and, when constrained, to the recognizer. */
+static pg_status feed_text(gen_seq *g, const char *s, size_t n, int *count, pg_diag_sink *diag) {
+    int32_t *ids = NULL;
+    size_t nid = 0;
+    pg_status st = tok_encode(g->e->t, s, n, &ids, &nid);
+    if (st != PG_OK) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "cannot tokenize forced text"); return st; }
+    if (nid) st = model_forward_hidden(g->ctx, ids, (int)nid, diag);
+    for (size_t i = 0; st == PG_OK && i < nid; i++) pg_vec_push(g->hist, ids[i]);
+    free(ids);
+    if (st != PG_OK) return st;
+    g->out->forwards += nid > 0;
+    if (g->dec) {
+        st = dec_advance_text(g->dec, s, n, diag);
+        if (st != PG_OK) return st;
+    }
+    pg_buf_putn(&g->text, s, n);
+    *count += (int)nid;
+    return PG_OK;
 }
 
 /* Start a candidate: a context with the prompt run through it, the constraint (or, with
@@ -139,12 +169,16 @@ static pg_status seq_open(gen_seq *g, const gen_env *e, uint64_t seed, gen_resul
     g->logits = malloc(sizeof(float) * (size_t)e->vocab);
     g->masked = malloc(sizeof(float) * (size_t)e->vocab);
     g->bits = malloc(sizeof(uint32_t) * (size_t)((e->vocab + 31) / 32));
-    if (!g->logits || !g->masked || !g->bits) return PG_ERR_NOMEM;
+    g->ids = malloc(sizeof(int32_t) * GEN_SUBSET_MAX);
+    g->sub = malloc(sizeof(float) * GEN_SUBSET_MAX);
+    if (!g->logits || !g->masked || !g->bits || !g->ids || !g->sub) return PG_ERR_NOMEM;
+    memset(g->masked, 0, sizeof(float) * (size_t)e->vocab);
+    for (int i = 0; i < e->nprompt; i++) pg_vec_push(g->hist, e->prompt[i]);
     pg_status st = model_ctx_new(e->m, e->max_seq, &g->ctx, diag);
-    if (st == PG_OK) st = model_forward(g->ctx, e->prompt, e->nprompt, g->logits, NULL, diag);
+    if (st == PG_OK) st = model_forward_hidden(g->ctx, e->prompt, e->nprompt, diag);
     if (st != PG_OK) return st;
     if (o->constrained) {
-        dec_opts dopt = {o->arch, o->signature, 0, 0, {o->block[0], o->block[1], o->block[2]}, o->entry_name};
+        dec_opts dopt = {o->arch, o->signature, 0, 0, {o->block[0], o->block[1], o->block[2]}, o->entry_name, o->comment_max};
         if ((st = dec_new(e->v, &dopt, &g->dec, diag)) != PG_OK) return st;
     } else {
         /* the header and the given signature are forced in both modes: the raw
@@ -152,7 +186,7 @@ static pg_status seq_open(gen_seq *g, const gen_env *e, uint64_t seed, gen_resul
         gen_header_text(o->arch, &g->forced);
         if (o->signature && *o->signature) pg_buf_printf(&g->forced, "%s\n", o->signature);
         else if (o->entry_name && *o->entry_name) pg_buf_printf(&g->forced, ".visible .entry %s(\n", o->entry_name);
-        st = feed_text(g->ctx, e->t, NULL, g->forced.data, g->forced.len, g->logits, &g->text, &out->forced_tokens, diag);
+        st = feed_text(g, g->forced.data, g->forced.len, &out->forced_tokens, diag);
         if (st != PG_OK) return st;
     }
     model_sampler_opts so = o->sampler;
@@ -161,21 +195,109 @@ static pg_status seq_open(gen_seq *g, const gen_env *e, uint64_t seed, gen_resul
     return PG_OK;
 }
 
-/* Choose the candidate's next token from g->logits: forced text is fed on the spot (its
- * own multi-token forward), a sampled token is checked by the constraint (the full mask
- * only when rejected) and appended to the text.  *next = the token the model must run
- * next (the caller's forward step refreshes g->logits), or -1 when the candidate is over
- * (finished, the token limit, a NUL byte from the raw model). */
-static pg_status seq_next(gen_seq *g, int32_t *next, pg_diag_sink *diag) {
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* All logits of src's position into g->logits (computed from the context's row if need be). */
+static pg_status full_logits(gen_seq *g, const lsrc *src, pg_diag_sink *diag) {
+    if (src->full) {
+        if (src->full != g->logits) memcpy(g->logits, src->full, sizeof(float) * (size_t)g->e->vocab);
+        return PG_OK;
+    }
+    return model_logits_rows(g->ctx, &src->row, 1, NULL, 0, g->logits, diag);
+}
+
+/* The token at src's position, by the rule of gen_sample's header comment. */
+static pg_status pick(gen_seq *g, const lsrc *src, int32_t *tok, pg_diag_sink *diag) {
+    const gen_env *e = g->e;
+    const gen_opts *o = e->o;
+    gen_result *out = g->out;
+    dec_state *dec = g->dec;
+    int vocab = e->vocab;
+    pg_status st;
+    double m0 = now_s();
+    if (dec) {
+        int k = dec_allowed(dec, g->ids, GEN_SUBSET_MAX);
+        if (k == 0) goto dead;
+        if (k == 1) {   /* the only legal continuation */
+            *tok = g->ids[0];
+            out->jumped++;
+            out->mask_seconds += now_s() - m0;
+            return PG_OK;
+        }
+        if (k > 1) {   /* few: their logits alone, sampled as the masked full logits would be */
+            qsort(g->ids, (size_t)k, sizeof *g->ids, cmp_i32);   /* ascending: the sampler breaks ties by position */
+            if (src->full)
+                for (int i = 0; i < k; i++) g->sub[i] = src->full[g->ids[i]];
+            else if ((st = model_logits_rows(g->ctx, &src->row, 1, g->ids, k, g->sub, diag)) != PG_OK)
+                return st;
+            if (o->bias) {   /* the bias adds to logits by id: through the full-size scratch */
+                for (int i = 0; i < k; i++) g->masked[g->ids[i]] = g->sub[i];
+                dec_bias_apply(o->bias, dec, g->masked);
+                for (int i = 0; i < k; i++) g->sub[i] = g->masked[g->ids[i]];
+            }
+            int32_t t = model_sample(&g->smp, g->sub, k);
+            *tok = g->ids[t >= 0 ? t : 0];   /* every allowed logit -inf: the first allowed id */
+            out->mask_seconds += now_s() - m0;
+            return PG_OK;
+        }
+    }
+    out->mask_seconds += now_s() - m0;
+    if ((st = full_logits(g, src, diag)) != PG_OK) return st;
+    m0 = now_s();
+    const float *lg = g->logits;
+    if (dec && o->bias) {
+        memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
+        dec_bias_apply(o->bias, dec, g->masked);
+        lg = g->masked;
+    }
+    int32_t t = model_sample(&g->smp, lg, vocab);
+    if (dec) {
+        bool ok = t >= 0 && t < dec_vocab_size(e->v) && dec_accepts(dec, t);
+        if (!ok) {
+            int allowed = dec_mask(dec, g->bits);
+            out->mask_calls++;
+            if (allowed == 0) goto dead;
+            if (lg != g->masked) memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
+            int nv = dec_vocab_size(e->v);
+            for (int i = 0; i < vocab; i++)
+                if (i >= nv || !(g->bits[i >> 5] >> (i & 31) & 1)) g->masked[i] = -INFINITY;
+            t = model_sample(&g->smp, g->masked, vocab);
+            if (t < 0) {
+                /* every allowed token has -inf logit: take the first allowed one */
+                for (int i = 0; i < nv && i < vocab && t < 0; i++)
+                    if (g->bits[i >> 5] >> (i & 31) & 1) t = i;
+            }
+            memset(g->masked, 0, sizeof(float) * (size_t)vocab);   /* back to finite values for the subset path */
+        }
+        out->mask_seconds += now_s() - m0;
+    }
+    *tok = t;
+    return PG_OK;
+dead:
+    pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0,
+                 "the constraint allows no token after %zu bytes of output (a constraint bug; text so far ends with '%.40s')",
+                 g->text.len, g->text.len > 40 ? g->text.data + g->text.len - 40 : g->text.data ? g->text.data : "");
+    return PG_ERR_INVALID;
+}
+
+/* Choose the candidate's next token, the one after the first *pos tokens of its context (the
+ * model's last step has their logits at src).  Forced text is fed on the spot (its own
+ * forward; the context is first cut back to *pos, dropping unverified drafts), after which
+ * src and *pos name the new state and *refed is set.  The chosen token goes into the text
+ * and the constraint; *next = it (the model must run it next), or -1 when the candidate is
+ * over (finished, the token limit, a NUL byte from the raw model). */
+static pg_status seq_next(gen_seq *g, lsrc *src, int *pos, bool *refed, int32_t *next, pg_diag_sink *diag) {
     const gen_env *e = g->e;
     const gen_opts *o = e->o;
     gen_result *out = g->out;
     const tok_tokenizer *t = e->t;
     dec_state *dec = g->dec;
-    int vocab = e->vocab;
     pg_status st;
     *next = -1;
-    while (out->gen_tokens + out->forced_tokens < o->max_tokens && model_ctx_pos(g->ctx) < e->max_seq - 1) {
+    while (out->gen_tokens + out->forced_tokens < o->max_tokens && *pos < e->max_seq - 1) {
         if (dec) {
             g->forced.len = 0;
             if (g->forced.data) g->forced.data[0] = 0;
@@ -187,8 +309,13 @@ static pg_status seq_next(gen_seq *g, int32_t *next, pg_diag_sink *diag) {
              * token budget forces the end, forced text is fed again: the
              * shortest end then costs no sampling at all. */
             if ((out->gen_tokens == 0 || g->ending_forced) && dec_forced_text(dec, &g->forced) > 0) {
-                st = feed_text(g->ctx, t, dec, g->forced.data, g->forced.len, g->logits, &g->text, &out->forced_tokens, diag);
+                model_ctx_rewind(g->ctx, *pos);
+                g->hist.n = *pos;
+                st = feed_text(g, g->forced.data, g->forced.len, &out->forced_tokens, diag);
                 if (st != PG_OK) return st;
+                *src = (lsrc){0, NULL};
+                *pos = model_ctx_pos(g->ctx);
+                *refed = true;
                 continue;
             }
             if (dec_done(dec)) { out->finished = true; return PG_OK; }
@@ -198,37 +325,9 @@ static pg_status seq_next(gen_seq *g, int32_t *next, pg_diag_sink *diag) {
             dec_force_end(dec);
             g->ending_forced = true;
         }
-        const float *lg = g->logits;
-        if (dec && o->bias) {
-            memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
-            dec_bias_apply(o->bias, dec, g->masked);
-            lg = g->masked;
-        }
-        int32_t tok = model_sample(&g->smp, lg, vocab);
+        int32_t tok;
+        if ((st = pick(g, src, &tok, diag)) != PG_OK) return st;
         if (dec) {
-            double m0 = now_s();
-            bool ok = tok >= 0 && tok < dec_vocab_size(e->v) && dec_accepts(dec, tok);
-            if (!ok) {
-                int allowed = dec_mask(dec, g->bits);
-                out->mask_calls++;
-                if (allowed == 0) {
-                    pg_diag_emit(diag, PG_E_DEAD_STATE, NULL, 0, 0,
-                                 "the constraint allows no token after %zu bytes of output (a constraint bug; text so far ends with '%.40s')",
-                                 g->text.len, g->text.len > 40 ? g->text.data + g->text.len - 40 : g->text.data ? g->text.data : "");
-                    return PG_ERR_INVALID;
-                }
-                if (lg != g->masked) memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
-                int nv = dec_vocab_size(e->v);
-                for (int i = 0; i < vocab; i++)
-                    if (i >= nv || !(g->bits[i >> 5] >> (i & 31) & 1)) g->masked[i] = -INFINITY;
-                tok = model_sample(&g->smp, g->masked, vocab);
-                if (tok < 0) {
-                    /* every allowed token has -inf logit: take the first allowed one */
-                    for (int i = 0; i < nv && i < vocab && tok < 0; i++)
-                        if (g->bits[i >> 5] >> (i & 31) & 1) tok = i;
-                }
-            }
-            out->mask_seconds += now_s() - m0;
             if (tok == e->end_id) { out->finished = true; return PG_OK; }
             if ((st = dec_advance(dec, tok, diag)) != PG_OK) return st;
         } else if (tok == e->end_id || tok == e->eot_id || tok < 0) {
@@ -243,6 +342,8 @@ static pg_status seq_next(gen_seq *g, int32_t *next, pg_diag_sink *diag) {
         }
         if (!dec || !tok_is_special(t, tok)) pg_buf_putn(&g->text, b, bl);
         out->gen_tokens++;
+        g->hist.n = *pos;
+        pg_vec_push(g->hist, tok);
         *next = tok;
         return PG_OK;
     }
@@ -254,6 +355,9 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
     gen_result *out = g->out;
     if (!out->finished && g->dec && !dec_done(g->dec))
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "stopped at the token limit (%d) before the kernel was complete", g->e->o->max_tokens);
+    /* a kernel the budget closed is a stub, whatever the checks say of its syntax */
+    out->cut = g->ending_forced || !out->finished;
+    if (out->cut) out->finished = false;
     pg_buf res = {0};
     pg_buf_printf(&res, "// GENERATED_BY: ptxgen %s\n", model_get_config(g->e->m)->model_id);
     if (g->dec) {
@@ -272,8 +376,110 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
     } else {
         pg_buf_free(&tight);
     }
+    /* the model wrote the signature: names from the request or plain a<k>, never sampled junk */
+    const gen_opts *o = g->e->o;
+    if ((!o->signature || !*o->signature) && !o->baseline_ptx && res.data) {
+        pg_buf plain = {0};
+        out->params_renamed = gen_params_plain(res.data, g->e->description, &plain);
+        pg_buf_free(&res);
+        res = plain;
+    }
     out->ptx = res.data;
     g->over = true;
+}
+
+/* ---- drafts ----------------------------------------------------------------------------- */
+#define DRAFT_NMAX 8   /* longest suffix matched in the tokens so far */
+#define DRAFT_NMIN 2   /* shortest: one token of context guesses too often wrong */
+#define TABLE_MIN_COUNT 2
+
+/* The token after the longest earlier occurrence (at least DRAFT_NMIN tokens; ties: the most
+ * recent) of the suffix of h[0..n), or -1. */
+static int32_t hist_next(const int32_t *h, int n) {
+    int best = 0, at = -1;
+    for (int i = n - 2; i >= 0; i--) {   /* an occurrence ending at i, continued by h[i + 1] */
+        if (h[i] != h[n - 1]) continue;
+        int L = 1;
+        while (L < DRAFT_NMAX && i - L >= 0 && h[i - L] == h[n - 1 - L]) L++;
+        if (L > best) { best = L; at = i; if (L == DRAFT_NMAX) break; }
+    }
+    return best >= DRAFT_NMIN ? h[at + 1] : -1;
+}
+
+/* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
+ * constraint's only continuation or, where it has a choice, an n-gram guess it accepts.
+ * *ncertain = how many of the first drafts were the only continuation (no guess among them). */
+static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
+    const gen_env *e = g->e;
+    int nd = 0;
+    if (g->dec) {
+        if (!g->draft_dec && dec_clone(g->dec, &g->draft_dec) != PG_OK) return 0;
+        dec_copy(g->draft_dec, g->dec);
+    }
+    int base = g->hist.n;
+    while (nd < want) {
+        int32_t t = -1;
+        if (g->draft_dec) {
+            if (dec_done(g->draft_dec)) break;
+            int32_t one[2];
+            if (dec_allowed(g->draft_dec, one, 1) == 1) t = one[0];   /* certain */
+        }
+        if (t < 0) t = hist_next(g->hist.v, g->hist.n);
+        if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT);
+        if (t < 0 || t == e->end_id || t == e->eot_id) break;
+        if (g->draft_dec && (!dec_accepts(g->draft_dec, t) || dec_advance(g->draft_dec, t, diag) != PG_OK)) break;
+        d[nd++] = t;
+        pg_vec_push(g->hist, t);   /* (taken off below: the history holds chosen tokens only) */
+    }
+    g->hist.n = base;
+    return nd;
+}
+
+/* ---- one sample ------------------------------------------------------------------------ */
+/* Plain (draft_max 0): choose, run it, repeat.  Speculative: choose, run it with its drafts in
+ * one exact step, then choose position by position from those rows while the drafts agree. */
+static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
+    const gen_env *e = g->e;
+    gen_result *out = g->out;
+    int dmax = e->o->draft_max;
+    if (dmax > MODEL_EXACT_MAX - 1) dmax = MODEL_EXACT_MAX - 1;
+    int32_t *feed = malloc(sizeof(int32_t) * (size_t)(dmax + 1));
+    if (!feed) return PG_ERR_NOMEM;
+    lsrc src = {0, NULL};
+    int pos = model_ctx_pos(g->ctx);
+    int32_t tok = -1;
+    bool refed = false;
+    pg_status st = seq_next(g, &src, &pos, &refed, &tok, diag);
+    while (st == PG_OK && tok >= 0) {
+        /* the chosen token and its drafts (none beyond the budgets seq_next checks) */
+        feed[0] = tok;
+        int room = e->max_seq - 1 - (pos + 1);
+        int left = e->o->max_tokens - (out->gen_tokens + out->forced_tokens);
+        int want = dmax < room ? dmax : room;
+        if (want > left) want = left;
+        int nd = want > 0 ? make_drafts(g, want, feed + 1, diag) : 0;
+        int p0 = pos;
+        if ((st = model_forward_exact(g->ctx, feed, 1 + nd, diag)) != PG_OK) break;
+        out->forwards++;
+        out->drafted += nd;
+        /* position p0 + 1 + j is chosen from row j; draft j + 1 stands there */
+        int j = 0;
+        for (;;) {
+            src = (lsrc){j, NULL};
+            pos = p0 + 1 + j;
+            refed = false;
+            if ((st = seq_next(g, &src, &pos, &refed, &tok, diag)) != PG_OK || tok < 0 || refed) break;
+            if (j < nd && tok == feed[1 + j]) {   /* the draft agrees: it is already in the cache */
+                out->accepted++;
+                j++;
+                continue;
+            }
+            model_ctx_rewind(g->ctx, pos);   /* drop the drafts from this position on */
+            break;
+        }
+    }
+    free(feed);
+    return st;
 }
 
 pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
@@ -284,11 +490,7 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
     gen_seq g = {0};
     pg_status st = env_open(m, t, v, description, o, &e, diag);
     if (st == PG_OK) st = seq_open(&g, &e, o->sampler.seed, out, diag);
-    while (st == PG_OK) {
-        int32_t tok;
-        if ((st = seq_next(&g, &tok, diag)) != PG_OK || tok < 0) break;
-        st = model_forward(g.ctx, &tok, 1, g.logits, NULL, diag);
-    }
+    if (st == PG_OK) st = run_one(&g, diag);
     if (st == PG_OK) seq_finish(&g, diag);
     out->seconds = now_s() - t0;
     seq_close(&g);
@@ -305,15 +507,21 @@ static pg_status sample_group(const gen_env *e, int first, int n, gen_result *ou
     model_ctx *ctxs[GEN_BATCH_MAX];
     int32_t toks[GEN_BATCH_MAX];
     int who[GEN_BATCH_MAX];   /* batch row -> candidate */
+    lsrc src[GEN_BATCH_MAX];
     float *logits = malloc(sizeof(float) * (size_t)n * (size_t)e->vocab);   /* [n][vocab] */
     pg_status st = logits ? PG_OK : PG_ERR_NOMEM;
-    for (int i = 0; i < n && st == PG_OK; i++) st = seq_open(&g[i], e, e->o->sampler.seed + (uint64_t)(first + i), &outs[i], diag);
+    for (int i = 0; i < n && st == PG_OK; i++) {
+        st = seq_open(&g[i], e, e->o->sampler.seed + (uint64_t)(first + i), &outs[i], diag);
+        src[i] = (lsrc){0, NULL};   /* the prompt's last row, computed on demand */
+    }
     while (st == PG_OK) {
         int rows = 0;
         for (int i = 0; i < n && st == PG_OK; i++) {
             if (g[i].over) continue;
             int32_t tok;
-            if ((st = seq_next(&g[i], &tok, diag)) != PG_OK) break;
+            int pos = model_ctx_pos(g[i].ctx);
+            bool refed = false;
+            if ((st = seq_next(&g[i], &src[i], &pos, &refed, &tok, diag)) != PG_OK) break;
             if (tok < 0) {
                 seq_finish(&g[i], diag);
                 outs[i].seconds = now_s() - t0;
@@ -325,8 +533,11 @@ static pg_status sample_group(const gen_env *e, int first, int n, gen_result *ou
         }
         if (st != PG_OK || rows == 0) break;
         if ((st = model_forward_batch(ctxs, rows, toks, logits, diag)) != PG_OK) break;
-        for (int r = 0; r < rows; r++)
+        for (int r = 0; r < rows; r++) {
             memcpy(g[who[r]].logits, logits + (size_t)r * e->vocab, sizeof(float) * (size_t)e->vocab);
+            src[who[r]] = (lsrc){0, g[who[r]].logits};
+            outs[who[r]].forwards++;
+        }
     }
     for (int i = 0; i < n; i++) seq_close(&g[i]);
     free(logits);
@@ -355,6 +566,21 @@ pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_vocab *
 
 pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *description, const char *ptx,
                           const gen_opts *o, gen_result *out, pg_diag_sink *diag) {
+    pg_buf prompt = {0};
+    /* the PTX as the twin pairs show it (`prompts --twin`): without gen's provenance line */
+    const char *body = ptx ? ptx : "";
+    if (!strncmp(body, "// GENERATED_BY:", 16)) {
+        const char *nl = strchr(body, '\n');
+        body = nl ? nl + 1 : "";
+    }
+    gen_prompt_build_twin_fmt(o->format, description ? description : "", o->arch, o->signature, body, &prompt);
+    pg_status st = gen_free_sample(m, t, prompt.data ? prompt.data : "", o, out, diag);
+    pg_buf_free(&prompt);
+    return st;
+}
+
+pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
+                          pg_diag_sink *diag) {
     memset(out, 0, sizeof *out);
     double t0 = now_s();
     const model_config *cfg = model_get_config(m);
@@ -363,26 +589,19 @@ pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *de
     int32_t end_id = tok_special_id(t, end_tok);
     int32_t eot_id = tok_special_id(t, GEN_TOK_EOT);
     if (end_id < 0) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer lacks the %s token", end_tok); return PG_ERR_INVALID; }
-    pg_buf prompt = {0}, text = {0};
-    /* the PTX as the twin pairs show it (`prompts --twin`): without gen's provenance line */
-    const char *body = ptx ? ptx : "";
-    if (!strncmp(body, "// GENERATED_BY:", 16)) {
-        const char *nl = strchr(body, '\n');
-        body = nl ? nl + 1 : "";
-    }
-    gen_prompt_build_twin_fmt(o->format, description ? description : "", o->arch, o->signature, body, &prompt);
+    pg_buf text = {0};
     int32_t *ids = NULL;
     size_t nid = 0;
     float *logits = malloc(sizeof(float) * (size_t)vocab);
     model_ctx *ctx = NULL;
-    pg_status st = tok_encode(t, prompt.data, prompt.len, &ids, &nid);
+    pg_status st = tok_encode(t, prompt, strlen(prompt), &ids, &nid);
     if (st != PG_OK) goto done;
     out->prompt_tokens = (int)nid;
     int max_seq = (int)nid + o->max_tokens + 8;
     if (max_seq > cfg->max_position_embeddings) max_seq = cfg->max_position_embeddings;
     if ((int)nid >= max_seq - 1) {
-        pg_diag_emit(diag, PG_E_PROMPT, NULL, 0, 0, "the twin prompt (description and PTX) is %zu tokens; the model's context is %d",
-                     nid, cfg->max_position_embeddings);
+        pg_diag_emit(diag, PG_E_PROMPT, NULL, 0, 0, "the prompt is %zu tokens; the model's context is %d", nid,
+                     cfg->max_position_embeddings);
         st = PG_ERR_LIMIT;
         goto done;
     }
@@ -396,7 +615,7 @@ pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *de
         size_t bl = 0;
         const char *b = tok_token_bytes(t, tok, &bl);
         if (memchr(b, 0, bl)) {
-            pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d) in the twin; stopped", (int)tok);
+            pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d); stopped", (int)tok);
             break;
         }
         if (!tok_is_special(t, tok)) pg_buf_putn(&text, b, bl);
@@ -410,7 +629,6 @@ done:
     out->seconds = now_s() - t0;
     free(ids);
     free(logits);
-    pg_buf_free(&prompt);
     pg_buf_free(&text);
     model_ctx_free(ctx);
     return st;

@@ -184,6 +184,7 @@ static void test_random_walks(const dec_vocab *v, int nv) {
         o.max_statements = 10 + (int)(rnd() % 60);
         o.max_regs_per_decl = 1 + (int)(rnd() % 64);
         if (g % 5 == 0) o.signature = ".visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)";
+        if (g % 2 == 0) o.comment_max = 1 + (int)(rnd() % 40);   /* literate PTX: plan comments may stand anywhere */
         int steps = 0;
         bool ok_end;
         texts[g] = random_walk(v, nv, &o, &steps, &ok_end, &dead);
@@ -254,6 +255,7 @@ static void test_corpus(const dec_vocab *v) {
         dec_opts o = {0};
         o.arch = "sm_80";
         o.max_statements = 5000;
+        o.comment_max = PTX_LITERATE_LINE_MAX;   /* the kernels' own full-line comments print as comment lines */
         dec_state *s = NULL;
         if (dec_new(v, &o, &s, &d) != PG_OK) { pg_buf_free(&b); continue; }
         total++;
@@ -295,6 +297,89 @@ static bool accepts_line(const dec_vocab *v, const char *line) {
     bool ok = dec_advance_text(s, line, strlen(line), &d) == PG_OK;
     dec_free(s);
     return ok;
+}
+
+/* Plan comments (docs/LITERATE.md): `\t//TEXT\n` before any body statement when
+ * comment_max allows it, never otherwise; bounded, printable ASCII, not empty, none in
+ * the closing mode. */
+static void test_comments(const dec_vocab *v) {
+    pg_diag_sink d = {0};
+    for (int allow = 0; allow < 2; allow++) {
+        dec_opts o = {0};
+        o.comment_max = allow ? 20 : 0;
+        dec_state *s = NULL;
+        CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
+        size_t n = strlen(HEAD);
+        CHECK(feed_text(s, HEAD, n) == n, "head accepted");
+        const char *c1 = "\t// i = blockIdx.x;\n";
+        dec_state *t = NULL;
+        dec_clone(s, &t);
+        CHECK((dec_advance_text(t, c1, strlen(c1), &d) == PG_OK) == (allow == 1), "a comment line is accepted iff comment_max > 0 (%d)", allow);
+        if (allow) {
+            const char *rest = "\tmov.u32 %r1, %ctaid.x;\n\t// done\n\tret;\n}\n";
+            CHECK(dec_advance_text(t, rest, strlen(rest), &d) == PG_OK && dec_done(t), "comments between and before ret, then the end");
+            size_t len;
+            const char *txt = dec_text(t, &len);
+            char why[256];
+            CHECK(validate_verbose(txt, len, why), "the literate module validates: %s", why);
+        }
+        dec_free(t);
+        if (allow) {
+            const char *bad[] = {"\t//\n", "\t// 12345678901234567890\n", "\t// a\tb\n", "\t// \xe4\xb8\xad\n", "\t/ x\n", NULL};
+            for (int i = 0; bad[i]; i++) {
+                dec_clone(s, &t);
+                CHECK(dec_advance_text(t, bad[i], strlen(bad[i]), &d) != PG_OK, "rejected comment %d", i);
+                dec_free(t);
+            }
+            /* the longest allowed: exactly comment_max bytes after the slashes */
+            dec_clone(s, &t);
+            const char *longest = "\t// 3456789012345678901\n";   /* 20 bytes after the slashes */
+            CHECK(dec_advance_text(t, longest, strlen(longest), &d) == PG_OK, "comment_max bytes are allowed");
+            dec_free(t);
+            /* closing mode: no comment, only the shortest end */
+            dec_clone(s, &t);
+            dec_force_end(t);   /* one more statement, then the closing mode */
+            CHECK(dec_advance_text(t, "\tmov.u32 %r1, %ctaid.x;\n", 24, &d) == PG_OK, "the statement the closing mode leaves");
+            CHECK(dec_advance_text(t, "\t// x\n", 6, &d) != PG_OK, "no comment in the closing mode");
+            dec_free(t);
+        }
+        dec_free(s);
+    }
+}
+
+/* Found by the Qwen base on a suite task (2026-12-04): 27 registers named %mmmmmmmmmmm and its 26
+ * twelve-letter extensions, then the 11-letter name typed again, left no legal byte (E901).  Typing
+ * that 11th letter must be refused while it can still be; dec_mask agrees with feed. */
+static void test_exhausted_prefix(const dec_vocab *v, int nv) {
+    dec_state *s = at_body(v);
+    CHECK(s != NULL, "body");
+    if (!s) return;
+    pg_diag_sink d = {0};
+    char line[64];
+    bool ok = true;
+    snprintf(line, sizeof line, "\t.reg .b32 %%mmmmmmmmmmm<1>;\n");
+    ok = ok && dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    for (char x = 'a'; x <= 'z' && ok; x++) {
+        snprintf(line, sizeof line, "\t.reg .b32 %%mmmmmmmmmmm%c<1>;\n", x);
+        ok = dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    }
+    CHECK(ok, "27 declarations are accepted");
+    dec_state *t = NULL;
+    dec_clone(s, &t);
+    const char *ten = "\t.reg .b32 %mmmmmmmmmm";
+    CHECK(dec_advance_text(t, ten, strlen(ten), &d) == PG_OK, "ten letters of the prefix are fine");
+    dec_state *u = NULL;
+    dec_clone(t, &u);
+    CHECK(dec_advance_text(u, "m", 1, &d) != PG_OK, "the eleventh m leads nowhere: refused");
+    dec_free(u);
+    dec_clone(t, &u);
+    CHECK(dec_advance_text(u, "n<2>;\n", 6, &d) == PG_OK, "another eleventh letter is fine");
+    dec_free(u);
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, sizeof *bits);
+    CHECK(dec_mask(t, bits) > 0 && !(bits['m' >> 5] >> ('m' & 31) & 1), "the mask agrees: no 'm' token");
+    free(bits);
+    dec_free(t);
+    dec_free(s);
 }
 
 static void test_rejections(const dec_vocab *v, int nv) {
@@ -654,6 +739,8 @@ int main(void) {
     test_forced(v);
     test_launch_block(v, nv);
     test_corpus(v);
+    test_comments(v);
+    test_exhausted_prefix(v, nv);
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);
     test_bias(v, nv);

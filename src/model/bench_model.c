@@ -12,8 +12,19 @@
  * with different 16-token prompts, then --tg steps of one token each; one JSON line
  * per k with both speeds in tokens/s summed over the k sequences (median of --reps).
  *
- *   build/bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] [--batch 1,4,8] */
+ * --profile: after the timed runs, one more decode run of --tg steps with the engine's
+ * stage clocks on (model_prof): per stage ms per token, its share, the weight bytes it
+ * reads and the GB/s that makes; the caller's wait for pool workers (threading/sync)
+ * and the int8 quantization of activations; then the read-bandwidth probe.  Decode's
+ * share of the read bandwidth counts the bytes a step streams (model_decode_bytes:
+ * every matrix but the embedding table, of which one row).  With --constraint F.ptx
+ * also the constraint's cost per token, replaying F (canonical PTX, as gen writes it)
+ * token by token: dec_accepts, dec_allowed (up to 1024 ids) and dec_advance.
+ *
+ *   build/bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] [--batch 1,4,8]
+ *                     [--profile] [--constraint KERNEL.ptx] [--exact 1,2,4,8] */
 #include "model/model_internal.h"
+#include "ptxgen/decode.h"
 #include "ptxgen/model.h"
 
 #include <pthread.h>
@@ -163,6 +174,100 @@ static int bench_batch(model_model *m, const char *dir, int k, int tg, int reps,
     return rc;
 }
 
+/* The constraint's cost per token: F's text (canonical PTX with gen's header) tokenized with
+ * the model's tokenizer and replayed through a fresh dec_state, timing dec_accepts, dec_allowed
+ * (at most 1024 ids) and dec_advance for each token.  Appends a "constraint" object to js. */
+static int bench_constraint(const char *model_dir, const char *file, pg_buf *js, pg_diag_sink *sink) {
+    char tp[4096];
+    tok_tokenizer *t = NULL;
+    dec_vocab *v = NULL;
+    dec_state *d = NULL;
+    char *text = NULL;
+    size_t len = 0, n = 0;
+    int32_t *ids = NULL, *allowed = malloc(1024 * sizeof *allowed);
+    int rc = 1;
+    if (model_tokenizer_path(model_dir, tp, sizeof tp, sink) != PG_OK || tok_load(tp, &t, sink) != PG_OK ||
+        dec_vocab_new(t, &v, sink) != PG_OK || pg_read_file(file, 16u << 20, &text, &len, sink) != PG_OK ||
+        tok_encode(t, text, len, &ids, &n) != PG_OK || !allowed)
+        goto done;
+    dec_opts o = {"sm_80", NULL, 0, 0, {0, 0, 0}, NULL};
+    if (dec_new(v, &o, &d, sink) != PG_OK) goto done;
+    double ta = 0, tl = 0, tv = 0;
+    long small = 0, one = 0, done_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = now();
+        bool ok = dec_accepts(d, ids[i]);
+        double b = now();
+        int k = dec_allowed(d, allowed, 1024);
+        double c = now();
+        if (!ok || dec_advance(d, ids[i], sink) != PG_OK) {
+            fprintf(stderr, "bench_model: %s: the constraint refuses token %zu of %zu (write the file as gen does: canonical PTX, gen's header)\n", file, i, n);
+            goto done;
+        }
+        double e = now();
+        ta += b - a;
+        tl += c - b;
+        tv += e - c;
+        small += k > 0;
+        one += k == 1;
+        done_n++;
+    }
+    pg_buf_printf(js, ", \"constraint\": {\"file\": \"%s\", \"tokens\": %ld, \"accepts_us\": %.2f, \"allowed_us\": %.2f, "
+                  "\"advance_us\": %.2f, \"small_mask_pct\": %.1f, \"one_token_pct\": %.1f}",
+                  file, done_n, ta / done_n * 1e6, tl / done_n * 1e6, tv / done_n * 1e6, 100.0 * small / done_n, 100.0 * one / done_n);
+    rc = 0;
+done:
+    dec_free(d);
+    dec_vocab_free(v);
+    tok_free(t);
+    free(text);
+    free(ids);
+    free(allowed);
+    return rc;
+}
+
+/* --exact N1,N2,..: the cost of a speculative verify step: model_forward_exact of n tokens
+ * (each row as a one-token step) after a 64-token prompt, median of --reps, wall and process
+ * CPU seconds, against n one-token steps.  One JSON line per n. */
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+static int bench_exact(model_model *m, const char *dir, const char *list, int reps, pg_diag_sink *sink) {
+    const model_config *c = model_get_config(m);
+    enum { PROMPT = 64 };
+    int32_t toks[PROMPT + MODEL_EXACT_MAX];
+    for (int i = 0; i < PROMPT + MODEL_EXACT_MAX; i++) toks[i] = 3 + (int32_t)(((unsigned)i * 131u) % (unsigned)(c->vocab_size - 3));
+    model_ctx *ctx = NULL;
+    if (model_ctx_new(m, PROMPT + MODEL_EXACT_MAX + 1, &ctx, sink) != PG_OK || model_forward(ctx, toks, PROMPT, NULL, NULL, sink) != PG_OK)
+        return 1;
+    int rc = 0;
+    for (const char *b = list; *b && !rc; b += strcspn(b, ","), b += *b == ',') {
+        int n = atoi(b);
+        if (n < 1 || n > MODEL_EXACT_MAX) { fprintf(stderr, "bench_model: --exact sizes 1..%d\n", MODEL_EXACT_MAX); return 2; }
+        double w[2][64], u[2][64];
+        int R = reps < 64 ? reps : 64;
+        for (int r = -1; r < R && !rc; r++)
+            for (int way = 0; way < 2; way++) {   /* 0: one exact step of n rows; 1: n one-token steps */
+                model_ctx_rewind(ctx, PROMPT);
+                double a = now(), ca = cpu_now();
+                if (way == 0) rc = model_forward_exact(ctx, toks + PROMPT, n, sink) != PG_OK;
+                else
+                    for (int i = 0; i < n && !rc; i++) rc = model_forward_exact(ctx, toks + PROMPT + i, 1, sink) != PG_OK;
+                if (r >= 0) { w[way][r] = now() - a; u[way][r] = cpu_now() - ca; }
+            }
+        if (rc) break;
+        for (int way = 0; way < 2; way++) { qsort(w[way], (size_t)R, sizeof(double), cmp_d); qsort(u[way], (size_t)R, sizeof(double), cmp_d); }
+        printf("{\"engine\": \"ptxgen\", \"bench\": \"exact-step\", \"model\": \"%s\", \"threads\": %d, \"n\": %d, \"reps\": %d, "
+               "\"exact_ms\": %.2f, \"exact_cpu_ms\": %.2f, \"steps_ms\": %.2f, \"steps_cpu_ms\": %.2f, \"ratio_wall\": %.2f}\n",
+               dir, model_threads(m), n, R, w[0][R / 2] * 1e3, u[0][R / 2] * 1e3, w[1][R / 2] * 1e3, u[1][R / 2] * 1e3,
+               w[0][R / 2] / w[1][R / 2]);
+    }
+    model_ctx_free(ctx);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] [--batch 1,4,8]\n");
@@ -170,9 +275,16 @@ int main(int argc, char **argv) {
     }
     const char *dir = argv[1], *dtype = "f32";
     const char *batch = NULL;   /* --batch K1,K2,..: the batched-decode comparison instead */
+    const char *cons = NULL;    /* --constraint F.ptx: the constraint's cost per token, replaying F */
+    const char *exact = NULL;   /* --exact N1,N2,..: verify steps of n rows against n one-token steps */
+    bool profile = false;
     int threads = 0, pp = 64, tg = 256, reps = 3;
-    for (int i = 2; i + 1 < argc; i += 2) {
+    for (int i = 2; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--profile")) { profile = true; i--; continue; }
+        if (i + 1 >= argc) { fprintf(stderr, "bench_model: %s wants a value\n", argv[i]); return 2; }
         if (!strcmp(argv[i], "--dtype")) dtype = argv[i + 1];
+        else if (!strcmp(argv[i], "--constraint")) cons = argv[i + 1];
+        else if (!strcmp(argv[i], "--exact")) exact = argv[i + 1];
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--pp")) pp = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--tg")) tg = atoi(argv[i + 1]);
@@ -187,6 +299,11 @@ int main(int argc, char **argv) {
     double t0 = now();
     if (model_load(dir, &o, &m, &sink) != PG_OK) return 1;
     double t_load = now() - t0;
+    if (exact) {
+        int rc = bench_exact(m, dir, exact, reps, &sink);
+        model_free(m);
+        return rc;
+    }
     if (batch) {
         int rc = 0;
         for (const char *b = batch; *b && !rc; b += strcspn(b, ","), b += *b == ',') {
@@ -228,25 +345,58 @@ int main(int argc, char **argv) {
     }
     qsort(t_pp, (size_t)reps, sizeof *t_pp, cmp_d);
     qsort(t_tg, (size_t)reps, sizeof *t_tg, cmp_d);
+    pg_buf prof_json = {0};
+    if (profile) {
+        model_prof pr;
+        memset(&pr, 0, sizeof pr);
+        model_ctx_rewind(ctx, 0);
+        int32_t tok = 1;
+        double sample_s = 0;
+        model_prof_attach(m, &pr);
+        double d0 = now();
+        for (int i = 0; i < tg; i++) {
+            model_forward(ctx, &tok, 1, logits, NULL, &sink);
+            double s0 = now();
+            tok = model_sample(&sm, logits, c->vocab_size);
+            sample_s += now() - s0;
+        }
+        double total = now() - d0;
+        model_prof_attach(m, NULL);
+        pg_buf_printf(&prof_json, ", \"profile\": {\"steps\": %d, \"ms_per_token\": %.3f, \"stages\": {", tg, total / tg * 1e3);
+        double staged = sample_s;
+        for (int st = 0; st < PROF_N; st++) {
+            double sec = pr.stage_s[st];
+            size_t by = model_stage_bytes(m, st);
+            staged += sec;
+            pg_buf_printf(&prof_json, "%s\"%s\": {\"ms\": %.3f, \"pct\": %.1f, \"mb\": %.2f, \"gb_s\": %.2f}", st ? ", " : "",
+                          model_prof_names[st], sec / tg * 1e3, 100 * sec / total, by / 1e6, sec > 0 ? by * (double)tg / sec / 1e9 : 0);
+        }
+        pg_buf_printf(&prof_json, ", \"sample_argmax\": {\"ms\": %.3f, \"pct\": %.1f}, \"other\": {\"ms\": %.3f, \"pct\": %.1f}}, "
+                      "\"sync_wait_ms\": %.3f, \"sync_wait_pct\": %.1f, \"act_quant_ms\": %.3f, \"dispatches_per_token\": %.1f}",
+                      sample_s / tg * 1e3, 100 * sample_s / total, (total - staged) / tg * 1e3, 100 * (total - staged) / total,
+                      pr.pool.sync_s / tg * 1e3, 100 * pr.pool.sync_s / total, pr.pool.actq_s / tg * 1e3, (double)pr.pool.dispatches / tg);
+    }
+    if (cons && bench_constraint(dir, cons, &prof_json, &sink) != 0) return 1;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double med_pp = t_pp[reps / 2], med_tg = t_tg[reps / 2];
     /* the engine's pool is gone before the probe runs, so nothing competes for the cores */
-    size_t wbytes = model_weight_bytes(m), params = model_param_count(m);
+    size_t wbytes = model_weight_bytes(m), params = model_param_count(m), dbytes = model_decode_bytes(m);
     int nthreads = model_threads(m);
     char wdtype[16];
     snprintf(wdtype, sizeof wdtype, "%s", model_weight_dtype(m));
     model_ctx_free(ctx);
     model_free(m);
     double bw = read_bandwidth(wbytes, nthreads);
-    double tg_gbs = (double)wbytes * tg / med_tg / 1e9;   /* weight bytes streamed per second in decode */
+    double tg_gbs = (double)dbytes * tg / med_tg / 1e9;   /* weight bytes streamed per second in decode */
     printf("{\"engine\": \"ptxgen\", \"model\": \"%s\", \"dtype\": \"%s\", \"threads\": %d, \"kernels\": \"%s\", \"params\": %zu, "
            "\"weight_bytes\": %zu, \"load_s\": %.3f, \"pp%d_tok_s\": %.1f, \"pp_best_tok_s\": %.1f, \"tg%d_tok_s\": %.1f, "
            "\"tg_best_tok_s\": %.1f, \"ttft_ms\": %.3f, \"peak_rss_mb\": %.1f, \"reps\": %d, "
-           "\"tg_weight_gb_s\": %.1f, \"read_bw_gb_s\": %.1f, \"tg_pct_of_read_bw\": %.0f}\n",
+           "\"decode_bytes\": %zu, \"tg_weight_gb_s\": %.1f, \"read_bw_gb_s\": %.1f, \"tg_pct_of_read_bw\": %.0f%s}\n",
            dir, wdtype, nthreads, model_kernels_isa(), params, wbytes, t_load, pp,
            pp / med_pp, pp / t_pp[0], tg, tg / med_tg, tg / t_tg[0], med_pp * 1e3, ru.ru_maxrss / 1024.0, reps,
-           tg_gbs, bw, bw > 0 ? 100 * tg_gbs / bw : 0);
+           dbytes, tg_gbs, bw, bw > 0 ? 100 * tg_gbs / bw : 0, prof_json.data ? prof_json.data : "");
+    pg_buf_free(&prof_json);
     free(prompt);
     free(logits);
     free(t_pp);

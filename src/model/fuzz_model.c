@@ -7,6 +7,7 @@
  * -DPTXGEN_AFL_MAIN as a program reading one input from a file or stdin.
  * Property: no crash, hang, leak or out-of-bounds read on any input. */
 #include "model/model_internal.h"
+#include "model/safetensors.h"
 
 #include <stdio.h>
 #include <stdlib.h>

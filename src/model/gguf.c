@@ -13,7 +13,6 @@
  * Values are read byte by byte: nothing in the file is assumed to be aligned,
  * and the host's byte order does not matter. */
 #include "gguf.h"
-#include "model_internal.h"     /* model_f16_to_f32, bf16_to_f32 */
 
 #include <errno.h>
 #include <fcntl.h>

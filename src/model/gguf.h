@@ -24,13 +24,7 @@
 #define PTXGEN_MODEL_GGUF_H
 
 #include "ptxgen/common.h"
-
-/* ggml tensor types (values as in the file). */
-typedef enum {
-    GGUF_T_F32 = 0, GGUF_T_F16 = 1, GGUF_T_Q4_0 = 2, GGUF_T_Q4_1 = 3, GGUF_T_Q5_0 = 6, GGUF_T_Q5_1 = 7,
-    GGUF_T_Q8_0 = 8, GGUF_T_Q8_1 = 9, GGUF_T_Q2_K = 10, GGUF_T_Q3_K = 11, GGUF_T_Q4_K = 12, GGUF_T_Q5_K = 13,
-    GGUF_T_Q6_K = 14, GGUF_T_Q8_K = 15, GGUF_T_BF16 = 30,
-} gguf_type;
+#include "numfmt.h"   /* gguf_type */
 
 /* Metadata value types (values as in the file). */
 typedef enum {

@@ -26,7 +26,7 @@
  * Also here: the AVX-512 elementwise kernels (RMSNorm, SiLU*up and softmax
  * with a Cephes-style vector exp, ~1 ulp) and GQA attention. */
 #define _DEFAULT_SOURCE 1   /* madvise, MADV_HUGEPAGE */
-#include "model_internal.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -186,7 +187,7 @@ static void unpack_gg(const wmat *m, int pp, float *dst) {
     int k = m->cols;
     int piece = k % 256 == 0 ? 256 : k % 32 == 0 ? 32 : 1;   /* whole blocks of every type (1: F32/F16/BF16 odd widths) */
     float tmp[16][256];
-    bool avx2 = !strcmp(model_kernels_isa(), "avx2") || !strcmp(model_kernels_isa(), "avx512");
+    bool avx2 = model_cpu_family() >= CPU_AVX2;
     for (int p = 0; p < 2; p++) {
         float *d = dst + (size_t)p * k * WPANEL;
         int r0 = pp * 2 * WPANEL + p * WPANEL;
@@ -813,15 +814,17 @@ static void amx_probe(void) {
 static const kern *kern_best;
 static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
 
-static void kern_pick(void) {
-    kern_best = &kern_scalar;
+static const kern *kern_of(cpu_family f) {
 #ifdef HAVE_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) kern_best = &kern_avx2;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni"))
-        kern_best = &kern_avx512;
+    if (f == CPU_AVX512) return &kern_avx512;
+    if (f == CPU_AVX2) return &kern_avx2;
 #endif
+    (void)f;
+    return &kern_scalar;
+}
+
+static void kern_pick(void) {
+    kern_best = kern_of(model_cpu_family());
 #ifdef HAVE_AMX
     if (kern_best == &kern_avx512) amx_probe();
 #endif
@@ -844,11 +847,6 @@ const char *model_kernels_isa(void) {
 
 bool model_kernels_force(const char *isa) {
     pthread_once(&kern_once, kern_pick);
-    const kern *all[] = {
-#ifdef HAVE_X86
-        &kern_avx512, &kern_avx2,
-#endif
-        &kern_scalar};
 #ifdef HAVE_AMX
     if (!strcmp(isa, "avx512-noamx")) {   /* the AVX-512 kernels with AMX off (as PTXGEN_NO_AMX=1) */
         if (kern_best != &kern_avx512) return false;
@@ -856,19 +854,14 @@ bool model_kernels_force(const char *isa) {
         return true;
     }
 #endif
-    /* only downgrades: the picked family and everything below it is safe on this CPU */
-    bool below = false;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        below |= all[i] == kern_best;
-        if (below && !strcmp(all[i]->name, isa)) {
-            kern_best = all[i];
+    /* only downgrades (cpu.c): the detected family and everything below it is safe on this CPU */
+    cpu_family f = !strcmp(isa, "avx512") ? CPU_AVX512 : !strcmp(isa, "avx2") ? CPU_AVX2 : !strcmp(isa, "scalar") ? CPU_SCALAR : (cpu_family)-1;
+    if ((int)f < 0 || f > model_cpu_family() || !model_cpu_force(f)) return false;
+    kern_best = kern_of(f);
 #ifdef HAVE_AMX
-            if (kern_best != &kern_avx512) amx_ok = amx8_ok = false;   /* AMX rides on the AVX-512 family */
+    if (kern_best != &kern_avx512) amx_ok = amx8_ok = false;   /* AMX rides on the AVX-512 family */
 #endif
-            return true;
-        }
-    }
-    return false;
+    return true;
 }
 
 /* ---- attention helpers ------------------------------------------------------------------- */
@@ -993,19 +986,28 @@ static void put_rows(float *dst, const float *o, int r0, int rows) {
     memcpy(dst + r0, o, (size_t)nr * sizeof *o);
 }
 
+/* Panel pair b of an f32 / bf16 / q8 matrix times input row 0 of J into o[32] (the decode kernels). */
+static void mm_decode_pair(const mm_job *J, int b, float o[2 * WPANEL]) {
+    const wmat *m = J->m;
+    int k = m->cols;
+    size_t pair = (size_t)2 * WPANEL * k;   /* weights per panel pair */
+    if (m->type == WT_F32) J->K->mv_f32((const float *)m->w + b * pair, k, J->x, o);
+    else if (m->type == WT_BF16) J->K->mv_bf16((const uint16_t *)m->w + b * pair, k, J->x, o);
+    else J->K->mv_q8((const int8_t *)m->w + b * pair, m->scale + b * pair / Q8_GROUP, k, &J->xq[0], o);
+}
+
 static void mm_decode(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
-    int b0, b1, k = m->cols;
+    int b0, b1;
     my_pairs(J, c0, c1, &b0, &b1);
-    size_t pair = (size_t)2 * WPANEL * k;   /* weights per panel pair */
     for (int b = b0; b < b1; b++) {
         for (int j = 0; j < J->n; j++) {
             float o[2 * WPANEL];
-            const float *x = J->x + (size_t)j * J->ldx;
-            if (m->type == WT_F32) J->K->mv_f32((const float *)m->w + b * pair, k, x, o);
-            else if (m->type == WT_BF16) J->K->mv_bf16((const uint16_t *)m->w + b * pair, k, x, o);
-            else J->K->mv_q8((const int8_t *)m->w + b * pair, m->scale + b * pair / Q8_GROUP, k, &J->xq[j], o);
+            mm_job R = *J;   /* row j as row 0 */
+            R.x = J->x + (size_t)j * J->ldx;
+            R.xq = J->xq ? &J->xq[j] : NULL;
+            mm_decode_pair(&R, b, o);
             put_rows(J->out + (size_t)j * J->ldo, o, b * 2 * WPANEL, m->rows);
         }
     }
@@ -1023,22 +1025,29 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
     for (int s = 0; s < m->nseg; s++) {
         const struct wseg *g = &m->seg[s];
         int a = r0 > g->r0 ? r0 : g->r0, b = r1 < g->r0 + g->rows ? r1 : g->r0 + g->rows;
+        int kind = model_quant_act_kind(g->type);
+        const void *xq[QUANT_NX_MAX];
         for (int r = a; r < b; r += 16) {   /* 16 rows per call: outputs of one token stay together */
             int nr = b - r < 16 ? b - r : 16;
             const uint8_t *w = g->data + (size_t)(r - g->r0) * g->row_bytes;
-            for (int j = 0; j < J->n; j++) {
-                float *o = J->out + (size_t)j * J->ldo + r;
-                const float *x = J->x + (size_t)j * J->ldx;
-                if (m->exact) {
+            if (m->exact) {
+                for (int j = 0; j < J->n; j++) {
+                    float *o = J->out + (size_t)j * J->ldo + r;
+                    const float *x = J->x + (size_t)j * J->ldx;
                     for (int i = 0; i < nr; i++) {
                         model_quant_dequant_fast(g->type, w + (size_t)i * g->row_bytes, row, k);
                         o[i] = model_quant_dot_f32(row, x, k);
                     }
-                    continue;
                 }
-                int kind = model_quant_act_kind(g->type);
-                const void *xq = kind == QACT_F32 ? (const void *)x : J->gx + j * J->gx_stride + (kind == QACT_256 ? J->gx_off : 0);
-                model_quant_dot_rows(g->type, w, g->row_bytes, nr, xq, k, o);
+                continue;
+            }
+            /* all tokens against these rows at once: each weight block is decoded once for them */
+            for (int j0 = 0; j0 < J->n; j0 += QUANT_NX_MAX) {
+                int nx = J->n - j0 < QUANT_NX_MAX ? J->n - j0 : QUANT_NX_MAX;
+                for (int j = 0; j < nx; j++)
+                    xq[j] = kind == QACT_F32 ? (const void *)(J->x + (size_t)(j0 + j) * J->ldx)
+                                             : J->gx + (size_t)(j0 + j) * J->gx_stride + (kind == QACT_256 ? J->gx_off : 0);
+                model_quant_dot_rows_nx(g->type, w, g->row_bytes, nr, xq, nx, k, J->out + (size_t)j0 * J->ldo + r, (size_t)J->ldo);
             }
         }
     }
@@ -1239,6 +1248,12 @@ static void pack_x(void *arg, int t0, int t1, int ith) {
     }
 }
 
+static double kern_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* WT_GG decode: quantize x for the segments' kinds (caller's thread), then rows on the pool
  * (p NULL: all on the caller). */
 static void mm_gg_decode(pg_pool *p, mm_job *J) {
@@ -1255,11 +1270,14 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     if (stride) {
         gx = model_pool_shared(p, 0, stride * J->n);
         if (!gx) abort();   /* a few KB */
+        pool_prof *pp = model_pool_get_prof(p);
+        double t0 = pp ? kern_now() : 0;
         for (int j = 0; j < J->n; j++) {
             const float *x = J->x + (size_t)j * J->ldx;
             if (need32) model_quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
             if (need256) model_quant_act256(x, k, (qa256 *)(void *)(gx + j * stride + b32));
         }
+        if (pp) pp->actq_s += kern_now() - t0;
     }
     J->gx = gx;
     J->gx_stride = stride;
@@ -1280,6 +1298,38 @@ void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, con
 
 void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out) {
     int k = m->cols;
+    if (m->type != WT_GG) {   /* the panel pair holding each row, through matmul's decode kernel: its values */
+        pthread_once(&kern_once, kern_pick);
+        float o[2 * WPANEL];
+        int have = -1;
+        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0};
+        q8x X;
+        void *qbuf = NULL;
+        if (m->type == WT_Q8) {
+            size_t per = ((size_t)k / 4 * 8 + (size_t)k / 4 * 4 + (size_t)k / Q8_GROUP * 4 + (size_t)k + 7) / 8 * 8;
+            if (!(qbuf = malloc(per))) abort();   /* a row's worth */
+            X.neg = qbuf;
+            X.a = (uint32_t *)(void *)((char *)qbuf + (size_t)k / 4 * 8);
+            X.s = (float *)(void *)((char *)qbuf + (size_t)k / 4 * 12);
+            X.q = (int8_t *)qbuf + (size_t)k / 4 * 12 + (size_t)k / Q8_GROUP * 4;
+#ifdef HAVE_X86
+            if (kern_best == &kern_avx512) quantize_row_avx512(x, k, &X);
+            else
+#endif
+                quantize_row(x, k, &X);
+            J.xq = &X;
+        }
+        for (int i = 0; i < n; i++) {
+            int pp = ids[i] / (2 * WPANEL);
+            if (pp != have) {
+                mm_decode_pair(&J, pp, o);
+                have = pp;
+            }
+            out[i] = o[ids[i] % (2 * WPANEL)];
+        }
+        free(qbuf);
+        return;
+    }
     float *row = malloc((size_t)k * sizeof *row);
     qa32 *q32 = NULL;
     qa256 *q256 = NULL;
@@ -1306,6 +1356,46 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
     free(row);
     free(q32);
     free(q256);
+}
+
+void model_matmul_dec(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
+    pthread_once(&kern_once, kern_pick);
+    if (n < 4) {   /* model_matmul's own decode path */
+        model_matmul(p, out, ldo, x, ldx, n, m);
+        return;
+    }
+    int npairs = m->prows / (2 * WPANEL);
+    int nch = npairs < 4 * model_pool_size(p) ? npairs : 4 * model_pool_size(p);
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0};
+    if (m->type == WT_GG) {
+        mm_gg_decode(p, &J);
+        return;
+    }
+    q8x *X = NULL;
+    void *qbuf = NULL;
+    if (m->type == WT_Q8) {   /* x quantized per row as model_matmul's decode does it */
+        int k = m->cols;
+        size_t per = ((size_t)k / 4 * 8 + (size_t)k / 4 * 4 + (size_t)k / Q8_GROUP * 4 + (size_t)k + 7) / 8 * 8;
+        X = malloc((size_t)n * sizeof *X);
+        qbuf = malloc((size_t)n * per);
+        if (!X || !qbuf) abort();   /* a few KB per row */
+        for (int j = 0; j < n; j++) {
+            char *b = (char *)qbuf + (size_t)j * per;
+            X[j].neg = (uint64_t *)(void *)b;
+            X[j].a = (uint32_t *)(void *)(b + (size_t)k / 4 * 8);
+            X[j].s = (float *)(void *)(b + (size_t)k / 4 * 12);
+            X[j].q = (int8_t *)(b + (size_t)k / 4 * 12 + (size_t)k / Q8_GROUP * 4);
+#ifdef HAVE_X86
+            if (kern_best == &kern_avx512) quantize_row_avx512(x + (size_t)j * ldx, k, &X[j]);
+            else
+#endif
+                quantize_row(x + (size_t)j * ldx, k, &X[j]);
+        }
+        J.xq = X;
+    }
+    model_pool_run(p, mm_decode, &J, nch);
+    free(qbuf);
+    free(X);
 }
 
 void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {

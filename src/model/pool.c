@@ -10,12 +10,13 @@
  * time slice: with a static split the caller would then spin until it runs
  * again; here the caller takes the remaining chunks, closes the job, and waits
  * only for workers that joined it (a late worker sees the job closed and skips it). */
-#include "model_internal.h"
+#include "kernels.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -42,7 +43,17 @@ struct pg_pool {
     void (*fn)(void *, int, int, int);
     void *arg;
     struct { void *p; size_t n; char pad[48]; } *scratch;   /* per thread, [n]; own cache lines */
+    pool_prof *prof;                         /* NULL: not measured */
 };
+
+void model_pool_set_prof(pg_pool *p, pool_prof *pp) { if (p) p->prof = pp; }
+pool_prof *model_pool_get_prof(const pg_pool *p) { return p ? p->prof : NULL; }
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 typedef struct { pg_pool *p; int id; } worker_arg;
 
@@ -133,9 +144,14 @@ void model_pool_run(pg_pool *p, void (*fn)(void *, int, int, int), void *arg, in
     }
     take_chunks(p, 0);
     atomic_fetch_or(&p->js, JS_CLOSED);
+    double w0 = p->prof ? mono_s() : 0;
     for (long i = 0; atomic_load_explicit(&p->js, memory_order_acquire) & JS_ACTIVE; i++) {
         if (i < SPIN_ITERS) cpu_relax();
         else sched_yield();    /* a worker inside the job was descheduled (busy machine): let it run */
+    }
+    if (p->prof) {
+        p->prof->sync_s += mono_s() - w0;
+        p->prof->dispatches++;
     }
 }
 

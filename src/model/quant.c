@@ -19,11 +19,11 @@
  * such rounding; prefill uses dequantized rows too (model_quant_dequant_row), so its
  * results are exact up to f32 summation order.
  *
- * The AVX2 kernels are chosen at run time (model_kernels_isa(): "avx2" or "avx512",
- * whose CPUs have AVX2 as well); the scalar ones are the reference and the
- * fallback.  Nothing here allocates or prints. */
-#include "model_internal.h"
-#include "gguf.h"
+ * The kernels follow the family cpu.c has in force (cpu.h; kernels.c follows the same one):
+ * AVX-512 VNNI for the 32-blocks, AVX2 for the K-quants and as an AVX2 CPU's kernels; the
+ * scalar ones are the reference and the fallback.  Nothing here allocates or prints. */
+#include "quant.h"
+#include "cpu.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -76,7 +76,7 @@ size_t model_quant_row_bytes(int type, int64_t n) {
 }
 
 /* ---- activation quantization ------------------------------------------------------------ */
-void model_quant_act32(const float *x, int n, qa32 *q) {
+static void act32_scalar(const float *x, int n, qa32 *q) {
     for (int b = 0; b < n / QK; b++) {
         const float *p = x + b * QK;
         float amax = 0;
@@ -93,7 +93,7 @@ void model_quant_act32(const float *x, int n, qa32 *q) {
     }
 }
 
-void model_quant_act256(const float *x, int n, qa256 *q) {
+static void act256_scalar(const float *x, int n, qa256 *q) {
     for (int b = 0; b < n / QKK; b++) {
         const float *p = x + b * QKK;
         float amax = 0;
@@ -420,7 +420,112 @@ static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) 
     }
 }
 
-static QATTR float dot256_avx2(int type, const uint8_t *p, const qa256 *x, int n) {
+/* Row p times nx activations x[j] (out[j * ldo]); the block's scales and codes are unpacked
+ * once for all of them, and each activation's sums run the same operations in the same order
+ * whatever nx (nx 1 is the plain decode). */
+static QATTR inline __attribute__((always_inline)) void dot256_t(const int type, const uint8_t *p, const qa256 *const *x, const int nx, int n,
+                                                                  float *out, size_t ldo) {
+    __m256 acc[QUANT_NX_MAX];
+    for (int j = 0; j < nx; j++) acc[j] = _mm256_setzero_ps();
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    int nb = n / QKK;
+    if (type == GGUF_T_Q4_K) {
+        __m128 accm[QUANT_NX_MAX];
+        for (int j = 0; j < nx; j++) accm[j] = _mm_setzero_ps();
+        for (int b = 0; b < nb; b++, p += B_Q4_K) {
+            /* the 12 scale bytes -> 8 scales then 8 mins, one byte each (llama.cpp's unpacking) */
+            uint32_t u[4];
+            memcpy(u, p + 4, 12);
+            u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
+            uint32_t a1 = u[1] & 0x3f3f3f3f;
+            u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
+            u[2] = a1;
+            u[0] &= 0x3f3f3f3f;
+            __m256i ms = _mm256_cvtepu8_epi16(_mm_set_epi32((int)u[3], (int)u[2], (int)u[1], (int)u[0]));   /* 8 scales, 8 mins */
+            __m128i sc = _mm256_castsi256_si128(ms);
+            __m256i scales = _mm256_set_m128i(sc, sc);
+            float dw = f16c(p), dm = f16c(p + 2);
+            __m256i lo[4], hi[4], sl[4], sh[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
+                sl[k] = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k))));
+                sh[k] = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k + 1))));
+                __m256i bits = _mm256_loadu_si256((const __m256i *)(p + 16 + 32 * k));
+                lo[k] = _mm256_and_si256(bits, m4);
+                hi[k] = _mm256_and_si256(_mm256_srli_epi16(bits, 4), m4);
+            }
+            for (int j = 0; j < nx; j++) {
+                const qa256 *xb = x[j] + b;
+                __m256i bs = _mm256_loadu_si256((const __m256i *)xb->bsums);
+                __m128i s32 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));   /* sums of 32 */
+                float dx = xb->d;
+                accm[j] = _mm_fmadd_ps(_mm_set1_ps(dm * dx), _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(ms, 1), s32)), accm[j]);
+                const int8_t *q8 = xb->qs;
+                __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++, q8 += 64) {
+                    __m256i pl = _mm256_madd_epi16(sl[k], _mm256_maddubs_epi16(lo[k], _mm256_loadu_si256((const __m256i *)q8)));
+                    __m256i ph = _mm256_madd_epi16(sh[k], _mm256_maddubs_epi16(hi[k], _mm256_loadu_si256((const __m256i *)(q8 + 32))));
+                    sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(pl, ph));
+                }
+                acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(dw * dx), acc[j]);
+            }
+        }
+        for (int j = 0; j < nx; j++) {
+            __m128 m = _mm_add_ps(accm[j], _mm_movehl_ps(accm[j], accm[j]));
+            m = _mm_add_ss(m, _mm_movehdup_ps(m));
+            out[(size_t)j * ldo] = hsum8(acc[j]) - _mm_cvtss_f32(m);
+        }
+        return;
+    }
+    /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4, value u - 32: the -32 is taken off once per block
+     * as 32 * sum_g scale_g * (the activation's sum over group g of 16), from bsums */
+    const __m256i m3 = _mm256_set1_epi8(3);
+    for (int b = 0; b < nb; b++, p += B_Q6_K) {
+        const uint8_t *ql = p, *qh = p + 128;
+        __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
+        __m256i sc16 = _mm256_cvtepi8_epi16(scales);
+        float dw = f16c(p + 208);
+        __m256i u[2][4], shs[2][4];
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++) {
+            __m256i b1 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h)), b2 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h + 32));
+            __m256i bh = _mm256_loadu_si256((const __m256i *)(qh + 32 * h));
+            u[h][0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
+            u[h][1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
+            u[h][2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4),
+                                      _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
+            u[h][3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
+                                      _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
+                int i = h * 4 + k;   /* scales 2i and 2i+1: 8 int16 lanes each */
+                shs[h][k] = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
+                    scales, _mm_set_epi64x((long long)(0x0101010101010101ull * (uint64_t)(2 * i + 1)),
+                                           (long long)(0x0101010101010101ull * (uint64_t)(2 * i)))));
+            }
+        }
+        for (int j = 0; j < nx; j++) {
+            const qa256 *xb = x[j] + b;
+            const int8_t *q8 = xb->qs;
+            __m256i off = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)xb->bsums));
+            __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5));
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; h++, q8 += 128)
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++) {
+                    __m256i q = _mm256_loadu_si256((const __m256i *)(q8 + 32 * k));
+                    sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(u[h][k], q), shs[h][k]));
+                }
+            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(dw * xb->d), acc[j]);
+        }
+    }
+    for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = hsum8(acc[j]);
+}
+
+/* One activation: the same operations as dot256_t's for one x, interleaved (fewer registers
+ * live), so the same values bit for bit (test_quant checks it). */
+static QATTR float dot256_one(int type, const uint8_t *p, const qa256 *x, int n) {
     __m256 acc = _mm256_setzero_ps();
     const __m256i m4 = _mm256_set1_epi8(0xF);
     int nb = n / QKK;
@@ -494,6 +599,26 @@ static QATTR float dot256_avx2(int type, const uint8_t *p, const qa256 *x, int n
     }
     return hsum8(acc);
 }
+
+/* dot256_t with type and nx constants in each copy (accumulators in registers) */
+#define DOT256_NX(T, NX) dot256_t(T, p, x, NX, n, out, ldo)
+#define DOT256_T(T)                                                             \
+    do {                                                                        \
+        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT256_NX(T, 4);       \
+        if (nx == 3) DOT256_NX(T, 3);                                           \
+        else if (nx == 2) DOT256_NX(T, 2);                                      \
+        else if (nx == 1) DOT256_NX(T, 1);                                      \
+    } while (0)
+static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
+    if (nx == 1) {
+        *out = dot256_one(type, p, x[0], n);
+        return;
+    }
+    if (type == GGUF_T_Q4_K) DOT256_T(GGUF_T_Q4_K);
+    else DOT256_T(GGUF_T_Q6_K);
+}
+#undef DOT256_T
+#undef DOT256_NX
 
 /* y[0:n] = x[0:n] (f32) dot, for the exact path */
 static QATTR float dot_ff_avx2(const float *a, const float *b, int n) {
@@ -582,12 +707,141 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
     }
 }
 #undef QATTR
+
+/* ---- AVX-512 (F, BW, VNNI) ------------------------------------------------------------------
+ * The same integer dot products two 32-blocks (or half a 256-block) per 512-bit vector, with
+ * vpdpbusd / vpmaddubsw over 64 bytes; the weight codes are built as in AVX2.  Sums of the
+ * same integers, f32 folded per block pair, so the values differ from the AVX2 kernels only
+ * in f32 summation order. */
+#define ZATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")))
+
+static ZATTR inline float f16z(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+
+/* The 16 code bytes of two blocks at q0, q1 as 64 nibbles: byte 32b + i = element i of block b
+ * (low nibbles are elements 0..15, high nibbles 16..31, as nibbles32). */
+static ZATTR inline __m512i nibbles64(const uint8_t *q0, const uint8_t *q1) {
+    __m128i a = _mm_loadu_si128((const __m128i *)q0), b = _mm_loadu_si128((const __m128i *)q1);
+    __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(a, a)), _mm256_set_m128i(b, b), 1);
+    v = _mm512_srlv_epi64(v, _mm512_set_epi64(4, 4, 0, 0, 4, 4, 0, 0));   /* the second copy of each: high nibbles */
+    return _mm512_and_si512(v, _mm512_set1_epi8(0xF));
+}
+
+/* Row p times nx activations x[j] (two 32-blocks per vector; type a constant in each copy):
+ * out[j * ldo].  The weight codes and scales of a block pair are built once for all nx, then
+ * each activation costs a dpbusd and an FMA -- a verify step of several rows reads and decodes
+ * each weight block once.  Every activation's sums are the same operations in the same order
+ * whatever nx, so its result does not depend on the others (nx 1 is the plain decode). */
+static ZATTR inline __attribute__((always_inline)) void dot32_z(const int type, const uint8_t *p, const qa32 *const *x, const int nx, int nb,
+                                                                float *out, size_t ldo) {
+    const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
+    const int c = type == GGUF_T_Q4_0 ? 8 : type == GGUF_T_Q5_0 ? 16 : 0;
+    const __m512i zero = _mm512_setzero_si512();
+    __m512 acc[QUANT_NX_MAX];
+    float off[QUANT_NX_MAX];
+    for (int j = 0; j < nx; j++) { acc[j] = _mm512_setzero_ps(); off[j] = 0; }
+    int b = 0;
+    for (; b + 2 <= nb; b += 2, p += 2 * bb) {
+        const uint8_t *p1 = p + bb;
+        __m512i u;
+        __mmask64 neg = 0;
+        if (type == GGUF_T_Q8_0) {   /* |w| against x with w's sign */
+            __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(p + 2))),
+                                           _mm256_loadu_si256((const __m256i *)(p1 + 2)), 1);
+            neg = _mm512_movepi8_mask(w);
+            u = _mm512_abs_epi8(w);
+        } else if (type == GGUF_T_Q4_0) u = nibbles64(p + 2, p1 + 2);
+        else if (type == GGUF_T_Q4_1) u = nibbles64(p + 4, p1 + 4);
+        else {   /* Q5_0: bit i of the block's qh word is element i's fifth bit */
+            uint32_t h0, h1;
+            memcpy(&h0, p + 2, 4);
+            memcpy(&h1, p1 + 2, 4);
+            u = _mm512_mask_add_epi8(nibbles64(p + 6, p1 + 6), (__mmask64)h1 << 32 | h0, nibbles64(p + 6, p1 + 6), _mm512_set1_epi8(16));
+        }
+        float d0 = f16z(p), d1 = f16z(p1);
+        for (int j = 0; j < nx; j++) {
+            const qa32 *xj = x[j] + b;
+            __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)xj[0].qs)),
+                                           _mm256_loadu_si256((const __m256i *)xj[1].qs), 1);
+            if (type == GGUF_T_Q8_0) q = _mm512_mask_sub_epi8(q, neg, zero, q);
+            __m512i sm = _mm512_dpbusd_epi32(zero, u, q);
+            if (c) sm = _mm512_sub_epi32(sm, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8((char)c), q));
+            __m512 sc = _mm512_insertf32x8(_mm512_set1_ps(d0 * xj[0].d), _mm256_set1_ps(d1 * xj[1].d), 1);
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sm), sc, acc[j]);
+            if (type == GGUF_T_Q4_1) off[j] += f16z(p + 2) * xj[0].ds + f16z(p1 + 2) * xj[1].ds;
+        }
+    }
+    for (int j = 0; j < nx; j++) {
+        float r = _mm512_reduce_add_ps(acc[j]) + off[j];
+        if (b < nb) {   /* an odd block: the AVX2 step */
+            float o = 0;
+            __m256 a = blk32_acc(type, p, x[j] + b, _mm256_setzero_ps(), &o);
+            r += hsum8(a) + o;
+        }
+        out[(size_t)j * ldo] = r;
+    }
+}
+
+/* nx a constant in each copy (1 for plain decode, groups of 4 in a verify step), so the
+ * accumulators stay in registers */
+#define DOT32_NX(T, NX) dot32_z(T, p, x, NX, n / QK, out, ldo)
+#define DOT32_T(T)                                                              \
+    do {                                                                        \
+        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT32_NX(T, 4);        \
+        if (nx == 3) DOT32_NX(T, 3);                                            \
+        else if (nx == 2) DOT32_NX(T, 2);                                       \
+        else if (nx == 1) DOT32_NX(T, 1);                                       \
+    } while (0)
+static ZATTR void dot32_avx512(int type, const uint8_t *p, const qa32 *const *x, int nx, int n, float *out, size_t ldo) {
+    switch (type) {
+    case GGUF_T_Q4_0: DOT32_T(GGUF_T_Q4_0); break;
+    case GGUF_T_Q4_1: DOT32_T(GGUF_T_Q4_1); break;
+    case GGUF_T_Q5_0: DOT32_T(GGUF_T_Q5_0); break;
+    default: DOT32_T(GGUF_T_Q8_0); break;
+    }
+}
+#undef DOT32_T
+#undef DOT32_NX
+
+/* The activation quantization with 16 lanes: the same operations (amax, d = amax/127,
+ * x * (1/d) rounded to nearest even, integer sums), so the same bytes and scales. */
+static ZATTR inline __m512i q16(const float *p, __m512 inv) {
+    return _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(p), inv));
+}
+static ZATTR void act32_avx512(const float *x, int n, qa32 *q) {
+    for (int b = 0; b < n / QK; b++) {
+        const float *p = x + b * QK;
+        float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(p)), _mm512_abs_ps(_mm512_loadu_ps(p + 16))));
+        float d = amax / 127.0f, inv = d > 0 ? 1.0f / d : 0;
+        __m512i a = q16(p, _mm512_set1_ps(inv)), c = q16(p + 16, _mm512_set1_ps(inv));
+        _mm_storeu_si128((__m128i *)q[b].qs, _mm512_cvtsepi32_epi8(a));
+        _mm_storeu_si128((__m128i *)(q[b].qs + 16), _mm512_cvtsepi32_epi8(c));
+        q[b].d = d;
+        q[b].ds = d * (float)_mm512_reduce_add_epi32(_mm512_add_epi32(a, c));
+    }
+}
+static ZATTR void act256_avx512(const float *x, int n, qa256 *q) {
+    for (int b = 0; b < n / QKK; b++) {
+        const float *p = x + b * QKK;
+        __m512 m = _mm512_setzero_ps();
+        for (int i = 0; i < QKK; i += 16) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(p + i)));
+        float amax = _mm512_reduce_max_ps(m);
+        float d = amax / 127.0f, inv = d > 0 ? 1.0f / d : 0;
+        for (int g = 0; g < QKK / 16; g++) {
+            __m512i v = q16(p + 16 * g, _mm512_set1_ps(inv));
+            _mm_storeu_si128((__m128i *)(q[b].qs + 16 * g), _mm512_cvtsepi32_epi8(v));
+            q[b].bsums[g] = (int16_t)_mm512_reduce_add_epi32(v);
+        }
+        q[b].d = d;
+    }
+}
+#undef ZATTR
 #endif
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
-/* AVX2 (+FMA, F16C) when the kernel family kernels.c picked has it; follows model_kernels_force().
- * Called per row, so the answer is kept for the family's name pointer (atomics: pool threads
- * ask concurrently). */
 #ifdef HAVE_X86
 /* CPUID.1:ECX bit 29; asked directly because clang's __builtin_cpu_supports has no "f16c" */
 static bool cpu_has_f16c(void) {
@@ -597,36 +851,70 @@ static bool cpu_has_f16c(void) {
 }
 #endif
 
+/* The family cpu.c has in force (kernels.c follows the same one), with F16C for the AVX2
+ * kernels' scales (asked once: pool threads call this per row). */
+static bool use_avx512(void) { return model_cpu_family() == CPU_AVX512; }
+
 static bool use_avx2(void) {
 #ifdef HAVE_X86
-    static _Atomic(const char *) seen;
-    static atomic_bool yes;
-    const char *isa = model_kernels_isa();
-    if (atomic_load_explicit(&seen, memory_order_acquire) != isa) {
-        atomic_store_explicit(&yes, (!strcmp(isa, "avx2") || !strcmp(isa, "avx512")) && cpu_has_f16c(),
-                              memory_order_relaxed);
-        atomic_store_explicit(&seen, isa, memory_order_release);
-    }
-    return atomic_load_explicit(&yes, memory_order_relaxed);
+    static atomic_int f16c = -1;   /* (the answer never changes) */
+    if (model_cpu_family() < CPU_AVX2) return false;
+    int v = atomic_load_explicit(&f16c, memory_order_relaxed);
+    if (v < 0) atomic_store(&f16c, v = cpu_has_f16c());
+    return v;
 #else
     return false;
 #endif
 }
 
+void model_quant_act32(const float *x, int n, qa32 *q) {
+#ifdef HAVE_X86
+    if (use_avx512()) { act32_avx512(x, n, q); return; }
+#endif
+    act32_scalar(x, n, q);
+}
+
+void model_quant_act256(const float *x, int n, qa256 *q) {
+#ifdef HAVE_X86
+    if (use_avx512()) { act256_avx512(x, n, q); return; }
+#endif
+    act256_scalar(x, n, q);
+}
+
 void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out) {
+    model_quant_dot_rows_nx(type, rows, row_bytes, nrows, &xq, 1, n, out, 0);
+}
+
+void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq, int nx, int n,
+                             float *out, size_t ldo) {
     const uint8_t *p = rows;
     int kind = model_quant_act_kind(type);
+    for (int j0 = 0; j0 < nx; j0 += QUANT_NX_MAX) {
+        int m = nx - j0 < QUANT_NX_MAX ? nx - j0 : QUANT_NX_MAX;
+        const void *const *xs = xq + j0;
+        float *o = out + (size_t)j0 * ldo;
+        p = rows;
 #ifdef HAVE_X86
-    if (use_avx2()) {
-        for (int r = 0; r < nrows; r++, p += row_bytes)
-            out[r] = kind == QACT_32 ? dot32_avx2(type, p, xq, n) : kind == QACT_256 ? dot256_avx2(type, p, xq, n)
-                                                                               : dot_f_avx2(type, p, xq, n);
-        return;
-    }
+        if (kind == QACT_32 && use_avx512()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes) dot32_avx512(type, p, (const qa32 *const *)xs, m, n, o + r, ldo);
+            continue;
+        }
+        if (kind == QACT_256 && use_avx2()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes) dot256_avx2(type, p, (const qa256 *const *)xs, m, n, o + r, ldo);
+            continue;
+        }
+        if (use_avx2()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes)
+                for (int j = 0; j < m; j++)
+                    o[(size_t)j * ldo + r] = kind == QACT_32 ? dot32_avx2(type, p, xs[j], n) : dot_f_avx2(type, p, xs[j], n);
+            continue;
+        }
 #endif
-    for (int r = 0; r < nrows; r++, p += row_bytes)
-        out[r] = kind == QACT_32 ? dot32_scalar(type, p, xq, n) : kind == QACT_256 ? dot256_scalar(type, p, xq, n)
-                                                                             : dot_f_scalar(type, p, xq, n);
+        for (int r = 0; r < nrows; r++, p += row_bytes)
+            for (int j = 0; j < m; j++)
+                o[(size_t)j * ldo + r] = kind == QACT_32 ? dot32_scalar(type, p, xs[j], n) : kind == QACT_256 ? dot256_scalar(type, p, xs[j], n)
+                                                                                        : dot_f_scalar(type, p, xs[j], n);
+    }
 }
 
 void model_quant_dequant_fast(int type, const void *row, float *y, int64_t n) {

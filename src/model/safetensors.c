@@ -5,7 +5,7 @@
  *  "__metadata__": {...}}, then the data; offsets are relative to the data
  * start.  Every offset, size and shape is checked against the file before a
  * tensor is handed out, so a truncated or hostile file gives E801, not a crash. */
-#include "model_internal.h"
+#include "safetensors.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,21 +236,6 @@ void model_st_close(st_set *s) {
     pg_vec_free(s->maps);
     pg_vec_free(s->t);
     pg_arena_free(&s->arena);
-}
-
-float model_f16_to_f32(uint16_t h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, u;
-    if (exp == 0) {
-        if (man == 0) u = sign;
-        else {                 /* subnormal: normalize */
-            exp = 113;
-            while (!(man & 0x400)) { man <<= 1; exp--; }
-            u = sign | exp << 23 | (man & 0x3ff) << 13;
-        }
-    } else if (exp == 31) u = sign | 0x7f800000u | man << 13;
-    else u = sign | (exp + 112) << 23 | man << 13;
-    union { uint32_t u; float f; } v = {u};
-    return v.f;
 }
 
 bool model_st_to_f32(const st_tensor *t, float *dst) {

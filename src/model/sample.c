@@ -20,6 +20,7 @@ void model_sampler_init(model_sampler *s, const model_sampler_opts *o) {
 }
 
 typedef struct { float v; int32_t i; } cand;
+#define TOPK_FAST 64   /* top-k up to this many is kept by insertion in one pass */
 
 static int cand_desc(const void *a, const void *b) {
     const cand *x = a, *y = b;
@@ -32,14 +33,30 @@ int32_t model_sample(model_sampler *s, const float *logits, int n) {
     for (int i = 0; i < n; i++)
         if (logits[i] != -INFINITY && !isnan(logits[i]) && (best < 0 || logits[i] > logits[best])) best = i;
     if (best < 0 || s->o.temperature <= 0) return best;
-    /* candidates: finite entries, sorted by logit (top-k keeps the first k) */
-    cand *c = malloc((size_t)n * sizeof *c);
-    if (!c) return best;
+    /* candidates: finite entries, sorted by logit (top-k keeps the first k); ties: lower id first */
     int m = 0;
-    for (int i = 0; i < n; i++)
-        if (logits[i] != -INFINITY && !isnan(logits[i])) c[m++] = (cand){logits[i], i};
-    qsort(c, (size_t)m, sizeof *c, cand_desc);
-    if (s->o.top_k > 0 && s->o.top_k < m) m = s->o.top_k;
+    cand *c;
+    if (s->o.top_k > 0 && s->o.top_k <= TOPK_FAST) {
+        /* the k best in one pass (insertion into a short sorted list): the same k entries in the
+         * same order as sorting all of them, without sorting 150k logits per token */
+        c = malloc((size_t)s->o.top_k * sizeof *c);
+        if (!c) return best;
+        int k = s->o.top_k;
+        for (int i = 0; i < n; i++) {
+            float v = logits[i];
+            if (v == -INFINITY || isnan(v) || (m == k && !(v > c[k - 1].v))) continue;
+            int j = m < k ? m++ : k - 1;   /* the slot it takes before moving up */
+            while (j > 0 && v > c[j - 1].v) { c[j] = c[j - 1]; j--; }   /* strict: an equal earlier id stays first */
+            c[j] = (cand){v, i};
+        }
+    } else {
+        c = malloc((size_t)n * sizeof *c);
+        if (!c) return best;
+        for (int i = 0; i < n; i++)
+            if (logits[i] != -INFINITY && !isnan(logits[i])) c[m++] = (cand){logits[i], i};
+        qsort(c, (size_t)m, sizeof *c, cand_desc);
+        if (s->o.top_k > 0 && s->o.top_k < m) m = s->o.top_k;
+    }
     double sum = 0, mx = c[0].v;
     double *p = malloc((size_t)m * sizeof *p);
     if (!p) { free(c); return best; }

@@ -8,6 +8,7 @@
  * merged).  Lossy compute dtypes have looser, stated bounds: bf16 2e-2, q8 5e-2. */
 #include "common/test.h"
 #include "model/model_internal.h"
+#include "model/safetensors.h"
 #include "ptxgen/model.h"
 
 #include <jansson.h>
@@ -168,7 +169,72 @@ static void test_rewind(void) {
     model_free(m);
 }
 
+/* The sampler's one-pass top-k (k <= 64) against the definition: sort every finite logit
+ * (descending, ties by lower id), keep k, draw with the same generator state.  Logits with
+ * many ties, -inf and NaN entries; k 1..9 and 64, top_p on and off. */
+/* order: every finite logit's id, sorted by logit descending, ties by lower id (made once per set of logits) */
+static int ref_order(const float *l, int n, int *id) {
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (l[i] != -INFINITY && !isnan(l[i])) id[m++] = i;
+    for (int i = 1; i < m; i++)   /* insertion sort: stable, so equal logits keep ascending ids */
+        for (int j = i; j > 0 && l[id[j]] > l[id[j - 1]]; j--) { int t = id[j]; id[j] = id[j - 1]; id[j - 1] = t; }
+    return m;
+}
+
+static int32_t ref_sample(uint64_t *rng, const float *l, const int *id, int m, int k, float temp, float top_p) {
+    if (k < m) m = k;
+    double p[64], sum = 0;
+    for (int i = 0; i < m; i++) sum += p[i] = exp(((double)l[id[i]] - l[id[0]]) / temp);
+    if (top_p < 1) {
+        double acc = 0;
+        for (int i = 0; i < m; i++) {
+            acc += p[i] / sum;
+            if (acc >= top_p) { m = i + 1; break; }
+        }
+        sum = 0;
+        for (int i = 0; i < m; i++) sum += p[i];
+    }
+    double u = (double)(model_rng_next(rng) >> 11) / 9007199254740992.0 * sum;
+    int32_t pick = id[m - 1];
+    for (int i = 0; i < m; i++) {
+        u -= p[i];
+        if (u < 0) { pick = id[i]; break; }
+    }
+    return pick;
+}
+
+static void test_sampler_topk(void) {
+    enum { N = 600 };
+    float *l = malloc(N * sizeof *l);
+    int *id = malloc(N * sizeof *id);
+    uint64_t g = 7;
+    int bad = 0, runs = 0;
+    static const int ks[] = {1, 2, 3, 5, 9, 64};
+    for (int round = 0; round < 40; round++) {
+        for (int i = 0; i < N; i++) {
+            uint64_t r = model_rng_next(&g);
+            l[i] = (float)(r % 23) * 0.25f - 3.0f;   /* 23 levels: many ties */
+            if (r % 97 == 0) l[i] = -INFINITY;
+            if (r % 89 == 0) l[i] = NAN;
+        }
+        int m = ref_order(l, N, id);
+        for (size_t kk = 0; kk < sizeof ks / sizeof *ks; kk++) {
+            model_sampler_opts o = {0.7f, ks[kk], round % 2 ? 0.8f : 1.0f, (uint64_t)round};
+            model_sampler sm;
+            model_sampler_init(&sm, &o);
+            uint64_t rng = sm.rng;
+            for (int d = 0; d < 20; d++, runs++)
+                bad += model_sample(&sm, l, N) != ref_sample(&rng, l, id, m, ks[kk], o.temperature, o.top_p);
+        }
+    }
+    CHECK(bad == 0, "one-pass top-k draws the definition's token (%d of %d differ)", bad, runs);
+    free(l);
+    free(id);
+}
+
 static void test_sampler(void) {
+    test_sampler_topk();
     float l[6] = {0.5f, 2.0f, -INFINITY, 2.0f, -1.0f, 1.0f};
     model_sampler sm;
     model_sampler_opts o = {0, 0, 1, 42};

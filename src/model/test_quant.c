@@ -128,6 +128,28 @@ static void test_dots(void) {
                       model_gguf_type_name(type), n, r, out[r], ref, bound);
             }
             if (n == 1024) printf("  %-6s %-5s error / bound: worst %.3f\n", model_kernels_isa(), model_gguf_type_name(type), worst);
+            /* several activations at once: each one's values equal its own call's, bit for bit (x, then
+             * x scaled, then x again, ...: 19 of them, more than one QUANT_NX_MAX group) */
+            enum { NX = 19 };
+            float *xs = malloc((size_t)NX * n * 4), many[NX][7], one[7];
+            qa32 *q32s = malloc((size_t)NX * (n / 32) * sizeof *q32s);
+            qa256 *q256s = malloc((size_t)NX * (n / 256) * sizeof *q256s);
+            const void *xq[NX];
+            for (int j = 0; j < NX; j++) {
+                for (int i = 0; i < n; i++) xs[(size_t)j * n + i] = x[i] * (1.0f + 0.37f * (float)j) + (j % 3 ? 0.0f : frnd() * 0.01f);
+                model_quant_act32(xs + (size_t)j * n, n, q32s + (size_t)j * (n / 32));
+                model_quant_act256(xs + (size_t)j * n, n, q256s + (size_t)j * (n / 256));
+                xq[j] = kind == QACT_32 ? (void *)(q32s + (size_t)j * (n / 32)) : kind == QACT_256 ? (void *)(q256s + (size_t)j * (n / 256))
+                                                                               : (void *)(xs + (size_t)j * n);
+            }
+            model_quant_dot_rows_nx(type, d, model_quant_row_bytes(type, n), rows, xq, NX, n, &many[0][0], 7);
+            bool same = true;
+            for (int j = 0; j < NX; j++) {
+                model_quant_dot_rows(type, d, model_quant_row_bytes(type, n), rows, xq[j], n, one);
+                same &= !memcmp(one, many[j], sizeof one);
+            }
+            CHECK(same, "%s %s n=%d: %d activations at once equal one at a time, bit for bit", model_kernels_isa(), model_gguf_type_name(type), n, NX);
+            free(xs); free(q32s); free(q256s);
             free(d); free(x); free(q32); free(q256);
         }
     }
@@ -224,13 +246,40 @@ static void test_sha256(void) {
     CHECK(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), "sha256('') = %s", hex);
 }
 
+/* The activations' int8 quantization is the same bytes and scales in every kernel family
+ * (the vector versions do the scalar code's operations): quantized once with the best
+ * family, kept, and compared after each downgrade. */
+#define ACT_N 1024
+static qa32 act_q32[ACT_N / 32];
+static qa256 act_q256[ACT_N / 256];
+static float act_x[ACT_N];
+static void test_act(bool first) {
+    qa32 a[ACT_N / 32];
+    qa256 b[ACT_N / 256];
+    if (first)
+        for (int i = 0; i < ACT_N; i++) act_x[i] = frnd() * (i % 13 == 0 ? 9.0f : 1.0f) + (i % 97 == 0 ? 0.5f : 0.0f);
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    model_quant_act32(act_x, ACT_N, a);
+    model_quant_act256(act_x, ACT_N, b);
+    if (first) {
+        memcpy(act_q32, a, sizeof a);
+        memcpy(act_q256, b, sizeof b);
+        return;
+    }
+    CHECK(!memcmp(a, act_q32, sizeof a) && !memcmp(b, act_q256, sizeof b),
+          "activation quantization: %s gives the same bytes as the best family", model_kernels_isa());
+}
+
 int main(void) {
     printf("kernels: %s\n", model_kernels_isa());
+    test_act(true);
     run_all();
     const char *lesser[] = {"avx2", "scalar"};
     for (int i = 0; i < 2; i++)
         if (strcmp(model_kernels_isa(), lesser[i]) && model_kernels_force(lesser[i])) {
             printf("kernels: %s\n", model_kernels_isa());
+            test_act(false);
             run_all();
         }
     test_sha256();

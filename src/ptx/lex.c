@@ -1,7 +1,8 @@
 /* lex.c — PTX tokenizer: identifiers (with %/$ prefixes), directives and
  * modifiers (.name, .a::b), numbers (dec/hex/oct/bin ints with U suffix,
  * 0f/0d hex floats, decimal floats), strings, punctuation.  Comments are
- * skipped.  Token length is bounded by PTX_MAX_TOKEN. */
+ * skipped; the span of the full-line `//` comments before each token is
+ * recorded (lexer.cmt_s/cmt_e).  Token length is bounded by PTX_MAX_TOKEN. */
 #include "lex.h"
 
 #include <string.h>
@@ -156,14 +157,19 @@ void ptx_lex_scan(lexer *L, token *tp) {
     /* whitespace and comments, with the position in locals */
     const char *p = L->p, *end = L->end;
     int line = L->line, col = L->col;
-    bool any = false;
+    bool any = false, fresh = p == L->src;   /* fresh: only blanks since the last newline */
+    L->cmt_s = NULL;
     while (p < end) {
         char c = *p;
         if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { p++; col++; any = true; continue; }
-        if (c == '\n') { p++; line++; col = 1; any = true; continue; }
+        if (c == '\n') { p++; line++; col = 1; any = true; fresh = true; continue; }
         if (c == '/' && p + 1 < end && p[1] == '/') {
             const char *q = memchr(p, '\n', (size_t)(end - p));
             if (!q) q = end;
+            if (fresh) {
+                if (!L->cmt_s) L->cmt_s = p;
+                L->cmt_e = q;
+            }
             col += (int)(q - p);
             p = q;
             any = true;

@@ -30,6 +30,11 @@ typedef struct {
     token peek;
     bool have_peek;
     bool failed;
+    /* The run of full-line `//` comments (a `//` with only blanks before it on
+     * its line) between the last scanned token and the one before it:
+     * [cmt_s, cmt_e), NULL when none.  The parser attaches it to the statement
+     * that token starts (ptx_stmt.comment); trailing comments are not kept. */
+    const char *cmt_s, *cmt_e;
 } lexer;
 
 void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag);

@@ -966,6 +966,28 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
     return true;
 }
 
+/* The comment lines of [s, e) (a run of full-line `//` comments, lexer.cmt_s):
+ * the text after each `//`, trailing blanks and CR dropped, joined by '\n'. */
+static const char *comment_text(parser *P, const char *s, const char *e) {
+    pg_buf *b = &P->capbuf;
+    b->len = 0;
+    while (s < e) {
+        const char *nl = memchr(s, '\n', (size_t)(e - s));
+        const char *le = nl ? nl : e;
+        const char *c = s;
+        while (c < le && (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\f' || *c == '\v')) c++;
+        if (le - c >= 2 && c[0] == '/' && c[1] == '/') {   /* blank lines inside the run are skipped */
+            c += 2;
+            const char *t = le;
+            while (t > c && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r' || t[-1] == '\f' || t[-1] == '\v')) t--;
+            if (b->len) pg_buf_putc(b, '\n');
+            pg_buf_putn(b, c, (size_t)(t - c));
+        }
+        s = nl ? nl + 1 : e;
+    }
+    return pg_arena_strndup(&P->m->arena, b->len ? b->data : "", b->len);
+}
+
 static void parse_body(parser *P, ptx_func *f) {
     /* each statement is parsed in place, in the next free slot of P->body;
      * PUSH keeps it */
@@ -974,6 +996,9 @@ static void parse_body(parser *P, ptx_func *f) {
     int depth = 1;
     for (;;) {
         token t = lex_next(&P->L);
+        /* t is the last token scanned (a peeked one is returned as it was scanned),
+         * so the lexer's comment run is the one before t; read it before any peek */
+        const char *comment = P->L.cmt_s ? comment_text(P, P->L.cmt_s, P->L.cmt_e) : NULL;
         if (t.kind == TK_EOF) {
             ERR(P, t, "missing '}' at end of function '%s'", f->name);
             break;
@@ -984,9 +1009,10 @@ static void parse_body(parser *P, ptx_func *f) {
         st->loc.line = t.line;
         st->loc.col = t.col;
         st->depth = depth;
+        st->comment = comment;
         if (tok_punct(&t, '}')) {
             depth--;
-            if (depth == 0) { f->end_loc = st->loc; break; }
+            if (depth == 0) { f->end_loc = st->loc; f->end_comment = comment; break; }
             st->kind = PTX_ST_BLOCK_END;
             st->depth = depth;
             PUSH();
@@ -1035,6 +1061,7 @@ static void parse_body(parser *P, ptx_func *f) {
                     ptx_stmt tmpl = *st;   /* st moves if body grows */
                     for (int i = 0; i < P->decls.n; i++) {
                         ptx_stmt s2 = tmpl;
+                        if (i) s2.comment = NULL;   /* `.reg .b32 %a, %b;`: the comment goes with the first */
                         s2.kind = PTX_ST_DECL;
                         s2.u.decl = P->decls.v[i];
                         pg_vec_push(P->body, s2);

@@ -151,6 +151,19 @@ static void decl_line(const ptx_decl *d, const ptx_print_hooks *h, bool in_body,
     pg_buf_putc(b, '\n');
 }
 
+/* A kept comment (ptx_stmt.comment): "//" + each of its lines, at the indent. */
+static void comment_lines(const char *c, int depth, pg_buf *b) {
+    for (;;) {
+        const char *nl = strchr(c, '\n');
+        indent(b, depth);
+        pg_buf_puts(b, "//");
+        pg_buf_putn(b, c, nl ? (size_t)(nl - c) : strlen(c));
+        pg_buf_putc(b, '\n');
+        if (!nl) return;
+        c = nl + 1;
+    }
+}
+
 static void print_func(const ptx_module *m, const ptx_func *f, const ptx_print_hooks *h, pg_buf *b) {
     if (f->is_extern) pg_buf_puts(b, ".extern ");
     if (f->is_visible) pg_buf_puts(b, ".visible ");
@@ -176,6 +189,7 @@ static void print_func(const ptx_module *m, const ptx_func *f, const ptx_print_h
     pg_buf_puts(b, "{\n");
     for (int i = 0; i < f->nbody; i++) {
         const ptx_stmt *s = &f->body[i];
+        if (s->comment) comment_lines(s->comment, s->depth, b);
         switch (s->kind) {
         case PTX_ST_LABEL:
             pg_buf_printf(b, "%s:\n", s->u.label);
@@ -206,6 +220,7 @@ static void print_func(const ptx_module *m, const ptx_func *f, const ptx_print_h
             break;
         }
     }
+    if (f->end_comment) comment_lines(f->end_comment, 1, b);
     pg_buf_puts(b, "}\n");
     if (h && h->after_func) h->after_func(h->user, m, f, b);
 }
@@ -269,6 +284,7 @@ static bool decl_equal(const ptx_decl *a, const ptx_decl *b, char *why, size_t w
 
 static bool stmt_equal(const ptx_stmt *a, const ptx_stmt *b, char *why, size_t whyn) {
     NEQ(a->kind != b->kind || a->depth != b->depth, "statement kind differs at line %d", a->loc.line);
+    NEQ(!streq(a->comment, b->comment), "comment before the statement at line %d differs", a->loc.line);
     switch (a->kind) {
     case PTX_ST_INSN: {
         const ptx_insn *x = &a->u.insn, *y = &b->u.insn;
@@ -306,7 +322,7 @@ bool ptx_module_equal(const ptx_module *a, const ptx_module *b, char *why, size_
             NEQ(!streq(f->name, g->name) || f->is_entry != g->is_entry || f->is_visible != g->is_visible ||
                 f->is_extern != g->is_extern || f->is_weak != g->is_weak || f->nparams != g->nparams ||
                 f->nrets != g->nrets || f->nperf != g->nperf || f->has_body != g->has_body ||
-                f->nbody != g->nbody || !streq(f->attrs, g->attrs),
+                f->nbody != g->nbody || !streq(f->attrs, g->attrs) || !streq(f->end_comment, g->end_comment),
                 "function %s differs in its signature or size", f->name);
             for (int k = 0; k < f->nparams; k++) if (!decl_equal(&f->params[k], &g->params[k], why, whyn)) return false;
             for (int k = 0; k < f->nrets; k++) if (!decl_equal(&f->rets[k], &g->rets[k], why, whyn)) return false;
@@ -320,4 +336,12 @@ bool ptx_module_equal(const ptx_module *a, const ptx_module *b, char *why, size_
         }
     }
     return true;
+}
+
+void ptx_comments_strip(ptx_module *m) {
+    for (int i = 0; i < m->nfuncs; i++) {
+        ptx_func *f = &m->funcs[i];
+        f->end_comment = NULL;
+        for (int k = 0; k < f->nbody; k++) f->body[k].comment = NULL;
+    }
 }

@@ -4,6 +4,7 @@
  * "N unit name" pairs ("Used 32 registers", "24 bytes smem", "8 bytes spill
  * stores") and keeps every line it does not understand. */
 #define _POSIX_C_SOURCE 200809L
+#include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
 
 #include <errno.h>
@@ -257,4 +258,42 @@ void ptx_ptxas_report_free(ptxas_report *r) {
     free(r->unknown_lines);
     free(r->log);
     memset(r, 0, sizeof *r);
+}
+
+int ptx_ptxas_target_check(const char *arch, int ptx_version, char *why, size_t whyn) {
+    int sm = 0;
+    bool as = false, fam = false;
+    if (!arch || !isa_parse_target(arch, &sm, &as, &fam)) {
+        snprintf(why, whyn, "'%s' is not a target ptxgen knows", arch ? arch : "(null)");
+        return 0;
+    }
+    int v = ptx_version > 0 ? ptx_version : isa_target_min_ptx(sm);
+    char path[600];
+    pg_tmp_path(path, sizeof path, "ptxgen-arch-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) { snprintf(why, whyn, "cannot create a temp file: %s", strerror(errno)); return -1; }
+    char text[128];
+    int n = snprintf(text, sizeof text, ".version %d.%d\n.target %s\n.address_size 64\n", v / 10, v % 10, arch);
+    bool wrote = write(fd, text, (size_t)n) == n;
+    close(fd);
+    if (!wrote) { unlink(path); snprintf(why, whyn, "cannot write a temp file"); return -1; }
+    ptxas_report r;
+    pg_status st = ptx_ptxas_run(path, arch, false, &r, NULL);
+    unlink(path);
+    int known = -1;
+    if (st == PG_ERR_EXTERNAL || !r.ran) snprintf(why, whyn, "ptxas not found");
+    else if (r.timed_out) snprintf(why, whyn, "ptxas did not finish");
+    else if (r.ok) known = 1;
+    else {
+        known = 0;
+        /* its first non-empty line, without the "ptxas fatal   : " prefix */
+        const char *p = r.log ? r.log : "";
+        while (*p == '\n') p++;
+        const char *c = strstr(p, " : ");
+        if (c && c < p + strcspn(p, "\n")) p = c + 3;
+        snprintf(why, whyn, "%.*s", (int)strcspn(p, "\n"), p);
+        if (!why[0]) snprintf(why, whyn, "ptxas exited %d", r.exit_code);
+    }
+    ptx_ptxas_report_free(&r);
+    return known;
 }

@@ -142,7 +142,8 @@ static void synth_describe(json_t *task, uint64_t seed, pg_buf *out, const char 
 }
 
 /* ---- candidates ---------------------------------------------------------------- */
-typedef struct { char *name, *ptx; json_t *task; char *cu; } base_task;   /* a hand-written corpus task (cu: its reference.cu or NULL) */
+typedef struct { char *name, *ptx; json_t *task; char *cu; } base_task;   /* a hand-written corpus task (cu: its plan.cu when
+                                                                              literate, else its reference.cu, or NULL) */
 
 /* Batched ptxas: a worker first builds its candidates without ptxas
  * (collecting the PTX), verifies them with a few ptxas runs over combined
@@ -257,8 +258,114 @@ pg_status synth_family_weights_parse(const char *spec, int *weights, pg_diag_sin
     return PG_OK;
 }
 
+static void canon_expr(const expr_tree *e, pg_buf *out);
+static bool is_excluded(const gen_ctx *g, const char *identity);
+
+/* Where candidate idx comes from: a pure function of (seed, idx).  Every 8th
+ * candidate a hand kernel (cycling), else a parametric family
+ * (synth_family.h), an expression tree, or a mutant of either. */
+typedef struct {
+    uint64_t r;          /* the candidate's random bits */
+    bool hand, only_hand, mutant, expr_base;
+    int fam;             /* family index, or -1 */
+    uint64_t fseed;      /* the family's seed */
+} cand_src;
+static cand_src cand_source(const gen_ctx *g, int64_t idx) {
+    const synth_opts *o = g->o;
+    cand_src c = {0};
+    c.r = mix(o->seed * 0x100000001b3ull ^ (uint64_t)idx);
+    c.only_hand = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT | SYNTH_SRC_FAMILY));
+    c.hand = g->nhand && (o->sources & SYNTH_SRC_HAND) && (c.only_hand || idx % 8 == 0);
+    c.fam = c.hand ? -1 : family_pick(o, g->nhand, idx, &c.fseed);
+    c.mutant = !c.hand && (o->sources & SYNTH_SRC_MUTANT) && (c.r % 2 == 0 || !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY)));
+    c.expr_base = c.fam < 0 && !c.hand && (o->sources & SYNTH_SRC_EXPR) && (!c.mutant || g->nhand == 0 || (c.r >> 8) % 2 == 0);
+    return c;
+}
+
+/* The expression-tree kernel of a candidate (r: its random bits): name, the
+ * tree's identity ("expr:<prefix>"), PTX (the generator's own; NULL to skip),
+ * CUDA C plan and task.json.  *held_out: the tree is a task of an excluded
+ * suite (up to operand order; only looked at with --exclude, so runs without it
+ * are unchanged).  False when the generator fails. */
+static bool expr_candidate(const gen_ctx *g, uint64_t r, char *name, size_t namen, char *identity, size_t idn, pg_buf *ptx,
+                           pg_buf *cu, pg_buf *tjs, bool *held_out) {
+    int nin = 1 + (int)((r >> 12) % 4), depth = 2 + (int)((r >> 16) % 4), per = ((r >> 20) % 2) ? 4 : 1;
+    int block = 128 << ((r >> 24) % 3);
+    expr_tree *e = synth_expr_random(r ^ 0xe4e4, nin, depth, NULL);
+    snprintf(name, namen, "expr_%016llx", (unsigned long long)(r & 0xffffffffffffull));
+    float sv[EXPR_MAX_SCALARS];   /* values of alpha/beta in the task.json (not part of the identity) */
+    synth_expr_scalar_values(r ^ 0x5ca1, e ? expr_nscalars(e) : 0, sv);
+    pg_diag_sink q = {0};
+    pg_status st = e ? synth_expr_kernel(e, name, nin, sv, block, per, ptx, cu, tjs, &q) : PG_ERR_USAGE;
+    *held_out = false;
+    if (e) {
+        pg_buf pre = {0};
+        expr_to_prefix(e, &pre);
+        snprintf(identity, idn, "expr:%s", pre.data ? pre.data : "");
+        if (g->nexcl) {
+            pre.len = 0;
+            pg_buf_puts(&pre, "expr:");
+            canon_expr(e, &pre);
+            *held_out = is_excluded(g, pre.data);
+        }
+        pg_buf_free(&pre);
+    }
+    expr_free(e);
+    return st == PG_OK;
+}
+
+/* Literate PTX of the expression kernels of a worker's batch: their CUDA C
+ * plans compiled together by nvcc (synth_cuda_ptx_batch), kept in the family
+ * cache under family -1. */
+static void expr_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, int nw) {
+    PG_VEC(const char *) cus = {0};
+    PG_VEC(const char *) names = {0};
+    PG_VEC(int64_t) idxs = {0};
+    PG_VEC(char *) owned = {0};
+    PG_VEC(const char *) tasks = {0};
+    for (int k = w; k < batch; k += nw) {
+        cand_src c = cand_source(g, first + k);
+        if (!c.expr_base) continue;
+        char name[96], identity[600];
+        pg_buf cu = {0}, tjs = {0};
+        bool held = false;
+        if (expr_candidate(g, c.r, name, sizeof name, identity, sizeof identity, NULL, &cu, &tjs, &held) && !held && cu.len) {
+            pg_vec_push(cus, cu.data);
+            pg_vec_push(owned, cu.data);
+            pg_vec_push(tasks, tjs.data);
+            pg_vec_push(owned, tjs.data);
+            tjs.data = NULL;
+            pg_vec_push(names, strdup(name));
+            pg_vec_push(idxs, first + k);
+        } else pg_buf_free(&cu);
+        pg_buf_free(&tjs);
+    }
+    if (idxs.n) {
+        pg_buf *ptx = calloc((size_t)idxs.n, sizeof *ptx);
+        pg_diag_sink q = {0};
+        synth_cuda_ptx_batch(cus.v, names.v, tasks.v, idxs.n, g->o->arch, SYNTH_FMT_LITERATE, ptx, &q);
+        for (int i = 0; i < idxs.n; i++) {
+            fam_cached c;
+            memset(&c, 0, sizeof c);
+            c.idx = idxs.v[i];
+            c.ok = ptx[i].len > 0;
+            c.s.ptx = ptx[i];
+            pg_vec_push(g->fcache->v, c);
+        }
+        free(ptx);
+    }
+    for (int i = 0; i < owned.n; i++) free(owned.v[i]);
+    for (int i = 0; i < names.n; i++) free((char *)names.v[i]);
+    pg_vec_free(cus);
+    pg_vec_free(names);
+    pg_vec_free(idxs);
+    pg_vec_free(owned);
+    pg_vec_free(tasks);
+}
+
 static void fam_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, int nw) {
     struct fam_cache *fc = g->fcache;
+    if (g->o->format == SYNTH_FMT_LITERATE) expr_cache_fill(g, first, batch, w, nw);
     for (int f = 0; f < synth_family_count(); f++) {
         if (!synth_family_uses_nvcc(f)) continue;
         PG_VEC(uint64_t) seeds = {0};
@@ -270,7 +377,7 @@ static void fam_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, in
         if (seeds.n) {
             synth_family_sample *out = calloc((size_t)seeds.n, sizeof *out);
             pg_diag_sink q = {0};
-            synth_family_generate_batch(f, seeds.v, seeds.n, g->o->arch, out, &q);
+            synth_family_generate_batch(f, seeds.v, seeds.n, g->o->arch, g->o->format, out, &q);
             for (int i = 0; i < seeds.n; i++) {
                 fam_cached c = {idxs.v[i], out[i], out[i].ptx.len > 0};
                 pg_vec_push(fc->v, c);
@@ -539,52 +646,67 @@ static const char *perf_note(const gen_ctx *g, const char *task, bool mutated, c
     return out->data;
 }
 
+/* The text without the plan lines a PTX template writes ("\t//..." lines, the literate
+ * format's; its header comments and trailing comments stay). */
+static void drop_plan_lines(pg_buf *text) {
+    pg_buf out = {0};
+    for (const char *r = text->data ? text->data : ""; *r;) {
+        const char *nl = strchr(r, '\n');
+        size_t n = nl ? (size_t)(nl - r) + 1 : strlen(r);
+        const char *t = r;
+        while (t < r + n && *t == '\t') t++;
+        if (!(t > r && t + 1 < r + n && t[0] == '/' && t[1] == '/')) pg_buf_putn(&out, r, n);
+        r += n;
+    }
+    pg_buf_free(text);
+    *text = out;
+}
+
+/* The text printed without its kept comments (text that does not parse stays
+ * as it is: the mutation reports it). */
+static void strip_comments_text(pg_buf *text) {
+    ptx_module *m = NULL;
+    pg_diag_sink q = {0};
+    if (ptx_parse(text->data, text->len, "base", &m, &q) == PG_OK) {
+        ptx_comments_strip(m);
+        pg_buf out = {0};
+        ptx_print(m, &out);
+        pg_buf_free(text);
+        *text = out;
+    }
+    ptx_module_free(m);
+}
+
 static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     memset(c, 0, sizeof *c);
     const synth_opts *o = g->o;
-    uint64_t r = mix(o->seed * 0x100000001b3ull ^ (uint64_t)idx);
-    /* source: every 8th candidate a hand kernel (cycling), else a parametric
-     * family (synth_family.h), an expression tree, or a mutant of either */
-    bool only_hand = !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_MUTANT | SYNTH_SRC_FAMILY));
-    bool hand = g->nhand && (o->sources & SYNTH_SRC_HAND) && (only_hand || idx % 8 == 0);
-    uint64_t fseed = 0;
-    int fam = hand ? -1 : family_pick(o, g->nhand, idx, &fseed);
-    bool mutant = !hand && (o->sources & SYNTH_SRC_MUTANT) &&
-                  (r % 2 == 0 || !(o->sources & (SYNTH_SRC_EXPR | SYNTH_SRC_FAMILY)));
-    bool expr_base = fam < 0 && !hand && (o->sources & SYNTH_SRC_EXPR) && (!mutant || g->nhand == 0 || (r >> 8) % 2 == 0);
+    bool literate = o->format == SYNTH_FMT_LITERATE;
+    cand_src src = cand_source(g, idx);
+    uint64_t r = src.r, fseed = src.fseed;
+    bool only_hand = src.only_hand, hand = src.hand, mutant = src.mutant, expr_base = src.expr_base;
+    int fam = src.fam;
     if (fam < 0 && !hand && !expr_base && !(mutant && g->nhand)) { snprintf(c->reason, sizeof c->reason, "no source enabled"); return; }
     pg_buf ptx = {0}, tjs = {0}, cu = {0};   /* cu: the CUDA C twin when there is one (nvcc families, corpus) */
     json_t *task = NULL;
     char name[96], fam_name[32];
     const char *family;
     if (expr_base) {
-        int nin = 1 + (int)((r >> 12) % 4), depth = 2 + (int)((r >> 16) % 4), per = ((r >> 20) % 2) ? 4 : 1;
-        int block = 128 << ((r >> 24) % 3);
-        expr_tree *e = synth_expr_random(r ^ 0xe4e4, nin, depth, NULL);
-        snprintf(name, sizeof name, "expr_%016llx", (unsigned long long)(r & 0xffffffffffffull));
-        float sv[EXPR_MAX_SCALARS];   /* values of alpha/beta in the task.json (not part of the identity) */
-        synth_expr_scalar_values(r ^ 0x5ca1, e ? expr_nscalars(e) : 0, sv);
-        pg_diag_sink q = {0};
-        pg_status st = e ? synth_expr_kernel(e, name, nin, sv, block, per, &ptx, NULL, &tjs, &q) : PG_ERR_USAGE;
         bool held_out = false;
-        if (e) {
-            pg_buf pre = {0};
-            expr_to_prefix(e, &pre);
-            snprintf(c->identity, sizeof c->identity, "expr:%s", pre.data ? pre.data : "");
-            if (g->nexcl) {   /* only with --exclude, so runs without it are unchanged */
-                pre.len = 0;
-                pg_buf_puts(&pre, "expr:");
-                canon_expr(e, &pre);
-                held_out = is_excluded(g, pre.data);
-            }
-            pg_buf_free(&pre);
-        }
-        expr_free(e);
+        /* literate: the plan's PTX from nvcc (expr_cache_fill); plain: the generator's own PTX */
+        bool ok = expr_candidate(g, r, name, sizeof name, c->identity, sizeof c->identity, literate ? NULL : &ptx,
+                                 literate ? &cu : NULL, &tjs, &held_out);
         if (held_out) { snprintf(c->reason, sizeof c->reason, "excluded: held-out suite task %.160s", c->identity); goto out; }
-        if (st != PG_OK) { snprintf(c->reason, sizeof c->reason, "expr family: generator failed (inputs %d, depth %d)", nin, depth); goto out; }
+        if (!ok) { snprintf(c->reason, sizeof c->reason, "expr family: generator failed (seed bits %llx)", (unsigned long long)r); goto out; }
+        if (literate) {
+            const fam_cached *fc = NULL;
+            for (int i = 0; g->fcache && i < g->fcache->v.n && !fc; i++)
+                if (g->fcache->v.v[i].idx == idx) fc = &g->fcache->v.v[i];
+            if (!fc || !fc->ok) { snprintf(c->reason, sizeof c->reason, "expr family: nvcc did not compile the plan"); goto out; }
+            pg_buf_puts(&ptx, fc->s.ptx.data);
+        }
         task = json_loads(tjs.data, 0, NULL);
         family = "expr";
-        snprintf(c->source, sizeof c->source, "ptx-template");
+        snprintf(c->source, sizeof c->source, literate ? "nvcc" : "ptx-template");
     } else if (fam >= 0) {
         synth_family_sample fs_local, *fs = NULL;
         memset(&fs_local, 0, sizeof fs_local);
@@ -593,7 +715,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
                 if (g->fcache->v.v[i].idx == idx) fs = g->fcache->v.v[i].ok ? &g->fcache->v.v[i].s : NULL;
         } else {
             pg_diag_sink q = {0};
-            if (synth_family_generate(fam, fseed, o->arch, &fs_local, &q) == PG_OK) fs = &fs_local;
+            if (synth_family_generate(fam, fseed, o->arch, o->format, &fs_local, &q) == PG_OK) fs = &fs_local;
         }
         if (!fs) {
             snprintf(c->reason, sizeof c->reason, "family %s: generator failed", synth_family_name(fam));
@@ -602,6 +724,10 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         }
         pg_buf_puts(&ptx, fs->ptx.data);
         if (fs->cu.len) pg_buf_puts(&cu, fs->cu.data);
+        if (!literate && !synth_family_uses_nvcc(fam)) {   /* plain: a template's kernel as it was before its plan */
+            drop_plan_lines(&ptx);
+            pg_buf_free(&cu);
+        }
         task = json_loads(fs->task_json.data, 0, NULL);
         snprintf(name, sizeof name, "%s", fs->name);
         snprintf(c->identity, sizeof c->identity, "%s", fs->identity);
@@ -631,6 +757,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         pg_buf m = {0};
         int changes = 0;
         pg_diag_sink q = {0};
+        if (!literate) strip_comments_text(&ptx);   /* plain mutants print no comments, as they always did */
         if (synth_mutate(ptx.data, ptx.len, k, r >> 3, &m, &changes, &q) != PG_OK || changes == 0) {
             snprintf(c->reason, sizeof c->reason, "mutation %s: %s", synth_mut_name(k), changes ? "failed" : "nothing to change");
             pg_buf_free(&m);
@@ -708,6 +835,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     json_object_set_new(j, "description_frame", json_string(frame));
     json_object_set_new(j, "instruction_level_desc", json_string(summary.data ? summary.data : ""));
     json_object_set_new(j, "ptx_code", json_string(ptx.data));
+    if (literate) json_object_set_new(j, "format", json_string("literate"));
     if (cu.len) json_object_set_new(j, "cuda_c", json_string(cu.data));   /* the twin: `ptxgen prompts --twin` */
     json_object_set_new(j, "performance_note", json_string(note.data ? note.data : ""));
     json_t *px = json_object();
@@ -760,8 +888,14 @@ static bool load_hand(gen_ctx *g, const char *dir, pg_diag_sink *diag) {
         if (t && pg_read_file(p, 1 << 24, &src, &n, &q) == PG_OK) {
             char *cu = NULL;
             size_t cn;
+            /* the CUDA C of the task: literate samples take the kernel's plan (plan.cu, whose lines head its
+             * blocks), plain ones the task's reference.cu as before; either is optional */
+            if (g->o->format == SYNTH_FMT_LITERATE) {
+                snprintf(p, sizeof p, "%s/%s/plan.cu", dir, names.v[i]);
+                if (pg_read_file(p, 1 << 22, &cu, &cn, &q) != PG_OK) cu = NULL;
+            }
             snprintf(p, sizeof p, "%s/%s/reference.cu", dir, names.v[i]);
-            if (pg_read_file(p, 1 << 22, &cu, &cn, &q) != PG_OK) cu = NULL;   /* optional: the task's CUDA C twin */
+            if (!cu && pg_read_file(p, 1 << 22, &cu, &cn, &q) != PG_OK) cu = NULL;
             g->hand[g->nhand++] = (base_task){strdup(names.v[i]), src, t, cu};
         } else {
             json_decref(t);
@@ -814,6 +948,7 @@ static void state_args(const synth_opts *o, char *out, size_t n) {
         len += snprintf(out + len, n - (size_t)len, "%s%s=%d", sep, synth_family_name(f), o->family_weight[f]);
         sep = ",";
     }
+    if (o->format == SYNTH_FMT_LITERATE && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, " --format literate");
 }
 
 /* "NEXT WRITTEN\nargs ...\n"; false when absent or unreadable. */

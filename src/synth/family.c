@@ -195,11 +195,12 @@ static bool arch_ok(const char *a) {
     return true;
 }
 
-/* nvcc -ptx -O3 -arch=ARCH -o OUT CU; stderr to LOG.  True on exit status 0. */
-static bool run_nvcc(const char *nvcc, const char *arch, const char *cu, const char *out, const char *log) {
+/* nvcc -ptx -O3 -arch=ARCH [-lineinfo] -o OUT CU; stderr to LOG.  True on exit status 0. */
+static bool run_nvcc(const char *nvcc, const char *arch, bool lineinfo, const char *cu, const char *out, const char *log) {
     char archf[40];
     snprintf(archf, sizeof archf, "-arch=%s", arch);
-    char *argv[] = {(char *)nvcc, "-ptx", "-O3", archf, "-o", (char *)out, (char *)cu, NULL};
+    char *argv[] = {(char *)nvcc, "-ptx", "-O3", archf, "-o", (char *)out, (char *)cu, NULL, NULL};
+    if (lineinfo) { argv[7] = argv[6]; argv[6] = argv[5]; argv[5] = argv[4]; argv[4] = "-lineinfo"; }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -236,10 +237,18 @@ static bool ident_at(const char *text, const char *q, size_t n) {
     return !ident_char(a) && a != '.' && a != '%' && !ident_char(q[n]);
 }
 
+/* Is q inside a `//` comment (a literate plan line names the CUDA variables, which the
+ * PTX is free to use as its own names)? */
+static bool in_comment(const char *text, const char *q) {
+    for (const char *p = q; p > text && p[-1] != '\n'; p--)
+        if (p[-1] == '/' && p - 1 > text && p[-2] == '/') return true;
+    return false;
+}
+
 static bool has_ident(const char *text, const char *name) {
     size_t n = strlen(name);
     for (const char *q = strstr(text, name); q; q = strstr(q + 1, name))
-        if (ident_at(text, q, n)) return true;
+        if (ident_at(text, q, n) && !in_comment(text, q)) return true;
     return false;
 }
 
@@ -249,7 +258,7 @@ static void replace_ident(pg_buf *text, const char *from, const char *to) {
     pg_buf out = {0};
     const char *p = text->data, *q;
     while ((q = strstr(p, from))) {
-        bool whole = ident_at(text->data, q, n);
+        bool whole = ident_at(text->data, q, n) && !in_comment(text->data, q);
         pg_buf_putn(&out, p, (size_t)(q - p));
         pg_buf_puts(&out, whole ? to : from);
         p = q + n;
@@ -265,44 +274,44 @@ static void replace_ident(pg_buf *text, const char *from, const char *to) {
  * prompt's signature, while the suites' signatures carry the tasks' own names.  So: parameter i
  * takes the task's name for it, a shared array the CUDA variable's name, unless that name is
  * taken already (then the nvcc name stays; ptxas checks the result like any other sample). */
-static void nvcc_names_to_task_names(synth_family_sample *s) {
+static void nvcc_names_to_task_names(const char *name, const char *task_json, pg_buf *ptx) {
     json_error_t e;
-    json_t *t = json_loads(s->task_json.data ? s->task_json.data : "", 0, &e);
+    json_t *t = json_loads(task_json ? task_json : "", 0, &e);
     json_t *params = json_object_get(t, "params");
     size_t np = json_array_size(params);
     char from[200], to[140];
-    snprintf(from, sizeof from, "%s_param_%zu", s->name, np);
-    bool count_ok = np > 0 && !has_ident(s->ptx.data, from);   /* no parameter beyond the task's */
+    snprintf(from, sizeof from, "%s_param_%zu", name, np);
+    bool count_ok = np > 0 && !has_ident(ptx->data, from);   /* no parameter beyond the task's */
     for (size_t i = 0; count_ok && i < np; i++) {
-        snprintf(from, sizeof from, "%s_param_%zu", s->name, i);
-        if (!has_ident(s->ptx.data, from)) count_ok = false;
+        snprintf(from, sizeof from, "%s_param_%zu", name, i);
+        if (!has_ident(ptx->data, from)) count_ok = false;
     }
     for (size_t i = 0; count_ok && i < np; i++) {
         const char *nm = json_string_value(json_object_get(json_array_get(params, i), "name"));
-        if (!nm || !*nm || strlen(nm) >= sizeof to || has_ident(s->ptx.data, nm)) continue;
-        snprintf(from, sizeof from, "%s_param_%zu", s->name, i);
-        replace_ident(&s->ptx, from, nm);
+        if (!nm || !*nm || strlen(nm) >= sizeof to || has_ident(ptx->data, nm)) continue;
+        snprintf(from, sizeof from, "%s_param_%zu", name, i);
+        replace_ident(ptx, from, nm);
     }
     json_decref(t);
     /* _ZZ<len(entry)><entry>E<len(var)><var> */
     char prefix[160];
-    snprintf(prefix, sizeof prefix, "_ZZ%zu%sE", strlen(s->name), s->name);
+    snprintf(prefix, sizeof prefix, "_ZZ%zu%sE", strlen(name), name);
     size_t pl = strlen(prefix);
-    for (const char *p = strstr(s->ptx.data, prefix); p; p = strstr(s->ptx.data, prefix)) {
+    for (const char *p = strstr(ptx->data, prefix); p; p = strstr(ptx->data, prefix)) {
         char *end;
         unsigned long vl = strtoul(p + pl, &end, 10);
         const char *var = end;
         size_t idl = 0;
         while (ident_char(p[idl])) idl++;
-        if ((p != s->ptx.data && ident_char(p[-1])) || vl == 0 || vl >= sizeof to - 2 || (size_t)(var - p) + vl != idl ||
+        if ((p != ptx->data && ident_char(p[-1])) || vl == 0 || vl >= sizeof to - 2 || (size_t)(var - p) + vl != idl ||
             idl >= sizeof from)
             break;   /* not the shape above (a template's or a static's name): leave all as they are */
         memcpy(from, p, idl);
         from[idl] = 0;
         snprintf(to, sizeof to, "%.*s", (int)vl, var);
-        if (has_ident(s->ptx.data, to)) snprintf(to, sizeof to, "s_%.*s", (int)vl, var);
-        if (has_ident(s->ptx.data, to)) break;
-        replace_ident(&s->ptx, from, to);
+        if (has_ident(ptx->data, to)) snprintf(to, sizeof to, "s_%.*s", (int)vl, var);
+        if (has_ident(ptx->data, to)) break;
+        replace_ident(ptx, from, to);
     }
 }
 
@@ -378,23 +387,77 @@ static bool write_all(const char *path, const char *data, size_t n) {
     return fclose(f) == 0 && ok;
 }
 
-/* Compile the CUDA C of samples idx[0..k) in one nvcc run and fill their
- * ptx.  False when nvcc fails (nothing filled). */
-static bool nvcc_group(const char *nvcc, const char *arch, synth_family_sample *s, const int *idx, int k, char *why,
-                       size_t whyn) {
+/* Loops the plan did not ask to unroll stay loops (docs/LITERATE.md, "no unrolled
+ * remainder loops unless asked"): `#pragma unroll 1` goes before every line that
+ * starts a `for` or `while` loop without a pragma on the line before it, unless
+ * the `for` runs a constant number of times (`for (int k = 0; k < 8; k++)`,
+ * `for (int off = 16; off > 0; off /= 2)`: its start and bound are literals),
+ * which nvcc unrolls fully without a remainder loop. */
+static bool literal_word(const char *s, size_t n) {
+    while (n && (*s == ' ' || *s == '(')) s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == ')')) n--;
+    if (!n) return false;
+    size_t i = 0;
+    if (s[0] == '-') i++;
+    size_t d = i;
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == 'u' || s[i] == 'U' || s[i] == 'x' ||
+                     (s[i] >= 'a' && s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F')))
+        i++;
+    return i == n && i > d && s[d] >= '0' && s[d] <= '9';
+}
+static bool constant_trip(const char *line) {
+    const char *o = strchr(line, '('), *s1 = o ? strchr(o, ';') : NULL, *s2 = s1 ? strchr(s1 + 1, ';') : NULL;
+    if (!s2) return false;
+    const char *eq = memchr(o, '=', (size_t)(s1 - o));   /* init: "int k = 0" */
+    if (!eq || !literal_word(eq + 1, (size_t)(s1 - eq - 1))) return false;
+    const char *c = s1 + 1, *op = NULL;                  /* cond: "k < 8", "off > 0" */
+    for (const char *q = c; q < s2; q++)
+        if (*q == '<' || *q == '>' || (*q == '!' && q[1] == '=')) { op = q; break; }
+    if (!op) return false;
+    const char *rhs = op + 1;
+    if (*rhs == '=') rhs++;
+    return literal_word(rhs, (size_t)(s2 - rhs));
+}
+void synth_literate_prepare(const char *cu, pg_buf *out) {
+    const char *prev = "";   /* the previous non-blank line, trimmed */
+    size_t prevn = 0;
+    for (const char *p = cu; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        const char *t = p;
+        while (*t == ' ' || *t == '\t') t++;
+        bool loop = (!strncmp(t, "for", 3) && (t[3] == ' ' || t[3] == '(')) || (!strncmp(t, "while", 5) && (t[5] == ' ' || t[5] == '('));
+        if (loop && !(prevn >= 7 && !strncmp(prev, "#pragma", 7)) && !(t[0] == 'f' && constant_trip(t)))
+            pg_buf_puts(out, "#pragma unroll 1\n");
+        pg_buf_putn(out, p, n);
+        if ((size_t)(t - p) < n && *t != '\n' && *t != '\r') { prev = t; prevn = n - (size_t)(t - p); }
+        p += n;
+    }
+}
+
+/* Compile k CUDA C kernels (cu[i], entry names[i]) in one nvcc run; fill
+ * ptx[i] with a module holding kernel i alone.  Literate: the plans are
+ * prepared (synth_literate_prepare) and compiled with -lineinfo, and the line
+ * table becomes plan comments (ptx_literate_from_loc); plain: no comments at
+ * all (nvcc's own "// demoted variable" included).  False when nvcc fails
+ * (nothing filled, why says it). */
+static bool nvcc_group(const char *nvcc, const char *arch, int format, const char *const *cu, const char *const *names,
+                       pg_buf *const *ptx, int k, char *why, size_t whyn) {
+    bool literate = format == SYNTH_FMT_LITERATE;
     char dir[600];
     pg_tmp_path(dir, sizeof dir, "ptxgen-family-XXXXXX");
     if (!mkdtemp(dir)) { snprintf(why, whyn, "mkdtemp: %s", strerror(errno)); return false; }
-    char cu[700], px[700], lg[700];
-    snprintf(cu, sizeof cu, "%s/k.cu", dir);
+    char cup[700], px[700], lg[700];
+    snprintf(cup, sizeof cup, "%s/k.cu", dir);
     snprintf(px, sizeof px, "%s/k.ptx", dir);
     snprintf(lg, sizeof lg, "%s/log", dir);
     pg_buf src = {0};
     for (int i = 0; i < k; i++) {
-        pg_buf_puts(&src, s[idx[i]].cu.data);
+        if (literate) synth_literate_prepare(cu[i], &src);
+        else pg_buf_puts(&src, cu[i]);
         pg_buf_putc(&src, '\n');
     }
-    bool ok = write_all(cu, src.data, src.len) && run_nvcc(nvcc, arch, cu, px, lg);
+    bool ok = write_all(cup, src.data, src.len) && run_nvcc(nvcc, arch, literate, cup, px, lg);
     pg_buf text = {0};
     if (!ok) {
         pg_buf log = {0};
@@ -412,24 +475,27 @@ static bool nvcc_group(const char *nvcc, const char *arch, synth_family_sample *
             ok = false;
             snprintf(why, whyn, "nvcc's PTX does not parse (%d errors)", q.nerrors);
         } else {
+            if (literate) ptx_literate_from_loc(m, src.data, src.len, 1);
+            else ptx_comments_strip(m);
             for (int i = 0; i < k; i++) {
                 pg_buf one = {0};
-                if (!split_entry(m, s[idx[i]].name, &one)) {
+                if (!split_entry(m, names[i], &one)) {
                     ok = false;
-                    snprintf(why, whyn, "entry %s missing from nvcc's PTX", s[idx[i]].name);
+                    snprintf(why, whyn, "entry %s missing from nvcc's PTX", names[i]);
                     pg_buf_free(&one);
                     break;
                 }
-                pg_buf_printf(&s[idx[i]].ptx, "// GENERATED_BY: ptxgen synth/family (nvcc -ptx -O3 -arch=%s)\n", arch);
-                pg_buf_putn(&s[idx[i]].ptx, one.data, one.len);
+                pg_buf_printf(ptx[i], "// GENERATED_BY: ptxgen synth/family (nvcc -ptx -O3 -arch=%s%s)\n", arch,
+                              literate ? " -lineinfo, literate" : "");
+                pg_buf_putn(ptx[i], one.data, one.len);
                 pg_buf_free(&one);
             }
             if (!ok)
-                for (int i = 0; i < k; i++) pg_buf_free(&s[idx[i]].ptx);
+                for (int i = 0; i < k; i++) pg_buf_free(ptx[i]);
         }
         ptx_module_free(m);
     }
-    unlink(cu);
+    unlink(cup);
     unlink(px);
     unlink(lg);
     rmdir(dir);
@@ -438,7 +504,52 @@ static bool nvcc_group(const char *nvcc, const char *arch, synth_family_sample *
     return ok;
 }
 
-pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch,
+/* nvcc_group over the samples idx[0..k) */
+static bool nvcc_samples(const char *nvcc, const char *arch, int format, synth_family_sample *s, const int *idx, int k, char *why,
+                         size_t whyn) {
+    const char **cu = calloc((size_t)k + 1, sizeof *cu), **names = calloc((size_t)k + 1, sizeof *names);
+    pg_buf **ptx = calloc((size_t)k + 1, sizeof *ptx);
+    for (int i = 0; i < k; i++) {
+        cu[i] = s[idx[i]].cu.data;
+        names[i] = s[idx[i]].name;
+        ptx[i] = &s[idx[i]].ptx;
+    }
+    bool ok = nvcc_group(nvcc, arch, format, cu, names, ptx, k, why, whyn);
+    free(cu);
+    free(names);
+    free(ptx);
+    return ok;
+}
+
+pg_status synth_cuda_ptx_batch(const char *const *cu, const char *const *names, const char *const *task_json, int n, const char *arch,
+                               int format, pg_buf *ptx, pg_diag_sink *diag) {
+    if (n < 0 || (n && (!cu || !names || !ptx)) || !arch_ok(arch)) {
+        pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_cuda_ptx_batch: bad arguments (arch '%s')", arch ? arch : "(null)");
+        return PG_ERR_USAGE;
+    }
+    if (!n) return PG_OK;
+    char nvcc[1024];
+    if (!find_nvcc(nvcc, sizeof nvcc)) {
+        pg_diag_emit(diag, PG_E_IO, NULL, 0, 0, "synth: nvcc not found ($NVCC, PATH, $CUDA_HOME/bin)");
+        return PG_ERR_IO;
+    }
+    pg_buf **outs = calloc((size_t)n, sizeof *outs);
+    for (int i = 0; i < n; i++) outs[i] = &ptx[i];
+    char why[400];
+    int made = 0;
+    if (nvcc_group(nvcc, arch, format, cu, names, outs, n, why, sizeof why)) made = n;
+    else   /* one by one, so one bad kernel cannot sink the rest */
+        for (int i = 0; i < n; i++) {
+            if (nvcc_group(nvcc, arch, format, &cu[i], &names[i], &outs[i], 1, why, sizeof why)) made++;
+            else pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth (%s): %s", names[i], why);
+        }
+    for (int i = 0; task_json && i < n; i++)
+        if (ptx[i].len && task_json[i]) nvcc_names_to_task_names(names[i], task_json[i], &ptx[i]);
+    free(outs);
+    return made ? PG_OK : PG_ERR_IO;
+}
+
+pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch, int format,
                                       synth_family_sample *out, pg_diag_sink *diag) {
     if (family < 0 || family >= NFAMS || n < 0 || (n && (!seeds || !out))) {
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family: unknown family %d or bad arguments", family);
@@ -480,16 +591,16 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         if (rep[i] < 0) { rep[i] = i; idx[k++] = i; }
     }
     char why[400];
-    bool all = k > 0 && nvcc_group(nvcc, arch, out, idx, k, why, sizeof why);
+    bool all = k > 0 && nvcc_samples(nvcc, arch, format, out, idx, k, why, sizeof why);
     if (!all)   /* retry one by one so one bad instantiation cannot sink the rest */
         for (int i = 0; i < k; i++)
-            if (!nvcc_group(nvcc, arch, out, &idx[i], 1, why, sizeof why))
+            if (!nvcc_samples(nvcc, arch, format, out, &idx[i], 1, why, sizeof why))
                 pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s (%s): %s", FAMS[family].name, out[idx[i]].name, why);
     int made = 0;
     for (int i = 0; i < n; i++) {
         if (rep[i] >= 0 && rep[i] != i && out[rep[i]].ptx.len) pg_buf_putn(&out[i].ptx, out[rep[i]].ptx.data, out[rep[i]].ptx.len);
         if (out[i].ptx.len) {   /* after the copy: equal kernels may still name their parameters differently */
-            nvcc_names_to_task_names(&out[i]);
+            nvcc_names_to_task_names(out[i].name, out[i].task_json.data, &out[i].ptx);
             made++;
         }
         else synth_family_sample_free(&out[i]);
@@ -499,10 +610,10 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
     return made || !n ? PG_OK : PG_ERR_IO;
 }
 
-pg_status synth_family_generate(int family, uint64_t seed, const char *arch, synth_family_sample *out,
+pg_status synth_family_generate(int family, uint64_t seed, const char *arch, int format, synth_family_sample *out,
                                 pg_diag_sink *diag) {
     if (!out) return PG_ERR_USAGE;
-    pg_status st = synth_family_generate_batch(family, &seed, 1, arch, out, diag);
+    pg_status st = synth_family_generate_batch(family, &seed, 1, arch, format, out, diag);
     if (st == PG_OK && !out->ptx.len) st = PG_ERR_INVALID;
     if (st != PG_OK) synth_family_sample_free(out);
     return st;

@@ -36,6 +36,18 @@ void synth_fam_shorten(char *name, size_t max);
 typedef struct { int p, r, rd, f, fd, h; } fam_regs;
 void synth_fam_decls(const fam_regs *g, pg_buf *out);
 
+/* Literate PTX of the PTX-template families (docs/LITERATE.md): the generator
+ * writes its CUDA C plan into s->cu and heads each block of its PTX with one
+ * plan line as a comment.  synth_fam_plan appends a line to the plan, `indent`
+ * levels of 4 spaces in; synth_fam_note appends "\t// " + the line with its
+ * blanks collapsed (the form ptx_literate_from_loc gives plan lines);
+ * synth_fam_linef is snprintf for the line buffers (a line longer than the
+ * buffer is cut: the test of the plans would then see a comment that is no
+ * plan line). */
+void synth_fam_plan(pg_buf *cu, int indent, const char *line);
+void synth_fam_note(pg_buf *ptx, const char *line);
+void synth_fam_linef(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The per-family generators, one SYNTH_FAMILY(name, generator, reference,
  * uses_nvcc) row each in src/synth/families*.def (collected by
  * families_all.def).  nvcc families fill everything but ptx (the CUDA C goes

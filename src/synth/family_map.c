@@ -62,8 +62,202 @@ static const char *creg(dkind d) { return d == D_F64 ? "%fd" : "%f"; }
 static const char *ctype(dkind d) { return d == D_F64 ? "f64" : "f32"; }
 static int newc(em *e) { return e->dt == D_F64 ? ++e->g.fd : ++e->g.f; }
 
-/* Load V elements at [addr+off] into compute registers vals[]. */
-static void ld_vec(em *e, bool nc, int V, int addr, int off, int *vals) {
+/* ---- the CUDA C plan ------------------------------------------------------------------ */
+/* The plan's lines that head blocks of the PTX (docs/LITERATE.md).  The plan
+ * mirrors the template: the same tile, vector width, unroll, grid-stride loop
+ * and element-by-element path for a partial tile. */
+enum { PL = 200 };
+typedef struct {
+    char t[PL], tile[PL], stride[PL], loop[PL], e0[PL], guard[PL], px[PL], py[PL], po[PL];
+    char ldx[4][PL], ldy[4][PL], cvx[4][PL], cvy[4][PL], math[4][4][PL], st[4][PL];
+    int nmath[4];   /* math lines per vector: 1 (one expression) or V (one per lane) */
+    char ufor[PL], v[PL], vif[PL], efor[PL], e[PL], sld[PL], sst[PL];
+} map_plan;
+
+static const char *LANE[] = {".x", ".y", ".z", ".w"};
+
+/* OP of the compute-type operands X and Y as C. */
+static void op_expr(map_op op, bool f64, const char *X, const char *Y, char *out, size_t n) {
+    switch (op) {
+    case OP_SCALE: synth_fam_linef(out, n, "%s(a, %s)", f64 ? "__dmul_rn" : "__fmul_rn", X); break;
+    case OP_ADD: synth_fam_linef(out, n, "%s(%s, %s)", f64 ? "__dadd_rn" : "__fadd_rn", X, Y); break;
+    case OP_MUL: synth_fam_linef(out, n, "%s(%s, %s)", f64 ? "__dmul_rn" : "__fmul_rn", X, Y); break;
+    case OP_AXPY: synth_fam_linef(out, n, "%s(a, %s, %s)", f64 ? "fma" : "fmaf", X, Y); break;
+    case OP_AXPBY: synth_fam_linef(out, n, "%s(a, %s, %s(b, %s))", f64 ? "fma" : "fmaf", X, f64 ? "__dmul_rn" : "__fmul_rn", Y); break;
+    case OP_RELU: synth_fam_linef(out, n, "%s(%s, %s)", f64 ? "fmax" : "fmaxf", X, f64 ? "0.0" : "0.0f"); break;
+    case OP_CLAMP: synth_fam_linef(out, n, "%s(%s(%s, lo), hi)", f64 ? "fmin" : "fminf", f64 ? "fmax" : "fmaxf", X); break;
+    case OP_ABSDIFF: synth_fam_linef(out, n, "%s(%s(%s, %s))", f64 ? "fabs" : "fabsf", f64 ? "__dsub_rn" : "__fsub_rn", X, Y); break;
+    default: out[0] = 0; break;
+    }
+}
+
+static void emit_plan(const map_cfg *c, const char *name, map_plan *P, pg_buf *cu) {
+    const int B = c->block, V = c->vec, U = c->unroll, TILE = B * U * V;
+    const bool gs = c->cap > 0, two = OPS[c->op].nin == 2, inplace = OPS[c->op].inplace, f16 = c->dt == D_F16, f64 = c->dt == D_F64;
+    const char *T = f64 ? "double" : f16 ? "__half" : "float", *C = f64 ? "double" : "float";
+    static const char *VF[] = {"float", "float2", "", "float4"}, *VD[] = {"double", "double2"}, *VH[] = {"__half", "__half2", "", "half4"};
+    const char *VT = f64 ? VD[V - 1] : f16 ? VH[V - 1] : VF[V - 1];   /* the vector as stored */
+    const char *CV = f64 ? VD[V - 1] : VF[V - 1];                       /* the vector computed on */
+    const char *po = inplace ? "py" : "po";
+    char mk[16];
+    snprintf(mk, sizeof mk, "make_%s", CV);
+    memset(P, 0, sizeof *P);
+    pg_buf_printf(cu, "// %s: %s for i < n (%s), %d threads/block, %d-wide vectors x %d per thread, %s.\n", name, OPS[c->op].math,
+                  DNAME[c->dt], B, V, U, gs ? "grid-stride loop over tiles" : "one tile per block");
+    pg_buf_printf(cu, "// A tile is %d elements (B*U*V): vector u of thread t starts at tile + (u*%d + t)*%d, so every unrolled step is\n"
+                      "// one coalesced block-wide access; a thread whose vectors are not all inside [0, n) goes element by element.\n",
+                  TILE, B, V);
+    if (f16) pg_buf_puts(cu, "// f16 values are converted to f32 for the math and rounded back once.\n#include <cuda_fp16.h>\n");
+    if (f16 && V == 4)
+        pg_buf_puts(cu, "#ifndef PTXGEN_HALF4\n#define PTXGEN_HALF4\nstruct __align__(8) half4 { __half x, y, z, w; };   // four halves, one 64-bit access\n#endif\n");
+    pg_buf_printf(cu, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(const %s* __restrict__ x, ", B, name, T);
+    if (two) pg_buf_printf(cu, "%s%s* __restrict__ y, ", inplace ? "" : "const ", T);
+    if (!inplace) pg_buf_printf(cu, "%s* __restrict__ out, ", T);
+    for (int k = 0; k < 2 && OPS[c->op].sc[k]; k++) pg_buf_printf(cu, "%s %s, ", C, OPS[c->op].sc[k]);
+    pg_buf_puts(cu, "unsigned int n)\n{\n");
+    int in = 1;
+    if (V > 1) synth_fam_linef(P->t, PL, "unsigned int t = threadIdx.x * %d;   // the thread's offset inside a step", V);
+    else synth_fam_linef(P->t, PL, "unsigned int t = threadIdx.x;");
+    synth_fam_plan(cu, in, P->t);
+    synth_fam_linef(P->tile, PL, "unsigned int tile = blockIdx.x * %d;   // %d elements (B*U*V) per tile", TILE, TILE);
+    synth_fam_plan(cu, in, P->tile);
+    if (gs) {
+        synth_fam_linef(P->stride, PL, "unsigned int stride = gridDim.x * %d;   // the grid stride in elements", TILE);
+        synth_fam_plan(cu, in, P->stride);
+        synth_fam_linef(P->loop, PL, "for (; tile < n; tile += stride) {");
+        synth_fam_plan(cu, in++, P->loop);
+    }
+    synth_fam_linef(P->e0, PL, "unsigned int e0 = tile + t;   // the first element of vector 0");
+    synth_fam_plan(cu, in, P->e0);
+    if (U * V > 1) {
+        synth_fam_linef(P->guard, PL, "if (e0 + %d <= n) {   // all of this thread's vectors are inside [0, n)", (U - 1) * B * V + V);
+        synth_fam_plan(cu, in++, P->guard);
+    } else {
+        synth_fam_linef(P->guard, PL, "if (e0 >= n) %s;", gs ? "continue" : "return");
+        synth_fam_plan(cu, in, P->guard);
+    }
+    if (V > 1) synth_fam_linef(P->px, PL, "const %s* px = reinterpret_cast<const %s*>(x + e0);   // &x[e0], %d bytes per vector", VT, VT,
+                               V * DSIZE[c->dt]);
+    else synth_fam_linef(P->px, PL, "const %s* px = x + e0;", T);
+    synth_fam_plan(cu, in, P->px);
+    if (two) {
+        const char *cq = inplace ? "" : "const ";
+        if (V > 1) synth_fam_linef(P->py, PL, "%s%s* py = reinterpret_cast<%s%s*>(y + e0);", cq, VT, cq, VT);
+        else synth_fam_linef(P->py, PL, "%s%s* py = y + e0;", cq, T);
+        synth_fam_plan(cu, in, P->py);
+    }
+    if (!inplace) {
+        if (V > 1) synth_fam_linef(P->po, PL, "%s* po = reinterpret_cast<%s*>(out + e0);", VT, VT);
+        else synth_fam_linef(P->po, PL, "%s* po = out + e0;", T);
+        synth_fam_plan(cu, in, P->po);
+    }
+    char l[PL];
+    synth_fam_linef(l, PL, "// %d load%s per input in flight before any math", U, U > 1 ? "s" : "");
+    synth_fam_plan(cu, in, l);
+    for (int u = 0; u < U; u++)
+        for (int w = 0; w < (two ? 2 : 1); w++) {
+            char *ld = w ? P->ldy[u] : P->ldx[u], *cv = w ? P->cvy[u] : P->cvx[u];
+            const char *vn = w ? "y" : "x";
+            if (!f16) synth_fam_linef(ld, PL, "%s %s%d = p%s[%d];", VT, vn, u, vn, u * B);
+            else {
+                synth_fam_linef(ld, PL, "%s h%s%d = p%s[%d];", VT, vn, u, vn, u * B);
+                if (V == 1) synth_fam_linef(cv, PL, "float %s%d = __half2float(h%s%d);", vn, u, vn, u);
+                else {
+                    pg_buf e = {0};
+                    pg_buf_printf(&e, "%s %s%d = %s(", CV, vn, u, mk);
+                    for (int k = 0; k < V; k++) pg_buf_printf(&e, "%s__half2float(h%s%d%s)", k ? ", " : "", vn, u, LANE[k]);
+                    pg_buf_puts(&e, ");");
+                    synth_fam_linef(cv, PL, "%s", e.data);
+                    pg_buf_free(&e);
+                }
+            }
+            synth_fam_plan(cu, in, ld);
+            if (f16) synth_fam_plan(cu, in, cv);
+        }
+    for (int u = 0; u < U; u++) {
+        char X[4][32], Y[4][32], ex[4][120];
+        for (int k = 0; k < V; k++) {
+            snprintf(X[k], sizeof X[k], "x%d%s", u, V > 1 ? LANE[k] : "");
+            snprintf(Y[k], sizeof Y[k], "y%d%s", u, V > 1 ? LANE[k] : "");
+            op_expr(c->op, f64, X[k], Y[k], ex[k], sizeof ex[k]);
+        }
+        pg_buf e = {0};
+        if (V == 1) pg_buf_printf(&e, "%s r%d = %s;", C, u, ex[0]);
+        else {
+            pg_buf_printf(&e, "%s r%d = %s(", CV, u, mk);
+            for (int k = 0; k < V; k++) pg_buf_printf(&e, "%s%s", k ? ", " : "", ex[k]);
+            pg_buf_puts(&e, ");");
+        }
+        if (e.len < 150) {   /* one expression per vector, else one line per lane */
+            P->nmath[u] = 1;
+            synth_fam_linef(P->math[u][0], PL, "%s", e.data);
+            synth_fam_plan(cu, in, P->math[u][0]);
+        } else {
+            P->nmath[u] = V;
+            synth_fam_linef(l, PL, "%s r%d;", CV, u);
+            synth_fam_plan(cu, in, l);
+            for (int k = 0; k < V; k++) {
+                synth_fam_linef(P->math[u][k], PL, "r%d%s = %s;", u, LANE[k], ex[k]);
+                synth_fam_plan(cu, in, P->math[u][k]);
+            }
+        }
+        pg_buf_free(&e);
+    }
+    for (int u = 0; u < U; u++) {
+        if (!f16) synth_fam_linef(P->st[u], PL, "%s[%d] = r%d;", po, u * B, u);
+        else if (V == 1) synth_fam_linef(P->st[u], PL, "%s[%d] = __float2half_rn(r%d);", po, u * B, u);
+        else if (V == 2) synth_fam_linef(P->st[u], PL, "%s[%d] = __halves2half2(__float2half_rn(r%d.x), __float2half_rn(r%d.y));", po, u * B, u, u);
+        else synth_fam_linef(P->st[u], PL, "%s[%d] = half4{__float2half_rn(r%d.x), __float2half_rn(r%d.y), __float2half_rn(r%d.z), __float2half_rn(r%d.w)};",
+                             po, u * B, u, u, u, u);
+        synth_fam_plan(cu, in, P->st[u]);
+    }
+    if (U * V > 1) {
+        synth_fam_plan(cu, --in, "} else {   // a partial tile: element by element up to n, nothing at or past n is touched");
+        in++;
+        int open = 0;
+        if (U > 1) {
+            synth_fam_linef(P->ufor, PL, "for (unsigned int u = 0, v = e0; u < %d && v < n; u++, v += %d) {   // later vectors start even further", U, B * V);
+            synth_fam_plan(cu, in++, P->ufor);
+            open++;
+        } else {
+            synth_fam_linef(P->v, PL, "unsigned int v = e0;");
+            synth_fam_plan(cu, in, P->v);
+            synth_fam_linef(P->vif, PL, "if (v < n) {");
+            synth_fam_plan(cu, in++, P->vif);
+            open++;
+        }
+        if (V > 1) {
+            synth_fam_linef(P->efor, PL, "for (unsigned int e = v, end = min(v + %d, n); e < end; e++) {   // vector u, clipped to n", V);
+            synth_fam_plan(cu, in++, P->efor);
+            open++;
+        } else {
+            synth_fam_linef(P->e, PL, "unsigned int e = v;");
+            synth_fam_plan(cu, in, P->e);
+        }
+        const char *dst = inplace ? "y" : "out";
+        char ex[120];
+        op_expr(c->op, f64, "xe", "ye", ex, sizeof ex);
+        if (f16) {
+            if (two) synth_fam_linef(P->sld, PL, "float xe = __half2float(x[e]), ye = __half2float(y[e]);");
+            else synth_fam_linef(P->sld, PL, "float xe = __half2float(x[e]);");
+            synth_fam_linef(P->sst, PL, "%s[e] = __float2half_rn(%s);", dst, ex);
+        } else {
+            if (two) synth_fam_linef(P->sld, PL, "%s xe = x[e], ye = y[e];", C);
+            else synth_fam_linef(P->sld, PL, "%s xe = x[e];", C);
+            synth_fam_linef(P->sst, PL, "%s[e] = %s;", dst, ex);
+        }
+        synth_fam_plan(cu, in, P->sld);
+        synth_fam_plan(cu, in, P->sst);
+        while (open--) synth_fam_plan(cu, --in, "}");
+        synth_fam_plan(cu, --in, "}");
+    }
+    if (gs) synth_fam_plan(cu, --in, "}");
+    pg_buf_puts(cu, "}\n");
+}
+
+/* Load V elements at [addr+off] into compute registers vals[]; note heads the
+ * load, cnote the f16 -> f32 conversions. */
+static void ld_vec(em *e, bool nc, int V, int addr, int off, int *vals, const char *note, const char *cnote) {
     const char *sp = nc ? "global.nc" : "global";
     int raw[4];
     const char *rp = e->dt == D_F16 ? "%h" : creg(e->dt);
@@ -72,12 +266,14 @@ static void ld_vec(em *e, bool nc, int V, int addr, int off, int *vals) {
     char addrs[48];
     if (off) snprintf(addrs, sizeof addrs, "[%%rd%d+%d]", addr, off);
     else snprintf(addrs, sizeof addrs, "[%%rd%d]", addr);
+    if (note) synth_fam_note(e->b, note);
     if (V == 1) pg_buf_printf(e->b, "\tld.%s.%s %s%d, %s;\n", sp, ty, rp, raw[0], addrs);
     else {
         pg_buf_printf(e->b, "\tld.%s.v%d.%s {", sp, V, ty);
         for (int l = 0; l < V; l++) pg_buf_printf(e->b, "%s%s%d", l ? ", " : "", rp, raw[l]);
         pg_buf_printf(e->b, "}, %s;\n", addrs);
     }
+    if (e->dt == D_F16 && cnote) synth_fam_note(e->b, cnote);
     for (int l = 0; l < V; l++) {
         if (e->dt == D_F16) {
             vals[l] = ++e->g.f;
@@ -86,8 +282,9 @@ static void ld_vec(em *e, bool nc, int V, int addr, int off, int *vals) {
     }
 }
 
-static void st_vec(em *e, int V, int addr, int off, const int *vals) {
+static void st_vec(em *e, int V, int addr, int off, const int *vals, const char *note) {
     int raw[4];
+    if (note) synth_fam_note(e->b, note);
     for (int l = 0; l < V; l++) {
         if (e->dt == D_F16) {
             raw[l] = ++e->g.h;
@@ -144,12 +341,11 @@ static int op1(em *e, map_op op, int x, int y) {
 
 static int ilog2(int v) { int k = 0; while ((1 << k) < v) k++; return k; }
 
-static void emit_ptx(const map_cfg *c, const char *name, pg_buf *out) {
+static void emit_ptx(const map_cfg *c, const char *name, const map_plan *P, pg_buf *out) {
     pg_buf body = {0};
     em e = {&body, {0}, c->dt, {0, 0}};
     const int B = c->block, V = c->vec, U = c->unroll, S = DSIZE[c->dt], TILE = B * U * V;
     const bool gs = c->cap > 0, two = OPS[c->op].nin == 2, inplace = OPS[c->op].inplace;
-    const char *outn = inplace ? "y" : "out";
     /* %rd1 x, %rd2 y, %rd3 out (params -> global in place) */
     int rx = ++e.g.rd, ry = two ? ++e.g.rd : 0, ro = inplace ? ry : ++e.g.rd;
     pg_buf_printf(&body, "\tld.param.u64 %%rd%d, [x];\n", rx);
@@ -165,93 +361,114 @@ static void emit_ptx(const map_cfg *c, const char *name, pg_buf *out) {
     if (two) pg_buf_printf(&body, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", ry, ry);
     if (!inplace) pg_buf_printf(&body, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", ro, ro);
     int rt = ++e.g.r, rc = ++e.g.r;
-    pg_buf_printf(&body, "\tmov.u32 %%r%d, %%tid.x;\n\tmov.u32 %%r%d, %%ctaid.x;\n", rt, rc);
+    synth_fam_note(&body, P->t);
+    pg_buf_printf(&body, "\tmov.u32 %%r%d, %%tid.x;\n", rt);
+    synth_fam_note(&body, P->tile);
+    pg_buf_printf(&body, "\tmov.u32 %%r%d, %%ctaid.x;\n", rc);
     int rtv = rt;
     if (V > 1) {
         rtv = ++e.g.r;
-        pg_buf_printf(&body, "\tshl.b32 %%r%d, %%r%d, %d;                  // t*%d: thread offset inside a step\n", rtv, rt,
-                      ilog2(V), V);
+        synth_fam_note(&body, P->t);
+        pg_buf_printf(&body, "\tshl.b32 %%r%d, %%r%d, %d;\n", rtv, rt, ilog2(V));
+        synth_fam_note(&body, P->tile);
     }
     int rtile = ++e.g.r;
-    pg_buf_printf(&body, "\tmul.lo.u32 %%r%d, %%r%d, %d;               // tile = ctaid*%d (B*U*V)\n", rtile, rc, TILE, TILE);
+    pg_buf_printf(&body, "\tmul.lo.u32 %%r%d, %%r%d, %d;\n", rtile, rc, TILE);
     int rstride = 0;
     const char *next = gs ? "NEXT" : "DONE";
     if (gs) {
         int rg = ++e.g.r;
         rstride = ++e.g.r;
+        synth_fam_note(&body, P->stride);
         pg_buf_printf(&body, "\tmov.u32 %%r%d, %%nctaid.x;\n", rg);
-        pg_buf_printf(&body, "\tmul.lo.u32 %%r%d, %%r%d, %d;               // grid stride in elements\n", rstride, rg, TILE);
+        pg_buf_printf(&body, "\tmul.lo.u32 %%r%d, %%r%d, %d;\n", rstride, rg, TILE);
         int p0 = ++e.g.p;
+        synth_fam_note(&body, P->loop);
         pg_buf_printf(&body, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra DONE;\n", p0, rtile, rn, p0);
         pg_buf_puts(&body, "LOOP:\n");
     }
     int re0 = ++e.g.r, pfull = ++e.g.p;
-    pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %%r%d;               // e0: first element of vector 0\n", re0, rtile, rtv);
+    synth_fam_note(&body, P->e0);
+    pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %%r%d;\n", re0, rtile, rtv);
+    synth_fam_note(&body, P->guard);
     if (U * V > 1) {
         int rend = ++e.g.r;
-        pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %d;                // end of this thread's last vector\n", rend, re0,
-                      (U - 1) * B * V + V);
-        pg_buf_printf(&body, "\tsetp.gt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra SLOW;                     // partial tile\n",
-                      pfull, rend, rn, pfull);
+        pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %d;\n", rend, re0, (U - 1) * B * V + V);
+        pg_buf_printf(&body, "\tsetp.gt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra SLOW;\n", pfull, rend, rn, pfull);
     } else {
         pg_buf_printf(&body, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra %s;\n", pfull, re0, rn, pfull, next);
     }
     int roff = ++e.g.rd, ax = ++e.g.rd, ay = two ? ++e.g.rd : 0, ao = inplace ? ay : ++e.g.rd;
+    synth_fam_note(&body, P->px);
     pg_buf_printf(&body, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n", roff, re0, S);
-    pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &x[e0]\n", ax, rx, roff);
-    if (two) pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &y[e0]\n", ay, ry, roff);
-    if (!inplace) pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &out[e0]\n", ao, ro, roff);
+    pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", ax, rx, roff);
+    if (two) {
+        synth_fam_note(&body, P->py);
+        pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", ay, ry, roff);
+    }
+    if (!inplace) {
+        synth_fam_note(&body, P->po);
+        pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", ao, ro, roff);
+    }
     int xv[4][4], yv[4][4], ov[4][4];
-    pg_buf_printf(&body, "\t// %d load%s per input in flight before any math\n", U, U > 1 ? "s" : "");
     for (int u = 0; u < U; u++) {
-        ld_vec(&e, true, V, ax, u * B * V * S, xv[u]);
-        if (two) ld_vec(&e, !inplace, V, ay, u * B * V * S, yv[u]);
+        ld_vec(&e, true, V, ax, u * B * V * S, xv[u], P->ldx[u], P->cvx[u]);
+        if (two) ld_vec(&e, !inplace, V, ay, u * B * V * S, yv[u], P->ldy[u], P->cvy[u]);
     }
     for (int u = 0; u < U; u++)
-        for (int l = 0; l < V; l++) ov[u][l] = op1(&e, c->op, xv[u][l], two ? yv[u][l] : 0);
-    for (int u = 0; u < U; u++) st_vec(&e, V, ao, u * B * V * S, ov[u]);
+        for (int l = 0; l < V; l++) {
+            if (l == 0 || P->nmath[u] > 1) synth_fam_note(&body, P->math[u][P->nmath[u] > 1 ? l : 0]);
+            ov[u][l] = op1(&e, c->op, xv[u][l], two ? yv[u][l] : 0);
+        }
+    for (int u = 0; u < U; u++) st_vec(&e, V, ao, u * B * V * S, ov[u], P->st[u]);
     if (U * V > 1) {
         pg_buf_printf(&body, "\tbra.uni %s;\n\n", next);
-        pg_buf_puts(&body, "SLOW:                                       // element by element up to n\n");
+        pg_buf_puts(&body, "SLOW:\n");
         int rv = ++e.g.r, ru = U > 1 ? ++e.g.r : 0, rlim = V > 1 ? ++e.g.r : 0, re = ++e.g.r;
         int ps = ++e.g.p;
-        pg_buf_printf(&body, "\tmov.u32 %%r%d, %%r%d;                      // start of vector u\n", rv, re0);
+        synth_fam_note(&body, U > 1 ? P->ufor : P->v);
+        pg_buf_printf(&body, "\tmov.u32 %%r%d, %%r%d;\n", rv, re0);
         if (U > 1) pg_buf_printf(&body, "\tmov.u32 %%r%d, 0;\n", ru);
         pg_buf_puts(&body, "SVEC:\n");
-        pg_buf_printf(&body, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;             // later vectors start even further\n\t@%%p%d bra %s;\n",
-                      ps, rv, rn, ps, next);
+        if (U == 1) synth_fam_note(&body, P->vif);
+        pg_buf_printf(&body, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra %s;\n", ps, rv, rn, ps, next);
         if (V > 1) {
-            pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %d;\n\tmin.u32 %%r%d, %%r%d, %%r%d;             // end of vector u, clipped to n\n",
-                          rlim, rv, V, rlim, rlim, rn);
-        }
+            synth_fam_note(&body, P->efor);
+            pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %d;\n\tmin.u32 %%r%d, %%r%d, %%r%d;\n", rlim, rv, V, rlim, rlim, rn);
+        } else synth_fam_note(&body, P->e);
         pg_buf_printf(&body, "\tmov.u32 %%r%d, %%r%d;\n", re, rv);
         if (V > 1) pg_buf_puts(&body, "SELEM:\n");
         int so = ++e.g.rd, sx = ++e.g.rd, sy = two ? ++e.g.rd : 0, sout = inplace ? sy : ++e.g.rd;
+        synth_fam_note(&body, P->sld);
         pg_buf_printf(&body, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n", so, re, S);
         pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", sx, rx, so);
         if (two) pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", sy, ry, so);
         if (!inplace) pg_buf_printf(&body, "\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", sout, ro, so);
         int x1, y1 = 0, o1;
-        ld_vec(&e, true, 1, sx, 0, &x1);
-        if (two) ld_vec(&e, !inplace, 1, sy, 0, &y1);
+        ld_vec(&e, true, 1, sx, 0, &x1, NULL, NULL);
+        if (two) ld_vec(&e, !inplace, 1, sy, 0, &y1, NULL, NULL);
+        synth_fam_note(&body, P->sst);
         o1 = op1(&e, c->op, x1, y1);
-        st_vec(&e, 1, sout, 0, &o1);
+        st_vec(&e, 1, sout, 0, &o1, NULL);
         if (V > 1) {
             int pe = ++e.g.p;
+            synth_fam_note(&body, P->efor);
             pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, 1;\n\tsetp.lt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra SELEM;\n", re, re, pe,
                           re, rlim, pe);
         }
         if (U > 1) {
             int pu = ++e.g.p;
-            pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %d;               // next vector: %d threads x %d further\n", rv, rv,
-                          B * V, B, V);
+            synth_fam_note(&body, P->ufor);
+            pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %d;\n", rv, rv, B * V);
             pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, 1;\n\tsetp.lt.u32 %%p%d, %%r%d, %d;\n\t@%%p%d bra SVEC;\n", ru, ru, pu, ru,
                           U, pu);
         }
     }
     if (gs) {
         int pl = ++e.g.p;
-        pg_buf_printf(&body, "NEXT:\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n\tsetp.lt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra LOOP;\n", rtile,
+        pg_buf_puts(&body, "NEXT:\n");
+        synth_fam_note(&body, P->loop);
+        pg_buf_printf(&body, "\tadd.s32 %%r%d, %%r%d, %%r%d;\n\tsetp.lt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra LOOP;\n", rtile,
                       rtile, rstride, pl, rtile, rn, pl);
     }
     pg_buf_puts(&body, "DONE:\n\tret;\n}\n");
@@ -271,7 +488,6 @@ static void emit_ptx(const map_cfg *c, const char *name, pg_buf *out) {
     pg_buf_putc(out, '\n');
     pg_buf_puts(out, body.data);
     pg_buf_free(&body);
-    (void)outn;
 }
 
 /* ---- descriptions ------------------------------------------------------------------- */
@@ -469,7 +685,9 @@ pg_status synth_fam_gen_map(uint64_t seed, synth_family_sample *s) {
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "map:%s:%s:b%d:v%d:u%d:%s", OPS[c.op].name, DNAME[c.dt], c.block, c.vec, c.unroll,
              c.cap ? "gs" : "tile");
-    emit_ptx(&c, s->name, &s->ptx);
+    map_plan plan;
+    emit_plan(&c, s->name, &plan, &s->cu);
+    emit_ptx(&c, s->name, &plan, &s->ptx);
     emit_json(&c, s->name, &r, &s->task_json);
     return PG_OK;
 }

@@ -34,7 +34,164 @@ static void comb(pg_buf *b, const red_cfg *c, const char *R, int d, int x, int y
     pg_buf_printf(b, "\t%s.%s %s%d, %s%d, %s%d;\n", OPI[c->op], T, R, d, R, x, R, y);
 }
 
-static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
+/* ---- the CUDA C plan ------------------------------------------------------------------ */
+/* The plan's lines that head blocks of the PTX (docs/LITERATE.md): the same
+ * tile, loads per thread, grid-stride loop, guarded partial tile, warp
+ * shuffles or shared-memory tree, partials or one atomic per block. */
+enum { PL = 200 };
+typedef struct {
+    char t[PL], tile[PL], acc[PL], stride[PL], loop[PL], e0[PL], p[PL], full[PL], loads[PL], tree[3][PL], fold[PL], part[8][PL], next[PL];
+    char bfly[PL], lw[PL], pub[PL], sync[PL], w0[PL], v[PL], bfly2[PL], l0[PL];     /* shuffles */
+    char sp[PL], sst[PL], quit32[PL], lvl[10][PL], lsync[10][PL], t0[PL];            /* shared-memory tree */
+    char store[PL];
+} red_plan;
+
+/* OP(a, b) of the family's operator as C. */
+static void op_c(const red_cfg *c, const char *a, const char *b, char *out, size_t n) {
+    if (c->op == 0) synth_fam_linef(out, n, "%s + %s", a, b);
+    else synth_fam_linef(out, n, "%s%s(%s, %s)", c->op == 1 ? "fmax" : "fmin", c->f64 ? "" : "f", a, b);
+}
+
+static void emit_plan(const red_cfg *c, const char *name, red_plan *P, pg_buf *cu) {
+    const int B = c->block, E = c->ept, TILE = B * E, NW = B / 32;
+    const bool gs = c->cap > 0;
+    const char *T = c->f64 ? "double" : "float";
+    const char *id = c->op == 0 ? (c->f64 ? "0.0" : "0.0f") : c->op == 1 ? "-INFINITY" : "INFINITY";
+    char e1[96], e2[96];
+    memset(P, 0, sizeof *P);
+    pg_buf_printf(cu, "// %s: %s of x (%s), %d threads x %d elements per tile, %s, %s block reduction, %s.\n", name, OPN[c->op],
+                  c->f64 ? "f64" : "f32", B, E, gs ? "grid-stride over tiles" : "one tile per block", c->shfl ? "warp-shuffle" : "shared-memory tree",
+                  c->atomic ? "one atomic add per block into out[0]" : "partial result per block in out[blockIdx.x]");
+    pg_buf_printf(cu, "// Thread t loads the elements tile + j*%d + t, j < %d: every load is one coalesced block-wide access; the identity\n"
+                      "// of %s fills the missing elements of the partial last tile.\n",
+                  B, E, OPN[c->op]);
+    pg_buf_printf(cu, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const %s* __restrict__ x, %s* __restrict__ out, unsigned int n)\n{\n", B,
+                  name, T, T);
+    int in = 1;
+    char l[PL];
+    if (c->shfl) synth_fam_linef(l, PL, "__shared__ %s swarp[%d];   // one value per warp", T, NW);
+    else synth_fam_linef(l, PL, "__shared__ %s sdata[%d];   // one value per thread", T, B);
+    synth_fam_plan(cu, in, l);
+    synth_fam_linef(P->t, PL, "unsigned int t = threadIdx.x;");
+    synth_fam_plan(cu, in, P->t);
+    synth_fam_linef(P->tile, PL, "unsigned int tile = blockIdx.x * %d;   // the first tile; every block owns one (grid <= cdiv(n, %d))", TILE, TILE);
+    synth_fam_plan(cu, in, P->tile);
+    synth_fam_linef(P->acc, PL, "%s acc = %s;   // the identity of %s", T, id, OPN[c->op]);
+    synth_fam_plan(cu, in, P->acc);
+    if (gs) {
+        synth_fam_linef(P->stride, PL, "unsigned int stride = gridDim.x * %d;   // the grid stride in elements", TILE);
+        synth_fam_plan(cu, in, P->stride);
+        synth_fam_linef(P->loop, PL, "do {   // the tiles blockIdx.x, +gridDim.x, ...");
+        synth_fam_plan(cu, in++, P->loop);
+    }
+    synth_fam_linef(P->e0, PL, "unsigned int e0 = tile + t;");
+    synth_fam_plan(cu, in, P->e0);
+    synth_fam_linef(P->p, PL, "const %s* p = x + e0;   // &x[e0]", T);
+    synth_fam_plan(cu, in, P->p);
+    synth_fam_linef(P->full, PL, "if (tile + %d <= n) {   // the tile is entirely inside [0, n): %d load%s in flight", TILE, E, E > 1 ? "s" : "");
+    synth_fam_plan(cu, in++, P->full);
+    pg_buf ld = {0};
+    pg_buf_printf(&ld, "%s ", T);
+    for (int j = 0; j < E; j++) pg_buf_printf(&ld, "%sv%d = p[%d]", j ? ", " : "", j, j * B);
+    pg_buf_puts(&ld, ";");
+    synth_fam_linef(P->loads, PL, "%s", ld.data);
+    pg_buf_free(&ld);
+    synth_fam_plan(cu, in, P->loads);
+    /* the pairwise tree, level by level: v -> a -> b -> c */
+    const char *lv = "v";
+    int nw = E, level = 0;
+    static const char *NAMES[] = {"a", "b", "c"};
+    while (nw > 1) {
+        pg_buf tr = {0};
+        pg_buf_printf(&tr, "%s ", T);
+        for (int j = 0; j < nw / 2; j++) {
+            char a[16], b[16];
+            snprintf(a, sizeof a, "%s%d", lv, 2 * j);
+            snprintf(b, sizeof b, "%s%d", lv, 2 * j + 1);
+            op_c(c, a, b, e1, sizeof e1);
+            pg_buf_printf(&tr, "%s%s%d = %s", j ? ", " : "", NAMES[level], j, e1);
+        }
+        pg_buf_puts(&tr, level == 0 ? ";   // pairwise: a shorter dependency chain" : ";");
+        synth_fam_linef(P->tree[level], PL, "%s", tr.data);
+        pg_buf_free(&tr);
+        synth_fam_plan(cu, in, P->tree[level]);
+        lv = NAMES[level++];
+        nw /= 2;
+    }
+    snprintf(e2, sizeof e2, "%s0", lv);
+    op_c(c, "acc", e2, e1, sizeof e1);
+    synth_fam_linef(P->fold, PL, "acc = %s;", e1);
+    synth_fam_plan(cu, in, P->fold);
+    synth_fam_plan(cu, in - 1, "} else {   // the partial last tile: guarded loads, the identity where an element is missing");
+    for (int j = 0; j < E; j++) {
+        char g[64];
+        if (j) snprintf(g, sizeof g, "e0 + %d < n ? p[%d] : %s", j * B, j * B, id);
+        else snprintf(g, sizeof g, "e0 < n ? p[0] : %s", id);
+        op_c(c, "acc", g, e1, sizeof e1);
+        synth_fam_linef(P->part[j], PL, "acc = %s;", e1);
+        synth_fam_plan(cu, in, P->part[j]);
+    }
+    synth_fam_plan(cu, --in, "}");
+    if (gs) {
+        synth_fam_linef(P->next, PL, "} while ((tile += stride) < n);");
+        synth_fam_plan(cu, --in, P->next);
+    }
+    if (c->shfl) {
+        synth_fam_plan(cu, in, "// warp butterfly: after 5 steps every lane holds its warp's value");
+        synth_fam_plan(cu, in, "#pragma unroll");
+        op_c(c, "acc", "__shfl_xor_sync(0xffffffffu, acc, o)", e1, sizeof e1);
+        synth_fam_linef(P->bfly, PL, "for (int o = 16; o > 0; o >>= 1) acc = %s;", e1);
+        synth_fam_plan(cu, in, P->bfly);
+        synth_fam_linef(P->lw, PL, "unsigned int lane = t & 31, warp = t >> 5;");
+        synth_fam_plan(cu, in, P->lw);
+        synth_fam_linef(P->pub, PL, "if (lane == 0) swarp[warp] = acc;");
+        synth_fam_plan(cu, in, P->pub);
+        synth_fam_linef(P->sync, PL, "__syncthreads();");
+        synth_fam_plan(cu, in, P->sync);
+        synth_fam_linef(P->w0, PL, "if (warp != 0) return;   // warp 0 finishes");
+        synth_fam_plan(cu, in, P->w0);
+        synth_fam_linef(P->v, PL, "%s v = lane < %d ? swarp[lane] : %s;", T, NW, id);
+        synth_fam_plan(cu, in, P->v);
+        synth_fam_plan(cu, in, "#pragma unroll");
+        op_c(c, "v", "__shfl_xor_sync(0xffffffffu, v, o)", e1, sizeof e1);
+        synth_fam_linef(P->bfly2, PL, "for (int o = %d; o > 0; o >>= 1) v = %s;", NW / 2, e1);
+        synth_fam_plan(cu, in, P->bfly2);
+        synth_fam_linef(P->l0, PL, "if (lane != 0) return;");
+        synth_fam_plan(cu, in, P->l0);
+        synth_fam_plan(cu, in, "acc = v;");
+    } else {
+        synth_fam_linef(P->sp, PL, "%s* sp = &sdata[t];", T);
+        synth_fam_plan(cu, in, P->sp);
+        synth_fam_linef(P->sst, PL, "*sp = acc;");
+        synth_fam_plan(cu, in, P->sst);
+        synth_fam_linef(P->sync, PL, "__syncthreads();");
+        synth_fam_plan(cu, in, P->sync);
+        int k = 0;
+        for (int st = B / 2; st >= 1; st /= 2, k++) {
+            if (st == 16) {
+                synth_fam_linef(P->quit32, PL, "if (t >= 32) return;   // warp 0 goes on alone");
+                synth_fam_plan(cu, in, P->quit32);
+            }
+            char ix[24];
+            snprintf(ix, sizeof ix, "sp[%d]", st);
+            op_c(c, "acc", ix, e1, sizeof e1);
+            if (st > 1) synth_fam_linef(P->lvl[k], PL, "if (t < %d) { acc = %s; *sp = acc; }   // stride %d", st, e1, st);
+            else synth_fam_linef(P->lvl[k], PL, "if (t < 1) acc = %s;   // stride 1", e1);
+            synth_fam_plan(cu, in, P->lvl[k]);
+            if (st >= 32) synth_fam_linef(P->lsync[k], PL, "__syncthreads();");
+            else if (st > 1) synth_fam_linef(P->lsync[k], PL, "__syncwarp();   // memory order within the warp");
+            if (st > 1) synth_fam_plan(cu, in, P->lsync[k]);
+        }
+        synth_fam_linef(P->t0, PL, "if (t != 0) return;");
+        synth_fam_plan(cu, in, P->t0);
+    }
+    if (c->atomic) synth_fam_linef(P->store, PL, "atomicAdd(out, acc);   // one atomic per block; the old value is not used (red)");
+    else synth_fam_linef(P->store, PL, "out[blockIdx.x] = acc;");
+    synth_fam_plan(cu, in, P->store);
+    pg_buf_puts(cu, "}\n");
+}
+
+static void emit_ptx(const red_cfg *c, const char *name, const red_plan *P, pg_buf *out) {
     pg_buf body = {0}, *b = &body;
     fam_regs g = {0};
     const int B = c->block, E = c->ept, S = c->f64 ? 8 : 4, TILE = B * E, NW = B / 32;
@@ -47,35 +204,42 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
     pg_buf_printf(b, "\tld.param.u64 %%rd%d, [x];\n\tld.param.u64 %%rd%d, [out];\n\tld.param.u32 %%r%d, [n];\n", rx, ro, rn);
     pg_buf_printf(b, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", rx, rx, ro, ro);
     int rt = ++g.r, rc = ++g.r, rtile = ++g.r;
-    pg_buf_printf(b, "\tmov.u32 %%r%d, %%tid.x;\n\tmov.u32 %%r%d, %%ctaid.x;\n", rt, rc);
-    pg_buf_printf(b, "\tmul.lo.u32 %%r%d, %%r%d, %d;               // first tile = ctaid*%d\n", rtile, rc, TILE, TILE);
+    synth_fam_note(b, P->t);
+    pg_buf_printf(b, "\tmov.u32 %%r%d, %%tid.x;\n", rt);
+    synth_fam_note(b, P->tile);
+    pg_buf_printf(b, "\tmov.u32 %%r%d, %%ctaid.x;\n", rc);
+    pg_buf_printf(b, "\tmul.lo.u32 %%r%d, %%r%d, %d;\n", rtile, rc, TILE);
     int acc = NV();
-    pg_buf_printf(b, "\tmov.%s %s%d, %s;                // identity of %s\n", T, R, acc, ident, OPN[c->op]);
+    synth_fam_note(b, P->acc);
+    pg_buf_printf(b, "\tmov.%s %s%d, %s;\n", T, R, acc, ident);
     int rstride = 0;
     if (gs) {
         int rg = ++g.r;
         rstride = ++g.r;
-        pg_buf_printf(b, "\tmov.u32 %%r%d, %%nctaid.x;\n\tmul.lo.u32 %%r%d, %%r%d, %d;               // grid stride in elements\n", rg,
-                      rstride, rg, TILE);
+        synth_fam_note(b, P->stride);
+        pg_buf_printf(b, "\tmov.u32 %%r%d, %%nctaid.x;\n\tmul.lo.u32 %%r%d, %%r%d, %d;\n", rg, rstride, rg, TILE);
     }
     /* every block owns at least its first tile (grid <= cdiv(n,TILE)) */
     pg_buf_puts(b, "LOOP:\n");
     int re0 = ++g.r, rend = ++g.r, pp = ++g.p, roff = ++g.rd, ra = ++g.rd;
-    pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %%r%d;               // e0 = tile + t\n", re0, rtile, rt);
-    pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &x[e0]\n", roff, re0, S,
-                  ra, rx, roff);
-    pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n\tsetp.gt.u32 %%p%d, %%r%d, %%r%d;            // tile not entirely inside [0,n)?\n\t@%%p%d bra PART;\n",
-                  rend, rtile, TILE, pp, rend, rn, pp);
+    synth_fam_note(b, P->e0);
+    pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %%r%d;\n", re0, rtile, rt);
+    synth_fam_note(b, P->p);
+    pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", roff, re0, S, ra, rx, roff);
+    synth_fam_note(b, P->full);
+    pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n\tsetp.gt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra PART;\n", rend, rtile, TILE, pp, rend, rn, pp);
     int v[8] = {0};
+    synth_fam_note(b, P->loads);
     for (int j = 0; j < E; j++) {
         v[j] = NV();
         if (j) pg_buf_printf(b, "\tld.global.nc.%s %s%d, [%%rd%d+%d];\n", T, R, v[j], ra, j * B * S);
         else pg_buf_printf(b, "\tld.global.nc.%s %s%d, [%%rd%d];\n", T, R, v[j], ra);
     }
     /* pairwise tree of the E values, then into acc */
-    int w[8] = {0}, nw = E;
+    int w[8] = {0}, nw = E, level = 0;
     for (int j = 0; j < E; j++) w[j] = v[j];
     while (nw > 1) {
+        synth_fam_note(b, P->tree[level++]);
         for (int j = 0; j < nw / 2; j++) {
             int d = NV();
             comb(b, c, R, d, w[2 * j], w[2 * j + 1]);
@@ -83,11 +247,13 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
         }
         nw /= 2;
     }
+    synth_fam_note(b, P->fold);
     comb(b, c, R, acc, acc, w[0]);
     pg_buf_puts(b, "\tbra.uni NEXT;\n");
-    pg_buf_puts(b, "PART:                                       // the partial last tile: guarded loads\n");
+    pg_buf_puts(b, "PART:\n");
     for (int j = 0; j < E; j++) {
         int re = ++g.r, pj = ++g.p, vj = NV();
+        synth_fam_note(b, P->part[j]);
         if (j) pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n", re, re0, j * B);
         else pg_buf_printf(b, "\tmov.u32 %%r%d, %%r%d;\n", re, re0);
         pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %%r%d;\n\tmov.%s %s%d, %s;\n", pj, re, rn, T, R, vj, ident);
@@ -98,6 +264,7 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
     pg_buf_puts(b, "NEXT:\n");
     if (gs) {
         int pl = ++g.p;
+        synth_fam_note(b, P->next);
         pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %%r%d;\n\tsetp.lt.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra LOOP;\n", rtile, rtile, rstride,
                       pl, rtile, rn, pl);
     }
@@ -106,7 +273,7 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
     const char *sname = c->shfl ? "swarp" : "sdata";
     if (c->shfl) {
         /* butterfly inside the warp: every lane ends with the warp total */
-        pg_buf_puts(b, "\t// warp butterfly: after 5 steps every lane holds its warp's value\n");
+        synth_fam_note(b, P->bfly);
         for (int off = 16; off >= 1; off /= 2) {
             int t = NV();
             if (c->f64) {
@@ -118,17 +285,23 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
             } else pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%f%d, %%f%d, %d, 31, -1;\n", t, acc, off);
             comb(b, c, R, acc, acc, t);
         }
-        pg_buf_printf(b, "\tand.b32 %%r%d, %%r%d, 31;                  // lane\n\tshr.u32 %%r%d, %%r%d, 5;                   // warp\n", rlane, rt,
-                      rwarp, rt);
+        synth_fam_note(b, P->lw);
+        pg_buf_printf(b, "\tand.b32 %%r%d, %%r%d, 31;\n\tshr.u32 %%r%d, %%r%d, 5;\n", rlane, rt, rwarp, rt);
+        synth_fam_note(b, P->pub);
         pg_buf_printf(b, "\tmov.u32 %%r%d, %s;\n\tsetp.eq.u32 %%p%d, %%r%d, 0;\n", rsm, sname, plane0, rlane);
         int rw = ++g.r;
         pg_buf_printf(b, "\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n", rw, rwarp, c->f64 ? 3 : 2, rw, rsm, rw);
-        pg_buf_printf(b, "\t@%%p%d st.shared.%s [%%r%d], %s%d;          // %s[warp]\n\tbar.sync 0;\n", plane0, T, rw, R, acc, sname);
+        pg_buf_printf(b, "\t@%%p%d st.shared.%s [%%r%d], %s%d;\n", plane0, T, rw, R, acc);
+        synth_fam_note(b, P->sync);
+        pg_buf_puts(b, "\tbar.sync 0;\n");
         int pw = ++g.p, pl = ++g.p, rl = ++g.r, v2 = NV();
-        pg_buf_printf(b, "\tsetp.ne.u32 %%p%d, %%r%d, 0;\n\t@%%p%d bra DONE;                     // warp 0 finishes\n", pw, rwarp, pw);
+        synth_fam_note(b, P->w0);
+        pg_buf_printf(b, "\tsetp.ne.u32 %%p%d, %%r%d, 0;\n\t@%%p%d bra DONE;\n", pw, rwarp, pw);
+        synth_fam_note(b, P->v);
         pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %d;\n\tmov.%s %s%d, %s;\n", pl, rlane, NW, T, R, v2, ident);
         pg_buf_printf(b, "\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n\t@%%p%d ld.shared.%s %s%d, [%%r%d];\n", rl, rlane,
                       c->f64 ? 3 : 2, rl, rsm, rl, pl, T, R, v2, rl);
+        synth_fam_note(b, P->bfly2);
         for (int off = NW / 2; off >= 1; off /= 2) {
             int t = NV();
             if (c->f64) {
@@ -140,37 +313,49 @@ static void emit_ptx(const red_cfg *c, const char *name, pg_buf *out) {
             } else pg_buf_printf(b, "\tshfl.sync.bfly.b32 %%f%d, %%f%d, %d, 31, -1;\n", t, v2, off);
             comb(b, c, R, v2, v2, t);
         }
+        synth_fam_note(b, P->l0);
         pg_buf_printf(b, "\t@!%%p%d bra DONE;\n", plane0);
         acc = v2;
     } else {
         int ra2 = ++g.r;
-        pg_buf_printf(b, "\tmov.u32 %%r%d, %s;\n\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;            // &sdata[t]\n", rsm,
-                      sname, ra2, rt, c->f64 ? 3 : 2, ra2, rsm, ra2);
-        pg_buf_printf(b, "\tst.shared.%s [%%r%d], %s%d;\n\tbar.sync 0;\n", T, ra2, R, acc);
+        synth_fam_note(b, P->sp);
+        pg_buf_printf(b, "\tmov.u32 %%r%d, %s;\n\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n", rsm, sname, ra2, rt,
+                      c->f64 ? 3 : 2, ra2, rsm, ra2);
+        synth_fam_note(b, P->sst);
+        pg_buf_printf(b, "\tst.shared.%s [%%r%d], %s%d;\n", T, ra2, R, acc);
+        synth_fam_note(b, P->sync);
+        pg_buf_puts(b, "\tbar.sync 0;\n");
         int tmp = NV();
-        int pw = 0;
-        for (int s = B / 2; s >= 1; s /= 2) {
+        int pw = 0, k = 0;
+        for (int s = B / 2; s >= 1; s /= 2, k++) {
             int ps = ++g.p;
-            if (s == 16) pg_buf_printf(b, "\t@!%%p%d bra DONE;                    // warp 0 goes on alone\n", pw);
-            pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %d;                // stride %d\n", ps, rt, s, s);
+            if (s == 16) {
+                synth_fam_note(b, P->quit32);
+                pg_buf_printf(b, "\t@!%%p%d bra DONE;\n", pw);
+            }
+            synth_fam_note(b, P->lvl[k]);
+            pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %d;\n", ps, rt, s);
             pg_buf_printf(b, "\t@%%p%d ld.shared.%s %s%d, [%%r%d+%d];\n", ps, T, R, tmp, ra2, s * S);
             pg_buf_printf(b, "\t@%%p%d %s.%s %s%d, %s%d, %s%d;\n", ps, OPI[c->op], T, R, acc, R, acc, R, tmp);
             if (s > 1) pg_buf_printf(b, "\t@%%p%d st.shared.%s [%%r%d], %s%d;\n", ps, T, ra2, R, acc);
+            if (s > 1) synth_fam_note(b, P->lsync[k]);
             if (s >= 32) pg_buf_puts(b, "\tbar.sync 0;\n");
             else if (s > 1) pg_buf_puts(b, "\tbar.warp.sync -1;\n");
             if (s == 32) pw = ps;
         }
+        synth_fam_note(b, P->t0);
         pg_buf_printf(b, "\tsetp.ne.u32 %%p%d, %%r%d, 0;\n\t@%%p%d bra DONE;\n", plane0, rt, plane0);
         (void)rlane;
         (void)rwarp;
     }
     int rdo = ++g.rd;
+    synth_fam_note(b, P->store);
     if (c->atomic) {
-        pg_buf_printf(b, "\tred.global.add.%s [%%rd%d], %s%d;          // one atomic per block\n", T, ro, R, acc);
+        pg_buf_printf(b, "\tred.global.add.%s [%%rd%d], %s%d;\n", T, ro, R, acc);
         (void)rdo;
     } else {
-        pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n\tst.global.%s [%%rd%d], %s%d;          // out[ctaid]\n",
-                      rdo, rc, S, rdo, ro, rdo, T, rdo, R, acc);
+        pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n\tst.global.%s [%%rd%d], %s%d;\n", rdo, rc, S,
+                      rdo, ro, rdo, T, rdo, R, acc);
     }
     pg_buf_puts(b, "DONE:\n\tret;\n}\n");
 #undef NV
@@ -343,7 +528,9 @@ pg_status synth_fam_gen_reduce(uint64_t seed, synth_family_sample *s) {
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "reduce:%s:%s:b%d:e%d:%s:%s:%s", OPN[c.op], c.f64 ? "f64" : "f32", c.block, c.ept,
              c.shfl ? "shfl" : "smem", c.cap ? "gs" : "tile", c.atomic ? "atomic" : "partials");
-    emit_ptx(&c, s->name, &s->ptx);
+    red_plan plan;
+    emit_plan(&c, s->name, &plan, &s->cu);
+    emit_ptx(&c, s->name, &plan, &s->ptx);
     emit_json(&c, s->name, &r, &s->task_json);
     return PG_OK;
 }

@@ -41,7 +41,7 @@ static int load_x(sem *e, int rj) {
     synth_fam_imm(zero, sizeof zero, 0.0, c->f64);
     if (c->bnd == 1) {
         int rc = ++e->g.r;
-        pg_buf_printf(e->b, "\tmax.s32 %%r%d, %%r%d, 0;\n\tmin.s32 %%r%d, %%r%d, %%r%d;              // clamp into [0, n-1]\n", rc, rj,
+        pg_buf_printf(e->b, "\tmax.s32 %%r%d, %%r%d, 0;\n\tmin.s32 %%r%d, %%r%d, %%r%d;\n", rc, rj,
                       rc, rc, e->rnm1);
         pg_buf_printf(e->b, "\tmul.wide.s32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", ra, rc, c->f64 ? 8 : 4, ra, e->rx, ra);
         pg_buf_printf(e->b, "\tld.global.nc.%s %s%d, [%%rd%d];\n", T, R, v, ra);
@@ -56,7 +56,119 @@ static int load_x(sem *e, int rj) {
     return v;
 }
 
-static void emit_ptx(const st_cfg *c, const char *name, pg_buf *out) {
+/* ---- the CUDA C plan ------------------------------------------------------------------ */
+/* The plan's lines that head blocks of the PTX (docs/LITERATE.md): the same
+ * boundary rule, coefficients (parameters or literals), direct loads or a
+ * shared tile with halo, and the copy of the edges. */
+enum { PL = 240 };
+typedef struct {
+    char nm1[PL], t[PL], i[PL], ts[PL], mid[PL], halo[PL], left[PL], right[PL], sync[PL], quit[PL], vals[PL];
+    char po[PL], edge[PL], copy[PL], tap[5][PL], mul[PL], fmas[PL], store[PL];
+} st_plan;
+
+/* X(j) as C: x[j] with the boundary rule (copy reads 0 outside; those values are never used). */
+static void x_expr(const st_cfg *c, const char *j, char *out, size_t n) {
+    if (c->bnd == 1) synth_fam_linef(out, n, "x[min(max(%s, 0), nm1)]", j);
+    else synth_fam_linef(out, n, "%s >= 0 && %s < (int)n ? x[%s] : %s", j, j, j, c->f64 ? "0.0" : "0.0f");
+}
+
+static void emit_plan(const st_cfg *c, const char *name, st_plan *P, pg_buf *cu) {
+    const int R0 = c->radius, K = 2 * R0 + 1, B = c->block;
+    const char *T = c->f64 ? "double" : "float";
+    char co[5][40], e[PL], j[32];
+    for (int k = 0; k < K; k++) {
+        if (c->scalars) snprintf(co[k], sizeof co[k], "c%d", k);
+        else {
+            synth_fam_lit(co[k], sizeof co[k], c->c[k]);
+            if (!c->f64) strcat(co[k], "f");
+        }
+    }
+    memset(P, 0, sizeof *P);
+    pg_buf_printf(cu, "// %s: %d-point 1D stencil (radius %d, %s), boundary %s, %s, coefficients %s.\n", name, K, R0, c->f64 ? "f64" : "f32",
+                  BND[c->bnd], c->smem ? "shared-memory tile with halo" : "direct global loads", c->scalars ? "as parameters" : "baked in");
+    pg_buf_printf(cu, "// out[i] = sum over k of c_k * X(i - %d + k), one output per thread; X(j) is x[j] %s.\n", R0,
+                  c->bnd == 0 ? "inside [0, n) and 0 outside" : c->bnd == 1 ? "with j clamped into [0, n-1]"
+                                                                 : "inside [0, n), and out[i] = x[i] where the window leaves the array");
+    pg_buf_printf(cu, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const %s* __restrict__ x, %s* __restrict__ out, ", B, name, T, T);
+    if (c->scalars)
+        for (int k = 0; k < K; k++) pg_buf_printf(cu, "%s c%d, ", T, k);
+    pg_buf_puts(cu, "unsigned int n)\n{\n");
+    int in = 1;
+    if (c->smem) {
+        synth_fam_linef(e, PL, "__shared__ %s tile[%d];   // the block's %d inputs and a halo of %d on each side", T, B + 2 * R0, B, R0);
+        synth_fam_plan(cu, in, e);
+    }
+    if (c->bnd == 1) {
+        synth_fam_linef(P->nm1, PL, "int nm1 = (int)n - 1;   // the last valid index");
+        synth_fam_plan(cu, in, P->nm1);
+    }
+    synth_fam_linef(P->t, PL, "unsigned int t = threadIdx.x;");
+    synth_fam_plan(cu, in, P->t);
+    synth_fam_linef(P->i, PL, "int i = blockIdx.x * %d + t;   // the global index", B);
+    synth_fam_plan(cu, in, P->i);
+    if (c->smem) {
+        synth_fam_linef(P->ts, PL, "%s* ts = &tile[t];   // ts[k] is X(i - %d + k)", T, R0);
+        synth_fam_plan(cu, in, P->ts);
+        x_expr(c, "i", e, sizeof e);
+        synth_fam_linef(P->mid, PL, "ts[%d] = %s;   // every thread, also past n: X(i)", R0, e);
+        synth_fam_plan(cu, in, P->mid);
+        synth_fam_linef(P->halo, PL, "if (t < %d) {   // threads t < %d also load the left and the right halo", R0, R0);
+        synth_fam_plan(cu, in++, P->halo);
+        snprintf(j, sizeof j, "i - %d", R0);
+        x_expr(c, j, e, sizeof e);
+        synth_fam_linef(P->left, PL, "ts[0] = %s;", e);
+        synth_fam_plan(cu, in, P->left);
+        snprintf(j, sizeof j, "i + %d", B);
+        x_expr(c, j, e, sizeof e);
+        synth_fam_linef(P->right, PL, "ts[%d] = %s;", B + R0, e);
+        synth_fam_plan(cu, in, P->right);
+        synth_fam_plan(cu, --in, "}");
+        synth_fam_linef(P->sync, PL, "__syncthreads();   // the tile is complete");
+        synth_fam_plan(cu, in, P->sync);
+    }
+    synth_fam_linef(P->quit, PL, "if ((unsigned int)i >= n) return;");
+    synth_fam_plan(cu, in, P->quit);
+    if (c->smem) {
+        pg_buf v = {0};
+        pg_buf_printf(&v, "%s ", T);
+        for (int k = 0; k < K; k++) pg_buf_printf(&v, "%sv%d = ts[%d]", k ? ", " : "", k, k);
+        pg_buf_puts(&v, ";");
+        synth_fam_linef(P->vals, PL, "%s", v.data);
+        synth_fam_plan(cu, in, P->vals);
+        pg_buf_free(&v);
+    }
+    synth_fam_linef(P->po, PL, "%s* po = out + i;   // &out[i]", T);
+    synth_fam_plan(cu, in, P->po);
+    if (c->bnd == 2) {
+        synth_fam_linef(P->edge, PL, "if ((unsigned int)i < %d || (unsigned int)(i + %d) >= n) {   // the window leaves the array", R0, R0);
+        synth_fam_plan(cu, in++, P->edge);
+        if (c->smem) synth_fam_linef(P->copy, PL, "*po = v%d;   // edge: copy x[i]", R0);
+        else synth_fam_linef(P->copy, PL, "*po = x[i];   // edge: copy x[i]");
+        synth_fam_plan(cu, in, P->copy);
+        synth_fam_plan(cu, in, "return;");
+        synth_fam_plan(cu, --in, "}");
+    }
+    if (!c->smem)
+        for (int k = 0; k < K; k++) {
+            if (k == R0) snprintf(j, sizeof j, "i");
+            else snprintf(j, sizeof j, "i %c %d", k < R0 ? '-' : '+', k < R0 ? R0 - k : k - R0);
+            x_expr(c, j, e, sizeof e);
+            synth_fam_linef(P->tap[k], PL, "%s v%d = %s;", T, k, e);
+            synth_fam_plan(cu, in, P->tap[k]);
+        }
+    synth_fam_linef(P->mul, PL, "%s s = %s(%s, v0);", T, c->f64 ? "__dmul_rn" : "__fmul_rn", co[0]);
+    synth_fam_plan(cu, in, P->mul);
+    pg_buf f = {0};
+    for (int k = 1; k < K; k++) pg_buf_printf(&f, "%ss = %s(%s, v%d, s);", k > 1 ? " " : "", c->f64 ? "fma" : "fmaf", co[k], k);
+    synth_fam_linef(P->fmas, PL, "%s", f.data);
+    synth_fam_plan(cu, in, P->fmas);
+    pg_buf_free(&f);
+    synth_fam_linef(P->store, PL, "*po = s;");
+    synth_fam_plan(cu, in, P->store);
+    pg_buf_puts(cu, "}\n");
+}
+
+static void emit_ptx(const st_cfg *c, const char *name, const st_plan *P, pg_buf *out) {
     pg_buf body = {0};
     sem e = {&body, {0}, c, 0, 0, 0};
     pg_buf *b = &body;
@@ -78,51 +190,66 @@ static void emit_ptx(const st_cfg *c, const char *name, pg_buf *out) {
     pg_buf_printf(b, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", e.rx, e.rx, ro, ro);
     if (c->bnd == 1) {
         e.rnm1 = ++e.g.r;
-        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, -1;                 // n-1, the last valid index\n", e.rnm1, e.rn);
+        synth_fam_note(b, P->nm1);
+        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, -1;\n", e.rnm1, e.rn);
     }
     int rt = ++e.g.r, rc = ++e.g.r, rbase = ++e.g.r, ri = ++e.g.r;
-    pg_buf_printf(b, "\tmov.u32 %%r%d, %%tid.x;\n\tmov.u32 %%r%d, %%ctaid.x;\n", rt, rc);
-    pg_buf_printf(b, "\tmul.lo.u32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;               // i = global index\n", rbase, rc, B, ri,
-                  rbase, rt);
+    synth_fam_note(b, P->t);
+    pg_buf_printf(b, "\tmov.u32 %%r%d, %%tid.x;\n", rt);
+    synth_fam_note(b, P->i);
+    pg_buf_printf(b, "\tmov.u32 %%r%d, %%ctaid.x;\n", rc);
+    pg_buf_printf(b, "\tmul.lo.u32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n", rbase, rc, B, ri, rbase, rt);
     int vals[5];
     int rsm = 0;
     if (c->smem) {
         /* tile s[0 .. B+2R): s[t+R] = X(i); threads t < R: s[t] = X(base-R+t), s[B+R+t] = X(base+B+t) */
         rsm = ++e.g.r;
         int rat = ++e.g.r;
-        pg_buf_printf(b, "\tmov.u32 %%r%d, tile;\n\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;            // &tile[t]\n", rsm,
-                      rat, rt, c->f64 ? 3 : 2, rat, rsm, rat);
+        synth_fam_note(b, P->ts);
+        pg_buf_printf(b, "\tmov.u32 %%r%d, tile;\n\tshl.b32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n", rsm, rat, rt,
+                      c->f64 ? 3 : 2, rat, rsm, rat);
+        synth_fam_note(b, P->mid);
         int v0 = load_x(&e, ri);
-        pg_buf_printf(b, "\tst.shared.%s [%%r%d+%d], %s%d;          // tile[t+R] = X(i)\n", T, rat, R0 * S, R, v0);
+        pg_buf_printf(b, "\tst.shared.%s [%%r%d+%d], %s%d;\n", T, rat, R0 * S, R, v0);
         int ph = ++e.g.p;
+        synth_fam_note(b, P->halo);
         pg_buf_printf(b, "\tsetp.ge.u32 %%p%d, %%r%d, %d;\n\t@%%p%d bra HALO_DONE;\n", ph, rt, R0, ph);
         int rl = ++e.g.r, rr = ++e.g.r;
-        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;                // base - R + t\n", rl, ri, -R0);
+        synth_fam_note(b, P->left);
+        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n", rl, ri, -R0);
         int vl = load_x(&e, rl);
         pg_buf_printf(b, "\tst.shared.%s [%%r%d], %s%d;\n", T, rat, R, vl);
-        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;                // base + B + t\n", rr, ri, B);
+        synth_fam_note(b, P->right);
+        pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n", rr, ri, B);
         int vr = load_x(&e, rr);
         pg_buf_printf(b, "\tst.shared.%s [%%r%d+%d], %s%d;\n", T, rat, (B + R0) * S, R, vr);
-        pg_buf_puts(b, "HALO_DONE:\n\tbar.sync 0;                                 // the tile is complete\n");
+        pg_buf_puts(b, "HALO_DONE:\n");
+        synth_fam_note(b, P->sync);
+        pg_buf_puts(b, "\tbar.sync 0;\n");
         int pd = ++e.g.p;
+        synth_fam_note(b, P->quit);
         pg_buf_printf(b, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra DONE;\n", pd, ri, e.rn, pd);
+        synth_fam_note(b, P->vals);
         for (int k = 0; k < K; k++) {
             vals[k] = nv(&e);
             pg_buf_printf(b, "\tld.shared.%s %s%d, [%%r%d+%d];\n", T, R, vals[k], rat, k * S);
         }
     } else {
         int pd = ++e.g.p;
+        synth_fam_note(b, P->quit);
         pg_buf_printf(b, "\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\t@%%p%d bra DONE;\n", pd, ri, e.rn, pd);
     }
     int rdo = ++e.g.rd;
-    pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;               // &out[i]\n", rdo, ri, S, rdo, ro,
-                  rdo);
+    synth_fam_note(b, P->po);
+    pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", rdo, ri, S, rdo, ro, rdo);
     if (c->bnd == 2) {
         int p1 = ++e.g.p, p2 = ++e.g.p, rr = ++e.g.r;
+        synth_fam_note(b, P->edge);
         pg_buf_printf(b, "\tsetp.lt.u32 %%p%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %d;\n\tsetp.ge.u32 %%p%d, %%r%d, %%r%d;\n\tor.pred %%p%d, %%p%d, %%p%d;\n",
                       p1, ri, R0, rr, ri, R0, p2, rr, e.rn, p1, p1, p2);
         pg_buf_printf(b, "\t@!%%p%d bra INTERIOR;\n", p1);
         int vc;
+        synth_fam_note(b, P->copy);
         if (c->smem) vc = vals[R0];
         else {
             vc = nv(&e);
@@ -130,22 +257,26 @@ static void emit_ptx(const st_cfg *c, const char *name, pg_buf *out) {
             pg_buf_printf(b, "\tmul.wide.u32 %%rd%d, %%r%d, %d;\n\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n\tld.global.nc.%s %s%d, [%%rd%d];\n", ra, ri,
                           S, ra, e.rx, ra, T, R, vc, ra);
         }
-        pg_buf_printf(b, "\tst.global.%s [%%rd%d], %s%d;          // edge: copy x[i]\n\tbra.uni DONE;\nINTERIOR:\n", T, rdo, R, vc);
+        pg_buf_printf(b, "\tst.global.%s [%%rd%d], %s%d;\n\tbra.uni DONE;\nINTERIOR:\n", T, rdo, R, vc);
     }
     if (!c->smem) {
         for (int k = 0; k < K; k++) {
             int rj = ++e.g.r;
-            pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;                // j = i%+d\n", rj, ri, k - R0, k - R0);
+            synth_fam_note(b, P->tap[k]);
+            pg_buf_printf(b, "\tadd.s32 %%r%d, %%r%d, %d;\n", rj, ri, k - R0);
             vals[k] = load_x(&e, rj);
         }
     }
     int acc = nv(&e);
+    synth_fam_note(b, P->mul);
     pg_buf_printf(b, "\tmul.rn.%s %s%d, %s, %s%d;\n", T, R, acc, co[0], R, vals[0]);
+    synth_fam_note(b, P->fmas);
     for (int k = 1; k < K; k++) {
         int a2 = nv(&e);
         pg_buf_printf(b, "\tfma.rn.%s %s%d, %s, %s%d, %s%d;\n", T, R, a2, co[k], R, vals[k], R, acc);
         acc = a2;
     }
+    synth_fam_note(b, P->store);
     pg_buf_printf(b, "\tst.global.%s [%%rd%d], %s%d;\n", T, rdo, R, acc);
     pg_buf_puts(b, "DONE:\n\tret;\n}\n");
 
@@ -327,7 +458,9 @@ pg_status synth_fam_gen_stencil1d(uint64_t seed, synth_family_sample *s) {
         for (int k = 0; k < K; k++) pg_buf_printf(&id, ":%g", c.c[k]);
     snprintf(s->identity, sizeof s->identity, "%s", id.data);
     pg_buf_free(&id);
-    emit_ptx(&c, s->name, &s->ptx);
+    st_plan plan;
+    emit_plan(&c, s->name, &plan, &s->cu);
+    emit_ptx(&c, s->name, &plan, &s->ptx);
     emit_json(&c, s->name, &r, &s->task_json);
     return PG_OK;
 }

@@ -134,7 +134,7 @@ int main(void) {
         synth_family_sample s;
         memset(&s, 0, sizeof s);
         pg_diag_sink q = {0};
-        CHECK(synth_family_generate(99, 1, arch, &s, &q) == PG_ERR_USAGE && q.nerrors == 1, "bad family rejected");
+        CHECK(synth_family_generate(99, 1, arch, SYNTH_FMT_PLAIN, &s, &q) == PG_ERR_USAGE && q.nerrors == 1, "bad family rejected");
     }
     /* the one table: every family row's reference is in the task registry */
     CHECK(synth_family_reference(-1) == NULL && synth_family_reference(synth_family_count()) == NULL, "reference range");
@@ -152,7 +152,7 @@ int main(void) {
         synth_family_sample *ss = calloc((size_t)nseeds, sizeof *ss);
         pg_diag_sink q = {0};
         q.fn = diag_print;
-        pg_status st = synth_family_generate_batch(f, seeds, nseeds, arch, ss, &q);
+        pg_status st = synth_family_generate_batch(f, seeds, nseeds, arch, SYNTH_FMT_PLAIN, ss, &q);
         if (nvcc && st == PG_ERR_IO) {
             printf("SKIPPED: family %s needs nvcc\n", fname);
             free(seeds);
@@ -173,7 +173,7 @@ int main(void) {
             memset(&again, 0, sizeof again);
             pg_diag_sink q2 = {0};
             if (!nvcc) {
-                CHECK(synth_family_generate(f, seeds[i], arch, &again, &q2) == PG_OK, "%s: regenerate", fname);
+                CHECK(synth_family_generate(f, seeds[i], arch, SYNTH_FMT_PLAIN, &again, &q2) == PG_OK, "%s: regenerate", fname);
                 CHECK(again.ptx.data && !strcmp(again.ptx.data, s->ptx.data), "%s seed %d: PTX not deterministic", fname, i);
                 CHECK(again.task_json.data && !strcmp(again.task_json.data, s->task_json.data), "%s seed %d: task not deterministic",
                       fname, i);

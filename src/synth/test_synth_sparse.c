@@ -572,7 +572,7 @@ int main(void) {
         for (int i = 0; i < nseeds; i++) seeds[i] = 7919ull * (uint64_t)i + 3;
         pg_diag_sink q = {0};
         q.fn = diag_print;
-        pg_status st = synth_family_generate_batch(f, seeds, nseeds, "sm_90", ss, &q);
+        pg_status st = synth_family_generate_batch(f, seeds, nseeds, "sm_90", SYNTH_FMT_PLAIN, ss, &q);
         if (st == PG_ERR_IO) {
             printf("SKIPPED: %s needs nvcc\n", FAMS[k].name);
         } else {

@@ -181,6 +181,8 @@ enum { TASK_MAX_SMEM = 232448 };
 static const int64_t block_max[3] = {1024, 1024, 64}, grid_max[3] = {2147483647, 65535, 65535};
 #define TASK_MAX_BUFFER_BYTES ((int64_t)1 << 40)   /* 1 TiB: more is a typo, not a test size */
 
+static pg_status task_from_json(json_t *root, const char *path, task_spec **out, pg_diag_sink *diag);
+
 pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
     *out = NULL;
     json_error_t jerr;
@@ -191,6 +193,22 @@ pg_status task_load(const char *path, task_spec **out, pg_diag_sink *diag) {
                      "%s", jerr.text);
         return io ? PG_ERR_IO : PG_ERR_PARSE;
     }
+    return task_from_json(root, path, out, diag);
+}
+
+pg_status task_load_text(const char *text, size_t len, const char *path, task_spec **out, pg_diag_sink *diag) {
+    *out = NULL;
+    json_error_t jerr;
+    json_t *root = json_loadb(text ? text : "", text ? len : 0, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        pg_diag_emit(diag, PG_E_TASK, path, jerr.line > 0 ? jerr.line : 0, jerr.column > 0 ? jerr.column : 0, "%s", jerr.text);
+        return PG_ERR_PARSE;
+    }
+    return task_from_json(root, path, out, diag);
+}
+
+/* Takes root (decrefs it). */
+static pg_status task_from_json(json_t *root, const char *path, task_spec **out, pg_diag_sink *diag) {
     lctx c = {path, diag, false};
     task_spec *t = calloc(1, sizeof *t);
     t->path = xstrdup(path);

@@ -1,0 +1,151 @@
+/* test_spec.c — speculative decoding and jump-forward against plain decoding: byte-identical
+ * modules, token counts and end state, for greedy and seeded sampling (top-k 5 at T 0.3, gen's
+ * defaults, and T 1 without top-k), with and without the performance bias, with an n-gram
+ * table of corpus kernels and without, on corpus and bench/suite prompts (task descriptions and
+ * signatures), and on the raw model.  The model is tests/gen/tiny (random weights, the project
+ * tokenizer): its choices are arbitrary, so any step the speculative path took differently (a
+ * wrong row, a missed or extra random draw, a cache not rewound) changes the module.  Also
+ * checked: drafts were made and accepted and tokens jumped (else the comparison proves
+ * nothing), and no run needs more model steps than plain decoding (fewer over all of them).
+ * Run from the repository root. */
+#include "common/test.h"
+#include "ptxgen/decode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static model_model *m;
+static tok_tokenizer *t;
+static dec_vocab *v;
+static long drafted, accepted, jumped, cases, tokens, forwards, plain_forwards;
+
+static bool same_result(const gen_result *a, const gen_result *b) {
+    return a->ptx && b->ptx && !strcmp(a->ptx, b->ptx) && a->gen_tokens == b->gen_tokens && a->forced_tokens == b->forced_tokens &&
+           a->finished == b->finished && a->prompt_tokens == b->prompt_tokens && a->mask_calls == b->mask_calls && a->jumped == b->jumped;
+}
+
+/* plain vs draft_max 4 and 12 on one prompt */
+static void compare(const char *desc, const gen_opts *o, const char *label) {
+    gen_result plain, spec;
+    pg_diag_sink d = test_sink();
+    gen_opts po = *o;
+    po.draft_max = 0;
+    CHECK(gen_sample(m, t, v, desc, &po, &plain, &d) == PG_OK, "%s: plain: %s", label, test_diag_log());
+    static const int dm[] = {4, 12};
+    for (size_t k = 0; k < sizeof dm / sizeof *dm; k++) {
+        gen_opts so = *o;
+        so.draft_max = dm[k];
+        d = test_sink();
+        CHECK(gen_sample(m, t, v, desc, &so, &spec, &d) == PG_OK, "%s: speculative: %s", label, test_diag_log());
+        CHECK(same_result(&plain, &spec), "%s draft_max %d: differs from plain (%d vs %d tokens, finished %d vs %d)\n--- plain\n%.600s\n--- speculative\n%.600s",
+              label, dm[k], plain.gen_tokens, spec.gen_tokens, plain.finished, spec.finished, plain.ptx ? plain.ptx : "(none)",
+              spec.ptx ? spec.ptx : "(none)");
+        CHECK(spec.accepted <= spec.drafted && spec.forwards <= plain.forwards, "%s: counts (%d accepted of %d drafted, %d vs %d steps)", label,
+              spec.accepted, spec.drafted, spec.forwards, plain.forwards);
+        drafted += spec.drafted;
+        accepted += spec.accepted;
+        forwards += spec.forwards;
+        tokens += spec.gen_tokens;
+        gen_result_free(&spec);
+    }
+    jumped += plain.jumped;
+    plain_forwards += 2 * plain.forwards;   /* against both speculative runs */
+    cases++;
+    gen_result_free(&plain);
+}
+
+/* A task's description (style s) and signature from a task.json. */
+static bool task_prompt(const char *path, int style, char **desc, pg_buf *sig, int block[3]) {
+    task_spec *ts = NULL;
+    pg_diag_sink q = {0};
+    if (task_load(path, &ts, &q) != PG_OK) return false;
+    const char *dd = ts->desc[style] ? ts->desc[style] : ts->desc[0];
+    *desc = strdup(dd ? dd : ts->name);
+    sig->len = 0;
+    gen_signature_from_task(ts, sig);
+    block[0] = block[1] = block[2] = 0;
+    task_free(ts);
+    return true;
+}
+
+int main(void) {
+    pg_diag_sink d = test_sink();
+    model_load_opts lo = {NULL, 2, NULL, false, false};
+    CHECK(tok_load("tests/gen/tiny/tokenizer.json", &t, &d) == PG_OK, "tokenizer: %s", test_diag_log());
+    CHECK(model_load("tests/gen/tiny", &lo, &m, &d) == PG_OK, "tiny model: %s", test_diag_log());
+    CHECK(t && dec_vocab_new(t, &v, &d) == PG_OK, "vocabulary trie");
+    dec_bias *bias = NULL;
+    CHECK(v && dec_bias_default(v, &bias, &d) == PG_OK, "default bias: %s", test_diag_log());
+    if (!t || !m || !v || !bias) return TEST_DONE();
+
+    /* an n-gram table of a few corpus kernels (canonical text, as pairs hold it) */
+    const char *kern[] = {"corpus/axpby_relu/kernel.ptx", "corpus/argmax_f32/kernel.ptx", "corpus/batched_dot/kernel.ptx"};
+    char *texts[3];
+    int nt = 0;
+    for (int i = 0; i < 3; i++) {
+        char *s = NULL;
+        size_t n = 0;
+        if (pg_read_file(kern[i], 1 << 20, &s, &n, &d) == PG_OK) texts[nt++] = s;
+    }
+    pg_buf tb = {0};
+    gen_ngram *table = NULL;
+    CHECK(nt == 3 && gen_ngram_build(t, (const char *const *)texts, nt, 4, 1, &tb, &d) == PG_OK &&
+              gen_ngram_parse(tb.data, tb.len, "corpus table", t, &table, &d) == PG_OK,
+          "n-gram table of corpus kernels: %s", test_diag_log());
+    for (int i = 0; i < nt; i++) free(texts[i]);
+
+    gen_opts o;
+    gen_opts_default(&o);
+    o.format = gen_prompt_fmt_of(t);
+    o.max_tokens = 200;
+    const char *tasks[] = {"corpus/axpby_relu/task.json", "corpus/argmax_f32/task.json", "bench/suite/adam_step/task.json",
+                           "bench/suite/complex_mul/task.json", "bench/suite/cross_entropy_row/task.json"};
+    struct { float temp; int top_k; uint64_t seed; const char *name; } samplers[] = {
+        {0, 0, 1, "greedy"}, {0.3f, 5, 11, "T0.3 top-k 5"}, {1.0f, 0, 3, "T1"}};
+    pg_buf sig = {0};
+    for (size_t i = 0; i < sizeof tasks / sizeof *tasks; i++) {
+        char *desc = NULL;
+        int block[3];
+        if (!task_prompt(tasks[i], (int)i % TASK_NSTYLES, &desc, &sig, block)) { CHECK(0, "task %s", tasks[i]); continue; }
+        for (size_t s = 0; s < sizeof samplers / sizeof *samplers; s++) {
+            char label[160];
+            o.sampler.temperature = samplers[s].temp;
+            o.sampler.top_k = samplers[s].top_k;
+            o.sampler.seed = samplers[s].seed + i;
+            o.signature = i % 2 ? NULL : sig.data;   /* forced signature, or the model writes it */
+            o.bias = s == 1 ? bias : NULL;
+            o.ngram = s == 2 ? NULL : table;
+            snprintf(label, sizeof label, "%s %s%s%s", tasks[i], samplers[s].name, o.bias ? " +bias" : "", o.ngram ? " +table" : "");
+            compare(desc, &o, label);
+        }
+        free(desc);
+    }
+    /* the raw model: drafts from the history and the table only */
+    o.constrained = false;
+    o.signature = NULL;
+    o.bias = NULL;
+    o.max_tokens = 80;
+    o.sampler = (model_sampler_opts){0.3f, 5, 1, 9};
+    compare("vector add: c[i] = a[i] + b[i]", &o, "raw model T0.3");
+    o.sampler.temperature = 0;
+    compare("vector add: c[i] = a[i] + b[i]", &o, "raw model greedy");
+    /* near the token budget: the forced end (fed text) in the middle of a verify step */
+    o.constrained = true;
+    o.max_tokens = 140;
+    o.ngram = table;
+    o.sampler = (model_sampler_opts){1.0f, 0, 1, 77};
+    compare("relu", &o, "token budget T1");
+    printf("%ld cases: %ld drafted, %ld accepted; %ld tokens in %ld speculative steps (plain: %ld); %ld jumped\n", cases, drafted,
+           accepted, tokens, forwards, plain_forwards, jumped);
+    CHECK(drafted > 100 && accepted > 20 && jumped > 20, "the speculative path was exercised (drafts made and kept, tokens jumped)");
+    CHECK(forwards < plain_forwards, "fewer model steps than plain decoding over all runs");
+    gen_ngram_free(table);
+    pg_buf_free(&tb);
+    pg_buf_free(&sig);
+    dec_bias_free(bias);
+    dec_vocab_free(v);
+    tok_free(t);
+    model_free(m);
+    return TEST_DONE();
+}

@@ -1,0 +1,38 @@
+/* quant.h — dot products and dequantization straight from GGUF blocks (quant.c), internal to
+ * src/model.  Below the matmul (kernels.c) and the loader; it includes only numfmt.h and cpu.h
+ * (the kernel family, which it follows) and calls nothing above it. */
+#ifndef PTXGEN_MODEL_QUANT_H
+#define PTXGEN_MODEL_QUANT_H
+
+#include "numfmt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- GGUF blocks (quant.c) ------------------------------------------------------------------
+ * Activations quantized for the integer dot products: int8 per block with one
+ * scale d = amax/127 (round to nearest), plus the block's code sums. */
+typedef struct { float d, ds; int8_t qs[32]; } qa32;                  /* ds = d * sum(qs) */
+typedef struct { float d; int16_t bsums[16]; int8_t qs[256]; } qa256;  /* bsums: sums of 16 */
+enum { QACT_F32, QACT_32, QACT_256 };   /* what model_quant_dot_rows wants as x for a type */
+bool model_quant_supported(int type);         /* F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q8_0 Q4_K Q6_K */
+int model_quant_act_kind(int type);
+size_t model_quant_row_bytes(int type, int64_t n);   /* bytes of a row of n elements (n whole blocks) */
+void model_quant_act32(const float *x, int n, qa32 *q);      /* x[n] -> q[n/32] */
+void model_quant_act256(const float *x, int n, qa256 *q);    /* x[n] -> q[n/256] */
+/* out[r] = row r . x for nrows rows of n elements at rows + r*row_bytes; x is
+ * float[n], qa32[n/32] or qa256[n/256] as model_quant_act_kind(type) says. */
+void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out);
+/* The same for nx activations at once (out[j * ldo + r] = row r . x_j): each block of weights is
+ * read and decoded once for all of them; x_j's results equal model_quant_dot_rows(.., xq[j], ..)'s
+ * bit for bit, whatever nx (the verify step of speculative decoding relies on it). */
+#define QUANT_NX_MAX 16
+void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq, int nx, int n,
+                             float *out, size_t ldo);
+/* Row to f32: the scalar reference, and the same values through AVX2 where there is one. */
+void model_quant_dequant_row(int type, const void *data, float *y, int64_t n);
+void model_quant_dequant_fast(int type, const void *data, float *y, int64_t n);
+float model_quant_dot_f32(const float *a, const float *b, int n);
+
+#endif

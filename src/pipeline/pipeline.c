@@ -1,0 +1,162 @@
+/* pipeline.c — two-stage generation: the plan turn, nvcc on the plan, the literate
+ * PTX turn.  See ptxgen/pipeline.h and docs/LITERATE.md. */
+#define _GNU_SOURCE
+#include "ptxgen/pipeline.h"
+#include "ptxgen/ptx.h"
+#include "ptxgen/twin.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void pipe_out_free(pipe_out *o) {
+    if (!o) return;
+    free(o->plan);
+    free(o->kernel);
+    free(o->signature);
+    gen_result_free(&o->ptx);
+    memset(o, 0, sizeof *o);
+}
+
+/* Check one plan: its kernel can be read (with a task: the task's kernel), nvcc compiles
+ * it.  On success fills kernel/signature/nvcc_ran and returns true; else writes why into
+ * out->plan_note. */
+static bool check_plan(const char *plan, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
+    twin_kernel tk;
+    memset(&tk, 0, sizeof tk);
+    pg_diag_sink quiet = {0};
+    if (twin_parse(plan, "plan.cu", in->task ? in->task->kernel : NULL, &tk, &quiet) != PG_OK) {
+        snprintf(out->plan_note, sizeof out->plan_note, "the plan has no extern \"C\" __global__ kernel%s%s ptxgen can read",
+                 in->task ? " named " : "", in->task ? in->task->kernel : "");
+        twin_kernel_free(&tk);
+        return false;
+    }
+    char dir[512], path[600];
+    pg_tmp_path(dir, sizeof dir, "ptxgen-plan-XXXXXX");
+    if (!mkdtemp(dir)) {
+        pg_diag_emit(diag, PG_E_IO, NULL, 0, 0, "cannot make a temporary folder for the plan");
+        twin_kernel_free(&tk);
+        return false;
+    }
+    snprintf(path, sizeof path, "%s/plan.cu", dir);
+    twin_build b;
+    memset(&b, 0, sizeof b);
+    bool ok = pg_write_file_atomic(path, plan, strlen(plan), diag) == PG_OK && twin_compile(path, in->gen.arch, &b, diag) == PG_OK;
+    if (ok && b.status == TWIN_BUILD_FAILED) {
+        char first[300];
+        twin_log_first_error(b.log ? b.log : "", first, sizeof first);
+        snprintf(out->plan_note, sizeof out->plan_note, "nvcc rejects the plan: %s", first);
+        ok = false;
+    } else if (ok && b.status == TWIN_BUILD_NO_NVCC && in->need_nvcc) {
+        snprintf(out->plan_note, sizeof out->plan_note, "nvcc not found: the plan cannot be checked");
+        ok = false;
+    }
+    if (ok) {
+        out->nvcc_ran = b.status == TWIN_BUILD_OK;
+        free(out->kernel);
+        out->kernel = strdup(tk.kernel);
+        pg_buf sig = {0};
+        if (in->task) gen_signature_from_task(in->task, &sig);
+        else if (!twin_ptx_signature(&tk, &sig)) pg_buf_free(&sig);   /* a type PTX cannot say: the model writes it */
+        free(out->signature);
+        out->signature = sig.data;
+    }
+    twin_build_free(&b);
+    twin_kernel_free(&tk);
+    unlink(path);
+    rmdir(dir);
+    return ok;
+}
+
+pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
+    double t0 = now_s();
+    if (in->gen.format != GEN_FMT_CHATML) {
+        pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the two-stage pipeline needs a chat model (ChatML prompts)");
+        return PG_ERR_USAGE;
+    }
+    pg_buf csig = {0}, prompt = {0};
+    if (in->task) gen_c_signature_from_task(in->task, &csig);
+    gen_prompt_build_plan(in->request ? in->request : "", in->gen.arch, csig.data, &prompt);
+    int samples = in->plan ? 1 : in->plan_samples > 0 ? in->plan_samples : 4;
+    pg_status st = PG_ERR_INVALID;
+    for (int k = 0; k < samples && st != PG_OK; k++) {
+        pg_buf plan = {0};
+        if (in->plan) {
+            pg_buf_puts(&plan, in->plan);
+        } else {
+            gen_opts o = in->gen;
+            o.max_tokens = in->plan_max_tokens > 0 ? in->plan_max_tokens : 1024;
+            o.sampler.seed = in->gen.sampler.seed + (uint64_t)k;
+            gen_result r;
+            pg_status gs = gen_free_sample(m, t, prompt.data, &o, &r, diag);
+            out->plan_attempts++;
+            if (gs != PG_OK) { gen_result_free(&r); pg_buf_free(&plan); st = gs; break; }
+            twin_strip_fence(r.ptx ? r.ptx : "", &plan);
+            out->plan_tokens = r.gen_tokens;
+            if (!r.finished) snprintf(out->plan_note, sizeof out->plan_note, "the plan was cut at the token limit (%d)", o.max_tokens);
+            bool cut = !r.finished;
+            gen_result_free(&r);
+            if (cut) { pg_buf_free(&plan); continue; }
+        }
+        if (check_plan(plan.data ? plan.data : "", in, out, diag)) {
+            out->plan = plan.data;
+            plan.data = NULL;
+            out->plan_note[0] = 0;
+            st = PG_OK;
+        }
+        pg_buf_free(&plan);
+    }
+    if (st == PG_ERR_INVALID)
+        pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "no plan passed after %d attempt%s: %s", samples, samples > 1 ? "s" : "",
+                     out->plan_note[0] ? out->plan_note : "(no reason recorded)");
+    out->plan_seconds = now_s() - t0;
+    pg_buf_free(&csig);
+    pg_buf_free(&prompt);
+    return st;
+}
+
+pg_status pipe_ptx(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const pipe_in *in, pipe_out *out,
+                   pg_diag_sink *diag) {
+    if (!out->plan) {
+        pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "no plan: run the plan stage first");
+        return PG_ERR_USAGE;
+    }
+    pg_buf prompt = {0};
+    gen_opts o;
+    pipe_ptx_opts(in, out, &o, &prompt);
+    pg_status st = gen_sample(m, t, v, in->request ? in->request : "", &o, &out->ptx, diag);
+    pg_buf_free(&prompt);
+    return st;
+}
+
+void pipe_ptx_opts(const pipe_in *in, const pipe_out *out, gen_opts *o, pg_buf *prompt) {
+    prompt->len = 0;
+    gen_prompt_build_ptx_plan(in->request ? in->request : "", in->gen.arch, out->plan ? out->plan : "", out->signature, prompt);
+    *o = in->gen;
+    o->prompt = prompt->data;
+    o->signature = out->signature;
+    o->entry_name = out->signature ? NULL : out->kernel;
+    o->comment_max = PTX_LITERATE_LINE_MAX;
+}
+
+bool pipe_model_is_two_stage(const char *model_path) {
+    struct stat st;
+    if (!model_path || stat(model_path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    char p[4200];
+    snprintf(p, sizeof p, "%s/base.json", model_path);
+    json_t *j = json_load_file(p, 0, NULL);
+    const char *pl = json_string_value(json_object_get(j, "pipeline"));
+    bool two = pl && !strcmp(pl, "plan-literate");
+    json_decref(j);
+    return two;
+}

@@ -1,0 +1,182 @@
+/* test_pipeline.c — the two-stage pipeline without a GPU: the plan check (twin_parse,
+ * nvcc), the signature a plan gives a free-form request, the PTX turn's options, the
+ * two-stage prompts against their goldens (tests/golden/prompts/, UPDATE_GOLDEN=1
+ * rewrites them), and the two-stage model marker in base.json.  With the SmolLM2 base
+ * present (models/base), the whole path once: the model's plan turn, then a literate PTX
+ * turn under the constraint from a given plan.  Run from the repository root. */
+#include "common/test.h"
+#include "ptxgen/pipeline.h"
+#include "ptxgen/ptx.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool have_nvcc(void) {
+    char p[1024];
+    return ptx_cuda_tool_find("nvcc", "NVCC", p, sizeof p);
+}
+
+static void golden(const char *path, const char *got) {
+    if (getenv("UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fputs(got, f) >= 0 && fclose(f) == 0, "rewrite %s", path);
+        return;
+    }
+    char *want = test_slurp(path);
+    CHECK(want && !strcmp(want, got), "%s matches (UPDATE_GOLDEN=1 rewrites it); got:\n%s", path, got);
+    free(want);
+}
+
+static void test_prompts(void) {
+    task_spec *t = NULL;
+    pg_diag_sink q = {0};
+    CHECK(task_load("bench/suite/relu6/task.json", &t, &q) == PG_OK, "relu6 task loads");
+    if (!t) return;
+    pg_buf csig = {0}, sig = {0}, p1 = {0}, p2 = {0}, p3 = {0};
+    gen_c_signature_from_task(t, &csig);
+    CHECK(!strcmp(csig.data, "extern \"C\" __global__ void relu6(const float* x, float* y, unsigned int n)"), "C signature: %s",
+          csig.data);
+    gen_signature_from_task(t, &sig);
+    gen_prompt_build_plan(t->desc[TASK_STYLE_TERSE], "sm_80", csig.data, &p1);
+    golden("tests/golden/prompts/plan.txt", p1.data);
+    gen_prompt_build_plan("y = relu(x)", "sm_90", NULL, &p3);
+    CHECK(strstr(p3.data, "choose its name and parameters.<|im_end|>") != NULL, "without a signature the model chooses it");
+    char *plan = test_slurp("tests/gen/two_stage/plan_scale.cu");
+    gen_prompt_build_ptx_plan(t->desc[TASK_STYLE_TERSE], "sm_80", plan ? plan : "", sig.data, &p2);
+    golden("tests/golden/prompts/ptx_plan.txt", p2.data);
+    free(plan);
+    pg_buf_free(&csig); pg_buf_free(&sig); pg_buf_free(&p1); pg_buf_free(&p2); pg_buf_free(&p3);
+    task_free(t);
+}
+
+/* A given plan: checked without the model (pipe_plan never samples). */
+static void test_given_plan(void) {
+    char *good = test_slurp("tests/gen/two_stage/plan_scale.cu"), *bad = test_slurp("tests/gen/two_stage/plan_bad.cu");
+    CHECK(good && bad, "plans readable");
+    if (!good || !bad) { free(good); free(bad); return; }
+    pipe_in in;
+    memset(&in, 0, sizeof in);
+    gen_opts_default(&in.gen);
+    in.gen.format = GEN_FMT_CHATML;
+    in.request = "scale x by a into y";
+    in.plan = good;
+    pipe_out out;
+    memset(&out, 0, sizeof out);
+    pg_diag_sink q = {0};
+    CHECK(pipe_plan(NULL, NULL, &in, &out, &q) == PG_OK, "a good plan passes");
+    CHECK(out.kernel && !strcmp(out.kernel, "scale"), "the plan names the kernel: %s", out.kernel ? out.kernel : "(null)");
+    CHECK(out.signature && !strcmp(out.signature, ".visible .entry scale(\n\t.param .u64 x,\n\t.param .u64 y,\n\t.param .f32 a,\n"
+                                                   "\t.param .u32 n\n)"),
+          "a free-form request gets the plan's signature: %s", out.signature ? out.signature : "(null)");
+    CHECK(out.nvcc_ran == have_nvcc(), "nvcc compiled the plan iff nvcc is here");
+    CHECK(out.plan_attempts == 0 && out.plan && !strcmp(out.plan, good), "the given plan is kept as it is, no attempt drawn");
+    /* the PTX turn's options */
+    gen_opts o;
+    pg_buf prompt = {0};
+    pipe_ptx_opts(&in, &out, &o, &prompt);
+    CHECK(o.prompt == prompt.data && strstr(prompt.data, "The plan (CUDA C):\n// scale: y[i]") && strstr(prompt.data, GEN_PTX_REQUEST),
+          "the PTX turn carries the plan and the request");
+    CHECK(o.signature == out.signature && !o.entry_name && o.comment_max == PTX_LITERATE_LINE_MAX, "signature forced, comments on");
+    pg_buf_free(&prompt);
+    pipe_out_free(&out);
+    /* a task whose kernel the plan does not define */
+    task_spec *t = NULL;
+    CHECK(task_load("bench/suite/relu6/task.json", &t, &q) == PG_OK, "relu6 loads");
+    in.task = t;
+    pg_diag_sink q2 = {test_diag_capture, NULL, 0, 0, 10};
+    test_diag_log()[0] = 0;
+    memset(&out, 0, sizeof out);
+    CHECK(pipe_plan(NULL, NULL, &in, &out, &q2) == PG_ERR_INVALID && strstr(test_diag_log(), "named relu6"),
+          "a plan without the task's kernel is refused: %s", test_diag_log());
+    pipe_out_free(&out);
+    in.task = NULL;
+    task_free(t);
+    /* nvcc rejects the plan */
+    if (have_nvcc()) {
+        in.plan = bad;
+        memset(&out, 0, sizeof out);
+        test_diag_log()[0] = 0;
+        CHECK(pipe_plan(NULL, NULL, &in, &out, &q2) == PG_ERR_INVALID && strstr(test_diag_log(), "nvcc rejects the plan"),
+              "nvcc's rejection is the reason: %s", test_diag_log());
+        CHECK(!out.plan, "no plan kept");
+        pipe_out_free(&out);
+    } else printf("SKIPPED: nvcc not found; the rejection of a plan nvcc refuses is not checked\n");
+    /* a single-stage format is refused */
+    in.plan = good;
+    in.gen.format = GEN_FMT_PTXGEN;
+    memset(&out, 0, sizeof out);
+    CHECK(pipe_plan(NULL, NULL, &in, &out, &q) == PG_ERR_USAGE, "the ptxgen format has no plan turn");
+    pipe_out_free(&out);
+    free(good);
+    free(bad);
+}
+
+static void test_marker(void) {
+    CHECK(pipe_model_is_two_stage("tests/gen/two_stage"), "the test model is two-stage");
+    CHECK(pipe_model_is_two_stage("models/qwen-plan"), "the committed plan adapter is two-stage");
+    CHECK(!pipe_model_is_two_stage("tests/gen/tiny"), "a folder without base.json is not");
+    CHECK(!pipe_model_is_two_stage("tests/model/gguf_engine/tiny_qwen2.gguf"), "a GGUF file is not");
+    CHECK(!pipe_model_is_two_stage("/nonexistent/model"), "a missing path is not");
+}
+
+/* With the SmolLM2 base: the model's own plan turn (random adapter: the plan is nonsense and
+ * fails its check, which is what is tested), then the PTX turn of a given plan under the
+ * constraint: valid PTX with the plan's signature. */
+static void test_with_model(void) {
+    struct stat sb;
+    if (stat("models/base/smollm2-135m-instruct.Q4_1.gguf", &sb) != 0) {
+        printf("SKIPPED: models/base/smollm2-135m-instruct.Q4_1.gguf absent (bash models/fetch_base.sh --smollm2)\n");
+        return;
+    }
+    model_model *m = NULL;
+    tok_tokenizer *tok = NULL;
+    dec_vocab *v = NULL;
+    pg_diag_sink q = {0};
+    model_load_opts lo = {NULL, 1, NULL, false, false};
+    char tp[4200];
+    if (model_load("tests/gen/two_stage", &lo, &m, &q) != PG_OK || model_tokenizer_path("tests/gen/two_stage", tp, sizeof tp, &q) != PG_OK ||
+        tok_load(tp, &tok, &q) != PG_OK || dec_vocab_new(tok, &v, &q) != PG_OK) {
+        CHECK(false, "the two-stage test model loads (%d errors)", q.nerrors);
+        goto done;
+    }
+    pipe_in in;
+    memset(&in, 0, sizeof in);
+    gen_opts_default(&in.gen);
+    in.gen.format = gen_prompt_fmt_of(tok);
+    CHECK(in.gen.format == GEN_FMT_CHATML, "SmolLM2 speaks ChatML");
+    in.gen.max_tokens = 160;
+    in.request = "scale x by a into y";
+    in.plan_max_tokens = 24;
+    in.plan_samples = 2;
+    pipe_out out;
+    memset(&out, 0, sizeof out);
+    pg_status st = pipe_plan(m, tok, &in, &out, &q);
+    CHECK(out.plan_attempts == 2 && st == PG_ERR_INVALID, "two model plans drawn, both refused (random adapter): %d, %d",
+          out.plan_attempts, (int)st);
+    pipe_out_free(&out);
+    char *plan = test_slurp("tests/gen/two_stage/plan_scale.cu");
+    in.plan = plan;
+    memset(&out, 0, sizeof out);
+    CHECK(pipe_plan(m, tok, &in, &out, &q) == PG_OK && pipe_ptx(m, tok, v, &in, &out, &q) == PG_OK, "the PTX turn of a given plan");
+    const char *ptx = out.ptx.ptx ? out.ptx.ptx : "";
+    CHECK(strstr(ptx, ".visible .entry scale(\n\t.param .u64 x,") != NULL, "the plan's signature is forced:\n%s", ptx);
+    ptx_module *mod = NULL;
+    pg_diag_sink q2 = {0};
+    CHECK(ptx_parse(ptx, strlen(ptx), "turn", &mod, &q2) == PG_OK && ptx_validate(mod, &q2) == PG_OK, "valid PTX by construction:\n%s", ptx);
+    ptx_module_free(mod);
+    free(plan);
+    pipe_out_free(&out);
+done:
+    dec_vocab_free(v);
+    tok_free(tok);
+    model_free(m);
+}
+
+int main(void) {
+    test_prompts();
+    test_given_plan();
+    test_marker();
+    test_with_model();
+    printf("%d passed, %d failed\n", t_pass, t_fail);
+    return t_fail != 0;
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# train/recipe.sh — the one recipe of the shipped two-stage model (docs/LITERATE.md, docs/MODELS.md):
+# data, training, evaluation per stage and the adapter, on the H200 in steps of at most ten minutes
+# (one device call each; the machine keeps /tmp between calls made back to back).
+#
+# Here (the build machine), once:
+#   bash train/recipe.sh pack            build, then cut the base (GGUF + tokenizer + the gguf wheel) into
+#                                        pieces under .carry-pieces/ (bench/pieces.sh) and the binaries into
+#                                        .carry/bin; hold/unhold move the big tracked files out of the tree
+#                                        for the calls (each call carries the whole tree, 64 MiB with a piece)
+#   bash train/recipe.sh hold | unhold
+# On the device, one call each (carry [".carry"]; the first carries .carry/bin and piece 00):
+#   (each call carries [".carry-pieces/MANIFEST", ".carry-pieces/piece.NN"]; the first also ".carry" with the binaries)
+#   start N          the synth of N literate samples starts in the background (both suites excluded,
+#                    FAMILY_PCT, FAMILY_WEIGHT, SEED), and a grow loop turns its whole lines into the
+#                    pairs of both arms every 30 s: $P/pairs-plan.jsonl (prompts --stage both: plan and
+#                    PTX turns) and $P/pairs-single.jsonl (prompts --plain: the same kernels, one turn,
+#                    no plan); then `put` of the carried piece
+#   put              one more piece
+#   train TS ARMS    assemble, convert the GGUF (bench/device_base.sh), then one LoRA per arm side by side
+#                    for TS seconds each (ARMS: plan, single or "plan single"; INIT_PLAN=DIR continues the
+#                    plan arm from an adapter, e.g. the committed models/qwen-plan), reading its pairs file
+#                    as it grows; returns at CALL_S (570) s
+#   wait             until the runs end; adapters, logs and the synth's stats into $OUT
+#   gen S            generation: plan arm with train/generate2.py (plan, e2e, trans, heldin), single arm
+#                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
+#   verify           ptxgen eval --kernels per stage and suite (sharded over the cores); $OUT gets evals.tgz (every
+#                    report), summary.md and gen.tgz (plans, kernels, held-in tasks, training logs)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+P=/tmp/pg
+OUT=${OUT:-/tmp/pg-out}
+BIN=$P/bin
+export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
+[ -d "$P/site" ] && export PYTHONPATH="$P/site"
+stage=${1:-}; shift || true
+need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier step did not run" >&2; exit 3; }; }
+bins() { if [ -d .carry/bin ]; then mkdir -p "$BIN"; cp .carry/bin/* "$BIN/"; fi; need "$BIN/ptxgen"; }
+
+case "$stage" in
+pack)
+    make -j"$(nproc)" all >/dev/null || exit 2
+    [ -e models/base/qwen2.5-coder-0.5b-instruct.gguf ] || bash models/fetch_base.sh || exit 2
+    tokdir=$(mktemp -d)
+    python3 - "$tokdir" <<'PY' || exit 2
+import sys
+from transformers import AutoTokenizer
+AutoTokenizer.from_pretrained("models/base", gguf_file="qwen2.5-coder-0.5b-instruct.gguf").save_pretrained(sys.argv[1])
+PY
+    whl=$(mktemp -d)
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -d "$whl" gguf==0.19.0 || exit 2
+    rm -rf .carry-pieces && PIECE_MB=${PIECE_MB:-48} bash bench/pieces.sh .carry-pieces models/base/qwen2.5-coder-0.5b-instruct.gguf - \
+        "$tokdir" - "$whl"/*.whl
+    rm -rf .carry && mkdir -p .carry/bin && cp build/ptxgen build/libptxgen.so .carry/bin/ && strip --strip-debug .carry/bin/*
+    mkdir -p .git/info; grep -qx "/.carry/" .git/info/exclude || echo '/.carry/' >> .git/info/exclude
+    grep -qx '/.carry-pieces/' .git/info/exclude || echo '/.carry-pieces/' >> .git/info/exclude
+    ls .carry-pieces
+    ;;
+hold)      # the tracked files the device does not need leave the tree for the calls (unhold brings them back)
+    mkdir -p ../.recipe-hold
+    for d in models/default bench/results; do [ -e "$d" ] && mkdir -p "../.recipe-hold/$(dirname "$d")" && mv "$d" "../.recipe-hold/$d"; done
+    git ls-files -z | xargs -0 du -ck 2>/dev/null | tail -1
+    ;;
+unhold)
+    for d in models/default bench/results; do [ -e "../.recipe-hold/$d" ] && rm -rf "$d" && mv "../.recipe-hold/$d" "$d"; done
+    git status --short | head
+    ;;
+start)
+    N=${1:-40000}
+    bins
+    mkdir -p "$P"
+    excl=(--exclude bench/suite --exclude bench/suite-prose)
+    rm -f "$P/synth.done" "$P"/pairs-*.jsonl "$P/synth.jsonl" "$P/synth.jsonl.partial"*
+    # two cores stay free for the training loops that start later
+    setsid nohup bash -c "'$BIN/ptxgen' synth --count $N --seed ${SEED:-7} --jobs $(( $(nproc) - 2 )) ${excl[*]} --format literate \
+        --family-pct ${FAMILY_PCT:-75} ${FAMILY_WEIGHT:+--family-weight '$FAMILY_WEIGHT'} --no-progress \
+        --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; touch '$P/synth.done'" > /dev/null 2>&1 < /dev/null &
+    echo $! > "$P/synth.pid"
+    setsid nohup bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
+    echo "synth of $N started"
+    bash "$0" put
+    ;;
+grow-loop)
+    done_n=0
+    while :; do
+        fin=0; f=$P/synth.jsonl.partial
+        [ -e "$P/synth.done" ] && { fin=1; f=$P/synth.jsonl; }
+        n=$(wc -l < "$f" 2>/dev/null || echo 0)
+        if [ "$n" -gt "$done_n" ]; then
+            sed -n "$((done_n + 1)),${n}p" "$f" > "$P/chunk.jsonl"
+            if "$BIN/ptxgen" prompts --format chatml --stage both --in "$P/chunk.jsonl" --out "$P/chunk-plan.jsonl" 2>> "$P/grow.err" &&
+               "$BIN/ptxgen" prompts --format chatml --plain --in "$P/chunk.jsonl" --out "$P/chunk-single.jsonl" 2>> "$P/grow.err"; then
+                cat "$P/chunk.jsonl" >> "$P/synth-seen.jsonl"
+                cat "$P/chunk-plan.jsonl" >> "$P/pairs-plan.jsonl"
+                cat "$P/chunk-single.jsonl" >> "$P/pairs-single.jsonl"
+                done_n=$n
+                echo "$(date +%s) samples $n plan-pairs $(wc -l < "$P/pairs-plan.jsonl") single-pairs $(wc -l < "$P/pairs-single.jsonl")"
+            fi
+        fi
+        [ "$fin" = 1 ] && break
+        sleep 30
+    done
+    echo "grow-loop done"
+    ;;
+put)   # the pieces carried this call (carry [".carry-pieces/MANIFEST", ".carry-pieces/piece.NN"]), checked against the manifest
+    mkdir -p "$P/pieces"
+    ls .carry-pieces/piece.* > /dev/null 2>&1 || { echo "no piece carried" >&2; exit 2; }
+    cp .carry-pieces/MANIFEST "$P/MANIFEST"
+    for f in .carry-pieces/piece.*; do
+        b=$(basename "$f")
+        grep " $b\$" .carry-pieces/MANIFEST | (cd .carry-pieces && sha256sum --quiet -c -) || { echo "$b: sha256 differs from the manifest" >&2; exit 3; }
+        cp "$f" "$P/pieces/"
+    done
+    echo "pieces here: $(ls "$P/pieces" | wc -l) of $(grep -c ' piece\.' "$P/MANIFEST"); $(tail -n 1 "$P/grow.log" 2>/dev/null)"
+    ;;
+train)
+    TS=${1:-600}; ARMS=${2:-plan}
+    t0=$(date +%s)
+    bins
+    [ -e "$P/up/SHA256SUMS" ] || bash bench/device_base.sh assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
+    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
+    [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
+        > "$P/convert.log" 2>&1 || { tail "$P/convert.log"; exit 3; }
+    echo "base ready at $(( $(date +%s) - t0 )) s; $(tail -n 1 "$P/grow.log")"
+    for arm in $ARMS; do
+        init=; [ "$arm" = plan ] && [ -n "${INIT_PLAN:-}" ] && init="--init-adapter $INIT_PLAN"
+        need "$P/pairs-$arm.jsonl"
+        rm -rf "$P/arm-$arm" "$P/train-$arm.done"
+        # both arms read their own pairs file of the same samples as it grows; half the batch each keeps two in memory
+        setsid nohup bash -c "python3 train/lora_base.py --base '$P/qwen-hf' --base-gguf '$P/up/qwen.gguf' \
+            --base-name ../base/qwen2.5-coder-0.5b-instruct.gguf --pairs '$P/pairs-$arm.jsonl' --grow 45 \
+            --grow-pairs '$P/pairs-$arm.jsonl' --out '$P/arm-$arm' --time-budget $TS --lr ${LR:-4e-4} \
+            --batch-tokens ${BATCH_TOKENS:-32768} --max-len ${MAX_LEN:-8192} --pipeline $([ "$arm" = plan ] && echo plan-literate || echo single) \
+            $init ${TRAIN_ARGS:-} > '$P/train-$arm.log' 2>&1; echo \$? > '$P/train-$arm.done'" > /dev/null 2>&1 < /dev/null &
+    done
+    echo "$ARMS" > "$P/arms"
+    while [ $(( $(date +%s) - t0 )) -lt "${CALL_S:-570}" ]; do
+        left=0; for arm in $ARMS; do [ -e "$P/train-$arm.done" ] || left=1; done
+        [ "$left" = 0 ] && break
+        sleep 10
+    done
+    for arm in $ARMS; do echo "== $arm"; grep -E '"event": "(data|done)"' "$P/arm-$arm/train_log.jsonl" 2>/dev/null | tail -n 2 | cut -c1-400
+        grep '"event": "step"' "$P/arm-$arm/train_log.jsonl" 2>/dev/null | tail -n 1; tail -n 2 "$P/train-$arm.log"; done
+    tail -n 1 "$P/grow.log"; tail -n 1 "$P/synth.log"
+    ;;
+wait)
+    t0=$(date +%s)
+    ARMS=$(cat "$P/arms")
+    while [ $(( $(date +%s) - t0 )) -lt "${CALL_S:-570}" ]; do
+        left=0; for arm in $ARMS; do [ -e "$P/train-$arm.done" ] || left=1; done
+        [ "$left" = 0 ] && break
+        sleep 10
+    done
+    mkdir -p "$OUT"
+    for arm in $ARMS; do
+        [ -e "$P/train-$arm.done" ] || { echo "$arm still training: call wait again"; exit 4; }
+        echo "== $arm exit $(cat "$P/train-$arm.done")"
+        grep -E '"event": "done"' "$P/arm-$arm/train_log.jsonl" | cut -c1-600
+        tar czf "$OUT/adapter-$arm.tgz" -C "$P" "arm-$arm"
+        sha256sum "$P/arm-$arm/adapter_model.safetensors"
+    done
+    "$BIN/ptxgen" synth --stats "$P/synth-seen.jsonl" > "$OUT/synth-stats.json" 2>&1
+    cp "$P/grow.log" "$P/synth.log" "$OUT/" 2>/dev/null
+    ls -la "$OUT"
+    ;;
+gen)
+    GS=${1:-540}
+    t0=$(date +%s)
+    bins
+    [ -e "$P/synth.pid" ] && kill -- -"$(cat "$P/synth.pid")" 2>/dev/null   # its cores go to nvcc and ptxas now
+    ARMS=$(cat "$P/arms")
+    rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-plan/trained_ids.txt" --n "${HELDIN:-100}" --out "$P/heldin"
+    pids=()
+    for arm in $ARMS; do
+        if [ "$arm" = plan ]; then
+            python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-plan" --lib "$BIN/libptxgen.so" --suite bench/suite \
+                --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-plan" --model-name qwen-plan --deadline "$GS" \
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 > "$P/gen-plan.log" 2>&1 &
+        else
+            python3 train/generate.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
+                --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
+                > "$P/gen-$arm.log" 2>&1 &
+        fi
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || echo "a generation failed (rc $?)"; done
+    for arm in $ARMS; do echo "== $arm"; tail -n 2 "$P/gen-$arm.log" | cut -c1-600; done
+    echo "generated in $(( $(date +%s) - t0 )) s"
+    ;;
+verify)
+    bins
+    mkdir -p "$OUT"
+    ARMS=$(cat "$P/arms")
+    # (suite, kernels dir, report name) per stage
+    jobs=()
+    for arm in $ARMS; do
+        if [ "$arm" = plan ]; then
+            for s in suite suite-prose; do
+                jobs+=("bench/$s $P/gen-plan/plan plan-plan-$s" "bench/$s $P/gen-plan/e2e plan-e2e-$s" "bench/$s $P/gen-plan/trans plan-trans-$s")
+            done
+            jobs+=("$P/heldin $P/gen-plan/heldin-plan plan-heldinplan" "$P/heldin $P/gen-plan/heldin plan-heldin")
+        else
+            for s in suite suite-prose; do jobs+=("bench/$s $P/gen-$arm $arm-e2e-$s"); done
+        fi
+    done
+    SH=${SHARDS:-4}
+    for j in "${jobs[@]}"; do
+        read -r suite kd name <<<"$j"
+        [ -d "$kd" ] || { echo "no $kd"; continue; }
+        for ((i = 0; i < SH; i++)); do
+            timeout "${VERIFY_BUDGET:-400}" "$BIN/ptxgen" eval --suite "$suite" --kernels "$kd" --model-name "$name" --no-bias --samples 1 \
+                --no-timing --shard "$i/$SH" --no-progress --out "$P/ev-$name-$i.json" > /dev/null 2> "$P/ev-$name-$i.err" &
+        done
+    done
+    wait
+    # at most 8 files come back from a call: the reports go into one archive, and a summary beside it
+    R=$P/reports; rm -rf "$R"; mkdir -p "$R"
+    for j in "${jobs[@]}"; do
+        read -r suite kd name <<<"$j"
+        "$BIN/ptxgen" eval --merge "$P"/ev-"$name"-[0-9]*.json --out "$R/eval-$name.json" 2>/dev/null &&
+            "$BIN/ptxgen" eval --report "$R/eval-$name.json" > "$R/eval-$name.md"
+        { echo "== $name"; sed -n '/description style/,/^$/p' "$R/eval-$name.md" | head -12; } | tee -a "$OUT/summary.md"
+    done
+    tar czf "$OUT/evals.tgz" -C "$R" .
+    tar czf "$OUT/gen.tgz" -C "$P" $(for a in $ARMS; do echo "gen-$a"; done) heldin $(for a in $ARMS; do echo "arm-$a/train_log.jsonl"; done) 2>/dev/null
+    ls -la "$OUT"
+    ;;
+*)
+    sed -n '2,30p' "$0"
+    [ -z "$stage" ] || exit 2
+    ;;
+esac
