@@ -1108,7 +1108,15 @@ bool dp_gen_token_mutant(uint64_t seed, uint64_t index, const dp_prog *parent, c
     case 4: { /* a number's value nudged */
         const char *nums[] = {"0", "1", "-1", "255", "256", "65535", "65536", "2147483647", "2147483648", "4294967295",
                               "4294967296", "0x7fffffff", "-2147483649", "31", "32", "1024", "0f3F800000", "0d3FF0000000000000"};
-        pg_buf_puts(&rep, PICK(&r, nums));
+        /* a register count (%r<N>): ptxas allocates per declared register (%r<2147483647>
+         * takes it 16 GB and half a minute), so counts stay at the small boundaries */
+        int b = t[i].start;
+        while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
+        if (b > 0 && s[b - 1] == '<') {
+            const char *counts[] = {"0", "1", "-1", "2", "255", "256", "0x10", "1.0"};
+            pg_buf_puts(&rep, PICK(&r, counts));
+        } else
+            pg_buf_puts(&rep, PICK(&r, nums));
         break;
     }
     case 5: { /* a modifier or type from the table */

@@ -10,6 +10,8 @@
  * bisected.  The caller re-checks every disagreement alone. */
 #include "diff.h"
 
+#include <sys/resource.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -101,6 +103,10 @@ static int run_ptxas(dp_oracle *o, const char *arch, const char *text, size_t le
         dup2(pfd[1], 2);
         close(pfd[0]);
         close(pfd[1]);
+        /* a safety net on a shared machine: a module that makes ptxas allocate
+         * without bound ends as a crash verdict, not as memory taken from others */
+        struct rlimit rl = {(rlim_t)4 << 30, (rlim_t)4 << 30};
+        setrlimit(RLIMIT_AS, &rl);
         execl(o->ptxas, "ptxas", archarg, "-o", "/dev/null", path, (char *)NULL);
         _exit(127);
     }
