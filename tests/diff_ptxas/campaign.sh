@@ -9,7 +9,8 @@
 # Environment: SEED (1), SHARDS (2: processes over disjoint program ranges),
 # BUDGET_S (0: none; else each shard stops taking new chunks after that many
 # seconds, and the programs actually checked are what the JSON records),
-# CHUNK (5000 programs a diff_ptxas run), NICE (10), PTXGEN_BUILD (build).
+# CHUNK (5000 programs a diff_ptxas run), NICE (10), PTXGEN_BUILD (build), COMMIT (recorded;
+# default git rev-parse HEAD: set it when running from an exported copy of the tree).
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${1:?usage: campaign.sh OUT [PROGRAMS] [WALKS]}
@@ -85,7 +86,7 @@ cpu = sh("grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'")
 res = {
     "benchmark": "diff_ptxas campaign: libptx against ptxas (issue 30)",
     "date": datetime.datetime.utcnow().strftime("%Y-%m-%d"),
-    "commit": sh("git rev-parse HEAD") + (" (+uncommitted)" if sh("git status --porcelain --untracked-files=no") else ""),
+    "commit": os.environ.get("COMMIT") or (sh("git rev-parse HEAD") + (" (+uncommitted)" if sh("git status --porcelain --untracked-files=no") else "")),
     "device": "CPU VM: %s x %d cores (shared with other jobs), no GPU" % (cpu, os.cpu_count()),
     "ptxas": sh(ptxas + " --version | tail -n1"),
     "seed": int(seed), "programs_asked": int(asked), "programs_checked": tot.get("programs", 0),
