@@ -1151,6 +1151,20 @@ static bool parse_function(parser *P, token kw, bool vis, bool ext, bool weak, p
             pg_buf_puts(&attrs, ".noreturn");
             continue;
         }
+        if (tok_is(&d, ".pragma")) {   /* between the signature and the body (ptxas takes it there) */
+            if (attrs.len) pg_buf_putc(&attrs, ' ');
+            pg_buf_puts(&attrs, ".pragma");
+            for (int k = 0;; k++) {
+                token v = lex_next(&P->L);
+                if (v.kind != TK_STRING) { ERR(P, v, "expected a string after .pragma"); break; }
+                pg_buf_printf(&attrs, "%s%.*s", k ? ", " : " ", v.n, v.s);
+                if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
+                break;
+            }
+            if (!expect_punct(P, ';')) break;
+            pg_buf_putc(&attrs, ';');
+            continue;
+        }
         if (tok_is(&d, ".attribute") || tok_is(&d, ".abi_preserve") || tok_is(&d, ".abi_preserve_control")) {
             bool eof;
             if (attrs.len) pg_buf_putc(&attrs, ' ');

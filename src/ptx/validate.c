@@ -239,6 +239,14 @@ static int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
 }
 
 /* Look a register up: exact name, or a parameterized %r<N> declaration. */
+/* The special register an operand names, unless a register the program declared
+ * takes that name in scope: ptxas lets .reg .u32 %laneid; shadow %laneid (issue 30). */
+static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
+    if (!op->sreg) return NULL;
+    const ptx_decl *d;
+    return resolve_reg_cached(V, op->name, &d) == REG_OK ? NULL : op->sreg;
+}
+
 static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
     const ptx_decl *d;
     int st = resolve_reg_cached(V, name, &d);
@@ -328,8 +336,8 @@ static ptx_type slot_type(const opctx *c, const isa_opslot *s) {
 
 static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
     /* the parser resolved special registers (op->sreg); plain names never are */
-    if (op->sreg) {
-        const isa_sreg *sr = op->sreg;
+    const isa_sreg *sr = op_sreg(c->V, op);
+    if (sr) {
         if (!(s->kinds & (ISA_OK_SPECIAL | ISA_OK_ANY))) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s is not allowed as operand %d of '%s' (use mov)",
                  op->name, opi + 1, c->in->opcode);
@@ -504,7 +512,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            if (e->kind == PTX_OP_REG && !e->sreg) find_reg(c->V, e->name, e->loc, c->report);
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) find_reg(c->V, e->name, e->loc, c->report);
             if (e->kind == PTX_OP_VEC)
                 for (int k = 0; k < e->nelems; k++)
                     if (e->elems[k].kind == PTX_OP_REG) find_reg(c->V, e->elems[k].name, e->elems[k].loc, c->report);
@@ -512,7 +520,9 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         return true;
     }
     if (op->addr_base_is_reg) {
-        const isa_sreg *sr = op->name[0] == '%' ? isa_sreg_lookup(op->name, strlen(op->name)) : NULL;
+        const ptx_decl *ud;
+        const isa_sreg *sr = op->name[0] == '%' && resolve_reg_cached(c->V, op->name, &ud) != REG_OK
+                                 ? isa_sreg_lookup(op->name, strlen(op->name)) : NULL;
         if (sr) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
             return false;
@@ -584,10 +594,10 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     if (s->kinds & ISA_OK_ANY) {
         /* still catch undeclared registers */
         if (!c->report && (op->kind == PTX_OP_REG || op->kind == PTX_OP_VEC)) c->V->noted = true;
-        if (op->kind == PTX_OP_REG && !op->sreg && c->report) find_reg(c->V, op->name, op->loc, true);
+        if (op->kind == PTX_OP_REG && !op_sreg(c->V, op) && c->report) find_reg(c->V, op->name, op->loc, true);
         if (op->kind == PTX_OP_VEC && c->report)
             for (int i = 0; i < op->nelems; i++)
-                if (op->elems[i].kind == PTX_OP_REG && !op->elems[i].sreg) find_reg(c->V, op->elems[i].name, op->elems[i].loc, true);
+                if (op->elems[i].kind == PTX_OP_REG && !op_sreg(c->V, &op->elems[i])) find_reg(c->V, op->elems[i].name, op->elems[i].loc, true);
         if (op->kind == PTX_OP_ADDR) return check_address(c, op, opi);
         return true;
     }
@@ -631,7 +641,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         bool sizes_known = true;
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            const ptx_decl *d = e->kind == PTX_OP_REG && !e->sreg ? find_reg(c->V, e->name, e->loc, false) : NULL;
+            const ptx_decl *d = e->kind == PTX_OP_REG && !op_sreg(c->V, e) ? find_reg(c->V, e->name, e->loc, false) : NULL;
             if (!d) { sizes_known = false; continue; }
             int b = ptx_type_get(d->type)->bits;
             if (elem_bits && b != elem_bits && d->type != PTX_T_PRED) {
@@ -659,7 +669,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                 ok = false;
                 continue;
             }
-            if (e->kind == PTX_OP_REG && !e->sreg && vec_elem_loose(c, e, want)) continue;
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e) && vec_elem_loose(c, e, want)) continue;
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
             else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, s, want, opi) && ok;
             else {
@@ -1050,6 +1060,32 @@ static void check_insn(vctx *V, ptx_stmt *st) {
 }
 
 /* ---- declarations ------------------------------------------------------------ */
+/* Variables (not registers, not parameters of a function's signature), as ptxas
+ * takes them (issue 30, found by tests/diff_ptxas): where they may live, which
+ * ones may be initialized, and which may be unsized. */
+static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
+    if (d->align > 0 && (d->align & (d->align - 1)))   /* "Alignment must be a power of two" */
+        VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+    if (depth == 0 && d->space == PTX_SS_PARAM)   /* "Parameter variables may not be declared at module scope" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .param variables are declared in a function, not at module scope", d->name);
+    if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .local variable at module scope (ptxas compiles with the ABI, which has none)",
+             d->name);
+    if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
+             d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
+    if (d->init && d->space != PTX_SS_GLOBAL && d->space != PTX_SS_CONST)   /* "No initial value is allowed ... in this state space" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
+    else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
+    if (!d->init && !d->is_extern)   /* "Non-external variable 'x' has incomplete type" */
+        for (int k = 0; k < d->ndims; k++)
+            if (d->dims[k] <= 0) {
+                VERR(V, PG_E_BAD_DECL, d->loc, "'%s' has no size: an unsized or empty array is .extern or initialized", d->name);
+                break;
+            }
+}
+
 static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
     const sym *prev = st_find(&V->tab, d->name);
     if (prev && prev->depth == depth && prev->kind != SYM_FUNC) {
@@ -1071,6 +1107,7 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
             !(d->name[0] >= 'A' && d->name[0] <= 'Z'))
             VERR(V, PG_E_BAD_DECL, d->loc, "bad register name %s", d->name);
     }
+    if (kind == SYM_VAR || kind == SYM_REG) check_var_decl(V, d, depth);
     sym s = {d->name, kind, d, NULL, depth, false, false, 0};
     st_add(&V->tab, s);
 }
@@ -1087,6 +1124,28 @@ static void check_func(vctx *V, ptx_func *f) {
                        !strcmp(n, ".blocksareclusters");
         if (cluster && V->m->sm && V->m->sm < 90)
             VERR(V, PG_E_NEEDS_SM, f->perf[i].loc, "%s needs sm_90 or newer but the target is sm_%d", n, V->m->sm);
+        /* ptxas: "Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1" */
+        if (!strcmp(n, ".maxnctapersm") && V->m->ptx_version >= 21)
+            VERR(V, PG_E_BAD_DECL, f->perf[i].loc, ".maxnctapersm was withdrawn in PTX ISA 2.1 (.minnctapersm replaces it)");
+        /* ptxas: "Positive non-zero value expected for maxntid" */
+        if (!strcmp(n, ".maxntid") || !strcmp(n, ".reqntid") || !strcmp(n, ".maxnreg") || !strcmp(n, ".minnctapersm"))
+            for (int k = 0; k < f->perf[i].nvals; k++)
+                if (f->perf[i].vals[k] <= 0) {
+                    VERR(V, PG_E_BAD_DECL, f->perf[i].loc, "%s takes positive values, not %lld", n, (long long)f->perf[i].vals[k]);
+                    break;
+                }
+    }
+    /* ptxas: a syntax error on .noreturn after a kernel's signature (functions only) */
+    if (f->is_entry && f->attrs && strstr(f->attrs, ".noreturn"))
+        VERR(V, PG_E_BAD_DECL, f->loc, "'%s': .noreturn is for .func, not for a kernel", f->name);
+    /* parameters: "Predicate variable 'p' must be in register state space", "Alignment must be a power of two" */
+    for (int k = 0; k < f->nrets + f->nparams; k++) {
+        const ptx_decl *d = k < f->nrets ? &f->rets[k] : &f->params[k - f->nrets];
+        if (d->space == PTX_SS_REG) continue;
+        if (d->align > 0 && (d->align & (d->align - 1)))
+            VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+        if (d->type == PTX_T_PRED)
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .pred makes registers only (.reg .pred), not .param", d->name);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
