@@ -107,7 +107,7 @@ $(SBUILD)/tests/%: src/%.c $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -Isrc -o $@ $< $(SBUILD)/libptxgen.a $(LDLIBS)
 
 # The README's test command.  Ends with "N passed, N failed".
-test: $(SBUILD)/ptxgen $(STESTS) all
+test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/diff_ptxas
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
 # The quick check for a working copy (a few minutes): unit tests, the CLI/golden tests and
@@ -134,6 +134,13 @@ DIFF_SRC := $(wildcard tests/diff_ptxas/*.c)
 $(BUILD)/diff_ptxas: $(DIFF_SRC) tests/diff_ptxas/diff.h $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -o $@ $(DIFF_SRC) $(BUILD)/libptxgen.a $(LDLIBS)
 
+# the long campaign (tests/diff_ptxas/campaign.sh; PROGRAMS, WALKS, BUDGET_S, SHARDS):
+# results to bench/results/<date>-diff-ptxas.json
+PROGRAMS ?= 200000
+WALKS ?= 10000
+diff-ptxas: all $(BUILD)/diff_ptxas $(BUILD)/bench_ptx
+	bash tests/diff_ptxas/campaign.sh bench/results/$$(date -u +%Y-%m-%d)-diff-ptxas.json $(PROGRAMS) $(WALKS)
+
 $(SBUILD)/diff_ptxas: $(DIFF_SRC) tests/diff_ptxas/diff.h $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -o $@ $(DIFF_SRC) $(SBUILD)/libptxgen.a $(LDLIBS)
@@ -159,4 +166,4 @@ fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test check bench fuzz clean install headers
+.PHONY: all test check bench fuzz clean install headers diff-ptxas

@@ -937,6 +937,10 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
     st->u.dir.name = tokdup(P, &t);
     st->u.dir.label = label;
     if (tok_is(&t, ".loc") || tok_is(&t, ".file")) {
+        if (tok_is(&t, ".loc") && lex_peek(&P->L)->kind != TK_INT) {   /* .loc FILE LINE COL: FILE is a number */
+            token n = *lex_peek(&P->L);
+            ERR(P, n, "expected a file number after .loc");
+        }
         st->u.dir.text = capture_line(P, t.line);
         return true;
     }
@@ -1069,6 +1073,21 @@ static void parse_body(parser *P, ptx_func *f) {
                 } else {
                     recover(P);
                 }
+                continue;
+            }
+            /* ptxas knows no other directive in a body: a type alone is "No variable storage
+             * specified", an unknown word (an opcode's modifiers without it) a syntax error */
+            static const char *const body_dirs[] = {".loc", ".file", ".pragma", ".section", ".branchtargets", ".calltargets",
+                                                    ".callprototype", ".dwarf", ".maxntid", ".reqntid", ".minnctapersm",
+                                                    ".maxnreg", ".maxnctapersm", ".alias"};
+            bool known = false;
+            for (size_t k = 0; k < sizeof body_dirs / sizeof body_dirs[0] && !known; k++) known = tok_is(&t, body_dirs[k]);
+            if (!known) {
+                if (ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE)
+                    ERR(P, t, "a declaration needs a state space (.reg, .local, .shared ...) before the type %.*s", t.n, t.s);
+                else
+                    ERR(P, t, "unknown directive %.*s in a function body", t.n, t.s);
+                recover(P);
                 continue;
             }
             if (parse_body_directive(P, t, NULL, st)) PUSH();

@@ -1078,6 +1078,20 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
     else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
+    if (d->init && d->init[0] == '{' && d->ndims == 1 && d->dims[0] > 0) {   /* "Greater number of elements in array initializer" */
+        long n = 0;
+        int depth_ = 0;
+        bool any = false;
+        for (const char *q = d->init; *q; q++) {
+            if (*q == '{') { if (++depth_ == 2) any = true; }
+            else if (*q == '}') depth_--;
+            else if (*q == ',' && depth_ == 1) n++;
+            else if (*q != ' ' && depth_ == 1) any = true;
+        }
+        if (any) n++;
+        if (n > d->dims[0])
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s' has %lld elements but its initializer lists %ld", d->name, (long long)d->dims[0], n);
+    }
     if (!d->init && !d->is_extern)   /* "Non-external variable 'x' has incomplete type" */
         for (int k = 0; k < d->ndims; k++)
             if (d->dims[k] <= 0) {
