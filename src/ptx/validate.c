@@ -723,6 +723,17 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             k.ival = 32;
             return check_imm(c, &k, s, want, opi);
         }
+        /* a register declared without '%' (.reg .pred _r<2>; setp.eq.u32 _r1, ...) is a register */
+        if ((s->kinds & ISA_OK_REG) && arity <= 1) {
+            const ptx_decl *rd;
+            const sym *ns = st_find(&c->V->tab, op->name);
+            if ((!ns || ns->kind == SYM_REG) && resolve_reg_cached(c->V, op->name, &rd) == REG_OK) {
+                ptx_operand r = *op;
+                r.kind = PTX_OP_REG;
+                r.sreg = NULL;
+                return check_reg(c, &r, s, want, opi);
+            }
+        }
         if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, want, opi);
         /* ptxas takes a function's name as an immediate in most places, by no rule
          * libptx can state (tests/diff_ptxas/known.txt); the address is mov's */
