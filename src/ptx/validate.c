@@ -156,6 +156,10 @@ typedef struct {
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
     fit_key *fkeys; int fcap, fused;
     PG_VEC(mod_fit) fits;
+    /* { } blocks of the current function, numbered in order (0 = the body): a label
+     * is seen in its block and the blocks inside it, as ptxas scopes them */
+    PG_VEC(int) blk_parent;
+    int cur_blk;
 } vctx;
 
 #define VERR(V, id, loc, ...) do { pg_diag_emit((V)->diag, id, (V)->m->filename, (loc).line, (loc).col, __VA_ARGS__); \
@@ -446,6 +450,11 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
     const sym *s = st_find(&c->V->tab, op->name);
     if ((kinds & ISA_OK_LABEL)) {
         const sym *l = st_find(&c->V->labels, op->name);
+        if (l && !l->is_proto && !l->is_table) {   /* a label inside a { } block is not seen from outside it */
+            int b = c->V->cur_blk;
+            while (b > 0 && b != l->depth) b = c->V->blk_parent.v[b];
+            if (b != l->depth) l = NULL;
+        }
         if (l && (kinds & ISA_OK_TABLE) && !l->is_table) {   /* brx.idx names a .branchtargets table */
             OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must name a .branchtargets table; %s is a plain label", opi + 1,
                  c->in->opcode, op->name);
@@ -1177,8 +1186,20 @@ static void check_func(vctx *V, ptx_func *f) {
     if (!f->has_body) { st_truncate(&V->tab, mark); V->bad = V->bad || bad_before; return; }
     /* labels are function-scoped */
     st_truncate(&V->labels, 0);
+    V->blk_parent.n = 0;
+    pg_vec_push(V->blk_parent, 0);
+    int cur = 0;
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_ST_BLOCK_BEGIN) {
+            pg_vec_push(V->blk_parent, cur);
+            cur = V->blk_parent.n - 1;
+            continue;
+        }
+        if (s->kind == PTX_ST_BLOCK_END) {
+            cur = V->blk_parent.v[cur];
+            continue;
+        }
         const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
         if (!l) continue;
         const sym *prev = st_find(&V->labels, l);
@@ -1186,7 +1207,7 @@ static void check_func(vctx *V, ptx_func *f) {
             VERR(V, PG_E_DUP_LABEL, s->loc, "label %s is defined twice in '%s'", l, f->name);
             continue;
         }
-        sym ls = {l, SYM_LABEL, NULL, NULL, 1, false, false, 0};
+        sym ls = {l, SYM_LABEL, NULL, NULL, cur, false, false, 0};   /* depth: the block */
         if (s->kind == PTX_ST_DIRECTIVE) {
             ls.is_proto = strcmp(s->u.dir.name, ".callprototype") == 0;
             ls.is_table = !ls.is_proto;
@@ -1194,17 +1215,20 @@ static void check_func(vctx *V, ptx_func *f) {
         st_add(&V->labels, ls);
     }
     PG_VEC(int) scope_marks = {0};
-    int depth = 1;
+    int depth = 1, nblk = 0;
+    V->cur_blk = 0;
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *s = &f->body[i];
         switch (s->kind) {
         case PTX_ST_BLOCK_BEGIN:
             pg_vec_push(scope_marks, V->tab.syms.n);
             depth++;
+            V->cur_blk = ++nblk;
             break;
         case PTX_ST_BLOCK_END:
             if (scope_marks.n) st_truncate(&V->tab, scope_marks.v[--scope_marks.n]);
             depth--;
+            if (V->cur_blk < V->blk_parent.n) V->cur_blk = V->blk_parent.v[V->cur_blk];
             break;
         case PTX_ST_DECL:
             declare(V, &s->u.decl, s->u.decl.space == PTX_SS_REG ? SYM_REG : SYM_VAR, depth);
@@ -1296,5 +1320,6 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     free(V.rcache);
     free(V.fkeys);
     pg_vec_free(V.fits);
+    pg_vec_free(V.blk_parent);
     return V.bad ? PG_ERR_INVALID : PG_OK;
 }
