@@ -1082,6 +1082,10 @@ static void parse_body(parser *P, ptx_func *f) {
                                                     ".maxnreg", ".maxnctapersm", ".alias"};
             bool known = false;
             for (size_t k = 0; k < sizeof body_dirs / sizeof body_dirs[0] && !known; k++) known = tok_is(&t, body_dirs[k]);
+            if (!known && ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE && tok_punct(lex_peek(&P->L), ';')) {
+                lex_next(&P->L);   /* `.u32;` declares nothing: ptxas takes it as an empty statement */
+                continue;
+            }
             if (!known) {
                 if (ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE)
                     ERR(P, t, "a declaration needs a state space (.reg, .local, .shared ...) before the type %.*s", t.n, t.s);
