@@ -112,7 +112,7 @@ $(BUILD)/fault/faultshim.so: tests/fault/faultshim.c
 	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 
 # The README's test command.  Ends with "N passed, N failed".
-test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so
+test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so $(BUILD)/diff_ptxas
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
 # The quick check for a working copy (a few minutes): unit tests, the CLI/golden tests and
@@ -141,6 +141,22 @@ $(BUILD)/bench_model: src/model/bench_model.c $(BUILD)/libptxgen.a $(HDRS) $(DEF
 bench: all $(BUILD)/bench_ptx $(BUILD)/bench_decode $(BUILD)/bench_model
 	bash bench/run_bench.sh
 
+# The differential fuzzer of libptx against ptxas (tests/diff_ptxas/README.md) --
+DIFF_SRC := $(wildcard tests/diff_ptxas/*.c)
+$(BUILD)/diff_ptxas: $(DIFF_SRC) tests/diff_ptxas/diff.h $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -o $@ $(DIFF_SRC) $(BUILD)/libptxgen.a $(LDLIBS)
+
+# the long campaign (tests/diff_ptxas/campaign.sh; PROGRAMS, WALKS, BUDGET_S, SHARDS):
+# results to bench/results/<date>-diff-ptxas.json
+PROGRAMS ?= 200000
+WALKS ?= 10000
+diff-ptxas: all $(BUILD)/diff_ptxas $(BUILD)/bench_ptx
+	bash tests/diff_ptxas/campaign.sh bench/results/$$(date -u +%Y-%m-%d)-diff-ptxas.json $(PROGRAMS) $(WALKS)
+
+$(SBUILD)/diff_ptxas: $(DIFF_SRC) tests/diff_ptxas/diff.h $(SBUILD)/libptxgen.a $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -o $@ $(DIFF_SRC) $(SBUILD)/libptxgen.a $(LDLIBS)
+
 # Fuzzing (libFuzzer via clang) ---------------------------------------------
 FUZZ_SECONDS ?= 60
 $(BUILD)/fuzz/fuzz_ptx: src/ptx/fuzz_ptx.c $(LIB_SRC) $(HDRS) $(DEFS)
@@ -162,4 +178,4 @@ fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test check bench fuzz clean install headers fault-sweep
+.PHONY: all test check bench fuzz clean install headers fault-sweep diff-ptxas

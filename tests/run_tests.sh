@@ -91,6 +91,7 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
     run_suite "mutants (validator detection vs ptxas)" bash tests/mutants.sh "$CORPUS" "$BUILD/san/tests/ptx/test_mutants"
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
+run_suite "diff_ptxas (libptx vs ptxas: regression cases, fixed-seed fuzz run)" env PTXGEN_BUILD="$BUILD" bash tests/diff_ptxas/smoke.sh
 run_suite "literate+two-stage" env PTXGEN="$PTXGEN" bash tests/literate_tests.sh
 run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
 run_suite "the first hour of a new user (issue 33, the shipped model)" env PTXGEN_BUILD="$BUILD" bash tests/first_hour.sh

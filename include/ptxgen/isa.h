@@ -49,15 +49,19 @@ typedef enum {
 } isa_class;
 PG_API const char *isa_class_name(isa_class c);
 
-enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26 };
+enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS = 26, ISA_MAX_IRANGES = 16 };
 
 /* One modifier slot: a set of alternatives, optional or required, possibly
- * binding the matched modifier to a variable (A..Z). */
+ * binding the matched modifier to a variable (A..Z).  A `fixed` slot (`^` in
+ * the pattern) is part of the mnemonic as ptxas reads it (mul.lo, mad.wide,
+ * shf.l.wrap): the fixed slots come first, right after the opcode and in
+ * table order; the other modifiers may follow in any order. */
 typedef struct {
     const char *alts[ISA_MAX_ALTS];   /* ".global", ".shared::cta", ... */
     uint16_t ids[ISA_MAX_ALTS];       /* the same, as interned modifier ids */
     int nalts;
     bool optional;
+    bool fixed;
     int var;                          /* -1 or 0..25 */
 } isa_modslot;
 
@@ -73,6 +77,10 @@ typedef enum {
     ISA_OK_PAIR = 1 << 8,   /* a predicate pair p|q */
     ISA_OK_ANY = 1 << 9,    /* anything (opaque operand syntax: textures, lists) */
     ISA_OK_SPECIAL = 1 << 10, /* a special register such as %tid.x */
+    ISA_OK_VSINK = 1 << 11, /* elements of a {vector} may be the sink `_` (ld's, mov's unpack); not the whole operand */
+    ISA_OK_GADDR = 1 << 12, /* with ADDR: a variable named in the address must be .global (prefetchu) */
+    ISA_OK_SADDR = 1 << 13, /* with ADDR: a variable named in the address must be .shared (mbarriers) */
+    ISA_OK_TABLE = 1 << 14, /* the label of a .branchtargets table (brx.idx) */
 } isa_opkind;
 
 typedef struct {
@@ -85,7 +93,13 @@ typedef struct {
     int type_var;           /* -1, or variable holding the type (e.g. T) */
     bool type_wide;         /* T2: twice the width of the bound type (mul.wide) */
     bool relaxed;           /* ld/st/cvt rule: register may be wider than the type */
+    bool packed_ok;         /* `+` after the type: a packed register of its size too (video ops take %h2 .f16x2) */
     bool any_type;          /* no type check at all */
+    /* Immediates the slot takes (`{0..15}`, `{4|8|16}`, `{0..1024%32}` after the
+     * type): an immediate must lie in one of the nranges [lo, hi] (on its step
+     * from lo); 0 ranges = any value. */
+    int nranges;
+    int64_t rlo[ISA_MAX_IRANGES], rhi[ISA_MAX_IRANGES], rstep[ISA_MAX_IRANGES];   /* step 1, or lo..hi%step */
 } isa_opslot;
 
 typedef struct {
@@ -95,6 +109,12 @@ typedef struct {
     int ptx_min;            /* PTX ISA version * 10, e.g. 78 = 7.8 */
     int sm_min;             /* e.g. 80 */
     bool arch_specific;     /* needs an 'a' target such as sm_90a */
+    /* flag "rP:S": withdrawn from PTX ISA P (x10) on targets sm_S and newer
+     * (shfl without .sync: r64:70); 0 = never */
+    int removed_ptx, removed_sm;
+    /* flag "w": vectors up to 256 bits (ld.global.L2::evict_last.v8.b32); other
+     * rows with a .vN modifier move at most 128 bits ("Vector type too large") */
+    bool wide_vectors;
     isa_modslot mods[ISA_MAX_MODSLOTS];
     int nmods;
     isa_opslot ops[ISA_MAX_OPSLOTS];
@@ -107,6 +127,15 @@ typedef struct {
 /* Compile the table.  Returns PG_OK, or PG_ERR_INVALID with diagnostics if a
  * row of isa.def is malformed (a test keeps that from ever shipping). */
 PG_API pg_status isa_init(pg_diag_sink *diag);
+
+/* May form f be written in a module with PTX ISA version `ptx` (x10) for
+ * target sm (arch_specific: an 'a' target)?  0 for ptx or sm = unknown (not
+ * checked).  On false, *why gets a short reason when why is not NULL:
+ * 'p' PTX too old, 's' target too old, 'a' needs an arch-specific target,
+ * 'r' withdrawn for this version and target. */
+PG_API bool isa_form_available(const isa_form *f, int ptx, int sm, bool arch_specific, char *why);
+/* Does immediate value v fit slot s's value constraint ({..} in the pattern)? */
+PG_API bool isa_imm_allowed(const isa_opslot *s, int64_t v);
 
 PG_API int isa_form_count(void);
 PG_API const isa_form *isa_form_get(int i);
@@ -123,9 +152,11 @@ PG_API uint16_t isa_modifier_id(const char *mod, size_t len);
 PG_API const char *isa_modifier_text(uint16_t id);
 
 /* Result of matching the modifiers of one instruction against a form. */
+enum { ISA_SLOT_IGNORED = 255 };
 typedef struct {
     uint16_t bind_id[ISA_NVARS];  /* matched modifier id per variable (0 = unbound); text: isa_bound_text */
-    uint8_t slot_of[ISA_MAX_MODSLOTS]; /* for each given modifier, the slot it filled */
+    uint8_t slot_of[ISA_MAX_MODSLOTS]; /* for each given modifier, the slot it filled (ISA_SLOT_IGNORED:
+                                          one ptxas ignores, ISA_IGNORED in isa.def) */
 } isa_match;
 
 /* Try to match `mods` (each starting with '.') against form f. */
@@ -149,13 +180,19 @@ PG_API ptx_type isa_bound_type(const isa_match *m, int var);
 PG_API const char *isa_bound_text(const isa_match *m, int var);
 
 /* ---- special registers ---------------------------------------------- */
+enum { ISA_W16 = 1, ISA_W32 = 2, ISA_W64 = 4 };
 typedef struct {
     const char *name;     /* "%tid" */
     ptx_type type;
     bool vector;          /* has .x/.y/.z components */
+    unsigned widths;      /* ISA_W16|ISA_W32|ISA_W64: the integer sizes it may be read as; 0 = its type's */
+    int ptx_min;          /* PTX ISA version x10 that introduced it */
     int sm_min;
     const char *words;    /* "thread index within the CTA" */
 } isa_sreg;
+/* May special register s be read as an operand of type t (its own type, or
+ * an integer type of one of its widths)? */
+PG_API bool isa_sreg_fits(const isa_sreg *s, ptx_type t);
 PG_API const isa_sreg *isa_sreg_lookup(const char *name, size_t n);  /* "%tid.x" or "%laneid" */
 PG_API int isa_sreg_count(void);
 PG_API const isa_sreg *isa_sreg_get(int i);

@@ -117,7 +117,7 @@ bool dec_dg_slot_reg_ok(const dg_slot *s, ptx_type reg) {
 
 bool dec_dg_sreg_ok(const dg_slot *s, const isa_sreg *sr) {
     if (!(s->kinds & SK_SREG) || s->arity != 1) return false;
-    return sr->type != PTX_T_PRED && dg_type_ok(s->want, sr->type, false);
+    return sr->type != PTX_T_PRED && isa_sreg_fits(sr, s->want) && dg_type_ok(s->want, sr->type, false);
 }
 
 /* ---- per-form policy ------------------------------------------------------ */
@@ -311,7 +311,7 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
     const isa_form *f = isa_form_get(fi);
     memset(c, 0, sizeof *c);
     if (!in_subset(f->opcode) || f->call_syntax) return false;
-    if (f->sm_min > g->sm || f->ptx_min > g->ptx || (f->arch_specific && !g->arch_specific)) return false;
+    if (!isa_form_available(f, g->ptx, g->sm, g->arch_specific, NULL)) return false;
     for (int i = 0; i < n; i++)
         if (!mod_allowed(g, f, ids[i])) return false;
     int nops = f->nops_min;
@@ -530,9 +530,8 @@ static pg_status dg_build_new(const char *arch, dg_grammar **out, pg_diag_sink *
     /* special registers, .x/.y/.z expanded; perf counters and reserved windows left out */
     for (int i = 0; i < isa_sreg_count(); i++) {
         const isa_sreg *sr = isa_sreg_get(i);
-        if (sr->sm_min > sm || !strncmp(sr->name, "%pm", 3) || !strncmp(sr->name, "%reserved", 9) ||
-            !strncmp(sr->name, "%current_graph", 14) || sr->type == PTX_T_PRED ||
-            !strcmp(sr->name, "%aggr_smem_size"))   /* needs PTX 8.1; the sreg table has no PTX version */
+        if (sr->sm_min > sm || sr->ptx_min > g->ptx || !strncmp(sr->name, "%pm", 3) || !strncmp(sr->name, "%reserved", 9) ||
+            !strncmp(sr->name, "%current_graph", 14) || sr->type == PTX_T_PRED)
             continue;
         for (int k = 0; k < (sr->vector ? 3 : 1) && g->nsregs < 64; k++) {
             g->sregs[g->nsregs] = sr;

@@ -9,6 +9,8 @@
 
 enum { MOD_HASH = 4096, MAX_MODS = 4000 };
 static const isa_require *mod_req[MAX_MODS]; /* modifier id -> target requirement, or NULL */
+static bool mod_repeat[MAX_MODS];            /* modifier id -> ptxas takes it twice (ISA_REPEATABLE) */
+static bool mod_ignored[MAX_MODS];           /* modifier id -> ptxas ignores it where no slot takes it (ISA_IGNORED) */
 
 /* ---- types ---- */
 static const ptx_type_info type_tab[] = {
@@ -73,44 +75,90 @@ static const raw_group groups[] = {
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words)
 #define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 static const raw_form rows[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex) {op, cls, ptx, sm, flags, mods, ops, ex},
 #define ISA_WORDS(mod, words)
 #define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 static const raw_word words_tab[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words) {mod, words},
 #define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 static const isa_require requires_tab[] = {
 #define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words)
 #define ISA_REQUIRE(mod, ptx, sm) {mod, ptx, sm},
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
 #undef ISA_WORDS
 #undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
+};
+static const char *const ignored_tab[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod) mod,
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+#undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
+};
+static const char *const repeat_tab[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod) mod,
+#define ISA_IGNORED(mod)
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+#undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
 };
 
 static uint16_t mod_id_of_ptr(const char *p);
@@ -244,7 +292,15 @@ static bool compile_mods(isa_form *f, const char *pat, char *err, size_t errn) {
         if (f->nmods >= ISA_MAX_MODSLOTS) { snprintf(err, errn, "too many modifier slots"); return false; }
         isa_modslot *s = &f->mods[f->nmods++];
         s->var = -1;
-        if (*p == '?') { s->optional = true; p++; }
+        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, in either order */
+            if (*p == '?') s->optional = true;
+            else if (*p == '^') s->fixed = true;
+            else break;
+        }
+        if (s->fixed && f->nmods > 1 && !f->mods[f->nmods - 2].fixed) {
+            snprintf(err, errn, "a '^' slot after a free one (the fixed slots come first)");
+            return false;
+        }
         if (*p == '(') {
             p++;
             for (;;) {
@@ -290,7 +346,11 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 'l': o->kinds |= ISA_OK_LABEL; break;
             case 'f': o->kinds |= ISA_OK_FUNC; break;
             case 's': o->kinds |= ISA_OK_SYM; break;
-            case '_': o->kinds |= ISA_OK_SINK; break;
+            case '_': o->kinds |= ISA_OK_SINK | ISA_OK_VSINK; break;
+            case 'e': o->kinds |= ISA_OK_VSINK; break;
+            case 'g': o->kinds |= ISA_OK_ADDR | ISA_OK_GADDR; break;
+            case 'm': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR; break;
+            case 't': o->kinds |= ISA_OK_LABEL | ISA_OK_TABLE; break;
             case '!': o->kinds |= ISA_OK_NEG; break;
             case '|': o->kinds |= ISA_OK_PAIR; break;
             case '*': o->kinds |= ISA_OK_ANY; break;
@@ -315,14 +375,43 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
                 if (*p == '2') { o->type_wide = true; p++; }
             } else {
                 const char *q = p;
-                while (*q && *q != ',' && *q != '~' && *q != ' ') q++;
+                while (*q && *q != ',' && *q != '~' && *q != '+' && *q != ' ' && *q != '{') q++;
                 o->type = ptx_type_lookup(p, (size_t)(q - p));
                 if (o->type == PTX_T_NONE) { snprintf(err, errn, "unknown type '%.*s'", (int)(q - p), p); return false; }
                 p = q;
             }
             if (*p == '~') { o->relaxed = true; p++; }
+            if (*p == '+') { o->packed_ok = true; p++; }
         } else {
             o->any_type = true;
+        }
+        if (*p == '{') {   /* immediate values: {0..15}, {4|8|16} */
+            p++;
+            for (;;) {
+                if (o->nranges >= ISA_MAX_IRANGES) { snprintf(err, errn, "too many immediate ranges"); return false; }
+                char *end;
+                long long lo = strtoll(p, &end, 0), hi = lo;
+                if (end == p) { snprintf(err, errn, "bad immediate value in {..}"); return false; }
+                p = end;
+                if (p[0] == '.' && p[1] == '.') {
+                    hi = strtoll(p + 2, &end, 0);
+                    if (end == p + 2 || hi < lo) { snprintf(err, errn, "bad immediate range in {..}"); return false; }
+                    p = end;
+                }
+                long long step = 1;
+                if (*p == '%') {
+                    step = strtoll(p + 1, &end, 0);
+                    if (end == p + 1 || step < 1) { snprintf(err, errn, "bad step in {..}"); return false; }
+                    p = end;
+                }
+                o->rlo[o->nranges] = lo;
+                o->rstep[o->nranges] = step;
+                o->rhi[o->nranges++] = hi;
+                if (*p == '|') { p++; continue; }
+                if (*p == '}') { p++; break; }
+                snprintf(err, errn, "junk '%c' in {..}", *p);
+                return false;
+            }
         }
         if (!o->optional) f->nops_min = f->nops;
         while (*p == ' ') p++;
@@ -345,11 +434,22 @@ pg_status isa_init(pg_diag_sink *diag) {
         f->cls = rows[i].cls;
         f->ptx_min = rows[i].ptx;
         f->sm_min = rows[i].sm;
-        f->arch_specific = strchr(rows[i].flags, 'a') != NULL;
+        for (const char *fl = rows[i].flags; *fl;) {
+            if (*fl == ' ') { fl++; continue; }
+            if (*fl == 'a') { f->arch_specific = true; fl++; }
+            else if (*fl == 'w') fl++;   /* wide_vectors, read above */
+            else if (*fl == 'r' && sscanf(fl, "r%d:%d", &f->removed_ptx, &f->removed_sm) == 2) {
+                while (*fl && *fl != ' ') fl++;
+            } else {
+                snprintf(err, sizeof err, "bad flag '%s'", fl);
+                break;
+            }
+        }
+        f->wide_vectors = strstr(rows[i].flags, "w") != NULL;
         f->mod_pattern = rows[i].mods;
         f->op_pattern = rows[i].ops;
         f->explain = rows[i].explain;
-        if (!compile_mods(f, rows[i].mods, err, sizeof err) || !compile_ops(f, rows[i].ops, err, sizeof err)) {
+        if (err[0] || !compile_mods(f, rows[i].mods, err, sizeof err) || !compile_ops(f, rows[i].ops, err, sizeof err)) {
             pg_diag_emit(diag, PG_E_SYNTAX, "src/isa/isa.def", i + 1, 0, "row %d (%s): %s", i, f->opcode, err);
             ok = false;
         }
@@ -374,6 +474,14 @@ pg_status isa_init(pg_diag_sink *diag) {
         uint16_t id = isa_modifier_id(requires_tab[i].mod, strlen(requires_tab[i].mod));
         if (id) mod_req[id] = &requires_tab[i];
     }
+    for (size_t i = 0; i < sizeof repeat_tab / sizeof repeat_tab[0]; i++) {
+        uint16_t id = isa_modifier_id(repeat_tab[i], strlen(repeat_tab[i]));
+        if (id) mod_repeat[id] = true;
+    }
+    for (size_t i = 0; i < sizeof ignored_tab / sizeof ignored_tab[0]; i++) {
+        uint16_t id = intern_mod(ignored_tab[i], strlen(ignored_tab[i]));   /* may name no slot of any form */
+        if (id) mod_ignored[id] = true;
+    }
     if (!ok) return PG_ERR_INVALID;
     smask_build();
     opc_hash_init();
@@ -383,6 +491,23 @@ pg_status isa_init(pg_diag_sink *diag) {
     for (int i = 0; i < nopcodes; i++) ptr_put(opcodes[i], -(i + 1));
     inited = true;
     return PG_OK;
+}
+
+bool isa_form_available(const isa_form *f, int ptx, int sm, bool arch_specific, char *why) {
+    char w = 0;
+    if (ptx && f->ptx_min > ptx) w = 'p';
+    else if (sm && f->sm_min > sm) w = 's';
+    else if (sm && f->arch_specific && !arch_specific) w = 'a';
+    else if (f->removed_ptx && ptx >= f->removed_ptx && sm >= f->removed_sm) w = 'r';
+    if (why) *why = w;
+    return w == 0;
+}
+
+bool isa_imm_allowed(const isa_opslot *s, int64_t v) {
+    if (!s->nranges) return true;
+    for (int i = 0; i < s->nranges; i++)
+        if (v >= s->rlo[i] && v <= s->rhi[i] && (v - s->rlo[i]) % s->rstep[i] == 0) return true;
+    return false;
 }
 
 int isa_form_count(void) { return NROWS; }
@@ -436,7 +561,7 @@ static bool slot_has(const isa_modslot *s, uint16_t id) {
 static uint32_t *smask_key;   /* form index << 16 | id; 0 = empty */
 static uint32_t *smask_val;
 static uint32_t smask_cap;
-static uint32_t required_mask[NROWS];
+static uint32_t required_mask[NROWS], fixed_mask[NROWS];
 
 static uint32_t smask_h(uint32_t key) { return (key * 0x9E3779B1u) >> 7; }
 
@@ -456,10 +581,11 @@ static void smask_build(void) {
     smask_key = pg_arena_alloc(&isa_arena, sizeof(uint32_t) * smask_cap);
     smask_val = pg_arena_alloc(&isa_arena, sizeof(uint32_t) * smask_cap);
     for (int i = 0; i < NROWS; i++) {
-        required_mask[i] = 0;
+        required_mask[i] = fixed_mask[i] = 0;
         for (int k = 0; k < forms[i].nmods; k++) {
             const isa_modslot *s = &forms[i].mods[k];
             if (!s->optional) required_mask[i] |= 1u << k;
+            if (s->fixed) fixed_mask[i] |= 1u << k;
             for (int a = 0; a < s->nalts; a++) {
                 /* the form index is at least 1 in the key, so 0 marks empty */
                 uint32_t key = (uint32_t)(i + 1) << 16 | s->ids[a];
@@ -479,29 +605,88 @@ static void smask_build(void) {
  * Required slots must all be filled. */
 /* masks[k]: the slots modifier k may fill (slot_mask); candidates are tried
  * in slot order, as the manual's order would have them. */
-static bool match_rec(const uint32_t *masks, uint32_t required, int nmods, int k, uint32_t used, isa_match *m) {
+/* The types among the modifiers keep their order: ptxas reads slct.s32.f64 as
+ * .s32 results selected by an .f64, not the other way round.  istype[k]:
+ * modifier k is a type; last_type: the slot of the latest type placed. */
+/* Two kinds of modifiers keep their order: types (ptxas reads slct.s32.f64 as
+ * .s32 results selected by an .f64, not the other way round), and, among
+ * themselves, modifiers that could fill several slots (createpolicy's primary
+ * and secondary priority, mma's .row.col).  order[k]: 1 a type, 2 such a
+ * modifier, 0 free; last[o]: the slot of the latest of kind o placed. */
+static bool match_rec(const uint32_t *masks, const uint8_t *order, uint32_t required, int nmods, int k, uint32_t used,
+                      const int *last, isa_match *m) {
     if (k == nmods) return (required & ~used) == 0;
-    for (uint32_t cand = masks[k] & ~used; cand; cand &= cand - 1) {
+    uint32_t cand = masks[k] & ~used;
+    int o = order[k];
+    if (o && last[o] >= 0) cand &= ~((2u << last[o]) - 1);   /* only slots after it */
+    for (; cand; cand &= cand - 1) {
         int s = __builtin_ctz(cand);
         m->slot_of[k] = (uint8_t)s;
-        if (match_rec(masks, required, nmods, k + 1, used | (1u << s), m)) return true;
+        int nl[3] = {last[0], last[1], last[2]};
+        if (o) nl[o] = s;
+        if (match_rec(masks, order, required, nmods, k + 1, used | (1u << s), nl, m)) return true;
     }
     return false;
 }
 
+static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m);
+
+static bool form_lists(const isa_form *f, uint16_t id);
+
+/* ptxas takes some flag modifiers twice (add.sat.sat, bar.sync.sync): a repeat
+ * of an ISA_REPEATABLE modifier fills the slot of its first occurrence.  An
+ * ISA_IGNORED modifier that no slot of the form lists is skipped (its
+ * slot_of is ISA_SLOT_IGNORED). */
 bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
+    bool special = false;
+    for (int k = 0; k < nmods && !special; k++) {
+        if (mod_ignored[ids[k]]) special = true;
+        if (k && mod_repeat[ids[k]])
+            for (int j = 0; j < k; j++)
+                if (ids[j] == ids[k]) { special = true; break; }
+    }
+    if (!special) return match_ids(f, ids, nmods, m);
+    uint16_t uniq[ISA_MAX_MODSLOTS];
+    int map[ISA_MAX_MODSLOTS], nu = 0;
+    if (nmods > ISA_MAX_MODSLOTS) return false;
+    for (int k = 0; k < nmods; k++) {
+        if (mod_ignored[ids[k]] && !form_lists(f, ids[k])) { map[k] = -1; continue; }
+        int j = 0;
+        if (mod_repeat[ids[k]])
+            for (; j < nu && uniq[j] != ids[k]; j++) {}
+        if (mod_repeat[ids[k]] && j < nu) { map[k] = j; continue; }
+        map[k] = nu;
+        uniq[nu++] = ids[k];
+    }
+    isa_match mu;
+    if (!match_ids(f, uniq, nu, &mu)) { memset(m, 0, sizeof *m); return false; }
+    *m = mu;
+    for (int k = 0; k < nmods; k++) m->slot_of[k] = map[k] < 0 ? ISA_SLOT_IGNORED : mu.slot_of[map[k]];
+    return true;
+}
+
+static bool form_lists(const isa_form *f, uint16_t id) {
+    for (int s = 0; s < f->nmods; s++)
+        if (slot_has(&f->mods[s], id)) return true;
+    return false;
+}
+
+static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
     static const isa_match zero;   /* a copy, not a memset: this runs per form tried */
     *m = zero;
     if (nmods > ISA_MAX_MODSLOTS || nmods > f->nmods) return false;
     /* the table's own forms have precomputed slot masks; a copy of a form
      * (not at forms[f->index]) is matched slot by slot */
-    uint32_t masks[ISA_MAX_MODSLOTS] = {0}, required = 0;
+    uint32_t masks[ISA_MAX_MODSLOTS] = {0}, required = 0, fixed = 0;
     bool own = inited && f->index >= 0 && f->index < NROWS && f == &forms[f->index];
     if (own) {
         required = required_mask[f->index];
+        fixed = fixed_mask[f->index];
     } else {
-        for (int s = 0; s < f->nmods; s++)
+        for (int s = 0; s < f->nmods; s++) {
             if (!f->mods[s].optional) required |= 1u << s;
+            if (f->mods[s].fixed) fixed |= 1u << s;
+        }
     }
     for (int k = 0; k < nmods; k++) {
         if (own) {
@@ -513,7 +698,24 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
         }
         if (!masks[k]) return false;   /* modifier k fits no slot */
     }
-    if (!match_rec(masks, required, nmods, 0, 0u, m)) return false;
+    /* the fixed slots take the first modifiers, in order */
+    int k0 = 0;
+    uint32_t used = 0;
+    for (int s = 0; s < f->nmods && (fixed >> s & 1); s++) {
+        if (k0 < nmods && (masks[k0] >> s & 1)) {
+            m->slot_of[k0++] = (uint8_t)s;
+            used |= 1u << s;
+        } else if (!f->mods[s].optional) {
+            return false;
+        }
+    }
+    uint8_t order[ISA_MAX_MODSLOTS];
+    for (int k = k0; k < nmods; k++) {
+        if (!(masks[k] &= ~fixed)) return false;
+        order[k] = mod_type[ids[k]] != PTX_T_NONE ? 1 : (masks[k] & (masks[k] - 1)) ? 2 : 0;
+    }
+    const int last[3] = {-1, -1, -1};
+    if (!match_rec(masks, order, required, nmods, k0, used, last, m)) return false;
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind_id[v] = ids[k];
@@ -559,11 +761,25 @@ const char *isa_bound_text(const isa_match *m, int var) {
 }
 
 /* ---- special registers ---- */
+#define W16 ISA_W16
+#define W32 ISA_W32
+#define W64 ISA_W64
 static const isa_sreg sregs[] = {
-#define ISA_SREG(name, type, vec, sm, words) {name, type, vec, sm, words},
+#define ISA_SREG(name, type, vec, widths, ptx, sm, words) {name, type, vec, widths, ptx, sm, words},
 #include "sregs.def"
 #undef ISA_SREG
 };
+#undef W16
+#undef W32
+#undef W64
+
+bool isa_sreg_fits(const isa_sreg *s, ptx_type t) {
+    if (t == s->type) return true;
+    const ptx_type_info *ti = ptx_type_get(t), *si = ptx_type_get(s->type);
+    if (si->cls == PTX_TC_PRED || !(ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT)) return false;
+    unsigned w = s->widths ? s->widths : si->bits == 16 ? ISA_W16 : si->bits == 32 ? ISA_W32 : si->bits == 64 ? ISA_W64 : 0;
+    return (ti->bits == 16 && (w & ISA_W16)) || (ti->bits == 32 && (w & ISA_W32)) || (ti->bits == 64 && (w & ISA_W64));
+}
 #define NSREGS ((int)(sizeof sregs / sizeof sregs[0]))
 
 /* Hash of special-register base names, built on first use (sregs are
@@ -600,7 +816,7 @@ const isa_sreg *isa_sreg_lookup(const char *name, size_t n) {
     }
     /* %envreg0..31, %pm0..7, %pm0_64.. */
     if (n > 7 && memcmp(name, "%envreg", 7) == 0) {
-        static const isa_sreg env = {"%envreg", PTX_T_B32, false, 20, "driver-defined environment register"};
+        static const isa_sreg env = {"%envreg", PTX_T_B32, false, 0, 21, 20, "driver-defined environment register"};
         int v = atoi(name + 7);
         return (v >= 0 && v < 32) ? &env : NULL;
     }

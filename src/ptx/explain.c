@@ -231,6 +231,7 @@ static void render_mods(const ectx *c, pg_buf *out) {
     const isa_form *fm = c->in->form;
     bool first = true;
     for (int k = 0; k < c->in->nmods; k++) {
+        if (c->in->match.slot_of[k] == ISA_SLOT_IGNORED) continue;   /* ptxas ignores it too */
         const isa_modslot *s = &fm->mods[c->in->match.slot_of[k]];
         if (!s->optional) continue;
         if (s->var >= 0 && var_in_template(fm->explain, s->var)) continue;

@@ -383,7 +383,11 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
             op->elems = pop_operands(P, base);
             return expect_punct(P, ']');
         }
-        if (tok_punct(n, '+') || tok_punct(n, '-')) {
+        if (tok_punct(n, '-')) {   /* ptxas: "Parsing error near '-'" */
+            ERR(P, *n, "a negative address offset is written [base+-N], not [base-N]");
+            return false;
+        }
+        if (tok_punct(n, '+')) {
             token sign = lex_next(&P->L);
             bool neg = sign.punct == '-';
             if (tok_punct(lex_peek(&P->L), '-')) { lex_next(&P->L); neg = !neg; }
@@ -933,6 +937,10 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
     st->u.dir.name = tokdup(P, &t);
     st->u.dir.label = label;
     if (tok_is(&t, ".loc") || tok_is(&t, ".file")) {
+        if (tok_is(&t, ".loc") && lex_peek(&P->L)->kind != TK_INT) {   /* .loc FILE LINE COL: FILE is a number */
+            token n = *lex_peek(&P->L);
+            ERR(P, n, "expected a file number after .loc");
+        }
         st->u.dir.text = capture_line(P, t.line);
         return true;
     }
@@ -1067,6 +1075,25 @@ static void parse_body(parser *P, ptx_func *f) {
                 }
                 continue;
             }
+            /* ptxas knows no other directive in a body: a type alone is "No variable storage
+             * specified", an unknown word (an opcode's modifiers without it) a syntax error */
+            static const char *const body_dirs[] = {".loc", ".file", ".pragma", ".section", ".branchtargets", ".calltargets",
+                                                    ".callprototype", ".dwarf", ".maxntid", ".reqntid", ".minnctapersm",
+                                                    ".maxnreg", ".maxnctapersm", ".alias"};
+            bool known = false;
+            for (size_t k = 0; k < sizeof body_dirs / sizeof body_dirs[0] && !known; k++) known = tok_is(&t, body_dirs[k]);
+            if (!known && ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE && tok_punct(lex_peek(&P->L), ';')) {
+                lex_next(&P->L);   /* `.u32;` declares nothing: ptxas takes it as an empty statement */
+                continue;
+            }
+            if (!known) {
+                if (ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE)
+                    ERR(P, t, "a declaration needs a state space (.reg, .local, .shared ...) before the type %.*s", t.n, t.s);
+                else
+                    ERR(P, t, "unknown directive %.*s in a function body", t.n, t.s);
+                recover(P);
+                continue;
+            }
             if (parse_body_directive(P, t, NULL, st)) PUSH();
             else recover(P);
             continue;
@@ -1145,6 +1172,20 @@ static bool parse_function(parser *P, token kw, bool vis, bool ext, bool weak, p
         if (tok_is(&d, ".noreturn")) {
             if (attrs.len) pg_buf_putc(&attrs, ' ');
             pg_buf_puts(&attrs, ".noreturn");
+            continue;
+        }
+        if (tok_is(&d, ".pragma")) {   /* between the signature and the body (ptxas takes it there) */
+            if (attrs.len) pg_buf_putc(&attrs, ' ');
+            pg_buf_puts(&attrs, ".pragma");
+            for (int k = 0;; k++) {
+                token v = lex_next(&P->L);
+                if (v.kind != TK_STRING) { ERR(P, v, "expected a string after .pragma"); break; }
+                pg_buf_printf(&attrs, "%s%.*s", k ? ", " : " ", v.n, v.s);
+                if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
+                break;
+            }
+            if (!expect_punct(P, ';')) break;
+            pg_buf_putc(&attrs, ';');
             continue;
         }
         if (tok_is(&d, ".attribute") || tok_is(&d, ".abi_preserve") || tok_is(&d, ".abi_preserve_control")) {

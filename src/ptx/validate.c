@@ -156,6 +156,10 @@ typedef struct {
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
     fit_key *fkeys; int fcap, fused;
     PG_VEC(mod_fit) fits;
+    /* { } blocks of the current function, numbered in order (0 = the body): a label
+     * is seen in its block and the blocks inside it, as ptxas scopes them */
+    PG_VEC(int) blk_parent;
+    int cur_blk;
 } vctx;
 
 #define VERR(V, id, loc, ...) do { pg_diag_emit((V)->diag, id, (V)->m->filename, (loc).line, (loc).col, __VA_ARGS__); \
@@ -239,6 +243,14 @@ static int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
 }
 
 /* Look a register up: exact name, or a parameterized %r<N> declaration. */
+/* The special register an operand names, unless a register the program declared
+ * takes that name in scope: ptxas lets .reg .u32 %laneid; shadow %laneid (issue 30). */
+static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
+    if (!op->sreg) return NULL;
+    const ptx_decl *d;
+    return resolve_reg_cached(V, op->name, &d) == REG_OK ? NULL : op->sreg;
+}
+
 static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
     const ptx_decl *d;
     int st = resolve_reg_cached(V, name, &d);
@@ -259,33 +271,39 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
     return NULL;
 }
 
-/* ---- type compatibility (PTX ISA "Operand type checking") ---------------- */
+/* ---- type compatibility (PTX ISA "Operand type checking", as ptxas applies it) ----
+ * A register of type `reg` fits an operand of type `want` when the types are
+ * equal, or (N = want's size; "relaxed" = the ld/st/cvt rule, where the
+ * register may be wider):
+ *   .bN                 any non-predicate register of N bits (relaxed: at least N);
+ *   integers            a .b/.u/.s register of N bits (relaxed: at least N, or a
+ *                       packed one: ld.global.u32 %h2, cvt.u32.u16 %r, %h2);
+ *   .f32, .f64          a .bN register (relaxed: at least N), never another float;
+ *   .f16                an .f16 or .b16 register (relaxed: or a wider .b one);
+ *   .f16x2              an .f16x2 or .b32 register;
+ *   other floats and packed types (.bf16, .bf16x2, .tf32, .e4m3, .u16x2 ...):
+ *                       a .bN register (relaxed: at least N);
+ *   opaque handles      a 64-bit integer register.
+ * ptxas rejects the rest ("Arguments mismatch"): .u16 for .f16, .u32 for .tf32. */
 bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
     if (want == reg) return true;
     const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
     if (w->cls == PTX_TC_PRED || r->cls == PTX_TC_PRED) return false;
-    if (w->cls == PTX_TC_OPAQUE) return r->bits == 64 && r->cls != PTX_TC_FLOAT;
+    if (w->cls == PTX_TC_OPAQUE) return r->bits == 64 && (r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT);
     bool size_ok = relaxed ? r->bits >= w->bits : r->bits == w->bits;
-    if (!size_ok) {
-        /* ld/st/cvt of a 16-bit float through a 32-bit register is fine; so is
-         * an integer type narrower than 8 bits */
-        if (!(relaxed && r->bits >= w->bits)) return false;
-    }
+    if (!size_ok) return false;
     switch (w->cls) {
     case PTX_TC_BIT:
         return true;
     case PTX_TC_UINT:
     case PTX_TC_SINT:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT ||
-               (relaxed ? false : r->cls == PTX_TC_PACKED);
+        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || (relaxed && r->cls == PTX_TC_PACKED);
     case PTX_TC_FLOAT:
-        if (r->cls == PTX_TC_BIT) return true;
-        if (r->cls == PTX_TC_FLOAT) return r->bits == w->bits || (want == PTX_T_F16 || want == PTX_T_BF16);
-        if (r->cls == PTX_TC_PACKED) return false;
-        /* 16-bit/8-bit float formats live in integer registers too */
-        return w->bits <= 16 || want == PTX_T_TF32;
+        if (want == PTX_T_F16 && reg == PTX_T_F16) return true;
+        return r->cls == PTX_TC_BIT;
     case PTX_TC_PACKED:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || r->cls == PTX_TC_PACKED;
+        if (want == PTX_T_F16X2 && reg == PTX_T_F16X2) return true;
+        return r->cls == PTX_TC_BIT;
     default:
         return true;
     }
@@ -296,6 +314,7 @@ typedef struct {
     vctx *V;
     const ptx_insn *in;
     const isa_form *f;
+    const isa_opslot *slot;   /* the operand slot being checked */
     const isa_match *mt;
     bool report;          /* emit diagnostics (false while probing forms) */
     ptx_space space;      /* state space from the modifiers, for addresses */
@@ -321,16 +340,29 @@ static ptx_type slot_type(const opctx *c, const isa_opslot *s) {
 
 static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
     /* the parser resolved special registers (op->sreg); plain names never are */
-    if (op->sreg) {
-        const isa_sreg *sr = op->sreg;
+    const isa_sreg *sr = op_sreg(c->V, op);
+    if (sr) {
         if (!(s->kinds & (ISA_OK_SPECIAL | ISA_OK_ANY))) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s is not allowed as operand %d of '%s' (use mov)",
                  op->name, opi + 1, c->in->opcode);
             return false;
         }
+        /* a relaxed slot (cvt's source) reads a special register as any integer no wider */
+        ptx_type_class wc = want == PTX_T_NONE ? PTX_TC_NONE : ptx_type_get(want)->cls;
+        bool any_int = s->relaxed && sr->type != PTX_T_PRED && (wc == PTX_TC_BIT || wc == PTX_TC_UINT || wc == PTX_TC_SINT) &&
+                       ptx_type_get(sr->type)->bits >= ptx_type_get(want)->bits;
+        if (!s->any_type && want != PTX_T_NONE && !any_int && !isa_sreg_fits(sr, want)) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "special register %s is %s; operand %d of '%s' is %s", op->name,
+                 ptx_type_get(sr->type)->name, opi + 1, c->in->opcode, ptx_type_get(want)->name);
+            return false;
+        }
         if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
             if (!c->report) c->V->noted = true;
             OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
+        }
+        if (c->V->m->ptx_version && sr->ptx_min > c->V->m->ptx_version) {
+            if (!c->report) c->V->noted = true;
+            OERR(c, PG_E_NEEDS_PTX, op->loc, "%s needs PTX ISA %d.%d or newer", op->name, sr->ptx_min / 10, sr->ptx_min % 10);
         }
         return true;
     }
@@ -344,7 +376,8 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         return false;
     }
     if (s->any_type || want == PTX_T_NONE) return true;
-    if (!ptx_type_compat(want, d->type, s->relaxed || d->vec)) {
+    bool packed = s->packed_ok && ptx_type_get(d->type)->cls == PTX_TC_PACKED && ptx_type_get(d->type)->bits == ptx_type_get(want)->bits;
+    if (!packed && !ptx_type_compat(want, d->type, s->relaxed || d->vec)) {
         const char *what = d->type == PTX_T_PRED ? "a predicate register used as data" :
                            want == PTX_T_PRED ? "a data register used as a predicate" : "type mismatch";
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s: operand %d of '%s' needs %s but %s is declared %s",
@@ -354,12 +387,45 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
     return true;
 }
 
-static bool check_imm(opctx *c, const ptx_operand *op, ptx_type want, int opi) {
+/* ptxas checks the elements of a vector of floats by size only: ld.global.v2.f32
+ * {%r1, %r2} with .s32 registers is fine, though ld.global.f32 %r1 is not. */
+static bool vec_elem_loose(opctx *c, const ptx_operand *e, ptx_type want) {
+    if (want == PTX_T_NONE || ptx_type_get(want)->cls != PTX_TC_FLOAT) return false;
+    const ptx_decl *d = find_reg(c->V, e->name, e->loc, false);
+    if (!d) return false;
+    const ptx_type_info *r = ptx_type_get(d->type);
+    return (r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT) && r->bits == ptx_type_get(want)->bits;
+}
+
+static bool check_imm(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
+    if (s->nranges && op->kind == PTX_OP_IMM_INT && !isa_imm_allowed(s, op->ival)) {
+        char vals[160] = "";
+        size_t n = 0;
+        for (int i = 0; i < s->nranges && n + 48 < sizeof vals; i++) {
+            if (s->rlo[i] == s->rhi[i]) n += (size_t)snprintf(vals + n, sizeof vals - n, "%s%lld", i ? ", " : "", (long long)s->rlo[i]);
+            else if (s->rstep[i] > 1)
+                n += (size_t)snprintf(vals + n, sizeof vals - n, "%smultiples of %lld from %lld to %lld", i ? ", " : "",
+                                      (long long)s->rstep[i], (long long)s->rlo[i], (long long)s->rhi[i]);
+            else n += (size_t)snprintf(vals + n, sizeof vals - n, "%s%lld..%lld", i ? ", " : "", (long long)s->rlo[i], (long long)s->rhi[i]);
+        }
+        OERR(c, PG_E_IMM_RANGE, op->loc, "operand %d of '%s' is %s; it takes %s", opi + 1, c->in->opcode, op->text, vals);
+        return false;
+    }
+    if (s->nranges && op->kind == PTX_OP_IMM_FLT) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s' takes an integer constant, not %s", opi + 1, c->in->opcode, op->text);
+        return false;
+    }
     if (want == PTX_T_NONE) return true;
     const ptx_type_info *w = ptx_type_get(want);
     if (op->kind == PTX_OP_IMM_FLT && (w->cls == PTX_TC_UINT || w->cls == PTX_TC_SINT || w->cls == PTX_TC_PRED)) {
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "float literal %s used as operand %d of '%s', which needs %s",
              op->text, opi + 1, c->in->opcode, w->name);
+        return false;
+    }
+    /* a float literal is a bit pattern of its own size: 0f for .b32, 0d for .b64 */
+    if (op->kind == PTX_OP_IMM_FLT && w->cls == PTX_TC_BIT && op->fbits != w->bits) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "float literal %s is %d bits; operand %d of '%s' is %s", op->text, op->fbits,
+             opi + 1, c->in->opcode, w->name);
         return false;
     }
     if (op->kind == PTX_OP_IMM_INT && w->cls == PTX_TC_FLOAT) {
@@ -380,10 +446,25 @@ static const char *kinds_words(unsigned k) {
     return "a different operand";
 }
 
-static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, int opi) {
+static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, ptx_type want, int opi) {
     const sym *s = st_find(&c->V->tab, op->name);
     if ((kinds & ISA_OK_LABEL)) {
         const sym *l = st_find(&c->V->labels, op->name);
+        if (l && !l->is_proto && !l->is_table) {   /* a label inside a { } block is not seen from outside it */
+            int b = c->V->cur_blk;
+            while (b > 0 && b != l->depth) b = c->V->blk_parent.v[b];
+            if (b != l->depth) l = NULL;
+        }
+        if (l && (kinds & ISA_OK_TABLE) && !l->is_table) {   /* brx.idx names a .branchtargets table */
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must name a .branchtargets table; %s is a plain label", opi + 1,
+                 c->in->opcode, op->name);
+            return false;
+        }
+        if (l && !(kinds & ISA_OK_TABLE) && (l->is_table || l->is_proto)) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be a label; %s names a %s", opi + 1, c->in->opcode, op->name,
+                 l->is_table ? "target table" : "call prototype");
+            return false;
+        }
         if (l) return true;
         if (!(kinds & (ISA_OK_SYM | ISA_OK_FUNC))) {
             OERR(c, PG_E_UNDEF_LABEL, op->loc, "label %s is not defined in '%s'", op->name, c->V->func->name);
@@ -395,14 +476,43 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, in
         return c->report ? true : false;
     }
     if ((kinds & ISA_OK_FUNC) && s->kind == SYM_FUNC) return true;
-    if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) return true;
+    if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
+        /* ptxas: "State space mismatch between instruction and address" */
+        if (s->kind == SYM_VAR && s->decl && c->space != PTX_SS_NONE && !c->space_unknown && s->decl->space != c->space) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a %s variable; '%s' here takes %s addresses", op->name,
+                 ptx_space_name(s->decl->space), c->in->opcode, ptx_space_name(c->space));
+            return false;
+        }
+        if (s->kind == SYM_VAR && s->decl && want != PTX_T_NONE) {
+            int bits = ptx_type_get(want)->bits;
+            /* ptxas: "Indirect access to texture requires .u64 type" */
+            if (ptx_type_get(s->decl->type)->cls == PTX_TC_OPAQUE && bits != 64) {
+                OERR(c, PG_E_OPERAND_TYPE, op->loc, "the handle %s is 64 bits; operand %d of '%s' is %s", op->name, opi + 1,
+                     c->in->opcode, ptx_type_get(want)->name);
+                return false;
+            }
+            /* ptxas reads a 32-bit address of a .global variable as the 32-bit ABI,
+             * which it no longer supports ("32-Bit compilation is no longer supported") */
+            if (s->decl->space == PTX_SS_GLOBAL && bits == 32 && c->V->m->address_size != 32) {
+                OERR(c, PG_E_OPERAND_TYPE, op->loc, "the address of the .global variable %s is 64 bits; operand %d of '%s' is %s",
+                     op->name, opi + 1, c->in->opcode, ptx_type_get(want)->name);
+                return false;
+            }
+        }
+        return true;
+    }
     OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be %s, not '%s'", opi + 1, c->in->opcode,
          kinds_words(kinds), op->name);
     return false;
 }
 
 static bool check_address(opctx *c, const ptx_operand *op, int opi) {
-    if (!op->addr_has_base) return true;
+    if (!op->addr_has_base) {   /* ptxas: "Immediate addresses allowed only for .local state space" */
+        if (c->space == PTX_SS_LOCAL || c->space_unknown) return true;
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is an immediate address; only .local accesses take one",
+             opi + 1, c->in->opcode);
+        return false;
+    }
     if (op->nelems) {   /* texture/surface tuple: [tex, {coords}] */
         const sym *s = st_find(&c->V->tab, op->name);
         if (op->name[0] != '%' && !s) {
@@ -411,7 +521,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            if (e->kind == PTX_OP_REG && !e->sreg) find_reg(c->V, e->name, e->loc, c->report);
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) find_reg(c->V, e->name, e->loc, c->report);
             if (e->kind == PTX_OP_VEC)
                 for (int k = 0; k < e->nelems; k++)
                     if (e->elems[k].kind == PTX_OP_REG) find_reg(c->V, e->elems[k].name, e->elems[k].loc, c->report);
@@ -419,7 +529,9 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         return true;
     }
     if (op->addr_base_is_reg) {
-        const isa_sreg *sr = op->name[0] == '%' ? isa_sreg_lookup(op->name, strlen(op->name)) : NULL;
+        const ptx_decl *ud;
+        const isa_sreg *sr = op->name[0] == '%' && resolve_reg_cached(c->V, op->name, &ud) != REG_OK
+                                 ? isa_sreg_lookup(op->name, strlen(op->name)) : NULL;
         if (sr) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
             return false;
@@ -427,17 +539,18 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
         if (!d) return true;
         const ptx_type_info *ti = ptx_type_get(d->type);
-        if (ti->cls == PTX_TC_PRED || ti->cls == PTX_TC_FLOAT || ti->bits < 32) {
-            OERR(c, PG_E_OPERAND_TYPE, op->loc, "address register %s is declared %s; addresses need a 32- or 64-bit integer register",
+        /* ptxas takes any integer register, 8 to 64 bits, as an address ("Use integer or bit only") */
+        if (ti->cls == PTX_TC_PRED || ti->cls == PTX_TC_FLOAT || ti->cls == PTX_TC_PACKED || ti->bits > 64) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "address register %s is declared %s; addresses need an integer register",
                  op->name, ti->name);
             return false;
         }
-        bool generic32 = ti->bits == 32 && c->V->m->address_size == 64 && !c->space_unknown &&
+        bool generic32 = ti->bits < 64 && c->V->m->address_size == 64 && !c->space_unknown &&
                          (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL);
         if (generic32 && !c->report) c->V->noted = true;
         if (generic32 && c->report)
-            VERR(c->V, PG_W_ADDR32, op->loc, "32-bit register %s used as a %s address under .address_size 64",
-                 op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
+            VERR(c->V, PG_W_ADDR32, op->loc, "%d-bit register %s used as a %s address under .address_size 64",
+                 ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
         return true;
     }
     const sym *s = st_find(&c->V->tab, op->name);
@@ -446,8 +559,33 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
              c->in->opcode);
         return c->report;
     }
-    if (s->kind == SYM_LABEL || s->kind == SYM_FUNC) {
-        if (s->kind == SYM_FUNC) return true;   /* prefetch/ld of a function address is unusual but legal */
+    /* ptxas: "State space mismatch between instruction and address": a
+     * variable's space must be the instruction's; a generic address may name
+     * a .global, .shared or .local variable, not a .const or .param one */
+    if (s->kind == SYM_VAR || s->kind == SYM_PARAM) {
+        ptx_space vs = s->kind == SYM_PARAM ? PTX_SS_PARAM : s->decl ? s->decl->space : PTX_SS_NONE;
+        bool fits = c->space_unknown || (c->space == PTX_SS_NONE ? (vs != PTX_SS_CONST && vs != PTX_SS_PARAM) : vs == c->space);
+        if (!fits && vs != PTX_SS_NONE) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a %s variable; '%s' here addresses %s memory", op->name, ptx_space_name(vs),
+                 c->in->opcode, c->space == PTX_SS_NONE ? "generic" : ptx_space_name(c->space));
+            return false;
+        }
+    }
+    ptx_space only = (c->slot->kinds & ISA_OK_GADDR) ? PTX_SS_GLOBAL : (c->slot->kinds & ISA_OK_SADDR) ? PTX_SS_SHARED : PTX_SS_NONE;
+    if (only != PTX_SS_NONE && s->kind == SYM_VAR && s->decl && s->decl->space != only) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' takes a generic address or a %s variable, not the %s variable %s",
+             opi + 1, c->in->opcode, ptx_space_name(only), ptx_space_name(s->decl->space), op->name);
+        return false;
+    }
+    /* a kernel's parameters are read-only ("Illegal to write to function input parameter") */
+    if (s->kind == SYM_PARAM && c->V->func && c->V->func->is_entry && opi == 0 &&
+        (c->f->cls == ISA_C_ATOMIC || !strcmp(c->in->opcode, "st"))) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'%s' is a parameter of the kernel '%s', which is read-only", op->name, c->V->func->name);
+        return false;
+    }
+    if (s->kind == SYM_FUNC) {   /* ptxas: "Illegal to use symbol ... as address operand" */
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'%s' is a function; an address names a variable or a register", op->name);
+        return false;
     }
     return true;
 }
@@ -465,10 +603,10 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     if (s->kinds & ISA_OK_ANY) {
         /* still catch undeclared registers */
         if (!c->report && (op->kind == PTX_OP_REG || op->kind == PTX_OP_VEC)) c->V->noted = true;
-        if (op->kind == PTX_OP_REG && !op->sreg && c->report) find_reg(c->V, op->name, op->loc, true);
+        if (op->kind == PTX_OP_REG && !op_sreg(c->V, op) && c->report) find_reg(c->V, op->name, op->loc, true);
         if (op->kind == PTX_OP_VEC && c->report)
             for (int i = 0; i < op->nelems; i++)
-                if (op->elems[i].kind == PTX_OP_REG && !op->elems[i].sreg) find_reg(c->V, op->elems[i].name, op->elems[i].loc, true);
+                if (op->elems[i].kind == PTX_OP_REG && !op_sreg(c->V, &op->elems[i])) find_reg(c->V, op->elems[i].name, op->elems[i].loc, true);
         if (op->kind == PTX_OP_ADDR) return check_address(c, op, opi);
         return true;
     }
@@ -480,8 +618,19 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (!(s->kinds & ISA_OK_REG)) break;
         /* ptxas takes {x} for a scalar in vector-capable slots (ld/st/suld/sust without .vN) */
         if (arity == 1 && !(s->arity_var >= 0 && op->nelems == 1)) {
+            char mn[96];
+            int n = snprintf(mn, sizeof mn, "%s", c->in->opcode);
+            for (int k = 0; k < c->in->nmods && n > 0 && n < (int)sizeof mn; k++)
+                n += snprintf(mn + n, sizeof mn - (size_t)n, "%s", c->in->mods[k]);
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' is a scalar, not a %d-element vector",
-                 opi + 1, c->in->opcode, op->nelems);
+                 opi + 1, mn, op->nelems);
+            return false;
+        }
+        bool all_sinks = op->nelems > 0;
+        for (int i = 0; i < op->nelems; i++) all_sinks = all_sinks && op->elems[i].kind == PTX_OP_SINK;
+        if (all_sinks) {   /* ptxas: "Unable to infer type of vector elements" */
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is a vector of sinks only; at least one element must be a register",
+                 opi + 1, c->in->opcode);
             return false;
         }
         if (arity == 0 && s->arity_pow2 && (op->nelems & (op->nelems - 1)) != 0) {
@@ -494,11 +643,6 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                  opi + 1, c->in->opcode, arity, op->nelems);
             return false;
         }
-        if (arity < 0 && op->nelems < 2) {
-            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' packs %d element; a vector needs at least 2",
-                 opi + 1, c->in->opcode, op->nelems);
-            return false;
-        }
         bool ok = true;
         /* ptxas: "Incompatible elements of vector expression" — all register
          * elements have one size; for mov pack/unpack they fill the scalar exactly */
@@ -506,7 +650,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         bool sizes_known = true;
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            const ptx_decl *d = e->kind == PTX_OP_REG && !e->sreg ? find_reg(c->V, e->name, e->loc, false) : NULL;
+            const ptx_decl *d = e->kind == PTX_OP_REG && !op_sreg(c->V, e) ? find_reg(c->V, e->name, e->loc, false) : NULL;
             if (!d) { sizes_known = false; continue; }
             int b = ptx_type_get(d->type)->bits;
             if (elem_bits && b != elem_bits && d->type != PTX_T_PRED) {
@@ -527,9 +671,16 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            if (e->kind == PTX_OP_SINK) continue;
+            if (e->kind == PTX_OP_SINK) {
+                if (s->kinds & ISA_OK_VSINK) continue;
+                OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s' is read: its elements cannot be the sink '_'", opi + 1,
+                     c->in->opcode);
+                ok = false;
+                continue;
+            }
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e) && vec_elem_loose(c, e, want)) continue;
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
-            else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, want, opi) && ok;
+            else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, s, want, opi) && ok;
             else {
                 OERR(c, PG_E_OPERAND_KIND, e->loc, "vector element '%s' of operand %d of '%s' must be a register",
                      e->text ? e->text : "?", opi + 1, c->in->opcode);
@@ -550,7 +701,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     case PTX_OP_IMM_FLT:
         if (!(s->kinds & ISA_OK_IMM)) break;
         if (arity > 1 || arity < 0) break;
-        return check_imm(c, op, want, opi);
+        return check_imm(c, op, s, want, opi);
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
         return check_address(c, op, opi);
@@ -579,9 +730,30 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             ptx_operand k = *op;
             k.kind = PTX_OP_IMM_INT;
             k.ival = 32;
-            return check_imm(c, &k, want, opi);
+            return check_imm(c, &k, s, want, opi);
         }
-        if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, opi);
+        /* a register declared without '%' (.reg .pred _r<2>; setp.eq.u32 _r1, ...) is a register */
+        if ((s->kinds & ISA_OK_REG) && arity <= 1) {
+            const ptx_decl *rd;
+            const sym *ns = st_find(&c->V->tab, op->name);
+            if ((!ns || ns->kind == SYM_REG) && resolve_reg_cached(c->V, op->name, &rd) == REG_OK) {
+                ptx_operand r = *op;
+                r.kind = PTX_OP_REG;
+                r.sreg = NULL;
+                return check_reg(c, &r, s, want, opi);
+            }
+        }
+        if (s->kinds & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) return check_symbol_ref(c, op, s->kinds, want, opi);
+        /* ptxas takes a function's name as an immediate in most places, by no rule
+         * libptx can state (tests/diff_ptxas/known.txt); the address is mov's */
+        if ((s->kinds & (ISA_OK_IMM | ISA_OK_REG)) && arity <= 1) {
+            const sym *fs = st_find(&c->V->tab, op->name);
+            if (fs && fs->kind == SYM_FUNC) {
+                OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is the function name '%s'; take its address with mov first",
+                     opi + 1, c->in->opcode, op->name);
+                return false;
+            }
+        }
         break;
     case PTX_OP_LIST:
         break;
@@ -709,9 +881,10 @@ static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_m
         }
         return false;
     }
-    opctx c = {V, in, f, mt, report, PTX_SS_NONE, false};
+    opctx c = {V, in, f, NULL, mt, report, PTX_SS_NONE, false};
     bool ok = true;
     for (int i = 0; i < in->nops; i++) {
+        c.slot = &f->ops[i];
         c.space = space_of(sps, i, &c.space_unknown);
         ok = check_operand(&c, &in->ops[i], &f->ops[i], i) && ok;
         if (!ok && !report) return false;
@@ -869,6 +1042,18 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     if (noted) operands_match(V, in, in->form, &in->match, &sps, st->loc, true);
     const isa_form *f = in->form;
     ptx_module *m = V->m;
+    /* a .vN vector moves at most 128 bits (256 where the row says "w") */
+    for (int k = 0; k < in->nmods; k++) {
+        const char *md = in->mods[k];
+        if (md[1] != 'v' || md[2] < '2' || md[2] > '8' || md[3]) continue;
+        ptx_type t = PTX_T_NONE;
+        for (int j = 0; j < in->nmods && t == PTX_T_NONE; j++) t = ptx_type_lookup(in->mods[j], strlen(in->mods[j]));
+        int bits = t == PTX_T_NONE ? 0 : (md[2] - '0') * ptx_type_get(t)->bits, limit = f->wide_vectors ? 256 : 128;
+        if (bits > limit) {
+            VERR(V, PG_E_VECTOR_ARITY, st->loc, "'%s%s' moves %d bits; a vector holds at most %d", md, ptx_type_get(t)->name, bits, limit);
+            return;
+        }
+    }
     if (m->ptx_version && f->ptx_min > m->ptx_version)
         VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' as written needs PTX ISA %d.%d but the module declares .version %s",
              in->opcode, f->ptx_min / 10, f->ptx_min % 10, m->version_text);
@@ -889,9 +1074,52 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         VERR(V, PG_E_NEEDS_SM, st->loc, "'%s' as written needs sm_%d or newer but the target is sm_%d", in->opcode, f->sm_min, m->sm);
     else if (m->sm && f->arch_specific && !m->arch_specific)
         VERR(V, PG_E_NEEDS_SM, st->loc, "'%s' needs an arch-specific target such as sm_%da", in->opcode, m->sm);
+    else if (f->removed_ptx && m->ptx_version >= f->removed_ptx && m->sm >= f->removed_sm)
+        VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' as written is not supported on sm_%d and newer from PTX ISA %d.%d (module: .version %s, .target sm_%d)",
+             in->opcode, f->removed_sm, f->removed_ptx / 10, f->removed_ptx % 10, m->version_text, m->sm);
 }
 
 /* ---- declarations ------------------------------------------------------------ */
+/* Variables (not registers, not parameters of a function's signature), as ptxas
+ * takes them (issue 30, found by tests/diff_ptxas): where they may live, which
+ * ones may be initialized, and which may be unsized. */
+static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
+    if (d->align > 0 && (d->align & (d->align - 1)))   /* "Alignment must be a power of two" */
+        VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+    if (depth == 0 && d->space == PTX_SS_PARAM)   /* "Parameter variables may not be declared at module scope" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .param variables are declared in a function, not at module scope", d->name);
+    if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .local variable at module scope (ptxas compiles with the ABI, which has none)",
+             d->name);
+    if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
+             d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
+    if (d->init && d->space != PTX_SS_GLOBAL && d->space != PTX_SS_CONST)   /* "No initial value is allowed ... in this state space" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
+    else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
+    if (d->init && d->init[0] == '{' && d->ndims == 1 && d->dims[0] > 0) {   /* "Greater number of elements in array initializer" */
+        long n = 0;
+        int depth_ = 0;
+        bool any = false;
+        for (const char *q = d->init; *q; q++) {
+            if (*q == '{') { if (++depth_ == 2) any = true; }
+            else if (*q == '}') depth_--;
+            else if (*q == ',' && depth_ == 1) n++;
+            else if (*q != ' ' && depth_ == 1) any = true;
+        }
+        if (any) n++;
+        if (n > d->dims[0])
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s' has %lld elements but its initializer lists %ld", d->name, (long long)d->dims[0], n);
+    }
+    if (!d->init && !d->is_extern)   /* "Non-external variable 'x' has incomplete type" */
+        for (int k = 0; k < d->ndims; k++)
+            if (d->dims[k] <= 0) {
+                VERR(V, PG_E_BAD_DECL, d->loc, "'%s' has no size: an unsized or empty array is .extern or initialized", d->name);
+                break;
+            }
+}
+
 static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
     const sym *prev = st_find(&V->tab, d->name);
     if (prev && prev->depth == depth && prev->kind != SYM_FUNC) {
@@ -899,6 +1127,13 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
              prev->decl ? prev->decl->loc.line : 0);
         return;
     }
+    /* a type has the target and version requirements of the modifier of its name (.b128: PTX 8.3) */
+    const isa_require *rq = d->type != PTX_T_NONE ? isa_modifier_requirement(ptx_type_get(d->type)->name) : NULL;
+    if (rq && V->m->ptx_version && rq->ptx_min > V->m->ptx_version)
+        VERR(V, PG_E_NEEDS_PTX, d->loc, "type %s needs PTX ISA %d.%d but the module declares .version %s", ptx_type_get(d->type)->name,
+             rq->ptx_min / 10, rq->ptx_min % 10, V->m->version_text);
+    else if (rq && V->m->sm && rq->sm_min > V->m->sm)
+        VERR(V, PG_E_NEEDS_SM, d->loc, "type %s needs sm_%d or newer but the target is sm_%d", ptx_type_get(d->type)->name, rq->sm_min, V->m->sm);
     if (kind == SYM_REG) {
         const ptx_type_info *ti = ptx_type_get(d->type);
         if (!ti->reg_ok) VERR(V, PG_E_BAD_DECL, d->loc, "type %s cannot be used for a register", ti->name);
@@ -906,6 +1141,7 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
             !(d->name[0] >= 'A' && d->name[0] <= 'Z'))
             VERR(V, PG_E_BAD_DECL, d->loc, "bad register name %s", d->name);
     }
+    if (kind == SYM_VAR || kind == SYM_REG) check_var_decl(V, d, depth);
     sym s = {d->name, kind, d, NULL, depth, false, false, 0};
     st_add(&V->tab, s);
 }
@@ -922,14 +1158,48 @@ static void check_func(vctx *V, ptx_func *f) {
                        !strcmp(n, ".blocksareclusters");
         if (cluster && V->m->sm && V->m->sm < 90)
             VERR(V, PG_E_NEEDS_SM, f->perf[i].loc, "%s needs sm_90 or newer but the target is sm_%d", n, V->m->sm);
+        /* ptxas: "Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1" */
+        if (!strcmp(n, ".maxnctapersm") && V->m->ptx_version >= 21)
+            VERR(V, PG_E_BAD_DECL, f->perf[i].loc, ".maxnctapersm was withdrawn in PTX ISA 2.1 (.minnctapersm replaces it)");
+        /* ptxas: "Positive non-zero value expected for maxntid" */
+        if (!strcmp(n, ".maxntid") || !strcmp(n, ".reqntid") || !strcmp(n, ".maxnreg") || !strcmp(n, ".minnctapersm"))
+            for (int k = 0; k < f->perf[i].nvals; k++)
+                if (f->perf[i].vals[k] <= 0) {
+                    VERR(V, PG_E_BAD_DECL, f->perf[i].loc, "%s takes positive values, not %lld", n, (long long)f->perf[i].vals[k]);
+                    break;
+                }
+    }
+    /* ptxas: a syntax error on .noreturn after a kernel's signature (functions only) */
+    if (f->is_entry && f->attrs && strstr(f->attrs, ".noreturn"))
+        VERR(V, PG_E_BAD_DECL, f->loc, "'%s': .noreturn is for .func, not for a kernel", f->name);
+    /* parameters: "Predicate variable 'p' must be in register state space", "Alignment must be a power of two" */
+    for (int k = 0; k < f->nrets + f->nparams; k++) {
+        const ptx_decl *d = k < f->nrets ? &f->rets[k] : &f->params[k - f->nrets];
+        if (d->space == PTX_SS_REG) continue;
+        if (d->align > 0 && (d->align & (d->align - 1)))
+            VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+        if (d->type == PTX_T_PRED)
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .pred makes registers only (.reg .pred), not .param", d->name);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     if (!f->has_body) { st_truncate(&V->tab, mark); V->bad = V->bad || bad_before; return; }
     /* labels are function-scoped */
     st_truncate(&V->labels, 0);
+    V->blk_parent.n = 0;
+    pg_vec_push(V->blk_parent, 0);
+    int cur = 0;
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_ST_BLOCK_BEGIN) {
+            pg_vec_push(V->blk_parent, cur);
+            cur = V->blk_parent.n - 1;
+            continue;
+        }
+        if (s->kind == PTX_ST_BLOCK_END) {
+            cur = V->blk_parent.v[cur];
+            continue;
+        }
         const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
         if (!l) continue;
         const sym *prev = st_find(&V->labels, l);
@@ -937,7 +1207,7 @@ static void check_func(vctx *V, ptx_func *f) {
             VERR(V, PG_E_DUP_LABEL, s->loc, "label %s is defined twice in '%s'", l, f->name);
             continue;
         }
-        sym ls = {l, SYM_LABEL, NULL, NULL, 1, false, false, 0};
+        sym ls = {l, SYM_LABEL, NULL, NULL, cur, false, false, 0};   /* depth: the block */
         if (s->kind == PTX_ST_DIRECTIVE) {
             ls.is_proto = strcmp(s->u.dir.name, ".callprototype") == 0;
             ls.is_table = !ls.is_proto;
@@ -945,17 +1215,20 @@ static void check_func(vctx *V, ptx_func *f) {
         st_add(&V->labels, ls);
     }
     PG_VEC(int) scope_marks = {0};
-    int depth = 1;
+    int depth = 1, nblk = 0;
+    V->cur_blk = 0;
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *s = &f->body[i];
         switch (s->kind) {
         case PTX_ST_BLOCK_BEGIN:
             pg_vec_push(scope_marks, V->tab.syms.n);
             depth++;
+            V->cur_blk = ++nblk;
             break;
         case PTX_ST_BLOCK_END:
             if (scope_marks.n) st_truncate(&V->tab, scope_marks.v[--scope_marks.n]);
             depth--;
+            if (V->cur_blk < V->blk_parent.n) V->cur_blk = V->blk_parent.v[V->cur_blk];
             break;
         case PTX_ST_DECL:
             declare(V, &s->u.decl, s->u.decl.space == PTX_SS_REG ? SYM_REG : SYM_VAR, depth);
@@ -1004,6 +1277,8 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     if (!m->ptx_version) VERR(&V, PG_E_NO_VERSION, ((ptx_loc){1, 1}), "missing .version directive");
     if (!m->ntargets) VERR(&V, PG_E_NO_TARGET, ((ptx_loc){1, 1}), "missing .target directive");
     if (!m->address_size) VERR(&V, PG_E_NO_ADDRSIZE, ((ptx_loc){1, 1}), "missing .address_size directive");
+    else if (m->address_size != 64)   /* ptxas: "32-Bit compilation is no longer supported" */
+        VERR(&V, PG_E_HEADER, m->address_loc, ".address_size %d: ptxas compiles 64-bit code only", m->address_size);
     for (int i = 0; i < m->ntargets; i++) {
         const char *t = m->targets[i];
         int sm;
@@ -1045,5 +1320,6 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     free(V.rcache);
     free(V.fkeys);
     pg_vec_free(V.fits);
+    pg_vec_free(V.blk_parent);
     return V.bad ? PG_ERR_INVALID : PG_OK;
 }

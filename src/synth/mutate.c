@@ -224,10 +224,10 @@ static int rename_op_regs(ptx_module *m, ptx_operand *op, const reg_stack *st, i
     switch (op->kind) {
     case PTX_OP_REG:
     case PTX_OP_SYM:
-        if (op->sreg || (op->kind == PTX_OP_SYM && op->ival)) break;
-        {
+        if (op->kind == PTX_OP_SYM && op->ival) break;
+        {   /* a declared register may take a special register's name (.reg .u32 %laneid): renamed, it is no longer one */
             const char *nw = reg_lookup(st, &m->arena, op->name);
-            if (nw) { op->name = nw; n++; }
+            if (nw) { op->name = nw; op->sreg = NULL; n++; }
         }
         break;
     case PTX_OP_ADDR:

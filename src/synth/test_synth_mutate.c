@@ -165,13 +165,13 @@ static void rc_name(rcmp *c, bij *b, const char *x, const char *y, bool may_chan
 
 static void rc_op(rcmp *c, const ptx_operand *x, const ptx_operand *y, bool branch) {
     if (x->kind != y->kind || x->nelems != y->nelems || x->ival != y->ival || (x->neg != y->neg && x->kind != PTX_OP_IMM_INT) ||
-        (x->sreg != y->sreg)) {
+        (x->sreg && y->sreg && x->sreg != y->sreg)) {   /* a register named like a special one (.reg .u32 %laneid) is renamed */
         rc_fail(c, "operand shape differs", x->text, y->text);
         return;
     }
     switch (x->kind) {
     case PTX_OP_REG:
-        rc_name(c, &c->regs, x->name, y->name, !c->labels && !x->sreg, "register");
+        rc_name(c, &c->regs, x->name, y->name, !c->labels && !(x->sreg && y->sreg), "register");
         break;
     case PTX_OP_SYM:
         rc_name(c, c->labels ? &c->labs : &c->regs, x->name, y->name,
