@@ -778,8 +778,15 @@ int pipe_superopt_run(const pipe_superopt_in *in, const pipe_notes *notes, bool 
     ctx.default_model = in->default_model;
     ctx.gpu = gpu_available(ctx.gpu_why, sizeof ctx.gpu_why);
     json_t *kernels = json_array();
+    unsigned io0 = pg_io_failures();
     for (int i = 0; i < in->ncu; i++) superopt_source(in->cu[i], &ctx, kernels);
     int nk = (int)json_array_size(kernels);
+    unsigned io = pg_io_failures() - io0;
+    if (io && !failed) {   /* a temporary file for ptxas or the gate was not written: its verdict is no verdict */
+        pipe_note(notes, TAG ": %u temporary file%s could not be written during the extra step (a full disk?); no report, "
+                         "the build's exit status is 2\n", io, io == 1 ? "" : "s");
+        failed = true;
+    }
     if (nk && !failed) write_report(in->outdir, kernels, &ctx);   /* not a report of a run cut short */
     json_decref(kernels);
     if (write_failed) *write_failed = failed;
