@@ -161,27 +161,28 @@ void pipe_ptx_opts(const pipe_in *in, const pipe_out *out, gen_opts *o, pg_buf *
     o->comment_max = PTX_LITERATE_LINE_MAX;
 }
 
-bool pipe_model_retrieval(const char *model_path, char *out, size_t n) {
+/* A string of the model folder's base.json into out ("" when the folder, the file or the key is missing). */
+static void base_json_string(const char *model_path, const char *key, char *out, size_t n) {
     struct stat st;
-    if (!model_path || stat(model_path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    out[0] = 0;
+    if (!model_path || stat(model_path, &st) != 0 || !S_ISDIR(st.st_mode)) return;
     char p[4200];
     snprintf(p, sizeof p, "%s/base.json", model_path);
     json_t *j = json_load_file(p, 0, NULL);
-    const char *name = json_string_value(json_object_get(j, "retrieval"));
-    bool ok = name && *name && !strchr(name, '/') && strcmp(name, "..") && strcmp(name, ".") &&
-              (size_t)snprintf(out, n, "%s/%s", model_path, name) < n;
+    const char *v = json_string_value(json_object_get(j, key));
+    if (v && strlen(v) < n) snprintf(out, n, "%s", v);
     json_decref(j);
-    return ok;
+}
+
+bool pipe_model_retrieval(const char *model_path, char *out, size_t n) {
+    char name[256];
+    base_json_string(model_path, "retrieval", name, sizeof name);
+    return name[0] && !strchr(name, '/') && strcmp(name, "..") && strcmp(name, ".") &&
+           (size_t)snprintf(out, n, "%s/%s", model_path, name) < n;
 }
 
 bool pipe_model_is_two_stage(const char *model_path) {
-    struct stat st;
-    if (!model_path || stat(model_path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
-    char p[4200];
-    snprintf(p, sizeof p, "%s/base.json", model_path);
-    json_t *j = json_load_file(p, 0, NULL);
-    const char *pl = json_string_value(json_object_get(j, "pipeline"));
-    bool two = pl && !strcmp(pl, "plan-literate");
-    json_decref(j);
-    return two;
+    char pl[64];
+    base_json_string(model_path, "pipeline", pl, sizeof pl);
+    return !strcmp(pl, "plan-literate");
 }
