@@ -130,9 +130,11 @@ defcase logits_lora  io+malloc "-"                       no ""      -- "$P" logi
 if [ "$LIST" = 1 ]; then printf '%s\n' "${CASES[@]}"; exit 0; fi
 
 # ---- running one --------------------------------------------------------------------------
-mask() {   # wall-clock fields and dates -> fixed text
+mask() {   # wall-clock fields, dates and the wrapper report's seconds -> fixed text
     sed -E -e 's/("([a-z_]*seconds|seconds|tokens_per_s|samples_per_second|tok_per_s|date)"): *("[^"]*"|-?[0-9.eE+-]+)/\1: "T"/g' \
-           -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/DATE/g' "$1"
+           -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/DATE/g' \
+           -e 's/added [0-9.]+ s to the build for ([0-9]+) kernels? \([0-9.]+ s per kernel\)/added T s to the build for \1 kernels (T s per kernel)/' \
+           -e 's/\| [0-9]+\.[0-9]+ \|$/| T |/' "$1"   # the nvcc wrapper's Markdown report: seconds it added
 }
 # run DIR CASE [FAULT]: a fresh run folder with the fixture, the command in it; sets RC
 run() {
