@@ -46,13 +46,18 @@ STYLES = ["terse", "detailed", "card", "zh", "prose"]
 
 # ---- files ------------------------------------------------------------------------------------------
 def pid_alive(pid):
+    """Is pid running?  A zombie is not (a killed writer nobody reaped: kill(pid, 0) still succeeds)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[-1][:2] != " Z"
+    except OSError:
+        return True
 
 
 def atomic_write(path, write):
@@ -60,7 +65,7 @@ def atomic_write(path, write):
     a crash leaves the old file or the new one, never half of one (a half-written result would
     look done).  The temporary is removed when anything fails, and the error goes on."""
     for stale in glob.glob(glob.escape(path) + ".tmp.*"):   # left by a killed run (SIGKILL cleans nothing up)
-        pid = stale.rsplit(".", 1)[-1]
+        pid = stale[len(path) + len(".tmp."):].split(".")[0]   # ours: .tmp.PID; ptxgen's pg_out: .tmp.PID.N
         if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             with contextlib.suppress(OSError):
                 os.remove(stale)

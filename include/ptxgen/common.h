@@ -101,8 +101,9 @@ PG_API void pg_buf_free(pg_buf *b);
 
 /* Out of memory in an allocation that has no error path (arena, pg_buf, pg_vec,
  * and the CLI's JSON objects): prints "ptxgen: out of memory" to stderr and
- * ends the process with exit status 2, after removing the temporary files of
- * open pg_out outputs (atexit).  Allocations sized by their input (model
+ * ends the process with exit status 2 (_exit: one status even when another thread
+ * is exiting), after removing the temporary files of open pg_out outputs and the
+ * process's temporary folder.  Allocations sized by their input (model
  * weights, file contents) return PG_ERR_NOMEM instead. */
 PG_API _Noreturn void pg_oom(void);
 /* st, after making sure that a PG_ERR_NOMEM failure said so: when the call that

@@ -247,10 +247,20 @@ static void live_drop(int slot) {
     if (slot >= 0) __atomic_store_n(&live[slot].path, NULL, __ATOMIC_RELEASE);
 }
 
+static void tmp_remove_root(void);
+
 _Noreturn void pg_oom(void) {
+    /* One thread leaves, with status 2: exit() from a worker thread while the main thread is in
+     * exit() too is undefined, and was seen ending with status 0 and no output (logits, malloc
+     * sweep).  So the temporary files are removed here (what the atexit handlers would do; both
+     * removers are async-signal-safe) and the process ends with _exit; a second caller waits. */
+    static int leaving;
+    if (__atomic_exchange_n(&leaving, 1, __ATOMIC_ACQ_REL)) for (;;) pause();
     static const char msg[] = "ptxgen: out of memory\n";
     if (write(2, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
-    exit(2);   /* atexit handlers remove temporary files */
+    live_remove_all();
+    tmp_remove_root();
+    _exit(2);
 }
 
 pg_status pg_nomem_said(pg_status st, pg_diag_sink *diag, int e0, const char *file, const char *what) {
@@ -419,6 +429,22 @@ static void dir_of(const char *path, char *dir, size_t n) {
 /* Temporaries that a killed process left beside target ("<name>.tmp.<pid>.<n>" whose pid is
  * gone: SIGKILL runs no clean-up) are removed when the output is written again, so a crash
  * leaves nothing behind once the job is rerun.  A live pid's (another writer's) are kept. */
+/* Is process pid still running?  A zombie is not: a killed writer whose parent died with it may
+ * wait unreaped under a PID 1 that does not reap (containers), and kill(pid, 0) still succeeds. */
+static bool pid_running(long pid) {
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return false;
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return true;
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')');   /* "pid (comm) S ...": the state follows the name */
+    return !(rp && rp[1] == ' ' && rp[2] == 'Z');
+}
+
 static void remove_stale_temps(const char *target) {
     char dir[4096];
     dir_of(target, dir, sizeof dir);
@@ -432,7 +458,7 @@ static void remove_stale_temps(const char *target) {
         char *end;
         long pid = strtol(e->d_name + bl + 5, &end, 10);
         if (end == e->d_name + bl + 5 || *end != '.' || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        if (pid_running(pid)) continue;
         char p[8400];
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         unlink(p);

@@ -148,6 +148,25 @@ static void test_stale_temps(void) {
     CHECK(access(stale, F_OK) != 0, "the dead writer's temporary is gone");
     CHECK(access(alive, F_OK) == 0, "a live writer's temporary is kept");
     unlink(alive);
+    /* a zombie (killed, never reaped: kill(pid, 0) still succeeds) is no writer either */
+    pid_t z = fork();
+    if (z == 0) _exit(0);
+    char zpath[600], stat_path[64], buf[256] = "";
+    snprintf(zpath, sizeof zpath, "%s.tmp.%ld.0", path("st.txt"), (long)z);
+    snprintf(stat_path, sizeof stat_path, "/proc/%ld/stat", (long)z);
+    for (int i = 0; i < 200; i++) {   /* until the child has exited (a zombie) */
+        FILE *f = fopen(stat_path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f) fclose(f);
+        buf[n] = 0;
+        const char *rp = strrchr(buf, ')');
+        if (rp && rp[1] == ' ' && rp[2] == 'Z') break;
+        usleep(10000);
+    }
+    CHECK(pg_write_file(zpath, "half", 4, 0, &s) == PG_OK, "make the zombie's leftover");
+    CHECK(pg_write_file(path("st.txt"), "again\n", 6, 0, &s) == PG_OK, "write the output once more");
+    CHECK(access(zpath, F_OK) != 0, "a zombie writer's temporary is gone (state: %s)", strrchr(buf, ')') ? strrchr(buf, ')') : buf);
+    waitpid(z, &st, 0);
 }
 
 /* A FIFO is written directly (a reader gets the bytes); a reader that leaves is EPIPE, reported. */
