@@ -37,6 +37,8 @@ import time
 import numpy as np
 import torch
 
+import kvdecode
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 STYLES = ["terse", "detailed", "card", "zh", "prose"]
@@ -280,6 +282,8 @@ def main(argv=None):
     ap.add_argument("--twin-reserve", type=float, default=0,
                     help="with --twin and --deadline: the PTX turn stops this many seconds before the deadline")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--engine", choices=["static", "hf"], default="static",
+                    help="decoding cache: static (kvdecode.py, preallocated) or hf (transformers' own)")
     args = ap.parse_args(argv)
     # the PTX turn's cut-off (0: none); the twin turn runs to --deadline itself
     args.ptx_deadline = args.deadline - args.twin_reserve if args.twin and args.deadline else args.deadline
@@ -408,12 +412,12 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
         ids[i, L - len(p):] = torch.tensor(p)
         att[i, L - len(p):] = 1
     ids, att = ids.to(dev), att.to(dev)
-    pos = (att.cumsum(-1) - 1).clamp(min=0)             # [B][L]
     alive = list(range(B))                              # batch rows still generating
     with torch.no_grad():
         # in chunks of positions: a batch of long prompts (the two-stage model's carry the plan) would need
         # [B][heads][L][L] attention scores at once (313 GiB for 700 rows of ~2k tokens, seen 2026-12-04)
-        cache, logits = prefill(model, ids, att, PREFILL_CHUNK)             # [B][V]
+        dec = kvdecode.open_decoder(model, B, min(L + args.max_new + 1, model.config.max_position_embeddings), getattr(args, "engine", "static"))
+        logits = dec.start(ids, att)                                         # [B][V]
         for step in range(args.max_new):
             if past_deadline(args.ptx_deadline):
                 stats["cut_by_deadline"] = stats.get("cut_by_deadline", 0) + len(alive)
@@ -483,16 +487,10 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
                     write_kernel(seqs[row], args, lib, name, stats)
             if not keep:
                 break
-            tnext = torch.tensor(nxt, device=dev)[:, None]                       # [b][1]
-            att = torch.cat([att, torch.ones((att.shape[0], 1), dtype=att.dtype, device=dev)], dim=1)
             if len(keep) < len(alive):
-                kt = torch.tensor(keep, device=dev)
-                cache.batch_select_indices(kt)
-                att, tnext = att[kt], tnext[kt]
+                dec.keep(keep)
                 alive = [alive[j] for j in keep]
-            pos = (att.sum(-1, keepdim=True) - 1)                                # [b][1]
-            out = model(input_ids=tnext, attention_mask=att, position_ids=pos, past_key_values=cache, use_cache=True)
-            cache, logits = out.past_key_values, out.logits[:, -1, :].float()
+            logits = dec.step(torch.tensor([nxt[j] for j in keep], device=dev))   # [b][V]
         for row in alive:
             if not seqs[row].written:
                 write_kernel(seqs[row], args, lib, name, stats)
@@ -534,21 +532,6 @@ def write_atomic(path, data):
 
 
 # ---- the twin turn ----------------------------------------------------------------------------------
-def prefill(model, ids, att, chunk):
-    """The padded prompts ids/att [B][L] through the model in pieces of `chunk` positions (the full
-    [B][L][L] mask and attention of a batch of long twin prompts would not fit); returns the cache and
-    the last position's logits [B][V]."""
-    pos = (att.cumsum(-1) - 1).clamp(min=0)             # [B][L]
-    cache = None
-    for a in range(0, ids.shape[1], chunk):
-        b = min(ids.shape[1], a + chunk)
-        out = model(input_ids=ids[:, a:b], attention_mask=att[:, :b], position_ids=pos[:, a:b], past_key_values=cache,
-                    use_cache=True, logits_to_keep=1)
-        cache = out.past_key_values
-    return cache, out.logits[:, -1, :].float()
-
-
-PREFILL_CHUNK = 256
 
 
 def twin_turn(kernels, args, lib, fmt, tok, model, end_ids, pieces, special, gen, name):
@@ -591,7 +574,8 @@ def twin_turn(kernels, args, lib, fmt, tok, model, end_ids, pieces, special, gen
         text, ntok, fin, tb = [bytearray() for _ in batch], [0] * B, [False] * B, time.time()
         alive = list(range(B))                              # batch rows still sampling
         with torch.no_grad():
-            cache, logits = prefill(model, ids, att, PREFILL_CHUNK)
+            dec = kvdecode.open_decoder(model, B, min(L + max(c[2] for c in batch) + 1, ctx), getattr(args, "engine", "static"))
+            logits = dec.start(ids, att)                                            # [B][V]
             while alive:
                 if past_deadline(args.deadline):       # the next batch's check counts the rest
                     st["twin_cut_by_deadline"] += len(alive)
@@ -618,16 +602,10 @@ def twin_turn(kernels, args, lib, fmt, tok, model, end_ids, pieces, special, gen
                                time.time() - tb, args, name, st)
                 if not keep:
                     break
-                kt = torch.tensor(keep, device=dev)
-                tnext = torch.tensor(cand, device=dev)[kt][:, None]                 # [b][1]
-                att = torch.cat([att, torch.ones((att.shape[0], 1), dtype=att.dtype, device=dev)], dim=1)
                 if len(keep) < len(alive):
-                    cache.batch_select_indices(kt)
-                    att = att[kt]
+                    dec.keep(keep)
                     alive = [alive[j] for j in keep]
-                pos = att.sum(-1, keepdim=True) - 1                                 # [b][1]
-                out = model(input_ids=tnext, attention_mask=att, position_ids=pos, past_key_values=cache, use_cache=True)
-                cache, logits = out.past_key_values, out.logits[:, -1, :].float()
+                logits = dec.step(torch.tensor([cand[j] for j in keep], device=dev))  # [b][V]
     st["twin_seconds"] = round(time.time() - t0, 1)
     return st
 

@@ -35,6 +35,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate as G  # noqa: E402  (the shared pieces: libptxgen through ctypes, the PTX-turn decoder)
+import kvdecode  # noqa: E402
 
 STYLES = G.STYLES
 
@@ -64,7 +65,8 @@ def sample_free(model, tok, prompts, max_new, end_ids, pieces, special, args, ge
         text, ntok, fin = [bytearray() for _ in rows], [0] * B, [False] * B
         alive = [r for r in range(B) if limit[r] > 0]
         with torch.no_grad():
-            cache, logits = G.prefill(model, ids, att, G.PREFILL_CHUNK)
+            dec = kvdecode.open_decoder(model, B, min(L + max(limit) + 1, ctx), getattr(args, "engine", "static"))
+            logits = dec.start(ids, att)                                              # [B][V]
             step = 0
             while alive and not G.past_deadline(deadline):
                 lg = logits[:, :n]                                                    # [b][n]
@@ -87,16 +89,10 @@ def sample_free(model, tok, prompts, max_new, end_ids, pieces, special, args, ge
                             keep.append(j)
                 if not keep:
                     break
-                kt = torch.tensor(keep, device=dev)
-                tnext = torch.tensor(cand, device=dev)[kt][:, None]                   # [b][1]
-                att = torch.cat([att, torch.ones((att.shape[0], 1), dtype=att.dtype, device=dev)], dim=1)
                 if len(keep) < len(alive):
-                    cache.batch_select_indices(kt)
-                    att = att[kt]
+                    dec.keep(keep)
                     alive = [alive[j] for j in keep]
-                pos = att.sum(-1, keepdim=True) - 1                                   # [b][1]
-                out = model(input_ids=tnext, attention_mask=att, position_ids=pos, past_key_values=cache, use_cache=True)
-                cache, logits = out.past_key_values, out.logits[:, -1, :].float()
+                logits = dec.step(torch.tensor([cand[j] for j in keep], device=dev))    # [b][V]
                 step += 1
         for r, i in enumerate(rows):
             res[i] = (text[r].decode("utf-8", errors="replace"), ntok[r], fin[r])
@@ -182,6 +178,8 @@ def main(argv=None):
     ap.add_argument("--nvcc", default="nvcc")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--engine", choices=["static", "hf"], default="static",
+                    help="decoding cache: static (kvdecode.py, preallocated) or hf (transformers' own)")
     args = ap.parse_args(argv)
     args.time_budget = 0
     args.ptx_deadline = args.deadline

@@ -347,6 +347,86 @@ class TestRetrieveBinding(unittest.TestCase):
             lib.retr_load(os.path.join(ROOT, "tests", "golden", "retrieve", "synth.jsonl"))
 
 
+@unittest.skipUnless(HAS["torch"] and HAS["transformers"], "needs torch and transformers")
+class TestKVDecode(unittest.TestCase):
+    """kvdecode.py's preallocated cache against transformers' own (HFDecoder), float32 on the CPU:
+    left-padded rows of different lengths, prefill in pieces of rows and positions, rows ending at
+    different steps (lazily kept, then compacted), the cache growing twice, so every path of
+    StaticDecoder is compared."""
+
+    @classmethod
+    def setUpClass(cls):
+        import torch
+        from transformers import AutoModelForCausalLM
+        torch.manual_seed(0)
+        cls.torch = torch
+        cls.model = AutoModelForCausalLM.from_pretrained(TINY, dtype=torch.float32).eval()
+
+    def batch(self, lens, seed=3):
+        torch = self.torch
+        g = torch.Generator().manual_seed(seed)
+        L = max(lens)
+        ids = torch.zeros((len(lens), L), dtype=torch.long)     # [B][L] left-padded
+        att = torch.zeros((len(lens), L), dtype=torch.long)
+        for i, n in enumerate(lens):
+            ids[i, L - n:] = torch.randint(6, 6000, (n,), generator=g)
+            att[i, L - n:] = 1
+        return ids, att
+
+    def test_static_equals_hf(self):
+        import kvdecode as K
+        torch = self.torch
+        old = (K.PREFILL_CHUNK, K.PREFILL_ROWS, K.GROW)
+        K.PREFILL_CHUNK, K.PREFILL_ROWS, K.GROW = 5, 2, 4   # several pieces of rows and of positions; the cache grows
+        try:
+            lens = [13, 7, 1, 11, 9]
+            ids, att = self.batch(lens)
+            st = K.open_decoder(self.model, len(lens), ids.shape[1] + 12, "static")
+            hf = K.open_decoder(self.model, len(lens), ids.shape[1] + 12, "hf")
+            self.assertIsInstance(st, K.StaticDecoder)
+            a, b = st.start(ids, att), hf.start(ids.clone(), att.clone())
+            self.assertLess((a - b).abs().max().item(), 1e-4)
+            rows = list(range(len(lens)))
+            g = torch.Generator().manual_seed(7)
+            for step in range(10):
+                if step in (2, 5, 6):                   # one row ends: kept lazily, then compacted
+                    drop = rows[len(rows) // 2]
+                    keep = [j for j, r in enumerate(rows) if r != drop]
+                    rows = [rows[j] for j in keep]
+                    st.keep(keep)
+                    hf.keep(keep)
+                tok = torch.randint(6, 6000, (len(rows),), generator=g)
+                a, b = st.step(tok), hf.step(tok.clone())
+                self.assertEqual(a.shape, (len(rows), b.shape[1]))
+                self.assertLess((a - b).abs().max().item(), 1e-4, f"step {step}")
+            self.assertEqual(st.kv[0].shape[1], 2)      # compacted once the live rows fell to 2 of 5
+            self.assertEqual(st.kv[0].shape[3], 13 + 3 * 4)   # grew twice past the prompt + GROW
+        finally:
+            K.PREFILL_CHUNK, K.PREFILL_ROWS, K.GROW = old
+
+    def test_padding_does_not_matter(self):
+        """A row's logits are its own: alone and unpadded equals in a padded batch."""
+        import kvdecode as K
+        ids, att = self.batch([6, 3])
+        st = K.open_decoder(self.model, 2, 8, "static")
+        both = st.start(ids, att)
+        one = K.open_decoder(self.model, 1, 8, "static").start(ids[1:, 3:], att[1:, 3:])
+        self.assertLess((both[1] - one[0]).abs().max().item(), 1e-5)
+
+    def test_limits(self):
+        import kvdecode as K
+        ids, att = self.batch([4])
+        st = K.open_decoder(self.model, 1, 5, "static")
+        with self.assertRaisesRegex(ValueError, "longer than the cache"):
+            K.open_decoder(self.model, 1, 3, "static").start(ids, att)
+        st.start(ids, att)
+        st.step(self.torch.tensor([7]))
+        with self.assertRaisesRegex(ValueError, "cache of 5 positions is full"):
+            st.step(self.torch.tensor([7]))
+        with self.assertRaisesRegex(ValueError, "unknown decoding engine"):
+            K.open_decoder(self.model, 1, 5, "fast")
+
+
 if __name__ == "__main__":
     res = unittest.main(exit=False, verbosity=1).result
     bad = len(res.failures) + len(res.errors)

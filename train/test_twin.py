@@ -86,18 +86,22 @@ class TestTwinTurn(unittest.TestCase):
 
     def test_prefill_in_pieces_matches_whole(self):
         import torch
-        from generate import prefill
+        import kvdecode as K
         m, _ = self.model()
         ids = torch.tensor([[0, 0, 0, 7, 8, 9, 10, 11, 12, 13, 14], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]])
         att = (torch.arange(11)[None, :] >= torch.tensor([[3], [0]])).long()      # row 0 left-padded by 3
-        with torch.no_grad():
-            _, whole = prefill(m, ids, att, 64)
-            cache, pieces = prefill(m, ids, att, 4)
-            ref = m(input_ids=ids, attention_mask=att, position_ids=(att.cumsum(-1) - 1).clamp(min=0)).logits[:, -1, :]
-        self.assertEqual(tuple(pieces.shape), (2, m.config.vocab_size))
-        self.assertLess((whole - ref).abs().max().item(), 1e-4)
-        self.assertLess((pieces - ref).abs().max().item(), 1e-4)
-        self.assertEqual(cache.get_seq_length(), 11)
+        old = K.PREFILL_CHUNK
+        try:
+            with torch.no_grad():
+                ref = m(input_ids=ids, attention_mask=att, position_ids=(att.cumsum(-1) - 1).clamp(min=0)).logits[:, -1, :]
+                for engine in ("hf", "static"):
+                    for chunk in (64, 4):
+                        K.PREFILL_CHUNK = chunk
+                        got = K.open_decoder(m, 2, 12, engine).start(ids, att)
+                        self.assertEqual(tuple(got.shape), (2, m.config.vocab_size))
+                        self.assertLess((got - ref).abs().max().item(), 1e-4, (engine, chunk))
+        finally:
+            K.PREFILL_CHUNK = old
 
     def run_turn(self, out, deadline, finished=True):
         """twin_turn in-process on one finished (or unfinished) relu6 kernel, with the tiny model."""
