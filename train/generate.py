@@ -321,7 +321,9 @@ def main(argv=None):
         raise SystemExit("dec_vocab_from_pieces failed")
     mask_words = (n + 31) // 32
     maskbuf = (C.c_uint32 * mask_words)()
-    print(json.dumps({"event": "loaded", "seconds": round(time.time() - t_load, 1), "vocab": n, "rows": vocab_rows, "format": fmt}), flush=True)
+    args.engine, eng = kvdecode.selfcheck(model, args.engine)
+    print(json.dumps(dict({"event": "loaded", "seconds": round(time.time() - t_load, 1), "vocab": n, "rows": vocab_rows, "format": fmt},
+                          **eng)), flush=True)
 
     # the cases: every task x style x sample that is not done yet
     only = set(args.only.split(",")) if args.only else None

@@ -214,7 +214,8 @@ def main(argv=None):
     gen = torch.Generator(device=args.device)
     gen.manual_seed(args.seed)
     log = lambda **kw: print(json.dumps(dict(kw, elapsed=round(time.time() - G.T0, 1))), flush=True)  # noqa: E731
-    log(event="loaded", seconds=round(time.time() - t_load, 1), vocab=n)
+    args.engine, eng = kvdecode.selfcheck(model, args.engine)
+    log(event="loaded", seconds=round(time.time() - t_load, 1), vocab=n, **eng)
 
     cases, trans = load_cases(args, lib)
     rlib = lib.retr_load(args.retrieve) if args.retrieve else None

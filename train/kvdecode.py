@@ -264,6 +264,43 @@ class StaticDecoder:
 _WEIGHTS = {}
 
 
+def selfcheck(model, engine="static", rows=3, steps=4):
+    """The engine to use for `model`, decided once per process on its own device: the static
+    engine against transformers' cache on a few random left-padded rows (prefill + steps), in the
+    model's dtype.  Returns (engine, report); the report says why "hf" was chosen when the static
+    engine raised or its next-token distributions differ (total variation > 0.1 at any position;
+    two bf16 implementations of the same model differ by far less)."""
+    if engine != "static":
+        return engine, {"engine": engine}
+    why = static_unsupported(model)
+    if why:
+        return "hf", {"engine": "hf", "why": why}
+    p = next(model.parameters())
+    g = torch.Generator().manual_seed(0)
+    V = model.get_output_embeddings().weight.shape[0]
+    lens = [9, 5, 1][:rows]
+    L = max(lens)
+    ids = torch.randint(0, V, (len(lens), L), generator=g)               # [B][L] left-padded
+    att = (torch.arange(L)[None, :] >= torch.tensor([[L - n] for n in lens])).long()
+    toks = torch.randint(0, V, (steps, len(lens)), generator=g)
+    worst = 0.0
+    try:
+        with torch.no_grad():
+            a = open_decoder(model, len(lens), L + steps + 1, "static")
+            b = HFDecoder(model)
+            pairs = [(a.start(ids.to(p.device), att.to(p.device)), b.start(ids.to(p.device), att.to(p.device)))]
+            for t in toks:
+                pairs.append((a.step(t.to(p.device)), b.step(t.to(p.device))))
+            for x, y in pairs:
+                tv = 0.5 * (torch.softmax(x, -1) - torch.softmax(y, -1)).abs().sum(-1).max().item()
+                worst = max(worst, tv)
+    except RuntimeError as e:
+        return "hf", {"engine": "hf", "why": f"the static engine failed: {str(e)[:300]}"}
+    if not worst <= 0.1:
+        return "hf", {"engine": "hf", "why": f"the static engine's distributions differ from transformers' (total variation {worst:.3f})"}
+    return "static", {"engine": "static", "selfcheck_tv": round(worst, 5)}
+
+
 def open_decoder(model, batch, max_len, engine="static"):
     """A decoder for `batch` rows of up to `max_len` positions (prompt + new tokens) of `model`.
     engine "static": the preallocated cache (falls back to "hf" for a model it does not know);

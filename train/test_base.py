@@ -413,6 +413,20 @@ class TestKVDecode(unittest.TestCase):
         one = K.open_decoder(self.model, 1, 8, "static").start(ids[1:, 3:], att[1:, 3:])
         self.assertLess((both[1] - one[0]).abs().max().item(), 1e-5)
 
+    def test_selfcheck(self):
+        import kvdecode as K
+        self.assertEqual(K.selfcheck(self.model)[0], "static")
+        self.assertEqual(K.selfcheck(self.model, "hf"), ("hf", {"engine": "hf"}))
+        # a static engine that disagrees with transformers' is not used
+        old = K._rope
+        K._rope = lambda x, cos, sin: x
+        try:
+            eng, rep = K.selfcheck(self.model)
+        finally:
+            K._rope = old
+        self.assertEqual(eng, "hf")
+        self.assertIn("total variation", rep["why"])
+
     def test_limits(self):
         import kvdecode as K
         ids, att = self.batch([4])
