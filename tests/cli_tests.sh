@@ -29,14 +29,6 @@ QUICK=${PTXGEN_QUICK:-0}
 EVAL_QUICK=()
 [ "$QUICK" = 1 ] && EVAL_QUICK=(--max-tokens 128)
 
-# the device scripts only run on the GPU machine: here at least their syntax, and that each
-# prints its usage for an unknown stage (exit 2)
-for f in bench/device_*.sh; do
-    expect_rc 0 "bash -n $f" bash -n "$f"
-done
-expect_rc 2 "device_base.sh usage" env OUT="$tmp/dev" bash bench/device_base.sh no-such-stage
-expect_rc 2 "device_expert.sh usage" env OUT="$tmp/dev" bash bench/device_expert.sh no-such-stage
-
 # exit codes
 expect_rc 0 "check valid" "$P" check examples/vecadd.ptx
 expect_rc 1 "check invalid" "$P" check tests/golden/bad_vecadd.ptx

@@ -22,10 +22,6 @@ have_nvcc=0
 { command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; } && have_nvcc=1
 export PATH="$PATH:${CUDA_HOME:-/usr/local/cuda}/bin"
 
-# the model's recipe runs on the GPU machine: here its syntax, and its usage for an unknown step
-expect_rc 0 "bash -n train/recipe.sh" bash -n train/recipe.sh
-expect_rc 2 "recipe usage" env OUT="$tmp/dev" bash train/recipe.sh no-such-step
-
 # retrieve: a library from a synth dataset (skips counted, a held-out suite's task kept out), queries
 "$P" retrieve build --in tests/golden/retrieve/synth.jsonl --out "$tmp/lib.jsonl" --per-family 2 --max-ptx-bytes 200 \
     --exclude bench/suite,bench/suite-prose 2>"$tmp/rb.err" && [ "$(wc -l < "$tmp/lib.jsonl")" -eq 3 ] &&

@@ -55,6 +55,7 @@ for t in "$@"; do
 done
 if [ "$QUICK" = 1 ]; then
     run_suite "cli+golden" env PTXGEN="$PTXGEN" PTXGEN_QUICK=1 bash tests/cli_tests.sh
+    run_suite "model recipe (train/recipe.sh: steps, --print, unpack; no GPU)" bash tests/recipe_tests.sh
     run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
     run_suite "io (output names, write failures, stdout, --json, new inputs)" env PTXGEN="$PTXGEN" bash tests/io_tests.sh
     run_suite "ci deps (.ci/run installs what the tests import)" bash tests/ci_deps.sh
@@ -91,6 +92,7 @@ if [ -x "$BUILD/san/tests/ptx/test_mutants" ] && [ -f tests/mutants.sh ]; then
     run_suite "mutants (validator detection vs ptxas)" bash tests/mutants.sh "$CORPUS" "$BUILD/san/tests/ptx/test_mutants"
 fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
+run_suite "model recipe (train/recipe.sh: steps, --print, unpack; no GPU)" bash tests/recipe_tests.sh
 run_suite "diff_ptxas (libptx vs ptxas: regression cases, fixed-seed fuzz run)" env PTXGEN_BUILD="$BUILD" bash tests/diff_ptxas/smoke.sh
 run_suite "literate+two-stage" env PTXGEN="$PTXGEN" bash tests/literate_tests.sh
 run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh

@@ -1,11 +1,29 @@
 #!/usr/bin/env bash
-# train/recipe.sh — the one recipe of the shipped two-stage model (docs/LITERATE.md, docs/MODELS.md):
-# data, training, evaluation per stage and the adapter, on the H200 in steps of at most ten minutes
-# (one device call each; the machine keeps /tmp between calls made back to back).
+# train/recipe.sh — the one way to build the shipped models from the repository: data, training,
+# evaluation and packaging, on the H200 in steps of at most ten minutes (one device call each; the
+# machine keeps /tmp between calls made back to back). docs/MODELS.md "Rebuilding the shipped models"
+# gives each model's command sequence and how long it takes on one H200.
+#   bash train/recipe.sh --print STEP [ARGS]   what STEP would run, without running it
 #
-# Here (the build machine), once:
+# The default model (models/default, 15M parameters from scratch; carry build/ptxgen):
+#   default-train    on the device: synth, pairs, train/train.py, the model into $OUT (train/steps/default.sh;
+#                    SYNTH_SEED, SYNTH_COUNT, SYNTH_MAX_S, TRAIN_ARGS choose the phase)
+#   default-eval     on the device: ptxgen eval of models/default on bench/suite, sharded, then the timing
+#                    pass (train/steps/eval.sh; RESUME_FROM=DIR continues a cut run)
+#   default-ship     on the device: the checks that go with a new models/default and the super-optimization
+#                    adapter retrained on it, in $OUT/model_checks.tgz (train/steps/ship_checks.sh)
+#   unpack SRC DEST [LOG]  here: the files a call returned into a model folder (the shipped files only;
+#                    the model card DEST/README.md is written by hand): SRC is default-train's $OUT (model/*
+#                    + model_rest.tar.gz; its train_log.jsonl becomes DEST/LOG, default train_log.jsonl) or
+#                    wait's adapter-ARM.tgz
+# Other device work, one stage per call (the script's header lists its stages):
+#   base STAGE ...   train/steps/base.sh: the pretrained bases' runs (bake-off, long run, A/Bs, expert-ready)
+#   expert STAGE ... train/steps/expert.sh: expert iteration (docs/LEARNING.md)
+#   superopt         train/steps/superopt.sh: the super-optimization adapter alone
+#
+# The two-stage model (models/qwen-plan; docs/LITERATE.md). Here (the build machine), once:
 #   bash train/recipe.sh pack            build, then cut the base (GGUF + tokenizer + the gguf wheel) into
-#                                        pieces under .carry-pieces/ (bench/pieces.sh) and the binaries into
+#                                        pieces under .carry-pieces/ (train/pieces.sh) and the binaries into
 #                                        .carry/bin; hold/unhold move the big tracked files out of the tree
 #                                        for the calls (each call carries the whole tree, 64 MiB with a piece)
 #   bash train/recipe.sh hold | unhold
@@ -21,7 +39,7 @@
 #                    samples are there ($P/retrieval.jsonl: `ptxgen retrieve build`, LIB_PER_FAMILY 24 a
 #                    family, both suites excluded) and writes $P/pairs-rag.jsonl: the plan arm's pairs with
 #                    the nearest kernels in both prompts (`prompts --retrieve`, a sample never sees its own)
-#   train TS ARMS    assemble, convert the GGUF (bench/device_base.sh), then one LoRA per arm side by side
+#   train TS ARMS    assemble, convert the GGUF (train/steps/base.sh), then one LoRA per arm side by side
 #                    for TS seconds each (ARMS: plan, rag, single, or several: "plan rag"; INIT_PLAN=DIR
 #                    continues the plan and rag arms from an adapter, e.g. the committed models/qwen-plan),
 #                    reading its pairs file as it grows; returns at CALL_S (570) s
@@ -34,12 +52,35 @@
 #                    report), summary.md and gen.tgz (plans, kernels, held-in tasks, training logs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+PRINT=0; [ "${1:-}" = --print ] && { PRINT=1; shift; }
+stage=${1:-}; shift || true
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d'; }
+# the steps whose work is a script of train/steps/ (the rest run below, in this file)
+step_script() {
+    case "$1" in
+    default-train) echo train/steps/default.sh ;;
+    default-eval) echo train/steps/eval.sh ;;
+    default-ship) echo train/steps/ship_checks.sh ;;
+    base) echo train/steps/base.sh ;;
+    expert) echo train/steps/expert.sh ;;
+    superopt) echo train/steps/superopt.sh ;;
+    esac
+}
+script=$(step_script "$stage")
+if [ "$PRINT" = 1 ]; then
+    if [ -n "$script" ]; then echo "bash $script$([ $# -eq 0 ] || printf ' %q' "$@")"; exit 0; fi
+    case "$stage" in
+    pack|hold|unhold|start|grow-loop|put|train|wait|gen|verify|unpack) echo "train/recipe.sh $stage: runs in train/recipe.sh itself"; exit 0 ;;
+    *) usage; exit 2 ;;
+    esac
+fi
+# (before the settings below: a script of train/steps/ runs as it would on its own)
+[ -n "$script" ] && exec bash "$script" "$@"
 P=/tmp/pg
 OUT=${OUT:-/tmp/pg-out}
 BIN=$P/bin
 export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
 [ -d "$P/site" ] && export PYTHONPATH="$P/site"
-stage=${1:-}; shift || true
 need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier step did not run" >&2; exit 3; }; }
 bins() { if [ -d .carry/bin ]; then mkdir -p "$BIN"; cp .carry/bin/* "$BIN/"; fi; need "$BIN/ptxgen"; }
 
@@ -55,7 +96,7 @@ AutoTokenizer.from_pretrained("models/base", gguf_file="qwen2.5-coder-0.5b-instr
 PY
     whl=$(mktemp -d)
     python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -d "$whl" gguf==0.19.0 || exit 2
-    rm -rf .carry-pieces && PIECE_MB=${PIECE_MB:-48} bash bench/pieces.sh .carry-pieces models/base/qwen2.5-coder-0.5b-instruct.gguf - \
+    rm -rf .carry-pieces && PIECE_MB=${PIECE_MB:-48} bash train/pieces.sh .carry-pieces models/base/qwen2.5-coder-0.5b-instruct.gguf - \
         "$tokdir" - "$whl"/*.whl
     rm -rf .carry && mkdir -p .carry/bin && cp build/ptxgen build/libptxgen.so .carry/bin/ && strip --strip-debug .carry/bin/*
     mkdir -p .git/info; grep -qx "/.carry/" .git/info/exclude || echo '/.carry/' >> .git/info/exclude
@@ -137,7 +178,7 @@ train)
     TS=${1:-600}; ARMS=${2:-plan}
     t0=$(date +%s)
     bins
-    [ -e "$P/up/SHA256SUMS" ] || bash bench/device_base.sh assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
+    [ -e "$P/up/SHA256SUMS" ] || bash train/steps/base.sh assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
     python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
     [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
         > "$P/convert.log" 2>&1 || { tail "$P/convert.log"; exit 3; }
@@ -253,8 +294,33 @@ verify)
     tar czf "$OUT/gen.tgz" -C "$P" $(for a in $ARMS; do echo "gen-$a"; done) heldin $(for a in $ARMS; do echo "arm-$a/train_log.jsonl"; done) 2>/dev/null
     ls -la "$OUT"
     ;;
+unpack)   # here: what a call returned -> a model folder, the files that ship and nothing else
+    src=${1:-}; dest=${2:-}; log=${3:-train_log.jsonl}
+    [ -n "$src" ] && [ -n "$dest" ] || { echo "usage: train/recipe.sh unpack SRC DEST [LOG]" >&2; exit 2; }
+    tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+    if [ -f "$src" ]; then   # wait's adapter-ARM.tgz: arm-ARM/ inside
+        tar xzf "$src" -C "$tmp" || { echo "$src: not a tar.gz" >&2; exit 3; }
+        a=$(ls -d "$tmp"/arm-*/ 2>/dev/null | head -n 1)
+        [ -n "$a" ] && [ -f "$a/adapter_model.safetensors" ] || { echo "$src: no arm-*/adapter_model.safetensors inside" >&2; exit 3; }
+        mkdir -p "$dest" || exit 3
+        for f in adapter_config.json adapter_model.safetensors base.json train_log.jsonl retrieval.jsonl; do
+            [ -f "$a/$f" ] && { cp "$a/$f" "$dest/$f" || exit 3; }
+        done
+    else   # default-train's $OUT: model/*.safetensors and model_rest.tar.gz (train/steps/default.sh's header)
+        ls "$src"/model/*.safetensors > /dev/null 2>&1 && [ -f "$src/model_rest.tar.gz" ] ||
+            { echo "$src: no model/*.safetensors and model_rest.tar.gz (what default-train returns)" >&2; exit 3; }
+        tar xzf "$src/model_rest.tar.gz" -C "$tmp" || { echo "$src/model_rest.tar.gz: not a tar.gz" >&2; exit 3; }
+        [ -f "$tmp/config.json" ] || { echo "$src/model_rest.tar.gz: no config.json" >&2; exit 3; }
+        mkdir -p "$dest" && rm -f "$dest"/model.safetensors "$dest"/model-*-of-*.safetensors && cp "$src"/model/*.safetensors "$dest/" || exit 3
+        for f in config.json generation_config.json model.safetensors.index.json tokenizer.json tokenizer_config.json; do
+            [ -f "$tmp/$f" ] && { cp "$tmp/$f" "$dest/$f" || exit 3; }
+        done
+        [ -f "$src/train_log.jsonl" ] && { cp "$src/train_log.jsonl" "$dest/$log" || exit 3; }
+    fi
+    ls "$dest"
+    ;;
 *)
-    sed -n '2,30p' "$0"
+    usage
     [ -z "$stage" ] || exit 2
     ;;
 esac

@@ -1,7 +1,7 @@
 """test_expert.py — CPU tests of expert iteration's data path (train/expert_iter.py) and of
 lora_base.py --init-adapter: kernels and a results document in -> the kept kernels and
 chatml training pairs out, resumable; tiny models only.  The GPU parts (verification,
-re-verification with more seeds, timing) run on the H200 through bench/device_expert.sh.
+re-verification with more seeds, timing) run on the H200 through train/steps/expert.sh.
 
   bash tests/train_tests.sh train/test_expert.py   # ends with "expert: N passed, N failed, N skipped"
 """

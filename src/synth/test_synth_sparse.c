@@ -7,7 +7,7 @@
  *
  * SPARSE_N=K seeds per family (default 24); SPARSE_DUMP=DIR also writes each
  * sample's task folder (task.json, kernel.ptx, reference.cu) under DIR, the
- * input of bench/device_families.sh. */
+ * input of tests/gpu/families.sh. */
 #include "common/test.h"
 #include "ptxgen/ptx.h"
 #include "synth/family_internal.h"   /* the per-family generators */

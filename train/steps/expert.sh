@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# bench/device_expert.sh — expert iteration on the GPU machine (issue 16), one stage per
+# train/steps/expert.sh — expert iteration on the GPU machine (issue 16), one stage per
 # device call (each <= 600 s); every stage resumes from the files the earlier calls left in
 # /tmp/pg (a warm machine keeps them; a replaced machine says MISSING and you start over).
-# Needs what bench/device_base.sh's main-train left: $P/qwen-hf (the base, bf16 HF) and
+# Needs what train/steps/base.sh's main-train left: $P/qwen-hf (the base, bf16 HF) and
 # $P/qwen-lora (the starting adapter), plus the carried binaries (.carry/bin).
 #
 #   pool N [SEED]     N task-only training tasks (ptxgen synth --tasks-only) in $P/pool, plus the
@@ -29,7 +29,7 @@
 # The suites are sampled at temperature 0.3 with the same seed every round (rounds compare case by
 # case, and with every other suite eval); the pool at 0.7 with a seed per round.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 P=/tmp/pg
 OUT=${OUT:-/tmp/pg-out}
 BIN=$P/bin

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# device_twin.sh — CUDA C twins on the GPU machine (one device call).
-# Usage on the device: bash bench/device_twin.sh OUTDIR   (expects a prebuilt build/ptxgen)
+# tests/gpu/twin.sh — CUDA C twins on the GPU machine (one device call).
+# Usage on the device: bash tests/gpu/twin.sh OUTDIR   (expects a prebuilt build/ptxgen)
 # 1. tests/gpu_tests.sh's twin checks (GPU_TESTS_ONLY=twin; set GPU_TESTS_ONLY= for all of it): the
 #    verdicts of ptxgen twin and eval's twin precision;
 # 2. each tests/twin/*.cu twin against nvcc's own PTX of it (ptxgen twin): the inferred task must

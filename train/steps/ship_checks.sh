@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# bench/device_model_checks.sh — the checks that go with shipping a new models/default, on the
-# GPU machine (device tool), usually in the background of bench/device_eval.sh:
-#   1. the super-optimization adapter retrained on the new base (bench/device_superopt.sh, DDP=0):
+# train/steps/ship_checks.sh — the checks that go with shipping a new models/default, on the
+# GPU machine (device tool), usually in the background of train/steps/eval.sh:
+#   1. the super-optimization adapter retrained on the new base (train/steps/superopt.sh, DDP=0):
 #      an adapter is only valid for the base it was trained on;
 #   2. train/check_hf.py: transformers vs train/model.py vs the C engine on models/default, and
 #      peft.PeftModel(models/default, new adapter) vs our merged model;
 #   3. tests/gpu_tests.sh (the harness's adversarial cases).
 # Writes $OUT/model_checks.tgz (superopt/ adapter, logs, check_hf JSON verdicts).
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 FINAL=${OUT:?set OUT}
 W=${WORK:-/tmp/ptxgen-model-checks}
 mkdir -p "$W"
 export PATH="$PATH:/usr/local/cuda/bin" HF_HUB_OFFLINE=1
 t0=$(date +%s)
 say() { echo "[model_checks +$(( $(date +%s) - t0 ))s] $*"; }
-OUT=$W DDP=0 SO_GPU=${SO_GPU:-1} timeout 200 bash bench/device_superopt.sh > "$W/superopt.txt" 2>&1
+OUT=$W DDP=0 SO_GPU=${SO_GPU:-1} timeout 200 bash train/steps/superopt.sh > "$W/superopt.txt" 2>&1
 say "superopt adapter rc $?"; tail -3 "$W/superopt.txt"
 CUDA_VISIBLE_DEVICES=${SO_GPU:-1} timeout 90 python3 train/check_hf.py models/default --ptxgen build/ptxgen \
     > "$W/check_hf_base.json" 2> "$W/check_hf_base.err"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/device_funnel.sh — the GPU side of the one verification funnel (issue 18, branch
+# tests/gpu/funnel.sh — the GPU side of the one verification funnel (issue 18, branch
 # arch-funnel), which the build machine cannot run:
 #   1. tests/nvcc_wrapper.sh with a GPU: the wrapper's differential test, now task_from_ptx +
 #      gpu_run_diff (src/gpu/run.c's harness), must say "pass" for a candidate equal to nvcc's
@@ -10,7 +10,7 @@
 #      (correct kernels stay "ok", the JSON as before).
 # Expects build/ptxgen (carried). Writes $OUT/funnel/; prints a short table last. <= 300 s.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ptxgen-out}/funnel
 mkdir -p "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin"

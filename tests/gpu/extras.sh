@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/device_extras.sh — GPU checks that go with an evaluation run (called by
-# device_eval.sh through EXTRA=...; writes into $OUT):
+# tests/gpu/extras.sh — GPU checks that go with an evaluation run (called by
+# train/steps/eval.sh through EXTRA=...; writes into $OUT):
 #   HF/transformers + C engine logits parity on models/default, the mutation
 #   kinds of the synthesis pipeline run against their references, a sample of
 #   every parametric family, and the Jupyter/CuPy end-to-end check.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ptxgen-out}
 export PATH="$PATH:/usr/local/cuda/bin" HF_HUB_OFFLINE=1
 echo "== parity: transformers vs train/model.py vs C engine"
@@ -19,7 +19,7 @@ if [ -d build/mutant_suite ]; then
 fi
 if [ -d build/family_suite ]; then
     echo "== parametric families on the GPU"
-    BUDGET=50 OUT="$OUT" bash bench/device_families.sh build/family_suite 2>&1 | tail -12
+    BUDGET=50 OUT="$OUT" bash tests/gpu/families.sh build/family_suite 2>&1 | tail -12
 fi
 echo "== Jupyter magic + CuPy launch"
 PTXGEN_BIN=$PWD/build/ptxgen timeout 60 python3 python/device_check.py --model models/default --arch sm_90 \

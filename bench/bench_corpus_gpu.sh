@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# device_run.sh — what one call on the lent H200 runs (see bench/NOTES.md).
-# Usage on the device: bash bench/device_run.sh OUTDIR [TASK-GLOB]
+# bench/bench_corpus_gpu.sh — the corpus benchmark on the GPU machine, one device call (see bench/NOTES.md).
+# Usage on the device: bash bench/bench_corpus_gpu.sh OUTDIR [TASK-GLOB]
 # Expects a prebuilt build/ptxgen (carried from the build machine).
 set -u
 out=${1:?OUTDIR}

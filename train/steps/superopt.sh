@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/device_superopt.sh — on the GPU machine (device tool), usually in the
-# background of bench/device_eval.sh:
+# train/steps/superopt.sh — on the GPU machine (device tool), usually in the
+# background of train/steps/eval.sh:
 #   1. the super-optimization pairs: corpus kernels that measured faster than
 #      nvcc's PTX of their reference.cu (RESULTS, a `ptxgen run --suite corpus`
 #      report), prompt = nvcc's PTX, completion = the faster kernel;
@@ -11,7 +11,7 @@
 # Knobs: RESULTS, SO_BASE (models/default), SO_STEPS (80), SO_MAXLEN (4096: the pairs carry nvcc's whole PTX), SO_GPU
 # (the GPU for step 2), DDP (1; 0 skips step 3), WORK.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:?set OUT}
 W=${WORK:-/tmp/ptxgen-superopt}
 P=${PTXGEN:-build/ptxgen}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# device_train.sh — train the shipped model on the lent H200 in ONE device call (<= 590 s).
+# train/steps/default.sh — the shipped default model (models/default) on the lent H200 in ONE device call (<= 590 s).
 #
 # Run from the repository root on the device, with build/ptxgen carried from the build machine:
-#     bash bench/device_train.sh                 # $OUT set by the device tool
+#     bash train/steps/default.sh                 # $OUT set by the device tool
 # Knobs (environment): TOTAL_S (590) wall budget of the whole script, SYNTH_COUNT (50000),
 # SYNTH_JOBS (16), SYNTH_MAX_S (200) cap on generation, SYNTH_SEED (1), TRAIN_ARGS (extra train.py flags;
 # e.g. "--phase finetune --base models/default --full-finetune" continues the shipped model),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/device_families.sh — GPU correctness of the parametric synthesis
+# tests/gpu/families.sh — GPU correctness of the parametric synthesis
 # families (src/synth/family*.c): N samples per family, each checked by
 # `ptxgen run` against its C reference (5 seeds x every distribution x every
 # size, poisoned outputs, guard zones), no timing, no nvcc baseline.
@@ -11,9 +11,9 @@
 #     make build/san/tests/synth/test_synth_family
 #     SYNTH_FAMILY_DUMP=bench/family_suite SYNTH_FAMILY_N=10 build/san/tests/synth/test_synth_family
 # then on the device (build/ptxgen carried, <= 90 s for N=10, 70 tasks):
-#     OUT=... bash bench/device_families.sh [SUITE_DIR]
+#     OUT=... bash tests/gpu/families.sh [SUITE_DIR]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ptxgen-out}
 SUITE=${1:-bench/family_suite}
 BUDGET=${BUDGET:-85}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/device_integrations.sh — one real end-to-end run of each integration on the
+# tests/gpu/integrations.sh — one real end-to-end run of each integration on the
 # GPU machine (issue 8), results into $OUT:
 #   1. ptxgen-nvcc on examples/nvcc/kernels.cu: the normal build, <kernel>_baseline.ptx,
 #      <kernel>_superopt.ptx from the super-optimization adapter (models/superopt, or
@@ -8,7 +8,7 @@
 #      a slower rewrite) with ptxas -v, and --from-cu on the same .cu file;
 #   3. the Jupyter magic + CuPy launch (python/device_check.py).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:?set OUT}
 P=$PWD/${PTXGEN:-build/ptxgen}
 export PATH="$PATH:/usr/local/cuda/bin" HF_HUB_OFFLINE=1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/device_corpus_literate.sh — the literate corpus on the GPU (issue 28, docs/LITERATE.md).
+# tests/gpu/corpus_literate.sh — the literate corpus on the GPU (issue 28, docs/LITERATE.md).
 # Two runs of `ptxgen run` (5 seeds x every distribution x every size, poisoned outputs, guard
 # zones; no timing, no nvcc baseline) over the corpus tasks:
 #   1. literate: every corpus/<task>/kernel.ptx, the hand kernel with its plan comments;
@@ -7,13 +7,13 @@
 #      the kernel of a temporary suite (task.json copied, the kernel file plan.ptx).
 # Prints both counts (and the tasks that fail); reports in $OUT/literate.{json,txt} and
 # $OUT/plans.{json,txt}, nvcc logs of plans that do not compile in $OUT/nvcc/.
-# Usage on the device (build/ptxgen carried): OUT=... bash bench/device_corpus_literate.sh [TASK-GLOB]
+# Usage on the device (build/ptxgen carried): OUT=... bash tests/gpu/corpus_literate.sh [TASK-GLOB]
 # DRY_RUN=1 runs `ptxgen run --dry-run` instead (no GPU: spec, check, ptxas, signatures, the C
 # reference on the smallest size), which is what the build machine can check.
 # Exit: 0 when every kernel and every plan is correct (dry run: statically ok), 1 otherwise, 2 on
 # a usage error (no ptxgen, no nvcc, no task).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ptxgen-out}
 GLOB=${1:-*}
 BUDGET=${BUDGET:-280}   # seconds per run (two runs; a device call has 600)

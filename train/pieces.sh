@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/pieces.sh — pack the large inputs of bench/device_base.sh (the base GGUFs,
+# train/pieces.sh — pack the large inputs of train/steps/base.sh (the base GGUFs,
 # their tokenizer files, the gguf wheel) into one tar split into pieces small enough
 # to travel one per device call, with a MANIFEST of sha256 sums.
-#   bash bench/pieces.sh OUTDIR QWEN.gguf SMOL.gguf QWEN_TOK_DIR SMOL_TOK_DIR WHEEL...
+#   bash train/pieces.sh OUTDIR QWEN.gguf SMOL.gguf QWEN_TOK_DIR SMOL_TOK_DIR WHEEL...
 # SMOL.gguf and SMOL_TOK_DIR may be "-" (a Qwen-only bundle: two pieces fewer).
 # Then per call: put one piece and OUTDIR/MANIFEST into .carry/ and run
-# `bash bench/device_base.sh put` with carry [".carry"].
+# `bash train/steps/base.sh put` with carry [".carry"].
 set -euo pipefail
 out=$1 qwen=$2 smol=$3 qtok=$4 stok=$5; shift 5
 size=${PIECE_MB:-54}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/device_eval.sh — the evaluation run on the GPU machine, in one call of
+# train/steps/eval.sh — the evaluation run on the GPU machine, in one call of
 # the device tool (<= 600 s).  Expects build/ptxgen (carried) and
 # models/default (the trained model) in the working tree; writes under $OUT.
 #
@@ -11,7 +11,7 @@
 #   4. Markdown report
 #   5. extra checks given as scripts in EXTRA (each with its own timeout)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ptxgen-out}
 FINAL=$OUT                      # the device returns at most 8 files: work elsewhere, tar at the end
 OUT=${WORK:-/tmp/ptxgen-eval}
