@@ -13,19 +13,14 @@ There is one card parser, ``gen_card_parse`` in src/decode/card.c: ``ptxgen gen`
 uses it, and this module calls it through libptxgen.so (``gen_card_json``, ctypes),
 so the signature the glue code passes is the one ``ptxgen gen`` forced.  What is
 added here is only the NumPy side of the glue (dtypes and components per element).
-The library is $PTXGEN_LIB, else build/libptxgen.so of the source checkout this
-package sits in, else the one next to the ``ptxgen`` binary (build/ or ../lib/),
-else the system's (ldconfig).
+Which library: lib.py (``find_library``).
 """
 import ctypes
-import ctypes.util
 import json
-import os
-import shutil
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from .runner import PtxgenError
+from .lib import LibraryError, _PgBuf, find_library
 
 __all__ = ["Card", "Param", "CardError", "LibraryError", "parse_card", "normalize_card", "ptx_identifier", "find_library"]
 
@@ -34,38 +29,7 @@ class CardError(ValueError):
     """The text is not a usable kernel card (the message says why)."""
 
 
-class LibraryError(PtxgenError):
-    """libptxgen.so (the C card parser) cannot be found or loaded."""
-
-
-class _PgBuf(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_char_p), ("len", ctypes.c_size_t), ("cap", ctypes.c_size_t)]
-
-
 _LIB = None
-
-
-def find_library() -> str:
-    """The path of libptxgen.so this package uses (see the module docstring)."""
-    env = os.environ.get("PTXGEN_LIB")
-    if env:
-        if not os.path.isfile(env):
-            raise LibraryError(f"PTXGEN_LIB={env} is not a file")
-        return env
-    here = os.path.dirname(os.path.abspath(__file__))
-    cands = [os.path.normpath(os.path.join(here, "..", "..", "build", "libptxgen.so"))]
-    exe = os.environ.get("PTXGEN_BIN") or shutil.which("ptxgen")
-    if exe:
-        d = os.path.dirname(os.path.realpath(exe))
-        cands += [os.path.join(d, "libptxgen.so"), os.path.normpath(os.path.join(d, "..", "lib", "libptxgen.so"))]
-    for c in cands:
-        if os.path.isfile(c):
-            return c
-    sys_lib = ctypes.util.find_library("ptxgen")
-    if sys_lib:
-        return sys_lib
-    raise LibraryError("libptxgen.so not found: build it with `make` in the checkout, set PTXGEN_LIB, "
-                       "or install ptxgen (`make install`)")
 
 
 def _lib():

@@ -2,7 +2,7 @@
 
 The generation is the library's `pipe_generate` (src/pipeline/generate.c), the same call
 `ptxgen gen` makes: through libptxgen.so (`pipe_generate_json`, ctypes; the library
-card.py finds) when $PTXGEN_BIN is not set, else (or when the library cannot be loaded,
+lib.py finds) when $PTXGEN_BIN is not set, else (or when the library cannot be loaded,
 or for flags the JSON request does not carry) by running the binary: $PTXGEN_BIN, else
 ../build/ptxgen of the source checkout this package sits in, else `ptxgen` on PATH.
 Either way the result is the same JSON object; "runner" says which one ran."""
@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import time
 from typing import List, Optional
+
+from .lib import LibraryError, PtxgenError, _PgBuf, find_library
 
 __all__ = ["PtxgenError", "find_binary", "run_gen"]
 
@@ -60,16 +62,15 @@ def _gen_lib():
     """libptxgen.so with pipe_generate_json, or None (then the binary runs)."""
     global _GEN_LIB
     if _GEN_LIB is None:
-        from . import card as card_mod
         try:
-            lib = ctypes.CDLL(card_mod.find_library())
-        except (card_mod.LibraryError, OSError):
+            lib = ctypes.CDLL(find_library())
+        except (LibraryError, OSError):
             return None
         if not hasattr(lib, "pipe_generate_json"):
             return None
-        lib.pipe_generate_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(card_mod._PgBuf), ctypes.POINTER(card_mod._PgBuf)]
+        lib.pipe_generate_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(_PgBuf), ctypes.POINTER(_PgBuf)]
         lib.pipe_generate_json.restype = ctypes.c_int
-        lib.pg_buf_free.argtypes = [ctypes.POINTER(card_mod._PgBuf)]
+        lib.pg_buf_free.argtypes = [ctypes.POINTER(_PgBuf)]
         _GEN_LIB = lib
     return _GEN_LIB
 
@@ -112,7 +113,6 @@ def _request(description, out_path, arch, verify, samples, model, adapter, seed,
 
 
 def _run_gen_lib(lib, req: dict) -> dict:
-    from .card import _PgBuf
     out, log = _PgBuf(), _PgBuf()
     t0 = time.time()
     try:
