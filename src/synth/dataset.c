@@ -683,7 +683,18 @@ static bool name_registers(pg_buf *text, const pg_buf *cu, const char *name) {
     pg_diag_sink q = {0};
     bool ok = ptx_parse(text->data, text->len, name, &m, &q) == PG_OK && ptx_regs_name(m, cu->data, cu->len, &q) == PG_OK;
     if (ok) {
+        /* the file's leading comment lines (a corpus kernel's design notes) stay, as the numbered sample has them */
+        size_t head = 0;
+        for (size_t i = 0; i < text->len;) {
+            size_t e = i;
+            while (e < text->len && text->data[e] != '\n') e++;
+            size_t k = i;
+            while (k < e && (text->data[k] == ' ' || text->data[k] == '\t')) k++;
+            if (k < e && !(e - k >= 2 && text->data[k] == '/' && text->data[k + 1] == '/')) break;
+            i = head = e < text->len ? e + 1 : e;
+        }
         pg_buf out = {0};
+        if (head) pg_buf_putn(&out, text->data, head);
         ptx_print(m, &out);
         pg_buf_free(text);
         *text = out;
