@@ -137,6 +137,10 @@ PY
     expect_rc 2 "synth --regs bogus" "$P" synth --count 2 --seed 1 --regs bogus --out "$tmp/x.jsonl"
     "$P" prompts --format chatml --stage both --in "$tmp/named.jsonl" --out "$tmp/named_pairs.jsonl" 2>/dev/null &&
         grep -q '\.reg \.b32 %' "$tmp/named_pairs.jsonl" && ! grep -q '\.reg[^;]*<' "$tmp/named_pairs.jsonl" && ok || bad "prompts of named samples keep the style"
+    # the recipe's named arm: prompts --regs named of the numbered run == the pairs of the named run
+    "$P" prompts --format chatml --stage both --regs named --in "$tmp/lit.jsonl" --out "$tmp/named_pairs2.jsonl" 2>/dev/null &&
+        cmp -s "$tmp/named_pairs.jsonl" "$tmp/named_pairs2.jsonl" && ok || bad "prompts --regs named differs from synth --regs named"
+    expect_rc 2 "prompts --regs named --widen-regs" "$P" prompts --format chatml --regs named --widen-regs 64 --in "$tmp/lit.jsonl" --out "$tmp/x.jsonl"
     expect_rc 2 "synth --format bogus" "$P" synth --count 2 --seed 1 --format bogus --out "$tmp/x.jsonl"
     # prompts: the two turns of every sample, and the single-stage arm without comments
     "$P" prompts --format chatml --stage both --in "$tmp/lit.jsonl" --out "$tmp/both.jsonl" 2>/dev/null && ok || bad "prompts --stage both"
