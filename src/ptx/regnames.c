@@ -178,7 +178,7 @@ typedef struct {
 /* The top-scope register an operand name refers to, or -1 (special register,
  * a nested scope's own, not a register). */
 static int reg_of(fstate *S, const char *name, int stmt) {
-    if (!name || name[0] != '%' || isa_sreg_lookup(name, strlen(name))) return -1;
+    if (!name) return -1;
     for (int i = 0; i < S->ninner; i++)
         if (!strcmp(S->inner[i], name)) return -1;
     int id;
@@ -201,7 +201,7 @@ static int reg_of(fstate *S, const char *name, int stmt) {
                 decl = S->decls[d];
         }
     }
-    if (!decl) return -1;
+    if (!decl) return -1;   /* a special register (one the kernel declares is its own: ptxas), a symbol */
     if (S->nr == S->capr) S->r = pg_xrealloc(S->r, sizeof *S->r * (size_t)(S->capr = S->capr ? 2 * S->capr : 64));
     S->r[S->nr] = (reg_info){name, decl, NULL, stmt};
     nm_put(&S->regs, name, S->nr);
@@ -211,7 +211,9 @@ static int reg_of(fstate *S, const char *name, int stmt) {
 typedef void (*op_fn)(fstate *S, ptx_operand *op, int stmt);
 static void walk_op(fstate *S, ptx_operand *op, int stmt, op_fn fn, int depth) {
     if (depth > PTX_MAX_NEST + 2) return;
-    if (op->kind == PTX_OP_REG || (op->kind == PTX_OP_ADDR && op->addr_has_base && op->addr_base_is_reg)) fn(S, op, stmt);
+    /* a register declared without '%' parses as a name (SYM) until the validator re-kinds it */
+    if (op->kind == PTX_OP_REG || op->kind == PTX_OP_SYM || (op->kind == PTX_OP_ADDR && op->addr_has_base && op->addr_base_is_reg))
+        fn(S, op, stmt);
     for (int i = 0; i < op->nelems; i++) walk_op(S, &op->elems[i], stmt, fn, depth + 1);
 }
 
@@ -402,6 +404,8 @@ static void rename_op(fstate *S, ptx_operand *op, int stmt) {
     char buf[NAME_LEN + 20];
     snprintf(buf, sizeof buf, "%%%s", S->r[id].name);
     op->name = pg_arena_strdup(&S->m->arena, buf);
+    if (op->kind == PTX_OP_SYM) { op->kind = PTX_OP_REG; op->ival = 0; }
+    op->sreg = NULL;   /* a declared register named like a special one is the register (and now has a plain name) */
     if (op->kind == PTX_OP_REG) op->text = op->name;
 }
 
@@ -468,7 +472,8 @@ static pg_status name_func(ptx_module *m, ptx_func *f, const char *plan, size_t 
                 snprintf(want, sizeof want, "%s", p);
             }
             give(&S, id, want);
-        } else if (!strcmp(in->opcode, "mov") && src->kind == PTX_OP_REG && src->name && isa_sreg_lookup(src->name, strlen(src->name))) {
+        } else if (!strcmp(in->opcode, "mov") && src->kind == PTX_OP_REG && src->name && isa_sreg_lookup(src->name, strlen(src->name)) &&
+                   reg_of(&S, src->name, i) < 0) {
             char want[NAME_LEN + 1];
             sreg_name(src->name, want, sizeof want);
             give(&S, id, want);
@@ -628,8 +633,7 @@ static void rn_fail(renaming *R, const char *what, const char *a, const char *b)
  * special registers and other names stay themselves. */
 static void rn_pair(renaming *R, const char *a, const char *b) {
     if (!a || !b) { if (a != b) rn_fail(R, "operand differs", a, b); return; }
-    const ptx_decl *da = a[0] == '%' && !isa_sreg_lookup(a, strlen(a)) ? rt_find(&R->ta, a) : NULL;
-    const ptx_decl *db = b[0] == '%' && !isa_sreg_lookup(b, strlen(b)) ? rt_find(&R->tb, b) : NULL;
+    const ptx_decl *da = rt_find(&R->ta, a), *db = rt_find(&R->tb, b);   /* a declaration wins over a special register */
     if (!da || !db) { if ((da != NULL) != (db != NULL) || strcmp(a, b)) rn_fail(R, "name differs", a, b); return; }
     if (da->type != db->type || da->vec != db->vec) { rn_fail(R, "register type differs", a, b); return; }
     int x, y;
@@ -650,13 +654,14 @@ static void rn_pair(renaming *R, const char *a, const char *b) {
 
 static void rn_op(renaming *R, const ptx_operand *a, const ptx_operand *b, int depth) {
     if (!R->ok || depth > PTX_MAX_NEST + 2) return;
-    if (a->kind != b->kind || a->neg != b->neg || a->ival != b->ival || a->nelems != b->nelems ||
+    bool name_kinds = (a->kind == PTX_OP_REG || a->kind == PTX_OP_SYM) && (b->kind == PTX_OP_REG || b->kind == PTX_OP_SYM);
+    if ((a->kind != b->kind && !name_kinds) || (a->neg != b->neg && a->kind != PTX_OP_IMM_INT) || a->ival != b->ival || a->nelems != b->nelems ||
         a->addr_has_base != b->addr_has_base || a->addr_base_is_reg != b->addr_base_is_reg ||
         (a->kind == PTX_OP_IMM_FLT && a->fval != b->fval && a->fval == a->fval)) {
         rn_fail(R, "operand differs", a->text, b->text);
         return;
     }
-    if (a->kind == PTX_OP_REG || (a->kind == PTX_OP_ADDR && a->addr_has_base && a->addr_base_is_reg)) rn_pair(R, a->name, b->name);
+    if (name_kinds || (a->kind == PTX_OP_ADDR && a->addr_has_base && a->addr_base_is_reg)) rn_pair(R, a->name, b->name);
     else if ((a->name || b->name) && a->kind != PTX_OP_IMM_FLT && (!a->name || !b->name || strcmp(a->name, b->name)))
         rn_fail(R, "operand differs", a->name, b->name);
     for (int i = 0; i < a->nelems; i++) rn_op(R, &a->elems[i], &b->elems[i], depth + 1);

@@ -205,7 +205,9 @@ static void test_named_rules(void) {
         "\tshl.b32 %r5, %r4, 1;\n"
         "\t// int out = laneid + n;\n"
         "\t{\n\t.reg .b32 %t1;\n\tmov.b32 %t1, %r5;\n\tadd.s32 %r6, %t1, %r2;\n\t}\n"
-        "\tsetp.eq.s32 %p1, %r6, 0;\n"
+        "\t// int a = 1, b = out;\n"
+        "\tmov.u32 %r7, 1;\n"
+        "\tsetp.eq.s32 %p1, %r6, %r7;\n"
         "\t@%p1 bra L;\nL:\n\tret;\n}\n";
     const char *plan = "extern \"C\" __global__ void k(int tid, unsigned int n) { }\n";
     ptx_module *m = named_of(src, plan, "rules");
@@ -218,6 +220,8 @@ static void test_named_rules(void) {
     CHECK(strstr(out, "\t// int out = laneid + n;\n\t.reg .b32 %out;\n\t{\n\t\t.reg .b32 %t1;\n\t\tmov.b32 %t1, %laneid_2;\n"
                       "\t\tadd.s32 %out, %t1, %n;\n\t}") != NULL,
           "a register first written inside a nested block is declared before it; %%t1 stays:\n%s", out);
+    CHECK(strstr(out, "\t// int a = 1, b = out;\n\t.reg .b32 %r1;\n\tmov.u32 %r1, 1;\n") != NULL,
+          "a line declaring two variables names neither (by type instead)");
     ptx_module *m2 = parse_text(out, "rules-printed");
     pg_diag_sink q = {0};
     CHECK(ptx_validate(m2, &q) == PG_OK, "valid (%d errors)", q.nerrors);
@@ -269,7 +273,49 @@ static void test_named_corpus(void) {
     CHECK(n >= 50 && ok == n, "%d of %d corpus kernels", ok, n);
 }
 
+/* Every valid kernel of tests/ptx/valid (registers named like special registers, declared without
+ * '%', nested scopes, vectors, calls ...): still valid once named, and the same up to renaming. */
+static void test_named_valid_suite(void) {
+    DIR *d = opendir("tests/ptx/valid");
+    CHECK(d != NULL, "tests/ptx/valid readable");
+    if (!d) return;
+    int n = 0, ok = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".ptx")) continue;
+        char p[600];
+        snprintf(p, sizeof p, "tests/ptx/valid/%s", e->d_name);
+        char *src = test_slurp(p);
+        if (!src) continue;
+        ptx_module *orig = NULL, *m = NULL;
+        pg_diag_sink q = {0};
+        bool valid = ptx_parse(src, strlen(src), p, &orig, &q) == PG_OK && ptx_validate(orig, &q) == PG_OK;
+        if (valid) {
+            n++;
+            ptx_parse(src, strlen(src), p, &m, &q);
+            pg_diag_sink q2 = {0};
+            bool good = ptx_regs_name(m, NULL, 0, &q2) == PG_OK;
+            char *out = printed(m);
+            ptx_module *m2 = NULL;
+            char why[256] = "";
+            good = good && ptx_parse(out, strlen(out), p, &m2, &q2) == PG_OK && ptx_validate(m2, &q2) == PG_OK &&
+                   ptx_equal_renamed(orig, m2, why, sizeof why);
+            CHECK(good, "%s: named, valid (%d errors), renamed only (%s)", e->d_name, q2.nerrors, why);
+            ok += good;
+            ptx_module_free(m2);
+            free(out);
+        }
+        ptx_module_free(m);
+        ptx_module_free(orig);
+        free(src);
+    }
+    closedir(d);
+    CHECK(n >= 20 && ok == n, "%d of %d valid kernels", ok, n);
+}
+
 int main(void) {
+    test_named_valid_suite();
     test_named_golden();
     test_named_rules();
     test_named_corpus();
