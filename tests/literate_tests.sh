@@ -104,8 +104,11 @@ for r in nvcc:
 PY
     # synth --regs named: the same samples, registers renamed (a checker maps the names back), ptxas verified
     "$P" synth --count 24 --seed 5 --jobs 1 --no-progress --regs named --out "$tmp/named.jsonl" > /dev/null 2>&1 && ok || bad "synth --regs named"
-    python3 - "$tmp/lit.jsonl" "$tmp/named.jsonl" <<'PY' && ok || bad "synth --regs named: renamed only"
-import json, re, sys
+    python3 - "$tmp/lit.jsonl" "$tmp/named.jsonl" "$P" "$tmp" <<'PY' && ok || bad "synth --regs named: renamed only"
+import json, re, subprocess, sys
+def fmt(ptx):   # both sides canonical (a template writes [%r8+0], the named text is printed: [%r3])
+    with open(sys.argv[4] + "/c.ptx", "w") as f: f.write(ptx)
+    return subprocess.run([sys.argv[3], "fmt", sys.argv[4] + "/c.ptx"], capture_output=True, text=True, check=True).stdout
 lit = [json.loads(l) for l in open(sys.argv[1])]
 named = [json.loads(l) for l in open(sys.argv[2])]
 assert [r["id"] for r in lit] == [r["id"] for r in named], "the same samples"
@@ -119,7 +122,7 @@ def body(ptx):   # the lines but for register declarations; a declaration's type
         if l.strip(): lines.append(l.strip())
     return lines, types
 for a, b in zip(lit, named):
-    la, ta = body(a["ptx_code"]); lb, tb = body(b["ptx_code"])
+    la, ta = body(fmt(a["ptx_code"])); lb, tb = body(fmt(b["ptx_code"]))
     assert len(la) == len(lb), a["id"] + ": statement count"
     assert not re.search(r"\.reg[^;]*<", b["ptx_code"]), b["id"] + ": a counted declaration"
     fwd, back = {}, {}
