@@ -57,6 +57,26 @@ grep -q $'^\t// unsigned int i = blockIdx.x \* blockDim.x + threadIdx.x;$' "$tmp
 [ "$(grep -vc '^\s*//' "$tmp/lit.ptx")" = "$(wc -l < "$tmp/plain.ptx")" ] && ok || bad "stripping removes only the comment lines"
 "$P" fmt "$tmp/lit.ptx" | cmp -s - "$tmp/lit.ptx" && ok || bad "fmt of a literate kernel is a fixed point"
 
+# fmt --regs named: registers named after the plan, declared at first use (docs/LITERATE.md)
+"$P" fmt --regs named --plan corpus/saxpy/plan.cu corpus/saxpy/kernel.ptx > "$tmp/named.ptx" 2>/dev/null && ok || bad "fmt --regs named"
+! grep -q '%[a-z]*<' "$tmp/named.ptx" && grep -q $'^\t\.reg \.b32 %i;$' "$tmp/named.ptx" && ok || bad "fmt --regs named: %i declared, no counts"
+"$P" check "$tmp/named.ptx" > /dev/null 2>&1 && ok || bad "the named kernel checks"
+"$P" fmt "$tmp/named.ptx" | cmp -s - "$tmp/named.ptx" && ok || bad "fmt of a named kernel is a fixed point"
+[ "$(grep -v '^\s*\.reg' "$tmp/named.ptx" | grep -c .)" = "$(grep -v '^\s*\.reg' "$tmp/lit.ptx" | grep -c .)" ] && ok \
+    || bad "named: the same lines but for the declarations"
+expect_rc 2 "fmt --regs bogus" "$P" fmt --regs bogus corpus/saxpy/kernel.ptx
+expect_rc 2 "fmt --regs named --tighten-regs" "$P" fmt --regs named --tighten-regs corpus/saxpy/kernel.ptx
+expect_rc 2 "fmt --plan without --regs named" "$P" fmt --plan corpus/saxpy/plan.cu corpus/saxpy/kernel.ptx
+if command -v ptxas >/dev/null 2>&1; then   # ptxas takes every corpus kernel in the named style
+    nbad=0
+    for d in corpus/*/; do
+        arch=$(grep -m1 '^\.target' "$d/kernel.ptx" | awk '{print $2}')
+        "$P" fmt --regs named --plan "$d/plan.cu" "$d/kernel.ptx" > "$tmp/n.ptx" 2>/dev/null &&
+            ptxas -arch="$arch" "$tmp/n.ptx" -o /dev/null 2>/dev/null || { nbad=$((nbad + 1)); echo "  ptxas refuses the named $d"; }
+    done
+    [ "$nbad" = 0 ] && ok || bad "ptxas refuses $nbad named corpus kernels"
+fi
+
 if [ "$have_nvcc" = 1 ]; then
     # synth: literate by default (plan as cuda_c, format field, no mutants), plain as before
     "$P" synth --count 24 --seed 5 --jobs 1 --no-progress --out "$tmp/lit.jsonl" > /dev/null 2>&1 && ok || bad "synth literate"
@@ -78,6 +98,48 @@ for r in nvcc:
     assert all(c in plan for c in comments), r["id"] + ": every comment is a line of the plan"
     assert ".loc" not in r["ptx_code"] and "_param_" not in r["ptx_code"], r["id"] + ": no line table, task names"
 PY
+    # synth --regs named: the same samples, registers renamed (a checker maps the names back), ptxas verified
+    "$P" synth --count 24 --seed 5 --jobs 1 --no-progress --regs named --out "$tmp/named.jsonl" > /dev/null 2>&1 && ok || bad "synth --regs named"
+    python3 - "$tmp/lit.jsonl" "$tmp/named.jsonl" "$P" "$tmp" <<'PY' && ok || bad "synth --regs named: renamed only"
+import json, re, subprocess, sys
+def fmt(ptx):   # both sides canonical (a template writes [%r8+0], the named text is printed: [%r3])
+    with open(sys.argv[4] + "/c.ptx", "w") as f: f.write(ptx)
+    return subprocess.run([sys.argv[3], "fmt", sys.argv[4] + "/c.ptx"], capture_output=True, text=True, check=True).stdout
+lit = [json.loads(l) for l in open(sys.argv[1])]
+named = [json.loads(l) for l in open(sys.argv[2])]
+assert [r["id"] for r in lit] == [r["id"] for r in named], "the same samples"
+assert all(r.get("regs") == "named" for r in named) and not any("regs" in r for r in lit)
+REG = re.compile(r"%[A-Za-z_$][\w$]*")
+def body(ptx):   # the lines but for register declarations; a declaration's types by name
+    lines, types = [], {}
+    for l in ptx.splitlines():
+        m = re.match(r"\s*\.reg\s+(\.\w+)\s+(%[\w$]+)(<\d+>)?;", l)
+        if m: types[m.group(2)] = m.group(1); continue
+        if l.strip(): lines.append(l.strip())
+    return lines, types
+for a, b in zip(lit, named):
+    la, ta = body(fmt(a["ptx_code"])); lb, tb = body(fmt(b["ptx_code"]))
+    assert len(la) == len(lb), a["id"] + ": statement count"
+    assert not re.search(r"\.reg[^;]*<", b["ptx_code"]), b["id"] + ": a counted declaration"
+    fwd, back = {}, {}
+    for x, y in zip(la, lb):
+        assert REG.sub("%", x) == REG.sub("%", y), (a["id"], x, y)
+        for u, v in zip(REG.findall(x), REG.findall(y)):
+            assert fwd.setdefault(u, v) == v and back.setdefault(v, u) == u, (a["id"], "not one-to-one", u, v)
+    for v, u in back.items():   # every named register is declared once, with the type of its numbered one
+        if v in tb:
+            base = re.sub(r"\d+$", "", u)
+            assert tb[v] == ta.get(u, ta.get(base)), (b["id"], v, u)
+    assert len(tb) == len(set(tb)), b["id"]
+PY
+    expect_rc 2 "synth --regs named --format plain" "$P" synth --count 2 --seed 1 --format plain --regs named --out "$tmp/x.jsonl"
+    expect_rc 2 "synth --regs bogus" "$P" synth --count 2 --seed 1 --regs bogus --out "$tmp/x.jsonl"
+    "$P" prompts --format chatml --stage both --in "$tmp/named.jsonl" --out "$tmp/named_pairs.jsonl" 2>/dev/null &&
+        grep -q '\.reg \.b32 %' "$tmp/named_pairs.jsonl" && ! grep -q '\.reg[^;]*<' "$tmp/named_pairs.jsonl" && ok || bad "prompts of named samples keep the style"
+    # the recipe's named arm: prompts --regs named of the numbered run == the pairs of the named run
+    "$P" prompts --format chatml --stage both --regs named --in "$tmp/lit.jsonl" --out "$tmp/named_pairs2.jsonl" 2>/dev/null &&
+        cmp -s "$tmp/named_pairs.jsonl" "$tmp/named_pairs2.jsonl" && ok || bad "prompts --regs named differs from synth --regs named"
+    expect_rc 2 "prompts --regs named --widen-regs" "$P" prompts --format chatml --regs named --widen-regs 64 --in "$tmp/lit.jsonl" --out "$tmp/x.jsonl"
     expect_rc 2 "synth --format bogus" "$P" synth --count 2 --seed 1 --format bogus --out "$tmp/x.jsonl"
     # prompts: the two turns of every sample, and the single-stage arm without comments
     "$P" prompts --format chatml --stage both --in "$tmp/lit.jsonl" --out "$tmp/both.jsonl" 2>/dev/null && ok || bad "prompts --stage both"

@@ -33,19 +33,21 @@
 #                    FAMILY_PCT, FAMILY_WEIGHT, SEED), and a grow loop turns its whole lines into the
 #                    pairs of both arms every 30 s: $P/pairs-plan.jsonl (prompts --stage both: plan and
 #                    PTX turns) and $P/pairs-single.jsonl (prompts --plain: the same kernels, one turn,
-#                    no plan); then `put` of the carried piece
+#                    no plan), and $P/pairs-named.jsonl (the plan arm's pairs with registers named after the
+#                    plan, declared at first use: prompts --regs named); then `put` of the carried piece
 #   put              one more piece
 #                    With RETRIEVE=1 the grow loop also builds the retrieval library once LIB_MIN (3000)
 #                    samples are there ($P/retrieval.jsonl: `ptxgen retrieve build`, LIB_PER_FAMILY 24 a
 #                    family, both suites excluded) and writes $P/pairs-rag.jsonl: the plan arm's pairs with
 #                    the nearest kernels in both prompts (`prompts --retrieve`, a sample never sees its own)
 #   train TS ARMS    assemble, convert the GGUF (train/steps/base.sh), then one LoRA per arm side by side
-#                    for TS seconds each (ARMS: plan, rag, single, or several: "plan rag"; INIT_PLAN=DIR
-#                    continues the plan and rag arms from an adapter, e.g. the committed models/qwen-plan),
+#                    for TS seconds each (ARMS: plan, rag, named, single, or several: "plan named"; INIT_PLAN=DIR
+#                    continues the two-stage arms from an adapter, e.g. the committed models/qwen-plan),
 #                    reading its pairs file as it grows; returns at CALL_S (570) s
 #   wait             until the runs end; adapters (the rag arm's with its library: retrieval.jsonl and
 #                    base.json "retrieval"), logs and the synth's stats into $OUT
-#   gen S            generation: plan and rag arms with train/generate2.py (plan, e2e, trans, heldin; rag with
+#   gen S            generation (the named arm waits for the constraint's named registers: it trains, not generates):
+#                    plan and rag arms with train/generate2.py (plan, e2e, trans, heldin; rag with
 #                    --retrieve), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
 #   verify           ptxgen eval --kernels per stage and suite (sharded over the cores); $OUT gets evals.tgz (every
@@ -137,9 +139,11 @@ grow-loop)
         if [ "$n" -gt "$done_n" ]; then
             sed -n "$((done_n + 1)),${n}p" "$f" > "$P/chunk.jsonl"
             if "$BIN/ptxgen" prompts --format chatml --stage both --in "$P/chunk.jsonl" --out "$P/chunk-plan.jsonl" 2>> "$P/grow.err" &&
-               "$BIN/ptxgen" prompts --format chatml --plain --in "$P/chunk.jsonl" --out "$P/chunk-single.jsonl" 2>> "$P/grow.err"; then
+               "$BIN/ptxgen" prompts --format chatml --plain --in "$P/chunk.jsonl" --out "$P/chunk-single.jsonl" 2>> "$P/grow.err" &&
+               "$BIN/ptxgen" prompts --format chatml --stage both --regs named --in "$P/chunk.jsonl" --out "$P/chunk-named.jsonl" 2>> "$P/grow.err"; then
                 cat "$P/chunk.jsonl" >> "$P/synth-seen.jsonl"
                 cat "$P/chunk-plan.jsonl" >> "$P/pairs-plan.jsonl"
+                cat "$P/chunk-named.jsonl" >> "$P/pairs-named.jsonl"
                 cat "$P/chunk-single.jsonl" >> "$P/pairs-single.jsonl"
                 done_n=$n
                 echo "$(date +%s) samples $n plan-pairs $(wc -l < "$P/pairs-plan.jsonl") single-pairs $(wc -l < "$P/pairs-single.jsonl")"
@@ -240,6 +244,10 @@ gen)
         --n "${HELDIN:-100}" --out "$P/heldin"
     pids=()
     for arm in $ARMS; do
+        if [ "$arm" = named ]; then   # its PTX turn would run under a constraint that declares %name<N> only
+            echo "named arm: not generated; the constraint does not admit named registers yet (docs/LITERATE.md)" >&2
+            continue
+        fi
         if [ "$arm" != single ]; then
             rag=(); [ "$arm" = rag ] && rag=(--retrieve "$P/retrieval.jsonl")
             python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
@@ -263,6 +271,7 @@ verify)
     # (suite, kernels dir, report name) per stage
     jobs=()
     for arm in $ARMS; do
+        [ "$arm" = named ] && continue   # not generated yet (gen)
         if [ "$arm" != single ]; then
             for s in suite suite-prose; do
                 jobs+=("bench/$s $P/gen-$arm/plan $arm-plan-$s" "bench/$s $P/gen-$arm/e2e $arm-e2e-$s" "bench/$s $P/gen-$arm/trans $arm-trans-$s")

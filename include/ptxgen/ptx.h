@@ -220,6 +220,25 @@ PG_API void ptx_comments_strip(ptx_module *m);
 enum { PTX_LITERATE_LINE_MAX = 160 };
 PG_API int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int file_id);
 
+/* The "named" register style (docs/LITERATE.md): every register of each
+ * function's top scope is renamed after the plan where the plan says which
+ * variable it holds (`T v = ...;` -> %v, a loop's induction register, `ld.param`
+ * of p -> %p, %tid.x -> %tx ...; else %r1, %rd1, %f1, %p1 ... by type, in order of
+ * appearance) and declared `.reg .T %name;` just before the statement where it
+ * first appears (the top-level `{` around it when that is nested).  Names are
+ * unique per function and never a special register's or an opcode.  `plan`
+ * (plan_len bytes, may be NULL) is the CUDA C the kernel came from: its
+ * `__global__` parameter names name nvcc's `k_param_N`.  Registers declared in
+ * nested scopes are kept as written.  Only names and declarations change
+ * (ptx_equal_renamed(before, after) holds).  Returns PG_OK, PG_ERR_USAGE for a
+ * NULL module. */
+PG_API pg_status ptx_regs_name(ptx_module *m, const char *plan, size_t plan_len, pg_diag_sink *diag);
+/* Are a and b the same kernels up to register names: the same statements but for
+ * register declarations, operands equal except registers, which map one-to-one
+ * (per function) between registers of the same type, and the same comments in
+ * order?  On difference, writes where into why (if non-NULL). */
+PG_API bool ptx_equal_renamed(const ptx_module *a, const ptx_module *b, char *why, size_t whyn);
+
 /* Structural equality of two modules (ignores locations); on difference,
  * writes a description into why (if non-NULL). */
 PG_API bool ptx_module_equal(const ptx_module *a, const ptx_module *b, char *why, size_t whyn);

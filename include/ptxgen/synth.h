@@ -119,6 +119,9 @@ PG_API pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, 
 /* Sample formats (synth_opts.format, synth_family_generate): plain PTX, or
  * literate PTX with the CUDA C plan's lines as comments (docs/LITERATE.md). */
 enum { SYNTH_FMT_PLAIN = 0, SYNTH_FMT_LITERATE = 1 };
+/* Register styles of literate samples (synth_opts.regs): numbered and declared at the top as nvcc
+ * writes them, or named after the plan and declared at first use (ptx_regs_name, docs/LITERATE.md). */
+enum { SYNTH_REGS_NUMBERED = 0, SYNTH_REGS_NAMED = 1 };
 enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_SRC_FAMILY = 8, SYNTH_MAX_FAMILIES = 96 };
 
 typedef struct {
@@ -148,6 +151,9 @@ typedef struct {
                                 carries it as cuda_c and its PTX the plan's lines as comments; expression kernels are
                                 compiled by nvcc from their plan; each line gets "format": "literate").  A resume
                                 with another format is refused like any other changed argument. */
+    int regs;                /* SYNTH_REGS_NUMBERED (0) or SYNTH_REGS_NAMED (literate only: every sample's PTX goes
+                                through ptx_regs_name with its plan before the validator and ptxas see it; each line
+                                gets "regs": "named").  A resume with another style is refused. */
 } synth_opts;
 
 enum { SYNTH_FAMILY_WEIGHT_MAX = 100 };

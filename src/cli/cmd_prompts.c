@@ -17,7 +17,7 @@
 
 static const char *prompts_usage =
     "usage: ptxgen prompts --in SYNTH.jsonl --out PAIRS.jsonl [--format ptxgen|chatml] [--no-signature-pct P]\n"
-    "                      [--arch sm_90] [--widen-regs N]\n"
+    "                      [--arch sm_90] [--widen-regs N] [--regs numbered|named]\n"
     "  One line per sample: {id, family, source, split, description_style, prompt, completion}.  The\n"
     "  prompt is gen_prompt_build_fmt(format, description, arch, signature) (ptxgen: the from-scratch\n"
     "  model's tokens; chatml: the chat template of pretrained chat models); the completion is the\n"
@@ -34,6 +34,8 @@ static const char *prompts_usage =
     "  --widen-regs N (1..512): every `.reg .T %x<K>;` with K < N declares N registers, so the\n"
     "  declarations written before the body no longer tell the model how long the body is\n"
     "  (`ptxgen fmt --tighten-regs` undoes it on a generated kernel).\n"
+    "  --regs named: the literate samples' registers named after their plan and declared at first use\n"
+    "  (ptx_regs_name, docs/LITERATE.md; the A/B's named arm); samples already named stay as they are.\n"
     "  --stage plan|ptx|both (chatml only; docs/LITERATE.md): pairs of the two-stage model instead.  plan:\n"
     "  request (+ the task's CUDA C signature, except for P%% of the samples) -> the sample's cuda_c;\n"
     "  ptx: request + cuda_c as the plan + the PTX signature -> the module (literate samples keep their\n"
@@ -98,6 +100,7 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25, widen_regs = 0;
+    bool named = false;
     bool twin = false;
     long no_twin = 0;
     int stage = 0;   /* 0: the single-stage pair; 1 plan, 2 ptx, 3 both */
@@ -131,6 +134,11 @@ int cmd_prompts(int argc, char **argv) {
         else if (!strcmp(argv[i], "--widen-regs") && i + 1 < argc) {
             if (!cli_int_arg("prompts", "--widen-regs", argv[++i], 1, 512, &widen_regs)) return 2;
         }
+        else if (!strcmp(argv[i], "--regs") && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "named") && strcmp(v, "numbered")) { cli_usage_error("prompts", "--regs takes numbered or named"); return 2; }
+            named = !strcmp(v, "named");
+        }
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s%s", prompts_usage, superopt_usage); return 0; }
         else { cli_usage_error("prompts", "unknown or incomplete option '%s'", argv[i]); return 2; }
     }
@@ -145,6 +153,7 @@ int cmd_prompts(int argc, char **argv) {
         return superopt_pairs(superopt, results, arch_override ? arch_override : "sm_90", outp);
     }
     if (!in || !outp) { cli_usage_error("prompts", "need --in SYNTH.jsonl and --out PAIRS.jsonl"); return 2; }
+    if (named && widen_regs) { cli_usage_error("prompts", "--regs named declares no counts for --widen-regs"); return 2; }
     if (nosig_pct < 0 || nosig_pct > 100) { cli_usage_error("prompts", "--no-signature-pct wants 0 to 100, not %d", nosig_pct); return 2; }
     if (stage && (twin || fmt != GEN_FMT_CHATML)) {
         cli_usage_error("prompts", "--stage needs --format chatml (the two-stage model is a chat model) and no --twin");
@@ -192,6 +201,17 @@ int cmd_prompts(int argc, char **argv) {
         bool literate = sfmt && !strcmp(sfmt, "literate") && !plain;
         pg_buf canon = {0}, sig = {0}, prompt = {0}, completion = {0};
         char why[128];
+        pg_buf renamed = {0};
+        if (named && literate && cuda_c && !json_string_value(json_object_get(r, "regs"))) {
+            /* the named arm: the same sample with its registers named after its plan */
+            ptx_module *nm = NULL;
+            pg_diag_sink nq = {0};
+            if (ptx_parse(ptx, strlen(ptx), id, &nm, &nq) == PG_OK && ptx_regs_name(nm, cuda_c, strlen(cuda_c), &nq) == PG_OK) {
+                ptx_print(nm, &renamed);
+                ptx = renamed.data;
+            }
+            ptx_module_free(nm);
+        }
         if (!pipe_canonical_ptx(ptx, arch, widen_regs, literate, &canon, why, sizeof why)) {
             fprintf(stderr, "%s:%ld: sample %s dropped: %s\n", in, lineno, id, why);
             dropped++;
@@ -237,7 +257,7 @@ int cmd_prompts(int argc, char **argv) {
             json_decref(j);
             kept++;
         }
-        pg_buf_free(&canon); pg_buf_free(&sig); pg_buf_free(&prompt); pg_buf_free(&completion);
+        pg_buf_free(&canon); pg_buf_free(&sig); pg_buf_free(&prompt); pg_buf_free(&completion); pg_buf_free(&renamed);
         json_decref(r);
     }
     free(line);

@@ -163,15 +163,19 @@ static ptx_module *load_valid(const char *path, bool require_valid, int *rc) {
 
 int cmd_fmt(int argc, char **argv) {
     static const char *usage =
-        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] [--strip-comments] FILE\n"
+        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] [--strip-comments] [--regs numbered|named [--plan F.cu]] FILE\n"
         "  canonical pretty-print to stdout; full-line // comments inside function bodies are kept (the plan\n"
         "  lines of literate PTX, docs/LITERATE.md), other comments are dropped\n"
         "  --strip-comments: drop those too (the plain kernel)\n"
         "  --tighten-regs: each `.reg .T %x<K>;` declares only the registers the body uses (largest index + 1)\n"
-        "  --widen-regs N (1..512): each K below N becomes N (the training format of `prompts --widen-regs`)\n";
+        "  --widen-regs N (1..512): each K below N becomes N (the training format of `prompts --widen-regs`)\n"
+        "  --regs named: registers named after the plan's variables, each declared before its first use\n"
+        "    (docs/LITERATE.md); --plan F.cu: the CUDA C plan, whose parameter names name nvcc's k_param_N\n";
     /* the register flags first; parse_opts takes the rest */
     bool tighten = false, strip = false;
     int widen = 0, na = 0;
+    bool named = false;
+    const char *plan_path = NULL;
     char **av = pg_xmalloc(sizeof(char *) * (size_t)(argc + 1));
     if (!av) return 2;
     for (int i = 0; i < argc; i++) {
@@ -179,19 +183,41 @@ int cmd_fmt(int argc, char **argv) {
         else if (i > 0 && !strcmp(argv[i], "--strip-comments")) strip = true;
         else if (i > 0 && !strcmp(argv[i], "--widen-regs")) {
             if (i + 1 >= argc || !cli_int_arg("fmt", "--widen-regs", argv[++i], 1, 512, &widen)) { free(av); return 2; }
+        } else if (i > 0 && !strcmp(argv[i], "--regs")) {
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "named") && strcmp(argv[i + 1], "numbered"))) {
+                fprintf(stderr, "ptxgen fmt: --regs takes numbered or named\n");
+                free(av);
+                return 2;
+            }
+            named = !strcmp(argv[++i], "named");
+        } else if (i > 0 && !strcmp(argv[i], "--plan")) {
+            if (i + 1 >= argc) { fprintf(stderr, "ptxgen fmt: --plan needs a file\n"); free(av); return 2; }
+            plan_path = argv[++i];
         } else av[na++] = argv[i];
     }
     av[na] = NULL;
+    if (named && (tighten || widen)) { fprintf(stderr, "ptxgen fmt: --regs named declares no counts (no --tighten-regs, --widen-regs)\n"); free(av); return 2; }
+    if (plan_path && !named) { fprintf(stderr, "ptxgen fmt: --plan goes with --regs named\n"); free(av); return 2; }
     if (tighten && widen) { fprintf(stderr, "ptxgen fmt: --tighten-regs and --widen-regs exclude each other\n"); free(av); return 2; }
     opts o;
     int r = parse_opts("fmt", na, av, &o, usage);
     free(av);
     if (r) return r == 1 ? 0 : 2;
     int rc = 0;
+    char *plan = NULL;
+    size_t plan_len = 0;
+    if (plan_path) {
+        pg_diag_sink ds = {cli_print_diag, NULL, 0, 0, 50};
+        if (pg_read_file(plan_path, 1u << 20, &plan, &plan_len, &ds) != PG_OK) { free(o.files); return 2; }
+    }
     for (int i = 0; i < o.nfiles; i++) {
         int frc;
         ptx_module *m = load_valid(o.files[i], false, &frc);
         if (!m) { rc = frc > rc ? frc : rc; continue; }
+        if (named) {
+            pg_diag_sink ds = {cli_print_diag, NULL, 0, 0, 50};
+            if (ptx_regs_name(m, plan, plan_len, &ds) != PG_OK) { rc = 1; ptx_module_free(m); continue; }
+        }
         if (tighten) ptx_regs_tighten(m);
         if (widen) ptx_regs_widen(m, widen);
         if (strip) ptx_comments_strip(m);
@@ -201,6 +227,7 @@ int cmd_fmt(int argc, char **argv) {
         pg_buf_free(&b);
         ptx_module_free(m);
     }
+    free(plan);
     free(o.files);
     return rc;
 }

@@ -15,7 +15,7 @@ static const char *synth_usage =
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "                    [--family-weight NAME=W[,NAME=W...]]...   (how often each family is drawn, see below)\n"
-    "                    [--format literate|plain]   (default literate: docs/LITERATE.md)\n"
+    "                    [--format literate|plain]   (default literate: docs/LITERATE.md) [--regs numbered|named]\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "       ptxgen synth --tasks-only DIR --count N --seed S [--exclude SUITE_DIR]...   (task specs without PTX:\n"
     "                    DIR/<name>/task.json, compositions of building blocks with C references, for\n"
@@ -41,6 +41,8 @@ static const char *synth_usage =
     "             corpus) carries it as cuda_c, and its PTX has the plan line each block implements as a // line\n"
     "             (nvcc -lineinfo; loops the plan does not ask to unroll stay loops); plain: the PTX as nvcc and\n"
     "             the generators write it, without plan comments (the single-stage targets of earlier models).\n"
+    "  --regs:    numbered (the default: nvcc's %r<N> declared at the top) or named (literate only: registers\n"
+    "             named after the plan's variables, %acc, %row, each declared just before its first use).\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 
 int cmd_synth(int argc, char **argv) {
@@ -79,6 +81,11 @@ int cmd_synth(int argc, char **argv) {
             if (!strcmp(f, "literate")) o.format = SYNTH_FMT_LITERATE;
             else if (!strcmp(f, "plain")) o.format = SYNTH_FMT_PLAIN;
             else { fprintf(stderr, "ptxgen synth: --format '%s': expected literate or plain\n", f); goto out; }
+        } else if (!strcmp(a, "--regs") && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "named")) o.regs = SYNTH_REGS_NAMED;
+            else if (!strcmp(f, "numbered")) o.regs = SYNTH_REGS_NUMBERED;
+            else { fprintf(stderr, "ptxgen synth: --regs '%s': expected numbered or named\n", f); goto out; }
         }
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
         else if (!strcmp(a, "--exclude") && i + 1 < argc) {
@@ -104,6 +111,10 @@ int cmd_synth(int argc, char **argv) {
     /* literate samples are nvcc's translation of their plan: a mutant (renamed registers, reordered
      * instructions) is another program than the plan's, so the literate default draws none */
     if (o.format == SYNTH_FMT_LITERATE && !have_sources) o.sources &= ~(unsigned)SYNTH_SRC_MUTANT;
+    if (o.regs == SYNTH_REGS_NAMED && o.format != SYNTH_FMT_LITERATE) {
+        fprintf(stderr, "ptxgen synth: --regs named names registers after the plan: it needs --format literate\n");
+        goto out;
+    }
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     if (have_weights) {   /* names and numbers are the library's to check: it knows the family table */
         if (synth_family_weights_parse(fweight.data ? fweight.data : "", weights, &sink) != PG_OK) goto out;

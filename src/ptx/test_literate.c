@@ -3,6 +3,7 @@
  * golden files in tests/golden/literate/ (UPDATE_GOLDEN=1 rewrites the
  * outputs).  Run from the repository root. */
 #include "common/test.h"
+#include <dirent.h>
 #include "ptxgen/ptx.h"
 
 static ptx_module *parse_text(const char *text, const char *name) {
@@ -135,7 +136,189 @@ static void test_literate_long_line(void) {
     pg_buf_free(&cu);
 }
 
+/* The named register style (ptx_regs_name): golden file, round trip, the same instructions up to
+ * renaming (ptx_equal_renamed), every name declared once before it appears. */
+static ptx_module *named_of(const char *src, const char *plan, const char *what) {
+    ptx_module *m = parse_text(src, what);
+    pg_diag_sink q = {0};
+    CHECK(ptx_regs_name(m, plan, plan ? strlen(plan) : 0, &q) == PG_OK && q.nerrors == 0, "%s: named", what);
+    return m;
+}
+
+static void test_named_golden(void) {
+    char *ptx = test_slurp("tests/golden/literate/rowmax.lit.ptx"), *cu = test_slurp("tests/golden/literate/rowmax.cu");
+    CHECK(ptx && cu, "golden inputs readable");
+    if (!ptx || !cu) { free(ptx); free(cu); return; }
+    ptx_module *m = named_of(ptx, cu, "rowmax.lit.ptx");
+    char *out = printed(m);
+    golden("tests/golden/literate/rowmax.named.ptx", out);
+    /* names from the plan: parameters (nvcc's rowmax_param_N), a variable, a loop's induction, %tid.x */
+    CHECK(strstr(out, "\t.reg .b64 %x;\n\tld.param.u64 %x, [rowmax_param_0];") != NULL, "ld.param of parameter 0 is %%x");
+    CHECK(strstr(out, "\t// unsigned int row = blockIdx.x;\n\t.reg .b32 %row;\n\tmov.u32 %row, %ctaid.x;") != NULL,
+          "the plan line heads the declaration, the variable names the register");
+    CHECK(strstr(out, "add.s32 %j, %j, %ntx;") != NULL, "the loop's induction register is %%j");
+    CHECK(strstr(out, "max.f32 %m, %m, %f1;") != NULL, "the accumulator is %%m");
+    CHECK(!strstr(out, "%r<") && !strstr(out, "%f<"), "no counted declaration left");
+    /* round trip, validity, and the same program up to renaming */
+    ptx_module *m2 = parse_text(out, "printed");
+    char why[256] = "";
+    CHECK(ptx_module_equal(m, m2, why, sizeof why), "parse(print(named)) == named: %s", why);
+    pg_diag_sink q = {0};
+    CHECK(ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0, "the named kernel validates (%d errors, %d warnings)", q.nerrors, q.nwarnings);
+    ptx_module *orig = parse_text(ptx, "numbered");
+    CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "numbered == named up to renaming: %s", why);
+    CHECK(ptx_equal_renamed(m2, orig, why, sizeof why), "and back: %s", why);
+    /* the checker can fail: two registers swapped in one instruction, an operand changed */
+    char *swapped = test_replace(out, "max.f32 %m, %m, %f1;", "max.f32 %m, %f1, %m;");
+    ptx_module *m3 = parse_text(swapped, "swapped");
+    CHECK(!ptx_equal_renamed(orig, m3, why, sizeof why) && strstr(why, "one-to-one"), "a swap is not a renaming: %s", why);
+    char *retyped = test_replace(out, "\t.reg .f32 %m;\n", "\t.reg .b32 %m;\n");
+    ptx_module *m4 = parse_text(retyped, "retyped");
+    CHECK(!ptx_equal_renamed(orig, m4, why, sizeof why) && strstr(why, "type"), "a changed type is caught: %s", why);
+    ptx_module_free(m);
+    ptx_module_free(m2);
+    ptx_module_free(m3);
+    ptx_module_free(m4);
+    ptx_module_free(orig);
+    free(swapped);
+    free(retyped);
+    free(out);
+    free(ptx);
+    free(cu);
+}
+
+/* Names that would read as special registers or opcodes are changed; a second register of one
+ * variable gets a suffix; a register first used inside a nested block is declared before the
+ * block; nested blocks keep their own declarations; a name used by a nested block is not reused. */
+static void test_named_rules(void) {
+    const char *src =
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .entry k(\n\t.param .u32 k_param_0,\n\t.param .u32 k_param_1\n)\n{\n"
+        "\t.reg .b32 %r<8>;\n\t.reg .pred %p<2>;\n"
+        "\tld.param.u32 %r1, [k_param_0];\n"
+        "\tld.param.u32 %r2, [k_param_1];\n"
+        "\t// int laneid = tid & 31;\n"
+        "\tand.b32 %r3, %r1, 31;\n"
+        "\t// int add = laneid + 1;\n"
+        "\tadd.s32 %r4, %r3, 1;\n"
+        "\t// laneid = add * 2;\n"
+        "\tshl.b32 %r5, %r4, 1;\n"
+        "\t// int out = laneid + n;\n"
+        "\t{\n\t.reg .b32 %t1;\n\tmov.b32 %t1, %r5;\n\tadd.s32 %r6, %t1, %r2;\n\t}\n"
+        "\t// int a = 1, b = out;\n"
+        "\tmov.u32 %r7, 1;\n"
+        "\tsetp.eq.s32 %p1, %r6, %r7;\n"
+        "\t@%p1 bra L;\nL:\n\tret;\n}\n";
+    const char *plan = "extern \"C\" __global__ void k(int tid, unsigned int n) { }\n";
+    ptx_module *m = named_of(src, plan, "rules");
+    char *out = printed(m);
+    CHECK(strstr(out, "ld.param.u32 %tid_, [k_param_0];") != NULL, "parameter tid is %%tid_ (%%tid is a special register):\n%s", out);
+    CHECK(strstr(out, "ld.param.u32 %n, [k_param_1];") != NULL, "parameter 1 is %%n");
+    CHECK(strstr(out, "and.b32 %laneid_, %tid_, 31;") != NULL, "a variable named laneid is %%laneid_");
+    CHECK(strstr(out, "add.s32 %add_, %laneid_, 1;") != NULL, "a variable named after an opcode gets '_'");
+    CHECK(strstr(out, "shl.b32 %laneid_2, %add_, 1;") != NULL, "the second register of one variable gets a suffix");
+    CHECK(strstr(out, "\t// int out = laneid + n;\n\t.reg .b32 %out;\n\t{\n\t\t.reg .b32 %t1;\n\t\tmov.b32 %t1, %laneid_2;\n"
+                      "\t\tadd.s32 %out, %t1, %n;\n\t}") != NULL,
+          "a register first written inside a nested block is declared before it; %%t1 stays:\n%s", out);
+    CHECK(strstr(out, "\t// int a = 1, b = out;\n\t.reg .b32 %r1;\n\tmov.u32 %r1, 1;\n") != NULL,
+          "a line declaring two variables names neither (by type instead)");
+    ptx_module *m2 = parse_text(out, "rules-printed");
+    pg_diag_sink q = {0};
+    CHECK(ptx_validate(m2, &q) == PG_OK, "valid (%d errors)", q.nerrors);
+    ptx_module *orig = parse_text(src, "rules-orig");
+    char why[256] = "";
+    CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "the same program: %s", why);
+    CHECK(ptx_regs_name(NULL, NULL, 0, &q) == PG_ERR_USAGE, "NULL module: PG_ERR_USAGE");
+    ptx_module_free(m);
+    ptx_module_free(m2);
+    ptx_module_free(orig);
+    free(out);
+}
+
+/* Every corpus kernel: named with its plan, valid, round trip, the same program up to renaming. */
+static void test_named_corpus(void) {
+    DIR *d = opendir("corpus");
+    CHECK(d != NULL, "corpus/ readable");
+    if (!d) return;
+    int n = 0, ok = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[600];
+        snprintf(p, sizeof p, "corpus/%s/kernel.ptx", e->d_name);
+        char *src = test_slurp(p);
+        if (!src) continue;
+        snprintf(p, sizeof p, "corpus/%s/plan.cu", e->d_name);
+        char *plan = test_slurp(p);
+        n++;
+        ptx_module *m = named_of(src, plan, e->d_name);
+        char *out = printed(m);
+        ptx_module *m2 = parse_text(out, e->d_name), *orig = parse_text(src, e->d_name);
+        pg_diag_sink q = {0};
+        char why[256] = "", why2[256] = "";
+        bool good = ptx_module_equal(m, m2, why, sizeof why) && ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0 &&
+                    ptx_equal_renamed(orig, m2, why2, sizeof why2);
+        for (int i = 0; i < m2->funcs[0].nbody; i++)   /* no counted declaration left */
+            if (m2->funcs[0].body[i].kind == PTX_ST_DECL && m2->funcs[0].body[i].u.decl.count) good = false;
+        CHECK(good, "%s: round trip (%s), valid (%d errors), renamed only (%s)", e->d_name, why, q.nerrors, why2);
+        ok += good;
+        ptx_module_free(m);
+        ptx_module_free(m2);
+        ptx_module_free(orig);
+        free(out);
+        free(src);
+        free(plan);
+    }
+    closedir(d);
+    CHECK(n >= 50 && ok == n, "%d of %d corpus kernels", ok, n);
+}
+
+/* Every valid kernel of tests/ptx/valid (registers named like special registers, declared without
+ * '%', nested scopes, vectors, calls ...): still valid once named, and the same up to renaming. */
+static void test_named_valid_suite(void) {
+    DIR *d = opendir("tests/ptx/valid");
+    CHECK(d != NULL, "tests/ptx/valid readable");
+    if (!d) return;
+    int n = 0, ok = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".ptx")) continue;
+        char p[600];
+        snprintf(p, sizeof p, "tests/ptx/valid/%s", e->d_name);
+        char *src = test_slurp(p);
+        if (!src) continue;
+        ptx_module *orig = NULL, *m = NULL;
+        pg_diag_sink q = {0};
+        bool valid = ptx_parse(src, strlen(src), p, &orig, &q) == PG_OK && ptx_validate(orig, &q) == PG_OK;
+        if (valid) {
+            n++;
+            ptx_parse(src, strlen(src), p, &m, &q);
+            pg_diag_sink q2 = {0};
+            bool good = ptx_regs_name(m, NULL, 0, &q2) == PG_OK;
+            char *out = printed(m);
+            ptx_module *m2 = NULL;
+            char why[256] = "";
+            good = good && ptx_parse(out, strlen(out), p, &m2, &q2) == PG_OK && ptx_validate(m2, &q2) == PG_OK &&
+                   ptx_equal_renamed(orig, m2, why, sizeof why);
+            CHECK(good, "%s: named, valid (%d errors), renamed only (%s)", e->d_name, q2.nerrors, why);
+            ok += good;
+            ptx_module_free(m2);
+            free(out);
+        }
+        ptx_module_free(m);
+        ptx_module_free(orig);
+        free(src);
+    }
+    closedir(d);
+    CHECK(n >= 20 && ok == n, "%d of %d valid kernels", ok, n);
+}
+
 int main(void) {
+    test_named_valid_suite();
+    test_named_golden();
+    test_named_rules();
+    test_named_corpus();
     test_comments_kept();
     test_comment_non_ascii();
     test_literate_golden();

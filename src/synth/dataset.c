@@ -676,6 +676,33 @@ static void strip_comments_text(pg_buf *text) {
     ptx_module_free(m);
 }
 
+/* The named register style (docs/LITERATE.md): the kernel's registers renamed after its plan `cu`
+ * and declared at first use; false when the text does not parse. */
+static bool name_registers(pg_buf *text, const pg_buf *cu, const char *name) {
+    ptx_module *m = NULL;
+    pg_diag_sink q = {0};
+    bool ok = ptx_parse(text->data, text->len, name, &m, &q) == PG_OK && ptx_regs_name(m, cu->data, cu->len, &q) == PG_OK;
+    if (ok) {
+        /* the file's leading comment lines (a corpus kernel's design notes) stay, as the numbered sample has them */
+        size_t head = 0;
+        for (size_t i = 0; i < text->len;) {
+            size_t e = i;
+            while (e < text->len && text->data[e] != '\n') e++;
+            size_t k = i;
+            while (k < e && (text->data[k] == ' ' || text->data[k] == '\t')) k++;
+            if (k < e && !(e - k >= 2 && text->data[k] == '/' && text->data[k + 1] == '/')) break;
+            i = head = e < text->len ? e + 1 : e;
+        }
+        pg_buf out = {0};
+        if (head) pg_buf_putn(&out, text->data, head);
+        ptx_print(m, &out);
+        pg_buf_free(text);
+        *text = out;
+    }
+    ptx_module_free(m);
+    return ok;
+}
+
 static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     memset(c, 0, sizeof *c);
     const synth_opts *o = g->o;
@@ -767,6 +794,11 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         snprintf(c->source, sizeof c->source, "mutant");
         mut = json_pack("{s:s, s:i}", "kind", synth_mut_name(k), "changes", changes);
     }
+    if (literate && o->regs == SYNTH_REGS_NAMED && !name_registers(&ptx, &cu, name)) {
+        snprintf(c->reason, sizeof c->reason, "named registers: the kernel does not parse");
+        json_decref(mut);
+        goto out;
+    }
     /* verify: the validator (no errors, no warnings) and ptxas for the arch */
     pg_diag_sink sink = {0};
     ptx_module *m = NULL;
@@ -834,6 +866,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     json_object_set_new(j, "instruction_level_desc", json_string(summary.data ? summary.data : ""));
     json_object_set_new(j, "ptx_code", json_string(ptx.data));
     if (literate) json_object_set_new(j, "format", json_string("literate"));
+    if (literate && o->regs == SYNTH_REGS_NAMED) json_object_set_new(j, "regs", json_string("named"));
     if (cu.len) json_object_set_new(j, "cuda_c", json_string(cu.data));   /* the twin: `ptxgen prompts --twin` */
     json_object_set_new(j, "performance_note", json_string(note.data ? note.data : ""));
     json_t *px = json_object();
@@ -946,7 +979,9 @@ static void state_args(const synth_opts *o, char *out, size_t n) {
         len += snprintf(out + len, n - (size_t)len, "%s%s=%d", sep, synth_family_name(f), o->family_weight[f]);
         sep = ",";
     }
-    if (o->format == SYNTH_FMT_LITERATE && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, " --format literate");
+    if (o->format == SYNTH_FMT_LITERATE && len > 0 && (size_t)len < n)
+        len += snprintf(out + len, n - (size_t)len, " --format literate");
+    if (o->regs == SYNTH_REGS_NAMED && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, " --regs named");
 }
 
 /* "NEXT WRITTEN\nargs ...\n"; false when absent or unreadable. */
