@@ -104,6 +104,8 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
     return PG_OK;
 }
 
+#define ROWS_MAX 32   /* rows of an exact step whose full logits gen_seq keeps (a bit each in have) */
+
 /* One candidate in flight: what the sampling loop keeps between tokens. */
 typedef struct {
     const gen_env *e;
@@ -126,7 +128,8 @@ typedef struct {
      * say will want all logits (no constraint, or more allowed than GEN_SUBSET_MAX) are computed
      * in one multi-row pass when the first of them is asked for.  Each row's values equal a
      * one-row call's bit for bit (model_logits_rows), so this changes no output. */
-    float *rowl;               /* [MODEL_EXACT_MAX][vocab], or NULL (plain decoding) */
+    float *rowl;               /* [rowcap][vocab], or NULL (plain decoding) */
+    int rowcap;                /* draft_max + 1, at most ROWS_MAX: steps of more rows go row by row */
     int nrows;                 /* rows of the last exact step; 0: the context's last step was another */
     uint32_t have;             /* bit r: rowl[r] holds row r */
     bool want_full[MODEL_EXACT_MAX];   /* row r will want all logits (the drafts' constraint says so) */
@@ -222,12 +225,12 @@ static pg_status full_logits(gen_seq *g, const lsrc *src, pg_diag_sink *diag) {
     }
     int r = src->row;
     /* (a row the drafts did not foresee after a pass: alone, the pass's rows stay where they are) */
-    if (!g->rowl || r >= g->nrows || (g->have && !(g->have >> r & 1))) return model_logits_rows(g->ctx, &r, 1, NULL, 0, g->logits, diag);
+    if (!g->rowl || r >= g->nrows || g->nrows > g->rowcap || (g->have && !(g->have >> r & 1))) return model_logits_rows(g->ctx, &r, 1, NULL, 0, g->logits, diag);
     if (!g->have) {   /* this row and the later ones that will want all logits, in one pass */
         int rows[MODEL_EXACT_MAX], n = 0;
         for (int i = r; i < g->nrows; i++)
             if (i == r || (g->want_full[i] && !(g->have >> i & 1))) rows[n++] = i;
-        float *tmp = g->rowl + (size_t)(MODEL_EXACT_MAX - n) * V;   /* the top n slots, then each row down to its own */
+        float *tmp = g->rowl + (size_t)(g->rowcap - n) * V;   /* the top n slots, then each row down to its own */
         pg_status st = model_logits_rows(g->ctx, rows, n, NULL, 0, tmp, diag);
         if (st != PG_OK) return st;
         for (int i = 0; i < n; i++) {   /* ascending rows into ascending slots from the top: no overlap ahead */
@@ -482,7 +485,8 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
     if (dmax > MODEL_EXACT_MAX - 1) dmax = MODEL_EXACT_MAX - 1;
     int32_t *feed = malloc(sizeof(int32_t) * (size_t)(dmax + 1));
     if (!feed) return PG_ERR_NOMEM;
-    if (dmax > 0 && !g->rowl && !(g->rowl = malloc(sizeof(float) * MODEL_EXACT_MAX * (size_t)e->vocab))) {
+    g->rowcap = dmax + 1 < ROWS_MAX ? dmax + 1 : ROWS_MAX;
+    if (dmax > 0 && !g->rowl && !(g->rowl = malloc(sizeof(float) * (size_t)g->rowcap * (size_t)e->vocab))) {
         free(feed);
         return PG_ERR_NOMEM;
     }
