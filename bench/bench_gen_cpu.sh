@@ -13,6 +13,10 @@
 #   LLAMA_DIR  a llama.cpp tree with build/bin/llama-bench (built as bench/bench_llama_cpp.sh does:
 #              Release, GGML_NATIVE=ON, CPU only); unset: no llama.cpp rows
 #   TASKS      how many bench/suite tasks (sorted, every task by default) go through gen both ways
+#   SAMPLES    gen --samples (default 1: one attempt, the speed of writing a kernel; the base model
+#              without an adapter often runs out of tokens, and 4 attempts would time its retries)
+#   EXACT_BEFORE  a bench_model of the engine before (one with --exact): its exact-step rows are
+#              measured alternating with the engine's now (side "before" / "now")
 #   REUSE      a kept work folder of an earlier run (its decode.jsonl, exact.jsonl and base/build):
 #              skip the decode part and the baseline build, run only the gen part (the JSON says so)
 # Method: each comparison alternates its sides round by round, so drift in machine speed (this VM
@@ -29,6 +33,7 @@ ROUNDS=${ROUNDS:-3}
 TG=${TG:-64}
 BASE_REF=${BASE_REF-df31c89}
 TASKS=${TASKS:-0}
+SAMPLES=${SAMPLES:-1}
 [ -f "$GGUF" ] || { echo "bench_gen_cpu: no $GGUF (bash models/fetch_base.sh)" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-gen.XXXXXX")
 tmp_out=
@@ -71,7 +76,17 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "decode round $r done" >&2
 done
 # the verify step's cost curve (model_forward_exact of n rows vs n one-token steps)
-[ -n "${REUSE:-}" ] || "$BUILD/bench_model" "$GGUF" --threads "$THREADS" --reps 3 --exact 1,2,4,8,16 > "$WORK/exact.jsonl"
+if [ -z "${REUSE:-}" ]; then
+    : > "$WORK/exact.jsonl"
+    for r in $(seq 1 "$ROUNDS"); do   # alternating with the engine before, when given
+        ex_now() { "$BUILD/bench_model" "$GGUF" --threads "$THREADS" --reps 3 --exact 1,2,4,8,16 --profile \
+                     | sed "s/^{/{\"side\": \"now\", \"round\": $r, \"load\": \"$(load)\", /" >> "$WORK/exact.jsonl"; }
+        ex_before() { [ -z "${EXACT_BEFORE:-}" ] || "$EXACT_BEFORE" "$GGUF" --threads "$THREADS" --reps 3 --exact 1,2,4,8,16 \
+                     | sed "s/^{/{\"side\": \"before\", \"round\": $r, \"load\": \"$(load)\", /" >> "$WORK/exact.jsonl"; }
+        if [ $((r % 2)) = 1 ]; then ex_now; ex_before; else ex_before; ex_now; fi
+        echo "exact round $r done" >&2
+    done
+fi
 
 # Qwen tokens per kernel of the corpus's hand-written kernels (canonical text): what a kernel costs a
 # model that writes real ones (the base without an adapter writes short ones, below)
@@ -84,7 +99,7 @@ gen() {   # gen SIDE TASK_DIR TAG [ptxgen]
     local bin=${4:-$BUILD/ptxgen} extra=
     [ "$1" = plain ] && extra="--draft 0"
     [ "$1" = spec ] && extra="--draft 8"
-    "$bin" gen --model "$GGUF" --task "$2/task.json" --threads "$THREADS" $extra --json -o "$WORK/$3.ptx" \
+    "$bin" gen --model "$GGUF" --task "$2/task.json" --threads "$THREADS" --samples "$SAMPLES" $extra --json -o "$WORK/$3.ptx" \
         > "$WORK/$3.json" 2> "$WORK/$3.err" || true
 }
 : > "$WORK/gen.jsonl"
@@ -167,6 +182,7 @@ res = {
               "note": "the Qwen2.5-Coder-0.5B base GGUF without an adapter (none shipped yet): it writes short, mostly "
                       "trivial kernels, so tokens per kernel here are the base's, not a fine-tuned model's"},
     "threads": int(threads), "rounds": int(rounds), "tg": int(tg), "base_ref": base_ref or None,
+    "samples": int(os.environ.get("SAMPLES", "1")), "exact_before": os.environ.get("EXACT_BEFORE") or None,
     "note": ("decode and exact-step rows come from an earlier invocation on the same build (REUSE); the gen part ran after it"
              if reuse else "one invocation"),
     "llama_cpp": {"commit": json.loads(llama_commit) if llama_commit != "null" else None,

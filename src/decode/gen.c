@@ -18,7 +18,10 @@
  * for bit).  Then each position's token is chosen from its row by pick, with the same sampler,
  * exactly as plain decoding would: a draft that equals it is kept, the first that differs ends
  * the step (the chosen token is kept and fed next, the cache rewound past the dropped drafts).
- * The output is therefore the plain output, byte for byte. */
+ * The output is therefore the plain output, byte for byte.  The rows that will want all logits
+ * (the constraint walked over the drafts allows more than GEN_SUBSET_MAX there, or there is no
+ * constraint) get them in one multi-row pass over the output matrix when the first is asked
+ * for, not one full pass each (gen_seq.rowl; values equal, model_logits_rows). */
 #include "ptxgen/decode.h"
 
 #include <math.h>
@@ -101,6 +104,8 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
     return PG_OK;
 }
 
+#define ROWS_MAX 32   /* rows of an exact step whose full logits gen_seq keeps (a bit each in have) */
+
 /* One candidate in flight: what the sampling loop keeps between tokens. */
 typedef struct {
     const gen_env *e;
@@ -118,6 +123,16 @@ typedef struct {
     pg_buf text, forced;       /* text so far; forced text being fed */
     bool ending_forced;        /* the constraint closes the kernel (token budget nearly spent) */
     bool over;                 /* no more tokens (seq_finish done) */
+    /* Speculative decoding: all logits of rows of the last exact step, computed together.  The
+     * output matrix is the largest one and a row alone streams all of it; the rows the drafts
+     * say will want all logits (no constraint, or more allowed than GEN_SUBSET_MAX) are computed
+     * in one multi-row pass when the first of them is asked for.  Each row's values equal a
+     * one-row call's bit for bit (model_logits_rows), so this changes no output. */
+    float *rowl;               /* [rowcap][vocab], or NULL (plain decoding) */
+    int rowcap;                /* draft_max + 1, at most ROWS_MAX: steps of more rows go row by row */
+    int nrows;                 /* rows of the last exact step; 0: the context's last step was another */
+    uint32_t have;             /* bit r: rowl[r] holds row r */
+    bool want_full[MODEL_EXACT_MAX];   /* row r will want all logits (the drafts' constraint says so) */
 } gen_seq;
 
 /* Where the logits of the position being chosen come from: a row of the candidate's last
@@ -129,7 +144,7 @@ typedef struct {
 } lsrc;
 
 static void seq_close(gen_seq *g) {
-    free(g->logits); free(g->masked); free(g->bits); free(g->ids); free(g->sub);
+    free(g->logits); free(g->masked); free(g->bits); free(g->ids); free(g->sub); free(g->rowl);
     pg_vec_free(g->hist);
     pg_buf_free(&g->text); pg_buf_free(&g->forced);
     model_ctx_free(g->ctx);
@@ -145,6 +160,7 @@ static pg_status feed_text(gen_seq *g, const char *s, size_t n, int *count, pg_d
     pg_status st = tok_encode(g->e->t, s, n, &ids, &nid);
     if (st != PG_OK) { pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "cannot tokenize forced text"); return st; }
     if (nid) st = model_forward_hidden(g->ctx, ids, (int)nid, diag);
+    g->nrows = 0;   /* the rows of an exact step are gone */
     for (size_t i = 0; st == PG_OK && i < nid; i++) pg_vec_push(g->hist, ids[i]);
     free(ids);
     if (st != PG_OK) return st;
@@ -202,11 +218,28 @@ static int cmp_i32(const void *a, const void *b) {
 
 /* All logits of src's position into g->logits (computed from the context's row if need be). */
 static pg_status full_logits(gen_seq *g, const lsrc *src, pg_diag_sink *diag) {
+    size_t V = (size_t)g->e->vocab;
     if (src->full) {
-        if (src->full != g->logits) memcpy(g->logits, src->full, sizeof(float) * (size_t)g->e->vocab);
+        if (src->full != g->logits) memcpy(g->logits, src->full, sizeof(float) * V);
         return PG_OK;
     }
-    return model_logits_rows(g->ctx, &src->row, 1, NULL, 0, g->logits, diag);
+    int r = src->row;
+    /* (a row the drafts did not foresee after a pass: alone, the pass's rows stay where they are) */
+    if (!g->rowl || r >= g->nrows || g->nrows > g->rowcap || (g->have && !(g->have >> r & 1))) return model_logits_rows(g->ctx, &r, 1, NULL, 0, g->logits, diag);
+    if (!g->have) {   /* this row and the later ones that will want all logits, in one pass */
+        int rows[MODEL_EXACT_MAX], n = 0;
+        for (int i = r; i < g->nrows; i++)
+            if (i == r || (g->want_full[i] && !(g->have >> i & 1))) rows[n++] = i;
+        float *tmp = g->rowl + (size_t)(g->rowcap - n) * V;   /* the top n slots, then each row down to its own */
+        pg_status st = model_logits_rows(g->ctx, rows, n, NULL, 0, tmp, diag);
+        if (st != PG_OK) return st;
+        for (int i = 0; i < n; i++) {   /* ascending rows into ascending slots from the top: no overlap ahead */
+            if (tmp + (size_t)i * V != g->rowl + (size_t)rows[i] * V) memmove(g->rowl + (size_t)rows[i] * V, tmp + (size_t)i * V, sizeof(float) * V);
+            g->have |= 1u << rows[i];
+        }
+    }
+    memcpy(g->logits, g->rowl + (size_t)r * V, sizeof(float) * V);
+    return PG_OK;
 }
 
 /* The token at src's position, by the rule of gen_sample's header comment. */
@@ -420,12 +453,15 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
         dec_copy(g->draft_dec, g->dec);
     }
     int base = g->hist.n;
+    /* row j of the step chooses from the state after j drafts: does it want all logits? */
+    for (int j = 0; j <= want; j++) g->want_full[j] = !g->draft_dec;
     while (nd < want) {
         int32_t t = -1;
         if (g->draft_dec) {
             if (dec_done(g->draft_dec)) break;
-            int32_t one[2];
-            if (dec_allowed(g->draft_dec, one, 1) == 1) t = one[0];   /* certain */
+            int k = dec_allowed(g->draft_dec, g->ids, GEN_SUBSET_MAX);   /* (pick refills g->ids) */
+            g->want_full[nd] = k < 0;
+            if (k == 1) t = g->ids[0];   /* certain */
         }
         if (t < 0) t = hist_next(g->hist.v, g->hist.n);
         if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT);
@@ -434,6 +470,7 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
         d[nd++] = t;
         pg_vec_push(g->hist, t);   /* (taken off below: the history holds chosen tokens only) */
     }
+    if (nd == want && g->draft_dec && !dec_done(g->draft_dec)) g->want_full[nd] = dec_allowed(g->draft_dec, g->ids, GEN_SUBSET_MAX) < 0;
     g->hist.n = base;
     return nd;
 }
@@ -448,6 +485,11 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
     if (dmax > MODEL_EXACT_MAX - 1) dmax = MODEL_EXACT_MAX - 1;
     int32_t *feed = malloc(sizeof(int32_t) * (size_t)(dmax + 1));
     if (!feed) return PG_ERR_NOMEM;
+    g->rowcap = dmax + 1 < ROWS_MAX ? dmax + 1 : ROWS_MAX;
+    if (dmax > 0 && !g->rowl && !(g->rowl = malloc(sizeof(float) * (size_t)g->rowcap * (size_t)e->vocab))) {
+        free(feed);
+        return PG_ERR_NOMEM;
+    }
     lsrc src = {0, NULL};
     int pos = model_ctx_pos(g->ctx);
     int32_t tok = -1;
@@ -463,6 +505,8 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
         int nd = want > 0 ? make_drafts(g, want, feed + 1, diag) : 0;
         int p0 = pos;
         if ((st = model_forward_exact(g->ctx, feed, 1 + nd, diag)) != PG_OK) break;
+        g->nrows = 1 + nd;
+        g->have = 0;
         out->forwards++;
         out->drafted += nd;
         /* position p0 + 1 + j is chosen from row j; draft j + 1 stands there */

@@ -190,7 +190,7 @@ static int bench_constraint(const char *model_dir, const char *file, pg_buf *js,
         dec_vocab_new(t, &v, sink) != PG_OK || pg_read_file(file, 16u << 20, &text, &len, sink) != PG_OK ||
         tok_encode(t, text, len, &ids, &n) != PG_OK || !allowed)
         goto done;
-    dec_opts o = {"sm_80", NULL, 0, 0, {0, 0, 0}, NULL};
+    dec_opts o = {"sm_80", NULL, 0, 0, {0, 0, 0}, NULL, 0};
     if (dec_new(v, &o, &d, sink) != PG_OK) goto done;
     double ta = 0, tl = 0, tv = 0;
     long small = 0, one = 0, done_n = 0;
@@ -234,7 +234,7 @@ static double cpu_now(void) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
-static int bench_exact(model_model *m, const char *dir, const char *list, int reps, pg_diag_sink *sink) {
+static int bench_exact(model_model *m, const char *dir, const char *list, int reps, bool profile, pg_diag_sink *sink) {
     const model_config *c = model_get_config(m);
     enum { PROMPT = 64 };
     int32_t toks[PROMPT + MODEL_EXACT_MAX];
@@ -248,21 +248,31 @@ static int bench_exact(model_model *m, const char *dir, const char *list, int re
         if (n < 1 || n > MODEL_EXACT_MAX) { fprintf(stderr, "bench_model: --exact sizes 1..%d\n", MODEL_EXACT_MAX); return 2; }
         double w[2][64], u[2][64];
         int R = reps < 64 ? reps : 64;
+        model_prof pr;   /* --profile: the stage clocks of the timed exact steps (way 0) */
+        memset(&pr, 0, sizeof pr);
         for (int r = -1; r < R && !rc; r++)
             for (int way = 0; way < 2; way++) {   /* 0: one exact step of n rows; 1: n one-token steps */
                 model_ctx_rewind(ctx, PROMPT);
                 double a = now(), ca = cpu_now();
+                if (profile && way == 0 && r >= 0) model_prof_attach(m, &pr);
                 if (way == 0) rc = model_forward_exact(ctx, toks + PROMPT, n, sink) != PG_OK;
                 else
                     for (int i = 0; i < n && !rc; i++) rc = model_forward_exact(ctx, toks + PROMPT + i, 1, sink) != PG_OK;
+                model_prof_attach(m, NULL);
                 if (r >= 0) { w[way][r] = now() - a; u[way][r] = cpu_now() - ca; }
             }
         if (rc) break;
         for (int way = 0; way < 2; way++) { qsort(w[way], (size_t)R, sizeof(double), cmp_d); qsort(u[way], (size_t)R, sizeof(double), cmp_d); }
         printf("{\"engine\": \"ptxgen\", \"bench\": \"exact-step\", \"model\": \"%s\", \"threads\": %d, \"n\": %d, \"reps\": %d, "
-               "\"exact_ms\": %.2f, \"exact_cpu_ms\": %.2f, \"steps_ms\": %.2f, \"steps_cpu_ms\": %.2f, \"ratio_wall\": %.2f}\n",
+               "\"exact_ms\": %.2f, \"exact_cpu_ms\": %.2f, \"steps_ms\": %.2f, \"steps_cpu_ms\": %.2f, \"ratio_wall\": %.2f",
                dir, model_threads(m), n, R, w[0][R / 2] * 1e3, u[0][R / 2] * 1e3, w[1][R / 2] * 1e3, u[1][R / 2] * 1e3,
                w[0][R / 2] / w[1][R / 2]);
+        if (profile) {   /* mean ms per exact step by stage */
+            printf(", \"stages_ms\": {");
+            for (int st = 0; st < PROF_N; st++) printf("%s\"%s\": %.2f", st ? ", " : "", model_prof_names[st], pr.stage_s[st] / R * 1e3);
+            printf("}, \"sync_wait_ms\": %.2f, \"act_quant_ms\": %.2f", pr.pool.sync_s / R * 1e3, pr.pool.actq_s / R * 1e3);
+        }
+        printf("}\n");
     }
     model_ctx_free(ctx);
     return rc;
@@ -300,7 +310,7 @@ int main(int argc, char **argv) {
     if (model_load(dir, &o, &m, &sink) != PG_OK) return 1;
     double t_load = now() - t0;
     if (exact) {
-        int rc = bench_exact(m, dir, exact, reps, &sink);
+        int rc = bench_exact(m, dir, exact, reps, profile, &sink);
         model_free(m);
         return rc;
     }

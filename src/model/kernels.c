@@ -984,7 +984,8 @@ typedef struct {
     int nch;               /* pool chunks the panel pairs are split into */
     pg_pool *pool;         /* per-thread scratch */
     const char *gx;        /* WT_GG decode: x quantized, per token gx_stride bytes: qa32[cols/32] then (at */
-    size_t gx_stride, gx_off;   /* gx_off) qa256[cols/256]; see mm_decode_gg */
+    size_t gx_stride, gx_off;   /* gx_off) qa256[cols/256], and (at gx_zoff, when nonzero: AVX-512) */
+    size_t gx_zoff;        /*   the qa32's pair form qa64[cols/64]; see mm_decode_gg */
 } mm_job;
 
 /* The panel pairs [b0, b1) of pool chunks [c0, c1). */
@@ -1041,6 +1042,8 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
         int a = r0 > g->r0 ? r0 : g->r0, b = r1 < g->r0 + g->rows ? r1 : g->r0 + g->rows;
         int kind = model_quant_act_kind(g->type);
         const void *xq[QUANT_NX_MAX];
+        const qa64 *xz[QUANT_NX_MAX];
+        bool pairs = kind == QACT_32 && J->gx_zoff;
         for (int r = a; r < b; r += 16) {   /* 16 rows per call: outputs of one token stay together */
             int nr = b - r < 16 ? b - r : 16;
             const uint8_t *w = g->data + (size_t)(r - g->r0) * g->row_bytes;
@@ -1058,10 +1061,13 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
             /* all tokens against these rows at once: each weight block is decoded once for them */
             for (int j0 = 0; j0 < J->n; j0 += QUANT_NX_MAX) {
                 int nx = J->n - j0 < QUANT_NX_MAX ? J->n - j0 : QUANT_NX_MAX;
-                for (int j = 0; j < nx; j++)
+                for (int j = 0; j < nx; j++) {
                     xq[j] = kind == QACT_F32 ? (const void *)(J->x + (size_t)(j0 + j) * J->ldx)
                                              : J->gx + (size_t)(j0 + j) * J->gx_stride + (kind == QACT_256 ? J->gx_off : 0);
-                model_quant_dot_rows_nx(g->type, w, g->row_bytes, nr, xq, nx, k, J->out + (size_t)j0 * J->ldo + r, (size_t)J->ldo);
+                    xz[j] = pairs ? (const qa64 *)(const void *)(J->gx + (size_t)(j0 + j) * J->gx_stride + J->gx_zoff) : NULL;
+                }
+                model_quant_dot_rows_nx(g->type, w, g->row_bytes, nr, xq, pairs ? xz : NULL, nx, k, J->out + (size_t)j0 * J->ldo + r,
+                                        (size_t)J->ldo);
             }
         }
     }
@@ -1279,7 +1285,9 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
         need256 |= model_quant_act_kind(m->seg[s].type) == QACT_256;
     }
     size_t b32 = need32 ? (size_t)k / 32 * sizeof(qa32) : 0, b256 = need256 ? (size_t)k / 256 * sizeof(qa256) : 0;
-    size_t stride = (b32 + b256 + 63) / 64 * 64;
+    /* the AVX-512 kernels' pair form of the qa32, built here once for all rows (64-byte aligned) */
+    size_t zoff = (b32 + b256 + 63) / 64 * 64, bz = need32 && model_quant_pairs_wanted() && k >= 64 ? (size_t)k / 64 * sizeof(qa64) : 0;
+    size_t stride = (zoff + bz + 63) / 64 * 64;
     char *gx = NULL;
     if (stride) {
         gx = model_pool_shared(p, 0, stride * J->n);
@@ -1289,6 +1297,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
         for (int j = 0; j < J->n; j++) {
             const float *x = J->x + (size_t)j * J->ldx;
             if (need32) model_quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
+            if (bz) model_quant_act32_pairs((const qa32 *)(const void *)(gx + j * stride), k, (qa64 *)(void *)(gx + j * stride + zoff));
             if (need256) model_quant_act256(x, k, (qa256 *)(void *)(gx + j * stride + b32));
         }
         if (pp) pp->actq_s += kern_now() - t0;
@@ -1296,6 +1305,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     J->gx = gx;
     J->gx_stride = stride;
     J->gx_off = b32;
+    J->gx_zoff = bz ? zoff : 0;
     /* chunks of at least 64 rows, 4 per thread: a descheduled thread's share is picked up */
     int nch = 4 * model_pool_size(p), most = (m->rows + 63) / 64;
     J->nch = nch < most ? nch : most;
@@ -1305,7 +1315,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
 void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
     int npairs = m->prows / (2 * WPANEL);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0, 0};
     if (m->type != WT_F32 && m->type != WT_BF16) abort();   /* f32 / bf16 only (LoRA factors) */
     if (npairs) mm_decode(&J, 0, npairs, 0);
 }
@@ -1316,7 +1326,7 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
         pthread_once(&kern_once, kern_pick);
         float o[2 * WPANEL];
         int have = -1;
-        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0};
+        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0, 0};
         q8x X;
         void *qbuf = NULL;
         if (m->type == WT_Q8) {
@@ -1347,21 +1357,27 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
     float *row = malloc((size_t)k * sizeof *row);
     qa32 *q32 = NULL;
     qa256 *q256 = NULL;
+    qa64 *z = NULL;   /* the pair form for the AVX-512 kernels (same values) */
+    bool pairs = m->type == WT_GG && !m->exact && model_quant_pairs_wanted() && k >= 64;
     if (m->type == WT_GG && !m->exact) {
         q32 = malloc((size_t)k / 32 * sizeof *q32 + 1);
         q256 = malloc((size_t)k / 256 * sizeof *q256 + 1);
+        z = pairs ? malloc((size_t)k / 64 * sizeof *z) : NULL;
         if (q32 && q256) {
             model_quant_act32(x, k, q32);
             model_quant_act256(x, k, q256);
+            if (z) model_quant_act32_pairs(q32, k, z);
         }
     }
-    if (!row || (m->type == WT_GG && !m->exact && (!q32 || !q256))) pg_oom();   /* a row's worth */
+    if (!row || (m->type == WT_GG && !m->exact && (!q32 || !q256)) || (pairs && !z)) pg_oom();   /* a row's worth */
     for (int i = 0; i < n; i++) {
         if (m->type == WT_GG && !m->exact) {
             const struct wseg *g = gg_seg(m, ids[i]);
             int kind = model_quant_act_kind(g->type);
             const void *xq = kind == QACT_32 ? (const void *)q32 : kind == QACT_256 ? (const void *)q256 : (const void *)x;
-            model_quant_dot_rows(g->type, g->data + (size_t)(ids[i] - g->r0) * g->row_bytes, g->row_bytes, 1, xq, k, &out[i]);
+            const qa64 *zz = z;
+            model_quant_dot_rows_nx(g->type, g->data + (size_t)(ids[i] - g->r0) * g->row_bytes, g->row_bytes, 1, &xq,
+                                    kind == QACT_32 && z ? &zz : NULL, 1, k, &out[i], 0);
         } else {
             model_wmat_row_f32(m, ids[i], row);
             out[i] = model_quant_dot_f32(row, x, k);
@@ -1370,6 +1386,7 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
     free(row);
     free(q32);
     free(q256);
+    free(z);
 }
 
 void model_matmul_dec(pg_pool *p, float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
@@ -1380,7 +1397,7 @@ void model_matmul_dec(pg_pool *p, float *out, int ldo, const float *x, int ldx, 
     }
     int npairs = m->prows / (2 * WPANEL);
     int nch = npairs < 4 * model_pool_size(p) ? npairs : 4 * model_pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0};
     if (m->type == WT_GG) {
         mm_gg_decode(p, &J);
         return;
@@ -1420,7 +1437,7 @@ void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int 
      * prefetch of the next pair's weights stays within the thread */
     int cpt = n >= 4 ? PF_CHUNKS : 4;
     int nch = npairs < cpt * model_pool_size(p) ? npairs : cpt * model_pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0};
     if (n >= 4) {
 #ifdef HAVE_AMX
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {

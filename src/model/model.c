@@ -339,7 +339,9 @@ static void ew_rows(void *arg, int t0, int t1, int ith) {
 }
 
 static void run_ew(ew_job *J) {
-    if (J->n < 4) ew_rows(J, 0, J->n, 0);
+    /* up to a verify step's rows on the caller: microseconds of work, less than a pool dispatch
+     * costs when the other thread is descheduled (per row the same code, so the same values) */
+    if (J->n <= 16) ew_rows(J, 0, J->n, 0);
     else model_pool_run(J->c->m->pool, ew_rows, J, J->n);
 }
 

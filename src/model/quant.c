@@ -806,6 +806,97 @@ static ZATTR void dot32_avx512(int type, const uint8_t *p, const qa32 *const *x,
 #undef DOT32_T
 #undef DOT32_NX
 
+/* The same with the activations in pair form (qa64, built once per matmul): x + 128 as unsigned
+ * bytes against the weights as signed values (the code offset taken off first: Q4_0 nibbles - 8,
+ * Q5_0 codes - 16, Q8_0 as stored), the dpbusd starting from -128 times the weights' lane sums
+ * (once per block pair for all activations): sum (x + 128) w - 128 sum w = sum x w.  So each
+ * activation costs one load of x, a dpbusd, and the scale product and FMA.  The integer sums
+ * equal dot32_z's and the f32 operations are the same in the same order (a lane's scale is the
+ * product d_w * d_x either way), so the values equal dot32_z's bit for bit, whatever nx. */
+static ZATTR inline __attribute__((always_inline)) void dot64_z(const int type, const uint8_t *p, const qa32 *const *x, const qa64 *const *z,
+                                                                const int nx, int nb, float *out, size_t ldo) {
+    const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
+    const __m512i zero = _mm512_setzero_si512();
+    __m512 acc[QUANT_NX_MAX];
+    float off[QUANT_NX_MAX];
+#pragma GCC unroll 16
+    for (int j = 0; j < nx; j++) { acc[j] = _mm512_setzero_ps(); off[j] = 0; }
+    int b = 0;
+    for (; b + 2 <= nb; b += 2, p += 2 * bb) {
+        const uint8_t *p1 = p + bb;
+        const int pi = b / 2;
+        __m512i w;
+        if (type == GGUF_T_Q8_0)
+            w = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(p + 2))),
+                                   _mm256_loadu_si256((const __m256i *)(p1 + 2)), 1);
+        else if (type == GGUF_T_Q4_0) w = _mm512_sub_epi8(nibbles64(p + 2, p1 + 2), _mm512_set1_epi8(8));
+        else if (type == GGUF_T_Q4_1) w = nibbles64(p + 4, p1 + 4);
+        else {   /* Q5_0: bit i of the block's qh word is element i's fifth bit */
+            uint32_t h0, h1;
+            memcpy(&h0, p + 2, 4);
+            memcpy(&h1, p1 + 2, 4);
+            __m512i lo = nibbles64(p + 6, p1 + 6);
+            w = _mm512_sub_epi8(_mm512_mask_add_epi8(lo, (__mmask64)h1 << 32 | h0, lo, _mm512_set1_epi8(16)), _mm512_set1_epi8(16));
+        }
+        const __m512i n0 = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8((char)0x80), w));
+        const __m512 wd = _mm512_insertf32x8(_mm512_set1_ps(f16z(p)), _mm256_set1_ps(f16z(p1)), 1);
+#pragma GCC unroll 16
+        for (int j = 0; j < nx; j++) {
+            const qa64 *zj = z[j] + pi;
+            __m512i sm = _mm512_dpbusd_epi32(n0, _mm512_loadu_si512(zj->qu), w);
+            __m512 sc = _mm512_mul_ps(wd, _mm512_loadu_ps(zj->d));
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sm), sc, acc[j]);
+            if (type == GGUF_T_Q4_1) off[j] += f16z(p + 2) * x[j][b].ds + f16z(p1 + 2) * x[j][b + 1].ds;
+        }
+    }
+    for (int j = 0; j < nx; j++) {
+        float r = _mm512_reduce_add_ps(acc[j]) + off[j];
+        if (b < nb) {   /* an odd block: the AVX2 step, as dot32_z */
+            float o = 0;
+            __m256 a = blk32_acc(type, p, x[j] + b, _mm256_setzero_ps(), &o);
+            r += hsum8(a) + o;
+        }
+        out[(size_t)j * ldo] = r;
+    }
+}
+
+/* nx a constant in each copy: 8 at a time, then the rest */
+#define DOT64_NX(T, NX) dot64_z(T, p, x, z, NX, n / QK, out, ldo)
+#define DOT64_T(T)                                                              \
+    do {                                                                        \
+        for (; nx >= 8; nx -= 8, x += 8, z += 8, out += 8 * ldo) DOT64_NX(T, 8); \
+        switch (nx) {                                                           \
+        case 7: DOT64_NX(T, 7); break;                                          \
+        case 6: DOT64_NX(T, 6); break;                                          \
+        case 5: DOT64_NX(T, 5); break;                                          \
+        case 4: DOT64_NX(T, 4); break;                                          \
+        case 3: DOT64_NX(T, 3); break;                                          \
+        case 2: DOT64_NX(T, 2); break;                                          \
+        case 1: DOT64_NX(T, 1); break;                                          \
+        default: break;                                                         \
+        }                                                                       \
+    } while (0)
+static ZATTR void dot64_avx512(int type, const uint8_t *p, const qa32 *const *x, const qa64 *const *z, int nx, int n, float *out,
+                               size_t ldo) {
+    switch (type) {
+    case GGUF_T_Q4_0: DOT64_T(GGUF_T_Q4_0); break;
+    case GGUF_T_Q4_1: DOT64_T(GGUF_T_Q4_1); break;
+    case GGUF_T_Q5_0: DOT64_T(GGUF_T_Q5_0); break;
+    default: DOT64_T(GGUF_T_Q8_0); break;
+    }
+}
+#undef DOT64_T
+#undef DOT64_NX
+
+static ZATTR void pairs_avx512(const qa32 *q, int n, qa64 *z) {
+    for (int i = 0; i < n / 64; i++, q += 2) {
+        __m512i s = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)q[0].qs)),
+                                       _mm256_loadu_si256((const __m256i *)q[1].qs), 1);
+        _mm512_storeu_si512(z[i].qu, _mm512_xor_si512(s, _mm512_set1_epi8((char)0x80)));   /* + 128 */
+        _mm512_storeu_ps(z[i].d, _mm512_insertf32x8(_mm512_set1_ps(q[0].d), _mm256_set1_ps(q[1].d), 1));
+    }
+}
+
 /* The activation quantization with 16 lanes: the same operations (amax, d = amax/127,
  * x * (1/d) rounded to nearest even, integer sums), so the same bytes and scales. */
 static ZATTR inline __m512i q16(const float *p, __m512 inv) {
@@ -881,12 +972,32 @@ void model_quant_act256(const float *x, int n, qa256 *q) {
     act256_scalar(x, n, q);
 }
 
-void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out) {
-    model_quant_dot_rows_nx(type, rows, row_bytes, nrows, &xq, 1, n, out, 0);
+bool model_quant_pairs_wanted(void) {
+#ifdef HAVE_X86
+    return use_avx512();
+#else
+    return false;
+#endif
 }
 
-void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq, int nx, int n,
-                             float *out, size_t ldo) {
+void model_quant_act32_pairs(const qa32 *q, int n, qa64 *z) {
+#ifdef HAVE_X86
+    if (use_avx512()) { pairs_avx512(q, n, z); return; }
+#endif
+    for (int i = 0; i < n / 64; i++)
+        for (int h = 0; h < 2; h++) {
+            const qa32 *b = &q[2 * i + h];
+            for (int l = 0; l < 32; l++) z[i].qu[32 * h + l] = (uint8_t)(b->qs[l] + 128);
+            for (int l = 0; l < 8; l++) z[i].d[8 * h + l] = b->d;
+        }
+}
+
+void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrows, const void *xq, int n, float *out) {
+    model_quant_dot_rows_nx(type, rows, row_bytes, nrows, &xq, NULL, 1, n, out, 0);
+}
+
+void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq,
+                             const qa64 *const *xz, int nx, int n, float *out, size_t ldo) {
     const uint8_t *p = rows;
     int kind = model_quant_act_kind(type);
     for (int j0 = 0; j0 < nx; j0 += QUANT_NX_MAX) {
@@ -895,6 +1006,10 @@ void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int n
         float *o = out + (size_t)j0 * ldo;
         p = rows;
 #ifdef HAVE_X86
+        if (kind == QACT_32 && use_avx512() && xz) {
+            for (int r = 0; r < nrows; r++, p += row_bytes) dot64_avx512(type, p, (const qa32 *const *)xs, xz + j0, m, n, o + r, ldo);
+            continue;
+        }
         if (kind == QACT_32 && use_avx512()) {
             for (int r = 0; r < nrows; r++, p += row_bytes) dot32_avx512(type, p, (const qa32 *const *)xs, m, n, o + r, ldo);
             continue;

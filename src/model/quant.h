@@ -28,8 +28,16 @@ void model_quant_dot_rows(int type, const void *rows, size_t row_bytes, int nrow
  * read and decoded once for all of them; x_j's results equal model_quant_dot_rows(.., xq[j], ..)'s
  * bit for bit, whatever nx (the verify step of speculative decoding relies on it). */
 #define QUANT_NX_MAX 16
-void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq, int nx, int n,
-                             float *out, size_t ldo);
+/* xz: NULL, or for QACT_32 types each activation's pair form (model_quant_act32_pairs of xq[j]),
+ * which the AVX-512 kernels take: built once per matmul, a block pair then costs an activation
+ * one load, a dpbusd and two f32 operations (same values as without, bit for bit).
+ * qa64: blocks 2i and 2i+1 of a qa32 activation, codes + 128 as unsigned bytes (against the
+ * weights as signed values) and the two scales over the vector's halves. */
+typedef struct { uint8_t qu[64]; float d[16]; } qa64;
+bool model_quant_pairs_wanted(void);                          /* the kernels in force take xz */
+void model_quant_act32_pairs(const qa32 *q, int n, qa64 *z);  /* q[n/32] -> z[n/64] */
+void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq,
+                             const qa64 *const *xz, int nx, int n, float *out, size_t ldo);
 /* Row to f32: the scalar reference, and the same values through AVX2 where there is one. */
 void model_quant_dequant_row(int type, const void *data, float *y, int64_t n);
 void model_quant_dequant_fast(int type, const void *data, float *y, int64_t n);

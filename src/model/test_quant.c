@@ -142,13 +142,32 @@ static void test_dots(void) {
                 xq[j] = kind == QACT_32 ? (void *)(q32s + (size_t)j * (n / 32)) : kind == QACT_256 ? (void *)(q256s + (size_t)j * (n / 256))
                                                                                : (void *)(xs + (size_t)j * n);
             }
-            model_quant_dot_rows_nx(type, d, model_quant_row_bytes(type, n), rows, xq, NX, n, &many[0][0], 7);
+            model_quant_dot_rows_nx(type, d, model_quant_row_bytes(type, n), rows, xq, NULL, NX, n, &many[0][0], 7);
             bool same = true;
             for (int j = 0; j < NX; j++) {
                 model_quant_dot_rows(type, d, model_quant_row_bytes(type, n), rows, xq[j], n, one);
                 same &= !memcmp(one, many[j], sizeof one);
             }
             CHECK(same, "%s %s n=%d: %d activations at once equal one at a time, bit for bit", model_kernels_isa(), model_gguf_type_name(type), n, NX);
+            /* the pair form (the AVX-512 kernels' activations, built once per matmul): the same values,
+             * bit for bit, for every group size 1..NX (each a constant-nx copy of the kernel) */
+            if (kind == QACT_32) {
+                qa64 *zs = malloc((size_t)NX * (n / 64) * sizeof *zs);
+                const qa64 *xz[NX];
+                for (int j = 0; j < NX; j++) {
+                    model_quant_act32_pairs(q32s + (size_t)j * (n / 32), n, zs + (size_t)j * (n / 64));
+                    xz[j] = zs + (size_t)j * (n / 64);
+                }
+                bool zsame = true;
+                for (int nx = 1; nx <= NX; nx++) {
+                    float zm[NX][7];
+                    model_quant_dot_rows_nx(type, d, model_quant_row_bytes(type, n), rows, xq, xz, nx, n, &zm[0][0], 7);
+                    zsame &= !memcmp(zm, many, (size_t)nx * sizeof zm[0]);
+                }
+                CHECK(zsame, "%s %s n=%d: the pair form gives the same values for 1..%d activations, bit for bit", model_kernels_isa(),
+                      model_gguf_type_name(type), n, NX);
+                free(zs);
+            }
             free(xs); free(q32s); free(q256s);
             free(d); free(x); free(q32); free(q256);
         }
