@@ -112,13 +112,13 @@ $(BUILD)/fault/faultshim.so: tests/fault/faultshim.c
 	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 
 # The README's test command.  Ends with "N passed, N failed".
-test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so $(BUILD)/diff_ptxas
+test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so $(BUILD)/diff_ptxas $(BUILD)/bench_model
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
 # The quick check for a working copy (a few minutes): unit tests, the CLI/golden tests and
 # the README's examples (which use build/ptxgen), without the nvcc corpus, the
 # ptxas/nvcc-heavy suites and the fuzz smoke.
-check: $(SBUILD)/ptxgen $(STESTS) all
+check: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/bench_model
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) PTXGEN_QUICK=1 bash tests/run_tests.sh $(STESTS)
 
 # The full fault-injection sweep and the crash-consistency run (tens of minutes; their
