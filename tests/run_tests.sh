@@ -56,7 +56,7 @@ done
 if [ "$QUICK" = 1 ]; then
     run_suite "cli+golden" env PTXGEN="$PTXGEN" PTXGEN_QUICK=1 bash tests/cli_tests.sh
     run_suite "model recipe (train/recipe.sh: steps, --print, unpack; no GPU)" bash tests/recipe_tests.sh
-run_suite "bench programs (bench_model builds and replays a literate kernel through the constraint)" env PTXGEN_BUILD="$BUILD" bash tests/bench_smoke.sh
+    run_suite "bench programs (bench_model builds and replays a literate kernel through the constraint)" env PTXGEN_BUILD="$BUILD" bash tests/bench_smoke.sh
     run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
     run_suite "io (output names, write failures, stdout, --json, new inputs)" env PTXGEN="$PTXGEN" bash tests/io_tests.sh
     run_suite "ci deps (.ci/run installs what the tests import)" bash tests/ci_deps.sh
