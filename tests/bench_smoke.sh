@@ -6,11 +6,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${PTXGEN_BUILD:-build}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/testlib.sh
 
 # the constraint replays a literate corpus kernel (plan lines and all) as gen writes it
 "$B/ptxgen" fmt corpus/axpby_relu/kernel.ptx > "$tmp/replay.ptx" || bad "fmt corpus/axpby_relu"
@@ -27,5 +23,4 @@ if "$B/bench_model" tests/gen/tiny --threads 1 --pp 4 --tg 4 --reps 1 --constrai
 else
     grep -q "the constraint refuses token" "$tmp/bad.err" && ok || bad "bench_model refusal not named: $(tail -1 "$tmp/bad.err")"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -4,16 +4,7 @@
 set -u
 cd "$(dirname "$0")/.."
 P=${PTXGEN:-build/ptxgen}
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect_rc() { # expect_rc WANT DESC CMD...
-    local want=$1 desc=$2; shift 2
-    "$@" >/dev/null 2>&1
-    local rc=$?
-    [ "$rc" -eq "$want" ] && ok || bad "$desc: exit $rc, want $want"
-}
+. tests/testlib.sh
 golden() { # golden NAME CMD... : compare stdout with tests/golden/NAME
     local name=$1; shift
     local out
@@ -22,8 +13,6 @@ golden() { # golden NAME CMD... : compare stdout with tests/golden/NAME
     if [ "$out" = "$(cat "tests/golden/$name" 2>/dev/null)" ]; then ok; else
         bad "golden $name differs:"; diff <(printf '%s\n' "$out") "tests/golden/$name" | head -20; fi
 }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # PTXGEN_QUICK=1 (make check): short generations for eval, no nvcc-built super-optimization pairs
 QUICK=${PTXGEN_QUICK:-0}
 EVAL_QUICK=()

@@ -6,18 +6,7 @@
 set -u
 cd "$(dirname "$0")/.."
 P=${PTXGEN:-build/ptxgen}
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect_rc() { # expect_rc WANT DESC CMD...
-    local want=$1 desc=$2; shift 2
-    "$@" >/dev/null 2>&1
-    local rc=$?
-    [ "$rc" -eq "$want" ] && ok || bad "$desc: exit $rc, want $want"
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/testlib.sh
 have_nvcc=0
 { command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; } && have_nvcc=1
 export PATH="$PATH:${CUDA_HOME:-/usr/local/cuda}/bin"

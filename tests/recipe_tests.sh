@@ -6,18 +6,7 @@
 # The steps themselves run only on the GPU machine (docs/MODELS.md "Rebuilding the shipped models").
 set -u
 cd "$(dirname "$0")/.."
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect_rc() { # expect_rc WANT DESC CMD...
-    local want=$1 desc=$2; shift 2
-    "$@" >/dev/null 2>&1
-    local rc=$?
-    [ "$rc" -eq "$want" ] && ok || bad "$desc: exit $rc, want $want"
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/testlib.sh
 R=train/recipe.sh
 
 # syntax of every script of the recipe, the GPU checks and the benchmarks
