@@ -617,7 +617,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     case PTX_OP_VEC: {
         if (!(s->kinds & ISA_OK_REG)) break;
         /* ptxas takes {x} for a scalar in vector-capable slots (ld/st/suld/sust without .vN) */
-        if (arity == 1 && !(s->arity_var >= 0 && op->nelems == 1)) {
+        if (arity == 1 && !((s->arity_var >= 0 || s->vec1) && op->nelems == 1)) {
             char mn[96];
             int n = snprintf(mn, sizeof mn, "%s", c->in->opcode);
             for (int k = 0; k < c->in->nmods && n > 0 && n < (int)sizeof mn; k++)
@@ -678,7 +678,8 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                 ok = false;
                 continue;
             }
-            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e) && vec_elem_loose(c, e, want)) continue;
+            /* ...but a fragment of a fixed count (mma, wmma) by its type */
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e) && s->arity <= 1 && !s->vec1 && vec_elem_loose(c, e, want)) continue;
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
             else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, s, want, opi) && ok;
             else {
@@ -691,7 +692,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     }
     case PTX_OP_REG:
         if (!(s->kinds & ISA_OK_REG)) break;
-        if (arity > 1 || arity < 0) {
+        if (arity > 1 || arity < 0 || s->vec1) {   /* ptxas: "Vector expected for argument 0" */
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %s-element vector {..}, not %s",
                  opi + 1, c->in->opcode, arity > 0 ? (char[]){(char)('0' + arity % 10), 0} : "multi", op->name);
             return false;
