@@ -678,6 +678,15 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                 ok = false;
                 continue;
             }
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) {   /* ptxas: "Illegal expression" */
+                const ptx_decl *ed = find_reg(c->V, e->name, e->loc, false);
+                if (ed && ed->vec) {
+                    OERR(c, PG_E_OPERAND_KIND, e->loc, "vector element %s of operand %d of '%s' is itself a vector register",
+                         e->name, opi + 1, c->in->opcode);
+                    ok = false;
+                    continue;
+                }
+            }
             /* ...but a fragment of a fixed count (mma, wmma) by its type */
             if (e->kind == PTX_OP_REG && !op_sreg(c->V, e) && s->arity <= 1 && !s->vec1 && vec_elem_loose(c, e, want)) continue;
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
@@ -690,14 +699,36 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         }
         return ok;
     }
-    case PTX_OP_REG:
+    case PTX_OP_REG: {
         if (!(s->kinds & ISA_OK_REG)) break;
+        /* a vector register (.reg .v2 .u32 %v) is a whole {..} operand: it fits a
+         * vector of its count with its element type, or fills mov's scalar exactly
+         * (mov.b64 %rd, %v); never a scalar (ptxas: "Vector operand is not allowed") */
+        const ptx_decl *vd = op_sreg(c->V, op) ? NULL : find_reg(c->V, op->name, op->loc, false);
+        if (vd && vd->vec) {
+            int bits = vd->vec * ptx_type_get(vd->type)->bits;
+            bool fits = arity < 0 ? want == PTX_T_NONE || ptx_type_get(want)->bits == bits
+                      : arity == 0 ? !s->vec1 : arity == vd->vec && (arity > 1 || s->arity_var >= 0);
+            if (!fits) {
+                OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' is %s, a %d-element vector register; it needs %s",
+                     opi + 1, c->in->opcode, op->name, vd->vec, arity == 1 && !s->vec1 ? "a scalar" : "another element count");
+                return false;
+            }
+            if (arity < 0 || s->any_type || want == PTX_T_NONE) return true;
+            if (!ptx_type_compat(want, vd->type, s->relaxed)) {
+                OERR(c, PG_E_OPERAND_TYPE, op->loc, "type mismatch: operand %d of '%s' needs %s elements but %s is declared .v%d %s",
+                     opi + 1, c->in->opcode, ptx_type_get(want)->name, op->name, vd->vec, ptx_type_get(vd->type)->name);
+                return false;
+            }
+            return true;
+        }
         if (arity > 1 || arity < 0 || s->vec1) {   /* ptxas: "Vector expected for argument 0" */
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %s-element vector {..}, not %s",
                  opi + 1, c->in->opcode, arity > 0 ? (char[]){(char)('0' + arity % 10), 0} : "multi", op->name);
             return false;
         }
         return check_reg(c, op, s, want, opi);
+    }
     case PTX_OP_IMM_INT:
     case PTX_OP_IMM_FLT:
         if (!(s->kinds & ISA_OK_IMM)) break;
@@ -1092,6 +1123,10 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
     if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .local variable at module scope (ptxas compiles with the ABI, which has none)",
              d->name);
+    if (d->space == PTX_SS_PARAM && d->align > 128)   /* "Parameter 'q' has illegal alignment" (an entry's signature may say more) */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .align %d; a .param variable is aligned to at most 128 bytes", d->name, d->align);
+    if (d->space == PTX_SS_PARAM && d->vec && d->type != PTX_T_PRED)   /* "cannot be allocated in .param state space" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a vector (.v%d); use an array", d->name, d->vec);
     if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
              d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
@@ -1179,8 +1214,12 @@ static void check_func(vctx *V, ptx_func *f) {
         if (d->space == PTX_SS_REG) continue;
         if (d->align > 0 && (d->align & (d->align - 1)))
             VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+        if (!f->is_entry && d->align > 128)   /* "Parameter 'q' has illegal alignment (must be aligned to 1, ..., or 128 bytes)" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .align %d; a function's parameter is aligned to at most 128 bytes", d->name, d->align);
         if (d->type == PTX_T_PRED)
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .pred makes registers only (.reg .pred), not .param", d->name);
+        else if (d->vec)   /* "Variable 'q' cannot be allocated in .param state space" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a vector (.v%d); use an array", d->name, d->vec);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
