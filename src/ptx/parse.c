@@ -1041,7 +1041,10 @@ static void parse_body(parser *P, ptx_func *f) {
             PUSH();
             continue;
         }
-        if (tok_punct(&t, ';')) continue;   /* empty statement */
+        if (tok_punct(&t, ';')) {   /* ptxas: "Parsing error near ';'" */
+            ERR(P, t, "an empty statement: ';' with no instruction or directive before it");
+            continue;
+        }
         if (t.kind == TK_IDENT && tok_punct(lex_peek(&P->L), ':')) {
             lex_next(&P->L);
             const char *label = tokdup(P, &t);
@@ -1326,7 +1329,10 @@ static void parse_top(parser *P) {
         token t = lex_next(&P->L);
         if (t.kind == TK_EOF) break;
         ptx_loc loc = {t.line, t.col};
-        if (tok_punct(&t, ';')) continue;
+        if (tok_punct(&t, ';')) {   /* ptxas: "Parsing error near ';'" */
+            ERR(P, t, "an empty statement: ';' with no directive before it");
+            continue;
+        }
         if (t.kind != TK_DIR) {
             char d[64];
             tokdesc(&t, d, sizeof d);

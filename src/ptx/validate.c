@@ -1112,6 +1112,33 @@ static void check_insn(vctx *V, ptx_stmt *st) {
 }
 
 /* ---- declarations ------------------------------------------------------------ */
+/* The first literal of an initializer ("{1, 2.0}", "7") whose kind does not fit
+ * the type (ptxas: "Initial value type mismatch"): .f32/.f64 take float literals
+ * only (1.0, 1e3, 0f3F800000), integer types no float literal (.bN take both).  Names
+ * (addresses) are left to the other checks.  NULL when all fit. */
+static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t n) {
+    const ptx_type_info *ti = ptx_type_get(t);
+    bool want_float = ti->cls == PTX_TC_FLOAT;
+    for (const char *p = init; *p;) {
+        while (*p && strchr("{}, \t\n+-", *p)) p++;
+        const char *q = p;
+        while (*q && !strchr("{}, \t\n", *q)) q++;
+        if (q == p) break;
+        if (*p >= '0' && *p <= '9') {
+            bool hexf = p[0] == '0' && strchr("fFdD", p[1]) && q - p > 2;
+            bool is_float = hexf;
+            for (const char *c = p; c < q && !is_float; c++)
+                is_float = *c == '.' || ((*c == 'e' || *c == 'E') && !(p[0] == '0' && (p[1] == 'x' || p[1] == 'X')));
+            if (is_float != want_float) {
+                snprintf(buf, n, "%.*s", (int)(q - p) < 40 ? (int)(q - p) : 40, p);
+                return buf;
+            }
+        }
+        p = q;
+    }
+    return NULL;
+}
+
 /* Variables (not registers, not parameters of a function's signature), as ptxas
  * takes them (issue 30, found by tests/diff_ptxas): where they may live, which
  * ones may be initialized, and which may be unsized. */
@@ -1134,6 +1161,17 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
     else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
+    if (d->init && (d->space == PTX_SS_GLOBAL || d->space == PTX_SS_CONST)) {
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        char lit[48];
+        const char *bad;
+        if ((ti->cls == PTX_TC_FLOAT && ti->bits < 32) || ti->cls == PTX_TC_PACKED)   /* "No initial value is allowed for .f16 type" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a %s variable takes no initializer", d->name, ti->name);
+        else if ((ti->cls == PTX_TC_FLOAT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) &&
+                 (bad = init_mismatch(d->init, d->type, lit, sizeof lit)))   /* "Initial value type mismatch" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is %s: its initializer's %s is %s literal", d->name, ti->name, lit,
+                 ti->cls == PTX_TC_FLOAT ? "an integer, not a float" : "a float, not an integer");
+    }
     if (d->init && d->init[0] == '{' && d->ndims == 1 && d->dims[0] > 0) {   /* "Greater number of elements in array initializer" */
         long n = 0;
         int depth_ = 0;
