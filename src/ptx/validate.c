@@ -1215,6 +1215,11 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
             !(d->name[0] >= 'A' && d->name[0] <= 'Z'))
             VERR(V, PG_E_BAD_DECL, d->loc, "bad register name %s", d->name);
     }
+    if (kind != SYM_REG && d->type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.bf16'" */
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        if (!ti->reg_ok && ti->cls != PTX_TC_OPAQUE)
+            VERR(V, PG_E_BAD_DECL, d->loc, "type %s is for instructions only: no variable or parameter has it", ti->name);
+    }
     if (kind == SYM_VAR || kind == SYM_REG) check_var_decl(V, d, depth);
     sym s = {d->name, kind, d, NULL, depth, false, false, 0};
     st_add(&V->tab, s);
