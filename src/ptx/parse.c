@@ -1047,6 +1047,9 @@ static void parse_body(parser *P, ptx_func *f) {
         }
         if (t.kind == TK_IDENT && tok_punct(lex_peek(&P->L), ':')) {
             lex_next(&P->L);
+            /* an identifier that starts with $, % or _ has more after it (ptxas: "Parsing error near '$'") */
+            if (t.n == 1 && (t.s[0] == '$' || t.s[0] == '%' || t.s[0] == '_'))
+                ERR(P, t, "'%c' alone is no label name: a name that starts with '%c' needs more characters", t.s[0], t.s[0]);
             const char *label = tokdup(P, &t);
             token *n = lex_peek(&P->L);
             if (n->kind == TK_DIR && (tok_is(n, ".branchtargets") || tok_is(n, ".calltargets") || tok_is(n, ".callprototype"))) {
