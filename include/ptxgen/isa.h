@@ -88,6 +88,7 @@ typedef struct {
     bool optional;
     int arity;              /* 1 = scalar; N = {a,..} with N elements; 0 = any; -1 = a vector of any length */
     bool arity_pow2;        /* with arity 0: the element count must be a power of two (PTX vectors) */
+    bool vec1;              /* with arity 1 ("/1"): a {vector} of one element, never a scalar (wmma fragments) */
     int arity_var;          /* -1, or variable holding .v2/.v4/.v8 */
     ptx_type type;          /* concrete type, or PTX_T_NONE */
     int type_var;           /* -1, or variable holding the type (e.g. T) */

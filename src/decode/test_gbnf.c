@@ -567,7 +567,7 @@ static void sample_operand(const isa_opslot *s, pg_buf *b) {
                     : (k & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) ? "L1" : (k & ISA_OK_SINK) ? "_"
                     : (k & ISA_OK_SPECIAL) ? "%tid.x" : (k & ISA_OK_PAIR) ? "%p1|%p2" : "%r1";
     int n = s->arity > 1 ? s->arity : (s->arity == -1 ? 2 : 1);
-    if (n == 1) { pg_buf_puts(b, one); return; }
+    if (n == 1 && !s->vec1) { pg_buf_puts(b, one); return; }
     pg_buf_putc(b, '{');
     for (int i = 0; i < n; i++) pg_buf_printf(b, "%s%%r%d", i ? ", " : "", i + 1);
     pg_buf_putc(b, '}');

@@ -364,7 +364,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             else if (*p == '#') { o->arity = 0; p++; }
             else if (*p == '+') { o->arity = -1; p++; }
             else if (*p >= 'A' && *p <= 'Z') { o->arity_var = *p - 'A'; p++; }
-            else { o->arity = (int)strtol(p, (char **)&p, 10); }
+            else { o->arity = (int)strtol(p, (char **)&p, 10); o->vec1 = o->arity == 1; }
         }
         if (*p == ':') {
             p++;

@@ -1041,9 +1041,15 @@ static void parse_body(parser *P, ptx_func *f) {
             PUSH();
             continue;
         }
-        if (tok_punct(&t, ';')) continue;   /* empty statement */
+        if (tok_punct(&t, ';')) {   /* ptxas: "Parsing error near ';'" */
+            ERR(P, t, "an empty statement: ';' with no instruction or directive before it");
+            continue;
+        }
         if (t.kind == TK_IDENT && tok_punct(lex_peek(&P->L), ':')) {
             lex_next(&P->L);
+            /* an identifier that starts with $, % or _ has more after it (ptxas: "Parsing error near '$'") */
+            if (t.n == 1 && (t.s[0] == '$' || t.s[0] == '%' || t.s[0] == '_'))
+                ERR(P, t, "'%c' alone is no label name: a name that starts with '%c' needs more characters", t.s[0], t.s[0]);
             const char *label = tokdup(P, &t);
             token *n = lex_peek(&P->L);
             if (n->kind == TK_DIR && (tok_is(n, ".branchtargets") || tok_is(n, ".calltargets") || tok_is(n, ".callprototype"))) {
@@ -1326,7 +1332,10 @@ static void parse_top(parser *P) {
         token t = lex_next(&P->L);
         if (t.kind == TK_EOF) break;
         ptx_loc loc = {t.line, t.col};
-        if (tok_punct(&t, ';')) continue;
+        if (tok_punct(&t, ';')) {   /* ptxas: "Parsing error near ';'" */
+            ERR(P, t, "an empty statement: ';' with no directive before it");
+            continue;
+        }
         if (t.kind != TK_DIR) {
             char d[64];
             tokdesc(&t, d, sizeof d);

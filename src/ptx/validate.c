@@ -617,7 +617,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     case PTX_OP_VEC: {
         if (!(s->kinds & ISA_OK_REG)) break;
         /* ptxas takes {x} for a scalar in vector-capable slots (ld/st/suld/sust without .vN) */
-        if (arity == 1 && !(s->arity_var >= 0 && op->nelems == 1)) {
+        if (arity == 1 && !((s->arity_var >= 0 || s->vec1) && op->nelems == 1)) {
             char mn[96];
             int n = snprintf(mn, sizeof mn, "%s", c->in->opcode);
             for (int k = 0; k < c->in->nmods && n > 0 && n < (int)sizeof mn; k++)
@@ -678,7 +678,17 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                 ok = false;
                 continue;
             }
-            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e) && vec_elem_loose(c, e, want)) continue;
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) {   /* ptxas: "Illegal expression" */
+                const ptx_decl *ed = find_reg(c->V, e->name, e->loc, false);
+                if (ed && ed->vec) {
+                    OERR(c, PG_E_OPERAND_KIND, e->loc, "vector element %s of operand %d of '%s' is itself a vector register",
+                         e->name, opi + 1, c->in->opcode);
+                    ok = false;
+                    continue;
+                }
+            }
+            /* ...but a fragment of a fixed count (mma, wmma) by its type */
+            if (e->kind == PTX_OP_REG && !op_sreg(c->V, e) && s->arity <= 1 && !s->vec1 && vec_elem_loose(c, e, want)) continue;
             if (e->kind == PTX_OP_REG) ok = check_reg(c, e, s, want, opi) && ok;
             else if ((e->kind == PTX_OP_IMM_INT || e->kind == PTX_OP_IMM_FLT) && (s->kinds & ISA_OK_IMM)) ok = check_imm(c, e, s, want, opi) && ok;
             else {
@@ -689,14 +699,36 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         }
         return ok;
     }
-    case PTX_OP_REG:
+    case PTX_OP_REG: {
         if (!(s->kinds & ISA_OK_REG)) break;
-        if (arity > 1 || arity < 0) {
+        /* a vector register (.reg .v2 .u32 %v) is a whole {..} operand: it fits a
+         * vector of its count with its element type, or fills mov's scalar exactly
+         * (mov.b64 %rd, %v); never a scalar (ptxas: "Vector operand is not allowed") */
+        const ptx_decl *vd = op_sreg(c->V, op) ? NULL : find_reg(c->V, op->name, op->loc, false);
+        if (vd && vd->vec) {
+            int bits = vd->vec * ptx_type_get(vd->type)->bits;
+            bool fits = arity < 0 ? want == PTX_T_NONE || ptx_type_get(want)->bits == bits
+                      : arity == 0 ? !s->vec1 : arity == vd->vec && (arity > 1 || s->arity_var >= 0);
+            if (!fits) {
+                OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' is %s, a %d-element vector register; it needs %s",
+                     opi + 1, c->in->opcode, op->name, vd->vec, arity == 1 && !s->vec1 ? "a scalar" : "another element count");
+                return false;
+            }
+            if (arity < 0 || s->any_type || want == PTX_T_NONE) return true;
+            if (!ptx_type_compat(want, vd->type, s->relaxed)) {
+                OERR(c, PG_E_OPERAND_TYPE, op->loc, "type mismatch: operand %d of '%s' needs %s elements but %s is declared .v%d %s",
+                     opi + 1, c->in->opcode, ptx_type_get(want)->name, op->name, vd->vec, ptx_type_get(vd->type)->name);
+                return false;
+            }
+            return true;
+        }
+        if (arity > 1 || arity < 0 || s->vec1) {   /* ptxas: "Vector expected for argument 0" */
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %s-element vector {..}, not %s",
                  opi + 1, c->in->opcode, arity > 0 ? (char[]){(char)('0' + arity % 10), 0} : "multi", op->name);
             return false;
         }
         return check_reg(c, op, s, want, opi);
+    }
     case PTX_OP_IMM_INT:
     case PTX_OP_IMM_FLT:
         if (!(s->kinds & ISA_OK_IMM)) break;
@@ -1080,6 +1112,33 @@ static void check_insn(vctx *V, ptx_stmt *st) {
 }
 
 /* ---- declarations ------------------------------------------------------------ */
+/* The first literal of an initializer ("{1, 2.0}", "7") whose kind does not fit
+ * the type (ptxas: "Initial value type mismatch"): .f32/.f64 take float literals
+ * only (1.0, 1e3, 0f3F800000), integer types no float literal (.bN take both).  Names
+ * (addresses) are left to the other checks.  NULL when all fit. */
+static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t n) {
+    const ptx_type_info *ti = ptx_type_get(t);
+    bool want_float = ti->cls == PTX_TC_FLOAT;
+    for (const char *p = init; *p;) {
+        while (*p && strchr("{}, \t\n+-", *p)) p++;
+        const char *q = p;
+        while (*q && !strchr("{}, \t\n", *q)) q++;
+        if (q == p) break;
+        if (*p >= '0' && *p <= '9') {
+            bool hexf = p[0] == '0' && strchr("fFdD", p[1]) && q - p > 2;
+            bool is_float = hexf;
+            for (const char *c = p; c < q && !is_float; c++)
+                is_float = *c == '.' || ((*c == 'e' || *c == 'E') && !(p[0] == '0' && (p[1] == 'x' || p[1] == 'X')));
+            if (is_float != want_float) {
+                snprintf(buf, n, "%.*s", (int)(q - p) < 40 ? (int)(q - p) : 40, p);
+                return buf;
+            }
+        }
+        p = q;
+    }
+    return NULL;
+}
+
 /* Variables (not registers, not parameters of a function's signature), as ptxas
  * takes them (issue 30, found by tests/diff_ptxas): where they may live, which
  * ones may be initialized, and which may be unsized. */
@@ -1091,6 +1150,10 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
     if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .local variable at module scope (ptxas compiles with the ABI, which has none)",
              d->name);
+    if (d->space == PTX_SS_PARAM && d->align > 128)   /* "Parameter 'q' has illegal alignment" (an entry's signature may say more) */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .align %d; a .param variable is aligned to at most 128 bytes", d->name, d->align);
+    if (d->space == PTX_SS_PARAM && d->vec && d->type != PTX_T_PRED)   /* "cannot be allocated in .param state space" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a vector (.v%d); use an array", d->name, d->vec);
     if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
              d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
@@ -1098,6 +1161,17 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
     else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
+    if (d->init && (d->space == PTX_SS_GLOBAL || d->space == PTX_SS_CONST)) {
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        char lit[48];
+        const char *bad;
+        if ((ti->cls == PTX_TC_FLOAT && ti->bits < 32) || ti->cls == PTX_TC_PACKED)   /* "No initial value is allowed for .f16 type" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a %s variable takes no initializer", d->name, ti->name);
+        else if ((ti->cls == PTX_TC_FLOAT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) &&
+                 (bad = init_mismatch(d->init, d->type, lit, sizeof lit)))   /* "Initial value type mismatch" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is %s: its initializer's %s is %s literal", d->name, ti->name, lit,
+                 ti->cls == PTX_TC_FLOAT ? "an integer, not a float" : "a float, not an integer");
+    }
     if (d->init && d->init[0] == '{' && d->ndims == 1 && d->dims[0] > 0) {   /* "Greater number of elements in array initializer" */
         long n = 0;
         int depth_ = 0;
@@ -1141,6 +1215,11 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
             !(d->name[0] >= 'A' && d->name[0] <= 'Z'))
             VERR(V, PG_E_BAD_DECL, d->loc, "bad register name %s", d->name);
     }
+    if (kind != SYM_REG && d->type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.bf16'" */
+        const ptx_type_info *ti = ptx_type_get(d->type);
+        if (!ti->reg_ok && ti->cls != PTX_TC_OPAQUE)
+            VERR(V, PG_E_BAD_DECL, d->loc, "type %s is for instructions only: no variable or parameter has it", ti->name);
+    }
     if (kind == SYM_VAR || kind == SYM_REG) check_var_decl(V, d, depth);
     sym s = {d->name, kind, d, NULL, depth, false, false, 0};
     st_add(&V->tab, s);
@@ -1178,8 +1257,12 @@ static void check_func(vctx *V, ptx_func *f) {
         if (d->space == PTX_SS_REG) continue;
         if (d->align > 0 && (d->align & (d->align - 1)))
             VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+        if (!f->is_entry && d->align > 128)   /* "Parameter 'q' has illegal alignment (must be aligned to 1, ..., or 128 bytes)" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .align %d; a function's parameter is aligned to at most 128 bytes", d->name, d->align);
         if (d->type == PTX_T_PRED)
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .pred makes registers only (.reg .pred), not .param", d->name);
+        else if (d->vec)   /* "Variable 'q' cannot be allocated in .param state space" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a vector (.v%d); use an array", d->name, d->vec);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);

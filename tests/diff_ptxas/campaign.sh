@@ -6,7 +6,10 @@
 #
 #   tests/diff_ptxas/campaign.sh OUT [PROGRAMS] [WALKS]
 #
-# Environment: SEED (1), SHARDS (2: processes over disjoint program ranges),
+# PROGRAMS is the count from FIRST; WALKS=0 skips the walks.
+#
+# Environment: SEED (1), FIRST (0: the first program number; a later run continues
+# an earlier one's range with FIRST=<its end>), SHARDS (2: processes over disjoint program ranges),
 # BUDGET_S (0: none; else each shard stops taking new chunks after that many
 # seconds, and the programs actually checked are what the JSON records),
 # CHUNK (5000 programs a diff_ptxas run), NICE (10), PTXGEN_BUILD (build), COMMIT (recorded;
@@ -17,6 +20,7 @@ OUT=${1:?usage: campaign.sh OUT [PROGRAMS] [WALKS]}
 PROGRAMS=${2:-200000}
 WALKS=${3:-10000}
 SEED=${SEED:-1}
+FIRST=${FIRST:-0}
 SHARDS=${SHARDS:-2}
 BUDGET_S=${BUDGET_S:-0}
 CHUNK=${CHUNK:-5000}
@@ -36,8 +40,8 @@ shard() {
     local s=$1 c
     for ((c = s; c < nchunks; c += SHARDS)); do
         if [ "$BUDGET_S" -gt 0 ] && [ $(( $(date +%s) - start )) -ge "$BUDGET_S" ]; then break; fi
-        local first=$((c * CHUNK)) n=$CHUNK
-        [ $((first + n)) -gt "$PROGRAMS" ] && n=$((PROGRAMS - first))
+        local first=$((FIRST + c * CHUNK)) n=$CHUNK
+        [ $((c * CHUNK + n)) -gt "$PROGRAMS" ] && n=$((PROGRAMS - c * CHUNK))
         nice -n "$NICE" "$DP" --seed "$SEED" --first "$first" --programs "$n" --known tests/diff_ptxas/known.txt \
             --cases "$D/cases" --max-cases 40 --json "$D/chunk$c.json" --quiet >"$D/chunk$c.log" 2>&1
     done
@@ -47,7 +51,7 @@ wait
 gen_end=$(date +%s)
 
 # 2. constrained random walks, checked by ptxas
-nice -n "$NICE" "$DP" --walks "$WALKS" --tokenizer models/default/tokenizer.json --seed "$SEED" \
+[ "$WALKS" -gt 0 ] && nice -n "$NICE" "$DP" --walks "$WALKS" --tokenizer models/default/tokenizer.json --seed "$SEED" \
     --cases "$D/walk_cases" --json "$D/walks.json" --quiet >"$D/walks.log" 2>&1
 walk_end=$(date +%s)
 
@@ -89,7 +93,7 @@ res = {
     "commit": os.environ.get("COMMIT") or (sh("git rev-parse HEAD") + (" (+uncommitted)" if sh("git status --porcelain --untracked-files=no") else "")),
     "device": "CPU VM: %s x %d cores (shared with other jobs), no GPU" % (cpu, os.cpu_count()),
     "ptxas": sh(ptxas + " --version | tail -n1"),
-    "seed": int(seed), "programs_asked": int(asked), "programs_checked": tot.get("programs", 0),
+    "seed": int(seed), "first_program": int(os.environ.get("FIRST", "0")), "programs_asked": int(asked), "programs_checked": tot.get("programs", 0),
     "program_chunks": sorted(chunks),
     "seconds": {"programs": tg - t0, "walks": tw - tg, "bench": te - tw},
     "total": tot, "targets": targets, "documented_by_entry": doc,

@@ -508,7 +508,7 @@ static void put_operand(pb *b, pg_buf *o, const insn_plan *p, const isa_opslot *
     }
     switch ((opkind)pick) {
     case OK_REG: {
-        if (arity != 1) {
+        if (arity != 1 || s->vec1) {
             ptx_type et = want;
             if (s->arity < 0) {   /* mov pack/unpack: the elements fill the scalar of type T */
                 ptx_type T = want != PTX_T_NONE ? want : bound_type(p, 'T' - 'A');
