@@ -81,6 +81,9 @@ typedef struct {
     int comment_max;            /* literate PTX (docs/LITERATE.md): a line `\t//TEXT` with 1..comment_max bytes of
                                    printable ASCII TEXT may stand before any body statement and counts as one
                                    (0 = no comments, the single-stage format); none in the closing mode */
+    int regs_named;             /* also admit the named register style (docs/LITERATE.md): `.reg .T %name;` with
+                                   [A-Za-z][A-Za-z0-9_]{0,30} names, at most 256 declarations (0 = numbered only,
+                                   `%name<N>` with [a-z]{1,12}, at most 32: the masks are those of before) */
 } dec_opts;
 
 typedef struct dec_state dec_state;
