@@ -169,6 +169,8 @@ def main(argv=None):
     ap.add_argument("--plan-max-new", type=int, default=1024)
     ap.add_argument("--max-new", type=int, default=6144, help="PTX-turn token limit")
     ap.add_argument("--comment-max", type=int, default=160, help="plan comment bytes the constraint allows (dec_opts.comment_max)")
+    ap.add_argument("--regs-named", action="store_true",
+                    help="the PTX turn may declare named registers, `.reg .T %%name;` (dec_opts.regs_named; docs/LITERATE.md)")
     ap.add_argument("--batch", type=int, default=768)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model-name", default=None)

@@ -46,9 +46,9 @@
 #                    reading its pairs file as it grows; returns at CALL_S (570) s
 #   wait             until the runs end; adapters (the rag arm's with its library: retrieval.jsonl and
 #                    base.json "retrieval"), logs and the synth's stats into $OUT
-#   gen S            generation (the named arm waits for the constraint's named registers: it trains, not generates):
-#                    plan and rag arms with train/generate2.py (plan, e2e, trans, heldin; rag with
-#                    --retrieve), single arm
+#   gen S            generation: plan, rag and named arms with train/generate2.py (plan, e2e, trans, heldin; rag
+#                    with --retrieve; named with --regs-named: its PTX turn runs under the constraint with
+#                    named registers, dec_opts.regs_named), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
 #   verify           ptxgen eval --kernels per stage and suite (sharded over the cores); $OUT gets evals.tgz (every
 #                    report), summary.md and gen.tgz (plans, kernels, held-in tasks, training logs)
@@ -244,15 +244,12 @@ gen)
         --n "${HELDIN:-100}" --out "$P/heldin"
     pids=()
     for arm in $ARMS; do
-        if [ "$arm" = named ]; then   # its PTX turn would run under a constraint that declares %name<N> only
-            echo "named arm: not generated; the constraint does not admit named registers yet (docs/LITERATE.md)" >&2
-            continue
-        fi
         if [ "$arm" != single ]; then
-            rag=(); [ "$arm" = rag ] && rag=(--retrieve "$P/retrieval.jsonl")
+            extra=(); [ "$arm" = rag ] && extra=(--retrieve "$P/retrieval.jsonl")
+            [ "$arm" = named ] && extra=(--regs-named)   # its PTX turn declares `.reg .T %name;` (dec_opts.regs_named)
             python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" \
-                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 "${rag[@]}" > "$P/gen-$arm.log" 2>&1 &
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
@@ -271,7 +268,6 @@ verify)
     # (suite, kernels dir, report name) per stage
     jobs=()
     for arm in $ARMS; do
-        [ "$arm" = named ] && continue   # not generated yet (gen)
         if [ "$arm" != single ]; then
             for s in suite suite-prose; do
                 jobs+=("bench/$s $P/gen-$arm/plan $arm-plan-$s" "bench/$s $P/gen-$arm/e2e $arm-e2e-$s" "bench/$s $P/gen-$arm/trans $arm-trans-$s")

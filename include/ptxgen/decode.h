@@ -56,7 +56,8 @@ PG_API pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *
  *    .param .u64/.u32/.s32/.f32/.f64/.b32/.b64/.s64, at most one
  *    `.maxntid`/`.reqntid X, Y, Z` (product <= 1024), then the body;
  *  - body lines: `\t.reg .T %name<N>;` (letters-only names, one declaration
- *    each), `\t.shared|.local .align A .T name[N];`, labels `NAME:`, and
+ *    each; with regs_named also `\t.reg .T %name;`, see dec_opts), plan comments
+ *    (comment_max), `\t.shared|.local .align A .T name[N];`, labels `NAME:`, and
  *    `\t[@[!]%pN ]opcode.mods op, op;` from the ISA table restricted to the
  *    SUBSET opcodes and modifiers of grammar.c (no call/.func, textures,
  *    tensor cores, async copies, memory-ordering/cache qualifiers);
@@ -81,6 +82,9 @@ typedef struct {
     int comment_max;            /* literate PTX (docs/LITERATE.md): a line `\t//TEXT` with 1..comment_max bytes of
                                    printable ASCII TEXT may stand before any body statement and counts as one
                                    (0 = no comments, the single-stage format); none in the closing mode */
+    int regs_named;             /* also admit the named register style (docs/LITERATE.md): `.reg .T %name;` with
+                                   [A-Za-z][A-Za-z0-9_]{0,30} names, at most 256 declarations (0 = numbered only,
+                                   `%name<N>` with [a-z]{1,12}, at most 32: the masks are those of before) */
 } dec_opts;
 
 typedef struct dec_state dec_state;

@@ -26,7 +26,10 @@
  * --check compares every mask with dec_mask_reference (the plain trie walk);
  * --slow US prints the text before every mask that took longer than US.
  * --comments N: plan comments of up to N bytes allowed (dec_opts.comment_max; default
- * PTX_LITERATE_LINE_MAX with --corpus, whose kernels are literate, else 0). */
+ * PTX_LITERATE_LINE_MAX with --corpus, whose kernels are literate, else 0).
+ * --regs-named: the named register style (dec_opts.regs_named): corpus kernels go through
+ * ptx_regs_name with DIR/NAME/plan.cu (`ptxgen fmt --regs named --plan`), and the random walks may
+ * declare named registers. */
 #include "decode/dec_internal.h"
 #include "ptxgen/ptx.h"
 
@@ -93,6 +96,7 @@ typedef struct {
  * one), or -1 at a dead state / when `want` is not allowed. */
 static double slow_us;   /* --slow: print the states whose mask takes longer */
 static int comments = -1;   /* --comments: dec_opts.comment_max (-1: the mode's default) */
+static bool regs_named;     /* --regs-named */
 
 static int step(bench *B, dec_state *s, int want, uint32_t *bits, uint32_t *ref, int32_t *ids, int kmax, int nv, bool check,
                 FILE *dump, int g) {
@@ -171,8 +175,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--check")) check = true;
         else if (!strcmp(argv[i], "--slow") && i + 1 < argc) slow_us = atof(argv[++i]);
         else if (!strcmp(argv[i], "--comments") && i + 1 < argc) comments = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--regs-named")) regs_named = true;
         else {
-            fprintf(stderr, "usage: %s [--tokenizer F.json|F.gguf] [--gens N] [--seed S] [--corpus DIR] [--allowed-max K] [--comments N] [--out F.json] "
+            fprintf(stderr, "usage: %s [--tokenizer F.json|F.gguf] [--gens N] [--seed S] [--corpus DIR] [--allowed-max K] [--comments N] [--regs-named] [--out F.json] "
                             "[--dump F] [--check] [--slow US]\n", argv[0]);
             return 2;
         }
@@ -219,6 +224,15 @@ int main(int argc, char **argv) {
             snprintf(path, sizeof path, "%s/%s/kernel.ptx", corpus, names.v[g]);
             ptx_module *m = NULL;
             if (ptx_parse_file(path, &m, &diag) != PG_OK) { ptx_module_free(m); continue; }
+            if (regs_named) {
+                char *plan = NULL;
+                size_t plen = 0;
+                snprintf(path, sizeof path, "%s/%s/plan.cu", corpus, names.v[g]);
+                if (pg_read_file(path, 1 << 20, &plan, &plen, NULL) != PG_OK) plan = NULL;
+                pg_status st = ptx_regs_name(m, plan, plen, &diag);
+                free(plan);
+                if (st != PG_OK) { ptx_module_free(m); continue; }
+            }
             pg_buf text = {0};
             ptx_print(m, &text);
             ptx_module_free(m);
@@ -233,6 +247,7 @@ int main(int argc, char **argv) {
             o.arch = "sm_80";
             o.max_statements = 5000;
             o.comment_max = comments >= 0 ? comments : PTX_LITERATE_LINE_MAX;
+            o.regs_named = regs_named;
             dec_state *s = NULL;
             t0 = cpu_us();
             if (dec_new(v, &o, &s, &diag) != PG_OK) return 1;
@@ -258,6 +273,7 @@ int main(int argc, char **argv) {
         o.max_statements = 80;
         o.max_regs_per_decl = 64;
         o.comment_max = comments > 0 ? comments : 0;
+        o.regs_named = regs_named;
         if (g % 3 == 0) o.signature = ".visible .entry k(\n\t.param .u64 x,\n\t.param .u64 y,\n\t.param .u32 n\n)";
         dec_state *s = NULL;
         t0 = cpu_us();
@@ -294,8 +310,9 @@ int main(int argc, char **argv) {
     time_t tt = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&tt));
-    pg_buf_printf(&o, "{\n  \"benchmark\": \"PTX constraint latency per token (%s)\",\n",
-                  corpus ? "corpus kernels fed token by token" : "random constrained walks");
+    pg_buf_printf(&o, "{\n  \"benchmark\": \"PTX constraint latency per token (%s%s)\",\n",
+                  corpus ? "corpus kernels fed token by token" : "random constrained walks",
+                  regs_named ? ", named registers: dec_opts.regs_named" : "");
     pg_buf_printf(&o, "  \"date\": \"%s\",\n  \"device\": \"CPU: %s (one thread), %s %s\",\n", date, cpu, un.sysname, un.machine);
     pg_buf_printf(&o, "  \"tokenizer\": {\"file\": \"%s\", \"tokens\": %d, \"load_ms\": %.1f, \"load_cpu_ms\": %.1f, \"heap_mb\": %.1f},\n",
                   tokpath, nv, tok_ms, tok_cpu, tok_bytes / 1048576.0);

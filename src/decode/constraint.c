@@ -25,10 +25,20 @@
 /* byte sets of next_bytes */
 enum { CS_ANY, CS_ID0, CS_ID1, CS_DIGIT, CS_LOWER, CS_HEX, CS_REG, CS_N };
 
-enum { MAX_REGDECL = 32, MAX_SYMS = 64, NAME_MAX = PG_NAME_MAX, MAX_PARAMS = 16, MAX_VARS = 8,
+/* MAX_REGDECL: the named style declares each register on its own (a corpus kernel 40 at the median,
+ * max 133; family samples p50 60, p90 147, p99 678): 256 fits the corpus and 96.5% of family kernels
+ * (bench/results/2026-12-05-named-regs-cpu.json).  The numbered style keeps its 32 (NUMBERED_MAX).
+ * REGNAME_MAX: characters after '%' of a named register. */
+enum { MAX_REGDECL = 256, NUMBERED_MAX = 32, REGNAME_MAX = 31, RSET_W = MAX_REGDECL / 64 };
+enum { MAX_SYMS = 64, NAME_MAX = PG_NAME_MAX, MAX_PARAMS = 16, MAX_VARS = 8,
        SHARED_MAX = 48 * 1024, LOCAL_MAX = 16 * 1024 };
 
-typedef struct { char name[24]; uint8_t len; ptx_type type; int count; } dreg;   /* name with '%' */
+/* name with '%'; count: N of `%name<N>`, 0 for a named register `%name` */
+typedef struct { char name[REGNAME_MAX + 2]; uint8_t len; ptx_type type; int count; } dreg;
+
+/* A set of declarations (bit i: s->regs[i]). */
+typedef struct { uint64_t w[RSET_W]; } rset;
+static void rset_add(rset *r, int i) { r->w[i >> 6] |= 1ull << (i & 63); }
 
 enum { SY_ENTRY, SY_PARAM, SY_VAR, SY_LDEF, SY_LREF };
 typedef struct {
@@ -56,11 +66,13 @@ enum { A_BASE, A_REG, A_SYM, A_PLUS, A_OFF, A_DONE };
 
 /* register-name sub-machine: after '%' */
 typedef struct {
-    uint64_t regs;      /* candidate declarations (by name prefix) */
+    rset regs;          /* candidate declarations (by name prefix) */
+    uint16_t types;     /* their types (bit i: dec_dg_regtypes[i]) */
+    bool done;          /* the text typed is a register: s->regs[sel] (named), or index val of it */
     uint64_t sregs;     /* candidate special registers */
     uint8_t n;          /* chars after '%' */
     uint8_t ndig;       /* digits of the index typed */
-    int8_t sel;         /* declaration once digits start */
+    int16_t sel;        /* declaration once digits start, or the named one typed in full */
     int32_t val;
 } regm;
 
@@ -72,7 +84,8 @@ typedef struct {
     uint32_t R;                  /* resources declared so far */
     const uint8_t *alive;        /* opcode-trie liveness for R (dec_dg_alive_for), NULL until needed */
     uint32_t alive_R;
-    uint8_t nregs, nsyms, nowed, nparams, nvars;
+    uint16_t nregs;
+    uint8_t nsyms, nowed, nparams, nvars;
     uint64_t owed;               /* labels referenced but not defined yet (by symbol index) */
     uint16_t nstmts;
     bool last_term, pend_term, guarded, top;
@@ -99,9 +112,10 @@ typedef struct {
     bool neg, oneg;
     int64_t val;
     uint8_t vdig, fwidth, fdig, velem, vsep;
-    int8_t vdecl;
+    int16_t vdecl;
     int8_t abase_sym;            /* address: symbol index, -1 */
-    uint64_t creg[DG_MAX_CANDS], csreg[DG_MAX_CANDS], careg[DG_MAX_CANDS], casym[DG_MAX_CANDS];
+    uint16_t creg[DG_MAX_CANDS], careg[DG_MAX_CANDS];   /* register types the operand / its address admits */
+    uint64_t csreg[DG_MAX_CANDS], casym[DG_MAX_CANDS];
 } dcore;
 
 struct dec_state {
@@ -257,21 +271,25 @@ static const dg_cand *cand(const dec_state *s, const dcore *c, int k) {
 
 static const dg_slot *cslot(const dec_state *s, const dcore *c, int k) { return &cand(s, c, k)->slot[c->opi]; }
 
-static uint64_t regs_where(const dec_state *s, const dcore *c, const dg_slot *sl) {
-    uint64_t m = 0;
-    for (int i = 0; i < c->nregs; i++)
-        if (dec_dg_slot_reg_ok(sl, s->regs[i].type)) m |= 1ull << i;
-    return m;
+/* Register types declared so far (c->R's low bits, see set_R_reg). */
+static uint16_t declared_types(const dcore *c) { return (uint16_t)(c->R & ((1u << RS_NREGT) - 1)); }
+static uint16_t type_bit(ptx_type t) {
+    int i = dec_dg_regtype_index(t);
+    return i >= 0 ? (uint16_t)(1u << i) : 0;
 }
 
-static uint64_t addr_regs(const dec_state *s, const dcore *c, int space) {
-    uint32_t ok = dec_dg_addr_regs((ptx_space)space);
-    uint64_t m = 0;
-    for (int i = 0; i < c->nregs; i++) {
-        int ti = dec_dg_regtype_index(s->regs[i].type);
-        if (ti >= 0 && (ok >> ti & 1)) m |= 1ull << i;
-    }
-    return m;
+/* The declared register types a slot takes. */
+static uint16_t regs_where(const dec_state *s, const dcore *c, const dg_slot *sl) {
+    (void)s;
+    uint16_t m = 0;
+    for (int i = 0; i < RS_NREGT; i++)
+        if (dec_dg_slot_reg_ok(sl, dec_dg_regtypes[i])) m |= (uint16_t)(1u << i);
+    return m & declared_types(c);
+}
+
+static uint16_t addr_regs(const dec_state *s, const dcore *c, int space) {
+    (void)s;
+    return (uint16_t)(dec_dg_addr_regs((ptx_space)space) & declared_types(c));
 }
 
 /* Prepare the per-candidate masks for operand c->opi. */
@@ -302,49 +320,77 @@ static void opnd_start(const dec_state *s, dcore *c) {
     }
 }
 
-static void rm_start(const dec_state *s, dcore *c, uint64_t regs, uint64_t sregs) {
-    (void)s;
-    c->rm.regs = regs;
-    c->rm.sregs = sregs;
-    c->rm.n = 0;
-    c->rm.ndig = 0;
-    c->rm.sel = -1;
-    c->rm.val = 0;
+/* Start a register name: the declarations of the types in `types` (only declaration `only` when >= 0). */
+static void rm_start(const dec_state *s, dcore *c, uint16_t types, int only, uint64_t sregs) {
+    regm *r = &c->rm;
+    memset(&r->regs, 0, sizeof r->regs);
+    r->types = 0;
+    for (int i = 0; i < c->nregs; i++) {
+        uint16_t b = type_bit(s->regs[i].type);
+        if ((b & types) && (only < 0 || i == only)) { rset_add(&r->regs, i); r->types |= b; }
+    }
+    r->sregs = sregs;
+    r->done = false;
+    r->n = 0;
+    r->ndig = 0;
+    r->sel = -1;
+    r->val = 0;
 }
 
 /* Feed the register-name machine (after '%'). */
 static bool rm_feed(const dec_state *s, dcore *c, unsigned char ch) {
     regm *r = &c->rm;
-    uint64_t regs = 0, sregs = 0;
+    uint64_t sregs = 0;
     int pos = r->n + 1;   /* index into names, which start with '%' */
     if (r->sregs && pos < 39)
         for (int q = 0; q < G(s)->nsregs; q++)
             if ((r->sregs >> q & 1) && (unsigned char)G(s)->sreg_names[q][pos] == ch) sregs |= 1ull << q;
-    if (r->ndig) {
+    rset regs = {{0}};
+    uint16_t types = 0;
+    bool done = false;
+    if (r->ndig) {   /* the index of a numbered register */
         if (is_digit(ch) && r->val != 0) {
             int64_t v = (int64_t)r->val * 10 + (ch - '0');
-            if (v < s->regs[r->sel].count) { regs = r->regs; r->val = (int32_t)v; r->ndig++; }
+            if (v < s->regs[r->sel].count) { regs = r->regs; types = r->types; r->val = (int32_t)v; r->ndig++; done = true; }
         }
-    } else if (ch >= 'a' && ch <= 'z') {
-        for (int i = 0; i < c->nregs; i++)
-            if ((r->regs >> i & 1) && s->regs[i].len > pos && (unsigned char)s->regs[i].name[pos] == ch) regs |= 1ull << i;
-    } else if (is_digit(ch) && r->n > 0) {
-        for (int i = 0; i < c->nregs; i++)
-            if ((r->regs >> i & 1) && s->regs[i].len == pos && ch - '0' < s->regs[i].count) {
-                regs = 1ull << i;
-                r->sel = (int8_t)i;
-                r->val = ch - '0';
-                r->ndig = 1;
+    } else {
+        /* names match byte by byte; a digit right after a numbered prefix starts its index (no named
+         * register starts with a numbered prefix and a digit: name_ok, so then it is the only match) */
+        int sel = -1;
+        for (int w = 0; w < RSET_W; w++)
+            for (uint64_t left = r->regs.w[w]; left; left &= left - 1) {
+                int i = 64 * w + __builtin_ctzll(left);
+                const dreg *d = &s->regs[i];
+                if (d->len > pos && (unsigned char)d->name[pos] == ch) {
+                    rset_add(&regs, i);
+                    types |= type_bit(d->type);
+                    if (!d->count && d->len == pos + 1) { sel = i; done = true; }
+                } else if (d->count && d->len == pos && is_digit(ch) && ch - '0' < d->count) {
+                    memset(&regs, 0, sizeof regs);
+                    rset_add(&regs, i);
+                    types = type_bit(d->type);
+                    sel = i;
+                    done = true;
+                    r->val = ch - '0';
+                    r->ndig = 1;
+                    w = RSET_W;
+                    break;
+                }
             }
+        r->sel = (int16_t)sel;
     }
-    if (!regs && !sregs) return false;
+    if (!types && !sregs) return false;
     r->regs = regs;
+    r->types = types;
+    r->done = done;
     r->sregs = sregs;
     r->n++;
     return true;
 }
 
-static bool rm_done_reg(const dcore *c) { return c->rm.ndig > 0 && c->rm.regs; }
+static bool rm_done_reg(const dcore *c) { return c->rm.done; }
+/* The type bit of the register typed in full (rm_done_reg). */
+static uint16_t rm_done_type(const dec_state *s, const dcore *c) { return type_bit(s->regs[c->rm.sel].type); }
 static int rm_done_sreg(const dec_state *s, const dcore *c) {
     for (int q = 0; q < G(s)->nsregs; q++)
         if ((c->rm.sregs >> q & 1) && G(s)->sreg_names[q][c->rm.n + 1] == 0) return q;
@@ -383,10 +429,10 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
         if (c->sub == O_NEG && !(sl->kinds & SK_NEG)) return false;
         if (c->sub == O_NEG && c->rm.n == 0xff) return !complete && c->creg[k] != 0;
         if (!complete) {
-            if (c->rm.n == 0) return (c->creg[k] && c->nregs) || c->csreg[k];
-            return (c->rm.regs & c->creg[k]) || (c->rm.sregs & c->csreg[k]);
+            if (c->rm.n == 0) return c->creg[k] || c->csreg[k];
+            return (c->rm.types & c->creg[k]) || (c->rm.sregs & c->csreg[k]);
         }
-        if (rm_done_reg(c) && (c->rm.regs & c->creg[k])) return true;
+        if (rm_done_reg(c) && (rm_done_type(s, c) & c->creg[k])) return true;
         {
             int q = rm_done_sreg(s, c);
             return q >= 0 && (c->csreg[k] >> q & 1) && c->sub == O_REG;
@@ -394,7 +440,7 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
     case O_PAIR:   /* %r1|%p2: the second half, a .pred register */
         if (!(sl->kinds & SK_PAIR)) return false;
         if (c->rm.n == 0xff) return !complete;
-        return complete ? rm_done_reg(c) : c->rm.regs != 0;
+        return complete ? rm_done_reg(c) : c->rm.types != 0;
     case O_INT:
         if (!(sl->kinds & SK_IMM)) {
             /* "0" may still become 0f.../0d... */
@@ -409,7 +455,7 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
         if (!(sl->kinds & SK_ADDR)) return false;
         switch (c->asub) {
         case A_BASE: return !complete && (c->careg[k] || c->casym[k]);
-        case A_REG: return !complete && ((c->rm.regs & c->careg[k]) && (c->rm.n > 0 || c->careg[k]));
+        case A_REG: return !complete && (c->rm.types & c->careg[k]);
         case A_SYM: return !complete && (c->idmask & c->casym[k]);
         case A_PLUS:
         case A_OFF: {
@@ -434,8 +480,8 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
         if (c->velem >= sl->arity) return false;
         if (complete) return false;
         if (c->vsep == 1) return true;
-        if (c->vsep == 2) return c->vdecl >= 0 ? (c->creg[k] >> c->vdecl & 1) != 0 : c->creg[k] != 0;
-        return (c->rm.regs & c->creg[k]) != 0;
+        if (c->vsep == 2) return c->vdecl >= 0 ? (c->creg[k] & type_bit(s->regs[c->vdecl].type)) != 0 : c->creg[k] != 0;
+        return (c->rm.types & c->creg[k]) != 0;
     case O_IDENT:
         if (sl->kinds & SK_LABEL) {
             uint64_t labels = 0;
@@ -470,24 +516,21 @@ static bool opnd_filter(const dec_state *s, dcore *c, bool complete) {
 static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
     switch (c->sub) {
     case O_START:
-        if (ch == '%') { c->sub = O_REG; rm_start(s, c, ~0ull, ~0ull); }
-        else if (ch == '!') { c->sub = O_NEG; c->rm.n = 0xff; }
+        if (ch == '%') { c->sub = O_REG; rm_start(s, c, 0xffff, -1, ~0ull); }
+        else if (ch == '!') { c->sub = O_NEG; c->rm.n = 0xff; c->rm.types = 0; }
         else if (ch == '-' || is_digit(ch)) { c->sub = O_INT; c->neg = ch == '-'; c->val = ch == '-' ? 0 : ch - '0'; c->vdig = ch != '-'; }
         else if (ch == '[') { c->sub = O_ADDR; c->asub = A_BASE; c->neg = false; c->abase_sym = -1; }
         else if (ch == '{') { c->sub = O_VEC; c->velem = 0; c->vsep = 2; c->vdecl = -1; }
         else if (is_id0(ch)) { c->sub = O_IDENT; id_start(s, c, all_syms(c)); return id_feed(s, c, ch) && opnd_filter(s, c, false); }
         else return false;
-        if (c->sub == O_NEG) { c->rm.regs = 0; return opnd_filter(s, c, false); }
+        if (c->sub == O_NEG) return opnd_filter(s, c, false);
         if (c->sub == O_VEC) return opnd_filter(s, c, false);
         return opnd_filter(s, c, false);
     case O_NEG:
         if (c->rm.n == 0xff) {
             if (ch != '%') return false;
             /* only .pred registers after '!' */
-            uint64_t p = 0;
-            for (int i = 0; i < c->nregs; i++)
-                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
-            rm_start(s, c, p, 0);
+            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0);
             return opnd_filter(s, c, false);
         }
         return rm_feed(s, c, ch) && opnd_filter(s, c, false);
@@ -497,21 +540,18 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
             for (int k = 0; k < DG_MAX_CANDS; k++)
                 if ((c->cmask >> k & 1) && opnd_viable(s, c, k, true) && (cslot(s, c, k)->kinds & SK_PAIR)) m |= (uint8_t)(1u << k);
             if (!m) return false;
-            uint64_t p = 0;
-            for (int i = 0; i < c->nregs; i++)
-                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
-            if (!p) return false;
+            if (!(declared_types(c) & type_bit(PTX_T_PRED))) return false;
             c->cmask = m;
             c->sub = O_PAIR;
             c->rm.n = 0xff;
-            c->rm.regs = p;
+            c->rm.types = type_bit(PTX_T_PRED);
             return true;
         }
         return rm_feed(s, c, ch) && opnd_filter(s, c, false);
     case O_PAIR:
         if (c->rm.n == 0xff) {
             if (ch != '%') return false;
-            rm_start(s, c, c->rm.regs, 0);
+            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0);
             return true;
         }
         return rm_feed(s, c, ch) && opnd_filter(s, c, false);
@@ -535,7 +575,7 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
     case O_ADDR:
         switch (c->asub) {
         case A_BASE:
-            if (ch == '%') { c->asub = A_REG; rm_start(s, c, ~0ull, 0); return opnd_filter(s, c, false); }
+            if (ch == '%') { c->asub = A_REG; rm_start(s, c, 0xffff, -1, 0); return opnd_filter(s, c, false); }
             if (is_id0(ch)) { c->asub = A_SYM; id_start(s, c, all_syms(c)); return id_feed(s, c, ch) && opnd_filter(s, c, false); }
             return false;
         case A_REG:
@@ -586,7 +626,10 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
         if (c->vsep == 2) {   /* element start */
             if (ch != '%') return false;
             c->vsep = 0;
-            rm_start(s, c, c->vdecl >= 0 ? 1ull << c->vdecl : ~0ull, 0);
+            /* the elements come from one numbered declaration, or are named registers of one type */
+            if (c->vdecl < 0) rm_start(s, c, 0xffff, -1, 0);
+            else if (s->regs[c->vdecl].count) rm_start(s, c, 0xffff, c->vdecl, 0);
+            else rm_start(s, c, type_bit(s->regs[c->vdecl].type), -1, 0);
             return opnd_filter(s, c, false);
         }
         if ((ch == ',' || ch == '}') && rm_done_reg(c)) {
@@ -655,6 +698,86 @@ static bool reg_name_ok(const dec_state *s, const dcore *c, const char *name, si
         if (!*rest) return false;
     }
     return true;
+}
+
+/* ---- named registers (dec_opts.regs_named) ---------------------------------------- */
+static bool is_name1(int c) { return dv_is_id1(c) && c != '$'; }   /* [A-Za-z0-9_] */
+static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* Does the name (without '%') start with a numbered declaration's prefix and a digit?  Such a
+ * name would read as one of its registers (%r1 against %r<N>), so neither may be declared with
+ * the other. */
+static bool numbered_clash(const dec_state *s, const dcore *c, const char *name, size_t n) {
+    for (int i = 0; i < c->nregs; i++) {
+        const dreg *d = &s->regs[i];
+        size_t pl = d->len - 1u;
+        if (d->count && n > pl && is_digit(name[pl]) && !memcmp(d->name + 1, name, pl)) return true;
+    }
+    return false;
+}
+
+/* May `.reg .T %name;` be declared (name without '%', n bytes)?  Fresh, not a special register (%tid
+ * of %tid.x, %pm of %pm0: reg_name_ok), not an opcode, no clash with a numbered declaration. */
+static bool named_ok(const dec_state *s, const dcore *c, const char *name, size_t n) {
+    if (n < 1 || n > REGNAME_MAX || !is_alpha(name[0])) return false;
+    char nm[REGNAME_MAX + 2];
+    nm[0] = '%';
+    memcpy(nm + 1, name, n);
+    nm[n + 1] = 0;
+    if (!reg_name_ok(s, c, nm, n + 1)) return false;
+    for (int q = 0; q < isa_sreg_count(); q++) {
+        const char *sn = isa_sreg_get(q)->name;
+        if (!strncmp(sn, nm, n + 1) && sn[n + 1] == '.') return false;
+    }
+    if (dec_dg_is_opcode(name, n)) return false;
+    return !numbered_clash(s, c, name, n);
+}
+
+/* May `.reg .T %name<N>;` be declared?  [a-z]{1,12}, fresh, and (with named registers) no named
+ * register is this name and a digit. */
+static bool numbered_ok(const dec_state *s, const dcore *c, const char *name, size_t n) {
+    if (n < 1 || n > 12) return false;
+    for (size_t i = 0; i < n; i++)
+        if (name[i] < 'a' || name[i] > 'z') return false;
+    char nm[24];
+    nm[0] = '%';
+    memcpy(nm + 1, name, n);
+    if (!reg_name_ok(s, c, nm, n + 1)) return false;
+    for (int i = 0; i < c->nregs; i++) {
+        const dreg *d = &s->regs[i];
+        if (!d->count && d->len > n + 1 && is_digit(d->name[n + 1]) && !memcmp(d->name + 1, name, n)) return false;
+    }
+    return true;
+}
+
+/* With named registers: can the name typed so far (c->id) still become a declaration?  Up to
+ * REGNAME_MAX - 2 bytes it always can (it has 63 * 63 two-byte extensions and more; at most
+ * MAX_REGDECL names, the special registers and the opcodes are taken); at REGNAME_MAX - 1 and
+ * REGNAME_MAX the few completions are checked one by one, so no name typed is a dead end. */
+static bool named_prefix_ok(const dec_state *s, const dcore *c) {
+    size_t n = c->idlen;
+    if (n + 2 <= REGNAME_MAX) return true;
+    if (named_ok(s, c, c->id, n) || numbered_ok(s, c, c->id, n)) return true;
+    if (n == REGNAME_MAX) return false;
+    char nm[REGNAME_MAX + 1];
+    memcpy(nm, c->id, n);
+    for (int x = '0'; x <= 'z'; x++) {
+        if (!is_name1(x)) continue;
+        nm[n] = (char)x;
+        if (named_ok(s, c, nm, n + 1)) return true;
+    }
+    return false;
+}
+
+static void add_reg(dec_state *s, dcore *c, int count) {
+    dreg *r = &s->regs[c->nregs++];
+    r->name[0] = '%';
+    memcpy(r->name + 1, c->id, c->idlen + 1u);
+    r->len = (uint8_t)(c->idlen + 1);
+    r->type = c->dtype;
+    r->count = count;
+    set_R_reg(c, c->dtype);
+    c->pend_term = false;
 }
 
 static void line_start(dcore *c) { c->ph = PH_LINE; }
@@ -793,6 +916,27 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
         return true;
     }
     case PH_REGNAME:
+        if (s->o.regs_named) {   /* named or numbered, the name's bytes checked by named_prefix_ok */
+            if (ch == ';') {
+                if (!named_ok(s, c, c->id, c->idlen)) return false;
+                add_reg(s, c, 0);
+                c->ph = PH_EOL;
+                return true;
+            }
+            if (ch == '<') {
+                if (!numbered_ok(s, c, c->id, c->idlen)) return false;
+                c->ph = PH_REGCOUNT;
+                c->num = 0;
+                c->ndig = 0;
+                return true;
+            }
+            if (c->idlen >= REGNAME_MAX || !(c->idlen ? is_name1(ch) : is_alpha(ch))) return false;
+            c->id[c->idlen] = (char)ch;
+            if (is_digit(ch) && numbered_clash(s, c, c->id, c->idlen + 1u)) return false;   /* %r1 against %r<N> */
+            c->idlen++;
+            c->id[c->idlen] = 0;
+            return named_prefix_ok(s, c);
+        }
         if (ch == '<') {
             char nm[24];
             nm[0] = '%';
@@ -829,14 +973,7 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
         return true;
     case PH_REGCOUNT:
         if (ch == '>' && c->ndig) {
-            dreg *r = &s->regs[c->nregs++];
-            r->name[0] = '%';
-            memcpy(r->name + 1, c->id, c->idlen + 1u);
-            r->len = (uint8_t)(c->idlen + 1);
-            r->type = c->dtype;
-            r->count = (int)c->num;
-            set_R_reg(c, c->dtype);
-            c->pend_term = false;
+            add_reg(s, c, (int)c->num);
             lit(c, ";", PH_EOL);
             return true;
         }
@@ -983,7 +1120,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         if (ch == '.') {
             uint32_t live = 0;
-            if (c->nregs < MAX_REGDECL) live |= 1;
+            if (c->nregs < (s->o.regs_named ? MAX_REGDECL : NUMBERED_MAX)) live |= 1;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
             if (!live) return false;
@@ -1042,10 +1179,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         if (c->sub <= 1) {
             if (ch != '%') return false;
-            uint64_t p = 0;
-            for (int i = 0; i < c->nregs; i++)
-                if (s->regs[i].type == PTX_T_PRED) p |= 1ull << i;
-            rm_start(s, c, p, 0);
+            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0);
             c->sub = 2;
             return true;
         }
@@ -1323,7 +1457,7 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
         break;
     }
     case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' (and at 11, see feed) */
-        if (c->idlen >= 12) return false;
+        if (c->idlen >= 12 || s->o.regs_named) return false;   /* named: byte by byte (feed checks the prefix) */
         r->cls = DV_LOWER;
         r->budget = 12 - 1 - c->idlen;
         r->exact = s->sreg_lower12;
@@ -1371,7 +1505,7 @@ static void mask_init(dec_state *s) {
         uint64_t *cs = &s->cs[0][0];
         bool in[CS_N] = {
             ch >= 32 ? ch < 127 : ch == '\t' || ch == '\n', is_id0(ch), is_id1(ch), is_digit(ch),
-            ch >= 'a' && ch <= 'z', hexu(ch), (ch >= 'a' && ch <= 'z') || is_digit(ch),
+            ch >= 'a' && ch <= 'z', hexu(ch), is_id1(ch) && ch != '$',   /* CS_REG: named registers too */
         };
         for (int k = 0; k < CS_N; k++)
             if (in[k]) cs_add(cs + 2 * k, ch);
@@ -1440,7 +1574,10 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         else if (c->sub == 1) cs_add(m, '%');
         else { cs_or(m, cs[CS_REG]); cs_add(m, ' '); }
         return;
-    case PH_REGNAME: cs_or(m, cs[CS_LOWER]); cs_add(m, '<'); return;
+    case PH_REGNAME:
+        cs_or(m, cs[s->o.regs_named ? CS_ID1 : CS_LOWER]);
+        cs_str(m, s->o.regs_named ? "<;" : "<");
+        return;
     case PH_REGCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, '>'); return;
     case PH_VCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, ']'); return;
     case PH_OPND:
@@ -1667,6 +1804,8 @@ size_t dec_forced_text(const dec_state *s, pg_buf *out) {
 
 /* ---- context for the performance bias --------------------------------------------------- */
 static int reg_decl_of(const dec_state *s, const char *name, size_t n, long *idx) {
+    for (int d = 0; d < s->c.nregs; d++)   /* a named register: index 0 of its own declaration */
+        if (!s->regs[d].count && s->regs[d].len == n && !memcmp(s->regs[d].name, name, n)) { *idx = 0; return d; }
     size_t i = n;
     while (i > 0 && is_digit(name[i - 1])) i--;
     if (i == n || n - i > 6) return -1;

@@ -172,8 +172,9 @@ static char *random_walk(const dec_vocab *v, int nv, const dec_opts *o, int *ste
     return out;
 }
 
-static void test_random_walks(const dec_vocab *v, int nv) {
-    enum { NGEN = 200 };
+/* named: dec_opts.regs_named, so the walks declare named registers with random names (docs/LITERATE.md). */
+static void test_random_walks(const dec_vocab *v, int nv, bool named) {
+    const int NGEN = named ? 100 : 200;
     char dir[] = "/tmp/ptxgen_decode_XXXXXX";
     bool have_dir = mkdtemp(dir) != NULL;
     int valid = 0, finished = 0, dead = 0, total_steps = 0;
@@ -185,6 +186,7 @@ static void test_random_walks(const dec_vocab *v, int nv) {
         o.max_regs_per_decl = 1 + (int)(rnd() % 64);
         if (g % 5 == 0) o.signature = ".visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)";
         if (g % 2 == 0) o.comment_max = 1 + (int)(rnd() % 40);   /* literate PTX: plan comments may stand anywhere */
+        o.regs_named = named;
         int steps = 0;
         bool ok_end;
         texts[g] = random_walk(v, nv, &o, &steps, &ok_end, &dead);
@@ -199,7 +201,7 @@ static void test_random_walks(const dec_vocab *v, int nv) {
     CHECK(mask_mismatches == 0, "%d masks of the random walks differ from dec_mask_reference", mask_mismatches);
     CHECK(finished == NGEN, "%d/%d generations reached the end", finished, NGEN);
     CHECK(valid == NGEN, "%d/%d generations pass ptxgen check", valid, NGEN);
-    printf("random walks: %d generations, %d valid, %d finished, %.0f tokens on average\n", NGEN, valid, finished,
+    printf("random walks%s: %d generations, %d valid, %d finished, %.0f tokens on average\n", named ? " (named registers)" : "", NGEN, valid, finished,
            (double)total_steps / NGEN);
     /* ptxas, batched: write every module, then compile each */
     char ptxas[512];
@@ -224,6 +226,16 @@ static void test_random_walks(const dec_vocab *v, int nv) {
         }
         CHECK(pass == ran && ran == NGEN, "ptxas accepted %d/%d", pass, ran);
         printf("ptxas: %d/%d generations accepted\n", pass, ran);
+        if (named) {   /* the walks did declare named registers */
+            int nnamed = 0;
+            for (int g = 0; g < NGEN; g++)
+                for (const char *p = texts[g] ? texts[g] : ""; (p = strstr(p, "\t.reg .")); p++) {
+                    const char *e = strchr(p, '\n');
+                    nnamed += e && e[-1] == ';' && e[-2] != '>';
+                }
+            printf("named registers declared by the walks: %d\n", nnamed);
+            CHECK(nnamed >= NGEN / 10, "the named walks declared %d named registers", nnamed);
+        }
     }
     for (int g = 0; g < NGEN; g++) free(texts[g]);
     free(texts);
@@ -377,6 +389,241 @@ static void test_exhausted_prefix(const dec_vocab *v, int nv) {
     dec_free(u);
     uint32_t *bits = calloc((size_t)(nv + 31) / 32, sizeof *bits);
     CHECK(dec_mask(t, bits) > 0 && !(bits['m' >> 5] >> ('m' & 31) & 1), "the mask agrees: no 'm' token");
+    free(bits);
+    dec_free(t);
+    dec_free(s);
+}
+
+/* Feed a module byte by byte with dec_opts (mask checks every `every` bytes, 0: none); true when
+ * accepted in full.  On failure prints where. */
+static bool walk_module(const dec_vocab *v, int nv, const dec_opts *o, const char *what, const char *t, size_t n, int every) {
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    if (dec_new(v, o, &s, &d) != PG_OK) return false;
+    uint32_t *bits = every ? calloc((size_t)(nv + 31) / 32, 4) : NULL;
+    /* the header is the one the constraint forces for its arch (the files' .version may differ) */
+    const char *body = strstr(t, ".address_size 64\n\n");
+    if (body) {
+        pg_buf h = {0};
+        dec_forced_text(s, &h);
+        bool hok = dec_advance_text(s, h.data, h.len, &d) == PG_OK;
+        pg_buf_free(&h);
+        if (!hok) { free(bits); dec_free(s); return false; }
+        body += strlen(".address_size 64\n\n");
+        n -= (size_t)(body - t);
+        t = body;
+    }
+    size_t at = 0;
+    for (; at < n; at++) {
+        if (every && at % (size_t)every == 0) mask_checked(s, bits, nv);
+        if (dec_advance(s, (unsigned char)t[at], NULL) != PG_OK) break;
+    }
+    bool ok = at == n && dec_done(s);
+    if (!ok) {
+        size_t ls = at, le = at;
+        while (ls > 0 && t[ls - 1] != '\n') ls--;
+        while (le < n && t[le] != '\n') le++;
+        printf("  %s: stops at '%.*s'\n", what, (int)(le - ls), t + ls);
+    }
+    free(bits);
+    dec_free(s);
+    return ok;
+}
+
+static bool print_file(const char *path, bool named, const char *plan_path, pg_buf *out) {
+    ptx_module *m = NULL;
+    pg_diag_sink d = {0};
+    if (ptx_parse_file(path, &m, &d) != PG_OK) { ptx_module_free(m); return false; }
+    if (named) {
+        char *plan = NULL;
+        size_t plen = 0;
+        if (!plan_path || pg_read_file(plan_path, 1 << 20, &plan, &plen, NULL) != PG_OK) plan = NULL;
+        pg_status st = ptx_regs_name(m, plan, plen, &d);
+        free(plan);
+        if (st != PG_OK) { ptx_module_free(m); return false; }
+    }
+    ptx_print(m, out);
+    ptx_module_free(m);
+    return true;
+}
+
+/* The named register style (docs/LITERATE.md): every corpus kernel as `ptxgen fmt --regs named --plan`
+ * prints it is accepted with dec_opts.regs_named exactly when its numbered form is accepted without
+ * it (and with it: the numbered style stays admitted); so are named synth samples
+ * (tests/golden/decode/named/, `ptxgen synth --regs named`).  Masks of the named walks agree
+ * with the reference walk. */
+static void test_named_kernels(const dec_vocab *v, int nv) {
+    DIR *dd = opendir("corpus");
+    if (!dd) { printf("SKIPPED: no corpus/ directory (run from the repository root)\n"); return; }
+    int total = 0, same = 0, named_ok = 0, before = mask_mismatches;
+    struct dirent *e;
+    while ((e = readdir(dd))) {
+        if (e->d_name[0] == '.') continue;
+        char path[600], plan[600];
+        snprintf(path, sizeof path, "corpus/%s/kernel.ptx", e->d_name);
+        snprintf(plan, sizeof plan, "corpus/%s/plan.cu", e->d_name);
+        pg_buf num = {0}, nam = {0};
+        if (print_file(path, false, NULL, &num) && print_file(path, true, plan, &nam)) {
+            dec_opts o = {0};
+            o.arch = "sm_80";
+            o.max_statements = 5000;
+            o.comment_max = PTX_LITERATE_LINE_MAX;
+            bool a = walk_module(v, nv, &o, e->d_name, num.data, num.len, 0);
+            o.regs_named = 1;
+            bool b = walk_module(v, nv, &o, e->d_name, nam.data, nam.len, 29);
+            bool c = walk_module(v, nv, &o, e->d_name, num.data, num.len, 0);
+            total++;
+            same += a == b && a == c;
+            named_ok += b;
+            if (a != b || a != c) printf("  corpus %s: numbered %d, named %d, numbered with regs_named %d\n", e->d_name, a, b, c);
+        }
+        pg_buf_free(&num);
+        pg_buf_free(&nam);
+    }
+    closedir(dd);
+    printf("named corpus kernels accepted in full: %d/%d (the numbered ones: the same kernels in %d/%d)\n", named_ok, total, same, total);
+    CHECK(total == 50 && same == total && named_ok * 10 >= total * 9, "named corpus: %d/%d accepted, %d/%d agree with numbered",
+          named_ok, total, same, total);
+    /* the golden named kernel and the named synth samples */
+    const char *files[] = {"tests/golden/decode/named/synth_reduce.ptx", "tests/golden/decode/named/synth_scan.ptx",
+                           "tests/golden/decode/named/synth_smallmat.ptx", "tests/golden/decode/named/synth_stencil2d.ptx", NULL};
+    for (int i = 0; files[i]; i++) {
+        pg_buf b = {0};
+        bool parsed = print_file(files[i], false, NULL, &b);
+        dec_opts o = {0};
+        o.arch = "sm_80";
+        o.max_statements = 5000;
+        o.comment_max = PTX_LITERATE_LINE_MAX;
+        o.regs_named = 1;
+        CHECK(parsed && strstr(b.data, ";\n") && walk_module(v, nv, &o, files[i], b.data, b.len, 7), "%s accepted with named registers", files[i]);
+        o.regs_named = 0;
+        CHECK(!walk_module(v, nv, &o, files[i], b.data, b.len, 0), "%s refused without regs_named", files[i]);
+        pg_buf_free(&b);
+    }
+    CHECK(mask_mismatches == before, "%d masks of named kernels differ from the reference", mask_mismatches - before);
+}
+
+#define HEADN_TEXT ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)\n{\n" \
+                   "\t.reg .b32 %acc;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %x_g;\n"
+
+static bool named_accepts(const dec_vocab *v, const char *line) {
+    dec_opts o = {0};
+    o.regs_named = 1;
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    if (dec_new(v, &o, &s, &d) != PG_OK) return false;
+    const char *h = HEADN_TEXT;
+    bool ok = dec_advance_text(s, h, strlen(h), &d) == PG_OK && dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    dec_free(s);
+    return ok;
+}
+
+/* What the named style admits and what it refuses. */
+static void test_named_rules(const dec_vocab *v, int nv) {
+    (void)nv;
+    CHECK(named_accepts(v, ""), "the named test header");
+    CHECK(!accepts_line(v, "\t.reg .b32 %acc;"), "no named declaration without regs_named");
+    CHECK(named_accepts(v, "\tmov.u32 %acc, %tid.x;\n\tadd.f32 %x_g, %x_g, %x_g;\n"), "named operands of their types");
+    CHECK(named_accepts(v, "\tmov.u32 %acc, 1;\n\t.reg .b32 %v2;\n\tadd.s32 %v2, %acc, 1;\n"), "a declaration mid-body, digits in a name");
+    CHECK(named_accepts(v, "\t.reg .b32 %laneid_;\n\tmov.u32 %laneid_, %laneid;\n"), "%%laneid_ beside %%laneid");
+    CHECK(named_accepts(v, "\t.reg .u32 %r1;\n\t.reg .b64 %p_A;\n\t.reg .f32 %S3;\n\t.reg .b32 %add_;\n\t.reg .b32 %rdx;\n"),
+          "%%r1 without %%r<N>, upper case, '_', %%add_, %%rdx beside %%rd<4>");
+    CHECK(named_accepts(v, "\t.reg .f32 %a;\n\t.reg .f32 %b;\n\tld.global.v2.f32 {%a, %b}, [%rd1];\n"), "a vector of named registers");
+    CHECK(named_accepts(v, "\t.reg .pred %done;\n\tsetp.ge.u32 %done, %acc, 4;\n\t@%done bra L;\n\t@!%done ret;\nL:\n\tret;\n}\n"),
+          "a named predicate as guard");
+    CHECK(named_accepts(v, "\t.reg .b64 %acc_g;\n\tld.param.u64 %acc_g, [a];\n\tld.global.u32 %acc, [%acc_g+4];\n"),
+          "a named address register");
+    CHECK(named_accepts(v, "\t.reg .b32 %r<4>;\n\tadd.s32 %r3, %acc, %r1;\n"), "numbered and named together");
+    /* operands */
+    CHECK(!named_accepts(v, "\tmov.u32 %acc, %nope"), "undeclared name");
+    CHECK(!named_accepts(v, "\tmov.u32 %acc, %ac;"), "a prefix of a name is no register");
+    CHECK(!named_accepts(v, "\tmov.u32 %acc, %acc1"), "a name and a digit is no register");
+    CHECK(!named_accepts(v, "\tadd.s32 %x_g"), "a named register of the wrong type");
+    CHECK(!named_accepts(v, "\t@%acc bra"), "a .b32 register as guard");
+    CHECK(!named_accepts(v, "\t.reg .f32 %c;\n\tld.global.v2.f32 {%x_g, %acc"), "vector elements of two types");
+    /* declarations */
+    CHECK(!named_accepts(v, "\t.reg .b32 %acc;"), "a name declared twice");
+    CHECK(!named_accepts(v, "\t.reg .f32 %acc;"), "a name declared twice, another type");
+    CHECK(!named_accepts(v, "\t.reg .b32 %acc<2>"), "a numbered prefix equal to a name");
+    CHECK(!named_accepts(v, "\t.reg .b64 %rd1"), "%%rd1 against %%rd<4>");
+    CHECK(!named_accepts(v, "\t.reg .b64 %rd12x"), "%%rd12x against %%rd<4>");
+    CHECK(!named_accepts(v, "\t.reg .b32 %v1;\n\t.reg .b32 %v<"), "%%v<N> against %%v1");
+    CHECK(!named_accepts(v, "\t.reg .b32 %v1x;\n\t.reg .b32 %v<"), "%%v<N> against %%v1x");
+    CHECK(named_accepts(v, "\t.reg .b32 %vx1;\n\t.reg .b32 %v<4>;\n"), "%%v<N> beside %%vx1");
+    const char *sregs[] = {"tid", "ntid", "ctaid", "laneid", "clock", "pm", "smid", "warpid", NULL};
+    for (int i = 0; sregs[i]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "\t.reg .b32 %%%s;", sregs[i]);
+        CHECK(!named_accepts(v, line), "the special register name %%%s", sregs[i]);
+    }
+    CHECK(!named_accepts(v, "\t.reg .b32 %add;"), "an opcode as a name");
+    CHECK(!named_accepts(v, "\t.reg .b32 %1x"), "a name starts with a letter");
+    CHECK(!named_accepts(v, "\t.reg .b32 %_x"), "a name starts with a letter (not '_')");
+    CHECK(!named_accepts(v, "\t.reg .b32 %;"), "an empty name");
+    CHECK(!named_accepts(v, "\t.reg .b32 %a$"), "no '$' in names");
+    CHECK(named_accepts(v, "\t.reg .b32 %abcdefghijklmnopqrstuvwxyzABCDE;\n"), "a 31-byte name");
+    CHECK(!named_accepts(v, "\t.reg .b32 %abcdefghijklmnopqrstuvwxyzABCDEF"), "a 32-byte name");
+    /* the cap: 256 declarations in all */
+    dec_opts o = {0};
+    o.regs_named = 1;
+    o.max_statements = 1000;
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
+    const char *h = HEADN_TEXT;
+    bool ok = dec_advance_text(s, h, strlen(h), &d) == PG_OK;
+    for (int i = 4; i < 256 && ok; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "\t.reg .f32 %%t%d;\n\tmov.f32 %%t%d, %%x_g;\n", i, i);
+        ok = dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    }
+    CHECK(ok, "256 declarations, each register used");
+    CHECK(dec_advance_text(s, "\tmov.f32 %t255, %t4;\n", 21, &d) == PG_OK, "the 256th register is an operand");
+    CHECK(dec_advance_text(s, "\t.", 2, &d) == PG_OK && dec_advance_text(s, "r", 1, &d) != PG_OK, "no 257th .reg");
+    dec_free(s);
+}
+
+/* test_exhausted_prefix for named registers: a (REGNAME_MAX - 1)-byte prefix has 64 completions (itself
+ * and 63 one-byte extensions [0-9A-Za-z_]); with all 64 declared its last byte must be refused. */
+static void test_named_exhausted_prefix(const dec_vocab *v, int nv) {
+    dec_opts o = {0};
+    o.regs_named = 1;
+    o.max_statements = 1000;
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
+    const char *h = HEADN_TEXT;
+    bool ok = dec_advance_text(s, h, strlen(h), &d) == PG_OK;
+    char p30[31];
+    memset(p30, 'm', 30);
+    p30[30] = 0;
+    char line[96];
+    snprintf(line, sizeof line, "\t.reg .b32 %%%s;\n", p30);
+    ok = ok && dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+    int declared = 1;
+    for (int x = '0'; x <= 'z' && ok; x++) {
+        if (!((x >= '0' && x <= '9') || (x >= 'A' && x <= 'Z') || (x >= 'a' && x <= 'z') || x == '_')) continue;
+        snprintf(line, sizeof line, "\t.reg .b32 %%%s%c;\n", p30, x);
+        ok = dec_advance_text(s, line, strlen(line), &d) == PG_OK;
+        declared++;
+    }
+    CHECK(ok && declared == 64, "64 declarations of the prefix are accepted (%d)", declared);
+    dec_state *t = NULL;
+    dec_clone(s, &t);
+    snprintf(line, sizeof line, "\t.reg .b32 %%%.29s", p30);
+    CHECK(dec_advance_text(t, line, strlen(line), &d) == PG_OK, "29 bytes of the prefix are fine");
+    dec_state *u = NULL;
+    dec_clone(t, &u);
+    CHECK(dec_advance_text(u, "m", 1, &d) != PG_OK, "the 30th m leads nowhere: refused");
+    dec_free(u);
+    dec_clone(t, &u);
+    CHECK(dec_advance_text(u, "n;\n", 3, &d) == PG_OK, "another 30th byte is fine");
+    dec_free(u);
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, sizeof *bits);
+    CHECK(dec_mask(t, bits) > 0 && !(bits['m' >> 5] >> ('m' & 31) & 1), "the mask agrees: no 'm' token");
+    int before = mask_mismatches;
+    mask_checked(t, bits, nv);
+    CHECK(mask_mismatches == before, "the mask is the reference's");
     free(bits);
     dec_free(t);
     dec_free(s);
@@ -744,7 +991,11 @@ int main(void) {
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);
     test_bias(v, nv);
-    test_random_walks(v, nv);
+    test_random_walks(v, nv, false);
+    test_named_kernels(v, nv);
+    test_named_rules(v, nv);
+    test_named_exhausted_prefix(v, nv);
+    test_random_walks(v, nv, true);
     test_byte_vocab();
     CHECK(allowed_mismatches == 0, "%d dec_allowed results differ from the mask", allowed_mismatches);
     CHECK(allowed_lists > 0, "dec_allowed listed ids at least once (%d)", allowed_lists);
