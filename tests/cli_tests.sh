@@ -91,6 +91,11 @@ expect_rc 2 "gen --ngram of another tokenizer" "$P" gen --model tests/gen/tiny -
 expect_rc 2 "ngram without --out" "$P" ngram --in tests/golden/ngram_pairs.jsonl --tokenizer tests/gen/tiny/tokenizer.json
 expect_rc 2 "ngram of a missing file" "$P" ngram --in "$tmp/nope.jsonl" --tokenizer tests/gen/tiny/tokenizer.json --out "$tmp/x.bin"
 expect_rc 2 "gen --draft out of range" "$P" gen --model tests/gen/tiny --draft 65 "x"
+# the register style the constraint admits: numbered unless --regs named (or the model's base.json "regs")
+"$P" gen --model tests/gen/tiny --json --samples 1 --max-tokens 64 --regs named -o "$tmp/rn.ptx" "vector add" >"$tmp/rn.json" 2>/dev/null
+grep -q '"regs": "named"' "$tmp/rn.json" && grep -q '"regs": "numbered"' "$tmp/d0.json" && ok \
+    || bad "gen --json must say the register style: $(grep -o '"regs": "[a-z]*"' "$tmp/rn.json" "$tmp/d0.json")"
+expect_rc 2 "gen --regs of an unknown style" "$P" gen --model tests/gen/tiny --regs roman "x"
 PTXGEN_EVAL_TMP=1 "$P" eval --suite bench/suite --only relu6 --model tests/gen/tiny --no-gpu --no-progress "${EVAL_QUICK[@]}" \
     --out "$tmp/eval.json" >"$tmp/eval.md" 2>/dev/null
 python3 - "$tmp/eval.json" <<'PY' && ok || bad "eval without a GPU must mark GPU columns 'not run'"

@@ -45,7 +45,7 @@
 #                    continues the two-stage arms from an adapter, e.g. the committed models/qwen-plan),
 #                    reading its pairs file as it grows; returns at CALL_S (570) s
 #   wait             until the runs end; adapters (the rag arm's with its library: retrieval.jsonl and
-#                    base.json "retrieval"), logs and the synth's stats into $OUT
+#                    base.json "retrieval"; the named arm's base.json "regs": "named"), logs and the synth's stats into $OUT
 #   gen S            generation: plan, rag and named arms with train/generate2.py (plan, e2e, trans, heldin; rag
 #                    with --retrieve; named with --regs-named: its PTX turn runs under the constraint with
 #                    named registers, dec_opts.regs_named), single arm
@@ -225,6 +225,10 @@ wait)
             cp "$P/retrieval.jsonl" "$P/arm-rag/retrieval.jsonl" &&
                 python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['retrieval']='retrieval.jsonl'; json.dump(d, open(p,'w'), indent=1)" \
                     "$P/arm-rag/base.json"
+        fi
+        if [ "$arm" = named ]; then   # its PTX turn declares named registers: ptxgen gen admits them (base.json "regs")
+            python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['regs']='named'; json.dump(d, open(p,'w'), indent=1)" \
+                "$P/arm-named/base.json"
         fi
         tar czf "$OUT/adapter-$arm.tgz" -C "$P" "arm-$arm"
         sha256sum "$P/arm-$arm/adapter_model.safetensors"

@@ -336,6 +336,7 @@ typedef struct {
     int block[3];              /* the task's launch block ({0} = unknown): see dec_opts.block */
     const char *entry_name;    /* without a signature: the kernel's name (see dec_opts.entry_name) */
     int comment_max;           /* literate PTX: dec_opts.comment_max (0 = none) */
+    int regs_named;            /* dec_opts.regs_named: named registers admitted (a model trained on that style) */
     const char *prompt;        /* the whole prompt text instead of one built from the description (the two-stage
                                   model's PTX turn, gen_prompt_build_ptx_plan); NULL = built */
     int draft_max;             /* speculative decoding: up to this many drafted tokens (n-gram lookup in the

@@ -73,6 +73,9 @@ PG_API bool pipe_model_is_two_stage(const char *model_path);
  * folder, e.g. "retrieval.jsonl") joined to the folder into out; false when it names none, and
  * for a name that leaves the folder ("/", ".."). */
 PG_API bool pipe_model_retrieval(const char *model_path, char *out, size_t n);
+/* Does the model folder's base.json say "regs": "named"?  (The register style its PTX turn was
+ * trained on, docs/LITERATE.md; false for "numbered", a folder without one, or a GGUF file.) */
+PG_API bool pipe_model_regs_named(const char *model_path);
 
 /* ==== one request end to end (src/pipeline/select.c, twin.c, pairs.c) ====================
  * The pieces `ptxgen gen`, `ptxgen twin`, `ptxgen prompts` and the nvcc wrapper put
@@ -246,7 +249,9 @@ typedef struct {
     gen_opts gen;               /* arch, sampler, max_tokens, constrained, draft_max */
     const char *retrieve_path;  /* --retrieve: a retrieval library for a two-stage model (NULL: the model's, if it ships one) */
     int retrieve_k;             /* --retrieve-k (0 = 2) */
+    int regs;                   /* --regs: PIPE_REGS_MODEL (0, the model's base.json "regs"), _NUMBERED or _NAMED */
 } pipe_gen_req;
+enum { PIPE_REGS_MODEL = 0, PIPE_REGS_NUMBERED = 1, PIPE_REGS_NAMED = 2 };
 /* Returns the command's exit status: 0 an attempt passed the requested verification, 1 none
  * did (or the twin differs), 2 usage/IO, 3 --verify gpu without a GPU. */
 PG_API int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag);

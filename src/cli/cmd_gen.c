@@ -15,7 +15,7 @@ static const char *gen_usage =
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
-    "                  [--plan PLAN.cu] [--plain] [--single-stage] [--retrieve LIB.jsonl [--retrieve-k 2]] [--force]\n"
+    "                  [--plan PLAN.cu] [--plain] [--single-stage] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered] [--force]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -44,6 +44,8 @@ static const char *gen_usage =
     "  by nvcc the same way); --plain: the kernel without its plan lines; --single-stage: the PTX turn alone.\n"
     "  --retrieve LIB: the nearest verified kernels of a retrieval library (`ptxgen retrieve`) in both turns'\n"
     "  prompts; a model whose base.json names \"retrieval\" uses the library it ships without the flag.\n"
+    "  --regs named: the constraint also admits named registers (`.reg .T %name;` at first use, docs/LITERATE.md);\n"
+    "  a model whose base.json says \"regs\": \"named\" gets it without the flag; --regs numbered turns it off.\n"
     "  --draft N: speculative decoding, up to N drafted tokens checked per model step (default 0: one\n"
     "  token per step; 8 cuts the steps ~5x, bench/results/2026-12-04-gen-cpu.json); drafts come from\n"
     "  the prompt, the output so far and the n-gram table of training\n"
@@ -65,7 +67,7 @@ int cmd_gen(int argc, char **argv) {
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
     bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false, force = false;
     const char *twin_file = NULL, *plan_file = NULL, *ngram_path = NULL, *retrieve = NULL;
-    int retrieve_k = 0;
+    int retrieve_k = 0, regs = PIPE_REGS_MODEL;
     bool plain = false, single = false;
     gen_opts o;
     gen_opts_default(&o);
@@ -103,6 +105,11 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--retrieve")) retrieve = argv[++i];
         else if (ARG("--retrieve-k")) { if (!cli_int_arg("gen", a, argv[++i], 1, 8, &retrieve_k)) return 2; }
         else if (!strcmp(a, "--plain")) plain = true;
+        else if (ARG("--regs")) {
+            const char *r = argv[++i];
+            regs = !strcmp(r, "named") ? PIPE_REGS_NAMED : !strcmp(r, "numbered") ? PIPE_REGS_NUMBERED : -1;
+            if (regs < 0) return cli_usage_error("gen", "--regs wants named or numbered, not '%s'", r);
+        }
         else if (!strcmp(a, "--single-stage")) single = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
         else if (a[0] == '-' && a[1]) { cli_usage_error("gen", "unknown or incomplete option '%s'", a); return 2; }
@@ -128,7 +135,7 @@ int cmd_gen(int argc, char **argv) {
     const char *default_model = !model_dir && cli_default_model(mdir, sizeof mdir) ? mdir : NULL;
     pipe_gen_req req = {desc, desc_file, task_path, model_dir, default_model, adapter,
                         no_adapter, outp, force, level, samples, threads, bias_path, no_bias, baseline, kernel_opt, name_opt, twin,
-                        twin_file, plan_file, ngram_path, plain, single, json, explain, o, retrieve, retrieve_k};
+                        twin_file, plan_file, ngram_path, plain, single, json, explain, o, retrieve, retrieve_k, regs};
     pipe_notes notes = {cli_print_note, NULL, cli_print_out};
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     return pipe_generate(&req, &notes, &sink);

@@ -231,6 +231,8 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
 
     /* the two-stage model (docs/LITERATE.md): its plan in CUDA C first, checked by nvcc; the PTX turns follow it */
     bool two = !baseline && !single && (pipe_model_is_two_stage(mdir) || plan_file);
+    /* the register style the constraint admits: the model's (base.json "regs") unless --regs says which */
+    o.regs_named = req->regs == PIPE_REGS_NAMED || (req->regs == PIPE_REGS_MODEL && pipe_model_regs_named(mdir));
     if (plan_file && !pipe_model_is_two_stage(mdir)) {
         pipe_note(notes, "ptxgen gen: --plan needs a two-stage model (base.json \"pipeline\": \"plan-literate\"); %s is not one\n", mdir);
         goto out;
@@ -367,6 +369,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             json_object_set_new(j, "plan", pl);
         }
         json_object_set_new(j, "signature_source", json_string(sig_source));   /* "model": invented, not asked for */
+        json_object_set_new(j, "regs", json_string(o.regs_named ? "named" : "numbered"));   /* the style the constraint admitted */
         json_object_set_new(j, "params_renamed", json_integer(sel.best.params_renamed));
         json_object_set_new(j, "unfinished", json_boolean(unfinished));
         json_object_set_new(j, "speculative", json_pack("{s:i, s:i, s:i, s:i, s:i}", "draft_max", o.draft_max, "model_steps",
@@ -484,6 +487,8 @@ int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
     req.retrieve_path = jstr(r, "retrieve");
     req.plain = jbool(r, "plain");
     req.single_stage = jbool(r, "single_stage");
+    const char *regs = jstr(r, "regs");
+    req.regs = !regs ? PIPE_REGS_MODEL : !strcmp(regs, "named") ? PIPE_REGS_NAMED : !strcmp(regs, "numbered") ? PIPE_REGS_NUMBERED : -1;
     req.json = !json_is_false(json_object_get(r, "json"));   /* default: the JSON report */
     req.explain = jbool(r, "explain");
     req.samples = json_is_integer(json_object_get(r, "samples")) ? (int)json_integer_value(json_object_get(r, "samples")) : 4;
@@ -510,6 +515,7 @@ int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
     int rc = 2;
     if (req.level < 0) USAGE_NOTE("--verify wants check, ptxas or gpu, not '%s'", verify);
     else if (req.level == 2 && !req.task_path) USAGE_NOTE("--verify gpu needs --task (the reference to check against)");
+    else if (req.regs < 0) USAGE_NOTE("--regs wants named or numbered, not '%s'", regs);
     else if (req.samples < 1 || req.samples > 1000 || req.threads < 1) USAGE_NOTE("--samples wants 1 to 1000 and --threads at least 1");
     else if (!isa_parse_target(req.gen.arch, &sm_, &as_, &fam_)) USAGE_NOTE("--arch %s is not a known target (sm_50 ... sm_120a)", req.gen.arch);
     else if (req.name && !pipe_name_ok(req.name)) USAGE_NOTE("--name %s: want an identifier of at most 32 letters, digits and '_'", req.name);

@@ -181,6 +181,12 @@ bool pipe_model_retrieval(const char *model_path, char *out, size_t n) {
            (size_t)snprintf(out, n, "%s/%s", model_path, name) < n;
 }
 
+bool pipe_model_regs_named(const char *model_path) {
+    char r[32];
+    base_json_string(model_path, "regs", r, sizeof r);
+    return !strcmp(r, "named");
+}
+
 bool pipe_model_is_two_stage(const char *model_path) {
     char pl[64];
     base_json_string(model_path, "pipeline", pl, sizeof pl);

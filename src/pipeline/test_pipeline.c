@@ -8,6 +8,8 @@
 #include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,6 +119,21 @@ static void test_marker(void) {
     CHECK(!pipe_model_is_two_stage("tests/gen/tiny"), "a folder without base.json is not");
     CHECK(!pipe_model_is_two_stage("tests/model/gguf_engine/tiny_qwen2.gguf"), "a GGUF file is not");
     CHECK(!pipe_model_is_two_stage("/nonexistent/model"), "a missing path is not");
+    /* the register style: base.json "regs" */
+    CHECK(!pipe_model_regs_named("tests/gen/two_stage"), "no \"regs\": numbered");
+    CHECK(!pipe_model_regs_named("tests/gen/tiny"), "no base.json: numbered");
+    char dir[] = "/tmp/ptxgen-regs-XXXXXX", p[64];
+    if (mkdtemp(dir)) {
+        snprintf(p, sizeof p, "%s/base.json", dir);
+        const char *styles[] = {"{\"regs\": \"named\"}", "{\"regs\": \"numbered\"}", "{\"regs\": 3}"};
+        for (int i = 0; i < 3; i++) {
+            FILE *f = fopen(p, "w");
+            if (f) { fputs(styles[i], f); fclose(f); }
+            CHECK(pipe_model_regs_named(dir) == (i == 0), "%s", styles[i]);
+        }
+        remove(p);
+        rmdir(dir);
+    }
 }
 
 /* With the SmolLM2 base: the model's own plan turn (random adapter: the plan is nonsense and
