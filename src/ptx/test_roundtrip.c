@@ -20,6 +20,23 @@ static void print_diag(void *u, const pg_diag *d) {
     fprintf(stderr, "    %s\n", b);
 }
 
+/* Does the installed ptxas know this target?  Asked once per target name (a ptxas run each), not
+ * once per file. */
+static bool ptxas_knows(const char *target) {
+    static char names[32][32];
+    static bool known[32];
+    static int n;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], target)) return known[i];
+    char why[256];
+    bool k = ptx_ptxas_target_check(target, 0, why, sizeof why) != 0;
+    if (n < 32 && strlen(target) < sizeof names[0]) {
+        snprintf(names[n], sizeof names[n], "%s", target);
+        known[n++] = k;
+    }
+    return k;
+}
+
 int main(int argc, char **argv) {
     bool use_ptxas = false;
     int nptxas = 0;
@@ -49,9 +66,8 @@ int main(int argc, char **argv) {
             /* the file's target, unless the installed ptxas no longer knows it (13.0 dropped sm_70): then
              * sm_75, which assembles PTX written for an older target, as tests/diff_ptxas does */
             const char *arch = NULL;
-            char twhy[256];
             for (int t = 0; t < m->ntargets; t++)
-                if (!strncmp(m->targets[t], "sm_", 3) && ptx_ptxas_target_check(m->targets[t], 0, twhy, sizeof twhy) == 0) arch = "sm_75";
+                if (!strncmp(m->targets[t], "sm_", 3) && !ptxas_knows(m->targets[t])) arch = "sm_75";
             pg_status s1 = ptx_ptxas_run(path, arch, rel, &r1, NULL);
             pg_status s2 = wrote ? ptx_ptxas_run(tmp, arch, rel, &r2, NULL) : PG_ERR_IO;
             if (s1 == PG_ERR_EXTERNAL && !r1.ran) {
