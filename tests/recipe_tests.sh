@@ -85,6 +85,18 @@ tar czf "$tmp/noarm.tgz" -C "$tmp/rest" config.json
 expect_rc 3 "unpack of an archive without an adapter" bash "$R" unpack "$tmp/noarm.tgz" "$tmp/d4"
 [ ! -e "$tmp/d2" ] && [ ! -e "$tmp/d4" ] && ok || bad "a refused unpack made its DEST"
 
+# hold/unhold, in a made-up checkout: HOLD's paths leave the tree for ../.recipe-hold and come back, nothing else moves
+H=$tmp/holdtest; mkdir -p "$H/repo/train" "$H/repo/models/default" "$H/repo/bench/results" "$H/repo/tests" "$H/repo/src"
+cp "$R" "$H/repo/train/recipe.sh"
+for f in models/default/w bench/results/r tests/t src/s; do echo "$f" > "$H/repo/$f"; done
+(cd "$H/repo" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm t) || bad "hold: git init"
+HOLD="models/default tests" bash "$H/repo/train/recipe.sh" hold > "$tmp/hold.out" 2>&1 &&
+    [ ! -e "$H/repo/models/default" ] && [ ! -e "$H/repo/tests" ] && [ -e "$H/repo/bench/results/r" ] && [ -e "$H/repo/src/s" ] &&
+    [ "$(cat "$H/.recipe-hold/tests/t")" = tests/t ] && ok || bad "hold moved the wrong paths: $(cat "$tmp/hold.out")"
+bash "$H/repo/train/recipe.sh" hold > /dev/null 2>&1 && [ ! -e "$H/repo/bench/results" ] && ok || bad "hold without HOLD: bench/results stayed"
+bash "$H/repo/train/recipe.sh" unhold > "$tmp/hold.out" 2>&1 &&
+    [ -z "$(cd "$H/repo" && git status --porcelain)" ] && [ ! -e "$H/.recipe-hold/LIST" ] && ok || bad "unhold left: $(cd "$H/repo" && git status --porcelain)"
+
 # the device scripts left bench/ on 2026-12-05: nothing outside the dated results and the log names the old paths
 if git rev-parse --git-dir > /dev/null 2>&1; then
     left=$(git grep -l -E 'bench/(device_[a-z_]+|pieces)\.sh' -- . ':!bench/results' ':!bench/NOTES.md' ':!tests/recipe_tests.sh' 2>/dev/null)

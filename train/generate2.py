@@ -133,7 +133,8 @@ def load_cases(args, lib):
                     c = dict(key=f"{spec['name']}.{st}.{args.config}.{s}", task=tj, desc=d, style=st, sample=s, sig=sig, csig=csig,
                              blk=blk, heldin=False)
                     cases.append(c)
-                    if s == 0 and os.path.exists(ref):
+                    if s == 0 and os.path.exists(ref) and (args.trans_per_task <= 0 or
+                                                           sum(t["task"] == tj for t in trans) < args.trans_per_task):
                         trans.append(dict(c, ref=ref))
     if args.heldin:
         for tj in sorted(glob.glob(os.path.join(args.heldin, "*", "task.json"))):
@@ -157,6 +158,9 @@ def main(argv=None):
     ap.add_argument("--styles", default=",".join(STYLES))
     ap.add_argument("--samples", type=int, default=1)
     ap.add_argument("--stages", default="plan,e2e,trans,heldin")
+    ap.add_argument("--trans-per-task", type=int, default=0,
+                    help="translation rows per task, the first styles of --styles that the task has (0 = every style): "
+                         "the plan is the task's reference.cu whatever the style, so one row a task measures the PTX turn")
     ap.add_argument("--retrieve", help="a retrieval library (ptxgen retrieve build): the nearest kernels go into both turns' "
                                        "prompts, as `prompts --retrieve` put them into the training pairs")
     ap.add_argument("--retrieve-k", type=int, default=2, help="plans in the plan turn (the PTX turn gets the first kernel)")

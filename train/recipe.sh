@@ -46,11 +46,13 @@
 #                    reading its pairs file as it grows; returns at CALL_S (570) s
 #   wait             until the runs end; adapters (the rag arm's with its library: retrieval.jsonl and
 #                    base.json "retrieval"; the named arm's base.json "regs": "named"), logs and the synth's stats into $OUT
-#   gen S            generation: plan, rag and named arms with train/generate2.py (plan, e2e, trans, heldin; rag
+#   gen S            generation (GEN_BATCH rows a batch, default 512; TRANS_PER_TASK translation rows a task,
+#                    default every style): plan, rag and named arms with train/generate2.py (plan, e2e, trans, heldin; rag
 #                    with --retrieve; named with --regs-named: its PTX turn runs under the constraint with
 #                    named registers, dec_opts.regs_named), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
-#   verify           ptxgen eval --kernels per stage and suite (sharded over the cores); $OUT gets evals.tgz (every
+#   verify           ptxgen eval --kernels per stage and suite (SHARDS a report, each for VERIFY_BUDGET s; VERIFY_SKIP, a
+#                    regex of report names to leave out, e.g. '-plan-suite$'); $OUT gets evals.tgz (every
 #                    report), summary.md and gen.tgz (plans, kernels, held-in tasks, training logs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -105,13 +107,21 @@ PY
     grep -qx '/.carry-pieces/' .git/info/exclude || echo '/.carry-pieces/' >> .git/info/exclude
     ls .carry-pieces
     ;;
-hold)      # the tracked files the device does not need leave the tree for the calls (unhold brings them back)
+hold)      # the tracked files the device does not need leave the tree for the calls (unhold brings them back);
+           # HOLD names them (default: models/default bench/results; a call that carries a piece and the
+           # binaries while models/qwen-plan is tracked needs HOLD="models/default bench/results tests models/qwen-plan")
     mkdir -p ../.recipe-hold
-    for d in models/default bench/results; do [ -e "$d" ] && mkdir -p "../.recipe-hold/$(dirname "$d")" && mv "$d" "../.recipe-hold/$d"; done
-    git ls-files -z | xargs -0 du -ck 2>/dev/null | tail -1
+    for d in ${HOLD:-models/default bench/results}; do
+        [ -e "$d" ] && mkdir -p "../.recipe-hold/$(dirname "$d")" && mv "$d" "../.recipe-hold/$d" && echo "$d" >> ../.recipe-hold/LIST
+    done
+    # the tracked files still here, in KiB (du complains about the held ones: those are gone on purpose)
+    { git ls-files -z | xargs -0 du -ck 2>/dev/null; true; } | tail -1
     ;;
-unhold)
-    for d in models/default bench/results; do [ -e "../.recipe-hold/$d" ] && rm -rf "$d" && mv "../.recipe-hold/$d" "$d"; done
+unhold)    # everything hold moved out, and nothing else
+    [ -e ../.recipe-hold/LIST ] && sort -u ../.recipe-hold/LIST | while read -r d; do
+        [ -e "../.recipe-hold/$d" ] && rm -rf "$d" && mkdir -p "$(dirname "$d")" && mv "../.recipe-hold/$d" "$d"
+    done
+    rm -f ../.recipe-hold/LIST
     git status --short | head
     ;;
 start)
@@ -187,6 +197,8 @@ train)
     [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
         > "$P/convert.log" 2>&1 || { tail "$P/convert.log"; exit 3; }
     echo "base ready at $(( $(date +%s) - t0 )) s; $(tail -n 1 "$P/grow.log")"
+    # the synth goes on for more data, behind the training loops (each needs a core to feed its GPU work)
+    [ -e "$P/synth.pid" ] && renice -n 19 -g "$(cat "$P/synth.pid")" > /dev/null 2>&1
     for arm in $ARMS; do
         init=; [ "$arm" != single ] && [ -n "${INIT_PLAN:-}" ] && init="--init-adapter $INIT_PLAN"
         need "$P/pairs-$arm.jsonl"
@@ -253,7 +265,7 @@ gen)
             [ "$arm" = named ] && extra=(--regs-named)   # its PTX turn declares `.reg .T %name;` (dec_opts.regs_named)
             python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" \
-                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
@@ -285,6 +297,7 @@ verify)
     for j in "${jobs[@]}"; do
         read -r suite kd name <<<"$j"
         [ -d "$kd" ] || { echo "no $kd"; continue; }
+        [ -n "${VERIFY_SKIP:-}" ] && [[ $name =~ $VERIFY_SKIP ]] && { echo "skipped: $name"; continue; }
         for ((i = 0; i < SH; i++)); do
             timeout "${VERIFY_BUDGET:-400}" "$BIN/ptxgen" eval --suite "$suite" --kernels "$kd" --model-name "$name" --no-bias --samples 1 \
                 --no-timing --shard "$i/$SH" --no-progress --out "$P/ev-$name-$i.json" > /dev/null 2> "$P/ev-$name-$i.err" &

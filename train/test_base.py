@@ -323,6 +323,25 @@ class TestTwoStage(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+@unittest.skipUnless(HAS["torch"] and os.path.exists(LIB), "needs torch and libptxgen.so")
+class TestTransPerTask(unittest.TestCase):
+    """generate2.py --trans-per-task N: N translation rows a task (the first of --styles it has), every
+    style for the other stages; 0 keeps every style."""
+
+    def test_rows(self):
+        import types
+        import generate as G
+        import generate2
+        lib = G.Lib(LIB)
+        for n, want in ((0, {"terse", "detailed", "zh"}), (1, {"terse"}), (2, {"terse", "detailed"})):
+            a = types.SimpleNamespace(styles="terse,detailed,zh", only="relu6", suite=[os.path.join(ROOT, "bench", "suite")], samples=1,
+                                      config="no_bias", heldin=None, trans_per_task=n)
+            cases, trans = generate2.load_cases(a, lib)
+            self.assertEqual({c["style"] for c in cases}, {"terse", "detailed", "zh"})
+            self.assertEqual({t["style"] for t in trans}, want, n)
+            self.assertEqual(len(trans), len(want))
+
+
 @unittest.skipUnless(os.path.exists(LIB), "needs libptxgen.so")
 class TestRetrieveBinding(unittest.TestCase):
     """generate.Lib's retrieval (ctypes over gen_retr_*): the prompts generate2.py builds with
