@@ -215,8 +215,11 @@ PG_API void ptx_comments_strip(ptx_module *m);
  * inlined at; line 0, other files and lines holding only braces start no
  * comment.  Earlier comments are replaced, and the module-level .file and
  * .section (debug) directives are dropped.  The plan is file `file_id` of the
- * .loc table (nvcc numbers the compiled file 1).  Returns the number of
- * comments written. */
+ * .loc table (nvcc numbers the compiled file 1).  When the module validates,
+ * each run of adjacent instructions of a basic block is first put in plan order
+ * as far as its dependence DAG allows (docs/LITERATE.md "Plan order"): the same
+ * program, with fewer returns to a plan line.  Returns the number of comments
+ * written. */
 enum { PTX_LITERATE_LINE_MAX = 160 };
 PG_API int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int file_id);
 

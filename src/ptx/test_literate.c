@@ -122,6 +122,40 @@ static void test_literate_golden(void) {
     free(cu);
 }
 
+/* Plan order: instructions of two interleaved plan lines are grouped by line inside a block, as far
+ * as their dependences allow (registers, and memory: a store and a later load of the same space keep
+ * their order); labels start no comment; the instruction count and the terminator stay. */
+static void test_literate_plan_order(void) {
+    const char *cu = "// k\nextern \"C\" __global__ void k(float* p)\n{\n    int a = threadIdx.x;\n    int b = blockIdx.x;\n"
+                     "    p[0] = 1.0f;\n    float c = p[0];\n}\n";
+    const char *ptx =
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+        "\t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n"
+        "\t.loc 1 4 1\n\tmov.u32 %r1, %tid.x;\n"
+        "\t.loc 1 5 1\n\tmov.u32 %r2, %ctaid.x;\n"
+        "\t.loc 1 4 1\n\tadd.s32 %r3, %r1, 1;\n"
+        "\t.loc 1 5 1\n\tadd.s32 %r4, %r2, %r3;\n"
+        "\t.loc 1 7 1\n\tld.global.f32 %f1, [%rd1+4];\n"
+        "\t.loc 1 6 1\n\tst.global.f32 [%rd1], %f2;\n"
+        "\t.loc 1 7 1\n\tld.global.f32 %f3, [%rd1];\n"
+        "$L_end:\n\t.loc 1 4 1\n\tret;\n}\n";
+    ptx_module *m = parse_text(ptx, "order");
+    int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
+    char *out = printed(m);
+    /* line 4's two instructions together, then line 5's; the load of line 7 stays before the store
+     * of line 6 (a store and a load of .global keep their order), the last load after it */
+    const char *want =
+        "\t// int a = threadIdx.x;\n\tmov.u32 %r1, %tid.x;\n\tadd.s32 %r3, %r1, 1;\n"
+        "\t// int b = blockIdx.x;\n\tmov.u32 %r2, %ctaid.x;\n\tadd.s32 %r4, %r2, %r3;\n"
+        "\t// float c = p[0];\n\tld.global.f32 %f1, [%rd1+4];\n"
+        "\t// p[0] = 1.0f;\n\tst.global.f32 [%rd1], %f2;\n"
+        "\t// float c = p[0];\n\tld.global.f32 %f3, [%rd1];\n$L_end:\n\t// int a = threadIdx.x;\n\tret;\n";
+    CHECK(out && strstr(out, want), "grouped by plan line where dependences allow; got:\n%s", out ? out : "");
+    CHECK(n == 6, "6 comments (got %d)", n);
+    free(out);
+    ptx_module_free(m);
+}
+
 static void test_literate_long_line(void) {
     const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.loc 1 2 1\n\tret;\n}\n";
     pg_buf cu = {0};
@@ -315,6 +349,7 @@ static void test_named_valid_suite(void) {
 }
 
 int main(void) {
+    test_literate_plan_order();
     test_named_valid_suite();
     test_named_golden();
     test_named_rules();
