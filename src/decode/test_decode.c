@@ -506,7 +506,8 @@ static void test_named_kernels(const dec_vocab *v, int nv) {
           named_ok, total, same, total);
     /* the golden named kernel and the named synth samples */
     const char *files[] = {"tests/golden/decode/named/synth_reduce.ptx", "tests/golden/decode/named/synth_scan.ptx",
-                           "tests/golden/decode/named/synth_smallmat.ptx", "tests/golden/decode/named/synth_stencil2d.ptx", NULL};
+                           "tests/golden/decode/named/synth_smallmat.ptx", "tests/golden/decode/named/synth_stencil2d.ptx",
+                           "tests/golden/decode/named/blocks.ptx", NULL};
     for (int i = 0; files[i]; i++) {
         pg_buf b = {0};
         bool parsed = print_file(files[i], false, NULL, &b);
