@@ -64,6 +64,10 @@ if command -v ptxas >/dev/null 2>&1; then   # ptxas takes every corpus kernel in
             ptxas -arch="$arch" "$tmp/n.ptx" -o /dev/null 2>/dev/null || { nbad=$((nbad + 1)); echo "  ptxas refuses the named $d"; }
     done
     [ "$nbad" = 0 ] && ok || bad "ptxas refuses $nbad named corpus kernels"
+    # nested { } blocks (nvcc's inline asm): the golden named kernel, and fmt --regs named of its input
+    "$P" fmt --regs named --plan tests/golden/literate/blocks.cu tests/golden/literate/blocks.lit.ptx > "$tmp/b.ptx" 2>/dev/null &&
+        cmp -s "$tmp/b.ptx" tests/golden/literate/blocks.named.ptx && ptxas -arch=sm_80 "$tmp/b.ptx" -o /dev/null 2>/dev/null \
+        && ok || bad "fmt --regs named of nested blocks: the golden file, taken by ptxas"
 fi
 
 if [ "$have_nvcc" = 1 ]; then

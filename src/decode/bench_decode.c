@@ -29,7 +29,8 @@
  * PTX_LITERATE_LINE_MAX with --corpus, whose kernels are literate, else 0).
  * --regs-named: the named register style (dec_opts.regs_named): corpus kernels go through
  * ptx_regs_name with DIR/NAME/plan.cu (`ptxgen fmt --regs named --plan`), and the random walks may
- * declare named registers. */
+ * declare named registers.  "dec_mask_in_regname" repeats dec_mask's times for the states inside a
+ * `.reg` declaration's name (after its '%', before ';' or '<'). */
 #include "decode/dec_internal.h"
 #include "ptxgen/ptx.h"
 
@@ -87,6 +88,7 @@ static void stats_json(pg_buf *o, const char *name, dvec *v, bool last) {
 
 typedef struct {
     dvec mask, mask_wall, allowed, acc_ok, acc_rand, adv, newt;
+    dvec mask_regname;   /* dec_mask in a `.reg` declaration's name (after its '%', before ';' or '<') */
     long tokens, dead, finished, allowed_small, mismatches;
     double allowed_sum;
 } bench;
@@ -98,12 +100,24 @@ static double slow_us;   /* --slow: print the states whose mask takes longer */
 static int comments = -1;   /* --comments: dec_opts.comment_max (-1: the mode's default) */
 static bool regs_named;     /* --regs-named */
 
+/* Is the text's last line a register declaration's name being typed (`\t.reg .T %na`)? */
+static bool in_regname(const dec_state *s) {
+    size_t len;
+    const char *txt = dec_text(s, &len), *p = txt + len;
+    while (p > txt && p[-1] != '\n') p--;
+    while (*p == '\t') p++;
+    if (strncmp(p, ".reg .", 6)) return false;
+    const char *pc = memchr(p, '%', (size_t)(txt + len - p));
+    return pc && !memchr(pc, ';', (size_t)(txt + len - pc)) && !memchr(pc, '<', (size_t)(txt + len - pc));
+}
+
 static int step(bench *B, dec_state *s, int want, uint32_t *bits, uint32_t *ref, int32_t *ids, int kmax, int nv, bool check,
                 FILE *dump, int g) {
     double w0 = now_us(), t0 = cpu_us();
     int n = dec_mask(s, bits);
     double tm = cpu_us() - t0, tw = now_us() - w0;
     pg_vec_push(B->mask, tm);
+    if (in_regname(s)) pg_vec_push(B->mask_regname, tm);
     if (slow_us > 0 && tm > slow_us) {
         size_t len;
         const char *txt = dec_text(s, &len);
@@ -339,6 +353,7 @@ int main(int argc, char **argv) {
     pg_vec_free(ck);
     pg_buf_printf(&o, "  \"targets\": {\"mask_p50_us\": 10, \"mask_p99_us\": 100},\n  \"latency_cpu\": {\n");
     stats_json(&o, "dec_mask", &B.mask, false);
+    stats_json(&o, "dec_mask_in_regname", &B.mask_regname, false);
     stats_json(&o, "dec_allowed", &B.allowed, false);
     stats_json(&o, "dec_accepts_allowed", &B.acc_ok, false);
     stats_json(&o, "dec_accepts_random", &B.acc_rand, false);
@@ -351,7 +366,7 @@ int main(int argc, char **argv) {
     if (out && pg_write_file_atomic(out, o.data, o.len, &diag) != PG_OK) fprintf(stderr, "bench_decode: cannot write %s\n", out);
     pg_buf_free(&o);
     if (dump) fclose(dump);
-    dvec *all[] = {&B.mask, &B.mask_wall, &B.allowed, &B.acc_ok, &B.acc_rand, &B.adv, &B.newt};
+    dvec *all[] = {&B.mask, &B.mask_regname, &B.mask_wall, &B.allowed, &B.acc_ok, &B.acc_rand, &B.adv, &B.newt};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) pg_vec_free(*all[i]);
     free(bits);
     free(ref);

@@ -30,11 +30,14 @@ enum { CS_ANY, CS_ID0, CS_ID1, CS_DIGIT, CS_LOWER, CS_HEX, CS_REG, CS_N };
  * (bench/results/2026-12-05-named-regs-cpu.json).  The numbered style keeps its 32 (NUMBERED_MAX).
  * REGNAME_MAX: characters after '%' of a named register. */
 enum { MAX_REGDECL = 256, NUMBERED_MAX = 32, REGNAME_MAX = 31, RSET_W = MAX_REGDECL / 64 };
+/* BLOCK_MAX: nested `{ }` blocks open at once (named registers only; nvcc's inline-asm blocks need one). */
+enum { BLOCK_MAX = 4 };
 enum { MAX_SYMS = 64, NAME_MAX = PG_NAME_MAX, MAX_PARAMS = 16, MAX_VARS = 8,
        SHARED_MAX = 48 * 1024, LOCAL_MAX = 16 * 1024 };
 
-/* name with '%'; count: N of `%name<N>`, 0 for a named register `%name` */
-typedef struct { char name[REGNAME_MAX + 2]; uint8_t len; ptx_type type; int count; } dreg;
+/* name with '%'; count: N of `%name<N>`, 0 for a named register `%name`; shadows: the outer block's
+ * declaration of the same name this one hides until its block closes, or -1 */
+typedef struct { char name[REGNAME_MAX + 2]; uint8_t len; ptx_type type; int count; int16_t shadows; } dreg;
 
 /* A set of declarations (bit i: s->regs[i]). */
 typedef struct { uint64_t w[RSET_W]; } rset;
@@ -57,6 +60,7 @@ enum {
     PH_ALIGN, PH_VTYPE, PH_VNAME, PH_VCOUNT,
     PH_GUARD, PH_OPC, PH_OPND, PH_EOL, PH_DONE,
     PH_CMT1, PH_CMT,   /* after "\t/": the second '/'; then the comment's text up to '\n' (num: its bytes) */
+    PH_INDENT,         /* inside a nested block: the line's tabs (ntab so far), then '}' or a statement */
 };
 
 /* operand sub-states */
@@ -85,6 +89,9 @@ typedef struct {
     const uint8_t *alive;        /* opcode-trie liveness for R (dec_dg_alive_for), NULL until needed */
     uint32_t alive_R;
     uint16_t nregs;
+    rset hidden;                 /* declarations out of scope: of a closed block, or shadowed by an inner block's */
+    uint8_t depth, ntab;         /* nested blocks open; tabs typed on this line (PH_INDENT) */
+    uint16_t blk0[BLOCK_MAX];    /* nregs at each open block's '{': its declarations are the ones from there on */
     uint8_t nsyms, nowed, nparams, nvars;
     uint64_t owed;               /* labels referenced but not defined yet (by symbol index) */
     uint16_t nstmts;
@@ -143,6 +150,8 @@ struct dec_state {
 };
 
 #define G(s) ((s)->g)
+/* Is declaration i in scope (not of a closed block, not shadowed by an inner one)? */
+static bool reg_visible(const dcore *c, int i) { return !(c->hidden.w[i >> 6] >> (i & 63) & 1); }
 static void mask_init(dec_state *s);
 
 static bool is_id0(int c) { return dv_is_id0(c); }   /* the same classes as the vocabulary's fast path */
@@ -327,7 +336,7 @@ static void rm_start(const dec_state *s, dcore *c, uint16_t types, int only, uin
     r->types = 0;
     for (int i = 0; i < c->nregs; i++) {
         uint16_t b = type_bit(s->regs[i].type);
-        if ((b & types) && (only < 0 || i == only)) { rset_add(&r->regs, i); r->types |= b; }
+        if ((b & types) && (only < 0 || i == only) && reg_visible(c, i)) { rset_add(&r->regs, i); r->types |= b; }
     }
     r->sregs = sregs;
     r->done = false;
@@ -686,9 +695,16 @@ static void set_R_reg(dcore *c, ptx_type t) {
     if (i >= 0) c->R |= 1u << i;
 }
 
-static bool reg_name_ok(const dec_state *s, const dcore *c, const char *name, size_t n) {
+/* The first declaration of the innermost open block (0: the function's scope). */
+static int block_first(const dcore *c) { return c->depth ? c->blk0[c->depth - 1] : 0; }
+
+/* May the name be declared?  No declaration in scope has it, but (may_shadow, a named register) one
+ * of an outer block's named registers, which the new one shadows. */
+static bool reg_name_ok_in(const dec_state *s, const dcore *c, const char *name, size_t n, bool may_shadow) {
     for (int i = 0; i < c->nregs; i++)
-        if (s->regs[i].len == n && !memcmp(s->regs[i].name, name, n)) return false;
+        if (reg_visible(c, i) && s->regs[i].len == n && !memcmp(s->regs[i].name, name, n) &&
+            !(may_shadow && !s->regs[i].count && i < block_first(c)))
+            return false;
     /* %clock + 64 would read as the special register %clock64 */
     for (int q = 0; q < isa_sreg_count(); q++) {
         const char *sn = isa_sreg_get(q)->name;
@@ -699,6 +715,7 @@ static bool reg_name_ok(const dec_state *s, const dcore *c, const char *name, si
     }
     return true;
 }
+static bool reg_name_ok(const dec_state *s, const dcore *c, const char *name, size_t n) { return reg_name_ok_in(s, c, name, n, false); }
 
 /* ---- named registers (dec_opts.regs_named) ---------------------------------------- */
 static bool is_name1(int c) { return dv_is_id1(c) && c != '$'; }   /* [A-Za-z0-9_] */
@@ -711,7 +728,7 @@ static bool numbered_clash(const dec_state *s, const dcore *c, const char *name,
     for (int i = 0; i < c->nregs; i++) {
         const dreg *d = &s->regs[i];
         size_t pl = d->len - 1u;
-        if (d->count && n > pl && is_digit(name[pl]) && !memcmp(d->name + 1, name, pl)) return true;
+        if (reg_visible(c, i) && d->count && n > pl && is_digit(name[pl]) && !memcmp(d->name + 1, name, pl)) return true;
     }
     return false;
 }
@@ -724,7 +741,7 @@ static bool named_ok(const dec_state *s, const dcore *c, const char *name, size_
     nm[0] = '%';
     memcpy(nm + 1, name, n);
     nm[n + 1] = 0;
-    if (!reg_name_ok(s, c, nm, n + 1)) return false;
+    if (!reg_name_ok_in(s, c, nm, n + 1, true)) return false;
     for (int q = 0; q < isa_sreg_count(); q++) {
         const char *sn = isa_sreg_get(q)->name;
         if (!strncmp(sn, nm, n + 1) && sn[n + 1] == '.') return false;
@@ -745,7 +762,7 @@ static bool numbered_ok(const dec_state *s, const dcore *c, const char *name, si
     if (!reg_name_ok(s, c, nm, n + 1)) return false;
     for (int i = 0; i < c->nregs; i++) {
         const dreg *d = &s->regs[i];
-        if (!d->count && d->len > n + 1 && is_digit(d->name[n + 1]) && !memcmp(d->name + 1, name, n)) return false;
+        if (reg_visible(c, i) && !d->count && d->len > n + 1 && is_digit(d->name[n + 1]) && !memcmp(d->name + 1, name, n)) return false;
     }
     return true;
 }
@@ -769,15 +786,45 @@ static bool named_prefix_ok(const dec_state *s, const dcore *c) {
     return false;
 }
 
+/* The register types R offers are those of the registers in scope (a block's '}' or a shadowing
+ * declaration may take the last one of a type away). */
+static void scope_types(const dec_state *s, dcore *c) {
+    c->R &= ~((1u << RS_NREGT) - 1);
+    for (int i = 0; i < c->nregs; i++)
+        if (reg_visible(c, i)) set_R_reg(c, s->regs[i].type);
+}
+
 static void add_reg(dec_state *s, dcore *c, int count) {
-    dreg *r = &s->regs[c->nregs++];
+    int k = c->nregs++;
+    dreg *r = &s->regs[k];
     r->name[0] = '%';
     memcpy(r->name + 1, c->id, c->idlen + 1u);
     r->len = (uint8_t)(c->idlen + 1);
     r->type = c->dtype;
     r->count = count;
+    r->shadows = -1;
+    for (int i = 0; i < k; i++)   /* an outer block's register of this name: hidden until this block closes */
+        if (reg_visible(c, i) && s->regs[i].len == r->len && !memcmp(s->regs[i].name, r->name, r->len)) {
+            r->shadows = (int16_t)i;
+            rset_add(&c->hidden, i);
+        }
+    if (r->shadows >= 0) scope_types(s, c);
     set_R_reg(c, c->dtype);
     c->pend_term = false;
+}
+
+/* `{`: a nested block opens (named registers only).  `}`: its declarations go out of scope and the
+ * ones they shadowed come back. */
+static void block_open(dcore *c) { c->blk0[c->depth++] = c->nregs; }
+static void block_close(const dec_state *s, dcore *c) {
+    int first = c->blk0[--c->depth];
+    for (int i = c->nregs - 1; i >= first; i--) {
+        if (!reg_visible(c, i)) continue;
+        rset_add(&c->hidden, i);
+        int sh = s->regs[i].shadows;
+        if (sh >= 0) c->hidden.w[sh >> 6] &= ~(1ull << (sh & 63));
+    }
+    scope_types(s, c);
 }
 
 static void line_start(dcore *c) { c->ph = PH_LINE; }
@@ -1062,6 +1109,12 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     case PH_TOP: case PH_ENAME: case PH_PNAME: case PH_POPEN: case PH_PTYPE: case PH_PERF: case PH_PERFNUM: case PH_PERF_END:
         return feed_header(s, c, ch);
     case PH_LINE:
+        if (ending(s, c) && c->depth) {   /* close the open blocks first (no labels inside them) */
+            if (ch != '\t') return false;
+            c->ph = PH_INDENT;
+            c->ntab = 1;
+            return true;
+        }
         if (ending(s, c)) {
             if (c->nowed) {
                 if (!is_id0(ch)) return false;
@@ -1078,6 +1131,12 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             }
             if (ch != '}') return false;
             lit(c, "\n", PH_DONE);
+            return true;
+        }
+        if (c->depth) {   /* a nested block: a statement at depth + 1 tabs, its '}' at depth; no labels */
+            if (ch != '\t') return false;
+            c->ph = PH_INDENT;
+            c->ntab = 1;
             return true;
         }
         if (ch == '\t') { c->ph = PH_STMT; return true; }
@@ -1111,8 +1170,30 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         if (c->idlen == NAME_MAX) return id_fresh(s, c) || id_exact(s, c, owed_mask(s, c)) >= 0;
         return true;
     }
+    case PH_INDENT:
+        if (c->ntab < c->depth) {
+            if (ch != '\t') return false;
+            c->ntab++;
+            return true;
+        }
+        if (ch == '}') {
+            block_close(s, c);
+            c->pend_term = false;
+            c->ph = PH_EOL;
+            return true;
+        }
+        if (ch != '\t' || ending(s, c)) return false;
+        c->ph = PH_STMT;
+        return true;
     case PH_STMT:
         c->guarded = false;
+        if (ch == '{') {   /* a nested block: its declarations are its own (docs/LITERATE.md) */
+            if (!s->o.regs_named || ending(s, c) || c->depth >= BLOCK_MAX) return false;
+            block_open(c);
+            c->pend_term = false;
+            c->ph = PH_EOL;
+            return true;
+        }
         if (ch == '/') {
             if (s->o.comment_max <= 0 || ending(s, c)) return false;
             c->ph = PH_CMT1;
@@ -1123,6 +1204,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             if (c->nregs < (s->o.regs_named ? MAX_REGDECL : NUMBERED_MAX)) live |= 1;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
+            if (c->depth) live &= 1;   /* a nested block declares registers only (a variable there would be its own too) */
             if (!live) return false;
             c->ph = PH_DECLKW;
             choice_start(c, DECLKW, live);
@@ -1407,10 +1489,11 @@ int dec_mask_reference(const dec_state *s, uint32_t *bits) {
  * byte could end the name (':' after a label...) are fed, to get the state
  * there. */
 typedef struct {
-    int cls;          /* DV_ID or DV_LOWER */
-    int budget;       /* every run of 1..budget class bytes is accepted, a longer one than budget + 1 rejected */
-    bool exact;       /* a run of budget + 1 bytes must be fed (a full-length name may clash); else it is accepted */
-    bool id0;         /* the first byte must be dv_is_id0 */
+    int cls;          /* DV_ID, DV_LOWER or DV_NAME */
+    int budget;       /* every run of 1..budget class bytes is accepted, a longer one than maxrun rejected */
+    bool exact;       /* a run of budget + 1 .. maxrun bytes must be fed (a full-length name may clash); else it is accepted */
+    int maxrun;       /* the longest run a name may still take: budget + 1, or more when exact (named registers) */
+    bool id0;         /* the first byte must be dv_first_ok */
     uint64_t term;    /* dv_term_bit of the other bytes that may follow a class byte */
 } crun;
 
@@ -1427,10 +1510,11 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
     if (c->force_pos < s->force_len) return false;
     r->cls = DV_ID;
     switch (c->ph) {
-    case PH_LINE:   /* a label starts: PH_LABEL after its first byte */
-        if (ending(s, c) || !sym_room(c, 1)) return false;
+    case PH_LINE:   /* a label starts: PH_LABEL after its first byte (never inside a nested block) */
+        if (ending(s, c) || !sym_room(c, 1) || c->depth) return false;
         r->budget = NAME_MAX - 1;
         r->exact = long_name(s, c, all_syms(c));
+        r->maxrun = r->budget + 1;
         r->id0 = true;
         r->term = dv_term_bit(':');
         return true;
@@ -1451,13 +1535,29 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
         if (c->sub == O_START) {   /* the operand has not started: a name starting with dv_is_id0 (O_IDENT after one byte) */
             r->budget = NAME_MAX - 1;
             r->exact = long_name(s, c, all_syms(c));
+            r->maxrun = r->budget + 1;
             r->id0 = true;
             return true;
         }
         break;
     }
     case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' (and at 11, see feed) */
-        if (c->idlen >= 12 || s->o.regs_named) return false;   /* named: byte by byte (feed checks the prefix) */
+        if (s->o.regs_named) {
+            /* a named register: [A-Za-z][A-Za-z0-9_]*, every prefix of up to REGNAME_MAX - 2 bytes taken
+             * (named_prefix_ok), the last two lengths fed (their completions are checked one by one).  A
+             * numbered declaration refuses a digit after its prefix (numbered_clash): then byte by byte. */
+            if (c->idlen + 3 > REGNAME_MAX) return false;
+            for (int i = 0; i < c->nregs; i++)
+                if (s->regs[i].count) return false;
+            r->cls = DV_NAME;
+            r->budget = REGNAME_MAX - 2 - c->idlen;
+            r->exact = true;
+            r->maxrun = REGNAME_MAX - c->idlen;
+            r->id0 = c->idlen == 0;
+            r->term = dv_term_bit(';') | dv_term_bit('<');
+            return true;
+        }
+        if (c->idlen >= 12) return false;
         r->cls = DV_LOWER;
         r->budget = 12 - 1 - c->idlen;
         r->exact = s->sreg_lower12;
@@ -1465,6 +1565,7 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
             if (s->regs[i].len == 13) r->exact = true;
             if (s->regs[i].len == 12) return false;   /* an 11-letter name may exhaust its prefix (feed's rule): byte by byte */
         }
+        r->maxrun = r->budget + 1;
         r->id0 = false;
         r->term = dv_term_bit('<');
         return true;
@@ -1475,6 +1576,7 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
     if (c->idlen >= NAME_MAX) return false;
     r->budget = NAME_MAX - 1 - c->idlen;
     r->exact = long_name(s, c, c->idmask);
+    r->maxrun = r->budget + 1;
     r->id0 = c->idlen == 0;
     return true;
 }
@@ -1555,8 +1657,9 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         cs_or(m, cs[CS_ID0]);
         cs_str(m, "\t}");
         return;
+    case PH_INDENT: cs_str(m, "\t}"); return;
     case PH_STMT:
-        cs_str(m, ".@");
+        cs_str(m, ".@{");
         if (s->o.comment_max > 0 && !ending(s, c)) cs_add(m, '/');
         cs_opcode(s, m, 0);
         return;
@@ -1651,7 +1754,7 @@ static void feed_node(dec_state *s, const dec_vocab *v, int k, const dcore *c, m
  * pure tokens here are in the bitset already. */
 static void run_node(dec_state *s, const dec_vocab *v, int k, int d, const dcore *parent, const crun *r, bool covered,
                      msink *out) {
-    if (d > r->budget + 1 || out->over) return;   /* the name would be too long; or dec_allowed gave up */
+    if (d > r->maxrun || out->over) return;   /* the name would be too long; or dec_allowed gave up */
     const dv_class *cl = &v->cls[r->cls];
     const dv_node *nd = &v->nodes.v[k];
     /* feed k only on the way to a byte that may end the run, or to a
@@ -1699,7 +1802,7 @@ static void walk(dec_state *s, const dec_vocab *v, int node, const dcore *c, msi
     for (; k >= 0 && !out->over; k = v->nodes.v[k].next_sibling) {
         unsigned char ch = v->nodes.v[k].c;
         if (ch >= 128 || !(m[ch >> 6] >> (ch & 63) & 1)) continue;
-        if (run && dv_in_class(r.cls, ch) && (!r.id0 || dv_is_id0(ch))) run_node(s, v, k, 1, c, &r, covered, out);
+        if (run && dv_in_class(r.cls, ch) && (!r.id0 || dv_first_ok(r.cls, ch))) run_node(s, v, k, 1, c, &r, covered, out);
         else feed_node(s, v, k, c, out);
     }
 }
@@ -1804,14 +1907,14 @@ size_t dec_forced_text(const dec_state *s, pg_buf *out) {
 
 /* ---- context for the performance bias --------------------------------------------------- */
 static int reg_decl_of(const dec_state *s, const char *name, size_t n, long *idx) {
-    for (int d = 0; d < s->c.nregs; d++)   /* a named register: index 0 of its own declaration */
-        if (!s->regs[d].count && s->regs[d].len == n && !memcmp(s->regs[d].name, name, n)) { *idx = 0; return d; }
+    for (int d = 0; d < s->c.nregs; d++)   /* a named register in scope: index 0 of its own declaration */
+        if (reg_visible(&s->c, d) && !s->regs[d].count && s->regs[d].len == n && !memcmp(s->regs[d].name, name, n)) { *idx = 0; return d; }
     size_t i = n;
     while (i > 0 && is_digit(name[i - 1])) i--;
     if (i == n || n - i > 6) return -1;
     *idx = strtol(name + i, NULL, 10);
     for (int d = 0; d < s->c.nregs; d++)
-        if (s->regs[d].len == i && !memcmp(s->regs[d].name, name, i)) return d;
+        if (reg_visible(&s->c, d) && s->regs[d].len == i && !memcmp(s->regs[d].name, name, i)) return d;
     return -1;
 }
 
@@ -1835,8 +1938,10 @@ bool dec_state_reg_aligned16(const dec_state *s, const char *name, size_t n) {
  * mul.wide by a multiple of 16 or shl by >= 4) keeps it; anything else that
  * writes the register clears it. */
 static void track_line(dec_state *s, const char *line, size_t n) {
+    while (n > 1 && line[0] == '\t' && line[1] == '\t') line++, n--;   /* a nested block's statement: one tab as the others */
     if (n == 0) return;
     if (n >= 3 && line[0] == '\t' && line[1] == '/' && line[2] == '/') return;   /* a plan comment says nothing to the bias */
+    if (n == 2 && line[0] == '\t' && (line[1] == '{' || line[1] == '}')) return;   /* a nested block's brace */
     if (line[0] != '\t') {   /* a label */
         if (n > 1 && line[n - 1] == ':') {
             size_t ln = n - 1 < NAME_MAX ? n - 1 : NAME_MAX;

@@ -107,10 +107,16 @@ typedef struct {
  * only of class bytes ("pure" tokens) are accepted together by a bitset or a
  * walk without feeding, and the walk feeds only towards the few mixed tokens
  * whose first other byte could end the name (see dec_mask in constraint.c). */
-enum { DV_ID, DV_LOWER, DV_NCLASS };   /* [A-Za-z0-9_$], [a-z] */
-static inline bool dv_is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
+enum { DV_ID, DV_LOWER, DV_NAME, DV_NCLASS };   /* [A-Za-z0-9_$], [a-z], [A-Za-z0-9_] (a named register) */
+static inline bool dv_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static inline bool dv_is_id0(int c) { return dv_is_alpha(c) || c == '_' || c == '$'; }
 static inline bool dv_is_id1(int c) { return dv_is_id0(c) || (c >= '0' && c <= '9'); }
-static inline bool dv_in_class(int cls, int c) { return cls == DV_ID ? dv_is_id1(c) : c >= 'a' && c <= 'z'; }
+static inline bool dv_in_class(int cls, int c) {
+    return cls == DV_ID ? dv_is_id1(c) : cls == DV_LOWER ? c >= 'a' && c <= 'z' : dv_is_id1(c) && c != '$';
+}
+/* May a run of the class start with c when a name starts with it (the bitsets' id0 rows)?  An
+ * identifier starts with [A-Za-z_$], a named register with a letter. */
+static inline bool dv_first_ok(int cls, int c) { return cls == DV_NAME ? dv_is_alpha(c) : dv_is_id0(c); }
 /* A byte that ends a run, as one of 64 bits (collisions only cost pruning). */
 static inline uint64_t dv_term_bit(int c) { return 1ull << (c & 63); }
 
@@ -119,7 +125,7 @@ typedef struct {
     int8_t *reach;         /* per node: longest run of class bytes below it ending at a token (0: the node's own; -1: none) */
     int maxlen;            /* longest pure run in a table (capped at DV_MAXRUN: no run budget comes near) */
     uint32_t *bits;        /* [DV_NCOVER][2][maxlen + 1][words]: tokens whose part after the cover's prefix is a pure
-                            * run of length 1..L; [.][1]: only runs starting with dv_is_id0 */
+                            * run of length 1..L; [.][1]: only runs starting with dv_first_ok */
     int *count;            /* [DV_NCOVER][2][maxlen + 1]: tokens in each row of bits (dec_allowed gives up on a large one) */
 } dv_class;
 
@@ -145,7 +151,7 @@ static inline int dv_cover(const dec_vocab *v, int node) {
         if (v->cover_node[i] == node) return i;
     return -1;
 }
-/* The tokens of cover `cov` with a pure run of class `cls` of length <= len (first byte dv_is_id0 if id0). */
+/* The tokens of cover `cov` with a pure run of class `cls` of length <= len (first byte dv_first_ok if id0). */
 static inline size_t dv_class_row(const dec_vocab *v, int cls, int cov, bool id0, int len) {
     const dv_class *k = &v->cls[cls];
     if (len > k->maxlen) len = k->maxlen;

@@ -233,8 +233,15 @@ static void test_random_walks(const dec_vocab *v, int nv, bool named) {
                     const char *e = strchr(p, '\n');
                     nnamed += e && e[-1] == ';' && e[-2] != '>';
                 }
-            printf("named registers declared by the walks: %d\n", nnamed);
+            int blocks = 0, inner = 0;   /* nested blocks, and registers declared inside them (two tabs or more) */
+            for (int g = 0; g < NGEN; g++) {
+                for (const char *p = texts[g] ? texts[g] : ""; (p = strstr(p, "\t{\n")); p++) blocks++;
+                for (const char *p = texts[g] ? texts[g] : ""; (p = strstr(p, "\t\t.reg .")); p++) inner++;
+            }
+            printf("named registers declared by the walks: %d; nested blocks %d, registers declared inside them %d\n", nnamed, blocks,
+                   inner);
             CHECK(nnamed >= NGEN / 10, "the named walks declared %d named registers", nnamed);
+            CHECK(blocks >= NGEN / 10, "the named walks opened %d blocks", blocks);
         }
     }
     for (int g = 0; g < NGEN; g++) free(texts[g]);
@@ -499,7 +506,8 @@ static void test_named_kernels(const dec_vocab *v, int nv) {
           named_ok, total, same, total);
     /* the golden named kernel and the named synth samples */
     const char *files[] = {"tests/golden/decode/named/synth_reduce.ptx", "tests/golden/decode/named/synth_scan.ptx",
-                           "tests/golden/decode/named/synth_smallmat.ptx", "tests/golden/decode/named/synth_stencil2d.ptx", NULL};
+                           "tests/golden/decode/named/synth_smallmat.ptx", "tests/golden/decode/named/synth_stencil2d.ptx",
+                           "tests/golden/decode/named/blocks.ptx", NULL};
     for (int i = 0; files[i]; i++) {
         pg_buf b = {0};
         bool parsed = print_file(files[i], false, NULL, &b);
@@ -628,6 +636,136 @@ static void test_named_exhausted_prefix(const dec_vocab *v, int nv) {
     exhausted_tail(t, "n;\n", "30th", true, nv);
     dec_free(t);
     dec_free(s);
+}
+
+/* Nested `{ }` blocks (named registers only): a block's declarations are its own, go out of scope at
+ * its '}' and may shadow an outer block's named registers (PTX scoping, docs/LITERATE.md). */
+static void test_named_blocks(const dec_vocab *v, int nv) {
+    (void)nv;
+    CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t\tmov.u32 %t, %acc;\n\t\tadd.s32 %acc, %t, 1;\n\t}\n"), "a block with its own register");
+    CHECK(!accepts_line(v, "\t{\n"), "no block without regs_named");
+    CHECK(named_accepts(v, "\t{\n\t}\n\t{\n\t\tmov.u32 %acc, 1;\n\t}\n"), "an empty block");
+    CHECK(!named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t}\n\tmov.u32 %t"), "a block's register is gone after its '}'");
+    CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t}\n\t.reg .f32 %t;\n\tmov.f32 %t, %x_g;\n"), "its name is free again after the '}'");
+    CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t\tmov.u32 %t, 1;\n\t}\n\t{\n\t\t.reg .pred %t;\n\t\tsetp.eq.u32 %t, %acc, 1;\n\t}\n"),
+          "sibling blocks declare one name");
+    CHECK(!named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t\t.reg .b32 %t;"), "a name declared twice in one block");
+    CHECK(named_accepts(v, "\t{\n\t\t.reg .f32 %acc;\n\t\tmov.f32 %acc, %x_g;\n\t}\n\tadd.s32 %acc, %acc, 1;\n"),
+          "an inner %%acc of another type shadows, the outer comes back at '}'");
+    CHECK(!named_accepts(v, "\t{\n\t\t.reg .f32 %acc;\n\t\tadd.s32 %acc"), "the shadowed register's type is not the name's inside");
+    CHECK(!named_accepts(v, "\t{\n\t\t.reg .b32 %rd;"), "a numbered declaration's name is never shadowed");
+    CHECK(!named_accepts(v, "\t{\n\t\t.reg .b32 %p<"), "nor redeclared as numbered");
+    CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %u;\n\t\t{\n\t\t\t.reg .b32 %u;\n\t\t\tmov.u32 %u, 2;\n\t\t}\n\t\tmov.u32 %u, 1;\n\t}\n"),
+          "blocks nest (a shadow inside a shadow)");
+    CHECK(named_accepts(v, "\t{\n\t\t{\n\t\t\t{\n\t\t\t\t{\n\t\t\t\t\tret;\n\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n"), "4 blocks open at once");
+    CHECK(!named_accepts(v, "\t{\n\t\t{\n\t\t\t{\n\t\t\t\t{\n\t\t\t\t\t{"), "not 5");
+    CHECK(!named_accepts(v, "\t{\nL:"), "no label inside a block");
+    CHECK(!named_accepts(v, "\t{\n\t\t.s"), "no variable inside a block");
+    CHECK(named_accepts(v, "\t{\n\t\t@%p1 bra L;\n\t}\nL:\n\tret;\n}\n"), "a branch from a block to the function's label");
+    CHECK(!named_accepts(v, "\t{\n\tret;"), "a block's statement has depth + 1 tabs");
+    CHECK(!named_accepts(v, "\t{\n\t\tret;\n}"), "the function's '}' with a block open");
+    CHECK(!named_accepts(v, "\t{\n\t\tret;\n\t}\n}"), "a block's '}' is no terminator: ret before the function's '}'");
+    /* the ending mode closes the open blocks, then ends the function */
+    dec_opts o = {0};
+    o.regs_named = 1;
+    o.max_statements = 7;
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
+    const char *h = HEADN_TEXT "\t{\n\t\t{\n\t\t\tmov.u32 %acc, 1;\n";
+    bool ok = dec_advance_text(s, h, strlen(h), &d) == PG_OK;
+    pg_buf f = {0};
+    if (ok) dec_forced_text(s, &f);
+    CHECK(ok && f.data && !strcmp(f.data, "\t\t}\n\t}\n\tret;\n}\n"), "the ending mode: '%s'", f.data ? f.data : "");
+    pg_buf_free(&f);
+    dec_free(s);
+}
+
+/* The named register's name has a fast mask path (free_run's DV_NAME run): every prefix of these
+ * scripts, over a vocabulary rich in name pieces (letters, digits, '_', '$', names ending in ';' or
+ * '<', 29- to 33-byte runs), must have the plain walk's mask, also at a 30-byte prefix whose
+ * completions are all declared (test_named_exhausted_prefix) and with a numbered declaration. */
+static void test_named_mask_fast_path(void) {
+    static const char *const pieces[] = {
+        "row", "Row_", "acc1", "_x", "x$", "9a", "a9", "tx", "ntx", "v2", "A", "Z_9", "m", "mm", "mmmm", "mmmmmmmm",
+        "mmmmmmmmmmmmmmmm", "mmmmmmmmmmmmmmmmmmmmmmmmmmmmm", "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmm",
+        "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm", "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm", "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm",
+        "abcdefghijklmnopqrstuvwxyzABCDE", "row;", "row;\n", "row;\n\t", "r<", "rd<", "n;\n", "m;", "m<", "acc;\n\t",
+        "add", "tid", "pm", "laneid", "r1", "rd1", "x_g", ";", "<", ";\n", ".reg .b32 %", ".reg .f32 %", ".reg .pred %", "\t.reg .b32 %",
+        " %", "%row", "%", "{\n", "\t}\n", "\t{\n", "\t\t", "mov.u32 ", ", ", "%acc", "%tid.x", ";\n\t", "\n\t",
+    };
+    int nm = (int)(sizeof pieces / sizeof pieces[0]), n = 128 + nm + 1;
+    const char **p = calloc((size_t)n, sizeof *p);
+    bool *sp = calloc((size_t)n, sizeof *sp);
+    static char singles[128][2];
+    for (int i = 0; i < 128; i++) { singles[i][0] = (char)(i ? i : 1); p[i] = singles[i]; }
+    for (int i = 0; i < nm; i++) p[128 + i] = pieces[i];
+    p[n - 1] = GEN_TOK_END;
+    sp[n - 1] = true;
+    dec_vocab *v = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_vocab_from_pieces(p, NULL, sp, n, &v, &d) == PG_OK, "name-rich vocabulary");
+    if (!v) { free(p); free(sp); return; }
+    char m30[31], decls[64 * 48] = "";
+    memset(m30, 'm', 30);
+    m30[30] = 0;
+    size_t dl = 0;
+    dl += (size_t)snprintf(decls + dl, sizeof decls - dl, "\t.reg .b32 %%%s;\n", m30);
+    for (int x = '0'; x <= 'z'; x++)
+        if ((x >= '0' && x <= '9') || (x >= 'A' && x <= 'Z') || (x >= 'a' && x <= 'z') || x == '_')
+            dl += (size_t)snprintf(decls + dl, sizeof decls - dl, "\t.reg .b32 %%%s%c;\n", m30, x);
+    pg_buf exhausted = {0};
+    pg_buf_printf(&exhausted, "%s%s\t.reg .b32 %%%.29sn;\n\t.reg .b32 %%%.29s_x;\n", HEADN_TEXT, decls, m30, m30);
+    const char *scripts[] = {
+        HEADN_TEXT "\t.reg .b32 %row;\n\t.reg .f32 %Row_9;\n\t.reg .b32 %abcdefghijklmnopqrstuvwxyzABCDE;\n\tmov.u32 %row, %acc;\n",
+        HEADN_TEXT "\t.reg .b32 %mmmmmmmmmmmmmmmmmmmmmmmmmmmmmm;\n\t.reg .b32 %mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm;\n\t.reg .b32 %mmmm_1;\n",
+        HEADN_TEXT "\t{\n\t\t.reg .b32 %acc;\n\t\t.reg .pred %t;\n\t}\n\t.reg .b32 %t;\n\t.reg .b32 %r<4>;\n\t.reg .b32 %rx1;\n",
+        exhausted.data,
+    };
+    uint32_t *bits = calloc((size_t)(n + 31) / 32, 4);
+    int before = mask_mismatches, steps = 0, in_name = 0;
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
+        dec_opts o = {0};
+        o.regs_named = 1;
+        o.max_statements = 1000;
+        dec_state *s = NULL;
+        if (dec_new(v, &o, &s, &d) != PG_OK) continue;
+        const char *t = scripts[i];
+        for (size_t k = 0; t[k] && !dec_done(s); k++, steps++) {
+            mask_checked(s, bits, n);
+            in_name += k > 0 && (t[k - 1] == '%' || (dv_is_id1((unsigned char)t[k - 1]) && strchr(t + k, ';') &&
+                                                      strncmp(t + k, "\n", 1)));
+            if (dec_advance(s, (unsigned char)t[k], NULL) != PG_OK) {
+                CHECK(false, "script %zu refused at byte %zu", i, k);
+                break;
+            }
+        }
+        dec_free(s);
+    }
+    /* and random named walks over this vocabulary (they declare names from its pieces) */
+    int dead = 0, valid = 0;
+    for (int g = 0; g < 30; g++) {
+        dec_opts o = {0};
+        o.regs_named = 1;
+        o.max_statements = 20 + g;
+        o.comment_max = g % 2 ? 20 : 0;
+        int st = 0;
+        bool end;
+        char *txt = random_walk(v, n, &o, &st, &end, &dead);
+        char why[512];
+        valid += txt && end && validate_verbose(txt, strlen(txt), why);
+        steps += st;
+        free(txt);
+    }
+    printf("named mask fast path: %d prefixes and walk steps checked against the plain walk\n", steps);
+    CHECK(steps > 2000 && in_name > 100, "fast-path scripts ran %d steps, %d in names", steps, in_name);
+    CHECK(dead == 0 && valid == 30, "name-rich walks: %d dead, %d/30 valid", dead, valid);
+    CHECK(mask_mismatches == before, "%d masks in named registers' names differ from dec_mask_reference", mask_mismatches - before);
+    free(bits);
+    pg_buf_free(&exhausted);
+    free(p);
+    free(sp);
+    dec_vocab_free(v);
 }
 
 static void test_rejections(const dec_vocab *v, int nv) {
@@ -996,6 +1134,8 @@ int main(void) {
     test_named_kernels(v, nv);
     test_named_rules(v, nv);
     test_named_exhausted_prefix(v, nv);
+    test_named_blocks(v, nv);
+    test_named_mask_fast_path();
     test_random_walks(v, nv, true);
     test_byte_vocab();
     CHECK(allowed_mismatches == 0, "%d dec_allowed results differ from the mask", allowed_mismatches);

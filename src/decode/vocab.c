@@ -93,7 +93,7 @@ static bool class_index(dec_vocab *v, int cls) {
     for (int i = 0; i < v->n; i++) {
         int cov, run = pure_run(v, cls, i, &cov);
         if (run <= 0) continue;
-        bool id0 = dv_is_id0((unsigned char)v->bytes[i][v->lens[i] - (size_t)run]);
+        bool id0 = dv_first_ok(cls, (unsigned char)v->bytes[i][v->lens[i] - (size_t)run]);
         for (int L = run; L <= k->maxlen; L++)
             for (int z = 0; z <= (int)id0; z++) {
                 size_t row = dv_class_row(v, cls, cov, z, L);

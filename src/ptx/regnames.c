@@ -19,7 +19,12 @@
  *     %f1, %p1 ...).
  * A name is never a special register's (%tid, %laneid, %pm0), never an
  * opcode, and never repeated: a second register for the same variable is %v2.
- * Instructions are untouched but for the names (ptx_equal_renamed checks it). */
+ * A nested `{ }` block's own registers (nvcc's inline asm: `.reg .f16 low;`)
+ * get their own names with '%' (%low, or %low2 when a top-scope register or
+ * an enclosing block has it) and go before their first use inside the block;
+ * sibling blocks may share a name, no name shadows another.
+ * Instructions are untouched but for the names (ptx_equal_renamed checks it,
+ * resolving every name in its scope). */
 #include "ptxgen/ptx.h"
 
 #include <ctype.h>
@@ -162,6 +167,15 @@ typedef struct {
     int first;              /* statement of its first appearance, hoisted to the top scope */
 } reg_info;
 
+/* A register a nested `{ }` block declares: its own, visible in that block only (PTX scoping). */
+typedef struct {
+    int block;              /* the statement index of its block's '{' */
+    int at;                 /* its declaration's statement */
+    const char *old;        /* as declared (nvcc's inline asm often leaves out the '%': `low`) */
+    const char *name;       /* the new name with '%' (arena), or NULL: left as written (a numbered one) */
+    int first;              /* where it goes: before its first use, raised to its block's level; -1: unused */
+} inner_reg;
+
 typedef struct {
     ptx_module *m;
     ptx_func *f;
@@ -171,16 +185,25 @@ typedef struct {
     reg_info *r; int nr, capr;
     nmap used;       /* names taken (without '%') */
     int *anchor;     /* statement -> where a declaration for it goes */
-    const char **inner;   /* names declared in nested scopes (left alone) */
+    int *blk;        /* statement -> the '{' of its innermost nested block, -1 at the top scope (a '{' itself: its parent's) */
+    inner_reg *inner;     /* registers declared in nested blocks */
     int ninner;
+    int cur;         /* the statement whose operands are being looked at (nested scopes resolve from it) */
 } fstate;
+
+/* The nested block's register `name` seen from statement i (the innermost block declaring it), or -1. */
+static int inner_of(const fstate *S, const char *name, int i) {
+    if (!name || i < 0) return -1;
+    for (int b = S->blk[i]; b >= 0; b = S->blk[b])
+        for (int k = 0; k < S->ninner; k++)
+            if (S->inner[k].block == b && !strcmp(S->inner[k].old, name)) return k;
+    return -1;
+}
 
 /* The top-scope register an operand name refers to, or -1 (special register,
  * a nested scope's own, not a register). */
 static int reg_of(fstate *S, const char *name, int stmt) {
-    if (!name) return -1;
-    for (int i = 0; i < S->ninner; i++)
-        if (!strcmp(S->inner[i], name)) return -1;
+    if (!name || inner_of(S, name, S->cur) >= 0) return -1;
     int id;
     if (nm_get(&S->regs, name, &id)) {
         if (stmt < S->r[id].first) S->r[id].first = stmt;
@@ -219,6 +242,17 @@ static void walk_op(fstate *S, ptx_operand *op, int stmt, op_fn fn, int depth) {
 
 static void note_op(fstate *S, ptx_operand *op, int stmt) { reg_of(S, op->name, stmt); }
 
+/* A nested block's register used at statement S->cur: its declaration goes before the first such
+ * statement, raised to the block's own level (before a deeper block's '{'). */
+static void note_inner(fstate *S, const char *name) {
+    int k = inner_of(S, name, S->cur);
+    if (k < 0 || S->inner[k].first >= 0) return;
+    int a = S->cur;
+    while (S->blk[a] != S->inner[k].block) a = S->blk[a];
+    S->inner[k].first = a;
+}
+static void note_inner_op(fstate *S, ptx_operand *op, int stmt) { (void)stmt; note_inner(S, op->name); }
+
 /* Give register `id` the name `want` (or want2, want3 ... when taken); no-op if named. */
 static void give(fstate *S, int id, const char *want) {
     if (id < 0 || S->r[id].name || !want || !*want) return;
@@ -237,6 +271,7 @@ static void give(fstate *S, int id, const char *want) {
 
 /* First register an instruction defines (top scope), or -1. */
 static int def_of(fstate *S, const ptx_insn *in, int stmt) {
+    S->cur = stmt;
     const char *d[8];
     int nd = ptx_insn_defs(in, d, 8);
     for (int i = 0; i < nd; i++) {
@@ -397,13 +432,16 @@ static const char *type_prefix(const ptx_decl *d) {
 
 static void rename_op(fstate *S, ptx_operand *op, int stmt) {
     (void)stmt;
-    int id;
-    if (!op->name || !nm_get(&S->regs, op->name, &id)) return;
-    for (int i = 0; i < S->ninner; i++)
-        if (!strcmp(S->inner[i], op->name)) return;
-    char buf[NAME_LEN + 20];
-    snprintf(buf, sizeof buf, "%%%s", S->r[id].name);
-    op->name = pg_arena_strdup(&S->m->arena, buf);
+    int id, k = inner_of(S, op->name, S->cur);
+    if (k >= 0) {   /* a nested block's own register */
+        if (!S->inner[k].name) return;
+        op->name = S->inner[k].name;
+    } else {
+        if (!op->name || !nm_get(&S->regs, op->name, &id)) return;
+        char buf[NAME_LEN + 20];
+        snprintf(buf, sizeof buf, "%%%s", S->r[id].name);
+        op->name = pg_arena_strdup(&S->m->arena, buf);
+    }
     if (op->kind == PTX_OP_SYM) { op->kind = PTX_OP_REG; op->ival = 0; }
     op->sreg = NULL;   /* a declared register named like a special one is the register (and now has a plain name) */
     if (op->kind == PTX_OP_REG) op->text = op->name;
@@ -416,36 +454,82 @@ static int cmp_first(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Is block a the block b or one around it? */
+static bool block_within(const fstate *S, int b, int a) {
+    for (; b >= 0; b = S->blk[b])
+        if (b == a) return true;
+    return false;
+}
+
+/* Names for the nested blocks' named registers: their own names with '%' ([A-Za-z][A-Za-z0-9_]*,
+ * `low` -> %low), never a special register's or an opcode, never a top-scope register's, and
+ * never one that a register of the same or an enclosing (or enclosed) block has, so no name shadows
+ * another: sibling blocks may share one (%low in each inline-asm block). */
+static void name_inner(fstate *S) {
+    for (int k = 0; k < S->ninner; k++) {
+        inner_reg *r = &S->inner[k];
+        if (S->f->body[r->at].u.decl.count) continue;   /* numbered: left as written */
+        char base[NAME_LEN + 2], want[NAME_LEN + 16];
+        const char *o = r->old + (r->old[0] == '%');
+        size_t n = 0;
+        if (!isalpha((unsigned char)*o)) base[n++] = 'r';
+        for (; *o && n < NAME_LEN; o++) base[n++] = isalnum((unsigned char)*o) || *o == '_' ? *o : '_';
+        base[n] = 0;
+        if (!name_free(base)) snprintf(base + n, sizeof base - n, "_");
+        size_t bl = strlen(base);
+        snprintf(want, sizeof want, "%s", base);
+        for (int tries = 2;; tries++) {
+            bool taken = nm_get(&S->used, want, NULL) || !name_free(want);
+            for (int j = 0; j < S->ninner && !taken; j++)
+                if (j != k && S->inner[j].name && !strcmp(S->inner[j].name + 1, want) &&
+                    (block_within(S, r->block, S->inner[j].block) || block_within(S, S->inner[j].block, r->block)))
+                    taken = true;
+            if (!taken) break;
+            snprintf(want, sizeof want, "%s%s%d", base, isdigit((unsigned char)base[bl - 1]) ? "_" : "", tries);
+        }
+        char buf[NAME_LEN + 20];
+        snprintf(buf, sizeof buf, "%%%s", want);
+        r->name = pg_arena_strdup(&S->m->arena, buf);
+    }
+}
+
 static pg_status name_func(ptx_module *m, ptx_func *f, const char *plan, size_t plan_len, pg_diag_sink *diag) {
     fstate S = {.m = m, .f = f};
     S.decls = pg_xmalloc(sizeof *S.decls * (size_t)(f->nbody + 1));
     S.inner = pg_xmalloc(sizeof *S.inner * (size_t)(f->nbody + 1));
     S.anchor = pg_xmalloc(sizeof *S.anchor * (size_t)(f->nbody + 1));
-    /* declarations of the top scope; the anchor of each statement */
-    int depth = 0, open = -1;
+    S.blk = pg_xmalloc(sizeof *S.blk * (size_t)(f->nbody + 1));
+    /* declarations of the top scope and of the nested blocks; each statement's anchor and block */
+    int depth = 0, open = -1, stack[PTX_MAX_NEST + 2], sp = 0;
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *st = &f->body[i];
+        S.blk[i] = sp ? stack[sp - 1] : -1;
         if (st->kind == PTX_ST_BLOCK_BEGIN && depth++ == 0) open = i;
+        if (st->kind == PTX_ST_BLOCK_BEGIN && sp < PTX_MAX_NEST + 2) stack[sp++] = i;
         S.anchor[i] = depth ? open : i;
-        if (st->kind == PTX_ST_BLOCK_END && depth > 0) depth--;
+        if (st->kind == PTX_ST_BLOCK_END && depth > 0) { depth--; if (sp) sp--; S.blk[i] = sp ? stack[sp - 1] : -1; }
         if (st->kind == PTX_ST_DECL && st->u.decl.space == PTX_SS_REG && st->u.decl.name) {
             if (depth == 0) {
                 nm_put(&S.top, st->u.decl.name, S.ndecls);
                 S.decls[S.ndecls++] = &st->u.decl;
             } else {
-                S.inner[S.ninner++] = st->u.decl.name;   /* a nested scope's own: kept as written */
+                S.inner[S.ninner++] = (inner_reg){S.blk[i], i, st->u.decl.name, NULL, -1};
+                /* a numbered one stays as written: no top-scope name may take its name */
+                if (st->u.decl.count) nm_put(&S.used, st->u.decl.name + (st->u.decl.name[0] == '%'), -1);
             }
         }
     }
-    for (int i = 0; i < S.ninner; i++)
-        if (S.inner[i][0] == '%') nm_put(&S.used, S.inner[i] + 1, -1);
-    /* every register in order of appearance (nested-scope shadowing aside: names are unique in nvcc's PTX) */
+    /* every register in order of appearance, the nested blocks' own where they are declared */
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *st = &f->body[i];
         if (st->kind != PTX_ST_INSN) continue;
         ptx_insn *in = &st->u.insn;
-        if (in->guard) reg_of(&S, in->guard, S.anchor[i]);
-        for (int k = 0; k < in->nops; k++) walk_op(&S, &in->ops[k], S.anchor[i], note_op, 0);
+        S.cur = i;
+        if (in->guard) { reg_of(&S, in->guard, S.anchor[i]); note_inner(&S, in->guard); }
+        for (int k = 0; k < in->nops; k++) {
+            walk_op(&S, &in->ops[k], S.anchor[i], note_op, 0);
+            walk_op(&S, &in->ops[k], i, note_inner_op, 0);
+        }
     }
     /* names: the plan's variables, parameters, special registers, then by type */
     name_from_plan(&S);
@@ -508,12 +592,17 @@ static pg_status name_func(ptx_module *m, ptx_func *f, const char *plan, size_t 
         while (nm_get(&S.used, want, NULL));
         give(&S, order[k], want);
     }
+    name_inner(&S);
     /* rename every operand */
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *st = &f->body[i];
         if (st->kind != PTX_ST_INSN) continue;
         ptx_insn *in = &st->u.insn;
-        if (in->guard) {
+        S.cur = i;
+        int gk = inner_of(&S, in->guard, i);
+        if (gk >= 0) {
+            if (S.inner[gk].name) in->guard = S.inner[gk].name;
+        } else if (in->guard) {
             int id;
             if (nm_get(&S.regs, in->guard, &id)) {
                 char buf[NAME_LEN + 20];
@@ -523,9 +612,20 @@ static pg_status name_func(ptx_module *m, ptx_func *f, const char *plan, size_t 
         }
         for (int k = 0; k < in->nops; k++) walk_op(&S, &in->ops[k], i, rename_op, 0);
     }
-    /* the new body: top-scope register declarations go, each register's own comes before its anchor */
-    ptx_stmt *nb = pg_arena_alloc(&m->arena, sizeof *nb * (size_t)(f->nbody + S.nr + 1));
-    int o = 0, k = 0;
+    /* the nested blocks' registers in the order their declarations go (by place, then as declared) */
+    int *iorder = pg_xmalloc(sizeof *iorder * (size_t)(S.ninner + 1)), ni = 0;
+    for (int q = 0; q < S.ninner; q++)
+        if (S.inner[q].first >= 0 && S.inner[q].name) iorder[ni++] = q;
+    for (int a = 1; a < ni; a++)   /* insertion sort: few, and nearly in order */
+        for (int b = a; b > 0 && S.inner[iorder[b - 1]].first > S.inner[iorder[b]].first; b--) {
+            int t = iorder[b];
+            iorder[b] = iorder[b - 1];
+            iorder[b - 1] = t;
+        }
+    /* the new body: register declarations go, each register's own comes before its anchor (a nested
+     * block's before its first use there) */
+    ptx_stmt *nb = pg_arena_alloc(&m->arena, sizeof *nb * (size_t)(f->nbody + S.nr + S.ninner + 1));
+    int o = 0, k = 0, kq = 0;
     const char *carry = NULL;   /* the comment of a dropped declaration */
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt st = f->body[i];
@@ -542,11 +642,29 @@ static pg_status name_func(ptx_module *m, ptx_func *f, const char *plan, size_t 
             first_decl = false;
             nb[o++] = d;
         }
+        for (; kq < ni && S.inner[iorder[kq]].first == i; kq++) {
+            inner_reg *r = &S.inner[iorder[kq]];
+            ptx_stmt d = {.kind = PTX_ST_DECL, .loc = st.loc, .depth = st.depth};
+            d.u.decl = f->body[r->at].u.decl;
+            d.u.decl.name = r->name;
+            if (first_decl) { d.comment = carry ? carry : st.comment; st.comment = carry ? st.comment : NULL; carry = NULL; }
+            first_decl = false;
+            nb[o++] = d;
+        }
         if (st.kind == PTX_ST_DECL && st.u.decl.space == PTX_SS_REG && st.u.decl.name) {
             int d;
             if (nm_get(&S.top, st.u.decl.name, &d) && S.decls[d] == &f->body[i].u.decl) {
                 if (st.comment && !carry) carry = st.comment;
                 continue;
+            }
+            int q = 0;
+            while (q < S.ninner && S.inner[q].at != i) q++;
+            if (q < S.ninner && S.inner[q].name) {
+                if (S.inner[q].first >= 0) {   /* moved to its first use */
+                    if (st.comment && !carry) carry = st.comment;
+                    continue;
+                }
+                st.u.decl.name = S.inner[q].name;   /* unused: renamed where it stands */
             }
         }
         if (carry && !st.comment) { st.comment = carry; carry = NULL; }
@@ -565,6 +683,8 @@ static pg_status name_func(ptx_module *m, ptx_func *f, const char *plan, size_t 
     free(S.decls);
     free(S.inner);
     free(S.anchor);
+    free(S.blk);
+    free(iorder);
     nm_free(&S.top);
     nm_free(&S.regs);
     nm_free(&S.used);
@@ -583,42 +703,38 @@ pg_status ptx_regs_name(ptx_module *m, const char *plan, size_t plan_len, pg_dia
 }
 
 /* ---- the checker: the same instructions up to a renaming --------------------------- */
-typedef struct {
-    const ptx_func *f;
-    nmap exact, base;    /* register declarations: name -> decl index, parameterized base -> decl index */
-    const ptx_decl **d;
-} regtab;
+/* The register declarations in scope while a function is walked in order: a nested block's go at
+ * its '}' (PTX scoping), the innermost declaration of a name wins. */
+typedef struct { const char *name; const ptx_decl *d; int level; } sc_entry;
+typedef struct { sc_entry *e; int n, cap, level; } scope;
 
-static void rt_build(regtab *t, const ptx_func *f) {
-    memset(t, 0, sizeof *t);
-    t->f = f;
-    t->d = pg_xmalloc(sizeof *t->d * (size_t)(f->nbody + 1));
-    int n = 0;
-    for (int i = 0; i < f->nbody; i++) {
-        const ptx_stmt *st = &f->body[i];
-        if (st->kind != PTX_ST_DECL || st->u.decl.space != PTX_SS_REG || !st->u.decl.name) continue;
-        t->d[n] = &st->u.decl;
-        nm_put(st->u.decl.count ? &t->base : &t->exact, st->u.decl.name, n);
-        n++;
-    }
+static void sc_push(scope *S, const ptx_decl *d) {
+    if (S->n == S->cap) S->e = pg_xrealloc(S->e, sizeof *S->e * (size_t)(S->cap = S->cap ? 2 * S->cap : 64));
+    S->e[S->n++] = (sc_entry){d->name, d, S->level};
 }
-static const ptx_decl *rt_find(const regtab *t, const char *name) {
-    int v;
-    if (nm_get(&t->exact, name, &v)) return t->d[v];
+static void sc_close(scope *S) {
+    while (S->n && S->e[S->n - 1].level == S->level) S->n--;
+    if (S->level) S->level--;
+}
+/* The declaration `name` refers to (and *idx, the register's index in a numbered one, -1 for a named). */
+static const ptx_decl *sc_find(const scope *S, const char *name, long *idx) {
     size_t n = strlen(name), i = n;
     while (i > 1 && isdigit((unsigned char)name[i - 1])) i--;
-    if (i == n || i >= 256) return NULL;
-    char base[256];
-    memcpy(base, name, i);
-    base[i] = 0;
-    return nm_get(&t->base, base, &v) && atol(name + i) < t->d[v]->count ? t->d[v] : NULL;
+    for (int k = S->n - 1; k >= 0; k--) {
+        const ptx_decl *d = S->e[k].d;
+        if (!d->count && !strcmp(d->name, name)) { *idx = -1; return d; }
+        if (d->count && i < n && strlen(d->name) == i && !strncmp(d->name, name, i) && atol(name + i) < d->count) {
+            *idx = atol(name + i);
+            return d;
+        }
+    }
+    return NULL;
 }
-static void rt_free(regtab *t) { nm_free(&t->exact); nm_free(&t->base); free(t->d); }
 
 typedef struct {
-    regtab ta, tb;
-    nmap ab, ba;               /* name -> index into pa / pb (the partner) */
-    const char **pa, **pb; int np, capp;
+    scope sa, sb;
+    nmap ab, ba;               /* register key -> index into pa / pb (the partner) */
+    char **pa, **pb; int np, capp;
     char *why; size_t whyn;
     int line;
     bool ok;
@@ -629,26 +745,30 @@ static void rn_fail(renaming *R, const char *what, const char *a, const char *b)
     R->ok = false;
 }
 
-/* a <-> b must be one bijection over the function, between registers of one type;
- * special registers and other names stay themselves. */
+/* a <-> b must be one bijection over the function, between registers (declaration and index) of
+ * one type; special registers and other names stay themselves. */
 static void rn_pair(renaming *R, const char *a, const char *b) {
     if (!a || !b) { if (a != b) rn_fail(R, "operand differs", a, b); return; }
-    const ptx_decl *da = rt_find(&R->ta, a), *db = rt_find(&R->tb, b);   /* a declaration wins over a special register */
+    long ia, ib;
+    const ptx_decl *da = sc_find(&R->sa, a, &ia), *db = sc_find(&R->sb, b, &ib);   /* a declaration wins over a special register */
     if (!da || !db) { if ((da != NULL) != (db != NULL) || strcmp(a, b)) rn_fail(R, "name differs", a, b); return; }
     if (da->type != db->type || da->vec != db->vec) { rn_fail(R, "register type differs", a, b); return; }
+    char ka[48], kb[48];
+    snprintf(ka, sizeof ka, "%p/%ld", (const void *)da, ia);
+    snprintf(kb, sizeof kb, "%p/%ld", (const void *)db, ib);
     int x, y;
-    bool ha = nm_get(&R->ab, a, &x), hb = nm_get(&R->ba, b, &y);
-    if (ha && hb) { if (strcmp(R->pb[x], b)) rn_fail(R, "renaming is not one-to-one", a, b); return; }
+    bool ha = nm_get(&R->ab, ka, &x), hb = nm_get(&R->ba, kb, &y);
+    if (ha && hb) { if (x != y) rn_fail(R, "renaming is not one-to-one", a, b); return; }
     if (ha || hb) { rn_fail(R, "renaming is not one-to-one", a, b); return; }
     if (R->np == R->capp) {
         R->capp = R->capp ? 2 * R->capp : 64;
         R->pa = pg_xrealloc(R->pa, sizeof *R->pa * (size_t)R->capp);
         R->pb = pg_xrealloc(R->pb, sizeof *R->pb * (size_t)R->capp);
     }
-    R->pa[R->np] = a;
-    R->pb[R->np] = b;
-    nm_put(&R->ab, a, R->np);
-    nm_put(&R->ba, b, R->np);
+    R->pa[R->np] = pg_xstrdup(ka);
+    R->pb[R->np] = pg_xstrdup(kb);
+    nm_put(&R->ab, R->pa[R->np], R->np);
+    nm_put(&R->ba, R->pb[R->np], R->np);
     R->np++;
 }
 
@@ -682,12 +802,10 @@ static bool func_renamed(const ptx_func *fa, const ptx_func *fb, char *why, size
         rn_fail(&R, "function differs", fa->name, fb->name);
         return false;
     }
-    rt_build(&R.ta, fa);
-    rt_build(&R.tb, fb);
     int i = 0, j = 0;
     while (R.ok) {
-        while (i < fa->nbody && skip_stmt(&fa->body[i])) i++;
-        while (j < fb->nbody && skip_stmt(&fb->body[j])) j++;
+        for (; i < fa->nbody && skip_stmt(&fa->body[i]); i++) sc_push(&R.sa, &fa->body[i].u.decl);
+        for (; j < fb->nbody && skip_stmt(&fb->body[j]); j++) sc_push(&R.sb, &fb->body[j].u.decl);
         if (i == fa->nbody || j == fb->nbody) {
             if (i != fa->nbody || j != fb->nbody) { R.line = fa->loc.line; rn_fail(&R, "statement count differs", fa->name, fb->name); }
             break;
@@ -695,6 +813,8 @@ static bool func_renamed(const ptx_func *fa, const ptx_func *fb, char *why, size
         const ptx_stmt *a = &fa->body[i++], *b = &fb->body[j++];
         R.line = a->loc.line;
         if (a->kind != b->kind) { rn_fail(&R, "statement kind differs", NULL, NULL); break; }
+        if (a->kind == PTX_ST_BLOCK_BEGIN) { R.sa.level++; R.sb.level++; }
+        if (a->kind == PTX_ST_BLOCK_END) { sc_close(&R.sa); sc_close(&R.sb); }
         if (a->kind == PTX_ST_INSN) {
             const ptx_insn *x = &a->u.insn, *y = &b->u.insn;
             bool same = !strcmp(x->opcode, y->opcode) && x->nmods == y->nmods && x->nops == y->nops &&
@@ -723,10 +843,11 @@ static bool func_renamed(const ptx_func *fa, const ptx_func *fb, char *why, size
         pg_buf_free(&ca);
         pg_buf_free(&cb);
     }
-    rt_free(&R.ta);
-    rt_free(&R.tb);
+    free(R.sa.e);
+    free(R.sb.e);
     nm_free(&R.ab);
     nm_free(&R.ba);
+    for (int k = 0; k < R.np; k++) { free(R.pa[k]); free(R.pb[k]); }
     free(R.pa);
     free(R.pb);
     return R.ok;

@@ -221,6 +221,55 @@ static void test_named_golden(void) {
     free(cu);
 }
 
+/* Nested `{ }` blocks (nvcc's inline asm): a block's own registers are named too (`low` -> %low2,
+ * %low being the plan's variable), declared before their first use inside the block; sibling
+ * blocks share a name, a block inside a block never shadows its parent's (t -> %t2); the checker
+ * resolves names by scope, so pointing a use at the parent's register is caught. */
+static void test_named_blocks(void) {
+    char *ptx = test_slurp("tests/golden/literate/blocks.lit.ptx"), *cu = test_slurp("tests/golden/literate/blocks.cu");
+    CHECK(ptx && cu, "golden inputs readable");
+    if (!ptx || !cu) { free(ptx); free(cu); return; }
+    ptx_module *m = named_of(ptx, cu, "blocks.lit.ptx");
+    char *out = printed(m);
+    golden("tests/golden/literate/blocks.named.ptx", out);
+    CHECK(strstr(out, "\t// float low = __low2float(h);\n\t.reg .f32 %low;\n\t{\n\t\t.reg .f16 %low2;\n\t\t.reg .f16 %high;\n"
+                      "\t\tmov.b32 {%low2, %high}, %h;\n\t\tcvt.f32.f16 %low, %low2;\n\t}\n") != NULL,
+          "a block's registers: named, '%%' added, not the plan's %%low:\n%s", out);
+    CHECK(strstr(out, "\t{\n\t\t.reg .f16 %low2;\n\t\t.reg .f16 %high;\n\t\tmov.b32 {%low2, %high}, %h;\n\t\tcvt.f32.f16 %f1, %high;\n") != NULL,
+          "the sibling block uses the same names");
+    CHECK(strstr(out, "\t\t{\n\t\t\t.reg .b32 %t2;\n\t\t\tmov.b32 %t2, -2147483648;\n\t\t\t@%p xor.b32 %r1, %r1, %t2;\n\t\t}\n"
+                      "\t\t.reg .b32 %t;\n\t\tmov.b32 %t, %r1;\n") != NULL,
+          "the inner block's t is %%t2, the outer's %%t declared at its first use after it, %%p a block's guard");
+    CHECK(strstr(out, "\t\t.reg .b32 %unused;\n") != NULL, "an unused register keeps its place, renamed");
+    ptx_module *m2 = parse_text(out, "blocks-printed");
+    char why[256] = "";
+    CHECK(ptx_module_equal(m, m2, why, sizeof why), "round trip: %s", why);
+    pg_diag_sink q = {0};
+    CHECK(ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0, "valid (%d errors, %d warnings)", q.nerrors, q.nwarnings);
+    ptx_module *orig = parse_text(ptx, "blocks-orig");
+    CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "numbered == named up to renaming: %s", why);
+    CHECK(ptx_equal_renamed(m2, orig, why, sizeof why), "and back: %s", why);
+    /* by scope: the inner block's use pointed at the outer block's register (declared there) */
+    char *wrong = test_replace(out, "\t\t\t@%p xor.b32 %r1, %r1, %t2;\n\t\t}\n\t\t.reg .b32 %t;\n",
+                               "\t\t\t@%p xor.b32 %r1, %r1, %t;\n\t\t}\n\t\t.reg .b32 %t;\n");
+    char *wrong2 = test_replace(wrong, "\t\t.reg .b32 %unused;\n", "\t\t.reg .b32 %unused;\n\t\t.reg .b32 %t;\n");
+    char *wrong3 = test_replace(wrong2, "\t\t}\n\t\t.reg .b32 %t;\n\t\tmov.b32 %t, %r1;", "\t\t}\n\t\tmov.b32 %t, %r1;");
+    ptx_module *m3 = parse_text(wrong3, "blocks-wrong");
+    pg_diag_sink q3 = {0};
+    CHECK(ptx_validate(m3, &q3) == PG_OK, "the wrong one is valid PTX (%d errors)", q3.nerrors);
+    CHECK(!ptx_equal_renamed(orig, m3, why, sizeof why) && strstr(why, "one-to-one"), "another block's register is caught: %s", why);
+    ptx_module_free(m);
+    ptx_module_free(m2);
+    ptx_module_free(m3);
+    ptx_module_free(orig);
+    free(wrong);
+    free(wrong2);
+    free(wrong3);
+    free(out);
+    free(ptx);
+    free(cu);
+}
+
 /* Names that would read as special registers or opcodes are changed; a second register of one
  * variable gets a suffix; a register first used inside a nested block is declared before the
  * block; nested blocks keep their own declarations; a name used by a nested block is not reused. */
@@ -253,7 +302,7 @@ static void test_named_rules(void) {
     CHECK(strstr(out, "shl.b32 %laneid_2, %add_, 1;") != NULL, "the second register of one variable gets a suffix");
     CHECK(strstr(out, "\t// int out = laneid + n;\n\t.reg .b32 %out;\n\t{\n\t\t.reg .b32 %t1;\n\t\tmov.b32 %t1, %laneid_2;\n"
                       "\t\tadd.s32 %out, %t1, %n;\n\t}") != NULL,
-          "a register first written inside a nested block is declared before it; %%t1 stays:\n%s", out);
+          "a register first written inside a nested block is declared before it; the block's %%t1 keeps its name:\n%s", out);
     CHECK(strstr(out, "\t// int a = 1, b = out;\n\t.reg .b32 %r1;\n\tmov.u32 %r1, 1;\n") != NULL,
           "a line declaring two variables names neither (by type instead)");
     ptx_module *m2 = parse_text(out, "rules-printed");
@@ -352,6 +401,7 @@ int main(void) {
     test_literate_plan_order();
     test_named_valid_suite();
     test_named_golden();
+    test_named_blocks();
     test_named_rules();
     test_named_corpus();
     test_comments_kept();
