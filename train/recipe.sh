@@ -191,6 +191,7 @@ put)   # the pieces carried this call (carry [".carry-pieces/MANIFEST", ".carry-
 train)
     TS=${1:-600}; ARMS=${2:-plan}
     t0=$(date +%s)
+    [ -z "${INIT_PLAN:-}" ] || need "$INIT_PLAN/adapter_config.json"   # before minutes of assembling
     bins
     [ -e "$P/up/SHA256SUMS" ] || bash train/steps/base.sh assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
     python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
@@ -229,9 +230,16 @@ wait)
         sleep 10
     done
     mkdir -p "$OUT"
+    kept=
     for arm in $ARMS; do
         [ -e "$P/train-$arm.done" ] || { echo "$arm still training: call wait again"; exit 4; }
         echo "== $arm exit $(cat "$P/train-$arm.done")"
+        # a run that failed (out of memory beside the others, say) leaves gen and verify: its log says why
+        if [ "$(cat "$P/train-$arm.done")" != 0 ] || [ ! -e "$P/arm-$arm/adapter_model.safetensors" ]; then
+            echo "$arm failed: left out of gen and verify"; tail -n 3 "$P/train-$arm.log" | cut -c1-300
+            cp "$P/train-$arm.log" "$OUT/train-$arm-failed.log" 2>/dev/null; continue
+        fi
+        kept="$kept $arm"
         grep -E '"event": "done"' "$P/arm-$arm/train_log.jsonl" | cut -c1-600
         if [ "$arm" = rag ]; then   # the adapter ships with the library its prompts were built from
             cp "$P/retrieval.jsonl" "$P/arm-rag/retrieval.jsonl" &&
@@ -245,6 +253,7 @@ wait)
         tar czf "$OUT/adapter-$arm.tgz" -C "$P" "arm-$arm"
         sha256sum "$P/arm-$arm/adapter_model.safetensors"
     done
+    echo "${kept# }" > "$P/arms"
     "$BIN/ptxgen" synth --stats "$P/synth-seen.jsonl" > "$OUT/synth-stats.json" 2>&1
     cp "$P/grow.log" "$P/synth.log" "$OUT/" 2>/dev/null
     ls -la "$OUT"
