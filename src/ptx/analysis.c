@@ -523,7 +523,7 @@ static void mem_access(const ptx_insn *in, unsigned *rd, unsigned *wr) {
     }
 }
 
-static bool ends_block(const ptx_insn *in) {
+bool ptx_insn_ends_block(const ptx_insn *in) {
     return is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap");
 }
 
@@ -603,7 +603,7 @@ pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx_block 
     unsigned *acc = calloc((size_t)n, sizeof(unsigned));
     PG_VEC(ptx_dep) deps = {0};
     const ptx_insn *lastin = &f->body[d->insns[n - 1]].u.insn;
-    bool control_end = ends_block(lastin);
+    bool control_end = ptx_insn_ends_block(lastin);
     for (int j = 0; j < n; j++) {
         for (int x = use_off[j]; x < use_off[j + 1]; x++) {
             int r = uses.v[x];

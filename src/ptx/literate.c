@@ -107,13 +107,6 @@ static int order_run(ptx_func *f, int *line, const ptx_dag *d, int p, int q) {
     return moved;
 }
 
-static bool ends_block(const ptx_insn *in) {
-    static const char *const t[] = {"bra", "brx", "ret", "exit", "trap"};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(in->opcode, t[i])) return true;
-    return false;
-}
-
 /* order_run over every run of adjacent instructions of every block of f. */
 static void order_func(ptx_module *m, ptx_func *f, int *line) {
     ptx_cfg *cfg = NULL;
@@ -122,7 +115,7 @@ static void order_func(ptx_module *m, ptx_func *f, int *line) {
         ptx_dag *d = NULL;
         if (ptx_dag_build(m, f, &cfg->blocks[b], &d) != PG_OK || !d) { ptx_dag_free(d); continue; }
         int lim = d->ninsns;
-        if (lim > 0 && ends_block(&f->body[d->insns[lim - 1]].u.insn)) lim--;
+        if (lim > 0 && ptx_insn_ends_block(&f->body[d->insns[lim - 1]].u.insn)) lim--;
         for (int p = 0; p < lim;) {
             int q = p;
             while (q + 1 < lim && d->insns[q + 1] == d->insns[q] + 1) q++;

@@ -301,13 +301,6 @@ static int mut_rename_regs(ptx_module *m, ptx_func *f, rng *r, strmap *taken, pg
 }
 
 /* ==== reorder ==================================================================== */
-static bool is_terminator(const ptx_insn *in) {
-    static const char *const t[] = {"bra", "brx", "ret", "exit", "trap"};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(in->opcode, t[i])) return true;
-    return false;
-}
-
 /* Emit positions p..q (a run of adjacent instruction statements) of the block
  * in a random topological order of the DAG restricted to the run. */
 static int reorder_run(ptx_func *f, const ptx_dag *d, int p, int q, rng *r) {
@@ -377,7 +370,7 @@ static int mut_reorder(ptx_module *m, ptx_func *f, rng *r) {
             continue;
         }
         int lim = d->ninsns;
-        if (lim > 0 && is_terminator(&f->body[d->insns[lim - 1]].u.insn)) lim--;
+        if (lim > 0 && ptx_insn_ends_block(&f->body[d->insns[lim - 1]].u.insn)) lim--;
         for (int p = 0; p < lim;) {
             int q = p;
             while (q + 1 < lim && d->insns[q + 1] == d->insns[q] + 1) q++;
