@@ -539,6 +539,17 @@ static bool named_accepts(const dec_vocab *v, const char *line) {
     return ok;
 }
 
+/* A named-style state (dec_opts.regs_named, max_statements) after `text`; false when dec_new fails or
+ * the text is refused.  *s is set either way (NULL when dec_new failed; the caller frees it). */
+static bool named_state(const dec_vocab *v, int max_statements, const char *text, dec_state **s, pg_diag_sink *d) {
+    dec_opts o = {0};
+    o.regs_named = 1;
+    o.max_statements = max_statements;
+    *s = NULL;
+    CHECK(dec_new(v, &o, s, d) == PG_OK, "dec_new");
+    return *s && dec_advance_text(*s, text, strlen(text), d) == PG_OK;
+}
+
 /* What the named style admits and what it refuses. */
 static void test_named_rules(const dec_vocab *v, int nv) {
     (void)nv;
@@ -585,14 +596,9 @@ static void test_named_rules(const dec_vocab *v, int nv) {
     CHECK(named_accepts(v, "\t.reg .b32 %abcdefghijklmnopqrstuvwxyzABCDE;\n"), "a 31-byte name");
     CHECK(!named_accepts(v, "\t.reg .b32 %abcdefghijklmnopqrstuvwxyzABCDEF"), "a 32-byte name");
     /* the cap: 256 declarations in all */
-    dec_opts o = {0};
-    o.regs_named = 1;
-    o.max_statements = 1000;
     dec_state *s = NULL;
     pg_diag_sink d = {0};
-    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
-    const char *h = HEADN_TEXT;
-    bool ok = dec_advance_text(s, h, strlen(h), &d) == PG_OK;
+    bool ok = named_state(v, 1000, HEADN_TEXT, &s, &d);
     for (int i = 4; i < 256 && ok; i++) {
         char line[64];
         snprintf(line, sizeof line, "\t.reg .f32 %%t%d;\n\tmov.f32 %%t%d, %%x_g;\n", i, i);
@@ -607,14 +613,9 @@ static void test_named_rules(const dec_vocab *v, int nv) {
 /* test_exhausted_prefix for named registers: a (REGNAME_MAX - 1)-byte prefix has 64 completions (itself
  * and 63 one-byte extensions [0-9A-Za-z_]); with all 64 declared its last byte must be refused. */
 static void test_named_exhausted_prefix(const dec_vocab *v, int nv) {
-    dec_opts o = {0};
-    o.regs_named = 1;
-    o.max_statements = 1000;
     dec_state *s = NULL;
     pg_diag_sink d = {0};
-    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
-    const char *h = HEADN_TEXT;
-    bool ok = dec_advance_text(s, h, strlen(h), &d) == PG_OK;
+    bool ok = named_state(v, 1000, HEADN_TEXT, &s, &d);
     char p30[31];
     memset(p30, 'm', 30);
     p30[30] = 0;
@@ -666,14 +667,9 @@ static void test_named_blocks(const dec_vocab *v, int nv) {
     CHECK(!named_accepts(v, "\t{\n\t\tret;\n}"), "the function's '}' with a block open");
     CHECK(!named_accepts(v, "\t{\n\t\tret;\n\t}\n}"), "a block's '}' is no terminator: ret before the function's '}'");
     /* the ending mode closes the open blocks, then ends the function */
-    dec_opts o = {0};
-    o.regs_named = 1;
-    o.max_statements = 7;
     dec_state *s = NULL;
     pg_diag_sink d = {0};
-    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
-    const char *h = HEADN_TEXT "\t{\n\t\t{\n\t\t\tmov.u32 %acc, 1;\n";
-    bool ok = dec_advance_text(s, h, strlen(h), &d) == PG_OK;
+    bool ok = named_state(v, 7, HEADN_TEXT "\t{\n\t\t{\n\t\t\tmov.u32 %acc, 1;\n", &s, &d);
     pg_buf f = {0};
     if (ok) dec_forced_text(s, &f);
     CHECK(ok && f.data && !strcmp(f.data, "\t\t}\n\t}\n\tret;\n}\n"), "the ending mode: '%s'", f.data ? f.data : "");

@@ -179,6 +179,23 @@ static ptx_module *named_of(const char *src, const char *plan, const char *what)
     return m;
 }
 
+/* The named kernel `out` (printed from m) round-trips, validates, and equals the numbered `ptx` up to
+ * a renaming both ways; *printed_m and *numbered get the parsed modules (the caller frees them). */
+static void check_named_equiv(const ptx_module *m, const char *out, const char *ptx, const char *label, ptx_module **printed_m,
+                              ptx_module **numbered) {
+    ptx_module *m2 = parse_text(out, label);
+    char why[256] = "";
+    CHECK(ptx_module_equal(m, m2, why, sizeof why), "%s: parse(print(named)) == named: %s", label, why);
+    pg_diag_sink q = {0};
+    CHECK(ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0, "%s: the named kernel validates (%d errors, %d warnings)", label,
+          q.nerrors, q.nwarnings);
+    ptx_module *orig = parse_text(ptx, label);
+    CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "%s: numbered == named up to renaming: %s", label, why);
+    CHECK(ptx_equal_renamed(m2, orig, why, sizeof why), "%s: and back: %s", label, why);
+    *printed_m = m2;
+    *numbered = orig;
+}
+
 static void test_named_golden(void) {
     char *ptx = test_slurp("tests/golden/literate/rowmax.lit.ptx"), *cu = test_slurp("tests/golden/literate/rowmax.cu");
     CHECK(ptx && cu, "golden inputs readable");
@@ -194,14 +211,9 @@ static void test_named_golden(void) {
     CHECK(strstr(out, "max.f32 %m, %m, %f1;") != NULL, "the accumulator is %%m");
     CHECK(!strstr(out, "%r<") && !strstr(out, "%f<"), "no counted declaration left");
     /* round trip, validity, and the same program up to renaming */
-    ptx_module *m2 = parse_text(out, "printed");
+    ptx_module *m2, *orig;
+    check_named_equiv(m, out, ptx, "rowmax", &m2, &orig);
     char why[256] = "";
-    CHECK(ptx_module_equal(m, m2, why, sizeof why), "parse(print(named)) == named: %s", why);
-    pg_diag_sink q = {0};
-    CHECK(ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0, "the named kernel validates (%d errors, %d warnings)", q.nerrors, q.nwarnings);
-    ptx_module *orig = parse_text(ptx, "numbered");
-    CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "numbered == named up to renaming: %s", why);
-    CHECK(ptx_equal_renamed(m2, orig, why, sizeof why), "and back: %s", why);
     /* the checker can fail: two registers swapped in one instruction, an operand changed */
     char *swapped = test_replace(out, "max.f32 %m, %m, %f1;", "max.f32 %m, %f1, %m;");
     ptx_module *m3 = parse_text(swapped, "swapped");
@@ -241,14 +253,9 @@ static void test_named_blocks(void) {
                       "\t\t.reg .b32 %t;\n\t\tmov.b32 %t, %r1;\n") != NULL,
           "the inner block's t is %%t2, the outer's %%t declared at its first use after it, %%p a block's guard");
     CHECK(strstr(out, "\t\t.reg .b32 %unused;\n") != NULL, "an unused register keeps its place, renamed");
-    ptx_module *m2 = parse_text(out, "blocks-printed");
+    ptx_module *m2, *orig;
+    check_named_equiv(m, out, ptx, "blocks", &m2, &orig);
     char why[256] = "";
-    CHECK(ptx_module_equal(m, m2, why, sizeof why), "round trip: %s", why);
-    pg_diag_sink q = {0};
-    CHECK(ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0, "valid (%d errors, %d warnings)", q.nerrors, q.nwarnings);
-    ptx_module *orig = parse_text(ptx, "blocks-orig");
-    CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "numbered == named up to renaming: %s", why);
-    CHECK(ptx_equal_renamed(m2, orig, why, sizeof why), "and back: %s", why);
     /* by scope: the inner block's use pointed at the outer block's register (declared there) */
     char *wrong = test_replace(out, "\t\t\t@%p xor.b32 %r1, %r1, %t2;\n\t\t}\n\t\t.reg .b32 %t;\n",
                                "\t\t\t@%p xor.b32 %r1, %r1, %t;\n\t\t}\n\t\t.reg .b32 %t;\n");
