@@ -319,8 +319,22 @@ class TestTwoStage(unittest.TestCase):
             stats = load_json(os.path.join(out, "generate2.json"))
             self.assertEqual(stats["plans"], 2)
             self.assertEqual(stats["ptx_kernels"], 3)
+            self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans"])
+            self.assertEqual(stats["comment_repeats"]["e2e"]["kernels"], 1)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+@unittest.skipUnless(HAS["torch"], "needs torch")
+class TestCommentRepeats(unittest.TestCase):
+    """generate2.comment_repeats: plan comments, repeats and the most frequent line of a kernel."""
+
+    def test_counts(self):
+        import generate2
+        ptx = ("// GENERATED_BY: ptxgen x\n.entry k()\n{\n\t// int i = 0;\n\tmov.u32 %r1, 0;\n\t// y[i] = x[i];\n\tret;\n"
+               "\t// int i = 0;\n\t// int i = 0;\n\t// int i = 0;\n}\n")
+        self.assertEqual(generate2.comment_repeats(ptx), (5, 3, 4))
+        self.assertEqual(generate2.comment_repeats(".entry k()\n{\n\tret;\n}\n"), (0, 0, 0))
 
 
 @unittest.skipUnless(HAS["torch"] and os.path.exists(LIB), "needs torch and libptxgen.so")
