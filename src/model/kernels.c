@@ -584,6 +584,106 @@ static KATTR void attn_group_avx512(const float *q, int ng, const float *kt, con
     }
 }
 
+/* 5..8 query heads per KV head (Qwen2: 7), n rows of one context: row t (q + t*qs, out + t*os,
+ * [ng][hd]) over the first T0 + t positions.  The arithmetic is that of the AVX2 scores and the
+ * scalar softmax below (model_kern_attn_group's path for more than 4 heads), so every row's
+ * values are those of that path bit for bit: per score lane one FMA chain over d (as
+ * attn_scores_avx2's 8-lane halves), s * scale, the max (exact whatever the order), expf and
+ * the sum in position order (scalar), p / sum (a division rounds the same in a vector), and per
+ * output element one FMA chain over the positions from +0 (as kern_axpy into the zeroed row).
+ * What changes is the traffic: a block of 16 K positions (4 KB at hd 64) and a run of ATT_VCH
+ * V rows are read from memory once and then from L1 for every row of the step, and a V row
+ * once for all heads (the accumulators of 8 heads x 32 lanes stay in registers).
+ * sc: [n][ng][T0 + n - 1]. */
+#define ATT_VCH 32
+static inline __attribute__((always_inline)) KATTR void attn_rows_body(const float *q, size_t qs, int n, const int ng, const float *kt,
+                                                                      const float *vc, size_t vstride, int T0, int hd, float scale,
+                                                                      float *sc, float *out, size_t os) {
+    const int Tn = T0 + n - 1;   /* the last row's positions: the scratch's row stride */
+    const __m512 sv = _mm512_set1_ps(scale);
+    for (int p0 = 0; p0 < Tn; p0 += 16) {   /* scores, block by block for every row that sees the block */
+        const float *kb = kt + (size_t)p0 * hd;
+        for (int t = 0; t < n; t++) {
+            const int T = T0 + t;
+            if (p0 >= T) continue;
+            const float *qt = q + (size_t)t * qs;
+            __m512 a[8];
+#pragma GCC unroll 8
+            for (int g = 0; g < ng; g++) a[g] = _mm512_setzero_ps();
+            for (int d = 0; d < hd; d++) {
+                __m512 k = _mm512_loadu_ps(kb + d * 16);
+#pragma GCC unroll 8
+                for (int g = 0; g < ng; g++) a[g] = _mm512_fmadd_ps(k, _mm512_set1_ps(qt[g * hd + d]), a[g]);
+            }
+            __mmask16 m = T - p0 >= 16 ? 0xffff : (__mmask16)((1u << (T - p0)) - 1);
+#pragma GCC unroll 8
+            for (int g = 0; g < ng; g++) _mm512_mask_storeu_ps(sc + ((size_t)t * ng + g) * Tn + p0, m, _mm512_mul_ps(a[g], sv));
+        }
+    }
+    for (int t = 0; t < n; t++)   /* softmax of each row and head */
+        for (int g = 0; g < ng; g++) {
+            float *s = sc + ((size_t)t * ng + g) * Tn;
+            const int T = T0 + t;
+            __m512 mx = _mm512_set1_ps(-INFINITY);
+            for (int p = 0; p < T; p += 16) {
+                __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
+                mx = _mm512_mask_max_ps(mx, m, mx, _mm512_maskz_loadu_ps(m, s + p));
+            }
+            const float mxs = _mm512_reduce_max_ps(mx);
+            float sum = 0;
+            for (int p = 0; p < T; p++) {
+                s[p] = expf(s[p] - mxs);
+                sum += s[p];
+            }
+            const __m512 tot = _mm512_set1_ps(sum);
+            for (int p = 0; p < T; p += 16) {
+                __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
+                _mm512_mask_storeu_ps(s + p, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, s + p), tot));
+            }
+        }
+    for (int c0 = 0; c0 < Tn; c0 += ATT_VCH)   /* values: a run of V rows, then every row that sees it */
+        for (int t = 0; t < n; t++) {
+            const int T = T0 + t, c1 = T < c0 + ATT_VCH ? T : c0 + ATT_VCH;
+            if (c0 >= T) continue;
+            const float *w = sc + (size_t)t * ng * Tn;
+            for (int h = 0; h < hd; h += 32) {
+                float *o = out + (size_t)t * os + h;
+                __m512 acc[8][2];
+#pragma GCC unroll 8
+                for (int g = 0; g < ng; g++) {
+                    acc[g][0] = c0 ? _mm512_loadu_ps(o + g * hd) : _mm512_setzero_ps();
+                    acc[g][1] = c0 ? _mm512_loadu_ps(o + g * hd + 16) : _mm512_setzero_ps();
+                }
+                for (int p = c0; p < c1; p++) {
+                    const float *vr = vc + (size_t)p * vstride + h;
+                    __m512 v0 = _mm512_loadu_ps(vr), v1 = _mm512_loadu_ps(vr + 16);
+#pragma GCC unroll 8
+                    for (int g = 0; g < ng; g++) {
+                        __m512 wg = _mm512_set1_ps(w[(size_t)g * Tn + p]);
+                        acc[g][0] = _mm512_fmadd_ps(wg, v0, acc[g][0]);
+                        acc[g][1] = _mm512_fmadd_ps(wg, v1, acc[g][1]);
+                    }
+                }
+#pragma GCC unroll 8
+                for (int g = 0; g < ng; g++) {
+                    _mm512_storeu_ps(o + g * hd, acc[g][0]);
+                    _mm512_storeu_ps(o + g * hd + 16, acc[g][1]);
+                }
+            }
+        }
+}
+
+/* the body with ng a constant (5..8), so the accumulators stay in registers */
+static KATTR void attn_rows_avx512(const float *q, size_t qs, int n, int ng, const float *kt, const float *vc, size_t vstride, int T0,
+                                   int hd, float scale, float *sc, float *out, size_t os) {
+    switch (ng) {
+    case 5: attn_rows_body(q, qs, n, 5, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 6: attn_rows_body(q, qs, n, 6, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 7: attn_rows_body(q, qs, n, 7, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    default: attn_rows_body(q, qs, n, 8, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    }
+}
+
 /* out = w * (x / rms(x)), the sum of squares over 4 x 16 lanes. */
 static KATTR void rmsnorm_avx512(float *out, const float *x, const float *w, int n, float eps) {
     __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
@@ -929,6 +1029,10 @@ void model_kern_attn_group(const float *q, int ng, const float *kt, const float 
         attn_group_avx512(q, ng, kt, vc, vstride, T, hd, scale, sc, out);
         return;
     }
+    if (kern_best == &kern_avx512 && hd % 32 == 0 && ng <= 8) {   /* 5..8 heads: the path below's values, faster */
+        attn_rows_avx512(q, 0, 1, ng, kt, vc, vstride, T, hd, scale, sc, out, 0);
+        return;
+    }
     bool vec = kern_best != &kern_scalar;   /* AVX2 (or AVX-512 with > 4 heads per KV head) */
     if (vec)
         for (int g0 = 0; g0 < ng; g0 += 4) attn_scores_avx2(q + (size_t)g0 * hd, ng - g0 < 4 ? ng - g0 : 4, kt, T, hd, sc + (size_t)g0 * T);
@@ -956,6 +1060,18 @@ void model_kern_attn_group(const float *q, int ng, const float *kt, const float 
         memset(o, 0, (size_t)hd * 4);
         for (int p = 0; p < T; p++) kern_axpy(o, sc[p] / sum, vc + (size_t)p * vstride, hd);
     }
+}
+
+void model_kern_attn_rows(const float *q, size_t qs, int n, int ng, const float *kt, const float *vc, size_t vstride, int T0, int hd,
+                          float scale, float *sc, float *out, size_t os) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512 && hd % 32 == 0 && ng > 4 && ng <= 8) {
+        attn_rows_avx512(q, qs, n, ng, kt, vc, vstride, T0, hd, scale, sc, out, os);
+        return;
+    }
+#endif
+    for (int t = 0; t < n; t++) model_kern_attn_group(q + (size_t)t * qs, ng, kt, vc, vstride, T0 + t, hd, scale, sc, out + (size_t)t * os);
 }
 
 void model_kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {

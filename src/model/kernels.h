@@ -106,6 +106,14 @@ void model_kern_silu_mul(float *h, const float *g, const float *u, int n);
  * [ceil(T/16)][hd][16]; V rows [T][hd] at vstride.  sc: [T] scratch per head ([ng][T]). */
 void model_kern_attn_group(const float *q, int ng, const float *kt, const float *v, size_t vstride, int T, int hd, float scale,
                      float *sc, float *out);
+/* The same for n query rows of one context (a prefill chunk, a verify step): row t (q + t*qs
+ * and out + t*os, [ng][hd] each) sees the first T0 + t cache positions.  Each row's values
+ * equal model_kern_attn_group's for that row alone, bit for bit (the same operations in the
+ * same order); the AVX-512 kernel for 5..8 query heads per KV head reads each block of K and
+ * V once for all n rows (with 1..4 heads, and on AVX2 / scalar, the rows run one by one).
+ * sc: scratch of n * ng * (T0 + n - 1) floats. */
+void model_kern_attn_rows(const float *q, size_t qs, int n, int ng, const float *kt, const float *v, size_t vstride, int T0, int hd,
+                          float scale, float *sc, float *out, size_t os);
 /* The CPU features the kernels picked: "avx512", "avx2" or "scalar". */
 const char *model_kernels_isa(void);
 /* Whether bf16-weight prefill uses AMX tiles (activations rounded to bf16 there). */
