@@ -24,7 +24,10 @@
  *    quantized per 32 as decode does, so prefill and decode compute the same
  *    integer dot products); PTXGEN_NO_AMX=1 keeps the f32 path.
  * Also here: the AVX-512 elementwise kernels (RMSNorm, SiLU*up and softmax
- * with a Cephes-style vector exp, ~1 ulp) and GQA attention. */
+ * with a Cephes-style vector exp, ~1 ulp) and GQA attention: a KV head's query
+ * heads together, and the rows of one context (a verify step, a prefill chunk)
+ * in groups that read each block of the cache once for the group
+ * (model_kern_attn_rows; each row's values those of the row alone). */
 #define _DEFAULT_SOURCE 1   /* madvise, MADV_HUGEPAGE */
 #include "kernels.h"
 

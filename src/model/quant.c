@@ -20,8 +20,9 @@
  * results are exact up to f32 summation order.
  *
  * The kernels follow the family cpu.c has in force (cpu.h; kernels.c follows the same one):
- * AVX-512 VNNI for the 32-blocks, AVX2 for the K-quants and as an AVX2 CPU's kernels; the
- * scalar ones are the reference and the fallback.  Nothing here allocates or prints. */
+ * AVX-512 VNNI for the 32-blocks and the K-quants (the K-quant ones give the AVX2 kernel's
+ * values bit for bit), AVX2 as an AVX2 CPU's kernels; the scalar ones are the reference and
+ * the fallback.  Nothing here allocates or prints. */
 #include "quant.h"
 #include "cpu.h"
 
@@ -711,8 +712,9 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
 /* ---- AVX-512 (F, BW, VNNI) ------------------------------------------------------------------
  * The same integer dot products two 32-blocks (or half a 256-block) per 512-bit vector, with
  * vpdpbusd / vpmaddubsw over 64 bytes; the weight codes are built as in AVX2.  Sums of the
- * same integers, f32 folded per block pair, so the values differ from the AVX2 kernels only
- * in f32 summation order. */
+ * same integers, f32 folded per block pair, so the values of the 32-block kernels differ
+ * from the AVX2 kernels only in f32 summation order; the K-quant kernel (dot256_z) keeps the
+ * AVX2 kernel's int32 lanes and f32 steps, so its values are the AVX2 ones. */
 #define ZATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")))
 
 static ZATTR inline float f16z(const uint8_t *p) {
