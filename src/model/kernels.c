@@ -587,6 +587,72 @@ static KATTR void attn_group_avx512(const float *q, int ng, const float *kt, con
     }
 }
 
+/* expf of 16 floats by the operations of glibc's expf (its FMA build, __expf_fma, from ARM's
+ * optimized routines): in double, k = round(x * 32/ln2) by the shift trick, r = x * 32/ln2 - k,
+ * 2^(k/32) from a 32-entry table, a cubic in r; the same fused and unfused steps in the same
+ * order, so lane for lane the C library's value, where the C library is that one.  kern_pick
+ * checks that on a probe set (vexp_probe) before the softmax below takes it; lanes with
+ * |x| >= 88 (glibc's special cases: overflow, underflow, inf, NaN) get expf itself. */
+static const uint64_t vexp_tab[32] = {
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51, 0x3fef72b83c7d517b, 0x3fef54873168b9aa,
+    0x3fef387a6e756238, 0x3fef1e9df51fdee1, 0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585, 0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74,
+    0x3feea11473eb0187, 0x3feea589994cce13, 0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069, 0x3fef5818dcfba487, 0x3fef7c97337b9b5f,
+    0x3fefa4afa2a490da, 0x3fefd0765b6e4540};
+static KATTR __m256 vexp8(__m256 x) {
+    const __m512d invln2n = _mm512_set1_pd(0x1.71547652b82fep+0 * 32), shift = _mm512_set1_pd(0x1.8p+52);
+    const __m512d c0 = _mm512_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32), c1 = _mm512_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32),
+                  c2 = _mm512_set1_pd(0x1.62e42ff0c52d6p-1 / 32);
+    __m512d xd = _mm512_cvtps_pd(x);
+    __m512d kd = _mm512_fmadd_pd(invln2n, xd, shift);
+    __m512i ki = _mm512_castpd_si512(kd);
+    kd = _mm512_sub_pd(kd, shift);
+    __m512d r = _mm512_fmsub_pd(invln2n, xd, kd);
+    __m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512(vexp_tab), ki, _mm512_loadu_si512(vexp_tab + 8));
+    __m512i hi = _mm512_permutex2var_epi64(_mm512_loadu_si512(vexp_tab + 16), ki, _mm512_loadu_si512(vexp_tab + 24));
+    __m512i t = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(ki, _mm512_set1_epi64(16)), lo, hi);
+    __m512d sc = _mm512_castsi512_pd(_mm512_add_epi64(t, _mm512_slli_epi64(ki, 47)));
+    __m512d z = _mm512_fmadd_pd(c0, r, c1);
+    __m512d r2 = _mm512_mul_pd(r, r);
+    __m512d y = _mm512_fmadd_pd(c2, r, _mm512_set1_pd(1.0));
+    y = _mm512_fmadd_pd(z, r2, y);
+    return _mm512_cvtpd_ps(_mm512_mul_pd(y, sc));
+}
+static KATTR void vexp16(const float *x, float *y) {
+    __m512 v = _mm512_loadu_ps(x);
+    __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v), 20), _mm512_set1_epi32(0x7ff));
+    __mmask16 special = _mm512_cmpgt_epi32_mask(top, _mm512_set1_epi32(0x42a));
+    float xs[16];   /* y may be x */
+    if (special) _mm512_storeu_ps(xs, v);
+    _mm256_storeu_ps(y, vexp8(_mm512_castps512_ps256(v)));
+    _mm256_storeu_ps(y + 8, vexp8(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+    for (int i = 0; special; i++, special >>= 1)
+        if (special & 1) y[i] = expf(xs[i]);
+}
+static bool vexp_ok;   /* vexp16 gives this C library's expf values (set by kern_pick: vexp_probe) */
+/* Whether vexp16 equals the C library's expf on every step-th float from -0 down to -88 (the
+ * softmax's arguments: s - max <= 0), -88 itself and special cases (-inf, -104.5, +0). */
+static KATTR bool vexp_probe(uint32_t step) {
+    float x[16], y[16];
+    int k = 0;
+    for (uint32_t b = 0x80000000u;; b += step) {
+        bool last = b >= 0xc2b00000u;   /* -88 */
+        if (last) b = 0xc2b00000u;
+        memcpy(&x[k++], &b, 4);
+        if (k == 16 || last) {
+            for (; k < 16; k++) x[k] = k == 13 ? -INFINITY : k == 14 ? -104.5f : k == 15 ? 0.0f : -1.0f;
+            vexp16(x, y);
+            for (int i = 0; i < 16; i++) {
+                float e = expf(x[i]);
+                if (memcmp(&e, &y[i], 4)) return false;
+            }
+            k = 0;
+        }
+        if (last) return true;
+    }
+}
+
 /* 5..8 query heads per KV head (Qwen2: 7), n rows of one context: row t (q + t*qs, out + t*os,
  * [ng][hd]) over the first T0 + t positions.  The arithmetic is that of the AVX2 scores and the
  * scalar softmax below (model_kern_attn_group's path for more than 4 heads), so every row's
@@ -634,9 +700,17 @@ static inline __attribute__((always_inline)) KATTR void attn_rows_body(const flo
             }
             const float mxs = _mm512_reduce_max_ps(mx);
             float sum = 0;
-            for (int p = 0; p < T; p++) {
-                s[p] = expf(s[p] - mxs);
-                sum += s[p];
+            int e = 0;
+            if (vexp_ok)   /* 16 at a time (expf's values), summed in position order as below */
+                for (; e + 16 <= T; e += 16) {
+                    _mm512_storeu_ps(s + e, _mm512_sub_ps(_mm512_loadu_ps(s + e), _mm512_set1_ps(mxs)));
+                    vexp16(s + e, s + e);
+#pragma GCC unroll 16
+                    for (int i = 0; i < 16; i++) sum += s[e + i];
+                }
+            for (; e < T; e++) {
+                s[e] = expf(s[e] - mxs);
+                sum += s[e];
             }
             const __m512 tot = _mm512_set1_ps(sum);
             for (int p = 0; p < T; p += 16) {
@@ -942,6 +1016,9 @@ static const kern *kern_of(cpu_family f) {
 
 static void kern_pick(void) {
     kern_best = kern_of(model_cpu_family());
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512) vexp_ok = vexp_probe(65537u);
+#endif
 #ifdef HAVE_AMX
     if (kern_best == &kern_avx512) amx_probe();
 #endif
@@ -950,6 +1027,20 @@ static void kern_pick(void) {
 bool model_kernels_amx(void) {
     pthread_once(&kern_once, kern_pick);
     return amx_ok;
+}
+
+bool model_kernels_vexp(void) {
+    pthread_once(&kern_once, kern_pick);
+    return vexp_ok;
+}
+
+bool model_kernels_vexp_check(unsigned step) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512) return vexp_probe(step ? step : 1);
+#endif
+    (void)step;
+    return false;
 }
 
 bool model_kernels_amx_q8(void) {

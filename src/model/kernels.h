@@ -118,6 +118,12 @@ void model_kern_attn_rows(const float *q, size_t qs, int n, int ng, const float 
 const char *model_kernels_isa(void);
 /* Whether bf16-weight prefill uses AMX tiles (activations rounded to bf16 there). */
 bool model_kernels_amx(void);
+/* Whether the AVX-512 attention's softmax computes expf 16 at a time (a vector form of glibc's
+ * expf, taken when it equals this C library's expf on a probe set; else expf one by one). */
+bool model_kernels_vexp(void);
+/* Whether that vector expf equals the C library's on every step-th float of [-88, -0] (tests);
+ * false without AVX-512. */
+bool model_kernels_vexp_check(unsigned step);
 /* Whether q8-weight prefill uses AMX int8 tiles (x quantized per 32 as in decode). */
 bool model_kernels_amx_q8(void);
 /* Force a kernel family (tests): "avx512", "avx2", "scalar", or "avx512-noamx" (AMX off,

@@ -133,6 +133,9 @@ static void family(const char *isa, bool keep, bool compare_kept) {
 int main(void) {
     const char *best = model_kernels_isa();
     bool avx512 = !strcmp(best, "avx512");
+    /* the softmax's vector expf: taken only where it is the C library's expf (then on a dense set too) */
+    printf("vector expf in the softmax: %s\n", model_kernels_vexp() ? "yes" : "no");
+    if (model_kernels_vexp()) CHECK(model_kernels_vexp_check(101), "the vector expf equals expf on every 101st float of [-88, -0]");
     family(best, avx512, false);
     /* the lesser families this CPU can run (forcing only goes down) */
     if (model_kernels_force("avx2")) family("avx2", false, avx512);
