@@ -14,8 +14,9 @@
  * five pool dispatches per layer (four matmuls, attention), not eight; the
  * per-token elementwise steps run on the caller in decode and on the pool, over
  * tokens, in prefill.  Attention takes a KV head's query heads together (GQA),
- * reading each cache entry once; K is cached in blocks of 16 positions
- * ([hd][16]) so scores need no horizontal sums.
+ * and the rows of one context (a chunk, a verify step) in groups of up to 8, so
+ * a group reads each cache entry once (run_attention); K is cached in blocks of
+ * 16 positions ([hd][16]) so scores need no horizontal sums.
  * A batched step (model_forward_batch) runs the same layer code with row t of the
  * scratch being sequence t's one new token: the matmuls see nseq stacked rows (one
  * weight read for all), while RoPE, the cache write and attention use row t's own
