@@ -22,7 +22,7 @@
  * token by token: dec_accepts, dec_allowed (up to 1024 ids) and dec_advance.
  *
  *   build/bench_model MODEL_DIR [--dtype f32|bf16|q8] [--threads N] [--pp 64] [--tg 256] [--reps 3] [--batch 1,4,8]
- *                     [--profile] [--constraint KERNEL.ptx] [--exact 1,2,4,8] */
+ *                     [--profile] [--constraint KERNEL.ptx] [--exact 1,2,4,8 [--ctx 64]] */
 #include "model/model_internal.h"
 #include "ptxgen/decode.h"
 #include "ptxgen/model.h"
@@ -228,45 +228,49 @@ done:
 }
 
 /* --exact N1,N2,..: the cost of a speculative verify step: model_forward_exact of n tokens
- * (each row as a one-token step) after a 64-token prompt, median of --reps, wall and process
- * CPU seconds, against n one-token steps.  One JSON line per n. */
+ * (each row as a one-token step) after a prompt of --ctx tokens (default 64; gen's verify
+ * steps run at a few hundred to a few thousand positions, where attention weighs more), median
+ * of --reps, wall and process CPU seconds, against n one-token steps.  One JSON line per n. */
 static double cpu_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
-static int bench_exact(model_model *m, const char *dir, const char *list, int reps, bool profile, pg_diag_sink *sink) {
+static int bench_exact(model_model *m, const char *dir, const char *list, int reps, int prompt, bool profile, pg_diag_sink *sink) {
     const model_config *c = model_get_config(m);
-    enum { PROMPT = 64 };
-    int32_t toks[PROMPT + MODEL_EXACT_MAX];
-    for (int i = 0; i < PROMPT + MODEL_EXACT_MAX; i++) toks[i] = 3 + (int32_t)(((unsigned)i * 131u) % (unsigned)(c->vocab_size - 3));
+    int32_t *toks = malloc((size_t)(prompt + MODEL_EXACT_MAX) * sizeof *toks);
+    if (!toks) return 1;
+    for (int i = 0; i < prompt + MODEL_EXACT_MAX; i++) toks[i] = 3 + (int32_t)(((unsigned)i * 131u) % (unsigned)(c->vocab_size - 3));
     model_ctx *ctx = NULL;
-    if (model_ctx_new(m, PROMPT + MODEL_EXACT_MAX + 1, &ctx, sink) != PG_OK || model_forward(ctx, toks, PROMPT, NULL, NULL, sink) != PG_OK)
+    if (model_ctx_new(m, prompt + MODEL_EXACT_MAX + 1, &ctx, sink) != PG_OK || model_forward(ctx, toks, prompt, NULL, NULL, sink) != PG_OK) {
+        model_ctx_free(ctx);
+        free(toks);
         return 1;
+    }
     int rc = 0;
     for (const char *b = list; *b && !rc; b += strcspn(b, ","), b += *b == ',') {
         int n = atoi(b);
-        if (n < 1 || n > MODEL_EXACT_MAX) { fprintf(stderr, "bench_model: --exact sizes 1..%d\n", MODEL_EXACT_MAX); return 2; }
+        if (n < 1 || n > MODEL_EXACT_MAX) { fprintf(stderr, "bench_model: --exact sizes 1..%d\n", MODEL_EXACT_MAX); rc = 2; break; }
         double w[2][64], u[2][64];
         int R = reps < 64 ? reps : 64;
         model_prof pr;   /* --profile: the stage clocks of the timed exact steps (way 0) */
         memset(&pr, 0, sizeof pr);
         for (int r = -1; r < R && !rc; r++)
             for (int way = 0; way < 2; way++) {   /* 0: one exact step of n rows; 1: n one-token steps */
-                model_ctx_rewind(ctx, PROMPT);
+                model_ctx_rewind(ctx, prompt);
                 double a = now(), ca = cpu_now();
                 if (profile && way == 0 && r >= 0) model_prof_attach(m, &pr);
-                if (way == 0) rc = model_forward_exact(ctx, toks + PROMPT, n, sink) != PG_OK;
+                if (way == 0) rc = model_forward_exact(ctx, toks + prompt, n, sink) != PG_OK;
                 else
-                    for (int i = 0; i < n && !rc; i++) rc = model_forward_exact(ctx, toks + PROMPT + i, 1, sink) != PG_OK;
+                    for (int i = 0; i < n && !rc; i++) rc = model_forward_exact(ctx, toks + prompt + i, 1, sink) != PG_OK;
                 model_prof_attach(m, NULL);
                 if (r >= 0) { w[way][r] = now() - a; u[way][r] = cpu_now() - ca; }
             }
         if (rc) break;
         for (int way = 0; way < 2; way++) { qsort(w[way], (size_t)R, sizeof(double), cmp_d); qsort(u[way], (size_t)R, sizeof(double), cmp_d); }
-        printf("{\"engine\": \"ptxgen\", \"bench\": \"exact-step\", \"model\": \"%s\", \"threads\": %d, \"n\": %d, \"reps\": %d, "
+        printf("{\"engine\": \"ptxgen\", \"bench\": \"exact-step\", \"model\": \"%s\", \"threads\": %d, \"ctx\": %d, \"n\": %d, \"reps\": %d, "
                "\"exact_ms\": %.2f, \"exact_cpu_ms\": %.2f, \"steps_ms\": %.2f, \"steps_cpu_ms\": %.2f, \"ratio_wall\": %.2f",
-               dir, model_threads(m), n, R, w[0][R / 2] * 1e3, u[0][R / 2] * 1e3, w[1][R / 2] * 1e3, u[1][R / 2] * 1e3,
+               dir, model_threads(m), prompt, n, R, w[0][R / 2] * 1e3, u[0][R / 2] * 1e3, w[1][R / 2] * 1e3, u[1][R / 2] * 1e3,
                w[0][R / 2] / w[1][R / 2]);
         if (profile) {   /* mean ms per exact step by stage */
             printf(", \"stages_ms\": {");
@@ -276,6 +280,7 @@ static int bench_exact(model_model *m, const char *dir, const char *list, int re
         printf("}\n");
     }
     model_ctx_free(ctx);
+    free(toks);
     return rc;
 }
 
@@ -289,7 +294,7 @@ int main(int argc, char **argv) {
     const char *cons = NULL;    /* --constraint F.ptx: the constraint's cost per token, replaying F */
     const char *exact = NULL;   /* --exact N1,N2,..: verify steps of n rows against n one-token steps */
     bool profile = false;
-    int threads = 0, pp = 64, tg = 256, reps = 3;
+    int threads = 0, pp = 64, tg = 256, reps = 3, ectx = 64;
     for (int i = 2; i < argc; i += 2) {
         if (!strcmp(argv[i], "--profile")) { profile = true; i--; continue; }
         if (i + 1 >= argc) { fprintf(stderr, "bench_model: %s wants a value\n", argv[i]); return 2; }
@@ -300,10 +305,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--pp")) pp = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--tg")) tg = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ctx")) ectx = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--batch")) batch = argv[i + 1];
         else { fprintf(stderr, "bench_model: unknown option %s\n", argv[i]); return 2; }
     }
-    if (pp < 1 || tg < 1 || reps < 1) { fprintf(stderr, "bench_model: --pp, --tg, --reps must be >= 1\n"); return 2; }
+    if (pp < 1 || tg < 1 || reps < 1 || ectx < 1) { fprintf(stderr, "bench_model: --pp, --tg, --reps, --ctx must be >= 1\n"); return 2; }
     pg_diag_sink sink = {diag_print, NULL, 0, 0, 10};
     model_load_opts o = {NULL, threads, dtype, false, false};
     model_model *m = NULL;
@@ -311,7 +317,7 @@ int main(int argc, char **argv) {
     if (model_load(dir, &o, &m, &sink) != PG_OK) return 1;
     double t_load = now() - t0;
     if (exact) {
-        int rc = bench_exact(m, dir, exact, reps, profile, &sink);
+        int rc = bench_exact(m, dir, exact, reps, ectx, profile, &sink);
         model_free(m);
         return rc;
     }

@@ -24,7 +24,10 @@
  *    quantized per 32 as decode does, so prefill and decode compute the same
  *    integer dot products); PTXGEN_NO_AMX=1 keeps the f32 path.
  * Also here: the AVX-512 elementwise kernels (RMSNorm, SiLU*up and softmax
- * with a Cephes-style vector exp, ~1 ulp) and GQA attention. */
+ * with a Cephes-style vector exp, ~1 ulp) and GQA attention: a KV head's query
+ * heads together, and the rows of one context (a verify step, a prefill chunk)
+ * in groups that read each block of the cache once for the group
+ * (model_kern_attn_rows; each row's values those of the row alone). */
 #define _DEFAULT_SOURCE 1   /* madvise, MADV_HUGEPAGE */
 #include "kernels.h"
 
@@ -584,6 +587,180 @@ static KATTR void attn_group_avx512(const float *q, int ng, const float *kt, con
     }
 }
 
+/* expf of 16 floats by the operations of glibc's expf (its FMA build, __expf_fma, from ARM's
+ * optimized routines): in double, k = round(x * 32/ln2) by the shift trick, r = x * 32/ln2 - k,
+ * 2^(k/32) from a 32-entry table, a cubic in r; the same fused and unfused steps in the same
+ * order, so lane for lane the C library's value, where the C library is that one.  kern_pick
+ * checks that on a probe set (vexp_probe) before the softmax below takes it; lanes with
+ * |x| >= 88 (glibc's special cases: overflow, underflow, inf, NaN) get expf itself. */
+static const uint64_t vexp_tab[32] = {
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51, 0x3fef72b83c7d517b, 0x3fef54873168b9aa,
+    0x3fef387a6e756238, 0x3fef1e9df51fdee1, 0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585, 0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74,
+    0x3feea11473eb0187, 0x3feea589994cce13, 0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069, 0x3fef5818dcfba487, 0x3fef7c97337b9b5f,
+    0x3fefa4afa2a490da, 0x3fefd0765b6e4540};
+static KATTR __m256 vexp8(__m256 x) {
+    const __m512d invln2n = _mm512_set1_pd(0x1.71547652b82fep+0 * 32), shift = _mm512_set1_pd(0x1.8p+52);
+    const __m512d c0 = _mm512_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32), c1 = _mm512_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32),
+                  c2 = _mm512_set1_pd(0x1.62e42ff0c52d6p-1 / 32);
+    __m512d xd = _mm512_cvtps_pd(x);
+    __m512d kd = _mm512_fmadd_pd(invln2n, xd, shift);
+    __m512i ki = _mm512_castpd_si512(kd);
+    kd = _mm512_sub_pd(kd, shift);
+    __m512d r = _mm512_fmsub_pd(invln2n, xd, kd);
+    __m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512(vexp_tab), ki, _mm512_loadu_si512(vexp_tab + 8));
+    __m512i hi = _mm512_permutex2var_epi64(_mm512_loadu_si512(vexp_tab + 16), ki, _mm512_loadu_si512(vexp_tab + 24));
+    __m512i t = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(ki, _mm512_set1_epi64(16)), lo, hi);
+    __m512d sc = _mm512_castsi512_pd(_mm512_add_epi64(t, _mm512_slli_epi64(ki, 47)));
+    __m512d z = _mm512_fmadd_pd(c0, r, c1);
+    __m512d r2 = _mm512_mul_pd(r, r);
+    __m512d y = _mm512_fmadd_pd(c2, r, _mm512_set1_pd(1.0));
+    y = _mm512_fmadd_pd(z, r2, y);
+    return _mm512_cvtpd_ps(_mm512_mul_pd(y, sc));
+}
+static KATTR void vexp16(const float *x, float *y) {
+    __m512 v = _mm512_loadu_ps(x);
+    __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v), 20), _mm512_set1_epi32(0x7ff));
+    __mmask16 special = _mm512_cmpgt_epi32_mask(top, _mm512_set1_epi32(0x42a));
+    float xs[16];   /* y may be x */
+    if (special) _mm512_storeu_ps(xs, v);
+    _mm256_storeu_ps(y, vexp8(_mm512_castps512_ps256(v)));
+    _mm256_storeu_ps(y + 8, vexp8(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+    for (int i = 0; special; i++, special >>= 1)
+        if (special & 1) y[i] = expf(xs[i]);
+}
+static bool vexp_ok;   /* vexp16 gives this C library's expf values (set by kern_pick: vexp_probe) */
+/* Whether vexp16 equals the C library's expf on every step-th float from -0 down to -88 (the
+ * softmax's arguments: s - max <= 0), -88 itself and special cases (-inf, -104.5, +0). */
+static KATTR bool vexp_probe(uint32_t step) {
+    float x[16], y[16];
+    int k = 0;
+    for (uint32_t b = 0x80000000u;; b += step) {
+        bool last = b >= 0xc2b00000u;   /* -88 */
+        if (last) b = 0xc2b00000u;
+        memcpy(&x[k++], &b, 4);
+        if (k == 16 || last) {
+            for (; k < 16; k++) x[k] = k == 13 ? -INFINITY : k == 14 ? -104.5f : k == 15 ? 0.0f : -1.0f;
+            vexp16(x, y);
+            for (int i = 0; i < 16; i++) {
+                float e = expf(x[i]);
+                if (memcmp(&e, &y[i], 4)) return false;
+            }
+            k = 0;
+        }
+        if (last) return true;
+    }
+}
+
+/* 5..8 query heads per KV head (Qwen2: 7), n rows of one context: row t (q + t*qs, out + t*os,
+ * [ng][hd]) over the first T0 + t positions.  The arithmetic is that of the AVX2 scores and the
+ * scalar softmax below (model_kern_attn_group's path for more than 4 heads), so every row's
+ * values are those of that path bit for bit: per score lane one FMA chain over d (as
+ * attn_scores_avx2's 8-lane halves), s * scale, the max (exact whatever the order), expf and
+ * the sum in position order (scalar), p / sum (a division rounds the same in a vector), and per
+ * output element one FMA chain over the positions from +0 (as kern_axpy into the zeroed row).
+ * What changes is the traffic: a block of 16 K positions (4 KB at hd 64) and a run of ATT_VCH
+ * V rows are read from memory once and then from L1 for every row of the step, and a V row
+ * once for all heads (the accumulators of 8 heads x 32 lanes stay in registers).
+ * sc: [n][ng][T0 + n - 1]. */
+#define ATT_VCH 32
+static inline __attribute__((always_inline)) KATTR void attn_rows_body(const float *q, size_t qs, int n, const int ng, const float *kt,
+                                                                      const float *vc, size_t vstride, int T0, int hd, float scale,
+                                                                      float *sc, float *out, size_t os) {
+    const int Tn = T0 + n - 1;   /* the last row's positions: the scratch's row stride */
+    const __m512 sv = _mm512_set1_ps(scale);
+    for (int p0 = 0; p0 < Tn; p0 += 16) {   /* scores, block by block for every row that sees the block */
+        const float *kb = kt + (size_t)p0 * hd;
+        for (int t = 0; t < n; t++) {
+            const int T = T0 + t;
+            if (p0 >= T) continue;
+            const float *qt = q + (size_t)t * qs;
+            __m512 a[8];
+#pragma GCC unroll 8
+            for (int g = 0; g < ng; g++) a[g] = _mm512_setzero_ps();
+            for (int d = 0; d < hd; d++) {
+                __m512 k = _mm512_loadu_ps(kb + d * 16);
+#pragma GCC unroll 8
+                for (int g = 0; g < ng; g++) a[g] = _mm512_fmadd_ps(k, _mm512_set1_ps(qt[g * hd + d]), a[g]);
+            }
+            __mmask16 m = T - p0 >= 16 ? 0xffff : (__mmask16)((1u << (T - p0)) - 1);
+#pragma GCC unroll 8
+            for (int g = 0; g < ng; g++) _mm512_mask_storeu_ps(sc + ((size_t)t * ng + g) * Tn + p0, m, _mm512_mul_ps(a[g], sv));
+        }
+    }
+    for (int t = 0; t < n; t++)   /* softmax of each row and head */
+        for (int g = 0; g < ng; g++) {
+            float *s = sc + ((size_t)t * ng + g) * Tn;
+            const int T = T0 + t;
+            __m512 mx = _mm512_set1_ps(-INFINITY);
+            for (int p = 0; p < T; p += 16) {
+                __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
+                mx = _mm512_mask_max_ps(mx, m, mx, _mm512_maskz_loadu_ps(m, s + p));
+            }
+            const float mxs = _mm512_reduce_max_ps(mx);
+            float sum = 0;
+            int e = 0;
+            if (vexp_ok)   /* 16 at a time (expf's values), summed in position order as below */
+                for (; e + 16 <= T; e += 16) {
+                    _mm512_storeu_ps(s + e, _mm512_sub_ps(_mm512_loadu_ps(s + e), _mm512_set1_ps(mxs)));
+                    vexp16(s + e, s + e);
+#pragma GCC unroll 16
+                    for (int i = 0; i < 16; i++) sum += s[e + i];
+                }
+            for (; e < T; e++) {
+                s[e] = expf(s[e] - mxs);
+                sum += s[e];
+            }
+            const __m512 tot = _mm512_set1_ps(sum);
+            for (int p = 0; p < T; p += 16) {
+                __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
+                _mm512_mask_storeu_ps(s + p, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, s + p), tot));
+            }
+        }
+    for (int c0 = 0; c0 < Tn; c0 += ATT_VCH)   /* values: a run of V rows, then every row that sees it */
+        for (int t = 0; t < n; t++) {
+            const int T = T0 + t, c1 = T < c0 + ATT_VCH ? T : c0 + ATT_VCH;
+            if (c0 >= T) continue;
+            const float *w = sc + (size_t)t * ng * Tn;
+            for (int h = 0; h < hd; h += 32) {
+                float *o = out + (size_t)t * os + h;
+                __m512 acc[8][2];
+#pragma GCC unroll 8
+                for (int g = 0; g < ng; g++) {
+                    acc[g][0] = c0 ? _mm512_loadu_ps(o + g * hd) : _mm512_setzero_ps();
+                    acc[g][1] = c0 ? _mm512_loadu_ps(o + g * hd + 16) : _mm512_setzero_ps();
+                }
+                for (int p = c0; p < c1; p++) {
+                    const float *vr = vc + (size_t)p * vstride + h;
+                    __m512 v0 = _mm512_loadu_ps(vr), v1 = _mm512_loadu_ps(vr + 16);
+#pragma GCC unroll 8
+                    for (int g = 0; g < ng; g++) {
+                        __m512 wg = _mm512_set1_ps(w[(size_t)g * Tn + p]);
+                        acc[g][0] = _mm512_fmadd_ps(wg, v0, acc[g][0]);
+                        acc[g][1] = _mm512_fmadd_ps(wg, v1, acc[g][1]);
+                    }
+                }
+#pragma GCC unroll 8
+                for (int g = 0; g < ng; g++) {
+                    _mm512_storeu_ps(o + g * hd, acc[g][0]);
+                    _mm512_storeu_ps(o + g * hd + 16, acc[g][1]);
+                }
+            }
+        }
+}
+
+/* the body with ng a constant (5..8), so the accumulators stay in registers */
+static KATTR void attn_rows_avx512(const float *q, size_t qs, int n, int ng, const float *kt, const float *vc, size_t vstride, int T0,
+                                   int hd, float scale, float *sc, float *out, size_t os) {
+    switch (ng) {
+    case 5: attn_rows_body(q, qs, n, 5, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 6: attn_rows_body(q, qs, n, 6, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 7: attn_rows_body(q, qs, n, 7, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    default: attn_rows_body(q, qs, n, 8, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    }
+}
+
 /* out = w * (x / rms(x)), the sum of squares over 4 x 16 lanes. */
 static KATTR void rmsnorm_avx512(float *out, const float *x, const float *w, int n, float eps) {
     __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
@@ -839,6 +1016,9 @@ static const kern *kern_of(cpu_family f) {
 
 static void kern_pick(void) {
     kern_best = kern_of(model_cpu_family());
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512) vexp_ok = vexp_probe(65537u);
+#endif
 #ifdef HAVE_AMX
     if (kern_best == &kern_avx512) amx_probe();
 #endif
@@ -847,6 +1027,20 @@ static void kern_pick(void) {
 bool model_kernels_amx(void) {
     pthread_once(&kern_once, kern_pick);
     return amx_ok;
+}
+
+bool model_kernels_vexp(void) {
+    pthread_once(&kern_once, kern_pick);
+    return vexp_ok;
+}
+
+bool model_kernels_vexp_check(unsigned step) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512) return vexp_probe(step ? step : 1);
+#endif
+    (void)step;
+    return false;
 }
 
 bool model_kernels_amx_q8(void) {
@@ -929,6 +1123,10 @@ void model_kern_attn_group(const float *q, int ng, const float *kt, const float 
         attn_group_avx512(q, ng, kt, vc, vstride, T, hd, scale, sc, out);
         return;
     }
+    if (kern_best == &kern_avx512 && hd % 32 == 0 && ng <= 8) {   /* 5..8 heads: the path below's values, faster */
+        attn_rows_avx512(q, 0, 1, ng, kt, vc, vstride, T, hd, scale, sc, out, 0);
+        return;
+    }
     bool vec = kern_best != &kern_scalar;   /* AVX2 (or AVX-512 with > 4 heads per KV head) */
     if (vec)
         for (int g0 = 0; g0 < ng; g0 += 4) attn_scores_avx2(q + (size_t)g0 * hd, ng - g0 < 4 ? ng - g0 : 4, kt, T, hd, sc + (size_t)g0 * T);
@@ -956,6 +1154,18 @@ void model_kern_attn_group(const float *q, int ng, const float *kt, const float 
         memset(o, 0, (size_t)hd * 4);
         for (int p = 0; p < T; p++) kern_axpy(o, sc[p] / sum, vc + (size_t)p * vstride, hd);
     }
+}
+
+void model_kern_attn_rows(const float *q, size_t qs, int n, int ng, const float *kt, const float *vc, size_t vstride, int T0, int hd,
+                          float scale, float *sc, float *out, size_t os) {
+    pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx512 && hd % 32 == 0 && ng > 4 && ng <= 8) {
+        attn_rows_avx512(q, qs, n, ng, kt, vc, vstride, T0, hd, scale, sc, out, os);
+        return;
+    }
+#endif
+    for (int t = 0; t < n; t++) model_kern_attn_group(q + (size_t)t * qs, ng, kt, vc, vstride, T0 + t, hd, scale, sc, out + (size_t)t * os);
 }
 
 void model_kern_rmsnorm(float *out, const float *x, const float *w, int n, float eps) {

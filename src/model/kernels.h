@@ -106,10 +106,24 @@ void model_kern_silu_mul(float *h, const float *g, const float *u, int n);
  * [ceil(T/16)][hd][16]; V rows [T][hd] at vstride.  sc: [T] scratch per head ([ng][T]). */
 void model_kern_attn_group(const float *q, int ng, const float *kt, const float *v, size_t vstride, int T, int hd, float scale,
                      float *sc, float *out);
+/* The same for n query rows of one context (a prefill chunk, a verify step): row t (q + t*qs
+ * and out + t*os, [ng][hd] each) sees the first T0 + t cache positions.  Each row's values
+ * equal model_kern_attn_group's for that row alone, bit for bit (the same operations in the
+ * same order); the AVX-512 kernel for 5..8 query heads per KV head reads each block of K and
+ * V once for all n rows (with 1..4 heads, and on AVX2 / scalar, the rows run one by one).
+ * sc: scratch of n * ng * (T0 + n - 1) floats. */
+void model_kern_attn_rows(const float *q, size_t qs, int n, int ng, const float *kt, const float *v, size_t vstride, int T0, int hd,
+                          float scale, float *sc, float *out, size_t os);
 /* The CPU features the kernels picked: "avx512", "avx2" or "scalar". */
 const char *model_kernels_isa(void);
 /* Whether bf16-weight prefill uses AMX tiles (activations rounded to bf16 there). */
 bool model_kernels_amx(void);
+/* Whether the AVX-512 attention's softmax computes expf 16 at a time (a vector form of glibc's
+ * expf, taken when it equals this C library's expf on a probe set; else expf one by one). */
+bool model_kernels_vexp(void);
+/* Whether that vector expf equals the C library's on every step-th float of [-88, -0] (tests);
+ * false without AVX-512. */
+bool model_kernels_vexp_check(unsigned step);
 /* Whether q8-weight prefill uses AMX int8 tiles (x quantized per 32 as in decode). */
 bool model_kernels_amx_q8(void);
 /* Force a kernel family (tests): "avx512", "avx2", "scalar", or "avx512-noamx" (AMX off,

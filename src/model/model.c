@@ -14,8 +14,9 @@
  * five pool dispatches per layer (four matmuls, attention), not eight; the
  * per-token elementwise steps run on the caller in decode and on the pool, over
  * tokens, in prefill.  Attention takes a KV head's query heads together (GQA),
- * reading each cache entry once; K is cached in blocks of 16 positions
- * ([hd][16]) so scores need no horizontal sums.
+ * and the rows of one context (a chunk, a verify step) in groups of up to 8, so
+ * a group reads each cache entry once (run_attention); K is cached in blocks of
+ * 16 positions ([hd][16]) so scores need no horizontal sums.
  * A batched step (model_forward_batch) runs the same layer code with row t of the
  * scratch being sequence t's one new token: the matmuls see nseq stacked rows (one
  * weight read for all), while RoPE, the cache write and attention use row t's own
@@ -257,11 +258,13 @@ typedef struct {
     model_ctx *c;         /* scratch rows */
     model_ctx *const *seq;/* batched step: row t's context (NULL: every row is c's) */
     int l, n;             /* layer, rows in the step */
-    int nch;              /* pool chunks the n * heads (token, head) pairs are split into */
+    int g;                /* rows per work item: rows of one context (seq NULL) go in groups of g, which read
+                           * the cache once for the group (model_kern_attn_rows); a batched step's rows one by one */
+    int nch;              /* pool chunks the work items (KV head, group of rows) are split into */
 } att_job;
 
-/* Attention for the (row, KV head) pairs of pool chunks [c0, c1): causal, row t over its
- * context's cache positions 0..p (p: the row's own position, row_ctx). */
+/* Attention for the work items of pool chunks [c0, c1): (group of rows, KV head), causal, row t
+ * over its context's cache positions 0..p (p: the row's own position, row_ctx). */
 static void attention(void *arg, int c0, int c1, int ith) {
     const att_job *J = arg;
     model_ctx *c = J->c;
@@ -269,16 +272,37 @@ static void attention(void *arg, int c0, int c1, int ith) {
     int hd = cf->head_dim, nh = cf->num_attention_heads, nkv = cf->num_key_value_heads, ng = nh / nkv;
     int QD = nh * hd, KVD = nkv * hd, W = QD + 2 * KVD;
     float scale = 1.0f / sqrtf((float)hd);
-    int total = J->n * nkv;   /* (token, KV head) pairs: a KV head's query heads read its cache rows once */
+    int ngr = (J->n + J->g - 1) / J->g;
+    int total = ngr * nkv;   /* a KV head's query heads read its cache rows once */
     for (int w = (int)((long)total * c0 / J->nch); w < (int)((long)total * c1 / J->nch); w++) {
-        int t = w / nkv, kvh = w % nkv, pos;
-        model_ctx *rc = row_ctx(c, J->seq, t, &pos);   /* the cache row t reads: positions 0..pos */
-        float *sc = rc->scores + (size_t)ith * ng * rc->max_seq;                  /* [ng][max_seq] */
+        int t = w / nkv * J->g, kvh = w % nkv, pos;
+        int nr = J->n - t < J->g ? J->n - t : J->g;
+        model_ctx *rc = row_ctx(c, J->seq, t, &pos);   /* the cache row t reads: positions 0..pos (row t + i: pos + i) */
+        float *sc = rc->scores + (size_t)ith * ng * rc->max_seq;                  /* [ng][max_seq]: one row */
+        if (nr > 1) {   /* [nr][ng][pos + nr]: the thread's pool scratch */
+            sc = model_pool_scratch(c->m->pool, ith, (size_t)nr * ng * (size_t)(pos + nr) * sizeof *sc);
+            if (!sc) pg_oom();
+        }
         const float *vbase = rc->vc + (size_t)J->l * rc->max_seq * KVD;          /* [max_seq][KVD] */
-        const float *q = c->qkv + (size_t)t * W + (size_t)kvh * ng * hd;          /* [ng][hd] */
-        model_kern_attn_group(q, ng, kcache(rc, J->l, kvh), vbase + (size_t)kvh * hd, (size_t)KVD, pos + 1, hd, scale, sc,
-                        c->att + (size_t)t * QD + (size_t)kvh * ng * hd);
+        const float *q = c->qkv + (size_t)t * W + (size_t)kvh * ng * hd;          /* [ng][hd] per row, rows W apart */
+        model_kern_attn_rows(q, (size_t)W, nr, ng, kcache(rc, J->l, kvh), vbase + (size_t)kvh * hd, (size_t)KVD, pos + 1, hd, scale, sc,
+                             c->att + (size_t)t * QD + (size_t)kvh * ng * hd, (size_t)QD);
     }
+}
+
+/* Attention of a step's rows on the pool.  Rows of one context go in groups of at most 8
+ * (sized evenly: 9 rows are 5 + 4), so a group reads each cache block once; the work items
+ * are (group, KV head). */
+static void run_attention(model_ctx *c, model_ctx *const *seq, int l, int n) {
+    int nkv = c->m->cfg.num_key_value_heads, most = 8 * model_pool_size(c->m->pool);
+    att_job aj = {c, seq, l, n, 1, 0};
+    if (!seq && n > 1) {
+        int groups = (n + 7) / 8;
+        aj.g = (n + groups - 1) / groups;
+    }
+    int items = (n + aj.g - 1) / aj.g * nkv;
+    aj.nch = items < most ? items : most;
+    model_pool_run(c->m->pool, attention, &aj, aj.nch);
 }
 
 /* Per-token elementwise steps between the matmuls, over token ranges: on the
@@ -403,8 +427,7 @@ static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *tok
         PROF(m, PROF_LORA, lora_apply(c, &L->lqkv, c->xb, H, n, c->qkv, W, exact));
         ej.stage = EW_QKV;
         PROF(m, PROF_EW, run_ew(&ej));   /* bias, RoPE, K/V into the cache */
-        att_job aj = {c, seq, l, n, n * nkv < 8 * model_pool_size(m->pool) ? n * nkv : 8 * model_pool_size(m->pool)};
-        PROF(m, PROF_ATTN, model_pool_run(m->pool, attention, &aj, aj.nch));
+        PROF(m, PROF_ATTN, run_attention(c, seq, l, n));
         PROF(m, PROF_O, MM(c->tmp, H, c->att, QD, n, &L->o));
         PROF(m, PROF_LORA, lora_apply(c, &L->lo, c->att, QD, n, c->tmp, H, exact));
         ej.stage = EW_ADD_RMS2;

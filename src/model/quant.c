@@ -20,8 +20,9 @@
  * results are exact up to f32 summation order.
  *
  * The kernels follow the family cpu.c has in force (cpu.h; kernels.c follows the same one):
- * AVX-512 VNNI for the 32-blocks, AVX2 for the K-quants and as an AVX2 CPU's kernels; the
- * scalar ones are the reference and the fallback.  Nothing here allocates or prints. */
+ * AVX-512 VNNI for the 32-blocks and the K-quants (the K-quant ones give the AVX2 kernel's
+ * values bit for bit), AVX2 as an AVX2 CPU's kernels; the scalar ones are the reference and
+ * the fallback.  Nothing here allocates or prints. */
 #include "quant.h"
 #include "cpu.h"
 
@@ -711,8 +712,9 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
 /* ---- AVX-512 (F, BW, VNNI) ------------------------------------------------------------------
  * The same integer dot products two 32-blocks (or half a 256-block) per 512-bit vector, with
  * vpdpbusd / vpmaddubsw over 64 bytes; the weight codes are built as in AVX2.  Sums of the
- * same integers, f32 folded per block pair, so the values differ from the AVX2 kernels only
- * in f32 summation order. */
+ * same integers, f32 folded per block pair, so the values of the 32-block kernels differ
+ * from the AVX2 kernels only in f32 summation order; the K-quant kernel (dot256_z) keeps the
+ * AVX2 kernel's int32 lanes and f32 steps, so its values are the AVX2 ones. */
 #define ZATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")))
 
 static ZATTR inline float f16z(const uint8_t *p) {
@@ -888,6 +890,134 @@ static ZATTR void dot64_avx512(int type, const uint8_t *p, const qa32 *const *x,
 #undef DOT64_T
 #undef DOT64_NX
 
+/* Q4_K and Q6_K with VNNI: the AVX2 kernel's (dot256_t's) int32 lanes and f32 operations, so its
+ * values bit for bit, in fewer instructions per activation.  The AVX2 kernel sums, per block and
+ * int32 lane m, scale x (a group of 4 code x activation products) over the block's 32-byte
+ * chunks (maddubs, then madd with the chunk's scales).  Here two chunks go in one 64-byte vector
+ * (their activations are consecutive): vpdpbusd gives each lane its 4-product sum, which fits
+ * in 16 bits (|sum| <= 4 * 63 * 128), so vpdpwssd against the lane's scale as the int16 pair
+ * (scale, 0) multiplies and accumulates in one step; the two halves of the vector are then
+ * added (integers: the same lanes whatever the order).  The Q4_K mins, the Q6_K offset and the
+ * f32 steps are dot256_t's own. */
+static ZATTR inline __attribute__((always_inline)) void dot256_z(const int type, const uint8_t *p, const qa256 *const *x, const int nx,
+                                                                 int n, float *out, size_t ldo) {
+    __m256 acc[QUANT_NX_MAX];
+#pragma GCC unroll 8
+    for (int j = 0; j < nx; j++) acc[j] = _mm256_setzero_ps();
+    const __m512i m4 = _mm512_set1_epi8(0xF), lo16 = _mm512_set1_epi32(0xFFFF);
+    const int nb = n / QKK;
+    if (type == GGUF_T_Q4_K) {
+        __m128 accm[QUANT_NX_MAX];
+#pragma GCC unroll 8
+        for (int j = 0; j < nx; j++) accm[j] = _mm_setzero_ps();
+        for (int b = 0; b < nb; b++, p += B_Q4_K) {
+            uint32_t u[4];   /* the 12 scale bytes -> 8 scales then 8 mins (as dot256_t) */
+            memcpy(u, p + 4, 12);
+            u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
+            uint32_t a1 = u[1] & 0x3f3f3f3f;
+            u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
+            u[2] = a1;
+            u[0] &= 0x3f3f3f3f;
+            __m256i ms = _mm256_cvtepu8_epi16(_mm_set_epi32((int)u[3], (int)u[2], (int)u[1], (int)u[0]));   /* 8 scales, 8 mins */
+            __m512i s32 = _mm512_cvtepu8_epi32(_mm_set_epi32(0, 0, (int)u[1], (int)u[0]));   /* the 8 scales as int32 (< 64) */
+            float dw = f16z(p), dm = f16z(p + 2);
+            __m512i w[4], sc[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) {   /* chunk pair k: elements 64k..64k+31 (low nibbles), 64k+32.. (high) */
+                __m256i bits = _mm256_loadu_si256((const __m256i *)(p + 16 + 32 * k));
+                __m512i b2 = _mm512_inserti64x4(_mm512_castsi256_si512(bits), _mm256_srli_epi16(bits, 4), 1);
+                w[k] = _mm512_and_si512(b2, m4);
+                sc[k] = _mm512_permutexvar_epi32(_mm512_set_epi32(2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1, 2 * k + 1,
+                                                                  2 * k + 1, 2 * k, 2 * k, 2 * k, 2 * k, 2 * k, 2 * k, 2 * k, 2 * k),
+                                                 s32);
+            }
+#pragma GCC unroll 8
+            for (int j = 0; j < nx; j++) {
+                const qa256 *xb = x[j] + b;
+                __m256i bs = _mm256_loadu_si256((const __m256i *)xb->bsums);
+                __m128i s2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));   /* sums of 32 */
+                float dx = xb->d;
+                accm[j] = _mm_fmadd_ps(_mm_set1_ps(dm * dx), _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(ms, 1), s2)), accm[j]);
+                __m512i sumi = _mm512_setzero_si512();
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++) {
+                    __m512i t = _mm512_dpbusd_epi32(_mm512_setzero_si512(), w[k], _mm512_loadu_si512(xb->qs + 64 * k));
+                    sumi = _mm512_dpwssd_epi32(sumi, t, sc[k]);
+                }
+                __m256i s8 = _mm256_add_epi32(_mm512_castsi512_si256(sumi), _mm512_extracti64x4_epi64(sumi, 1));
+                acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s8), _mm256_set1_ps(dw * dx), acc[j]);
+            }
+        }
+        for (int j = 0; j < nx; j++) {
+            __m128 m = _mm_add_ps(accm[j], _mm_movehl_ps(accm[j], accm[j]));
+            m = _mm_add_ss(m, _mm_movehdup_ps(m));
+            out[(size_t)j * ldo] = hsum8(acc[j]) - _mm_cvtss_f32(m);
+        }
+        return;
+    }
+    /* Q6_K: codes u = low nibble | 2 high bits << 4 (value u - 32, the -32 from bsums as dot256_t) */
+    const __m256i m4h = _mm256_set1_epi8(0xF), m3 = _mm256_set1_epi8(3);
+    for (int b = 0; b < nb; b++, p += B_Q6_K) {
+        const uint8_t *ql = p, *qh = p + 128;
+        __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
+        __m256i sc16 = _mm256_cvtepi8_epi16(scales);
+        __m512i s32 = _mm512_and_si512(_mm512_cvtepi8_epi32(scales), lo16);   /* scale g as the int16 pair (scale, 0) */
+        float dw = f16z(p + 208);
+        __m512i w[4], sc[4];
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++) {
+            __m256i b1 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h)), b2 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h + 32));
+            __m256i bh = _mm256_loadu_si256((const __m256i *)(qh + 32 * h));
+            __m256i u0 = _mm256_or_si256(_mm256_and_si256(b1, m4h), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
+            __m256i u1 = _mm256_or_si256(_mm256_and_si256(b2, m4h), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
+            __m256i u2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4h),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
+            __m256i u3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4h),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+            w[2 * h] = _mm512_inserti64x4(_mm512_castsi256_si512(u0), u1, 1);       /* elements 128h .. 128h+63 */
+            w[2 * h + 1] = _mm512_inserti64x4(_mm512_castsi256_si512(u2), u3, 1);   /* 128h+64 .. 128h+127 */
+#pragma GCC unroll 2
+            for (int k = 0; k < 2; k++) {   /* 64 elements = scale groups g0 .. g0+3, 4 lanes each */
+                const int g0 = 8 * h + 4 * k;
+                sc[2 * h + k] = _mm512_permutexvar_epi32(_mm512_set_epi32(g0 + 3, g0 + 3, g0 + 3, g0 + 3, g0 + 2, g0 + 2, g0 + 2, g0 + 2, g0 + 1,
+                                                                           g0 + 1, g0 + 1, g0 + 1, g0, g0, g0, g0),
+                                                         s32);
+            }
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < nx; j++) {
+            const qa256 *xb = x[j] + b;
+            __m256i off = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)xb->bsums));
+            __m512i sumi = _mm512_setzero_si512();
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; c++) {
+                __m512i t = _mm512_dpbusd_epi32(_mm512_setzero_si512(), w[c], _mm512_loadu_si512(xb->qs + 64 * c));
+                sumi = _mm512_dpwssd_epi32(sumi, t, sc[c]);
+            }
+            __m256i s8 = _mm256_add_epi32(_mm512_castsi512_si256(sumi), _mm512_extracti64x4_epi64(sumi, 1));
+            s8 = _mm256_add_epi32(_mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5)), s8);
+            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s8), _mm256_set1_ps(dw * xb->d), acc[j]);
+        }
+    }
+    for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = hsum8(acc[j]);
+}
+
+/* nx a constant in each copy: 4 at a time, then the rest (as dot256_avx2) */
+#define DOT256Z_NX(T, NX) dot256_z(T, p, x, NX, n, out, ldo)
+#define DOT256Z_T(T)                                                            \
+    do {                                                                        \
+        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT256Z_NX(T, 4);      \
+        if (nx == 3) DOT256Z_NX(T, 3);                                          \
+        else if (nx == 2) DOT256Z_NX(T, 2);                                     \
+        else if (nx == 1) DOT256Z_NX(T, 1);                                     \
+    } while (0)
+static ZATTR void dot256_avx512(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
+    if (type == GGUF_T_Q4_K) DOT256Z_T(GGUF_T_Q4_K);
+    else DOT256Z_T(GGUF_T_Q6_K);
+}
+#undef DOT256Z_T
+#undef DOT256Z_NX
+
 static ZATTR void pairs_avx512(const qa32 *q, int n, qa64 *z) {
     for (int i = 0; i < n / 64; i++, q += 2) {
         __m512i s = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)q[0].qs)),
@@ -1012,6 +1142,10 @@ void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int n
         }
         if (kind == QACT_32 && use_avx512()) {
             for (int r = 0; r < nrows; r++, p += row_bytes) dot32_avx512(type, p, (const qa32 *const *)xs, m, n, o + r, ldo);
+            continue;
+        }
+        if (kind == QACT_256 && use_avx512()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes) dot256_avx512(type, p, (const qa256 *const *)xs, m, n, o + r, ldo);
             continue;
         }
         if (kind == QACT_256 && use_avx2()) {

@@ -100,5 +100,15 @@ int main(void) {
     run_model(qwen, &gfast1, "tiny_qwen2 gguf fast 1T");
     run_model(qwen, &glora, "tiny_qwen2 lora fast 2T");
     run_model(llama, &gfast, "tiny_llama gguf fast 2T");
+    /* the Qwen base when it is there (bash models/fetch_base.sh): 7 query heads per KV head, so the
+     * AVX-512 attention of several rows at once (model_kern_attn_rows), and Q4_K/Q6_K ffn_down */
+    const char *qb = getenv("PTXGEN_QWEN_GGUF") && *getenv("PTXGEN_QWEN_GGUF") ? getenv("PTXGEN_QWEN_GGUF")
+                                                                                 : "models/base/qwen2.5-coder-0.5b-instruct.gguf";
+    FILE *qf = fopen(qb, "rb");
+    if (qf) {
+        fclose(qf);
+        run_model(qb, &gfast, "qwen2.5-coder-0.5b gguf fast 2T");
+    } else
+        printf("qwen2.5-coder-0.5b: SKIPPED (%s absent)\n", qb);
     return TEST_DONE();
 }

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# bench_gen_ab.sh — the engine now against the engine of BASE_REF, side by side, on one machine:
+#  1. gen on one bench/suite task, plain (--draft 0) and speculative (--draft 8), with both
+#     binaries, ROUNDS rounds, the order of the four runs reversed every other round; each run's
+#     own timer (gen --json "seconds": decoding, no ptxas), the load average before it; every
+#     output compared byte for byte with the others;
+#  2. bench_model decode (--pp 16 --tg TG --reps 3: tokens/s and the share of the read bandwidth
+#     the same run measured) and the verify-step curve (--exact 1,4,6,9: wall and process CPU ms
+#     of one step of n rows), both binaries alternating, ROUNDS rounds.
+# Usage: bash bench/bench_gen_ab.sh [OUT.json]   (default bench/results/<today>-gen-cpu-ab.json)
+# Environment: GGUF (default models/base/qwen2.5-coder-0.5b-instruct.gguf), THREADS 2, ROUNDS 2,
+#   TG 64, TASK (default bias_gelu_residual: the median task of 2026-12-05-gen-cpu.json),
+#   BASE_REF (default main): the engine before, built from `git archive` in a temp dir, or
+#   BASE_BUILD: a build folder of it (its ptxgen and bench_model) to skip that build.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${PTXGEN_BUILD:-build}
+GGUF=${GGUF:-models/base/qwen2.5-coder-0.5b-instruct.gguf}
+OUT=${1:-bench/results/$(date +%F)-gen-cpu-ab.json}
+THREADS=${THREADS:-2}
+ROUNDS=${ROUNDS:-2}
+TG=${TG:-64}
+TASK=${TASK:-bias_gelu_residual}
+BASE_REF=${BASE_REF:-main}
+[ -f "$GGUF" ] || { echo "bench_gen_ab: no $GGUF (bash models/fetch_base.sh)" >&2; exit 1; }
+[ -f "bench/suite/$TASK/task.json" ] || { echo "bench_gen_ab: no bench/suite/$TASK/task.json" >&2; exit 1; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-ab.XXXXXX")
+tmp_out=
+trap 'rm -rf "$WORK"; [ -z "$tmp_out" ] || rm -f "$tmp_out"' EXIT
+make -s all "$BUILD/bench_model"
+if [ -n "${BASE_BUILD:-}" ]; then
+    BASE=$BASE_BUILD
+    base_commit=${BASE_COMMIT:-unknown}
+else
+    mkdir -p "$WORK/base"
+    git archive "$BASE_REF" | tar -x -C "$WORK/base"
+    make -s -C "$WORK/base" build/bench_model build/ptxgen >/dev/null
+    BASE=$WORK/base/build
+    base_commit=$(git rev-parse "$BASE_REF")
+fi
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+side_bin() { [ "$1" = now ] && echo "$BUILD" || echo "$BASE"; }
+
+# --- 1. gen: {now, before} x {plain, spec}, alternating -----------------------------------------
+: > "$WORK/gen.jsonl"
+for r in $(seq 1 "$ROUNDS"); do
+    runs="before:spec now:spec before:plain now:plain"
+    [ $((r % 2)) = 0 ] && runs="now:plain before:plain now:spec before:spec"
+    for sr in $runs; do
+        s=${sr%%:*} mode=${sr##*:}
+        draft=0
+        [ "$mode" = spec ] && draft=8
+        l=$(load)
+        "$(side_bin "$s")/ptxgen" gen --model "$GGUF" --task "bench/suite/$TASK/task.json" --threads "$THREADS" --samples 1 \
+            --draft "$draft" --json -o "$WORK/$r-$s-$mode.ptx" > "$WORK/$r-$s-$mode.json" 2> "$WORK/$r-$s-$mode.err" || true
+        python3 - "$WORK/$r-$s-$mode.json" "$r" "$s" "$mode" "$l" "$(load)" >> "$WORK/gen.jsonl" <<'PY'
+import json, sys
+f, r, s, mode, lb, la = sys.argv[1:7]
+try:
+    g = json.load(open(f))
+    row = {"seconds": g["seconds"], "tokens": g["tokens"], "speculative": g["speculative"]}
+except Exception as e:
+    row = {"error": str(e)}
+print(json.dumps({"round": int(r), "side": s, "mode": mode, "load_before": lb, "load_after": la, **row}))
+PY
+        echo "gen round $r $s $mode done" >&2
+    done
+done
+same=true
+for f in "$WORK"/*-*-*.ptx; do cmp -s "$f" "$WORK/1-before-plain.ptx" || same=false; done
+
+# --- 2. decode and the verify step, both binaries alternating ------------------------------------
+: > "$WORK/decode.jsonl"
+: > "$WORK/exact.jsonl"
+for r in $(seq 1 "$ROUNDS"); do
+    order="now before"
+    [ $((r % 2)) = 0 ] && order="before now"
+    for s in $order; do
+        l=$(load)
+        "$(side_bin "$s")/bench_model" "$GGUF" --threads "$THREADS" --pp 16 --tg "$TG" --reps 3 \
+            | sed "s/^{/{\"side\": \"$s\", \"round\": $r, \"load\": \"$l\", /" >> "$WORK/decode.jsonl"
+        l=$(load)
+        "$(side_bin "$s")/bench_model" "$GGUF" --threads "$THREADS" --reps 3 --exact 1,4,6,9 \
+            | sed "s/^{/{\"side\": \"$s\", \"round\": $r, \"load\": \"$l\", /" >> "$WORK/exact.jsonl"
+    done
+    echo "decode/exact round $r done" >&2
+done
+
+mkdir -p "$(dirname "$OUT")"
+tmp_out=$(mktemp "$OUT.XXXXXX")
+python3 - "$WORK" "$GGUF" "$THREADS" "$ROUNDS" "$TG" "$TASK" "$base_commit" "$same" > "$tmp_out" <<'PY'
+import datetime, json, os, platform, statistics, subprocess, sys
+work, gguf, threads, rounds, tg, task, base_commit, same = sys.argv[1:9]
+med = statistics.median
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo") if l.startswith("flags")), [])
+gen = [json.loads(l) for l in open(os.path.join(work, "gen.jsonl"))]
+secs = {}
+for g in gen:
+    if "seconds" in g:
+        secs.setdefault(f"{g['side']}_{g['mode']}", []).append(round(g["seconds"], 2))
+m = {k: med(v) for k, v in secs.items()}
+ratio = lambda a, b: round(m[a] / m[b], 2) if a in m and b in m else None
+dec = [json.loads(l) for l in open(os.path.join(work, "decode.jsonl"))]
+ex = [json.loads(l) for l in open(os.path.join(work, "exact.jsonl"))]
+def dsum(side):
+    rows = [d for d in dec if d["side"] == side]
+    return {"tg_tok_s": [d[f"tg{tg}_tok_s"] for d in rows], "pct_of_read_bw": [d.get("tg_pct_of_read_bw") for d in rows],
+            "read_bw_gb_s": [d.get("read_bw_gb_s") for d in rows], "load": [d["load"] for d in rows],
+            "median_tg_tok_s": med([d[f"tg{tg}_tok_s"] for d in rows]) if rows else None,
+            "median_pct_of_read_bw": med([d["tg_pct_of_read_bw"] for d in rows if d.get("tg_pct_of_read_bw") is not None] or [0])}
+def esum(side):
+    out = {}
+    for e in ex:
+        if e["side"] == side:
+            out.setdefault(str(e["n"]), {"exact_ms": [], "exact_cpu_ms": []})
+            out[str(e["n"])]["exact_ms"].append(e["exact_ms"])
+            out[str(e["n"])]["exact_cpu_ms"].append(e["exact_cpu_ms"])
+    for v in out.values():
+        v["median_exact_ms"] = med(v["exact_ms"])
+        v["median_exact_cpu_ms"] = med(v["exact_cpu_ms"])
+    return out
+commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip())
+res = {
+    "name": "gen-cpu-ab", "date": datetime.date.today().isoformat(),
+    "commit": commit + ("+dirty" if dirty else ""), "base_commit": base_commit,
+    "machine": {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
+                "isa": sorted(x for x in flags if x.startswith(("avx512", "amx", "avx2", "fma", "f16c")))},
+    "model": {"file": gguf, "bytes": os.path.getsize(gguf), "adapter": None},
+    "threads": int(threads), "rounds": int(rounds), "task": task,
+    "gen": {"runs": gen, "median_seconds": m, "byte_identical_all_runs": same == "true",
+            "speedup_spec_over_plain_now": ratio("now_plain", "now_spec"),
+            "speedup_spec_over_plain_before": ratio("before_plain", "before_spec"),
+            "speedup_spec_now_over_spec_before": ratio("before_spec", "now_spec"),
+            "speedup_plain_now_over_plain_before": ratio("before_plain", "now_plain"),
+            "speedup_spec_now_over_plain_before": ratio("before_plain", "now_spec")},
+    "decode": {"now": dsum("now"), "before": dsum("before"), "rows": dec},
+    "exact_step": {"now": esum("now"), "before": esum("before"), "rows": ex},
+}
+json.dump(res, sys.stdout, indent=1)
+print()
+PY
+mv "$tmp_out" "$OUT"
+tmp_out=
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["gen"]
+print("gen median seconds", g["median_seconds"], "identical", g["byte_identical_all_runs"])
+for k in ("speedup_spec_over_plain_now", "speedup_spec_over_plain_before", "speedup_spec_now_over_spec_before",
+          "speedup_plain_now_over_plain_before", "speedup_spec_now_over_plain_before"):
+    print(" ", k, g[k])
+for s in ("now", "before"):
+    d = r["decode"][s]
+    print("decode", s, d["median_tg_tok_s"], "tok/s", d["median_pct_of_read_bw"], "% of read bw")
+    print("exact", s, {n: v["median_exact_ms"] for n, v in r["exact_step"][s].items()})
+print("wrote", sys.argv[1])
+PY
