@@ -673,6 +673,17 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
                 } else if (n->kind == TK_DIR && tok_is(n, ".align")) {
                     lex_next(&P->L);
                     token x = lex_next(&P->L);
+                    int64_t v;
+                    if (x.kind != TK_INT || !parse_int_text(x.s, x.n, &v) || v <= 0 || v > (1 << 20)) {
+                        ERR(P, x, "expected an alignment after .ptr .align");
+                        pg_buf_free(&attrs);
+                        return false;
+                    }
+                    if (v & (v - 1)) {   /* ptxas: "Alignment must be a power of two" */
+                        pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, x.line, x.col,
+                                     ".ptr .align %.*s: an alignment is a power of two", x.n, x.s);
+                        P->nerrors++;
+                    }
                     pg_buf_printf(&attrs, ".align %.*s", x.n, x.s);
                 } else break;
             }

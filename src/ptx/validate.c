@@ -700,6 +700,10 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         return ok;
     }
     case PTX_OP_REG: {
+        /* a label may begin with '%' (%L1: ... bra %L1;): ptxas takes it where a label goes */
+        if ((s->kinds & ISA_OK_LABEL) && !op->sreg && !op->neg && arity <= 1 && st_find(&c->V->labels, op->name) &&
+            !st_find(&c->V->tab, op->name))
+            return check_symbol_ref(c, op, s->kinds, want, opi);
         if (!(s->kinds & ISA_OK_REG)) break;
         /* a vector register (.reg .v2 .u32 %v) is a whole {..} operand: it fits a
          * vector of its count with its element type, or fills mov's scalar exactly
