@@ -81,6 +81,7 @@ typedef enum {
     ISA_OK_GADDR = 1 << 12, /* with ADDR: a variable named in the address must be .global (prefetchu) */
     ISA_OK_SADDR = 1 << 13, /* with ADDR: a variable named in the address must be .shared (mbarriers) */
     ISA_OK_TABLE = 1 << 14, /* the label of a .branchtargets table (brx.idx) */
+    ISA_OK_TUPLE = 1 << 15, /* with ADDR: a tensor tuple [map, {coords}], as many 32-bit coordinates as the arity */
 } isa_opkind;
 
 typedef struct {

@@ -594,9 +594,48 @@ static int arity_of(const opctx *c, const isa_opslot *s) {
     if (s->arity_var >= 0) {
         const char *v = isa_bound_text(c->mt, s->arity_var);
         if (!v) return 1;
-        return v[2] - '0';   /* ".v4" */
+        while (*v && (*v < '0' || *v > '9')) v++;
+        return *v ? *v - '0' : 1;   /* ".v4", ".3d" */
     }
     return s->arity;
+}
+
+/* A tensor tuple [map, {x, y, ...}] (cp.async.bulk.tensor): the map's address as any tuple's,
+ * then exactly `arity` coordinates, each a 32-bit register or an integer (ptxas: "Arguments
+ * mismatch", "Argument vector size mismatch"); an .f32 register only beside an integer
+ * register and never beside an integer literal ("Vector with elements of different types"). */
+static bool check_tuple(opctx *c, const ptx_operand *op, int arity, int opi) {
+    const ptx_operand *v = op->nelems == 1 ? &op->elems[0] : NULL;
+    if (!v || v->kind != PTX_OP_VEC) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is a tensor tuple [map, {coordinates}]", opi + 1, c->in->opcode);
+        return false;
+    }
+    if (!check_address(c, op, opi)) return false;
+    if (v->nelems != arity) {
+        OERR(c, PG_E_VECTOR_ARITY, v->loc, "operand %d of '%s' takes %d coordinates, not %d", opi + 1, c->in->opcode, arity, v->nelems);
+        return false;
+    }
+    int nfloat = 0, nint = 0, nimm = 0;
+    for (int i = 0; i < v->nelems; i++) {
+        const ptx_operand *e = &v->elems[i];
+        if (e->kind == PTX_OP_IMM_INT) { nimm++; continue; }
+        const ptx_decl *d = e->kind == PTX_OP_REG && !op_sreg(c->V, e) ? find_reg(c->V, e->name, e->loc, false) : NULL;
+        if (e->kind == PTX_OP_REG && !d && !op_sreg(c->V, e)) continue;   /* undeclared: check_address reported it */
+        const ptx_type_info *ti = d ? ptx_type_get(d->type) : NULL;
+        if (!ti || ti->bits != 32 || ti->cls == PTX_TC_PRED || d->vec) {
+            OERR(c, PG_E_OPERAND_TYPE, e->loc, "coordinate %d of operand %d of '%s' must be a 32-bit register or an integer",
+                 i + 1, opi + 1, c->in->opcode);
+            return false;
+        }
+        if (ti->cls == PTX_TC_FLOAT) nfloat++;
+        else nint++;
+    }
+    if (nfloat && (nimm || !nint)) {
+        OERR(c, PG_E_OPERAND_TYPE, v->loc, "operand %d of '%s': .f32 coordinates need an integer register beside them and no literal",
+             opi + 1, c->in->opcode);
+        return false;
+    }
+    return true;
 }
 
 static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
@@ -740,6 +779,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         return check_imm(c, op, s, want, opi);
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
+        if (s->kinds & ISA_OK_TUPLE) return check_tuple(c, op, arity, opi);
         return check_address(c, op, opi);
     case PTX_OP_SINK:
         if (!(s->kinds & ISA_OK_SINK)) break;
