@@ -335,6 +335,7 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
         if (os->arity_var >= 0) {
             const char *v = isa_bound_text(mt, os->arity_var);
             s->arity = v ? v[2] - '0' : 1;
+            if (v && s->arity == 1) return false;   /* ldmatrix .x1's {%r}: a vector of one, not written by the decoder */
         } else if (os->arity == 1 && !os->vec1) {
             s->arity = 1;
         } else {

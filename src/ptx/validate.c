@@ -765,7 +765,9 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             }
             return true;
         }
-        if (arity > 1 || arity < 0 || s->vec1) {   /* ptxas: "Vector expected for argument 0" */
+        /* a count named by a modifier (.x1) is a {vector} even of one: "Vector of size 1 is expected" */
+        bool named = s->arity_var >= 0 && isa_bound_text(c->mt, s->arity_var);
+        if (arity > 1 || arity < 0 || s->vec1 || named) {   /* ptxas: "Vector expected for argument 0" */
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %s-element vector {..}, not %s",
                  opi + 1, c->in->opcode, arity > 0 ? (char[]){(char)('0' + arity % 10), 0} : "multi", op->name);
             return false;
