@@ -7,6 +7,7 @@
 #include "lex.h"
 #include "ptxgen/ptx.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -721,6 +722,10 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
             ERR(P, t, "expected a name in declaration but found %s", dd);
             return false;
         }
+        if (memchr(t.s, '.', (size_t)t.n)) {   /* %tid.x lexes as one name; ptxas: "Parsing error near '.x'" */
+            ERR(P, t, "'%.*s': a declared name has no '.'", t.n, t.s);
+            return false;
+        }
         ptx_decl e = d;
         e.name = tokdup(P, &t);
         e.loc.line = t.line;
@@ -942,6 +947,19 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     return true;
 }
 
+/* ".loc FILE LINE COL" then nothing or ", function_name ..." (ptxas: "Parsing error near '0'"
+ * for a fourth number, near the next statement for a missing column) */
+static bool loc_shape_ok(const char *text) {
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        while (*p == ' ') p++;
+        if (*p < '0' || *p > '9') return false;
+        while (isalnum((unsigned char)*p)) p++;   /* 10, 0x10 */
+    }
+    while (*p == ' ') p++;
+    return *p == 0 || *p == ',';
+}
+
 /* Directive statement inside a body: .loc, .pragma, .branchtargets ... */
 static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt *st) {
     st->kind = PTX_ST_DIRECTIVE;
@@ -953,6 +971,8 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
             ERR(P, n, "expected a file number after .loc");
         }
         st->u.dir.text = capture_line(P, t.line);
+        if (tok_is(&t, ".loc") && !loc_shape_ok(st->u.dir.text))
+            ERR(P, t, ".loc takes a file, a line and a column number ('.loc 1 10 4'), then only ', function_name ...'");
         return true;
     }
     bool eof;

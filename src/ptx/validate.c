@@ -1200,6 +1200,8 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .align %d; a .param variable is aligned to at most 128 bytes", d->name, d->align);
     if (d->space == PTX_SS_PARAM && d->vec && d->type != PTX_T_PRED)   /* "cannot be allocated in .param state space" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a vector (.v%d); use an array", d->name, d->vec);
+    else if (d->space == PTX_SS_PARAM && d->type == PTX_T_F16X2)   /* the same message: a packed pair is a vector too */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a packed .f16x2; use .b32", d->name);
     if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
              d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
@@ -1309,6 +1311,8 @@ static void check_func(vctx *V, ptx_func *f) {
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .pred makes registers only (.reg .pred), not .param", d->name);
         else if (d->vec)   /* "Variable 'q' cannot be allocated in .param state space" */
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a vector (.v%d); use an array", d->name, d->vec);
+        else if (d->type == PTX_T_F16X2)
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a packed .f16x2; use .b32", d->name);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
