@@ -391,7 +391,9 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
         if (tok_punct(n, '+')) {
             token sign = lex_next(&P->L);
             bool neg = sign.punct == '-';
-            if (tok_punct(lex_peek(&P->L), '-')) { lex_next(&P->L); neg = !neg; }
+            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* [a+ -+8]: unary signs, as ptxas takes them */
+                if (lex_next(&P->L).punct == '-') neg = !neg;
+            }
             token num = lex_next(&P->L);
             int64_t v;
             if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) {

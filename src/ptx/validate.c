@@ -276,8 +276,8 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
  * equal, or (N = want's size; "relaxed" = the ld/st/cvt rule, where the
  * register may be wider):
  *   .bN                 any non-predicate register of N bits (relaxed: at least N);
- *   integers            a .b/.u/.s register of N bits (relaxed: at least N, or a
- *                       packed one: ld.global.u32 %h2, cvt.u32.u16 %r, %h2);
+ *   integers            a .b/.u/.s or packed (.f16x2) register of N bits (relaxed: at
+ *                       least N: ld.global.u32 %h2, cvt.u32.u16 %r, %h2; add.s32 %r, %r, %hx);
  *   .f32, .f64          a .bN register (relaxed: at least N), never another float;
  *   .f16                an .f16 or .b16 register (relaxed: or a wider .b one);
  *   .f16x2              an .f16x2 or .b32 register;
@@ -297,7 +297,7 @@ bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
         return true;
     case PTX_TC_UINT:
     case PTX_TC_SINT:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || (relaxed && r->cls == PTX_TC_PACKED);
+        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || r->cls == PTX_TC_PACKED;
     case PTX_TC_FLOAT:
         if (want == PTX_T_F16 && reg == PTX_T_F16) return true;
         return r->cls == PTX_TC_BIT;
