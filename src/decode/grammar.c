@@ -328,7 +328,7 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
     for (int i = 0; i < nops; i++) {
         const isa_opslot *os = &f->ops[i];
         dg_slot *s = &c->slot[i];
-        if (os->kinds & (ISA_OK_ANY | ISA_OK_FUNC | ISA_OK_TUPLE)) return false;   /* tensor tuples: not written by the decoder */
+        if (os->kinds & (ISA_OK_ANY | ISA_OK_FUNC | ISA_OK_TUPLE | ISA_OK_HANDLE)) return false;   /* tensor tuples, handles: not written by the decoder */
         if (os->any_type && (os->kinds & (ISA_OK_REG | ISA_OK_IMM))) return false;
         s->want = slot_type(mt, os);
         s->relaxed = os->relaxed;

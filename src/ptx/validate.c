@@ -600,6 +600,34 @@ static int arity_of(const opctx *c, const isa_opslot *s) {
     return s->arity;
 }
 
+/* A handle address [h] or [h, coords...] (txq, suq, sured, suld, sust): h is a variable of the
+ * slot's opaque type (.texref, .surfref, .samplerref) or a 64-bit integer register, with no
+ * offset (ptxas: ".texref or .u64 register expected", "Arguments mismatch"). */
+static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi) {
+    if (op->ival != 0 || !op->addr_has_base) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' names a %s handle without an offset", opi + 1, c->in->opcode,
+             ptx_type_get(want)->name);
+        return false;
+    }
+    if (op->addr_base_is_reg) {
+        const ptx_decl *d = op_sreg(c->V, op) ? NULL : find_reg(c->V, op->name, op->loc, false);
+        const ptx_type_info *ti = d ? ptx_type_get(d->type) : NULL;
+        if (d && (ti->bits != 64 || !(ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) || d->vec)) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s': a handle register is 64-bit, not %s %s", opi + 1, c->in->opcode,
+                 ti->name, op->name);
+            return false;
+        }
+    } else {
+        const sym *s = st_find(&c->V->tab, op->name);
+        if (s && (s->kind != SYM_VAR || !s->decl || s->decl->type != want)) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s' needs a %s variable or a 64-bit register; %s is not one",
+                 opi + 1, c->in->opcode, ptx_type_get(want)->name, op->name);
+            return false;
+        }
+    }
+    return check_address(c, op, opi);
+}
+
 /* A tensor tuple [map, {x, y, ...}] (cp.async.bulk.tensor): the map's address as any tuple's,
  * then exactly `arity` coordinates, each a 32-bit register or an integer (ptxas: "Arguments
  * mismatch", "Argument vector size mismatch"); an .f32 register only beside an integer
@@ -782,6 +810,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
         if (s->kinds & ISA_OK_TUPLE) return check_tuple(c, op, arity, opi);
+        if ((s->kinds & ISA_OK_HANDLE) && want != PTX_T_NONE) return check_handle(c, op, want, opi);
         return check_address(c, op, opi);
     case PTX_OP_SINK:
         if (!(s->kinds & ISA_OK_SINK)) break;
