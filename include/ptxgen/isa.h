@@ -81,6 +81,8 @@ typedef enum {
     ISA_OK_GADDR = 1 << 12, /* with ADDR: a variable named in the address must be .global (prefetchu) */
     ISA_OK_SADDR = 1 << 13, /* with ADDR: a variable named in the address must be .shared (mbarriers) */
     ISA_OK_TABLE = 1 << 14, /* the label of a .branchtargets table (brx.idx) */
+    ISA_OK_TUPLE = 1 << 15, /* with ADDR: a tensor tuple [map, {coords}], as many 32-bit coordinates as the arity */
+    ISA_OK_HANDLE = 1 << 16, /* with ADDR: [handle] or [handle, ...]: a variable of the slot's opaque type or a 64-bit register, no offset */
 } isa_opkind;
 
 typedef struct {

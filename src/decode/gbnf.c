@@ -124,7 +124,8 @@ static void put_alts(pg_buf *b, unsigned k, bool in_vector) {
 static void put_opslot(pg_buf *b, const isa_opslot *s, intern_tab *opnds) {
     pg_buf body = {0}, elem = {0};
     put_alts(&elem, s->kinds, true);
-    if (s->arity == 1 && s->arity_var < 0 && !s->vec1) {
+    if ((s->arity == 1 && s->arity_var < 0 && !s->vec1) || (s->kinds & ISA_OK_TUPLE)) {
+        /* a tensor tuple's arity counts its coordinates, inside the address */
         put_alts(&body, s->kinds, false);
     } else if (s->arity > 1 || s->vec1) {
         /* exactly N elements */

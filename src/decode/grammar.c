@@ -328,13 +328,14 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
     for (int i = 0; i < nops; i++) {
         const isa_opslot *os = &f->ops[i];
         dg_slot *s = &c->slot[i];
-        if (os->kinds & (ISA_OK_ANY | ISA_OK_FUNC)) return false;
+        if (os->kinds & (ISA_OK_ANY | ISA_OK_FUNC | ISA_OK_TUPLE | ISA_OK_HANDLE)) return false;   /* tensor tuples, handles: not written by the decoder */
         if (os->any_type && (os->kinds & (ISA_OK_REG | ISA_OK_IMM))) return false;
         s->want = slot_type(mt, os);
         s->relaxed = os->relaxed;
         if (os->arity_var >= 0) {
             const char *v = isa_bound_text(mt, os->arity_var);
             s->arity = v ? v[2] - '0' : 1;
+            if (v && s->arity == 1) return false;   /* ldmatrix .x1's {%r}: a vector of one, not written by the decoder */
         } else if (os->arity == 1 && !os->vec1) {
             s->arity = 1;
         } else {

@@ -566,6 +566,7 @@ static void sample_operand(const isa_opslot *s, pg_buf *b) {
     const char *one = (k & ISA_OK_REG) ? "%r1" : (k & ISA_OK_IMM) ? "1" : (k & ISA_OK_ADDR) ? "[%rd1+8]"
                     : (k & (ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) ? "L1" : (k & ISA_OK_SINK) ? "_"
                     : (k & ISA_OK_SPECIAL) ? "%tid.x" : (k & ISA_OK_PAIR) ? "%p1|%p2" : "%r1";
+    if (k & ISA_OK_TUPLE) { pg_buf_puts(b, "[%rd1, {%r1, %r2}]"); return; }   /* its arity counts coordinates */
     int n = s->arity > 1 ? s->arity : (s->arity == -1 ? 2 : 1);
     if (n == 1 && !s->vec1) { pg_buf_puts(b, one); return; }
     pg_buf_putc(b, '{');

@@ -65,6 +65,20 @@ static void too_long(lexer *L, token *t) {
     t->n = PTX_MAX_TOKEN;
 }
 
+/* ".5" is a number (ptxas: div.f64 %fd1, -.5, %fd2), ".5d" a modifier: digits, then no name character. */
+static bool dot_number(const char *p, const char *end) {
+    while (p < end && isdig(*p)) p++;
+    if (p + 1 < end && (*p == 'e' || *p == 'E')) {   /* .5e1, .5e-3 */
+        const char *q = p + 1;
+        if (q + 1 < end && (*q == '+' || *q == '-')) q++;
+        if (isdig(*q)) {
+            while (q < end && isdig(*q)) q++;
+            p = q;
+        }
+    }
+    return p >= end || !isid(*p);
+}
+
 /* Numbers, strings and stray bytes: the rarer tokens, kept out of
  * ptx_lex_scan so that its fast path stays small.  Starts at L->p. */
 static void lex_other(lexer *L, token *t) {
@@ -207,7 +221,7 @@ void ptx_lex_scan(lexer *L, token *tp) {
             (p + 2 >= end || !isid(p[2])))
             p += 2;
         t->kind = TK_IDENT;
-    } else if (c == '.' && p + 1 < end && isid(p[1])) {
+    } else if (c == '.' && p + 1 < end && isid(p[1]) && !(isdig(p[1]) && dot_number(p + 1, end))) {
         p++;
         for (;;) {
             while (p < end && isid(*p)) p++;

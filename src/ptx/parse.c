@@ -7,6 +7,7 @@
 #include "lex.h"
 #include "ptxgen/ptx.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,7 +391,9 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
         if (tok_punct(n, '+')) {
             token sign = lex_next(&P->L);
             bool neg = sign.punct == '-';
-            if (tok_punct(lex_peek(&P->L), '-')) { lex_next(&P->L); neg = !neg; }
+            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* [a+ -+8]: unary signs, as ptxas takes them */
+                if (lex_next(&P->L).punct == '-') neg = !neg;
+            }
             token num = lex_next(&P->L);
             int64_t v;
             if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) {
@@ -673,6 +676,17 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
                 } else if (n->kind == TK_DIR && tok_is(n, ".align")) {
                     lex_next(&P->L);
                     token x = lex_next(&P->L);
+                    int64_t v;
+                    if (x.kind != TK_INT || !parse_int_text(x.s, x.n, &v) || v <= 0 || v > (1 << 20)) {
+                        ERR(P, x, "expected an alignment after .ptr .align");
+                        pg_buf_free(&attrs);
+                        return false;
+                    }
+                    if (v & (v - 1)) {   /* ptxas: "Alignment must be a power of two" */
+                        pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, x.line, x.col,
+                                     ".ptr .align %.*s: an alignment is a power of two", x.n, x.s);
+                        P->nerrors++;
+                    }
                     pg_buf_printf(&attrs, ".align %.*s", x.n, x.s);
                 } else break;
             }
@@ -708,6 +722,10 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
             char dd[64];
             tokdesc(&t, dd, sizeof dd);
             ERR(P, t, "expected a name in declaration but found %s", dd);
+            return false;
+        }
+        if (memchr(t.s, '.', (size_t)t.n)) {   /* %tid.x lexes as one name; ptxas: "Parsing error near '.x'" */
+            ERR(P, t, "'%.*s': a declared name has no '.'", t.n, t.s);
             return false;
         }
         ptx_decl e = d;
@@ -931,6 +949,19 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     return true;
 }
 
+/* ".loc FILE LINE COL" then nothing or ", function_name ..." (ptxas: "Parsing error near '0'"
+ * for a fourth number, near the next statement for a missing column) */
+static bool loc_shape_ok(const char *text) {
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        while (*p == ' ') p++;
+        if (*p < '0' || *p > '9') return false;
+        while (isalnum((unsigned char)*p)) p++;   /* 10, 0x10 */
+    }
+    while (*p == ' ') p++;
+    return *p == 0 || *p == ',';
+}
+
 /* Directive statement inside a body: .loc, .pragma, .branchtargets ... */
 static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt *st) {
     st->kind = PTX_ST_DIRECTIVE;
@@ -942,6 +973,8 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
             ERR(P, n, "expected a file number after .loc");
         }
         st->u.dir.text = capture_line(P, t.line);
+        if (tok_is(&t, ".loc") && !loc_shape_ok(st->u.dir.text))
+            ERR(P, t, ".loc takes a file, a line and a column number ('.loc 1 10 4'), then only ', function_name ...'");
         return true;
     }
     bool eof;

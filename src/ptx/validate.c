@@ -276,8 +276,8 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
  * equal, or (N = want's size; "relaxed" = the ld/st/cvt rule, where the
  * register may be wider):
  *   .bN                 any non-predicate register of N bits (relaxed: at least N);
- *   integers            a .b/.u/.s register of N bits (relaxed: at least N, or a
- *                       packed one: ld.global.u32 %h2, cvt.u32.u16 %r, %h2);
+ *   integers            a .b/.u/.s or packed (.f16x2) register of N bits (relaxed: at
+ *                       least N: ld.global.u32 %h2, cvt.u32.u16 %r, %h2; add.s32 %r, %r, %hx);
  *   .f32, .f64          a .bN register (relaxed: at least N), never another float;
  *   .f16                an .f16 or .b16 register (relaxed: or a wider .b one);
  *   .f16x2              an .f16x2 or .b32 register;
@@ -297,7 +297,7 @@ bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
         return true;
     case PTX_TC_UINT:
     case PTX_TC_SINT:
-        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || (relaxed && r->cls == PTX_TC_PACKED);
+        return r->cls == PTX_TC_BIT || r->cls == PTX_TC_UINT || r->cls == PTX_TC_SINT || r->cls == PTX_TC_PACKED;
     case PTX_TC_FLOAT:
         if (want == PTX_T_F16 && reg == PTX_T_F16) return true;
         return r->cls == PTX_TC_BIT;
@@ -594,9 +594,76 @@ static int arity_of(const opctx *c, const isa_opslot *s) {
     if (s->arity_var >= 0) {
         const char *v = isa_bound_text(c->mt, s->arity_var);
         if (!v) return 1;
-        return v[2] - '0';   /* ".v4" */
+        while (*v && (*v < '0' || *v > '9')) v++;
+        return *v ? *v - '0' : 1;   /* ".v4", ".3d" */
     }
     return s->arity;
+}
+
+/* A handle address [h] or [h, coords...] (txq, suq, sured, suld, sust): h is a variable of the
+ * slot's opaque type (.texref, .surfref, .samplerref) or a 64-bit integer register, with no
+ * offset (ptxas: ".texref or .u64 register expected", "Arguments mismatch"). */
+static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi) {
+    if (op->ival != 0 || !op->addr_has_base) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' names a %s handle without an offset", opi + 1, c->in->opcode,
+             ptx_type_get(want)->name);
+        return false;
+    }
+    if (op->addr_base_is_reg) {
+        const ptx_decl *d = op_sreg(c->V, op) ? NULL : find_reg(c->V, op->name, op->loc, false);
+        const ptx_type_info *ti = d ? ptx_type_get(d->type) : NULL;
+        if (d && (ti->bits != 64 || !(ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) || d->vec)) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s': a handle register is 64-bit, not %s %s", opi + 1, c->in->opcode,
+                 ti->name, op->name);
+            return false;
+        }
+    } else {
+        const sym *s = st_find(&c->V->tab, op->name);
+        if (s && (s->kind != SYM_VAR || !s->decl || s->decl->type != want)) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s' needs a %s variable or a 64-bit register; %s is not one",
+                 opi + 1, c->in->opcode, ptx_type_get(want)->name, op->name);
+            return false;
+        }
+    }
+    return check_address(c, op, opi);
+}
+
+/* A tensor tuple [map, {x, y, ...}] (cp.async.bulk.tensor): the map's address as any tuple's,
+ * then exactly `arity` coordinates, each a 32-bit register or an integer (ptxas: "Arguments
+ * mismatch", "Argument vector size mismatch"); an .f32 register only beside an integer
+ * register and never beside an integer literal ("Vector with elements of different types"). */
+static bool check_tuple(opctx *c, const ptx_operand *op, int arity, int opi) {
+    const ptx_operand *v = op->nelems == 1 ? &op->elems[0] : NULL;
+    if (!v || v->kind != PTX_OP_VEC) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is a tensor tuple [map, {coordinates}]", opi + 1, c->in->opcode);
+        return false;
+    }
+    if (!check_address(c, op, opi)) return false;
+    if (v->nelems != arity) {
+        OERR(c, PG_E_VECTOR_ARITY, v->loc, "operand %d of '%s' takes %d coordinates, not %d", opi + 1, c->in->opcode, arity, v->nelems);
+        return false;
+    }
+    int nfloat = 0, nint = 0, nimm = 0;
+    for (int i = 0; i < v->nelems; i++) {
+        const ptx_operand *e = &v->elems[i];
+        if (e->kind == PTX_OP_IMM_INT) { nimm++; continue; }
+        const ptx_decl *d = e->kind == PTX_OP_REG && !op_sreg(c->V, e) ? find_reg(c->V, e->name, e->loc, false) : NULL;
+        if (e->kind == PTX_OP_REG && !d && !op_sreg(c->V, e)) continue;   /* undeclared: check_address reported it */
+        const ptx_type_info *ti = d ? ptx_type_get(d->type) : NULL;
+        if (!ti || ti->bits != 32 || ti->cls == PTX_TC_PRED || d->vec) {
+            OERR(c, PG_E_OPERAND_TYPE, e->loc, "coordinate %d of operand %d of '%s' must be a 32-bit register or an integer",
+                 i + 1, opi + 1, c->in->opcode);
+            return false;
+        }
+        if (ti->cls == PTX_TC_FLOAT) nfloat++;
+        else nint++;
+    }
+    if (nfloat && (nimm || !nint)) {
+        OERR(c, PG_E_OPERAND_TYPE, v->loc, "operand %d of '%s': .f32 coordinates need an integer register beside them and no literal",
+             opi + 1, c->in->opcode);
+        return false;
+    }
+    return true;
 }
 
 static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
@@ -700,6 +767,10 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         return ok;
     }
     case PTX_OP_REG: {
+        /* a label may begin with '%' (%L1: ... bra %L1;): ptxas takes it where a label goes */
+        if ((s->kinds & ISA_OK_LABEL) && !op->sreg && !op->neg && arity <= 1 && st_find(&c->V->labels, op->name) &&
+            !st_find(&c->V->tab, op->name))
+            return check_symbol_ref(c, op, s->kinds, want, opi);
         if (!(s->kinds & ISA_OK_REG)) break;
         /* a vector register (.reg .v2 .u32 %v) is a whole {..} operand: it fits a
          * vector of its count with its element type, or fills mov's scalar exactly
@@ -722,7 +793,9 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             }
             return true;
         }
-        if (arity > 1 || arity < 0 || s->vec1) {   /* ptxas: "Vector expected for argument 0" */
+        /* a count named by a modifier (.x1) is a {vector} even of one: "Vector of size 1 is expected" */
+        bool named = s->arity_var >= 0 && isa_bound_text(c->mt, s->arity_var);
+        if (arity > 1 || arity < 0 || s->vec1 || named) {   /* ptxas: "Vector expected for argument 0" */
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' needs a %s-element vector {..}, not %s",
                  opi + 1, c->in->opcode, arity > 0 ? (char[]){(char)('0' + arity % 10), 0} : "multi", op->name);
             return false;
@@ -736,6 +809,8 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         return check_imm(c, op, s, want, opi);
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
+        if (s->kinds & ISA_OK_TUPLE) return check_tuple(c, op, arity, opi);
+        if ((s->kinds & ISA_OK_HANDLE) && want != PTX_T_NONE) return check_handle(c, op, want, opi);
         return check_address(c, op, opi);
     case PTX_OP_SINK:
         if (!(s->kinds & ISA_OK_SINK)) break;
@@ -1154,6 +1229,8 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .align %d; a .param variable is aligned to at most 128 bytes", d->name, d->align);
     if (d->space == PTX_SS_PARAM && d->vec && d->type != PTX_T_PRED)   /* "cannot be allocated in .param state space" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a vector (.v%d); use an array", d->name, d->vec);
+    else if (d->space == PTX_SS_PARAM && d->type == PTX_T_F16X2)   /* the same message: a packed pair is a vector too */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a packed .f16x2; use .b32", d->name);
     if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
              d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
@@ -1263,6 +1340,8 @@ static void check_func(vctx *V, ptx_func *f) {
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': .pred makes registers only (.reg .pred), not .param", d->name);
         else if (d->vec)   /* "Variable 'q' cannot be allocated in .param state space" */
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a vector (.v%d); use an array", d->name, d->vec);
+        else if (d->type == PTX_T_F16X2)
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a packed .f16x2; use .b32", d->name);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);

@@ -506,7 +506,10 @@ static int rename_op_labels(ptx_module *m, ptx_operand *op, const strmap *map, c
                             int depth) {
     if (depth > PTX_MAX_NEST + 2) return 0;
     int n = 0;
-    if (op->kind == PTX_OP_SYM && op->name) {
+    /* a label may be named like a register (%L1: ... bra %L1): the branch's operand parses as one,
+     * and its new name keeps the '%' */
+    bool reg_label = op->kind == PTX_OP_REG && branch && !op->sreg && !op->neg;
+    if ((op->kind == PTX_OP_SYM || reg_label) && op->name) {
         const char *nw;
         if (sm_get(map, op->name, &nw) && nw && (branch || !sm_get(vars, op->name, NULL))) {
             op->name = nw;
@@ -565,6 +568,10 @@ static int mut_rename_labels(ptx_module *m, ptx_func *f, rng *r, strmap *taken, 
             if (attempt > 0) {
                 size_t n = strlen(buf);
                 snprintf(buf + n, sizeof buf - n, "_%c%d", alnum[rng_below(r, 26)], attempt);
+            }
+            if (labels.v[i][0] == '%') {   /* %L1 stays a %-name: its branches parse it as a register */
+                memmove(buf + 1, buf, strnlen(buf, sizeof buf - 2) + 1);
+                buf[0] = '%';
             }
             if (!sm_get(taken, buf, NULL)) break;
         }

@@ -171,7 +171,10 @@ static void rc_op(rcmp *c, const ptx_operand *x, const ptx_operand *y, bool bran
     }
     switch (x->kind) {
     case PTX_OP_REG:
-        rc_name(c, &c->regs, x->name, y->name, !c->labels && !(x->sreg && y->sreg), "register");
+        if (c->labels && branch && !x->sreg)   /* a label named like a register (bra %L1) */
+            rc_name(c, &c->labs, x->name, y->name, true, "label");
+        else
+            rc_name(c, &c->regs, x->name, y->name, !c->labels && !(x->sreg && y->sreg), "register");
         break;
     case PTX_OP_SYM:
         rc_name(c, c->labels ? &c->labs : &c->regs, x->name, y->name,
