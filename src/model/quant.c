@@ -316,6 +316,23 @@ static QATTR inline float hsum8(__m256 v) {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
 }
+/* A Q4_K row's value: its scaled integer sums (acc) less the minimums' sum (accm, 4 lanes). */
+static QATTR inline float kq_finish(__m256 acc, __m128 accm) {
+    __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
+    m = _mm_add_ss(m, _mm_movehdup_ps(m));
+    return hsum8(acc) - _mm_cvtss_f32(m);
+}
+/* Half h (128 elements) of a Q6_K block's 6-bit codes, low nibble | 2 high bits << 4: u[0..3] are the
+ * elements 128h + 32k .. 128h + 32k + 31. */
+static QATTR inline void q6k_codes(const uint8_t *ql, const uint8_t *qh, int h, __m256i u[4]) {
+    const __m256i m4 = _mm256_set1_epi8(0xF), m3 = _mm256_set1_epi8(3);
+    __m256i b1 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h)), b2 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h + 32));
+    __m256i bh = _mm256_loadu_si256((const __m256i *)(qh + 32 * h));
+    u[0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
+    u[1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
+    u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
+    u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+}
 static QATTR inline float f16c(const uint8_t *p) {
     uint16_t h;
     memcpy(&h, p, 2);
@@ -472,16 +489,11 @@ static QATTR inline __attribute__((always_inline)) void dot256_t(const int type,
                 acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(dw * dx), acc[j]);
             }
         }
-        for (int j = 0; j < nx; j++) {
-            __m128 m = _mm_add_ps(accm[j], _mm_movehl_ps(accm[j], accm[j]));
-            m = _mm_add_ss(m, _mm_movehdup_ps(m));
-            out[(size_t)j * ldo] = hsum8(acc[j]) - _mm_cvtss_f32(m);
-        }
+        for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = kq_finish(acc[j], accm[j]);
         return;
     }
     /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4, value u - 32: the -32 is taken off once per block
      * as 32 * sum_g scale_g * (the activation's sum over group g of 16), from bsums */
-    const __m256i m3 = _mm256_set1_epi8(3);
     for (int b = 0; b < nb; b++, p += B_Q6_K) {
         const uint8_t *ql = p, *qh = p + 128;
         __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
@@ -490,14 +502,7 @@ static QATTR inline __attribute__((always_inline)) void dot256_t(const int type,
         __m256i u[2][4], shs[2][4];
 #pragma GCC unroll 2
         for (int h = 0; h < 2; h++) {
-            __m256i b1 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h)), b2 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h + 32));
-            __m256i bh = _mm256_loadu_si256((const __m256i *)(qh + 32 * h));
-            u[h][0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
-            u[h][1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
-            u[h][2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4),
-                                      _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
-            u[h][3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
-                                      _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+            q6k_codes(ql, qh, h, u[h]);
 #pragma GCC unroll 4
             for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
                 int i = h * 4 + k;   /* scales 2i and 2i+1: 8 int16 lanes each */
@@ -563,13 +568,10 @@ static QATTR float dot256_one(int type, const uint8_t *p, const qa256 *x, int n)
             }
             acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(f16c(p) * dx), acc);
         }
-        __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
-        m = _mm_add_ss(m, _mm_movehdup_ps(m));
-        return hsum8(acc) - _mm_cvtss_f32(m);
+        return kq_finish(acc, accm);
     }
     /* Q6_K: 6-bit codes u = low nibble | 2 high bits << 4, value u - 32: the -32 is taken off once per block
      * as 32 * sum_g scale_g * (the activation's sum over group g of 16), from bsums */
-    const __m256i m3 = _mm256_set1_epi8(3);
     for (int b = 0; b < nb; b++, p += B_Q6_K) {
         const uint8_t *ql = p, *qh = p + 128;
         const int8_t *q8 = x[b].qs;
@@ -578,15 +580,8 @@ static QATTR float dot256_one(int type, const uint8_t *p, const qa256 *x, int n)
         __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(off, 5));
 #pragma GCC unroll 2
         for (int h = 0; h < 2; h++, ql += 64, qh += 32, q8 += 128) {
-            __m256i b1 = _mm256_loadu_si256((const __m256i *)ql), b2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
-            __m256i bh = _mm256_loadu_si256((const __m256i *)qh);
             __m256i u[4];
-            u[0] = _mm256_or_si256(_mm256_and_si256(b1, m4), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
-            u[1] = _mm256_or_si256(_mm256_and_si256(b2, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
-            u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
-            u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
+            q6k_codes(ql, qh, 0, u);
 #pragma GCC unroll 4
             for (int k = 0; k < 4; k++) {   /* unrolled: the shuffle masks are constants */
                 int i = h * 4 + k;   /* scales 2i and 2i+1: 8 int16 lanes each */
@@ -948,15 +943,10 @@ static ZATTR inline __attribute__((always_inline)) void dot256_z(const int type,
                 acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s8), _mm256_set1_ps(dw * dx), acc[j]);
             }
         }
-        for (int j = 0; j < nx; j++) {
-            __m128 m = _mm_add_ps(accm[j], _mm_movehl_ps(accm[j], accm[j]));
-            m = _mm_add_ss(m, _mm_movehdup_ps(m));
-            out[(size_t)j * ldo] = hsum8(acc[j]) - _mm_cvtss_f32(m);
-        }
+        for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = kq_finish(acc[j], accm[j]);
         return;
     }
     /* Q6_K: codes u = low nibble | 2 high bits << 4 (value u - 32, the -32 from bsums as dot256_t) */
-    const __m256i m4h = _mm256_set1_epi8(0xF), m3 = _mm256_set1_epi8(3);
     for (int b = 0; b < nb; b++, p += B_Q6_K) {
         const uint8_t *ql = p, *qh = p + 128;
         __m128i scales = _mm_loadu_si128((const __m128i *)(p + 192));   /* 16 int8 scales, one per 16 elements */
@@ -966,16 +956,10 @@ static ZATTR inline __attribute__((always_inline)) void dot256_z(const int type,
         __m512i w[4], sc[4];
 #pragma GCC unroll 2
         for (int h = 0; h < 2; h++) {
-            __m256i b1 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h)), b2 = _mm256_loadu_si256((const __m256i *)(ql + 64 * h + 32));
-            __m256i bh = _mm256_loadu_si256((const __m256i *)(qh + 32 * h));
-            __m256i u0 = _mm256_or_si256(_mm256_and_si256(b1, m4h), _mm256_slli_epi16(_mm256_and_si256(bh, m3), 4));
-            __m256i u1 = _mm256_or_si256(_mm256_and_si256(b2, m4h), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 2), m3), 4));
-            __m256i u2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b1, 4), m4h),
-                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 4), m3), 4));
-            __m256i u3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b2, 4), m4h),
-                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(bh, 6), m3), 4));
-            w[2 * h] = _mm512_inserti64x4(_mm512_castsi256_si512(u0), u1, 1);       /* elements 128h .. 128h+63 */
-            w[2 * h + 1] = _mm512_inserti64x4(_mm512_castsi256_si512(u2), u3, 1);   /* 128h+64 .. 128h+127 */
+            __m256i u[4];
+            q6k_codes(ql, qh, h, u);
+            w[2 * h] = _mm512_inserti64x4(_mm512_castsi256_si512(u[0]), u[1], 1);       /* elements 128h .. 128h+63 */
+            w[2 * h + 1] = _mm512_inserti64x4(_mm512_castsi256_si512(u[2]), u[3], 1);   /* 128h+64 .. 128h+127 */
 #pragma GCC unroll 2
             for (int k = 0; k < 2; k++) {   /* 64 elements = scale groups g0 .. g0+3, 4 lanes each */
                 const int g0 = 8 * h + 4 * k;
