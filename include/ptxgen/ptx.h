@@ -303,6 +303,13 @@ PG_API bool ptx_insn_ends_block(const ptx_insn *in);
 PG_API pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx_block *b, ptx_dag **out);
 PG_API void ptx_dag_free(ptx_dag *d);
 PG_API bool ptx_dag_depends(const ptx_dag *d, int i, int j);   /* positions within the block */
+/* A list schedule of the positions p..q of the block (a run of adjacent instructions) that keeps
+ * every edge of d among them: order[k] (k = 0..q-p) gets the position, relative to p, that goes k-th.
+ * `choose` picks the next instruction among the ready ones (positions relative to p, in no
+ * particular order) and returns its index in that array; the same choices give the same order.
+ * Returns whether every position was ordered (always, for a DAG from ptx_dag_build). */
+typedef int (*ptx_dag_choose_fn)(void *ctx, const int *ready, int nready);
+PG_API bool ptx_dag_order(const ptx_dag *d, int p, int q, ptx_dag_choose_fn choose, void *ctx, int *order);
 
 /* Alignment of memory accesses (W505 misaligned-access).  Per function, a forward
  * dataflow over the CFG (meets at joins) gives each register the largest power of two

@@ -682,6 +682,46 @@ bool ptx_dag_depends(const ptx_dag *d, int i, int j) {
     return bsearch(&key, d->deps, (size_t)d->ndeps, sizeof(ptx_dep), dep_cmp) != NULL;
 }
 
+bool ptx_dag_order(const ptx_dag *d, int p, int q, ptx_dag_choose_fn choose, void *ctx, int *order) {
+    int len = q - p + 1;
+    if (!d || !choose || !order || p < 0 || len <= 0 || q >= d->ninsns) return false;
+    /* the run's edges as adjacency lists (CSR), and each position's count of unscheduled predecessors */
+    int *indeg = pg_xcalloc((size_t)len, sizeof(int)), *outoff = pg_xcalloc((size_t)len + 1, sizeof(int));
+    int *adj = pg_xmalloc(sizeof(int) * (size_t)(d->ndeps ? d->ndeps : 1)), *fill = pg_xcalloc((size_t)len, sizeof(int));
+    int *ready = pg_xmalloc(sizeof(int) * (size_t)len);
+    for (int e = 0; e < d->ndeps; e++) {
+        const ptx_dep *dp = &d->deps[e];
+        if (dp->from < p || dp->to > q || dp->from >= dp->to) continue;
+        outoff[dp->from - p + 1]++;
+        indeg[dp->to - p]++;
+    }
+    for (int k = 0; k < len; k++) outoff[k + 1] += outoff[k];
+    for (int e = 0; e < d->ndeps; e++) {
+        const ptx_dep *dp = &d->deps[e];
+        if (dp->from < p || dp->to > q || dp->from >= dp->to) continue;
+        int u = dp->from - p;
+        adj[outoff[u] + fill[u]++] = dp->to - p;
+    }
+    int nready = 0, norder = 0;
+    for (int k = 0; k < len; k++)
+        if (indeg[k] == 0) ready[nready++] = k;
+    while (nready > 0) {
+        int pick = choose(ctx, ready, nready);
+        if (pick < 0 || pick >= nready) pick = 0;
+        int u = ready[pick];
+        ready[pick] = ready[--nready];
+        order[norder++] = u;
+        for (int x = outoff[u]; x < outoff[u + 1]; x++)
+            if (--indeg[adj[x]] == 0) ready[nready++] = adj[x];
+    }
+    free(indeg);
+    free(outoff);
+    free(adj);
+    free(fill);
+    free(ready);
+    return norder == len;
+}
+
 /* ---- statistics ----------------------------------------------------------------- */
 static int64_t decl_bytes(const ptx_decl *d, bool *unsized) {
     const ptx_type_info *ti = ptx_type_get(d->type);

@@ -58,44 +58,44 @@ static const char *plan_comment(ptx_module *m, const char *const *starts, int nl
  * came back again and again (42% of the comment lines of 60 literate synth samples were repeats,
  * 2026-12-05) and a model writing the kernel lost its place in the plan and looped.  Each run of
  * adjacent instructions of a basic block (its terminator stays last) is put in a list-schedule
- * order of the block's dependence DAG (ptx_dag_build: registers, memory, barriers, the carry flag)
- * that takes, among the ready instructions, the one of the earliest plan line, then nvcc's order.
- * Every dependence is kept, so the kernel computes the same thing; ptxas schedules the machine
- * code itself.  line[] (per statement) moves with the statements.  Returns the instructions moved. */
+ * order of the block's dependence DAG (ptx_dag_build: registers, memory, barriers, the carry flag;
+ * ptx_dag_order) that keeps writing the plan line being written while one of its instructions is
+ * ready, else takes the earliest plan line, then nvcc's order.  Every dependence is kept, so the
+ * kernel computes the same thing; ptxas schedules the machine code itself. */
+typedef struct {
+    const int *line;   /* plan line per statement */
+    int base;          /* the run's first statement */
+    int cur;           /* the plan line written last */
+} plan_pick;
+
+/* The ready instruction of the plan line being written if one is, else of the earliest plan line,
+ * then the earliest in nvcc's order: the least (line != cur, line, position). */
+static bool goes_first(const plan_pick *c, int k, int b) {
+    int lk = c->line[c->base + k], lb = c->line[c->base + b];
+    if ((lk == c->cur) != (lb == c->cur)) return lk == c->cur;
+    if (lk != lb) return lk < lb;
+    return k < b;
+}
+
+static int choose_plan_line(void *ctx, const int *ready, int nready) {
+    plan_pick *c = ctx;
+    int best = 0;
+    for (int i = 1; i < nready; i++)
+        if (goes_first(c, ready[i], ready[best])) best = i;
+    if (c->line[c->base + ready[best]] > 0) c->cur = c->line[c->base + ready[best]];
+    return best;
+}
+
+/* The run p..q of the block in plan order; line[] (per statement) moves with the statements.
+ * Returns the instructions moved. */
 static int order_run(ptx_func *f, int *line, const ptx_dag *d, int p, int q) {
     int len = q - p + 1, base = d->insns[p];
-    int *indeg = calloc((size_t)len, sizeof(int)), *order = malloc(sizeof(int) * (size_t)len);
-    bool *done = calloc((size_t)len, sizeof(bool));
-    ptx_stmt *tmp = malloc(sizeof(ptx_stmt) * (size_t)len);
-    int *tline = malloc(sizeof(int) * (size_t)len);
-    if (!indeg || !order || !done || !tmp || !tline) pg_oom();
-    for (int e = 0; e < d->ndeps; e++) {
-        const ptx_dep *dp = &d->deps[e];
-        if (dp->from >= p && dp->to <= q && dp->from < dp->to) indeg[dp->to - p]++;
-    }
-    int n = 0, cur = 0;   /* the plan line written last before the run */
-    for (int k = base - 1; k >= 0 && !cur; k--) cur = line[k];
-    while (n < len) {
-        /* ready, and of the plan line being written if one is; else of the earliest plan line; then
-         * earliest in nvcc's order */
-        int pick = -1;
-        for (int k = 0; k < len; k++) {
-            if (done[k] || indeg[k] != 0) continue;
-            if (pick < 0) { pick = k; continue; }
-            int lk = line[base + k], lp = line[base + pick];
-            if (lp != cur && (lk == cur || lk < lp)) pick = k;
-        }
-        if (pick < 0) break;   /* a cycle: cannot happen for edges that go forward; keep nvcc's order */
-        done[pick] = true;
-        order[n++] = pick;
-        if (line[base + pick] > 0) cur = line[base + pick];
-        for (int e = 0; e < d->ndeps; e++) {
-            const ptx_dep *dp = &d->deps[e];
-            if (dp->from == p + pick && dp->to <= q && dp->from < dp->to) indeg[dp->to - p]--;
-        }
-    }
+    int *order = pg_xmalloc(sizeof(int) * (size_t)len), *tline = pg_xmalloc(sizeof(int) * (size_t)len);
+    ptx_stmt *tmp = pg_xmalloc(sizeof(ptx_stmt) * (size_t)len);
+    plan_pick c = {line, base, 0};
+    for (int k = base - 1; k >= 0 && !c.cur; k--) c.cur = line[k];   /* the plan line written last before the run */
     int moved = 0;
-    if (n == len) {
+    if (ptx_dag_order(d, p, q, choose_plan_line, &c, order)) {
         for (int k = 0; k < len; k++) { tmp[k] = f->body[base + order[k]]; tline[k] = line[base + order[k]]; }
         for (int k = 0; k < len; k++) {
             f->body[base + k] = tmp[k];
@@ -103,7 +103,7 @@ static int order_run(ptx_func *f, int *line, const ptx_dag *d, int p, int q) {
             moved += order[k] != k;
         }
     }
-    free(indeg); free(order); free(done); free(tmp); free(tline);
+    free(order); free(tmp); free(tline);
     return moved;
 }
 

@@ -247,6 +247,12 @@ static unsigned edge(const ptx_dag *d, int i, int j) {
     return 0;
 }
 
+static int choose_last(void *ctx, const int *ready, int nready) {
+    (void)ctx;
+    (void)ready;
+    return nready - 1;
+}
+
 static void test_dag(void) {
     const char *src = HEADER
         ".const .align 4 .b32 cv[4];\n"
@@ -311,6 +317,14 @@ static void test_dag(void) {
     for (int i = 0; i < 14; i++) CHECK(edge(d, i, 14) & PTX_DEP_CONTROL, "ret depends on %d", i);
     CHECK(!ptx_dag_depends(d, 5, 3) && !ptx_dag_depends(d, 3, 3), "no backward/self edges");
     for (int k = 0; k < d->ndeps; k++) CHECK(d->deps[k].from < d->deps[k].to, "edge %d->%d", d->deps[k].from, d->deps[k].to);
+    /* ptx_dag_order: the chooser's picks, every edge kept; always the last ready one reverses what it can */
+    int order[15], at[15];
+    CHECK(ptx_dag_order(d, 0, 14, choose_last, NULL, order), "ordered");
+    for (int k = 0; k < 15; k++) at[order[k]] = k;
+    for (int k = 0; k < d->ndeps; k++)
+        CHECK(at[d->deps[k].from] < at[d->deps[k].to], "edge %d->%d kept", d->deps[k].from, d->deps[k].to);
+    CHECK(at[12] < at[11] && order[14] == 14, "free arithmetic moved up (12 before 11), ret last");
+    CHECK(!ptx_dag_order(d, 0, 15, choose_last, NULL, order), "a run past the block is refused");
     ptx_dag_free(d);
     ptx_cfg_free(cfg);
     ptx_module_free(m);

@@ -301,44 +301,20 @@ static int mut_rename_regs(ptx_module *m, ptx_func *f, rng *r, strmap *taken, pg
 }
 
 /* ==== reorder ==================================================================== */
+static int choose_random(void *r, const int *ready, int nready) {
+    (void)ready;
+    return (int)rng_below(r, (uint32_t)nready);
+}
+
 /* Emit positions p..q (a run of adjacent instruction statements) of the block
  * in a random topological order of the DAG restricted to the run. */
 static int reorder_run(ptx_func *f, const ptx_dag *d, int p, int q, rng *r) {
     int len = q - p + 1;
-    int *indeg = calloc((size_t)len, sizeof(int));
-    int *outoff = calloc((size_t)len + 1, sizeof(int));
-    int *adj = malloc(sizeof(int) * (size_t)(d->ndeps ? d->ndeps : 1));
-    int *fill = calloc((size_t)len, sizeof(int));
-    int *ready = malloc(sizeof(int) * (size_t)len);
     int *order = malloc(sizeof(int) * (size_t)len);
     ptx_stmt *tmp = malloc(sizeof(ptx_stmt) * (size_t)len);
-    if (!indeg || !outoff || !adj || !fill || !ready || !order || !tmp) pg_oom();
-    for (int e = 0; e < d->ndeps; e++) {
-        const ptx_dep *dp = &d->deps[e];
-        if (dp->from < p || dp->to > q || dp->from >= dp->to) continue;
-        outoff[dp->from - p + 1]++;
-        indeg[dp->to - p]++;
-    }
-    for (int k = 0; k < len; k++) outoff[k + 1] += outoff[k];
-    for (int e = 0; e < d->ndeps; e++) {
-        const ptx_dep *dp = &d->deps[e];
-        if (dp->from < p || dp->to > q || dp->from >= dp->to) continue;
-        int u = dp->from - p;
-        adj[outoff[u] + fill[u]++] = dp->to - p;
-    }
-    int nready = 0, norder = 0;
-    for (int k = 0; k < len; k++)
-        if (indeg[k] == 0) ready[nready++] = k;
-    while (nready > 0) {
-        int pick = (int)rng_below(r, (uint32_t)nready);
-        int u = ready[pick];
-        ready[pick] = ready[--nready];
-        order[norder++] = u;
-        for (int x = outoff[u]; x < outoff[u + 1]; x++)
-            if (--indeg[adj[x]] == 0) ready[nready++] = adj[x];
-    }
+    if (!order || !tmp) pg_oom();
     int changes = 0;
-    if (norder == len) {   /* always, for a DAG whose edges go forward */
+    if (ptx_dag_order(d, p, q, choose_random, r, order)) {   /* always, for a DAG whose edges go forward */
         int base = d->insns[p];
         for (int k = 0; k < len; k++) tmp[k] = f->body[base + order[k]];
         for (int k = 0; k < len; k++) {
@@ -346,11 +322,6 @@ static int reorder_run(ptx_func *f, const ptx_dag *d, int p, int q, rng *r) {
             if (order[k] != k) changes++;
         }
     }
-    free(indeg);
-    free(outoff);
-    free(adj);
-    free(fill);
-    free(ready);
     free(order);
     free(tmp);
     return changes;
