@@ -300,6 +300,9 @@ typedef struct {
 } ptx_dag;
 /* bra, brx, ret, exit, trap: the instructions after which a block's code does not go on */
 PG_API bool ptx_insn_ends_block(const ptx_insn *in);
+/* Does the instruction do more than compute its destination registers: write memory (st, atom, red,
+ * cp...), synchronise (bar, membar, fence, mbarrier, atomics), call, or end the block? */
+PG_API bool ptx_insn_has_effect(const ptx_insn *in);
 PG_API pg_status ptx_dag_build(const ptx_module *m, const ptx_func *f, const ptx_block *b, ptx_dag **out);
 PG_API void ptx_dag_free(ptx_dag *d);
 PG_API bool ptx_dag_depends(const ptx_dag *d, int i, int j);   /* positions within the block */

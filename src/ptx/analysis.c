@@ -527,6 +527,12 @@ bool ptx_insn_ends_block(const ptx_insn *in) {
     return is_op(in, "bra") || is_op(in, "brx") || is_op(in, "ret") || is_op(in, "exit") || is_op(in, "trap");
 }
 
+bool ptx_insn_has_effect(const ptx_insn *in) {
+    unsigned rd, wr;
+    mem_access(in, &rd, &wr);
+    return wr || is_barrier_insn(in) || is_call(in) || ptx_insn_ends_block(in);
+}
+
 /* Implicit carry flag of add.cc / addc ... */
 static bool writes_cc(const ptx_insn *in) { return has_mod(in, ".cc"); }
 static bool reads_cc(const ptx_insn *in) {

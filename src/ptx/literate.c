@@ -127,6 +127,43 @@ static void order_func(ptx_module *m, ptx_func *f, int *line) {
     ptx_cfg_free(cfg);
 }
 
+/* Back runs.  nvcc gives an instruction the line whose expression it computes, also where it computes
+ * it late, inside a later line's code (the cvta.to.global of a pointer parameter next to the store that
+ * needs it, an index reused by a later line): even in plan order such a run sent the comments back to a
+ * line already written, and a model that had learned those returns kept going back (the translations of
+ * 2026-12-05, docs/LITERATE.md).  A run of a line already written, none of whose instructions has an
+ * effect (ptx_insn_has_effect: it only computes registers), directly followed by an instruction of
+ * another line, belongs to that next line: its comment goes and the next line's comment heads it.
+ * Only comments move, never an instruction.  From the last run back, so a chain of such runs joins the
+ * line they lead to. */
+static void absorb_back_runs(const ptx_func *f, int *line, int nlines) {
+    int n = f->nbody;
+    bool *seen = calloc((size_t)nlines + 2, 1);
+    bool *back = calloc((size_t)n + 1, 1);   /* per run start: the run is a back run */
+    if (!seen || !back) { free(seen); free(back); return; }   /* nothing absorbed: the comments stay nvcc's */
+    int cur = 0;
+    for (int k = 0; k < n; k++) {
+        int l = line[k];
+        if (l <= 0 || l > nlines || l == cur) continue;
+        back[k] = seen[l];
+        seen[l] = true;
+        cur = l;
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        if (!back[k]) continue;
+        int e = k;   /* the run k..e-1 of instructions of line[k] */
+        bool pure = true;
+        while (e < n && f->body[e].kind == PTX_ST_INSN && line[e] == line[k]) {
+            pure = pure && !ptx_insn_has_effect(&f->body[e].u.insn);
+            e++;
+        }
+        if (!pure || e >= n || f->body[e].kind != PTX_ST_INSN || line[e] <= 0) continue;
+        for (int j = k; j < e; j++) line[j] = line[e];
+    }
+    free(seen);
+    free(back);
+}
+
 int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int file_id) {
     if (!m) return 0;
     if (!src) { src = ""; len = 0; }
@@ -161,6 +198,7 @@ int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int file_i
         }
         f->nbody = o;
         if (ordered) order_func(m, f, line);
+        absorb_back_runs(f, line, nlines);
         /* a comment where the plan line changes */
         cur = 0;
         for (int k = 0; k < f->nbody; k++) {

@@ -91,7 +91,7 @@ static void test_literate_golden(void) {
     if (!ptx || !cu) { free(ptx); free(cu); return; }
     ptx_module *m = parse_text(ptx, "rowmax.lineinfo.ptx");
     int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
-    CHECK(n == 14, "14 plan comments (got %d)", n);
+    CHECK(n == 12, "12 plan comments (got %d)", n);
     char *out = printed(m);
     golden("tests/golden/literate/rowmax.lit.ptx", out);
     CHECK(!strstr(out, ".loc") && !strstr(out, ".file") && !strstr(out, ".section"), "no line table left");
@@ -152,6 +152,43 @@ static void test_literate_plan_order(void) {
         "\t// float c = p[0];\n\tld.global.f32 %f3, [%rd1];\n$L_end:\n\t// int a = threadIdx.x;\n\tret;\n";
     CHECK(out && strstr(out, want), "grouped by plan line where dependences allow; got:\n%s", out ? out : "");
     CHECK(n == 6, "6 comments (got %d)", n);
+    free(out);
+    ptx_module_free(m);
+}
+
+/* Back runs: a run of a line already written that only computes registers joins the next line's
+ * run (its comment goes, the next one heads it), also two such runs in a row; a back run that stores,
+ * or one followed by a label, keeps its comment.  No instruction moves. */
+static void test_literate_back_runs(void) {
+    /* each back run reads memory after a store or a register the run before it writes, so plan order
+     * keeps nvcc's order here and only the comments can change */
+    const char *cu = "// k\nextern \"C\" __global__ void k(int* p)\n{\n    int a = p[threadIdx.x];\n    p[a] = 1;\n"
+                     "    p[a + 1] = 2;\n    p[a + 2] = 3;\n}\n";
+    const char *ptx =
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+        "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\tld.param.u64 %rd1, [p];\n"
+        "\t.loc 1 4 1\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.global.u32 %r1, [%rd2];\n"
+        "\t.loc 1 5 1\n\tmul.wide.s32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n\tst.global.u32 [%rd4], 1;\n"
+        "\t.loc 1 4 1\n\tld.global.u32 %r2, [%rd2+4];\n"   /* back, no effect: joins line 6 */
+        "\t.loc 1 5 1\n\tmul.wide.s32 %rd5, %r2, 4;\n"     /* back, no effect, a chain: joins line 6 too */
+        "\t.loc 1 6 1\n\tadd.s64 %rd6, %rd2, %rd5;\n\tst.global.u32 [%rd6], 2;\n"
+        "\t.loc 1 5 1\n\tst.global.u32 [%rd4], 1;\n"       /* back with a store: stays */
+        "\t.loc 1 7 1\n\tst.global.u32 [%rd4+8], 3;\n"
+        "\t.loc 1 4 1\n\tld.global.u32 %r3, [%rd2+8];\n"   /* back, no effect, then a label: stays */
+        "$L_end:\n\t.loc 1 7 1\n\tret;\n}\n";
+    ptx_module *m = parse_text(ptx, "back");
+    int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
+    char *out = printed(m);
+    const char *want =
+        "\t// int a = p[threadIdx.x];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.global.u32 %r1, [%rd2];\n"
+        "\t// p[a] = 1;\n\tmul.wide.s32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n\tst.global.u32 [%rd4], 1;\n"
+        "\t// p[a + 1] = 2;\n\tld.global.u32 %r2, [%rd2+4];\n\tmul.wide.s32 %rd5, %r2, 4;\n\tadd.s64 %rd6, %rd2, %rd5;\n"
+        "\tst.global.u32 [%rd6], 2;\n"
+        "\t// p[a] = 1;\n\tst.global.u32 [%rd4], 1;\n"
+        "\t// p[a + 2] = 3;\n\tst.global.u32 [%rd4+8], 3;\n"
+        "\t// int a = p[threadIdx.x];\n\tld.global.u32 %r3, [%rd2+8];\n$L_end:\n\t// p[a + 2] = 3;\n\tret;\n";
+    CHECK(out && strstr(out, want), "back runs that only compute join the next line; got:\n%s", out ? out : "");
+    CHECK(n == 7, "7 comments (got %d)", n);
     free(out);
     ptx_module_free(m);
 }
@@ -406,6 +443,7 @@ static void test_named_valid_suite(void) {
 
 int main(void) {
     test_literate_plan_order();
+    test_literate_back_runs();
     test_named_valid_suite();
     test_named_golden();
     test_named_blocks();
