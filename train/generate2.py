@@ -9,7 +9,8 @@ For every case (suite task x description style x sample) of --suite, and every t
           `ptxgen eval --kernels OUT/plan` measures plan pass@1 (a plan nvcc rejects gets a .ptx that
           says why, which the validator fails: it is counted, not missing)
   e2e     the PTX turn from the model's own plan (gen_prompt_build_ptx_plan), under the constraint with
-          plan comments allowed -> OUT/e2e/<case>.ptx: end-to-end pass@1
+          plan comments that quote the plan's own lines (dec_opts.plan; --free-comments: any text)
+          -> OUT/e2e/<case>.ptx: end-to-end pass@1
   trans   the PTX turn from the task's own reference.cu as the plan -> OUT/trans/<case>.ptx:
           translation pass@1 (the second stage alone)
   heldin  plan, then PTX, for the --heldin tasks -> OUT/heldin-plan/, OUT/heldin/: held-in pass@1
@@ -200,6 +201,8 @@ def main(argv=None):
     ap.add_argument("--plan-max-new", type=int, default=1024)
     ap.add_argument("--max-new", type=int, default=6144, help="PTX-turn token limit")
     ap.add_argument("--comment-max", type=int, default=160, help="plan comment bytes the constraint allows (dec_opts.comment_max)")
+    ap.add_argument("--free-comments", action="store_true",
+                    help="let the PTX turn's comments be any text (default: only the plan's own lines, dec_opts.plan)")
     ap.add_argument("--regs-named", action="store_true",
                     help="the PTX turn may declare named registers, `.reg .T %%name;` (dec_opts.regs_named; docs/LITERATE.md)")
     ap.add_argument("--batch", type=int, default=768)
@@ -302,14 +305,14 @@ def main(argv=None):
             continue
         plan = open(cu, encoding="utf-8").read()
         batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
-                      c["blk"], c["desc"]))
+                      c["blk"], c["desc"], None if args.free_comments else plan))
     if "trans" in stages:
         for c in trans:
             if os.path.exists(os.path.join(args.out, "trans", c["key"] + ".ptx")):
                 continue
             plan = open(c["ref"], encoding="utf-8").read()
             batch.append((f"trans/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
-                          c["blk"], c["desc"]))
+                          c["blk"], c["desc"], None if args.free_comments else plan))
     # e2e and held-in first (stage order), longest prompts first within a stage: a deadline cuts translation last
     rank = {"e2e": 0, "heldin": 1, "trans": 2}
     batch.sort(key=lambda b: (rank[b[0].split("/")[0]], -len(b[1])))

@@ -85,6 +85,11 @@ typedef struct {
     int regs_named;             /* also admit the named register style (docs/LITERATE.md): `.reg .T %name;` with
                                    [A-Za-z][A-Za-z0-9_]{0,30} names, at most 256 declarations (0 = numbered only,
                                    `%name<N>` with [a-z]{1,12}, at most 32: the masks are those of before) */
+    const char *plan;           /* literate PTX that follows its plan: the CUDA C plan (NUL-terminated, copied by
+                                   dec_new).  With comment_max, a comment's TEXT must then be one of the plan's lines
+                                   as the literate format writes them (ptx_literate_plan_lines: " " + the line, blanks
+                                   collapsed), cut at comment_max bytes; lines with bytes outside printable ASCII
+                                   cannot be written.  NULL or "" = any printable TEXT */
 } dec_opts;
 
 typedef struct dec_state dec_state;
@@ -337,6 +342,7 @@ typedef struct {
     const char *entry_name;    /* without a signature: the kernel's name (see dec_opts.entry_name) */
     int comment_max;           /* literate PTX: dec_opts.comment_max (0 = none) */
     int regs_named;            /* dec_opts.regs_named: named registers admitted (a model trained on that style) */
+    const char *plan;          /* dec_opts.plan: comments quote this CUDA C plan's lines (NULL = any text) */
     const char *prompt;        /* the whole prompt text instead of one built from the description (the two-stage
                                   model's PTX turn, gen_prompt_build_ptx_plan); NULL = built */
     int draft_max;             /* speculative decoding: up to this many drafted tokens (n-gram lookup in the

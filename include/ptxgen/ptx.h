@@ -222,6 +222,13 @@ PG_API void ptx_comments_strip(ptx_module *m);
  * written. */
 enum { PTX_LITERATE_LINE_MAX = 160 };
 PG_API int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int file_id);
+/* Every comment a literate kernel of the plan `src` (len bytes) can hold: the
+ * text after `//` (" " + the line, as ptx_literate_from_loc writes it) of each
+ * plan line that is not only braces or the `__global__` line, in plan order,
+ * duplicates kept.  *out gets a malloc'd array of n malloc'd strings (NULL when
+ * n is 0); free it with ptx_literate_plan_lines_free.  Returns n. */
+PG_API int ptx_literate_plan_lines(const char *src, size_t len, char ***out);
+PG_API void ptx_literate_plan_lines_free(char **lines, int n);
 
 /* The "named" register style (docs/LITERATE.md): every register of each
  * function's top scope is renamed after the plan where the plan says which

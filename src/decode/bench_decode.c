@@ -30,7 +30,9 @@
  * --regs-named: the named register style (dec_opts.regs_named): corpus kernels go through
  * ptx_regs_name with DIR/NAME/plan.cu (`ptxgen fmt --regs named --plan`), and the random walks may
  * declare named registers.  "dec_mask_in_regname" repeats dec_mask's times for the states inside a
- * `.reg` declaration's name (after its '%', before ';' or '<'). */
+ * `.reg` declaration's name (after its '%', before ';' or '<').
+ * --plan-comments: in corpus mode, the comments may only quote DIR/NAME/plan.cu's lines (dec_opts.plan);
+ * "dec_mask_in_comment" repeats dec_mask's times for the states inside a comment (after its `//`). */
 #include "decode/dec_internal.h"
 #include "ptxgen/ptx.h"
 
@@ -89,6 +91,7 @@ static void stats_json(pg_buf *o, const char *name, dvec *v, bool last) {
 typedef struct {
     dvec mask, mask_wall, allowed, acc_ok, acc_rand, adv, newt;
     dvec mask_regname;   /* dec_mask in a `.reg` declaration's name (after its '%', before ';' or '<') */
+    dvec mask_comment;   /* dec_mask inside a plan comment (after its `//`) */
     long tokens, dead, finished, allowed_small, mismatches;
     double allowed_sum;
 } bench;
@@ -99,6 +102,16 @@ typedef struct {
 static double slow_us;   /* --slow: print the states whose mask takes longer */
 static int comments = -1;   /* --comments: dec_opts.comment_max (-1: the mode's default) */
 static bool regs_named;     /* --regs-named */
+static bool plan_comments;  /* --plan-comments */
+
+/* Is the text's last line a comment being typed (`\t// ...`)? */
+static bool in_comment(const dec_state *s) {
+    size_t len;
+    const char *txt = dec_text(s, &len), *p = txt + len;
+    while (p > txt && p[-1] != '\n') p--;
+    while (*p == '\t') p++;
+    return !strncmp(p, "//", 2) && p + 2 <= txt + len;
+}
 
 /* Is the text's last line a register declaration's name being typed (`\t.reg .T %na`)? */
 static bool in_regname(const dec_state *s) {
@@ -118,6 +131,7 @@ static int step(bench *B, dec_state *s, int want, uint32_t *bits, uint32_t *ref,
     double tm = cpu_us() - t0, tw = now_us() - w0;
     pg_vec_push(B->mask, tm);
     if (in_regname(s)) pg_vec_push(B->mask_regname, tm);
+    if (in_comment(s)) pg_vec_push(B->mask_comment, tm);
     if (slow_us > 0 && tm > slow_us) {
         size_t len;
         const char *txt = dec_text(s, &len);
@@ -190,8 +204,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--slow") && i + 1 < argc) slow_us = atof(argv[++i]);
         else if (!strcmp(argv[i], "--comments") && i + 1 < argc) comments = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--regs-named")) regs_named = true;
+        else if (!strcmp(argv[i], "--plan-comments")) plan_comments = true;
         else {
-            fprintf(stderr, "usage: %s [--tokenizer F.json|F.gguf] [--gens N] [--seed S] [--corpus DIR] [--allowed-max K] [--comments N] [--regs-named] [--out F.json] "
+            fprintf(stderr, "usage: %s [--tokenizer F.json|F.gguf] [--gens N] [--seed S] [--corpus DIR] [--allowed-max K] [--comments N] [--regs-named] [--plan-comments] [--out F.json] "
                             "[--dump F] [--check] [--slow US]\n", argv[0]);
             return 2;
         }
@@ -238,21 +253,17 @@ int main(int argc, char **argv) {
             snprintf(path, sizeof path, "%s/%s/kernel.ptx", corpus, names.v[g]);
             ptx_module *m = NULL;
             if (ptx_parse_file(path, &m, &diag) != PG_OK) { ptx_module_free(m); continue; }
-            if (regs_named) {
-                char *plan = NULL;
-                size_t plen = 0;
-                snprintf(path, sizeof path, "%s/%s/plan.cu", corpus, names.v[g]);
-                if (pg_read_file(path, 1 << 20, &plan, &plen, NULL) != PG_OK) plan = NULL;
-                pg_status st = ptx_regs_name(m, plan, plen, &diag);
-                free(plan);
-                if (st != PG_OK) { ptx_module_free(m); continue; }
-            }
+            char *plan = NULL;
+            size_t plen = 0;
+            snprintf(path, sizeof path, "%s/%s/plan.cu", corpus, names.v[g]);
+            if ((regs_named || plan_comments) && pg_read_file(path, 1 << 20, &plan, &plen, NULL) != PG_OK) plan = NULL;
+            if (regs_named && ptx_regs_name(m, plan, plen, &diag) != PG_OK) { free(plan); ptx_module_free(m); continue; }
             pg_buf text = {0};
             ptx_print(m, &text);
             ptx_module_free(m);
             int32_t *tk = NULL;
             size_t ntk = 0;
-            if (tok_encode(tok, text.data, text.len, &tk, &ntk) != PG_OK) { pg_buf_free(&text); continue; }
+            if (tok_encode(tok, text.data, text.len, &tk, &ntk) != PG_OK) { pg_buf_free(&text); free(plan); continue; }
             kernels++;
             ptx_tokens += (long)ntk;
             ptx_bytes += (long)text.len;
@@ -262,9 +273,11 @@ int main(int argc, char **argv) {
             o.max_statements = 5000;
             o.comment_max = comments >= 0 ? comments : PTX_LITERATE_LINE_MAX;
             o.regs_named = regs_named;
+            o.plan = plan_comments ? plan : NULL;   /* comments quote DIR/NAME/plan.cu (dec_opts.plan) */
             dec_state *s = NULL;
             t0 = cpu_us();
             if (dec_new(v, &o, &s, &diag) != PG_OK) return 1;
+            free(plan);   /* dec_new keeps its own lines */
             pg_vec_push(B.newt, cpu_us() - t0);
             size_t i = 0;
             for (; i < ntk && !dec_done(s); i++) {
@@ -324,9 +337,10 @@ int main(int argc, char **argv) {
     time_t tt = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&tt));
-    pg_buf_printf(&o, "{\n  \"benchmark\": \"PTX constraint latency per token (%s%s)\",\n",
+    pg_buf_printf(&o, "{\n  \"benchmark\": \"PTX constraint latency per token (%s%s%s)\",\n",
                   corpus ? "corpus kernels fed token by token" : "random constrained walks",
-                  regs_named ? ", named registers: dec_opts.regs_named" : "");
+                  regs_named ? ", named registers: dec_opts.regs_named" : "",
+                  plan_comments ? ", comments quote the plan: dec_opts.plan" : "");
     pg_buf_printf(&o, "  \"date\": \"%s\",\n  \"device\": \"CPU: %s (one thread), %s %s\",\n", date, cpu, un.sysname, un.machine);
     pg_buf_printf(&o, "  \"tokenizer\": {\"file\": \"%s\", \"tokens\": %d, \"load_ms\": %.1f, \"load_cpu_ms\": %.1f, \"heap_mb\": %.1f},\n",
                   tokpath, nv, tok_ms, tok_cpu, tok_bytes / 1048576.0);
@@ -354,6 +368,7 @@ int main(int argc, char **argv) {
     pg_buf_printf(&o, "  \"targets\": {\"mask_p50_us\": 10, \"mask_p99_us\": 100},\n  \"latency_cpu\": {\n");
     stats_json(&o, "dec_mask", &B.mask, false);
     stats_json(&o, "dec_mask_in_regname", &B.mask_regname, false);
+    stats_json(&o, "dec_mask_in_comment", &B.mask_comment, false);
     stats_json(&o, "dec_allowed", &B.allowed, false);
     stats_json(&o, "dec_accepts_allowed", &B.acc_ok, false);
     stats_json(&o, "dec_accepts_random", &B.acc_rand, false);
@@ -366,7 +381,7 @@ int main(int argc, char **argv) {
     if (out && pg_write_file_atomic(out, o.data, o.len, &diag) != PG_OK) fprintf(stderr, "bench_decode: cannot write %s\n", out);
     pg_buf_free(&o);
     if (dump) fclose(dump);
-    dvec *all[] = {&B.mask, &B.mask_regname, &B.mask_wall, &B.allowed, &B.acc_ok, &B.acc_rand, &B.adv, &B.newt};
+    dvec *all[] = {&B.mask, &B.mask_regname, &B.mask_comment, &B.mask_wall, &B.allowed, &B.acc_ok, &B.acc_rand, &B.adv, &B.newt};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) pg_vec_free(*all[i]);
     free(bits);
     free(ref);

@@ -123,7 +123,20 @@ typedef struct {
     int8_t abase_sym;            /* address: symbol index, -1 */
     uint16_t creg[DG_MAX_CANDS], careg[DG_MAX_CANDS];   /* register types the operand / its address admits */
     uint64_t csreg[DG_MAX_CANDS], casym[DG_MAX_CANDS];
+    uint16_t plo, phi;           /* plan comment: the plan lines [plo, phi) start with the text typed (dplan) */
 } dcore;
+
+/* The comments a kernel that follows its plan may hold (dec_opts.plan): the plan's lines as
+ * ptx_literate_plan_lines writes them, cut at comment_max, printable ASCII only, sorted and
+ * unique, so the lines starting with what a comment has typed so far are one range, the line
+ * equal to it first.  Shared by a state's clones (refs). */
+typedef struct {
+    int refs, n;
+    char **line;
+    uint16_t *len;
+} dplan;
+
+enum { PLAN_LINES_MAX = 4096 };
 
 struct dec_state {
     const dec_vocab *v;
@@ -147,6 +160,7 @@ struct dec_state {
     bool sreg_lower12;           /* a special register starts with 12 lowercase letters */
     uint64_t cs[CS_N][2];        /* byte sets (bytes < 128) for next_bytes */
     uint32_t *scratch;           /* dec_allowed's bitset [v->words], all zero between calls; owned, not copied */
+    dplan *plan;                 /* dec_opts.plan's comment lines, or NULL: any text (shared by clones) */
 };
 
 #define G(s) ((s)->g)
@@ -1087,6 +1101,58 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
     }
 }
 
+/* A comment's next byte under dec_opts.plan: the lines of [plo, phi) share the c->num bytes typed,
+ * so those going on with ch are one range; '\n' ends the comment when the text is a whole line
+ * (then the first of the range).  The caller does the rest of PH_CMT. */
+static bool plan_feed(const dplan *p, dcore *c, unsigned char ch) {
+    int lo = c->plo, hi = c->phi, k = (int)c->num;
+    if (ch == '\n') return lo < hi && p->len[lo] == k;
+    while (lo < hi && (p->len[lo] <= k || (unsigned char)p->line[lo][k] < ch)) lo++;
+    int e = lo;
+    while (e < hi && p->len[e] > k && (unsigned char)p->line[e][k] == ch) e++;
+    if (lo == e) return false;
+    c->plo = (uint16_t)lo, c->phi = (uint16_t)e;
+    return true;
+}
+
+static int plan_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void plan_release(dplan *p) {
+    if (!p || --p->refs > 0) return;
+    for (int i = 0; i < p->n; i++) free(p->line[i]);
+    free(p->line);
+    free(p->len);
+    free(p);
+}
+
+/* dec_opts.plan's comment lines (see dplan); NULL when it is out of memory. */
+static dplan *plan_build(const char *plan, int comment_max) {
+    dplan *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->refs = 1;
+    int n = ptx_literate_plan_lines(plan, strlen(plan), &p->line);
+    p->len = malloc(sizeof *p->len * (size_t)(n ? n : 1));
+    if (!p->len) { ptx_literate_plan_lines_free(p->line, n); free(p); return NULL; }
+    int o = 0;
+    for (int i = 0; i < n; i++) {
+        char *l = p->line[i];
+        size_t k = strlen(l);
+        if (k > (size_t)comment_max) k = (size_t)comment_max, l[k] = 0;
+        bool ok = o < PLAN_LINES_MAX;
+        for (size_t j = 0; j < k && ok; j++) ok = l[j] >= 32 && l[j] <= 126;
+        if (ok) p->line[o++] = l;
+        else free(l);
+    }
+    if (o > 1) qsort(p->line, (size_t)o, sizeof *p->line, plan_cmp);
+    p->n = 0;
+    for (int i = 0; i < o; i++) {
+        if (p->n && !strcmp(p->line[p->n - 1], p->line[i])) { free(p->line[i]); continue; }
+        p->line[p->n] = p->line[i];
+        p->len[p->n++] = (uint16_t)strlen(p->line[i]);
+    }
+    return p;
+}
+
 static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     /* canonical PTX has no control bytes but tab and newline; a NUL would also
      * match the end of the C strings that literals and names are compared with */
@@ -1195,7 +1261,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             return true;
         }
         if (ch == '/') {
-            if (s->o.comment_max <= 0 || ending(s, c)) return false;
+            if (s->o.comment_max <= 0 || ending(s, c) || (s->plan && !s->plan->n)) return false;
             c->ph = PH_CMT1;
             return true;
         }
@@ -1290,8 +1356,10 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         if (ch != '/') return false;
         c->ph = PH_CMT;
         c->num = 0;
+        if (s->plan) c->plo = 0, c->phi = (uint16_t)s->plan->n;
         return true;
     case PH_CMT:
+        if (s->plan && !plan_feed(s->plan, c, ch)) return false;
         if (ch == '\n') {
             if (!c->num) return false;
             c->nstmts++;   /* a comment is a statement for max_statements: every walk still ends */
@@ -1348,9 +1416,16 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     }
     s->force = f.data;
     s->force_len = (uint32_t)f.len;
+    if (s->o.plan && *s->o.plan && s->o.comment_max > 0 && !(s->plan = plan_build(s->o.plan, s->o.comment_max))) {
+        dec_dg_release(s->g);
+        free(s->force);
+        free(s);
+        return PG_ERR_NOMEM;
+    }
     s->o.arch = NULL;   /* not owned */
     s->o.signature = NULL;
     s->o.entry_name = NULL;
+    s->o.plan = NULL;
     lit(&s->c, h, PH_TOP);
     s->loop_label[0] = 0;
     mask_init(s);
@@ -1380,6 +1455,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
 void dec_free(dec_state *s) {
     if (!s) return;
     dec_dg_release(s->g);
+    plan_release(s->plan);
     free(s->force);
     free(s->scratch);
     pg_buf_free(&s->text);
@@ -1391,6 +1467,7 @@ pg_status dec_clone(const dec_state *s, dec_state **out) {
     if (!d) return PG_ERR_NOMEM;
     *d = *s;
     d->g->refs++;
+    if (d->plan) d->plan->refs++;
     d->force = malloc(s->force_len + 1u);
     memcpy(d->force, s->force, s->force_len + 1u);
     d->text = (pg_buf){0};
@@ -1406,6 +1483,10 @@ void dec_copy(dec_state *dst, const dec_state *src) {
     if (dst->g != src->g) {
         dec_dg_release(dst->g);
         src->g->refs++;
+    }
+    if (dst->plan != src->plan) {
+        plan_release(dst->plan);
+        if (src->plan) src->plan->refs++;
     }
     if (dst->force_len < src->force_len || !dst->force) {
         free(dst->force);
@@ -1665,6 +1746,12 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         return;
     case PH_CMT1: cs_add(m, '/'); return;
     case PH_CMT:
+        if (s->plan) {   /* the next byte of each plan line going on from here, '\n' after a whole one */
+            for (int i = c->plo; i < c->phi; i++)
+                if (s->plan->len[i] > c->num) cs_add(m, (unsigned char)s->plan->line[i][c->num]);
+                else if (c->num) cs_add(m, '\n');
+            return;
+        }
         if (c->num < s->o.comment_max) { cs_or(m, cs[CS_ANY]); m[0] &= ~(1ull << '\t'); m[0] &= ~(1ull << '\n'); }
         if (c->num) cs_add(m, '\n');
         return;

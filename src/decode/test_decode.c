@@ -177,7 +177,7 @@ static void test_random_walks(const dec_vocab *v, int nv, bool named) {
     const int NGEN = named ? 100 : 200;
     char dir[] = "/tmp/ptxgen_decode_XXXXXX";
     bool have_dir = mkdtemp(dir) != NULL;
-    int valid = 0, finished = 0, dead = 0, total_steps = 0;
+    int valid = 0, finished = 0, dead = 0, total_steps = 0, plan_walk_comments = 0;
     char **texts = calloc(NGEN, sizeof *texts);
     for (int g = 0; g < NGEN; g++) {
         dec_opts o = {0};
@@ -186,18 +186,36 @@ static void test_random_walks(const dec_vocab *v, int nv, bool named) {
         o.max_regs_per_decl = 1 + (int)(rnd() % 64);
         if (g % 5 == 0) o.signature = ".visible .entry k(\n\t.param .u64 a,\n\t.param .u32 n\n)";
         if (g % 2 == 0) o.comment_max = 1 + (int)(rnd() % 40);   /* literate PTX: plan comments may stand anywhere */
+        if (g % 4 == 0) o.plan = "extern \"C\" __global__ void k(float* a, unsigned n)\n{\n    unsigned i = blockIdx.x;\n"
+                                 "    if (i < n) a[i] = 0.0f; // store\n    unsigned i = blockIdx.x * 2;\n}\n";   /* ... quoting these lines */
         o.regs_named = named;
         int steps = 0;
         bool ok_end;
         texts[g] = random_walk(v, nv, &o, &steps, &ok_end, &dead);
         total_steps += steps;
         if (!texts[g]) continue;
+        if (o.plan) {   /* every comment is one of the plan's lines, cut at comment_max */
+            static const char *const lines[] = {" unsigned i = blockIdx.x;", " if (i < n) a[i] = 0.0f; // store",
+                                                " unsigned i = blockIdx.x * 2;"};
+            for (const char *p = strstr(texts[g], "\t//"); p; p = strstr(p + 1, "\t//")) {
+                const char *t = p + 3, *e = strchr(t, '\n');
+                size_t k = e ? (size_t)(e - t) : strlen(t);
+                bool ok = false;
+                for (int i = 0; i < 3; i++) {
+                    size_t want = strlen(lines[i]) < (size_t)o.comment_max ? strlen(lines[i]) : (size_t)o.comment_max;
+                    ok = ok || (k == want && !strncmp(t, lines[i], k));
+                }
+                plan_walk_comments++;
+                CHECK(ok, "walk %d: the comment '%.*s' quotes the plan", g, (int)k, t);
+            }
+        }
         finished += ok_end;
         char why[512];
         if (validate_verbose(texts[g], strlen(texts[g]), why)) valid++;
         else if (valid + 3 > g) fprintf(stderr, "generation %d invalid: %s\n%s\n", g, why, texts[g]);
     }
     CHECK(dead == 0, "%d random walks hit a dead state", dead);
+    CHECK(plan_walk_comments > 0, "the walks under a plan wrote comments (%d)", plan_walk_comments);
     CHECK(mask_mismatches == 0, "%d masks of the random walks differ from dec_mask_reference", mask_mismatches);
     CHECK(finished == NGEN, "%d/%d generations reached the end", finished, NGEN);
     CHECK(valid == NGEN, "%d/%d generations pass ptxgen check", valid, NGEN);
@@ -465,6 +483,92 @@ static bool print_file(const char *path, bool named, const char *plan_path, pg_b
     ptx_print(m, out);
     ptx_module_free(m);
     return true;
+}
+
+/* Comments that quote the plan (dec_opts.plan): a comment is a whole plan line as the literate
+ * format writes it (" " + the line, blanks collapsed), never a prefix of one or other text; a line
+ * that is also the prefix of another may end there; once one line is left the constraint forces
+ * the rest of it; a plan without such lines admits no comment.  Then every corpus kernel (its
+ * comments are lines of its plan.cu) is accepted with its own plan exactly when it is without one,
+ * the masks agree with the reference walk, and another kernel's plan refuses its comments. */
+static void test_plan_comments(const dec_vocab *v, int nv) {
+    pg_diag_sink d = {0};
+    const char *plan = "// k: a test plan\nextern \"C\" __global__ void k(float* a, unsigned n)\n{\n"
+                       "    unsigned i = blockIdx.x;\n    if (i < n)   a[i] = 0.0f;\n    unsigned i = blockIdx.x * 2;\n}\n";
+    dec_opts o = {0};
+    o.comment_max = PTX_LITERATE_LINE_MAX;
+    o.plan = plan;
+    dec_state *s = NULL, *t = NULL;
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with a plan");
+    size_t n = strlen(HEAD);
+    CHECK(feed_text(s, HEAD, n) == n, "head accepted");
+    const char *good[] = {"\t// unsigned i = blockIdx.x;\n", "\t// unsigned i = blockIdx.x * 2;\n",
+                          "\t// if (i < n) a[i] = 0.0f;\n", "\t// // k: a test plan\n", NULL};
+    for (int i = 0; good[i]; i++) {
+        dec_clone(s, &t);
+        CHECK(dec_advance_text(t, good[i], strlen(good[i]), &d) == PG_OK, "plan line %d accepted", i);
+        dec_free(t);
+    }
+    const char *bad[] = {"\t// unsigned i\n", "\t// foo\n", "\t//unsigned i = blockIdx.x;\n", "\t// if (i < n)   a[i] = 0.0f;\n",
+                         "\t// unsigned i = blockIdx.x; \n", "\t// }\n", "\t// extern \"C\" __global__ void k(float* a, unsigned n)\n", NULL};
+    for (int i = 0; bad[i]; i++) {
+        dec_clone(s, &t);
+        CHECK(dec_advance_text(t, bad[i], strlen(bad[i]), &d) != PG_OK, "not a plan line: %d refused", i);
+        dec_free(t);
+    }
+    dec_clone(s, &t);
+    pg_buf f = {0};
+    CHECK(dec_advance_text(t, "\t// if", 6, &d) == PG_OK && dec_forced_text(t, &f) > 0 && f.data &&
+          !strcmp(f.data, " (i < n) a[i] = 0.0f;\n"), "the only line left is forced (got '%s')", f.data ? f.data : "");
+    pg_buf_free(&f);
+    dec_free(t);
+    dec_free(s);
+    o.plan = "extern \"C\" __global__ void k()\n{\n}\n";
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK && feed_text(s, HEAD, n) == n, "a plan without statements");
+    dec_clone(s, &t);
+    CHECK(dec_advance_text(t, "\t/", 2, &d) != PG_OK, "no comment when the plan has no line to quote");
+    dec_free(t);
+    dec_free(s);
+
+    DIR *dd = opendir("corpus");
+    if (!dd) { printf("SKIPPED: no corpus/ directory (run from the repository root)\n"); return; }
+    int total = 0, same = 0, ok = 0, refused = 0, commented = 0, before = mask_mismatches;
+    char *other = test_slurp("corpus/vecadd/plan.cu");
+    struct dirent *e;
+    while ((e = readdir(dd))) {
+        if (e->d_name[0] == '.') continue;
+        char path[600], pp[600];
+        snprintf(path, sizeof path, "corpus/%s/kernel.ptx", e->d_name);
+        snprintf(pp, sizeof pp, "corpus/%s/plan.cu", e->d_name);
+        char *pl = test_slurp(pp);
+        pg_buf b = {0};
+        if (pl && other && print_file(path, false, NULL, &b)) {
+            dec_opts q = {0};
+            q.arch = "sm_80";
+            q.max_statements = 5000;
+            q.comment_max = PTX_LITERATE_LINE_MAX;
+            bool a = walk_module(v, nv, &q, e->d_name, b.data, b.len, 0);
+            q.plan = pl;
+            bool c = walk_module(v, nv, &q, e->d_name, b.data, b.len, 13);
+            total++;
+            same += a == c;
+            ok += c;
+            if (a && strcmp(e->d_name, "vecadd") && strstr(b.data, "\t// ")) {   /* its comments are not vecadd's lines */
+                commented++;
+                q.plan = other;
+                refused += !walk_module(v, nv, &q, "another plan", b.data, b.len, 0);
+            }
+        }
+        pg_buf_free(&b);
+        free(pl);
+    }
+    closedir(dd);
+    free(other);
+    printf("corpus kernels accepted with their plan's lines as the only comments: %d/%d (the same as without: %d/%d); "
+           "with vecadd's plan %d/%d refused\n", ok, total, same, total, refused, commented);
+    CHECK(total == 50 && same == total && ok * 10 >= total * 9, "plan comments: %d/%d accepted, %d/%d as without a plan", ok, total, same, total);
+    CHECK(commented > 0 && refused == commented, "another kernel's plan refuses the comments (%d/%d)", refused, commented);
+    CHECK(mask_mismatches == before, "%d masks under a plan differ from the reference", mask_mismatches - before);
 }
 
 /* The named register style (docs/LITERATE.md): every corpus kernel as `ptxgen fmt --regs named --plan`
@@ -1122,6 +1226,7 @@ int main(void) {
     test_launch_block(v, nv);
     test_corpus(v);
     test_comments(v);
+    test_plan_comments(v, nv);
     test_exhausted_prefix(v, nv);
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);

@@ -159,6 +159,7 @@ void pipe_ptx_opts(const pipe_in *in, const pipe_out *out, gen_opts *o, pg_buf *
     o->signature = out->signature;
     o->entry_name = out->signature ? NULL : out->kernel;
     o->comment_max = PTX_LITERATE_LINE_MAX;
+    o->plan = out->plan;   /* the comments quote the plan's own lines (dec_opts.plan) */
 }
 
 /* A string of the model folder's base.json into out ("" when the folder, the file or the key is missing). */

@@ -79,6 +79,7 @@ static void test_given_plan(void) {
     CHECK(o.prompt == prompt.data && strstr(prompt.data, "The plan (CUDA C):\n// scale: y[i]") && strstr(prompt.data, GEN_PTX_REQUEST),
           "the PTX turn carries the plan and the request");
     CHECK(o.signature == out.signature && !o.entry_name && o.comment_max == PTX_LITERATE_LINE_MAX, "signature forced, comments on");
+    CHECK(o.plan == out.plan, "the comments quote the plan");
     pg_buf_free(&prompt);
     pipe_out_free(&out);
     /* a task whose kernel the plan does not define */

@@ -22,14 +22,10 @@ static int loc_line(const char *text, int file_id) {
     return 0;
 }
 
-/* Line `n` (1-based) of src as a comment: " " + the text with blanks
- * collapsed, cut at PTX_LITERATE_LINE_MAX bytes on a UTF-8 boundary; NULL for
- * a missing line, one holding only braces and semicolons, or the kernel's
- * `__global__` header line. */
-static const char *plan_comment(ptx_module *m, const char *const *starts, int nlines, const char *end, int n) {
-    if (n < 1 || n > nlines) return NULL;
-    const char *s = starts[n - 1], *e = n < nlines ? starts[n] : end;
-    char buf[PTX_LITERATE_LINE_MAX + 8];
+/* The plan line s..e as a comment's text into buf (PTX_LITERATE_LINE_MAX + 8 bytes): " " + the text
+ * with blanks collapsed, cut at PTX_LITERATE_LINE_MAX bytes on a UTF-8 boundary.  Returns its length,
+ * 0 for a line holding only braces and semicolons or the kernel's `__global__` header line. */
+static size_t comment_text(char *buf, const char *s, const char *e) {
     size_t k = 0;
     bool code = false, space = true;   /* space: the last byte written is a blank (or none yet) */
     buf[k++] = ' ';
@@ -44,14 +40,49 @@ static const char *plan_comment(ptx_module *m, const char *const *starts, int nl
         buf[k++] = (char)c;
         space = false;
     }
-    if (!code) return NULL;
+    if (!code) return 0;
     buf[k] = 0;
-    if (strstr(buf, "__global__")) return NULL;   /* the kernel's own header: the .entry says it */
+    if (strstr(buf, "__global__")) return 0;   /* the kernel's own header: the .entry says it */
     if (k > PTX_LITERATE_LINE_MAX + 1) k = PTX_LITERATE_LINE_MAX + 1;
     while (k > 1 && ((unsigned char)buf[k - 1] & 0xC0) == 0x80) k--;   /* a cut UTF-8 sequence */
     if (k > 1 && (unsigned char)buf[k - 1] >= 0xC0) k--;
     while (k > 1 && buf[k - 1] == ' ') k--;
-    return pg_arena_strndup(&m->arena, buf, k);
+    buf[k] = 0;
+    return k;
+}
+
+/* Line `n` (1-based) of src as a comment (comment_text), in m's arena; NULL for a missing line or
+ * one that is no comment. */
+static const char *plan_comment(ptx_module *m, const char *const *starts, int nlines, const char *end, int n) {
+    if (n < 1 || n > nlines) return NULL;
+    char buf[PTX_LITERATE_LINE_MAX + 8];
+    size_t k = comment_text(buf, starts[n - 1], n < nlines ? starts[n] : end);
+    return k ? pg_arena_strndup(&m->arena, buf, k) : NULL;
+}
+
+int ptx_literate_plan_lines(const char *src, size_t len, char ***out) {
+    *out = NULL;
+    int n = 0, cap = 0;
+    char **v = NULL, buf[PTX_LITERATE_LINE_MAX + 8];
+    const char *end = src ? src + len : NULL;
+    for (const char *p = src; p && p < end;) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e) e = end;
+        size_t k = comment_text(buf, p, e);
+        if (k) {
+            if (n == cap) v = pg_xrealloc(v, sizeof *v * (size_t)(cap = cap ? cap * 2 : 16));
+            v[n] = pg_xmalloc(k + 1);
+            memcpy(v[n++], buf, k + 1);
+        }
+        p = e + 1;
+    }
+    *out = v;
+    return n;
+}
+
+void ptx_literate_plan_lines_free(char **lines, int n) {
+    for (int i = 0; i < n; i++) free(lines[i]);
+    free(lines);
 }
 
 /* Plan order.  nvcc -O3 interleaves the instructions of neighbouring plan lines, so a line's comment
