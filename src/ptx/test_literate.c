@@ -193,6 +193,34 @@ static void test_literate_back_runs(void) {
     ptx_module_free(m);
 }
 
+/* ptx_literate_plan_lines: every comment the literate pass wrote for rowmax is one of the lines, and
+ * the lines are the plan's code lines in order (no brace-only line, no __global__ line). */
+static void test_plan_lines(void) {
+    char *cu = test_slurp("tests/golden/literate/rowmax.cu"), *lit = test_slurp("tests/golden/literate/rowmax.lit.ptx");
+    CHECK(cu && lit, "golden inputs readable");
+    if (!cu || !lit) { free(cu); free(lit); return; }
+    char **lines = NULL;
+    int n = ptx_literate_plan_lines(cu, strlen(cu), &lines), found = 0, comments = 0;
+    CHECK(n > 5 && lines, "plan lines (%d)", n);
+    for (int i = 0; i < n; i++) {
+        CHECK(lines[i][0] == ' ' && !strstr(lines[i], "__global__") && strspn(lines[i], " {};") < strlen(lines[i]),
+              "line %d is a code line: '%s'", i, lines[i]);
+        CHECK(!strstr(lines[i], "  ") && strlen(lines[i]) <= PTX_LITERATE_LINE_MAX + 1, "line %d collapsed and cut", i);
+    }
+    for (const char *p = strstr(lit, "\t// "); p; p = strstr(p + 1, "\t// ")) {
+        const char *t = p + 3, *e = strchr(t, '\n');
+        comments++;
+        for (int i = 0; i < n; i++)
+            if (e && strlen(lines[i]) == (size_t)(e - t) && !strncmp(lines[i], t, (size_t)(e - t))) { found++; break; }
+    }
+    CHECK(comments > 5 && found == comments, "every comment of rowmax.lit.ptx is a plan line (%d/%d)", found, comments);
+    ptx_literate_plan_lines_free(lines, n);
+    char **none = NULL;
+    CHECK(ptx_literate_plan_lines("{\n}\n", 4, &none) == 0 && !none, "no code line, no lines");
+    free(cu);
+    free(lit);
+}
+
 static void test_literate_long_line(void) {
     const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.loc 1 2 1\n\tret;\n}\n";
     pg_buf cu = {0};
@@ -444,6 +472,7 @@ static void test_named_valid_suite(void) {
 int main(void) {
     test_literate_plan_order();
     test_literate_back_runs();
+    test_plan_lines();
     test_named_valid_suite();
     test_named_golden();
     test_named_blocks();
