@@ -316,6 +316,12 @@ class TestTwoStage(unittest.TestCase):
                     chk = subprocess.run([PTXGEN, "check", p], capture_output=True, text=True)
                     self.assertEqual(chk.returncode, 0, stage + ": " + chk.stderr)
             self.assertTrue(os.path.exists(os.path.join(out, "heldin-plan", "relu6_train.terse.no_bias.0.cu")))
+            # the PTX turn's comments quote its plan (dec_opts.plan): the translation's plan is relu6's reference
+            ref = read(os.path.join(ROOT, "bench", "suite", "relu6", "reference.cu"))
+            lines = {" " + " ".join(x.split()) for x in ref.split("\n")}
+            for ln in read(os.path.join(out, "trans", case + ".ptx")).split("\n"):
+                if ln.lstrip("\t").startswith("//") and ln.startswith("\t"):
+                    self.assertIn(ln.lstrip("\t")[2:], lines)
             stats = load_json(os.path.join(out, "generate2.json"))
             self.assertEqual(stats["plans"], 2)
             self.assertEqual(stats["ptx_kernels"], 3)
