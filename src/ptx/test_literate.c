@@ -122,6 +122,17 @@ static void test_literate_golden(void) {
     free(cu);
 }
 
+/* The literate pass over ptx with the plan cu: its output holds `want`, with `ncomments` comments. */
+static void check_literate(const char *what, const char *cu, const char *ptx, const char *want, int ncomments) {
+    ptx_module *m = parse_text(ptx, what);
+    int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
+    char *out = printed(m);
+    CHECK(out && strstr(out, want), "%s; got:\n%s", what, out ? out : "");
+    CHECK(n == ncomments, "%s: %d comments (got %d)", what, ncomments, n);
+    free(out);
+    ptx_module_free(m);
+}
+
 /* Plan order: instructions of two interleaved plan lines are grouped by line inside a block, as far
  * as their dependences allow (registers, and memory: a store and a later load of the same space keep
  * their order); labels start no comment; the instruction count and the terminator stay. */
@@ -139,9 +150,6 @@ static void test_literate_plan_order(void) {
         "\t.loc 1 6 1\n\tst.global.f32 [%rd1], %f2;\n"
         "\t.loc 1 7 1\n\tld.global.f32 %f3, [%rd1];\n"
         "$L_end:\n\t.loc 1 4 1\n\tret;\n}\n";
-    ptx_module *m = parse_text(ptx, "order");
-    int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
-    char *out = printed(m);
     /* line 4's two instructions together, then line 5's; the load of line 7 stays before the store
      * of line 6 (a store and a load of .global keep their order), the last load after it */
     const char *want =
@@ -150,10 +158,7 @@ static void test_literate_plan_order(void) {
         "\t// float c = p[0];\n\tld.global.f32 %f1, [%rd1+4];\n"
         "\t// p[0] = 1.0f;\n\tst.global.f32 [%rd1], %f2;\n"
         "\t// float c = p[0];\n\tld.global.f32 %f3, [%rd1];\n$L_end:\n\t// int a = threadIdx.x;\n\tret;\n";
-    CHECK(out && strstr(out, want), "grouped by plan line where dependences allow; got:\n%s", out ? out : "");
-    CHECK(n == 6, "6 comments (got %d)", n);
-    free(out);
-    ptx_module_free(m);
+    check_literate("grouped by plan line where dependences allow", cu, ptx, want, 6);
 }
 
 /* Back runs: a run of a line already written that only computes registers joins the next line's
@@ -176,9 +181,6 @@ static void test_literate_back_runs(void) {
         "\t.loc 1 7 1\n\tst.global.u32 [%rd4+8], 3;\n"
         "\t.loc 1 4 1\n\tld.global.u32 %r3, [%rd2+8];\n"   /* back, no effect, then a label: stays */
         "$L_end:\n\t.loc 1 7 1\n\tret;\n}\n";
-    ptx_module *m = parse_text(ptx, "back");
-    int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
-    char *out = printed(m);
     const char *want =
         "\t// int a = p[threadIdx.x];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.global.u32 %r1, [%rd2];\n"
         "\t// p[a] = 1;\n\tmul.wide.s32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n\tst.global.u32 [%rd4], 1;\n"
@@ -187,10 +189,7 @@ static void test_literate_back_runs(void) {
         "\t// p[a] = 1;\n\tst.global.u32 [%rd4], 1;\n"
         "\t// p[a + 2] = 3;\n\tst.global.u32 [%rd4+8], 3;\n"
         "\t// int a = p[threadIdx.x];\n\tld.global.u32 %r3, [%rd2+8];\n$L_end:\n\t// p[a + 2] = 3;\n\tret;\n";
-    CHECK(out && strstr(out, want), "back runs that only compute join the next line; got:\n%s", out ? out : "");
-    CHECK(n == 7, "7 comments (got %d)", n);
-    free(out);
-    ptx_module_free(m);
+    check_literate("back runs that only compute join the next line", cu, ptx, want, 7);
 }
 
 /* ptx_literate_plan_lines: every comment the literate pass wrote for rowmax is one of the lines, and
