@@ -97,6 +97,45 @@ bash "$H/repo/train/recipe.sh" hold > /dev/null 2>&1 && [ ! -e "$H/repo/bench/re
 bash "$H/repo/train/recipe.sh" unhold > "$tmp/hold.out" 2>&1 &&
     [ -z "$(cd "$H/repo" && git status --porcelain)" ] && [ ! -e "$H/.recipe-hold/LIST" ] && ok || bad "unhold left: $(cd "$H/repo" && git status --porcelain)"
 
+# BASE=qwen15 (the 1.5B base): an unknown base is refused before anything runs
+expect_rc 2 "pack with an unknown BASE" env BASE=qwen7 bash "$R" pack
+# the pieces' round trip, as the device does it: pieces.sh (a smaller first piece), one `put` per call
+# from .carry-pieces/, base.sh's `assemble`; the GGUF comes back byte for byte under its base's name
+RT=$tmp/rt; mkdir -p "$RT/repo/train/steps" "$RT/src/tok"
+cp "$R" train/pieces.sh "$RT/repo/train/" && cp train/steps/base.sh "$RT/repo/train/steps/"
+head -c 5000000 /dev/urandom > "$RT/src/m.gguf"; echo '{"model": {}}' > "$RT/src/tok/tokenizer.json"; echo whl > "$RT/src/x-1-py3-none-any.whl"
+NAME=qwen15 FIRST_MB=1 PIECE_MB=2 bash train/pieces.sh "$RT/pieces" "$RT/src/m.gguf" - "$RT/src/tok" - "$RT/src/x-1-py3-none-any.whl" > /dev/null 2>&1 &&
+    [ "$(ls "$RT/pieces" | tr '\n' ' ')" = "MANIFEST piece.00 piece.01 piece.02 " ] && [ "$(stat -c %s "$RT/pieces/piece.00")" = 1048576 ] &&
+    [ "$(stat -c %s "$RT/pieces/piece.01")" = 2097152 ] && ok || bad "pieces.sh FIRST_MB: $(ls -l "$RT/pieces" 2>&1)"
+for f in "$RT"/pieces/piece.*; do
+    rm -rf "$RT/repo/.carry-pieces" && mkdir -p "$RT/repo/.carry-pieces" && cp "$RT/pieces/MANIFEST" "$f" "$RT/repo/.carry-pieces/"
+    PG_DIR="$RT/pg" bash "$RT/repo/train/recipe.sh" put > "$tmp/put.out" 2>&1 || bad "put $(basename "$f"): $(cat "$tmp/put.out")"
+done
+grep -q "pieces here: 3 of 3" "$tmp/put.out" && ok || bad "put: $(cat "$tmp/put.out")"
+PG_DIR="$RT/pg" OUT="$RT/out" bash "$RT/repo/train/steps/base.sh" assemble > "$tmp/asm.out" 2>&1 &&
+    cmp -s "$RT/pg/up/qwen15.gguf" "$RT/src/m.gguf" && [ -f "$RT/pg/up/qwen15-tok/tokenizer.json" ] && ok ||
+    bad "assemble: the GGUF did not come back: $(cat "$tmp/asm.out")"
+# a corrupted piece is refused at put
+rm -rf "$RT/repo/.carry-pieces" && mkdir -p "$RT/repo/.carry-pieces" && cp "$RT/pieces/MANIFEST" "$RT/pieces/piece.01" "$RT/repo/.carry-pieces/"
+printf 'x' | dd of="$RT/repo/.carry-pieces/piece.01" bs=1 seek=100 conv=notrunc 2>/dev/null
+expect_rc 3 "put of a corrupted piece" env PG_DIR="$RT/pg2" bash "$RT/repo/train/recipe.sh" put
+# train finds the base the bundle holds and refuses an adapter of another base before any training
+mkdir -p "$RT/repo/.carry/bin" "$RT/init"; printf '#!/bin/sh\n' > "$RT/repo/.carry/bin/ptxgen"; chmod +x "$RT/repo/.carry/bin/ptxgen"
+echo '{}' > "$RT/init/adapter_config.json"; echo '{"gguf": "../base/qwen2.5-coder-0.5b-instruct.gguf"}' > "$RT/init/base.json"
+out=$(cd "$RT/repo" && PG_DIR="$RT/pg" OUT="$RT/out" INIT_PLAN="$RT/init" bash train/recipe.sh train 10 plan 2>&1); rc=$?
+[ "$rc" = 3 ] && grep -q "does not name ../base/qwen2.5-coder-1.5b-instruct.gguf, the base assembled here (qwen15)" <<<"$out" &&
+    [ "$(cat "$RT/pg/base" 2>/dev/null)" = "" ] && ok || bad "train with a 0.5B adapter on the 1.5B: exit $rc: $out"
+out=$(cd "$RT/repo" && PG_DIR="$RT/pg" OUT="$RT/out" BASE=qwen bash train/recipe.sh train 10 plan 2>&1); rc=$?
+[ "$rc" = 3 ] && grep -q "MISSING $RT/pg/up/qwen.gguf" <<<"$out" && ok || bad "train BASE=qwen on a 1.5B bundle: exit $rc: $out"
+# hold says what each call carries and refuses a call over 64 MiB
+(cd "$RT/repo" && git init -q && printf "/.carry/\n/.carry-pieces/\n" >> .git/info/exclude && git add train && git -c user.name=t -c user.email=t@t commit -qm t) || bad "round trip: git init"
+cp "$RT/pieces/MANIFEST" "$RT/pieces/piece.00" "$RT/repo/.carry-pieces/"
+out=$(cd "$RT/repo" && HOLD=none bash train/recipe.sh hold 2>&1) && grep -q "^calls: the first .* of 64; 2 pieces" <<<"$out" && ok ||
+    bad "hold's call sizes: $out"
+truncate -s 65M "$RT/repo/.carry-pieces/piece.01"
+out=$(cd "$RT/repo" && HOLD=none bash train/recipe.sh hold 2>&1); rc=$?
+[ "$rc" = 3 ] && grep -q "over the 64 MiB" <<<"$out" && ok || bad "hold with a 65 MiB piece: exit $rc: $out"
+
 # the device scripts left bench/ on 2026-12-05: nothing outside the dated results and the log names the old paths
 if git rev-parse --git-dir > /dev/null 2>&1; then
     left=$(git grep -l -E 'bench/(device_[a-z_]+|pieces)\.sh' -- . ':!bench/results' ':!bench/NOTES.md' ':!tests/recipe_tests.sh' 2>/dev/null)

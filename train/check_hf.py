@@ -9,6 +9,13 @@ the C engine and train/model.py?
 2. With --ptxgen (and `ptxgen logits` built): `ptxgen logits --model DIR --ids ... --full`.
 3. With --adapter: peft.PeftModel.from_pretrained(BASE, ADAPTER) vs our model with the
    adapter merged (base = --base, default DIR).
+4. With --gguf FILE (and --ptxgen): DIR is what train/gguf_to_hf.py made of FILE, and
+   transformers on DIR is checked against the C engine on FILE itself
+   (`ptxgen logits --model FILE --full --steps S`; f32 activations unless --fast): the prompt
+   as one prefill, S greedy decode steps, the last step's logits (max relative difference)
+   and every position's greedy token.  This is how the
+   device's HF base is tied to the quantized file `ptxgen gen` runs (docs/MODELS.md).
+   Alone, --gguf skips checks 1 and 2 (DIR in transformers is the reference).
 Prints one JSON verdict {"ok": ..., "checks": [...]}; exit 0 when every check that ran passed.
 """
 import argparse
@@ -98,6 +105,33 @@ def check_c_engine(d, prompts, ptxgen, tol):
     return {"check": "c_engine", "max_rel_diff": worst, "ok": worst <= tol, "prompts": len(prompts)}
 
 
+def check_gguf(d, gguf, prompts, ptxgen, tol, exact=True, steps=4):
+    """transformers on DIR (converted from GGUF) against the C engine on the GGUF file: the prompt
+    as one prefill, then `steps` greedy decode steps (the decode kernels: int8 activations unless
+    exact), the last step's logits compared whole and every position's greedy token."""
+    hf = hf_load(d).eval()
+    worst, agree, total = 0.0, 0, 0
+    for ids in prompts:
+        cmd = [ptxgen, "logits", "--model", gguf, "--ids", ",".join(map(str, ids)), "--full", "--top", "1", "--steps", str(steps)]
+        r = subprocess.run(cmd + (["--exact"] if exact else []), capture_output=True, text=True, timeout=900)
+        if r.returncode != 0:
+            return {"check": "gguf", "ok": False, "note": f"ptxgen logits failed (exit {r.returncode}): {r.stderr.strip()[:200]}"}
+        out = json.loads(r.stdout)
+        c = torch.tensor(out["last_logits"], dtype=torch.float32)
+        seq = list(ids) + [s["token"] for s in out["steps"]]       # what the engine saw, step tokens included
+        with torch.no_grad():
+            ref = hf(torch.tensor([seq])).logits[0].float()                # [T, V]
+        if c.shape[0] != ref.shape[1]:
+            return {"check": "gguf", "ok": False, "note": f"vocab {c.shape[0]} vs {ref.shape[1]}"}
+        worst = max(worst, rel_diff(c[None], ref[-1:]))
+        # the engine's greedy choice at every position against transformers' (ties aside)
+        mine = [p["top"][0][0] for p in out["positions"] + out["steps"]]
+        agree += sum(int(a == b) for a, b in zip(mine, ref.argmax(-1).tolist()))
+        total += len(mine)
+    return {"check": "gguf", "gguf": gguf, "exact": exact, "steps": steps, "max_rel_diff": worst, "top1_agree": f"{agree}/{total}",
+            "ok": worst <= tol, "prompts": len(prompts)}
+
+
 def check_peft(base, adapter, prompts, tol):
     try:
         from peft import PeftModel
@@ -118,12 +152,13 @@ def check_peft(base, adapter, prompts, tol):
     return {"check": "peft", "max_rel_diff": worst, "ok": worst <= tol, "prompts": len(prompts)}
 
 
-def run_checks(d, adapter=None, base=None, ptxgen=None, n=3, tol=1e-3):
+def run_checks(d, adapter=None, base=None, ptxgen=None, n=3, tol=1e-3, gguf=None, exact=True, steps=4):
     prompts = prompt_ids(d, n)
     checks = []
-    for fn in (lambda: check_transformers(d, prompts, tol),
-               lambda: check_c_engine(d, prompts, ptxgen, tol) if ptxgen else None,
-               lambda: check_peft(base or d, adapter, prompts, tol) if adapter else None):
+    for fn in (lambda: check_transformers(d, prompts, tol) if not gguf else None,
+               lambda: check_c_engine(d, prompts, ptxgen, tol) if ptxgen and not gguf else None,
+               lambda: check_peft(base or d, adapter, prompts, tol) if adapter else None,
+               lambda: check_gguf(d, gguf, prompts, ptxgen, tol, exact, steps) if gguf else None):
         try:
             r = fn()
         except Exception as e:  # a broken file must give a verdict, not a traceback
@@ -142,9 +177,14 @@ def main():
     ap.add_argument("--ptxgen", help="build/ptxgen with the `logits` command")
     ap.add_argument("--prompts", type=int, default=3)
     ap.add_argument("--tol", type=float, default=1e-3, help="max relative logit difference")
+    ap.add_argument("--gguf", help="the GGUF file DIR was converted from: check the C engine on it (needs --ptxgen)")
+    ap.add_argument("--fast", action="store_true", help="with --gguf: the engine's default int8 activations, not --exact")
+    ap.add_argument("--steps", type=int, default=4, help="with --gguf: greedy decode steps after the prompt (default 4)")
     a = ap.parse_args()
+    if a.gguf and not a.ptxgen:
+        ap.error("--gguf needs --ptxgen")
     torch.manual_seed(0)
-    v = run_checks(a.dir, a.adapter, a.base, a.ptxgen, a.prompts, a.tol)
+    v = run_checks(a.dir, a.adapter, a.base, a.ptxgen, a.prompts, a.tol, a.gguf, not a.fast, a.steps)
     print(json.dumps(v, indent=1))
     sys.exit(0 if v["ok"] else 1)
 

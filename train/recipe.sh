@@ -26,7 +26,14 @@
 #                                        pieces under .carry-pieces/ (train/pieces.sh) and the binaries into
 #                                        .carry/bin; hold/unhold move the big tracked files out of the tree
 #                                        for the calls (each call carries the whole tree, 64 MiB with a piece)
-#   bash train/recipe.sh hold | unhold
+#   bash train/recipe.sh hold | unhold     (hold also prints what each call will carry, and fails over 64 MiB)
+# BASE=qwen15 (issue 28 item 7): the same steps on Qwen2.5-Coder-1.5B-Instruct Q4_K_M (models/fetch_base.sh
+#   --qwen15) instead of the 0.5B: `BASE=qwen15 bash train/recipe.sh pack` cuts it into 20 pieces (piece.00 of
+#   FIRST_MB 50 beside the binaries, then 55 MiB), `put` them, and `train` finds the 1.5B in the assembled
+#   bundle by itself (it says which base it trains; BASE on the device only to insist); train converts it to
+#   $P/qwen15-hf, trains LoRA r 8 (alpha 16: the adapter is 17.6 MiB, a committed adapter must be <= 20
+#   MiB) at BATCH_TOKENS 12288, and gen uses the base train used (GEN_BATCH 256 rows: its KV cache is 2.3x
+#   the 0.5B's a token).  docs/MODELS.md "The 1.5B base".
 # On the device, one call each (carry [".carry"]; the first carries .carry/bin and piece 00):
 #   (each call carries [".carry-pieces/MANIFEST", ".carry-pieces/piece.NN"]; the first also ".carry" with the binaries)
 #   start N          the synth of N literate samples starts in the background (both suites excluded,
@@ -46,7 +53,7 @@
 #                    reading its pairs file as it grows; returns at CALL_S (570) s
 #   wait             until the runs end; adapters (the rag arm's with its library: retrieval.jsonl and
 #                    base.json "retrieval"; the named arm's base.json "regs": "named"), logs and the synth's stats into $OUT
-#   gen S            generation (GEN_BATCH rows a batch, default 512; TRANS_PER_TASK translation rows a task,
+#   gen S            generation (GEN_BATCH rows a batch, default 512, 256 on the 1.5B; TRANS_PER_TASK translation rows a task,
 #                    default every style): plan, rag and named arms with train/generate2.py (plan, e2e, trans, heldin; rag
 #                    with --retrieve; named with --regs-named: its PTX turn runs under the constraint with
 #                    named registers, dec_opts.regs_named), single arm
@@ -80,31 +87,59 @@ if [ "$PRINT" = 1 ]; then
 fi
 # (before the settings below: a script of train/steps/ runs as it would on its own)
 [ -n "$script" ] && exec bash "$script" "$@"
-P=/tmp/pg
+P=${PG_DIR:-/tmp/pg}   # the device's work folder (PG_DIR: elsewhere, as tests/recipe_tests.sh runs put and assemble here)
 OUT=${OUT:-/tmp/pg-out}
 BIN=$P/bin
 export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
 [ -d "$P/site" ] && export PYTHONPATH="$P/site"
 need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier step did not run" >&2; exit 3; }; }
 bins() { if [ -d .carry/bin ]; then mkdir -p "$BIN"; cp .carry/bin/* "$BIN/"; fi; need "$BIN/ptxgen"; }
+# The bases this recipe trains on: BASE's GGUF under models/base/ (base.json names it so), fetch_base.sh's flag,
+# the pieces' sizes in MiB (first, then the rest: the first call also carries the 4 MiB of binaries), the LoRA
+# (rank, alpha; a committed adapter must be <= 20 MiB: r 16 on every linear layer is 17.6 MB on the 0.5B,
+# r 8 is 18.5 MB on the 1.5B), the training batch in tokens (the 1.5B keeps 3.6 MB a token for backward: 12288 is 44 GB)
+# and gen's batches of rows for generate2.py and generate.py (the 1.5B's KV cache is 28 KB a token, the 0.5B's 12)
+base_spec() {   # base_spec NAME -> "file fetch_flag first_mb piece_mb lora_r lora_alpha batch_tokens gen2_rows gen1_rows"
+    case "$1" in
+    qwen) echo "qwen2.5-coder-0.5b-instruct.gguf - 48 48 16 32 32768 512 640" ;;
+    qwen15) echo "qwen2.5-coder-1.5b-instruct.gguf --qwen15 50 55 8 16 12288 256 320" ;;
+    *) echo "train/recipe.sh: BASE '$1' is not qwen (Qwen2.5-Coder-0.5B) or qwen15 (Qwen2.5-Coder-1.5B)" >&2; return 2 ;;
+    esac
+}
+# the base the assembled bundle holds ($P/up/NAME.gguf), or BASE when it is set and there
+up_base() {
+    local b=${BASE:-}
+    if [ -z "$b" ]; then
+        for c in qwen15 qwen; do [ -e "$P/up/$c.gguf" ] && { b=$c; break; }; done
+    fi
+    [ -n "$b" ] && [ -e "$P/up/$b.gguf" ] || { echo "MISSING $P/up/${b:-<base>}.gguf: the assembled bundle holds $(ls "$P/up" 2>/dev/null | tr '\n' ' ')" >&2; return 3; }
+    echo "$b"
+}
 
 case "$stage" in
 pack)
+    B=${BASE:-qwen}
+    spec=$(base_spec "$B") || exit 2
+    read -r gf flag first piece _ <<<"$spec"
     make -j"$(nproc)" all >/dev/null || exit 2
-    [ -e models/base/qwen2.5-coder-0.5b-instruct.gguf ] || bash models/fetch_base.sh || exit 2
+    if [ ! -e "models/base/$gf" ]; then
+        if [ "$flag" = - ]; then bash models/fetch_base.sh || exit 2; else bash models/fetch_base.sh "$flag" || exit 2; fi
+    fi
     tokdir=$(mktemp -d)
-    python3 - "$tokdir" <<'PY' || exit 2
+    python3 - "$tokdir" "$gf" <<'PY' || exit 2
 import sys
 from transformers import AutoTokenizer
-AutoTokenizer.from_pretrained("models/base", gguf_file="qwen2.5-coder-0.5b-instruct.gguf").save_pretrained(sys.argv[1])
+AutoTokenizer.from_pretrained("models/base", gguf_file=sys.argv[2]).save_pretrained(sys.argv[1])
 PY
     whl=$(mktemp -d)
     python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -d "$whl" gguf==0.19.0 || exit 2
-    rm -rf .carry-pieces && PIECE_MB=${PIECE_MB:-48} bash train/pieces.sh .carry-pieces models/base/qwen2.5-coder-0.5b-instruct.gguf - \
-        "$tokdir" - "$whl"/*.whl
+    rm -rf .carry-pieces && NAME=$B FIRST_MB=${FIRST_MB:-$first} PIECE_MB=${PIECE_MB:-$piece} bash train/pieces.sh .carry-pieces \
+        "models/base/$gf" - "$tokdir" - "$whl"/*.whl
     rm -rf .carry && mkdir -p .carry/bin && cp build/ptxgen build/libptxgen.so .carry/bin/ && strip --strip-debug .carry/bin/*
-    mkdir -p .git/info; grep -qx "/.carry/" .git/info/exclude || echo '/.carry/' >> .git/info/exclude
-    grep -qx '/.carry-pieces/' .git/info/exclude || echo '/.carry-pieces/' >> .git/info/exclude
+    # (the exclude file through git: in a worktree .git is a file, not a folder)
+    ex=$(git rev-parse --git-path info/exclude) && mkdir -p "$(dirname "$ex")" || exit 2
+    grep -qx "/.carry/" "$ex" || echo '/.carry/' >> "$ex"
+    grep -qx '/.carry-pieces/' "$ex" || echo '/.carry-pieces/' >> "$ex"
     ls .carry-pieces
     ;;
 hold)      # the tracked files the device does not need leave the tree for the calls (unhold brings them back);
@@ -116,6 +151,22 @@ hold)      # the tracked files the device does not need leave the tree for the c
     done
     # the tracked files still here, in KiB (du complains about the held ones: those are gone on purpose)
     { git ls-files -z | xargs -0 du -ck 2>/dev/null; true; } | tail -1
+    # what each call will carry: the tree (tracked and untracked files that are not ignored) plus its piece,
+    # the first call the binaries too; the device tool refuses a call over 64 MiB
+    tree=$({ git ls-files -z --cached --others --exclude-standard | xargs -0 stat -c %s 2>/dev/null; true; } | awk '{s += $1} END {print s + 0}')
+    if ls .carry-pieces/piece.* > /dev/null 2>&1; then
+        man=$(stat -c %s .carry-pieces/MANIFEST)
+        p0=$(stat -c %s .carry-pieces/piece.00)
+        pmax=$(ls .carry-pieces/piece.* | xargs stat -c %s | sort -n | tail -n 1)
+        bin=$({ du -sb .carry 2>/dev/null || echo 0; } | cut -f1)
+        c1=$((tree + man + p0 + bin)) cn=$((tree + man + pmax)) lim=$((64 * 1048576))
+        echo "calls: the first (tree + binaries + piece.00) $((c1 / 1048576)) MiB, each put (tree + largest piece)" \
+             "$((cn / 1048576)) MiB, of 64; $(ls .carry-pieces/piece.* | wc -l) pieces"
+        [ "$c1" -le "$lim" ] && [ "$cn" -le "$lim" ] ||
+            { echo "over the 64 MiB a call may carry: hold more (HOLD=...) or pack smaller pieces (PIECE_MB, FIRST_MB)" >&2; exit 3; }
+    else
+        echo "tree $((tree / 1048576)) MiB (no .carry-pieces: pack first to see each call's size)"
+    fi
     ;;
 unhold)    # everything hold moved out, and nothing else
     [ -e ../.recipe-hold/LIST ] && sort -u ../.recipe-hold/LIST | while read -r d; do
@@ -194,10 +245,18 @@ train)
     [ -z "${INIT_PLAN:-}" ] || need "$INIT_PLAN/adapter_config.json"   # before minutes of assembling
     bins
     [ -e "$P/up/SHA256SUMS" ] || bash train/steps/base.sh assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
+    B=$(up_base) || exit 3
+    spec=$(base_spec "$B") || exit 2
+    read -r gf _ _ _ lora_r lora_alpha batch <<<"$spec"
+    # an adapter continues only on the base it was trained on (the 0.5B's shapes are not the 1.5B's)
+    if [ -n "${INIT_PLAN:-}" ] && ! grep -q "\"\.\./base/$gf\"" "$INIT_PLAN/base.json" 2>/dev/null; then
+        echo "INIT_PLAN=$INIT_PLAN: its base.json does not name ../base/$gf, the base assembled here ($B)" >&2; exit 3
+    fi
+    echo "$B" > "$P/base"
     python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
-    [ -e "$P/qwen-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/qwen.gguf" "$P/qwen-hf" --tokenizer-from "$P/up/qwen-tok" \
+    [ -e "$P/$B-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/$B.gguf" "$P/$B-hf" --tokenizer-from "$P/up/$B-tok" \
         > "$P/convert.log" 2>&1 || { tail "$P/convert.log"; exit 3; }
-    echo "base ready at $(( $(date +%s) - t0 )) s; $(tail -n 1 "$P/grow.log")"
+    echo "base $B ($gf) ready at $(( $(date +%s) - t0 )) s; $(tail -n 1 "$P/grow.log")"
     # the synth goes on for more data, behind the training loops (each needs a core to feed its GPU work)
     [ -e "$P/synth.pid" ] && renice -n 19 -g "$(cat "$P/synth.pid")" > /dev/null 2>&1
     for arm in $ARMS; do
@@ -205,10 +264,11 @@ train)
         need "$P/pairs-$arm.jsonl"
         rm -rf "$P/arm-$arm" "$P/train-$arm.done"
         # both arms read their own pairs file of the same samples as it grows; half the batch each keeps two in memory
-        setsid nohup bash -c "python3 train/lora_base.py --base '$P/qwen-hf' --base-gguf '$P/up/qwen.gguf' \
-            --base-name ../base/qwen2.5-coder-0.5b-instruct.gguf --pairs '$P/pairs-$arm.jsonl' --grow 45 \
+        setsid nohup bash -c "python3 train/lora_base.py --base '$P/$B-hf' --base-gguf '$P/up/$B.gguf' \
+            --base-name ../base/$gf --pairs '$P/pairs-$arm.jsonl' --grow 45 \
             --grow-pairs '$P/pairs-$arm.jsonl' --out '$P/arm-$arm' --time-budget $TS --lr ${LR:-4e-4} \
-            --batch-tokens ${BATCH_TOKENS:-32768} --max-len ${MAX_LEN:-8192} --pipeline $([ "$arm" = single ] && echo single || echo plan-literate) \
+            --lora-r ${LORA_R:-$lora_r} --lora-alpha ${LORA_ALPHA:-$lora_alpha} \
+            --batch-tokens ${BATCH_TOKENS:-$batch} --max-len ${MAX_LEN:-8192} --pipeline $([ "$arm" = single ] && echo single || echo plan-literate) \
             $init ${TRAIN_ARGS:-} > '$P/train-$arm.log' 2>&1; echo \$? > '$P/train-$arm.done'" > /dev/null 2>&1 < /dev/null &
     done
     echo "$ARMS" > "$P/arms"
@@ -264,6 +324,10 @@ gen)
     bins
     [ -e "$P/synth.pid" ] && kill -- -"$(cat "$P/synth.pid")" 2>/dev/null   # its cores go to nvcc and ptxas now
     ARMS=$(cat "$P/arms")
+    B=$(cat "$P/base" 2>/dev/null || echo qwen)   # the base train converted and trained on
+    need "$P/$B-hf/config.json"
+    spec=$(base_spec "$B") || exit 2
+    read -r _ _ _ _ _ _ _ gen2_rows gen1_rows <<<"$spec"
     first=$(for a in $ARMS; do [ "$a" != single ] && echo "$a" && break; done)
     rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-${first:-plan}/trained_ids.txt" \
         --n "${HELDIN:-100}" --out "$P/heldin"
@@ -272,13 +336,13 @@ gen)
         if [ "$arm" != single ]; then
             extra=(); [ "$arm" = rag ] && extra=(--retrieve "$P/retrieval.jsonl")
             [ "$arm" = named ] && extra=(--regs-named)   # its PTX turn declares `.reg .T %name;` (dec_opts.regs_named)
-            python3 train/generate2.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
+            python3 train/generate2.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" \
-                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-512}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
-            python3 train/generate.py --base "$P/qwen-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
+            python3 train/generate.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
-                > "$P/gen-$arm.log" 2>&1 &
+                --batch "${GEN_BATCH:-$gen1_rows}" > "$P/gen-$arm.log" 2>&1 &
         fi
         pids+=($!)
     done

@@ -261,6 +261,33 @@ class TestGgufToHf(unittest.TestCase):
     def test_qwen2(self):
         self.check("qwen2")
 
+    @unittest.skipUnless(os.path.exists(PTXGEN), "needs build/ptxgen")
+    def test_check_hf_gguf(self):
+        """check_hf.py --gguf: the converted folder in transformers against the C engine on the file;
+        a folder that is not the file's (one weight changed) fails the check."""
+        from safetensors.torch import load_file, save_file
+        import gguf_to_hf as G
+        import check_hf as C
+        tmp = tempfile.mkdtemp(prefix="ptxgen-g2h-c-")
+        try:
+            p = os.path.join(tmp, "m.gguf")
+            self.write_gguf(p, "qwen2")
+            hf = os.path.join(tmp, "hf")
+            G.convert(p, hf, dtype="f32")
+            prompts = [[5, 70, 256, 100, 3, 9, 258], [1, 2, 3]]
+            for exact, tol in ((True, 1e-4), (False, 5e-2)):
+                r = C.check_gguf(hf, p, prompts, PTXGEN, tol, exact=exact, steps=3)
+                self.assertTrue(r["ok"], r)
+                self.assertEqual(r["top1_agree"], "16/16", r)   # 7 + 3 positions and 3 steps each
+            sd = load_file(os.path.join(hf, "model.safetensors"))
+            sd["model.layers.1.mlp.down_proj.weight"] = sd["model.layers.1.mlp.down_proj.weight"] * 3
+            save_file(sd, os.path.join(hf, "model.safetensors"), metadata={"format": "pt"})
+            r = C.check_gguf(hf, p, prompts, PTXGEN, 1e-4, exact=True, steps=3)
+            self.assertFalse(r["ok"], r)
+            self.assertGreater(r["max_rel_diff"], 1e-3)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def test_llama_unpermutes_qk(self):
         self.check("llama")
 

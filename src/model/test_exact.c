@@ -110,5 +110,15 @@ int main(void) {
         run_model(qb, &gfast, "qwen2.5-coder-0.5b gguf fast 2T");
     } else
         printf("qwen2.5-coder-0.5b: SKIPPED (%s absent)\n", qb);
+    /* the 1.5B base when it is there (bash models/fetch_base.sh --qwen15): 6 query heads per KV
+     * head, 28 layers, Q4_K/Q6_K everywhere */
+    const char *qb15 = getenv("PTXGEN_QWEN15_GGUF") && *getenv("PTXGEN_QWEN15_GGUF") ? getenv("PTXGEN_QWEN15_GGUF")
+                                                                                     : "models/base/qwen2.5-coder-1.5b-instruct.gguf";
+    FILE *qf15 = fopen(qb15, "rb");
+    if (qf15) {
+        fclose(qf15);
+        run_model(qb15, &gfast, "qwen2.5-coder-1.5b gguf fast 2T");
+    } else
+        printf("qwen2.5-coder-1.5b: SKIPPED (%s absent)\n", qb15);
     return TEST_DONE();
 }

