@@ -350,9 +350,10 @@ typedef struct {
  * continuation (certain), the token after the longest earlier occurrence of the current suffix in
  * the prompt and output (history), the n-gram table of training kernels (table), a register
  * number's digit (the next unused number of its class for a destination, the last destination
- * of its class for a source). */
-typedef enum { GEN_DRAFT_FORCED, GEN_DRAFT_HISTORY, GEN_DRAFT_TABLE, GEN_DRAFT_REGISTER, GEN_DRAFT_NSRC } gen_draft_src;
-PG_API const char *gen_draft_src_name(gen_draft_src s);   /* "forced", "history", "table", "register" */
+ * of its class for a source), literate PTX's comment copying a plan line (plan: the line after the
+ * one the last comment copied, in the prompt's plan). */
+typedef enum { GEN_DRAFT_FORCED, GEN_DRAFT_HISTORY, GEN_DRAFT_TABLE, GEN_DRAFT_REGISTER, GEN_DRAFT_PLAN, GEN_DRAFT_NSRC } gen_draft_src;
+PG_API const char *gen_draft_src_name(gen_draft_src s);   /* "forced", "history", "table", "register", "plan" */
 
 typedef struct {
     char *ptx;                 /* the module, starting with the GENERATED_BY comment (malloc'd) */

@@ -23,6 +23,7 @@
  * constraint) get them in one multi-row pass over the output matrix when the first is asked
  * for, not one full pass each (gen_seq.rowl; values equal, model_logits_rows). */
 #include "ptxgen/decode.h"
+#include "draft.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,7 +118,10 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
 /* Kinds of draft, each with its own running odds (gen_seq.reached / kept): the constraint's only
  * continuation, a history match of 2..8 tokens, the table, a register number (destination: the
  * next unused number; source: the last destination of its class). */
-enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_N };
+enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_PLAN, DK_N };
+#define PLAN_Q_MAX 64   /* tokens of a plan line queued as drafts */
+typedef struct { int reached[DK_N], kept[DK_N]; } draft_odds;   /* per kind, this run: drafts reached (all
+                                                                    before them kept) and kept */
 
 /* One candidate in flight: what the sampling loop keeps between tokens. */
 typedef struct {
@@ -147,9 +151,11 @@ typedef struct {
     uint32_t have;             /* bit r: rowl[r] holds row r */
     bool want_full[MODEL_EXACT_MAX];   /* row r will want all logits (the drafts' constraint says so) */
     uint8_t draft_src[MODEL_EXACT_MAX];   /* gen_draft_src of draft j (row j + 1's token) */
-    uint8_t draft_kind[MODEL_EXACT_MAX];  /* its kind (draft_kind), for the odds below */
-    int reached[DK_N], kept[DK_N];        /* per kind: drafts reached (all before them kept) and kept, this run */
-    pg_buf dtext;              /* drafting: the current line with the drafts so far */
+    uint8_t draft_kind[MODEL_EXACT_MAX];  /* its kind (DK_*), for the odds */
+    draft_odds odds;
+    pg_buf dtext;              /* drafting: the body so far with the drafts after it */
+    int32_t plan_q[PLAN_Q_MAX];/* drafting: the tokens of the plan line a comment just begun should copy */
+    int plan_qn, plan_qi;
 } gen_seq;
 
 /* Where the logits of the position being chosen come from: a row of the candidate's last
@@ -442,89 +448,7 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
 }
 
 /* ---- drafts ----------------------------------------------------------------------------- */
-#define DRAFT_NMAX 8   /* longest suffix matched in the tokens so far */
-#define DRAFT_NMIN 2   /* shortest: one token of context guesses too often wrong */
 #define TABLE_MIN_COUNT 2
-
-/* The token after the longest earlier occurrence (at least DRAFT_NMIN tokens; ties: the most
- * recent) of the suffix of h[0..n), or -1; *len = the occurrence's length. */
-static int32_t hist_next(const int32_t *h, int n, int *len) {
-    int best = 0, at = -1;
-    for (int i = n - 2; i >= 0; i--) {   /* an occurrence ending at i, continued by h[i + 1] */
-        if (h[i] != h[n - 1]) continue;
-        int L = 1;
-        while (L < DRAFT_NMAX && i - L >= 0 && h[i - L] == h[n - 1 - L]) L++;
-        if (L > best) { best = L; at = i; if (L == DRAFT_NMAX) break; }
-    }
-    *len = best;
-    return best >= DRAFT_NMIN ? h[at + 1] : -1;
-}
-
-/* A register number's next digit, from the text so far s[0..n) (the line being written last):
- * the line ends in %<class><digits> (digits possibly none yet) as an instruction's first
- * operand (the destination: the class's highest number so far + 1, as nvcc numbers them) or
- * after ", " or "[" (a source: the number of the last instruction whose destination has the
- * class).  Returns the digit (0..9) that continues the guessed number, or -1; *dst = which. */
-static int reg_digit(const char *s, size_t n, bool *dst) {
-    size_t ls = n;
-    while (ls > 0 && s[ls - 1] != '\n') ls--;
-    size_t d = n;
-    while (d > ls && s[d - 1] >= '0' && s[d - 1] <= '9') d--;
-    size_t c = d;
-    while (c > ls && s[c - 1] >= 'a' && s[c - 1] <= 'z') c--;
-    if (c == d || d - c > 2 || n - d > 6 || c == ls || s[c - 1] != '%') return -1;
-    const char *cls = s + c;
-    size_t cl = d - c;
-    /* what stands before the %: the opcode after the line's indent and guard, or ", " / "[" */
-    size_t b = ls;
-    while (b < c - 1 && (s[b] == ' ' || s[b] == '\t')) b++;
-    if (s[b] == '/' || s[b] == '.') return -1;   /* a comment or a directive */
-    if (s[b] == '@') {   /* the guard @%pN / @!%pN */
-        while (b < c - 1 && s[b] != ' ') b++;
-        while (b < c - 1 && s[b] == ' ') b++;
-    }
-    size_t op = b;
-    while (b < c - 1 && s[b] != ' ' && s[b] != ',') b++;
-    *dst = b > op && b + 1 == c - 1 && s[b] == ' ';
-    if (!*dst && !(c >= 3 && s[c - 3] == ',' && s[c - 2] == ' ') && s[c - 2] != '[') return -1;
-    /* the class's highest number, and its last destination, in the body so far (lines before this) */
-    long hi = 0, last = -1;
-    const char *body = memchr(s, '{', ls);
-    for (size_t i = body ? (size_t)(body - s) : ls; i < ls; i++) {
-        /* %<cls><digit>: a digit right after the class (%r12 is not %rd12's class) */
-        if (s[i] != '%' || i + 1 + cl >= ls || memcmp(s + i + 1, cls, cl) || !(s[i + 1 + cl] >= '0' && s[i + 1 + cl] <= '9')) continue;
-        long v = 0;
-        size_t k = i + 1 + cl;
-        while (k < ls && s[k] >= '0' && s[k] <= '9' && v < 100000) v = v * 10 + (s[k++] - '0');
-        if (v > hi) hi = v;
-        /* a destination: the first operand of its line */
-        size_t j = i;
-        while (j > 0 && s[j - 1] != '\n' && s[j - 1] != ',' && s[j - 1] != '[') j--;
-        if (j > 0 && s[j - 1] == '\n') {
-            size_t q = j;
-            while (q < i && (s[q] == ' ' || s[q] == '\t')) q++;
-            if (q < i && s[q] == '@') { while (q < i && s[q] != ' ') q++; while (q < i && s[q] == ' ') q++; }
-            size_t o0 = q;
-            while (q < i && s[q] != ' ') q++;
-            if (q > o0 && q + 1 == i && s[o0] != '/' && s[o0] != '.') last = v;
-        }
-    }
-    long want = *dst ? hi + 1 : last;
-    if (want < 0) return -1;
-    char num[24];
-    int len = snprintf(num, sizeof num, "%ld", want);
-    size_t typed = n - d;
-    if ((size_t)len <= typed || memcmp(num, s + d, typed)) return -1;
-    return num[typed] - '0';
-}
-
-/* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
- * constraint's only continuation or, where it has a choice, an n-gram guess it accepts.
- * *ncertain = how many of the first drafts were the only continuation (no guess among them). */
-const char *gen_draft_src_name(gen_draft_src s) {
-    return s == GEN_DRAFT_FORCED ? "forced" : s == GEN_DRAFT_HISTORY ? "history" : s == GEN_DRAFT_TABLE ? "table"
-           : s == GEN_DRAFT_REGISTER ? "register" : "?";
-}
 
 /* The odds of rows against their cost: a verify step of n rows costs about A + n row-costs
  * (bench_model --exact: 1 row ~30 ms, each further row ~9 ms at 64 positions and ~18 ms at
@@ -533,8 +457,18 @@ const char *gen_draft_src_name(gen_draft_src s) {
  * of its kind and every draft before it) times (A + rows) exceeds the yield so far. */
 #define ROW_FIXED 2.0
 
-static double draft_odds(const gen_seq *g, int kind) {
-    return kind == DK_FORCED ? 1.0 : (g->kept[kind] + 1.0) / (g->reached[kind] + 2.0);
+static double odds_of(const draft_odds *d, int kind) {
+    return kind == DK_FORCED ? 1.0 : (d->kept[kind] + 1.0) / (d->reached[kind] + 2.0);
+}
+
+/* Add a draft of this kind after nd others?  *chance: the odds all drafts so far are kept (updated
+ * when yes), *yield: the expected tokens of the step so far (1 + the sum of the chances). */
+static bool draft_pays(const draft_odds *d, int kind, int nd, double *chance, double *yield) {
+    double c = *chance * odds_of(d, kind);
+    if (kind != DK_FORCED && c * (ROW_FIXED + 1 + nd) <= *yield) return false;
+    *chance = c;
+    *yield += c;
+    return true;
 }
 
 /* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
@@ -559,6 +493,7 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
     if (br) body = (size_t)(br - tx);
     pg_buf_putn(&g->dtext, tx + body, g->text.len - body);
     double chance = 1.0, yield = 1.0;   /* chance the next draft's predecessors are all kept; expected tokens */
+    g->plan_qn = g->plan_qi = 0;
     /* row j of the step chooses from the state after j drafts: does it want all logits? */
     for (int j = 0; j <= want; j++) g->want_full[j] = !g->draft_dec;
     while (nd < want) {
@@ -571,23 +506,39 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
             g->want_full[nd] = k < 0;
             if (k == 1) t = g->ids[0];   /* certain */
         }
+        if (t < 0 && g->dec && e->o->comment_max > 0) {   /* literate PTX: a comment begun copies a plan line */
+            const char *dt = g->dtext.data;
+            size_t dl = g->dtext.len, b = dl;
+            while (b > 0 && dt[b - 1] != '\n') b--;
+            while (b < dl && (dt[b] == ' ' || dt[b] == '\t')) b++;
+            if (dl == b + 2 && dt[b] == '/' && dt[b + 1] == '/') {
+                pg_buf line = {0};
+                int32_t *ids = NULL;
+                size_t nid = 0;
+                pg_buf_putc(&line, ' ');
+                if (draft_plan_next(e->o->prompt, dt, dl, &line) && tok_encode(e->t, line.data, line.len, &ids, &nid) == PG_OK)
+                    for (size_t i = 0; i < nid && g->plan_qn < PLAN_Q_MAX; i++) g->plan_q[g->plan_qn++] = ids[i];
+                free(ids);
+                pg_buf_free(&line);
+                g->plan_qi = 0;
+            }
+            if (g->plan_qi < g->plan_qn) t = g->plan_q[g->plan_qi++], kind = DK_PLAN, from = GEN_DRAFT_PLAN;
+        }
         if (t < 0 && g->dec) {   /* a register number (PTX only) */
             bool dst = false;
-            int dg = reg_digit(g->dtext.data, g->dtext.len, &dst);
+            int dg = draft_reg_digit(g->dtext.data, g->dtext.len, &dst);
             if (dg >= 0 && e->digit[dg] >= 0) t = e->digit[dg], kind = dst ? DK_REGDST : DK_REGSRC, from = GEN_DRAFT_REGISTER;
         }
         if (t < 0) {
             int L = 0;
-            t = hist_next(g->hist.v, g->hist.n, &L);
-            kind = DK_HIST + (L > DRAFT_NMIN ? L - DRAFT_NMIN : 0), from = GEN_DRAFT_HISTORY;
+            t = draft_hist_next(g->hist.v, g->hist.n, &L);
+            kind = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), from = GEN_DRAFT_HISTORY;
         }
         if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT), kind = DK_TABLE, from = GEN_DRAFT_TABLE;
         if (t < 0 || t == e->end_id || t == e->eot_id) break;
-        double c = chance * draft_odds(g, kind);
-        if (kind != DK_FORCED && c * (ROW_FIXED + 1 + nd) <= yield) break;   /* this row would not pay */
-        if (g->draft_dec && (!dec_accepts(g->draft_dec, t) || dec_advance(g->draft_dec, t, diag) != PG_OK)) break;
-        chance = c;
-        yield += c;
+        if (g->draft_dec && !dec_accepts(g->draft_dec, t)) break;
+        if (!draft_pays(&g->odds, kind, nd, &chance, &yield)) break;   /* this row would not pay */
+        if (g->draft_dec && dec_advance(g->draft_dec, t, diag) != PG_OK) break;
         g->draft_src[nd] = (uint8_t)from;
         g->draft_kind[nd] = (uint8_t)kind;
         d[nd++] = t;
@@ -643,11 +594,11 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
             pos = p0 + 1 + j;
             refed = false;
             if ((st = seq_next(g, &src, &pos, &refed, &tok, diag)) != PG_OK || tok < 0 || refed) break;
-            if (j < nd) g->reached[g->draft_kind[j]]++;
+            if (j < nd) g->odds.reached[g->draft_kind[j]]++;
             if (j < nd && tok == feed[1 + j]) {   /* the draft agrees: it is already in the cache */
                 out->accepted++;
                 out->accepted_by[g->draft_src[j]]++;
-                g->kept[g->draft_kind[j]]++;
+                g->odds.kept[g->draft_kind[j]]++;
                 j++;
                 continue;
             }
@@ -790,8 +741,9 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
     size_t V = (size_t)f->vocab;
     int dmax = o->draft_max < MODEL_EXACT_MAX - 1 ? o->draft_max : MODEL_EXACT_MAX - 1;
     int32_t feed[MODEL_EXACT_MAX];
-    uint8_t src[MODEL_EXACT_MAX];
+    uint8_t src[MODEL_EXACT_MAX], kind[MODEL_EXACT_MAX];
     int rows[MODEL_EXACT_MAX];
+    draft_odds odds = {{0}, {0}};
     PG_VEC(int32_t) hist = {0};
     float *rowl = malloc(sizeof(float) * (size_t)(dmax + 1) * V);   /* [1 + nd][vocab]: the last step's logits */
     pg_status st = rowl ? PG_OK : PG_ERR_NOMEM;
@@ -804,9 +756,11 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
         int32_t tok = model_sample(smp, lg, f->vocab);
         if (free_take(f->t, tok, f->end_id, f->eot_id, text, out, diag)) break;
         pg_vec_push(hist, tok);
+        if (j < nd) odds.reached[kind[j]]++;
         if (j < nd && tok == feed[1 + j]) {   /* the draft agrees: it is in the cache, its row is next */
             out->accepted++;
             out->accepted_by[src[j]]++;
+            odds.kept[kind[j]]++;
             lg = rowl + (size_t)++j * V;
             continue;
         }
@@ -818,13 +772,16 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
         feed[0] = tok;
         nd = 0;
         int base = hist.n;
+        double chance = 1.0, yield = 1.0;
         while (nd < want) {
             gen_draft_src from = GEN_DRAFT_HISTORY;
-            int L;
-            int32_t d = hist_next(hist.v, hist.n, &L);
-            if (d < 0 && o->ngram) d = gen_ngram_next(o->ngram, hist.v, hist.n, TABLE_MIN_COUNT), from = GEN_DRAFT_TABLE;
-            if (d < 0 || d == f->end_id || d == f->eot_id) break;
+            int L, k;
+            int32_t d = draft_hist_next(hist.v, hist.n, &L);
+            k = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0);
+            if (d < 0 && o->ngram) d = gen_ngram_next(o->ngram, hist.v, hist.n, TABLE_MIN_COUNT), from = GEN_DRAFT_TABLE, k = DK_TABLE;
+            if (d < 0 || d == f->end_id || d == f->eot_id || !draft_pays(&odds, k, nd, &chance, &yield)) break;
             src[nd] = (uint8_t)from;
+            kind[nd] = (uint8_t)k;
             feed[1 + nd++] = d;
             pg_vec_push(hist, d);
         }
