@@ -458,7 +458,9 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
 #define ROW_FIXED 2.0
 
 static double odds_of(const draft_odds *d, int kind) {
-    return kind == DK_FORCED ? 1.0 : (d->kept[kind] + 1.0) / (d->reached[kind] + 2.0);
+    /* an optimistic prior (3 of 4 kept): a kind must fail several times before it stops being
+     * drafted, since one never drafted is never measured again */
+    return kind == DK_FORCED ? 1.0 : (d->kept[kind] + 3.0) / (d->reached[kind] + 4.0);
 }
 
 /* Add a draft of this kind after nd others?  *chance: the odds all drafts so far are kept (updated
