@@ -12,8 +12,9 @@
  *
  * Speculative decoding (o->draft_max > 0): after the token at the current position is chosen,
  * the next ones are drafted -- the constraint's only continuation where it has one (certain),
- * else an n-gram guess (the longest suffix of the tokens so far seen earlier in the prompt and
- * output, else the table of training kernels) that the constraint accepts -- and the chosen
+ * else a guess the constraint accepts (draft.c: a literate comment's plan line, a register
+ * number's digit, the longest suffix of the tokens so far seen earlier in the prompt and output,
+ * else the table of training kernels), as many as their running odds pay for -- and the chosen
  * token and the drafts run as one model_forward_exact step (rows equal a one-token step's bit
  * for bit).  Then each position's token is chosen from its row by pick, with the same sampler,
  * exactly as plain decoding would: a draft that equals it is kept, the first that differs ends
@@ -21,7 +22,8 @@
  * The output is therefore the plain output, byte for byte.  The rows that will want all logits
  * (the constraint walked over the drafts allows more than GEN_SUBSET_MAX there, or there is no
  * constraint) get them in one multi-row pass over the output matrix when the first is asked
- * for, not one full pass each (gen_seq.rowl; values equal, model_logits_rows). */
+ * for, not one full pass each (gen_seq.rowl; values equal, model_logits_rows).  The free turn
+ * (gen_free_sample: the plan, the twin) speculates the same way without a constraint (free_spec). */
 #include "ptxgen/decode.h"
 #include "draft.h"
 
