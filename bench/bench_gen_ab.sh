@@ -12,6 +12,12 @@
 #   TG 64, TASK (default bias_gelu_residual: the median task of 2026-12-05-gen-cpu.json),
 #   BASE_REF (default main): the engine before, built from `git archive` in a temp dir, or
 #   BASE_BUILD: a build folder of it (its ptxgen and bench_model) to skip that build.
+#   MODEL: what gen runs (default GGUF; e.g. models/qwen-plan: the two-stage adapter, whose runs
+#   then include the plan turn, nvcc's check of it and the plan's own speculative counts; its
+#   ngram.bin is used by both binaries), SAMPLES (1; plan attempts of a two-stage model), DRAFT (8),
+#   LLAMA_BENCH: a llama-bench binary; when set, llama.cpp decodes the same GGUF (-p 16 -n TG -r 3)
+#   beside bench_model in each decode round.  Each gen run's process CPU seconds (user + sys) are
+#   recorded beside gen's wall timer: with other sessions on the VM, CPU time moves less.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${PTXGEN_BUILD:-build}
@@ -21,6 +27,10 @@ THREADS=${THREADS:-2}
 ROUNDS=${ROUNDS:-2}
 TG=${TG:-64}
 TASK=${TASK:-bias_gelu_residual}
+MODEL=${MODEL:-$GGUF}
+SAMPLES=${SAMPLES:-1}
+DRAFT=${DRAFT:-8}
+export MODEL SAMPLES DRAFT
 BASE_REF=${BASE_REF:-main}
 [ -f "$GGUF" ] || { echo "bench_gen_ab: no $GGUF (bash models/fetch_base.sh)" >&2; exit 1; }
 [ -f "bench/suite/$TASK/task.json" ] || { echo "bench_gen_ab: no bench/suite/$TASK/task.json" >&2; exit 1; }
@@ -49,16 +59,22 @@ for r in $(seq 1 "$ROUNDS"); do
     for sr in $runs; do
         s=${sr%%:*} mode=${sr##*:}
         draft=0
-        [ "$mode" = spec ] && draft=8
+        [ "$mode" = spec ] && draft=$DRAFT
         l=$(load)
-        "$(side_bin "$s")/ptxgen" gen --model "$GGUF" --task "bench/suite/$TASK/task.json" --threads "$THREADS" --samples 1 \
+        /usr/bin/time -f "%e %U %S" -o "$WORK/$r-$s-$mode.time" \
+            "$(side_bin "$s")/ptxgen" gen --model "$MODEL" --task "bench/suite/$TASK/task.json" --threads "$THREADS" --samples "$SAMPLES" \
             --draft "$draft" --json -o "$WORK/$r-$s-$mode.ptx" > "$WORK/$r-$s-$mode.json" 2> "$WORK/$r-$s-$mode.err" || true
-        python3 - "$WORK/$r-$s-$mode.json" "$r" "$s" "$mode" "$l" "$(load)" >> "$WORK/gen.jsonl" <<'PY'
+        python3 - "$WORK/$r-$s-$mode.json" "$r" "$s" "$mode" "$l" "$(load)" "$WORK/$r-$s-$mode.time" >> "$WORK/gen.jsonl" <<'PY'
 import json, sys
-f, r, s, mode, lb, la = sys.argv[1:7]
+f, r, s, mode, lb, la, tf = sys.argv[1:8]
 try:
     g = json.load(open(f))
     row = {"seconds": g["seconds"], "tokens": g["tokens"], "speculative": g["speculative"]}
+    if "plan" in g:   # the two-stage model: its plan turn (all attempts; seconds include nvcc)
+        row["plan"] = g["plan"]
+        row["end_to_end_decode_seconds"] = g["seconds"] + g["plan"].get("decode_seconds", g["plan"]["seconds"])
+    w, u, sy = (float(x) for x in open(tf).read().split()[-3:])
+    row.update({"process_wall_s": w, "process_cpu_s": round(u + sy, 2)})
 except Exception as e:
     row = {"error": str(e)}
 print(json.dumps({"round": int(r), "side": s, "mode": mode, "load_before": lb, "load_after": la, **row}))
@@ -68,6 +84,7 @@ PY
 done
 same=true
 for f in "$WORK"/*-*-*.ptx; do cmp -s "$f" "$WORK/1-before-plain.ptx" || same=false; done
+for f in "$WORK"/*-*-*.cu; do [ -f "$f" ] && { cmp -s "$f" "$WORK/1-before-plain.cu" || same=false; }; done
 
 # --- 2. decode and the verify step, both binaries alternating ------------------------------------
 : > "$WORK/decode.jsonl"
@@ -79,6 +96,11 @@ for r in $(seq 1 "$ROUNDS"); do
         l=$(load)
         "$(side_bin "$s")/bench_model" "$GGUF" --threads "$THREADS" --pp 16 --tg "$TG" --reps 3 \
             | sed "s/^{/{\"side\": \"$s\", \"round\": $r, \"load\": \"$l\", /" >> "$WORK/decode.jsonl"
+        if [ -n "${LLAMA_BENCH:-}" ] && [ "$s" = now ]; then   # the peer, same GGUF, threads and lengths
+            l=$(load)
+            "$LLAMA_BENCH" -m "$GGUF" -t "$THREADS" -p 16 -n "$TG" -r 3 -o jsonl 2>/dev/null \
+                | sed "s/^{/{\"side\": \"llama.cpp\", \"round\": $r, \"load\": \"$l\", /" >> "$WORK/llama.jsonl" || true
+        fi
         l=$(load)
         "$(side_bin "$s")/bench_model" "$GGUF" --threads "$THREADS" --reps 3 --exact 1,4,6,9 \
             | sed "s/^{/{\"side\": \"$s\", \"round\": $r, \"load\": \"$l\", /" >> "$WORK/exact.jsonl"
@@ -100,6 +122,14 @@ for g in gen:
     if "seconds" in g:
         secs.setdefault(f"{g['side']}_{g['mode']}", []).append(round(g["seconds"], 2))
 m = {k: med(v) for k, v in secs.items()}
+def medof(key):   # medians of another per-run number, by side and mode
+    d = {}
+    for g in gen:
+        if key in g:
+            d.setdefault(f"{g['side']}_{g['mode']}", []).append(g[key])
+    return {k: round(med(v), 2) for k, v in d.items()}
+e2e, cpu_s = medof("end_to_end_decode_seconds"), medof("process_cpu_s")
+llama = [json.loads(l) for l in open(os.path.join(work, "llama.jsonl"))] if os.path.exists(os.path.join(work, "llama.jsonl")) else []
 ratio = lambda a, b: round(m[a] / m[b], 2) if a in m and b in m else None
 dec = [json.loads(l) for l in open(os.path.join(work, "decode.jsonl"))]
 ex = [json.loads(l) for l in open(os.path.join(work, "exact.jsonl"))]
@@ -127,14 +157,20 @@ res = {
     "commit": commit + ("+dirty" if dirty else ""), "base_commit": base_commit,
     "machine": {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
                 "isa": sorted(x for x in flags if x.startswith(("avx512", "amx", "avx2", "fma", "f16c")))},
-    "model": {"file": gguf, "bytes": os.path.getsize(gguf), "adapter": None},
+    "model": {"file": gguf, "bytes": os.path.getsize(gguf),
+              "gen_model": os.environ.get("MODEL", gguf), "samples": int(os.environ.get("SAMPLES", "1")),
+              "draft": int(os.environ.get("DRAFT", "8"))},
     "threads": int(threads), "rounds": int(rounds), "task": task,
     "gen": {"runs": gen, "median_seconds": m, "byte_identical_all_runs": same == "true",
             "speedup_spec_over_plain_now": ratio("now_plain", "now_spec"),
             "speedup_spec_over_plain_before": ratio("before_plain", "before_spec"),
             "speedup_spec_now_over_spec_before": ratio("before_spec", "now_spec"),
             "speedup_plain_now_over_plain_before": ratio("before_plain", "now_plain"),
-            "speedup_spec_now_over_plain_before": ratio("before_plain", "now_spec")},
+            "speedup_spec_now_over_plain_before": ratio("before_plain", "now_spec"),
+            "median_end_to_end_decode_seconds": e2e, "median_process_cpu_s": cpu_s,
+            "speedup_end_to_end_spec_over_plain_now": round(e2e["now_plain"] / e2e["now_spec"], 2) if "now_spec" in e2e and "now_plain" in e2e else None,
+            "speedup_cpu_spec_over_plain_now": round(cpu_s["now_plain"] / cpu_s["now_spec"], 2) if "now_spec" in cpu_s and "now_plain" in cpu_s else None},
+    "llama_cpp": {"rows": llama, "median_tg_tok_s": med([x["avg_ts"] for x in llama if x.get("n_gen")]) if any(x.get("n_gen") for x in llama) else None},
     "decode": {"now": dsum("now"), "before": dsum("before"), "rows": dec},
     "exact_step": {"now": esum("now"), "before": esum("before"), "rows": ex},
 }
@@ -148,6 +184,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 g = r["gen"]
 print("gen median seconds", g["median_seconds"], "identical", g["byte_identical_all_runs"])
+print("end to end (plan + PTX decode)", g.get("median_end_to_end_decode_seconds"), "process CPU s", g.get("median_process_cpu_s"))
 for k in ("speedup_spec_over_plain_now", "speedup_spec_over_plain_before", "speedup_spec_now_over_spec_before",
           "speedup_plain_now_over_plain_before", "speedup_spec_now_over_plain_before"):
     print(" ", k, g[k])

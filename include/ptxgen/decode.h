@@ -352,6 +352,15 @@ typedef struct {
     const struct gen_ngram *ngram;   /* optional n-gram table of training kernels (gen_ngram_load) for the drafts */
 } gen_opts;
 
+/* Where a drafted token came from (gen_result.drafted_by / accepted_by): the constraint's only
+ * continuation (certain), the token after the longest earlier occurrence of the current suffix in
+ * the prompt and output (history), the n-gram table of training kernels (table), a register
+ * number's digit (the next unused number of its class for a destination, the last destination
+ * of its class for a source), literate PTX's comment copying a plan line (plan: the line after the
+ * one the last comment copied, in the prompt's plan). */
+typedef enum { GEN_DRAFT_FORCED, GEN_DRAFT_HISTORY, GEN_DRAFT_TABLE, GEN_DRAFT_REGISTER, GEN_DRAFT_PLAN, GEN_DRAFT_NSRC } gen_draft_src;
+PG_API const char *gen_draft_src_name(gen_draft_src s);   /* "forced", "history", "table", "register", "plan" */
+
 typedef struct {
     char *ptx;                 /* the module, starting with the GENERATED_BY comment (malloc'd) */
     int prompt_tokens, gen_tokens, forced_tokens;
@@ -364,6 +373,7 @@ typedef struct {
     int forwards;              /* model steps run for the output (prompt prefill not counted) */
     int drafted, accepted;     /* speculative decoding: drafted tokens verified, and accepted */
     int jumped;                /* tokens taken as the constraint's only legal continuation, without sampling */
+    int drafted_by[GEN_DRAFT_NSRC], accepted_by[GEN_DRAFT_NSRC];   /* the same per draft source (gen_draft_src) */
 } gen_result;
 
 PG_API void gen_opts_default(gen_opts *o);
@@ -436,7 +446,9 @@ PG_API pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const c
 /* Unconstrained sampling of `prompt` (the whole prompt text) until the format's end
  * token, a NUL byte, o->max_tokens or the model's context: the twin turn and the
  * two-stage model's plan turn.  out->ptx holds the text (C, not PTX); out->finished
- * says whether the end token came. */
+ * says whether the end token came.  o->draft_max > 0: speculative decoding with drafts
+ * from the prompt, the text so far and o->ngram, as gen_sample's (no constraint); the
+ * text is byte-identical to draft_max 0 for greedy and seeded sampling alike. */
 PG_API pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
                                  pg_diag_sink *diag);
 

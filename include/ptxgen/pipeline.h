@@ -44,6 +44,8 @@ typedef struct {
     int plan_attempts;         /* plans drawn (0: the user's) */
     int plan_tokens;           /* tokens of the plan kept */
     double plan_seconds;       /* the plan stage, all attempts and nvcc */
+    double plan_decode_seconds;/* of which the model's sampling (gen_free_sample), all attempts */
+    int plan_steps, plan_drafted, plan_accepted;   /* model steps, drafted and accepted tokens, all attempts */
     bool nvcc_ran;             /* nvcc was found and compiled the plan kept */
     char plan_note[400];       /* why the last rejected plan was rejected (nvcc's first error, ...), or "" */
     char *kernel;              /* the plan's kernel name (malloc'd) */

@@ -12,8 +12,9 @@
  *
  * Speculative decoding (o->draft_max > 0): after the token at the current position is chosen,
  * the next ones are drafted -- the constraint's only continuation where it has one (certain),
- * else an n-gram guess (the longest suffix of the tokens so far seen earlier in the prompt and
- * output, else the table of training kernels) that the constraint accepts -- and the chosen
+ * else a guess the constraint accepts (draft.c: a literate comment's plan line, a register
+ * number's digit, the longest suffix of the tokens so far seen earlier in the prompt and output,
+ * else the table of training kernels), as many as their running odds pay for -- and the chosen
  * token and the drafts run as one model_forward_exact step (rows equal a one-token step's bit
  * for bit).  Then each position's token is chosen from its row by pick, with the same sampler,
  * exactly as plain decoding would: a draft that equals it is kept, the first that differs ends
@@ -21,8 +22,10 @@
  * The output is therefore the plain output, byte for byte.  The rows that will want all logits
  * (the constraint walked over the drafts allows more than GEN_SUBSET_MAX there, or there is no
  * constraint) get them in one multi-row pass over the output matrix when the first is asked
- * for, not one full pass each (gen_seq.rowl; values equal, model_logits_rows). */
+ * for, not one full pass each (gen_seq.rowl; values equal, model_logits_rows).  The free turn
+ * (gen_free_sample: the plan, the twin) speculates the same way without a constraint (free_spec). */
 #include "ptxgen/decode.h"
+#include "draft.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +65,7 @@ typedef struct {
     const char *description;   /* the request: parameter names the model may keep (gen_params_plain) */
     int vocab;
     int32_t end_id, eot_id;    /* the format's end token; <|endoftext|> (-1 when absent) */
+    int32_t digit[10];         /* the token of each decimal digit alone (-1: none), for register-number drafts */
     int32_t *prompt;           /* [nprompt] token ids of the prompt (malloc'd) */
     int nprompt;
     int max_seq;               /* each candidate's context length */
@@ -77,7 +81,14 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, NULL, 0, 0};
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0};
+    for (int i = 0; i < 10; i++) {   /* a digit that is one token of its own (Qwen's digits are) */
+        char c = (char)('0' + i);
+        int32_t *d = NULL;
+        size_t nd = 0;
+        e->digit[i] = tok_encode(t, &c, 1, &d, &nd) == PG_OK && nd == 1 ? d[0] : -1;
+        free(d);
+    }
     if (o->constrained && dec_vocab_size(v) > e->vocab) {
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer has %d tokens but the model only %d", dec_vocab_size(v), e->vocab);
         return PG_ERR_INVALID;
@@ -106,6 +117,14 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
 
 #define ROWS_MAX 32   /* rows of an exact step whose full logits gen_seq keeps (a bit each in have) */
 
+/* Kinds of draft, each with its own running odds (gen_seq.reached / kept): the constraint's only
+ * continuation, a history match of 2..8 tokens, the table, a register number (destination: the
+ * next unused number; source: the last destination of its class). */
+enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_PLAN, DK_N };
+#define PLAN_Q_MAX 64   /* tokens of a plan line queued as drafts */
+typedef struct { int reached[DK_N], kept[DK_N]; } draft_odds;   /* per kind, this run: drafts reached (all
+                                                                    before them kept) and kept */
+
 /* One candidate in flight: what the sampling loop keeps between tokens. */
 typedef struct {
     const gen_env *e;
@@ -133,6 +152,12 @@ typedef struct {
     int nrows;                 /* rows of the last exact step; 0: the context's last step was another */
     uint32_t have;             /* bit r: rowl[r] holds row r */
     bool want_full[MODEL_EXACT_MAX];   /* row r will want all logits (the drafts' constraint says so) */
+    uint8_t draft_src[MODEL_EXACT_MAX];   /* gen_draft_src of draft j (row j + 1's token) */
+    uint8_t draft_kind[MODEL_EXACT_MAX];  /* its kind (DK_*), for the odds */
+    draft_odds odds;
+    pg_buf dtext;              /* drafting: the body so far with the drafts after it */
+    int32_t plan_q[PLAN_Q_MAX];/* drafting: the tokens of the plan line a comment just begun should copy */
+    int plan_qn, plan_qi;
 } gen_seq;
 
 /* Where the logits of the position being chosen come from: a row of the candidate's last
@@ -146,7 +171,7 @@ typedef struct {
 static void seq_close(gen_seq *g) {
     free(g->logits); free(g->masked); free(g->bits); free(g->ids); free(g->sub); free(g->rowl);
     pg_vec_free(g->hist);
-    pg_buf_free(&g->text); pg_buf_free(&g->forced);
+    pg_buf_free(&g->text); pg_buf_free(&g->forced); pg_buf_free(&g->dtext);
     model_ctx_free(g->ctx);
     dec_free(g->dec);
     dec_free(g->draft_dec);
@@ -425,26 +450,34 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
 }
 
 /* ---- drafts ----------------------------------------------------------------------------- */
-#define DRAFT_NMAX 8   /* longest suffix matched in the tokens so far */
-#define DRAFT_NMIN 2   /* shortest: one token of context guesses too often wrong */
 #define TABLE_MIN_COUNT 2
 
-/* The token after the longest earlier occurrence (at least DRAFT_NMIN tokens; ties: the most
- * recent) of the suffix of h[0..n), or -1. */
-static int32_t hist_next(const int32_t *h, int n) {
-    int best = 0, at = -1;
-    for (int i = n - 2; i >= 0; i--) {   /* an occurrence ending at i, continued by h[i + 1] */
-        if (h[i] != h[n - 1]) continue;
-        int L = 1;
-        while (L < DRAFT_NMAX && i - L >= 0 && h[i - L] == h[n - 1 - L]) L++;
-        if (L > best) { best = L; at = i; if (L == DRAFT_NMAX) break; }
-    }
-    return best >= DRAFT_NMIN ? h[at + 1] : -1;
+/* The odds of rows against their cost: a verify step of n rows costs about A + n row-costs
+ * (bench_model --exact: 1 row ~30 ms, each further row ~9 ms at 64 positions and ~18 ms at
+ * 1,200, so A ~ 1.5..2.5; 2 here), and yields 1 + the expected kept drafts.  A draft is added
+ * while it raises that yield per cost: its chance to be kept (the product of the running odds
+ * of its kind and every draft before it) times (A + rows) exceeds the yield so far. */
+#define ROW_FIXED 2.0
+
+static double odds_of(const draft_odds *d, int kind) {
+    /* an optimistic prior (3 of 4 kept): a kind must fail several times before it stops being
+     * drafted, since one never drafted is never measured again */
+    return kind == DK_FORCED ? 1.0 : (d->kept[kind] + 3.0) / (d->reached[kind] + 4.0);
+}
+
+/* Add a draft of this kind after nd others?  *chance: the odds all drafts so far are kept (updated
+ * when yes), *yield: the expected tokens of the step so far (1 + the sum of the chances). */
+static bool draft_pays(const draft_odds *d, int kind, int nd, double *chance, double *yield) {
+    double c = *chance * odds_of(d, kind);
+    if (kind != DK_FORCED && c * (ROW_FIXED + 1 + nd) <= *yield) return false;
+    *chance = c;
+    *yield += c;
+    return true;
 }
 
 /* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
- * constraint's only continuation or, where it has a choice, an n-gram guess it accepts.
- * *ncertain = how many of the first drafts were the only continuation (no guess among them). */
+ * constraint's only continuation or, where it has a choice, a guess it accepts (a register
+ * number, the history's, the table's), while the odds say the row pays (ROW_FIXED). */
 static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
     const gen_env *e = g->e;
     int nd = 0;
@@ -453,22 +486,70 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
         dec_copy(g->draft_dec, g->dec);
     }
     int base = g->hist.n;
+    /* the current line of text with the drafts after it, for register guesses */
+    const char *tx = g->text.data ? g->text.data : "";
+    size_t ls = g->text.len;
+    while (ls > 0 && tx[ls - 1] != '\n') ls--;
+    g->dtext.len = 0;
+    pg_buf_putn(&g->dtext, "{\n", 2);   /* (reg_digit reads the body after a '{') */
+    size_t body = ls;
+    const char *br = memchr(tx, '{', g->text.len);
+    if (br) body = (size_t)(br - tx);
+    pg_buf_putn(&g->dtext, tx + body, g->text.len - body);
+    double chance = 1.0, yield = 1.0;   /* chance the next draft's predecessors are all kept; expected tokens */
+    g->plan_qn = g->plan_qi = 0;
     /* row j of the step chooses from the state after j drafts: does it want all logits? */
     for (int j = 0; j <= want; j++) g->want_full[j] = !g->draft_dec;
     while (nd < want) {
         int32_t t = -1;
+        int kind = DK_FORCED;
+        gen_draft_src from = GEN_DRAFT_FORCED;
         if (g->draft_dec) {
             if (dec_done(g->draft_dec)) break;
             int k = dec_allowed(g->draft_dec, g->ids, GEN_SUBSET_MAX);   /* (pick refills g->ids) */
             g->want_full[nd] = k < 0;
             if (k == 1) t = g->ids[0];   /* certain */
         }
-        if (t < 0) t = hist_next(g->hist.v, g->hist.n);
-        if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT);
+        if (t < 0 && g->dec && e->o->comment_max > 0) {   /* literate PTX: a comment begun copies a plan line */
+            const char *dt = g->dtext.data;
+            size_t dl = g->dtext.len, b = dl;
+            while (b > 0 && dt[b - 1] != '\n') b--;
+            while (b < dl && (dt[b] == ' ' || dt[b] == '\t')) b++;
+            if (dl == b + 2 && dt[b] == '/' && dt[b + 1] == '/') {
+                pg_buf line = {0};
+                int32_t *ids = NULL;
+                size_t nid = 0;
+                pg_buf_putc(&line, ' ');
+                if (draft_plan_next(e->o->prompt, dt, dl, &line) && tok_encode(e->t, line.data, line.len, &ids, &nid) == PG_OK)
+                    for (size_t i = 0; i < nid && g->plan_qn < PLAN_Q_MAX; i++) g->plan_q[g->plan_qn++] = ids[i];
+                free(ids);
+                pg_buf_free(&line);
+                g->plan_qi = 0;
+            }
+            if (g->plan_qi < g->plan_qn) t = g->plan_q[g->plan_qi++], kind = DK_PLAN, from = GEN_DRAFT_PLAN;
+        }
+        if (t < 0 && g->dec) {   /* a register number (PTX only) */
+            bool dst = false;
+            int dg = draft_reg_digit(g->dtext.data, g->dtext.len, &dst);
+            if (dg >= 0 && e->digit[dg] >= 0) t = e->digit[dg], kind = dst ? DK_REGDST : DK_REGSRC, from = GEN_DRAFT_REGISTER;
+        }
+        if (t < 0) {
+            int L = 0;
+            t = draft_hist_next(g->hist.v, g->hist.n, &L);
+            kind = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), from = GEN_DRAFT_HISTORY;
+        }
+        if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT), kind = DK_TABLE, from = GEN_DRAFT_TABLE;
         if (t < 0 || t == e->end_id || t == e->eot_id) break;
-        if (g->draft_dec && (!dec_accepts(g->draft_dec, t) || dec_advance(g->draft_dec, t, diag) != PG_OK)) break;
+        if (g->draft_dec && !dec_accepts(g->draft_dec, t)) break;
+        if (!draft_pays(&g->odds, kind, nd, &chance, &yield)) break;   /* this row would not pay */
+        if (g->draft_dec && dec_advance(g->draft_dec, t, diag) != PG_OK) break;
+        g->draft_src[nd] = (uint8_t)from;
+        g->draft_kind[nd] = (uint8_t)kind;
         d[nd++] = t;
         pg_vec_push(g->hist, t);   /* (taken off below: the history holds chosen tokens only) */
+        size_t bl = 0;
+        const char *b = tok_token_bytes(e->t, t, &bl);
+        pg_buf_putn(&g->dtext, b, bl);
     }
     if (nd == want && g->draft_dec && !dec_done(g->draft_dec)) g->want_full[nd] = dec_allowed(g->draft_dec, g->ids, GEN_SUBSET_MAX) < 0;
     g->hist.n = base;
@@ -509,6 +590,7 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
         g->have = 0;
         out->forwards++;
         out->drafted += nd;
+        for (int i = 0; i < nd; i++) out->drafted_by[g->draft_src[i]]++;
         /* position p0 + 1 + j is chosen from row j; draft j + 1 stands there */
         int j = 0;
         for (;;) {
@@ -516,8 +598,11 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
             pos = p0 + 1 + j;
             refed = false;
             if ((st = seq_next(g, &src, &pos, &refed, &tok, diag)) != PG_OK || tok < 0 || refed) break;
+            if (j < nd) g->odds.reached[g->draft_kind[j]]++;
             if (j < nd && tok == feed[1 + j]) {   /* the draft agrees: it is already in the cache */
                 out->accepted++;
+                out->accepted_by[g->draft_src[j]]++;
+                g->odds.kept[g->draft_kind[j]]++;
                 j++;
                 continue;
             }
@@ -626,6 +711,99 @@ pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const char *de
     return st;
 }
 
+/* ---- the free turn (no constraint: the plan, the twin) ---------------------------------- */
+/* The sampled token tok into the text; true when the turn is over (the end token, a NUL byte). */
+static bool free_take(const tok_tokenizer *t, int32_t tok, int32_t end_id, int32_t eot_id, pg_buf *text, gen_result *out,
+                      pg_diag_sink *diag) {
+    if (tok == end_id || tok == eot_id || tok < 0) { out->finished = tok >= 0; return true; }
+    size_t bl = 0;
+    const char *b = tok_token_bytes(t, tok, &bl);
+    if (memchr(b, 0, bl)) {
+        pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d); stopped", (int)tok);
+        return true;
+    }
+    if (!tok_is_special(t, tok)) pg_buf_putn(text, b, bl);
+    out->gen_tokens++;
+    return false;
+}
+
+typedef struct {
+    model_ctx *ctx;
+    const tok_tokenizer *t;
+    const gen_opts *o;
+    int32_t end_id, eot_id;
+    int max_seq, vocab;
+} free_turn;
+
+/* The plain loop of gen_free_sample, speculatively: each sampled token runs with drafts (the
+ * history's and the table's guesses, no constraint to check them) in one exact step, whose
+ * rows' logits (all of them, one pass over the output matrix) feed the same sampler draws the
+ * plain loop makes while the drafts agree.  first = the prompt's logits; prompt = its tokens. */
+static pg_status free_spec(const free_turn *f, const int32_t *prompt, int nprompt, model_sampler *smp, const float *first,
+                           pg_buf *text, gen_result *out, pg_diag_sink *diag) {
+    const gen_opts *o = f->o;
+    size_t V = (size_t)f->vocab;
+    int dmax = o->draft_max < MODEL_EXACT_MAX - 1 ? o->draft_max : MODEL_EXACT_MAX - 1;
+    int32_t feed[MODEL_EXACT_MAX];
+    uint8_t src[MODEL_EXACT_MAX], kind[MODEL_EXACT_MAX];
+    int rows[MODEL_EXACT_MAX];
+    draft_odds odds = {{0}, {0}};
+    PG_VEC(int32_t) hist = {0};
+    float *rowl = malloc(sizeof(float) * (size_t)(dmax + 1) * V);   /* [1 + nd][vocab]: the last step's logits */
+    pg_status st = rowl ? PG_OK : PG_ERR_NOMEM;
+    for (int i = 0; i < nprompt && st == PG_OK; i++) pg_vec_push(hist, prompt[i]);
+    const float *lg = first;   /* logits of the position being chosen */
+    int nd = 0, j = 0;         /* drafts of the last step; row j is the one being chosen from */
+    while (st == PG_OK) {
+        int pos = nprompt + out->gen_tokens;   /* the plain loop's context length here */
+        if (!(out->gen_tokens < o->max_tokens && pos < f->max_seq - 1)) break;
+        int32_t tok = model_sample(smp, lg, f->vocab);
+        if (free_take(f->t, tok, f->end_id, f->eot_id, text, out, diag)) break;
+        pg_vec_push(hist, tok);
+        if (j < nd) odds.reached[kind[j]]++;
+        if (j < nd && tok == feed[1 + j]) {   /* the draft agrees: it is in the cache, its row is next */
+            out->accepted++;
+            out->accepted_by[src[j]]++;
+            odds.kept[kind[j]]++;
+            lg = rowl + (size_t)++j * V;
+            continue;
+        }
+        model_ctx_rewind(f->ctx, pos);   /* drop the drafts from here on */
+        /* drafts after tok: none the plain loop would not reach (token budget, context) */
+        int want = dmax, room = f->max_seq - 1 - (pos + 1), left = o->max_tokens - out->gen_tokens;
+        if (want > room) want = room;
+        if (want > left) want = left;
+        feed[0] = tok;
+        nd = 0;
+        int base = hist.n;
+        double chance = 1.0, yield = 1.0;
+        while (nd < want) {
+            gen_draft_src from = GEN_DRAFT_HISTORY;
+            int L, k;
+            int32_t d = draft_hist_next(hist.v, hist.n, &L);
+            k = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0);
+            if (d < 0 && o->ngram) d = gen_ngram_next(o->ngram, hist.v, hist.n, TABLE_MIN_COUNT), from = GEN_DRAFT_TABLE, k = DK_TABLE;
+            if (d < 0 || d == f->end_id || d == f->eot_id || !draft_pays(&odds, k, nd, &chance, &yield)) break;
+            src[nd] = (uint8_t)from;
+            kind[nd] = (uint8_t)k;
+            feed[1 + nd++] = d;
+            pg_vec_push(hist, d);
+        }
+        hist.n = base;
+        if ((st = model_forward_exact(f->ctx, feed, 1 + nd, diag)) != PG_OK) break;
+        for (int i = 0; i <= nd; i++) rows[i] = i;
+        if ((st = model_logits_rows(f->ctx, rows, 1 + nd, NULL, 0, rowl, diag)) != PG_OK) break;
+        out->forwards++;
+        out->drafted += nd;
+        for (int i = 0; i < nd; i++) out->drafted_by[src[i]]++;
+        j = 0;
+        lg = rowl;
+    }
+    pg_vec_free(hist);
+    free(rowl);
+    return st;
+}
+
 pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
                           pg_diag_sink *diag) {
     memset(out, 0, sizeof *out);
@@ -656,18 +834,16 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
     if ((st = model_forward(ctx, ids, (int)nid, logits, NULL, diag)) != PG_OK) goto done;
     model_sampler smp;
     model_sampler_init(&smp, &o->sampler);
-    while (out->gen_tokens < o->max_tokens && model_ctx_pos(ctx) < max_seq - 1) {
-        int32_t tok = model_sample(&smp, logits, vocab);
-        if (tok == end_id || tok == eot_id || tok < 0) { out->finished = tok >= 0; break; }
-        size_t bl = 0;
-        const char *b = tok_token_bytes(t, tok, &bl);
-        if (memchr(b, 0, bl)) {
-            pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the model emitted a NUL byte (token %d); stopped", (int)tok);
-            break;
+    if (o->draft_max > 0) {
+        free_turn ft = {ctx, t, o, end_id, eot_id, max_seq, vocab};
+        if ((st = free_spec(&ft, ids, (int)nid, &smp, logits, &text, out, diag)) != PG_OK) goto done;
+    } else {
+        while (out->gen_tokens < o->max_tokens && model_ctx_pos(ctx) < max_seq - 1) {
+            int32_t tok = model_sample(&smp, logits, vocab);
+            if (free_take(t, tok, end_id, eot_id, &text, out, diag)) break;
+            if ((st = model_forward(ctx, &tok, 1, logits, NULL, diag)) != PG_OK) goto done;
+            out->forwards++;
         }
-        if (!tok_is_special(t, tok)) pg_buf_putn(&text, b, bl);
-        out->gen_tokens++;
-        if ((st = model_forward(ctx, &tok, 1, logits, NULL, diag)) != PG_OK) goto done;
     }
     out->ptx = text.data ? text.data : strdup("");
     text.data = NULL;

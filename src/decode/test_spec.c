@@ -19,6 +19,7 @@ static model_model *m;
 static tok_tokenizer *t;
 static dec_vocab *v;
 static long drafted, accepted, jumped, cases, tokens, forwards, plain_forwards;
+static long free_drafted, free_accepted, free_forwards, free_plain_forwards;
 
 static bool same_result(const gen_result *a, const gen_result *b) {
     return a->ptx && b->ptx && !strcmp(a->ptx, b->ptx) && a->gen_tokens == b->gen_tokens && a->forced_tokens == b->forced_tokens &&
@@ -53,6 +54,47 @@ static void compare(const char *desc, const gen_opts *o, const char *label) {
     plain_forwards += 2 * plain.forwards;   /* against both speculative runs */
     cases++;
     gen_result_free(&plain);
+}
+
+/* gen_free_sample (the plan and twin turns): plain vs draft_max 4 and 12 on one prompt */
+static void compare_free(const char *prompt, const gen_opts *o, const char *label) {
+    gen_result plain, spec;
+    pg_diag_sink d = test_sink();
+    gen_opts po = *o;
+    po.draft_max = 0;
+    CHECK(gen_free_sample(m, t, prompt, &po, &plain, &d) == PG_OK, "%s: plain: %s", label, test_diag_log());
+    /* o->ngram set: a table of the plain text itself (twice: the drafter wants a count of 2), so
+     * drafts come true even with random weights */
+    pg_buf tb = {0};
+    gen_ngram *own = NULL;
+    if (o->ngram && plain.ptx) {
+        const char *texts[2] = {plain.ptx, plain.ptx};
+        CHECK(gen_ngram_build(t, texts, 2, 4, 1, &tb, &d) == PG_OK && gen_ngram_parse(tb.data, tb.len, "own", t, &own, &d) == PG_OK,
+              "%s: table of the plain text: %s", label, test_diag_log());
+    }
+    static const int dm[] = {4, 12};
+    for (size_t k = 0; k < sizeof dm / sizeof *dm; k++) {
+        gen_opts so = *o;
+        so.draft_max = dm[k];
+        if (own) so.ngram = own;
+        d = test_sink();
+        CHECK(gen_free_sample(m, t, prompt, &so, &spec, &d) == PG_OK, "%s: speculative: %s", label, test_diag_log());
+        CHECK(plain.ptx && spec.ptx && !strcmp(plain.ptx, spec.ptx) && plain.gen_tokens == spec.gen_tokens &&
+                  plain.finished == spec.finished && plain.prompt_tokens == spec.prompt_tokens,
+              "%s draft_max %d: differs from plain (%d vs %d tokens)\n--- plain\n%.400s\n--- speculative\n%.400s", label, dm[k],
+              plain.gen_tokens, spec.gen_tokens, plain.ptx ? plain.ptx : "(none)", spec.ptx ? spec.ptx : "(none)");
+        CHECK(spec.accepted <= spec.drafted && spec.forwards <= plain.forwards, "%s: counts (%d accepted of %d drafted, %d vs %d steps)", label,
+              spec.accepted, spec.drafted, spec.forwards, plain.forwards);
+        free_drafted += spec.drafted;
+        free_accepted += spec.accepted;
+        if (getenv("TEST_SPEC_VERBOSE")) printf("%s draft %d: %d drafted, %d accepted, %d steps (plain %d)\n", label, dm[k], spec.drafted, spec.accepted, spec.forwards, plain.forwards);
+        free_forwards += spec.forwards;
+        gen_result_free(&spec);
+    }
+    free_plain_forwards += 2 * plain.forwards;
+    gen_result_free(&plain);
+    gen_ngram_free(own);
+    pg_buf_free(&tb);
 }
 
 /* A task's description (style s) and signature from a task.json. */
@@ -130,6 +172,17 @@ int main(void) {
     compare("vector add: c[i] = a[i] + b[i]", &o, "raw model T0.3");
     o.sampler.temperature = 0;
     compare("vector add: c[i] = a[i] + b[i]", &o, "raw model greedy");
+    /* the free turn (the plan, the twin: gen_free_sample, no constraint), plain against speculative */
+    o.max_tokens = 160;   /* long enough for the random model's greedy text to repeat itself (history drafts kept) */
+    const char *free_prompts[] = {"vector add: c[i] = a[i] + b[i]", "y[i] = relu(x[i]) for i < n; y[i] = relu(x[i]) again"};
+    for (size_t i = 0; i < sizeof free_prompts / sizeof *free_prompts; i++)
+        for (size_t s = 0; s < sizeof samplers / sizeof *samplers; s++) {
+            char label[160];
+            o.sampler = (model_sampler_opts){samplers[s].temp, samplers[s].top_k, 1.0f, samplers[s].seed + 40 + i};
+            o.ngram = s == 1 ? NULL : table;
+            snprintf(label, sizeof label, "free turn %zu %s%s", i, samplers[s].name, o.ngram ? " +table" : "");
+            compare_free(free_prompts[i], &o, label);
+        }
     /* near the token budget: the forced end (fed text) in the middle of a verify step */
     o.constrained = true;
     o.max_tokens = 140;
@@ -140,6 +193,9 @@ int main(void) {
            accepted, tokens, forwards, plain_forwards, jumped);
     CHECK(drafted > 100 && accepted > 20 && jumped > 20, "the speculative path was exercised (drafts made and kept, tokens jumped)");
     CHECK(forwards < plain_forwards, "fewer model steps than plain decoding over all runs");
+    printf("free turn: %ld drafted, %ld accepted; %ld speculative steps (plain: %ld)\n", free_drafted, free_accepted, free_forwards,
+           free_plain_forwards);
+    CHECK(free_drafted > 20 && free_accepted > 5 && free_forwards < free_plain_forwards, "the free turn's speculative path was exercised");
     gen_ngram_free(table);
     pg_buf_free(&tb);
     pg_buf_free(&sig);

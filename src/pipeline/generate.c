@@ -362,8 +362,10 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                               "mask_seconds", sel.best.mask_seconds, "why", sel.bestv.why);
         json_object_set_new(j, "semantics", json_string(semantics));
         if (two) {
-            json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f}", "source", plan_src ? "given" : "model", "nvcc_compiles", pout.nvcc_ran,
-                                   "attempts", pout.plan_attempts, "tokens", pout.plan_tokens, "seconds", pout.plan_seconds);
+            json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f, s:f, s:{s:i, s:i, s:i}}", "source", plan_src ? "given" : "model",
+                                   "nvcc_compiles", pout.nvcc_ran, "attempts", pout.plan_attempts, "tokens", pout.plan_tokens, "seconds",
+                                   pout.plan_seconds, "decode_seconds", pout.plan_decode_seconds, "speculative", "model_steps",
+                                   pout.plan_steps, "drafted", pout.plan_drafted, "accepted", pout.plan_accepted);
             if (plan_path[0]) json_object_set_new(pl, "file", json_string(plan_path));
             json_object_set_new(j, "pipeline", json_string("plan-literate"));
             json_object_set_new(j, "plan", pl);
@@ -372,9 +374,13 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         json_object_set_new(j, "regs", json_string(o.regs_named ? "named" : "numbered"));   /* the style the constraint admitted */
         json_object_set_new(j, "params_renamed", json_integer(sel.best.params_renamed));
         json_object_set_new(j, "unfinished", json_boolean(unfinished));
-        json_object_set_new(j, "speculative", json_pack("{s:i, s:i, s:i, s:i, s:i}", "draft_max", o.draft_max, "model_steps",
-                                                        sel.best.forwards, "drafted", sel.best.drafted, "accepted", sel.best.accepted,
-                                                        "jumped", sel.best.jumped));
+        json_t *spec = json_pack("{s:i, s:i, s:i, s:i, s:i}", "draft_max", o.draft_max, "model_steps", sel.best.forwards, "drafted",
+                                 sel.best.drafted, "accepted", sel.best.accepted, "jumped", sel.best.jumped);
+        json_t *by = json_object();   /* per draft source: [drafted, accepted] */
+        for (int s = 0; s < GEN_DRAFT_NSRC; s++)
+            json_object_set_new(by, gen_draft_src_name((gen_draft_src)s), json_pack("[i, i]", sel.best.drafted_by[s], sel.best.accepted_by[s]));
+        json_object_set_new(spec, "by_source", by);
+        json_object_set_new(j, "speculative", spec);
         json_object_set_new(j, "semantics_note", json_string(sem_note));
         if (twin_ran) {
             json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",

@@ -109,6 +109,10 @@ pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, p
             gen_result r;
             pg_status gs = gen_free_sample(m, t, prompt.data, &o, &r, diag);
             out->plan_attempts++;
+            out->plan_decode_seconds += r.seconds;
+            out->plan_steps += r.forwards;
+            out->plan_drafted += r.drafted;
+            out->plan_accepted += r.accepted;
             if (gs != PG_OK) { gen_result_free(&r); pg_buf_free(&plan); st = gs; break; }
             twin_strip_fence(r.ptx ? r.ptx : "", &plan);
             out->plan_tokens = r.gen_tokens;

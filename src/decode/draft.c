@@ -1,0 +1,141 @@
+/* draft.c — the guesses of speculative decoding's drafter (gen.c make_drafts, free_spec): the
+ * history's next token, a register number's next digit, the plan line a literate comment copies.
+ * Guesses only: a wrong one costs a verify row, never an output byte (gen.c keeps a draft only
+ * where it equals the token the model chose). */
+#include "draft.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DRAFT_NMAX 8   /* longest suffix matched in the tokens so far */
+/* The token after the longest earlier occurrence (at least DRAFT_MIN_MATCH tokens; ties: the most
+ * recent) of the suffix of h[0..n), or -1; *len = the occurrence's length. */
+int32_t draft_hist_next(const int32_t *h, int n, int *len) {
+    int best = 0, at = -1;
+    for (int i = n - 2; i >= 0; i--) {   /* an occurrence ending at i, continued by h[i + 1] */
+        if (h[i] != h[n - 1]) continue;
+        int L = 1;
+        while (L < DRAFT_NMAX && i - L >= 0 && h[i - L] == h[n - 1 - L]) L++;
+        if (L > best) { best = L; at = i; if (L == DRAFT_NMAX) break; }
+    }
+    *len = best;
+    return best >= DRAFT_MIN_MATCH ? h[at + 1] : -1;
+}
+
+/* A register number's next digit, from the text so far s[0..n) (the line being written last):
+ * the line ends in %<class><digits> (digits possibly none yet) as an instruction's first
+ * operand (the destination: the class's highest number so far + 1, as nvcc numbers them) or
+ * after ", " or "[" (a source: the number of the last instruction whose destination has the
+ * class).  Returns the digit (0..9) that continues the guessed number, or -1; *dst = which. */
+int draft_reg_digit(const char *s, size_t n, bool *dst) {
+    size_t ls = n;
+    while (ls > 0 && s[ls - 1] != '\n') ls--;
+    size_t d = n;
+    while (d > ls && s[d - 1] >= '0' && s[d - 1] <= '9') d--;
+    size_t c = d;
+    while (c > ls && s[c - 1] >= 'a' && s[c - 1] <= 'z') c--;
+    if (c == d || d - c > 2 || n - d > 6 || c == ls || s[c - 1] != '%') return -1;
+    const char *cls = s + c;
+    size_t cl = d - c;
+    /* what stands before the %: the opcode after the line's indent and guard, or ", " / "[" */
+    size_t b = ls;
+    while (b < c - 1 && (s[b] == ' ' || s[b] == '\t')) b++;
+    if (s[b] == '/' || s[b] == '.') return -1;   /* a comment or a directive */
+    if (s[b] == '@') {   /* the guard @%pN / @!%pN */
+        while (b < c - 1 && s[b] != ' ') b++;
+        while (b < c - 1 && s[b] == ' ') b++;
+    }
+    size_t op = b;
+    while (b < c - 1 && s[b] != ' ' && s[b] != ',') b++;
+    *dst = b > op && b + 1 == c - 1 && s[b] == ' ';
+    if (!*dst && !(c >= 3 && s[c - 3] == ',' && s[c - 2] == ' ') && s[c - 2] != '[') return -1;
+    /* the class's highest number, and its last destination, in the body so far (lines before this) */
+    long hi = 0, last = -1;
+    const char *body = memchr(s, '{', ls);
+    for (size_t i = body ? (size_t)(body - s) : ls; i < ls; i++) {
+        /* %<cls><digit>: a digit right after the class (%r12 is not %rd12's class) */
+        if (s[i] != '%' || i + 1 + cl >= ls || memcmp(s + i + 1, cls, cl) || !(s[i + 1 + cl] >= '0' && s[i + 1 + cl] <= '9')) continue;
+        long v = 0;
+        size_t k = i + 1 + cl;
+        while (k < ls && s[k] >= '0' && s[k] <= '9' && v < 100000) v = v * 10 + (s[k++] - '0');
+        if (v > hi) hi = v;
+        /* a destination: the first operand of its line */
+        size_t j = i;
+        while (j > 0 && s[j - 1] != '\n' && s[j - 1] != ',' && s[j - 1] != '[') j--;
+        if (j > 0 && s[j - 1] == '\n') {
+            size_t q = j;
+            while (q < i && (s[q] == ' ' || s[q] == '\t')) q++;
+            if (q < i && s[q] == '@') { while (q < i && s[q] != ' ') q++; while (q < i && s[q] == ' ') q++; }
+            size_t o0 = q;
+            while (q < i && s[q] != ' ') q++;
+            if (q > o0 && q + 1 == i && s[o0] != '/' && s[o0] != '.') last = v;
+        }
+    }
+    long want = *dst ? hi + 1 : last;
+    if (want < 0) return -1;
+    char num[24];
+    int len = snprintf(num, sizeof num, "%ld", want);
+    size_t typed = n - d;
+    if ((size_t)len <= typed || memcmp(num, s + d, typed)) return -1;
+    return num[typed] - '0';
+}
+
+/* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
+ * constraint's only continuation or, where it has a choice, an n-gram guess it accepts.
+ * *ncertain = how many of the first drafts were the only continuation (no guess among them). */
+const char *gen_draft_src_name(gen_draft_src s) {
+    return s == GEN_DRAFT_FORCED ? "forced" : s == GEN_DRAFT_HISTORY ? "history" : s == GEN_DRAFT_TABLE ? "table"
+           : s == GEN_DRAFT_REGISTER ? "register" : s == GEN_DRAFT_PLAN ? "plan" : "?";
+}
+
+/* A line with its blanks collapsed and trimmed (as literate PTX comments hold plan lines) into b. */
+static void line_norm(const char *p, size_t n, pg_buf *b) {
+    b->len = 0;
+    bool sp = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == ' ' || c == '\t' || c == '\r') { sp = b->len > 0; continue; }
+        if (sp) pg_buf_putc(b, ' ');
+        sp = false;
+        pg_buf_putc(b, c);
+    }
+}
+
+/* The plan line a new comment most likely copies: in the prompt, the first line after the one the
+ * last comment (text s[0..n), the body so far) copied that can be a comment (not only braces, not
+ * the __global__ line), blanks collapsed, into out; false when there is none. */
+bool draft_plan_next(const char *prompt, const char *s, size_t n, pg_buf *out) {
+    /* the last whole comment line of the text */
+    size_t e = n;
+    while (e > 0 && s[e - 1] != '\n') e--;   /* the current line is not whole */
+    const char *last = NULL;
+    size_t lastn = 0;
+    while (e > 0 && !last) {
+        size_t b = e - 1;
+        while (b > 0 && s[b - 1] != '\n') b--;
+        size_t q = b;
+        while (q < e - 1 && (s[q] == ' ' || s[q] == '\t')) q++;
+        if (q + 2 < e && s[q] == '/' && s[q + 1] == '/' && s[q + 2] == ' ') last = s + q + 3, lastn = e - 1 - (q + 3);
+        e = b;
+    }
+    if (!last || !prompt) return false;
+    pg_buf want = {0}, cur = {0};
+    line_norm(last, lastn, &want);
+    bool found = false, ok = false;
+    for (const char *p = prompt; *p && !ok;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        line_norm(p, len, &cur);
+        if (found && cur.len && strspn(cur.data, "{} ") < cur.len && !strstr(cur.data, "__global__")) {
+            pg_buf_putn(out, cur.data, cur.len < PTX_LITERATE_LINE_MAX ? cur.len : PTX_LITERATE_LINE_MAX);
+            ok = true;
+        }
+        if (!found && want.len && cur.len == want.len && !memcmp(cur.data, want.data, cur.len)) found = true;
+        p = nl ? nl + 1 : p + len;
+    }
+    pg_buf_free(&want);
+    pg_buf_free(&cur);
+    return ok;
+}
+

@@ -1,0 +1,95 @@
+/* test_draft.c — the drafter's guesses (draft.c): the history's next token, a register number's
+ * next digit (destination and source, classes sharing a prefix, guarded lines, comments), and the
+ * plan line a literate comment copies (blanks collapsed, brace lines and the __global__ line
+ * skipped).  Guesses only cost speed when wrong; these pin down what they are. */
+#include "common/test.h"
+#include "decode/draft.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int reg(const char *s, bool *dst) { return draft_reg_digit(s, strlen(s), dst); }
+
+static void test_hist(void) {
+    int L = 0;
+    const int32_t a[] = {1, 2, 3, 9, 1, 2, 3};   /* "1 2 3" seen before, then 9 */
+    CHECK(draft_hist_next(a, 7, &L) == 9 && L == 3, "history: the token after the earlier 1 2 3 (got L %d)", L);
+    const int32_t b[] = {5, 6, 7, 8};
+    CHECK(draft_hist_next(b, 4, &L) == -1 && L == 0, "history: no earlier occurrence, no guess");
+    const int32_t c[] = {4, 7, 1, 4, 8, 4};   /* only "4" repeats: one token of context is too little */
+    CHECK(draft_hist_next(c, 6, &L) == -1 && L == 1, "history: a one-token match is no guess");
+    const int32_t d[] = {1, 2, 5, 1, 2, 6, 1, 2};   /* two matches of length 2: the most recent wins */
+    CHECK(draft_hist_next(d, 8, &L) == 6 && L == 2, "history: ties go to the most recent occurrence");
+}
+
+static void test_reg(void) {
+    bool dst = false;
+    const char *body = "{\n\tld.param.u64 %rd3, [x];\n\tmov.u32 %r1, %tid.x;\n\tadd.s32 %r7, %r1, 4;\n\tmul.wide.u32 %rd12, %r7, 4;\n";
+    char s[512];
+    snprintf(s, sizeof s, "%s\tadd.s32 %%r", body);
+    CHECK(reg(s, &dst) == 8 && dst, "destination: the highest %%r so far (7) plus one");
+    snprintf(s, sizeof s, "%s\tadd.s64 %%rd", body);
+    CHECK(reg(s, &dst) == 1 && dst, "destination %%rd: 12 + 1 = 13, first digit 1 (%%r numbers do not count)");
+    snprintf(s, sizeof s, "%s\tadd.s64 %%rd1", body);
+    CHECK(reg(s, &dst) == 3 && dst, "destination %%rd: the second digit of 13");
+    snprintf(s, sizeof s, "%s\tadd.s64 %%rd13", body);
+    CHECK(reg(s, &dst) == -1, "the number is complete: no further digit");
+    snprintf(s, sizeof s, "%s\tadd.s64 %%rd2", body);
+    CHECK(reg(s, &dst) == -1, "digits that are not the guess's prefix: no guess");
+    snprintf(s, sizeof s, "%s\tadd.s32 %%r8, %%r", body);
+    CHECK(reg(s, &dst) == 7 && !dst, "source: the last destination of %%r (7)");
+    snprintf(s, sizeof s, "%s\tld.global.f32 %%f1, [%%rd", body);
+    CHECK(reg(s, &dst) == 1 && !dst, "an address register: the last %%rd destination (12)");
+    snprintf(s, sizeof s, "%s\t@%%p1 bra $L; \n\t@%%p2 add.s32 %%r", body);
+    CHECK(reg(s, &dst) == 8 && dst, "a guarded line's destination");
+    snprintf(s, sizeof s, "%s\t// y = %%r", body);
+    CHECK(reg(s, &dst) == -1, "no guess inside a comment");
+    snprintf(s, sizeof s, "%s\t.reg .b32 %%r", body);
+    CHECK(reg(s, &dst) == -1, "no guess in a directive");
+    snprintf(s, sizeof s, "%s\tmov.u32 %%r9, %%tid", body);
+    CHECK(reg(s, &dst) == -1, "a special register (a class of more than two letters) is no number");
+    snprintf(s, sizeof s, "%s\tadd.f32 %%f", body);
+    CHECK(reg(s, &dst) == 1 && dst, "a class not used yet: number 1");
+    snprintf(s, sizeof s, "%s\tadd.f32 %%f1, %%f", body);
+    CHECK(reg(s, &dst) == -1, "a source of a class never a destination: no guess");
+}
+
+static void test_plan(void) {
+    const char *prompt =
+        "Write PTX for this plan:\n"
+        "__global__ void k(float *y, const float *x, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x  *  blockDim.x + threadIdx.x;\n"
+        "    if (i < n) {\n"
+        "        y[i] = x[i] * 2.0f;\n"
+        "    }\n"
+        "}\n";
+    pg_buf out = {0};
+    const char *t1 = "{\n\t// int i = blockIdx.x * blockDim.x + threadIdx.x;\n\tmov.u32 %r1, %ctaid.x;\n\t//";
+    CHECK(draft_plan_next(prompt, t1, strlen(t1), &out) && out.data && !strcmp(out.data, "if (i < n) {"),
+          "the plan line after the last comment's (blanks collapsed both ways): '%s'", out.data ? out.data : "(none)");
+    out.len = 0;
+    const char *t2 = "{\n\t// if (i < n) {\n\tsetp.ge.s32 %p1, %r1, %r2;\n\t//";
+    CHECK(draft_plan_next(prompt, t2, strlen(t2), &out) && !strcmp(out.data, "y[i] = x[i] * 2.0f;"), "then the next: '%s'",
+          out.data ? out.data : "(none)");
+    out.len = 0;
+    const char *t3 = "{\n\t// y[i] = x[i] * 2.0f;\n\tst.global.f32 [%rd1], %f2;\n\t//";
+    CHECK(!draft_plan_next(prompt, t3, strlen(t3), &out) && out.len == 0, "after the last line only braces follow: no guess");
+    const char *t4 = "{\n\tmov.u32 %r1, %ctaid.x;\n\t//";
+    CHECK(!draft_plan_next(prompt, t4, strlen(t4), &out) && out.len == 0, "no whole comment yet: no guess");
+    const char *t5 = "{\n\t// not a plan line\n\t//";
+    CHECK(!draft_plan_next(prompt, t5, strlen(t5), &out) && out.len == 0, "a comment the plan does not hold: no guess");
+    const char *p2 = "__global__ void k(float *y)\n{\n    y[0] = 1.0f;\n}\n";
+    const char *t6 = "{\n\t// __global__ void k(float *y)\n\t//";
+    CHECK(draft_plan_next(p2, t6, strlen(t6), &out) && !strcmp(out.data, "y[0] = 1.0f;"), "the brace line is skipped: '%s'",
+          out.data ? out.data : "(none)");
+    pg_buf_free(&out);
+}
+
+int main(void) {
+    test_hist();
+    test_reg();
+    test_plan();
+    return TEST_DONE();
+}
