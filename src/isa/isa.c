@@ -329,9 +329,10 @@ static bool compile_mods(isa_form *f, const char *pat, char *err, size_t errn) {
         if (f->nmods >= ISA_MAX_MODSLOTS) { snprintf(err, errn, "too many modifier slots"); return false; }
         isa_modslot *s = &f->mods[f->nmods++];
         s->var = -1;
-        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, in either order */
+        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, '<' in written order, in any order */
             if (*p == '?') s->optional = true;
             else if (*p == '^') s->fixed = true;
+            else if (*p == '<') s->ordered = true;
             else break;
         }
         if (s->fixed && f->nmods > 1 && !f->mods[f->nmods - 2].fixed) {
@@ -749,13 +750,20 @@ static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_mat
             return false;
         }
     }
-    uint8_t order[ISA_MAX_MODSLOTS];
+    uint8_t order[ISA_MAX_MODSLOTS] = {0};
     for (int k = k0; k < nmods; k++) {
         if (!(masks[k] &= ~fixed)) return false;
         order[k] = mod_type[ids[k]] != PTX_T_NONE ? 1 : (masks[k] & (masks[k] - 1)) ? 2 : 0;
     }
     const int last[3] = {-1, -1, -1};
     if (!match_rec(masks, order, required, nmods, k0, used, last, m)) return false;
+    /* '<' slots are filled in the order the modifiers are written (mma's .row .col: the
+     * first layout written is A's, whatever it is) */
+    for (int k = 0, prev = -1; k < nmods; k++) {
+        if (!f->mods[m->slot_of[k]].ordered) continue;
+        if (m->slot_of[k] < prev) return false;
+        prev = m->slot_of[k];
+    }
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind_id[v] = ids[k];

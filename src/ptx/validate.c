@@ -1473,6 +1473,15 @@ static void check_func(vctx *V, ptx_func *f) {
                     break;
                 }
     }
+    /* ptxas: "Conflicting directives: .maxntid and .reqntid cannot both be specified", whatever the values */
+    int nmax = 0, nreq = 0;
+    for (int i = 0; i < f->nperf; i++) {
+        nmax += !strcmp(f->perf[i].name, ".maxntid");
+        nreq += !strcmp(f->perf[i].name, ".reqntid");
+        if (nmax && nreq && (nmax + nreq == 2))   /* at the second of the two */
+            VERR(V, PG_E_BAD_DECL, f->perf[i].loc, "'%s' has both .maxntid and .reqntid; give one (.reqntid fixes the block size, .maxntid bounds it)",
+                 f->name);
+    }
     /* ptxas: a syntax error on .noreturn after a kernel's signature (functions only) */
     if (f->is_entry && f->attrs && strstr(f->attrs, ".noreturn"))
         VERR(V, PG_E_BAD_DECL, f->loc, "'%s': .noreturn is for .func, not for a kernel", f->name);
