@@ -609,6 +609,14 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
              ptx_type_get(want)->name);
         return false;
     }
+    for (int i = 0; i < op->nelems; i++) {   /* coordinates: a {vector} of 1, 2 or 4 (ptxas: "Illegal vector size: 3") */
+        int n = op->elems[i].kind == PTX_OP_VEC ? op->elems[i].nelems : 1;
+        if (n > 4 || (n & (n - 1))) {
+            OERR(c, PG_E_VECTOR_ARITY, op->elems[i].loc, "operand %d of '%s': a vector of %d coordinates; a vector has 1, 2 or 4 elements",
+                 opi + 1, c->in->opcode, n);
+            return false;
+        }
+    }
     if (op->addr_base_is_reg) {
         const ptx_decl *ud;
         if (op_sreg(c->V, op) || (resolve_reg_cached(c->V, op->name, &ud) != REG_OK && isa_sreg_lookup(op->name, strlen(op->name)))) {
