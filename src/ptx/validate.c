@@ -559,6 +559,14 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
              c->in->opcode);
         return c->report;
     }
+    /* ptxas: "Illegal operand type to instruction 'ld'": a texture, sampler or surface
+     * variable is read through tex/suld/sust/txq/suq only, whatever the type */
+    if ((s->kind == SYM_VAR || s->kind == SYM_PARAM) && s->decl && ptx_type_get(s->decl->type)->cls == PTX_TC_OPAQUE &&
+        !(c->slot->kinds & ISA_OK_HANDLE)) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s is a %s: '%s' cannot address it (a handle is used by tex, suld, sust, txq, suq)",
+             op->name, ptx_type_get(s->decl->type)->name, c->in->opcode);
+        return false;
+    }
     /* ptxas: "State space mismatch between instruction and address": a
      * variable's space must be the instruction's; a generic address may name
      * a .global, .shared or .local variable, not a .const or .param one */
@@ -1376,6 +1384,9 @@ static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t
 static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
     if (d->align > 0 && (d->align & (d->align - 1)))   /* "Alignment must be a power of two" */
         VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+    if (depth > 0 && d->space != PTX_SS_REG && ptx_type_get(d->type)->cls == PTX_TC_OPAQUE)   /* "Texture/surface variable must be at module or entry parameter scope" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a %s is declared at module scope or as a kernel's parameter, not in a body", d->name,
+             ptx_type_get(d->type)->name);
     if (depth == 0 && d->space == PTX_SS_PARAM)   /* "Parameter variables may not be declared at module scope" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .param variables are declared in a function, not at module scope", d->name);
     if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
@@ -1507,6 +1518,9 @@ static void check_func(vctx *V, ptx_func *f) {
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a vector (.v%d); use an array", d->name, d->vec);
         else if (d->type == PTX_T_F16X2)
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a packed .f16x2; use .b32", d->name);
+        else if (!f->is_entry && ptx_type_get(d->type)->cls == PTX_TC_OPAQUE)   /* "Variable 'q' cannot be allocated in .param state space" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a %s is a kernel's parameter or a module variable, not a function's",
+                 d->name, ptx_type_get(d->type)->name);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
