@@ -55,13 +55,16 @@ enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS
  * binding the matched modifier to a variable (A..Z).  A `fixed` slot (`^` in
  * the pattern) is part of the mnemonic as ptxas reads it (mul.lo, mad.wide,
  * shf.l.wrap): the fixed slots come first, right after the opcode and in
- * table order; the other modifiers may follow in any order. */
+ * table order; the other modifiers may follow in any order.  The `ordered`
+ * slots (`<`) are filled in the order their modifiers are written (mma's
+ * `.row .col`: the first layout written is A's). */
 typedef struct {
     const char *alts[ISA_MAX_ALTS];   /* ".global", ".shared::cta", ... */
     uint16_t ids[ISA_MAX_ALTS];       /* the same, as interned modifier ids */
     int nalts;
     bool optional;
     bool fixed;
+    bool ordered;
     int var;                          /* -1 or 0..25 */
 } isa_modslot;
 
@@ -83,6 +86,7 @@ typedef enum {
     ISA_OK_TABLE = 1 << 14, /* the label of a .branchtargets table (brx.idx) */
     ISA_OK_TUPLE = 1 << 15, /* with ADDR: a tensor tuple [map, {coords}], as many 32-bit coordinates as the arity */
     ISA_OK_HANDLE = 1 << 16, /* with ADDR: [handle] or [handle, ...]: a variable of the slot's opaque type or a 64-bit register, no offset */
+    ISA_OK_TEXCOORD = 1 << 17, /* with HANDLE: [tex, c], c read as the geometry bound to the arity variable says (isa_texture_geometry) */
 } isa_opkind;
 
 typedef struct {
@@ -173,6 +177,23 @@ PG_API bool isa_modifier_known(const char *opcode, const char *mod);
 /* A modifier that needs a newer target/PTX version whatever the opcode. */
 typedef struct { const char *mod; int ptx_min, sm_min; } isa_require;
 PG_API const isa_require *isa_modifier_requirement(const char *mod);   /* NULL if none */
+
+/* A texture geometry (ISA_TEXGEOM in isa.def): how tex and tld4 read their
+ * coordinates [tex, c] and derivatives.  c is a {vector} of a power of two
+ * elements from min_vector to 4 (or a scalar register where scalar_ok); its
+ * first `index` elements are integer array/sample indices, the others one
+ * kind of coordinate.  deriv: the elements of each .grad derivative vector
+ * (0: no .level or .grad); offset: the fewest elements of the offset vector
+ * (0: none).  coord_type: ".f32"/".s32" required, or NULL. */
+typedef struct {
+    const char *mod;          /* ".a2d" */
+    int index, min_vector;
+    bool scalar_ok;
+    int deriv, offset;
+    const char *coord_type;
+    bool multisample;
+} isa_texgeom;
+PG_API const isa_texgeom *isa_texture_geometry(const char *mod);   /* NULL if `mod` is none */
 
 /* Human words for a modifier: ".global" -> "global"; NULL if none recorded. */
 PG_API const char *isa_modifier_words(const char *mod);

@@ -77,6 +77,7 @@ static const raw_group groups[] = {
 #define ISA_REQUIRE(mod, ptx, sm)
 #define ISA_REPEATABLE(mod)
 #define ISA_IGNORED(mod)
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
@@ -84,6 +85,7 @@ static const raw_group groups[] = {
 #undef ISA_REQUIRE
 #undef ISA_REPEATABLE
 #undef ISA_IGNORED
+#undef ISA_TEXGEOM
 };
 static const raw_form rows[] = {
 #define ISA_GROUP(name, members)
@@ -92,6 +94,7 @@ static const raw_form rows[] = {
 #define ISA_REQUIRE(mod, ptx, sm)
 #define ISA_REPEATABLE(mod)
 #define ISA_IGNORED(mod)
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
@@ -99,6 +102,7 @@ static const raw_form rows[] = {
 #undef ISA_REQUIRE
 #undef ISA_REPEATABLE
 #undef ISA_IGNORED
+#undef ISA_TEXGEOM
 };
 static const raw_word words_tab[] = {
 #define ISA_GROUP(name, members)
@@ -107,6 +111,7 @@ static const raw_word words_tab[] = {
 #define ISA_REQUIRE(mod, ptx, sm)
 #define ISA_REPEATABLE(mod)
 #define ISA_IGNORED(mod)
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
@@ -114,6 +119,7 @@ static const raw_word words_tab[] = {
 #undef ISA_REQUIRE
 #undef ISA_REPEATABLE
 #undef ISA_IGNORED
+#undef ISA_TEXGEOM
 };
 static const isa_require requires_tab[] = {
 #define ISA_GROUP(name, members)
@@ -122,6 +128,7 @@ static const isa_require requires_tab[] = {
 #define ISA_REQUIRE(mod, ptx, sm) {mod, ptx, sm},
 #define ISA_REPEATABLE(mod)
 #define ISA_IGNORED(mod)
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
@@ -129,6 +136,7 @@ static const isa_require requires_tab[] = {
 #undef ISA_REQUIRE
 #undef ISA_REPEATABLE
 #undef ISA_IGNORED
+#undef ISA_TEXGEOM
 };
 static const char *const ignored_tab[] = {
 #define ISA_GROUP(name, members)
@@ -137,6 +145,7 @@ static const char *const ignored_tab[] = {
 #define ISA_REQUIRE(mod, ptx, sm)
 #define ISA_REPEATABLE(mod)
 #define ISA_IGNORED(mod) mod,
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
@@ -144,6 +153,7 @@ static const char *const ignored_tab[] = {
 #undef ISA_REQUIRE
 #undef ISA_REPEATABLE
 #undef ISA_IGNORED
+#undef ISA_TEXGEOM
 };
 static const char *const repeat_tab[] = {
 #define ISA_GROUP(name, members)
@@ -152,6 +162,7 @@ static const char *const repeat_tab[] = {
 #define ISA_REQUIRE(mod, ptx, sm)
 #define ISA_REPEATABLE(mod) mod,
 #define ISA_IGNORED(mod)
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
 #undef ISA_GROUP
 #undef ISA_FORM
@@ -159,7 +170,33 @@ static const char *const repeat_tab[] = {
 #undef ISA_REQUIRE
 #undef ISA_REPEATABLE
 #undef ISA_IGNORED
+#undef ISA_TEXGEOM
 };
+
+static const isa_texgeom texgeom_tab[] = {
+#define ISA_GROUP(name, members)
+#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
+#define ISA_WORDS(mod, words)
+#define ISA_REQUIRE(mod, ptx, sm)
+#define ISA_REPEATABLE(mod)
+#define ISA_IGNORED(mod)
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms) {mod, idx, minvec, scalar, deriv, offset, ctype, ms},
+#include "isa.def"
+#undef ISA_GROUP
+#undef ISA_FORM
+#undef ISA_WORDS
+#undef ISA_REQUIRE
+#undef ISA_REPEATABLE
+#undef ISA_IGNORED
+#undef ISA_TEXGEOM
+};
+
+const isa_texgeom *isa_texture_geometry(const char *mod) {
+    if (!mod) return NULL;
+    for (size_t i = 0; i < sizeof texgeom_tab / sizeof texgeom_tab[0]; i++)
+        if (!strcmp(texgeom_tab[i].mod, mod)) return &texgeom_tab[i];
+    return NULL;
+}
 
 static uint16_t mod_id_of_ptr(const char *p);
 
@@ -292,9 +329,10 @@ static bool compile_mods(isa_form *f, const char *pat, char *err, size_t errn) {
         if (f->nmods >= ISA_MAX_MODSLOTS) { snprintf(err, errn, "too many modifier slots"); return false; }
         isa_modslot *s = &f->mods[f->nmods++];
         s->var = -1;
-        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, in either order */
+        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, '<' in written order, in any order */
             if (*p == '?') s->optional = true;
             else if (*p == '^') s->fixed = true;
+            else if (*p == '<') s->ordered = true;
             else break;
         }
         if (s->fixed && f->nmods > 1 && !f->mods[f->nmods - 2].fixed) {
@@ -352,6 +390,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 'm': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR; break;
             case 'c': o->kinds |= ISA_OK_ADDR | ISA_OK_TUPLE; break;
             case 'h': o->kinds |= ISA_OK_ADDR | ISA_OK_HANDLE; break;
+            case 'k': o->kinds |= ISA_OK_ADDR | ISA_OK_HANDLE | ISA_OK_TEXCOORD; break;
             case 't': o->kinds |= ISA_OK_LABEL | ISA_OK_TABLE; break;
             case '!': o->kinds |= ISA_OK_NEG; break;
             case '|': o->kinds |= ISA_OK_PAIR; break;
@@ -711,13 +750,20 @@ static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_mat
             return false;
         }
     }
-    uint8_t order[ISA_MAX_MODSLOTS];
+    uint8_t order[ISA_MAX_MODSLOTS] = {0};
     for (int k = k0; k < nmods; k++) {
         if (!(masks[k] &= ~fixed)) return false;
         order[k] = mod_type[ids[k]] != PTX_T_NONE ? 1 : (masks[k] & (masks[k] - 1)) ? 2 : 0;
     }
     const int last[3] = {-1, -1, -1};
     if (!match_rec(masks, order, required, nmods, k0, used, last, m)) return false;
+    /* '<' slots are filled in the order the modifiers are written (mma's .row .col: the
+     * first layout written is A's, whatever it is) */
+    for (int k = 0, prev = -1; k < nmods; k++) {
+        if (!f->mods[m->slot_of[k]].ordered) continue;
+        if (m->slot_of[k] < prev) return false;
+        prev = m->slot_of[k];
+    }
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;
         if (v >= 0) m->bind_id[v] = ids[k];

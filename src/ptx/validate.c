@@ -559,6 +559,14 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
              c->in->opcode);
         return c->report;
     }
+    /* ptxas: "Illegal operand type to instruction 'ld'": a texture, sampler or surface
+     * variable is read through tex/suld/sust/txq/suq only, whatever the type */
+    if ((s->kind == SYM_VAR || s->kind == SYM_PARAM) && s->decl && ptx_type_get(s->decl->type)->cls == PTX_TC_OPAQUE &&
+        !(c->slot->kinds & ISA_OK_HANDLE)) {
+        OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s is a %s: '%s' cannot address it (a handle is used by tex, suld, sust, txq, suq)",
+             op->name, ptx_type_get(s->decl->type)->name, c->in->opcode);
+        return false;
+    }
     /* ptxas: "State space mismatch between instruction and address": a
      * variable's space must be the instruction's; a generic address may name
      * a .global, .shared or .local variable, not a .const or .param one */
@@ -609,8 +617,22 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
              ptx_type_get(want)->name);
         return false;
     }
+    for (int i = 0; i < op->nelems; i++) {   /* coordinates: a {vector} of 1, 2 or 4 (ptxas: "Illegal vector size: 3") */
+        int n = op->elems[i].kind == PTX_OP_VEC ? op->elems[i].nelems : 1;
+        if (n > 4 || (n & (n - 1))) {
+            OERR(c, PG_E_VECTOR_ARITY, op->elems[i].loc, "operand %d of '%s': a vector of %d coordinates; a vector has 1, 2 or 4 elements",
+                 opi + 1, c->in->opcode, n);
+            return false;
+        }
+    }
     if (op->addr_base_is_reg) {
-        const ptx_decl *d = op_sreg(c->V, op) ? NULL : find_reg(c->V, op->name, op->loc, false);
+        const ptx_decl *ud;
+        if (op_sreg(c->V, op) || (resolve_reg_cached(c->V, op->name, &ud) != REG_OK && isa_sreg_lookup(op->name, strlen(op->name)))) {
+            /* ptxas: "Arguments mismatch" for [%clock_hi, ...] */
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': the special register %s is not a handle", opi + 1, c->in->opcode, op->name);
+            return false;
+        }
+        const ptx_decl *d = find_reg(c->V, op->name, op->loc, false);
         const ptx_type_info *ti = d ? ptx_type_get(d->type) : NULL;
         if (d && (ti->bits != 64 || !(ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) || d->vec)) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s': a handle register is 64-bit, not %s %s", opi + 1, c->in->opcode,
@@ -626,6 +648,147 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
         }
     }
     return check_address(c, op, opi);
+}
+
+/* What a texture coordinate is: 'i' an integer register (.u32/.s32), 'f' an .f32 one, 'b' a .b32
+ * one (either), 'I'/'F' an integer/float literal, 's' a special register, 0 anything else (other
+ * sizes, predicates, sinks: ptxas "Incompatible elements of vector expression", "Sink '_' not
+ * allowed"), '?' undeclared (check_address reports it). */
+static char texel_kind(opctx *c, const ptx_operand *e) {
+    if (e->kind == PTX_OP_IMM_INT) return 'I';
+    if (e->kind == PTX_OP_IMM_FLT) return 'F';
+    if (e->kind != PTX_OP_REG) return 0;
+    if (op_sreg(c->V, e)) return 's';
+    const ptx_decl *d = find_reg(c->V, e->name, e->loc, false);
+    if (!d) return '?';
+    const ptx_type_info *ti = ptx_type_get(d->type);
+    if (ti->bits != 32 || d->vec) return 0;
+    return ti->cls == PTX_TC_BIT ? 'b' : ti->cls == PTX_TC_FLOAT ? 'f' : ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT ? 'i' : 0;
+}
+
+/* The operands after [tex, c]: with .level the level of detail (any), with .grad two derivative
+ * vectors of as many .f32 (or .b32) registers as the geometry's derivative (ptxas: "Vector expected
+ * for argument 3", "Operand vector size doesn't match geometry"); a level-of-detail register of the
+ * coordinates' type (a vector of one may hold integers); then either one 32-bit register or literal,
+ * or the offset vector e (integers, as many as the geometry's offset or more, a power of two; one
+ * integer for 1d geometries) and the depth f (.f32 or .b32, or a float literal; only beside .f32
+ * coordinates) (ptxas: "Arguments
+ * mismatch", "Special register argument not allowed"). */
+static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int opi) {
+    bool grad = M && !strcmp(M, ".grad"), level = M && !strcmp(M, ".level");
+    const char *why = NULL;
+    const ptx_operand *bad = NULL;
+    for (int k = opi + 1; grad && k <= opi + 2 && k < c->in->nops && !why; k++) {
+        const ptx_operand *d = &c->in->ops[k];
+        bool ok = d->kind == PTX_OP_VEC && d->nelems == g->deriv;
+        for (int i = 0; ok && i < d->nelems; i++) {
+            char e = texel_kind(c, &d->elems[i]);
+            ok = e == 'f' || e == 'b' || e == 'F' || e == '?';
+        }
+        if (!ok) bad = d, why = "a derivative vector of .f32 registers, as many as the geometry's derivative";
+    }
+    bool fl = slot_type(c, &c->f->ops[opi]) == PTX_T_F32;
+    if (level && opi + 1 < c->in->nops) {   /* the level of detail: of the coordinates' kind (a vector may hold integers) */
+        const ptx_operand *l = &c->in->ops[opi + 1];
+        bool ok = true;
+        for (int i = 0; i < (l->kind == PTX_OP_VEC ? l->nelems : 1); i++) {
+            char k = texel_kind(c, l->kind == PTX_OP_VEC ? &l->elems[i] : l);
+            ok = ok && k && k != 's' && !((k == 'f' || k == 'F') && !fl) && !(k == 'I' && fl) && !(k == 'i' && fl && l->kind != PTX_OP_VEC);
+        }
+        if (!ok) bad = l, why = fl ? "a level of detail (.f32)" : "a level of detail (.s32)";
+    }
+    int t = opi + 1 + (grad ? 2 : level ? 1 : 0), ntail = c->in->nops - t;
+    const ptx_operand *e = ntail >= 1 ? &c->in->ops[t] : NULL, *f = ntail >= 2 ? &c->in->ops[t + 1] : NULL;
+    char ek = e && e->kind != PTX_OP_VEC ? texel_kind(c, e) : '?';
+    if (!why && e && e->kind == PTX_OP_VEC) {
+        int n = e->nelems;
+        bool ok = g->offset && n >= g->offset && n <= 4 && !(n & (n - 1));
+        for (int i = 0; ok && i < n; i++) {
+            char k = texel_kind(c, &e->elems[i]);
+            ok = k == 'i' || k == 'b' || k == '?';
+        }
+        if (!ok) bad = e, why = g->offset ? "an offset vector of integer registers that fits the geometry" : "nothing: this geometry takes no offset";
+    } else if (!why && e && (!ek || ek == 's' || (!fl && !f && (ek == 'f' || ek == 'F'))))
+        bad = e, why = fl ? "a 32-bit register or a literal" : "a 32-bit integer register or literal";
+    else if (!why && f && !(g->offset == 1 && (ek == 'i' || ek == 'b' || ek == 'I' || ek == '?')))
+        bad = e, why = g->offset == 1 ? "an integer offset before the depth" : "the offset vector before the depth";
+    if (!why && f) {
+        char k = texel_kind(c, f);
+        if (!fl) bad = f, why = "anything: a depth needs .f32 coordinates";
+        else if (f->kind == PTX_OP_VEC || !(k == 'f' || k == 'b' || k == 'F' || k == '?')) bad = f, why = "a depth (.f32)";
+    }
+    if (why) {
+        OERR(c, PG_E_OPERAND_TYPE, bad->loc, "'%s' %s texture: %s is not %s", c->in->opcode, g->mod, bad->text ? bad->text : "this operand", why);
+        return false;
+    }
+    return true;
+}
+
+/* A texture sample [tex, c] (tex, tld4; kind k): the handle as any handle's, then the coordinates
+ * c as the geometry bound to the slot's arity variable reads them (ISA_TEXGEOM in isa.def) and of
+ * the coordinate type bound to the slot's type; with .grad (bound to M) the two derivative
+ * operands after it hold as many elements as the geometry's derivative.  ptxas's rules, probed:
+ * a scalar coordinate of the coordinate type for non-array geometries only; a vector whose index
+ * elements are integers and whose other elements are all integers or all floats (.b32 registers
+ * are either); floats under .s32 only after an array index; a literal of the coordinate type. */
+static bool check_texcoord(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
+    const isa_texgeom *g = isa_texture_geometry(s->arity_var >= 0 ? isa_bound_text(c->mt, s->arity_var) : NULL);
+    ptx_type ct = slot_type(c, s);
+    const char *M = isa_bound_text(c->mt, 'M' - 'A');
+    bool fl = ct == PTX_T_F32;
+    if (!g) return false;
+    if (g->coord_type && strcmp(g->coord_type, ptx_type_get(ct)->name)) {
+        OERR(c, PG_E_MODIFIER_COMBO, op->loc, "'%s' textures take %s coordinates, not %s", g->mod, g->coord_type, ptx_type_get(ct)->name);
+        return false;
+    }
+    if (g->multisample && M && (!strcmp(M, ".level") || !strcmp(M, ".grad"))) {
+        OERR(c, PG_E_MODIFIER_COMBO, op->loc, "a multisample texture ('%s') has no %s", g->mod, M);
+        return false;
+    }
+    if (!op->nelems) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is [texture, coordinates]", opi + 1, c->in->opcode);
+        return false;
+    }
+    if (!check_handle(c, op, PTX_T_TEXREF, opi)) return false;
+    const ptx_operand *v = &op->elems[op->nelems - 1];
+    if (v->kind != PTX_OP_VEC) {
+        char k = texel_kind(c, v);
+        if (k == '?') return true;
+        if (k == 's') k = 'i';
+        if (!g->scalar_ok || v->kind != PTX_OP_REG || !k || (k == 'f' && !fl) || (k == 'i' && fl)) {
+            OERR(c, PG_E_OPERAND_TYPE, v->loc, "the coordinates of a '%s' texture are %s, not %s", g->mod,
+                 g->scalar_ok ? (fl ? "an .f32 register or a vector" : "an integer register or a vector") : "a vector", v->text ? v->text : "this");
+            return false;
+        }
+        return check_tex_rest(c, g, M, opi);
+    }
+    int n = v->nelems;
+    if (n < g->min_vector || n > 4 || (n & (n - 1))) {
+        OERR(c, PG_E_VECTOR_ARITY, v->loc, "a '%s' texture takes %d%s coordinates, not %d", g->mod, g->min_vector,
+             g->min_vector == 1 ? ", 2 or 4" : g->min_vector == 2 ? " or 4" : "", n);
+        return false;
+    }
+    bool any_f = false, any_i = false;
+    for (int i = 0; i < n; i++) {
+        char k = texel_kind(c, &v->elems[i]);
+        if (k == '?') continue;
+        if (k == 's') k = 'i';   /* %tid.x reads as a .u32 */
+        bool bad = !k || (i < g->index ? (k == 'f' || k == 'F') : (k == 'F' && !fl) || (k == 'I' && fl));
+        if (bad) {
+            OERR(c, PG_E_OPERAND_TYPE, v->elems[i].loc, "coordinate %d of operand %d of '%s' must be %s", i + 1, opi + 1, c->in->opcode,
+                 i < g->index ? "an integer (an array or sample index)" : fl ? "a 32-bit register or a float" : "a 32-bit register or an integer");
+            return false;
+        }
+        if (i < g->index) continue;
+        any_f = any_f || k == 'f' || k == 'F';
+        any_i = any_i || k == 'i' || k == 'I';
+    }
+    if ((any_f && any_i) || (any_f && !fl && !g->index)) {
+        OERR(c, PG_E_OPERAND_TYPE, v->loc, "operand %d of '%s': the coordinates must be all %s", opi + 1, c->in->opcode,
+             fl || g->index ? "integers or all floats" : "integers (.s32)");
+        return false;
+    }
+    return check_tex_rest(c, g, M, opi);
 }
 
 /* A tensor tuple [map, {x, y, ...}] (cp.async.bulk.tensor): the map's address as any tuple's,
@@ -810,6 +973,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
         if (s->kinds & ISA_OK_TUPLE) return check_tuple(c, op, arity, opi);
+        if (s->kinds & ISA_OK_TEXCOORD) return check_texcoord(c, op, s, opi);
         if ((s->kinds & ISA_OK_HANDLE) && want != PTX_T_NONE) return check_handle(c, op, want, opi);
         return check_address(c, op, opi);
     case PTX_OP_SINK:
@@ -1220,6 +1384,9 @@ static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t
 static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
     if (d->align > 0 && (d->align & (d->align - 1)))   /* "Alignment must be a power of two" */
         VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
+    if (depth > 0 && d->space != PTX_SS_REG && ptx_type_get(d->type)->cls == PTX_TC_OPAQUE)   /* "Texture/surface variable must be at module or entry parameter scope" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a %s is declared at module scope or as a kernel's parameter, not in a body", d->name,
+             ptx_type_get(d->type)->name);
     if (depth == 0 && d->space == PTX_SS_PARAM)   /* "Parameter variables may not be declared at module scope" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .param variables are declared in a function, not at module scope", d->name);
     if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
@@ -1325,6 +1492,15 @@ static void check_func(vctx *V, ptx_func *f) {
                     break;
                 }
     }
+    /* ptxas: "Conflicting directives: .maxntid and .reqntid cannot both be specified", whatever the values */
+    int nmax = 0, nreq = 0;
+    for (int i = 0; i < f->nperf; i++) {
+        nmax += !strcmp(f->perf[i].name, ".maxntid");
+        nreq += !strcmp(f->perf[i].name, ".reqntid");
+        if (nmax && nreq && (nmax + nreq == 2))   /* at the second of the two */
+            VERR(V, PG_E_BAD_DECL, f->perf[i].loc, "'%s' has both .maxntid and .reqntid; give one (.reqntid fixes the block size, .maxntid bounds it)",
+                 f->name);
+    }
     /* ptxas: a syntax error on .noreturn after a kernel's signature (functions only) */
     if (f->is_entry && f->attrs && strstr(f->attrs, ".noreturn"))
         VERR(V, PG_E_BAD_DECL, f->loc, "'%s': .noreturn is for .func, not for a kernel", f->name);
@@ -1342,6 +1518,9 @@ static void check_func(vctx *V, ptx_func *f) {
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a vector (.v%d); use an array", d->name, d->vec);
         else if (d->type == PTX_T_F16X2)
             VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a .param is not a packed .f16x2; use .b32", d->name);
+        else if (!f->is_entry && ptx_type_get(d->type)->cls == PTX_TC_OPAQUE)   /* "Variable 'q' cannot be allocated in .param state space" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "parameter '%s': a %s is a kernel's parameter or a module variable, not a function's",
+                 d->name, ptx_type_get(d->type)->name);
     }
     for (int i = 0; i < f->nrets; i++) declare(V, &f->rets[i], f->rets[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
     for (int i = 0; i < f->nparams; i++) declare(V, &f->params[i], f->params[i].space == PTX_SS_REG ? SYM_REG : SYM_PARAM, 1);
