@@ -72,123 +72,32 @@ typedef struct { const char *mod, *words; } raw_word;
 
 static const raw_group groups[] = {
 #define ISA_GROUP(name, members) {#name, members},
-#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
-#define ISA_WORDS(mod, words)
-#define ISA_REQUIRE(mod, ptx, sm)
-#define ISA_REPEATABLE(mod)
-#define ISA_IGNORED(mod)
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
-#undef ISA_GROUP
-#undef ISA_FORM
-#undef ISA_WORDS
-#undef ISA_REQUIRE
-#undef ISA_REPEATABLE
-#undef ISA_IGNORED
-#undef ISA_TEXGEOM
 };
 static const raw_form rows[] = {
-#define ISA_GROUP(name, members)
 #define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex) {op, cls, ptx, sm, flags, mods, ops, ex},
-#define ISA_WORDS(mod, words)
-#define ISA_REQUIRE(mod, ptx, sm)
-#define ISA_REPEATABLE(mod)
-#define ISA_IGNORED(mod)
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
-#undef ISA_GROUP
-#undef ISA_FORM
-#undef ISA_WORDS
-#undef ISA_REQUIRE
-#undef ISA_REPEATABLE
-#undef ISA_IGNORED
-#undef ISA_TEXGEOM
 };
 static const raw_word words_tab[] = {
-#define ISA_GROUP(name, members)
-#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
 #define ISA_WORDS(mod, words) {mod, words},
-#define ISA_REQUIRE(mod, ptx, sm)
-#define ISA_REPEATABLE(mod)
-#define ISA_IGNORED(mod)
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
-#undef ISA_GROUP
-#undef ISA_FORM
-#undef ISA_WORDS
-#undef ISA_REQUIRE
-#undef ISA_REPEATABLE
-#undef ISA_IGNORED
-#undef ISA_TEXGEOM
 };
 static const isa_require requires_tab[] = {
-#define ISA_GROUP(name, members)
-#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
-#define ISA_WORDS(mod, words)
 #define ISA_REQUIRE(mod, ptx, sm) {mod, ptx, sm},
-#define ISA_REPEATABLE(mod)
-#define ISA_IGNORED(mod)
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
-#undef ISA_GROUP
-#undef ISA_FORM
-#undef ISA_WORDS
-#undef ISA_REQUIRE
-#undef ISA_REPEATABLE
-#undef ISA_IGNORED
-#undef ISA_TEXGEOM
 };
 static const char *const ignored_tab[] = {
-#define ISA_GROUP(name, members)
-#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
-#define ISA_WORDS(mod, words)
-#define ISA_REQUIRE(mod, ptx, sm)
-#define ISA_REPEATABLE(mod)
 #define ISA_IGNORED(mod) mod,
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
-#undef ISA_GROUP
-#undef ISA_FORM
-#undef ISA_WORDS
-#undef ISA_REQUIRE
-#undef ISA_REPEATABLE
-#undef ISA_IGNORED
-#undef ISA_TEXGEOM
 };
 static const char *const repeat_tab[] = {
-#define ISA_GROUP(name, members)
-#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
-#define ISA_WORDS(mod, words)
-#define ISA_REQUIRE(mod, ptx, sm)
 #define ISA_REPEATABLE(mod) mod,
-#define ISA_IGNORED(mod)
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms)
 #include "isa.def"
-#undef ISA_GROUP
-#undef ISA_FORM
-#undef ISA_WORDS
-#undef ISA_REQUIRE
-#undef ISA_REPEATABLE
-#undef ISA_IGNORED
-#undef ISA_TEXGEOM
 };
 
 static const isa_texgeom texgeom_tab[] = {
-#define ISA_GROUP(name, members)
-#define ISA_FORM(op, cls, ptx, sm, flags, mods, ops, ex)
-#define ISA_WORDS(mod, words)
-#define ISA_REQUIRE(mod, ptx, sm)
-#define ISA_REPEATABLE(mod)
-#define ISA_IGNORED(mod)
 #define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms) {mod, idx, minvec, scalar, deriv, offset, ctype, ms},
 #include "isa.def"
-#undef ISA_GROUP
-#undef ISA_FORM
-#undef ISA_WORDS
-#undef ISA_REQUIRE
-#undef ISA_REPEATABLE
-#undef ISA_IGNORED
-#undef ISA_TEXGEOM
 };
 
 const isa_texgeom *isa_texture_geometry(const char *mod) {
