@@ -24,35 +24,30 @@ static void test_hist(void) {
 }
 
 static void test_reg(void) {
-    bool dst = false;
     const char *body = "{\n\tld.param.u64 %rd3, [x];\n\tmov.u32 %r1, %tid.x;\n\tadd.s32 %r7, %r1, 4;\n\tmul.wide.u32 %rd12, %r7, 4;\n";
+    /* the text after body, the digit drafted (-1: none), whether it is a destination's */
+    static const struct { const char *tail; int want; bool dst; const char *what; } cases[] = {
+        {"\tadd.s32 %r", 8, true, "destination: the highest %r so far (7) plus one"},
+        {"\tadd.s64 %rd", 1, true, "destination %rd: 12 + 1 = 13, first digit 1 (%r numbers do not count)"},
+        {"\tadd.s64 %rd1", 3, true, "destination %rd: the second digit of 13"},
+        {"\tadd.s64 %rd13", -1, false, "the number is complete: no further digit"},
+        {"\tadd.s64 %rd2", -1, false, "digits that are not the guess's prefix: no guess"},
+        {"\tadd.s32 %r8, %r", 7, false, "source: the last destination of %r (7)"},
+        {"\tld.global.f32 %f1, [%rd", 1, false, "an address register: the last %rd destination (12)"},
+        {"\t@%p1 bra $L; \n\t@%p2 add.s32 %r", 8, true, "a guarded line's destination"},
+        {"\t// y = %r", -1, false, "no guess inside a comment"},
+        {"\t.reg .b32 %r", -1, false, "no guess in a directive"},
+        {"\tmov.u32 %r9, %tid", -1, false, "a special register (a class of more than two letters) is no number"},
+        {"\tadd.f32 %f", 1, true, "a class not used yet: number 1"},
+        {"\tadd.f32 %f1, %f", -1, false, "a source of a class never a destination: no guess"},
+    };
     char s[512];
-    snprintf(s, sizeof s, "%s\tadd.s32 %%r", body);
-    CHECK(reg(s, &dst) == 8 && dst, "destination: the highest %%r so far (7) plus one");
-    snprintf(s, sizeof s, "%s\tadd.s64 %%rd", body);
-    CHECK(reg(s, &dst) == 1 && dst, "destination %%rd: 12 + 1 = 13, first digit 1 (%%r numbers do not count)");
-    snprintf(s, sizeof s, "%s\tadd.s64 %%rd1", body);
-    CHECK(reg(s, &dst) == 3 && dst, "destination %%rd: the second digit of 13");
-    snprintf(s, sizeof s, "%s\tadd.s64 %%rd13", body);
-    CHECK(reg(s, &dst) == -1, "the number is complete: no further digit");
-    snprintf(s, sizeof s, "%s\tadd.s64 %%rd2", body);
-    CHECK(reg(s, &dst) == -1, "digits that are not the guess's prefix: no guess");
-    snprintf(s, sizeof s, "%s\tadd.s32 %%r8, %%r", body);
-    CHECK(reg(s, &dst) == 7 && !dst, "source: the last destination of %%r (7)");
-    snprintf(s, sizeof s, "%s\tld.global.f32 %%f1, [%%rd", body);
-    CHECK(reg(s, &dst) == 1 && !dst, "an address register: the last %%rd destination (12)");
-    snprintf(s, sizeof s, "%s\t@%%p1 bra $L; \n\t@%%p2 add.s32 %%r", body);
-    CHECK(reg(s, &dst) == 8 && dst, "a guarded line's destination");
-    snprintf(s, sizeof s, "%s\t// y = %%r", body);
-    CHECK(reg(s, &dst) == -1, "no guess inside a comment");
-    snprintf(s, sizeof s, "%s\t.reg .b32 %%r", body);
-    CHECK(reg(s, &dst) == -1, "no guess in a directive");
-    snprintf(s, sizeof s, "%s\tmov.u32 %%r9, %%tid", body);
-    CHECK(reg(s, &dst) == -1, "a special register (a class of more than two letters) is no number");
-    snprintf(s, sizeof s, "%s\tadd.f32 %%f", body);
-    CHECK(reg(s, &dst) == 1 && dst, "a class not used yet: number 1");
-    snprintf(s, sizeof s, "%s\tadd.f32 %%f1, %%f", body);
-    CHECK(reg(s, &dst) == -1, "a source of a class never a destination: no guess");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool dst = !cases[i].dst;
+        snprintf(s, sizeof s, "%s%s", body, cases[i].tail);
+        int got = reg(s, &dst);
+        CHECK(got == cases[i].want && (got < 0 || dst == cases[i].dst), "%s (got %d)", cases[i].what, got);
+    }
 }
 
 static void test_plan(void) {
