@@ -11,7 +11,7 @@
 #define DRAFT_NMAX 8   /* longest suffix matched in the tokens so far */
 /* The token after the longest earlier occurrence (at least DRAFT_MIN_MATCH tokens; ties: the most
  * recent) of the suffix of h[0..n), or -1; *len = the occurrence's length. */
-int32_t draft_hist_next(const int32_t *h, int n, int *len) {
+int32_t gen_draft_hist_next(const int32_t *h, int n, int *len) {
     int best = 0, at = -1;
     for (int i = n - 2; i >= 0; i--) {   /* an occurrence ending at i, continued by h[i + 1] */
         if (h[i] != h[n - 1]) continue;
@@ -28,7 +28,7 @@ int32_t draft_hist_next(const int32_t *h, int n, int *len) {
  * operand (the destination: the class's highest number so far + 1, as nvcc numbers them) or
  * after ", " or "[" (a source: the number of the last instruction whose destination has the
  * class).  Returns the digit (0..9) that continues the guessed number, or -1; *dst = which. */
-int draft_reg_digit(const char *s, size_t n, bool *dst) {
+int gen_draft_reg_digit(const char *s, size_t n, bool *dst) {
     size_t ls = n;
     while (ls > 0 && s[ls - 1] != '\n') ls--;
     size_t d = n;
@@ -105,7 +105,7 @@ static void line_norm(const char *p, size_t n, pg_buf *b) {
 /* The plan line a new comment most likely copies: in the prompt, the first line after the one the
  * last comment (text s[0..n), the body so far) copied that can be a comment (not only braces, not
  * the __global__ line), blanks collapsed, into out; false when there is none. */
-bool draft_plan_next(const char *prompt, const char *s, size_t n, pg_buf *out) {
+bool gen_draft_plan_next(const char *prompt, const char *s, size_t n, pg_buf *out) {
     /* the last whole comment line of the text */
     size_t e = n;
     while (e > 0 && s[e - 1] != '\n') e--;   /* the current line is not whole */

@@ -12,20 +12,20 @@
 
 /* The token after the longest earlier occurrence (2..8 tokens; ties: the most recent) of the
  * suffix of h[0..n), or -1 (no occurrence of at least DRAFT_MIN_MATCH); *len = its length. */
-int32_t draft_hist_next(const int32_t *h, int n, int *len);
+int32_t gen_draft_hist_next(const int32_t *h, int n, int *len);
 
 /* The next digit (0..9) of the register number the text s[0..n) (PTX, the line being written
  * last) is writing, or -1: the line ends in %<class><digits so far> as an instruction's first
  * operand (*dst true: the highest number of the class in the body so far, plus one, as nvcc
  * numbers registers) or after ", " or "[" (*dst false: the number of the last destination of the
  * class).  No guess in a comment or directive, or when the digits so far are not its prefix. */
-int draft_reg_digit(const char *s, size_t n, bool *dst);
+int gen_draft_reg_digit(const char *s, size_t n, bool *dst);
 
 /* The plan line a literate comment being begun most likely copies: the line of prompt after the
  * one the text's last whole `// ` comment copied (blanks collapsed on both sides), skipping lines
  * of braces only and the __global__ line; appended to out, blanks collapsed, at most
  * PTX_LITERATE_LINE_MAX bytes.  false (out unchanged) when the text has no whole comment or the
  * prompt has no such line. */
-bool draft_plan_next(const char *prompt, const char *s, size_t n, pg_buf *out);
+bool gen_draft_plan_next(const char *prompt, const char *s, size_t n, pg_buf *out);
 
 #endif

@@ -520,7 +520,7 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
                 int32_t *ids = NULL;
                 size_t nid = 0;
                 pg_buf_putc(&line, ' ');
-                if (draft_plan_next(e->o->prompt, dt, dl, &line) && tok_encode(e->t, line.data, line.len, &ids, &nid) == PG_OK)
+                if (gen_draft_plan_next(e->o->prompt, dt, dl, &line) && tok_encode(e->t, line.data, line.len, &ids, &nid) == PG_OK)
                     for (size_t i = 0; i < nid && g->plan_qn < PLAN_Q_MAX; i++) g->plan_q[g->plan_qn++] = ids[i];
                 free(ids);
                 pg_buf_free(&line);
@@ -530,12 +530,12 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
         }
         if (t < 0 && g->dec) {   /* a register number (PTX only) */
             bool dst = false;
-            int dg = draft_reg_digit(g->dtext.data, g->dtext.len, &dst);
+            int dg = gen_draft_reg_digit(g->dtext.data, g->dtext.len, &dst);
             if (dg >= 0 && e->digit[dg] >= 0) t = e->digit[dg], kind = dst ? DK_REGDST : DK_REGSRC, from = GEN_DRAFT_REGISTER;
         }
         if (t < 0) {
             int L = 0;
-            t = draft_hist_next(g->hist.v, g->hist.n, &L);
+            t = gen_draft_hist_next(g->hist.v, g->hist.n, &L);
             kind = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), from = GEN_DRAFT_HISTORY;
         }
         if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT), kind = DK_TABLE, from = GEN_DRAFT_TABLE;
@@ -780,7 +780,7 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
         while (nd < want) {
             gen_draft_src from = GEN_DRAFT_HISTORY;
             int L, k;
-            int32_t d = draft_hist_next(hist.v, hist.n, &L);
+            int32_t d = gen_draft_hist_next(hist.v, hist.n, &L);
             k = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0);
             if (d < 0 && o->ngram) d = gen_ngram_next(o->ngram, hist.v, hist.n, TABLE_MIN_COUNT), from = GEN_DRAFT_TABLE, k = DK_TABLE;
             if (d < 0 || d == f->end_id || d == f->eot_id || !draft_pays(&odds, k, nd, &chance, &yield)) break;

@@ -9,18 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int reg(const char *s, bool *dst) { return draft_reg_digit(s, strlen(s), dst); }
+static int reg(const char *s, bool *dst) { return gen_draft_reg_digit(s, strlen(s), dst); }
 
 static void test_hist(void) {
     int L = 0;
     const int32_t a[] = {1, 2, 3, 9, 1, 2, 3};   /* "1 2 3" seen before, then 9 */
-    CHECK(draft_hist_next(a, 7, &L) == 9 && L == 3, "history: the token after the earlier 1 2 3 (got L %d)", L);
+    CHECK(gen_draft_hist_next(a, 7, &L) == 9 && L == 3, "history: the token after the earlier 1 2 3 (got L %d)", L);
     const int32_t b[] = {5, 6, 7, 8};
-    CHECK(draft_hist_next(b, 4, &L) == -1 && L == 0, "history: no earlier occurrence, no guess");
+    CHECK(gen_draft_hist_next(b, 4, &L) == -1 && L == 0, "history: no earlier occurrence, no guess");
     const int32_t c[] = {4, 7, 1, 4, 8, 4};   /* only "4" repeats: one token of context is too little */
-    CHECK(draft_hist_next(c, 6, &L) == -1 && L == 1, "history: a one-token match is no guess");
+    CHECK(gen_draft_hist_next(c, 6, &L) == -1 && L == 1, "history: a one-token match is no guess");
     const int32_t d[] = {1, 2, 5, 1, 2, 6, 1, 2};   /* two matches of length 2: the most recent wins */
-    CHECK(draft_hist_next(d, 8, &L) == 6 && L == 2, "history: ties go to the most recent occurrence");
+    CHECK(gen_draft_hist_next(d, 8, &L) == 6 && L == 2, "history: ties go to the most recent occurrence");
 }
 
 static void test_reg(void) {
@@ -62,22 +62,22 @@ static void test_plan(void) {
         "}\n";
     pg_buf out = {0};
     const char *t1 = "{\n\t// int i = blockIdx.x * blockDim.x + threadIdx.x;\n\tmov.u32 %r1, %ctaid.x;\n\t//";
-    CHECK(draft_plan_next(prompt, t1, strlen(t1), &out) && out.data && !strcmp(out.data, "if (i < n) {"),
+    CHECK(gen_draft_plan_next(prompt, t1, strlen(t1), &out) && out.data && !strcmp(out.data, "if (i < n) {"),
           "the plan line after the last comment's (blanks collapsed both ways): '%s'", out.data ? out.data : "(none)");
     out.len = 0;
     const char *t2 = "{\n\t// if (i < n) {\n\tsetp.ge.s32 %p1, %r1, %r2;\n\t//";
-    CHECK(draft_plan_next(prompt, t2, strlen(t2), &out) && !strcmp(out.data, "y[i] = x[i] * 2.0f;"), "then the next: '%s'",
+    CHECK(gen_draft_plan_next(prompt, t2, strlen(t2), &out) && !strcmp(out.data, "y[i] = x[i] * 2.0f;"), "then the next: '%s'",
           out.data ? out.data : "(none)");
     out.len = 0;
     const char *t3 = "{\n\t// y[i] = x[i] * 2.0f;\n\tst.global.f32 [%rd1], %f2;\n\t//";
-    CHECK(!draft_plan_next(prompt, t3, strlen(t3), &out) && out.len == 0, "after the last line only braces follow: no guess");
+    CHECK(!gen_draft_plan_next(prompt, t3, strlen(t3), &out) && out.len == 0, "after the last line only braces follow: no guess");
     const char *t4 = "{\n\tmov.u32 %r1, %ctaid.x;\n\t//";
-    CHECK(!draft_plan_next(prompt, t4, strlen(t4), &out) && out.len == 0, "no whole comment yet: no guess");
+    CHECK(!gen_draft_plan_next(prompt, t4, strlen(t4), &out) && out.len == 0, "no whole comment yet: no guess");
     const char *t5 = "{\n\t// not a plan line\n\t//";
-    CHECK(!draft_plan_next(prompt, t5, strlen(t5), &out) && out.len == 0, "a comment the plan does not hold: no guess");
+    CHECK(!gen_draft_plan_next(prompt, t5, strlen(t5), &out) && out.len == 0, "a comment the plan does not hold: no guess");
     const char *p2 = "__global__ void k(float *y)\n{\n    y[0] = 1.0f;\n}\n";
     const char *t6 = "{\n\t// __global__ void k(float *y)\n\t//";
-    CHECK(draft_plan_next(p2, t6, strlen(t6), &out) && !strcmp(out.data, "y[0] = 1.0f;"), "the brace line is skipped: '%s'",
+    CHECK(gen_draft_plan_next(p2, t6, strlen(t6), &out) && !strcmp(out.data, "y[0] = 1.0f;"), "the brace line is skipped: '%s'",
           out.data ? out.data : "(none)");
     pg_buf_free(&out);
 }
