@@ -367,6 +367,8 @@ verify)
         fi
     done
     SH=${SHARDS:-4}
+    # every report compiles the same tasks' reference.cu: once for all of them
+    export PTXGEN_NVCC_CACHE=$P/nvcc-cache && mkdir -p "$PTXGEN_NVCC_CACHE"
     for j in "${jobs[@]}"; do
         read -r suite kd name <<<"$j"
         [ -d "$kd" ] || { echo "no $kd"; continue; }

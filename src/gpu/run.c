@@ -477,6 +477,31 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
     json_decref(j);
 }
 
+/* PTXGEN_NVCC_CACHE=DIR keeps nvcc's PTX of each reference under DIR, named by a hash of
+ * what decides it (the nvcc path, the flags, the arch and the source text), so the many
+ * `eval` processes of one verification (a report and a shard each, every sample of a
+ * task) compile a task's reference once.  A source that includes a local header ("...")
+ * is never cached: the header is not in the key.  Unset: no cache (the default). */
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool nvcc_cache_path(const char *nvcc, const char *arch, const char *cu, char *path, size_t cap) {
+    const char *dir = getenv("PTXGEN_NVCC_CACHE");
+    if (!dir || !*dir) return false;
+    char *src = read_text(cu);
+    if (!src) return false;
+    bool local_include = strstr(src, "#include \"") != NULL;
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[] = {nvcc, "\n-ptx -O3\n", arch, "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) h = fnv1a(h, parts[i], strlen(parts[i]));
+    h = fnv1a(h, src, strlen(src));
+    free(src);
+    if (local_include) return false;
+    return snprintf(path, cap, "%s/%016llx.ptx", dir, (unsigned long long)h) < (int)cap;
+}
+
 pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag) {
     *ptx_out = NULL;
     char cu[1024], out[600];
@@ -486,11 +511,14 @@ pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_
         pg_diag_emit(diag, PG_E_TASK, t->path, 0, 0, "no %s to build the nvcc baseline from", cu);
         return PG_ERR_IO;
     }
+    char nvcc[1024];
+    if (!ptx_cuda_tool_find("nvcc", "NVCC", nvcc, sizeof nvcc)) snprintf(nvcc, sizeof nvcc, "nvcc");
+    char cached[1200];
+    bool use_cache = nvcc_cache_path(nvcc, arch, cu, cached, sizeof cached);
+    if (use_cache && (*ptx_out = read_text(cached)) != NULL) return PG_OK;
     int fd = mkstemp(out);
     if (fd < 0) return PG_ERR_IO;
     close(fd);
-    char nvcc[1024];
-    if (!ptx_cuda_tool_find("nvcc", "NVCC", nvcc, sizeof nvcc)) snprintf(nvcc, sizeof nvcc, "nvcc");
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "%s -ptx -O3 -arch=%s -o '%s' '%s' 2>&1", nvcc, arch, out, cu);
     FILE *p = popen(cmd, "r");
@@ -508,7 +536,12 @@ pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_
     pg_buf_free(&log);
     *ptx_out = read_text(out);
     unlink(out);
-    return *ptx_out ? PG_OK : PG_ERR_IO;
+    if (!*ptx_out) return PG_ERR_IO;
+    /* a failed cache write only costs the next process a compile: say so, go on */
+    if (use_cache && pg_write_file(cached, *ptx_out, strlen(*ptx_out), 0, NULL) != PG_OK)
+        pg_diag_emit(diag, PG_W_IGNORED, cached, 0, 0, "cannot write this PTXGEN_NVCC_CACHE entry (%s): the reference was compiled, not cached",
+                     strerror(errno));
+    return PG_OK;
 }
 
 static void finish_metrics(const task_spec *t, gpu_kernel_result *k, const gpu_devinfo *dev, bool have_dev) {
