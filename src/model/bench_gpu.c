@@ -2,7 +2,7 @@
  * runs it on the GPU machine).
  *
  *   build/bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64]
- *                         [--tol 0.02] [--threads N] [--out FILE.json]
+ *                         [--tol 0.02] [--threads N] [--prompt N] [--out FILE.json]
  *
  * Checks (each prints one line "check NAME: pass|FAIL ..." and goes into the JSON):
  *   prefill   the last prompt position's logits: max |gpu - cpu| / max |cpu| <= tol, same top token
@@ -87,11 +87,11 @@ static void check(const char *name, bool ok, const char *fmt, ...) {
 int main(int argc, char **argv) {
     if (argc < 2 || argv[1][0] == '-') {
         fprintf(stderr, "usage: bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64] [--tol 0.02] "
-                        "[--threads N] [--out FILE.json]\n");
+                        "[--threads N] [--prompt N] [--out FILE.json]\n");
         return 2;
     }
     const char *dir = argv[1], *adapter = NULL, *outp = "/dev/stdout";
-    int steps = 64, tg = 256, K = 32, ksteps = 64, threads = 0;
+    int steps = 64, tg = 256, K = 32, ksteps = 64, threads = 0, prompt_max = 0;
     double tol = 0.02;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--adapter")) adapter = argv[i + 1];
@@ -102,6 +102,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--tol")) tol = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--out")) outp = argv[i + 1];
+        else if (!strcmp(argv[i], "--prompt")) prompt_max = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_gpu: unknown option %s\n", argv[i]);
             return 2;
@@ -156,6 +157,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < np; i++) ids[i] = (int32_t)((i * 7919 + 13) % (size_t)(V < 5000 ? V : 5000));
     }
     int P = (int)np;
+    if (prompt_max >= 8 && P > prompt_max) P = prompt_max;   /* --prompt N: its first N tokens */
     printf("gpu engine: %s; load %.2f s (cpu engine %.2f s, %s); vocab %d, prompt %d tokens\n", model_device_desc(gpu), tgpu, tcpu,
            model_device_desc(cpu), V, P);
     fprintf(js, "  \"device\": \"%s\", \"cpu_engine\": \"%s\", \"load_s\": %.3f, \"vocab\": %d, \"prompt_tokens\": %d, \"tol\": %g,\n",
