@@ -13,7 +13,8 @@
  *   matmul         x += h Wdown^T
  * then, for the rows that keep logits, xb = RMSNorm(x) norm and logits = xb head^T.
  * matmul is pg_matvec for one row and for the rows of an exact step (each row computed as a
- * one-row step computes it), cuBLAS GemmEx (f16 x f16 -> f32) for several rows.
+ * one-row step computes it; a norm before it is done inside the matvec, which saves the two
+ * pg_rmsnorm launches a layer), cuBLAS GemmEx (f16 x f16 -> f32) for several rows.
  * A one-row step is captured once as a CUDA graph and replayed: its inputs (the token, the
  * row's cache and position) sit in device buffers the graph reads, uploaded before each
  * replay, so the ~220 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off. */
@@ -390,17 +391,21 @@ void model_gpu_ctx_free(gpu_ctx *x) {
 
 /* ---- the step ------------------------------------------------------------------------------ */
 static bool launch(gpu_model *g, int k, unsigned gx, unsigned gy, void **args) {
-    return ok_(g, g->api.cuLaunchKernel(g->k[k], gx, gy, 1, 256, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]);
+    unsigned block = k == GPU_K_ATTENTION ? 512 : 256;   /* attention: 16 warps over the positions */
+    return ok_(g, g->api.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]);
+}
+
+static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n, bool acc) {
+    uint32_t r = (uint32_t)rows, c = (uint32_t)cols, ac = acc, ldx = (uint32_t)cols, ldy = (uint32_t)rows;
+    float eps = (float)g->m->cfg.rms_norm_eps;
+    void *args[] = {&y, &w, &x, &r, &c, &ac, &ldx, &ldy, &nw, &eps};
+    return launch(g, GPU_K_MATVEC, (unsigned)(rows + 7) / 8, (unsigned)n, args);
 }
 
 /* y[n][rows] (+)= x[n][cols] W^T: pg_matvec (vec, or no cuBLAS) from the f32 x, else cuBLAS from x16. */
 static bool matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr x16, int rows, int cols, int n, bool acc,
                    bool vec) {
-    if (vec || !g->blas) {
-        uint32_t r = (uint32_t)rows, c = (uint32_t)cols, ac = acc, ldx = (uint32_t)cols, ldy = (uint32_t)rows;
-        void *args[] = {&y, &w, &x, &r, &c, &ac, &ldx, &ldy};
-        return launch(g, GPU_K_MATVEC, (unsigned)(rows + 7) / 8, (unsigned)n, args);
-    }
+    if (vec || !g->blas) return matvec(g, y, w, x, 0, rows, cols, n, acc);
     /* column-major view: y^T [rows][n] = W [cols][rows]^T . x^T [cols][n] */
     float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
     int s = g->api.cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha, (const void *)(uintptr_t)w, CUDA_R_16F, cols,
@@ -417,14 +422,23 @@ static bool rmsnorm(gpu_model *g, CUdeviceptr out, CUdeviceptr out16, CUdevicept
     return launch(g, GPU_K_RMSNORM, (unsigned)n, 1, args);
 }
 
+/* y[n][rows] = RMSNorm(x[n][H]) nw @ W^T: the matvec normalizes its input itself (vec), else
+ * pg_rmsnorm into xb (and xb16) and a matmul from there. */
+static bool normed_matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int n, bool vec) {
+    int H = g->m->cfg.hidden_size;
+    if (vec || !g->blas) return matvec(g, y, w, x, nw, rows, H, n, false);
+    return rmsnorm(g, g->xb, g->xb16, x, nw, n) && matmul(g, y, w, g->xb, g->xb16, rows, H, n, false, false);
+}
+
 /* Enqueue the step's kernels for n rows whose tokens and descriptors are on the device;
- * rows [keep0, n) end as logits [n - keep0][vocab] in g->logits.  vec: matvec only. */
+ * rows [keep0, n) end as logits [n - keep0][vocab] in g->logits.  vec: matvec only (the
+ * norms inside it: seven launches a layer). */
 static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
     const model_config *c = &g->m->cfg;
     int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, nh = c->num_attention_heads;
     int nkv = c->num_key_value_heads, QD = nh * hd, W = QD + 2 * nkv * hd, V = c->vocab_size;
     bool half = !vec && g->blas;   /* cuBLAS reads the f16 copies */
-    CUdeviceptr xb16 = half ? g->xb16 : 0, att16 = half ? g->att16 : 0, h16 = half ? g->h16 : 0;
+    CUdeviceptr att16 = half ? g->att16 : 0, h16 = half ? g->h16 : 0;
     uint32_t uH = (uint32_t)H, uI = (uint32_t)I, unh = (uint32_t)nh, unkv = (uint32_t)nkv, uhd = (uint32_t)hd;
     uint32_t adj = g->m->rope_adjacent;
     float scale = 1.0f / sqrtf((float)hd);
@@ -436,10 +450,9 @@ static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
         void *qa[] = {&g->qkv, &L->bqkv, &g->rows, &g->rope_cos, &g->rope_sin, &ul, &unh, &unkv, &uhd, &adj};
         void *aa[] = {&g->att, &att16, &g->qkv, &g->rows, &ul, &unh, &unkv, &uhd, &scale};
         void *sa[] = {&g->h, &h16, &g->gu, &uI};
-        if (!rmsnorm(g, g->xb, xb16, g->x, L->ln1, n) || !matmul(g, g->qkv, L->qkv, g->xb, xb16, W, H, n, false, vec) ||
-            !launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa) || !launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa) ||
-            !matmul(g, g->x, L->o, g->att, att16, H, QD, n, true, vec) || !rmsnorm(g, g->xb, xb16, g->x, L->ln2, n) ||
-            !matmul(g, g->gu, L->gate_up, g->xb, xb16, 2 * I, H, n, false, vec) ||
+        if (!normed_matmul(g, g->qkv, L->qkv, g->x, L->ln1, W, n, vec) || !launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa) ||
+            !launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa) || !matmul(g, g->x, L->o, g->att, att16, H, QD, n, true, vec) ||
+            !normed_matmul(g, g->gu, L->gate_up, g->x, L->ln2, 2 * I, n, vec) ||
             !launch(g, GPU_K_SILU_MUL, (unsigned)(I + 255) / 256, (unsigned)n, sa) ||
             !matmul(g, g->x, L->down, g->h, h16, H, I, n, true, vec))
             return false;
@@ -447,9 +460,8 @@ static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
     int nk = n - keep0;
     if (nk <= 0) return true;
     /* one kept row: the matvec, as a one-row step computes it */
-    bool hvec = vec || nk == 1;
     CUdeviceptr x0 = g->x + (CUdeviceptr)keep0 * H * 4;
-    return rmsnorm(g, g->xb, hvec ? 0 : g->xb16, x0, g->norm, nk) && matmul(g, g->logits, g->head, g->xb, g->xb16, V, H, nk, false, hvec);
+    return normed_matmul(g, g->logits, g->head, x0, g->norm, V, nk, vec || nk == 1);
 }
 
 /* The one-row step as a graph: captured on first use, then replayed.  False (and graphs

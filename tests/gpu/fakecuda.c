@@ -85,14 +85,26 @@ static void k_matvec(void **args, unsigned gx, unsigned gy) {
     float *y = F32(P(0, CUdeviceptr)), *x = F32(P(2, CUdeviceptr));
     uint16_t *w = F16(P(1, CUdeviceptr));
     uint32_t rows = P(3, uint32_t), cols = P(4, uint32_t), acc = P(5, uint32_t), ldx = P(6, uint32_t), ldy = P(7, uint32_t);
+    float *nw = F32(P(8, CUdeviceptr)), eps = P(9, float);
     if (gx * 8 < rows) { fprintf(stderr, "fakecuda: pg_matvec grid %u too small for %u rows\n", gx, rows); abort(); }
-    for (unsigned j = 0; j < gy; j++)
+    float *xn = malloc(cols * sizeof *xn);
+    for (unsigned j = 0; j < gy; j++) {
+        const float *xr = x + (size_t)j * ldx;
+        float sc = 1;
+        if (nw) {   /* the input RMS-normed first */
+            float ss = 0;
+            for (uint32_t c = 0; c < cols; c++) ss += xr[c] * xr[c];
+            sc = 1.0f / sqrtf(ss / (float)cols + eps);
+        }
+        for (uint32_t c = 0; c < cols; c++) xn[c] = nw ? xr[c] * sc * nw[c] : xr[c];
         for (uint32_t r = 0; r < rows; r++) {
             float s = 0;
-            for (uint32_t c = 0; c < cols; c++) s += h2f(w[(size_t)r * cols + c]) * x[(size_t)j * ldx + c];
+            for (uint32_t c = 0; c < cols; c++) s += h2f(w[(size_t)r * cols + c]) * xn[c];
             float *d = &y[(size_t)j * ldy + r];
             *d = acc ? *d + s : s;
         }
+    }
+    free(xn);
 }
 static void k_qkv_rope(void **args, unsigned gx, unsigned gy) {
     (void)gy;
@@ -169,14 +181,14 @@ static void k_silu_mul(void **args, unsigned gx, unsigned gy) {
         }
 }
 
-typedef struct { const char *name; void (*run)(void **, unsigned, unsigned); int nargs; size_t argsz[10]; } kern;
-static kern kerns[] = {
-    {"pg_embed", k_embed, 4, {8, 8, 8, 4}},
-    {"pg_rmsnorm", k_rmsnorm, 6, {8, 8, 8, 8, 4, 4}},
-    {"pg_matvec", k_matvec, 8, {8, 8, 8, 4, 4, 4, 4, 4}},
-    {"pg_qkv_rope", k_qkv_rope, 10, {8, 8, 8, 8, 8, 4, 4, 4, 4, 4}},
-    {"pg_attention", k_attention, 9, {8, 8, 8, 8, 4, 4, 4, 4, 4}},
-    {"pg_silu_mul", k_silu_mul, 4, {8, 8, 8, 4}},
+typedef struct { const char *name; void (*run)(void **, unsigned, unsigned); unsigned block; int nargs; size_t argsz[10]; } kern;
+static kern kerns[] = {   /* the block size and parameters each kernel declares */
+    {"pg_embed", k_embed, 256, 4, {8, 8, 8, 4}},
+    {"pg_rmsnorm", k_rmsnorm, 256, 6, {8, 8, 8, 8, 4, 4}},
+    {"pg_matvec", k_matvec, 256, 10, {8, 8, 8, 4, 4, 4, 4, 4, 8, 4}},
+    {"pg_qkv_rope", k_qkv_rope, 256, 10, {8, 8, 8, 8, 8, 4, 4, 4, 4, 4}},
+    {"pg_attention", k_attention, 512, 9, {8, 8, 8, 8, 4, 4, 4, 4, 4}},
+    {"pg_silu_mul", k_silu_mul, 256, 4, {8, 8, 8, 4}},
 };
 
 /* ---- the driver ---------------------------------------------------------------------------- */
@@ -224,7 +236,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
                         void **args, void **extra) {
     (void)st; (void)extra;
     kern *k = f;
-    if (gz != 1 || bx != 256 || by != 1 || bz != 1 || shm || !gx || !gy || gy > 65535) return 1;   /* the kernels' fixed shape */
+    if (gz != 1 || bx != k->block || by != 1 || bz != 1 || shm || !gx || !gy || gy > 65535) return 1;   /* the kernels' fixed shape */
     if (capturing) {
         if (capturing->n == capturing->cap) {
             capturing->cap = capturing->cap ? 2 * capturing->cap : 256;
