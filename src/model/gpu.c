@@ -259,6 +259,7 @@ static bool shapes_ok(const model_config *c, char *why, size_t n) {
     if (hd % 32 || hd > 128 || hd < 32) snprintf(why, n, "a head dimension of %d (the attention kernel takes 32, 64, 96 or 128)", hd);
     else if (H % 8 || I % 8) snprintf(why, n, "hidden size %d / intermediate size %d not multiples of 8", H, I);
     else if (c->num_attention_heads % c->num_key_value_heads) snprintf(why, n, "%d query heads over %d KV heads", c->num_attention_heads, c->num_key_value_heads);
+    else if (c->vocab_size > 65535 * 8) snprintf(why, n, "a vocabulary of %d (the matvec's grid takes 524,280 rows)", c->vocab_size);
     else return true;
     return false;
 }
@@ -399,7 +400,7 @@ static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CU
     uint32_t r = (uint32_t)rows, c = (uint32_t)cols, ac = acc, ldx = (uint32_t)cols, ldy = (uint32_t)rows;
     float eps = (float)g->m->cfg.rms_norm_eps;
     void *args[] = {&y, &w, &x, &r, &c, &ac, &ldx, &ldy, &nw, &eps};
-    return launch(g, GPU_K_MATVEC, (unsigned)(rows + 7) / 8, (unsigned)n, args);
+    return launch(g, GPU_K_MATVEC, (unsigned)n, (unsigned)(rows + 7) / 8, args);   /* activation rows the fast dimension */
 }
 
 /* y[n][rows] (+)= x[n][cols] W^T: pg_matvec (vec, or no cuBLAS) from the f32 x, else cuBLAS from x16. */

@@ -86,9 +86,9 @@ static void k_matvec(void **args, unsigned gx, unsigned gy) {
     uint16_t *w = F16(P(1, CUdeviceptr));
     uint32_t rows = P(3, uint32_t), cols = P(4, uint32_t), acc = P(5, uint32_t), ldx = P(6, uint32_t), ldy = P(7, uint32_t);
     float *nw = F32(P(8, CUdeviceptr)), eps = P(9, float);
-    if (gx * 8 < rows) { fprintf(stderr, "fakecuda: pg_matvec grid %u too small for %u rows\n", gx, rows); abort(); }
+    if (gy * 8 < rows) { fprintf(stderr, "fakecuda: pg_matvec grid %u too small for %u rows\n", gy, rows); abort(); }
     float *xn = malloc(cols * sizeof *xn);
-    for (unsigned j = 0; j < gy; j++) {
+    for (unsigned j = 0; j < gx; j++) {   /* grid: x the activation rows, y the blocks of 8 output rows */
         const float *xr = x + (size_t)j * ldx;
         float sc = 1;
         if (nw) {   /* the input RMS-normed first */
