@@ -61,6 +61,17 @@ static double rel_err(const float *a, const float *b, int n) {
 }
 
 static FILE *js;   /* the JSON report, written as we go */
+
+/* s with the characters a JSON string cannot hold bare made blanks (a loader message in the device line) */
+static const char *jclean(const char *s) {
+    static char b[2][600];
+    static int k;
+    char *o = b[k ^= 1];
+    size_t i = 0;
+    for (; s[i] && i < sizeof b[0] - 1; i++) o[i] = s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20 ? ' ' : s[i];
+    o[i] = 0;
+    return o;
+}
 static int nfail;
 
 static void check(const char *name, bool ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -161,7 +172,7 @@ int main(int argc, char **argv) {
     printf("gpu engine: %s; load %.2f s (cpu engine %.2f s, %s); vocab %d, prompt %d tokens\n", model_device_desc(gpu), tgpu, tcpu,
            model_device_desc(cpu), V, P);
     fprintf(js, "  \"device\": \"%s\", \"cpu_engine\": \"%s\", \"load_s\": %.3f, \"vocab\": %d, \"prompt_tokens\": %d, \"tol\": %g,\n",
-            model_device_desc(gpu), model_device_desc(cpu), tgpu, V, P, tol);
+            jclean(model_device_desc(gpu)), jclean(model_device_desc(cpu)), tgpu, V, P, tol);
     fflush(js);
 
     int maxs = P + steps + tg + 16;

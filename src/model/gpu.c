@@ -58,7 +58,7 @@ struct gpu_model {
     bool graph_off;                      /* capture failed or $PTXGEN_GPU_GRAPH=0 */
     size_t wbytes;                       /* device bytes of the weights */
     char err[512];                       /* the first failure of a step */
-    char desc[256];
+    char desc[512];
 };
 
 struct gpu_ctx {
@@ -349,8 +349,8 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     }
     const char *env = getenv("PTXGEN_GPU_GRAPH");
     g->graph_off = !a->cuStreamBeginCapture || (env && !strcmp(env, "0"));
-    snprintf(g->desc, sizeof g->desc, "%s (f16 weights, %.0f MB; %s%s; %s)", name, g->wbytes / 1048576.0, g->blas ? "cuBLAS " : "no cuBLAS",
-             g->blas ? a->blas_name : "", g->graph_off ? "no graphs" : "graphs");
+    snprintf(g->desc, sizeof g->desc, "%.100s (f16 weights, %.0f MB; %s%.160s; %s)", name, g->wbytes / 1048576.0, g->blas ? "cuBLAS " : "no cuBLAS: ",
+             g->blas ? a->blas_name : a->blas_why[0] ? a->blas_why : "not found", g->graph_off ? "no graphs" : "graphs");
     m->gpu = g;
     return PG_OK;
 }

@@ -15,6 +15,7 @@ static void *open_blas(gpu_api *a) {
     if (env && *env) {
         void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (h) snprintf(a->blas_name, sizeof a->blas_name, "%s", env);
+        else snprintf(a->blas_why, sizeof a->blas_why, "%s", dlerror());
         return h;
     }
     static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"};
@@ -31,6 +32,8 @@ static void *open_blas(gpu_api *a) {
                 snprintf(a->blas_name, sizeof a->blas_name, "%s", names[i]);
                 return h;
             }
+            const char *e = dlerror();
+            if (!a->blas_why[0] && e) snprintf(a->blas_why, sizeof a->blas_why, "%s", e);
         }
     }
     return NULL;

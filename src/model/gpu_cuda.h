@@ -32,6 +32,7 @@ enum { CUBLAS_GEMM_DEFAULT = -1 };                          /* cublasGemmAlgo_t 
 typedef struct {
     void *lib, *blas;   /* dlopen handles; blas NULL when no cuBLAS was found (matvec kernels only) */
     char blas_name[64]; /* the cuBLAS file that was loaded */
+    char blas_why[160]; /* why none was: the loader's first message */
     CUresult (*cuInit)(unsigned);
     CUresult (*cuDeviceGetCount)(int *);
     CUresult (*cuDeviceGet)(CUdevice *, int);

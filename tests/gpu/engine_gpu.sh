@@ -46,7 +46,10 @@ if [ -z "${PTXGEN_CUBLAS:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas
     c=$(timeout 30 find / -xdev -name 'libcublas.so.1[0-9]*' -not -path '*/proc/*' 2>/dev/null | head -1)
     [ -n "$c" ] && export PTXGEN_CUBLAS="$c"
 fi
-echo "cuBLAS: ${PTXGEN_CUBLAS:-found by the dynamic loader}"
+# libcublas.so.12 needs libcublasLt.so.12 beside it: its folder on the loader's path
+[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -n "${PTXGEN_CUBLAS:-}" ] && export LD_LIBRARY_PATH="$(dirname "$PTXGEN_CUBLAS"):$LD_LIBRARY_PATH"
+echo "cuBLAS: ${PTXGEN_CUBLAS:-found by the dynamic loader} (the engine's line below says which it loaded, or why none)"
 ldd build/ptxgen | grep -E 'cuda|cublas' && echo "engine_gpu: WARNING: the binary links CUDA at build time (it should dlopen it)"
 
 # 1. models/default: every check, and the speed of a small model (launch-bound)
