@@ -112,13 +112,13 @@ $(BUILD)/fault/faultshim.so: tests/fault/faultshim.c
 	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 
 # The README's test command.  Ends with "N passed, N failed".
-test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so $(BUILD)/diff_ptxas $(BUILD)/bench_model
+test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so $(BUILD)/diff_ptxas $(BUILD)/bench_model $(BUILD)/bench_gpu
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
 # The quick check for a working copy (a few minutes): unit tests, the CLI/golden tests and
 # the README's examples (which use build/ptxgen), without the nvcc corpus, the
 # ptxas/nvcc-heavy suites and the fuzz smoke.
-check: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/bench_model
+check: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/bench_model $(BUILD)/bench_gpu
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) PTXGEN_QUICK=1 bash tests/run_tests.sh $(STESTS)
 
 # The full fault-injection sweep and the crash-consistency run (tens of minutes; their
@@ -138,7 +138,11 @@ $(BUILD)/bench_decode: src/decode/bench_decode.c $(BUILD)/libptxgen.a $(HDRS) $(
 $(BUILD)/bench_model: src/model/bench_model.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
 
-bench: all $(BUILD)/bench_ptx $(BUILD)/bench_decode $(BUILD)/bench_model
+# The GPU engine against the CPU engine, and its speed (tests/gpu/engine_gpu.sh runs it on the GPU machine).
+$(BUILD)/bench_gpu: src/model/bench_gpu.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
+	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O2 -g -Isrc -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
+
+bench: all $(BUILD)/bench_ptx $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/bench_gpu
 	bash bench/run_bench.sh
 
 # The differential fuzzer of libptx against ptxas (tests/diff_ptxas/README.md) --

@@ -57,6 +57,7 @@ if [ "$QUICK" = 1 ]; then
     run_suite "cli+golden" env PTXGEN="$PTXGEN" PTXGEN_QUICK=1 bash tests/cli_tests.sh
     run_suite "model recipe (train/recipe.sh: steps, --print, unpack; no GPU)" bash tests/recipe_tests.sh
     run_suite "bench programs (bench_model builds and replays a literate kernel through the constraint)" env PTXGEN_BUILD="$BUILD" bash tests/bench_smoke.sh
+    run_suite "GPU engine, host half (a stand-in libcuda: bench_gpu's checks, gen --device gpu)" env PTXGEN_BUILD="$BUILD" bash tests/gpu_engine_fake.sh
     run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
     run_suite "io (output names, write failures, stdout, --json, new inputs)" env PTXGEN="$PTXGEN" bash tests/io_tests.sh
     run_suite "ci deps (.ci/run installs what the tests import)" bash tests/ci_deps.sh
@@ -95,6 +96,7 @@ fi
 run_suite "cli+golden" env PTXGEN="$PTXGEN" bash tests/cli_tests.sh
 run_suite "model recipe (train/recipe.sh: steps, --print, unpack; no GPU)" bash tests/recipe_tests.sh
 run_suite "bench programs (bench_model builds and replays a literate kernel through the constraint)" env PTXGEN_BUILD="$BUILD" bash tests/bench_smoke.sh
+run_suite "GPU engine, host half (a stand-in libcuda: bench_gpu's checks, gen --device gpu)" env PTXGEN_BUILD="$BUILD" bash tests/gpu_engine_fake.sh
 run_suite "diff_ptxas (libptx vs ptxas: regression cases, fixed-seed fuzz run)" env PTXGEN_BUILD="$BUILD" bash tests/diff_ptxas/smoke.sh
 run_suite "literate+two-stage" env PTXGEN="$PTXGEN" bash tests/literate_tests.sh
 run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh

@@ -397,13 +397,15 @@ PG_API void gen_result_free(gen_result *r);
 /* Best-of-k: k samples of one prompt, candidate i (0-based) drawn with seed
  * o->sampler.seed + i, the seed gen's attempt loop gives attempt i + 1.  Each has its
  * own context, constraint state and sampler, exactly as gen_sample; they step through
- * the model together, up to GEN_BATCH_MAX at a time (model_forward_batch: the weights
+ * the model together, up to GEN_BATCH_MAX at a time (GEN_BATCH_GPU on the GPU engine;
+ * model_forward_batch: the weights
  * are read once per step for all of them, not once per candidate).  outs[k] receives
  * gen_sample's result for each seed: the same tokens, as long as the batched logits'
  * rounding (model_forward_batch) does not move a sampling draw across a boundary.
  * A candidate's `seconds` runs from the call's start to its last token.  On an error
  * (the first candidate's, as gen_sample reports it) every outs[i] is freed and zeroed. */
 #define GEN_BATCH_MAX 8   /* candidates in flight at once: each holds a context (KV cache) of prompt + max_tokens */
+#define GEN_BATCH_GPU 32  /* the same on the GPU engine (model_device "gpu"): a step of 32 rows costs little more than one */
 PG_API pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                               const gen_opts *o, int k, gen_result *outs, pg_diag_sink *diag);
 /* The twin turn: sample the CUDA C twin of `ptx` (unconstrained: the constraint

@@ -86,6 +86,8 @@ typedef struct {
                                 * GGUF models keep their stored types and take NULL, "f32" or "gguf" */
     bool verify_base;          /* shipped-model directory: check the base GGUF's sha256 (about 1.5 s for 491 MB) */
     bool exact;                /* GGUF: decode with dequantized rows x f32 activations (no int8 rounding of x) */
+    const char *device;        /* "cpu" (NULL: the same) or "gpu": the forward pass on an NVIDIA GPU (libcuda and
+                                * cuBLAS through dlopen, weights in f16 with LoRA merged; E702 when it cannot start) */
 } model_load_opts;
 
 /* Load a model.  `path` is one of:
@@ -121,6 +123,11 @@ PG_API size_t model_weight_bytes(const model_model *m);   /* resident bytes of t
                                                     * stored blocks in the mapping, plus f32 norms, biases, LoRA) */
 PG_API int model_threads(const model_model *m);           /* threads model_forward uses */
 PG_API const char *model_weight_dtype(const model_model *m); /* "f32", "bf16", "q8", or "gguf" (stored types) */
+/* Where the forward pass runs: "cpu" or "gpu"; model_device_desc says more ("avx512, 2 threads",
+ * "NVIDIA H200 (f16 weights, 942 MB; cuBLAS libcublas.so.12; graphs)").  The GPU engine's logits
+ * equal the CPU engine's to f16 weight rounding (tests/gpu/engine_gpu.sh measures it). */
+PG_API const char *model_device(const model_model *m);
+PG_API const char *model_device_desc(const model_model *m);
 
 /* A context holds the KV cache for up to max_seq positions. */
 PG_API pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);

@@ -252,6 +252,7 @@ typedef struct {
     const char *retrieve_path;  /* --retrieve: a retrieval library for a two-stage model (NULL: the model's, if it ships one) */
     int retrieve_k;             /* --retrieve-k (0 = 2) */
     int regs;                   /* --regs: PIPE_REGS_MODEL (0, the model's base.json "regs"), _NUMBERED or _NAMED */
+    const char *device;         /* --device: "cpu" (NULL: the same) or "gpu" (the model's forward pass on the GPU, model.h) */
 } pipe_gen_req;
 enum { PIPE_REGS_MODEL = 0, PIPE_REGS_NUMBERED = 1, PIPE_REGS_NAMED = 2 };
 /* Returns the command's exit status: 0 an attempt passed the requested verification, 1 none

@@ -14,7 +14,7 @@ static const char *gen_usage =
     "usage: ptxgen gen \"DESCRIPTION\" [-f FILE] [--task spec.json] [--model DIR] [--adapter DIR] [--name NAME]\n"
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
-    "                  [--max-tokens N] [--threads N] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
+    "                  [--max-tokens N] [--threads N] [--device cpu|gpu] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
     "                  [--plan PLAN.cu] [--plain] [--single-stage] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered] [--force]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
@@ -46,6 +46,8 @@ static const char *gen_usage =
     "  prompts; a model whose base.json names \"retrieval\" uses the library it ships without the flag.\n"
     "  --regs named: the constraint also admits named registers (`.reg .T %name;` at first use, docs/LITERATE.md);\n"
     "  a model whose base.json says \"regs\": \"named\" gets it without the flag; --regs numbered turns it off.\n"
+    "  --device gpu: the model runs on the NVIDIA GPU (the project's PTX kernels and cuBLAS, through the\n"
+    "  driver's libcuda; weights in f16): an error naming the cause when there is none; default cpu.\n"
     "  --draft N: speculative decoding, up to N drafted tokens checked per model step (default 0: one\n"
     "  token per step; 8 cuts the steps ~5x, bench/results/2026-12-04-gen-cpu.json); drafts come from\n"
     "  the prompt, the output so far and the n-gram table of training\n"
@@ -66,7 +68,7 @@ int cmd_gen(int argc, char **argv) {
     const char *outp = NULL, *verify = "check", *bias_path = NULL, *baseline = NULL, *kernel_opt = NULL, *name_opt = NULL;
     int samples = 4, threads = 1;   /* one core decodes the small default model fastest; --threads N for big ones */
     bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false, force = false;
-    const char *twin_file = NULL, *plan_file = NULL, *ngram_path = NULL, *retrieve = NULL;
+    const char *twin_file = NULL, *plan_file = NULL, *ngram_path = NULL, *retrieve = NULL, *device = "cpu";
     int retrieve_k = 0, regs = PIPE_REGS_MODEL;
     bool plain = false, single = false;
     gen_opts o;
@@ -91,6 +93,10 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--threads")) { if (!cli_int_arg("gen", a, argv[++i], 1, cli_cores(), &threads)) return 2; }
         else if (ARG("--draft")) { if (!cli_int_arg("gen", a, argv[++i], 0, 64, &o.draft_max)) return 2; }
         else if (ARG("--ngram")) ngram_path = argv[++i];
+        else if (ARG("--device")) {
+            device = argv[++i];
+            if (strcmp(device, "cpu") && strcmp(device, "gpu")) return cli_usage_error("gen", "--device wants cpu or gpu, not '%s'", device);
+        }
         else if (ARG("--baseline") || ARG("--superopt")) baseline = argv[++i];
         else if (ARG("--kernel")) kernel_opt = argv[++i];
         else if (ARG("--name")) name_opt = argv[++i];
@@ -135,7 +141,7 @@ int cmd_gen(int argc, char **argv) {
     const char *default_model = !model_dir && cli_default_model(mdir, sizeof mdir) ? mdir : NULL;
     pipe_gen_req req = {desc, desc_file, task_path, model_dir, default_model, adapter,
                         no_adapter, outp, force, level, samples, threads, bias_path, no_bias, baseline, kernel_opt, name_opt, twin,
-                        twin_file, plan_file, ngram_path, plain, single, json, explain, o, retrieve, retrieve_k, regs};
+                        twin_file, plan_file, ngram_path, plain, single, json, explain, o, retrieve, retrieve_k, regs, device};
     pipe_notes notes = {cli_print_note, NULL, cli_print_out};
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     return pipe_generate(&req, &notes, &sink);

@@ -12,11 +12,13 @@
 static const char *logits_usage =
     "usage: ptxgen logits --model DIR|FILE.gguf [--adapter DIR] (--ids 1,2,3 | --text T --tokenizer FILE)\n"
     "                     [--steps K] [--top N] [--full] [--dtype f32|bf16|q8] [--threads N] [--exact]\n"
+    "                     [--device cpu|gpu]\n"
     "  runs the prompt as one batch and prints JSON: the top-N next-token logits at every prompt\n"
     "  position, then K greedy decode steps (each step's token and top-N); --full adds every\n"
     "  logit of the last position (for cross-checks against transformers); --model takes a HF\n"
     "  directory, a .gguf file or a shipped-model directory (base.json + adapter); --exact: GGUF\n"
     "  decode with f32 activations (no int8 rounding); --verify-base: check base.json's sha256\n"
+    "  --device gpu: the GPU engine (f16 weights; compare with the CPU engine's logits).\n"
     "  exit 0: ok; 1: the model could not be run; 2: usage, I/O or model-file error\n";
 
 /* [[id, logit], ...] of the n largest logits, largest first */
@@ -45,7 +47,7 @@ static int logits_argmax(const float *l, int vocab) {
 
 int cmd_logits(int argc, char **argv) {
     const char *model_dir = NULL, *ids_arg = NULL, *text = NULL, *tok_path = NULL;
-    model_load_opts o = {NULL, 0, NULL, false, false};
+    model_load_opts o = {NULL, 0, NULL, false, false, NULL};
     int steps = 0, top = 5;
     bool full = false;
     for (int i = 1; i < argc; i++) {
@@ -61,6 +63,7 @@ int cmd_logits(int argc, char **argv) {
         else if (!strcmp(a, "--threads") && i + 1 < argc) o.threads = atoi(argv[++i]);
         else if (!strcmp(a, "--full")) full = true;
         else if (!strcmp(a, "--exact")) o.exact = true;
+        else if (!strcmp(a, "--device") && i + 1 < argc) o.device = argv[++i];
         else if (!strcmp(a, "--verify-base")) o.verify_base = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", logits_usage); return 0; }
         else { cli_usage_error("logits", "unknown or incomplete option '%s'", a); return 2; }
@@ -128,6 +131,7 @@ int cmd_logits(int argc, char **argv) {
     json_object_set_new(out, "model", json_string(c->model_id));
     json_object_set_new(out, "adapter", o.adapter_dir ? json_string(o.adapter_dir) : json_null());
     json_object_set_new(out, "dtype", json_string(model_weight_dtype(m)));
+    json_object_set_new(out, "device", json_string(model_device(m)));
     json_object_set_new(out, "vocab_size", json_integer(V));
     json_object_set_new(out, "weight_bytes", json_integer((json_int_t)model_weight_bytes(m)));
     json_object_set_new(out, "ids", jids);

@@ -630,16 +630,16 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
     return st;
 }
 
-/* Candidates [first, first + n) of gen_sample_k (n <= GEN_BATCH_MAX) stepped together:
+/* Candidates [first, first + n) of gen_sample_k (n <= GEN_BATCH_GPU) stepped together:
  * each chooses its next token (seq_next, forced text on its own), then one batched
  * forward runs every candidate still going. */
 static pg_status sample_group(const gen_env *e, int first, int n, gen_result *outs, double t0, pg_diag_sink *diag) {
-    gen_seq g[GEN_BATCH_MAX];
+    gen_seq g[GEN_BATCH_GPU];
     memset(g, 0, sizeof g);
-    model_ctx *ctxs[GEN_BATCH_MAX];
-    int32_t toks[GEN_BATCH_MAX];
-    int who[GEN_BATCH_MAX];   /* batch row -> candidate */
-    lsrc src[GEN_BATCH_MAX];
+    model_ctx *ctxs[GEN_BATCH_GPU];
+    int32_t toks[GEN_BATCH_GPU];
+    int who[GEN_BATCH_GPU];   /* batch row -> candidate */
+    lsrc src[GEN_BATCH_GPU];
     float *logits = malloc(sizeof(float) * (size_t)n * (size_t)e->vocab);   /* [n][vocab] */
     pg_status st = logits ? PG_OK : PG_ERR_NOMEM;
     for (int i = 0; i < n && st == PG_OK; i++) {
@@ -686,8 +686,9 @@ pg_status gen_sample_k(model_model *m, const tok_tokenizer *t, const dec_vocab *
     double t0 = now_s();
     gen_env e;
     pg_status st = env_open(m, t, v, description, o, &e, diag);
-    for (int first = 0; first < k && st == PG_OK; first += GEN_BATCH_MAX) {
-        int n = k - first < GEN_BATCH_MAX ? k - first : GEN_BATCH_MAX;
+    int group = strcmp(model_device(m), "gpu") ? GEN_BATCH_MAX : GEN_BATCH_GPU;   /* the CPU's batches stay as they were */
+    for (int first = 0; first < k && st == PG_OK; first += group) {
+        int n = k - first < group ? k - first : group;
         st = sample_group(&e, first, n, outs + first, t0, diag);
     }
     env_close(&e);

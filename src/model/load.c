@@ -4,6 +4,7 @@
  * (base.json naming a GGUF, an adapter beside it).  The one user of the weight readers (gguf.h,
  * safetensors.h); it fills the model object of model_internal.h and calls nothing in model.c. */
 #include "model_internal.h"
+#include "gpu.h"
 #include "gguf.h"
 #include "safetensors.h"
 
@@ -24,6 +25,7 @@ static void lora_free(lora_side *ls) {
 
 void model_free(model_model *m) {
     if (!m) return;
+    model_gpu_close(m->gpu);
     for (int l = 0; m->L && l < m->cfg.num_hidden_layers; l++) {
         layer *L = &m->L[l];
         free(L->ln1); free(L->ln2); free(L->bqkv);
@@ -710,7 +712,7 @@ pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_si
 
 static pg_status model_load_(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
     *out = NULL;
-    model_load_opts defaults = {NULL, 0, NULL, false, false};
+    model_load_opts defaults = {NULL, 0, NULL, false, false, NULL};
     if (!o) o = &defaults;
     struct stat sb;
     if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) return load_gguf(dir, o->adapter_dir, o, out, diag);   /* a .gguf file */
@@ -797,6 +799,18 @@ pg_status model_load(const char *dir, const model_load_opts *o, model_model **ou
     int e0 = diag ? diag->nerrors : 0;
     model_oom_bytes = 0;
     pg_status st = model_load_(dir, o, out, diag);
+    if (st == PG_OK && o && o->device && strcmp(o->device, "cpu")) {   /* the GPU engine takes the loaded model over */
+        if (strcmp(o->device, "gpu")) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "unknown device '%s' (cpu or gpu)", o->device);
+            st = PG_ERR_USAGE;
+        } else
+            st = model_gpu_open(*out, diag);
+        if (st != PG_OK) {
+            model_free(*out);
+            *out = NULL;
+            return st;
+        }
+    }
     if (st != PG_OK && model_oom_bytes) {   /* an allocation inside gave up: say so, whatever the helper returned */
         pg_diag_emit(diag, PG_E_IO, dir, 0, 0, "out of memory while loading the model (a buffer of %.1f MB)", model_oom_bytes / 1048576.0);
         return PG_ERR_NOMEM;

@@ -22,6 +22,7 @@
  * weight read for all), while RoPE, the cache write and attention use row t's own
  * context and position (row_ctx). */
 #include "model_internal.h"
+#include "gpu.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@ struct model_ctx {
     int nhrows;           /* rows of hrows that are valid (0 before any step and after a rewind) */
     float *lt, *ly;       /* LoRA side path scratch: [CHUNK][lora_rmax], [CHUNK][lora_outmax] */
     float *lht, *lhy;     /* head side path: [lhead.R], [vocab] */
+    gpu_ctx *gc;          /* the GPU engine's half (the KV cache, logits rows on the device); then nothing above is allocated */
 };
 
 const model_config *model_get_config(const model_model *m) { return &m->cfg; }
@@ -72,6 +74,8 @@ static double prof_now(void) {
     } while (0)
 size_t model_param_count(const model_model *m) { return m->nparams; }
 int model_threads(const model_model *m) { return model_pool_size(m->pool); }
+const char *model_device(const model_model *m) { return m->gpu ? "gpu" : "cpu"; }
+const char *model_device_desc(const model_model *m) { return m->gpu ? model_gpu_describe(m->gpu) : model_kernels_isa(); }
 const char *model_weight_dtype(const model_model *m) {
     return m->wt == WT_F32 ? "f32" : m->wt == WT_BF16 ? "bf16" : m->wt == WT_Q8 ? "q8" : "gguf";
 }
@@ -134,10 +138,19 @@ static pg_status model_ctx_new_(model_model *m, int max_seq, model_ctx **out, pg
     }
     model_ctx *x = model_calloc(1, sizeof *x);
     if (!x) return PG_ERR_NOMEM;
-    int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
-    int QD = c->num_attention_heads * hd, KVD = c->num_key_value_heads * hd;
     x->m = m;
     x->max_seq = max_seq;
+    if (m->gpu) {   /* the cache lives on the device */
+        pg_status st = model_gpu_ctx_new(m->gpu, max_seq, &x->gc, diag);
+        if (st != PG_OK) {
+            free(x);
+            return st;
+        }
+        *out = x;
+        return PG_OK;
+    }
+    int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim;
+    int QD = c->num_attention_heads * hd, KVD = c->num_key_value_heads * hd;
     size_t kv = (size_t)c->num_hidden_layers * max_seq * KVD;
     x->kc = model_alloc((size_t)c->num_hidden_layers * c->num_key_value_heads * (((size_t)max_seq + 15) / 16 * 16) * hd * 4);
     x->vc = model_alloc(kv * 4);
@@ -197,6 +210,7 @@ pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_si
 
 void model_ctx_free(model_ctx *c) {
     if (!c) return;
+    model_gpu_ctx_free(c->gc);
     free(c->kc); free(c->vc); free(c->rope_cos); free(c->rope_sin);
     free(c->x); free(c->xb); free(c->tmp); free(c->qkv); free(c->att); free(c->gu); free(c->h); free(c->scores);
     free(c->hrows); free(c->lt); free(c->ly); free(c->lht); free(c->lhy);
@@ -473,6 +487,37 @@ static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *tok
 }
 #undef MM
 
+/* model_forward and model_forward_exact on the GPU engine: chunks of GPU_ROWS rows; the rows
+ * that keep logits are the last token's (every row's for all_logits or exact). */
+static pg_status gpu_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits, bool exact,
+                             pg_diag_sink *diag) {
+    int V = c->m->cfg.vocab_size, nb = 0;
+    gpu_ctx *gcs[GPU_ROWS];
+    int pos[GPU_ROWS];
+    c->nhrows = 0;
+    for (int s = 0; s < n; s += nb) {
+        nb = n - s < GPU_ROWS ? n - s : GPU_ROWS;
+        for (int t = 0; t < nb; t++) {
+            gcs[t] = c->gc;
+            pos[t] = c->pos + t;
+        }
+        int keep0 = all_logits || exact ? 0 : s + nb == n ? nb - 1 : nb;
+        pg_status st = model_gpu_step(c->m->gpu, gcs, pos, toks + s, nb, keep0, exact, all_logits ? all_logits + (size_t)s * V : NULL, diag);
+        if (st != PG_OK) return st;
+        c->pos += nb;
+    }
+    if (exact) {
+        c->nhrows = n;
+        return PG_OK;
+    }
+    pg_status st = all_logits ? model_gpu_keep_row(c->gc, nb - 1, diag) : PG_OK;
+    if (st != PG_OK) return st;
+    c->nhrows = 1;
+    if (logits && all_logits) memcpy(logits, all_logits + (size_t)(n - 1) * V, (size_t)V * sizeof *logits);
+    else if (logits) return model_gpu_logits(c->gc, 0, NULL, 0, logits, diag);
+    return PG_OK;
+}
+
 pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits, pg_diag_sink *diag) {
     const model_config *cf = &c->m->cfg;
     if (n < 1) {
@@ -490,6 +535,7 @@ pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits,
                          (int)toks[i], i, cf->vocab_size);
             return PG_ERR_USAGE;
         }
+    if (c->gc) return gpu_forward(c, toks, n, logits, all_logits, false, diag);
     for (int s = 0; s < n; s += CHUNK) {
         int nb = n - s < CHUNK ? n - s : CHUNK;
         bool last = s + nb == n;
@@ -529,6 +575,24 @@ pg_status model_forward_batch(model_ctx *const *ctxs, int nseq, const int32_t *t
             return PG_ERR_USAGE;
         }
     }
+    if (m->gpu) {   /* groups of GPU_ROWS rows, each context keeps its row's logits */
+        gpu_ctx *gcs[GPU_ROWS];
+        int pos[GPU_ROWS];
+        for (int s = 0; s < nseq; s += GPU_ROWS) {
+            int nb = nseq - s < GPU_ROWS ? nseq - s : GPU_ROWS;
+            for (int t = 0; t < nb; t++) {
+                gcs[t] = ctxs[s + t]->gc;
+                pos[t] = ctxs[s + t]->pos;
+            }
+            pg_status st = model_gpu_step(m->gpu, gcs, pos, toks + s, nb, 0, false, logits ? logits + (size_t)s * V : NULL, diag);
+            if (st != PG_OK) return st;
+            for (int t = 0; t < nb; t++) {
+                ctxs[s + t]->pos++;
+                ctxs[s + t]->nhrows = 1;
+            }
+        }
+        return PG_OK;
+    }
     /* groups of at most CHUNK rows: the first context of a group lends its scratch rows;
      * logits rows [s, s + nb) of [nseq][V] */
     for (int s = 0; s < nseq; s += CHUNK) {
@@ -559,6 +623,7 @@ pg_status model_forward_exact(model_ctx *c, const int32_t *toks, int n, pg_diag_
                          (int)toks[i], i, cf->vocab_size);
             return PG_ERR_USAGE;
         }
+    if (c->gc) return gpu_forward(c, toks, n, NULL, NULL, true, diag);
     forward_rows(c, NULL, toks, n, NULL, NULL, true);
     return PG_OK;
 }
@@ -587,6 +652,14 @@ pg_status model_logits_rows(model_ctx *c, const int *rows, int nrows, const int3
                              (int)ids[i], i, V);
                 return PG_ERR_USAGE;
             }
+    if (c->gc) {   /* the rows' logits are on the device already */
+        if (ids && nids <= 0) return PG_OK;
+        for (int i = 0; i < nrows; i++) {
+            pg_status st = model_gpu_logits(c->gc, rows[i], ids, nids, out + (size_t)i * (ids ? (size_t)nids : (size_t)V), diag);
+            if (st != PG_OK) return st;
+        }
+        return PG_OK;
+    }
     const wmat *head = cf->tie_word_embeddings ? &m->embed : &m->lm_head;
     const lora_side *ls = &m->lhead;
     if (!ids) {   /* whole rows: one matmul over the chosen rows (decode kernels: each row as a one-token step's) */

@@ -93,6 +93,7 @@ struct model_model {
     lora_side lhead;      /* GGUF models: LoRA on the output head */
     int lora_rmax, lora_outmax;   /* largest R and B output over the layers' side paths (context scratch) */
     model_prof *prof;     /* bench_model --profile: stage times (NULL: off) */
+    struct gpu_model *gpu;   /* the GPU engine (gpu.c) when loaded with device "gpu": every forward step runs there */
 };
 
 /* SHA-256 of n bytes as 64 lowercase hex digits (sha256.c). */

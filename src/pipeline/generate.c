@@ -208,7 +208,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     }
     if (baseline && adapter) pipe_note(notes, "gen: super-optimization mode, adapter %s\n", adapter);
     /* the default model's base is pinned: a base file with another sha256 is refused */
-    model_load_opts lo = {adapter, threads, NULL, !model_dir, false};
+    model_load_opts lo = {adapter, threads, NULL, !model_dir, false, req->device};
     if (model_load(mdir, &lo, &model, diag) != PG_OK) goto out;
     char tpath[8400];
     if (model_tokenizer_path(mdir, tpath, sizeof tpath, diag) != PG_OK) goto out;
@@ -327,10 +327,10 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                            : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
                            : nogpu ? nogpu_note : "--verify gpu was not requested";
-    pipe_note(notes, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s), %d registers; validator %s, ptxas %s, gpu %s; "
+    pipe_note(notes, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s, %s), %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
             kernel[0] ? kernel : "?", toks, sel.best.forced_tokens, sel.best.cut ? "; cut short by the token budget" : "", sel.best.seconds,
-            tps, sel.bestv.registers, sel.bestv.check, sel.bestv.ptxas,
+            tps, model_device(model), sel.bestv.registers, sel.bestv.check, sel.bestv.ptxas,
             sel.bestv.gpu, semantics, sem_note, sel.best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
     /* what the line above cannot say on its own */
     bool unfinished = sel.best.ptx && sel.best.cut && strcmp(sel.bestv.gpu, "pass") && !(twin_ran && tout.verdict == TWIN_V_AGREES);
@@ -360,6 +360,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                               "registers", sel.bestv.registers, "verdicts", "check", sel.bestv.check, "ptxas", sel.bestv.ptxas, "gpu",
                               sel.bestv.gpu, "attempts", sel.best_attempt, "finished", sel.best.finished, "mask_calls", sel.best.mask_calls,
                               "mask_seconds", sel.best.mask_seconds, "why", sel.bestv.why);
+        json_object_set_new(j, "device", json_pack("{s:s, s:s}", "name", model_device(model), "detail", model_device_desc(model)));
         json_object_set_new(j, "semantics", json_string(semantics));
         if (two) {
             json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f, s:f, s:{s:i, s:i, s:i}}", "source", plan_src ? "given" : "model",
@@ -493,6 +494,7 @@ int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
     req.retrieve_path = jstr(r, "retrieve");
     req.plain = jbool(r, "plain");
     req.single_stage = jbool(r, "single_stage");
+    req.device = jstr(r, "device");
     const char *regs = jstr(r, "regs");
     req.regs = !regs ? PIPE_REGS_MODEL : !strcmp(regs, "named") ? PIPE_REGS_NAMED : !strcmp(regs, "numbered") ? PIPE_REGS_NUMBERED : -1;
     req.json = !json_is_false(json_object_get(r, "json"));   /* default: the JSON report */

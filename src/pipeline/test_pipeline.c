@@ -150,7 +150,7 @@ static void test_with_model(void) {
     tok_tokenizer *tok = NULL;
     dec_vocab *v = NULL;
     pg_diag_sink q = {0};
-    model_load_opts lo = {NULL, 1, NULL, false, false};
+    model_load_opts lo = {NULL, 1, NULL, false, false, NULL};
     char tp[4200];
     if (model_load("tests/gen/two_stage", &lo, &m, &q) != PG_OK || model_tokenizer_path("tests/gen/two_stage", tp, sizeof tp, &q) != PG_OK ||
         tok_load(tp, &tok, &q) != PG_OK || dec_vocab_new(tok, &v, &q) != PG_OK) {

@@ -1,0 +1,366 @@
+/* bench_gpu.c — the GPU engine against the CPU engine, and its speed (tests/gpu/engine_gpu.sh
+ * runs it on the GPU machine).
+ *
+ *   build/bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64]
+ *                         [--tol 0.02] [--threads N] [--prompt N] [--out FILE.json]
+ *
+ * Checks (each prints one line "check NAME: pass|FAIL ..." and goes into the JSON):
+ *   prefill   the last prompt position's logits: max |gpu - cpu| / max |cpu| <= tol, same top token
+ *   all       every prompt row's logits (model_forward's all_logits, the first 32 rows), same bound
+ *   greedy    --steps greedy tokens, each engine fed its own choice: identical tokens, and the
+ *             logits within tol at every step
+ *   exact     a verify step of 4 tokens (model_forward_exact + model_logits_rows) equals 4 one-token
+ *             steps bit for bit, and model_logits_rows with ids picks the same values
+ *   batch     model_forward_batch of 4 contexts at different positions against one-token steps, within tol
+ * The CPU engine runs GGUF models in exact mode (dequantized rows x f32 activations), the
+ * arithmetic the GPU engine's f16 weights are closest to.
+ * Speed: decode tok/s of one sequence (model_forward of one token with its logits copied to
+ * the host, the way gen reads them), prefill tok/s of the prompt, and aggregate tok/s of
+ * --k sequences stepped together by model_forward_batch (with the [k][vocab] logits copied
+ * back, and without).  Exit 0 when every check passed, 1 when one failed, 2 when the engines
+ * did not start. */
+#include "ptxgen/model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void print_diag(void *u, const pg_diag *d) {
+    (void)u;
+    char b[1024];
+    pg_diag_format(d, b, sizeof b);
+    fprintf(stderr, "%s\n", b);
+}
+
+static int argmax(const float *x, int n) {
+    int b = 0;
+    for (int i = 1; i < n; i++)
+        if (x[i] > x[b]) b = i;
+    return b;
+}
+
+/* max |a - b| / max |b| */
+static double rel_err(const float *a, const float *b, int n) {
+    double md = 0, mb = 0;
+    for (int i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (!(d <= md)) md = d;   /* NaN counts as the largest error */
+        if (fabs((double)b[i]) > mb) mb = fabs((double)b[i]);
+    }
+    return mb > 0 ? md / mb : md;
+}
+
+static FILE *js;   /* the JSON report, written as we go */
+
+/* s with the characters a JSON string cannot hold bare made blanks (a loader message in the device line) */
+static const char *jclean(const char *s) {
+    static char b[2][600];
+    static int k;
+    char *o = b[k ^= 1];
+    size_t i = 0;
+    for (; s[i] && i < sizeof b[0] - 1; i++) o[i] = s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20 ? ' ' : s[i];
+    o[i] = 0;
+    return o;
+}
+static int nfail;
+
+static void check(const char *name, bool ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void check(const char *name, bool ok, const char *fmt, ...) {
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    printf("check %-8s %s  %s\n", name, ok ? "pass" : "FAIL", detail);
+    fflush(stdout);
+    fprintf(js, "  \"check_%s\": {\"pass\": %s, \"detail\": \"%s\"},\n", name, ok ? "true" : "false", detail);
+    fflush(js);
+    if (!ok) nfail++;
+}
+
+#define PROMPT_TEXT                                                                                         \
+    "<|im_start|>user\nWrite a PTX kernel: y[i] = a * x[i] + y[i] for i < n, one element per thread.\n"      \
+    "<|im_end|>\n<|im_start|>assistant\n.version 8.0\n.target sm_80\n.address_size 64\n\n"                   \
+    ".visible .entry saxpy(\n\t.param .u64 x,\n\t.param .u64 y,\n\t.param .f32 a,\n\t.param .u32 n\n)\n{\n"  \
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<8>;\n\n"                  \
+    "\tld.param.u64 %rd1, [x];\n\tld.param.u64 %rd2, [y];\n\tld.param.f32 %f1, [a];\n"
+
+int main(int argc, char **argv) {
+    if (argc < 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64] [--tol 0.02] "
+                        "[--threads N] [--prompt N] [--out FILE.json]\n");
+        return 2;
+    }
+    const char *dir = argv[1], *adapter = NULL, *outp = "/dev/stdout";
+    int steps = 64, tg = 256, K = 32, ksteps = 64, threads = 0, prompt_max = 0;
+    double tol = 0.02;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--adapter")) adapter = argv[i + 1];
+        else if (!strcmp(argv[i], "--steps")) steps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--tg")) tg = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--k")) K = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ksteps")) ksteps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--tol")) tol = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--out")) outp = argv[i + 1];
+        else if (!strcmp(argv[i], "--prompt")) prompt_max = atoi(argv[i + 1]);
+        else {
+            fprintf(stderr, "bench_gpu: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (steps < 8 || tg < 1 || K < 1 || ksteps < 1) {
+        fprintf(stderr, "bench_gpu: --steps wants >= 8, --tg, --k and --ksteps >= 1\n");
+        return 2;
+    }
+    js = fopen(outp, "w");
+    if (!js) {
+        perror(outp);
+        return 2;
+    }
+    pg_diag_sink sink = {print_diag, NULL, 0, 0, 20};
+    fprintf(js, "{\n  \"bench\": \"gpu-engine\", \"model\": \"%s\", \"adapter\": \"%s\",\n", dir, adapter ? adapter : "");
+
+    /* the prompt: the model's tokenizer on a PTX request, else plain ids */
+    int32_t *ids = NULL;
+    size_t np = 0;
+    char tp[4200];
+    tok_tokenizer *tk = NULL;
+    if (model_tokenizer_path(dir, tp, sizeof tp, &sink) == PG_OK && tok_load(tp, &tk, &sink) == PG_OK)
+        tok_encode(tk, PROMPT_TEXT, strlen(PROMPT_TEXT), &ids, &np);
+    tok_free(tk);
+
+    double t0 = now();
+    model_model *cpu = NULL, *gpu = NULL;
+    model_load_opts oc = {adapter, threads, NULL, false, true, "cpu"}, og = {adapter, threads, NULL, false, false, "gpu"};
+    if (model_load(dir, &oc, &cpu, &sink) != PG_OK) {
+        fprintf(stderr, "bench_gpu: the CPU engine did not load %s\n", dir);
+        fprintf(js, "  \"error\": \"cpu load failed\"\n}\n");
+        fclose(js);
+        return 2;
+    }
+    double tcpu = now() - t0;
+    t0 = now();
+    if (model_load(dir, &og, &gpu, &sink) != PG_OK) {
+        fprintf(stderr, "bench_gpu: the GPU engine did not start (the diagnostic above says why)\n");
+        fprintf(js, "  \"error\": \"gpu load failed\"\n}\n");
+        fclose(js);
+        model_free(cpu);
+        return 2;
+    }
+    double tgpu = now() - t0;
+    const model_config *c = model_get_config(cpu);
+    int V = c->vocab_size;
+    if (!ids || np < 8) {   /* no tokenizer: a fixed id pattern */
+        free(ids);
+        np = 96;
+        ids = malloc(np * sizeof *ids);
+        for (size_t i = 0; i < np; i++) ids[i] = (int32_t)((i * 7919 + 13) % (size_t)(V < 5000 ? V : 5000));
+    }
+    int P = (int)np;
+    if (prompt_max >= 8 && P > prompt_max) P = prompt_max;   /* --prompt N: its first N tokens */
+    printf("gpu engine: %s; load %.2f s (cpu engine %.2f s, %s); vocab %d, prompt %d tokens\n", model_device_desc(gpu), tgpu, tcpu,
+           model_device_desc(cpu), V, P);
+    fprintf(js, "  \"device\": \"%s\", \"cpu_engine\": \"%s\", \"load_s\": %.3f, \"vocab\": %d, \"prompt_tokens\": %d, \"tol\": %g,\n",
+            jclean(model_device_desc(gpu)), jclean(model_device_desc(cpu)), tgpu, V, P, tol);
+    fflush(js);
+
+    int maxs = P + steps + tg + 16;
+    float *lc = malloc((size_t)V * 4), *lg = malloc((size_t)V * 4);
+    int nall = P < 32 ? P : 32;
+    float *ac = malloc((size_t)nall * V * 4), *ag = malloc((size_t)nall * V * 4);
+    model_ctx *cc = NULL, *cg = NULL;
+    if (!lc || !lg || !ac || !ag || model_ctx_new(cpu, maxs, &cc, &sink) != PG_OK || model_ctx_new(gpu, maxs, &cg, &sink) != PG_OK) {
+        fprintf(stderr, "bench_gpu: contexts\n");
+        return 2;
+    }
+
+    /* all: the first rows' logits */
+    {
+        model_ctx *c1 = NULL, *g1 = NULL;
+        bool ok = model_ctx_new(cpu, nall + 1, &c1, &sink) == PG_OK && model_ctx_new(gpu, nall + 1, &g1, &sink) == PG_OK &&
+                  model_forward(c1, ids, nall, NULL, ac, &sink) == PG_OK && model_forward(g1, ids, nall, NULL, ag, &sink) == PG_OK;
+        double e = 0;
+        int same = 0;
+        for (int r = 0; ok && r < nall; r++) {
+            double er = rel_err(ag + (size_t)r * V, ac + (size_t)r * V, V);
+            if (er > e || er != er) e = er;
+            same += argmax(ag + (size_t)r * V, V) == argmax(ac + (size_t)r * V, V);
+        }
+        check("all", ok && e <= tol, "%d rows of all_logits: max rel err %.3g, same top token in %d", nall, e, same);
+        model_ctx_free(c1);
+        model_ctx_free(g1);
+    }
+
+    /* prefill */
+    double tp0 = now();
+    bool ok = model_forward(cg, ids, P, lg, NULL, &sink) == PG_OK;
+    double tpre = now() - tp0;
+    ok = ok && model_forward(cc, ids, P, lc, NULL, &sink) == PG_OK;
+    double e = ok ? rel_err(lg, lc, V) : 1e30;
+    check("prefill", ok && e <= tol && argmax(lg, V) == argmax(lc, V), "last row: max rel err %.3g, top %d (gpu) / %d (cpu)", e,
+          argmax(lg, V), argmax(lc, V));
+
+    /* greedy: each engine fed its own choice */
+    int32_t *gt = malloc((size_t)steps * 4), *ct = malloc((size_t)steps * 4);
+    int same = 0;
+    double emax = e, tcpu_dec = 0;
+    bool diverged = false;
+    for (int s = 0; ok && s < steps; s++) {
+        gt[s] = argmax(lg, V);
+        ct[s] = argmax(lc, V);
+        if (gt[s] != ct[s] && !diverged) {
+            diverged = true;
+            float top = lc[ct[s]], mine = lc[gt[s]];
+            printf("greedy: first difference at step %d: gpu %d, cpu %d (cpu logits %.5f vs %.5f)\n", s, gt[s], ct[s], top, mine);
+        }
+        if (!diverged) same++;
+        double tc = now();
+        ok = model_forward(cg, &gt[s], 1, lg, NULL, &sink) == PG_OK && model_forward(cc, &ct[s], 1, lc, NULL, &sink) == PG_OK;
+        tcpu_dec += now() - tc;
+        if (ok && !diverged) {
+            double es = rel_err(lg, lc, V);
+            if (es > emax || es != es) emax = es;
+        }
+    }
+    check("greedy", ok && same == steps && emax <= tol, "%d of %d greedy tokens identical; max rel err %.3g while equal", same, steps, emax);
+
+    /* exact: a 4-token verify step against 4 one-token steps, bit for bit */
+    {
+        model_ctx *x1 = NULL, *x2 = NULL;
+        float *rows = malloc((size_t)4 * V * 4), *one = malloc((size_t)4 * V * 4), sub[3], full3[3];
+        int r4[4] = {0, 1, 2, 3};
+        bool ok2 = rows && one && model_ctx_new(gpu, P + 8, &x1, &sink) == PG_OK && model_ctx_new(gpu, P + 8, &x2, &sink) == PG_OK &&
+                   model_forward_hidden(x1, ids, P, &sink) == PG_OK && model_forward_hidden(x2, ids, P, &sink) == PG_OK &&
+                   model_forward_exact(x1, gt, 4, &sink) == PG_OK && model_logits_rows(x1, r4, 4, NULL, 0, rows, &sink) == PG_OK;
+        for (int s = 0; ok2 && s < 4; s++) ok2 = model_forward(x2, &gt[s], 1, one + (size_t)s * V, NULL, &sink) == PG_OK;
+        bool bits = ok2 && !memcmp(rows, one, (size_t)4 * V * 4);
+        int32_t pick[3] = {0, V - 1, gt[4]};
+        int r2 = 2;
+        ok2 = ok2 && model_logits_rows(x1, &r2, 1, pick, 3, sub, &sink) == PG_OK;
+        for (int i = 0; i < 3; i++) full3[i] = rows[(size_t)2 * V + pick[i]];
+        bool subok = ok2 && !memcmp(sub, full3, sizeof sub);
+        check("exact", ok2 && bits && subok, "verify step of 4 == 4 one-token steps bit for bit: %s; logits by id: %s",
+              bits ? "yes" : "no", subok ? "yes" : "no");
+        model_ctx_free(x1);
+        model_ctx_free(x2);
+        free(rows);
+        free(one);
+    }
+
+    /* batch: 4 contexts at different positions, one batched step against one-token steps */
+    {
+        enum { NB = 4 };
+        model_ctx *bx[NB] = {0}, *sx[NB] = {0};
+        float *bl = malloc((size_t)NB * V * 4), *sl = malloc((size_t)NB * V * 4), *rl = malloc((size_t)V * 4);
+        int32_t tk4[NB];
+        bool ok3 = bl && sl && rl;
+        for (int i = 0; ok3 && i < NB; i++) {
+            int len = P - 3 * i;
+            tk4[i] = gt[i];
+            ok3 = model_ctx_new(gpu, P + 4, &bx[i], &sink) == PG_OK && model_ctx_new(gpu, P + 4, &sx[i], &sink) == PG_OK &&
+                  model_forward_hidden(bx[i], ids, len, &sink) == PG_OK && model_forward_hidden(sx[i], ids, len, &sink) == PG_OK;
+        }
+        ok3 = ok3 && model_forward_batch(bx, NB, tk4, bl, &sink) == PG_OK;
+        double eb = 0;
+        bool rowsok = true;
+        for (int i = 0; ok3 && i < NB; i++) {
+            ok3 = model_forward(sx[i], &tk4[i], 1, sl + (size_t)i * V, NULL, &sink) == PG_OK;
+            double ei = ok3 ? rel_err(bl + (size_t)i * V, sl + (size_t)i * V, V) : 1e30;
+            if (ei > eb || ei != ei) eb = ei;
+            int r0 = 0;   /* the batch's rows are kept in each context, too */
+            ok3 = ok3 && model_logits_rows(bx[i], &r0, 1, NULL, 0, rl, &sink) == PG_OK;
+            rowsok = rowsok && ok3 && !memcmp(rl, bl + (size_t)i * V, (size_t)V * 4);
+        }
+        check("batch", ok3 && eb <= tol && rowsok, "batched step of %d vs one-token steps: max rel err %.3g; rows kept per context: %s", NB,
+              eb, rowsok ? "yes" : "no");
+        for (int i = 0; i < NB; i++) {
+            model_ctx_free(bx[i]);
+            model_ctx_free(sx[i]);
+        }
+        free(bl);
+        free(sl);
+        free(rl);
+    }
+
+    /* speed, one sequence: decode tg tokens after the prompt (logits to the host each step) */
+    int32_t tok = gt[steps - 1];
+    int done = 0;
+    model_ctx *sp = NULL;
+    ok = model_ctx_new(gpu, P + tg + 4, &sp, &sink) == PG_OK && model_forward(sp, ids, P, lg, NULL, &sink) == PG_OK;
+    double ts0 = now();
+    for (; ok && done < tg; done++) {
+        tok = argmax(lg, V);
+        ok = model_forward(sp, &tok, 1, lg, NULL, &sink) == PG_OK;
+    }
+    double tdec = now() - ts0;
+    double single = done / tdec;
+    /* the engine alone: the same steps without reading logits back (the host's argmax and the copy left out) */
+    int done2 = 0;
+    model_ctx_rewind(sp, P);
+    ts0 = now();
+    for (; ok && done2 < tg; done2++) ok = model_forward(sp, &gt[done2 % steps], 1, NULL, NULL, &sink) == PG_OK;
+    double engine = done2 / (now() - ts0);
+    printf("speed: single-sequence decode %.0f tok/s (%d tokens after a %d-token prompt; logits copied to the host and argmax each step), "
+           "%.0f tok/s engine alone; prefill %.0f tok/s (greedy check, both engines: %.2f s)\n",
+           single, done, P, engine, P / tpre, tcpu_dec);
+    fprintf(js, "  \"decode_tok_s\": %.1f, \"decode_tok_s_engine\": %.1f, \"decode_tokens\": %d, \"prefill_tok_s\": %.1f, "
+                "\"greedy_steps_both_engines_s\": %.3f,\n", single, engine, done, P / tpre, tcpu_dec);
+    fflush(js);
+    model_ctx_free(sp);
+
+    /* speed, K sequences stepped together */
+    model_ctx **kc = calloc((size_t)K, sizeof *kc);
+    int32_t *kt = malloc((size_t)K * 4);
+    float *kl = malloc((size_t)K * V * 4);
+    ok = kc && kt && kl;
+    for (int i = 0; ok && i < K; i++) ok = model_ctx_new(gpu, P + 2 * ksteps + 4, &kc[i], &sink) == PG_OK && model_forward(kc[i], ids, P, lg, NULL, &sink) == PG_OK;
+    for (int i = 0; ok && i < K; i++) kt[i] = (int32_t)((argmax(lg, V) + i) % V);
+    double kb = 0, kn = 0;
+    if (ok) {
+        double k0 = now();
+        for (int s = 0; ok && s < ksteps; s++) {
+            ok = model_forward_batch(kc, K, kt, kl, &sink) == PG_OK;
+            for (int i = 0; ok && i < K; i++) kt[i] = argmax(kl + (size_t)i * V, V);
+        }
+        kb = K * ksteps / (now() - k0);
+        k0 = now();
+        for (int s = 0; ok && s < ksteps; s++) ok = model_forward_batch(kc, K, kt, NULL, &sink) == PG_OK;
+        kn = K * ksteps / (now() - k0);
+    }
+    printf("speed: k = %d sequences, %d batched steps: %.0f tok/s aggregate with the logits copied back (argmax on the host), %.0f "
+           "tok/s without\n",
+           K, ksteps, kb, kn);
+    fprintf(js, "  \"k\": %d, \"k_steps\": %d, \"k_tok_s\": %.1f, \"k_tok_s_no_logits\": %.1f,\n", K, ksteps, kb, kn);
+    for (int i = 0; kc && i < K; i++) model_ctx_free(kc[i]);
+    free(kc);
+    free(kt);
+    free(kl);
+    if (!ok) check("speed", false, "a timed step failed (see the diagnostic)");
+
+    fprintf(js, "  \"failed_checks\": %d\n}\n", nfail);
+    fclose(js);
+    model_ctx_free(cc);
+    model_ctx_free(cg);
+    model_free(cpu);
+    model_free(gpu);
+    free(ids);
+    free(lc);
+    free(lg);
+    free(ac);
+    free(ag);
+    free(gt);
+    free(ct);
+    printf("%s: %d check(s) failed\n", nfail ? "FAIL" : "ok", nfail);
+    return nfail ? 1 : 0;
+}

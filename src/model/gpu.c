@@ -1,0 +1,568 @@
+/* gpu.c — the GPU engine's forward pass (gpu.h): the weights to the device, a step of n rows
+ * as kernel launches and cuBLAS calls on one stream, logits kept per context.
+ *
+ * One layer for the step's rows (the order of the CPU engine's model.c):
+ *   pg_rmsnorm     xb = RMSNorm(x) ln1                    (and xb16, cuBLAS's input)
+ *   matmul         qkv = xb Wqkv^T
+ *   pg_qkv_rope    + bias; RoPE on q and k; k and v into each row's own cache at its position
+ *   pg_attention   att = softmax(q k^T / sqrt(hd)) v      one block per (query head, row)
+ *   matmul         x += att Wo^T
+ *   pg_rmsnorm     xb = RMSNorm(x) ln2
+ *   matmul         gu = xb Wgate_up^T
+ *   pg_silu_mul    h = silu(g) u
+ *   matmul         x += h Wdown^T
+ * then, for the rows that keep logits, xb = RMSNorm(x) norm and logits = xb head^T.
+ * matmul is pg_matvec for one row and for the rows of an exact step (each row computed as a
+ * one-row step computes it; a norm before it is done inside the matvec, which saves the two
+ * pg_rmsnorm launches a layer), cuBLAS GemmEx (f16 x f16 -> f32) for several rows.
+ * A one-row step is captured once as a CUDA graph and replayed: its inputs (the token, the
+ * row's cache and position) sit in device buffers the graph reads, uploaded before each
+ * replay, so the ~220 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off. */
+#include "gpu.h"
+#include "gpu_cuda.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A row's cache and position, as the kernels read it (gpu_ptx.c: 24 bytes). */
+typedef struct {
+    CUdeviceptr k, v;
+    uint32_t pos, max;
+} gpu_rowdesc;
+_Static_assert(sizeof(gpu_rowdesc) == 24, "the kernels read 24-byte row descriptors");
+
+typedef struct {
+    CUdeviceptr ln1, ln2, bqkv;          /* f32; bqkv 0 when the model has no q/k/v bias */
+    CUdeviceptr qkv, o, gate_up, down;   /* f16 [rows][cols] */
+} gpu_layer;
+
+struct gpu_model {
+    model_model *m;
+    gpu_api api;
+    CUdevice dev;
+    CUcontext cx;
+    CUstream st;
+    CUmodule mod;
+    CUfunction k[GPU_NKERN];
+    cublasHandle_t blas;
+    gpu_layer *L;
+    CUdeviceptr embed, head, norm;       /* head == embed when tied and no LoRA on the head */
+    CUdeviceptr rope_cos, rope_sin;      /* [rope_max][hd/2] f32, the CPU engine's values */
+    int rope_max;
+    /* scratch for GPU_ROWS rows */
+    CUdeviceptr x, xb, xb16, qkv, att, att16, gu, h, h16, logits, toks, rows;
+    void *stage;                         /* pinned: the step's row descriptors and tokens */
+    CUgraphExec graph;                   /* the one-row step, once captured */
+    bool graph_off;                      /* capture failed or $PTXGEN_GPU_GRAPH=0 */
+    size_t wbytes;                       /* device bytes of the weights */
+    char err[512];                       /* the first failure of a step */
+    char desc[512];
+};
+
+struct gpu_ctx {
+    gpu_model *g;
+    int max_seq;
+    CUdeviceptr k, v;                    /* f32 [layers][KV heads][max_seq][hd] */
+    CUdeviceptr lg;                      /* f32 [lcap][vocab]: the kept logits rows */
+    int lcap, nl, fill;
+    float *hrow;                         /* pinned [vocab]: a row on its way to an id gather */
+};
+
+/* ---- errors ----------------------------------------------------------------------------- */
+/* Record the first failure of a CUDA call (g->err); false when r is an error. */
+static bool ok_(gpu_model *g, CUresult r, const char *what) {
+    if (r == 0) return true;
+    if (!g->err[0]) {
+        char b[256];
+        snprintf(g->err, sizeof g->err, "%s: %s", what, model_gpu_err(&g->api, r, b, sizeof b));
+    }
+    return false;
+}
+#define OK(g, call) ok_(g, (call), #call)
+
+static pg_status said(gpu_model *g, pg_diag_sink *diag, pg_status st) {
+    pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "the GPU engine failed: %s", g->err[0] ? g->err : "unknown error");
+    g->err[0] = 0;
+    return st;
+}
+
+static bool dalloc(gpu_model *g, CUdeviceptr *p, size_t bytes, const char *what) {
+    *p = 0;
+    CUresult r = g->api.cuMemAlloc(p, bytes ? bytes : 4);
+    if (r == 0) return true;
+    if (!g->err[0]) {
+        char b[256];
+        snprintf(g->err, sizeof g->err, "cannot allocate %.1f MB of device memory for %s: %s", bytes / 1048576.0, what,
+                 model_gpu_err(&g->api, r, b, sizeof b));
+    }
+    return false;
+}
+
+static void dfree(gpu_model *g, CUdeviceptr *p) {
+    if (*p) g->api.cuMemFree(*p);
+    *p = 0;
+}
+
+/* ---- weights ---------------------------------------------------------------------------- */
+/* f32 -> f16, round to nearest even (overflow to infinity, subnormals kept). */
+static uint16_t f16_of(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, m = x & 0x7fffff;
+    int E = (int)((x >> 23) & 0xff), e = E - 127 + 15;
+    if (E == 0xff) return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+    if (e >= 31) return (uint16_t)(sign | 0x7c00);
+    if (e <= 0) {
+        if (e < -10) return (uint16_t)sign;
+        uint32_t mm = m | 0x800000, shift = (uint32_t)(14 - e);
+        uint32_t v = mm >> shift, rem = mm & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (v & 1))) v++;
+        return (uint16_t)(sign | v);
+    }
+    uint32_t v = ((uint32_t)e << 10) | (m >> 13), rem = m & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (v & 1))) v++;   /* a carry into the exponent is right */
+    return (uint16_t)(sign | v);
+}
+
+/* One matrix to f16 rows on the pool: row r dequantized (model_wmat_row_f32), the LoRA side
+ * path merged (row += sum_k B[r][k] A[k], f32), rounded. */
+typedef struct {
+    const wmat *w;
+    const lora_side *ls;
+    const float *A;       /* ls->A as f32 rows [R][cols] */
+    uint16_t *dst;        /* [rows][cols] */
+    pg_pool *pool;
+} up_job;
+
+static void up_rows(void *arg, int r0, int r1, int ith) {
+    const up_job *J = arg;
+    const wmat *w = J->w;
+    int cols = w->cols, rmax = J->ls ? J->ls->R : 0;
+    float *row = model_pool_scratch(J->pool, ith, ((size_t)cols + (size_t)rmax + 1) * sizeof(float));
+    if (!row) pg_oom();
+    float *b = row + cols;
+    for (int r = r0; r < r1; r++) {
+        model_wmat_row_f32(w, r, row);
+        for (int i = 0; J->ls && i < J->ls->nmod; i++) {
+            const wmat *B = &J->ls->mod[i].B;
+            int out0 = J->ls->mod[i].out0;
+            if (r < out0 || r >= out0 + B->rows) continue;
+            model_wmat_row_f32(B, r - out0, b);   /* [rank], already scaled by s */
+            for (int k = 0; k < B->cols; k++) {
+                const float *a = J->A + (size_t)(J->ls->mod[i].t0 + k) * cols;
+                for (int c = 0; c < cols; c++) row[c] += b[k] * a[c];
+            }
+        }
+        uint16_t *d = J->dst + (size_t)r * cols;
+        for (int c = 0; c < cols; c++) d[c] = f16_of(row[c]);
+    }
+}
+
+/* Upload w (+ its LoRA side path ls, may be NULL or empty) as f16 [rows][cols]. */
+static bool up_mat(gpu_model *g, const wmat *w, const lora_side *ls, CUdeviceptr *out, const char *what) {
+    size_t n = (size_t)w->rows * w->cols;
+    uint16_t *host = malloc(n * 2);
+    float *A = NULL;
+    if (ls && ls->nmod) {
+        A = malloc((size_t)ls->R * w->cols * sizeof *A);
+        if (A)
+            for (int k = 0; k < ls->R; k++) model_wmat_row_f32(&ls->A, k, A + (size_t)k * w->cols);
+    }
+    if (!host || (ls && ls->nmod && !A)) {
+        free(host);
+        free(A);
+        snprintf(g->err, sizeof g->err, "out of host memory converting %s (%.1f MB)", what, n * 2 / 1048576.0);
+        return false;
+    }
+    up_job J = {w, ls && ls->nmod ? ls : NULL, A, host, g->m->pool};
+    model_pool_run(g->m->pool, up_rows, &J, w->rows);
+    bool ok = dalloc(g, out, n * 2, what) && OK(g, g->api.cuMemcpyHtoD(*out, host, n * 2));
+    g->wbytes += n * 2;
+    free(host);
+    free(A);
+    return ok;
+}
+
+static bool up_f32(gpu_model *g, const float *src, size_t n, CUdeviceptr *out, const char *what) {
+    g->wbytes += n * 4;
+    return dalloc(g, out, n * 4, what) && OK(g, g->api.cuMemcpyHtoD(*out, src, n * 4));
+}
+
+/* RoPE tables for positions [0, npos), as model.c computes them (float, powf/cosf/sinf). */
+static bool rope_tables(gpu_model *g, int npos) {
+    const model_config *c = &g->m->cfg;
+    int h2 = c->head_dim / 2;
+    size_t n = (size_t)npos * h2;
+    float *cs = malloc(n * 4), *sn = malloc(n * 4);
+    bool ok = cs && sn;
+    if (!ok) snprintf(g->err, sizeof g->err, "out of host memory for the RoPE tables of %d positions", npos);
+    for (int i = 0; ok && i < h2; i++) {
+        float inv = 1.0f / powf((float)c->rope_theta, (float)(2 * i) / (float)c->head_dim);
+        for (int p = 0; p < npos; p++) {
+            float a = (float)p * inv;
+            cs[(size_t)p * h2 + i] = cosf(a);
+            sn[(size_t)p * h2 + i] = sinf(a);
+        }
+    }
+    if (ok) {
+        dfree(g, &g->rope_cos);
+        dfree(g, &g->rope_sin);
+        ok = dalloc(g, &g->rope_cos, n * 4, "the RoPE tables") && dalloc(g, &g->rope_sin, n * 4, "the RoPE tables") &&
+             OK(g, g->api.cuMemcpyHtoD(g->rope_cos, cs, n * 4)) && OK(g, g->api.cuMemcpyHtoD(g->rope_sin, sn, n * 4));
+        if (ok) g->rope_max = npos;
+    }
+    free(cs);
+    free(sn);
+    if (g->graph) {   /* the graph read the old tables */
+        g->api.cuGraphExecDestroy(g->graph);
+        g->graph = NULL;
+    }
+    return ok;
+}
+
+/* ---- open / close --------------------------------------------------------------------- */
+const char *model_gpu_describe(const gpu_model *g) { return g->desc; }
+
+void model_gpu_close(gpu_model *g) {
+    if (!g) return;
+    if (g->api.lib && g->cx) {
+        g->api.cuCtxSetCurrent(g->cx);
+        if (g->st) g->api.cuStreamSynchronize(g->st);
+        if (g->graph) g->api.cuGraphExecDestroy(g->graph);
+        const model_config *c = &g->m->cfg;
+        for (int l = 0; g->L && l < c->num_hidden_layers; l++) {
+            gpu_layer *L = &g->L[l];
+            dfree(g, &L->ln1); dfree(g, &L->ln2); dfree(g, &L->bqkv);
+            dfree(g, &L->qkv); dfree(g, &L->o); dfree(g, &L->gate_up); dfree(g, &L->down);
+        }
+        if (g->head != g->embed) dfree(g, &g->head);
+        dfree(g, &g->embed); dfree(g, &g->norm); dfree(g, &g->rope_cos); dfree(g, &g->rope_sin);
+        CUdeviceptr *s[] = {&g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows};
+        for (size_t i = 0; i < sizeof s / sizeof *s; i++) dfree(g, s[i]);
+        if (g->stage) g->api.cuMemFreeHost(g->stage);
+        if (g->blas) g->api.cublasDestroy(g->blas);
+        if (g->mod) g->api.cuModuleUnload(g->mod);
+        if (g->st) g->api.cuStreamDestroy(g->st);
+        g->api.cuDevicePrimaryCtxRelease(g->dev);
+    }
+    free(g->L);
+    model_gpu_api_unload(&g->api);
+    free(g);
+}
+
+/* Shapes the kernels take: head dims of 32..128 in steps of 32 (attention's lanes), rows of
+ * whole 8-element chunks (the matvec's 16-byte loads). */
+static bool shapes_ok(const model_config *c, char *why, size_t n) {
+    int hd = c->head_dim, H = c->hidden_size, I = c->intermediate_size;
+    if (hd % 32 || hd > 128 || hd < 32) snprintf(why, n, "a head dimension of %d (the attention kernel takes 32, 64, 96 or 128)", hd);
+    else if (H % 8 || I % 8) snprintf(why, n, "hidden size %d / intermediate size %d not multiples of 8", H, I);
+    else if (c->num_attention_heads % c->num_key_value_heads) snprintf(why, n, "%d query heads over %d KV heads", c->num_attention_heads, c->num_key_value_heads);
+    else if (c->vocab_size > 65535 * 8) snprintf(why, n, "a vocabulary of %d (the matvec's grid takes 524,280 rows)", c->vocab_size);
+    else return true;
+    return false;
+}
+
+pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
+    const model_config *c = &m->cfg;
+    char why[512];
+    if (!shapes_ok(c, why, sizeof why)) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "the GPU engine cannot run this model: %s", why);
+        return PG_ERR_INVALID;
+    }
+    gpu_model *g = calloc(1, sizeof *g);
+    if (!g) return PG_ERR_NOMEM;
+    g->m = m;
+    if (!model_gpu_api_load(&g->api, why, sizeof why)) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu needs the NVIDIA driver's libcuda: %s (use --device cpu)", why);
+        free(g);
+        return PG_ERR_EXTERNAL;
+    }
+    const gpu_api *a = &g->api;
+    int ndev = 0;
+    CUresult r = a->cuInit(0);
+    if (r == 0) r = a->cuDeviceGetCount(&ndev);
+    if (r != 0 || ndev == 0) {
+        char b[256];
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu: no CUDA device (%s; use --device cpu)",
+                     r ? model_gpu_err(a, r, b, sizeof b) : "the driver sees none");
+        model_gpu_close(g);
+        return PG_ERR_EXTERNAL;
+    }
+    char name[128] = "GPU";
+    int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, V = c->vocab_size;
+    int QD = c->num_attention_heads * hd, W = QD + 2 * c->num_key_value_heads * hd, R = GPU_ROWS;
+    bool ok = OK(g, a->cuDeviceGet(&g->dev, 0)) && OK(g, a->cuDeviceGetName(name, sizeof name, g->dev)) &&
+              OK(g, a->cuDevicePrimaryCtxRetain(&g->cx, g->dev)) && OK(g, a->cuCtxSetCurrent(g->cx)) &&
+              OK(g, a->cuStreamCreate(&g->st, CU_STREAM_NON_BLOCKING));
+    if (ok) {   /* the kernels: the driver JIT-compiles the PTX for this GPU */
+        char log[4096] = "";
+        int opt[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+        void *val[] = {log, (void *)(uintptr_t)sizeof log};
+        r = a->cuModuleLoadDataEx(&g->mod, model_gpu_ptx, 2, opt, val);
+        if (r) {
+            char b[256];
+            snprintf(g->err, sizeof g->err, "the driver refused the kernels' PTX: %s %.200s", model_gpu_err(a, r, b, sizeof b), log);
+            ok = false;
+        }
+        for (int i = 0; ok && i < GPU_NKERN; i++) ok = OK(g, a->cuModuleGetFunction(&g->k[i], g->mod, model_gpu_kernel_names[i]));
+    }
+    if (ok && a->blas) {   /* cuBLAS on our stream; without it every matmul is a matvec (slow prefill) */
+        if (a->cublasCreate(&g->blas) != 0) g->blas = NULL;
+        else if (a->cublasSetStream(g->blas, g->st) != 0) {
+            a->cublasDestroy(g->blas);
+            g->blas = NULL;
+        }
+    }
+    /* the weights, layer by layer */
+    g->L = calloc((size_t)c->num_hidden_layers, sizeof *g->L);
+    ok = ok && g->L;
+    for (int l = 0; ok && l < c->num_hidden_layers; l++) {
+        const layer *L = &m->L[l];
+        gpu_layer *D = &g->L[l];
+        ok = up_f32(g, L->ln1, (size_t)H, &D->ln1, "a norm") && up_f32(g, L->ln2, (size_t)H, &D->ln2, "a norm") &&
+             (!L->bqkv || up_f32(g, L->bqkv, (size_t)W, &D->bqkv, "a bias")) &&
+             up_mat(g, &L->qkv, &L->lqkv, &D->qkv, "q|k|v") && up_mat(g, &L->o, &L->lo, &D->o, "o") &&
+             up_mat(g, &L->gate_up, &L->lgu, &D->gate_up, "gate|up") && up_mat(g, &L->down, &L->ldown, &D->down, "down");
+    }
+    ok = ok && up_mat(g, &m->embed, NULL, &g->embed, "the embedding") && up_f32(g, m->norm, (size_t)H, &g->norm, "the final norm");
+    if (ok) {   /* the output head: the embedding when tied, unless LoRA changes the head alone */
+        const wmat *hw = c->tie_word_embeddings ? &m->embed : &m->lm_head;
+        if (c->tie_word_embeddings && !m->lhead.nmod) g->head = g->embed;
+        else ok = up_mat(g, hw, &m->lhead, &g->head, "the output head");
+    }
+    int npos = c->max_position_embeddings > 0 ? c->max_position_embeddings : 4096;
+    ok = ok && rope_tables(g, npos);
+    /* scratch for GPU_ROWS rows */
+    ok = ok && dalloc(g, &g->x, (size_t)R * H * 4, "scratch") && dalloc(g, &g->xb, (size_t)R * H * 4, "scratch") &&
+         dalloc(g, &g->xb16, (size_t)R * H * 2, "scratch") && dalloc(g, &g->qkv, (size_t)R * W * 4, "scratch") &&
+         dalloc(g, &g->att, (size_t)R * QD * 4, "scratch") && dalloc(g, &g->att16, (size_t)R * QD * 2, "scratch") &&
+         dalloc(g, &g->gu, (size_t)R * 2 * I * 4, "scratch") && dalloc(g, &g->h, (size_t)R * I * 4, "scratch") &&
+         dalloc(g, &g->h16, (size_t)R * I * 2, "scratch") && dalloc(g, &g->logits, (size_t)R * V * 4, "the logits") &&
+         dalloc(g, &g->toks, (size_t)R * 4, "scratch") && dalloc(g, &g->rows, (size_t)R * sizeof(gpu_rowdesc), "scratch") &&
+         OK(g, a->cuMemAllocHost(&g->stage, (size_t)R * (sizeof(gpu_rowdesc) + 4)));
+    if (!ok) {
+        pg_status st = said(g, diag, PG_ERR_EXTERNAL);
+        model_gpu_close(g);
+        return st;
+    }
+    const char *env = getenv("PTXGEN_GPU_GRAPH");
+    g->graph_off = !a->cuStreamBeginCapture || (env && !strcmp(env, "0"));
+    snprintf(g->desc, sizeof g->desc, "%.100s (f16 weights, %.0f MB; %s%.160s; %s)", name, g->wbytes / 1048576.0, g->blas ? "cuBLAS " : "no cuBLAS: ",
+             g->blas ? a->blas_name : a->blas_why[0] ? a->blas_why : "not found", g->graph_off ? "no graphs" : "graphs");
+    m->gpu = g;
+    return PG_OK;
+}
+
+/* ---- contexts -------------------------------------------------------------------------- */
+pg_status model_gpu_ctx_new(gpu_model *g, int max_seq, gpu_ctx **out, pg_diag_sink *diag) {
+    *out = NULL;
+    const model_config *c = &g->m->cfg;
+    if (!OK(g, g->api.cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
+    if (max_seq > g->rope_max && !rope_tables(g, max_seq)) return said(g, diag, PG_ERR_NOMEM);
+    gpu_ctx *x = calloc(1, sizeof *x);
+    if (!x) return PG_ERR_NOMEM;
+    x->g = g;
+    x->max_seq = max_seq;
+    size_t kv = (size_t)c->num_hidden_layers * c->num_key_value_heads * (size_t)max_seq * c->head_dim * 4;
+    bool ok = dalloc(g, &x->k, kv, "the K cache") && dalloc(g, &x->v, kv, "the V cache") &&
+              dalloc(g, &x->lg, (size_t)c->vocab_size * 4, "a context's logits") &&
+              OK(g, g->api.cuMemAllocHost((void **)&x->hrow, (size_t)c->vocab_size * 4));
+    x->lcap = 1;
+    if (!ok) {
+        model_gpu_ctx_free(x);
+        return said(g, diag, PG_ERR_NOMEM);
+    }
+    *out = x;
+    return PG_OK;
+}
+
+void model_gpu_ctx_free(gpu_ctx *x) {
+    if (!x) return;
+    gpu_model *g = x->g;
+    g->api.cuCtxSetCurrent(g->cx);
+    g->api.cuStreamSynchronize(g->st);
+    dfree(g, &x->k);
+    dfree(g, &x->v);
+    dfree(g, &x->lg);
+    if (x->hrow) g->api.cuMemFreeHost(x->hrow);
+    free(x);
+}
+
+/* ---- the step ------------------------------------------------------------------------------ */
+static bool launch(gpu_model *g, int k, unsigned gx, unsigned gy, void **args) {
+    unsigned block = k == GPU_K_ATTENTION ? 512 : 256;   /* attention: 16 warps over the positions */
+    return ok_(g, g->api.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]);
+}
+
+static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n, bool acc) {
+    uint32_t r = (uint32_t)rows, c = (uint32_t)cols, ac = acc, ldx = (uint32_t)cols, ldy = (uint32_t)rows;
+    float eps = (float)g->m->cfg.rms_norm_eps;
+    void *args[] = {&y, &w, &x, &r, &c, &ac, &ldx, &ldy, &nw, &eps};
+    return launch(g, GPU_K_MATVEC, (unsigned)n, (unsigned)(rows + 7) / 8, args);   /* activation rows the fast dimension */
+}
+
+/* y[n][rows] (+)= x[n][cols] W^T: pg_matvec (vec, or no cuBLAS) from the f32 x, else cuBLAS from x16. */
+static bool matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr x16, int rows, int cols, int n, bool acc,
+                   bool vec) {
+    if (vec || !g->blas) return matvec(g, y, w, x, 0, rows, cols, n, acc);
+    /* column-major view: y^T [rows][n] = W [cols][rows]^T . x^T [cols][n] */
+    float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
+    int s = g->api.cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha, (const void *)(uintptr_t)w, CUDA_R_16F, cols,
+                                (const void *)(uintptr_t)x16, CUDA_R_16F, cols, &beta, (void *)(uintptr_t)y, CUDA_R_32F, rows,
+                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (s && !g->err[0]) snprintf(g->err, sizeof g->err, "cublasGemmEx (%d x %d x %d) returned status %d", rows, n, cols, s);
+    return s == 0;
+}
+
+static bool rmsnorm(gpu_model *g, CUdeviceptr out, CUdeviceptr out16, CUdeviceptr x, CUdeviceptr w, int n) {
+    uint32_t H = (uint32_t)g->m->cfg.hidden_size;
+    float eps = (float)g->m->cfg.rms_norm_eps;
+    void *args[] = {&out, &out16, &x, &w, &H, &eps};
+    return launch(g, GPU_K_RMSNORM, (unsigned)n, 1, args);
+}
+
+/* y[n][rows] = RMSNorm(x[n][H]) nw @ W^T: the matvec normalizes its input itself (vec), else
+ * pg_rmsnorm into xb (and xb16) and a matmul from there. */
+static bool normed_matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int n, bool vec) {
+    int H = g->m->cfg.hidden_size;
+    if (vec || !g->blas) return matvec(g, y, w, x, nw, rows, H, n, false);
+    return rmsnorm(g, g->xb, g->xb16, x, nw, n) && matmul(g, y, w, g->xb, g->xb16, rows, H, n, false, false);
+}
+
+/* Enqueue the step's kernels for n rows whose tokens and descriptors are on the device;
+ * rows [keep0, n) end as logits [n - keep0][vocab] in g->logits.  vec: matvec only (the
+ * norms inside it: seven launches a layer). */
+static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
+    const model_config *c = &g->m->cfg;
+    int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, nh = c->num_attention_heads;
+    int nkv = c->num_key_value_heads, QD = nh * hd, W = QD + 2 * nkv * hd, V = c->vocab_size;
+    bool half = !vec && g->blas;   /* cuBLAS reads the f16 copies */
+    CUdeviceptr att16 = half ? g->att16 : 0, h16 = half ? g->h16 : 0;
+    uint32_t uH = (uint32_t)H, uI = (uint32_t)I, unh = (uint32_t)nh, unkv = (uint32_t)nkv, uhd = (uint32_t)hd;
+    uint32_t adj = g->m->rope_adjacent;
+    float scale = 1.0f / sqrtf((float)hd);
+    void *ea[] = {&g->x, &g->embed, &g->toks, &uH};
+    if (!launch(g, GPU_K_EMBED, (unsigned)n, 1, ea)) return false;
+    for (int l = 0; l < c->num_hidden_layers; l++) {
+        gpu_layer *L = &g->L[l];
+        uint32_t ul = (uint32_t)l;
+        void *qa[] = {&g->qkv, &L->bqkv, &g->rows, &g->rope_cos, &g->rope_sin, &ul, &unh, &unkv, &uhd, &adj};
+        void *aa[] = {&g->att, &att16, &g->qkv, &g->rows, &ul, &unh, &unkv, &uhd, &scale};
+        void *sa[] = {&g->h, &h16, &g->gu, &uI};
+        if (!normed_matmul(g, g->qkv, L->qkv, g->x, L->ln1, W, n, vec) || !launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa) ||
+            !launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa) || !matmul(g, g->x, L->o, g->att, att16, H, QD, n, true, vec) ||
+            !normed_matmul(g, g->gu, L->gate_up, g->x, L->ln2, 2 * I, n, vec) ||
+            !launch(g, GPU_K_SILU_MUL, (unsigned)(I + 255) / 256, (unsigned)n, sa) ||
+            !matmul(g, g->x, L->down, g->h, h16, H, I, n, true, vec))
+            return false;
+    }
+    int nk = n - keep0;
+    if (nk <= 0) return true;
+    /* one kept row: the matvec, as a one-row step computes it */
+    CUdeviceptr x0 = g->x + (CUdeviceptr)keep0 * H * 4;
+    return normed_matmul(g, g->logits, g->head, x0, g->norm, V, nk, vec || nk == 1);
+}
+
+/* The one-row step as a graph: captured on first use, then replayed.  False (and graphs
+ * off for good) when capture fails; the caller then launches directly. */
+static bool graph_ready(gpu_model *g) {
+    if (g->graph) return true;
+    if (g->graph_off) return false;
+    const gpu_api *a = &g->api;
+    CUgraph gr = NULL;
+    if (a->cuStreamBeginCapture(g->st, 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */) != 0) {
+        g->graph_off = true;
+        return false;
+    }
+    bool ok = run_rows(g, 1, 0, true);
+    CUresult r = a->cuStreamEndCapture(g->st, &gr);
+    if (ok && r == 0 && gr && a->cuGraphInstantiateWithFlags(&g->graph, gr, 0) == 0) {
+        a->cuGraphDestroy(gr);
+        return true;
+    }
+    if (gr) a->cuGraphDestroy(gr);
+    g->graph = NULL;
+    g->graph_off = true;
+    g->err[0] = 0;   /* a failed capture is not a failed step: launch directly */
+    return false;
+}
+
+pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const int32_t *toks, int n, int keep0, bool exact,
+                         float *out, pg_diag_sink *diag) {
+    const gpu_api *a = &g->api;
+    int V = g->m->cfg.vocab_size;
+    if (n < 1 || n > GPU_ROWS || keep0 < 0 || keep0 > n) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_step: %d rows (keep from %d), the engine takes 1 to %d", n, keep0, GPU_ROWS);
+        return PG_ERR_USAGE;
+    }
+    if (!OK(g, a->cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
+    gpu_rowdesc *d = g->stage;
+    uint32_t *tk = (uint32_t *)(d + GPU_ROWS);
+    for (int t = 0; t < n; t++) {
+        d[t] = (gpu_rowdesc){cs[t]->k, cs[t]->v, (uint32_t)pos[t], (uint32_t)cs[t]->max_seq};
+        tk[t] = (uint32_t)toks[t];
+    }
+    bool ok = OK(g, a->cuMemcpyHtoDAsync(g->rows, d, (size_t)n * sizeof *d, g->st)) &&
+              OK(g, a->cuMemcpyHtoDAsync(g->toks, tk, (size_t)n * 4, g->st));
+    if (ok && n == 1 && keep0 == 0 && graph_ready(g)) ok = OK(g, a->cuGraphLaunch(g->graph, g->st));
+    else if (ok) ok = run_rows(g, n, keep0, exact || n == 1);
+    /* the kept rows into their contexts' logits rows (runs of one context in one copy) */
+    for (int t = keep0; t < n; t++) cs[t]->nl = cs[t]->fill = 0;
+    for (int t = keep0; t < n; t++) cs[t]->nl++;
+    for (int t = keep0; ok && t < n; t++) {
+        gpu_ctx *x = cs[t];
+        if (x->lcap >= x->nl) continue;
+        ok = OK(g, a->cuStreamSynchronize(g->st));
+        dfree(g, &x->lg);
+        x->lcap = 0;
+        ok = ok && dalloc(g, &x->lg, (size_t)x->nl * V * 4, "a context's logits rows");
+        if (ok) x->lcap = x->nl;
+    }
+    for (int t = keep0; ok && t < n;) {
+        int t0 = t;
+        while (t + 1 < n && cs[t + 1] == cs[t0]) t++;
+        size_t cnt = (size_t)(t - t0 + 1), row = (size_t)V * 4;
+        ok = OK(g, a->cuMemcpyDtoDAsync(cs[t0]->lg + cs[t0]->fill * row, g->logits + (size_t)(t0 - keep0) * row, cnt * row, g->st));
+        cs[t0]->fill += (int)cnt;
+        t++;
+    }
+    if (ok && out && n > keep0) ok = OK(g, a->cuMemcpyDtoHAsync(out, g->logits, (size_t)(n - keep0) * V * 4, g->st));
+    ok = OK(g, a->cuStreamSynchronize(g->st)) && ok;
+    if (!ok) {
+        for (int t = keep0; t < n; t++) cs[t]->nl = 0;
+        return said(g, diag, PG_ERR_EXTERNAL);
+    }
+    return PG_OK;
+}
+
+pg_status model_gpu_logits(gpu_ctx *x, int row, const int32_t *ids, int nids, float *out, pg_diag_sink *diag) {
+    gpu_model *g = x->g;
+    const gpu_api *a = &g->api;
+    size_t V = (size_t)g->m->cfg.vocab_size;
+    if (row < 0 || row >= x->nl) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "logits row %d: the context keeps %d", row, x->nl);
+        return PG_ERR_USAGE;
+    }
+    float *dst = ids ? x->hrow : out;
+    bool ok = OK(g, a->cuCtxSetCurrent(g->cx)) && OK(g, a->cuMemcpyDtoHAsync(dst, x->lg + (size_t)row * V * 4, V * 4, g->st)) &&
+              OK(g, a->cuStreamSynchronize(g->st));
+    if (!ok) return said(g, diag, PG_ERR_EXTERNAL);
+    for (int i = 0; ids && i < nids; i++) out[i] = x->hrow[ids[i]];
+    return PG_OK;
+}
+
+pg_status model_gpu_keep_row(gpu_ctx *x, int row, pg_diag_sink *diag) {
+    gpu_model *g = x->g;
+    size_t bytes = (size_t)g->m->cfg.vocab_size * 4;
+    if (row < 0 || row >= x->nl) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "logits row %d: the context keeps %d", row, x->nl);
+        return PG_ERR_USAGE;
+    }
+    if (row > 0 && !(OK(g, g->api.cuCtxSetCurrent(g->cx)) && OK(g, g->api.cuMemcpyDtoDAsync(x->lg, x->lg + row * bytes, bytes, g->st)) &&
+                     OK(g, g->api.cuStreamSynchronize(g->st))))
+        return said(g, diag, PG_ERR_EXTERNAL);
+    x->nl = 1;
+    return PG_OK;
+}

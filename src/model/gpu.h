@@ -1,0 +1,55 @@
+/* gpu.h — the GPU engine (gpu.c): the model's forward pass on an NVIDIA GPU, behind the same
+ * public API as the CPU engine (model.c dispatches to it when the model was loaded with
+ * model_load_opts.device "gpu").  Internal to src/model.
+ *
+ * Weights are dequantized (GGUF blocks, bf16, q8 panels: whatever the CPU engine holds) to f16
+ * at load, LoRA merged in (W += s B A in f32, then rounded), and uploaded once; activations
+ * and the KV cache are f32.  A step runs n rows (tokens): row t is token toks[t] of context
+ * cs[t] at position pos[t] (a prefill chunk or a verify step: one context, consecutive
+ * positions; a batched decode step: n distinct contexts).  The matmuls of one row, and of
+ * every row of an exact step, run the PTX matvec kernel (gpu_ptx.c), which computes each row
+ * the same way whatever n; several rows otherwise go through cuBLAS (f16 x f16, f32
+ * accumulate).  Logits stay on the device, in the contexts' own buffers, until asked for.
+ * Layers: over model_internal.h and kernels.h (model_wmat_row_f32, the pool), gpu_cuda.h. */
+#ifndef PTXGEN_MODEL_GPU_H
+#define PTXGEN_MODEL_GPU_H
+
+#include "model_internal.h"
+
+/* The kernels of gpu_ptx.c: the module's text and the entry names, in this order. */
+enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_NKERN };
+extern const char model_gpu_ptx[];
+extern const char *const model_gpu_kernel_names[GPU_NKERN];
+
+/* Rows one step takes at most (model.c splits longer prefills and batches). */
+#define GPU_ROWS CHUNK
+
+typedef struct gpu_model gpu_model;
+typedef struct gpu_ctx gpu_ctx;
+
+/* Start the GPU engine for m (libcuda and cuBLAS through dlopen, the PTX module, the weights
+ * uploaded): sets m->gpu.  Errors (E702 "gpu", naming the cause: no driver, no device, out
+ * of device memory, a shape the kernels do not take) leave m->gpu NULL. */
+pg_status model_gpu_open(model_model *m, pg_diag_sink *diag);
+void model_gpu_close(gpu_model *g);
+/* "NVIDIA H200 (f16 weights, 988 MB; cuBLAS libcublas.so.12; graphs)" */
+const char *model_gpu_describe(const gpu_model *g);
+
+/* A context's device half: its K and V caches for max_seq positions, its logits rows. */
+pg_status model_gpu_ctx_new(gpu_model *g, int max_seq, gpu_ctx **out, pg_diag_sink *diag);
+void model_gpu_ctx_free(gpu_ctx *c);
+
+/* One forward step of n rows (1..GPU_ROWS; see above; the caller checked tokens and room).
+ * Rows [keep0, n) keep their logits: a context's kept rows become its logits rows 0, 1, ...
+ * in row order (replacing what it kept before; a context with no kept row keeps its old
+ * ones); out, when not NULL, receives them too, [n - keep0][vocab].  exact: every matmul
+ * through the matvec kernel (each row bit for bit a one-row step's). */
+pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const int32_t *toks, int n, int keep0, bool exact,
+                         float *out, pg_diag_sink *diag);
+/* Logits row `row` (< the rows it kept) of c: ids NULL: out[vocab]; else out[i] = logit of ids[i]. */
+pg_status model_gpu_logits(gpu_ctx *c, int row, const int32_t *ids, int nids, float *out, pg_diag_sink *diag);
+/* Make logits row `row` of c its row 0 and the only one (model_forward with all_logits keeps
+ * every row of the last chunk, then only the last token's). */
+pg_status model_gpu_keep_row(gpu_ctx *c, int row, pg_diag_sink *diag);
+
+#endif

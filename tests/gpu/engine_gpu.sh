@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# tests/gpu/engine_gpu.sh — the GPU engine (src/model/gpu*.c, `gen --device gpu`) on the GPU
+# machine: its logits against the CPU engine's, greedy tokens, decode speed, and best-of-16
+# generation end to end.  One run, every part time-boxed, a clear line per part; the report
+# is $OUT/engine_gpu.json (and each part's own JSON / log beside it).
+#
+# Carry the binaries built on the build machine (build/ is ignored by git):
+#     build/ptxgen build/bench_gpu            (make all build/bench_gpu)
+# and run from the repository root:
+#     OUT=... bash tests/gpu/engine_gpu.sh
+# Optional: QWEN_GGUF=path/to/qwen2.5-coder-0.5b-instruct.gguf (else models/base/ when fetched),
+# QWEN_ADAPTER=DIR (default models/qwen-plan, its LoRA merged on the GPU), BUDGET=seconds for
+# the whole run (default 540), TOL=max relative logit error (default 0.02), NO_PEER=1 (skip
+# transformers).  Parts: 0 environment, 1 models/default (15M, always there), 2 the Qwen GGUF
+# with the adapter, 3 `gen --device gpu --verify gpu --samples 16` on bench/suite, 4 the peer
+# (transformers' generate on the same GPU and GGUF, when torch, transformers and gguf import).
+# Exit status: 0 every check passed, 1 a check failed, 2 the engine could not run at all.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/ptxgen-out}
+mkdir -p "$OUT"
+BUDGET=${BUDGET:-540}
+TOL=${TOL:-0.02}
+T0=$(date +%s)
+export PATH="$PATH:/usr/local/cuda/bin"
+left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
+# the timeout of a part: its own cap, or what is left of the budget less a reserve
+cap() { local l; l=$(( $(left) - ${2:-20} )); [ "$l" -lt "$1" ] && echo "$l" || echo "$1"; }
+say() { echo "== $*"; }
+status=0
+parts=()
+record() {   # name, rc, seconds, detail
+    parts+=("{\"part\": \"$1\", \"rc\": $2, \"seconds\": $3, \"detail\": \"$4\"}")
+}
+
+say "0. environment ($(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo ?))"
+timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv,noheader 2>&1 | tee "$OUT/nvidia-smi.txt"
+for b in build/ptxgen build/bench_gpu; do
+    if [ ! -x "$b" ]; then
+        echo "engine_gpu: $b is missing: build it on the build machine (make all build/bench_gpu) and carry build/" >&2
+        exit 2
+    fi
+done
+# cuBLAS: the loader's search path, /usr/local/cuda/lib64, else a pip wheel's (torch ships one)
+if [ -z "${PTXGEN_CUBLAS:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so' && ! ls /usr/local/cuda/lib64/libcublas.so* >/dev/null 2>&1; then
+    c=$(timeout 30 find / -xdev -name 'libcublas.so.1[0-9]*' -not -path '*/proc/*' 2>/dev/null | head -1)
+    [ -n "$c" ] && export PTXGEN_CUBLAS="$c"
+fi
+# libcublas.so.12 needs libcublasLt.so.12 beside it: its folder on the loader's path
+[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -n "${PTXGEN_CUBLAS:-}" ] && export LD_LIBRARY_PATH="$(dirname "$PTXGEN_CUBLAS"):$LD_LIBRARY_PATH"
+echo "cuBLAS: ${PTXGEN_CUBLAS:-found by the dynamic loader} (the engine's line below says which it loaded, or why none)"
+ldd build/ptxgen | grep -E 'cuda|cublas' && echo "engine_gpu: WARNING: the binary links CUDA at build time (it should dlopen it)"
+
+# 1. models/default: every check, and the speed of a small model (launch-bound)
+say "1. models/default (the 15M from-scratch model)"
+t=$(date +%s)
+timeout "$(cap 120)" build/bench_gpu models/default --steps 64 --tg 256 --k 32 --ksteps 64 --tol "$TOL" \
+    --out "$OUT/engine_gpu_default.json" 2>&1 | tee "$OUT/engine_gpu_default.log"
+rc=${PIPESTATUS[0]}
+echo "part 1: rc $rc in $(( $(date +%s) - t )) s (0 pass, 1 a check failed, 2 no engine, 124 out of time)"
+record default "$rc" $(( $(date +%s) - t )) "models/default"
+[ "$rc" -eq 2 ] && { echo "engine_gpu: the GPU engine did not start; the diagnostic above says why" >&2; status=2; }
+[ "$rc" -ne 0 ] && [ "$status" -eq 0 ] && status=1
+
+# 2. the Qwen base with the shipped adapter (LoRA merged into the f16 weights)
+GGUF=${QWEN_GGUF:-}
+[ -z "$GGUF" ] && [ -f models/base/qwen2.5-coder-0.5b-instruct.gguf ] && GGUF=models/base/qwen2.5-coder-0.5b-instruct.gguf
+ADAPTER=${QWEN_ADAPTER:-models/qwen-plan}
+if [ "$status" -ne 2 ] && [ -n "$GGUF" ] && [ -f "$GGUF" ]; then
+    say "2. $GGUF + adapter $ADAPTER"
+    t=$(date +%s)
+    timeout "$(cap 200 150)" build/bench_gpu "$GGUF" --adapter "$ADAPTER" --steps 64 --tg 512 --k 32 --ksteps 64 --tol "$TOL" \
+        --out "$OUT/engine_gpu_qwen.json" 2>&1 | tee "$OUT/engine_gpu_qwen.log"
+    rc=${PIPESTATUS[0]}
+    echo "part 2: rc $rc in $(( $(date +%s) - t )) s"
+    record qwen "$rc" $(( $(date +%s) - t )) "$GGUF + $ADAPTER"
+    [ "$rc" -ne 0 ] && [ "$status" -eq 0 ] && status=1
+else
+    echo "part 2 skipped: no Qwen GGUF (set QWEN_GGUF, or fetch it with models/fetch_base.sh)"
+    record qwen -1 0 "skipped: no GGUF"
+fi
+
+# 3. generation end to end: verified best-of-16 on a bench/suite task (goal: <= 20 s wall)
+TASK=${TASK:-bias_gelu_residual}
+GMODEL=models/default
+if [ -n "$GGUF" ] && [ -f "$GGUF" ] && [ -f "$ADAPTER/base.json" ]; then
+    # the shipped two-stage model names ../base/<file>.gguf beside it: a scratch copy of that layout
+    W=$(mktemp -d /tmp/ptxgen-engine.XXXXXX)
+    mkdir -p "$W/model" "$W/base"
+    for f in "$ADAPTER"/*; do ln -s "$(readlink -f "$f")" "$W/model/$(basename "$f")"; done
+    rel=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["gguf"])' "$ADAPTER/base.json")
+    ln -s "$(readlink -f "$GGUF")" "$W/base/$(basename "$rel")"
+    GMODEL="$W/model"
+fi
+if [ "$status" -ne 2 ] && [ -f "bench/suite/$TASK/task.json" ]; then
+    say "3. gen --device gpu --verify gpu --samples 16 --task bench/suite/$TASK (model $GMODEL)"
+    t=$(date +%s)
+    timeout "$(cap 150 90)" build/ptxgen gen --device gpu --model "$GMODEL" --task "bench/suite/$TASK/task.json" --verify gpu \
+        --samples 16 --threads 8 --json -o "$OUT/gen_gpu_$TASK.ptx" --force > "$OUT/gen_gpu.json" 2> "$OUT/gen_gpu.err"
+    rc=$?
+    wall=$(( $(date +%s) - t ))
+    tail -5 "$OUT/gen_gpu.err"
+    echo "part 3: rc $rc, $wall s wall (goal <= 20 s; rc 0 a correct kernel, 1 none correct, 124 out of time)"
+    record gen "$rc" "$wall" "$TASK, 16 samples, $GMODEL"
+else
+    record gen -1 0 "skipped"
+fi
+
+# 4. the peer: transformers' generate on the same GPU, the same GGUF (dequantized by transformers)
+if [ -z "${NO_PEER:-}" ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && [ "$(left)" -gt 60 ]; then
+    say "4. peer: transformers generate (same GPU, $GGUF)"
+    t=$(date +%s)
+    timeout "$(cap 150 10)" python3 - "$GGUF" "$OUT/peer_transformers.json" <<'EOF' 2>&1 | tail -15
+import json, os, sys, time
+gguf, out = sys.argv[1], sys.argv[2]
+try:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+except Exception as e:
+    print("peer skipped:", e); json.dump({"skipped": str(e)}, open(out, "w")); sys.exit(0)
+d, f = os.path.dirname(os.path.abspath(gguf)), os.path.basename(gguf)
+tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, torch_dtype=torch.float16).cuda().eval()
+prompt = "Write a PTX kernel: y[i] = a * x[i] + y[i] for i < n, one element per thread.\n.version 8.0\n.target sm_80\n"
+ids = tok(prompt, return_tensors="pt").input_ids.cuda()
+res = {"device": torch.cuda.get_device_name(0), "prompt_tokens": ids.shape[1], "dtype": "float16"}
+with torch.no_grad():
+    model.generate(ids, max_new_tokens=16, do_sample=False)   # warm-up
+    for k, n in ((1, 256), (32, 128)):
+        batch = ids.repeat(k, 1)
+        torch.cuda.synchronize(); t = time.time()
+        o = model.generate(batch, max_new_tokens=n, min_new_tokens=n, do_sample=k > 1, top_k=5)
+        torch.cuda.synchronize(); dt = time.time() - t
+        res["k%d_tok_s" % k] = k * (o.shape[1] - ids.shape[1]) / dt
+        print("transformers generate, k = %d: %.0f tok/s" % (k, res["k%d_tok_s" % k]))
+json.dump(res, open(out, "w"), indent=1)
+EOF
+    record peer 0 $(( $(date +%s) - t )) "transformers"
+fi
+
+# the report
+python3 - "$OUT" "$status" "${parts[@]}" <<'EOF'
+import json, os, sys
+out, status, parts = sys.argv[1], int(sys.argv[2]), [json.loads(p) for p in sys.argv[3:]]
+rep = {"test": "tests/gpu/engine_gpu.sh", "status": status, "parts": parts}
+for name in ("engine_gpu_default", "engine_gpu_qwen", "gen_gpu", "peer_transformers"):
+    p = os.path.join(out, name + ".json")
+    try:
+        rep[name] = json.load(open(p))
+    except Exception as e:
+        rep[name] = {"missing": str(e)}
+g = rep.get("gen_gpu", {})
+if isinstance(g, dict) and "seconds" in g:
+    rep["gen_summary"] = {k: g.get(k) for k in ("kernel", "tokens", "seconds", "tokens_per_s", "semantics", "device", "verdicts")}
+json.dump(rep, open(os.path.join(out, "engine_gpu.json"), "w"), indent=1)
+q = rep.get("engine_gpu_qwen", {})
+print("summary: status %d; qwen decode %s tok/s single, %s tok/s at k=%s; default decode %s tok/s" % (
+    status, q.get("decode_tok_s", "-"), q.get("k_tok_s", "-"), q.get("k", "-"), rep["engine_gpu_default"].get("decode_tok_s", "-")))
+EOF
+echo "engine_gpu: report $OUT/engine_gpu.json ($(( $(date +%s) - T0 )) s)"
+exit "$status"
