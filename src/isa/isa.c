@@ -96,7 +96,7 @@ static const char *const repeat_tab[] = {
 };
 
 static const isa_texgeom texgeom_tab[] = {
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms) {mod, idx, minvec, scalar, deriv, offset, ctype, ms},
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms, depth) {mod, idx, minvec, scalar, deriv, offset, ctype, ms, depth},
 #include "isa.def"
 };
 

@@ -435,6 +435,11 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     } else if (tok_punct(&t, '(')) {
         op->kind = PTX_OP_LIST;
         ok = parse_op_list(P, ')', op, depth);
+    } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) && lex_peek(&P->L)->kind == TK_INT) {
+        /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0) */
+        token n = lex_next(&P->L);
+        ok = parse_number(P, n, false, op);
+        if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
     } else if (tok_punct(&t, '!')) {
         ok = parse_operand(P, op, depth + 1);
         if (ok && op->kind == PTX_OP_SYM && !op->ival) op->kind = PTX_OP_REG;   /* `.reg .pred p;` ... !p */

@@ -384,7 +384,12 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
     }
     if (s->any_type || want == PTX_T_NONE) return true;
     bool packed = s->packed_ok && ptx_type_get(d->type)->cls == PTX_TC_PACKED && ptx_type_get(d->type)->bits == ptx_type_get(want)->bits;
-    if (!packed && !ptx_type_compat(want, d->type, s->relaxed || d->vec)) {
+    /* a packed register (.f16x2) fits an integer operand of the instruction's type (add.s32 %r, %r,
+     * %hx) but not one of a fixed .u32/.s32 type: shift amounts, bfe positions, popc/clz/bfind/match
+     * results, barrier ids, member masks (ptxas: "Arguments mismatch") */
+    int wcls = ptx_type_get(want)->cls;
+    bool fixed_int = s->type_var < 0 && (wcls == PTX_TC_UINT || wcls == PTX_TC_SINT) && ptx_type_get(d->type)->cls == PTX_TC_PACKED;
+    if (!packed && (fixed_int || !ptx_type_compat(want, d->type, s->relaxed || d->vec))) {
         const char *what = d->type == PTX_T_PRED ? "a predicate register used as data" :
                            want == PTX_T_PRED ? "a data register used as a predicate" : "type mismatch";
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s: operand %d of '%s' needs %s but %s is declared %s",
@@ -738,6 +743,9 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
         bad = e, why = fl ? "a 32-bit register or a literal" : "a 32-bit integer register or literal";
     else if (!why && f && !(g->offset == 1 && (ek == 'i' || ek == 'b' || ek == 'I' || ek == '?')))
         bad = e, why = g->offset == 1 ? "an integer offset before the depth" : "the offset vector before the depth";
+    /* a .3d texture has no depth compare: neither f nor a lone register e where an offset is a vector */
+    if (!why && !g->depth && (f || (e && e->kind == PTX_OP_REG && g->offset > 1)))
+        bad = f ? f : e, why = "allowed: it would be a depth compare, which this geometry does not take";
     if (!why && f) {
         char k = texel_kind(c, f);
         if (!fl) bad = f, why = "anything: a depth needs .f32 coordinates";
