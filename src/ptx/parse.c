@@ -406,9 +406,22 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
         }
         return expect_punct(P, ']');
     }
+    bool neg = false, signed_lit = false;
+    while (t.kind == TK_PUNCT && (t.punct == '+' || t.punct == '-')) {   /* [+1048576], [-16]: signs, as ptxas takes them */
+        if (t.punct == '-') neg = !neg;
+        signed_lit = true;
+        t = lex_next(&P->L);
+    }
     if (t.kind == TK_INT) {
         if (!parse_int_text(t.s, t.n, &op->ival)) { ERR(P, t, "bad address literal"); return false; }
+        if (neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
         return expect_punct(P, ']');
+    }
+    if (signed_lit) {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected an integer after the sign in an address but found %s", d);
+        return false;
     }
     char d[64];
     tokdesc(&t, d, sizeof d);
