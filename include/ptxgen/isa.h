@@ -184,7 +184,8 @@ PG_API const isa_require *isa_modifier_requirement(const char *mod);   /* NULL i
  * first `index` elements are integer array/sample indices, the others one
  * kind of coordinate.  deriv: the elements of each .grad derivative vector
  * (0: no .level or .grad); offset: the fewest elements of the offset vector
- * (0: none).  coord_type: ".f32"/".s32" required, or NULL. */
+ * (0: none).  coord_type: ".f32"/".s32" required, or NULL.  depth: takes a
+ * depth-compare value after the coordinates (not .3d). */
 typedef struct {
     const char *mod;          /* ".a2d" */
     int index, min_vector;
@@ -192,6 +193,7 @@ typedef struct {
     int deriv, offset;
     const char *coord_type;
     bool multisample;
+    bool depth;
 } isa_texgeom;
 PG_API const isa_texgeom *isa_texture_geometry(const char *mod);   /* NULL if `mod` is none */
 

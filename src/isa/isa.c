@@ -96,7 +96,7 @@ static const char *const repeat_tab[] = {
 };
 
 static const isa_texgeom texgeom_tab[] = {
-#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms) {mod, idx, minvec, scalar, deriv, offset, ctype, ms},
+#define ISA_TEXGEOM(mod, idx, minvec, scalar, deriv, offset, ctype, ms, depth) {mod, idx, minvec, scalar, deriv, offset, ctype, ms, depth},
 #include "isa.def"
 };
 
@@ -586,7 +586,7 @@ static bool form_lists(const isa_form *f, uint16_t id);
 /* ptxas takes some flag modifiers twice (add.sat.sat, bar.sync.sync): a repeat
  * of an ISA_REPEATABLE modifier fills the slot of its first occurrence.  An
  * ISA_IGNORED modifier that no slot of the form lists is skipped (its
- * slot_of is ISA_SLOT_IGNORED). */
+ * slot_of is ISA_SLOT_IGNORED), unless it comes before a ^ slot. */
 bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
     bool special = false;
     for (int k = 0; k < nmods && !special; k++) {
@@ -610,6 +610,13 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
     }
     isa_match mu;
     if (!match_ids(f, uniq, nu, &mu)) { memset(m, 0, sizeof *m); return false; }
+    /* ptxas reads the ^ slots (the mnemonic) before the rest: an ignored modifier ahead of one
+     * of them breaks it (barrier.finite.cluster.arrive: "Unknown modifier '.arrive'"),
+     * one after them is skipped (barrier.cluster.arrive.finite) */
+    for (int k = 0, skipped = 0; k < nmods; k++) {
+        if (map[k] < 0) skipped = 1;
+        else if (skipped && f->mods[mu.slot_of[map[k]]].fixed) { memset(m, 0, sizeof *m); return false; }
+    }
     *m = mu;
     for (int k = 0; k < nmods; k++) m->slot_of[k] = map[k] < 0 ? ISA_SLOT_IGNORED : mu.slot_of[map[k]];
     return true;

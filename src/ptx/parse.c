@@ -406,9 +406,22 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
         }
         return expect_punct(P, ']');
     }
+    bool neg = false, signed_lit = false;
+    while (t.kind == TK_PUNCT && (t.punct == '+' || t.punct == '-')) {   /* [+1048576], [-16]: signs, as ptxas takes them */
+        if (t.punct == '-') neg = !neg;
+        signed_lit = true;
+        t = lex_next(&P->L);
+    }
     if (t.kind == TK_INT) {
         if (!parse_int_text(t.s, t.n, &op->ival)) { ERR(P, t, "bad address literal"); return false; }
+        if (neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
         return expect_punct(P, ']');
+    }
+    if (signed_lit) {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected an integer after the sign in an address but found %s", d);
+        return false;
     }
     char d[64];
     tokdesc(&t, d, sizeof d);
@@ -435,6 +448,11 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     } else if (tok_punct(&t, '(')) {
         op->kind = PTX_OP_LIST;
         ok = parse_op_list(P, ')', op, depth);
+    } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) && lex_peek(&P->L)->kind == TK_INT) {
+        /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0) */
+        token n = lex_next(&P->L);
+        ok = parse_number(P, n, false, op);
+        if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
     } else if (tok_punct(&t, '!')) {
         ok = parse_operand(P, op, depth + 1);
         if (ok && op->kind == PTX_OP_SYM && !op->ival) op->kind = PTX_OP_REG;   /* `.reg .pred p;` ... !p */
@@ -443,13 +461,22 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         op->loc.line = t.line;
         op->loc.col = t.col;
     } else if (tok_punct(&t, '-')) {
+        bool neg = true, signs = false;
+        while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* - -255: unary signs, as ptxas takes them */
+            if (lex_next(&P->L).punct == '-') neg = !neg;
+            signs = true;
+        }
         token n = lex_next(&P->L);
-        if (n.kind == TK_IDENT && n.s[0] == '%') {
+        if (n.kind == TK_FLOAT && n.n > 1 && n.s[0] == '0' && strchr("fFdD", n.s[1])) {
+            /* ptxas: "Parsing error near '0f3F800000'": a hex float's sign is in its bits */
+            ERR(P, n, "a hex float literal takes no sign ('%.*s'); write the negative value's bits", n.n, n.s);
+            ok = false;
+        } else if (n.kind == TK_IDENT && n.s[0] == '%' && !signs) {
             op->kind = PTX_OP_REG;
             op->name = tokdup(P, &n);
             op->neg = true;
         } else {
-            ok = parse_number(P, n, true, op);
+            ok = parse_number(P, n, neg, op);
         }
     } else if (t.kind == TK_INT || t.kind == TK_FLOAT || t.kind == TK_ERROR) {
         ok = parse_number(P, t, false, op);
@@ -867,13 +894,14 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     }
     st->loc.line = t.line;
     st->loc.col = t.col;
-    /* the modifiers follow the opcode with no space: "ld.global.v4.f32" */
+    /* the modifiers follow the opcode: "ld.global.v4.f32"; ptxas also reads one after a
+     * space on the same line (add.rn.ftz.sat .sat.f16x2, wmma.load.c.sync .sync.aligned...) */
     const char *ms[PTX_MAX_MODS];
     int mn[PTX_MAX_MODS];
     int nmods = 0;
     for (;;) {
         token *n = lex_peek(&P->L);
-        if (n->kind != TK_DIR || n->space_before) break;
+        if (n->kind != TK_DIR || (n->space_before && n->line != t.line)) break;
         token x = lex_next(&P->L);
         if (nmods >= PTX_MAX_MODS) {
             pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, x.line, x.col, "more than %d modifiers", PTX_MAX_MODS);
@@ -962,6 +990,24 @@ static bool loc_shape_ok(const char *text) {
     return *p == 0 || *p == ',';
 }
 
+/* ".pragma" takes one or more string literals separated by commas (ptxas: "Parsing error near
+ * '+'" for anything else, '.pragma;' included) */
+static bool pragma_shape_ok(const char *text) {
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p != '"') return false;
+        for (p++; *p && *p != '"'; p++)
+            if (*p == '\\' && p[1]) p++;
+        if (*p != '"') return false;
+        p++;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == 0) return true;
+        if (*p != ',') return false;
+        p++;
+    }
+}
+
 /* Directive statement inside a body: .loc, .pragma, .branchtargets ... */
 static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt *st) {
     st->kind = PTX_ST_DIRECTIVE;
@@ -982,6 +1028,8 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
     if (eof) { ERR(P, t, "directive %.*s not terminated by ';'", t.n, t.s); return false; }
     lex_next(&P->L);
     st->u.dir.text = text;
+    if (tok_is(&t, ".pragma") && !pragma_shape_ok(text))
+        ERR(P, t, ".pragma takes string literals separated by commas (.pragma \"nounroll\";)");
     if (tok_is(&t, ".branchtargets") || tok_is(&t, ".calltargets")) {
         /* split on commas */
         PG_VEC(const char *) args = {0};
@@ -1440,6 +1488,8 @@ static void parse_top(parser *P) {
             top.loc = loc;
             top.u.dir.name = tokdup(P, &t);
             top.u.dir.text = text;
+            if (tok_is(&t, ".pragma") && !eof && !pragma_shape_ok(text))
+                ERR(P, t, ".pragma takes string literals separated by commas (.pragma \"nounroll\";)");
             pg_vec_push(P->tops, top);
             if (tok_punct(lex_peek(&P->L), ';')) lex_next(&P->L);
             else if (!tok_is(&t, ".file") && !tok_is(&t, ".loc")) {

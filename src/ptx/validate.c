@@ -122,7 +122,7 @@ static void st_free(symtab *t) {
 /* Register resolution cache: name pointer -> result, valid while the symbol
  * table generation is unchanged.  Names are interned by the parser, so every
  * "%r12" of a function hits one entry. */
-enum { REG_OK, REG_RANGE, REG_UNDECL };
+enum { REG_OK, REG_RANGE, REG_BASE, REG_UNDECL };
 enum { RCACHE = 512 };
 typedef struct { const char *name; uint32_t gen; uint8_t st; const ptx_decl *decl; } rcache_ent;
 
@@ -203,7 +203,7 @@ static const sym *find_base(vctx *V, const char *name, size_t bl) {
 }
 
 /* Resolve a register name without reporting: REG_OK (decl), REG_RANGE (the
- * %r<N> declaration it is outside of) or REG_UNDECL. */
+ * %r<N> declaration it is outside of), REG_BASE (the N of %r<N> left out) or REG_UNDECL. */
 static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
     size_t bl;
     long idx;
@@ -215,7 +215,9 @@ static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
         if (b && b->kind == SYM_REG && b->decl->count > idx) { *out = b->decl; return REG_OK; }
     }
     const sym *s = st_find(&V->tab, name);
-    if (s && s->kind == SYM_REG) { *out = s->decl; return REG_OK; }
+    /* %r<8> declares %r0..%r7, not %r itself (ptxas: "Arguments mismatch") */
+    if (s && s->kind == SYM_REG && s->decl->count == 0) { *out = s->decl; return REG_OK; }
+    if (s && s->kind == SYM_REG) { *out = s->decl; return REG_BASE; }
     if (split && bl < 256) {
         const sym *b = find_base(V, name, bl);
         if (b && b->kind == SYM_REG && b->decl->count > 0) {
@@ -265,6 +267,11 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
         split_reg(name, &bl, &idx);
         VERR(V, PG_E_REG_RANGE, loc, "register %s is outside its declaration %.*s<%d> (valid: %.*s0..%.*s%d)",
              name, (int)bl, name, d->count, (int)bl, name, (int)bl, name, d->count - 1);
+        return NULL;
+    }
+    if (st == REG_BASE) {
+        VERR(V, PG_E_UNDECL_REG, loc, "register %s is not declared: %s<%d> declares %s0..%s%d", name, name, d->count, name, name,
+             d->count - 1);
         return NULL;
     }
     VERR(V, PG_E_UNDECL_REG, loc, "register %s is not declared", name);
@@ -377,7 +384,12 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
     }
     if (s->any_type || want == PTX_T_NONE) return true;
     bool packed = s->packed_ok && ptx_type_get(d->type)->cls == PTX_TC_PACKED && ptx_type_get(d->type)->bits == ptx_type_get(want)->bits;
-    if (!packed && !ptx_type_compat(want, d->type, s->relaxed || d->vec)) {
+    /* a packed register (.f16x2) fits an integer operand of the instruction's type (add.s32 %r, %r,
+     * %hx) but not one of a fixed .u32/.s32 type: shift amounts, bfe positions, popc/clz/bfind/match
+     * results, barrier ids, member masks (ptxas: "Arguments mismatch") */
+    int wcls = ptx_type_get(want)->cls;
+    bool fixed_int = s->type_var < 0 && (wcls == PTX_TC_UINT || wcls == PTX_TC_SINT) && ptx_type_get(d->type)->cls == PTX_TC_PACKED;
+    if (!packed && (fixed_int || !ptx_type_compat(want, d->type, s->relaxed || d->vec))) {
         const char *what = d->type == PTX_T_PRED ? "a predicate register used as data" :
                            want == PTX_T_PRED ? "a data register used as a predicate" : "type mismatch";
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "%s: operand %d of '%s' needs %s but %s is declared %s",
@@ -508,7 +520,8 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
 
 static bool check_address(opctx *c, const ptx_operand *op, int opi) {
     if (!op->addr_has_base) {   /* ptxas: "Immediate addresses allowed only for .local state space" */
-        if (c->space == PTX_SS_LOCAL || c->space_unknown) return true;
+        /* an operand after a copy's two spaces (its mbarrier) is .shared: no immediate either */
+        if (c->space == PTX_SS_LOCAL) return true;
         OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is an immediate address; only .local accesses take one",
              opi + 1, c->in->opcode);
         return false;
@@ -619,9 +632,27 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
     }
     for (int i = 0; i < op->nelems; i++) {   /* coordinates: a {vector} of 1, 2 or 4 (ptxas: "Illegal vector size: 3") */
         int n = op->elems[i].kind == PTX_OP_VEC ? op->elems[i].nelems : 1;
+        if (op->elems[i].kind != PTX_OP_VEC && op->elems[i].kind != PTX_OP_REG) {   /* ptxas: a syntax error for [s, 5] */
+            OERR(c, PG_E_OPERAND_KIND, op->elems[i].loc, "operand %d of '%s': a coordinate outside {..} is a register", opi + 1,
+                 c->in->opcode);
+            return false;
+        }
         if (n > 4 || (n & (n - 1))) {
             OERR(c, PG_E_VECTOR_ARITY, op->elems[i].loc, "operand %d of '%s': a vector of %d coordinates; a vector has 1, 2 or 4 elements",
                  opi + 1, c->in->opcode, n);
+            return false;
+        }
+    }
+    /* a surface's coordinate vector: at least as many as the geometry bound to G reads (ISA_TEXGEOM's
+     * smallest vector; ptxas: "Operand vector size doesn't match geometry" for sust.b.3d [s, {%r0}],
+     * though it takes a scalar for any geometry) */
+    const isa_texgeom *g = op->nelems ? isa_texture_geometry(isa_bound_text(c->mt, 'G' - 'A')) : NULL;
+    if (g && op->elems[op->nelems - 1].kind == PTX_OP_VEC) {
+        const ptx_operand *v = &op->elems[op->nelems - 1];
+        int n = v->nelems;
+        if (n < g->min_vector) {
+            OERR(c, PG_E_VECTOR_ARITY, v->loc, "operand %d of '%s': a '%s' surface takes %d coordinates or more, not %d", opi + 1,
+                 c->in->opcode, g->mod, g->min_vector, n);
             return false;
         }
     }
@@ -712,6 +743,9 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
         bad = e, why = fl ? "a 32-bit register or a literal" : "a 32-bit integer register or literal";
     else if (!why && f && !(g->offset == 1 && (ek == 'i' || ek == 'b' || ek == 'I' || ek == '?')))
         bad = e, why = g->offset == 1 ? "an integer offset before the depth" : "the offset vector before the depth";
+    /* a .3d texture has no depth compare: neither f nor a lone register e where an offset is a vector */
+    if (!why && !g->depth && (f || (e && e->kind == PTX_OP_REG && g->offset > 1)))
+        bad = f ? f : e, why = "allowed: it would be a depth compare, which this geometry does not take";
     if (!why && f) {
         char k = texel_kind(c, f);
         if (!fl) bad = f, why = "anything: a depth needs .f32 coordinates";
@@ -1492,14 +1526,19 @@ static void check_func(vctx *V, ptx_func *f) {
                     break;
                 }
     }
-    /* ptxas: "Conflicting directives: .maxntid and .reqntid cannot both be specified", whatever the values */
-    int nmax = 0, nreq = 0;
-    for (int i = 0; i < f->nperf; i++) {
-        nmax += !strcmp(f->perf[i].name, ".maxntid");
-        nreq += !strcmp(f->perf[i].name, ".reqntid");
-        if (nmax && nreq && (nmax + nreq == 2))   /* at the second of the two */
-            VERR(V, PG_E_BAD_DECL, f->perf[i].loc, "'%s' has both .maxntid and .reqntid; give one (.reqntid fixes the block size, .maxntid bounds it)",
-                 f->name);
+    /* ptxas: "Conflicting directives: .maxntid and .reqntid cannot both be specified" (and
+     * .reqnctapercluster with .maxclusterrank), whatever the values: the first fixes what the
+     * second bounds */
+    static const char *const conflicts[][2] = {{".maxntid", ".reqntid"}, {".maxclusterrank", ".reqnctapercluster"}};
+    for (size_t c = 0; c < sizeof conflicts / sizeof conflicts[0]; c++) {
+        int nmax = 0, nreq = 0;
+        for (int i = 0; i < f->nperf; i++) {
+            nmax += !strcmp(f->perf[i].name, conflicts[c][0]);
+            nreq += !strcmp(f->perf[i].name, conflicts[c][1]);
+            if (nmax && nreq && (nmax + nreq == 2))   /* at the second of the two */
+                VERR(V, PG_E_BAD_DECL, f->perf[i].loc, "'%s' has both %s and %s; give one (%s fixes what %s bounds)", f->name,
+                     conflicts[c][0], conflicts[c][1], conflicts[c][1], conflicts[c][0]);
+        }
     }
     /* ptxas: a syntax error on .noreturn after a kernel's signature (functions only) */
     if (f->is_entry && f->attrs && strstr(f->attrs, ".noreturn"))
