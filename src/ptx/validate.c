@@ -423,6 +423,11 @@ static bool check_imm(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         OERR(c, PG_E_IMM_RANGE, op->loc, "operand %d of '%s' is %s; it takes %s", opi + 1, c->in->opcode, op->text, vals);
         return false;
     }
+    if (s->fint && op->kind == PTX_OP_IMM_FLT && !isa_flt_allowed(s, op->fval)) {
+        OERR(c, PG_E_IMM_RANGE, op->loc, "operand %d of '%s' is %s (%g); it takes a value in %c%g, %g%c", opi + 1, c->in->opcode,
+             op->text, op->fval, s->flo_open ? '(' : '[', s->flo, s->fhi, s->fhi_open ? ')' : ']');
+        return false;
+    }
     if (s->nranges && op->kind == PTX_OP_IMM_FLT) {
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s' takes an integer constant, not %s", opi + 1, c->in->opcode, op->text);
         return false;
