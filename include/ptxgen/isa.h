@@ -107,6 +107,10 @@ typedef struct {
      * from lo); 0 ranges = any value. */
     int nranges;
     int64_t rlo[ISA_MAX_IRANGES], rhi[ISA_MAX_IRANGES], rstep[ISA_MAX_IRANGES];   /* step 1, or lo..hi%step */
+    /* Float immediates the slot takes (`{(0..1]}` after the type: an interval, each end
+     * open '(' ')' or closed '[' ']'); fint false = any value.  NaN is in no interval. */
+    bool fint, flo_open, fhi_open;
+    double flo, fhi;
 } isa_opslot;
 
 typedef struct {
@@ -143,6 +147,8 @@ PG_API pg_status isa_init(pg_diag_sink *diag);
 PG_API bool isa_form_available(const isa_form *f, int ptx, int sm, bool arch_specific, char *why);
 /* Does immediate value v fit slot s's value constraint ({..} in the pattern)? */
 PG_API bool isa_imm_allowed(const isa_opslot *s, int64_t v);
+/* Is the float immediate v one the slot takes (its `{(lo..hi]}` interval)? */
+PG_API bool isa_flt_allowed(const isa_opslot *s, double v);
 
 PG_API int isa_form_count(void);
 PG_API const isa_form *isa_form_get(int i);

@@ -350,6 +350,7 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
                 k |= SK_IMM;
                 imm_range(s->want, &s->lo, &s->hi);
             } else if (s->want == PTX_T_F32 || s->want == PTX_T_F64) {
+                if (os->fint) return false;   /* a float interval (createpolicy's fraction): not tracked, never written */
                 k |= SK_FLT;
                 s->fbits = wi->bits;
             }

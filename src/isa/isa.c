@@ -335,7 +335,23 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
         } else {
             o->any_type = true;
         }
-        if (*p == '{') {   /* immediate values: {0..15}, {4|8|16} */
+        if (p[0] == '{' && (p[1] == '(' || p[1] == '[')) {   /* a float interval: {(0..1]} */
+            char *end;
+            o->fint = true;
+            o->flo_open = p[1] == '(';
+            o->flo = strtod(p + 2, &end);
+            if (end > p + 2 && end[-1] == '.' && end[0] == '.') end--;   /* strtod read "0." of "0..1" */
+            if (end == p + 2 || end[0] != '.' || end[1] != '.') { snprintf(err, errn, "bad float interval in {..}"); return false; }
+            p = end + 2;
+            o->fhi = strtod(p, &end);
+            /* non-negative only: the decoder checks it on the literal's bit pattern (decode/grammar.c) */
+            if (end == p || (*end != ')' && *end != ']') || end[1] != '}' || o->fhi < o->flo || o->flo < 0) {
+                snprintf(err, errn, "bad float interval in {..}");
+                return false;
+            }
+            o->fhi_open = *end == ')';
+            p = end + 2;
+        } else if (*p == '{') {   /* immediate values: {0..15}, {4|8|16} */
             p++;
             for (;;) {
                 if (o->nranges >= ISA_MAX_IRANGES) { snprintf(err, errn, "too many immediate ranges"); return false; }
@@ -451,6 +467,12 @@ bool isa_form_available(const isa_form *f, int ptx, int sm, bool arch_specific, 
     else if (f->removed_ptx && ptx >= f->removed_ptx && sm >= f->removed_sm) w = 'r';
     if (why) *why = w;
     return w == 0;
+}
+
+bool isa_flt_allowed(const isa_opslot *s, double v) {
+    if (!s->fint) return true;
+    if (!(s->flo_open ? v > s->flo : v >= s->flo)) return false;   /* NaN fails every comparison */
+    return s->fhi_open ? v < s->fhi : v <= s->fhi;
 }
 
 bool isa_imm_allowed(const isa_opslot *s, int64_t v) {

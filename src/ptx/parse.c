@@ -460,8 +460,11 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         op->neg = true;
         op->loc.line = t.line;
         op->loc.col = t.col;
-    } else if (tok_punct(&t, '-')) {
-        bool neg = true, signs = false;
+    } else if (tok_punct(&t, '-') ||
+               (tok_punct(&t, '+') && (lex_peek(&P->L)->kind == TK_INT || lex_peek(&P->L)->kind == TK_FLOAT ||
+                                       tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')))) {
+        /* -5, - -255, and a unary plus on a number (+5, +.5, ++5, +-5), as ptxas takes them; not +%r1 */
+        bool neg = tok_punct(&t, '-'), signs = !neg;
         while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* - -255: unary signs, as ptxas takes them */
             if (lex_next(&P->L).punct == '-') neg = !neg;
             signs = true;

@@ -423,6 +423,11 @@ static bool check_imm(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         OERR(c, PG_E_IMM_RANGE, op->loc, "operand %d of '%s' is %s; it takes %s", opi + 1, c->in->opcode, op->text, vals);
         return false;
     }
+    if (s->fint && op->kind == PTX_OP_IMM_FLT && !isa_flt_allowed(s, op->fval)) {
+        OERR(c, PG_E_IMM_RANGE, op->loc, "operand %d of '%s' is %s (%g); it takes a value in %c%g, %g%c", opi + 1, c->in->opcode,
+             op->text, op->fval, s->flo_open ? '(' : '[', s->flo, s->fhi, s->fhi_open ? ')' : ']');
+        return false;
+    }
     if (s->nranges && op->kind == PTX_OP_IMM_FLT) {
         OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s' takes an integer constant, not %s", opi + 1, c->in->opcode, op->text);
         return false;
@@ -1478,6 +1483,30 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
         VERR(V, PG_E_DUP_DECL, d->loc, "'%s' is already declared in this scope (line %d)", d->name,
              prev->decl ? prev->decl->loc.line : 0);
         return;
+    }
+    /* a name and a %r<N> of one scope must not meet: .reg .u32 %r<8>; .reg .b32 %r3; (either order; ptxas:
+     * "Duplicate definition of variable '%r3'"); a name with a leading zero (%r03) is another name */
+    if (kind == SYM_REG) {
+        size_t bl;
+        long idx;
+        if (d->count == 0 && split_reg(d->name, &bl, &idx) && (d->name[bl] != '0' || !d->name[bl + 1])) {
+            const sym *b = find_base(V, d->name, bl);
+            if (b && b->kind == SYM_REG && b->depth == depth && b->decl->count > idx) {
+                VERR(V, PG_E_DUP_DECL, d->loc, "'%s' is already declared in this scope by %s<%d> (line %d)", d->name, b->decl->name,
+                     b->decl->count, b->decl->loc.line);
+                return;
+            }
+        }
+        size_t nl = strlen(d->name);
+        for (int i = V->tab.syms.n - 1; d->count > 0 && i >= 0 && V->tab.syms.v[i].depth >= depth; i--) {
+            const sym *o = &V->tab.syms.v[i];
+            if (o->depth != depth || o->kind != SYM_REG || o->decl->count != 0 || strncmp(o->name, d->name, nl) != 0) continue;
+            if (split_reg(o->name, &bl, &idx) && bl == nl && (o->name[bl] != '0' || !o->name[bl + 1]) && idx < d->count) {
+                VERR(V, PG_E_DUP_DECL, d->loc, "%s<%d> declares %s, already declared in this scope (line %d)", d->name, d->count, o->name,
+                     o->decl->loc.line);
+                return;
+            }
+        }
     }
     /* a type has the target and version requirements of the modifier of its name (.b128: PTX 8.3) */
     const isa_require *rq = d->type != PTX_T_NONE ? isa_modifier_requirement(ptx_type_get(d->type)->name) : NULL;
