@@ -56,7 +56,8 @@ class DiagSink(C.Structure):
 class DecOpts(C.Structure):
     _fields_ = [("arch", C.c_char_p), ("signature", C.c_char_p), ("max_statements", C.c_int), ("max_regs_per_decl", C.c_int),
                 ("block", C.c_int * 3), ("entry_name", C.c_char_p), ("comment_max", C.c_int),
-                ("regs_named", C.c_int), ("plan", C.c_char_p)]   # include/ptxgen/decode.h dec_opts, field for field
+                ("regs_named", C.c_int), ("plan", C.c_char_p),
+                ("plan_repeat_max", C.c_int)]   # include/ptxgen/decode.h dec_opts, field for field
 
 
 class RetrHit(C.Structure):   # gen_retr_hit (include/ptxgen/decode.h)
@@ -379,11 +380,13 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
     t_batch, nsteps = time.time(), 0
     seqs, prompts = [], []
     for key, prompt, sig, s, blk, desc, *rest in batch:
-        # rest: the plan the PTX turn follows (generate2.py): its comments may only quote the plan's lines
+        # rest: the plan the PTX turn follows (generate2.py): its comments may only quote the plan's lines,
+        # and the comments a straight plan line may head (dec_opts.plan_repeat_max, 0: no limit)
         plan = rest[0] if rest and rest[0] and getattr(args, "comment_max", 0) else None
+        cap = rest[1] if plan and len(rest) > 1 else 0
         d, q = C.c_void_p(), DiagSink()
         opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None, getattr(args, "comment_max", 0),
-                       int(getattr(args, "regs_named", False)), plan.encode() if plan else None)
+                       int(getattr(args, "regs_named", False)), plan.encode() if plan else None, cap)
         if lib.L.dec_new(vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
             # a signature the decoder cannot constrain: that case fails (a kernel file saying why,
             # which the validator rejects, so it is counted), the batch goes on

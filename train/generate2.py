@@ -12,7 +12,8 @@ For every case (suite task x description style x sample) of --suite, and every t
           plan comments that quote the plan's own lines (dec_opts.plan; --free-comments: any text)
           -> OUT/e2e/<case>.ptx: end-to-end pass@1
   trans   the PTX turn from the task's own reference.cu as the plan -> OUT/trans/<case>.ptx:
-          translation pass@1 (the second stage alone)
+          translation pass@1 (the second stage alone); with --trans-cap N the same rows again under
+          dec_opts.plan_repeat_max N -> OUT/transcap/<case>.ptx (the cap's A/B)
   heldin  plan, then PTX, for the --heldin tasks -> OUT/heldin-plan/, OUT/heldin/: held-in pass@1
 
 Sampling follows generate.py (top-k 5, T 0.3, sample-then-verify under the constraint for PTX);
@@ -117,7 +118,7 @@ def repeat_stats(out):
     """Per PTX stage folder of a generate2 run: kernels, plan comments, repeated ones, their share, and
     the kernels with a comment line four times or more."""
     res = {}
-    for st in ("e2e", "trans", "heldin"):
+    for st in ("e2e", "trans", "transcap", "heldin"):
         k = c = r = loops = 0
         for f in sorted(glob.glob(os.path.join(out, st, "*.ptx"))):
             n, rep, most = comment_repeats(open(f, encoding="utf-8", errors="replace").read())
@@ -203,6 +204,12 @@ def main(argv=None):
     ap.add_argument("--comment-max", type=int, default=160, help="plan comment bytes the constraint allows (dec_opts.comment_max)")
     ap.add_argument("--free-comments", action="store_true",
                     help="let the PTX turn's comments be any text (default: only the plan's own lines, dec_opts.plan)")
+    ap.add_argument("--plan-repeat-max", type=int, default=0,
+                    help="a straight plan line (kernel body, outside loops) may head at most N comments of a PTX turn "
+                         "(dec_opts.plan_repeat_max; 0: no limit)")
+    ap.add_argument("--trans-cap", type=int, default=0,
+                    help="also write every translation row again under plan_repeat_max N, into transcap/ (an A/B of the cap "
+                         "on the stage that fails; 0: not)")
     ap.add_argument("--regs-named", action="store_true",
                     help="the PTX turn may declare named registers, `.reg .T %%name;` (dec_opts.regs_named; docs/LITERATE.md)")
     ap.add_argument("--batch", type=int, default=768)
@@ -305,16 +312,17 @@ def main(argv=None):
             continue
         plan = open(cu, encoding="utf-8").read()
         batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
-                      c["blk"], c["desc"], None if args.free_comments else plan))
-    if "trans" in stages:
+                      c["blk"], c["desc"], None if args.free_comments else plan, args.plan_repeat_max))
+    trans_dirs = [("trans", args.plan_repeat_max)] + ([("transcap", args.trans_cap)] if args.trans_cap > 0 else [])
+    for td, cap in trans_dirs if "trans" in stages else []:
         for c in trans:
-            if os.path.exists(os.path.join(args.out, "trans", c["key"] + ".ptx")):
+            if os.path.exists(os.path.join(args.out, td, c["key"] + ".ptx")):
                 continue
             plan = open(c["ref"], encoding="utf-8").read()
-            batch.append((f"trans/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
-                          c["blk"], c["desc"], None if args.free_comments else plan))
+            batch.append((f"{td}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
+                          c["blk"], c["desc"], None if args.free_comments else plan, cap))
     # e2e and held-in first (stage order), longest prompts first within a stage: a deadline cuts translation last
-    rank = {"e2e": 0, "heldin": 1, "trans": 2}
+    rank = {"e2e": 0, "heldin": 1, "trans": 2, "transcap": 3}
     batch.sort(key=lambda b: (rank[b[0].split("/")[0]], -len(b[1])))
     pstats = {"kernels": 0, "finished": 0, "rejections": 0, "full_masks": 0, "tokens": 0}
     t2 = time.time()

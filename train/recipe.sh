@@ -56,7 +56,9 @@
 #   gen S            generation (GEN_BATCH rows a batch, default 512, 256 on the 1.5B; TRANS_PER_TASK translation rows a task,
 #                    default every style): plan, rag and named arms with train/generate2.py (plan, e2e, trans, heldin; rag
 #                    with --retrieve; named with --regs-named: its PTX turn runs under the constraint with
-#                    named registers, dec_opts.regs_named), single arm
+#                    named registers, dec_opts.regs_named; PLAN_REPEAT_MAX=N caps how often a straight plan line heads
+#                    a comment, dec_opts.plan_repeat_max; TRANS_CAP=N also writes the translations under cap N into
+#                    transcap/, which verify measures beside trans/), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
 #   verify           ptxgen eval --kernels per stage and suite (SHARDS a report, each for VERIFY_BUDGET s; VERIFY_SKIP, a
 #                    regex of report names to leave out, e.g. '-plan-suite$'); $OUT gets evals.tgz (every
@@ -338,7 +340,8 @@ gen)
             [ "$arm" = named ] && extra=(--regs-named)   # its PTX turn declares `.reg .T %name;` (dec_opts.regs_named)
             python3 train/generate2.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" \
-                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" \
+                --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --trans-cap "${TRANS_CAP:-0}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
@@ -359,7 +362,8 @@ verify)
     for arm in $ARMS; do
         if [ "$arm" != single ]; then
             for s in suite suite-prose; do
-                jobs+=("bench/$s $P/gen-$arm/plan $arm-plan-$s" "bench/$s $P/gen-$arm/e2e $arm-e2e-$s" "bench/$s $P/gen-$arm/trans $arm-trans-$s")
+                jobs+=("bench/$s $P/gen-$arm/plan $arm-plan-$s" "bench/$s $P/gen-$arm/e2e $arm-e2e-$s" "bench/$s $P/gen-$arm/trans $arm-trans-$s"
+                       "bench/$s $P/gen-$arm/transcap $arm-transcap-$s")   # transcap: only with TRANS_CAP
             done
             jobs+=("$P/heldin $P/gen-$arm/heldin-plan $arm-heldinplan" "$P/heldin $P/gen-$arm/heldin $arm-heldin")
         else

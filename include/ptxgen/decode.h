@@ -90,6 +90,12 @@ typedef struct {
                                    as the literate format writes them (ptx_literate_plan_lines: " " + the line, blanks
                                    collapsed), cut at comment_max bytes; lines with bytes outside printable ASCII
                                    cannot be written.  NULL or "" = any printable TEXT */
+    int plan_repeat_max;        /* with plan: a plan line that runs straight (in the __global__ body, outside every
+                                   loop: ptx_literate_plan_lines_ex) may head at most this many comments, 1..15, so
+                                   the PTX turn cannot go back to it again and again; loop bodies and __device__
+                                   functions are not capped, nor straight lines past the 128th (sorted).  The
+                                   training targets head such a line at most 4 times (200 synth samples, seed 11,
+                                   2026-12-05).  0 = no limit; outside 0..15: PG_ERR_USAGE from dec_new */
 } dec_opts;
 
 typedef struct dec_state dec_state;
@@ -343,6 +349,7 @@ typedef struct {
     int comment_max;           /* literate PTX: dec_opts.comment_max (0 = none) */
     int regs_named;            /* dec_opts.regs_named: named registers admitted (a model trained on that style) */
     const char *plan;          /* dec_opts.plan: comments quote this CUDA C plan's lines (NULL = any text) */
+    int plan_repeat_max;       /* dec_opts.plan_repeat_max: comments a straight plan line may head (0 = no limit) */
     const char *prompt;        /* the whole prompt text instead of one built from the description (the two-stage
                                   model's PTX turn, gen_prompt_build_ptx_plan); NULL = built */
     int draft_max;             /* speculative decoding: up to this many drafted tokens (n-gram lookup in the

@@ -228,6 +228,10 @@ PG_API int ptx_literate_from_loc(ptx_module *m, const char *src, size_t len, int
  * duplicates kept.  *out gets a malloc'd array of n malloc'd strings (NULL when
  * n is 0); free it with ptx_literate_plan_lines_free.  Returns n. */
 PG_API int ptx_literate_plan_lines(const char *src, size_t len, char ***out);
+/* The same lines, and with straight != NULL a malloc'd array of n flags (NULL when n is 0; the
+ * caller frees it): the line runs straight, in a `__global__` body outside every loop, so a
+ * literate kernel heads few runs with it (see dec_opts.plan_repeat_max). */
+PG_API int ptx_literate_plan_lines_ex(const char *src, size_t len, char ***out, bool **straight);
 PG_API void ptx_literate_plan_lines_free(char **lines, int n);
 
 /* The "named" register style (docs/LITERATE.md): every register of each

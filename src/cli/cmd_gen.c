@@ -15,7 +15,8 @@ static const char *gen_usage =
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--device cpu|gpu] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
-    "                  [--plan PLAN.cu] [--plain] [--single-stage] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered] [--force]\n"
+    "                  [--plan PLAN.cu] [--plain] [--single-stage] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered]\n"
+    "                  [--plan-repeat-max N] [--force]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -46,6 +47,9 @@ static const char *gen_usage =
     "  prompts; a model whose base.json names \"retrieval\" uses the library it ships without the flag.\n"
     "  --regs named: the constraint also admits named registers (`.reg .T %name;` at first use, docs/LITERATE.md);\n"
     "  a model whose base.json says \"regs\": \"named\" gets it without the flag; --regs numbered turns it off.\n"
+    "  --plan-repeat-max N (1..15; two-stage models): a plan line that runs straight (in the kernel's body,\n"
+    "  outside every loop) may head at most N comments of the PTX turn, so it cannot go back there again\n"
+    "  and again (default 0: no limit; the training targets head one at most 4 times).\n"
     "  --device gpu: the model runs on the NVIDIA GPU (the project's PTX kernels and cuBLAS, through the\n"
     "  driver's libcuda; weights in f16): an error naming the cause when there is none; default cpu.\n"
     "  --draft N: speculative decoding, up to N drafted tokens checked per model step (default 0: one\n"
@@ -91,6 +95,7 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--top-k")) { if (!cli_int_arg("gen", a, argv[++i], 1, 1 << 20, &o.sampler.top_k)) return 2; }
         else if (ARG("--max-tokens")) { if (!cli_int_arg("gen", a, argv[++i], 16, 1 << 20, &o.max_tokens)) return 2; }
         else if (ARG("--threads")) { if (!cli_int_arg("gen", a, argv[++i], 1, cli_cores(), &threads)) return 2; }
+        else if (ARG("--plan-repeat-max")) { if (!cli_int_arg("gen", a, argv[++i], 0, 15, &o.plan_repeat_max)) return 2; }
         else if (ARG("--draft")) { if (!cli_int_arg("gen", a, argv[++i], 0, 64, &o.draft_max)) return 2; }
         else if (ARG("--ngram")) ngram_path = argv[++i];
         else if (ARG("--device")) {

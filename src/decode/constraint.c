@@ -68,6 +68,10 @@ enum { O_START, O_REG, O_NEG, O_INT, O_FLT, O_ADDR, O_VEC, O_IDENT, O_PAIR, O_DO
 /* address sub-states */
 enum { A_BASE, A_REG, A_SYM, A_PLUS, A_OFF, A_DONE };
 
+/* dec_opts.plan_repeat_max counts the comments of at most this many straight plan lines (the
+ * first in sorted order; the rest are not capped): 4 bits each in every dcore, 64 bytes. */
+enum { PLAN_SLOTS = 128 };
+
 /* register-name sub-machine: after '%' */
 typedef struct {
     rset regs;          /* candidate declarations (by name prefix) */
@@ -124,6 +128,9 @@ typedef struct {
     uint16_t creg[DG_MAX_CANDS], careg[DG_MAX_CANDS];   /* register types the operand / its address admits */
     uint64_t csreg[DG_MAX_CANDS], casym[DG_MAX_CANDS];
     uint16_t plo, phi;           /* plan comment: the plan lines [plo, phi) start with the text typed (dplan) */
+    uint8_t pcnt[PLAN_SLOTS / 2];   /* dec_opts.plan_repeat_max: comments headed by each capped plan line
+                                       (dplan.slot), 4 bits each */
+    uint16_t pfull;              /* capped lines at their limit */
 } dcore;
 
 /* The comments a kernel that follows its plan may hold (dec_opts.plan): the plan's lines as
@@ -134,6 +141,8 @@ typedef struct {
     int refs, n;
     char **line;
     uint16_t *len;
+    int16_t *slot;               /* the line's counter in dcore.pcnt, -1: not capped */
+    int ncapped, nfree, cap;     /* lines capped / not; dec_opts.plan_repeat_max (0: none) */
 } dplan;
 
 enum { PLAN_LINES_MAX = 4096 };
@@ -1104,35 +1113,62 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
 /* A comment's next byte under dec_opts.plan: the lines of [plo, phi) share the c->num bytes typed,
  * so those going on with ch are one range; '\n' ends the comment when the text is a whole line
  * (then the first of the range).  The caller does the rest of PH_CMT. */
+static int plan_count(const dcore *c, int slot) { return c->pcnt[slot >> 1] >> (slot & 1) * 4 & 15; }
+
+/* May plan line i head one more comment (dec_opts.plan_repeat_max)? */
+static bool plan_avail(const dplan *p, const dcore *c, int i) { return p->slot[i] < 0 || plan_count(c, p->slot[i]) < p->cap; }
+
+/* May a comment start: is some plan line still available? */
+static bool plan_any(const dplan *p, const dcore *c) { return p->n && (p->nfree || c->pfull < p->ncapped); }
+
 static bool plan_feed(const dplan *p, dcore *c, unsigned char ch) {
     int lo = c->plo, hi = c->phi, k = (int)c->num;
-    if (ch == '\n') return lo < hi && p->len[lo] == k;
+    if (ch == '\n') {
+        if (!(lo < hi && p->len[lo] == k && plan_avail(p, c, lo))) return false;
+        int sl = p->slot[lo];
+        if (sl >= 0) {
+            c->pcnt[sl >> 1] = (uint8_t)(c->pcnt[sl >> 1] + (1 << (sl & 1) * 4));
+            if (plan_count(c, sl) == p->cap) c->pfull++;
+        }
+        return true;
+    }
     while (lo < hi && (p->len[lo] <= k || (unsigned char)p->line[lo][k] < ch)) lo++;
     int e = lo;
-    while (e < hi && p->len[e] > k && (unsigned char)p->line[e][k] == ch) e++;
-    if (lo == e) return false;
+    bool avail = false;   /* a line of the range can still be written in full */
+    for (; e < hi && p->len[e] > k && (unsigned char)p->line[e][k] == ch; e++) avail = avail || plan_avail(p, c, e);
+    if (!avail) return false;
     c->plo = (uint16_t)lo, c->phi = (uint16_t)e;
     return true;
 }
-
-static int plan_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void plan_release(dplan *p) {
     if (!p || --p->refs > 0) return;
     for (int i = 0; i < p->n; i++) free(p->line[i]);
     free(p->line);
     free(p->len);
+    free(p->slot);
     free(p);
 }
 
+typedef struct { char *line; bool straight; } plan_line;
+static int plan_line_cmp(const void *a, const void *b) { return strcmp(((const plan_line *)a)->line, ((const plan_line *)b)->line); }
+
 /* dec_opts.plan's comment lines (see dplan); NULL when it is out of memory. */
-static dplan *plan_build(const char *plan, int comment_max) {
+static dplan *plan_build(const char *plan, int comment_max, int repeat_max) {
     dplan *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->refs = 1;
-    int n = ptx_literate_plan_lines(plan, strlen(plan), &p->line);
+    p->cap = repeat_max;
+    bool *straight = NULL;
+    int n = ptx_literate_plan_lines_ex(plan, strlen(plan), &p->line, &straight);
     p->len = malloc(sizeof *p->len * (size_t)(n ? n : 1));
-    if (!p->len) { ptx_literate_plan_lines_free(p->line, n); free(p); return NULL; }
+    p->slot = malloc(sizeof *p->slot * (size_t)(n ? n : 1));
+    plan_line *pl = malloc(sizeof *pl * (size_t)(n ? n : 1));
+    if (!p->len || !p->slot || !pl) {
+        ptx_literate_plan_lines_free(p->line, n);
+        free(straight), free(pl), free(p->len), free(p->slot), free(p);
+        return NULL;
+    }
     int o = 0;
     for (int i = 0; i < n; i++) {
         char *l = p->line[i];
@@ -1140,15 +1176,27 @@ static dplan *plan_build(const char *plan, int comment_max) {
         if (k > (size_t)comment_max) k = (size_t)comment_max, l[k] = 0;
         bool ok = o < PLAN_LINES_MAX;
         for (size_t j = 0; j < k && ok; j++) ok = l[j] >= 32 && l[j] <= 126;
-        if (ok) p->line[o++] = l;
+        if (ok) pl[o++] = (plan_line){l, straight[i]};
         else free(l);
     }
-    if (o > 1) qsort(p->line, (size_t)o, sizeof *p->line, plan_cmp);
+    free(straight);
+    if (o > 1) qsort(pl, (size_t)o, sizeof *pl, plan_line_cmp);
     p->n = 0;
     for (int i = 0; i < o; i++) {
-        if (p->n && !strcmp(p->line[p->n - 1], p->line[i])) { free(p->line[i]); continue; }
-        p->line[p->n] = p->line[i];
-        p->len[p->n++] = (uint16_t)strlen(p->line[i]);
+        if (p->n && !strcmp(p->line[p->n - 1], pl[i].line)) {   /* a line written twice is capped only if both run straight */
+            if (!pl[i].straight) p->slot[p->n - 1] = -1;
+            free(pl[i].line);
+            continue;
+        }
+        p->line[p->n] = pl[i].line;
+        p->slot[p->n] = (int16_t)(pl[i].straight && repeat_max > 0 ? 0 : -1);
+        p->len[p->n++] = (uint16_t)strlen(pl[i].line);
+    }
+    free(pl);
+    for (int i = 0; i < p->n; i++) {   /* the capped lines' counters, in sorted order, PLAN_SLOTS at most */
+        if (p->slot[i] >= 0 && p->ncapped < PLAN_SLOTS) p->slot[i] = (int16_t)p->ncapped++;
+        else p->slot[i] = -1;
+        if (p->slot[i] < 0) p->nfree++;
     }
     return p;
 }
@@ -1261,7 +1309,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             return true;
         }
         if (ch == '/') {
-            if (s->o.comment_max <= 0 || ending(s, c) || (s->plan && !s->plan->n)) return false;
+            if (s->o.comment_max <= 0 || ending(s, c) || (s->plan && !plan_any(s->plan, c))) return false;
             c->ph = PH_CMT1;
             return true;
         }
@@ -1401,6 +1449,11 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     if (o) s->o = *o;
     if (s->o.max_statements <= 0) s->o.max_statements = 400;
     if (s->o.max_regs_per_decl <= 0) s->o.max_regs_per_decl = 512;
+    if (s->o.plan_repeat_max < 0 || s->o.plan_repeat_max > 15) {   /* 4-bit counters (dcore.pcnt) */
+        pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "dec_opts.plan_repeat_max %d is outside 0..15", s->o.plan_repeat_max);
+        free(s);
+        return PG_ERR_USAGE;
+    }
     pg_status st = dec_dg_build(s->o.arch, &s->g, diag);
     if (st != PG_OK) { free(s); return st; }
     pg_buf f = {0};
@@ -1416,7 +1469,7 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     }
     s->force = f.data;
     s->force_len = (uint32_t)f.len;
-    if (s->o.plan && *s->o.plan && s->o.comment_max > 0 && !(s->plan = plan_build(s->o.plan, s->o.comment_max))) {
+    if (s->o.plan && *s->o.plan && s->o.comment_max > 0 && !(s->plan = plan_build(s->o.plan, s->o.comment_max, s->o.plan_repeat_max))) {
         dec_dg_release(s->g);
         free(s->force);
         free(s);
@@ -1741,14 +1794,15 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
     case PH_INDENT: cs_str(m, "\t}"); return;
     case PH_STMT:
         cs_str(m, ".@{");
-        if (s->o.comment_max > 0 && !ending(s, c)) cs_add(m, '/');
+        if (s->o.comment_max > 0 && !ending(s, c) && !(s->plan && !plan_any(s->plan, c))) cs_add(m, '/');
         cs_opcode(s, m, 0);
         return;
     case PH_CMT1: cs_add(m, '/'); return;
     case PH_CMT:
         if (s->plan) {   /* the next byte of each plan line going on from here, '\n' after a whole one */
             for (int i = c->plo; i < c->phi; i++)
-                if (s->plan->len[i] > c->num) cs_add(m, (unsigned char)s->plan->line[i][c->num]);
+                if (!plan_avail(s->plan, c, i)) continue;
+                else if (s->plan->len[i] > c->num) cs_add(m, (unsigned char)s->plan->line[i][c->num]);
                 else if (c->num) cs_add(m, '\n');
             return;
         }

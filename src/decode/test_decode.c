@@ -571,6 +571,85 @@ static void test_plan_comments(const dec_vocab *v, int nv) {
     CHECK(mask_mismatches == before, "%d masks under a plan differ from the reference", mask_mismatches - before);
 }
 
+/* dec_opts.plan_repeat_max: a straight plan line (kernel body, outside loops) heads at most N
+ * comments, counted across the kernel; a loop body's line and a __device__ function's are not
+ * capped; when every line is used up no comment may start, and the masks say so.  Every corpus
+ * kernel is accepted with its own plan and N = 4 exactly as without the cap.  dec_new refuses 16. */
+static void test_plan_repeat_max(const dec_vocab *v, int nv) {
+    pg_diag_sink d = {0};
+    const char *plan = "__device__ float f(float x)\n{\n    return x * 2.0f;\n}\n"
+                       "extern \"C\" __global__ void k(float* a, unsigned n)\n{\n    unsigned i = blockIdx.x;\n"
+                       "    for (unsigned j = 0; j < n; j++) {\n        a[j] = f(a[j]);\n    }\n}\n";
+    dec_opts o = {0};
+    o.comment_max = PTX_LITERATE_LINE_MAX;
+    o.plan = plan;
+    o.plan_repeat_max = 2;
+    dec_state *s = NULL, *t = NULL;
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with a plan and plan_repeat_max 2");
+    size_t n = strlen(HEAD);
+    CHECK(feed_text(s, HEAD, n) == n, "head accepted");
+    const char *straight = "\t// unsigned i = blockIdx.x;\n", *loop = "\t// a[j] = f(a[j]);\n", *dev = "\t// return x * 2.0f;\n";
+    dec_clone(s, &t);
+    CHECK(dec_advance_text(t, straight, strlen(straight), &d) == PG_OK, "a straight line, once");
+    CHECK(dec_advance_text(t, straight, strlen(straight), &d) == PG_OK, "a straight line, twice");
+    CHECK(dec_advance_text(t, straight, strlen(straight), &d) != PG_OK, "a straight line, a third time: refused");
+    CHECK(dec_advance_text(t, "\t// u", 6, &d) != PG_OK, "not even its first bytes");
+    for (int i = 0; i < 20; i++)
+        CHECK(dec_advance_text(t, loop, strlen(loop), &d) == PG_OK && dec_advance_text(t, dev, strlen(dev), &d) == PG_OK,
+              "a loop's line and a device function's line: no limit (%d)", i);
+    dec_free(t);
+    dec_free(s);
+    /* one straight line only: used up, no comment may start, and the mask agrees */
+    o.plan = "extern \"C\" __global__ void k(float* a)\n{\n    a[0] = 1.0f;\n}\n";
+    o.plan_repeat_max = 1;
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK && feed_text(s, HEAD, n) == n, "a one-line plan");
+    const char *only = "\t// a[0] = 1.0f;\n";
+    CHECK(dec_advance_text(s, only, strlen(only), &d) == PG_OK, "its line once");
+    dec_clone(s, &t);
+    CHECK(dec_advance_text(t, "\t/", 2, &d) != PG_OK, "no comment once every line is used up");
+    dec_free(t);
+    uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
+    CHECK(dec_advance_text(s, "\t", 1, &d) == PG_OK, "a statement may start");
+    dec_mask(s, bits);
+    CHECK(!(bits['/' >> 5] >> ('/' & 31) & 1), "the mask refuses '/' too");
+    mask_checked(s, bits, nv);
+    free(bits);
+    dec_free(s);
+    o.plan_repeat_max = 16;
+    CHECK(dec_new(v, &o, &s, &d) == PG_ERR_USAGE && !s, "plan_repeat_max 16 is refused");
+
+    DIR *dd = opendir("corpus");
+    if (!dd) { printf("SKIPPED: no corpus/ directory (run from the repository root)\n"); return; }
+    int total = 0, same = 0, before = mask_mismatches;
+    struct dirent *e;
+    while ((e = readdir(dd))) {
+        if (e->d_name[0] == '.') continue;
+        char path[600], pp[600];
+        snprintf(path, sizeof path, "corpus/%s/kernel.ptx", e->d_name);
+        snprintf(pp, sizeof pp, "corpus/%s/plan.cu", e->d_name);
+        char *pl = test_slurp(pp);
+        pg_buf b = {0};
+        if (pl && print_file(path, false, NULL, &b)) {
+            dec_opts q = {0};
+            q.arch = "sm_80";
+            q.max_statements = 5000;
+            q.comment_max = PTX_LITERATE_LINE_MAX;
+            q.plan = pl;
+            bool a = walk_module(v, nv, &q, e->d_name, b.data, b.len, 0);
+            q.plan_repeat_max = 4;
+            bool c = walk_module(v, nv, &q, e->d_name, b.data, b.len, 17);
+            total++;
+            same += a == c;
+        }
+        pg_buf_free(&b);
+        free(pl);
+    }
+    closedir(dd);
+    printf("corpus kernels accepted with plan_repeat_max 4 as without: %d/%d\n", same, total);
+    CHECK(total == 50 && same == total, "plan_repeat_max 4 keeps every corpus kernel's verdict (%d/%d)", same, total);
+    CHECK(mask_mismatches == before, "%d masks under plan_repeat_max differ from the reference", mask_mismatches - before);
+}
+
 /* The named register style (docs/LITERATE.md): every corpus kernel as `ptxgen fmt --regs named --plan`
  * prints it is accepted with dec_opts.regs_named exactly when its numbered form is accepted without
  * it (and with it: the numbered style stays admitted); so are named synth samples
@@ -1227,6 +1306,7 @@ int main(void) {
     test_corpus(v);
     test_comments(v);
     test_plan_comments(v, nv);
+    test_plan_repeat_max(v, nv);
     test_exhausted_prefix(v, nv);
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);

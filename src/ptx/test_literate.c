@@ -220,6 +220,41 @@ static void test_plan_lines(void) {
     free(lit);
 }
 
+/* ptx_literate_plan_lines_ex: which lines run straight.  A __device__ function, a loop with braces
+ * (its header too), a brace on the line after the header, a loop without braces (its one
+ * statement), a do-while and an if are told apart; a brace in a `//` comment is not code. */
+static void test_plan_lines_straight(void) {
+    const char *cu = "__device__ float f(float x)\n{\n    return x * 2.0f;\n}\n"
+                     "extern \"C\" __global__ void k(float* a, unsigned n)\n{\n"
+                     "    unsigned i = blockIdx.x;   // { not a brace\n"
+                     "    for (unsigned j = 0; j < n; j++) {\n        a[j] += 1.0f;\n    }\n"
+                     "    while (i < n)\n    {\n        i += 2;\n    }\n"
+                     "    for (unsigned j = 0; j < 4; j++)\n        a[j] -= 1.0f;\n"
+                     "    do {\n        i--;\n    } while (i > 8);\n"
+                     "    if (i < n) {\n        a[i] = f(a[i]);\n    }\n"
+                     "    a[0] = 0.0f;\n}\n";
+    const char *want[][2] = {{" __device__ float f(float x)", "0"}, {" return x * 2.0f;", "0"}, {" unsigned i = blockIdx.x; // { not a brace", "1"},
+                             {" for (unsigned j = 0; j < n; j++) {", "0"}, {" a[j] += 1.0f;", "0"},
+                             {" while (i < n)", "0"}, {" i += 2;", "0"}, {" for (unsigned j = 0; j < 4; j++)", "0"},
+                             {" a[j] -= 1.0f;", "0"}, {" do {", "0"}, {" i--;", "0"}, {" } while (i > 8);", "0"},
+                             {" if (i < n) {", "1"}, {" a[i] = f(a[i]);", "1"}, {" a[0] = 0.0f;", "1"}};
+    int nw = (int)(sizeof want / sizeof want[0]);
+    char **lines = NULL;
+    bool *st = NULL;
+    int n = ptx_literate_plan_lines_ex(cu, strlen(cu), &lines, &st);
+    CHECK(n == nw, "%d lines (want %d)", n, nw);
+    for (int i = 0; i < n && i < nw; i++)
+        CHECK(!strcmp(lines[i], want[i][0]) && st[i] == (want[i][1][0] == '1'), "line %d '%s': straight %d (want '%s' %s)", i,
+              lines[i], st[i], want[i][0], want[i][1]);
+    char **same = NULL;
+    int m = ptx_literate_plan_lines(cu, strlen(cu), &same);
+    CHECK(m == n, "the same lines without the flags");
+    for (int i = 0; i < m && i < n; i++) CHECK(!strcmp(same[i], lines[i]), "line %d the same", i);
+    ptx_literate_plan_lines_free(same, m);
+    ptx_literate_plan_lines_free(lines, n);
+    free(st);
+}
+
 static void test_literate_long_line(void) {
     const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.loc 1 2 1\n\tret;\n}\n";
     pg_buf cu = {0};
@@ -472,6 +507,7 @@ int main(void) {
     test_literate_plan_order();
     test_literate_back_runs();
     test_plan_lines();
+    test_plan_lines_straight();
     test_named_valid_suite();
     test_named_golden();
     test_named_blocks();
