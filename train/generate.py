@@ -238,12 +238,14 @@ def token_bytes(tok):
 
 
 class Seq:
-    __slots__ = ("key", "dec", "toks", "done", "t0", "gen", "forced", "forced_end", "written", "desc", "sig", "text", "finished")
+    __slots__ = ("key", "dec", "toks", "done", "t0", "gen", "forced", "forced_end", "written", "desc", "sig", "text", "finished",
+                 "temp")
 
     def __init__(self, key, dec, desc, sig):
         self.key, self.dec, self.toks, self.done = key, dec, [], False
         self.t0, self.gen, self.forced, self.forced_end, self.written = time.time(), 0, 0, False, False
         self.desc, self.sig, self.text, self.finished = desc, sig, "", False
+        self.temp = None   # this row's temperature when it is not --temperature (generate2's greedy translations)
 
 
 def past_deadline(deadline):
@@ -384,6 +386,7 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
         # and the comments a straight plan line may head (dec_opts.plan_repeat_max, 0: no limit)
         plan = rest[0] if rest and rest[0] and getattr(args, "comment_max", 0) else None
         cap = rest[1] if plan and len(rest) > 1 else 0
+        temp = rest[2] if len(rest) > 2 and rest[2] is not None else args.temperature   # this row's temperature
         d, q = C.c_void_p(), DiagSink()
         opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None, getattr(args, "comment_max", 0),
                        int(getattr(args, "regs_named", False)), plan.encode() if plan else None, cap)
@@ -396,6 +399,7 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
                          f"// ptxgen: the constrained decoder could not start for this signature: {' '.join(sig.split())[:300]}\n")
             continue
         sq = Seq(key, d, desc, sig)
+        sq.temp = temp
         # the forced opening (header + signature) goes into the prompt, all but its last
         # token: that one the model samples under the constraint, so a token that would
         # merge across the boundary in the training text is still reachable
@@ -422,6 +426,7 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
         att[i, L - len(p):] = 1
     ids, att = ids.to(dev), att.to(dev)
     alive = list(range(B))                              # batch rows still generating
+    temps = torch.tensor([sq.temp for sq in seqs], dtype=torch.float32, device=dev)   # [B] each row's temperature
     with torch.no_grad():
         # in chunks of positions: a batch of long prompts (the two-stage model's carry the plan) would need
         # [B][heads][L][L] attention scores at once (313 GiB for 700 rows of ~2k tokens, seen 2026-12-04)
@@ -434,9 +439,12 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
             k = args.top_k if args.top_k > 0 else 1
             lg = logits[:, :n] if vocab_rows > n else logits                     # [b][n]
             topv, topi = torch.topk(lg, k, dim=-1)                               # [b][k]
-            if args.temperature > 0:
-                pr = torch.softmax(topv / args.temperature, dim=-1)
+            t_alive = temps[torch.tensor(alive, device=dev)] if len(alive) < B else temps   # [b]
+            if args.temperature > 0 or bool((t_alive > 0).any()):
+                # a row at temperature 0 takes its best token (index 0 of the top-k), the others draw
+                pr = torch.softmax(topv.float() / t_alive.clamp(min=1e-3)[:, None], dim=-1)
                 pick = torch.multinomial(pr, 1, generator=gen).squeeze(1)
+                pick = torch.where(t_alive > 0, pick, torch.zeros_like(pick))
             else:
                 pick = torch.zeros(topv.shape[0], dtype=torch.long, device=dev)
             cand = topi.gather(1, pick[:, None]).squeeze(1).tolist()
@@ -457,7 +465,7 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
                     sq = seqs[alive[j]]
                     # the k best allowed tokens = the first k accepted in descending logit order
                     okp = [m for m, c in enumerate(ri[r]) if lib.L.dec_accepts(sq.dec, c)][:k]
-                    if len(okp) == k or (okp and args.temperature == 0):
+                    if len(okp) == k or (okp and sq.temp == 0):
                         ok, v = [ri[r][m] for m in okp], rv[r, okp]
                     else:
                         stats["full_masks"] += 1
@@ -468,8 +476,8 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
                         row_l = lg[j].masked_fill(~allowed, float("-inf"))
                         v, oi = torch.topk(row_l, min(k, int(allowed.sum())))
                         ok, v = oi.tolist(), v.float().cpu()
-                    if args.temperature > 0 and len(ok) > 1:
-                        p = torch.softmax(v / args.temperature, dim=-1)
+                    if sq.temp > 0 and len(ok) > 1:
+                        p = torch.softmax(v / sq.temp, dim=-1)
                         cand[j] = ok[int(torch.multinomial(p, 1, generator=cpu_gen))]
                     else:
                         cand[j] = ok[0]

@@ -13,7 +13,8 @@ For every case (suite task x description style x sample) of --suite, and every t
           -> OUT/e2e/<case>.ptx: end-to-end pass@1
   trans   the PTX turn from the task's own reference.cu as the plan -> OUT/trans/<case>.ptx:
           translation pass@1 (the second stage alone); with --trans-cap N the same rows again under
-          dec_opts.plan_repeat_max N -> OUT/transcap/<case>.ptx (the cap's A/B)
+          dec_opts.plan_repeat_max N -> OUT/transcap/<case>.ptx (the cap's A/B), with --trans-greedy
+          again at temperature 0 -> OUT/transgreedy/<case>.ptx (sampling's A/B)
   heldin  plan, then PTX, for the --heldin tasks -> OUT/heldin-plan/, OUT/heldin/: held-in pass@1
 
 Sampling follows generate.py (top-k 5, T 0.3, sample-then-verify under the constraint for PTX);
@@ -118,7 +119,7 @@ def repeat_stats(out):
     """Per PTX stage folder of a generate2 run: kernels, plan comments, repeated ones, their share, and
     the kernels with a comment line four times or more."""
     res = {}
-    for st in ("e2e", "trans", "transcap", "heldin"):
+    for st in ("e2e", "trans", "transcap", "transgreedy", "heldin"):
         k = c = r = loops = 0
         for f in sorted(glob.glob(os.path.join(out, st, "*.ptx"))):
             n, rep, most = comment_repeats(open(f, encoding="utf-8", errors="replace").read())
@@ -210,6 +211,9 @@ def main(argv=None):
     ap.add_argument("--trans-cap", type=int, default=0,
                     help="also write every translation row again under plan_repeat_max N, into transcap/ (an A/B of the cap "
                          "on the stage that fails; 0: not)")
+    ap.add_argument("--trans-greedy", action="store_true",
+                    help="also write every translation row again at temperature 0 (greedy) into transgreedy/ (an A/B of sampling "
+                         "on the stage that fails)")
     ap.add_argument("--regs-named", action="store_true",
                     help="the PTX turn may declare named registers, `.reg .T %%name;` (dec_opts.regs_named; docs/LITERATE.md)")
     ap.add_argument("--batch", type=int, default=768)
@@ -275,7 +279,8 @@ def main(argv=None):
         cases = [c for c in cases if not c["heldin"]]
     if not ({"plan", "e2e"} & stages):
         cases = [c for c in cases if c["heldin"]]
-    for d in ("plan", "e2e", "trans", "heldin-plan", "heldin"):
+    ab = (("transcap",) if args.trans_cap > 0 else ()) + (("transgreedy",) if args.trans_greedy else ())   # the A/B folders
+    for d in ("plan", "e2e", "trans", "heldin-plan", "heldin") + ab:
         os.makedirs(os.path.join(args.out, d), exist_ok=True)
     stats = {"plans": 0, "plans_finished": 0, "plans_compiled": 0, "plan_tokens": 0}
 
@@ -313,16 +318,17 @@ def main(argv=None):
         plan = open(cu, encoding="utf-8").read()
         batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
                       c["blk"], c["desc"], None if args.free_comments else plan, args.plan_repeat_max))
-    trans_dirs = [("trans", args.plan_repeat_max)] + ([("transcap", args.trans_cap)] if args.trans_cap > 0 else [])
-    for td, cap in trans_dirs if "trans" in stages else []:
+    trans_dirs = [("trans", args.plan_repeat_max, None)] + ([("transcap", args.trans_cap, None)] if args.trans_cap > 0 else []) + \
+        ([("transgreedy", args.plan_repeat_max, 0.0)] if args.trans_greedy else [])
+    for td, cap, temp in trans_dirs if "trans" in stages else []:
         for c in trans:
             if os.path.exists(os.path.join(args.out, td, c["key"] + ".ptx")):
                 continue
             plan = open(c["ref"], encoding="utf-8").read()
             batch.append((f"{td}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
-                          c["blk"], c["desc"], None if args.free_comments else plan, cap))
+                          c["blk"], c["desc"], None if args.free_comments else plan, cap, temp))
     # e2e and held-in first (stage order), longest prompts first within a stage: a deadline cuts translation last
-    rank = {"e2e": 0, "heldin": 1, "trans": 2, "transcap": 3}
+    rank = {"e2e": 0, "heldin": 1, "trans": 2, "transcap": 3, "transgreedy": 4}
     batch.sort(key=lambda b: (rank[b[0].split("/")[0]], -len(b[1])))
     pstats = {"kernels": 0, "finished": 0, "rejections": 0, "full_masks": 0, "tokens": 0}
     t2 = time.time()

@@ -329,13 +329,15 @@ class TestTwoStage(unittest.TestCase):
             r = run(["train/generate2.py", "--base", os.path.join(tmp, "hf"), "--lib", LIB, "--suite", "bench/suite", "--only", "relu6",
                      "--styles", "terse", "--heldin", os.path.join(tmp, "heldin"), "--out", out, "--plan-max-new", "8",
                      "--max-new", "80", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2",
-                     "--retrieve", os.path.join(ROOT, "tests", "golden", "retrieve", "tiny.jsonl")], timeout=900)
+                     "--retrieve", os.path.join(ROOT, "tests", "golden", "retrieve", "tiny.jsonl"),
+                     "--trans-cap", "1", "--trans-greedy"], timeout=900)
             self.assertEqual(r.returncode, 0, r.stderr[-3000:])
             case = "relu6.terse.no_bias.0"
             self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".cu")))
             # the plan's .ptx is nvcc's output, or says why there is none (a random model's plan is not C)
             self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".ptx")))
-            for stage, c in (("e2e", case), ("trans", case), ("heldin", "relu6_train.terse.no_bias.0")):
+            for stage, c in (("e2e", case), ("trans", case), ("transcap", case), ("transgreedy", case),
+                             ("heldin", "relu6_train.terse.no_bias.0")):
                 p = os.path.join(out, stage, c + ".ptx")
                 text = read(p)
                 self.assertTrue(text.startswith("// GENERATED_BY: ptxgen tiny2\n"), stage)
@@ -349,10 +351,13 @@ class TestTwoStage(unittest.TestCase):
             for ln in read(os.path.join(out, "trans", case + ".ptx")).split("\n"):
                 if ln.lstrip("\t").startswith("//") and ln.startswith("\t"):
                     self.assertIn(ln.lstrip("\t")[2:], lines)
+            # --trans-cap 1: relu6's straight lines head one comment each at most (dec_opts.plan_repeat_max)
+            capped = [ln for ln in read(os.path.join(out, "transcap", case + ".ptx")).split("\n") if ln.startswith("\t//")]
+            self.assertEqual(len(capped), len(set(capped)), "a line of relu6's body came back under --trans-cap 1")
             stats = load_json(os.path.join(out, "generate2.json"))
             self.assertEqual(stats["plans"], 2)
-            self.assertEqual(stats["ptx_kernels"], 3)
-            self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans"])
+            self.assertEqual(stats["ptx_kernels"], 5)
+            self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans", "transcap", "transgreedy"])
             self.assertEqual(stats["comment_repeats"]["e2e"]["kernels"], 1)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
