@@ -97,6 +97,45 @@ bash "$H/repo/train/recipe.sh" hold > /dev/null 2>&1 && [ ! -e "$H/repo/bench/re
 bash "$H/repo/train/recipe.sh" unhold > "$tmp/hold.out" 2>&1 &&
     [ -z "$(cd "$H/repo" && git status --porcelain)" ] && [ ! -e "$H/.recipe-hold/LIST" ] && ok || bad "unhold left: $(cd "$H/repo" && git status --porcelain)"
 
+# hold/unhold never nest a folder in one already there nor overwrite one: a made-up checkout each
+holdrepo() { # holdrepo DIR: a committed checkout at DIR/repo with models/default, tests (and tests/model), src
+    rm -rf "$1"; mkdir -p "$1/repo/train" "$1/repo/models/default" "$1/repo/tests/model" "$1/repo/src"
+    cp "$R" "$1/repo/train/recipe.sh"
+    for f in models/default/w tests/t tests/model/m src/s; do echo "$f" > "$1/repo/$f"; done
+    (cd "$1/repo" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm t) || bad "holdrepo: git init"
+}
+clean() { [ -z "$(cd "$1/repo" && git status --porcelain)" ]; }
+# an earlier hold of tests/model left ../.recipe-hold/tests (empty folders): it goes, tests does not nest in it
+holdrepo "$tmp/h1"; mkdir -p "$tmp/h1/.recipe-hold/tests/model"
+HOLD=tests bash "$tmp/h1/repo/train/recipe.sh" hold > "$tmp/hold.out" 2>&1 && [ ! -e "$tmp/h1/repo/tests" ] &&
+    [ "$(cat "$tmp/h1/.recipe-hold/tests/t" 2>/dev/null)" = tests/t ] && [ ! -e "$tmp/h1/.recipe-hold/tests/tests" ] && ok ||
+    bad "hold over an empty leftover folder: $(cat "$tmp/hold.out"; cd "$tmp/h1" && find .recipe-hold)"
+bash "$tmp/h1/repo/train/recipe.sh" unhold > "$tmp/hold.out" 2>&1 && clean "$tmp/h1" && [ ! -e "$tmp/h1/repo/tests/tests" ] &&
+    [ ! -e "$tmp/h1/.recipe-hold" ] && ok || bad "unhold after a leftover: $(cat "$tmp/hold.out"; cd "$tmp/h1" && find .recipe-hold repo/tests)"
+# unhold leaves no empty folders behind: the hold of a subfolder, then of its parent, round trip
+HOLD=tests/model bash "$tmp/h1/repo/train/recipe.sh" hold > /dev/null 2>&1 && bash "$tmp/h1/repo/train/recipe.sh" unhold > /dev/null 2>&1 &&
+    [ ! -e "$tmp/h1/.recipe-hold" ] && clean "$tmp/h1" && ok || bad "unhold of tests/model left: $(cd "$tmp/h1" && find .recipe-hold)"
+HOLD=tests bash "$tmp/h1/repo/train/recipe.sh" hold > /dev/null 2>&1 && bash "$tmp/h1/repo/train/recipe.sh" unhold > /dev/null 2>&1 &&
+    clean "$tmp/h1" && [ ! -e "$tmp/h1/repo/tests/tests" ] && ok || bad "hold tests after tests/model: $(cd "$tmp/h1/repo" && git status --porcelain)"
+# a destination that holds files: refused with its path and cause, and nothing moved (not even the paths before it)
+holdrepo "$tmp/h2"; mkdir -p "$tmp/h2/.recipe-hold/tests"; echo old > "$tmp/h2/.recipe-hold/tests/old"
+out=$(HOLD="models/default tests" bash "$tmp/h2/repo/train/recipe.sh" hold 2>&1); rc=$?
+[ "$rc" = 3 ] && grep -q "\.\./\.recipe-hold/tests already exists and is not an empty folder" <<<"$out" && grep -q "nothing moved" <<<"$out" &&
+    clean "$tmp/h2" && [ ! -e "$tmp/h2/.recipe-hold/models" ] && [ ! -e "$tmp/h2/.recipe-hold/LIST" ] && ok ||
+    bad "hold onto a held folder: exit $rc: $out"
+# HOLD naming a folder and one inside it: refused, nothing moved
+out=$(HOLD="tests tests/model" bash "$tmp/h2/repo/train/recipe.sh" hold 2>&1); rc=$?
+[ "$rc" = 3 ] && grep -q "HOLD names tests/model inside tests" <<<"$out" && clean "$tmp/h2" && ok || bad "hold of nested paths: exit $rc: $out"
+# unhold never overwrites a path that is in the tree again; an empty folder there gives way
+holdrepo "$tmp/h3"
+HOLD=tests bash "$tmp/h3/repo/train/recipe.sh" hold > /dev/null 2>&1 && mkdir -p "$tmp/h3/repo/tests" && echo new > "$tmp/h3/repo/tests/new" || bad "unhold setup"
+out=$(bash "$tmp/h3/repo/train/recipe.sh" unhold 2>&1); rc=$?
+[ "$rc" = 3 ] && grep -q "tests is in the tree again" <<<"$out" && [ "$(cat "$tmp/h3/repo/tests/new")" = new ] &&
+    [ -e "$tmp/h3/.recipe-hold/tests/t" ] && [ -e "$tmp/h3/.recipe-hold/LIST" ] && ok || bad "unhold over a tree path: exit $rc: $out"
+rm -r "$tmp/h3/repo/tests"; mkdir -p "$tmp/h3/repo/tests/model"
+bash "$tmp/h3/repo/train/recipe.sh" unhold > "$tmp/hold.out" 2>&1 && clean "$tmp/h3" && [ ! -e "$tmp/h3/.recipe-hold" ] && ok ||
+    bad "unhold over an empty folder: $(cat "$tmp/hold.out")"
+
 # BASE=qwen15 (the 1.5B base): an unknown base is refused before anything runs
 expect_rc 2 "pack with an unknown BASE" env BASE=qwen7 bash "$R" pack
 # the pieces' round trip, as the device does it: pieces.sh (a smaller first piece), one `put` per call

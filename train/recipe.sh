@@ -26,7 +26,8 @@
 #                                        pieces under .carry-pieces/ (train/pieces.sh) and the binaries into
 #                                        .carry/bin; hold/unhold move the big tracked files out of the tree
 #                                        for the calls (each call carries the whole tree, 64 MiB with a piece)
-#   bash train/recipe.sh hold | unhold     (hold also prints what each call will carry, and fails over 64 MiB)
+#   bash train/recipe.sh hold | unhold     (hold also prints what each call will carry, and fails over 64 MiB; both
+#                                        check every path first and move nothing when one is already on the other side)
 # BASE=qwen15 (issue 28 item 7): the same steps on Qwen2.5-Coder-1.5B-Instruct Q4_K_M (models/fetch_base.sh
 #   --qwen15) instead of the 0.5B: `BASE=qwen15 bash train/recipe.sh pack` cuts it into 20 pieces (piece.00 of
 #   FIRST_MB 50 beside the binaries, then 55 MiB), `put` them, and `train` finds the 1.5B in the assembled
@@ -95,6 +96,8 @@ OUT=${OUT:-/tmp/pg-out}
 BIN=$P/bin
 export PATH="$PATH:/usr/local/cuda/bin" PYTHONUNBUFFERED=1
 [ -d "$P/site" ] && export PYTHONPATH="$P/site"
+# only_empty_dirs PATH: PATH is a folder with no file anywhere below it (what hold and unhold may replace)
+only_empty_dirs() { [ -d "$1" ] && [ ! -L "$1" ] && [ -z "$(find "$1" -mindepth 1 ! -type d -print -quit)" ]; }
 need() { [ -e "$1" ] || { echo "MISSING $1: the machine was replaced or an earlier step did not run" >&2; exit 3; }; }
 bins() { if [ -d .carry/bin ]; then mkdir -p "$BIN"; cp .carry/bin/* "$BIN/"; fi; need "$BIN/ptxgen"; }
 # The bases this recipe trains on: BASE's GGUF under models/base/ (base.json names it so), fetch_base.sh's flag,
@@ -148,9 +151,35 @@ PY
 hold)      # the tracked files the device does not need leave the tree for the calls (unhold brings them back);
            # HOLD names them (default: models/default bench/results; a call that carries a piece and the
            # binaries while models/qwen-plan is tracked needs HOLD="models/default bench/results tests models/qwen-plan")
-    mkdir -p ../.recipe-hold
-    for d in ${HOLD:-models/default bench/results}; do
-        [ -e "$d" ] && mkdir -p "../.recipe-hold/$(dirname "$d")" && mv "$d" "../.recipe-hold/$d" && echo "$d" >> ../.recipe-hold/LIST
+    # Every path is checked before any moves: a destination already in ../.recipe-hold would make mv put
+    # the folder inside it (tests -> ../.recipe-hold/tests/tests), so it must be absent or a leftover of
+    # empty folders (an earlier hold of tests/model leaves ../.recipe-hold/tests), which goes first.
+    H=../.recipe-hold
+    read -ra hold <<<"${HOLD:-models/default bench/results}"
+    for d in "${hold[@]}"; do
+        for o in "${hold[@]}"; do
+            case "${d%/}" in "${o%/}"/*) echo "train/recipe.sh hold: HOLD names $d inside $o; nothing moved" >&2; exit 3 ;; esac
+        done
+    done
+    moves=()
+    for d in "${hold[@]}"; do
+        d=${d%/}
+        [ -e "$d" ] && [[ " ${moves[*]} " != *" $d "* ]] || continue
+        if [ -e "$H/$d" ] && ! only_empty_dirs "$H/$d"; then
+            echo "train/recipe.sh hold: $H/$d already exists and is not an empty folder (held before and not unheld?);" \
+                 "mv would nest $d inside it; nothing moved" >&2; exit 3
+        fi
+        p=$(dirname "$d")
+        while [ "$p" != . ] && [ "$p" != / ]; do
+            [ -e "$H/$p" ] && [ ! -d "$H/$p" ] && { echo "train/recipe.sh hold: $H/$p is a file, so $d cannot be held under it; nothing moved" >&2; exit 3; }
+            p=$(dirname "$p")
+        done
+        moves+=("$d")
+    done
+    for d in "${moves[@]}"; do
+        [ -e "$H/$d" ] && rm -r "$H/$d"   # empty folders only (checked above)
+        mkdir -p "$H/$(dirname "$d")" && mv "$d" "$H/$d" && echo "$d" >> "$H/LIST" ||
+            { echo "train/recipe.sh hold: could not move $d to $H/$d ($H/LIST names what did move; unhold brings it back)" >&2; exit 3; }
     done
     # the tracked files still here, in KiB (du complains about the held ones: those are gone on purpose)
     { git ls-files -z | xargs -0 du -ck 2>/dev/null; true; } | tail -1
@@ -172,10 +201,27 @@ hold)      # the tracked files the device does not need leave the tree for the c
     fi
     ;;
 unhold)    # everything hold moved out, and nothing else
-    [ -e ../.recipe-hold/LIST ] && sort -u ../.recipe-hold/LIST | while read -r d; do
-        [ -e "../.recipe-hold/$d" ] && rm -rf "$d" && mkdir -p "$(dirname "$d")" && mv "../.recipe-hold/$d" "$d"
+    # An existing path of the tree is never overwritten (only a leftover of empty folders gives way); every
+    # path is checked before any moves. The empty folders a move leaves in ../.recipe-hold go with it, so a
+    # later hold of the parent does not find them in its way.
+    H=../.recipe-hold
+    back=()
+    [ -e "$H/LIST" ] && mapfile -t back < <(sort -u "$H/LIST")
+    for d in "${back[@]}"; do
+        if [ -e "$H/$d" ] && [ -e "$d" ] && ! only_empty_dirs "$d"; then
+            echo "train/recipe.sh unhold: $d is in the tree again and $H/$d holds the held one; move one of them away" \
+                 "first (nothing moved)" >&2; exit 3
+        fi
     done
-    rm -f ../.recipe-hold/LIST
+    for d in "${back[@]}"; do
+        [ -e "$H/$d" ] || continue
+        [ -e "$d" ] && rm -r "$d"   # empty folders only (checked above)
+        mkdir -p "$(dirname "$d")" && mv "$H/$d" "$d" || { echo "train/recipe.sh unhold: could not move $H/$d back to $d" >&2; exit 3; }
+        p=$(dirname "$d")
+        while [ "$p" != . ] && rmdir "$H/$p" 2>/dev/null; do p=$(dirname "$p"); done
+    done
+    rm -f "$H/LIST"
+    [ -d "$H" ] && rmdir "$H" 2>/dev/null
     git status --short | head
     ;;
 start)
