@@ -48,6 +48,12 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"][
 LD_LIBRARY_PATH= timeout 300 "$BUILD/ptxgen" gen --device cpu "add two float vectors" --samples 1 --max-tokens 48 -o "$tmp/c.ptx" 2> /dev/null
 [ -s "$tmp/k.ptx" ] && cmp -s "$tmp/k.ptx" "$tmp/c.ptx" && ok || bad "gen --device gpu and --device cpu differ: $(diff "$tmp/k.ptx" "$tmp/c.ptx" | head -5)"
 
+# one libcuda loader, each user's entry points: the stand-in has only the engine's (used above), so the
+# harness (ptxgen devinfo, gpu_available) loads the same file and names the first one it needs and lacks
+out=$(timeout 60 "$BUILD/ptxgen" devinfo 2>&1); rc=$?
+[ "$rc" -eq 3 ] && grep -q 'the CUDA driver lacks cuDeviceGetAttribute (too old a driver?)' <<<"$out" && ok ||
+    bad "the harness against the engine's stand-in: exit $rc: $out"
+
 # no driver at all: a clean refusal naming libcuda (the loader finds no libcuda.so.1 in an empty dir)
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
     LD_LIBRARY_PATH= "$BUILD/ptxgen" gen --device gpu "add two float vectors" -o "$tmp/n.ptx" > /dev/null 2> "$tmp/n.err"

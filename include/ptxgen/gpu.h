@@ -1,8 +1,9 @@
 /* ptxgen/gpu.h — the GPU harness: run PTX on a GPU against a reference and
  * time it against nvcc's PTX of the task's reference.cu.
  *
- * libcuda is loaded with dlopen("libcuda.so.1"), so ptxgen builds and runs
- * on machines without a GPU; every entry point then reports "no CUDA driver".
+ * libcuda is loaded at run time (ptxgen/gpu_cuda.h, the one loader), so ptxgen
+ * builds and runs on machines without a GPU; every entry point then reports
+ * "no CUDA driver".
  * Kernels run in a child process with a watchdog: a fault or a hang is a
  * result ("fault", "timeout"), never a crash of the caller, and the next
  * kernel gets a fresh context.
@@ -19,7 +20,8 @@
 #include <jansson.h>
 
 /* Is a CUDA driver with at least one device usable here?  On false, `why`
- * says what is missing ("no CUDA driver: libcuda.so.1 not found"). */
+ * says what is missing ("no CUDA driver: libcuda.so.1: cannot open shared object
+ * file: ...", "the CUDA driver lacks cuCtxCreate_v2 (too old a driver?)"). */
 PG_API bool gpu_available(char *why, size_t n);
 
 typedef struct {

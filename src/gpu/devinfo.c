@@ -4,7 +4,7 @@
  * for a usable device.  Uses isolate.c; run.c uses this file. */
 #define _GNU_SOURCE
 #include "ptxgen/gpu.h"
-#include "cuda.h"
+#include "ptxgen/gpu_cuda.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -51,8 +51,8 @@ static const char *peak_ptx =
     "DONE:\n  ret;\n}\n";
 
 bool gpu_available(char *why, size_t n) {
-    cuda_api api;
-    if (!gpu_cuda_load(&api, why, n)) return false;
+    gpu_cuda api;
+    if (!gpu_cuda_load(&api, GPU_CUDA_HARNESS, why, n)) return false;
     /* cuInit in a child: a parent that initialises CUDA cannot fork cleanly */
     pid_t pid = fork();
     if (pid == 0) {
@@ -61,11 +61,10 @@ bool gpu_available(char *why, size_t n) {
         _exit(0);
     }
     int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(why, n, "CUDA driver found but no usable GPU (cuInit/cuDeviceGetCount failed)");
-        return false;
-    }
-    return true;
+    bool ok = pid >= 0 && waitpid(pid, &status, 0) >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    gpu_cuda_unload(&api);
+    if (!ok) snprintf(why, n, "CUDA driver found but no usable GPU (cuInit/cuDeviceGetCount failed)");
+    return ok;
 }
 
 static void cache_path(const char *name, char *buf, size_t n) {
@@ -93,10 +92,10 @@ typedef struct { bool measure; } dargs;
 
 static void devinfo_child(void *arg, int fd) {
     dargs *a = arg;
-    cuda_api api;
+    gpu_cuda api;
     char why[256];
     json_t *o = json_object();
-    if (!gpu_cuda_load(&api, why, sizeof why)) { json_object_set_new(o, "error", json_string(why)); write_json(fd, o); _exit(0); }
+    if (!gpu_cuda_load(&api, GPU_CUDA_HARNESS, why, sizeof why)) { json_object_set_new(o, "error", json_string(why)); write_json(fd, o); _exit(0); }
 #define CKD(call) do { CUresult r_ = (call); if (r_) { char eb[256]; json_object_set_new(o, "error", json_string(gpu_cuda_err(&api, r_, eb, sizeof eb))); write_json(fd, o); _exit(0); } } while (0)
     CKD(api.cuInit(0));
     CUdevice dev;

@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include "ptxgen/gpu.h"
 #include "ptxgen/ptx.h"
-#include "cuda.h"
+#include "ptxgen/gpu_cuda.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -56,7 +56,7 @@ typedef struct {
 } job;
 
 typedef struct {
-    cuda_api api;
+    gpu_cuda api;
     CUcontext ctx;
     CUmodule mod, omod;
     CUfunction fn, ofn;
@@ -226,7 +226,7 @@ static void child_main(void *arg, int fd) {
     memset(c, 0, sizeof *c);
     c->res = json_object();
     char why[512];
-    if (!gpu_cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
+    if (!gpu_cuda_load(&c->api, GPU_CUDA_HARNESS, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
     CK(c->api.cuInit(0), "cuInit");
     CUdevice dev;
     CK(c->api.cuDeviceGet(&dev, 0), "cuDeviceGet");
@@ -718,7 +718,7 @@ static void diff_child_main(void *arg, int fd) {
     c->res = json_object();
     c->phase = "setup";
     char why[512];
-    if (!gpu_cuda_load(&c->api, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
+    if (!gpu_cuda_load(&c->api, GPU_CUDA_HARNESS, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
     CUdevice dev;
     CUmodule mb, mc;
     CUfunction fb, fc;

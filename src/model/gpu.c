@@ -19,7 +19,7 @@
  * row's cache and position) sit in device buffers the graph reads, uploaded before each
  * replay, so the ~220 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off. */
 #include "gpu.h"
-#include "gpu_cuda.h"
+#include "gpu_blas.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +40,8 @@ typedef struct {
 
 struct gpu_model {
     model_model *m;
-    gpu_api api;
+    gpu_cuda cu;                         /* the driver (the gpu module's loader) */
+    model_cublas cb;                     /* cuBLAS, when found */
     CUdevice dev;
     CUcontext cx;
     CUstream st;
@@ -76,7 +77,7 @@ static bool ok_(gpu_model *g, CUresult r, const char *what) {
     if (r == 0) return true;
     if (!g->err[0]) {
         char b[256];
-        snprintf(g->err, sizeof g->err, "%s: %s", what, model_gpu_err(&g->api, r, b, sizeof b));
+        snprintf(g->err, sizeof g->err, "%s: %s", what, gpu_cuda_err(&g->cu, r, b, sizeof b));
     }
     return false;
 }
@@ -90,18 +91,18 @@ static pg_status said(gpu_model *g, pg_diag_sink *diag, pg_status st) {
 
 static bool dalloc(gpu_model *g, CUdeviceptr *p, size_t bytes, const char *what) {
     *p = 0;
-    CUresult r = g->api.cuMemAlloc(p, bytes ? bytes : 4);
+    CUresult r = g->cu.cuMemAlloc(p, bytes ? bytes : 4);
     if (r == 0) return true;
     if (!g->err[0]) {
         char b[256];
         snprintf(g->err, sizeof g->err, "cannot allocate %.1f MB of device memory for %s: %s", bytes / 1048576.0, what,
-                 model_gpu_err(&g->api, r, b, sizeof b));
+                 gpu_cuda_err(&g->cu, r, b, sizeof b));
     }
     return false;
 }
 
 static void dfree(gpu_model *g, CUdeviceptr *p) {
-    if (*p) g->api.cuMemFree(*p);
+    if (*p) g->cu.cuMemFree(*p);
     *p = 0;
 }
 
@@ -178,7 +179,7 @@ static bool up_mat(gpu_model *g, const wmat *w, const lora_side *ls, CUdeviceptr
     }
     up_job J = {w, ls && ls->nmod ? ls : NULL, A, host, g->m->pool};
     model_pool_run(g->m->pool, up_rows, &J, w->rows);
-    bool ok = dalloc(g, out, n * 2, what) && OK(g, g->api.cuMemcpyHtoD(*out, host, n * 2));
+    bool ok = dalloc(g, out, n * 2, what) && OK(g, g->cu.cuMemcpyHtoD(*out, host, n * 2));
     g->wbytes += n * 2;
     free(host);
     free(A);
@@ -187,7 +188,7 @@ static bool up_mat(gpu_model *g, const wmat *w, const lora_side *ls, CUdeviceptr
 
 static bool up_f32(gpu_model *g, const float *src, size_t n, CUdeviceptr *out, const char *what) {
     g->wbytes += n * 4;
-    return dalloc(g, out, n * 4, what) && OK(g, g->api.cuMemcpyHtoD(*out, src, n * 4));
+    return dalloc(g, out, n * 4, what) && OK(g, g->cu.cuMemcpyHtoD(*out, src, n * 4));
 }
 
 /* RoPE tables for positions [0, npos), as model.c computes them (float, powf/cosf/sinf). */
@@ -210,13 +211,13 @@ static bool rope_tables(gpu_model *g, int npos) {
         dfree(g, &g->rope_cos);
         dfree(g, &g->rope_sin);
         ok = dalloc(g, &g->rope_cos, n * 4, "the RoPE tables") && dalloc(g, &g->rope_sin, n * 4, "the RoPE tables") &&
-             OK(g, g->api.cuMemcpyHtoD(g->rope_cos, cs, n * 4)) && OK(g, g->api.cuMemcpyHtoD(g->rope_sin, sn, n * 4));
+             OK(g, g->cu.cuMemcpyHtoD(g->rope_cos, cs, n * 4)) && OK(g, g->cu.cuMemcpyHtoD(g->rope_sin, sn, n * 4));
         if (ok) g->rope_max = npos;
     }
     free(cs);
     free(sn);
     if (g->graph) {   /* the graph read the old tables */
-        g->api.cuGraphExecDestroy(g->graph);
+        g->cu.cuGraphExecDestroy(g->graph);
         g->graph = NULL;
     }
     return ok;
@@ -227,10 +228,10 @@ const char *model_gpu_describe(const gpu_model *g) { return g->desc; }
 
 void model_gpu_close(gpu_model *g) {
     if (!g) return;
-    if (g->api.lib && g->cx) {
-        g->api.cuCtxSetCurrent(g->cx);
-        if (g->st) g->api.cuStreamSynchronize(g->st);
-        if (g->graph) g->api.cuGraphExecDestroy(g->graph);
+    if (g->cu.lib && g->cx) {
+        g->cu.cuCtxSetCurrent(g->cx);
+        if (g->st) g->cu.cuStreamSynchronize(g->st);
+        if (g->graph) g->cu.cuGraphExecDestroy(g->graph);
         const model_config *c = &g->m->cfg;
         for (int l = 0; g->L && l < c->num_hidden_layers; l++) {
             gpu_layer *L = &g->L[l];
@@ -241,14 +242,15 @@ void model_gpu_close(gpu_model *g) {
         dfree(g, &g->embed); dfree(g, &g->norm); dfree(g, &g->rope_cos); dfree(g, &g->rope_sin);
         CUdeviceptr *s[] = {&g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows};
         for (size_t i = 0; i < sizeof s / sizeof *s; i++) dfree(g, s[i]);
-        if (g->stage) g->api.cuMemFreeHost(g->stage);
-        if (g->blas) g->api.cublasDestroy(g->blas);
-        if (g->mod) g->api.cuModuleUnload(g->mod);
-        if (g->st) g->api.cuStreamDestroy(g->st);
-        g->api.cuDevicePrimaryCtxRelease(g->dev);
+        if (g->stage) g->cu.cuMemFreeHost(g->stage);
+        if (g->blas) g->cb.cublasDestroy(g->blas);
+        if (g->mod) g->cu.cuModuleUnload(g->mod);
+        if (g->st) g->cu.cuStreamDestroy(g->st);
+        g->cu.cuDevicePrimaryCtxRelease(g->dev);
     }
     free(g->L);
-    model_gpu_api_unload(&g->api);
+    model_cublas_unload(&g->cb);
+    gpu_cuda_unload(&g->cu);
     free(g);
 }
 
@@ -274,19 +276,20 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     gpu_model *g = calloc(1, sizeof *g);
     if (!g) return PG_ERR_NOMEM;
     g->m = m;
-    if (!model_gpu_api_load(&g->api, why, sizeof why)) {
+    if (!gpu_cuda_load(&g->cu, GPU_CUDA_ENGINE, why, sizeof why)) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu needs the NVIDIA driver's libcuda: %s (use --device cpu)", why);
         free(g);
         return PG_ERR_EXTERNAL;
     }
-    const gpu_api *a = &g->api;
+    model_cublas_load(&g->cb);   /* optional: cuBLAS for the matmuls of several rows (prefill, batched decode) */
+    const gpu_cuda *a = &g->cu;
     int ndev = 0;
     CUresult r = a->cuInit(0);
     if (r == 0) r = a->cuDeviceGetCount(&ndev);
     if (r != 0 || ndev == 0) {
         char b[256];
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu: no CUDA device (%s; use --device cpu)",
-                     r ? model_gpu_err(a, r, b, sizeof b) : "the driver sees none");
+                     r ? gpu_cuda_err(a, r, b, sizeof b) : "the driver sees none");
         model_gpu_close(g);
         return PG_ERR_EXTERNAL;
     }
@@ -303,15 +306,15 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
         r = a->cuModuleLoadDataEx(&g->mod, model_gpu_ptx, 2, opt, val);
         if (r) {
             char b[256];
-            snprintf(g->err, sizeof g->err, "the driver refused the kernels' PTX: %s %.200s", model_gpu_err(a, r, b, sizeof b), log);
+            snprintf(g->err, sizeof g->err, "the driver refused the kernels' PTX: %s %.200s", gpu_cuda_err(a, r, b, sizeof b), log);
             ok = false;
         }
         for (int i = 0; ok && i < GPU_NKERN; i++) ok = OK(g, a->cuModuleGetFunction(&g->k[i], g->mod, model_gpu_kernel_names[i]));
     }
-    if (ok && a->blas) {   /* cuBLAS on our stream; without it every matmul is a matvec (slow prefill) */
-        if (a->cublasCreate(&g->blas) != 0) g->blas = NULL;
-        else if (a->cublasSetStream(g->blas, g->st) != 0) {
-            a->cublasDestroy(g->blas);
+    if (ok && g->cb.lib) {   /* cuBLAS on our stream; without it every matmul is a matvec (slow prefill) */
+        if (g->cb.cublasCreate(&g->blas) != 0) g->blas = NULL;
+        else if (g->cb.cublasSetStream(g->blas, g->st) != 0) {
+            g->cb.cublasDestroy(g->blas);
             g->blas = NULL;
         }
     }
@@ -350,7 +353,7 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     const char *env = getenv("PTXGEN_GPU_GRAPH");
     g->graph_off = !a->cuStreamBeginCapture || (env && !strcmp(env, "0"));
     snprintf(g->desc, sizeof g->desc, "%.100s (f16 weights, %.0f MB; %s%.160s; %s)", name, g->wbytes / 1048576.0, g->blas ? "cuBLAS " : "no cuBLAS: ",
-             g->blas ? a->blas_name : a->blas_why[0] ? a->blas_why : "not found", g->graph_off ? "no graphs" : "graphs");
+             g->blas ? g->cb.name : g->cb.why[0] ? g->cb.why : "not found", g->graph_off ? "no graphs" : "graphs");
     m->gpu = g;
     return PG_OK;
 }
@@ -359,7 +362,7 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
 pg_status model_gpu_ctx_new(gpu_model *g, int max_seq, gpu_ctx **out, pg_diag_sink *diag) {
     *out = NULL;
     const model_config *c = &g->m->cfg;
-    if (!OK(g, g->api.cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
+    if (!OK(g, g->cu.cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
     if (max_seq > g->rope_max && !rope_tables(g, max_seq)) return said(g, diag, PG_ERR_NOMEM);
     gpu_ctx *x = calloc(1, sizeof *x);
     if (!x) return PG_ERR_NOMEM;
@@ -368,7 +371,7 @@ pg_status model_gpu_ctx_new(gpu_model *g, int max_seq, gpu_ctx **out, pg_diag_si
     size_t kv = (size_t)c->num_hidden_layers * c->num_key_value_heads * (size_t)max_seq * c->head_dim * 4;
     bool ok = dalloc(g, &x->k, kv, "the K cache") && dalloc(g, &x->v, kv, "the V cache") &&
               dalloc(g, &x->lg, (size_t)c->vocab_size * 4, "a context's logits") &&
-              OK(g, g->api.cuMemAllocHost((void **)&x->hrow, (size_t)c->vocab_size * 4));
+              OK(g, g->cu.cuMemAllocHost((void **)&x->hrow, (size_t)c->vocab_size * 4));
     x->lcap = 1;
     if (!ok) {
         model_gpu_ctx_free(x);
@@ -381,19 +384,19 @@ pg_status model_gpu_ctx_new(gpu_model *g, int max_seq, gpu_ctx **out, pg_diag_si
 void model_gpu_ctx_free(gpu_ctx *x) {
     if (!x) return;
     gpu_model *g = x->g;
-    g->api.cuCtxSetCurrent(g->cx);
-    g->api.cuStreamSynchronize(g->st);
+    g->cu.cuCtxSetCurrent(g->cx);
+    g->cu.cuStreamSynchronize(g->st);
     dfree(g, &x->k);
     dfree(g, &x->v);
     dfree(g, &x->lg);
-    if (x->hrow) g->api.cuMemFreeHost(x->hrow);
+    if (x->hrow) g->cu.cuMemFreeHost(x->hrow);
     free(x);
 }
 
 /* ---- the step ------------------------------------------------------------------------------ */
 static bool launch(gpu_model *g, int k, unsigned gx, unsigned gy, void **args) {
     unsigned block = k == GPU_K_ATTENTION ? 512 : 256;   /* attention: 16 warps over the positions */
-    return ok_(g, g->api.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]);
+    return ok_(g, g->cu.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]);
 }
 
 static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n, bool acc) {
@@ -409,7 +412,7 @@ static bool matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CU
     if (vec || !g->blas) return matvec(g, y, w, x, 0, rows, cols, n, acc);
     /* column-major view: y^T [rows][n] = W [cols][rows]^T . x^T [cols][n] */
     float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
-    int s = g->api.cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha, (const void *)(uintptr_t)w, CUDA_R_16F, cols,
+    int s = g->cb.cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha, (const void *)(uintptr_t)w, CUDA_R_16F, cols,
                                 (const void *)(uintptr_t)x16, CUDA_R_16F, cols, &beta, (void *)(uintptr_t)y, CUDA_R_32F, rows,
                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (s && !g->err[0]) snprintf(g->err, sizeof g->err, "cublasGemmEx (%d x %d x %d) returned status %d", rows, n, cols, s);
@@ -470,7 +473,7 @@ static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
 static bool graph_ready(gpu_model *g) {
     if (g->graph) return true;
     if (g->graph_off) return false;
-    const gpu_api *a = &g->api;
+    const gpu_cuda *a = &g->cu;
     CUgraph gr = NULL;
     if (a->cuStreamBeginCapture(g->st, 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */) != 0) {
         g->graph_off = true;
@@ -491,7 +494,7 @@ static bool graph_ready(gpu_model *g) {
 
 pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const int32_t *toks, int n, int keep0, bool exact,
                          float *out, pg_diag_sink *diag) {
-    const gpu_api *a = &g->api;
+    const gpu_cuda *a = &g->cu;
     int V = g->m->cfg.vocab_size;
     if (n < 1 || n > GPU_ROWS || keep0 < 0 || keep0 > n) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_step: %d rows (keep from %d), the engine takes 1 to %d", n, keep0, GPU_ROWS);
@@ -539,7 +542,7 @@ pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const
 
 pg_status model_gpu_logits(gpu_ctx *x, int row, const int32_t *ids, int nids, float *out, pg_diag_sink *diag) {
     gpu_model *g = x->g;
-    const gpu_api *a = &g->api;
+    const gpu_cuda *a = &g->cu;
     size_t V = (size_t)g->m->cfg.vocab_size;
     if (row < 0 || row >= x->nl) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "logits row %d: the context keeps %d", row, x->nl);
@@ -560,8 +563,8 @@ pg_status model_gpu_keep_row(gpu_ctx *x, int row, pg_diag_sink *diag) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "logits row %d: the context keeps %d", row, x->nl);
         return PG_ERR_USAGE;
     }
-    if (row > 0 && !(OK(g, g->api.cuCtxSetCurrent(g->cx)) && OK(g, g->api.cuMemcpyDtoDAsync(x->lg, x->lg + row * bytes, bytes, g->st)) &&
-                     OK(g, g->api.cuStreamSynchronize(g->st))))
+    if (row > 0 && !(OK(g, g->cu.cuCtxSetCurrent(g->cx)) && OK(g, g->cu.cuMemcpyDtoDAsync(x->lg, x->lg + row * bytes, bytes, g->st)) &&
+                     OK(g, g->cu.cuStreamSynchronize(g->st))))
         return said(g, diag, PG_ERR_EXTERNAL);
     x->nl = 1;
     return PG_OK;

@@ -3,7 +3,9 @@
  * defines (read with nm from the sanitizer build's objects) has a cycle, and the layers of
  * model_internal.h hold: the leaves (numfmt.h, cpu.h) include nothing of the module, the
  * readers (gguf, safetensors) and the kernels (quant, kernels, pool) include nothing of the
- * model, and only load.c includes the readers (tokenizer.c aside: it reads GGUF metadata).
+ * model, and only load.c includes the readers (tokenizer.c aside: it reads GGUF metadata); of the
+ * other modules the model's files include only the gpu module's libcuda loader (gpu_cuda.h, whose
+ * cuda.c includes no module either).
  * Run from the repository root after the sanitizer build made its objects (build/san/src/model). */
 #include "common/test.h"
 
@@ -102,6 +104,27 @@ int main(void) {
         CHECK(ok, "%s reaches a weight reader directly (only load.c builds models from files)", names[i]);
     }
     CHECK(!includes("quant.c", "kernels.h") && !includes("quant.h", "kernels.h"), "the block kernels do not ask the matmul");
+    /* of the other modules, the library files use only the gpu module's libcuda loader (the GPU
+     * engine's driver), and that loader uses no module itself: the model stays below task and ptx */
+    const char *dirs[] = {DIR_, "src/gpu"};
+    for (int k = 0; k < 2; k++) {
+        DIR *dd = opendir(dirs[k]);
+        for (struct dirent *e; dd && (e = readdir(dd));) {
+            if (!lib_file(e->d_name) || (k == 1 && strcmp(e->d_name, "cuda.c"))) continue;
+            char p[300], line[512];
+            snprintf(p, sizeof p, "%s/%s", dirs[k], e->d_name);
+            FILE *f = fopen(p, "r");
+            while (f && fgets(line, sizeof line, f)) {
+                char inc[128];
+                if (sscanf(line, "#include \"ptxgen/%127[^\"]\"", inc) != 1) continue;
+                bool ok = !strcmp(inc, "common.h") || !strcmp(inc, "gpu_cuda.h") || (k == 0 && !strcmp(inc, "model.h"));
+                CHECK(ok, "%s includes ptxgen/%s (the model module uses no module but common and gpu_cuda.h)", p, inc);
+            }
+            if (f) fclose(f);
+        }
+        CHECK(dd != NULL, "open %s", dirs[k]);
+        if (dd) closedir(dd);
+    }
     /* the call graph: who calls a function another library file defines */
     memset(edge, 0, sizeof edge);
     static char defs[4096][64];
