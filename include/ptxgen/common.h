@@ -1,4 +1,4 @@
-/* ptxgen/common.h — status codes, diagnostics sink, arena, string buffer.
+/* ptxgen/common.h — status codes, diagnostics sink, arena, string buffer, hashing.
  *
  * Conventions used by every ptxgen module:
  *  - Functions that can fail return pg_status; PG_OK is 0.  Details go to a
@@ -82,6 +82,20 @@ PG_API void pg_diag_vemit(pg_diag_sink *s, pg_diag_id id, const char *file, int 
                    const char *fmt, va_list ap);
 /* Format "file:line:col: error[CODE]: message" into buf. */
 PG_API void pg_diag_format(const pg_diag *d, char *buf, size_t n);
+
+/* FNV-1a, the library's one byte-string hash: hash tables, content keys, the names of cached
+ * files, the n-gram file's checksum.  pg_hash64 is FNV-1a 64 of p[0..n); pg_hash64_add goes on
+ * from h, so a key made of pieces hashes as their concatenation:
+ * pg_hash64_add(pg_hash64(a, na), b, nb) == pg_hash64 of a then b.  pg_hash32 is FNV-1a 32
+ * (in-memory tables).  What these name on disk must never change (tests/golden). */
+#define PG_HASH64_INIT 0xcbf29ce484222325ull   /* FNV-1a 64's offset basis */
+/* The offset basis with its last decimal digit lost (1469598103934665603, not ...6037): the
+ * seed that synth's kernel names, dataset ids and descriptions, the prompts' splits and nvcc
+ * cache names were made with.  They start pg_hash64_add from it so that they stay the same. */
+#define PG_HASH64_INIT_SHORT 1469598103934665603ull
+PG_API uint64_t pg_hash64(const void *p, size_t n);
+PG_API uint64_t pg_hash64_add(uint64_t h, const void *p, size_t n);
+PG_API uint32_t pg_hash32(const void *p, size_t n);
 
 /* Arena: bump allocator; everything is freed at once. */
 typedef struct pg_arena_block pg_arena_block;

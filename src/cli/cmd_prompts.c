@@ -46,11 +46,6 @@ static const char *prompts_usage =
     "  --retrieve LIB (with --stage; `ptxgen retrieve build`): the --retrieve-k (2) nearest kernels of the\n"
     "  library, never the sample's own task, go into both turns' prompts (docs/LITERATE.md \"Retrieval\").\n";
 
-static uint64_t fnv1a(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
 
 
 
@@ -216,7 +211,7 @@ int cmd_prompts(int argc, char **argv) {
             fprintf(stderr, "%s:%ld: sample %s dropped: %s\n", in, lineno, id, why);
             dropped++;
         } else if (stage) {
-            bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
+            bool with_sig = (int)(pg_hash64_add(PG_HASH64_INIT_SHORT, id, strlen(id)) % 100) >= nosig_pct;
             if (!gen_signature_from_module(canon.data, &sig)) {
                 fprintf(stderr, "%s:%ld: sample %s dropped: no entry signature\n", in, lineno, id);
                 dropped++;
@@ -231,7 +226,7 @@ int cmd_prompts(int argc, char **argv) {
                 pg_buf_free(&lines);
             }
         } else {
-            bool with_sig = (int)(fnv1a(id) % 100) >= nosig_pct;
+            bool with_sig = (int)(pg_hash64_add(PG_HASH64_INIT_SHORT, id, strlen(id)) % 100) >= nosig_pct;
             if (with_sig && !gen_signature_from_module(canon.data, &sig)) with_sig = false;
             if (twin) {   /* description + PTX -> the CUDA C twin */
                 gen_prompt_build_twin_fmt(fmt, desc, arch, with_sig ? sig.data : "", canon.data, &prompt);

@@ -149,7 +149,7 @@ static int step(bench *B, dec_state *s, int want, uint32_t *bits, uint32_t *ref,
         if (B->mismatches++ < 5) fprintf(stderr, "bench_decode: mask differs from the reference after: ...%s\n", txt + (len > 80 ? len - 80 : 0));
     }
     if (dump) {
-        uint64_t h = 1469598103934665603ull;   /* FNV-1a over the mask words */
+        uint64_t h = PG_HASH64_INIT_SHORT;   /* FNV-1a over the mask words, a step per 32-bit word (not pg_hash64's bytes) */
         for (int i = 0; i < (nv + 31) / 32; i++) h = (h ^ bits[i]) * 1099511628211ull;
         fprintf(dump, "%d %d %016llx\n", g, n, (unsigned long long)h);
     }

@@ -37,22 +37,16 @@ struct gen_ngram {
     uint64_t fingerprint, tokens;
 };
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-#define FNV0 0xcbf29ce484222325ull
 
 uint64_t gen_ngram_fingerprint(const tok_tokenizer *t) {
-    uint64_t h = FNV0;
+    uint64_t h = PG_HASH64_INIT;
     int nv = tok_vocab_size(t);
     for (int32_t i = 0; i < nv; i++) {
         size_t len = 0;
         const char *b = tok_token_bytes(t, i, &len);
         uint32_t l = (uint32_t)len;
-        h = fnv(h, &l, 4);
-        if (len) h = fnv(h, b, len);
+        h = pg_hash64_add(h, &l, 4);
+        if (len) h = pg_hash64_add(h, b, len);
     }
     return h;
 }
@@ -156,7 +150,7 @@ pg_status gen_ngram_build(const tok_tokenizer *t, const char *const *texts, int 
     put64(out, tokens);
     if (body.len) pg_buf_putn(out, body.data, body.len);
     pg_buf_free(&body);
-    put64(out, fnv(FNV0, out->data, out->len));
+    put64(out, pg_hash64(out->data, out->len));
     return PG_OK;
 }
 
@@ -235,7 +229,7 @@ pg_status gen_ngram_parse(const void *data, size_t size, const char *name, const
     size_t width = (size_t)order + 2;
     if ((size - HDR - 8) / 4 / width < n || HDR + (size_t)n * width * 4 + 8 != size)
         BAD("%u entries of %zu bytes do not fill the file's %zu bytes", n, width * 4, size);
-    if (get64(p + size - 8) != fnv(FNV0, p, size - 8)) BAD("checksum mismatch (the file is damaged)");
+    if (get64(p + size - 8) != pg_hash64(p, size - 8)) BAD("checksum mismatch (the file is damaged)");
     if (t && (vocab != (uint32_t)tok_vocab_size(t) || get64(p + 24) != gen_ngram_fingerprint(t)))
         BAD("built for another tokenizer (vocabulary %u, fingerprint %016llx; this model's: %d, %016llx)", vocab,
             (unsigned long long)get64(p + 24), tok_vocab_size(t), (unsigned long long)gen_ngram_fingerprint(t));

@@ -50,12 +50,6 @@ struct gen_retr {
     double avglen;
 };
 
-static uint64_t hash(const char *s, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The term id of s[0..n), added when `add`; -1 when absent and not added. */
 static int term_id(gen_retr *r, const char *s, size_t n, bool add) {
     if (r->hcap == 0) {
@@ -63,7 +57,7 @@ static int term_id(gen_retr *r, const char *s, size_t n, bool add) {
         r->hcap = 1024;
         r->slot = pg_xcalloc((size_t)r->hcap, sizeof *r->slot);
     }
-    for (uint64_t i = hash(s, n) & (uint64_t)(r->hcap - 1);; i = (i + 1) & (uint64_t)(r->hcap - 1)) {
+    for (uint64_t i = pg_hash64(s, n) & (uint64_t)(r->hcap - 1);; i = (i + 1) & (uint64_t)(r->hcap - 1)) {
         int id = r->slot[i] - 1;
         if (id < 0) break;
         if (strlen(r->word[id]) == n && !memcmp(r->word[id], s, n)) return id;
@@ -87,13 +81,13 @@ static int term_id(gen_retr *r, const char *s, size_t n, bool add) {
         for (int j = 0; j < oc; j++)
             if (old[j]) {
                 const char *w = r->word[old[j] - 1];
-                uint64_t k = hash(w, strlen(w)) & (uint64_t)(r->hcap - 1);
+                uint64_t k = pg_hash64(w, strlen(w)) & (uint64_t)(r->hcap - 1);
                 while (r->slot[k]) k = (k + 1) & (uint64_t)(r->hcap - 1);
                 r->slot[k] = old[j];
             }
         free(old);
     } else {
-        uint64_t k = hash(s, n) & (uint64_t)(r->hcap - 1);
+        uint64_t k = pg_hash64(s, n) & (uint64_t)(r->hcap - 1);
         while (r->slot[k]) k = (k + 1) & (uint64_t)(r->hcap - 1);
         r->slot[k] = id + 1;
     }

@@ -13,14 +13,9 @@
 #define GOLDEN "tests/golden/ngram_tiny.bin"
 #define PAIRS "tests/golden/ngram_pairs.jsonl"
 
-static uint64_t fnv(const unsigned char *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
 /* the trailing checksum after an edit */
 static void reseal(unsigned char *p, size_t n) {
-    uint64_t h = fnv(p, n - 8);
+    uint64_t h = pg_hash64(p, n - 8);
     for (int i = 0; i < 8; i++) p[n - 8 + i] = (unsigned char)(h >> (8 * i));
 }
 

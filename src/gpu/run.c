@@ -482,10 +482,6 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
  * `eval` processes of one verification (a report and a shard each, every sample of a
  * task) compile a task's reference once.  A source that includes a local header ("...")
  * is never cached: the header is not in the key.  Unset: no cache (the default). */
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
 
 static bool nvcc_cache_path(const char *nvcc, const char *arch, const char *cu, char *path, size_t cap) {
     const char *dir = getenv("PTXGEN_NVCC_CACHE");
@@ -493,10 +489,10 @@ static bool nvcc_cache_path(const char *nvcc, const char *arch, const char *cu, 
     char *src = read_text(cu);
     if (!src) return false;
     bool local_include = strstr(src, "#include \"") != NULL;
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = PG_HASH64_INIT_SHORT;   /* the cache's file names: never change the seed */
     const char *parts[] = {nvcc, "\n-ptx -O3\n", arch, "\n"};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) h = fnv1a(h, parts[i], strlen(parts[i]));
-    h = fnv1a(h, src, strlen(src));
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) h = pg_hash64_add(h, parts[i], strlen(parts[i]));
+    h = pg_hash64_add(h, src, strlen(src));
     free(src);
     if (local_include) return false;
     return snprintf(path, cap, "%s/%016llx.ptx", dir, (unsigned long long)h) < (int)cap;

@@ -136,13 +136,8 @@ static uint16_t mod_len[MAX_MODS];           /* id -> strlen(text) */
 static ptx_type mod_type[MAX_MODS];          /* id -> type, when the modifier is one */
 static uint16_t mod_hash[MOD_HASH];
 static int nmod_ids;
-static uint32_t mhash(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
 static uint16_t intern_mod(const char *s, size_t n) {
-    uint32_t h = mhash(s, n) & (MOD_HASH - 1);
+    uint32_t h = pg_hash32(s, n) & (MOD_HASH - 1);
     while (mod_hash[h]) {
         uint16_t id = mod_hash[h];
         if (mod_len[id] == n && !memcmp(mod_text[id], s, n)) return id;
@@ -157,7 +152,7 @@ static uint16_t intern_mod(const char *s, size_t n) {
     return id;
 }
 uint16_t isa_modifier_id(const char *s, size_t n) {
-    uint32_t h = mhash(s, n) & (MOD_HASH - 1);
+    uint32_t h = pg_hash32(s, n) & (MOD_HASH - 1);
     while (mod_hash[h]) {
         uint16_t id = mod_hash[h];
         /* s need not be NUL-terminated; a NUL inside s never matches */
@@ -490,15 +485,10 @@ const char *isa_opcode_get(int i) { return (i >= 0 && i < nopcodes) ? opcodes[i]
 /* opcode -> index into opcodes[]; built by isa_init. */
 enum { OPC_HASH = 1024 };
 static short opc_hash[OPC_HASH];
-static uint32_t str_hash(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
 static void opc_hash_init(void) {
     for (int i = 0; i < OPC_HASH; i++) opc_hash[i] = -1;
     for (int i = 0; i < nopcodes; i++) {
-        uint32_t h = str_hash(opcodes[i], strlen(opcodes[i])) & (OPC_HASH - 1);
+        uint32_t h = pg_hash32(opcodes[i], strlen(opcodes[i])) & (OPC_HASH - 1);
         while (opc_hash[h] >= 0) h = (h + 1) & (OPC_HASH - 1);
         opc_hash[h] = (short)i;
     }
@@ -512,7 +502,7 @@ const isa_form *const *isa_forms_for(const char *opcode, size_t len, int *n) {
         *n = opcode_n[-v - 1];
         return &form_ptrs[opcode_first[-v - 1]];
     }
-    for (uint32_t h = str_hash(opcode, len) & (OPC_HASH - 1); opc_hash[h] >= 0; h = (h + 1) & (OPC_HASH - 1)) {
+    for (uint32_t h = pg_hash32(opcode, len) & (OPC_HASH - 1); opc_hash[h] >= 0; h = (h + 1) & (OPC_HASH - 1)) {
         int i = opc_hash[h];
         if ((size_t)opcode_len[i] == len && memcmp(opcodes[i], opcode, len) == 0) {
             *n = opcode_n[i];
@@ -772,15 +762,10 @@ bool isa_sreg_fits(const isa_sreg *s, ptx_type t) {
  * looked up for every %-name the parser sees). */
 static int sreg_hash[256];
 static bool sreg_hash_ready;
-static uint32_t sreg_h(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h & 255u;
-}
 static void sreg_hash_init(void) {
     for (int i = 0; i < 256; i++) sreg_hash[i] = -1;
     for (int i = 0; i < NSREGS; i++) {
-        uint32_t h = sreg_h(sregs[i].name, strlen(sregs[i].name));
+        uint32_t h = pg_hash32(sregs[i].name, strlen(sregs[i].name)) & 255u;
         while (sreg_hash[h] >= 0) h = (h + 1) & 255u;
         sreg_hash[h] = i;
     }
@@ -792,7 +777,7 @@ const isa_sreg *isa_sreg_lookup(const char *name, size_t n) {
     size_t base = n;
     const char *dot = memchr(name, '.', n);
     if (dot) base = (size_t)(dot - name);
-    for (uint32_t h = sreg_h(name, base); sreg_hash[h] >= 0; h = (h + 1) & 255u) {
+    for (uint32_t h = pg_hash32(name, base) & 255u; sreg_hash[h] >= 0; h = (h + 1) & 255u) {
         int i = sreg_hash[h];
         if (strlen(sregs[i].name) != base || memcmp(sregs[i].name, name, base) != 0) continue;
         if (!dot) return sregs[i].vector ? NULL : &sregs[i];

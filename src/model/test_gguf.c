@@ -412,13 +412,6 @@ static void test_truncations(void) {
 
 /* ---- the real model files ------------------------------------------------------ */
 
-static uint64_t fnv64(const void *p, size_t n) {
-    const uint8_t *b = p;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static void test_real(const char *env, const char *def, const char *key, int ntensors) {
     const char *path = getenv(env);
     if (!path || !*path) path = def;
@@ -455,7 +448,7 @@ static void test_real(const char *env, const char *def, const char *key, int nte
             int64_t ri = json_integer_value(json_object_get(r, "row"));
             model_gguf_dequant_row(t->type, (const uint8_t *)t->data + (size_t)ri * model_gguf_tensor_row_bytes(t), row, t->ne[0]);
             char h[32];
-            snprintf(h, sizeof h, "%016llx", (unsigned long long)fnv64(row, (size_t)t->ne[0] * sizeof *row));
+            snprintf(h, sizeof h, "%016llx", (unsigned long long)pg_hash64(row, (size_t)t->ne[0] * sizeof *row));
             bool ok = !strcmp(h, json_string_value(json_object_get(r, "fnv")));
             for (size_t k = 0; k < 4 && k < (size_t)t->ne[0]; k++) {
                 json_t *hv = json_array_get(json_object_get(r, "head"), k);   /* null: not finite */

@@ -63,8 +63,7 @@ typedef struct { const char *s; uint32_t n; int32_t v; } sm_slot;
 typedef struct { sm_slot *slots; uint32_t cap, count; } strmap;
 
 static uint64_t hash_bytes(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;                      /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    uint64_t h = pg_hash64_add(PG_HASH64_INIT_SHORT, s, n);
     return h ^ (h >> 29);
 }
 

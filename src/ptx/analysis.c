@@ -32,12 +32,6 @@ typedef struct {
     int cap, n;
 } strmap;
 
-static uint32_t hash_str(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
-
 static void sm_put(strmap *m, const char *k, int v);
 
 static void sm_grow(strmap *m) {
@@ -55,7 +49,7 @@ static void sm_grow(strmap *m) {
 /* Insert or overwrite. */
 static void sm_put(strmap *m, const char *k, int v) {
     if ((m->n + 1) * 2 > m->cap) sm_grow(m);
-    uint32_t h = hash_str(k) & (uint32_t)(m->cap - 1);
+    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h] && strcmp(m->keys[h], k) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
     if (!m->keys[h]) { m->keys[h] = k; m->n++; }
     m->vals[h] = v;
@@ -63,7 +57,7 @@ static void sm_put(strmap *m, const char *k, int v) {
 
 static bool sm_get(const strmap *m, const char *k, int *v) {
     if (!m->cap) return false;
-    uint32_t h = hash_str(k) & (uint32_t)(m->cap - 1);
+    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h]) {
         if (!strcmp(m->keys[h], k)) { *v = m->vals[h]; return true; }
         h = (h + 1) & (uint32_t)(m->cap - 1);

@@ -421,12 +421,6 @@ typedef struct {
     int cap, n;
 } name_map;
 
-static unsigned hash_str(const char *s) {
-    unsigned h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static int *nm_slot(name_map *mp, const char *k, bool create) {
     if (!mp->cap) {
         if (!create) return NULL;
@@ -442,7 +436,7 @@ static int *nm_slot(name_map *mp, const char *k, bool create) {
         free(mp->vals);
         *mp = big;
     }
-    unsigned i = hash_str(k) & (unsigned)(mp->cap - 1);
+    unsigned i = pg_hash32(k, strlen(k)) & (unsigned)(mp->cap - 1);
     while (mp->keys[i]) {
         if (strcmp(mp->keys[i], k) == 0) return &mp->vals[i];
         i = (i + 1) & (unsigned)(mp->cap - 1);

@@ -37,11 +37,6 @@ enum { NAME_LEN = 20 };   /* a plan name is cut to this many bytes (the constrai
 /* ---- a small open-addressing map: name -> int ------------------------------- */
 typedef struct { const char **k; int *v; int cap, n; } nmap;
 
-static unsigned nm_hash(const char *s) {
-    unsigned h = 2166136261u;
-    while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
-    return h;
-}
 static void nm_put(nmap *m, const char *k, int v);
 static void nm_grow(nmap *m) {
     nmap o = *m;
@@ -56,7 +51,7 @@ static void nm_grow(nmap *m) {
 }
 static void nm_put(nmap *m, const char *k, int v) {
     if (2 * (m->n + 1) > m->cap) nm_grow(m);
-    unsigned i = nm_hash(k) & (unsigned)(m->cap - 1);
+    unsigned i = pg_hash32(k, strlen(k)) & (unsigned)(m->cap - 1);
     while (m->k[i] && strcmp(m->k[i], k)) i = (i + 1) & (unsigned)(m->cap - 1);
     if (!m->k[i]) m->n++;
     m->k[i] = k;
@@ -64,7 +59,7 @@ static void nm_put(nmap *m, const char *k, int v) {
 }
 static bool nm_get(const nmap *m, const char *k, int *v) {
     if (!m->cap) return false;
-    unsigned i = nm_hash(k) & (unsigned)(m->cap - 1);
+    unsigned i = pg_hash32(k, strlen(k)) & (unsigned)(m->cap - 1);
     while (m->k[i]) {
         if (!strcmp(m->k[i], k)) { if (v) *v = m->v[i]; return true; }
         i = (i + 1) & (unsigned)(m->cap - 1);

@@ -65,11 +65,6 @@ static uint64_t splitmix(uint64_t *s) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static uint64_t fnv64(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    return h;
-}
 
 /* ---- small string helpers --------------------------------------------------- */
 static void *xmalloc(size_t n) {
@@ -1321,7 +1316,7 @@ int main(int argc, char **argv) {
             for (int fi = 0; fi < nfiles; fi++) {
                 const pfile *F = &files[fi];
                 if (!F->usable) continue;
-                uint64_t st = seed ^ fnv64(F->base) ^ ((uint64_t)(cls + 1) * 0xD1B54A32D192ED03ull);
+                uint64_t st = seed ^ pg_hash64_add(PG_HASH64_INIT_SHORT, F->base, strlen(F->base)) ^ ((uint64_t)(cls + 1) * 0xD1B54A32D192ED03ull);
                 for (int li = 0; li < F->nlines; li++) {
                     uint64_t r = splitmix(&st);
                     mutant M;

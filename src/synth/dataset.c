@@ -38,11 +38,6 @@ static uint64_t mix(uint64_t x) {
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
 }
-static uint64_t fnv64(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-    return h;
-}
 
 /* Near-duplicate key: register numbers and whitespace do not count. */
 uint64_t synth_normalized_hash(const char *ptx) {
@@ -65,7 +60,7 @@ uint64_t synth_normalized_hash(const char *ptx) {
         }
         pg_buf_putc(&b, *p);
     }
-    uint64_t h = b.data ? fnv64(b.data, b.len) : 0;
+    uint64_t h = b.data ? pg_hash64_add(PG_HASH64_INIT_SHORT, b.data, b.len) : 0;
     pg_buf_free(&b);
     return h;
 }
@@ -879,7 +874,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     json_object_set_new(j, "ptxas", px);
     if (mut) json_object_set_new(j, "mutation", mut);
     /* split by task identity: a task (or expression) is entirely train or val */
-    uint64_t ih = fnv64(c->identity, strlen(c->identity));
+    uint64_t ih = pg_hash64_add(PG_HASH64_INIT_SHORT, c->identity, strlen(c->identity));
     json_object_set_new(j, "split", json_string(ih % 20 == 0 ? "val" : "train"));
     c->line = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
     c->hash = synth_normalized_hash(ptx.data);
@@ -1384,7 +1379,7 @@ pg_status synth_dataset_stats(const char *path, pg_buf *out, pg_diag_sink *diag)
         json_object_set_new(bys, "samples", json_integer(json_integer_value(json_object_get(bys, "samples")) + 1));
         json_object_set_new(json_object_get(bys, "frames"), fr ? fr : "?", json_true());
         char hx[20];
-        snprintf(hx, sizeof hx, "%016llx", (unsigned long long)(de ? fnv64(de, strlen(de)) : 0));
+        snprintf(hx, sizeof hx, "%016llx", (unsigned long long)(de ? pg_hash64_add(PG_HASH64_INIT_SHORT, de, strlen(de)) : 0));
         json_object_set_new(json_object_get(bys, "texts"), hx, json_true());
         const char *code = json_string_value(json_object_get(j, "ptx_code"));
         if (code) {

@@ -964,9 +964,7 @@ static void emit_json(const expr_tree *e, const char *name, int ninputs, const f
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
 
     /* the descriptions' seed: a pure function of the kernel (name and tree) */
-    uint64_t seed = 1469598103934665603ull;
-    for (const char *p = name; *p; p++) seed = (seed ^ (unsigned char)*p) * 1099511628211ull;
-    for (const char *p = pre.data; *p; p++) seed = (seed ^ (unsigned char)*p) * 1099511628211ull;
+    uint64_t seed = pg_hash64_add(pg_hash64_add(PG_HASH64_INIT_SHORT, name, strlen(name)), pre.data, strlen(pre.data));
     json_object_set_new(root, "descriptions", expr_describe(e, text.data, ninputs, val, per_thread, seed, root));
     synth_task_json_write(root, out);
     json_decref(root);

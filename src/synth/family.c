@@ -154,8 +154,7 @@ void synth_fam_shorten(char *name, size_t max) {
 
 void synth_fam_fit_name(char *name) {
     if (strlen(name) <= PG_NAME_MAX) return;
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a of the whole name: its words that are cut stay in the hash */
-    for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    uint64_t h = pg_hash64_add(PG_HASH64_INIT_SHORT, name, strlen(name));   /* the whole name: its words that are cut stay in the hash */
     abbreviate(name);
     if (strlen(name) <= PG_NAME_MAX) return;
     cut_words(name, PG_NAME_MAX - 7);

@@ -413,7 +413,7 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     snprintf(s->identity, sizeof s->identity, "%s", id.data);
     pg_buf_free(&id);
     if (!params) {   /* baked coefficients: one kernel name per coefficient set */
-        uint64_t h = 1469598103934665603ull;
+        uint64_t h = PG_HASH64_INIT_SHORT;   /* a step per coefficient value, not pg_hash64's bytes: the names stay as they were */
         for (int k = 0; k < nt; k++) h = (h ^ (uint64_t)(int64_t)(co[k] * 8 + 64)) * 1099511628211ull;
         size_t l = strlen(s->name);
         snprintf(s->name + l, sizeof s->name - l, "_%04x", (unsigned)(h & 0xffff));

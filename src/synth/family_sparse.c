@@ -105,8 +105,8 @@ void synth_sp_finish(sp_task *t, const sp_facts *f, uint64_t seed, const char *d
 }
 
 void synth_sp_seal_name(synth_family_sample *s) {
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-    for (const char *p = s->cu.data ? s->cu.data : ""; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    const char *code = s->cu.data ? s->cu.data : "";
+    uint64_t h = pg_hash64_add(PG_HASH64_INIT_SHORT, code, strlen(code));
     char old[sizeof s->name], base[sizeof s->name];
     snprintf(old, sizeof old, "%s", s->name);
     snprintf(base, sizeof base, "%s", s->name);

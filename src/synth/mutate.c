@@ -34,12 +34,6 @@ static uint32_t rng_below(rng *r, uint32_t n) {
     return (uint32_t)(((rng_next(r) >> 32) * (uint64_t)n) >> 32);
 }
 
-static uint64_t fnv64(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; s && *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    return h;
-}
-
 static void shuffle_ints(rng *r, int *v, int n) {
     for (int i = n - 1; i > 0; i--) {
         int j = (int)rng_below(r, (uint32_t)i + 1);
@@ -55,12 +49,6 @@ typedef struct {
     const char **vals;
     int cap, n;
 } strmap;
-
-static uint32_t hstr(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
 
 static void sm_put(strmap *m, const char *k, const char *v);
 
@@ -80,7 +68,7 @@ static void sm_grow(strmap *m) {
 static void sm_put(strmap *m, const char *k, const char *v) {
     if (!k) return;
     if ((m->n + 1) * 2 > m->cap) sm_grow(m);
-    uint32_t h = hstr(k) & (uint32_t)(m->cap - 1);
+    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h] && strcmp(m->keys[h], k) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
     if (!m->keys[h]) { m->keys[h] = k; m->n++; }
     m->vals[h] = v;
@@ -89,7 +77,7 @@ static void sm_put(strmap *m, const char *k, const char *v) {
 /* Is k present?  *v (if non-NULL) gets its value. */
 static bool sm_get(const strmap *m, const char *k, const char **v) {
     if (!m->cap || !k) return false;
-    uint32_t h = hstr(k) & (uint32_t)(m->cap - 1);
+    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h]) {
         if (!strcmp(m->keys[h], k)) {
             if (v) *v = m->vals[h];
@@ -629,7 +617,9 @@ pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, uint64_
     for (int fi = 0; fi < m->nfuncs; fi++) {
         ptx_func *f = &m->funcs[fi];
         if (!f->has_body) continue;
-        rng r = {seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(kind + 1)) ^ (fnv64(f->name) + (uint64_t)fi * 0x2545F4914F6CDD1Dull)};
+        const char *fname = f->name ? f->name : "";
+        rng r = {seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(kind + 1)) ^
+                 (pg_hash64_add(PG_HASH64_INIT_SHORT, fname, strlen(fname)) + (uint64_t)fi * 0x2545F4914F6CDD1Dull)};
         rng_next(&r);
         strmap taken = {0};
         for (int i = 0; i < modtaken.cap; i++)

@@ -41,12 +41,6 @@ static const struct { const char *name; fam_gen_fn fn; } FAMS[] = {
 };
 enum { NFAM = (int)(sizeof FAMS / sizeof FAMS[0]) };
 
-static uint64_t fnv64(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The canonical print of ptx without its comments (NULL when it does not parse). */
 static char *plain_print(const char *ptx, size_t len) {
     ptx_module *m = NULL;
@@ -252,7 +246,7 @@ int main(void) {
             CHECK(plain != NULL, "%s seed %d: the PTX does not parse", FAMS[f].name, i);
             char line[96];
             snprintf(line, sizeof line, "%s %d %016llx\n", FAMS[f].name, i,
-                     (unsigned long long)(plain ? fnv64(plain, strlen(plain)) : 0));
+                     (unsigned long long)(plain ? pg_hash64_add(PG_HASH64_INIT_SHORT, plain, strlen(plain)) : 0));
             free(plain);
             if (update) pg_buf_puts(&fresh, line);
             else if (pins && strstr(pins, line)) pinned++;
