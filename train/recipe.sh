@@ -60,7 +60,7 @@
 #                    named registers, dec_opts.regs_named; PLAN_REPEAT_MAX=N caps how often a straight plan line heads
 #                    a comment, dec_opts.plan_repeat_max; TRANS_CAP=N also writes the translations under cap N into
 #                    transcap/, TRANS_GREEDY=1 writes them at temperature 0 into transgreedy/; verify measures both
-#                    beside trans/), single arm
+#                    beside trans/; GEN_STAGES, e.g. trans, the stages generate2 runs), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
 #   verify           ptxgen eval --kernels per stage and suite (SHARDS a report, each for VERIFY_BUDGET s; VERIFY_SKIP, a
 #                    regex of report names to leave out, e.g. '-plan-suite$'); $OUT gets evals.tgz (every
@@ -388,7 +388,8 @@ gen)
             python3 train/generate2.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" \
                 --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" \
-                --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --trans-cap "${TRANS_CAP:-0}" ${TRANS_GREEDY:+--trans-greedy} "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
+                --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --trans-cap "${TRANS_CAP:-0}" ${TRANS_GREEDY:+--trans-greedy} \
+                --stages "${GEN_STAGES:-plan,e2e,trans,heldin}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
