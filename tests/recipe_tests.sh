@@ -175,6 +175,17 @@ truncate -s 65M "$RT/repo/.carry-pieces/piece.01"
 out=$(cd "$RT/repo" && HOLD=none bash train/recipe.sh hold 2>&1); rc=$?
 [ "$rc" = 3 ] && grep -q "over the 64 MiB" <<<"$out" && ok || bad "hold with a 65 MiB piece: exit $rc: $out"
 
+# base_spec's fields are read by position: every `read ... <<<"$spec"` names all of them or ends in `_`
+# (on 2026-12-05 `read -r gf _ _ _ lora_r lora_alpha batch` took "24576 512 640" as the batch once base_spec
+# had grown two fields, and lora_base.py refused it on the device)
+nf=$(sed -n 's/^ *qwen) echo "\(.*\)" ;;$/\1/p' "$R" | wc -w)
+[ "$nf" -ge 9 ] && ok || bad "base_spec's qwen line: $nf fields"
+while IFS= read -r line; do
+    vars=$(sed -n 's/.*read -r \(.*\) <<<"\$spec".*/\1/p' <<<"$line")
+    nv=$(wc -w <<<"$vars"); last=${vars##* }
+    { [ "$nv" = "$nf" ] || [ "$last" = _ ]; } && ok || bad "reads $nv of base_spec's $nf fields into '$vars' (the last one gets the rest)"
+done < <(grep '<<<"\$spec"' "$R")
+
 # the device scripts left bench/ on 2026-12-05: nothing outside the dated results and the log names the old paths
 if git rev-parse --git-dir > /dev/null 2>&1; then
     left=$(git grep -l -E 'bench/(device_[a-z_]+|pieces)\.sh' -- . ':!bench/results' ':!bench/NOTES.md' ':!tests/recipe_tests.sh' 2>/dev/null)

@@ -296,7 +296,7 @@ train)
     [ -e "$P/up/SHA256SUMS" ] || bash train/steps/base.sh assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
     B=$(up_base) || exit 3
     spec=$(base_spec "$B") || exit 2
-    read -r gf _ _ _ lora_r lora_alpha batch <<<"$spec"
+    read -r gf _ _ _ lora_r lora_alpha batch _ <<<"$spec"
     # an adapter continues only on the base it was trained on (the 0.5B's shapes are not the 1.5B's)
     if [ -n "${INIT_PLAN:-}" ] && ! grep -q "\"\.\./base/$gf\"" "$INIT_PLAN/base.json" 2>/dev/null; then
         echo "INIT_PLAN=$INIT_PLAN: its base.json does not name ../base/$gf, the base assembled here ($B)" >&2; exit 3
