@@ -516,6 +516,9 @@ static bool gg_layer(loader *ld, int l) {
         !gg_mat(ld, NAME("ffn_gate.weight"), I, H, &L->gate_up) || !gg_mat(ld, NAME("ffn_up.weight"), I, H, &L->gate_up) ||
         !gg_mat(ld, NAME("ffn_down.weight"), H, I, &L->down))
         return false;
+    /* the decode kernel's 16-row copies (the layers' rows are never read one by one) */
+    if (!model_wmat_gg_pack(&L->qkv) || !model_wmat_gg_pack(&L->o) || !model_wmat_gg_pack(&L->gate_up) || !model_wmat_gg_pack(&L->down))
+        return false;   /* out of memory (model_alloc noted it) */
 #undef NAME
     m->nparams += (size_t)(QD + 2 * KVD) * H + (L->bqkv ? (size_t)(QD + 2 * KVD) : 0) + (size_t)H * QD + 3 * (size_t)I * H +
                   2 * (size_t)H;
