@@ -335,14 +335,6 @@ bool model_quant_p16_ok(int type, int n) { return type == GGUF_T_Q5_0 && n > 0 &
 
 size_t model_quant_p16_bytes(int type, int n) { return model_quant_p16_ok(type, n) ? (size_t)n / 64 * P16_PAIR : 0; }
 
-/* Q5_0 element e (0..31) of the block at p as its unsigned 5-bit code */
-static int q5_code(const uint8_t *p, int e) {
-    uint32_t qh;
-    memcpy(&qh, p + 2, 4);
-    int nib = e < 16 ? p[6 + e] & 0xF : p[6 + e - 16] >> 4;
-    return nib | (int)((qh >> e) & 1) << 4;
-}
-
 void model_quant_p16_pack(int type, const void *rows, size_t row_bytes, int n, void *dst) {
     (void)type;   /* Q5_0 (model_quant_p16_ok) */
     uint8_t *o = dst;
@@ -352,11 +344,12 @@ void model_quant_p16_pack(int type, const void *rows, size_t row_bytes, int n, v
         int h = b & 1;
         for (int i = 0; i < 16; i++) {
             const uint8_t *p = (const uint8_t *)rows + (size_t)i * row_bytes + (size_t)b * B_Q5_0;
-            for (int e = 0; e < 32; e++) {
-                int c = q5_code(p, e), k = e / 4, t = e % 4;
-                uint8_t *byte = &g[256 * h + 64 * (k % 4) + 4 * i + t];
-                *byte |= (uint8_t)((c & 0xF) << (k < 4 ? 0 : 4));
-                if (c & 16) g[512 + 64 * h + 8 * k + (4 * i + t) / 8] |= (uint8_t)(1u << ((4 * i + t) % 8));
+            uint32_t qh;
+            memcpy(&qh, p + 2, 4);
+            for (int e = 0; e < 32; e++) {   /* element e: nibble of byte e % 16, fifth bit qh bit e */
+                int nib = e < 16 ? p[6 + e] & 0xF : p[6 + e - 16] >> 4, k = e / 4, lane = 4 * i + e % 4;
+                g[256 * h + 64 * (k % 4) + lane] |= (uint8_t)(nib << (k < 4 ? 0 : 4));
+                if (qh >> e & 1) g[512 + 64 * h + 8 * k + lane / 8] |= (uint8_t)(1u << (lane % 8));
             }
             memcpy(g + 640 + 32 * h + 2 * i, p, 2);
         }
