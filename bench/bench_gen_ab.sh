@@ -18,6 +18,8 @@
 #   LLAMA_BENCH: a llama-bench binary; when set, llama.cpp decodes the same GGUF (-p 16 -n TG -r 3)
 #   beside bench_model in each decode round.  Each gen run's process CPU seconds (user + sys) are
 #   recorded beside gen's wall timer: with other sessions on the VM, CPU time moves less.
+#   Outputs are compared across all runs and within each engine (plain against speculative: that
+#   must hold even where the new engine's numerics, and with them the text, differ from the old).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${PTXGEN_BUILD:-build}
@@ -85,6 +87,14 @@ done
 same=true
 for f in "$WORK"/*-*-*.ptx; do cmp -s "$f" "$WORK/1-before-plain.ptx" || same=false; done
 for f in "$WORK"/*-*-*.cu; do [ -f "$f" ] && { cmp -s "$f" "$WORK/1-before-plain.cu" || same=false; }; done
+# each engine against its own plain run: what must hold when the new engine's numerics differ
+same_side=
+for s in now before; do
+    ok=true
+    for f in "$WORK"/*-"$s"-*.ptx; do cmp -s "$f" "$WORK/1-$s-plain.ptx" || ok=false; done
+    for f in "$WORK"/*-"$s"-*.cu; do [ -f "$f" ] && { cmp -s "$f" "$WORK/1-$s-plain.cu" || ok=false; }; done
+    same_side="$same_side $s=$ok"
+done
 
 # --- 2. decode and the verify step, both binaries alternating ------------------------------------
 : > "$WORK/decode.jsonl"
@@ -110,9 +120,9 @@ done
 
 mkdir -p "$(dirname "$OUT")"
 tmp_out=$(mktemp "$OUT.XXXXXX")
-python3 - "$WORK" "$GGUF" "$THREADS" "$ROUNDS" "$TG" "$TASK" "$base_commit" "$same" > "$tmp_out" <<'PY'
+python3 - "$WORK" "$GGUF" "$THREADS" "$ROUNDS" "$TG" "$TASK" "$base_commit" "$same" "$same_side" > "$tmp_out" <<'PY'
 import datetime, json, os, platform, statistics, subprocess, sys
-work, gguf, threads, rounds, tg, task, base_commit, same = sys.argv[1:9]
+work, gguf, threads, rounds, tg, task, base_commit, same, same_side = sys.argv[1:10]
 med = statistics.median
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo") if l.startswith("flags")), [])
@@ -162,6 +172,7 @@ res = {
               "draft": int(os.environ.get("DRAFT", "8"))},
     "threads": int(threads), "rounds": int(rounds), "task": task,
     "gen": {"runs": gen, "median_seconds": m, "byte_identical_all_runs": same == "true",
+            "byte_identical_within_engine": {kv.split("=")[0]: kv.split("=")[1] == "true" for kv in same_side.split()},
             "speedup_spec_over_plain_now": ratio("now_plain", "now_spec"),
             "speedup_spec_over_plain_before": ratio("before_plain", "before_spec"),
             "speedup_spec_now_over_spec_before": ratio("before_spec", "now_spec"),
@@ -183,7 +194,7 @@ python3 - "$OUT" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 g = r["gen"]
-print("gen median seconds", g["median_seconds"], "identical", g["byte_identical_all_runs"])
+print("gen median seconds", g["median_seconds"], "identical", g["byte_identical_all_runs"], "within each engine", g["byte_identical_within_engine"])
 print("end to end (plan + PTX decode)", g.get("median_end_to_end_decode_seconds"), "process CPU s", g.get("median_process_cpu_s"))
 for k in ("speedup_spec_over_plain_now", "speedup_spec_over_plain_before", "speedup_spec_now_over_spec_before",
           "speedup_plain_now_over_plain_before", "speedup_spec_now_over_plain_before"):

@@ -12,6 +12,9 @@
  * with different 16-token prompts, then --tg steps of one token each; one JSON line
  * per k with both speeds in tokens/s summed over the k sequences (median of --reps).
  *
+ * --exact with --profile: each stage's time per exact step, with --threads 1 in the thread's CPU time
+ * (stage_clock), steady while other programs share the machine.
+ *
  * --profile: after the timed runs, one more decode run of --tg steps with the engine's
  * stage clocks on (model_prof): per stage ms per token, its share, the weight bytes it
  * reads and the GB/s that makes; the caller's wait for pool workers (threading/sync)
@@ -255,6 +258,7 @@ static int bench_exact(model_model *m, const char *dir, const char *list, int re
         int R = reps < 64 ? reps : 64;
         model_prof pr;   /* --profile: the stage clocks of the timed exact steps (way 0) */
         memset(&pr, 0, sizeof pr);
+        pr.thread_cpu = model_threads(m) == 1;   /* one thread: stage CPU time, steady on a loaded machine */
         for (int r = -1; r < R && !rc; r++)
             for (int way = 0; way < 2; way++) {   /* 0: one exact step of n rows; 1: n one-token steps */
                 model_ctx_rewind(ctx, prompt);
@@ -273,7 +277,7 @@ static int bench_exact(model_model *m, const char *dir, const char *list, int re
                dir, model_threads(m), prompt, n, R, w[0][R / 2] * 1e3, u[0][R / 2] * 1e3, w[1][R / 2] * 1e3, u[1][R / 2] * 1e3,
                w[0][R / 2] / w[1][R / 2]);
         if (profile) {   /* mean ms per exact step by stage */
-            printf(", \"stages_ms\": {");
+            printf(", \"stage_clock\": \"%s\", \"stages_ms\": {", pr.thread_cpu ? "thread_cpu" : "wall");
             for (int st = 0; st < PROF_N; st++) printf("%s\"%s\": %.2f", st ? ", " : "", model_prof_names[st], pr.stage_s[st] / R * 1e3);
             printf("}, \"sync_wait_ms\": %.2f, \"act_quant_ms\": %.2f", pr.pool.sync_s / R * 1e3, pr.pool.actq_s / R * 1e3);
         }

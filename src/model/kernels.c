@@ -160,7 +160,22 @@ static void gg_row(const wmat *m, int r, float *dst) {
     model_quant_dequant_fast(g->type, g->data + (size_t)(r - g->r0) * g->row_bytes, dst, m->cols);
 }
 
+bool model_wmat_gg_pack(wmat *m) {
+    if (m->type != WT_GG || m->exact || !model_quant_p16_wanted()) return true;
+    for (int s = 0; s < m->nseg; s++) {
+        struct wseg *g = &m->seg[s];
+        size_t gb = model_quant_p16_bytes(g->type, m->cols);
+        if (!gb || g->p16 || g->rows % 16 || g->r0 % 16) continue;
+        if (!(g->p16 = model_alloc(gb * (size_t)(g->rows / 16)))) return false;
+        for (int r = 0; r < g->rows; r += 16)
+            model_quant_p16_pack(g->type, g->data + (size_t)r * g->row_bytes, g->row_bytes, m->cols, g->p16 + gb * (size_t)(r / 16));
+    }
+    return true;
+}
+
 void model_wmat_free(wmat *m) {
+    if (m->type == WT_GG)
+        for (int s = 0; s < m->nseg; s++) free(m->seg[s].p16);
     free(m->w);
     free(m->scale);
     memset(m, 0, sizeof *m);
@@ -1196,6 +1211,7 @@ typedef struct {
     const char *gx;        /* WT_GG decode: x quantized, per token gx_stride bytes: qa32[cols/32] then (at */
     size_t gx_stride, gx_off;   /* gx_off) qa256[cols/256], and (at gx_zoff, when nonzero: AVX-512) */
     size_t gx_zoff;        /*   the qa32's pair form qa64[cols/64]; see mm_decode_gg */
+    size_t gx_soff;        /*   (at gx_soff, when nonzero: p16 segments) the qa32's sums for p16 */
 } mm_job;
 
 /* The panel pairs [b0, b1) of pool chunks [c0, c1). */
@@ -1245,6 +1261,10 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
     int r0 = (int)((long)m->rows * c0 / J->nch), r1 = (int)((long)m->rows * c1 / J->nch), k = m->cols;
+    if (J->gx_soff) {   /* p16 segments: chunks in whole groups of 16 rows (values do not depend on the split) */
+        r0 = c0 == 0 ? 0 : r0 / 16 * 16;
+        r1 = c1 == J->nch ? m->rows : r1 / 16 * 16;
+    }
     float *row = m->exact ? model_pool_scratch(J->pool, ith, (size_t)k * sizeof(float)) : NULL;
     if (m->exact && !row) pg_oom();   /* k floats: out of memory, a clean exit (pg_oom) */
     for (int s = 0; s < m->nseg; s++) {
@@ -1257,6 +1277,21 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
         for (int r = a; r < b; r += 16) {   /* 16 rows per call: outputs of one token stay together */
             int nr = b - r < 16 ? b - r : 16;
             const uint8_t *w = g->data + (size_t)(r - g->r0) * g->row_bytes;
+            if (g->p16 && J->gx_soff) {   /* a whole group (segments of p16 start and end on one) */
+                const uint8_t *grp = g->p16 + model_quant_p16_bytes(g->type, k) * (size_t)((r - g->r0) / 16);
+                const qa32 *x32[QUANT_NX_MAX];
+                const int32_t *cs[QUANT_NX_MAX];
+                for (int j0 = 0; j0 < J->n; j0 += QUANT_NX_MAX) {
+                    int nx = J->n - j0 < QUANT_NX_MAX ? J->n - j0 : QUANT_NX_MAX;
+                    for (int j = 0; j < nx; j++) {
+                        const char *t = J->gx + (size_t)(j0 + j) * J->gx_stride;
+                        x32[j] = (const qa32 *)(const void *)t;
+                        cs[j] = (const int32_t *)(const void *)(t + J->gx_soff);
+                    }
+                    model_quant_p16_dot(grp, k, x32, cs, nx, J->out + (size_t)j0 * J->ldo + r, (size_t)J->ldo);
+                }
+                continue;
+            }
             if (m->exact) {
                 for (int j = 0; j < J->n; j++) {
                     float *o = J->out + (size_t)j * J->ldo + r;
@@ -1489,15 +1524,20 @@ static double kern_now(void) {
 static void mm_gg_decode(pg_pool *p, mm_job *J) {
     const wmat *m = J->m;
     int k = m->cols;
-    bool need32 = false, need256 = false;
+    bool need32 = false, need256 = false, needz = false, p16 = false;
     for (int s = 0; s < m->nseg && !m->exact; s++) {
-        need32 |= model_quant_act_kind(m->seg[s].type) == QACT_32;
-        need256 |= model_quant_act_kind(m->seg[s].type) == QACT_256;
+        int kind = model_quant_act_kind(m->seg[s].type);
+        need32 |= kind == QACT_32;
+        need256 |= kind == QACT_256;
+        needz |= kind == QACT_32 && !m->seg[s].p16;
+        p16 |= m->seg[s].p16 != NULL;
     }
     size_t b32 = need32 ? (size_t)k / 32 * sizeof(qa32) : 0, b256 = need256 ? (size_t)k / 256 * sizeof(qa256) : 0;
-    /* the AVX-512 kernels' pair form of the qa32, built here once for all rows (64-byte aligned) */
-    size_t zoff = (b32 + b256 + 63) / 64 * 64, bz = need32 && model_quant_pairs_wanted() && k >= 64 ? (size_t)k / 64 * sizeof(qa64) : 0;
-    size_t stride = (zoff + bz + 63) / 64 * 64;
+    /* the AVX-512 kernels' pair form of the qa32, built here once for all rows (64-byte aligned),
+     * then the p16 kernel's block sums */
+    size_t zoff = (b32 + b256 + 63) / 64 * 64, bz = needz && model_quant_pairs_wanted() && k >= 64 ? (size_t)k / 64 * sizeof(qa64) : 0;
+    size_t soff = (zoff + bz + 63) / 64 * 64, bs = p16 ? (size_t)k / 32 * sizeof(int32_t) : 0;
+    size_t stride = (soff + bs + 63) / 64 * 64;
     char *gx = NULL;
     if (stride) {
         gx = model_pool_shared(p, 0, stride * J->n);
@@ -1508,6 +1548,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
             const float *x = J->x + (size_t)j * J->ldx;
             if (need32) model_quant_act32(x, k, (qa32 *)(void *)(gx + j * stride));
             if (bz) model_quant_act32_pairs((const qa32 *)(const void *)(gx + j * stride), k, (qa64 *)(void *)(gx + j * stride + zoff));
+            if (bs) model_quant_p16_sums((const qa32 *)(const void *)(gx + j * stride), k, (int32_t *)(void *)(gx + j * stride + soff));
             if (need256) model_quant_act256(x, k, (qa256 *)(void *)(gx + j * stride + b32));
         }
         if (pp) pp->actq_s += kern_now() - t0;
@@ -1516,6 +1557,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
     J->gx_stride = stride;
     J->gx_off = b32;
     J->gx_zoff = bz ? zoff : 0;
+    J->gx_soff = bs ? soff : 0;
     /* chunks of at least 64 rows, 4 per thread: a descheduled thread's share is picked up */
     int nch = 4 * model_pool_size(p), most = (m->rows + 63) / 64;
     J->nch = nch < most ? nch : most;
@@ -1525,7 +1567,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
 void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
     int npairs = m->prows / (2 * WPANEL);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0, 0, 0};
     if (m->type != WT_F32 && m->type != WT_BF16) abort();   /* f32 / bf16 only (LoRA factors) */
     if (npairs) mm_decode(&J, 0, npairs, 0);
 }
@@ -1536,7 +1578,7 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
         pthread_once(&kern_once, kern_pick);
         float o[2 * WPANEL];
         int have = -1;
-        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0, 0};
+        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0, 0, 0};
         q8x X;
         void *qbuf = NULL;
         if (m->type == WT_Q8) {
@@ -1607,7 +1649,7 @@ void model_matmul_dec(pg_pool *p, float *out, int ldo, const float *x, int ldx, 
     }
     int npairs = m->prows / (2 * WPANEL);
     int nch = npairs < 4 * model_pool_size(p) ? npairs : 4 * model_pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0, 0};
     if (m->type == WT_GG) {
         mm_gg_decode(p, &J);
         return;
@@ -1647,7 +1689,7 @@ void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int 
      * prefetch of the next pair's weights stays within the thread */
     int cpt = n >= 4 ? PF_CHUNKS : 4;
     int nch = npairs < cpt * model_pool_size(p) ? npairs : cpt * model_pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0, 0};
     if (n >= 4) {
 #ifdef HAVE_AMX
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {

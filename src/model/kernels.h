@@ -34,7 +34,12 @@ typedef struct {
      * each [seg.rows][cols] in its own type, row-major blocks pointing into the
      * file mapping (not owned; the model keeps the gguf_file open). */
     int nseg;
-    struct wseg { int r0, rows, type; size_t row_bytes; const uint8_t *data; } seg[3];
+    struct wseg {
+        int r0, rows, type;
+        size_t row_bytes;
+        const uint8_t *data;
+        uint8_t *p16;          /* NULL, or the rows packed 16 at a time for decode (model_wmat_gg_pack; owned) */
+    } seg[3];
     bool exact;                /* decode with dequantized rows x f32 activations (no q8 rounding) */
 } wmat;
 #define WSEG_MAX 3
@@ -44,6 +49,12 @@ typedef struct {
  * (row-major, [rows][cols] blocks); cols is the first call's.  False (nothing
  * added) past WSEG_MAX segments or for a type quant.c cannot compute with. */
 bool model_wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols);
+/* Give a WT_GG matrix's Q5_0 segments their p16 copy (quant.h) where the kernel family in force
+ * profits and the rows come in whole groups of 16; decode then reads the copy (other values
+ * than the row-major kernels', the same whatever the row count), prefill and single rows
+ * (model_wmat_rows_dot) the file.  Not for a matrix whose rows are also read one by one
+ * where their values must equal the matmul's.  False: out of memory (the matrix unchanged). */
+bool model_wmat_gg_pack(wmat *m);
 pg_status model_wmat_make(wmat *m, const float *src, int rows, int cols, wtype t);
 void model_wmat_free(wmat *m);
 size_t model_wmat_bytes(const wmat *m);

@@ -53,6 +53,7 @@ typedef struct {
     char ad_file[4200];
     bool side;               /* GGUF base: LoRA as a side path (lm_head allowed), never merged */
     bool exact;              /* GGUF: decode with dequantized rows x f32 activations */
+    bool pack;               /* GGUF: the CPU decode's 16-row copies (not when the GPU engine takes over) */
     model_model *m;
     pg_diag_sink *diag;
 } loader;
@@ -516,6 +517,10 @@ static bool gg_layer(loader *ld, int l) {
         !gg_mat(ld, NAME("ffn_gate.weight"), I, H, &L->gate_up) || !gg_mat(ld, NAME("ffn_up.weight"), I, H, &L->gate_up) ||
         !gg_mat(ld, NAME("ffn_down.weight"), H, I, &L->down))
         return false;
+    /* the decode kernel's 16-row copies (the layers' rows are never read one by one) */
+    if (ld->pack && (!model_wmat_gg_pack(&L->qkv) || !model_wmat_gg_pack(&L->o) || !model_wmat_gg_pack(&L->gate_up) ||
+                     !model_wmat_gg_pack(&L->down)))
+        return false;   /* out of memory (model_alloc noted it) */
 #undef NAME
     m->nparams += (size_t)(QD + 2 * KVD) * H + (L->bqkv ? (size_t)(QD + 2 * KVD) : 0) + (size_t)H * QD + 3 * (size_t)I * H +
                   2 * (size_t)H;
@@ -564,6 +569,7 @@ static pg_status load_gguf(const char *path, const char *adapter_dir, const mode
     ld.src = path;
     ld.side = true;
     ld.exact = o->exact;
+    ld.pack = !o->device || !strcmp(o->device, "cpu");
     pg_status st = model_gguf_open(path, &m->gg, diag);
     if (st != PG_OK) { free(m); return st; }
     st = PG_ERR_INVALID;

@@ -60,17 +60,17 @@ void model_prof_attach(model_model *m, model_prof *p) {
     model_pool_set_prof(m->pool, p ? &p->pool : NULL);
 }
 
-static double prof_now(void) {
+static double prof_now(const model_prof *p) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(p->thread_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 /* Run `stmt` and, with a profile attached, add its time to stage `st`. */
 #define PROF(m, st, stmt)                                  \
     do {                                                    \
-        double prof_t0_ = (m)->prof ? prof_now() : 0;       \
+        double prof_t0_ = (m)->prof ? prof_now((m)->prof) : 0; \
         stmt;                                               \
-        if ((m)->prof) (m)->prof->stage_s[st] += prof_now() - prof_t0_; \
+        if ((m)->prof) (m)->prof->stage_s[st] += prof_now((m)->prof) - prof_t0_; \
     } while (0)
 size_t model_param_count(const model_model *m) { return m->nparams; }
 int model_threads(const model_model *m) { return model_pool_size(m->pool); }

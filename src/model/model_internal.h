@@ -44,6 +44,8 @@ typedef struct {
     double stage_s[PROF_N];
     pool_prof pool;
     long rows;            /* token rows run (a decode step is one) */
+    bool thread_cpu;      /* stage times in the calling thread's CPU time, not wall time: with one
+                           * thread that is the stage's work, whatever else runs on the machine */
 } model_prof;
 extern const char *const model_prof_names[PROF_N];
 void model_prof_attach(model_model *m, model_prof *p);   /* NULL detaches */
