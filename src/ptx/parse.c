@@ -454,6 +454,12 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         ok = parse_number(P, n, false, op);
         if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
     } else if (tok_punct(&t, '!')) {
+        if (lex_peek(&P->L)->kind != TK_IDENT) {   /* ptxas: "Parsing error near '%p0'" on !!%p0 */
+            char d[64];
+            tokdesc(lex_peek(&P->L), d, sizeof d);
+            ERR(P, *lex_peek(&P->L), "expected a predicate register after '!' but found %s", d);
+            return false;
+        }
         ok = parse_operand(P, op, depth + 1);
         if (ok && op->kind == PTX_OP_SYM && !op->ival) op->kind = PTX_OP_REG;   /* `.reg .pred p;` ... !p */
         if (ok && op->kind != PTX_OP_REG) { ERR(P, t, "'!' applies only to a predicate register"); ok = false; }
@@ -464,20 +470,20 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
                (tok_punct(&t, '+') && (lex_peek(&P->L)->kind == TK_INT || lex_peek(&P->L)->kind == TK_FLOAT ||
                                        tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')))) {
         /* -5, - -255, and a unary plus on a number (+5, +.5, ++5, +-5), as ptxas takes them; not +%r1 */
-        bool neg = tok_punct(&t, '-'), signs = !neg;
+        bool neg = tok_punct(&t, '-');
         while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* - -255: unary signs, as ptxas takes them */
             if (lex_next(&P->L).punct == '-') neg = !neg;
-            signs = true;
         }
         token n = lex_next(&P->L);
         if (n.kind == TK_FLOAT && n.n > 1 && n.s[0] == '0' && strchr("fFdD", n.s[1])) {
             /* ptxas: "Parsing error near '0f3F800000'": a hex float's sign is in its bits */
             ERR(P, n, "a hex float literal takes no sign ('%.*s'); write the negative value's bits", n.n, n.s);
             ok = false;
-        } else if (n.kind == TK_IDENT && n.s[0] == '%' && !signs) {
-            op->kind = PTX_OP_REG;
-            op->name = tokdup(P, &n);
-            op->neg = true;
+        } else if (n.kind == TK_IDENT && n.s[0] == '%') {
+            /* ptxas: "Operand negation not allowed for instruction 'add'", "Illegal argument to
+             * unary minus": PTX negates a value with neg, never a register with '-' */
+            ERR(P, n, "a register cannot be negated with '-' ('%.*s'); use neg", n.n, n.s);
+            ok = false;
         } else {
             ok = parse_number(P, n, neg, op);
         }
