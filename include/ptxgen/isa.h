@@ -126,6 +126,9 @@ typedef struct {
     /* flag "w": vectors up to 256 bits (ld.global.L2::evict_last.v8.b32); other
      * rows with a .vN modifier move at most 128 bits ("Vector type too large") */
     bool wide_vectors;
+    /* flag "o": the row's own ptx_min covers its modifiers, ISA_REQUIRE's PTX version does not
+     * apply (cp.async takes .shared::cta from PTX ISA 7.0; ld needs 7.8) */
+    bool own_version;
     isa_modslot mods[ISA_MAX_MODSLOTS];
     int nmods;
     isa_opslot ops[ISA_MAX_OPSLOTS];

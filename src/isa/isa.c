@@ -404,6 +404,7 @@ pg_status isa_init(pg_diag_sink *diag) {
             if (*fl == ' ') { fl++; continue; }
             if (*fl == 'a') { f->arch_specific = true; fl++; }
             else if (*fl == 'w') fl++;   /* wide_vectors, read above */
+            else if (*fl == 'o') { f->own_version = true; fl++; }
             else if (*fl == 'r' && sscanf(fl, "r%d:%d", &f->removed_ptx, &f->removed_sm) == 2) {
                 while (*fl && *fl != ' ') fl++;
             } else {

@@ -344,6 +344,15 @@ static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
             P->nerrors++;
             return false;
         }
+        bool hex = t.n > 1 && t.s[0] == '0' && strchr("fFdD", t.s[1]), nonzero = false;
+        for (int k = 0; k < t.n && t.s[k] != 'e' && t.s[k] != 'E'; k++) nonzero |= t.s[k] >= '1' && t.s[k] <= '9';
+        /* ptxas: "Constant overflow" for a decimal literal past a normal double (1e400, 1e-320, 3e-400) */
+        if (!hex && (isinf(d) || (d != 0 && !isnormal(d)) || (d == 0 && nonzero))) {
+            pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col,
+                         "float literal '%.*s' is beyond the normal range of a double", t.n, t.s);
+            P->nerrors++;
+            return false;
+        }
         op->kind = PTX_OP_IMM_FLT;
         op->fval = neg ? -d : d;
         op->fbits = bits;

@@ -551,8 +551,21 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         const isa_sreg *sr = op->name[0] == '%' && resolve_reg_cached(c->V, op->name, &ud) != REG_OK
                                  ? isa_sreg_lookup(op->name, strlen(op->name)) : NULL;
         if (sr) {
-            OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
-            return false;
+            /* ptxas takes a whole special register of an integer type as the base ([%laneid],
+             * [%clock64+8], [%pm4_64]); not a component ("Parsing error near '.x'") nor a predicate */
+            if (strchr(op->name + 1, '.') || sr->type == PTX_T_PRED) {
+                OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
+                return false;
+            }
+            if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
+                if (!c->report) c->V->noted = true;
+                OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
+            }
+            if (c->V->m->ptx_version && sr->ptx_min > c->V->m->ptx_version) {
+                if (!c->report) c->V->noted = true;
+                OERR(c, PG_E_NEEDS_PTX, op->loc, "%s needs PTX ISA %d.%d or newer", op->name, sr->ptx_min / 10, sr->ptx_min % 10);
+            }
+            return true;
         }
         const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
         if (!d) return true;
@@ -1300,8 +1313,8 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     insn_spaces sps;
     spaces_of(in, &sps);
-    const isa_form *first_mod_match = NULL;
-    isa_match first_mt;
+    const isa_form *first_mod_match = NULL, *first_count_match = NULL;   /* modifiers fit; and the operand count too */
+    isa_match first_mt, count_mt;
     bool noted = false;   /* the matched form's probe saw something to report */
     int fit0, nfit;
     if (mod_fits(V, forms, nf, in->mod_ids, in->nmods, &fit0, &nfit)) {
@@ -1309,6 +1322,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             const mod_fit *mf = &V->fits.v[fit0 + j];
             const isa_form *f = forms[mf->form];
             if (!first_mod_match) { first_mod_match = f; first_mt = mf->mt; }
+            if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mt = mf->mt; }
             V->noted = false;
             if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
                 in->form = f;
@@ -1322,6 +1336,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             isa_match mt;
             if (!isa_match_form_ids(forms[i], in->mod_ids, in->nmods, &mt)) continue;
             if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
+            if (!first_count_match && in->nops >= forms[i]->nops_min && in->nops <= forms[i]->nops) { first_count_match = forms[i]; count_mt = mt; }
             V->noted = false;
             if (operands_match(V, in, forms[i], &mt, &sps, st->loc, false)) {
                 in->form = forms[i];
@@ -1333,7 +1348,10 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     if (!in->form) {
         if (first_mod_match) {
-            /* report the operand problems of the first form whose modifiers fit */
+            /* report the operand problems of the first form whose modifiers fit, and of those the
+             * first that takes as many operands as given (barrier.red's 4-operand form with a bad
+             * barrier number is reported as that, not as "takes 3 operand(s)") */
+            if (first_count_match) { first_mod_match = first_count_match; first_mt = count_mt; }
             int before = V->diag ? V->diag->nerrors : 0;
             bool was_bad = V->bad;
             operands_match(V, in, first_mod_match, &first_mt, &sps, st->loc, true);
@@ -1384,7 +1402,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             VERR(V, PG_E_NEEDS_SM, st->loc, "modifier '%s' needs sm_%d or newer but the target is sm_%d", in->mods[k], rq->sm_min, m->sm);
             return;
         }
-        if (m->ptx_version && rq->ptx_min > m->ptx_version) {
+        if (m->ptx_version && rq->ptx_min > m->ptx_version && !f->own_version) {
             VERR(V, PG_E_NEEDS_PTX, st->loc, "modifier '%s' needs PTX ISA %d.%d but the module declares .version %s",
                  in->mods[k], rq->ptx_min / 10, rq->ptx_min % 10, m->version_text);
             return;
