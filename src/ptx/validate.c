@@ -382,6 +382,10 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
         OERR(c, PG_E_OPERAND_KIND, op->loc, "'!' is not allowed on operand %d of '%s'", opi + 1, c->in->opcode);
         return false;
     }
+    if (op->neg && d->type != PTX_T_PRED) {   /* ptxas: "Illegal argument to predicate negation" */
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'!' negates a predicate register; %s is declared %s", op->name, ptx_type_get(d->type)->name);
+        return false;
+    }
     if (s->any_type || want == PTX_T_NONE) return true;
     bool packed = s->packed_ok && ptx_type_get(d->type)->cls == PTX_TC_PACKED && ptx_type_get(d->type)->bits == ptx_type_get(want)->bits;
     /* a packed register (.f16x2) fits an integer operand of the instruction's type (add.s32 %r, %r,
