@@ -144,7 +144,7 @@ typedef struct {
     symtab tab;               /* module + current function scopes */
     symtab labels;            /* labels of the current function */
     const ptx_func *func;
-    int depth;
+    int depth;                /* the current { } block's scope depth (1 = a function's body) */
     bool bad;
     /* Set while probing a form (report == false) when the reporting pass
      * over the same form would emit something; a clean probe lets
@@ -209,21 +209,28 @@ static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
     long idx;
     bool split = split_reg(name, &bl, &idx);
     *out = NULL;
-    /* most names are %r12-style members of a %r<N> declaration: try that first */
+    /* most names are %r12-style members of a %r<N> declaration: try that first, unless a
+     * block inside the declaration's may declare the name itself (.reg .f32 %ur<8>; { .reg
+     * .u32 %ur0; ...}: the inner one, as ptxas scopes them) */
     if (split && bl < 64) {
         const sym *b = find_base(V, name, bl);
-        if (b && b->kind == SYM_REG && b->decl->count > idx) { *out = b->decl; return REG_OK; }
+        if (b && b->kind == SYM_REG && b->decl->count > idx) {
+            const sym *e = b->depth < V->depth ? st_find(&V->tab, name) : NULL;
+            *out = e && e->kind == SYM_REG && e->depth > b->depth ? e->decl : b->decl;
+            return *out == b->decl || e->decl->count == 0 ? REG_OK : REG_BASE;
+        }
     }
     const sym *s = st_find(&V->tab, name);
-    /* %r<8> declares %r0..%r7, not %r itself (ptxas: "Arguments mismatch") */
-    if (s && s->kind == SYM_REG && s->decl->count == 0) { *out = s->decl; return REG_OK; }
-    if (s && s->kind == SYM_REG) { *out = s->decl; return REG_BASE; }
-    if (split && bl < 256) {
-        const sym *b = find_base(V, name, bl);
-        if (b && b->kind == SYM_REG && b->decl->count > 0) {
-            *out = b->decl;
-            return idx < b->decl->count ? REG_OK : REG_RANGE;
-        }
+    const sym *b = split && bl < 256 ? find_base(V, name, bl) : NULL;
+    if (b && !(b->kind == SYM_REG && b->decl->count > 0)) b = NULL;
+    if (s && s->kind == SYM_REG && (!b || s->depth >= b->depth)) {   /* the inner of the two */
+        *out = s->decl;
+        /* %r<8> declares %r0..%r7, not %r itself (ptxas: "Arguments mismatch") */
+        return s->decl->count == 0 ? REG_OK : REG_BASE;
+    }
+    if (b) {
+        *out = b->decl;
+        return idx < b->decl->count ? REG_OK : REG_RANGE;
     }
     return REG_UNDECL;
 }
@@ -1658,17 +1665,18 @@ static void check_func(vctx *V, ptx_func *f) {
     PG_VEC(int) scope_marks = {0};
     int depth = 1, nblk = 0;
     V->cur_blk = 0;
+    V->depth = depth;   /* the innermost block's, for resolve_reg */
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *s = &f->body[i];
         switch (s->kind) {
         case PTX_ST_BLOCK_BEGIN:
             pg_vec_push(scope_marks, V->tab.syms.n);
-            depth++;
+            V->depth = ++depth;
             V->cur_blk = ++nblk;
             break;
         case PTX_ST_BLOCK_END:
             if (scope_marks.n) st_truncate(&V->tab, scope_marks.v[--scope_marks.n]);
-            depth--;
+            V->depth = --depth;
             if (V->cur_blk < V->blk_parent.n) V->cur_blk = V->blk_parent.v[V->cur_blk];
             break;
         case PTX_ST_DECL:
