@@ -1525,7 +1525,7 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
     }
     /* a name and a %r<N> of one scope must not meet: .reg .u32 %r<8>; .reg .b32 %r3; (either order; ptxas:
      * "Duplicate definition of variable '%r3'"); a name with a leading zero (%r03) is another name */
-    if (kind == SYM_REG) {
+    if (kind == SYM_REG || kind == SYM_VAR) {   /* a variable too: .reg .u64 %rd<8>; .global .u64 %rd6; */
         size_t bl;
         long idx;
         if (d->count == 0 && split_reg(d->name, &bl, &idx) && (d->name[bl] != '0' || !d->name[bl + 1])) {
@@ -1539,7 +1539,9 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
         size_t nl = strlen(d->name);
         for (int i = V->tab.syms.n - 1; d->count > 0 && i >= 0 && V->tab.syms.v[i].depth >= depth; i--) {
             const sym *o = &V->tab.syms.v[i];
-            if (o->depth != depth || o->kind != SYM_REG || o->decl->count != 0 || strncmp(o->name, d->name, nl) != 0) continue;
+            if (o->depth != depth || (o->kind != SYM_REG && o->kind != SYM_VAR) || o->decl->count != 0 ||
+                strncmp(o->name, d->name, nl) != 0)
+                continue;
             if (split_reg(o->name, &bl, &idx) && bl == nl && (o->name[bl] != '0' || !o->name[bl + 1]) && idx < d->count) {
                 VERR(V, PG_E_DUP_DECL, d->loc, "%s<%d> declares %s, already declared in this scope (line %d)", d->name, d->count, o->name,
                      o->decl->loc.line);
