@@ -591,10 +591,12 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                          (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL);
         /* a 32-bit register there makes ptxas compile the whole module for a 32-bit ABI, which it
          * no longer does ("32-Bit compilation is no longer supported"; on sm_90 "32-Bit ABI ... is
-         * not supported"; multimem.red "Arguments mismatch for instruction 'mov'"); it takes a
-         * 16-bit one, and the asynchronous copies (class ISA_C_ASYNC: cp.async, cp.async.bulk,
-         * cp.reduce.async.bulk, their prefetch) take a 32-bit one */
-        if (generic32 && ti->bits == 32 && c->f->cls != ISA_C_ASYNC) {
+         * not supported"; multimem.red "Arguments mismatch for instruction 'mov'") in the memory,
+         * atomic and synchronization classes (ld, st, prefetch, atom, red, multimem, mbarrier); it
+         * takes a 16-bit one, and the asynchronous copies (cp.async, cp.async.bulk, their prefetch)
+         * and the tensor class (wmma.load/store) take a 32-bit one */
+        bool cls32 = c->f->cls == ISA_C_MEM || c->f->cls == ISA_C_ATOMIC || c->f->cls == ISA_C_SYNC;
+        if (generic32 && ti->bits == 32 && cls32) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "32-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
                  op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
             return false;
