@@ -56,15 +56,16 @@ enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS
  * the pattern) is part of the mnemonic as ptxas reads it (mul.lo, mad.wide,
  * shf.l.wrap): the fixed slots come first, right after the opcode and in
  * table order; the other modifiers may follow in any order.  The `ordered`
- * slots (`<`) are filled in the order their modifiers are written (mma's
- * `.row .col`: the first layout written is A's). */
+ * slots (`<`: group 1, `&`: group 2) are filled in the order their modifiers
+ * are written, each group on its own (mma's `.row .col`: the first layout
+ * written is A's; its `.xor .popc`: the operation before .popc). */
 typedef struct {
     const char *alts[ISA_MAX_ALTS];   /* ".global", ".shared::cta", ... */
     uint16_t ids[ISA_MAX_ALTS];       /* the same, as interned modifier ids */
     int nalts;
     bool optional;
     bool fixed;
-    bool ordered;
+    uint8_t ordered;                  /* 0, or its order group: 1 ('<'), 2 ('&') */
     int var;                          /* -1 or 0..25 */
 } isa_modslot;
 
