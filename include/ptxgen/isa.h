@@ -56,15 +56,16 @@ enum { ISA_MAX_MODSLOTS = 24, ISA_MAX_OPSLOTS = 12, ISA_MAX_ALTS = 48, ISA_NVARS
  * the pattern) is part of the mnemonic as ptxas reads it (mul.lo, mad.wide,
  * shf.l.wrap): the fixed slots come first, right after the opcode and in
  * table order; the other modifiers may follow in any order.  The `ordered`
- * slots (`<`) are filled in the order their modifiers are written (mma's
- * `.row .col`: the first layout written is A's). */
+ * slots (`<`: group 1, `&`: group 2) are filled in the order their modifiers
+ * are written, each group on its own (mma's `.row .col`: the first layout
+ * written is A's; its `.xor .popc`: the operation before .popc). */
 typedef struct {
     const char *alts[ISA_MAX_ALTS];   /* ".global", ".shared::cta", ... */
     uint16_t ids[ISA_MAX_ALTS];       /* the same, as interned modifier ids */
     int nalts;
     bool optional;
     bool fixed;
-    bool ordered;
+    uint8_t ordered;                  /* 0, or its order group: 1 ('<'), 2 ('&') */
     int var;                          /* -1 or 0..25 */
 } isa_modslot;
 
@@ -126,6 +127,9 @@ typedef struct {
     /* flag "w": vectors up to 256 bits (ld.global.L2::evict_last.v8.b32); other
      * rows with a .vN modifier move at most 128 bits ("Vector type too large") */
     bool wide_vectors;
+    /* flag "o": the row's own ptx_min covers its modifiers, ISA_REQUIRE's PTX version does not
+     * apply (cp.async takes .shared::cta from PTX ISA 7.0; ld needs 7.8) */
+    bool own_version;
     isa_modslot mods[ISA_MAX_MODSLOTS];
     int nmods;
     isa_opslot ops[ISA_MAX_OPSLOTS];

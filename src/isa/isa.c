@@ -233,10 +233,11 @@ static bool compile_mods(isa_form *f, const char *pat, char *err, size_t errn) {
         if (f->nmods >= ISA_MAX_MODSLOTS) { snprintf(err, errn, "too many modifier slots"); return false; }
         isa_modslot *s = &f->mods[f->nmods++];
         s->var = -1;
-        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, '<' in written order, in any order */
+        for (;; p++) {   /* '?' optional, '^' part of the mnemonic, '<' and '&' in written order, in any order */
             if (*p == '?') s->optional = true;
             else if (*p == '^') s->fixed = true;
-            else if (*p == '<') s->ordered = true;
+            else if (*p == '<') s->ordered = 1;
+            else if (*p == '&') s->ordered = 2;
             else break;
         }
         if (s->fixed && f->nmods > 1 && !f->mods[f->nmods - 2].fixed) {
@@ -399,6 +400,7 @@ pg_status isa_init(pg_diag_sink *diag) {
             if (*fl == ' ') { fl++; continue; }
             if (*fl == 'a') { f->arch_specific = true; fl++; }
             else if (*fl == 'w') fl++;   /* wide_vectors, read above */
+            else if (*fl == 'o') { f->own_version = true; fl++; }
             else if (*fl == 'r' && sscanf(fl, "r%d:%d", &f->removed_ptx, &f->removed_sm) == 2) {
                 while (*fl && *fl != ' ') fl++;
             } else {
@@ -687,10 +689,12 @@ static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_mat
     if (!match_rec(masks, order, required, nmods, k0, used, last, m)) return false;
     /* '<' slots are filled in the order the modifiers are written (mma's .row .col: the
      * first layout written is A's, whatever it is) */
-    for (int k = 0, prev = -1; k < nmods; k++) {
-        if (!f->mods[m->slot_of[k]].ordered) continue;
-        if (m->slot_of[k] < prev) return false;
-        prev = m->slot_of[k];
+    int prev[3] = {-1, -1, -1};   /* per order group: '<' is 1, '&' is 2 */
+    for (int k = 0; k < nmods; k++) {
+        int g = f->mods[m->slot_of[k]].ordered;
+        if (!g) continue;
+        if (m->slot_of[k] < prev[g]) return false;
+        prev[g] = m->slot_of[k];
     }
     for (int k = 0; k < nmods; k++) {
         int v = f->mods[m->slot_of[k]].var;

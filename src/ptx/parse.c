@@ -344,6 +344,15 @@ static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
             P->nerrors++;
             return false;
         }
+        bool hex = t.n > 1 && t.s[0] == '0' && strchr("fFdD", t.s[1]), nonzero = false;
+        for (int k = 0; k < t.n && t.s[k] != 'e' && t.s[k] != 'E'; k++) nonzero |= t.s[k] >= '1' && t.s[k] <= '9';
+        /* ptxas: "Constant overflow" for a decimal literal past a normal double (1e400, 1e-320, 3e-400) */
+        if (!hex && (isinf(d) || (d != 0 && !isnormal(d)) || (d == 0 && nonzero))) {
+            pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col,
+                         "float literal '%.*s' is beyond the normal range of a double", t.n, t.s);
+            P->nerrors++;
+            return false;
+        }
         op->kind = PTX_OP_IMM_FLT;
         op->fval = neg ? -d : d;
         op->fbits = bits;
@@ -454,6 +463,12 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         ok = parse_number(P, n, false, op);
         if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
     } else if (tok_punct(&t, '!')) {
+        if (lex_peek(&P->L)->kind != TK_IDENT) {   /* ptxas: "Parsing error near '%p0'" on !!%p0 */
+            char d[64];
+            tokdesc(lex_peek(&P->L), d, sizeof d);
+            ERR(P, *lex_peek(&P->L), "expected a predicate register after '!' but found %s", d);
+            return false;
+        }
         ok = parse_operand(P, op, depth + 1);
         if (ok && op->kind == PTX_OP_SYM && !op->ival) op->kind = PTX_OP_REG;   /* `.reg .pred p;` ... !p */
         if (ok && op->kind != PTX_OP_REG) { ERR(P, t, "'!' applies only to a predicate register"); ok = false; }
@@ -464,20 +479,20 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
                (tok_punct(&t, '+') && (lex_peek(&P->L)->kind == TK_INT || lex_peek(&P->L)->kind == TK_FLOAT ||
                                        tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')))) {
         /* -5, - -255, and a unary plus on a number (+5, +.5, ++5, +-5), as ptxas takes them; not +%r1 */
-        bool neg = tok_punct(&t, '-'), signs = !neg;
+        bool neg = tok_punct(&t, '-');
         while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* - -255: unary signs, as ptxas takes them */
             if (lex_next(&P->L).punct == '-') neg = !neg;
-            signs = true;
         }
         token n = lex_next(&P->L);
         if (n.kind == TK_FLOAT && n.n > 1 && n.s[0] == '0' && strchr("fFdD", n.s[1])) {
             /* ptxas: "Parsing error near '0f3F800000'": a hex float's sign is in its bits */
             ERR(P, n, "a hex float literal takes no sign ('%.*s'); write the negative value's bits", n.n, n.s);
             ok = false;
-        } else if (n.kind == TK_IDENT && n.s[0] == '%' && !signs) {
-            op->kind = PTX_OP_REG;
-            op->name = tokdup(P, &n);
-            op->neg = true;
+        } else if (n.kind == TK_IDENT && n.s[0] == '%') {
+            /* ptxas: "Operand negation not allowed for instruction 'add'", "Illegal argument to
+             * unary minus": PTX negates a value with neg, never a register with '-' */
+            ERR(P, n, "a register cannot be negated with '-' ('%.*s'); use neg", n.n, n.s);
+            ok = false;
         } else {
             ok = parse_number(P, n, neg, op);
         }

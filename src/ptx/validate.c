@@ -144,7 +144,7 @@ typedef struct {
     symtab tab;               /* module + current function scopes */
     symtab labels;            /* labels of the current function */
     const ptx_func *func;
-    int depth;
+    int depth;                /* the current { } block's scope depth (1 = a function's body) */
     bool bad;
     /* Set while probing a form (report == false) when the reporting pass
      * over the same form would emit something; a clean probe lets
@@ -209,21 +209,28 @@ static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
     long idx;
     bool split = split_reg(name, &bl, &idx);
     *out = NULL;
-    /* most names are %r12-style members of a %r<N> declaration: try that first */
+    /* most names are %r12-style members of a %r<N> declaration: try that first, unless a
+     * block inside the declaration's may declare the name itself (.reg .f32 %ur<8>; { .reg
+     * .u32 %ur0; ...}: the inner one, as ptxas scopes them) */
     if (split && bl < 64) {
         const sym *b = find_base(V, name, bl);
-        if (b && b->kind == SYM_REG && b->decl->count > idx) { *out = b->decl; return REG_OK; }
+        if (b && b->kind == SYM_REG && b->decl->count > idx) {
+            const sym *e = b->depth < V->depth ? st_find(&V->tab, name) : NULL;
+            *out = e && e->kind == SYM_REG && e->depth > b->depth ? e->decl : b->decl;
+            return *out == b->decl || e->decl->count == 0 ? REG_OK : REG_BASE;
+        }
     }
     const sym *s = st_find(&V->tab, name);
-    /* %r<8> declares %r0..%r7, not %r itself (ptxas: "Arguments mismatch") */
-    if (s && s->kind == SYM_REG && s->decl->count == 0) { *out = s->decl; return REG_OK; }
-    if (s && s->kind == SYM_REG) { *out = s->decl; return REG_BASE; }
-    if (split && bl < 256) {
-        const sym *b = find_base(V, name, bl);
-        if (b && b->kind == SYM_REG && b->decl->count > 0) {
-            *out = b->decl;
-            return idx < b->decl->count ? REG_OK : REG_RANGE;
-        }
+    const sym *b = split && bl < 256 ? find_base(V, name, bl) : NULL;
+    if (b && !(b->kind == SYM_REG && b->decl->count > 0)) b = NULL;
+    if (s && s->kind == SYM_REG && (!b || s->depth >= b->depth)) {   /* the inner of the two */
+        *out = s->decl;
+        /* %r<8> declares %r0..%r7, not %r itself (ptxas: "Arguments mismatch") */
+        return s->decl->count == 0 ? REG_OK : REG_BASE;
+    }
+    if (b) {
+        *out = b->decl;
+        return idx < b->decl->count ? REG_OK : REG_RANGE;
     }
     return REG_UNDECL;
 }
@@ -380,6 +387,10 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
     }
     if (op->neg && !(s->kinds & ISA_OK_NEG) && d->type == PTX_T_PRED) {
         OERR(c, PG_E_OPERAND_KIND, op->loc, "'!' is not allowed on operand %d of '%s'", opi + 1, c->in->opcode);
+        return false;
+    }
+    if (op->neg && d->type != PTX_T_PRED) {   /* ptxas: "Illegal argument to predicate negation" */
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'!' negates a predicate register; %s is declared %s", op->name, ptx_type_get(d->type)->name);
         return false;
     }
     if (s->any_type || want == PTX_T_NONE) return true;
@@ -551,8 +562,21 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         const isa_sreg *sr = op->name[0] == '%' && resolve_reg_cached(c->V, op->name, &ud) != REG_OK
                                  ? isa_sreg_lookup(op->name, strlen(op->name)) : NULL;
         if (sr) {
-            OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
-            return false;
+            /* ptxas takes a whole special register of an integer type as the base ([%laneid],
+             * [%clock64+8], [%pm4_64]); not a component ("Parsing error near '.x'") nor a predicate */
+            if (strchr(op->name + 1, '.') || sr->type == PTX_T_PRED) {
+                OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
+                return false;
+            }
+            if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
+                if (!c->report) c->V->noted = true;
+                OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
+            }
+            if (c->V->m->ptx_version && sr->ptx_min > c->V->m->ptx_version) {
+                if (!c->report) c->V->noted = true;
+                OERR(c, PG_E_NEEDS_PTX, op->loc, "%s needs PTX ISA %d.%d or newer", op->name, sr->ptx_min / 10, sr->ptx_min % 10);
+            }
+            return true;
         }
         const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
         if (!d) return true;
@@ -565,6 +589,18 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
         bool generic32 = ti->bits < 64 && c->V->m->address_size == 64 && !c->space_unknown &&
                          (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL);
+        /* a 32-bit register there makes ptxas compile the whole module for a 32-bit ABI, which it
+         * no longer does ("32-Bit compilation is no longer supported"; on sm_90 "32-Bit ABI ... is
+         * not supported"; multimem.red "Arguments mismatch for instruction 'mov'") in the memory,
+         * atomic and synchronization classes (ld, st, prefetch, atom, red, multimem, mbarrier); it
+         * takes a 16-bit one, and the asynchronous copies (cp.async, cp.async.bulk, their prefetch)
+         * and the tensor class (wmma.load/store) take a 32-bit one */
+        bool cls32 = c->f->cls == ISA_C_MEM || c->f->cls == ISA_C_ATOMIC || c->f->cls == ISA_C_SYNC;
+        if (generic32 && ti->bits == 32 && cls32) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "32-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
+                 op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
+            return false;
+        }
         if (generic32 && !c->report) c->V->noted = true;
         if (generic32 && c->report)
             VERR(c->V, PG_W_ADDR32, op->loc, "%d-bit register %s used as a %s address under .address_size 64",
@@ -1290,8 +1326,8 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     insn_spaces sps;
     spaces_of(in, &sps);
-    const isa_form *first_mod_match = NULL;
-    isa_match first_mt;
+    const isa_form *first_mod_match = NULL, *first_count_match = NULL;   /* modifiers fit; and the operand count too */
+    isa_match first_mt, count_mt;
     bool noted = false;   /* the matched form's probe saw something to report */
     int fit0, nfit;
     if (mod_fits(V, forms, nf, in->mod_ids, in->nmods, &fit0, &nfit)) {
@@ -1299,6 +1335,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             const mod_fit *mf = &V->fits.v[fit0 + j];
             const isa_form *f = forms[mf->form];
             if (!first_mod_match) { first_mod_match = f; first_mt = mf->mt; }
+            if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mt = mf->mt; }
             V->noted = false;
             if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
                 in->form = f;
@@ -1312,6 +1349,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             isa_match mt;
             if (!isa_match_form_ids(forms[i], in->mod_ids, in->nmods, &mt)) continue;
             if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
+            if (!first_count_match && in->nops >= forms[i]->nops_min && in->nops <= forms[i]->nops) { first_count_match = forms[i]; count_mt = mt; }
             V->noted = false;
             if (operands_match(V, in, forms[i], &mt, &sps, st->loc, false)) {
                 in->form = forms[i];
@@ -1323,7 +1361,10 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     if (!in->form) {
         if (first_mod_match) {
-            /* report the operand problems of the first form whose modifiers fit */
+            /* report the operand problems of the first form whose modifiers fit, and of those the
+             * first that takes as many operands as given (barrier.red's 4-operand form with a bad
+             * barrier number is reported as that, not as "takes 3 operand(s)") */
+            if (first_count_match) { first_mod_match = first_count_match; first_mt = count_mt; }
             int before = V->diag ? V->diag->nerrors : 0;
             bool was_bad = V->bad;
             operands_match(V, in, first_mod_match, &first_mt, &sps, st->loc, true);
@@ -1374,7 +1415,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             VERR(V, PG_E_NEEDS_SM, st->loc, "modifier '%s' needs sm_%d or newer but the target is sm_%d", in->mods[k], rq->sm_min, m->sm);
             return;
         }
-        if (m->ptx_version && rq->ptx_min > m->ptx_version) {
+        if (m->ptx_version && rq->ptx_min > m->ptx_version && !f->own_version) {
             VERR(V, PG_E_NEEDS_PTX, st->loc, "modifier '%s' needs PTX ISA %d.%d but the module declares .version %s",
                  in->mods[k], rq->ptx_min / 10, rq->ptx_min % 10, m->version_text);
             return;
@@ -1486,7 +1527,7 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
     }
     /* a name and a %r<N> of one scope must not meet: .reg .u32 %r<8>; .reg .b32 %r3; (either order; ptxas:
      * "Duplicate definition of variable '%r3'"); a name with a leading zero (%r03) is another name */
-    if (kind == SYM_REG) {
+    if (kind == SYM_REG || kind == SYM_VAR) {   /* a variable too: .reg .u64 %rd<8>; .global .u64 %rd6; */
         size_t bl;
         long idx;
         if (d->count == 0 && split_reg(d->name, &bl, &idx) && (d->name[bl] != '0' || !d->name[bl + 1])) {
@@ -1500,7 +1541,9 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
         size_t nl = strlen(d->name);
         for (int i = V->tab.syms.n - 1; d->count > 0 && i >= 0 && V->tab.syms.v[i].depth >= depth; i--) {
             const sym *o = &V->tab.syms.v[i];
-            if (o->depth != depth || o->kind != SYM_REG || o->decl->count != 0 || strncmp(o->name, d->name, nl) != 0) continue;
+            if (o->depth != depth || (o->kind != SYM_REG && o->kind != SYM_VAR) || o->decl->count != 0 ||
+                strncmp(o->name, d->name, nl) != 0)
+                continue;
             if (split_reg(o->name, &bl, &idx) && bl == nl && (o->name[bl] != '0' || !o->name[bl + 1]) && idx < d->count) {
                 VERR(V, PG_E_DUP_DECL, d->loc, "%s<%d> declares %s, already declared in this scope (line %d)", d->name, d->count, o->name,
                      o->decl->loc.line);
@@ -1626,17 +1669,18 @@ static void check_func(vctx *V, ptx_func *f) {
     PG_VEC(int) scope_marks = {0};
     int depth = 1, nblk = 0;
     V->cur_blk = 0;
+    V->depth = depth;   /* the innermost block's, for resolve_reg */
     for (int i = 0; i < f->nbody; i++) {
         ptx_stmt *s = &f->body[i];
         switch (s->kind) {
         case PTX_ST_BLOCK_BEGIN:
             pg_vec_push(scope_marks, V->tab.syms.n);
-            depth++;
+            V->depth = ++depth;
             V->cur_blk = ++nblk;
             break;
         case PTX_ST_BLOCK_END:
             if (scope_marks.n) st_truncate(&V->tab, scope_marks.v[--scope_marks.n]);
-            depth--;
+            V->depth = --depth;
             if (V->cur_blk < V->blk_parent.n) V->cur_blk = V->blk_parent.v[V->cur_blk];
             break;
         case PTX_ST_DECL:
