@@ -352,6 +352,19 @@ static ptx_type slot_type(const opctx *c, const isa_opslot *s) {
 
 #define OERR(c, id, loc, ...) do { if ((c)->report) VERR((c)->V, id, loc, __VA_ARGS__); } while (0)
 
+/* A special register the module's target or PTX version does not have yet (reported, not a form
+ * mismatch: the operand's kind is right). */
+static void sreg_target_check(opctx *c, const ptx_operand *op, const isa_sreg *sr) {
+    if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
+        if (!c->report) c->V->noted = true;
+        OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
+    }
+    if (c->V->m->ptx_version && sr->ptx_min > c->V->m->ptx_version) {
+        if (!c->report) c->V->noted = true;
+        OERR(c, PG_E_NEEDS_PTX, op->loc, "%s needs PTX ISA %d.%d or newer", op->name, sr->ptx_min / 10, sr->ptx_min % 10);
+    }
+}
+
 static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
     /* the parser resolved special registers (op->sreg); plain names never are */
     const isa_sreg *sr = op_sreg(c->V, op);
@@ -370,14 +383,7 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
                  ptx_type_get(sr->type)->name, opi + 1, c->in->opcode, ptx_type_get(want)->name);
             return false;
         }
-        if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
-            if (!c->report) c->V->noted = true;
-            OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
-        }
-        if (c->V->m->ptx_version && sr->ptx_min > c->V->m->ptx_version) {
-            if (!c->report) c->V->noted = true;
-            OERR(c, PG_E_NEEDS_PTX, op->loc, "%s needs PTX ISA %d.%d or newer", op->name, sr->ptx_min / 10, sr->ptx_min % 10);
-        }
+        sreg_target_check(c, op, sr);
         return true;
     }
     const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);
@@ -568,14 +574,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                 OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
                 return false;
             }
-            if (c->V->m->sm && sr->sm_min > c->V->m->sm) {
-                if (!c->report) c->V->noted = true;
-                OERR(c, PG_E_NEEDS_SM, op->loc, "%s needs sm_%d or newer", op->name, sr->sm_min);
-            }
-            if (c->V->m->ptx_version && sr->ptx_min > c->V->m->ptx_version) {
-                if (!c->report) c->V->noted = true;
-                OERR(c, PG_E_NEEDS_PTX, op->loc, "%s needs PTX ISA %d.%d or newer", op->name, sr->ptx_min / 10, sr->ptx_min % 10);
-            }
+            sreg_target_check(c, op, sr);
             return true;
         }
         const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);

@@ -1,4 +1,7 @@
+# usage (from the repository root): python3 est.py GEN_DIR/trans N | python3 est.py --e2e GEN_DIR/e2e N
 import glob,os,subprocess,sys,json
+E2E = sys.argv[1] == '--e2e'
+if E2E: del sys.argv[1]
 from tokenizers import Tokenizer
 tk=Tokenizer.from_file('/tmp/qwen-hf/tokenizer.json')
 def enc(s): return tk.encode(s, add_special_tokens=False).ids
@@ -17,14 +20,20 @@ tot=hr=hh=hu=0; per=[]
 for f in sorted(glob.glob(sys.argv[1]+'/*.ptx'))[:int(sys.argv[2])]:
     task=os.path.basename(f).split('.')[0]
     ref=None
-    for s in ('suite','suite-prose'):
-        p=f'/work/main/bench/{s}/{task}/reference.cu'
-        if os.path.exists(p): ref=p; break
+    if E2E:   # the model's own plan, beside the kernels (generate2's plan/ folder)
+        p=f.replace('/e2e/','/plan/')[:-4]+'.cu'
+        ref=p if os.path.exists(p) else None
+    else:     # translation: the task's reference.cu is the plan
+        for s in ('suite','suite-prose'):
+            p=f'bench/{s}/{task}/reference.cu'
+            if os.path.exists(p): ref=p; break
     if not ref: continue
-    r=subprocess.run(['/tmp/refdraft/lit',ref,'sm_80'],capture_output=True,text=True,cwd='/work/main')
+    r=subprocess.run(['/tmp/refdraft/lit',ref,'sm_80'],capture_output=True,text=True,cwd='.')
     if r.returncode: continue
     out=open(f).read(); body=out[out.index('{'):] if '{' in out else out
-    rb=r.stdout; rb=rb[rb.index('{'):]
+    rb=r.stdout
+    if '{' not in rb: continue
+    rb=rb[rb.index('{'):]
     R=enc(rb); O=enc(body)
     a=b=u=0
     for j in range(2,len(O)):
