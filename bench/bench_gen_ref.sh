@@ -3,8 +3,9 @@
 # side: for each TASK, ROUNDS rounds of three gen runs of a two-stage model -- --draft 8 (all draft
 # sources), --draft 8 --no-draft-ref, --draft 0 -- the order rotated every round; each run's gen
 # --json (the PTX turn's model steps, drafts per source, decode seconds; the plan turn's), process
-# wall and CPU seconds, the load average before it.  Every run's module (and plan) must equal its
-# task's --draft 0 output byte for byte (drafts are only guesses).
+# wall and CPU seconds, the load average before it, and the sha256 (16 hex digits) of its module and
+# plan: every run's must equal its task's --draft 0 output's byte for byte (drafts are only guesses;
+# bench_gen_ref_summary.py checks).
 # Usage: bash bench/bench_gen_ref.sh OUT.jsonl   (one line per run; the summary is made from it)
 # Environment: MODEL (default models/qwen-plan), TASKS ("bias_gelu_residual complex_mul adam_step"),
 #   PLAN: "reference" gives the task's reference.cu as the plan (--plan: translation, no plan turn;
@@ -37,16 +38,12 @@ for task in $TASKS; do
             # shellcheck disable=SC2086
             /usr/bin/time -f "%e %U %S" -o "$WORK/t" "$BUILD/ptxgen" gen --model "$MODEL" --task "bench/suite/$task/task.json" \
                 --threads "$THREADS" --samples "$SAMPLES" $flags --json -o "$WORK/$task-$r-$mode.ptx" > "$WORK/j" 2> "$WORK/e" || true
-            same=null
-            if [ -f "$WORK/$task-1-plain.ptx" ] && [ -f "$WORK/$task-$r-$mode.ptx" ]; then
-                same=false
-                cmp -s "$WORK/$task-$r-$mode.ptx" "$WORK/$task-1-plain.ptx" && same=true
-                if [ -f "$WORK/$task-1-plain.cu" ] && ! cmp -s "$WORK/$task-$r-$mode.cu" "$WORK/$task-1-plain.cu"; then same=false; fi
-            fi
-            python3 - "$WORK/j" "$WORK/t" "$WORK/e" "$task" "$r" "$mode" "$l" "$same" "$PLAN" >> "$OUT" <<'PY'
+            ptx_sha=$(sha256sum < "$WORK/$task-$r-$mode.ptx" 2>/dev/null | cut -c1-16 || true)
+            plan_sha=$(sha256sum < "$WORK/$task-$r-$mode.cu" 2>/dev/null | cut -c1-16 || true)
+            python3 - "$WORK/j" "$WORK/t" "$WORK/e" "$task" "$r" "$mode" "$l" "$ptx_sha" "$plan_sha" "$PLAN" >> "$OUT" <<'PY'
 import json, sys
-j, t, e, task, r, mode, load, same = sys.argv[1:9]
-row = {"task": task, "plan": sys.argv[9], "round": int(r), "mode": mode, "load_before": load, "same_as_plain": json.loads(same)}
+j, t, e, task, r, mode, load, ptx_sha, plan_sha, plan = sys.argv[1:11]
+row = {"task": task, "plan": plan, "round": int(r), "mode": mode, "load_before": load, "ptx_sha256_16": ptx_sha, "plan_sha256_16": plan_sha}
 try:
     g = json.load(open(j))
     sp = g["speculative"]

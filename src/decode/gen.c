@@ -551,7 +551,7 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
             int L = 0, rl = 0, at = -1;
             t = gen_draft_hist_next(g->hist.v, g->hist.n, &L);
             kind = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), from = GEN_DRAFT_HISTORY;
-            int32_t r = e->nref ? gen_draft_ref_next(g->hist.v, g->hist.n, e->ref, e->nref, g->ref_from, &rl, &at) : -1;
+            int32_t r = e->nref ? gen_draft_ref_next(g->hist.v, g->hist.n, e->ref, e->nref, e->digit, g->ref_from, &rl, &at) : -1;
             if (r >= 0 && (t < 0 || rl >= L)) {
                 t = r, kind = DK_REF + (rl - DRAFT_MIN_MATCH), from = GEN_DRAFT_REF;
                 g->ref_from = at + 1;
