@@ -357,6 +357,12 @@ typedef struct {
                                 * verified per forward; 0 (the default) = one token per forward.  The output is
                                 * byte-identical either way (see gen_sample) */
     const struct gen_ngram *ngram;   /* optional n-gram table of training kernels (gen_ngram_load) for the drafts */
+    const char *draft_ref;     /* optional reference text for the drafts (NULL = none; borrowed: the caller keeps it
+                                * alive until gen_sample returns): the output is expected to follow it closely (the
+                                * two-stage model's PTX turn: nvcc's literate PTX of the plan, pipe_ptx_opts).
+                                * Tokenized once; a guess is the token after the longest match (2..8 tokens) of
+                                * the output's suffix in it (GEN_DRAFT_REF).  Only with draft_max > 0, and only for
+                                * gen_sample / gen_sample_k (the constrained turns); never changes the output */
 } gen_opts;
 
 /* Where a drafted token came from (gen_result.drafted_by / accepted_by): the constraint's only
@@ -364,9 +370,12 @@ typedef struct {
  * the prompt and output (history), the n-gram table of training kernels (table), a register
  * number's digit (the next unused number of its class for a destination, the last destination
  * of its class for a source), literate PTX's comment copying a plan line (plan: the line after the
- * one the last comment copied, in the prompt's plan). */
-typedef enum { GEN_DRAFT_FORCED, GEN_DRAFT_HISTORY, GEN_DRAFT_TABLE, GEN_DRAFT_REGISTER, GEN_DRAFT_PLAN, GEN_DRAFT_NSRC } gen_draft_src;
-PG_API const char *gen_draft_src_name(gen_draft_src s);   /* "forced", "history", "table", "register", "plan" */
+ * one the last comment copied, in the prompt's plan), the reference text gen_opts.draft_ref (reference:
+ * the token after the longest match of the current suffix in it, taken over the history's guess
+ * when its match is at least as long). */
+typedef enum { GEN_DRAFT_FORCED, GEN_DRAFT_HISTORY, GEN_DRAFT_TABLE, GEN_DRAFT_REGISTER, GEN_DRAFT_PLAN, GEN_DRAFT_REF,
+               GEN_DRAFT_NSRC } gen_draft_src;
+PG_API const char *gen_draft_src_name(gen_draft_src s);   /* "forced", "history", "table", "register", "plan", "reference" */
 
 typedef struct {
     char *ptx;                 /* the module, starting with the GENERATED_BY comment (malloc'd) */

@@ -37,6 +37,7 @@ typedef struct {
                                   prompts (docs/LITERATE.md "Retrieval"), as `prompts --retrieve` trained them */
     int retr_k;
     bool need_nvcc;            /* refuse when nvcc is missing, instead of taking an unchecked plan */
+    bool no_draft_ref;         /* speculative decoding (gen.draft_max > 0) without the reference drafts (an A/B switch) */
 } pipe_in;
 
 typedef struct {
@@ -51,6 +52,10 @@ typedef struct {
     char *kernel;              /* the plan's kernel name (malloc'd) */
     char *signature;           /* the PTX signature of the PTX turn: the task's, else the plan's (malloc'd) */
     gen_result ptx;            /* the PTX turn (pipe_ptx) */
+    char *ref_ptx;             /* with gen.draft_max > 0: nvcc's literate PTX of the plan kept, canonical, made as the
+                                  training targets are (synth_cuda_literate_ptx), the PTX turn's gen_opts.draft_ref
+                                  (malloc'd); NULL when it could not be made (ref_note says why) or was not wanted */
+    char ref_note[300];
 } pipe_out;
 
 /* The plan stage: fills out->plan, kernel, signature, the counts and notes.  PG_OK with a
@@ -64,7 +69,8 @@ PG_API pg_status pipe_ptx(model_model *m, const tok_tokenizer *t, const dec_voca
                           pg_diag_sink *diag);
 /* The generation options of the PTX turn, for callers that draw it themselves (gen's
  * attempts and best-of-k): *o = in->gen with the PTX turn's prompt (built into `prompt`,
- * which must outlive o), the signature (or the plan's kernel name) and plan comments. */
+ * which must outlive o), the signature (or the plan's kernel name), plan comments and the
+ * reference drafts (o->draft_ref = out->ref_ptx: out must outlive o too). */
 PG_API void pipe_ptx_opts(const pipe_in *in, const pipe_out *out, gen_opts *o, pg_buf *prompt);
 PG_API void pipe_out_free(pipe_out *o);
 
@@ -248,6 +254,7 @@ typedef struct {
     const char *plan_file;      /* --plan */
     const char *ngram_path;     /* --ngram */
     bool plain, single_stage, json, explain;
+    bool no_draft_ref;          /* --no-draft-ref: a two-stage model's PTX turn drafts without nvcc's PTX of the plan */
     gen_opts gen;               /* arch, sampler, max_tokens, constrained, draft_max */
     const char *retrieve_path;  /* --retrieve: a retrieval library for a two-stage model (NULL: the model's, if it ships one) */
     int retrieve_k;             /* --retrieve-k (0 = 2) */

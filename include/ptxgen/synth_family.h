@@ -109,6 +109,14 @@ PG_API pg_status synth_family_generate_batch(int family, const uint64_t *seeds, 
  * diagnostic; PG_ERR_IO when none compiled or nvcc is missing. */
 PG_API pg_status synth_cuda_ptx_batch(const char *const *cu, const char *const *names, const char *const *task_json, int n,
                                       const char *arch, int format, pg_buf *ptx, pg_diag_sink *diag);
+/* One CUDA C kernel (cu defines extern "C" entry `name`) as literate PTX, made exactly as the
+ * literate training targets are (SYNTH_FMT_LITERATE above: prepared, nvcc -ptx -O3 -lineinfo, plan
+ * comments from the line table), the GENERATED_BY line first; params[0..nparams) (may be 0) name
+ * the parameters instead of nvcc's <name>_param_<i>.  Replaces out's text (the caller frees it).
+ * False when nvcc is missing, rejects the kernel or its PTX does not parse: why says which (out
+ * then empty).  Used by the two-stage pipeline for its PTX turn's reference drafts. */
+PG_API bool synth_cuda_literate_ptx(const char *cu, const char *name, const char *const *params, int nparams, const char *arch,
+                                    pg_buf *out, char *why, size_t whyn);
 /* The plan as nvcc compiles it for literate PTX: `#pragma unroll 1` before each
  * loop that has no pragma and no constant trip count (docs/LITERATE.md). */
 PG_API void synth_literate_prepare(const char *cu, pg_buf *out);

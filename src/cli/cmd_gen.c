@@ -15,7 +15,7 @@ static const char *gen_usage =
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--device cpu|gpu] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
-    "                  [--plan PLAN.cu] [--plain] [--single-stage] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered]\n"
+    "                  [--plan PLAN.cu] [--plain] [--single-stage] [--no-draft-ref] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered]\n"
     "                  [--plan-repeat-max N] [--force]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
@@ -56,7 +56,9 @@ static const char *gen_usage =
     "  token per step; 8 cuts the steps ~5x, bench/results/2026-12-04-gen-cpu.json); drafts come from\n"
     "  the prompt, the output so far and the n-gram table of training\n"
     "  kernels (--ngram FILE, else ngram.bin of the model directory when present; `ptxgen ngram`).  The\n"
-    "  output is byte-identical to --draft 0, for greedy and seeded sampling alike.\n"
+    "  output is byte-identical to --draft 0, for greedy and seeded sampling alike.  A two-stage model's\n"
+    "  PTX turn also drafts from nvcc's literate PTX of its plan (the \"reference\" source; made as the\n"
+    "  training targets are); --no-draft-ref: not from it.\n"
     "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
     "  name and parameters) to <out>.cu; --twin-file X.cu uses your twin instead (its signature is forced\n"
     "  when no card or task gives one).  The twin is compiled with nvcc (-ptx and a cubin).  Without --task a\n"
@@ -74,7 +76,7 @@ int cmd_gen(int argc, char **argv) {
     bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false, force = false;
     const char *twin_file = NULL, *plan_file = NULL, *ngram_path = NULL, *retrieve = NULL, *device = "cpu";
     int retrieve_k = 0, regs = PIPE_REGS_MODEL;
-    bool plain = false, single = false;
+    bool plain = false, single = false, no_draft_ref = false;
     gen_opts o;
     gen_opts_default(&o);
     for (int i = 1; i < argc; i++) {
@@ -122,6 +124,7 @@ int cmd_gen(int argc, char **argv) {
             if (regs < 0) return cli_usage_error("gen", "--regs wants named or numbered, not '%s'", r);
         }
         else if (!strcmp(a, "--single-stage")) single = true;
+        else if (!strcmp(a, "--no-draft-ref")) no_draft_ref = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
         else if (a[0] == '-' && a[1]) { cli_usage_error("gen", "unknown or incomplete option '%s'", a); return 2; }
         else if (!desc) desc = a;
@@ -146,7 +149,7 @@ int cmd_gen(int argc, char **argv) {
     const char *default_model = !model_dir && cli_default_model(mdir, sizeof mdir) ? mdir : NULL;
     pipe_gen_req req = {desc, desc_file, task_path, model_dir, default_model, adapter,
                         no_adapter, outp, force, level, samples, threads, bias_path, no_bias, baseline, kernel_opt, name_opt, twin,
-                        twin_file, plan_file, ngram_path, plain, single, json, explain, o, retrieve, retrieve_k, regs, device};
+                        twin_file, plan_file, ngram_path, plain, single, json, explain, no_draft_ref, o, retrieve, retrieve_k, regs, device};
     pipe_notes notes = {cli_print_note, NULL, cli_print_out};
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     return pipe_generate(&req, &notes, &sink);

@@ -23,6 +23,42 @@ int32_t gen_draft_hist_next(const int32_t *h, int n, int *len) {
     return best >= DRAFT_MIN_MATCH ? h[at + 1] : -1;
 }
 
+/* Is t one of the ten digit tokens (digits NULL: none is)? */
+static bool is_digit_tok(const int32_t *digits, int32_t t) {
+    for (int d = 0; digits && d < 10; d++)
+        if (digits[d] == t) return true;
+    return false;
+}
+
+/* Do a reference token and a history token match: equal, or both digits (with digits given)? */
+static bool ref_eq(const int32_t *digits, int32_t a, int32_t b) {
+    return a == b || (digits && is_digit_tok(digits, a) && is_digit_tok(digits, b));
+}
+
+/* The token after the longest occurrence (DRAFT_MIN_MATCH..DRAFT_NMAX tokens) of the suffix of
+ * h[0..n) inside ref[0..nref), or -1; *len = its length, *at = where its next token stands.  Ties:
+ * the first occurrence at or after `from` (where the last guess left off: the text follows the
+ * reference in order), else the first.  With digits, any two digit tokens match (the model numbers
+ * its registers its own way, nvcc another: a match goes on across %r7 against %r9). */
+int32_t gen_draft_ref_next(const int32_t *h, int n, const int32_t *ref, int nref, const int32_t *digits, int from, int *len, int *at) {
+    int best = 0, pos = -1;
+    bool after = false;   /* pos >= from */
+    *len = 0;
+    *at = -1;
+    if (n < 1) return -1;
+    for (int i = 0; i + 1 < nref; i++) {   /* an occurrence ending at i, continued by ref[i + 1] */
+        if (!ref_eq(digits, ref[i], h[n - 1])) continue;
+        int L = 1;
+        while (L < DRAFT_NMAX && L < n && i - L >= 0 && ref_eq(digits, ref[i - L], h[n - 1 - L])) L++;
+        bool a = i + 1 >= from;
+        if (L > best || (L == best && a && !after)) { best = L; pos = i + 1; after = a; }
+    }
+    if (best < DRAFT_MIN_MATCH) return -1;
+    *len = best;
+    *at = pos;
+    return ref[pos];
+}
+
 /* A register number's next digit, from the text so far s[0..n) (the line being written last):
  * the line ends in %<class><digits> (digits possibly none yet) as an instruction's first
  * operand (the destination: the class's highest number so far + 1, as nvcc numbers them) or
@@ -86,7 +122,7 @@ int gen_draft_reg_digit(const char *s, size_t n, bool *dst) {
  * *ncertain = how many of the first drafts were the only continuation (no guess among them). */
 const char *gen_draft_src_name(gen_draft_src s) {
     return s == GEN_DRAFT_FORCED ? "forced" : s == GEN_DRAFT_HISTORY ? "history" : s == GEN_DRAFT_TABLE ? "table"
-           : s == GEN_DRAFT_REGISTER ? "register" : s == GEN_DRAFT_PLAN ? "plan" : "?";
+           : s == GEN_DRAFT_REGISTER ? "register" : s == GEN_DRAFT_PLAN ? "plan" : s == GEN_DRAFT_REF ? "reference" : "?";
 }
 
 /* A line with its blanks collapsed and trimmed (as literate PTX comments hold plan lines) into b. */

@@ -14,6 +14,14 @@
  * suffix of h[0..n), or -1 (no occurrence of at least DRAFT_MIN_MATCH); *len = its length. */
 int32_t gen_draft_hist_next(const int32_t *h, int n, int *len);
 
+/* The same lookup in a reference token array (the speculative decoder's gen_opts.draft_ref): the
+ * token after the longest occurrence (2..8 tokens) of the suffix of h[0..n) in ref[0..nref), or
+ * -1; *len = its length, *at = the index of the returned token in ref.  Among occurrences of
+ * the same length, the first whose next token stands at or after `from` wins, else the first.
+ * digits (the ten digit tokens, or NULL): any two of them match each other, so a match runs on
+ * across register numbers the model and nvcc count differently. */
+int32_t gen_draft_ref_next(const int32_t *h, int n, const int32_t *ref, int nref, const int32_t *digits, int from, int *len, int *at);
+
 /* The next digit (0..9) of the register number the text s[0..n) (PTX, the line being written
  * last) is writing, or -1: the line ends in %<class><digits so far> as an instruction's first
  * operand (*dst true: the highest number of the class in the body so far, plus one, as nvcc

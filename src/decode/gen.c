@@ -69,10 +69,13 @@ typedef struct {
     int32_t *prompt;           /* [nprompt] token ids of the prompt (malloc'd) */
     int nprompt;
     int max_seq;               /* each candidate's context length */
+    int32_t *ref;              /* [nref] o->draft_ref's tokens (malloc'd; NULL: no reference drafts) */
+    int nref;
 } gen_env;
 
 static void env_close(gen_env *e) {
     free(e->prompt);
+    free(e->ref);
     memset(e, 0, sizeof *e);
 }
 
@@ -81,13 +84,22 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0};
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0};
     for (int i = 0; i < 10; i++) {   /* a digit that is one token of its own (Qwen's digits are) */
         char c = (char)('0' + i);
         int32_t *d = NULL;
         size_t nd = 0;
         e->digit[i] = tok_encode(t, &c, 1, &d, &nd) == PG_OK && nd == 1 ? d[0] : -1;
         free(d);
+    }
+    if (o->draft_ref && o->draft_max > 0) {   /* tokenized once for every candidate; a failure only loses its drafts */
+        size_t nr = 0;
+        if (tok_encode(t, o->draft_ref, strlen(o->draft_ref), &e->ref, &nr) != PG_OK || nr > (size_t)INT32_MAX) {
+            free(e->ref);
+            e->ref = NULL;
+            nr = 0;
+        }
+        e->nref = (int)nr;
     }
     if (o->constrained && dec_vocab_size(v) > e->vocab) {
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer has %d tokens but the model only %d", dec_vocab_size(v), e->vocab);
@@ -119,8 +131,9 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
 
 /* Kinds of draft, each with its own running odds (gen_seq.reached / kept): the constraint's only
  * continuation, a history match of 2..8 tokens, the table, a register number (destination: the
- * next unused number; source: the last destination of its class). */
-enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_PLAN, DK_N };
+ * next unused number; source: the last destination of its class), a plan line, a reference match
+ * of 2..8 tokens. */
+enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_PLAN, DK_REF, DK_N = DK_REF + 7 };
 #define PLAN_Q_MAX 64   /* tokens of a plan line queued as drafts */
 typedef struct { int reached[DK_N], kept[DK_N]; } draft_odds;   /* per kind, this run: drafts reached (all
                                                                     before them kept) and kept */
@@ -158,6 +171,7 @@ typedef struct {
     pg_buf dtext;              /* drafting: the body so far with the drafts after it */
     int32_t plan_q[PLAN_Q_MAX];/* drafting: the tokens of the plan line a comment just begun should copy */
     int plan_qn, plan_qi;
+    int ref_from;              /* drafting: where in e->ref the last reference guess left off (ties prefer after it) */
 } gen_seq;
 
 /* Where the logits of the position being chosen come from: a row of the candidate's last
@@ -533,10 +547,15 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
             int dg = gen_draft_reg_digit(g->dtext.data, g->dtext.len, &dst);
             if (dg >= 0 && e->digit[dg] >= 0) t = e->digit[dg], kind = dst ? DK_REGDST : DK_REGSRC, from = GEN_DRAFT_REGISTER;
         }
-        if (t < 0) {
-            int L = 0;
+        if (t < 0) {   /* the history's guess, or the reference's where its match is at least as long */
+            int L = 0, rl = 0, at = -1;
             t = gen_draft_hist_next(g->hist.v, g->hist.n, &L);
             kind = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), from = GEN_DRAFT_HISTORY;
+            int32_t r = e->nref ? gen_draft_ref_next(g->hist.v, g->hist.n, e->ref, e->nref, e->digit, g->ref_from, &rl, &at) : -1;
+            if (r >= 0 && (t < 0 || rl >= L)) {
+                t = r, kind = DK_REF + (rl - DRAFT_MIN_MATCH), from = GEN_DRAFT_REF;
+                g->ref_from = at + 1;
+            }
         }
         if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT), kind = DK_TABLE, from = GEN_DRAFT_TABLE;
         if (t < 0 || t == e->end_id || t == e->eot_id) break;

@@ -23,6 +23,38 @@ static void test_hist(void) {
     CHECK(gen_draft_hist_next(d, 8, &L) == 6 && L == 2, "history: ties go to the most recent occurrence");
 }
 
+static void test_ref(void) {
+    int L = 0, at = 0;
+    const int32_t ref[] = {1, 2, 3, 4, 9, 2, 3, 5, 7, 2, 3, 6};
+    const int32_t h1[] = {8, 1, 2, 3};   /* "1 2 3" (3 tokens) beats the later "2 3"s */
+    CHECK(gen_draft_ref_next(h1, 4, ref, 12, NULL, 0, &L, &at) == 4 && L == 3 && at == 3, "reference: the longest match wins (L %d at %d)", L, at);
+    const int32_t h2[] = {8, 2, 3};      /* three "2 3"s: the first one at or after from */
+    CHECK(gen_draft_ref_next(h2, 3, ref, 12, NULL, 0, &L, &at) == 4 && L == 2, "reference: ties go to the first occurrence");
+    CHECK(gen_draft_ref_next(h2, 3, ref, 12, NULL, 5, &L, &at) == 5 && at == 7, "reference: ties go to the first at or after `from` (at %d)", at);
+    CHECK(gen_draft_ref_next(h2, 3, ref, 12, NULL, 11, &L, &at) == 6 && at == 11, "reference: ... and the one at `from` itself");
+    CHECK(gen_draft_ref_next(h2, 3, ref, 12, NULL, 12, &L, &at) == 4 && at == 3, "reference: none after `from`: the first");
+    const int32_t h3[] = {8, 3, 6};      /* "3 6" ends the reference: nothing follows it */
+    CHECK(gen_draft_ref_next(h3, 3, ref, 12, NULL, 0, &L, &at) == -1 && at == -1, "reference: a match at the reference's end is no guess");
+    const int32_t h4[] = {8, 7};         /* only "7" occurs: one token is too little */
+    CHECK(gen_draft_ref_next(h4, 2, ref, 12, NULL, 0, &L, &at) == -1 && L == 0, "reference: a one-token match is no guess");
+    CHECK(gen_draft_ref_next(h4, 0, ref, 12, NULL, 0, &L, &at) == -1 && gen_draft_ref_next(h4, 2, NULL, 0, NULL, 0, &L, &at) == -1,
+          "reference: no history or no reference, no guess");
+    int32_t lr[20], lh[12];
+    for (int i = 0; i < 20; i++) lr[i] = 100 + i;
+    for (int i = 0; i < 12; i++) lh[i] = 100 + i;   /* matches 12 tokens: the match stops at 8 */
+    CHECK(gen_draft_ref_next(lh, 12, lr, 20, NULL, 0, &L, &at) == 112 && L == 8, "reference: matches are at most 8 tokens (L %d)", L);
+    /* digits (tokens 50..59 here) match each other: "mov %r 7 ," against the reference's "mov %r 9 ," */
+    const int32_t dig[10] = {50, 51, 52, 53, 54, 55, 56, 57, 58, 59};
+    const int32_t rd[] = {20, 21, 59, 22, 23, 40};
+    const int32_t hd[] = {20, 21, 57, 22, 23};
+    CHECK(gen_draft_ref_next(hd, 5, rd, 6, NULL, 0, &L, &at) == 40 && L == 2, "reference: exact, the match stops at the digit");
+    CHECK(gen_draft_ref_next(hd, 5, rd, 6, dig, 0, &L, &at) == 40 && L == 5, "reference: with digits, it runs across them (L %d)", L);
+    const int32_t hx[] = {20, 21, 30, 22, 23};   /* a non-digit against the digit: no match across */
+    CHECK(gen_draft_ref_next(hx, 5, rd, 6, dig, 0, &L, &at) == 40 && L == 2, "reference: a digit matches only a digit");
+    const int32_t h5[] = {2, 3};         /* a history shorter than the match the reference could give */
+    CHECK(gen_draft_ref_next(h5, 2, ref, 12, NULL, 0, &L, &at) == 4 && L == 2, "reference: the match never reads before the history");
+}
+
 static void test_reg(void) {
     const char *body = "{\n\tld.param.u64 %rd3, [x];\n\tmov.u32 %r1, %tid.x;\n\tadd.s32 %r7, %r1, 4;\n\tmul.wide.u32 %rd12, %r7, 4;\n";
     /* the text after body, the digit drafted (-1: none), whether it is a destination's */
@@ -84,6 +116,7 @@ static void test_plan(void) {
 
 int main(void) {
     test_hist();
+    test_ref();
     test_reg();
     test_plan();
     return TEST_DONE();

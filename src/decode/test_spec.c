@@ -56,6 +56,34 @@ static void compare(const char *desc, const gen_opts *o, const char *label) {
     gen_result_free(&plain);
 }
 
+/* Reference drafts (gen_opts.draft_ref): plain vs draft_max 8 drafting from the plain output itself
+ * (the reference the output follows: many reference drafts kept) and from another kernel (most
+ * refused).  Byte-identical either way. */
+static long ref_drafted, ref_accepted;
+static void compare_ref(const char *desc, const gen_opts *o, const char *other, const char *label) {
+    gen_result plain, spec;
+    pg_diag_sink d = test_sink();
+    gen_opts po = *o;
+    po.draft_max = 0;
+    po.draft_ref = "ignored without drafts";
+    CHECK(gen_sample(m, t, v, desc, &po, &plain, &d) == PG_OK, "%s: plain: %s", label, test_diag_log());
+    const char *refs[] = {plain.ptx ? plain.ptx : "", other};
+    for (int k = 0; k < 2; k++) {
+        gen_opts so = *o;
+        so.draft_max = 8;
+        so.draft_ref = refs[k];
+        d = test_sink();
+        CHECK(gen_sample(m, t, v, desc, &so, &spec, &d) == PG_OK, "%s: speculative: %s", label, test_diag_log());
+        CHECK(same_result(&plain, &spec), "%s reference %d: differs from plain (%d vs %d tokens)\n--- plain\n%.600s\n--- speculative\n%.600s",
+              label, k, plain.gen_tokens, spec.gen_tokens, plain.ptx ? plain.ptx : "(none)", spec.ptx ? spec.ptx : "(none)");
+        CHECK(spec.accepted_by[GEN_DRAFT_REF] <= spec.drafted_by[GEN_DRAFT_REF], "%s: reference counts", label);
+        ref_drafted += spec.drafted_by[GEN_DRAFT_REF];
+        ref_accepted += spec.accepted_by[GEN_DRAFT_REF];
+        gen_result_free(&spec);
+    }
+    gen_result_free(&plain);
+}
+
 /* gen_free_sample (the plan and twin turns): plain vs draft_max 4 and 12 on one prompt */
 static void compare_free(const char *prompt, const gen_opts *o, const char *label) {
     gen_result plain, spec;
@@ -135,7 +163,6 @@ int main(void) {
     CHECK(nt == 3 && gen_ngram_build(t, (const char *const *)texts, nt, 4, 1, &tb, &d) == PG_OK &&
               gen_ngram_parse(tb.data, tb.len, "corpus table", t, &table, &d) == PG_OK,
           "n-gram table of corpus kernels: %s", test_diag_log());
-    for (int i = 0; i < nt; i++) free(texts[i]);
 
     gen_opts o;
     gen_opts_default(&o);
@@ -160,6 +187,7 @@ int main(void) {
             o.ngram = s == 2 ? NULL : table;
             snprintf(label, sizeof label, "%s %s%s%s", tasks[i], samplers[s].name, o.bias ? " +bias" : "", o.ngram ? " +table" : "");
             compare(desc, &o, label);
+            if (i < 3) compare_ref(desc, &o, nt == 3 ? texts[(i + 1) % 3] : "", label);
         }
         free(desc);
     }
@@ -193,9 +221,12 @@ int main(void) {
            accepted, tokens, forwards, plain_forwards, jumped);
     CHECK(drafted > 100 && accepted > 20 && jumped > 20, "the speculative path was exercised (drafts made and kept, tokens jumped)");
     CHECK(forwards < plain_forwards, "fewer model steps than plain decoding over all runs");
+    printf("reference drafts: %ld drafted, %ld accepted\n", ref_drafted, ref_accepted);
+    CHECK(ref_drafted > 50 && ref_accepted > 20, "the reference drafts were exercised (made and kept)");
     printf("free turn: %ld drafted, %ld accepted; %ld speculative steps (plain: %ld)\n", free_drafted, free_accepted, free_forwards,
            free_plain_forwards);
     CHECK(free_drafted > 20 && free_accepted > 5 && free_forwards < free_plain_forwards, "the free turn's speculative path was exercised");
+    for (int i = 0; i < nt; i++) free(texts[i]);
     gen_ngram_free(table);
     pg_buf_free(&tb);
     pg_buf_free(&sig);

@@ -263,11 +263,16 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         pin.plan = plan_src;
         pin.gen = o;
         pin.plan_samples = samples;
+        pin.no_draft_ref = req->no_draft_ref;
         rc = 1;
         if (pipe_plan(model, tok, &pin, &pout, diag) != PG_OK) goto out;
         pipe_note(notes, "gen: plan: kernel %s, %s%s (%d attempt%s, %d tokens, %.1f s)\n", pout.kernel,
                 plan_src ? "given" : "the model's", pout.nvcc_ran ? ", nvcc compiles it" : ", not compiled (no nvcc)",
                 pout.plan_attempts, pout.plan_attempts == 1 ? "" : "s", pout.plan_tokens, pout.plan_seconds);
+        if (o.draft_max > 0 && !req->no_draft_ref && pout.ref_ptx)
+            pipe_note(notes, "gen: drafts: nvcc's literate PTX of the plan is the reference (%zu bytes)\n", strlen(pout.ref_ptx));
+        else if (o.draft_max > 0 && !req->no_draft_ref)
+            pipe_note(notes, "gen: drafts: no reference PTX of the plan (%s)\n", pout.ref_note);
         if (!sig.len && pout.signature) {   /* a free-form request: the plan names the kernel and its parameters */
             pg_buf_puts(&sig, pout.signature);
             snprintf(kernel, sizeof kernel, "%s", pout.kernel);
@@ -494,6 +499,7 @@ int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
     req.retrieve_path = jstr(r, "retrieve");
     req.plain = jbool(r, "plain");
     req.single_stage = jbool(r, "single_stage");
+    req.no_draft_ref = jbool(r, "no_draft_ref");
     req.device = jstr(r, "device");
     const char *regs = jstr(r, "regs");
     req.regs = !regs ? PIPE_REGS_MODEL : !strcmp(regs, "named") ? PIPE_REGS_NAMED : !strcmp(regs, "numbered") ? PIPE_REGS_NUMBERED : -1;

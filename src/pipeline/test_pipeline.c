@@ -80,8 +80,29 @@ static void test_given_plan(void) {
           "the PTX turn carries the plan and the request");
     CHECK(o.signature == out.signature && !o.entry_name && o.comment_max == PTX_LITERATE_LINE_MAX, "signature forced, comments on");
     CHECK(o.plan == out.plan, "the comments quote the plan");
+    CHECK(!out.ref_ptx && !o.draft_ref, "no reference drafts without speculative decoding");
     pg_buf_free(&prompt);
     pipe_out_free(&out);
+    /* speculative decoding: nvcc's literate PTX of the plan is the PTX turn's draft reference */
+    for (int off = 0; off < 2; off++) {
+        in.gen.draft_max = 8;
+        in.no_draft_ref = off;
+        memset(&out, 0, sizeof out);
+        CHECK(pipe_plan(NULL, NULL, &in, &out, &q) == PG_OK, "a good plan passes (draft 8)");
+        pipe_ptx_opts(&in, &out, &o, &prompt);
+        if (off) CHECK(!out.ref_ptx && !o.draft_ref, "--no-draft-ref: no reference");
+        else if (have_nvcc())
+            CHECK(out.ref_ptx && o.draft_ref == out.ref_ptx && strstr(out.ref_ptx, ".visible .entry scale(\n\t.param .u64 x,") &&
+                      strstr(out.ref_ptx, "ld.param.f32 %f1, [a];") && strstr(out.ref_ptx, "\t// if (i < n) y[i] = a * x[i];\n") &&
+                      strstr(out.ref_ptx, ".version ") == out.ref_ptx,
+                  "the reference: canonical literate PTX, the signature's parameter names, plan comments:\n%s (%s)",
+                  out.ref_ptx ? out.ref_ptx : "(null)", out.ref_note);
+        else CHECK(!out.ref_ptx && strstr(out.ref_note, "nvcc"), "no nvcc: no reference, the note says why (%s)", out.ref_note);
+        pg_buf_free(&prompt);
+        pipe_out_free(&out);
+    }
+    in.gen.draft_max = 0;
+    in.no_draft_ref = false;
     /* a task whose kernel the plan does not define */
     task_spec *t = NULL;
     CHECK(task_load("bench/suite/relu6/task.json", &t, &q) == PG_OK, "relu6 loads");

@@ -546,6 +546,29 @@ pg_status synth_cuda_ptx_batch(const char *const *cu, const char *const *names, 
     return made ? PG_OK : PG_ERR_IO;
 }
 
+bool synth_cuda_literate_ptx(const char *cu, const char *name, const char *const *params, int nparams, const char *arch, pg_buf *out,
+                             char *why, size_t whyn) {
+    char nvcc[1024];
+    if (!cu || !name || nparams < 0 || (nparams && !params) || !arch_ok(arch)) {
+        snprintf(why, whyn, "bad arguments (arch '%s')", arch ? arch : "(null)");
+        return false;
+    }
+    if (!find_nvcc(nvcc, sizeof nvcc)) { snprintf(why, whyn, "nvcc not found ($NVCC, PATH, $CUDA_HOME/bin)"); return false; }
+    pg_buf *one = out;
+    out->len = 0;
+    if (!nvcc_group(nvcc, arch, SYNTH_FMT_LITERATE, &cu, &name, &one, 1, why, whyn)) return false;
+    if (nparams) {   /* the parameters' names, as a task's would rename them */
+        json_t *t = json_object(), *ps = json_array();
+        for (int i = 0; i < nparams; i++) json_array_append_new(ps, json_pack("{s:s}", "name", params[i] ? params[i] : ""));
+        json_object_set_new(t, "params", ps);
+        char *js = json_dumps(t, JSON_COMPACT);
+        json_decref(t);
+        if (js) nvcc_names_to_task_names(name, js, out);
+        free(js);
+    }
+    return true;
+}
+
 pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, const char *arch, int format,
                                       synth_family_sample *out, pg_diag_sink *diag) {
     if (family < 0 || family >= NFAMS || n < 0 || (n && (!seeds || !out))) {

@@ -143,6 +143,27 @@ int main(void) {
         CHECK(r && task_ref_lookup(r) != NULL, "%s: reference '%s' not registered", synth_family_name(f), r ? r : "(null)");
     }
 
+    {   /* one kernel to literate PTX (the two-stage pipeline's reference drafts) */
+        const char *cu = "// twice\nextern \"C\" __global__ void twice(const float* x, float* y, unsigned int n)\n{\n"
+                         "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = 2.0f * x[i];\n}\n";
+        const char *names[] = {"src", "dst", "count"};
+        pg_buf out = {0};
+        char why[400] = "";
+        CHECK(!synth_cuda_literate_ptx(cu, "twice", names, 3, "sm80", &out, why, sizeof why) && strstr(why, "arch"),
+              "literate PTX: a bad arch is refused (%s)", why);
+        bool ok = synth_cuda_literate_ptx(cu, "twice", names, 3, arch, &out, why, sizeof why);
+        if (!ok && strstr(why, "not found")) printf("SKIPPED: nvcc not found, literate PTX of one kernel\n");
+        else {
+            CHECK(ok && out.data && strstr(out.data, "// GENERATED_BY: ptxgen synth/family") && strstr(out.data, ".param .u64 src") &&
+                      strstr(out.data, "[count]") && !strstr(out.data, "twice_param_") && strstr(out.data, "// if (i < n) y[i] = 2.0f * x[i];"),
+                  "literate PTX of one kernel, parameters named, plan comments: %s\n%s", why, out.data ? out.data : "(none)");
+            CHECK(!synth_cuda_literate_ptx("extern \"C\" __global__ void twice( {", "twice", NULL, 0, arch, &out, why, sizeof why) &&
+                      strstr(why, "nvcc failed") && out.len == 0,
+                  "literate PTX: a kernel nvcc rejects: false, why says so (%s)", why);
+        }
+        pg_buf_free(&out);
+    }
+
     for (int f = 0; f < synth_family_count(); f++) {
         const char *fname = synth_family_name(f);
         if (getenv("SYNTH_FAMILY_ONLY") && !listed(getenv("SYNTH_FAMILY_ONLY"), fname)) continue;
