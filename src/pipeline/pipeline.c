@@ -30,9 +30,31 @@ void pipe_out_free(pipe_out *o) {
     memset(o, 0, sizeof *o);
 }
 
+/* nvcc's literate PTX of the plan kept, canonical (with comments), as the training targets
+ * are made: the PTX turn's reference drafts.  On failure out->ref_ptx stays NULL and
+ * out->ref_note says why (no error: the drafts are only guesses). */
+static void make_ref_ptx(const pipe_in *in, const char *plan, const char *const *names, int np, pipe_out *out) {
+    free(out->ref_ptx);
+    out->ref_ptx = NULL;
+    pg_buf lit = {0}, canon = {0};
+    char why[300];
+    const char *arch = in->gen.arch ? in->gen.arch : "sm_80";
+    if (!synth_cuda_literate_ptx(plan, out->kernel, names, np, arch, &lit, why, sizeof why))
+        snprintf(out->ref_note, sizeof out->ref_note, "%s", why);
+    else if (!pipe_canonical_ptx(lit.data, arch, 0, true, &canon, why, sizeof why))
+        snprintf(out->ref_note, sizeof out->ref_note, "nvcc's PTX of the plan is not canonical: %.250s", why);
+    else {
+        out->ref_ptx = canon.data;
+        canon.data = NULL;
+        out->ref_note[0] = 0;
+    }
+    pg_buf_free(&lit);
+    pg_buf_free(&canon);
+}
+
 /* Check one plan: its kernel can be read (with a task: the task's kernel), nvcc compiles
- * it.  On success fills kernel/signature/nvcc_ran and returns true; else writes why into
- * out->plan_note. */
+ * it.  On success fills kernel/signature/nvcc_ran (and ref_ptx, drafting) and returns true;
+ * else writes why into out->plan_note. */
 static bool check_plan(const char *plan, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
     twin_kernel tk;
     memset(&tk, 0, sizeof tk);
@@ -72,62 +94,19 @@ static bool check_plan(const char *plan, const pipe_in *in, pipe_out *out, pg_di
         else if (!twin_ptx_signature(&tk, &sig)) pg_buf_free(&sig);   /* a type PTX cannot say: the model writes it */
         free(out->signature);
         out->signature = sig.data;
+        if (in->gen.draft_max > 0 && !in->no_draft_ref) {   /* the reference drafts, parameters named as the signature names them */
+            int np = !out->signature ? 0 : in->task ? in->task->nparams : tk.nparams;
+            const char **names = calloc(np ? (size_t)np : 1, sizeof *names);
+            for (int i = 0; names && i < np; i++) names[i] = in->task ? in->task->params[i].name : tk.params[i].name;
+            make_ref_ptx(in, plan, names, names ? np : 0, out);
+            free(names);
+        }
     }
     twin_build_free(&b);
     twin_kernel_free(&tk);
     unlink(path);
     rmdir(dir);
     return ok;
-}
-
-/* The parameter names of a PTX signature ("(.param .u64 x, .param .f32 a)"): each .param's
- * last identifier before its ',' or ')' (an array's [n] skipped).  Returns how many (<= max);
- * names point into buf. */
-static int sig_param_names(const char *sig, char *buf, size_t bufn, const char **names, int max) {
-    int n = 0;
-    size_t used = 0;
-    for (const char *p = strstr(sig, ".param"); p && n < max; p = strstr(p, ".param")) {
-        p += 6;
-        const char *e = p + strcspn(p, ",)");
-        const char *q = e, *br = memchr(p, '[', (size_t)(e - p));
-        if (br) q = br;
-        while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n')) q--;
-        const char *b = q;
-        while (b > p && (b[-1] == '_' || b[-1] == '$' || (b[-1] >= '0' && b[-1] <= '9') || ((b[-1] | 32) >= 'a' && (b[-1] | 32) <= 'z'))) b--;
-        size_t len = (size_t)(q - b);
-        if (!len || used + len + 1 > bufn) return 0;   /* not the shape above: no renaming */
-        memcpy(buf + used, b, len);
-        buf[used + len] = 0;
-        names[n++] = buf + used;
-        used += len + 1;
-        p = e;
-    }
-    return n;
-}
-
-/* nvcc's literate PTX of the plan kept, canonical (with comments), as the training targets
- * are made: the PTX turn's reference drafts.  On failure out->ref_ptx stays NULL and
- * out->ref_note says why (no error: the drafts are only guesses). */
-static void make_ref_ptx(const pipe_in *in, pipe_out *out) {
-    free(out->ref_ptx);
-    out->ref_ptx = NULL;
-    const char *names[64];
-    char nbuf[2048];
-    int np = out->signature ? sig_param_names(out->signature, nbuf, sizeof nbuf, names, 64) : 0;
-    pg_buf lit = {0}, canon = {0};
-    char why[300];
-    const char *arch = in->gen.arch ? in->gen.arch : "sm_80";
-    if (!synth_cuda_literate_ptx(out->plan, out->kernel, names, np, arch, &lit, why, sizeof why))
-        snprintf(out->ref_note, sizeof out->ref_note, "%s", why);
-    else if (!pipe_canonical_ptx(lit.data, arch, 0, true, &canon, why, sizeof why))
-        snprintf(out->ref_note, sizeof out->ref_note, "nvcc's PTX of the plan is not canonical: %.250s", why);
-    else {
-        out->ref_ptx = canon.data;
-        canon.data = NULL;
-        out->ref_note[0] = 0;
-    }
-    pg_buf_free(&lit);
-    pg_buf_free(&canon);
 }
 
 /* The retrieved kernels of the request (none without a library). */
@@ -181,7 +160,6 @@ pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, p
         }
         pg_buf_free(&plan);
     }
-    if (st == PG_OK && in->gen.draft_max > 0 && !in->no_draft_ref) make_ref_ptx(in, out);
     if (st == PG_ERR_INVALID)
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "no plan passed after %d attempt%s: %s", samples, samples > 1 ? "s" : "",
                      out->plan_note[0] ? out->plan_note : "(no reason recorded)");

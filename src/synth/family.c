@@ -273,11 +273,7 @@ static void replace_ident(pg_buf *text, const char *from, const char *to) {
  * prompt's signature, while the suites' signatures carry the tasks' own names.  So: parameter i
  * takes the task's name for it, a shared array the CUDA variable's name, unless that name is
  * taken already (then the nvcc name stays; ptxas checks the result like any other sample). */
-static void nvcc_names_to_task_names(const char *name, const char *task_json, pg_buf *ptx) {
-    json_error_t e;
-    json_t *t = json_loads(task_json ? task_json : "", 0, &e);
-    json_t *params = json_object_get(t, "params");
-    size_t np = json_array_size(params);
+static void nvcc_names_to_task_names(const char *name, const char *const *pnames, size_t np, pg_buf *ptx) {
     char from[200], to[140];
     snprintf(from, sizeof from, "%s_param_%zu", name, np);
     bool count_ok = np > 0 && !has_ident(ptx->data, from);   /* no parameter beyond the task's */
@@ -286,12 +282,11 @@ static void nvcc_names_to_task_names(const char *name, const char *task_json, pg
         if (!has_ident(ptx->data, from)) count_ok = false;
     }
     for (size_t i = 0; count_ok && i < np; i++) {
-        const char *nm = json_string_value(json_object_get(json_array_get(params, i), "name"));
+        const char *nm = pnames[i];
         if (!nm || !*nm || strlen(nm) >= sizeof to || has_ident(ptx->data, nm)) continue;
         snprintf(from, sizeof from, "%s_param_%zu", name, i);
         replace_ident(ptx, from, nm);
     }
-    json_decref(t);
     /* _ZZ<len(entry)><entry>E<len(var)><var> */
     char prefix[160];
     snprintf(prefix, sizeof prefix, "_ZZ%zu%sE", strlen(name), name);
@@ -312,6 +307,19 @@ static void nvcc_names_to_task_names(const char *name, const char *task_json, pg
         if (has_ident(ptx->data, to)) break;
         replace_ident(ptx, from, to);
     }
+}
+
+/* nvcc_names_to_task_names with the names of a task's JSON ("params": [{"name": ...}, ...]). */
+static void nvcc_names_to_task_json(const char *name, const char *task_json, pg_buf *ptx) {
+    json_error_t e;
+    json_t *t = json_loads(task_json ? task_json : "", 0, &e);
+    json_t *params = json_object_get(t, "params");
+    size_t np = json_array_size(params);
+    const char **pnames = calloc(np ? np : 1, sizeof *pnames);
+    for (size_t i = 0; pnames && i < np; i++) pnames[i] = json_string_value(json_object_get(json_array_get(params, i), "name"));
+    if (pnames) nvcc_names_to_task_names(name, pnames, np, ptx);
+    free(pnames);
+    json_decref(t);
 }
 
 /* Split nvcc's module: for entry `name`, a module with the header, the
@@ -541,7 +549,7 @@ pg_status synth_cuda_ptx_batch(const char *const *cu, const char *const *names, 
             else pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth (%s): %s", names[i], why);
         }
     for (int i = 0; task_json && i < n; i++)
-        if (ptx[i].len && task_json[i]) nvcc_names_to_task_names(names[i], task_json[i], &ptx[i]);
+        if (ptx[i].len && task_json[i]) nvcc_names_to_task_json(names[i], task_json[i], &ptx[i]);
     free(outs);
     return made ? PG_OK : PG_ERR_IO;
 }
@@ -557,15 +565,7 @@ bool synth_cuda_literate_ptx(const char *cu, const char *name, const char *const
     pg_buf *one = out;
     out->len = 0;
     if (!nvcc_group(nvcc, arch, SYNTH_FMT_LITERATE, &cu, &name, &one, 1, why, whyn)) return false;
-    if (nparams) {   /* the parameters' names, as a task's would rename them */
-        json_t *t = json_object(), *ps = json_array();
-        for (int i = 0; i < nparams; i++) json_array_append_new(ps, json_pack("{s:s}", "name", params[i] ? params[i] : ""));
-        json_object_set_new(t, "params", ps);
-        char *js = json_dumps(t, JSON_COMPACT);
-        json_decref(t);
-        if (js) nvcc_names_to_task_names(name, js, out);
-        free(js);
-    }
+    if (nparams) nvcc_names_to_task_names(name, params, (size_t)nparams, out);   /* as a task's would rename them */
     return true;
 }
 
@@ -620,7 +620,7 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
     for (int i = 0; i < n; i++) {
         if (rep[i] >= 0 && rep[i] != i && out[rep[i]].ptx.len) pg_buf_putn(&out[i].ptx, out[rep[i]].ptx.data, out[rep[i]].ptx.len);
         if (out[i].ptx.len) {   /* after the copy: equal kernels may still name their parameters differently */
-            nvcc_names_to_task_names(out[i].name, out[i].task_json.data, &out[i].ptx);
+            nvcc_names_to_task_json(out[i].name, out[i].task_json.data, &out[i].ptx);
             made++;
         }
         else synth_family_sample_free(&out[i]);
