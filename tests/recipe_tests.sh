@@ -175,6 +175,28 @@ truncate -s 65M "$RT/repo/.carry-pieces/piece.01"
 out=$(cd "$RT/repo" && HOLD=none bash train/recipe.sh hold 2>&1); rc=$?
 [ "$rc" = 3 ] && grep -q "over the 64 MiB" <<<"$out" && ok || bad "hold with a 65 MiB piece: exit $rc: $out"
 
+# verify gives each report shards in proportion to its kernels of that suite (ROWS_PER_SHARD, 40), so the
+# 230-row end-to-end report is not the one the budget cuts (round 4 reached 37 of its 46 tasks with two
+# shards a report); SHARDS=N overrides; VERIFY_DRY=1 prints the plan and runs nothing
+V=$tmp/pgv; mkdir -p "$V/gen-plan/e2e" "$V/gen-plan/plan" "$V/gen-plan/trans" "$V/heldin/t1"
+echo plan > "$V/arms"
+n=0
+for t in bench/suite/*/; do   # 45 suite kernels: 9 tasks x 5 styles; one prose task's kernel in the same folder
+    t=$(basename "$t"); n=$((n + 1)); [ "$n" -le 9 ] || break
+    for st in terse detailed card zh prose; do : > "$V/gen-plan/e2e/$t.$st.no_bias.0.ptx"; : > "$V/gen-plan/plan/$t.$st.no_bias.0.cu"; done
+done
+p1=$(basename "$(ls -d bench/suite-prose/*/ | head -n 1)"); : > "$V/gen-plan/e2e/$p1.prose.no_bias.0.ptx"
+out=$(PG_DIR="$V" VERIFY_DRY=1 bash "$R" verify 2>&1); rc=$?
+[ "$rc" = 0 ] && grep -qx "plan-e2e-suite: 2 shard(s)" <<<"$out" && grep -qx "plan-e2e-suite-prose: 1 shard(s)" <<<"$out" &&
+    grep -qx "plan-plan-suite: 2 shard(s)" <<<"$out" && grep -qx "plan-trans-suite: 1 shard(s)" <<<"$out" && ok ||
+    bad "verify's shards: exit $rc: $out"
+out=$(PG_DIR="$V" VERIFY_DRY=1 ROWS_PER_SHARD=10 bash "$R" verify 2>&1)
+grep -qx "plan-e2e-suite: 5 shard(s)" <<<"$out" && ok || bad "verify's shards, 10 rows a shard: $out"
+out=$(PG_DIR="$V" VERIFY_DRY=1 SHARDS=3 bash "$R" verify 2>&1)
+grep -qx "plan-e2e-suite: 3 shard(s)" <<<"$out" && grep -qx "plan-e2e-suite-prose: 3 shard(s)" <<<"$out" && ok ||
+    bad "verify's shards, SHARDS=3: $out"
+[ ! -e "$V/ev-plan-e2e-suite-0.json" ] && [ ! -d "$V/reports" ] && ok || bad "verify with VERIFY_DRY=1 ran something"
+
 # base_spec's fields are read by position: every `read ... <<<"$spec"` names all of them or ends in `_`
 # (on 2026-12-05 `read -r gf _ _ _ lora_r lora_alpha batch` took "24576 512 640" as the batch once base_spec
 # had grown two fields, and lora_base.py refused it on the device)

@@ -62,8 +62,11 @@
 #                    transcap/, TRANS_GREEDY=1 writes them at temperature 0 into transgreedy/; verify measures both
 #                    beside trans/; GEN_STAGES, e.g. trans, the stages generate2 runs), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
-#   verify           ptxgen eval --kernels per stage and suite (SHARDS a report, each for VERIFY_BUDGET s; VERIFY_SKIP, a
-#                    regex of report names to leave out, e.g. '-plan-suite$'); $OUT gets evals.tgz (every
+#   verify           ptxgen eval --kernels per stage and suite, every report at once, each in shards that run for
+#                    VERIFY_BUDGET s: one shard per ROWS_PER_SHARD (40) kernels of the report, so the 230 end-to-end
+#                    suite rows get six shards and a 40-row report one (SHARDS=N: N shards for every report instead;
+#                    VERIFY_SKIP, a regex of report names to leave out, e.g. '-plan-suite$'; VERIFY_DRY=1 only prints
+#                    each report's shards); $OUT gets evals.tgz (every
 #                    report), summary.md and gen.tgz (plans, kernels, held-in tasks, training logs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -402,8 +405,9 @@ gen)
     echo "generated in $(( $(date +%s) - t0 )) s"
     ;;
 verify)
-    bins
-    mkdir -p "$OUT"
+    # VERIFY_DRY=1: only say which reports would run and in how many shards (nothing runs, nothing is written)
+    [ -n "${VERIFY_DRY:-}" ] || bins
+    [ -n "${VERIFY_DRY:-}" ] || mkdir -p "$OUT"
     ARMS=$(cat "$P/arms")
     # (suite, kernels dir, report name) per stage
     jobs=()
@@ -419,18 +423,34 @@ verify)
             for s in suite suite-prose; do jobs+=("bench/$s $P/gen-$arm $arm-e2e-$s"); done
         fi
     done
-    SH=${SHARDS:-4}
     # every report compiles the same tasks' reference.cu: once for all of them
     export PTXGEN_NVCC_CACHE=$P/nvcc-cache && mkdir -p "$PTXGEN_NVCC_CACHE"
     for j in "${jobs[@]}"; do
         read -r suite kd name <<<"$j"
         [ -d "$kd" ] || { echo "no $kd"; continue; }
         [ -n "${VERIFY_SKIP:-}" ] && [[ $name =~ $VERIFY_SKIP ]] && { echo "skipped: $name"; continue; }
+        # a report's shards in proportion to its kernels (of this suite's tasks: both suites share a folder;
+        # a plan is a .cu, a kernel a .ptx), so that every shard has about as much to do and the big
+        # end-to-end report is not the one the budget cuts
+        SH=${SHARDS:-}
+        if [ -z "$SH" ]; then
+            ext=ptx; [[ $name == *-plan-* || $name == *-heldinplan ]] && ext=cu
+            n=0
+            for t in "$suite"/*/; do
+                t=$(basename "$t")
+                n=$(( n + $(find "$kd" -maxdepth 1 -name "$t.*.$ext" | wc -l) ))
+            done
+            rps=${ROWS_PER_SHARD:-40}
+            SH=$(( (n + rps - 1) / rps )); [ "$SH" -ge 1 ] || SH=1
+        fi
+        echo "$name: $SH shard(s)"
+        [ -n "${VERIFY_DRY:-}" ] && continue
         for ((i = 0; i < SH; i++)); do
             timeout "${VERIFY_BUDGET:-400}" "$BIN/ptxgen" eval --suite "$suite" --kernels "$kd" --model-name "$name" --no-bias --samples 1 \
                 --no-timing --shard "$i/$SH" --no-progress --out "$P/ev-$name-$i.json" > /dev/null 2> "$P/ev-$name-$i.err" &
         done
     done
+    [ -n "${VERIFY_DRY:-}" ] && exit 0
     wait
     # at most 8 files come back from a call: the reports go into one archive, and a summary beside it
     R=$P/reports; rm -rf "$R"; mkdir -p "$R"

@@ -218,6 +218,9 @@ typedef struct {
     ptxas_report ptxas;                /* ptxas's full report when it ran (owned) */
     const char *hygiene;               /* gpu_hyg_name() of a reward-hygiene rejection or flag; NULL when none */
     int gpu_sets;                      /* input sets (size x distribution x seed) run and passed on the GPU */
+    double static_s, ptxas_s, gpu_s;   /* wall seconds of the validator (with the signature checks), ptxas
+                                        * and the GPU stage (0 when a stage did not run): where the
+                                        * time of a verification goes */
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Keep the first error for the one-line detail, and pass everything on to the
@@ -120,8 +121,15 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     gpu_result_free(&gr);
 }
 
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 void eval_funnel(const eval_funnel_in *in, const task_spec *t, const eval_funnel_opts *o, eval_funnel_result *r) {
     memset(r, 0, sizeof *r);
+    double t0 = wall_s();
     r->registers = r->spill_bytes = -1;
     r->stage = "validator";
     const char *name = in->name ? in->name : in->path ? in->path : "<ptx>";
@@ -161,6 +169,7 @@ void eval_funnel(const eval_funnel_in *in, const task_spec *t, const eval_funnel
         }
         if (!sig_ok) r->check = false;
     }
+    r->static_s = wall_s() - t0;
     if (!r->check && !o->keep_going) return;
 
     /* 2. ptxas, on a file */
@@ -182,18 +191,24 @@ void eval_funnel(const eval_funnel_in *in, const task_spec *t, const eval_funnel
     char archbuf[32];
     const char *arch = o->arch ? o->arch : m ? module_arch(m, archbuf, sizeof archbuf) : NULL;
     r->ptxas_ran = true;
+    double t1 = wall_s();
     r->ptxas_ok = ptx_ptxas_run(path, arch, m && ptx_needs_relocatable(m), &r->ptxas, &q) == PG_OK && r->ptxas.ok;
     if (r->ptxas.nfuncs) {
         r->registers = r->ptxas.funcs[0].registers;
         r->spill_bytes = r->ptxas.funcs[0].spill_stores + r->ptxas.funcs[0].spill_loads;
     }
+    r->ptxas_s = wall_s() - t1;
     if (!r->ptxas_ok && r->check)
         snprintf(r->detail, sizeof r->detail, "ptxas: %.600s", r->ptxas.log ? r->ptxas.log : "failed");
 
     /* 3. the GPU, with a task */
     if (r->check && r->ptxas_ok) {
         if (!o->gpu || !t) r->stage = "gpu-not-run";
-        else gpu_stage(path, t, o, r);
+        else {
+            double t2 = wall_s();
+            gpu_stage(path, t, o, r);
+            r->gpu_s = wall_s() - t2;
+        }
     }
     if (tmp[0]) unlink(tmp);
 }

@@ -65,6 +65,13 @@ int main(void) {
     CHECK(json_is_true(json_object_get(row, "check")), "row: check not true");
     CHECK(!strcmp(str(row, "correct"), "not run"), "row: correct must be \"not run\" without a GPU");
     CHECK(!strcmp(str(row, "loads"), "not run"), "row: loads must be \"not run\" without a GPU");
+    /* where a verification's time goes: ptxas ran, so it took time; the GPU did not */
+    json_t *secs = json_object_get(row, "seconds_by_stage");
+    CHECK(json_is_object(secs) && json_real_value(json_object_get(secs, "static")) > 0 &&
+              (json_real_value(json_object_get(secs, "ptxas")) > 0) == have_ptxas &&
+              json_real_value(json_object_get(secs, "gpu")) == 0,
+          "row: seconds_by_stage static %g ptxas %g gpu %g", json_real_value(json_object_get(secs, "static")),
+          json_real_value(json_object_get(secs, "ptxas")), json_real_value(json_object_get(secs, "gpu")));
     json_decref(row);
     eval_funnel_result_free(&r);
 
