@@ -229,12 +229,12 @@ PG_API int model_topk_ref(const float *row, int n, int K, float *vals, int32_t *
  * batched step copies n x 64 pairs instead of n x vocab floats; the CPU engine reads the row. */
 #define MODEL_TOPK 64
 PG_API pg_status model_topk_rows(model_ctx *const *cs, int n, float *vals, int32_t *ids, pg_diag_sink *diag);
-/* model_sample on the candidates (vals, ids)[nc] of a row, under the mask allow (bit id of
- * word id / 64 set: allowed; NULL: all), exactly as model_sample on the full row with every
+/* model_sample on the candidates (vals, ids)[nc] of a row, under the mask allow (bit id % 32 of
+ * word id / 32 set: allowed, dec_mask's layout; NULL: all), exactly as model_sample on the full row with every
  * disallowed entry -INFINITY (sample.c says why) -- or *need_full and -1, the sampler
  * untouched, when the candidates cannot decide it: fewer allowed among them than the draw
  * reads (greedy 1, else top_k), or top_k 0 / above 64 / top_p < 1.  Then sample the full row. */
-PG_API int32_t model_sample_top(model_sampler *s, const float *vals, const int32_t *ids, int nc, const uint64_t *allow,
+PG_API int32_t model_sample_top(model_sampler *s, const float *vals, const int32_t *ids, int nc, const uint32_t *allow,
                                 bool *need_full);
 
 #endif

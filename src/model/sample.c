@@ -108,7 +108,7 @@ int model_topk_ref(const float *row, int n, int K, float *vals, int32_t *ids) {
  * the masked full row.  Otherwise (fewer than k allowed in S, or a sampler that reads past its k
  * first: top_k 0 or above TOPK_FAST, top_p < 1) the caller needs the full row; nothing of the
  * sampler's state was used then. */
-int32_t model_sample_top(model_sampler *s, const float *vals, const int32_t *ids, int nc, const uint64_t *allow, bool *need_full) {
+int32_t model_sample_top(model_sampler *s, const float *vals, const int32_t *ids, int nc, const uint32_t *allow, bool *need_full) {
     bool greedy = s->o.temperature <= 0;
     int k = greedy ? 1 : s->o.top_k;
     *need_full = true;
@@ -116,7 +116,7 @@ int32_t model_sample_top(model_sampler *s, const float *vals, const int32_t *ids
     cand c[TOPK_FAST];
     int m = 0;
     for (int i = 0; i < nc && m < k; i++)
-        if (!allow || (allow[ids[i] >> 6] >> (ids[i] & 63) & 1)) c[m++] = (cand){vals[i], ids[i]};
+        if (!allow || (allow[ids[i] >> 5] >> (ids[i] & 31) & 1)) c[m++] = (cand){vals[i], ids[i]};
     if (m < k) return -1;
     *need_full = false;
     if (greedy) return c[0].i;

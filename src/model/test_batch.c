@@ -206,8 +206,8 @@ int main(void) {
     char qwen[256], qlora[256];
     snprintf(qwen, sizeof qwen, "%s/tiny_qwen2.gguf", GE);
     snprintf(qlora, sizeof qlora, "%s/tiny_qwen2_lora", GE);
-    model_load_opts f32 = {NULL, 2, "f32", false, false, NULL}, bf16 = {NULL, 2, "bf16", false, false, NULL}, q8 = {NULL, 2, "q8", false, false, NULL};
-    model_load_opts f32lora = {"tests/model/lora", 1, "f32", false, false, NULL};
+    model_load_opts f32 = {NULL, 2, "f32", false, false, NULL, false}, bf16 = {NULL, 2, "bf16", false, false, NULL, false}, q8 = {NULL, 2, "q8", false, false, NULL, false};
+    model_load_opts f32lora = {"tests/model/lora", 1, "f32", false, false, NULL, false};
     model_load_opts gexact = {NULL, 2, NULL, false, true, NULL, false}, gfast = {NULL, 2, NULL, false, false, NULL, false};
     model_load_opts glora = {qlora, 2, NULL, false, false, NULL, false}, glora_exact = {qlora, 1, NULL, false, true, NULL, false};
     run_model("tests/model/tied", &f32, 1e-4, "tied f32 2T");

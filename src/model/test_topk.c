@@ -29,7 +29,7 @@ static void test_ref_order(void) {
 static void test_against_full_row(void) {
     static float row[V], masked[V], vals[K];
     static int32_t ids[K];
-    static uint64_t allow[(V + 63) / 64];
+    static uint32_t allow[(V + 31) / 32];
     int fallbacks = 0, fast = 0, mism = 0;
     for (int trial = 0; trial < 3000; trial++) {
         for (int i = 0; i < V; i++) {
@@ -42,8 +42,8 @@ static void test_against_full_row(void) {
         uint64_t every = density == 0 ? 1 : density == 1 ? 3 : density == 2 ? 60 : density == 3 ? 600 : 3000;
         memset(allow, 0, sizeof allow);
         for (int i = 0; i < V; i++)
-            if (next() % every == 0) allow[i >> 6] |= 1ull << (i & 63);
-        for (int i = 0; i < V; i++) masked[i] = (allow[i >> 6] >> (i & 63) & 1) ? row[i] : -INFINITY;
+            if (next() % every == 0) allow[i >> 5] |= 1u << (i & 31);
+        for (int i = 0; i < V; i++) masked[i] = (allow[i >> 5] >> (i & 31) & 1) ? row[i] : -INFINITY;
         int nc = model_topk_ref(row, V, K, vals, ids);
         model_sampler_opts so[2] = {{0, 0, 1, 0}, {0.3f, 5, 1, 0}};
         for (int g = 0; g < 2; g++) {
@@ -57,7 +57,7 @@ static void test_against_full_row(void) {
                 fallbacks++;
                 CHECK(got == -1 && a.rng == b.rng, "a fallback leaves the sampler untouched");
                 int need = g == 0 ? 1 : 5, in = 0;
-                for (int i = 0; i < nc; i++) in += (int)(allow[ids[i] >> 6] >> (ids[i] & 63) & 1);
+                for (int i = 0; i < nc; i++) in += (int)(allow[ids[i] >> 5] >> (ids[i] & 31) & 1);
                 CHECK(in < need, "fallback only when fewer than %d allowed among the K (%d were)", need, in);
                 got = model_sample(&a, masked, V);   /* the caller's full row */
             } else

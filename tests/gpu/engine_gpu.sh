@@ -14,6 +14,9 @@
 # transformers).  Parts: 0 environment, 1 models/default (15M, always there), 2 the Qwen GGUF
 # with the adapter, 3 `gen --device gpu --verify gpu --samples 16` on bench/suite, 4 the peer
 # (transformers' generate on the same GPU and GGUF, when torch, transformers and gguf import).
+# Parts 1 and 2 also time the k-sequence run with each row's top 64 selected on the device
+# (pg_topk; "k_tok_s_topk" in their JSON) and check that it picks the tokens the whole rows give
+# (bench_gpu's "check topk").
 # A part that has fewer than 10 s of the budget left is skipped with a line saying so (rc -2 in
 # the report).  Part 3 fails if the harness found no usable GPU after the engine ran (gen keeps
 # the engine in the child processes that draw, src/pipeline/draw.h, so its own process can fork
