@@ -27,7 +27,7 @@ timeout 300 "$BUILD/bench_gpu" models/default --prompt 24 --steps 12 --tg 4 --k 
 rc=$?
 cat "$tmp/b.txt"
 [ "$rc" -eq 0 ] && ok || bad "bench_gpu against the stand-in: exit $rc"
-for c in all prefill greedy exact batch; do
+for c in all prefill greedy exact batch topk; do
     grep -q "^check $c *pass" "$tmp/b.txt" && ok || bad "check $c did not pass"
 done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failed_checks"] == 0 and d["decode_tok_s"] > 0' "$tmp/b.json" \
@@ -47,6 +47,26 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"][
 # the same request on the CPU engine draws the same tokens (logits within f16 rounding; seed 1)
 LD_LIBRARY_PATH= timeout 300 "$BUILD/ptxgen" gen --device cpu "add two float vectors" --samples 1 --max-tokens 48 -o "$tmp/c.ptx" 2> /dev/null
 [ -s "$tmp/k.ptx" ] && cmp -s "$tmp/k.ptx" "$tmp/c.ptx" && ok || bad "gen --device gpu and --device cpu differ: $(diff "$tmp/k.ptx" "$tmp/c.ptx" | head -5)"
+
+# gen --device gpu --verify gpu: the harness must still run after the engine did.  The stand-in built
+# with the harness's entry points (-DFAKECUDA_HARNESS) keeps the driver's fork rule: a child forked
+# after its parent's cuInit gets a failing cuInit (logged to $FAKECUDA_INITLOG).  An engine started
+# in gen's own process made every attempt's probe fail ("gpu: not run (... no usable GPU ...)");
+# started in the drawing child (src/pipeline/draw.h), gen's process never calls cuInit, so every
+# cuInit succeeds: the engine's (in the drawing child) and the harness's probes after it.
+mkdir -p "$tmp/h"
+cc -std=c11 -O2 -Wall -Wextra -Werror -DFAKECUDA_HARNESS -shared -fPIC -o "$tmp/h/libcuda.so.1" tests/gpu/fakecuda.c -lm && ok || bad "fakecuda.c -DFAKECUDA_HARNESS does not build"
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/init.log" timeout 300 \
+    "$BUILD/ptxgen" gen --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 16 --json -o "$tmp/v.ptx" \
+    > "$tmp/v.json" 2> "$tmp/v.err"
+rc=$?
+[ "$rc" -le 1 ] && ok || bad "gen --device gpu --verify gpu: exit $rc: $(tail -3 "$tmp/v.err")"
+! grep -q 'no usable GPU' "$tmp/v.err" "$tmp/v.json" && ok || bad "the harness found no usable GPU after the engine ran: $(grep -m2 'no usable GPU' "$tmp/v.err")"
+# the load's probe, the engine in the drawing child, and a probe per attempt after it, all succeeding
+[ "$(grep -c -- '-> 0$' "$tmp/init.log")" -ge 4 ] && ! grep -q -- '-> [1-9]' "$tmp/init.log" && ok ||
+    bad "a cuInit failed (a CUDA process forked a child): $(sort "$tmp/init.log" | uniq -c | head -5)"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["name"] == "gpu" and "fakecuda" in d["device"]["detail"], d["device"]' "$tmp/v.json" \
+    && ok || bad "gen --verify gpu --json device: $(head -c 300 "$tmp/v.json")"
 
 # one libcuda loader, each user's entry points: the stand-in has only the engine's (used above), so the
 # harness (ptxgen devinfo, gpu_available) loads the same file and names the first one it needs and lacks

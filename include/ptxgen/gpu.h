@@ -115,6 +115,8 @@ PG_API pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_o
  * child exited normally, 1 on timeout, 2 when it died (signal or nonzero
  * exit); *out gets its output (malloc'd). Exposed for tests. */
 PG_API int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code);
+/* The same with the output's length (binary output; out->data NULL when the child wrote nothing). */
+PG_API int gpu_isolate_buf(void (*fn)(void *arg, int fd), void *arg, double timeout_s, pg_buf *out, int *exit_code);
 
 /* ---- reward hygiene (src/gpu/hygiene.c; pure functions, no GPU) ----
  * Checks on top of poison, guard zones and unchanged inputs, so that a kernel

@@ -88,6 +88,10 @@ typedef struct {
     bool exact;                /* GGUF: decode with dequantized rows x f32 activations (no int8 rounding of x) */
     const char *device;        /* "cpu" (NULL: the same) or "gpu": the forward pass on an NVIDIA GPU (libcuda and
                                 * cuBLAS through dlopen, weights in f16 with LoRA merged; E702 when it cannot start) */
+    bool gpu_defer;            /* device "gpu": check the driver and device at load (in a forked probe) but start the
+                                * engine only at model_gpu_start, in the forked child that generates, so this process
+                                * never initialises CUDA and can still fork the GPU harness's children (a child
+                                * forked after cuInit cannot use CUDA) */
 } model_load_opts;
 
 /* Load a model.  `path` is one of:
@@ -128,6 +132,15 @@ PG_API const char *model_weight_dtype(const model_model *m); /* "f32", "bf16", "
  * equal the CPU engine's to f16 weight rounding (tests/gpu/engine_gpu.sh measures it). */
 PG_API const char *model_device(const model_model *m);
 PG_API const char *model_device_desc(const model_model *m);
+/* A model loaded with gpu_defer whose engine has not started in this process: its forward
+ * calls would fail (E702) until model_gpu_start. */
+PG_API bool model_gpu_deferred(const model_model *m);
+/* Start a deferred engine here (no-op otherwise).  Meant for a child forked after the load:
+ * the model gets a new thread pool first (the parent's workers do not exist in a forked child;
+ * the old pool is left untouched, the child exits without freeing it). */
+PG_API pg_status model_gpu_start(model_model *m, pg_diag_sink *diag);
+/* What a child's started engine said of itself (model_device_desc in the parent then). */
+PG_API void model_gpu_set_desc(model_model *m, const char *desc);
 
 /* A context holds the KV cache for up to max_seq positions. */
 PG_API pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);
@@ -205,5 +218,23 @@ PG_API void model_sampler_init(model_sampler *s, const model_sampler_opts *o);
  * -1 when every entry is -INFINITY. */
 PG_API int32_t model_sample(model_sampler *s, const float *logits, int n);
 PG_API uint64_t model_rng_next(uint64_t *state);             /* xorshift64* */
+/* A row's top-K candidates, as the GPU engine's top-K selection gives them so a step copies K
+ * (logit, id) pairs per row instead of the whole vocabulary: vals[K]/ids[K] = the K first
+ * finite entries of row[n] by logit descending, ties lower id first (model_sample's order).
+ * Returns how many (< K only when the row has fewer finite entries).  The CPU reference. */
+PG_API int model_topk_ref(const float *row, int n, int K, float *vals, int32_t *ids);
+/* The MODEL_TOPK largest logits of the last logits row of each context cs[i] (i < n; one
+ * model, one engine) with their ids: vals[n][64], ids[n][64], model_topk_ref's order, padded
+ * with (-inf, -1).  The GPU engine selects them on the device (the pg_topk kernel), so a
+ * batched step copies n x 64 pairs instead of n x vocab floats; the CPU engine reads the row. */
+#define MODEL_TOPK 64
+PG_API pg_status model_topk_rows(model_ctx *const *cs, int n, float *vals, int32_t *ids, pg_diag_sink *diag);
+/* model_sample on the candidates (vals, ids)[nc] of a row, under the mask allow (bit id % 32 of
+ * word id / 32 set: allowed, dec_mask's layout; NULL: all), exactly as model_sample on the full row with every
+ * disallowed entry -INFINITY (sample.c says why) -- or *need_full and -1, the sampler
+ * untouched, when the candidates cannot decide it: fewer allowed among them than the draw
+ * reads (greedy 1, else top_k), or top_k 0 / above 64 / top_p < 1.  Then sample the full row. */
+PG_API int32_t model_sample_top(model_sampler *s, const float *vals, const int32_t *ids, int nc, const uint32_t *allow,
+                                bool *need_full);
 
 #endif

@@ -209,7 +209,7 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     dec_vocab *vocab = NULL;
     dec_bias *bias = NULL;
     int rc = 2;
-    model_load_opts lo = {adapter, threads, NULL, !model_dir, false, NULL};   /* the default's base is pinned */
+    model_load_opts lo = {adapter, threads, NULL, !model_dir, false, NULL, false};   /* the default's base is pinned */
     pg_buf tp = {0};
     char tpath[8400];
     if (model_tokenizer_path(mdir, tpath, sizeof tpath, &sink) != PG_OK) goto out;

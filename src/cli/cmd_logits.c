@@ -47,7 +47,7 @@ static int logits_argmax(const float *l, int vocab) {
 
 int cmd_logits(int argc, char **argv) {
     const char *model_dir = NULL, *ids_arg = NULL, *text = NULL, *tok_path = NULL;
-    model_load_opts o = {NULL, 0, NULL, false, false, NULL};
+    model_load_opts o = {NULL, 0, NULL, false, false, NULL, false};
     int steps = 0, top = 5;
     bool full = false;
     for (int i = 1; i < argc; i++) {

@@ -51,7 +51,7 @@ int main(void) {
     tok_tokenizer *t = NULL;
     dec_vocab *v = NULL;
     model_model *m = NULL;
-    model_load_opts lo = {NULL, 1, NULL, false, false, NULL};
+    model_load_opts lo = {NULL, 1, NULL, false, false, NULL, false};
     CHECK(tok_load("tests/gen/tiny/tokenizer.json", &t, &q) == PG_OK, "tokenizer loads");
     CHECK(model_load("tests/gen/tiny", &lo, &m, &q) == PG_OK, "tiny random model loads");
     CHECK(t && dec_vocab_new(t, &v, &q) == PG_OK, "vocabulary trie");

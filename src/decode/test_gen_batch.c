@@ -74,7 +74,7 @@ static void test_errors(void) {
 
 int main(void) {
     pg_diag_sink d = test_sink();
-    model_load_opts lo = {NULL, 2, NULL, false, false, NULL};
+    model_load_opts lo = {NULL, 2, NULL, false, false, NULL, false};
     CHECK(tok_load("tests/gen/tiny/tokenizer.json", &t, &d) == PG_OK, "tokenizer: %s", test_diag_log());
     CHECK(model_load("tests/gen/tiny", &lo, &m, &d) == PG_OK, "tiny model: %s", test_diag_log());
     CHECK(t && dec_vocab_new(t, &v, &d) == PG_OK, "vocabulary trie");

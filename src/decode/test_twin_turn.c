@@ -34,7 +34,7 @@ int main(void) {
     pg_diag_sink q = {0};
     tok_tokenizer *t = NULL;
     model_model *m = NULL;
-    model_load_opts lo = {NULL, 1, NULL, false, false, NULL};
+    model_load_opts lo = {NULL, 1, NULL, false, false, NULL, false};
     CHECK(tok_load("tests/gen/tiny/tokenizer.json", &t, &q) == PG_OK, "tokenizer loads");
     CHECK(model_load("tests/gen/tiny", &lo, &m, &q) == PG_OK, "tiny random model loads");
     if (!t || !m) return TEST_DONE();

@@ -23,7 +23,14 @@ static double now_s(void) {
 }
 
 int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char **out, int *exit_code) {
-    *out = NULL;
+    pg_buf b = {0};
+    int rc = gpu_isolate_buf(fn, arg, timeout_s, &b, exit_code);
+    *out = b.data;
+    return rc;
+}
+
+int gpu_isolate_buf(void (*fn)(void *arg, int fd), void *arg, double timeout_s, pg_buf *out, int *exit_code) {
+    memset(out, 0, sizeof *out);
     if (exit_code) *exit_code = -1;
     int pfd[2];
     if (pipe(pfd) != 0) return 2;
@@ -64,6 +71,6 @@ int gpu_isolate(void (*fn)(void *arg, int fd), void *arg, double timeout_s, char
         else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) rc = 2;
     }
     if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    *out = b.data;
+    *out = b;
     return rc;
 }

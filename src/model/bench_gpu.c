@@ -12,12 +12,14 @@
  *   exact     a verify step of 4 tokens (model_forward_exact + model_logits_rows) equals 4 one-token
  *             steps bit for bit, and model_logits_rows with ids picks the same values
  *   batch     model_forward_batch of 4 contexts at different positions against one-token steps, within tol
+ *   topk      the --k speed run's greedy tokens the same with the rows copied back (argmax on the host)
+ *             and with each row's top 64 selected on the device (pg_topk, model_topk_rows + model_sample_top)
  * The CPU engine runs GGUF models in exact mode (dequantized rows x f32 activations), the
  * arithmetic the GPU engine's f16 weights are closest to.
  * Speed: decode tok/s of one sequence (model_forward of one token with its logits copied to
  * the host, the way gen reads them), prefill tok/s of the prompt, and aggregate tok/s of
  * --k sequences stepped together by model_forward_batch (with the [k][vocab] logits copied
- * back, and without).  Exit 0 when every check passed, 1 when one failed, 2 when the engines
+ * back, with only each row's top 64 copied back, and without logits).  Exit 0 when every check passed, 1 when one failed, 2 when the engines
  * did not start. */
 #include "ptxgen/model.h"
 
@@ -142,7 +144,7 @@ int main(int argc, char **argv) {
 
     double t0 = now();
     model_model *cpu = NULL, *gpu = NULL;
-    model_load_opts oc = {adapter, threads, NULL, false, true, "cpu"}, og = {adapter, threads, NULL, false, false, "gpu"};
+    model_load_opts oc = {adapter, threads, NULL, false, true, "cpu", false}, og = {adapter, threads, NULL, false, false, "gpu", false};
     if (model_load(dir, &oc, &cpu, &sink) != PG_OK) {
         fprintf(stderr, "bench_gpu: the CPU engine did not load %s\n", dir);
         fprintf(js, "  \"error\": \"cpu load failed\"\n}\n");
@@ -326,22 +328,63 @@ int main(int argc, char **argv) {
     ok = kc && kt && kl;
     for (int i = 0; ok && i < K; i++) ok = model_ctx_new(gpu, P + 2 * ksteps + 4, &kc[i], &sink) == PG_OK && model_forward(kc[i], ids, P, lg, NULL, &sink) == PG_OK;
     for (int i = 0; ok && i < K; i++) kt[i] = (int32_t)((argmax(lg, V) + i) % V);
-    double kb = 0, kn = 0;
+    double kb = 0, kn = 0, ktk = 0;
+    /* the same steps twice from the same state: the whole rows copied back and argmax on the host,
+     * then each row's top 64 selected on the device (pg_topk) and the greedy pick made from them
+     * (model_sample_top, as the decoder would); both must pick the same tokens */
+    int32_t *tka = malloc((size_t)K * ksteps * 4), *tkb = malloc((size_t)K * ksteps * 4), *kt0 = malloc((size_t)K * 4);
+    float *tv = malloc((size_t)K * MODEL_TOPK * 4);
+    int32_t *ti = malloc((size_t)K * MODEL_TOPK * 4);
+    int fallbacks = 0;
+    ok = ok && tka && tkb && kt0 && tv && ti;
+    if (ok) memcpy(kt0, kt, (size_t)K * 4);
     if (ok) {
         double k0 = now();
         for (int s = 0; ok && s < ksteps; s++) {
             ok = model_forward_batch(kc, K, kt, kl, &sink) == PG_OK;
-            for (int i = 0; ok && i < K; i++) kt[i] = argmax(kl + (size_t)i * V, V);
+            for (int i = 0; ok && i < K; i++) tka[(size_t)s * K + i] = kt[i] = argmax(kl + (size_t)i * V, V);
         }
         kb = K * ksteps / (now() - k0);
+        for (int i = 0; i < K; i++) model_ctx_rewind(kc[i], P);
+        memcpy(kt, kt0, (size_t)K * 4);
+        model_sampler greedy;
+        model_sampler_init(&greedy, &(model_sampler_opts){0, 0, 1, 0});
+        k0 = now();
+        for (int s = 0; ok && s < ksteps; s++) {
+            ok = model_forward_batch(kc, K, kt, NULL, &sink) == PG_OK && model_topk_rows(kc, K, tv, ti, &sink) == PG_OK;
+            for (int i = 0; ok && i < K; i++) {
+                bool full;
+                int nc = 0;
+                while (nc < MODEL_TOPK && ti[(size_t)i * MODEL_TOPK + nc] >= 0) nc++;
+                kt[i] = model_sample_top(&greedy, tv + (size_t)i * MODEL_TOPK, ti + (size_t)i * MODEL_TOPK, nc, NULL, &full);
+                if (full) {   /* cannot happen unmasked with a finite logit; the full row then */
+                    fallbacks++;
+                    int last = 0;
+                    ok = model_logits_rows(kc[i], &last, 1, NULL, 0, kl, &sink) == PG_OK;
+                    kt[i] = argmax(kl, V);
+                }
+                tkb[(size_t)s * K + i] = kt[i];
+            }
+        }
+        ktk = K * ksteps / (now() - k0);
+        int agree = 0;
+        for (size_t j = 0; ok && j < (size_t)K * ksteps; j++) agree += tka[j] == tkb[j];
+        check("topk", ok && agree == K * ksteps, "k = %d, %d steps: %d of %d tokens the same with the rows copied and with the device's top %d "
+              "(%d full-row fallbacks)", K, ksteps, agree, K * ksteps, MODEL_TOPK, fallbacks);
         k0 = now();
         for (int s = 0; ok && s < ksteps; s++) ok = model_forward_batch(kc, K, kt, NULL, &sink) == PG_OK;
         kn = K * ksteps / (now() - k0);
     }
     printf("speed: k = %d sequences, %d batched steps: %.0f tok/s aggregate with the logits copied back (argmax on the host), %.0f "
-           "tok/s without\n",
-           K, ksteps, kb, kn);
-    fprintf(js, "  \"k\": %d, \"k_steps\": %d, \"k_tok_s\": %.1f, \"k_tok_s_no_logits\": %.1f,\n", K, ksteps, kb, kn);
+           "tok/s with the top %d selected on the device (pg_topk) and copied back, %.0f tok/s without logits\n",
+           K, ksteps, kb, ktk, MODEL_TOPK, kn);
+    fprintf(js, "  \"k\": %d, \"k_steps\": %d, \"k_tok_s\": %.1f, \"k_tok_s_topk\": %.1f, \"k_tok_s_no_logits\": %.1f,\n", K, ksteps,
+            kb, ktk, kn);
+    free(tka);
+    free(tkb);
+    free(kt0);
+    free(tv);
+    free(ti);
     for (int i = 0; kc && i < K; i++) model_ctx_free(kc[i]);
     free(kc);
     free(kt);

@@ -315,7 +315,7 @@ int main(int argc, char **argv) {
     }
     if (pp < 1 || tg < 1 || reps < 1 || ectx < 1) { fprintf(stderr, "bench_model: --pp, --tg, --reps, --ctx must be >= 1\n"); return 2; }
     pg_diag_sink sink = {diag_print, NULL, 0, 0, 10};
-    model_load_opts o = {NULL, threads, dtype, false, false, NULL};
+    model_load_opts o = {NULL, threads, dtype, false, false, NULL, false};
     model_model *m = NULL;
     double t0 = now();
     if (model_load(dir, &o, &m, &sink) != PG_OK) return 1;

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* A row's cache and position, as the kernels read it (gpu_ptx.c: 24 bytes). */
 typedef struct {
@@ -54,6 +56,8 @@ struct gpu_model {
     int rope_max;
     /* scratch for GPU_ROWS rows */
     CUdeviceptr x, xb, xb16, qkv, att, att16, gu, h, h16, logits, toks, rows;
+    CUdeviceptr tk_rows, tk_v, tk_i;     /* pg_topk: row addresses [GPU_ROWS], out [GPU_ROWS][64] f32 and u32 */
+    void *tk_host;                       /* pinned: the row addresses, then the candidates coming back */
     void *stage;                         /* pinned: the step's row descriptors and tokens */
     CUgraphExec graph;                   /* the one-row step, once captured */
     bool graph_off;                      /* capture failed or $PTXGEN_GPU_GRAPH=0 */
@@ -240,9 +244,11 @@ void model_gpu_close(gpu_model *g) {
         }
         if (g->head != g->embed) dfree(g, &g->head);
         dfree(g, &g->embed); dfree(g, &g->norm); dfree(g, &g->rope_cos); dfree(g, &g->rope_sin);
-        CUdeviceptr *s[] = {&g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows};
+        CUdeviceptr *s[] = {&g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows,
+                             &g->tk_rows, &g->tk_v, &g->tk_i};
         for (size_t i = 0; i < sizeof s / sizeof *s; i++) dfree(g, s[i]);
         if (g->stage) g->cu.cuMemFreeHost(g->stage);
+        if (g->tk_host) g->cu.cuMemFreeHost(g->tk_host);
         if (g->blas) g->cb.cublasDestroy(g->blas);
         if (g->mod) g->cu.cuModuleUnload(g->mod);
         if (g->st) g->cu.cuStreamDestroy(g->st);
@@ -264,6 +270,37 @@ static bool shapes_ok(const model_config *c, char *why, size_t n) {
     else if (c->vocab_size > 65535 * 8) snprintf(why, n, "a vocabulary of %d (the matvec's grid takes 524,280 rows)", c->vocab_size);
     else return true;
     return false;
+}
+
+/* The deferred engine's check at load (gpu.h): what model_gpu_open would refuse first, said the
+ * same way, without initialising CUDA here: cuInit and the device count run in a forked child. */
+pg_status model_gpu_check(const model_model *m, pg_diag_sink *diag) {
+    char why[512];
+    if (!shapes_ok(&m->cfg, why, sizeof why)) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "the GPU engine cannot run this model: %s", why);
+        return PG_ERR_INVALID;
+    }
+    gpu_cuda cu;
+    if (!gpu_cuda_load(&cu, GPU_CUDA_ENGINE, why, sizeof why)) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu needs the NVIDIA driver's libcuda: %s (use --device cpu)", why);
+        return PG_ERR_EXTERNAL;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int ndev = 0;
+        _exit(cu.cuInit(0) != 0 ? 2 : cu.cuDeviceGetCount(&ndev) != 0 || ndev < 1 ? 3 : 0);
+    }
+    int status = 0;
+    bool ok = pid >= 0 && waitpid(pid, &status, 0) >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    gpu_cuda_unload(&cu);
+    if (!ok) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu: no CUDA device (%s; use --device cpu)",
+                     pid < 0 ? "cannot fork the probe" : WIFEXITED(status) && WEXITSTATUS(status) == 2 ? "cuInit failed" : "the driver sees none");
+        return PG_ERR_EXTERNAL;
+    }
+    return PG_OK;
 }
 
 pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
@@ -344,7 +381,10 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
          dalloc(g, &g->gu, (size_t)R * 2 * I * 4, "scratch") && dalloc(g, &g->h, (size_t)R * I * 4, "scratch") &&
          dalloc(g, &g->h16, (size_t)R * I * 2, "scratch") && dalloc(g, &g->logits, (size_t)R * V * 4, "the logits") &&
          dalloc(g, &g->toks, (size_t)R * 4, "scratch") && dalloc(g, &g->rows, (size_t)R * sizeof(gpu_rowdesc), "scratch") &&
-         OK(g, a->cuMemAllocHost(&g->stage, (size_t)R * (sizeof(gpu_rowdesc) + 4)));
+         OK(g, a->cuMemAllocHost(&g->stage, (size_t)R * (sizeof(gpu_rowdesc) + 4))) &&
+         dalloc(g, &g->tk_rows, (size_t)R * 8, "scratch") && dalloc(g, &g->tk_v, (size_t)R * GPU_TOPK * 4, "scratch") &&
+         dalloc(g, &g->tk_i, (size_t)R * GPU_TOPK * 4, "scratch") &&
+         OK(g, a->cuMemAllocHost(&g->tk_host, (size_t)R * (8 + GPU_TOPK * 8)));
     if (!ok) {
         pg_status st = said(g, diag, PG_ERR_EXTERNAL);
         model_gpu_close(g);
@@ -567,5 +607,29 @@ pg_status model_gpu_keep_row(gpu_ctx *x, int row, pg_diag_sink *diag) {
                      OK(g, g->cu.cuStreamSynchronize(g->st))))
         return said(g, diag, PG_ERR_EXTERNAL);
     x->nl = 1;
+    return PG_OK;
+}
+
+pg_status model_gpu_topk(gpu_model *g, gpu_ctx *const *cs, const int *rows, int n, float *vals, int32_t *ids, pg_diag_sink *diag) {
+    const gpu_cuda *a = &g->cu;
+    size_t V = (size_t)g->m->cfg.vocab_size;
+    if (n < 1 || n > GPU_ROWS) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_topk: %d rows, the engine takes 1 to %d", n, GPU_ROWS);
+        return PG_ERR_USAGE;
+    }
+    if (!OK(g, a->cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
+    CUdeviceptr *ra = g->tk_host;
+    float *hv = (float *)(ra + GPU_ROWS);
+    uint32_t *hi = (uint32_t *)(hv + (size_t)GPU_ROWS * GPU_TOPK);
+    for (int r = 0; r < n; r++) ra[r] = cs[r]->lg + (CUdeviceptr)((size_t)rows[r] * V * 4);
+    uint32_t uV = (uint32_t)V;
+    void *args[] = {&g->tk_v, &g->tk_i, &g->tk_rows, &uV};
+    size_t nb = (size_t)n * GPU_TOPK * 4;
+    bool ok = OK(g, a->cuMemcpyHtoDAsync(g->tk_rows, ra, (size_t)n * 8, g->st)) && launch(g, GPU_K_TOPK, (unsigned)n, 1, args) &&
+              OK(g, a->cuMemcpyDtoHAsync(hv, g->tk_v, nb, g->st)) && OK(g, a->cuMemcpyDtoHAsync(hi, g->tk_i, nb, g->st));
+    ok = OK(g, a->cuStreamSynchronize(g->st)) && ok;
+    if (!ok) return said(g, diag, PG_ERR_EXTERNAL);
+    memcpy(vals, hv, nb);
+    for (size_t i = 0; i < (size_t)n * GPU_TOPK; i++) ids[i] = hi[i] == 0xffffffffu ? -1 : (int32_t)hi[i];
     return PG_OK;
 }

@@ -17,7 +17,7 @@
 #include "model_internal.h"
 
 /* The kernels of gpu_ptx.c: the module's text and the entry names, in this order. */
-enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_NKERN };
+enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_NKERN };
 extern const char model_gpu_ptx[];
 extern const char *const model_gpu_kernel_names[GPU_NKERN];
 
@@ -32,6 +32,9 @@ typedef struct gpu_ctx gpu_ctx;
  * of device memory, a shape the kernels do not take) leave m->gpu NULL. */
 pg_status model_gpu_open(model_model *m, pg_diag_sink *diag);
 void model_gpu_close(gpu_model *g);
+/* model_load_opts.gpu_defer: refuse at load what model_gpu_open would (the shapes, no libcuda,
+ * no device), with CUDA initialised only in a forked probe, never in this process. */
+pg_status model_gpu_check(const model_model *m, pg_diag_sink *diag);
 /* "NVIDIA H200 (f16 weights, 988 MB; cuBLAS libcublas.so.12; graphs)" */
 const char *model_gpu_describe(const gpu_model *g);
 
@@ -48,6 +51,11 @@ pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const
                          float *out, pg_diag_sink *diag);
 /* Logits row `row` (< the rows it kept) of c: ids NULL: out[vocab]; else out[i] = logit of ids[i]. */
 pg_status model_gpu_logits(gpu_ctx *c, int row, const int32_t *ids, int nids, float *out, pg_diag_sink *diag);
+/* pg_topk: the GPU_TOPK (model.h's MODEL_TOPK) largest logits of logits row rows[r] of cs[r], r < n
+ * (1..GPU_ROWS), computed on the device so n x 64 (logit, id) pairs come back instead of n x vocab
+ * floats: vals[n][64], ids[n][64] in model_topk_ref's order and padding (-inf, -1). */
+#define GPU_TOPK 64
+pg_status model_gpu_topk(gpu_model *g, gpu_ctx *const *cs, const int *rows, int n, float *vals, int32_t *ids, pg_diag_sink *diag);
 /* Make logits row `row` of c its row 0 and the only one (model_forward with all_logits keeps
  * every row of the last chunk, then only the last token's). */
 pg_status model_gpu_keep_row(gpu_ctx *c, int row, pg_diag_sink *diag);

@@ -718,7 +718,7 @@ pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_si
 
 static pg_status model_load_(const char *dir, const model_load_opts *o, model_model **out, pg_diag_sink *diag) {
     *out = NULL;
-    model_load_opts defaults = {NULL, 0, NULL, false, false, NULL};
+    model_load_opts defaults = {NULL, 0, NULL, false, false, NULL, false};
     if (!o) o = &defaults;
     struct stat sb;
     if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) return load_gguf(dir, o->adapter_dir, o, out, diag);   /* a .gguf file */
@@ -809,6 +809,12 @@ pg_status model_load(const char *dir, const model_load_opts *o, model_model **ou
         if (strcmp(o->device, "gpu")) {
             pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "unknown device '%s' (cpu or gpu)", o->device);
             st = PG_ERR_USAGE;
+        } else if (o->gpu_defer) {   /* checked now, started in the generating child (model_gpu_start) */
+            st = model_gpu_check(*out, diag);
+            if (st == PG_OK) {
+                (*out)->gpu_deferred = true;
+                snprintf((*out)->gpu_desc, sizeof (*out)->gpu_desc, "GPU engine deferred to the generating child process");
+            }
         } else
             st = model_gpu_open(*out, diag);
         if (st != PG_OK) {

@@ -74,8 +74,21 @@ static double prof_now(const model_prof *p) {
     } while (0)
 size_t model_param_count(const model_model *m) { return m->nparams; }
 int model_threads(const model_model *m) { return model_pool_size(m->pool); }
-const char *model_device(const model_model *m) { return m->gpu ? "gpu" : "cpu"; }
-const char *model_device_desc(const model_model *m) { return m->gpu ? model_gpu_describe(m->gpu) : model_kernels_isa(); }
+const char *model_device(const model_model *m) { return m->gpu || m->gpu_deferred ? "gpu" : "cpu"; }
+const char *model_device_desc(const model_model *m) {
+    return m->gpu ? model_gpu_describe(m->gpu) : m->gpu_deferred ? m->gpu_desc : model_kernels_isa();
+}
+bool model_gpu_deferred(const model_model *m) { return m->gpu_deferred && !m->gpu; }
+void model_gpu_set_desc(model_model *m, const char *desc) { snprintf(m->gpu_desc, sizeof m->gpu_desc, "%s", desc); }
+pg_status model_gpu_start(model_model *m, pg_diag_sink *diag) {
+    if (!model_gpu_deferred(m)) return PG_OK;
+    pg_pool *p = model_pool_new(model_pool_size(m->pool));   /* the parent's workers are not in this process */
+    if (!p) return PG_ERR_NOMEM;
+    m->pool = p;
+    pg_status st = model_gpu_open(m, diag);
+    if (st == PG_OK) m->gpu_deferred = false;
+    return st;
+}
 const char *model_weight_dtype(const model_model *m) {
     return m->wt == WT_F32 ? "f32" : m->wt == WT_BF16 ? "bf16" : m->wt == WT_Q8 ? "q8" : "gguf";
 }
@@ -135,6 +148,10 @@ static pg_status model_ctx_new_(model_model *m, int max_seq, model_ctx **out, pg
     if (max_seq > (1 << 22)) {
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "context of %d positions is over the 4M limit", max_seq);
         return PG_ERR_LIMIT;
+    }
+    if (model_gpu_deferred(m)) {   /* never the CPU engine in its place: the caller asked for the GPU */
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "the GPU engine was deferred at load (gpu_defer): model_gpu_start it first");
+        return PG_ERR_USAGE;
     }
     model_ctx *x = model_calloc(1, sizeof *x);
     if (!x) return PG_ERR_NOMEM;
@@ -692,4 +709,38 @@ pg_status model_logits_subset(model_ctx *c, const int32_t *ids, int n, float *ou
     }
     int last = c->nhrows - 1;
     return model_logits_rows(c, &last, 1, ids, n, out, diag);
+}
+
+pg_status model_topk_rows(model_ctx *const *cs, int n, float *vals, int32_t *ids, pg_diag_sink *diag) {
+    _Static_assert(MODEL_TOPK == GPU_TOPK, "one K for the kernel and the API");
+    for (int i = 0; i < n; i++)
+        if (cs[i]->nhrows < 1 || cs[i]->m != cs[0]->m || (cs[i]->gc != NULL) != (cs[0]->gc != NULL)) {
+            pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_topk_rows: context %d %s", i,
+                         cs[i]->nhrows < 1 ? "has no logits (no step yet, or rewound)" : "is of another model or engine");
+            return PG_ERR_USAGE;
+        }
+    if (n > 0 && cs[0]->gc) {   /* on the device, GPU_ROWS rows a launch */
+        gpu_ctx *g[GPU_ROWS];
+        int rows[GPU_ROWS];
+        for (int s = 0; s < n; s += GPU_ROWS) {
+            int nb = n - s < GPU_ROWS ? n - s : GPU_ROWS;
+            for (int r = 0; r < nb; r++) g[r] = cs[s + r]->gc, rows[r] = cs[s + r]->nhrows - 1;
+            pg_status st = model_gpu_topk(cs[0]->m->gpu, g, rows, nb, vals + (size_t)s * MODEL_TOPK, ids + (size_t)s * MODEL_TOPK, diag);
+            if (st != PG_OK) return st;
+        }
+        return PG_OK;
+    }
+    int V = n > 0 ? cs[0]->m->cfg.vocab_size : 0;
+    float *row = malloc((size_t)V * sizeof *row + 1);
+    if (!row) return PG_ERR_NOMEM;
+    for (int i = 0; i < n; i++) {
+        int last = cs[i]->nhrows - 1;
+        pg_status st = model_logits_rows(cs[i], &last, 1, NULL, 0, row, diag);
+        if (st != PG_OK) { free(row); return st; }
+        float *v = vals + (size_t)i * MODEL_TOPK;
+        int32_t *id = ids + (size_t)i * MODEL_TOPK;
+        for (int m = model_topk_ref(row, V, MODEL_TOPK, v, id); m < MODEL_TOPK; m++) v[m] = -INFINITY, id[m] = -1;
+    }
+    free(row);
+    return PG_OK;
 }

@@ -96,6 +96,8 @@ struct model_model {
     int lora_rmax, lora_outmax;   /* largest R and B output over the layers' side paths (context scratch) */
     model_prof *prof;     /* bench_model --profile: stage times (NULL: off) */
     struct gpu_model *gpu;   /* the GPU engine (gpu.c) when loaded with device "gpu": every forward step runs there */
+    bool gpu_deferred;       /* loaded with gpu_defer, engine not started in this process (model_gpu_start) */
+    char gpu_desc[512];      /* a deferred engine's description (model_gpu_set_desc) */
 };
 
 /* SHA-256 of n bytes as 64 lowercase hex digits (sha256.c). */

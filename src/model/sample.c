@@ -82,3 +82,51 @@ int32_t model_sample(model_sampler *s, const float *logits, int n) {
     free(c);
     return pick;
 }
+
+/* ---- sampling from a row's top-K candidates (model.h) ----------------------------------- */
+static bool cand_before(float v, int32_t i, float w, int32_t j) { return v > w || (v == w && i < j); }
+
+int model_topk_ref(const float *row, int n, int K, float *vals, int32_t *ids) {
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        float v = row[i];
+        if (v == -INFINITY || isnan(v) || (m == K && !cand_before(v, i, vals[K - 1], ids[K - 1]))) continue;
+        int j = m < K ? m++ : K - 1;
+        while (j > 0 && cand_before(v, i, vals[j - 1], ids[j - 1])) { vals[j] = vals[j - 1]; ids[j] = ids[j - 1]; j--; }
+        vals[j] = v;
+        ids[j] = i;
+    }
+    return m;
+}
+
+/* Exactness: the candidates S are the row's K first entries in the order (logit descending, id
+ * ascending) over finite logits, a strict total order, the one model_sample ranks by.  The masked
+ * sampler reads only the first k allowed entries in that order (k = top_k, or 1 for greedy).  If
+ * at least k entries of S are allowed, those first k all lie in S: an allowed entry outside S
+ * ranks after every entry of S.  So the list, its probabilities (computed from the same floats in
+ * the same order, as model_sample computes them) and the one random draw are model_sample's on
+ * the masked full row.  Otherwise (fewer than k allowed in S, or a sampler that reads past its k
+ * first: top_k 0 or above TOPK_FAST, top_p < 1) the caller needs the full row; nothing of the
+ * sampler's state was used then. */
+int32_t model_sample_top(model_sampler *s, const float *vals, const int32_t *ids, int nc, const uint32_t *allow, bool *need_full) {
+    bool greedy = s->o.temperature <= 0;
+    int k = greedy ? 1 : s->o.top_k;
+    *need_full = true;
+    if (!greedy && (k <= 0 || k > TOPK_FAST || (s->o.top_p > 0 && s->o.top_p < 1))) return -1;
+    cand c[TOPK_FAST];
+    int m = 0;
+    for (int i = 0; i < nc && m < k; i++)
+        if (!allow || (allow[ids[i] >> 5] >> (ids[i] & 31) & 1)) c[m++] = (cand){vals[i], ids[i]};
+    if (m < k) return -1;
+    *need_full = false;
+    if (greedy) return c[0].i;
+    double sum = 0, mx = c[0].v, p[TOPK_FAST];
+    for (int i = 0; i < m; i++) sum += p[i] = exp(((double)c[i].v - mx) / s->o.temperature);
+    double u = (double)(model_rng_next(&s->rng) >> 11) / 9007199254740992.0 * sum;
+    int32_t pick = c[m - 1].i;
+    for (int i = 0; i < m; i++) {
+        u -= p[i];
+        if (u < 0) { pick = c[i].i; break; }
+    }
+    return pick;
+}

@@ -146,7 +146,7 @@ static void run_model(const char *path, const model_load_opts *o, double tol_sin
 static void test_errors(void) {
     model_model *m = NULL, *m2 = NULL;
     pg_diag_sink d = test_sink();
-    model_load_opts o = {NULL, 2, NULL, false, false, NULL};
+    model_load_opts o = {NULL, 2, NULL, false, false, NULL, false};
     if (model_load("tests/model/tied", &o, &m, &d) != PG_OK || model_load("tests/model/tied", &o, &m2, &d) != PG_OK) {
         CHECK(0, "errors: load: %s", test_diag_log());
         model_free(m);
@@ -206,10 +206,10 @@ int main(void) {
     char qwen[256], qlora[256];
     snprintf(qwen, sizeof qwen, "%s/tiny_qwen2.gguf", GE);
     snprintf(qlora, sizeof qlora, "%s/tiny_qwen2_lora", GE);
-    model_load_opts f32 = {NULL, 2, "f32", false, false, NULL}, bf16 = {NULL, 2, "bf16", false, false, NULL}, q8 = {NULL, 2, "q8", false, false, NULL};
-    model_load_opts f32lora = {"tests/model/lora", 1, "f32", false, false, NULL};
-    model_load_opts gexact = {NULL, 2, NULL, false, true, NULL}, gfast = {NULL, 2, NULL, false, false, NULL};
-    model_load_opts glora = {qlora, 2, NULL, false, false, NULL}, glora_exact = {qlora, 1, NULL, false, true, NULL};
+    model_load_opts f32 = {NULL, 2, "f32", false, false, NULL, false}, bf16 = {NULL, 2, "bf16", false, false, NULL, false}, q8 = {NULL, 2, "q8", false, false, NULL, false};
+    model_load_opts f32lora = {"tests/model/lora", 1, "f32", false, false, NULL, false};
+    model_load_opts gexact = {NULL, 2, NULL, false, true, NULL, false}, gfast = {NULL, 2, NULL, false, false, NULL, false};
+    model_load_opts glora = {qlora, 2, NULL, false, false, NULL, false}, glora_exact = {qlora, 1, NULL, false, true, NULL, false};
     run_model("tests/model/tied", &f32, 1e-4, "tied f32 2T");
     run_model("tests/model/tied", &f32lora, 1e-4, "tied+lora f32 1T");
     run_model("tests/model/untied_sharded", &f32, 1e-4, "untied sharded f32 2T");

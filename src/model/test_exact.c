@@ -86,10 +86,10 @@ int main(void) {
     snprintf(qwen, sizeof qwen, "%s/tiny_qwen2.gguf", GE);
     snprintf(qlora, sizeof qlora, "%s/tiny_qwen2_lora", GE);
     snprintf(llama, sizeof llama, "%s/tiny_llama.gguf", GE);
-    model_load_opts f32 = {NULL, 2, "f32", false, false, NULL}, bf16 = {NULL, 1, "bf16", false, false, NULL}, q8 = {NULL, 2, "q8", false, false, NULL};
-    model_load_opts f32lora = {"tests/model/lora", 2, "f32", false, false, NULL};
-    model_load_opts gexact = {NULL, 2, NULL, false, true, NULL}, gfast = {NULL, 2, NULL, false, false, NULL}, gfast1 = {NULL, 1, NULL, false, false, NULL};
-    model_load_opts glora = {qlora, 2, NULL, false, false, NULL};
+    model_load_opts f32 = {NULL, 2, "f32", false, false, NULL, false}, bf16 = {NULL, 1, "bf16", false, false, NULL, false}, q8 = {NULL, 2, "q8", false, false, NULL, false};
+    model_load_opts f32lora = {"tests/model/lora", 2, "f32", false, false, NULL, false};
+    model_load_opts gexact = {NULL, 2, NULL, false, true, NULL, false}, gfast = {NULL, 2, NULL, false, false, NULL, false}, gfast1 = {NULL, 1, NULL, false, false, NULL, false};
+    model_load_opts glora = {qlora, 2, NULL, false, false, NULL, false};
     run_model("tests/model/tied", &f32, "tied f32 2T");
     run_model("tests/model/tied", &f32lora, "tied+lora f32 2T");
     run_model("tests/model/untied_sharded", &f32, "untied sharded f32 2T");

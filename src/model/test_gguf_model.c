@@ -71,7 +71,7 @@ static double run_mode(const char *file, const json_t *gc, const char *mode, boo
     if (adn) snprintf(ad, sizeof ad, GE "/%s", adn);
     snprintf(lab, sizeof lab, "%s %s %s %dT", json_string_value(json_object_get(gc, "name")), mode, exact ? "exact" : "fast",
              threads);
-    model_load_opts o = {adn ? ad : NULL, threads, NULL, false, exact, NULL};
+    model_load_opts o = {adn ? ad : NULL, threads, NULL, false, exact, NULL, false};
     model_model *m = NULL;
     pg_diag_sink s = test_sink();
     if (model_load(file, &o, &m, &s) != PG_OK) { CHECK(0, "%s: load: %s", lab, test_diag_log()); return INFINITY; }
@@ -163,7 +163,7 @@ static void copy(const char *src, const char *rel) {
 static void expect_fail(const char *what, const char *path, const char *adapter, const char *code, const char *s1, const char *s2) {
     model_model *m = NULL;
     pg_diag_sink s = test_sink();
-    model_load_opts o = {adapter, 1, NULL, true, false, NULL};
+    model_load_opts o = {adapter, 1, NULL, true, false, NULL, false};
     pg_status st = model_load(path, &o, &m, &s);
     CHECK(st != PG_OK && m == NULL, "%s: load must fail", what);
     CHECK(strstr(test_diag_log(), code) != NULL, "%s: want %s, got: %s", what, code, test_diag_log());
@@ -222,7 +222,7 @@ static void test_shipped_and_errors(void) {
     int V = 0, V2 = 0;
     float a[320], b[320];
     snprintf(dir_ad, sizeof dir_ad, GE "/tiny_qwen2_lora");
-    model_load_opts direct = {dir_ad, 1, NULL, false, false, NULL}, shipped = {NULL, 1, NULL, true, false, NULL};
+    model_load_opts direct = {dir_ad, 1, NULL, false, false, NULL, false}, shipped = {NULL, 1, NULL, true, false, NULL, false};
     CHECK(logits_of(GE "/tiny_qwen2.gguf", &direct, a, &V), "direct load: %s", test_diag_log());
     CHECK(logits_of(tmpdir, &shipped, b, &V2), "shipped load (verify_base): %s", test_diag_log());
     CHECK(V == 320 && V2 == 320 && !memcmp(a, b, sizeof a), "shipped layout = the GGUF + its adapter");
@@ -257,7 +257,7 @@ static void test_shipped_and_errors(void) {
     }
     const char *missing = "{\"gguf\": \"base/none.gguf\"}";
     put("base.json", missing, strlen(missing));
-    model_load_opts nov = {NULL, 1, NULL, false, false, NULL};
+    model_load_opts nov = {NULL, 1, NULL, false, false, NULL, false};
     pg_diag_sink s2 = test_sink();
     CHECK(model_load(tmpdir, &nov, &m, &s2) != PG_OK && strstr(test_diag_log(), "none.gguf"), "missing base: %s", test_diag_log());
     /* shape that disagrees with the metadata: blk.0.attn_k.weight's rows 64 -> 32 in the tensor directory */
@@ -316,7 +316,7 @@ static void test_shipped_and_errors(void) {
                 "this model is llama");
     expect_fail("a llama adapter on a qwen2 model", GE "/tiny_qwen2.gguf", GE "/tiny_llama_lora", "E805", "LlamaForCausalLM",
                 "adapter for another base");
-    model_load_opts bf = {NULL, 1, "bf16", false, false, NULL};
+    model_load_opts bf = {NULL, 1, "bf16", false, false, NULL, false};
     s = test_sink();
     CHECK(model_load(GE "/tiny_qwen2.gguf", &bf, &m, &s) == PG_ERR_USAGE && strstr(test_diag_log(), "stored types"),
           "a compute dtype for a GGUF is refused: %s", test_diag_log());

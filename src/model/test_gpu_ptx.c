@@ -73,7 +73,7 @@ static void test_no_driver(void) {
     }
     pg_diag_sink s = test_sink();
     model_model *m = (model_model *)1;
-    model_load_opts o = {NULL, 1, NULL, false, false, "gpu"};
+    model_load_opts o = {NULL, 1, NULL, false, false, "gpu", false};
     pg_status st = model_load("models/default", &o, &m, &s);
     CHECK(st == PG_ERR_EXTERNAL, "no driver: PG_ERR_EXTERNAL (got %d)", (int)st);
     CHECK(m == NULL, "no model is returned");

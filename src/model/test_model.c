@@ -70,7 +70,7 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
     const char *ad = json_string_value(json_object_get(gc, "adapter"));
     if (ad) snprintf(adir, sizeof adir, GD "/%s", ad);
     const float *ref = gold_bin + json_integer_value(json_object_get(gc, "offset")) / 4;
-    model_load_opts o = {ad ? adir : NULL, threads, wdtype, false, false, NULL};
+    model_load_opts o = {ad ? adir : NULL, threads, wdtype, false, false, NULL, false};
     model_model *m = NULL;
     pg_diag_sink s = test_sink();
     pg_status st = model_load(dir, &o, &m, &s);
@@ -113,7 +113,7 @@ static double run_case(const char *case_name, const char *wdtype, int threads, d
 static double prefill_vs_decode(const char *wdtype, const char *label) {
     model_model *m = NULL;
     pg_diag_sink s = test_sink();
-    model_load_opts o = {NULL, 2, wdtype, false, false, NULL};
+    model_load_opts o = {NULL, 2, wdtype, false, false, NULL, false};
     if (model_load(GD "/tied", &o, &m, &s) != PG_OK) { CHECK(0, "%s: load: %s", label, test_diag_log()); return INFINITY; }
     model_ctx *a = NULL, *b = NULL;
     CHECK(model_ctx_new(m, 64, &a, &s) == PG_OK && model_ctx_new(m, 64, &b, &s) == PG_OK, "%s: ctx", label);
@@ -138,7 +138,7 @@ static double prefill_vs_decode(const char *wdtype, const char *label) {
 static void test_rewind(void) {
     model_model *m = NULL;
     pg_diag_sink s = test_sink();
-    model_load_opts o = {NULL, 2, NULL, false, false, NULL};
+    model_load_opts o = {NULL, 2, NULL, false, false, NULL, false};
     if (model_load(GD "/tied", &o, &m, &s) != PG_OK) { CHECK(0, "load: %s", test_diag_log()); return; }
     model_ctx *c = NULL;
     model_ctx_new(m, 32, &c, &s);
@@ -362,7 +362,7 @@ static void expect_fail(const char *what, const char *adapter, const char *code,
     pg_diag_sink s = test_sink();
     char ad[300];
     if (adapter) snprintf(ad, sizeof ad, "%s/%s", tmpdir, adapter);
-    model_load_opts o = {adapter ? ad : NULL, 1, NULL, false, false, NULL};
+    model_load_opts o = {adapter ? ad : NULL, 1, NULL, false, false, NULL, false};
     pg_status st = model_load(tmpdir, &o, &m, &s);
     CHECK(st != PG_OK && m == NULL, "%s: load must fail", what);
     CHECK(strstr(test_diag_log(), code) != NULL, "%s: want %s, got: %s", what, code, test_diag_log());

@@ -208,7 +208,8 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     }
     if (baseline && adapter) pipe_note(notes, "gen: super-optimization mode, adapter %s\n", adapter);
     /* the default model's base is pinned: a base file with another sha256 is refused */
-    model_load_opts lo = {adapter, threads, NULL, !model_dir, false, req->device};
+    /* the GPU engine starts in the children that draw (draw.h): this process runs the GPU harness */
+    model_load_opts lo = {adapter, threads, NULL, !model_dir, false, req->device, true};
     if (model_load(mdir, &lo, &model, diag) != PG_OK) goto out;
     char tpath[8400];
     if (model_tokenizer_path(mdir, tpath, sizeof tpath, diag) != PG_OK) goto out;

@@ -1,6 +1,7 @@
 /* pipeline.c — two-stage generation: the plan turn, nvcc on the plan, the literate
  * PTX turn.  See ptxgen/pipeline.h and docs/LITERATE.md. */
 #define _GNU_SOURCE
+#include "draw.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth_family.h"
@@ -138,7 +139,7 @@ pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, p
             o.max_tokens = in->plan_max_tokens > 0 ? in->plan_max_tokens : 1024;
             o.sampler.seed = in->gen.sampler.seed + (uint64_t)k;
             gen_result r;
-            pg_status gs = gen_free_sample(m, t, prompt.data, &o, &r, diag);
+            pg_status gs = pipe_draw(m, t, NULL, &(pipe_draw_req){PIPE_DRAW_FREE, prompt.data, NULL, &o, 1}, &r, diag);
             out->plan_attempts++;
             out->plan_decode_seconds += r.seconds;
             out->plan_steps += r.forwards;
@@ -178,7 +179,7 @@ pg_status pipe_ptx(model_model *m, const tok_tokenizer *t, const dec_vocab *v, c
     pg_buf prompt = {0};
     gen_opts o;
     pipe_ptx_opts(in, out, &o, &prompt);
-    pg_status st = gen_sample(m, t, v, in->request ? in->request : "", &o, &out->ptx, diag);
+    pg_status st = pipe_draw(m, t, v, &(pipe_draw_req){PIPE_DRAW_SAMPLE, in->request ? in->request : "", NULL, &o, 1}, &out->ptx, diag);
     pg_buf_free(&prompt);
     return st;
 }

@@ -2,6 +2,7 @@
  * names and paths: the verification choices of `ptxgen gen` as library functions
  * (ptxgen/pipeline.h).  Nothing here prints; progress goes to pipe_notes. */
 #define _GNU_SOURCE
+#include "draw.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/gpu.h"
 #include "ptxgen/ptx.h"
@@ -167,7 +168,8 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
     if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
         drawn = calloc((size_t)samples, sizeof *drawn);
         if (!drawn) { pipe_note(notes, "ptxgen gen: out of memory for %d candidates\n", samples); return PG_ERR_NOMEM; }
-        if ((st = gen_sample_k(model, tok, vocab, desc, o, samples, drawn, sink)) != PG_OK) goto done;
+        pipe_draw_req q = {PIPE_DRAW_K, desc, NULL, o, samples};
+        if ((st = pipe_draw(model, tok, vocab, &q, drawn, sink)) != PG_OK) goto done;
     }
     for (int at = 1; at <= samples; at++) {
         gen_result r;
@@ -175,7 +177,7 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
         if (drawn) {   /* candidate at - 1 was drawn with this seed */
             r = drawn[at - 1];
             memset(&drawn[at - 1], 0, sizeof r);
-        } else if ((st = gen_sample(model, tok, vocab, desc, o, &r, sink)) != PG_OK) {
+        } else if ((st = pipe_draw(model, tok, vocab, &(pipe_draw_req){PIPE_DRAW_SAMPLE, desc, NULL, o, 1}, &r, sink)) != PG_OK) {
             gen_result_free(&r);
             goto done;
         }

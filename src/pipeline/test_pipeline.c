@@ -7,6 +7,7 @@
 #include "common/test.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
+#include "draw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +172,7 @@ static void test_with_model(void) {
     tok_tokenizer *tok = NULL;
     dec_vocab *v = NULL;
     pg_diag_sink q = {0};
-    model_load_opts lo = {NULL, 1, NULL, false, false, NULL};
+    model_load_opts lo = {NULL, 1, NULL, false, false, NULL, false};
     char tp[4200];
     if (model_load("tests/gen/two_stage", &lo, &m, &q) != PG_OK || model_tokenizer_path("tests/gen/two_stage", tp, sizeof tp, &q) != PG_OK ||
         tok_load(tp, &tok, &q) != PG_OK || dec_vocab_new(tok, &v, &q) != PG_OK) {
@@ -211,7 +212,43 @@ done:
     model_free(m);
 }
 
+/* pipe_draw's wire (a GPU engine's child to its parent): results, diagnostics and the engine's
+ * description round-trip; a cut buffer is refused whole. */
+static int seen_diags;
+static char seen_msg[512];
+static void count_diag(void *u, const pg_diag *d) {
+    (void)u;
+    seen_diags++;
+    snprintf(seen_msg, sizeof seen_msg, "%s", d->msg);
+}
+static void test_draw_wire(void) {
+    gen_result in[3] = {{0}};
+    in[0].ptx = "// kernel one\n.entry a() { ret; }\n";
+    in[0].gen_tokens = 17, in[0].seconds = 0.25, in[0].finished = true, in[0].drafted_by[2] = 5;
+    in[2].ptx = "x";
+    in[2].cut = true, in[2].forwards = 9;   /* in[1]: no text */
+    pg_diag d = {0};
+    d.id = PG_E_GPU;
+    snprintf(d.msg, sizeof d.msg, "the child said this");
+    pipe_draw_head h = {PG_ERR_EXTERNAL, "fake GPU (f16 weights)", 3}, got;
+    pg_buf b = {0};
+    pipe_draw_encode(&b, &h, &d, 1, in);
+    gen_result out[3];
+    pg_diag_sink q = {count_diag, NULL, 0, 0, 0};
+    CHECK(pipe_draw_decode(b.data, b.len, 3, &got, out, &q), "the wire decodes");
+    CHECK(got.st == PG_ERR_EXTERNAL && !strcmp(got.desc, h.desc) && got.n == 3, "the head round-trips");
+    CHECK(seen_diags == 1 && !strcmp(seen_msg, "the child said this") && q.nerrors == 1, "the child's diagnostic is re-emitted");
+    CHECK(out[0].ptx && !strcmp(out[0].ptx, in[0].ptx) && out[0].gen_tokens == 17 && out[0].seconds == 0.25 && out[0].finished &&
+              out[0].drafted_by[2] == 5, "result 0 round-trips");
+    CHECK(!out[1].ptx && out[2].ptx && !strcmp(out[2].ptx, "x") && out[2].cut && out[2].forwards == 9, "results 1 and 2 round-trip");
+    for (int i = 0; i < 3; i++) gen_result_free(&out[i]);
+    for (size_t cut = 0; cut < b.len; cut += 7) CHECK(!pipe_draw_decode(b.data, cut, 3, &got, out, NULL), "a buffer cut at %zu is refused", cut);
+    CHECK(!pipe_draw_decode(b.data, b.len, 2, &got, out, NULL), "a count that differs is refused");
+    pg_buf_free(&b);
+}
+
 int main(void) {
+    test_draw_wire();
     test_prompts();
     test_given_plan();
     test_marker();

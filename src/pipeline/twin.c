@@ -1,6 +1,7 @@
 /* twin.c — `gen --twin` and `ptxgen twin`: the CUDA C twin of a kernel, compiled, a task
  * inferred from it, and the PTX run against it (ptxgen/pipeline.h).  Nothing here prints. */
 #define _GNU_SOURCE
+#include "draw.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/gpu.h"
 #include "pipe_notes.h"
@@ -144,7 +145,7 @@ void pipe_twin_phase(model_model *model, const tok_tokenizer *tok, const dec_voc
     } else {
         gen_result tr;
         to->generated = true;
-        pg_status st = gen_twin_sample(model, tok, desc, best->ptx, o, &tr, sink);
+        pg_status st = pipe_draw(model, tok, vocab, &(pipe_draw_req){PIPE_DRAW_TWIN, desc, best->ptx, o, 1}, &tr, sink);
         if (st != PG_OK) {
             snprintf(to->detail, sizeof to->detail, "the model could not write a twin (%s)", pg_status_str(st));
             gen_result_free(&tr);
@@ -171,7 +172,7 @@ void pipe_twin_phase(model_model *model, const tok_tokenizer *tok, const dec_voc
             gen_result *cand = best;
             if (at > *best_attempt) {   /* a difference: the next candidate */
                 o->sampler.seed = seed0 + (uint64_t)(at - 1);
-                if (gen_sample(model, tok, vocab, desc, o, &r, sink) != PG_OK) { gen_result_free(&r); break; }
+                if (pipe_draw(model, tok, vocab, &(pipe_draw_req){PIPE_DRAW_SAMPLE, desc, NULL, o, 1}, &r, sink) != PG_OK) { gen_result_free(&r); break; }
                 cand = &r;
             }
             pipe_verdict v;

@@ -14,6 +14,13 @@
 # transformers).  Parts: 0 environment, 1 models/default (15M, always there), 2 the Qwen GGUF
 # with the adapter, 3 `gen --device gpu --verify gpu --samples 16` on bench/suite, 4 the peer
 # (transformers' generate on the same GPU and GGUF, when torch, transformers and gguf import).
+# Parts 1 and 2 also time the k-sequence run with each row's top 64 selected on the device
+# (pg_topk; "k_tok_s_topk" in their JSON) and check that it picks the tokens the whole rows give
+# (bench_gpu's "check topk").
+# A part that has fewer than 10 s of the budget left is skipped with a line saying so (rc -2 in
+# the report).  Part 3 fails if the harness found no usable GPU after the engine ran (gen keeps
+# the engine in the child processes that draw, src/pipeline/draw.h, so its own process can fork
+# the harness's children).
 # Exit status: 0 every check passed, 1 a check failed, 2 the engine could not run at all.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,8 +31,17 @@ TOL=${TOL:-0.02}
 T0=$(date +%s)
 export PATH="$PATH:/usr/local/cuda/bin"
 left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
-# the timeout of a part: its own cap, or what is left of the budget less a reserve
+# the timeout of a part: its own cap, or what is left of the budget less a reserve (may be <= 0)
 cap() { local l; l=$(( $(left) - ${2:-20} )); [ "$l" -lt "$1" ] && echo "$l" || echo "$1"; }
+# room NAME CAP [RESERVE]: sets T to the part's timeout; false (and a skip line, a record) when
+# fewer than 10 s are left for it, so `timeout` never gets a zero or negative duration
+room() {
+    T=$(cap "$2" "${3:-20}")
+    [ "$T" -ge 10 ] && return 0
+    echo "part $1 skipped: out of time (${T} s left for it of BUDGET=$BUDGET after $(( $(date +%s) - T0 )) s)"
+    record "$1" -2 0 "skipped: out of time"
+    return 1
+}
 say() { echo "== $*"; }
 status=0
 parts=()
@@ -54,29 +70,31 @@ ldd build/ptxgen | grep -E 'cuda|cublas' && echo "engine_gpu: WARNING: the binar
 
 # 1. models/default: every check, and the speed of a small model (launch-bound)
 say "1. models/default (the 15M from-scratch model)"
-t=$(date +%s)
-timeout "$(cap 120)" build/bench_gpu models/default --steps 64 --tg 256 --k 32 --ksteps 64 --tol "$TOL" \
-    --out "$OUT/engine_gpu_default.json" 2>&1 | tee "$OUT/engine_gpu_default.log"
-rc=${PIPESTATUS[0]}
-echo "part 1: rc $rc in $(( $(date +%s) - t )) s (0 pass, 1 a check failed, 2 no engine, 124 out of time)"
-record default "$rc" $(( $(date +%s) - t )) "models/default"
-[ "$rc" -eq 2 ] && { echo "engine_gpu: the GPU engine did not start; the diagnostic above says why" >&2; status=2; }
-[ "$rc" -ne 0 ] && [ "$status" -eq 0 ] && status=1
+if room default 120; then
+    t=$(date +%s)
+    timeout "$T" build/bench_gpu models/default --steps 64 --tg 256 --k 32 --ksteps 64 --tol "$TOL" \
+        --out "$OUT/engine_gpu_default.json" 2>&1 | tee "$OUT/engine_gpu_default.log"
+    rc=${PIPESTATUS[0]}
+    echo "part 1: rc $rc in $(( $(date +%s) - t )) s (0 pass, 1 a check failed, 2 no engine, 124 out of time)"
+    record default "$rc" $(( $(date +%s) - t )) "models/default"
+    [ "$rc" -eq 2 ] && { echo "engine_gpu: the GPU engine did not start; the diagnostic above says why" >&2; status=2; }
+    [ "$rc" -ne 0 ] && [ "$status" -eq 0 ] && status=1
+fi
 
 # 2. the Qwen base with the shipped adapter (LoRA merged into the f16 weights)
 GGUF=${QWEN_GGUF:-}
 [ -z "$GGUF" ] && [ -f models/base/qwen2.5-coder-0.5b-instruct.gguf ] && GGUF=models/base/qwen2.5-coder-0.5b-instruct.gguf
 ADAPTER=${QWEN_ADAPTER:-models/qwen-plan}
-if [ "$status" -ne 2 ] && [ -n "$GGUF" ] && [ -f "$GGUF" ]; then
+if [ "$status" -ne 2 ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && room qwen 200 150; then
     say "2. $GGUF + adapter $ADAPTER"
     t=$(date +%s)
-    timeout "$(cap 200 150)" build/bench_gpu "$GGUF" --adapter "$ADAPTER" --steps 64 --tg 512 --k 32 --ksteps 64 --tol "$TOL" \
+    timeout "$T" build/bench_gpu "$GGUF" --adapter "$ADAPTER" --steps 64 --tg 512 --k 32 --ksteps 64 --tol "$TOL" \
         --out "$OUT/engine_gpu_qwen.json" 2>&1 | tee "$OUT/engine_gpu_qwen.log"
     rc=${PIPESTATUS[0]}
     echo "part 2: rc $rc in $(( $(date +%s) - t )) s"
     record qwen "$rc" $(( $(date +%s) - t )) "$GGUF + $ADAPTER"
     [ "$rc" -ne 0 ] && [ "$status" -eq 0 ] && status=1
-else
+elif [ -z "$GGUF" ] || [ ! -f "$GGUF" ]; then
     echo "part 2 skipped: no Qwen GGUF (set QWEN_GGUF, or fetch it with models/fetch_base.sh)"
     record qwen -1 0 "skipped: no GGUF"
 fi
@@ -93,25 +111,27 @@ if [ -n "$GGUF" ] && [ -f "$GGUF" ] && [ -f "$ADAPTER/base.json" ]; then
     ln -s "$(readlink -f "$GGUF")" "$W/base/$(basename "$rel")"
     GMODEL="$W/model"
 fi
-if [ "$status" -ne 2 ] && [ -f "bench/suite/$TASK/task.json" ]; then
+if [ "$status" -ne 2 ] && [ -f "bench/suite/$TASK/task.json" ] && room gen 150 90; then
     say "3. gen --device gpu --verify gpu --samples 16 --task bench/suite/$TASK (model $GMODEL)"
     t=$(date +%s)
-    timeout "$(cap 150 90)" build/ptxgen gen --device gpu --model "$GMODEL" --task "bench/suite/$TASK/task.json" --verify gpu \
+    timeout "$T" build/ptxgen gen --device gpu --model "$GMODEL" --task "bench/suite/$TASK/task.json" --verify gpu \
         --samples 16 --threads 8 --json -o "$OUT/gen_gpu_$TASK.ptx" --force > "$OUT/gen_gpu.json" 2> "$OUT/gen_gpu.err"
     rc=$?
     wall=$(( $(date +%s) - t ))
     tail -5 "$OUT/gen_gpu.err"
     echo "part 3: rc $rc, $wall s wall (goal <= 20 s; rc 0 a correct kernel, 1 none correct, 124 out of time)"
     record gen "$rc" "$wall" "$TASK, 16 samples, $GMODEL"
-else
+    grep -q 'no usable GPU' "$OUT/gen_gpu.err" "$OUT/gen_gpu.json" &&
+        { echo "part 3: FAIL: the harness found no usable GPU after the engine ran (the fork rule)"; [ "$status" -eq 0 ] && status=1; }
+elif [ "$status" -eq 2 ] || [ ! -f "bench/suite/$TASK/task.json" ]; then
     record gen -1 0 "skipped"
 fi
 
 # 4. the peer: transformers' generate on the same GPU, the same GGUF (dequantized by transformers)
-if [ -z "${NO_PEER:-}" ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && [ "$(left)" -gt 60 ]; then
+if [ -z "${NO_PEER:-}" ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && room peer 150 10; then
     say "4. peer: transformers generate (same GPU, $GGUF)"
     t=$(date +%s)
-    timeout "$(cap 150 10)" python3 - "$GGUF" "$OUT/peer_transformers.json" <<'EOF' 2>&1 | tail -15
+    timeout "$T" python3 - "$GGUF" "$OUT/peer_transformers.json" <<'EOF' 2>&1 | tail -15
 import json, os, sys, time
 gguf, out = sys.argv[1], sys.argv[2]
 try:

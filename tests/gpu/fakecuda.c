@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -181,6 +183,29 @@ static void k_silu_mul(void **args, unsigned gx, unsigned gy) {
         }
 }
 
+/* pg_topk: each row's 64 largest finite logits, logit descending, ties lower id first; padding (-inf, ~0) */
+static void k_topk(void **args, unsigned gx, unsigned gy) {
+    (void)gy;
+    float *vals = F32(P(0, CUdeviceptr));
+    uint32_t *ids = (uint32_t *)(uintptr_t)P(1, CUdeviceptr), V = P(3, uint32_t);
+    CUdeviceptr *rows = (CUdeviceptr *)(uintptr_t)P(2, CUdeviceptr);
+    for (unsigned r = 0; r < gx; r++) {
+        const float *x = F32(rows[r]);
+        float *v = vals + (size_t)r * 64;
+        uint32_t *id = ids + (size_t)r * 64;
+        int m = 0;
+        for (uint32_t i = 0; i < V; i++) {
+            float f = x[i];
+            if (isnan(f) || f == -INFINITY || (m == 64 && !(f > v[63]))) continue;   /* equal: the earlier id stays */
+            int j = m < 64 ? m++ : 63;
+            while (j > 0 && f > v[j - 1]) { v[j] = v[j - 1]; id[j] = id[j - 1]; j--; }
+            v[j] = f;
+            id[j] = i;
+        }
+        for (; m < 64; m++) { v[m] = -INFINITY; id[m] = 0xffffffffu; }
+    }
+}
+
 typedef struct { const char *name; void (*run)(void **, unsigned, unsigned); unsigned block; int nargs; size_t argsz[10]; } kern;
 static kern kerns[] = {   /* the block size and parameters each kernel declares */
     {"pg_embed", k_embed, 256, 4, {8, 8, 8, 4}},
@@ -189,6 +214,7 @@ static kern kerns[] = {   /* the block size and parameters each kernel declares 
     {"pg_qkv_rope", k_qkv_rope, 256, 10, {8, 8, 8, 8, 8, 4, 4, 4, 4, 4}},
     {"pg_attention", k_attention, 512, 9, {8, 8, 8, 8, 4, 4, 4, 4, 4}},
     {"pg_silu_mul", k_silu_mul, 256, 4, {8, 8, 8, 4}},
+    {"pg_topk", k_topk, 256, 4, {8, 8, 8, 4}},
 };
 
 /* ---- the driver ---------------------------------------------------------------------------- */
@@ -197,7 +223,18 @@ typedef struct { rec *r; int n, cap; } graph;
 static graph *capturing;
 static long launches, graph_launches;
 
-CUresult cuInit(unsigned f) { (void)f; return 0; }
+/* The real driver's fork rule: a child forked after its parent's cuInit cannot use CUDA
+ * (its cuInit fails).  The pid that initialised is inherited by a fork, as the driver's state is. */
+static pid_t init_pid;
+CUresult cuInit(unsigned flags) {
+    (void)flags;
+    CUresult r = init_pid && init_pid != getpid() ? 3 : 0;   /* CUDA_ERROR_NOT_INITIALIZED */
+    if (!r) init_pid = getpid();
+    const char *p = getenv("FAKECUDA_INITLOG");   /* every cuInit and its result, one line each (tests read it) */
+    FILE *f = p ? fopen(p, "a") : NULL;
+    if (f) { fprintf(f, "cuInit pid %ld -> %d\n", (long)getpid(), r); fclose(f); }
+    return r;
+}
 CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 CUresult cuDeviceGet(int *d, int i) { *d = i; return 0; }
 CUresult cuDeviceGetName(char *s, int n, int d) { (void)d; snprintf(s, (size_t)n, "fakecuda"); return 0; }
@@ -281,6 +318,28 @@ CUresult cuGraphLaunch(void *e, void *s) {
 static void graph_free(graph *g) { if (g) { free(g->r); free(g); } }
 CUresult cuGraphExecDestroy(void *e) { graph_free(e); return 0; }
 CUresult cuGraphDestroy(void *g) { graph_free(g); return 0; }
+
+#ifdef FAKECUDA_HARNESS
+/* The harness's entry points too (-DFAKECUDA_HARNESS), so gpu_available and the harness's child
+ * get as far as loading the kernel: the stand-in runs only the engine's kernels, so any other
+ * module is refused at cuModuleLoadDataEx (a "load-error" verdict: the harness ran). */
+CUresult cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 : a == 76 ? 0 : 1; return 0; }   /* sm_90 */
+CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 36; return 0; }
+CUresult cuCtxCreate_v2(void **c, unsigned f, int d) { (void)f; (void)d; *c = (void *)5; return 0; }
+CUresult cuCtxDestroy_v2(void *c) { (void)c; return 0; }
+CUresult cuCtxSynchronize(void) { return 0; }
+CUresult cuFuncGetAttribute(int *v, int a, void *f) { (void)a; (void)f; *v = 0; return 0; }
+CUresult cuFuncSetAttribute(void *f, int a, int v) { (void)f; (void)a; (void)v; return 0; }
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0; }
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return 0; }
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) { for (size_t i = 0; i < n; i++) ((unsigned *)(uintptr_t)d)[i] = v; return 0; }
+CUresult cuEventCreate(void **e, unsigned f) { (void)f; *e = (void *)6; return 0; }
+CUresult cuEventDestroy_v2(void *e) { (void)e; return 0; }
+CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return 0; }
+CUresult cuEventSynchronize(void *e) { (void)e; return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 1; return 0; }
+#endif
 
 /* ---- cuBLAS ------------------------------------------------------------------------------ */
 int cublasCreate_v2(void **h) { *h = (void *)4; return 0; }
