@@ -331,14 +331,9 @@ static float dot256_scalar(int type, const uint8_t *p, const qa256 *x, int n) {
  * same bound. */
 #define P16_PAIR 704
 
-bool model_quant_p16_ok(int type, int n) { return type == GGUF_T_Q5_0 && n > 0 && n % 64 == 0; }
-
-size_t model_quant_p16_bytes(int type, int n) { return model_quant_p16_ok(type, n) ? (size_t)n / 64 * P16_PAIR : 0; }
-
-void model_quant_p16_pack(int type, const void *rows, size_t row_bytes, int n, void *dst) {
-    (void)type;   /* Q5_0 (model_quant_p16_ok) */
+static void p16_pack(const void *rows, size_t row_bytes, int n, void *dst) {
     uint8_t *o = dst;
-    memset(o, 0, model_quant_p16_bytes(GGUF_T_Q5_0, n));
+    memset(o, 0, (size_t)n / 64 * P16_PAIR);
     for (int b = 0; b < n / QK; b++) {
         uint8_t *g = o + (size_t)(b / 2) * P16_PAIR;
         int h = b & 1;
@@ -377,6 +372,117 @@ static void p16_dot_scalar(const uint8_t *g, int n, const qa32 *const *x, const 
                     s += code * x[j][b].qs[e];
                 }
                 acc = fmaf((float)s, rd_f16(p + 640 + 32 * h + 2 * i) * x[j][b].d, acc);
+            }
+            out[(size_t)j * ldo + i] = acc;
+        }
+}
+
+/* ---- Q4_K / Q6_K rows packed 16 at a time (k16) ----------------------------------------
+ * The same idea for the K-quants (the `down` projection): the row-major kernels spend per
+ * activation and 64 weights a dpbusd, a dpwssd against the sub-block's scale and a share of
+ * the f32 tail, for every row.  Packed, lane i is row i: 8 dpbusd (two chains) give 16 rows
+ * their exact 32-element sums, the sub-block scales multiply them in integers for all 16 rows
+ * at once, and one cvt and FMA per 256-block serve the 16 rows.
+ *
+ * A group (16 rows, n elements) is n/256 super-blocks of K16_Q4K or K16_Q6K bytes.  In both,
+ * the codes of 32 elements (unit u, elements 32u..32u+31) are 4 vectors of 64 bytes whose byte
+ * 4i+t holds row i's element 32u+4m+t (low nibble) and 32u+16+4m+t (high nibble), m the vector.
+ * Q4_K (8 units = the 8 sub-blocks, 2368 bytes):
+ *   +256u     unit u's 4 code vectors (the codes 0..15)
+ *   +2048     8 x 16 bytes: byte 16j+i = row i's scale of sub-block j (6 bits)
+ *   +2176     4 x 32 bytes: byte 32p+2i+h = row i's min of sub-block 2p+h (6 bits)
+ *   +2304     16 f16 d, row i at 2i; +2336  16 f16 dmin
+ * Q6_K (8 units of two scale groups of 16 elements, 3360 bytes = the file's):
+ *   +384u     unit u's 4 vectors of the codes' low 4 bits, then 2 vectors of their high 2 bits:
+ *             byte 4i+t of the first has bits 2m..2m+1 = the high bits of element 32u+4m+t,
+ *             of the second those of 32u+16+4m+t
+ *   +3072     16 x 16 bytes: byte 16g+i = row i's int8 scale of group g (elements 16g..16g+15)
+ *   +3328     16 f16 d, row i at 2i
+ *
+ * NUMERICS: per row and super-block the sums are integers, exact: Q4_K S = sum_j sc_j * (sum
+ * code * q) and M = sum_j min_j * (the activation's sum over sub-block j); Q6_K S = sum_g sc_g *
+ * (sum code * q - 32 * the activation's sum over group g).  Then per row one f32 chain from 0
+ * over the super-blocks: acc = fma((float)S, d * dx, acc) and, Q4_K, acc = fma(-(float)M, dmin
+ * * dx, acc).  The scalar kernel gives the AVX-512 one's values bit for bit (test_quant), a
+ * row's value does not depend on the other activations, and the values differ from the
+ * row-major kernels' (which keep 8 f32 lanes per row) only in f32 summation order. */
+#define K16_Q4K 2368
+#define K16_Q6K 3360
+
+/* Element e (< 256) of a Q4_K / Q6_K block: its unsigned code. */
+static int k4_code(const uint8_t *p, int e) {
+    uint8_t b = p[16 + 32 * (e / 64) + e % 32];
+    return e % 64 < 32 ? b & 0xF : b >> 4;
+}
+static int k6_code(const uint8_t *p, int e) {
+    int h = e / 128, l = e % 32, q = e % 128 / 32;   /* q: which of ql's nibbles and qh's bit pairs */
+    uint8_t lo = p[64 * h + l + (q & 1) * 32], hi = p[128 + 32 * h + l];
+    return (q < 2 ? lo & 0xF : lo >> 4) | ((hi >> (2 * q)) & 3) << 4;
+}
+
+static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uint8_t *o) {
+    size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, bb = type == GGUF_T_Q4_K ? B_Q4_K : B_Q6_K;
+    memset(o, 0, sb * (size_t)(n / QKK));
+    for (int b = 0; b < n / QKK; b++, o += sb)
+        for (int i = 0; i < 16; i++) {
+            const uint8_t *p = rows + (size_t)i * row_bytes + (size_t)b * bb;
+            for (int e = 0; e < QKK; e++) {
+                int u = e / 32, w = e % 32, m = w % 16 / 4, t = w % 4, hn = w >= 16, lane = 4 * i + t;
+                int code = type == GGUF_T_Q4_K ? k4_code(p, e) : k6_code(p, e);
+                uint8_t *cv = o + (type == GGUF_T_Q4_K ? 256 : 384) * u + 64 * m + lane;
+                *cv |= (uint8_t)((code & 0xF) << (hn ? 4 : 0));
+                if (type == GGUF_T_Q6_K) o[384 * u + 256 + 64 * hn + lane] |= (uint8_t)((code >> 4) << (2 * m));
+            }
+            if (type == GGUF_T_Q4_K) {
+                for (int j = 0; j < 8; j++) {
+                    int sc, mn;
+                    k4_scale_min(j, p + 4, &sc, &mn);
+                    o[2048 + 16 * j + i] = (uint8_t)sc;
+                    o[2176 + 32 * (j / 2) + 2 * i + j % 2] = (uint8_t)mn;
+                }
+                memcpy(o + 2304 + 2 * i, p, 2);
+                memcpy(o + 2336 + 2 * i, p + 2, 2);
+            } else {
+                for (int g = 0; g < 16; g++) o[3072 + 16 * g + i] = p[192 + g];
+                memcpy(o + 3328 + 2 * i, p + 208, 2);
+            }
+        }
+}
+
+/* Row i's code of element 32u + w from the packed unit at c (Q4_K: 4 code vectors; Q6_K: 6). */
+static int k16_code(int type, const uint8_t *c, int w, int i) {
+    int m = w % 16 / 4, lane = 4 * i + w % 4, hn = w >= 16;
+    int code = hn ? c[64 * m + lane] >> 4 : c[64 * m + lane] & 0xF;
+    if (type == GGUF_T_Q6_K) code |= ((c[256 + 64 * hn + lane] >> (2 * m)) & 3) << 4;
+    return code;
+}
+
+static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const *x, int nx, float *out, size_t ldo) {
+    size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K;
+    for (int j = 0; j < nx; j++)
+        for (int i = 0; i < 16; i++) {
+            float acc = 0;
+            for (int b = 0; b < n / QKK; b++) {
+                const uint8_t *p = g + (size_t)b * sb;
+                const qa256 *xb = &x[j][b];
+                int S = 0, M = 0;
+                if (type == GGUF_T_Q4_K) {
+                    for (int u = 0; u < 8; u++) {
+                        int t = 0;
+                        for (int w = 0; w < 32; w++) t += k16_code(type, p + 256 * u, w, i) * xb->qs[32 * u + w];
+                        S += p[2048 + 16 * u + i] * t;
+                        M += p[2176 + 32 * (u / 2) + 2 * i + u % 2] * (xb->bsums[2 * u] + xb->bsums[2 * u + 1]);
+                    }
+                    acc = fmaf((float)S, rd_f16(p + 2304 + 2 * i) * xb->d, acc);
+                    acc = fmaf(-(float)M, rd_f16(p + 2336 + 2 * i) * xb->d, acc);
+                } else {
+                    for (int gr = 0; gr < 16; gr++) {
+                        int t = -32 * xb->bsums[gr];
+                        for (int w = 16 * (gr % 2); w < 16 * (gr % 2) + 16; w++) t += k16_code(type, p + 384 * (gr / 2), w, i) * xb->qs[16 * gr + w % 16];
+                        S += (int8_t)p[3072 + 16 * gr + i] * t;
+                    }
+                    acc = fmaf((float)S, rd_f16(p + 3328 + 2 * i) * xb->d, acc);
+                }
             }
             out[(size_t)j * ldo + i] = acc;
         }
@@ -1142,6 +1248,131 @@ static ZATTR void p16_avx512(const uint8_t *g, int n, const qa32 *const *x, cons
 }
 #undef P16_NX
 
+/* The k16 kernel (see "Q4_K / Q6_K rows packed 16 at a time"): per unit of 32 elements the 8
+ * code vectors are built once, then each activation costs 8 dpbusd against its broadcast
+ * 4-byte groups (two chains of 16 elements) and the scale products in integers (Q4_K: a
+ * dpwssd per chain, whose sums fit int16; Q6_K: a mullo per scale group); per super-block
+ * a cvt and an FMA (Q4_K: two) for 16 rows. */
+static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, const uint8_t *g, int nb, const qa256 *const *x, const int nx,
+                                                              float *out, size_t ldo) {
+    const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K;
+    const __m512i m4 = _mm512_set1_epi8(0xF), m30 = _mm512_set1_epi8(0x30), zero = _mm512_setzero_si512();
+    __m512 acc[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < nx; j++) acc[j] = _mm512_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+        const uint8_t *p = g + (size_t)b * sb;
+        __m512i S[8];
+        int32_t c6[8][16];   /* Q6_K: -32 x each group's activation sum, broadcast per group */
+#pragma GCC unroll 8
+        for (int j = 0; j < nx; j++) {
+            S[j] = zero;
+            if (type == GGUF_T_Q6_K)
+                _mm512_storeu_si512(c6[j], _mm512_sub_epi32(zero, _mm512_slli_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)x[j][b].bsums)), 5)));
+        }
+        for (int u = 0; u < 8; u++) {
+            __m512i w[8];
+            const uint8_t *c = p + (type == GGUF_T_Q4_K ? 256 : 384) * u;
+            if (type == GGUF_T_Q4_K) {
+#pragma GCC unroll 4
+                for (int m = 0; m < 4; m++) {
+                    __m512i v = _mm512_loadu_si512(c + 64 * m);
+                    w[m] = _mm512_and_si512(v, m4);
+                    w[m + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+                }
+            } else {   /* low 4 bits | the high 2 bits moved to bits 4..5 (epi16 shifts: the bits crossing a byte are masked off) */
+                __m512i h0 = _mm512_loadu_si512(c + 256), h1 = _mm512_loadu_si512(c + 320);
+#pragma GCC unroll 4
+                for (int m = 0; m < 4; m++) {
+                    __m512i v = _mm512_loadu_si512(c + 64 * m);
+                    __m512i a0 = m < 3 ? _mm512_slli_epi16(h0, 4 - 2 * m) : _mm512_srli_epi16(h0, 2);
+                    __m512i a1 = m < 3 ? _mm512_slli_epi16(h1, 4 - 2 * m) : _mm512_srli_epi16(h1, 2);
+                    /* (v & 0xF) | (a & 0x30): 0xEA is (A & B) | C */
+                    w[m] = _mm512_ternarylogic_epi32(v, m4, _mm512_and_si512(a0, m30), 0xEA);
+                    w[m + 4] = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), m4, _mm512_and_si512(a1, m30), 0xEA);
+                }
+            }
+            __m512i sa, sbv;
+            if (type == GGUF_T_Q4_K) sa = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 2048 + 16 * u)));
+            else {
+                sa = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u)));
+                sbv = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u + 16)));
+            }
+#pragma GCC unroll 8
+            for (int j = 0; j < nx; j++) {
+                const int8_t *q = x[j][b].qs + 32 * u;
+#define K16_X(o) _mm512_broadcastd_epi32(_mm_loadu_si32(q + (o)))
+                __m512i s0, s1;
+                if (type == GGUF_T_Q4_K) s0 = s1 = zero;
+                else {
+                    s0 = _mm512_set1_epi32(c6[j][2 * u]);
+                    s1 = _mm512_set1_epi32(c6[j][2 * u + 1]);
+                }
+                s0 = _mm512_dpbusd_epi32(s0, w[0], K16_X(0));
+                s1 = _mm512_dpbusd_epi32(s1, w[4], K16_X(16));
+                s0 = _mm512_dpbusd_epi32(s0, w[1], K16_X(4));
+                s1 = _mm512_dpbusd_epi32(s1, w[5], K16_X(20));
+                s0 = _mm512_dpbusd_epi32(s0, w[2], K16_X(8));
+                s1 = _mm512_dpbusd_epi32(s1, w[6], K16_X(24));
+                s0 = _mm512_dpbusd_epi32(s0, w[3], K16_X(12));
+                s1 = _mm512_dpbusd_epi32(s1, w[7], K16_X(28));
+#undef K16_X
+                if (type == GGUF_T_Q4_K) S[j] = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(S[j], s0, sa), s1, sa);
+                else S[j] = _mm512_add_epi32(S[j], _mm512_add_epi32(_mm512_mullo_epi32(s0, sa), _mm512_mullo_epi32(s1, sbv)));
+            }
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + (type == GGUF_T_Q4_K ? 2304 : 3328))));
+        if (type == GGUF_T_Q4_K) {
+            const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 2336)));
+            __m512i mn[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) mn[k] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + 2176 + 32 * k)));
+#pragma GCC unroll 8
+            for (int j = 0; j < nx; j++) {
+                const qa256 *xb = x[j] + b;
+                __m256i bs = _mm256_loadu_si256((const __m256i *)xb->bsums);
+                int32_t s2[4];   /* the sub-blocks' sums, pairs (2k, 2k+1) as int16 halves */
+                _mm_storeu_si128((__m128i *)s2, _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1)));
+                __m512i M = _mm512_dpwssd_epi32(zero, mn[0], _mm512_set1_epi32(s2[0]));
+                M = _mm512_dpwssd_epi32(M, mn[1], _mm512_set1_epi32(s2[1]));
+                M = _mm512_dpwssd_epi32(M, mn[2], _mm512_set1_epi32(s2[2]));
+                M = _mm512_dpwssd_epi32(M, mn[3], _mm512_set1_epi32(s2[3]));
+                const __m512 dx = _mm512_set1_ps(xb->d);
+                acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[j]), _mm512_mul_ps(dw, dx), acc[j]);
+                acc[j] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(M), _mm512_mul_ps(dm, dx), acc[j]);
+            }
+        } else {
+#pragma GCC unroll 8
+            for (int j = 0; j < nx; j++) acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[j]), _mm512_mul_ps(dw, _mm512_set1_ps(x[j][b].d)), acc[j]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < nx; j++) _mm512_storeu_ps(out + (size_t)j * ldo, acc[j]);
+}
+
+/* type and nx constants in each copy: 8 activations at a time, then the rest */
+#define K16_NX(T, NX) k16_z(T, g, n / QKK, x, NX, out, ldo)
+#define K16_T(T)                                                                         \
+    do {                                                                                 \
+        for (; nx >= 8; nx -= 8, x += 8, out += 8 * ldo) K16_NX(T, 8);                   \
+        switch (nx) {                                                                    \
+        case 7: K16_NX(T, 7); break;                                                     \
+        case 6: K16_NX(T, 6); break;                                                     \
+        case 5: K16_NX(T, 5); break;                                                     \
+        case 4: K16_NX(T, 4); break;                                                     \
+        case 3: K16_NX(T, 3); break;                                                     \
+        case 2: K16_NX(T, 2); break;                                                     \
+        case 1: K16_NX(T, 1); break;                                                     \
+        default: break;                                                                  \
+        }                                                                                \
+    } while (0)
+static ZATTR void k16_avx512(int type, const uint8_t *g, int n, const qa256 *const *x, int nx, float *out, size_t ldo) {
+    if (type == GGUF_T_Q4_K) K16_T(GGUF_T_Q4_K);
+    else K16_T(GGUF_T_Q6_K);
+}
+#undef K16_T
+#undef K16_NX
+
 static ZATTR void pairs_avx512(const qa32 *q, int n, qa64 *z) {
     for (int i = 0; i < n / 64; i++, q += 2) {
         __m512i s = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)q[0].qs)),
@@ -1290,15 +1521,35 @@ void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int n
     }
 }
 
-void model_quant_p16_dot(const void *group, int n, const qa32 *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
-#ifdef HAVE_X86
-    if (use_avx512()) { p16_avx512(group, n, x, c, nx, out, ldo); return; }
-#endif
-    p16_dot_scalar(group, n, x, c, nx, out, ldo);
+bool model_quant_p16_ok(int type, int n) {
+    if (n <= 0) return false;
+    return type == GGUF_T_Q5_0 ? n % 64 == 0 : (type == GGUF_T_Q4_K || type == GGUF_T_Q6_K) && n % QKK == 0;
 }
 
-void model_quant_p16_dot_ref(const void *group, int n, const qa32 *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
-    p16_dot_scalar(group, n, x, c, nx, out, ldo);
+size_t model_quant_p16_bytes(int type, int n) {
+    if (!model_quant_p16_ok(type, n)) return 0;
+    return type == GGUF_T_Q5_0 ? (size_t)n / 64 * P16_PAIR : (size_t)n / QKK * (type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K);
+}
+
+void model_quant_p16_pack(int type, const void *rows, size_t row_bytes, int n, void *dst) {
+    if (type == GGUF_T_Q5_0) p16_pack(rows, row_bytes, n, dst);
+    else k16_pack(type, rows, row_bytes, n, dst);
+}
+
+void model_quant_p16_dot(int type, const void *group, int n, const void *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
+#ifdef HAVE_X86
+    if (use_avx512()) {
+        if (type == GGUF_T_Q5_0) p16_avx512(group, n, (const qa32 *const *)x, c, nx, out, ldo);
+        else k16_avx512(type, group, n, (const qa256 *const *)x, nx, out, ldo);
+        return;
+    }
+#endif
+    model_quant_p16_dot_ref(type, group, n, x, c, nx, out, ldo);
+}
+
+void model_quant_p16_dot_ref(int type, const void *group, int n, const void *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
+    if (type == GGUF_T_Q5_0) p16_dot_scalar(group, n, (const qa32 *const *)x, c, nx, out, ldo);
+    else k16_dot_scalar(type, group, n, (const qa256 *const *)x, nx, out, ldo);
 }
 
 bool model_quant_p16_wanted(void) { return use_avx512(); }
