@@ -378,15 +378,18 @@ static void p16_dot_scalar(const uint8_t *g, int n, const qa32 *const *x, const 
 }
 
 /* ---- Q4_K / Q6_K rows packed 16 at a time (k16) ----------------------------------------
- * The same idea for the K-quants (the `down` projection): the row-major kernels spend per
- * activation and 64 weights a dpbusd, a dpwssd against the sub-block's scale and a share of
- * the f32 tail, for every row.  Packed, lane i is row i: 8 dpbusd (two chains) give 16 rows
- * their exact 32-element sums, the sub-block scales multiply them in integers for all 16 rows
- * at once, and one cvt and FMA per 256-block serve the 16 rows.
+ * The same idea for the K-quants (the `down` projection), with the row-major kernels' values:
+ * those (dot256_z, bit for bit dot256_avx2) keep per row 8 int32 lanes, lane l the scaled sums of
+ * the elements 32v+4l..32v+4l+3 over the block's 8 units v of 32 elements, then 8 f32 FMA chains
+ * over the 256-blocks and a fixed horizontal sum.  Packed, lane i of a vector is row i, and the
+ * codes are laid out so that one dpbusd gives 16 rows their lane-l sum of one unit: the same
+ * integers, the same f32 chains, so the same values, while the codes are unpacked once for all
+ * activations and the per-row f32 tail (sums of the activation's groups, the FMAs, the horizontal
+ * sums) is done for 16 rows at a time.
  *
  * A group (16 rows, n elements) is n/256 super-blocks of K16_Q4K or K16_Q6K bytes.  In both,
- * the codes of 32 elements (unit u, elements 32u..32u+31) are 4 vectors of 64 bytes whose byte
- * 4i+t holds row i's element 32u+4m+t (low nibble) and 32u+16+4m+t (high nibble), m the vector.
+ * the codes of unit u (elements 32u..32u+31) are 4 vectors of 64 bytes whose byte 4i+t holds
+ * row i's element 32u+4m+t (low nibble: lane l = m) and 32u+16+4m+t (high nibble: l = 4+m).
  * Q4_K (8 units = the 8 sub-blocks, 2368 bytes):
  *   +256u     unit u's 4 code vectors (the codes 0..15)
  *   +2048     8 x 16 bytes: byte 16j+i = row i's scale of sub-block j (6 bits)
@@ -399,13 +402,15 @@ static void p16_dot_scalar(const uint8_t *g, int n, const qa32 *const *x, const 
  *   +3072     16 x 16 bytes: byte 16g+i = row i's int8 scale of group g (elements 16g..16g+15)
  *   +3328     16 f16 d, row i at 2i
  *
- * NUMERICS: per row and super-block the sums are integers, exact: Q4_K S = sum_j sc_j * (sum
- * code * q) and M = sum_j min_j * (the activation's sum over sub-block j); Q6_K S = sum_g sc_g *
- * (sum code * q - 32 * the activation's sum over group g).  Then per row one f32 chain from 0
- * over the super-blocks: acc = fma((float)S, d * dx, acc) and, Q4_K, acc = fma(-(float)M, dmin
- * * dx, acc).  The scalar kernel gives the AVX-512 one's values bit for bit (test_quant), a
- * row's value does not depend on the other activations, and the values differ from the
- * row-major kernels' (which keep 8 f32 lanes per row) only in f32 summation order. */
+ * NUMERICS (the row-major AVX2 / AVX-512 kernels', so packing moves no value): per row and
+ * 256-block, integers S_l = sum_u sc(u, l) * (sum of code * q over elements 32u+4l..+3), sc the
+ * scale of those elements' sub-block (Q4_K) or group (Q6_K); Q6_K less 32 * (sc_2l * bsum_2l +
+ * sc_2l+1 * bsum_2l+1) (the activation's sums of 16); Q4_K minimums M_p = min_2p * bsum32_2p +
+ * min_2p+1 * bsum32_2p+1, p < 4.  Then per row f32 chains from 0 over the blocks: acc_l =
+ * fma((float)S_l, d * dx, acc_l), accm_p = fma((float)M_p, dmin * dx, accm_p), and the value
+ * ((acc_0 + acc_4) + (acc_2 + acc_6)) + ((acc_1 + acc_5) + (acc_3 + acc_7)) less, Q4_K,
+ * (accm_0 + accm_2) + (accm_1 + accm_3) (hsum8, kq_finish).  The scalar kernel gives them bit for
+ * bit (test_quant: against the row-major kernel, on random and the real 0.5B's blocks). */
 #define K16_Q4K 2368
 #define K16_Q6K 3360
 
@@ -461,30 +466,35 @@ static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const
     size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K;
     for (int j = 0; j < nx; j++)
         for (int i = 0; i < 16; i++) {
-            float acc = 0;
+            float acc[8] = {0}, accm[4] = {0};
             for (int b = 0; b < n / QKK; b++) {
                 const uint8_t *p = g + (size_t)b * sb;
                 const qa256 *xb = &x[j][b];
-                int S = 0, M = 0;
-                if (type == GGUF_T_Q4_K) {
+                int S[8] = {0};
+                for (int l = 0; l < 8; l++) {
                     for (int u = 0; u < 8; u++) {
                         int t = 0;
-                        for (int w = 0; w < 32; w++) t += k16_code(type, p + 256 * u, w, i) * xb->qs[32 * u + w];
-                        S += p[2048 + 16 * u + i] * t;
-                        M += p[2176 + 32 * (u / 2) + 2 * i + u % 2] * (xb->bsums[2 * u] + xb->bsums[2 * u + 1]);
+                        for (int w = 4 * l; w < 4 * l + 4; w++) t += k16_code(type, p + (type == GGUF_T_Q4_K ? 256 : 384) * u, w, i) * xb->qs[32 * u + w];
+                        int sc = type == GGUF_T_Q4_K ? p[2048 + 16 * u + i] : (int8_t)p[3072 + 16 * (2 * u + l / 4) + i];
+                        S[l] += sc * t;
                     }
-                    acc = fmaf((float)S, rd_f16(p + 2304 + 2 * i) * xb->d, acc);
-                    acc = fmaf(-(float)M, rd_f16(p + 2336 + 2 * i) * xb->d, acc);
-                } else {
-                    for (int gr = 0; gr < 16; gr++) {
-                        int t = -32 * xb->bsums[gr];
-                        for (int w = 16 * (gr % 2); w < 16 * (gr % 2) + 16; w++) t += k16_code(type, p + 384 * (gr / 2), w, i) * xb->qs[16 * gr + w % 16];
-                        S += (int8_t)p[3072 + 16 * gr + i] * t;
-                    }
-                    acc = fmaf((float)S, rd_f16(p + 3328 + 2 * i) * xb->d, acc);
+                    if (type == GGUF_T_Q6_K)
+                        S[l] -= 32 * ((int8_t)p[3072 + 16 * (2 * l) + i] * xb->bsums[2 * l] + (int8_t)p[3072 + 16 * (2 * l + 1) + i] * xb->bsums[2 * l + 1]);
+                    acc[l] = fmaf((float)S[l], rd_f16(p + (type == GGUF_T_Q4_K ? 2304 : 3328) + 2 * i) * xb->d, acc[l]);
                 }
+                if (type == GGUF_T_Q4_K)
+                    for (int q = 0; q < 4; q++) {
+                        int M = 0;
+                        for (int h = 0; h < 2; h++) {
+                            int jb = 2 * q + h;
+                            M += p[2176 + 32 * q + 2 * i + h] * (xb->bsums[2 * jb] + xb->bsums[2 * jb + 1]);
+                        }
+                        accm[q] = fmaf((float)M, rd_f16(p + 2336 + 2 * i) * xb->d, accm[q]);
+                    }
             }
-            out[(size_t)j * ldo + i] = acc;
+            float v = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+            if (type == GGUF_T_Q4_K) v -= (accm[0] + accm[2]) + (accm[1] + accm[3]);
+            out[(size_t)j * ldo + i] = v;
         }
 }
 
@@ -1248,80 +1258,73 @@ static ZATTR void p16_avx512(const uint8_t *g, int n, const qa32 *const *x, cons
 }
 #undef P16_NX
 
-/* The k16 kernel (see "Q4_K / Q6_K rows packed 16 at a time"): per unit of 32 elements the 8
- * code vectors are built once, then each activation costs 8 dpbusd against its broadcast
- * 4-byte groups (two chains of 16 elements) and the scale products in integers (Q4_K: a
- * dpwssd per chain, whose sums fit int16; Q6_K: a mullo per scale group); per super-block
- * a cvt and an FMA (Q4_K: two) for 16 rows. */
+/* The k16 kernel (see "Q4_K / Q6_K rows packed 16 at a time"), lane by lane: for lane l the 8
+ * units' code vectors are built (from L1: a 256-block of 16 rows is 2.3 or 3.3 KB), then each
+ * activation costs per unit a dpbusd against its broadcast 4-byte group and a dpwssd against the
+ * unit's scales (the row-major kernel's integer work, for 16 rows at once; two chains, integers,
+ * so any order is exact), and a cvt and an FMA into the lane's f32 chain for 16 rows.  Lane by
+ * lane keeps one accumulator per activation in a register. */
 static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, const uint8_t *g, int nb, const qa256 *const *x, const int nx,
                                                               float *out, size_t ldo) {
-    const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K;
-    const __m512i m4 = _mm512_set1_epi8(0xF), m30 = _mm512_set1_epi8(0x30), zero = _mm512_setzero_si512();
-    __m512 acc[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < nx; j++) acc[j] = _mm512_setzero_ps();
+    const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, ub = type == GGUF_T_Q4_K ? 256 : 384;
+    const __m512i m4 = _mm512_set1_epi8(0xF), m30 = _mm512_set1_epi8(0x30), lo16 = _mm512_set1_epi32(0xFFFF), zero = _mm512_setzero_si512();
+    __m512 acc[8][8], accm[8][4];
+    for (int j = 0; j < nx; j++)
+        for (int l = 0; l < 8; l++) acc[j][l] = accm[j][l / 2] = _mm512_setzero_ps();
     for (int b = 0; b < nb; b++) {
         const uint8_t *p = g + (size_t)b * sb;
-        __m512i S[8];
-        int32_t c6[8][16];   /* Q6_K: -32 x each group's activation sum, broadcast per group */
-#pragma GCC unroll 8
-        for (int j = 0; j < nx; j++) {
-            S[j] = zero;
-            if (type == GGUF_T_Q6_K)
-                _mm512_storeu_si512(c6[j], _mm512_sub_epi32(zero, _mm512_slli_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)x[j][b].bsums)), 5)));
-        }
+        /* the units' scales as int16 in the low half of each lane (dpwssd's pair (scale, 0)); Q6_K: the
+         * group of lanes 0..3 (sc[u]) and of lanes 4..7 (sc[8 + u]) */
+        __m512i sc[16];
         for (int u = 0; u < 8; u++) {
-            __m512i w[8];
-            const uint8_t *c = p + (type == GGUF_T_Q4_K ? 256 : 384) * u;
-            if (type == GGUF_T_Q4_K) {
-#pragma GCC unroll 4
-                for (int m = 0; m < 4; m++) {
-                    __m512i v = _mm512_loadu_si512(c + 64 * m);
-                    w[m] = _mm512_and_si512(v, m4);
-                    w[m + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-                }
-            } else {   /* low 4 bits | the high 2 bits moved to bits 4..5 (epi16 shifts: the bits crossing a byte are masked off) */
-                __m512i h0 = _mm512_loadu_si512(c + 256), h1 = _mm512_loadu_si512(c + 320);
-#pragma GCC unroll 4
-                for (int m = 0; m < 4; m++) {
-                    __m512i v = _mm512_loadu_si512(c + 64 * m);
-                    __m512i a0 = m < 3 ? _mm512_slli_epi16(h0, 4 - 2 * m) : _mm512_srli_epi16(h0, 2);
-                    __m512i a1 = m < 3 ? _mm512_slli_epi16(h1, 4 - 2 * m) : _mm512_srli_epi16(h1, 2);
-                    /* (v & 0xF) | (a & 0x30): 0xEA is (A & B) | C */
-                    w[m] = _mm512_ternarylogic_epi32(v, m4, _mm512_and_si512(a0, m30), 0xEA);
-                    w[m + 4] = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), m4, _mm512_and_si512(a1, m30), 0xEA);
-                }
-            }
-            __m512i sa, sbv;
-            if (type == GGUF_T_Q4_K) sa = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 2048 + 16 * u)));
+            if (type == GGUF_T_Q4_K) sc[u] = sc[8 + u] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 2048 + 16 * u)));
             else {
-                sa = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u)));
-                sbv = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u + 16)));
-            }
-#pragma GCC unroll 8
-            for (int j = 0; j < nx; j++) {
-                const int8_t *q = x[j][b].qs + 32 * u;
-#define K16_X(o) _mm512_broadcastd_epi32(_mm_loadu_si32(q + (o)))
-                __m512i s0, s1;
-                if (type == GGUF_T_Q4_K) s0 = s1 = zero;
-                else {
-                    s0 = _mm512_set1_epi32(c6[j][2 * u]);
-                    s1 = _mm512_set1_epi32(c6[j][2 * u + 1]);
-                }
-                s0 = _mm512_dpbusd_epi32(s0, w[0], K16_X(0));
-                s1 = _mm512_dpbusd_epi32(s1, w[4], K16_X(16));
-                s0 = _mm512_dpbusd_epi32(s0, w[1], K16_X(4));
-                s1 = _mm512_dpbusd_epi32(s1, w[5], K16_X(20));
-                s0 = _mm512_dpbusd_epi32(s0, w[2], K16_X(8));
-                s1 = _mm512_dpbusd_epi32(s1, w[6], K16_X(24));
-                s0 = _mm512_dpbusd_epi32(s0, w[3], K16_X(12));
-                s1 = _mm512_dpbusd_epi32(s1, w[7], K16_X(28));
-#undef K16_X
-                if (type == GGUF_T_Q4_K) S[j] = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(S[j], s0, sa), s1, sa);
-                else S[j] = _mm512_add_epi32(S[j], _mm512_add_epi32(_mm512_mullo_epi32(s0, sa), _mm512_mullo_epi32(s1, sbv)));
+                sc[u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u))), lo16);
+                sc[8 + u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u + 16))), lo16);
             }
         }
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + (type == GGUF_T_Q4_K ? 2304 : 3328))));
+        for (int l = 0; l < 8; l++) {
+            const int m = l % 4, hn = l / 4;
+            __m512i w[8];
+#pragma GCC unroll 8
+            for (int u = 0; u < 8; u++) {
+                const uint8_t *c = p + ub * u;
+                __m512i v = _mm512_loadu_si512(c + 64 * m);
+                if (hn) v = _mm512_srli_epi16(v, 4);
+                if (type == GGUF_T_Q4_K) w[u] = _mm512_and_si512(v, m4);
+                else {   /* low 4 bits | the high 2 bits moved to bits 4..5 (epi16 shifts: the bits crossing a byte are masked off) */
+                    __m512i h = _mm512_loadu_si512(c + 256 + 64 * hn);
+                    h = m < 3 ? _mm512_slli_epi16(h, 4 - 2 * m) : _mm512_srli_epi16(h, 2);
+                    w[u] = _mm512_ternarylogic_epi32(v, m4, _mm512_and_si512(h, m30), 0xEA);   /* (A & B) | C */
+                }
+            }
+            __m512i pr = zero;   /* Q6_K: lane l starts at -32 x (sc_2l * bsum_2l + sc_2l+1 * bsum_2l+1) */
+            if (type == GGUF_T_Q6_K) {
+                __m512i a = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * l)));
+                __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * l + 16)));
+                pr = _mm512_or_si512(_mm512_and_si512(a, lo16), _mm512_slli_epi32(c, 16));
+            }
+#pragma GCC unroll 8
+            for (int j = 0; j < nx; j++) {
+                const qa256 *xb = x[j] + b;
+                const int8_t *q = xb->qs + 4 * l;
+                __m512i s0 = zero, s1 = zero;
+                if (type == GGUF_T_Q6_K) {
+                    int32_t bp;
+                    memcpy(&bp, xb->bsums + 2 * l, 4);
+                    s0 = _mm512_sub_epi32(zero, _mm512_slli_epi32(_mm512_dpwssd_epi32(zero, pr, _mm512_set1_epi32(bp)), 5));
+                }
+#define K16_X(u) _mm512_broadcastd_epi32(_mm_loadu_si32(q + 32 * (u)))
+#pragma GCC unroll 4
+                for (int u = 0; u < 8; u += 2) {
+                    s0 = _mm512_dpwssd_epi32(s0, _mm512_dpbusd_epi32(zero, w[u], K16_X(u)), sc[8 * hn + u]);
+                    s1 = _mm512_dpwssd_epi32(s1, _mm512_dpbusd_epi32(zero, w[u + 1], K16_X(u + 1)), sc[8 * hn + u + 1]);
+                }
+#undef K16_X
+                acc[j][l] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)), _mm512_mul_ps(dw, _mm512_set1_ps(xb->d)), acc[j][l]);
+            }
+        }
         if (type == GGUF_T_Q4_K) {
             const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 2336)));
             __m512i mn[4];
@@ -1333,21 +1336,20 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
                 __m256i bs = _mm256_loadu_si256((const __m256i *)xb->bsums);
                 int32_t s2[4];   /* the sub-blocks' sums, pairs (2k, 2k+1) as int16 halves */
                 _mm_storeu_si128((__m128i *)s2, _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1)));
-                __m512i M = _mm512_dpwssd_epi32(zero, mn[0], _mm512_set1_epi32(s2[0]));
-                M = _mm512_dpwssd_epi32(M, mn[1], _mm512_set1_epi32(s2[1]));
-                M = _mm512_dpwssd_epi32(M, mn[2], _mm512_set1_epi32(s2[2]));
-                M = _mm512_dpwssd_epi32(M, mn[3], _mm512_set1_epi32(s2[3]));
-                const __m512 dx = _mm512_set1_ps(xb->d);
-                acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[j]), _mm512_mul_ps(dw, dx), acc[j]);
-                acc[j] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(M), _mm512_mul_ps(dm, dx), acc[j]);
+                const __m512 dmx = _mm512_mul_ps(dm, _mm512_set1_ps(xb->d));
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++)
+                    accm[j][k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpwssd_epi32(zero, mn[k], _mm512_set1_epi32(s2[k]))), dmx, accm[j][k]);
             }
-        } else {
-#pragma GCC unroll 8
-            for (int j = 0; j < nx; j++) acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[j]), _mm512_mul_ps(dw, _mm512_set1_ps(x[j][b].d)), acc[j]);
         }
     }
-#pragma GCC unroll 8
-    for (int j = 0; j < nx; j++) _mm512_storeu_ps(out + (size_t)j * ldo, acc[j]);
+    for (int j = 0; j < nx; j++) {
+        __m512 r = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(acc[j][0], acc[j][4]), _mm512_add_ps(acc[j][2], acc[j][6])),
+                                 _mm512_add_ps(_mm512_add_ps(acc[j][1], acc[j][5]), _mm512_add_ps(acc[j][3], acc[j][7])));
+        if (type == GGUF_T_Q4_K)
+            r = _mm512_sub_ps(r, _mm512_add_ps(_mm512_add_ps(accm[j][0], accm[j][2]), _mm512_add_ps(accm[j][1], accm[j][3])));
+        _mm512_storeu_ps(out + (size_t)j * ldo, r);
+    }
 }
 
 /* type and nx constants in each copy: 8 activations at a time, then the rest */

@@ -253,7 +253,8 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
 }
 
 /* The 16-row kernels (Q5_0 p16, Q4_K / Q6_K k16): within the bound of every row and close to
- * the row-major kernel's value (the same exact integer sums, f32 summed in another order), the
+ * the row-major kernel's value (p16: the same exact integer sums, f32 summed in another order;
+ * k16: the vector row-major kernels' values bit for bit), the
  * scalar kernel's values bit for bit, each activation's values the same in groups of 1..19,
  * and through a packed WT_GG matrix (decode n 1..3 and the verify step's model_matmul_dec) the
  * same values for a token whatever the count of tokens or threads. */
@@ -307,6 +308,10 @@ static void test_p16(int type, int n) {
     CHECK(inb, "p16 %s %s n=%d: every row within the bound (worst error / bound %.3f)", tn, model_kernels_isa(), n, worst);
     CHECK(near, "p16 %s %s n=%d: every row within f32 reordering of the row-major kernel's value (worst / slack %.3f)", tn, model_kernels_isa(), n,
           worst_rm);
+    /* k16 keeps the row-major vector kernels' f32 chains: their values bit for bit (the scalar
+     * family's row-major kernel sums in another order) */
+    if (k && strcmp(model_kernels_isa(), "scalar"))
+        CHECK(!memcmp(all, rowm, sizeof all), "k16 %s %s n=%d: the row-major kernel's values bit for bit", tn, model_kernels_isa(), n);
     CHECK(!memcmp(all, ref, sizeof all), "p16 %s %s n=%d: the scalar kernel's values bit for bit", tn, model_kernels_isa(), n);
     bool same = true;
     for (int nx = 1; nx <= NX; nx++)
@@ -350,7 +355,8 @@ static void test_p16(int type, int n) {
 
 /* The k16 kernel on the real base's K-quant tensors (ffn_down and any other Q4_K / Q6_K matrix;
  * SKIPPED without the file): the first 32 rows of each, packed, against the row-major kernel
- * (f32 reordering only), the reference bound and the scalar kernel bit for bit. */
+ * (bit for bit where that is the AVX2 / AVX-512 one), the reference bound and the scalar k16
+ * kernel bit for bit. */
 static void test_k16_real(void) {
     const char *path = getenv("PTXGEN_QWEN_GGUF") && *getenv("PTXGEN_QWEN_GGUF") ? getenv("PTXGEN_QWEN_GGUF")
                                                                                  : "models/base/qwen2.5-coder-0.5b-instruct.gguf";
@@ -362,7 +368,7 @@ static void test_k16_real(void) {
     if (model_gguf_open(path, &g, &d) != PG_OK) { CHECK(0, "k16 real: open %s", path); return; }
     enum { R = 32, NX = 5 };
     int tensors = 0;
-    bool inb = true, near = true, bits = true;
+    bool inb = true, near = true, bits = true, same_rm = true;
     double worst_rm = 0;
     for (int t = 0; t < model_gguf_tensor_count(g); t++) {
         const gguf_tensor *T = model_gguf_tensor_at(g, t);
@@ -387,6 +393,7 @@ static void test_k16_real(void) {
         }
         model_quant_dot_rows_nx(type, T->data, rb, R, xs, NULL, NX, n, &rowm[0][0], R);
         bits &= !memcmp(all, ref, sizeof all);
+        same_rm &= !strcmp(model_kernels_isa(), "scalar") || !memcmp(all, rowm, sizeof all);
         for (int j = 0; j < NX; j++)
             for (int r = 0; r < R; r++) {
                 double bound, want = ref_dot(type, (const uint8_t *)T->data + (size_t)r * rb, x + (size_t)j * n, n, &bound);
@@ -401,6 +408,7 @@ static void test_k16_real(void) {
     CHECK(inb, "k16 real %s: every row within the reference bound", model_kernels_isa());
     CHECK(near, "k16 real %s: every row within f32 reordering of the row-major kernel (worst / slack %.3f)", model_kernels_isa(), worst_rm);
     CHECK(bits, "k16 real %s: the scalar kernel's values bit for bit", model_kernels_isa());
+    CHECK(same_rm, "k16 real %s: the row-major vector kernel's values bit for bit", model_kernels_isa());
     printf("  %-6s k16 on %d real Q4_K/Q6_K tensors: packed - row-major worst %.3f of the reordering slack\n", model_kernels_isa(), tensors, worst_rm);
     model_gguf_close(g);
 }
