@@ -426,19 +426,28 @@ static int k6_code(const uint8_t *p, int e) {
 }
 
 static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uint8_t *o) {
-    size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, bb = type == GGUF_T_Q4_K ? B_Q4_K : B_Q6_K;
-    memset(o, 0, sb * (size_t)(n / QKK));
+    const bool q4 = type == GGUF_T_Q4_K;
+    size_t sb = q4 ? K16_Q4K : K16_Q6K, bb = q4 ? B_Q4_K : B_Q6_K, ub = q4 ? 256 : 384;
     for (int b = 0; b < n / QKK; b++, o += sb)
         for (int i = 0; i < 16; i++) {
             const uint8_t *p = rows + (size_t)i * row_bytes + (size_t)b * bb;
-            for (int e = 0; e < QKK; e++) {
-                int u = e / 32, w = e % 32, m = w % 16 / 4, t = w % 4, hn = w >= 16, lane = 4 * i + t;
-                int code = type == GGUF_T_Q4_K ? k4_code(p, e) : k6_code(p, e);
-                uint8_t *cv = o + (type == GGUF_T_Q4_K ? 256 : 384) * u + 64 * m + lane;
-                *cv |= (uint8_t)((code & 0xF) << (hn ? 4 : 0));
-                if (type == GGUF_T_Q6_K) o[384 * u + 256 + 64 * hn + lane] |= (uint8_t)((code >> 4) << (2 * m));
-            }
-            if (type == GGUF_T_Q4_K) {
+            uint8_t code[QKK];   /* the block's codes in element order (k4_code / k6_code, a block at a time) */
+            for (int e = 0; e < QKK; e++) code[e] = (uint8_t)(q4 ? k4_code(p, e) : k6_code(p, e));
+            for (int u = 0; u < 8; u++)
+                for (int t = 0; t < 4; t++) {
+                    const uint8_t *c = code + 32 * u + t;
+                    int lane = 4 * i + t, h0 = 0, h1 = 0;
+                    for (int m = 0; m < 4; m++) {
+                        o[ub * u + 64 * m + lane] = (uint8_t)((c[4 * m] & 0xF) | (c[16 + 4 * m] & 0xF) << 4);
+                        h0 |= (c[4 * m] >> 4) << (2 * m);
+                        h1 |= (c[16 + 4 * m] >> 4) << (2 * m);
+                    }
+                    if (!q4) {
+                        o[ub * u + 256 + lane] = (uint8_t)h0;
+                        o[ub * u + 320 + lane] = (uint8_t)h1;
+                    }
+                }
+            if (q4) {
                 for (int j = 0; j < 8; j++) {
                     int sc, mn;
                     k4_scale_min(j, p + 4, &sc, &mn);
