@@ -41,9 +41,10 @@ void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int n
 /* Rows packed 16 at a time (quant.c "Q5_0 rows packed 16 at a time", p16, and "Q4_K / Q6_K
  * rows packed 16 at a time", k16): the decode kernel for several activations (a verify step)
  * and one.  A group is 16 rows of n elements in model_quant_p16_bytes(type, n) bytes (the
- * file's bytes rearranged, Q4_K's 3% more; 0: the type or width is not packed).  Its values
- * are not the row-major kernels' (another f32 summation order, the same error bound) but are
- * the same whatever nx and kernel family. */
+ * file's bytes rearranged, Q4_K's 3% more; 0: the type or width is not packed).  The values
+ * are the same whatever nx and kernel family; p16's are not the row-major kernels' (another
+ * f32 summation order, the same error bound), k16's are the vector row-major kernels' (dot256_z,
+ * dot256_avx2) bit for bit. */
 bool model_quant_p16_wanted(void);                 /* the family in force profits (AVX-512 VNNI) */
 bool model_quant_p16_ok(int type, int n);          /* Q5_0, n a multiple of 64; Q4_K / Q6_K, of 256 */
 size_t model_quant_p16_bytes(int type, int n);
