@@ -704,35 +704,43 @@ static inline __attribute__((always_inline)) KATTR void attn_rows_body(const flo
             for (int g = 0; g < ng; g++) _mm512_mask_storeu_ps(sc + ((size_t)t * ng + g) * Tn + p0, m, _mm512_mul_ps(a[g], sv));
         }
     }
-    for (int t = 0; t < n; t++)   /* softmax of each row and head */
+    for (int t = 0; t < n; t++) {   /* softmax of each row, its heads together */
+        const int T = T0 + t;
+        float *s0 = sc + (size_t)t * ng * Tn;
+        float sum[8];
+#pragma GCC unroll 8
         for (int g = 0; g < ng; g++) {
-            float *s = sc + ((size_t)t * ng + g) * Tn;
-            const int T = T0 + t;
+            float *s = s0 + (size_t)g * Tn;
             __m512 mx = _mm512_set1_ps(-INFINITY);
             for (int p = 0; p < T; p += 16) {
                 __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
                 mx = _mm512_mask_max_ps(mx, m, mx, _mm512_maskz_loadu_ps(m, s + p));
             }
             const float mxs = _mm512_reduce_max_ps(mx);
-            float sum = 0;
             int e = 0;
-            if (vexp_ok)   /* 16 at a time (expf's values), summed in position order as below */
+            if (vexp_ok)   /* 16 at a time (expf's values) */
                 for (; e + 16 <= T; e += 16) {
                     _mm512_storeu_ps(s + e, _mm512_sub_ps(_mm512_loadu_ps(s + e), _mm512_set1_ps(mxs)));
                     vexp16(s + e, s + e);
-#pragma GCC unroll 16
-                    for (int i = 0; i < 16; i++) sum += s[e + i];
                 }
-            for (; e < T; e++) {
-                s[e] = expf(s[e] - mxs);
-                sum += s[e];
-            }
-            const __m512 tot = _mm512_set1_ps(sum);
+            for (; e < T; e++) s[e] = expf(s[e] - mxs);
+            sum[g] = 0;
+        }
+        /* each head's sum in position order (the scalar path's), the heads' chains interleaved so
+         * the adds' latency overlaps */
+        for (int p = 0; p < T; p++)
+#pragma GCC unroll 8
+            for (int g = 0; g < ng; g++) sum[g] += s0[(size_t)g * Tn + p];
+#pragma GCC unroll 8
+        for (int g = 0; g < ng; g++) {
+            float *s = s0 + (size_t)g * Tn;
+            const __m512 tot = _mm512_set1_ps(sum[g]);
             for (int p = 0; p < T; p += 16) {
                 __mmask16 m = T - p >= 16 ? 0xffff : (__mmask16)((1u << (T - p)) - 1);
                 _mm512_mask_storeu_ps(s + p, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, s + p), tot));
             }
         }
+    }
     for (int c0 = 0; c0 < Tn; c0 += ATT_VCH)   /* values: a run of V rows, then every row that sees it */
         for (int t = 0; t < n; t++) {
             const int T = T0 + t, c1 = T < c0 + ATT_VCH ? T : c0 + ATT_VCH;
@@ -1211,7 +1219,8 @@ typedef struct {
     const char *gx;        /* WT_GG decode: x quantized, per token gx_stride bytes: qa32[cols/32] then (at */
     size_t gx_stride, gx_off;   /* gx_off) qa256[cols/256], and (at gx_zoff, when nonzero: AVX-512) */
     size_t gx_zoff;        /*   the qa32's pair form qa64[cols/64]; see mm_decode_gg */
-    size_t gx_soff;        /*   (at gx_soff, when nonzero: p16 segments) the qa32's sums for p16 */
+    size_t gx_soff;        /*   (at gx_soff, when nonzero: Q5_0 p16 segments) the qa32's sums for p16 */
+    bool packed;           /* decode reads the segments' 16-row copies where they have one (mm_gg_decode) */
 } mm_job;
 
 /* The panel pairs [b0, b1) of pool chunks [c0, c1). */
@@ -1261,7 +1270,7 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
     const mm_job *J = arg;
     const wmat *m = J->m;
     int r0 = (int)((long)m->rows * c0 / J->nch), r1 = (int)((long)m->rows * c1 / J->nch), k = m->cols;
-    if (J->gx_soff) {   /* p16 segments: chunks in whole groups of 16 rows (values do not depend on the split) */
+    if (J->packed) {   /* packed segments: chunks in whole groups of 16 rows (values do not depend on the split) */
         r0 = c0 == 0 ? 0 : r0 / 16 * 16;
         r1 = c1 == J->nch ? m->rows : r1 / 16 * 16;
     }
@@ -1277,18 +1286,18 @@ static void mm_decode_gg(void *arg, int c0, int c1, int ith) {
         for (int r = a; r < b; r += 16) {   /* 16 rows per call: outputs of one token stay together */
             int nr = b - r < 16 ? b - r : 16;
             const uint8_t *w = g->data + (size_t)(r - g->r0) * g->row_bytes;
-            if (g->p16 && J->gx_soff) {   /* a whole group (segments of p16 start and end on one) */
+            if (g->p16 && J->packed) {   /* a whole group (segments of p16 start and end on one) */
                 const uint8_t *grp = g->p16 + model_quant_p16_bytes(g->type, k) * (size_t)((r - g->r0) / 16);
-                const qa32 *x32[QUANT_NX_MAX];
+                const void *xs[QUANT_NX_MAX];
                 const int32_t *cs[QUANT_NX_MAX];
                 for (int j0 = 0; j0 < J->n; j0 += QUANT_NX_MAX) {
                     int nx = J->n - j0 < QUANT_NX_MAX ? J->n - j0 : QUANT_NX_MAX;
-                    for (int j = 0; j < nx; j++) {
+                    for (int j = 0; j < nx; j++) {   /* Q5_0: the qa32 and its sums; Q4_K / Q6_K: the qa256 */
                         const char *t = J->gx + (size_t)(j0 + j) * J->gx_stride;
-                        x32[j] = (const qa32 *)(const void *)t;
-                        cs[j] = (const int32_t *)(const void *)(t + J->gx_soff);
+                        xs[j] = kind == QACT_256 ? (const void *)(t + J->gx_off) : (const void *)t;
+                        cs[j] = kind == QACT_256 ? NULL : (const int32_t *)(const void *)(t + J->gx_soff);
                     }
-                    model_quant_p16_dot(grp, k, x32, cs, nx, J->out + (size_t)j0 * J->ldo + r, (size_t)J->ldo);
+                    model_quant_p16_dot(g->type, grp, k, xs, cs, nx, J->out + (size_t)j0 * J->ldo + r, (size_t)J->ldo);
                 }
                 continue;
             }
@@ -1530,7 +1539,8 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
         need32 |= kind == QACT_32;
         need256 |= kind == QACT_256;
         needz |= kind == QACT_32 && !m->seg[s].p16;
-        p16 |= m->seg[s].p16 != NULL;
+        p16 |= kind == QACT_32 && m->seg[s].p16;
+        J->packed |= m->seg[s].p16 != NULL;
     }
     size_t b32 = need32 ? (size_t)k / 32 * sizeof(qa32) : 0, b256 = need256 ? (size_t)k / 256 * sizeof(qa256) : 0;
     /* the AVX-512 kernels' pair form of the qa32, built here once for all rows (64-byte aligned),
@@ -1567,7 +1577,7 @@ static void mm_gg_decode(pg_pool *p, mm_job *J) {
 void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m) {
     pthread_once(&kern_once, kern_pick);
     int npairs = m->prows / (2 * WPANEL);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0, 0, 0, false};
     if (m->type != WT_F32 && m->type != WT_BF16) abort();   /* f32 / bf16 only (LoRA factors) */
     if (npairs) mm_decode(&J, 0, npairs, 0);
 }
@@ -1578,7 +1588,7 @@ void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *
         pthread_once(&kern_once, kern_pick);
         float o[2 * WPANEL];
         int have = -1;
-        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0, 0, 0};
+        mm_job J = {kern_best, o, 0, k, 1, x, m, NULL, NULL, NULL, NULL, NULL, 1, NULL, NULL, 0, 0, 0, 0, false};
         q8x X;
         void *qbuf = NULL;
         if (m->type == WT_Q8) {
@@ -1649,7 +1659,7 @@ void model_matmul_dec(pg_pool *p, float *out, int ldo, const float *x, int ldx, 
     }
     int npairs = m->prows / (2 * WPANEL);
     int nch = npairs < 4 * model_pool_size(p) ? npairs : 4 * model_pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0, 0, false};
     if (m->type == WT_GG) {
         mm_gg_decode(p, &J);
         return;
@@ -1689,7 +1699,7 @@ void model_matmul(pg_pool *p, float *out, int ldo, const float *x, int ldx, int 
      * prefetch of the next pair's weights stays within the thread */
     int cpt = n >= 4 ? PF_CHUNKS : 4;
     int nch = npairs < cpt * model_pool_size(p) ? npairs : cpt * model_pool_size(p);
-    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0, 0};
+    mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, nch, p, NULL, 0, 0, 0, 0, false};
     if (n >= 4) {
 #ifdef HAVE_AMX
         if (amx_ok && m->type == WT_BF16 && m->cols % 32 == 0) {

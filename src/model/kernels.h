@@ -49,11 +49,12 @@ typedef struct {
  * (row-major, [rows][cols] blocks); cols is the first call's.  False (nothing
  * added) past WSEG_MAX segments or for a type quant.c cannot compute with. */
 bool model_wmat_gg_add(wmat *m, int type, const void *data, int rows, int cols);
-/* Give a WT_GG matrix's Q5_0 segments their p16 copy (quant.h) where the kernel family in force
- * profits and the rows come in whole groups of 16; decode then reads the copy (other values
- * than the row-major kernels', the same whatever the row count), prefill and single rows
- * (model_wmat_rows_dot) the file.  Not for a matrix whose rows are also read one by one
- * where their values must equal the matmul's.  False: out of memory (the matrix unchanged). */
+/* Give a WT_GG matrix's Q5_0, Q4_K and Q6_K segments their 16-row copy (p16 / k16, quant.h) where
+ * the kernel family in force profits and the rows come in whole groups of 16; decode then reads
+ * the copy (Q5_0: other values than the row-major kernels', the same whatever the row count;
+ * Q4_K / Q6_K: the row-major kernels' values), prefill and single rows (model_wmat_rows_dot) the
+ * file.  Not for a matrix whose rows are also read one by one where their values must equal
+ * the matmul's.  False: out of memory (the matrix unchanged). */
 bool model_wmat_gg_pack(wmat *m);
 pg_status model_wmat_make(wmat *m, const float *src, int rows, int cols, wtype t);
 void model_wmat_free(wmat *m);

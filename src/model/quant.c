@@ -331,14 +331,9 @@ static float dot256_scalar(int type, const uint8_t *p, const qa256 *x, int n) {
  * same bound. */
 #define P16_PAIR 704
 
-bool model_quant_p16_ok(int type, int n) { return type == GGUF_T_Q5_0 && n > 0 && n % 64 == 0; }
-
-size_t model_quant_p16_bytes(int type, int n) { return model_quant_p16_ok(type, n) ? (size_t)n / 64 * P16_PAIR : 0; }
-
-void model_quant_p16_pack(int type, const void *rows, size_t row_bytes, int n, void *dst) {
-    (void)type;   /* Q5_0 (model_quant_p16_ok) */
+static void p16_pack(const void *rows, size_t row_bytes, int n, void *dst) {
     uint8_t *o = dst;
-    memset(o, 0, model_quant_p16_bytes(GGUF_T_Q5_0, n));
+    memset(o, 0, (size_t)n / 64 * P16_PAIR);
     for (int b = 0; b < n / QK; b++) {
         uint8_t *g = o + (size_t)(b / 2) * P16_PAIR;
         int h = b & 1;
@@ -379,6 +374,136 @@ static void p16_dot_scalar(const uint8_t *g, int n, const qa32 *const *x, const 
                 acc = fmaf((float)s, rd_f16(p + 640 + 32 * h + 2 * i) * x[j][b].d, acc);
             }
             out[(size_t)j * ldo + i] = acc;
+        }
+}
+
+/* ---- Q4_K / Q6_K rows packed 16 at a time (k16) ----------------------------------------
+ * The same idea for the K-quants (the `down` projection), with the row-major kernels' values:
+ * those (dot256_z, bit for bit dot256_avx2) keep per row 8 int32 lanes, lane l the scaled sums of
+ * the elements 32v+4l..32v+4l+3 over the block's 8 units v of 32 elements, then 8 f32 FMA chains
+ * over the 256-blocks and a fixed horizontal sum.  Packed, lane i of a vector is row i, and the
+ * codes are laid out so that one dpbusd gives 16 rows their lane-l sum of one unit: the same
+ * integers, the same f32 chains, so the same values, while the codes are unpacked once for all
+ * activations and the per-row f32 tail (sums of the activation's groups, the FMAs, the horizontal
+ * sums) is done for 16 rows at a time.
+ *
+ * A group (16 rows, n elements) is n/256 super-blocks of K16_Q4K or K16_Q6K bytes.  In both,
+ * the codes of unit u (elements 32u..32u+31) are 4 vectors of 64 bytes whose byte 4i+t holds
+ * row i's element 32u+4m+t (low nibble: lane l = m) and 32u+16+4m+t (high nibble: l = 4+m).
+ * Q4_K (8 units = the 8 sub-blocks, 2368 bytes):
+ *   +256u     unit u's 4 code vectors (the codes 0..15)
+ *   +2048     8 x 16 bytes: byte 16j+i = row i's scale of sub-block j (6 bits)
+ *   +2176     4 x 32 bytes: byte 32p+2i+h = row i's min of sub-block 2p+h (6 bits)
+ *   +2304     16 f16 d, row i at 2i; +2336  16 f16 dmin
+ * Q6_K (8 units of two scale groups of 16 elements, 3360 bytes = the file's):
+ *   +384u     unit u's 4 vectors of the codes' low 4 bits, then 2 vectors of their high 2 bits:
+ *             byte 4i+t of the first has bits 2m..2m+1 = the high bits of element 32u+4m+t,
+ *             of the second those of 32u+16+4m+t
+ *   +3072     16 x 16 bytes: byte 16g+i = row i's int8 scale of group g (elements 16g..16g+15)
+ *   +3328     16 f16 d, row i at 2i
+ *
+ * NUMERICS (the row-major AVX2 / AVX-512 kernels', so packing moves no value): per row and
+ * 256-block, integers S_l = sum_u sc(u, l) * (sum of code * q over elements 32u+4l..+3), sc the
+ * scale of those elements' sub-block (Q4_K) or group (Q6_K); Q6_K less 32 * (sc_2l * bsum_2l +
+ * sc_2l+1 * bsum_2l+1) (the activation's sums of 16); Q4_K minimums M_p = min_2p * bsum32_2p +
+ * min_2p+1 * bsum32_2p+1, p < 4.  Then per row f32 chains from 0 over the blocks: acc_l =
+ * fma((float)S_l, d * dx, acc_l), accm_p = fma((float)M_p, dmin * dx, accm_p), and the value
+ * ((acc_0 + acc_4) + (acc_2 + acc_6)) + ((acc_1 + acc_5) + (acc_3 + acc_7)) less, Q4_K,
+ * (accm_0 + accm_2) + (accm_1 + accm_3) (hsum8, kq_finish).  The scalar kernel gives them bit for
+ * bit (test_quant: against the row-major kernel, on random and the real 0.5B's blocks). */
+#define K16_Q4K 2368
+#define K16_Q6K 3360
+
+/* Element e (< 256) of a Q4_K / Q6_K block: its unsigned code. */
+static int k4_code(const uint8_t *p, int e) {
+    uint8_t b = p[16 + 32 * (e / 64) + e % 32];
+    return e % 64 < 32 ? b & 0xF : b >> 4;
+}
+static int k6_code(const uint8_t *p, int e) {
+    int h = e / 128, l = e % 32, q = e % 128 / 32;   /* q: which of ql's nibbles and qh's bit pairs */
+    uint8_t lo = p[64 * h + l + (q & 1) * 32], hi = p[128 + 32 * h + l];
+    return (q < 2 ? lo & 0xF : lo >> 4) | ((hi >> (2 * q)) & 3) << 4;
+}
+
+static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uint8_t *o) {
+    const bool q4 = type == GGUF_T_Q4_K;
+    size_t sb = q4 ? K16_Q4K : K16_Q6K, bb = q4 ? B_Q4_K : B_Q6_K, ub = q4 ? 256 : 384;
+    for (int b = 0; b < n / QKK; b++, o += sb)
+        for (int i = 0; i < 16; i++) {
+            const uint8_t *p = rows + (size_t)i * row_bytes + (size_t)b * bb;
+            uint8_t code[QKK];   /* the block's codes in element order (k4_code / k6_code, a block at a time) */
+            for (int e = 0; e < QKK; e++) code[e] = (uint8_t)(q4 ? k4_code(p, e) : k6_code(p, e));
+            for (int u = 0; u < 8; u++)
+                for (int t = 0; t < 4; t++) {
+                    const uint8_t *c = code + 32 * u + t;
+                    int lane = 4 * i + t, h0 = 0, h1 = 0;
+                    for (int m = 0; m < 4; m++) {
+                        o[ub * u + 64 * m + lane] = (uint8_t)((c[4 * m] & 0xF) | (c[16 + 4 * m] & 0xF) << 4);
+                        h0 |= (c[4 * m] >> 4) << (2 * m);
+                        h1 |= (c[16 + 4 * m] >> 4) << (2 * m);
+                    }
+                    if (!q4) {
+                        o[ub * u + 256 + lane] = (uint8_t)h0;
+                        o[ub * u + 320 + lane] = (uint8_t)h1;
+                    }
+                }
+            if (q4) {
+                for (int j = 0; j < 8; j++) {
+                    int sc, mn;
+                    k4_scale_min(j, p + 4, &sc, &mn);
+                    o[2048 + 16 * j + i] = (uint8_t)sc;
+                    o[2176 + 32 * (j / 2) + 2 * i + j % 2] = (uint8_t)mn;
+                }
+                memcpy(o + 2304 + 2 * i, p, 2);
+                memcpy(o + 2336 + 2 * i, p + 2, 2);
+            } else {
+                for (int g = 0; g < 16; g++) o[3072 + 16 * g + i] = p[192 + g];
+                memcpy(o + 3328 + 2 * i, p + 208, 2);
+            }
+        }
+}
+
+/* Row i's code of element 32u + w from the packed unit at c (Q4_K: 4 code vectors; Q6_K: 6). */
+static int k16_code(int type, const uint8_t *c, int w, int i) {
+    int m = w % 16 / 4, lane = 4 * i + w % 4, hn = w >= 16;
+    int code = hn ? c[64 * m + lane] >> 4 : c[64 * m + lane] & 0xF;
+    if (type == GGUF_T_Q6_K) code |= ((c[256 + 64 * hn + lane] >> (2 * m)) & 3) << 4;
+    return code;
+}
+
+static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const *x, int nx, float *out, size_t ldo) {
+    size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K;
+    for (int j = 0; j < nx; j++)
+        for (int i = 0; i < 16; i++) {
+            float acc[8] = {0}, accm[4] = {0};
+            for (int b = 0; b < n / QKK; b++) {
+                const uint8_t *p = g + (size_t)b * sb;
+                const qa256 *xb = &x[j][b];
+                int S[8] = {0};
+                for (int l = 0; l < 8; l++) {
+                    for (int u = 0; u < 8; u++) {
+                        int t = 0;
+                        for (int w = 4 * l; w < 4 * l + 4; w++) t += k16_code(type, p + (type == GGUF_T_Q4_K ? 256 : 384) * u, w, i) * xb->qs[32 * u + w];
+                        int sc = type == GGUF_T_Q4_K ? p[2048 + 16 * u + i] : (int8_t)p[3072 + 16 * (2 * u + l / 4) + i];
+                        S[l] += sc * t;
+                    }
+                    if (type == GGUF_T_Q6_K)
+                        S[l] -= 32 * ((int8_t)p[3072 + 16 * (2 * l) + i] * xb->bsums[2 * l] + (int8_t)p[3072 + 16 * (2 * l + 1) + i] * xb->bsums[2 * l + 1]);
+                    acc[l] = fmaf((float)S[l], rd_f16(p + (type == GGUF_T_Q4_K ? 2304 : 3328) + 2 * i) * xb->d, acc[l]);
+                }
+                if (type == GGUF_T_Q4_K)
+                    for (int q = 0; q < 4; q++) {
+                        int M = 0;
+                        for (int h = 0; h < 2; h++) {
+                            int jb = 2 * q + h;
+                            M += p[2176 + 32 * q + 2 * i + h] * (xb->bsums[2 * jb] + xb->bsums[2 * jb + 1]);
+                        }
+                        accm[q] = fmaf((float)M, rd_f16(p + 2336 + 2 * i) * xb->d, accm[q]);
+                    }
+            }
+            float v = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+            if (type == GGUF_T_Q4_K) v -= (accm[0] + accm[2]) + (accm[1] + accm[3]);
+            out[(size_t)j * ldo + i] = v;
         }
 }
 
@@ -1142,6 +1267,123 @@ static ZATTR void p16_avx512(const uint8_t *g, int n, const qa32 *const *x, cons
 }
 #undef P16_NX
 
+/* The k16 kernel (see "Q4_K / Q6_K rows packed 16 at a time"), lane by lane: for lane l the 8
+ * units' code vectors are built (from L1: a 256-block of 16 rows is 2.3 or 3.3 KB), then each
+ * activation costs per unit a dpbusd against its broadcast 4-byte group and a dpwssd against the
+ * unit's scales (the row-major kernel's integer work, for 16 rows at once; two chains, integers,
+ * so any order is exact), and a cvt and an FMA into the lane's f32 chain for 16 rows.  Lane by
+ * lane keeps one accumulator per activation in a register. */
+static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, const uint8_t *g, int nb, const qa256 *const *x, const int nx,
+                                                              float *out, size_t ldo) {
+    const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, ub = type == GGUF_T_Q4_K ? 256 : 384;
+    const __m512i m4 = _mm512_set1_epi8(0xF), m30 = _mm512_set1_epi8(0x30), lo16 = _mm512_set1_epi32(0xFFFF), zero = _mm512_setzero_si512();
+    __m512 acc[8][8], accm[8][4];
+    for (int j = 0; j < nx; j++)
+        for (int l = 0; l < 8; l++) acc[j][l] = accm[j][l / 2] = _mm512_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+        const uint8_t *p = g + (size_t)b * sb;
+        /* the units' scales as int16 in the low half of each lane (dpwssd's pair (scale, 0)); Q6_K: the
+         * group of lanes 0..3 (sc[u]) and of lanes 4..7 (sc[8 + u]) */
+        __m512i sc[16];
+        for (int u = 0; u < 8; u++) {
+            if (type == GGUF_T_Q4_K) sc[u] = sc[8 + u] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 2048 + 16 * u)));
+            else {
+                sc[u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u))), lo16);
+                sc[8 + u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u + 16))), lo16);
+            }
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + (type == GGUF_T_Q4_K ? 2304 : 3328))));
+        for (int l = 0; l < 8; l++) {
+            const int m = l % 4, hn = l / 4;
+            __m512i w[8];
+#pragma GCC unroll 8
+            for (int u = 0; u < 8; u++) {
+                const uint8_t *c = p + ub * u;
+                __m512i v = _mm512_loadu_si512(c + 64 * m);
+                if (hn) v = _mm512_srli_epi16(v, 4);
+                if (type == GGUF_T_Q4_K) w[u] = _mm512_and_si512(v, m4);
+                else {   /* low 4 bits | the high 2 bits moved to bits 4..5 (epi16 shifts: the bits crossing a byte are masked off) */
+                    __m512i h = _mm512_loadu_si512(c + 256 + 64 * hn);
+                    h = m < 3 ? _mm512_slli_epi16(h, 4 - 2 * m) : _mm512_srli_epi16(h, 2);
+                    w[u] = _mm512_ternarylogic_epi32(v, m4, _mm512_and_si512(h, m30), 0xEA);   /* (A & B) | C */
+                }
+            }
+            __m512i pr = zero;   /* Q6_K: lane l starts at -32 x (sc_2l * bsum_2l + sc_2l+1 * bsum_2l+1) */
+            if (type == GGUF_T_Q6_K) {
+                __m512i a = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * l)));
+                __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * l + 16)));
+                pr = _mm512_or_si512(_mm512_and_si512(a, lo16), _mm512_slli_epi32(c, 16));
+            }
+#pragma GCC unroll 8
+            for (int j = 0; j < nx; j++) {
+                const qa256 *xb = x[j] + b;
+                const int8_t *q = xb->qs + 4 * l;
+                __m512i s0 = zero, s1 = zero;
+                if (type == GGUF_T_Q6_K) {
+                    int32_t bp;
+                    memcpy(&bp, xb->bsums + 2 * l, 4);
+                    s0 = _mm512_sub_epi32(zero, _mm512_slli_epi32(_mm512_dpwssd_epi32(zero, pr, _mm512_set1_epi32(bp)), 5));
+                }
+#define K16_X(u) _mm512_broadcastd_epi32(_mm_loadu_si32(q + 32 * (u)))
+#pragma GCC unroll 4
+                for (int u = 0; u < 8; u += 2) {
+                    s0 = _mm512_dpwssd_epi32(s0, _mm512_dpbusd_epi32(zero, w[u], K16_X(u)), sc[8 * hn + u]);
+                    s1 = _mm512_dpwssd_epi32(s1, _mm512_dpbusd_epi32(zero, w[u + 1], K16_X(u + 1)), sc[8 * hn + u + 1]);
+                }
+#undef K16_X
+                acc[j][l] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)), _mm512_mul_ps(dw, _mm512_set1_ps(xb->d)), acc[j][l]);
+            }
+        }
+        if (type == GGUF_T_Q4_K) {
+            const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 2336)));
+            __m512i mn[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) mn[k] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + 2176 + 32 * k)));
+#pragma GCC unroll 8
+            for (int j = 0; j < nx; j++) {
+                const qa256 *xb = x[j] + b;
+                __m256i bs = _mm256_loadu_si256((const __m256i *)xb->bsums);
+                int32_t s2[4];   /* the sub-blocks' sums, pairs (2k, 2k+1) as int16 halves */
+                _mm_storeu_si128((__m128i *)s2, _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1)));
+                const __m512 dmx = _mm512_mul_ps(dm, _mm512_set1_ps(xb->d));
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++)
+                    accm[j][k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpwssd_epi32(zero, mn[k], _mm512_set1_epi32(s2[k]))), dmx, accm[j][k]);
+            }
+        }
+    }
+    for (int j = 0; j < nx; j++) {
+        __m512 r = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(acc[j][0], acc[j][4]), _mm512_add_ps(acc[j][2], acc[j][6])),
+                                 _mm512_add_ps(_mm512_add_ps(acc[j][1], acc[j][5]), _mm512_add_ps(acc[j][3], acc[j][7])));
+        if (type == GGUF_T_Q4_K)
+            r = _mm512_sub_ps(r, _mm512_add_ps(_mm512_add_ps(accm[j][0], accm[j][2]), _mm512_add_ps(accm[j][1], accm[j][3])));
+        _mm512_storeu_ps(out + (size_t)j * ldo, r);
+    }
+}
+
+/* type and nx constants in each copy: 8 activations at a time, then the rest */
+#define K16_NX(T, NX) k16_z(T, g, n / QKK, x, NX, out, ldo)
+#define K16_T(T)                                                                         \
+    do {                                                                                 \
+        for (; nx >= 8; nx -= 8, x += 8, out += 8 * ldo) K16_NX(T, 8);                   \
+        switch (nx) {                                                                    \
+        case 7: K16_NX(T, 7); break;                                                     \
+        case 6: K16_NX(T, 6); break;                                                     \
+        case 5: K16_NX(T, 5); break;                                                     \
+        case 4: K16_NX(T, 4); break;                                                     \
+        case 3: K16_NX(T, 3); break;                                                     \
+        case 2: K16_NX(T, 2); break;                                                     \
+        case 1: K16_NX(T, 1); break;                                                     \
+        default: break;                                                                  \
+        }                                                                                \
+    } while (0)
+static ZATTR void k16_avx512(int type, const uint8_t *g, int n, const qa256 *const *x, int nx, float *out, size_t ldo) {
+    if (type == GGUF_T_Q4_K) K16_T(GGUF_T_Q4_K);
+    else K16_T(GGUF_T_Q6_K);
+}
+#undef K16_T
+#undef K16_NX
+
 static ZATTR void pairs_avx512(const qa32 *q, int n, qa64 *z) {
     for (int i = 0; i < n / 64; i++, q += 2) {
         __m512i s = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)q[0].qs)),
@@ -1290,15 +1532,35 @@ void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int n
     }
 }
 
-void model_quant_p16_dot(const void *group, int n, const qa32 *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
-#ifdef HAVE_X86
-    if (use_avx512()) { p16_avx512(group, n, x, c, nx, out, ldo); return; }
-#endif
-    p16_dot_scalar(group, n, x, c, nx, out, ldo);
+bool model_quant_p16_ok(int type, int n) {
+    if (n <= 0) return false;
+    return type == GGUF_T_Q5_0 ? n % 64 == 0 : (type == GGUF_T_Q4_K || type == GGUF_T_Q6_K) && n % QKK == 0;
 }
 
-void model_quant_p16_dot_ref(const void *group, int n, const qa32 *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
-    p16_dot_scalar(group, n, x, c, nx, out, ldo);
+size_t model_quant_p16_bytes(int type, int n) {
+    if (!model_quant_p16_ok(type, n)) return 0;
+    return type == GGUF_T_Q5_0 ? (size_t)n / 64 * P16_PAIR : (size_t)n / QKK * (type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K);
+}
+
+void model_quant_p16_pack(int type, const void *rows, size_t row_bytes, int n, void *dst) {
+    if (type == GGUF_T_Q5_0) p16_pack(rows, row_bytes, n, dst);
+    else k16_pack(type, rows, row_bytes, n, dst);
+}
+
+void model_quant_p16_dot(int type, const void *group, int n, const void *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
+#ifdef HAVE_X86
+    if (use_avx512()) {
+        if (type == GGUF_T_Q5_0) p16_avx512(group, n, (const qa32 *const *)x, c, nx, out, ldo);
+        else k16_avx512(type, group, n, (const qa256 *const *)x, nx, out, ldo);
+        return;
+    }
+#endif
+    model_quant_p16_dot_ref(type, group, n, x, c, nx, out, ldo);
+}
+
+void model_quant_p16_dot_ref(int type, const void *group, int n, const void *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
+    if (type == GGUF_T_Q5_0) p16_dot_scalar(group, n, (const qa32 *const *)x, c, nx, out, ldo);
+    else k16_dot_scalar(type, group, n, (const qa256 *const *)x, nx, out, ldo);
 }
 
 bool model_quant_p16_wanted(void) { return use_avx512(); }

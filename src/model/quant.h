@@ -38,21 +38,24 @@ bool model_quant_pairs_wanted(void);                          /* the kernels in 
 void model_quant_act32_pairs(const qa32 *q, int n, qa64 *z);  /* q[n/32] -> z[n/64] */
 void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int nrows, const void *const *xq,
                              const qa64 *const *xz, int nx, int n, float *out, size_t ldo);
-/* Q5_0 rows packed 16 at a time (quant.c "Q5_0 rows packed 16 at a time"): the decode kernel
- * for several activations (a verify step) and one.  A group is 16 rows of n elements in
- * model_quant_p16_bytes(type, n) bytes (the file's bytes, rearranged; 0: the type or width
- * is not packed).  Its values are not the row-major kernels' (another f32 summation order,
- * the same error bound) but are the same whatever nx and kernel family. */
+/* Rows packed 16 at a time (quant.c "Q5_0 rows packed 16 at a time", p16, and "Q4_K / Q6_K
+ * rows packed 16 at a time", k16): the decode kernel for several activations (a verify step)
+ * and one.  A group is 16 rows of n elements in model_quant_p16_bytes(type, n) bytes (the
+ * file's bytes rearranged, Q4_K's 3% more; 0: the type or width is not packed).  The values
+ * are the same whatever nx and kernel family; p16's are not the row-major kernels' (another
+ * f32 summation order, the same error bound), k16's are the vector row-major kernels' (dot256_z,
+ * dot256_avx2) bit for bit. */
 bool model_quant_p16_wanted(void);                 /* the family in force profits (AVX-512 VNNI) */
-bool model_quant_p16_ok(int type, int n);          /* Q5_0, n a multiple of 64 */
+bool model_quant_p16_ok(int type, int n);          /* Q5_0, n a multiple of 64; Q4_K / Q6_K, of 256 */
 size_t model_quant_p16_bytes(int type, int n);
 /* rows: 16 rows of row_bytes each, row-major blocks as in the file -> dst[model_quant_p16_bytes] */
 void model_quant_p16_pack(int type, const void *rows, size_t row_bytes, int n, void *dst);
-void model_quant_p16_sums(const qa32 *q, int n, int32_t *c);   /* c[n/32]: -16 x each block's int8 sum */
-/* out[j * ldo + i] = row i of the group . x_j, i < 16, for nx activations (qa32 x[j][n/32] and
- * its sums c[j]); _ref: the scalar kernel (the same values bit for bit). */
-void model_quant_p16_dot(const void *group, int n, const qa32 *const *x, const int32_t *const *c, int nx, float *out, size_t ldo);
-void model_quant_p16_dot_ref(const void *group, int n, const qa32 *const *x, const int32_t *const *c, int nx, float *out, size_t ldo);
+void model_quant_p16_sums(const qa32 *q, int n, int32_t *c);   /* Q5_0: c[n/32] = -16 x each block's int8 sum */
+/* out[j * ldo + i] = row i of the group . x_j, i < 16, for nx activations: Q5_0, qa32 x[j][n/32]
+ * and its sums c[j]; Q4_K / Q6_K, qa256 x[j][n/256] (c unused).  _ref: the scalar kernels (the
+ * same values bit for bit). */
+void model_quant_p16_dot(int type, const void *group, int n, const void *const *x, const int32_t *const *c, int nx, float *out, size_t ldo);
+void model_quant_p16_dot_ref(int type, const void *group, int n, const void *const *x, const int32_t *const *c, int nx, float *out, size_t ldo);
 /* Row to f32: the scalar reference, and the same values through AVX2 where there is one. */
 void model_quant_dequant_row(int type, const void *data, float *y, int64_t n);
 void model_quant_dequant_fast(int type, const void *data, float *y, int64_t n);

@@ -252,92 +252,173 @@ static void test_matmul(int ta, int tb, int tc, int k, int threads) {
     for (int s = 0; s < 3; s++) free(seg[s]);
 }
 
-/* The p16 kernel (Q5_0 rows packed 16 at a time): within the bound of every row, the scalar
- * kernel's values bit for bit, each activation's values the same in groups of 1..19, and
- * through a packed WT_GG matrix (decode n 1..3 and the verify step's model_matmul_dec) the
+/* The 16-row kernels (Q5_0 p16, Q4_K / Q6_K k16): within the bound of every row and close to
+ * the row-major kernel's value (p16: the same exact integer sums, f32 summed in another order;
+ * k16: the vector row-major kernels' values bit for bit), the
+ * scalar kernel's values bit for bit, each activation's values the same in groups of 1..19,
+ * and through a packed WT_GG matrix (decode n 1..3 and the verify step's model_matmul_dec) the
  * same values for a token whatever the count of tokens or threads. */
-static void test_p16(void) {
+static void test_p16(int type, int n) {
     enum { R = 48, NX = 19 };
-    rs = 0x13198a2e03707344ull;
-    for (int n = 128; n <= 896; n += 768) {
-        size_t rb = model_quant_row_bytes(GGUF_T_Q5_0, n), gb = model_quant_p16_bytes(GGUF_T_Q5_0, n);
-        CHECK(model_quant_p16_ok(GGUF_T_Q5_0, n) && gb == (size_t)R / 3 * rb, "p16: Q5_0 n=%d packs into the file's bytes", n);
-        uint8_t *d = rand_rows(GGUF_T_Q5_0, R, n), *pk = malloc(gb * (R / 16));
-        for (int g = 0; g < R / 16; g++) model_quant_p16_pack(GGUF_T_Q5_0, d + (size_t)g * 16 * rb, rb, n, pk + (size_t)g * gb);
+    rs = 0x13198a2e03707344ull ^ (uint64_t)type;
+    const char *tn = type == GGUF_T_Q5_0 ? "Q5_0" : type == GGUF_T_Q4_K ? "Q4_K" : "Q6_K";
+    bool k = type != GGUF_T_Q5_0;
+    size_t rb = model_quant_row_bytes(type, n), gb = model_quant_p16_bytes(type, n);
+    CHECK(model_quant_p16_ok(type, n) && gb >= 16 * rb && gb <= 16 * rb * 103 / 100, "p16: %s n=%d packs into the file's bytes (+<=3%%: %zu / %zu)", tn,
+          n, gb, 16 * rb);
+    uint8_t *d = rand_rows(type, R, n), *pk = malloc(gb * (R / 16));
+    for (int g = 0; g < R / 16; g++) model_quant_p16_pack(type, d + (size_t)g * 16 * rb, rb, n, pk + (size_t)g * gb);
+    float *x = malloc((size_t)NX * n * 4);
+    size_t qb = k ? (size_t)(n / 256) * sizeof(qa256) : (size_t)(n / 32) * sizeof(qa32);
+    char *q = malloc((size_t)NX * qb);
+    int32_t *c = malloc((size_t)NX * (n / 32) * sizeof *c);
+    const void *xs[NX];
+    const int32_t *cs[NX];
+    for (int j = 0; j < NX; j++) {
+        for (int i = 0; i < n; i++) x[(size_t)j * n + i] = frnd() * (i % 17 == 0 ? 8.0f : 1.0f) * (1.0f + 0.3f * (float)j);
+        xs[j] = q + (size_t)j * qb;
+        cs[j] = k ? NULL : c + (size_t)j * (n / 32);
+        if (k) model_quant_act256(x + (size_t)j * n, n, (qa256 *)(void *)(q + (size_t)j * qb));
+        else {
+            model_quant_act32(x + (size_t)j * n, n, (qa32 *)(void *)(q + (size_t)j * qb));
+            model_quant_p16_sums((const qa32 *)(const void *)(q + (size_t)j * qb), n, c + (size_t)j * (n / 32));
+        }
+    }
+    float all[NX][R], ref[NX][R], part[NX][R], rowm[NX][R];
+    for (int g = 0; g < R / 16; g++) {
+        model_quant_p16_dot(type, pk + (size_t)g * gb, n, xs, cs, NX, &all[0][16 * g], R);
+        model_quant_p16_dot_ref(type, pk + (size_t)g * gb, n, xs, cs, NX, &ref[0][16 * g], R);
+    }
+    model_quant_dot_rows_nx(type, d, rb, R, xs, NULL, NX, n, &rowm[0][0], R);
+    double worst = 0, worst_rm = 0;
+    bool inb = true, near = true;
+    for (int j = 0; j < NX; j++)
+        for (int r = 0; r < R; r++) {
+            double bound, want = ref_dot(type, d + (size_t)r * rb, x + (size_t)j * n, n, &bound);
+            worst = fmax(worst, fabs(all[j][r] - want) / bound);
+            if (inb && fabs(all[j][r] - want) > bound)
+                CHECK(0, "p16 %s %s n=%d act %d row %d: %.9g vs %.9g, bound %.3g", tn, model_kernels_isa(), n, j, r, all[j][r], want, bound);
+            inb &= fabs(all[j][r] - want) <= bound;
+            /* f32 summation order alone: tens of roundings of partial sums below sum_b amax_b sum_b |w|
+             * (~ 254 x the bound), each 2^-24 of it */
+            double slack = 1e-5 * (bound * 254) + 1e-7;
+            worst_rm = fmax(worst_rm, fabs(all[j][r] - rowm[j][r]) / slack);
+            near &= fabs(all[j][r] - rowm[j][r]) <= slack;
+        }
+    CHECK(inb, "p16 %s %s n=%d: every row within the bound (worst error / bound %.3f)", tn, model_kernels_isa(), n, worst);
+    CHECK(near, "p16 %s %s n=%d: every row within f32 reordering of the row-major kernel's value (worst / slack %.3f)", tn, model_kernels_isa(), n,
+          worst_rm);
+    /* k16 keeps the row-major vector kernels' f32 chains: their values bit for bit (the scalar
+     * family's row-major kernel sums in another order) */
+    if (k && strcmp(model_kernels_isa(), "scalar"))
+        CHECK(!memcmp(all, rowm, sizeof all), "k16 %s %s n=%d: the row-major kernel's values bit for bit", tn, model_kernels_isa(), n);
+    CHECK(!memcmp(all, ref, sizeof all), "p16 %s %s n=%d: the scalar kernel's values bit for bit", tn, model_kernels_isa(), n);
+    bool same = true;
+    for (int nx = 1; nx <= NX; nx++)
+        for (int j0 = 0; j0 < NX; j0 += nx) {
+            int m = NX - j0 < nx ? NX - j0 : nx;
+            for (int g = 0; g < R / 16; g++) model_quant_p16_dot(type, pk + (size_t)g * gb, n, xs + j0, cs + j0, m, &part[j0][16 * g], R);
+            same &= !memcmp(part[j0], all[j0], (size_t)m * sizeof all[0]);
+        }
+    CHECK(same, "p16 %s %s n=%d: activations in groups of 1..%d give the same values, bit for bit", tn, model_kernels_isa(), n, NX);
+    /* a matrix: the packed type's rows (packed where the family profits) stacked over Q8_0 rows (never packed) */
+    for (int th = 1; th <= 2; th++) {
+        uint8_t *d8 = rand_rows(GGUF_T_Q8_0, 16, n);
+        wmat m;
+        memset(&m, 0, sizeof m);
+        CHECK(model_wmat_gg_add(&m, type, d, R, n) && model_wmat_gg_add(&m, GGUF_T_Q8_0, d8, 16, n), "p16: stack");
+        CHECK(model_wmat_gg_pack(&m), "p16: model_wmat_gg_pack");
+        CHECK((m.seg[0].p16 != NULL) == model_quant_p16_wanted() && m.seg[1].p16 == NULL, "p16 %s %s: packed where wanted, Q8_0 not", tn,
+              model_kernels_isa());
+        pg_pool *p = model_pool_new(th);
+        float one[NX][R + 16], many[NX][R + 16];
+        for (int j = 0; j < NX; j++) model_matmul(p, one[j], R + 16, x + (size_t)j * n, n, 1, &m);
+        model_matmul(p, &many[0][0], R + 16, x, n, 3, &m);
+        bool ms = !memcmp(many, one, 3 * sizeof one[0]);
+        model_matmul_dec(p, &many[0][0], R + 16, x, n, NX, &m);
+        ms &= !memcmp(many, one, sizeof one);
+        bool mb = true;
+        for (int j = 0; j < NX; j++)
+            for (int r = 0; r < R + 16; r++) {
+                double bound, want = r < R ? ref_dot(type, d + (size_t)r * rb, x + (size_t)j * n, n, &bound)
+                                           : ref_dot(GGUF_T_Q8_0, d8 + (size_t)(r - R) * model_quant_row_bytes(GGUF_T_Q8_0, n), x + (size_t)j * n, n, &bound);
+                mb &= fabs(one[j][r] - want) <= bound;
+            }
+        CHECK(ms && mb, "p16 %s %s n=%d %dT: matmul of 1, 3 and %d tokens gives each token's values bit for bit, within the bound", tn,
+              model_kernels_isa(), n, th, NX);
+        model_pool_free(p);
+        model_wmat_free(&m);
+        free(d8);
+    }
+    free(d); free(pk); free(x); free(q); free(c);
+}
+
+/* The k16 kernel on the real base's K-quant tensors (ffn_down and any other Q4_K / Q6_K matrix;
+ * SKIPPED without the file): the first 32 rows of each, packed, against the row-major kernel
+ * (bit for bit where that is the AVX2 / AVX-512 one), the reference bound and the scalar k16
+ * kernel bit for bit. */
+static void test_k16_real(void) {
+    const char *path = getenv("PTXGEN_QWEN_GGUF") && *getenv("PTXGEN_QWEN_GGUF") ? getenv("PTXGEN_QWEN_GGUF")
+                                                                                 : "models/base/qwen2.5-coder-0.5b-instruct.gguf";
+    FILE *f = fopen(path, "rb");
+    if (!f) { printf("SKIPPED k16 on real weights: no %s\n", path); return; }
+    fclose(f);
+    gguf_file *g = NULL;
+    pg_diag_sink d = test_sink();
+    if (model_gguf_open(path, &g, &d) != PG_OK) { CHECK(0, "k16 real: open %s", path); return; }
+    enum { R = 32, NX = 5 };
+    int tensors = 0;
+    bool inb = true, near = true, bits = true, same_rm = true;
+    double worst_rm = 0;
+    for (int t = 0; t < model_gguf_tensor_count(g); t++) {
+        const gguf_tensor *T = model_gguf_tensor_at(g, t);
+        int type = T->type, n = (int)T->ne[0];
+        if ((type != GGUF_T_Q4_K && type != GGUF_T_Q6_K) || model_gguf_tensor_rows(T) < R || !model_quant_p16_ok(type, n)) continue;
+        tensors++;
+        size_t rb = model_gguf_tensor_row_bytes(T), gb = model_quant_p16_bytes(type, n);
+        uint8_t *pk = malloc(gb * (R / 16));
+        for (int k = 0; k < R / 16; k++) model_quant_p16_pack(type, (const uint8_t *)T->data + (size_t)k * 16 * rb, rb, n, pk + (size_t)k * gb);
         float *x = malloc((size_t)NX * n * 4);
-        qa32 *q = malloc((size_t)NX * (n / 32) * sizeof *q);
-        int32_t *c = malloc((size_t)NX * (n / 32) * sizeof *c);
-        const qa32 *xs[NX];
-        const int32_t *cs[NX];
+        qa256 *q = malloc((size_t)NX * (n / 256) * sizeof *q);
+        const void *xs[NX];
         for (int j = 0; j < NX; j++) {
-            for (int i = 0; i < n; i++) x[(size_t)j * n + i] = frnd() * (i % 17 == 0 ? 8.0f : 1.0f) * (1.0f + 0.3f * (float)j);
-            model_quant_act32(x + (size_t)j * n, n, q + (size_t)j * (n / 32));
-            model_quant_p16_sums(q + (size_t)j * (n / 32), n, c + (size_t)j * (n / 32));
-            xs[j] = q + (size_t)j * (n / 32);
-            cs[j] = c + (size_t)j * (n / 32);
+            for (int i = 0; i < n; i++) x[(size_t)j * n + i] = frnd() * (i % 13 == 0 ? 6.0f : 1.0f);
+            model_quant_act256(x + (size_t)j * n, n, q + (size_t)j * (n / 256));
+            xs[j] = q + (size_t)j * (n / 256);
         }
-        float all[NX][R], ref[NX][R], part[NX][R];
-        for (int g = 0; g < R / 16; g++) {
-            model_quant_p16_dot(pk + (size_t)g * gb, n, xs, cs, NX, &all[0][16 * g], R);
-            model_quant_p16_dot_ref(pk + (size_t)g * gb, n, xs, cs, NX, &ref[0][16 * g], R);
+        float all[NX][R], ref[NX][R], rowm[NX][R];
+        for (int k = 0; k < R / 16; k++) {
+            model_quant_p16_dot(type, pk + (size_t)k * gb, n, xs, NULL, NX, &all[0][16 * k], R);
+            model_quant_p16_dot_ref(type, pk + (size_t)k * gb, n, xs, NULL, NX, &ref[0][16 * k], R);
         }
-        double worst = 0;
-        bool inb = true;
+        model_quant_dot_rows_nx(type, T->data, rb, R, xs, NULL, NX, n, &rowm[0][0], R);
+        bits &= !memcmp(all, ref, sizeof all);
+        same_rm &= !strcmp(model_kernels_isa(), "scalar") || !memcmp(all, rowm, sizeof all);
         for (int j = 0; j < NX; j++)
             for (int r = 0; r < R; r++) {
-                double bound, want = ref_dot(GGUF_T_Q5_0, d + (size_t)r * rb, x + (size_t)j * n, n, &bound);
-                worst = fmax(worst, fabs(all[j][r] - want) / bound);
-                if (inb && fabs(all[j][r] - want) > bound)
-                    CHECK(0, "p16 %s n=%d act %d row %d: %.9g vs %.9g, bound %.3g", model_kernels_isa(), n, j, r, all[j][r], want, bound);
+                double bound, want = ref_dot(type, (const uint8_t *)T->data + (size_t)r * rb, x + (size_t)j * n, n, &bound);
+                double slack = 1e-5 * (bound * 254) + 1e-7;
                 inb &= fabs(all[j][r] - want) <= bound;
+                near &= fabs(all[j][r] - rowm[j][r]) <= slack;
+                worst_rm = fmax(worst_rm, fabs(all[j][r] - rowm[j][r]) / slack);
             }
-        CHECK(inb, "p16 %s n=%d: every row within the bound (worst error / bound %.3f)", model_kernels_isa(), n, worst);
-        CHECK(!memcmp(all, ref, sizeof all), "p16 %s n=%d: the scalar kernel's values bit for bit", model_kernels_isa(), n);
-        bool same = true;
-        for (int nx = 1; nx <= NX; nx++)
-            for (int j0 = 0; j0 < NX; j0 += nx) {
-                int m = NX - j0 < nx ? NX - j0 : nx;
-                for (int g = 0; g < R / 16; g++) model_quant_p16_dot(pk + (size_t)g * gb, n, xs + j0, cs + j0, m, &part[j0][16 * g], R);
-                same &= !memcmp(part[j0], all[j0], (size_t)m * sizeof all[0]);
-            }
-        CHECK(same, "p16 %s n=%d: activations in groups of 1..%d give the same values, bit for bit", model_kernels_isa(), n, NX);
-        /* a matrix: Q5_0 rows (packed where the family profits) stacked over Q8_0 rows (never packed) */
-        for (int th = 1; th <= 2; th++) {
-            uint8_t *d8 = rand_rows(GGUF_T_Q8_0, 16, n);
-            wmat m;
-            memset(&m, 0, sizeof m);
-            CHECK(model_wmat_gg_add(&m, GGUF_T_Q5_0, d, R, n) && model_wmat_gg_add(&m, GGUF_T_Q8_0, d8, 16, n), "p16: stack");
-            CHECK(model_wmat_gg_pack(&m), "p16: model_wmat_gg_pack");
-            CHECK((m.seg[0].p16 != NULL) == model_quant_p16_wanted() && m.seg[1].p16 == NULL, "p16 %s: Q5_0 packed where wanted, Q8_0 not",
-                  model_kernels_isa());
-            pg_pool *p = model_pool_new(th);
-            float one[NX][R + 16], many[NX][R + 16];
-            for (int j = 0; j < NX; j++) model_matmul(p, one[j], R + 16, x + (size_t)j * n, n, 1, &m);
-            model_matmul(p, &many[0][0], R + 16, x, n, 3, &m);
-            bool ms = !memcmp(many, one, 3 * sizeof one[0]);
-            model_matmul_dec(p, &many[0][0], R + 16, x, n, NX, &m);
-            ms &= !memcmp(many, one, sizeof one);
-            bool mb = true;
-            for (int j = 0; j < NX; j++)
-                for (int r = 0; r < R + 16; r++) {
-                    double bound, want = r < R ? ref_dot(GGUF_T_Q5_0, d + (size_t)r * rb, x + (size_t)j * n, n, &bound)
-                                               : ref_dot(GGUF_T_Q8_0, d8 + (size_t)(r - R) * model_quant_row_bytes(GGUF_T_Q8_0, n), x + (size_t)j * n, n, &bound);
-                    mb &= fabs(one[j][r] - want) <= bound;
-                }
-            CHECK(ms && mb, "p16 %s n=%d %dT: matmul of 1, 3 and %d tokens gives each token's values bit for bit, within the bound",
-                  model_kernels_isa(), n, th, NX);
-            model_pool_free(p);
-            model_wmat_free(&m);
-            free(d8);
-        }
-        free(d); free(pk); free(x); free(q); free(c);
+        free(pk); free(x); free(q);
     }
+    CHECK(tensors > 0, "k16 real: %s has Q4_K / Q6_K tensors", path);
+    CHECK(inb, "k16 real %s: every row within the reference bound", model_kernels_isa());
+    CHECK(near, "k16 real %s: every row within f32 reordering of the row-major kernel (worst / slack %.3f)", model_kernels_isa(), worst_rm);
+    CHECK(bits, "k16 real %s: the scalar kernel's values bit for bit", model_kernels_isa());
+    CHECK(same_rm, "k16 real %s: the row-major vector kernel's values bit for bit", model_kernels_isa());
+    printf("  %-6s k16 on %d real Q4_K/Q6_K tensors: packed - row-major worst %.3f of the reordering slack\n", model_kernels_isa(), tensors, worst_rm);
+    model_gguf_close(g);
 }
 
 static void run_all(void) {
     test_dequant();
     test_dots();
-    test_p16();
+    for (int n = 128; n <= 896; n += 768) test_p16(GGUF_T_Q5_0, n);
+    for (int n = 256; n <= 4864; n += 4608) test_p16(GGUF_T_Q4_K, n), test_p16(GGUF_T_Q6_K, n);   /* 4864: qwen's down */
+    test_k16_real();
     for (int th = 1; th <= 2; th++) {
         test_matmul(GGUF_T_Q5_0, GGUF_T_Q5_0, GGUF_T_Q8_0, 896 - 128, th);    /* qwen's q|k|v shape of types, k % 256 != 0 */
         test_matmul(GGUF_T_Q4_K, GGUF_T_Q6_K, GGUF_T_Q4_0, 512, th);          /* K-quants and a 32-block type together */
