@@ -42,6 +42,7 @@ typedef struct {
     PG_VEC(ptx_func) funcs;
     pg_buf textbuf;   /* scratch for operand text */
     pg_buf capbuf;    /* scratch for captured directive text */
+    token cap_dir;    /* the first directive word (.aligned) of the last capture; kind TK_EOF if none */
     PG_VEC(ptx_operand) opstack;   /* operands of the lists being parsed (nested lists stack up) */
     intern_slot *names; int names_cap, names_cap0;
     PG_VEC(intern_ent) name_ents;
@@ -579,6 +580,7 @@ static const char *capture_until_(parser *P, const char *stops, bool braces, boo
     b.len = 0;
     int depth = 0;
     *hit_eof = false;
+    P->cap_dir.kind = TK_EOF;
     for (;;) {
         token *t = lex_peek(&P->L);
         if (t->kind == TK_EOF) { *hit_eof = true; break; }
@@ -598,6 +600,7 @@ static const char *capture_until_(parser *P, const char *stops, bool braces, boo
             P->nerrors++;
             continue;
         }
+        if (x.kind == TK_DIR && P->cap_dir.kind == TK_EOF) P->cap_dir = x;
         bool glue = b.len == 0 || (x.kind == TK_PUNCT && strchr(",)]}", x.punct)) ||
                     (b.len && strchr("([{-", b.data[b.len - 1]) && !(b.len >= 2 && b.data[b.len - 2] == ' ' && b.data[b.len-1]=='-')) ||
                     (!x.space_before && x.kind == TK_DIR);
@@ -820,6 +823,10 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
             bool eof;
             e.init = capture_init(P, ",;", &eof);
             if (eof) { ERR(P, P->L.peek, "unterminated initializer"); return false; }
+            if (P->cap_dir.kind != TK_EOF) {   /* ptxas: "Parsing error near '.aligned'" for {1, .aligned, 3} */
+                ERR(P, P->cap_dir, "unexpected %.*s in an initializer", P->cap_dir.n, P->cap_dir.s);
+                return false;
+            }
             n = lex_peek(&P->L);
         }
         pg_vec_push(*out_vec, e);
@@ -1026,6 +1033,20 @@ static bool pragma_shape_ok(const char *text) {
     }
 }
 
+/* ".alias" takes two names, "fAlias, fAliasee" (ptxas: "Parsing error near '.b32'" for
+ * .alias.b32 %r1, %r2 -- a token mutant of an instruction) */
+static bool alias_shape_ok(const char *text) {
+    const char *p = text;
+    for (int k = 0; k < 2; k++) {
+        while (*p == ' ') p++;
+        if (!(isalpha((unsigned char)*p) || *p == '_' || *p == '$')) return false;
+        while (isalnum((unsigned char)*p) || *p == '_' || *p == '$') p++;
+        while (*p == ' ') p++;
+        if (k == 0 && *p++ != ',') return false;
+    }
+    return *p == 0;
+}
+
 /* Directive statement inside a body: .loc, .pragma, .branchtargets ... */
 static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt *st) {
     st->kind = PTX_ST_DIRECTIVE;
@@ -1044,10 +1065,13 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
     bool eof;
     const char *text = capture_until(P, ";", &eof);
     if (eof) { ERR(P, t, "directive %.*s not terminated by ';'", t.n, t.s); return false; }
-    lex_next(&P->L);
+    token end = lex_next(&P->L);   /* the capture stops at ';' or at an unmatched ')' / ']' */
+    if (!tok_punct(&end, ';')) { ERR(P, end, "expected ';' after %.*s", t.n, t.s); return false; }
     st->u.dir.text = text;
     if (tok_is(&t, ".pragma") && !pragma_shape_ok(text))
         ERR(P, t, ".pragma takes string literals separated by commas (.pragma \"nounroll\";)");
+    if (tok_is(&t, ".alias") && !alias_shape_ok(text))
+        ERR(P, t, ".alias takes two function names (.alias fAlias, fAliasee;)");
     if (tok_is(&t, ".branchtargets") || tok_is(&t, ".calltargets")) {
         /* split on commas */
         PG_VEC(const char *) args = {0};
@@ -1508,6 +1532,8 @@ static void parse_top(parser *P) {
             top.u.dir.text = text;
             if (tok_is(&t, ".pragma") && !eof && !pragma_shape_ok(text))
                 ERR(P, t, ".pragma takes string literals separated by commas (.pragma \"nounroll\";)");
+            if (tok_is(&t, ".alias") && !eof && !alias_shape_ok(text))
+                ERR(P, t, ".alias takes two function names (.alias fAlias, fAliasee;)");
             pg_vec_push(P->tops, top);
             if (tok_punct(lex_peek(&P->L), ';')) lex_next(&P->L);
             else if (!tok_is(&t, ".file") && !tok_is(&t, ".loc")) {

@@ -510,6 +510,12 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
         return c->report ? true : false;
     }
     if ((kinds & ISA_OK_FUNC) && s->kind == SYM_FUNC) return true;
+    /* a function is in no state space (ptxas: "State space mismatch" for cvta.global.u64 %rd, fn) */
+    if ((kinds & ISA_OK_SYM) && s->kind == SYM_FUNC && c->space != PTX_SS_NONE && !c->space_unknown) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'%s' is a function; '%s' here takes %s addresses", op->name, c->in->opcode,
+             ptx_space_name(c->space));
+        return false;
+    }
     if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
         /* ptxas: "State space mismatch between instruction and address" */
         if (s->kind == SYM_VAR && s->decl && c->space != PTX_SS_NONE && !c->space_unknown && s->decl->space != c->space) {
@@ -559,7 +565,8 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
             if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) find_reg(c->V, e->name, e->loc, c->report);
             if (e->kind == PTX_OP_VEC)
                 for (int k = 0; k < e->nelems; k++)
-                    if (e->elems[k].kind == PTX_OP_REG) find_reg(c->V, e->elems[k].name, e->elems[k].loc, c->report);
+                    if (e->elems[k].kind == PTX_OP_REG && !op_sreg(c->V, &e->elems[k]))   /* {.., %reserved_smem_offset_1} */
+                        find_reg(c->V, e->elems[k].name, e->elems[k].loc, c->report);
         }
         return true;
     }
@@ -703,7 +710,7 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
             OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': the special register %s is not a handle", opi + 1, c->in->opcode, op->name);
             return false;
         }
-        const ptx_decl *d = find_reg(c->V, op->name, op->loc, false);
+        const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);   /* ptxas: "Arguments mismatch" for [%rd8, ..] of %rd<8> */
         const ptx_type_info *ti = d ? ptx_type_get(d->type) : NULL;
         if (d && (ti->bits != 64 || !(ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) || d->vec)) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s': a handle register is 64-bit, not %s %s", opi + 1, c->in->opcode,
@@ -1401,6 +1408,28 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         int bits = t == PTX_T_NONE ? 0 : (md[2] - '0') * ptx_type_get(t)->bits, limit = f->wide_vectors ? 256 : 128;
         if (bits > limit) {
             VERR(V, PG_E_VECTOR_ARITY, st->loc, "'%s%s' moves %d bits; a vector holds at most %d", md, ptx_type_get(t)->name, bits, limit);
+            return;
+        }
+    }
+    /* createpolicy.range: the primary size may not exceed the total size, both read as 32-bit unsigned
+     * (ptxas: "value '256' must be less than or equal to the value '255' of argument 4") */
+    if (f->nops == 4 && in->nops == 4 && in->ops[2].kind == PTX_OP_IMM_INT && in->ops[3].kind == PTX_OP_IMM_INT &&
+        !strcmp(in->opcode, "createpolicy") &&
+        (uint32_t)in->ops[2].ival > (uint32_t)in->ops[3].ival) {
+        VERR(V, PG_E_IMM_RANGE, in->ops[2].loc, "createpolicy's primary size %s exceeds its total size %s", in->ops[2].text,
+             in->ops[3].text);
+        return;
+    }
+    /* ptxas: "Feature '.b128 with .sys' requires PTX ISA .version 8.4" (ld, st, atom; .b128 itself is 8.3) */
+    if (m->ptx_version && m->ptx_version < 84 && in->nmods >= 2) {
+        bool b128 = false, sys = false;
+        for (int k = 0; k < in->nmods; k++) {
+            b128 |= !strcmp(in->mods[k], ".b128");
+            sys |= !strcmp(in->mods[k], ".sys");
+        }
+        if (b128 && sys) {
+            VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' with .b128 and .sys needs PTX ISA 8.4 but the module declares .version %s",
+                 in->opcode, m->version_text);
             return;
         }
     }
