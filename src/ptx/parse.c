@@ -765,6 +765,7 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         return false;
     }
     /* names */
+    if (!in_params && tok_punct(&t, ';')) return true;   /* `.reg .f32 ;` declares nothing: ptxas takes it */
     for (;;) {
         if (t.kind != TK_IDENT) {
             char dd[64];

@@ -295,7 +295,8 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
  *   .f32, .f64          a .bN register (relaxed: at least N), never another float;
  *   .f16                an .f16 or .b16 register (relaxed: or a wider .b one);
  *   .f16x2              an .f16x2 or .b32 register;
- *   other floats and packed types (.bf16, .bf16x2, .tf32, .e4m3, .u16x2 ...):
+ *   .u16x2, .s16x2      a .b32 or .f16x2 register (ptxas);
+ *   other floats and packed types (.bf16, .bf16x2, .tf32, .e4m3 ...):
  *                       a .bN register (relaxed: at least N);
  *   opaque handles      a 64-bit integer register.
  * ptxas rejects the rest ("Arguments mismatch"): .u16 for .f16, .u32 for .tf32. */
@@ -317,6 +318,8 @@ bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
         return r->cls == PTX_TC_BIT;
     case PTX_TC_PACKED:
         if (want == PTX_T_F16X2 && reg == PTX_T_F16X2) return true;
+        /* ptxas takes .f16x2 registers for .u16x2/.s16x2 (min.s16x2 %hx3, %hx3, %hx6), not .u32/.s32 ones */
+        if ((!strcmp(w->name, ".u16x2") || !strcmp(w->name, ".s16x2")) && reg == PTX_T_F16X2) return true;
         return r->cls == PTX_TC_BIT;
     default:
         return true;
@@ -562,6 +565,16 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
+            /* a coordinate is a register or a number (ptxas: "Incompatible elements of vector expression"
+             * for a parameter's name, "Illegal expression 'vsub'" for an unknown one) */
+            for (int k = 0; k < (e->kind == PTX_OP_VEC ? e->nelems : 1); k++) {
+                const ptx_operand *x = e->kind == PTX_OP_VEC ? &e->elems[k] : e;
+                if (x->kind == PTX_OP_SYM) {
+                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': coordinate '%s' is a name, not a register or a number",
+                         opi + 1, c->in->opcode, x->name);
+                    return false;
+                }
+            }
             if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) find_reg(c->V, e->name, e->loc, c->report);
             if (e->kind == PTX_OP_VEC)
                 for (int k = 0; k < e->nelems; k++)
@@ -1053,6 +1066,13 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         return check_imm(c, op, s, want, opi);
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
+        /* [name, ...] is a texture, surface or tensor operand (ptxas: "Parsing error near '8'" for
+         * prefetch.global.L2 [gb,8]) */
+        if (op->nelems && !(s->kinds & (ISA_OK_TUPLE | ISA_OK_TEXCOORD | ISA_OK_HANDLE))) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is an address [..]; [a, b] names a texture, surface or tensor",
+                 opi + 1, c->in->opcode);
+            return false;
+        }
         if (s->kinds & ISA_OK_TUPLE) return check_tuple(c, op, arity, opi);
         if (s->kinds & ISA_OK_TEXCOORD) return check_texcoord(c, op, s, opi);
         if ((s->kinds & ISA_OK_HANDLE) && want != PTX_T_NONE) return check_handle(c, op, want, opi);
@@ -1064,6 +1084,11 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (!(s->kinds & ISA_OK_PAIR)) break;
         for (int i = 0; i < 2; i++) {
             const ptx_operand *e = &op->elems[i];
+            if (e->kind != PTX_OP_REG && e->kind != PTX_OP_SINK) {   /* ptxas: "Arguments mismatch" for lop3|%p5 */
+                OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s': '%s' in a p|q pair is not a register", opi + 1, c->in->opcode,
+                     e->text ? e->text : "?");
+                return false;
+            }
             if (e->kind != PTX_OP_REG) continue;
             const ptx_decl *d = find_reg(c->V, e->name, e->loc, c->report);
             if (d && !s->any_type && want != PTX_T_NONE) {
@@ -1506,6 +1531,8 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a vector (.v%d); use an array", d->name, d->vec);
     else if (d->space == PTX_SS_PARAM && d->type == PTX_T_F16X2)   /* the same message: a packed pair is a vector too */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a packed .f16x2; use .b32", d->name);
+    if (d->space == PTX_SS_REG && d->ndims && d->type != PTX_T_PRED)   /* "Variable 'ra' cannot be allocated into a register" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a register is not an array (a .reg declares scalars, vectors or %%r<N>)", d->name);
     if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
              d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
