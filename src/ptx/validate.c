@@ -6,6 +6,7 @@
 #include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,8 +136,40 @@ typedef struct {
     const isa_form *const *forms;   /* NULL = empty slot */
     int nmods;
     uint16_t ids[ISA_MAX_MODSLOTS];
-    int first, count;               /* range of vctx.fits */
+    int first, count;               /* range of fit_cache.fits */
 } fit_key;
+
+/* The cache lives as long as the thread, not one module: the same combinations recur across
+ * the kernels a process checks (a pass over 148 nvcc files re-matched them per file: 10% of
+ * the validator's time).  Emptied when it grows past FIT_CACHE_MAX keys (fuzzed modifiers). */
+typedef struct {
+    fit_key *fkeys;
+    int fcap, fused;
+    PG_VEC(mod_fit) fits;
+} fit_cache;
+enum { FIT_CACHE_MAX = 1 << 14 };
+static _Thread_local fit_cache *tl_fits;
+static pthread_key_t fits_key;
+static pthread_once_t fits_once = PTHREAD_ONCE_INIT;
+
+static void fit_cache_free(void *p) {
+    fit_cache *fc = p;
+    if (!fc) return;
+    free(fc->fkeys);
+    pg_vec_free(fc->fits);
+    free(fc);
+}
+static void fits_key_init(void) { (void)pthread_key_create(&fits_key, fit_cache_free); }
+
+/* This thread's cache (freed at the thread's exit), or NULL without memory. */
+static fit_cache *fit_cache_get(void) {
+    if (tl_fits) return tl_fits;
+    pthread_once(&fits_once, fits_key_init);
+    fit_cache *fc = calloc(1, sizeof *fc);
+    if (!fc) return NULL;
+    (void)pthread_setspecific(fits_key, fc);
+    return tl_fits = fc;
+}
 
 typedef struct {
     ptx_module *m;
@@ -154,8 +187,7 @@ typedef struct {
     /* base names of %r<N> declarations ("%rd"), packed into 8 bytes:
      * direct-mapped, valid while tab.gen is unchanged */
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
-    fit_key *fkeys; int fcap, fused;
-    PG_VEC(mod_fit) fits;
+    fit_cache *fc;            /* this thread's modifier matching cache; NULL: match directly */
     /* { } blocks of the current function, numbered in order (0 = the body): a label
      * is seen in its block and the blocks inside it, as ptxas scopes them */
     PG_VEC(int) blk_parent;
@@ -1309,31 +1341,37 @@ static fit_key *fit_slot(fit_key *keys, int cap, const isa_form *const *forms, c
  * order (*n of them, in V->fits from *first).  false: out of memory or too
  * many modifiers to cache; the caller matches directly. */
 static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16_t *ids, int nmods, int *first, int *n) {
-    if (nmods > ISA_MAX_MODSLOTS) return false;
-    if ((V->fused + 1) * 2 > V->fcap) {
-        int cap = V->fcap ? V->fcap * 2 : 64;
+    fit_cache *C = V->fc;
+    if (!C || nmods > ISA_MAX_MODSLOTS) return false;
+    if (C->fused >= FIT_CACHE_MAX) {   /* start over: the entries of earlier modules may not recur */
+        memset(C->fkeys, 0, sizeof *C->fkeys * (size_t)C->fcap);
+        C->fused = 0;
+        C->fits.n = 0;
+    }
+    if ((C->fused + 1) * 2 > C->fcap) {
+        int cap = C->fcap ? C->fcap * 2 : 256;
         fit_key *keys = calloc((size_t)cap, sizeof *keys);
         if (!keys) return false;
-        for (int i = 0; i < V->fcap; i++)
-            if (V->fkeys[i].forms) *fit_slot(keys, cap, V->fkeys[i].forms, V->fkeys[i].ids, V->fkeys[i].nmods) = V->fkeys[i];
-        free(V->fkeys);
-        V->fkeys = keys;
-        V->fcap = cap;
+        for (int i = 0; i < C->fcap; i++)
+            if (C->fkeys[i].forms) *fit_slot(keys, cap, C->fkeys[i].forms, C->fkeys[i].ids, C->fkeys[i].nmods) = C->fkeys[i];
+        free(C->fkeys);
+        C->fkeys = keys;
+        C->fcap = cap;
     }
-    fit_key *k = fit_slot(V->fkeys, V->fcap, forms, ids, nmods);
+    fit_key *k = fit_slot(C->fkeys, C->fcap, forms, ids, nmods);
     if (!k->forms) {
         k->forms = forms;
         k->nmods = nmods;
         memcpy(k->ids, ids, sizeof(uint16_t) * (size_t)nmods);
-        k->first = V->fits.n;
+        k->first = C->fits.n;
         for (int i = 0; i < nf; i++) {
             mod_fit mf;
             if (!isa_match_form_ids(forms[i], ids, nmods, &mf.mt)) continue;
             mf.form = i;
-            pg_vec_push(V->fits, mf);
+            pg_vec_push(C->fits, mf);
         }
-        k->count = V->fits.n - k->first;
-        V->fused++;
+        k->count = C->fits.n - k->first;
+        C->fused++;
     }
     *first = k->first;
     *n = k->count;
@@ -1363,7 +1401,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     int fit0, nfit;
     if (mod_fits(V, forms, nf, in->mod_ids, in->nmods, &fit0, &nfit)) {
         for (int j = 0; j < nfit; j++) {
-            const mod_fit *mf = &V->fits.v[fit0 + j];
+            const mod_fit *mf = &V->fc->fits.v[fit0 + j];
             const isa_form *f = forms[mf->form];
             if (!first_mod_match) { first_mod_match = f; first_mt = mf->mt; }
             if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mt = mf->mt; }
@@ -1782,6 +1820,7 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     V.tab.memo = V.labels.memo = memo;
     V.m = m;
     V.diag = diag;
+    V.fc = fit_cache_get();
     if (!m->ptx_version) VERR(&V, PG_E_NO_VERSION, ((ptx_loc){1, 1}), "missing .version directive");
     if (!m->ntargets) VERR(&V, PG_E_NO_TARGET, ((ptx_loc){1, 1}), "missing .target directive");
     if (!m->address_size) VERR(&V, PG_E_NO_ADDRSIZE, ((ptx_loc){1, 1}), "missing .address_size directive");
@@ -1826,8 +1865,6 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     st_free(&V.tab);
     st_free(&V.labels);
     free(V.rcache);
-    free(V.fkeys);
-    pg_vec_free(V.fits);
     pg_vec_free(V.blk_parent);
     return V.bad ? PG_ERR_INVALID : PG_OK;
 }
