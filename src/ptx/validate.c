@@ -1007,7 +1007,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
             const ptx_decl *d = e->kind == PTX_OP_REG && !op_sreg(c->V, e) ? find_reg(c->V, e->name, e->loc, false) : NULL;
-            if (!d) { sizes_known = false; continue; }
+            if (!d) { sizes_known &= e->kind == PTX_OP_SINK; continue; }   /* a sink is as wide as the others */
             int b = ptx_type_get(d->type)->bits;
             if (elem_bits && b != elem_bits && d->type != PTX_T_PRED) {
                 OERR(c, PG_E_OPERAND_TYPE, e->loc, "vector element %s of operand %d of '%s' is %d-bit but the others are %d-bit",
@@ -1017,7 +1017,8 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             elem_bits = b;
             sum_bits += b;
         }
-        if (arity < 0 && sizes_known && c->mt) {
+        sum_bits = elem_bits * op->nelems;   /* one size: checked above (ptxas: "Arguments mismatch" for mov.b16 {%fd2, _}, 16) */
+        if (arity < 0 && sizes_known && elem_bits && c->mt) {
             ptx_type t = isa_bound_type(c->mt, 'T' - 'A');
             if (t != PTX_T_NONE && ptx_type_get(t)->bits != sum_bits) {
                 OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s': %d elements of %d bits do not make a %s value",
