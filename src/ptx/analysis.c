@@ -925,7 +925,8 @@ static int reg_id(const align_ctx *A, const char *name) {
         for (int k = 0; k < A->bases.n; k++) {
             const reg_base *b = &A->bases.v[k];
             if (b->len != i || memcmp(b->name, name, i) != 0) continue;
-            long idx = atol(name + i);
+            long idx = 0;   /* the digits scanned above (at most 9) */
+            for (size_t j = i; j < n; j++) idx = idx * 10 + (name[j] - '0');
             return b->twice || idx >= b->count ? -1 : b->off + (int)idx;
         }
     }
@@ -1111,6 +1112,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     int naccess = 0, v, nwarn = 0, R = 0, *in = NULL, *cur = NULL, *work = NULL, nwork = 0;
     bool *seen = NULL, *queued = NULL;
     align_xfer *xf = NULL;
+    int *srcid = NULL, *srcoff = NULL;
     const char *names[PTX_MAX_OPERANDS + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
     for (int i = 0; i < nbody; i++) {
@@ -1141,13 +1143,28 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     rel = calloc((size_t)A.nids + 1, 1);
     for (int i = 0; i < nbody; i++)
         if (acc[i] && acc[i]->addr_base_is_reg && (v = reg_id(&A, acc[i]->name)) >= 0) rel[v] = 1;
+    /* the register ids of the source operands of each definition, looked up once for the
+     * fixpoint below (which may pass over the body several times): srcid[srcoff[i]..srcoff[i+1]) */
+    srcoff = malloc(sizeof(int) * ((size_t)nbody + 1));
+    size_t nsrc = 0;
+    for (int i = 0; i < nbody; i++) {
+        srcoff[i] = (int)nsrc;
+        if (defv[i] >= 0 && f->body[i].u.insn.nops > 1) nsrc += (size_t)f->body[i].u.insn.nops - 1;
+    }
+    srcoff[nbody] = (int)nsrc;
+    srcid = malloc(sizeof(int) * (nsrc ? nsrc : 1));
+    for (int i = 0; i < nbody; i++) {
+        if (defv[i] < 0) continue;
+        const ptx_insn *ins = &f->body[i].u.insn;
+        for (int k = 1; k < ins->nops; k++)
+            srcid[srcoff[i] + k - 1] = ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg ? reg_id(&A, ins->ops[k].name) : -1;
+    }
     for (bool grew = true; grew;) {
         grew = false;
         for (int i = nbody - 1; i >= 0; i--) {
             if (defv[i] < 0 || !rel[defv[i]]) continue;
-            const ptx_insn *ins = &f->body[i].u.insn;
-            for (int k = 1; k < ins->nops; k++)
-                if (ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg && (v = reg_id(&A, ins->ops[k].name)) >= 0 && !rel[v]) {
+            for (int j = srcoff[i]; j < srcoff[i + 1]; j++)
+                if ((v = srcid[j]) >= 0 && !rel[v]) {
                     rel[v] = 1;
                     grew = true;
                 }
@@ -1211,6 +1228,8 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     }
 done:
     free(xf);
+    free(srcid);
+    free(srcoff);
     free(in);
     free(cur);
     free(work);
