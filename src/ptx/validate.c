@@ -551,6 +551,13 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
              ptx_space_name(c->space));
         return false;
     }
+    /* kind n: a .shared variable only (ptxas: "State space mismatch" for getctarank.u32 %r, gb) */
+    if ((kinds & ISA_OK_SYM) && (kinds & ISA_OK_SADDR) && (s->kind == SYM_PARAM || (s->kind == SYM_VAR && s->decl &&
+                                                                                  s->decl->space != PTX_SS_SHARED))) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' names a .shared variable; %s is not one", opi + 1, c->in->opcode,
+             op->name);
+        return false;
+    }
     if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
         /* ptxas: "State space mismatch between instruction and address" */
         if (s->kind == SYM_VAR && s->decl && c->space != PTX_SS_NONE && !c->space_unknown && s->decl->space != c->space) {
