@@ -458,10 +458,16 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     } else if (tok_punct(&t, '(')) {
         op->kind = PTX_OP_LIST;
         ok = parse_op_list(P, ')', op, depth);
-    } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) && lex_peek(&P->L)->kind == TK_INT) {
-        /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0) */
-        token n = lex_next(&P->L);
-        ok = parse_number(P, n, false, op);
+    } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) &&
+               (lex_peek(&P->L)->kind == TK_INT || tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))) {
+        /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0; setp ..., !-1) */
+        if (lex_peek(&P->L)->kind == TK_INT) {
+            token n = lex_next(&P->L);
+            ok = parse_number(P, n, false, op);
+        } else {
+            ok = parse_operand(P, op, depth + 1);   /* a signed number */
+            if (ok && op->kind != PTX_OP_IMM_INT) { ERR(P, t, "'%c' applies to an integer here", t.punct); ok = false; }
+        }
         if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
     } else if (tok_punct(&t, '!')) {
         if (lex_peek(&P->L)->kind != TK_IDENT) {   /* ptxas: "Parsing error near '%p0'" on !!%p0 */

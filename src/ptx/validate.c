@@ -454,7 +454,8 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
 /* ptxas checks the elements of a vector of floats by size only: ld.global.v2.f32
  * {%r1, %r2} with .s32 registers is fine, though ld.global.f32 %r1 is not. */
 static bool vec_elem_loose(opctx *c, const ptx_operand *e, ptx_type want) {
-    if (want == PTX_T_NONE || ptx_type_get(want)->cls != PTX_TC_FLOAT) return false;
+    /* not .bf16 (ptxas: "Arguments mismatch" for atom.add.noftz.v4.bf16 {%s0, ..} of .s16 registers) */
+    if (want == PTX_T_NONE || want == PTX_T_BF16 || ptx_type_get(want)->cls != PTX_TC_FLOAT) return false;
     const ptx_decl *d = find_reg(c->V, e->name, e->loc, false);
     if (!d) return false;
     const ptx_type_info *r = ptx_type_get(d->type);
@@ -1489,6 +1490,15 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         (uint32_t)in->ops[2].ival > (uint32_t)in->ops[3].ival) {
         VERR(V, PG_E_IMM_RANGE, in->ops[2].loc, "createpolicy's primary size %s exceeds its total size %s", in->ops[2].text,
              in->ops[3].text);
+        return;
+    }
+    /* cp.async's source size is at most its copy size (ptxas: "Argument 3 of instruction 'cp.async': value '7'
+     * out of range, expected to be in range [0..4]") */
+    if (f->cls == ISA_C_ASYNC && in->nops >= 4 && !strcmp(in->opcode, "cp") && in->nmods && !strcmp(in->mods[0], ".async") &&
+        in->ops[2].kind == PTX_OP_IMM_INT && in->ops[3].kind == PTX_OP_IMM_INT && f->ops[3].type == PTX_T_U32 &&
+        (uint64_t)in->ops[3].ival > (uint64_t)in->ops[2].ival) {
+        VERR(V, PG_E_IMM_RANGE, in->ops[3].loc, "cp.async's source size %s exceeds its copy size %s", in->ops[3].text,
+             in->ops[2].text);
         return;
     }
     /* ptxas: "Feature '.b128 with .sys' requires PTX ISA .version 8.4" (ld, st, atom; .b128 itself is 8.3) */
