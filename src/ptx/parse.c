@@ -1084,7 +1084,13 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
         PG_VEC(const char *) args = {0};
         const char *p = text;
         while (*p) {
-            while (*p == ' ' || *p == ',') p++;
+            int commas = 0;
+            while (*p == ' ' || *p == ',') commas += *p++ == ',';
+            /* one comma between two names (ptxas: "Parsing error near '$L0'" for $L0 $L0, $L1) */
+            if (*p && commas != (args.n ? 1 : 0)) {
+                ERR(P, t, "%.*s takes names separated by one comma", t.n, t.s);
+                break;
+            }
             const char *q = p;
             while (*q && *q != ',' && *q != ' ') q++;
             if (q > p) pg_vec_push(args, pg_arena_strndup(&P->m->arena, p, (size_t)(q - p)));
