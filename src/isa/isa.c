@@ -598,6 +598,7 @@ static bool match_rec(const uint32_t *masks, const uint8_t *order, uint32_t requ
 static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m);
 
 static bool form_lists(const isa_form *f, uint16_t id);
+static bool opcode_lists(const isa_form *f, uint16_t id);
 
 /* ptxas takes some flag modifiers twice (add.sat.sat, bar.sync.sync): a repeat
  * of an ISA_REPEATABLE modifier fills the slot of its first occurrence.  An
@@ -620,7 +621,10 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
         if (mod_ignored[ids[k]] && !mod_repeat[ids[k]])   /* ptxas: "Multiple .rank modifiers specified" */
             for (int j = 0; j < k; j++)
                 if (ids[j] == ids[k]) { memset(m, 0, sizeof *m); return false; }
-        if (mod_ignored[ids[k]] && !f->reads_ignored && !form_lists(f, ids[k])) { map[k] = -1; continue; }
+        if (mod_ignored[ids[k]] && !form_lists(f, ids[k]) && !(f->reads_ignored && opcode_lists(f, ids[k]))) {
+            map[k] = -1;
+            continue;
+        }
         int j = 0;
         if (mod_repeat[ids[k]])
             for (; j < nu && uniq[j] != ids[k]; j++) {}
@@ -645,6 +649,16 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
 static bool form_lists(const isa_form *f, uint16_t id) {
     for (int s = 0; s < f->nmods; s++)
         if (slot_has(&f->mods[s], id)) return true;
+    return false;
+}
+
+/* Does some form of f's opcode list modifier id?  (A row with flag "i" reads such an ignored
+ * modifier -- multimem.ld_reduce's .acc::f32 -- and still skips the others: .global_address.) */
+static bool opcode_lists(const isa_form *f, uint16_t id) {
+    int nf;
+    const isa_form *const *fs = isa_forms_for(f->opcode, strlen(f->opcode), &nf);
+    for (int i = 0; i < nf; i++)
+        if (form_lists(fs[i], id)) return true;
     return false;
 }
 
