@@ -1201,7 +1201,13 @@ static void parse_body(parser *P, ptx_func *f) {
         }
         if (t.kind == TK_DIR) {
             ptx_space sp;
-            if (is_space_dir(&t, &sp) || tok_is(&t, ".extern") || tok_is(&t, ".visible") || tok_is(&t, ".weak")) {
+            if (tok_is(&t, ".extern") || tok_is(&t, ".visible") || tok_is(&t, ".weak")) {
+                /* ptxas: "Parsing error near '.shared'": linkage is for module-scope names */
+                ERR(P, t, "%.*s is a module-scope linkage directive, not one of a function body", t.n, t.s);
+                recover(P);
+                continue;
+            }
+            if (is_space_dir(&t, &sp)) {
                 P->decls.n = 0;
                 if (parse_decl(P, t, false, &P->decls)) {
                     ptx_stmt tmpl = *st;   /* st moves if body grows */
