@@ -715,6 +715,11 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
             }
             d.align = (int)v;
         } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
+            if (d.type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.v2'" for .reg .f32 .v2 %v */
+                ERR(P, t, "%.*s comes before the type in a declaration (.reg .v2 .f32 %%v)", t.n, t.s);
+                pg_buf_free(&attrs);
+                return false;
+            }
             d.vec = t.s[2] - '0';
         } else if ((ty = ptx_type_lookup(t.s, (size_t)t.n)) != PTX_T_NONE && d.type == PTX_T_NONE) {
             d.type = ty;

@@ -561,6 +561,12 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
     }
     if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
         /* ptxas: "State space mismatch between instruction and address" */
+        if (s->kind == SYM_PARAM && c->space != PTX_SS_NONE && c->space != PTX_SS_PARAM && !c->space_unknown) {
+            /* ptxas: "State space mismatch" for getctarank.shared::cluster.u64 %r, pa */
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a .param variable; '%s' here takes %s addresses", op->name, c->in->opcode,
+                 ptx_space_name(c->space));
+            return false;
+        }
         if (s->kind == SYM_VAR && s->decl && c->space != PTX_SS_NONE && !c->space_unknown && s->decl->space != c->space) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a %s variable; '%s' here takes %s addresses", op->name,
                  ptx_space_name(s->decl->space), c->in->opcode, ptx_space_name(c->space));
@@ -614,6 +620,12 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                          opi + 1, c->in->opcode, x->name);
                     return false;
                 }
+                /* a surface's coordinates are integers (ptxas: "Vector with elements of different types" for 0d3FF0...) */
+                if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
+                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
+                         c->in->opcode, x->text ? x->text : "a float literal");
+                    return false;
+                }
             }
             if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) find_reg(c->V, e->name, e->loc, c->report);
             if (e->kind == PTX_OP_VEC)
@@ -655,9 +667,10 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
          * takes a 16-bit one, and the asynchronous copies (cp.async, cp.async.bulk, their prefetch)
          * and the tensor class (wmma.load/store) take a 32-bit one */
         bool cls32 = c->f->cls == ISA_C_MEM || c->f->cls == ISA_C_ATOMIC || c->f->cls == ISA_C_SYNC;
-        if (generic32 && ti->bits == 32 && cls32) {
-            OERR(c, PG_E_OPERAND_TYPE, op->loc, "32-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
-                 op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
+        /* multimem refuses a 16-bit one too ("Arguments mismatch for instruction 'mov'") */
+        if (generic32 && (ti->bits == 32 || (ti->bits == 16 && !strcmp(c->in->opcode, "multimem"))) && cls32) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
+                 ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
             return false;
         }
         if (generic32 && !c->report) c->V->noted = true;
