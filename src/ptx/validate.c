@@ -627,6 +627,11 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                     return false;
                 }
             }
+            if (e->kind == PTX_OP_REG && op_sreg(c->V, e)) {   /* ptxas: "Special register argument not allowed" (in {..} it is) */
+                OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s': the special register %s as a coordinate outside {..}",
+                     opi + 1, c->in->opcode, e->name);
+                return false;
+            }
             if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) find_reg(c->V, e->name, e->loc, c->report);
             if (e->kind == PTX_OP_VEC)
                 for (int k = 0; k < e->nelems; k++)
@@ -667,8 +672,11 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
          * takes a 16-bit one, and the asynchronous copies (cp.async, cp.async.bulk, their prefetch)
          * and the tensor class (wmma.load/store) take a 32-bit one */
         bool cls32 = c->f->cls == ISA_C_MEM || c->f->cls == ISA_C_ATOMIC || c->f->cls == ISA_C_SYNC;
-        /* multimem refuses a 16-bit one too ("Arguments mismatch for instruction 'mov'") */
-        if (generic32 && (ti->bits == 32 || (ti->bits == 16 && !strcmp(c->in->opcode, "multimem"))) && cls32) {
+        /* multimem.red and prefetch.tensormap refuse a 16-bit one too ("Arguments mismatch for instruction
+         * 'mov'"; multimem.ld_reduce/st and prefetch.global take it) */
+        bool no16 = c->in->nmods && ((!strcmp(c->in->opcode, "multimem") && !strcmp(c->in->mods[0], ".red")) ||
+                                     (!strcmp(c->in->opcode, "prefetch") && !strcmp(c->in->mods[c->in->nmods - 1], ".tensormap")));
+        if (generic32 && (ti->bits == 32 || (ti->bits == 16 && no16)) && cls32) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
                  ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
             return false;
