@@ -130,6 +130,10 @@ typedef struct {
     /* flag "o": the row's own ptx_min covers its modifiers, ISA_REQUIRE's PTX version does not
      * apply (cp.async takes .shared::cta from PTX ISA 7.0; ld needs 7.8) */
     bool own_version;
+    /* flag "i": an ISA_IGNORED modifier that a row of the opcode lists is read here, not skipped
+     * (multimem.ld_reduce's .acc::f32: ptxas "requires PTX ISA 8.2", "Illegal modifier '.acc::f32'
+     * ... with type '.f32'") */
+    bool reads_ignored;
     isa_modslot mods[ISA_MAX_MODSLOTS];
     int nmods;
     isa_opslot ops[ISA_MAX_OPSLOTS];

@@ -293,6 +293,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 'e': o->kinds |= ISA_OK_VSINK; break;
             case 'g': o->kinds |= ISA_OK_ADDR | ISA_OK_GADDR; break;
             case 'm': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR; break;
+            case 'n': o->kinds |= ISA_OK_SYM | ISA_OK_SADDR; break;
             case 'c': o->kinds |= ISA_OK_ADDR | ISA_OK_TUPLE; break;
             case 'h': o->kinds |= ISA_OK_ADDR | ISA_OK_HANDLE; break;
             case 'k': o->kinds |= ISA_OK_ADDR | ISA_OK_HANDLE | ISA_OK_TEXCOORD; break;
@@ -401,6 +402,7 @@ pg_status isa_init(pg_diag_sink *diag) {
             if (*fl == 'a') { f->arch_specific = true; fl++; }
             else if (*fl == 'w') fl++;   /* wide_vectors, read above */
             else if (*fl == 'o') { f->own_version = true; fl++; }
+            else if (*fl == 'i') { f->reads_ignored = true; fl++; }
             else if (*fl == 'r' && sscanf(fl, "r%d:%d", &f->removed_ptx, &f->removed_sm) == 2) {
                 while (*fl && *fl != ' ') fl++;
             } else {
@@ -596,11 +598,13 @@ static bool match_rec(const uint32_t *masks, const uint8_t *order, uint32_t requ
 static bool match_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m);
 
 static bool form_lists(const isa_form *f, uint16_t id);
+static bool opcode_lists(const isa_form *f, uint16_t id);
 
 /* ptxas takes some flag modifiers twice (add.sat.sat, bar.sync.sync): a repeat
  * of an ISA_REPEATABLE modifier fills the slot of its first occurrence.  An
  * ISA_IGNORED modifier that no slot of the form lists is skipped (its
- * slot_of is ISA_SLOT_IGNORED), unless it comes before a ^ slot. */
+ * slot_of is ISA_SLOT_IGNORED), unless it comes before a ^ slot, the row reads it ("i") or it
+ * is given twice. */
 bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_match *m) {
     bool special = false;
     for (int k = 0; k < nmods && !special; k++) {
@@ -614,7 +618,13 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
     int map[ISA_MAX_MODSLOTS], nu = 0;
     if (nmods > ISA_MAX_MODSLOTS) return false;
     for (int k = 0; k < nmods; k++) {
-        if (mod_ignored[ids[k]] && !form_lists(f, ids[k])) { map[k] = -1; continue; }
+        if (mod_ignored[ids[k]] && !mod_repeat[ids[k]])   /* ptxas: "Multiple .rank modifiers specified" */
+            for (int j = 0; j < k; j++)
+                if (ids[j] == ids[k]) { memset(m, 0, sizeof *m); return false; }
+        if (mod_ignored[ids[k]] && !form_lists(f, ids[k]) && !(f->reads_ignored && opcode_lists(f, ids[k]))) {
+            map[k] = -1;
+            continue;
+        }
         int j = 0;
         if (mod_repeat[ids[k]])
             for (; j < nu && uniq[j] != ids[k]; j++) {}
@@ -639,6 +649,16 @@ bool isa_match_form_ids(const isa_form *f, const uint16_t *ids, int nmods, isa_m
 static bool form_lists(const isa_form *f, uint16_t id) {
     for (int s = 0; s < f->nmods; s++)
         if (slot_has(&f->mods[s], id)) return true;
+    return false;
+}
+
+/* Does some form of f's opcode list modifier id?  (A row with flag "i" reads such an ignored
+ * modifier -- multimem.ld_reduce's .acc::f32 -- and still skips the others: .global_address.) */
+static bool opcode_lists(const isa_form *f, uint16_t id) {
+    int nf;
+    const isa_form *const *fs = isa_forms_for(f->opcode, strlen(f->opcode), &nf);
+    for (int i = 0; i < nf; i++)
+        if (form_lists(fs[i], id)) return true;
     return false;
 }
 
@@ -786,7 +806,8 @@ const isa_sreg *isa_sreg_lookup(const char *name, size_t n) {
         if (strlen(sregs[i].name) != base || memcmp(sregs[i].name, name, base) != 0) continue;
         if (!dot) return sregs[i].vector ? NULL : &sregs[i];
         if (!sregs[i].vector) return NULL;
-        if (n - base == 2 && (dot[1] == 'x' || dot[1] == 'y' || dot[1] == 'z')) return &sregs[i];
+        /* .w: the PTX ISA declares these .v4 .u32, the fourth element unused and read as 0 */
+        if (n - base == 2 && (dot[1] == 'x' || dot[1] == 'y' || dot[1] == 'z' || dot[1] == 'w')) return &sregs[i];
         return NULL;
     }
     /* %envreg0..31, %pm0..7, %pm0_64.. */

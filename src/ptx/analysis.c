@@ -925,7 +925,8 @@ static int reg_id(const align_ctx *A, const char *name) {
         for (int k = 0; k < A->bases.n; k++) {
             const reg_base *b = &A->bases.v[k];
             if (b->len != i || memcmp(b->name, name, i) != 0) continue;
-            long idx = atol(name + i);
+            long idx = 0;   /* the digits scanned above (at most 9) */
+            for (size_t j = i; j < n; j++) idx = idx * 10 + (name[j] - '0');
             return b->twice || idx >= b->count ? -1 : b->off + (int)idx;
         }
     }
@@ -971,44 +972,80 @@ static int operand_align(const align_ctx *A, const ptx_operand *op) {
     }
 }
 
-/* The alignment of the value an instruction writes to its one destination register. */
-static int align_transfer(const align_ctx *A, const ptx_insn *in) {
+/* The alignment of the value an instruction writes to its one destination register, decided
+ * once per instruction (xfer_plan) and evaluated per visit (xfer_eval): the dataflow loop
+ * revisits blocks, and re-deciding (opcode and modifier compares, register-name lookups) per
+ * visit was most of the W505 pass's time.  op[k]: a state index (>= 0) or a known alignment
+ * c as -c - 1. */
+enum { XF_ZERO, XF_MAX, XF_OP1, XF_MEET12, XF_MUL12, XF_MAD, XF_SHL_IMM, XF_AND };
+typedef struct { uint8_t kind; int shift; int op[3]; } align_xfer;
+
+static int xfer_operand(const align_ctx *A, const ptx_operand *op) {
+    if (op->kind == PTX_OP_REG && !op->sreg) {
+        int v = reg_id(A, op->name);
+        if (v >= 0 && A->slot[v] >= 0) return A->slot[v];
+    }
+    return -operand_align(A, op) - 1;   /* reads no state: a constant */
+}
+
+static void xfer_plan(const align_ctx *A, const ptx_insn *in, align_xfer *x) {
     const ptx_operand *o = in->ops;
+    x->kind = XF_ZERO;
+    for (int k = 0; k < 3; k++) x->op[k] = k + 1 < in->nops ? xfer_operand(A, &o[k + 1]) : -1;
     if (is_op(in, "ld")) {
         /* a 64-bit parameter is a pointer from cudaMalloc (256-aligned).  A scalar one (n, a
          * stride) is given the benefit of the doubt too: kernels rely on n % 4 == 0, tested
          * at run time (corpus/batched_dot) or promised by the launch, before float4 loads.
          * So only thread/block indices and constants are ever blamed. */
-        return has_mod_prefix(in, ".param") && in->nops >= 2 && o[0].kind == PTX_OP_REG ? ALIGN_MAX : 0;
+        if (has_mod_prefix(in, ".param") && in->nops >= 2 && o[0].kind == PTX_OP_REG) x->kind = XF_MAX;
+        return;
     }
-    if (in->nops < 2) return 0;
-    if (is_op(in, "mov") || is_op(in, "cvta")) return in->nops == 2 ? operand_align(A, &o[1]) : 0;
+    if (in->nops < 2) return;
+    if (is_op(in, "mov") || is_op(in, "cvta")) { if (in->nops == 2) x->kind = XF_OP1; return; }
     /* integer widening/narrowing keeps the low bits (saturation does not) */
-    if (is_op(in, "cvt")) return int_typed(in) && !has_mod(in, ".sat") ? operand_align(A, &o[1]) : 0;
-    if (is_op(in, "selp")) return in->nops == 4 ? align_meet(operand_align(A, &o[1]), operand_align(A, &o[2])) : 0;
-    if (!int_typed(in) || has_mod(in, ".sat") || in->nops < 3) return 0;
-    int a = operand_align(A, &o[1]), b = operand_align(A, &o[2]);
-    if (is_op(in, "add") || is_op(in, "sub")) return align_meet(a, b);
+    if (is_op(in, "cvt")) { if (int_typed(in) && !has_mod(in, ".sat")) x->kind = XF_OP1; return; }
+    if (is_op(in, "selp")) { if (in->nops == 4) x->kind = XF_MEET12; return; }
+    if (!int_typed(in) || has_mod(in, ".sat") || in->nops < 3) return;
     /* the low half (or the whole wide product) keeps every factor of two up to 2^32 */
     bool lo = has_mod(in, ".lo") || has_mod(in, ".wide");
-    if (is_op(in, "mul") && lo && in->nops == 3) return align_mul(a, b);
-    if (is_op(in, "mad") && lo && in->nops == 4) return align_meet(align_mul(a, b), operand_align(A, &o[3]));
-    if (is_op(in, "shl") && in->nops == 3) {
+    if (is_op(in, "add") || is_op(in, "sub")) x->kind = XF_MEET12;
+    else if (is_op(in, "mul") && lo && in->nops == 3) x->kind = XF_MUL12;
+    else if (is_op(in, "mad") && lo && in->nops == 4) x->kind = XF_MAD;
+    else if (is_op(in, "shl") && in->nops == 3) {
+        if (o[2].kind != PTX_OP_IMM_INT) x->kind = XF_OP1;   /* x << s is a multiple of x */
+        else { x->kind = XF_SHL_IMM; x->shift = o[2].ival >= 8 ? 8 : o[2].ival < 0 ? -1 : (int)o[2].ival; }
+    } else if (is_op(in, "and") && in->nops == 3) x->kind = XF_AND;   /* x & y: a multiple of either's alignment */
+}
+
+static int xfer_op(const int *st, int op) { return op >= 0 ? st[op] : -op - 1; }
+
+/* The planned transfer's value for the state st. */
+static int xfer_eval(const align_xfer *x, const int *st) {
+    int a, b;
+    switch (x->kind) {
+    case XF_MAX: return ALIGN_MAX;
+    case XF_OP1: return xfer_op(st, x->op[0]);
+    case XF_MEET12: return align_meet(xfer_op(st, x->op[0]), xfer_op(st, x->op[1]));
+    case XF_MUL12: return align_mul(xfer_op(st, x->op[0]), xfer_op(st, x->op[1]));
+    case XF_MAD: return align_meet(align_mul(xfer_op(st, x->op[0]), xfer_op(st, x->op[1])), xfer_op(st, x->op[2]));
+    case XF_SHL_IMM:
+        a = xfer_op(st, x->op[0]);
         if (!a) return 0;
-        if (o[2].kind != PTX_OP_IMM_INT) return a;   /* x << s is a multiple of x */
-        return o[2].ival >= 8 ? ALIGN_MAX : o[2].ival < 0 ? 0 : align_cap((int64_t)a << o[2].ival);
+        return x->shift >= 8 ? ALIGN_MAX : x->shift < 0 ? 0 : align_cap((int64_t)a << x->shift);
+    case XF_AND:
+        a = xfer_op(st, x->op[0]), b = xfer_op(st, x->op[1]);
+        return (!a || !b) ? 0 : a > b ? a : b;
+    default: return 0;
     }
-    /* x & y: its set bits are set in both, so it is a multiple of either's alignment */
-    if (is_op(in, "and") && in->nops == 3) return (!a || !b) ? 0 : a > b ? a : b;
-    return 0;
 }
 
 /* Apply one instruction to the state `st` (= A->cur).  dv: its one tracked destination,
- * -1 when it writes no tracked register, -2 when it writes several (vector/pair: unknown). */
-static void align_step(align_ctx *A, int *st, const ptx_insn *in, int dv) {
+ * -1 when it writes no tracked register, -2 when it writes several (vector/pair: unknown);
+ * x: its planned transfer (dv >= 0). */
+static void align_step(align_ctx *A, int *st, const ptx_insn *in, int dv, const align_xfer *x) {
     if (dv == -1) return;
     if (dv >= 0) {
-        int a = align_transfer(A, in);
+        int a = xfer_eval(x, st);
         st[dv] = in->guard ? align_meet(st[dv], a) : a;   /* a guarded write may not happen */
         return;
     }
@@ -1074,6 +1111,8 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     const ptx_cfg *cfg = cfg_in;
     int naccess = 0, v, nwarn = 0, R = 0, *in = NULL, *cur = NULL, *work = NULL, nwork = 0;
     bool *seen = NULL, *queued = NULL;
+    align_xfer *xf = NULL;
+    int *srcid = NULL, *srcoff = NULL;
     const char *names[PTX_MAX_OPERANDS + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
     for (int i = 0; i < nbody; i++) {
@@ -1104,13 +1143,28 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     rel = calloc((size_t)A.nids + 1, 1);
     for (int i = 0; i < nbody; i++)
         if (acc[i] && acc[i]->addr_base_is_reg && (v = reg_id(&A, acc[i]->name)) >= 0) rel[v] = 1;
+    /* the register ids of the source operands of each definition, looked up once for the
+     * fixpoint below (which may pass over the body several times): srcid[srcoff[i]..srcoff[i+1]) */
+    srcoff = malloc(sizeof(int) * ((size_t)nbody + 1));
+    size_t nsrc = 0;
+    for (int i = 0; i < nbody; i++) {
+        srcoff[i] = (int)nsrc;
+        if (defv[i] >= 0 && f->body[i].u.insn.nops > 1) nsrc += (size_t)f->body[i].u.insn.nops - 1;
+    }
+    srcoff[nbody] = (int)nsrc;
+    srcid = malloc(sizeof(int) * (nsrc ? nsrc : 1));
+    for (int i = 0; i < nbody; i++) {
+        if (defv[i] < 0) continue;
+        const ptx_insn *ins = &f->body[i].u.insn;
+        for (int k = 1; k < ins->nops; k++)
+            srcid[srcoff[i] + k - 1] = ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg ? reg_id(&A, ins->ops[k].name) : -1;
+    }
     for (bool grew = true; grew;) {
         grew = false;
         for (int i = nbody - 1; i >= 0; i--) {
             if (defv[i] < 0 || !rel[defv[i]]) continue;
-            const ptx_insn *ins = &f->body[i].u.insn;
-            for (int k = 1; k < ins->nops; k++)
-                if (ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg && (v = reg_id(&A, ins->ops[k].name)) >= 0 && !rel[v]) {
+            for (int j = srcoff[i]; j < srcoff[i + 1]; j++)
+                if ((v = srcid[j]) >= 0 && !rel[v]) {
                     rel[v] = 1;
                     grew = true;
                 }
@@ -1132,6 +1186,9 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     int nb = cfg->nblocks;
     if (R == 0) R = 1;
     if ((int64_t)nb * R > ALIGN_STATE_CAP) goto done;
+    xf = malloc(sizeof *xf * (size_t)nbody);
+    for (int i = 0; i < nbody; i++)
+        if (defv[i] >= 0) xfer_plan(&A, &f->body[i].u.insn, &xf[i]);
     /* entry facts per block (an uninitialized register reads ALIGN_MAX: any value will do) */
     in = malloc(sizeof(int) * (size_t)nb * (size_t)R);
     cur = malloc(sizeof(int) * (size_t)R);
@@ -1147,7 +1204,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         queued[b] = false;
         memcpy(cur, in + (size_t)b * R, sizeof(int) * (size_t)R);
         for (int i = cfg->blocks[b].first; i <= cfg->blocks[b].last; i++)
-            if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i]);
+            if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i], &xf[i]);
         for (int k = 0; k < cfg->blocks[b].nsucc; k++) {
             int s = cfg->blocks[b].succ[k];
             int *si = in + (size_t)s * R;
@@ -1166,10 +1223,13 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         memcpy(cur, in + (size_t)b * R, sizeof(int) * (size_t)R);
         for (int i = cfg->blocks[b].first; i <= cfg->blocks[b].last; i++) {
             if (acc[i]) nwarn += align_check_insn(&A, m, &f->body[i], acc[i], diag);
-            if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i]);
+            if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i], &xf[i]);
         }
     }
 done:
+    free(xf);
+    free(srcid);
+    free(srcoff);
     free(in);
     free(cur);
     free(work);

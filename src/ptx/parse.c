@@ -42,6 +42,7 @@ typedef struct {
     PG_VEC(ptx_func) funcs;
     pg_buf textbuf;   /* scratch for operand text */
     pg_buf capbuf;    /* scratch for captured directive text */
+    token cap_dir;    /* the first directive word (.aligned) of the last capture; kind TK_EOF if none */
     PG_VEC(ptx_operand) opstack;   /* operands of the lists being parsed (nested lists stack up) */
     intern_slot *names; int names_cap, names_cap0;
     PG_VEC(intern_ent) name_ents;
@@ -457,10 +458,16 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     } else if (tok_punct(&t, '(')) {
         op->kind = PTX_OP_LIST;
         ok = parse_op_list(P, ')', op, depth);
-    } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) && lex_peek(&P->L)->kind == TK_INT) {
-        /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0) */
-        token n = lex_next(&P->L);
-        ok = parse_number(P, n, false, op);
+    } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) &&
+               (lex_peek(&P->L)->kind == TK_INT || tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))) {
+        /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0; setp ..., !-1) */
+        if (lex_peek(&P->L)->kind == TK_INT) {
+            token n = lex_next(&P->L);
+            ok = parse_number(P, n, false, op);
+        } else {
+            ok = parse_operand(P, op, depth + 1);   /* a signed number */
+            if (ok && op->kind != PTX_OP_IMM_INT) { ERR(P, t, "'%c' applies to an integer here", t.punct); ok = false; }
+        }
         if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
     } else if (tok_punct(&t, '!')) {
         if (lex_peek(&P->L)->kind != TK_IDENT) {   /* ptxas: "Parsing error near '%p0'" on !!%p0 */
@@ -579,6 +586,7 @@ static const char *capture_until_(parser *P, const char *stops, bool braces, boo
     b.len = 0;
     int depth = 0;
     *hit_eof = false;
+    P->cap_dir.kind = TK_EOF;
     for (;;) {
         token *t = lex_peek(&P->L);
         if (t->kind == TK_EOF) { *hit_eof = true; break; }
@@ -598,6 +606,7 @@ static const char *capture_until_(parser *P, const char *stops, bool braces, boo
             P->nerrors++;
             continue;
         }
+        if (x.kind == TK_DIR && P->cap_dir.kind == TK_EOF) P->cap_dir = x;
         bool glue = b.len == 0 || (x.kind == TK_PUNCT && strchr(",)]}", x.punct)) ||
                     (b.len && strchr("([{-", b.data[b.len - 1]) && !(b.len >= 2 && b.data[b.len - 2] == ' ' && b.data[b.len-1]=='-')) ||
                     (!x.space_before && x.kind == TK_DIR);
@@ -706,6 +715,11 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
             }
             d.align = (int)v;
         } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
+            if (d.type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.v2'" for .reg .f32 .v2 %v */
+                ERR(P, t, "%.*s comes before the type in a declaration (.reg .v2 .f32 %%v)", t.n, t.s);
+                pg_buf_free(&attrs);
+                return false;
+            }
             d.vec = t.s[2] - '0';
         } else if ((ty = ptx_type_lookup(t.s, (size_t)t.n)) != PTX_T_NONE && d.type == PTX_T_NONE) {
             d.type = ty;
@@ -762,6 +776,7 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         return false;
     }
     /* names */
+    if (!in_params && tok_punct(&t, ';')) return true;   /* `.reg .f32 ;` declares nothing: ptxas takes it */
     for (;;) {
         if (t.kind != TK_IDENT) {
             char dd[64];
@@ -820,6 +835,10 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
             bool eof;
             e.init = capture_init(P, ",;", &eof);
             if (eof) { ERR(P, P->L.peek, "unterminated initializer"); return false; }
+            if (P->cap_dir.kind != TK_EOF) {   /* ptxas: "Parsing error near '.aligned'" for {1, .aligned, 3} */
+                ERR(P, P->cap_dir, "unexpected %.*s in an initializer", P->cap_dir.n, P->cap_dir.s);
+                return false;
+            }
             n = lex_peek(&P->L);
         }
         pg_vec_push(*out_vec, e);
@@ -1026,6 +1045,20 @@ static bool pragma_shape_ok(const char *text) {
     }
 }
 
+/* ".alias" takes two names, "fAlias, fAliasee" (ptxas: "Parsing error near '.b32'" for
+ * .alias.b32 %r1, %r2 -- a token mutant of an instruction) */
+static bool alias_shape_ok(const char *text) {
+    const char *p = text;
+    for (int k = 0; k < 2; k++) {
+        while (*p == ' ') p++;
+        if (!(isalpha((unsigned char)*p) || *p == '_' || *p == '$')) return false;
+        while (isalnum((unsigned char)*p) || *p == '_' || *p == '$') p++;
+        while (*p == ' ') p++;
+        if (k == 0 && *p++ != ',') return false;
+    }
+    return *p == 0;
+}
+
 /* Directive statement inside a body: .loc, .pragma, .branchtargets ... */
 static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt *st) {
     st->kind = PTX_ST_DIRECTIVE;
@@ -1044,16 +1077,25 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
     bool eof;
     const char *text = capture_until(P, ";", &eof);
     if (eof) { ERR(P, t, "directive %.*s not terminated by ';'", t.n, t.s); return false; }
-    lex_next(&P->L);
+    token end = lex_next(&P->L);   /* the capture stops at ';' or at an unmatched ')' / ']' */
+    if (!tok_punct(&end, ';')) { ERR(P, end, "expected ';' after %.*s", t.n, t.s); return false; }
     st->u.dir.text = text;
     if (tok_is(&t, ".pragma") && !pragma_shape_ok(text))
         ERR(P, t, ".pragma takes string literals separated by commas (.pragma \"nounroll\";)");
+    if (tok_is(&t, ".alias") && !alias_shape_ok(text))
+        ERR(P, t, ".alias takes two function names (.alias fAlias, fAliasee;)");
     if (tok_is(&t, ".branchtargets") || tok_is(&t, ".calltargets")) {
         /* split on commas */
         PG_VEC(const char *) args = {0};
         const char *p = text;
         while (*p) {
-            while (*p == ' ' || *p == ',') p++;
+            int commas = 0;
+            while (*p == ' ' || *p == ',') commas += *p++ == ',';
+            /* one comma between two names (ptxas: "Parsing error near '$L0'" for $L0 $L0, $L1) */
+            if (*p && commas != (args.n ? 1 : 0)) {
+                ERR(P, t, "%.*s takes names separated by one comma", t.n, t.s);
+                break;
+            }
             const char *q = p;
             while (*q && *q != ',' && *q != ' ') q++;
             if (q > p) pg_vec_push(args, pg_arena_strndup(&P->m->arena, p, (size_t)(q - p)));
@@ -1164,7 +1206,13 @@ static void parse_body(parser *P, ptx_func *f) {
         }
         if (t.kind == TK_DIR) {
             ptx_space sp;
-            if (is_space_dir(&t, &sp) || tok_is(&t, ".extern") || tok_is(&t, ".visible") || tok_is(&t, ".weak")) {
+            if (tok_is(&t, ".extern") || tok_is(&t, ".visible") || tok_is(&t, ".weak")) {
+                /* ptxas: "Parsing error near '.shared'": linkage is for module-scope names */
+                ERR(P, t, "%.*s is a module-scope linkage directive, not one of a function body", t.n, t.s);
+                recover(P);
+                continue;
+            }
+            if (is_space_dir(&t, &sp)) {
                 P->decls.n = 0;
                 if (parse_decl(P, t, false, &P->decls)) {
                     ptx_stmt tmpl = *st;   /* st moves if body grows */
@@ -1508,6 +1556,8 @@ static void parse_top(parser *P) {
             top.u.dir.text = text;
             if (tok_is(&t, ".pragma") && !eof && !pragma_shape_ok(text))
                 ERR(P, t, ".pragma takes string literals separated by commas (.pragma \"nounroll\";)");
+            if (tok_is(&t, ".alias") && !eof && !alias_shape_ok(text))
+                ERR(P, t, ".alias takes two function names (.alias fAlias, fAliasee;)");
             pg_vec_push(P->tops, top);
             if (tok_punct(lex_peek(&P->L), ';')) lex_next(&P->L);
             else if (!tok_is(&t, ".file") && !tok_is(&t, ".loc")) {

@@ -6,6 +6,7 @@
 #include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,8 +136,40 @@ typedef struct {
     const isa_form *const *forms;   /* NULL = empty slot */
     int nmods;
     uint16_t ids[ISA_MAX_MODSLOTS];
-    int first, count;               /* range of vctx.fits */
+    int first, count;               /* range of fit_cache.fits */
 } fit_key;
+
+/* The cache lives as long as the thread, not one module: the same combinations recur across
+ * the kernels a process checks (a pass over 148 nvcc files re-matched them per file: 10% of
+ * the validator's time).  Emptied when it grows past FIT_CACHE_MAX keys (fuzzed modifiers). */
+typedef struct {
+    fit_key *fkeys;
+    int fcap, fused;
+    PG_VEC(mod_fit) fits;
+} fit_cache;
+enum { FIT_CACHE_MAX = 1 << 14 };
+static _Thread_local fit_cache *tl_fits;
+static pthread_key_t fits_key;
+static pthread_once_t fits_once = PTHREAD_ONCE_INIT;
+
+static void fit_cache_free(void *p) {
+    fit_cache *fc = p;
+    if (!fc) return;
+    free(fc->fkeys);
+    pg_vec_free(fc->fits);
+    free(fc);
+}
+static void fits_key_init(void) { (void)pthread_key_create(&fits_key, fit_cache_free); }
+
+/* This thread's cache (freed at the thread's exit), or NULL without memory. */
+static fit_cache *fit_cache_get(void) {
+    if (tl_fits) return tl_fits;
+    pthread_once(&fits_once, fits_key_init);
+    fit_cache *fc = calloc(1, sizeof *fc);
+    if (!fc) return NULL;
+    (void)pthread_setspecific(fits_key, fc);
+    return tl_fits = fc;
+}
 
 typedef struct {
     ptx_module *m;
@@ -154,8 +187,7 @@ typedef struct {
     /* base names of %r<N> declarations ("%rd"), packed into 8 bytes:
      * direct-mapped, valid while tab.gen is unchanged */
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
-    fit_key *fkeys; int fcap, fused;
-    PG_VEC(mod_fit) fits;
+    fit_cache *fc;            /* this thread's modifier matching cache; NULL: match directly */
     /* { } blocks of the current function, numbered in order (0 = the body): a label
      * is seen in its block and the blocks inside it, as ptxas scopes them */
     PG_VEC(int) blk_parent;
@@ -295,7 +327,8 @@ static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool rep
  *   .f32, .f64          a .bN register (relaxed: at least N), never another float;
  *   .f16                an .f16 or .b16 register (relaxed: or a wider .b one);
  *   .f16x2              an .f16x2 or .b32 register;
- *   other floats and packed types (.bf16, .bf16x2, .tf32, .e4m3, .u16x2 ...):
+ *   .u16x2, .s16x2      a .b32 or .f16x2 register (ptxas);
+ *   other floats and packed types (.bf16, .bf16x2, .tf32, .e4m3 ...):
  *                       a .bN register (relaxed: at least N);
  *   opaque handles      a 64-bit integer register.
  * ptxas rejects the rest ("Arguments mismatch"): .u16 for .f16, .u32 for .tf32. */
@@ -317,6 +350,8 @@ bool ptx_type_compat(ptx_type want, ptx_type reg, bool relaxed) {
         return r->cls == PTX_TC_BIT;
     case PTX_TC_PACKED:
         if (want == PTX_T_F16X2 && reg == PTX_T_F16X2) return true;
+        /* ptxas takes .f16x2 registers for .u16x2/.s16x2 (min.s16x2 %hx3, %hx3, %hx6), not .u32/.s32 ones */
+        if ((!strcmp(w->name, ".u16x2") || !strcmp(w->name, ".s16x2")) && reg == PTX_T_F16X2) return true;
         return r->cls == PTX_TC_BIT;
     default:
         return true;
@@ -419,7 +454,8 @@ static bool check_reg(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_
 /* ptxas checks the elements of a vector of floats by size only: ld.global.v2.f32
  * {%r1, %r2} with .s32 registers is fine, though ld.global.f32 %r1 is not. */
 static bool vec_elem_loose(opctx *c, const ptx_operand *e, ptx_type want) {
-    if (want == PTX_T_NONE || ptx_type_get(want)->cls != PTX_TC_FLOAT) return false;
+    /* not .bf16 (ptxas: "Arguments mismatch" for atom.add.noftz.v4.bf16 {%s0, ..} of .s16 registers) */
+    if (want == PTX_T_NONE || want == PTX_T_BF16 || ptx_type_get(want)->cls != PTX_TC_FLOAT) return false;
     const ptx_decl *d = find_reg(c->V, e->name, e->loc, false);
     if (!d) return false;
     const ptx_type_info *r = ptx_type_get(d->type);
@@ -510,8 +546,27 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
         return c->report ? true : false;
     }
     if ((kinds & ISA_OK_FUNC) && s->kind == SYM_FUNC) return true;
+    /* a function is in no state space (ptxas: "State space mismatch" for cvta.global.u64 %rd, fn) */
+    if ((kinds & ISA_OK_SYM) && s->kind == SYM_FUNC && c->space != PTX_SS_NONE && !c->space_unknown) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "'%s' is a function; '%s' here takes %s addresses", op->name, c->in->opcode,
+             ptx_space_name(c->space));
+        return false;
+    }
+    /* kind n: a .shared variable only (ptxas: "State space mismatch" for getctarank.u32 %r, gb) */
+    if ((kinds & ISA_OK_SYM) && (kinds & ISA_OK_SADDR) && (s->kind == SYM_PARAM || (s->kind == SYM_VAR && s->decl &&
+                                                                                  s->decl->space != PTX_SS_SHARED))) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' names a .shared variable; %s is not one", opi + 1, c->in->opcode,
+             op->name);
+        return false;
+    }
     if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
         /* ptxas: "State space mismatch between instruction and address" */
+        if (s->kind == SYM_PARAM && c->space != PTX_SS_NONE && c->space != PTX_SS_PARAM && !c->space_unknown) {
+            /* ptxas: "State space mismatch" for getctarank.shared::cluster.u64 %r, pa */
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a .param variable; '%s' here takes %s addresses", op->name, c->in->opcode,
+                 ptx_space_name(c->space));
+            return false;
+        }
         if (s->kind == SYM_VAR && s->decl && c->space != PTX_SS_NONE && !c->space_unknown && s->decl->space != c->space) {
             OERR(c, PG_E_OPERAND_KIND, op->loc, "%s is a %s variable; '%s' here takes %s addresses", op->name,
                  ptx_space_name(s->decl->space), c->in->opcode, ptx_space_name(c->space));
@@ -556,10 +611,32 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
+            /* a coordinate is a register or a number (ptxas: "Incompatible elements of vector expression"
+             * for a parameter's name, "Illegal expression 'vsub'" for an unknown one) */
+            for (int k = 0; k < (e->kind == PTX_OP_VEC ? e->nelems : 1); k++) {
+                const ptx_operand *x = e->kind == PTX_OP_VEC ? &e->elems[k] : e;
+                if (x->kind == PTX_OP_SYM) {
+                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': coordinate '%s' is a name, not a register or a number",
+                         opi + 1, c->in->opcode, x->name);
+                    return false;
+                }
+                /* a surface's coordinates are integers (ptxas: "Vector with elements of different types" for 0d3FF0...) */
+                if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
+                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
+                         c->in->opcode, x->text ? x->text : "a float literal");
+                    return false;
+                }
+            }
+            if (e->kind == PTX_OP_REG && op_sreg(c->V, e)) {   /* ptxas: "Special register argument not allowed" (in {..} it is) */
+                OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s': the special register %s as a coordinate outside {..}",
+                     opi + 1, c->in->opcode, e->name);
+                return false;
+            }
             if (e->kind == PTX_OP_REG && !op_sreg(c->V, e)) find_reg(c->V, e->name, e->loc, c->report);
             if (e->kind == PTX_OP_VEC)
                 for (int k = 0; k < e->nelems; k++)
-                    if (e->elems[k].kind == PTX_OP_REG) find_reg(c->V, e->elems[k].name, e->elems[k].loc, c->report);
+                    if (e->elems[k].kind == PTX_OP_REG && !op_sreg(c->V, &e->elems[k]))   /* {.., %reserved_smem_offset_1} */
+                        find_reg(c->V, e->elems[k].name, e->elems[k].loc, c->report);
         }
         return true;
     }
@@ -595,9 +672,13 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
          * takes a 16-bit one, and the asynchronous copies (cp.async, cp.async.bulk, their prefetch)
          * and the tensor class (wmma.load/store) take a 32-bit one */
         bool cls32 = c->f->cls == ISA_C_MEM || c->f->cls == ISA_C_ATOMIC || c->f->cls == ISA_C_SYNC;
-        if (generic32 && ti->bits == 32 && cls32) {
-            OERR(c, PG_E_OPERAND_TYPE, op->loc, "32-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
-                 op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
+        /* multimem.red and prefetch.tensormap refuse a 16-bit one too ("Arguments mismatch for instruction
+         * 'mov'"; multimem.ld_reduce/st and prefetch.global take it) */
+        bool no16 = c->in->nmods && ((!strcmp(c->in->opcode, "multimem") && !strcmp(c->in->mods[0], ".red")) ||
+                                     (!strcmp(c->in->opcode, "prefetch") && !strcmp(c->in->mods[c->in->nmods - 1], ".tensormap")));
+        if (generic32 && (ti->bits == 32 || (ti->bits == 16 && no16)) && cls32) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
+                 ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
             return false;
         }
         if (generic32 && !c->report) c->V->noted = true;
@@ -703,7 +784,7 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
             OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': the special register %s is not a handle", opi + 1, c->in->opcode, op->name);
             return false;
         }
-        const ptx_decl *d = find_reg(c->V, op->name, op->loc, false);
+        const ptx_decl *d = find_reg(c->V, op->name, op->loc, c->report);   /* ptxas: "Arguments mismatch" for [%rd8, ..] of %rd<8> */
         const ptx_type_info *ti = d ? ptx_type_get(d->type) : NULL;
         if (d && (ti->bits != 64 || !(ti->cls == PTX_TC_BIT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) || d->vec)) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s': a handle register is 64-bit, not %s %s", opi + 1, c->in->opcode,
@@ -955,7 +1036,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
             const ptx_decl *d = e->kind == PTX_OP_REG && !op_sreg(c->V, e) ? find_reg(c->V, e->name, e->loc, false) : NULL;
-            if (!d) { sizes_known = false; continue; }
+            if (!d) { sizes_known &= e->kind == PTX_OP_SINK; continue; }   /* a sink is as wide as the others */
             int b = ptx_type_get(d->type)->bits;
             if (elem_bits && b != elem_bits && d->type != PTX_T_PRED) {
                 OERR(c, PG_E_OPERAND_TYPE, e->loc, "vector element %s of operand %d of '%s' is %d-bit but the others are %d-bit",
@@ -965,7 +1046,8 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
             elem_bits = b;
             sum_bits += b;
         }
-        if (arity < 0 && sizes_known && c->mt) {
+        sum_bits = elem_bits * op->nelems;   /* one size: checked above (ptxas: "Arguments mismatch" for mov.b16 {%fd2, _}, 16) */
+        if (arity < 0 && sizes_known && elem_bits && c->mt) {
             ptx_type t = isa_bound_type(c->mt, 'T' - 'A');
             if (t != PTX_T_NONE && ptx_type_get(t)->bits != sum_bits) {
                 OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s': %d elements of %d bits do not make a %s value",
@@ -1046,6 +1128,13 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         return check_imm(c, op, s, want, opi);
     case PTX_OP_ADDR:
         if (!(s->kinds & ISA_OK_ADDR)) break;
+        /* [name, ...] is a texture, surface or tensor operand (ptxas: "Parsing error near '8'" for
+         * prefetch.global.L2 [gb,8]) */
+        if (op->nelems && !(s->kinds & (ISA_OK_TUPLE | ISA_OK_TEXCOORD | ISA_OK_HANDLE))) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is an address [..]; [a, b] names a texture, surface or tensor",
+                 opi + 1, c->in->opcode);
+            return false;
+        }
         if (s->kinds & ISA_OK_TUPLE) return check_tuple(c, op, arity, opi);
         if (s->kinds & ISA_OK_TEXCOORD) return check_texcoord(c, op, s, opi);
         if ((s->kinds & ISA_OK_HANDLE) && want != PTX_T_NONE) return check_handle(c, op, want, opi);
@@ -1057,6 +1146,11 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (!(s->kinds & ISA_OK_PAIR)) break;
         for (int i = 0; i < 2; i++) {
             const ptx_operand *e = &op->elems[i];
+            if (e->kind != PTX_OP_REG && e->kind != PTX_OP_SINK) {   /* ptxas: "Arguments mismatch" for lop3|%p5 */
+                OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s': '%s' in a p|q pair is not a register", opi + 1, c->in->opcode,
+                     e->text ? e->text : "?");
+                return false;
+            }
             if (e->kind != PTX_OP_REG) continue;
             const ptx_decl *d = find_reg(c->V, e->name, e->loc, c->report);
             if (d && !s->any_type && want != PTX_T_NONE) {
@@ -1277,31 +1371,37 @@ static fit_key *fit_slot(fit_key *keys, int cap, const isa_form *const *forms, c
  * order (*n of them, in V->fits from *first).  false: out of memory or too
  * many modifiers to cache; the caller matches directly. */
 static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16_t *ids, int nmods, int *first, int *n) {
-    if (nmods > ISA_MAX_MODSLOTS) return false;
-    if ((V->fused + 1) * 2 > V->fcap) {
-        int cap = V->fcap ? V->fcap * 2 : 64;
+    fit_cache *C = V->fc;
+    if (!C || nmods > ISA_MAX_MODSLOTS) return false;
+    if (C->fused >= FIT_CACHE_MAX) {   /* start over: the entries of earlier modules may not recur */
+        memset(C->fkeys, 0, sizeof *C->fkeys * (size_t)C->fcap);
+        C->fused = 0;
+        C->fits.n = 0;
+    }
+    if ((C->fused + 1) * 2 > C->fcap) {
+        int cap = C->fcap ? C->fcap * 2 : 256;
         fit_key *keys = calloc((size_t)cap, sizeof *keys);
         if (!keys) return false;
-        for (int i = 0; i < V->fcap; i++)
-            if (V->fkeys[i].forms) *fit_slot(keys, cap, V->fkeys[i].forms, V->fkeys[i].ids, V->fkeys[i].nmods) = V->fkeys[i];
-        free(V->fkeys);
-        V->fkeys = keys;
-        V->fcap = cap;
+        for (int i = 0; i < C->fcap; i++)
+            if (C->fkeys[i].forms) *fit_slot(keys, cap, C->fkeys[i].forms, C->fkeys[i].ids, C->fkeys[i].nmods) = C->fkeys[i];
+        free(C->fkeys);
+        C->fkeys = keys;
+        C->fcap = cap;
     }
-    fit_key *k = fit_slot(V->fkeys, V->fcap, forms, ids, nmods);
+    fit_key *k = fit_slot(C->fkeys, C->fcap, forms, ids, nmods);
     if (!k->forms) {
         k->forms = forms;
         k->nmods = nmods;
         memcpy(k->ids, ids, sizeof(uint16_t) * (size_t)nmods);
-        k->first = V->fits.n;
+        k->first = C->fits.n;
         for (int i = 0; i < nf; i++) {
             mod_fit mf;
             if (!isa_match_form_ids(forms[i], ids, nmods, &mf.mt)) continue;
             mf.form = i;
-            pg_vec_push(V->fits, mf);
+            pg_vec_push(C->fits, mf);
         }
-        k->count = V->fits.n - k->first;
-        V->fused++;
+        k->count = C->fits.n - k->first;
+        C->fused++;
     }
     *first = k->first;
     *n = k->count;
@@ -1331,7 +1431,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     int fit0, nfit;
     if (mod_fits(V, forms, nf, in->mod_ids, in->nmods, &fit0, &nfit)) {
         for (int j = 0; j < nfit; j++) {
-            const mod_fit *mf = &V->fits.v[fit0 + j];
+            const mod_fit *mf = &V->fc->fits.v[fit0 + j];
             const isa_form *f = forms[mf->form];
             if (!first_mod_match) { first_mod_match = f; first_mt = mf->mt; }
             if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mt = mf->mt; }
@@ -1401,6 +1501,37 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         int bits = t == PTX_T_NONE ? 0 : (md[2] - '0') * ptx_type_get(t)->bits, limit = f->wide_vectors ? 256 : 128;
         if (bits > limit) {
             VERR(V, PG_E_VECTOR_ARITY, st->loc, "'%s%s' moves %d bits; a vector holds at most %d", md, ptx_type_get(t)->name, bits, limit);
+            return;
+        }
+    }
+    /* createpolicy.range: the primary size may not exceed the total size, both read as 32-bit unsigned
+     * (ptxas: "value '256' must be less than or equal to the value '255' of argument 4") */
+    if (f->nops == 4 && in->nops == 4 && in->ops[2].kind == PTX_OP_IMM_INT && in->ops[3].kind == PTX_OP_IMM_INT &&
+        !strcmp(in->opcode, "createpolicy") &&
+        (uint32_t)in->ops[2].ival > (uint32_t)in->ops[3].ival) {
+        VERR(V, PG_E_IMM_RANGE, in->ops[2].loc, "createpolicy's primary size %s exceeds its total size %s", in->ops[2].text,
+             in->ops[3].text);
+        return;
+    }
+    /* cp.async's source size is at most its copy size (ptxas: "Argument 3 of instruction 'cp.async': value '7'
+     * out of range, expected to be in range [0..4]") */
+    if (f->cls == ISA_C_ASYNC && in->nops >= 4 && !strcmp(in->opcode, "cp") && in->nmods && !strcmp(in->mods[0], ".async") &&
+        in->ops[2].kind == PTX_OP_IMM_INT && in->ops[3].kind == PTX_OP_IMM_INT && f->ops[3].type == PTX_T_U32 &&
+        (uint64_t)in->ops[3].ival > (uint64_t)in->ops[2].ival) {
+        VERR(V, PG_E_IMM_RANGE, in->ops[3].loc, "cp.async's source size %s exceeds its copy size %s", in->ops[3].text,
+             in->ops[2].text);
+        return;
+    }
+    /* ptxas: "Feature '.b128 with .sys' requires PTX ISA .version 8.4" (ld, st, atom; .b128 itself is 8.3) */
+    if (m->ptx_version && m->ptx_version < 84 && in->nmods >= 2) {
+        bool b128 = false, sys = false;
+        for (int k = 0; k < in->nmods; k++) {
+            b128 |= !strcmp(in->mods[k], ".b128");
+            sys |= !strcmp(in->mods[k], ".sys");
+        }
+        if (b128 && sys) {
+            VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' with .b128 and .sys needs PTX ISA 8.4 but the module declares .version %s",
+                 in->opcode, m->version_text);
             return;
         }
     }
@@ -1477,6 +1608,8 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a vector (.v%d); use an array", d->name, d->vec);
     else if (d->space == PTX_SS_PARAM && d->type == PTX_T_F16X2)   /* the same message: a packed pair is a vector too */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a packed .f16x2; use .b32", d->name);
+    if (d->space == PTX_SS_REG && d->ndims && d->type != PTX_T_PRED)   /* "Variable 'ra' cannot be allocated into a register" */
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a register is not an array (a .reg declares scalars, vectors or %%r<N>)", d->name);
     if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
              d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
@@ -1726,6 +1859,7 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     V.tab.memo = V.labels.memo = memo;
     V.m = m;
     V.diag = diag;
+    V.fc = fit_cache_get();
     if (!m->ptx_version) VERR(&V, PG_E_NO_VERSION, ((ptx_loc){1, 1}), "missing .version directive");
     if (!m->ntargets) VERR(&V, PG_E_NO_TARGET, ((ptx_loc){1, 1}), "missing .target directive");
     if (!m->address_size) VERR(&V, PG_E_NO_ADDRSIZE, ((ptx_loc){1, 1}), "missing .address_size directive");
@@ -1770,8 +1904,6 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     st_free(&V.tab);
     st_free(&V.labels);
     free(V.rcache);
-    free(V.fkeys);
-    pg_vec_free(V.fits);
     pg_vec_free(V.blk_parent);
     return V.bad ? PG_ERR_INVALID : PG_OK;
 }
