@@ -4,6 +4,19 @@
  * how the threads share the work; DESIGN.md ("The GPU engine") the forward step around them. */
 #include "gpu.h"
 
+/* pg_topk's key of entry %i (its two loops read it alike): %hi the logit's bits made
+ * order-preserving as an unsigned, %p set for NaN and -inf (the caller leaves those out) */
+#define TOPK_KEY_OF_I \
+    "    mul.wide.u32 %a, %i, 4;\n" \
+    "    add.u64 %a, %x, %a;\n" \
+    "    ld.global.nc.b32 %u, [%a];\n" \
+    "    shr.s32 %s, %u, 31;\n" \
+    "    or.b32 %m, %s, 0x80000000;\n" \
+    "    xor.b32 %hi, %u, %m;\n" \
+    "    and.b32 %m, %u, 0x7fffffff;\n" \
+    "    setp.gt.u32 %p, %m, 0x7f800000;\n" \
+    "    setp.eq.or.u32 %p, %u, 0xff800000, %p;\n"
+
 const char model_gpu_ptx[] =
     "//\n"
     "// ptxgen's GPU engine (src/model/gpu.c): the small kernels of a Qwen2/Llama forward step.\n"
@@ -1015,15 +1028,7 @@ const char model_gpu_ptx[] =
     "TOPK_COUNT:\n"
     "    setp.ge.u32 %done, %i, %V;\n"
     "    @%done bra TOPK_COUNTED;\n"
-    "    mul.wide.u32 %a, %i, 4;\n"
-    "    add.u64 %a, %x, %a;\n"
-    "    ld.global.nc.b32 %u, [%a];\n"
-    "    shr.s32 %s, %u, 31;\n"
-    "    or.b32 %m, %s, 0x80000000;\n"
-    "    xor.b32 %hi, %u, %m;\n"
-    "    and.b32 %m, %u, 0x7fffffff;\n"
-    "    setp.gt.u32 %p, %m, 0x7f800000;\n"
-    "    setp.eq.or.u32 %p, %u, 0xff800000, %p;\n"
+    TOPK_KEY_OF_I
     "    selp.b32 %hi, 0, %hi, %p;\n"
     "    not.b32 %lo, %i;\n"
     "    and.b32 %lo, %lo, 0xffffff;\n"
@@ -1089,15 +1094,7 @@ const char model_gpu_ptx[] =
     "TOPK_GATHER:\n"
     "    setp.ge.u32 %done, %i, %V;\n"
     "    @%done bra TOPK_GATHERED;\n"
-    "    mul.wide.u32 %a, %i, 4;\n"
-    "    add.u64 %a, %x, %a;\n"
-    "    ld.global.nc.b32 %u, [%a];\n"
-    "    shr.s32 %s, %u, 31;\n"
-    "    or.b32 %m, %s, 0x80000000;\n"
-    "    xor.b32 %hi, %u, %m;\n"
-    "    and.b32 %m, %u, 0x7fffffff;\n"
-    "    setp.gt.u32 %p, %m, 0x7f800000;\n"
-    "    setp.eq.or.u32 %p, %u, 0xff800000, %p;\n"
+    TOPK_KEY_OF_I
     "    @%p bra TOPK_SKIP;\n"
     "    not.b32 %lo, %i;\n"
     "    and.b32 %lo, %lo, 0xffffff;\n"
