@@ -66,12 +66,10 @@ int main(void) {
     CHECK(!strcmp(str(row, "correct"), "not run"), "row: correct must be \"not run\" without a GPU");
     CHECK(!strcmp(str(row, "loads"), "not run"), "row: loads must be \"not run\" without a GPU");
     /* where a verification's time goes: ptxas ran, so it took time; the GPU did not */
-    json_t *secs = json_object_get(row, "seconds_by_stage");
-    CHECK(json_is_object(secs) && json_real_value(json_object_get(secs, "static")) > 0 &&
-              (json_real_value(json_object_get(secs, "ptxas")) > 0) == have_ptxas &&
-              json_real_value(json_object_get(secs, "gpu")) == 0,
-          "row: seconds_by_stage static %g ptxas %g gpu %g", json_real_value(json_object_get(secs, "static")),
-          json_real_value(json_object_get(secs, "ptxas")), json_real_value(json_object_get(secs, "gpu")));
+    double ss = json_real_value(json_object_get(row, "static_seconds")), ps = json_real_value(json_object_get(row, "ptxas_seconds"));
+    CHECK(json_is_real(json_object_get(row, "gpu_seconds")) && ss > 0 && (ps > 0) == have_ptxas &&
+              json_real_value(json_object_get(row, "gpu_seconds")) == 0,
+          "row: static_seconds %g ptxas_seconds %g gpu_seconds %g", ss, ps, json_real_value(json_object_get(row, "gpu_seconds")));
     json_decref(row);
     eval_funnel_result_free(&r);
 
