@@ -183,7 +183,10 @@ static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
 /* ---- literal choices ---------------------------------------------------------- */
 static const char *const PTYPES[] = {".u64 ", ".u32 ", ".s32 ", ".f32 ", ".f64 ", ".b32 ", ".b64 ", ".s64 ", NULL};
-static const char *const DECLKW[] = {"reg .", "shared .align ", "local .align ", NULL};
+/* "pragma": nvcc writes `.pragma "nounroll";` at the head of every loop a plan keeps rolled
+ * (`#pragma unroll 1`), so the literate training targets have it; refused, the model's
+ * next choice there was `popc.b32 %r10, %r10;` on its loop counter (2026-12-05, FAILURES.md) */
+static const char *const DECLKW[] = {"reg .", "shared .align ", "local .align ", "pragma \"nounroll\";", NULL};
 static const char *const REGTYPES[] = {"pred %", "b16 %", "b32 %", "b64 %", "u16 %", "u32 %", "u64 %", "s16 %",
                                        "s32 %", "s64 %", "f16 %", "f32 %", "f64 %", NULL};  /* order of dec_dg_regtypes */
 static const char *const ALIGNS[] = {"1 ", "2 ", "4 ", "8 ", "16 ", NULL};
@@ -262,19 +265,26 @@ static int id_exact(const dec_state *s, const dcore *c, uint64_t mask) {
 
 
 /* A fresh name: no symbol of any kind has it, and it is not an opcode. */
-static bool id_fresh(const dec_state *s, const dcore *c) {
+/* var: the name of a .shared/.local variable, which may be an opcode's (ptxas 13.0 takes
+ * `.shared .b8 red[16];` and `[red+4]`; the row-reduction plans name their buffer `red`, so
+ * their literate targets declare it); a label may not. */
+static bool id_fresh_as(const dec_state *s, const dcore *c, bool var) {
     if (!c->idlen) return false;
     if ((c->id[0] == '_' || c->id[0] == '$') && c->idlen < 2) return false;   /* "_" is the sink; "$" alone is no name */
     if (id_exact(s, c, all_syms(c)) >= 0) return false;
-    if (dec_dg_is_opcode(c->id, c->idlen) || !strcmp(c->id, "WARP_SZ")) return false;
+    if ((!var && dec_dg_is_opcode(c->id, c->idlen)) || !strcmp(c->id, "WARP_SZ")) return false;
     return true;
 }
+static bool id_fresh(const dec_state *s, const dcore *c) { return id_fresh_as(s, c, false); }
 
 static bool sym_room(const dcore *c, int extra) { return c->nsyms + extra + c->nowed < MAX_SYMS; }
 
 /* id_feed for a name that must be fresh: at full length it must already be. */
 static bool id_feed_fresh(const dec_state *s, dcore *c, unsigned char ch) {
     return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh(s, c));
+}
+static bool id_feed_fresh_var(const dec_state *s, dcore *c, unsigned char ch) {
+    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh_as(s, c, true));
 }
 
 static void add_sym(dec_state *s, dcore *c, int kind, ptx_type t, int64_t size, int space) {
@@ -977,6 +987,7 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
         if (r == -2) return false;
         if (r == 0) { c->ph = PH_REGTYPE; choice_start(c, REGTYPES, (1u << 13) - 1); }
         if (r == 1 || r == 2) { c->ph = PH_ALIGN; c->dspace = r == 1 ? PTX_SS_SHARED : PTX_SS_LOCAL; choice_start(c, ALIGNS, 31); }
+        if (r == 3) c->ph = PH_EOL;
         return true;
     }
     case PH_REGTYPE: {
@@ -1079,13 +1090,13 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
     }
     case PH_VNAME:
         if (ch == '[') {
-            if (!id_fresh(s, c) || !sym_room(c, 1)) return false;
+            if (!id_fresh_as(s, c, true) || !sym_room(c, 1)) return false;
             c->ph = PH_VCOUNT;
             c->num = 0;
             c->ndig = 0;
             return true;
         }
-        return id_feed_fresh(s, c, ch);
+        return id_feed_fresh_var(s, c, ch);
     case PH_VCOUNT: {
         int eb = ptx_type_get(c->dtype)->bits / 8;
         int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
@@ -1319,6 +1330,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
             if (c->depth) live &= 1;   /* a nested block declares registers only (a variable there would be its own too) */
+            else if (!ending(s, c)) live |= 8;   /* `.pragma "nounroll";`, not while closing the kernel */
             if (!live) return false;
             c->ph = PH_DECLKW;
             choice_start(c, DECLKW, live);

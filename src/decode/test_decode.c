@@ -1266,6 +1266,55 @@ static void test_byte_vocab(void) {
     dec_vocab_free(v);
 }
 
+/* What nvcc writes into the literate training targets and the constraint refused until
+ * 2026-12-05 (bench/results/2026-12-05-plan-round4-h100/FAILURES.md): a rolled loop's
+ * `.pragma "nounroll";` (the model wrote `popc.b32 %rN, %rN;` in its place), expf's
+ * `cvt.sat.f32.f32` (written without .sat) and a __shared__ array named like an opcode (`red`,
+ * every row-reduction plan's).  The golden file is `ptxgen synth --literate-of` of the suite's
+ * softmax_row_b128 reference, which has all three, fed under its plan. */
+static void test_nvcc_targets(const dec_vocab *v, int nv) {
+    CHECK(accepts_line(v, "$L1:\n\t.pragma \"nounroll\";\n\tadd.s32 %r1, %r1, 1;\n"), "a loop head's .pragma \"nounroll\"");
+    CHECK(!accepts_line(v, "\t.pragma \"unroll\";\n") && !accepts_line(v, "\t.pragma;\n") &&
+          !accepts_line(v, "\t.pragma \"nounroll\"\n"), "no other pragma, none without its ';'");
+    CHECK(accepts_line(v, "\tcvt.sat.f32.f32 %f1, %f2;\n"), "expf's cvt.sat.f32.f32");
+    CHECK(!accepts_line(v, "\tcvt.sat.u32.f32 %r1, %f2;\n") && !accepts_line(v, "\tcvt.rn.sat.f32.s32 %f1, %r1;\n"),
+          ".sat on cvt only from f32 to f32");
+    CHECK(accepts_line(v, "\t.shared .align 4 .b8 red[16];\n\tld.shared.f32 %f1, [red+4];\n\tmov.u32 %r1, red;\n"),
+          "a shared array named like an opcode, and its uses");
+    CHECK(!accepts_line(v, "red:\n") && !accepts_line(v, "\t.shared .align 4 .b8 red[16];\n\t.shared .align 4 .b8 red[16];\n"),
+          "a label is no opcode; a variable is declared once");
+    {   /* closing the kernel: no pragma (dec_force_end's mode takes the shortest way to `ret`) */
+        dec_state *s = at_body(v);
+        pg_diag_sink d = {0};
+        CHECK(s != NULL, "at the body");
+        if (s) {
+            dec_force_end(s);   /* the statement under way may finish (here: the next one), then the kernel closes */
+            const char *one = "\tadd.s32 %r1, %r1, 1;\n", *pr = "\t.pragma \"nounroll\";\n";
+            CHECK(dec_advance_text(s, one, strlen(one), &d) == PG_OK && dec_advance_text(s, pr, strlen(pr), &d) != PG_OK,
+                  "no pragma while closing");
+            dec_free(s);
+        }
+    }
+    const char *path = "tests/golden/decode/literate/softmax_row_b128.ptx";
+    char *plan = NULL;
+    size_t plen = 0;
+    pg_buf b = {0};
+    if (pg_read_file("tests/golden/decode/literate/softmax_row_b128.cu", 1 << 20, &plan, &plen, NULL) != PG_OK || !print_file(path, false, NULL, &b)) {
+        CHECK(false, "%s and its plan read", path);
+    } else {
+        CHECK(strstr(b.data, ".pragma \"nounroll\";") && strstr(b.data, "cvt.sat.f32.f32") && strstr(b.data, " red["),
+              "%s has the three constructs", path);
+        dec_opts o = {0};
+        o.arch = "sm_80";
+        o.max_statements = 5000;
+        o.comment_max = PTX_LITERATE_LINE_MAX;
+        o.plan = plan;
+        CHECK(walk_module(v, nv, &o, path, b.data, b.len, 5), "%s accepted in full under its plan", path);
+    }
+    free(plan);
+    pg_buf_free(&b);
+}
+
 int main(void) {
     int nv;
     const char *seed = getenv("PTXGEN_TEST_SEED");   /* other seeds for longer soak runs */
@@ -1276,6 +1325,7 @@ int main(void) {
     test_forced(v);
     test_launch_block(v, nv);
     test_corpus(v);
+    test_nvcc_targets(v, nv);
     test_comments(v);
     test_plan_comments(v, nv);
     test_plan_repeat_max(v, nv);
