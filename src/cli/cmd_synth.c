@@ -1,7 +1,10 @@
 /* cmd_synth.c — `ptxgen synth`: write a verified JSONL dataset, or print its statistics. */
 #include "cli.h"
 #include "ptxgen/isa.h"
+#include "ptxgen/pipeline.h"
 #include "ptxgen/synth.h"
+#include "ptxgen/synth_family.h"
+#include "ptxgen/twin.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -17,6 +20,8 @@ static const char *synth_usage =
     "                    [--family-weight NAME=W[,NAME=W...]]...   (how often each family is drawn, see below)\n"
     "                    [--format literate|plain]   (default literate: docs/LITERATE.md) [--regs numbered|named]\n"
     "       ptxgen synth --stats FILE.jsonl\n"
+    "       ptxgen synth --literate-of PLAN.cu [--kernel NAME] [--arch sm_80]   (the literate PTX synth makes of a\n"
+    "                    CUDA C plan, canonical: the training target of its PTX turn, to compare a model's with)\n"
     "       ptxgen synth --tasks-only DIR --count N --seed S [--exclude SUITE_DIR]...   (task specs without PTX:\n"
     "                    DIR/<name>/task.json, compositions of building blocks with C references, for\n"
     "                    train/expert_iter.py --pool)\n"
@@ -45,6 +50,42 @@ static const char *synth_usage =
     "             named after the plan's variables, %acc, %row, each declared just before its first use).\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 
+/* --literate-of: nvcc's literate PTX of one plan, made as the training targets are (the
+ * parameters named as the plan names them), canonical as `prompts` writes the completions. */
+static int literate_of_plan(const char *path, const char *kernel, const char *arch, pg_diag_sink *sink) {
+    char *src = NULL;
+    size_t len = 0;
+    if (pg_read_file(path, 1u << 20, &src, &len, sink) != PG_OK) return 2;
+    twin_kernel tk;
+    memset(&tk, 0, sizeof tk);
+    int rc = 1;
+    if (twin_parse(src, path, kernel, &tk, sink) != PG_OK) {
+        fprintf(stderr, "ptxgen synth: %s: no extern \"C\" __global__ kernel%s%s to read\n", path, kernel ? " named " : "",
+                kernel ? kernel : "");
+        goto done;
+    }
+    const char **names = calloc(tk.nparams ? (size_t)tk.nparams : 1, sizeof *names);
+    if (!names) pg_oom();
+    for (int i = 0; i < tk.nparams; i++) names[i] = tk.params[i].name;
+    pg_buf lit = {0}, canon = {0};
+    char why[300];
+    if (!synth_cuda_literate_ptx(src, tk.kernel, names, tk.nparams, arch, &lit, why, sizeof why))
+        fprintf(stderr, "ptxgen synth: %s: %s\n", path, why);
+    else if (!pipe_canonical_ptx(lit.data, arch, 0, true, &canon, why, sizeof why))
+        fprintf(stderr, "ptxgen synth: %s: nvcc's PTX is not canonical: %s\n", path, why);
+    else {
+        fputs(canon.data, stdout);
+        rc = 0;
+    }
+    free(names);
+    pg_buf_free(&lit);
+    pg_buf_free(&canon);
+done:
+    twin_kernel_free(&tk);
+    free(src);
+    return rc;
+}
+
 int cmd_synth(int argc, char **argv) {
     synth_opts o;
     memset(&o, 0, sizeof o);
@@ -54,7 +95,8 @@ int cmd_synth(int argc, char **argv) {
     o.jobs = cli_cores();
     o.progress = isatty(2);
     o.format = SYNTH_FMT_LITERATE;
-    const char *stats = NULL, *tasks_only = NULL;
+    const char *stats = NULL, *tasks_only = NULL, *literate_of = NULL, *kernel = NULL;
+    bool have_arch = false;
     bool have_seed = false, have_weights = false, have_sources = false;
     int rc = 2;
     /* every --exclude and every --family-weight, joined with commas (the library takes lists) */
@@ -65,7 +107,9 @@ int cmd_synth(int argc, char **argv) {
         if (!strcmp(a, "--count") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 100000000, &o.count)) goto out; }
         else if (!strcmp(a, "--seed") && i + 1 < argc) { if (!cli_u64_arg("synth", a, argv[++i], &o.seed)) goto out; have_seed = true; }
         else if (!strcmp(a, "--out") && i + 1 < argc) o.out = argv[++i];
-        else if (!strcmp(a, "--arch") && i + 1 < argc) o.arch = argv[++i];
+        else if (!strcmp(a, "--arch") && i + 1 < argc) { o.arch = argv[++i]; have_arch = true; }
+        else if (!strcmp(a, "--literate-of") && i + 1 < argc) literate_of = argv[++i];
+        else if (!strcmp(a, "--kernel") && i + 1 < argc) kernel = argv[++i];
         else if (!strcmp(a, "--jobs") && i + 1 < argc) { if (!cli_int_arg("synth", a, argv[++i], 1, 1 << 30, &o.jobs)) goto out; }
         else if (!strcmp(a, "--family-pct") && i + 1 < argc) {
             if (!cli_int_arg("synth", a, argv[++i], 1, 100, &o.family_pct)) goto out;
@@ -119,6 +163,10 @@ int cmd_synth(int argc, char **argv) {
     if (have_weights) {   /* names and numbers are the library's to check: it knows the family table */
         if (synth_family_weights_parse(fweight.data ? fweight.data : "", weights, &sink) != PG_OK) goto out;
         o.family_weight = weights;
+    }
+    if (literate_of) {
+        rc = literate_of_plan(literate_of, kernel, have_arch ? o.arch : "sm_80", &sink);
+        goto out;
     }
     if (tasks_only) {
         if (!o.count || !have_seed) { fprintf(stderr, "ptxgen synth: --tasks-only needs --count and --seed\n"); goto out; }
