@@ -128,4 +128,8 @@ class Table(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    res = unittest.main(exit=False, verbosity=1).result
+    bad = len(res.failures) + len(res.errors)
+    skipped = len(res.skipped)
+    print(f"failures: {res.testsRun - bad - skipped} passed, {bad} failed, {skipped} skipped")
+    sys.exit(1 if bad else 0)
