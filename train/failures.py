@@ -19,7 +19,9 @@ For every row of `ptxgen eval --kernels` JSON that has a kernel and is not corre
              as opcodes missing (-) and extra (+)
   refused    the first construct of that target the constraint of --lib refuses (what the model could
              never write at eval time)
-  plan       end to end: whether nvcc compiled the model's plan (the plan stage's own .ptx)
+  plan       end to end: what nvcc made of the model's plan (the plan stage's own .ptx): rejected, no-kernel
+             (nothing but comments, as a plan cut at the plan turn's token limit can be) or compiled; ", unfinished"
+             when the plan turn hit its token limit
   cause      one per row, the first that applies: syntax, cut, plan-rejected, pragma-slot,
              expf-no-sat, plan-wrong (the PTX follows its plan line for line: end to end only),
              ptx-deviates, unexplained
@@ -90,11 +92,24 @@ def opcode(stmt):
     return s.split()[0].rstrip(";") if s else ""
 
 
+def same_op(op, stmt):
+    """The opcode up to rewrites that compute the same bits: add/sub/mul.lo/mad.lo of .s32 and .u32 (.s64/.u64)
+    are one operation in two's complement, and mul.lo by a power of two is shl (nvcc writes shl, the model
+    sometimes mul.lo.u32: not a slip)."""
+    m = re.match(r"^(add|sub|mul\.lo|mad\.lo)\.[su](32|64)$", op)
+    if m:
+        imm = re.search(r",\s*(\d+);$", stmt)
+        if m.group(1) == "mul.lo" and imm and int(imm.group(1)) > 0 and int(imm.group(1)) & (int(imm.group(1)) - 1) == 0:
+            return f"shl.b{m.group(2)}"
+        return f"{m.group(1)}.i{m.group(2)}"
+    return op
+
+
 def ops_by_line(stmts):
-    """plan line -> Counter of opcodes (labels and pragmas left out: they are not computation)."""
+    """plan line -> Counter of opcodes (labels and pragmas left out: they are not computation), up to same_op."""
     res = collections.OrderedDict()
     for line, st in stmts:
-        op = opcode(st)
+        op = same_op(opcode(st), st)
         if op in ("label", ".pragma", "") or op.startswith("cvta.to.") or op.startswith("ld.param."):
             continue   # the parameters' loads and conversions: nvcc heads them with whichever line needs them first
         res.setdefault(line, collections.Counter())[op] += 1
@@ -202,10 +217,19 @@ def analyse(args):
     rep = json.load(open(args.eval, encoding="utf-8"))
     con = Constraint(args.lib) if args.lib else None
     cache, rows = {}, []
+    args.correct_refused = [0, 0]   # correct kernels with a target, of them with a target the constraint refuses
     for r in rep["rows"]:
         key = f"{r['task']}.{r['description']}.{r['config']}.{r['sample']}"
         kp = os.path.join(args.kernels, key + ".ptx")
-        if r.get("last_stage") == "correct" or not os.path.exists(kp):
+        if not os.path.exists(kp):
+            continue
+        if r.get("last_stage") == "correct":
+            plan_p = os.path.join(args.plans, key + ".cu") if args.plans else os.path.join(args.suite, r["dir"], "reference.cu")
+            ref = literate_of(args.ptxgen, plan_p, cache) if os.path.exists(plan_p) else None
+            if ref and con:
+                args.correct_refused[0] += 1
+                args.correct_refused[1] += con.refused(os.path.join(args.suite, r["dir"], "task.json"), ref,
+                                                       open(plan_p, encoding="utf-8", errors="replace").read()) is not None
             continue
         gen = open(kp, encoding="utf-8", errors="replace").read()
         meta_p = os.path.join(args.kernels, key + ".json")
@@ -214,15 +238,22 @@ def analyse(args):
         if args.plans:
             plan_p = os.path.join(args.plans, key + ".cu")
             plan_ptx = os.path.join(args.plans, key + ".ptx")
-            plan_ok = os.path.exists(plan_ptx) and not open(plan_ptx, errors="replace").read().startswith("// ptxgen: nvcc rejected")
+            pmeta = os.path.join(args.plans, key + ".json")
+            ptext = open(plan_ptx, errors="replace").read() if os.path.exists(plan_ptx) else "// ptxgen: nvcc rejected"
+            # the plan turn's state: nvcc rejected it, or compiled a file without a kernel (a plan cut at the plan
+            # turn's token limit can be all comment), else compiled; "unfinished" marks a cut plan turn
+            plan_state = "rejected" if ptext.startswith("// ptxgen: nvcc rejected") else "no-kernel" if ".entry" not in ptext else "compiled"
+            if os.path.exists(pmeta) and not json.load(open(pmeta)).get("finished", True):
+                plan_state += ", unfinished"
+            plan_ok = plan_state == "compiled"
         else:
-            plan_p, plan_ok = os.path.join(args.suite, r["dir"], "reference.cu"), True
+            plan_p, plan_ok, plan_state = os.path.join(args.suite, r["dir"], "reference.cu"), True, "reference"
         plan = open(plan_p, encoding="utf-8", errors="replace").read() if os.path.exists(plan_p) else None
         ref = literate_of(args.ptxgen, plan_p, cache) if plan is not None and plan_ok else None
         row = dict(case=key, task=r["task"], style=r["description"], category=r.get("family", ""), verdict=r["last_stage"],
                    runtime=runtime_kind(r.get("detail", "")) if r["last_stage"] in ("fault", "wrong", "timeout") else "",
                    tokens=meta.get("gen_tokens", r.get("tokens", 0)),
-                   cut=meta.get("gen_tokens", 0) > args.max_new - 128, plan_compiled=plan_ok,
+                   cut=meta.get("gen_tokens", 0) > args.max_new - 128, plan_compiled=plan_ok, plan=plan_state,
                    slips=slips(gen, ref, plan), target=ref is not None)
         gst = parse_literate(gen)
         row["statements"] = sum(1 for _, st in gst if opcode(st) != "label")
@@ -277,7 +308,7 @@ def cut_line(rows):
             f"{sorted(r['target_statements'] for r in with_t)[len(with_t) // 2] if with_t else 0} statements).\n")
 
 
-def markdown(rep, rows, title):
+def markdown(rep, rows, title, correct_refused=(0, 0)):
     n = sum(1 for r in rep["rows"] if r.get("last_stage") != "generation")
     cnt = lambda f: collections.Counter(f(r) for r in rows)  # noqa: E731
     md = [f"### {title}", "",
@@ -288,11 +319,13 @@ def markdown(rep, rows, title):
           "Slips (a kernel may have several): " + ", ".join(f"{k} {v}" for k, v in sorted(
               collections.Counter(s for r in rows for s in r["slips"]).items())) + f"; none {sum(not r['slips'] for r in rows)}", "",
           "Cause by runtime kind:", "", table(rows, "runtime", CAUSES), "",
+          "Plans: " + ", ".join(f"{k} {v}" for k, v in sorted(cnt(lambda r: r["plan"]).items())), "",
           cut_line(rows),
           f"Cut by the token limit: {sum(r['cut'] for r in rows)}. Targets made (nvcc's literate PTX of the plan): "
           f"{sum(r['target'] for r in rows)}; of those the constraint refuses something: "
           f"{sum(1 for r in rows if r['refused'])}: " + ", ".join(f"`{k}` {v}" for k, v in collections.Counter(
-              re.sub(r"%\w+", "%r", (r['refused'] or '').split(' ')[0]) for r in rows if r['refused']).most_common()), "",
+              re.sub(r"%\w+", "%r", (r['refused'] or '').split(' ')[0]) for r in rows if r['refused']).most_common()) +
+          f". Correct kernels: {correct_refused[1]} of the {correct_refused[0]} with a target have one the constraint refuses.", "",
           "| case | verdict | runtime | tokens | cause | slips | first plan line that differs (-missing +extra) | target refused at |",
           "|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -359,7 +392,7 @@ def main(argv=None):
     rep, rows = analyse(args)
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)
-    md = markdown(rep, rows, args.title or os.path.basename(args.eval))
+    md = markdown(rep, rows, args.title or os.path.basename(args.eval), getattr(args, "correct_refused", (0, 0)))
     if args.markdown:
         open(args.markdown, "w").write(md)
     else:

@@ -49,6 +49,12 @@ class Parts(unittest.TestCase):
         d = F.first_diff(F.parse_literate(TARGET), F.parse_literate(moved))
         self.assertEqual(d, ("for (unsigned i = 0; i < n; i++) a[i] = a[i] * a[i];", ["ret"], []))
 
+    def test_same_op(self):
+        self.assertEqual(F.same_op("mul.lo.u32", "mul.lo.u32 %r2, %r1, 256;"), "shl.b32")
+        self.assertEqual(F.same_op("mul.lo.s32", "mul.lo.s32 %r2, %r1, 12;"), "mul.lo.i32")
+        self.assertEqual(F.same_op("mad.lo.u32", "mad.lo.u32 %r2, %r1, %r3, %r4;"), F.same_op("mad.lo.s32", "mad.lo.s32 %r2, %r1, %r3, %r4;"))
+        self.assertEqual(F.same_op("setp.ge.u32", "setp.ge.u32 %p1, %r1, %r2;"), "setp.ge.u32")   # signedness matters there
+
     def test_slips(self):
         self.assertEqual(F.slips(MODEL, TARGET, ""), ["pragma-slot"])
         self.assertEqual(F.slips(TARGET, TARGET, ""), [])
