@@ -57,7 +57,7 @@ class DecOpts(C.Structure):
     _fields_ = [("arch", C.c_char_p), ("signature", C.c_char_p), ("max_statements", C.c_int), ("max_regs_per_decl", C.c_int),
                 ("block", C.c_int * 3), ("entry_name", C.c_char_p), ("comment_max", C.c_int),
                 ("regs_named", C.c_int), ("plan", C.c_char_p),
-                ("plan_repeat_max", C.c_int)]   # include/ptxgen/decode.h dec_opts, field for field
+                ("plan_repeat_max", C.c_int), ("regs_grow", C.c_int)]   # include/ptxgen/decode.h dec_opts, field for field
 
 
 class RetrHit(C.Structure):   # gen_retr_hit (include/ptxgen/decode.h)
@@ -273,6 +273,9 @@ def main(argv=None):
     ap.add_argument("--arch", default="sm_80")
     ap.add_argument("--temperature", type=float, default=0.3)
     ap.add_argument("--top-k", type=int, default=5)
+    ap.add_argument("--regs-strict", action="store_true",
+                    help="register indices must stay below the declared counts (dec_opts.regs_grow 0; default: they may pass them "
+                         "and the counts are tightened afterwards, as gen does)")
     ap.add_argument("--max-new", type=int, default=3072)
     ap.add_argument("--batch", type=int, default=640, help="sequences decoded together (the KV cache of 640 x 4k tokens of the 0.5B model is ~30 GB)")
     ap.add_argument("--seed", type=int, default=1)
@@ -387,9 +390,11 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
         plan = rest[0] if rest and rest[0] and getattr(args, "comment_max", 0) else None
         cap = rest[1] if plan and len(rest) > 1 else 0
         temp = rest[2] if len(rest) > 2 and rest[2] is not None else args.temperature   # this row's temperature
+        # register indices past a declared count (dec_opts.regs_grow; the counts are tightened below), unless strict
+        grow = rest[3] if len(rest) > 3 and rest[3] is not None else int(not getattr(args, "regs_strict", False))
         d, q = C.c_void_p(), DiagSink()
         opts = DecOpts(args.arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None, getattr(args, "comment_max", 0),
-                       int(getattr(args, "regs_named", False)), plan.encode() if plan else None, cap)
+                       int(getattr(args, "regs_named", False)), plan.encode() if plan else None, cap, grow)
         if lib.L.dec_new(vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
             # a signature the decoder cannot constrain: that case fails (a kernel file saying why,
             # which the validator rejects, so it is counted), the batch goes on

@@ -119,7 +119,7 @@ def repeat_stats(out):
     """Per PTX stage folder of a generate2 run: kernels, plan comments, repeated ones, their share, and
     the kernels with a comment line four times or more."""
     res = {}
-    for st in ("e2e", "trans", "transcap", "transgreedy", "heldin"):
+    for st in ("e2e", "trans", "transcap", "transgreedy", "transstrict", "heldin"):
         k = c = r = loops = 0
         for f in sorted(glob.glob(os.path.join(out, st, "*.ptx"))):
             n, rep, most = comment_repeats(open(f, encoding="utf-8", errors="replace").read())
@@ -214,6 +214,11 @@ def main(argv=None):
     ap.add_argument("--trans-greedy", action="store_true",
                     help="also write every translation row again at temperature 0 (greedy) into transgreedy/ (an A/B of sampling "
                          "on the stage that fails)")
+    ap.add_argument("--trans-strict", action="store_true",
+                    help="also write every translation row again with register indices held below the declared counts "
+                         "(dec_opts.regs_grow 0, as before 2026-12-05) into transstrict/ (the A/B of regs_grow)")
+    ap.add_argument("--regs-strict", action="store_true",
+                    help="every row with dec_opts.regs_grow 0: a register index must stay below its declared count")
     ap.add_argument("--regs-named", action="store_true",
                     help="the PTX turn may declare named registers, `.reg .T %%name;` (dec_opts.regs_named; docs/LITERATE.md)")
     ap.add_argument("--batch", type=int, default=768)
@@ -279,7 +284,8 @@ def main(argv=None):
         cases = [c for c in cases if not c["heldin"]]
     if not ({"plan", "e2e"} & stages):
         cases = [c for c in cases if c["heldin"]]
-    ab = (("transcap",) if args.trans_cap > 0 else ()) + (("transgreedy",) if args.trans_greedy else ())   # the A/B folders
+    ab = (("transcap",) if args.trans_cap > 0 else ()) + (("transgreedy",) if args.trans_greedy else ()) + \
+        (("transstrict",) if args.trans_strict else ())   # the A/B folders
     for d in ("plan", "e2e", "trans", "heldin-plan", "heldin") + ab:
         os.makedirs(os.path.join(args.out, d), exist_ok=True)
     stats = {"plans": 0, "plans_finished": 0, "plans_compiled": 0, "plan_tokens": 0}
@@ -318,17 +324,20 @@ def main(argv=None):
         plan = open(cu, encoding="utf-8").read()
         batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
                       c["blk"], c["desc"], None if args.free_comments else plan, args.plan_repeat_max))
-    trans_dirs = [("trans", args.plan_repeat_max, None)] + ([("transcap", args.trans_cap, None)] if args.trans_cap > 0 else []) + \
-        ([("transgreedy", args.plan_repeat_max, 0.0)] if args.trans_greedy else [])
-    for td, cap, temp in trans_dirs if "trans" in stages else []:
+    # (folder, plan_repeat_max, temperature or None: the run's, regs_grow or None: the run's)
+    trans_dirs = [("trans", args.plan_repeat_max, None, None)] + \
+        ([("transcap", args.trans_cap, None, None)] if args.trans_cap > 0 else []) + \
+        ([("transgreedy", args.plan_repeat_max, 0.0, None)] if args.trans_greedy else []) + \
+        ([("transstrict", args.plan_repeat_max, None, 0)] if args.trans_strict else [])
+    for td, cap, temp, grow in trans_dirs if "trans" in stages else []:
         for c in trans:
             if os.path.exists(os.path.join(args.out, td, c["key"] + ".ptx")):
                 continue
             plan = open(c["ref"], encoding="utf-8").read()
             batch.append((f"{td}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
-                          c["blk"], c["desc"], None if args.free_comments else plan, cap, temp))
+                          c["blk"], c["desc"], None if args.free_comments else plan, cap, temp, grow))
     # e2e and held-in first (stage order), longest prompts first within a stage: a deadline cuts translation last
-    rank = {"e2e": 0, "heldin": 1, "trans": 2, "transcap": 3, "transgreedy": 4}
+    rank = {"e2e": 0, "heldin": 1, "trans": 2, "transcap": 3, "transgreedy": 4, "transstrict": 5}
     batch.sort(key=lambda b: (rank[b[0].split("/")[0]], -len(b[1])))
     pstats = {"kernels": 0, "finished": 0, "rejections": 0, "full_masks": 0, "tokens": 0}
     t2 = time.time()

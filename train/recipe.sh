@@ -60,7 +60,9 @@
 #                    with --retrieve; named with --regs-named: its PTX turn runs under the constraint with
 #                    named registers, dec_opts.regs_named; PLAN_REPEAT_MAX=N caps how often a straight plan line heads
 #                    a comment, dec_opts.plan_repeat_max; TRANS_CAP=N also writes the translations under cap N into
-#                    transcap/, TRANS_GREEDY=1 writes them at temperature 0 into transgreedy/; verify measures both
+#                    transcap/, TRANS_GREEDY=1 writes them at temperature 0 into transgreedy/, TRANS_STRICT=1 with
+#                    register indices held below the declared counts (dec_opts.regs_grow 0) into transstrict/
+#                    (REGS_STRICT=1: every row so); verify measures them
 #                    beside trans/; GEN_STAGES, e.g. trans, the stages generate2 runs), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
 #   verify           ptxgen eval --kernels per stage and suite, every report at once, each in shards that run for
@@ -395,11 +397,12 @@ gen)
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --arch "${ARCH:-sm_80}" \
                 --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" \
                 --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --trans-cap "${TRANS_CAP:-0}" ${TRANS_GREEDY:+--trans-greedy} \
+                ${TRANS_STRICT:+--trans-strict} ${REGS_STRICT:+--regs-strict} \
                 --stages "${GEN_STAGES:-plan,e2e,trans,heldin}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
-                --batch "${GEN_BATCH:-$gen1_rows}" > "$P/gen-$arm.log" 2>&1 &
+                --batch "${GEN_BATCH:-$gen1_rows}" ${REGS_STRICT:+--regs-strict} > "$P/gen-$arm.log" 2>&1 &
         fi
         pids+=($!)
     done
@@ -418,8 +421,9 @@ verify)
         if [ "$arm" != single ]; then
             for s in suite suite-prose; do
                 jobs+=("bench/$s $P/gen-$arm/plan $arm-plan-$s" "bench/$s $P/gen-$arm/e2e $arm-e2e-$s" "bench/$s $P/gen-$arm/trans $arm-trans-$s"
-                       "bench/$s $P/gen-$arm/transcap $arm-transcap-$s" "bench/$s $P/gen-$arm/transgreedy $arm-transgreedy-$s")
-                # transcap, transgreedy: only with TRANS_CAP, TRANS_GREEDY
+                       "bench/$s $P/gen-$arm/transcap $arm-transcap-$s" "bench/$s $P/gen-$arm/transgreedy $arm-transgreedy-$s"
+                       "bench/$s $P/gen-$arm/transstrict $arm-transstrict-$s")
+                # transcap, transgreedy, transstrict: only with TRANS_CAP, TRANS_GREEDY, TRANS_STRICT
             done
             jobs+=("$P/heldin $P/gen-$arm/heldin-plan $arm-heldinplan" "$P/heldin $P/gen-$arm/heldin $arm-heldin")
         else

@@ -330,13 +330,13 @@ class TestTwoStage(unittest.TestCase):
                      "--styles", "terse", "--heldin", os.path.join(tmp, "heldin"), "--out", out, "--plan-max-new", "8",
                      "--max-new", "80", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2",
                      "--retrieve", os.path.join(ROOT, "tests", "golden", "retrieve", "tiny.jsonl"),
-                     "--trans-cap", "1", "--trans-greedy"], timeout=900)
+                     "--trans-cap", "1", "--trans-greedy", "--trans-strict"], timeout=900)
             self.assertEqual(r.returncode, 0, r.stderr[-3000:])
             case = "relu6.terse.no_bias.0"
             self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".cu")))
             # the plan's .ptx is nvcc's output, or says why there is none (a random model's plan is not C)
             self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".ptx")))
-            for stage, c in (("e2e", case), ("trans", case), ("transcap", case), ("transgreedy", case),
+            for stage, c in (("e2e", case), ("trans", case), ("transcap", case), ("transgreedy", case), ("transstrict", case),
                              ("heldin", "relu6_train.terse.no_bias.0")):
                 p = os.path.join(out, stage, c + ".ptx")
                 text = read(p)
@@ -356,8 +356,8 @@ class TestTwoStage(unittest.TestCase):
             self.assertEqual(len(capped), len(set(capped)), "a line of relu6's body came back under --trans-cap 1")
             stats = load_json(os.path.join(out, "generate2.json"))
             self.assertEqual(stats["plans"], 2)
-            self.assertEqual(stats["ptx_kernels"], 5)
-            self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans", "transcap", "transgreedy"])
+            self.assertEqual(stats["ptx_kernels"], 6)
+            self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans", "transcap", "transgreedy", "transstrict"])
             self.assertEqual(stats["comment_repeats"]["e2e"]["kernels"], 1)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

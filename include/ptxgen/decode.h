@@ -61,7 +61,8 @@ PG_API pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *
  *    `\t[@[!]%pN ]opcode.mods op, op;` from the ISA table restricted to the
  *    SUBSET opcodes and modifiers of grammar.c (no call/.func, textures,
  *    tensor cores, async copies, memory-ordering/cache qualifiers);
- *  - operands: declared registers in range and of a type the slot takes,
+ *  - operands: declared registers in range (with regs_grow: past the count,
+ *    raised afterwards by ptx_regs_tighten_text) and of a type the slot takes,
  *    special registers (mov), decimal integers in range, 0fXXXXXXXX /
  *    0dXXXXXXXXXXXXXXXX floats, [%rd], [%rd+K], [%r+-K] (shared/local),
  *    [param], [var+K], {vectors} of the .vN arity from one declaration,
@@ -96,6 +97,12 @@ typedef struct {
                                    functions are not capped, nor straight lines past the 128th (sorted).  The
                                    training targets head such a line at most 4 times (200 synth samples, seed 11,
                                    2026-12-05).  0 = no limit; outside 0..15: PG_ERR_USAGE from dec_new */
+    int regs_grow;              /* a numbered register's index may pass its declaration's count N (up to 2N + 32),
+                                   so a model that declared too few is not forced to reuse a live register (it then
+                                   clobbers a value; measured: the Qwen plan model's %r<11> where nvcc needs 14).
+                                   The text is then valid only once ptx_regs_tighten_text has raised the counts to
+                                   what the body uses, as gen_sample does before any check.  0 = every index below
+                                   N: valid by construction as it stands */
 } dec_opts;
 
 typedef struct dec_state dec_state;
@@ -350,6 +357,8 @@ typedef struct {
     int regs_named;            /* dec_opts.regs_named: named registers admitted (a model trained on that style) */
     const char *plan;          /* dec_opts.plan: comments quote this CUDA C plan's lines (NULL = any text) */
     int plan_repeat_max;       /* dec_opts.plan_repeat_max: comments a straight plan line may head (0 = no limit) */
+    int regs_grow;             /* dec_opts.regs_grow: register indices past the declared count (the counts are
+                                  raised before the result is returned); gen_opts_default turns it on */
     const char *prompt;        /* the whole prompt text instead of one built from the description (the two-stage
                                   model's PTX turn, gen_prompt_build_ptx_plan); NULL = built */
     int draft_max;             /* speculative decoding: up to this many drafted tokens (n-gram lookup in the

@@ -277,12 +277,13 @@ PG_API void ptx_cfg_free(ptx_cfg *c);
 /* Register counts of `.reg .T %x<N>;` in function bodies.  ptx_regs_widen(m, n): every count
  * below n becomes n (training data without a length plan in the declarations).
  * ptx_regs_tighten(m): every count becomes the largest index the body uses + 1 (1 when
- * unused).  Both keep a valid module valid; print it with ptx_print. */
+ * unused), indices past the old count included (a decoder with dec_opts.regs_grow writes
+ * them).  Both keep a valid module valid; print it with ptx_print. */
 PG_API void ptx_regs_widen(ptx_module *m, int n);
 PG_API void ptx_regs_tighten(ptx_module *m);
 /* The same on text, changing nothing else (layout, comments): appends `src` to `out` with each
- * declaration's count tightened; returns whether any changed.  Text that does not parse and
- * validate is copied unchanged (false). */
+ * declaration's count tightened; returns whether any changed.  Text that does not parse, or
+ * does not validate once tightened, is copied unchanged (false). */
 PG_API bool ptx_regs_tighten_text(const char *src, size_t len, pg_buf *out);
 
 /* Registers an instruction defines/uses (names interned in the module arena). */

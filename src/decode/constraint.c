@@ -379,6 +379,12 @@ static void rm_start(const dec_state *s, dcore *c, uint16_t types, int only, uin
     r->val = 0;
 }
 
+/* How many indices a numbered declaration admits: its count, or with dec_opts.regs_grow room past
+ * it (the declaration is raised afterwards, ptx_regs_tighten_text). */
+static int64_t reg_limit(const dec_state *s, const dreg *d) {
+    return s->o.regs_grow && d->count ? 2 * (int64_t)d->count + 32 : d->count;
+}
+
 /* Feed the register-name machine (after '%'). */
 static bool rm_feed(const dec_state *s, dcore *c, unsigned char ch) {
     regm *r = &c->rm;
@@ -393,7 +399,7 @@ static bool rm_feed(const dec_state *s, dcore *c, unsigned char ch) {
     if (r->ndig) {   /* the index of a numbered register */
         if (is_digit(ch) && r->val != 0) {
             int64_t v = (int64_t)r->val * 10 + (ch - '0');
-            if (v < s->regs[r->sel].count) { regs = r->regs; types = r->types; r->val = (int32_t)v; r->ndig++; done = true; }
+            if (v < reg_limit(s, &s->regs[r->sel])) { regs = r->regs; types = r->types; r->val = (int32_t)v; r->ndig++; done = true; }
         }
     } else {
         /* names match byte by byte; a digit right after a numbered prefix starts its index (no named
@@ -407,7 +413,7 @@ static bool rm_feed(const dec_state *s, dcore *c, unsigned char ch) {
                     rset_add(&regs, i);
                     types |= type_bit(d->type);
                     if (!d->count && d->len == pos + 1) { sel = i; done = true; }
-                } else if (d->count && d->len == pos && is_digit(ch) && ch - '0' < d->count) {
+                } else if (d->count && d->len == pos && is_digit(ch) && ch - '0' < reg_limit(s, d)) {
                     memset(&regs, 0, sizeof regs);
                     rset_add(&regs, i);
                     types = type_bit(d->type);

@@ -48,6 +48,7 @@ void gen_opts_default(gen_opts *o) {
     o->sampler.top_p = 1.0f;
     o->sampler.seed = 1;
     o->max_tokens = 2048;
+    o->regs_grow = 1;   /* a register the model declared too few of is a fresh one, never a clobbered live one */
 }
 
 void gen_result_free(gen_result *r) {
@@ -233,7 +234,7 @@ static pg_status seq_open(gen_seq *g, const gen_env *e, uint64_t seed, gen_resul
     if (st == PG_OK) st = model_forward_hidden(g->ctx, e->prompt, e->nprompt, diag);
     if (st != PG_OK) return st;
     if (o->constrained) {
-        dec_opts dopt = {o->arch, o->signature, 0, 0, {o->block[0], o->block[1], o->block[2]}, o->entry_name, o->comment_max, o->regs_named, o->plan, o->plan_repeat_max};
+        dec_opts dopt = {o->arch, o->signature, 0, 0, {o->block[0], o->block[1], o->block[2]}, o->entry_name, o->comment_max, o->regs_named, o->plan, o->plan_repeat_max, o->regs_grow};
         if ((st = dec_new(e->v, &dopt, &g->dec, diag)) != PG_OK) return st;
     } else {
         /* the header and the given signature are forced in both modes: the raw

@@ -189,11 +189,17 @@ static void test_random_walks(const dec_vocab *v, int nv, bool named) {
         if (g % 4 == 0) o.plan = "extern \"C\" __global__ void k(float* a, unsigned n)\n{\n    unsigned i = blockIdx.x;\n"
                                  "    if (i < n) a[i] = 0.0f; // store\n    unsigned i = blockIdx.x * 2;\n}\n";   /* ... quoting these lines */
         o.regs_named = named;
+        o.regs_grow = g % 3 == 1;   /* indices past a declared count, raised afterwards as gen_sample does */
         int steps = 0;
         bool ok_end;
         texts[g] = random_walk(v, nv, &o, &steps, &ok_end, &dead);
         total_steps += steps;
         if (!texts[g]) continue;
+        if (o.regs_grow) {
+            pg_buf t = {0};
+            if (ptx_regs_tighten_text(texts[g], strlen(texts[g]), &t)) { free(texts[g]); texts[g] = t.data; }
+            else pg_buf_free(&t);
+        }
         if (o.plan) {   /* every comment is one of the plan's lines, cut at comment_max */
             static const char *const lines[] = {" unsigned i = blockIdx.x;", " if (i < n) a[i] = 0.0f; // store",
                                                 " unsigned i = blockIdx.x * 2;"};
@@ -334,6 +340,41 @@ static bool accepts_line(const dec_vocab *v, const char *line) {
     bool ok = dec_advance_text(s, line, strlen(line), &d) == PG_OK;
     dec_free(s);
     return ok;
+}
+
+/* dec_opts.regs_grow: a numbered register's index may pass its declared count, up to 2N + 32 (N = 8
+ * in HEAD: %r47 is the last), never with a leading zero; without it only indices below N.  The
+ * text then validates once ptx_regs_tighten_text has raised the count. */
+static void test_regs_grow(const dec_vocab *v) {
+    static const struct { const char *line; bool strict, grow; } cases[] = {
+        {"\tmov.u32 %r7, 0;\n", true, true},   {"\tmov.u32 %r8, 0;\n", false, true},
+        {"\tmov.u32 %r47, 0;\n", false, true}, {"\tmov.u32 %r48, 0;\n", false, false},
+        {"\tmov.u32 %r08, 0;\n", false, false}, {"\tadd.s32 %r1, %r30, %r9;\n", false, true},
+        {"\tsetp.eq.s32 %p9, %r1, 0;\n", false, true},   /* %p<3>: up to %p37 */
+    };
+    pg_diag_sink d = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int grow = 0; grow < 2; grow++) {
+            dec_opts o = {0};
+            o.regs_grow = grow;
+            dec_state *s = NULL;
+            CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
+            if (!s) return;
+            bool ok = feed_text(s, HEAD, strlen(HEAD)) == strlen(HEAD) &&
+                      dec_advance_text(s, cases[i].line, strlen(cases[i].line), &d) == PG_OK;
+            CHECK(ok == (grow ? cases[i].grow : cases[i].strict), "regs_grow %d: '%.*s' %s", grow,
+                  (int)strlen(cases[i].line) - 1, cases[i].line, ok ? "accepted" : "refused");
+            dec_free(s);
+        }
+    /* a grown body validates after tightening, not before */
+    const char *grown = HEAD_TEXT "\tmov.u32 %r30, 1;\n\tld.param.u64 %rd9, [a];\n\tst.global.u32 [%rd9], %r30;\n\tret;\n}\n";
+    char why[512];
+    CHECK(!validate_verbose(grown, strlen(grown), why), "indices past the counts do not validate as written");
+    pg_buf t = {0};
+    CHECK(ptx_regs_tighten_text(grown, strlen(grown), &t) && t.data && strstr(t.data, "%r<31>;") && strstr(t.data, "%rd<10>;") &&
+              validate_verbose(t.data, t.len, why),
+          "tightened: %s", t.data ? t.data : "(null)");
+    pg_buf_free(&t);
 }
 
 /* Plan comments (docs/LITERATE.md): `\t//TEXT\n` before any body statement when
@@ -1327,6 +1368,7 @@ int main(void) {
     test_corpus(v);
     test_nvcc_targets(v, nv);
     test_comments(v);
+    test_regs_grow(v);
     test_plan_comments(v, nv);
     test_plan_repeat_max(v, nv);
     test_exhausted_prefix(v, nv);

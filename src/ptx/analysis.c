@@ -204,7 +204,9 @@ static void rd_build(regdecls *r, const ptx_func *f) {
     }
 }
 
-static const ptx_decl *rd_find(const regdecls *r, const char *name) {
+/* The declaration of a register name: a plain one (%acc), or %r7 of `%r<N>` -- only when 7 < N,
+ * unless any_index (ptx_regs_tighten raises N to the indices the body uses). */
+static const ptx_decl *rd_find_ex(const regdecls *r, const char *name, bool any_index) {
     int v;
     if (sm_get(&r->byname, name, &v) && r->decls[v]->count == 0) return r->decls[v];
     size_t n = strlen(name), i = n;
@@ -214,10 +216,12 @@ static const ptx_decl *rd_find(const regdecls *r, const char *name) {
     if (i >= sizeof base) return NULL;
     memcpy(base, name, i);
     base[i] = 0;
-    if (sm_get(&r->byname, base, &v) && r->decls[v]->count > 0 && atol(name + i) < r->decls[v]->count)
+    if (sm_get(&r->byname, base, &v) && r->decls[v]->count > 0 && (any_index || atol(name + i) < r->decls[v]->count))
         return r->decls[v];
     return NULL;
 }
+
+static const ptx_decl *rd_find(const regdecls *r, const char *name) { return rd_find_ex(r, name, false); }
 
 static void rd_free(regdecls *r) {
     sm_free(&r->byname);
@@ -257,7 +261,7 @@ void ptx_regs_tighten(ptx_module *m) {
             int nd = ptx_insn_defs(&s->u.insn, names, maxn);
             int nu = ptx_insn_uses(&s->u.insn, names + nd, maxn - nd);
             for (int k = 0; k < nd + nu; k++) {
-                const ptx_decl *d = rd_find(&rd, names[k]);
+                const ptx_decl *d = rd_find_ex(&rd, names[k], true);
                 if (!d || d->count == 0) continue;
                 size_t len = strlen(names[k]), j = len;
                 while (j > 0 && names[k][j - 1] >= '0' && names[k][j - 1] <= '9') j--;

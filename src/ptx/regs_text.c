@@ -10,7 +10,9 @@
 bool ptx_regs_tighten_text(const char *src, size_t len, pg_buf *out) {
     ptx_module *m = NULL;
     pg_diag_sink quiet = {0};
-    bool ok = ptx_parse(src, len, "text", &m, &quiet) == PG_OK && ptx_validate(m, &quiet) == PG_OK && !quiet.nerrors;
+    /* tightened before it is validated: a body that uses registers past a declared count (a
+     * decoder with dec_opts.regs_grow writes one) validates once the counts are raised */
+    bool ok = ptx_parse(src, len, "text", &m, &quiet) == PG_OK && !quiet.nerrors;
     /* where each body declaration is, and its count before and after */
     PG_VEC(int) line = {0}, before = {0}, after = {0};
     PG_VEC(const char *) name = {0};
@@ -24,6 +26,9 @@ bool ptx_regs_tighten_text(const char *src, size_t len, pg_buf *out) {
                 pg_vec_push(before, st->u.decl.count);
             }
         ptx_regs_tighten(m);
+        ok = ptx_validate(m, &quiet) == PG_OK && !quiet.nerrors;
+    }
+    if (ok) {
         for (int fi = 0; fi < m->nfuncs; fi++)
             for (int i = 0; i < m->funcs[fi].nbody; i++) {
                 const ptx_stmt *st = &m->funcs[fi].body[i];

@@ -506,6 +506,12 @@ static void test_regs_widen_tighten(void) {
     CHECK(tt.data && strstr(tt.data, "  .reg .b64   %rd<2>;  // wide\n") && strstr(tt.data, "// keep me\n") && strstr(tt.data, "%f<1>;"),
           "tighten_text: %s", tt.data ? tt.data : "(null)");
     pg_buf_free(&tt);
+    /* indices past a count (a decoder with dec_opts.regs_grow writes them) raise it, and only then validate */
+    const char *grown = HEADER ".visible .entry t(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .f32 %f<3>;\n"
+                        "\tld.param.u64 %rd7, [p];\n\tst.global.f32 [%rd7], 0f00000000;\n\tret;\n}\n";
+    CHECK(ptx_regs_tighten_text(grown, strlen(grown), &tt) && tt.data && strstr(tt.data, "%rd<8>;") && strstr(tt.data, "%f<1>;"),
+          "tighten_text raises: %s", tt.data ? tt.data : "(null)");
+    pg_buf_free(&tt);
     const char *broken = "not ptx at all %r<9>;";
     CHECK(!ptx_regs_tighten_text(broken, strlen(broken), &tt) && tt.data && !strcmp(tt.data, broken), "broken text copied unchanged");
     pg_buf_free(&tt);
