@@ -56,7 +56,8 @@ PG_API pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *
  *    .param .u64/.u32/.s32/.f32/.f64/.b32/.b64/.s64, at most one
  *    `.maxntid`/`.reqntid X, Y, Z` (product <= 1024), then the body;
  *  - body lines: `\t.reg .T %name<N>;` (letters-only names, one declaration
- *    each; with regs_named also `\t.reg .T %name;`, see dec_opts), plan comments
+ *    each; with regs_named also `\t.reg .T %name;`, see dec_opts), `{ }` blocks
+ *    (nvcc's fp16/bf16 helpers; declarations inside only with regs_named), plan comments
  *    (comment_max), `\t.shared|.local .align A .T name[N];`, labels `NAME:`, and
  *    `\t[@[!]%pN ]opcode.mods op, op;` from the ISA table restricted to the
  *    SUBSET opcodes and modifiers of grammar.c (no call/.func, textures,

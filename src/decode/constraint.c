@@ -1318,8 +1318,9 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         return true;
     case PH_STMT:
         c->guarded = false;
-        if (ch == '{') {   /* a nested block: its declarations are its own (docs/LITERATE.md) */
-            if (!s->o.regs_named || ending(s, c) || c->depth >= BLOCK_MAX) return false;
+        if (ch == '{') {   /* a nested block: its declarations are its own (docs/LITERATE.md); numbered, nvcc's
+                              `{ cvt.f32.bf16 %f1, %rs1; }` of the fp16/bf16 helpers, which declare nothing */
+            if (ending(s, c) || c->depth >= BLOCK_MAX) return false;
             block_open(c);
             c->pend_term = false;
             c->ph = PH_EOL;
@@ -1335,7 +1336,8 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             if (c->nregs < (s->o.regs_named ? MAX_REGDECL : NUMBERED_MAX)) live |= 1;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
-            if (c->depth) live &= 1;   /* a nested block declares registers only (a variable there would be its own too) */
+            /* a nested block declares registers only (a variable there would be its own too), and only named ones */
+            if (c->depth) live &= s->o.regs_named ? 1 : 0;
             else if (!ending(s, c)) live |= 8;   /* `.pragma "nounroll";`, not while closing the kernel */
             if (!live) return false;
             c->ph = PH_DECLKW;

@@ -840,7 +840,10 @@ static void test_named_exhausted_prefix(const dec_vocab *v, int nv) {
 static void test_named_blocks(const dec_vocab *v, int nv) {
     (void)nv;
     CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t\tmov.u32 %t, %acc;\n\t\tadd.s32 %acc, %t, 1;\n\t}\n"), "a block with its own register");
-    CHECK(!accepts_line(v, "\t{\n"), "no block without regs_named");
+    /* numbered: blocks as nvcc's fp16/bf16 helpers write them, declaring nothing */
+    CHECK(accepts_line(v, "\t{\n\t\tadd.s32 %r1, %r2, 1;\n\t}\n\tmov.u32 %r3, %r1;\n"), "a numbered block of instructions");
+    CHECK(!accepts_line(v, "\t{\n\t\t.reg .b32 %t;\n"), "no declaration in a numbered block");
+    CHECK(!accepts_line(v, "\t{\n\t\t.reg .b32 %t<2>;\n"), "no numbered declaration in a block either");
     CHECK(named_accepts(v, "\t{\n\t}\n\t{\n\t\tmov.u32 %acc, 1;\n\t}\n"), "an empty block");
     CHECK(!named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t}\n\tmov.u32 %t"), "a block's register is gone after its '}'");
     CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t}\n\t.reg .f32 %t;\n\tmov.f32 %t, %x_g;\n"), "its name is free again after the '}'");
