@@ -1246,9 +1246,11 @@ static void mm_decode_pair(const mm_job *J, int b, float o[2 * WPANEL]) {
     else J->K->mv_q8((const int8_t *)m->w + b * pair, m->scale + b * pair / Q8_GROUP, k, &J->xq[0], o);
 }
 
-/* Panel pairs [b0, b1) of J's matrix times each of J's n input rows (the decode kernels). */
-static void mm_decode_pairs(const mm_job *J, int b0, int b1) {
+static void mm_decode(void *arg, int c0, int c1, int ith) {
+    const mm_job *J = arg;
     const wmat *m = J->m;
+    int b0, b1;
+    my_pairs(J, c0, c1, &b0, &b1);
     for (int b = b0; b < b1; b++) {
         for (int j = 0; j < J->n; j++) {
             float o[2 * WPANEL];
@@ -1259,13 +1261,6 @@ static void mm_decode_pairs(const mm_job *J, int b0, int b1) {
             put_rows(J->out + (size_t)j * J->ldo, o, b * 2 * WPANEL, m->rows);
         }
     }
-}
-
-static void mm_decode(void *arg, int c0, int c1, int ith) {
-    const mm_job *J = arg;
-    int b0, b1;
-    my_pairs(J, c0, c1, &b0, &b1);
-    mm_decode_pairs(J, b0, b1);
 }
 
 /* WT_GG decode: rows [r0, r1) of chunk range [c0, c1), straight from the blocks
@@ -1585,45 +1580,6 @@ void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, con
     mm_job J = {kern_best, out, ldo, ldx, n, x, m, NULL, NULL, NULL, NULL, NULL, npairs, NULL, NULL, 0, 0, 0, 0, false};
     if (m->type != WT_F32 && m->type != WT_BF16) abort();   /* f32 / bf16 only (LoRA factors) */
     if (npairs) mm_decode(&J, 0, npairs, 0);
-}
-
-/* model_matmul_parts: the parts' panel pairs numbered one after another, chunk c taking
- * pairs [total * c / nch, total * (c + 1) / nch) of that numbering. */
-typedef struct {
-    mm_job J[MM_PARTS_MAX];
-    int np, total, nch;
-} parts_job;
-
-static void mm_parts(void *arg, int c0, int c1, int ith) {
-    const parts_job *P = arg;
-    int g0 = (int)((long)P->total * c0 / P->nch), g1 = (int)((long)P->total * c1 / P->nch), base = 0;
-    for (int i = 0; i < P->np && g0 < g1; i++) {
-        int npairs = P->J[i].m->prows / (2 * WPANEL);
-        int a = g0 - base, b = g1 - base < npairs ? g1 - base : npairs;
-        if (a < npairs) {
-            mm_decode_pairs(&P->J[i], a, b);
-            g0 = base + b;
-        }
-        base += npairs;
-    }
-}
-
-void model_matmul_parts(pg_pool *p, const mm_part *parts, int nparts, int n) {
-    pthread_once(&kern_once, kern_pick);
-    if (nparts > MM_PARTS_MAX) abort();   /* a caller's constant */
-    parts_job P = {.np = nparts};
-    for (int i = 0; i < nparts; i++) {
-        const wmat *m = parts[i].m;
-        if (m->type != WT_F32 && m->type != WT_BF16) abort();   /* f32 / bf16 only (LoRA factors) */
-        P.J[i] = (mm_job){kern_best, parts[i].out, parts[i].ldo, parts[i].ldx, n, parts[i].x, m, NULL, NULL, NULL, NULL, NULL,
-                          m->prows / (2 * WPANEL), NULL, NULL, 0, 0, 0, 0, false};
-        P.total += m->prows / (2 * WPANEL);
-    }
-    /* chunks of at least 2 pairs: a dispatch costs about what 2 pairs of a LoRA factor do */
-    int most = (P.total + 1) / 2, nch = 2 * model_pool_size(p);
-    P.nch = nch < most ? nch : most;
-    if (P.nch <= 1) mm_parts(&P, 0, P.nch, 0);
-    else model_pool_run(p, mm_parts, &P, P.nch);
 }
 
 void model_wmat_rows_dot(const wmat *m, const int32_t *ids, int n, const float *x, float *out) {

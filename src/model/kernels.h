@@ -145,17 +145,5 @@ bool model_kernels_force(const char *isa);
 /* y[0:k] (+)= the same on the caller's thread only (no pool dispatch): small matrices
  * (LoRA A and B) in decode. */
 void model_matmul_local(float *out, int ldo, const float *x, int ldx, int n, const wmat *m);
-/* Up to MM_PARTS_MAX f32 / bf16 matmuls of n rows each (out[n][m->rows], row strides ldo / ldx)
- * in one pool dispatch, their panel pairs split over the threads: each output equals
- * model_matmul_local's bit for bit (the same decode kernel per pair and row, whatever the split). */
-#define MM_PARTS_MAX 4
-typedef struct {
-    const wmat *m;
-    const float *x;
-    int ldx;
-    float *out;
-    int ldo;
-} mm_part;
-void model_matmul_parts(pg_pool *p, const mm_part *parts, int nparts, int n);
 
 #endif

@@ -319,7 +319,6 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
     bool ok = model_wmat_make(&ls->A, buf, na * r, in, WT_F32) == PG_OK;
     free(buf);
     ls->R = na * r;
-    int outsum = 0;
     for (int i = 0; ok && i < na; i++) {
         const char *kind = kinds[idx[i]];
         linear_dims(c, kind, &out, &in);
@@ -341,12 +340,11 @@ static bool lora_side_load(loader *ld, int l, const char *const *kinds, const in
             ls->mod[i].t0 = i * r;
             ls->mod[i].out0 = out0s[idx[i]];
             ls->nmod = i + 1;
-            outsum += out;
+            if (l >= 0 && out > m->lora_outmax) m->lora_outmax = out;
         }
         free(b);
         free(bp);
     }
-    if (l >= 0 && outsum > m->lora_outmax) m->lora_outmax = outsum;   /* the modules' outputs side by side (lora_apply) */
     if (l >= 0 && ls->R > m->lora_rmax) m->lora_rmax = ls->R;
     return ok;
 }

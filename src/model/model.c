@@ -46,7 +46,7 @@ struct model_ctx {
                            * row 0 only after model_forward / model_forward_batch (its last token),
                            * rows 0..n-1 after model_forward_exact */
     int nhrows;           /* rows of hrows that are valid (0 before any step and after a rewind) */
-    float *lt, *ly;       /* LoRA side path scratch: [CHUNK][lora_rmax], [CHUNK][lora_outmax] (a side's modules side by side) */
+    float *lt, *ly;       /* LoRA side path scratch: [CHUNK][lora_rmax], [CHUNK][lora_outmax] */
     float *lht, *lhy;     /* head side path: [lhead.R], [vocab] */
     gpu_ctx *gc;          /* the GPU engine's half (the KV cache, logits rows on the device); then nothing above is allocated */
 };
@@ -401,32 +401,21 @@ static void run_ew(ew_job *J) {
 }
 
 /* out[n][.] (row stride ldo) += the side path of ls on x[n][in] (stride ldx): t = A x, then
- * B_i t_i into the module's output rows.  Decode (and an exact step) runs the decode kernels,
- * as model_matmul_local would on the caller, but on the pool: A in one dispatch, the modules'
- * B together in a second (the same values whatever the split); prefill runs model_matmul. */
+ * B_i t_i into the module's output rows.  Decode (and an exact step) stays on the caller (the
+ * matrices are small; a pool dispatch would cost more than the work); prefill runs on the pool. */
 static void lora_apply(model_ctx *c, const lora_side *ls, const float *x, int ldx, int n, float *out, int ldo, bool exact) {
     if (!ls->nmod) return;
     pg_pool *p = c->m->pool;
     bool local = n < 4 || exact;   /* exact: the decode kernels, as a one-token step runs them */
-    if (local) model_matmul_parts(p, &(mm_part){&ls->A, x, ldx, c->lt, ls->R}, 1, n);
+    if (local) model_matmul_local(c->lt, ls->R, x, ldx, n, &ls->A);
     else model_matmul(p, c->lt, ls->R, x, ldx, n, &ls->A);
-    /* the modules' outputs side by side in ly ([n][their rows summed]: lora_outmax) */
-    mm_part parts[3];
-    int yw = 0;
     for (int i = 0; i < ls->nmod; i++) {
         const wmat *B = &ls->mod[i].B;
-        parts[i] = (mm_part){B, c->lt + ls->mod[i].t0, ls->R, c->ly + yw, 0};
-        yw += B->rows;
-    }
-    for (int i = 0; i < ls->nmod; i++) parts[i].ldo = yw;
-    if (local) model_matmul_parts(p, parts, ls->nmod, n);
-    else
-        for (int i = 0; i < ls->nmod; i++) model_matmul(p, parts[i].out, yw, parts[i].x, ls->R, n, parts[i].m);
-    for (int i = 0; i < ls->nmod; i++) {
-        const wmat *B = &ls->mod[i].B;
+        if (local) model_matmul_local(c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
+        else model_matmul(p, c->ly, B->rows, c->lt + ls->mod[i].t0, ls->R, n, B);
         for (int t = 0; t < n; t++) {
             float *o = out + (size_t)t * ldo + ls->mod[i].out0;
-            const float *y = parts[i].out + (size_t)t * yw;
+            const float *y = c->ly + (size_t)t * B->rows;
             for (int r = 0; r < B->rows; r++) o[r] += y[r];
         }
     }

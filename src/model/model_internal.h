@@ -93,7 +93,7 @@ struct model_model {
     bool rope_adjacent;   /* rotate pairs (2i, 2i+1) (ggml's llama on Q/K rows its converter permuted), else (i, i + hd/2) */
     char arch[32];        /* "qwen2" or "llama" */
     lora_side lhead;      /* GGUF models: LoRA on the output head */
-    int lora_rmax, lora_outmax;   /* largest R and summed B outputs over the layers' side paths (context scratch) */
+    int lora_rmax, lora_outmax;   /* largest R and B output over the layers' side paths (context scratch) */
     model_prof *prof;     /* bench_model --profile: stage times (NULL: off) */
     struct gpu_model *gpu;   /* the GPU engine (gpu.c) when loaded with device "gpu": every forward step runs there */
     bool gpu_deferred;       /* loaded with gpu_defer, engine not started in this process (model_gpu_start) */

@@ -413,55 +413,7 @@ static void test_k16_real(void) {
     model_gguf_close(g);
 }
 
-/* model_matmul_parts (the LoRA factors in decode, on the pool) against model_matmul_local
- * (the caller alone) on the same f32 / bf16 matrices: bit for bit, 1..3 parts of LoRA-like
- * shapes (r x in, out x r), 1..9 rows, 1 and 2 threads, the outputs side by side as lora_apply
- * puts them. */
-static void test_parts(wtype t, int threads) {
-    const int shapes[3][2] = {{48, 96}, {100, 16}, {7, 33}};   /* rows, cols: 100 and 7 rows end in a partial pair */
-    wmat m[3];
-    float *x[3], *want, *got;
-    int yw = 0;
-    for (int i = 0; i < 3; i++) {
-        int r = shapes[i][0], k = shapes[i][1];
-        float *w = malloc((size_t)r * k * 4);
-        for (int e = 0; e < r * k; e++) w[e] = frnd();
-        CHECK(model_wmat_make(&m[i], w, r, k, t) == PG_OK, "model_wmat_make %d x %d", r, k);
-        free(w);
-        x[i] = malloc((size_t)9 * k * 4);
-        for (int e = 0; e < 9 * k; e++) x[i][e] = frnd();
-        yw += r;
-    }
-    want = malloc((size_t)9 * yw * 4);
-    got = malloc((size_t)9 * yw * 4);
-    pg_pool *p = model_pool_new(threads);
-    for (int np = 1; np <= 3; np++)
-        for (int n = 1; n <= 9; n += 4) {
-            mm_part parts[3];
-            int off = 0;
-            memset(got, 0xff, (size_t)9 * yw * 4);
-            for (int i = 0; i < np; i++) {
-                parts[i] = (mm_part){&m[i], x[i], shapes[i][1], got + off, yw};
-                model_matmul_local(want + off, yw, x[i], shapes[i][1], n, &m[i]);
-                off += shapes[i][0];
-            }
-            model_matmul_parts(p, parts, np, n);
-            bool same = true;
-            for (int j = 0; j < n; j++) same &= !memcmp(got + (size_t)j * yw, want + (size_t)j * yw, (size_t)off * 4);
-            CHECK(same, "%s %s %dT: model_matmul_parts of %d parts, %d rows equals model_matmul_local", model_kernels_isa(),
-                  t == WT_F32 ? "f32" : "bf16", threads, np, n);
-        }
-    model_pool_free(p);
-    for (int i = 0; i < 3; i++) {
-        model_wmat_free(&m[i]);
-        free(x[i]);
-    }
-    free(want);
-    free(got);
-}
-
 static void run_all(void) {
-    for (int th = 1; th <= 2; th++) test_parts(WT_F32, th), test_parts(WT_BF16, th);
     test_dequant();
     test_dots();
     for (int n = 128; n <= 896; n += 768) test_p16(GGUF_T_Q5_0, n);
