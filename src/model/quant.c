@@ -525,12 +525,10 @@ static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const
  * accumulators stay in registers.  NX_BY8 runs STEP(T, 8) while 8 or more are left (NEXT(8)
  * moves the kernel's pointers past them), then STEP(T, nx) once for the rest; NX_BY4 the same
  * by 4.  T is the block type, a constant in each copy too (unused where the kernel has one). */
+#define NX_WHOLE(K, T, STEP, NEXT) for (; nx >= K; nx -= K, NEXT(K)) STEP(T, K);
 #define NX_BY8(T, STEP, NEXT)                   \
     do {                                        \
-        for (; nx >= 8; nx -= 8) {              \
-            STEP(T, 8);                         \
-            NEXT(8);                            \
-        }                                       \
+        NX_WHOLE(8, T, STEP, NEXT)              \
         switch (nx) {                           \
         case 7: STEP(T, 7); break;              \
         case 6: STEP(T, 6); break;              \
@@ -544,10 +542,7 @@ static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const
     } while (0)
 #define NX_BY4(T, STEP, NEXT)                   \
     do {                                        \
-        for (; nx >= 4; nx -= 4) {              \
-            STEP(T, 4);                         \
-            NEXT(4);                            \
-        }                                       \
+        NX_WHOLE(4, T, STEP, NEXT)              \
         if (nx == 3) STEP(T, 3);                \
         else if (nx == 2) STEP(T, 2);           \
         else if (nx == 1) STEP(T, 1);           \
