@@ -390,17 +390,18 @@ static void p16_dot_scalar(const uint8_t *g, int n, const qa32 *const *x, const 
  * A group (16 rows, n elements) is n/256 super-blocks of K16_Q4K or K16_Q6K bytes.  In both,
  * the codes of unit u (elements 32u..32u+31) are 4 vectors of 64 bytes whose byte 4i+t holds
  * row i's element 32u+4m+t (low nibble: lane l = m) and 32u+16+4m+t (high nibble: l = 4+m).
+ * Offsets in a super-block (named K16_Q4K_SC etc. below):
  * Q4_K (8 units = the 8 sub-blocks, 2368 bytes):
  *   +256u     unit u's 4 code vectors (the codes 0..15)
- *   +2048     8 x 16 bytes: byte 16j+i = row i's scale of sub-block j (6 bits)
- *   +2176     4 x 32 bytes: byte 32p+2i+h = row i's min of sub-block 2p+h (6 bits)
- *   +2304     16 f16 d, row i at 2i; +2336  16 f16 dmin
+ *   +2048 SC  8 x 16 bytes: byte 16j+i = row i's scale of sub-block j (6 bits)
+ *   +2176 MIN 4 x 32 bytes: byte 32p+2i+h = row i's min of sub-block 2p+h (6 bits)
+ *   +2304 D   16 f16 d, row i at 2i; +2336 DMIN 16 f16 dmin
  * Q6_K (8 units of two scale groups of 16 elements, 3360 bytes = the file's):
  *   +384u     unit u's 4 vectors of the codes' low 4 bits, then 2 vectors of their high 2 bits:
  *             byte 4i+t of the first has bits 2m..2m+1 = the high bits of element 32u+4m+t,
  *             of the second those of 32u+16+4m+t
- *   +3072     16 x 16 bytes: byte 16g+i = row i's int8 scale of group g (elements 16g..16g+15)
- *   +3328     16 f16 d, row i at 2i
+ *   +3072 SC  16 x 16 bytes: byte 16g+i = row i's int8 scale of group g (elements 16g..16g+15)
+ *   +3328 D   16 f16 d, row i at 2i
  *
  * NUMERICS (the row-major AVX2 / AVX-512 kernels', so packing moves no value): per row and
  * 256-block, integers S_l = sum_u sc(u, l) * (sum of code * q over elements 32u+4l..+3), sc the
@@ -413,6 +414,15 @@ static void p16_dot_scalar(const uint8_t *g, int n, const qa32 *const *x, const 
  * bit (test_quant: against the row-major kernel, on random and the real 0.5B's blocks). */
 #define K16_Q4K 2368
 #define K16_Q6K 3360
+#define K16_Q4K_UNIT 256   /* a unit's 4 code vectors */
+#define K16_Q4K_SC 2048
+#define K16_Q4K_MIN 2176
+#define K16_Q4K_D 2304
+#define K16_Q4K_DMIN 2336
+#define K16_Q6K_UNIT 384   /* 4 vectors of low nibbles, then the 2 of high bit pairs at +K16_Q6K_HI */
+#define K16_Q6K_HI 256
+#define K16_Q6K_SC 3072
+#define K16_Q6K_D 3328
 
 /* Element e (< 256) of a Q4_K / Q6_K block: its unsigned code. */
 static int k4_code(const uint8_t *p, int e) {
@@ -427,7 +437,7 @@ static int k6_code(const uint8_t *p, int e) {
 
 static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uint8_t *o) {
     const bool q4 = type == GGUF_T_Q4_K;
-    size_t sb = q4 ? K16_Q4K : K16_Q6K, bb = q4 ? B_Q4_K : B_Q6_K, ub = q4 ? 256 : 384;
+    size_t sb = q4 ? K16_Q4K : K16_Q6K, bb = q4 ? B_Q4_K : B_Q6_K, ub = q4 ? K16_Q4K_UNIT : K16_Q6K_UNIT;
     for (int b = 0; b < n / QKK; b++, o += sb)
         for (int i = 0; i < 16; i++) {
             const uint8_t *p = rows + (size_t)i * row_bytes + (size_t)b * bb;
@@ -443,22 +453,22 @@ static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uin
                         h1 |= (c[16 + 4 * m] >> 4) << (2 * m);
                     }
                     if (!q4) {
-                        o[ub * u + 256 + lane] = (uint8_t)h0;
-                        o[ub * u + 320 + lane] = (uint8_t)h1;
+                        o[ub * u + K16_Q6K_HI + lane] = (uint8_t)h0;
+                        o[ub * u + K16_Q6K_HI + 64 + lane] = (uint8_t)h1;
                     }
                 }
             if (q4) {
                 for (int j = 0; j < 8; j++) {
                     int sc, mn;
                     k4_scale_min(j, p + 4, &sc, &mn);
-                    o[2048 + 16 * j + i] = (uint8_t)sc;
-                    o[2176 + 32 * (j / 2) + 2 * i + j % 2] = (uint8_t)mn;
+                    o[K16_Q4K_SC + 16 * j + i] = (uint8_t)sc;
+                    o[K16_Q4K_MIN + 32 * (j / 2) + 2 * i + j % 2] = (uint8_t)mn;
                 }
-                memcpy(o + 2304 + 2 * i, p, 2);
-                memcpy(o + 2336 + 2 * i, p + 2, 2);
+                memcpy(o + K16_Q4K_D + 2 * i, p, 2);
+                memcpy(o + K16_Q4K_DMIN + 2 * i, p + 2, 2);
             } else {
-                for (int g = 0; g < 16; g++) o[3072 + 16 * g + i] = p[192 + g];
-                memcpy(o + 3328 + 2 * i, p + 208, 2);
+                for (int g = 0; g < 16; g++) o[K16_Q6K_SC + 16 * g + i] = p[192 + g];
+                memcpy(o + K16_Q6K_D + 2 * i, p + 208, 2);
             }
         }
 }
@@ -467,7 +477,7 @@ static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uin
 static int k16_code(int type, const uint8_t *c, int w, int i) {
     int m = w % 16 / 4, lane = 4 * i + w % 4, hn = w >= 16;
     int code = hn ? c[64 * m + lane] >> 4 : c[64 * m + lane] & 0xF;
-    if (type == GGUF_T_Q6_K) code |= ((c[256 + 64 * hn + lane] >> (2 * m)) & 3) << 4;
+    if (type == GGUF_T_Q6_K) code |= ((c[K16_Q6K_HI + 64 * hn + lane] >> (2 * m)) & 3) << 4;
     return code;
 }
 
@@ -483,22 +493,22 @@ static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const
                 for (int l = 0; l < 8; l++) {
                     for (int u = 0; u < 8; u++) {
                         int t = 0;
-                        for (int w = 4 * l; w < 4 * l + 4; w++) t += k16_code(type, p + (type == GGUF_T_Q4_K ? 256 : 384) * u, w, i) * xb->qs[32 * u + w];
-                        int sc = type == GGUF_T_Q4_K ? p[2048 + 16 * u + i] : (int8_t)p[3072 + 16 * (2 * u + l / 4) + i];
+                        for (int w = 4 * l; w < 4 * l + 4; w++) t += k16_code(type, p + (type == GGUF_T_Q4_K ? K16_Q4K_UNIT : K16_Q6K_UNIT) * u, w, i) * xb->qs[32 * u + w];
+                        int sc = type == GGUF_T_Q4_K ? p[K16_Q4K_SC + 16 * u + i] : (int8_t)p[K16_Q6K_SC + 16 * (2 * u + l / 4) + i];
                         S[l] += sc * t;
                     }
                     if (type == GGUF_T_Q6_K)
-                        S[l] -= 32 * ((int8_t)p[3072 + 16 * (2 * l) + i] * xb->bsums[2 * l] + (int8_t)p[3072 + 16 * (2 * l + 1) + i] * xb->bsums[2 * l + 1]);
-                    acc[l] = fmaf((float)S[l], rd_f16(p + (type == GGUF_T_Q4_K ? 2304 : 3328) + 2 * i) * xb->d, acc[l]);
+                        S[l] -= 32 * ((int8_t)p[K16_Q6K_SC + 16 * (2 * l) + i] * xb->bsums[2 * l] + (int8_t)p[K16_Q6K_SC + 16 * (2 * l + 1) + i] * xb->bsums[2 * l + 1]);
+                    acc[l] = fmaf((float)S[l], rd_f16(p + (type == GGUF_T_Q4_K ? K16_Q4K_D : K16_Q6K_D) + 2 * i) * xb->d, acc[l]);
                 }
                 if (type == GGUF_T_Q4_K)
                     for (int q = 0; q < 4; q++) {
                         int M = 0;
                         for (int h = 0; h < 2; h++) {
                             int jb = 2 * q + h;
-                            M += p[2176 + 32 * q + 2 * i + h] * (xb->bsums[2 * jb] + xb->bsums[2 * jb + 1]);
+                            M += p[K16_Q4K_MIN + 32 * q + 2 * i + h] * (xb->bsums[2 * jb] + xb->bsums[2 * jb + 1]);
                         }
-                        accm[q] = fmaf((float)M, rd_f16(p + 2336 + 2 * i) * xb->d, accm[q]);
+                        accm[q] = fmaf((float)M, rd_f16(p + K16_Q4K_DMIN + 2 * i) * xb->d, accm[q]);
                     }
             }
             float v = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
@@ -510,6 +520,37 @@ static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const
 #ifdef HAVE_X86
 /* ---- AVX2 ---------------------------------------------------------------------------------- */
 #define QATTR __attribute__((target("avx2,fma,f16c")))
+
+/* The kernels take nx (activations at once) as a constant in each inlined copy, so their
+ * accumulators stay in registers.  NX_BY8 runs STEP(T, 8) while 8 or more are left (NEXT(8)
+ * moves the kernel's pointers past them), then STEP(T, nx) once for the rest; NX_BY4 the same
+ * by 4.  T is the block type, a constant in each copy too (unused where the kernel has one). */
+#define NX_WHOLE(K, T, STEP, NEXT) for (; nx >= K; nx -= K, NEXT(K)) STEP(T, K);
+#define NX_BY8(T, STEP, NEXT)                   \
+    do {                                        \
+        NX_WHOLE(8, T, STEP, NEXT)              \
+        switch (nx) {                           \
+        case 7: STEP(T, 7); break;              \
+        case 6: STEP(T, 6); break;              \
+        case 5: STEP(T, 5); break;              \
+        case 4: STEP(T, 4); break;              \
+        case 3: STEP(T, 3); break;              \
+        case 2: STEP(T, 2); break;              \
+        case 1: STEP(T, 1); break;              \
+        default: break;                         \
+        }                                       \
+    } while (0)
+#define NX_BY4(T, STEP, NEXT)                   \
+    do {                                        \
+        NX_WHOLE(4, T, STEP, NEXT)              \
+        if (nx == 3) STEP(T, 3);                \
+        else if (nx == 2) STEP(T, 2);           \
+        else if (nx == 1) STEP(T, 1);           \
+    } while (0)
+/* the pointers of kernels that take x and out (most), x, z and out (dot64), x, c and out (p16) */
+#define NX_NEXT_X(K) (x += (K), out += (K) * ldo)
+#define NX_NEXT_XZ(K) (x += (K), z += (K), out += (K) * ldo)
+#define NX_NEXT_XC(K) (x += (K), c += (K), out += (K) * ldo)
 
 static QATTR inline float hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -797,24 +838,16 @@ static QATTR float dot256_one(int type, const uint8_t *p, const qa256 *x, int n)
     return hsum8(acc);
 }
 
-/* dot256_t with type and nx constants in each copy (accumulators in registers) */
+/* dot256_t with type and nx constants in each copy, 4 activations at a time */
 #define DOT256_NX(T, NX) dot256_t(T, p, x, NX, n, out, ldo)
-#define DOT256_T(T)                                                             \
-    do {                                                                        \
-        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT256_NX(T, 4);       \
-        if (nx == 3) DOT256_NX(T, 3);                                           \
-        else if (nx == 2) DOT256_NX(T, 2);                                      \
-        else if (nx == 1) DOT256_NX(T, 1);                                      \
-    } while (0)
 static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
     if (nx == 1) {
         *out = dot256_one(type, p, x[0], n);
         return;
     }
-    if (type == GGUF_T_Q4_K) DOT256_T(GGUF_T_Q4_K);
-    else DOT256_T(GGUF_T_Q6_K);
+    if (type == GGUF_T_Q4_K) NX_BY4(GGUF_T_Q4_K, DOT256_NX, NX_NEXT_X);
+    else NX_BY4(GGUF_T_Q6_K, DOT256_NX, NX_NEXT_X);
 }
-#undef DOT256_T
 #undef DOT256_NX
 
 /* y[0:n] = x[0:n] (f32) dot, for the exact path */
@@ -983,16 +1016,9 @@ static ZATTR inline __attribute__((always_inline)) void dot32_z(const int type, 
     }
 }
 
-/* nx a constant in each copy (1 for plain decode, groups of 4 in a verify step), so the
- * accumulators stay in registers */
+/* 1 activation for plain decode, groups of 4 in a verify step (NX_BY4) */
 #define DOT32_NX(T, NX) dot32_z(T, p, x, NX, n / QK, out, ldo)
-#define DOT32_T(T)                                                              \
-    do {                                                                        \
-        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT32_NX(T, 4);        \
-        if (nx == 3) DOT32_NX(T, 3);                                            \
-        else if (nx == 2) DOT32_NX(T, 2);                                       \
-        else if (nx == 1) DOT32_NX(T, 1);                                       \
-    } while (0)
+#define DOT32_T(T) NX_BY4(T, DOT32_NX, NX_NEXT_X)
 static ZATTR void dot32_avx512(int type, const uint8_t *p, const qa32 *const *x, int nx, int n, float *out, size_t ldo) {
     switch (type) {
     case GGUF_T_Q4_0: DOT32_T(GGUF_T_Q4_0); break;
@@ -1058,22 +1084,9 @@ static ZATTR inline __attribute__((always_inline)) void dot64_z(const int type, 
     }
 }
 
-/* nx a constant in each copy: 8 at a time, then the rest */
+/* 8 activations at a time, then the rest (NX_BY8) */
 #define DOT64_NX(T, NX) dot64_z(T, p, x, z, NX, n / QK, out, ldo)
-#define DOT64_T(T)                                                              \
-    do {                                                                        \
-        for (; nx >= 8; nx -= 8, x += 8, z += 8, out += 8 * ldo) DOT64_NX(T, 8); \
-        switch (nx) {                                                           \
-        case 7: DOT64_NX(T, 7); break;                                          \
-        case 6: DOT64_NX(T, 6); break;                                          \
-        case 5: DOT64_NX(T, 5); break;                                          \
-        case 4: DOT64_NX(T, 4); break;                                          \
-        case 3: DOT64_NX(T, 3); break;                                          \
-        case 2: DOT64_NX(T, 2); break;                                          \
-        case 1: DOT64_NX(T, 1); break;                                          \
-        default: break;                                                         \
-        }                                                                       \
-    } while (0)
+#define DOT64_T(T) NX_BY8(T, DOT64_NX, NX_NEXT_XZ)
 static ZATTR void dot64_avx512(int type, const uint8_t *p, const qa32 *const *x, const qa64 *const *z, int nx, int n, float *out,
                                size_t ldo) {
     switch (type) {
@@ -1187,20 +1200,12 @@ static ZATTR inline __attribute__((always_inline)) void dot256_z(const int type,
     for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = hsum8(acc[j]);
 }
 
-/* nx a constant in each copy: 4 at a time, then the rest (as dot256_avx2) */
+/* 4 activations at a time, then the rest (as dot256_avx2) */
 #define DOT256Z_NX(T, NX) dot256_z(T, p, x, NX, n, out, ldo)
-#define DOT256Z_T(T)                                                            \
-    do {                                                                        \
-        for (; nx >= 4; nx -= 4, x += 4, out += 4 * ldo) DOT256Z_NX(T, 4);      \
-        if (nx == 3) DOT256Z_NX(T, 3);                                          \
-        else if (nx == 2) DOT256Z_NX(T, 2);                                     \
-        else if (nx == 1) DOT256Z_NX(T, 1);                                     \
-    } while (0)
 static ZATTR void dot256_avx512(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
-    if (type == GGUF_T_Q4_K) DOT256Z_T(GGUF_T_Q4_K);
-    else DOT256Z_T(GGUF_T_Q6_K);
+    if (type == GGUF_T_Q4_K) NX_BY4(GGUF_T_Q4_K, DOT256Z_NX, NX_NEXT_X);
+    else NX_BY4(GGUF_T_Q6_K, DOT256Z_NX, NX_NEXT_X);
 }
-#undef DOT256Z_T
 #undef DOT256Z_NX
 
 /* The p16 kernel (see "Q5_0 rows packed 16 at a time"): per block the 8 code vectors are
@@ -1250,20 +1255,10 @@ static ZATTR inline __attribute__((always_inline)) void p16_z(const uint8_t *g, 
     for (int j = 0; j < nx; j++) _mm512_storeu_ps(out + (size_t)j * ldo, acc[j]);
 }
 
-/* nx a constant in each copy: 8 at a time, then the rest */
-#define P16_NX(NX) p16_z(g, n / QK, x, c, NX, out, ldo)
+/* 8 activations at a time, then the rest (NX_BY8; one block type, so T unused) */
+#define P16_NX(T, NX) p16_z(g, n / QK, x, c, NX, out, ldo)
 static ZATTR void p16_avx512(const uint8_t *g, int n, const qa32 *const *x, const int32_t *const *c, int nx, float *out, size_t ldo) {
-    for (; nx >= 8; nx -= 8, x += 8, c += 8, out += 8 * ldo) P16_NX(8);
-    switch (nx) {
-    case 7: P16_NX(7); break;
-    case 6: P16_NX(6); break;
-    case 5: P16_NX(5); break;
-    case 4: P16_NX(4); break;
-    case 3: P16_NX(3); break;
-    case 2: P16_NX(2); break;
-    case 1: P16_NX(1); break;
-    default: break;
-    }
+    NX_BY8(GGUF_T_Q5_0, P16_NX, NX_NEXT_XC);
 }
 #undef P16_NX
 
@@ -1275,7 +1270,7 @@ static ZATTR void p16_avx512(const uint8_t *g, int n, const qa32 *const *x, cons
  * lane keeps one accumulator per activation in a register. */
 static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, const uint8_t *g, int nb, const qa256 *const *x, const int nx,
                                                               float *out, size_t ldo) {
-    const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, ub = type == GGUF_T_Q4_K ? 256 : 384;
+    const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, ub = type == GGUF_T_Q4_K ? K16_Q4K_UNIT : K16_Q6K_UNIT;
     const __m512i m4 = _mm512_set1_epi8(0xF), m30 = _mm512_set1_epi8(0x30), lo16 = _mm512_set1_epi32(0xFFFF), zero = _mm512_setzero_si512();
     __m512 acc[8][8], accm[8][4];
     for (int j = 0; j < nx; j++)
@@ -1286,13 +1281,13 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
          * group of lanes 0..3 (sc[u]) and of lanes 4..7 (sc[8 + u]) */
         __m512i sc[16];
         for (int u = 0; u < 8; u++) {
-            if (type == GGUF_T_Q4_K) sc[u] = sc[8 + u] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 2048 + 16 * u)));
+            if (type == GGUF_T_Q4_K) sc[u] = sc[8 + u] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q4K_SC + 16 * u)));
             else {
-                sc[u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u))), lo16);
-                sc[8 + u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * u + 16))), lo16);
+                sc[u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * u))), lo16);
+                sc[8 + u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * u + 16))), lo16);
             }
         }
-        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + (type == GGUF_T_Q4_K ? 2304 : 3328))));
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + (type == GGUF_T_Q4_K ? K16_Q4K_D : K16_Q6K_D))));
         for (int l = 0; l < 8; l++) {
             const int m = l % 4, hn = l / 4;
             __m512i w[8];
@@ -1310,8 +1305,8 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
             }
             __m512i pr = zero;   /* Q6_K: lane l starts at -32 x (sc_2l * bsum_2l + sc_2l+1 * bsum_2l+1) */
             if (type == GGUF_T_Q6_K) {
-                __m512i a = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * l)));
-                __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 3072 + 32 * l + 16)));
+                __m512i a = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * l)));
+                __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * l + 16)));
                 pr = _mm512_or_si512(_mm512_and_si512(a, lo16), _mm512_slli_epi32(c, 16));
             }
 #pragma GCC unroll 8
@@ -1335,10 +1330,10 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
             }
         }
         if (type == GGUF_T_Q4_K) {
-            const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 2336)));
+            const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + K16_Q4K_DMIN)));
             __m512i mn[4];
 #pragma GCC unroll 4
-            for (int k = 0; k < 4; k++) mn[k] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + 2176 + 32 * k)));
+            for (int k = 0; k < 4; k++) mn[k] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + K16_Q4K_MIN + 32 * k)));
 #pragma GCC unroll 8
             for (int j = 0; j < nx; j++) {
                 const qa256 *xb = x[j] + b;
@@ -1361,27 +1356,12 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
     }
 }
 
-/* type and nx constants in each copy: 8 activations at a time, then the rest */
+/* type and nx constants in each copy: 8 activations at a time, then the rest (NX_BY8) */
 #define K16_NX(T, NX) k16_z(T, g, n / QKK, x, NX, out, ldo)
-#define K16_T(T)                                                                         \
-    do {                                                                                 \
-        for (; nx >= 8; nx -= 8, x += 8, out += 8 * ldo) K16_NX(T, 8);                   \
-        switch (nx) {                                                                    \
-        case 7: K16_NX(T, 7); break;                                                     \
-        case 6: K16_NX(T, 6); break;                                                     \
-        case 5: K16_NX(T, 5); break;                                                     \
-        case 4: K16_NX(T, 4); break;                                                     \
-        case 3: K16_NX(T, 3); break;                                                     \
-        case 2: K16_NX(T, 2); break;                                                     \
-        case 1: K16_NX(T, 1); break;                                                     \
-        default: break;                                                                  \
-        }                                                                                \
-    } while (0)
 static ZATTR void k16_avx512(int type, const uint8_t *g, int n, const qa256 *const *x, int nx, float *out, size_t ldo) {
-    if (type == GGUF_T_Q4_K) K16_T(GGUF_T_Q4_K);
-    else K16_T(GGUF_T_Q6_K);
+    if (type == GGUF_T_Q4_K) NX_BY8(GGUF_T_Q4_K, K16_NX, NX_NEXT_X);
+    else NX_BY8(GGUF_T_Q6_K, K16_NX, NX_NEXT_X);
 }
-#undef K16_T
 #undef K16_NX
 
 static ZATTR void pairs_avx512(const qa32 *q, int n, qa64 *z) {
