@@ -8,6 +8,7 @@
 #include "ptxgen/gpu.h"
 #include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
+#include "draw.h"
 #include "pipe_notes.h"
 
 #include <errno.h>
@@ -229,6 +230,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         if (bs != PG_OK) goto out;
         o.bias = bias;
     }
+    pipe_draw_bind(model, tok, vocab, bias, ngram);   /* a deferred GPU engine: one child serves every draw (draw.h) */
 
     /* the two-stage model (docs/LITERATE.md): its plan in CUDA C first, checked by nvcc; the PTX turns follow it */
     bool two = !baseline && !single && (pipe_model_is_two_stage(mdir) || plan_file);

@@ -342,7 +342,13 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms
 #endif
 
 /* ---- cuBLAS ------------------------------------------------------------------------------ */
-int cublasCreate_v2(void **h) { *h = (void *)4; return 0; }
+int cublasCreate_v2(void **h) {   /* the engine's start (the harness has no cuBLAS): logged beside cuInit */
+    const char *p = getenv("FAKECUDA_INITLOG");
+    FILE *f = p ? fopen(p, "a") : NULL;
+    if (f) { fprintf(f, "cublasCreate pid %ld\n", (long)getpid()); fclose(f); }
+    *h = (void *)4;
+    return 0;
+}
 int cublasDestroy_v2(void *h) { (void)h; return 0; }
 int cublasSetStream_v2(void *h, void *s) { (void)h; (void)s; return 0; }
 /* column-major C[m][n] = alpha op(A) op(B) + beta C; A, B f16 or f32, C f32 or f16 */
