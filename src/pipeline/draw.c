@@ -3,7 +3,6 @@
  * serves every draw of the model over a socket pair until the model is freed. */
 #include "draw.h"
 
-#include "ptxgen/gpu.h"
 #include "ptxgen/model.h"
 
 #include <errno.h>
@@ -27,90 +26,108 @@ static pg_status draw_here(model_model *m, const tok_tokenizer *t, const dec_voc
     return PG_ERR_USAGE;
 }
 
-/* ---- the wire: "PGDRAW1", the head, diagnostics, results; integers in host order (one machine) */
+/* ---- the wire: integers in host order (parent and child are one machine).  A string is a
+ * uint64 length counting its NUL, then its bytes and the NUL; length 0 is NULL. */
+static void put(pg_buf *b, const void *p, size_t n) { pg_buf_putn(b, (const char *)p, n); }
+
+static void put_str(pg_buf *b, const char *s) {
+    uint64_t n = s ? strlen(s) + 1 : 0;
+    put(b, &n, sizeof n);
+    if (n) put(b, s, (size_t)n);
+}
+
+/* A reader over a received buffer: each take fails (and so the whole parse) past its end. */
+typedef struct {
+    const char *buf;
+    size_t len, at;
+} wire_in;
+
+static bool take(wire_in *r, void *dst, size_t n) {
+    if (r->len - r->at < n) return false;
+    memcpy(dst, r->buf + r->at, n);
+    r->at += n;
+    return true;
+}
+
+/* A string in place: *s points into the buffer (NULL for length 0). */
+static bool take_str(wire_in *r, const char **s) {
+    uint64_t n;
+    *s = NULL;
+    if (!take(r, &n, sizeof n)) return false;
+    if (!n) return true;
+    if (n > r->len - r->at || r->buf[r->at + n - 1] != 0) return false;
+    *s = r->buf + r->at;
+    r->at += (size_t)n;
+    return true;
+}
+
+/* ---- a reply: "PGDRAW1", the head, the diagnostics, then each result with its text. */
 #define MAGIC "PGDRAW1"
 typedef struct { int32_t id, line, col; char file[256]; char msg[512]; } wire_diag;
 
 void pipe_draw_encode(pg_buf *b, const pipe_draw_head *h, const pg_diag *diags, int ndiags, const gen_result *outs) {
-    pg_buf_putn(b, MAGIC, 8);
-    pg_buf_putn(b, (const char *)h, sizeof *h);
+    put(b, MAGIC, 8);
+    put(b, h, sizeof *h);
     int32_t nd = ndiags;
-    pg_buf_putn(b, (const char *)&nd, sizeof nd);
+    put(b, &nd, sizeof nd);
     for (int i = 0; i < ndiags; i++) {
         wire_diag w = {(int32_t)diags[i].id, diags[i].line, diags[i].col, "", ""};
         snprintf(w.file, sizeof w.file, "%s", diags[i].file ? diags[i].file : "");
         snprintf(w.msg, sizeof w.msg, "%s", diags[i].msg);
-        pg_buf_putn(b, (const char *)&w, sizeof w);
+        put(b, &w, sizeof w);
     }
     for (int i = 0; i < h->n; i++) {
         gen_result r = outs[i];
-        uint64_t len = r.ptx ? strlen(r.ptx) + 1 : 0;   /* 0: no text */
-        r.ptx = NULL;
-        pg_buf_putn(b, (const char *)&r, sizeof r);
-        pg_buf_putn(b, (const char *)&len, sizeof len);
-        if (len) pg_buf_putn(b, outs[i].ptx, (size_t)len);
+        r.ptx = NULL;   /* the text follows as a string */
+        put(b, &r, sizeof r);
+        put_str(b, outs[i].ptx);
     }
 }
 
-bool pipe_draw_decode(const char *buf, size_t len, int n, pipe_draw_head *h, gen_result *outs, pg_diag_sink *diag) {
-    size_t at = 0;
-#define TAKE(dst, sz) do { if (len - at < (sz)) goto bad; memcpy((dst), buf + at, (sz)); at += (sz); } while (0)
+/* The head and the diagnostics (re-emitted to diag as they are read). */
+static bool take_head(wire_in *r, int n, pipe_draw_head *h, pg_diag_sink *diag) {
     char magic[8];
-    int32_t nd = 0;
-    int got = 0;
-    if (!buf) return false;
-    TAKE(magic, 8);
-    if (memcmp(magic, MAGIC, 8)) goto bad;
-    TAKE(h, sizeof *h);
-    TAKE(&nd, sizeof nd);
-    if (nd < 0 || h->n != n) goto bad;
+    int32_t nd;
+    if (!take(r, magic, 8) || memcmp(magic, MAGIC, 8) || !take(r, h, sizeof *h) || !take(r, &nd, sizeof nd) || nd < 0 || h->n != n)
+        return false;
     h->desc[sizeof h->desc - 1] = 0;
     for (int32_t i = 0; i < nd; i++) {
         wire_diag w;
-        TAKE(&w, sizeof w);
-        if (w.id < 0 || w.id >= PG_DIAG__COUNT) goto bad;
+        if (!take(r, &w, sizeof w) || w.id < 0 || w.id >= PG_DIAG__COUNT) return false;
         w.file[sizeof w.file - 1] = w.msg[sizeof w.msg - 1] = 0;
         pg_diag_emit(diag, (pg_diag_id)w.id, w.file[0] ? w.file : NULL, w.line, w.col, "%s", w.msg);
     }
-    for (; got < n; got++) {
-        uint64_t tl;
-        TAKE(&outs[got], sizeof outs[got]);
-        outs[got].ptx = NULL;
-        TAKE(&tl, sizeof tl);
-        if (tl) {
-            if (tl > len - at || buf[at + tl - 1] != 0) { got++; goto bad; }
-            outs[got].ptx = malloc((size_t)tl);
-            if (!outs[got].ptx) pg_oom();
-            memcpy(outs[got].ptx, buf + at, (size_t)tl);
-            at += (size_t)tl;
-        }
-    }
-    if (at == len) return true;
-bad:
-    for (int i = 0; i < got && i < n; i++) gen_result_free(&outs[i]);
-    return false;
-#undef TAKE
+    return true;
 }
 
-/* ---- a request on the wire: "PGREQ01", kind, k, the options (their pointers to the
- * tokenizer's objects mean the same in the child, a fork: the parent checks it, engine_knows),
- * then the request's strings and the options' strings, each a length (0: NULL) and its bytes
- * with the NUL.  An empty frame asks the child to exit. */
+bool pipe_draw_decode(const char *buf, size_t len, int n, pipe_draw_head *h, gen_result *outs, pg_diag_sink *diag) {
+    wire_in r = {buf, buf ? len : 0, 0};
+    if (!buf || !take_head(&r, n, h, diag)) return false;
+    int got = 0;
+    for (; got < n; got++) {
+        const char *text;
+        if (!take(&r, &outs[got], sizeof outs[got]) || !take_str(&r, &text)) break;
+        outs[got].ptx = text ? strdup(text) : NULL;
+        if (text && !outs[got].ptx) pg_oom();
+    }
+    if (got == n && r.at == len) return true;
+    for (int i = 0; i < got; i++) gen_result_free(&outs[i]);
+    if (got < n) outs[got].ptx = NULL;   /* (its other fields may hold what was read) */
+    return false;
+}
+
+/* ---- a request: "PGREQ01", kind, k, the options (their pointers to the tokenizer's objects
+ * mean the same in the child, a fork: the parent checks it, engine_knows), then the request's
+ * strings and the options' strings.  An empty frame asks the child to exit. */
 #define REQ_MAGIC "PGREQ01"
 #define OPT_STRINGS(X) X(arch) X(signature) X(baseline_ptx) X(entry_name) X(plan) X(prompt) X(draft_ref)
 
-static void put_str(pg_buf *b, const char *s) {
-    uint64_t n = s ? strlen(s) + 1 : 0;
-    pg_buf_putn(b, (const char *)&n, sizeof n);
-    if (n) pg_buf_putn(b, s, (size_t)n);
-}
-
 void pipe_draw_req_encode(pg_buf *b, const pipe_draw_req *q) {
     int32_t kind = (int32_t)q->kind, k = q->k;
-    pg_buf_putn(b, REQ_MAGIC, 8);
-    pg_buf_putn(b, (const char *)&kind, sizeof kind);
-    pg_buf_putn(b, (const char *)&k, sizeof k);
-    pg_buf_putn(b, (const char *)q->o, sizeof *q->o);
+    put(b, REQ_MAGIC, 8);
+    put(b, &kind, sizeof kind);
+    put(b, &k, sizeof k);
+    put(b, q->o, sizeof *q->o);
     put_str(b, q->text);
     put_str(b, q->ptx);
 #define PUT(f) put_str(b, q->o->f);
@@ -118,33 +135,20 @@ void pipe_draw_req_encode(pg_buf *b, const pipe_draw_req *q) {
 #undef PUT
 }
 
-static bool take_str(const char *buf, size_t len, size_t *at, const char **s) {
-    uint64_t n;
-    if (len - *at < sizeof n) return false;
-    memcpy(&n, buf + *at, sizeof n);
-    *at += sizeof n;
-    *s = NULL;
-    if (!n) return true;
-    if (n > len - *at || buf[*at + n - 1] != 0) return false;
-    *s = buf + *at;
-    *at += (size_t)n;
-    return true;
-}
-
 bool pipe_draw_req_decode(const char *buf, size_t len, pipe_draw_req *q, gen_opts *o) {
-    size_t at = 8 + 2 * sizeof(int32_t) + sizeof *o;
+    wire_in r = {buf, buf ? len : 0, 0};
+    char magic[8];
     int32_t kind, k;
-    if (!buf || len < at || memcmp(buf, REQ_MAGIC, 8)) return false;
-    memcpy(&kind, buf + 8, sizeof kind);
-    memcpy(&k, buf + 8 + sizeof kind, sizeof k);
-    memcpy(o, buf + 8 + 2 * sizeof(int32_t), sizeof *o);
-    if (kind < PIPE_DRAW_SAMPLE || kind > PIPE_DRAW_FREE || k < 1 || k > 4096) return false;
+    if (!take(&r, magic, 8) || memcmp(magic, REQ_MAGIC, 8) || !take(&r, &kind, sizeof kind) || !take(&r, &k, sizeof k) ||
+        !take(&r, o, sizeof *o))
+        return false;
+    if (kind < PIPE_DRAW_SAMPLE || kind > PIPE_DRAW_FREE || k < 1 || k > PIPE_DRAW_K_MAX) return false;
     *q = (pipe_draw_req){(pipe_draw_kind)kind, NULL, NULL, o, k};
-    bool ok = take_str(buf, len, &at, &q->text) && take_str(buf, len, &at, &q->ptx);
-#define TAKE_S(f) ok = ok && take_str(buf, len, &at, &o->f);
-    OPT_STRINGS(TAKE_S)
-#undef TAKE_S
-    return ok && at == len;
+    bool ok = take_str(&r, &q->text) && take_str(&r, &q->ptx);
+#define TAKE_STR(f) ok = ok && take_str(&r, &o->f);
+    OPT_STRINGS(TAKE_STR)
+#undef TAKE_STR
+    return ok && r.at == len;
 }
 
 /* ---- frames on a socket: a length, then that many bytes ---------------------------------- */
@@ -309,7 +313,7 @@ pg_status pipe_draw(model_model *m, const tok_tokenizer *t, const dec_vocab *v, 
     int n = q->kind == PIPE_DRAW_K ? q->k : 1;
     memset(outs, 0, (size_t)(n > 0 ? n : 0) * sizeof *outs);
     if (!model_gpu_deferred(m)) return draw_here(m, t, v, q, outs, diag);
-    if (n < 1 || n > 4096) return draw_here(m, t, v, q, outs, diag);   /* the decoder says what is wrong */
+    if (n < 1 || n > PIPE_DRAW_K_MAX) return draw_here(m, t, v, q, outs, diag);   /* the decoder says what is wrong */
     draw_engine *e = model_gpu_server(m);
     if (e && !engine_knows(e, t, v, q->o)) {   /* an object the child lacks: a new child */
         model_gpu_set_server(m, NULL, NULL);

@@ -27,6 +27,7 @@ typedef struct {
     const gen_opts *o;
     int k;                /* K: candidates (outs[k]); else 1 */
 } pipe_draw_req;
+#define PIPE_DRAW_K_MAX 4096   /* candidates a request to the engine's child may ask for */
 
 /* outs[q->k] (1 unless K) receive the decoder's results, as the decoder call would give them;
  * the child's diagnostics go to diag.  A child that dies or says nothing is PG_ERR_EXTERNAL
