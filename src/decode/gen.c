@@ -7,6 +7,9 @@
  * (model_logits_rows with ids: most of the 151,936-row output matrix is never read) and the
  * sampler draws among them; many allowed tokens: all logits, sample-then-verify (the sampled
  * token is checked with dec_accepts, and only a refused one costs the full mask and a redraw).
+ * On the GPU engine each of these draws is made from the row's top 64 logits (model_topk_rows:
+ * the row stays on the device) whenever they prove it the whole row's draw (top.h), else from
+ * the whole row: the same tokens either way.
  * Text the constraint forces at the start (header, signature) and when the token budget
  * closes the kernel is tokenized and fed to the model as a batch, never sampled.
  *
@@ -293,16 +296,23 @@ static pg_status full_logits(gen_seq *g, const lsrc *src, pg_diag_sink *diag) {
     return PG_OK;
 }
 
+/* A row of model_topk_rows (vals, ids [MODEL_TOPK]) as g's candidates (their count: up to the padding). */
+static const gen_top *keep_top(gen_seq *g, const float *vals, const int32_t *ids) {
+    if (vals != g->top_v) memcpy(g->top_v, vals, sizeof g->top_v);
+    if (ids != g->top_i) memcpy(g->top_i, ids, sizeof g->top_i);
+    int n = 0;
+    while (n < MODEL_TOPK && g->top_i[n] >= 0) n++;
+    g->top = (gen_top){g->top_v, g->top_i, n};
+    return &g->top;
+}
+
 /* src's top candidates when gen_env.top draws from them: given (a batched step's), or asked
  * for here when src is its step's last row (model_topk_rows reads a context's last row). */
 static const gen_top *top_of(gen_seq *g, const lsrc *src, pg_diag_sink *diag) {
     if (src->top || src->full || !g->e->top) return src->top;
     if (src->row != (g->nrows > 0 ? g->nrows - 1 : 0)) return NULL;
     if (model_topk_rows(&g->ctx, 1, g->top_v, g->top_i, diag) != PG_OK) return NULL;   /* (said; the row decides) */
-    int n = 0;
-    while (n < MODEL_TOPK && g->top_i[n] >= 0) n++;
-    g->top = (gen_top){g->top_v, g->top_i, n};
-    return &g->top;
+    return keep_top(g, g->top_v, g->top_i);
 }
 
 /* The token at src's position, by the rule of gen_sample's header comment.  Where the row's top
@@ -761,12 +771,7 @@ static pg_status sample_group(const gen_env *e, int first, int n, gen_result *ou
         for (int r = 0; r < rows; r++) {
             gen_seq *q = &g[who[r]];
             if (e->top) {
-                memcpy(q->top_v, tv + (size_t)r * MODEL_TOPK, sizeof q->top_v);
-                memcpy(q->top_i, ti + (size_t)r * MODEL_TOPK, sizeof q->top_i);
-                int nc = 0;
-                while (nc < MODEL_TOPK && q->top_i[nc] >= 0) nc++;
-                q->top = (gen_top){q->top_v, q->top_i, nc};
-                src[who[r]] = (lsrc){0, NULL, &q->top};
+                src[who[r]] = (lsrc){0, NULL, keep_top(q, tv + (size_t)r * MODEL_TOPK, ti + (size_t)r * MODEL_TOPK)};
             } else {
                 memcpy(q->logits, logits + (size_t)r * e->vocab, sizeof(float) * (size_t)e->vocab);
                 src[who[r]] = (lsrc){0, q->logits, NULL};

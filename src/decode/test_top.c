@@ -18,6 +18,12 @@ static int cmp_i32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static void seeded(model_sampler *s, const model_sampler_opts *o, uint64_t seed) {
+    model_sampler_opts so = *o;
+    so.seed = seed;
+    model_sampler_init(s, &so);
+}
+
 /* the whole row as pick sees it: adds in order, then every refused id -inf */
 static void whole_row(const float *row, const dec_bias_adds *a, const gen_allow *al, float *out) {
     memcpy(out, row, sizeof(float) * V);
@@ -93,16 +99,15 @@ static void test_random(void) {
         whole_row(row, &a, kind ? &al : NULL, full);
         model_sampler_opts so[4] = {{0, 0, 1, 0}, {0.3f, 5, 1, 0}, {1.0f, 64, 1, 0}, {0.5f, 1, 1, 0}};
         for (int g = 0; g < 4; g++) {
-            so[g].seed = 77 + (uint64_t)trial;
-            model_sampler x, y;
-            model_sampler_init(&x, &so[g]);
-            model_sampler_init(&y, &so[g]);
+            model_sampler x, y;   /* one for the candidates, one for the whole row, in the same state */
+            seeded(&x, &so[g], 77 + (uint64_t)trial);
+            seeded(&y, &so[g], 77 + (uint64_t)trial);
             bool need;
             int32_t got = gen_top_sample(&x, &(gen_top){vals, ids, n}, a.n ? &a : NULL, kind ? &al : NULL, &need);
             int32_t want = model_sample(&y, full, V);
             if (need) {
                 model_sampler z;
-                model_sampler_init(&z, &so[g]);
+                seeded(&z, &so[g], 77 + (uint64_t)trial);
                 slow++;
                 touched += got != -1 || x.rng != z.rng;
                 continue;
