@@ -52,8 +52,8 @@ LD_LIBRARY_PATH= timeout 300 "$BUILD/ptxgen" gen --device cpu "add two float vec
 # with the harness's entry points (-DFAKECUDA_HARNESS) keeps the driver's fork rule: a child forked
 # after its parent's cuInit gets a failing cuInit (logged to $FAKECUDA_INITLOG).  An engine started
 # in gen's own process made every attempt's probe fail ("gpu: not run (... no usable GPU ...)");
-# started in the drawing child (src/pipeline/draw.h), gen's process never calls cuInit, so every
-# cuInit succeeds: the engine's (in the drawing child) and the harness's probes after it.
+# started in the engine's child (src/pipeline/draw.h), gen's process never calls cuInit, so every
+# cuInit succeeds: the engine's (in that child) and the harness's probes after it.
 mkdir -p "$tmp/h"
 cc -std=c11 -O2 -Wall -Wextra -Werror -DFAKECUDA_HARNESS -shared -fPIC -o "$tmp/h/libcuda.so.1" tests/gpu/fakecuda.c -lm && ok || bad "fakecuda.c -DFAKECUDA_HARNESS does not build"
 # (This run copies the whole logits rows, $PTXGEN_GEN_TOPK=0; the one after it draws from the top 64.)
@@ -63,7 +63,7 @@ LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tm
 rc=$?
 [ "$rc" -le 1 ] && ok || bad "gen --device gpu --verify gpu: exit $rc: $(tail -3 "$tmp/v.err")"
 ! grep -q 'no usable GPU' "$tmp/v.err" "$tmp/v.json" && ok || bad "the harness found no usable GPU after the engine ran: $(grep -m2 'no usable GPU' "$tmp/v.err")"
-# the load's probe, the engine in the drawing child, and a probe per attempt after it, all succeeding
+# the load's probe, the engine in its child, and a probe per attempt after it, all succeeding
 [ "$(grep -c -- '-> 0$' "$tmp/init.log")" -ge 4 ] && ! grep -q -- '-> [1-9]' "$tmp/init.log" && ok ||
     bad "a cuInit failed (a CUDA process forked a child): $(sort "$tmp/init.log" | uniq -c | head -5)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["name"] == "gpu" and "fakecuda" in d["device"]["detail"], d["device"]' "$tmp/v.json" \

@@ -22,7 +22,7 @@
 # (bench_gpu's "check topk").
 # A part that has fewer than 10 s of the budget left is skipped with a line saying so (rc -2 in
 # the report).  Part 3 fails if the harness found no usable GPU after the engine ran (gen keeps
-# the engine in the child processes that draw, src/pipeline/draw.h, so its own process can fork
+# the engine in one child process that serves its draws, src/pipeline/draw.h, so its own process can fork
 # the harness's children).
 # Exit status: 0 every check passed, 1 a check failed, 2 the engine could not run at all.
 set -uo pipefail
