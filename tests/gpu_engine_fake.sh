@@ -78,6 +78,14 @@ rc=$?
 [ "$rc" -le 1 ] && grep -q 'attempt 3/3 failed' "$tmp/p.err" && [ "$(grep -c '^cublasCreate' "$tmp/init2.log")" -eq 1 ] && ok ||
     bad "three draws, one engine start: exit $rc, $(grep -c '^cublasCreate' "$tmp/init2.log") starts: $(tail -2 "$tmp/p.err")"
 
+# an engine child that dies mid-draw: that draw is an E702 saying so, gen exits 1, nothing is left running
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_ABORT_AT=5 timeout 300 \
+    "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify ptxas --samples 2 --max-tokens 16 -o "$tmp/x.ptx" \
+    > /dev/null 2> "$tmp/x.err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "E702.*the GPU engine's child process was killed by a signal" "$tmp/x.err" && [ ! -e "$tmp/x.ptx" ] && ok ||
+    bad "a crashing engine child: exit $rc: $(tail -3 "$tmp/x.err")"
+
 # best-of-k draws from each row's top 64 on the device (src/decode/top.c) as from the whole rows: the same
 # candidates, so the same kept kernel (the run above copied the whole rows)
 LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" timeout 300 \

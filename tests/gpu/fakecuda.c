@@ -273,6 +273,9 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
                         void **args, void **extra) {
     (void)st; (void)extra;
     kern *k = f;
+    static long launches;   /* $FAKECUDA_ABORT_AT=N: the N-th launch aborts the process (a crashing engine) */
+    const char *ab = getenv("FAKECUDA_ABORT_AT");
+    if (ab && ++launches == atol(ab)) abort();
     if (gz != 1 || bx != k->block || by != 1 || bz != 1 || shm || !gx || !gy || gy > 65535) return 1;   /* the kernels' fixed shape */
     if (capturing) {
         if (capturing->n == capturing->cap) {
