@@ -85,14 +85,20 @@ static void env_close(gen_env *e) {
     memset(e, 0, sizeof *e);
 }
 
+/* Draw from rows' top candidates (top.h)?  On the GPU engine, where the rows stay on the device;
+ * $PTXGEN_GEN_TOPK says otherwise: 0 never, 1 also on the CPU engine (for tests). */
+static bool top_on(const model_model *m) {
+    const char *tk = getenv("PTXGEN_GEN_TOPK");
+    return tk && *tk ? strcmp(tk, "0") != 0 : !strcmp(model_device(m), "gpu");
+}
+
 /* Check the model against the tokenizer and encode the prompt. */
 static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
     *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, false};
-    const char *tk = getenv("PTXGEN_GEN_TOPK");
-    e->top = tk && *tk ? strcmp(tk, "0") != 0 : !strcmp(model_device(m), "gpu");
+    e->top = top_on(m);
     for (int i = 0; i < 10; i++) {   /* a digit that is one token of its own (Qwen's digits are) */
         char c = (char)('0' + i);
         int32_t *d = NULL;
@@ -916,6 +922,27 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
     return st;
 }
 
+/* The free turn's token after ctx's last step from that row's top candidates, or (they cannot
+ * decide: top_k 0, top_p) from the whole row, read into logits[vocab]: model_sample's draw. */
+static pg_status free_top_pick(model_ctx *ctx, model_sampler *smp, float *logits, int vocab, int32_t *tok, gen_result *out,
+                               pg_diag_sink *diag) {
+    float v[MODEL_TOPK];
+    int32_t id[MODEL_TOPK];
+    pg_status st = model_topk_rows(&ctx, 1, v, id, diag);
+    if (st != PG_OK) return st;
+    int n = 0;
+    while (n < MODEL_TOPK && id[n] >= 0) n++;
+    bool need;
+    *tok = gen_top_sample(smp, &(gen_top){v, id, n}, NULL, NULL, &need);
+    out->top_decided += !need;
+    out->top_full += need;
+    if (!need) return PG_OK;
+    int last = 0;
+    if ((st = model_logits_rows(ctx, &last, 1, NULL, 0, logits, diag)) != PG_OK) return st;
+    *tok = model_sample(smp, logits, vocab);
+    return PG_OK;
+}
+
 pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
                           pg_diag_sink *diag) {
     memset(out, 0, sizeof *out);
@@ -943,7 +970,9 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
         goto done;
     }
     if ((st = model_ctx_new(m, max_seq, &ctx, diag)) != PG_OK) goto done;
-    if ((st = model_forward(ctx, ids, (int)nid, logits, NULL, diag)) != PG_OK) goto done;
+    /* plain decoding on the GPU engine: each step's row stays on the device, its top 64 come back */
+    bool top = o->draft_max <= 0 && top_on(m);
+    if ((st = model_forward(ctx, ids, (int)nid, top ? NULL : logits, NULL, diag)) != PG_OK) goto done;
     model_sampler smp;
     model_sampler_init(&smp, &o->sampler);
     if (o->draft_max > 0) {
@@ -951,9 +980,11 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
         if ((st = free_spec(&ft, ids, (int)nid, &smp, logits, &text, out, diag)) != PG_OK) goto done;
     } else {
         while (out->gen_tokens < o->max_tokens && model_ctx_pos(ctx) < max_seq - 1) {
-            int32_t tok = model_sample(&smp, logits, vocab);
+            int32_t tok;
+            if (top && (st = free_top_pick(ctx, &smp, logits, vocab, &tok, out, diag)) != PG_OK) goto done;
+            if (!top) tok = model_sample(&smp, logits, vocab);
             if (free_take(t, tok, end_id, eot_id, &text, out, diag)) break;
-            if ((st = model_forward(ctx, &tok, 1, logits, NULL, diag)) != PG_OK) goto done;
+            if ((st = model_forward(ctx, &tok, 1, top ? NULL : logits, NULL, diag)) != PG_OK) goto done;
             out->forwards++;
         }
     }

@@ -53,16 +53,20 @@ static void same_as_sequential(const char *desc, const gen_opts *o, int k, const
 }
 
 /* The same draws from each row's top 64 candidates (the GPU engine's path, forced here on the
- * CPU engine with $PTXGEN_GEN_TOPK=1) as from whole rows ($PTXGEN_GEN_TOPK=0): gen_sample_k and
- * gen_sample (plain and speculative) give the same modules, and the candidates decided draws. */
+ * CPU engine with $PTXGEN_GEN_TOPK=1) as from whole rows ($PTXGEN_GEN_TOPK=0): gen_sample_k,
+ * gen_sample (plain and speculative) and gen_free_sample (k = 0) give the same text, and the
+ * candidates decided draws. */
 static void top_same_as_rows(const char *desc, const gen_opts *o, int k, const char *label) {
     gen_result rows[8], top[8];
     int decided = 0, full = 0, ignored = 0;
+    bool free_turn = k == 0;   /* gen_free_sample: desc is the whole prompt */
+    if (free_turn) k = 1;
     for (int way = 0; way < 2; way++) {
         setenv("PTXGEN_GEN_TOPK", way ? "1" : "0", 1);
         gen_result *r = way ? top : rows;
         pg_diag_sink d = test_sink();
-        pg_status st = k > 1 ? gen_sample_k(m, t, v, desc, o, k, r, &d) : gen_sample(m, t, v, desc, o, r, &d);
+        pg_status st = free_turn ? gen_free_sample(m, t, desc, o, r, &d) : k > 1 ? gen_sample_k(m, t, v, desc, o, k, r, &d)
+                                                                                  : gen_sample(m, t, v, desc, o, r, &d);
         CHECK(st == PG_OK, "%s (%s): %s", label, way ? "top" : "rows", test_diag_log());
         if (st != PG_OK) { unsetenv("PTXGEN_GEN_TOPK"); return; }
     }
@@ -150,6 +154,8 @@ int main(void) {
     o.constrained = false;
     o.bias = NULL;
     top_same_as_rows("sum reduction", &o, 4, "top 64: raw model, T 1");
+    o.sampler.top_k = 5;
+    top_same_as_rows("<|task|>a plan for relu\n", &o, 0, "top 64: the free turn, top-k 5");
     dec_bias_free(bias);
     dec_vocab_free(v);
     tok_free(t);
