@@ -52,21 +52,48 @@ LD_LIBRARY_PATH= timeout 300 "$BUILD/ptxgen" gen --device cpu "add two float vec
 # with the harness's entry points (-DFAKECUDA_HARNESS) keeps the driver's fork rule: a child forked
 # after its parent's cuInit gets a failing cuInit (logged to $FAKECUDA_INITLOG).  An engine started
 # in gen's own process made every attempt's probe fail ("gpu: not run (... no usable GPU ...)");
-# started in the drawing child (src/pipeline/draw.h), gen's process never calls cuInit, so every
-# cuInit succeeds: the engine's (in the drawing child) and the harness's probes after it.
+# started in the engine's child (src/pipeline/draw.h), gen's process never calls cuInit, so every
+# cuInit succeeds: the engine's (in that child) and the harness's probes after it.
 mkdir -p "$tmp/h"
 cc -std=c11 -O2 -Wall -Wextra -Werror -DFAKECUDA_HARNESS -shared -fPIC -o "$tmp/h/libcuda.so.1" tests/gpu/fakecuda.c -lm && ok || bad "fakecuda.c -DFAKECUDA_HARNESS does not build"
-LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/init.log" timeout 300 \
-    "$BUILD/ptxgen" gen --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 16 --json -o "$tmp/v.ptx" \
-    > "$tmp/v.json" 2> "$tmp/v.err"
+# (This run copies the whole logits rows, $PTXGEN_GEN_TOPK=0; the one after it draws from the top 64.)
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/init.log" PTXGEN_GEN_TOPK=0 \
+    timeout 300 "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 64 --json \
+    -o "$tmp/v.ptx" > "$tmp/v.json" 2> "$tmp/v.err"
 rc=$?
 [ "$rc" -le 1 ] && ok || bad "gen --device gpu --verify gpu: exit $rc: $(tail -3 "$tmp/v.err")"
 ! grep -q 'no usable GPU' "$tmp/v.err" "$tmp/v.json" && ok || bad "the harness found no usable GPU after the engine ran: $(grep -m2 'no usable GPU' "$tmp/v.err")"
-# the load's probe, the engine in the drawing child, and a probe per attempt after it, all succeeding
+# the load's probe, the engine in its child, and a probe per attempt after it, all succeeding
 [ "$(grep -c -- '-> 0$' "$tmp/init.log")" -ge 4 ] && ! grep -q -- '-> [1-9]' "$tmp/init.log" && ok ||
     bad "a cuInit failed (a CUDA process forked a child): $(sort "$tmp/init.log" | uniq -c | head -5)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["name"] == "gpu" and "fakecuda" in d["device"]["detail"], d["device"]' "$tmp/v.json" \
     && ok || bad "gen --verify gpu --json device: $(head -c 300 "$tmp/v.json")"
+
+# one engine child per gen (src/pipeline/draw.h): three draws (the attempts the token budget cuts short
+# resample), one engine start (the stand-in logs the engine's cublasCreate beside the cuInits)
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/init2.log" timeout 300 \
+    "$BUILD/ptxgen" gen --device gpu --task bench/suite/ew_silu/task.json --verify ptxas --samples 3 --max-tokens 16 -o "$tmp/p.ptx" \
+    > /dev/null 2> "$tmp/p.err"
+rc=$?
+[ "$rc" -le 1 ] && grep -q 'attempt 3/3 failed' "$tmp/p.err" && [ "$(grep -c '^cublasCreate' "$tmp/init2.log")" -eq 1 ] && ok ||
+    bad "three draws, one engine start: exit $rc, $(grep -c '^cublasCreate' "$tmp/init2.log") starts: $(tail -2 "$tmp/p.err")"
+
+# an engine child that dies mid-draw: that draw is an E702 saying so, gen exits 1, nothing is left running
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_ABORT_AT=5 timeout 300 \
+    "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify ptxas --samples 2 --max-tokens 16 -o "$tmp/x.ptx" \
+    > /dev/null 2> "$tmp/x.err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "E702.*the GPU engine's child process was killed by a signal" "$tmp/x.err" && [ ! -e "$tmp/x.ptx" ] && ok ||
+    bad "a crashing engine child: exit $rc: $(tail -3 "$tmp/x.err")"
+
+# best-of-k draws from each row's top 64 on the device (src/decode/top.c) as from the whole rows: the same
+# candidates, so the same kept kernel (the run above copied the whole rows)
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" timeout 300 \
+    "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 64 --json \
+    -o "$tmp/t.ptx" > "$tmp/t.json" 2> "$tmp/t.err"
+[ -s "$tmp/v.ptx" ] && cmp -s "$tmp/v.ptx" "$tmp/t.ptx" && ok || bad "best-of-2 from the top 64 and from whole rows differ: $(diff "$tmp/v.ptx" "$tmp/t.ptx" | head -5)"
+python3 -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a["top_candidates"]["decided"] == 0 and b["top_candidates"]["decided"] > 0, (a["top_candidates"], b["top_candidates"]); assert a["best_of"] == b["best_of"] and a["tokens"] == b["tokens"]' \
+    "$tmp/v.json" "$tmp/t.json" && ok || bad "top 64 vs whole rows (--json): $(grep -h -A2 top_candidates "$tmp/v.json" "$tmp/t.json" | tr -d '\n') $(tail -2 "$tmp/t.err")"
 
 # one libcuda loader, each user's entry points: the stand-in has only the engine's (used above), so the
 # harness (ptxgen devinfo, gpu_available) loads the same file and names the first one it needs and lacks

@@ -148,6 +148,17 @@ PG_API pg_status dec_bias_default(const dec_vocab *v, dec_bias **out, pg_diag_si
 PG_API void dec_bias_free(dec_bias *b);
 /* Add the table's adjustments for the current context to logits[vocab]. */
 PG_API void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits);
+/* The same adjustments as a list, for a caller that holds only some logits (a row's top-K
+ * candidates): logits[id[i]] += delta[i] for i = 0..n-1 in this order is exactly what
+ * dec_bias_apply does (an id may come more than once; float sums in the same order).  out's
+ * arrays grow as needed (n reset first); free them with dec_bias_adds_free. */
+typedef struct {
+    int32_t *id;
+    float *delta;
+    int n, cap;
+} dec_bias_adds;
+PG_API void dec_bias_collect(const dec_bias *b, const dec_state *s, dec_bias_adds *out);
+PG_API void dec_bias_adds_free(dec_bias_adds *a);
 
 /* ---- GBNF export (llama.cpp) ------------------------------------------------- */
 /* A grammar for the syntactic subset, generated from the ISA table. */
@@ -400,6 +411,8 @@ typedef struct {
     int drafted, accepted;     /* speculative decoding: drafted tokens verified, and accepted */
     int jumped;                /* tokens taken as the constraint's only legal continuation, without sampling */
     int drafted_by[GEN_DRAFT_NSRC], accepted_by[GEN_DRAFT_NSRC];   /* the same per draft source (gen_draft_src) */
+    int top_decided, top_full; /* draws made from a row's top candidates (the GPU engine: model_topk_rows), and
+                                  draws that had them but needed the whole row (they could not decide it) */
 } gen_result;
 
 PG_API void gen_opts_default(gen_opts *o);

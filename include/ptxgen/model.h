@@ -141,6 +141,11 @@ PG_API bool model_gpu_deferred(const model_model *m);
 PG_API pg_status model_gpu_start(model_model *m, pg_diag_sink *diag);
 /* What a child's started engine said of itself (model_device_desc in the parent then). */
 PG_API void model_gpu_set_desc(model_model *m, const char *desc);
+/* The process that serves a deferred engine (the pipeline's engine child, src/pipeline/draw.c),
+ * kept with the model so that it lives as long as the model: setting another (or NULL) calls
+ * the previous one's close_fn, and so does model_free.  The model never looks inside. */
+PG_API void model_gpu_set_server(model_model *m, void *server, void (*close_fn)(void *));
+PG_API void *model_gpu_server(const model_model *m);
 
 /* A context holds the KV cache for up to max_seq positions. */
 PG_API pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);

@@ -136,35 +136,53 @@ void dec_bias_free(dec_bias *b) {
     free(b);
 }
 
-static void boost(const dec_bias *b, const dec_state *s, int32_t t, float delta, float *logits) {
+/* Where the walk's adds go: dec_bias_apply adds each to its logit, dec_bias_collect lists them. */
+typedef struct {
+    float *logits;             /* apply: logits[vocab] */
+    dec_bias_adds *list;       /* collect */
+} bias_sink;
+
+static void put(bias_sink *k, int32_t t, float delta) {
+    if (k->logits) { k->logits[t] += delta; return; }
+    dec_bias_adds *a = k->list;
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->id = pg_xrealloc(a->id, sizeof *a->id * (size_t)a->cap);
+        a->delta = pg_xrealloc(a->delta, sizeof *a->delta * (size_t)a->cap);
+    }
+    a->id[a->n] = t;
+    a->delta[a->n++] = delta;
+}
+
+static void boost(const dec_bias *b, const dec_state *s, int32_t t, float delta, bias_sink *k) {
     for (; t >= 0; t = b->v->dup_next[t])
-        if (dec_accepts(s, t)) logits[t] += delta;
+        if (dec_accepts(s, t)) put(k, t, delta);
 }
 
 /* Add delta to every accepted token that continues `rest` (a prefix of it, or
  * it followed by more bytes). */
-static void boost_along(const dec_bias *b, const dec_state *s, const char *rest, float delta, float *logits) {
+static void boost_along(const dec_bias *b, const dec_state *s, const char *rest, float delta, bias_sink *k) {
     const dec_vocab *v = b->v;
     int nd = 0;
     for (const char *p = rest; *p; p++) {
-        int k;
-        for (k = v->nodes.v[nd].first_child; k >= 0; k = v->nodes.v[k].next_sibling)
-            if (v->nodes.v[k].c == (unsigned char)*p) break;
-        if (k < 0) return;
-        nd = k;
-        if (v->nodes.v[nd].tok >= 0) boost(b, s, v->nodes.v[nd].tok, delta, logits);
+        int c;
+        for (c = v->nodes.v[nd].first_child; c >= 0; c = v->nodes.v[c].next_sibling)
+            if (v->nodes.v[c].c == (unsigned char)*p) break;
+        if (c < 0) return;
+        nd = c;
+        if (v->nodes.v[nd].tok >= 0) boost(b, s, v->nodes.v[nd].tok, delta, k);
     }
     /* tokens that complete the pattern and go on: the subtree below (bounded walk) */
     int stack[256], sp = 0, visited = 0;
-    for (int k = v->nodes.v[nd].first_child; k >= 0 && sp < 256; k = v->nodes.v[k].next_sibling) stack[sp++] = k;
+    for (int c = v->nodes.v[nd].first_child; c >= 0 && sp < 256; c = v->nodes.v[c].next_sibling) stack[sp++] = c;
     while (sp > 0 && visited++ < 4096) {
-        int k = stack[--sp];
-        if (v->nodes.v[k].tok >= 0) boost(b, s, v->nodes.v[k].tok, delta, logits);
-        for (int c = v->nodes.v[k].first_child; c >= 0 && sp < 256; c = v->nodes.v[c].next_sibling) stack[sp++] = c;
+        int c = stack[--sp];
+        if (v->nodes.v[c].tok >= 0) boost(b, s, v->nodes.v[c].tok, delta, k);
+        for (int d = v->nodes.v[c].first_child; d >= 0 && sp < 256; d = v->nodes.v[d].next_sibling) stack[sp++] = d;
     }
 }
 
-void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits) {
+static void bias_walk(const dec_bias *b, const dec_state *s, bias_sink *k) {
     if (!b || dec_done(s)) return;
     size_t len;
     const char *txt = dec_text(s, &len);
@@ -203,9 +221,26 @@ void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits) {
         if (plen == 0 && len > 0 && txt[len - 1] == '\n') {
             char with_tab[80];
             snprintf(with_tab, sizeof with_tab, "\t%s", r->pattern);
-            boost_along(b, s, with_tab, r->delta, logits);
+            boost_along(b, s, with_tab, r->delta, k);
         } else {
-            boost_along(b, s, r->pattern + plen, r->delta, logits);
+            boost_along(b, s, r->pattern + plen, r->delta, k);
         }
     }
+}
+
+void dec_bias_apply(const dec_bias *b, const dec_state *s, float *logits) {
+    bias_sink k = {logits, NULL};
+    bias_walk(b, s, &k);
+}
+
+void dec_bias_collect(const dec_bias *b, const dec_state *s, dec_bias_adds *out) {
+    bias_sink k = {NULL, out};
+    out->n = 0;
+    bias_walk(b, s, &k);
+}
+
+void dec_bias_adds_free(dec_bias_adds *a) {
+    free(a->id);
+    free(a->delta);
+    memset(a, 0, sizeof *a);
 }

@@ -7,6 +7,9 @@
  * (model_logits_rows with ids: most of the 151,936-row output matrix is never read) and the
  * sampler draws among them; many allowed tokens: all logits, sample-then-verify (the sampled
  * token is checked with dec_accepts, and only a refused one costs the full mask and a redraw).
+ * On the GPU engine each of these draws is made from the row's top 64 logits (model_topk_rows:
+ * the row stays on the device) whenever they prove it the whole row's draw (top.h), else from
+ * the whole row: the same tokens either way.
  * Text the constraint forces at the start (header, signature) and when the token budget
  * closes the kernel is tokenized and fed to the model as a batch, never sampled.
  *
@@ -26,6 +29,7 @@
  * (gen_free_sample: the plan, the twin) speculates the same way without a constraint (free_spec). */
 #include "ptxgen/decode.h"
 #include "draft.h"
+#include "top.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,6 +76,8 @@ typedef struct {
     int max_seq;               /* each candidate's context length */
     int32_t *ref;              /* [nref] o->draft_ref's tokens (malloc'd; NULL: no reference drafts) */
     int nref;
+    bool top;                  /* draw from each row's top MODEL_TOPK candidates where they decide (top.h): the
+                                  GPU engine's rows stay on the device ($PTXGEN_GEN_TOPK: 0 never, 1 also on the CPU) */
 } gen_env;
 
 static void env_close(gen_env *e) {
@@ -80,12 +86,20 @@ static void env_close(gen_env *e) {
     memset(e, 0, sizeof *e);
 }
 
+/* Draw from rows' top candidates (top.h)?  On the GPU engine, where the rows stay on the device;
+ * $PTXGEN_GEN_TOPK says otherwise: 0 never, 1 also on the CPU engine (for tests). */
+static bool top_on(const model_model *m) {
+    const char *tk = getenv("PTXGEN_GEN_TOPK");
+    return tk && *tk ? strcmp(tk, "0") != 0 : !strcmp(model_device(m), "gpu");
+}
+
 /* Check the model against the tokenizer and encode the prompt. */
 static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const char *description,
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0};
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, false};
+    e->top = top_on(m);
     for (int i = 0; i < 10; i++) {   /* a digit that is one token of its own (Qwen's digits are) */
         char c = (char)('0' + i);
         int32_t *d = NULL;
@@ -152,6 +166,10 @@ typedef struct {
     uint32_t *bits;            /* [(vocab + 31) / 32] the constraint's mask */
     int32_t *ids;              /* [GEN_SUBSET_MAX] allowed ids */
     float *sub;                /* [GEN_SUBSET_MAX] their logits */
+    dec_bias_adds adds;        /* the bias's adds at this position (drawing from top candidates) */
+    float top_v[MODEL_TOPK];   /* the top candidates of the row being chosen from (lsrc.top) */
+    int32_t top_i[MODEL_TOPK];
+    gen_top top;
     PG_VEC(int32_t) hist;      /* every token of the context in order: prompt, output, the chosen one not yet fed */
     pg_buf text, forced;       /* text so far; forced text being fed */
     bool ending_forced;        /* the constraint closes the kernel (token budget nearly spent) */
@@ -181,10 +199,13 @@ typedef struct {
 typedef struct {
     int row;                   /* row of the context's last step */
     const float *full;         /* all logits of that row, or NULL */
+    const gen_top *top;        /* that row's top candidates (gen_env.top), or NULL: then pick asks for them if
+                                  the row is the step's last and gen_env.top says so */
 } lsrc;
 
 static void seq_close(gen_seq *g) {
     free(g->logits); free(g->masked); free(g->bits); free(g->ids); free(g->sub); free(g->rowl);
+    dec_bias_adds_free(&g->adds);
     pg_vec_free(g->hist);
     pg_buf_free(&g->text); pg_buf_free(&g->forced); pg_buf_free(&g->dtext);
     model_ctx_free(g->ctx);
@@ -282,7 +303,27 @@ static pg_status full_logits(gen_seq *g, const lsrc *src, pg_diag_sink *diag) {
     return PG_OK;
 }
 
-/* The token at src's position, by the rule of gen_sample's header comment. */
+/* A row of model_topk_rows (vals, ids [MODEL_TOPK]) as g's candidates (their count: up to the padding). */
+static const gen_top *keep_top(gen_seq *g, const float *vals, const int32_t *ids) {
+    if (vals != g->top_v) memcpy(g->top_v, vals, sizeof g->top_v);
+    if (ids != g->top_i) memcpy(g->top_i, ids, sizeof g->top_i);
+    int n = 0;
+    while (n < MODEL_TOPK && g->top_i[n] >= 0) n++;
+    g->top = (gen_top){g->top_v, g->top_i, n};
+    return &g->top;
+}
+
+/* src's top candidates when gen_env.top draws from them: given (a batched step's), or asked
+ * for here when src is its step's last row (model_topk_rows reads a context's last row). */
+static const gen_top *top_of(gen_seq *g, const lsrc *src, pg_diag_sink *diag) {
+    if (src->top || src->full || !g->e->top) return src->top;
+    if (src->row != (g->nrows > 0 ? g->nrows - 1 : 0)) return NULL;
+    if (model_topk_rows(&g->ctx, 1, g->top_v, g->top_i, diag) != PG_OK) return NULL;   /* (said; the row decides) */
+    return keep_top(g, g->top_v, g->top_i);
+}
+
+/* The token at src's position, by the rule of gen_sample's header comment.  Where the row's top
+ * candidates decide a draw (top.h), they make it; the draws are the same either way. */
 static pg_status pick(gen_seq *g, const lsrc *src, int32_t *tok, pg_diag_sink *diag) {
     const gen_env *e = g->e;
     const gen_opts *o = e->o;
@@ -290,7 +331,10 @@ static pg_status pick(gen_seq *g, const lsrc *src, int32_t *tok, pg_diag_sink *d
     dec_state *dec = g->dec;
     int vocab = e->vocab;
     pg_status st;
+    bool need_full = true;
     double m0 = now_s();
+    const gen_top *top = NULL;
+    const dec_bias_adds *adds = NULL;
     if (dec) {
         int k = dec_allowed(dec, g->ids, GEN_SUBSET_MAX);
         if (k == 0) goto dead;
@@ -300,8 +344,22 @@ static pg_status pick(gen_seq *g, const lsrc *src, int32_t *tok, pg_diag_sink *d
             out->mask_seconds += now_s() - m0;
             return PG_OK;
         }
+        if ((top = top_of(g, src, diag)) && o->bias) {
+            dec_bias_collect(o->bias, dec, &g->adds);
+            adds = &g->adds;
+        }
         if (k > 1) {   /* few: their logits alone, sampled as the masked full logits would be */
             qsort(g->ids, (size_t)k, sizeof *g->ids, cmp_i32);   /* ascending: the sampler breaks ties by position */
+            if (top) {
+                int32_t t = gen_top_sample(&g->smp, top, adds, &(gen_allow){NULL, 0, g->ids, k}, &need_full);
+                out->top_decided += !need_full;
+                out->top_full += need_full;
+                if (!need_full) {
+                    *tok = t;
+                    out->mask_seconds += now_s() - m0;
+                    return PG_OK;
+                }
+            }
             if (src->full)
                 for (int i = 0; i < k; i++) g->sub[i] = src->full[g->ids[i]];
             else if ((st = model_logits_rows(g->ctx, &src->row, 1, g->ids, k, g->sub, diag)) != PG_OK)
@@ -316,34 +374,57 @@ static pg_status pick(gen_seq *g, const lsrc *src, int32_t *tok, pg_diag_sink *d
             out->mask_seconds += now_s() - m0;
             return PG_OK;
         }
+    } else {
+        top = top_of(g, src, diag);
     }
+    /* many allowed: sample-then-verify, from the candidates if they decide, else the whole row */
+    int32_t t = top ? gen_top_sample(&g->smp, top, adds, NULL, &need_full) : -1;
+    if (top) out->top_decided += !need_full, out->top_full += need_full;
+    bool have_full = false;   /* g->logits holds the row, and g->masked the biased row when dec && bias */
     out->mask_seconds += now_s() - m0;
-    if ((st = full_logits(g, src, diag)) != PG_OK) return st;
-    m0 = now_s();
-    const float *lg = g->logits;
-    if (dec && o->bias) {
-        memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
-        dec_bias_apply(o->bias, dec, g->masked);
-        lg = g->masked;
+    if (need_full) {
+        if ((st = full_logits(g, src, diag)) != PG_OK) return st;
+        have_full = true;
+        const float *lg = g->logits;
+        if (dec && o->bias) {
+            memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
+            dec_bias_apply(o->bias, dec, g->masked);
+            lg = g->masked;
+        }
+        t = model_sample(&g->smp, lg, vocab);
     }
-    int32_t t = model_sample(&g->smp, lg, vocab);
+    m0 = now_s();
     if (dec) {
         bool ok = t >= 0 && t < dec_vocab_size(e->v) && dec_accepts(dec, t);
-        if (!ok) {
+        if (!ok) {   /* refused: redraw from the masked row */
             int allowed = dec_mask(dec, g->bits);
             out->mask_calls++;
             if (allowed == 0) goto dead;
-            if (lg != g->masked) memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
             int nv = dec_vocab_size(e->v);
-            for (int i = 0; i < vocab; i++)
-                if (i >= nv || !(g->bits[i >> 5] >> (i & 31) & 1)) g->masked[i] = -INFINITY;
-            t = model_sample(&g->smp, g->masked, vocab);
-            if (t < 0) {
-                /* every allowed token has -inf logit: take the first allowed one */
-                for (int i = 0; i < nv && i < vocab && t < 0; i++)
-                    if (g->bits[i >> 5] >> (i & 31) & 1) t = i;
+            need_full = true;
+            if (top) {
+                t = gen_top_sample(&g->smp, top, adds, &(gen_allow){g->bits, nv < vocab ? nv : vocab, NULL, 0}, &need_full);
+                out->top_decided += !need_full;
+                out->top_full += need_full;
             }
-            memset(g->masked, 0, sizeof(float) * (size_t)vocab);   /* back to finite values for the subset path */
+            if (need_full) {
+                if (!have_full) {
+                    out->mask_seconds += now_s() - m0;
+                    if ((st = full_logits(g, src, diag)) != PG_OK) return st;
+                    m0 = now_s();
+                }
+                if (!have_full || !o->bias) memcpy(g->masked, g->logits, sizeof(float) * (size_t)vocab);
+                if (!have_full && o->bias) dec_bias_apply(o->bias, dec, g->masked);
+                for (int i = 0; i < vocab; i++)
+                    if (i >= nv || !(g->bits[i >> 5] >> (i & 31) & 1)) g->masked[i] = -INFINITY;
+                t = model_sample(&g->smp, g->masked, vocab);
+                if (t < 0) {
+                    /* every allowed token has -inf logit: take the first allowed one */
+                    for (int i = 0; i < nv && i < vocab && t < 0; i++)
+                        if (g->bits[i >> 5] >> (i & 31) & 1) t = i;
+                }
+                memset(g->masked, 0, sizeof(float) * (size_t)vocab);   /* back to finite values for the subset path */
+            }
         }
         out->mask_seconds += now_s() - m0;
     }
@@ -386,7 +467,7 @@ static pg_status seq_next(gen_seq *g, lsrc *src, int *pos, bool *refed, int32_t 
                 g->hist.n = *pos;
                 st = feed_text(g, g->forced.data, g->forced.len, &out->forced_tokens, diag);
                 if (st != PG_OK) return st;
-                *src = (lsrc){0, NULL};
+                *src = (lsrc){0, NULL, NULL};
                 *pos = model_ctx_pos(g->ctx);
                 *refed = true;
                 continue;
@@ -594,7 +675,7 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
         free(feed);
         return PG_ERR_NOMEM;
     }
-    lsrc src = {0, NULL};
+    lsrc src = {0, NULL, NULL};
     int pos = model_ctx_pos(g->ctx);
     int32_t tok = -1;
     bool refed = false;
@@ -617,7 +698,7 @@ static pg_status run_one(gen_seq *g, pg_diag_sink *diag) {
         /* position p0 + 1 + j is chosen from row j; draft j + 1 stands there */
         int j = 0;
         for (;;) {
-            src = (lsrc){j, NULL};
+            src = (lsrc){j, NULL, NULL};
             pos = p0 + 1 + j;
             refed = false;
             if ((st = seq_next(g, &src, &pos, &refed, &tok, diag)) != PG_OK || tok < 0 || refed) break;
@@ -655,7 +736,8 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
 
 /* Candidates [first, first + n) of gen_sample_k (n <= GEN_BATCH_GPU) stepped together:
  * each chooses its next token (seq_next, forced text on its own), then one batched
- * forward runs every candidate still going. */
+ * forward runs every candidate still going.  Its rows come back whole, or (gen_env.top) as
+ * each row's top candidates, the whole row read only where they cannot decide a draw. */
 static pg_status sample_group(const gen_env *e, int first, int n, gen_result *outs, double t0, pg_diag_sink *diag) {
     gen_seq g[GEN_BATCH_GPU];
     memset(g, 0, sizeof g);
@@ -663,11 +745,18 @@ static pg_status sample_group(const gen_env *e, int first, int n, gen_result *ou
     int32_t toks[GEN_BATCH_GPU];
     int who[GEN_BATCH_GPU];   /* batch row -> candidate */
     lsrc src[GEN_BATCH_GPU];
-    float *logits = malloc(sizeof(float) * (size_t)n * (size_t)e->vocab);   /* [n][vocab] */
-    pg_status st = logits ? PG_OK : PG_ERR_NOMEM;
+    float *logits = NULL, *tv = NULL;   /* [n][vocab], or the top candidates [n][MODEL_TOPK] */
+    int32_t *ti = NULL;
+    if (e->top) {
+        tv = malloc(sizeof(float) * (size_t)n * MODEL_TOPK);
+        ti = malloc(sizeof(int32_t) * (size_t)n * MODEL_TOPK);
+    } else {
+        logits = malloc(sizeof(float) * (size_t)n * (size_t)e->vocab);
+    }
+    pg_status st = logits || (tv && ti) ? PG_OK : PG_ERR_NOMEM;
     for (int i = 0; i < n && st == PG_OK; i++) {
         st = seq_open(&g[i], e, e->o->sampler.seed + (uint64_t)(first + i), &outs[i], diag);
-        src[i] = (lsrc){0, NULL};   /* the prompt's last row, computed on demand */
+        src[i] = (lsrc){0, NULL, NULL};   /* the prompt's last row, computed on demand */
     }
     while (st == PG_OK) {
         int rows = 0;
@@ -688,14 +777,23 @@ static pg_status sample_group(const gen_env *e, int first, int n, gen_result *ou
         }
         if (st != PG_OK || rows == 0) break;
         if ((st = model_forward_batch(ctxs, rows, toks, logits, diag)) != PG_OK) break;
+        if (e->top && (st = model_topk_rows(ctxs, rows, tv, ti, diag)) != PG_OK) break;
         for (int r = 0; r < rows; r++) {
-            memcpy(g[who[r]].logits, logits + (size_t)r * e->vocab, sizeof(float) * (size_t)e->vocab);
-            src[who[r]] = (lsrc){0, g[who[r]].logits};
+            gen_seq *q = &g[who[r]];
+            if (e->top) {
+                src[who[r]] = (lsrc){0, NULL, keep_top(q, tv + (size_t)r * MODEL_TOPK, ti + (size_t)r * MODEL_TOPK)};
+            } else {
+                memcpy(q->logits, logits + (size_t)r * e->vocab, sizeof(float) * (size_t)e->vocab);
+                src[who[r]] = (lsrc){0, q->logits, NULL};
+            }
+            q->nrows = 0;   /* its context's last step is this one: one row */
             outs[who[r]].forwards++;
         }
     }
     for (int i = 0; i < n; i++) seq_close(&g[i]);
     free(logits);
+    free(tv);
+    free(ti);
     return st;
 }
 
@@ -828,6 +926,27 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
     return st;
 }
 
+/* The free turn's token after ctx's last step from that row's top candidates, or (they cannot
+ * decide: top_k 0, top_p) from the whole row, read into logits[vocab]: model_sample's draw. */
+static pg_status free_top_pick(model_ctx *ctx, model_sampler *smp, float *logits, int vocab, int32_t *tok, gen_result *out,
+                               pg_diag_sink *diag) {
+    float v[MODEL_TOPK];
+    int32_t id[MODEL_TOPK];
+    pg_status st = model_topk_rows(&ctx, 1, v, id, diag);
+    if (st != PG_OK) return st;
+    int n = 0;
+    while (n < MODEL_TOPK && id[n] >= 0) n++;
+    bool need;
+    *tok = gen_top_sample(smp, &(gen_top){v, id, n}, NULL, NULL, &need);
+    out->top_decided += !need;
+    out->top_full += need;
+    if (!need) return PG_OK;
+    int last = 0;
+    if ((st = model_logits_rows(ctx, &last, 1, NULL, 0, logits, diag)) != PG_OK) return st;
+    *tok = model_sample(smp, logits, vocab);
+    return PG_OK;
+}
+
 pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
                           pg_diag_sink *diag) {
     memset(out, 0, sizeof *out);
@@ -855,7 +974,9 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
         goto done;
     }
     if ((st = model_ctx_new(m, max_seq, &ctx, diag)) != PG_OK) goto done;
-    if ((st = model_forward(ctx, ids, (int)nid, logits, NULL, diag)) != PG_OK) goto done;
+    /* plain decoding on the GPU engine: each step's row stays on the device, its top 64 come back */
+    bool top = o->draft_max <= 0 && top_on(m);
+    if ((st = model_forward(ctx, ids, (int)nid, top ? NULL : logits, NULL, diag)) != PG_OK) goto done;
     model_sampler smp;
     model_sampler_init(&smp, &o->sampler);
     if (o->draft_max > 0) {
@@ -863,9 +984,11 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
         if ((st = free_spec(&ft, ids, (int)nid, &smp, logits, &text, out, diag)) != PG_OK) goto done;
     } else {
         while (out->gen_tokens < o->max_tokens && model_ctx_pos(ctx) < max_seq - 1) {
-            int32_t tok = model_sample(&smp, logits, vocab);
+            int32_t tok;
+            if (top && (st = free_top_pick(ctx, &smp, logits, vocab, &tok, out, diag)) != PG_OK) goto done;
+            if (!top) tok = model_sample(&smp, logits, vocab);
             if (free_take(t, tok, end_id, eot_id, &text, out, diag)) break;
-            if ((st = model_forward(ctx, &tok, 1, logits, NULL, diag)) != PG_OK) goto done;
+            if ((st = model_forward(ctx, &tok, 1, top ? NULL : logits, NULL, diag)) != PG_OK) goto done;
             out->forwards++;
         }
     }

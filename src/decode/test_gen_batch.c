@@ -52,6 +52,40 @@ static void same_as_sequential(const char *desc, const gen_opts *o, int k, const
     free(batch);
 }
 
+/* The same draws from each row's top 64 candidates (the GPU engine's path, forced here on the
+ * CPU engine with $PTXGEN_GEN_TOPK=1) as from whole rows ($PTXGEN_GEN_TOPK=0): gen_sample_k,
+ * gen_sample (plain and speculative) and gen_free_sample (k = 0) give the same text, and the
+ * candidates decided draws. */
+static void top_same_as_rows(const char *desc, const gen_opts *o, int k, const char *label) {
+    gen_result rows[8], top[8];
+    int decided = 0, full = 0, ignored = 0;
+    bool free_turn = k == 0;   /* gen_free_sample: desc is the whole prompt */
+    if (free_turn) k = 1;
+    for (int way = 0; way < 2; way++) {
+        setenv("PTXGEN_GEN_TOPK", way ? "1" : "0", 1);
+        gen_result *r = way ? top : rows;
+        pg_diag_sink d = test_sink();
+        pg_status st = free_turn ? gen_free_sample(m, t, desc, o, r, &d) : k > 1 ? gen_sample_k(m, t, v, desc, o, k, r, &d)
+                                                                                  : gen_sample(m, t, v, desc, o, r, &d);
+        CHECK(st == PG_OK, "%s (%s): %s", label, way ? "top" : "rows", test_diag_log());
+        if (st != PG_OK) { unsetenv("PTXGEN_GEN_TOPK"); return; }
+    }
+    unsetenv("PTXGEN_GEN_TOPK");
+    for (int i = 0; i < k; i++) {
+        bool same = rows[i].ptx && top[i].ptx && !strcmp(rows[i].ptx, top[i].ptx) && rows[i].gen_tokens == top[i].gen_tokens &&
+                    rows[i].mask_calls == top[i].mask_calls && rows[i].accepted == top[i].accepted;
+        CHECK(same, "%s: candidate %d differs\n--- whole rows\n%.300s\n--- top candidates\n%.300s", label, i,
+              rows[i].ptx ? rows[i].ptx : "(none)", top[i].ptx ? top[i].ptx : "(none)");
+        decided += top[i].top_decided;
+        full += top[i].top_full;
+        ignored += rows[i].top_decided + rows[i].top_full;
+        gen_result_free(&rows[i]);
+        gen_result_free(&top[i]);
+    }
+    CHECK(decided > 0 && ignored == 0, "%s: %d draws from the candidates (%d needed the row); %d with them off", label, decided, full, ignored);
+    printf("%-34s k=%-2d  top candidates decided %d draws, the whole row %d\n", label, k, decided, full);
+}
+
 static void test_errors(void) {
     gen_opts o;
     gen_opts_default(&o);
@@ -103,6 +137,25 @@ int main(void) {
     o.max_tokens = 64;
     same_as_sequential("sum reduction", &o, 5, "raw model (no constraint)");
     test_errors();
+
+    gen_opts_default(&o);   /* the recipe's sampler (top-k 5 at 0.3), the bias, the constraint */
+    o.format = gen_prompt_fmt_of(t);
+    o.bias = bias;
+    o.max_tokens = 120;
+    o.sampler.seed = 31;
+    top_same_as_rows("vector add: c[i] = a[i] + b[i] for i < n", &o, 6, "top 64: best-of-6, top-k 5");
+    top_same_as_rows("relu of a float array", &o, 1, "top 64: one sample");
+    o.draft_max = 4;
+    top_same_as_rows("relu of a float array", &o, 1, "top 64: one sample, draft 4");
+    o.draft_max = 0;
+    o.sampler.temperature = 0;
+    top_same_as_rows("scale by two", &o, 3, "top 64: greedy, k = 3");
+    o.sampler.temperature = 1.0f;
+    o.constrained = false;
+    o.bias = NULL;
+    top_same_as_rows("sum reduction", &o, 4, "top 64: raw model, T 1");
+    o.sampler.top_k = 5;
+    top_same_as_rows("<|task|>a plan for relu\n", &o, 0, "top 64: the free turn, top-k 5");
     dec_bias_free(bias);
     dec_vocab_free(v);
     tok_free(t);

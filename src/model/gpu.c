@@ -40,6 +40,15 @@ typedef struct {
     CUdeviceptr qkv, o, gate_up, down;   /* f16 [rows][cols] */
 } gpu_layer;
 
+/* pg_topk's pinned staging: the rows' device addresses going out, each row's candidates (values,
+ * then ids, GPU_TOPK_NONE padding a row of fewer finite logits) coming back. */
+#define GPU_TOPK_NONE 0xffffffffu
+struct topk_stage {
+    CUdeviceptr rows[GPU_ROWS];
+    float vals[GPU_ROWS][GPU_TOPK];
+    uint32_t ids[GPU_ROWS][GPU_TOPK];
+};
+
 struct gpu_model {
     model_model *m;
     gpu_cuda cu;                         /* the driver (the gpu module's loader) */
@@ -57,7 +66,7 @@ struct gpu_model {
     /* scratch for GPU_ROWS rows */
     CUdeviceptr x, xb, xb16, qkv, att, att16, gu, h, h16, logits, toks, rows;
     CUdeviceptr tk_rows, tk_v, tk_i;     /* pg_topk: row addresses [GPU_ROWS], out [GPU_ROWS][64] f32 and u32 */
-    void *tk_host;                       /* pinned: the row addresses, then the candidates coming back */
+    struct topk_stage *tk_host;          /* pinned: the row addresses going out, the candidates coming back */
     void *stage;                         /* pinned: the step's row descriptors and tokens */
     CUgraphExec graph;                   /* the one-row step, once captured */
     bool graph_off;                      /* capture failed or $PTXGEN_GPU_GRAPH=0 */
@@ -384,7 +393,7 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
          OK(g, a->cuMemAllocHost(&g->stage, (size_t)R * (sizeof(gpu_rowdesc) + 4))) &&
          dalloc(g, &g->tk_rows, (size_t)R * 8, "scratch") && dalloc(g, &g->tk_v, (size_t)R * GPU_TOPK * 4, "scratch") &&
          dalloc(g, &g->tk_i, (size_t)R * GPU_TOPK * 4, "scratch") &&
-         OK(g, a->cuMemAllocHost(&g->tk_host, (size_t)R * (8 + GPU_TOPK * 8)));
+         OK(g, a->cuMemAllocHost((void **)&g->tk_host, sizeof *g->tk_host));
     if (!ok) {
         pg_status st = said(g, diag, PG_ERR_EXTERNAL);
         model_gpu_close(g);
@@ -618,18 +627,18 @@ pg_status model_gpu_topk(gpu_model *g, gpu_ctx *const *cs, const int *rows, int 
         return PG_ERR_USAGE;
     }
     if (!OK(g, a->cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
-    CUdeviceptr *ra = g->tk_host;
-    float *hv = (float *)(ra + GPU_ROWS);
-    uint32_t *hi = (uint32_t *)(hv + (size_t)GPU_ROWS * GPU_TOPK);
-    for (int r = 0; r < n; r++) ra[r] = cs[r]->lg + (CUdeviceptr)((size_t)rows[r] * V * 4);
+    struct topk_stage *h = g->tk_host;
+    for (int r = 0; r < n; r++) h->rows[r] = cs[r]->lg + (CUdeviceptr)((size_t)rows[r] * V * 4);
     uint32_t uV = (uint32_t)V;
     void *args[] = {&g->tk_v, &g->tk_i, &g->tk_rows, &uV};
-    size_t nb = (size_t)n * GPU_TOPK * 4;
-    bool ok = OK(g, a->cuMemcpyHtoDAsync(g->tk_rows, ra, (size_t)n * 8, g->st)) && launch(g, GPU_K_TOPK, (unsigned)n, 1, args) &&
-              OK(g, a->cuMemcpyDtoHAsync(hv, g->tk_v, nb, g->st)) && OK(g, a->cuMemcpyDtoHAsync(hi, g->tk_i, nb, g->st));
+    size_t nb = (size_t)n * GPU_TOPK * 4;   /* n rows of candidates, values or ids */
+    bool ok = OK(g, a->cuMemcpyHtoDAsync(g->tk_rows, h->rows, (size_t)n * sizeof h->rows[0], g->st)) &&
+              launch(g, GPU_K_TOPK, (unsigned)n, 1, args) && OK(g, a->cuMemcpyDtoHAsync(h->vals, g->tk_v, nb, g->st)) &&
+              OK(g, a->cuMemcpyDtoHAsync(h->ids, g->tk_i, nb, g->st));
     ok = OK(g, a->cuStreamSynchronize(g->st)) && ok;
     if (!ok) return said(g, diag, PG_ERR_EXTERNAL);
-    memcpy(vals, hv, nb);
-    for (size_t i = 0; i < (size_t)n * GPU_TOPK; i++) ids[i] = hi[i] == 0xffffffffu ? -1 : (int32_t)hi[i];
+    memcpy(vals, h->vals, nb);
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < GPU_TOPK; i++) ids[r * GPU_TOPK + i] = h->ids[r][i] == GPU_TOPK_NONE ? -1 : (int32_t)h->ids[r][i];
     return PG_OK;
 }

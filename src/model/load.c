@@ -25,6 +25,7 @@ static void lora_free(lora_side *ls) {
 
 void model_free(model_model *m) {
     if (!m) return;
+    model_gpu_set_server(m, NULL, NULL);
     model_gpu_close(m->gpu);
     for (int l = 0; m->L && l < m->cfg.num_hidden_layers; l++) {
         layer *L = &m->L[l];

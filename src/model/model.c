@@ -80,6 +80,12 @@ const char *model_device_desc(const model_model *m) {
 }
 bool model_gpu_deferred(const model_model *m) { return m->gpu_deferred && !m->gpu; }
 void model_gpu_set_desc(model_model *m, const char *desc) { snprintf(m->gpu_desc, sizeof m->gpu_desc, "%s", desc); }
+void model_gpu_set_server(model_model *m, void *server, void (*close_fn)(void *)) {
+    if (m->gpu_server && m->gpu_server_close) m->gpu_server_close(m->gpu_server);
+    m->gpu_server = server;
+    m->gpu_server_close = close_fn;
+}
+void *model_gpu_server(const model_model *m) { return m->gpu_server; }
 pg_status model_gpu_start(model_model *m, pg_diag_sink *diag) {
     if (!model_gpu_deferred(m)) return PG_OK;
     pg_pool *p = model_pool_new(model_pool_size(m->pool));   /* the parent's workers are not in this process */

@@ -98,6 +98,8 @@ struct model_model {
     struct gpu_model *gpu;   /* the GPU engine (gpu.c) when loaded with device "gpu": every forward step runs there */
     bool gpu_deferred;       /* loaded with gpu_defer, engine not started in this process (model_gpu_start) */
     char gpu_desc[512];      /* a deferred engine's description (model_gpu_set_desc) */
+    void *gpu_server;        /* a deferred engine's serving process, the caller's (model_gpu_set_server) */
+    void (*gpu_server_close)(void *);
 };
 
 /* SHA-256 of n bytes as 64 lowercase hex digits (sha256.c). */

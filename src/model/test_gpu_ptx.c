@@ -97,6 +97,5 @@ int main(void) {
     test_validator();
     test_ptxas();
     test_no_driver();
-    printf("%d passed, %d failed\n", t_pass, t_fail);
-    return t_fail != 0;
+    return TEST_DONE();
 }

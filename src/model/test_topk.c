@@ -87,6 +87,5 @@ int main(void) {
     test_ref_order();
     test_needs_full();
     test_against_full_row();
-    printf("%d passed, %d failed\n", t_pass, t_fail);
-    return t_fail != 0;
+    return TEST_DONE();
 }

@@ -3,13 +3,17 @@
  *
  * On the CPU engine, and on a GPU engine started in this process, it is the decoder call
  * itself.  On a deferred GPU engine (model_load_opts.gpu_defer, what `gen --device gpu`
- * loads) the call runs in a child process forked for it (gpu_isolate): the child starts the
- * engine (model_gpu_start), draws, and writes its results and diagnostics to the pipe; the
- * parent reads them back.  So the process that runs the GPU harness never initialises CUDA,
- * and the harness's own children (run.c, devinfo.c: cuInit in a fork) keep working: a child
- * forked after its parent's cuInit cannot use CUDA.  The child is a fork of this process at
- * the call, with the same options, so the draws are the ones an in-process engine makes.
- * Cost: each call starts the engine again (weights converted and uploaded). */
+ * loads) the draws run in one child process, the engine's: forked at the model's first draw,
+ * it starts the engine (model_gpu_start) once and serves every later draw -- the plan turn,
+ * the PTX turn, best-of-k, the twin turn -- over two pipes (a request: the options and their
+ * strings; a reply: the results and diagnostics), until the model is freed (model_gpu_server
+ * keeps it with the model).  So the process that runs the GPU harness never initialises
+ * CUDA, and the harness's own children (run.c, devinfo.c: cuInit in a fork) keep working: a
+ * child forked after its parent's cuInit cannot use CUDA.  The child is a fork of this process,
+ * so a draw there is the one an in-process engine makes, as long as the objects it names (the
+ * tokenizer, the vocabulary, the bias, the n-gram table) are those the fork has: objects bound
+ * with pipe_draw_bind, or named by the draw that forked it.  A draw naming another starts a new
+ * child; an object must not change or be freed and replaced while the model lives. */
 #ifndef PTXGEN_PIPE_DRAW_H
 #define PTXGEN_PIPE_DRAW_H
 #include "ptxgen/decode.h"
@@ -23,12 +27,23 @@ typedef struct {
     const gen_opts *o;
     int k;                /* K: candidates (outs[k]); else 1 */
 } pipe_draw_req;
+#define PIPE_DRAW_K_MAX 4096   /* candidates a request to the engine's child may ask for */
 
 /* outs[q->k] (1 unless K) receive the decoder's results, as the decoder call would give them;
  * the child's diagnostics go to diag.  A child that dies or says nothing is PG_ERR_EXTERNAL
  * with an E702 naming how it ended. */
 pg_status pipe_draw(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const pipe_draw_req *q, gen_result *outs,
                     pg_diag_sink *diag);
+
+/* Name the objects later draws of a deferred model will use, before the first draw, so that one
+ * child serves them all (a two-stage model's plan turn names no vocabulary).  No-op on other
+ * models. */
+void pipe_draw_bind(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const dec_bias *bias, const gen_ngram *ngram);
+
+/* A request on the wire (tested in test_pipeline.c): decode fills q and o, the strings pointing
+ * into buf; false on a short or malformed buffer. */
+void pipe_draw_req_encode(pg_buf *b, const pipe_draw_req *q);
+bool pipe_draw_req_decode(const char *buf, size_t len, pipe_draw_req *q, gen_opts *o);
 
 /* The wire format between child and parent (tested in test_pipeline.c): the child's
  * diagnostics, its status, its engine's description and its results, in one buffer. */

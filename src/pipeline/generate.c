@@ -8,6 +8,7 @@
 #include "ptxgen/gpu.h"
 #include "ptxgen/isa.h"
 #include "ptxgen/ptx.h"
+#include "draw.h"
 #include "pipe_notes.h"
 
 #include <errno.h>
@@ -229,6 +230,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         if (bs != PG_OK) goto out;
         o.bias = bias;
     }
+    pipe_draw_bind(model, tok, vocab, bias, ngram);   /* a deferred GPU engine: one child serves every draw (draw.h) */
 
     /* the two-stage model (docs/LITERATE.md): its plan in CUDA C first, checked by nvcc; the PTX turns follow it */
     bool two = !baseline && !single && (pipe_model_is_two_stage(mdir) || plan_file);
@@ -388,6 +390,8 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             json_object_set_new(by, gen_draft_src_name((gen_draft_src)s), json_pack("[i, i]", sel.best.drafted_by[s], sel.best.accepted_by[s]));
         json_object_set_new(spec, "by_source", by);
         json_object_set_new(j, "speculative", spec);
+        /* draws made from each row's top 64 (the GPU engine keeps the rows on the device), and those that needed the row */
+        json_object_set_new(j, "top_candidates", json_pack("{s:i, s:i}", "decided", sel.best.top_decided, "whole_row", sel.best.top_full));
         json_object_set_new(j, "semantics_note", json_string(sem_note));
         if (twin_ran) {
             json_t *tw = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}", "file", tout.cu_path, "generated", tout.generated, "verdict",

@@ -247,7 +247,32 @@ static void test_draw_wire(void) {
     pg_buf_free(&b);
 }
 
+/* pipe_draw's request (the parent to the GPU engine's child): the kind, k, the options and every
+ * string round-trip (NULL stays NULL, "" stays ""); a cut buffer is refused. */
+static void test_draw_request(void) {
+    gen_opts o;
+    gen_opts_default(&o);
+    o.signature = ".visible .entry k(\n)";
+    o.entry_name = "";
+    o.plan = "extern \"C\" __global__ void k() {}";
+    o.draft_max = 8;
+    o.sampler.seed = 99;
+    o.block[0] = 256;
+    pipe_draw_req q = {PIPE_DRAW_K, "add two vectors", NULL, &o, 16}, got;
+    pg_buf b = {0};
+    pipe_draw_req_encode(&b, &q);
+    gen_opts go;
+    CHECK(pipe_draw_req_decode(b.data, b.len, &got, &go), "the request decodes");
+    CHECK(got.kind == PIPE_DRAW_K && got.k == 16 && got.o == &go && !strcmp(got.text, "add two vectors") && !got.ptx, "kind, k, text");
+    CHECK(!strcmp(go.arch, "sm_80") && !strcmp(go.signature, o.signature) && !strcmp(go.entry_name, "") && !strcmp(go.plan, o.plan) &&
+              !go.prompt && !go.draft_ref && !go.baseline_ptx, "the options' strings");
+    CHECK(go.draft_max == 8 && go.sampler.seed == 99 && go.block[0] == 256 && go.constrained && go.max_tokens == o.max_tokens, "the options' values");
+    for (size_t cut = 0; cut < b.len; cut += 5) CHECK(!pipe_draw_req_decode(b.data, cut, &got, &go), "a request cut at %zu is refused", cut);
+    pg_buf_free(&b);
+}
+
 int main(void) {
+    test_draw_request();
     test_draw_wire();
     test_prompts();
     test_given_plan();

@@ -273,6 +273,9 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
                         void **args, void **extra) {
     (void)st; (void)extra;
     kern *k = f;
+    static long launches;   /* $FAKECUDA_ABORT_AT=N: the N-th launch aborts the process (a crashing engine) */
+    const char *ab = getenv("FAKECUDA_ABORT_AT");
+    if (ab && ++launches == atol(ab)) abort();
     if (gz != 1 || bx != k->block || by != 1 || bz != 1 || shm || !gx || !gy || gy > 65535) return 1;   /* the kernels' fixed shape */
     if (capturing) {
         if (capturing->n == capturing->cap) {
@@ -342,7 +345,13 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms
 #endif
 
 /* ---- cuBLAS ------------------------------------------------------------------------------ */
-int cublasCreate_v2(void **h) { *h = (void *)4; return 0; }
+int cublasCreate_v2(void **h) {   /* the engine's start (the harness has no cuBLAS): logged beside cuInit */
+    const char *p = getenv("FAKECUDA_INITLOG");
+    FILE *f = p ? fopen(p, "a") : NULL;
+    if (f) { fprintf(f, "cublasCreate pid %ld\n", (long)getpid()); fclose(f); }
+    *h = (void *)4;
+    return 0;
+}
 int cublasDestroy_v2(void *h) { (void)h; return 0; }
 int cublasSetStream_v2(void *h, void *s) { (void)h; (void)s; return 0; }
 /* column-major C[m][n] = alpha op(A) op(B) + beta C; A, B f16 or f32, C f32 or f16 */
