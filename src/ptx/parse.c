@@ -4,6 +4,7 @@
  * syntax error the parser reports file:line:col, skips to the next ';' or
  * '}' and carries on, so one run shows every error. */
 #define _POSIX_C_SOURCE 200809L
+#include "decl.h"
 #include "lex.h"
 #include "ptxgen/ptx.h"
 
@@ -664,10 +665,40 @@ static const char *capture_line(parser *P, int line) {
     return r;
 }
 
+/* Types that ptxas's declaration grammar does not know ("Parsing error near '.bf16'"), even in a
+ * declaration that names nothing; a named one is refused by the validator (E307), as are the
+ * types it parses but keeps for instructions (.e4m3, .f32x2: "may only be used as an
+ * instruction type"). */
+static bool decl_grammar_type(ptx_type t) {
+    switch (t) {
+    case PTX_T_B1: case PTX_T_B4: case PTX_T_U4: case PTX_T_S4: case PTX_T_BF16: case PTX_T_BF16X2: case PTX_T_TF32:
+    case PTX_T_E2M3: case PTX_T_E3M2: case PTX_T_E2M1:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* A declaration that names nothing (`.reg .v4 .f32;`, `.align 4 .b32;`): ptxas takes it as
+ * an empty statement after checking its qualifiers and type, as it checks a named one's.
+ * Always true: its ';' is read, an error is reported and parsing goes on. */
+static bool nameless_decl(parser *P, const ptx_decl *d, bool in_body) {
+    char why[160];
+    const ptx_type_info *ti = ptx_type_get(d->type);
+    const char *w = !decl_grammar_type(d->type) ? (snprintf(why, sizeof why, "type %s is for instructions only: no declaration has it", ti->name), why)
+                                                : ptx_decl_shape_problem(d, in_body, why, sizeof why);
+    if (w) {   /* the statement is whole (its ';' read): report and go on */
+        pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, d->loc.line, d->loc.col, "%s", w);
+        P->nerrors++;
+    }
+    return true;
+}
+
 /* Parse qualifiers + type + one or more names.  `first` is the space token
  * already consumed (or a linkage token).  Appends decls to *out.
- * `in_params`: a single name, stops before ',' or ')'. */
-static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec) {
+ * `in_params`: a single name, stops before ',' or ')'.  `in_body`: in a
+ * function's body.  The qualifiers come in the order [.align N] [.v2|.v4] type. */
+static bool parse_decl(parser *P, token first, bool in_params, bool in_body, decl_vec *out_vec) {
     ptx_decl d;
     d = zero_decl;
     d.loc.line = first.line;
@@ -706,6 +737,11 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
                 pg_buf_putn(&attrs, t.s, (size_t)t.n);
             }
         } else if (tok_is(&t, ".align")) {
+            if (d.vec || d.type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.align'" for .reg .u32 .align 4 %r */
+                ERR(P, t, ".align comes before the vector and the type in a declaration (.reg .align 8 .v2 .u32 %%v)");
+                pg_buf_free(&attrs);
+                return false;
+            }
             token n = lex_next(&P->L);
             int64_t v;
             if (n.kind != TK_INT || !parse_int_text(n.s, n.n, &v) || v <= 0 || v > (1 << 20)) {
@@ -717,6 +753,11 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
             if (d.type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.v2'" for .reg .f32 .v2 %v */
                 ERR(P, t, "%.*s comes before the type in a declaration (.reg .v2 .f32 %%v)", t.n, t.s);
+                pg_buf_free(&attrs);
+                return false;
+            }
+            if (d.vec || t.s[2] == '8') {   /* ptxas: "Parsing error near '.v8'" (.v8 is for ld/st), near '.v4' for .v2 .v4 */
+                ERR(P, t, "%.*s: a declaration takes one vector qualifier, .v2 or .v4", t.n, t.s);
                 pg_buf_free(&attrs);
                 return false;
             }
@@ -776,7 +817,7 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         return false;
     }
     /* names */
-    if (!in_params && tok_punct(&t, ';')) return true;   /* `.reg .f32 ;` declares nothing: ptxas takes it */
+    if (!in_params && tok_punct(&t, ';')) return nameless_decl(P, &d, in_body);   /* `.reg .f32 ;` declares nothing */
     for (;;) {
         if (t.kind != TK_IDENT) {
             char dd[64];
@@ -1214,7 +1255,7 @@ static void parse_body(parser *P, ptx_func *f) {
             }
             if (is_space_dir(&t, &sp)) {
                 P->decls.n = 0;
-                if (parse_decl(P, t, false, &P->decls)) {
+                if (parse_decl(P, t, false, true, &P->decls)) {
                     ptx_stmt tmpl = *st;   /* st moves if body grows */
                     for (int i = 0; i < P->decls.n; i++) {
                         ptx_stmt s2 = tmpl;
@@ -1235,15 +1276,19 @@ static void parse_body(parser *P, ptx_func *f) {
                                                     ".maxnreg", ".maxnctapersm", ".alias"};
             bool known = false;
             for (size_t k = 0; k < sizeof body_dirs / sizeof body_dirs[0] && !known; k++) known = tok_is(&t, body_dirs[k]);
-            if (!known && ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE && tok_punct(lex_peek(&P->L), ';')) {
-                lex_next(&P->L);   /* `.u32;` declares nothing: ptxas takes it as an empty statement */
+            bool qualifier = tok_is(&t, ".align") || tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8") ||
+                             ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE;
+            if (!known && qualifier) {
+                /* `.v4 .u32;` declares nothing: ptxas takes it as an empty statement; with names
+                 * it is "No variable storage specified" */
+                P->decls.n = 0;
+                if (!parse_decl(P, t, false, true, &P->decls)) recover(P);
+                else if (P->decls.n)
+                    ERR(P, t, "a declaration needs a state space (.reg, .local, .shared ...) before %.*s", t.n, t.s);
                 continue;
             }
             if (!known) {
-                if (ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE)
-                    ERR(P, t, "a declaration needs a state space (.reg, .local, .shared ...) before the type %.*s", t.n, t.s);
-                else
-                    ERR(P, t, "unknown directive %.*s in a function body", t.n, t.s);
+                ERR(P, t, "unknown directive %.*s in a function body", t.n, t.s);
                 recover(P);
                 continue;
             }
@@ -1276,7 +1321,7 @@ static bool parse_param_list(parser *P, ptx_decl **out, int *n) {
                 pg_vec_free(v);
                 return false;
             }
-            if (!parse_decl(P, t, true, &v)) { pg_vec_free(v); return false; }
+            if (!parse_decl(P, t, true, false, &v)) { pg_vec_free(v); return false; }
             if (v.n > 4096) { ERR(P, t, "too many parameters"); pg_vec_free(v); return false; }
             if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
             break;
@@ -1585,7 +1630,7 @@ static void parse_top(parser *P) {
         ptx_space sp;
         if (k.kind == TK_DIR && (is_space_dir(&k, &sp) || ptx_type_lookup(k.s, (size_t)k.n) != PTX_T_NONE)) {
             decl_vec decls = {0};
-            if (parse_decl(P, k, false, &decls)) {
+            if (parse_decl(P, k, false, false, &decls)) {
                 for (int i = 0; i < decls.n; i++) {
                     ptx_decl d = decls.v[i];
                     d.is_visible |= vis; d.is_extern |= ext; d.is_weak |= weak; d.is_common |= common;

@@ -3,6 +3,7 @@
  * Resolves every instruction to its isa_form (stored in the instruction) and
  * reports problems with stable codes.  The rules are written to accept
  * everything ptxas accepts (no false positives) and to catch what it rejects. */
+#include "decl.h"
 #include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
@@ -595,6 +596,8 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
     return false;
 }
 
+static char texel_kind(opctx *c, const ptx_operand *e);
+
 static bool check_address(opctx *c, const ptx_operand *op, int opi) {
     if (!op->addr_has_base) {   /* ptxas: "Immediate addresses allowed only for .local state space" */
         /* an operand after a copy's two spaces (its mbarrier) is .shared: no immediate either */
@@ -624,6 +627,16 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                 if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
                     OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
                          c->in->opcode, x->text ? x->text : "a float literal");
+                    return false;
+                }
+                /* ... held in 32-bit integer registers (ptxas: "Arguments mismatch" for .b16, .u64, .f32, .pred,
+                 * "Incompatible elements of vector expression" for {%r1, %rd1}, "Sink '_' not allowed") */
+                bool surface = (c->slot->kinds & ISA_OK_HANDLE) && !(c->slot->kinds & ISA_OK_TEXCOORD);   /* not a tensor tuple */
+                char kind = !surface ? 'i' : x->kind == PTX_OP_SINK ? 0 : texel_kind(c, x);
+                if (kind == 's' && ptx_type_get(op_sreg(c->V, x)->type)->bits != 32) kind = 0;   /* {%clock64} */
+                if (kind != 'i' && kind != 'b' && kind != 'I' && kind != 's' && kind != '?') {
+                    OERR(c, PG_E_OPERAND_TYPE, x->loc, "operand %d of '%s': a surface coordinate is a 32-bit integer register, not %s",
+                         opi + 1, c->in->opcode, x->text ? x->text : "that");
                     return false;
                 }
             }
@@ -1591,12 +1604,26 @@ static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t
 /* Variables (not registers, not parameters of a function's signature), as ptxas
  * takes them (issue 30, found by tests/diff_ptxas): where they may live, which
  * ones may be initialized, and which may be unsized. */
-static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
+const char *ptx_decl_shape_problem(const ptx_decl *d, bool in_body, char *buf, size_t n) {
+    const ptx_type_info *ti = ptx_type_get(d->type);
     if (d->align > 0 && (d->align & (d->align - 1)))   /* "Alignment must be a power of two" */
-        VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
-    if (depth > 0 && d->space != PTX_SS_REG && ptx_type_get(d->type)->cls == PTX_TC_OPAQUE)   /* "Texture/surface variable must be at module or entry parameter scope" */
-        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a %s is declared at module scope or as a kernel's parameter, not in a body", d->name,
-             ptx_type_get(d->type)->name);
+        snprintf(buf, n, ".align %d: an alignment is a power of two", d->align);
+    else if (d->vec && d->type == PTX_T_PRED)   /* "Predicate type can only be used to define scalar register variables" */
+        snprintf(buf, n, ".v%d .pred: .pred makes scalar registers only, not vectors", d->vec);
+    else if (d->vec && (!ti->reg_ok || ti->cls == PTX_TC_OPAQUE))   /* "Vector type only allowed over basic types" */
+        snprintf(buf, n, ".v%d %s: a vector holds a basic type (.b, .u, .s, .f, .f16x2), not %s", d->vec, ti->name, ti->name);
+    else if (d->vec * ti->bits > 128)   /* "Vector type too large, exceeds 128 bit limit" */
+        snprintf(buf, n, ".v%d %s is %d bits; a declared vector holds at most 128", d->vec, ti->name, d->vec * ti->bits);
+    else if (in_body && ti->cls == PTX_TC_OPAQUE)   /* "Texture/surface variable must be at module or entry parameter scope" */
+        snprintf(buf, n, "a %s is declared at module scope or as a kernel's parameter, not in a body", ti->name);
+    else
+        return NULL;
+    return buf;
+}
+
+static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
+    char why[160];
+    if (ptx_decl_shape_problem(d, depth > 0, why, sizeof why)) VERR(V, PG_E_BAD_DECL, d->loc, "'%s': %s", d->name, why);
     if (depth == 0 && d->space == PTX_SS_PARAM)   /* "Parameter variables may not be declared at module scope" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .param variables are declared in a function, not at module scope", d->name);
     if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
@@ -1610,9 +1637,9 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a packed .f16x2; use .b32", d->name);
     if (d->space == PTX_SS_REG && d->ndims && d->type != PTX_T_PRED)   /* "Variable 'ra' cannot be allocated into a register" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a register is not an array (a .reg declares scalars, vectors or %%r<N>)", d->name);
-    if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
+    if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims))   /* a vector: ptx_decl_shape_problem */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
-             d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
+             d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays");
     if (d->init && d->space != PTX_SS_GLOBAL && d->space != PTX_SS_CONST)   /* "No initial value is allowed ... in this state space" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
     else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
