@@ -1621,6 +1621,84 @@ const char *ptx_decl_shape_problem(const ptx_decl *d, bool in_body, char *buf, s
     return buf;
 }
 
+static bool isid_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '%';
+}
+
+/* The names an initializer takes the address of ("{1, gv, generic(gv), gv+8}"): each a
+ * function or a .global/.const variable declared before it, generic() only of a variable
+ * (ptxas: "Invalid initial value symbol 'x'" for a later, undeclared or register name,
+ * "Variable used as initial value not in .global or .const state space", "Invalid initial
+ * value expression" for generic(fn)).  Reports the first that is not. */
+static void check_init_names(vctx *V, const ptx_decl *d) {
+    bool in_generic = false;   /* the name is the argument of generic( ) */
+    for (const char *p = d->init; *p;) {
+        unsigned char c = (unsigned char)*p;
+        if (c >= '0' && c <= '9') {   /* a number, with its letters (0x1F, 0f3F800000, 1e3) */
+            while (isid_char(*p) || *p == '.') p++;
+            continue;
+        }
+        if (!(isid_char(*p) && !(c >= '0' && c <= '9'))) {
+            if (*p == ')') in_generic = false;
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (isid_char(*p)) p++;
+        const char *q = p;
+        while (*q == ' ') q++;
+        if (*q == '(' && p - s == 7 && !memcmp(s, "generic", 7)) { in_generic = true; continue; }
+        char name[256];
+        if ((size_t)(p - s) >= sizeof name) continue;
+        memcpy(name, s, (size_t)(p - s));
+        name[p - s] = 0;
+        const sym *y = st_find_tmp(&V->tab, name);
+        if (!y || (y->kind != SYM_VAR && y->kind != SYM_PARAM && y->kind != SYM_FUNC)) {
+            VERR(V, PG_E_UNDEF_SYMBOL, d->loc, "'%s': its initializer names %s, which is no variable or function declared before it",
+                 d->name, name);
+            return;
+        }
+        if (y->kind != SYM_FUNC && y->decl->space != PTX_SS_GLOBAL && y->decl->space != PTX_SS_CONST) {
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': its initializer takes the address of %s, a %s variable; only .global and .const ones",
+                 d->name, name, ptx_space_name(y->decl->space));
+            return;
+        }
+        if (y->kind == SYM_FUNC && in_generic) {
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': generic(%s) in its initializer: generic() takes a variable, not a function", d->name, name);
+            return;
+        }
+    }
+}
+
+/* Does the initializer text at *pp nest as d's shape does: a {list} a level for each array
+ * dimension and then one for a vector's elements, a plain value at the last level (ptxas:
+ * "Initial value type mismatch" for `.u32 x = {1}`, `a[2] = {1, {2}}`, `a[2][2] = {{1, 2}, 3}`)?
+ * Moves *pp past the value. */
+static bool init_shape_ok(const char **pp, int level, int levels) {
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    if (level == levels) {   /* a value: up to the next ',' or '}' outside parentheses */
+        if (*p == '{') return false;
+        int paren = 0;
+        for (; *p && (paren || (*p != ',' && *p != '}')); p++) paren += (*p == '(') - (*p == ')');
+        *pp = p;
+        return true;
+    }
+    if (*p != '{') return false;
+    p++;
+    while (*p == ' ') p++;
+    if (*p != '}')
+        for (;;) {
+            if (!init_shape_ok(&p, level + 1, levels)) return false;
+            while (*p == ' ') p++;
+            if (*p == ',') { p++; continue; }
+            break;
+        }
+    if (*p != '}') return false;
+    *pp = p + 1;
+    return true;
+}
+
 static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
     char why[160];
     if (ptx_decl_shape_problem(d, depth > 0, why, sizeof why)) VERR(V, PG_E_BAD_DECL, d->loc, "'%s': %s", d->name, why);
@@ -1640,11 +1718,16 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
     if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims))   /* a vector: ptx_decl_shape_problem */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
              d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays");
+    const char *ip = d->init;
     if (d->init && d->space != PTX_SS_GLOBAL && d->space != PTX_SS_CONST)   /* "No initial value is allowed ... in this state space" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
     else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
+    else if (d->init && !(init_shape_ok(&ip, 0, d->ndims + (d->vec ? 1 : 0)) && !*ip))
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': its initializer does not nest as it is declared (a {..} level for each array dimension, "
+             "then one for a vector, then plain values)", d->name);
     if (d->init && (d->space == PTX_SS_GLOBAL || d->space == PTX_SS_CONST)) {
+        check_init_names(V, d);
         const ptx_type_info *ti = ptx_type_get(d->type);
         char lit[48];
         const char *bad;
