@@ -727,9 +727,10 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
     }
     ptx_space only = (c->slot->kinds & ISA_OK_GADDR) ? PTX_SS_GLOBAL : (c->slot->kinds & ISA_OK_SADDR) ? PTX_SS_SHARED : PTX_SS_NONE;
-    if (only != PTX_SS_NONE && s->kind == SYM_VAR && s->decl && s->decl->space != only) {
+    ptx_space vspace = s->kind == SYM_PARAM ? PTX_SS_PARAM : s->kind == SYM_VAR && s->decl ? s->decl->space : PTX_SS_NONE;
+    if (only != PTX_SS_NONE && vspace != PTX_SS_NONE && vspace != only) {   /* a parameter too: cp.async.bulk's [mbar] of pf */
         OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' takes a generic address or a %s variable, not the %s variable %s",
-             opi + 1, c->in->opcode, ptx_space_name(only), ptx_space_name(s->decl->space), op->name);
+             opi + 1, c->in->opcode, ptx_space_name(only), ptx_space_name(vspace), op->name);
         return false;
     }
     /* a kernel's parameters are read-only ("Illegal to write to function input parameter") */
