@@ -293,6 +293,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 'e': o->kinds |= ISA_OK_VSINK; break;
             case 'g': o->kinds |= ISA_OK_ADDR | ISA_OK_GADDR; break;
             case 'm': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR; break;
+            case 'o': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR | ISA_OK_OBJECT; break;
             case 'n': o->kinds |= ISA_OK_SYM | ISA_OK_SADDR; break;
             case 'c': o->kinds |= ISA_OK_ADDR | ISA_OK_TUPLE; break;
             case 'h': o->kinds |= ISA_OK_ADDR | ISA_OK_HANDLE; break;

@@ -664,6 +664,11 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                 OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
                 return false;
             }
+            if (c->slot->kinds & ISA_OK_OBJECT) {   /* ptxas: "Illegal state space for address operand '%laneid'" */
+                OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' addresses an mbarrier in .shared memory, not the special register %s",
+                     opi + 1, c->in->opcode, op->name);
+                return false;
+            }
             sreg_target_check(c, op, sr);
             return true;
         }
