@@ -172,6 +172,7 @@ PG_API const char *isa_opcode_get(int i);
  * validation fast. */
 PG_API uint16_t isa_modifier_id(const char *mod, size_t len);
 PG_API const char *isa_modifier_text(uint16_t id);
+PG_API ptx_type isa_modifier_type(uint16_t id);   /* the type the modifier names (.f32), else PTX_T_NONE */
 
 /* Result of matching the modifiers of one instruction against a form. */
 enum { ISA_SLOT_IGNORED = 255 };

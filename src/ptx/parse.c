@@ -28,9 +28,9 @@ typedef struct {
 } intern_ent;
 
 /* An instruction head ("ld.global.v4.f32") resolved once per module: the
- * opcode and modifier strings and ids, looked up in the ISA table. */
-typedef struct { const char *opcode; int nmods, first; } insn_head;
-typedef struct { const char *text; uint16_t id; } head_mod;
+ * opcode and modifier strings and ids, looked up in the ISA table.  The
+ * instructions of one head share its arrays (in the arena). */
+typedef struct { const char *opcode; int nmods; const char **mods; uint16_t *ids; } insn_head;
 typedef struct { uint32_t h, idx; } intern_slot;   /* idx = entry + 1; 0 = empty */
 typedef PG_VEC(ptx_decl) decl_vec;
 
@@ -49,7 +49,6 @@ typedef struct {
     PG_VEC(intern_ent) name_ents;
     PG_VEC(ptx_stmt) body;   /* statements of the function being parsed (reused) */
     PG_VEC(insn_head) heads;
-    PG_VEC(head_mod) head_mods;
     decl_vec decls;          /* declarations of one body statement (reused) */
 } parser;
 
@@ -290,7 +289,7 @@ static ptx_operand *pop_operands(parser *P, int base) {
     int n = P->opstack.n - base;
     ptx_operand *v = NULL;
     if (n) {
-        v = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)n);
+        v = pg_arena_alloc_raw(&P->m->arena, sizeof(ptx_operand) * (size_t)n);
         memcpy(v, P->opstack.v + base, sizeof(ptx_operand) * (size_t)n);
     }
     P->opstack.n = base;
@@ -997,12 +996,13 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     if (!he->head) {
         int nforms;
         const isa_form *const *forms = isa_forms_for(t.s, (size_t)t.n, &nforms);
-        insn_head h = {nforms ? forms[0]->opcode : NULL, nmods, P->head_mods.n};
+        insn_head h = {nforms ? forms[0]->opcode : NULL, nmods, NULL, NULL};
         if (!h.opcode) h.opcode = tokdup(P, &t);
+        h.mods = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)(nmods ? nmods : 1));
+        h.ids = pg_arena_alloc(&P->m->arena, sizeof(uint16_t) * (size_t)(nmods ? nmods : 1));
         for (int k = 0; k < nmods; k++) {
-            uint16_t id = isa_modifier_id(ms[k], (size_t)mn[k]);
-            head_mod hm = {id ? isa_modifier_text(id) : intern_ent_of(P, ms[k], mn[k])->s, id};
-            pg_vec_push(P->head_mods, hm);
+            h.ids[k] = isa_modifier_id(ms[k], (size_t)mn[k]);
+            h.mods[k] = h.ids[k] ? isa_modifier_text(h.ids[k]) : intern_ent_of(P, ms[k], mn[k])->s;
         }
         pg_vec_push(P->heads, h);
         he = intern_ent_of(P, t.s, (int)(head_end - t.s));   /* the table may have grown */
@@ -1011,12 +1011,8 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     const insn_head *h = &P->heads.v[he->head - 1];
     in->opcode = h->opcode;
     in->nmods = h->nmods;
-    in->mods = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)(in->nmods ? in->nmods : 1));
-    in->mod_ids = pg_arena_alloc(&P->m->arena, sizeof(uint16_t) * (size_t)(in->nmods ? in->nmods : 1));
-    for (int k = 0; k < in->nmods; k++) {
-        in->mods[k] = P->head_mods.v[h->first + k].text;
-        in->mod_ids[k] = P->head_mods.v[h->first + k].id;
-    }
+    in->mods = h->mods;
+    in->mod_ids = h->ids;
     int base = P->opstack.n;
     token *n = lex_peek(&P->L);
     if (!tok_punct(n, ';') && n->line > t.line && starts_statement(P, n)) {
@@ -1301,7 +1297,7 @@ static void parse_body(parser *P, ptx_func *f) {
     }
     f->nbody = P->body.n;
     if (P->body.n) {
-        f->body = pg_arena_alloc(&P->m->arena, sizeof(ptx_stmt) * (size_t)P->body.n);
+        f->body = pg_arena_alloc_raw(&P->m->arena, sizeof(ptx_stmt) * (size_t)P->body.n);
         memcpy(f->body, P->body.v, sizeof(ptx_stmt) * (size_t)P->body.n);
     }
 #undef PUSH
@@ -1680,7 +1676,14 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
     }
     /* ptxas reads ASCII only, comments included ("Unexpected non-ASCII character"): the first
      * other byte is an error here too, or check would pass what ptxas rejects */
-    for (const char *p = src; p < P.L.end; p++)
+    const char *ascii_end = src;   /* the first non-ASCII byte, 8 bytes a step where there is none */
+    while (P.L.end - ascii_end >= 8) {
+        uint64_t w;
+        memcpy(&w, ascii_end, 8);
+        if (w & 0x8080808080808080ull) break;
+        ascii_end += 8;
+    }
+    for (const char *p = ascii_end; p < P.L.end; p++)
         if ((unsigned char)*p >= 0x80) {
             int line = 1, col = 1;
             for (const char *q = src; q < p; q++) { if (*q == '\n') { line++; col = 1; } else col++; }
@@ -1712,7 +1715,6 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
     pg_vec_free(P.name_ents);
     pg_vec_free(P.body);
     pg_vec_free(P.heads);
-    pg_vec_free(P.head_mods);
     pg_vec_free(P.decls);
     m->ntops = P.tops.n;
     m->tops = P.tops.v;   /* malloc'd; freed in ptx_module_free */
