@@ -284,7 +284,6 @@ static int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
     return e->st;
 }
 
-/* Look a register up: exact name, or a parameterized %r<N> declaration. */
 /* The special register an operand names, unless a register the program declared
  * takes that name in scope: ptxas lets .reg .u32 %laneid; shadow %laneid (issue 30). */
 static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
@@ -293,6 +292,8 @@ static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
     return resolve_reg_cached(V, op->name, &d) == REG_OK ? NULL : op->sreg;
 }
 
+/* Look a register up: exact name, or a parameterized %r<N> declaration.  Not found: NULL,
+ * reported when `report`, else noted for the reporting pass. */
 static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
     const ptx_decl *d;
     int st = resolve_reg_cached(V, name, &d);
@@ -598,6 +599,37 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
 
 static char texel_kind(opctx *c, const ptx_operand *e);
 
+/* One coordinate x of a texture, surface or tensor operand [name, c] (c a coordinate or a
+ * {vector} of them): a register or a number, never a name (ptxas: "Incompatible elements of
+ * vector expression" for a parameter's name, "Illegal expression 'vsub'" for an unknown one);
+ * a surface's an integer (ptxas: "Vector with elements of different types" for 0d3FF0...) in a
+ * 32-bit register, a 32-bit special register or a literal (ptxas: "Arguments mismatch" for
+ * .b16, .u64, .f32, .pred, "Incompatible elements of vector expression" for {%r1, %rd1},
+ * "Sink '_' not allowed").  Tensor and texture coordinates get their types checked elsewhere. */
+static bool check_coordinate(opctx *c, const ptx_operand *x, int opi) {
+    if (x->kind == PTX_OP_SYM) {
+        OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': coordinate '%s' is a name, not a register or a number",
+             opi + 1, c->in->opcode, x->name);
+        return false;
+    }
+    if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
+        OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
+             c->in->opcode, x->text ? x->text : "a float literal");
+        return false;
+    }
+    bool surface = (c->slot->kinds & ISA_OK_HANDLE) && !(c->slot->kinds & ISA_OK_TEXCOORD);
+    if (!surface) return true;
+    char kind = x->kind == PTX_OP_SINK ? 0 : texel_kind(c, x);
+    if (kind == 's' && ptx_type_get(op_sreg(c->V, x)->type)->bits != 32) kind = 0;   /* {%clock64} */
+    bool integer = kind == 'i' || kind == 'b' || kind == 'I' || kind == 's';
+    if (!integer && kind != '?') {   /* '?': undeclared, reported by the caller */
+        OERR(c, PG_E_OPERAND_TYPE, x->loc, "operand %d of '%s': a surface coordinate is a 32-bit integer register, not %s",
+             opi + 1, c->in->opcode, x->text ? x->text : "that");
+        return false;
+    }
+    return true;
+}
+
 static bool check_address(opctx *c, const ptx_operand *op, int opi) {
     if (!op->addr_has_base) {   /* ptxas: "Immediate addresses allowed only for .local state space" */
         /* an operand after a copy's two spaces (its mbarrier) is .shared: no immediate either */
@@ -614,32 +646,8 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            /* a coordinate is a register or a number (ptxas: "Incompatible elements of vector expression"
-             * for a parameter's name, "Illegal expression 'vsub'" for an unknown one) */
-            for (int k = 0; k < (e->kind == PTX_OP_VEC ? e->nelems : 1); k++) {
-                const ptx_operand *x = e->kind == PTX_OP_VEC ? &e->elems[k] : e;
-                if (x->kind == PTX_OP_SYM) {
-                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': coordinate '%s' is a name, not a register or a number",
-                         opi + 1, c->in->opcode, x->name);
-                    return false;
-                }
-                /* a surface's coordinates are integers (ptxas: "Vector with elements of different types" for 0d3FF0...) */
-                if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
-                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
-                         c->in->opcode, x->text ? x->text : "a float literal");
-                    return false;
-                }
-                /* ... held in 32-bit integer registers (ptxas: "Arguments mismatch" for .b16, .u64, .f32, .pred,
-                 * "Incompatible elements of vector expression" for {%r1, %rd1}, "Sink '_' not allowed") */
-                bool surface = (c->slot->kinds & ISA_OK_HANDLE) && !(c->slot->kinds & ISA_OK_TEXCOORD);   /* not a tensor tuple */
-                char kind = !surface ? 'i' : x->kind == PTX_OP_SINK ? 0 : texel_kind(c, x);
-                if (kind == 's' && ptx_type_get(op_sreg(c->V, x)->type)->bits != 32) kind = 0;   /* {%clock64} */
-                if (kind != 'i' && kind != 'b' && kind != 'I' && kind != 's' && kind != '?') {
-                    OERR(c, PG_E_OPERAND_TYPE, x->loc, "operand %d of '%s': a surface coordinate is a 32-bit integer register, not %s",
-                         opi + 1, c->in->opcode, x->text ? x->text : "that");
-                    return false;
-                }
-            }
+            for (int k = 0; k < (e->kind == PTX_OP_VEC ? e->nelems : 1); k++)
+                if (!check_coordinate(c, e->kind == PTX_OP_VEC ? &e->elems[k] : e, opi)) return false;
             if (e->kind == PTX_OP_REG && op_sreg(c->V, e)) {   /* ptxas: "Special register argument not allowed" (in {..} it is) */
                 OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s': the special register %s as a coordinate outside {..}",
                      opi + 1, c->in->opcode, e->name);
@@ -1387,7 +1395,7 @@ static fit_key *fit_slot(fit_key *keys, int cap, const isa_form *const *forms, c
 }
 
 /* The forms of `forms[0..nf)` whose modifier slots accept `ids`, in table
- * order (*n of them, in V->fits from *first).  false: out of memory or too
+ * order (*n of them, in V->fc->fits from *first).  false: out of memory or too
  * many modifiers to cache; the caller matches directly. */
 static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16_t *ids, int nmods, int *first, int *n) {
     fit_cache *C = V->fc;
