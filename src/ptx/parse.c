@@ -1058,7 +1058,12 @@ static bool loc_shape_ok(const char *text) {
     for (int i = 0; i < 3; i++) {
         while (*p == ' ') p++;
         if (*p < '0' || *p > '9') return false;
-        while (isalnum((unsigned char)*p)) p++;   /* 10, 0x10 */
+        bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+        if (hex) p += 2;
+        /* 10, 0x10, 5U; not 0f3F800000 (ptxas: "Parsing error near '0f3F800000'") */
+        while (hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p)) p++;
+        if (*p == 'U') p++;   /* 5U */
+        if (isalnum((unsigned char)*p) || *p == '.') return false;
     }
     while (*p == ' ') p++;
     return *p == 0 || *p == ',';

@@ -689,7 +689,17 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                  op->name, ti->name);
             return false;
         }
-        bool generic32 = ti->bits < 64 && c->V->m->address_size == 64 && !c->space_unknown &&
+        /* red.async and st.async write .shared::cluster memory whether or not the space is written: their
+         * address register is 32 bits or more, never 8 or 16 (ptxas: "Arguments mismatch for instruction
+         * 'mov'"), and a 32-bit one is no generic address */
+        bool cluster_async = opi == 0 && c->in->nmods && !strcmp(c->in->mods[0], ".async") &&
+                             (!strcmp(c->in->opcode, "red") || !strcmp(c->in->opcode, "st"));
+        if (cluster_async && ti->bits < 32) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s as the address of '%s.async': a .shared::cluster address takes 32 or 64 bits",
+                 ti->bits, op->name, c->in->opcode);
+            return false;
+        }
+        bool generic32 = ti->bits < 64 && c->V->m->address_size == 64 && !c->space_unknown && !cluster_async &&
                          (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL);
         /* a 32-bit register there makes ptxas compile the whole module for a 32-bit ABI, which it
          * no longer does ("32-Bit compilation is no longer supported"; on sm_90 "32-Bit ABI ... is
