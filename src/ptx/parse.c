@@ -1061,7 +1061,11 @@ static bool loc_shape_ok(const char *text) {
         bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
         if (hex) p += 2;
         /* 10, 0x10, 5U; not 0f3F800000 (ptxas: "Parsing error near '0f3F800000'") */
-        while (hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p)) p++;
+        const char *d0 = p;
+        uint64_t v = 0;
+        for (; hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p); p++)
+            if (v <= UINT32_MAX) v = v * (hex ? 16 : 10) + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10);
+        if (p == d0 || v > UINT32_MAX) return false;   /* ptxas: "Constant overflow" past 32 bits */
         if (*p == 'U') p++;   /* 5U */
         if (isalnum((unsigned char)*p) || *p == '.') return false;
     }
