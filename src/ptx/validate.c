@@ -804,7 +804,13 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
     /* a surface's coordinate vector: at least as many as the geometry bound to G reads (ISA_TEXGEOM's
      * smallest vector; ptxas: "Operand vector size doesn't match geometry" for sust.b.3d [s, {%r0}],
      * though it takes a scalar for any geometry) */
-    const isa_texgeom *g = op->nelems ? isa_texture_geometry(isa_bound_text(c->mt, 'G' - 'A')) : NULL;
+    const char *geom = isa_bound_text(c->mt, 'G' - 'A');
+    if (!op->nelems && geom && isa_texture_geometry(geom)) {   /* ptxas: "Arguments mismatch" for sured.p.and.2d.b32.trap [%rd7], %r7 */
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': a '%s' surface access names its coordinates, [s, {..}]", opi + 1,
+             c->in->opcode, geom);
+        return false;
+    }
+    const isa_texgeom *g = op->nelems ? isa_texture_geometry(geom) : NULL;
     if (g && op->elems[op->nelems - 1].kind == PTX_OP_VEC) {
         const ptx_operand *v = &op->elems[op->nelems - 1];
         int n = v->nelems;
