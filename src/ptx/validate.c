@@ -1710,7 +1710,11 @@ static bool init_shape_ok(const char **pp, int level, int levels) {
     if (level == levels) {   /* a value: up to the next ',' or '}' outside parentheses */
         if (*p == '{') return false;
         int paren = 0;
-        for (; *p && (paren || (*p != ',' && *p != '}')); p++) paren += (*p == '(') - (*p == ')');
+        for (; *p && (paren || (*p != ',' && *p != '}')); p++) {
+            paren += (*p == '(') - (*p == ')');
+            /* two values with no operator or comma between them (ptxas: "Parsing error near '4'" for {3, 4 4}) */
+            if (*p == ' ' && p > *pp && isid_char(p[-1]) && isid_char(p[1])) return false;
+        }
         *pp = p;
         return true;
     }
@@ -1754,8 +1758,8 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
     else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
     else if (d->init && !(init_shape_ok(&ip, 0, d->ndims + (d->vec ? 1 : 0)) && !*ip))
-        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': its initializer does not nest as it is declared (a {..} level for each array dimension, "
-             "then one for a vector, then plain values)", d->name);
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': its initializer is not values nested as it is declared (a {..} level for each array dimension, "
+             "then one for a vector, then values, comma-separated)", d->name);
     if (d->init && (d->space == PTX_SS_GLOBAL || d->space == PTX_SS_CONST)) {
         check_init_names(V, d);
         const ptx_type_info *ti = ptx_type_get(d->type);
