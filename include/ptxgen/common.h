@@ -101,6 +101,7 @@ PG_API uint32_t pg_hash32(const void *p, size_t n);
 typedef struct pg_arena_block pg_arena_block;
 typedef struct { pg_arena_block *head; size_t total; } pg_arena;
 PG_API void *pg_arena_alloc(pg_arena *a, size_t n);          /* zeroed; out of memory: pg_oom */
+PG_API void *pg_arena_alloc_raw(pg_arena *a, size_t n);      /* not zeroed: for what the caller fills at once */
 PG_API char *pg_arena_strndup(pg_arena *a, const char *s, size_t n);
 PG_API char *pg_arena_strdup(pg_arena *a, const char *s);
 PG_API void pg_arena_free(pg_arena *a);

@@ -88,6 +88,7 @@ typedef enum {
     ISA_OK_TUPLE = 1 << 15, /* with ADDR: a tensor tuple [map, {coords}], as many 32-bit coordinates as the arity */
     ISA_OK_HANDLE = 1 << 16, /* with ADDR: [handle] or [handle, ...]: a variable of the slot's opaque type or a 64-bit register, no offset */
     ISA_OK_TEXCOORD = 1 << 17, /* with HANDLE: [tex, c], c read as the geometry bound to the arity variable says (isa_texture_geometry) */
+    ISA_OK_OBJECT = 1 << 18, /* with ADDR: the address of an object (an mbarrier): no special register as its base */
 } isa_opkind;
 
 typedef struct {
@@ -171,6 +172,7 @@ PG_API const char *isa_opcode_get(int i);
  * validation fast. */
 PG_API uint16_t isa_modifier_id(const char *mod, size_t len);
 PG_API const char *isa_modifier_text(uint16_t id);
+PG_API ptx_type isa_modifier_type(uint16_t id);   /* the type the modifier names (.f32), else PTX_T_NONE */
 
 /* Result of matching the modifiers of one instruction against a form. */
 enum { ISA_SLOT_IGNORED = 255 };

@@ -86,8 +86,10 @@ typedef struct {
 
 typedef struct {
     const char *opcode;          /* "ld" */
-    const char **mods;           /* ".global", ".v4", ".f32" (nmods entries, in the arena) */
-    uint16_t *mod_ids;           /* the same as isa_modifier_id()s; 0 = not in the ISA table */
+    const char **mods;           /* ".global", ".v4", ".f32" (nmods entries, in the arena; the parser's
+                                  * instructions of one head share them: replace the array, never
+                                  * write into it) */
+    uint16_t *mod_ids;           /* the same as isa_modifier_id()s; 0 = not in the ISA table (shared too) */
     int nmods;
     const char *guard;           /* predicate register or NULL */
     bool guard_neg;

@@ -117,7 +117,7 @@ static pthread_mutex_t arena_spare_mu = PTHREAD_MUTEX_INITIALIZER;
 static pg_arena_block *arena_spare;
 static int arena_nspare;
 
-void *pg_arena_alloc(pg_arena *a, size_t n) {
+void *pg_arena_alloc_raw(pg_arena *a, size_t n) {
     n = (n + 15) & ~(size_t)15;
     pg_arena_block *b = a->head;
     if (!b || b->used + n > b->cap) {
@@ -135,12 +135,13 @@ void *pg_arena_alloc(pg_arena *a, size_t n) {
     }
     void *p = b->data + b->used;
     b->used += n;
-    memset(p, 0, n);
     return p;
 }
 
+void *pg_arena_alloc(pg_arena *a, size_t n) { return memset(pg_arena_alloc_raw(a, n), 0, n); }
+
 char *pg_arena_strndup(pg_arena *a, const char *s, size_t n) {
-    char *p = pg_arena_alloc(a, n + 1);
+    char *p = pg_arena_alloc_raw(a, n + 1);
     memcpy(p, s, n);
     p[n] = 0;
     return p;

@@ -194,6 +194,7 @@ static uint16_t mod_id_of_ptr(const char *p) {
     return ptr_get(p, &v) && v > 0 ? (uint16_t)v : 0;
 }
 const char *isa_modifier_text(uint16_t id) { return id && id <= nmod_ids ? mod_text[id] : NULL; }
+ptx_type isa_modifier_type(uint16_t id) { return id && id <= nmod_ids ? mod_type[id] : PTX_T_NONE; }
 
 static const raw_group *find_group(const char *name, size_t n) {
     for (int i = 0; i < NGROUPS; i++)
@@ -293,6 +294,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case 'e': o->kinds |= ISA_OK_VSINK; break;
             case 'g': o->kinds |= ISA_OK_ADDR | ISA_OK_GADDR; break;
             case 'm': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR; break;
+            case 'o': o->kinds |= ISA_OK_ADDR | ISA_OK_SADDR | ISA_OK_OBJECT; break;
             case 'n': o->kinds |= ISA_OK_SYM | ISA_OK_SADDR; break;
             case 'c': o->kinds |= ISA_OK_ADDR | ISA_OK_TUPLE; break;
             case 'h': o->kinds |= ISA_OK_ADDR | ISA_OK_HANDLE; break;

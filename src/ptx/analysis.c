@@ -889,7 +889,11 @@ typedef struct {
     int *slot;      /* id -> index into a state, -1: untracked (always unknown) */
     strmap syms;    /* variable/param name -> its alignment + 1 */
     const int *cur; /* the state being read: alignment per register, 0 = unknown */
+    /* reg_id's answers by name pointer (the parser interns names, so every %r12 of the
+     * function is one pointer): direct-mapped, filled after reg_ids_build; NULL = none */
+    struct reg_memo { const char *name; int id; } *memo;
 } align_ctx;
+enum { REG_MEMO = 512 };
 
 static void reg_ids_build(align_ctx *A, const ptx_func *f) {
     for (int pass = 0; pass < 3; pass++) {
@@ -922,7 +926,7 @@ static void reg_ids_build(align_ctx *A, const ptx_func *f) {
 }
 
 /* The id of a register name, or -1 (undeclared, or declared twice). */
-static int reg_id(const align_ctx *A, const char *name) {
+static int reg_id_lookup(const align_ctx *A, const char *name) {
     size_t n = strlen(name), i = n;
     while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
     if (i < n && i > 0 && n - i <= 9) {
@@ -938,6 +942,17 @@ static int reg_id(const align_ctx *A, const char *name) {
     return sm_get(&A->plain, name, &v) && v > 0 ? v - 1 : -1;
 }
 
+static int reg_id(const align_ctx *A, const char *name) {
+    if (!A->memo) return reg_id_lookup(A, name);
+    uintptr_t p = (uintptr_t)name;
+    struct reg_memo *e = &A->memo[((p >> 4) ^ (p >> 13)) & (REG_MEMO - 1)];
+    if (e->name != name) {
+        e->name = name;
+        e->id = reg_id_lookup(A, name);
+    }
+    return e->id;
+}
+
 /* A variable's alignment; a name declared twice (shadowing) gets the lesser. */
 static void align_add_sym(align_ctx *A, const ptx_decl *d) {
     if (!d->name || d->space == PTX_SS_REG) return;
@@ -951,7 +966,8 @@ static void align_add_sym(align_ctx *A, const ptx_decl *d) {
 static bool int_typed(const ptx_insn *in) {
     bool any = false;
     for (int i = 0; i < in->nmods; i++) {
-        ptx_type t = ptx_type_lookup(in->mods[i], strlen(in->mods[i]));
+        uint16_t id = in->mod_ids ? in->mod_ids[i] : 0;   /* the table's ids spare a lookup by text */
+        ptx_type t = id ? isa_modifier_type(id) : ptx_type_lookup(in->mods[i], strlen(in->mods[i]));
         if (t == PTX_T_NONE) continue;
         ptx_type_class c = ptx_type_get(t)->cls;
         if (c != PTX_TC_UINT && c != PTX_TC_SINT && c != PTX_TC_BIT) return false;
@@ -1129,6 +1145,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     }
     if (!naccess) goto done;
     reg_ids_build(&A, f);
+    A.memo = calloc(REG_MEMO, sizeof *A.memo);   /* NULL: reg_id looks every name up */
     for (int i = 0; i < nbody; i++) {
         if (f->body[i].kind != PTX_ST_INSN) continue;
         const ptx_insn *ins = &f->body[i].u.insn;
@@ -1243,6 +1260,7 @@ done:
     free(defv);
     free(rel);
     free(A.slot);
+    free(A.memo);
     pg_vec_free(A.bases);
     ptx_cfg_free(own);
     sm_free(&A.plain);

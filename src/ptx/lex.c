@@ -17,8 +17,10 @@ void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_di
     L->diag = diag;
 }
 
-/* character classes: 1 = identifier start, 2 = identifier continuation */
+/* character classes: 1 = identifier start, 2 = identifier continuation, 4 = a blank
+ * other than a newline */
 static const unsigned char cclass[256] = {
+    [' '] = 4, ['\t'] = 4, ['\r'] = 4, ['\f'] = 4, ['\v'] = 4,
     ['$'] = 3, ['%'] = 3, ['_'] = 3,
     ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2,
 #define L2(c) [c] = 3, [c - 32] = 3
@@ -175,7 +177,7 @@ void ptx_lex_scan(lexer *L, token *tp) {
     L->cmt_s = NULL;
     while (p < end) {
         char c = *p;
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { p++; col++; any = true; continue; }
+        if (cclass[(unsigned char)c] & 4) { p++; col++; any = true; continue; }
         if (c == '\n') { p++; line++; col = 1; any = true; fresh = true; continue; }
         if (c == '/' && p + 1 < end && p[1] == '/') {
             const char *q = memchr(p, '\n', (size_t)(end - p));

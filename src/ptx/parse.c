@@ -4,6 +4,7 @@
  * syntax error the parser reports file:line:col, skips to the next ';' or
  * '}' and carries on, so one run shows every error. */
 #define _POSIX_C_SOURCE 200809L
+#include "decl.h"
 #include "lex.h"
 #include "ptxgen/ptx.h"
 
@@ -27,9 +28,9 @@ typedef struct {
 } intern_ent;
 
 /* An instruction head ("ld.global.v4.f32") resolved once per module: the
- * opcode and modifier strings and ids, looked up in the ISA table. */
-typedef struct { const char *opcode; int nmods, first; } insn_head;
-typedef struct { const char *text; uint16_t id; } head_mod;
+ * opcode and modifier strings and ids, looked up in the ISA table.  The
+ * instructions of one head share its arrays (in the arena). */
+typedef struct { const char *opcode; int nmods; const char **mods; uint16_t *ids; } insn_head;
 typedef struct { uint32_t h, idx; } intern_slot;   /* idx = entry + 1; 0 = empty */
 typedef PG_VEC(ptx_decl) decl_vec;
 
@@ -48,7 +49,6 @@ typedef struct {
     PG_VEC(intern_ent) name_ents;
     PG_VEC(ptx_stmt) body;   /* statements of the function being parsed (reused) */
     PG_VEC(insn_head) heads;
-    PG_VEC(head_mod) head_mods;
     decl_vec decls;          /* declarations of one body statement (reused) */
 } parser;
 
@@ -289,7 +289,7 @@ static ptx_operand *pop_operands(parser *P, int base) {
     int n = P->opstack.n - base;
     ptx_operand *v = NULL;
     if (n) {
-        v = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand) * (size_t)n);
+        v = pg_arena_alloc_raw(&P->m->arena, sizeof(ptx_operand) * (size_t)n);
         memcpy(v, P->opstack.v + base, sizeof(ptx_operand) * (size_t)n);
     }
     P->opstack.n = base;
@@ -664,10 +664,40 @@ static const char *capture_line(parser *P, int line) {
     return r;
 }
 
+/* Types that ptxas's declaration grammar does not know ("Parsing error near '.bf16'"), even in a
+ * declaration that names nothing; a named one is refused by the validator (E307), as are the
+ * types it parses but keeps for instructions (.e4m3, .f32x2: "may only be used as an
+ * instruction type"). */
+static bool decl_grammar_type(ptx_type t) {
+    switch (t) {
+    case PTX_T_B1: case PTX_T_B4: case PTX_T_U4: case PTX_T_S4: case PTX_T_BF16: case PTX_T_BF16X2: case PTX_T_TF32:
+    case PTX_T_E2M3: case PTX_T_E3M2: case PTX_T_E2M1:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* A declaration that names nothing (`.reg .v4 .f32;`, `.align 4 .b32;`): ptxas takes it as
+ * an empty statement after checking its qualifiers and type, as it checks a named one's.
+ * Always true: its ';' is read, an error is reported and parsing goes on. */
+static bool nameless_decl(parser *P, const ptx_decl *d, bool in_body) {
+    char why[160];
+    const ptx_type_info *ti = ptx_type_get(d->type);
+    const char *w = !decl_grammar_type(d->type) ? (snprintf(why, sizeof why, "type %s is for instructions only: no declaration has it", ti->name), why)
+                                                : ptx_decl_shape_problem(d, in_body, why, sizeof why);
+    if (w) {   /* the statement is whole (its ';' read): report and go on */
+        pg_diag_emit(P->diag, PG_E_BAD_DECL, P->m->filename, d->loc.line, d->loc.col, "%s", w);
+        P->nerrors++;
+    }
+    return true;
+}
+
 /* Parse qualifiers + type + one or more names.  `first` is the space token
  * already consumed (or a linkage token).  Appends decls to *out.
- * `in_params`: a single name, stops before ',' or ')'. */
-static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec) {
+ * `in_params`: a single name, stops before ',' or ')'.  `in_body`: in a
+ * function's body.  The qualifiers come in the order [.align N] [.v2|.v4] type. */
+static bool parse_decl(parser *P, token first, bool in_params, bool in_body, decl_vec *out_vec) {
     ptx_decl d;
     d = zero_decl;
     d.loc.line = first.line;
@@ -706,6 +736,11 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
                 pg_buf_putn(&attrs, t.s, (size_t)t.n);
             }
         } else if (tok_is(&t, ".align")) {
+            if (d.vec || d.type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.align'" for .reg .u32 .align 4 %r */
+                ERR(P, t, ".align comes before the vector and the type in a declaration (.reg .align 8 .v2 .u32 %%v)");
+                pg_buf_free(&attrs);
+                return false;
+            }
             token n = lex_next(&P->L);
             int64_t v;
             if (n.kind != TK_INT || !parse_int_text(n.s, n.n, &v) || v <= 0 || v > (1 << 20)) {
@@ -717,6 +752,11 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
             if (d.type != PTX_T_NONE) {   /* ptxas: "Parsing error near '.v2'" for .reg .f32 .v2 %v */
                 ERR(P, t, "%.*s comes before the type in a declaration (.reg .v2 .f32 %%v)", t.n, t.s);
+                pg_buf_free(&attrs);
+                return false;
+            }
+            if (d.vec || t.s[2] == '8') {   /* ptxas: "Parsing error near '.v8'" (.v8 is for ld/st), near '.v4' for .v2 .v4 */
+                ERR(P, t, "%.*s: a declaration takes one vector qualifier, .v2 or .v4", t.n, t.s);
                 pg_buf_free(&attrs);
                 return false;
             }
@@ -776,7 +816,7 @@ static bool parse_decl(parser *P, token first, bool in_params, decl_vec *out_vec
         return false;
     }
     /* names */
-    if (!in_params && tok_punct(&t, ';')) return true;   /* `.reg .f32 ;` declares nothing: ptxas takes it */
+    if (!in_params && tok_punct(&t, ';')) return nameless_decl(P, &d, in_body);   /* `.reg .f32 ;` declares nothing */
     for (;;) {
         if (t.kind != TK_IDENT) {
             char dd[64];
@@ -956,12 +996,13 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     if (!he->head) {
         int nforms;
         const isa_form *const *forms = isa_forms_for(t.s, (size_t)t.n, &nforms);
-        insn_head h = {nforms ? forms[0]->opcode : NULL, nmods, P->head_mods.n};
+        insn_head h = {nforms ? forms[0]->opcode : NULL, nmods, NULL, NULL};
         if (!h.opcode) h.opcode = tokdup(P, &t);
+        h.mods = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)(nmods ? nmods : 1));
+        h.ids = pg_arena_alloc(&P->m->arena, sizeof(uint16_t) * (size_t)(nmods ? nmods : 1));
         for (int k = 0; k < nmods; k++) {
-            uint16_t id = isa_modifier_id(ms[k], (size_t)mn[k]);
-            head_mod hm = {id ? isa_modifier_text(id) : intern_ent_of(P, ms[k], mn[k])->s, id};
-            pg_vec_push(P->head_mods, hm);
+            h.ids[k] = isa_modifier_id(ms[k], (size_t)mn[k]);
+            h.mods[k] = h.ids[k] ? isa_modifier_text(h.ids[k]) : intern_ent_of(P, ms[k], mn[k])->s;
         }
         pg_vec_push(P->heads, h);
         he = intern_ent_of(P, t.s, (int)(head_end - t.s));   /* the table may have grown */
@@ -970,12 +1011,8 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     const insn_head *h = &P->heads.v[he->head - 1];
     in->opcode = h->opcode;
     in->nmods = h->nmods;
-    in->mods = pg_arena_alloc(&P->m->arena, sizeof(char *) * (size_t)(in->nmods ? in->nmods : 1));
-    in->mod_ids = pg_arena_alloc(&P->m->arena, sizeof(uint16_t) * (size_t)(in->nmods ? in->nmods : 1));
-    for (int k = 0; k < in->nmods; k++) {
-        in->mods[k] = P->head_mods.v[h->first + k].text;
-        in->mod_ids[k] = P->head_mods.v[h->first + k].id;
-    }
+    in->mods = h->mods;
+    in->mod_ids = h->ids;
     int base = P->opstack.n;
     token *n = lex_peek(&P->L);
     if (!tok_punct(n, ';') && n->line > t.line && starts_statement(P, n)) {
@@ -1021,7 +1058,16 @@ static bool loc_shape_ok(const char *text) {
     for (int i = 0; i < 3; i++) {
         while (*p == ' ') p++;
         if (*p < '0' || *p > '9') return false;
-        while (isalnum((unsigned char)*p)) p++;   /* 10, 0x10 */
+        bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+        if (hex) p += 2;
+        /* 10, 0x10, 5U; not 0f3F800000 (ptxas: "Parsing error near '0f3F800000'") */
+        const char *d0 = p;
+        uint64_t v = 0;
+        for (; hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p); p++)
+            if (v <= UINT32_MAX) v = v * (hex ? 16 : 10) + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10);
+        if (p == d0 || v > UINT32_MAX) return false;   /* ptxas: "Constant overflow" past 32 bits */
+        if (*p == 'U') p++;   /* 5U */
+        if (isalnum((unsigned char)*p) || *p == '.') return false;
     }
     while (*p == ' ') p++;
     return *p == 0 || *p == ',';
@@ -1214,7 +1260,7 @@ static void parse_body(parser *P, ptx_func *f) {
             }
             if (is_space_dir(&t, &sp)) {
                 P->decls.n = 0;
-                if (parse_decl(P, t, false, &P->decls)) {
+                if (parse_decl(P, t, false, true, &P->decls)) {
                     ptx_stmt tmpl = *st;   /* st moves if body grows */
                     for (int i = 0; i < P->decls.n; i++) {
                         ptx_stmt s2 = tmpl;
@@ -1235,15 +1281,19 @@ static void parse_body(parser *P, ptx_func *f) {
                                                     ".maxnreg", ".maxnctapersm", ".alias"};
             bool known = false;
             for (size_t k = 0; k < sizeof body_dirs / sizeof body_dirs[0] && !known; k++) known = tok_is(&t, body_dirs[k]);
-            if (!known && ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE && tok_punct(lex_peek(&P->L), ';')) {
-                lex_next(&P->L);   /* `.u32;` declares nothing: ptxas takes it as an empty statement */
+            bool qualifier = tok_is(&t, ".align") || tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8") ||
+                             ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE;
+            if (!known && qualifier) {
+                /* `.v4 .u32;` declares nothing: ptxas takes it as an empty statement; with names
+                 * it is "No variable storage specified" */
+                P->decls.n = 0;
+                if (!parse_decl(P, t, false, true, &P->decls)) recover(P);
+                else if (P->decls.n)
+                    ERR(P, t, "a declaration needs a state space (.reg, .local, .shared ...) before %.*s", t.n, t.s);
                 continue;
             }
             if (!known) {
-                if (ptx_type_lookup(t.s, (size_t)t.n) != PTX_T_NONE)
-                    ERR(P, t, "a declaration needs a state space (.reg, .local, .shared ...) before the type %.*s", t.n, t.s);
-                else
-                    ERR(P, t, "unknown directive %.*s in a function body", t.n, t.s);
+                ERR(P, t, "unknown directive %.*s in a function body", t.n, t.s);
                 recover(P);
                 continue;
             }
@@ -1256,7 +1306,7 @@ static void parse_body(parser *P, ptx_func *f) {
     }
     f->nbody = P->body.n;
     if (P->body.n) {
-        f->body = pg_arena_alloc(&P->m->arena, sizeof(ptx_stmt) * (size_t)P->body.n);
+        f->body = pg_arena_alloc_raw(&P->m->arena, sizeof(ptx_stmt) * (size_t)P->body.n);
         memcpy(f->body, P->body.v, sizeof(ptx_stmt) * (size_t)P->body.n);
     }
 #undef PUSH
@@ -1276,7 +1326,7 @@ static bool parse_param_list(parser *P, ptx_decl **out, int *n) {
                 pg_vec_free(v);
                 return false;
             }
-            if (!parse_decl(P, t, true, &v)) { pg_vec_free(v); return false; }
+            if (!parse_decl(P, t, true, false, &v)) { pg_vec_free(v); return false; }
             if (v.n > 4096) { ERR(P, t, "too many parameters"); pg_vec_free(v); return false; }
             if (tok_punct(lex_peek(&P->L), ',')) { lex_next(&P->L); continue; }
             break;
@@ -1585,7 +1635,7 @@ static void parse_top(parser *P) {
         ptx_space sp;
         if (k.kind == TK_DIR && (is_space_dir(&k, &sp) || ptx_type_lookup(k.s, (size_t)k.n) != PTX_T_NONE)) {
             decl_vec decls = {0};
-            if (parse_decl(P, k, false, &decls)) {
+            if (parse_decl(P, k, false, false, &decls)) {
                 for (int i = 0; i < decls.n; i++) {
                     ptx_decl d = decls.v[i];
                     d.is_visible |= vis; d.is_extern |= ext; d.is_weak |= weak; d.is_common |= common;
@@ -1635,7 +1685,14 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
     }
     /* ptxas reads ASCII only, comments included ("Unexpected non-ASCII character"): the first
      * other byte is an error here too, or check would pass what ptxas rejects */
-    for (const char *p = src; p < P.L.end; p++)
+    const char *ascii_end = src;   /* the first non-ASCII byte, 8 bytes a step where there is none */
+    while (P.L.end - ascii_end >= 8) {
+        uint64_t w;
+        memcpy(&w, ascii_end, 8);
+        if (w & 0x8080808080808080ull) break;
+        ascii_end += 8;
+    }
+    for (const char *p = ascii_end; p < P.L.end; p++)
         if ((unsigned char)*p >= 0x80) {
             int line = 1, col = 1;
             for (const char *q = src; q < p; q++) { if (*q == '\n') { line++; col = 1; } else col++; }
@@ -1667,7 +1724,6 @@ pg_status ptx_parse(const char *src, size_t len, const char *filename, ptx_modul
     pg_vec_free(P.name_ents);
     pg_vec_free(P.body);
     pg_vec_free(P.heads);
-    pg_vec_free(P.head_mods);
     pg_vec_free(P.decls);
     m->ntops = P.tops.n;
     m->tops = P.tops.v;   /* malloc'd; freed in ptx_module_free */

@@ -3,6 +3,7 @@
  * Resolves every instruction to its isa_form (stored in the instruction) and
  * reports problems with stable codes.  The rules are written to accept
  * everything ptxas accepts (no false positives) and to catch what it rejects. */
+#include "decl.h"
 #include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
@@ -283,7 +284,6 @@ static int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
     return e->st;
 }
 
-/* Look a register up: exact name, or a parameterized %r<N> declaration. */
 /* The special register an operand names, unless a register the program declared
  * takes that name in scope: ptxas lets .reg .u32 %laneid; shadow %laneid (issue 30). */
 static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
@@ -292,6 +292,8 @@ static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
     return resolve_reg_cached(V, op->name, &d) == REG_OK ? NULL : op->sreg;
 }
 
+/* Look a register up: exact name, or a parameterized %r<N> declaration.  Not found: NULL,
+ * reported when `report`, else noted for the reporting pass. */
 static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
     const ptx_decl *d;
     int st = resolve_reg_cached(V, name, &d);
@@ -595,6 +597,39 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
     return false;
 }
 
+static char texel_kind(opctx *c, const ptx_operand *e);
+
+/* One coordinate x of a texture, surface or tensor operand [name, c] (c a coordinate or a
+ * {vector} of them): a register or a number, never a name (ptxas: "Incompatible elements of
+ * vector expression" for a parameter's name, "Illegal expression 'vsub'" for an unknown one);
+ * a surface's an integer (ptxas: "Vector with elements of different types" for 0d3FF0...) in a
+ * 32-bit register, a 32-bit special register or a literal (ptxas: "Arguments mismatch" for
+ * .b16, .u64, .f32, .pred, "Incompatible elements of vector expression" for {%r1, %rd1},
+ * "Sink '_' not allowed").  Tensor and texture coordinates get their types checked elsewhere. */
+static bool check_coordinate(opctx *c, const ptx_operand *x, int opi) {
+    if (x->kind == PTX_OP_SYM) {
+        OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': coordinate '%s' is a name, not a register or a number",
+             opi + 1, c->in->opcode, x->name);
+        return false;
+    }
+    if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
+        OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
+             c->in->opcode, x->text ? x->text : "a float literal");
+        return false;
+    }
+    bool surface = (c->slot->kinds & ISA_OK_HANDLE) && !(c->slot->kinds & ISA_OK_TEXCOORD);
+    if (!surface) return true;
+    char kind = x->kind == PTX_OP_SINK ? 0 : texel_kind(c, x);
+    if (kind == 's' && ptx_type_get(op_sreg(c->V, x)->type)->bits != 32) kind = 0;   /* {%clock64} */
+    bool integer = kind == 'i' || kind == 'b' || kind == 'I' || kind == 's';
+    if (!integer && kind != '?') {   /* '?': undeclared, reported by the caller */
+        OERR(c, PG_E_OPERAND_TYPE, x->loc, "operand %d of '%s': a surface coordinate is a 32-bit integer register, not %s",
+             opi + 1, c->in->opcode, x->text ? x->text : "that");
+        return false;
+    }
+    return true;
+}
+
 static bool check_address(opctx *c, const ptx_operand *op, int opi) {
     if (!op->addr_has_base) {   /* ptxas: "Immediate addresses allowed only for .local state space" */
         /* an operand after a copy's two spaces (its mbarrier) is .shared: no immediate either */
@@ -611,22 +646,8 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
         for (int i = 0; i < op->nelems; i++) {
             const ptx_operand *e = &op->elems[i];
-            /* a coordinate is a register or a number (ptxas: "Incompatible elements of vector expression"
-             * for a parameter's name, "Illegal expression 'vsub'" for an unknown one) */
-            for (int k = 0; k < (e->kind == PTX_OP_VEC ? e->nelems : 1); k++) {
-                const ptx_operand *x = e->kind == PTX_OP_VEC ? &e->elems[k] : e;
-                if (x->kind == PTX_OP_SYM) {
-                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': coordinate '%s' is a name, not a register or a number",
-                         opi + 1, c->in->opcode, x->name);
-                    return false;
-                }
-                /* a surface's coordinates are integers (ptxas: "Vector with elements of different types" for 0d3FF0...) */
-                if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
-                    OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
-                         c->in->opcode, x->text ? x->text : "a float literal");
-                    return false;
-                }
-            }
+            for (int k = 0; k < (e->kind == PTX_OP_VEC ? e->nelems : 1); k++)
+                if (!check_coordinate(c, e->kind == PTX_OP_VEC ? &e->elems[k] : e, opi)) return false;
             if (e->kind == PTX_OP_REG && op_sreg(c->V, e)) {   /* ptxas: "Special register argument not allowed" (in {..} it is) */
                 OERR(c, PG_E_OPERAND_KIND, e->loc, "operand %d of '%s': the special register %s as a coordinate outside {..}",
                      opi + 1, c->in->opcode, e->name);
@@ -651,6 +672,11 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                 OERR(c, PG_E_OPERAND_KIND, op->loc, "special register %s cannot be an address", op->name);
                 return false;
             }
+            if (c->slot->kinds & ISA_OK_OBJECT) {   /* ptxas: "Illegal state space for address operand '%laneid'" */
+                OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' addresses an mbarrier in .shared memory, not the special register %s",
+                     opi + 1, c->in->opcode, op->name);
+                return false;
+            }
             sreg_target_check(c, op, sr);
             return true;
         }
@@ -663,7 +689,17 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                  op->name, ti->name);
             return false;
         }
-        bool generic32 = ti->bits < 64 && c->V->m->address_size == 64 && !c->space_unknown &&
+        /* red.async and st.async write .shared::cluster memory whether or not the space is written: their
+         * address register is 32 bits or more, never 8 or 16 (ptxas: "Arguments mismatch for instruction
+         * 'mov'"), and a 32-bit one is no generic address */
+        bool cluster_async = opi == 0 && c->in->nmods && !strcmp(c->in->mods[0], ".async") &&
+                             (!strcmp(c->in->opcode, "red") || !strcmp(c->in->opcode, "st"));
+        if (cluster_async && ti->bits < 32) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s as the address of '%s.async': a .shared::cluster address takes 32 or 64 bits",
+                 ti->bits, op->name, c->in->opcode);
+            return false;
+        }
+        bool generic32 = ti->bits < 64 && c->V->m->address_size == 64 && !c->space_unknown && !cluster_async &&
                          (c->space == PTX_SS_NONE || c->space == PTX_SS_GLOBAL);
         /* a 32-bit register there makes ptxas compile the whole module for a 32-bit ABI, which it
          * no longer does ("32-Bit compilation is no longer supported"; on sm_90 "32-Bit ABI ... is
@@ -714,9 +750,10 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         }
     }
     ptx_space only = (c->slot->kinds & ISA_OK_GADDR) ? PTX_SS_GLOBAL : (c->slot->kinds & ISA_OK_SADDR) ? PTX_SS_SHARED : PTX_SS_NONE;
-    if (only != PTX_SS_NONE && s->kind == SYM_VAR && s->decl && s->decl->space != only) {
+    ptx_space vspace = s->kind == SYM_PARAM ? PTX_SS_PARAM : s->kind == SYM_VAR && s->decl ? s->decl->space : PTX_SS_NONE;
+    if (only != PTX_SS_NONE && vspace != PTX_SS_NONE && vspace != only) {   /* a parameter too: cp.async.bulk's [mbar] of pf */
         OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' takes a generic address or a %s variable, not the %s variable %s",
-             opi + 1, c->in->opcode, ptx_space_name(only), ptx_space_name(s->decl->space), op->name);
+             opi + 1, c->in->opcode, ptx_space_name(only), ptx_space_name(vspace), op->name);
         return false;
     }
     /* a kernel's parameters are read-only ("Illegal to write to function input parameter") */
@@ -767,7 +804,13 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
     /* a surface's coordinate vector: at least as many as the geometry bound to G reads (ISA_TEXGEOM's
      * smallest vector; ptxas: "Operand vector size doesn't match geometry" for sust.b.3d [s, {%r0}],
      * though it takes a scalar for any geometry) */
-    const isa_texgeom *g = op->nelems ? isa_texture_geometry(isa_bound_text(c->mt, 'G' - 'A')) : NULL;
+    const char *geom = isa_bound_text(c->mt, 'G' - 'A');
+    if (!op->nelems && geom && isa_texture_geometry(geom)) {   /* ptxas: "Arguments mismatch" for sured.p.and.2d.b32.trap [%rd7], %r7 */
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': a '%s' surface access names its coordinates, [s, {..}]", opi + 1,
+             c->in->opcode, geom);
+        return false;
+    }
+    const isa_texgeom *g = op->nelems ? isa_texture_geometry(geom) : NULL;
     if (g && op->elems[op->nelems - 1].kind == PTX_OP_VEC) {
         const ptx_operand *v = &op->elems[op->nelems - 1];
         int n = v->nelems;
@@ -1368,7 +1411,7 @@ static fit_key *fit_slot(fit_key *keys, int cap, const isa_form *const *forms, c
 }
 
 /* The forms of `forms[0..nf)` whose modifier slots accept `ids`, in table
- * order (*n of them, in V->fits from *first).  false: out of memory or too
+ * order (*n of them, in V->fc->fits from *first).  false: out of memory or too
  * many modifiers to cache; the caller matches directly. */
 static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16_t *ids, int nmods, int *first, int *n) {
     fit_cache *C = V->fc;
@@ -1591,12 +1634,108 @@ static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t
 /* Variables (not registers, not parameters of a function's signature), as ptxas
  * takes them (issue 30, found by tests/diff_ptxas): where they may live, which
  * ones may be initialized, and which may be unsized. */
-static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
+const char *ptx_decl_shape_problem(const ptx_decl *d, bool in_body, char *buf, size_t n) {
+    const ptx_type_info *ti = ptx_type_get(d->type);
     if (d->align > 0 && (d->align & (d->align - 1)))   /* "Alignment must be a power of two" */
-        VERR(V, PG_E_BAD_DECL, d->loc, ".align %d: an alignment is a power of two", d->align);
-    if (depth > 0 && d->space != PTX_SS_REG && ptx_type_get(d->type)->cls == PTX_TC_OPAQUE)   /* "Texture/surface variable must be at module or entry parameter scope" */
-        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a %s is declared at module scope or as a kernel's parameter, not in a body", d->name,
-             ptx_type_get(d->type)->name);
+        snprintf(buf, n, ".align %d: an alignment is a power of two", d->align);
+    else if (d->vec && d->type == PTX_T_PRED)   /* "Predicate type can only be used to define scalar register variables" */
+        snprintf(buf, n, ".v%d .pred: .pred makes scalar registers only, not vectors", d->vec);
+    else if (d->vec && (!ti->reg_ok || ti->cls == PTX_TC_OPAQUE))   /* "Vector type only allowed over basic types" */
+        snprintf(buf, n, ".v%d %s: a vector holds a basic type (.b, .u, .s, .f, .f16x2), not %s", d->vec, ti->name, ti->name);
+    else if (d->vec * ti->bits > 128)   /* "Vector type too large, exceeds 128 bit limit" */
+        snprintf(buf, n, ".v%d %s is %d bits; a declared vector holds at most 128", d->vec, ti->name, d->vec * ti->bits);
+    else if (in_body && ti->cls == PTX_TC_OPAQUE)   /* "Texture/surface variable must be at module or entry parameter scope" */
+        snprintf(buf, n, "a %s is declared at module scope or as a kernel's parameter, not in a body", ti->name);
+    else
+        return NULL;
+    return buf;
+}
+
+static bool isid_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '%';
+}
+
+/* The names an initializer takes the address of ("{1, gv, generic(gv), gv+8}"): each a
+ * function or a .global/.const variable declared before it, generic() only of a variable
+ * (ptxas: "Invalid initial value symbol 'x'" for a later, undeclared or register name,
+ * "Variable used as initial value not in .global or .const state space", "Invalid initial
+ * value expression" for generic(fn)).  Reports the first that is not. */
+static void check_init_names(vctx *V, const ptx_decl *d) {
+    bool in_generic = false;   /* the name is the argument of generic( ) */
+    for (const char *p = d->init; *p;) {
+        unsigned char c = (unsigned char)*p;
+        if (c >= '0' && c <= '9') {   /* a number, with its letters (0x1F, 0f3F800000, 1e3) */
+            while (isid_char(*p) || *p == '.') p++;
+            continue;
+        }
+        if (!(isid_char(*p) && !(c >= '0' && c <= '9'))) {
+            if (*p == ')') in_generic = false;
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (isid_char(*p)) p++;
+        const char *q = p;
+        while (*q == ' ') q++;
+        if (*q == '(' && p - s == 7 && !memcmp(s, "generic", 7)) { in_generic = true; continue; }
+        char name[256];
+        if ((size_t)(p - s) >= sizeof name) continue;
+        memcpy(name, s, (size_t)(p - s));
+        name[p - s] = 0;
+        const sym *y = st_find_tmp(&V->tab, name);
+        if (!y || (y->kind != SYM_VAR && y->kind != SYM_PARAM && y->kind != SYM_FUNC)) {
+            VERR(V, PG_E_UNDEF_SYMBOL, d->loc, "'%s': its initializer names %s, which is no variable or function declared before it",
+                 d->name, name);
+            return;
+        }
+        if (y->kind != SYM_FUNC && y->decl->space != PTX_SS_GLOBAL && y->decl->space != PTX_SS_CONST) {
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': its initializer takes the address of %s, a %s variable; only .global and .const ones",
+                 d->name, name, ptx_space_name(y->decl->space));
+            return;
+        }
+        if (y->kind == SYM_FUNC && in_generic) {
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': generic(%s) in its initializer: generic() takes a variable, not a function", d->name, name);
+            return;
+        }
+    }
+}
+
+/* Does the initializer text at *pp nest as d's shape does: a {list} a level for each array
+ * dimension and then one for a vector's elements, a plain value at the last level (ptxas:
+ * "Initial value type mismatch" for `.u32 x = {1}`, `a[2] = {1, {2}}`, `a[2][2] = {{1, 2}, 3}`)?
+ * Moves *pp past the value. */
+static bool init_shape_ok(const char **pp, int level, int levels) {
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    if (level == levels) {   /* a value: up to the next ',' or '}' outside parentheses */
+        if (*p == '{') return false;
+        int paren = 0;
+        for (; *p && (paren || (*p != ',' && *p != '}')); p++) {
+            paren += (*p == '(') - (*p == ')');
+            /* two values with no operator or comma between them (ptxas: "Parsing error near '4'" for {3, 4 4}) */
+            if (*p == ' ' && p > *pp && isid_char(p[-1]) && isid_char(p[1])) return false;
+        }
+        *pp = p;
+        return true;
+    }
+    if (*p != '{') return false;
+    p++;
+    while (*p == ' ') p++;
+    if (*p != '}')
+        for (;;) {
+            if (!init_shape_ok(&p, level + 1, levels)) return false;
+            while (*p == ' ') p++;
+            if (*p == ',') { p++; continue; }
+            break;
+        }
+    if (*p != '}') return false;
+    *pp = p + 1;
+    return true;
+}
+
+static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
+    char why[160];
+    if (ptx_decl_shape_problem(d, depth > 0, why, sizeof why)) VERR(V, PG_E_BAD_DECL, d->loc, "'%s': %s", d->name, why);
     if (depth == 0 && d->space == PTX_SS_PARAM)   /* "Parameter variables may not be declared at module scope" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .param variables are declared in a function, not at module scope", d->name);
     if (depth == 0 && d->space == PTX_SS_LOCAL)   /* "Module-scoped variables in .local state space are not allowed with ABI" */
@@ -1610,14 +1749,19 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a .param variable is not a packed .f16x2; use .b32", d->name);
     if (d->space == PTX_SS_REG && d->ndims && d->type != PTX_T_PRED)   /* "Variable 'ra' cannot be allocated into a register" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a register is not an array (a .reg declares scalars, vectors or %%r<N>)", d->name);
-    if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims || d->vec))
+    if (d->type == PTX_T_PRED && (d->space != PTX_SS_REG || d->ndims))   /* a vector: ptx_decl_shape_problem */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': .pred makes scalar registers only (.reg .pred), not %s", d->name,
-             d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays or vectors");
+             d->space != PTX_SS_REG ? "variables in other state spaces" : "arrays");
+    const char *ip = d->init;
     if (d->init && d->space != PTX_SS_GLOBAL && d->space != PTX_SS_CONST)   /* "No initial value is allowed ... in this state space" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s': only .global and .const variables take an initializer", d->name);
     else if (d->init && (d->ndims || d->vec) && d->init[0] != '{')   /* "Initial value type mismatch" */
         VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is an array or vector: its initializer is a {...} list", d->name);
+    else if (d->init && !(init_shape_ok(&ip, 0, d->ndims + (d->vec ? 1 : 0)) && !*ip))
+        VERR(V, PG_E_BAD_DECL, d->loc, "'%s': its initializer is not values nested as it is declared (a {..} level for each array dimension, "
+             "then one for a vector, then values, comma-separated)", d->name);
     if (d->init && (d->space == PTX_SS_GLOBAL || d->space == PTX_SS_CONST)) {
+        check_init_names(V, d);
         const ptx_type_info *ti = ptx_type_get(d->type);
         char lit[48];
         const char *bad;
