@@ -164,6 +164,11 @@ echo '{}' > "$RT/init/adapter_config.json"; echo '{"gguf": "../base/qwen2.5-code
 out=$(cd "$RT/repo" && PG_DIR="$RT/pg" OUT="$RT/out" INIT_PLAN="$RT/init" bash train/recipe.sh train 10 plan 2>&1); rc=$?
 [ "$rc" = 3 ] && grep -q "does not name ../base/qwen2.5-coder-1.5b-instruct.gguf, the base assembled here (qwen15)" <<<"$out" &&
     [ "$(cat "$RT/pg/base" 2>/dev/null)" = "" ] && ok || bad "train with a 0.5B adapter on the 1.5B: exit $rc: $out"
+# adopt (a committed adapter measured as it is) refuses one of another base the same way, and adopts nothing
+out=$(cd "$RT/repo" && PG_DIR="$RT/pg" OUT="$RT/out" bash train/recipe.sh adopt "$RT/init" 2>&1); rc=$?
+[ "$rc" = 3 ] && grep -q "does not name ../base/qwen2.5-coder-1.5b-instruct.gguf" <<<"$out" && [ ! -e "$RT/pg/arms" ] &&
+    [ ! -e "$RT/pg/arm-plan" ] && ok || bad "adopt of a 0.5B adapter on the 1.5B: exit $rc: $out"
+expect_rc 2 "adopt without a folder" env PG_DIR="$RT/pg" bash "$R" adopt
 out=$(cd "$RT/repo" && PG_DIR="$RT/pg" OUT="$RT/out" BASE=qwen bash train/recipe.sh train 10 plan 2>&1); rc=$?
 [ "$rc" = 3 ] && grep -q "MISSING $RT/pg/up/qwen.gguf" <<<"$out" && ok || bad "train BASE=qwen on a 1.5B bundle: exit $rc: $out"
 # hold says what each call carries and refuses a call over 64 MiB

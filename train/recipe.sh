@@ -53,6 +53,8 @@
 #                    for TS seconds each (ARMS: plan, rag, named, single, or several: "plan named"; INIT_PLAN=DIR
 #                    continues the two-stage arms from an adapter, e.g. the committed models/qwen-plan),
 #                    reading its pairs file as it grows; returns at CALL_S (570) s
+#   adopt DIR [ARM]  instead of train and wait: the committed adapter DIR, measured as it is, becomes arm ARM (plan)
+#                    for gen and verify (HELDIN_DIR=an earlier round's heldin/ gives gen that round's held-in tasks)
 #   wait             until the runs end; adapters (the rag arm's with its library: retrieval.jsonl and
 #                    base.json "retrieval"; the named arm's base.json "regs": "named"), logs and the synth's stats into $OUT
 #   gen S            generation (GEN_BATCH rows a batch, default 512, 256 on the 1.5B; TRANS_PER_TASK translation rows a task,
@@ -91,7 +93,7 @@ script=$(step_script "$stage")
 if [ "$PRINT" = 1 ]; then
     if [ -n "$script" ]; then echo "bash $script$([ $# -eq 0 ] || printf ' %q' "$@")"; exit 0; fi
     case "$stage" in
-    pack|hold|unhold|start|grow-loop|put|train|wait|gen|verify|unpack) echo "train/recipe.sh $stage: runs in train/recipe.sh itself"; exit 0 ;;
+    pack|hold|unhold|start|grow-loop|put|train|adopt|wait|gen|verify|unpack) echo "train/recipe.sh $stage: runs in train/recipe.sh itself"; exit 0 ;;
     *) usage; exit 2 ;;
     esac
 fi
@@ -338,6 +340,24 @@ train)
         grep '"event": "step"' "$P/arm-$arm/train_log.jsonl" 2>/dev/null | tail -n 1; tail -n 2 "$P/train-$arm.log"; done
     tail -n 1 "$P/grow.log"; tail -n 1 "$P/synth.log"
     ;;
+adopt)     # a committed adapter measured as it is, no training: assemble and convert the base as train does, then
+           # DIR becomes arm ARM (default plan) for gen and verify (carry DIR if it is held out of the tree)
+    dir=${1:-}; arm=${2:-plan}
+    [ -n "$dir" ] || { echo "usage: train/recipe.sh adopt DIR [ARM]" >&2; exit 2; }
+    need "$dir/adapter_config.json"
+    bins
+    [ -e "$P/up/SHA256SUMS" ] || bash train/steps/base.sh assemble > "$P/assemble.log" 2>&1 || { cat "$P/assemble.log"; exit 3; }
+    B=$(up_base) || exit 3
+    spec=$(base_spec "$B") || exit 2
+    read -r gf _ <<<"$spec"
+    grep -q "\"\.\./base/$gf\"" "$dir/base.json" 2>/dev/null || { echo "$dir: its base.json does not name ../base/$gf" >&2; exit 3; }
+    echo "$B" > "$P/base"
+    python3 -m pip install -q --no-index --no-deps --upgrade --target "$P/site" "$P"/up/*.whl > /dev/null && export PYTHONPATH="$P/site"
+    [ -e "$P/$B-hf/config.json" ] || python3 train/gguf_to_hf.py "$P/up/$B.gguf" "$P/$B-hf" --tokenizer-from "$P/up/$B-tok" \
+        > "$P/convert.log" 2>&1 || { tail "$P/convert.log"; exit 3; }
+    rm -rf "$P/arm-$arm" && cp -r "$dir" "$P/arm-$arm" && echo "$arm" > "$P/arms"
+    echo "adopted $dir as arm $arm on base $B"
+    ;;
 wait)
     t0=$(date +%s)
     ARMS=$(cat "$P/arms")
@@ -386,8 +406,10 @@ gen)
     spec=$(base_spec "$B") || exit 2
     read -r _ _ _ _ _ _ _ gen2_rows gen1_rows <<<"$spec"
     first=$(for a in $ARMS; do [ "$a" != single ] && echo "$a" && break; done)
-    rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-${first:-plan}/trained_ids.txt" \
-        --n "${HELDIN:-100}" --out "$P/heldin"
+    # HELDIN_DIR: an earlier round's held-in tasks (its gen.tgz's heldin/), so that an adopted adapter meets its own again
+    if [ -n "${HELDIN_DIR:-}" ]; then rm -rf "$P/heldin" && cp -r "$HELDIN_DIR" "$P/heldin"
+    else rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-${first:-plan}/trained_ids.txt" \
+        --n "${HELDIN:-100}" --out "$P/heldin"; fi
     pids=()
     for arm in $ARMS; do
         if [ "$arm" != single ]; then
