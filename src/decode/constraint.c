@@ -264,27 +264,23 @@ static int id_exact(const dec_state *s, const dcore *c, uint64_t mask) {
 }
 
 
-/* A fresh name: no symbol of any kind has it, and it is not an opcode. */
-/* var: the name of a .shared/.local variable, which may be an opcode's (ptxas 13.0 takes
- * `.shared .b8 red[16];` and `[red+4]`; the row-reduction plans name their buffer `red`, so
- * their literate targets declare it); a label may not. */
-static bool id_fresh_as(const dec_state *s, const dcore *c, bool var) {
+/* A fresh name: no symbol of any kind has it, and it is not an opcode.  var: the name of a
+ * .shared/.local variable, which may be an opcode's (ptxas 13.0 takes `.shared .b8 red[16];` and
+ * `[red+4]`; the row-reduction plans name their buffer `red`, so their literate targets declare it);
+ * a label, the entry and a parameter may not. */
+static bool id_fresh(const dec_state *s, const dcore *c, bool var) {
     if (!c->idlen) return false;
     if ((c->id[0] == '_' || c->id[0] == '$') && c->idlen < 2) return false;   /* "_" is the sink; "$" alone is no name */
     if (id_exact(s, c, all_syms(c)) >= 0) return false;
     if ((!var && dec_dg_is_opcode(c->id, c->idlen)) || !strcmp(c->id, "WARP_SZ")) return false;
     return true;
 }
-static bool id_fresh(const dec_state *s, const dcore *c) { return id_fresh_as(s, c, false); }
 
 static bool sym_room(const dcore *c, int extra) { return c->nsyms + extra + c->nowed < MAX_SYMS; }
 
-/* id_feed for a name that must be fresh: at full length it must already be. */
-static bool id_feed_fresh(const dec_state *s, dcore *c, unsigned char ch) {
-    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh(s, c));
-}
-static bool id_feed_fresh_var(const dec_state *s, dcore *c, unsigned char ch) {
-    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh_as(s, c, true));
+/* id_feed for a name that must be fresh (var: as id_fresh): at full length it must already be. */
+static bool id_feed_fresh(const dec_state *s, dcore *c, unsigned char ch, bool var) {
+    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh(s, c, var));
 }
 
 static void add_sym(dec_state *s, dcore *c, int kind, ptx_type t, int64_t size, int space) {
@@ -537,7 +533,7 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
                 if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) labels |= 1ull << i;
             if (!complete && c->idlen < NAME_MAX) return (c->idmask & labels) || sym_room(c, 1);
             if (id_exact(s, c, labels) >= 0) return true;
-            return sym_room(c, 1) && id_fresh(s, c);
+            return sym_room(c, 1) && id_fresh(s, c, false);
         }
         if (sl->kinds & SK_SYM) {
             if (!complete) return (c->idmask & c->casym[k]) != 0;
@@ -916,7 +912,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
     case PH_ENAME:
     case PH_PNAME:
         if ((ch == '(' && c->ph == PH_ENAME) || (c->ph == PH_PNAME && (ch == ',' || ch == '\n'))) {
-            if (!id_fresh(s, c) || !sym_room(c, 1)) return false;
+            if (!id_fresh(s, c, false) || !sym_room(c, 1)) return false;
             if (c->ph == PH_ENAME) {
                 add_sym(s, c, SY_ENTRY, PTX_T_NONE, 0, 0);
                 c->ph = PH_POPEN;
@@ -931,7 +927,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
             else lit(c, ")\n", PH_PERF);
             return true;
         }
-        return id_feed_fresh(s, c, ch);
+        return id_feed_fresh(s, c, ch, false);
     case PH_POPEN:
         if (ch == ')') { lit(c, "\n", PH_PERF); return true; }
         if (ch == '\n') { lit(c, "\t.param ", PH_PTYPE); return true; }
@@ -1096,13 +1092,13 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
     }
     case PH_VNAME:
         if (ch == '[') {
-            if (!id_fresh_as(s, c, true) || !sym_room(c, 1)) return false;
+            if (!id_fresh(s, c, true) || !sym_room(c, 1)) return false;
             c->ph = PH_VCOUNT;
             c->num = 0;
             c->ndig = 0;
             return true;
         }
-        return id_feed_fresh_var(s, c, ch);
+        return id_feed_fresh(s, c, ch, true);
     case PH_VCOUNT: {
         int eb = ptx_type_get(c->dtype)->bits / 8;
         int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
@@ -1289,7 +1285,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         if (ch == ':') {
             uint64_t owed = owed_mask(s, c);
             int y = id_exact(s, c, owed);
-            if (y < 0 && !(fresh_ok && id_fresh(s, c))) return false;
+            if (y < 0 && !(fresh_ok && id_fresh(s, c, false))) return false;
             add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
             if (y >= 0) { c->nowed--; c->owed &= ~(1ull << y); }
             c->pend_term = false;
@@ -1298,7 +1294,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         if (!id_feed(s, c, ch)) return false;
         if (!fresh_ok) return (c->idmask & owed_mask(s, c)) != 0;
-        if (c->idlen == NAME_MAX) return id_fresh(s, c) || id_exact(s, c, owed_mask(s, c)) >= 0;
+        if (c->idlen == NAME_MAX) return id_fresh(s, c, false) || id_exact(s, c, owed_mask(s, c)) >= 0;
         return true;
     }
     case PH_INDENT:
