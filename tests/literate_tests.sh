@@ -187,10 +187,10 @@ fi
 # synth --literate-of: one plan's literate PTX as synth makes the targets (golden: the file test_decode feeds the
 # constraint; .pragma "nounroll", cvt.sat.f32.f32 and the shared array `red` are in it)
 if [ "$have_nvcc" = 1 ]; then
-    "$P" synth --literate-of tests/golden/decode/literate/softmax_row_b128.cu > "$tmp/lo.ptx" 2>"$tmp/lo.err" &&
+    "$P" synth --literate-of bench/suite/softmax_row_b128/reference.cu > "$tmp/lo.ptx" 2>"$tmp/lo.err" &&
         cmp -s "$tmp/lo.ptx" tests/golden/decode/literate/softmax_row_b128.ptx && ok \
         || bad "synth --literate-of: $(head -c 300 "$tmp/lo.err"; diff "$tmp/lo.ptx" tests/golden/decode/literate/softmax_row_b128.ptx | head -5)"
-    "$P" synth --literate-of tests/golden/decode/literate/softmax_row_b128.cu --kernel nope > /dev/null 2>"$tmp/lo2.err"; rc=$?
+    "$P" synth --literate-of bench/suite/softmax_row_b128/reference.cu --kernel nope > /dev/null 2>"$tmp/lo2.err"; rc=$?
     [ "$rc" -eq 1 ] && grep -q "no extern \"C\" __global__ kernel named nope" "$tmp/lo2.err" && ok || bad "synth --literate-of --kernel nope: exit $rc"
     printf 'extern "C" __global__ void k(float* a) { a[0] = b; }\n' > "$tmp/bad.cu"
     "$P" synth --literate-of "$tmp/bad.cu" > "$tmp/bad.out" 2>"$tmp/bad.err"; rc=$?

@@ -179,7 +179,7 @@ class Constraint:
         if sig is None:
             sig, blk = self.lib.task_signature(task_json)
         d, q = C.c_void_p(), G.DiagSink()
-        opts = G.DecOpts(arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None, 160, 0, plan.encode() if plan else None, 0)
+        opts = G.DecOpts(arch.encode(), sig.encode(), 0, 0, (C.c_int * 3)(*blk), None, 161, 0, plan.encode() if plan else None, 0)
         if L.dec_new(self.vocab, C.byref(opts), C.byref(d), C.byref(q)) != 0:
             return "the decoder does not start"
         try:

@@ -202,7 +202,8 @@ def main(argv=None):
     ap.add_argument("--top-k", type=int, default=5)
     ap.add_argument("--plan-max-new", type=int, default=1024)
     ap.add_argument("--max-new", type=int, default=6144, help="PTX-turn token limit")
-    ap.add_argument("--comment-max", type=int, default=160, help="plan comment bytes the constraint allows (dec_opts.comment_max)")
+    ap.add_argument("--comment-max", type=int, default=161,
+                    help="plan comment bytes the constraint allows (dec_opts.comment_max): ' ' + a plan line of up to 160 (PTX_LITERATE_LINE_MAX)")
     ap.add_argument("--free-comments", action="store_true",
                     help="let the PTX turn's comments be any text (default: only the plan's own lines, dec_opts.plan)")
     ap.add_argument("--plan-repeat-max", type=int, default=0,

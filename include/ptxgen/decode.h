@@ -57,8 +57,8 @@ PG_API pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *
  *    `.maxntid`/`.reqntid X, Y, Z` (product <= 1024), then the body;
  *  - body lines: `\t.reg .T %name<N>;` (letters-only names, one declaration
  *    each; with regs_named also `\t.reg .T %name;`, see dec_opts), `{ }` blocks
- *    (nvcc's fp16/bf16 helpers; declarations inside only with regs_named), plan comments
- *    (comment_max), `\t.shared|.local .align A .T name[N];`, labels `NAME:`, and
+ *    (nvcc's fp16/bf16 helpers, with their own registers in either style), plan comments
+ *    (comment_max), `\t.shared|.local .align A .T name[N];` (or a scalar `name;`), labels `NAME:`, and
  *    `\t[@[!]%pN ]opcode.mods op, op;` from the ISA table restricted to the
  *    SUBSET opcodes and modifiers of grammar.c (no call/.func, textures,
  *    tensor cores, async copies, memory-ordering/cache qualifiers);
@@ -86,7 +86,8 @@ typedef struct {
                                    (0 = no comments, the single-stage format); none in the closing mode */
     int regs_named;             /* also admit the named register style (docs/LITERATE.md): `.reg .T %name;` with
                                    [A-Za-z][A-Za-z0-9_]{0,30} names, at most 256 declarations (0 = numbered only,
-                                   `%name<N>` with [a-z]{1,12}, at most 32: the masks are those of before) */
+                                   `%name<N>` with [a-z]{1,12}, at most 32, and named ones only inside `{ }` blocks,
+                                   as nvcc's helpers declare them) */
     const char *plan;           /* literate PTX that follows its plan: the CUDA C plan (NUL-terminated, copied by
                                    dec_new).  With comment_max, a comment's TEXT must then be one of the plan's lines
                                    as the literate format writes them (ptx_literate_plan_lines: " " + the line, blanks

@@ -122,8 +122,12 @@ typedef struct {
     /* operand */
     bool neg, oneg;
     int64_t val;
-    uint8_t vdig, fwidth, fdig, velem, vsep;
+    uint8_t vdig, fwidth, fdig, velem, vsep;   /* vsep (O_VEC): 0 a register element, 1 after ',', 2 an element's start,
+                                                  3 an immediate element (val, vdig, neg) */
     int16_t vdecl;
+    uint8_t vbits;               /* a fill {..} (dg_slot.fill): its elements' bits once a register fixed them, else 0 */
+    int8_t vtype;                /* ... that register's type (dec_dg_regtypes index), -1 before one */
+    bool vimm;                   /* ... an immediate element was written */
     int8_t abase_sym;            /* address: symbol index, -1 */
     uint16_t creg[DG_MAX_CANDS], careg[DG_MAX_CANDS];   /* register types the operand / its address admits */
     uint64_t csreg[DG_MAX_CANDS], casym[DG_MAX_CANDS];
@@ -264,27 +268,23 @@ static int id_exact(const dec_state *s, const dcore *c, uint64_t mask) {
 }
 
 
-/* A fresh name: no symbol of any kind has it, and it is not an opcode. */
-/* var: the name of a .shared/.local variable, which may be an opcode's (ptxas 13.0 takes
- * `.shared .b8 red[16];` and `[red+4]`; the row-reduction plans name their buffer `red`, so
- * their literate targets declare it); a label may not. */
-static bool id_fresh_as(const dec_state *s, const dcore *c, bool var) {
+/* A fresh name: no symbol of any kind has it, and it is not an opcode.  var: the name of a
+ * .shared/.local variable, which may be an opcode's (ptxas 13.0 takes `.shared .b8 red[16];` and
+ * `[red+4]`; the row-reduction plans name their buffer `red`, so their literate targets declare it);
+ * a label, the entry and a parameter may not. */
+static bool id_fresh(const dec_state *s, const dcore *c, bool var) {
     if (!c->idlen) return false;
     if ((c->id[0] == '_' || c->id[0] == '$') && c->idlen < 2) return false;   /* "_" is the sink; "$" alone is no name */
     if (id_exact(s, c, all_syms(c)) >= 0) return false;
     if ((!var && dec_dg_is_opcode(c->id, c->idlen)) || !strcmp(c->id, "WARP_SZ")) return false;
     return true;
 }
-static bool id_fresh(const dec_state *s, const dcore *c) { return id_fresh_as(s, c, false); }
 
 static bool sym_room(const dcore *c, int extra) { return c->nsyms + extra + c->nowed < MAX_SYMS; }
 
-/* id_feed for a name that must be fresh: at full length it must already be. */
-static bool id_feed_fresh(const dec_state *s, dcore *c, unsigned char ch) {
-    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh(s, c));
-}
-static bool id_feed_fresh_var(const dec_state *s, dcore *c, unsigned char ch) {
-    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh_as(s, c, true));
+/* id_feed for a name that must be fresh (var: as id_fresh): at full length it must already be. */
+static bool id_feed_fresh(const dec_state *s, dcore *c, unsigned char ch, bool var) {
+    return id_feed(s, c, ch) && (c->idlen < NAME_MAX || id_fresh(s, c, var));
 }
 
 static void add_sym(dec_state *s, dcore *c, int kind, ptx_type t, int64_t size, int space) {
@@ -464,6 +464,36 @@ static bool int_reachable(int64_t v, int ndig, bool neg, int64_t lo, int64_t hi,
 
 static bool hexu(int ch) { return is_digit(ch) || (ch >= 'A' && ch <= 'F'); }
 
+/* ---- fill vectors: mov pack/unpack (dg_slot.fill) ------------------------------------
+ * {e1, e2} or {e1, e2, e3, e4} whose elements fill the instruction's type exactly: registers of one
+ * type (c->vtype, c->vbits from the first), and in a source integer immediates too, never beside a
+ * float register (ptxas: "Vector with elements of different types are not allowed in mov"). */
+static int fill_width(const dg_slot *sl) { return ptx_type_get(sl->want)->bits; }
+/* The most elements the {..} may have: its count once a register fixed their size, else that of 16-bit ones. */
+static int fill_max(const dcore *c, const dg_slot *sl) { return fill_width(sl) / (c->vbits ? c->vbits : 16); }
+static bool fill_count_ok(const dcore *c, const dg_slot *sl, int n) {
+    if (c->vbits) return n * c->vbits == fill_width(sl);
+    return (n == 2 || n == 4) && fill_width(sl) / n >= 16;
+}
+static bool vtype_float(const dcore *c) { return c->vtype >= 0 && ptx_type_get(dec_dg_regtypes[c->vtype])->cls == PTX_TC_FLOAT; }
+/* The register types candidate k's next element may have (declared, of an element's size, with room). */
+static uint16_t fill_types(const dec_state *s, const dcore *c, int k) {
+    const dg_slot *sl = cslot(s, c, k);
+    if (c->vtype >= 0) return c->creg[k] & (uint16_t)(1u << c->vtype);
+    uint16_t r = 0;
+    for (int i = 0; i < RS_NREGT; i++) {
+        const ptx_type_info *ti = ptx_type_get(dec_dg_regtypes[i]);
+        if ((c->creg[k] >> i & 1) && !(c->vimm && ti->cls == PTX_TC_FLOAT) && fill_width(sl) / ti->bits > c->velem)
+            r |= (uint16_t)(1u << i);
+    }
+    return r;
+}
+/* May candidate k's next element be an immediate? */
+static bool fill_imm_ok(const dec_state *s, const dcore *c, int k) {
+    const dg_slot *sl = cslot(s, c, k);
+    return (sl->kinds & SK_VIMM) && !vtype_float(c) && c->velem < fill_max(c, sl);
+}
+
 /* Is the operand typed so far still viable for candidate k?  `complete`: the
  * operand ends here. */
 static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete) {
@@ -524,6 +554,13 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
         }
         return false;
     case O_VEC:
+        if (sl->fill) {
+            if (complete) return false;
+            if (c->vsep == 1) return true;
+            if (c->vsep == 3) return fill_imm_ok(s, c, k) && int_reachable(c->val, c->vdig, c->neg, sl->lo, sl->hi, false);
+            if (c->vsep == 2) return fill_types(s, c, k) || fill_imm_ok(s, c, k);
+            return (c->rm.types & fill_types(s, c, k)) != 0;
+        }
         if (sl->arity < 2 || !(sl->kinds & SK_REG)) return false;
         if (c->velem >= sl->arity) return false;
         if (complete) return false;
@@ -537,7 +574,7 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
                 if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) labels |= 1ull << i;
             if (!complete && c->idlen < NAME_MAX) return (c->idmask & labels) || sym_room(c, 1);
             if (id_exact(s, c, labels) >= 0) return true;
-            return sym_room(c, 1) && id_fresh(s, c);
+            return sym_room(c, 1) && id_fresh(s, c, false);
         }
         if (sl->kinds & SK_SYM) {
             if (!complete) return (c->idmask & c->casym[k]) != 0;
@@ -560,6 +597,22 @@ static bool opnd_filter(const dec_state *s, dcore *c, bool complete) {
     return true;
 }
 
+/* A fill {..}'s element ends with ',' (room for another) or '}' (the count fills the type). */
+static bool fill_next(const dec_state *s, dcore *c, unsigned char ch) {
+    c->velem++;
+    uint8_t m = 0;
+    for (int k = 0; k < DG_MAX_CANDS; k++) {
+        if (!(c->cmask >> k & 1)) continue;
+        const dg_slot *sl = cslot(s, c, k);
+        if (ch == ',' ? c->velem < fill_max(c, sl) : fill_count_ok(c, sl, c->velem)) m |= (uint8_t)(1u << k);
+    }
+    if (!m) return false;
+    c->cmask = m;
+    if (ch == ',') c->vsep = 1;
+    else c->sub = O_DONE;
+    return true;
+}
+
 /* Feed one char of an operand.  Delimiters (',' ';') are handled by the caller. */
 static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
     switch (c->sub) {
@@ -568,7 +621,7 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
         else if (ch == '!') { c->sub = O_NEG; c->rm.n = 0xff; c->rm.types = 0; }
         else if (ch == '-' || is_digit(ch)) { c->sub = O_INT; c->neg = ch == '-'; c->val = ch == '-' ? 0 : ch - '0'; c->vdig = ch != '-'; }
         else if (ch == '[') { c->sub = O_ADDR; c->asub = A_BASE; c->neg = false; c->abase_sym = -1; }
-        else if (ch == '{') { c->sub = O_VEC; c->velem = 0; c->vsep = 2; c->vdecl = -1; }
+        else if (ch == '{') { c->sub = O_VEC; c->velem = 0; c->vsep = 2; c->vdecl = -1; c->vbits = 0; c->vtype = -1; c->vimm = false; }
         else if (is_id0(ch)) { c->sub = O_IDENT; id_start(s, c, all_syms(c)); return id_feed(s, c, ch) && opnd_filter(s, c, false); }
         else return false;
         if (c->sub == O_NEG) return opnd_filter(s, c, false);
@@ -669,16 +722,55 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
         default:
             return false;
         }
-    case O_VEC:
+    case O_VEC: {
+        bool fill = cslot(s, c, __builtin_ctz(c->cmask))->fill;   /* at '{' the candidates left are all fill or none */
         if (c->vsep == 1) { if (ch != ' ') return false; c->vsep = 2; return true; }
+        if (c->vsep == 2 && fill && (ch == '-' || is_digit(ch))) {   /* an immediate element (mov pack) */
+            c->vsep = 3;
+            c->neg = ch == '-';
+            c->val = c->neg ? 0 : ch - '0';
+            c->vdig = !c->neg;
+            return opnd_filter(s, c, false);
+        }
+        if (c->vsep == 3) {
+            if (ch == ',' || ch == '}') {
+                uint8_t m = 0;
+                for (int k = 0; k < DG_MAX_CANDS; k++)
+                    if ((c->cmask >> k & 1) && c->vdig && fill_imm_ok(s, c, k) &&
+                        int_reachable(c->val, c->vdig, c->neg, cslot(s, c, k)->lo, cslot(s, c, k)->hi, true))
+                        m |= (uint8_t)(1u << k);
+                if (!m) return false;
+                c->cmask = m;
+                c->vimm = true;
+                return fill_next(s, c, ch);
+            }
+            if (!is_digit(ch) || c->vdig >= 6) return false;
+            if (c->vdig == 1 && c->val == 0) return false;          /* no leading zeros */
+            if (c->vdig == 0 && ch == '0' && c->neg) return false;  /* no -0 */
+            c->val = c->val * 10 + (ch - '0');
+            c->vdig++;
+            return opnd_filter(s, c, false);
+        }
         if (c->vsep == 2) {   /* element start */
             if (ch != '%') return false;
             c->vsep = 0;
-            /* the elements come from one numbered declaration, or are named registers of one type */
-            if (c->vdecl < 0) rm_start(s, c, 0xffff, -1, 0);
+            /* the elements come from one numbered declaration, or are named registers of one type; a fill
+             * vector's are any registers of one type (fill_types) */
+            if (c->vdecl < 0 || fill) rm_start(s, c, 0xffff, -1, 0);
             else if (s->regs[c->vdecl].count) rm_start(s, c, 0xffff, c->vdecl, 0);
             else rm_start(s, c, type_bit(s->regs[c->vdecl].type), -1, 0);
             return opnd_filter(s, c, false);
+        }
+        if ((ch == ',' || ch == '}') && rm_done_reg(c) && fill) {
+            uint8_t m = 0;
+            for (int k = 0; k < DG_MAX_CANDS; k++)
+                if ((c->cmask >> k & 1) && (rm_done_type(s, c) & fill_types(s, c, k))) m |= (uint8_t)(1u << k);
+            if (!m) return false;
+            c->cmask = m;
+            ptx_type t = s->regs[c->rm.sel].type;
+            c->vtype = (int8_t)dec_dg_regtype_index(t);
+            c->vbits = (uint8_t)ptx_type_get(t)->bits;
+            return fill_next(s, c, ch);
         }
         if ((ch == ',' || ch == '}') && rm_done_reg(c)) {
             c->vdecl = c->rm.sel;
@@ -696,6 +788,7 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
             return true;
         }
         return rm_feed(s, c, ch) && opnd_filter(s, c, false);
+    }
     case O_IDENT:
         return id_feed(s, c, ch) && opnd_filter(s, c, false);
     default:
@@ -757,6 +850,10 @@ static bool reg_name_ok_in(const dec_state *s, const dcore *c, const char *name,
 static bool reg_name_ok(const dec_state *s, const dcore *c, const char *name, size_t n) { return reg_name_ok_in(s, c, name, n, false); }
 
 /* ---- named registers (dec_opts.regs_named) ---------------------------------------- */
+/* Are named registers declared here?  With dec_opts.regs_named everywhere; numbered, inside a nested
+ * block, whose registers are its own: nvcc's fp16/bf16 helpers write `{ .reg .b32 %temp; mov.b64 {%r7,
+ * %temp}, %fd50; }` (the numbered style's masks outside blocks stay those of before). */
+static bool named_here(const dec_state *s, const dcore *c) { return s->o.regs_named || c->depth; }
 static bool is_name1(int c) { return dv_is_id1(c) && c != '$'; }   /* [A-Za-z0-9_] */
 static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -916,7 +1013,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
     case PH_ENAME:
     case PH_PNAME:
         if ((ch == '(' && c->ph == PH_ENAME) || (c->ph == PH_PNAME && (ch == ',' || ch == '\n'))) {
-            if (!id_fresh(s, c) || !sym_room(c, 1)) return false;
+            if (!id_fresh(s, c, false) || !sym_room(c, 1)) return false;
             if (c->ph == PH_ENAME) {
                 add_sym(s, c, SY_ENTRY, PTX_T_NONE, 0, 0);
                 c->ph = PH_POPEN;
@@ -931,7 +1028,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
             else lit(c, ")\n", PH_PERF);
             return true;
         }
-        return id_feed_fresh(s, c, ch);
+        return id_feed_fresh(s, c, ch, false);
     case PH_POPEN:
         if (ch == ')') { lit(c, "\n", PH_PERF); return true; }
         if (ch == '\n') { lit(c, "\t.param ", PH_PTYPE); return true; }
@@ -984,6 +1081,15 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
     }
 }
 
+/* A .shared/.local variable of `bytes` named c->id is declared. */
+static void add_var(dec_state *s, dcore *c, int64_t bytes) {
+    add_sym(s, c, SY_VAR, c->dtype, bytes, c->dspace);
+    c->nvars++;
+    if (c->dspace == PTX_SS_SHARED) { c->shared_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_SHARED; }
+    else { c->local_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_LOCAL; }
+    c->pend_term = false;
+}
+
 /* feed() in a declaration inside the body: .reg (type, name, <count>) and
  * .shared/.local variables (alignment, type, name, [count]). */
 static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
@@ -1003,7 +1109,7 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
         return true;
     }
     case PH_REGNAME:
-        if (s->o.regs_named) {   /* named or numbered, the name's bytes checked by named_prefix_ok */
+        if (named_here(s, c)) {   /* named or numbered, the name's bytes checked by named_prefix_ok */
             if (ch == ';') {
                 if (!named_ok(s, c, c->id, c->idlen)) return false;
                 add_reg(s, c, 0);
@@ -1095,24 +1201,25 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
         return true;
     }
     case PH_VNAME:
-        if (ch == '[') {
-            if (!id_fresh_as(s, c, true) || !sym_room(c, 1)) return false;
+        if (ch == '[' || ch == ';') {
+            if (!id_fresh(s, c, true) || !sym_room(c, 1)) return false;
+            if (ch == ';') {   /* a scalar (nvcc's `.shared .align 4 .f32 carry_s;` of a __shared__ float) */
+                int64_t bytes = ptx_type_get(c->dtype)->bits / 8;
+                add_var(s, c, bytes);
+                c->ph = PH_EOL;
+                return true;
+            }
             c->ph = PH_VCOUNT;
             c->num = 0;
             c->ndig = 0;
             return true;
         }
-        return id_feed_fresh_var(s, c, ch);
+        return id_feed_fresh(s, c, ch, true);
     case PH_VCOUNT: {
         int eb = ptx_type_get(c->dtype)->bits / 8;
         int left = (c->dspace == PTX_SS_SHARED ? SHARED_MAX - c->shared_bytes : LOCAL_MAX - c->local_bytes);
         if (ch == ']' && c->ndig) {
-            int64_t bytes = c->num * eb;
-            add_sym(s, c, SY_VAR, c->dtype, bytes, c->dspace);
-            c->nvars++;
-            if (c->dspace == PTX_SS_SHARED) { c->shared_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_SHARED; }
-            else { c->local_bytes += (int32_t)((bytes + 15) & ~15); c->R |= 1u << RS_LOCAL; }
-            c->pend_term = false;
+            add_var(s, c, c->num * eb);
             lit(c, ";", PH_EOL);
             return true;
         }
@@ -1289,7 +1396,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         if (ch == ':') {
             uint64_t owed = owed_mask(s, c);
             int y = id_exact(s, c, owed);
-            if (y < 0 && !(fresh_ok && id_fresh(s, c))) return false;
+            if (y < 0 && !(fresh_ok && id_fresh(s, c, false))) return false;
             add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
             if (y >= 0) { c->nowed--; c->owed &= ~(1ull << y); }
             c->pend_term = false;
@@ -1298,7 +1405,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         if (!id_feed(s, c, ch)) return false;
         if (!fresh_ok) return (c->idmask & owed_mask(s, c)) != 0;
-        if (c->idlen == NAME_MAX) return id_fresh(s, c) || id_exact(s, c, owed_mask(s, c)) >= 0;
+        if (c->idlen == NAME_MAX) return id_fresh(s, c, false) || id_exact(s, c, owed_mask(s, c)) >= 0;
         return true;
     }
     case PH_INDENT:
@@ -1333,11 +1440,11 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         if (ch == '.') {
             uint32_t live = 0;
-            if (c->nregs < (s->o.regs_named ? MAX_REGDECL : NUMBERED_MAX)) live |= 1;
+            if (c->nregs < (named_here(s, c) ? MAX_REGDECL : NUMBERED_MAX)) live |= 1;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
             if (c->nvars < MAX_VARS && sym_room(c, 1) && LOCAL_MAX - c->local_bytes >= 32) live |= 4;
-            /* a nested block declares registers only (a variable there would be its own too), and only named ones */
-            if (c->depth) live &= s->o.regs_named ? 1 : 0;
+            /* a nested block declares registers only (a variable there would be its own too) */
+            if (c->depth) live &= 1;
             else if (!ending(s, c)) live |= 8;   /* `.pragma "nounroll";`, not while closing the kernel */
             if (!live) return false;
             c->ph = PH_DECLKW;
@@ -1678,7 +1785,7 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
         break;
     case PH_ENAME: r->term = dv_term_bit('('); break;
     case PH_PNAME: r->term = dv_term_bit(',') | dv_term_bit('\n'); break;
-    case PH_VNAME: r->term = dv_term_bit('['); break;
+    case PH_VNAME: r->term = dv_term_bit('[') | dv_term_bit(';'); break;
     case PH_OPND: {   /* a branch target: any fresh label fits while there is room */
         if ((c->sub != O_IDENT && c->sub != O_START) || !sym_room(c, 1)) return false;
         bool label = false;
@@ -1696,7 +1803,7 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
         break;
     }
     case PH_REGNAME: {   /* [a-z]{1,12}, checked against the others at 12 and at '<' (and at 11, see feed) */
-        if (s->o.regs_named) {
+        if (named_here(s, c)) {
             /* a named register: [A-Za-z][A-Za-z0-9_]*, every prefix of up to REGNAME_MAX - 2 bytes taken
              * (named_prefix_ok), the last two lengths fed (their completions are checked one by one).  A
              * numbered declaration refuses a digit after its prefix (numbered_clash): then byte by byte. */
@@ -1797,7 +1904,7 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         return;
     case PH_ENAME: cs_or(m, cs[CS_ID1]); cs_add(m, '('); return;
     case PH_PNAME: cs_or(m, cs[CS_ID1]); cs_str(m, ",\n"); return;
-    case PH_VNAME: cs_or(m, cs[CS_ID1]); cs_add(m, '['); return;
+    case PH_VNAME: cs_or(m, cs[CS_ID1]); cs_str(m, "[;"); return;
     case PH_LABEL: cs_or(m, cs[CS_ID1]); cs_add(m, ':'); return;
     case PH_POPEN: cs_str(m, ")\n"); return;
     case PH_PERF: cs_str(m, "{."); return;
@@ -1839,8 +1946,8 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         else { cs_or(m, cs[CS_REG]); cs_add(m, ' '); }
         return;
     case PH_REGNAME:
-        cs_or(m, cs[s->o.regs_named ? CS_ID1 : CS_LOWER]);
-        cs_str(m, s->o.regs_named ? "<;" : "<");
+        cs_or(m, cs[named_here(s, c) ? CS_ID1 : CS_LOWER]);
+        cs_str(m, named_here(s, c) ? "<;" : "<");
         return;
     case PH_REGCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, '>'); return;
     case PH_VCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, ']'); return;
@@ -1860,7 +1967,8 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         case O_DONE: return;
         case O_VEC:
             if (c->vsep == 1) cs_add(m, ' ');
-            else if (c->vsep == 2) cs_add(m, '%');
+            else if (c->vsep == 2) { cs_str(m, "%-"); cs_or(m, cs[CS_DIGIT]); }
+            else if (c->vsep == 3) { cs_or(m, cs[CS_DIGIT]); cs_str(m, ",}"); }
             else { cs_or(m, cs[CS_REG]); cs_str(m, ",}"); }
             return;
         case O_ADDR:

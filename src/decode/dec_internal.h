@@ -33,12 +33,15 @@ int dec_dg_regtype_index(ptx_type t);              /* -1 if not a subset registe
 enum {
     SK_REG = 1, SK_IMM = 2, SK_FLT = 4, SK_ADDR = 8, SK_LABEL = 16, SK_SYM = 32, SK_SREG = 64, SK_NEG = 128,
     SK_PAIR = 256,         /* %r|%p (setp, shfl) */
+    SK_VIMM = 512,         /* integer immediates as elements of a fill {..} (mov pack: {0, %rs1}) */
 };
 typedef struct {
     unsigned kinds;        /* SK_* */
     ptx_type want;         /* register / immediate type */
     bool relaxed;          /* ld/st/cvt: register may be wider */
-    int arity;             /* 1, or 2/4 for {..} */
+    int arity;             /* 1, or 2/4 for {..}; 0 with fill */
+    bool fill;             /* mov pack/unpack (isa.def arity `+`): a {..} of 2 or 4 elements of one register type
+                              that fill `want` exactly (dec_dg_slot_reg_ok: the element types) */
     int64_t lo, hi;        /* integer immediate range */
     int fbits;             /* float immediate width (32: 0f, 64: 0d), 0 = none */
     bool intreg;           /* lane/mask/barrier operands: no float registers (ptxas) */

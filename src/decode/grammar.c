@@ -78,6 +78,7 @@ static bool value_type_ok(ptx_type t) {
     case PTX_T_PRED: case PTX_T_B8: case PTX_T_B16: case PTX_T_B32: case PTX_T_B64: case PTX_T_U8:
     case PTX_T_U16: case PTX_T_U32: case PTX_T_U64: case PTX_T_S8: case PTX_T_S16: case PTX_T_S32:
     case PTX_T_S64: case PTX_T_F16: case PTX_T_BF16: case PTX_T_F32: case PTX_T_F64:
+    case PTX_T_F16X2: case PTX_T_BF16X2:   /* packed halves: cvt's results only (rules_ok) */
         return true;
     default:
         return false;
@@ -102,7 +103,8 @@ static bool mod_allowed(const dg_grammar *g, const isa_form *f, uint16_t id) {
 static bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
     if (!ptx_type_compat(want, reg, relaxed)) return false;
     const ptx_type_info *w = ptx_type_get(want), *r = ptx_type_get(reg);
-    /* half floats only in .f16/.b16 registers; floats never widen */
+    /* half floats only in .f16/.b16 registers, packed ones in .b32; floats never widen */
+    if (want == PTX_T_F16X2 || want == PTX_T_BF16X2) return reg == PTX_T_B32;
     if (want == PTX_T_F16 || want == PTX_T_BF16) return reg == PTX_T_B16 || (reg == PTX_T_F16 && want == PTX_T_F16);
     if (reg == PTX_T_F16) return want == PTX_T_F16 || want == PTX_T_B16;
     if (w->cls == PTX_TC_FLOAT && r->bits != w->bits) return false;
@@ -111,6 +113,10 @@ static bool dg_type_ok(ptx_type want, ptx_type reg, bool relaxed) {
 }
 
 bool dec_dg_slot_reg_ok(const dg_slot *s, ptx_type reg) {
+    if (s->fill) {   /* an element: 2 or 4 of them fill the value, none narrower than 16 bits (no 8-bit registers) */
+        int b = reg == PTX_T_PRED ? 0 : ptx_type_get(reg)->bits, w = ptx_type_get(s->want)->bits;
+        return b >= 16 && (2 * b == w || 4 * b == w);
+    }
     if (s->intreg && ptx_type_get(reg)->cls == PTX_TC_FLOAT) return false;
     return dg_type_ok(s->want, reg, s->relaxed);
 }
@@ -148,12 +154,12 @@ static bool any_irnd(const uint16_t *ids, int n) {
 static bool rules_ok(const char *op, const isa_form *f, const isa_match *mt, const uint16_t *ids, int n, int *nops) {
     ptx_type T = bound(mt, 'T');
     bool memop = !strcmp(op, "ld") || !strcmp(op, "st");
-    /* every bound type must be a plain value type; half floats only in cvt, 8-bit only in ld/st/cvt */
+    /* every bound type must be a plain value type; half floats (packed too) only in cvt, 8-bit only in ld/st/cvt */
     for (int v = 0; v < ISA_NVARS; v++) {
         ptx_type t = isa_bound_type(mt, v);
         if (t == PTX_T_NONE) continue;
         if (!value_type_ok(t)) return false;
-        if ((t == PTX_T_F16 || t == PTX_T_BF16) && strcmp(op, "cvt")) return false;
+        if ((t == PTX_T_F16 || t == PTX_T_BF16 || t == PTX_T_F16X2 || t == PTX_T_BF16X2) && strcmp(op, "cvt")) return false;
         if (bits(t) == 8 && !memop && strcmp(op, "cvt")) return false;
     }
     if (has(ids, n, ".v2") || has(ids, n, ".v4")) {
@@ -170,8 +176,12 @@ static bool rules_ok(const char *op, const isa_form *f, const isa_match *mt, con
          * (2026-12-05, FAILURES.md) */
         if (sat && (T != PTX_T_F32 || U != PTX_T_F32)) return false;
         if (ptx_type_get(T)->cls == PTX_TC_BIT || ptx_type_get(U)->cls == PTX_TC_BIT) return false;
+        /* two f32 rounded into packed halves: the fp16/bf16 helpers' __floats2half2_rn, __floats2bfloat162_rn
+         * (cvt.rn.f16x2.f32 %r1, %f2, %f1 in nvcc's literate targets) */
+        if (T == PTX_T_F16X2 || T == PTX_T_BF16X2) return U == PTX_T_F32 && any_rnd(ids, n) && !any_irnd(ids, n) && !ftz;
         if (T == PTX_T_BF16 && U != PTX_T_F32) return false;
-        if (U == PTX_T_BF16) return false;
+        /* bf16 widens into f32 only (__bfloat162float; nvcc's sm_90 targets write cvt.f32.bf16) */
+        if (U == PTX_T_BF16 && T != PTX_T_F32) return false;
         if ((T == PTX_T_F16 && !is_float(U)) || (U == PTX_T_F16 && !is_float(T))) return false;
         if (ftz && T != PTX_T_F32 && U != PTX_T_F32) return false;
         if (ftz && !is_float(U)) return false;
@@ -231,7 +241,8 @@ static bool rules_ok(const char *op, const isa_form *f, const isa_match *mt, con
                                      !strcmp(isa_bound_text(mt, 'S' - 'A'), ".shared") ||
                                      !strcmp(isa_bound_text(mt, 'S' - 'A'), ".local"));
     if (is_float(T)) {
-        if (ftz && T != PTX_T_F32) return false;
+        /* .ftz on f32, and on f64 in rcp.approx.ftz.f64 (nvcc's double-precision exp and division helpers) */
+        if (ftz && T != PTX_T_F32 && !(T == PTX_T_F64 && !strcmp(op, "rcp") && has(ids, n, ".approx"))) return false;
         if (sat && (T != PTX_T_F32 || !(!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "mul") ||
                                         !strcmp(op, "mad") || !strcmp(op, "fma")))) return false;
         bool approx = has(ids, n, ".approx"), full = has(ids, n, ".full"), r = any_rnd(ids, n);
@@ -333,6 +344,20 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
         const isa_opslot *os = &f->ops[i];
         dg_slot *s = &c->slot[i];
         if (os->kinds & (ISA_OK_ANY | ISA_OK_FUNC | ISA_OK_TUPLE | ISA_OK_HANDLE)) return false;   /* tensor tuples, handles: not written by the decoder */
+        if (os->arity == -1) {
+            /* mov pack/unpack: {..} filling T, written as nvcc does (mov.b32 %f1, {0, %rs1}; mov.b64 {%r1, %r2}, %fd1):
+             * 2 or 4 registers of one type, a source's elements also integer immediates (ptxas: "Vector with elements
+             * of different types" for a float beside an immediate or an integer; constraint.c keeps one type) */
+            if (!(os->kinds & ISA_OK_REG) || T == PTX_T_NONE || bits(T) < 32) return false;
+            s->want = T;
+            s->fill = true;
+            s->arity = 0;
+            s->kinds = SK_REG | ((os->kinds & ISA_OK_IMM) ? SK_VIMM : 0);
+            imm_range(PTX_T_B16, &s->lo, &s->hi);   /* an immediate element fits the narrowest element */
+            c->need[i] = regs_need(s);
+            if (!c->need[i]) return false;
+            continue;
+        }
         if (os->any_type && (os->kinds & (ISA_OK_REG | ISA_OK_IMM))) return false;
         s->want = slot_type(mt, os);
         s->relaxed = os->relaxed;
@@ -350,7 +375,10 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
         const ptx_type_info *wi = ptx_type_get(s->want);
         if ((os->kinds & ISA_OK_REG) && w_ok) k |= SK_REG;
         if ((os->kinds & ISA_OK_IMM) && w_ok && s->arity == 1) {
-            if (wi->cls == PTX_TC_BIT || wi->cls == PTX_TC_UINT || wi->cls == PTX_TC_SINT) {
+            if (s->want == PTX_T_PRED && !strcmp(f->opcode, "mov")) {   /* nvcc's mov.pred %p1, -1; (true) and 0 */
+                k |= SK_IMM;
+                s->lo = -1, s->hi = 1;
+            } else if (wi->cls == PTX_TC_BIT || wi->cls == PTX_TC_UINT || wi->cls == PTX_TC_SINT) {
                 k |= SK_IMM;
                 imm_range(s->want, &s->lo, &s->hi);
             } else if (s->want == PTX_T_F32 || s->want == PTX_T_F64) {

@@ -129,11 +129,12 @@ static bool validate_verbose(const char *txt, size_t len, char *why) {
     return st == PG_OK;
 }
 
-/* One random constrained generation; returns the module text (malloc'd). */
-static char *random_walk(const dec_vocab *v, int nv, const dec_opts *o, int *steps, bool *ok_end, int *dead) {
+/* One random constrained generation (after `prefix`, if any); returns the module text (malloc'd). */
+static char *random_walk_from(const dec_vocab *v, int nv, const dec_opts *o, const char *prefix, int *steps, bool *ok_end, int *dead) {
     dec_state *s = NULL;
     pg_diag_sink d = {0};
     if (dec_new(v, o, &s, &d) != PG_OK) return NULL;
+    if (prefix && dec_advance_text(s, prefix, strlen(prefix), &d) != PG_OK) { (*dead)++; dec_free(s); return NULL; }
     uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
     pg_buf forced = {0};
     *ok_end = false;
@@ -170,6 +171,9 @@ static char *random_walk(const dec_vocab *v, int nv, const dec_opts *o, int *ste
     pg_buf_free(&forced);
     dec_free(s);
     return out;
+}
+static char *random_walk(const dec_vocab *v, int nv, const dec_opts *o, int *steps, bool *ok_end, int *dead) {
+    return random_walk_from(v, nv, o, NULL, steps, ok_end, dead);
 }
 
 /* named: dec_opts.regs_named, so the walks declare named registers with random names (docs/LITERATE.md). */
@@ -250,6 +254,19 @@ static void test_random_walks(const dec_vocab *v, int nv, bool named) {
         }
         CHECK(pass == ran && ran == NGEN, "ptxas accepted %d/%d", pass, ran);
         printf("ptxas: %d/%d generations accepted\n", pass, ran);
+        /* how often the walks meet mov pack/unpack {..} and block registers (test_target_walks makes sure of them) */
+        int fills = 0, packs_imm = 0, inner_regs = 0;
+        for (int g = 0; g < NGEN; g++)
+            for (const char *p = texts[g] ? texts[g] : ""; (p = strstr(p, "\tmov.b")); p++) {
+                const char *e = strchr(p, '\n'), *br = strchr(p, '{');
+                if (!e || !br || br > e) continue;
+                fills++;
+                for (const char *q = br + 1; q < e && *q != '}'; q++) if ((q[-1] == '{' || q[-1] == ' ') && (*q == '-' || (*q >= '0' && *q <= '9'))) { packs_imm++; break; }
+            }
+        for (int g = 0; g < NGEN; g++)
+            for (const char *p = texts[g] ? texts[g] : ""; (p = strstr(p, "\t\t.reg .")); p++) inner_regs++;
+        printf("walks: %d mov pack/unpack {..} (%d with an immediate element), %d registers declared in blocks\n", fills, packs_imm,
+               inner_regs);
         if (named) {   /* the walks did declare named registers */
             int nnamed = 0;
             for (int g = 0; g < NGEN; g++)
@@ -835,15 +852,20 @@ static void test_named_exhausted_prefix(const dec_vocab *v, int nv) {
     dec_free(s);
 }
 
-/* Nested `{ }` blocks (named registers only): a block's declarations are its own, go out of scope at
- * its '}' and may shadow an outer block's named registers (PTX scoping, docs/LITERATE.md). */
+/* Nested `{ }` blocks: a block's declarations are its own, go out of scope at its '}' and may shadow an
+ * outer block's named registers (PTX scoping, docs/LITERATE.md); in the numbered style too, as nvcc's
+ * fp16/bf16 helpers declare `%temp` in theirs. */
 static void test_named_blocks(const dec_vocab *v, int nv) {
     (void)nv;
     CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t\tmov.u32 %t, %acc;\n\t\tadd.s32 %acc, %t, 1;\n\t}\n"), "a block with its own register");
-    /* numbered: blocks as nvcc's fp16/bf16 helpers write them, declaring nothing */
+    /* numbered: blocks as nvcc's fp16/bf16 helpers write them, declaring nothing or their own registers */
     CHECK(accepts_line(v, "\t{\n\t\tadd.s32 %r1, %r2, 1;\n\t}\n\tmov.u32 %r3, %r1;\n"), "a numbered block of instructions");
-    CHECK(!accepts_line(v, "\t{\n\t\t.reg .b32 %t;\n"), "no declaration in a numbered block");
-    CHECK(!accepts_line(v, "\t{\n\t\t.reg .b32 %t<2>;\n"), "no numbered declaration in a block either");
+    CHECK(accepts_line(v, "\t{\n\t\t.reg .b32 %temp;\n\t\tmov.b64 {%r7, %temp}, %rd1;\n\t}\n\t{\n\t\t.reg .b32 %temp;\n\t}\n"),
+          "numbered: a block declares its own named register (nvcc's __double2loint), a sibling block the same name");
+    CHECK(accepts_line(v, "\t{\n\t\t.reg .b32 %t<2>;\n\t\tmov.u32 %t1, %r1;\n\t}\n"), "and a numbered one");
+    CHECK(!accepts_line(v, "\t{\n\t\t.reg .b32 %temp;\n\t}\n\tmov.u32 %temp"), "numbered: the block's register is gone after its '}'");
+    CHECK(!accepts_line(v, "\t.reg .b32 %temp;") && !accepts_line(v, "\t{\n\t\t.reg .b32 %r1;") && !accepts_line(v, "\t{\n\t\t.reg .b32 %r<"),
+          "numbered: no named register outside a block; none clashing with a numbered one");
     CHECK(named_accepts(v, "\t{\n\t}\n\t{\n\t\tmov.u32 %acc, 1;\n\t}\n"), "an empty block");
     CHECK(!named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t}\n\tmov.u32 %t"), "a block's register is gone after its '}'");
     CHECK(named_accepts(v, "\t{\n\t\t.reg .b32 %t;\n\t}\n\t.reg .f32 %t;\n\tmov.f32 %t, %x_g;\n"), "its name is free again after the '}'");
@@ -1339,24 +1361,143 @@ static void test_nvcc_targets(const dec_vocab *v, int nv) {
             dec_free(s);
         }
     }
-    const char *path = "tests/golden/decode/literate/softmax_row_b128.ptx";
-    char *plan = NULL;
-    size_t plen = 0;
-    pg_buf b = {0};
-    if (pg_read_file("tests/golden/decode/literate/softmax_row_b128.cu", 1 << 20, &plan, &plen, NULL) != PG_OK || !print_file(path, false, NULL, &b)) {
-        CHECK(false, "%s and its plan read", path);
-    } else {
-        CHECK(strstr(b.data, ".pragma \"nounroll\";") && strstr(b.data, "cvt.sat.f32.f32") && strstr(b.data, " red["),
-              "%s has the three constructs", path);
-        dec_opts o = {0};
-        o.arch = "sm_80";
-        o.max_statements = 5000;
-        o.comment_max = PTX_LITERATE_LINE_MAX;
-        o.plan = plan;
-        CHECK(walk_module(v, nv, &o, path, b.data, b.len, 5), "%s accepted in full under its plan", path);
+    /* mov pack/unpack (isa.def's `+` arity): 2 or 4 registers of one type filling the value, immediates in a source */
+    const char *R16 = "\t.reg .b16 %rs<4>;\n\t.reg .f64 %fd<4>;\n\t.reg .u16 %us<2>;\n";
+    static const struct { const char *line; bool ok; const char *why; } fills[] = {
+        {"\tmov.b32 %f1, {0, %rs1};\n", true, "bf16 -> f32 as nvcc writes it at sm_80"},
+        {"\tmov.b32 %r1, {%rs2, %rs1};\n\tmov.b32 {%rs1, %rs2}, %f1;\n", true, "pack and unpack halves"},
+        {"\tmov.b64 {%r1, %r2}, %fd1;\n\tmov.b64 %fd2, {%r2, %r1};\n", true, "f64 through two 32-bit halves (warp shuffles)"},
+        {"\tmov.b64 %rd1, {%rs1, 0, %rs2, 65535};\n\tmov.b64 %rd1, {0, 0};\n\tmov.b32 %r1, {-32768, %rs1};\n", true,
+         "four quarters; immediates of 16 bits"},
+        {"\tmov.b64 %rd1, {%f1, 0};\n", false, "no immediate beside a float (ptxas: elements of different types)"},
+        {"\tmov.b64 %rd1, {0, %f1};\n", false, "nor a float after an immediate"},
+        {"\tmov.b32 %r1, {%rs1, %us1};\n", false, "one register type"},
+        {"\tmov.b64 %rd1, {%rs1, %r1};\n", false, "one element size"},
+        {"\tmov.b64 %rd1, {0, 0, 0};\n", false, "2 or 4 elements"},
+        {"\tmov.b64 %rd1, {%r1, %r2, %r3};\n", false, "elements that fill the value exactly"},
+        {"\tmov.b32 %r1, {%rs1};\n", false, "not one"},
+        {"\tmov.b16 %rs1, {%rs2, %rs3};\n", false, "no 8-bit elements"},
+        {"\tmov.b32 %r1, {70000, %rs1};\n", false, "an immediate fits 16 bits"},
+        {"\tmov.b32 {%rs1, 0}, %r1;\n", false, "a destination's elements are registers"},
+        {"\tmov.u32 %r1, {%rs1, %rs2};\n", false, "pack only with .b types"},
+        {"\tmov.pred %p1, -1;\n\tmov.pred %p2, 0;\n\tmov.pred %p1, 1;\n", true, "a predicate from an immediate (nvcc's mov.pred %p, -1)"},
+        {"\tmov.pred %p1, 2;\n", false, "a predicate immediate is -1, 0 or 1"},
+        {"\tcvt.rn.f16x2.f32 %r1, %f1, %f2;\n\tcvt.rn.bf16x2.f32 %r1, %f2, %f1;\n", true, "two f32 into packed halves"},
+        {"\tcvt.f16x2.f32 %r1, %f1, %f2;\n", false, "packing rounds"},
+        {"\tcvt.rn.f16x2.f32 %f3, %f1, %f2;\n", false, "packed halves in a .b32 register"},
+        {"\tadd.f16x2 %r1, %r2, %r3;\n", false, "packed halves in cvt only"},
+        {"\tcvt.f32.bf16 %f1, %rs1;\n", true, "bf16 widens into f32 (__bfloat162float)"},
+        {"\tcvt.f64.bf16 %fd1, %rs1;\n", false, "into f32 only"},
+        {"\trcp.approx.ftz.f64 %fd1, %fd2;\n", true, "rcp.approx.ftz.f64 (nvcc's double exp and division)"},
+        {"\tadd.ftz.f64 %fd1, %fd2, %fd3;\n", false, ".ftz on f64 in rcp only"},
+        {"\t.shared .align 4 .f32 carry_s;\n\tld.shared.f32 %f1, [carry_s];\n\tst.shared.f32 [carry_s], %f1;\n\tmov.u32 %r1, carry_s;\n", true,
+         "a scalar .shared variable (a __shared__ float)"},
+        {"\t.shared .align 4 .f32 carry_s;\n\tld.shared.f32 %f1, [carry_s+4];\n", false, "its offsets stay inside it"},
+    };
+    for (size_t i = 0; i < sizeof fills / sizeof fills[0]; i++) {
+        char line[600];
+        snprintf(line, sizeof line, "%s%s", R16, fills[i].line);
+        CHECK(accepts_line(v, line) == fills[i].ok, "%s: %s", fills[i].ok ? "accepted" : "refused", fills[i].why);
     }
-    free(plan);
-    pg_buf_free(&b);
+    /* nvcc's literate targets, walked in full under their plans with the mask checks: the suite's softmax reference
+     * (.pragma "nounroll", cvt.sat.f32.f32, a shared array `red`) and `ptxgen synth --format literate --arch sm_80`
+     * targets (seed 10, FAILURES.md's arguments) with the constructs above */
+    static const struct { const char *ptx, *plan, *has[3]; } golden[] = {
+        {"tests/golden/decode/literate/softmax_row_b128.ptx", "bench/suite/softmax_row_b128/reference.cu",
+         {".pragma \"nounroll\";", "cvt.sat.f32.f32", " red["}},
+        {"tests/golden/decode/literate/rows_sum_bf16_t64.ptx", NULL, {"\t{\n\t\tmov.b32 %f6, {0, %rs1};\n\t}\n", NULL, NULL}},
+        {"tests/golden/decode/literate/bf16_axpy.ptx", NULL, {"mov.b32 %f2, {%h3, %h1};", NULL, NULL}},
+        {"tests/golden/decode/literate/bce_logits_none_f64_b128_gs.ptx", NULL,
+         {"\t{\n\t\t.reg .b32 %temp;\n\t\tmov.b64 {%r1, %temp}, %fd25;\n\t}\n", "rcp.approx.ftz.f64", NULL}},
+        {"tests/golden/decode/literate/normalize_rows_f64_b1024_ip.ptx", NULL, {"mov.b64 {%r9, %r10}, %fd36;", "mov.b64 %fd", NULL}},
+        {"tests/golden/decode/literate/pack_f16x2_pairs.ptx", NULL, {"cvt.rn.f16x2.f32", NULL, NULL}},
+        {"tests/golden/decode/literate/pack_bf16x2_x0_x1_v1_gs.ptx", NULL, {"cvt.rn.bf16x2.f32", NULL, NULL}},
+        {"tests/golden/decode/literate/inclusive_scan_f32_rows_b256.ptx", NULL, {".shared .align 4 .f32 carry_s;", NULL, NULL}},
+    };
+    for (size_t i = 0; i < sizeof golden / sizeof golden[0]; i++) {
+        const char *path = golden[i].ptx;
+        char plan_path[300];
+        if (golden[i].plan) snprintf(plan_path, sizeof plan_path, "%s", golden[i].plan);
+        else snprintf(plan_path, sizeof plan_path, "%.*s.cu", (int)(strlen(path) - 4), path);   /* X.ptx's plan is X.cu */
+        char *plan = NULL;
+        size_t plen = 0;
+        pg_buf b = {0};
+        if (pg_read_file(plan_path, 1 << 20, &plan, &plen, NULL) != PG_OK || !print_file(path, false, NULL, &b)) {
+            CHECK(false, "%s and its plan %s read", path, plan_path);
+        } else {
+            bool has = true;
+            for (int k = 0; k < 3 && golden[i].has[k]; k++) has = has && strstr(b.data, golden[i].has[k]);
+            CHECK(has, "%s has its constructs", path);
+            dec_opts o = {0};
+            o.arch = "sm_80";
+            o.max_statements = 5000;
+            o.comment_max = PTX_LITERATE_LINE_MAX + 1;   /* " " + a line of up to PTX_LITERATE_LINE_MAX bytes */
+            o.plan = plan;
+            CHECK(walk_module(v, nv, &o, path, b.data, b.len, 5), "%s accepted in full under its plan", path);
+            o.arch = "sm_90";
+            CHECK(walk_module(v, nv, &o, path, b.data, b.len, 0), "%s accepted at sm_90 too", path);
+        }
+        free(plan);
+        pg_buf_free(&b);
+    }
+}
+
+/* Random walks that start inside the constructs of nvcc's targets (mov pack/unpack, a numbered block's own
+ * register, mov.pred of an immediate, packed cvt, a scalar .shared): every one ends, passes the validator
+ * and ptxas, and its masks agree with the reference walk. */
+static void test_target_walks(const dec_vocab *v, int nv) {
+    static const char *const starts[] = {"\tmov.b32 %f1, {", "\tmov.b64 %rd1, {", "\tmov.b64 {", "\tmov.b32 {", "\t{\n\t\t.reg .",
+                                         "\tmov.pred %p1, ", "\tcvt.rn.", "\t.shared .align 4 .f", "\tmov.b64 %fd1, {%r"};
+    enum { NW = 72 };
+    int valid = 0, finished = 0, dead = 0, pass = 0, ran = 0, imm_elems = 0, inner = 0;
+    char dir[] = "/tmp/ptxgen_decode_tw_XXXXXX", ptxas[512];
+    bool have = mkdtemp(dir) != NULL && ptx_ptxas_find(ptxas, sizeof ptxas);
+    for (int g = 0; g < NW; g++) {
+        dec_opts o = {0};
+        o.arch = "sm_80";   /* HEAD's target */
+        o.max_statements = 14 + (int)(rnd() % 20);
+        o.max_regs_per_decl = 8 + (int)(rnd() % 16);   /* HEAD declares %r<8> */
+        char prefix[1024];
+        snprintf(prefix, sizeof prefix, "%s\t.reg .b16 %%rs<4>;\n\t.reg .f64 %%fd<4>;\n\t.reg .u16 %%us<2>;\n%s", HEAD,
+                 starts[g % (int)(sizeof starts / sizeof starts[0])]);
+        int steps;
+        bool ok_end;
+        char *t = random_walk_from(v, nv, &o, prefix, &steps, &ok_end, &dead);
+        if (!t) continue;
+        finished += ok_end;
+        for (const char *p = strstr(t, "\tmov.b"); p; p = strstr(p + 1, "\tmov.b")) {   /* {.., 7, ..} */
+            const char *e = strchr(p, '\n'), *q = strchr(p, '{');
+            for (; q && e && q < e && *q != '}'; q++)
+                if ((q[0] == '{' || q[0] == ' ') && (q[1] == '-' || (q[1] >= '0' && q[1] <= '9'))) { imm_elems++; break; }
+        }
+        inner += strstr(t, "\t\t.reg .") != NULL;
+        char why[512];
+        if (validate_verbose(t, strlen(t), why)) valid++;
+        else fprintf(stderr, "target walk %d invalid: %s\n%s\n", g, why, t);
+        if (have) {
+            char path[600];
+            snprintf(path, sizeof path, "%s/w%03d.ptx", dir, g);
+            pg_diag_sink d = {0};
+            ptxas_report r;
+            memset(&r, 0, sizeof r);
+            if (pg_write_file_atomic(path, t, strlen(t), &d) == PG_OK) {
+                ran++;
+                if (ptx_ptxas_run(path, NULL, false, &r, &d) == PG_OK && r.ok) pass++;
+                else fprintf(stderr, "ptxas rejects target walk %d:\n%s\n--- log:\n%s\n", g, t, r.log ? r.log : "");
+                ptx_ptxas_report_free(&r);
+                unlink(path);
+            }
+        }
+        free(t);
+    }
+    if (have) rmdir(dir);
+    CHECK(dead == 0 && finished == NW && valid == NW, "target walks: %d dead, %d/%d finished, %d valid", dead, finished, NW, valid);
+    CHECK(mask_mismatches == 0, "%d masks of the target walks differ from dec_mask_reference", mask_mismatches);
+    if (have) CHECK(pass == ran && ran == NW, "ptxas accepted %d/%d target walks", pass, ran);
+    else printf("SKIPPED: ptxas not found; target walks checked by the validator only\n");
+    printf("target walks: %d, %d valid, ptxas %d/%d; %d with a {..} immediate element, %d with a block register\n", NW, valid, pass,
+           ran, imm_elems, inner);
+    CHECK(imm_elems > 0 && inner > 0, "the target walks wrote immediate elements (%d) and block registers (%d)", imm_elems, inner);
 }
 
 int main(void) {
@@ -1379,6 +1520,7 @@ int main(void) {
     test_mask_fast_path(v, nv);
     test_bias(v, nv);
     test_random_walks(v, nv, false);
+    test_target_walks(v, nv);
     test_named_kernels(v, nv);
     test_named_rules(v, nv);
     test_named_exhausted_prefix(v, nv);

@@ -194,7 +194,7 @@ void pipe_ptx_opts(const pipe_in *in, const pipe_out *out, gen_opts *o, pg_buf *
     o->prompt = prompt->data;
     o->signature = out->signature;
     o->entry_name = out->signature ? NULL : out->kernel;
-    o->comment_max = PTX_LITERATE_LINE_MAX;
+    o->comment_max = PTX_LITERATE_LINE_MAX + 1;   /* " " + a plan line cut at PTX_LITERATE_LINE_MAX bytes, as the targets have it */
     o->plan = out->plan;   /* the comments quote the plan's own lines (dec_opts.plan) */
     o->draft_ref = o->draft_max > 0 ? out->ref_ptx : NULL;   /* nvcc's PTX of the plan: the turn follows it closely */
 }

@@ -79,7 +79,7 @@ static void test_given_plan(void) {
     pipe_ptx_opts(&in, &out, &o, &prompt);
     CHECK(o.prompt == prompt.data && strstr(prompt.data, "The plan (CUDA C):\n// scale: y[i]") && strstr(prompt.data, GEN_PTX_REQUEST),
           "the PTX turn carries the plan and the request");
-    CHECK(o.signature == out.signature && !o.entry_name && o.comment_max == PTX_LITERATE_LINE_MAX, "signature forced, comments on");
+    CHECK(o.signature == out.signature && !o.entry_name && o.comment_max == PTX_LITERATE_LINE_MAX + 1, "signature forced, comments on");
     CHECK(o.plan == out.plan, "the comments quote the plan");
     CHECK(!out.ref_ptx && !o.draft_ref, "no reference drafts without speculative decoding");
     pg_buf_free(&prompt);
