@@ -149,9 +149,17 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
  * next unused number; source: the last destination of its class), a plan line, a reference match
  * of 2..8 tokens. */
 enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_PLAN, DK_REF, DK_N = DK_REF + 7 };
+/* ... and by where the drafted token stands: first of a line (after a newline or tab: an
+ * instruction's opcode, which the model picks its own way more often than it copies), a lone
+ * letter or digit (register numbers, hex constants: one token a character), or elsewhere.  A
+ * reference match of 8 tokens is kept 86% of the time overall, but far less at these spots, and
+ * every draft after a miss is a wasted row (bench/results/2026-12-05-gen-speculation-h64-cpu.json). */
+enum { DC_LINE, DC_CHAR, DC_OTHER, DC_N };
+#define ODX(kind, cls) ((kind) * DC_N + (cls))   /* the odds' index of a kind at a spot */
 #define PLAN_Q_MAX 64   /* tokens of a plan line queued as drafts */
-typedef struct { int reached[DK_N], kept[DK_N]; } draft_odds;   /* per kind, this run: drafts reached (all
-                                                                    before them kept) and kept */
+typedef struct { int reached[DK_N * DC_N], kept[DK_N * DC_N]; } draft_odds;   /* per kind and spot (ODX), this run:
+                                                                                   drafts reached (all before them
+                                                                                   kept) and kept */
 
 /* One candidate in flight: what the sampling loop keeps between tokens. */
 typedef struct {
@@ -185,7 +193,7 @@ typedef struct {
     uint32_t have;             /* bit r: rowl[r] holds row r */
     bool want_full[MODEL_EXACT_MAX];   /* row r will want all logits (the drafts' constraint says so) */
     uint8_t draft_src[MODEL_EXACT_MAX];   /* gen_draft_src of draft j (row j + 1's token) */
-    uint8_t draft_kind[MODEL_EXACT_MAX];  /* its kind (DK_*), for the odds */
+    uint8_t draft_kind[MODEL_EXACT_MAX];  /* its kind and spot (ODX), for the odds */
     draft_odds odds;
     pg_buf dtext;              /* drafting: the body so far with the drafts after it */
     int32_t plan_q[PLAN_Q_MAX];/* drafting: the tokens of the plan line a comment just begun should copy */
@@ -561,14 +569,21 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
 static double odds_of(const draft_odds *d, int kind) {
     /* an optimistic prior (3 of 4 kept): a kind must fail several times before it stops being
      * drafted, since one never drafted is never measured again */
-    return kind == DK_FORCED ? 1.0 : (d->kept[kind] + 3.0) / (d->reached[kind] + 4.0);
+    return kind / DC_N == DK_FORCED ? 1.0 : (d->kept[kind] + 3.0) / (d->reached[kind] + 4.0);
+}
+
+/* The spot (DC_*) of token bytes b[0..bl) drafted after the byte prev. */
+static int draft_spot(char prev, const char *b, size_t bl) {
+    if (prev == '\n' || prev == '\t') return DC_LINE;
+    if (bl == 1 && ((b[0] >= '0' && b[0] <= '9') || (b[0] >= 'a' && b[0] <= 'z') || (b[0] >= 'A' && b[0] <= 'Z'))) return DC_CHAR;
+    return DC_OTHER;
 }
 
 /* Add a draft of this kind after nd others?  *chance: the odds all drafts so far are kept (updated
  * when yes), *yield: the expected tokens of the step so far (1 + the sum of the chances). */
 static bool draft_pays(const draft_odds *d, int kind, int nd, double *chance, double *yield) {
     double c = *chance * odds_of(d, kind);
-    if (kind != DK_FORCED && c * (ROW_FIXED + 1 + nd) <= *yield) return false;
+    if (kind / DC_N != DK_FORCED && c * (ROW_FIXED + 1 + nd) <= *yield) return false;
     *chance = c;
     *yield += c;
     return true;
@@ -645,14 +660,15 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
         if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT), kind = DK_TABLE, from = GEN_DRAFT_TABLE;
         if (t < 0 || t == e->end_id || t == e->eot_id) break;
         if (g->draft_dec && !dec_accepts(g->draft_dec, t)) break;
+        size_t bl = 0;
+        const char *b = tok_token_bytes(e->t, t, &bl);
+        kind = ODX(kind, draft_spot(g->dtext.data[g->dtext.len - 1], b, bl));   /* (dtext starts "{\n") */
         if (!draft_pays(&g->odds, kind, nd, &chance, &yield)) break;   /* this row would not pay */
         if (g->draft_dec && dec_advance(g->draft_dec, t, diag) != PG_OK) break;
         g->draft_src[nd] = (uint8_t)from;
         g->draft_kind[nd] = (uint8_t)kind;
         d[nd++] = t;
         pg_vec_push(g->hist, t);   /* (taken off below: the history holds chosen tokens only) */
-        size_t bl = 0;
-        const char *b = tok_token_bytes(e->t, t, &bl);
         pg_buf_putn(&g->dtext, b, bl);
     }
     if (nd == want && g->draft_dec && !dec_done(g->draft_dec)) g->want_full[nd] = dec_allowed(g->draft_dec, g->ids, GEN_SUBSET_MAX) < 0;
@@ -903,8 +919,8 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
             gen_draft_src from = GEN_DRAFT_HISTORY;
             int L, k;
             int32_t d = gen_draft_hist_next(hist.v, hist.n, &L);
-            k = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0);
-            if (d < 0 && o->ngram) d = gen_ngram_next(o->ngram, hist.v, hist.n, TABLE_MIN_COUNT), from = GEN_DRAFT_TABLE, k = DK_TABLE;
+            k = ODX(DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), DC_OTHER);   /* (free text: one spot) */
+            if (d < 0 && o->ngram) d = gen_ngram_next(o->ngram, hist.v, hist.n, TABLE_MIN_COUNT), from = GEN_DRAFT_TABLE, k = ODX(DK_TABLE, DC_OTHER);
             if (d < 0 || d == f->end_id || d == f->eot_id || !draft_pays(&odds, k, nd, &chance, &yield)) break;
             src[nd] = (uint8_t)from;
             kind[nd] = (uint8_t)k;
