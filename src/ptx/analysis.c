@@ -4,6 +4,7 @@
  * Everything here works on a parsed module; the instruction forms filled in
  * by ptx_validate() make the def/use split exact (operand slot kinds), and
  * without them an opcode-based fallback is used. */
+#include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
 #include <stdio.h>
@@ -49,7 +50,7 @@ static void sm_grow(strmap *m) {
 /* Insert or overwrite. */
 static void sm_put(strmap *m, const char *k, int v) {
     if ((m->n + 1) * 2 > m->cap) sm_grow(m);
-    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
+    uint32_t h = ptx_name_hash(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h] && strcmp(m->keys[h], k) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
     if (!m->keys[h]) { m->keys[h] = k; m->n++; }
     m->vals[h] = v;
@@ -57,7 +58,7 @@ static void sm_put(strmap *m, const char *k, int v) {
 
 static bool sm_get(const strmap *m, const char *k, int *v) {
     if (!m->cap) return false;
-    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
+    uint32_t h = ptx_name_hash(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h]) {
         if (!strcmp(m->keys[h], k)) { *v = m->vals[h]; return true; }
         h = (h + 1) & (uint32_t)(m->cap - 1);
@@ -892,8 +893,9 @@ typedef struct {
     /* reg_id's answers by name pointer (the parser interns names, so every %r12 of the
      * function is one pointer): direct-mapped, filled after reg_ids_build; NULL = none */
     struct reg_memo { const char *name; int id; } *memo;
+    uint32_t memo_mask;   /* entries - 1 */
 } align_ctx;
-enum { REG_MEMO = 512 };
+enum { REG_MEMO = 512 };   /* the most memo entries (fewer for a function of few registers: they are zeroed per function) */
 
 static void reg_ids_build(align_ctx *A, const ptx_func *f) {
     for (int pass = 0; pass < 3; pass++) {
@@ -945,7 +947,7 @@ static int reg_id_lookup(const align_ctx *A, const char *name) {
 static int reg_id(const align_ctx *A, const char *name) {
     if (!A->memo) return reg_id_lookup(A, name);
     uintptr_t p = (uintptr_t)name;
-    struct reg_memo *e = &A->memo[((p >> 4) ^ (p >> 13)) & (REG_MEMO - 1)];
+    struct reg_memo *e = &A->memo[((p >> 4) ^ (p >> 13)) & A->memo_mask];
     if (e->name != name) {
         e->name = name;
         e->id = reg_id_lookup(A, name);
@@ -1091,19 +1093,19 @@ static int access_bytes(const ptx_insn *in) {
     return bits >= 8 ? bits / 8 * (n > 0 ? n : 1) : 0;
 }
 
-/* The address operand of a checked access: [reg+imm] or [var+imm]; NULL otherwise. */
-static const ptx_operand *access_address(const ptx_insn *in) {
-    if (!in->form || (in->form->cls != ISA_C_MEM && in->form->cls != ISA_C_ATOMIC) || access_bytes(in) < 2) return NULL;
+/* The address operand of a checked access: [reg+imm] or [var+imm], its bytes (access_bytes) in
+ * *need; NULL otherwise. */
+static const ptx_operand *access_address(const ptx_insn *in, int *need) {
+    if (!in->form || (in->form->cls != ISA_C_MEM && in->form->cls != ISA_C_ATOMIC) || (*need = access_bytes(in)) < 2) return NULL;
     for (int k = 0; k < in->nops; k++)
         if (in->ops[k].kind == PTX_OP_ADDR && in->ops[k].addr_has_base && !in->ops[k].nelems && in->ops[k].name) return &in->ops[k];
     return NULL;
 }
 
 /* W505 for one access (address operand `ad`) if its address is known to be too little aligned. */
-static int align_check_insn(const align_ctx *A, const ptx_module *m, const ptx_stmt *s, const ptx_operand *ad,
+static int align_check_insn(const align_ctx *A, const ptx_module *m, const ptx_stmt *s, const ptx_operand *ad, int need,
                             pg_diag_sink *diag) {
     const ptx_insn *in = &s->u.insn;
-    int need = access_bytes(in);
     ptx_operand base = *ad;
     base.kind = ad->addr_base_is_reg ? PTX_OP_REG : PTX_OP_SYM;
     int a = align_meet(operand_align(A, &base), lowbit(ad->ival));
@@ -1124,6 +1126,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     /* per statement: its checked address operand; the id of its one destination register
      * (-1: none or untracked, -2: several); later its state index (see align_step) */
     const ptx_operand **acc = calloc((size_t)nbody, sizeof *acc);
+    int *need = malloc(sizeof(int) * (size_t)nbody);   /* where acc[i]: its access_bytes */
     int *defv = malloc(sizeof(int) * (size_t)nbody);
     char *rel = NULL;   /* per register id: can it reach an address? */
     align_ctx A = {0};
@@ -1140,12 +1143,15 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         if (f->body[i].kind != PTX_ST_INSN) continue;
         const ptx_insn *ins = &f->body[i].u.insn;
         if (ins->opcode[0] == 'b' && is_op(ins, "brx")) goto done;   /* computed jumps: edges the CFG may not know */
-        acc[i] = access_address(ins);
+        acc[i] = access_address(ins, &need[i]);
         if (acc[i]) naccess++;
     }
     if (!naccess) goto done;
     reg_ids_build(&A, f);
-    A.memo = calloc(REG_MEMO, sizeof *A.memo);   /* NULL: reg_id looks every name up */
+    int nmemo = 32;
+    while (nmemo < REG_MEMO && nmemo < 2 * (A.nids + A.plain.n)) nmemo *= 2;
+    A.memo_mask = (uint32_t)nmemo - 1;
+    A.memo = calloc((size_t)nmemo, sizeof *A.memo);   /* NULL: reg_id looks every name up */
     for (int i = 0; i < nbody; i++) {
         if (f->body[i].kind != PTX_ST_INSN) continue;
         const ptx_insn *ins = &f->body[i].u.insn;
@@ -1243,7 +1249,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         if (!seen[b]) continue;   /* unreachable: no facts */
         memcpy(cur, in + (size_t)b * R, sizeof(int) * (size_t)R);
         for (int i = cfg->blocks[b].first; i <= cfg->blocks[b].last; i++) {
-            if (acc[i]) nwarn += align_check_insn(&A, m, &f->body[i], acc[i], diag);
+            if (acc[i]) nwarn += align_check_insn(&A, m, &f->body[i], acc[i], need[i], diag);
             if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i], &xf[i]);
         }
     }
@@ -1257,6 +1263,7 @@ done:
     free(seen);
     free(queued);
     free(acc);
+    free(need);
     free(defv);
     free(rel);
     free(A.slot);
