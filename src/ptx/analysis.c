@@ -1135,7 +1135,6 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     int naccess = 0, v, nwarn = 0, R = 0, *in = NULL, *cur = NULL, *work = NULL, nwork = 0;
     bool *seen = NULL, *queued = NULL;
     align_xfer *xf = NULL;
-    int *srcid = NULL, *srcoff = NULL;
     const char *names[PTX_MAX_OPERANDS + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
     for (int i = 0; i < nbody; i++) {
@@ -1170,32 +1169,36 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     rel = calloc((size_t)A.nids + 1, 1);
     for (int i = 0; i < nbody; i++)
         if (acc[i] && acc[i]->addr_base_is_reg && (v = reg_id(&A, acc[i]->name)) >= 0) rel[v] = 1;
-    /* the register ids of the source operands of each definition, looked up once for the
-     * fixpoint below (which may pass over the body several times): srcid[srcoff[i]..srcoff[i+1]) */
-    srcoff = malloc(sizeof(int) * ((size_t)nbody + 1));
-    size_t nsrc = 0;
-    for (int i = 0; i < nbody; i++) {
-        srcoff[i] = (int)nsrc;
-        if (defv[i] >= 0 && f->body[i].u.insn.nops > 1) nsrc += (size_t)f->body[i].u.insn.nops - 1;
-    }
-    srcoff[nbody] = (int)nsrc;
-    srcid = malloc(sizeof(int) * (nsrc ? nsrc : 1));
-    for (int i = 0; i < nbody; i++) {
-        if (defv[i] < 0) continue;
-        const ptx_insn *ins = &f->body[i].u.insn;
-        for (int k = 1; k < ins->nops; k++)
-            srcid[srcoff[i] + k - 1] = ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg ? reg_id(&A, ins->ops[k].name) : -1;
-    }
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (int i = nbody - 1; i >= 0; i--) {
-            if (defv[i] < 0 || !rel[defv[i]]) continue;
-            for (int j = srcoff[i]; j < srcoff[i + 1]; j++)
-                if ((v = srcid[j]) >= 0 && !rel[v]) {
-                    rel[v] = 1;
-                    grew = true;
-                }
+    /* the closure by a worklist of registers, each register's definitions chained
+     * (dhead[v], dnext[i]): each definition's sources are read once, and only those of
+     * definitions the slice reaches (passes over the whole body to a fixpoint took as many
+     * passes as the longest def-use chain) */
+    {
+        int *dhead = malloc(sizeof(int) * 2 * ((size_t)A.nids + 1)), *stack = dhead ? dhead + A.nids + 1 : NULL;
+        int *dnext = malloc(sizeof(int) * (size_t)nbody), nstack = 0;
+        if (!dhead || !dnext) {
+            free(dhead);
+            free(dnext);
+            goto done;
         }
+        for (int r = 0; r <= A.nids; r++) dhead[r] = -1;
+        for (int i = nbody - 1; i >= 0; i--)
+            if (defv[i] >= 0) { dnext[i] = dhead[defv[i]]; dhead[defv[i]] = i; }
+        for (int r = 0; r <= A.nids; r++)
+            if (rel[r]) stack[nstack++] = r;
+        while (nstack) {
+            int r = stack[--nstack];
+            for (int i = dhead[r]; i >= 0; i = dnext[i]) {
+                const ptx_insn *ins = &f->body[i].u.insn;
+                for (int k = 1; k < ins->nops; k++)
+                    if (ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg && (v = reg_id(&A, ins->ops[k].name)) >= 0 && !rel[v]) {
+                        rel[v] = 1;
+                        stack[nstack++] = v;
+                    }
+            }
+        }
+        free(dhead);
+        free(dnext);
     }
     if (!cfg && ptx_cfg_build(m, f, &own, NULL) == PG_OK) cfg = own;
     if (!cfg || cfg->nblocks == 0) goto done;
@@ -1236,9 +1239,16 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
             int s = cfg->blocks[b].succ[k];
             int *si = in + (size_t)s * R;
             bool changed = !seen[s];
-            for (int r = 0; r < R; r++) {
-                int x = seen[s] ? align_meet(si[r], cur[r]) : cur[r];
-                if (x != si[r]) { si[r] = x; changed = true; }
+            if (!seen[s]) {
+                memcpy(si, cur, sizeof(int) * (size_t)R);
+            } else {
+                int diff = 0;
+                for (int r = 0; r < R; r++) {   /* align_meet, branch-free (the compiler vectorizes it) */
+                    int a = si[r], c = cur[r], lo = a < c ? a : c, x = (a != 0) & (c != 0) ? lo : 0;
+                    diff |= x ^ a;
+                    si[r] = x;
+                }
+                changed = changed || diff != 0;
             }
             seen[s] = true;
             if (changed && !queued[s]) { queued[s] = true; work[nwork++] = s; }
@@ -1255,8 +1265,6 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     }
 done:
     free(xf);
-    free(srcid);
-    free(srcoff);
     free(in);
     free(cur);
     free(work);
