@@ -89,6 +89,33 @@ static inline uint32_t ptx_name_hash(const char *s, size_t n) {
     return (uint32_t)h;
 }
 
+/* a[0..n) == b[0..n) for the short names of the intern and symbol tables, with
+ * fixed-size loads that stay inside both ranges (no call to memcmp). */
+static inline bool ptx_name_eq(const char *a, const char *b, size_t n) {
+    if (n >= 8) {
+        uint64_t x, y;
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y) return false;
+        }
+        memcpy(&x, a + n - 8, 8);   /* the tail, overlapping */
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t x, y, u, v;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return x == y && u == v;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
 static inline bool tok_is(const token *t, const char *s) {
     size_t n = strlen(s);   /* folded by the compiler: s is always a literal */
     return (size_t)t->n == n && memcmp(t->s, s, n) == 0;

@@ -1535,15 +1535,16 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     const insn_spaces sps = hd->sps;
     const isa_form *first_mod_match = NULL, *first_count_match = NULL;   /* modifiers fit; and the operand count too */
-    isa_match first_mt, count_mt;
+    isa_match first_mt, count_mt;   /* the bindings of those two: copies when matched here ... */
+    const isa_match *first_mtp = NULL, *count_mtp = NULL;   /* ... or pointers into the fit cache */
     bool noted = false;   /* the matched form's probe saw something to report */
     int fit0 = hd->fit0, nfit = hd->nfit;
     if (hd->fit_ok) {
         for (int j = 0; j < nfit; j++) {
             const mod_fit *mf = &V->fc->fits.v[fit0 + j];
             const isa_form *f = forms[mf->form];
-            if (!first_mod_match) { first_mod_match = f; first_mt = mf->mt; }
-            if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mt = mf->mt; }
+            if (!first_mod_match) { first_mod_match = f; first_mtp = &mf->mt; }
+            if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mtp = &mf->mt; }
             V->noted = false;
             if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
                 in->form = f;
@@ -1556,8 +1557,12 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         for (int i = 0; i < nf; i++) {
             isa_match mt;
             if (!isa_match_form_ids(forms[i], in->mod_ids, in->nmods, &mt)) continue;
-            if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
-            if (!first_count_match && in->nops >= forms[i]->nops_min && in->nops <= forms[i]->nops) { first_count_match = forms[i]; count_mt = mt; }
+            if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; first_mtp = &first_mt; }
+            if (!first_count_match && in->nops >= forms[i]->nops_min && in->nops <= forms[i]->nops) {
+                first_count_match = forms[i];
+                count_mt = mt;
+                count_mtp = &count_mt;
+            }
             V->noted = false;
             if (operands_match(V, in, forms[i], &mt, &sps, st->loc, false)) {
                 in->form = forms[i];
@@ -1572,15 +1577,15 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             /* report the operand problems of the first form whose modifiers fit, and of those the
              * first that takes as many operands as given (barrier.red's 4-operand form with a bad
              * barrier number is reported as that, not as "takes 3 operand(s)") */
-            if (first_count_match) { first_mod_match = first_count_match; first_mt = count_mt; }
+            if (first_count_match) { first_mod_match = first_count_match; first_mtp = count_mtp; }
             int before = V->diag ? V->diag->nerrors : 0;
             bool was_bad = V->bad;
-            operands_match(V, in, first_mod_match, &first_mt, &sps, st->loc, true);
+            operands_match(V, in, first_mod_match, first_mtp, &sps, st->loc, true);
             if (V->diag && V->diag->nerrors == before && !(V->bad && !was_bad)) {
                 VERR(V, PG_E_OPERAND_KIND, st->loc, "operands do not fit any form of '%s'", in->opcode);
             }
             in->form = first_mod_match;
-            in->match = first_mt;
+            in->match = *first_mtp;
             V->bad = true;
             return;
         }
