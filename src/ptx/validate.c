@@ -270,20 +270,31 @@ static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
     return REG_UNDECL;
 }
 
-static int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
+static __attribute__((noinline)) int resolve_reg_fill(vctx *V, const char *name, const ptx_decl **out) {
     if (!V->rcache) {
         V->rcache = calloc(RCACHE, sizeof *V->rcache);
         if (!V->rcache) return resolve_reg(V, name, out);
     }
     uintptr_t p = (uintptr_t)name;
     rcache_ent *e = &V->rcache[((p >> 4) ^ (p >> 14)) & (RCACHE - 1)];
-    if (e->name != name || e->gen != V->tab.gen) {
-        e->name = name;
-        e->gen = V->tab.gen;
-        e->st = (uint8_t)resolve_reg(V, name, &e->decl);
-    }
+    e->name = name;
+    e->gen = V->tab.gen;
+    e->st = (uint8_t)resolve_reg(V, name, &e->decl);
     *out = e->decl;
     return e->st;
+}
+
+/* The hit path inline (every register operand of every probed form comes here). */
+static inline int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
+    if (V->rcache) {
+        uintptr_t p = (uintptr_t)name;
+        const rcache_ent *e = &V->rcache[((p >> 4) ^ (p >> 14)) & (RCACHE - 1)];
+        if (e->name == name && e->gen == V->tab.gen) {
+            *out = e->decl;
+            return e->st;
+        }
+    }
+    return resolve_reg_fill(V, name, out);
 }
 
 /* The special register an operand names, unless a register the program declared
@@ -296,10 +307,16 @@ static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
 
 /* Look a register up: exact name, or a parameterized %r<N> declaration.  Not found: NULL,
  * reported when `report`, else noted for the reporting pass. */
-static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
+static const ptx_decl *find_reg_slow(vctx *V, const char *name, ptx_loc loc, bool report, int st, const ptx_decl *d);
+static inline const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
     const ptx_decl *d;
     int st = resolve_reg_cached(V, name, &d);
     if (st == REG_OK) return d;
+    return find_reg_slow(V, name, loc, report, st, d);
+}
+
+static __attribute__((noinline)) const ptx_decl *find_reg_slow(vctx *V, const char *name, ptx_loc loc, bool report, int st,
+                                                                const ptx_decl *d) {
     if (!report) {
         V->noted = true;   /* the reporting pass would say something */
         return st == REG_RANGE ? d : NULL;
