@@ -5,6 +5,7 @@
  * recorded (lexer.cmt_s/cmt_e).  Token length is bounded by PTX_MAX_TOKEN. */
 #include "lex.h"
 
+#include <stddef.h>
 #include <string.h>
 
 void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag) {
@@ -58,6 +59,30 @@ static bool skip_block_comment(lexer *L) {
     }
     adv(L); adv(L);
     return true;
+}
+
+/* Write a whole token with the two stores lex.h's token comment describes. */
+static inline void tok_store(token *t, const char *s, int line, int col, int n, int kind, bool space, char punct) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    typedef unsigned long long v2u64 __attribute__((vector_size(16)));
+    _Static_assert(sizeof(token) == 24 && offsetof(token, line) == 8 && offsetof(token, col) == 12 && offsetof(token, n) == 16 &&
+                       offsetof(token, kind) == 20 && offsetof(token, space_before) == 21 && offsetof(token, punct) == 22,
+                   "token layout");
+    v2u64 v = {(unsigned long long)(uintptr_t)s, (unsigned long long)(uint32_t)line | (unsigned long long)(uint32_t)col << 32};
+    uint64_t nf = (uint64_t)(uint32_t)n | (uint64_t)(unsigned char)kind << 32 | (uint64_t)space << 40 |
+                  (uint64_t)(unsigned char)punct << 48;   /* spare: 0 */
+    memcpy(t, &v, 16);
+    memcpy((char *)t + 16, &nf, 8);
+#else
+    t->s = s;
+    t->line = line;
+    t->col = col;
+    t->n = n;
+    t->kind = (unsigned char)kind;
+    t->space_before = space;
+    t->punct = punct;
+    t->spare = 0;
+#endif
 }
 
 static void too_long(lexer *L, token *t) {
@@ -169,7 +194,6 @@ done:
  * scanners advance the column by the token length instead of calling adv()
  * per character. */
 void ptx_lex_scan(lexer *L, token *tp) {
-    token *t = tp;   /* fields are written in place */
     /* whitespace and comments, with the position in locals */
     const char *p = L->p, *end = L->end;
     int line = L->line, col = L->col;
@@ -204,16 +228,10 @@ void ptx_lex_scan(lexer *L, token *tp) {
     L->p = p;
     L->line = line;
     L->col = col;
-    t->space_before = any;
-    t->line = line;
-    t->col = col;
-    t->s = p;
-    t->n = 0;
-    t->punct = 0;
-    t->spare = 0;
-    if (p >= end) { t->kind = TK_EOF; return; }
+    if (p >= end) { tok_store(tp, p, line, col, 0, TK_EOF, any, 0); return; }
     char c = *p;
     const char *start = p;
+    int kind;
     if (isid0(c)) {
         p++;
         while (p < end && isid(*p)) p++;
@@ -222,7 +240,7 @@ void ptx_lex_scan(lexer *L, token *tp) {
             (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
             (p + 2 >= end || !isid(p[2])))
             p += 2;
-        t->kind = TK_IDENT;
+        kind = TK_IDENT;
     } else if (c == '.' && p + 1 < end && isid(p[1]) && !(isdig(p[1]) && dot_number(p + 1, end))) {
         p++;
         for (;;) {
@@ -230,17 +248,26 @@ void ptx_lex_scan(lexer *L, token *tp) {
             if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
             break;
         }
-        t->kind = TK_DIR;
+        kind = TK_DIR;
     } else if (ispunct_ptx(c)) {   /* never a digit, '.' or '"': the order of the tests does not matter */
-        p++;
-        t->kind = TK_PUNCT;
-        t->punct = c;
+        L->col++;
+        L->p = p + 1;
+        tok_store(tp, start, line, col, 1, TK_PUNCT, any, c);
+        return;
     } else {
-        lex_other(L, t);
+        token t = {start, line, col, 0, 0, any, 0, 0};
+        lex_other(L, &t);
+        tok_store(tp, t.s, t.line, t.col, t.n, t.kind, any, 0);
         return;
     }
     L->col += (int)(p - L->p);
     L->p = p;
-    t->n = (int)(p - start);
-    if (t->n > PTX_MAX_TOKEN) too_long(L, t);
+    int n = (int)(p - start);
+    if (n > PTX_MAX_TOKEN) {
+        token t = {start, line, col, n, (unsigned char)kind, any, 0, 0};
+        too_long(L, &t);
+        n = t.n;
+        kind = t.kind;
+    }
+    tok_store(tp, start, line, col, n, kind, any, 0);
 }

@@ -11,11 +11,17 @@ typedef enum {
 
 /* 24 bytes with no padding: tokens are copied by value all over the
  * parser, and a struct without holes is copied in whole words (a copy that
- * skips a hole byte by byte makes the next wide load of it stall). */
+ * skips a hole byte by byte makes the next wide load of it stall).  The
+ * scanner writes a token with one 16-byte store (s, line, col) and one
+ * 8-byte store (n and the flags): every load the parser's copies and field
+ * reads make (16 bytes at 0, the line/col pair, n, a flag) then lies inside
+ * one store and is forwarded from it; a load spanning two narrower stores
+ * waits for them to reach the cache (that wait was most of the parser's
+ * own time). */
 typedef struct {
     const char *s;  /* points into the source */
-    int n;          /* length */
     int line, col;
+    int n;          /* length */
     unsigned char kind;  /* tok_kind */
     bool space_before;   /* whitespace or comment precedes the token */
     char punct;          /* TK_PUNCT: the character */
@@ -43,16 +49,14 @@ void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_di
  * keeps the CPU from stalling on partially forwarded stores. */
 void ptx_lex_scan(lexer *L, token *t);
 
-/* consume and return; inline because the parser calls these for every token */
+/* consume and return; inline because the parser calls these for every token.
+ * The token always comes from L->peek (one source, written by the scanner's
+ * two wide stores), not from either of two places the compiler would merge
+ * through narrow spills of its own. */
 static inline token lex_next(lexer *L) {
-    token t;   /* one return object: the caller's variable after inlining */
-    if (L->have_peek) {
-        L->have_peek = false;
-        t = L->peek;
-    } else {
-        ptx_lex_scan(L, &t);
-    }
-    return t;
+    if (!L->have_peek) ptx_lex_scan(L, &L->peek);
+    L->have_peek = false;
+    return L->peek;
 }
 /* look at the next token */
 static inline token *lex_peek(lexer *L) {
