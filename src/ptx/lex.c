@@ -8,16 +8,6 @@
 #include <stddef.h>
 #include <string.h>
 
-void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag) {
-    memset(L, 0, sizeof *L);
-    L->src = L->p = src;
-    L->end = src + len;
-    L->line = 1;
-    L->col = 1;
-    L->file = file;
-    L->diag = diag;
-}
-
 /* character classes: 1 = identifier start, 2 = identifier continuation, 4 = a blank
  * other than a newline */
 static const unsigned char cclass[256] = {
@@ -34,6 +24,20 @@ static const unsigned char pclass[256] = {
     ['-'] = 1, ['!'] = 1, ['@'] = 1, ['|'] = 1, ['<'] = 1, ['>'] = 1, ['='] = 1, ['*'] = 1, ['/'] = 1, ['&'] = 1,
     ['^'] = 1, ['~'] = 1, ['?'] = 1,
 };
+
+void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag) {
+    memset(L, 0, sizeof *L);
+    L->src = L->p = src;
+    L->end = src + len;
+    L->line = 1;
+    L->col = 1;
+    L->file = file;
+    L->diag = diag;
+    const char *q = L->end;
+    while (q > src && (cclass[(unsigned char)q[-1]] & 2)) q--;
+    L->id_end = q;
+}
+
 static inline int ispunct_ptx(int c) { return pclass[(unsigned char)c]; }
 static inline int isid0(int c) { return cclass[(unsigned char)c] & 1; }
 static inline int isid(int c) { return cclass[(unsigned char)c] & 2; }
@@ -190,6 +194,16 @@ done:
     if (t->n > PTX_MAX_TOKEN) too_long(L, t);
 }
 
+/* The end of the identifier characters at p (see lexer.id_end). */
+static inline const char *skip_id(const lexer *L, const char *p) {
+    if (p < L->id_end) {
+        while (isid(*p)) p++;
+        return p;
+    }
+    while (p < L->end && isid(*p)) p++;
+    return p;
+}
+
 /* Identifiers, directives and numbers never contain a newline, so their
  * scanners advance the column by the token length instead of calling adv()
  * per character. */
@@ -233,8 +247,7 @@ void ptx_lex_scan(lexer *L, token *tp) {
     const char *start = p;
     int kind;
     if (isid0(c)) {
-        p++;
-        while (p < end && isid(*p)) p++;
+        p = skip_id(L, p + 1);
         /* special register components: %tid.x, %ctaid.y ... */
         if (c == '%' && p + 1 < end && p[0] == '.' &&
             (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
@@ -244,7 +257,7 @@ void ptx_lex_scan(lexer *L, token *tp) {
     } else if (c == '.' && p + 1 < end && isid(p[1]) && !(isdig(p[1]) && dot_number(p + 1, end))) {
         p++;
         for (;;) {
-            while (p < end && isid(*p)) p++;
+            p = skip_id(L, p);
             if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
             break;
         }

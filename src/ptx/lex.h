@@ -30,6 +30,8 @@ typedef struct {
 
 typedef struct {
     const char *src, *end, *p;
+    const char *id_end;   /* a run of identifier characters that starts before id_end ends before it
+                           * (byte id_end - 1 is no identifier character): scans there need no end test */
     int line, col;
     const char *file;
     pg_diag_sink *diag;
