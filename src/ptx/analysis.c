@@ -934,7 +934,7 @@ static int reg_id_lookup(const align_ctx *A, const char *name) {
     if (i < n && i > 0 && n - i <= 9) {
         for (int k = 0; k < A->bases.n; k++) {
             const reg_base *b = &A->bases.v[k];
-            if (b->len != i || memcmp(b->name, name, i) != 0) continue;
+            if (b->len != i || !ptx_name_eq(b->name, name, i)) continue;
             long idx = 0;   /* the digits scanned above (at most 9) */
             for (size_t j = i; j < n; j++) idx = idx * 10 + (name[j] - '0');
             return b->twice || idx >= b->count ? -1 : b->off + (int)idx;
