@@ -202,8 +202,9 @@ typedef struct {
 
 /* Split "%rd12" into base "%rd" and index 12; false when no trailing digits. */
 static bool split_reg(const char *name, size_t *baselen, long *idx) {
-    size_t n = strlen(name), i = n;
-    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+    size_t n = 0, i = 0;   /* one pass: the length, and where the trailing digits start */
+    for (; name[n]; n++)
+        if (name[n] < '0' || name[n] > '9') i = n + 1;
     if (i == n || i == 0 || n - i > 9) return false;
     *baselen = i;
     long v = 0;
@@ -299,7 +300,7 @@ static inline int resolve_reg_cached(vctx *V, const char *name, const ptx_decl *
 
 /* The special register an operand names, unless a register the program declared
  * takes that name in scope: ptxas lets .reg .u32 %laneid; shadow %laneid (issue 30). */
-static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
+static inline const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
     if (!op->sreg) return NULL;
     const ptx_decl *d;
     return resolve_reg_cached(V, op->name, &d) == REG_OK ? NULL : op->sreg;
