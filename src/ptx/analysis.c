@@ -1244,7 +1244,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
             } else {
                 int diff = 0;
                 for (int r = 0; r < R; r++) {   /* align_meet, branch-free (the compiler vectorizes it) */
-                    int a = si[r], c = cur[r], lo = a < c ? a : c, x = (a != 0) & (c != 0) ? lo : 0;
+                    int a = si[r], c = cur[r], lo = a < c ? a : c, x = ((a != 0) & (c != 0)) ? lo : 0;
                     diff |= x ^ a;
                     si[r] = x;
                 }
