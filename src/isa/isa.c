@@ -787,19 +787,35 @@ bool isa_sreg_fits(const isa_sreg *s, ptx_type t) {
 /* Hash of special-register base names, built on first use (sregs are
  * looked up for every %-name the parser sees). */
 static int sreg_hash[256];
+/* The two bytes after '%' that some special register's name starts with, one bit per
+ * pair: the parser's register names (%r12, %rd4, %f3, %p1) fail this test and skip the
+ * hash lookup. */
+static uint64_t sreg_pre[65536 / 64];
+static bool sreg_pre_off;   /* a name shorter than 3 bytes in the table: no prefix test */
 static bool sreg_hash_ready;
+static void sreg_pre_add(const char *name) {
+    if (strlen(name) < 3) { sreg_pre_off = true; return; }
+    unsigned k = (unsigned char)name[1] | (unsigned)(unsigned char)name[2] << 8;
+    sreg_pre[k / 64] |= 1ull << (k % 64);
+}
 static void sreg_hash_init(void) {
     for (int i = 0; i < 256; i++) sreg_hash[i] = -1;
     for (int i = 0; i < NSREGS; i++) {
         uint32_t h = pg_hash32(sregs[i].name, strlen(sregs[i].name)) & 255u;
         while (sreg_hash[h] >= 0) h = (h + 1) & 255u;
         sreg_hash[h] = i;
+        sreg_pre_add(sregs[i].name);
     }
+    sreg_pre_add("%envreg");
     sreg_hash_ready = true;
 }
 
 const isa_sreg *isa_sreg_lookup(const char *name, size_t n) {
     if (!sreg_hash_ready) sreg_hash_init();
+    if (n >= 3 && !sreg_pre_off) {   /* see sreg_pre */
+        unsigned k = (unsigned char)name[1] | (unsigned)(unsigned char)name[2] << 8;
+        if (!(sreg_pre[k / 64] >> (k % 64) & 1)) return NULL;
+    }
     size_t base = n;
     const char *dot = memchr(name, '.', n);
     if (dot) base = (size_t)(dot - name);

@@ -4,6 +4,7 @@
  * Everything here works on a parsed module; the instruction forms filled in
  * by ptx_validate() make the def/use split exact (operand slot kinds), and
  * without them an opcode-based fallback is used. */
+#include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
 #include <stdio.h>
@@ -49,7 +50,7 @@ static void sm_grow(strmap *m) {
 /* Insert or overwrite. */
 static void sm_put(strmap *m, const char *k, int v) {
     if ((m->n + 1) * 2 > m->cap) sm_grow(m);
-    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
+    uint32_t h = ptx_name_hash(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h] && strcmp(m->keys[h], k) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
     if (!m->keys[h]) { m->keys[h] = k; m->n++; }
     m->vals[h] = v;
@@ -57,7 +58,7 @@ static void sm_put(strmap *m, const char *k, int v) {
 
 static bool sm_get(const strmap *m, const char *k, int *v) {
     if (!m->cap) return false;
-    uint32_t h = pg_hash32(k, strlen(k)) & (uint32_t)(m->cap - 1);
+    uint32_t h = ptx_name_hash(k, strlen(k)) & (uint32_t)(m->cap - 1);
     while (m->keys[h]) {
         if (!strcmp(m->keys[h], k)) { *v = m->vals[h]; return true; }
         h = (h + 1) & (uint32_t)(m->cap - 1);
@@ -892,8 +893,9 @@ typedef struct {
     /* reg_id's answers by name pointer (the parser interns names, so every %r12 of the
      * function is one pointer): direct-mapped, filled after reg_ids_build; NULL = none */
     struct reg_memo { const char *name; int id; } *memo;
+    uint32_t memo_mask;   /* entries - 1 */
 } align_ctx;
-enum { REG_MEMO = 512 };
+enum { REG_MEMO = 512 };   /* the most memo entries (fewer for a function of few registers: they are zeroed per function) */
 
 static void reg_ids_build(align_ctx *A, const ptx_func *f) {
     for (int pass = 0; pass < 3; pass++) {
@@ -932,7 +934,7 @@ static int reg_id_lookup(const align_ctx *A, const char *name) {
     if (i < n && i > 0 && n - i <= 9) {
         for (int k = 0; k < A->bases.n; k++) {
             const reg_base *b = &A->bases.v[k];
-            if (b->len != i || memcmp(b->name, name, i) != 0) continue;
+            if (b->len != i || !ptx_name_eq(b->name, name, i)) continue;
             long idx = 0;   /* the digits scanned above (at most 9) */
             for (size_t j = i; j < n; j++) idx = idx * 10 + (name[j] - '0');
             return b->twice || idx >= b->count ? -1 : b->off + (int)idx;
@@ -945,7 +947,7 @@ static int reg_id_lookup(const align_ctx *A, const char *name) {
 static int reg_id(const align_ctx *A, const char *name) {
     if (!A->memo) return reg_id_lookup(A, name);
     uintptr_t p = (uintptr_t)name;
-    struct reg_memo *e = &A->memo[((p >> 4) ^ (p >> 13)) & (REG_MEMO - 1)];
+    struct reg_memo *e = &A->memo[((p >> 4) ^ (p >> 13)) & A->memo_mask];
     if (e->name != name) {
         e->name = name;
         e->id = reg_id_lookup(A, name);
@@ -1091,19 +1093,19 @@ static int access_bytes(const ptx_insn *in) {
     return bits >= 8 ? bits / 8 * (n > 0 ? n : 1) : 0;
 }
 
-/* The address operand of a checked access: [reg+imm] or [var+imm]; NULL otherwise. */
-static const ptx_operand *access_address(const ptx_insn *in) {
-    if (!in->form || (in->form->cls != ISA_C_MEM && in->form->cls != ISA_C_ATOMIC) || access_bytes(in) < 2) return NULL;
+/* The address operand of a checked access: [reg+imm] or [var+imm], its bytes (access_bytes) in
+ * *need; NULL otherwise. */
+static const ptx_operand *access_address(const ptx_insn *in, int *need) {
+    if (!in->form || (in->form->cls != ISA_C_MEM && in->form->cls != ISA_C_ATOMIC) || (*need = access_bytes(in)) < 2) return NULL;
     for (int k = 0; k < in->nops; k++)
         if (in->ops[k].kind == PTX_OP_ADDR && in->ops[k].addr_has_base && !in->ops[k].nelems && in->ops[k].name) return &in->ops[k];
     return NULL;
 }
 
 /* W505 for one access (address operand `ad`) if its address is known to be too little aligned. */
-static int align_check_insn(const align_ctx *A, const ptx_module *m, const ptx_stmt *s, const ptx_operand *ad,
+static int align_check_insn(const align_ctx *A, const ptx_module *m, const ptx_stmt *s, const ptx_operand *ad, int need,
                             pg_diag_sink *diag) {
     const ptx_insn *in = &s->u.insn;
-    int need = access_bytes(in);
     ptx_operand base = *ad;
     base.kind = ad->addr_base_is_reg ? PTX_OP_REG : PTX_OP_SYM;
     int a = align_meet(operand_align(A, &base), lowbit(ad->ival));
@@ -1124,6 +1126,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     /* per statement: its checked address operand; the id of its one destination register
      * (-1: none or untracked, -2: several); later its state index (see align_step) */
     const ptx_operand **acc = calloc((size_t)nbody, sizeof *acc);
+    int *need = malloc(sizeof(int) * (size_t)nbody);   /* where acc[i]: its access_bytes */
     int *defv = malloc(sizeof(int) * (size_t)nbody);
     char *rel = NULL;   /* per register id: can it reach an address? */
     align_ctx A = {0};
@@ -1132,7 +1135,6 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     int naccess = 0, v, nwarn = 0, R = 0, *in = NULL, *cur = NULL, *work = NULL, nwork = 0;
     bool *seen = NULL, *queued = NULL;
     align_xfer *xf = NULL;
-    int *srcid = NULL, *srcoff = NULL;
     const char *names[PTX_MAX_OPERANDS + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
     for (int i = 0; i < nbody; i++) {
@@ -1140,12 +1142,15 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         if (f->body[i].kind != PTX_ST_INSN) continue;
         const ptx_insn *ins = &f->body[i].u.insn;
         if (ins->opcode[0] == 'b' && is_op(ins, "brx")) goto done;   /* computed jumps: edges the CFG may not know */
-        acc[i] = access_address(ins);
+        acc[i] = access_address(ins, &need[i]);
         if (acc[i]) naccess++;
     }
     if (!naccess) goto done;
     reg_ids_build(&A, f);
-    A.memo = calloc(REG_MEMO, sizeof *A.memo);   /* NULL: reg_id looks every name up */
+    int nmemo = 32;
+    while (nmemo < REG_MEMO && nmemo < 2 * (A.nids + A.plain.n)) nmemo *= 2;
+    A.memo_mask = (uint32_t)nmemo - 1;
+    A.memo = calloc((size_t)nmemo, sizeof *A.memo);   /* NULL: reg_id looks every name up */
     for (int i = 0; i < nbody; i++) {
         if (f->body[i].kind != PTX_ST_INSN) continue;
         const ptx_insn *ins = &f->body[i].u.insn;
@@ -1164,32 +1169,36 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     rel = calloc((size_t)A.nids + 1, 1);
     for (int i = 0; i < nbody; i++)
         if (acc[i] && acc[i]->addr_base_is_reg && (v = reg_id(&A, acc[i]->name)) >= 0) rel[v] = 1;
-    /* the register ids of the source operands of each definition, looked up once for the
-     * fixpoint below (which may pass over the body several times): srcid[srcoff[i]..srcoff[i+1]) */
-    srcoff = malloc(sizeof(int) * ((size_t)nbody + 1));
-    size_t nsrc = 0;
-    for (int i = 0; i < nbody; i++) {
-        srcoff[i] = (int)nsrc;
-        if (defv[i] >= 0 && f->body[i].u.insn.nops > 1) nsrc += (size_t)f->body[i].u.insn.nops - 1;
-    }
-    srcoff[nbody] = (int)nsrc;
-    srcid = malloc(sizeof(int) * (nsrc ? nsrc : 1));
-    for (int i = 0; i < nbody; i++) {
-        if (defv[i] < 0) continue;
-        const ptx_insn *ins = &f->body[i].u.insn;
-        for (int k = 1; k < ins->nops; k++)
-            srcid[srcoff[i] + k - 1] = ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg ? reg_id(&A, ins->ops[k].name) : -1;
-    }
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (int i = nbody - 1; i >= 0; i--) {
-            if (defv[i] < 0 || !rel[defv[i]]) continue;
-            for (int j = srcoff[i]; j < srcoff[i + 1]; j++)
-                if ((v = srcid[j]) >= 0 && !rel[v]) {
-                    rel[v] = 1;
-                    grew = true;
-                }
+    /* the closure by a worklist of registers, each register's definitions chained
+     * (dhead[v], dnext[i]): each definition's sources are read once, and only those of
+     * definitions the slice reaches (passes over the whole body to a fixpoint took as many
+     * passes as the longest def-use chain) */
+    {
+        int *dhead = malloc(sizeof(int) * 2 * ((size_t)A.nids + 1)), *stack = dhead ? dhead + A.nids + 1 : NULL;
+        int *dnext = malloc(sizeof(int) * (size_t)nbody), nstack = 0;
+        if (!dhead || !dnext) {
+            free(dhead);
+            free(dnext);
+            goto done;
         }
+        for (int r = 0; r <= A.nids; r++) dhead[r] = -1;
+        for (int i = nbody - 1; i >= 0; i--)
+            if (defv[i] >= 0) { dnext[i] = dhead[defv[i]]; dhead[defv[i]] = i; }
+        for (int r = 0; r <= A.nids; r++)
+            if (rel[r]) stack[nstack++] = r;
+        while (nstack) {
+            int r = stack[--nstack];
+            for (int i = dhead[r]; i >= 0; i = dnext[i]) {
+                const ptx_insn *ins = &f->body[i].u.insn;
+                for (int k = 1; k < ins->nops; k++)
+                    if (ins->ops[k].kind == PTX_OP_REG && !ins->ops[k].sreg && (v = reg_id(&A, ins->ops[k].name)) >= 0 && !rel[v]) {
+                        rel[v] = 1;
+                        stack[nstack++] = v;
+                    }
+            }
+        }
+        free(dhead);
+        free(dnext);
     }
     if (!cfg && ptx_cfg_build(m, f, &own, NULL) == PG_OK) cfg = own;
     if (!cfg || cfg->nblocks == 0) goto done;
@@ -1230,9 +1239,16 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
             int s = cfg->blocks[b].succ[k];
             int *si = in + (size_t)s * R;
             bool changed = !seen[s];
-            for (int r = 0; r < R; r++) {
-                int x = seen[s] ? align_meet(si[r], cur[r]) : cur[r];
-                if (x != si[r]) { si[r] = x; changed = true; }
+            if (!seen[s]) {
+                memcpy(si, cur, sizeof(int) * (size_t)R);
+            } else {
+                int diff = 0;
+                for (int r = 0; r < R; r++) {   /* align_meet, branch-free (the compiler vectorizes it) */
+                    int a = si[r], c = cur[r], lo = a < c ? a : c, x = ((a != 0) & (c != 0)) ? lo : 0;
+                    diff |= x ^ a;
+                    si[r] = x;
+                }
+                changed = changed || diff != 0;
             }
             seen[s] = true;
             if (changed && !queued[s]) { queued[s] = true; work[nwork++] = s; }
@@ -1243,20 +1259,19 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         if (!seen[b]) continue;   /* unreachable: no facts */
         memcpy(cur, in + (size_t)b * R, sizeof(int) * (size_t)R);
         for (int i = cfg->blocks[b].first; i <= cfg->blocks[b].last; i++) {
-            if (acc[i]) nwarn += align_check_insn(&A, m, &f->body[i], acc[i], diag);
+            if (acc[i]) nwarn += align_check_insn(&A, m, &f->body[i], acc[i], need[i], diag);
             if (defv[i] != -1) align_step(&A, cur, &f->body[i].u.insn, defv[i], &xf[i]);
         }
     }
 done:
     free(xf);
-    free(srcid);
-    free(srcoff);
     free(in);
     free(cur);
     free(work);
     free(seen);
     free(queued);
     free(acc);
+    free(need);
     free(defv);
     free(rel);
     free(A.slot);

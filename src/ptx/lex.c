@@ -5,17 +5,8 @@
  * recorded (lexer.cmt_s/cmt_e).  Token length is bounded by PTX_MAX_TOKEN. */
 #include "lex.h"
 
+#include <stddef.h>
 #include <string.h>
-
-void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag) {
-    memset(L, 0, sizeof *L);
-    L->src = L->p = src;
-    L->end = src + len;
-    L->line = 1;
-    L->col = 1;
-    L->file = file;
-    L->diag = diag;
-}
 
 /* character classes: 1 = identifier start, 2 = identifier continuation, 4 = a blank
  * other than a newline */
@@ -33,6 +24,20 @@ static const unsigned char pclass[256] = {
     ['-'] = 1, ['!'] = 1, ['@'] = 1, ['|'] = 1, ['<'] = 1, ['>'] = 1, ['='] = 1, ['*'] = 1, ['/'] = 1, ['&'] = 1,
     ['^'] = 1, ['~'] = 1, ['?'] = 1,
 };
+
+void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_diag_sink *diag) {
+    memset(L, 0, sizeof *L);
+    L->src = L->p = src;
+    L->end = src + len;
+    L->line = 1;
+    L->col = 1;
+    L->file = file;
+    L->diag = diag;
+    const char *q = L->end;
+    while (q > src && (cclass[(unsigned char)q[-1]] & 2)) q--;
+    L->id_end = q;
+}
+
 static inline int ispunct_ptx(int c) { return pclass[(unsigned char)c]; }
 static inline int isid0(int c) { return cclass[(unsigned char)c] & 1; }
 static inline int isid(int c) { return cclass[(unsigned char)c] & 2; }
@@ -58,6 +63,30 @@ static bool skip_block_comment(lexer *L) {
     }
     adv(L); adv(L);
     return true;
+}
+
+/* Write a whole token with the two stores lex.h's token comment describes. */
+static inline void tok_store(token *t, const char *s, int line, int col, int n, int kind, bool space, char punct) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    typedef unsigned long long v2u64 __attribute__((vector_size(16)));
+    _Static_assert(sizeof(token) == 24 && offsetof(token, line) == 8 && offsetof(token, col) == 12 && offsetof(token, n) == 16 &&
+                       offsetof(token, kind) == 20 && offsetof(token, space_before) == 21 && offsetof(token, punct) == 22,
+                   "token layout");
+    v2u64 v = {(unsigned long long)(uintptr_t)s, (unsigned long long)(uint32_t)line | (unsigned long long)(uint32_t)col << 32};
+    uint64_t nf = (uint64_t)(uint32_t)n | (uint64_t)(unsigned char)kind << 32 | (uint64_t)space << 40 |
+                  (uint64_t)(unsigned char)punct << 48;   /* spare: 0 */
+    memcpy(t, &v, 16);
+    memcpy((char *)t + 16, &nf, 8);
+#else
+    t->s = s;
+    t->line = line;
+    t->col = col;
+    t->n = n;
+    t->kind = (unsigned char)kind;
+    t->space_before = space;
+    t->punct = punct;
+    t->spare = 0;
+#endif
 }
 
 static void too_long(lexer *L, token *t) {
@@ -165,11 +194,20 @@ done:
     if (t->n > PTX_MAX_TOKEN) too_long(L, t);
 }
 
+/* The end of the identifier characters at p (see lexer.id_end). */
+static inline const char *skip_id(const lexer *L, const char *p) {
+    if (p < L->id_end) {
+        while (isid(*p)) p++;
+        return p;
+    }
+    while (p < L->end && isid(*p)) p++;
+    return p;
+}
+
 /* Identifiers, directives and numbers never contain a newline, so their
  * scanners advance the column by the token length instead of calling adv()
  * per character. */
 void ptx_lex_scan(lexer *L, token *tp) {
-    token *t = tp;   /* fields are written in place */
     /* whitespace and comments, with the position in locals */
     const char *p = L->p, *end = L->end;
     int line = L->line, col = L->col;
@@ -204,43 +242,45 @@ void ptx_lex_scan(lexer *L, token *tp) {
     L->p = p;
     L->line = line;
     L->col = col;
-    t->space_before = any;
-    t->line = line;
-    t->col = col;
-    t->s = p;
-    t->n = 0;
-    t->punct = 0;
-    t->spare = 0;
-    if (p >= end) { t->kind = TK_EOF; return; }
+    if (p >= end) { tok_store(tp, p, line, col, 0, TK_EOF, any, 0); return; }
     char c = *p;
     const char *start = p;
+    int kind;
     if (isid0(c)) {
-        p++;
-        while (p < end && isid(*p)) p++;
+        p = skip_id(L, p + 1);
         /* special register components: %tid.x, %ctaid.y ... */
         if (c == '%' && p + 1 < end && p[0] == '.' &&
             (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
             (p + 2 >= end || !isid(p[2])))
             p += 2;
-        t->kind = TK_IDENT;
+        kind = TK_IDENT;
     } else if (c == '.' && p + 1 < end && isid(p[1]) && !(isdig(p[1]) && dot_number(p + 1, end))) {
         p++;
         for (;;) {
-            while (p < end && isid(*p)) p++;
+            p = skip_id(L, p);
             if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
             break;
         }
-        t->kind = TK_DIR;
+        kind = TK_DIR;
     } else if (ispunct_ptx(c)) {   /* never a digit, '.' or '"': the order of the tests does not matter */
-        p++;
-        t->kind = TK_PUNCT;
-        t->punct = c;
+        L->col++;
+        L->p = p + 1;
+        tok_store(tp, start, line, col, 1, TK_PUNCT, any, c);
+        return;
     } else {
-        lex_other(L, t);
+        token t = {start, line, col, 0, 0, any, 0, 0};
+        lex_other(L, &t);
+        tok_store(tp, t.s, t.line, t.col, t.n, t.kind, any, 0);
         return;
     }
     L->col += (int)(p - L->p);
     L->p = p;
-    t->n = (int)(p - start);
-    if (t->n > PTX_MAX_TOKEN) too_long(L, t);
+    int n = (int)(p - start);
+    if (n > PTX_MAX_TOKEN) {
+        token t = {start, line, col, n, (unsigned char)kind, any, 0, 0};
+        too_long(L, &t);
+        n = t.n;
+        kind = t.kind;
+    }
+    tok_store(tp, start, line, col, n, kind, any, 0);
 }

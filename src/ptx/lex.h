@@ -11,11 +11,17 @@ typedef enum {
 
 /* 24 bytes with no padding: tokens are copied by value all over the
  * parser, and a struct without holes is copied in whole words (a copy that
- * skips a hole byte by byte makes the next wide load of it stall). */
+ * skips a hole byte by byte makes the next wide load of it stall).  The
+ * scanner writes a token with one 16-byte store (s, line, col) and one
+ * 8-byte store (n and the flags): every load the parser's copies and field
+ * reads make (16 bytes at 0, the line/col pair, n, a flag) then lies inside
+ * one store and is forwarded from it; a load spanning two narrower stores
+ * waits for them to reach the cache (that wait was most of the parser's
+ * own time). */
 typedef struct {
     const char *s;  /* points into the source */
-    int n;          /* length */
     int line, col;
+    int n;          /* length */
     unsigned char kind;  /* tok_kind */
     bool space_before;   /* whitespace or comment precedes the token */
     char punct;          /* TK_PUNCT: the character */
@@ -24,6 +30,8 @@ typedef struct {
 
 typedef struct {
     const char *src, *end, *p;
+    const char *id_end;   /* a run of identifier characters that starts before id_end ends before it
+                           * (byte id_end - 1 is no identifier character): scans there need no end test */
     int line, col;
     const char *file;
     pg_diag_sink *diag;
@@ -43,16 +51,14 @@ void ptx_lex_init(lexer *L, const char *src, size_t len, const char *file, pg_di
  * keeps the CPU from stalling on partially forwarded stores. */
 void ptx_lex_scan(lexer *L, token *t);
 
-/* consume and return; inline because the parser calls these for every token */
+/* consume and return; inline because the parser calls these for every token.
+ * The token always comes from L->peek (one source, written by the scanner's
+ * two wide stores), not from either of two places the compiler would merge
+ * through narrow spills of its own. */
 static inline token lex_next(lexer *L) {
-    token t;   /* one return object: the caller's variable after inlining */
-    if (L->have_peek) {
-        L->have_peek = false;
-        t = L->peek;
-    } else {
-        ptx_lex_scan(L, &t);
-    }
-    return t;
+    if (!L->have_peek) ptx_lex_scan(L, &L->peek);
+    L->have_peek = false;
+    return L->peek;
 }
 /* look at the next token */
 static inline token *lex_peek(lexer *L) {
@@ -87,6 +93,33 @@ static inline uint32_t ptx_name_hash(const char *s, size_t n) {
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
     return (uint32_t)h;
+}
+
+/* a[0..n) == b[0..n) for the short names of the intern and symbol tables, with
+ * fixed-size loads that stay inside both ranges (no call to memcmp). */
+static inline bool ptx_name_eq(const char *a, const char *b, size_t n) {
+    if (n >= 8) {
+        uint64_t x, y;
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y) return false;
+        }
+        memcpy(&x, a + n - 8, 8);   /* the tail, overlapping */
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t x, y, u, v;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return x == y && u == v;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
 }
 
 static inline bool tok_is(const token *t, const char *s) {

@@ -90,7 +90,7 @@ static intern_ent *intern_ent_of(parser *P, const char *s, int n) {
         }
         if (sl->h == full) {
             intern_ent *e = &P->name_ents.v[sl->idx - 1];
-            if (e->n == n && memcmp(e->s, s, (size_t)n) == 0) return e;
+            if (e->n == n && ptx_name_eq(e->s, s, (size_t)n)) return e;
         }
     }
 }

@@ -147,6 +147,7 @@ typedef struct {
     fit_key *fkeys;
     int fcap, fused;
     PG_VEC(mod_fit) fits;
+    uint32_t epoch;                 /* bumped when emptied: ranges kept elsewhere (head_ent) go stale */
 } fit_cache;
 enum { FIT_CACHE_MAX = 1 << 14 };
 static _Thread_local fit_cache *tl_fits;
@@ -189,6 +190,7 @@ typedef struct {
      * direct-mapped, valid while tab.gen is unchanged */
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
     fit_cache *fc;            /* this thread's modifier matching cache; NULL: match directly */
+    struct head_ent *heads;   /* HCACHE entries (see head_of), allocated on first use */
     /* { } blocks of the current function, numbered in order (0 = the body): a label
      * is seen in its block and the blocks inside it, as ptxas scopes them */
     PG_VEC(int) blk_parent;
@@ -200,8 +202,9 @@ typedef struct {
 
 /* Split "%rd12" into base "%rd" and index 12; false when no trailing digits. */
 static bool split_reg(const char *name, size_t *baselen, long *idx) {
-    size_t n = strlen(name), i = n;
-    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+    size_t n = 0, i = 0;   /* one pass: the length, and where the trailing digits start */
+    for (; name[n]; n++)
+        if (name[n] < '0' || name[n] > '9') i = n + 1;
     if (i == n || i == 0 || n - i > 9) return false;
     *baselen = i;
     long v = 0;
@@ -268,25 +271,36 @@ static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
     return REG_UNDECL;
 }
 
-static int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
+static __attribute__((noinline)) int resolve_reg_fill(vctx *V, const char *name, const ptx_decl **out) {
     if (!V->rcache) {
         V->rcache = calloc(RCACHE, sizeof *V->rcache);
         if (!V->rcache) return resolve_reg(V, name, out);
     }
     uintptr_t p = (uintptr_t)name;
     rcache_ent *e = &V->rcache[((p >> 4) ^ (p >> 14)) & (RCACHE - 1)];
-    if (e->name != name || e->gen != V->tab.gen) {
-        e->name = name;
-        e->gen = V->tab.gen;
-        e->st = (uint8_t)resolve_reg(V, name, &e->decl);
-    }
+    e->name = name;
+    e->gen = V->tab.gen;
+    e->st = (uint8_t)resolve_reg(V, name, &e->decl);
     *out = e->decl;
     return e->st;
 }
 
+/* The hit path inline (every register operand of every probed form comes here). */
+static inline int resolve_reg_cached(vctx *V, const char *name, const ptx_decl **out) {
+    if (V->rcache) {
+        uintptr_t p = (uintptr_t)name;
+        const rcache_ent *e = &V->rcache[((p >> 4) ^ (p >> 14)) & (RCACHE - 1)];
+        if (e->name == name && e->gen == V->tab.gen) {
+            *out = e->decl;
+            return e->st;
+        }
+    }
+    return resolve_reg_fill(V, name, out);
+}
+
 /* The special register an operand names, unless a register the program declared
  * takes that name in scope: ptxas lets .reg .u32 %laneid; shadow %laneid (issue 30). */
-static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
+static inline const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
     if (!op->sreg) return NULL;
     const ptx_decl *d;
     return resolve_reg_cached(V, op->name, &d) == REG_OK ? NULL : op->sreg;
@@ -294,10 +308,16 @@ static const isa_sreg *op_sreg(vctx *V, const ptx_operand *op) {
 
 /* Look a register up: exact name, or a parameterized %r<N> declaration.  Not found: NULL,
  * reported when `report`, else noted for the reporting pass. */
-static const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
+static const ptx_decl *find_reg_slow(vctx *V, const char *name, ptx_loc loc, bool report, int st, const ptx_decl *d);
+static inline const ptx_decl *find_reg(vctx *V, const char *name, ptx_loc loc, bool report) {
     const ptx_decl *d;
     int st = resolve_reg_cached(V, name, &d);
     if (st == REG_OK) return d;
+    return find_reg_slow(V, name, loc, report, st, d);
+}
+
+static __attribute__((noinline)) const ptx_decl *find_reg_slow(vctx *V, const char *name, ptx_loc loc, bool report, int st,
+                                                                const ptx_decl *d) {
     if (!report) {
         V->noted = true;   /* the reporting pass would say something */
         return st == REG_RANGE ? d : NULL;
@@ -1046,6 +1066,7 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (!(s->kinds & ISA_OK_REG)) break;
         /* ptxas takes {x} for a scalar in vector-capable slots (ld/st/suld/sust without .vN) */
         if (arity == 1 && !((s->arity_var >= 0 || s->vec1) && op->nelems == 1)) {
+            if (!c->report) return false;   /* a probe: the name below is for the message */
             char mn[96];
             int n = snprintf(mn, sizeof mn, "%s", c->in->opcode);
             for (int k = 0; k < c->in->nmods && n > 0 && n < (int)sizeof mn; k++)
@@ -1420,6 +1441,7 @@ static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16
         memset(C->fkeys, 0, sizeof *C->fkeys * (size_t)C->fcap);
         C->fused = 0;
         C->fits.n = 0;
+        C->epoch++;
     }
     if ((C->fused + 1) * 2 > C->fcap) {
         int cap = C->fcap ? C->fcap * 2 : 256;
@@ -1451,33 +1473,96 @@ static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16
     return true;
 }
 
+/* What check_insn derives from an instruction's head (opcode and modifiers) alone: its
+ * forms, the spaces its modifiers name, the forms its modifiers fit, and whether any
+ * modifier needs a vector-size, target or version check.  The parser gives the
+ * instructions of one head one shared modifier array, so the cache is keyed by that
+ * array's address (with the opcode, the ids and the count: hand-built instructions may
+ * share less); a module's few hundred heads are resolved once each instead of once per
+ * instruction.  Direct-mapped; lives for one ptx_validate. */
+typedef struct head_ent {
+    const char *const *mods; const uint16_t *ids; const char *opcode; int nmods;   /* the key; opcode NULL = empty */
+    const isa_form *const *forms;
+    int nf;
+    insn_spaces sps;
+    bool any_vec;         /* a .v2/.v4/.v8 modifier */
+    bool any_req;         /* a modifier with an isa_modifier_requirement */
+    bool b128_sys;        /* both .b128 and .sys */
+    bool fit_ok;          /* mod_fits answered (fit0, nfit), valid while fit_epoch matches */
+    uint32_t fit_epoch;
+    int fit0, nfit;
+} head_ent;
+enum { HCACHE = 256 };
+
+static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
+    head_ent *e = tmp;
+    tmp->opcode = NULL;
+    if (!V->heads) V->heads = calloc(HCACHE, sizeof *V->heads);   /* NULL: no cache, *tmp filled */
+    if (V->heads) {
+        uintptr_t p = (uintptr_t)in->mods ^ (uintptr_t)in->opcode;
+        e = &V->heads[((p >> 3) ^ (p >> 11)) & (HCACHE - 1)];
+    }
+    if (!e->opcode || e->opcode != in->opcode || e->mods != (const char *const *)in->mods || e->ids != in->mod_ids ||
+        e->nmods != in->nmods) {
+        e->opcode = in->opcode;
+        e->mods = (const char *const *)in->mods;
+        e->ids = in->mod_ids;
+        e->nmods = in->nmods;
+        e->forms = isa_forms_for(in->opcode, strlen(in->opcode), &e->nf);
+        spaces_of(in, &e->sps);
+        e->any_vec = e->any_req = e->fit_ok = false;
+        bool b128 = false, sys = false;
+        for (int k = 0; k < in->nmods; k++) {
+            const char *md = in->mods[k];
+            e->any_vec |= md[1] == 'v' && md[2] >= '2' && md[2] <= '8' && !md[3];
+            e->any_req |= isa_modifier_requirement(md) != NULL;
+            b128 |= !strcmp(md, ".b128");
+            sys |= !strcmp(md, ".sys");
+        }
+        e->b128_sys = b128 && sys;
+    }
+    if (e->nf && (!e->fit_ok || !V->fc || e->fit_epoch != V->fc->epoch)) {
+        e->fit_ok = mod_fits(V, e->forms, e->nf, in->mod_ids, in->nmods, &e->fit0, &e->nfit);
+        e->fit_epoch = V->fc ? V->fc->epoch : 0;
+    }
+    return e;
+}
+
 static void check_insn(vctx *V, ptx_stmt *st) {
     ptx_insn *in = &st->u.insn;
     in->form = NULL;
-    for (int i = 0; i < in->nops; i++) resolve_plain_regs(V, &in->ops[i]);
+    for (int i = 0; i < in->nops; i++) {
+        const ptx_operand *o = &in->ops[i];   /* most operands are %-registers, numbers and [%reg+N]: nothing to do */
+        if (o->kind == PTX_OP_REG || o->kind == PTX_OP_IMM_INT || o->kind == PTX_OP_IMM_FLT ||
+            (o->kind == PTX_OP_ADDR && !o->nelems && (o->addr_base_is_reg || !o->addr_has_base)))
+            continue;
+        resolve_plain_regs(V, &in->ops[i]);
+    }
     if (in->guard) {
         const ptx_decl *d = find_reg(V, in->guard, st->loc, true);
         if (d && d->type != PTX_T_PRED)
             VERR(V, PG_E_BAD_GUARD, st->loc, "guard %s is declared %s, not .pred", in->guard, ptx_type_get(d->type)->name);
     }
-    int nf;
-    const isa_form *const *forms = isa_forms_for(in->opcode, strlen(in->opcode), &nf);
+    head_ent htmp;
+    const head_ent *hd = head_of(V, in, &htmp);
+    int nf = hd->nf;
+    const isa_form *const *forms = hd->forms;
     if (!nf) {
         VERR(V, PG_E_UNKNOWN_OPCODE, st->loc, "unknown instruction '%s'", in->opcode);
         return;
     }
-    insn_spaces sps;
-    spaces_of(in, &sps);
+    const insn_spaces sps = hd->sps;
     const isa_form *first_mod_match = NULL, *first_count_match = NULL;   /* modifiers fit; and the operand count too */
-    isa_match first_mt, count_mt;
+    isa_match first_mt, count_mt;   /* the bindings of those two: copies when matched here ... */
+    const isa_match *first_mtp = NULL, *count_mtp = NULL;   /* ... or pointers into the fit cache */
     bool noted = false;   /* the matched form's probe saw something to report */
-    int fit0, nfit;
-    if (mod_fits(V, forms, nf, in->mod_ids, in->nmods, &fit0, &nfit)) {
+    int fit0 = hd->fit0, nfit = hd->nfit;
+    if (hd->fit_ok) {
         for (int j = 0; j < nfit; j++) {
             const mod_fit *mf = &V->fc->fits.v[fit0 + j];
             const isa_form *f = forms[mf->form];
-            if (!first_mod_match) { first_mod_match = f; first_mt = mf->mt; }
-            if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mt = mf->mt; }
+            if (!first_mod_match) { first_mod_match = f; first_mtp = &mf->mt; }
+            if (!first_count_match && in->nops >= f->nops_min && in->nops <= f->nops) { first_count_match = f; count_mtp = &mf->mt; }
             V->noted = false;
             if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
                 in->form = f;
@@ -1490,8 +1575,12 @@ static void check_insn(vctx *V, ptx_stmt *st) {
         for (int i = 0; i < nf; i++) {
             isa_match mt;
             if (!isa_match_form_ids(forms[i], in->mod_ids, in->nmods, &mt)) continue;
-            if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; }
-            if (!first_count_match && in->nops >= forms[i]->nops_min && in->nops <= forms[i]->nops) { first_count_match = forms[i]; count_mt = mt; }
+            if (!first_mod_match) { first_mod_match = forms[i]; first_mt = mt; first_mtp = &first_mt; }
+            if (!first_count_match && in->nops >= forms[i]->nops_min && in->nops <= forms[i]->nops) {
+                first_count_match = forms[i];
+                count_mt = mt;
+                count_mtp = &count_mt;
+            }
             V->noted = false;
             if (operands_match(V, in, forms[i], &mt, &sps, st->loc, false)) {
                 in->form = forms[i];
@@ -1506,15 +1595,15 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             /* report the operand problems of the first form whose modifiers fit, and of those the
              * first that takes as many operands as given (barrier.red's 4-operand form with a bad
              * barrier number is reported as that, not as "takes 3 operand(s)") */
-            if (first_count_match) { first_mod_match = first_count_match; first_mt = count_mt; }
+            if (first_count_match) { first_mod_match = first_count_match; first_mtp = count_mtp; }
             int before = V->diag ? V->diag->nerrors : 0;
             bool was_bad = V->bad;
-            operands_match(V, in, first_mod_match, &first_mt, &sps, st->loc, true);
+            operands_match(V, in, first_mod_match, first_mtp, &sps, st->loc, true);
             if (V->diag && V->diag->nerrors == before && !(V->bad && !was_bad)) {
                 VERR(V, PG_E_OPERAND_KIND, st->loc, "operands do not fit any form of '%s'", in->opcode);
             }
             in->form = first_mod_match;
-            in->match = first_mt;
+            in->match = *first_mtp;
             V->bad = true;
             return;
         }
@@ -1536,7 +1625,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     const isa_form *f = in->form;
     ptx_module *m = V->m;
     /* a .vN vector moves at most 128 bits (256 where the row says "w") */
-    for (int k = 0; k < in->nmods; k++) {
+    for (int k = 0; hd->any_vec && k < in->nmods; k++) {
         const char *md = in->mods[k];
         if (md[1] != 'v' || md[2] < '2' || md[2] > '8' || md[3]) continue;
         ptx_type t = PTX_T_NONE;
@@ -1567,12 +1656,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     /* ptxas: "Feature '.b128 with .sys' requires PTX ISA .version 8.4" (ld, st, atom; .b128 itself is 8.3) */
     if (m->ptx_version && m->ptx_version < 84 && in->nmods >= 2) {
-        bool b128 = false, sys = false;
-        for (int k = 0; k < in->nmods; k++) {
-            b128 |= !strcmp(in->mods[k], ".b128");
-            sys |= !strcmp(in->mods[k], ".sys");
-        }
-        if (b128 && sys) {
+        if (hd->b128_sys) {
             VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' with .b128 and .sys needs PTX ISA 8.4 but the module declares .version %s",
                  in->opcode, m->version_text);
             return;
@@ -1581,7 +1665,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     if (m->ptx_version && f->ptx_min > m->ptx_version)
         VERR(V, PG_E_NEEDS_PTX, st->loc, "'%s' as written needs PTX ISA %d.%d but the module declares .version %s",
              in->opcode, f->ptx_min / 10, f->ptx_min % 10, m->version_text);
-    for (int k = 0; k < in->nmods; k++) {
+    for (int k = 0; hd->any_req && k < in->nmods; k++) {
         const isa_require *rq = isa_modifier_requirement(in->mods[k]);
         if (!rq) continue;
         if (m->sm && rq->sm_min > m->sm) {
@@ -2048,6 +2132,7 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     st_free(&V.tab);
     st_free(&V.labels);
     free(V.rcache);
+    free(V.heads);
     pg_vec_free(V.blk_parent);
     return V.bad ? PG_ERR_INVALID : PG_OK;
 }
