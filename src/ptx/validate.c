@@ -1893,6 +1893,7 @@ static void check_loc(vctx *V, const ptx_stmt *s) {
         while (*fn == ' ') fn++;
         size_t n = 0;
         while (fn[n] && (isalnum((unsigned char)fn[n]) || fn[n] == '_' || fn[n] == '$' || fn[n] == '%')) n++;
+        if (!n || isdigit((unsigned char)fn[0])) return;   /* no label: a shape the parser reported */
         bool found = V->fn_label && V->fn_label_n == n && !strncmp(V->fn_label, fn, n);
         for (int i = 0; i < V->m->ntops && !found; i++) {
             const ptx_top *t = &V->m->tops[i];
