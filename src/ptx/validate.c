@@ -1301,6 +1301,17 @@ static ptx_space space_of(const insn_spaces *s, int opi, bool *unknown) {
     return PTX_SS_NONE;
 }
 
+/* A name in a call's argument or result list: declared, and not a .param of the calling
+ * function's own signature (ptxas: "Formal parameter 'pb' declared in .param space cannot be used
+ * as argument to call"; the PTX ISA passes .param variables declared in the caller's { } block). */
+static void call_arg_sym(vctx *V, const ptx_operand *a, const char *what) {
+    const sym *s = st_find(&V->tab, a->name);
+    if (!s) VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call %s '%s' is not declared", what, a->name);
+    else if (s->kind == SYM_PARAM)
+        VERR(V, PG_E_CALL, a->loc, "call %s '%s' is a parameter of '%s'; pass a .param declared in the caller's { } block",
+             what, a->name, V->func ? V->func->name : "this function");
+}
+
 /* Operands of `call`: [(rets),] target, [(args)] [, proto/table] */
 static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     int i = 0;
@@ -1328,8 +1339,7 @@ static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     if (i < in->nops && in->ops[i].kind == PTX_OP_LIST) {
         for (int k = 0; k < in->ops[i].nelems; k++) {
             const ptx_operand *a = &in->ops[i].elems[k];
-            if (a->kind == PTX_OP_SYM && !st_find(&V->tab, a->name) && report)
-                VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call argument '%s' is not declared", a->name);
+            if (a->kind == PTX_OP_SYM && report) call_arg_sym(V, a, "argument");
             if (a->kind == PTX_OP_REG && report) find_reg(V, a->name, a->loc, true);
         }
         i++;
@@ -1337,8 +1347,7 @@ static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     if (in->ops[0].kind == PTX_OP_LIST)
         for (int k = 0; k < in->ops[0].nelems; k++) {
             const ptx_operand *a = &in->ops[0].elems[k];
-            if (a->kind == PTX_OP_SYM && !st_find(&V->tab, a->name) && report)
-                VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call result '%s' is not declared", a->name);
+            if (a->kind == PTX_OP_SYM && report) call_arg_sym(V, a, "result");
             if (a->kind == PTX_OP_REG && report) find_reg(V, a->name, a->loc, true);
         }
     if (i < in->nops) {
