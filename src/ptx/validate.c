@@ -568,6 +568,14 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
         return false;
     }
     if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
+        /* a .param declared in a body holds a call's argument: it has no address (ptxas: "Illegal to take
+         * address of parameter 'q'" for mov.u64 %rd, q and cvta.param; a kernel's or function's own
+         * parameter has one) */
+        if (s->kind == SYM_VAR && s->decl && s->decl->space == PTX_SS_PARAM) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': %s is a .param of the body (a call's argument), whose address cannot be taken",
+                 opi + 1, c->in->opcode, op->name);
+            return false;
+        }
         /* ptxas: "State space mismatch between instruction and address" */
         if (s->kind == SYM_PARAM && c->space != PTX_SS_NONE && c->space != PTX_SS_PARAM && !c->space_unknown) {
             /* ptxas: "State space mismatch" for getctarank.shared::cluster.u64 %r, pa */
