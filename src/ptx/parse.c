@@ -1051,26 +1051,54 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     return true;
 }
 
-/* ".loc FILE LINE COL" then nothing or ", function_name ..." (ptxas: "Parsing error near '0'"
- * for a fourth number, near the next statement for a missing column) */
+/* One number of a .loc: 10, 0x10, 5U; not 0f3F800000 (ptxas: "Parsing error near '0f3F800000'")
+ * nor past 32 bits ("Constant overflow"). */
+static bool loc_number(const char **pp) {
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    if (*p < '0' || *p > '9') return false;
+    bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex) p += 2;
+    const char *d0 = p;
+    uint64_t v = 0;
+    for (; hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p); p++)
+        if (v <= UINT32_MAX) v = v * (hex ? 16 : 10) + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10);
+    if (p == d0 || v > UINT32_MAX) return false;
+    if (*p == 'U') p++;   /* 5U */
+    if (isalnum((unsigned char)*p) || *p == '.') return false;
+    *pp = p;
+    return true;
+}
+
+static bool loc_word(const char **pp, const char *w) {
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    size_t n = strlen(w);
+    if (strncmp(p, w, n)) return false;
+    *pp = p + n;
+    return true;
+}
+
+/* ".loc FILE LINE COL" then nothing or ", function_name LABEL[+N], inlined_at FILE LINE COL", the
+ * PTX ISA's grammar (ptxas: "Parsing error near '0'" for a fourth number, near the next statement
+ * for a missing column, near 'inlined_at' without function_name, near the next statement for
+ * function_name without inlined_at, near '5' for a number as the label, near '-' for LABEL-1) */
 static bool loc_shape_ok(const char *text) {
     const char *p = text;
-    for (int i = 0; i < 3; i++) {
-        while (*p == ' ') p++;
-        if (*p < '0' || *p > '9') return false;
-        bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
-        if (hex) p += 2;
-        /* 10, 0x10, 5U; not 0f3F800000 (ptxas: "Parsing error near '0f3F800000'") */
-        const char *d0 = p;
-        uint64_t v = 0;
-        for (; hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p); p++)
-            if (v <= UINT32_MAX) v = v * (hex ? 16 : 10) + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10);
-        if (p == d0 || v > UINT32_MAX) return false;   /* ptxas: "Constant overflow" past 32 bits */
-        if (*p == 'U') p++;   /* 5U */
-        if (isalnum((unsigned char)*p) || *p == '.') return false;
-    }
+    for (int i = 0; i < 3; i++)
+        if (!loc_number(&p)) return false;
     while (*p == ' ') p++;
-    return *p == 0 || *p == ',';
+    if (*p == 0) return true;
+    if (!loc_word(&p, ",") || !loc_word(&p, "function_name ")) return false;
+    while (*p == ' ') p++;
+    if (!(isalpha((unsigned char)*p) || *p == '_' || *p == '$' || *p == '%')) return false;
+    for (p++; isalnum((unsigned char)*p) || *p == '_' || *p == '$'; p++) {}
+    if (loc_word(&p, "+") && !loc_number(&p)) return false;
+    if (!loc_word(&p, ",") || !loc_word(&p, "inlined_at ")) return false;
+    for (int i = 0; i < 3; i++)
+        if (!loc_number(&p)) return false;
+    while (*p == ' ') p++;
+    return *p == 0;
 }
 
 /* ".pragma" takes one or more string literals separated by commas (ptxas: "Parsing error near
@@ -1117,7 +1145,7 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
         }
         st->u.dir.text = capture_line(P, t.line);
         if (tok_is(&t, ".loc") && !loc_shape_ok(st->u.dir.text))
-            ERR(P, t, ".loc takes a file, a line and a column number ('.loc 1 10 4'), then only ', function_name ...'");
+            ERR(P, t, ".loc takes a file, a line and a column number ('.loc 1 10 4'), then only ', function_name LABEL, inlined_at FILE LINE COL'");
         return true;
     }
     bool eof;

@@ -7,6 +7,7 @@
 #include "lex.h"   /* ptx_name_hash */
 #include "ptxgen/ptx.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,8 @@ static fit_cache *fit_cache_get(void) {
     return tl_fits = fc;
 }
 
+typedef struct { unsigned long long file, line, col; } loc3;   /* a .loc's source location */
+
 typedef struct {
     ptx_module *m;
     pg_diag_sink *diag;
@@ -195,6 +198,9 @@ typedef struct {
      * is seen in its block and the blocks inside it, as ptxas scopes them */
     PG_VEC(int) blk_parent;
     int cur_blk;
+    PG_VEC(loc3) locs;        /* the source locations of the .loc lines so far, in module order */
+    const char *fn_label;     /* the last function_name label found in a .section (not terminated) */
+    size_t fn_label_n;
 } vctx;
 
 #define VERR(V, id, loc, ...) do { pg_diag_emit((V)->diag, id, (V)->m->filename, (loc).line, (loc).col, __VA_ARGS__); \
@@ -582,6 +588,14 @@ static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, pt
         return false;
     }
     if ((kinds & ISA_OK_SYM) && (s->kind == SYM_VAR || s->kind == SYM_FUNC || s->kind == SYM_PARAM)) {
+        /* a .param declared in a body holds a call's argument: it has no address (ptxas: "Illegal to take
+         * address of parameter 'q'" for mov.u64 %rd, q and cvta.param; a kernel's or function's own
+         * parameter has one) */
+        if (s->kind == SYM_VAR && s->decl && s->decl->space == PTX_SS_PARAM) {
+            OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': %s is a .param of the body (a call's argument), whose address cannot be taken",
+                 opi + 1, c->in->opcode, op->name);
+            return false;
+        }
         /* ptxas: "State space mismatch between instruction and address" */
         if (s->kind == SYM_PARAM && c->space != PTX_SS_NONE && c->space != PTX_SS_PARAM && !c->space_unknown) {
             /* ptxas: "State space mismatch" for getctarank.shared::cluster.u64 %r, pa */
@@ -881,6 +895,16 @@ static char texel_kind(opctx *c, const ptx_operand *e) {
     return ti->cls == PTX_TC_BIT ? 'b' : ti->cls == PTX_TC_FLOAT ? 'f' : ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT ? 'i' : 0;
 }
 
+/* An element of a texture's {vector} (coordinates, derivatives, offset, level): a 32-bit special
+ * register is typeless there, as a .b32 register (ptxas takes {%f1, %laneid} under .f32 and
+ * {%laneid} as a level), a 64-bit one nothing (ptxas: "Incompatible elements of vector
+ * expression" for {%sr1, %clock64}, "Arguments mismatch" for {%clock64}); outside a vector a
+ * special register stays 's' ("Special register argument not allowed"). */
+static char texel_elem_kind(opctx *c, const ptx_operand *e) {
+    char k = texel_kind(c, e);
+    return k != 's' ? k : ptx_type_get(op_sreg(c->V, e)->type)->bits == 32 ? 'b' : 0;
+}
+
 /* The operands after [tex, c]: with .level the level of detail (any), with .grad two derivative
  * vectors of as many .f32 (or .b32) registers as the geometry's derivative (ptxas: "Vector expected
  * for argument 3", "Operand vector size doesn't match geometry"); a level-of-detail register of the
@@ -897,7 +921,7 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
         const ptx_operand *d = &c->in->ops[k];
         bool ok = d->kind == PTX_OP_VEC && d->nelems == g->deriv;
         for (int i = 0; ok && i < d->nelems; i++) {
-            char e = texel_kind(c, &d->elems[i]);
+            char e = texel_elem_kind(c, &d->elems[i]);
             ok = e == 'f' || e == 'b' || e == 'F' || e == '?';
         }
         if (!ok) bad = d, why = "a derivative vector of .f32 registers, as many as the geometry's derivative";
@@ -907,7 +931,7 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
         const ptx_operand *l = &c->in->ops[opi + 1];
         bool ok = true;
         for (int i = 0; i < (l->kind == PTX_OP_VEC ? l->nelems : 1); i++) {
-            char k = texel_kind(c, l->kind == PTX_OP_VEC ? &l->elems[i] : l);
+            char k = l->kind == PTX_OP_VEC ? texel_elem_kind(c, &l->elems[i]) : texel_kind(c, l);
             ok = ok && k && k != 's' && !((k == 'f' || k == 'F') && !fl) && !(k == 'I' && fl) && !(k == 'i' && fl && l->kind != PTX_OP_VEC);
         }
         if (!ok) bad = l, why = fl ? "a level of detail (.f32)" : "a level of detail (.s32)";
@@ -919,7 +943,7 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
         int n = e->nelems;
         bool ok = g->offset && n >= g->offset && n <= 4 && !(n & (n - 1));
         for (int i = 0; ok && i < n; i++) {
-            char k = texel_kind(c, &e->elems[i]);
+            char k = texel_elem_kind(c, &e->elems[i]);
             ok = k == 'i' || k == 'b' || k == '?';
         }
         if (!ok) bad = e, why = g->offset ? "an offset vector of integer registers that fits the geometry" : "nothing: this geometry takes no offset";
@@ -948,7 +972,7 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
  * operands after it hold as many elements as the geometry's derivative.  ptxas's rules, probed:
  * a scalar coordinate of the coordinate type for non-array geometries only; a vector whose index
  * elements are integers and whose other elements are all integers or all floats (.b32 registers
- * are either); floats under .s32 only after an array index; a literal of the coordinate type. */
+ * and 32-bit special registers are either); floats under .s32 only after an array index; a literal of the coordinate type. */
 static bool check_texcoord(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
     const isa_texgeom *g = isa_texture_geometry(s->arity_var >= 0 ? isa_bound_text(c->mt, s->arity_var) : NULL);
     ptx_type ct = slot_type(c, s);
@@ -988,9 +1012,8 @@ static bool check_texcoord(opctx *c, const ptx_operand *op, const isa_opslot *s,
     }
     bool any_f = false, any_i = false;
     for (int i = 0; i < n; i++) {
-        char k = texel_kind(c, &v->elems[i]);
+        char k = texel_elem_kind(c, &v->elems[i]);
         if (k == '?') continue;
-        if (k == 's') k = 'i';   /* %tid.x reads as a .u32 */
         bool bad = !k || (i < g->index ? (k == 'f' || k == 'F') : (k == 'F' && !fl) || (k == 'I' && fl));
         if (bad) {
             OERR(c, PG_E_OPERAND_TYPE, v->elems[i].loc, "coordinate %d of operand %d of '%s' must be %s", i + 1, opi + 1, c->in->opcode,
@@ -1307,6 +1330,17 @@ static ptx_space space_of(const insn_spaces *s, int opi, bool *unknown) {
     return PTX_SS_NONE;
 }
 
+/* A name in a call's argument or result list: declared, and not a .param of the calling
+ * function's own signature (ptxas: "Formal parameter 'pb' declared in .param space cannot be used
+ * as argument to call"; the PTX ISA passes .param variables declared in the caller's { } block). */
+static void call_arg_sym(vctx *V, const ptx_operand *a, const char *what) {
+    const sym *s = st_find(&V->tab, a->name);
+    if (!s) VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call %s '%s' is not declared", what, a->name);
+    else if (s->kind == SYM_PARAM)
+        VERR(V, PG_E_CALL, a->loc, "call %s '%s' is a parameter of '%s'; pass a .param declared in the caller's { } block",
+             what, a->name, V->func ? V->func->name : "this function");
+}
+
 /* Operands of `call`: [(rets),] target, [(args)] [, proto/table] */
 static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     int i = 0;
@@ -1334,8 +1368,7 @@ static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     if (i < in->nops && in->ops[i].kind == PTX_OP_LIST) {
         for (int k = 0; k < in->ops[i].nelems; k++) {
             const ptx_operand *a = &in->ops[i].elems[k];
-            if (a->kind == PTX_OP_SYM && !st_find(&V->tab, a->name) && report)
-                VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call argument '%s' is not declared", a->name);
+            if (a->kind == PTX_OP_SYM && report) call_arg_sym(V, a, "argument");
             if (a->kind == PTX_OP_REG && report) find_reg(V, a->name, a->loc, true);
         }
         i++;
@@ -1343,8 +1376,7 @@ static bool check_call(vctx *V, const ptx_insn *in, ptx_loc loc, bool report) {
     if (in->ops[0].kind == PTX_OP_LIST)
         for (int k = 0; k < in->ops[0].nelems; k++) {
             const ptx_operand *a = &in->ops[0].elems[k];
-            if (a->kind == PTX_OP_SYM && !st_find(&V->tab, a->name) && report)
-                VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call result '%s' is not declared", a->name);
+            if (a->kind == PTX_OP_SYM && report) call_arg_sym(V, a, "result");
             if (a->kind == PTX_OP_REG && report) find_reg(V, a->name, a->loc, true);
         }
     if (i < in->nops) {
@@ -1935,6 +1967,62 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
     st_add(&V->tab, s);
 }
 
+/* Three numbers of a .loc (the parser checked its shape: FILE LINE COL[, function_name ...]). */
+static bool loc_triple(const char **pp, loc3 *x) {
+    unsigned long long v[3];
+    for (int i = 0; i < 3; i++) {
+        char *e;
+        v[i] = strtoull(*pp, &e, 0);
+        if (e == *pp) return false;
+        *pp = e + (*e == 'U');
+    }
+    *x = (loc3){v[0], v[1], v[2]};
+    return true;
+}
+
+/* A .loc inside an inlined function: its function_name is a label of a .section (the debug
+ * string of the function's name) and its inlined_at a source location an earlier .loc of the
+ * module gave (ptxas: "Unresolved label '$L0' used in function_name attribute", "Source location
+ * 1 5 0 used in inlined_at directive must be used in a preceding .loc directive"). */
+static void check_loc(vctx *V, const ptx_stmt *s) {
+    const char *p = s->u.dir.text;
+    loc3 me, at;
+    if (!p || !loc_triple(&p, &me)) return;   /* a shape the parser reported */
+    const char *fn = strstr(p, "function_name "), *in = strstr(p, "inlined_at ");
+    if (fn && in) {
+        fn += strlen("function_name ");
+        while (*fn == ' ') fn++;
+        size_t n = 0;
+        while (fn[n] && (isalnum((unsigned char)fn[n]) || fn[n] == '_' || fn[n] == '$' || fn[n] == '%')) n++;
+        if (!n || isdigit((unsigned char)fn[0])) return;   /* no label: a shape the parser reported */
+        bool found = V->fn_label && V->fn_label_n == n && !strncmp(V->fn_label, fn, n);
+        for (int i = 0; i < V->m->ntops && !found; i++) {
+            const ptx_top *t = &V->m->tops[i];
+            if (t->kind != PTX_TOP_DIRECTIVE || strcmp(t->u.dir.name, ".section") || !t->u.dir.text) continue;
+            for (const char *q = strstr(t->u.dir.text, "\n"); q && !found; q = strchr(q + 1, '\n')) {
+                const char *a = q + 1;
+                while (*a == ' ' || *a == '\t') a++;
+                found = !strncmp(a, fn, n) && a[n] == ':';
+                if (found) V->fn_label = a, V->fn_label_n = n;
+            }
+        }
+        if (!found)
+            VERR(V, PG_E_UNDEF_LABEL, s->loc, ".loc's function_name %.*s is not a label of a .section (the debug string of the inlined function's name)",
+                 (int)n, fn);
+        p = in + strlen("inlined_at ");
+        if (loc_triple(&p, &at)) {
+            bool seen = false;
+            for (int i = V->locs.n - 1; i >= 0 && !seen; i--)
+                seen = V->locs.v[i].file == at.file && V->locs.v[i].line == at.line && V->locs.v[i].col == at.col;
+            if (!seen)
+                VERR(V, PG_E_UNDEF_LABEL, s->loc, ".loc's inlined_at %llu %llu %llu is no source location of an earlier .loc", at.file,
+                     at.line, at.col);
+        }
+    }
+    const loc3 *last = V->locs.n ? &V->locs.v[V->locs.n - 1] : NULL;
+    if (!last || last->file != me.file || last->line != me.line || last->col != me.col) pg_vec_push(V->locs, me);
+}
+
 static void check_func(vctx *V, ptx_func *f) {
     V->func = f;
     bool bad_before = V->bad;   /* V->bad is per module; W505 needs this function clean */
@@ -2050,6 +2138,7 @@ static void check_func(vctx *V, ptx_func *f) {
             check_insn(V, s);
             break;
         case PTX_ST_DIRECTIVE:
+            if (s->u.dir.name[1] == 'l' && !strcmp(s->u.dir.name, ".loc")) check_loc(V, s);
             if (s->u.dir.name[1] == 'b' && !strcmp(s->u.dir.name, ".branchtargets"))   /* most are .loc */
                 for (int k = 0; k < s->u.dir.nargs; k++)
                     if (!st_find(&V->labels, s->u.dir.args[k]))
@@ -2134,5 +2223,6 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     free(V.rcache);
     free(V.heads);
     pg_vec_free(V.blk_parent);
+    pg_vec_free(V.locs);
     return V.bad ? PG_ERR_INVALID : PG_OK;
 }
