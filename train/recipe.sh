@@ -65,7 +65,9 @@
 #                    transcap/, TRANS_GREEDY=1 writes them at temperature 0 into transgreedy/, TRANS_STRICT=1 with
 #                    register indices held below the declared counts (dec_opts.regs_grow 0) into transstrict/
 #                    (REGS_STRICT=1: every row so); verify measures them
-#                    beside trans/; GEN_STAGES, e.g. trans, the stages generate2 runs), single arm
+#                    beside trans/; GEN_STAGES, e.g. trans, the stages generate2 runs; PLAN_TRIES (4, as gen's default
+#                    --samples): a plan nvcc rejects is drawn again up to that many draws in all; rounds 1-4 were
+#                    measured with 1), single arm
 #                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
 #   verify           ptxgen eval --kernels per stage and suite, every report at once, each in shards that run for
 #                    VERIFY_BUDGET s: one shard per ROWS_PER_SHARD (40) kernels of the report, so the 230 end-to-end
@@ -418,7 +420,7 @@ gen)
             python3 train/generate2.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --arch "${ARCH:-sm_80}" \
                 --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" \
-                --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --trans-cap "${TRANS_CAP:-0}" ${TRANS_GREEDY:+--trans-greedy} \
+                --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --plan-tries "${PLAN_TRIES:-4}" --trans-cap "${TRANS_CAP:-0}" ${TRANS_GREEDY:+--trans-greedy} \
                 ${TRANS_STRICT:+--trans-strict} ${REGS_STRICT:+--regs-strict} \
                 --stages "${GEN_STAGES:-plan,e2e,trans,heldin}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else

@@ -330,7 +330,7 @@ class TestTwoStage(unittest.TestCase):
                      "--styles", "terse", "--heldin", os.path.join(tmp, "heldin"), "--out", out, "--plan-max-new", "8",
                      "--max-new", "80", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2",
                      "--retrieve", os.path.join(ROOT, "tests", "golden", "retrieve", "tiny.jsonl"),
-                     "--trans-cap", "1", "--trans-greedy", "--trans-strict"], timeout=900)
+                     "--trans-cap", "1", "--trans-greedy", "--trans-strict", "--plan-tries", "2"], timeout=900)
             self.assertEqual(r.returncode, 0, r.stderr[-3000:])
             case = "relu6.terse.no_bias.0"
             self.assertTrue(os.path.exists(os.path.join(out, "plan", case + ".cu")))
@@ -356,6 +356,8 @@ class TestTwoStage(unittest.TestCase):
             self.assertEqual(len(capped), len(set(capped)), "a line of relu6's body came back under --trans-cap 1")
             stats = load_json(os.path.join(out, "generate2.json"))
             self.assertEqual(stats["plans"], 2)
+            # --plan-tries 2: a random model's plans are not C, so nvcc rejects both and each is drawn once more
+            self.assertEqual(stats["plan_redraws"], 2)
             self.assertEqual(stats["ptx_kernels"], 6)
             self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans", "transcap", "transgreedy", "transstrict"])
             self.assertEqual(stats["comment_repeats"]["e2e"]["kernels"], 1)
