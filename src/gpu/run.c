@@ -483,9 +483,9 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
  * task) compile a task's reference once.  A source that includes a local header ("...")
  * is never cached: the header is not in the key.  Unset: no cache (the default). */
 
-static bool nvcc_cache_path(const char *nvcc, const char *arch, const char *cu, char *path, size_t cap) {
-    const char *dir = getenv("PTXGEN_NVCC_CACHE");
-    if (!dir || !*dir) return false;
+/* The key of a compile: a hash of the nvcc path, the flags, the arch and the source text; false for a
+ * source that cannot be read or includes a local header (not in the key). */
+static bool nvcc_key(const char *nvcc, const char *arch, const char *cu, uint64_t *key) {
     char *src = read_text(cu);
     if (!src) return false;
     bool local_include = strstr(src, "#include \"") != NULL;
@@ -494,8 +494,44 @@ static bool nvcc_cache_path(const char *nvcc, const char *arch, const char *cu, 
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) h = pg_hash64_add(h, parts[i], strlen(parts[i]));
     h = pg_hash64_add(h, src, strlen(src));
     free(src);
-    if (local_include) return false;
+    *key = h;
+    return !local_include;
+}
+
+static bool nvcc_cache_path(const char *nvcc, const char *arch, const char *cu, char *path, size_t cap) {
+    const char *dir = getenv("PTXGEN_NVCC_CACHE");
+    uint64_t h;
+    if (!dir || !*dir || !nvcc_key(nvcc, arch, cu, &h)) return false;
     return snprintf(path, cap, "%s/%016llx.ptx", dir, (unsigned long long)h) < (int)cap;
+}
+
+/* Without PTXGEN_NVCC_CACHE, the last few compiles stay in memory for the life of the process:
+ * gen's best-of-k verifies every candidate of one task, and each compiled the reference again
+ * (H100, 2026-12-06: 9 attempts of `gen --verify gpu --samples 16` in 128 s, one nvcc each).
+ * The texts are kept until exit (reachable, not leaked). */
+#define NVCC_MEMO 4
+static struct { uint64_t key; char *ptx; } nvcc_memo[NVCC_MEMO];
+static unsigned nvcc_memo_next;
+static pthread_mutex_t nvcc_memo_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static char *nvcc_memo_get(uint64_t key) {
+    char *ptx = NULL;
+    pthread_mutex_lock(&nvcc_memo_mu);
+    for (int i = 0; i < NVCC_MEMO && !ptx; i++)
+        if (nvcc_memo[i].ptx && nvcc_memo[i].key == key) ptx = strdup(nvcc_memo[i].ptx);
+    pthread_mutex_unlock(&nvcc_memo_mu);
+    return ptx;
+}
+
+static void nvcc_memo_put(uint64_t key, const char *ptx) {
+    char *copy = strdup(ptx);
+    if (!copy) return;   /* only a later compile lost */
+    pthread_mutex_lock(&nvcc_memo_mu);
+    unsigned i = nvcc_memo_next++ % NVCC_MEMO;
+    free(nvcc_memo[i].ptx);
+    nvcc_memo[i].key = key;
+    nvcc_memo[i].ptx = copy;
+    pthread_mutex_unlock(&nvcc_memo_mu);
 }
 
 pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_diag_sink *diag) {
@@ -512,6 +548,10 @@ pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_
     char cached[1200];
     bool use_cache = nvcc_cache_path(nvcc, arch, cu, cached, sizeof cached);
     if (use_cache && (*ptx_out = read_text(cached)) != NULL) return PG_OK;
+    const char *dir = getenv("PTXGEN_NVCC_CACHE");
+    uint64_t key = 0;
+    bool use_memo = (!dir || !*dir) && nvcc_key(nvcc, arch, cu, &key);
+    if (use_memo && (*ptx_out = nvcc_memo_get(key)) != NULL) return PG_OK;
     int fd = mkstemp(out);
     if (fd < 0) return PG_ERR_IO;
     close(fd);
@@ -533,6 +573,7 @@ pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_
     *ptx_out = read_text(out);
     unlink(out);
     if (!*ptx_out) return PG_ERR_IO;
+    if (use_memo) nvcc_memo_put(key, *ptx_out);
     /* a failed cache write only costs the next process a compile: say so, go on */
     if (use_cache && pg_write_file(cached, *ptx_out, strlen(*ptx_out), 0, NULL) != PG_OK)
         pg_diag_emit(diag, PG_W_IGNORED, cached, 0, 0, "cannot write this PTXGEN_NVCC_CACHE entry (%s): the reference was compiled, not cached",

@@ -107,6 +107,32 @@ int main(void) {
     CHECK(gpu_nvcc_ptx(t, "sm_80", &f, &q3) == PG_OK && f && strstr(f, ".entry k"), "compiled");
     CHECK(strstr(test_diag_log(), "PTXGEN_NVCC_CACHE"), "the failed cache write is said: %s", test_diag_log());
 
+    /* without the variable, one process compiles a reference once (gen's best-of-k verifies every
+     * candidate against it): an nvcc that counts its runs sees one run for two calls, then one more
+     * for a changed source */
+    unsetenv("PTXGEN_NVCC_CACHE");
+    char counter[800], script[2048], log[800];
+    snprintf(counter, sizeof counter, "%s/nvcc-count", root);
+    snprintf(log, sizeof log, "%s/nvcc-runs", root);
+    snprintf(script, sizeof script, "#!/bin/sh\necho run >> '%s'\nexec '%s' \"$@\"\n", log, nvcc);
+    pg_diag_sink q4 = test_sink();
+    CHECK(pg_write_file(counter, script, strlen(script), 0, &q4) == PG_OK && chmod(counter, 0755) == 0, "counting nvcc");
+    setenv("NVCC", counter, 1);
+    put("reference.cu", KERNEL("y[i] = 5.0f"));
+    char *g = compile(t), *h = compile(t);
+    char *runs = NULL;
+    CHECK(g && h && !strcmp(g, h) && strstr(g, ".entry k"), "the same PTX twice");
+    runs = test_slurp(log);
+    CHECK(runs && !strcmp(runs, "run\n"), "two calls, one nvcc run: %s", runs ? runs : "(none)");
+    free(runs);
+    put("reference.cu", KERNEL("y[i] = 6.0f"));
+    char *i2 = compile(t);
+    runs = test_slurp(log);
+    CHECK(i2 && strstr(i2, ".entry k") && runs && !strcmp(runs, "run\nrun\n"), "a changed source runs nvcc again: %s", runs ? runs : "(none)");
+    free(runs);
+    unsetenv("NVCC");
+    free(g); free(h); free(i2);
+
     free(a); free(b); free(c); free(d); free(e); free(f);
     task_free(t);
     char cmd[700];
