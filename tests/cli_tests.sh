@@ -572,6 +572,30 @@ done
     [ "$(grep -c 'failed (unfinished' "$tmp/cut.err")" -eq 2 ] &&
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['unfinished'] and not d['finished']" "$tmp/cut.json" \
     && ok || bad "gen --max-tokens 60: exit $rc, $(tail -n 3 "$tmp/cut.err")"
+# the default-model search (model_default_dir): without --model and $PTXGEN_MODEL, gen takes
+# models/qwen-plan only when the base file its base.json names is there, else models/default,
+# and the summary line and --json say which folder
+D=$tmp/defsearch; R=$PWD; mkdir -p "$D/models/qwen-plan" "$D/models/base"
+ln -s "$R/models/default" "$D/models/default"
+printf '{"gguf": "../base/b.gguf", "sha256": "%064d"}' 0 >"$D/models/qwen-plan/base.json"
+case $P in /*) PA=$P ;; *) PA=$PWD/$P ;; esac
+(cd "$D" && env -u PTXGEN_MODEL "$PA" gen --samples 1 --max-tokens 32 --json -o k.ptx "vector add" >d1.json 2>d1.err)
+grep -q '), model models/default, ' "$D/d1.err" &&
+    python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['model_dir'] == 'models/default'" "$D/d1.json" &&
+    ok || bad "gen, no base: want models/default named: $(grep '^gen:' "$D/d1.err" | head -1)"
+: >"$D/models/base/b.gguf"   # the base "fetched": the search takes the adapter, whose pinned sha256 refuses it
+(cd "$D" && env -u PTXGEN_MODEL "$PA" gen --samples 1 --max-tokens 32 -o k2.ptx "vector add" >/dev/null 2>d2.err); rc=$?
+[ "$rc" -ne 0 ] && grep -q 'models/qwen-plan/../base/b.gguf' "$D/d2.err" && ok ||
+    bad "gen, base present: want models/qwen-plan tried: exit $rc, $(head -c 300 "$D/d2.err")"
+(cd "$D" && PTXGEN_MODEL="$R/tests/gen/tiny" "$PA" gen --samples 1 --max-tokens 32 -o k3.ptx "vector add" >/dev/null 2>d3.err)
+grep -q "), model $R/tests/gen/tiny, " "$D/d3.err" && ok || bad "\$PTXGEN_MODEL overrides the search: $(grep '^gen:' "$D/d3.err" | head -1)"
+# super-optimization keeps its adapter on the model it was trained over, not on the adapter the search found
+ln -s "$R/models/superopt" "$D/models/superopt"
+(cd "$D" && env -u PTXGEN_MODEL -u PTXGEN_SUPEROPT_ADAPTER "$PA" gen --baseline "$R/tests/twin/saxpy_good.ptx" --samples 1 \
+    --max-tokens 64 -o k4.ptx >/dev/null 2>d4.err)
+grep -q "super-optimization mode, adapter models/qwen-plan/../superopt" "$D/d4.err" &&
+    grep -q "), model models/qwen-plan/../default, " "$D/d4.err" && ok ||
+    bad "gen --baseline, base present: want models/default with the superopt adapter: $(grep '^gen' "$D/d4.err" | head -2)"
 # one card parser: a one-line card gives `ptxgen gen` and the Python package the same signature
 card1='## scale - Input: `float* x` (n), `float s` - Output: `float* y` (n) - Goal: y = s * x'
 sig_c=$("$P" gen --model tests/gen/tiny --samples 1 --max-tokens 64 --json -o "$tmp/c1.ptx" "$card1" 2>/dev/null |

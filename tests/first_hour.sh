@@ -148,7 +148,8 @@ err=$("$P" gen --frobnicate 2>&1); rc=$?
     bad "gen --frobnicate: exit $rc, $(echo "$err" | wc -l) lines"
 if make -s -C "$ROOT" BUILD="$BUILD" install PREFIX="$W/inst" >inst.log 2>&1; then
     (cd "$W" && env -u PTXGEN_MODEL "$W/inst/bin/ptxgen" gen "$(cat "$ROOT/examples/saxpy.card.md")" -o inst.ptx >/dev/null 2>inst.err) &&
-        ok "make install: the installed gen finds the installed model" || bad "installed gen: $(tail -n 2 inst.err)"
+        grep -q "), model $W/inst/bin/../share/ptxgen/models/default, " inst.err &&
+        ok "make install: the installed gen finds the installed model (and names it)" || bad "installed gen: $(tail -n 2 inst.err)"
     (cd "$W" && "$W/inst/bin/ptxgen" synth --count 2 --seed 1 --sources hand --out inst.jsonl >/dev/null 2>inst2.err) &&
         ok "make install: the installed synth finds the installed corpus" || bad "installed synth: $(tail -n 2 inst2.err)"
 else

@@ -108,8 +108,9 @@ for f in share/ptxgen/models/default/config.json share/ptxgen/models/default/tok
 done
 mkdir -p "$tmp/elsewhere"
 model=$(cd "$tmp/elsewhere" && env -u PTXGEN_MODEL "$tmp/p/bin/ptxgen" gen --samples 1 --max-tokens 64 --json -o k.ptx \
-    "$(cat "$OLDPWD/examples/saxpy.card.md")" 2>"$tmp/igen.err" | python3 -c "import json,sys; print(json.load(sys.stdin)['model'])" 2>/dev/null)
-[ -n "$model" ] && ok || bad "the installed gen does not find the installed model (no --json result): $(tail -n 2 "$tmp/igen.err")"
+    "$(cat "$OLDPWD/examples/saxpy.card.md")" 2>"$tmp/igen.err" | python3 -c "import json,sys; print(json.load(sys.stdin)['model_dir'])" 2>/dev/null)
+[ "$model" = "$tmp/p/bin/../share/ptxgen/models/default" ] && ok ||
+    bad "the installed gen does not find the installed model (model_dir '$model'): $(tail -n 2 "$tmp/igen.err")"
 if (cd "$tmp/elsewhere" && "$tmp/p/bin/ptxgen" synth --count 2 --seed 1 --sources hand --out s.jsonl >/dev/null 2>"$tmp/isyn.err"); then ok
 else bad "the installed synth does not find the installed corpus: $(tail -n 2 "$tmp/isyn.err")"; fi
 

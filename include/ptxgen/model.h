@@ -104,7 +104,7 @@ typedef struct {
  *  (b) a shipped-model directory: base.json {"gguf": "<path relative to the directory>",
  *      "sha256": "<hex>"} plus a PEFT adapter (adapter_config.json +
  *      adapter_model.safetensors) beside it, used unless o->adapter_dir names another
- *      (models/default names ../base/qwen2.5-coder-0.5b-instruct.gguf, fetched by
+ *      (models/qwen-plan names ../base/qwen2.5-coder-0.5b-instruct.gguf, fetched by
  *      models/fetch_base.sh; with verify_base the sha256 must match, where a
  *      GGUF.sha256 stamp "<hex> <size> <mtime>" written after hashing saves the re-hash);
  *  (c) a Hugging Face directory: config.json and model.safetensors (or its
@@ -120,6 +120,14 @@ PG_API pg_status model_load(const char *dir, const model_load_opts *o, model_mod
  * .gguf file, else DIR/tokenizer.json when present, else a shipped directory's base GGUF
  * (base.json's "gguf", relative to DIR).  Writes it to out[n]; E80x when there is none. */
 PG_API pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_sink *diag);
+/* The model `ptxgen gen` takes without --model, searched under ROOT (NULL or "": the current
+ * directory, and out stays relative): ROOT/models/qwen-plan when its base.json names a "gguf"
+ * file (relative to that folder) that exists, i.e. once models/fetch_base.sh fetched the base;
+ * else ROOT/models/default when it holds base.json or config.json.  Writes the folder to
+ * out[n].  PG_ERR_IO when neither is there (out ""), PG_ERR_LIMIT when the path does not fit,
+ * PG_ERR_USAGE for no buffer.  No diagnostics: the caller says what is missing.  Callers check
+ * $PTXGEN_MODEL first; it overrides this search. */
+PG_API pg_status model_default_dir(const char *root, char *out, size_t n);
 PG_API void model_free(model_model *m);
 PG_API const model_config *model_get_config(const model_model *m);
 PG_API size_t model_param_count(const model_model *m);

@@ -270,7 +270,7 @@ PG_API int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_di
  * "arch", "verify": "check"|"ptxas"|"gpu", "samples", "seed", "temperature", "top_k",
  * "max_tokens", "draft", "twin", "twin_file", "plan", "name", "baseline", "kernel", "json"
  * (default true), ...); without "model" the model is "default_model" (the caller's search),
- * else $PTXGEN_MODEL, else ./models/default, loaded as gen loads its default.  What the
+ * else $PTXGEN_MODEL, else model_default_dir(NULL) (the cwd's), loaded as gen loads its default.  What the
  * command prints on stdout is appended to `out` (the JSON report), its stderr to `log`
  * (diagnostics formatted as the CLI prints them).  Returns gen's exit status. */
 PG_API int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log);

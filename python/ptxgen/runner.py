@@ -75,15 +75,34 @@ def _gen_lib():
     return _GEN_LIB
 
 
+def default_model_dir(root: str = "") -> Optional[str]:
+    """model_default_dir of include/ptxgen/model.h: ROOT/models/qwen-plan when its base.json
+    names a "gguf" file (relative to that folder) that exists, else ROOT/models/default when it
+    holds base.json or config.json, else None.  root "" searches the cwd (relative result)."""
+    plan = os.path.join(root, "models", "qwen-plan")
+    try:
+        with open(os.path.join(plan, "base.json")) as f:
+            rel = json.load(f).get("gguf")
+    except (OSError, ValueError, AttributeError):
+        rel = None
+    if isinstance(rel, str) and rel and not rel.startswith("/") and os.access(os.path.join(plan, rel), os.R_OK):
+        return plan
+    d = os.path.join(root, "models", "default")
+    if any(os.access(os.path.join(d, m), os.R_OK) for m in ("base.json", "config.json")):
+        return d
+    return None
+
+
 def _default_model() -> Optional[str]:
-    """The model `ptxgen gen` would take without --model: $PTXGEN_MODEL, ./models/default,
-    then models/default of the checkout this package sits in."""
+    """The model `ptxgen gen` would take without --model: $PTXGEN_MODEL, the search in the
+    cwd, then in the checkout this package sits in."""
     env = os.environ.get("PTXGEN_MODEL")
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
-    for d in ("models/default", os.path.normpath(os.path.join(here, "..", "..", "models", "default"))):
-        if any(os.path.isfile(os.path.join(d, m)) for m in ("base.json", "config.json")):
+    for root in ("", os.path.normpath(os.path.join(here, "..", ".."))):
+        d = default_model_dir(root)
+        if d:
             return d
     return None
 

@@ -77,3 +77,41 @@ class LibraryRunnerTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DefaultModelSearchTests(unittest.TestCase):
+    """runner.default_model_dir mirrors model_default_dir (src/model/test_find.c): the two-stage
+    adapter only when its base file is there, else the 15M model, else none."""
+
+    def test_search(self):
+        from ptxgen import runner
+        with tempfile.TemporaryDirectory() as root:
+            models = os.path.join(root, "models")
+            os.makedirs(os.path.join(models, "qwen-plan"))
+            os.makedirs(os.path.join(models, "default"))
+            self.assertIsNone(runner.default_model_dir(root))
+            with open(os.path.join(models, "qwen-plan", "base.json"), "w") as f:
+                f.write('{"gguf": "../base/b.gguf", "sha256": "00"}')
+            self.assertIsNone(runner.default_model_dir(root))
+            with open(os.path.join(models, "default", "config.json"), "w") as f:
+                f.write("{}")
+            self.assertEqual(runner.default_model_dir(root), os.path.join(models, "default"))
+            os.makedirs(os.path.join(models, "base"))
+            open(os.path.join(models, "base", "b.gguf"), "w").close()   # empty: the search only looks
+            self.assertEqual(runner.default_model_dir(root), os.path.join(models, "qwen-plan"))
+            with open(os.path.join(models, "qwen-plan", "base.json"), "w") as f:
+                f.write('["not", "an", "object"]')
+            self.assertEqual(runner.default_model_dir(root), os.path.join(models, "default"))
+            saved, cwd = os.environ.get("PTXGEN_MODEL"), os.getcwd()
+            try:
+                os.environ["PTXGEN_MODEL"] = "/elsewhere/m"
+                self.assertEqual(runner._default_model(), "/elsewhere/m")   # the variable overrides
+                os.environ.pop("PTXGEN_MODEL")
+                with open(os.path.join(models, "qwen-plan", "base.json"), "w") as f:
+                    f.write('{"gguf": "../base/b.gguf"}')
+                os.chdir(root)
+                self.assertEqual(runner._default_model(), os.path.join("models", "qwen-plan"))
+            finally:
+                os.chdir(cwd)
+                if saved is not None:
+                    os.environ["PTXGEN_MODEL"] = saved

@@ -32,8 +32,8 @@ int cmd_nvcc(int argc, char **argv);       /* cmd_nvcc.c (also run as `ptxgen-nv
  * ptxas -v figures of one function as a JSON object (check --ptxas, stats --ptxas). */
 json_t *cli_ptxas_func_json(const ptxas_func_report *f);
 
-/* The model directory when none is named: $PTXGEN_MODEL, ./models/default, then
- * models/default above the binary (cli_near_exe). */
+/* The model directory when none is named: $PTXGEN_MODEL, else model_default_dir (model.h)
+ * in the cwd, then in the folder above the binary and its share/ptxgen. */
 bool cli_default_model(char *out, size_t n);
 /* "<folder above the binary>/<rel>" when it exists (build/ptxgen or build/san/ptxgen + "corpus" ->
  * build/../corpus), or "<folder above the binary>/share/ptxgen/<rel>" (where `make install`

@@ -2,6 +2,7 @@
  * printers, where the default model and the corpus are.  Commands call these, never each
  * other (main.c only dispatches). */
 #include "cli.h"
+#include "ptxgen/model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -38,21 +39,26 @@ bool cli_near_exe(const char *rel, char *out, size_t n) {
     return false;
 }
 
-/* models/default in the cwd, else next to the executable (build/ptxgen -> ../models/default). */
+/* $PTXGEN_MODEL, else model_default_dir (models/qwen-plan with its base fetched, else
+ * models/default) in the cwd, else in the checkout or install the executable sits in
+ * (build/ptxgen, build/san/ptxgen -> ..; PREFIX/bin/ptxgen -> ../share/ptxgen). */
 bool cli_default_model(char *out, size_t n) {
     const char *env = getenv("PTXGEN_MODEL");
     if (env && *env) { snprintf(out, n, "%s", env); return true; }
-    /* a shipped adapter over a GGUF base (base.json) or a Hugging Face directory (config.json) */
-    static const char *marks[] = {"base.json", "config.json"};
-    for (int i = 0; i < 2; i++) {
-        char rel[64];
-        snprintf(rel, sizeof rel, "models/default/%s", marks[i]);
-        if (access(rel, R_OK) == 0) { snprintf(out, n, "models/default"); return true; }
-    }
-    for (int i = 0; i < 2; i++) {
-        char rel[64];
-        snprintf(rel, sizeof rel, "models/default/%s", marks[i]);
-        if (cli_near_exe(rel, out, n)) { out[strlen(out) - strlen(marks[i]) - 1] = 0; return true; }
+    if (model_default_dir(NULL, out, n) == PG_OK) return true;
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return false;
+    exe[k] = 0;
+    for (int up = 1; up <= 2; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash) return false;
+        *slash = 0;
+        char root[4200];
+        snprintf(root, sizeof root, "%s/..", exe);
+        if (model_default_dir(root, out, n) == PG_OK) return true;
+        snprintf(root, sizeof root, "%s/../share/ptxgen", exe);
+        if (model_default_dir(root, out, n) == PG_OK) return true;
     }
     return false;
 }

@@ -190,7 +190,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
     else if (req->default_model) snprintf(mdir, sizeof mdir, "%s", req->default_model);
     else {
-        pipe_note(notes, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/default)\n");
+        pipe_note(notes, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/qwen-plan or models/default)\n");
         goto out;
     }
     /* Super-optimization mode: the default model brings its own adapter
@@ -204,6 +204,12 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             if (access(sodir, R_OK) == 0) {
                 sodir[strlen(sodir) - strlen("/adapter_config.json")] = 0;
                 adapter = sodir;
+                /* it was trained over the 15M models/default: the default there, not the two-stage adapter */
+                char dd[4200];
+                snprintf(dd, sizeof dd, "%s/../default/config.json", mdir);
+                const char *base = strrchr(mdir, '/');
+                if (strcmp(base ? base + 1 : mdir, "default") && access(dd, R_OK) == 0)
+                    snprintf(mdir, sizeof mdir, "%.4000s/../default", req->default_model);
             }
         }
     }
@@ -335,10 +341,10 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                            : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
                            : nogpu ? nogpu_note : "--verify gpu was not requested";
-    pipe_note(notes, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s, %s), %d registers; validator %s, ptxas %s, gpu %s; "
+    pipe_note(notes, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s, %s), model %s, %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
             kernel[0] ? kernel : "?", toks, sel.best.forced_tokens, sel.best.cut ? "; cut short by the token budget" : "", sel.best.seconds,
-            tps, model_device(model), sel.bestv.registers, sel.bestv.check, sel.bestv.ptxas,
+            tps, model_device(model), mdir, sel.bestv.registers, sel.bestv.check, sel.bestv.ptxas,
             sel.bestv.gpu, semantics, sem_note, sel.best_attempt, samples, outp ? " -> " : "", outp ? outp : "");
     /* what the line above cannot say on its own */
     bool unfinished = sel.best.ptx && sel.best.cut && strcmp(sel.bestv.gpu, "pass") && !(twin_ran && tout.verdict == TWIN_V_AGREES);
@@ -370,6 +376,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                               "mask_seconds", sel.best.mask_seconds, "why", sel.bestv.why);
         json_object_set_new(j, "device", json_pack("{s:s, s:s}", "name", model_device(model), "detail", model_device_desc(model)));
         json_object_set_new(j, "semantics", json_string(semantics));
+        json_object_set_new(j, "model_dir", json_string(mdir));   /* the folder: --model, $PTXGEN_MODEL or the search's */
         if (two) {
             json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f, s:f, s:{s:i, s:i, s:i}}", "source", plan_src ? "given" : "model",
                                    "nvcc_compiles", pout.nvcc_ran, "attempts", pout.plan_attempts, "tokens", pout.plan_tokens, "seconds",
@@ -525,10 +532,7 @@ int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
     const char *env = getenv("PTXGEN_MODEL");
     if (jstr(r, "default_model")) req.default_model = jstr(r, "default_model");   /* the caller's search (pinned base) */
     else if (env && *env) req.default_model = env;
-    else if (access("models/default/base.json", R_OK) == 0 || access("models/default/config.json", R_OK) == 0) {
-        snprintf(mdir, sizeof mdir, "models/default");
-        req.default_model = mdir;
-    }
+    else if (model_default_dir(NULL, mdir, sizeof mdir) == PG_OK) req.default_model = mdir;   /* the cwd's */
     int sm_;
     bool as_, fam_;
     int rc = 2;
