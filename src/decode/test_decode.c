@@ -1406,7 +1406,7 @@ static void test_nvcc_targets(const dec_vocab *v, int nv) {
         {"tests/golden/decode/literate/softmax_row_b128.ptx", "bench/suite/softmax_row_b128/reference.cu",
          {".pragma \"nounroll\";", "cvt.sat.f32.f32", " red["}},
         {"tests/golden/decode/literate/rows_sum_bf16_t64.ptx", NULL, {"\t{\n\t\tmov.b32 %f6, {0, %rs1};\n\t}\n", NULL, NULL}},
-        {"tests/golden/decode/literate/bf16_axpy.ptx", NULL, {"mov.b32 %f2, {%h3, %h1};", NULL, NULL}},
+        {"tests/golden/decode/literate/bf16_axpy.ptx", "corpus/bf16_axpy/plan.cu", {"mov.b32 %f2, {%h3, %h1};", NULL, NULL}},
         {"tests/golden/decode/literate/bce_logits_none_f64_b128_gs.ptx", NULL,
          {"\t{\n\t\t.reg .b32 %temp;\n\t\tmov.b64 {%r1, %temp}, %fd25;\n\t}\n", "rcp.approx.ftz.f64", NULL}},
         {"tests/golden/decode/literate/normalize_rows_f64_b1024_ip.ptx", NULL, {"mov.b64 {%r9, %r10}, %fd36;", "mov.b64 %fd", NULL}},
