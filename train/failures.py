@@ -323,7 +323,7 @@ def markdown(rep, rows, title, correct_refused=(0, 0)):
           "Cause by runtime kind:", "", table(rows, "runtime", CAUSES), "",
           "Plans: " + ", ".join(f"{k} {v}" for k, v in sorted(cnt(lambda r: r["plan"]).items())), "",
           cut_line(rows),
-          f"Cut by the token limit: {sum(r['cut'] for r in rows)}. Targets made (nvcc's literate PTX of the plan): "
+          f"Cut (the token limit or the batch deadline): {sum(r['cut'] for r in rows)}. Targets made (nvcc's literate PTX of the plan): "
           f"{sum(r['target'] for r in rows)}; of those the constraint refuses something: "
           f"{sum(1 for r in rows if r['refused'])}: " + ", ".join(f"`{k}` {v}" for k, v in collections.Counter(
               re.sub(r"%\w+", "%r", (r['refused'] or '').split(' ')[0]) for r in rows if r['refused']).most_common()) +
