@@ -8,7 +8,8 @@ For every row of `ptxgen eval --kernels` JSON that has a kernel and is not corre
              oob-write (past a buffer's guard zone), input-modified, no-write (outputs as uploaded),
              values (rel L2 over tolerance), nan
   cut        the PTX turn hit the token limit: generate.py closes the kernel (dec_force_end) once a row has
-             more than MAX_NEW - 128 tokens, so such a kernel is finished but cut short
+             more than MAX_NEW - 128 tokens, so such a kernel is finished but cut short; or the batch's
+             deadline ended it ("finished": false in the kernel's .json), which the validator then refuses
   slips      static patterns at the places where the eval-time constraint refused the training target:
              pragma-slot (where nvcc's `.pragma "nounroll";` heads a loop, the constraint refused .pragma
              and the model wrote `popc.b32 %rN, %rN;` or a stray `.reg` declaration right after the label), expf-no-sat (nvcc's expf
@@ -253,7 +254,8 @@ def analyse(args):
         row = dict(case=key, task=r["task"], style=r["description"], category=r.get("family", ""), verdict=r["last_stage"],
                    runtime=runtime_kind(r.get("detail", "")) if r["last_stage"] in ("fault", "wrong", "timeout") else "",
                    tokens=meta.get("gen_tokens", r.get("tokens", 0)),
-                   cut=meta.get("gen_tokens", 0) > args.max_new - 128, plan_compiled=plan_ok, plan=plan_state,
+                   cut=meta.get("gen_tokens", 0) > args.max_new - 128 or meta.get("finished") is False,
+                   plan_compiled=plan_ok, plan=plan_state,
                    slips=slips(gen, ref, plan), target=ref is not None)
         gst = parse_literate(gen)
         row["statements"] = sum(1 for _, st in gst if opcode(st) != "label")
@@ -263,10 +265,10 @@ def analyse(args):
         d = first_diff(parse_literate(ref), gst) if ref else None
         row["first_diff"] = None if d is None else {"line": d[0][:120], "missing": d[1][:8], "extra": d[2][:8]}
         row["refused"] = con.refused(task_json, ref, plan) if (con and ref) else None
-        if r["last_stage"] in ("check", "ptxas", "generation"):
-            cause = "syntax"
-        elif row["cut"]:
+        if row["cut"]:   # before syntax: a kernel closed unfinished fails the validator because it was cut
             cause = "cut"
+        elif r["last_stage"] in ("check", "validator", "ptxas", "generation"):
+            cause = "syntax"
         elif not plan_ok:
             cause = "plan-rejected"
         elif "pragma-slot" in row["slips"]:
@@ -321,7 +323,7 @@ def markdown(rep, rows, title, correct_refused=(0, 0)):
           "Cause by runtime kind:", "", table(rows, "runtime", CAUSES), "",
           "Plans: " + ", ".join(f"{k} {v}" for k, v in sorted(cnt(lambda r: r["plan"]).items())), "",
           cut_line(rows),
-          f"Cut by the token limit: {sum(r['cut'] for r in rows)}. Targets made (nvcc's literate PTX of the plan): "
+          f"Cut (the token limit or the batch deadline): {sum(r['cut'] for r in rows)}. Targets made (nvcc's literate PTX of the plan): "
           f"{sum(r['target'] for r in rows)}; of those the constraint refuses something: "
           f"{sum(1 for r in rows if r['refused'])}: " + ", ".join(f"`{k}` {v}" for k, v in collections.Counter(
               re.sub(r"%\w+", "%r", (r['refused'] or '').split(' ')[0]) for r in rows if r['refused']).most_common()) +

@@ -99,10 +99,14 @@ class Table(unittest.TestCase):
             for i, (stage, detail, tok, ptx) in enumerate([("fault", "CUDA_ERROR_ILLEGAL_ADDRESS", 900, MODEL),
                                                            ("wrong", "rel L2 1 (tol 0)", 4000, TARGET),
                                                            ("wrong", "rel L2 1 (tol 0)", 900, TARGET),
+                                                           ("validator", "unexpected end", 700, TARGET),
                                                            ("correct", "", 800, TARGET)]):
                 key = f"k.s{i}.no_bias.0"
                 open(os.path.join(kern, key + ".ptx"), "w").write(ptx)
-                json.dump({"gen_tokens": tok}, open(os.path.join(kern, key + ".json"), "w"))
+                meta = {"gen_tokens": tok}
+                if stage == "validator":
+                    meta["finished"] = False   # the batch's deadline closed it: a cut, not a syntax slip
+                json.dump(meta, open(os.path.join(kern, key + ".json"), "w"))
                 rows.append(dict(task="k", dir="k", description=f"s{i}", config="no_bias", sample=0, family="expr", last_stage=stage,
                                  correct=stage == "correct", detail=detail, tokens=tok))
             rows.append(dict(task="k", dir="k", description="s9", config="no_bias", sample=0, family="expr", last_stage="generation",
@@ -112,12 +116,12 @@ class Table(unittest.TestCase):
             out_j, out_m = os.path.join(d, "f.json"), os.path.join(d, "f.md")
             F.main(["--eval", ev, "--kernels", kern, "--suite", suite, "--ptxgen", fake, "--json", out_j, "--markdown", out_m])
             got = json.loads(read(out_j))
-            self.assertEqual([(r["style"], r["cause"]) for r in got], [("s0", "pragma-slot"), ("s1", "cut"), ("s2", "unexplained")])
+            self.assertEqual([(r["style"], r["cause"]) for r in got], [("s0", "pragma-slot"), ("s1", "cut"), ("s2", "unexplained"), ("s3", "cut")])
             self.assertEqual(got[0]["first_diff"]["missing"], ["mul.f32"])
             self.assertEqual(got[0]["runtime"], "illegal-address")
             md = read(out_m)
-            self.assertIn("3 failed kernels of 4 verified rows (1 correct).", md)
-            self.assertIn("| expr | 1 | 1 | 1 | 3 |", md)   # cut, pragma-slot, unexplained
+            self.assertIn("4 failed kernels of 5 verified rows (1 correct).", md)
+            self.assertIn("| expr | 2 | 1 | 1 | 4 |", md)   # cut (tokens, deadline), pragma-slot, unexplained
 
     @unittest.skipUnless(os.environ.get("PTXGEN_LIB") and os.path.exists(os.environ.get("PTXGEN_LIB", "")), "PTXGEN_LIB not set")
     def test_constraint(self):

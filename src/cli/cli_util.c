@@ -22,44 +22,46 @@ void cli_print_out(void *user, const char *text) {
     fputs(text, stdout);
 }
 
-bool cli_near_exe(const char *rel, char *out, size_t n) {
+/* The folders a checkout or an install keeps its data in, seen from the executable:
+ * build/ptxgen and build/san/ptxgen -> the checkout (..); PREFIX/bin/ptxgen (make install)
+ * -> PREFIX/share/ptxgen.  Fills up to 4 roots, nearest first; returns how many. */
+#define EXE_ROOTS 4
+static int exe_roots(char roots[EXE_ROOTS][4200]) {
     char exe[4096];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k <= 0) return false;
+    if (k <= 0) return 0;
     exe[k] = 0;
-    for (int up = 1; up <= 2; up++) {   /* build/ptxgen and build/san/ptxgen; PREFIX/bin/ptxgen (make install) */
+    int n = 0;
+    for (int up = 1; up <= 2; up++) {
         char *slash = strrchr(exe, '/');
-        if (!slash) return false;
+        if (!slash) break;
         *slash = 0;
-        snprintf(out, n, "%s/../%s", exe, rel);
-        if (access(out, R_OK) == 0) return true;
-        snprintf(out, n, "%s/../share/ptxgen/%s", exe, rel);
+        snprintf(roots[n++], sizeof roots[0], "%s/..", exe);
+        snprintf(roots[n++], sizeof roots[0], "%s/../share/ptxgen", exe);
+    }
+    return n;
+}
+
+bool cli_near_exe(const char *rel, char *out, size_t n) {
+    char roots[EXE_ROOTS][4200];
+    int nr = exe_roots(roots);
+    for (int i = 0; i < nr; i++) {
+        snprintf(out, n, "%s/%s", roots[i], rel);
         if (access(out, R_OK) == 0) return true;
     }
     return false;
 }
 
 /* $PTXGEN_MODEL, else model_default_dir (models/qwen-plan with its base fetched, else
- * models/default) in the cwd, else in the checkout or install the executable sits in
- * (build/ptxgen, build/san/ptxgen -> ..; PREFIX/bin/ptxgen -> ../share/ptxgen). */
+ * models/default) in the cwd, else in the checkout or install the executable sits in. */
 bool cli_default_model(char *out, size_t n) {
     const char *env = getenv("PTXGEN_MODEL");
     if (env && *env) { snprintf(out, n, "%s", env); return true; }
     if (model_default_dir(NULL, out, n) == PG_OK) return true;
-    char exe[4096];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k <= 0) return false;
-    exe[k] = 0;
-    for (int up = 1; up <= 2; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash) return false;
-        *slash = 0;
-        char root[4200];
-        snprintf(root, sizeof root, "%s/..", exe);
-        if (model_default_dir(root, out, n) == PG_OK) return true;
-        snprintf(root, sizeof root, "%s/../share/ptxgen", exe);
-        if (model_default_dir(root, out, n) == PG_OK) return true;
-    }
+    char roots[EXE_ROOTS][4200];
+    int nr = exe_roots(roots);
+    for (int i = 0; i < nr; i++)
+        if (model_default_dir(roots[i], out, n) == PG_OK) return true;
     return false;
 }
 

@@ -498,13 +498,6 @@ static bool nvcc_key(const char *nvcc, const char *arch, const char *cu, uint64_
     return !local_include;
 }
 
-static bool nvcc_cache_path(const char *nvcc, const char *arch, const char *cu, char *path, size_t cap) {
-    const char *dir = getenv("PTXGEN_NVCC_CACHE");
-    uint64_t h;
-    if (!dir || !*dir || !nvcc_key(nvcc, arch, cu, &h)) return false;
-    return snprintf(path, cap, "%s/%016llx.ptx", dir, (unsigned long long)h) < (int)cap;
-}
-
 /* Without PTXGEN_NVCC_CACHE, the last few compiles stay in memory for the life of the process:
  * gen's best-of-k verifies every candidate of one task, and each compiled the reference again
  * (H100, 2026-12-06: 9 attempts of `gen --verify gpu --samples 16` in 128 s, one nvcc each).
@@ -545,12 +538,15 @@ pg_status gpu_nvcc_ptx(const task_spec *t, const char *arch, char **ptx_out, pg_
     }
     char nvcc[1024];
     if (!ptx_cuda_tool_find("nvcc", "NVCC", nvcc, sizeof nvcc)) snprintf(nvcc, sizeof nvcc, "nvcc");
-    char cached[1200];
-    bool use_cache = nvcc_cache_path(nvcc, arch, cu, cached, sizeof cached);
-    if (use_cache && (*ptx_out = read_text(cached)) != NULL) return PG_OK;
+    /* one key for both stores: the disk cache when PTXGEN_NVCC_CACHE names one, else the memo */
     const char *dir = getenv("PTXGEN_NVCC_CACHE");
     uint64_t key = 0;
-    bool use_memo = (!dir || !*dir) && nvcc_key(nvcc, arch, cu, &key);
+    bool keyed = nvcc_key(nvcc, arch, cu, &key);
+    char cached[1200];
+    bool use_cache = keyed && dir && *dir &&
+                     snprintf(cached, sizeof cached, "%s/%016llx.ptx", dir, (unsigned long long)key) < (int)sizeof cached;
+    bool use_memo = keyed && !(dir && *dir);
+    if (use_cache && (*ptx_out = read_text(cached)) != NULL) return PG_OK;
     if (use_memo && (*ptx_out = nvcc_memo_get(key)) != NULL) return PG_OK;
     int fd = mkstemp(out);
     if (fd < 0) return PG_ERR_IO;
