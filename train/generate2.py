@@ -316,14 +316,20 @@ def main(argv=None):
     stats["plan_redraws"] = 0
     fin_of = {c["key"] + plan_dir(c): fin for c, (_, _, fin) in zip(todo, res)}
     again = todo
+    compiled = {}   # plan .cu -> nvcc's verdict on its present text (a redrawn plan loses its entry)
     for _ in range(1, args.plan_tries if args.temperature > 0 else 1):
         with cf.ThreadPoolExecutor(args.jobs) as p:
             fs = {}
             for c in again:
                 cu = os.path.join(args.out, plan_dir(c), c["key"] + ".cu")
                 if os.path.exists(cu):
-                    fs[p.submit(nvcc_plan, cu, cu[:-3] + ".ptx", args.arch, args.nvcc)] = c
-            again = [fs[f] for f in cf.as_completed(fs) if not f.result()[0]]
+                    fs[p.submit(nvcc_plan, cu, cu[:-3] + ".ptx", args.arch, args.nvcc)] = (c, cu)
+            again = []
+            for f in cf.as_completed(fs):
+                c, cu = fs[f]
+                compiled[cu] = f.result()[0]
+                if not compiled[cu]:
+                    again.append(c)
         if not again or G.past_deadline(args.plan_deadline or args.deadline):
             break
         prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c)), add_special_tokens=False)["input_ids"] for c in again]
@@ -334,6 +340,7 @@ def main(argv=None):
                 continue
             d = os.path.join(args.out, plan_dir(c))
             G.write_atomic(os.path.join(d, c["key"] + ".cu"), lib.strip_fence(text))
+            compiled.pop(os.path.join(d, c["key"] + ".cu"), None)
             G.write_atomic(os.path.join(d, c["key"] + ".json"), json.dumps({"gen_tokens": ntok, "finished": fin}))
             stats["plan_redraws"] += 1
             stats["plan_tokens"] += ntok
@@ -343,12 +350,14 @@ def main(argv=None):
         again = drawn
     if stats["plan_redraws"]:
         log(event="plan-redraws", seconds=round(time.time() - t1, 1), **stats)
-    # nvcc on every plan (plan pass@1 is eval --kernels over these), on the CPUs while stage 2 runs
+    # nvcc on every plan not compiled as it stands (plan pass@1 is eval --kernels over these), on the CPUs
+    # while stage 2 runs
     pool = cf.ThreadPoolExecutor(args.jobs)
     futs = {}
+    stats["plans_compiled"] = sum(compiled.values())
     for c in cases:
         cu = os.path.join(args.out, plan_dir(c), c["key"] + ".cu")
-        if os.path.exists(cu):
+        if os.path.exists(cu) and cu not in compiled:
             futs[pool.submit(nvcc_plan, cu, cu[:-3] + ".ptx", args.arch, args.nvcc)] = c
 
     # ---- stage 2: every PTX turn together ----

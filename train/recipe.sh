@@ -419,7 +419,7 @@ gen)
             [ "$arm" = named ] && extra=(--regs-named)   # its PTX turn declares `.reg .T %name;` (dec_opts.regs_named)
             python3 train/generate2.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --heldin "$P/heldin" --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --arch "${ARCH:-sm_80}" \
-                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs 8 --trans-per-task "${TRANS_PER_TASK:-0}" \
+                --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs "$(nproc)" --trans-per-task "${TRANS_PER_TASK:-0}" \
                 --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --plan-tries "${PLAN_TRIES:-4}" --trans-cap "${TRANS_CAP:-0}" ${TRANS_GREEDY:+--trans-greedy} \
                 ${TRANS_STRICT:+--trans-strict} ${REGS_STRICT:+--regs-strict} \
                 --stages "${GEN_STAGES:-plan,e2e,trans,heldin}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
@@ -492,7 +492,7 @@ verify)
         { echo "== $name"; sed -n '/description style/,/^$/p' "$R/eval-$name.md" | head -12; } | tee -a "$OUT/summary.md"
     done
     tar czf "$OUT/evals.tgz" -C "$R" .
-    tar czf "$OUT/gen.tgz" -C "$P" $(for a in $ARMS; do echo "gen-$a"; done) heldin $(for a in $ARMS; do echo "arm-$a/train_log.jsonl"; done) 2>/dev/null
+    tar czf "$OUT/gen.tgz" -C "$P" $(for a in $ARMS; do echo "gen-$a gen-$a.log"; done) heldin $(for a in $ARMS; do echo "arm-$a/train_log.jsonl"; done) 2>/dev/null
     ls -la "$OUT"
     ;;
 unpack)   # here: what a call returned -> a model folder, the files that ship and nothing else

@@ -358,6 +358,7 @@ class TestTwoStage(unittest.TestCase):
             self.assertEqual(stats["plans"], 2)
             # --plan-tries 2: a random model's plans are not C, so nvcc rejects both and each is drawn once more
             self.assertEqual(stats["plan_redraws"], 2)
+            self.assertEqual(stats["plans_compiled"], 0)   # each redrawn plan compiled once more, rejected again
             self.assertEqual(stats["ptx_kernels"], 6)
             self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans", "transcap", "transgreedy", "transstrict"])
             self.assertEqual(stats["comment_repeats"]["e2e"]["kernels"], 1)
