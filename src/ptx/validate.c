@@ -194,6 +194,9 @@ typedef struct {
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
     fit_cache *fc;            /* this thread's modifier matching cache; NULL: match directly */
     struct head_ent *heads;   /* HCACHE entries (see head_of), allocated on first use */
+    /* the arena copies of the bindings given to instructions (ptx_insn.match), direct-mapped
+     * by form: instructions that bind alike share one */
+    struct { const isa_form *f; const isa_match *m; } kept[64];
     /* { } blocks of the current function, numbered in order (0 = the body): a label
      * is seen in its block and the blocks inside it, as ptxas scopes them */
     PG_VEC(int) blk_parent;
@@ -1560,9 +1563,23 @@ static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
     return e;
 }
 
+/* The module's copy of bindings mt of form f, for ptx_insn.match (the fit cache's entries
+ * move and are dropped; a copy per instruction would add 76 bytes to each). */
+static const isa_match *keep_match(vctx *V, const isa_form *f, const isa_match *mt) {
+    uintptr_t p = (uintptr_t)f;
+    size_t h = ((p >> 6) ^ (p >> 14) ^ mt->bind_id[0] ^ (size_t)mt->bind_id[19] << 3) & (sizeof V->kept / sizeof V->kept[0] - 1);
+    if (V->kept[h].f == f && !memcmp(V->kept[h].m, mt, sizeof *mt)) return V->kept[h].m;
+    isa_match *c = pg_arena_alloc_raw(&V->m->arena, sizeof *c);
+    *c = *mt;
+    V->kept[h].f = f;
+    V->kept[h].m = c;
+    return c;
+}
+
 static void check_insn(vctx *V, ptx_stmt *st) {
     ptx_insn *in = &st->u.insn;
     in->form = NULL;
+    in->match = NULL;
     for (int i = 0; i < in->nops; i++) {
         const ptx_operand *o = &in->ops[i];   /* most operands are %-registers, numbers and [%reg+N]: nothing to do */
         if (o->kind == PTX_OP_REG || o->kind == PTX_OP_IMM_INT || o->kind == PTX_OP_IMM_FLT ||
@@ -1598,7 +1615,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             V->noted = false;
             if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
                 in->form = f;
-                in->match = mf->mt;
+                in->match = keep_match(V, f, &mf->mt);
                 noted = V->noted;
                 break;
             }
@@ -1616,7 +1633,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             V->noted = false;
             if (operands_match(V, in, forms[i], &mt, &sps, st->loc, false)) {
                 in->form = forms[i];
-                in->match = mt;
+                in->match = keep_match(V, forms[i], &mt);
                 noted = V->noted;
                 break;
             }
@@ -1635,7 +1652,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
                 VERR(V, PG_E_OPERAND_KIND, st->loc, "operands do not fit any form of '%s'", in->opcode);
             }
             in->form = first_mod_match;
-            in->match = *first_mtp;
+            in->match = keep_match(V, first_mod_match, first_mtp);
             V->bad = true;
             return;
         }
@@ -1653,7 +1670,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     /* Report undeclared registers etc. that probing ignored.  A probe that
      * noted nothing proves this pass would be silent. */
-    if (noted) operands_match(V, in, in->form, &in->match, &sps, st->loc, true);
+    if (noted) operands_match(V, in, in->form, in->match, &sps, st->loc, true);
     const isa_form *f = in->form;
     ptx_module *m = V->m;
     /* a .vN vector moves at most 128 bits (256 where the row says "w") */
