@@ -268,7 +268,8 @@ void ptx_lex_scan(lexer *L, token *tp) {
     if (isid0(c)) {
         p = skip_id(L, p + 1);
         /* special register components: %tid.x, %ctaid.y ... */
-        if (c == '%' && p + 1 < end && p[0] == '.' &&
+        /* one branch for both tests (each alone is a coin toss: %r1 vs ld, then ',' vs ".global") */
+        if (p + 1 < end && ((c == '%') & (p[0] == '.')) &&
             (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
             (p + 2 >= end || !isid(p[2])))
             p += 2;
