@@ -1601,9 +1601,12 @@ static void parse_top(parser *P) {
         if (tok_is(&t, ".version")) {
             token v = lex_next(&P->L);
             if (v.kind != TK_FLOAT || !memchr(v.s, '.', (size_t)v.n)) { ERR(P, v, "expected MAJOR.MINOR after .version"); recover(P); continue; }
-            int maj = atoi(v.s);
-            const char *dot = memchr(v.s, '.', (size_t)v.n);
-            int min = atoi(dot + 1);
+            /* the digits inside the token, as atoi reads them: the source need not end in a NUL
+             * (atoi ran past the end of a buffer ending in ".version 8.") */
+            const char *dot = memchr(v.s, '.', (size_t)v.n), *ve = v.s + v.n;
+            int maj = 0, min = 0;
+            for (const char *q = v.s; q < dot && *q >= '0' && *q <= '9' && maj < 100000; q++) maj = maj * 10 + (*q - '0');
+            for (const char *q = dot + 1; q < ve && *q >= '0' && *q <= '9' && min < 100000; q++) min = min * 10 + (*q - '0');
             if (m->ptx_version) {
                 pg_diag_emit(P->diag, PG_E_HEADER, m->filename, t.line, t.col, "duplicate .version");
                 P->nerrors++;
