@@ -1526,10 +1526,14 @@ typedef struct head_ent {
     bool fit_ok;          /* mod_fits answered (fit0, nfit), valid while fit_epoch matches */
     uint32_t fit_epoch;
     int fit0, nfit;
+    /* the module's copy of the bindings of fit kept_j (keep_match), so the instructions of
+     * this head that match as the last one did share it without comparing them; NULL = none */
+    int kept_j;
+    const isa_match *kept_m;
 } head_ent;
 enum { HCACHE = 256 };
 
-static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
+static head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
     head_ent *e = tmp;
     tmp->opcode = NULL;
     if (!V->heads) V->heads = calloc(HCACHE, sizeof *V->heads);   /* NULL: no cache, *tmp filled */
@@ -1546,6 +1550,7 @@ static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
         e->forms = isa_forms_for(in->opcode, strlen(in->opcode), &e->nf);
         spaces_of(in, &e->sps);
         e->any_vec = e->any_req = e->fit_ok = false;
+        e->kept_m = NULL;
         bool b128 = false, sys = false;
         for (int k = 0; k < in->nmods; k++) {
             const char *md = in->mods[k];
@@ -1558,6 +1563,7 @@ static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
     }
     if (e->nf && (!e->fit_ok || !V->fc || e->fit_epoch != V->fc->epoch)) {
         e->fit_ok = mod_fits(V, e->forms, e->nf, in->mod_ids, in->nmods, &e->fit0, &e->nfit);
+        e->kept_m = NULL;   /* the fits may be others now */
         e->fit_epoch = V->fc ? V->fc->epoch : 0;
     }
     return e;
@@ -1593,7 +1599,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             VERR(V, PG_E_BAD_GUARD, st->loc, "guard %s is declared %s, not .pred", in->guard, ptx_type_get(d->type)->name);
     }
     head_ent htmp;
-    const head_ent *hd = head_of(V, in, &htmp);
+    head_ent *hd = head_of(V, in, &htmp);
     int nf = hd->nf;
     const isa_form *const *forms = hd->forms;
     if (!nf) {
@@ -1615,7 +1621,11 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             V->noted = false;
             if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
                 in->form = f;
-                in->match = keep_match(V, f, &mf->mt);
+                if (!hd->kept_m || hd->kept_j != j) {   /* the fit's bindings never change while it is cached */
+                    hd->kept_j = j;
+                    hd->kept_m = keep_match(V, f, &mf->mt);
+                }
+                in->match = hd->kept_m;
                 noted = V->noted;
                 break;
             }
