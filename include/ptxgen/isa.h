@@ -108,11 +108,13 @@ typedef struct {
      * type): an immediate must lie in one of the nranges [lo, hi] (on its step
      * from lo); 0 ranges = any value. */
     int nranges;
-    int64_t rlo[ISA_MAX_IRANGES], rhi[ISA_MAX_IRANGES], rstep[ISA_MAX_IRANGES];   /* step 1, or lo..hi%step */
     /* Float immediates the slot takes (`{(0..1]}` after the type: an interval, each end
      * open '(' ')' or closed '[' ']'); fint false = any value.  NaN is in no interval. */
     bool fint, flo_open, fhi_open;
     double flo, fhi;
+    /* last: the validator reads the fields above for every operand it checks, these only
+     * for an immediate in a slot with ranges */
+    int64_t rlo[ISA_MAX_IRANGES], rhi[ISA_MAX_IRANGES], rstep[ISA_MAX_IRANGES];   /* step 1, or lo..hi%step */
 } isa_opslot;
 
 typedef struct {
@@ -135,13 +137,16 @@ typedef struct {
      * (multimem.ld_reduce's .acc::f32: ptxas "requires PTX ISA 8.2", "Illegal modifier '.acc::f32'
      * ... with type '.f32'") */
     bool reads_ignored;
-    isa_modslot mods[ISA_MAX_MODSLOTS];
-    int nmods;
-    isa_opslot ops[ISA_MAX_OPSLOTS];
-    int nops, nops_min;
     bool call_syntax;       /* call: (rets), func, (args) [, proto] */
+    int nmods;
+    int nops, nops_min;
     const char *mod_pattern, *op_pattern;   /* source text of the row */
     const char *explain;    /* explanation template; see isa.def */
+    /* The two arrays last, operands first: a form is 17 KB, and the validator reads the
+     * scalars above and the first few operand slots of every form it probes; kept
+     * together they share a page or two instead of touching five. */
+    isa_opslot ops[ISA_MAX_OPSLOTS];
+    isa_modslot mods[ISA_MAX_MODSLOTS];
 } isa_form;
 
 /* Compile the table.  Returns PG_OK, or PG_ERR_INVALID with diagnostics if a
@@ -216,9 +221,9 @@ PG_API const isa_texgeom *isa_texture_geometry(const char *mod);   /* NULL if `m
 /* Human words for a modifier: ".global" -> "global"; NULL if none recorded. */
 PG_API const char *isa_modifier_words(const char *mod);
 
-/* Type of a matched variable (PTX_T_NONE if the modifier is not a type). */
+/* Type of a matched variable (PTX_T_NONE if the modifier is not a type, or m is NULL). */
 PG_API ptx_type isa_bound_type(const isa_match *m, int var);
-/* The modifier bound to a variable (".f32"), or NULL when unbound. */
+/* The modifier bound to a variable (".f32"), or NULL when unbound (or m is NULL). */
 PG_API const char *isa_bound_text(const isa_match *m, int var);
 
 /* ---- special registers ---------------------------------------------- */

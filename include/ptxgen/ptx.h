@@ -37,20 +37,20 @@ typedef enum {
 } ptx_op_kind;
 
 typedef struct ptx_operand ptx_operand;
-struct ptx_operand {
+struct ptx_operand {   /* 72 bytes: the scalars first, no padding between pointers */
     ptx_op_kind kind;
     ptx_loc loc;
+    int fbits;              /* IMM_FLT: 32 for 0f, 64 for 0d and decimal */
+    int nelems;
+    bool neg;               /* !%p (logical not) or -x on a register */
+    bool addr_base_is_reg;  /* ADDR: base is a register */
+    bool addr_has_base;
     const char *text;       /* the operand as written, canonical spacing */
     const char *name;       /* REG/SYM: the name; ADDR: the base name or NULL */
-    bool neg;               /* !%p (logical not) or -x on a register */
     const isa_sreg *sreg;   /* REG: special register, or NULL */
     int64_t ival;           /* IMM_INT value; ADDR offset */
     double fval;            /* IMM_FLT value */
-    int fbits;              /* IMM_FLT: 32 for 0f, 64 for 0d and decimal */
-    bool addr_base_is_reg;  /* ADDR: base is a register */
-    bool addr_has_base;
     ptx_operand *elems;     /* VEC / PAIR / LIST / ADDR-with-vector elements */
-    int nelems;
 };
 
 /* ---- statements ------------------------------------------------------- */
@@ -69,21 +69,23 @@ typedef enum {
 } ptx_space;
 PG_API const char *ptx_space_name(ptx_space s);   /* ".global" */
 
-typedef struct {
+typedef struct {   /* 72 bytes */
     ptx_space space;
     ptx_type type;
-    const char *name;
     int vec;                  /* 0, or 2/4/8 for .v2/.v4/.v8 */
     int align;                /* 0 = natural */
     int count;                /* %r<10>: 10 registers %r0..%r9; 0 when not parameterized */
-    int64_t *dims;            /* array dimensions; -1 = unsized [] */
     int ndims;
+    const char *name;
+    int64_t *dims;            /* array dimensions; -1 = unsized [] */
     const char *init;         /* initializer text after '=' (canonical), or NULL */
     const char *attrs;        /* other qualifiers as text (.ptr.global.align 8, .attribute(...)) or NULL */
-    bool is_extern, is_visible, is_weak, is_common;
     ptx_loc loc;
+    bool is_extern, is_visible, is_weak, is_common;
 } ptx_decl;
 
+/* Statements are read by every pass (validation, CFG, W505, liveness): an instruction is
+ * 72 bytes and a statement 96, so a function's body takes few cache lines. */
 typedef struct {
     const char *opcode;          /* "ld" */
     const char **mods;           /* ".global", ".v4", ".f32" (nmods entries, in the arena; the parser's
@@ -91,12 +93,14 @@ typedef struct {
                                   * write into it) */
     uint16_t *mod_ids;           /* the same as isa_modifier_id()s; 0 = not in the ISA table (shared too) */
     int nmods;
-    const char *guard;           /* predicate register or NULL */
-    bool guard_neg;
-    ptx_operand *ops;
     int nops;
+    const char *guard;           /* predicate register or NULL */
+    ptx_operand *ops;
     const isa_form *form;        /* matched form, set by ptx_validate (or NULL) */
-    isa_match match;             /* modifier bindings for `form` */
+    /* modifier bindings for `form`, set with it by ptx_validate (NULL when form is): in
+     * the module's arena, shared by the instructions that bind alike (read-only) */
+    const isa_match *match;
+    bool guard_neg;
 } ptx_insn;
 
 typedef struct {

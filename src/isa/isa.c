@@ -753,12 +753,12 @@ const char *isa_modifier_words(const char *mod) {
 }
 
 ptx_type isa_bound_type(const isa_match *m, int var) {
-    if (var < 0 || var >= ISA_NVARS || !m->bind_id[var]) return PTX_T_NONE;
+    if (!m || var < 0 || var >= ISA_NVARS || !m->bind_id[var]) return PTX_T_NONE;
     return mod_type[m->bind_id[var]];
 }
 
 const char *isa_bound_text(const isa_match *m, int var) {
-    if (var < 0 || var >= ISA_NVARS || !m->bind_id[var]) return NULL;
+    if (!m || var < 0 || var >= ISA_NVARS || !m->bind_id[var]) return NULL;
     return mod_text[m->bind_id[var]];
 }
 

@@ -752,9 +752,9 @@ static void collect_syms(const ptx_operand *op, strmap *seen, int depth) {
 }
 
 static bool arith_is_float(const ptx_insn *in) {
-    ptx_type t = isa_bound_type(&in->match, 'T' - 'A');
+    ptx_type t = isa_bound_type(in->match, 'T' - 'A');
     if (t == PTX_T_NONE)
-        for (int v = 0; v < ISA_NVARS && t == PTX_T_NONE; v++) t = isa_bound_type(&in->match, v);
+        for (int v = 0; v < ISA_NVARS && t == PTX_T_NONE; v++) t = isa_bound_type(in->match, v);
     if (t == PTX_T_NONE) return false;
     const ptx_type_info *ti = ptx_type_get(t);
     if (ti->cls == PTX_TC_FLOAT) return true;
@@ -1084,9 +1084,9 @@ static int access_bytes(const ptx_insn *in) {
     if (!in->form || !(ldst || is_op(in, "atom") || is_op(in, "red"))) return 0;
     /* .param/.const are laid out by the compiler; async/bulk copies have their own rules */
     if (has_mod_prefix(in, ".param") || has_mod(in, ".const") || has_mod(in, ".async") || has_mod(in, ".bulk")) return 0;
-    ptx_type t = isa_bound_type(&in->match, 'T' - 'A');
+    ptx_type t = isa_bound_type(in->match, 'T' - 'A');
     int bits = t == PTX_T_NONE ? 0 : ptx_type_get(t)->bits;
-    const char *v = isa_bound_text(&in->match, 'V' - 'A');
+    const char *v = isa_bound_text(in->match, 'V' - 'A');
     /* ld/st vectors need the whole vector aligned; for vector atom/red only the element
      * size is assumed (conservative) */
     int n = ldst && v && v[1] == 'v' ? atoi(v + 2) : 1;

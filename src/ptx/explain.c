@@ -230,9 +230,9 @@ static bool var_in_template(const char *tpl, int var) {
 static void render_mods(const ectx *c, pg_buf *out) {
     const isa_form *fm = c->in->form;
     bool first = true;
-    for (int k = 0; k < c->in->nmods; k++) {
-        if (c->in->match.slot_of[k] == ISA_SLOT_IGNORED) continue;   /* ptxas ignores it too */
-        const isa_modslot *s = &fm->mods[c->in->match.slot_of[k]];
+    for (int k = 0; c->in->match && k < c->in->nmods; k++) {
+        if (c->in->match->slot_of[k] == ISA_SLOT_IGNORED) continue;   /* ptxas ignores it too */
+        const isa_modslot *s = &fm->mods[c->in->match->slot_of[k]];
         if (!s->optional) continue;
         if (s->var >= 0 && var_in_template(fm->explain, s->var)) continue;
         if (!first) pg_buf_puts(out, ", ");
@@ -301,12 +301,12 @@ static void render_template(const ectx *c, const char *tpl, pg_buf *out) {
         }
         if (n >= 1 && body[0] >= 'A' && body[0] <= 'Z' && (n == 1 || body[1] == '?')) {
             int var = body[0] - 'A';
-            const char *mod = isa_bound_text(&in->match, var);
+            const char *mod = isa_bound_text(in->match, var);
             if (!mod) {
                 if (n > 2) pg_buf_putn(out, body + 2, n - 2);
                 continue;
             }
-            ptx_type t = isa_bound_type(&in->match, var);
+            ptx_type t = isa_bound_type(in->match, var);
             if (t == PTX_T_NONE) {
                 size_t before = out->len;
                 put_mod_words(fm, var, mod, out);
@@ -775,7 +775,7 @@ static void summary_lines(const ptx_module *m, const ptx_func *f, pg_buf *out) {
         } else if (c == ISA_C_ARITH) {
             bool fl = false;
             for (int v = 0; v < ISA_NVARS; v++) {
-                ptx_type t = isa_bound_type(&in->match, v);
+                ptx_type t = isa_bound_type(in->match, v);
                 if (t != PTX_T_NONE && (ptx_type_get(t)->cls == PTX_TC_FLOAT || ptx_type_get(t)->cls == PTX_TC_PACKED)) fl = true;
             }
             if (fl) farith++; else iarith++;

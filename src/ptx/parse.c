@@ -31,7 +31,10 @@ typedef struct {
  * opcode and modifier strings and ids, looked up in the ISA table.  The
  * instructions of one head share its arrays (in the arena). */
 typedef struct { const char *opcode; int nmods; const char **mods; uint16_t *ids; } insn_head;
-typedef struct { uint32_t h, idx; } intern_slot;   /* idx = entry + 1; 0 = empty */
+/* A slot keeps the name's first 8 bytes (zero-padded): a name of up to 8 bytes
+ * ("%r12", "%rd4", "%f1": most operands) holds no NUL, so those bytes are the whole
+ * name and a hit needs neither the entry nor the string (two dependent loads). */
+typedef struct { uint64_t w; uint32_t h, idx; } intern_slot;   /* idx = entry + 1; 0 = empty */
 typedef PG_VEC(ptx_decl) decl_vec;
 
 typedef struct {
@@ -76,21 +79,47 @@ static void names_grow(parser *P) {
     free(old);
 }
 
+/* The first min(n, 8) bytes of s, zero-padded, with one load where 8 bytes of the
+ * source are left (names are tokens: s points into [L.src, L.end)). */
+static inline uint64_t name_word(const parser *P, const char *s, int n) {
+    uint64_t w = 0;
+    if (P->L.end - s >= 8) {
+        memcpy(&w, s, 8);
+        if (n < 8) w &= (1ull << (8 * n)) - 1;   /* n is never negative */
+    } else {
+        for (int k = 0; k < n && k < 8; k++) w |= (uint64_t)(unsigned char)s[k] << (8 * k);
+    }
+    return w;
+}
+
 static intern_ent *intern_ent_of(parser *P, const char *s, int n) {
     if ((P->name_ents.n + 1) * 2 > P->names_cap) names_grow(P);
-    uint32_t full = ptx_name_hash(s, (size_t)n), mask = (uint32_t)P->names_cap - 1;
+    uint64_t w = name_word(P, s, n);
+    uint32_t full, mask = (uint32_t)P->names_cap - 1;
+    if (n <= 8) {   /* the word is the name: hash it alone (murmur3's fmix64) */
+        uint64_t x = (w ^ (uint64_t)n) * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdull;
+        x ^= x >> 33;
+        full = (uint32_t)x | 0x80000000u;   /* the top bit: a name of up to 8 bytes */
+    } else {
+        full = ptx_name_hash(s, (size_t)n) & 0x7fffffffu;
+    }
     for (uint32_t h = full & mask;; h = (h + 1) & mask) {
         intern_slot *sl = &P->names[h];
         if (!sl->idx) {
             intern_ent e = {pg_arena_strndup(&P->m->arena, s, (size_t)n), n, false, NULL, 0};
             pg_vec_push(P->name_ents, e);
+            sl->w = w;
             sl->h = full;
             sl->idx = (uint32_t)P->name_ents.n;
             return &P->name_ents.v[sl->idx - 1];
         }
-        if (sl->h == full) {
+        if (sl->h == full && sl->w == w) {
             intern_ent *e = &P->name_ents.v[sl->idx - 1];
-            if (e->n == n && ptx_name_eq(e->s, s, (size_t)n)) return e;
+            /* up to 8 bytes (h's top bit set) the word decides: a shorter name's padding is
+             * NUL, never a name byte */
+            if (n <= 8 || (e->n == n && ptx_name_eq(e->s + 8, s + 8, (size_t)n - 8))) return e;
         }
     }
 }
@@ -1572,9 +1601,12 @@ static void parse_top(parser *P) {
         if (tok_is(&t, ".version")) {
             token v = lex_next(&P->L);
             if (v.kind != TK_FLOAT || !memchr(v.s, '.', (size_t)v.n)) { ERR(P, v, "expected MAJOR.MINOR after .version"); recover(P); continue; }
-            int maj = atoi(v.s);
-            const char *dot = memchr(v.s, '.', (size_t)v.n);
-            int min = atoi(dot + 1);
+            /* the digits inside the token, as atoi reads them: the source need not end in a NUL
+             * (atoi ran past the end of a buffer ending in ".version 8.") */
+            const char *dot = memchr(v.s, '.', (size_t)v.n), *ve = v.s + v.n;
+            int maj = 0, min = 0;
+            for (const char *q = v.s; q < dot && *q >= '0' && *q <= '9' && maj < 100000; q++) maj = maj * 10 + (*q - '0');
+            for (const char *q = dot + 1; q < ve && *q >= '0' && *q <= '9' && min < 100000; q++) min = min * 10 + (*q - '0');
             if (m->ptx_version) {
                 pg_diag_emit(P->diag, PG_E_HEADER, m->filename, t.line, t.col, "duplicate .version");
                 P->nerrors++;

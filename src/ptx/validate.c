@@ -194,6 +194,9 @@ typedef struct {
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
     fit_cache *fc;            /* this thread's modifier matching cache; NULL: match directly */
     struct head_ent *heads;   /* HCACHE entries (see head_of), allocated on first use */
+    /* the arena copies of the bindings given to instructions (ptx_insn.match), direct-mapped
+     * by form: instructions that bind alike share one */
+    struct { const isa_form *f; const isa_match *m; } kept[64];
     /* { } blocks of the current function, numbered in order (0 = the body): a label
      * is seen in its block and the blocks inside it, as ptxas scopes them */
     PG_VEC(int) blk_parent;
@@ -1523,10 +1526,14 @@ typedef struct head_ent {
     bool fit_ok;          /* mod_fits answered (fit0, nfit), valid while fit_epoch matches */
     uint32_t fit_epoch;
     int fit0, nfit;
+    /* the module's copy of the bindings of fit kept_j (keep_match), so the instructions of
+     * this head that match as the last one did share it without comparing them; NULL = none */
+    int kept_j;
+    const isa_match *kept_m;
 } head_ent;
 enum { HCACHE = 256 };
 
-static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
+static head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
     head_ent *e = tmp;
     tmp->opcode = NULL;
     if (!V->heads) V->heads = calloc(HCACHE, sizeof *V->heads);   /* NULL: no cache, *tmp filled */
@@ -1543,6 +1550,7 @@ static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
         e->forms = isa_forms_for(in->opcode, strlen(in->opcode), &e->nf);
         spaces_of(in, &e->sps);
         e->any_vec = e->any_req = e->fit_ok = false;
+        e->kept_m = NULL;
         bool b128 = false, sys = false;
         for (int k = 0; k < in->nmods; k++) {
             const char *md = in->mods[k];
@@ -1555,14 +1563,29 @@ static const head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
     }
     if (e->nf && (!e->fit_ok || !V->fc || e->fit_epoch != V->fc->epoch)) {
         e->fit_ok = mod_fits(V, e->forms, e->nf, in->mod_ids, in->nmods, &e->fit0, &e->nfit);
+        e->kept_m = NULL;   /* the fits may be others now */
         e->fit_epoch = V->fc ? V->fc->epoch : 0;
     }
     return e;
 }
 
+/* The module's copy of bindings mt of form f, for ptx_insn.match (the fit cache's entries
+ * move and are dropped; a copy per instruction would add 76 bytes to each). */
+static const isa_match *keep_match(vctx *V, const isa_form *f, const isa_match *mt) {
+    uintptr_t p = (uintptr_t)f;
+    size_t h = ((p >> 6) ^ (p >> 14) ^ mt->bind_id[0] ^ (size_t)mt->bind_id[19] << 3) & (sizeof V->kept / sizeof V->kept[0] - 1);
+    if (V->kept[h].f == f && !memcmp(V->kept[h].m, mt, sizeof *mt)) return V->kept[h].m;
+    isa_match *c = pg_arena_alloc_raw(&V->m->arena, sizeof *c);
+    *c = *mt;
+    V->kept[h].f = f;
+    V->kept[h].m = c;
+    return c;
+}
+
 static void check_insn(vctx *V, ptx_stmt *st) {
     ptx_insn *in = &st->u.insn;
     in->form = NULL;
+    in->match = NULL;
     for (int i = 0; i < in->nops; i++) {
         const ptx_operand *o = &in->ops[i];   /* most operands are %-registers, numbers and [%reg+N]: nothing to do */
         if (o->kind == PTX_OP_REG || o->kind == PTX_OP_IMM_INT || o->kind == PTX_OP_IMM_FLT ||
@@ -1576,7 +1599,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             VERR(V, PG_E_BAD_GUARD, st->loc, "guard %s is declared %s, not .pred", in->guard, ptx_type_get(d->type)->name);
     }
     head_ent htmp;
-    const head_ent *hd = head_of(V, in, &htmp);
+    head_ent *hd = head_of(V, in, &htmp);
     int nf = hd->nf;
     const isa_form *const *forms = hd->forms;
     if (!nf) {
@@ -1598,7 +1621,11 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             V->noted = false;
             if (operands_match(V, in, f, &mf->mt, &sps, st->loc, false)) {
                 in->form = f;
-                in->match = mf->mt;
+                if (!hd->kept_m || hd->kept_j != j) {   /* the fit's bindings never change while it is cached */
+                    hd->kept_j = j;
+                    hd->kept_m = keep_match(V, f, &mf->mt);
+                }
+                in->match = hd->kept_m;
                 noted = V->noted;
                 break;
             }
@@ -1616,7 +1643,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
             V->noted = false;
             if (operands_match(V, in, forms[i], &mt, &sps, st->loc, false)) {
                 in->form = forms[i];
-                in->match = mt;
+                in->match = keep_match(V, forms[i], &mt);
                 noted = V->noted;
                 break;
             }
@@ -1635,7 +1662,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
                 VERR(V, PG_E_OPERAND_KIND, st->loc, "operands do not fit any form of '%s'", in->opcode);
             }
             in->form = first_mod_match;
-            in->match = *first_mtp;
+            in->match = keep_match(V, first_mod_match, first_mtp);
             V->bad = true;
             return;
         }
@@ -1653,7 +1680,7 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     }
     /* Report undeclared registers etc. that probing ignored.  A probe that
      * noted nothing proves this pass would be silent. */
-    if (noted) operands_match(V, in, in->form, &in->match, &sps, st->loc, true);
+    if (noted) operands_match(V, in, in->form, in->match, &sps, st->loc, true);
     const isa_form *f = in->form;
     ptx_module *m = V->m;
     /* a .vN vector moves at most 128 bits (256 where the row says "w") */
