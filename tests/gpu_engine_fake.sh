@@ -95,6 +95,13 @@ LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tm
 python3 -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a["top_candidates"]["decided"] == 0 and b["top_candidates"]["decided"] > 0, (a["top_candidates"], b["top_candidates"]); assert a["best_of"] == b["best_of"] and a["tokens"] == b["tokens"]' \
     "$tmp/v.json" "$tmp/t.json" && ok || bad "top 64 vs whole rows (--json): $(grep -h -A2 top_candidates "$tmp/v.json" "$tmp/t.json" | tr -d '\n') $(tail -2 "$tmp/t.err")"
 
+# tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
+SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1
+rc=$?
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p={x["part"]: x["rc"] for x in d["parts"]}
+assert p["default"] == -3 and p["gen_default"] == -3 and d["status"] == 0, d["parts"]' "$tmp/eg/engine_gpu.json" 2>/dev/null &&
+    [ "$rc" -eq 0 ] && grep -q 'part default skipped: SKIP=' "$tmp/eg.txt" && ok || bad "engine_gpu.sh SKIP: exit $rc: $(tail -5 "$tmp/eg.txt")"
+
 # one libcuda loader, each user's entry points: the stand-in has only the engine's (used above), so the
 # harness (ptxgen devinfo, gpu_available) loads the same file and names the first one it needs and lacks
 out=$(timeout 60 "$BUILD/ptxgen" devinfo 2>&1); rc=$?

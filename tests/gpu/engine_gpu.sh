@@ -11,7 +11,8 @@
 # Optional: QWEN_GGUF=path/to/qwen2.5-coder-0.5b-instruct.gguf (else models/base/ when fetched),
 # QWEN_ADAPTER=DIR (default models/qwen-plan, its LoRA merged on the GPU), BUDGET=seconds for
 # the whole run (default 540), TOL=max relative logit error (default 0.02), NO_PEER=1 (skip
-# transformers).  Parts: 0 environment, 1 models/default (15M, always there), 2 the Qwen GGUF
+# transformers), SKIP="NAME ..." (parts left out by name: default, qwen, gen_default, gen_qwen, peer;
+# when the device time is short, e.g. SKIP="default gen_default" measures only the Qwen model).  Parts: 0 environment, 1 models/default (15M, always there), 2 the Qwen GGUF
 # with the adapter, 3 `gen --device gpu --verify gpu --samples 16` on bench/suite, timed wall
 # to wall, with models/default and with the two-stage Qwen model when its GGUF is given, 4 the
 # peer (transformers' generate on the same GPU and GGUF, when torch, transformers and gguf import).
@@ -21,7 +22,7 @@
 # (pg_topk; "k_tok_s_topk" in their JSON) and check that it picks the tokens the whole rows give
 # (bench_gpu's "check topk").
 # A part that has fewer than 10 s of the budget left is skipped with a line saying so (rc -2 in
-# the report).  Part 3 fails if the harness found no usable GPU after the engine ran (gen keeps
+# the report; -3 for a part SKIP names).  Part 3 fails if the harness found no usable GPU after the engine ran (gen keeps
 # the engine in one child process that serves its draws, src/pipeline/draw.h, so its own process can fork
 # the harness's children).
 # Exit status: 0 every check passed, 1 a check failed, 2 the engine could not run at all.
@@ -39,6 +40,9 @@ cap() { local l; l=$(( $(left) - ${2:-20} )); [ "$l" -lt "$1" ] && echo "$l" || 
 # room NAME CAP [RESERVE]: sets T to the part's timeout; false (and a skip line, a record) when
 # fewer than 10 s are left for it, so `timeout` never gets a zero or negative duration
 room() {
+    case " ${SKIP:-} " in *" $1 "*)
+        echo "part $1 skipped: SKIP=\"$SKIP\""; record "$1" -3 0 "skipped: SKIP"; return 1 ;;
+    esac
     T=$(cap "$2" "${3:-20}")
     [ "$T" -ge 10 ] && return 0
     echo "part $1 skipped: out of time (${T} s left for it of BUDGET=$BUDGET after $(( $(date +%s) - T0 )) s)"
