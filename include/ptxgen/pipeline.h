@@ -105,6 +105,8 @@ typedef struct {
 typedef struct {
     const char *check, *ptxas, *gpu;   /* "pass" | "fail" | "not run" */
     int registers;
+    char unwritten[80];                /* "" or "%f3 in saxpy": a register some path reads before anything writes
+                                          it (ptx_unwritten_reads); such a candidate never passes */
     char why[600];
     eval_funnel_result fr;             /* the verdict fields (module and ptxas report not kept): best-of-k compares these */
 } pipe_verdict;
@@ -112,7 +114,8 @@ typedef struct {
 /* Verification levels: 0 check (validator), 1 ptxas, 2 gpu (against the task's reference). */
 PG_API void pipe_verify(const char *ptx, const char *path, const char *arch, const task_spec *task, int level, bool time_it,
                         pipe_verdict *v);
-/* Did the candidate pass `level`?  (a ptxas that ran and rejected it never passes) */
+/* Did the candidate pass `level`?  (a ptxas that ran and rejected it never passes, nor does one
+ * that reads a register before any write: v->unwritten) */
 PG_API bool pipe_passed(const pipe_verdict *v, int level);
 
 /* Best-of-k selection: up to `samples` candidates (seeds o->sampler.seed, +1, ...).  Without

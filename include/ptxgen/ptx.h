@@ -304,6 +304,14 @@ typedef struct {
 } ptx_liveness;
 PG_API pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg,
                                ptx_liveness *out);
+/* Registers that some path from f's entry reads before any instruction writes them (a
+ * predicated write counts as a write): the value read is whatever the register happened to
+ * hold.  nvcc never emits such a read; a model that forgets a load does (`fma %f3, %f1, %f2,
+ * %f3` with y never loaded).  Fills out[0..max) with names interned in the module arena, in
+ * the order the function first mentions them; returns how many there are (may exceed max; 0
+ * when out of memory).  cfg: f's CFG.  Not part of ptx_validate (ptxas accepts such code):
+ * `gen` refuses a candidate that has one (pipe_verify). */
+PG_API int ptx_unwritten_reads(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg, const char **out, int max);
 
 /* Dependence DAG of one basic block: edge i -> j (i < j) means instruction j
  * must stay after instruction i. */

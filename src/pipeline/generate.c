@@ -352,6 +352,10 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         pipe_note(notes, "gen: UNFINISHED: the token budget (--max-tokens %d) ran out before the model ended the kernel, so %s "
                         "is a stub, not a finished kernel (exit 1): raise --max-tokens\n",
                 o.max_tokens, outp ? outp : "the output");
+    if (sel.best.ptx && sel.bestv.unwritten[0])
+        pipe_note(notes, "gen: WRONG: %s reads %s before any instruction writes it, so it computes with whatever the register "
+                        "held (exit 1): a load or an initial value is missing; raise --samples for more attempts\n",
+                outp ? outp : "the kernel", sel.bestv.unwritten);
     if (!strcmp(sig_source, "model"))
         pipe_note(notes, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
                         "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n",
@@ -377,6 +381,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         json_object_set_new(j, "device", json_pack("{s:s, s:s}", "name", model_device(model), "detail", model_device_desc(model)));
         json_object_set_new(j, "semantics", json_string(semantics));
         json_object_set_new(j, "model_dir", json_string(mdir));   /* the folder: --model, $PTXGEN_MODEL or the search's */
+        json_object_set_new(j, "reads_unwritten", sel.bestv.unwritten[0] ? json_string(sel.bestv.unwritten) : json_null());
         if (two) {
             json_t *pl = json_pack("{s:s, s:b, s:i, s:i, s:f, s:f, s:{s:i, s:i, s:i}}", "source", plan_src ? "given" : "model",
                                    "nvcc_compiles", pout.nvcc_ran, "attempts", pout.plan_attempts, "tokens", pout.plan_tokens, "seconds",

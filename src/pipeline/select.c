@@ -75,7 +75,18 @@ void pipe_verify(const char *ptx, const char *path, const char *arch, const task
     v->ptxas = fr.ptxas_ran ? (fr.ptxas_ok ? "pass" : "fail") : "not run";
     v->gpu = fr.gpu_ran ? (fr.correct ? "pass" : "fail") : "not run";
     v->registers = fr.registers;
+    /* a register read before any write: ptxas takes it, the value is garbage (a load the model left out) */
+    for (int i = 0; fr.check && fr.module && i < fr.module->nfuncs && !v->unwritten[0]; i++) {
+        const ptx_func *f = &fr.module->funcs[i];
+        ptx_cfg *cfg = NULL;
+        const char *name[1];
+        if (ptx_cfg_build(fr.module, f, &cfg, NULL) == PG_OK && ptx_unwritten_reads(fr.module, f, cfg, name, 1) > 0)
+            snprintf(v->unwritten, sizeof v->unwritten, "%.30s in %.40s", name[0], f->name);
+        ptx_cfg_free(cfg);
+    }
     if (!fr.check) snprintf(v->why, sizeof v->why, "check: %.580s", fr.detail);
+    else if (v->unwritten[0])
+        snprintf(v->why, sizeof v->why, "reads %s before any instruction writes it (a load or an initial value left out)", v->unwritten);
     else if (fr.ptxas_ran && !fr.ptxas_ok) snprintf(v->why, sizeof v->why, "%.590s", fr.detail);   /* "ptxas: ..." */
     else if (!have_ptxas && level >= 1) snprintf(v->why, sizeof v->why, "ptxas: not found (install the CUDA toolkit or set $PTXAS)");
     else if (want_gpu && !have_gpu) snprintf(v->why, sizeof v->why, "gpu: not run (%s)", whyg);
@@ -84,7 +95,7 @@ void pipe_verify(const char *ptx, const char *path, const char *arch, const task
 }
 
 bool pipe_passed(const pipe_verdict *v, int level) {
-    if (strcmp(v->check, "pass")) return false;
+    if (strcmp(v->check, "pass") || v->unwritten[0]) return false;
     if (level >= 1 && strcmp(v->ptxas, "pass")) return false;
     if (!strcmp(v->ptxas, "fail")) return false;   /* ptxas ran and rejected it: never a pass */
     if (level >= 2 && strcmp(v->gpu, "pass")) return false;

@@ -294,65 +294,89 @@ static int units_of(ptx_type t) {
     return ti->bits <= 32 ? 1 : (ti->bits + 31) / 32;
 }
 
-pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg, ptx_liveness *out) {
-    (void)m;
-    if (!f || !cfg || !out) return PG_ERR_USAGE;
-    memset(out, 0, sizeof *out);
+/* The backward liveness solve both users share: registers numbered by first mention (those
+ * the function declares), per instruction its def and use ids, and per block the live-in and
+ * live-out sets.  guard_kills: a predicated def ends a register's liveness too (the
+ * read-before-write check, where any write on a path counts) or not (liveness proper, where
+ * a def that may not happen keeps the old value alive). */
+typedef struct {
+    strmap ids;                       /* name -> id (-1: not declared) */
+    PG_VEC(ptx_type) types;           /* [nregs] */
+    PG_VEC(const char *) names;       /* [nregs] interned in the module arena */
+    int *def_off, *use_off;           /* [nbody + 1] offsets into defs / uses */
+    PG_VEC(int) defs, uses;
+    int nregs, nw;                    /* registers, 64-bit words a set takes */
+    word *gen, *kill, *lin, *lout;    /* [nblocks][nw] each */
+} live_solve;
+
+static void live_solve_free(live_solve *ls) {
+    free(ls->gen);
+    free(ls->kill);
+    free(ls->lin);
+    free(ls->lout);
+    free(ls->def_off);
+    free(ls->use_off);
+    pg_vec_free(ls->defs);
+    pg_vec_free(ls->uses);
+    pg_vec_free(ls->types);
+    pg_vec_free(ls->names);
+    sm_free(&ls->ids);
+}
+
+#define BIT_SET(v, i) ((v)[(i) >> 6] |= (word)1 << ((i) & 63))
+#define BIT_CLR(v, i) ((v)[(i) >> 6] &= ~((word)1 << ((i) & 63)))
+#define BIT_GET(v, i) (((v)[(i) >> 6] >> ((i) & 63)) & 1)
+
+static pg_status live_solve_run(const ptx_func *f, const ptx_cfg *cfg, bool guard_kills, live_solve *ls) {
+    memset(ls, 0, sizeof *ls);
     regdecls rd;
     rd_build(&rd, f);
-    /* number the registers the body mentions; per instruction, def/use ids */
-    strmap ids = {0};
-    PG_VEC(ptx_type) types = {0};
-    int *def_off = calloc((size_t)f->nbody + 1, sizeof(int));
-    int *use_off = calloc((size_t)f->nbody + 1, sizeof(int));
-    PG_VEC(int) defs = {0};
-    PG_VEC(int) uses = {0};
+    ls->def_off = calloc((size_t)f->nbody + 1, sizeof(int));
+    ls->use_off = calloc((size_t)f->nbody + 1, sizeof(int));
+    if (!ls->def_off || !ls->use_off) { rd_free(&rd); return PG_ERR_NOMEM; }
     const char *names[PTX_MAX_OPERANDS * 4 + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
     for (int i = 0; i < f->nbody; i++) {
-        def_off[i] = defs.n;
-        use_off[i] = uses.n;
+        ls->def_off[i] = ls->defs.n;
+        ls->use_off[i] = ls->uses.n;
         const ptx_stmt *s = &f->body[i];
         if (s->kind != PTX_ST_INSN) continue;
         for (int pass = 0; pass < 2; pass++) {
             int n = pass == 0 ? ptx_insn_defs(&s->u.insn, names, maxn) : ptx_insn_uses(&s->u.insn, names, maxn);
             for (int k = 0; k < n; k++) {
                 int id;
-                if (!sm_get(&ids, names[k], &id)) {
+                if (!sm_get(&ls->ids, names[k], &id)) {
                     const ptx_decl *d = rd_find(&rd, names[k]);
-                    id = d ? types.n : -1;
-                    sm_put(&ids, names[k], id);
-                    if (d) pg_vec_push(types, d->type);
+                    id = d ? ls->types.n : -1;
+                    sm_put(&ls->ids, names[k], id);
+                    if (d) { pg_vec_push(ls->types, d->type); pg_vec_push(ls->names, names[k]); }
                 }
                 if (id < 0) continue;
-                if (pass == 0) pg_vec_push(defs, id);
-                else pg_vec_push(uses, id);
+                if (pass == 0) pg_vec_push(ls->defs, id);
+                else pg_vec_push(ls->uses, id);
             }
         }
     }
-    def_off[f->nbody] = defs.n;
-    use_off[f->nbody] = uses.n;
-    int nregs = types.n;
-    int nw = (nregs + 63) / 64;
-    if (nw == 0) nw = 1;
+    rd_free(&rd);
+    ls->def_off[f->nbody] = ls->defs.n;
+    ls->use_off[f->nbody] = ls->uses.n;
+    ls->nregs = ls->types.n;
+    int nw = ls->nw = ls->nregs ? (ls->nregs + 63) / 64 : 1;
     int nb = cfg->nblocks;
-    word *gen = calloc((size_t)nb * (size_t)nw, sizeof(word));
-    word *kill = calloc((size_t)nb * (size_t)nw, sizeof(word));
-    word *lin = calloc((size_t)nb * (size_t)nw, sizeof(word));
-    word *lout = calloc((size_t)nb * (size_t)nw, sizeof(word));
-    word *live = calloc((size_t)nw, sizeof(word));
-#define BIT_SET(v, i) ((v)[(i) >> 6] |= (word)1 << ((i) & 63))
-#define BIT_CLR(v, i) ((v)[(i) >> 6] &= ~((word)1 << ((i) & 63)))
-#define BIT_GET(v, i) (((v)[(i) >> 6] >> ((i) & 63)) & 1)
+    ls->gen = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    ls->kill = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    ls->lin = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    ls->lout = calloc((size_t)nb * (size_t)nw, sizeof(word));
+    if (!ls->gen || !ls->kill || !ls->lin || !ls->lout) return PG_ERR_NOMEM;
     /* gen/kill per block, walking backwards */
     for (int b = 0; b < nb; b++) {
-        word *g = gen + (size_t)b * nw, *k = kill + (size_t)b * nw;
+        word *g = ls->gen + (size_t)b * nw, *k = ls->kill + (size_t)b * nw;
         for (int i = cfg->blocks[b].last; i >= cfg->blocks[b].first; i--) {
             const ptx_stmt *s = &f->body[i];
             if (s->kind != PTX_ST_INSN) continue;
-            if (!s->u.insn.guard)
-                for (int x = def_off[i]; x < def_off[i + 1]; x++) { BIT_SET(k, defs.v[x]); BIT_CLR(g, defs.v[x]); }
-            for (int x = use_off[i]; x < use_off[i + 1]; x++) BIT_SET(g, uses.v[x]);
+            if (guard_kills || !s->u.insn.guard)
+                for (int x = ls->def_off[i]; x < ls->def_off[i + 1]; x++) { BIT_SET(k, ls->defs.v[x]); BIT_CLR(g, ls->defs.v[x]); }
+            for (int x = ls->use_off[i]; x < ls->use_off[i + 1]; x++) BIT_SET(g, ls->uses.v[x]);
         }
     }
     /* iterate to a fixed point (reverse order converges fast for backward flow) */
@@ -360,19 +384,34 @@ pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx
     while (changed) {
         changed = false;
         for (int b = nb - 1; b >= 0; b--) {
-            word *o = lout + (size_t)b * nw, *in = lin + (size_t)b * nw;
+            word *o = ls->lout + (size_t)b * nw, *in = ls->lin + (size_t)b * nw;
             const ptx_block *blk = &cfg->blocks[b];
             for (int s = 0; s < blk->nsucc; s++) {
-                const word *si = lin + (size_t)blk->succ[s] * nw;
+                const word *si = ls->lin + (size_t)blk->succ[s] * nw;
                 for (int w = 0; w < nw; w++) o[w] |= si[w];
             }
-            const word *g = gen + (size_t)b * nw, *k = kill + (size_t)b * nw;
+            const word *g = ls->gen + (size_t)b * nw, *k = ls->kill + (size_t)b * nw;
             for (int w = 0; w < nw; w++) {
                 word nv = g[w] | (o[w] & ~k[w]);
                 if (nv != in[w]) { in[w] = nv; changed = true; }
             }
         }
     }
+    return PG_OK;
+}
+
+pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg, ptx_liveness *out) {
+    (void)m;
+    if (!f || !cfg || !out) return PG_ERR_USAGE;
+    memset(out, 0, sizeof *out);
+    live_solve ls;
+    pg_status st = live_solve_run(f, cfg, false, &ls);
+    word *live = st == PG_OK ? calloc((size_t)ls.nw, sizeof(word)) : NULL;
+    if (!live) {
+        live_solve_free(&ls);
+        return st == PG_OK ? PG_ERR_NOMEM : st;
+    }
+    int nw = ls.nw;
     /* walk each block backwards from its live-out set; every point between
      * instructions (and the block's entry and exit) is a program point */
     int cnt[PTX_T__COUNT];
@@ -383,51 +422,64 @@ pg_status ptx_liveness_compute(const ptx_module *m, const ptx_func *f, const ptx
         for (int t_ = 0; t_ < PTX_T__COUNT; t_++) \
             if (cnt[t_] > out->max_live[t_]) out->max_live[t_] = cnt[t_]; \
     } while (0)
-    for (int b = 0; b < nb; b++) {
-        memcpy(live, lout + (size_t)b * nw, sizeof(word) * (size_t)nw);
+    for (int b = 0; b < cfg->nblocks; b++) {
+        memcpy(live, ls.lout + (size_t)b * nw, sizeof(word) * (size_t)nw);
         memset(cnt, 0, sizeof cnt);
         total = units = 0;
         for (int w = 0; w < nw; w++)
             for (word x = live[w]; x; x &= x - 1) {
                 int r = w * 64 + __builtin_ctzll(x);
-                cnt[types.v[r]]++;
+                cnt[ls.types.v[r]]++;
                 total++;
-                units += units_of(types.v[r]);
+                units += units_of(ls.types.v[r]);
             }
         RECORD();
         for (int i = cfg->blocks[b].last; i >= cfg->blocks[b].first; i--) {
             const ptx_stmt *s = &f->body[i];
             if (s->kind != PTX_ST_INSN) continue;
             if (!s->u.insn.guard)
-                for (int x = def_off[i]; x < def_off[i + 1]; x++) {
-                    int r = defs.v[x];
-                    if (BIT_GET(live, r)) { BIT_CLR(live, r); cnt[types.v[r]]--; total--; units -= units_of(types.v[r]); }
+                for (int x = ls.def_off[i]; x < ls.def_off[i + 1]; x++) {
+                    int r = ls.defs.v[x];
+                    if (BIT_GET(live, r)) { BIT_CLR(live, r); cnt[ls.types.v[r]]--; total--; units -= units_of(ls.types.v[r]); }
                 }
-            for (int x = use_off[i]; x < use_off[i + 1]; x++) {
-                int r = uses.v[x];
-                if (!BIT_GET(live, r)) { BIT_SET(live, r); cnt[types.v[r]]++; total++; units += units_of(types.v[r]); }
+            for (int x = ls.use_off[i]; x < ls.use_off[i + 1]; x++) {
+                int r = ls.uses.v[x];
+                if (!BIT_GET(live, r)) { BIT_SET(live, r); cnt[ls.types.v[r]]++; total++; units += units_of(ls.types.v[r]); }
             }
             RECORD();
         }
     }
 #undef RECORD
+    free(live);
+    live_solve_free(&ls);
+    return PG_OK;
+}
+
+int ptx_unwritten_reads(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg, const char **out, int max) {
+    (void)m;
+    if (!f || !cfg || cfg->nblocks == 0) return 0;
+    live_solve ls;
+    if (live_solve_run(f, cfg, true, &ls) != PG_OK) {
+        live_solve_free(&ls);
+        return 0;   /* out of memory: nothing claimed */
+    }
+    /* live at the entry block's start with every write, predicated or not, ending liveness:
+     * read on some path from the entry before anything writes it */
+    int n = 0;
+    const word *entry = ls.lin;   /* block 0 starts at the function's first statement */
+    for (int w = 0; w < ls.nw; w++)
+        for (word x = entry[w]; x; x &= x - 1) {
+            int r = w * 64 + __builtin_ctzll(x);
+            if (n < max && out) out[n] = ls.names.v[r];
+            n++;
+        }
+    live_solve_free(&ls);
+    return n;
+}
+
 #undef BIT_SET
 #undef BIT_CLR
 #undef BIT_GET
-    free(gen);
-    free(kill);
-    free(lin);
-    free(lout);
-    free(live);
-    free(def_off);
-    free(use_off);
-    pg_vec_free(defs);
-    pg_vec_free(uses);
-    pg_vec_free(types);
-    sm_free(&ids);
-    rd_free(&rd);
-    return PG_OK;
-}
 
 /* ---- dependence DAG ------------------------------------------------------------ */
 enum { SP_GLOBAL = 1, SP_SHARED = 2, SP_LOCAL = 4, SP_PARAM = 8, SP_CONST = 16, SP_ALL = 31 };
