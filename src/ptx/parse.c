@@ -439,6 +439,65 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
     return false;
 }
 
+/* An array's element, op's name then [N], [reg] or [reg+N] (the PTX ISA's array indexing;
+ * ptxas: "Parsing error near '-'" for [reg-N], as in an address).  The validator says where. */
+static bool parse_index(parser *P, ptx_operand *op) {
+    lex_next(&P->L);   /* '[' */
+    op->kind = PTX_OP_INDEX;
+    op->sreg = NULL;
+    token t = lex_next(&P->L);
+    bool neg = false;
+    while (tok_punct(&t, '-') || tok_punct(&t, '+')) {
+        if (t.punct == '-') neg = !neg;
+        t = lex_next(&P->L);
+    }
+    if (t.kind == TK_INT) {   /* a number, or a sum of numbers (sh[2+1], as ptxas folds it) */
+        for (;;) {
+            int64_t v;
+            if (!parse_int_text(t.s, t.n, &v)) { ERR(P, t, "bad array index"); return false; }
+            op->ival = (int64_t)((uint64_t)op->ival + (neg ? 0 - (uint64_t)v : (uint64_t)v));
+            if (!tok_punct(lex_peek(&P->L), '+')) break;
+            lex_next(&P->L);
+            neg = false;
+            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
+                if (lex_next(&P->L).punct == '-') neg = !neg;
+            t = lex_next(&P->L);
+            if (t.kind != TK_INT) { ERR(P, t, "expected an integer in an array index"); return false; }
+        }
+        return expect_punct(P, ']');
+    }
+    if (t.kind != TK_IDENT || neg || tok_is(&t, "_")) {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected an integer or a register as an array index but found %s", d);
+        return false;
+    }
+    if (memchr(t.s, '.', (size_t)t.n)) {   /* ptxas: "Parsing error near '.x'" for sh[%tid.x] */
+        ERR(P, t, "'%.*s': a special register's component is no array index", t.n, t.s);
+        return false;
+    }
+    ptx_operand r = zero_op;
+    r.kind = PTX_OP_REG;
+    r.loc.line = t.line;
+    r.loc.col = t.col;
+    r.name = tokdup_sreg(P, &t, &r.sreg);
+    r.text = r.name;
+    if (tok_punct(lex_peek(&P->L), '+')) {
+        lex_next(&P->L);
+        bool ng = false;
+        while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
+            if (lex_next(&P->L).punct == '-') ng = !ng;
+        token num = lex_next(&P->L);
+        int64_t v;
+        if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer offset in an array index"); return false; }
+        op->ival = ng ? (int64_t)(0 - (uint64_t)v) : v;
+    }
+    op->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand));
+    op->elems[0] = r;
+    op->nelems = 1;
+    return expect_punct(P, ']');
+}
+
 static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     if (depth > PTX_MAX_NEST) {
         token *t = lex_peek(&P->L);
@@ -536,6 +595,8 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
             op->elems = pg_arena_alloc(&P->m->arena, 2 * sizeof(ptx_operand));
             op->elems[0] = first;
             op->elems[1] = second;
+        } else if (op->kind != PTX_OP_SINK && tok_punct(n, '[')) {
+            if (!parse_index(P, op)) return false;
         } else if (op->kind == PTX_OP_SYM && (tok_punct(n, '+') )) {
             /* symbol plus offset used as an immediate address (mov.u64 %rd, sym+8) */
             lex_next(&P->L);

@@ -1091,6 +1091,41 @@ static bool check_tuple(opctx *c, const ptx_operand *op, int arity, int opi) {
     return true;
 }
 
+/* An array's element sh[i] where the slot takes one (ISA_OK_INDEX): the variable is an array
+ * (ptxas: "Array indexing on non-array"), its index an integer register or a number, and the
+ * element is then checked as the address [sh] or the name sh the slot takes. */
+static bool check_index(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
+    const sym *v = find_sym(c->V, op->name);
+    if (v && ((v->kind != SYM_VAR && v->kind != SYM_PARAM) || !v->decl || v->decl->ndims == 0)) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': %s is no array; only an array's element is written %s",
+             opi + 1, c->in->opcode, op->name, op->text ? op->text : "x[i]");
+        return false;
+    }
+    if (op->nelems) {
+        const ptx_operand *r = &op->elems[0];
+        const ptx_decl *d = op_sreg(c->V, r) ? NULL : find_reg(c->V, r->name, r->loc, c->report);
+        if (!d && !op_sreg(c->V, r)) return c->report;
+        ptx_type_class k = d ? ptx_type_get(d->type)->cls : PTX_TC_UINT;
+        if ((k != PTX_TC_UINT && k != PTX_TC_SINT && k != PTX_TC_BIT) || (d && d->vec)) {
+            OERR(c, PG_E_OPERAND_TYPE, r->loc, "operand %d of '%s': the index %s of %s is not an integer register", opi + 1,
+                 c->in->opcode, r->name, op->name);
+            return false;
+        }
+    }
+    ptx_operand a = *op;
+    a.nelems = 0;
+    a.elems = NULL;
+    a.ival = 0;
+    if (s->kinds & ISA_OK_ADDR) {
+        a.kind = PTX_OP_ADDR;
+        a.addr_has_base = true;
+        a.addr_base_is_reg = false;
+        return check_address(c, &a, opi);
+    }
+    a.kind = PTX_OP_SYM;
+    return check_symbol_ref(c, &a, s->kinds, want, opi);
+}
+
 static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
     if (s->kinds & ISA_OK_ANY) {
         /* still catch undeclared registers */
@@ -1304,8 +1339,12 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         break;
     case PTX_OP_LIST:
         break;
+    case PTX_OP_INDEX:
+        if (!(s->kinds & ISA_OK_INDEX)) break;
+        return check_index(c, op, s, want, opi);
     }
-    static const char *kn[] = {"register", "integer", "float literal", "name", "address", "vector", "sink '_'", "predicate pair", "list"};
+    static const char *kn[] = {"register", "integer", "float literal", "name", "address", "vector", "sink '_'", "predicate pair", "list",
+                               "subscripted name"};
     OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be %s, not a %s ('%s')", opi + 1, c->in->opcode,
          kinds_words(s->kinds), kn[op->kind], op->text ? op->text : "");
     return false;
