@@ -1364,10 +1364,10 @@ static void parse_body(parser *P, ptx_func *f) {
                 continue;
             }
             /* ptxas knows no other directive in a body: a type alone is "No variable storage
-             * specified", an unknown word (an opcode's modifiers without it) a syntax error */
+             * specified", an unknown word (an opcode's modifiers without it) a syntax error, and so
+             * is a performance directive (.maxntid, .reqntid, .maxnreg ...: the header's, before '{') */
             static const char *const body_dirs[] = {".loc", ".file", ".pragma", ".section", ".branchtargets", ".calltargets",
-                                                    ".callprototype", ".dwarf", ".maxntid", ".reqntid", ".minnctapersm",
-                                                    ".maxnreg", ".maxnctapersm", ".alias"};
+                                                    ".callprototype", ".dwarf", ".alias"};
             bool known = false;
             for (size_t k = 0; k < sizeof body_dirs / sizeof body_dirs[0] && !known; k++) known = tok_is(&t, body_dirs[k]);
             bool qualifier = tok_is(&t, ".align") || tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8") ||

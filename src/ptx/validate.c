@@ -667,6 +667,8 @@ static bool check_coordinate(opctx *c, const ptx_operand *x, int opi) {
              opi + 1, c->in->opcode, x->name);
         return false;
     }
+    const isa_sreg *sr = x->kind == PTX_OP_REG ? op_sreg(c->V, x) : NULL;
+    if (sr) sreg_target_check(c, x, sr);   /* a coordinate as any operand (sured ... {%cluster_ctarank, ..} on sm_80) */
     if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
         OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
              c->in->opcode, x->text ? x->text : "a float literal");
