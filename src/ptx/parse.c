@@ -425,6 +425,16 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
     if (t.kind == TK_INT) {
         if (!parse_int_text(t.s, t.n, &op->ival)) { ERR(P, t, "bad address literal"); return false; }
         if (neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
+        while (tok_punct(lex_peek(&P->L), '+')) {   /* [16+4], [4294967296+-8]: a sum ptxas folds */
+            lex_next(&P->L);
+            bool ng = false;
+            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
+                if (lex_next(&P->L).punct == '-') ng = !ng;
+            token num = lex_next(&P->L);
+            int64_t v;
+            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer in an address sum"); return false; }
+            op->ival = (int64_t)((uint64_t)op->ival + (ng ? 0 - (uint64_t)v : (uint64_t)v));
+        }
         return expect_punct(P, ']');
     }
     if (signed_lit) {
