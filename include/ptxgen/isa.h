@@ -89,6 +89,7 @@ typedef enum {
     ISA_OK_HANDLE = 1 << 16, /* with ADDR: [handle] or [handle, ...]: a variable of the slot's opaque type or a 64-bit register, no offset */
     ISA_OK_TEXCOORD = 1 << 17, /* with HANDLE: [tex, c], c read as the geometry bound to the arity variable says (isa_texture_geometry) */
     ISA_OK_OBJECT = 1 << 18, /* with ADDR: the address of an object (an mbarrier): no special register as its base */
+    ISA_OK_INDEX = 1 << 19, /* an array's element sh[i] (ptxas: ld/ldu/st addresses, mov/cvta names) */
 } isa_opkind;
 
 typedef struct {

@@ -34,6 +34,7 @@ typedef enum {
     PTX_OP_SINK,     /* _ */
     PTX_OP_PAIR,     /* p|q */
     PTX_OP_LIST,     /* (a, b, c): call argument / return lists */
+    PTX_OP_INDEX,    /* sh[2], sh[%r1], sh[%r1+4]: an array's element (name; ival; elems[0] the index register) */
 } ptx_op_kind;
 
 typedef struct ptx_operand ptx_operand;

@@ -304,6 +304,7 @@ static bool compile_ops(isa_form *f, const char *pat, char *err, size_t errn) {
             case '|': o->kinds |= ISA_OK_PAIR; break;
             case '*': o->kinds |= ISA_OK_ANY; break;
             case 'x': o->kinds |= ISA_OK_SPECIAL; break;
+            case 'y': o->kinds |= ISA_OK_INDEX; break;
             default: snprintf(err, errn, "bad operand kind '%c'", *p); return false;
             }
         }

@@ -104,6 +104,7 @@ static void collect_regs(const ptx_operand *op, namelist *l, int depth) {
     case PTX_OP_VEC:
     case PTX_OP_PAIR:
     case PTX_OP_LIST:
+    case PTX_OP_INDEX:   /* the index register */
         for (int i = 0; i < op->nelems; i++) collect_regs(&op->elems[i], l, depth + 1);
         break;
     default:
@@ -797,7 +798,8 @@ static int64_t decl_bytes(const ptx_decl *d, bool *unsized) {
 /* Names of variables an operand refers to (symbols and address bases). */
 static void collect_syms(const ptx_operand *op, strmap *seen, int depth) {
     if (depth > PTX_MAX_NEST + 2) return;
-    if ((op->kind == PTX_OP_SYM || (op->kind == PTX_OP_ADDR && op->addr_has_base && !op->addr_base_is_reg)) && op->name)
+    if ((op->kind == PTX_OP_SYM || op->kind == PTX_OP_INDEX || (op->kind == PTX_OP_ADDR && op->addr_has_base && !op->addr_base_is_reg)) &&
+        op->name)
         sm_put(seen, op->name, 1);
     if (op->kind == PTX_OP_VEC || op->kind == PTX_OP_LIST || op->kind == PTX_OP_PAIR || op->kind == PTX_OP_ADDR)
         for (int i = 0; i < op->nelems; i++) collect_syms(&op->elems[i], seen, depth + 1);

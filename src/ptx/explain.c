@@ -127,6 +127,17 @@ static void render_operand(const ptx_module *m, const ptx_func *f, const ptx_ope
         else if (op->ival < 0) pg_buf_printf(out, " minus %" PRId64 " bytes", -op->ival);
         break;
     }
+    case PTX_OP_INDEX:   /* sh[i]: an element, counted in elements, not bytes */
+        pg_buf_puts(out, "element ");
+        if (op->nelems) {
+            pg_buf_puts(out, op->elems[0].name);
+            if (op->ival) pg_buf_printf(out, "%+" PRId64, op->ival);
+        } else {
+            pg_buf_printf(out, "%" PRId64, op->ival);
+        }
+        pg_buf_puts(out, " of ");
+        put_named(m, f, op->name, out);
+        break;
     case PTX_OP_ADDR:
         if (!op->addr_has_base) {
             pg_buf_printf(out, "address %" PRId64, op->ival);

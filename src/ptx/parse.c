@@ -454,6 +454,16 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
     if (t.kind == TK_INT) {
         if (!parse_int_text(t.s, t.n, &op->ival)) { ERR(P, t, "bad address literal"); return false; }
         if (neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
+        while (tok_punct(lex_peek(&P->L), '+')) {   /* [16+4], [4294967296+-8]: a sum ptxas folds */
+            lex_next(&P->L);
+            bool ng = false;
+            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
+                if (lex_next(&P->L).punct == '-') ng = !ng;
+            token num = lex_next(&P->L);
+            int64_t v;
+            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer in an address sum"); return false; }
+            op->ival = (int64_t)((uint64_t)op->ival + (ng ? 0 - (uint64_t)v : (uint64_t)v));
+        }
         return expect_punct(P, ']');
     }
     if (signed_lit) {
@@ -466,6 +476,65 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
     tokdesc(&t, d, sizeof d);
     ERR(P, t, "expected a register, variable or integer in address but found %s", d);
     return false;
+}
+
+/* An array's element, op's name then [N], [reg] or [reg+N] (the PTX ISA's array indexing;
+ * ptxas: "Parsing error near '-'" for [reg-N], as in an address).  The validator says where. */
+static bool parse_index(parser *P, ptx_operand *op) {
+    lex_next(&P->L);   /* '[' */
+    op->kind = PTX_OP_INDEX;
+    op->sreg = NULL;
+    token t = lex_next(&P->L);
+    bool neg = false;
+    while (tok_punct(&t, '-') || tok_punct(&t, '+')) {
+        if (t.punct == '-') neg = !neg;
+        t = lex_next(&P->L);
+    }
+    if (t.kind == TK_INT) {   /* a number, or a sum of numbers (sh[2+1], as ptxas folds it) */
+        for (;;) {
+            int64_t v;
+            if (!parse_int_text(t.s, t.n, &v)) { ERR(P, t, "bad array index"); return false; }
+            op->ival = (int64_t)((uint64_t)op->ival + (neg ? 0 - (uint64_t)v : (uint64_t)v));
+            if (!tok_punct(lex_peek(&P->L), '+')) break;
+            lex_next(&P->L);
+            neg = false;
+            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
+                if (lex_next(&P->L).punct == '-') neg = !neg;
+            t = lex_next(&P->L);
+            if (t.kind != TK_INT) { ERR(P, t, "expected an integer in an array index"); return false; }
+        }
+        return expect_punct(P, ']');
+    }
+    if (t.kind != TK_IDENT || neg || tok_is(&t, "_")) {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected an integer or a register as an array index but found %s", d);
+        return false;
+    }
+    if (memchr(t.s, '.', (size_t)t.n)) {   /* ptxas: "Parsing error near '.x'" for sh[%tid.x] */
+        ERR(P, t, "'%.*s': a special register's component is no array index", t.n, t.s);
+        return false;
+    }
+    ptx_operand r = zero_op;
+    r.kind = PTX_OP_REG;
+    r.loc.line = t.line;
+    r.loc.col = t.col;
+    r.name = tokdup_sreg(P, &t, &r.sreg);
+    r.text = r.name;
+    if (tok_punct(lex_peek(&P->L), '+')) {
+        lex_next(&P->L);
+        bool ng = false;
+        while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
+            if (lex_next(&P->L).punct == '-') ng = !ng;
+        token num = lex_next(&P->L);
+        int64_t v;
+        if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer offset in an array index"); return false; }
+        op->ival = ng ? (int64_t)(0 - (uint64_t)v) : v;
+    }
+    op->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand));
+    op->elems[0] = r;
+    op->nelems = 1;
+    return expect_punct(P, ']');
 }
 
 static bool parse_operand(parser *P, ptx_operand *op, int depth) {
@@ -565,6 +634,8 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
             op->elems = pg_arena_alloc(&P->m->arena, 2 * sizeof(ptx_operand));
             op->elems[0] = first;
             op->elems[1] = second;
+        } else if (op->kind != PTX_OP_SINK && tok_punct(n, '[')) {
+            if (!parse_index(P, op)) return false;
         } else if (op->kind == PTX_OP_SYM && (tok_punct(n, '+') )) {
             /* symbol plus offset used as an immediate address (mov.u64 %rd, sym+8) */
             lex_next(&P->L);
@@ -1332,10 +1403,10 @@ static void parse_body(parser *P, ptx_func *f) {
                 continue;
             }
             /* ptxas knows no other directive in a body: a type alone is "No variable storage
-             * specified", an unknown word (an opcode's modifiers without it) a syntax error */
+             * specified", an unknown word (an opcode's modifiers without it) a syntax error, and so
+             * is a performance directive (.maxntid, .reqntid, .maxnreg ...: the header's, before '{') */
             static const char *const body_dirs[] = {".loc", ".file", ".pragma", ".section", ".branchtargets", ".calltargets",
-                                                    ".callprototype", ".dwarf", ".maxntid", ".reqntid", ".minnctapersm",
-                                                    ".maxnreg", ".maxnctapersm", ".alias"};
+                                                    ".callprototype", ".dwarf", ".alias"};
             bool known = false;
             for (size_t k = 0; k < sizeof body_dirs / sizeof body_dirs[0] && !known; k++) known = tok_is(&t, body_dirs[k]);
             bool qualifier = tok_is(&t, ".align") || tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8") ||

@@ -73,6 +73,17 @@ void ptx_print_operand(const ptx_operand *op, pg_buf *b) {
         pg_buf_putc(b, '|');
         ptx_print_operand(&op->elems[1], b);
         break;
+    case PTX_OP_INDEX:
+        pg_buf_puts(b, op->name);
+        pg_buf_putc(b, '[');
+        if (op->nelems) {
+            ptx_print_operand(&op->elems[0], b);
+            if (op->ival) pg_buf_printf(b, "+%" PRId64, op->ival);
+        } else {
+            pg_buf_printf(b, "%" PRId64, op->ival);
+        }
+        pg_buf_putc(b, ']');
+        break;
     }
 }
 

@@ -204,6 +204,7 @@ typedef struct {
     PG_VEC(loc3) locs;        /* the source locations of the .loc lines so far, in module order */
     const char *fn_label;     /* the last function_name label found in a .section (not terminated) */
     size_t fn_label_n;
+    bool pct_vars;            /* a variable or parameter named %x was declared (%x may not be a register) */
 } vctx;
 
 #define VERR(V, id, loc, ...) do { pg_diag_emit((V)->diag, id, (V)->m->filename, (loc).line, (loc).col, __VA_ARGS__); \
@@ -222,7 +223,9 @@ static bool split_reg(const char *name, size_t *baselen, long *idx) {
     return true;
 }
 
-/* The symbol named by the first bl bytes of name (a register base). */
+/* The name range (x<N>) whose base is the first bl bytes of name.  A range is keyed by its
+ * base and '<', a key no name can be: x<8> declares x0..x7, not x, so a name x of the same
+ * scope is another symbol (a kernel parameter pb beside .reg .b64 pb<8>; issue 30). */
 static const sym *find_base(vctx *V, const char *name, size_t bl) {
     if (bl <= 8) {
         uint64_t key = 0;
@@ -230,9 +233,10 @@ static const sym *find_base(vctx *V, const char *name, size_t bl) {
         unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 60);
         if (V->bcache[h].gen == V->tab.gen + 1 && V->bcache[h].key == key && V->bcache[h].bl == (int)bl)
             return V->bcache[h].s;
-        char base[9];
+        char base[10];
         memcpy(base, name, bl);
-        base[bl] = 0;
+        base[bl] = '<';
+        base[bl + 1] = 0;
         const sym *s = st_find_tmp(&V->tab, base);
         V->bcache[h].key = key;
         V->bcache[h].bl = (int)bl;
@@ -241,10 +245,22 @@ static const sym *find_base(vctx *V, const char *name, size_t bl) {
         return s;
     }
     char base[256];
-    if (bl >= sizeof base) return NULL;
+    if (bl + 1 >= sizeof base) return NULL;
     memcpy(base, name, bl);
-    base[bl] = 0;
+    base[bl] = '<';
+    base[bl + 1] = 0;
     return st_find_tmp(&V->tab, base);
+}
+
+/* A declared name: itself, or a member of a name range of any space (.shared .b32 sv<4>
+ * declares sv0..sv3; .param .b16 %xh<8>), as ptxas resolves them. */
+static const sym *find_sym(vctx *V, const char *name) {
+    const sym *s = st_find(&V->tab, name);
+    size_t bl;
+    long idx;
+    if (s || !split_reg(name, &bl, &idx)) return s;
+    const sym *b = find_base(V, name, bl);
+    return b && b->decl && idx < b->decl->count ? b : NULL;
 }
 
 /* Resolve a register name without reporting: REG_OK (decl), REG_RANGE (the
@@ -270,12 +286,17 @@ static int resolve_reg(vctx *V, const char *name, const ptx_decl **out) {
     if (b && !(b->kind == SYM_REG && b->decl->count > 0)) b = NULL;
     if (s && s->kind == SYM_REG && (!b || s->depth >= b->depth)) {   /* the inner of the two */
         *out = s->decl;
-        /* %r<8> declares %r0..%r7, not %r itself (ptxas: "Arguments mismatch") */
-        return s->decl->count == 0 ? REG_OK : REG_BASE;
+        return REG_OK;
     }
     if (b) {
         *out = b->decl;
         return idx < b->decl->count ? REG_OK : REG_RANGE;
+    }
+    /* %r<8> declares %r0..%r7, not %r itself (ptxas: "Arguments mismatch") */
+    const sym *r = find_base(V, name, strlen(name));
+    if (r && r->kind == SYM_REG) {
+        *out = r->decl;
+        return REG_BASE;
     }
     return REG_UNDECL;
 }
@@ -548,7 +569,7 @@ static const char *kinds_words(unsigned k) {
 }
 
 static bool check_symbol_ref(opctx *c, const ptx_operand *op, unsigned kinds, ptx_type want, int opi) {
-    const sym *s = st_find(&c->V->tab, op->name);
+    const sym *s = find_sym(c->V, op->name);
     if ((kinds & ISA_OK_LABEL)) {
         const sym *l = st_find(&c->V->labels, op->name);
         if (l && !l->is_proto && !l->is_table) {   /* a label inside a { } block is not seen from outside it */
@@ -649,6 +670,8 @@ static bool check_coordinate(opctx *c, const ptx_operand *x, int opi) {
              opi + 1, c->in->opcode, x->name);
         return false;
     }
+    const isa_sreg *sr = x->kind == PTX_OP_REG ? op_sreg(c->V, x) : NULL;
+    if (sr) sreg_target_check(c, x, sr);   /* a coordinate as any operand (sured ... {%cluster_ctarank, ..} on sm_80) */
     if (x->kind == PTX_OP_IMM_FLT && !(c->slot->kinds & ISA_OK_TEXCOORD)) {
         OERR(c, PG_E_OPERAND_KIND, x->loc, "operand %d of '%s': a surface coordinate is an integer, not %s", opi + 1,
              c->in->opcode, x->text ? x->text : "a float literal");
@@ -676,7 +699,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         return false;
     }
     if (op->nelems) {   /* texture/surface tuple: [tex, {coords}] */
-        const sym *s = st_find(&c->V->tab, op->name);
+        const sym *s = find_sym(c->V, op->name);
         if (op->name[0] != '%' && !s) {
             if (!c->report) c->V->noted = true;
             OERR(c, PG_E_UNDEF_SYMBOL, op->loc, "'%s' is not declared", op->name);
@@ -760,7 +783,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
                  ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic");
         return true;
     }
-    const sym *s = st_find(&c->V->tab, op->name);
+    const sym *s = find_sym(c->V, op->name);
     if (!s) {
         OERR(c, PG_E_UNDEF_SYMBOL, op->loc, "'%s' in address operand %d of '%s' is not declared", op->name, opi + 1,
              c->in->opcode);
@@ -872,7 +895,7 @@ static bool check_handle(opctx *c, const ptx_operand *op, ptx_type want, int opi
             return false;
         }
     } else {
-        const sym *s = st_find(&c->V->tab, op->name);
+        const sym *s = find_sym(c->V, op->name);
         if (s && (s->kind != SYM_VAR || !s->decl || s->decl->type != want)) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "operand %d of '%s' needs a %s variable or a 64-bit register; %s is not one",
                  opi + 1, c->in->opcode, ptx_type_get(want)->name, op->name);
@@ -1071,6 +1094,41 @@ static bool check_tuple(opctx *c, const ptx_operand *op, int arity, int opi) {
         return false;
     }
     return true;
+}
+
+/* An array's element sh[i] where the slot takes one (ISA_OK_INDEX): the variable is an array
+ * (ptxas: "Array indexing on non-array"), its index an integer register or a number, and the
+ * element is then checked as the address [sh] or the name sh the slot takes. */
+static bool check_index(opctx *c, const ptx_operand *op, const isa_opslot *s, ptx_type want, int opi) {
+    const sym *v = find_sym(c->V, op->name);
+    if (v && ((v->kind != SYM_VAR && v->kind != SYM_PARAM) || !v->decl || v->decl->ndims == 0)) {
+        OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s': %s is no array; only an array's element is written %s",
+             opi + 1, c->in->opcode, op->name, op->text ? op->text : "x[i]");
+        return false;
+    }
+    if (op->nelems) {
+        const ptx_operand *r = &op->elems[0];
+        const ptx_decl *d = op_sreg(c->V, r) ? NULL : find_reg(c->V, r->name, r->loc, c->report);
+        if (!d && !op_sreg(c->V, r)) return c->report;
+        ptx_type_class k = d ? ptx_type_get(d->type)->cls : PTX_TC_UINT;
+        if ((k != PTX_TC_UINT && k != PTX_TC_SINT && k != PTX_TC_BIT) || (d && d->vec)) {
+            OERR(c, PG_E_OPERAND_TYPE, r->loc, "operand %d of '%s': the index %s of %s is not an integer register", opi + 1,
+                 c->in->opcode, r->name, op->name);
+            return false;
+        }
+    }
+    ptx_operand a = *op;
+    a.nelems = 0;
+    a.elems = NULL;
+    a.ival = 0;
+    if (s->kinds & ISA_OK_ADDR) {
+        a.kind = PTX_OP_ADDR;
+        a.addr_has_base = true;
+        a.addr_base_is_reg = false;
+        return check_address(c, &a, opi);
+    }
+    a.kind = PTX_OP_SYM;
+    return check_symbol_ref(c, &a, s->kinds, want, opi);
 }
 
 static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, int opi) {
@@ -1286,8 +1344,12 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         break;
     case PTX_OP_LIST:
         break;
+    case PTX_OP_INDEX:
+        if (!(s->kinds & ISA_OK_INDEX)) break;
+        return check_index(c, op, s, want, opi);
     }
-    static const char *kn[] = {"register", "integer", "float literal", "name", "address", "vector", "sink '_'", "predicate pair", "list"};
+    static const char *kn[] = {"register", "integer", "float literal", "name", "address", "vector", "sink '_'", "predicate pair", "list",
+                               "subscripted name"};
     OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' must be %s, not a %s ('%s')", opi + 1, c->in->opcode,
          kinds_words(s->kinds), kn[op->kind], op->text ? op->text : "");
     return false;
@@ -1337,7 +1399,7 @@ static ptx_space space_of(const insn_spaces *s, int opi, bool *unknown) {
  * function's own signature (ptxas: "Formal parameter 'pb' declared in .param space cannot be used
  * as argument to call"; the PTX ISA passes .param variables declared in the caller's { } block). */
 static void call_arg_sym(vctx *V, const ptx_operand *a, const char *what) {
-    const sym *s = st_find(&V->tab, a->name);
+    const sym *s = find_sym(V, a->name);
     if (!s) VERR(V, PG_E_UNDEF_SYMBOL, a->loc, "call %s '%s' is not declared", what, a->name);
     else if (s->kind == SYM_PARAM)
         VERR(V, PG_E_CALL, a->loc, "call %s '%s' is a parameter of '%s'; pass a .param declared in the caller's { } block",
@@ -1430,20 +1492,38 @@ static bool operands_match(vctx *V, ptx_insn *in, const isa_form *f, const isa_m
     return ok;
 }
 
+/* Does %name (no register in scope) name a variable or parameter? */
+static bool pct_var(vctx *V, const char *name) {
+    if (!V->pct_vars || !name || name[0] != '%') return false;
+    const ptx_decl *d;
+    if (resolve_reg_cached(V, name, &d) != REG_UNDECL) return false;
+    const sym *s = find_sym(V, name);
+    return s && (s->kind == SYM_VAR || s->kind == SYM_PARAM);
+}
+
 /* PTX register names need not start with '%' (`.reg .pred p;`); the parser
  * cannot tell such a name from a variable, so an operand that names a
  * register in scope becomes a register operand here. */
 static void resolve_plain_regs(vctx *V, ptx_operand *op) {
     if (op->kind == PTX_OP_SYM && op->name && !op->ival) {
-        const sym *s = st_find(&V->tab, op->name);
+        const sym *s = find_sym(V, op->name);
         if (s && s->kind == SYM_REG) op->kind = PTX_OP_REG;
+        return;
+    }
+    /* and a %name that is no register in scope may be a variable's (.shared .b32 %sv1; [%sv1]) */
+    if (op->kind == PTX_OP_REG && !op->sreg && pct_var(V, op->name)) {
+        op->kind = PTX_OP_SYM;
+        return;
+    }
+    if (op->kind == PTX_OP_ADDR && !op->nelems && op->addr_base_is_reg && pct_var(V, op->name)) {
+        op->addr_base_is_reg = false;
         return;
     }
     if (op->kind == PTX_OP_VEC || op->kind == PTX_OP_PAIR || op->kind == PTX_OP_LIST ||
         (op->kind == PTX_OP_ADDR && op->nelems))
         for (int i = 0; i < op->nelems; i++) resolve_plain_regs(V, &op->elems[i]);
     if (op->kind == PTX_OP_ADDR && op->addr_has_base && !op->addr_base_is_reg && op->name) {
-        const sym *s = st_find(&V->tab, op->name);
+        const sym *s = find_sym(V, op->name);
         if (s && s->kind == SYM_REG) op->addr_base_is_reg = true;
     }
 }
@@ -1588,8 +1668,8 @@ static void check_insn(vctx *V, ptx_stmt *st) {
     in->match = NULL;
     for (int i = 0; i < in->nops; i++) {
         const ptx_operand *o = &in->ops[i];   /* most operands are %-registers, numbers and [%reg+N]: nothing to do */
-        if (o->kind == PTX_OP_REG || o->kind == PTX_OP_IMM_INT || o->kind == PTX_OP_IMM_FLT ||
-            (o->kind == PTX_OP_ADDR && !o->nelems && (o->addr_base_is_reg || !o->addr_has_base)))
+        if (((o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && !o->nelems && o->addr_base_is_reg)) && !V->pct_vars) ||
+            o->kind == PTX_OP_IMM_INT || o->kind == PTX_OP_IMM_FLT || (o->kind == PTX_OP_ADDR && !o->nelems && !o->addr_has_base))
             continue;
         resolve_plain_regs(V, &in->ops[i]);
     }
@@ -1938,7 +2018,18 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
 }
 
 static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
-    const sym *prev = st_find(&V->tab, d->name);
+    /* a name range x<N> is keyed x< (see find_base): it meets another range of its base, not the name x */
+    const char *key = d->name;
+    if (d->count > 0) {
+        size_t nl = strlen(d->name);
+        char *k = pg_arena_alloc(&V->m->arena, nl + 2);
+        memcpy(k, d->name, nl);
+        k[nl] = '<';
+        k[nl + 1] = 0;
+        key = k;
+    }
+    if (kind != SYM_REG && d->name[0] == '%') V->pct_vars = true;
+    const sym *prev = st_find(&V->tab, key);
     if (prev && prev->depth == depth && prev->kind != SYM_FUNC) {
         VERR(V, PG_E_DUP_DECL, d->loc, "'%s' is already declared in this scope (line %d)", d->name,
              prev->decl ? prev->decl->loc.line : 0);
@@ -1951,7 +2042,7 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
         long idx;
         if (d->count == 0 && split_reg(d->name, &bl, &idx) && (d->name[bl] != '0' || !d->name[bl + 1])) {
             const sym *b = find_base(V, d->name, bl);
-            if (b && b->kind == SYM_REG && b->depth == depth && b->decl->count > idx) {
+            if (b && b->kind != SYM_FUNC && b->depth == depth && b->decl->count > idx) {   /* .shared .b32 sv<4>; .reg .b32 sv1; */
                 VERR(V, PG_E_DUP_DECL, d->loc, "'%s' is already declared in this scope by %s<%d> (line %d)", d->name, b->decl->name,
                      b->decl->count, b->decl->loc.line);
                 return;
@@ -1990,7 +2081,7 @@ static void declare(vctx *V, const ptx_decl *d, sym_kind kind, int depth) {
             VERR(V, PG_E_BAD_DECL, d->loc, "type %s is for instructions only: no variable or parameter has it", ti->name);
     }
     if (kind == SYM_VAR || kind == SYM_REG) check_var_decl(V, d, depth);
-    sym s = {d->name, kind, d, NULL, depth, false, false, 0};
+    sym s = {key, kind, d, NULL, depth, false, false, 0};
     st_add(&V->tab, s);
 }
 

@@ -228,6 +228,7 @@ static int rename_op_regs(ptx_module *m, ptx_operand *op, const reg_stack *st, i
     case PTX_OP_VEC:
     case PTX_OP_PAIR:
     case PTX_OP_LIST:
+    case PTX_OP_INDEX:   /* sh[%r1]: the index register */
         for (int i = 0; i < op->nelems; i++) n += rename_op_regs(m, &op->elems[i], st, depth + 1);
         break;
     default:
