@@ -1208,6 +1208,19 @@ static ZATTR void dot256_avx512(int type, const uint8_t *p, const qa256 *const *
 }
 #undef DOT256Z_NX
 
+/* Software prefetch of the weights PF_DIST bytes ahead (the packed groups of a segment lie one
+ * after another, so this runs into the next group): the hardware streamer stops at page ends and
+ * issues too few lines while the core is busy with several activations' dpbusd, so without it a
+ * verify row's arithmetic adds to the step's memory time instead of overlapping it. */
+#ifndef PF_DIST
+#define PF_DIST 4096
+#endif
+#define PF_AHEAD(p, len)                                                                         \
+    do {                                                                                         \
+        for (size_t pf_ = 0; pf_ < (size_t)(len); pf_ += 64)                                     \
+            _mm_prefetch((const char *)(p) + PF_DIST + pf_, _MM_HINT_T0);                        \
+    } while (0)
+
 /* The p16 kernel (see "Q5_0 rows packed 16 at a time"): per block the 8 code vectors are
  * built once, then each activation costs 8 dpbusd against its broadcast 4-byte groups (two
  * chains, added: integers, so any order is exact), a cvt, a mul and an FMA for 16 rows. */
@@ -1220,6 +1233,7 @@ static ZATTR inline __attribute__((always_inline)) void p16_z(const uint8_t *g, 
     for (int b = 0; b < nb; b++) {
         const uint8_t *p = g + (size_t)(b / 2) * P16_PAIR;
         const int h = b & 1;
+        PF_AHEAD(p + 352 * h, 352);
         __m512i w[8];
 #pragma GCC unroll 4
         for (int m = 0; m < 4; m++) {
@@ -1277,6 +1291,7 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
         for (int l = 0; l < 8; l++) acc[j][l] = accm[j][l / 2] = _mm512_setzero_ps();
     for (int b = 0; b < nb; b++) {
         const uint8_t *p = g + (size_t)b * sb;
+        PF_AHEAD(p, sb);
         /* the units' scales as int16 in the low half of each lane (dpwssd's pair (scale, 0)); Q6_K: the
          * group of lanes 0..3 (sc[u]) and of lanes 4..7 (sc[8 + u]) */
         __m512i sc[16];
