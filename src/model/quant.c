@@ -946,6 +946,19 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
  * AVX2 kernel's int32 lanes and f32 steps, so its values are the AVX2 ones. */
 #define ZATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")))
 
+/* Software prefetch of the weights PF_DIST bytes ahead (a matrix's rows, or its packed groups,
+ * lie one after another, so this runs into the next row or group): the hardware streamer stops at page ends and
+ * issues too few lines while the core is busy with several activations' dpbusd, so without it a
+ * verify row's arithmetic adds to the step's memory time instead of overlapping it. */
+#ifndef PF_DIST
+#define PF_DIST 4096
+#endif
+#define PF_AHEAD(p, len)                                                                         \
+    do {                                                                                         \
+        for (size_t pf_ = 0; pf_ < (size_t)(len); pf_ += 64)                                     \
+            _mm_prefetch((const char *)(p) + PF_DIST + pf_, _MM_HINT_T0);                        \
+    } while (0)
+
 static ZATTR inline float f16z(const uint8_t *p) {
     uint16_t h;
     memcpy(&h, p, 2);
@@ -977,6 +990,7 @@ static ZATTR inline __attribute__((always_inline)) void dot32_z(const int type, 
     int b = 0;
     for (; b + 2 <= nb; b += 2, p += 2 * bb) {
         const uint8_t *p1 = p + bb;
+        PF_AHEAD(p, 2 * bb);
         __m512i u;
         __mmask64 neg = 0;
         if (type == GGUF_T_Q8_0) {   /* |w| against x with w's sign */
@@ -1049,6 +1063,7 @@ static ZATTR inline __attribute__((always_inline)) void dot64_z(const int type, 
     for (; b + 2 <= nb; b += 2, p += 2 * bb) {
         const uint8_t *p1 = p + bb;
         const int pi = b / 2;
+        PF_AHEAD(p, 2 * bb);
         __m512i w;
         if (type == GGUF_T_Q8_0)
             w = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(p + 2))),
@@ -1207,19 +1222,6 @@ static ZATTR void dot256_avx512(int type, const uint8_t *p, const qa256 *const *
     else NX_BY4(GGUF_T_Q6_K, DOT256Z_NX, NX_NEXT_X);
 }
 #undef DOT256Z_NX
-
-/* Software prefetch of the weights PF_DIST bytes ahead (the packed groups of a segment lie one
- * after another, so this runs into the next group): the hardware streamer stops at page ends and
- * issues too few lines while the core is busy with several activations' dpbusd, so without it a
- * verify row's arithmetic adds to the step's memory time instead of overlapping it. */
-#ifndef PF_DIST
-#define PF_DIST 4096
-#endif
-#define PF_AHEAD(p, len)                                                                         \
-    do {                                                                                         \
-        for (size_t pf_ = 0; pf_ < (size_t)(len); pf_ += 64)                                     \
-            _mm_prefetch((const char *)(p) + PF_DIST + pf_, _MM_HINT_T0);                        \
-    } while (0)
 
 /* The p16 kernel (see "Q5_0 rows packed 16 at a time"): per block the 8 code vectors are
  * built once, then each activation costs 8 dpbusd against its broadcast 4-byte groups (two
