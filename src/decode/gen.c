@@ -557,14 +557,15 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
 #define TABLE_MIN_COUNT 2
 
 /* The odds of rows against their cost: a verify step of n rows costs about A + n row-costs
- * (bench_model --exact --ctx 1500 --profile, the qwen-plan 0.5B with the p16/k16 kernels,
- * CPU time: 1 row ~35 ms at 1 thread and ~49 ms at 2, each further row ~5.0 and ~6.5 ms,
- * bench/results/2026-12-05-gen-speculation-h54-cpu.json, so A ~ 6; it was 2 when a further row
- * cost 9..18 ms), and yields 1 + the expected kept drafts.  A draft is added while it raises
+ * (bench_model --exact --ctx 1500, the qwen-plan 0.5B with the p16/k16 kernels prefetching
+ * their weights, process CPU at 2 threads: 1 row ~34-40 ms, each further row to 8 ~4 ms,
+ * bench/results/2026-12-06-gen-speculation-h68-cpu.json, so A ~ 8; it was 6 before the
+ * prefetch (~49 and ~6.5 ms) and 2 when a further row cost 9..18 ms), and yields 1 + the
+ * expected kept drafts.  A draft is added while it raises
  * that yield per cost: its chance to be kept (the product of the running odds of its kind and
  * every draft before it) times (A + rows) exceeds the yield so far.  The choice of drafts moves
  * no output (each is verified), only the steps. */
-#define ROW_FIXED 6.0
+#define ROW_FIXED 8.0
 
 static double odds_of(const draft_odds *d, int kind) {
     /* an optimistic prior (3 of 4 kept): a kind must fail several times before it stops being

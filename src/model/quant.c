@@ -946,6 +946,19 @@ static QATTR bool dequant_avx2(int type, const uint8_t *p, float *y, int64_t n) 
  * AVX2 kernel's int32 lanes and f32 steps, so its values are the AVX2 ones. */
 #define ZATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")))
 
+/* Software prefetch of the weights PF_DIST bytes ahead (a matrix's rows, or its packed groups,
+ * lie one after another, so this runs into the next row or group): the hardware streamer stops at page ends and
+ * issues too few lines while the core is busy with several activations' dpbusd, so without it a
+ * verify row's arithmetic adds to the step's memory time instead of overlapping it. */
+#ifndef PF_DIST
+#define PF_DIST 4096
+#endif
+#define PF_AHEAD(p, len)                                                                         \
+    do {                                                                                         \
+        for (size_t pf_ = 0; pf_ < (size_t)(len); pf_ += 64)                                     \
+            _mm_prefetch((const char *)(p) + PF_DIST + pf_, _MM_HINT_T0);                        \
+    } while (0)
+
 static ZATTR inline float f16z(const uint8_t *p) {
     uint16_t h;
     memcpy(&h, p, 2);
@@ -977,6 +990,7 @@ static ZATTR inline __attribute__((always_inline)) void dot32_z(const int type, 
     int b = 0;
     for (; b + 2 <= nb; b += 2, p += 2 * bb) {
         const uint8_t *p1 = p + bb;
+        PF_AHEAD(p, 2 * bb);
         __m512i u;
         __mmask64 neg = 0;
         if (type == GGUF_T_Q8_0) {   /* |w| against x with w's sign */
@@ -1049,6 +1063,7 @@ static ZATTR inline __attribute__((always_inline)) void dot64_z(const int type, 
     for (; b + 2 <= nb; b += 2, p += 2 * bb) {
         const uint8_t *p1 = p + bb;
         const int pi = b / 2;
+        PF_AHEAD(p, 2 * bb);
         __m512i w;
         if (type == GGUF_T_Q8_0)
             w = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(p + 2))),
@@ -1220,6 +1235,7 @@ static ZATTR inline __attribute__((always_inline)) void p16_z(const uint8_t *g, 
     for (int b = 0; b < nb; b++) {
         const uint8_t *p = g + (size_t)(b / 2) * P16_PAIR;
         const int h = b & 1;
+        PF_AHEAD(p + 352 * h, 352);
         __m512i w[8];
 #pragma GCC unroll 4
         for (int m = 0; m < 4; m++) {
@@ -1277,6 +1293,7 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
         for (int l = 0; l < 8; l++) acc[j][l] = accm[j][l / 2] = _mm512_setzero_ps();
     for (int b = 0; b < nb; b++) {
         const uint8_t *p = g + (size_t)b * sb;
+        PF_AHEAD(p, sb);
         /* the units' scales as int16 in the low half of each lane (dpwssd's pair (scale, 0)); Q6_K: the
          * group of lanes 0..3 (sc[u]) and of lanes 4..7 (sc[8 + u]) */
         __m512i sc[16];
