@@ -118,7 +118,11 @@ PG_API void pipe_verify(const char *ptx, const char *path, const char *arch, con
  * that reads a register before any write: v->unwritten) */
 PG_API bool pipe_passed(const pipe_verdict *v, int level);
 
-/* Best-of-k selection: up to `samples` candidates (seeds o->sampler.seed, +1, ...).  Without
+/* The temperature of sequential attempt `at` (1-based) when the first is drawn at t: t, t + 0.2,
+ * t + 0.4, ... at most 1.0; t <= 0 (greedy) and t >= 1 unchanged. */
+PG_API float pipe_retry_temperature(float t, int at);
+/* Best-of-k selection: up to `samples` candidates (seeds o->sampler.seed, +1, ...; without best_of
+ * each retry a little hotter: pipe_retry_temperature).  Without
  * best_of the first that passes `level` is kept (else the first drawn); with best_of (a GPU
  * and a task) all are drawn together (gen_sample_k), each is verified and timed, and the
  * fastest correct one is kept (eval_better).  Candidates are written to tmpdir for the tools. */

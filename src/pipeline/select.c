@@ -167,6 +167,16 @@ void pipe_note(const pipe_notes *n, const char *fmt, ...) {
     free(text);
 }
 
+/* The temperature of sequential attempt `at` (1-based): a retry after a failed check draws a little
+ * hotter (t, t + 0.2, t + 0.4, ... up to 1.0), since a confident model at a low temperature writes
+ * the same mistake under every seed (2026-12-06: four seeds, four copies of saxpy without y's
+ * load at 0.3; at 0.8 the first draw loads it).  Greedy (t 0) and t >= 1 stay as asked. */
+float pipe_retry_temperature(float t, int at) {
+    if (t <= 0 || t >= 1 || at <= 1) return t;
+    float r = t + 0.2f * (float)(at - 1);
+    return r < 1 ? r : 1;
+}
+
 pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vocab *vocab, gen_opts *o, const pipe_select_in *in,
                       pipe_select_out *out, const pipe_notes *notes, pg_diag_sink *sink) {
     memset(out, 0, sizeof *out);
@@ -174,6 +184,7 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
     int samples = in->samples, vlevel = in->level;
     bool best_of = in->best_of;
     uint64_t seed0 = o->sampler.seed;
+    float temp0 = o->sampler.temperature;
     pg_status st = PG_OK;
     gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
     if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
@@ -188,9 +199,14 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
         if (drawn) {   /* candidate at - 1 was drawn with this seed */
             r = drawn[at - 1];
             memset(&drawn[at - 1], 0, sizeof r);
-        } else if ((st = pipe_draw(model, tok, vocab, &(pipe_draw_req){PIPE_DRAW_SAMPLE, desc, NULL, o, 1}, &r, sink)) != PG_OK) {
-            gen_result_free(&r);
-            goto done;
+        } else {
+            o->sampler.temperature = pipe_retry_temperature(temp0, at);
+            st = pipe_draw(model, tok, vocab, &(pipe_draw_req){PIPE_DRAW_SAMPLE, desc, NULL, o, 1}, &r, sink);
+            o->sampler.temperature = temp0;
+            if (st != PG_OK) {
+                gen_result_free(&r);
+                goto done;
+            }
         }
         pg_buf path = {0};
         pg_buf_printf(&path, "%s/attempt%d.ptx", in->tmpdir, at);
@@ -214,10 +230,14 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
         }
         bool ok = pipe_passed(&v, vlevel) && !unfinished;
         out->ncorrect += ok && best_of;
-        if (!ok)
-            pipe_note(notes, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish",
-                      at < samples ? "; resampling with the next seed" : "");
-        else if (best_of)
+        if (!ok) {
+            char next[80] = "";
+            if (at < samples && drawn) snprintf(next, sizeof next, "; resampling with the next seed");
+            else if (at < samples)
+                snprintf(next, sizeof next, "; resampling with the next seed at temperature %.1f",
+                         (double)pipe_retry_temperature(temp0, at + 1));
+            pipe_note(notes, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish", next);
+        } else if (best_of)
             pipe_note(notes, "gen: attempt %d/%d correct%s%.3fx nvcc%s%s\n", at, samples, v.fr.speedup > 0 ? ", " : " (not timed) ",
                       v.fr.speedup, v.fr.hygiene ? "; flagged: " : "", v.fr.hygiene ? v.fr.hygiene : "");
         if (best_of ? eval_better(&v.fr, out->best.ptx ? &out->bestv.fr : NULL) : (ok || !out->best.ptx)) {

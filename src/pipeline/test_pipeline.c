@@ -9,6 +9,7 @@
 #include "ptxgen/ptx.h"
 #include "draw.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -271,7 +272,46 @@ static void test_draw_request(void) {
     pg_buf_free(&b);
 }
 
+/* A candidate that reads a register before any write never passes (pipe_verify -> unwritten), and
+ * a retry after a failed check draws hotter (pipe_retry_temperature). */
+static void test_verdict_unwritten(void) {
+    const char *tmpl =
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .entry saxpy(.param .u64 x, .param .u64 y, .param .f32 a)\n{\n"
+        "  .reg .b32 %r<2>;\n  .reg .f32 %f<5>;\n  .reg .b64 %rd<6>;\n"
+        "  ld.param.u64 %rd1, [x];\n  ld.param.u64 %rd2, [y];\n  ld.param.f32 %f1, [a];\n"
+        "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd1, %rd3;\n"
+        "  ld.global.f32 %f2, [%rd4];\n  add.s64 %rd5, %rd2, %rd3;\n";
+    const char *tail = "  fma.rn.f32 %f4, %f1, %f2, %f3;\n  st.global.f32 [%rd5], %f4;\n  ret;\n}\n";
+    char path[] = "/tmp/ptxgen-unwritten-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "temp file");
+    if (fd < 0) return;
+    close(fd);
+    for (int with_load = 0; with_load < 2; with_load++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s%s", tmpl, with_load ? "  ld.global.f32 %f3, [%rd5];\n" : "", tail);
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "write %s", path);
+        pipe_verdict v;
+        pipe_verify(text, path, "sm_80", NULL, 0, false, &v);
+        CHECK(!strcmp(v.check, "pass"), "the validator takes it (%s)", v.why);
+        if (with_load) {
+            CHECK(!v.unwritten[0] && pipe_passed(&v, 0), "with y loaded: passes (unwritten '%s')", v.unwritten);
+        } else {
+            CHECK(!strcmp(v.unwritten, "%f3 in saxpy") && !pipe_passed(&v, 0) && strstr(v.why, "reads %f3 in saxpy before"),
+                  "y never loaded: refused (unwritten '%s', why '%s')", v.unwritten, v.why);
+        }
+    }
+    unlink(path);
+    CHECK(pipe_retry_temperature(0.3f, 1) == 0.3f && fabsf(pipe_retry_temperature(0.3f, 2) - 0.5f) < 1e-6f &&
+              fabsf(pipe_retry_temperature(0.3f, 4) - 0.9f) < 1e-6f && pipe_retry_temperature(0.3f, 9) == 1.0f,
+          "retries at 0.3 draw at 0.3, 0.5, ..., at most 1.0");
+    CHECK(pipe_retry_temperature(0, 3) == 0 && pipe_retry_temperature(1.5f, 3) == 1.5f, "greedy and t >= 1 stay");
+}
+
 int main(void) {
+    test_verdict_unwritten();
     test_draw_request();
     test_draw_wire();
     test_prompts();
