@@ -92,7 +92,9 @@ fi
 GGUF=${QWEN_GGUF:-}
 [ -z "$GGUF" ] && [ -f models/base/qwen2.5-coder-0.5b-instruct.gguf ] && GGUF=models/base/qwen2.5-coder-0.5b-instruct.gguf
 ADAPTER=${QWEN_ADAPTER:-models/qwen-plan}
-if [ "$status" -ne 2 ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && room qwen 200 150; then
+# the time kept back for part 3's Qwen gen: none when SKIP leaves it out
+reserve=150; case " ${SKIP:-} " in *" gen_qwen "*) reserve=10 ;; esac
+if [ "$status" -ne 2 ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && room qwen 200 "$reserve"; then
     say "2. $GGUF + adapter $ADAPTER"
     t=$(date +%s)
     timeout "$T" build/bench_gpu "$GGUF" --adapter "$ADAPTER" --steps 64 --tg 512 --k 32 --ksteps 64 --tol "$TOL" \
