@@ -399,6 +399,22 @@ static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
     return false;
 }
 
+/* After a '+' in an address or an index: any run of signs, then an integer (ptxas folds
+ * [16+-4]); *out gets the signed value.  false, with an error naming `what`, otherwise. */
+static bool plus_term(parser *P, int64_t *out, const char *what) {
+    bool ng = false;
+    while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
+        if (lex_next(&P->L).punct == '-') ng = !ng;
+    token num = lex_next(&P->L);
+    int64_t v;
+    if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) {
+        ERR(P, num, "expected an integer %s", what);
+        return false;
+    }
+    *out = ng ? (int64_t)(0 - (uint64_t)v) : v;
+    return true;
+}
+
 static bool parse_address(parser *P, ptx_operand *op, int depth) {
     op->kind = PTX_OP_ADDR;
     token t = lex_next(&P->L);
@@ -456,13 +472,9 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
         if (neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
         while (tok_punct(lex_peek(&P->L), '+')) {   /* [16+4], [4294967296+-8]: a sum ptxas folds */
             lex_next(&P->L);
-            bool ng = false;
-            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
-                if (lex_next(&P->L).punct == '-') ng = !ng;
-            token num = lex_next(&P->L);
             int64_t v;
-            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer in an address sum"); return false; }
-            op->ival = (int64_t)((uint64_t)op->ival + (ng ? 0 - (uint64_t)v : (uint64_t)v));
+            if (!plus_term(P, &v, "in an address sum")) return false;
+            op->ival = (int64_t)((uint64_t)op->ival + (uint64_t)v);
         }
         return expect_punct(P, ']');
     }
@@ -523,13 +535,7 @@ static bool parse_index(parser *P, ptx_operand *op) {
     r.text = r.name;
     if (tok_punct(lex_peek(&P->L), '+')) {
         lex_next(&P->L);
-        bool ng = false;
-        while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
-            if (lex_next(&P->L).punct == '-') ng = !ng;
-        token num = lex_next(&P->L);
-        int64_t v;
-        if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer offset in an array index"); return false; }
-        op->ival = ng ? (int64_t)(0 - (uint64_t)v) : v;
+        if (!plus_term(P, &op->ival, "offset in an array index")) return false;
     }
     op->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand));
     op->elems[0] = r;
