@@ -1054,8 +1054,8 @@ static bool perf_prefix_ok(int64_t p, int nd, int64_t lo, int64_t hi) {
 /* The core transition: feed one byte.  May append to s->regs/s->syms past
  * the counts in c (see the file comment), never changes anything else in s. */
 /* feed() in the module header and the entry's signature: top-level directives, the
- * entry name, its parameters and the performance directives after them. */
-static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
+ * entry name, its parameters and the performance directives after them (forced: ch is a byte of the forced text). */
+static bool feed_header(dec_state *s, dcore *c, unsigned char ch, bool forced) {
     switch (c->ph) {
     case PH_TOP:
         if (c->cpos == 0 && c->live == 0) {
@@ -1093,7 +1093,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
                 c->ph = PH_POPEN;
                 return true;
             }
-            if (ch == ',' && (c->nparams + 1 >= MAX_PARAMS || (s->end_forced && !forcing(s, c)))) return false;   /* ending: the last */
+            if (ch == ',' && (c->nparams + 1 >= MAX_PARAMS || (s->end_forced && !forced))) return false;   /* ending: the last */
             int b = ptx_type_get(c->dtype)->bits;
             add_sym(s, c, SY_PARAM, c->dtype, b, PTX_SS_PARAM);
             c->nparams++;
@@ -1105,7 +1105,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
         return id_feed_fresh(s, c, ch, false);
     case PH_POPEN:
         if (ch == ')') { lit(c, "\n", PH_PERF); return true; }
-        if (ch == '\n' && (!s->end_forced || forcing(s, c))) { lit(c, "\t.param ", PH_PTYPE); return true; }
+        if (ch == '\n' && (!s->end_forced || forced)) { lit(c, "\t.param ", PH_PTYPE); return true; }
         return false;
     case PH_PTYPE: {
         int r = choice_feed(c, ch);
@@ -1426,7 +1426,10 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     /* canonical PTX has no control bytes but tab and newline; a NUL would also
      * match the end of the C strings that literals and names are compared with */
     if (ch < 32 && ch != '\t' && ch != '\n') return false;
-    if (forcing(s, c)) {
+    /* this byte is part of the forced text (the caller's header and signature): the rules below that
+     * shorten an ending kernel leave it alone, the last forced byte included */
+    bool forced = forcing(s, c);
+    if (forced) {
         if ((unsigned char)s->force[c->force_pos] != ch) return false;
         c->force_pos++;
     }
@@ -1442,7 +1445,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         return true;
     case PH_TOP: case PH_ENAME: case PH_PNAME: case PH_POPEN: case PH_PTYPE: case PH_PERF: case PH_PERFNUM: case PH_PERF_END:
-        return feed_header(s, c, ch);
+        return feed_header(s, c, ch, forced);
     case PH_LINE:
         if (ending(s, c) && c->depth) {   /* close the open blocks first (no labels inside them) */
             if (ch != '\t') return false;
@@ -2287,8 +2290,10 @@ size_t dec_forced_text(const dec_state *s, pg_buf *out) {
     for (int step = 0; step < 256 && c.ph != PH_DONE; step++) {
         if (forcing(s, &c)) {   /* the header up to the gap, or the entry's signature to its end */
             uint32_t from = c.force_pos, to = from < s->force_gap ? s->force_gap : s->force_len;
+            /* fed, not only copied: forced text the state would refuse is never offered */
+            if (!feed_bytes((dec_state *)s, &c, s->force + from, to - from)) break;
             pg_buf_putn(out, s->force + from, to - from);
-            if (to == s->force_len || !feed_bytes((dec_state *)s, &c, s->force + from, to - from)) break;
+            if (to == s->force_len) break;
             continue;
         }
         /* at the forcing's gap the model writes the next module-scope line, `.visible` or a declaration, whole:

@@ -1163,6 +1163,33 @@ static void test_launch_block(const dec_vocab *v, int nv) {
     CHECK(f.data && !strcmp(f.data, "vector_add(\n"), "the name is forced: '%s'", f.data ? f.data : "");
     pg_buf_free(&f);
     dec_free(s);
+    /* ... and the end forced before the first token (gen with a small --max-tokens): the forced text, whose
+     * last byte is the '\n' after '(', is taken whole, and the walk closes the shortest kernel (2026-12-06:
+     * the ending rule refused that '\n' once force_pos had passed it, a dead state at byte 53) */
+    for (int g = 0; g < 8; g++) {
+        s = NULL;
+        CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with an entry name");
+        if (!s) break;
+        dec_force_end(s);
+        uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
+        bool stuck = false;
+        for (int step = 0; step < 4000 && !dec_done(s) && !stuck; step++) {
+            f.len = 0;
+            if (dec_forced_text(s, &f) && dec_advance_text(s, f.data, f.len, &d) != PG_OK) stuck = true;
+            else if (!dec_done(s)) {
+                int t = dec_mask(s, bits) > 0 ? pick(bits, nv) : -1;
+                stuck = t < 0 || dec_advance(s, t, &d) != PG_OK;
+            }
+        }
+        size_t len;
+        char why[256] = "";
+        const char *txt = dec_text(s, &len);
+        CHECK(!stuck && dec_done(s) && strstr(txt, ".visible .entry vector_add(") && validate_verbose(txt, len, why),
+              "an ending forced at once closes a valid kernel (walk %d, %s): ...%s", g, why, txt + (len > 200 ? len - 200 : 0));
+        free(bits);
+        pg_buf_free(&f);
+        dec_free(s);
+    }
     o.entry_name = "9lives";
     s = NULL;
     CHECK(dec_new(v, &o, &s, &d) == PG_ERR_USAGE && !s, "a name that is not an identifier is a usage error");
