@@ -145,6 +145,10 @@ PG_API bool dec_forcing(const dec_state *s);
 /* Bytes of the forced text not written yet (the signature while module-scope declarations are being written):
  * a sampler's reserve for dec_force_end must cover them on top of the shortest end. */
 PG_API size_t dec_forced_left(const dec_state *s);
+/* Bytes the shortest end takes from the next statement boundary (the owed labels' definitions, the open
+ * blocks' braces, `ret;` and the entry's '}'): a sampler's reserve for dec_force_end must cover them too, one
+ * token a byte at worst.  Hundreds of labels may be owed (nvcc's 3-D stencils reference 162). */
+PG_API size_t dec_end_bytes(const dec_state *s);
 /* Text accepted so far (the PTX module). */
 PG_API const char *dec_text(const dec_state *s, size_t *len);
 

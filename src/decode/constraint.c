@@ -1805,6 +1805,15 @@ bool dec_done(const dec_state *s) { return s->c.ph == PH_DONE; }
 
 size_t dec_forced_left(const dec_state *s) { return s->c.force_pos < s->force_len ? s->force_len - s->c.force_pos : 0; }
 
+size_t dec_end_bytes(const dec_state *s) {
+    const dcore *c = &s->c;
+    size_t n = 8;   /* "\tret;\n}\n" */
+    for (int i = 0; i < c->nsyms; i++)
+        if (sm_has(&c->owed, i)) n += (size_t)s->syms[i].len + 2;   /* "NAME:\n" */
+    for (int d = c->depth; d > 0; d--) n += (size_t)d + 2;           /* d tabs, "}\n" */
+    return n;
+}
+
 bool dec_forcing(const dec_state *s) {
     const dcore *c = &s->c;
     if (s->ended) return false;

@@ -485,8 +485,10 @@ static pg_status seq_next(gen_seq *g, lsrc *src, int *pos, bool *refed, int32_t 
             if (dec_done(dec)) { out->finished = true; return PG_OK; }
         }
         /* keep enough tokens to finish the statement and close the kernel */
-        /* (+ the forced signature's bytes while module-scope declarations come first: at most a token each) */
-        if (dec && !g->ending_forced && o->max_tokens - (out->gen_tokens + out->forced_tokens) < 128 + (int)dec_forced_left(dec)) {
+        /* (+ the forced signature's bytes while module-scope declarations come first, and the shortest end's own
+         * bytes, owed labels first: at most a token each) */
+        if (dec && !g->ending_forced &&
+            o->max_tokens - (out->gen_tokens + out->forced_tokens) < 128 + (int)dec_forced_left(dec) + (int)dec_end_bytes(dec)) {
             dec_force_end(dec);
             g->ending_forced = true;
         }

@@ -496,6 +496,25 @@ static void test_exhausted_prefix(const dec_vocab *v, int nv) {
     dec_free(s);
 }
 
+/* dec_end_bytes: what the shortest end still has to write, owed labels included, so that gen's reserve for
+ * dec_force_end covers it (2026-12-06: a kernel owing a dozen long labels ran out of tokens while paying
+ * them and was cut, unclosed). */
+static void test_end_bytes(const dec_vocab *v) {
+    dec_state *s = at_body(v);
+    CHECK(s != NULL, "body");
+    if (!s) return;
+    pg_diag_sink d = {0};
+    size_t base = dec_end_bytes(s);
+    CHECK(base == 8, "nothing owed: ret and the brace, 8 bytes (%zu)", base);
+    const char *br = "\tbra.uni LOOP_DONE_AT_END;\n";
+    bool ok = dec_advance_text(s, br, strlen(br), &d) == PG_OK;
+    CHECK(ok && dec_end_bytes(s) == base + strlen("LOOP_DONE_AT_END:\n"), "an owed label adds its definition (%zu)", dec_end_bytes(s));
+    const char *def = "LOOP_DONE_AT_END:\n";
+    ok = ok && dec_advance_text(s, def, strlen(def), &d) == PG_OK;
+    CHECK(ok && dec_end_bytes(s) == base, "a paid label costs nothing more (%zu)", dec_end_bytes(s));
+    dec_free(s);
+}
+
 /* Feed a module byte by byte with dec_opts (mask checks every `every` bytes, 0: none); true when
  * accepted in full.  On failure prints where. */
 static bool walk_module(const dec_vocab *v, int nv, const dec_opts *o, const char *what, const char *t, size_t n, int every) {
@@ -1803,6 +1822,7 @@ int main(void) {
     test_plan_comments(v, nv);
     test_plan_repeat_max(v, nv);
     test_exhausted_prefix(v, nv);
+    test_end_bytes(v);
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);
     test_bias(v, nv);
