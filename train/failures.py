@@ -350,7 +350,7 @@ def targets(args):
                        check=True, capture_output=True)
         samples = [json.loads(ln) for ln in open(args.targets, encoding="utf-8") if ln.strip()]
         samples = [x for x in samples if x.get("cuda_c")]
-        res, ex = collections.Counter(), {}
+        res, ex, rows = collections.Counter(), {}, []
         for smp, ln in zip(samples, open(pairs, encoding="utf-8")):
             pr = json.loads(ln)
             prompt, ptx = pr["prompt"], pr["completion"].replace("<|im_end|>", "")
@@ -363,11 +363,16 @@ def targets(args):
             key = "accepted" if why is None else re.sub(r"%\w+|\d+", "N", why)[:40]
             res[key] += 1
             ex.setdefault(key, smp["id"])
+            rows.append({"id": smp["id"], "family": smp.get("family"), "source": smp.get("source"),
+                         "task": smp["task"].get("name"), "statements": ptx.count(";\n") + ptx.count("\t//"),
+                         "refused": why})
     n = sum(res.values())
     print(f"{n} PTX-turn targets of {args.targets}; the constraint of {args.lib} accepts {res['accepted']} in full")
     for k, v in res.most_common():
         if k != "accepted":
             print(f"  {v:5d}  refused first at `{k}` (e.g. {ex[k]})")
+    if args.json:   # one row per target: its family, source and the first construct refused (null: accepted)
+        json.dump(rows, open(args.json, "w"), indent=1)
 
 
 def main(argv=None):

@@ -84,6 +84,8 @@ class Lib:
         L.dec_new.restype = C.c_int
         L.dec_free.argtypes = [vp]
         L.dec_forced_text.argtypes = [vp, C.POINTER(PgBuf)]
+        L.dec_forced_left.argtypes = [vp]
+        L.dec_forced_left.restype = C.c_size_t
         L.dec_forced_text.restype = C.c_size_t
         L.dec_accepts.argtypes = [vp, i32]
         L.dec_accepts.restype = C.c_bool
@@ -457,7 +459,8 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
             rej = []
             for j, row in enumerate(alive):
                 sq = seqs[row]
-                if sq.gen > args.max_new - 128 and not sq.forced_end:
+                # (+ the forced signature's bytes while module-scope declarations come before it)
+                if sq.gen > args.max_new - 128 - lib.L.dec_forced_left(sq.dec) and not sq.forced_end:
                     lib.L.dec_force_end(sq.dec)     # leave room to close the kernel
                     sq.forced_end = True
                 if not lib.L.dec_accepts(sq.dec, cand[j]):

@@ -52,7 +52,9 @@ PG_API pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *
  * src/decode/grammar.c for the policy and why):
  *  - exactly the canonical text of `ptxgen fmt`: header for the target
  *    (.version max(8.0, the target's minimum)), optional module-scope
- *    `.shared .align A .T name[N];`, one `.visible .entry NAME(params)` with
+ *    `.shared .align A .T name[N];` (or `name;`) and one `.extern .shared .align A .T name[];`
+ *    (also before a forced signature: its forcing pauses after the header, dec_forcing),
+ *    one `.visible .entry NAME(params)` with
  *    .param .u64/.u32/.s32/.f32/.f64/.b32/.b64/.s64, at most one
  *    `.maxntid`/`.reqntid X, Y, Z` (product <= 1024), then the body;
  *  - body lines: `\t.reg .T %name<N>;` (letters-only names, one declaration
@@ -76,8 +78,9 @@ PG_API pg_status dec_vocab_from_pieces(const char *const *pieces, const size_t *
 typedef struct {
     const char *arch;           /* "sm_90" (default "sm_80"); sets .target and the PTX version */
     const char *signature;      /* forced entry header ".visible .entry k(\n\t.param .u64 a,...\n)", or NULL = sampled */
-    int max_statements;         /* after this many body statements only the shortest legal end is allowed (0 = 400) */
-    int max_regs_per_decl;      /* upper bound for N in `.reg .b32 %r<N>;` (0 = 512) */
+    int max_statements;         /* after this many body statements only the shortest legal end is allowed (0 = 2000:
+                                   the longest literate training target has ~1,000) */
+    int max_regs_per_decl;      /* upper bound for N in `.reg .b32 %r<N>;` (0 = 4096: the targets' largest is 601) */
     int block[3];               /* the launch's block when known ({0} = unknown): `.reqntid` must equal it and
                                    `.maxntid` must be at least it in every dimension (product <= 1024) */
     const char *entry_name;     /* without a signature: force `.visible .entry NAME(\n` (NULL: the model names it) */
@@ -136,6 +139,16 @@ PG_API pg_status dec_advance_text(dec_state *s, const char *text, size_t n, pg_d
 PG_API void dec_force_end(dec_state *s);
 /* The module is complete (entry closed); GEN_TOK_END is then the only allowed token. */
 PG_API bool dec_done(const dec_state *s);
+/* Is forced text due (dec_forced_text): the header, or a forced signature once the model began `.visible` after
+ * the module-scope declarations it chose to write?  A sampler feeds it whole rather than token by token. */
+PG_API bool dec_forcing(const dec_state *s);
+/* Bytes of the forced text not written yet (the signature while module-scope declarations are being written):
+ * a sampler's reserve for dec_force_end must cover them on top of the shortest end. */
+PG_API size_t dec_forced_left(const dec_state *s);
+/* Bytes the shortest end takes from the next statement boundary (the owed labels' definitions, the open
+ * blocks' braces, `ret;` and the entry's '}'): a sampler's reserve for dec_force_end must cover them too, one
+ * token a byte at worst.  Hundreds of labels may be owed (nvcc's 3-D stencils reference 162). */
+PG_API size_t dec_end_bytes(const dec_state *s);
 /* Text accepted so far (the PTX module). */
 PG_API const char *dec_text(const dec_state *s, size_t *len);
 

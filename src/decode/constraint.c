@@ -30,9 +30,36 @@ enum { CS_ANY, CS_ID0, CS_ID1, CS_DIGIT, CS_LOWER, CS_HEX, CS_REG, CS_N };
  * (bench/results/2026-12-05-named-regs-cpu.json).  The numbered style keeps its 32 (NUMBERED_MAX).
  * REGNAME_MAX: characters after '%' of a named register. */
 enum { MAX_REGDECL = 256, NUMBERED_MAX = 32, REGNAME_MAX = 31, RSET_W = MAX_REGDECL / 64 };
+/* The defaults of dec_opts.max_statements and .max_regs_per_decl, sized by the literate training targets
+ * (1,300 synth samples, 2026-12-06, bench/results/2026-12-06-constraint-coverage-h69-cpu.json): the longest
+ * has ~1,000 statements (stencil_bc's 3-D 27-point; p99 750), the largest declaration %f<601> (p99 531); 400
+ * and 512 refused 56 of them.  A sampler's token budget ends a kernel first (dec_force_end); the statement cap only makes every
+ * walk end.  Both fit dcore's uint16_t nstmts and an int register index (regs_grow: 2N + 32). */
+enum { DEFAULT_MAX_STATEMENTS = 2000, DEFAULT_MAX_REGS_PER_DECL = 4096 };
 /* BLOCK_MAX: nested `{ }` blocks open at once (named registers only; nvcc's inline-asm blocks need one). */
 enum { BLOCK_MAX = 4 };
-enum { MAX_SYMS = 64, NAME_MAX = PG_NAME_MAX, MAX_PARAMS = 16, MAX_VARS = 8,
+/* MAX_SYMS: the entry, parameters, variables and labels of one kernel, each a bit of a symmask (idmask, owed,
+ * casym): 256.  nvcc's 3-D 27-point stencils (stencil_bc, ~1,000 statements) have 162 labels beside 13
+ * params; 64 refused them (bench/results/2026-12-06-constraint-coverage-h69-cpu.json).  nsyms is a uint8_t. */
+enum { SYM_W = 4 };
+typedef struct { uint64_t w[SYM_W]; } symmask;
+static const symmask SM_NONE = {{0}};
+static bool sm_has(const symmask *m, int i) { return m->w[i >> 6] >> (i & 63) & 1; }
+static void sm_set(symmask *m, int i) { m->w[i >> 6] |= 1ull << (i & 63); }
+static void sm_clear(symmask *m, int i) { m->w[i >> 6] &= ~(1ull << (i & 63)); }
+static bool sm_any(const symmask *m) { return m->w[0] | m->w[1] | m->w[2] | m->w[3]; }
+static bool sm_meet(const symmask *a, const symmask *b) {   /* a common bit */
+    return (a->w[0] & b->w[0]) | (a->w[1] & b->w[1]) | (a->w[2] & b->w[2]) | (a->w[3] & b->w[3]);
+}
+static symmask sm_and(const symmask *a, const symmask *b) {
+    symmask r;
+    for (int k = 0; k < SYM_W; k++) r.w[k] = a->w[k] & b->w[k];
+    return r;
+}
+/* for each bit i of m (a symmask lvalue, consumed) */
+#define SM_EACH(m, i) for (int sm_k_ = 0; sm_k_ < SYM_W; sm_k_++) \
+    for (uint64_t sm_l_ = (m).w[sm_k_]; sm_l_ && ((i) = 64 * sm_k_ + __builtin_ctzll(sm_l_), 1); sm_l_ &= sm_l_ - 1)
+enum { MAX_SYMS = 64 * SYM_W, NAME_MAX = PG_NAME_MAX, MAX_PARAMS = 16, MAX_VARS = 8,
        SHARED_MAX = 48 * 1024, LOCAL_MAX = 16 * 1024 };
 
 /* name with '%'; count: N of `%name<N>`, 0 for a named register `%name`; shadows: the outer block's
@@ -97,14 +124,14 @@ typedef struct {
     uint8_t depth, ntab;         /* nested blocks open; tabs typed on this line (PH_INDENT) */
     uint16_t blk0[BLOCK_MAX];    /* nregs at each open block's '{': its declarations are the ones from there on */
     uint8_t nsyms, nowed, nparams, nvars;
-    uint64_t owed;               /* labels referenced but not defined yet (by symbol index) */
+    symmask owed;                /* labels referenced but not defined yet (by symbol index) */
     uint16_t nstmts;
     bool last_term, pend_term, guarded, top;
     int32_t shared_bytes, local_bytes;
     /* identifier being typed */
     char id[NAME_MAX + 1];
     uint8_t idlen;
-    uint64_t idmask;
+    symmask idmask;              /* symbols whose names start with the identifier typed */
     /* choice among literals */
     const char *const *alts;
     uint32_t live;
@@ -112,6 +139,8 @@ typedef struct {
     /* declarations */
     ptx_type dtype;
     uint8_t dspace, dalign;
+    bool dext;                   /* the variable being declared is `.extern` (dynamic shared memory, module scope) */
+    bool dextern;                /* a dynamic shared array was declared (one: every one would start at the same byte) */
     int64_t num;                 /* number being typed (counts, perf) */
     uint8_t ndig, perf_i, perf_kw;   /* perf_kw: 0 .maxntid, 1 .reqntid */
     int32_t perf_prod;
@@ -128,9 +157,10 @@ typedef struct {
     uint8_t vbits;               /* a fill {..} (dg_slot.fill): its elements' bits once a register fixed them, else 0 */
     int8_t vtype;                /* ... that register's type (dec_dg_regtypes index), -1 before one */
     bool vimm;                   /* ... an immediate element was written */
-    int8_t abase_sym;            /* address: symbol index, -1 */
+    int16_t abase_sym;           /* address: symbol index, -1 */
     uint16_t creg[DG_MAX_CANDS], careg[DG_MAX_CANDS];   /* register types the operand / its address admits */
-    uint64_t csreg[DG_MAX_CANDS], casym[DG_MAX_CANDS];
+    uint64_t csreg[DG_MAX_CANDS];
+    symmask casym[DG_MAX_CANDS];
     uint16_t plo, phi;           /* plan comment: the plan lines [plo, phi) start with the text typed (dplan) */
     uint8_t pcnt[PLAN_SLOTS / 2];   /* dec_opts.plan_repeat_max: comments headed by each capped plan line
                                        (dplan.slot), 4 bits each */
@@ -156,11 +186,17 @@ struct dec_state {
     dec_opts o;
     dg_grammar *g;
     char *force; uint32_t force_len;
+    uint32_t force_gap;          /* where the forced text pauses: after the header when an entry follows it (module-scope
+                                    declarations may come between, see forcing()), else force_len */
+    char resv[1 + MAX_PARAMS][NAME_MAX + 1];   /* the forced entry's name and parameters: no module-scope variable may
+                                                  take one, or the signature would clash when it resumes */
+    uint8_t nresv;
     dcore c;
     dreg regs[MAX_REGDECL];
     dsym syms[MAX_SYMS];
     pg_buf text;
     bool ended;                  /* GEN_TOK_END committed */
+    bool end_forced;             /* dec_force_end was called: module scope offers only the entry */
     /* context for the performance bias, updated at line ends by dec_advance */
     size_t line_start;
     bool in_loop;
@@ -197,7 +233,10 @@ static const char *const ALIGNS[] = {"1 ", "2 ", "4 ", "8 ", "16 ", NULL};
 static const char *const VTYPES[] = {".b8 ", ".u8 ", ".s8 ", ".b16 ", ".u16 ", ".s16 ", ".b32 ", ".u32 ", ".s32 ",
                                      ".f32 ", ".b64 ", ".u64 ", ".s64 ", ".f64 ", NULL};
 static const char *const PERFKW[] = {"maxntid ", "reqntid ", NULL};
-static const char *const TOPKW[] = {"visible .entry ", "shared .align ", NULL};
+/* module scope: the entry, a `.shared` array or scalar, or `.extern .shared .align A .T name[];` (dynamic shared
+ * memory; ptxas takes .extern at module scope only: the hand corpus's conv1d declares its window so) */
+static const char *const TOPKW[] = {"visible .entry ", "shared .align ", "extern .shared .align ", NULL};
+enum { ENTRY_KW_LEN = 16 };   /* strlen(".visible .entry ") */
 
 static ptx_type type_of_alt(const char *a) {
     size_t n = 0;
@@ -238,9 +277,16 @@ static void lit(dcore *c, const char *s, int next) {
 }
 
 /* ---- identifiers ---------------------------------------------------------------- */
-static uint64_t all_syms(const dcore *c) { return c->nsyms >= 64 ? ~0ull : (1ull << c->nsyms) - 1; }
+static symmask all_syms(const dcore *c) {
+    symmask m = SM_NONE;
+    for (int k = 0; k < SYM_W; k++) {
+        int b = c->nsyms - 64 * k;
+        m.w[k] = b >= 64 ? ~0ull : b <= 0 ? 0 : (1ull << b) - 1;
+    }
+    return m;
+}
 
-static void id_start(const dec_state *s, dcore *c, uint64_t mask) {
+static void id_start(const dec_state *s, dcore *c, symmask mask) {
     (void)s;
     c->idlen = 0;
     c->idmask = mask;
@@ -249,11 +295,10 @@ static void id_start(const dec_state *s, dcore *c, uint64_t mask) {
 static bool id_feed(const dec_state *s, dcore *c, unsigned char ch) {
     if (c->idlen >= NAME_MAX) return false;
     if (c->idlen == 0 ? !is_id0(ch) : !is_id1(ch)) return false;
-    uint64_t m = 0;
-    for (uint64_t left = c->idmask & all_syms(c); left; left &= left - 1) {
-        int i = __builtin_ctzll(left);
-        if (s->syms[i].len > c->idlen && (unsigned char)s->syms[i].name[c->idlen] == ch) m |= 1ull << i;
-    }
+    symmask m = SM_NONE, all = all_syms(c), left = sm_and(&c->idmask, &all);
+    int i;
+    SM_EACH(left, i)
+        if (s->syms[i].len > c->idlen && (unsigned char)s->syms[i].name[c->idlen] == ch) sm_set(&m, i);
     c->idmask = m;
     c->id[c->idlen++] = (char)ch;
     c->id[c->idlen] = 0;
@@ -261,12 +306,20 @@ static bool id_feed(const dec_state *s, dcore *c, unsigned char ch) {
 }
 
 /* The symbol whose name equals the identifier typed (among `mask`), or -1. */
-static int id_exact(const dec_state *s, const dcore *c, uint64_t mask) {
+static int id_exact(const dec_state *s, const dcore *c, symmask mask) {
     for (int i = 0; i < c->nsyms; i++)
-        if ((c->idmask & mask) >> i & 1 && s->syms[i].len == c->idlen) return i;
+        if (sm_has(&c->idmask, i) && sm_has(&mask, i) && s->syms[i].len == c->idlen) return i;
     return -1;
 }
 
+
+/* Is the identifier typed one of the forced signature's names (dec_state.resv), still to come? */
+static bool id_reserved(const dec_state *s, const dcore *c) {
+    if (c->force_pos != s->force_gap) return false;
+    for (int i = 0; i < s->nresv; i++)
+        if (!strcmp(s->resv[i], c->id)) return true;
+    return false;
+}
 
 /* A fresh name: no symbol of any kind has it, and it is not an opcode.  var: the name of a
  * .shared/.local variable, which may be an opcode's (ptxas 13.0 takes `.shared .b8 red[16];` and
@@ -275,12 +328,13 @@ static int id_exact(const dec_state *s, const dcore *c, uint64_t mask) {
 static bool id_fresh(const dec_state *s, const dcore *c, bool var) {
     if (!c->idlen) return false;
     if ((c->id[0] == '_' || c->id[0] == '$') && c->idlen < 2) return false;   /* "_" is the sink; "$" alone is no name */
-    if (id_exact(s, c, all_syms(c)) >= 0) return false;
+    if (id_exact(s, c, all_syms(c)) >= 0 || id_reserved(s, c)) return false;
     if ((!var && dec_dg_is_opcode(c->id, c->idlen)) || !strcmp(c->id, "WARP_SZ")) return false;
     return true;
 }
 
-static bool sym_room(const dcore *c, int extra) { return c->nsyms + extra + c->nowed < MAX_SYMS; }
+/* Room for `extra` more symbols (an owed label's definition takes none: PH_LABEL pays it in place). */
+static bool sym_room(const dcore *c, int extra) { return c->nsyms + extra < MAX_SYMS; }
 
 /* id_feed for a name that must be fresh (var: as id_fresh): at full length it must already be. */
 static bool id_feed_fresh(const dec_state *s, dcore *c, unsigned char ch, bool var) {
@@ -299,9 +353,16 @@ static void add_sym(dec_state *s, dcore *c, int kind, ptx_type t, int64_t size, 
 
 static bool ending(const dec_state *s, const dcore *c) { return c->nstmts >= s->o.max_statements; }
 
+/* Is the next byte forced?  Not at force_gap: after the header, module-scope declarations (the hand corpus's
+ * `.shared .align 4 .f32 ln_part_a[8];`) may come before the forced `.visible .entry`, which resumes the
+ * forcing once PH_TOP has taken its keyword (feed_header). */
+static bool forcing(const dec_state *s, const dcore *c) {
+    return c->force_pos < s->force_len && c->force_pos != s->force_gap;
+}
+
 /* Labels referenced but not defined yet: kept in c->owed as references are
  * made (opnd_end) and paid (PH_LABEL), because the mask asks at every byte. */
-static uint64_t owed_mask(const dec_state *s, const dcore *c) {
+static symmask owed_mask(const dec_state *s, const dcore *c) {
     (void)s;
     return c->owed;
 }
@@ -339,7 +400,8 @@ static void opnd_start(const dec_state *s, dcore *c) {
     c->sub = O_START;
     c->cmask = c->candmask;
     for (int k = 0; k < DG_MAX_CANDS; k++) {
-        c->creg[k] = c->csreg[k] = c->careg[k] = c->casym[k] = 0;
+        c->creg[k] = c->csreg[k] = c->careg[k] = 0;
+        c->casym[k] = SM_NONE;
         if (!(c->candmask >> k & 1)) continue;
         const dg_cand *cd = cand(s, c, k);
         const dg_slot *sl = &cd->slot[c->opi];
@@ -353,12 +415,12 @@ static void opnd_start(const dec_state *s, dcore *c) {
                 const dsym *y = &s->syms[i];
                 if (cd->space == PTX_SS_PARAM ? (y->kind == SY_PARAM && y->size == cd->param_bits)
                                              : (y->kind == SY_VAR && y->space == cd->space && cd->space != PTX_SS_NONE))
-                    c->casym[k] |= 1ull << i;
+                    sm_set(&c->casym[k], i);
             }
         }
         if (sl->kinds & SK_SYM)
             for (int i = 0; i < c->nsyms; i++)
-                if (s->syms[i].kind == SY_VAR) c->casym[k] |= 1ull << i;
+                if (s->syms[i].kind == SY_VAR) sm_set(&c->casym[k], i);
     }
 }
 
@@ -532,9 +594,9 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
     case O_ADDR:
         if (!(sl->kinds & SK_ADDR)) return false;
         switch (c->asub) {
-        case A_BASE: return !complete && (c->careg[k] || c->casym[k]);
+        case A_BASE: return !complete && (c->careg[k] || sm_any(&c->casym[k]));
         case A_REG: return !complete && (c->rm.types & c->careg[k]);
-        case A_SYM: return !complete && (c->idmask & c->casym[k]);
+        case A_SYM: return !complete && sm_meet(&c->idmask, &c->casym[k]);
         case A_PLUS:
         case A_OFF: {
             if (complete) return false;
@@ -569,15 +631,15 @@ static bool opnd_viable(const dec_state *s, const dcore *c, int k, bool complete
         return (c->rm.types & c->creg[k]) != 0;
     case O_IDENT:
         if (sl->kinds & SK_LABEL) {
-            uint64_t labels = 0;
+            symmask labels = SM_NONE;
             for (int i = 0; i < c->nsyms; i++)
-                if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) labels |= 1ull << i;
-            if (!complete && c->idlen < NAME_MAX) return (c->idmask & labels) || sym_room(c, 1);
+                if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) sm_set(&labels, i);
+            if (!complete && c->idlen < NAME_MAX) return sm_meet(&c->idmask, &labels) || sym_room(c, 1);
             if (id_exact(s, c, labels) >= 0) return true;
             return sym_room(c, 1) && id_fresh(s, c, false);
         }
         if (sl->kinds & SK_SYM) {
-            if (!complete) return (c->idmask & c->casym[k]) != 0;
+            if (!complete) return sm_meet(&c->idmask, &c->casym[k]);
             return id_exact(s, c, c->casym[k]) >= 0;
         }
         return false;
@@ -690,10 +752,10 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
             if (ch == '+' || ch == ']') {
                 int y = id_exact(s, c, all_syms(c));
                 if (y < 0) return false;
-                c->abase_sym = (int8_t)y;
+                c->abase_sym = (int16_t)y;
                 uint8_t m = 0;
                 for (int k = 0; k < DG_MAX_CANDS; k++)
-                    if ((c->cmask >> k & 1) && (c->casym[k] >> y & 1)) m |= (uint8_t)(1u << k);
+                    if ((c->cmask >> k & 1) && sm_has(&c->casym[k], y)) m |= (uint8_t)(1u << k);
                 if (!m) return false;
                 c->cmask = m;
                 c->asub = ch == '+' ? A_PLUS : A_DONE;
@@ -808,13 +870,13 @@ static bool opnd_end(dec_state *s, dcore *c, bool last) {
     c->candmask = m;
     if (c->sub == O_IDENT) {
         /* a label: record a new reference as owed */
-        uint64_t labels = 0;
+        symmask labels = SM_NONE;
         for (int i = 0; i < c->nsyms; i++)
-            if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) labels |= 1ull << i;
+            if (s->syms[i].kind == SY_LDEF || s->syms[i].kind == SY_LREF) sm_set(&labels, i);
         bool is_label = cslot(s, c, __builtin_ctz(m))->kinds & SK_LABEL;
         if (is_label && id_exact(s, c, labels) < 0) {
             add_sym(s, c, SY_LREF, PTX_T_NONE, 0, 0);
-            c->owed |= 1ull << (c->nsyms - 1);
+            sm_set(&c->owed, c->nsyms - 1);
             c->nowed++;
         }
     }
@@ -992,22 +1054,34 @@ static bool perf_prefix_ok(int64_t p, int nd, int64_t lo, int64_t hi) {
 /* The core transition: feed one byte.  May append to s->regs/s->syms past
  * the counts in c (see the file comment), never changes anything else in s. */
 /* feed() in the module header and the entry's signature: top-level directives, the
- * entry name, its parameters and the performance directives after them. */
-static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
+ * entry name, its parameters and the performance directives after them (forced: ch is a byte of the forced text). */
+static bool feed_header(dec_state *s, dcore *c, unsigned char ch, bool forced) {
     switch (c->ph) {
     case PH_TOP:
         if (c->cpos == 0 && c->live == 0) {
             if (ch != '.') return false;
             uint32_t live = 1;
+            if (s->end_forced) { choice_start(c, TOPKW, live); return true; }   /* the shortest end: the entry */
             if (c->nvars < MAX_VARS && sym_room(c, 1) && SHARED_MAX - c->shared_bytes >= 32) live |= 2;
+            if (c->nvars < MAX_VARS && sym_room(c, 1) && !c->dextern) live |= 4;   /* one dynamic array */
             choice_start(c, TOPKW, live);
             return true;
         }
         {
             int r = choice_feed(c, ch);
             if (r == -2) return false;
-            if (r == 0) { c->ph = PH_ENAME; c->top = false; id_start(s, c, all_syms(c)); }
-            if (r == 1) { c->ph = PH_ALIGN; c->dspace = PTX_SS_SHARED; choice_start(c, ALIGNS, 31); }
+            if (r == 0) {
+                c->ph = PH_ENAME;
+                c->top = false;
+                id_start(s, c, all_syms(c));
+                if (c->force_pos == s->force_gap && s->force_gap < s->force_len) c->force_pos += ENTRY_KW_LEN;
+            }
+            if (r == 1 || r == 2) {
+                c->ph = PH_ALIGN;
+                c->dspace = PTX_SS_SHARED;
+                c->dext = r == 2;
+                choice_start(c, ALIGNS, 31);
+            }
             return true;
         }
     case PH_ENAME:
@@ -1019,7 +1093,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
                 c->ph = PH_POPEN;
                 return true;
             }
-            if (ch == ',' && c->nparams + 1 >= MAX_PARAMS) return false;
+            if (ch == ',' && (c->nparams + 1 >= MAX_PARAMS || (s->end_forced && !forced))) return false;   /* ending: the last */
             int b = ptx_type_get(c->dtype)->bits;
             add_sym(s, c, SY_PARAM, c->dtype, b, PTX_SS_PARAM);
             c->nparams++;
@@ -1031,7 +1105,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
         return id_feed_fresh(s, c, ch, false);
     case PH_POPEN:
         if (ch == ')') { lit(c, "\n", PH_PERF); return true; }
-        if (ch == '\n') { lit(c, "\t.param ", PH_PTYPE); return true; }
+        if (ch == '\n' && (!s->end_forced || forced)) { lit(c, "\t.param ", PH_PTYPE); return true; }
         return false;
     case PH_PTYPE: {
         int r = choice_feed(c, ch);
@@ -1045,7 +1119,7 @@ static bool feed_header(dec_state *s, dcore *c, unsigned char ch) {
     }
     case PH_PERF:
         if (ch == '{') { lit(c, "\n", PH_LINE); return true; }
-        if (ch == '.' && perf_need(s, 0, 3) <= 1024) { c->ph = PH_PERFNUM; choice_start(c, PERFKW, 3); c->perf_i = 0xff; return true; }
+        if (ch == '.' && perf_need(s, 0, 3) <= 1024 && !s->end_forced) {   /* the shortest end has no directive */ c->ph = PH_PERFNUM; choice_start(c, PERFKW, 3); c->perf_i = 0xff; return true; }
         return false;
     case PH_PERFNUM: {
         if (c->perf_i == 0xff) {
@@ -1098,7 +1172,7 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
         int r = choice_feed(c, ch);
         if (r == -2) return false;
         if (r == 0) { c->ph = PH_REGTYPE; choice_start(c, REGTYPES, (1u << 13) - 1); }
-        if (r == 1 || r == 2) { c->ph = PH_ALIGN; c->dspace = r == 1 ? PTX_SS_SHARED : PTX_SS_LOCAL; choice_start(c, ALIGNS, 31); }
+        if (r == 1 || r == 2) { c->ph = PH_ALIGN; c->dspace = r == 1 ? PTX_SS_SHARED : PTX_SS_LOCAL; c->dext = false; choice_start(c, ALIGNS, 31); }
         if (r == 3) c->ph = PH_EOL;
         return true;
     }
@@ -1129,6 +1203,19 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
             c->idlen++;
             c->id[c->idlen] = 0;
             return named_prefix_ok(s, c);
+        }
+        if (c->idlen ? c->id[0] == 'S' : ch == 'S') {   /* nvcc's local-depot pointers, `.reg .b64 %SP;` / `%SPL;` */
+            if (c->dtype != PTX_T_B64) return false;
+            if (ch == ';') {
+                if ((strcmp(c->id, "SP") && strcmp(c->id, "SPL")) || !named_ok(s, c, c->id, c->idlen)) return false;
+                add_reg(s, c, 0);
+                c->ph = PH_EOL;
+                return true;
+            }
+            if (c->idlen >= 3 || ch != "SPL"[c->idlen]) return false;
+            c->id[c->idlen++] = (char)ch;
+            c->id[c->idlen] = 0;
+            return named_ok(s, c, "SPL", 3) || (c->idlen <= 2 && named_ok(s, c, "SP", 2));   /* one is still free */
         }
         if (ch == '<') {
             char nm[24];
@@ -1203,6 +1290,16 @@ static bool feed_decl(dec_state *s, dcore *c, unsigned char ch) {
     case PH_VNAME:
         if (ch == '[' || ch == ';') {
             if (!id_fresh(s, c, true) || !sym_room(c, 1)) return false;
+            if (c->dext) {   /* `name[];`: its size is the launch's; offsets up to what a launch gets without opting in */
+                if (ch != '[') return false;
+                add_sym(s, c, SY_VAR, c->dtype, SHARED_MAX, PTX_SS_SHARED);
+                c->nvars++;
+                c->dextern = true;
+                c->R |= 1u << RS_SHARED;
+                c->pend_term = false;
+                lit(c, "];", PH_EOL);
+                return true;
+            }
             if (ch == ';') {   /* a scalar (nvcc's `.shared .align 4 .f32 carry_s;` of a __shared__ float) */
                 int64_t bytes = ptx_type_get(c->dtype)->bits / 8;
                 add_var(s, c, bytes);
@@ -1329,7 +1426,10 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
     /* canonical PTX has no control bytes but tab and newline; a NUL would also
      * match the end of the C strings that literals and names are compared with */
     if (ch < 32 && ch != '\t' && ch != '\n') return false;
-    if (c->force_pos < s->force_len) {
+    /* this byte is part of the forced text (the caller's header and signature): the rules below that
+     * shorten an ending kernel leave it alone, the last forced byte included */
+    bool forced = forcing(s, c);
+    if (forced) {
         if ((unsigned char)s->force[c->force_pos] != ch) return false;
         c->force_pos++;
     }
@@ -1345,7 +1445,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         return true;
     case PH_TOP: case PH_ENAME: case PH_PNAME: case PH_POPEN: case PH_PTYPE: case PH_PERF: case PH_PERFNUM: case PH_PERF_END:
-        return feed_header(s, c, ch);
+        return feed_header(s, c, ch, forced);
     case PH_LINE:
         if (ending(s, c) && c->depth) {   /* close the open blocks first (no labels inside them) */
             if (ch != '\t') return false;
@@ -1358,7 +1458,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
                 if (!is_id0(ch)) return false;
                 c->ph = PH_LABEL;
                 id_start(s, c, owed_mask(s, c));
-                return id_feed(s, c, ch) && (c->idmask != 0);
+                return id_feed(s, c, ch) && sm_any(&c->idmask);
             }
             if (!c->last_term) {
                 if (ch != '\t') return false;
@@ -1387,24 +1487,25 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             c->ph = PH_LABEL;
             id_start(s, c, all_syms(c));
             if (!id_feed(s, c, ch)) return false;
-            return sym_room(c, 1) || (c->idmask & owed_mask(s, c)) != 0;
+            return sym_room(c, 1) || sm_meet(&c->idmask, &c->owed);
         }
         return false;
     case PH_LABEL: {
         /* a fresh name (room permitting, not in ending mode) or an owed reference */
         bool fresh_ok = !ending(s, c) && sym_room(c, 1);
         if (ch == ':') {
-            uint64_t owed = owed_mask(s, c);
+            symmask owed = owed_mask(s, c);
             int y = id_exact(s, c, owed);
             if (y < 0 && !(fresh_ok && id_fresh(s, c, false))) return false;
-            add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
-            if (y >= 0) { c->nowed--; c->owed &= ~(1ull << y); }
+            /* an owed label is paid in place: its reference's entry is the label (owed tells the two apart) */
+            if (y >= 0) { c->nowed--; sm_clear(&c->owed, y); }
+            else add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
             c->pend_term = false;
             c->ph = PH_EOL;
             return true;
         }
         if (!id_feed(s, c, ch)) return false;
-        if (!fresh_ok) return (c->idmask & owed_mask(s, c)) != 0;
+        if (!fresh_ok) return sm_meet(&c->idmask, &c->owed);
         if (c->idlen == NAME_MAX) return id_fresh(s, c, false) || id_exact(s, c, owed_mask(s, c)) >= 0;
         return true;
     }
@@ -1574,8 +1675,8 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     if (!s) return PG_ERR_NOMEM;
     s->v = v;
     if (o) s->o = *o;
-    if (s->o.max_statements <= 0) s->o.max_statements = 400;
-    if (s->o.max_regs_per_decl <= 0) s->o.max_regs_per_decl = 512;
+    if (s->o.max_statements <= 0) s->o.max_statements = DEFAULT_MAX_STATEMENTS;
+    if (s->o.max_regs_per_decl <= 0) s->o.max_regs_per_decl = DEFAULT_MAX_REGS_PER_DECL;
     if (s->o.plan_repeat_max < 0 || s->o.plan_repeat_max > 15) {   /* 4-bit counters (dcore.pcnt) */
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "dec_opts.plan_repeat_max %d is outside 0..15", s->o.plan_repeat_max);
         free(s);
@@ -1596,6 +1697,21 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     }
     s->force = f.data;
     s->force_len = (uint32_t)f.len;
+    /* an entry forced after the header: the forcing pauses there for module-scope declarations (forcing()) */
+    size_t hl = strlen(h);
+    s->force_gap = f.len > hl && !strncmp(f.data + hl, ".visible .entry ", ENTRY_KW_LEN) ? (uint32_t)hl : s->force_len;
+    /* its names: the entry's (after ".entry ") and each parameter's (after ".param .T ") */
+    for (const char *p = s->force + s->force_gap; s->force_gap < s->force_len && *p && s->nresv < 1 + MAX_PARAMS;) {
+        const char *e = strstr(p, ".entry "), *q = strstr(p, ".param .");
+        const char *at = e && (!q || e < q) ? e + 7 : q ? strchr(q + 8, ' ') : NULL;
+        if (!at) break;
+        if (*at == ' ') at++;
+        size_t k = 0;
+        while (k < NAME_MAX && (is_id1((unsigned char)at[k]) || at[k] == '$')) k++;
+        memcpy(s->resv[s->nresv], at, k);
+        s->resv[s->nresv++][k] = 0;
+        p = at + k;
+    }
     if (s->o.plan && *s->o.plan && s->o.comment_max > 0 && !(s->plan = plan_build(s->o.plan, s->o.comment_max, s->o.plan_repeat_max))) {
         dec_dg_release(s->g);
         free(s->force);
@@ -1687,6 +1803,25 @@ void dec_copy(dec_state *dst, const dec_state *src) {
 
 bool dec_done(const dec_state *s) { return s->c.ph == PH_DONE; }
 
+size_t dec_forced_left(const dec_state *s) { return s->c.force_pos < s->force_len ? s->force_len - s->c.force_pos : 0; }
+
+size_t dec_end_bytes(const dec_state *s) {
+    const dcore *c = &s->c;
+    size_t n = 8;   /* "\tret;\n}\n" */
+    for (int i = 0; i < c->nsyms; i++)
+        if (sm_has(&c->owed, i)) n += (size_t)s->syms[i].len + 2;   /* "NAME:\n" */
+    for (int d = c->depth; d > 0; d--) n += (size_t)d + 2;           /* d tabs, "}\n" */
+    return n;
+}
+
+bool dec_forcing(const dec_state *s) {
+    const dcore *c = &s->c;
+    if (s->ended) return false;
+    if (forcing(s, c)) return true;
+    /* `.v` typed at the gap: only the entry's keyword can follow, then its forced signature */
+    return c->force_pos == s->force_gap && s->force_gap < s->force_len && c->ph == PH_TOP && c->cpos && c->live == 1;
+}
+
 const char *dec_text(const dec_state *s, size_t *len) {
     if (len) *len = s->text.len;
     return s->text.data ? s->text.data : "";
@@ -1759,16 +1894,21 @@ typedef struct {
 } crun;
 
 /* A full-length name (NAME_MAX bytes) could be taken: a symbol in `mask` or an opcode is that long. */
-static bool long_name(const dec_state *s, const dcore *c, uint64_t mask) {
+static bool long_name(const dec_state *s, const dcore *c, symmask mask) {
     if (s->opcode_max) return true;
-    for (uint64_t m = mask & all_syms(c); m; m &= m - 1)
-        if (s->syms[__builtin_ctzll(m)].len == NAME_MAX) return true;
+    if (c->force_pos == s->force_gap)   /* the forced signature's names are taken too (id_reserved) */
+        for (int i = 0; i < s->nresv; i++)
+            if (strlen(s->resv[i]) == NAME_MAX) return true;
+    symmask all = all_syms(c), m = sm_and(&mask, &all);
+    int i;
+    SM_EACH(m, i)
+        if (s->syms[i].len == NAME_MAX) return true;
     return false;
 }
 
 /* Does the state take a free run of name bytes (see feed for each phase)? */
 static bool free_run(const dec_state *s, const dcore *c, crun *r) {
-    if (c->force_pos < s->force_len) return false;
+    if (forcing(s, c)) return false;
     r->cls = DV_ID;
     switch (c->ph) {
     case PH_LINE:   /* a label starts: PH_LABEL after its first byte (never inside a nested block) */
@@ -1818,7 +1958,7 @@ static bool free_run(const dec_state *s, const dcore *c, crun *r) {
             r->term = dv_term_bit(';') | dv_term_bit('<');
             return true;
         }
-        if (c->idlen >= 12) return false;
+        if (c->idlen >= 12 || (c->idlen && c->id[0] == 'S')) return false;   /* %SP/%SPL: byte by byte */
         r->cls = DV_LOWER;
         r->budget = 12 - 1 - c->idlen;
         r->exact = s->sreg_lower12;
@@ -1890,7 +2030,7 @@ static void cs_opcode(const dec_state *s, uint64_t m[2], int node) {
 static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
     const uint64_t(*cs)[2] = s->cs;
     m[0] = m[1] = 0;
-    if (c->force_pos < s->force_len) { cs_add(m, (unsigned char)s->force[c->force_pos] & 127); return; }
+    if (forcing(s, c)) { cs_add(m, (unsigned char)s->force[c->force_pos] & 127); return; }
     switch (c->ph) {
     case PH_LIT: cs_add(m, (unsigned char)c->lit[c->lit_pos] & 127); return;
     case PH_EOL: cs_add(m, '\n'); return;
@@ -1947,7 +2087,7 @@ static void next_bytes(const dec_state *s, const dcore *c, uint64_t m[2]) {
         return;
     case PH_REGNAME:
         cs_or(m, cs[named_here(s, c) ? CS_ID1 : CS_LOWER]);
-        cs_str(m, named_here(s, c) ? "<;" : "<");
+        cs_str(m, named_here(s, c) ? "<;" : "<SPL;");   /* numbered: nvcc's %SP and %SPL too */
         return;
     case PH_REGCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, '>'); return;
     case PH_VCOUNT: cs_or(m, cs[CS_DIGIT]); cs_add(m, ']'); return;
@@ -2155,12 +2295,19 @@ size_t dec_forced_text(const dec_state *s, pg_buf *out) {
     size_t n0 = out->len;
     dcore c = s->c;
     if (s->ended) return 0;
-    if (c.force_pos < s->force_len) {
-        pg_buf_putn(out, s->force + c.force_pos, s->force_len - c.force_pos);
-        return out->len - n0;
-    }
-    /* otherwise: follow the only continuation while there is exactly one */
+    /* otherwise: follow the only continuation while there is exactly one, and the forced text at once */
     for (int step = 0; step < 256 && c.ph != PH_DONE; step++) {
+        if (forcing(s, &c)) {   /* the header up to the gap, or the entry's signature to its end */
+            uint32_t from = c.force_pos, to = from < s->force_gap ? s->force_gap : s->force_len;
+            /* fed, not only copied: forced text the state would refuse is never offered */
+            if (!feed_bytes((dec_state *)s, &c, s->force + from, to - from)) break;
+            pg_buf_putn(out, s->force + from, to - from);
+            if (to == s->force_len) break;
+            continue;
+        }
+        /* at the forcing's gap the model writes the next module-scope line, `.visible` or a declaration, whole:
+         * a '.' forced alone would split its token from the training text's */
+        if (c.force_pos == s->force_gap && c.ph == PH_TOP && !c.live && !s->end_forced) break;
         int only = -1, count = 0;
         for (int ch = 9; ch < 127 && count < 2; ch++) {
             if (ch != '\t' && ch != '\n' && ch < 32) continue;
@@ -2297,4 +2444,5 @@ void dec_force_end(dec_state *s) {
     /* ending() is consulted inside statements too, so switching mid-statement
      * could strand one: let the current statement finish normally */
     if (s->o.max_statements > s->c.nstmts + 1) s->o.max_statements = s->c.nstmts + 1;
+    s->end_forced = true;   /* at module scope: no more declarations, the entry next (PH_TOP) */
 }

@@ -467,10 +467,12 @@ static pg_status seq_next(gen_seq *g, lsrc *src, int *pos, bool *refed, int32_t 
              * tokens.  Later single continuations (" " after .maxntid, "\n"
              * after ';') are left to the sampler under the mask: tokenized on
              * their own they split differently from the training text (" 256"
-             * would become " " + "256") and throw the model off.  Once the
+             * would become " " + "256") and throw the model off.  A forced
+             * signature is fed once the model began `.visible` after the
+             * module-scope declarations it chose (dec_forcing).  Once the
              * token budget forces the end, forced text is fed again: the
              * shortest end then costs no sampling at all. */
-            if ((out->gen_tokens == 0 || g->ending_forced) && dec_forced_text(dec, &g->forced) > 0) {
+            if ((out->gen_tokens == 0 || g->ending_forced || dec_forcing(dec)) && dec_forced_text(dec, &g->forced) > 0) {
                 model_ctx_rewind(g->ctx, *pos);
                 g->hist.n = *pos;
                 st = feed_text(g, g->forced.data, g->forced.len, &out->forced_tokens, diag);
@@ -483,7 +485,10 @@ static pg_status seq_next(gen_seq *g, lsrc *src, int *pos, bool *refed, int32_t 
             if (dec_done(dec)) { out->finished = true; return PG_OK; }
         }
         /* keep enough tokens to finish the statement and close the kernel */
-        if (dec && !g->ending_forced && o->max_tokens - (out->gen_tokens + out->forced_tokens) < 128) {
+        /* (+ the forced signature's bytes while module-scope declarations come first, and the shortest end's own
+         * bytes, owed labels first: at most a token each) */
+        if (dec && !g->ending_forced &&
+            o->max_tokens - (out->gen_tokens + out->forced_tokens) < 128 + (int)dec_forced_left(dec) + (int)dec_end_bytes(dec)) {
             dec_force_end(dec);
             g->ending_forced = true;
         }

@@ -49,6 +49,7 @@ static const char *const SUBSET[] = {
     "popc", "clz", "brev", "bfe", "bfi", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "cvt", "and",
     "or", "xor", "not", "cnot", "shl", "shr", "shf", "prmt", "lop3", "selp", "setp", "bra", "ret", "exit",
     "bar", "barrier", "shfl", "vote", "atom", "red", "membar", "mul24", "mad24", "sad", "copysign", "testp",
+    "mma",   /* mma.sync.aligned rows of the table (the corpus's gemm_mma_f16 target; rules_ok keeps f16/bf16/f64) */
 };
 
 static bool in_subset(const char *op) {
@@ -88,6 +89,10 @@ static bool value_type_ok(ptx_type t) {
 static bool mod_allowed(const dg_grammar *g, const isa_form *f, uint16_t id) {
     const char *t = isa_modifier_text(id);
     if (!t) return false;
+    /* mma.sync requires .aligned (every thread of the warp executes it, as the kernel's own logic must ensure);
+     * mma.sp's sparsity metadata and selector are not written */
+    if (!strcmp(t, ".aligned") && !strcmp(f->opcode, "mma")) return true;
+    if (!strncmp(t, ".sp", 3) && !strcmp(f->opcode, "mma")) return false;
     for (size_t i = 0; i < sizeof DENY / sizeof DENY[0]; i++)
         if (!strcmp(DENY[i], t)) return false;
     if (!strncmp(t, ".L1::", 5) || !strncmp(t, ".L2", 3)) return false;
@@ -159,7 +164,10 @@ static bool rules_ok(const char *op, const isa_form *f, const isa_match *mt, con
         ptx_type t = isa_bound_type(mt, v);
         if (t == PTX_T_NONE) continue;
         if (!value_type_ok(t)) return false;
-        if ((t == PTX_T_F16 || t == PTX_T_BF16 || t == PTX_T_F16X2 || t == PTX_T_BF16X2) && strcmp(op, "cvt")) return false;
+        /* mma's .f16 accumulators are packed .f16x2 registers (its rows' operand types) */
+        if ((t == PTX_T_F16 || t == PTX_T_BF16 || t == PTX_T_F16X2 || t == PTX_T_BF16X2) && strcmp(op, "cvt") &&
+            !(t == PTX_T_F16 && !strcmp(op, "mma")))
+            return false;
         if (bits(t) == 8 && !memop && strcmp(op, "cvt")) return false;
     }
     if (has(ids, n, ".v2") || has(ids, n, ".v4")) {
@@ -367,6 +375,8 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
             if (v && s->arity == 1) return false;   /* ldmatrix .x1's {%r}: a vector of one, not written by the decoder */
         } else if (os->arity == 1 && !os->vec1) {
             s->arity = 1;
+        } else if (os->arity >= 2 && os->arity <= 8 && !strcmp(f->opcode, "mma")) {
+            s->arity = os->arity;   /* mma's fragments: {%f0, %f1, %f2, %f3} of the row's fixed size */
         } else {
             return false;
         }

@@ -143,7 +143,13 @@ static char *random_walk_from(const dec_vocab *v, int nv, const dec_opts *o, con
         /* feed forced text now and then, as gen does */
         if (rnd() % 4 == 0) {
             forced.len = 0;
-            if (dec_forced_text(s, &forced) && dec_advance_text(s, forced.data, forced.len, &d) != PG_OK) { (*dead)++; break; }
+            if (dec_forced_text(s, &forced) && dec_advance_text(s, forced.data, forced.len, &d) != PG_OK) {
+                size_t len;
+                const char *txt = dec_text(s, &len);
+                fprintf(stderr, "forced text '%s' refused after: ...%s\n", forced.data, txt + (len > 300 ? len - 300 : 0));
+                (*dead)++;
+                break;
+            }
             if (dec_done(s)) break;
         }
         int n = mask_checked(s, bits, nv);
@@ -487,6 +493,25 @@ static void test_exhausted_prefix(const dec_vocab *v, int nv) {
     CHECK(dec_advance_text(t, ten, strlen(ten), &d) == PG_OK, "ten letters of the prefix are fine");
     exhausted_tail(t, "n<2>;\n", "eleventh", false, nv);
     dec_free(t);
+    dec_free(s);
+}
+
+/* dec_end_bytes: what the shortest end still has to write, owed labels included, so that gen's reserve for
+ * dec_force_end covers it (2026-12-06: a kernel owing a dozen long labels ran out of tokens while paying
+ * them and was cut, unclosed). */
+static void test_end_bytes(const dec_vocab *v) {
+    dec_state *s = at_body(v);
+    CHECK(s != NULL, "body");
+    if (!s) return;
+    pg_diag_sink d = {0};
+    size_t base = dec_end_bytes(s);
+    CHECK(base == 8, "nothing owed: ret and the brace, 8 bytes (%zu)", base);
+    const char *br = "\tbra.uni LOOP_DONE_AT_END;\n";
+    bool ok = dec_advance_text(s, br, strlen(br), &d) == PG_OK;
+    CHECK(ok && dec_end_bytes(s) == base + strlen("LOOP_DONE_AT_END:\n"), "an owed label adds its definition (%zu)", dec_end_bytes(s));
+    const char *def = "LOOP_DONE_AT_END:\n";
+    ok = ok && dec_advance_text(s, def, strlen(def), &d) == PG_OK;
+    CHECK(ok && dec_end_bytes(s) == base, "a paid label costs nothing more (%zu)", dec_end_bytes(s));
     dec_free(s);
 }
 
@@ -1037,6 +1062,20 @@ static void test_rejections(const dec_vocab *v, int nv) {
           "a 49-byte kernel name: %s", test_diag_log());
 }
 
+/* The opening a sampler feeds: the forced header, `.visible` (the model's choice at module scope), then the
+ * forced rest of the signature (dec_forcing).  False when a part is refused. */
+static bool feed_opening(dec_state *s) {
+    pg_buf f = {0};
+    pg_diag_sink d = {0};
+    dec_forced_text(s, &f);
+    bool ok = dec_advance_text(s, f.data ? f.data : "", f.len, &d) == PG_OK && feed_text(s, ".visible", 8) == 8 && dec_forcing(s);
+    f.len = 0;
+    if (ok) dec_forced_text(s, &f);
+    ok = ok && f.len && dec_advance_text(s, f.data, f.len, &d) == PG_OK && !dec_forcing(s);
+    pg_buf_free(&f);
+    return ok;
+}
+
 static void test_forced(const dec_vocab *v) {
     dec_opts o = {0};
     o.arch = "sm_90";
@@ -1045,11 +1084,19 @@ static void test_forced(const dec_vocab *v) {
     pg_diag_sink d = {0};
     CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with a signature");
     pg_buf f = {0};
+    CHECK(dec_forcing(s), "the header is due");
     dec_forced_text(s, &f);
-    const char *want = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry vecadd(\n\t.param .u64 a,\n\t.param .u32 n\n)\n";
-    CHECK(f.data && !strcmp(f.data, want), "forced header and signature: '%s'", f.data ? f.data : "");
+    /* the forcing pauses after the header: module-scope declarations may come before the entry */
+    CHECK(f.data && !strcmp(f.data, ".version 8.0\n.target sm_90\n.address_size 64\n\n"), "forced header: '%s'", f.data ? f.data : "");
     CHECK(!dec_accepts(s, 'x'), "a byte other than the forced one is rejected");
     CHECK(dec_advance_text(s, f.data, f.len, &d) == PG_OK, "forced text is accepted");
+    f.len = 0;
+    CHECK(dec_forced_text(s, &f) == 0 && !dec_forcing(s), "at module scope the model chooses: a declaration or the entry");
+    CHECK(feed_text(s, ".v", 2) == 2 && dec_forcing(s), "`.v` begins the entry: its signature is due");
+    dec_forced_text(s, &f);
+    const char *want = "isible .entry vecadd(\n\t.param .u64 a,\n\t.param .u32 n\n)\n";
+    CHECK(f.data && !strcmp(f.data, want), "the rest of the signature is forced: '%s'", f.data ? f.data : "");
+    CHECK(dec_advance_text(s, f.data, f.len, &d) == PG_OK && !dec_forcing(s), "forced signature accepted");
     f.len = 0;
     CHECK(dec_forced_text(s, &f) == 0, "a choice is open after the signature (perf directive or body)");
     const char *body = "{\n\t.reg .b64 %rd<2>;\n\tld.param.u64";
@@ -1100,13 +1147,9 @@ static void test_launch_block(const dec_vocab *v, int nv) {
         dec_state *s = NULL;
         pg_diag_sink d = {0};
         if (dec_new(v, &o, &s, &d) != PG_OK) { CHECK(false, "dec_new with block %d", cases[i].block[0]); continue; }
-        pg_buf f = {0};
-        dec_forced_text(s, &f);
-        dec_advance_text(s, f.data, f.len, &d);
-        bool ok = feed_text(s, cases[i].text, strlen(cases[i].text)) == strlen(cases[i].text);
+        bool ok = feed_opening(s) && feed_text(s, cases[i].text, strlen(cases[i].text)) == strlen(cases[i].text);
         CHECK(ok == cases[i].ok, "block (%d,%d,%d): '%s' %s", cases[i].block[0], cases[i].block[1], cases[i].block[2],
               cases[i].text, cases[i].ok ? "must be accepted" : "must be rejected");
-        pg_buf_free(&f);
         dec_free(s);
     }
     /* random walks with a known block: never a dead state, never a directive the launch breaks */
@@ -1135,11 +1178,37 @@ static void test_launch_block(const dec_vocab *v, int nv) {
     pg_diag_sink d = {0};
     CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with an entry name");
     pg_buf f = {0};
-    if (s) dec_forced_text(s, &f);
-    CHECK(f.data && strstr(f.data, "\n.visible .entry vector_add(\n") && f.data[f.len - 1] == '\n', "the name is forced: '%s'",
-          f.data ? f.data : "");
+    if (s && feed_text(s, ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry ", 61) == 61) dec_forced_text(s, &f);
+    CHECK(f.data && !strcmp(f.data, "vector_add(\n"), "the name is forced: '%s'", f.data ? f.data : "");
     pg_buf_free(&f);
     dec_free(s);
+    /* ... and the end forced before the first token (gen with a small --max-tokens): the forced text, whose
+     * last byte is the '\n' after '(', is taken whole, and the walk closes the shortest kernel (2026-12-06:
+     * the ending rule refused that '\n' once force_pos had passed it, a dead state at byte 53) */
+    for (int g = 0; g < 8; g++) {
+        s = NULL;
+        CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new with an entry name");
+        if (!s) break;
+        dec_force_end(s);
+        uint32_t *bits = calloc((size_t)(nv + 31) / 32, 4);
+        bool stuck = false;
+        for (int step = 0; step < 4000 && !dec_done(s) && !stuck; step++) {
+            f.len = 0;
+            if (dec_forced_text(s, &f) && dec_advance_text(s, f.data, f.len, &d) != PG_OK) stuck = true;
+            else if (!dec_done(s)) {
+                int t = dec_mask(s, bits) > 0 ? pick(bits, nv) : -1;
+                stuck = t < 0 || dec_advance(s, t, &d) != PG_OK;
+            }
+        }
+        size_t len;
+        char why[256] = "";
+        const char *txt = dec_text(s, &len);
+        CHECK(!stuck && dec_done(s) && strstr(txt, ".visible .entry vector_add(") && validate_verbose(txt, len, why),
+              "an ending forced at once closes a valid kernel (walk %d, %s): ...%s", g, why, txt + (len > 200 ? len - 200 : 0));
+        free(bits);
+        pg_buf_free(&f);
+        dec_free(s);
+    }
     o.entry_name = "9lives";
     s = NULL;
     CHECK(dec_new(v, &o, &s, &d) == PG_ERR_USAGE && !s, "a name that is not an identifier is a usage error");
@@ -1500,6 +1569,243 @@ static void test_target_walks(const dec_vocab *v, int nv) {
     CHECK(imm_elems > 0 && inner > 0, "the target walks wrote immediate elements (%d) and block registers (%d)", imm_elems, inner);
 }
 
+/* ---- h69: what the literate targets hold that the constraint refused (2026-12-06) ---------------------------- */
+/* The text accepted byte by byte by a fresh state with `o` (the forced text is not fed for it: it must match). */
+static bool takes(const dec_vocab *v, const dec_opts *o, const char *text) {
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    if (dec_new(v, o, &s, &d) != PG_OK) return false;
+    bool ok = feed_text(s, text, strlen(text)) == strlen(text);
+    dec_free(s);
+    return ok;
+}
+
+/* validator + ptxas (when found) on a module; the module written to a temporary file */
+static bool ptxas_takes(const char *t, const char *tag) {
+    char why[512];
+    if (!validate_verbose(t, strlen(t), why)) { fprintf(stderr, "%s: the validator refuses: %s\n%s\n", tag, why, t); return false; }
+    char ptxas[512], dir[] = "/tmp/ptxgen_decode_h69_XXXXXX";
+    if (!ptx_ptxas_find(ptxas, sizeof ptxas) || !mkdtemp(dir)) return true;
+    char path[600];
+    snprintf(path, sizeof path, "%s/m.ptx", dir);
+    pg_diag_sink d = {0};
+    ptxas_report r;
+    memset(&r, 0, sizeof r);
+    bool ok = pg_write_file_atomic(path, t, strlen(t), &d) == PG_OK && ptx_ptxas_run(path, NULL, false, &r, &d) == PG_OK && r.ok;
+    if (!ok) fprintf(stderr, "%s: ptxas refuses:\n%s\n--- log:\n%s\n", tag, t, r.log ? r.log : "");
+    ptx_ptxas_report_free(&r);
+    unlink(path);
+    rmdir(dir);
+    return ok;
+}
+
+#define H69_HDR ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+#define H69_SIG ".visible .entry conv(\n\t.param .u64 x,\n\t.param .u32 n\n)"
+
+/* Module-scope declarations before a forced signature: the hand corpus's conv1d (.extern .shared), conv2d_3x3,
+ * layernorm_row, lj_*, nbody_accel (.shared arrays) declare their tiles there. */
+static void test_module_scope(const dec_vocab *v) {
+    dec_opts o = {0};
+    o.signature = H69_SIG;
+    const char *mod = H69_HDR ".extern .shared .align 16 .b8 dyn[];\n\n.shared .align 4 .f32 part_a[8];\n\n"
+                      ".shared .align 4 .f32 part_b[8];\n\n" H69_SIG "\n{\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<2>;\n"
+                      "\tmov.u32 %r1, %tid.x;\n\tst.shared.u32 [dyn+4092], %r1;\n\tld.shared.f32 %f1, [part_a+28];\n"
+                      "\tst.shared.f32 [part_b], %f1;\n\tret;\n}\n";
+    CHECK(takes(v, &o, mod), "module-scope .extern/.shared declarations before the forced signature");
+    CHECK(ptxas_takes(mod, "module scope"), "the module-scope kernel passes the validator and ptxas");
+    CHECK(takes(v, &o, H69_HDR H69_SIG "\n{\n\tret;\n}\n"), "no declarations: the signature right after the header");
+    static const struct { const char *text; const char *why; } bad[] = {
+        {H69_HDR ".visible .entry other(", "the forced entry name resumes after `.visible .entry `"},
+        {H69_HDR ".shared .align 4 .f32 n[8];", "a variable named like a forced parameter"},
+        {H69_HDR ".shared .align 4 .f32 conv;", "a variable named like the forced entry"},
+        {H69_HDR ".extern .shared .align 4 .f32 d;", "an .extern array has []"},
+        {H69_HDR ".extern .shared .align 4 .f32 d[8];", "an .extern array has no size"},
+        {H69_HDR ".extern .shared .align 4 .f32 d[];\n\n.extern .shared .align 4 .f32 e[];", "one dynamic array"},
+        {H69_HDR ".shared .align 4 .f32 t[8];\n\n" H69_SIG "\n{\n\t.reg .f32 %f<2>;\n\tld.shared.f32 %f1, [t+32];",
+         "an offset past a module-scope array"},
+        {H69_HDR H69_SIG "\n{\n\t.extern", "no .extern in the body (ptxas: syntax error)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(!takes(v, &o, bad[i].text), "refused: %s", bad[i].why);
+    /* the forced text pauses at the gap; dec_forcing after `.visible` */
+    dec_state *s = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
+    pg_buf f = {0};
+    dec_forced_text(s, &f);
+    CHECK(f.data && !strcmp(f.data, H69_HDR), "the forced text stops after the header: '%s'", f.data ? f.data : "");
+    dec_advance_text(s, f.data, f.len, &d);
+    const char *decl = ".shared .align 4 .f32 tile[8];\n\n";
+    CHECK(feed_text(s, decl, strlen(decl)) == strlen(decl) && !dec_forcing(s), "a declaration; nothing forced after it");
+    CHECK(feed_text(s, ".visible", 8) == 8 && dec_forcing(s), "`.visible`: the signature is due");
+    f.len = 0;
+    dec_forced_text(s, &f);
+    CHECK(f.data && !strcmp(f.data, " .entry conv(\n\t.param .u64 x,\n\t.param .u32 n\n)\n"), "forced: '%s'", f.data ? f.data : "");
+    dec_free(s);
+    /* the token budget's end (dec_force_end) at module scope: no more declarations, the entry is forced */
+    s = NULL;
+    CHECK(dec_new(v, &o, &s, &d) == PG_OK, "dec_new");
+    const char *pre = H69_HDR ".shared .align 4 .f32 tile[8];\n\n";
+    CHECK(s && feed_text(s, pre, strlen(pre)) == strlen(pre), "a module-scope declaration");
+    if (s) dec_force_end(s);
+    f.len = 0;
+    if (s) dec_forced_text(s, &f);
+    CHECK(f.data && !strcmp(f.data, ".visible .entry conv(\n\t.param .u64 x,\n\t.param .u32 n\n)\n"), "the entry is forced: '%s'",
+          f.data ? f.data : "");
+    CHECK(s && feed_text(s, ".s", 2) == 1, "after dec_force_end no declaration starts");
+    pg_buf_free(&f);
+    dec_free(s);
+}
+
+/* Limits sized by the targets: 819 statements, %f<601>, 81 labels (forward references each paid in place). */
+static void test_target_limits(const dec_vocab *v) {
+    dec_opts o = {0};
+    pg_buf b = {0};
+    pg_buf_puts(&b, HEAD_TEXT "\t.reg .f32 %fx<601>;\n");
+    for (int i = 0; i < 900; i++) pg_buf_puts(&b, "\tadd.s32 %r1, %r1, 1;\n");
+    pg_buf_puts(&b, "\tmov.f32 %fx600, 0f3F800000;\n\tret;\n}\n");
+    CHECK(takes(v, &o, b.data), "900 statements and %%fx<601> under the defaults");
+    CHECK(ptxas_takes(b.data, "long kernel"), "the long kernel passes the validator and ptxas");
+    o.max_statements = 400;
+    CHECK(!takes(v, &o, b.data), "an explicit max_statements still ends the kernel");
+    o.max_statements = 0;
+    CHECK(!takes(v, &o, HEAD_TEXT "\t.reg .f32 %fx<4097>;"), "a declaration past max_regs_per_decl's default 4096");
+    /* 100 forward-referenced labels beside 2 params and the entry: 103 symbols of 128 (two entries each: 203) */
+    b.len = 0;
+    pg_buf_puts(&b, HEAD_TEXT);
+    pg_buf_puts(&b, "\tsetp.eq.s32 %p1, %r1, 0;\n");
+    for (int i = 0; i < 100; i++) pg_buf_printf(&b, "\t@%%p1 bra L%d;\n", i);
+    for (int i = 0; i < 100; i++) pg_buf_printf(&b, "L%d:\n\tadd.s32 %%r1, %%r1, 1;\n", i);
+    pg_buf_puts(&b, "\tret;\n}\n");
+    CHECK(takes(v, &o, b.data), "100 forward-referenced labels (103 symbols)");
+    CHECK(ptxas_takes(b.data, "labels"), "the label-rich kernel passes the validator and ptxas");
+    CHECK(!takes(v, &o, HEAD_TEXT "\t@%p1 bra L0;\nL0:\n\tadd.s32 %r1, %r1, 1;\nL0:"), "a paid label is not defined twice");
+    pg_buf_free(&b);
+}
+
+/* nvcc's local-array depot (smallmat's tridiagonal solvers): `.reg .b64 %SP;` and `%SPL;` in the numbered style. */
+static void test_depot(const dec_vocab *v) {
+    dec_opts o = {0};
+    const char *ok = HEAD_TEXT "\t.local .align 16 .b8 __local_depot0[256];\n\t.reg .b64 %SP;\n\t.reg .b64 %SPL;\n"
+                     "\tmov.u64 %SPL, __local_depot0;\n\tadd.u64 %rd1, %SPL, 0;\n\tst.local.u32 [%rd1], %r1;\n\tret;\n}\n";
+    CHECK(takes(v, &o, ok), "the depot's %%SP/%%SPL declarations and uses");
+    CHECK(ptxas_takes(ok, "depot"), "the depot kernel passes the validator and ptxas");
+    static const char *const bad[] = {"\t.reg .b32 %SP;", "\t.reg .b64 %SQ", "\t.reg .b64 %SPLX", "\t.reg .b64 %SP<",
+                                      "\t.reg .b64 %SP;\n\t.reg .b64 %SP;", "\t.reg .b64 %Spl"};
+    char t[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(t, sizeof t, "%s%s", HEAD, bad[i]);
+        CHECK(!takes(v, &o, t), "refused: '%s'", bad[i]);
+    }
+}
+
+/* mma.sync.aligned from the table's rows: the corpus's gemm_mma_f16 line and its refused neighbours; every mma
+ * opcode string the sm_80 grammar holds, with its operands, passes the validator and ptxas. */
+static void test_mma(const dec_vocab *v) {
+    dec_opts o = {0};
+    const char *head = HEAD_TEXT "\t.reg .f32 %acc<8>;\n\t.reg .b32 %fa<4>;\n\t.reg .f64 %fd<8>;\n";
+    char t[1024];
+    snprintf(t, sizeof t, "%s\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%%acc0, %%acc1, %%acc2, %%acc3}, "
+             "{%%fa0, %%fa1, %%fa2, %%fa3}, {%%r0, %%r1}, {%%acc0, %%acc1, %%acc2, %%acc3};\n\tret;\n}\n", head);
+    CHECK(takes(v, &o, t), "gemm_mma_f16's mma line");
+    CHECK(ptxas_takes(t, "mma"), "the mma kernel passes the validator and ptxas");
+    static const char *const bad[] = {
+        "\tmma.sync.m16n8k16",                                                     /* .aligned is required */
+        "\tmma.sp.",                                                               /* no sparse mma */
+        "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%acc0, %acc1, %acc2}",   /* D has 4 elements */
+        "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%acc0, %acc1, %acc2, %acc3}, {%acc0",   /* f16x2 in .b32 */
+        "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%fd0",                /* f32 fragments, not f64 */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(t, sizeof t, "%s%s", head, bad[i]);
+        CHECK(!takes(v, &o, t), "refused: '%s'", bad[i]);
+    }
+    /* every mma string of the trie, one instance each */
+    dg_grammar *g = NULL;
+    pg_diag_sink d = {0};
+    CHECK(dec_dg_build("sm_80", &g, &d) == PG_OK, "grammar for sm_80");
+    if (!g) return;
+    int node = dec_dg_child(g, dec_dg_child(g, dec_dg_child(g, 0, 'm'), 'm'), 'a');
+    pg_buf b = {0};
+    pg_buf_puts(&b, H69_HDR ".visible .entry k(\n\t.param .u64 a\n)\n{\n");
+    for (int i = 0; i < RS_NREGT; i++)   /* one declaration per register type: %ra<16>, %rb<16>, ... */
+        pg_buf_printf(&b, "\t.reg %s %%r%c<16>;\n", ptx_type_get(dec_dg_regtypes[i])->name, 'a' + i);
+    int nstr = 0;
+    char name[64];
+    /* depth-first over the trie below "mma" (each node's string rebuilt from its parents) */
+    PG_VEC(int) todo = {0};
+    if (node >= 0) pg_vec_push(todo, node);
+    while (todo.n) {
+        int nd = todo.v[--todo.n];
+        for (int k = g->nodes.v[nd].first_child; k >= 0; k = g->nodes.v[k].next_sibling) pg_vec_push(todo, k);
+        if (g->nodes.v[nd].leaf < 0) continue;
+        int n = 0;
+        for (int p = nd; p > 0 && n < 63; p = g->nodes.v[p].parent) name[n++] = g->nodes.v[p].c;
+        for (int i = 0; i < n / 2; i++) { char c = name[i]; name[i] = name[n - 1 - i]; name[n - 1 - i] = c; }
+        name[n] = 0;
+        const dg_leaf *lf = &g->leaves.v[g->nodes.v[nd].leaf];
+        const dg_cand *cd = &g->cands.v[lf->cand0];
+        pg_buf_printf(&b, "\t%s", name);
+        for (int i = 0; i < cd->nops; i++) {
+            const dg_slot *sl = &cd->slot[i];
+            int ty = 0;
+            while (ty < RS_NREGT && !dec_dg_slot_reg_ok(sl, dec_dg_regtypes[ty])) ty++;
+            CHECK(ty < RS_NREGT && (sl->kinds & SK_REG), "%s: operand %d takes a register", name, i);
+            pg_buf_puts(&b, i ? ", " : " ");
+            if (sl->arity > 1) pg_buf_putc(&b, '{');
+            for (int e = 0; e < sl->arity; e++) pg_buf_printf(&b, "%s%%r%c%d", e ? ", " : "", 'a' + ty, e);
+            if (sl->arity > 1) pg_buf_putc(&b, '}');
+        }
+        pg_buf_puts(&b, ";\n");
+        nstr++;
+    }
+    pg_buf_puts(&b, "\tret;\n}\n");
+    pg_vec_free(todo);
+    dec_dg_release(g);
+    printf("mma: %d opcode strings at sm_80\n", nstr);
+    CHECK(nstr >= 8, "the sm_80 grammar holds mma strings (%d)", nstr);
+    o.max_statements = 5000;
+    CHECK(takes(v, &o, b.data), "the constraint takes every mma instance");
+    CHECK(ptxas_takes(b.data, "every mma"), "every mma instance passes the validator and ptxas");
+    pg_buf_free(&b);
+}
+
+/* Random walks that start inside the new constructs (module scope before a forced signature, mma, %SP): every one
+ * ends, passes the validator and ptxas, and its masks agree with the reference walk. */
+static void test_h69_walks(const dec_vocab *v, int nv) {
+    static const char *const starts[] = {H69_HDR ".", H69_HDR ".extern .shared .align ", H69_HDR ".shared .align 8 .",
+                                         "\tmma.sync.aligned.m", "\t.reg .b64 %S"};
+    enum { NW = 40 };
+    int finished = 0, dead = 0, pass = 0, module_vars = 0, mma = 0;
+    for (int g = 0; g < NW; g++) {
+        dec_opts o = {0};
+        o.arch = "sm_80";
+        o.max_statements = 14 + (int)(rnd() % 20);
+        o.max_regs_per_decl = 8 + (int)(rnd() % 16);
+        const char *st = starts[g % 5];
+        char prefix[1024];
+        if (g % 5 < 3) {
+            o.signature = H69_SIG;
+            snprintf(prefix, sizeof prefix, "%s", st);
+        } else {
+            snprintf(prefix, sizeof prefix, "%s\t.reg .f32 %%fy<8>;\n\t.reg .b32 %%ry<8>;\n%s", HEAD, st);
+        }
+        int steps;
+        bool ok_end;
+        char *t = random_walk_from(v, nv, &o, prefix, &steps, &ok_end, &dead);
+        if (!t) continue;
+        finished += ok_end;
+        module_vars += strstr(t, "\n.shared") != NULL || strstr(t, "\n.extern") != NULL;
+        mma += strstr(t, "\tmma.") != NULL;
+        pass += ptxas_takes(t, "h69 walk");
+        free(t);
+    }
+    CHECK(dead == 0 && finished == NW && pass == NW, "h69 walks: %d dead, %d/%d finished, %d pass the validator and ptxas",
+          dead, finished, NW, pass);
+    CHECK(mask_mismatches == 0, "%d masks of the h69 walks differ from dec_mask_reference", mask_mismatches);
+    CHECK(module_vars >= 2 * NW / 5 && mma > 0, "the walks wrote module-scope variables (%d) and mma (%d)", module_vars, mma);
+    printf("h69 walks: %d, %d with module-scope variables, %d with mma, all pass\n", NW, module_vars, mma);
+}
+
 int main(void) {
     int nv;
     const char *seed = getenv("PTXGEN_TEST_SEED");   /* other seeds for longer soak runs */
@@ -1516,11 +1822,17 @@ int main(void) {
     test_plan_comments(v, nv);
     test_plan_repeat_max(v, nv);
     test_exhausted_prefix(v, nv);
+    test_end_bytes(v);
     test_consistency(v, nv);
     test_mask_fast_path(v, nv);
     test_bias(v, nv);
     test_random_walks(v, nv, false);
     test_target_walks(v, nv);
+    test_module_scope(v);
+    test_target_limits(v);
+    test_mma(v);
+    test_depot(v);
+    test_h69_walks(v, nv);
     test_named_kernels(v, nv);
     test_named_rules(v, nv);
     test_named_exhausted_prefix(v, nv);
