@@ -11,11 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_op(const ptx_insn *in, const char *op) { return strcmp(in->opcode, op) == 0; }
+/* The first byte is compared inline before the call: `op` is nearly always a literal, and the W505
+ * pass asks a chain of these of every instruction (most differ in the first byte). */
+static inline bool is_op(const ptx_insn *in, const char *op) { return in->opcode[0] == op[0] && strcmp(in->opcode, op) == 0; }
 
-static bool has_mod(const ptx_insn *in, const char *mod) {
+/* The same for modifiers, by their first two bytes (".x"). */
+static inline bool has_mod(const ptx_insn *in, const char *mod) {
     for (int i = 0; i < in->nmods; i++)
-        if (!strcmp(in->mods[i], mod)) return true;
+        if (in->mods[i][0] == mod[0] && in->mods[i][1] == mod[1] && !strcmp(in->mods[i], mod)) return true;
     return false;
 }
 
@@ -1174,21 +1177,38 @@ static int align_check_insn(const align_ctx *A, const ptx_module *m, const ptx_s
     return 1;
 }
 
+/* n bytes rounded up to 16; the next 16-aligned piece of a block being carved up */
+#define AL(n) (((n) + 15) & ~(size_t)15)
+static void *carve(char **p, size_t n) {
+    void *r = *p;
+    *p += AL(n);
+    return r;
+}
+
 int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_in, pg_diag_sink *diag) {
     if (!m || !f || !f->has_body || f->nbody <= 0) return 0;
     int nbody = f->nbody;
+    /* The arrays below come in three allocations, one per size they depend on (statements;
+     * register ids; blocks x tracked registers), carved with carve(): a dozen malloc/free
+     * pairs per function were a tenth of this pass. */
+    char *per_stmt = malloc(AL(sizeof(const ptx_operand *) * (size_t)nbody) + 3 * AL(sizeof(int) * (size_t)nbody) +
+                            AL(sizeof(align_xfer) * (size_t)nbody)), *per_reg = NULL, *per_block = NULL;
+    if (!per_stmt) return 0;
+    char *sp = per_stmt;
     /* per statement: its checked address operand; the id of its one destination register
      * (-1: none or untracked, -2: several); later its state index (see align_step) */
-    const ptx_operand **acc = calloc((size_t)nbody, sizeof *acc);
-    int *need = malloc(sizeof(int) * (size_t)nbody);   /* where acc[i]: its access_bytes */
-    int *defv = malloc(sizeof(int) * (size_t)nbody);
+    const ptx_operand **acc = carve(&sp, sizeof *acc * (size_t)nbody);
+    memset(acc, 0, sizeof *acc * (size_t)nbody);
+    int *need = carve(&sp, sizeof(int) * (size_t)nbody);   /* where acc[i]: its access_bytes */
+    int *defv = carve(&sp, sizeof(int) * (size_t)nbody);
+    int *dnext = carve(&sp, sizeof(int) * (size_t)nbody);  /* the next definition of the same register */
+    align_xfer *xf = carve(&sp, sizeof(align_xfer) * (size_t)nbody);
     char *rel = NULL;   /* per register id: can it reach an address? */
     align_ctx A = {0};
     ptx_cfg *own = NULL;
     const ptx_cfg *cfg = cfg_in;
     int naccess = 0, v, nwarn = 0, R = 0, *in = NULL, *cur = NULL, *work = NULL, nwork = 0;
     bool *seen = NULL, *queued = NULL;
-    align_xfer *xf = NULL;
     const char *names[PTX_MAX_OPERANDS + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
     for (int i = 0; i < nbody; i++) {
@@ -1204,7 +1224,11 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     int nmemo = 32;
     while (nmemo < REG_MEMO && nmemo < 2 * (A.nids + A.plain.n)) nmemo *= 2;
     A.memo_mask = (uint32_t)nmemo - 1;
-    A.memo = calloc((size_t)nmemo, sizeof *A.memo);   /* NULL: reg_id looks every name up */
+    size_t nid1 = (size_t)A.nids + 1;
+    if (!(per_reg = malloc(AL(sizeof *A.memo * (size_t)nmemo) + AL(nid1) + 3 * AL(sizeof(int) * nid1)))) goto done;
+    sp = per_reg;
+    A.memo = carve(&sp, sizeof *A.memo * (size_t)nmemo);
+    memset(A.memo, 0, sizeof *A.memo * (size_t)nmemo);
     for (int i = 0; i < nbody; i++) {
         if (f->body[i].kind != PTX_ST_INSN) continue;
         const ptx_insn *ins = &f->body[i].u.insn;
@@ -1220,7 +1244,8 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     }
     /* only registers that can reach an address matter: the backward slice from the address
      * bases through the operands of their definitions (keeps the state small on -G code) */
-    rel = calloc((size_t)A.nids + 1, 1);
+    rel = carve(&sp, nid1);
+    memset(rel, 0, nid1);
     for (int i = 0; i < nbody; i++)
         if (acc[i] && acc[i]->addr_base_is_reg && (v = reg_id(&A, acc[i]->name)) >= 0) rel[v] = 1;
     /* the closure by a worklist of registers, each register's definitions chained
@@ -1228,13 +1253,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
      * definitions the slice reaches (passes over the whole body to a fixpoint took as many
      * passes as the longest def-use chain) */
     {
-        int *dhead = malloc(sizeof(int) * 2 * ((size_t)A.nids + 1)), *stack = dhead ? dhead + A.nids + 1 : NULL;
-        int *dnext = malloc(sizeof(int) * (size_t)nbody), nstack = 0;
-        if (!dhead || !dnext) {
-            free(dhead);
-            free(dnext);
-            goto done;
-        }
+        int *dhead = carve(&sp, sizeof(int) * nid1), *stack = carve(&sp, sizeof(int) * nid1), nstack = 0;
         for (int r = 0; r <= A.nids; r++) dhead[r] = -1;
         for (int i = nbody - 1; i >= 0; i--)
             if (defv[i] >= 0) { dnext[i] = dhead[defv[i]]; dhead[defv[i]] = i; }
@@ -1251,8 +1270,6 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
                     }
             }
         }
-        free(dhead);
-        free(dnext);
     }
     if (!cfg && ptx_cfg_build(m, f, &own, NULL) == PG_OK) cfg = own;
     if (!cfg || cfg->nblocks == 0) goto done;
@@ -1263,22 +1280,27 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     for (int i = 0; i < nbody; i++)
         if (f->body[i].kind == PTX_ST_DECL) align_add_sym(&A, &f->body[i].u.decl);
     /* state indices of the tracked registers */
-    A.slot = malloc(sizeof(int) * (size_t)(A.nids + 1));
+    A.slot = carve(&sp, sizeof(int) * nid1);
     for (int r = 0; r < A.nids; r++) A.slot[r] = rel[r] ? R++ : -1;
     for (int i = 0; i < nbody; i++)
         if (defv[i] >= 0) defv[i] = A.slot[defv[i]];
     int nb = cfg->nblocks;
     if (R == 0) R = 1;
     if ((int64_t)nb * R > ALIGN_STATE_CAP) goto done;
-    xf = malloc(sizeof *xf * (size_t)nbody);
     for (int i = 0; i < nbody; i++)
         if (defv[i] >= 0) xfer_plan(&A, &f->body[i].u.insn, &xf[i]);
     /* entry facts per block (an uninitialized register reads ALIGN_MAX: any value will do) */
-    in = malloc(sizeof(int) * (size_t)nb * (size_t)R);
-    cur = malloc(sizeof(int) * (size_t)R);
-    work = malloc(sizeof(int) * (size_t)nb);
-    seen = calloc((size_t)nb, 1);
-    queued = calloc((size_t)nb, 1);
+    if (!(per_block = malloc(AL(sizeof(int) * (size_t)nb * (size_t)R) + AL(sizeof(int) * (size_t)R) +
+                             AL(sizeof(int) * (size_t)nb) + 2 * AL((size_t)nb))))
+        goto done;
+    sp = per_block;
+    in = carve(&sp, sizeof(int) * (size_t)nb * (size_t)R);
+    cur = carve(&sp, sizeof(int) * (size_t)R);
+    work = carve(&sp, sizeof(int) * (size_t)nb);
+    seen = carve(&sp, (size_t)nb);
+    queued = carve(&sp, (size_t)nb);
+    memset(seen, 0, (size_t)nb);
+    memset(queued, 0, (size_t)nb);
     for (int r = 0; r < R; r++) in[r] = ALIGN_MAX;
     seen[0] = queued[0] = true;
     work[nwork++] = 0;
@@ -1318,18 +1340,9 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         }
     }
 done:
-    free(xf);
-    free(in);
-    free(cur);
-    free(work);
-    free(seen);
-    free(queued);
-    free(acc);
-    free(need);
-    free(defv);
-    free(rel);
-    free(A.slot);
-    free(A.memo);
+    free(per_stmt);
+    free(per_reg);
+    free(per_block);
     pg_vec_free(A.bases);
     ptx_cfg_free(own);
     sm_free(&A.plain);
