@@ -948,39 +948,35 @@ typedef struct {
     strmap syms;    /* variable/param name -> its alignment + 1 */
     const int *cur; /* the state being read: alignment per register, 0 = unknown */
     /* reg_id's answers by name pointer (the parser interns names, so every %r12 of the
-     * function is one pointer): direct-mapped, filled after reg_ids_build; NULL = none */
+     * function is one pointer): direct-mapped, filled once the ids are given (reg_ids_add); NULL = none */
     struct reg_memo { const char *name; int id; } *memo;
     uint32_t memo_mask;   /* entries - 1 */
 } align_ctx;
 enum { REG_MEMO = 512 };   /* the most memo entries (fewer for a function of few registers: they are zeroed per function) */
 
-static void reg_ids_build(align_ctx *A, const ptx_func *f) {
-    for (int pass = 0; pass < 3; pass++) {
-        int n = pass == 0 ? f->nrets : pass == 1 ? f->nparams : f->nbody;
-        for (int i = 0; i < n; i++) {
-            const ptx_decl *d = pass == 0 ? &f->rets[i] : pass == 1 ? &f->params[i] : &f->body[i].u.decl;
-            if ((pass == 2 && f->body[i].kind != PTX_ST_DECL) || d->space != PTX_SS_REG || !d->name) continue;
-            size_t len = strlen(d->name);
-            int v;
-            bool twice = pass < 2;
-            for (int k = 0; k < A->bases.n; k++)
-                if (A->bases.v[k].len == len && !memcmp(A->bases.v[k].name, d->name, len)) twice = A->bases.v[k].twice = true;
-            if (sm_get(&A->plain, d->name, &v)) { sm_put(&A->plain, d->name, 0); twice = true; }
-            if (twice && pass < 2 && d->count > 0) {
-                reg_base b = {d->name, len, d->count, 0, true};
-                pg_vec_push(A->bases, b);
-            } else if (twice && pass < 2) {
-                sm_put(&A->plain, d->name, 0);
-            }
-            if (twice) continue;
-            if (d->count > 0) {
-                reg_base b = {d->name, len, d->count, A->nids, false};
-                pg_vec_push(A->bases, b);
-                A->nids += d->count;
-            } else {
-                sm_put(&A->plain, d->name, ++A->nids);
-            }
-        }
+/* Give the .reg declaration d its ids (declarations in order: a .func's return and parameter
+ * registers, param = true, then the body's). */
+static void reg_ids_add(align_ctx *A, const ptx_decl *d, bool param) {
+    if (d->space != PTX_SS_REG || !d->name) return;
+    size_t len = strlen(d->name);
+    int v;
+    bool twice = param;
+    for (int k = 0; k < A->bases.n; k++)
+        if (A->bases.v[k].len == len && !memcmp(A->bases.v[k].name, d->name, len)) twice = A->bases.v[k].twice = true;
+    if (sm_get(&A->plain, d->name, &v)) { sm_put(&A->plain, d->name, 0); twice = true; }
+    if (twice && param && d->count > 0) {
+        reg_base b = {d->name, len, d->count, 0, true};
+        pg_vec_push(A->bases, b);
+    } else if (twice && param) {
+        sm_put(&A->plain, d->name, 0);
+    }
+    if (twice) return;
+    if (d->count > 0) {
+        reg_base b = {d->name, len, d->count, A->nids, false};
+        pg_vec_push(A->bases, b);
+        A->nids += d->count;
+    } else {
+        sm_put(&A->plain, d->name, ++A->nids);
     }
 }
 
@@ -1191,7 +1187,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     /* The arrays below come in three allocations, one per size they depend on (statements;
      * register ids; blocks x tracked registers), carved with carve(): a dozen malloc/free
      * pairs per function were a tenth of this pass. */
-    char *per_stmt = malloc(AL(sizeof(const ptx_operand *) * (size_t)nbody) + 3 * AL(sizeof(int) * (size_t)nbody) +
+    char *per_stmt = malloc(2 * AL(sizeof(const ptx_operand *) * (size_t)nbody) + 3 * AL(sizeof(int) * (size_t)nbody) +
                             AL(sizeof(align_xfer) * (size_t)nbody)), *per_reg = NULL, *per_block = NULL;
     if (!per_stmt) return 0;
     char *sp = per_stmt;
@@ -1202,6 +1198,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     int *need = carve(&sp, sizeof(int) * (size_t)nbody);   /* where acc[i]: its access_bytes */
     int *defv = carve(&sp, sizeof(int) * (size_t)nbody);
     int *dnext = carve(&sp, sizeof(int) * (size_t)nbody);  /* the next definition of the same register */
+    const ptx_operand **op0 = carve(&sp, sizeof *op0 * (size_t)nbody);   /* an instruction's first operand, or NULL */
     align_xfer *xf = carve(&sp, sizeof(align_xfer) * (size_t)nbody);
     char *rel = NULL;   /* per register id: can it reach an address? */
     align_ctx A = {0};
@@ -1211,16 +1208,28 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     bool *seen = NULL, *queued = NULL;
     const char *names[PTX_MAX_OPERANDS + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
+    /* One walk over the statements (each walk over a long body misses the cache on every
+     * statement): register ids and variable alignments from the declarations, the checked
+     * accesses and first operands from the instructions.  Ids before any lookup: the .func's
+     * return and parameter registers first, then the body's in order. */
+    for (int i = 0; i < f->nrets; i++) reg_ids_add(&A, &f->rets[i], true);
+    for (int i = 0; i < f->nparams; i++) reg_ids_add(&A, &f->params[i], true);
     for (int i = 0; i < nbody; i++) {
+        const ptx_stmt *st = &f->body[i];
         defv[i] = -1;
-        if (f->body[i].kind != PTX_ST_INSN) continue;
-        const ptx_insn *ins = &f->body[i].u.insn;
+        op0[i] = NULL;
+        if (st->kind == PTX_ST_DECL) {
+            reg_ids_add(&A, &st->u.decl, false);
+            align_add_sym(&A, &st->u.decl);   /* registers are skipped */
+        }
+        if (st->kind != PTX_ST_INSN) continue;
+        const ptx_insn *ins = &st->u.insn;
         if (ins->opcode[0] == 'b' && is_op(ins, "brx")) goto done;   /* computed jumps: edges the CFG may not know */
         acc[i] = access_address(ins, &need[i]);
         if (acc[i]) naccess++;
+        if (ins->nops) op0[i] = ins->ops;
     }
     if (!naccess) goto done;
-    reg_ids_build(&A, f);
     int nmemo = 32;
     while (nmemo < REG_MEMO && nmemo < 2 * (A.nids + A.plain.n)) nmemo *= 2;
     A.memo_mask = (uint32_t)nmemo - 1;
@@ -1230,16 +1239,14 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     A.memo = carve(&sp, sizeof *A.memo * (size_t)nmemo);
     memset(A.memo, 0, sizeof *A.memo * (size_t)nmemo);
     for (int i = 0; i < nbody; i++) {
-        if (f->body[i].kind != PTX_ST_INSN) continue;
-        const ptx_insn *ins = &f->body[i].u.insn;
-        if (!ins->nops) continue;
+        const ptx_operand *o0 = op0[i];
+        if (!o0) continue;
         /* a register operand 0 is taken for the destination without asking ptx_insn_defs
          * (this runs for every instruction): where it is an input (bar.sync %r1), the
          * transfer function knows no such opcode and only makes it unknown */
-        const ptx_operand *o0 = &ins->ops[0];
         if (o0->kind == PTX_OP_REG) defv[i] = o0->sreg ? -1 : reg_id(&A, o0->name);
         if (o0->kind != PTX_OP_VEC && o0->kind != PTX_OP_PAIR && o0->kind != PTX_OP_LIST) continue;
-        int nd = ptx_insn_defs(ins, names, maxn);
+        int nd = ptx_insn_defs(&f->body[i].u.insn, names, maxn);
         defv[i] = nd == 1 ? reg_id(&A, names[0]) : nd ? -2 : -1;
     }
     /* only registers that can reach an address matter: the backward slice from the address
@@ -1276,9 +1283,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
     /* variables whose address an instruction may take: module, parameters, function */
     for (int i = 0; i < m->ntops; i++)
         if (m->tops[i].kind == PTX_TOP_DECL) align_add_sym(&A, &m->tops[i].u.decl);
-    for (int i = 0; i < f->nparams; i++) align_add_sym(&A, &f->params[i]);
-    for (int i = 0; i < nbody; i++)
-        if (f->body[i].kind == PTX_ST_DECL) align_add_sym(&A, &f->body[i].u.decl);
+    for (int i = 0; i < f->nparams; i++) align_add_sym(&A, &f->params[i]);   /* the body's: in the first walk */
     /* state indices of the tracked registers */
     A.slot = carve(&sp, sizeof(int) * nid1);
     for (int r = 0; r < A.nids; r++) A.slot[r] = rel[r] ? R++ : -1;

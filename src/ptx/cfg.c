@@ -32,21 +32,18 @@ typedef struct { const char **name; int *stmt; int cap; } label_map;
 
 static uint32_t lhash(const char *s) { return ptx_name_hash(s, strlen(s)); }
 
-static void labels_build(const ptx_func *f, label_map *m) {
-    int n = 0;
-    for (int i = 0; i < f->nbody; i++)
-        if (f->body[i].kind == PTX_ST_LABEL || (f->body[i].kind == PTX_ST_DIRECTIVE && f->body[i].u.dir.label)) n++;
+/* The map of the labels collected by the leaders pass (names[k] at statement stmts[k]), so
+ * the body is walked once (each walk over a long body misses the cache on every statement). */
+static void labels_build(const char *const *names, const int *stmts, int n, label_map *m) {
     m->cap = 16;
     while (m->cap < 2 * n + 1) m->cap *= 2;
     m->name = calloc((size_t)m->cap, sizeof(char *));
     m->stmt = calloc((size_t)m->cap, sizeof(int));
-    for (int i = 0; i < f->nbody; i++) {
-        const ptx_stmt *s = &f->body[i];
-        const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
-        if (!l) continue;
+    for (int k = 0; k < n; k++) {
+        const char *l = names[k];
         uint32_t h = lhash(l) & (uint32_t)(m->cap - 1);
         while (m->name[h] && m->name[h] != l && strcmp(m->name[h], l) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
-        if (!m->name[h]) { m->name[h] = l; m->stmt[h] = i; }   /* the first definition wins */
+        if (!m->name[h]) { m->name[h] = l; m->stmt[h] = stmts[k]; }   /* the first definition wins */
     }
 }
 
@@ -107,8 +104,15 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
     PG_VEC(ptx_block) blocks = {0};
     bool start_new = true;
     int cur = -1;
+    PG_VEC(const char *) lnames = {0};   /* the labels, for labels_build */
+    PG_VEC(int) lstmts = {0};
     for (int i = 0; i < n; i++) {
         const ptx_stmt *s = &f->body[i];
+        const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
+        if (l) {
+            pg_vec_push(lnames, l);
+            pg_vec_push(lstmts, i);
+        }
         if (s->kind == PTX_ST_LABEL) { start_new = true; continue; }
         if (s->kind != PTX_ST_INSN) continue;
         if (start_new || cur < 0) {
@@ -127,7 +131,9 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
     c->blocks = blocks.v;
     c->nblocks = blocks.n;
     label_map labels;
-    labels_build(f, &labels);
+    labels_build(lnames.v, lstmts.v, lnames.n, &labels);
+    pg_vec_free(lnames);
+    pg_vec_free(lstmts);
     edge_vec edges = {0};
     for (int b = 0; b < c->nblocks; b++) {
         ptx_block *blk = &c->blocks[b];
