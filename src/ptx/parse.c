@@ -198,12 +198,14 @@ static bool parse_int_text(const char *s, int n, int64_t *out) {
     return true;
 }
 
-static int hexval(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+/* a table (the digit's value + 1, 0 = no hex digit), not range tests: their branches were
+ * mispredicted on most hex digits */
+static const unsigned char hexvals[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+static int hexval(char c) { return hexvals[(unsigned char)c] - 1; }
 
 static bool parse_float_text(const char *s, int n, double *out, int *bits) {
     /* the lexer's hex floats: 0f + 8 or 0d + 16 hex digits, read without strtoul */
