@@ -1053,7 +1053,9 @@ static int operand_align(const align_ctx *A, const ptx_operand *op) {
  * visit was most of the W505 pass's time.  op[k]: a state index (>= 0) or a known alignment
  * c as -c - 1. */
 enum { XF_ZERO, XF_MAX, XF_OP1, XF_MEET12, XF_MUL12, XF_MAD, XF_SHL_IMM, XF_AND };
-typedef struct { uint8_t kind; int shift; int op[3]; } align_xfer;
+/* guarded: the instruction has a guard (kept here so the dataflow loop reads these plans and
+ * not the statements, which a long body has evicted from the cache) */
+typedef struct { uint8_t kind; bool guarded; int shift; int op[3]; } align_xfer;
 
 static int xfer_operand(const align_ctx *A, const ptx_operand *op) {
     if (op->kind == PTX_OP_REG && !op->sreg) {
@@ -1066,6 +1068,7 @@ static int xfer_operand(const align_ctx *A, const ptx_operand *op) {
 static void xfer_plan(const align_ctx *A, const ptx_insn *in, align_xfer *x) {
     const ptx_operand *o = in->ops;
     x->kind = XF_ZERO;
+    x->guarded = in->guard != NULL;
     for (int k = 0; k < 3; k++) x->op[k] = k + 1 < in->nops ? xfer_operand(A, &o[k + 1]) : -1;
     if (is_op(in, "ld")) {
         /* a 64-bit parameter is a pointer from cudaMalloc (256-aligned).  A scalar one (n, a
@@ -1121,7 +1124,7 @@ static void align_step(align_ctx *A, int *st, const ptx_insn *in, int dv, const 
     if (dv == -1) return;
     if (dv >= 0) {
         int a = xfer_eval(x, st);
-        st[dv] = in->guard ? align_meet(st[dv], a) : a;   /* a guarded write may not happen */
+        st[dv] = x->guarded ? align_meet(st[dv], a) : a;   /* a guarded write may not happen */
         return;
     }
     const char *names[PTX_MAX_OPERANDS + 8];
