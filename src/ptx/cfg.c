@@ -57,8 +57,8 @@ static int find_label(const label_map *m, const char *name) {
 }
 
 /* The edges in the order they are found, deduplicated per source block; laid out in
- * one array once all are known (cfg_lay_out): two reallocs per edge were most of the
- * CFG's cost. */
+ * one array once all are known (cfg_lay_out): two reallocs per edge were a quarter of the
+ * CFG's instructions. */
 typedef struct { int from, to; } cfg_edge;
 typedef PG_VEC(cfg_edge) edge_vec;
 

@@ -68,8 +68,9 @@ static const ptx_decl zero_decl;
 
 /* The intern table's slots are the thread's, reused from one parse to the next (at most
  * NAMES_SHARED_MAX of them): a parse clears the slots it filled, a few hundred, where a fresh
- * table was allocated and zeroed whole, 16 bytes per 16 of input (2% of a pass over small
- * files).  A parse that outgrows it, a larger one and a nested one take their own. */
+ * table was allocated and zeroed whole, 16 bytes per 16 of input (1.3% of the instructions of
+ * a pass over the nvcc files, callgrind).  A parse that outgrows it, a larger one and a nested
+ * one take their own. */
 enum { NAMES_SHARED_MAX = 1 << 16 };
 static _Thread_local intern_slot *tl_names;
 static _Thread_local int tl_names_cap;
