@@ -23,12 +23,18 @@ const ptx_type_info *ptx_type_get(ptx_type t) {
     return (unsigned)t < PTX_T__COUNT ? &type_tab[t] : &type_tab[0];
 }
 
+/* the names' lengths, so a lookup compares no string of another length (no strlen per row) */
+static const unsigned char type_len[] = {
+#define ISA_TYPE(id, name, cls, bits, isreg) sizeof(name) - 1,
+#include "ptxgen/isa_types.def"
+#undef ISA_TYPE
+};
+
 ptx_type ptx_type_lookup(const char *name, size_t n) {
-    /* every type name is ".x..." (2+ bytes): compare the second byte first */
+    /* every type name is ".x..." (2+ bytes): compare the length and the second byte first */
     if (n < 2 || name[0] != '.') return PTX_T_NONE;
     for (int i = 1; i < PTX_T__COUNT; i++)
-        if (type_tab[i].name[1] == name[1] && strlen(type_tab[i].name) == n && memcmp(type_tab[i].name, name, n) == 0)
-            return (ptx_type)i;
+        if (type_len[i] == n && type_tab[i].name[1] == name[1] && memcmp(type_tab[i].name, name, n) == 0) return (ptx_type)i;
     return PTX_T_NONE;
 }
 

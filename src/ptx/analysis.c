@@ -11,11 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_op(const ptx_insn *in, const char *op) { return strcmp(in->opcode, op) == 0; }
+/* The first byte is compared inline before the call: `op` is nearly always a literal, and the W505
+ * pass asks a chain of these of every instruction (most differ in the first byte). */
+static inline bool is_op(const ptx_insn *in, const char *op) { return in->opcode[0] == op[0] && strcmp(in->opcode, op) == 0; }
 
-static bool has_mod(const ptx_insn *in, const char *mod) {
+/* The same for modifiers, by their first two bytes (".x"). */
+static inline bool has_mod(const ptx_insn *in, const char *mod) {
     for (int i = 0; i < in->nmods; i++)
-        if (!strcmp(in->mods[i], mod)) return true;
+        if (in->mods[i][0] == mod[0] && in->mods[i][1] == mod[1] && !strcmp(in->mods[i], mod)) return true;
     return false;
 }
 
@@ -945,39 +948,35 @@ typedef struct {
     strmap syms;    /* variable/param name -> its alignment + 1 */
     const int *cur; /* the state being read: alignment per register, 0 = unknown */
     /* reg_id's answers by name pointer (the parser interns names, so every %r12 of the
-     * function is one pointer): direct-mapped, filled after reg_ids_build; NULL = none */
+     * function is one pointer): direct-mapped, filled once the ids are given (reg_ids_add); NULL = none */
     struct reg_memo { const char *name; int id; } *memo;
     uint32_t memo_mask;   /* entries - 1 */
 } align_ctx;
 enum { REG_MEMO = 512 };   /* the most memo entries (fewer for a function of few registers: they are zeroed per function) */
 
-static void reg_ids_build(align_ctx *A, const ptx_func *f) {
-    for (int pass = 0; pass < 3; pass++) {
-        int n = pass == 0 ? f->nrets : pass == 1 ? f->nparams : f->nbody;
-        for (int i = 0; i < n; i++) {
-            const ptx_decl *d = pass == 0 ? &f->rets[i] : pass == 1 ? &f->params[i] : &f->body[i].u.decl;
-            if ((pass == 2 && f->body[i].kind != PTX_ST_DECL) || d->space != PTX_SS_REG || !d->name) continue;
-            size_t len = strlen(d->name);
-            int v;
-            bool twice = pass < 2;
-            for (int k = 0; k < A->bases.n; k++)
-                if (A->bases.v[k].len == len && !memcmp(A->bases.v[k].name, d->name, len)) twice = A->bases.v[k].twice = true;
-            if (sm_get(&A->plain, d->name, &v)) { sm_put(&A->plain, d->name, 0); twice = true; }
-            if (twice && pass < 2 && d->count > 0) {
-                reg_base b = {d->name, len, d->count, 0, true};
-                pg_vec_push(A->bases, b);
-            } else if (twice && pass < 2) {
-                sm_put(&A->plain, d->name, 0);
-            }
-            if (twice) continue;
-            if (d->count > 0) {
-                reg_base b = {d->name, len, d->count, A->nids, false};
-                pg_vec_push(A->bases, b);
-                A->nids += d->count;
-            } else {
-                sm_put(&A->plain, d->name, ++A->nids);
-            }
-        }
+/* Give the .reg declaration d its ids (declarations in order: a .func's return and parameter
+ * registers, param = true, then the body's). */
+static void reg_ids_add(align_ctx *A, const ptx_decl *d, bool param) {
+    if (d->space != PTX_SS_REG || !d->name) return;
+    size_t len = strlen(d->name);
+    int v;
+    bool twice = param;
+    for (int k = 0; k < A->bases.n; k++)
+        if (A->bases.v[k].len == len && !memcmp(A->bases.v[k].name, d->name, len)) twice = A->bases.v[k].twice = true;
+    if (sm_get(&A->plain, d->name, &v)) { sm_put(&A->plain, d->name, 0); twice = true; }
+    if (twice && param && d->count > 0) {
+        reg_base b = {d->name, len, d->count, 0, true};
+        pg_vec_push(A->bases, b);
+    } else if (twice && param) {
+        sm_put(&A->plain, d->name, 0);
+    }
+    if (twice) return;
+    if (d->count > 0) {
+        reg_base b = {d->name, len, d->count, A->nids, false};
+        pg_vec_push(A->bases, b);
+        A->nids += d->count;
+    } else {
+        sm_put(&A->plain, d->name, ++A->nids);
     }
 }
 
@@ -1054,7 +1053,9 @@ static int operand_align(const align_ctx *A, const ptx_operand *op) {
  * visit was most of the W505 pass's time.  op[k]: a state index (>= 0) or a known alignment
  * c as -c - 1. */
 enum { XF_ZERO, XF_MAX, XF_OP1, XF_MEET12, XF_MUL12, XF_MAD, XF_SHL_IMM, XF_AND };
-typedef struct { uint8_t kind; int shift; int op[3]; } align_xfer;
+/* guarded: the instruction has a guard (kept here so the dataflow loop reads these plans and
+ * not the statements, which a long body has evicted from the cache) */
+typedef struct { uint8_t kind; bool guarded; int shift; int op[3]; } align_xfer;
 
 static int xfer_operand(const align_ctx *A, const ptx_operand *op) {
     if (op->kind == PTX_OP_REG && !op->sreg) {
@@ -1067,6 +1068,7 @@ static int xfer_operand(const align_ctx *A, const ptx_operand *op) {
 static void xfer_plan(const align_ctx *A, const ptx_insn *in, align_xfer *x) {
     const ptx_operand *o = in->ops;
     x->kind = XF_ZERO;
+    x->guarded = in->guard != NULL;
     for (int k = 0; k < 3; k++) x->op[k] = k + 1 < in->nops ? xfer_operand(A, &o[k + 1]) : -1;
     if (is_op(in, "ld")) {
         /* a 64-bit parameter is a pointer from cudaMalloc (256-aligned).  A scalar one (n, a
@@ -1122,7 +1124,7 @@ static void align_step(align_ctx *A, int *st, const ptx_insn *in, int dv, const 
     if (dv == -1) return;
     if (dv >= 0) {
         int a = xfer_eval(x, st);
-        st[dv] = in->guard ? align_meet(st[dv], a) : a;   /* a guarded write may not happen */
+        st[dv] = x->guarded ? align_meet(st[dv], a) : a;   /* a guarded write may not happen */
         return;
     }
     const char *names[PTX_MAX_OPERANDS + 8];
@@ -1174,53 +1176,87 @@ static int align_check_insn(const align_ctx *A, const ptx_module *m, const ptx_s
     return 1;
 }
 
+/* n bytes rounded up to 16; the next 16-aligned piece of a block being carved up */
+#define AL(n) (((n) + 15) & ~(size_t)15)
+static void *carve(char **p, size_t n) {
+    void *r = *p;
+    *p += AL(n);
+    return r;
+}
+
 int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_in, pg_diag_sink *diag) {
     if (!m || !f || !f->has_body || f->nbody <= 0) return 0;
     int nbody = f->nbody;
+    /* The arrays below come in three allocations, one per size they depend on (statements;
+     * register ids; blocks x tracked registers), carved with carve(), instead of a dozen
+     * malloc/free pairs per function.  (One scratch arena was slower: its large blocks went
+     * back to the kernel and were faulted in again.) */
+    char *per_stmt = malloc(2 * AL(sizeof(const ptx_operand *) * (size_t)nbody) + 3 * AL(sizeof(int) * (size_t)nbody) +
+                            AL(sizeof(align_xfer) * (size_t)nbody)), *per_reg = NULL, *per_block = NULL;
+    if (!per_stmt) return 0;
+    char *sp = per_stmt;
     /* per statement: its checked address operand; the id of its one destination register
      * (-1: none or untracked, -2: several); later its state index (see align_step) */
-    const ptx_operand **acc = calloc((size_t)nbody, sizeof *acc);
-    int *need = malloc(sizeof(int) * (size_t)nbody);   /* where acc[i]: its access_bytes */
-    int *defv = malloc(sizeof(int) * (size_t)nbody);
+    const ptx_operand **acc = carve(&sp, sizeof *acc * (size_t)nbody);
+    memset(acc, 0, sizeof *acc * (size_t)nbody);
+    int *need = carve(&sp, sizeof(int) * (size_t)nbody);   /* where acc[i]: its access_bytes */
+    int *defv = carve(&sp, sizeof(int) * (size_t)nbody);
+    int *dnext = carve(&sp, sizeof(int) * (size_t)nbody);  /* the next definition of the same register */
+    const ptx_operand **op0 = carve(&sp, sizeof *op0 * (size_t)nbody);   /* an instruction's first operand, or NULL */
+    align_xfer *xf = carve(&sp, sizeof(align_xfer) * (size_t)nbody);
     char *rel = NULL;   /* per register id: can it reach an address? */
     align_ctx A = {0};
     ptx_cfg *own = NULL;
     const ptx_cfg *cfg = cfg_in;
     int naccess = 0, v, nwarn = 0, R = 0, *in = NULL, *cur = NULL, *work = NULL, nwork = 0;
     bool *seen = NULL, *queued = NULL;
-    align_xfer *xf = NULL;
     const char *names[PTX_MAX_OPERANDS + 8];
     const int maxn = (int)(sizeof names / sizeof names[0]);
+    /* One walk over the statements (each walk over a long body misses the cache on every
+     * statement): register ids and variable alignments from the declarations, the checked
+     * accesses and first operands from the instructions.  Ids before any lookup: the .func's
+     * return and parameter registers first, then the body's in order. */
+    for (int i = 0; i < f->nrets; i++) reg_ids_add(&A, &f->rets[i], true);
+    for (int i = 0; i < f->nparams; i++) reg_ids_add(&A, &f->params[i], true);
     for (int i = 0; i < nbody; i++) {
+        const ptx_stmt *st = &f->body[i];
         defv[i] = -1;
-        if (f->body[i].kind != PTX_ST_INSN) continue;
-        const ptx_insn *ins = &f->body[i].u.insn;
+        op0[i] = NULL;
+        if (st->kind == PTX_ST_DECL) {
+            reg_ids_add(&A, &st->u.decl, false);
+            align_add_sym(&A, &st->u.decl);   /* registers are skipped */
+        }
+        if (st->kind != PTX_ST_INSN) continue;
+        const ptx_insn *ins = &st->u.insn;
         if (ins->opcode[0] == 'b' && is_op(ins, "brx")) goto done;   /* computed jumps: edges the CFG may not know */
         acc[i] = access_address(ins, &need[i]);
         if (acc[i]) naccess++;
+        if (ins->nops) op0[i] = ins->ops;
     }
     if (!naccess) goto done;
-    reg_ids_build(&A, f);
     int nmemo = 32;
     while (nmemo < REG_MEMO && nmemo < 2 * (A.nids + A.plain.n)) nmemo *= 2;
     A.memo_mask = (uint32_t)nmemo - 1;
-    A.memo = calloc((size_t)nmemo, sizeof *A.memo);   /* NULL: reg_id looks every name up */
+    size_t nid1 = (size_t)A.nids + 1;
+    if (!(per_reg = malloc(AL(sizeof *A.memo * (size_t)nmemo) + AL(nid1) + 3 * AL(sizeof(int) * nid1)))) goto done;
+    sp = per_reg;
+    A.memo = carve(&sp, sizeof *A.memo * (size_t)nmemo);
+    memset(A.memo, 0, sizeof *A.memo * (size_t)nmemo);
     for (int i = 0; i < nbody; i++) {
-        if (f->body[i].kind != PTX_ST_INSN) continue;
-        const ptx_insn *ins = &f->body[i].u.insn;
-        if (!ins->nops) continue;
+        const ptx_operand *o0 = op0[i];
+        if (!o0) continue;
         /* a register operand 0 is taken for the destination without asking ptx_insn_defs
          * (this runs for every instruction): where it is an input (bar.sync %r1), the
          * transfer function knows no such opcode and only makes it unknown */
-        const ptx_operand *o0 = &ins->ops[0];
         if (o0->kind == PTX_OP_REG) defv[i] = o0->sreg ? -1 : reg_id(&A, o0->name);
         if (o0->kind != PTX_OP_VEC && o0->kind != PTX_OP_PAIR && o0->kind != PTX_OP_LIST) continue;
-        int nd = ptx_insn_defs(ins, names, maxn);
+        int nd = ptx_insn_defs(&f->body[i].u.insn, names, maxn);
         defv[i] = nd == 1 ? reg_id(&A, names[0]) : nd ? -2 : -1;
     }
     /* only registers that can reach an address matter: the backward slice from the address
      * bases through the operands of their definitions (keeps the state small on -G code) */
-    rel = calloc((size_t)A.nids + 1, 1);
+    rel = carve(&sp, nid1);
+    memset(rel, 0, nid1);
     for (int i = 0; i < nbody; i++)
         if (acc[i] && acc[i]->addr_base_is_reg && (v = reg_id(&A, acc[i]->name)) >= 0) rel[v] = 1;
     /* the closure by a worklist of registers, each register's definitions chained
@@ -1228,13 +1264,7 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
      * definitions the slice reaches (passes over the whole body to a fixpoint took as many
      * passes as the longest def-use chain) */
     {
-        int *dhead = malloc(sizeof(int) * 2 * ((size_t)A.nids + 1)), *stack = dhead ? dhead + A.nids + 1 : NULL;
-        int *dnext = malloc(sizeof(int) * (size_t)nbody), nstack = 0;
-        if (!dhead || !dnext) {
-            free(dhead);
-            free(dnext);
-            goto done;
-        }
+        int *dhead = carve(&sp, sizeof(int) * nid1), *stack = carve(&sp, sizeof(int) * nid1), nstack = 0;
         for (int r = 0; r <= A.nids; r++) dhead[r] = -1;
         for (int i = nbody - 1; i >= 0; i--)
             if (defv[i] >= 0) { dnext[i] = dhead[defv[i]]; dhead[defv[i]] = i; }
@@ -1251,34 +1281,35 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
                     }
             }
         }
-        free(dhead);
-        free(dnext);
     }
     if (!cfg && ptx_cfg_build(m, f, &own, NULL) == PG_OK) cfg = own;
     if (!cfg || cfg->nblocks == 0) goto done;
     /* variables whose address an instruction may take: module, parameters, function */
     for (int i = 0; i < m->ntops; i++)
         if (m->tops[i].kind == PTX_TOP_DECL) align_add_sym(&A, &m->tops[i].u.decl);
-    for (int i = 0; i < f->nparams; i++) align_add_sym(&A, &f->params[i]);
-    for (int i = 0; i < nbody; i++)
-        if (f->body[i].kind == PTX_ST_DECL) align_add_sym(&A, &f->body[i].u.decl);
+    for (int i = 0; i < f->nparams; i++) align_add_sym(&A, &f->params[i]);   /* the body's: in the first walk */
     /* state indices of the tracked registers */
-    A.slot = malloc(sizeof(int) * (size_t)(A.nids + 1));
+    A.slot = carve(&sp, sizeof(int) * nid1);
     for (int r = 0; r < A.nids; r++) A.slot[r] = rel[r] ? R++ : -1;
     for (int i = 0; i < nbody; i++)
         if (defv[i] >= 0) defv[i] = A.slot[defv[i]];
     int nb = cfg->nblocks;
     if (R == 0) R = 1;
     if ((int64_t)nb * R > ALIGN_STATE_CAP) goto done;
-    xf = malloc(sizeof *xf * (size_t)nbody);
     for (int i = 0; i < nbody; i++)
         if (defv[i] >= 0) xfer_plan(&A, &f->body[i].u.insn, &xf[i]);
     /* entry facts per block (an uninitialized register reads ALIGN_MAX: any value will do) */
-    in = malloc(sizeof(int) * (size_t)nb * (size_t)R);
-    cur = malloc(sizeof(int) * (size_t)R);
-    work = malloc(sizeof(int) * (size_t)nb);
-    seen = calloc((size_t)nb, 1);
-    queued = calloc((size_t)nb, 1);
+    if (!(per_block = malloc(AL(sizeof(int) * (size_t)nb * (size_t)R) + AL(sizeof(int) * (size_t)R) +
+                             AL(sizeof(int) * (size_t)nb) + 2 * AL((size_t)nb))))
+        goto done;
+    sp = per_block;
+    in = carve(&sp, sizeof(int) * (size_t)nb * (size_t)R);
+    cur = carve(&sp, sizeof(int) * (size_t)R);
+    work = carve(&sp, sizeof(int) * (size_t)nb);
+    seen = carve(&sp, (size_t)nb);
+    queued = carve(&sp, (size_t)nb);
+    memset(seen, 0, (size_t)nb);
+    memset(queued, 0, (size_t)nb);
     for (int r = 0; r < R; r++) in[r] = ALIGN_MAX;
     seen[0] = queued[0] = true;
     work[nwork++] = 0;
@@ -1318,18 +1349,9 @@ int ptx_align_check(const ptx_module *m, const ptx_func *f, const ptx_cfg *cfg_i
         }
     }
 done:
-    free(xf);
-    free(in);
-    free(cur);
-    free(work);
-    free(seen);
-    free(queued);
-    free(acc);
-    free(need);
-    free(defv);
-    free(rel);
-    free(A.slot);
-    free(A.memo);
+    free(per_stmt);
+    free(per_reg);
+    free(per_block);
     pg_vec_free(A.bases);
     ptx_cfg_free(own);
     sm_free(&A.plain);

@@ -32,21 +32,18 @@ typedef struct { const char **name; int *stmt; int cap; } label_map;
 
 static uint32_t lhash(const char *s) { return ptx_name_hash(s, strlen(s)); }
 
-static void labels_build(const ptx_func *f, label_map *m) {
-    int n = 0;
-    for (int i = 0; i < f->nbody; i++)
-        if (f->body[i].kind == PTX_ST_LABEL || (f->body[i].kind == PTX_ST_DIRECTIVE && f->body[i].u.dir.label)) n++;
+/* The map of the labels collected by the leaders pass (names[k] at statement stmts[k]), so
+ * the body is walked once (each walk over a long body misses the cache on every statement). */
+static void labels_build(const char *const *names, const int *stmts, int n, label_map *m) {
     m->cap = 16;
     while (m->cap < 2 * n + 1) m->cap *= 2;
     m->name = calloc((size_t)m->cap, sizeof(char *));
     m->stmt = calloc((size_t)m->cap, sizeof(int));
-    for (int i = 0; i < f->nbody; i++) {
-        const ptx_stmt *s = &f->body[i];
-        const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
-        if (!l) continue;
+    for (int k = 0; k < n; k++) {
+        const char *l = names[k];
         uint32_t h = lhash(l) & (uint32_t)(m->cap - 1);
         while (m->name[h] && m->name[h] != l && strcmp(m->name[h], l) != 0) h = (h + 1) & (uint32_t)(m->cap - 1);
-        if (!m->name[h]) { m->name[h] = l; m->stmt[h] = i; }   /* the first definition wins */
+        if (!m->name[h]) { m->name[h] = l; m->stmt[h] = stmts[k]; }   /* the first definition wins */
     }
 }
 
@@ -59,13 +56,38 @@ static int find_label(const label_map *m, const char *name) {
     return -1;
 }
 
-static void add_edge(ptx_block *from, int from_id, ptx_block *to, int to_id) {
-    for (int i = 0; i < from->nsucc; i++)
-        if (from->succ[i] == to_id) return;
-    from->succ = pg_xrealloc(from->succ, sizeof(int) * (size_t)(from->nsucc + 1));
-    from->succ[from->nsucc++] = to_id;
-    to->pred = pg_xrealloc(to->pred, sizeof(int) * (size_t)(to->npred + 1));
-    to->pred[to->npred++] = from_id;
+/* The edges in the order they are found, deduplicated per source block; laid out in
+ * one array once all are known (cfg_lay_out): two reallocs per edge were a quarter of the
+ * CFG's instructions. */
+typedef struct { int from, to; } cfg_edge;
+typedef PG_VEC(cfg_edge) edge_vec;
+
+static void add_edge(edge_vec *e, int from_first, int from, int to) {
+    for (int i = from_first; i < e->n; i++)   /* from's edges are the last ones added */
+        if (e->v[i].from == from && e->v[i].to == to) return;
+    cfg_edge x = {from, to};
+    pg_vec_push(*e, x);
+}
+
+/* Every block's successors, then every block's predecessors, in one allocation that
+ * starts at blocks[0].succ (ptx_cfg_free frees it there); each list keeps the order
+ * its edges were found in. */
+static bool cfg_lay_out(ptx_cfg *c, const edge_vec *e) {
+    int *pool = malloc(sizeof(int) * (size_t)(2 * e->n + 1));
+    if (!pool) return false;
+    for (int i = 0; i < e->n; i++) {
+        c->blocks[e->v[i].from].nsucc++;
+        c->blocks[e->v[i].to].npred++;
+    }
+    int at = 0;
+    for (int b = 0; b < c->nblocks; b++) { c->blocks[b].succ = pool + at; at += c->blocks[b].nsucc; c->blocks[b].nsucc = 0; }
+    for (int b = 0; b < c->nblocks; b++) { c->blocks[b].pred = pool + at; at += c->blocks[b].npred; c->blocks[b].npred = 0; }
+    for (int i = 0; i < e->n; i++) {
+        ptx_block *f = &c->blocks[e->v[i].from], *t = &c->blocks[e->v[i].to];
+        f->succ[f->nsucc++] = e->v[i].to;
+        t->pred[t->npred++] = e->v[i].from;
+    }
+    return true;
 }
 
 pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, pg_diag_sink *diag) {
@@ -82,8 +104,15 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
     PG_VEC(ptx_block) blocks = {0};
     bool start_new = true;
     int cur = -1;
+    PG_VEC(const char *) lnames = {0};   /* the labels, for labels_build */
+    PG_VEC(int) lstmts = {0};
     for (int i = 0; i < n; i++) {
         const ptx_stmt *s = &f->body[i];
+        const char *l = s->kind == PTX_ST_LABEL ? s->u.label : s->kind == PTX_ST_DIRECTIVE ? s->u.dir.label : NULL;
+        if (l) {
+            pg_vec_push(lnames, l);
+            pg_vec_push(lstmts, i);
+        }
         if (s->kind == PTX_ST_LABEL) { start_new = true; continue; }
         if (s->kind != PTX_ST_INSN) continue;
         if (start_new || cur < 0) {
@@ -102,9 +131,13 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
     c->blocks = blocks.v;
     c->nblocks = blocks.n;
     label_map labels;
-    labels_build(f, &labels);
+    labels_build(lnames.v, lstmts.v, lnames.n, &labels);
+    pg_vec_free(lnames);
+    pg_vec_free(lstmts);
+    edge_vec edges = {0};
     for (int b = 0; b < c->nblocks; b++) {
         ptx_block *blk = &c->blocks[b];
+        int first_edge = edges.n;
         const ptx_insn *last = &f->body[blk->last].u.insn;
         if (is_op(last, "bra") && last->nops >= 1 && last->ops[0].kind == PTX_OP_SYM) {
             int li = find_label(&labels, last->ops[0].name);
@@ -112,7 +145,7 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
                 int tb = -1;
                 for (int k = li; k < n; k++)
                     if (c->block_of[k] >= 0) { tb = c->block_of[k]; break; }
-                if (tb >= 0) add_edge(blk, b, &c->blocks[tb], tb);
+                if (tb >= 0) add_edge(&edges, first_edge, b, tb);
                 else if (!last->guard || true) c->falls_off_end = c->falls_off_end || false;
                 if (tb < 0) blk->nsucc = blk->nsucc; /* branch to a trailing label: falls off */
                 if (tb < 0) c->falls_off_end = true;
@@ -127,17 +160,22 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
                     int tb = -1;
                     for (int k = li; k < n; k++)
                         if (c->block_of[k] >= 0) { tb = c->block_of[k]; break; }
-                    if (tb >= 0) add_edge(blk, b, &c->blocks[tb], tb);
+                    if (tb >= 0) add_edge(&edges, first_edge, b, tb);
                     else c->falls_off_end = true;
                 }
             }
         }
         if (falls_through(last)) {
-            if (b + 1 < c->nblocks) add_edge(blk, b, &c->blocks[b + 1], b + 1);
+            if (b + 1 < c->nblocks) add_edge(&edges, first_edge, b, b + 1);
         }
     }
     free(labels.name);
     free(labels.stmt);
+    if (c->nblocks && !cfg_lay_out(c, &edges)) {
+        pg_vec_free(edges);
+        return PG_ERR_NOMEM;
+    }
+    pg_vec_free(edges);
     /* reachability from the entry block; a reachable block that falls through
      * past the last block falls off the end of the function */
     if (c->nblocks == 0) {
@@ -165,10 +203,7 @@ pg_status ptx_cfg_build(const ptx_module *m, const ptx_func *f, ptx_cfg **out, p
 
 void ptx_cfg_free(ptx_cfg *c) {
     if (!c) return;
-    for (int i = 0; i < c->nblocks; i++) {
-        free(c->blocks[i].succ);
-        free(c->blocks[i].pred);
-    }
+    if (c->nblocks) free(c->blocks[0].succ);   /* every edge list (cfg_lay_out) */
     free(c->blocks);
     free(c->block_of);
     free(c);

@@ -149,6 +149,14 @@ typedef struct {
     int fcap, fused;
     PG_VEC(mod_fit) fits;
     uint32_t epoch;                 /* bumped when emptied: ranges kept elsewhere (head_ent) go stale */
+    /* The register and head caches of ptx_validate (vctx.rcache, vctx.heads) are this thread's
+     * too: allocated and zeroed once, not per module (zeroing 40 KB per module was 1.4% of the
+     * instructions of a pass over the nvcc files, callgrind).  Entries of earlier modules never match: rcache entries carry
+     * the symbol-table generation, which goes on counting from gen_next across modules, and
+     * head entries the number of their validation (head_epoch). */
+    rcache_ent *rcache;
+    struct head_ent *heads;
+    uint32_t gen_next, head_epoch;
 } fit_cache;
 enum { FIT_CACHE_MAX = 1 << 14 };
 static _Thread_local fit_cache *tl_fits;
@@ -160,6 +168,8 @@ static void fit_cache_free(void *p) {
     if (!fc) return;
     free(fc->fkeys);
     pg_vec_free(fc->fits);
+    free(fc->rcache);
+    free(fc->heads);
     free(fc);
 }
 static void fits_key_init(void) { (void)pthread_key_create(&fits_key, fit_cache_free); }
@@ -188,12 +198,13 @@ typedef struct {
      * over the same form would emit something; a clean probe lets
      * check_insn skip that pass. */
     bool noted;
-    rcache_ent *rcache;       /* RCACHE entries, allocated on first use */
+    rcache_ent *rcache;       /* RCACHE entries: the thread's (fit_cache.rcache), else allocated on first use */
     /* base names of %r<N> declarations ("%rd"), packed into 8 bytes:
      * direct-mapped, valid while tab.gen is unchanged */
     struct { uint64_t key; uint32_t gen; int bl; const sym *s; } bcache[16];
     fit_cache *fc;            /* this thread's modifier matching cache; NULL: match directly */
     struct head_ent *heads;   /* HCACHE entries (see head_of), allocated on first use */
+    uint32_t head_epoch;      /* heads entries of other validations carry other numbers */
     /* the arena copies of the bindings given to instructions (ptx_insn.match), direct-mapped
      * by form: instructions that bind alike share one */
     struct { const isa_form *f; const isa_match *m; } kept[64];
@@ -210,11 +221,13 @@ typedef struct {
 #define VERR(V, id, loc, ...) do { pg_diag_emit((V)->diag, id, (V)->m->filename, (loc).line, (loc).col, __VA_ARGS__); \
         if (pg_diag_default_sev(id) == PG_SEV_ERROR) (V)->bad = true; } while (0)
 
-/* Split "%rd12" into base "%rd" and index 12; false when no trailing digits. */
+/* Split "%rd12" into base "%rd" and index 12; false when no trailing digits.  The length
+ * comes from strlen and the digits are scanned back from the end: a forward pass that
+ * tests every byte was a third of the register resolutions the cache misses (nvcc names
+ * each value once, so most first uses miss). */
 static bool split_reg(const char *name, size_t *baselen, long *idx) {
-    size_t n = 0, i = 0;   /* one pass: the length, and where the trailing digits start */
-    for (; name[n]; n++)
-        if (name[n] < '0' || name[n] > '9') i = n + 1;
+    size_t n = strlen(name), i = n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
     if (i == n || i == 0 || n - i > 9) return false;
     *baselen = i;
     long v = 0;
@@ -228,8 +241,18 @@ static bool split_reg(const char *name, size_t *baselen, long *idx) {
  * scope is another symbol (a kernel parameter pb beside .reg .b64 pb<8>; issue 30). */
 static const sym *find_base(vctx *V, const char *name, size_t bl) {
     if (bl <= 8) {
+        /* the first bl bytes as a word: name has bl bytes and at least one digit and a NUL
+         * after them, so one 4-byte load reads inside it when bl >= 3, two when bl > 4 */
         uint64_t key = 0;
-        for (size_t k = 0; k < bl; k++) key |= (uint64_t)(unsigned char)name[k] << (8 * k);
+        if (bl >= 3) {
+            uint32_t lo, hi;
+            memcpy(&lo, name, 4);
+            memcpy(&hi, name + bl - 3, 4);   /* bytes bl-3 .. bl: inside (bl < name's length) */
+            key = (uint64_t)lo | (uint64_t)hi << (8 * (bl - 3));   /* overlapping bytes are equal: OR keeps them */
+            key &= bl == 8 ? ~0ull : (1ull << (8 * bl)) - 1;
+        } else {
+            for (size_t k = 0; k < bl; k++) key |= (uint64_t)(unsigned char)name[k] << (8 * k);
+        }
         unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 60);
         if (V->bcache[h].gen == V->tab.gen + 1 && V->bcache[h].key == key && V->bcache[h].bl == (int)bl)
             return V->bcache[h].s;
@@ -1594,9 +1617,11 @@ static bool mod_fits(vctx *V, const isa_form *const *forms, int nf, const uint16
  * instructions of one head one shared modifier array, so the cache is keyed by that
  * array's address (with the opcode, the ids and the count: hand-built instructions may
  * share less); a module's few hundred heads are resolved once each instead of once per
- * instruction.  Direct-mapped; lives for one ptx_validate. */
+ * instruction.  Direct-mapped; the thread's (fit_cache.heads), an entry stamped with the
+ * validation that filled it. */
 typedef struct head_ent {
     const char *const *mods; const uint16_t *ids; const char *opcode; int nmods;   /* the key; opcode NULL = empty */
+    uint32_t epoch;       /* the validation that filled it (vctx.head_epoch) */
     const isa_form *const *forms;
     int nf;
     insn_spaces sps;
@@ -1622,7 +1647,8 @@ static head_ent *head_of(vctx *V, const ptx_insn *in, head_ent *tmp) {
         e = &V->heads[((p >> 3) ^ (p >> 11)) & (HCACHE - 1)];
     }
     if (!e->opcode || e->opcode != in->opcode || e->mods != (const char *const *)in->mods || e->ids != in->mod_ids ||
-        e->nmods != in->nmods) {
+        e->nmods != in->nmods || e->epoch != V->head_epoch) {
+        e->epoch = V->head_epoch;
         e->opcode = in->opcode;
         e->mods = (const char *const *)in->mods;
         e->ids = in->mod_ids;
@@ -2295,6 +2321,21 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
     V.m = m;
     V.diag = diag;
     V.fc = fit_cache_get();
+    if (V.fc) {   /* the thread's caches (see fit_cache) */
+        fit_cache *fc = V.fc;
+        if (!fc->rcache) fc->rcache = calloc(RCACHE, sizeof *fc->rcache);
+        if (!fc->heads) fc->heads = calloc(HCACHE, sizeof *fc->heads);
+        if (fc->gen_next > 0xC0000000u || ++fc->head_epoch == 0) {   /* about to wrap: start the numbers over */
+            if (fc->rcache) memset(fc->rcache, 0, RCACHE * sizeof *fc->rcache);
+            if (fc->heads) memset(fc->heads, 0, HCACHE * sizeof *fc->heads);
+            fc->gen_next = 0;
+            fc->head_epoch = 1;
+        }
+        V.rcache = fc->rcache;
+        V.heads = fc->heads;
+        V.tab.gen = fc->gen_next;
+        V.head_epoch = fc->head_epoch;
+    }
     if (!m->ptx_version) VERR(&V, PG_E_NO_VERSION, ((ptx_loc){1, 1}), "missing .version directive");
     if (!m->ntargets) VERR(&V, PG_E_NO_TARGET, ((ptx_loc){1, 1}), "missing .target directive");
     if (!m->address_size) VERR(&V, PG_E_NO_ADDRSIZE, ((ptx_loc){1, 1}), "missing .address_size directive");
@@ -2336,10 +2377,11 @@ pg_status ptx_validate(ptx_module *m, pg_diag_sink *diag) {
         }
     }
     for (int i = 0; i < m->nfuncs; i++) check_func(&V, &m->funcs[i]);
+    if (V.fc) V.fc->gen_next = V.tab.gen + 1;   /* the next validation's entries are never taken for this one's */
     st_free(&V.tab);
     st_free(&V.labels);
-    free(V.rcache);
-    free(V.heads);
+    if (!V.fc || V.rcache != V.fc->rcache) free(V.rcache);   /* this validation's own (no thread cache) */
+    if (!V.fc || V.heads != V.fc->heads) free(V.heads);
     pg_vec_free(V.blk_parent);
     pg_vec_free(V.locs);
     return V.bad ? PG_ERR_INVALID : PG_OK;
