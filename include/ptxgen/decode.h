@@ -427,6 +427,8 @@ typedef struct {
     int drafted_by[GEN_DRAFT_NSRC], accepted_by[GEN_DRAFT_NSRC];   /* the same per draft source (gen_draft_src) */
     int top_decided, top_full; /* draws made from a row's top candidates (the GPU engine: model_topk_rows), and
                                   draws that had them but needed the whole row (they could not decide it) */
+    double decode_seconds, decode_cpu_seconds;   /* gen_sample: the output's decoding after the prompt's prefill,
+                                                    wall and process CPU (all threads); 0 elsewhere */
 } gen_result;
 
 PG_API void gen_opts_default(gen_opts *o);

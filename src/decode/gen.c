@@ -43,6 +43,13 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* the process's CPU time, every thread's (the pool's spinning included) */
+static double cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void gen_opts_default(gen_opts *o) {
     memset(o, 0, sizeof *o);
     o->arch = "sm_80";
@@ -748,8 +755,11 @@ pg_status gen_sample(model_model *m, const tok_tokenizer *t, const dec_vocab *v,
     gen_seq g = {0};
     pg_status st = env_open(m, t, v, description, o, &e, diag);
     if (st == PG_OK) st = seq_open(&g, &e, o->sampler.seed, out, diag);
+    double d0 = now_s(), c0 = cpu_s();   /* the prompt is in the cache: decoding alone from here */
     if (st == PG_OK) st = run_one(&g, diag);
     if (st == PG_OK) seq_finish(&g, diag);
+    out->decode_seconds = now_s() - d0;
+    out->decode_cpu_seconds = cpu_s() - c0;
     out->seconds = now_s() - t0;
     seq_close(&g);
     env_close(&e);

@@ -82,6 +82,10 @@ int main(void) {
             pg_status st = gen_sample(m, t, v, descs[i % 5], &o, &r, &gq);
             if (mode == 0) CHECK(st == PG_OK && r.ptx, "constrained generation %d runs (status %s)", i, pg_status_str(st));
             if (st != PG_OK || !r.ptx) { gen_result_free(&r); continue; }
+            /* the decoding's own clocks: after the prefill, inside the sample's; CPU time moves too */
+            CHECK(r.decode_seconds > 0 && r.decode_seconds <= r.seconds && r.decode_cpu_seconds > 0,
+                  "generation %d: decode_seconds %.4f within seconds %.4f, decode_cpu_seconds %.4f", i, r.decode_seconds, r.seconds,
+                  r.decode_cpu_seconds);
             tokens += r.gen_tokens;
             secs += r.seconds;
             mask_secs += r.mask_seconds;

@@ -328,6 +328,9 @@ typedef struct {
     /* mv_f32 for n <= MVN_MAX input rows (x + j * ldx -> out + j * 32) with each weight loaded once
      * for all of them, every row's values mv_f32's; NULL: row by row */
     void (*mv_f32_n)(const float *P, int k, const float *x, size_t ldx, int n, float *out);
+    /* mv_f32_n of the first panel only (out + j * 32 gets 16 values, mv_f32's first 16) for
+     * any n <= MVN_MAX, n = 1 included: a pair whose second panel is padding; NULL: the whole pair */
+    void (*mv_f32_h)(const float *P, int k, const float *x, size_t ldx, int n, float *out);
 } kern;
 #define MVN_MAX 4
 
@@ -375,7 +378,7 @@ static void axpy_scalar(float *y, float a, const float *x, int k) {
     for (int i = 0; i < k; i++) y[i] += a * x[i];
 }
 static const kern kern_scalar = {"scalar", 1, 1, mv_f32_scalar, mv_bf16_scalar, mv_q8_scalar,
-                                 gemm_f32_scalar, axpy_scalar, NULL};
+                                 gemm_f32_scalar, axpy_scalar, NULL, NULL};
 
 #ifdef HAVE_X86
 /* ---- AVX2 + FMA --------------------------------------------------------------------- */
@@ -433,7 +436,7 @@ static KATTR void mv_q8_avx2(const int8_t *P, const float *S, int k, const q8x *
     for (int h = 0; h < 4; h++) _mm256_storeu_ps(out + h * 8, acc[h]);
 }
 #undef KATTR
-static const kern kern_avx2 = {"avx2", 8, 2, mv_f32_avx2, mv_bf16_avx2, mv_q8_avx2, gemm_f32_avx2, axpy_avx2, NULL};
+static const kern kern_avx2 = {"avx2", 8, 2, mv_f32_avx2, mv_bf16_avx2, mv_q8_avx2, gemm_f32_avx2, axpy_avx2, NULL, NULL};
 
 /* ---- AVX-512 (F, BW, VL, DQ, VNNI) ---------------------------------------------------- */
 #define KATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
@@ -865,9 +868,12 @@ static KATTR void quantize_row_avx512(const float *x, int k, q8x *X) {
 /* mv_f32_avx512 for NR rows at once (a verify step's LoRA factors): the pair's two weight vectors
  * at column i are loaded once and feed every row's chains, which are mv_f32's (even and odd
  * columns, one FMA chain each per panel, added at the end), so each row's values are its own.
- * Row by row, a pair of the down side's A (32 x 4864 f32, 620 KB) came from L2 again per row. */
+ * Row by row, a pair of the down side's A (32 x 4864 f32, 620 KB) came from L2 again per row.
+ * NP 1: the first panel only (out + r*32 gets 16 values): a last pair whose second panel is all
+ * padding (a LoRA A of rank 16 or 48: 10 MB of zeros a step of the 0.5B adapter, read for
+ * nothing); the first panel's chains are the same either way, so its values do not change. */
 static inline __attribute__((always_inline)) KATTR void mv_f32_nr(const float *P, int k, const float *x, size_t ldx, const int NR,
-                                                                  float *out) {
+                                                                  const int NP, float *out) {
     __m512 acc[MVN_MAX][2][2];
 #pragma GCC unroll 4
     for (int r = 0; r < NR; r++) acc[r][0][0] = acc[r][0][1] = acc[r][1][0] = acc[r][1][1] = _mm512_setzero_ps();
@@ -876,41 +882,51 @@ static inline __attribute__((always_inline)) KATTR void mv_f32_nr(const float *P
     for (; i + 2 <= k; i += 2) {
 #pragma GCC unroll 2
         for (int u = 0; u < 2; u++) {
-            const __m512 w0 = _mm512_loadu_ps(P + (size_t)(i + u) * WPANEL), w1 = _mm512_loadu_ps(P1 + (size_t)(i + u) * WPANEL);
+            const __m512 w0 = _mm512_loadu_ps(P + (size_t)(i + u) * WPANEL);
+            const __m512 w1 = NP == 2 ? _mm512_loadu_ps(P1 + (size_t)(i + u) * WPANEL) : w0;
 #pragma GCC unroll 4
             for (int r = 0; r < NR; r++) {
                 const __m512 xb = _mm512_set1_ps(x[(size_t)r * ldx + i + u]);
                 acc[r][u][0] = _mm512_fmadd_ps(w0, xb, acc[r][u][0]);
-                acc[r][u][1] = _mm512_fmadd_ps(w1, xb, acc[r][u][1]);
+                if (NP == 2) acc[r][u][1] = _mm512_fmadd_ps(w1, xb, acc[r][u][1]);
             }
         }
     }
     if (i < k) {
-        const __m512 w0 = _mm512_loadu_ps(P + (size_t)i * WPANEL), w1 = _mm512_loadu_ps(P1 + (size_t)i * WPANEL);
+        const __m512 w0 = _mm512_loadu_ps(P + (size_t)i * WPANEL);
+        const __m512 w1 = NP == 2 ? _mm512_loadu_ps(P1 + (size_t)i * WPANEL) : w0;
 #pragma GCC unroll 4
         for (int r = 0; r < NR; r++) {
             const __m512 xb = _mm512_set1_ps(x[(size_t)r * ldx + i]);
             acc[r][0][0] = _mm512_fmadd_ps(w0, xb, acc[r][0][0]);
-            acc[r][0][1] = _mm512_fmadd_ps(w1, xb, acc[r][0][1]);
+            if (NP == 2) acc[r][0][1] = _mm512_fmadd_ps(w1, xb, acc[r][0][1]);
         }
     }
 #pragma GCC unroll 4
     for (int r = 0; r < NR; r++) {
         _mm512_storeu_ps(out + (size_t)r * 32, _mm512_add_ps(acc[r][0][0], acc[r][1][0]));
-        _mm512_storeu_ps(out + (size_t)r * 32 + 16, _mm512_add_ps(acc[r][0][1], acc[r][1][1]));
+        if (NP == 2) _mm512_storeu_ps(out + (size_t)r * 32 + 16, _mm512_add_ps(acc[r][0][1], acc[r][1][1]));
     }
 }
 static KATTR void mv_f32_n_avx512(const float *P, int k, const float *x, size_t ldx, int n, float *out) {
     switch (n) {
-    case 1: mv_f32_nr(P, k, x, ldx, 1, out); break;
-    case 2: mv_f32_nr(P, k, x, ldx, 2, out); break;
-    case 3: mv_f32_nr(P, k, x, ldx, 3, out); break;
-    default: mv_f32_nr(P, k, x, ldx, 4, out); break;
+    case 1: mv_f32_nr(P, k, x, ldx, 1, 2, out); break;
+    case 2: mv_f32_nr(P, k, x, ldx, 2, 2, out); break;
+    case 3: mv_f32_nr(P, k, x, ldx, 3, 2, out); break;
+    default: mv_f32_nr(P, k, x, ldx, 4, 2, out); break;
+    }
+}
+static KATTR void mv_f32_h_avx512(const float *P, int k, const float *x, size_t ldx, int n, float *out) {
+    switch (n) {
+    case 1: mv_f32_nr(P, k, x, ldx, 1, 1, out); break;
+    case 2: mv_f32_nr(P, k, x, ldx, 2, 1, out); break;
+    case 3: mv_f32_nr(P, k, x, ldx, 3, 1, out); break;
+    default: mv_f32_nr(P, k, x, ldx, 4, 1, out); break;
     }
 }
 #undef KATTR
 static const kern kern_avx512 = {"avx512", 16, 8, mv_f32_avx512, mv_bf16_avx512, mv_q8_avx512,
-                                 gemm_f32_avx512, axpy_avx512, mv_f32_n_avx512};
+                                 gemm_f32_avx512, axpy_avx512, mv_f32_n_avx512, mv_f32_h_avx512};
 #endif
 
 /* ---- AMX (bf16 weights, prefill only) ------------------------------------------------------
@@ -1303,6 +1319,16 @@ static void mm_decode(void *arg, int c0, int c1, int ith) {
     int b0, b1;
     my_pairs(J, c0, c1, &b0, &b1);
     for (int b = b0; b < b1; b++) {
+        if (m->type == WT_F32 && J->K->mv_f32_h && m->rows - b * 2 * WPANEL <= WPANEL) {   /* the second panel is padding */
+            const size_t pair = (size_t)2 * WPANEL * m->cols;
+            for (int j0 = 0; j0 < J->n; j0 += MVN_MAX) {
+                const int nr = J->n - j0 < MVN_MAX ? J->n - j0 : MVN_MAX;
+                float o[MVN_MAX][2 * WPANEL];
+                J->K->mv_f32_h((const float *)m->w + b * pair, m->cols, J->x + (size_t)j0 * J->ldx, (size_t)J->ldx, nr, &o[0][0]);
+                for (int j = 0; j < nr; j++) put_rows(J->out + (size_t)(j0 + j) * J->ldo, o[j], b * 2 * WPANEL, m->rows);
+            }
+            continue;
+        }
         if (m->type == WT_F32 && J->K->mv_f32_n && J->n > 1) {   /* the pair once for up to MVN_MAX rows */
             const size_t pair = (size_t)2 * WPANEL * m->cols;
             for (int j0 = 0; j0 < J->n; j0 += MVN_MAX) {

@@ -408,7 +408,9 @@ static void run_ew(ew_job *J) {
 
 /* out[n][.] (row stride ldo) += the side path of ls on x[n][in] (stride ldx): t = A x, then
  * B_i t_i into the module's output rows.  Decode (and an exact step) stays on the caller (the
- * matrices are small; a pool dispatch would cost more than the work); prefill runs on the pool. */
+ * matrices are small; a pool dispatch would cost more than the work: on the pool, gate|up's B
+ * (9728 x 16) and a verify step's rows of each A made the LoRA stage 1.6-4x slower at 2 threads
+ * on the shared VM, bench/results/2026-12-06-gen-speculation-h72-cpu.json); prefill runs on the pool. */
 static void lora_apply(model_ctx *c, const lora_side *ls, const float *x, int ldx, int n, float *out, int ldo, bool exact) {
     if (!ls->nmod) return;
     pg_pool *p = c->m->pool;

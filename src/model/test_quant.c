@@ -413,12 +413,58 @@ static void test_k16_real(void) {
     model_gguf_close(g);
 }
 
+/* f32 matrices (LoRA factors) through the decode kernels: every output the kernel family's chain
+ * (scalar: one sum in column order; vector: even and odd columns in two FMA chains, added), bit for
+ * bit, for 1..9 input rows on the caller and on the pool -- rank-16 and rank-48 A matrices leave
+ * the second panel of their last pair all padding, which the AVX-512 kernel then skips. */
+static void test_f32_rows(void) {
+    static const int Rs[] = {16, 40, 48, 64}, Ks[] = {896, 17};
+    bool vec = strcmp(model_kernels_isa(), "scalar") != 0;
+    for (size_t ri = 0; ri < sizeof Rs / sizeof *Rs; ri++)
+        for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++) {
+            enum { NX = 9 };
+            int R = Rs[ri], K = Ks[ki];
+            float *w = malloc((size_t)R * K * 4), *x = malloc((size_t)NX * K * 4), *ref = malloc((size_t)NX * R * 4);
+            float *got = malloc((size_t)NX * R * 4);
+            for (int i = 0; i < R * K; i++) w[i] = frnd();
+            for (int i = 0; i < NX * K; i++) x[i] = frnd() * 4;
+            for (int j = 0; j < NX; j++)
+                for (int r = 0; r < R; r++) {
+                    const float *wr = w + (size_t)r * K, *xj = x + (size_t)j * K;
+                    float e = 0, o = 0;
+                    if (vec) {
+                        int i = 0;
+                        for (; i + 2 <= K; i += 2) e = fmaf(wr[i], xj[i], e), o = fmaf(wr[i + 1], xj[i + 1], o);
+                        if (i < K) e = fmaf(wr[i], xj[i], e);
+                    } else
+                        for (int i = 0; i < K; i++) e += wr[i] * xj[i];
+                    ref[(size_t)j * R + r] = e + o;
+                }
+            wmat m;
+            CHECK(model_wmat_make(&m, w, R, K, WT_F32) == PG_OK, "f32 rows: make");
+            pg_pool *p = model_pool_new(2);
+            for (int n = 1; n <= NX; n++) {
+                memset(got, 0xff, (size_t)NX * R * 4);
+                model_matmul_local(got, R, x, K, n, &m);
+                bool same = !memcmp(got, ref, (size_t)n * R * 4);
+                memset(got, 0xff, (size_t)NX * R * 4);
+                model_matmul_dec(p, got, R, x, K, n, &m);
+                same &= !memcmp(got, ref, (size_t)n * R * 4);
+                CHECK(same, "f32 %s R=%d k=%d n=%d: the kernel's chains bit for bit, local and on the pool", model_kernels_isa(), R, K, n);
+            }
+            model_pool_free(p);
+            model_wmat_free(&m);
+            free(w); free(x); free(ref); free(got);
+        }
+}
+
 static void run_all(void) {
     test_dequant();
     test_dots();
     for (int n = 128; n <= 896; n += 768) test_p16(GGUF_T_Q5_0, n);
     for (int n = 256; n <= 4864; n += 4608) test_p16(GGUF_T_Q4_K, n), test_p16(GGUF_T_Q6_K, n);   /* 4864: qwen's down */
     test_k16_real();
+    test_f32_rows();
     for (int th = 1; th <= 2; th++) {
         test_matmul(GGUF_T_Q5_0, GGUF_T_Q5_0, GGUF_T_Q8_0, 896 - 128, th);    /* qwen's q|k|v shape of types, k % 256 != 0 */
         test_matmul(GGUF_T_Q4_K, GGUF_T_Q6_K, GGUF_T_Q4_0, 512, th);          /* K-quants and a 32-block type together */

@@ -378,6 +378,9 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                               "registers", sel.bestv.registers, "verdicts", "check", sel.bestv.check, "ptxas", sel.bestv.ptxas, "gpu",
                               sel.bestv.gpu, "attempts", sel.best_attempt, "finished", sel.best.finished, "mask_calls", sel.best.mask_calls,
                               "mask_seconds", sel.best.mask_seconds, "why", sel.bestv.why);
+        /* the decoding alone, after the prompt's prefill (the CPU engine's samples): wall and process CPU */
+        json_object_set_new(j, "decode_seconds", json_real(sel.best.decode_seconds));
+        json_object_set_new(j, "decode_cpu_seconds", json_real(sel.best.decode_cpu_seconds));
         json_object_set_new(j, "device", json_pack("{s:s, s:s}", "name", model_device(model), "detail", model_device_desc(model)));
         json_object_set_new(j, "semantics", json_string(semantics));
         json_object_set_new(j, "model_dir", json_string(mdir));   /* the folder: --model, $PTXGEN_MODEL or the search's */
