@@ -131,4 +131,8 @@ class PlanFails(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=1)
+    res = unittest.main(exit=False, verbosity=1).result
+    bad = len(res.failures) + len(res.errors)
+    skipped = len(res.skipped)
+    print(f"plan_loop: {res.testsRun - bad - skipped} passed, {bad} failed, {skipped} skipped")
+    sys.exit(1 if bad else 0)
