@@ -123,6 +123,7 @@ run_suite "train (python: pretrained-base LoRA, constrained GPU-path generation,
 run_suite "train (python: expert iteration's data path, LoRA from an adapter)" env PTXGEN="$PTXGEN" bash tests/train_tests.sh train/test_expert.py
 run_suite "train (python: generate.py --twin, the CUDA C twin turn)" env PTXGEN_LIB="$BUILD/libptxgen.so" PTXGEN="$PTXGEN" bash tests/train_tests.sh train/test_twin.py
 run_suite "train (python: failures.py, the failure table of a two-stage eval)" env PTXGEN_LIB="$BUILD/libptxgen.so" bash tests/train_tests.sh train/test_failures.py
+run_suite "train (python: plan_loop.py, the plan turn's loop stop, against gen_text_loops)" env PTXGEN_LIB="$BUILD/libptxgen.so" bash tests/train_tests.sh train/test_plan_loop.py
 run_suite "library surface (headers alone, exports, make install + pkg-config)" env PTXGEN_BUILD="$BUILD" bash tests/lib_surface.sh
 if [ -f tests/fuzz.sh ]; then
     run_suite "fuzz smoke" bash tests/fuzz.sh "${FUZZ_SMOKE_SECONDS:-60}"

@@ -39,17 +39,20 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate as G  # noqa: E402  (the shared pieces: libptxgen through ctypes, the PTX-turn decoder)
 import kvdecode  # noqa: E402
+import plan_loop  # noqa: E402  (the plan turn's loop stop, gen_text_loops' rule)
 
 STYLES = G.STYLES
 
 
-def sample_free(model, tok, prompts, max_new, end_ids, pieces, special, args, gen, deadline):
+def sample_free(model, tok, prompts, max_new, end_ids, pieces, special, args, gen, deadline, loop_stop=False):
     """Unconstrained top-k sampling of a list of prompts (token id lists), in batches of --batch,
-    prefilled in chunks; returns [(text, tokens, finished)] in the prompts' order.  A row ends at an
-    end token, a NUL byte, max_new tokens, the model's context or the deadline (then unfinished)."""
+    prefilled in chunks; returns [(text, tokens, finished, looped)] in the prompts' order.  A row ends at
+    an end token, a NUL byte, max_new tokens, the model's context or the deadline (then unfinished); with
+    loop_stop also when its text loops (plan_loop.loops, after a token with a newline: unfinished, looped),
+    as `ptxgen gen`'s plan turn (gen_opts.loop_stop)."""
     dev, n = args.device, len(pieces)
     ctx = model.config.max_position_embeddings
-    res = [("", 0, False)] * len(prompts)
+    res = [("", 0, False, False)] * len(prompts)
     order = sorted(range(len(prompts)), key=lambda i: -len(prompts[i]))
     pad = tok.pad_token_id if tok.pad_token_id is not None else 0
     k = args.top_k if args.top_k > 0 else 1
@@ -65,7 +68,7 @@ def sample_free(model, tok, prompts, max_new, end_ids, pieces, special, args, ge
             att[r, L - len(prompts[i]):] = 1
         ids, att = ids.to(dev), att.to(dev)
         limit = [min(max_new, ctx - len(prompts[i]) - 1) for i in rows]
-        text, ntok, fin = [bytearray() for _ in rows], [0] * B, [False] * B
+        text, ntok, fin, looped = [bytearray() for _ in rows], [0] * B, [False] * B, [False] * B
         alive = [r for r in range(B) if limit[r] > 0]
         with torch.no_grad():
             dec = kvdecode.open_decoder(model, B, min(L + max(limit) + 1, ctx), getattr(args, "engine", "static"))
@@ -88,7 +91,10 @@ def sample_free(model, tok, prompts, max_new, end_ids, pieces, special, args, ge
                         if not special[t]:
                             text[r] += pieces[t]
                         ntok[r] += 1
-                        if ntok[r] < limit[r]:
+                        if loop_stop and not special[t] and b"\n" in pieces[t] and \
+                                plan_loop.loops(text[r].decode("utf-8", errors="replace")):
+                            looped[r] = True
+                        elif ntok[r] < limit[r]:
                             keep.append(j)
                 if not keep:
                     break
@@ -98,7 +104,7 @@ def sample_free(model, tok, prompts, max_new, end_ids, pieces, special, args, ge
                 logits = dec.step(torch.tensor([cand[j] for j in keep], device=dev))    # [b][V]
                 step += 1
         for r, i in enumerate(rows):
-            res[i] = (text[r].decode("utf-8", errors="replace"), ntok[r], fin[r])
+            res[i] = (text[r].decode("utf-8", errors="replace"), ntok[r], fin[r], looped[r])
     return res
 
 
@@ -140,6 +146,23 @@ def nvcc_plan(cu_path, ptx_path, arch, nvcc):
     err = next((ln for ln in (r.stderr or "").splitlines() if "error" in ln), (r.stderr or "nvcc failed").strip()[:300])
     G.write_atomic(ptx_path, f"// ptxgen: nvcc rejected the plan: {err[:300]}\n")
     return False, err
+
+
+def plan_fails(cu_path):
+    """Why the plan at cu_path fails, or None: unfinished (its .json: cut at --plan-max-new or ended at a
+    loop), nvcc rejected it, or nvcc's PTX has no kernel (no .entry: a plan of comments only compiles).
+    Reads the .json and the .ptx nvcc_plan wrote.  Round 6 (H100, 2026-12-06): 29 of the 32 cut suite
+    plans compiled to no kernel, and only rejected plans were drawn again."""
+    try:
+        meta = json.load(open(cu_path[:-3] + ".json", encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    if not meta.get("finished", False):
+        return "looped" if meta.get("looped") else "unfinished"
+    ptx = open(cu_path[:-3] + ".ptx", encoding="utf-8", errors="replace").read() if os.path.exists(cu_path[:-3] + ".ptx") else ""
+    if ptx.startswith("// ptxgen: nvcc rejected"):
+        return "rejected"
+    return None if ".entry" in ptx else "no-kernel"
 
 
 def load_cases(args, lib):
@@ -202,7 +225,10 @@ def main(argv=None):
     ap.add_argument("--top-k", type=int, default=5)
     ap.add_argument("--plan-max-new", type=int, default=1024)
     ap.add_argument("--plan-tries", type=int, default=1,
-                    help="draws of a plan nvcc rejects, in all, before its PTX turn (1: the first plan, as rounds 1-4 were measured)")
+                    help="draws of a failing plan (unfinished, rejected by nvcc, or no kernel in nvcc's PTX: plan_fails), in all, "
+                         "before its PTX turn (1: the first plan, as rounds 1-4 were measured)")
+    ap.add_argument("--no-plan-loop-stop", action="store_true",
+                    help="let a looping plan run to --plan-max-new (default: end it at the loop, plan_loop.loops; rounds 1-6 had no stop)")
     ap.add_argument("--max-new", type=int, default=6144, help="PTX-turn token limit")
     ap.add_argument("--comment-max", type=int, default=161,
                     help="plan comment bytes the constraint allows (dec_opts.comment_max): ' ' + a plan line of up to 160 (PTX_LITERATE_LINE_MAX)")
@@ -298,23 +324,28 @@ def main(argv=None):
     todo = [c for c in cases if not os.path.exists(os.path.join(args.out, plan_dir(c), c["key"] + ".cu"))]
     prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c)), add_special_tokens=False)["input_ids"] for c in todo]
     t1 = time.time()
-    res = sample_free(model, tok, prompts, args.plan_max_new, end_ids, pieces, special, args, gen, args.plan_deadline or args.deadline)
-    for c, (text, ntok, fin) in zip(todo, res):
+    stop = not args.no_plan_loop_stop
+    res = sample_free(model, tok, prompts, args.plan_max_new, end_ids, pieces, special, args, gen, args.plan_deadline or args.deadline, stop)
+    stats["plan_loops"] = 0
+    for c, (text, ntok, fin, looped) in zip(todo, res):
         if not ntok and not fin:
             continue   # cut by the deadline before it started
         plan = lib.strip_fence(text)
         G.write_atomic(os.path.join(args.out, plan_dir(c), c["key"] + ".cu"), plan)
-        G.write_atomic(os.path.join(args.out, plan_dir(c), c["key"] + ".json"), json.dumps({"gen_tokens": ntok, "finished": fin}))
+        G.write_atomic(os.path.join(args.out, plan_dir(c), c["key"] + ".json"),
+                       json.dumps({"gen_tokens": ntok, "finished": fin, "looped": looped}))
         stats["plans"] += 1
         stats["plans_finished"] += fin
         stats["plan_tokens"] += ntok
+        stats["plan_loops"] += looped
     log(event="plans", seconds=round(time.time() - t1, 1), **stats)
-    # a plan nvcc rejects is drawn again, up to --plan-tries draws in all, before any PTX is written:
-    # compiling needs no reference, so this is what `ptxgen gen` does too (its plan turn draws until nvcc
-    # compiles one); a cut or rejected plan otherwise goes on to a PTX turn that cannot be right
-    # (2026-12-06: 54 of the 230 end-to-end suite plans were rejected, 48 of the 190 failures)
+    # a failing plan (plan_fails: unfinished, rejected, no kernel) is drawn again, up to --plan-tries draws
+    # in all, before any PTX is written: this needs no reference, so `ptxgen gen` does it too (its plan turn
+    # draws until one passes); a cut or rejected plan otherwise goes on to a PTX turn that cannot be right
+    # (2026-12-06: 54 of the 230 end-to-end suite plans were rejected, 48 of the 190 failures; round 6:
+    # 20 of 176 failures were plans cut at the limit that compiled to no kernel, kept since nvcc took them)
     stats["plan_redraws"] = 0
-    fin_of = {c["key"] + plan_dir(c): fin for c, (_, _, fin) in zip(todo, res)}
+    fin_of = {c["key"] + plan_dir(c): fin for c, (_, _, fin, _) in zip(todo, res)}
     again = todo
     compiled = {}   # plan .cu -> nvcc's verdict on its present text (a redrawn plan loses its entry)
     for _ in range(1, args.plan_tries if args.temperature > 0 else 1):
@@ -328,21 +359,23 @@ def main(argv=None):
             for f in cf.as_completed(fs):
                 c, cu = fs[f]
                 compiled[cu] = f.result()[0]
-                if not compiled[cu]:
+                if plan_fails(cu):
                     again.append(c)
         if not again or G.past_deadline(args.plan_deadline or args.deadline):
             break
         prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c)), add_special_tokens=False)["input_ids"] for c in again]
-        res = sample_free(model, tok, prompts, args.plan_max_new, end_ids, pieces, special, args, gen, args.plan_deadline or args.deadline)
+        res = sample_free(model, tok, prompts, args.plan_max_new, end_ids, pieces, special, args, gen, args.plan_deadline or args.deadline,
+                          stop)
         drawn = []
-        for c, (text, ntok, fin) in zip(again, res):
+        for c, (text, ntok, fin, looped) in zip(again, res):
             if not ntok and not fin:
                 continue
             d = os.path.join(args.out, plan_dir(c))
             G.write_atomic(os.path.join(d, c["key"] + ".cu"), lib.strip_fence(text))
             compiled.pop(os.path.join(d, c["key"] + ".cu"), None)
-            G.write_atomic(os.path.join(d, c["key"] + ".json"), json.dumps({"gen_tokens": ntok, "finished": fin}))
+            G.write_atomic(os.path.join(d, c["key"] + ".json"), json.dumps({"gen_tokens": ntok, "finished": fin, "looped": looped}))
             stats["plan_redraws"] += 1
+            stats["plan_loops"] += looped
             stats["plan_tokens"] += ntok
             stats["plans_finished"] += fin - fin_of.get(c["key"] + plan_dir(c), False)
             fin_of[c["key"] + plan_dir(c)] = fin

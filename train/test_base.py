@@ -356,8 +356,12 @@ class TestTwoStage(unittest.TestCase):
             self.assertEqual(len(capped), len(set(capped)), "a line of relu6's body came back under --trans-cap 1")
             stats = load_json(os.path.join(out, "generate2.json"))
             self.assertEqual(stats["plans"], 2)
-            # --plan-tries 2: a random model's plans are not C, so nvcc rejects both and each is drawn once more
+            # --plan-tries 2: a random model's plans are cut at 8 tokens and are not C (plan_fails), so each is drawn once more
             self.assertEqual(stats["plan_redraws"], 2)
+            self.assertEqual(stats["plan_loops"], 0)   # 8 tokens of random text: no loop
+            meta = load_json(os.path.join(out, "plan", case + ".json"))
+            self.assertLessEqual(meta["gen_tokens"], 8)
+            self.assertFalse(meta["looped"])
             self.assertEqual(stats["plans_compiled"], 0)   # each redrawn plan compiled once more, rejected again
             self.assertEqual(stats["ptx_kernels"], 6)
             self.assertEqual(sorted(stats["comment_repeats"]), ["e2e", "heldin", "trans", "transcap", "transgreedy", "transstrict"])

@@ -398,6 +398,8 @@ typedef struct {
                                 * Tokenized once; a guess is the token after the longest match (2..8 tokens) of
                                 * the output's suffix in it (GEN_DRAFT_REF).  Only with draft_max > 0, and only for
                                 * gen_sample / gen_sample_k (the constrained turns); never changes the output */
+    bool loop_stop;            /* gen_free_sample only (the plan turn): end the text early, unfinished (looped set),
+                                  when gen_text_loops says it loops; checked after each token that holds a newline */
 } gen_opts;
 
 /* Where a drafted token came from (gen_result.drafted_by / accepted_by): the constraint's only
@@ -425,6 +427,8 @@ typedef struct {
     int drafted, accepted;     /* speculative decoding: drafted tokens verified, and accepted */
     int jumped;                /* tokens taken as the constraint's only legal continuation, without sampling */
     int drafted_by[GEN_DRAFT_NSRC], accepted_by[GEN_DRAFT_NSRC];   /* the same per draft source (gen_draft_src) */
+    bool looped;               /* gen_free_sample with loop_stop: the text looped (gen_text_loops) and was ended
+                                  there; finished is false */
     int top_decided, top_full; /* draws made from a row's top candidates (the GPU engine: model_topk_rows), and
                                   draws that had them but needed the whole row (they could not decide it) */
     double decode_seconds, decode_cpu_seconds;   /* gen_sample: the output's decoding after the prompt's prefill,
@@ -508,5 +512,23 @@ PG_API pg_status gen_twin_sample(model_model *m, const tok_tokenizer *t, const c
  * text is byte-identical to draft_max 0 for greedy and seeded sampling alike. */
 PG_API pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *prompt, const gen_opts *o, gen_result *out,
                                  pg_diag_sink *diag);
+
+/* The plan turn's loop stop (gen_opts.loop_stop; train/plan_loop.py is the same rule for the GPU
+ * driver).  A looping plan repeats itself up to the token limit: round 6 (H100, 2026-12-06) had 32
+ * of 270 suite plans cut at 1024 tokens, most of them one comment line, or one paragraph wrapped
+ * at other places each time, over and over.  text[0..len) loops when its complete lines (up to the
+ * last newline) end in
+ *   - the same non-blank line (surrounding whitespace ignored) GEN_LOOP_LINE_REPEATS times in a row, or
+ *   - GEN_LOOP_PERIOD_REPS repetitions of a period of 1..GEN_LOOP_PERIOD_WORDS_MAX words (runs of
+ *     non-whitespace; "//" not counted), and GEN_LOOP_PERIOD_SPAN_MIN words at least (a short period
+ *     repeats more): a paragraph rewritten, wrapped at other places each time, repeats as words.
+ * The numbers leave room over what finished plans and training CUDA do (bench/results/
+ * 2026-12-06-plan-loops-cpu.json): a line at most 5 times in a row ("}" of nested blocks; 4 in
+ * round 6's compiled plans), a periodic word tail at most 3.7 times.  why (optional) says which. */
+#define GEN_LOOP_LINE_REPEATS 8
+#define GEN_LOOP_PERIOD_REPS 6
+#define GEN_LOOP_PERIOD_WORDS_MAX 64
+#define GEN_LOOP_PERIOD_SPAN_MIN 32
+PG_API bool gen_text_loops(const char *text, size_t len, char *why, size_t whyn);
 
 #endif

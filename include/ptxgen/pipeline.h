@@ -44,6 +44,7 @@ typedef struct {
     char *plan;                /* the plan kept (malloc'd); NULL when none passed */
     int plan_attempts;         /* plans drawn (0: the user's) */
     int plan_tokens;           /* tokens of the plan kept */
+    int plan_loops;            /* draws ended early at a loop (gen_text_loops), each drawn again */
     double plan_seconds;       /* the plan stage, all attempts and nvcc */
     double plan_decode_seconds;/* of which the model's sampling (gen_free_sample), all attempts */
     int plan_steps, plan_drafted, plan_accepted;   /* model steps, drafted and accepted tokens, all attempts */

@@ -889,6 +889,14 @@ typedef struct {
     int max_seq, vocab;
 } free_turn;
 
+/* After a token added text from byte `from` on: with o->loop_stop, does the text now loop
+ * (gen_text_loops, read only when a newline came)?  Then the turn ends there, unfinished. */
+static bool free_looped(const gen_opts *o, const pg_buf *text, size_t from, gen_result *out) {
+    if (!o->loop_stop || text->len <= from || !memchr(text->data + from, '\n', text->len - from)) return false;
+    out->looped = gen_text_loops(text->data, text->len, NULL, 0);
+    return out->looped;
+}
+
 /* The plain loop of gen_free_sample, speculatively: each sampled token runs with drafts (the
  * history's and the table's guesses, no constraint to check them) in one exact step, whose
  * rows' logits (all of them, one pass over the output matrix) feed the same sampler draws the
@@ -912,7 +920,8 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
         int pos = nprompt + out->gen_tokens;   /* the plain loop's context length here */
         if (!(out->gen_tokens < o->max_tokens && pos < f->max_seq - 1)) break;
         int32_t tok = model_sample(smp, lg, f->vocab);
-        if (free_take(f->t, tok, f->end_id, f->eot_id, text, out, diag)) break;
+        size_t had = text->len;
+        if (free_take(f->t, tok, f->end_id, f->eot_id, text, out, diag) || free_looped(o, text, had, out)) break;
         pg_vec_push(hist, tok);
         if (j < nd) odds.reached[kind[j]]++;
         if (j < nd && tok == feed[1 + j]) {   /* the draft agrees: it is in the cache, its row is next */
@@ -1019,7 +1028,8 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
             int32_t tok;
             if (top && (st = free_top_pick(ctx, &smp, logits, vocab, &tok, out, diag)) != PG_OK) goto done;
             if (!top) tok = model_sample(&smp, logits, vocab);
-            if (free_take(t, tok, end_id, eot_id, &text, out, diag)) break;
+            size_t from = text.len;
+            if (free_take(t, tok, end_id, eot_id, &text, out, diag) || free_looped(o, &text, from, out)) break;
             if ((st = model_forward(ctx, &tok, 1, top ? NULL : logits, NULL, diag)) != PG_OK) goto done;
             out->forwards++;
         }

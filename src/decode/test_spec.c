@@ -84,6 +84,8 @@ static void compare_ref(const char *desc, const gen_opts *o, const char *other, 
     gen_result_free(&plain);
 }
 
+static long free_looped;   /* free-turn runs ended at a loop (gen_opts.loop_stop) */
+
 /* gen_free_sample (the plan and twin turns): plain vs draft_max 4 and 12 on one prompt */
 static void compare_free(const char *prompt, const gen_opts *o, const char *label) {
     gen_result plain, spec;
@@ -120,6 +122,25 @@ static void compare_free(const char *prompt, const gen_opts *o, const char *labe
         gen_result_free(&spec);
     }
     free_plain_forwards += 2 * plain.forwards;
+    /* the loop stop (the plan turn's gen_opts.loop_stop): the text up to the first newline where
+     * gen_text_loops fires, looped and unfinished; else the same text; plain and speculative alike */
+    size_t cut = 0;
+    for (size_t at = 0; plain.ptx && plain.ptx[at] && !cut; at++)
+        if (plain.ptx[at] == '\n' && gen_text_loops(plain.ptx, at + 1, NULL, 0)) cut = at + 1;
+    for (int dmax = 0; dmax <= 4; dmax += 4) {
+        gen_opts lo = *o;
+        lo.draft_max = dmax;
+        lo.loop_stop = true;
+        d = test_sink();
+        CHECK(gen_free_sample(m, t, prompt, &lo, &spec, &d) == PG_OK, "%s: loop stop: %s", label, test_diag_log());
+        bool same = plain.ptx && spec.ptx && (cut ? strlen(spec.ptx) == cut && !strncmp(spec.ptx, plain.ptx, cut) && spec.looped &&
+                                                        !spec.finished && spec.gen_tokens < plain.gen_tokens
+                                                  : !strcmp(spec.ptx, plain.ptx) && !spec.looped && spec.finished == plain.finished);
+        CHECK(same, "%s draft_max %d loop stop: %s at byte %zu\n--- stopped\n%.400s", label, dmax, cut ? "should stop" : "no loop",
+              cut, spec.ptx ? spec.ptx : "(none)");
+        free_looped += spec.looped;
+        gen_result_free(&spec);
+    }
     gen_result_free(&plain);
     gen_ngram_free(own);
     pg_buf_free(&tb);
@@ -226,6 +247,7 @@ int main(void) {
     printf("free turn: %ld drafted, %ld accepted; %ld speculative steps (plain: %ld)\n", free_drafted, free_accepted, free_forwards,
            free_plain_forwards);
     CHECK(free_drafted > 20 && free_accepted > 5 && free_forwards < free_plain_forwards, "the free turn's speculative path was exercised");
+    printf("free turn: %ld runs ended at a loop (loop_stop)\n", free_looped);
     for (int i = 0; i < nt; i++) free(texts[i]);
     gen_ngram_free(table);
     pg_buf_free(&tb);

@@ -391,6 +391,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                                    pout.plan_seconds, "decode_seconds", pout.plan_decode_seconds, "speculative", "model_steps",
                                    pout.plan_steps, "drafted", pout.plan_drafted, "accepted", pout.plan_accepted);
             if (plan_path[0]) json_object_set_new(pl, "file", json_string(plan_path));
+            json_object_set_new(pl, "loops", json_integer(pout.plan_loops));
             json_object_set_new(j, "pipeline", json_string("plan-literate"));
             json_object_set_new(j, "plan", pl);
         }

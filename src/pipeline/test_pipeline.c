@@ -127,6 +127,19 @@ static void test_given_plan(void) {
         CHECK(!out.plan, "no plan kept");
         pipe_out_free(&out);
     } else printf("SKIPPED: nvcc not found; the rejection of a plan nvcc refuses is not checked\n");
+    /* nvcc compiles the plan to no kernel (round 6's looping plans were comments only): refused */
+    if (have_nvcc()) {
+        pg_buf off = {0};
+        pg_buf_printf(&off, "#if 0\n%s#endif\n", good);
+        in.plan = off.data;
+        memset(&out, 0, sizeof out);
+        test_diag_log()[0] = 0;
+        CHECK(pipe_plan(NULL, NULL, &in, &out, &q2) == PG_ERR_INVALID && strstr(test_diag_log(), "has no kernel (.entry)"),
+              "a plan nvcc compiles to no kernel is refused: %s", test_diag_log());
+        CHECK(!out.plan, "no plan kept");
+        pipe_out_free(&out);
+        pg_buf_free(&off);
+    }
     /* a single-stage format is refused */
     in.plan = good;
     in.gen.format = GEN_FMT_PTXGEN;
