@@ -45,6 +45,8 @@ typedef struct {
     PG_VEC(ptx_top) tops;
     PG_VEC(ptx_func) funcs;
     pg_buf textbuf;   /* scratch for operand text */
+    bool in_call;     /* the operands of a call: (4) stays a list */
+    bool no_imm_expr; /* the number under a unary ! or ~: the operator binds it first */
     pg_buf capbuf;    /* scratch for captured directive text */
     token cap_dir;    /* the first directive word (.aligned) of the last capture; kind TK_EOF if none */
     PG_VEC(ptx_operand) opstack;   /* operands of the lists being parsed (nested lists stack up) */
@@ -444,6 +446,23 @@ static int cx_op(cxs *c) {
 }
 
 static bool cx_cond(cxs *c, cval *out, const char *what);
+static bool cx_unary(cxs *c, cval *out, const char *what);
+
+/* After a '(': a cast, (.s64) or (.u64) (the casts ptxas has), and its operand, or (expr). */
+static bool cx_paren(cxs *c, cval *out) {
+    parser *P = c->P;
+    token *n = lex_peek(&P->L);
+    if (n->kind != TK_DIR) return cx_cond(c, out, "in a constant expression") && expect_punct(P, ')');
+    token ty = lex_next(&P->L);
+    bool s64 = tok_is(&ty, ".s64");
+    if (!s64 && !tok_is(&ty, ".u64")) {   /* ptxas: "Unsupported cast operation" */
+        ERR(P, ty, "'%.*s': a constant expression casts only to .s64 or .u64", ty.n, ty.s);
+        return false;
+    }
+    if (!expect_punct(P, ')') || !cx_unary(c, out, "in a constant expression")) return false;
+    out->u = !s64;
+    return true;
+}
 
 static bool cx_unary(cxs *c, cval *out, const char *what) {
     parser *P = c->P;
@@ -469,19 +488,7 @@ static bool cx_unary(cxs *c, cval *out, const char *what) {
         else if (t.punct == '~') out->v = ~out->v;
         else if (t.punct == '!') { out->v = !out->v; out->u = false; }
     } else if (tok_punct(&t, '(')) {
-        token *n = lex_peek(&P->L);
-        if (n->kind == TK_DIR) {   /* (.s64) and (.u64), the casts ptxas has */
-            token ty = lex_next(&P->L);
-            bool s64 = tok_is(&ty, ".s64");
-            if (!s64 && !tok_is(&ty, ".u64")) {   /* ptxas: "Unsupported cast operation" */
-                ERR(P, ty, "'%.*s': a constant expression casts only to .s64 or .u64", ty.n, ty.s);
-                return false;
-            }
-            ok = expect_punct(P, ')') && cx_unary(c, out, what);
-            out->u = !s64;
-        } else {
-            ok = cx_cond(c, out, "in a constant expression") && expect_punct(P, ')');
-        }
+        ok = cx_paren(c, out);
     } else {
         char d[64];
         tokdesc(&t, d, sizeof d);
@@ -548,8 +555,10 @@ static bool cx_binary(cxs *c, cval *l, int minp, const char *what) {
     }
 }
 
-static bool cx_cond(cxs *c, cval *out, const char *what) {
-    if (!cx_unary(c, out, what) || !cx_binary(c, out, 1, what)) return false;
+/* The rest of an expression after its first operand *v: binary operators, then ?: */
+static bool cx_tail(cxs *c, cval *v) {
+    const char *what = "in a constant expression";
+    if (!cx_binary(c, v, 1, what)) return false;
     if (c->pend != CX_COND) return true;
     c->pend = CX_NONE;
     if (++c->depth > PTX_MAX_NEST) {
@@ -561,9 +570,13 @@ static bool cx_cond(cxs *c, cval *out, const char *what) {
     c->depth--;
     if (!ok) return false;
     bool u = a.u || b.u;
-    *out = out->v ? a : b;
-    out->u = u;
+    *v = v->v ? a : b;
+    v->u = u;
     return true;
+}
+
+static bool cx_cond(cxs *c, cval *out, const char *what) {
+    return cx_unary(c, out, what) && cx_tail(c, out);
 }
 
 /* An integer constant expression at the next token into *out; `what` names the place in the
@@ -573,6 +586,27 @@ static bool const_expr(parser *P, int64_t *out, const char *what) {
     cval v;
     if (!cx_cond(&c, &v, what)) return false;
     *out = (int64_t)v.v;
+    return true;
+}
+
+/* Whether the next token can continue a constant expression after an operand. */
+static bool cx_continues(parser *P) {
+    token *t = lex_peek(&P->L);
+    if (t->kind == TK_IDENT) return t->n == 1 && t->s[0] == '%';
+    return t->kind == TK_PUNCT && strchr("*/+-<>&^|?=!", t->punct) && t->punct;
+}
+
+/* An integer immediate op (unsigned: a U suffix or past INT64_MAX) followed by an operator: the
+ * rest of the constant expression, as ptxas folds it (add.s32 %r1, %r2, 2*3; bar.sync 1*0). */
+static bool imm_expr_rest(parser *P, ptx_operand *op, bool u) {
+    cxs c = {P, CX_NONE, 0, {0}};
+    cval v = {(uint64_t)op->ival, u};
+    if (!cx_tail(&c, &v)) return false;
+    op->kind = PTX_OP_IMM_INT;
+    op->ival = (int64_t)v.v;
+    op->neg = false;
+    op->nelems = 0;
+    op->elems = NULL;
     return true;
 }
 
@@ -664,23 +698,43 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     token t = lex_next(&P->L);
     op->loc.line = t.line;
     op->loc.col = t.col;
-    bool ok = true;
+    bool ok = true, imm_u = false;
     if (tok_punct(&t, '[')) {
         ok = parse_address(P, op, depth);
     } else if (tok_punct(&t, '{')) {
         op->kind = PTX_OP_VEC;
         ok = parse_op_list(P, '}', op, depth);
+    } else if (tok_punct(&t, '(') && lex_peek(&P->L)->kind == TK_DIR) {   /* (.u64)3: a cast, an immediate */
+        cxs c = {P, CX_NONE, 0, {0}};
+        cval v;
+        ok = cx_paren(&c, &v) && cx_tail(&c, &v);
+        op->kind = PTX_OP_IMM_INT;
+        op->ival = (int64_t)v.v;
+        imm_u = v.u;
     } else if (tok_punct(&t, '(')) {
         op->kind = PTX_OP_LIST;
+        bool nested = P->no_imm_expr;
+        P->no_imm_expr = false;
         ok = parse_op_list(P, ')', op, depth);
+        P->no_imm_expr = nested;
+        if (ok && !P->in_call && op->nelems == 1 && op->elems[0].kind == PTX_OP_IMM_INT) {   /* (4), (2*3): a number */
+            op->kind = PTX_OP_IMM_INT;
+            op->ival = op->elems[0].ival;
+            op->nelems = 0;
+            op->elems = NULL;
+        }
     } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) &&
-               (lex_peek(&P->L)->kind == TK_INT || tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))) {
+               (lex_peek(&P->L)->kind == TK_INT || tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+') ||
+                tok_punct(lex_peek(&P->L), '('))) {
         /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0; setp ..., !-1) */
         if (lex_peek(&P->L)->kind == TK_INT) {
             token n = lex_next(&P->L);
             ok = parse_number(P, n, false, op);
         } else {
+            bool nested = P->no_imm_expr;
+            P->no_imm_expr = true;
             ok = parse_operand(P, op, depth + 1);   /* a signed number */
+            P->no_imm_expr = nested;
             if (ok && op->kind != PTX_OP_IMM_INT) { ERR(P, t, "'%c' applies to an integer here", t.punct); ok = false; }
         }
         if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
@@ -699,12 +753,24 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         op->loc.col = t.col;
     } else if (tok_punct(&t, '-') ||
                (tok_punct(&t, '+') && (lex_peek(&P->L)->kind == TK_INT || lex_peek(&P->L)->kind == TK_FLOAT ||
-                                       tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')))) {
+                                       tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+') ||
+                                       tok_punct(lex_peek(&P->L), '(')))) {
         /* -5, - -255, and a unary plus on a number (+5, +.5, ++5, +-5), as ptxas takes them; not +%r1 */
         bool neg = tok_punct(&t, '-');
         while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* - -255: unary signs, as ptxas takes them */
             if (lex_next(&P->L).punct == '-') neg = !neg;
         }
+        if (tok_punct(lex_peek(&P->L), '(')) {   /* -(4), -(.u64)1: a parenthesized constant expression */
+            bool nested = P->no_imm_expr;
+            P->no_imm_expr = true;
+            ok = parse_operand(P, op, depth + 1);
+            P->no_imm_expr = nested;
+            if (ok && op->kind != PTX_OP_IMM_INT) { ERR(P, t, "'%c' applies to an integer here", t.punct); return false; }
+            if (ok && neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
+            if (ok) op->neg = false;
+            op->loc.line = t.line;
+            op->loc.col = t.col;
+        } else {
         token n = lex_next(&P->L);
         if (n.kind == TK_FLOAT && n.n > 1 && n.s[0] == '0' && strchr("fFdD", n.s[1])) {
             /* ptxas: "Parsing error near '0f3F800000'": a hex float's sign is in its bits */
@@ -718,8 +784,10 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         } else {
             ok = parse_number(P, n, neg, op);
         }
+        }
     } else if (t.kind == TK_INT || t.kind == TK_FLOAT || t.kind == TK_ERROR) {
         ok = parse_number(P, t, false, op);
+        imm_u = ok && t.kind == TK_INT && (t.s[t.n - 1] == 'U' || op->ival < 0);
     } else if (t.kind == TK_IDENT) {
         if (tok_is(&t, "_")) {
             op->kind = PTX_OP_SINK;
@@ -764,6 +832,8 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         ERR(P, t, "expected an operand but found %s", d);
         ok = false;
     }
+    if (ok && op->kind == PTX_OP_IMM_INT && !P->no_imm_expr && cx_continues(P))
+        ok = imm_expr_rest(P, op, imm_u);   /* 2*3, ~0+1, (4)<<2 */
     if (ok) operand_text(P, op);
     return ok;
 }
@@ -1228,6 +1298,7 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     in->mods = h->mods;
     in->mod_ids = h->ids;
     int base = P->opstack.n;
+    P->in_call = !strcmp(in->opcode, "call");
     token *n = lex_peek(&P->L);
     if (!tok_punct(n, ';') && n->line > t.line && starts_statement(P, n)) {
         /* "ret" then the next statement: finish this one, go on with the next */

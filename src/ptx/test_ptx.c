@@ -409,6 +409,40 @@ static void test_const_expr(void) {
         CHECK(ps != PG_OK && has_code(&l, "E001", 6), "%s: should be a syntax error on line 6", refused[i]);
         ptx_module_free(m);
     }
+    /* immediates: an integer literal followed by an operator, a parenthesized or cast number */
+    static const struct { const char *op; int64_t v; } imm[] = {
+        {"2*3", 6}, {"4-1", 3}, {"-4+1", -3}, {"(4)", 4}, {"((4))", 4}, {"(4)+1", 5}, {"(2*3)", 6},
+        {"-(4)", -4}, {"-(4)*2", -8}, {"~(4)", -5}, {"!(4)", 0}, {"~0+1", 0}, {"~-1*2", 0}, {"!0+1", 2},
+        {"1<<32", 4294967296}, {"1 ? 2 : 3", 2}, {"(.u64)3", 3}, {"-((.u64)4)", -4}, {"0x7FFFFFFF*2", 4294967294},
+    };
+    for (size_t i = 0; i < sizeof imm / sizeof imm[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, HDR ".visible .entry k()\n{ .reg .u32 %%r<4>;\n  add.s32 %%r1, %%r2, %s;\n  ret;\n}\n", imm[i].op);
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        CHECK(ps == PG_OK, "%s: should parse", imm[i].op);
+        if (ps != PG_OK) { dump(&l); ptx_module_free(m); continue; }
+        const ptx_stmt *st = NULL;
+        for (int k = 0; k < m->funcs[0].nbody; k++)
+            if (m->funcs[0].body[k].kind == PTX_ST_INSN) { st = &m->funcs[0].body[k]; break; }
+        CHECK(st && st->u.insn.nops == 3 && st->u.insn.ops[2].kind == PTX_OP_IMM_INT && st->u.insn.ops[2].ival == imm[i].v,
+              "%s: an immediate %lld", imm[i].op, (long long)imm[i].v);
+        ptx_module_free(m);
+    }
+    /* a call's (4) stays an argument list */
+    {
+        const char *src = HDR ".func f(.param .u32 a) { ret; }\n.visible .entry k()\n{\n  call f, (4);\n  ret;\n}\n";
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        CHECK(ps == PG_OK && vs == PG_OK, "call f, (4): valid");
+        const ptx_stmt *st = NULL;
+        for (int k = 0; m && k < m->funcs[1].nbody; k++)
+            if (m->funcs[1].body[k].kind == PTX_ST_INSN) { st = &m->funcs[1].body[k]; break; }
+        CHECK(st && st->u.insn.nops == 2 && st->u.insn.ops[1].kind == PTX_OP_LIST, "call f, (4): a list");
+        ptx_module_free(m);
+    }
     /* deep nesting is a limit, not a stack overflow */
     char deep[4096];
     int n = snprintf(deep, sizeof deep, HDR ".visible .entry k()\n{ .reg .u32 %%r<4>; .shared .u32 sh[16];\n  ld.shared.u32 %%r2, sh[");
