@@ -1166,6 +1166,13 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
                  opi + 1, c->in->opcode);
             return false;
         }
+        if (arity < 0 && op->nelems != 2 && op->nelems != 4 && op->nelems > 1) {
+            /* mov pack/unpack: ptxas 13.0 "Illegal vector size: 8" for mov.b64 of 8 .b8 and mov.b128 of 8 .b16,
+             * though the elements fill the type */
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' has %d elements; mov packs and unpacks 2 or 4",
+                 opi + 1, c->in->opcode, op->nelems);
+            return false;
+        }
         if (arity == 0 && s->arity_pow2 && (op->nelems & (op->nelems - 1)) != 0) {
             OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' has %d elements; a vector needs 1, 2, 4, 8, ... elements",
                  opi + 1, c->in->opcode, op->nelems);
