@@ -1450,8 +1450,9 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
         while (*p) {
             int commas = 0;
             while (*p == ' ' || *p == ',') commas += *p++ == ',';
-            /* one comma between two names (ptxas: "Parsing error near '$L0'" for $L0 $L0, $L1) */
-            if (*p && commas != (args.n ? 1 : 0)) {
+            /* one comma between two names (ptxas: "Parsing error near '$L0'" for $L0 $L0, $L1; near ';'
+             * for a comma at the end: $L0, ;) */
+            if (*p ? commas != (args.n ? 1 : 0) : commas != 0) {
                 ERR(P, t, "%.*s takes names separated by one comma", t.n, t.s);
                 break;
             }

@@ -772,6 +772,13 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
          * 'mov'"; multimem.ld_reduce/st and prefetch.global take it) */
         bool no16 = c->in->nmods && ((!strcmp(c->in->opcode, "multimem") && !strcmp(c->in->mods[0], ".red")) ||
                                      (!strcmp(c->in->opcode, "prefetch") && !strcmp(c->in->mods[c->in->nmods - 1], ".tensormap")));
+        /* wmma.load/store refuse an 8- or 16-bit one in every space ("Arguments mismatch for instruction
+         * 'mov'", seed 6) */
+        if (ti->bits < 32 && !strcmp(c->in->opcode, "wmma")) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as the address of 'wmma' (it takes a 32- or 64-bit one)",
+                 ti->bits, op->name);
+            return false;
+        }
         if (generic32 && (ti->bits == 32 || (ti->bits == 16 && no16)) && cls32) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
                  ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
