@@ -47,6 +47,8 @@ typedef struct {
     PG_VEC(ptx_top) tops;
     PG_VEC(ptx_func) funcs;
     pg_buf textbuf;   /* scratch for operand text */
+    bool in_call;     /* the operands of a call: (4) stays a list */
+    bool no_imm_expr; /* the number under a unary ! or ~: the operator binds it first */
     pg_buf capbuf;    /* scratch for captured directive text */
     token cap_dir;    /* the first directive word (.aligned) of the last capture; kind TK_EOF if none */
     PG_VEC(ptx_operand) opstack;   /* operands of the lists being parsed (nested lists stack up) */
@@ -444,24 +446,221 @@ static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
     return false;
 }
 
-/* After a '+' in an address or an index: any run of signs, then an integer (ptxas folds
- * [16+-4]); *out gets the signed value.  false, with an error naming `what`, otherwise. */
-static bool plus_term(parser *P, int64_t *out, const char *what) {
-    bool ng = false;
-    while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
-        if (lex_next(&P->L).punct == '-') ng = !ng;
-    token num = lex_next(&P->L);
-    int64_t v;
-    if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) {
-        ERR(P, num, "expected an integer %s", what);
+/* ---- integer constant expressions (PTX ISA "Constant Expressions") ----------------
+ * ptxas folds them in array indices and address offsets (sh[2*3], [sh+4*2], [%rd1+8-4],
+ * sh[(.u64)1<<3]): C's operators and precedence over 64-bit values, signed unless a literal is
+ * unsigned (a U suffix, or past INT64_MAX) or cast (.u64); two-character operators are written
+ * without a space (ptxas: "Parsing error near '>'" on 8> >1); a '%' needs a space after it
+ * (7%2 lexes as a register name, as in ptxas).  One token of lookahead: an operator whose
+ * first character is read stays pending in cx until the climber takes it. */
+typedef struct { uint64_t v; bool u; } cval;
+enum { CX_NONE, CX_MUL, CX_DIV, CX_MOD, CX_ADD, CX_SUB, CX_SHL, CX_SHR, CX_LT, CX_GT, CX_LE, CX_GE,
+       CX_EQ, CX_NE, CX_BAND, CX_XOR, CX_BOR, CX_LAND, CX_LOR, CX_COND, CX_BAD };
+static const unsigned char cx_prec[] = {0, 10, 10, 10, 9, 9, 8, 8, 7, 7, 7, 7, 6, 6, 5, 4, 3, 2, 1, 0, 0};
+typedef struct { parser *P; int pend, depth; token at; } cxs;
+
+static int cx_op(cxs *c) {
+    if (c->pend) return c->pend;
+    token *t = lex_peek(&c->P->L);
+    int op = CX_NONE;
+    if (t->kind == TK_IDENT && t->n == 1 && t->s[0] == '%') op = CX_MOD;
+    else if (t->kind == TK_PUNCT) switch (t->punct) {
+        case '*': op = CX_MUL; break;  case '/': op = CX_DIV; break;
+        case '+': op = CX_ADD; break;  case '-': op = CX_SUB; break;
+        case '<': op = CX_LT; break;   case '>': op = CX_GT; break;
+        case '&': op = CX_BAND; break; case '^': op = CX_XOR; break;
+        case '|': op = CX_BOR; break;  case '?': op = CX_COND; break;
+        case '=': case '!': op = CX_BAD; break;   /* only as == and != */
+        default: break;
+        }
+    if (op == CX_NONE) return CX_NONE;
+    c->at = lex_next(&c->P->L);
+    token *n = lex_peek(&c->P->L);
+    if (n->kind == TK_PUNCT && !n->space_before && c->at.kind == TK_PUNCT) {
+        char a = c->at.punct, b = n->punct;
+        int two = a == '<' && b == '<' ? CX_SHL : a == '>' && b == '>' ? CX_SHR : a == '<' && b == '=' ? CX_LE
+                : a == '>' && b == '=' ? CX_GE : a == '=' && b == '=' ? CX_EQ : a == '!' && b == '=' ? CX_NE
+                : a == '&' && b == '&' ? CX_LAND : a == '|' && b == '|' ? CX_LOR : CX_NONE;
+        if (two != CX_NONE) { lex_next(&c->P->L); op = two; }
+    }
+    if (op == CX_BAD) {
+        ERR(c->P, c->at, "'%c' is no operator of a constant expression", c->at.punct);
+        return CX_BAD;
+    }
+    return c->pend = op;
+}
+
+static bool cx_cond(cxs *c, cval *out, const char *what);
+static bool cx_unary(cxs *c, cval *out, const char *what);
+
+/* After a '(': a cast, (.s64) or (.u64) (the casts ptxas has), and its operand, or (expr). */
+static bool cx_paren(cxs *c, cval *out) {
+    parser *P = c->P;
+    token *n = lex_peek(&P->L);
+    if (n->kind != TK_DIR) return cx_cond(c, out, "in a constant expression") && expect_punct(P, ')');
+    token ty = lex_next(&P->L);
+    bool s64 = tok_is(&ty, ".s64");
+    if (!s64 && !tok_is(&ty, ".u64")) {   /* ptxas: "Unsupported cast operation" */
+        ERR(P, ty, "'%.*s': a constant expression casts only to .s64 or .u64", ty.n, ty.s);
         return false;
     }
-    *out = ng ? (int64_t)(0 - (uint64_t)v) : v;
+    if (!expect_punct(P, ')') || !cx_unary(c, out, "in a constant expression")) return false;
+    out->u = !s64;
+    return true;
+}
+
+static bool cx_unary(cxs *c, cval *out, const char *what) {
+    parser *P = c->P;
+    token t = lex_next(&P->L);
+    if (++c->depth > PTX_MAX_NEST) {
+        pg_diag_emit(P->diag, PG_E_LIMIT, P->m->filename, t.line, t.col, "constant expression nested deeper than %d", PTX_MAX_NEST);
+        P->nerrors++;
+        return false;
+    }
+    bool ok = true;
+    if (t.kind == TK_INT) {
+        int64_t v;
+        if (!parse_int_text(t.s, t.n, &v)) {
+            pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col, "bad integer literal '%.*s'", t.n, t.s);
+            P->nerrors++;
+            ok = false;
+        }
+        out->v = (uint64_t)v;
+        out->u = t.s[t.n - 1] == 'U' || v < 0;   /* past INT64_MAX: unsigned */
+    } else if (tok_punct(&t, '-') || tok_punct(&t, '+') || tok_punct(&t, '~') || tok_punct(&t, '!')) {
+        ok = cx_unary(c, out, what);
+        if (t.punct == '-') out->v = 0 - out->v;
+        else if (t.punct == '~') out->v = ~out->v;
+        else if (t.punct == '!') { out->v = !out->v; out->u = false; }
+    } else if (tok_punct(&t, '(')) {
+        ok = cx_paren(c, out);
+    } else {
+        char d[64];
+        tokdesc(&t, d, sizeof d);
+        ERR(P, t, "expected an integer %s but found %s", what, d);
+        ok = false;
+    }
+    c->depth--;
+    return ok;
+}
+
+static bool cx_apply(cxs *c, int op, cval *l, cval r, token at) {
+    bool u = l->u || r.u;
+    uint64_t a = l->v, b = r.v;
+    int64_t sa = (int64_t)a, sb = (int64_t)b;
+    switch (op) {
+    case CX_MUL: l->v = a * b; break;
+    case CX_DIV: case CX_MOD:
+        if (!b) { ERR(c->P, at, "constant expression has division by zero"); return false; }
+        if (u) l->v = op == CX_DIV ? a / b : a % b;
+        else if (sa == INT64_MIN && sb == -1) l->v = op == CX_DIV ? a : 0;   /* wraps, as the unsigned negation */
+        else l->v = (uint64_t)(op == CX_DIV ? sa / sb : sa % sb);
+        break;
+    case CX_ADD: l->v = a + b; break;
+    case CX_SUB: l->v = a - b; break;
+    case CX_SHL: l->v = b >= 64 ? 0 : a << b; return true;   /* the left operand's type */
+    case CX_SHR:
+        if (l->u) l->v = b >= 64 ? 0 : a >> b;
+        else l->v = b >= 64 ? (sa < 0 ? UINT64_MAX : 0) : (uint64_t)(sa < 0 ? ~(~sa >> b) : sa >> b);
+        return true;
+    case CX_LT: l->v = u ? a < b : sa < sb; u = false; break;
+    case CX_GT: l->v = u ? a > b : sa > sb; u = false; break;
+    case CX_LE: l->v = u ? a <= b : sa <= sb; u = false; break;
+    case CX_GE: l->v = u ? a >= b : sa >= sb; u = false; break;
+    case CX_EQ: l->v = a == b; u = false; break;
+    case CX_NE: l->v = a != b; u = false; break;
+    case CX_BAND: l->v = a & b; break;
+    case CX_XOR: l->v = a ^ b; break;
+    case CX_BOR: l->v = a | b; break;
+    case CX_LAND: l->v = a && b; u = false; break;
+    case CX_LOR: l->v = a || b; u = false; break;
+    default: return false;
+    }
+    l->u = u;
+    return true;
+}
+
+/* The binary operators of precedence minp and above after the operand *l (precedence climbing). */
+static bool cx_binary(cxs *c, cval *l, int minp, const char *what) {
+    for (;;) {
+        int op = cx_op(c);
+        if (op == CX_BAD) return false;
+        if (cx_prec[op] < minp || !cx_prec[op]) return true;
+        c->pend = CX_NONE;
+        token at = c->at;
+        cval r;
+        if (!cx_unary(c, &r, "in a constant expression")) return false;
+        for (;;) {
+            int n = cx_op(c);
+            if (n == CX_BAD) return false;
+            if (cx_prec[n] <= cx_prec[op]) break;
+            if (!cx_binary(c, &r, cx_prec[op] + 1, what)) return false;
+        }
+        if (!cx_apply(c, op, l, r, at)) return false;
+    }
+}
+
+/* The rest of an expression after its first operand *v: binary operators, then ?: */
+static bool cx_tail(cxs *c, cval *v) {
+    const char *what = "in a constant expression";
+    if (!cx_binary(c, v, 1, what)) return false;
+    if (c->pend != CX_COND) return true;
+    c->pend = CX_NONE;
+    if (++c->depth > PTX_MAX_NEST) {
+        ERR(c->P, c->at, "constant expression nested deeper than %d", PTX_MAX_NEST);
+        return false;
+    }
+    cval a, b;
+    bool ok = cx_cond(c, &a, what) && expect_punct(c->P, ':') && cx_cond(c, &b, what);
+    c->depth--;
+    if (!ok) return false;
+    bool u = a.u || b.u;
+    *v = v->v ? a : b;
+    v->u = u;
+    return true;
+}
+
+static bool cx_cond(cxs *c, cval *out, const char *what) {
+    return cx_unary(c, out, what) && cx_tail(c, out);
+}
+
+/* An integer constant expression at the next token into *out; `what` names the place in the
+ * message for a missing first operand ("in an array index"). */
+static bool const_expr(parser *P, int64_t *out, const char *what) {
+    cxs c = {P, CX_NONE, 0, {0}};
+    cval v;
+    if (!cx_cond(&c, &v, what)) return false;
+    *out = (int64_t)v.v;
+    return true;
+}
+
+/* Whether the next token can continue a constant expression after an operand. */
+static bool cx_continues(parser *P) {
+    token *t = lex_peek(&P->L);
+    if (t->kind == TK_IDENT) return t->n == 1 && t->s[0] == '%';
+    return t->kind == TK_PUNCT && strchr("*/+-<>&^|?=!", t->punct) && t->punct;
+}
+
+/* An integer immediate op (unsigned: a U suffix or past INT64_MAX) followed by an operator: the
+ * rest of the constant expression, as ptxas folds it (add.s32 %r1, %r2, 2*3; bar.sync 1*0). */
+static bool imm_expr_rest(parser *P, ptx_operand *op, bool u) {
+    cxs c = {P, CX_NONE, 0, {0}};
+    cval v = {(uint64_t)op->ival, u};
+    if (!cx_tail(&c, &v)) return false;
+    op->kind = PTX_OP_IMM_INT;
+    op->ival = (int64_t)v.v;
+    op->neg = false;
+    op->nelems = 0;
+    op->elems = NULL;
     return true;
 }
 
 static bool parse_address(parser *P, ptx_operand *op, int depth) {
     op->kind = PTX_OP_ADDR;
+    token *f = lex_peek(&P->L);
+    if (f->kind == TK_INT || tok_punct(f, '(') || tok_punct(f, '+') || tok_punct(f, '-') || tok_punct(f, '~') ||
+        tok_punct(f, '!'))   /* [16], [-16], [16+4], [2*4]: an immediate address, folded */
+        return const_expr(P, &op->ival, "in address") && expect_punct(P, ']');
     token t = lex_next(&P->L);
     if (t.kind == TK_IDENT) {
         op->addr_has_base = true;
@@ -488,46 +687,11 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
             ERR(P, *n, "a negative address offset is written [base+-N], not [base-N]");
             return false;
         }
-        if (tok_punct(n, '+')) {
-            token sign = lex_next(&P->L);
-            bool neg = sign.punct == '-';
-            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* [a+ -+8]: unary signs, as ptxas takes them */
-                if (lex_next(&P->L).punct == '-') neg = !neg;
-            }
-            token num = lex_next(&P->L);
-            int64_t v;
-            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) {
-                char d[64];
-                tokdesc(&num, d, sizeof d);
-                ERR(P, num, "expected an integer offset in address but found %s", d);
-                return false;
-            }
-            op->ival = neg ? (int64_t)(0 - (uint64_t)v) : v;
-        }
-        return expect_punct(P, ']');
-    }
-    bool neg = false, signed_lit = false;
-    while (t.kind == TK_PUNCT && (t.punct == '+' || t.punct == '-')) {   /* [+1048576], [-16]: signs, as ptxas takes them */
-        if (t.punct == '-') neg = !neg;
-        signed_lit = true;
-        t = lex_next(&P->L);
-    }
-    if (t.kind == TK_INT) {
-        if (!parse_int_text(t.s, t.n, &op->ival)) { ERR(P, t, "bad address literal"); return false; }
-        if (neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
-        while (tok_punct(lex_peek(&P->L), '+')) {   /* [16+4], [4294967296+-8]: a sum ptxas folds */
+        if (tok_punct(n, '+')) {   /* [a+8], [a+-8], [a+4*2]: a constant expression ptxas folds */
             lex_next(&P->L);
-            int64_t v;
-            if (!plus_term(P, &v, "in an address sum")) return false;
-            op->ival = (int64_t)((uint64_t)op->ival + (uint64_t)v);
+            if (!const_expr(P, &op->ival, "offset in address")) return false;
         }
         return expect_punct(P, ']');
-    }
-    if (signed_lit) {
-        char d[64];
-        tokdesc(&t, d, sizeof d);
-        ERR(P, t, "expected an integer after the sign in an address but found %s", d);
-        return false;
     }
     char d[64];
     tokdesc(&t, d, sizeof d);
@@ -535,37 +699,18 @@ static bool parse_address(parser *P, ptx_operand *op, int depth) {
     return false;
 }
 
-/* An array's element, op's name then [N], [reg] or [reg+N] (the PTX ISA's array indexing;
- * ptxas: "Parsing error near '-'" for [reg-N], as in an address).  The validator says where. */
+/* An array's element, op's name then [N], [reg] or [reg+N], N a constant expression (the PTX
+ * ISA's array indexing; sh[2*3], sh[%r1+2-1] as ptxas folds them; ptxas: "Parsing error near
+ * '-'" for [reg-N], as in an address).  The validator says where. */
 static bool parse_index(parser *P, ptx_operand *op) {
     lex_next(&P->L);   /* '[' */
     op->kind = PTX_OP_INDEX;
     op->sreg = NULL;
+    if (lex_peek(&P->L)->kind != TK_IDENT)   /* a number, or an expression of numbers */
+        return const_expr(P, &op->ival, "or a register as an array index") && expect_punct(P, ']');
     token t = lex_next(&P->L);
-    bool neg = false;
-    while (tok_punct(&t, '-') || tok_punct(&t, '+')) {
-        if (t.punct == '-') neg = !neg;
-        t = lex_next(&P->L);
-    }
-    if (t.kind == TK_INT) {   /* a number, or a sum of numbers (sh[2+1], as ptxas folds it) */
-        for (;;) {
-            int64_t v;
-            if (!parse_int_text(t.s, t.n, &v)) { ERR(P, t, "bad array index"); return false; }
-            op->ival = (int64_t)((uint64_t)op->ival + (neg ? 0 - (uint64_t)v : (uint64_t)v));
-            if (!tok_punct(lex_peek(&P->L), '+')) break;
-            lex_next(&P->L);
-            neg = false;
-            while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))
-                if (lex_next(&P->L).punct == '-') neg = !neg;
-            t = lex_next(&P->L);
-            if (t.kind != TK_INT) { ERR(P, t, "expected an integer in an array index"); return false; }
-        }
-        return expect_punct(P, ']');
-    }
-    if (t.kind != TK_IDENT || neg || tok_is(&t, "_")) {
-        char d[64];
-        tokdesc(&t, d, sizeof d);
-        ERR(P, t, "expected an integer or a register as an array index but found %s", d);
+    if (tok_is(&t, "_")) {
+        ERR(P, t, "expected an integer or a register as an array index but found '_'");
         return false;
     }
     if (memchr(t.s, '.', (size_t)t.n)) {   /* ptxas: "Parsing error near '.x'" for sh[%tid.x] */
@@ -580,7 +725,7 @@ static bool parse_index(parser *P, ptx_operand *op) {
     r.text = r.name;
     if (tok_punct(lex_peek(&P->L), '+')) {
         lex_next(&P->L);
-        if (!plus_term(P, &op->ival, "offset in an array index")) return false;
+        if (!const_expr(P, &op->ival, "offset in an array index")) return false;
     }
     op->elems = pg_arena_alloc(&P->m->arena, sizeof(ptx_operand));
     op->elems[0] = r;
@@ -598,23 +743,43 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     token t = lex_next(&P->L);
     op->loc.line = t.line;
     op->loc.col = t.col;
-    bool ok = true;
+    bool ok = true, imm_u = false;
     if (tok_punct(&t, '[')) {
         ok = parse_address(P, op, depth);
     } else if (tok_punct(&t, '{')) {
         op->kind = PTX_OP_VEC;
         ok = parse_op_list(P, '}', op, depth);
+    } else if (tok_punct(&t, '(') && lex_peek(&P->L)->kind == TK_DIR) {   /* (.u64)3: a cast, an immediate */
+        cxs c = {P, CX_NONE, 0, {0}};
+        cval v;
+        ok = cx_paren(&c, &v) && cx_tail(&c, &v);
+        op->kind = PTX_OP_IMM_INT;
+        op->ival = (int64_t)v.v;
+        imm_u = v.u;
     } else if (tok_punct(&t, '(')) {
         op->kind = PTX_OP_LIST;
+        bool nested = P->no_imm_expr;
+        P->no_imm_expr = false;
         ok = parse_op_list(P, ')', op, depth);
+        P->no_imm_expr = nested;
+        if (ok && !P->in_call && op->nelems == 1 && op->elems[0].kind == PTX_OP_IMM_INT) {   /* (4), (2*3): a number */
+            op->kind = PTX_OP_IMM_INT;
+            op->ival = op->elems[0].ival;
+            op->nelems = 0;
+            op->elems = NULL;
+        }
     } else if ((tok_punct(&t, '!') || tok_punct(&t, '~')) &&
-               (lex_peek(&P->L)->kind == TK_INT || tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+'))) {
+               (lex_peek(&P->L)->kind == TK_INT || tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+') ||
+                tok_punct(lex_peek(&P->L), '('))) {
         /* !N and ~N: constant expressions ptxas folds (add.s32 %r1, %r2, ~0; setp ..., !-1) */
         if (lex_peek(&P->L)->kind == TK_INT) {
             token n = lex_next(&P->L);
             ok = parse_number(P, n, false, op);
         } else {
+            bool nested = P->no_imm_expr;
+            P->no_imm_expr = true;
             ok = parse_operand(P, op, depth + 1);   /* a signed number */
+            P->no_imm_expr = nested;
             if (ok && op->kind != PTX_OP_IMM_INT) { ERR(P, t, "'%c' applies to an integer here", t.punct); ok = false; }
         }
         if (ok) op->ival = tok_punct(&t, '!') ? !op->ival : (int64_t)~(uint64_t)op->ival;
@@ -633,12 +798,24 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         op->loc.col = t.col;
     } else if (tok_punct(&t, '-') ||
                (tok_punct(&t, '+') && (lex_peek(&P->L)->kind == TK_INT || lex_peek(&P->L)->kind == TK_FLOAT ||
-                                       tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')))) {
+                                       tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+') ||
+                                       tok_punct(lex_peek(&P->L), '(')))) {
         /* -5, - -255, and a unary plus on a number (+5, +.5, ++5, +-5), as ptxas takes them; not +%r1 */
         bool neg = tok_punct(&t, '-');
         while (tok_punct(lex_peek(&P->L), '-') || tok_punct(lex_peek(&P->L), '+')) {   /* - -255: unary signs, as ptxas takes them */
             if (lex_next(&P->L).punct == '-') neg = !neg;
         }
+        if (tok_punct(lex_peek(&P->L), '(')) {   /* -(4), -(.u64)1: a parenthesized constant expression */
+            bool nested = P->no_imm_expr;
+            P->no_imm_expr = true;
+            ok = parse_operand(P, op, depth + 1);
+            P->no_imm_expr = nested;
+            if (ok && op->kind != PTX_OP_IMM_INT) { ERR(P, t, "'%c' applies to an integer here", t.punct); return false; }
+            if (ok && neg) op->ival = (int64_t)(0 - (uint64_t)op->ival);
+            if (ok) op->neg = false;
+            op->loc.line = t.line;
+            op->loc.col = t.col;
+        } else {
         token n = lex_next(&P->L);
         if (n.kind == TK_FLOAT && n.n > 1 && n.s[0] == '0' && strchr("fFdD", n.s[1])) {
             /* ptxas: "Parsing error near '0f3F800000'": a hex float's sign is in its bits */
@@ -652,8 +829,10 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         } else {
             ok = parse_number(P, n, neg, op);
         }
+        }
     } else if (t.kind == TK_INT || t.kind == TK_FLOAT || t.kind == TK_ERROR) {
         ok = parse_number(P, t, false, op);
+        imm_u = ok && t.kind == TK_INT && (t.s[t.n - 1] == 'U' || op->ival < 0);
     } else if (t.kind == TK_IDENT) {
         if (tok_is(&t, "_")) {
             op->kind = PTX_OP_SINK;
@@ -690,10 +869,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         } else if (op->kind == PTX_OP_SYM && (tok_punct(n, '+') )) {
             /* symbol plus offset used as an immediate address (mov.u64 %rd, sym+8) */
             lex_next(&P->L);
-            token num = lex_next(&P->L);
-            int64_t v;
-            if (num.kind != TK_INT || !parse_int_text(num.s, num.n, &v)) { ERR(P, num, "expected an integer offset"); return false; }
-            op->ival = v;
+            if (!const_expr(P, &op->ival, "offset")) return false;   /* sym+2*4 folds too */
         }
     } else {
         char d[64];
@@ -701,6 +877,8 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         ERR(P, t, "expected an operand but found %s", d);
         ok = false;
     }
+    if (ok && op->kind == PTX_OP_IMM_INT && !P->no_imm_expr && cx_continues(P))
+        ok = imm_expr_rest(P, op, imm_u);   /* 2*3, ~0+1, (4)<<2 */
     if (ok) operand_text(P, op);
     return ok;
 }
@@ -1165,6 +1343,7 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     in->mods = h->mods;
     in->mod_ids = h->ids;
     int base = P->opstack.n;
+    P->in_call = !strcmp(in->opcode, "call");
     token *n = lex_peek(&P->L);
     if (!tok_punct(n, ';') && n->line > t.line && starts_statement(P, n)) {
         /* "ret" then the next statement: finish this one, go on with the next */
@@ -1316,8 +1495,9 @@ static bool parse_body_directive(parser *P, token t, const char *label, ptx_stmt
         while (*p) {
             int commas = 0;
             while (*p == ' ' || *p == ',') commas += *p++ == ',';
-            /* one comma between two names (ptxas: "Parsing error near '$L0'" for $L0 $L0, $L1) */
-            if (*p && commas != (args.n ? 1 : 0)) {
+            /* one comma between two names (ptxas: "Parsing error near '$L0'" for $L0 $L0, $L1; near ';'
+             * for a comma at the end: $L0, ;) */
+            if (*p ? commas != (args.n ? 1 : 0) : commas != 0) {
                 ERR(P, t, "%.*s takes names separated by one comma", t.n, t.s);
                 break;
             }

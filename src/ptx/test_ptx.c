@@ -362,6 +362,100 @@ static void test_ptxas_timeout(void) {
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Constant expressions where ptxas folds them (array indices, address offsets, sym+N): the value
+ * of each against C's, and what ptxas 13.0 refuses.  tests/ptx/valid/diff_index_const_expr.ptx
+ * is the same against ptxas. */
+static void test_const_expr(void) {
+    static const struct { const char *op; int64_t v; } ok[] = {
+        {"sh[2*3]", 6}, {"sh[(2)]", 2}, {"sh[2+3*2]", 8}, {"sh[(2+3)*2]", 10}, {"sh[6/2]", 3},
+        {"sh[-7/2]", -3}, {"sh[-7 % 2]", -1}, {"sh[7 % 2]", 1}, {"sh[1<<2]", 4}, {"sh[-16>>2]", -4},
+        {"sh[0xFFFFFFFFFFFFFFF0>>60]", 15}, {"sh[(.u64)-16>>60]", 15}, {"sh[(.s64)0xFFFFFFFFFFFFFFF0>>2]", -4},
+        {"sh[2-1]", 1}, {"sh[1--1]", 2}, {"sh[~0]", -1}, {"sh[!0]", 1}, {"sh[!5]", 0},
+        {"sh[2<3]", 1}, {"sh[-1<0]", 1}, {"sh[-1U<0]", 0}, {"sh[-1<0U]", 0}, {"sh[2<=2]", 1}, {"sh[2>=3]", 0},
+        {"sh[2==2]", 1}, {"sh[2!=2]", 0}, {"sh[6&3]", 2}, {"sh[6^3]", 5}, {"sh[6|3]", 7},
+        {"sh[2&&0]", 0}, {"sh[0||3]", 1}, {"sh[1?2:3]", 2}, {"sh[0?2:1?4:5]", 4}, {"sh[1+2==3?7:9]", 7},
+        {"sh[(-9223372036854775807-1)/-1]", INT64_MIN}, {"sh[0x8000000000000000/-1]", 0}, {"sh[1<<64]", 0}, {"sh[%r1+2*3]", 6}, {"sh[%r1+2-1]", 1},
+        {"sh[%r1+-2*2]", -4}, {"[sh+4*2]", 8}, {"[sh+(8)]", 8}, {"[%rd1+8-4]", 4}, {"[%rd1+ -(1<<3)]", -8},
+        {"[sh+2*3+2]", 8},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, HDR ".visible .entry k()\n{ .reg .u32 %%r<4>; .reg .u64 %%rd<4>; .shared .align 16 .u32 sh[16];\n"
+                 "  ld.shared.u32 %%r2, %s;\n  ret;\n}\n", ok[i].op);
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        CHECK(ps == PG_OK, "%s: should parse", ok[i].op);
+        if (ps != PG_OK) { dump(&l); ptx_module_free(m); continue; }
+        const ptx_stmt *st = NULL;
+        for (int k = 0; k < m->funcs[0].nbody; k++)
+            if (m->funcs[0].body[k].kind == PTX_ST_INSN) { st = &m->funcs[0].body[k]; break; }
+        CHECK(st && st->u.insn.nops == 2 && st->u.insn.ops[1].ival == ok[i].v, "%s: folds to %lld, not %lld", ok[i].op,
+              (long long)ok[i].v, st ? (long long)st->u.insn.ops[1].ival : 0LL);
+        ptx_module_free(m);
+    }
+    /* ptxas: division by zero, Unsupported cast operation, Parsing error near '>' / '%2' / '%r1' / ']' / '-' */
+    static const char *const refused[] = {"sh[1/0]", "sh[1 % (2-2)]", "[sh+1/0]", "sh[(.u32)2]", "sh[8> >1]", "sh[3%2]",
+                                      "sh[2*%r1]", "sh[2+%r1]", "sh[(%r1)]", "sh[1?2]", "sh[2*]", "sh[()]", "sh[2=2]",
+                                      "sh[%r1*2]", "sh[%r1-1]", "[sh-4]", "[4+sh]", "sh[2.0]", "sh[(((1)]",
+                                      "sh[1!2]"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, HDR ".visible .entry k()\n{ .reg .u32 %%r<4>; .shared .u32 sh[16];\n"
+                 "  ld.shared.u32 %%r2, %s;\n  ret;\n}\n", refused[i]);
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        CHECK(ps != PG_OK && has_code(&l, "E001", 6), "%s: should be a syntax error on line 6", refused[i]);
+        ptx_module_free(m);
+    }
+    /* immediates: an integer literal followed by an operator, a parenthesized or cast number */
+    static const struct { const char *op; int64_t v; } imm[] = {
+        {"2*3", 6}, {"4-1", 3}, {"-4+1", -3}, {"(4)", 4}, {"((4))", 4}, {"(4)+1", 5}, {"(2*3)", 6},
+        {"-(4)", -4}, {"-(4)*2", -8}, {"~(4)", -5}, {"!(4)", 0}, {"~0+1", 0}, {"~-1*2", 0}, {"!0+1", 2},
+        {"1<<32", 4294967296}, {"1 ? 2 : 3", 2}, {"(.u64)3", 3}, {"-((.u64)4)", -4}, {"0x7FFFFFFF*2", 4294967294},
+    };
+    for (size_t i = 0; i < sizeof imm / sizeof imm[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, HDR ".visible .entry k()\n{ .reg .u32 %%r<4>;\n  add.s32 %%r1, %%r2, %s;\n  ret;\n}\n", imm[i].op);
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        CHECK(ps == PG_OK, "%s: should parse", imm[i].op);
+        if (ps != PG_OK) { dump(&l); ptx_module_free(m); continue; }
+        const ptx_stmt *st = NULL;
+        for (int k = 0; k < m->funcs[0].nbody; k++)
+            if (m->funcs[0].body[k].kind == PTX_ST_INSN) { st = &m->funcs[0].body[k]; break; }
+        CHECK(st && st->u.insn.nops == 3 && st->u.insn.ops[2].kind == PTX_OP_IMM_INT && st->u.insn.ops[2].ival == imm[i].v,
+              "%s: an immediate %lld", imm[i].op, (long long)imm[i].v);
+        ptx_module_free(m);
+    }
+    /* a call's (4) stays an argument list */
+    {
+        const char *src = HDR ".func f(.param .u32 a) { ret; }\n.visible .entry k()\n{\n  call f, (4);\n  ret;\n}\n";
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        CHECK(ps == PG_OK && vs == PG_OK, "call f, (4): valid");
+        const ptx_stmt *st = NULL;
+        for (int k = 0; m && k < m->funcs[1].nbody; k++)
+            if (m->funcs[1].body[k].kind == PTX_ST_INSN) { st = &m->funcs[1].body[k]; break; }
+        CHECK(st && st->u.insn.nops == 2 && st->u.insn.ops[1].kind == PTX_OP_LIST, "call f, (4): a list");
+        ptx_module_free(m);
+    }
+    /* deep nesting is a limit, not a stack overflow */
+    char deep[4096];
+    int n = snprintf(deep, sizeof deep, HDR ".visible .entry k()\n{ .reg .u32 %%r<4>; .shared .u32 sh[16];\n  ld.shared.u32 %%r2, sh[");
+    for (int i = 0; i < 1000; i++) deep[n++] = i % 2 ? '(' : '-';
+    snprintf(deep + n, sizeof deep - (size_t)n, "1]; ret; }\n");
+    diag_log l;
+    pg_status ps, vs;
+    ptx_module *m = run(deep, &l, &ps, &vs);
+    CHECK(ps != PG_OK && has_code(&l, "E003", 0), "deep constant expression: a limit error");
+    if (!has_code(&l, "E003", 0)) dump(&l);
+    ptx_module_free(m);
+}
+
 int main(void) {
     test_ptxas_timeout();
     test_isa_table();
@@ -371,5 +465,6 @@ int main(void) {
     test_diag_format();
     test_limits();
     test_new_inputs();
+    test_const_expr();
     return TEST_DONE();
 }

@@ -795,6 +795,13 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
          * 'mov'"; multimem.ld_reduce/st and prefetch.global take it) */
         bool no16 = c->in->nmods && ((!strcmp(c->in->opcode, "multimem") && !strcmp(c->in->mods[0], ".red")) ||
                                      (!strcmp(c->in->opcode, "prefetch") && !strcmp(c->in->mods[c->in->nmods - 1], ".tensormap")));
+        /* wmma.load/store refuse an 8- or 16-bit one in every space ("Arguments mismatch for instruction
+         * 'mov'", seed 6) */
+        if (ti->bits < 32 && !strcmp(c->in->opcode, "wmma")) {
+            OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as the address of 'wmma' (it takes a 32- or 64-bit one)",
+                 ti->bits, op->name);
+            return false;
+        }
         if (generic32 && (ti->bits == 32 || (ti->bits == 16 && no16)) && cls32) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as a %s address under .address_size 64 (a %s address is 64-bit)",
                  ti->bits, op->name, c->space == PTX_SS_GLOBAL ? "global" : "generic", c->space == PTX_SS_GLOBAL ? "global" : "generic");
@@ -1187,6 +1194,13 @@ static bool check_operand(opctx *c, const ptx_operand *op, const isa_opslot *s, 
         if (all_sinks) {   /* ptxas: "Unable to infer type of vector elements" */
             OERR(c, PG_E_OPERAND_KIND, op->loc, "operand %d of '%s' is a vector of sinks only; at least one element must be a register",
                  opi + 1, c->in->opcode);
+            return false;
+        }
+        if (arity < 0 && op->nelems != 2 && op->nelems != 4 && op->nelems > 1) {
+            /* mov pack/unpack: ptxas 13.0 "Illegal vector size: 8" for mov.b64 of 8 .b8 and mov.b128 of 8 .b16,
+             * though the elements fill the type */
+            OERR(c, PG_E_VECTOR_ARITY, op->loc, "operand %d of '%s' has %d elements; mov packs and unpacks 2 or 4",
+                 opi + 1, c->in->opcode, op->nelems);
             return false;
         }
         if (arity == 0 && s->arity_pow2 && (op->nelems & (op->nelems - 1)) != 0) {
