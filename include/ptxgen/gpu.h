@@ -89,8 +89,9 @@ typedef struct {
     bool have_baseline;
     double speedup;            /* baseline median / kernel median (0 when unknown) */
     char timing_size[160];     /* "n=16777216" */
-    double nvcc_s, kernel_s, baseline_s;   /* wall seconds: nvcc's PTX of the reference (a cache hit is
-                                            * quick), the kernel's process, the baseline's process */
+    double probe_s, nvcc_s, kernel_s, baseline_s;   /* wall seconds: the GPU probe and device info (each a
+                                                     * child process), nvcc's PTX of the reference (a cache
+                                                     * hit is quick), the kernel's process, the baseline's */
 } gpu_task_result;
 
 /* Check (and time) one PTX file for a task. */

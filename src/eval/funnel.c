@@ -92,6 +92,7 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     r->gpu_ran = true;
     r->gpu_status = gpu_status_name(gr.kernel.status);
     r->gpu_sets = gr.kernel.checks_passed;
+    r->gpu_probe_s = gr.probe_s;
     r->gpu_nvcc_s = gr.nvcc_s;
     r->gpu_kernel_s = gr.kernel_s;
     r->gpu_baseline_s = gr.baseline_s;

@@ -637,6 +637,7 @@ static void sanitize(const task_spec *t, const char *ptx_path, gpu_kernel_result
 
 pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *r, pg_diag_sink *diag) {
     memset(r, 0, sizeof *r);
+    double t0 = now_s();
     snprintf(r->task, sizeof r->task, "%s", t->name);
     for (int s = 0; s < t->nsizes; s++)
         if (t->sizes[s].time_it) {
@@ -663,10 +664,11 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
     if (!arch[0]) snprintf(arch, sizeof arch, "sm_%d", have_dev && dev.sm ? dev.sm : 80);
     bool is_cu = t->ref.kind && !strcmp(t->ref.kind, "cu");
     char *base_ptx = NULL;
-    double t0 = now_s();
+    double tn = now_s();
+    r->probe_s = tn - t0;
     if (o->baseline || is_cu) {
         bool compiled = gpu_nvcc_ptx(t, arch, &base_ptx, diag) == PG_OK;
-        r->nvcc_s = now_s() - t0;
+        r->nvcc_s = now_s() - tn;
         if (!compiled && is_cu) {
             r->kernel.status = GPU_SETUP_ERROR;
             snprintf(r->kernel.detail, sizeof r->kernel.detail, "the task's reference.cu could not be compiled (needed as the oracle)");

@@ -250,6 +250,7 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
         st = pipe_draw(model, tok, vocab, &q, drawn, sink);
         out->draw_s += wall_s() - t0;
         if (st != PG_OK) goto done;
+        pipe_note(notes, "gen: %d candidates drawn in %.1f s\n", samples, out->draw_s);
     }
     for (int at = 1; at <= samples; at++) {
         gen_result r;
@@ -289,14 +290,17 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
             out->nverified++;
             out->attempts[at - 1].fr = v.fr;
         }
-        out->verify_s += wall_s() - t1;
+        out->attempts[at - 1].seconds = wall_s() - t1;
+        out->verify_s += out->attempts[at - 1].seconds;
         vs[at - 1] = v;
         texts[at - 1] = strdup(r.ptx);   /* NULL (out of memory): only no later reuse */
         out->nattempts = at;
         out->attempts[at - 1].stage = v.fr.stage;
         out->attempts[at - 1].same_as = same;
-        char same_note[48] = "";
+        char same_note[48] = "", took[96] = "";
         if (same) snprintf(same_note, sizeof same_note, "same kernel as attempt %d", same);
+        else if (best_of)   /* where the time goes, also when a slow run is stopped before its --json */
+            snprintf(took, sizeof took, " in %.1f s (ptxas %.2f s, GPU %.1f s)", out->attempts[at - 1].seconds, v.fr.ptxas_s, v.fr.gpu_s);
         /* a kernel the token budget closed is a stub: a failure, unless the GPU showed it correct */
         bool unfinished = r.cut && strcmp(v.gpu, "pass");
         if (unfinished) {   /* the cause first; what the checks then said after it */
@@ -314,11 +318,11 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
             else if (at < samples)
                 snprintf(next, sizeof next, "; resampling with the next seed at temperature %.1f",
                          (double)pipe_retry_temperature(temp0, at + 1));
-            pipe_note(notes, "gen: attempt %d/%d failed (%s%s%s)%s\n", at, samples, same_note, same ? ": " : "",
-                      v.why[0] ? v.why : "did not finish", next);
+            pipe_note(notes, "gen: attempt %d/%d failed (%s%s%s)%s%s\n", at, samples, same_note, same ? ": " : "",
+                      v.why[0] ? v.why : "did not finish", took, next);
         } else if (best_of)
-            pipe_note(notes, "gen: attempt %d/%d correct%s%.3fx nvcc%s%s%s%s\n", at, samples, v.fr.speedup > 0 ? ", " : " (not timed) ",
-                      v.fr.speedup, v.fr.hygiene ? "; flagged: " : "", v.fr.hygiene ? v.fr.hygiene : "", same ? "; " : "", same_note);
+            pipe_note(notes, "gen: attempt %d/%d correct%s%.3fx nvcc%s%s%s%s%s\n", at, samples, v.fr.speedup > 0 ? ", " : " (not timed) ",
+                      v.fr.speedup, v.fr.hygiene ? "; flagged: " : "", v.fr.hygiene ? v.fr.hygiene : "", took, same ? "; " : "", same_note);
         /* a reused verdict ties with its first attempt's, and a tie keeps the earlier one */
         if (best_of ? eval_better(&v.fr, out->best.ptx ? &out->bestv.fr : NULL) : (ok || !out->best.ptx)) {
             gen_result_free(&out->best);
