@@ -141,8 +141,8 @@ typedef struct {
     bool passed;                       /* passed the requested level */
     int same_as;                       /* 1-based attempt whose kernel this is (its verdict reused, nothing run); 0 = verified */
     double seconds;                    /* wall seconds of its verification (temp file, GPU probe, funnel; ~0 when same_as) */
-    eval_funnel_result fr;             /* its verdict fields (as pipe_verdict.fr); the *_s fields: its stages' wall
-                                          seconds, all 0 when same_as */
+    eval_funnel_result fr;             /* its verdict fields (as pipe_verdict.fr), the *_s fields its stages' wall
+                                          seconds; all zero when same_as (the verdict is that attempt's) */
 } pipe_attempt;
 typedef struct {
     gen_result best;                   /* the kept candidate */
