@@ -3,7 +3,8 @@
  * two-stage prompts against their goldens (tests/golden/prompts/, UPDATE_GOLDEN=1
  * rewrites them), and the two-stage model marker in base.json.  With the SmolLM2 base
  * present (models/base), the whole path once: the model's plan turn, then a literate PTX
- * turn under the constraint from a given plan.  Run from the repository root. */
+ * turn under the constraint from a given plan.  pipe_select verifies the same kernel once
+ * (greedy best-of-3 from the 15M models/default, ptxas counted).  Run from the repository root. */
 #include "common/test.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
