@@ -95,6 +95,40 @@ LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tm
 python3 -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a["top_candidates"]["decided"] == 0 and b["top_candidates"]["decided"] > 0, (a["top_candidates"], b["top_candidates"]); assert a["best_of"] == b["best_of"] and a["tokens"] == b["tokens"]' \
     "$tmp/v.json" "$tmp/t.json" && ok || bad "top 64 vs whole rows (--json): $(grep -h -A2 top_candidates "$tmp/v.json" "$tmp/t.json" | tr -d '\n') $(tail -2 "$tmp/t.err")"
 
+# the same kernel is verified once (src/pipeline/select.c): greedy best-of-3 draws three copies of one
+# kernel; ptxas (counted by a $PTXAS wrapper) and the harness run for the first only, the copies take its
+# verdict ("same kernel as attempt 1"), and the kept kernel and verdicts are best-of-1's
+real_ptxas=$(command -v "${PTXAS:-ptxas}" || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
+if [ -n "$real_ptxas" ]; then
+    printf '#!/bin/sh\necho run >> "%s"\nexec "%s" "$@"\n' "$tmp/ptxas.runs" "$real_ptxas" > "$tmp/ptxas" && chmod +x "$tmp/ptxas"
+    for n in 3 1; do
+        : > "$tmp/ptxas.runs"
+        LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" PTXAS="$tmp/ptxas" timeout 300 \
+            "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples $n --temperature 0 \
+            --max-tokens 64 --json -o "$tmp/s$n.ptx" > "$tmp/s$n.json" 2> "$tmp/s$n.err"
+        echo "$(wc -l < "$tmp/ptxas.runs")" > "$tmp/s$n.runs"
+    done
+    # as often as for best-of-1 (gen also asks ptxas once whether it knows the arch)
+    [ "$(cat "$tmp/s3.runs")" -eq "$(cat "$tmp/s1.runs")" ] && [ "$(cat "$tmp/s1.runs")" -ge 1 ] &&
+        [ "$(grep -c 'same kernel as attempt 1' "$tmp/s3.err")" -eq 2 ] && ok ||
+        bad "greedy best-of-3: ptxas ran $(cat "$tmp/s3.runs") times, best-of-1 $(cat "$tmp/s1.runs"): $(grep '^gen: attempt' "$tmp/s3.err" | cut -c1-160)"
+    python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+st = a["stages"]
+assert st["verified"] == 1 and a["best_of"]["verified"] == 1 and a["attempts"] == 1, (st, a["best_of"])
+assert [x["same_as"] for x in st["attempts"]] == [None, 1, 1], st
+g = st["attempts"][0]["gpu"]
+assert g["kernel_s"] > 0 and g["probe_s"] > 0 and "gpu" not in st["attempts"][1], st  # the harness ran once
+assert st["attempts"][0]["seconds"] >= st["attempts"][0]["gpu_s"] > g["kernel_s"] + g["nvcc_s"], st
+assert st["draw_s"] > 0 and st["attempts"][0]["ptxas_s"] > 0 and st["attempts"][2]["ptxas_s"] == 0, st
+assert a["verdicts"] == b["verdicts"] and a["why"] == b["why"] and a["best_of"]["kept_stage"] == b["best_of"]["kept_stage"], (a["verdicts"], b["verdicts"])
+' "$tmp/s3.json" "$tmp/s1.json" && cmp -s "$tmp/s3.ptx" "$tmp/s1.ptx" && ok ||
+        bad "greedy best-of-3 vs best-of-1 (--json stages): $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("stages"))' "$tmp/s3.json" 2>&1 | head -c 600) $(tail -2 "$tmp/s3.err")"
+else
+    echo "SKIPPED: the same-kernel test (no ptxas)"
+fi
+
 # tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
 SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1
 rc=$?

@@ -221,6 +221,11 @@ typedef struct {
     double static_s, ptxas_s, gpu_s;   /* wall seconds of the validator (with the signature checks), ptxas
                                         * and the GPU stage (0 when a stage did not run): where the
                                         * time of a verification goes */
+    double gpu_probe_s, gpu_nvcc_s, gpu_kernel_s, gpu_baseline_s;   /* gpu_s in parts: the GPU probe and device info,
+                                                                     * nvcc's PTX of the reference, the kernel's process
+                                                                     * and nvcc's kernel's process (gpu_task_result) */
+    double gpu_setup_s, gpu_sets_s, gpu_timing_s;      /* gpu_kernel_s in parts: context and module load, the input
+                                                        * sets, the timing loop (gpu_kernel_result) */
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */

@@ -78,6 +78,9 @@ typedef struct {
     char *jit_log;             /* info + error log of the JIT (malloc'd) */
     char *sanitizer_log;       /* compute-sanitizer output tail, when run */
     int hygiene;               /* gpu_hyg: why a kernel was rejected (or flagged) by reward hygiene; 0 = none */
+    double setup_s, sets_s, timing_s;   /* wall seconds in its process: driver, context and module load;
+                                         * the input sets (inputs, C references, launches, compares);
+                                         * the timing loop (0 when a phase was not reached) */
 } gpu_kernel_result;
 
 typedef struct {
@@ -86,6 +89,9 @@ typedef struct {
     bool have_baseline;
     double speedup;            /* baseline median / kernel median (0 when unknown) */
     char timing_size[160];     /* "n=16777216" */
+    double probe_s, nvcc_s, kernel_s, baseline_s;   /* wall seconds: the GPU probe and device info (each a
+                                                     * child process), nvcc's PTX of the reference (a cache
+                                                     * hit is quick), the kernel's process, the baseline's */
 } gpu_task_result;
 
 /* Check (and time) one PTX file for a task. */

@@ -126,7 +126,9 @@ PG_API float pipe_retry_temperature(float t, int at);
  * each retry a little hotter: pipe_retry_temperature).  Without
  * best_of the first that passes `level` is kept (else the first drawn); with best_of (a GPU
  * and a task) all are drawn together (gen_sample_k), each is verified and timed, and the
- * fastest correct one is kept (eval_better).  Candidates are written to tmpdir for the tools. */
+ * fastest correct one is kept (eval_better; the earliest on a tie).  A candidate that is the same
+ * kernel as an earlier one (pipe_same_kernel) takes that one's verdict and timing without running
+ * anything again.  Candidates are written to tmpdir for the tools. */
 typedef struct {
     const char *request;
     const task_spec *task;
@@ -134,14 +136,34 @@ typedef struct {
     bool best_of;
     const char *tmpdir;
 } pipe_select_in;
+/* One attempt: its verdict's stage and where its verification's time went (gen --json "stages"). */
 typedef struct {
-    gen_result best;                   /* the kept candidate (gen_result_free) */
+    const char *stage;                 /* the funnel's last stage (eval_funnel_result.stage) */
+    bool passed;                       /* passed the requested level */
+    int same_as;                       /* 1-based attempt whose kernel this is (its verdict reused, nothing run); 0 = verified */
+    double seconds;                    /* wall seconds of its verification (temp file, GPU probe, funnel; ~0 when same_as) */
+    eval_funnel_result fr;             /* its verdict fields (as pipe_verdict.fr), the *_s fields its stages' wall
+                                          seconds; all zero when same_as (the verdict is that attempt's) */
+} pipe_attempt;
+typedef struct {
+    gen_result best;                   /* the kept candidate */
     pipe_verdict bestv;
     int best_attempt;                  /* 1-based; 0 = none */
     int ncorrect;                      /* best_of: candidates correct on the GPU */
+    int nverified;                     /* attempts verified (the others were the same kernel as an earlier one) */
     bool passed;                       /* one passed the requested level */
     bool write_failed;                 /* a temp file could not be written (an I/O error, exit 2) */
+    double draw_s;                     /* wall seconds drawing the candidates (all k together, or one at a time) */
+    double verify_s;                   /* wall seconds verifying them (temp files, pipe_verify) */
+    pipe_attempt *attempts;            /* nattempts, in order (owned) */
+    int nattempts;
 } pipe_select_out;
+/* Frees out->best and out->attempts. */
+PG_API void pipe_select_out_free(pipe_select_out *out);
+/* Are two candidates the same kernel?  Equal once whole-line `//` comments and blank lines are
+ * dropped (a literate kernel's plan comments change nothing the tools see).  pipe_select
+ * verifies such a candidate once. */
+PG_API bool pipe_same_kernel(const char *a, const char *b);
 /* PG_OK when the attempts ran (out->passed says whether one passed); an error when a draw
  * failed or a temp file could not be written.  o->sampler.seed is left at the last seed. */
 PG_API pg_status pipe_select(model_model *m, const tok_tokenizer *t, const dec_vocab *v, gen_opts *o, const pipe_select_in *in,

@@ -92,6 +92,13 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     r->gpu_ran = true;
     r->gpu_status = gpu_status_name(gr.kernel.status);
     r->gpu_sets = gr.kernel.checks_passed;
+    r->gpu_probe_s = gr.probe_s;
+    r->gpu_nvcc_s = gr.nvcc_s;
+    r->gpu_kernel_s = gr.kernel_s;
+    r->gpu_baseline_s = gr.baseline_s;
+    r->gpu_setup_s = gr.kernel.setup_s;
+    r->gpu_sets_s = gr.kernel.sets_s;
+    r->gpu_timing_s = gr.kernel.timing_s;
     r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
                gr.kernel.status != GPU_NO_GPU;
     r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;

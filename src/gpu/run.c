@@ -225,6 +225,7 @@ static void child_main(void *arg, int fd) {
     child cc, *c = &cc;
     memset(c, 0, sizeof *c);
     c->res = json_object();
+    double t_start = now_s();
     char why[512];
     if (!gpu_cuda_load(&c->api, GPU_CUDA_HARNESS, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
     CK(c->api.cuInit(0), "cuInit");
@@ -248,6 +249,8 @@ static void child_main(void *arg, int fd) {
     if (use_oracle && !load_module(c, j->oracle_ptx, t->kernel, &c->omod, &c->ofn, log, sizeof log))
         fail(c, fd, "setup-error", "the reference.cu oracle does not load: %s", c->err);
     /* ---- correctness ---- */
+    double t_sets = now_s();
+    json_object_set_new(c->res, "setup_s", json_real(t_sets - t_start));
     int checks = 0, passed = 0;
     double worst = 0;
     char first_fail[1024] = "";
@@ -371,12 +374,14 @@ static void child_main(void *arg, int fd) {
     free(order);
     free(cost);
     json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
+    json_object_set_new(c->res, "sets_s", json_real(now_s() - t_sets));
     if (stop)
         fail(c, fd, "wrong", "input set %d of %d wrong (checking stops at the first wrong set; --all-sets runs them all): %s",
              checks, nsets, first_fail);
     if (passed != checks) fail(c, fd, "wrong", "%d of %d input sets wrong; first: %s", checks - passed, checks, first_fail);
     /* ---- timing ---- */
     if (j->o.timing) {
+        double t_timing = now_s();
         int ts = 0;
         for (int s = 0; s < t->nsizes; s++)
             if (t->sizes[s].time_it) ts = s;
@@ -418,6 +423,7 @@ static void child_main(void *arg, int fd) {
         json_object_set_new(c->res, "ms_max", json_real(n ? ms[n - 1] : 0));
         free(ms);
         task_inst_free(&in);
+        json_object_set_new(c->res, "timing_s", json_real(now_s() - t_timing));
     }
     json_object_set_new(c->res, "status", json_string("ok"));
     emit(c, fd);
@@ -466,6 +472,9 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
     k->ms_min = json_number_value(json_object_get(j, "ms_min"));
     k->ms_max = json_number_value(json_object_get(j, "ms_max"));
     k->trials = (int)json_integer_value(json_object_get(j, "trials"));
+    k->setup_s = json_number_value(json_object_get(j, "setup_s"));
+    k->sets_s = json_number_value(json_object_get(j, "sets_s"));
+    k->timing_s = json_number_value(json_object_get(j, "timing_s"));
     const char *hy = json_string_value(json_object_get(j, "hygiene"));
     for (int h = 1; hy && h < GPU_HYG__COUNT; h++)
         if (!strcmp(hy, gpu_hyg_name((gpu_hyg)h))) k->hygiene = h;
@@ -628,6 +637,7 @@ static void sanitize(const task_spec *t, const char *ptx_path, gpu_kernel_result
 
 pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *r, pg_diag_sink *diag) {
     memset(r, 0, sizeof *r);
+    double t0 = now_s();
     snprintf(r->task, sizeof r->task, "%s", t->name);
     for (int s = 0; s < t->nsizes; s++)
         if (t->sizes[s].time_it) {
@@ -654,8 +664,12 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
     if (!arch[0]) snprintf(arch, sizeof arch, "sm_%d", have_dev && dev.sm ? dev.sm : 80);
     bool is_cu = t->ref.kind && !strcmp(t->ref.kind, "cu");
     char *base_ptx = NULL;
+    double tn = now_s();
+    r->probe_s = tn - t0;
     if (o->baseline || is_cu) {
-        if (gpu_nvcc_ptx(t, arch, &base_ptx, diag) != PG_OK && is_cu) {
+        bool compiled = gpu_nvcc_ptx(t, arch, &base_ptx, diag) == PG_OK;
+        r->nvcc_s = now_s() - tn;
+        if (!compiled && is_cu) {
             r->kernel.status = GPU_SETUP_ERROR;
             snprintf(r->kernel.detail, sizeof r->kernel.detail, "the task's reference.cu could not be compiled (needed as the oracle)");
             free(ptx);
@@ -672,12 +686,16 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
         free(ptx);
         return PG_OK;
     }
+    double t1 = now_s();
     run_one(t, ptx, is_cu ? base_ptx : NULL, o, &r->kernel);
+    r->kernel_s = now_s() - t1;
     finish_metrics(t, &r->kernel, &dev, have_dev);
     if (o->sanitize && r->kernel.status == GPU_OK && !getenv("PTXGEN_NO_SANITIZE") && system("command -v compute-sanitizer >/dev/null 2>&1") == 0)
         sanitize(t, ptx_path, &r->kernel);
     if (o->baseline && base_ptx) {
+        double t2 = now_s();
         run_one(t, base_ptx, is_cu ? base_ptx : NULL, o, &r->baseline);
+        r->baseline_s = now_s() - t2;
         finish_metrics(t, &r->baseline, &dev, have_dev);
         r->have_baseline = true;
         if (r->kernel.status == GPU_OK && r->baseline.status == GPU_OK && r->kernel.ms_median > 0)

@@ -29,6 +29,26 @@ static void out_text(const pipe_notes *n, const char *text) {
         pipe_note(notes, "\ntry 'ptxgen help gen'\n");                \
     } while (0)
 
+/* Where the attempts' time went (--json "stages"): drawing, then each attempt's funnel stages in
+ * wall seconds; a candidate that was the same kernel as an earlier one ran nothing ("same_as"). */
+static json_t *stages_json(const pipe_select_out *sel) {
+    json_t *list = json_array();
+    for (int i = 0; i < sel->nattempts; i++) {
+        const pipe_attempt *a = &sel->attempts[i];
+        const eval_funnel_result *f = &a->fr;
+        json_t *row = json_pack("{s:i, s:s?, s:b, s:o, s:f, s:f, s:f, s:f}", "attempt", i + 1, "stage", a->stage, "passed",
+                                a->passed, "same_as", a->same_as ? json_integer(a->same_as) : json_null(), "seconds", a->seconds,
+                                "check_s", f->static_s, "ptxas_s", f->ptxas_s, "gpu_s", f->gpu_s);
+        if (f->gpu_ran)   /* gpu_s in parts; the kernel's process in parts */
+            json_object_set_new(row, "gpu", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "probe_s", f->gpu_probe_s, "nvcc_s",
+                                                      f->gpu_nvcc_s, "kernel_s", f->gpu_kernel_s, "setup_s", f->gpu_setup_s, "sets_s",
+                                                      f->gpu_sets_s, "timing_s", f->gpu_timing_s, "baseline_s", f->gpu_baseline_s));
+        json_array_append_new(list, row);
+    }
+    return json_pack("{s:f, s:f, s:i, s:o}", "draw_s", sel->draw_s, "verify_s", sel->verify_s, "verified", sel->nverified,
+                     "attempts", list);
+}
+
 int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag) {
     const char *desc = req->request, *desc_file = req->request_file, *task_path = req->task_path, *model_dir = req->model_dir;
     const char *adapter = req->adapter, *outp = req->out_path, *bias_path = req->bias_path, *baseline = req->baseline;
@@ -419,11 +439,13 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             json_object_set_new(j, "twin", tw);
         }
         if (best_of) {   /* verified best-of-k: what was drawn and what was kept */
-            json_t *b = json_pack("{s:i, s:i, s:s}", "drawn", samples, "correct", sel.ncorrect, "kept_stage", sel.bestv.fr.stage);
+            json_t *b = json_pack("{s:i, s:i, s:i, s:s}", "drawn", samples, "correct", sel.ncorrect, "verified", sel.nverified,
+                                  "kept_stage", sel.bestv.fr.stage);
             if (sel.bestv.fr.speedup > 0) json_object_set_new(b, "speedup", json_real(sel.bestv.fr.speedup));
             if (sel.bestv.fr.hygiene) json_object_set_new(b, "hygiene", json_string(sel.bestv.fr.hygiene));
             json_object_set_new(j, "best_of", b);
         }
+        json_object_set_new(j, "stages", stages_json(&sel));
         char *s = json_dumps(j, JSON_INDENT(2));
         out_text(notes, s);
         out_text(notes, "\n");
@@ -448,7 +470,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
 cleanup:
     rmdir(tmpdir);
 out:
-    gen_result_free(&sel.best);
+    pipe_select_out_free(&sel);
     gen_card_free(&card);
     dec_bias_free(bias);
     gen_ngram_free(ngram);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A kernel name from the words of a free-text request: "tiled 16x16 SGEMM with
@@ -177,6 +178,55 @@ float pipe_retry_temperature(float t, int at) {
     return r < 1 ? r : 1;
 }
 
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The next line of `p` that is not blank and not a whole-line `//` comment; its length in *n
+ * (without the '\n'); NULL at the end. */
+static const char *kernel_line(const char *p, size_t *n) {
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+        bool skip = q == p + len || (q + 1 < p + len && q[0] == '/' && q[1] == '/');
+        if (!skip) { *n = len; return p; }
+        p += len + (p[len] == '\n');
+    }
+    return NULL;
+}
+
+bool pipe_same_kernel(const char *a, const char *b) {
+    size_t na = 0, nb = 0;
+    for (;;) {
+        a = kernel_line(a, &na);
+        b = kernel_line(b, &nb);
+        if (!a || !b) return !a && !b;
+        if (na != nb || memcmp(a, b, na)) return false;
+        a += na;
+        b += nb;
+    }
+}
+
+void pipe_select_out_free(pipe_select_out *out) {
+    gen_result_free(&out->best);
+    free(out->attempts);
+    out->attempts = NULL;
+    out->nattempts = 0;
+}
+
+/* An earlier attempt (1-based) whose verdict attempt `at` may take: the same kernel, and either
+ * the same bytes or a kernel that passed the validator and ptxas (their messages cite lines,
+ * which comment lines move; the GPU's verdict and timing do not depend on them).  0: none. */
+static int same_kernel_as(char *const *texts, const pipe_verdict *vs, int at, const char *ptx) {
+    for (int k = 0; k < at - 1; k++)
+        if (texts[k] && (!strcmp(texts[k], ptx) || (vs[k].fr.check && vs[k].fr.ptxas_ok && pipe_same_kernel(texts[k], ptx))))
+            return k + 1;
+    return 0;
+}
+
 pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vocab *vocab, gen_opts *o, const pipe_select_in *in,
                       pipe_select_out *out, const pipe_notes *notes, pg_diag_sink *sink) {
     memset(out, 0, sizeof *out);
@@ -187,11 +237,20 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
     float temp0 = o->sampler.temperature;
     pg_status st = PG_OK;
     gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
+    /* each attempt's PTX and verdict (before the "unfinished" wording), to verify a kernel once */
+    char **texts = calloc((size_t)samples, sizeof *texts);
+    pipe_verdict *vs = calloc((size_t)samples, sizeof *vs);
+    out->attempts = calloc((size_t)samples, sizeof *out->attempts);
+    if (!texts || !vs || !out->attempts) { st = PG_ERR_NOMEM; goto done; }
     if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
         drawn = calloc((size_t)samples, sizeof *drawn);
-        if (!drawn) { pipe_note(notes, "ptxgen gen: out of memory for %d candidates\n", samples); return PG_ERR_NOMEM; }
+        if (!drawn) { st = PG_ERR_NOMEM; goto done; }
+        double t0 = wall_s();
         pipe_draw_req q = {PIPE_DRAW_K, desc, NULL, o, samples};
-        if ((st = pipe_draw(model, tok, vocab, &q, drawn, sink)) != PG_OK) goto done;
+        st = pipe_draw(model, tok, vocab, &q, drawn, sink);
+        out->draw_s += wall_s() - t0;
+        if (st != PG_OK) goto done;
+        pipe_note(notes, "gen: %d candidates drawn in %.1f s\n", samples, out->draw_s);
     }
     for (int at = 1; at <= samples; at++) {
         gen_result r;
@@ -201,25 +260,47 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
             memset(&drawn[at - 1], 0, sizeof r);
         } else {
             o->sampler.temperature = pipe_retry_temperature(temp0, at);
+            double t0 = wall_s();
             st = pipe_draw(model, tok, vocab, &(pipe_draw_req){PIPE_DRAW_SAMPLE, desc, NULL, o, 1}, &r, sink);
+            out->draw_s += wall_s() - t0;
             o->sampler.temperature = temp0;
             if (st != PG_OK) {
                 gen_result_free(&r);
                 goto done;
             }
         }
-        pg_buf path = {0};
-        pg_buf_printf(&path, "%s/attempt%d.ptx", in->tmpdir, at);
+        double t1 = wall_s();
         pipe_verdict v;
-        if ((st = pg_write_file_atomic(path.data, r.ptx, strlen(r.ptx), sink)) != PG_OK) {
+        int same = same_kernel_as(texts, vs, at, r.ptx);
+        if (same) {   /* verified already: the same verdict and timing, nothing run again */
+            v = vs[same - 1];
+            memset(&out->attempts[at - 1].fr, 0, sizeof out->attempts[at - 1].fr);
+        } else {
+            pg_buf path = {0};
+            pg_buf_printf(&path, "%s/attempt%d.ptx", in->tmpdir, at);
+            if ((st = pg_write_file_atomic(path.data, r.ptx, strlen(r.ptx), sink)) != PG_OK) {
+                pg_buf_free(&path);
+                gen_result_free(&r);
+                out->write_failed = true;
+                goto done;
+            }
+            pipe_verify(r.ptx, path.data, o->arch, in->task, vlevel, best_of, &v);
+            unlink(path.data);
             pg_buf_free(&path);
-            gen_result_free(&r);
-            out->write_failed = true;
-            goto done;
+            out->nverified++;
+            out->attempts[at - 1].fr = v.fr;
         }
-        pipe_verify(r.ptx, path.data, o->arch, in->task, vlevel, best_of, &v);
-        unlink(path.data);
-        pg_buf_free(&path);
+        out->attempts[at - 1].seconds = wall_s() - t1;
+        out->verify_s += out->attempts[at - 1].seconds;
+        vs[at - 1] = v;
+        texts[at - 1] = strdup(r.ptx);   /* NULL (out of memory): only no later reuse */
+        out->nattempts = at;
+        out->attempts[at - 1].stage = v.fr.stage;
+        out->attempts[at - 1].same_as = same;
+        char same_note[48] = "", took[96] = "";
+        if (same) snprintf(same_note, sizeof same_note, "same kernel as attempt %d", same);
+        else if (best_of)   /* where the time goes, also when a slow run is stopped before its --json */
+            snprintf(took, sizeof took, " in %.1f s (ptxas %.2f s, GPU %.1f s)", out->attempts[at - 1].seconds, v.fr.ptxas_s, v.fr.gpu_s);
         /* a kernel the token budget closed is a stub: a failure, unless the GPU showed it correct */
         bool unfinished = r.cut && strcmp(v.gpu, "pass");
         if (unfinished) {   /* the cause first; what the checks then said after it */
@@ -229,6 +310,7 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
                      o->max_tokens, then[0] ? "; " : "", then);
         }
         bool ok = pipe_passed(&v, vlevel) && !unfinished;
+        out->attempts[at - 1].passed = ok;
         out->ncorrect += ok && best_of;
         if (!ok) {
             char next[80] = "";
@@ -236,10 +318,12 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
             else if (at < samples)
                 snprintf(next, sizeof next, "; resampling with the next seed at temperature %.1f",
                          (double)pipe_retry_temperature(temp0, at + 1));
-            pipe_note(notes, "gen: attempt %d/%d failed (%s)%s\n", at, samples, v.why[0] ? v.why : "did not finish", next);
+            pipe_note(notes, "gen: attempt %d/%d failed (%s%s%s)%s%s\n", at, samples, same_note, same ? ": " : "",
+                      v.why[0] ? v.why : "did not finish", took, next);
         } else if (best_of)
-            pipe_note(notes, "gen: attempt %d/%d correct%s%.3fx nvcc%s%s\n", at, samples, v.fr.speedup > 0 ? ", " : " (not timed) ",
-                      v.fr.speedup, v.fr.hygiene ? "; flagged: " : "", v.fr.hygiene ? v.fr.hygiene : "");
+            pipe_note(notes, "gen: attempt %d/%d correct%s%.3fx nvcc%s%s%s%s%s\n", at, samples, v.fr.speedup > 0 ? ", " : " (not timed) ",
+                      v.fr.speedup, v.fr.hygiene ? "; flagged: " : "", v.fr.hygiene ? v.fr.hygiene : "", took, same ? "; " : "", same_note);
+        /* a reused verdict ties with its first attempt's, and a tie keeps the earlier one */
         if (best_of ? eval_better(&v.fr, out->best.ptx ? &out->bestv.fr : NULL) : (ok || !out->best.ptx)) {
             gen_result_free(&out->best);
             out->best = r;
@@ -251,7 +335,11 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
         if (ok) { out->passed = true; if (!best_of) break; }
     }
 done:
+    if (st == PG_ERR_NOMEM) pipe_note(notes, "ptxgen gen: out of memory for %d candidates\n", samples);
     for (int i = 0; drawn && i < samples; i++) gen_result_free(&drawn[i]);
     free(drawn);
+    for (int i = 0; texts && i < samples; i++) free(texts[i]);
+    free(texts);
+    free(vs);
     return st;
 }

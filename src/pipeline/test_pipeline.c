@@ -3,7 +3,8 @@
  * two-stage prompts against their goldens (tests/golden/prompts/, UPDATE_GOLDEN=1
  * rewrites them), and the two-stage model marker in base.json.  With the SmolLM2 base
  * present (models/base), the whole path once: the model's plan turn, then a literate PTX
- * turn under the constraint from a given plan.  Run from the repository root. */
+ * turn under the constraint from a given plan.  pipe_select verifies the same kernel once
+ * (greedy best-of-3 from the 15M models/default, ptxas counted).  Run from the repository root. */
 #include "common/test.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
@@ -323,7 +324,91 @@ static void test_verdict_unwritten(void) {
     CHECK(pipe_retry_temperature(0, 3) == 0 && pipe_retry_temperature(1.5f, 3) == 1.5f, "greedy and t >= 1 stay");
 }
 
+/* The same kernel is verified once (pipe_same_kernel, pipe_select): comment and blank lines do not
+ * make a new kernel; greedy best-of-3 draws three copies of one kernel from the 15M models/default,
+ * ptxas runs once (counted by a $PTXAS wrapper), the copies reuse its verdict, and the kept
+ * candidate and its verdict are best-of-1's. */
+static void test_same_kernel(void) {
+    const char *k = "// GENERATED_BY: ptxgen m\n.version 8.0\n.visible .entry k()\n{\n\tret;\n}\n";
+    CHECK(pipe_same_kernel(k, k), "a kernel is itself");
+    CHECK(pipe_same_kernel(k, ".version 8.0\n\n.visible .entry k()\n{\n\t// y = x\n  \t//\n\tret;\n}"),
+          "whole-line comments, blank lines and the last newline do not count");
+    CHECK(!pipe_same_kernel(k, ".version 8.0\n.visible .entry k()\n{\n\tret; // done\n}\n"), "a comment after an instruction counts");
+    CHECK(!pipe_same_kernel(k, ".version 8.0\n.visible .entry k()\n{\n\tret;\n\tret;\n}\n"), "an extra instruction");
+    CHECK(!pipe_same_kernel(k, ".version 8.0\n.visible .entry k()\n{\n\tret;\n"), "a shorter kernel");
+    CHECK(!pipe_same_kernel(k, ".version 8.0\n.visible .entry k()\n{\n  ret;\n}\n"), "indentation of an instruction counts");
+
+    char real[1024];
+    if (!ptx_ptxas_find(real, sizeof real)) {
+        printf("SKIPPED: the same-kernel selection (no ptxas)\n");
+        return;
+    }
+    char dir[] = "/tmp/ptxgen-same-kernel-XXXXXX";
+    if (!mkdtemp(dir)) { CHECK(false, "temp dir"); return; }
+    char wrap[600], count[600];
+    snprintf(wrap, sizeof wrap, "%s/ptxas", dir);
+    snprintf(count, sizeof count, "%s/runs", dir);
+    FILE *f = fopen(wrap, "w");
+    CHECK(f && fprintf(f, "#!/bin/sh\necho run >> '%s'\nexec '%s' \"$@\"\n", count, real) > 0 && fclose(f) == 0, "write the wrapper");
+    chmod(wrap, 0755);
+    char *old = getenv("PTXAS") ? strdup(getenv("PTXAS")) : NULL;
+    setenv("PTXAS", wrap, 1);
+
+    model_model *m = NULL;
+    tok_tokenizer *tok = NULL;
+    dec_vocab *v = NULL;
+    pg_diag_sink q = {0};
+    model_load_opts lo = {NULL, 1, NULL, false, false, NULL, false};
+    char tp[4200];
+    pipe_select_out a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    if (model_load("models/default", &lo, &m, &q) != PG_OK || model_tokenizer_path("models/default", tp, sizeof tp, &q) != PG_OK ||
+        tok_load(tp, &tok, &q) != PG_OK || dec_vocab_new(tok, &v, &q) != PG_OK) {
+        CHECK(false, "models/default loads (%d errors)", q.nerrors);
+        goto done;
+    }
+    gen_opts o;
+    gen_opts_default(&o);
+    o.format = gen_prompt_fmt_of(tok);
+    o.sampler.temperature = 0;   /* greedy: every candidate is the same kernel */
+    o.max_tokens = 400;
+    uint64_t seed0 = o.sampler.seed;
+    pipe_select_in in = {"add two float vectors", NULL, 3, 1, true, dir};
+    CHECK(pipe_select(m, tok, v, &o, &in, &a, NULL, &q) == PG_OK && a.nattempts == 3, "best-of-3 ran (%d attempts)", a.nattempts);
+    char *runs = test_slurp(count);
+    int n = 0;
+    for (const char *p = runs ? runs : ""; (p = strstr(p, "run")); p += 3) n++;
+    free(runs);
+    CHECK(a.bestv.fr.ptxas_ran && n == 1 && a.nverified == 1, "ptxas ran once for three copies (%d runs, %d verified; %s: %s)", n,
+          a.nverified, a.bestv.fr.stage, a.bestv.why);
+    CHECK(a.nattempts == 3 && !a.attempts[0].same_as && a.attempts[1].same_as == 1 && a.attempts[2].same_as == 1 &&
+              a.attempts[1].fr.ptxas_s == 0 && a.attempts[0].fr.ptxas_s > 0,
+          "attempts 2 and 3 are attempt 1's kernel, nothing run for them");
+    CHECK(a.best_attempt == 1, "the earliest of equals is kept (attempt %d)", a.best_attempt);
+    o.sampler.seed = seed0;
+    in.samples = 1;
+    CHECK(pipe_select(m, tok, v, &o, &in, &b, NULL, &q) == PG_OK && b.best.ptx && a.best.ptx, "best-of-1 ran");
+    if (a.best.ptx && b.best.ptx)
+        CHECK(!strcmp(a.best.ptx, b.best.ptx) && !strcmp(a.bestv.check, b.bestv.check) && !strcmp(a.bestv.ptxas, b.bestv.ptxas) &&
+                  !strcmp(a.bestv.gpu, b.bestv.gpu) && a.bestv.registers == b.bestv.registers && a.passed == b.passed,
+              "best-of-3 of one kernel keeps best-of-1's candidate and verdict (%s/%s vs %s/%s)", a.bestv.check, a.bestv.ptxas,
+              b.bestv.check, b.bestv.ptxas);
+done:
+    pipe_select_out_free(&a);
+    pipe_select_out_free(&b);
+    dec_vocab_free(v);
+    tok_free(tok);
+    model_free(m);
+    if (old) { setenv("PTXAS", old, 1); free(old); }
+    else unsetenv("PTXAS");
+    unlink(count);
+    unlink(wrap);
+    rmdir(dir);
+}
+
 int main(void) {
+    test_same_kernel();
     test_verdict_unwritten();
     test_draw_request();
     test_draw_wire();

@@ -198,7 +198,7 @@ for m in ("default", "qwen"):
     s["gen_rc"] = part.get("rc")
     s["gen_wall_s"] = part.get("seconds") if part.get("rc", -1) >= 0 else None
     if "seconds" in g:
-        s["gen"] = {k: g.get(k) for k in ("kernel", "tokens", "seconds", "tokens_per_s", "semantics", "verdicts", "best_of", "top_candidates")}
+        s["gen"] = {k: g.get(k) for k in ("kernel", "tokens", "seconds", "tokens_per_s", "semantics", "verdicts", "best_of", "top_candidates", "stages")}
         s["gen"]["device"] = g.get("device", {}).get("detail")
 rep["summary"] = summary
 json.dump(rep, open(os.path.join(out, "engine_gpu.json"), "w"), indent=1)
