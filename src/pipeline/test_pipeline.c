@@ -55,6 +55,18 @@ static void test_prompts(void) {
 }
 
 /* A given plan: checked without the model (pipe_plan never samples). */
+/* pipe_plan refuses `plan` (nothing kept) and its diagnostic names `why`. */
+static void plan_refused(pipe_in *in, const char *plan, const char *why) {
+    pg_diag_sink q = {test_diag_capture, NULL, 0, 0, 10};
+    pipe_out out;
+    memset(&out, 0, sizeof out);
+    in->plan = plan;
+    test_diag_log()[0] = 0;
+    CHECK(pipe_plan(NULL, NULL, in, &out, &q) == PG_ERR_INVALID && strstr(test_diag_log(), why), "refused (%s): %s", why, test_diag_log());
+    CHECK(!out.plan, "no plan kept (%s)", why);
+    pipe_out_free(&out);
+}
+
 static void test_given_plan(void) {
     char *good = test_slurp("tests/gen/two_stage/plan_scale.cu"), *bad = test_slurp("tests/gen/two_stage/plan_bad.cu");
     CHECK(good && bad, "plans readable");
@@ -120,27 +132,13 @@ static void test_given_plan(void) {
     task_free(t);
     /* nvcc rejects the plan */
     if (have_nvcc()) {
-        in.plan = bad;
-        memset(&out, 0, sizeof out);
-        test_diag_log()[0] = 0;
-        CHECK(pipe_plan(NULL, NULL, &in, &out, &q2) == PG_ERR_INVALID && strstr(test_diag_log(), "nvcc rejects the plan"),
-              "nvcc's rejection is the reason: %s", test_diag_log());
-        CHECK(!out.plan, "no plan kept");
-        pipe_out_free(&out);
-    } else printf("SKIPPED: nvcc not found; the rejection of a plan nvcc refuses is not checked\n");
-    /* nvcc compiles the plan to no kernel (round 6's looping plans were comments only): refused */
-    if (have_nvcc()) {
+        plan_refused(&in, bad, "nvcc rejects the plan");
+        /* nvcc compiles the plan to no kernel (round 6's looping plans were comments only): refused */
         pg_buf off = {0};
         pg_buf_printf(&off, "#if 0\n%s#endif\n", good);
-        in.plan = off.data;
-        memset(&out, 0, sizeof out);
-        test_diag_log()[0] = 0;
-        CHECK(pipe_plan(NULL, NULL, &in, &out, &q2) == PG_ERR_INVALID && strstr(test_diag_log(), "has no kernel (.entry)"),
-              "a plan nvcc compiles to no kernel is refused: %s", test_diag_log());
-        CHECK(!out.plan, "no plan kept");
-        pipe_out_free(&out);
+        plan_refused(&in, off.data, "has no kernel (.entry)");
         pg_buf_free(&off);
-    }
+    } else printf("SKIPPED: nvcc not found; the refusal of a plan nvcc rejects or compiles to no kernel is not checked\n");
     /* a single-stage format is refused */
     in.plan = good;
     in.gen.format = GEN_FMT_PTXGEN;
