@@ -129,6 +129,39 @@ else
     echo "SKIPPED: the same-kernel test (no ptxas)"
 fi
 
+# the GPU stage's fixed cost once per gen (gpu_memo, src/gpu/run.c): best-of-3 over distinct kernels probes
+# the GPU and queries the device once, so each kernel after the first costs exactly one CUDA process (its
+# own run; at temperature 1 two of the three are distinct; the stand-in loads no harness kernel, so each fails and nvcc's baseline must not run at all).
+# Counted as cuInits: best-of-3 minus best-of-1 = the extra kernels that reached the harness.  With
+# PTXGEN_GPU_MEMO=0 (every attempt asks again) the verdicts and the kept kernel are the same.
+for m in 1:3 1:1 0:3; do
+    memo=${m%:*} n=${m#*:}
+    : > "$tmp/memo$m.log"
+    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/memo$m.log" \
+        PTXGEN_GPU_MEMO=$memo timeout 300 "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu \
+        --samples "$n" --temperature 1 --max-tokens 64 --json -o "$tmp/memo$m.ptx" > "$tmp/memo$m.json" 2> "$tmp/memo$m.err"
+done
+python3 - "$tmp" <<'PY' && ok || bad "the GPU stage's fixed cost once per gen: $(grep -h '^gen: attempt' "$tmp/memo1:3.err" | cut -c1-160)"
+import json, sys
+t = sys.argv[1]
+def run(m):
+    d = json.load(open(f"{t}/memo{m}.json"))
+    inits = [x for x in open(f"{t}/memo{m}.log").read().splitlines() if x.startswith("cuInit")]
+    assert inits and all(x.endswith("-> 0") for x in inits), (m, inits)
+    ran = [a for a in d["stages"]["attempts"] if "gpu" in a]   # the attempts whose kernel reached the harness
+    return d, len(inits), ran
+on3, n_on3, ran3 = run("1:3")
+on1, n_on1, ran1 = run("1:1")
+off3, n_off3, ranoff = run("0:3")
+assert len(ran3) >= 2 and len({a["attempt"] for a in ran3}) == len(ran3), on3["stages"]   # distinct kernels, all run
+assert n_on3 - n_on1 == len(ran3) - len(ran1), (n_on3, n_on1, len(ran3), len(ran1))
+assert all(a["gpu"]["baseline_s"] == 0 and not a["passed"] for a in ran3), ran3   # failed kernels: no baseline run
+assert n_off3 - n_on3 >= 3 * (len(ran3) - 1), (n_off3, n_on3)   # probes and device queries per attempt without it
+assert on3["verdicts"] == off3["verdicts"] and on3["why"] == off3["why"] and on3["best_of"] == off3["best_of"], (on3, off3)
+assert [(a["stage"], a["same_as"]) for a in on3["stages"]["attempts"]] == [(a["stage"], a["same_as"]) for a in off3["stages"]["attempts"]]
+PY
+cmp -s "$tmp/memo1:3.ptx" "$tmp/memo0:3.ptx" && ok || bad "PTXGEN_GPU_MEMO=0 kept another kernel: $(diff "$tmp/memo1:3.ptx" "$tmp/memo0:3.ptx" | head -5)"
+
 # tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
 SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1
 rc=$?

@@ -181,6 +181,7 @@ PG_API pg_status eval_time_pass(const eval_opts *o, pg_diag_sink *diag);
  * the first wrong one), and with time_it timed against nvcc's PTX of the task.  A stage
  * runs only when the ones before it passed, unless keep_going (then validator, signature
  * and ptxas all run, to report every problem; the GPU still needs all of them to pass). */
+typedef struct gpu_memo gpu_memo;   /* ptxgen/gpu.h */
 typedef struct {
     const char *arch;          /* ptxas -arch=... (NULL = the module's .target) */
     bool ptxas;                /* run ptxas (the caller checked ptx_ptxas_find) */
@@ -190,6 +191,7 @@ typedef struct {
     bool keep_going;           /* run every static stage even after one failed (run --dry-run) */
     pg_diag_sink *diag;        /* also gets the validator's, the signature checks' and ptxas's
                                 * diagnostics (NULL = only the result's one-line detail) */
+    gpu_memo *gpu_memo;        /* the GPU stage's answers shared across calls (gpu_run_opts.memo; NULL: none) */
     const ptx_func *same_as;   /* a baseline entry: the module must define an .entry of that name
                                 * with the same parameter types (the nvcc wrapper's candidates) */
 } eval_funnel_opts;

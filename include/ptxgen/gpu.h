@@ -24,6 +24,16 @@
  * file: ...", "the CUDA driver lacks cuCtxCreate_v2 (too old a driver?)"). */
 PG_API bool gpu_available(char *why, size_t n);
 
+/* What one process that verifies many kernels of one task asks the GPU once, not per kernel
+ * (gen's best-of-k): the probe above, the device query, and nvcc's baseline run and timing
+ * (kept when it ran clean).  It holds answers only, no CUDA state: the process that owns it still
+ * never initialises CUDA, so its children can.  Pass it in gpu_run_opts.memo; NULL asks every time. */
+typedef struct gpu_memo gpu_memo;
+PG_API gpu_memo *gpu_memo_new(void);   /* NULL when out of memory (then everything is asked per call) */
+PG_API void gpu_memo_free(gpu_memo *m);
+/* gpu_available, probed on the first call only (m NULL: every call) */
+PG_API bool gpu_memo_available(gpu_memo *m, char *why, size_t n);
+
 typedef struct {
     char name[128];
     int sm;                    /* 90 for sm_90 */
@@ -49,6 +59,7 @@ typedef struct {
     double min_ms;             /* >= 50 ms of measured kernel time */
     bool sanitize;             /* run compute-sanitizer memcheck+racecheck when installed */
     const char *arch;          /* nvcc -arch for the baseline (default: the device's sm) */
+    gpu_memo *memo;            /* answers shared by the calls of one process (NULL: none) */
 } gpu_run_opts;
 PG_API void gpu_run_opts_default(gpu_run_opts *o);
 
@@ -94,7 +105,8 @@ typedef struct {
                                                      * hit is quick), the kernel's process, the baseline's */
 } gpu_task_result;
 
-/* Check (and time) one PTX file for a task. */
+/* Check (and time) one PTX file for a task.  nvcc's baseline runs only after the kernel passed
+ * (a wrong kernel has no speedup to compute). */
 PG_API pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *out,
                        pg_diag_sink *diag);
 PG_API void gpu_result_free(gpu_task_result *r);

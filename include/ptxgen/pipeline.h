@@ -112,9 +112,10 @@ typedef struct {
     eval_funnel_result fr;             /* the verdict fields (module and ptxas report not kept): best-of-k compares these */
 } pipe_verdict;
 
-/* Verification levels: 0 check (validator), 1 ptxas, 2 gpu (against the task's reference). */
+/* Verification levels: 0 check (validator), 1 ptxas, 2 gpu (against the task's reference).
+ * memo: the GPU answers shared by the attempts of one request (gpu_memo_new; NULL: none). */
 PG_API void pipe_verify(const char *ptx, const char *path, const char *arch, const task_spec *task, int level, bool time_it,
-                        pipe_verdict *v);
+                        gpu_memo *memo, pipe_verdict *v);
 /* Did the candidate pass `level`?  (a ptxas that ran and rejected it never passes, nor does one
  * that reads a register before any write: v->unwritten) */
 PG_API bool pipe_passed(const pipe_verdict *v, int level);

@@ -92,7 +92,7 @@ int cmd_twin(int argc, char **argv) {
     if (inferred) {
         pg_tmp_path(tmpdir, sizeof tmpdir, "ptxgen-twin-XXXXXX");
         if (!mkdtemp(tmpdir)) { fprintf(stderr, "ptxgen twin: cannot create a temp dir: %s\n", strerror(errno)); rc = 2; tmpdir[0] = 0; goto out; }
-        pipe_verify(ptx, ptxp, arch, inferred, 1, false, &v);   /* validator + signature + ptxas first */
+        pipe_verify(ptx, ptxp, arch, inferred, 1, false, NULL, &v);   /* validator + signature + ptxas first */
         if (!pipe_passed(&v, 1)) { to.verdict = TWIN_V_NOT_RUN; snprintf(to.detail, sizeof to.detail, "the PTX fails its checks: %.560s", v.why); rc = 1; }
         else if (no_gpu) { to.verdict = TWIN_V_NOT_RUN; snprintf(to.detail, sizeof to.detail, "--no-gpu"); }
         else if (pipe_twin_can_run(&v, &to)) pipe_twin_judge(ptx, arch, inferred, tmpdir, 1, &to, &v, &sink);

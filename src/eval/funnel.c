@@ -85,6 +85,7 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     gpu_run_opts_default(&go);
     go.timing = go.baseline = o->time_it;
     go.arch = NULL;
+    go.memo = o->gpu_memo;
     gpu_task_result gr;
     memset(&gr, 0, sizeof gr);
     pg_diag_sink qg = {0};

@@ -635,6 +635,79 @@ static void sanitize(const task_spec *t, const char *ptx_path, gpu_kernel_result
     k->sanitizer_log = all.data;
 }
 
+/* ---- answers shared by one process's calls (gpu_memo) ---------------------------------- */
+struct gpu_memo {
+    bool probed, available;
+    char why[256];
+    bool dev_asked, have_dev;
+    gpu_devinfo dev;
+    /* nvcc's baseline for one task: its PTX, the options it ran with, its result (status ok) */
+    char *task_path, *base_ptx;
+    gpu_run_opts base_opts;
+    gpu_kernel_result baseline;
+};
+
+gpu_memo *gpu_memo_new(void) { return calloc(1, sizeof(gpu_memo)); }
+
+void gpu_memo_free(gpu_memo *m) {
+    if (!m) return;
+    free(m->task_path);
+    free(m->base_ptx);
+    free(m->baseline.jit_log);
+    free(m);
+}
+
+bool gpu_memo_available(gpu_memo *m, char *why, size_t n) {
+    if (!m) return gpu_available(why, n);
+    if (!m->probed) {
+        m->available = gpu_available(m->why, sizeof m->why);
+        m->probed = true;
+    }
+    if (!m->available) snprintf(why, n, "%s", m->why);
+    return m->available;
+}
+
+static bool memo_devinfo(gpu_memo *m, gpu_devinfo *dev) {
+    if (!m) return gpu_devinfo_get(false, dev, NULL) == PG_OK;
+    if (!m->dev_asked) {
+        m->have_dev = gpu_devinfo_get(false, &m->dev, NULL) == PG_OK;
+        m->dev_asked = true;
+    }
+    *dev = m->dev;
+    return m->have_dev;
+}
+
+/* The options a baseline's result depends on: the same input sets and the same timing rule. */
+static bool same_run(const gpu_run_opts *a, const gpu_run_opts *b) {
+    return a->seeds == b->seeds && a->all_sets == b->all_sets && a->timing == b->timing && a->min_trials == b->min_trials &&
+           a->min_ms == b->min_ms && a->timeout_s == b->timeout_s;
+}
+
+static bool memo_baseline_get(const gpu_memo *m, const task_spec *t, const char *base_ptx, const gpu_run_opts *o,
+                              gpu_kernel_result *k) {
+    if (!m || !m->base_ptx || strcmp(m->task_path, t->path ? t->path : "") || strcmp(m->base_ptx, base_ptx) || !same_run(&m->base_opts, o))
+        return false;
+    *k = m->baseline;
+    k->jit_log = m->baseline.jit_log ? strdup(m->baseline.jit_log) : NULL;   /* the caller frees its copy */
+    return true;
+}
+
+/* Kept only when it ran clean: a failed baseline (a timeout, say) is run again next time, as before. */
+static void memo_baseline_put(gpu_memo *m, const task_spec *t, const char *base_ptx, const gpu_run_opts *o,
+                              const gpu_kernel_result *k) {
+    if (!m || k->status != GPU_OK || k->sanitizer_log) return;
+    char *tp = strdup(t->path ? t->path : ""), *bp = strdup(base_ptx), *log = k->jit_log ? strdup(k->jit_log) : NULL;
+    if (!tp || !bp || (k->jit_log && !log)) { free(tp); free(bp); free(log); return; }   /* only a later rerun */
+    free(m->task_path);
+    free(m->base_ptx);
+    free(m->baseline.jit_log);
+    m->task_path = tp;
+    m->base_ptx = bp;
+    m->base_opts = *o;
+    m->baseline = *k;
+    m->baseline.jit_log = log;
+}
+
 pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *r, pg_diag_sink *diag) {
     memset(r, 0, sizeof *r);
     double t0 = now_s();
@@ -647,7 +720,7 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
                                         t->sizes[s].env.name[i], (long long)t->sizes[s].env.val[i]);
         }
     char why[256];
-    if (!gpu_available(why, sizeof why)) {
+    if (!gpu_memo_available(o->memo, why, sizeof why)) {
         r->kernel.status = GPU_NO_GPU;
         snprintf(r->kernel.detail, sizeof r->kernel.detail, "%s", why);
         return PG_ERR_EXTERNAL;
@@ -658,7 +731,7 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
         return PG_ERR_IO;
     }
     gpu_devinfo dev;
-    bool have_dev = gpu_devinfo_get(false, &dev, NULL) == PG_OK;
+    bool have_dev = memo_devinfo(o->memo, &dev);
     char arch[16];
     snprintf(arch, sizeof arch, "%s", o->arch ? o->arch : "");
     if (!arch[0]) snprintf(arch, sizeof arch, "sm_%d", have_dev && dev.sm ? dev.sm : 80);
@@ -692,11 +765,15 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
     finish_metrics(t, &r->kernel, &dev, have_dev);
     if (o->sanitize && r->kernel.status == GPU_OK && !getenv("PTXGEN_NO_SANITIZE") && system("command -v compute-sanitizer >/dev/null 2>&1") == 0)
         sanitize(t, ptx_path, &r->kernel);
-    if (o->baseline && base_ptx) {
+    /* the baseline is for a speedup, which only a correct kernel has; run once per memo */
+    if (o->baseline && base_ptx && r->kernel.status == GPU_OK) {
         double t2 = now_s();
-        run_one(t, base_ptx, is_cu ? base_ptx : NULL, o, &r->baseline);
+        if (!memo_baseline_get(o->memo, t, base_ptx, o, &r->baseline)) {
+            run_one(t, base_ptx, is_cu ? base_ptx : NULL, o, &r->baseline);
+            finish_metrics(t, &r->baseline, &dev, have_dev);
+            memo_baseline_put(o->memo, t, base_ptx, o, &r->baseline);
+        }
         r->baseline_s = now_s() - t2;
-        finish_metrics(t, &r->baseline, &dev, have_dev);
         r->have_baseline = true;
         if (r->kernel.status == GPU_OK && r->baseline.status == GPU_OK && r->kernel.ms_median > 0)
             r->speedup = r->baseline.ms_median / r->kernel.ms_median;

@@ -59,13 +59,13 @@ bool pipe_name_ok(const char *s) {
 /* One attempt through eval's funnel (validator + the task's signature -> ptxas -> the
  * GPU at level 2), reduced to gen's three verdicts and one reason. */
 void pipe_verify(const char *ptx, const char *path, const char *arch, const task_spec *task, int level,
-                          bool time_it, pipe_verdict *v) {
+                          bool time_it, gpu_memo *memo, pipe_verdict *v) {
     memset(v, 0, sizeof *v);
     char ptxas_path[512], whyg[256] = "";
     bool have_ptxas = ptx_ptxas_find(ptxas_path, sizeof ptxas_path);   /* run whenever present: a rejection never passes */
     bool want_gpu = level >= 2 && task;
-    bool have_gpu = want_gpu && gpu_available(whyg, sizeof whyg);
-    eval_funnel_opts fo = {.arch = arch, .ptxas = have_ptxas, .gpu = have_gpu, .time_it = time_it && have_gpu};
+    bool have_gpu = want_gpu && gpu_memo_available(memo, whyg, sizeof whyg);
+    eval_funnel_opts fo = {.arch = arch, .ptxas = have_ptxas, .gpu = have_gpu, .time_it = time_it && have_gpu, .gpu_memo = memo};
     eval_funnel_in fi = {ptx, NULL, path, NULL};
     eval_funnel_result fr;
     eval_funnel(&fi, task, &fo, &fr);
@@ -236,12 +236,17 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
     uint64_t seed0 = o->sampler.seed;
     float temp0 = o->sampler.temperature;
     pg_status st = PG_OK;
+    gpu_memo *memo = NULL;
     gen_result *drawn = NULL;   /* verified best-of-k: every candidate, drawn together (gen_sample_k) */
     /* each attempt's PTX and verdict (before the "unfinished" wording), to verify a kernel once */
     char **texts = calloc((size_t)samples, sizeof *texts);
     pipe_verdict *vs = calloc((size_t)samples, sizeof *vs);
     out->attempts = calloc((size_t)samples, sizeof *out->attempts);
     if (!texts || !vs || !out->attempts) { st = PG_ERR_NOMEM; goto done; }
+    /* the GPU probe, the device query and nvcc's baseline timing once for all attempts, not per
+     * attempt (~11 s of fixed cost each on an H100, 2026-12-06); PTXGEN_GPU_MEMO=0 asks every time */
+    const char *mv = getenv("PTXGEN_GPU_MEMO");
+    if (vlevel >= 2 && in->task && !(mv && !strcmp(mv, "0"))) memo = gpu_memo_new();
     if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
         drawn = calloc((size_t)samples, sizeof *drawn);
         if (!drawn) { st = PG_ERR_NOMEM; goto done; }
@@ -284,7 +289,7 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
                 out->write_failed = true;
                 goto done;
             }
-            pipe_verify(r.ptx, path.data, o->arch, in->task, vlevel, best_of, &v);
+            pipe_verify(r.ptx, path.data, o->arch, in->task, vlevel, best_of, memo, &v);
             unlink(path.data);
             pg_buf_free(&path);
             out->nverified++;
@@ -341,5 +346,6 @@ done:
     for (int i = 0; texts && i < samples; i++) free(texts[i]);
     free(texts);
     free(vs);
+    gpu_memo_free(memo);
     return st;
 }

@@ -306,7 +306,7 @@ static void test_verdict_unwritten(void) {
         FILE *f = fopen(path, "w");
         CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "write %s", path);
         pipe_verdict v;
-        pipe_verify(text, path, "sm_80", NULL, 0, false, &v);
+        pipe_verify(text, path, "sm_80", NULL, 0, false, NULL, &v);
         CHECK(!strcmp(v.check, "pass"), "the validator takes it (%s)", v.why);
         if (with_load) {
             CHECK(!v.unwritten[0] && pipe_passed(&v, 0), "with y loaded: passes (unwritten '%s')", v.unwritten);

@@ -97,7 +97,7 @@ bool pipe_twin_judge(const char *ptx, const char *arch, const task_spec *inferre
     memset(v, 0, sizeof *v);
     v->check = v->ptxas = v->gpu = "not run";
     bool wrote = pg_write_file_atomic(path.data, ptx, strlen(ptx), sink) == PG_OK;
-    if (wrote) pipe_verify(ptx, path.data, arch, inferred, 2, false, v);
+    if (wrote) pipe_verify(ptx, path.data, arch, inferred, 2, false, NULL, v);
     unlink(path.data);
     pg_buf_free(&path);
     if (!wrote) { snprintf(to->detail, sizeof to->detail, "cannot write a temp file in %.500s", tmpdir); return true; }
