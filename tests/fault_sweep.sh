@@ -13,7 +13,7 @@
 #     without faults and must end byte-identical to the clean run;
 # and never a crash (a signal, a sanitizer report), never a temporary file left
 # (*.tmp.* beside the outputs, anything in the run's private $TMPDIR).
-# Wall-clock fields ("seconds", "*_seconds", "tokens_per_s", dates) are masked
+# Wall-clock fields ("seconds", "*_seconds", "*_s" such as gen's per-stage "draw_s", dates) are masked
 # before comparing; nothing else is.
 #
 # usage: bash tests/fault_sweep.sh [--max-n N] [--max-malloc N] [--stride-after N] [--kinds K,K...] [--only CASE,...]
@@ -131,7 +131,7 @@ if [ "$LIST" = 1 ]; then printf '%s\n' "${CASES[@]}"; exit 0; fi
 
 # ---- running one --------------------------------------------------------------------------
 mask() {   # wall-clock fields, dates and the wrapper report's seconds -> fixed text
-    sed -E -e 's/("([a-z_]*seconds|seconds|tokens_per_s|samples_per_second|tok_per_s|date)"): *("[^"]*"|-?[0-9.eE+-]+)/\1: "T"/g' \
+    sed -E -e 's/("([a-z_]*seconds|seconds|[a-z_]+_s|samples_per_second|date)"): *("[^"]*"|-?[0-9.eE+-]+)/\1: "T"/g' \
            -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/DATE/g' \
            -e 's/added [0-9.]+ s to the build for ([0-9]+) kernels? \([0-9.]+ s per kernel\)/added T s to the build for \1 kernels (T s per kernel)/' \
            -e 's/\| [0-9]+\.[0-9]+ \|$/| T |/' "$1"   # the nvcc wrapper's Markdown report: seconds it added

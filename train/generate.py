@@ -86,6 +86,8 @@ class Lib:
         L.dec_forced_text.argtypes = [vp, C.POINTER(PgBuf)]
         L.dec_forced_left.argtypes = [vp]
         L.dec_forced_left.restype = C.c_size_t
+        L.dec_end_bytes.argtypes = [vp]
+        L.dec_end_bytes.restype = C.c_size_t
         L.dec_forced_text.restype = C.c_size_t
         L.dec_accepts.argtypes = [vp, i32]
         L.dec_accepts.restype = C.c_bool
@@ -460,8 +462,10 @@ def run_batch(batch, args, lib, vocab, tok, model, end_id, n, vocab_rows, maskbu
             for j, row in enumerate(alive):
                 sq = seqs[row]
                 # (+ the forced signature's bytes while module-scope declarations come before it)
-                if sq.gen > args.max_new - 128 - lib.L.dec_forced_left(sq.dec) and not sq.forced_end:
-                    lib.L.dec_force_end(sq.dec)     # leave room to close the kernel
+                # leave room to close the kernel: the statement under way, the forced signature's bytes and the
+                # shortest end's own (owed labels first), as gen does
+                if sq.gen > args.max_new - 128 - lib.L.dec_forced_left(sq.dec) - lib.L.dec_end_bytes(sq.dec) and not sq.forced_end:
+                    lib.L.dec_force_end(sq.dec)
                     sq.forced_end = True
                 if not lib.L.dec_accepts(sq.dec, cand[j]):
                     rej.append(j)

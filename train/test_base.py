@@ -328,7 +328,8 @@ class TestTwoStage(unittest.TestCase):
             out = os.path.join(tmp, "gen")
             r = run(["train/generate2.py", "--base", os.path.join(tmp, "hf"), "--lib", LIB, "--suite", "bench/suite", "--only", "relu6",
                      "--styles", "terse", "--heldin", os.path.join(tmp, "heldin"), "--out", out, "--plan-max-new", "8",
-                     "--max-new", "80", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2",
+                     # (240: the signature is sampled under the constraint since 2026-12-06, not prefilled, and counts)
+                     "--max-new", "240", "--device", "cpu", "--batch", "8", "--jobs", "2", "--model-name", "tiny2",
                      "--retrieve", os.path.join(ROOT, "tests", "golden", "retrieve", "tiny.jsonl"),
                      "--trans-cap", "1", "--trans-greedy", "--trans-strict", "--plan-tries", "2"], timeout=900)
             self.assertEqual(r.returncode, 0, r.stderr[-3000:])
