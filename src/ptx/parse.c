@@ -752,6 +752,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
     } else if (tok_punct(&t, '(') && lex_peek(&P->L)->kind == TK_DIR) {   /* (.u64)3: a cast, an immediate */
         cxs c = {P, CX_NONE, 0, {0}};
         cval v;
+        memset(&v, 0, sizeof v);   /* read below even when the expression failed */
         ok = cx_paren(&c, &v) && cx_tail(&c, &v);
         op->kind = PTX_OP_IMM_INT;
         op->ival = (int64_t)v.v;
