@@ -310,7 +310,7 @@ static bool parse_float_text(const char *s, int n, double *out, int *bits) {
  * [base+off], [imm], integers.  Returns the length, or -1 for the rest. */
 static int small_text(const ptx_operand *op, char *buf, int cap) {
     char num[24];
-    int nn = 0;
+    int nn = 0, k = (int)sizeof num;   /* the digits are num[k, k + nn) */
     const char *name = NULL;
     size_t nl = 0;
     bool brackets = false, plus = false;
@@ -330,11 +330,9 @@ static int small_text(const ptx_operand *op, char *buf, int cap) {
     }
     if (!name || plus) {   /* "%" PRId64 */
         uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-        int k = sizeof num;
         do { num[--k] = (char)('0' + u % 10); u /= 10; } while (u);
         if (v < 0) num[--k] = '-';
         nn = (int)sizeof num - k;
-        memmove(num, num + k, (size_t)nn);
     }
     size_t need = nl + (size_t)nn + 3;
     if (need >= (size_t)cap) return -1;
@@ -342,7 +340,7 @@ static int small_text(const ptx_operand *op, char *buf, int cap) {
     if (brackets) buf[o++] = '[';
     if (name) { memcpy(buf + o, name, nl); o += (int)nl; }
     if (plus) buf[o++] = '+';
-    memcpy(buf + o, num, (size_t)nn);
+    memcpy(buf + o, num + k, (size_t)nn);
     o += nn;
     if (brackets) buf[o++] = ']';
     return o;
