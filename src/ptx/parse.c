@@ -1384,7 +1384,7 @@ static bool parse_insn(parser *P, token first, ptx_stmt *st) {
     } else {
         lex_next(&P->L);
     }
-    if (!ok) return false;
+    if (!ok) { P->opstack.n = base; return false; }
     in->nops = nops;
     in->ops = NULL;
     if (nops) in->ops = arena_copy(&P->m->arena, ops, sizeof(ptx_operand) * (size_t)nops);
