@@ -232,6 +232,47 @@ static void test_limits(void) {
     ptx_module_free(m);
 }
 
+/* The operand limit (parse_insn's in-place array: PTX_MAX_OPERANDS fit, one more is an error)
+ * and the integer literal forms parse_int_text reads in place. */
+static void test_operands_and_ints(void) {
+    for (int extra = 0; extra <= 1; extra++) {
+        pg_buf b = {0};
+        pg_buf_puts(&b, HDR ".visible .entry k()\n{\n.reg .b32 %r<4>;\nadd.s32 %r1");
+        for (int i = 1; i < PTX_MAX_OPERANDS + extra; i++) pg_buf_puts(&b, ", %r2");
+        pg_buf_puts(&b, ";\nret;\n}\n");
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(b.data, &l, &ps, &vs);
+        bool limit = false;
+        for (int i = 0; i < l.n; i++) limit |= strstr(l.d[i].msg, "too many operands") != NULL;
+        if (extra) CHECK(ps != PG_OK && limit && has_code(&l, "E001", 7), "%d operands: too many", PTX_MAX_OPERANDS + 1);
+        else CHECK(ps == PG_OK && !limit && m->funcs[0].body[1].u.insn.nops == PTX_MAX_OPERANDS, "%d operands parse", PTX_MAX_OPERANDS);
+        ptx_module_free(m);
+        pg_buf_free(&b);
+    }
+    static const struct { const char *lit; bool ok; int64_t v; } ints[] = {
+        {"0x1F", true, 31}, {"0b101", true, 5}, {"017", true, 15}, {"5U", true, 5}, {"0U", true, 0}, {"00", true, 0},
+        {"0", true, 0}, {"0xFFFFFFFFU", true, 0xFFFFFFFF}, {"18446744073709551615", true, -1},
+        {"18446744073709551616", false, 0}, {"09", false, 0},
+        /* 79 characters still fit the limit, 80 do not */
+        {"0000000000000000000000000000000000000000000000000000000000000000000000000000007", true, 7},
+        {"00000000000000000000000000000000000000000000000000000000000000000000000000000007", false, 0},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, HDR ".visible .entry k()\n{\n.reg .b64 %%rd<2>;\nmov.b64 %%rd1, %s;\nret;\n}\n", ints[i].lit);
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        if (ints[i].ok)
+            CHECK(ps == PG_OK && m->funcs[0].body[1].u.insn.ops[1].kind == PTX_OP_IMM_INT && m->funcs[0].body[1].u.insn.ops[1].ival == ints[i].v,
+                  "integer literal %s reads as %lld", ints[i].lit, (long long)ints[i].v);
+        else
+            CHECK(ps != PG_OK && has_code(&l, "E004", 7), "integer literal %s is rejected (E004)", ints[i].lit);
+        ptx_module_free(m);
+    }
+}
+
 /* Inputs users bring (issue 32): literate comments holding comment markers, CR-LF line ends,
  * bytes that are not ASCII (ptxas rejects them even in comments), CR-only line ends. */
 static void test_new_inputs(void) {
@@ -464,6 +505,7 @@ int main(void) {
     test_missing_semicolon();
     test_diag_format();
     test_limits();
+    test_operands_and_ints();
     test_new_inputs();
     test_const_expr();
     return TEST_DONE();

@@ -713,6 +713,10 @@ static bool check_coordinate(opctx *c, const ptx_operand *x, int opi) {
     return true;
 }
 
+/* s == lit, the first bytes compared inline: most tests of an opcode or modifier against one
+ * name fail there, without a call to strcmp (a call per address operand, perf). */
+static inline bool str_is(const char *s, const char *lit) { return s[0] == lit[0] && s[1] == lit[1] && !strcmp(s, lit); }
+
 static bool check_address(opctx *c, const ptx_operand *op, int opi) {
     if (!op->addr_has_base) {   /* ptxas: "Immediate addresses allowed only for .local state space" */
         /* an operand after a copy's two spaces (its mbarrier) is .shared: no immediate either */
@@ -775,8 +779,8 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         /* red.async and st.async write .shared::cluster memory whether or not the space is written: their
          * address register is 32 bits or more, never 8 or 16 (ptxas: "Arguments mismatch for instruction
          * 'mov'"), and a 32-bit one is no generic address */
-        bool cluster_async = opi == 0 && c->in->nmods && !strcmp(c->in->mods[0], ".async") &&
-                             (!strcmp(c->in->opcode, "red") || !strcmp(c->in->opcode, "st"));
+        bool cluster_async = opi == 0 && c->in->nmods && str_is(c->in->mods[0], ".async") &&
+                             (str_is(c->in->opcode, "red") || str_is(c->in->opcode, "st"));
         if (cluster_async && ti->bits < 32) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s as the address of '%s.async': a .shared::cluster address takes 32 or 64 bits",
                  ti->bits, op->name, c->in->opcode);
@@ -793,11 +797,11 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
         bool cls32 = c->f->cls == ISA_C_MEM || c->f->cls == ISA_C_ATOMIC || c->f->cls == ISA_C_SYNC;
         /* multimem.red and prefetch.tensormap refuse a 16-bit one too ("Arguments mismatch for instruction
          * 'mov'"; multimem.ld_reduce/st and prefetch.global take it) */
-        bool no16 = c->in->nmods && ((!strcmp(c->in->opcode, "multimem") && !strcmp(c->in->mods[0], ".red")) ||
-                                     (!strcmp(c->in->opcode, "prefetch") && !strcmp(c->in->mods[c->in->nmods - 1], ".tensormap")));
+        bool no16 = c->in->nmods && ((str_is(c->in->opcode, "multimem") && str_is(c->in->mods[0], ".red")) ||
+                                     (str_is(c->in->opcode, "prefetch") && str_is(c->in->mods[c->in->nmods - 1], ".tensormap")));
         /* wmma.load/store refuse an 8- or 16-bit one in every space ("Arguments mismatch for instruction
          * 'mov'", seed 6) */
-        if (ti->bits < 32 && !strcmp(c->in->opcode, "wmma")) {
+        if (ti->bits < 32 && str_is(c->in->opcode, "wmma")) {
             OERR(c, PG_E_OPERAND_TYPE, op->loc, "%d-bit register %s used as the address of 'wmma' (it takes a 32- or 64-bit one)",
                  ti->bits, op->name);
             return false;
@@ -848,7 +852,7 @@ static bool check_address(opctx *c, const ptx_operand *op, int opi) {
     }
     /* a kernel's parameters are read-only ("Illegal to write to function input parameter") */
     if (s->kind == SYM_PARAM && c->V->func && c->V->func->is_entry && opi == 0 &&
-        (c->f->cls == ISA_C_ATOMIC || !strcmp(c->in->opcode, "st"))) {
+        (c->f->cls == ISA_C_ATOMIC || str_is(c->in->opcode, "st"))) {
         OERR(c, PG_E_OPERAND_KIND, op->loc, "'%s' is a parameter of the kernel '%s', which is read-only", op->name, c->V->func->name);
         return false;
     }
