@@ -602,10 +602,11 @@ static bool draft_pays(const draft_odds *d, int kind, int nd, double *chance, do
     return true;
 }
 
+typedef struct { int32_t t; int kind; gen_draft_src from; int at; } guess;   /* a drafter's guess (at: its place in e->ref) */
+
 /* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
  * constraint's only continuation or, where it has a choice, a guess it accepts (a register
  * number, the history's, the table's), while the odds say the row pays (ROW_FIXED). */
-typedef struct { int32_t t; int kind; gen_draft_src from; int at; } guess;   /* a drafter's guess (at: its place in e->ref) */
 static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
     const gen_env *e = g->e;
     int nd = 0;
