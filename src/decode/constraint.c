@@ -125,6 +125,7 @@ typedef struct {
     uint16_t blk0[BLOCK_MAX];    /* nregs at each open block's '{': its declarations are the ones from there on */
     uint8_t nsyms, nowed, nparams, nvars;
     symmask owed;                /* labels referenced but not defined yet (by symbol index) */
+    uint32_t end_owed;           /* bytes the owed labels' definitions and the open blocks' closings take (dec_end_bytes) */
     uint16_t nstmts;
     bool last_term, pend_term, guarded, top;
     int32_t shared_bytes, local_bytes;
@@ -878,6 +879,7 @@ static bool opnd_end(dec_state *s, dcore *c, bool last) {
             add_sym(s, c, SY_LREF, PTX_T_NONE, 0, 0);
             sm_set(&c->owed, c->nsyms - 1);
             c->nowed++;
+            c->end_owed += s->syms[c->nsyms - 1].len + 2u;   /* "NAME:\n" */
         }
     }
     return true;
@@ -1013,8 +1015,12 @@ static void add_reg(dec_state *s, dcore *c, int count) {
 
 /* `{`: a nested block opens (named registers only).  `}`: its declarations go out of scope and the
  * ones they shadowed come back. */
-static void block_open(dcore *c) { c->blk0[c->depth++] = c->nregs; }
+static void block_open(dcore *c) {
+    c->blk0[c->depth++] = c->nregs;
+    c->end_owed += c->depth + 2u;   /* depth tabs, "}\n" */
+}
 static void block_close(const dec_state *s, dcore *c) {
+    c->end_owed -= c->depth + 2u;
     int first = c->blk0[--c->depth];
     for (int i = c->nregs - 1; i >= first; i--) {
         if (!reg_visible(c, i)) continue;
@@ -1498,7 +1504,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             int y = id_exact(s, c, owed);
             if (y < 0 && !(fresh_ok && id_fresh(s, c, false))) return false;
             /* an owed label is paid in place: its reference's entry is the label (owed tells the two apart) */
-            if (y >= 0) { c->nowed--; sm_clear(&c->owed, y); }
+            if (y >= 0) { c->nowed--; sm_clear(&c->owed, y); c->end_owed -= s->syms[y].len + 2u; }
             else add_sym(s, c, SY_LDEF, PTX_T_NONE, 0, 0);
             c->pend_term = false;
             c->ph = PH_EOL;
@@ -1805,9 +1811,12 @@ bool dec_done(const dec_state *s) { return s->c.ph == PH_DONE; }
 
 size_t dec_forced_left(const dec_state *s) { return s->c.force_pos < s->force_len ? s->force_len - s->c.force_pos : 0; }
 
-size_t dec_end_bytes(const dec_state *s) {
+/* gen asks at every token: a running count (end_owed) instead of a walk over the symbols and blocks */
+size_t dec_end_bytes(const dec_state *s) { return 8u + s->c.end_owed; }   /* + "\tret;\n}\n" */
+
+size_t dec_end_bytes_recount(const dec_state *s) {
     const dcore *c = &s->c;
-    size_t n = 8;   /* "\tret;\n}\n" */
+    size_t n = 8;
     for (int i = 0; i < c->nsyms; i++)
         if (sm_has(&c->owed, i)) n += (size_t)s->syms[i].len + 2;   /* "NAME:\n" */
     for (int d = c->depth; d > 0; d--) n += (size_t)d + 2;           /* d tabs, "}\n" */

@@ -177,5 +177,7 @@ int dec_state_last_insn(const dec_state *s, char *buf, size_t n);   /* text of t
 /* The plain trie walk dec_mask used before its fast paths: the reference the
  * tests and `bench_decode --check` compare dec_mask with. */
 int dec_mask_reference(const dec_state *s, uint32_t *bits);
+/* dec_end_bytes counted afresh from the owed labels and open blocks: the tests' check of its running count. */
+size_t dec_end_bytes_recount(const dec_state *s);
 
 #endif

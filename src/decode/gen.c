@@ -602,6 +602,8 @@ static bool draft_pays(const draft_odds *d, int kind, int nd, double *chance, do
     return true;
 }
 
+typedef struct { int32_t t; int kind; gen_draft_src from; int at; } guess;   /* a drafter's guess (at: its place in e->ref) */
+
 /* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
  * constraint's only continuation or, where it has a choice, a guess it accepts (a register
  * number, the history's, the table's), while the odds say the row pays (ROW_FIXED). */
@@ -637,6 +639,13 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
             g->want_full[nd] = k < 0;
             if (k == 1) t = g->ids[0];   /* certain */
         }
+        /* the guesses in order of trust (a plan line, a register number, the longer of the history's and
+         * the reference's matches, the other, the table): the first the constraint accepts is drafted,
+         * so that a refused guess (nvcc's register number where the model counts its own) falls back
+         * to the next instead of ending the step */
+        guess gs[5];
+        int ng = 0;
+        if (t >= 0) gs[ng++] = (guess){t, DK_FORCED, GEN_DRAFT_FORCED, -1};
         if (t < 0 && g->dec && e->o->comment_max > 0) {   /* literate PTX: a comment begun copies a plan line */
             const char *dt = g->dtext.data;
             size_t dl = g->dtext.len, b = dl;
@@ -653,31 +662,42 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
                 pg_buf_free(&line);
                 g->plan_qi = 0;
             }
-            if (g->plan_qi < g->plan_qn) t = g->plan_q[g->plan_qi++], kind = DK_PLAN, from = GEN_DRAFT_PLAN;
+            if (g->plan_qi < g->plan_qn) gs[ng++] = (guess){g->plan_q[g->plan_qi], DK_PLAN, GEN_DRAFT_PLAN, -1};
         }
         if (t < 0 && g->dec) {   /* a register number (PTX only) */
             bool dst = false;
             int dg = gen_draft_reg_digit(g->dtext.data, g->dtext.len, &dst);
-            if (dg >= 0 && e->digit[dg] >= 0) t = e->digit[dg], kind = dst ? DK_REGDST : DK_REGSRC, from = GEN_DRAFT_REGISTER;
+            if (dg >= 0 && e->digit[dg] >= 0) gs[ng++] = (guess){e->digit[dg], dst ? DK_REGDST : DK_REGSRC, GEN_DRAFT_REGISTER, -1};
         }
-        if (t < 0) {   /* the history's guess, or the reference's where its match is at least as long */
+        if (t < 0) {   /* the history's guess and the reference's, the longer match first (ties: the reference) */
             int L = 0, rl = 0, at = -1;
-            t = gen_draft_hist_next(g->hist.v, g->hist.n, &L);
-            kind = DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), from = GEN_DRAFT_HISTORY;
+            int32_t h = gen_draft_hist_next(g->hist.v, g->hist.n, &L);
             int32_t r = e->nref ? gen_draft_ref_next(g->hist.v, g->hist.n, e->ref, e->nref, e->digit, g->ref_from, &rl, &at) : -1;
-            if (r >= 0 && (t < 0 || rl >= L)) {
-                t = r, kind = DK_REF + (rl - DRAFT_MIN_MATCH), from = GEN_DRAFT_REF;
-                g->ref_from = at + 1;
-            }
+            guess gh = {h, DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), GEN_DRAFT_HISTORY, -1};
+            guess gr = {r, DK_REF + (rl - DRAFT_MIN_MATCH), GEN_DRAFT_REF, at};
+            bool ref_first = r >= 0 && (h < 0 || rl >= L);
+            if (ref_first) gs[ng++] = gr;
+            if (h >= 0) gs[ng++] = gh;
+            if (r >= 0 && !ref_first) gs[ng++] = gr;
         }
-        if (t < 0 && e->o->ngram) t = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT), kind = DK_TABLE, from = GEN_DRAFT_TABLE;
-        if (t < 0 || t == e->end_id || t == e->eot_id) break;
-        if (g->draft_dec && !dec_accepts(g->draft_dec, t)) break;
+        if (t < 0 && e->o->ngram) {
+            int32_t n = gen_ngram_next(e->o->ngram, g->hist.v, g->hist.n, TABLE_MIN_COUNT);
+            if (n >= 0) gs[ng++] = (guess){n, DK_TABLE, GEN_DRAFT_TABLE, -1};
+        }
+        int gi = 0;
+        if (g->draft_dec)
+            while (gi < ng && (gs[gi].t == e->end_id || gs[gi].t == e->eot_id || !dec_accepts(g->draft_dec, gs[gi].t))) gi++;
+        if (gi == ng) break;
+        t = gs[gi].t, kind = gs[gi].kind, from = gs[gi].from;
+        if (t == e->end_id || t == e->eot_id) break;
         size_t bl = 0;
         const char *b = tok_token_bytes(e->t, t, &bl);
         kind = ODX(kind, draft_spot(g->dtext.data[g->dtext.len - 1], b, bl));   /* (dtext starts "{\n") */
         if (!draft_pays(&g->odds, kind, nd, &chance, &yield)) break;   /* this row would not pay */
         if (g->draft_dec && dec_advance(g->draft_dec, t, diag) != PG_OK) break;
+        g->out->draft_fallbacks += gi > 0;
+        if (from == GEN_DRAFT_PLAN) g->plan_qi++;
+        if (from == GEN_DRAFT_REF) g->ref_from = gs[gi].at + 1;
         g->draft_src[nd] = (uint8_t)from;
         g->draft_kind[nd] = (uint8_t)kind;
         d[nd++] = t;

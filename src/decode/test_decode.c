@@ -129,6 +129,20 @@ static bool validate_verbose(const char *txt, size_t len, char *why) {
     return st == PG_OK;
 }
 
+/* dec_end_bytes' running count against a full recount, after every step of the walks; `owing`: steps at
+ * which something was owed (a label or an open block), so that the walks are known to exercise it. */
+static int end_bytes_checked, end_bytes_mismatches, end_bytes_owing;
+static void check_end_bytes(const dec_state *s) {
+    size_t run = dec_end_bytes(s), full = dec_end_bytes_recount(s);
+    end_bytes_checked++;
+    end_bytes_owing += full > 8;
+    if (run != full && end_bytes_mismatches++ < 3) {
+        size_t len;
+        const char *txt = dec_text(s, &len);
+        fprintf(stderr, "dec_end_bytes %zu, recount %zu after: ...%s\n", run, full, txt + (len > 200 ? len - 200 : 0));
+    }
+}
+
 /* One random constrained generation (after `prefix`, if any); returns the module text (malloc'd). */
 static char *random_walk_from(const dec_vocab *v, int nv, const dec_opts *o, const char *prefix, int *steps, bool *ok_end, int *dead) {
     dec_state *s = NULL;
@@ -150,6 +164,7 @@ static char *random_walk_from(const dec_vocab *v, int nv, const dec_opts *o, con
                 (*dead)++;
                 break;
             }
+            check_end_bytes(s);
             if (dec_done(s)) break;
         }
         int n = mask_checked(s, bits, nv);
@@ -162,6 +177,7 @@ static char *random_walk_from(const dec_vocab *v, int nv, const dec_opts *o, con
         }
         int t = pick(bits, nv);
         if (dec_advance(s, t, &d) != PG_OK) { (*dead)++; break; }
+        check_end_bytes(s);
         (*steps)++;
     }
     if (dec_done(s)) {
@@ -231,6 +247,8 @@ static void test_random_walks(const dec_vocab *v, int nv, bool named) {
         else if (valid + 3 > g) fprintf(stderr, "generation %d invalid: %s\n%s\n", g, why, texts[g]);
     }
     CHECK(dead == 0, "%d random walks hit a dead state", dead);
+    CHECK(end_bytes_mismatches == 0, "dec_end_bytes differs from a recount at %d of %d walk steps", end_bytes_mismatches, end_bytes_checked);
+    CHECK(end_bytes_owing > end_bytes_checked / 10, "the walks owed labels or blocks at %d of %d steps", end_bytes_owing, end_bytes_checked);
     CHECK(plan_walk_comments > 0, "the walks under a plan wrote comments (%d)", plan_walk_comments);
     CHECK(mask_mismatches == 0, "%d masks of the random walks differ from dec_mask_reference", mask_mismatches);
     CHECK(finished == NGEN, "%d/%d generations reached the end", finished, NGEN);

@@ -18,7 +18,7 @@
 static model_model *m;
 static tok_tokenizer *t;
 static dec_vocab *v;
-static long drafted, accepted, jumped, cases, tokens, forwards, plain_forwards;
+static long drafted, accepted, jumped, fallbacks, cases, tokens, forwards, plain_forwards;
 static long free_drafted, free_accepted, free_forwards, free_plain_forwards;
 
 static bool same_result(const gen_result *a, const gen_result *b) {
@@ -46,6 +46,7 @@ static void compare(const char *desc, const gen_opts *o, const char *label) {
               spec.accepted, spec.drafted, spec.forwards, plain.forwards);
         drafted += spec.drafted;
         accepted += spec.accepted;
+        fallbacks += spec.draft_fallbacks;
         forwards += spec.forwards;
         tokens += spec.gen_tokens;
         gen_result_free(&spec);
@@ -78,6 +79,7 @@ static void compare_ref(const char *desc, const gen_opts *o, const char *other, 
               label, k, plain.gen_tokens, spec.gen_tokens, plain.ptx ? plain.ptx : "(none)", spec.ptx ? spec.ptx : "(none)");
         CHECK(spec.accepted_by[GEN_DRAFT_REF] <= spec.drafted_by[GEN_DRAFT_REF], "%s: reference counts", label);
         ref_drafted += spec.drafted_by[GEN_DRAFT_REF];
+        fallbacks += spec.draft_fallbacks;
         ref_accepted += spec.accepted_by[GEN_DRAFT_REF];
         gen_result_free(&spec);
     }
@@ -244,6 +246,9 @@ int main(void) {
     CHECK(forwards < plain_forwards, "fewer model steps than plain decoding over all runs");
     printf("reference drafts: %ld drafted, %ld accepted\n", ref_drafted, ref_accepted);
     CHECK(ref_drafted > 50 && ref_accepted > 20, "the reference drafts were exercised (made and kept)");
+    /* a guess the constraint refuses gives way to the next source's (make_drafts): identical output still */
+    printf("drafts after a refused guess: %ld\n", fallbacks);
+    CHECK(fallbacks > 0, "drafts fell back past a refused guess (%ld)", fallbacks);
     printf("free turn: %ld drafted, %ld accepted; %ld speculative steps (plain: %ld)\n", free_drafted, free_accepted, free_forwards,
            free_plain_forwards);
     CHECK(free_drafted > 20 && free_accepted > 5 && free_forwards < free_plain_forwards, "the free turn's speculative path was exercised");

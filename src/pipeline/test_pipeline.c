@@ -172,6 +172,15 @@ static void test_marker(void) {
     }
 }
 
+/* The model in dir (one thread), its tokenizer and their vocabulary trie; false at the first failure
+ * (what did load is left to the caller's frees). */
+static bool load_model(const char *dir, model_model **m, tok_tokenizer **tok, dec_vocab **v, pg_diag_sink *q) {
+    model_load_opts lo = {NULL, 1, NULL, false, false, NULL, false};
+    char tp[4200];
+    return model_load(dir, &lo, m, q) == PG_OK && model_tokenizer_path(dir, tp, sizeof tp, q) == PG_OK && tok_load(tp, tok, q) == PG_OK &&
+           dec_vocab_new(*tok, v, q) == PG_OK;
+}
+
 /* With the SmolLM2 base: the model's own plan turn (random adapter: the plan is nonsense and
  * fails its check, which is what is tested), then the PTX turn of a given plan under the
  * constraint: valid PTX with the plan's signature. */
@@ -185,10 +194,7 @@ static void test_with_model(void) {
     tok_tokenizer *tok = NULL;
     dec_vocab *v = NULL;
     pg_diag_sink q = {0};
-    model_load_opts lo = {NULL, 1, NULL, false, false, NULL, false};
-    char tp[4200];
-    if (model_load("tests/gen/two_stage", &lo, &m, &q) != PG_OK || model_tokenizer_path("tests/gen/two_stage", tp, sizeof tp, &q) != PG_OK ||
-        tok_load(tp, &tok, &q) != PG_OK || dec_vocab_new(tok, &v, &q) != PG_OK) {
+    if (!load_model("tests/gen/two_stage", &m, &tok, &v, &q)) {
         CHECK(false, "the two-stage test model loads (%d errors)", q.nerrors);
         goto done;
     }
@@ -356,13 +362,10 @@ static void test_same_kernel(void) {
     tok_tokenizer *tok = NULL;
     dec_vocab *v = NULL;
     pg_diag_sink q = {0};
-    model_load_opts lo = {NULL, 1, NULL, false, false, NULL, false};
-    char tp[4200];
     pipe_select_out a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    if (model_load("models/default", &lo, &m, &q) != PG_OK || model_tokenizer_path("models/default", tp, sizeof tp, &q) != PG_OK ||
-        tok_load(tp, &tok, &q) != PG_OK || dec_vocab_new(tok, &v, &q) != PG_OK) {
+    if (!load_model("models/default", &m, &tok, &v, &q)) {
         CHECK(false, "models/default loads (%d errors)", q.nerrors);
         goto done;
     }
