@@ -108,6 +108,13 @@ typedef struct {
                                    The text is then valid only once ptx_regs_tighten_text has raised the counts to
                                    what the body uses, as gen_sample does before any check.  0 = every index below
                                    N: valid by construction as it stands */
+    int reads_unwritten;        /* 0 (default): a register operand that is read (a source, a guard, an address's
+                                   register, a store's or bar.sync's first operand) may only name a register that an
+                                   earlier, completed instruction wrote (its destination, predicated or not), unless
+                                   no register of a type the slot takes is written yet (then any declared one, so no
+                                   state is dead); special registers are free.  The literate training targets never
+                                   read first (0 of 300); the Qwen model's failing kernels did (26 of 178, 2026-12-06).
+                                   1 = any declared register (the rule before) */
 } dec_opts;
 
 typedef struct dec_state dec_state;
