@@ -407,6 +407,8 @@ typedef struct {
                                 * gen_sample / gen_sample_k (the constrained turns); never changes the output */
     bool loop_stop;            /* gen_free_sample only (the plan turn): end the text early, unfinished (looped set),
                                   when gen_text_loops says it loops; checked after each token that holds a newline */
+    int reads_unwritten;       /* dec_opts.reads_unwritten: 1 = a read register may be one nothing wrote yet (the rule
+                                  before 2026-12-06); 0 (the default) = read before write */
 } gen_opts;
 
 /* Where a drafted token came from (gen_result.drafted_by / accepted_by): the constraint's only
