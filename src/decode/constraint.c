@@ -1877,23 +1877,26 @@ static void wlog_free(dec_state *s) {
     for (int d = 0; d < MAX_REGDECL; d++) free(s->wfirst[d]);
 }
 
-/* Give dst (a byte copy of src) its own write log and tables; on a failed allocation the rule is
- * off in dst (wfail). */
-static void wlog_dup(dec_state *dst, const dec_state *src) {
-    dst->wlog = NULL;
-    dst->wlog_cap = 0;
-    for (int d = 0; d < MAX_REGDECL; d++) dst->wfirst[d] = NULL, dst->wfcap[d] = 0;
+/* Give dst, a byte copy of src whose write log and tables are dst's own buffers (wlog/wlog_cap,
+ * wfirst/wfcap), src's content, growing them where src's are larger; dst's entries past src's are
+ * stale but harmless (every entry is validated against the log).  On a failed allocation the rule
+ * is off in dst (wfail). */
+static void wlog_fit(dec_state *dst, const dec_state *src) {
     if (dst->wfail) return;
-    if (src->wlog_cap) {
-        if (!(dst->wlog = malloc(src->wlog_cap * sizeof *dst->wlog))) { dst->wfail = true; return; }
-        memcpy(dst->wlog, src->wlog, src->c.nwlog * sizeof *dst->wlog);   /* entries past the length are scratch */
-        dst->wlog_cap = src->wlog_cap;
+    if (dst->wlog_cap < src->c.nwlog) {
+        dwrite *w = realloc(dst->wlog, src->wlog_cap * sizeof *w);
+        if (!w) { dst->wfail = true; return; }
+        dst->wlog = w, dst->wlog_cap = src->wlog_cap;
     }
+    if (src->c.nwlog) memcpy(dst->wlog, src->wlog, src->c.nwlog * sizeof *dst->wlog);   /* past the length: scratch */
     for (int d = 0; d < MAX_REGDECL; d++) {
         if (!src->wfcap[d]) continue;
-        if (!(dst->wfirst[d] = malloc((size_t)src->wfcap[d] * sizeof **dst->wfirst))) { dst->wfail = true; return; }
+        if (dst->wfcap[d] < src->wfcap[d]) {
+            uint32_t *f = realloc(dst->wfirst[d], (size_t)src->wfcap[d] * sizeof *f);
+            if (!f) { dst->wfail = true; return; }
+            dst->wfirst[d] = f, dst->wfcap[d] = src->wfcap[d];
+        }
         memcpy(dst->wfirst[d], src->wfirst[d], (size_t)src->wfcap[d] * sizeof **dst->wfirst);
-        dst->wfcap[d] = src->wfcap[d];
     }
 }
 
@@ -1918,7 +1921,11 @@ pg_status dec_clone(const dec_state *s, dec_state **out) {
     memcpy(d->force, s->force, s->force_len + 1u);
     d->text = (pg_buf){0};
     d->scratch = NULL;
-    wlog_dup(d, s);
+    d->wlog = NULL;
+    d->wlog_cap = 0;
+    memset(d->wfirst, 0, sizeof d->wfirst);
+    memset(d->wfcap, 0, sizeof d->wfcap);
+    wlog_fit(d, s);
     pg_buf_putn(&d->text, s->text.data ? s->text.data : "", s->text.len);
     *out = d;
     return PG_OK;
@@ -1944,9 +1951,19 @@ void dec_copy(dec_state *dst, const dec_state *src) {
     uint32_t *scratch = dst->v == src->v ? dst->scratch : NULL;
     if (!scratch) free(dst->scratch);
     memcpy(force, src->force, src->force_len + 1u);
-    wlog_free(dst);
+    /* dst keeps its write-log buffers (the drafts copy the state every token) */
+    dwrite *wl = dst->wlog;
+    uint32_t wlc = dst->wlog_cap;
+    uint32_t *wf[MAX_REGDECL];
+    int32_t wfc[MAX_REGDECL];
+    memcpy(wf, dst->wfirst, sizeof wf);
+    memcpy(wfc, dst->wfcap, sizeof wfc);
     memcpy(dst, src, sizeof *dst);
-    wlog_dup(dst, src);
+    dst->wlog = wl;
+    dst->wlog_cap = wlc;
+    memcpy(dst->wfirst, wf, sizeof wf);
+    memcpy(dst->wfcap, wfc, sizeof wfc);
+    wlog_fit(dst, src);
     dst->force = force;
     dst->scratch = scratch;
     text.len = 0;

@@ -1119,6 +1119,8 @@ static int rbw_refused_at(const dec_vocab *v, const char *body, const char *line
     return at;
 }
 
+static pg_status adv_text(dec_state *s, const char *t, pg_diag_sink *d) { return dec_advance_text(s, t, strlen(t), d); }
+
 static void test_reads_unwritten(const dec_vocab *v, int nv) {
     const char *ld = "\tld.param.u64 %rd1, [x];\n";
     for (int mb = 0; mb < 2; mb++) {   /* with and without a dec_mask before each byte */
@@ -1150,6 +1152,28 @@ static void test_reads_unwritten(const dec_vocab *v, int nv) {
     /* where: at the '3' of %rd3 */
     const char *line = "\tadd.s64 %rd2, %rd1, %rd3;";
     CHECK(rbw_refused_at(v, ld, line) == (int)(strstr(line, "%rd3") - line) + 3, "refused at %%rd3's digit (%d)", rbw_refused_at(v, ld, line));
+    /* clones and copies carry the writes: dec_copy onto a state whose own history wrote %rd3 */
+    {
+        dec_opts oc = {0};
+        pg_diag_sink dc = {0};
+        dec_state *a = NULL, *b = NULL, *c2 = NULL, *c3 = NULL;
+        const char *ld3 = "\tld.param.u64 %rd3, [x];\n\tadd.s64 %rd4, %rd3, %rd3;\n";
+        if (dec_new(v, &oc, &a, &dc) == PG_OK && dec_new(v, &oc, &c2, &dc) == PG_OK) {
+            feed_text(a, HEAD_RBW, strlen(HEAD_RBW));
+            feed_text(a, ld, strlen(ld));
+            feed_text(c2, HEAD_RBW, strlen(HEAD_RBW));
+            feed_text(c2, ld3, strlen(ld3));
+            CHECK(dec_clone(a, &b) == PG_OK && dec_clone(a, &c3) == PG_OK, "clones");
+            CHECK(b && adv_text(b, "\tadd.s64 %rd2, %rd1, %rd1;", &dc) == PG_OK, "a clone knows %%rd1 is written");
+            CHECK(c3 && adv_text(c3, "\tadd.s64 %rd2, %rd1, %rd3;", &dc) != PG_OK, "a clone knows %%rd3 is not");
+            dec_copy(c2, a);
+            CHECK(adv_text(c2, "\tadd.s64 %rd2, %rd3", &dc) != PG_OK, "a copy forgets its own history's %%rd3");
+            dec_copy(c2, a);
+            CHECK(adv_text(c2, "\tadd.s64 %rd2, %rd1, %rd1;\n\tadd.s64 %rd3, %rd2, %rd2;", &dc) == PG_OK,
+                  "a copy logs its own writes");
+        }
+        dec_free(a), dec_free(b), dec_free(c2), dec_free(c3);
+    }
     /* a walk-like check: the mask after "add.s64 %rd2, %rd1, %rd" offers '1' only (%rd1 is the one written .b64) */
     dec_opts o = {0};
     dec_state *s = NULL;
