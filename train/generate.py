@@ -57,7 +57,7 @@ class DecOpts(C.Structure):
     _fields_ = [("arch", C.c_char_p), ("signature", C.c_char_p), ("max_statements", C.c_int), ("max_regs_per_decl", C.c_int),
                 ("block", C.c_int * 3), ("entry_name", C.c_char_p), ("comment_max", C.c_int),
                 ("regs_named", C.c_int), ("plan", C.c_char_p),
-                ("plan_repeat_max", C.c_int), ("regs_grow", C.c_int)]   # include/ptxgen/decode.h dec_opts, field for field
+                ("plan_repeat_max", C.c_int), ("regs_grow", C.c_int), ("reads_unwritten", C.c_int)]   # include/ptxgen/decode.h dec_opts, field for field
 
 
 class RetrHit(C.Structure):   # gen_retr_hit (include/ptxgen/decode.h)

@@ -108,6 +108,13 @@ typedef struct {
                                    The text is then valid only once ptx_regs_tighten_text has raised the counts to
                                    what the body uses, as gen_sample does before any check.  0 = every index below
                                    N: valid by construction as it stands */
+    int reads_unwritten;        /* 0 (default): a register operand that is read (a source, a guard, an address's
+                                   register, a store's or bar.sync's first operand) may only name a register that an
+                                   earlier, completed instruction wrote (its destination, predicated or not), unless
+                                   no register of a type the slot takes is written yet (then any declared one, so no
+                                   state is dead); special registers are free.  The literate training targets never
+                                   read first (0 of 300); the Qwen model's failing kernels did (26 of 178, 2026-12-06).
+                                   1 = any declared register (the rule before) */
 } dec_opts;
 
 typedef struct dec_state dec_state;
@@ -400,6 +407,8 @@ typedef struct {
                                 * gen_sample / gen_sample_k (the constrained turns); never changes the output */
     bool loop_stop;            /* gen_free_sample only (the plan turn): end the text early, unfinished (looped set),
                                   when gen_text_loops says it loops; checked after each token that holds a newline */
+    int reads_unwritten;       /* dec_opts.reads_unwritten: 1 = a read register may be one nothing wrote yet (the rule
+                                  before 2026-12-06); 0 (the default) = read before write */
 } gen_opts;
 
 /* Where a drafted token came from (gen_result.drafted_by / accepted_by): the constraint's only

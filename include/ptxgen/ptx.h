@@ -296,6 +296,10 @@ PG_API bool ptx_regs_tighten_text(const char *src, size_t len, pg_buf *out);
 /* Registers an instruction defines/uses (names interned in the module arena). */
 PG_API int ptx_insn_defs(const ptx_insn *in, const char **out, int max);
 PG_API int ptx_insn_uses(const ptx_insn *in, const char **out, int max);
+/* Is the first operand of `opcode` with modifiers `mods` (".red", each with its '.') an input when
+ * it is a register (st's address, bar.sync's barrier, brx's index)?  The rule ptx_insn_defs/uses and the
+ * constrained decoder share. */
+PG_API bool ptx_op0_is_input(const char *opcode, const char *const *mods, int nmods);
 
 /* Liveness: max simultaneously live registers per declared type class. */
 typedef struct {

@@ -16,7 +16,7 @@ static const char *gen_usage =
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--device cpu|gpu] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
     "                  [--plan PLAN.cu] [--plain] [--single-stage] [--no-draft-ref] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered]\n"
-    "                  [--plan-repeat-max N] [--no-regs-grow] [--force]\n"
+    "                  [--plan-repeat-max N] [--no-regs-grow] [--reads-unwritten] [--force]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
     "  Decodes under the PTX constraint (valid by construction), checks the result with libptx and\n"
@@ -52,6 +52,8 @@ static const char *gen_usage =
     "  --no-regs-grow: a register's index must stay below the count the model declared for it.  By default it may\n"
     "  pass it (up to 2N + 32; the counts are then raised to what the body uses before any check), so a model\n"
     "  that declared too few writes a fresh register instead of being forced onto a live one.\n"
+    "  --reads-unwritten: a register operand that is read may name one no earlier instruction wrote.  By default\n"
+    "  it must name a written one, unless none of the slot's types is written yet (docs/LITERATE.md).\n"
     "  --plan-repeat-max N (1..15; two-stage models): a plan line that runs straight (in the kernel's body,\n"
     "  outside every loop) may head at most N comments of the PTX turn, so it cannot go back there again\n"
     "  and again (default 0: no limit; the training targets head one at most 4 times).\n"
@@ -129,6 +131,7 @@ int cmd_gen(int argc, char **argv) {
             if (regs < 0) return cli_usage_error("gen", "--regs wants named or numbered, not '%s'", r);
         }
         else if (!strcmp(a, "--no-regs-grow")) o.regs_grow = 0;
+        else if (!strcmp(a, "--reads-unwritten")) o.reads_unwritten = 1;
         else if (!strcmp(a, "--single-stage")) single = true;
         else if (!strcmp(a, "--no-draft-ref")) no_draft_ref = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }

@@ -15,6 +15,12 @@
  * appended: dcore keeps the counts, so copying a dcore is a snapshot and
  * restoring it is a rollback.  Entries past the counts are scratch (a trial
  * path in dec_mask may write there).
+ *
+ * Read before write (dec_opts.reads_unwritten = 0): a register operand that is read may only name
+ * a register an earlier, completed instruction wrote.  The writes are an append-only log in
+ * dec_state (dcore holds its length) with, per declaration and per register, the sequence number
+ * of its first write; an entry is real iff its number is below the length and the log holds it
+ * there, so the writes of rolled-back trial paths are ignored without being undone.
  */
 #include "dec_internal.h"
 
@@ -109,6 +115,7 @@ typedef struct {
     uint8_t ndig;       /* digits of the index typed */
     int16_t sel;        /* declaration once digits start, or the named one typed in full */
     int32_t val;
+    bool rd;            /* a read restricted to written registers (regs holds only written declarations) */
 } regm;
 
 typedef struct {
@@ -149,6 +156,10 @@ typedef struct {
     int32_t node, leaf;
     uint8_t candmask, opi, cmask;
     regm rm;
+    uint32_t nwlog;              /* writes logged (dec_state.wlog) */
+    uint8_t npw;                 /* registers of operand 0 typed (pwd/pwi), logged at ';' when it is a destination */
+    int16_t pwd[4];
+    int32_t pwi[4];
     /* operand */
     bool neg, oneg;
     int64_t val;
@@ -167,6 +178,9 @@ typedef struct {
                                        (dplan.slot), 4 bits each */
     uint16_t pfull;              /* capped lines at their limit */
 } dcore;
+
+/* One logged register write: declaration, index (0 for a named register). */
+typedef struct { int16_t decl; int32_t idx; } dwrite;
 
 /* The comments a kernel that follows its plan may hold (dec_opts.plan): the plan's lines as
  * ptx_literate_plan_lines writes them, cut at comment_max, printable ASCII only, sorted and
@@ -211,6 +225,16 @@ struct dec_state {
     uint64_t cs[CS_N][2];        /* byte sets (bytes < 128) for next_bytes */
     uint32_t *scratch;           /* dec_allowed's bitset [v->words], all zero between calls; owned, not copied */
     dplan *plan;                 /* dec_opts.plan's comment lines, or NULL: any text (shared by clones) */
+    /* registers written (read before write, see the file comment): the log [dcore.nwlog], and per
+     * declaration the number of its first write (wany) and of each index's first write (wfirst[d][idx],
+     * wfcap[d] entries); wend[d]: one past the largest index ever logged (a bound for prefix searches).
+     * Owned, copied by dec_clone/dec_copy.  wfail: an allocation failed, the rule is off. */
+    dwrite *wlog;
+    uint32_t wlog_cap;
+    bool wfail;
+    uint32_t wany[MAX_REGDECL];
+    uint32_t *wfirst[MAX_REGDECL];
+    int32_t wfcap[MAX_REGDECL], wend[MAX_REGDECL];
 };
 
 #define G(s) ((s)->g)
@@ -425,15 +449,93 @@ static void opnd_start(const dec_state *s, dcore *c) {
     }
 }
 
-/* Start a register name: the declarations of the types in `types` (only declaration `only` when >= 0). */
-static void rm_start(const dec_state *s, dcore *c, uint16_t types, int only, uint64_t sregs) {
+/* ---- registers written (read before write, see the file comment) ------------------------- */
+static bool reg_written(const dec_state *s, const dcore *c, int d, int64_t idx) {
+    if (idx < 0 || idx >= s->wfcap[d]) return false;
+    uint32_t q = s->wfirst[d][idx];
+    return q < c->nwlog && s->wlog[q].decl == d && s->wlog[q].idx == idx;
+}
+static bool decl_written(const dec_state *s, const dcore *c, int d) {
+    uint32_t q = s->wany[d];
+    return q < c->nwlog && s->wlog[q].decl == d;
+}
+/* Is some written index of numbered declaration d spelled with the digits of v first? */
+static bool idx_prefix_written(const dec_state *s, const dcore *c, int d, int64_t v) {
+    if (v == 0) return reg_written(s, c, d, 0);   /* no leading zeros: "0" is only itself */
+    for (int64_t lo = v, n = 1; lo < s->wend[d]; lo *= 10, n *= 10)
+        for (int64_t i = lo; i < lo + n && i < s->wend[d]; i++)
+            if (reg_written(s, c, d, i)) return true;
+    return false;
+}
+/* Log a write of register (d, idx) unless it is written already.  Only the first write of each is
+ * logged, so a real entry's wfirst is never overwritten. */
+static void log_write(dec_state *s, dcore *c, int d, int32_t idx) {
+    if (s->wfail || d < 0 || idx < 0 || reg_written(s, c, d, idx)) return;
+    if (c->nwlog >= s->wlog_cap) {
+        uint32_t cap = s->wlog_cap ? 2 * s->wlog_cap : 256;
+        dwrite *w = realloc(s->wlog, cap * sizeof *w);
+        if (!w) { s->wfail = true; return; }
+        s->wlog = w, s->wlog_cap = cap;
+    }
+    if (idx >= s->wfcap[d]) {
+        int32_t cap = s->wfcap[d] ? 2 * s->wfcap[d] : 16;
+        if (cap <= idx) cap = idx + 1;
+        uint32_t *f = realloc(s->wfirst[d], (size_t)cap * sizeof *f);
+        if (!f) { s->wfail = true; return; }
+        memset(f + s->wfcap[d], 0xff, (size_t)(cap - s->wfcap[d]) * sizeof *f);
+        s->wfirst[d] = f, s->wfcap[d] = cap;
+    }
+    uint32_t q = c->nwlog;
+    bool any = decl_written(s, c, d);
+    s->wlog[q] = (dwrite){(int16_t)d, idx};
+    s->wfirst[d][idx] = q;
+    if (!any) s->wany[d] = q;
+    if (idx >= s->wend[d]) s->wend[d] = idx + 1;
+    c->nwlog = q + 1;
+}
+/* A register of operand 0 typed in full: logged at ';' if the instruction writes it. */
+static void note_dest(dcore *c) {
+    if (c->opi == 0 && c->rm.done && c->rm.sel >= 0 && c->npw < 4) {
+        c->pwd[c->npw] = c->rm.sel;
+        c->pwi[c->npw] = c->rm.ndig ? c->rm.val : 0;
+        c->npw++;
+    }
+}
+/* Does the operand being typed read its registers?  All but operand 0 of an instruction whose
+ * candidates all write it (a store's address, bar.sync's barrier: dg_cand.op0_def). */
+static bool opnd_reads(const dec_state *s, const dcore *c) {
+    if (c->opi > 0) return true;
+    for (int k = 0; k < DG_MAX_CANDS; k++)
+        if ((c->cmask >> k & 1) && cand(s, c, k)->op0_def) return false;
+    return true;
+}
+static uint16_t creg_union(const dcore *c) {
+    uint16_t m = 0;
+    for (int k = 0; k < DG_MAX_CANDS; k++)
+        if (c->cmask >> k & 1) m |= c->creg[k];
+    return m;
+}
+
+/* Start a register name: the declarations of the types in `types` (only declaration `only` when >= 0).
+ * rdtypes: a read, of a register of these types (the slot's), else 0: then only the written
+ * declarations are candidates, unless none of rdtypes is written (no dead state: any declared one). */
+static void rm_start(const dec_state *s, dcore *c, uint16_t types, int only, uint64_t sregs, uint16_t rdtypes) {
     regm *r = &c->rm;
     memset(&r->regs, 0, sizeof r->regs);
     r->types = 0;
+    rset w = {{0}};
+    uint16_t wt = 0;
+    bool rd = rdtypes && !s->o.reads_unwritten && !s->wfail;
     for (int i = 0; i < c->nregs; i++) {
         uint16_t b = type_bit(s->regs[i].type);
-        if ((b & types) && (only < 0 || i == only) && reg_visible(c, i)) { rset_add(&r->regs, i); r->types |= b; }
+        if ((b & types) && (only < 0 || i == only) && reg_visible(c, i)) {
+            rset_add(&r->regs, i);
+            r->types |= b;
+            if (rd && (b & rdtypes) && decl_written(s, c, i)) { rset_add(&w, i); wt |= b; }
+        }
     }
+    r->rd = wt != 0;
+    if (r->rd) r->regs = w, r->types = wt;
     r->sregs = sregs;
     r->done = false;
     r->n = 0;
@@ -462,7 +564,10 @@ static bool rm_feed(const dec_state *s, dcore *c, unsigned char ch) {
     if (r->ndig) {   /* the index of a numbered register */
         if (is_digit(ch) && r->val != 0) {
             int64_t v = (int64_t)r->val * 10 + (ch - '0');
-            if (v < reg_limit(s, &s->regs[r->sel])) { regs = r->regs; types = r->types; r->val = (int32_t)v; r->ndig++; done = true; }
+            if (v < reg_limit(s, &s->regs[r->sel]) && (!r->rd || idx_prefix_written(s, c, r->sel, v))) {
+                regs = r->regs; types = r->types; r->val = (int32_t)v; r->ndig++;
+                done = !r->rd || reg_written(s, c, r->sel, v);
+            }
         }
     } else {
         /* names match byte by byte; a digit right after a numbered prefix starts its index (no named
@@ -476,12 +581,13 @@ static bool rm_feed(const dec_state *s, dcore *c, unsigned char ch) {
                     rset_add(&regs, i);
                     types |= type_bit(d->type);
                     if (!d->count && d->len == pos + 1) { sel = i; done = true; }
-                } else if (d->count && d->len == pos && is_digit(ch) && ch - '0' < reg_limit(s, d)) {
+                } else if (d->count && d->len == pos && is_digit(ch) && ch - '0' < reg_limit(s, d) &&
+                           (!r->rd || idx_prefix_written(s, c, i, ch - '0'))) {
                     memset(&regs, 0, sizeof regs);
                     rset_add(&regs, i);
                     types = type_bit(d->type);
                     sel = i;
-                    done = true;
+                    done = !r->rd || reg_written(s, c, i, ch - '0');
                     r->val = ch - '0';
                     r->ndig = 1;
                     w = RSET_W;
@@ -680,7 +786,7 @@ static bool fill_next(const dec_state *s, dcore *c, unsigned char ch) {
 static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
     switch (c->sub) {
     case O_START:
-        if (ch == '%') { c->sub = O_REG; rm_start(s, c, 0xffff, -1, ~0ull); }
+        if (ch == '%') { c->sub = O_REG; rm_start(s, c, 0xffff, -1, ~0ull, opnd_reads(s, c) ? creg_union(c) : 0); }
         else if (ch == '!') { c->sub = O_NEG; c->rm.n = 0xff; c->rm.types = 0; }
         else if (ch == '-' || is_digit(ch)) { c->sub = O_INT; c->neg = ch == '-'; c->val = ch == '-' ? 0 : ch - '0'; c->vdig = ch != '-'; }
         else if (ch == '[') { c->sub = O_ADDR; c->asub = A_BASE; c->neg = false; c->abase_sym = -1; }
@@ -693,8 +799,8 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
     case O_NEG:
         if (c->rm.n == 0xff) {
             if (ch != '%') return false;
-            /* only .pred registers after '!' */
-            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0);
+            /* only .pred registers after '!' (a source) */
+            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0, type_bit(PTX_T_PRED));
             return opnd_filter(s, c, false);
         }
         return rm_feed(s, c, ch) && opnd_filter(s, c, false);
@@ -705,6 +811,7 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
                 if ((c->cmask >> k & 1) && opnd_viable(s, c, k, true) && (cslot(s, c, k)->kinds & SK_PAIR)) m |= (uint8_t)(1u << k);
             if (!m) return false;
             if (!(declared_types(c) & type_bit(PTX_T_PRED))) return false;
+            note_dest(c);
             c->cmask = m;
             c->sub = O_PAIR;
             c->rm.n = 0xff;
@@ -715,7 +822,7 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
     case O_PAIR:
         if (c->rm.n == 0xff) {
             if (ch != '%') return false;
-            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0);
+            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0, opnd_reads(s, c) ? type_bit(PTX_T_PRED) : 0);
             return true;
         }
         return rm_feed(s, c, ch) && opnd_filter(s, c, false);
@@ -739,7 +846,14 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
     case O_ADDR:
         switch (c->asub) {
         case A_BASE:
-            if (ch == '%') { c->asub = A_REG; rm_start(s, c, 0xffff, -1, 0); return opnd_filter(s, c, false); }
+            if (ch == '%') {
+                uint16_t at = 0;
+                for (int k = 0; k < DG_MAX_CANDS; k++)
+                    if (c->cmask >> k & 1) at |= c->careg[k];
+                c->asub = A_REG;
+                rm_start(s, c, 0xffff, -1, 0, at);   /* an address's register is always read */
+                return opnd_filter(s, c, false);
+            }
             if (is_id0(ch)) { c->asub = A_SYM; id_start(s, c, all_syms(c)); return id_feed(s, c, ch) && opnd_filter(s, c, false); }
             return false;
         case A_REG:
@@ -819,9 +933,13 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
             c->vsep = 0;
             /* the elements come from one numbered declaration, or are named registers of one type; a fill
              * vector's are any registers of one type (fill_types) */
-            if (c->vdecl < 0 || fill) rm_start(s, c, 0xffff, -1, 0);
-            else if (s->regs[c->vdecl].count) rm_start(s, c, 0xffff, c->vdecl, 0);
-            else rm_start(s, c, type_bit(s->regs[c->vdecl].type), -1, 0);
+            uint16_t rt = 0;
+            if (opnd_reads(s, c))
+                for (int k = 0; k < DG_MAX_CANDS; k++)
+                    if (c->cmask >> k & 1) rt |= fill ? fill_types(s, c, k) : c->creg[k];
+            if (c->vdecl < 0 || fill) rm_start(s, c, 0xffff, -1, 0, rt);
+            else if (s->regs[c->vdecl].count) rm_start(s, c, 0xffff, c->vdecl, 0, rt);
+            else rm_start(s, c, type_bit(s->regs[c->vdecl].type), -1, 0, rt);
             return opnd_filter(s, c, false);
         }
         if ((ch == ',' || ch == '}') && rm_done_reg(c) && fill) {
@@ -830,12 +948,14 @@ static bool opnd_feed(const dec_state *s, dcore *c, unsigned char ch) {
                 if ((c->cmask >> k & 1) && (rm_done_type(s, c) & fill_types(s, c, k))) m |= (uint8_t)(1u << k);
             if (!m) return false;
             c->cmask = m;
+            note_dest(c);
             ptx_type t = s->regs[c->rm.sel].type;
             c->vtype = (int8_t)dec_dg_regtype_index(t);
             c->vbits = (uint8_t)ptx_type_get(t)->bits;
             return fill_next(s, c, ch);
         }
         if ((ch == ',' || ch == '}') && rm_done_reg(c)) {
+            note_dest(c);
             c->vdecl = c->rm.sel;
             c->velem++;
             uint8_t m = 0;
@@ -869,6 +989,7 @@ static bool opnd_end(dec_state *s, dcore *c, bool last) {
     }
     if (!m) return false;
     c->candmask = m;
+    if (c->sub == O_REG || c->sub == O_PAIR) note_dest(c);
     if (c->sub == O_IDENT) {
         /* a label: record a new reference as owed */
         symmask labels = SM_NONE;
@@ -1586,6 +1707,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             c->leaf = G(s)->nodes.v[c->node].leaf;
             c->candmask = m;
             c->opi = 0;
+            c->npw = 0;
             if (ch == ';') {
                 const dg_cand *cd = cand(s, c, __builtin_ctz(m));
                 c->pend_term = cd->terminator && !c->guarded;
@@ -1609,7 +1731,7 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
         }
         if (c->sub <= 1) {
             if (ch != '%') return false;
-            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0);
+            rm_start(s, c, type_bit(PTX_T_PRED), -1, 0, type_bit(PTX_T_PRED));   /* a guard reads its predicate */
             c->sub = 2;
             return true;
         }
@@ -1625,6 +1747,8 @@ static bool feed(dec_state *s, dcore *c, unsigned char ch) {
             if (!opnd_end(s, c, ch == ';')) return false;
             if (ch == ';') {
                 const dg_cand *cd = cand(s, c, __builtin_ctz(c->candmask));
+                if (cd->op0_def)   /* the instruction completes: its destination's registers are written */
+                    for (int j = 0; j < c->npw; j++) log_write(s, c, c->pwd[j], c->pwi[j]);
                 c->pend_term = cd->terminator && !c->guarded;
                 c->ph = PH_EOL;
                 return true;
@@ -1754,8 +1878,37 @@ pg_status dec_new(const dec_vocab *v, const dec_opts *o, dec_state **out, pg_dia
     return PG_OK;
 }
 
+static void wlog_free(dec_state *s) {
+    free(s->wlog);
+    for (int d = 0; d < MAX_REGDECL; d++) free(s->wfirst[d]);
+}
+
+/* Give dst, a byte copy of src whose write log and tables are dst's own buffers (wlog/wlog_cap,
+ * wfirst/wfcap), src's content, growing them where src's are larger; dst's entries past src's are
+ * stale but harmless (every entry is validated against the log).  On a failed allocation the rule
+ * is off in dst (wfail). */
+static void wlog_fit(dec_state *dst, const dec_state *src) {
+    if (dst->wfail) return;
+    if (dst->wlog_cap < src->c.nwlog) {
+        dwrite *w = realloc(dst->wlog, src->wlog_cap * sizeof *w);
+        if (!w) { dst->wfail = true; return; }
+        dst->wlog = w, dst->wlog_cap = src->wlog_cap;
+    }
+    if (src->c.nwlog) memcpy(dst->wlog, src->wlog, src->c.nwlog * sizeof *dst->wlog);   /* past the length: scratch */
+    for (int d = 0; d < MAX_REGDECL; d++) {
+        if (!src->wfcap[d]) continue;
+        if (dst->wfcap[d] < src->wfcap[d]) {
+            uint32_t *f = realloc(dst->wfirst[d], (size_t)src->wfcap[d] * sizeof *f);
+            if (!f) { dst->wfail = true; return; }
+            dst->wfirst[d] = f, dst->wfcap[d] = src->wfcap[d];
+        }
+        memcpy(dst->wfirst[d], src->wfirst[d], (size_t)src->wfcap[d] * sizeof **dst->wfirst);
+    }
+}
+
 void dec_free(dec_state *s) {
     if (!s) return;
+    wlog_free(s);
     dec_dg_release(s->g);
     plan_release(s->plan);
     free(s->force);
@@ -1774,6 +1927,11 @@ pg_status dec_clone(const dec_state *s, dec_state **out) {
     memcpy(d->force, s->force, s->force_len + 1u);
     d->text = (pg_buf){0};
     d->scratch = NULL;
+    d->wlog = NULL;
+    d->wlog_cap = 0;
+    memset(d->wfirst, 0, sizeof d->wfirst);
+    memset(d->wfcap, 0, sizeof d->wfcap);
+    wlog_fit(d, s);
     pg_buf_putn(&d->text, s->text.data ? s->text.data : "", s->text.len);
     *out = d;
     return PG_OK;
@@ -1781,6 +1939,7 @@ pg_status dec_clone(const dec_state *s, dec_state **out) {
 
 void dec_copy(dec_state *dst, const dec_state *src) {
     /* same constraint (vocabulary, options, forced text): copy the state */
+    if (dst == src) return;
     pg_buf text = dst->text;
     if (dst->g != src->g) {
         dec_dg_release(dst->g);
@@ -1798,7 +1957,19 @@ void dec_copy(dec_state *dst, const dec_state *src) {
     uint32_t *scratch = dst->v == src->v ? dst->scratch : NULL;
     if (!scratch) free(dst->scratch);
     memcpy(force, src->force, src->force_len + 1u);
+    /* dst keeps its write-log buffers (the drafts copy the state every token) */
+    dwrite *wl = dst->wlog;
+    uint32_t wlc = dst->wlog_cap;
+    uint32_t *wf[MAX_REGDECL];
+    int32_t wfc[MAX_REGDECL];
+    memcpy(wf, dst->wfirst, sizeof wf);
+    memcpy(wfc, dst->wfcap, sizeof wfc);
     memcpy(dst, src, sizeof *dst);
+    dst->wlog = wl;
+    dst->wlog_cap = wlc;
+    memcpy(dst->wfirst, wf, sizeof wf);
+    memcpy(dst->wfcap, wfc, sizeof wfc);
+    wlog_fit(dst, src);
     dst->force = force;
     dst->scratch = scratch;
     text.len = 0;

@@ -56,6 +56,8 @@ typedef struct {
     uint8_t param_bits;    /* ld.param: bits of the loaded type */
     bool terminator;       /* ret/exit/bra (ends a path; the closing brace may follow if unguarded) */
     bool is_bra;
+    bool op0_def;          /* operand 0 is a destination whose registers the instruction writes (not st's address,
+                              bar.sync's barrier: ptx_op0_is_input) */
     dg_slot slot[DG_MAX_OPS];
     uint32_t need[DG_MAX_OPS];   /* resources any one of which satisfies the slot */
 } dg_cand;

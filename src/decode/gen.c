@@ -270,7 +270,7 @@ static pg_status seq_open(gen_seq *g, const gen_env *e, uint64_t seed, gen_resul
     if (st == PG_OK) st = model_forward_hidden(g->ctx, e->prompt, e->nprompt, diag);
     if (st != PG_OK) return st;
     if (o->constrained) {
-        dec_opts dopt = {o->arch, o->signature, 0, 0, {o->block[0], o->block[1], o->block[2]}, o->entry_name, o->comment_max, o->regs_named, o->plan, o->plan_repeat_max, o->regs_grow};
+        dec_opts dopt = {o->arch, o->signature, 0, 0, {o->block[0], o->block[1], o->block[2]}, o->entry_name, o->comment_max, o->regs_named, o->plan, o->plan_repeat_max, o->regs_grow, o->reads_unwritten};
         if ((st = dec_new(e->v, &dopt, &g->dec, diag)) != PG_OK) return st;
     } else {
         /* the header and the given signature are forced in both modes: the raw

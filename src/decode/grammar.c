@@ -346,6 +346,15 @@ static bool make_cand(const dg_grammar *g, int fi, const isa_match *mt, const ui
     c->space = (uint8_t)space_of_mods(ids, n);
     c->is_bra = !strcmp(f->opcode, "bra");
     c->terminator = c->is_bra || !strcmp(f->opcode, "ret") || !strcmp(f->opcode, "exit");
+    {
+        const char *mods[ISA_MAX_MODSLOTS + 8];
+        int nm = 0;
+        for (int i = 0; i < n && nm < (int)(sizeof mods / sizeof mods[0]); i++) mods[nm++] = isa_modifier_text(ids[i]);
+        /* as analysis.c's op0_is_def: an output slot takes no immediate, address or name */
+        c->op0_def = nops > 0 && !ptx_op0_is_input(f->opcode, mods, nm) &&
+                     !(f->ops[0].kinds & (ISA_OK_IMM | ISA_OK_ADDR | ISA_OK_LABEL | ISA_OK_FUNC | ISA_OK_SYM)) &&
+                     (f->ops[0].kinds & (ISA_OK_REG | ISA_OK_PAIR));
+    }
     ptx_type T = isa_bound_type(mt, 'T' - 'A');
     if (c->space == PTX_SS_PARAM) c->param_bits = (uint8_t)bits(T);
     for (int i = 0; i < nops; i++) {

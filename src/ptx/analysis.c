@@ -117,18 +117,28 @@ static void collect_regs(const ptx_operand *op, namelist *l, int depth) {
 
 static bool is_call(const ptx_insn *in) { return (in->form && in->form->call_syntax) || is_op(in, "call"); }
 
-/* Opcodes whose first operand, when it is a register, is an input. */
-static bool op0_is_input_opcode(const ptx_insn *in) {
+/* Opcodes whose first operand, when it is a register, is an input.  The one definition: the
+ * constrained decoder (grammar.c) asks it too, so its read-before-write rule and ptx_insn_uses agree. */
+bool ptx_op0_is_input(const char *opcode, const char *const *mods, int nmods) {
     static const char *const names[] = {
         "st", "stu", "red", "sust", "sured", "cp", "prefetch", "prefetchu", "fence", "membar", "brx", "bra",
         "nanosleep", "pmevent", "setmaxnreg", "applypriority", "discard", "ret", "exit", "trap", "stmatrix",
         "brkpt", "griddepcontrol",
     };
+    if (!opcode) return false;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (is_op(in, names[i])) return true;
+        if (!strcmp(opcode, names[i])) return true;
     /* bar.sync a{, b} reads its barrier id; bar.red d, ... writes d */
-    if ((is_op(in, "bar") || is_op(in, "barrier")) && !has_mod(in, ".red")) return true;
+    if (!strcmp(opcode, "bar") || !strcmp(opcode, "barrier")) {
+        for (int i = 0; i < nmods; i++)
+            if (mods[i] && !strcmp(mods[i], ".red")) return false;
+        return true;
+    }
     return false;
+}
+
+static bool op0_is_input_opcode(const ptx_insn *in) {
+    return ptx_op0_is_input(in->opcode, (const char *const *)in->mods, in->nmods);
 }
 
 /* Does the instruction write the registers of operand 0? */
