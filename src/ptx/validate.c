@@ -1931,6 +1931,10 @@ static void check_init_names(vctx *V, const ptx_decl *d) {
             while (isid_char(*p) || *p == '.') p++;
             continue;
         }
+        if (c == '.' || (c == '%' && !isid_char(p[1]))) {   /* a cast's type, (.u64)7; the remainder operator, 7 % 2 */
+            for (p++; isid_char(*p); p++) {}
+            continue;
+        }
         if (!(isid_char(*p) && !(c >= '0' && c <= '9'))) {
             if (*p == ')') in_generic = false;
             p++;
@@ -1956,12 +1960,19 @@ static void check_init_names(vctx *V, const ptx_decl *d) {
                  d->name, name, ptx_space_name(y->decl->space));
             return;
         }
+        if (y->kind == SYM_FUNC && *q == '+') {   /* "Initial value type mismatch" for fnr+8 */
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': %s+N in its initializer: a function's address takes no offset", d->name, name);
+            return;
+        }
         if (y->kind == SYM_FUNC && in_generic) {
             VERR(V, PG_E_BAD_DECL, d->loc, "'%s': generic(%s) in its initializer: generic() takes a variable, not a function", d->name, name);
             return;
         }
     }
 }
+
+/* A '%' standing alone in canonical text (7 % 2: the remainder operator, not a register). */
+static bool lone_pct(const char *q) { return q[0] == '%' && q[-1] == ' ' && (q[1] == ' ' || q[1] == 0); }
 
 /* Does the initializer text at *pp nest as d's shape does: a {list} a level for each array
  * dimension and then one for a vector's elements, a plain value at the last level (ptxas:
@@ -1976,7 +1987,8 @@ static bool init_shape_ok(const char **pp, int level, int levels) {
         for (; *p && (paren || (*p != ',' && *p != '}')); p++) {
             paren += (*p == '(') - (*p == ')');
             /* two values with no operator or comma between them (ptxas: "Parsing error near '4'" for {3, 4 4}) */
-            if (*p == ' ' && p > *pp && isid_char(p[-1]) && isid_char(p[1])) return false;
+            if (*p == ' ' && p > *pp && isid_char(p[-1]) && isid_char(p[1]) && !lone_pct(p + 1) && !(p[-1] == '%' && lone_pct(p - 1)))
+                return false;
         }
         *pp = p;
         return true;
