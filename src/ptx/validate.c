@@ -1982,7 +1982,7 @@ static bool init_shape_ok(const char **pp, int level, int levels) {
     const char *p = *pp;
     while (*p == ' ') p++;
     if (level == levels) {   /* a value: up to the next ',' or '}' outside parentheses */
-        if (*p == '{') return false;
+        if (*p == '{' || *p == ',' || *p == '}' || !*p) return false;   /* none: {1, , 3}, {1, 2,} ("Parsing error near ','") */
         int paren = 0;
         for (; *p && (paren || (*p != ',' && *p != '}')); p++) {
             paren += (*p == '(') - (*p == ')');
