@@ -961,7 +961,7 @@ static char texel_elem_kind(opctx *c, const ptx_operand *e) {
     return k != 's' ? k : ptx_type_get(op_sreg(c->V, e)->type)->bits == 32 ? 'b' : 0;
 }
 
-/* The operands after [tex, c]: with .level the level of detail (any), with .grad two derivative
+/* The operands after [tex, c]: with .level the level of detail (a scalar, or a vector of 1, 2 or 4), with .grad two derivative
  * vectors of as many .f32 (or .b32) registers as the geometry's derivative (ptxas: "Vector expected
  * for argument 3", "Operand vector size doesn't match geometry"); a level-of-detail register of the
  * coordinates' type (a vector of one may hold integers); then either one 32-bit register or literal,
@@ -985,7 +985,8 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
     bool fl = slot_type(c, &c->f->ops[opi]) == PTX_T_F32;
     if (level && opi + 1 < c->in->nops) {   /* the level of detail: of the coordinates' kind (a vector may hold integers) */
         const ptx_operand *l = &c->in->ops[opi + 1];
-        bool ok = true;
+        /* a vector of 1, 2 or 4 (ptxas: "Illegal vector size: 3", 8, 16; seed 7, h77) */
+        bool ok = l->kind != PTX_OP_VEC || l->nelems == 1 || l->nelems == 2 || l->nelems == 4;
         for (int i = 0; i < (l->kind == PTX_OP_VEC ? l->nelems : 1); i++) {
             char k = l->kind == PTX_OP_VEC ? texel_elem_kind(c, &l->elems[i]) : texel_kind(c, l);
             ok = ok && k && k != 's' && !((k == 'f' || k == 'F') && !fl) && !(k == 'I' && fl) && !(k == 'i' && fl && l->kind != PTX_OP_VEC);
