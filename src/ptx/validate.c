@@ -1009,7 +1009,9 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
     else if (!why && f && !(g->offset == 1 && (ek == 'i' || ek == 'b' || ek == 'I' || ek == '?')))
         bad = e, why = g->offset == 1 ? "an integer offset before the depth" : "the offset vector before the depth";
     /* a .3d texture has no depth compare: neither f nor a lone register e where an offset is a vector */
-    if (!why && !g->depth && (f || (e && e->kind == PTX_OP_REG && g->offset > 1)))
+    /* a lone .s32/.u32 register e is read as the literal is (tex.base.3d ... [t, {..}], %r5; ptxas
+     * 13.0, seed 7, h77; not a .b32 one); a float one would be a depth */
+    if (!why && !g->depth && (f || (e && e->kind == PTX_OP_REG && g->offset > 1 && ek != 'i')))
         bad = f ? f : e, why = "allowed: it would be a depth compare, which this geometry does not take";
     if (!why && f) {
         char k = texel_kind(c, f);
