@@ -658,6 +658,66 @@ static bool imm_expr_rest(parser *P, ptx_operand *op, bool u) {
     return true;
 }
 
+/* Fold each value of an initializer as ptxas reads it: integers ({1+1, 2*3}, = 8/0, (.u64)7)
+ * as a constant expression ("Constant expression has division by zero"); one with a name
+ * as an address, name or generic(name) then + a constant expression (gb+2*4; not 2+gb,
+ * gb*2: "Parsing error"); the validator checks the names.  Values with floats (1.0+1.0)
+ * are not read here (tests/diff_ptxas/open.txt).  Reads the tokens from
+ * the lexer state `at` (the initializer's start, already captured) up to `end`. */
+static void fold_init_values(parser *P, lexer at, lexer end) {
+    lexer saved = P->L;
+    P->L = at;
+    int depth = 0;
+    for (;;) {
+        token *t = lex_peek(&P->L);
+        if (P->L.p > end.p || t->kind == TK_EOF) break;
+        if (t->kind == TK_PUNCT && t->punct == ',' && depth == 0) break;   /* the next declarator */
+        if (t->kind == TK_PUNCT && (t->punct == '{' || t->punct == ',')) { depth += t->punct == '{'; lex_next(&P->L); continue; }
+        if (t->kind == TK_PUNCT && t->punct == '}') { if (--depth < 0) break; lex_next(&P->L); continue; }
+        if (t->kind == TK_PUNCT && t->punct == ';') break;
+        /* one value: up to a ',', '}' or ';' outside parentheses; integers, operators and casts only? */
+        lexer look = P->L;
+        bool pure = true, names = false;
+        int paren = 0;
+        for (;;) {
+            token *u = lex_peek(&look);
+            if (u->kind == TK_EOF || look.p > end.p) break;
+            if (u->kind == TK_PUNCT && paren == 0 && (u->punct == ',' || u->punct == '}' || u->punct == ';')) break;
+            if (u->kind == TK_PUNCT) paren += (u->punct == '(') - (u->punct == ')');
+            else if (u->kind == TK_DIR) pure = pure && (tok_is(u, ".s64") || tok_is(u, ".u64"));
+            else if (u->kind == TK_IDENT) { pure = pure && (u->s[0] != '%' || u->n == 1); names |= u->s[0] != '%'; }   /* 7 % 2 */
+            else if (u->kind != TK_INT) pure = false;
+            if (paren < 0) break;
+            lex_next(&look);
+        }
+        int64_t v;
+        if (pure && !names) {
+            (void)const_expr(P, &v, "in an initializer");
+        } else if (pure) {   /* an address: name or generic(name), then + a constant expression (gb+2*4) */
+            token n = lex_next(&P->L);
+            bool ok = n.kind == TK_IDENT;
+            if (ok && tok_is(&n, "generic") && tok_punct(lex_peek(&P->L), '(')) {
+                lex_next(&P->L);
+                token x = lex_next(&P->L);
+                ok = x.kind == TK_IDENT && x.s[0] != '%' && tok_punct(lex_peek(&P->L), ')');
+                if (ok) lex_next(&P->L);
+            }
+            if (ok && tok_punct(lex_peek(&P->L), '+')) {
+                lex_next(&P->L);
+                ok = const_expr(P, &v, "in an initializer's address offset");
+                if (!ok) { P->L = look; continue; }   /* reported */
+            }
+            token *e = lex_peek(&P->L);
+            if (!ok || !(e->kind == TK_PUNCT && (e->punct == ',' || e->punct == '}' || e->punct == ';'))) {
+                /* ptxas: "Parsing error near 'gb'" for 2+gb, (gb)+4, -gb; near '*' for gb*2 */
+                ERR(P, n, "a name in an initializer is an address: name or generic(name), then + a constant expression");
+            }
+        }
+        P->L = look;
+    }
+    P->L = saved;
+}
+
 static bool parse_address(parser *P, ptx_operand *op, int depth) {
     op->kind = PTX_OP_ADDR;
     token *f = lex_peek(&P->L);
@@ -912,6 +972,11 @@ static bool is_space_dir(const token *t, ptx_space *sp) {
     return true;
 }
 
+static bool two_char_op(char a, char b) {
+    return (a == '<' && (b == '<' || b == '=')) || (a == '>' && (b == '>' || b == '=')) || (b == '=' && (a == '=' || a == '!')) ||
+           (a == '&' && b == '&') || (a == '|' && b == '|');
+}
+
 /* Capture source text from the current position up to (not including) a
  * top-level ',' or ';' or ')' as canonical text (single spaces). */
 static const char *capture_until_(parser *P, const char *stops, bool braces, bool *hit_eof) {
@@ -939,11 +1004,15 @@ static const char *capture_until_(parser *P, const char *stops, bool braces, boo
             P->nerrors++;
             continue;
         }
-        if (x.kind == TK_DIR && P->cap_dir.kind == TK_EOF) P->cap_dir = x;
+        if (x.kind == TK_DIR && P->cap_dir.kind == TK_EOF &&
+            !(b.len && b.data[b.len - 1] == '(' && (tok_is(&x, ".s64") || tok_is(&x, ".u64"))))   /* (.u64)7: a cast */
+            P->cap_dir = x;
         bool glue = b.len == 0 || (x.kind == TK_PUNCT && strchr(",)]}", x.punct)) ||
                     (b.len && strchr("([{-", b.data[b.len - 1]) && !(b.len >= 2 && b.data[b.len - 2] == ' ' && b.data[b.len-1]=='-')) ||
                     (!x.space_before && x.kind == TK_DIR);
         if (x.kind == TK_PUNCT && x.punct == '{' && b.len) glue = false;
+        if (x.kind == TK_PUNCT && !x.space_before && b.len && two_char_op(b.data[b.len - 1], x.punct))
+            glue = true;   /* 1<<2, 2>=1: one operator, which "1 < < 2" would not be */
         if (!glue) pg_buf_putc(&b, ' ');
         pg_buf_putn(&b, x.s, (size_t)x.n);
         if (b.len > (size_t)PTX_MAX_FILE_BYTES) break;
@@ -1206,12 +1275,15 @@ static bool parse_decl(parser *P, token first, bool in_params, bool in_body, dec
         if (!in_params && tok_punct(n, '=')) {
             lex_next(&P->L);
             bool eof;
+            lexer at = P->L;
+            int errs = P->nerrors;
             e.init = capture_init(P, ",;", &eof);
             if (eof) { ERR(P, P->L.peek, "unterminated initializer"); return false; }
             if (P->cap_dir.kind != TK_EOF) {   /* ptxas: "Parsing error near '.aligned'" for {1, .aligned, 3} */
                 ERR(P, P->cap_dir, "unexpected %.*s in an initializer", P->cap_dir.n, P->cap_dir.s);
                 return false;
             }
+            if (P->nerrors == errs) fold_init_values(P, at, P->L);
             n = lex_peek(&P->L);
         }
         pg_vec_push(*out_vec, e);

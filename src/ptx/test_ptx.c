@@ -497,6 +497,38 @@ static void test_const_expr(void) {
     ptx_module_free(m);
 }
 
+/* Initializers as ptxas 13.0 reads them: integer values fold as constant expressions, an address is
+ * name or generic(name) then + a constant expression.  tests/ptx/{valid,invalid}/diff_init_*.ptx and
+ * diff_div_zero.ptx are the same against ptxas. */
+static void test_init_const_expr(void) {
+    static const char *const ok[] = {"(.u64)7", "(.s64)-1", "7 % 2", "1?2:3?4:5", "((1))", "2 & 3 | 4 ^ 1", "- -3",
+                                     "1<<64", "gb+2*4", "generic(gb)+(1<<3)", "gb+-4", "gb+1?2:3", "generic( gb ) + (4)", "gb"};
+    static const struct { const char *init, *code; } refused[] = {
+        {"8/0", "E001"}, {"8 % 0", "E001"}, {"0?8/0:1", "E001"}, {"gb+8/0", "E001"}, {"1 +", "E001"}, {"()", "E001"},
+        {"(.u32)2", "E001"}, {"2+gb", "E001"}, {"gb*2", "E001"}, {"gb-4", "E001"}, {"(gb)+4", "E001"}, {"-gb", "E001"},
+        {"gb % 2", "E001"}, {"(.u64)gb", "E001"}, {"generic(4)", "E001"}, {"gb?1:2", "E001"}, {"fn+8", "E307"},
+        {"7 %2", "E307"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0] + sizeof refused / sizeof refused[0]; i++) {
+        bool good = i < sizeof ok / sizeof ok[0];
+        const char *init = good ? ok[i] : refused[i - sizeof ok / sizeof ok[0]].init;
+        char src[512];
+        snprintf(src, sizeof src, HDR ".global .align 8 .b8 gb[64];\n.func fn() { ret; }\n.const .align 8 .u64 c = %s;\n"
+                 ".visible .entry k() { ret; }\n", init);
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        if (good) {
+            CHECK(ps == PG_OK && vs == PG_OK, "= %s: valid", init);
+            if (ps != PG_OK || vs != PG_OK) dump(&l);
+        } else {
+            CHECK((ps != PG_OK || vs != PG_OK) && has_code(&l, refused[i - sizeof ok / sizeof ok[0]].code, 0), "= %s: %s", init,
+                  refused[i - sizeof ok / sizeof ok[0]].code);
+        }
+        ptx_module_free(m);
+    }
+}
+
 int main(void) {
     test_ptxas_timeout();
     test_isa_table();
@@ -508,5 +540,6 @@ int main(void) {
     test_operands_and_ints();
     test_new_inputs();
     test_const_expr();
+    test_init_const_expr();
     return TEST_DONE();
 }

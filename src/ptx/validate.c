@@ -965,7 +965,7 @@ static char texel_elem_kind(opctx *c, const ptx_operand *e) {
     return k != 's' ? k : ptx_type_get(op_sreg(c->V, e)->type)->bits == 32 ? 'b' : 0;
 }
 
-/* The operands after [tex, c]: with .level the level of detail (any), with .grad two derivative
+/* The operands after [tex, c]: with .level the level of detail (a scalar, or a vector of 1, 2 or 4), with .grad two derivative
  * vectors of as many .f32 (or .b32) registers as the geometry's derivative (ptxas: "Vector expected
  * for argument 3", "Operand vector size doesn't match geometry"); a level-of-detail register of the
  * coordinates' type (a vector of one may hold integers); then either one 32-bit register or literal,
@@ -989,7 +989,8 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
     bool fl = slot_type(c, &c->f->ops[opi]) == PTX_T_F32;
     if (level && opi + 1 < c->in->nops) {   /* the level of detail: of the coordinates' kind (a vector may hold integers) */
         const ptx_operand *l = &c->in->ops[opi + 1];
-        bool ok = true;
+        /* a vector of 1, 2 or 4 (ptxas: "Illegal vector size: 3", 8, 16; seed 7, h77) */
+        bool ok = l->kind != PTX_OP_VEC || l->nelems == 1 || l->nelems == 2 || l->nelems == 4;
         for (int i = 0; i < (l->kind == PTX_OP_VEC ? l->nelems : 1); i++) {
             char k = l->kind == PTX_OP_VEC ? texel_elem_kind(c, &l->elems[i]) : texel_kind(c, l);
             ok = ok && k && k != 's' && !((k == 'f' || k == 'F') && !fl) && !(k == 'I' && fl) && !(k == 'i' && fl && l->kind != PTX_OP_VEC);
@@ -1012,7 +1013,9 @@ static bool check_tex_rest(opctx *c, const isa_texgeom *g, const char *M, int op
     else if (!why && f && !(g->offset == 1 && (ek == 'i' || ek == 'b' || ek == 'I' || ek == '?')))
         bad = e, why = g->offset == 1 ? "an integer offset before the depth" : "the offset vector before the depth";
     /* a .3d texture has no depth compare: neither f nor a lone register e where an offset is a vector */
-    if (!why && !g->depth && (f || (e && e->kind == PTX_OP_REG && g->offset > 1)))
+    /* a lone .s32/.u32 register e is read as the literal is (tex.base.3d ... [t, {..}], %r5; ptxas
+     * 13.0, seed 7, h77; not a .b32 one); a float one would be a depth */
+    if (!why && !g->depth && (f || (e && e->kind == PTX_OP_REG && g->offset > 1 && ek != 'i')))
         bad = f ? f : e, why = "allowed: it would be a depth compare, which this geometry does not take";
     if (!why && f) {
         char k = texel_kind(c, f);
@@ -1935,6 +1938,10 @@ static void check_init_names(vctx *V, const ptx_decl *d) {
             while (isid_char(*p) || *p == '.') p++;
             continue;
         }
+        if (c == '.' || (c == '%' && !isid_char(p[1]))) {   /* a cast's type, (.u64)7; the remainder operator, 7 % 2 */
+            for (p++; isid_char(*p); p++) {}
+            continue;
+        }
         if (!(isid_char(*p) && !(c >= '0' && c <= '9'))) {
             if (*p == ')') in_generic = false;
             p++;
@@ -1960,12 +1967,19 @@ static void check_init_names(vctx *V, const ptx_decl *d) {
                  d->name, name, ptx_space_name(y->decl->space));
             return;
         }
+        if (y->kind == SYM_FUNC && *q == '+') {   /* "Initial value type mismatch" for fnr+8 */
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s': %s+N in its initializer: a function's address takes no offset", d->name, name);
+            return;
+        }
         if (y->kind == SYM_FUNC && in_generic) {
             VERR(V, PG_E_BAD_DECL, d->loc, "'%s': generic(%s) in its initializer: generic() takes a variable, not a function", d->name, name);
             return;
         }
     }
 }
+
+/* A '%' standing alone in canonical text (7 % 2: the remainder operator, not a register). */
+static bool lone_pct(const char *q) { return q[0] == '%' && q[-1] == ' ' && (q[1] == ' ' || q[1] == 0); }
 
 /* Does the initializer text at *pp nest as d's shape does: a {list} a level for each array
  * dimension and then one for a vector's elements, a plain value at the last level (ptxas:
@@ -1975,12 +1989,13 @@ static bool init_shape_ok(const char **pp, int level, int levels) {
     const char *p = *pp;
     while (*p == ' ') p++;
     if (level == levels) {   /* a value: up to the next ',' or '}' outside parentheses */
-        if (*p == '{') return false;
+        if (*p == '{' || *p == ',' || *p == '}' || !*p) return false;   /* none: {1, , 3}, {1, 2,} ("Parsing error near ','") */
         int paren = 0;
         for (; *p && (paren || (*p != ',' && *p != '}')); p++) {
             paren += (*p == '(') - (*p == ')');
             /* two values with no operator or comma between them (ptxas: "Parsing error near '4'" for {3, 4 4}) */
-            if (*p == ' ' && p > *pp && isid_char(p[-1]) && isid_char(p[1])) return false;
+            if (*p == ' ' && p > *pp && isid_char(p[-1]) && isid_char(p[1]) && !lone_pct(p + 1) && !(p[-1] == '%' && lone_pct(p - 1)))
+                return false;
         }
         *pp = p;
         return true;

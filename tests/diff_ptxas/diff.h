@@ -62,6 +62,10 @@ void dp_header(const dp_target *t, int ptx, pg_buf *out);
 bool dp_gen_set_only(const char *list);
 /* The form index program `index` is about (DP_FORM/MODMUT/OPMUT). */
 int dp_gen_form_of(uint64_t index);
+/* Seeds from this one write constant expressions (sh[2*3], [%rd1+(4*2)], (1<<3)-1) in
+ * operands and initializers; earlier seeds make the programs they always made. */
+enum { DP_CX_SEED = 8 };
+
 /* Make program number `index` of a campaign with `seed` (category by index). */
 void dp_gen_program(uint64_t seed, uint64_t index, dp_prog *out);
 /* A one-token mutant of `parent` (a program ptxas accepted), named `name`. */

@@ -120,6 +120,7 @@ typedef struct {
     int labels;              /* $L0..$L(labels-1) referenced: defined before the final ret */
     int tables;              /* $T0..: .branchtargets tables */
     bool custom_params;
+    bool cx;                 /* constant expressions in operands and initializers (seeds >= DP_CX_SEED) */
     pg_buf pre, params, perf, decl, code;
 } pb;
 
@@ -202,7 +203,57 @@ static int pick_rf(pb *b, ptx_type want, bool relaxed, bool welltyped) {
 /* ---- immediates ---- */
 typedef enum { IMM_TYPICAL, IMM_EDGE, IMM_PAST } imm_mode;
 
+/* A literal for v in one of the number forms, no suffix. */
+static void put_lit(pb *b, pg_buf *o, int64_t v) {
+    if (v >= 0 && dp_chance(&b->r, 0.3)) pg_buf_printf(o, "0x%llx", (unsigned long long)v);
+    else pg_buf_printf(o, "%lld", (long long)v);
+}
+
+/* An integer constant expression whose value is v in 64-bit arithmetic, as ptxas folds it
+ * (C's operators and precedence, (.s64)/(.u64) casts): (7), 3+4, 2*4, (1<<3)-1, ~0, -(4),
+ * 1?v:0, or a nest of them.  Sub-expressions are parenthesized, so precedence never
+ * changes the value; the writer avoids overflow by keeping the rewrites to small |v|. */
+static void put_cexpr(pb *b, pg_buf *o, int64_t v, int depth) {
+    bool small = v > -((int64_t)1 << 40) && v < ((int64_t)1 << 40);
+    int k = depth >= 2 ? 0 : dp_below(&b->r, 11);
+    if (!small && k != 6 && k != 9) k = 0;
+#define SUB(x) do { if (dp_chance(&b->r, 0.3)) { pg_buf_putc(o, '('); put_cexpr(b, o, (x), depth + 1); pg_buf_putc(o, ')'); } \
+                    else put_lit(b, o, (x)); } while (0)
+    switch (k) {
+    case 0: pg_buf_putc(o, '('); put_lit(b, o, v); pg_buf_putc(o, ')'); return;
+    case 1: { int64_t d = 1 + dp_below(&b->r, 16); SUB(v - d); pg_buf_putc(o, '+'); SUB(d); return; }
+    case 2: { int64_t d = 1 + dp_below(&b->r, 16); SUB(v + d); pg_buf_putc(o, '-'); SUB(d); return; }
+    case 3: {
+        static const int64_t m[] = {2, 4, 8, 3};
+        int64_t d = PICK(&b->r, m);
+        if (v % d) d = 1;
+        SUB(v / d); pg_buf_putc(o, '*'); SUB(d);
+        return;
+    }
+    case 4: {   /* shifts: 1<<k, (1<<k)-1, v<<k>>k */
+        int top = 0;
+        while (top < 40 && ((int64_t)1 << top) < v) top++;
+        if (v > 0 && ((int64_t)1 << top) == v) pg_buf_printf(o, "1<<%d", top);
+        else if (v > 0 && ((int64_t)1 << top) == v + 1) pg_buf_printf(o, "(1<<%d)-1", top);
+        else if (v >= 0) { pg_buf_putc(o, '('); SUB(v); pg_buf_puts(o, "<<2)>>2"); }
+        else { pg_buf_putc(o, '('); put_lit(b, o, v); pg_buf_putc(o, ')'); }
+        return;
+    }
+    case 5: pg_buf_putc(o, '~'); SUB(~v); return;
+    case 6: pg_buf_printf(o, "(.%c64)", dp_chance(&b->r, 0.5) ? 's' : 'u'); put_lit(b, o, v); return;
+    case 7: pg_buf_puts(o, "-("); put_cexpr(b, o, -v, depth + 1); pg_buf_putc(o, ')'); return;
+    case 8: { int64_t d = 1 + dp_below(&b->r, 7); SUB(v * d); pg_buf_putc(o, '/'); SUB(d); return; }
+    case 9:
+        if (dp_chance(&b->r, 0.5)) { pg_buf_puts(o, "1?"); put_lit(b, o, v); pg_buf_puts(o, ":0"); }
+        else { pg_buf_puts(o, "0?0:"); put_lit(b, o, v); }
+        return;
+    default: { int64_t m = dp_below(&b->r, 256); SUB(v & ~m); pg_buf_putc(o, '|'); SUB(v & m); return; }
+    }
+#undef SUB
+}
+
 static void put_int(pb *b, pg_buf *o, int64_t v, bool allow_u) {
+    if (b->cx && dp_chance(&b->r, 0.3)) { put_cexpr(b, o, v, 0); return; }
     int f = dp_below(&b->r, 20);
     if (v < 0 || f < 12) pg_buf_printf(o, "%lld", (long long)v);
     else if (f < 16) pg_buf_printf(o, "0x%llx", (unsigned long long)v);
@@ -287,6 +338,12 @@ static int space_of_text(const char *m) {
 }
 
 static void put_offset(pb *b, pg_buf *o) {
+    if (b->cx && dp_chance(&b->r, 0.3)) {   /* [a+4*2], [a+(1<<4)], [a+-(4)], [a-2*2] */
+        static const int64_t v[] = {4, 8, 16, 32, 1, 2, 128, 0, -4, -8};
+        pg_buf_putc(o, dp_chance(&b->r, 0.95) ? '+' : '-');
+        put_cexpr(b, o, PICK(&b->r, v), 0);
+        return;
+    }
     static const char *offs[] = {"", "", "", "+4", "+8", "+16", "+32", "+1", "+2", "-4", "+0x10", "+128"};
     pg_buf_puts(o, PICK(&b->r, offs));
 }
@@ -341,7 +398,18 @@ static void put_addr(pb *b, pg_buf *o, int space, const char *opcode, bool wellt
         static const ptx_type w32[] = {PTX_T_B32, PTX_T_U32, PTX_T_S32};
         put_reg(b, o, rf_of(narrow ? PICK(&b->r, w32) : PICK(&b->r, w64)), dp_below(&b->r, NREG));
     } else if (k == 9 && space != PTX_SS_PARAM) {
-        pg_buf_printf(o, "%d", dp_below(&b->r, 2) ? 0 : 64);
+        int64_t a = dp_below(&b->r, 2) ? 0 : 64;
+        if (b->cx && dp_chance(&b->r, 0.5)) put_cexpr(b, o, a, 0);   /* [8*8], [(64)] */
+        else pg_buf_printf(o, "%d", (int)a);
+        pg_buf_putc(o, ']');
+        return;
+    } else if (b->cx && dp_chance(&b->r, 0.15)) {   /* the array-index form: sh[2*3], gb[(1<<2)] */
+        o->len--;   /* the '[' */
+        o->data[o->len] = 0;
+        put_var(b, o, space, opcode);
+        static const int64_t ix[] = {0, 1, 2, 4, 6, 8, 16};
+        pg_buf_putc(o, '[');
+        put_cexpr(b, o, PICK(&b->r, ix), 0);
         pg_buf_putc(o, ']');
         return;
     } else {
@@ -542,7 +610,10 @@ static void put_operand(pb *b, pg_buf *o, const insn_plan *p, const isa_opslot *
         pg_buf_printf(o, "$L%d", b->labels++);
         return;
     case OK_FUNC: pg_buf_puts(o, dp_chance(&b->r, 0.5) ? "fnv" : "fnr"); return;
-    case OK_SYM: put_var(b, o, space == PTX_SS_NONE ? (dp_chance(&b->r, 0.5) ? PTX_SS_GLOBAL : PTX_SS_SHARED) : space, opcode); return;
+    case OK_SYM:
+        put_var(b, o, space == PTX_SS_NONE ? (dp_chance(&b->r, 0.5) ? PTX_SS_GLOBAL : PTX_SS_SHARED) : space, opcode);
+        if (b->cx && dp_chance(&b->r, 0.25)) { pg_buf_putc(o, '+'); put_cexpr(b, o, 4 * dp_below(&b->r, 5), 0); }   /* gb+2*4 */
+        return;
     case OK_SINK: pg_buf_putc(o, '_'); return;
     case OK_SREG: put_sreg(b, o); return;
     case OK_PAIR:
@@ -848,9 +919,18 @@ static void gen_decl(pb *b) {
         pg_buf_printf(where, "%s%s%s", module ? "" : "\t", module && dp_chance(r, 0.2) ? ".visible " : "", sp);
         if (al) pg_buf_printf(where, " .align %d", al);
         pg_buf_printf(where, " %s %s", ty, nm);
-        if (cnt >= 0) pg_buf_printf(where, "[%ld]", cnt);
+        if (cnt >= 0 && b->cx && dp_chance(r, 0.03)) { pg_buf_putc(where, '['); put_cexpr(b, where, cnt, 0); pg_buf_putc(where, ']'); }
+        else if (cnt >= 0) pg_buf_printf(where, "[%ld]", cnt);
         else if (dp_chance(r, 0.3)) pg_buf_puts(where, "[]");
-        if (dp_chance(r, 0.2)) pg_buf_puts(where, cnt > 0 && cnt < 100 ? " = {1, 2, 3, 4}" : " = 7");
+        if (b->cx && dp_chance(r, 0.2) && dp_chance(r, 0.6)) {   /* initializers of constant expressions: {1+1, 2*3}, = 3+4 */
+            bool list = cnt > 0 && cnt < 100;
+            pg_buf_puts(where, list ? " = {" : " = ");
+            for (int i = 0; i < (list ? 4 : 1); i++) {
+                if (i) pg_buf_puts(where, ", ");
+                put_cexpr(b, where, list ? i + 1 : 7, 0);
+            }
+            if (list) pg_buf_putc(where, '}');
+        } else if (dp_chance(r, 0.2)) pg_buf_puts(where, cnt > 0 && cnt < 100 ? " = {1, 2, 3, 4}" : " = 7");
         pg_buf_puts(where, ";\n");
         /* a load of it */
         ptx_type t = ptx_type_lookup(ty, strlen(ty));
@@ -935,7 +1015,13 @@ static void gen_decl(pb *b) {
         else if (k == 1) pg_buf_puts(o, "\t.loc 1 10 0\n");
         else if (k == 2) pg_buf_printf(&b->pre, ".extern .shared .align 16 .b8 %s_dyn[];\n", b->name);
         else if (k == 3) pg_buf_printf(&b->pre, ".weak .global .align 4 .u32 %s_w;\n", b->name);
-        else pg_buf_printf(&b->pre, ".global .align 4 .u32 %s_i[2] = {1, %s};\n", b->name,
+        else if (b->cx && dp_chance(r, 0.5)) {   /* initializers of constant expressions, the address ones too */
+            static const char *vals[] = {"2*1", "gb+2*4", "generic(gb)+(1<<2)", "(.u64)2", "(.s64)-1", "(.u32)2", "8/0", "8%0",
+                                         "7 % 2", "1?2:3", "(1<<32)-1", "gb+(4)", "gb-4", "~0", "2>1", "(2)+(gb)", "0f3F800000+1"};
+            pg_buf_printf(&b->pre, ".global .align 4 .u32 %s_i[2] = {", b->name);
+            put_cexpr(b, &b->pre, 1, 0);
+            pg_buf_printf(&b->pre, ", %s};\n", PICK(r, vals));
+        } else pg_buf_printf(&b->pre, ".global .align 4 .u32 %s_i[2] = {1, %s};\n", b->name,
                            PICK(r, ((const char *[]){"2", "gb", "0f3F800000", "-1", "4294967296"})));
         return;
     }
@@ -1010,6 +1096,7 @@ void dp_gen_program(uint64_t seed, uint64_t index, dp_prog *out) {
     snprintf(out->name, sizeof out->name, "k%llu", (unsigned long long)index);
     pb b;
     pb_init(&b, dp_rng_of(seed, index), out->name);
+    b.cx = seed >= DP_CX_SEED;
     out->cat = cat_of(index);
     if (only_cat >= 0) out->cat = (dp_cat)only_cat;
     else if (n_only_forms && out->cat != DP_FORM && out->cat != DP_MODMUT && out->cat != DP_OPMUT)
