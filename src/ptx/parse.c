@@ -678,7 +678,7 @@ static void fold_init_values(parser *P, lexer at, lexer end) {
         /* one value: up to a ',', '}' or ';' outside parentheses; integers, operators and casts only? */
         lexer look = P->L;
         bool pure = true, names = false;
-        int paren = 0;
+        int paren = 0, ntok = 0;
         for (;;) {
             token *u = lex_peek(&look);
             if (u->kind == TK_EOF || look.p > end.p) break;
@@ -689,7 +689,11 @@ static void fold_init_values(parser *P, lexer at, lexer end) {
             else if (u->kind != TK_INT) pure = false;
             if (paren < 0) break;
             lex_next(&look);
+            ntok++;
         }
+        /* a stray ')' starts no value: step over it (the declaration's own parse reported it), or this
+         * loop would read the same token forever (a fuzz timeout, 2026-12-06) */
+        if (ntok == 0) { lex_next(&P->L); continue; }
         int64_t v;
         if (pure && !names) {
             (void)const_expr(P, &v, "in an initializer");
