@@ -160,7 +160,7 @@ PY
     ;;
 hold)      # the tracked files the device does not need leave the tree for the calls (unhold brings them back);
            # HOLD names them (default: models/default bench/results; a call that carries a piece and the
-           # binaries while models/qwen-plan is tracked needs HOLD="models/default bench/results tests models/qwen-plan")
+           # binaries while models/qwen-plan is tracked needs HOLD="models/default bench/results tests models/qwen-plan models/qwen15-plan")
     # Every path is checked before any moves: a destination already in ../.recipe-hold would make mv put
     # the folder inside it (tests -> ../.recipe-hold/tests/tests), so it must be absent or a leftover of
     # empty folders (an earlier hold of tests/model leaves ../.recipe-hold/tests), which goes first.
