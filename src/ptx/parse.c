@@ -405,7 +405,7 @@ static bool parse_op_list(parser *P, char close, ptx_operand *parent, int depth)
 
 /* A float literal's value (and 32 or 64: its bits); reports a bad one and, as ptxas ("Constant
  * overflow"), a decimal literal past a normal double (1e400, 1e-320, 3e-400). */
-static bool float_literal(parser *P, const token *t, double *d, int *bits) {
+static inline bool float_literal(parser *P, const token *t, double *d, int *bits) {
     if (!parse_float_text(t->s, t->n, d, bits)) {
         pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t->line, t->col, "bad float literal '%.*s'", t->n, t->s);
         P->nerrors++;
