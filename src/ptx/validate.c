@@ -1911,7 +1911,7 @@ static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t
         const char *q = p;
         while (*q && !strchr("{}, \t\n", *q)) q++;
         if (q == p) break;
-        if (*p >= '0' && *p <= '9') {
+        if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {   /* .5 is a float too (seed 9) */
             bool hexf = p[0] == '0' && strchr("fFdD", p[1]) && q - p > 2;
             bool is_float = hexf;
             for (const char *c = p; c < q && !is_float; c++)
