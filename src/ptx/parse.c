@@ -466,7 +466,7 @@ typedef struct { uint64_t v; bool u; bool f; double d; } cval;   /* f: a float (
 enum { CX_NONE, CX_MUL, CX_DIV, CX_MOD, CX_ADD, CX_SUB, CX_SHL, CX_SHR, CX_LT, CX_GT, CX_LE, CX_GE,
        CX_EQ, CX_NE, CX_BAND, CX_XOR, CX_BOR, CX_LAND, CX_LOR, CX_COND, CX_BAD };
 static const unsigned char cx_prec[] = {0, 10, 10, 10, 9, 9, 8, 8, 7, 7, 7, 7, 6, 6, 5, 4, 3, 2, 1, 0, 0};
-/* floats: an initializer's value, where ptxas folds floats too (see cx_float); paren: the
+/* floats: an initializer's value, where ptxas folds floats too (the rule below); paren: the
  * operand read next is the first thing inside a '(' */
 typedef struct { parser *P; int pend, depth; token at; bool floats, paren; } cxs;
 
@@ -735,7 +735,7 @@ static bool imm_expr_rest(parser *P, ptx_operand *op, bool u) {
  * as a constant expression ("Constant expression has division by zero"); one with a name
  * as an address, name or generic(name) then + a constant expression (gb+2*4; not 2+gb,
  * gb*2: "Parsing error"); the validator checks the names.  Values with floats (1.0+2.0,
- * 1.0<2.0, (0f3F800000)) as a constant expression over floats too (cx_float); a lone literal
+ * 1.0<2.0, (0f3F800000)) as a constant expression over floats too (cxs.floats); a lone literal
  * is left to the validator as before.  Reads the tokens from
  * the lexer state `at` (the initializer's start, already captured) up to `end`. */
 static void fold_init_values(parser *P, lexer at, lexer end) {
