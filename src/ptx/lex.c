@@ -230,8 +230,8 @@ static inline const char *skip_id(const lexer *L, const char *p) {
 
 /* Identifiers, directives and numbers never contain a newline, so their
  * scanners advance the column by the token length instead of calling adv()
- * per character. */
-void ptx_lex_scan(lexer *L, token *tp) {
+ * per character.  Every token kind; ptx_lex_scan below takes the common ones. */
+static __attribute__((noinline)) void lex_scan_full(lexer *L, token *tp) {
     /* whitespace and comments, with the position in locals */
     const char *p = L->p, *end = L->end;
     int line = L->line, col = L->col;
@@ -307,5 +307,59 @@ void ptx_lex_scan(lexer *L, token *tp) {
         n = t.n;
         kind = t.kind;
     }
+    tok_store(tp, start, line, col, n, kind, any, 0);
+}
+
+/* The common tokens (names, directives without digits after the dot, punctuation, after
+ * blanks and newlines) with few live values, so that the call per token saves no registers;
+ * anything else (a comment, a number, a string, the end, a long token, the file's first
+ * token) goes to lex_scan_full from the same place: L is not written before that. */
+void ptx_lex_scan(lexer *L, token *tp) {
+    const char *p = L->p, *end = L->end;
+    if (p == L->src) { lex_scan_full(L, tp); return; }
+    int line = L->line, col = L->col;
+    bool any = false;
+    unsigned char c;
+    for (;;) {
+        if (p >= end) { lex_scan_full(L, tp); return; }
+        c = (unsigned char)*p;
+        if (cclass[c] & 4) { p++; col++; any = true; continue; }
+        if (c == '\n') { p++; line++; col = 1; any = true; continue; }
+        break;
+    }
+    const char *start = p;
+    int kind;
+    if (isid0(c)) {
+        p = skip_id(L, p + 1);
+        if (p + 1 < end && ((c == '%') & (p[0] == '.')) &&
+            (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
+            (p + 2 >= end || !isid(p[2])))
+            p += 2;
+        kind = TK_IDENT;
+    } else if (c == '.' && p + 1 < end && isid0(p[1])) {   /* .5: lex_scan_full (dot_number) */
+        p++;
+        for (;;) {
+            p = skip_id(L, p);
+            if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
+            break;
+        }
+        kind = TK_DIR;
+    } else if (ispunct_ptx(c) && c != '/') {   /* '/': perhaps a comment */
+        L->cmt_s = NULL;
+        L->p = p + 1;
+        L->line = line;
+        L->col = col + 1;
+        tok_store(tp, start, line, col, 1, TK_PUNCT, any, (char)c);
+        return;
+    } else {
+        lex_scan_full(L, tp);
+        return;
+    }
+    int n = (int)(p - start);
+    if (n > PTX_MAX_TOKEN) { lex_scan_full(L, tp); return; }
+    L->cmt_s = NULL;
+    L->p = p;
+    L->line = line;
+    L->col = col + n;
     tok_store(tp, start, line, col, n, kind, any, 0);
 }

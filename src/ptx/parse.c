@@ -403,6 +403,25 @@ static bool parse_op_list(parser *P, char close, ptx_operand *parent, int depth)
     return true;
 }
 
+/* A float literal's value (and 32 or 64: its bits); reports a bad one and, as ptxas ("Constant
+ * overflow"), a decimal literal past a normal double (1e400, 1e-320, 3e-400). */
+static inline bool float_literal(parser *P, const token *t, double *d, int *bits) {
+    if (!parse_float_text(t->s, t->n, d, bits)) {
+        pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t->line, t->col, "bad float literal '%.*s'", t->n, t->s);
+        P->nerrors++;
+        return false;
+    }
+    bool hex = t->n > 1 && t->s[0] == '0' && strchr("fFdD", t->s[1]), nonzero = false;
+    for (int k = 0; k < t->n && t->s[k] != 'e' && t->s[k] != 'E'; k++) nonzero |= t->s[k] >= '1' && t->s[k] <= '9';
+    if (!hex && (isinf(*d) || (*d != 0 && !isnormal(*d)) || (*d == 0 && nonzero))) {
+        pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t->line, t->col,
+                     "float literal '%.*s' is beyond the normal range of a double", t->n, t->s);
+        P->nerrors++;
+        return false;
+    }
+    return true;
+}
+
 static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
     if (t.kind == TK_INT) {
         int64_t v;
@@ -419,20 +438,7 @@ static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
     if (t.kind == TK_FLOAT) {
         double d;
         int bits;
-        if (!parse_float_text(t.s, t.n, &d, &bits)) {
-            pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col, "bad float literal '%.*s'", t.n, t.s);
-            P->nerrors++;
-            return false;
-        }
-        bool hex = t.n > 1 && t.s[0] == '0' && strchr("fFdD", t.s[1]), nonzero = false;
-        for (int k = 0; k < t.n && t.s[k] != 'e' && t.s[k] != 'E'; k++) nonzero |= t.s[k] >= '1' && t.s[k] <= '9';
-        /* ptxas: "Constant overflow" for a decimal literal past a normal double (1e400, 1e-320, 3e-400) */
-        if (!hex && (isinf(d) || (d != 0 && !isnormal(d)) || (d == 0 && nonzero))) {
-            pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col,
-                         "float literal '%.*s' is beyond the normal range of a double", t.n, t.s);
-            P->nerrors++;
-            return false;
-        }
+        if (!float_literal(P, &t, &d, &bits)) return false;
         op->kind = PTX_OP_IMM_FLT;
         op->fval = neg ? -d : d;
         op->fbits = bits;
@@ -456,11 +462,28 @@ static bool parse_number(parser *P, token t, bool neg, ptx_operand *op) {
  * without a space (ptxas: "Parsing error near '>'" on 8> >1); a '%' needs a space after it
  * (7%2 lexes as a register name, as in ptxas).  One token of lookahead: an operator whose
  * first character is read stays pending in cx until the climber takes it. */
-typedef struct { uint64_t v; bool u; } cval;
+typedef struct { uint64_t v; bool u; bool f; double d; } cval;   /* f: a float (an initializer's), value d */
 enum { CX_NONE, CX_MUL, CX_DIV, CX_MOD, CX_ADD, CX_SUB, CX_SHL, CX_SHR, CX_LT, CX_GT, CX_LE, CX_GE,
        CX_EQ, CX_NE, CX_BAND, CX_XOR, CX_BOR, CX_LAND, CX_LOR, CX_COND, CX_BAD };
 static const unsigned char cx_prec[] = {0, 10, 10, 10, 9, 9, 8, 8, 7, 7, 7, 7, 6, 6, 5, 4, 3, 2, 1, 0, 0};
-typedef struct { parser *P; int pend, depth; token at; } cxs;
+/* floats: an initializer's value, where ptxas folds floats too (the rule below); paren: the
+ * operand read next is the first thing inside a '(' */
+typedef struct { parser *P; int pend, depth; token at; bool floats, paren; } cxs;
+
+/* An initializer's float constant expressions, as ptxas 13 folds them (probed on h80: .f32 a =
+ * 1.0+2.0 is taken): decimal and 0d literals are doubles; + - * / of two floats are a float,
+ * a comparison of two floats an integer (.u32 a = 1.0<2.0); an integer beside a float is
+ * "Constant expression type mismatch" (1.0+1); % << >> & | ^ && || ~ ! casts and ?: take
+ * integers only ("Integer constant expression expected"); a float division by zero (1.0/0.0,
+ * 1.0/-0.0, 1.0/(1.0-1.0)) is refused.  A 0f literal is a value alone or as (0f3F800000) only
+ * ("Parsing error" for 0f3F800000+1.0, -0f3F800000).  Whether the value fits the variable's
+ * type is the validator's (init_mismatch). */
+static bool cx_float_only_int(cxs *c, token at, const char *op) {
+    ERR(c->P, at, "'%s' takes integers, not floats (an integer constant expression)", op);
+    return false;
+}
+static const char *const cx_name[] = {"", "*", "/", "%", "+", "-", "<<", ">>", "<", ">", "<=", ">=",
+                                      "==", "!=", "&", "^", "|", "&&", "||", "?:", ""};
 
 static int cx_op(cxs *c) {
     if (c->pend) return c->pend;
@@ -500,7 +523,12 @@ static bool cx_unary(cxs *c, cval *out, const char *what);
 static bool cx_paren(cxs *c, cval *out) {
     parser *P = c->P;
     token *n = lex_peek(&P->L);
-    if (n->kind != TK_DIR) return cx_cond(c, out, "in a constant expression") && expect_punct(P, ')');
+    if (n->kind != TK_DIR) {
+        c->paren = true;
+        bool ok = cx_cond(c, out, "in a constant expression");
+        c->paren = false;
+        return ok && expect_punct(P, ')');
+    }
     token ty = lex_next(&P->L);
     bool s64 = tok_is(&ty, ".s64");
     if (!s64 && !tok_is(&ty, ".u64")) {   /* ptxas: "Unsupported cast operation" */
@@ -508,6 +536,7 @@ static bool cx_paren(cxs *c, cval *out) {
         return false;
     }
     if (!expect_punct(P, ')') || !cx_unary(c, out, "in a constant expression")) return false;
+    if (out->f) return cx_float_only_int(c, ty, s64 ? "(.s64)" : "(.u64)");   /* (.s64)1.0 */
     out->u = !s64;
     return true;
 }
@@ -520,8 +549,21 @@ static bool cx_unary(cxs *c, cval *out, const char *what) {
         P->nerrors++;
         return false;
     }
-    bool ok = true;
-    if (t.kind == TK_INT) {
+    bool ok = true, paren = c->paren;
+    c->paren = false;
+    out->f = false;
+    out->d = 0;
+    if (t.kind == TK_FLOAT && c->floats) {
+        int bits;
+        ok = float_literal(P, &t, &out->d, &bits);
+        out->f = true;
+        out->u = false;
+        out->v = 0;
+        if (ok && t.s[0] == '0' && (t.s[1] == 'f' || t.s[1] == 'F') && !(paren && tok_punct(lex_peek(&P->L), ')'))) {
+            ERR(P, t, "a 0f literal in an initializer is a value alone or in parentheses, (%.*s), not an operand", t.n, t.s);
+            ok = false;
+        }
+    } else if (t.kind == TK_INT) {
         int64_t v;
         if (!parse_int_text(t.s, t.n, &v)) {
             pg_diag_emit(P->diag, PG_E_BAD_NUMBER, P->m->filename, t.line, t.col, "bad integer literal '%.*s'", t.n, t.s);
@@ -532,7 +574,10 @@ static bool cx_unary(cxs *c, cval *out, const char *what) {
         out->u = t.s[t.n - 1] == 'U' || v < 0;   /* past INT64_MAX: unsigned */
     } else if (tok_punct(&t, '-') || tok_punct(&t, '+') || tok_punct(&t, '~') || tok_punct(&t, '!')) {
         ok = cx_unary(c, out, what);
-        if (t.punct == '-') out->v = 0 - out->v;
+        if (ok && out->f) {   /* -1.0, +1.0; not ~1.0, !1.0 */
+            if (t.punct == '~' || t.punct == '!') ok = cx_float_only_int(c, t, t.punct == '~' ? "~" : "!");
+            else if (t.punct == '-') out->d = -out->d;
+        } else if (t.punct == '-') out->v = 0 - out->v;
         else if (t.punct == '~') out->v = ~out->v;
         else if (t.punct == '!') { out->v = !out->v; out->u = false; }
     } else if (tok_punct(&t, '(')) {
@@ -540,7 +585,7 @@ static bool cx_unary(cxs *c, cval *out, const char *what) {
     } else {
         char d[64];
         tokdesc(&t, d, sizeof d);
-        ERR(P, t, "expected an integer %s but found %s", what, d);
+        ERR(P, t, "expected %s %s but found %s", c->floats ? "a number" : "an integer", what, d);
         ok = false;
     }
     c->depth--;
@@ -548,6 +593,32 @@ static bool cx_unary(cxs *c, cval *out, const char *what) {
 }
 
 static bool cx_apply(cxs *c, int op, cval *l, cval r, token at) {
+    if (l->f || r.f) {
+        if (l->f != r.f) {   /* ptxas checks this before the operator */
+            ERR(c->P, at, "'%s' between an integer and a float (a constant expression's operands have one type)", cx_name[op]);
+            return false;
+        }
+        double a = l->d, b = r.d;
+        switch (op) {
+        case CX_MUL: l->d = a * b; return true;
+        case CX_DIV:
+            if (b == 0) { ERR(c->P, at, "constant expression has division by zero"); return false; }
+            l->d = a / b;
+            return true;
+        case CX_ADD: l->d = a + b; return true;
+        case CX_SUB: l->d = a - b; return true;
+        case CX_LT: l->v = a < b; break;
+        case CX_GT: l->v = a > b; break;
+        case CX_LE: l->v = a <= b; break;
+        case CX_GE: l->v = a >= b; break;
+        case CX_EQ: l->v = a == b; break;
+        case CX_NE: l->v = a != b; break;
+        default: return cx_float_only_int(c, at, cx_name[op]);
+        }
+        l->f = false;   /* a comparison is an integer */
+        l->u = false;
+        return true;
+    }
     bool u = l->u || r.u;
     uint64_t a = l->v, b = r.v;
     int64_t sa = (int64_t)a, sb = (int64_t)b;
@@ -614,9 +685,11 @@ static bool cx_tail(cxs *c, cval *v) {
         return false;
     }
     cval a, b;
+    token q = c->at;
     bool ok = cx_cond(c, &a, what) && expect_punct(c->P, ':') && cx_cond(c, &b, what);
     c->depth--;
     if (!ok) return false;
+    if (v->f || a.f || b.f) return cx_float_only_int(c, q, "?:");   /* 1.0 ? 2.0 : 3.0, 1 ? 2 : 3.0 */
     bool u = a.u || b.u;
     *v = v->v ? a : b;
     v->u = u;
@@ -630,7 +703,7 @@ static bool cx_cond(cxs *c, cval *out, const char *what) {
 /* An integer constant expression at the next token into *out; `what` names the place in the
  * message for a missing first operand ("in an array index"). */
 static bool const_expr(parser *P, int64_t *out, const char *what) {
-    cxs c = {P, CX_NONE, 0, {0}};
+    cxs c = {P, CX_NONE, 0, {0}, false, false};
     cval v;
     if (!cx_cond(&c, &v, what)) return false;
     *out = (int64_t)v.v;
@@ -647,8 +720,8 @@ static bool cx_continues(parser *P) {
 /* An integer immediate op (unsigned: a U suffix or past INT64_MAX) followed by an operator: the
  * rest of the constant expression, as ptxas folds it (add.s32 %r1, %r2, 2*3; bar.sync 1*0). */
 static bool imm_expr_rest(parser *P, ptx_operand *op, bool u) {
-    cxs c = {P, CX_NONE, 0, {0}};
-    cval v = {(uint64_t)op->ival, u};
+    cxs c = {P, CX_NONE, 0, {0}, false, false};
+    cval v = {(uint64_t)op->ival, u, false, 0};
     if (!cx_tail(&c, &v)) return false;
     op->kind = PTX_OP_IMM_INT;
     op->ival = (int64_t)v.v;
@@ -661,8 +734,9 @@ static bool imm_expr_rest(parser *P, ptx_operand *op, bool u) {
 /* Fold each value of an initializer as ptxas reads it: integers ({1+1, 2*3}, = 8/0, (.u64)7)
  * as a constant expression ("Constant expression has division by zero"); one with a name
  * as an address, name or generic(name) then + a constant expression (gb+2*4; not 2+gb,
- * gb*2: "Parsing error"); the validator checks the names.  Values with floats (1.0+1.0)
- * are not read here (tests/diff_ptxas/open.txt).  Reads the tokens from
+ * gb*2: "Parsing error"); the validator checks the names.  Values with floats (1.0+2.0,
+ * 1.0<2.0, (0f3F800000)) as a constant expression over floats too (cxs.floats); a lone literal
+ * is left to the validator as before.  Reads the tokens from
  * the lexer state `at` (the initializer's start, already captured) up to `end`. */
 static void fold_init_values(parser *P, lexer at, lexer end) {
     lexer saved = P->L;
@@ -677,7 +751,7 @@ static void fold_init_values(parser *P, lexer at, lexer end) {
         if (t->kind == TK_PUNCT && t->punct == ';') break;
         /* one value: up to a ',', '}' or ';' outside parentheses; integers, operators and casts only? */
         lexer look = P->L;
-        bool pure = true, names = false;
+        bool pure = true, names = false, flt = false;
         int paren = 0, ntok = 0;
         for (;;) {
             token *u = lex_peek(&look);
@@ -686,6 +760,7 @@ static void fold_init_values(parser *P, lexer at, lexer end) {
             if (u->kind == TK_PUNCT) paren += (u->punct == '(') - (u->punct == ')');
             else if (u->kind == TK_DIR) pure = pure && (tok_is(u, ".s64") || tok_is(u, ".u64"));
             else if (u->kind == TK_IDENT) { pure = pure && (u->s[0] != '%' || u->n == 1); names |= u->s[0] != '%'; }   /* 7 % 2 */
+            else if (u->kind == TK_FLOAT) flt = true;
             else if (u->kind != TK_INT) pure = false;
             if (paren < 0) break;
             lex_next(&look);
@@ -695,7 +770,18 @@ static void fold_init_values(parser *P, lexer at, lexer end) {
          * loop would read the same token forever (a fuzz timeout, 2026-12-06) */
         if (ntok == 0) { lex_next(&P->L); continue; }
         int64_t v;
-        if (pure && !names) {
+        if (pure && !names && flt) {
+            if (ntok > 1) {
+                cxs c = {P, CX_NONE, 0, {0}, true, false};
+                cval x;
+                (void)cx_cond(&c, &x, "in an initializer");
+            } else {   /* a lone literal: its range (1e-310: "Constant overflow"); its type is the validator's */
+                token lit = lex_next(&P->L);
+                double d;
+                int bits;
+                (void)float_literal(P, &lit, &d, &bits);
+            }
+        } else if (pure && !names) {
             (void)const_expr(P, &v, "in an initializer");
         } else if (pure) {   /* an address: name or generic(name), then + a constant expression (gb+2*4) */
             token n = lex_next(&P->L);
@@ -817,7 +903,7 @@ static bool parse_operand(parser *P, ptx_operand *op, int depth) {
         op->kind = PTX_OP_VEC;
         ok = parse_op_list(P, '}', op, depth);
     } else if (tok_punct(&t, '(') && lex_peek(&P->L)->kind == TK_DIR) {   /* (.u64)3: a cast, an immediate */
-        cxs c = {P, CX_NONE, 0, {0}};
+        cxs c = {P, CX_NONE, 0, {0}, false, false};
         cval v;
         memset(&v, 0, sizeof v);   /* read below even when the expression failed */
         ok = cx_paren(&c, &v) && cx_tail(&c, &v);

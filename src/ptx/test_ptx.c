@@ -529,6 +529,46 @@ static void test_init_const_expr(void) {
     }
 }
 
+/* Float constant expressions in initializers, as ptxas 13.0 folds them (probed on h80; the same cases against
+ * ptxas: tests/ptx/{valid,invalid}/diff_init_float_*.ptx).  Each is "TYPE = VALUE". */
+static void test_init_float_expr(void) {
+    static const char *const ok[] = {
+        ".f32 = 1.0 + 2.0", ".f64 = 1.0 * 2.0 - 3.0 / 4.0", ".f32 = -(1.0 + 2.0)", ".f32 = 1.0 - -2.0", ".f32 = +1.0",
+        ".f32 = (0f3F800000) + 1.0", ".f32 = -(0f3F800000)", ".f32 = 0f3F800000", ".f64 = 0d3FF0000000000000 * 2.5",
+        ".f32 = 1e38 * 1e38", ".f64 = 0.0 / 1.0", ".b32 = 1.0 * 2.0", ".b16 = 1.0 / 4.0", ".u32 = 1.0 < 2.0",
+        ".s64 = (1.0 == 1.0) + 1", ".u32 = 1.0 + 2.0 <= 3.0", ".u32 = 1.0 != 2.0 ? 1 : 2", ".u64 = (.u64)(1.0 >= 2.0)",
+        ".u32 = ~(1.0 > 2.0)", ".b32 = (1.0 < 2.0) << 1", ".f32 = 1. + .5", ".f64 = .5", ".u32 = 1.0 < 2.0 < 3",
+    };
+    static const struct { const char *decl, *code; } refused[] = {
+        {".b32 = 1.0 + 1", "E001"}, {".f32 = 2 * 1.0", "E001"}, {".f32 = 1.0 % 2.0", "E001"}, {".f32 = 1.0 << 1", "E001"},
+        {".f32 = ~1.0", "E001"}, {".f32 = !1.0", "E001"}, {".f32 = 1.0 && 1.0", "E001"}, {".b32 = 1 ? 1.0 : 2.0", "E001"},
+        {".u32 = 1 ? 2 : 3.0", "E001"}, {".f32 = (.s64)1.0", "E001"}, {".f64 = 1.0 / 0.0", "E001"}, {".f32 = 1.0 / -0.0", "E001"},
+        {".f32 = 1.0 / (1.0 - 1.0)", "E001"}, {".f32 = 0f3F800000 + 1.0", "E001"}, {".f32 = 1.0 + 0f3F800000", "E001"},
+        {".f32 = -0f3F800000", "E001"}, {".f32 = (0f3F800000 + 1.0)", "E001"}, {".f64 = 1e-310", "E004"},
+        {".f64 = 1.0 / 1e-400", "E004"}, {".f32 = 1.0 +", "E001"}, {".f32 = 1.0 < 2.0", "E307"}, {".f32 = (1.0) < (0f3F800000)", "E307"},
+        {".u32 = 1.0 * 2.0", "E307"}, {".u64 = .5", "E307"}, {".f32 = 1.0 < 2.0 < 3.0", "E001"}, {".b32 = 1.0 < 2.0 << 1", "E001"},
+    };
+    size_t nok = sizeof ok / sizeof ok[0], n = nok + sizeof refused / sizeof refused[0];
+    for (size_t i = 0; i < n; i++) {
+        bool good = i < nok;
+        const char *decl = good ? ok[i] : refused[i - nok].decl;
+        const char *eq = strchr(decl, '=');
+        char src[512];
+        snprintf(src, sizeof src, HDR ".global .align 8 %.*s fv %s;\n.visible .entry k() { ret; }\n", (int)(eq - decl - 1), decl, eq);
+        diag_log l;
+        pg_status ps, vs;
+        ptx_module *m = run(src, &l, &ps, &vs);
+        if (good) {
+            CHECK(ps == PG_OK && vs == PG_OK, "%s: valid", decl);
+            if (ps != PG_OK || vs != PG_OK) dump(&l);
+        } else {
+            CHECK((ps != PG_OK || vs != PG_OK) && has_code(&l, refused[i - nok].code, 0), "%s: %s", decl, refused[i - nok].code);
+            if (!has_code(&l, refused[i - nok].code, 0)) dump(&l);
+        }
+        ptx_module_free(m);
+    }
+}
+
 int main(void) {
     test_ptxas_timeout();
     test_isa_table();
@@ -541,5 +581,6 @@ int main(void) {
     test_new_inputs();
     test_const_expr();
     test_init_const_expr();
+    test_init_float_expr();
     return TEST_DONE();
 }

@@ -1874,19 +1874,44 @@ static void check_insn(vctx *V, ptx_stmt *st) {
 }
 
 /* ---- declarations ------------------------------------------------------------ */
+/* Whether the value at p (up to a ',', '{' or '}') is a comparison, 1.0 < 2.0 (canonical
+ * text: a two-character operator is written without a space, << >> <= >= == !=). */
+static bool value_compares(const char *init, const char *p) {
+    for (; *p && !strchr("{},", *p); p++) {
+        if ((*p == '<' || *p == '>') && p[1] != *p && (p == init || p[-1] != *p)) return true;   /* not << >> */
+        if ((*p == '=' || *p == '!') && p[1] == '=') return true;
+    }
+    return false;
+}
+
 /* The first literal of an initializer ("{1, 2.0}", "7") whose kind does not fit
  * the type (ptxas: "Initial value type mismatch"): .f32/.f64 take float literals
  * only (1.0, 1e3, 0f3F800000), integer types no float literal (.bN take both).  Names
- * (addresses) are left to the other checks.  NULL when all fit. */
-static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t n) {
+ * (addresses) are left to the other checks.  NULL when all fit.  A value that compares
+ * (1.0 < 2.0, (1.0<2.0)+1) is an integer, whatever its literals (the parser has refused an
+ * integer beside a float, so no other value mixes them): *cmp set, buf the value. */
+static const char *init_mismatch(const char *init, ptx_type t, char *buf, size_t n, bool *cmp) {
     const ptx_type_info *ti = ptx_type_get(t);
     bool want_float = ti->cls == PTX_TC_FLOAT;
+    *cmp = false;
     for (const char *p = init; *p;) {
+        while (*p && strchr("{}, \t\n", *p)) p++;
+        if (*p && value_compares(init, p)) {   /* the whole value is an integer */
+            const char *e = p;
+            while (*e && !strchr("{},", *e)) e++;
+            if (want_float) {
+                snprintf(buf, n, "%.*s", (int)(e - p) < 40 ? (int)(e - p) : 40, p);
+                *cmp = true;
+                return buf;
+            }
+            p = e;
+            continue;
+        }
         while (*p && strchr("{}, \t\n+-", *p)) p++;
         const char *q = p;
         while (*q && !strchr("{}, \t\n", *q)) q++;
         if (q == p) break;
-        if (*p >= '0' && *p <= '9') {
+        if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) {   /* .5 is a float too (seed 9) */
             bool hexf = p[0] == '0' && strchr("fFdD", p[1]) && q - p > 2;
             bool is_float = hexf;
             for (const char *c = p; c < q && !is_float; c++)
@@ -2047,12 +2072,14 @@ static void check_var_decl(vctx *V, const ptx_decl *d, int depth) {
         const ptx_type_info *ti = ptx_type_get(d->type);
         char lit[48];
         const char *bad;
+        bool cmp;
         if ((ti->cls == PTX_TC_FLOAT && ti->bits < 32) || ti->cls == PTX_TC_PACKED)   /* "No initial value is allowed for .f16 type" */
             VERR(V, PG_E_BAD_DECL, d->loc, "'%s': a %s variable takes no initializer", d->name, ti->name);
         else if ((ti->cls == PTX_TC_FLOAT || ti->cls == PTX_TC_UINT || ti->cls == PTX_TC_SINT) &&
-                 (bad = init_mismatch(d->init, d->type, lit, sizeof lit)))   /* "Initial value type mismatch" */
-            VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is %s: its initializer's %s is %s literal", d->name, ti->name, lit,
-                 ti->cls == PTX_TC_FLOAT ? "an integer, not a float" : "a float, not an integer");
+                 (bad = init_mismatch(d->init, d->type, lit, sizeof lit, &cmp)))   /* "Initial value type mismatch" */
+            VERR(V, PG_E_BAD_DECL, d->loc, "'%s' is %s: its initializer's %s is %s", d->name, ti->name, lit,
+                 cmp ? "a comparison, an integer, not a float"
+                     : ti->cls == PTX_TC_FLOAT ? "an integer, not a float literal" : "a float, not an integer literal");
     }
     if (d->init && d->init[0] == '{' && d->ndims == 1 && d->dims[0] > 0) {   /* "Greater number of elements in array initializer" */
         long n = 0;

@@ -65,6 +65,9 @@ int dp_gen_form_of(uint64_t index);
 /* Seeds from this one write constant expressions (sh[2*3], [%rd1+(4*2)], (1<<3)-1) in
  * operands and initializers; earlier seeds make the programs they always made. */
 enum { DP_CX_SEED = 8 };
+/* Seeds from this one also write float constant expressions in initializers (1.0+2.0,
+ * (0f3F800000)*2.0, 1.0<2.0 in a .u32, and the forms ptxas refuses); seeds 1 to 8 are unchanged. */
+enum { DP_FX_SEED = 9 };
 
 /* Make program number `index` of a campaign with `seed` (category by index). */
 void dp_gen_program(uint64_t seed, uint64_t index, dp_prog *out);

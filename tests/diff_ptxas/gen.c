@@ -121,6 +121,7 @@ typedef struct {
     int tables;              /* $T0..: .branchtargets tables */
     bool custom_params;
     bool cx;                 /* constant expressions in operands and initializers (seeds >= DP_CX_SEED) */
+    bool fx;                 /* float constant expressions in initializers (seeds >= DP_FX_SEED) */
     pg_buf pre, params, perf, decl, code;
 } pb;
 
@@ -250,6 +251,37 @@ static void put_cexpr(pb *b, pg_buf *o, int64_t v, int depth) {
     default: { int64_t m = dp_below(&b->r, 256); SUB(v & ~m); pg_buf_putc(o, '|'); SUB(v & m); return; }
     }
 #undef SUB
+}
+
+/* A float constant expression for an initializer (seeds >= DP_FX_SEED): mostly what ptxas folds
+ * (1.0+2.0, -(0f3F800000), 0d3FF0000000000000*2.5, 1.0<2.0), sometimes what it refuses (an integer
+ * beside a float, % << & ~ ! ?: or a cast over floats, a division by zero, a bare 0f operand,
+ * a literal past a normal double). */
+static void put_fexpr(pb *b, pg_buf *o, int depth) {
+    static const char *const lits[] = {"1.0", "2.5", "1e38", "0.5", "1.", ".5", "3.0e2", "1e308", "0.1", "4.0",
+                                       "0d3FF0000000000000", "(0f3F800000)", "(0f40000000)",
+                                       "0.0", "0d0000000000000000", "0d8000000000000000", "1e-310", "0f3F800000", "1", "0"};
+    static const char *const ops[] = {"+", "-", "*", "/", "+", "*", "-", "/", "<", "==", "!=", ">=", "%", "<<", "&", "&&"};
+    int k = depth >= 2 ? 0 : dp_below(&b->r, 12);
+    if ((k == 9 || k == 11) && dp_chance(&b->r, 0.7)) k = 8;   /* ?: and a division by a difference: rarer */
+    switch (k) {
+    case 0: case 1: case 2: {
+        int n = (int)(sizeof lits / sizeof *lits);
+        pg_buf_puts(o, lits[dp_chance(&b->r, 0.92) ? dp_below(&b->r, n - 7) : dp_below(&b->r, n)]);   /* zeros and the refused ones rarer */
+        return;
+    }
+    case 3: case 4: case 5: case 6:
+        put_fexpr(b, o, depth + 1);
+        pg_buf_printf(o, " %s ", dp_chance(&b->r, 0.85) ? PICK(&b->r, ((const char *[]){"+", "-", "*", "/"})) : PICK(&b->r, ops));
+        put_fexpr(b, o, depth + 1);
+        return;
+    case 7: pg_buf_puts(o, dp_chance(&b->r, 0.8) ? "-(" : PICK(&b->r, ((const char *[]){"+(", "~(", "!(", "(.u64)("}))); break;
+    case 8: pg_buf_putc(o, '('); break;
+    case 9: pg_buf_puts(o, "1 ? "); put_fexpr(b, o, depth + 1); pg_buf_puts(o, " : "); put_fexpr(b, o, depth + 1); return;
+    default: pg_buf_puts(o, "1.0 / ("); put_fexpr(b, o, depth + 1); pg_buf_puts(o, " - "); put_fexpr(b, o, depth + 1); break;
+    }
+    if (k != 10 && k != 11) put_fexpr(b, o, depth + 1);
+    pg_buf_putc(o, ')');
 }
 
 static void put_int(pb *b, pg_buf *o, int64_t v, bool allow_u) {
@@ -922,7 +954,15 @@ static void gen_decl(pb *b) {
         if (cnt >= 0 && b->cx && dp_chance(r, 0.03)) { pg_buf_putc(where, '['); put_cexpr(b, where, cnt, 0); pg_buf_putc(where, ']'); }
         else if (cnt >= 0) pg_buf_printf(where, "[%ld]", cnt);
         else if (dp_chance(r, 0.3)) pg_buf_puts(where, "[]");
-        if (b->cx && dp_chance(r, 0.2) && dp_chance(r, 0.6)) {   /* initializers of constant expressions: {1+1, 2*3}, = 3+4 */
+        if (b->fx && dp_chance(r, 0.4)) {   /* float constant expressions: = 1.0+2.0, {1.0*2.0, (0f3F800000), ...} */
+            bool list = cnt > 0 && cnt < 100;
+            pg_buf_puts(where, list ? " = {" : " = ");
+            for (int i = 0; i < (list ? 1 + dp_below(r, 4) : 1); i++) {
+                if (i) pg_buf_puts(where, ", ");
+                put_fexpr(b, where, 0);
+            }
+            if (list) pg_buf_putc(where, '}');
+        } else if (b->cx && dp_chance(r, 0.2) && dp_chance(r, 0.6)) {   /* initializers of constant expressions: {1+1, 2*3}, = 3+4 */
             bool list = cnt > 0 && cnt < 100;
             pg_buf_puts(where, list ? " = {" : " = ");
             for (int i = 0; i < (list ? 4 : 1); i++) {
@@ -1011,11 +1051,19 @@ static void gen_decl(pb *b) {
     }
     case 8: {           /* debug directives, .pragma, module-scope oddities */
         int k = dp_below(r, 5);
+        if (b->fx && dp_chance(r, 0.5)) k = 4;   /* more module-scope initializers (float ones) from seed 9 */
         if (k == 0) { pg_buf_puts(&b->pre, ".file 1 \"a.cu\"\n"); pg_buf_puts(o, "\t.loc 1 10 0\n"); }
         else if (k == 1) pg_buf_puts(o, "\t.loc 1 10 0\n");
         else if (k == 2) pg_buf_printf(&b->pre, ".extern .shared .align 16 .b8 %s_dyn[];\n", b->name);
         else if (k == 3) pg_buf_printf(&b->pre, ".weak .global .align 4 .u32 %s_w;\n", b->name);
-        else if (b->cx && dp_chance(r, 0.5)) {   /* initializers of constant expressions, the address ones too */
+        else if (b->fx && dp_chance(r, 0.7)) {   /* float constant expressions at module scope, in the types that take them or not */
+            const char *ty = PICK(r, ((const char *[]){".f32", ".f64", ".f32", ".f64", ".b32", ".b64", ".u32", ".s64", ".b16"}));
+            pg_buf_printf(&b->pre, ".global .align 8 %s %s_f[2] = {", ty, b->name);
+            put_fexpr(b, &b->pre, 0);
+            pg_buf_puts(&b->pre, ", ");
+            put_fexpr(b, &b->pre, 0);
+            pg_buf_puts(&b->pre, "};\n");
+        } else if (b->cx && dp_chance(r, 0.5)) {   /* initializers of constant expressions, the address ones too */
             static const char *vals[] = {"2*1", "gb+2*4", "generic(gb)+(1<<2)", "(.u64)2", "(.s64)-1", "(.u32)2", "8/0", "8%0",
                                          "7 % 2", "1?2:3", "(1<<32)-1", "gb+(4)", "gb-4", "~0", "2>1", "(2)+(gb)", "0f3F800000+1"};
             pg_buf_printf(&b->pre, ".global .align 4 .u32 %s_i[2] = {", b->name);
@@ -1097,6 +1145,7 @@ void dp_gen_program(uint64_t seed, uint64_t index, dp_prog *out) {
     pb b;
     pb_init(&b, dp_rng_of(seed, index), out->name);
     b.cx = seed >= DP_CX_SEED;
+    b.fx = seed >= DP_FX_SEED;
     out->cat = cat_of(index);
     if (only_cat >= 0) out->cat = (dp_cat)only_cat;
     else if (n_only_forms && out->cat != DP_FORM && out->cat != DP_MODMUT && out->cat != DP_OPMUT)
