@@ -121,8 +121,9 @@ PG_API pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, 
 enum { SYNTH_FMT_PLAIN = 0, SYNTH_FMT_LITERATE = 1 };
 /* Plan styles (synth_opts.plan_style): fixed writes each family's plan in its one house style (the
  * output of every run before the option existed); varied lets the families that have style variants
- * (the elementwise ones: one-line guards with the loads inlined, guarded blocks with natural local
- * names, int / const int / size_t indices; docs/LITERATE.md) draw one per sample from a stream of its
+ * (elementwise: one-line guards with the loads inlined, guarded blocks with natural local names,
+ * int / const int / size_t indices; row-wise: loop and accumulator names, `a = a + b`;
+ * docs/LITERATE.md "Plan styles") draw one per sample from a stream of its
  * seed that no task choice uses, so the task is the same in both.  synth_family_generate(_batch) take
  * it as the flag SYNTH_FMT_PLAN_VARIED or'd into their format. */
 enum { SYNTH_PLAN_FIXED = 0, SYNTH_PLAN_VARIED = 1 };

@@ -49,9 +49,10 @@ static const char *synth_usage =
     "             the generators write it, without plan comments (the single-stage targets of earlier models).\n"
     "  --regs:    numbered (the default: nvcc's %r<N> declared at the top) or named (literate only: registers\n"
     "             named after the plan's variables, %acc, %row, each declared just before its first use).\n"
-    "  --plan-style: varied (the default): the families with plan style variants (the elementwise ones) write\n"
-    "             each sample's CUDA C in a style drawn from its seed (one-line guard with the loads inlined,\n"
-    "             guarded block with natural local names, int/const int/size_t index; the task is the same);\n"
+    "  --plan-style: varied (the default): the families with plan style variants write each sample's CUDA C\n"
+    "             in a style drawn from its seed (elementwise: one-line guard with the loads inlined, guarded\n"
+    "             block with natural local names, int/const int/size_t index; row-wise: loop and accumulator\n"
+    "             names, a = a + b for a += b; the task is the same; each line gets \"plan_style\");\n"
     "             fixed: every plan in its family's house style, the output of runs before the option.\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 

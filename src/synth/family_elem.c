@@ -121,7 +121,6 @@ static void indent(pg_buf *b, int d) {
 static const char *const IDX_T[] = {"unsigned int", "int", "const int", "size_t"};
 static const char *const IDX_ID[] = {"uint", "int", "const_int", "size_t"};
 static const char *const SHAPE_ID[] = {"fixed", "inline", "block", "return"};
-enum { FE_SHAPE_RETURN = 3 };   /* `if (i >= n) return;` with natural names: what FE_SHAPE_FIXED is with names */
 
 fe_style synth_fe_style(uint64_t seed, const synth_family_sample *s) {
     fe_style st = {FE_SHAPE_FIXED, FE_IDX_UINT, 0};
@@ -130,11 +129,13 @@ fe_style synth_fe_style(uint64_t seed, const synth_family_sample *s) {
     /* shares after bench/suite's references: mostly unsigned int, size_t for flattened 2D sizes */
     static const int IDXW[] = {FE_IDX_UINT, FE_IDX_UINT, FE_IDX_UINT, FE_IDX_UINT, FE_IDX_UINT,
                                FE_IDX_INT,  FE_IDX_INT,  FE_IDX_CINT, FE_IDX_SIZE, FE_IDX_SIZE};
-    st.shape = synth_fam_pick(&r, 3);
-    st.names = synth_fam_pick(&r, 2);   /* FE_SHAPE_FIXED: 1 = natural names (the return shape) */
+    /* shapes: house 20%, early return with natural names 20%, block 20%, one-line guard 40% (the
+     * suites' most common form of a one-expression body; a longer body gets the early return) */
+    static const int SHW[] = {FE_SHAPE_FIXED, FE_SHAPE_FIXED, FE_SHAPE_RETURN, FE_SHAPE_RETURN, FE_SHAPE_BLOCK,
+                              FE_SHAPE_BLOCK, FE_SHAPE_INLINE, FE_SHAPE_INLINE, FE_SHAPE_INLINE, FE_SHAPE_INLINE};
+    st.shape = SHW[synth_fam_pick(&r, 10)];
     st.index = IDXW[synth_fam_pick(&r, 10)];
-    if (st.shape != FE_SHAPE_FIXED) st.names = 1 + synth_fam_pick(&r, 4);
-    else if (st.names) st.names = 1 + synth_fam_pick(&r, 4);
+    st.names = st.shape == FE_SHAPE_FIXED ? 0 : 1 + synth_fam_pick(&r, 4);
     return st;
 }
 

@@ -61,10 +61,11 @@ void synth_fe_st(pg_buf *b, const char *dt, const char *v);
  *          FE_SHAPE_INLINE  `if (i < n) y[i] = <expression with the loads inlined>;` where the body
  *                           is one assignment to the one output (else a block)
  *          FE_SHAPE_BLOCK   `if (i < n) { float v = x[i]; ... y[i] = r; }`, locals named naturally
+ *          FE_SHAPE_RETURN  `if (i >= n) return;` with natural names (FE_SHAPE_FIXED with names > 0 too)
  *   index  unsigned int (the house style), int, const int (not as a loop variable), size_t. */
-enum { FE_SHAPE_FIXED, FE_SHAPE_INLINE, FE_SHAPE_BLOCK };
+enum { FE_SHAPE_FIXED, FE_SHAPE_INLINE, FE_SHAPE_BLOCK, FE_SHAPE_RETURN };
 enum { FE_IDX_UINT, FE_IDX_INT, FE_IDX_CINT, FE_IDX_SIZE };
-typedef struct { int shape, index, names; } fe_style;
+typedef struct { int shape, index, names; } fe_style;   /* names: 0 x_e, 1..4 the natural schemes */
 /* The style of the sample of `seed`: the fixed one unless s->plan_style is SYNTH_PLAN_VARIED, then
  * drawn from a stream of the seed that no family draws from (the task does not change). */
 fe_style synth_fe_style(uint64_t seed, const synth_family_sample *s);
