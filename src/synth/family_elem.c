@@ -299,7 +299,8 @@ static bool unwrap(const char *e, const char *fn, pg_buf *o) {
 
 /* The body as one statement with the loads inlined: `y[i] = <expr>;` (+ its comment) into o.
  * False unless the body is one assignment `y_e = E;` to the one array written, E does not
- * read y_e (unless y is in-place) and reads no input more than twice. */
+ * read y_e (unless y is in-place) and reads no input more than 4 times (twice if its load
+ * converts). */
 static bool inline_stmt(const fe_kernel *k, pg_buf *o) {
     int w = -1;
     for (int a = 0; a < k->narr; a++)
@@ -333,10 +334,11 @@ static bool inline_stmt(const fe_kernel *k, pg_buf *o) {
         snprintf(fromb[a], sizeof fromb[a], "%s_e", A->name);
         from[a] = fromb[a];
         int uses = count_tok(expr, fromb[a]);
-        if (uses > 2 || (A->role == FE_OUT && uses)) ok = false;
         char s[80];
         snprintf(s, sizeof s, "%s[i]", A->name);
         conv_in(&ld[a], A, s, false);
+        /* x[i] * x[i] * x[i] is written; a conversion repeated more than twice is not */
+        if (uses > (strcmp(ld[a].data, s) ? 2 : 4) || (A->role == FE_OUT && uses)) ok = false;
         to[a] = ld[a].data;
     }
     if (ok) {
