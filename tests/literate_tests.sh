@@ -125,6 +125,19 @@ for a, b in zip(lit, named):
             assert tb[v] == ta.get(u, ta.get(base)), (b["id"], v, u)
     assert len(tb) == len(set(tb)), b["id"]
 PY
+    # synth --plan-style fixed: the same tasks as the default (varied), no plan_style field (docs/LITERATE.md)
+    "$P" synth --count 24 --seed 5 --jobs 1 --no-progress --plan-style fixed --out "$tmp/fixed.jsonl" > /dev/null 2>&1 && ok || bad "synth --plan-style fixed"
+    python3 - "$tmp/lit.jsonl" "$tmp/fixed.jsonl" <<'PY' && ok || bad "synth --plan-style: fixed and varied"
+import json, sys
+var = {r["id"]: r for r in map(json.loads, open(sys.argv[1]))}
+fix = {r["id"]: r for r in map(json.loads, open(sys.argv[2]))}
+both = [i for i in var if i in fix]
+assert len(both) >= 20, len(both)
+assert all(var[i]["task"] == fix[i]["task"] for i in both), "a style changes the plan, never the task"
+assert not any("plan_style" in r for r in fix.values()), "fixed lines are as before"
+assert all(r["source"] == "nvcc" for r in var.values() if "plan_style" in r), "only nvcc families have variants"
+PY
+    expect_rc 2 "synth --plan-style bogus" "$P" synth --count 2 --seed 1 --plan-style bogus --out "$tmp/x.jsonl"
     expect_rc 2 "synth --regs named --format plain" "$P" synth --count 2 --seed 1 --format plain --regs named --out "$tmp/x.jsonl"
     expect_rc 2 "synth --regs bogus" "$P" synth --count 2 --seed 1 --regs bogus --out "$tmp/x.jsonl"
     "$P" prompts --format chatml --stage both --in "$tmp/named.jsonl" --out "$tmp/named_pairs.jsonl" 2>/dev/null &&

@@ -119,6 +119,15 @@ PG_API pg_status synth_mutate(const char *ptx, size_t len, synth_mut_kind kind, 
 /* Sample formats (synth_opts.format, synth_family_generate): plain PTX, or
  * literate PTX with the CUDA C plan's lines as comments (docs/LITERATE.md). */
 enum { SYNTH_FMT_PLAIN = 0, SYNTH_FMT_LITERATE = 1 };
+/* Plan styles (synth_opts.plan_style): fixed writes each family's plan in its one house style (the
+ * output of every run before the option existed); varied lets the families that have style variants
+ * (elementwise: one-line guards with the loads inlined, guarded blocks with natural local names,
+ * int / const int / size_t indices; row-wise: loop and accumulator names, `a = a + b`;
+ * docs/LITERATE.md "Plan styles") draw one per sample from a stream of its
+ * seed that no task choice uses, so the task is the same in both.  synth_family_generate(_batch) take
+ * it as the flag SYNTH_FMT_PLAN_VARIED or'd into their format. */
+enum { SYNTH_PLAN_FIXED = 0, SYNTH_PLAN_VARIED = 1 };
+enum { SYNTH_FMT_MASK = 0xff, SYNTH_FMT_PLAN_VARIED = 0x100 };
 /* Register styles of literate samples (synth_opts.regs): numbered and declared at the top as nvcc
  * writes them, or named after the plan and declared at first use (ptx_regs_name, docs/LITERATE.md). */
 enum { SYNTH_REGS_NUMBERED = 0, SYNTH_REGS_NAMED = 1 };
@@ -154,6 +163,9 @@ typedef struct {
     int regs;                /* SYNTH_REGS_NUMBERED (0) or SYNTH_REGS_NAMED (literate only: every sample's PTX goes
                                 through ptx_regs_name with its plan before the validator and ptxas see it; each line
                                 gets "regs": "named").  A resume with another style is refused. */
+    int plan_style;          /* SYNTH_PLAN_FIXED (0: byte-identical to runs before the option) or SYNTH_PLAN_VARIED
+                                (the CLI's default): see above; a sample drawn in a style variant gets "plan_style"
+                                (e.g. "inline/int").  A resume with another plan style is refused. */
 } synth_opts;
 
 enum { SYNTH_FAMILY_WEIGHT_MAX = 100 };

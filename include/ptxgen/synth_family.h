@@ -69,6 +69,10 @@ typedef struct {
     pg_buf cu;            /* CUDA C source: what nvcc compiles (nvcc families), or the
                              plan whose lines head the PTX's blocks (PTX templates, not
                              compiled by the batch driver; docs/LITERATE.md) */
+    int plan_style;       /* in: SYNTH_PLAN_FIXED or SYNTH_PLAN_VARIED, set by synth_family_generate_batch
+                             from its format before the generator runs */
+    char plan_variant[32];/* out: the style variant the plan was written in ("inline/int", "block/size_t",
+                             "vector/uint"...); "" for the fixed style or a family without variants */
 } synth_family_sample;
 
 PG_API void synth_family_sample_free(synth_family_sample *s);
@@ -90,6 +94,8 @@ PG_API const char *synth_family_reference(int family);
  * from their plan, loops the plan does not ask to unroll kept as loops, and each
  * block of the PTX carries the plan line it implements).  PTX-template families
  * write the same kernel in both (their comments are their own). */
+/* SYNTH_FMT_PLAN_VARIED or'd into format: families with plan style variants draw one per sample
+ * (synth.h, SYNTH_PLAN_VARIED); without it every plan is in the fixed style. */
 PG_API pg_status synth_family_generate(int family, uint64_t seed, const char *arch, int format, synth_family_sample *out,
                                 pg_diag_sink *diag);
 

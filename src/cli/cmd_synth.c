@@ -19,6 +19,7 @@ static const char *synth_usage =
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "                    [--family-weight NAME=W[,NAME=W...]]...   (how often each family is drawn, see below)\n"
     "                    [--format literate|plain]   (default literate: docs/LITERATE.md) [--regs numbered|named]\n"
+    "                    [--plan-style varied|fixed]\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "       ptxgen synth --literate-of PLAN.cu [--kernel NAME] [--arch sm_80]   (the literate PTX synth makes of a\n"
     "                    CUDA C plan, canonical: the training target of its PTX turn, to compare a model's with)\n"
@@ -48,6 +49,11 @@ static const char *synth_usage =
     "             the generators write it, without plan comments (the single-stage targets of earlier models).\n"
     "  --regs:    numbered (the default: nvcc's %r<N> declared at the top) or named (literate only: registers\n"
     "             named after the plan's variables, %acc, %row, each declared just before its first use).\n"
+    "  --plan-style: varied (the default): the families with plan style variants write each sample's CUDA C\n"
+    "             in a style drawn from its seed (elementwise: one-line guard with the loads inlined, guarded\n"
+    "             block with natural local names, int/const int/size_t index; row-wise: loop and accumulator\n"
+    "             names, a = a + b for a += b; the task is the same; each line gets \"plan_style\");\n"
+    "             fixed: every plan in its family's house style, the output of runs before the option.\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 
 /* --literate-of: nvcc's literate PTX of one plan, made as the training targets are (the
@@ -95,6 +101,7 @@ int cmd_synth(int argc, char **argv) {
     o.jobs = cli_cores();
     o.progress = isatty(2);
     o.format = SYNTH_FMT_LITERATE;
+    o.plan_style = SYNTH_PLAN_VARIED;
     const char *stats = NULL, *tasks_only = NULL, *literate_of = NULL, *kernel = NULL;
     bool have_arch = false;
     bool have_seed = false, have_weights = false, have_sources = false;
@@ -125,6 +132,11 @@ int cmd_synth(int argc, char **argv) {
             if (!strcmp(f, "literate")) o.format = SYNTH_FMT_LITERATE;
             else if (!strcmp(f, "plain")) o.format = SYNTH_FMT_PLAIN;
             else { fprintf(stderr, "ptxgen synth: --format '%s': expected literate or plain\n", f); goto out; }
+        } else if (!strcmp(a, "--plan-style") && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "varied")) o.plan_style = SYNTH_PLAN_VARIED;
+            else if (!strcmp(f, "fixed")) o.plan_style = SYNTH_PLAN_FIXED;
+            else { fprintf(stderr, "ptxgen synth: --plan-style '%s': expected varied or fixed\n", f); goto out; }
         } else if (!strcmp(a, "--regs") && i + 1 < argc) {
             const char *f = argv[++i];
             if (!strcmp(f, "named")) o.regs = SYNTH_REGS_NAMED;

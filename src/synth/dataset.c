@@ -359,6 +359,9 @@ static void expr_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, i
     pg_vec_free(tasks);
 }
 
+/* The families' format: the sample format with the plan style flag. */
+static int fam_format(const synth_opts *o) { return o->format | (o->plan_style == SYNTH_PLAN_VARIED ? SYNTH_FMT_PLAN_VARIED : 0); }
+
 static void fam_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, int nw) {
     struct fam_cache *fc = g->fcache;
     if (g->o->format == SYNTH_FMT_LITERATE) expr_cache_fill(g, first, batch, w, nw);
@@ -373,7 +376,7 @@ static void fam_cache_fill(const gen_ctx *g, int64_t first, int batch, int w, in
         if (seeds.n) {
             synth_family_sample *out = calloc((size_t)seeds.n, sizeof *out);
             pg_diag_sink q = {0};
-            synth_family_generate_batch(f, seeds.v, seeds.n, g->o->arch, g->o->format, out, &q);
+            synth_family_generate_batch(f, seeds.v, seeds.n, g->o->arch, fam_format(g->o), out, &q);
             for (int i = 0; i < seeds.n; i++) {
                 fam_cached c = {idxs.v[i], out[i], out[i].ptx.len > 0};
                 pg_vec_push(fc->v, c);
@@ -709,7 +712,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     if (fam < 0 && !hand && !expr_base && !(mutant && g->nhand)) { snprintf(c->reason, sizeof c->reason, "no source enabled"); return; }
     pg_buf ptx = {0}, tjs = {0}, cu = {0};   /* cu: the CUDA C twin when there is one (nvcc families, corpus) */
     json_t *task = NULL;
-    char name[96], fam_name[32];
+    char name[96], fam_name[32], variant[32] = "";
     const char *family;
     if (expr_base) {
         bool held_out = false;
@@ -736,7 +739,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
                 if (g->fcache->v.v[i].idx == idx) fs = g->fcache->v.v[i].ok ? &g->fcache->v.v[i].s : NULL;
         } else {
             pg_diag_sink q = {0};
-            if (synth_family_generate(fam, fseed, o->arch, o->format, &fs_local, &q) == PG_OK) fs = &fs_local;
+            if (synth_family_generate(fam, fseed, o->arch, fam_format(o), &fs_local, &q) == PG_OK) fs = &fs_local;
         }
         if (!fs) {
             snprintf(c->reason, sizeof c->reason, "family %s: generator failed", synth_family_name(fam));
@@ -754,6 +757,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         snprintf(c->identity, sizeof c->identity, "%s", fs->identity);
         snprintf(c->source, sizeof c->source, "%s", fs->source);
         snprintf(fam_name, sizeof fam_name, "%s", fs->family);
+        snprintf(variant, sizeof variant, "%s", fs->plan_variant);
         family = fam_name;
         bool held_out = is_excluded(g, c->identity);
         synth_family_sample_free(&fs_local);
@@ -862,6 +866,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     json_object_set_new(j, "ptx_code", json_string(ptx.data));
     if (literate) json_object_set_new(j, "format", json_string("literate"));
     if (literate && o->regs == SYNTH_REGS_NAMED) json_object_set_new(j, "regs", json_string("named"));
+    if (variant[0]) json_object_set_new(j, "plan_style", json_string(variant));   /* varied plan styles only */
     if (cu.len) json_object_set_new(j, "cuda_c", json_string(cu.data));   /* the twin: `ptxgen prompts --twin` */
     json_object_set_new(j, "performance_note", json_string(note.data ? note.data : ""));
     json_t *px = json_object();
@@ -976,7 +981,8 @@ static void state_args(const synth_opts *o, char *out, size_t n) {
     }
     if (o->format == SYNTH_FMT_LITERATE && len > 0 && (size_t)len < n)
         len += snprintf(out + len, n - (size_t)len, " --format literate");
-    if (o->regs == SYNTH_REGS_NAMED && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, " --regs named");
+    if (o->regs == SYNTH_REGS_NAMED && len > 0 && (size_t)len < n) len += snprintf(out + len, n - (size_t)len, " --regs named");
+    if (o->plan_style == SYNTH_PLAN_VARIED && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, " --plan-style varied");
 }
 
 /* "NEXT WRITTEN\nargs ...\n"; false when absent or unreadable. */

@@ -579,9 +579,12 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family: bad arch '%s' (want sm_XX)", arch ? arch : "(null)");
         return PG_ERR_USAGE;
     }
+    bool varied = format & SYNTH_FMT_PLAN_VARIED;
+    format &= SYNTH_FMT_MASK;
     int good = 0;
     for (int i = 0; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
+        out[i].plan_style = varied ? SYNTH_PLAN_VARIED : SYNTH_PLAN_FIXED;
         if (FAMS[family].fn(seeds[i], &out[i]) != PG_OK) {
             pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s: generator failed for seed %llu", FAMS[family].name,
                          (unsigned long long)seeds[i]);
@@ -601,14 +604,25 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         for (int i = 0; i < n; i++) synth_family_sample_free(&out[i]);
         return PG_ERR_IO;
     }
-    /* one compile per distinct kernel name (equal names are equal kernels) */
+    /* one compile per distinct kernel name (equal names are equal kernels).  With plan style
+     * variants an equal name can come with another plan: such a sample shares no PTX (its plan
+     * comments are its own) and, as one .cu cannot define a name twice, is compiled on its own. */
     int *idx = calloc((size_t)n + 1, sizeof *idx), *rep = calloc((size_t)n + 1, sizeof *rep), k = 0;
+    int *solo = calloc((size_t)n + 1, sizeof *solo), nsolo = 0;
     for (int i = 0; i < n; i++) {
         rep[i] = -1;
         if (!out[i].cu.len) continue;
-        for (int j = 0; j < k && rep[i] < 0; j++)
-            if (!strcmp(out[idx[j]].name, out[i].name)) rep[i] = idx[j];
-        if (rep[i] < 0) { rep[i] = i; idx[k++] = i; }
+        bool clash = false;
+        for (int j = 0; j < k && rep[i] < 0 && !clash; j++)
+            if (!strcmp(out[idx[j]].name, out[i].name)) {
+                if (!varied || !strcmp(out[idx[j]].cu.data, out[i].cu.data)) rep[i] = idx[j];
+                else clash = true;
+            }
+        if (rep[i] < 0) {
+            rep[i] = i;
+            if (clash) solo[nsolo++] = i;
+            else idx[k++] = i;
+        }
     }
     char why[400];
     bool all = k > 0 && nvcc_samples(nvcc, arch, format, out, idx, k, why, sizeof why);
@@ -616,6 +630,10 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         for (int i = 0; i < k; i++)
             if (!nvcc_samples(nvcc, arch, format, out, &idx[i], 1, why, sizeof why))
                 pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s (%s): %s", FAMS[family].name, out[idx[i]].name, why);
+    for (int i = 0; i < nsolo; i++)
+        if (!nvcc_samples(nvcc, arch, format, out, &solo[i], 1, why, sizeof why))
+            pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s (%s): %s", FAMS[family].name, out[solo[i]].name, why);
+    free(solo);
     int made = 0;
     for (int i = 0; i < n; i++) {
         if (rep[i] >= 0 && rep[i] != i && out[rep[i]].ptx.len) pg_buf_putn(&out[i].ptx, out[rep[i]].ptx.data, out[rep[i]].ptx.len);

@@ -56,8 +56,24 @@ void synth_fe_sig_scal(pg_buf *sig, const char *name, const char *dt);
  * `elem` ("bias[c]") as float/double, and the stored form of value `v`. */
 void synth_fe_ld(pg_buf *b, const char *dt, const char *elem);
 void synth_fe_st(pg_buf *b, const char *dt, const char *v);
-/* The kernel's CUDA C (with the cuda_fp16/bf16 includes). */
-void synth_fe_emit(const fe_kernel *k, pg_buf *cu);
+/* Plan style variants (docs/LITERATE.md, "Plan styles"): the same kernel as people write it.
+ *   shape  FE_SHAPE_FIXED   `if (i >= n) return;` and x_e locals (the house style, always for V > 1)
+ *          FE_SHAPE_INLINE  `if (i < n) y[i] = <expression with the loads inlined>;` where the body
+ *                           is one assignment to the one output (else a block)
+ *          FE_SHAPE_BLOCK   `if (i < n) { float v = x[i]; ... y[i] = r; }`, locals named naturally
+ *          FE_SHAPE_RETURN  `if (i >= n) return;` with natural names (FE_SHAPE_FIXED with names > 0 too)
+ *   index  unsigned int (the house style), int, const int (not as a loop variable), size_t. */
+enum { FE_SHAPE_FIXED, FE_SHAPE_INLINE, FE_SHAPE_BLOCK, FE_SHAPE_RETURN };
+enum { FE_IDX_UINT, FE_IDX_INT, FE_IDX_CINT, FE_IDX_SIZE };
+typedef struct { int shape, index, names; } fe_style;   /* names: 0 x_e, 1..4 the natural schemes */
+/* The style of the sample of `seed`: the fixed one unless s->plan_style is SYNTH_PLAN_VARIED, then
+ * drawn from a stream of the seed that no family draws from (the task does not change). */
+fe_style synth_fe_style(uint64_t seed, const synth_family_sample *s);
+/* The kernel's CUDA C (with the cuda_fp16/bf16 includes) in style st (NULL: the fixed style); the
+ * variant written goes to variant[0..n) ("" for the fixed style; variant may be NULL). */
+void synth_fe_emit_styled(const fe_kernel *k, const fe_style *st, pg_buf *cu, char *variant, size_t n);
+/* The family generators' call: the style of (seed, s), the variant recorded in s->plan_variant. */
+void synth_fe_emit(const fe_kernel *k, uint64_t seed, synth_family_sample *s, pg_buf *cu);
 
 /* ---- task.json -------------------------------------------------------------------- */
 json_t *synth_fe_root(const char *name, const char *family);

@@ -243,7 +243,7 @@ pg_status synth_fam_elem_act(uint64_t seed, synth_family_sample *s) {
     fe_kernel k = {.name = s->name, .comment = ACT[a].id, .sig = sig.data, .n = "n", .body = body.data, .V = V, .grid_stride = gs};
     k.arr[k.narr++] = (fe_arr){X, dt, inplace ? FE_INOUT : FE_IN, false};
     if (!inplace) k.arr[k.narr++] = (fe_arr){Y, dt, FE_OUT, false};
-    synth_fe_emit(&k, &s->cu);
+    synth_fe_emit(&k, seed, s, &s->cu);
 
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:o}", "act", ACT[a].id, "x", X, "y", Y, "scalars", act_scalar_roles(a, &sc)));
     json_object_set_new(root, "params", ps);
@@ -393,7 +393,7 @@ pg_status synth_fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
         k.arr[k.narr++] = (fe_arr){X, dt, inplace ? FE_INOUT : FE_IN, false};
         if (res) k.arr[k.narr++] = (fe_arr){R, dt, FE_IN, false};
         if (!inplace) k.arr[k.narr++] = (fe_arr){Y, dt, FE_OUT, false};
-        synth_fe_emit(&k, &s->cu);
+        synth_fe_emit(&k, seed, s, &s->cu);
     }
 
     json_object_set_new(root, "family_params",
@@ -545,7 +545,7 @@ pg_status synth_fam_elem_glu(uint64_t seed, synth_family_sample *s) {
         k.arr[k.narr++] = (fe_arr){GT, dt, FE_IN, false};
         k.arr[k.narr++] = (fe_arr){UP, dt, FE_IN, false};
         k.arr[k.narr++] = (fe_arr){O, dt, FE_OUT, false};
-        synth_fe_emit(&k, &s->cu);
+        synth_fe_emit(&k, seed, s, &s->cu);
         json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0}));
         synth_fe_launch1(root, block, V, gs, cap, "n");
     } else {

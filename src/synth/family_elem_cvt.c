@@ -121,7 +121,7 @@ pg_status synth_fam_elem_convert(uint64_t seed, synth_family_sample *s) {
         }
         k.body = body.data;
         k.comment = OPN[op];
-        synth_fe_emit(&k, &s->cu);
+        synth_fe_emit(&k, seed, s, &s->cu);
     }
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s?, s:s}", "op", OPN[op], "mode", MODE_ID[mode], "x", X, "x2",
                                                          op == C_PACK_TWO ? X2 : NULL, "y", Y, "scale", scaled ? SC : NULL, "packed", bf ? "bf16" : "f16"));
@@ -315,7 +315,7 @@ pg_status synth_fam_elem_quant(uint64_t seed, synth_family_sample *s) {
                    .V = V, .grid_stride = gs};
     k.arr[k.narr++] = deq ? (fe_arr){Q, qdt, FE_IN, false} : (fe_arr){X, fdt, FE_IN, false};
     k.arr[k.narr++] = deq ? (fe_arr){X, fdt, FE_OUT, false} : (fe_arr){Q, qdt, FE_OUT, false};
-    synth_fe_emit(&k, &s->cu);
+    synth_fe_emit(&k, seed, s, &s->cu);
 
     json_object_set_new(root, "family_params", json_pack("{s:b, s:b, s:b, s:b, s:i, s:i, s:s, s:s, s:s, s:s?}", "dequant", deq, "per_row", per_row, "mult", mult,
                                                          "away", away, "lo", lo, "hi", hi, "x", X, "q", Q, "scale", SC, "zp", zpk ? ZP : NULL));

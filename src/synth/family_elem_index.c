@@ -113,7 +113,7 @@ pg_status synth_fam_elem_gather(uint64_t seed, synth_family_sample *s) {
         fe_kernel k = {.name = s->name, .comment = "out[i] = src[idx[i]]", .sig = sig.data, .n = "n", .body = body.data, .V = V, .grid_stride = gs};
         k.arr[k.narr++] = (fe_arr){IDX, idt, FE_IN, false};
         k.arr[k.narr++] = (fe_arr){OUT, dt, FE_OUT, false};
-        synth_fe_emit(&k, c);
+        synth_fe_emit(&k, seed, s, c);
         sizes = json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "n", 16777216, "m", 4000037, "time", 1, "n", 1000003, "m", 77, "n", 777, "m",
                           5000, "n", 130, "m", 1, "n", 1, "m", 3);
         synth_fe_launch1(root, block, V, gs, cap, "n");
@@ -210,7 +210,7 @@ pg_status synth_fam_elem_gather(uint64_t seed, synth_family_sample *s) {
         synth_fe_sig_scal(&sig, "n", "u32"); synth_fe_scal(ps, "n", "u32", "n");
         k.sig = sig.data;
         k.body = body.data;
-        synth_fe_emit(&k, c);
+        synth_fe_emit(&k, seed, s, c);
         sizes = synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0});
         synth_fe_launch1(root, block, V, gs, cap, "n");
         SRC = A; IDX = M; OUT = kind == G_WHERE ? O : A;
@@ -409,7 +409,7 @@ pg_status synth_fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
                        .V = V, .grid_stride = gs};
         if (X) k.arr[k.narr++] = (fe_arr){X, dt, FE_IN, false};
         k.arr[k.narr++] = (fe_arr){IDX, idt, FE_IN, false};
-        synth_fe_emit(&k, c);
+        synth_fe_emit(&k, seed, s, c);
         if (kind == S_UNIQUE) sizes = synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0});
         else sizes = json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "n", 16777216, "m", 2000003, "time", 1, "n", 1000003, "m", 100003, "n", 777, "m",
                                5000, "n", 5000, "m", 7, "n", 1, "m", 1);

@@ -335,7 +335,7 @@ pg_status synth_fam_elem_poly(uint64_t seed, synth_family_sample *s) {
     k.arr[k.narr++] = (fe_arr){X, dt, FE_IN, false};
     k.arr[k.narr++] = (fe_arr){Y, dt, FE_OUT, false};
     if (deriv) k.arr[k.narr++] = (fe_arr){DY, dt, FE_OUT, false};
-    synth_fe_emit(&k, &s->cu);
+    synth_fe_emit(&k, seed, s, &s->cu);
 
     json_t *cj = json_array();
     for (int k2 = 0; k2 <= D; k2++) json_array_append_new(cj, json_real(co[k2]));

@@ -201,7 +201,7 @@ pg_status synth_fam_elem_optim(uint64_t seed, synth_family_sample *s) {
     k.arr[k.narr++] = (fe_arr){G, gdt, FE_IN, false};
     if (S1) k.arr[k.narr++] = (fe_arr){S1, wdt, FE_INOUT, false};
     if (S2) k.arr[k.narr++] = (fe_arr){S2, wdt, FE_INOUT, false};
-    synth_fe_emit(&k, &s->cu);
+    synth_fe_emit(&k, seed, s, &s->cu);
 
     json_object_set_new(root, "family_params",
                         json_pack("{s:s, s:s, s:b, s:s, s:{s:s, s:s, s:s?, s:s?}, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}}",

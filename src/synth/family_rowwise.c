@@ -137,6 +137,131 @@ void synth_fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, c
     json_object_set_new(root, "descriptions", synth_desc_render_all(facts, root, seed));
     synth_task_json_write(root, &s->task_json);
     json_decref(root);
+    if (s->plan_style == SYNTH_PLAN_VARIED) synth_fam_rw_plan_style(seed, s);
+}
+
+/* ---- plan style variants ---------------------------------------------------------------- */
+static bool rw_id(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* Does identifier w occur in t[0..n) as a whole token (comments included)? */
+static bool rw_has(const char *t, size_t n, const char *w) {
+    size_t m = strlen(w);
+    for (size_t k = 0; k + m <= n; k++)
+        if (!strncmp(t + k, w, m) && (k == 0 || !rw_id(t[k - 1])) && (k + m == n || !rw_id(t[k + m]))) return true;
+    return false;
+}
+
+/* cu with identifier `from` renamed `to` outside // comments and not after '.' (members). */
+static void rw_rename(pg_buf *cu, const char *from, const char *to) {
+    pg_buf o = {0};
+    size_t m = strlen(from);
+    for (size_t k = 0; k < cu->len;) {
+        if (cu->data[k] == '/' && k + 1 < cu->len && cu->data[k + 1] == '/') {   /* a comment: as it is */
+            size_t e = k;
+            while (e < cu->len && cu->data[e] != '\n') e++;
+            pg_buf_putn(&o, cu->data + k, e - k);
+            k = e;
+        } else if (rw_id(cu->data[k]) && (k == 0 || !rw_id(cu->data[k - 1]))) {
+            size_t e = k;
+            while (e < cu->len && rw_id(cu->data[e])) e++;
+            bool member = k > 0 && (cu->data[k - 1] == '.' || (k > 1 && cu->data[k - 1] == '>' && cu->data[k - 2] == '-'));
+            if (e - k == m && !strncmp(cu->data + k, from, m) && !member) pg_buf_puts(&o, to);
+            else pg_buf_putn(&o, cu->data + k, e - k);
+            k = e;
+        } else pg_buf_putc(&o, cu->data[k++]);
+    }
+    pg_buf_free(cu);
+    *cu = o;
+}
+
+/* `a += b;` -> `a = a + b;` where b has no operator at its top level that binds as loosely as +
+ * (then both are a = a + (b), the same operations in the same order).  Statements only: at the
+ * start of a line, after `) ` (a for/if header) or `else `. */
+static int rw_expand_adds(pg_buf *cu) {
+    pg_buf o = {0};
+    int n = 0;
+    const char *t = cu->data;
+    for (size_t k = 0; k < cu->len;) {
+        bool start = rw_id(t[k]) && (k == 0 || !rw_id(t[k - 1]));
+        if (start) {   /* what comes before the identifier, blanks skipped */
+            size_t b = k;
+            while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+            start = b == 0 || t[b - 1] == '\n' || t[b - 1] == ')' || t[b - 1] == '{' || t[b - 1] == ';' ||
+                    (b >= 4 && !strncmp(t + b - 4, "else", 4) && (b == 4 || !rw_id(t[b - 5])));
+        }
+        if (start) {
+            size_t e = k;
+            while (e < cu->len && rw_id(t[e])) e++;
+            if (!strncmp(t + e, " += ", 4) && !(t[k] >= '0' && t[k] <= '9')) {
+                size_t x = e + 4, y = x;
+                int depth = 0;
+                bool ok = true;
+                for (; y < cu->len && ok; y++) {
+                    char c = t[y];
+                    if (c == '(' || c == '[') depth++;
+                    else if (c == ')' || c == ']') { if (--depth < 0) ok = false; }
+                    else if (c == ';' && depth == 0) break;
+                    else if (c == '\n' || c == '{' || c == '}') ok = false;
+                    else if (depth == 0 && strchr("+-<>=&|^?:,!", c)) ok = false;
+                }
+                if (ok && y < cu->len && t[y] == ';' && y > x) {
+                    pg_buf_putn(&o, t + k, e - k);
+                    pg_buf_puts(&o, " = ");
+                    pg_buf_putn(&o, t + k, e - k);
+                    pg_buf_puts(&o, " + ");
+                    pg_buf_putn(&o, t + x, y - x);
+                    k = y;
+                    n++;
+                    continue;
+                }
+            }
+            pg_buf_putn(&o, t + k, e - k);
+            k = e;
+            continue;
+        }
+        if (t[k] == '/' && k + 1 < cu->len && t[k + 1] == '/') {   /* comments as they are */
+            size_t e = k;
+            while (e < cu->len && t[e] != '\n') e++;
+            pg_buf_putn(&o, t + k, e - k);
+            k = e;
+            continue;
+        }
+        pg_buf_putc(&o, t[k++]);
+    }
+    pg_buf_free(cu);
+    *cu = o;
+    return n;
+}
+
+void synth_fam_rw_plan_style(uint64_t seed, synth_family_sample *s) {
+    /* the names the row-wise kernels use and others people write for the same thing */
+    static const char *const NAMES[][4] = {
+        {"o", "offset", "off", "delta"}, {"col", "c", "j", "idx"}, {"row", "r", NULL, NULL}, {"stride", "s", "step", NULL},
+        {"tid", "t", "thread", NULL},    {"acc", "sum", "total", NULL}, {"wid", "warp", "warp_id", NULL},
+    };
+    fam_rng r = {seed ^ 0x726f77706c616e73ull};   /* "rowplans": no family draws from this stream */
+    /* the signature: a parameter is never renamed (the task names it) */
+    const char *sig = s->cu.data ? strstr(s->cu.data, "__global__") : NULL;
+    const char *sig_end = sig ? strchr(sig, '{') : NULL;
+    int renamed = 0;
+    for (size_t k = 0; k < sizeof NAMES / sizeof NAMES[0]; k++) {
+        int nalt = 0;
+        while (nalt < 3 && NAMES[k][1 + nalt]) nalt++;
+        int pick = synth_fam_pick(&r, nalt + 1);   /* 0 keeps the name */
+        if (!pick || !s->cu.data || !rw_has(s->cu.data, s->cu.len, NAMES[k][0])) continue;
+        if (sig && sig_end && rw_has(sig, (size_t)(sig_end - sig), NAMES[k][0])) continue;
+        if (rw_has(s->cu.data, s->cu.len, NAMES[k][pick])) continue;   /* taken */
+        pg_buf before = {0};
+        pg_buf_putn(&before, s->cu.data, s->cu.len);
+        rw_rename(&s->cu, NAMES[k][0], NAMES[k][pick]);
+        sig = strstr(s->cu.data, "__global__");
+        sig_end = sig ? strchr(sig, '{') : NULL;
+        renamed += strcmp(before.data, s->cu.data) != 0;   /* not when the name was only in a comment */
+        pg_buf_free(&before);
+    }
+    bool expand = synth_fam_pick(&r, 2);
+    int adds = expand ? rw_expand_adds(&s->cu) : 0;
+    snprintf(s->plan_variant, sizeof s->plan_variant, "names%d/%s", renamed, adds ? "a=a+b" : "a+=b");
 }
 
 const char *synth_fam_rw_str(rw_pool *p, const char *fmt, ...) {

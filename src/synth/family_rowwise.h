@@ -72,6 +72,12 @@ void synth_fam_rw_head(json_t *root, const synth_family_sample *s);
 json_t *synth_fam_rw_sizes(const char *const *vars, int nvars, const int64_t *sz, int nsizes);
 /* distributions, tolerance ({T: tol} plus an optional second type), the C
  * reference, cost; descriptions from facts; writes the JSON and frees root. */
+/* Plan style variants (called by synth_fam_rw_finish when s->plan_style is SYNTH_PLAN_VARIED):
+ * loop, index and accumulator names (o, col, row, stride, tid, acc, wid) renamed to others people
+ * use where the new name is free and the old one is no parameter, and `a += b;` written
+ * `a = a + b;` where that is the same computation; drawn from a stream of the seed no family
+ * uses; the variant goes to s->plan_variant ("names2/a=a+b"). */
+void synth_fam_rw_plan_style(uint64_t seed, synth_family_sample *s);
 void synth_fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const char *d0, const char *d1, const char *tT,
                    double tol, const char *tT2, double tol2, const char *ref, const char *bytes, const char *flops,
                    synth_family_sample *s);

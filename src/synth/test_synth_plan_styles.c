@@ -1,0 +1,304 @@
+/* test_synth_plan_styles.c — plan style variants of the elementwise families
+ * (family_elem.c) and the row-wise ones (family_rowwise.c: names and `a = a + b`;
+ * docs/LITERATE.md "Plan styles"):
+ *
+ *   - fixed style: every family's CUDA C and task.json are the ones of the code
+ *     before the variants existed, pinned per seed in
+ *     tests/golden/synth/elem_fixed.pins (FNV-1a 64 of cu and of task.json; the
+ *     pins were written by the library at f2675eb); plan_variant stays "";
+ *   - varied style: the task.json is the pinned one (the style comes from a
+ *     stream of its own), the plan is a pure function of the seed, every shape
+ *     (fixed, return, block, inline, vector) and index type (uint, int,
+ *     const_int, size_t) appears, and each family that uses the builder draws
+ *     several variants;
+ *   - the builder on hand-made kernels: the exact text of the inlined one-line
+ *     guard (f16 loads, s8 and raw f16 stores), the fallbacks (two statements,
+ *     an input read too often), natural names that avoid the kernel's names,
+ *     and no const loop variable;
+ *   - with nvcc: the varied plans of a batch compile (literate), and every plan
+ *     comment of each sample's PTX is a line of its own plan (samples with an
+ *     equal name and another plan are compiled apart).  Without nvcc, SKIPPED.
+ *
+ * SYNTH_PIN_UPDATE=1 rewrites the pins after a deliberate change of a family;
+ * SYNTH_STYLE_NVCC=0 skips the compilations.  Run from the repository root. */
+#include "common/test.h"
+#include "synth/family_elem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PINS "tests/golden/synth/plan_fixed.pins"
+enum { NSEED = 200 };
+
+static const struct { const char *name; fam_gen_fn fn; bool rowwise; } FAMS[] = {
+#define SYNTH_FAMILY(name, fn, ref, nvcc) {name, fn, false},
+#include "synth/families_elementwise.def"
+#undef SYNTH_FAMILY
+#define SYNTH_FAMILY(name, fn, ref, nvcc) {name, fn, true},
+#include "synth/families_rowwise.def"
+#undef SYNTH_FAMILY
+};
+enum { NFAM = (int)(sizeof FAMS / sizeof FAMS[0]) };
+
+static uint64_t seed_of(int i) { return 1000003ull * (uint64_t)i + 17; }
+
+static uint64_t h64(const pg_buf *b) { return pg_hash64_add(PG_HASH64_INIT_SHORT, b->data ? b->data : "", b->len); }
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    pg_buf b = {0};
+    char tmp[4096];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) pg_buf_putn(&b, tmp, n);
+    fclose(f);
+    return b.data;
+}
+
+/* ---- the builder on hand-made kernels ------------------------------------------------ */
+static void emit(const fe_kernel *k, int shape, int index, int names, pg_buf *cu, char *variant) {
+    fe_style st = {shape, index, names};
+    pg_buf_free(cu);
+    synth_fe_emit_styled(k, &st, cu, variant, 32);
+}
+
+static void test_builder(void) {
+    pg_buf cu = {0};
+    char v[32];
+    /* f16 -> s8: the load converted, the store narrowed */
+    fe_kernel k = {.name = "q", .comment = "c", .sig = "const __half* __restrict__ x, signed char* __restrict__ y, unsigned int n",
+                   .n = "n", .body = "y_e = (int)rintf(x_e);\n", .V = 1};
+    k.arr[k.narr++] = (fe_arr){"x", "f16", FE_IN, false};
+    k.arr[k.narr++] = (fe_arr){"y", "s8", FE_OUT, false};
+    emit(&k, FE_SHAPE_INLINE, FE_IDX_INT, 1, &cu, v);
+    CHECK(strstr(cu.data, "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = (signed char)((int)rintf(__half2float(x[i])));\n}\n") != NULL,
+          "f16 -> s8 inline:\n%s", cu.data);
+    CHECK(!strcmp(v, "inline/int"), "variant %s", v);
+    /* the same body as a block with natural names: v for the input, r declared at its assignment */
+    emit(&k, FE_SHAPE_BLOCK, FE_IDX_SIZE, 1, &cu, v);
+    CHECK(strstr(cu.data, "    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) {\n        float v = __half2float(x[i]);\n"
+                          "        int r = (int)rintf(v);\n        y[i] = (signed char)(r);\n    }\n}\n") != NULL,
+          "block:\n%s", cu.data);
+    CHECK(!strcmp(v, "block/size_t"), "variant %s", v);
+    /* a raw f16 store of __half_as_ushort(h): the half itself, no outer parentheses */
+    fe_kernel r = {.name = "c", .comment = "c", .sig = "const float* __restrict__ a, __half* __restrict__ b, unsigned int n", .n = "n",
+                   .body = "b_e = __half_as_ushort(__float2half_rz(a_e));   // round to zero\n", .V = 1};
+    r.arr[r.narr++] = (fe_arr){"a", "f32", FE_IN, false};
+    r.arr[r.narr++] = (fe_arr){"b", "f16", FE_OUT, true};
+    emit(&r, FE_SHAPE_INLINE, FE_IDX_UINT, 2, &cu, v);
+    CHECK(strstr(cu.data, "    if (i < n) b[i] = __float2half_rz(a[i]);   // round to zero\n") != NULL, "raw f16 inline:\n%s", cu.data);
+    /* outer parentheses of the expression are dropped, inner ones kept */
+    fe_kernel p = {.name = "p", .comment = "c", .sig = "const float* __restrict__ x, float* __restrict__ y, unsigned int n", .n = "n",
+                   .body = "y_e = (x_e / (1.0f + expf(-x_e)));\n", .V = 1};
+    p.arr[p.narr++] = (fe_arr){"x", "f32", FE_IN, false};
+    p.arr[p.narr++] = (fe_arr){"y", "f32", FE_OUT, false};
+    emit(&p, FE_SHAPE_INLINE, FE_IDX_CINT, 1, &cu, v);
+    CHECK(strstr(cu.data, "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] / (1.0f + expf(-x[i]));\n") != NULL,
+          "parentheses:\n%s", cu.data);
+    /* five reads of x: not inlined, the early-return shape with natural names instead */
+    p.body = "y_e = x_e * x_e * x_e * x_e * x_e;\n";
+    emit(&p, FE_SHAPE_INLINE, FE_IDX_UINT, 2, &cu, v);
+    CHECK(!strcmp(v, "return/uint") && strstr(cu.data, "    if (i >= n) return;\n    float xi = x[i];\n    float yi = xi * xi * xi * xi * xi;\n    y[i] = yi;\n"),
+          "five reads (%s):\n%s", v, cu.data);
+    /* three reads of a plain load are inlined, three of a converting one are not */
+    p.body = "y_e = x_e * x_e * x_e;\n";
+    emit(&p, FE_SHAPE_INLINE, FE_IDX_UINT, 2, &cu, v);
+    CHECK(!strcmp(v, "inline/uint") && strstr(cu.data, "    if (i < n) y[i] = x[i] * x[i] * x[i];\n"), "three plain reads (%s):\n%s", v, cu.data);
+    k.body = "y_e = (int)(x_e * x_e * x_e);\n";
+    emit(&k, FE_SHAPE_INLINE, FE_IDX_UINT, 2, &cu, v);
+    CHECK(!strcmp(v, "return/uint"), "three converting reads (%s):\n%s", v, cu.data);
+    /* two statements: not inlined either */
+    p.body = "float t = x_e + 1.0f;\ny_e = t * t;\n";
+    emit(&p, FE_SHAPE_INLINE, FE_IDX_UINT, 1, &cu, v);
+    CHECK(!strcmp(v, "return/uint") && strstr(cu.data, "    float v = x[i];\n    float t = v + 1.0f;\n    float r = t * t;\n    y[i] = r;\n"),
+          "two statements (%s):\n%s", v, cu.data);
+    /* natural names avoid the kernel's own: a scalar v and a local r push them to xi, yi */
+    fe_kernel c = {.name = "s", .comment = "c", .sig = "const float* __restrict__ x, float* __restrict__ y, float v, unsigned int n",
+                   .n = "n", .body = "float r = x_e * v;\ny_e = r + 1.0f;\n", .V = 1};
+    c.arr[c.narr++] = (fe_arr){"x", "f32", FE_IN, false};
+    c.arr[c.narr++] = (fe_arr){"y", "f32", FE_OUT, false};
+    emit(&c, FE_SHAPE_BLOCK, FE_IDX_UINT, 1, &cu, v);
+    CHECK(strstr(cu.data, "float xi = x[i];\n        float r = xi * v;\n        float yi = r + 1.0f;\n        y[i] = yi;\n") != NULL,
+          "collisions:\n%s", cu.data);
+    /* grid-stride: the loop variable is never const; an early return becomes the loop body */
+    c.grid_stride = true;
+    emit(&c, FE_SHAPE_FIXED, FE_IDX_CINT, 3, &cu, v);
+    CHECK(!strcmp(v, "block/int") && strstr(cu.data, "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {\n"),
+          "grid-stride const (%s):\n%s", v, cu.data);
+    /* vector kernels keep their layout, with the index type */
+    c.grid_stride = false;
+    c.V = 4;
+    emit(&c, FE_SHAPE_INLINE, FE_IDX_SIZE, 1, &cu, v);
+    CHECK(!strcmp(v, "vector/size_t") && strstr(cu.data, "    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n    if (t * 4 < n) {\n") &&
+              strstr(cu.data, "                size_t i = i0 + l;\n") && strstr(cu.data, "            for (size_t i = i0; i < n; i++) {\n"),
+          "vector (%s):\n%s", v, cu.data);
+    /* no style: the house style, no variant */
+    c.V = 1;
+    pg_buf_free(&cu);
+    synth_fe_emit_styled(&c, NULL, &cu, v, sizeof v);
+    CHECK(v[0] == 0 && strstr(cu.data, "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n) return;\n    float x_e = x[i];\n    float y_e;\n"),
+          "fixed:\n%s", cu.data);
+    pg_buf_free(&cu);
+}
+
+/* ---- the families: pins, determinism, coverage ------------------------------------- */
+static void test_families(bool update) {
+    char *pins = update ? NULL : slurp(PINS);
+    CHECK(update || pins, "cannot read %s (run from the repository root)", PINS);
+    pg_buf fresh = {0};
+    static const char *const SHAPES[] = {"fixed/", "return/", "block/", "inline/", "vector/"};
+    static const char *const IDX[] = {"/uint", "/int", "/const_int", "/size_t"};
+    int shape_n[5] = {0}, idx_n[4] = {0}, rw_renamed = 0, rw_expanded = 0;
+    for (int f = 0; f < NFAM; f++) {
+        int pinned = 0, task_same = 0, det = 0, nvar = 0;
+        char seen[16][32];
+        int nseen = 0;
+        for (int i = 0; i < NSEED; i++) {
+            synth_family_sample a, b, c;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            memset(&c, 0, sizeof c);
+            b.plan_style = c.plan_style = SYNTH_PLAN_VARIED;
+            bool ok = FAMS[f].fn(seed_of(i), &a) == PG_OK && FAMS[f].fn(seed_of(i), &b) == PG_OK && FAMS[f].fn(seed_of(i), &c) == PG_OK;
+            CHECK(ok, "%s seed %d: generator failed", FAMS[f].name, i);
+            char line[128], task_part[40];
+            snprintf(line, sizeof line, "%s %d %016llx %016llx\n", FAMS[f].name, i, (unsigned long long)h64(&a.cu),
+                     (unsigned long long)h64(&a.task_json));
+            snprintf(task_part, sizeof task_part, " %016llx\n", (unsigned long long)h64(&b.task_json));
+            if (update) pg_buf_puts(&fresh, line);
+            else if (pins) {
+                if (strstr(pins, line)) pinned++;
+                else if (pinned + 3 > i) CHECK(false, "%s seed %d (%s): the fixed style is not the pinned output", FAMS[f].name, i, a.name);
+                /* the varied sample's task is the pinned task of the seed */
+                char head[48];
+                snprintf(head, sizeof head, "%s %d ", FAMS[f].name, i);
+                const char *at = strstr(pins, head);
+                while (at && at != pins && at[-1] != '\n') at = strstr(at + 1, head);
+                const char *eol = at ? strchr(at, '\n') : NULL;
+                if (at && eol && eol - at > 17 && !strncmp(eol - 17, task_part, 18)) task_same++;
+            }
+            CHECK(a.plan_variant[0] == 0, "%s seed %d: fixed style with variant %s", FAMS[f].name, i, a.plan_variant);
+            if (b.cu.len && b.cu.len == c.cu.len && !memcmp(b.cu.data, c.cu.data, b.cu.len) && !strcmp(b.plan_variant, c.plan_variant)) det++;
+            if (b.plan_variant[0] && FAMS[f].rowwise) {
+                nvar++;
+                rw_renamed += strncmp(b.plan_variant, "names0/", 7) != 0;
+                rw_expanded += strstr(b.plan_variant, "a=a+b") != NULL;
+                /* a renamed or expanded plan differs from the fixed one, an untouched one does not */
+                bool same = a.cu.len == b.cu.len && !memcmp(a.cu.data, b.cu.data, a.cu.len);
+                CHECK(same == !strcmp(b.plan_variant, "names0/a+=b"), "%s seed %d: variant %s but the plan is %s", FAMS[f].name, i,
+                      b.plan_variant, same ? "the fixed one" : "changed");
+            } else if (b.plan_variant[0]) {
+                nvar++;
+                for (int s = 0; s < 5; s++) shape_n[s] += !strncmp(b.plan_variant, SHAPES[s], strlen(SHAPES[s]));
+                for (int s = 0; s < 4; s++) {
+                    size_t L = strlen(b.plan_variant), l = strlen(IDX[s]);
+                    idx_n[s] += L >= l && !strcmp(b.plan_variant + L - l, IDX[s]);
+                }
+            }
+            if (b.plan_variant[0]) {
+                int k = 0;
+                while (k < nseen && strcmp(seen[k], b.plan_variant)) k++;
+                if (k == nseen && nseen < 16) snprintf(seen[nseen++], sizeof seen[0], "%s", b.plan_variant);
+            }
+            synth_family_sample_free(&a);
+            synth_family_sample_free(&b);
+            synth_family_sample_free(&c);
+        }
+        if (update) continue;
+        CHECK(pinned == NSEED, "%s: %d of %d seeds give the pinned fixed-style output", FAMS[f].name, pinned, NSEED);
+        CHECK(task_same == NSEED, "%s: %d of %d varied samples have the pinned task", FAMS[f].name, task_same, NSEED);
+        CHECK(det == NSEED, "%s: %d of %d varied plans are deterministic", FAMS[f].name, det, NSEED);
+        /* complex writes its kernels without the builder: no variants */
+        if (FAMS[f].rowwise) CHECK(nvar == NSEED && nseen >= 2, "%s: %d varied plans, %d distinct variants", FAMS[f].name, nvar, nseen);
+        else if (strcmp(FAMS[f].name, "complex")) CHECK(nseen >= 4, "%s: only %d distinct variants in %d seeds", FAMS[f].name, nseen, NSEED);
+        printf("%s: %d seeds pinned, %d with a style variant, %d distinct variants\n", FAMS[f].name, pinned, nvar, nseen);
+    }
+    for (int s = 0; !update && s < 5; s++) CHECK(shape_n[s] > 0, "shape %s never drawn", SHAPES[s]);
+    for (int s = 0; !update && s < 4; s++) CHECK(idx_n[s] > 0, "index %s never drawn", IDX[s]);
+    CHECK(update || (rw_renamed > 0 && rw_expanded > 0), "row-wise: %d plans renamed, %d with a = a + b", rw_renamed, rw_expanded);
+    if (update) {
+        mkdir("tests/golden/synth", 0755);
+        FILE *o = fopen(PINS ".tmp", "wb");
+        bool ok = o && fwrite(fresh.data, 1, fresh.len, o) == fresh.len;
+        ok = o && fclose(o) == 0 && ok;
+        CHECK(ok && rename(PINS ".tmp", PINS) == 0, "cannot write %s", PINS);
+        printf("wrote %s\n", PINS);
+    }
+    pg_buf_free(&fresh);
+    free(pins);
+}
+
+/* ---- nvcc: varied plans compile, each PTX carries its own plan's lines ---------------- */
+/* Is the comment (its text after "//", blanks collapsed) a line of cu (blanks collapsed)? */
+static bool in_plan(const char *cu, const char *com, size_t n) {
+    pg_buf c = {0}, p = {0};
+    for (size_t k = 0; k < n; k++)
+        if (!(com[k] == ' ' || com[k] == '\t') || (c.len && c.data[c.len - 1] != ' ')) pg_buf_putc(&c, com[k] == '\t' ? ' ' : com[k]);
+    while (c.len && c.data[c.len - 1] == ' ') c.data[--c.len] = 0;
+    for (const char *q = cu; *q; q++)
+        if (!(*q == ' ' || *q == '\t') || (p.len && p.data[p.len - 1] != ' ' && p.data[p.len - 1] != '\n')) pg_buf_putc(&p, *q == '\t' ? ' ' : *q);
+    bool ok = c.len && p.data && strstr(p.data, c.data);
+    pg_buf_free(&c);
+    pg_buf_free(&p);
+    return ok;
+}
+
+static void test_nvcc(void) {
+    const char *only[] = {"convert", "activation", "optimizer", "softmax", "rownorm", "scan"};
+    int compiled = 0, comments = 0, apart = 0;
+    for (size_t o = 0; o < sizeof only / sizeof only[0]; o++) {
+        int f = synth_family_find(only[o]);
+        CHECK(f >= 0, "family %s", only[o]);
+        if (f < 0) continue;
+        enum { N = 24 };
+        uint64_t seeds[N];
+        for (int i = 0; i < N; i++) seeds[i] = seed_of(i % 11);   /* seeds twice: equal names, equal plans */
+        /* activation: these two seeds name their kernels alike (act_gelu_tanh_f16_x1) with other plans */
+        seeds[N - 2] = 4 * 7919;
+        seeds[N - 1] = 199 * 7919;
+        synth_family_sample ss[N];
+        memset(ss, 0, sizeof ss);
+        pg_diag_sink q = {0};
+        pg_status st = synth_family_generate_batch(f, seeds, N, "sm_80", SYNTH_FMT_LITERATE | SYNTH_FMT_PLAN_VARIED, ss, &q);
+        if (st == PG_ERR_IO && q.nerrors && !compiled) {
+            printf("SKIPPED: nvcc not found, the varied plans were not compiled\n");
+            return;
+        }
+        for (int i = 0; i < N; i++) {
+            CHECK(ss[i].ptx.len > 0, "%s seed #%d (%s %s): no PTX", only[o], i, ss[i].name, ss[i].plan_variant);
+            if (!ss[i].ptx.len) continue;
+            compiled++;
+            CHECK(ss[i].plan_variant[0] != 0 || !strstr(ss[i].cu.data, "_e = ") || o >= 3, "%s #%d: no variant recorded", only[o], i);
+            const char *body = strstr(ss[i].ptx.data, ".entry");
+            for (const char *p = body; p && (p = strstr(p, "\t// ")) != NULL;) {
+                const char *e = strchr(p, '\n');
+                size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
+                comments++;
+                CHECK(in_plan(ss[i].cu.data, p + 4, n), "%s #%d (%s %s): the comment '%.*s' is no line of its plan", only[o], i, ss[i].name,
+                      ss[i].plan_variant, (int)n, p + 4);
+                p += 4 + n;
+            }
+        }
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < i; j++)
+                if (ss[i].ptx.len && ss[j].ptx.len && !strcmp(ss[i].name, ss[j].name) && strcmp(ss[i].cu.data, ss[j].cu.data)) {
+                    apart++;   /* an equal name with another plan: compiled on its own */
+                    break;
+                }
+        for (int i = 0; i < N; i++) synth_family_sample_free(&ss[i]);
+    }
+    CHECK(apart > 0, "no two samples of a batch shared a name with other plans: the case is not tested");
+    printf("nvcc: %d varied samples compiled (%d named like another with another plan), %d plan comments, each a line of its own plan\n",
+           compiled, apart, comments);
+}
+
+int main(void) {
+    const char *up = getenv("SYNTH_PIN_UPDATE"), *nv = getenv("SYNTH_STYLE_NVCC");
+    bool update = up && !strcmp(up, "1");
+    if (!update) test_builder();
+    test_families(update);
+    if (!update && !(nv && !strcmp(nv, "0"))) test_nvcc();
+    return TEST_DONE();
+}
