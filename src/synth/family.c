@@ -579,7 +579,7 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family: bad arch '%s' (want sm_XX)", arch ? arch : "(null)");
         return PG_ERR_USAGE;
     }
-    bool varied = format & SYNTH_FMT_PLAN_VARIED;
+    bool varied = format & SYNTH_FMT_PLAN_VARIED, literate = (format & SYNTH_FMT_MASK) == SYNTH_FMT_LITERATE;
     format &= SYNTH_FMT_MASK;
     int good = 0;
     for (int i = 0; i < n; i++) {
@@ -604,9 +604,11 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         for (int i = 0; i < n; i++) synth_family_sample_free(&out[i]);
         return PG_ERR_IO;
     }
-    /* one compile per distinct kernel name (equal names are equal kernels).  With plan style
-     * variants an equal name can come with another plan: such a sample shares no PTX (its plan
-     * comments are its own) and, as one .cu cannot define a name twice, is compiled on its own. */
+    /* one compile per distinct kernel name (equal names are equal kernels).  In the literate format
+     * an equal name with another plan (a plan style variant, or only other parameter names: the
+     * renaming below reaches the instructions, not the plan comments) shares no PTX, since its
+     * comments must quote its own plan; as one .cu cannot define a name twice, it is compiled on
+     * its own.  Plain PTX carries no plan, so equal names share. */
     int *idx = calloc((size_t)n + 1, sizeof *idx), *rep = calloc((size_t)n + 1, sizeof *rep), k = 0;
     int *solo = calloc((size_t)n + 1, sizeof *solo), nsolo = 0;
     for (int i = 0; i < n; i++) {
@@ -615,7 +617,7 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
         bool clash = false;
         for (int j = 0; j < k && rep[i] < 0 && !clash; j++)
             if (!strcmp(out[idx[j]].name, out[i].name)) {
-                if (!varied || !strcmp(out[idx[j]].cu.data, out[i].cu.data)) rep[i] = idx[j];
+                if (!literate || !strcmp(out[idx[j]].cu.data, out[i].cu.data)) rep[i] = idx[j];
                 else clash = true;
             }
         if (rep[i] < 0) {

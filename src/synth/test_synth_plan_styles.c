@@ -294,11 +294,72 @@ static void test_nvcc(void) {
            compiled, apart, comments);
 }
 
+/* ---- nvcc, fixed style: an equal name with another plan still quotes its own plan --------- */
+/* In the fixed style two seeds can name a kernel alike and differ in the plan by their parameter
+ * names.  Until 2026-12-06 they shared one compile, and the renaming to each task's names reached
+ * the instructions but not the plan comments, so the second sample's comments quoted the first
+ * one's plan: find such a pair and check that each comment is a line of its own plan. */
+static void test_nvcc_fixed(void) {
+    int f = -1;
+    for (int k = 0; k < NFAM; k++)
+        if (!strcmp(FAMS[k].name, "activation")) f = k;
+    CHECK(f >= 0, "no activation family");
+    if (f < 0) return;
+    enum { M = 600 };
+    static char names[M][96];
+    static uint64_t cus[M];
+    uint64_t pair[2] = {0, 0};
+    bool found = false;
+    for (int i = 0; i < M && !found; i++) {
+        synth_family_sample a;
+        memset(&a, 0, sizeof a);   /* plan_style 0: the fixed style */
+        if (FAMS[f].fn(seed_of(i), &a) != PG_OK) { synth_family_sample_free(&a); continue; }
+        snprintf(names[i], sizeof names[i], "%s", a.name);
+        cus[i] = h64(&a.cu);
+        for (int j = 0; j < i && !found; j++)
+            if (!strcmp(names[j], names[i]) && cus[j] != cus[i]) {
+                pair[0] = seed_of(j), pair[1] = seed_of(i);
+                found = true;
+            }
+        synth_family_sample_free(&a);
+    }
+    CHECK(found, "no two fixed-style activation seeds of %d name a kernel alike with other plans: the case is not tested", M);
+    if (!found) return;
+    int f2 = synth_family_find("activation");
+    synth_family_sample ss[2];
+    memset(ss, 0, sizeof ss);
+    pg_diag_sink q = {0};
+    pg_status st = synth_family_generate_batch(f2, pair, 2, "sm_80", SYNTH_FMT_LITERATE, ss, &q);
+    if (st == PG_ERR_IO && q.nerrors) {
+        printf("SKIPPED: nvcc not found, the fixed-style pair was not compiled\n");
+        return;
+    }
+    int comments = 0;
+    for (int i = 0; i < 2; i++) {
+        CHECK(ss[i].ptx.len > 0, "fixed pair #%d (%s): no PTX", i, ss[i].name);
+        const char *body = ss[i].ptx.data ? strstr(ss[i].ptx.data, ".entry") : NULL;
+        for (const char *p = body; p && (p = strstr(p, "\t// ")) != NULL;) {
+            const char *e = strchr(p, '\n');
+            size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
+            comments++;
+            CHECK(in_plan(ss[i].cu.data, p + 4, n), "fixed pair #%d (%s): the comment '%.*s' is no line of its plan", i, ss[i].name,
+                  (int)n, p + 4);
+            p += 4 + n;
+        }
+    }
+    CHECK(comments > 0, "the fixed pair's PTX has no plan comments");
+    printf("nvcc: a fixed-style pair named %s with two plans, %d plan comments, each a line of its own plan\n", ss[0].name, comments);
+    for (int i = 0; i < 2; i++) synth_family_sample_free(&ss[i]);
+}
+
 int main(void) {
     const char *up = getenv("SYNTH_PIN_UPDATE"), *nv = getenv("SYNTH_STYLE_NVCC");
     bool update = up && !strcmp(up, "1");
     if (!update) test_builder();
     test_families(update);
-    if (!update && !(nv && !strcmp(nv, "0"))) test_nvcc();
+    if (!update && !(nv && !strcmp(nv, "0"))) {
+        test_nvcc();
+        test_nvcc_fixed();
+    }
     return TEST_DONE();
 }
