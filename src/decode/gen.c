@@ -85,7 +85,7 @@ typedef struct {
     int nref;
     bool top;                  /* draw from each row's top MODEL_TOPK candidates where they decide (top.h): the
                                   GPU engine's rows stay on the device ($PTXGEN_GEN_TOPK: 0 never, 1 also on the CPU) */
-    double row_fixed;          /* a verify step's fixed cost in rows (model_exact_fixed_rows): draft_pays */
+    double row_fixed;          /* a verify step's fixed cost in rows (o->draft_fixed, else model_exact_fixed_rows): draft_pays */
 } gen_env;
 
 static void env_close(gen_env *e) {
@@ -106,7 +106,8 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, false, model_exact_fixed_rows(m)};
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, false,
+                   o->draft_fixed > 0 ? o->draft_fixed : model_exact_fixed_rows(m)};
     e->top = top_on(m);
     for (int i = 0; i < 10; i++) {   /* a digit that is one token of its own (Qwen's digits are) */
         char c = (char)('0' + i);
@@ -907,7 +908,7 @@ typedef struct {
     const gen_opts *o;
     int32_t end_id, eot_id;
     int max_seq, vocab;
-    double row_fixed;   /* model_exact_fixed_rows: draft_pays */
+    double row_fixed;   /* o->draft_fixed, else model_exact_fixed_rows: draft_pays */
 } free_turn;
 
 /* After a token added text from byte `from` on: with o->loop_stop, does the text now loop
@@ -1042,7 +1043,7 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
     model_sampler smp;
     model_sampler_init(&smp, &o->sampler);
     if (o->draft_max > 0) {
-        free_turn ft = {ctx, t, o, end_id, eot_id, max_seq, vocab, model_exact_fixed_rows(m)};
+        free_turn ft = {ctx, t, o, end_id, eot_id, max_seq, vocab, o->draft_fixed > 0 ? o->draft_fixed : model_exact_fixed_rows(m)};
         if ((st = free_spec(&ft, ids, (int)nid, &smp, logits, &text, out, diag)) != PG_OK) goto done;
     } else {
         while (out->gen_tokens < o->max_tokens && model_ctx_pos(ctx) < max_seq - 1) {
