@@ -140,6 +140,11 @@ PG_API const char *model_weight_dtype(const model_model *m); /* "f32", "bf16", "
  * equal the CPU engine's to f16 weight rounding (tests/gpu/engine_gpu.sh measures it). */
 PG_API const char *model_device(const model_model *m);
 PG_API const char *model_device_desc(const model_model *m);
+/* A verify step's fixed cost in rows: a model_forward_exact of n rows costs about (this + n)
+ * times what one more row adds (gen's drafter weighs each draft's odds against it).  It depends
+ * on the kernels: on AVX-512 (VNNI) a further row is cheap (~4 of ~37 ms: 8), on AVX2 each row
+ * unpacks the weight blocks' arithmetic again (~19 of ~62 ms CPU at 2 threads: 2). */
+PG_API double model_exact_fixed_rows(const model_model *m);
 /* A model loaded with gpu_defer whose engine has not started in this process: its forward
  * calls would fail (E702) until model_gpu_start. */
 PG_API bool model_gpu_deferred(const model_model *m);

@@ -85,6 +85,7 @@ typedef struct {
     int nref;
     bool top;                  /* draw from each row's top MODEL_TOPK candidates where they decide (top.h): the
                                   GPU engine's rows stay on the device ($PTXGEN_GEN_TOPK: 0 never, 1 also on the CPU) */
+    double row_fixed;          /* a verify step's fixed cost in rows (o->draft_fixed, else model_exact_fixed_rows): draft_pays */
 } gen_env;
 
 static void env_close(gen_env *e) {
@@ -105,7 +106,8 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, false};
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, false,
+                   o->draft_fixed > 0 ? o->draft_fixed : model_exact_fixed_rows(m)};
     e->top = top_on(m);
     for (int i = 0; i < 10; i++) {   /* a digit that is one token of its own (Qwen's digits are) */
         char c = (char)('0' + i);
@@ -569,15 +571,14 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
 #define TABLE_MIN_COUNT 2
 
 /* The odds of rows against their cost: a verify step of n rows costs about A + n row-costs
- * (bench_model --exact --ctx 1500, the qwen-plan 0.5B with the p16/k16 kernels prefetching
- * their weights, process CPU at 2 threads: 1 row ~34-40 ms, each further row to 8 ~4 ms,
- * bench/results/2026-12-06-gen-speculation-h68-cpu.json, so A ~ 8; it was 6 before the
- * prefetch (~49 and ~6.5 ms) and 2 when a further row cost 9..18 ms), and yields 1 + the
- * expected kept drafts.  A draft is added while it raises
+ * (A = model_exact_fixed_rows, the engine's: bench_model --exact --ctx 1500, the qwen-plan 0.5B,
+ * process CPU at 2 threads.  AVX-512 with the p16/k16 kernels: 1 row ~34-40 ms, each further row
+ * to 8 ~4 ms, bench/results/2026-12-06-gen-speculation-h68-cpu.json, so A ~ 8.  AVX2 (AMD EPYC):
+ * 1 row ~62 ms, each further ~19 ms, bench/results/2026-12-06-gen-speculation-h81-cpu.json, so
+ * A ~ 2), and yields 1 + the expected kept drafts.  A draft is added while it raises
  * that yield per cost: its chance to be kept (the product of the running odds of its kind and
  * every draft before it) times (A + rows) exceeds the yield so far.  The choice of drafts moves
  * no output (each is verified), only the steps. */
-#define ROW_FIXED 8.0
 
 static double odds_of(const draft_odds *d, int kind) {
     /* an optimistic prior (3 of 4 kept): a kind must fail several times before it stops being
@@ -594,9 +595,9 @@ static int draft_spot(char prev, const char *b, size_t bl) {
 
 /* Add a draft of this kind after nd others?  *chance: the odds all drafts so far are kept (updated
  * when yes), *yield: the expected tokens of the step so far (1 + the sum of the chances). */
-static bool draft_pays(const draft_odds *d, int kind, int nd, double *chance, double *yield) {
+static bool draft_pays(const draft_odds *d, double row_fixed, int kind, int nd, double *chance, double *yield) {
     double c = *chance * odds_of(d, kind);
-    if (kind / DC_N != DK_FORCED && c * (ROW_FIXED + 1 + nd) <= *yield) return false;
+    if (kind / DC_N != DK_FORCED && c * (row_fixed + 1 + nd) <= *yield) return false;
     *chance = c;
     *yield += c;
     return true;
@@ -606,7 +607,7 @@ typedef struct { int32_t t; int kind; gen_draft_src from; int at; } guess;   /* 
 
 /* Drafts after the chosen token (the last of g->hist): up to want tokens into d, each the
  * constraint's only continuation or, where it has a choice, a guess it accepts (a register
- * number, the history's, the table's), while the odds say the row pays (ROW_FIXED). */
+ * number, the history's, the table's), while the odds say the row pays (gen_env.row_fixed). */
 static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
     const gen_env *e = g->e;
     int nd = 0;
@@ -693,7 +694,7 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
         size_t bl = 0;
         const char *b = tok_token_bytes(e->t, t, &bl);
         kind = ODX(kind, draft_spot(g->dtext.data[g->dtext.len - 1], b, bl));   /* (dtext starts "{\n") */
-        if (!draft_pays(&g->odds, kind, nd, &chance, &yield)) break;   /* this row would not pay */
+        if (!draft_pays(&g->odds, e->row_fixed, kind, nd, &chance, &yield)) break;   /* this row would not pay */
         if (g->draft_dec && dec_advance(g->draft_dec, t, diag) != PG_OK) break;
         g->out->draft_fallbacks += gi > 0;
         if (from == GEN_DRAFT_PLAN) g->plan_qi++;
@@ -907,6 +908,7 @@ typedef struct {
     const gen_opts *o;
     int32_t end_id, eot_id;
     int max_seq, vocab;
+    double row_fixed;   /* o->draft_fixed, else model_exact_fixed_rows: draft_pays */
 } free_turn;
 
 /* After a token added text from byte `from` on: with o->loop_stop, does the text now loop
@@ -966,7 +968,7 @@ static pg_status free_spec(const free_turn *f, const int32_t *prompt, int npromp
             int32_t d = gen_draft_hist_next(hist.v, hist.n, &L);
             k = ODX(DK_HIST + (L > DRAFT_MIN_MATCH ? L - DRAFT_MIN_MATCH : 0), DC_OTHER);   /* (free text: one spot) */
             if (d < 0 && o->ngram) d = gen_ngram_next(o->ngram, hist.v, hist.n, TABLE_MIN_COUNT), from = GEN_DRAFT_TABLE, k = ODX(DK_TABLE, DC_OTHER);
-            if (d < 0 || d == f->end_id || d == f->eot_id || !draft_pays(&odds, k, nd, &chance, &yield)) break;
+            if (d < 0 || d == f->end_id || d == f->eot_id || !draft_pays(&odds, f->row_fixed, k, nd, &chance, &yield)) break;
             src[nd] = (uint8_t)from;
             kind[nd] = (uint8_t)k;
             feed[1 + nd++] = d;
@@ -1041,7 +1043,7 @@ pg_status gen_free_sample(model_model *m, const tok_tokenizer *t, const char *pr
     model_sampler smp;
     model_sampler_init(&smp, &o->sampler);
     if (o->draft_max > 0) {
-        free_turn ft = {ctx, t, o, end_id, eot_id, max_seq, vocab};
+        free_turn ft = {ctx, t, o, end_id, eot_id, max_seq, vocab, o->draft_fixed > 0 ? o->draft_fixed : model_exact_fixed_rows(m)};
         if ((st = free_spec(&ft, ids, (int)nid, &smp, logits, &text, out, diag)) != PG_OK) goto done;
     } else {
         while (out->gen_tokens < o->max_tokens && model_ctx_pos(ctx) < max_seq - 1) {

@@ -20,23 +20,27 @@ static tok_tokenizer *t;
 static dec_vocab *v;
 static long drafted, accepted, jumped, fallbacks, cases, tokens, forwards, plain_forwards;
 static long free_drafted, free_accepted, free_forwards, free_plain_forwards;
+static long fix_drafted[2], fix_forwards[2];   /* draft_max 12 with a verify step's fixed cost 2 and 8 rows */
 
 static bool same_result(const gen_result *a, const gen_result *b) {
     return a->ptx && b->ptx && !strcmp(a->ptx, b->ptx) && a->gen_tokens == b->gen_tokens && a->forced_tokens == b->forced_tokens &&
            a->finished == b->finished && a->prompt_tokens == b->prompt_tokens && a->mask_calls == b->mask_calls && a->jumped == b->jumped;
 }
 
-/* plain vs draft_max 4 and 12 on one prompt */
+/* plain vs draft_max 4 and 12, and 12 at a verify step's fixed cost of 2 and of 8 rows, on one prompt */
 static void compare(const char *desc, const gen_opts *o, const char *label) {
     gen_result plain, spec;
     pg_diag_sink d = test_sink();
     gen_opts po = *o;
     po.draft_max = 0;
     CHECK(gen_sample(m, t, v, desc, &po, &plain, &d) == PG_OK, "%s: plain: %s", label, test_diag_log());
-    static const int dm[] = {4, 12};
+    /* draft_max 4 and 12 at the engine's fixed cost of a verify step, 12 at 2 and at 8 rows (AVX2's, AVX-512's) */
+    static const int dm[] = {4, 12, 12, 12};
+    static const double fix[] = {0, 0, 2, 8};
     for (size_t k = 0; k < sizeof dm / sizeof *dm; k++) {
         gen_opts so = *o;
         so.draft_max = dm[k];
+        so.draft_fixed = fix[k];
         d = test_sink();
         CHECK(gen_sample(m, t, v, desc, &so, &spec, &d) == PG_OK, "%s: speculative: %s", label, test_diag_log());
         CHECK(same_result(&plain, &spec), "%s draft_max %d: differs from plain (%d vs %d tokens, finished %d vs %d)\n--- plain\n%.600s\n--- speculative\n%.600s",
@@ -44,6 +48,10 @@ static void compare(const char *desc, const gen_opts *o, const char *label) {
               spec.ptx ? spec.ptx : "(none)");
         CHECK(spec.accepted <= spec.drafted && spec.forwards <= plain.forwards, "%s: counts (%d accepted of %d drafted, %d vs %d steps)", label,
               spec.accepted, spec.drafted, spec.forwards, plain.forwards);
+        if (fix[k] > 0) {
+            fix_drafted[k - 2] += spec.drafted;
+            fix_forwards[k - 2] += spec.forwards;
+        }
         drafted += spec.drafted;
         accepted += spec.accepted;
         fallbacks += spec.draft_fallbacks;
@@ -52,7 +60,7 @@ static void compare(const char *desc, const gen_opts *o, const char *label) {
         gen_result_free(&spec);
     }
     jumped += plain.jumped;
-    plain_forwards += 2 * plain.forwards;   /* against both speculative runs */
+    plain_forwards += 4 * plain.forwards;   /* against each speculative run */
     cases++;
     gen_result_free(&plain);
 }
@@ -88,7 +96,8 @@ static void compare_ref(const char *desc, const gen_opts *o, const char *other, 
 
 static long free_looped;   /* free-turn runs ended at a loop (gen_opts.loop_stop) */
 
-/* gen_free_sample (the plan and twin turns): plain vs draft_max 4 and 12 on one prompt */
+/* gen_free_sample (the plan and twin turns): plain vs draft_max 4 and 12, and 12 at a verify step's fixed cost of
+ * 2 and of 8 rows, on one prompt */
 static void compare_free(const char *prompt, const gen_opts *o, const char *label) {
     gen_result plain, spec;
     pg_diag_sink d = test_sink();
@@ -104,10 +113,13 @@ static void compare_free(const char *prompt, const gen_opts *o, const char *labe
         CHECK(gen_ngram_build(t, texts, 2, 4, 1, &tb, &d) == PG_OK && gen_ngram_parse(tb.data, tb.len, "own", t, &own, &d) == PG_OK,
               "%s: table of the plain text: %s", label, test_diag_log());
     }
-    static const int dm[] = {4, 12};
+    /* draft_max 4 and 12 at the engine's fixed cost of a verify step, 12 at 2 and at 8 rows (AVX2's, AVX-512's) */
+    static const int dm[] = {4, 12, 12, 12};
+    static const double fix[] = {0, 0, 2, 8};
     for (size_t k = 0; k < sizeof dm / sizeof *dm; k++) {
         gen_opts so = *o;
         so.draft_max = dm[k];
+        so.draft_fixed = fix[k];
         if (own) so.ngram = own;
         d = test_sink();
         CHECK(gen_free_sample(m, t, prompt, &so, &spec, &d) == PG_OK, "%s: speculative: %s", label, test_diag_log());
@@ -123,7 +135,7 @@ static void compare_free(const char *prompt, const gen_opts *o, const char *labe
         free_forwards += spec.forwards;
         gen_result_free(&spec);
     }
-    free_plain_forwards += 2 * plain.forwards;
+    free_plain_forwards += 4 * plain.forwards;   /* against each speculative run */
     /* the loop stop (the plan turn's gen_opts.loop_stop): the text up to the first newline where
      * gen_text_loops fires, looped and unfinished; else the same text; plain and speculative alike */
     size_t cut = 0;
@@ -244,6 +256,11 @@ int main(void) {
            accepted, tokens, forwards, plain_forwards, jumped);
     CHECK(drafted > 100 && accepted > 20 && jumped > 20, "the speculative path was exercised (drafts made and kept, tokens jumped)");
     CHECK(forwards < plain_forwards, "fewer model steps than plain decoding over all runs");
+    /* a dearer step (gen_opts.draft_fixed 8) pays for longer drafts than a cheap one (2) */
+    printf("draft_max 12, fixed cost 2 rows: %.2f drafts a step; 8 rows: %.2f\n", (double)fix_drafted[0] / (double)(fix_forwards[0] ? fix_forwards[0] : 1),
+           (double)fix_drafted[1] / (double)(fix_forwards[1] ? fix_forwards[1] : 1));
+    CHECK(fix_forwards[0] > 0 && fix_forwards[1] > 0 && fix_drafted[0] * fix_forwards[1] < fix_drafted[1] * fix_forwards[0],
+          "fewer drafts a step at a verify step's fixed cost of 2 rows than at 8");
     printf("reference drafts: %ld drafted, %ld accepted\n", ref_drafted, ref_accepted);
     CHECK(ref_drafted > 50 && ref_accepted > 20, "the reference drafts were exercised (made and kept)");
     /* a guess the constraint refuses gives way to the next source's (make_drafts): identical output still */

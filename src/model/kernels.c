@@ -675,6 +675,65 @@ static KATTR bool vexp_probe(uint32_t step) {
     }
 }
 
+/* The same operations on AVX2 (4 doubles a vector, the table by gather), for the AVX2 softmax
+ * and SiLU; kern_pick checks it against expf on both signs (vexp2_probe) before they take it. */
+#define A2ATTR __attribute__((target("avx2,fma")))
+static A2ATTR __m128 vexp4_avx2(__m128 x) {
+    const __m256d invln2n = _mm256_set1_pd(0x1.71547652b82fep+0 * 32), shift = _mm256_set1_pd(0x1.8p+52);
+    const __m256d c0 = _mm256_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32), c1 = _mm256_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32),
+                  c2 = _mm256_set1_pd(0x1.62e42ff0c52d6p-1 / 32);
+    __m256d xd = _mm256_cvtps_pd(x);
+    __m256d kd = _mm256_fmadd_pd(invln2n, xd, shift);
+    __m256i ki = _mm256_castpd_si256(kd);
+    kd = _mm256_sub_pd(kd, shift);
+    __m256d r = _mm256_fmsub_pd(invln2n, xd, kd);
+    __m256i t = _mm256_i64gather_epi64((const long long *)(const void *)vexp_tab, _mm256_and_si256(ki, _mm256_set1_epi64x(31)), 8);
+    __m256d sc = _mm256_castsi256_pd(_mm256_add_epi64(t, _mm256_slli_epi64(ki, 47)));
+    __m256d z = _mm256_fmadd_pd(c0, r, c1);
+    __m256d r2 = _mm256_mul_pd(r, r);
+    __m256d y = _mm256_fmadd_pd(c2, r, _mm256_set1_pd(1.0));
+    y = _mm256_fmadd_pd(z, r2, y);
+    return _mm256_cvtpd_ps(_mm256_mul_pd(y, sc));
+}
+/* expf of x[0..8) into y (y may be x); lanes with |x| >= 88 get expf itself */
+static A2ATTR void vexp8_avx2(const float *x, float *y) {
+    __m256 v = _mm256_loadu_ps(x);
+    __m256i top = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 20), _mm256_set1_epi32(0x7ff));
+    int special = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(top, _mm256_set1_epi32(0x42a))));
+    float xs[8];
+    if (special) _mm256_storeu_ps(xs, v);
+    __m128 lo = vexp4_avx2(_mm256_castps256_ps128(v)), hi = vexp4_avx2(_mm256_extractf128_ps(v, 1));
+    _mm256_storeu_ps(y, _mm256_set_m128(hi, lo));
+    for (int i = 0; special; i++, special >>= 1)
+        if (special & 1) y[i] = expf(xs[i]);
+}
+static bool vexp2_ok;   /* vexp8_avx2 gives this C library's expf values (set by kern_pick: vexp2_probe) */
+/* Whether vexp8_avx2 equals expf on every step-th float from -0 down to -88 and from +0 up to
+ * +88 (the softmax's s - max <= 0, SiLU's -g of either sign), and special cases. */
+static bool vexp2_probe(uint32_t step) {
+    for (int neg = 0; neg < 2; neg++) {
+        float x[8], y[8];
+        int k = 0;
+        uint32_t first = neg ? 0x80000000u : 0u, end = neg ? 0xc2b00000u : 0x42b00000u;   /* -0 .. -88, +0 .. +88 */
+        for (uint32_t b = first;; b += step) {
+            bool last = b >= end;
+            if (last) b = end;
+            memcpy(&x[k++], &b, 4);
+            if (k == 8 || last) {
+                for (; k < 8; k++) x[k] = k == 4 ? -INFINITY : k == 5 ? -104.5f : k == 6 ? 89.5f : k == 7 ? NAN : -1.0f;
+                vexp8_avx2(x, y);
+                for (int i = 0; i < 8; i++) {
+                    float e = expf(x[i]);
+                    if (memcmp(&e, &y[i], 4)) return false;
+                }
+                k = 0;
+            }
+            if (last) break;
+        }
+    }
+    return true;
+}
+
 /* 5..8 query heads per KV head (Qwen2: 7), n rows of one context: row t (q + t*qs, out + t*os,
  * [ng][hd]) over the first T0 + t positions.  The arithmetic is that of the AVX2 scores and the
  * scalar softmax below (model_kern_attn_group's path for more than 4 heads), so every row's
@@ -1108,6 +1167,7 @@ static void kern_pick(void) {
     kern_best = kern_of(model_cpu_family());
 #ifdef HAVE_X86
     if (kern_best == &kern_avx512) vexp_ok = vexp_probe(65537u);
+    if (kern_best != &kern_scalar) vexp2_ok = vexp2_probe(65537u);   /* (also for a family forced down to AVX2) */
 #endif
 #ifdef HAVE_AMX
     if (kern_best == &kern_avx512) amx_probe();
@@ -1121,6 +1181,9 @@ bool model_kernels_amx(void) {
 
 bool model_kernels_vexp(void) {
     pthread_once(&kern_once, kern_pick);
+#ifdef HAVE_X86
+    if (kern_best == &kern_avx2) return vexp2_ok;
+#endif
     return vexp_ok;
 }
 
@@ -1128,6 +1191,7 @@ bool model_kernels_vexp_check(unsigned step) {
     pthread_once(&kern_once, kern_pick);
 #ifdef HAVE_X86
     if (kern_best == &kern_avx512) return vexp_probe(step ? step : 1);
+    if (kern_best == &kern_avx2) return vexp2_probe(step ? step : 1);
 #endif
     (void)step;
     return false;
@@ -1169,10 +1233,27 @@ static void kern_axpy(float *y, float a, const float *x, int k) {
     (k % kern_best->lanes ? &kern_scalar : kern_best)->axpy(y, a, x, k);
 }
 
+#ifdef HAVE_X86
+/* The scalar loop below 8 at a time: expf by vexp8_avx2 (its values), then the same division
+ * and product (-g by the sign bit, as the scalar negation). */
+static A2ATTR void silu_mul_avx2(float *h, const float *g, const float *u, int n) {
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 gv = _mm256_loadu_ps(g + i);
+        float e[8];
+        _mm256_storeu_ps(e, _mm256_xor_ps(gv, _mm256_set1_ps(-0.0f)));
+        vexp8_avx2(e, e);
+        _mm256_storeu_ps(h + i, _mm256_mul_ps(_mm256_div_ps(gv, _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_loadu_ps(e))), _mm256_loadu_ps(u + i)));
+    }
+    for (; i < n; i++) h[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+}
+#endif
+
 void model_kern_silu_mul(float *h, const float *g, const float *u, int n) {
     pthread_once(&kern_once, kern_pick);
 #ifdef HAVE_X86
     if (kern_best == &kern_avx512) { silu_mul_avx512(h, g, u, n); return; }
+    if (kern_best == &kern_avx2 && vexp2_ok) { silu_mul_avx2(h, g, u, n); return; }
 #endif
     for (int i = 0; i < n; i++) h[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
 }
@@ -1203,6 +1284,141 @@ static __attribute__((target("avx2,fma"))) void attn_scores_avx2(const float *q,
         }
     }
 }
+#endif
+
+#ifdef HAVE_X86
+/* n rows of one context on AVX2 (1..8 query heads per KV head, hd a multiple of 16): row t (q +
+ * t*qs, out + t*os, [ng][hd]) over the first T0 + t positions, every value that of
+ * model_kern_attn_group's AVX2 path for the row alone, bit for bit: per score lane one FMA chain
+ * over d from +0 (attn_scores_avx2's), s * scale, the max (exact in any order), expf and each
+ * head's sum in position order, p / sum (a division rounds the same in a vector), and per output
+ * element one FMA chain over the positions from +0 (kern_axpy's fmadd(a, v, o)).  What changes:
+ * no call per position and head (the output stays in registers over a run of positions), a
+ * block of 16 K positions and a run of ATT2_VCH V rows are read once for every row of the step,
+ * and a V row once for 4 heads.  sc: [n][ng][T0 + n - 1]. */
+#define ATT2_VCH 32
+static inline __attribute__((always_inline, target("avx2,fma"))) void attn_rows_avx2_body(
+    const float *q, size_t qs, int n, const int ng, const float *kt, const float *vc, size_t vstride, int T0, int hd, float scale,
+    float *sc, float *out, size_t os) {
+    const int Tn = T0 + n - 1;
+    const __m256 sv = _mm256_set1_ps(scale);
+    for (int p0 = 0; p0 < Tn; p0 += 16) {   /* scores, block by block for every row that sees the block */
+        const float *kb = kt + (size_t)p0 * hd;
+        for (int t = 0; t < n; t++) {
+            const int T = T0 + t;
+            if (p0 >= T) continue;
+            const int w = T - p0 < 16 ? T - p0 : 16;
+            const float *qt = q + (size_t)t * qs;
+            for (int g0 = 0; g0 < ng; g0 += 4) {
+                const int gn = ng - g0 < 4 ? ng - g0 : 4;
+                __m256 a[4][2];
+#pragma GCC unroll 4
+                for (int g = 0; g < 4; g++) a[g][0] = a[g][1] = _mm256_setzero_ps();
+                for (int d = 0; d < hd; d++) {
+                    __m256 k0 = _mm256_loadu_ps(kb + d * 16), k1 = _mm256_loadu_ps(kb + d * 16 + 8);
+#pragma GCC unroll 4
+                    for (int g = 0; g < 4; g++) {
+                        if (g >= gn) break;
+                        __m256 qv = _mm256_set1_ps(qt[(g0 + g) * hd + d]);
+                        a[g][0] = _mm256_fmadd_ps(k0, qv, a[g][0]);
+                        a[g][1] = _mm256_fmadd_ps(k1, qv, a[g][1]);
+                    }
+                }
+                for (int g = 0; g < gn; g++) {
+                    float tmp[16];
+                    _mm256_storeu_ps(tmp, _mm256_mul_ps(a[g][0], sv));
+                    _mm256_storeu_ps(tmp + 8, _mm256_mul_ps(a[g][1], sv));
+                    memcpy(sc + ((size_t)t * ng + g0 + g) * Tn + p0, tmp, (size_t)w * sizeof *tmp);
+                }
+            }
+        }
+    }
+    for (int t = 0; t < n; t++) {   /* softmax of each row, its heads together */
+        const int T = T0 + t;
+        float *s0 = sc + (size_t)t * ng * Tn;
+        float sum[8];
+        for (int g = 0; g < ng; g++) {
+            float *s = s0 + (size_t)g * Tn;
+            __m256 mx8 = _mm256_set1_ps(-INFINITY);
+            int p = 0;
+            for (; p + 8 <= T; p += 8) mx8 = _mm256_max_ps(mx8, _mm256_loadu_ps(s + p));
+            __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx8), _mm256_extractf128_ps(mx8, 1));
+            m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+            m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+            float mx = _mm_cvtss_f32(m4);
+            for (; p < T; p++) mx = fmaxf(mx, s[p]);
+            int e = 0;
+            if (vexp2_ok)   /* 8 at a time (expf's values) */
+                for (; e + 8 <= T; e += 8) {
+                    _mm256_storeu_ps(s + e, _mm256_sub_ps(_mm256_loadu_ps(s + e), _mm256_set1_ps(mx)));
+                    vexp8_avx2(s + e, s + e);
+                }
+            for (; e < T; e++) s[e] = expf(s[e] - mx);
+            sum[g] = 0;
+        }
+        /* each head's sum in position order, the heads' chains interleaved */
+        for (int p = 0; p < T; p++)
+            for (int g = 0; g < ng; g++) sum[g] += s0[(size_t)g * Tn + p];
+        for (int g = 0; g < ng; g++) {
+            float *s = s0 + (size_t)g * Tn;
+            const __m256 tot = _mm256_set1_ps(sum[g]);
+            int p = 0;
+            for (; p + 8 <= T; p += 8) _mm256_storeu_ps(s + p, _mm256_div_ps(_mm256_loadu_ps(s + p), tot));
+            for (; p < T; p++) s[p] = s[p] / sum[g];
+        }
+    }
+    for (int c0 = 0; c0 < Tn; c0 += ATT2_VCH)   /* values: a run of V rows, then every row that sees it */
+        for (int t = 0; t < n; t++) {
+            const int T = T0 + t, c1 = T < c0 + ATT2_VCH ? T : c0 + ATT2_VCH;
+            if (c0 >= T) continue;
+            const float *wt = sc + (size_t)t * ng * Tn;
+            for (int h = 0; h < hd; h += 16)
+                for (int g0 = 0; g0 < ng; g0 += 4) {
+                    const int gn = ng - g0 < 4 ? ng - g0 : 4;
+                    float *o = out + (size_t)t * os + (size_t)g0 * hd + h;
+                    __m256 acc[4][2];
+#pragma GCC unroll 4
+                    for (int g = 0; g < 4; g++) {
+                        if (g >= gn) break;
+                        acc[g][0] = c0 ? _mm256_loadu_ps(o + g * hd) : _mm256_setzero_ps();
+                        acc[g][1] = c0 ? _mm256_loadu_ps(o + g * hd + 8) : _mm256_setzero_ps();
+                    }
+                    for (int p = c0; p < c1; p++) {
+                        const float *vr = vc + (size_t)p * vstride + h;
+                        __m256 v0 = _mm256_loadu_ps(vr), v1 = _mm256_loadu_ps(vr + 8);
+#pragma GCC unroll 4
+                        for (int g = 0; g < 4; g++) {
+                            if (g >= gn) break;
+                            __m256 wg = _mm256_set1_ps(wt[(size_t)(g0 + g) * Tn + p]);
+                            acc[g][0] = _mm256_fmadd_ps(wg, v0, acc[g][0]);
+                            acc[g][1] = _mm256_fmadd_ps(wg, v1, acc[g][1]);
+                        }
+                    }
+#pragma GCC unroll 4
+                    for (int g = 0; g < 4; g++) {
+                        if (g >= gn) break;
+                        _mm256_storeu_ps(o + g * hd, acc[g][0]);
+                        _mm256_storeu_ps(o + g * hd + 8, acc[g][1]);
+                    }
+                }
+        }
+}
+
+/* the body with ng a constant, so the loops over heads unroll */
+static __attribute__((target("avx2,fma"))) void attn_rows_avx2(const float *q, size_t qs, int n, int ng, const float *kt, const float *vc,
+                                                               size_t vstride, int T0, int hd, float scale, float *sc, float *out, size_t os) {
+    switch (ng) {
+    case 1: attn_rows_avx2_body(q, qs, n, 1, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 2: attn_rows_avx2_body(q, qs, n, 2, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 3: attn_rows_avx2_body(q, qs, n, 3, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 4: attn_rows_avx2_body(q, qs, n, 4, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 5: attn_rows_avx2_body(q, qs, n, 5, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 6: attn_rows_avx2_body(q, qs, n, 6, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    case 7: attn_rows_avx2_body(q, qs, n, 7, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    default: attn_rows_avx2_body(q, qs, n, 8, kt, vc, vstride, T0, hd, scale, sc, out, os); break;
+    }
+}
+#undef ATT2_VCH
 #endif
 
 void model_kern_attn_group(const float *q, int ng, const float *kt, const float *vc, size_t vstride, int T, int hd, float scale,
@@ -1252,6 +1468,10 @@ void model_kern_attn_rows(const float *q, size_t qs, int n, int ng, const float 
 #ifdef HAVE_X86
     if (kern_best == &kern_avx512 && hd % 32 == 0 && ng > 4 && ng <= 8) {
         attn_rows_avx512(q, qs, n, ng, kt, vc, vstride, T0, hd, scale, sc, out, os);
+        return;
+    }
+    if (kern_best == &kern_avx2 && hd % 16 == 0 && ng <= 8) {   /* the AVX2 path's values, without a call per position */
+        attn_rows_avx2(q, qs, n, ng, kt, vc, vstride, T0, hd, scale, sc, out, os);
         return;
     }
 #endif

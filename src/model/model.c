@@ -78,6 +78,12 @@ const char *model_device(const model_model *m) { return m->gpu || m->gpu_deferre
 const char *model_device_desc(const model_model *m) {
     return m->gpu ? model_gpu_describe(m->gpu) : m->gpu_deferred ? m->gpu_desc : model_kernels_isa();
 }
+double model_exact_fixed_rows(const model_model *m) {
+    /* measured with bench_model --exact --ctx 1500: bench/results/2026-12-06-gen-speculation-h68-cpu.json (AVX-512),
+     * bench/results/2026-12-06-gen-speculation-h81-cpu.json (AVX2); the GPU engine as it was */
+    if (model_device(m)[0] == 'g' || !strcmp(model_kernels_isa(), "avx512")) return 8.0;
+    return 2.0;
+}
 bool model_gpu_deferred(const model_model *m) { return m->gpu_deferred && !m->gpu; }
 void model_gpu_set_desc(model_model *m, const char *desc) { snprintf(m->gpu_desc, sizeof m->gpu_desc, "%s", desc); }
 void model_gpu_set_server(model_model *m, void *server, void (*close_fn)(void *)) {

@@ -657,28 +657,65 @@ static QATTR inline __m256 blk32_acc(const int type, const uint8_t *p, const qa3
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(f16c(p) * x->d), acc);
 }
 
-/* Two blocks per step into two accumulators (independent FMA chains, kept in registers). */
-static QATTR inline float dot32_t(const int type, const uint8_t *p, const qa32 *x, int nb) {
-    const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    float off0 = 0, off1 = 0;
-    int b = 0;
-    for (; b + 2 <= nb; b += 2, p += 2 * bb) {
-        acc0 = blk32_acc(type, p, x + b, acc0, &off0);
-        acc1 = blk32_acc(type, p + bb, x + b + 1, acc1, &off1);
+/* Block p (index b of x) times activations x[0..nx) into acc[j] (and Q4_1's off[j]). */
+static QATTR inline __attribute__((always_inline)) void blk32_n(const int type, const uint8_t *p, const qa32 *const *x, int b, const int nx,
+                                                                 __m256 *acc, float *off) {
+    __m256i u, w = _mm256_setzero_si256();
+    if (type == GGUF_T_Q4_1) u = codes32(type, p);
+    else {
+        w = type == GGUF_T_Q8_0 ? codes32(type, p) : _mm256_sub_epi8(codes32(type, p), _mm256_set1_epi8(type == GGUF_T_Q4_0 ? 8 : 16));
+        u = _mm256_sign_epi8(w, w);
     }
-    if (b < nb) acc0 = blk32_acc(type, p, x + b, acc0, &off0);
-    return hsum8(_mm256_add_ps(acc0, acc1)) + (off0 + off1);
+    const float dw = f16c(p);
+#pragma GCC unroll 16
+    for (int j = 0; j < nx; j++) {
+        const qa32 *xb = x[j] + b;
+        __m256i q = _mm256_loadu_si256((const __m256i *)xb->qs);
+        if (type != GGUF_T_Q4_1) q = _mm256_sign_epi8(q, w);
+        __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(u, q), _mm256_set1_epi16(1));
+        if (type == GGUF_T_Q4_1) off[j] += f16c(p + 2) * xb->ds;
+        acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(dw * xb->d), acc[j]);
+    }
 }
 
-static QATTR float dot32_avx2(int type, const uint8_t *p, const qa32 *x, int n) {
+/* Row p times nx activations x[j] (out[j * ldo]): a verify step's rows unpack each block once
+ * for all of them.  Per activation the operations are the same in the same order whatever nx
+ * (even blocks into a0, odd into a1, an odd last block into a0; then hsum8(a0 + a1) + the Q4_1
+ * terms), so a value equals the plain decode's (nx 1) bit for bit.  The weights go in signed
+ * (code less offset), their magnitude against x carrying their sign (Q4_1's unsigned nibbles as
+ * they are): per byte pair w0 x0 + w1 x1, the same int16 as (u - c) x summed the way blk32 does
+ * (|w| <= 16 or Q8_0's 128, |x| <= 127: nothing saturates), so each activation costs a load of x,
+ * a sign, a maddubs, a madd, and the scale product and FMA. */
+static QATTR inline __attribute__((always_inline)) void dot32_tn(const int type, const uint8_t *p, const qa32 *const *x, const int nx,
+                                                                  int nb, float *out, size_t ldo) {
+    const size_t bb = type == GGUF_T_Q4_0 ? B_Q4_0 : type == GGUF_T_Q4_1 ? B_Q4_1 : type == GGUF_T_Q5_0 ? B_Q5_0 : B_Q8_0;
+    __m256 a0[QUANT_NX_MAX], a1[QUANT_NX_MAX];
+    float o0[QUANT_NX_MAX], o1[QUANT_NX_MAX];
+#pragma GCC unroll 16
+    for (int j = 0; j < nx; j++) { a0[j] = a1[j] = _mm256_setzero_ps(); o0[j] = o1[j] = 0; }
+    int b = 0;
+    for (; b + 2 <= nb; b += 2, p += 2 * bb) {
+        blk32_n(type, p, x, b, nx, a0, o0);
+        blk32_n(type, p + bb, x, b + 1, nx, a1, o1);
+    }
+    if (b < nb) blk32_n(type, p, x, b, nx, a0, o0);
+#pragma GCC unroll 16
+    for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = hsum8(_mm256_add_ps(a0[j], a1[j])) + (o0[j] + o1[j]);
+}
+
+/* 4 activations at a time (8 accumulators in registers), then the rest (NX_BY4) */
+#define DOT32N_NX(T, NX) dot32_tn(T, p, x, NX, n / QK, out, ldo)
+#define DOT32N_T(T) NX_BY4(T, DOT32N_NX, NX_NEXT_X)
+static QATTR void dot32_avx2(int type, const uint8_t *p, const qa32 *const *x, int nx, int n, float *out, size_t ldo) {
     switch (type) {   /* each type its own copy of the loop (type a constant there) */
-    case GGUF_T_Q4_0: return dot32_t(GGUF_T_Q4_0, p, x, n / QK);
-    case GGUF_T_Q4_1: return dot32_t(GGUF_T_Q4_1, p, x, n / QK);
-    case GGUF_T_Q5_0: return dot32_t(GGUF_T_Q5_0, p, x, n / QK);
-    default: return dot32_t(GGUF_T_Q8_0, p, x, n / QK);
+    case GGUF_T_Q4_0: DOT32N_T(GGUF_T_Q4_0); break;
+    case GGUF_T_Q4_1: DOT32N_T(GGUF_T_Q4_1); break;
+    case GGUF_T_Q5_0: DOT32N_T(GGUF_T_Q5_0); break;
+    default: DOT32N_T(GGUF_T_Q8_0); break;
     }
 }
+#undef DOT32N_T
+#undef DOT32N_NX
 
 /* Row p times nx activations x[j] (out[j * ldo]); the block's scales and codes are unpacked
  * once for all of them, and each activation's sums run the same operations in the same order
@@ -849,6 +886,63 @@ static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x,
     else NX_BY4(GGUF_T_Q6_K, DOT256_NX, NX_NEXT_X);
 }
 #undef DOT256_NX
+
+/* The activations' int8 quantization, act32_scalar's and act256_scalar's operations 8 lanes at a
+ * time: the block's largest magnitude (max is exact in any order), the same d and 1 / d, each
+ * element's product with it rounded to nearest even (cvtps, as lrintf), the integer sums. */
+static QATTR inline __m256i q8l(const float *p, __m256 inv) {
+    return _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(p), inv));
+}
+static QATTR inline float absmax8(__m256 m) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static QATTR inline int hsum8i(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+/* 32 int32 (a, b, c, d: 8 each, in order) as 32 int8 (|v| <= 127: no saturation) */
+static QATTR inline void pack32_i8(__m256i a, __m256i b, __m256i c, __m256i d, int8_t *out) {
+    __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));   /* 128-bit lanes interleaved */
+    _mm256_storeu_si256((__m256i *)out, _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+static QATTR void act32_avx2(const float *x, int n, qa32 *q) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    for (int b = 0; b < n / QK; b++) {
+        const float *p = x + b * QK;
+        __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(p)), _mm256_andnot_ps(sign, _mm256_loadu_ps(p + 8))),
+                                 _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(p + 16)), _mm256_andnot_ps(sign, _mm256_loadu_ps(p + 24))));
+        float amax = absmax8(m);
+        float d = amax / 127.0f, inv = d > 0 ? 1.0f / d : 0;
+        __m256 iv = _mm256_set1_ps(inv);
+        __m256i v0 = q8l(p, iv), v1 = q8l(p + 8, iv), v2 = q8l(p + 16, iv), v3 = q8l(p + 24, iv);
+        pack32_i8(v0, v1, v2, v3, q[b].qs);
+        q[b].d = d;
+        q[b].ds = d * (float)hsum8i(_mm256_add_epi32(_mm256_add_epi32(v0, v1), _mm256_add_epi32(v2, v3)));
+    }
+}
+static QATTR void act256_avx2(const float *x, int n, qa256 *q) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    for (int b = 0; b < n / QKK; b++) {
+        const float *p = x + b * QKK;
+        __m256 m = _mm256_setzero_ps();
+        for (int i = 0; i < QKK; i += 8) m = _mm256_max_ps(m, _mm256_andnot_ps(sign, _mm256_loadu_ps(p + i)));
+        float amax = absmax8(m);
+        float d = amax / 127.0f, inv = d > 0 ? 1.0f / d : 0;
+        __m256 iv = _mm256_set1_ps(inv);
+        for (int g = 0; g < QKK / 32; g++) {
+            __m256i v0 = q8l(p + 32 * g, iv), v1 = q8l(p + 32 * g + 8, iv), v2 = q8l(p + 32 * g + 16, iv), v3 = q8l(p + 32 * g + 24, iv);
+            pack32_i8(v0, v1, v2, v3, q[b].qs + 32 * g);
+            q[b].bsums[2 * g] = (int16_t)hsum8i(_mm256_add_epi32(v0, v1));
+            q[b].bsums[2 * g + 1] = (int16_t)hsum8i(_mm256_add_epi32(v2, v3));
+        }
+        q[b].d = d;
+    }
+}
 
 /* y[0:n] = x[0:n] (f32) dot, for the exact path */
 static QATTR float dot_ff_avx2(const float *a, const float *b, int n) {
@@ -1454,6 +1548,7 @@ static bool use_avx2(void) {
 void model_quant_act32(const float *x, int n, qa32 *q) {
 #ifdef HAVE_X86
     if (use_avx512()) { act32_avx512(x, n, q); return; }
+    if (use_avx2()) { act32_avx2(x, n, q); return; }
 #endif
     act32_scalar(x, n, q);
 }
@@ -1461,6 +1556,7 @@ void model_quant_act32(const float *x, int n, qa32 *q) {
 void model_quant_act256(const float *x, int n, qa256 *q) {
 #ifdef HAVE_X86
     if (use_avx512()) { act256_avx512(x, n, q); return; }
+    if (use_avx2()) { act256_avx2(x, n, q); return; }
 #endif
     act256_scalar(x, n, q);
 }
@@ -1515,10 +1611,13 @@ void model_quant_dot_rows_nx(int type, const void *rows, size_t row_bytes, int n
             for (int r = 0; r < nrows; r++, p += row_bytes) dot256_avx2(type, p, (const qa256 *const *)xs, m, n, o + r, ldo);
             continue;
         }
+        if (kind == QACT_32 && use_avx2()) {
+            for (int r = 0; r < nrows; r++, p += row_bytes) dot32_avx2(type, p, (const qa32 *const *)xs, m, n, o + r, ldo);
+            continue;
+        }
         if (use_avx2()) {
             for (int r = 0; r < nrows; r++, p += row_bytes)
-                for (int j = 0; j < m; j++)
-                    o[(size_t)j * ldo + r] = kind == QACT_32 ? dot32_avx2(type, p, xs[j], n) : dot_f_avx2(type, p, xs[j], n);
+                for (int j = 0; j < m; j++) o[(size_t)j * ldo + r] = dot_f_avx2(type, p, xs[j], n);
             continue;
         }
 #endif

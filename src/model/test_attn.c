@@ -2,8 +2,8 @@
  * context read against the cache once, gives every row the values of model_kern_attn_group
  * for that row alone, bit for bit, on every kernel family this CPU runs; and the AVX-512
  * kernel for 5..8 query heads per KV head (Qwen2's 7) gives the values of the AVX2 path it
- * replaced (AVX2 scores, scalar softmax), bit for bit, so generated text does not change.
- * All against a double-precision reference within 1e-5.  Every bit comparison is memcmp. */
+ * replaced (AVX2 scores, scalar softmax), bit for bit, so generated text does not change;
+ * the AVX2 SiLU gives the scalar loop's values.  All against a double-precision reference within 1e-5.  Every bit comparison is memcmp. */
 #include "common/test.h"
 #include "model/kernels.h"
 
@@ -138,9 +138,24 @@ int main(void) {
     if (model_kernels_vexp()) CHECK(model_kernels_vexp_check(101), "the vector expf equals expf on every 101st float of [-88, -0]");
     family(best, avx512, false);
     /* the lesser families this CPU can run (forcing only goes down) */
-    if (model_kernels_force("avx2")) family("avx2", false, avx512);
-    else printf("avx2: not on this CPU\n");
-    if (model_kernels_force("scalar")) family("scalar", false, false);
+    /* SiLU x up (the MLP): the AVX2 kernel (vector expf where it is expf) gives the scalar loop's
+     * values bit for bit, over arguments past expf's special-case bound (|g| >= 88) and a tail */
+    enum { NS = 1003 };
+    static float g[NS], u[NS], h2[NS], hs[NS];
+    for (int i = 0; i < NS; i++) {
+        g[i] = frand() * (i % 5 == 0 ? 120.0f : 12.0f);
+        u[i] = frand();
+    }
+    bool have_avx2 = model_kernels_force("avx2");
+    if (have_avx2) {
+        model_kern_silu_mul(h2, g, u, NS);
+        family("avx2", false, avx512);
+    } else printf("avx2: not on this CPU\n");
+    if (model_kernels_force("scalar")) {
+        family("scalar", false, false);
+        model_kern_silu_mul(hs, g, u, NS);
+        if (have_avx2) CHECK(!memcmp(h2, hs, sizeof hs), "SiLU: the AVX2 kernel equals the scalar loop bit for bit");
+    }
     for (int hi = 0; hi < 2; hi++)
         for (int ng = 0; ng <= NGMAX; ng++)
             for (size_t i = 0; i < NT0; i++)

@@ -155,6 +155,14 @@ static void test_dots(void) {
                 same &= !memcmp(one, many[j], sizeof one);
             }
             CHECK(same, "%s %s n=%d: %d activations at once equal one at a time, bit for bit", model_kernels_isa(), model_gguf_type_name(type), n, NX);
+            /* every group size (each a constant-nx copy of the kernel: a verify step of 2..16 rows) */
+            bool gsame = true;
+            for (int nx = 1; nx <= NX; nx++) {
+                float gm[NX][7];
+                model_quant_dot_rows_nx(type, d, model_quant_row_bytes(type, n), rows, xq, NULL, nx, n, &gm[0][0], 7);
+                gsame &= !memcmp(gm, many, (size_t)nx * sizeof gm[0]);
+            }
+            CHECK(gsame, "%s %s n=%d: 1..%d activations at once equal one at a time, bit for bit", model_kernels_isa(), model_gguf_type_name(type), n, NX);
             if (!strcmp(model_kernels_isa(), "avx512")) {
                 memcpy(avx512_many[t][n == 1024], many, sizeof many);
                 avx512_kept[t][n == 1024] = true;
