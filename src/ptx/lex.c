@@ -202,6 +202,16 @@ done:
     if (t->n > PTX_MAX_TOKEN) too_long(L, t);
 }
 
+/* A name that starts with '%' (c) and ends at p may go on with a special register's component
+ * (%tid.x, %ctaid.y ...): the end past it.  One branch for both first tests (each alone is a coin
+ * toss: %r1 vs ld, then ',' vs ".global"). */
+static inline const char *skip_sreg_comp(char c, const char *p, const char *end) {
+    if (p + 1 < end && ((c == '%') & (p[0] == '.')) && (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
+        (p + 2 >= end || !isid(p[2])))
+        return p + 2;
+    return p;
+}
+
 /* The end of the identifier characters at p (see lexer.id_end). */
 static inline const char *skip_id(const lexer *L, const char *p) {
 #if defined(__SSE2__)
@@ -271,13 +281,7 @@ static __attribute__((noinline)) void lex_scan_full(lexer *L, token *tp) {
     const char *start = p;
     int kind;
     if (isid0(c)) {
-        p = skip_id(L, p + 1);
-        /* special register components: %tid.x, %ctaid.y ... */
-        /* one branch for both tests (each alone is a coin toss: %r1 vs ld, then ',' vs ".global") */
-        if (p + 1 < end && ((c == '%') & (p[0] == '.')) &&
-            (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
-            (p + 2 >= end || !isid(p[2])))
-            p += 2;
+        p = skip_sreg_comp(c, skip_id(L, p + 1), end);
         kind = TK_IDENT;
     } else if (c == '.' && p + 1 < end && isid(p[1]) && !(isdig(p[1]) && dot_number(p + 1, end))) {
         p++;
@@ -330,11 +334,7 @@ void ptx_lex_scan(lexer *L, token *tp) {
     const char *start = p;
     int kind;
     if (isid0(c)) {
-        p = skip_id(L, p + 1);
-        if (p + 1 < end && ((c == '%') & (p[0] == '.')) &&
-            (p[1] == 'x' || p[1] == 'y' || p[1] == 'z' || p[1] == 'w' || p[1] == 0) &&
-            (p + 2 >= end || !isid(p[2])))
-            p += 2;
+        p = skip_sreg_comp(c, skip_id(L, p + 1), end);
         kind = TK_IDENT;
     } else if (c == '.' && p + 1 < end && isid0(p[1])) {   /* .5: lex_scan_full (dot_number) */
         p++;
