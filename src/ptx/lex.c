@@ -238,6 +238,15 @@ static inline const char *skip_id(const lexer *L, const char *p) {
     return p;
 }
 
+/* The end of a directive's name after its '.' at p (names joined by "::" count as one). */
+static inline const char *skip_dir_name(const lexer *L, const char *p, const char *end) {
+    for (;;) {
+        p = skip_id(L, p);
+        if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
+        return p;
+    }
+}
+
 /* Identifiers, directives and numbers never contain a newline, so their
  * scanners advance the column by the token length instead of calling adv()
  * per character.  Every token kind; ptx_lex_scan below takes the common ones. */
@@ -284,12 +293,7 @@ static __attribute__((noinline)) void lex_scan_full(lexer *L, token *tp) {
         p = skip_sreg_comp(c, skip_id(L, p + 1), end);
         kind = TK_IDENT;
     } else if (c == '.' && p + 1 < end && isid(p[1]) && !(isdig(p[1]) && dot_number(p + 1, end))) {
-        p++;
-        for (;;) {
-            p = skip_id(L, p);
-            if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
-            break;
-        }
+        p = skip_dir_name(L, p + 1, end);
         kind = TK_DIR;
     } else if (ispunct_ptx(c)) {   /* never a digit, '.' or '"': the order of the tests does not matter */
         L->col++;
@@ -337,12 +341,7 @@ void ptx_lex_scan(lexer *L, token *tp) {
         p = skip_sreg_comp(c, skip_id(L, p + 1), end);
         kind = TK_IDENT;
     } else if (c == '.' && p + 1 < end && isid0(p[1])) {   /* .5: lex_scan_full (dot_number) */
-        p++;
-        for (;;) {
-            p = skip_id(L, p);
-            if (p + 2 < end && p[0] == ':' && p[1] == ':' && isid(p[2])) { p += 2; continue; }
-            break;
-        }
+        p = skip_dir_name(L, p + 1, end);
         kind = TK_DIR;
     } else if (ispunct_ptx(c) && c != '/') {   /* '/': perhaps a comment */
         L->cmt_s = NULL;
