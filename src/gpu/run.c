@@ -316,7 +316,29 @@ typedef struct {
     size_t flush_bytes;
     CUevent e0, e1;
     set_cache cache;
+    task_inst *got, got1;       /* per size: what a kernel wrote, reused from set to set (got1: no table) */
 } harness;
+
+/* got (a clone of an earlier instance of the same size) made ready for `in`: its scalars, launch and
+ * sizes from in, its buffers kept, as the download overwrites every pointer buffer; false when a
+ * buffer's size differs (then clone again).  A clone per input set was 400 MB of fresh pages for
+ * each 8192 x 3072 set of bias_gelu_residual. */
+static bool got_reuse(task_inst *got, const task_inst *in) {
+    const task_spec *t = in->spec;
+    if (!got->args || got->spec != t) return false;
+    for (int i = 0; i < t->nparams; i++)
+        if (!got->args[i].data != !in->args[i].data || got->args[i].bytes != in->args[i].bytes) return false;
+    task_arg *keep = got->args;
+    *got = *in;
+    got->args = keep;
+    for (int i = 0; i < t->nparams; i++) {
+        void *dst = keep[i].data;
+        keep[i] = in->args[i];
+        keep[i].data = dst;
+        if (dst && !t->params[i].is_pointer) memcpy(dst, in->args[i].data, in->args[i].bytes);   /* not downloaded */
+    }
+    return true;
+}
 
 static void harness_open(harness *h, int fd) {
     child *c = &h->c;
@@ -481,8 +503,11 @@ static bool check_kernel(harness *h, int fd, const job *j) {
                 h->cache.built++;
                 json_object_set_new(c->res, "refs_built", json_integer(h->cache.built));
             }
-            task_inst got;
-            if (task_inst_clone(in, &got) != PG_OK) fail(c, fd, "setup-error", "out of memory");
+            task_inst *got = h->got ? &h->got[s] : &h->got1;
+            if (!got_reuse(got, in)) {
+                task_inst_free(got);
+                if (task_inst_clone(in, got) != PG_OK) fail(c, fd, "setup-error", "out of memory");
+            }
             upload(c, fd, in, d);
             make_args(in, d, &a);
             launch(c, fd, c->fn, in, &a);
@@ -490,9 +515,9 @@ static bool check_kernel(harness *h, int fd, const job *j) {
             checks++;
             char sizes[160];
             describe(in, sizes, sizeof sizes);
-            bool ok = download(c, fd, d, &got, why, sizeof why);
+            bool ok = download(c, fd, d, got, why, sizeof why);
             int badp = -1;
-            if (ok && !task_inputs_unchanged(t, in, &got, &badp)) {
+            if (ok && !task_inputs_unchanged(t, in, got, &badp)) {
                 ok = false;
                 snprintf(why, sizeof why, "input buffer '%s' was modified", t->params[badp].name);
             }
@@ -500,7 +525,7 @@ static bool check_kernel(harness *h, int fd, const job *j) {
             clean = clean && mem_ok;
             for (int p = 0; ok && p < t->nparams; p++) {
                 if (!t->params[p].is_pointer || t->params[p].role == TASK_ROLE_IN) continue;
-                task_cmp cmp = task_compare(t, p, &got.args[p], &refs[k].args[p]);
+                task_cmp cmp = task_compare(t, p, &got->args[p], &refs[k].args[p]);
                 if (cmp.rel_l2 > worst && isfinite(cmp.rel_l2)) worst = cmp.rel_l2;
                 if (!cmp.ok) {
                     ok = false;
@@ -511,7 +536,7 @@ static bool check_kernel(harness *h, int fd, const job *j) {
             }
             if (mem_ok) {   /* reward hygiene: a pass must be real work; a failure that never ran says so */
                 char hw[400];
-                gpu_hyg hy = gpu_hygiene_outputs(t, in, &got, &refs[k], hw, sizeof hw);
+                gpu_hyg hy = gpu_hygiene_outputs(t, in, got, &refs[k], hw, sizeof hw);
                 if (hy == GPU_HYG_NOT_RUN || (ok && hy != GPU_HYG_NONE)) {
                     ok = false;
                     snprintf(why, sizeof why, "%s", hw);
@@ -522,7 +547,6 @@ static bool check_kernel(harness *h, int fd, const job *j) {
             else if (!first_fail[0])
                 snprintf(first_fail, sizeof first_fail, "size %s, distribution %s, seed %llu: %s", sizes,
                          t->dists[in->dist_index], (unsigned long long)in->seed, why);
-            task_inst_free(&got);
             if (!ok && !j->o.all_sets) {
                 stop = true;
                 break;
@@ -607,6 +631,7 @@ static void child_main(void *arg, int fd) {
     job *j = arg;
     harness hh, *h = &hh;
     memset(h, 0, sizeof *h);
+    h->got = calloc((size_t)j->t->nsizes + 1, sizeof *h->got);   /* NULL: one got for all sizes */
     h->cache.nsizes = j->t->nsizes;   /* nothing kept (no ins table): each size built as reached, then freed */
     h->cache.ninst = j->t->ndists * (j->o.seeds > 0 ? j->o.seeds : 5);
     h->c.res = json_object();
@@ -655,6 +680,7 @@ static void worker_main(const job *base, struct shared_sets *shared, int sock) {
     memset(h, 0, sizeof *h);
     h->c.framed = true;
     h->cache.shared = shared;
+    h->got = calloc((size_t)base->t->nsizes + 1, sizeof *h->got);
     h->cache.oracle = base->oracle_ptx != NULL;
     exiting_cache = &h->cache;
     exit_hook = publish_sets;
