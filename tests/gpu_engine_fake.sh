@@ -215,6 +215,20 @@ assert all(c1[k] <= c0[k] for k in c1), (c1, c0)
 assert c1["cuda_starts"] < c0["cuda_starts"] and c1["refs"] < c0["refs"], (c1, c0)
 PY
 cmp -s "$tmp/w1.ptx" "$tmp/w0.ptx" && ok || bad "PTXGEN_GPU_WORKER=0 kept another kernel: $(diff "$tmp/w1.ptx" "$tmp/w0.ptx" | head -5)"
+# a gen killed while its worker hangs in a kernel (the watchdog is gen's, gone with it): the worker goes too
+# (PR_SET_PDEATHSIG), it does not keep the GPU
+: > "$tmp/hang.log"
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/hang.log" \
+    FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=h timeout 300 "$BUILD/ptxgen" gen silu --device gpu --task "$tmp/task/task.json" \
+    --verify gpu --samples 1 --max-tokens 64 -o "$tmp/hang.ptx" > /dev/null 2>&1 &
+gpid=$!
+for _ in $(seq 1 600); do grep -q '^load candidate h' "$tmp/hang.log" && break; sleep 0.5; done
+wpid=$(awk '/^load candidate h/ { print $NF }' "$tmp/hang.log")
+kill -9 "$(pgrep -P "$gpid" -x ptxgen | head -1)" 2> /dev/null   # gen itself (timeout's child)
+wait "$gpid" 2> /dev/null
+gone=no
+for _ in $(seq 1 50); do if [ -n "$wpid" ] && ! kill -0 "$wpid" 2> /dev/null; then gone=yes; break; fi; sleep 0.1; done
+[ -n "$wpid" ] && [ "$gone" = yes ] && ok || { bad "a worker outlived its killed gen (pid ${wpid:-none})"; [ -n "$wpid" ] && kill -9 "$wpid" 2> /dev/null; }
 
 # tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
 SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1014,6 +1015,7 @@ static bool worker_start(struct gpu_worker *w, const job *base) {
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
     fflush(stdout);
     fflush(stderr);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
@@ -1021,6 +1023,10 @@ static bool worker_start(struct gpu_worker *w, const job *base) {
         return false;
     }
     if (pid == 0) {
+        /* gen killed (a timeout, ^C): no parent's watchdog is left, so a kernel that hangs here
+         * must not keep the GPU; the worker goes with its parent */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
         /* only the socket and stdio: an inherited end of another pipe (the GPU engine's child, say)
          * held open here would hide that pipe's EOF from its reader */
         long maxfd = sysconf(_SC_OPEN_MAX);

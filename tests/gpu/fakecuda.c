@@ -249,7 +249,8 @@ CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { *f = *t = (size_t)1 << 36; retu
  * (a candidate) takes the next letter of $FAKECUDA_VERDICTS (cycled; "c" by default) by how many
  * candidates $FAKECUDA_INITLOG has logged, across processes: "c" right, "w" wrong values, "t" a trap
  * (the launch poisons the context as an illegal address does: every later call fails with 700,
- * so a harness that kept using the context would misjudge the next kernel).  Each load is logged
+ * so a harness that kept using the context would misjudge the next kernel), "h" a hang (the launch
+ * never returns).  Each load is logged
  * ("load candidate c pid N", "load baseline pid N"). */
 #ifdef FAKECUDA_HARNESS
 static CUresult sticky;   /* the context's error after a trap */
@@ -266,7 +267,12 @@ static void k_silu_wrong(void **args, unsigned gx, unsigned gy) {
     for (uint32_t i = 0; i < n; i++) out[i] += 0.5f;
 }
 static void k_trap(void **args, unsigned gx, unsigned gy) { (void)args; (void)gx; (void)gy; sticky = 700; }
-static kern hkerns[] = {{"right", k_silu_right, 0, 3, {8, 8, 4}}, {"wrong", k_silu_wrong, 0, 3, {8, 8, 4}}, {"trap", k_trap, 0, 3, {8, 8, 4}}};
+static void k_hang(void **args, unsigned gx, unsigned gy) {
+    (void)args; (void)gx; (void)gy;
+    for (;;) pause();
+}
+static kern hkerns[] = {{"right", k_silu_right, 0, 3, {8, 8, 4}}, {"wrong", k_silu_wrong, 0, 3, {8, 8, 4}}, {"trap", k_trap, 0, 3, {8, 8, 4}},
+                        {"hang", k_hang, 0, 3, {8, 8, 4}}};
 static kern *hmods[64];   /* module handles (void *)(16 + i) -> their kernel */
 static int nhmods;
 static int candidates_logged(const char *log) {
@@ -293,7 +299,7 @@ static CUresult harness_load(void **m, const char *img) {
         else fprintf(f, "load candidate %c pid %ld\n", cls, (long)getpid());
         fclose(f);
     }
-    hmods[nhmods] = cls == 'w' ? &hkerns[1] : cls == 't' ? &hkerns[2] : &hkerns[0];
+    hmods[nhmods] = cls == 'w' ? &hkerns[1] : cls == 't' ? &hkerns[2] : cls == 'h' ? &hkerns[3] : &hkerns[0];
     *m = (void *)(uintptr_t)(16 + nhmods++);
     return 0;
 }
