@@ -130,10 +130,11 @@ else
 fi
 
 # the GPU stage's fixed cost once per gen (gpu_memo, src/gpu/run.c): best-of-3 over distinct kernels probes
-# the GPU and queries the device once, so each kernel after the first costs exactly one CUDA process (its
-# own run; at temperature 1 two of the three are distinct; the stand-in loads no harness kernel, so each fails and nvcc's baseline must not run at all).
-# Counted as cuInits: best-of-3 minus best-of-1 = the extra kernels that reached the harness.  With
-# PTXGEN_GPU_MEMO=0 (every attempt asks again) the verdicts and the kept kernel are the same.
+# the GPU and queries the device once, and one harness process (the memo's worker) checks every kernel: a
+# kernel that does not load leaves its context usable, so best-of-3 initialises CUDA as often as best-of-1
+# (at temperature 1 two of the three are distinct; without $FAKECUDA_TASK_KERNEL the stand-in loads no
+# harness kernel, so each fails and nvcc's baseline must not run at all).  With PTXGEN_GPU_MEMO=0 (every
+# attempt asks again, one process per kernel) the verdicts and the kept kernel are the same.
 for m in 1:3 1:1 0:3; do
     memo=${m%:*} n=${m#*:}
     : > "$tmp/memo$m.log"
@@ -154,13 +155,80 @@ on3, n_on3, ran3 = run("1:3")
 on1, n_on1, ran1 = run("1:1")
 off3, n_off3, ranoff = run("0:3")
 assert len(ran3) >= 2 and len({a["attempt"] for a in ran3}) == len(ran3), on3["stages"]   # distinct kernels, all run
-assert n_on3 - n_on1 == len(ran3) - len(ran1), (n_on3, n_on1, len(ran3), len(ran1))
+assert n_on3 == n_on1 and sum(a["gpu"]["cuda_starts"] for a in ran3) == 1, (n_on3, n_on1, ran3)   # one worker for all
 assert all(a["gpu"]["baseline_s"] == 0 and not a["passed"] for a in ran3), ran3   # failed kernels: no baseline run
 assert n_off3 - n_on3 >= 3 * (len(ran3) - 1), (n_off3, n_on3)   # probes and device queries per attempt without it
 assert on3["verdicts"] == off3["verdicts"] and on3["why"] == off3["why"] and on3["best_of"] == off3["best_of"], (on3, off3)
 assert [(a["stage"], a["same_as"]) for a in on3["stages"]["attempts"]] == [(a["stage"], a["same_as"]) for a in off3["stages"]["attempts"]]
 PY
 cmp -s "$tmp/memo1:3.ptx" "$tmp/memo0:3.ptx" && ok || bad "PTXGEN_GPU_MEMO=0 kept another kernel: $(diff "$tmp/memo1:3.ptx" "$tmp/memo0:3.ptx" | head -5)"
+
+# the harness's per-gen counts (issue 29 item 5): CUDA initialisations, input sets built with their reference,
+# nvcc baseline runs.  The stand-in runs the task's kernel ($FAKECUDA_TASK_KERNEL) as each distinct candidate's
+# letter of $FAKECUDA_VERDICTS says: right, a trap that poisons the context (700 from every later call), right,
+# wrong.  ew_silu with three small sizes (45 input sets).  One worker per gen (default) against one process per
+# kernel (PTXGEN_GPU_WORKER=0, the harness before the worker): the same verdicts, reasons and kept kernel (the
+# kernel after a trap is judged in a fresh process, not the poisoned one); per gen, CUDA is initialised once plus
+# once after each fault, each input set is built once (a worker started after a fault takes the sets the one
+# before it built), nvcc's baseline runs once, and each count is at most the one-process-per-kernel count
+# (strictly below it where two kernels shared a process).
+mkdir -p "$tmp/task"
+cp bench/suite/ew_silu/reference.cu "$tmp/task/"
+python3 -c 'import json,sys; d=json.load(open("bench/suite/ew_silu/task.json")); d["sizes"]=[{"n": 65537, "time": True}, {"n": 1030}, {"n": 5}]
+json.dump(d, open(sys.argv[1], "w"))' "$tmp/task/task.json"
+for w in 1 0; do
+    : > "$tmp/w$w.log"
+    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/w$w.log" \
+        FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=ctcw PTXGEN_GPU_WORKER=$w timeout 300 "$BUILD/ptxgen" gen silu --device gpu \
+        --task "$tmp/task/task.json" --verify gpu --samples 4 --temperature 1 --max-tokens 64 --json -o "$tmp/w$w.ptx" \
+        > "$tmp/w$w.json" 2> "$tmp/w$w.err"
+done
+python3 - "$tmp" <<'PY' && ok || bad "the harness's per-gen counts: $(grep -h '^gen: attempt' "$tmp/w1.err" | cut -c1-200)"
+import json, sys
+t = sys.argv[1]
+def run(w):
+    d = json.load(open(f"{t}/w{w}.json"))
+    log = open(f"{t}/w{w}.log").read().splitlines()
+    ran = [a for a in d["stages"]["attempts"] if "gpu" in a]
+    counts = {k: sum(a["gpu"][k] for a in ran) for k in ("cuda_starts", "refs", "baseline_runs")}
+    loads = [x.split() for x in log if x.startswith("load ")]
+    # the stand-in's view: processes that loaded a harness kernel, baseline loads
+    seen = {"cuda_starts": len({x[-1] for x in loads}), "baseline_runs": sum(x[1] == "baseline" for x in loads)}
+    return d, ran, counts, seen, [x[2] for x in loads if x[1] == "candidate"]
+d1, ran1, c1, seen1, cls1 = run(1)
+d0, ran0, c0, seen0, cls0 = run(0)
+print("harness counts per gen: worker", c1, "| one process per kernel", c0, "| candidates", "".join(cls1))
+assert len(ran1) >= 2 and cls1 == cls0 and len(cls1) == len(ran1), (cls1, cls0, ran1)
+for c, seen in ((c1, seen1), (c0, seen0)):
+    assert c["cuda_starts"] == seen["cuda_starts"] and c["baseline_runs"] == seen["baseline_runs"], (c, seen)
+assert d1["verdicts"] == d0["verdicts"] and d1["why"] == d0["why"] and d1["best_of"] == d0["best_of"], (d1, d0)
+assert [(a["stage"], a["same_as"]) for a in d1["stages"]["attempts"]] == [(a["stage"], a["same_as"]) for a in d0["stages"]["attempts"]]
+stages = [a["stage"] for a in ran1]
+want = {"c": "timed", "w": "wrong", "t": "fault"}
+assert stages == [want[x] for x in cls1], (stages, cls1)   # right after a trap stays right: no poisoned context
+faults_before_more = sum(a["stage"] == "fault" for a in ran1[:-1])
+assert c1["cuda_starts"] == 1 + faults_before_more, (c1, stages)
+assert c1["baseline_runs"] == (1 if "timed" in stages else 0) == c0["baseline_runs"], (c1, c0)
+# each input set built once per gen, also across the worker that replaced the trapped one (the shared sets)
+assert c1["refs"] == 45 if "timed" in stages else 0 < c1["refs"] <= 45, (c1, stages)
+assert all(c1[k] <= c0[k] for k in c1), (c1, c0)
+assert c1["cuda_starts"] < c0["cuda_starts"] and c1["refs"] < c0["refs"], (c1, c0)
+PY
+cmp -s "$tmp/w1.ptx" "$tmp/w0.ptx" && ok || bad "PTXGEN_GPU_WORKER=0 kept another kernel: $(diff "$tmp/w1.ptx" "$tmp/w0.ptx" | head -5)"
+# a gen killed while its worker hangs in a kernel (the watchdog is gen's, gone with it): the worker goes too
+# (PR_SET_PDEATHSIG), it does not keep the GPU
+: > "$tmp/hang.log"
+LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/hang.log" \
+    FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=h timeout 300 "$BUILD/ptxgen" gen silu --device gpu --task "$tmp/task/task.json" \
+    --verify gpu --samples 1 --max-tokens 64 -o "$tmp/hang.ptx" > /dev/null 2>&1 &
+gpid=$!
+for _ in $(seq 1 600); do grep -q '^load candidate h' "$tmp/hang.log" && break; sleep 0.5; done
+wpid=$(awk '/^load candidate h/ { print $NF }' "$tmp/hang.log")
+kill -9 "$(pgrep -P "$gpid" -x ptxgen | head -1)" 2> /dev/null   # gen itself (timeout's child)
+wait "$gpid" 2> /dev/null
+gone=no
+for _ in $(seq 1 50); do if [ -n "$wpid" ] && ! kill -0 "$wpid" 2> /dev/null; then gone=yes; break; fi; sleep 0.1; done
+[ -n "$wpid" ] && [ "$gone" = yes ] && ok || { bad "a worker outlived its killed gen (pid ${wpid:-none})"; [ -n "$wpid" ] && kill -9 "$wpid" 2> /dev/null; }
 
 # tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
 SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1

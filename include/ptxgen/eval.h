@@ -228,6 +228,8 @@ typedef struct {
                                                                      * and nvcc's kernel's process (gpu_task_result) */
     double gpu_setup_s, gpu_sets_s, gpu_timing_s;      /* gpu_kernel_s in parts: context and module load, the input
                                                         * sets, the timing loop (gpu_kernel_result) */
+    int gpu_cuda_starts, gpu_refs, gpu_baseline_runs;  /* harness processes started (CUDA initialised), input sets
+                                                        * built with their reference, nvcc baseline runs (gpu_task_result) */
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */

@@ -6,7 +6,8 @@
  * "no CUDA driver".
  * Kernels run in a child process with a watchdog: a fault or a hang is a
  * result ("fault", "timeout"), never a crash of the caller, and the next
- * kernel gets a fresh context.
+ * kernel gets a fresh context (a wrong or unloadable kernel leaves a gpu_memo's
+ * worker context as it was, and the worker checks the next one).
  *
  * Ownership: results are plain structs owned by the caller; gpu_result_free
  * releases their heap parts.  Errors go to the diagnostics sink.
@@ -26,8 +27,12 @@ PG_API bool gpu_available(char *why, size_t n);
 
 /* What one process that verifies many kernels of one task asks the GPU once, not per kernel
  * (gen's best-of-k): the probe above, the device query, and nvcc's baseline run and timing
- * (kept when it ran clean).  It holds answers only, no CUDA state: the process that owns it still
- * never initialises CUDA, so its children can.  Pass it in gpu_run_opts.memo; NULL asks every time. */
+ * (kept when it ran clean).  It also owns the harness's worker: one child process that checks
+ * the memo's kernels of one task in turn, initialising CUDA and building the input sets and their
+ * references once, replaced after a kernel that faults, hangs or writes outside its outputs
+ * (PTXGEN_GPU_WORKER=0: a fresh process per kernel, as without a memo).  The process that owns it
+ * never initialises CUDA, so its children can.  Pass it in gpu_run_opts.memo; NULL asks every time;
+ * gpu_memo_free ends the worker. */
 typedef struct gpu_memo gpu_memo;
 PG_API gpu_memo *gpu_memo_new(void);   /* NULL when out of memory (then everything is asked per call) */
 PG_API void gpu_memo_free(gpu_memo *m);
@@ -92,6 +97,8 @@ typedef struct {
     double setup_s, sets_s, timing_s;   /* wall seconds in its process: driver, context and module load;
                                          * the input sets (inputs, C references, launches, compares);
                                          * the timing loop (0 when a phase was not reached) */
+    bool started;              /* a harness process was started (CUDA initialised) for this kernel */
+    int refs_built;            /* input sets built with their reference for it (0: all kept from earlier) */
 } gpu_kernel_result;
 
 typedef struct {
@@ -103,6 +110,9 @@ typedef struct {
     double probe_s, nvcc_s, kernel_s, baseline_s;   /* wall seconds: the GPU probe and device info (each a
                                                      * child process), nvcc's PTX of the reference (a cache
                                                      * hit is quick), the kernel's process, the baseline's */
+    int cuda_starts;           /* harness processes started (each initialises CUDA): kernel and baseline */
+    int refs_built;            /* input sets built with their reference: kernel and baseline */
+    bool baseline_ran;         /* nvcc's baseline ran for this call (false: none, or the memo's) */
 } gpu_task_result;
 
 /* Check (and time) one PTX file for a task.  nvcc's baseline runs only after the kernel passed

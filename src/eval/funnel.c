@@ -100,6 +100,9 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     r->gpu_setup_s = gr.kernel.setup_s;
     r->gpu_sets_s = gr.kernel.sets_s;
     r->gpu_timing_s = gr.kernel.timing_s;
+    r->gpu_cuda_starts = gr.cuda_starts;
+    r->gpu_refs = gr.refs_built;
+    r->gpu_baseline_runs = gr.baseline_ran;
     r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
                gr.kernel.status != GPU_NO_GPU;
     r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;

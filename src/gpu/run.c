@@ -1,9 +1,11 @@
 /* run.c — the GPU harness: isolation, correctness, timing, baseline.
  *
- * Every kernel (candidate or baseline) runs in a child process (see
- * gpu_isolate, isolate.c) that creates its own CUDA context, checks the kernel on every
- * (size, distribution, seed) against the reference, times it on the timing
- * size and writes one JSON object back through a pipe.  The parent never
+ * Every kernel (candidate or baseline) runs in a child process that creates a CUDA
+ * context, checks the kernel on every (size, distribution, seed) against the reference,
+ * times it on the timing size and writes one JSON object back.  Without a gpu_memo the
+ * child serves one kernel (gpu_isolate, isolate.c); with one, a worker child serves all
+ * the memo's kernels of one task, keeping its context and input sets, and is replaced
+ * after a kernel that faults, hangs or writes outside its outputs.  The parent never
  * touches CUDA, so a fault or a hang cannot take it down. */
 #define _GNU_SOURCE
 #include "ptxgen/gpu.h"
@@ -19,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,6 +68,7 @@ typedef struct {
     json_t *res;
     char err[512];
     const char *phase;          /* differential test: "baseline run", "candidate timing" ... (NULL otherwise) */
+    bool framed;                /* a worker: each answer goes out as its length (8 bytes) and the JSON */
 } child;
 
 #define GUARD 4096u
@@ -70,7 +76,10 @@ typedef struct {
 
 static void emit(child *c, int fd) {
     char *s = json_dumps(c->res, JSON_COMPACT);
+    if (!s) return;   /* out of memory: the parent sees no answer (a fault) */
     size_t n = strlen(s), off = 0;
+    uint64_t len = n;
+    if (c->framed && write(fd, &len, sizeof len) != (ssize_t)sizeof len) n = 0;
     while (off < n) {
         ssize_t k = write(fd, s + off, n - off);
         if (k <= 0) break;
@@ -79,6 +88,7 @@ static void emit(child *c, int fd) {
     free(s);
 }
 
+static void (*exit_hook)(void);   /* a worker's publish_sets: run before it exits on a failure */
 static void fail(child *c, int fd, const char *status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void fail(child *c, int fd, const char *status, const char *fmt, ...) {
     char msg[1024];
@@ -89,6 +99,7 @@ static void fail(child *c, int fd, const char *status, const char *fmt, ...) {
     json_object_set_new(c->res, "status", json_string(status));
     json_object_set_new(c->res, "detail", json_string(msg));
     emit(c, fd);
+    if (exit_hook) exit_hook();   /* after the answer: the parent waits for the exit, not the copy */
     _exit(0);
 }
 
@@ -219,23 +230,214 @@ static void describe(const task_inst *in, char *buf, size_t n) {
         off += (size_t)snprintf(buf + off, n - off, "%s%s=%lld", i ? "," : "", in->env.name[i], (long long)in->env.val[i]);
 }
 
-static void child_main(void *arg, int fd) {
-    job *j = arg;
-    const task_spec *t = j->t;
-    child cc, *c = &cc;
-    memset(c, 0, sizeof *c);
-    c->res = json_object();
-    double t_start = now_s();
+/* The input sets of one task (inputs and references), per size: a worker process keeps them for
+ * every kernel it checks, so a gen's candidates build them once (budget > 0); a one-shot child
+ * builds each size as it reaches it and frees it after (budget 0). */
+typedef struct {
+    int nsizes, ninst;          /* ninst: distributions x seeds of one size */
+    task_inst **ins, **ref;     /* per size: ninst instances and their references (NULL: not kept) */
+    size_t bytes, budget;       /* bytes kept, the most to keep */
+    int built;                  /* sets built with their reference during the current kernel's check */
+    struct shared_sets *shared; /* a worker's: the sets of the workers before it (NULL: none) */
+    bool oracle;                /* a "cu" task: references made on the GPU, never shared */
+} set_cache;
+
+/* The input sets a memo's workers share: a MAP_SHARED anonymous region the parent maps before its
+ * first worker and keeps until the memo is freed, so a worker started after a fault takes the sets
+ * the one before it built instead of building them again.  A worker copies its sets in only when it
+ * is about to exit (publish_sets): the usual gen, with no fault, pays nothing for it.  The region is at
+ * the same address in every worker (each is a fork of the parent), so the instances in it hold plain
+ * pointers: the structs, their argument arrays and the buffers are copied in, then the size is
+ * published (off[s], written last: a worker killed while copying leaves it unpublished, and the next
+ * builds it again).  One worker runs at a time, so there is one writer.  Only C references: a "cu"
+ * task's oracle answers are made in the worker's context and stay in its own cache. */
+struct shared_sets {
+    uint64_t cap, used;         /* bytes of the region, bytes taken (this header included) */
+    int nsizes, ninst;
+    uint64_t off[];             /* per size: where its ninst instances and ninst references start (0: none) */
+};
+
+static void *shared_take(struct shared_sets *sh, size_t n) {
+    uint64_t at = (sh->used + 63) & ~(uint64_t)63;
+    if (at + n > sh->cap) return NULL;
+    sh->used = at + n;
+    return (char *)sh + at;
+}
+
+/* A copy of in (its arguments and buffers) in the region; false when it is full. */
+static bool shared_copy(struct shared_sets *sh, const task_inst *in, task_inst *dst) {
+    int np = in->spec->nparams;
+    *dst = *in;
+    dst->diag = NULL;
+    dst->args = shared_take(sh, sizeof(task_arg) * (size_t)(np > 0 ? np : 1));
+    if (!dst->args) return false;
+    for (int i = 0; i < np; i++) {
+        dst->args[i] = in->args[i];
+        if (in->args[i].data && in->args[i].bytes) {
+            if (!(dst->args[i].data = shared_take(sh, in->args[i].bytes))) return false;
+            memcpy(dst->args[i].data, in->args[i].data, in->args[i].bytes);
+        }
+    }
+    return true;
+}
+
+/* Publish size s's sets in the region: copies (the worker is about to exit; its own stay as they are). */
+static bool shared_put(struct shared_sets *sh, int s, const task_inst *ins, const task_inst *ref) {
+    uint64_t mark = sh->used;
+    int n = sh->ninst;
+    task_inst *di = shared_take(sh, sizeof(task_inst) * 2 * (size_t)n);
+    bool ok = di != NULL;
+    for (int k = 0; ok && k < n; k++) ok = ref[k].args && shared_copy(sh, &ins[k], &di[k]) && shared_copy(sh, &ref[k], &di[n + k]);
+    if (!ok) {
+        sh->used = mark;   /* nothing published: the space is free again */
+        return false;
+    }
+    __atomic_store_n(&sh->off[s], (uint64_t)((char *)di - (char *)sh), __ATOMIC_RELEASE);
+    return true;
+}
+
+/* A worker that is about to exit (a fault, a kernel that wrote outside its outputs) leaves the sets it
+ * built to the next worker.  Its host memory is intact: a kernel reaches only device memory. */
+static set_cache *exiting_cache;
+static void publish_sets(void) {
+    set_cache *sc = exiting_cache;
+    exiting_cache = NULL;
+    for (int s = 0; sc && sc->ins && sc->shared && !sc->oracle && s < sc->nsizes; s++)
+        if (sc->ins[s] && !__atomic_load_n(&sc->shared->off[s], __ATOMIC_ACQUIRE)) shared_put(sc->shared, s, sc->ins[s], sc->ref[s]);
+}
+
+/* The state of one harness process: its context, device buffers, timing tools and input sets,
+ * kept from one kernel to the next in a worker (gpu_memo) and used once in a one-shot child. */
+typedef struct {
+    child c;
+    bool open, oracle_loaded, timing_ready;
+    CUdevice dev;
+    dbufs d;
+    CUdeviceptr flush;
+    size_t flush_bytes;
+    CUevent e0, e1;
+    set_cache cache;
+    task_inst *got, got1;       /* per size: what a kernel wrote, reused from set to set (got1: no table) */
+} harness;
+
+/* got (a clone of an earlier instance of the same size) made ready for `in`: its scalars, launch and
+ * sizes from in, its buffers kept, as the download overwrites every pointer buffer; false when a
+ * buffer's size differs (then clone again).  A clone per input set was 400 MB of fresh pages for
+ * each 8192 x 3072 set of bias_gelu_residual. */
+static bool got_reuse(task_inst *got, const task_inst *in) {
+    const task_spec *t = in->spec;
+    if (!got->args || got->spec != t) return false;
+    for (int i = 0; i < t->nparams; i++)
+        if (!got->args[i].data != !in->args[i].data || got->args[i].bytes != in->args[i].bytes) return false;
+    task_arg *keep = got->args;
+    *got = *in;
+    got->args = keep;
+    for (int i = 0; i < t->nparams; i++) {
+        void *dst = keep[i].data;
+        keep[i] = in->args[i];
+        keep[i].data = dst;
+        if (dst && !t->params[i].is_pointer) memcpy(dst, in->args[i].data, in->args[i].bytes);   /* not downloaded */
+    }
+    return true;
+}
+
+static void harness_open(harness *h, int fd) {
+    child *c = &h->c;
     char why[512];
     if (!gpu_cuda_load(&c->api, GPU_CUDA_HARNESS, why, sizeof why)) fail(c, fd, "no-gpu", "%s", why);
     CK(c->api.cuInit(0), "cuInit");
-    CUdevice dev;
-    CK(c->api.cuDeviceGet(&dev, 0), "cuDeviceGet");
-    CK(c->api.cuCtxCreate(&c->ctx, 0, dev), "cuCtxCreate");
+    CK(c->api.cuDeviceGet(&h->dev, 0), "cuDeviceGet");
+    CK(c->api.cuCtxCreate(&c->ctx, 0, h->dev), "cuCtxCreate");
+    h->open = true;
+}
+
+static size_t inst_bytes(const task_inst *in) {
+    size_t b = 0;
+    for (int i = 0; in->args && i < in->spec->nparams; i++) b += in->args[i].bytes;
+    return b;
+}
+
+/* Size s's instances and references: the kept ones, or built now (inputs and C references in
+ * parallel: input generation of a 100M-element problem is as costly as the reference).  *owned:
+ * the caller frees them after use (they did not fit the budget). */
+static void size_sets(child *c, int fd, const job *j, set_cache *sc, int s, bool use_oracle, task_inst **ins_out,
+                      task_inst **ref_out, bool *owned) {
+    const task_spec *t = j->t;
+    struct shared_sets *sh = use_oracle ? NULL : sc->shared;
+    uint64_t soff = sh ? __atomic_load_n(&sh->off[s], __ATOMIC_ACQUIRE) : 0;
+    if (sc->ins && !sc->ins[s] && soff) {   /* built by a worker before this one */
+        sc->ins[s] = (task_inst *)((char *)sh + soff);
+        sc->ref[s] = sc->ins[s] + sc->ninst;
+    }
+    if (sc->ins && sc->ins[s]) {
+        *ins_out = sc->ins[s];
+        *ref_out = sc->ref[s];
+        *owned = false;
+        return;
+    }
+    int ninst = sc->ninst, ns = j->o.seeds > 0 ? j->o.seeds : 5;
+    task_inst *ins = calloc((size_t)ninst, sizeof(task_inst)), *ref = calloc((size_t)ninst, sizeof(task_inst));
+    ref_job *rj = calloc((size_t)ninst, sizeof(ref_job));
+    if (!ins || !ref || !rj) fail(c, fd, "setup-error", "out of memory");
+    for (int k = 0; k < ninst; k++) rj[k] = (ref_job){t, s, k / ns, (uint64_t)(k % ns) + 1, !use_oracle, &ins[k], {0}, PG_OK, ""};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1) ncpu = 1;
+    if (ncpu > 32) ncpu = 32;
+    for (int k0 = 0; k0 < ninst; k0 += (int)ncpu) {
+        pthread_t th[32];
+        int nth = 0;
+        for (int k = k0; k < ninst && k < k0 + ncpu; k++)
+            if (pthread_create(&th[nth], NULL, ref_thread, &rj[k]) == 0) nth++;
+            else ref_thread(&rj[k]);
+        for (int k = 0; k < nth; k++) pthread_join(th[k], NULL);
+    }
+    for (int k = 0; k < ninst; k++)
+        if (rj[k].st != PG_OK)
+            fail(c, fd, "setup-error", "size %d: %s%s%s", s, ins[k].args ? "the C reference failed" : "cannot build the inputs",
+                 rj[k].why[0] ? ": " : "", rj[k].why);
+    size_t bytes = 0;
+    for (int k = 0; k < ninst; k++) {
+        ref[k] = rj[k].ref;   /* "cu" references: empty here, run on the GPU when first needed */
+        bytes += inst_bytes(&ins[k]) * 2;   /* the reference's copy of every buffer, also when made later */
+    }
+    free(rj);
+    if (!use_oracle) sc->built += ninst;
+    *ins_out = ins;
+    *ref_out = ref;
+    *owned = !(sc->ins && sc->bytes + bytes <= sc->budget);
+    if (!*owned) {
+        sc->ins[s] = ins;
+        sc->ref[s] = ref;
+        sc->bytes += bytes;
+    }
+}
+
+static void free_sets(task_inst *ins, task_inst *ref, int n) {
+    for (int k = 0; k < n; k++) {
+        task_inst_free(&ins[k]);
+        if (ref[k].args) task_inst_free(&ref[k]);
+    }
+    free(ins);
+    free(ref);
+}
+
+/* Check (and time) j->ptx in h's context; the verdict goes into h->c.res ("status", "detail",
+ * the counts).  A CUDA error ends the process (fail: the context is poisoned).  Returns whether
+ * the process may check another kernel: false after a kernel that wrote outside its outputs
+ * (a guard zone, an input buffer), which may have hit other allocations of the context. */
+static bool check_kernel(harness *h, int fd, const job *j) {
+    const task_spec *t = j->t;
+    child *c = &h->c;
+    double t_start = now_s();
+    char why[512];
+    h->cache.built = 0;
     static char log[131072];
+    c->mod = NULL;
     if (!load_module(c, j->ptx, t->kernel, &c->mod, &c->fn, log, sizeof log)) {
         json_object_set_new(c->res, "jit_log", json_string(log));
-        fail(c, fd, "load-error", "%s", c->err);
+        json_object_set_new(c->res, "status", json_string("load-error"));
+        json_object_set_new(c->res, "detail", json_string(c->err));
+        return true;
     }
     json_object_set_new(c->res, "jit_log", json_string(log));
     int regs = 0, smem = 0, local = 0;
@@ -246,16 +448,19 @@ static void child_main(void *arg, int fd) {
     json_object_set_new(c->res, "smem_static", json_integer(smem));
     json_object_set_new(c->res, "local_bytes", json_integer(local));
     bool use_oracle = j->oracle_ptx != NULL;
-    if (use_oracle && !load_module(c, j->oracle_ptx, t->kernel, &c->omod, &c->ofn, log, sizeof log))
-        fail(c, fd, "setup-error", "the reference.cu oracle does not load: %s", c->err);
+    if (use_oracle && !h->oracle_loaded) {
+        if (!load_module(c, j->oracle_ptx, t->kernel, &c->omod, &c->ofn, log, sizeof log))
+            fail(c, fd, "setup-error", "the reference.cu oracle does not load: %s", c->err);
+        h->oracle_loaded = true;
+    }
     /* ---- correctness ---- */
     double t_sets = now_s();
     json_object_set_new(c->res, "setup_s", json_real(t_sets - t_start));
     int checks = 0, passed = 0;
     double worst = 0;
     char first_fail[1024] = "";
-    dbufs d;
-    memset(&d, 0, sizeof d);
+    bool clean = true;   /* no write outside the outputs */
+    dbufs *d = &h->d;
     int nd = t->ndists, ns = j->o.seeds > 0 ? j->o.seeds : 5;
     int nsets = t->nsizes * nd * ns;
     /* Smallest problems first: a wrong kernel is caught on a cheap input set,
@@ -277,63 +482,51 @@ static void child_main(void *arg, int fd) {
     for (int oi = 0; oi < nord && !stop; oi++) {
         int s = order[oi];
         int ninst = nd * ns;
-        task_inst *ins = calloc((size_t)ninst, sizeof(task_inst));
-        ref_job *rj = calloc((size_t)ninst, sizeof(ref_job));
-        for (int k = 0; k < ninst; k++) {
-            rj[k] = (ref_job){t, s, k / ns, (uint64_t)(k % ns) + 1, !use_oracle, &ins[k], {0}, PG_OK, ""};
-        }
-        {   /* inputs and C references, in parallel */
-            long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-            if (ncpu < 1) ncpu = 1;
-            if (ncpu > 32) ncpu = 32;
-            for (int k0 = 0; k0 < ninst; k0 += (int)ncpu) {
-                pthread_t th[32];
-                int nth = 0;
-                for (int k = k0; k < ninst && k < k0 + ncpu; k++)
-                    if (pthread_create(&th[nth], NULL, ref_thread, &rj[k]) == 0) nth++;
-                    else ref_thread(&rj[k]);
-                for (int k = 0; k < nth; k++) pthread_join(th[k], NULL);
-            }
-            for (int k = 0; k < ninst; k++)
-                if (rj[k].st != PG_OK)
-                    fail(c, fd, "setup-error", "size %d: %s%s%s", s, ins[k].args ? "the C reference failed" : "cannot build the inputs",
-                         rj[k].why[0] ? ": " : "", rj[k].why);
-        }
+        task_inst *ins, *refs;
+        bool owned;
+        size_sets(c, fd, j, &h->cache, s, use_oracle, &ins, &refs, &owned);
+        json_object_set_new(c->res, "refs_built", json_integer(h->cache.built));   /* also in a fault's answer */
         for (int k = 0; k < ninst; k++) {
             task_inst *in = &ins[k];
             kargs a;
-            if (use_oracle) {
-                if (task_inst_clone(in, &rj[k].ref) != PG_OK) fail(c, fd, "setup-error", "out of memory");
-                upload(c, fd, in, &d);
-                make_args(in, &d, &a);
+            if (use_oracle && !refs[k].args) {   /* the oracle's answer, once per set while it is kept */
+                if (task_inst_clone(in, &refs[k]) != PG_OK) fail(c, fd, "setup-error", "out of memory");
+                upload(c, fd, in, d);
+                make_args(in, d, &a);
                 launch(c, fd, c->ofn, in, &a);
                 CK(c->api.cuCtxSynchronize(), "reference.cu oracle");
-                if (!download(c, fd, &d, &rj[k].ref, why, sizeof why)) fail(c, fd, "setup-error", "reference.cu oracle: %s", why);
-                if (t->ref.must_write && !gpu_hygiene_oracle_wrote(t, in, &rj[k].ref)) {
+                if (!download(c, fd, d, &refs[k], why, sizeof why)) fail(c, fd, "setup-error", "reference.cu oracle: %s", why);
+                if (t->ref.must_write && !gpu_hygiene_oracle_wrote(t, in, &refs[k])) {
                     char sz[160];
                     describe(in, sz, sizeof sz);
                     fail(c, fd, "setup-error", "reference.cu oracle: writes none of its outputs on size %s (nothing to compare with)", sz);
                 }
+                h->cache.built++;
+                json_object_set_new(c->res, "refs_built", json_integer(h->cache.built));
             }
-            task_inst got;
-            if (task_inst_clone(in, &got) != PG_OK) fail(c, fd, "setup-error", "out of memory");
-            upload(c, fd, in, &d);
-            make_args(in, &d, &a);
+            task_inst *got = h->got ? &h->got[s] : &h->got1;
+            if (!got_reuse(got, in)) {
+                task_inst_free(got);
+                if (task_inst_clone(in, got) != PG_OK) fail(c, fd, "setup-error", "out of memory");
+            }
+            upload(c, fd, in, d);
+            make_args(in, d, &a);
             launch(c, fd, c->fn, in, &a);
             CK(c->api.cuCtxSynchronize(), "kernel execution");
             checks++;
             char sizes[160];
             describe(in, sizes, sizeof sizes);
-            bool ok = download(c, fd, &d, &got, why, sizeof why);
+            bool ok = download(c, fd, d, got, why, sizeof why);
             int badp = -1;
-            if (ok && !task_inputs_unchanged(t, in, &got, &badp)) {
+            if (ok && !task_inputs_unchanged(t, in, got, &badp)) {
                 ok = false;
                 snprintf(why, sizeof why, "input buffer '%s' was modified", t->params[badp].name);
             }
             bool mem_ok = ok;   /* guards and inputs intact: only then is the output worth judging further */
+            clean = clean && mem_ok;
             for (int p = 0; ok && p < t->nparams; p++) {
                 if (!t->params[p].is_pointer || t->params[p].role == TASK_ROLE_IN) continue;
-                task_cmp cmp = task_compare(t, p, &got.args[p], &rj[k].ref.args[p]);
+                task_cmp cmp = task_compare(t, p, &got->args[p], &refs[k].args[p]);
                 if (cmp.rel_l2 > worst && isfinite(cmp.rel_l2)) worst = cmp.rel_l2;
                 if (!cmp.ok) {
                     ok = false;
@@ -344,75 +537,80 @@ static void child_main(void *arg, int fd) {
             }
             if (mem_ok) {   /* reward hygiene: a pass must be real work; a failure that never ran says so */
                 char hw[400];
-                gpu_hyg h = gpu_hygiene_outputs(t, in, &got, &rj[k].ref, hw, sizeof hw);
-                if (h == GPU_HYG_NOT_RUN || (ok && h != GPU_HYG_NONE)) {
+                gpu_hyg hy = gpu_hygiene_outputs(t, in, got, &refs[k], hw, sizeof hw);
+                if (hy == GPU_HYG_NOT_RUN || (ok && hy != GPU_HYG_NONE)) {
                     ok = false;
                     snprintf(why, sizeof why, "%s", hw);
-                    if (!first_fail[0]) json_object_set_new(c->res, "hygiene", json_string(gpu_hyg_name(h)));
+                    if (!first_fail[0]) json_object_set_new(c->res, "hygiene", json_string(gpu_hyg_name(hy)));
                 }
             }
             if (ok) passed++;
             else if (!first_fail[0])
                 snprintf(first_fail, sizeof first_fail, "size %s, distribution %s, seed %llu: %s", sizes,
                          t->dists[in->dist_index], (unsigned long long)in->seed, why);
-            task_inst_free(&got);
             if (!ok && !j->o.all_sets) {
                 stop = true;
                 break;
             }
         }
-        for (int k = 0; k < ninst; k++) {
-            task_inst_free(&ins[k]);
-            if (rj[k].ref.args) task_inst_free(&rj[k].ref);
-        }
-        free(ins);
-        free(rj);
+        if (owned) free_sets(ins, refs, ninst);
     }
     json_object_set_new(c->res, "checks", json_integer(checks));
     json_object_set_new(c->res, "checks_passed", json_integer(passed));
     json_object_set_new(c->res, "checks_total", json_integer(nsets));
+    json_object_set_new(c->res, "refs_built", json_integer(h->cache.built));
     free(order);
     free(cost);
     json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
     json_object_set_new(c->res, "sets_s", json_real(now_s() - t_sets));
-    if (stop)
-        fail(c, fd, "wrong", "input set %d of %d wrong (checking stops at the first wrong set; --all-sets runs them all): %s",
-             checks, nsets, first_fail);
-    if (passed != checks) fail(c, fd, "wrong", "%d of %d input sets wrong; first: %s", checks - passed, checks, first_fail);
+    char msg[1400];
+    if (stop || passed != checks) {
+        if (stop)
+            snprintf(msg, sizeof msg, "input set %d of %d wrong (checking stops at the first wrong set; --all-sets runs them all): %s",
+                     checks, nsets, first_fail);
+        else snprintf(msg, sizeof msg, "%d of %d input sets wrong; first: %s", checks - passed, checks, first_fail);
+        json_object_set_new(c->res, "status", json_string("wrong"));
+        json_object_set_new(c->res, "detail", json_string(msg));
+        return clean;
+    }
     /* ---- timing ---- */
     if (j->o.timing) {
         double t_timing = now_s();
         int ts = 0;
         for (int s = 0; s < t->nsizes; s++)
             if (t->sizes[s].time_it) ts = s;
-        task_inst in;
-        if (task_inst_make(t, ts, 0, 1, &in, NULL) != PG_OK) fail(c, fd, "setup-error", "cannot build the timing inputs");
-        upload(c, fd, &in, &d);
+        task_inst own, *in = &own;   /* the timing inputs are input set (ts, distribution 0, seed 1): kept, or built */
+        bool kept = h->cache.ins && h->cache.ins[ts];
+        if (kept) in = &h->cache.ins[ts][0];
+        else if (task_inst_make(t, ts, 0, 1, &own, NULL) != PG_OK) fail(c, fd, "setup-error", "cannot build the timing inputs");
+        upload(c, fd, in, d);
         kargs a;
-        make_args(&in, &d, &a);
-        int l2 = 0;
-        c->api.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
-        size_t flush_bytes = (size_t)(l2 > 0 ? l2 : 50 << 20) * 2;
-        CUdeviceptr flush;
-        CK(c->api.cuMemAlloc(&flush, flush_bytes), "cuMemAlloc(L2 flush)");
-        CUevent e0, e1;
-        CK(c->api.cuEventCreate(&e0, 0), "cuEventCreate");
-        CK(c->api.cuEventCreate(&e1, 0), "cuEventCreate");
-        for (int w = 0; w < 3; w++) launch(c, fd, c->fn, &in, &a);
+        make_args(in, d, &a);
+        if (!h->timing_ready) {
+            int l2 = 0;
+            c->api.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, h->dev);
+            h->flush_bytes = (size_t)(l2 > 0 ? l2 : 50 << 20) * 2;
+            CK(c->api.cuMemAlloc(&h->flush, h->flush_bytes), "cuMemAlloc(L2 flush)");
+            CK(c->api.cuEventCreate(&h->e0, 0), "cuEventCreate");
+            CK(c->api.cuEventCreate(&h->e1, 0), "cuEventCreate");
+            h->timing_ready = true;
+        }
+        for (int w = 0; w < 3; w++) launch(c, fd, c->fn, in, &a);
         CK(c->api.cuCtxSynchronize(), "warm-up");
         int cap = 20000, n = 0;
         float *ms = malloc(sizeof(float) * (size_t)cap);
+        if (!ms) fail(c, fd, "setup-error", "out of memory");
         double total = 0, t0 = now_s();
         int min_trials = j->o.min_trials > 0 ? j->o.min_trials : 100;
         double min_ms = j->o.min_ms > 0 ? j->o.min_ms : 50;
         while (n < cap && (n < min_trials || total < min_ms) && now_s() - t0 < 20.0) {
-            CK(c->api.cuMemsetD32(flush, (unsigned)n, flush_bytes / 4), "L2 flush");
-            CK(c->api.cuEventRecord(e0, NULL), "cuEventRecord");
-            launch(c, fd, c->fn, &in, &a);
-            CK(c->api.cuEventRecord(e1, NULL), "cuEventRecord");
-            CK(c->api.cuEventSynchronize(e1), "timed launch");
+            CK(c->api.cuMemsetD32(h->flush, (unsigned)n, h->flush_bytes / 4), "L2 flush");
+            CK(c->api.cuEventRecord(h->e0, NULL), "cuEventRecord");
+            launch(c, fd, c->fn, in, &a);
+            CK(c->api.cuEventRecord(h->e1, NULL), "cuEventRecord");
+            CK(c->api.cuEventSynchronize(h->e1), "timed launch");
             float v = 0;
-            CK(c->api.cuEventElapsedTime(&v, e0, e1), "cuEventElapsedTime");
+            CK(c->api.cuEventElapsedTime(&v, h->e0, h->e1), "cuEventElapsedTime");
             ms[n++] = v;
             total += v;
         }
@@ -422,12 +620,103 @@ static void child_main(void *arg, int fd) {
         json_object_set_new(c->res, "ms_min", json_real(n ? ms[0] : 0));
         json_object_set_new(c->res, "ms_max", json_real(n ? ms[n - 1] : 0));
         free(ms);
-        task_inst_free(&in);
+        if (!kept) task_inst_free(&own);
         json_object_set_new(c->res, "timing_s", json_real(now_s() - t_timing));
     }
     json_object_set_new(c->res, "status", json_string("ok"));
-    emit(c, fd);
+    return true;
+}
+
+/* A one-shot child: one kernel in a fresh context (gpu_run_opts.memo NULL, or PTXGEN_GPU_WORKER=0). */
+static void child_main(void *arg, int fd) {
+    job *j = arg;
+    harness hh, *h = &hh;
+    memset(h, 0, sizeof *h);
+    h->got = calloc((size_t)j->t->nsizes + 1, sizeof *h->got);   /* NULL: one got for all sizes */
+    h->cache.nsizes = j->t->nsizes;   /* nothing kept (no ins table): each size built as reached, then freed */
+    h->cache.ninst = j->t->ndists * (j->o.seeds > 0 ? j->o.seeds : 5);
+    h->c.res = json_object();
+    harness_open(h, fd);
+    check_kernel(h, fd, j);
+    emit(&h->c, fd);
     _exit(0);
+}
+
+/* ---- the worker: one long-lived harness process per gen (gpu_memo) ------------------------ */
+/* A request: the options of one check and the kernel's text (ptx_len bytes after it). */
+typedef struct {
+    uint32_t magic;
+    int32_t timing, all_sets, min_trials;
+    double min_ms;
+    uint64_t ptx_len;
+} worker_req;
+#define WORKER_MAGIC 0x70786731u
+
+static bool read_full(int fd, void *p, size_t n) {
+    char *b = p;
+    while (n) {
+        ssize_t k = read(fd, b, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        b += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* Budget for the kept input sets: $PTXGEN_GPU_CACHE_MB, else half the memory up to 32 GiB. */
+static size_t cache_budget(void) {
+    const char *e = getenv("PTXGEN_GPU_CACHE_MB");
+    if (e && *e) return (size_t)strtoull(e, NULL, 10) << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    size_t half = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 2 : (size_t)4 << 30;
+    return half < ((size_t)32 << 30) ? half : (size_t)32 << 30;
+}
+
+/* Answers requests on `sock` until the parent closes it.  The task, the oracle and the seeds are
+ * fixed for its life (the parent starts another worker for others).  A CUDA error, a setup error
+ * or a kernel that wrote outside its outputs ends it after its answer ("retire"). */
+static void worker_main(const job *base, struct shared_sets *shared, int sock) {
+    harness hh, *h = &hh;
+    memset(h, 0, sizeof *h);
+    h->c.framed = true;
+    h->cache.shared = shared;
+    h->got = calloc((size_t)base->t->nsizes + 1, sizeof *h->got);
+    h->cache.oracle = base->oracle_ptx != NULL;
+    exiting_cache = &h->cache;
+    exit_hook = publish_sets;
+    h->cache.nsizes = base->t->nsizes;
+    h->cache.ninst = base->t->ndists * (base->o.seeds > 0 ? base->o.seeds : 5);
+    h->cache.budget = cache_budget();
+    h->cache.ins = calloc((size_t)h->cache.nsizes + 1, sizeof *h->cache.ins);
+    h->cache.ref = calloc((size_t)h->cache.nsizes + 1, sizeof *h->cache.ref);
+    if (!h->cache.ins || !h->cache.ref) { free(h->cache.ins); free(h->cache.ref); h->cache.ins = h->cache.ref = NULL; }
+    for (;;) {
+        worker_req q;
+        if (!read_full(sock, &q, sizeof q) || q.magic != WORKER_MAGIC || q.ptx_len > (64u << 20)) _exit(0);
+        char *ptx = malloc(q.ptx_len + 1);
+        if (!ptx || !read_full(sock, ptx, q.ptx_len)) _exit(0);
+        ptx[q.ptx_len] = 0;
+        job j = *base;
+        j.ptx = ptx;
+        j.o.timing = q.timing;
+        j.o.all_sets = q.all_sets;
+        j.o.min_trials = q.min_trials;
+        j.o.min_ms = q.min_ms;
+        h->c.res = json_object();
+        if (!h->open) harness_open(h, sock);
+        bool keep = check_kernel(h, sock, &j);
+        if (!keep) json_object_set_new(h->c.res, "retire", json_true());
+        emit(&h->c, sock);
+        if (!keep) {
+            publish_sets();
+            _exit(0);
+        }
+        if (h->c.mod) h->c.api.cuModuleUnload(h->c.mod);
+        h->c.mod = NULL;
+        json_decref(h->c.res);
+        free(ptx);
+    }
 }
 
 static int cmpf(const void *x, const void *y) {
@@ -475,6 +764,7 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
     k->setup_s = json_number_value(json_object_get(j, "setup_s"));
     k->sets_s = json_number_value(json_object_get(j, "sets_s"));
     k->timing_s = json_number_value(json_object_get(j, "timing_s"));
+    k->refs_built = (int)json_integer_value(json_object_get(j, "refs_built"));
     const char *hy = json_string_value(json_object_get(j, "hygiene"));
     for (int h = 1; hy && h < GPU_HYG__COUNT; h++)
         if (!strcmp(hy, gpu_hyg_name((gpu_hyg)h))) k->hygiene = h;
@@ -605,15 +895,6 @@ static void finish_metrics(const task_spec *t, gpu_kernel_result *k, const gpu_d
     task_inst_free(&in);
 }
 
-static void run_one(const task_spec *t, const char *ptx, const char *oracle, const gpu_run_opts *o, gpu_kernel_result *k) {
-    job j = {t, ptx, oracle, *o};
-    char *out = NULL;
-    int exit_code = 0;
-    int rc = gpu_isolate(child_main, &j, o->timeout_s, &out, &exit_code);
-    parse_child(out, rc, exit_code, o->timeout_s, k);
-    free(out);
-}
-
 static void sanitize(const task_spec *t, const char *ptx_path, gpu_kernel_result *k) {
     char exe[1024];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -635,6 +916,21 @@ static void sanitize(const task_spec *t, const char *ptx_path, gpu_kernel_result
     k->sanitizer_log = all.data;
 }
 
+/* ---- the worker's parent side ---------------------------------------------------------------
+ * One harness process serves the kernels of one gen (gpu_memo): CUDA is initialised, the input
+ * sets and their references are built, and nvcc's baseline runs once per worker, not per kernel.
+ * Isolation stays: a kernel that faults (a CUDA error poisons the context), hangs, kills the
+ * process or writes outside its outputs ends that worker; the next kernel gets a fresh one. */
+struct gpu_worker {
+    pid_t pid;                  /* 0: none running */
+    int sock;
+    const task_spec *t;         /* what it was started for: another task, oracle or seeds start another */
+    char *task_path, *oracle;
+    int seeds;
+    struct shared_sets *shared; /* the sets its workers share, kept across a fault (NULL: none) */
+    size_t shared_len;
+};
+
 /* ---- answers shared by one process's calls (gpu_memo) ---------------------------------- */
 struct gpu_memo {
     bool probed, available;
@@ -645,12 +941,223 @@ struct gpu_memo {
     char *task_path, *base_ptx;
     gpu_run_opts base_opts;
     gpu_kernel_result baseline;
+    struct gpu_worker worker;   /* the harness process of its kernels (pid 0: none yet) */
 };
 
-gpu_memo *gpu_memo_new(void) { return calloc(1, sizeof(gpu_memo)); }
+static bool worker_enabled(void) {
+    const char *e = getenv("PTXGEN_GPU_WORKER");
+    return !(e && !strcmp(e, "0"));
+}
+
+static void worker_stop(struct gpu_worker *w, bool kill_now) {
+    if (w->pid > 0) {
+        if (w->sock >= 0) close(w->sock);   /* EOF: an idle worker exits */
+        w->sock = -1;
+        if (kill_now) kill(w->pid, SIGKILL);
+        int status;
+        for (int i = 0; i < 500; i++) {   /* up to 5 s to exit (it frees its context), then killed */
+            pid_t r = waitpid(w->pid, &status, WNOHANG);
+            if (r == w->pid || (r < 0 && errno != EINTR)) { w->pid = 0; break; }
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (w->pid > 0) {
+            kill(w->pid, SIGKILL);
+            while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {}
+        }
+    }
+    if (w->sock >= 0) close(w->sock);
+    w->sock = -1;
+    w->pid = 0;
+}
+
+/* The worker stopped, and what it was for forgotten: its task and the shared sets. */
+static void worker_forget(struct gpu_worker *w) {
+    worker_stop(w, false);
+    if (w->shared) munmap(w->shared, w->shared_len);
+    free(w->task_path);
+    free(w->oracle);
+    memset(w, 0, sizeof *w);
+    w->sock = -1;
+}
+
+/* The region for one task's sets: reserved, not committed (pages are taken as sets are copied in). */
+static void shared_map(struct gpu_worker *w, const job *base) {
+    const task_spec *t = base->t;
+    size_t len = cache_budget(), head = sizeof(struct shared_sets) + sizeof(uint64_t) * (size_t)t->nsizes;
+    if (len < head + 4096) return;   /* PTXGEN_GPU_CACHE_MB=0: nothing kept */
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return;   /* each worker then builds its own */
+    struct shared_sets *sh = p;
+    sh->cap = len;
+    sh->used = head;
+    sh->nsizes = t->nsizes;
+    sh->ninst = t->ndists * (base->o.seeds > 0 ? base->o.seeds : 5);
+    w->shared = sh;
+    w->shared_len = len;
+}
+
+static bool same_str(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
+
+static bool worker_start(struct gpu_worker *w, const job *base) {
+    int sv[2];
+    if (!w->t) {   /* what the workers are for, until another task comes (worker_forget) */
+        w->task_path = strdup(base->t->path ? base->t->path : "");
+        w->oracle = base->oracle_ptx ? strdup(base->oracle_ptx) : NULL;
+        if (!w->task_path || (base->oracle_ptx && !w->oracle)) {
+            worker_forget(w);
+            return false;
+        }
+        w->t = base->t;
+        w->seeds = base->o.seeds;
+        shared_map(w, base);
+    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return false;
+    }
+    if (pid == 0) {
+        /* gen killed (a timeout, ^C): no parent's watchdog is left, so a kernel that hangs here
+         * must not keep the GPU; the worker goes with its parent */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
+        /* only the socket and stdio: an inherited end of another pipe (the GPU engine's child, say)
+         * held open here would hide that pipe's EOF from its reader */
+        long maxfd = sysconf(_SC_OPEN_MAX);
+        if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
+        for (int fd = 3; fd < maxfd; fd++)
+            if (fd != sv[1]) close(fd);
+        worker_main(base, w->shared, sv[1]);
+        _exit(0);
+    }
+    close(sv[1]);
+    w->pid = pid;
+    w->sock = sv[0];
+    return true;
+}
+
+static bool send_full(int fd, const void *p, size_t n) {
+    const char *b = p;
+    while (n) {
+        ssize_t k = send(fd, b, n, MSG_NOSIGNAL);   /* a dead worker is an error here, not SIGPIPE */
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        b += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* Reads one answer (length, then JSON; *out malloc'd) within the deadline.  0: read; 1: timeout;
+ * 2: EOF or an error. */
+static int recv_answer(int fd, double deadline, char **out) {
+    uint64_t len = 0;
+    size_t got = 0, want = sizeof len;
+    unsigned char *dst = (unsigned char *)&len;
+    *out = NULL;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) return 1;
+        struct pollfd p = {fd, POLLIN, 0};
+        int pr = poll(&p, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr <= 0) continue;
+        ssize_t k = want > got ? read(fd, dst + got, want - got) : 0;
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0 && want > got) return 2;
+        got += (size_t)(k > 0 ? k : 0);
+        if (got < want) continue;
+        if (*out) return 0;
+        if (len > (64u << 20) || !(*out = malloc((size_t)len + 1))) return 2;
+        (*out)[len] = 0;
+        dst = (unsigned char *)*out;
+        got = 0;
+        want = (size_t)len;
+        if (!want) return 0;
+    }
+}
+
+/* One kernel through the memo's worker, started when there is none (or it was for another task). */
+static void run_in_worker(struct gpu_worker *w, const job *j, gpu_kernel_result *k) {
+    if (w->t && (w->t != j->t || !same_str(w->task_path, j->t->path ? j->t->path : "") || !same_str(w->oracle, j->oracle_ptx) ||
+                 w->seeds != j->o.seeds))   /* another task: another worker, other sets */
+        worker_forget(w);
+    bool started = false;
+    worker_req q = {WORKER_MAGIC, j->o.timing, j->o.all_sets, j->o.min_trials, j->o.min_ms, strlen(j->ptx)};
+    for (int attempt = 0; attempt < 2; attempt++) {   /* a worker found dead between kernels is replaced once */
+        if (w->pid <= 0) {
+            if (!worker_start(w, j)) {
+                memset(k, 0, sizeof *k);
+                k->status = GPU_SETUP_ERROR;
+                snprintf(k->detail, sizeof k->detail, "cannot start the harness process: %s", strerror(errno));
+                return;
+            }
+            started = true;
+        }
+        if (send_full(w->sock, &q, sizeof q) && send_full(w->sock, j->ptx, q.ptx_len)) break;
+        worker_stop(w, true);
+        if (attempt) {
+            memset(k, 0, sizeof *k);
+            k->status = GPU_FAULT;
+            snprintf(k->detail, sizeof k->detail, "the harness process took no request");
+            return;
+        }
+    }
+    char *ans = NULL;
+    int rc = recv_answer(w->sock, now_s() + j->o.timeout_s, &ans);
+    int exit_code = -1;
+    bool retire = rc != 0;
+    if (rc == 0) {
+        json_t *a = json_loads(ans, 0, NULL);
+        const char *st = json_string_value(json_object_get(a, "status"));
+        retire = !st || json_is_true(json_object_get(a, "retire")) ||
+                 (strcmp(st, "ok") && strcmp(st, "wrong") && strcmp(st, "load-error"));   /* it exits after these */
+        json_decref(a);
+    }
+    if (retire) {   /* it exits after its answer, or died, or hangs (killed): the next kernel gets another */
+        pid_t pid = w->pid;
+        int status = 0;
+        close(w->sock);
+        w->sock = -1;
+        if (rc == 1) kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        w->pid = 0;
+    }
+    parse_child(rc == 0 ? ans : NULL, rc == 1 ? 1 : rc == 0 ? 0 : 2, exit_code, j->o.timeout_s, k);
+    k->started = started;
+    free(ans);
+}
+
+static void run_one(gpu_memo *m, const task_spec *t, const char *ptx, const char *oracle, const gpu_run_opts *o, gpu_kernel_result *k) {
+    job j = {t, ptx, oracle, *o};
+    if (m && worker_enabled()) {
+        run_in_worker(&m->worker, &j, k);
+        return;
+    }
+    char *out = NULL;
+    int exit_code = 0;
+    int rc = gpu_isolate(child_main, &j, o->timeout_s, &out, &exit_code);
+    parse_child(out, rc, exit_code, o->timeout_s, k);
+    k->started = true;
+    free(out);
+}
+
+gpu_memo *gpu_memo_new(void) {
+    gpu_memo *m = calloc(1, sizeof(gpu_memo));
+    if (m) m->worker.sock = -1;
+    return m;
+}
 
 void gpu_memo_free(gpu_memo *m) {
     if (!m) return;
+    worker_forget(&m->worker);
     free(m->task_path);
     free(m->base_ptx);
     free(m->baseline.jit_log);
@@ -760,8 +1267,10 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
         return PG_OK;
     }
     double t1 = now_s();
-    run_one(t, ptx, is_cu ? base_ptx : NULL, o, &r->kernel);
+    run_one(o->memo, t, ptx, is_cu ? base_ptx : NULL, o, &r->kernel);
     r->kernel_s = now_s() - t1;
+    r->cuda_starts += r->kernel.started;
+    r->refs_built += r->kernel.refs_built;
     finish_metrics(t, &r->kernel, &dev, have_dev);
     if (o->sanitize && r->kernel.status == GPU_OK && !getenv("PTXGEN_NO_SANITIZE") && system("command -v compute-sanitizer >/dev/null 2>&1") == 0)
         sanitize(t, ptx_path, &r->kernel);
@@ -769,7 +1278,10 @@ pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_o
     if (o->baseline && base_ptx && r->kernel.status == GPU_OK) {
         double t2 = now_s();
         if (!memo_baseline_get(o->memo, t, base_ptx, o, &r->baseline)) {
-            run_one(t, base_ptx, is_cu ? base_ptx : NULL, o, &r->baseline);
+            run_one(o->memo, t, base_ptx, is_cu ? base_ptx : NULL, o, &r->baseline);
+            r->baseline_ran = true;
+            r->cuda_starts += r->baseline.started;
+            r->refs_built += r->baseline.refs_built;
             finish_metrics(t, &r->baseline, &dev, have_dev);
             memo_baseline_put(o->memo, t, base_ptx, o, &r->baseline);
         }

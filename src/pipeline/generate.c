@@ -40,9 +40,11 @@ static json_t *stages_json(const pipe_select_out *sel) {
                                 a->passed, "same_as", a->same_as ? json_integer(a->same_as) : json_null(), "seconds", a->seconds,
                                 "check_s", f->static_s, "ptxas_s", f->ptxas_s, "gpu_s", f->gpu_s);
         if (f->gpu_ran)   /* gpu_s in parts; the kernel's process in parts */
-            json_object_set_new(row, "gpu", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "probe_s", f->gpu_probe_s, "nvcc_s",
-                                                      f->gpu_nvcc_s, "kernel_s", f->gpu_kernel_s, "setup_s", f->gpu_setup_s, "sets_s",
-                                                      f->gpu_sets_s, "timing_s", f->gpu_timing_s, "baseline_s", f->gpu_baseline_s));
+            json_object_set_new(row, "gpu", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i}", "probe_s", f->gpu_probe_s,
+                                                      "nvcc_s", f->gpu_nvcc_s, "kernel_s", f->gpu_kernel_s, "setup_s", f->gpu_setup_s,
+                                                      "sets_s", f->gpu_sets_s, "timing_s", f->gpu_timing_s, "baseline_s", f->gpu_baseline_s,
+                                                      "cuda_starts", f->gpu_cuda_starts, "refs", f->gpu_refs, "baseline_runs",
+                                                      f->gpu_baseline_runs));
         json_array_append_new(list, row);
     }
     return json_pack("{s:f, s:f, s:i, s:o}", "draw_s", sel->draw_s, "verify_s", sel->verify_s, "verified", sel->nverified,
