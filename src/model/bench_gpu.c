@@ -430,11 +430,64 @@ int main(int argc, char **argv) {
     free(kl);
     if (!ok) check("speed", false, "a timed step failed (see the diagnostic)");
 
-    /* the matmul kernels side by side, alternating: pg_matvec and cuBLAS (the default) against pg_gemv
-     * (model_gpu_option "gemv"), then a per-kernel profile of one-token steps with each */
+    /* per-kernel profiles (K batched steps, one-token steps with each matmul kernel), then the matmul
+     * kernels side by side, alternating: pg_matvec and cuBLAS (the default) against pg_gemv (model_gpu_option
+     * "gemv"); everything that runs pg_gemv last, so a fault of the new kernel loses nothing measured before it */
     const char *genv = getenv("PTXGEN_GPU_GEMV");
     int gemv0 = genv && !strcmp(genv, "1");
     const char *mname[2] = {"matvec", "gemv"};
+    char *pj = malloc(1 << 16);
+    /* K sequences' batched steps (the default kernels: cuBLAS), each with its rows' top 64 */
+    int kp = nprof / 4 > 2 ? nprof / 4 : 2;
+    model_ctx **pc = calloc((size_t)K, sizeof *pc);
+    float *pv = malloc((size_t)K * MODEL_TOPK * 4);
+    int32_t *pi = malloc((size_t)K * MODEL_TOPK * 4), *ptk = malloc((size_t)K * 4);
+    bool kok = pj && nprof > 0 && pc && pv && pi && ptk && model_gpu_option(gpu, "gemv", 0, &sink) == PG_OK;
+    for (int i = 0; kok && i < K; i++) {
+        ptk[i] = gt[i % steps];
+        kok = model_ctx_new(gpu, P + kp + 4, &pc[i], &sink) == PG_OK && model_forward_hidden(pc[i], ids, P, &sink) == PG_OK;
+    }
+    if (kok) {
+        kok = model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
+        double t3 = now();
+        for (int d = 0; kok && d < kp; d++) {
+            kok = model_forward_batch(pc, K, ptk, NULL, &sink) == PG_OK && model_topk_rows(pc, K, pv, pi, &sink) == PG_OK;
+            for (int i = 0; kok && i < K; i++) ptk[i] = pi[(size_t)i * MODEL_TOPK];
+        }
+        double wall = (now() - t3) * 1e3 / kp;
+        kok = kok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
+        model_gpu_option(gpu, "profile", 0, &sink);
+        if (kok) {
+            printf("profile k = %d: %.3f ms a batched step (and its top 64) launched eagerly; %s\n", K, wall, pj);
+            fprintf(js, "  \"profile_k\": {\"k\": %d, \"step_ms_eager\": %.4f, \"profile\": %s},\n", K, wall, pj);
+        } else
+            check("profile", false, "the k = %d profile failed (see the diagnostic)", K);
+    }
+    for (int i = 0; pc && i < K; i++) model_ctx_free(pc[i]);
+    free(pc);
+    free(pv);
+    free(pi);
+    free(ptk);
+    /* the profile: nprof one-token steps (token on the device) after the prompt, launch by launch */
+    for (int md = 0; pj && nprof > 0 && md < 2; md++) {
+        model_ctx *s1 = NULL;
+        bool pok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK && model_ctx_new(gpu, P + nprof + 4, &s1, &sink) == PG_OK &&
+                   model_forward_top(s1, ids, P, tv1, ti1, &sink) == PG_OK && model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
+        double t3 = now();
+        for (int d = 0; pok && d < nprof; d++) {
+            int32_t t1 = ti1[0];
+            pok = model_forward_top(s1, &t1, 1, tv1, ti1, &sink) == PG_OK;
+        }
+        double wall = (now() - t3) * 1e3 / nprof;
+        pok = pok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
+        model_gpu_option(gpu, "profile", 0, &sink);
+        if (pok) {
+            printf("profile %s: %.3f ms a step launched eagerly; %s\n", mname[md], wall, pj);
+            fprintf(js, "  \"profile_%s\": {\"step_ms_eager\": %.4f, \"profile\": %s},\n", mname[md], wall, pj);
+        } else
+            check("profile", false, "the %s profile failed (see the diagnostic)", mname[md]);
+        model_ctx_free(s1);
+    }
     double dec[2] = {0, 0}, k4[2] = {0, 0};
     int32_t *mt[2] = {malloc((size_t)tg * 4), malloc((size_t)tg * 4)};
     bool gok = mt[0] && mt[1];
@@ -501,58 +554,6 @@ int main(int argc, char **argv) {
     fprintf(js, "  \"gemv\": {\"decode_tok_s\": {\"matvec\": %.1f, \"gemv\": %.1f}, \"k4_tok_s\": {\"cublas\": %.1f, \"gemv\": %.1f}, "
                 "\"rel_err_one_row\": %.4g, \"rel_err_batch4\": %.4g, \"exact_bits\": %s, \"greedy_same\": %d, \"greedy_of\": %d},\n",
             dec[0], dec[1], k4[0], k4[1], e1, e4, gbits ? "true" : "false", msame, tg);
-    /* the profile: nprof one-token steps (token on the device) after the prompt, launch by launch */
-    char *pj = malloc(1 << 16);
-    for (int md = 0; pj && nprof > 0 && md < 2; md++) {
-        model_ctx *s1 = NULL;
-        bool pok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK && model_ctx_new(gpu, P + nprof + 4, &s1, &sink) == PG_OK &&
-                   model_forward_top(s1, ids, P, tv1, ti1, &sink) == PG_OK && model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
-        double t3 = now();
-        for (int d = 0; pok && d < nprof; d++) {
-            int32_t t1 = ti1[0];
-            pok = model_forward_top(s1, &t1, 1, tv1, ti1, &sink) == PG_OK;
-        }
-        double wall = (now() - t3) * 1e3 / nprof;
-        pok = pok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
-        model_gpu_option(gpu, "profile", 0, &sink);
-        if (pok) {
-            printf("profile %s: %.3f ms a step launched eagerly; %s\n", mname[md], wall, pj);
-            fprintf(js, "  \"profile_%s\": {\"step_ms_eager\": %.4f, \"profile\": %s},\n", mname[md], wall, pj);
-        } else
-            check("profile", false, "the %s profile failed (see the diagnostic)", mname[md]);
-        model_ctx_free(s1);
-    }
-    /* and K sequences' batched steps (the default kernels: cuBLAS), each with its rows' top 64 */
-    int kp = nprof / 4 > 2 ? nprof / 4 : 2;
-    model_ctx **pc = calloc((size_t)K, sizeof *pc);
-    float *pv = malloc((size_t)K * MODEL_TOPK * 4);
-    int32_t *pi = malloc((size_t)K * MODEL_TOPK * 4), *ptk = malloc((size_t)K * 4);
-    bool pok = pj && nprof > 0 && pc && pv && pi && ptk && model_gpu_option(gpu, "gemv", 0, &sink) == PG_OK;
-    for (int i = 0; pok && i < K; i++) {
-        ptk[i] = gt[i % steps];
-        pok = model_ctx_new(gpu, P + kp + 4, &pc[i], &sink) == PG_OK && model_forward_hidden(pc[i], ids, P, &sink) == PG_OK;
-    }
-    if (pok) {
-        pok = model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
-        double t3 = now();
-        for (int d = 0; pok && d < kp; d++) {
-            pok = model_forward_batch(pc, K, ptk, NULL, &sink) == PG_OK && model_topk_rows(pc, K, pv, pi, &sink) == PG_OK;
-            for (int i = 0; pok && i < K; i++) ptk[i] = pi[(size_t)i * MODEL_TOPK];
-        }
-        double wall = (now() - t3) * 1e3 / kp;
-        pok = pok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
-        model_gpu_option(gpu, "profile", 0, &sink);
-        if (pok) {
-            printf("profile k = %d: %.3f ms a batched step (and its top 64) launched eagerly; %s\n", K, wall, pj);
-            fprintf(js, "  \"profile_k\": {\"k\": %d, \"step_ms_eager\": %.4f, \"profile\": %s},\n", K, wall, pj);
-        } else
-            check("profile", false, "the k = %d profile failed (see the diagnostic)", K);
-    }
-    for (int i = 0; pc && i < K; i++) model_ctx_free(pc[i]);
-    free(pc);
-    free(pv);
-    free(pi);
-    free(ptk);
     free(pj);
     model_gpu_option(gpu, "gemv", gemv0, &sink);
     for (int md = 0; md < 2; md++) {

@@ -673,8 +673,9 @@ static bool topk_launch(gpu_model *g, CUdeviceptr rows, int n) {
  * replayed.  False (and graphs off for good) when capture fails; the caller then launches directly. */
 static bool graph_ready(gpu_model *g, bool top) {
     CUgraphExec *ge = top ? &g->graph_top : &g->graph;
+    if (g->prof) return false;   /* profiling: launch by launch, even with the graphs captured */
     if (*ge) return true;
-    if (g->graph_off || g->prof) return false;
+    if (g->graph_off) return false;
     const gpu_cuda *a = &g->cu;
     CUgraph gr = NULL;
     if (a->cuStreamBeginCapture(g->st, 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */) != 0) {
