@@ -159,6 +159,19 @@ PG_API void model_gpu_set_desc(model_model *m, const char *desc);
  * the previous one's close_fn, and so does model_free.  The model never looks inside. */
 PG_API void model_gpu_set_server(model_model *m, void *server, void (*close_fn)(void *));
 PG_API void *model_gpu_server(const model_model *m);
+/* The GPU engine's switches (bench_gpu): "gemv" 1 = the pg_gemv kernel for the matmuls of steps
+ * of at most 4 rows and of exact steps (SiLU-mul inside the down projection's), 0 = pg_matvec
+ * and cuBLAS ($PTXGEN_GPU_GEMV=1 at load sets 1); "profile" 1 = start a per-kernel profile
+ * (the steps then run launch by launch, not as graphs, an event pair around each launch and
+ * cuBLAS call; counts cleared), 0 = stop.  PG_ERR_USAGE for the CPU engine or another key. */
+PG_API pg_status model_gpu_option(model_model *m, const char *key, int value, pg_diag_sink *diag);
+/* The running profile as JSON: {"steps", "launches", "launches_per_step", "kernel_ms",
+ * "kernel_ms_per_step", "kernels": [{"name", "calls", "ms", "ms_per_step", "share"}, ...]},
+ * largest time first; a matmul's name says its matrix ("pg_matvec qkv", "cublasGemmEx down"). */
+PG_API pg_status model_gpu_profile(const model_model *m, char *json, size_t n, pg_diag_sink *diag);
+/* Kernels (and cuBLAS calls) the GPU engine has enqueued since load, a graph's replay counted as
+ * the kernels in it; -1 for the CPU engine. */
+PG_API long model_gpu_kernel_launches(const model_model *m);
 
 /* A context holds the KV cache for up to max_seq positions. */
 PG_API pg_status model_ctx_new(model_model *m, int max_seq, model_ctx **out, pg_diag_sink *diag);
@@ -247,6 +260,11 @@ PG_API int model_topk_ref(const float *row, int n, int K, float *vals, int32_t *
  * batched step copies n x 64 pairs instead of n x vocab floats; the CPU engine reads the row. */
 #define MODEL_TOPK 64
 PG_API pg_status model_topk_rows(model_ctx *const *cs, int n, float *vals, int32_t *ids, pg_diag_sink *diag);
+/* model_forward(c, toks, n, NULL, NULL) then model_topk_rows(&c, 1, vals, ids): on the GPU engine
+ * in one submission (a one-token step: its graph with pg_topk in it) and one synchronize, so a
+ * decode step sends 64 (logit, id) pairs to the host instead of a vocabulary of logits.  The
+ * greedy token is ids[0]. */
+PG_API pg_status model_forward_top(model_ctx *c, const int32_t *toks, int n, float *vals, int32_t *ids, pg_diag_sink *diag);
 /* model_sample on the candidates (vals, ids)[nc] of a row, under the mask allow (bit id % 32 of
  * word id / 32 set: allowed, dec_mask's layout; NULL: all), exactly as model_sample on the full row with every
  * disallowed entry -INFINITY (sample.c says why) -- or *need_full and -1, the sampler

@@ -2,7 +2,7 @@
  * runs it on the GPU machine).
  *
  *   build/bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64]
- *                         [--tol 0.02] [--threads N] [--prompt N] [--out FILE.json]
+ *                         [--tol 0.02] [--threads N] [--prompt N] [--profile 32] [--out FILE.json]
  *
  * Checks (each prints one line "check NAME: pass|FAIL ..." and goes into the JSON):
  *   prefill   the last prompt position's logits: max |gpu - cpu| / max |cpu| <= tol, same top token
@@ -12,14 +12,23 @@
  *   exact     a verify step of 4 tokens (model_forward_exact + model_logits_rows) equals 4 one-token
  *             steps bit for bit, and model_logits_rows with ids picks the same values
  *   batch     model_forward_batch of 4 contexts at different positions against one-token steps, within tol
+ *   top1      one sequence's --tg greedy tokens the same with the logits row copied to the host (argmax
+ *             there) and with the token chosen on the device (model_forward_top: the step and its top 64
+ *             in one submission)
  *   topk      the --k speed run's greedy tokens the same with the rows copied back (argmax on the host)
  *             and with each row's top 64 selected on the device (pg_topk, model_topk_rows + model_sample_top)
+ *   gemv      the pg_gemv kernel (model_gpu_option "gemv") against pg_matvec / cuBLAS: one row's logits and
+ *             a batched step of 4 rows within tol, the same top token, and its exact step of 4 tokens
+ *             equal to 4 of its one-token steps bit for bit
  * The CPU engine runs GGUF models in exact mode (dequantized rows x f32 activations), the
  * arithmetic the GPU engine's f16 weights are closest to.
  * Speed: decode tok/s of one sequence (model_forward of one token with its logits copied to
  * the host, the way gen reads them), prefill tok/s of the prompt, and aggregate tok/s of
  * --k sequences stepped together by model_forward_batch (with the [k][vocab] logits copied
- * back, with only each row's top 64 copied back, and without logits).  Exit 0 when every check passed, 1 when one failed, 2 when the engines
+ * back, with only each row's top 64 copied back, and without logits); one sequence and 4 batched
+ * with pg_matvec/cuBLAS and with pg_gemv, alternating; then (--profile N, 0 = none) N one-token steps
+ * with each, launched one by one with an event pair around each launch: milliseconds and launches
+ * per step, per kernel and matrix ("profile_matvec", "profile_gemv" in the JSON).  Exit 0 when every check passed, 1 when one failed, 2 when the engines
  * did not start. */
 #include "ptxgen/model.h"
 
@@ -100,11 +109,11 @@ static void check(const char *name, bool ok, const char *fmt, ...) {
 int main(int argc, char **argv) {
     if (argc < 2 || argv[1][0] == '-') {
         fprintf(stderr, "usage: bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64] [--tol 0.02] "
-                        "[--threads N] [--prompt N] [--out FILE.json]\n");
+                        "[--threads N] [--prompt N] [--profile 32] [--out FILE.json]\n");
         return 2;
     }
     const char *dir = argv[1], *adapter = NULL, *outp = "/dev/stdout";
-    int steps = 64, tg = 256, K = 32, ksteps = 64, threads = 0, prompt_max = 0;
+    int steps = 64, tg = 256, K = 32, ksteps = 64, threads = 0, prompt_max = 0, nprof = 32;
     double tol = 0.02;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--adapter")) adapter = argv[i + 1];
@@ -116,6 +125,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--out")) outp = argv[i + 1];
         else if (!strcmp(argv[i], "--prompt")) prompt_max = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--profile")) nprof = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_gpu: unknown option %s\n", argv[i]);
             return 2;
@@ -307,6 +317,35 @@ int main(int argc, char **argv) {
     }
     double tdec = now() - ts0;
     double single = done / tdec;
+    /* the same decode with the token chosen on the device (model_forward_top: the step and its top 64
+     * in one submission, ids[0] the greedy token): the same tokens, no logits row to the host */
+    int32_t *hostt = malloc((size_t)tg * 4), *devt = malloc((size_t)tg * 4);
+    float tv1[MODEL_TOPK];
+    int32_t ti1[MODEL_TOPK];
+    int done3 = 0, same3 = 0;
+    double top1 = 0;
+    {
+        model_ctx *s1 = NULL, *s2 = NULL;
+        bool ok4 = hostt && devt && model_ctx_new(gpu, P + tg + 4, &s1, &sink) == PG_OK && model_ctx_new(gpu, P + tg + 4, &s2, &sink) == PG_OK &&
+                   model_forward(s1, ids, P, lg, NULL, &sink) == PG_OK;
+        for (int d = 0; ok4 && d < tg; d++) {   /* the host path's tokens, untimed (timed above) */
+            hostt[d] = argmax(lg, V);
+            ok4 = model_forward(s1, &hostt[d], 1, lg, NULL, &sink) == PG_OK;
+        }
+        ok4 = ok4 && model_forward_top(s2, ids, P, tv1, ti1, &sink) == PG_OK;
+        long l0 = model_gpu_kernel_launches(gpu);
+        double t3 = now();
+        for (; ok4 && done3 < tg; done3++) {
+            devt[done3] = ti1[0];
+            ok4 = model_forward_top(s2, &devt[done3], 1, tv1, ti1, &sink) == PG_OK;
+        }
+        top1 = done3 / (now() - t3);
+        for (int d = 0; d < done3 && d < tg && devt[d] == hostt[d]; d++) same3++;
+        check("top1", ok4 && same3 == tg, "one sequence, %d greedy tokens chosen on the device (model_forward_top) and on the host: %d the same; "
+              "%.1f kernels a token", tg, same3, done3 ? (double)(model_gpu_kernel_launches(gpu) - l0) / done3 : 0);
+        model_ctx_free(s1);
+        model_ctx_free(s2);
+    }
     /* the engine alone: the same steps without reading logits back (the host's argmax and the copy left out) */
     int done2 = 0;
     model_ctx_rewind(sp, P);
@@ -314,10 +353,10 @@ int main(int argc, char **argv) {
     for (; ok && done2 < tg; done2++) ok = model_forward(sp, &gt[done2 % steps], 1, NULL, NULL, &sink) == PG_OK;
     double engine = done2 / (now() - ts0);
     printf("speed: single-sequence decode %.0f tok/s (%d tokens after a %d-token prompt; logits copied to the host and argmax each step), "
-           "%.0f tok/s engine alone; prefill %.0f tok/s (greedy check, both engines: %.2f s)\n",
-           single, done, P, engine, P / tpre, tcpu_dec);
-    fprintf(js, "  \"decode_tok_s\": %.1f, \"decode_tok_s_engine\": %.1f, \"decode_tokens\": %d, \"prefill_tok_s\": %.1f, "
-                "\"greedy_steps_both_engines_s\": %.3f,\n", single, engine, done, P / tpre, tcpu_dec);
+           "%.0f tok/s with the token chosen on the device (model_forward_top), %.0f tok/s engine alone; prefill %.0f tok/s "
+           "(greedy check, both engines: %.2f s)\n", single, done, P, top1, engine, P / tpre, tcpu_dec);
+    fprintf(js, "  \"decode_tok_s\": %.1f, \"decode_tok_s_top\": %.1f, \"decode_tok_s_engine\": %.1f, \"decode_tokens\": %d, "
+                "\"prefill_tok_s\": %.1f, \"greedy_steps_both_engines_s\": %.3f,\n", single, top1, engine, done, P / tpre, tcpu_dec);
     fflush(js);
     model_ctx_free(sp);
 
@@ -390,6 +429,142 @@ int main(int argc, char **argv) {
     free(kt);
     free(kl);
     if (!ok) check("speed", false, "a timed step failed (see the diagnostic)");
+
+    /* per-kernel profiles (K batched steps, one-token steps with each matmul kernel), then the matmul
+     * kernels side by side, alternating: pg_matvec and cuBLAS (the default) against pg_gemv (model_gpu_option
+     * "gemv"); everything that runs pg_gemv last, so a fault of the new kernel loses nothing measured before it */
+    const char *genv = getenv("PTXGEN_GPU_GEMV");
+    int gemv0 = genv && !strcmp(genv, "1");
+    const char *mname[2] = {"matvec", "gemv"};
+    char *pj = malloc(1 << 16);
+    /* K sequences' batched steps (the default kernels: cuBLAS), each with its rows' top 64 */
+    int kp = nprof / 4 > 2 ? nprof / 4 : 2;
+    model_ctx **pc = calloc((size_t)K, sizeof *pc);
+    float *pv = malloc((size_t)K * MODEL_TOPK * 4);
+    int32_t *pi = malloc((size_t)K * MODEL_TOPK * 4), *ptk = malloc((size_t)K * 4);
+    bool kok = pj && nprof > 0 && pc && pv && pi && ptk && model_gpu_option(gpu, "gemv", 0, &sink) == PG_OK;
+    for (int i = 0; kok && i < K; i++) {
+        ptk[i] = gt[i % steps];
+        kok = model_ctx_new(gpu, P + kp + 4, &pc[i], &sink) == PG_OK && model_forward_hidden(pc[i], ids, P, &sink) == PG_OK;
+    }
+    if (kok) {
+        kok = model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
+        double t3 = now();
+        for (int d = 0; kok && d < kp; d++) {
+            kok = model_forward_batch(pc, K, ptk, NULL, &sink) == PG_OK && model_topk_rows(pc, K, pv, pi, &sink) == PG_OK;
+            for (int i = 0; kok && i < K; i++) ptk[i] = pi[(size_t)i * MODEL_TOPK];
+        }
+        double wall = (now() - t3) * 1e3 / kp;
+        kok = kok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
+        model_gpu_option(gpu, "profile", 0, &sink);
+        if (kok) {
+            printf("profile k = %d: %.3f ms a batched step (and its top 64) launched eagerly; %s\n", K, wall, pj);
+            fprintf(js, "  \"profile_k\": {\"k\": %d, \"step_ms_eager\": %.4f, \"profile\": %s},\n", K, wall, pj);
+        } else
+            check("profile", false, "the k = %d profile failed (see the diagnostic)", K);
+    }
+    for (int i = 0; pc && i < K; i++) model_ctx_free(pc[i]);
+    free(pc);
+    free(pv);
+    free(pi);
+    free(ptk);
+    /* the profile: nprof one-token steps (token on the device) after the prompt, launch by launch */
+    for (int md = 0; pj && nprof > 0 && md < 2; md++) {
+        model_ctx *s1 = NULL;
+        bool pok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK && model_ctx_new(gpu, P + nprof + 4, &s1, &sink) == PG_OK &&
+                   model_forward_top(s1, ids, P, tv1, ti1, &sink) == PG_OK && model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
+        double t3 = now();
+        for (int d = 0; pok && d < nprof; d++) {
+            int32_t t1 = ti1[0];
+            pok = model_forward_top(s1, &t1, 1, tv1, ti1, &sink) == PG_OK;
+        }
+        double wall = (now() - t3) * 1e3 / nprof;
+        pok = pok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
+        model_gpu_option(gpu, "profile", 0, &sink);
+        if (pok) {
+            printf("profile %s: %.3f ms a step launched eagerly; %s\n", mname[md], wall, pj);
+            fprintf(js, "  \"profile_%s\": {\"step_ms_eager\": %.4f, \"profile\": %s},\n", mname[md], wall, pj);
+        } else
+            check("profile", false, "the %s profile failed (see the diagnostic)", mname[md]);
+        model_ctx_free(s1);
+    }
+    double dec[2] = {0, 0}, k4[2] = {0, 0};
+    int32_t *mt[2] = {malloc((size_t)tg * 4), malloc((size_t)tg * 4)};
+    bool gok = mt[0] && mt[1];
+    enum { NB4 = 4 };
+    for (int round = 0; gok && round < 2; round++)
+        for (int md = 0; gok && md < 2; md++) {
+            gok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK;
+            model_ctx *s1 = NULL, *b4[NB4] = {0};
+            gok = gok && model_ctx_new(gpu, P + tg + 4, &s1, &sink) == PG_OK && model_forward_top(s1, ids, P, tv1, ti1, &sink) == PG_OK;
+            double t3 = now();
+            for (int d = 0; gok && d < tg; d++) {
+                mt[md][d] = ti1[0];
+                gok = model_forward_top(s1, &mt[md][d], 1, tv1, ti1, &sink) == PG_OK;
+            }
+            double r = tg / (now() - t3);
+            if (r > dec[md]) dec[md] = r;   /* the better of two rounds (the first captures the graphs) */
+            for (int i = 0; gok && i < NB4; i++)
+                gok = model_ctx_new(gpu, P + ksteps + 4, &b4[i], &sink) == PG_OK && model_forward_hidden(b4[i], ids, P - i, &sink) == PG_OK;
+            int32_t t4[NB4] = {gt[0], gt[1], gt[2], gt[3]};
+            t3 = now();
+            for (int st4 = 0; gok && st4 < ksteps; st4++) gok = model_forward_batch(b4, NB4, t4, NULL, &sink) == PG_OK;
+            r = NB4 * ksteps / (now() - t3);
+            if (r > k4[md]) k4[md] = r;
+            model_ctx_free(s1);
+            for (int i = 0; i < NB4; i++) model_ctx_free(b4[i]);
+        }
+    /* logits: one step after the prompt, and a batched step of 4 rows, in each mode; pg_gemv's exact
+     * step of 4 tokens against 4 of its one-token steps, bit for bit */
+    float *la[2] = {malloc((size_t)V * 4), malloc((size_t)V * 4)}, *ba[2] = {malloc((size_t)NB4 * V * 4), malloc((size_t)NB4 * V * 4)};
+    float *ex4 = malloc((size_t)4 * V * 4), *one4 = malloc((size_t)4 * V * 4);
+    gok = gok && la[0] && la[1] && ba[0] && ba[1] && ex4 && one4;
+    bool gbits = false;
+    for (int md = 0; gok && md < 2; md++) {
+        gok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK;
+        model_ctx *s1 = NULL, *b4[NB4] = {0};
+        gok = gok && model_ctx_new(gpu, P + 4, &s1, &sink) == PG_OK && model_forward_hidden(s1, ids, P, &sink) == PG_OK &&
+              model_forward(s1, &gt[0], 1, la[md], NULL, &sink) == PG_OK;
+        for (int i = 0; gok && i < NB4; i++)
+            gok = model_ctx_new(gpu, P + 4, &b4[i], &sink) == PG_OK && model_forward_hidden(b4[i], ids, P - 3 * i, &sink) == PG_OK;
+        gok = gok && model_forward_batch(b4, NB4, gt, ba[md], &sink) == PG_OK;
+        model_ctx_free(s1);
+        for (int i = 0; i < NB4; i++) model_ctx_free(b4[i]);
+        if (md == 1 && gok) {
+            model_ctx *x1 = NULL, *x2 = NULL;
+            int r4[4] = {0, 1, 2, 3};
+            gok = model_ctx_new(gpu, P + 8, &x1, &sink) == PG_OK && model_ctx_new(gpu, P + 8, &x2, &sink) == PG_OK &&
+                  model_forward_hidden(x1, ids, P, &sink) == PG_OK && model_forward_hidden(x2, ids, P, &sink) == PG_OK &&
+                  model_forward_exact(x1, gt, 4, &sink) == PG_OK && model_logits_rows(x1, r4, 4, NULL, 0, ex4, &sink) == PG_OK;
+            for (int st4 = 0; gok && st4 < 4; st4++) gok = model_forward(x2, &gt[st4], 1, one4 + (size_t)st4 * V, NULL, &sink) == PG_OK;
+            gbits = gok && !memcmp(ex4, one4, (size_t)4 * V * 4);
+            model_ctx_free(x1);
+            model_ctx_free(x2);
+        }
+    }
+    double e1 = gok ? rel_err(la[1], la[0], V) : 1e30, e4 = gok ? rel_err(ba[1], ba[0], (int)(NB4 * V)) : 1e30;
+    int msame = 0;
+    while (gok && msame < tg && mt[0][msame] == mt[1][msame]) msame++;
+    check("gemv", gok && e1 <= tol && e4 <= tol && argmax(la[1], V) == argmax(la[0], V) && gbits,
+          "pg_gemv against pg_matvec/cuBLAS: one row max rel err %.3g (top %d / %d), a batch of 4 %.3g; its exact step of 4 == 4 "
+          "one-token steps bit for bit: %s; greedy tokens the same for %d of %d", e1, gok ? argmax(la[1], V) : -1,
+          gok ? argmax(la[0], V) : -1, e4, gbits ? "yes" : "no", msame, tg);
+    printf("speed: matmul kernels, one sequence (token on the device): %.0f tok/s pg_matvec, %.0f tok/s pg_gemv; 4 sequences batched: "
+           "%.0f tok/s cuBLAS, %.0f tok/s pg_gemv\n", dec[0], dec[1], k4[0], k4[1]);
+    fprintf(js, "  \"gemv\": {\"decode_tok_s\": {\"matvec\": %.1f, \"gemv\": %.1f}, \"k4_tok_s\": {\"cublas\": %.1f, \"gemv\": %.1f}, "
+                "\"rel_err_one_row\": %.4g, \"rel_err_batch4\": %.4g, \"exact_bits\": %s, \"greedy_same\": %d, \"greedy_of\": %d},\n",
+            dec[0], dec[1], k4[0], k4[1], e1, e4, gbits ? "true" : "false", msame, tg);
+    free(pj);
+    model_gpu_option(gpu, "gemv", gemv0, &sink);
+    for (int md = 0; md < 2; md++) {
+        free(mt[md]);
+        free(la[md]);
+        free(ba[md]);
+    }
+    free(ex4);
+    free(one4);
+    free(hostt);
+    free(devt);
 
     fprintf(js, "  \"failed_checks\": %d\n}\n", nfail);
     fclose(js);

@@ -17,7 +17,11 @@
  * pg_rmsnorm launches a layer), cuBLAS GemmEx (f16 x f16 -> f32) for several rows.
  * A one-row step is captured once as a CUDA graph and replayed: its inputs (the token, the
  * row's cache and position) sit in device buffers the graph reads, uploaded before each
- * replay, so the ~220 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off. */
+ * replay, so the ~170 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off.
+ * model_forward_top's one-row step is a second graph, the step and pg_topk of its logits row.
+ * With pg_gemv on ($PTXGEN_GPU_GEMV=1 or model_gpu_set "gemv") every matmul of a step of at most
+ * GEMV_ROWS rows and of an exact step is pg_gemv (the norm inside it, and SiLU-mul inside the down
+ * projection's: six launches a layer).  model_gpu_set "profile" times each launch (no graphs). */
 #include "gpu.h"
 #include "gpu_blas.h"
 
@@ -49,6 +53,10 @@ struct topk_stage {
     uint32_t ids[GPU_ROWS][GPU_TOPK];
 };
 
+typedef struct gpu_prof gpu_prof;
+/* pg_gemv replaces cuBLAS for steps of this many rows or fewer (each block takes 4 of them) */
+#define GEMV_ROWS 4
+
 struct gpu_model {
     model_model *m;
     gpu_cuda cu;                         /* the driver (the gpu module's loader) */
@@ -66,13 +74,35 @@ struct gpu_model {
     /* scratch for GPU_ROWS rows */
     CUdeviceptr x, xb, xb16, qkv, att, att16, gu, h, h16, logits, toks, rows;
     CUdeviceptr tk_rows, tk_v, tk_i;     /* pg_topk: row addresses [GPU_ROWS], out [GPU_ROWS][64] f32 and u32 */
+    CUdeviceptr tk_cv, tk_ci, tk_rows2;  /* its first launch's candidates [GPU_ROWS][parts x 64], their rows' addresses */
+    CUdeviceptr tk_lrows;                /* the addresses of g->logits' rows (a step's own top 64) */
+    int tk_seg, tk_parts;                /* a row in parts of tk_seg entries (1 part: one launch) */
     struct topk_stage *tk_host;          /* pinned: the row addresses going out, the candidates coming back */
     void *stage;                         /* pinned: the step's row descriptors and tokens */
-    CUgraphExec graph;                   /* the one-row step, once captured */
+    CUgraphExec graph, graph_top;        /* the one-row step, once captured; the same with its top 64 */
+    bool gemv;                           /* pg_gemv for steps of <= GEMV_ROWS rows and exact ones ($PTXGEN_GPU_GEMV=1) */
+    const char *tag;                     /* the matrix the next matmul multiplies (the profile's label) */
+    long nlaunch;                        /* kernel launches and cuBLAS calls enqueued (a graph's replay: its kernels) */
+    long graph_kernels[2];               /* the kernels in graph and graph_top */
+    gpu_prof *prof;                      /* model_gpu_profile: NULL when off */
     bool graph_off;                      /* capture failed or $PTXGEN_GPU_GRAPH=0 */
     size_t wbytes;                       /* device bytes of the weights */
     char err[512];                       /* the first failure of a step */
     char desc[512];
+};
+
+/* model_gpu_profile: an event pair around each launch (the steps run eagerly, no graph), folded
+ * into per-label totals after each step's synchronize. */
+#define PROF_EV 2048
+#define PROF_LABELS 64
+struct gpu_prof {
+    CUevent ev[PROF_EV];
+    const char *lab[PROF_EV / 2];
+    char labbuf[PROF_EV / 2][40];
+    int nrec;
+    struct { char name[40]; double ms; long calls; } b[PROF_LABELS];
+    int nb;
+    long steps, launches;
 };
 
 struct gpu_ctx {
@@ -83,6 +113,8 @@ struct gpu_ctx {
     int lcap, nl, fill;
     float *hrow;                         /* pinned [vocab]: a row on its way to an id gather */
 };
+
+static bool prof_fold(gpu_model *g);
 
 /* ---- errors ----------------------------------------------------------------------------- */
 /* Record the first failure of a CUDA call (g->err); false when r is an error. */
@@ -204,6 +236,20 @@ static bool up_f32(gpu_model *g, const float *src, size_t n, CUdeviceptr *out, c
     return dalloc(g, out, n * 4, what) && OK(g, g->cu.cuMemcpyHtoD(*out, src, n * 4));
 }
 
+static void drop_graphs(gpu_model *g) {
+    if (g->graph) g->cu.cuGraphExecDestroy(g->graph);
+    if (g->graph_top) g->cu.cuGraphExecDestroy(g->graph_top);
+    g->graph = g->graph_top = NULL;
+}
+
+static void profile_free(gpu_model *g) {
+    if (!g->prof) return;
+    for (int i = 0; i < PROF_EV; i++)
+        if (g->prof->ev[i]) g->cu.cuEventDestroy(g->prof->ev[i]);
+    free(g->prof);
+    g->prof = NULL;
+}
+
 /* RoPE tables for positions [0, npos), as model.c computes them (float, powf/cosf/sinf). */
 static bool rope_tables(gpu_model *g, int npos) {
     const model_config *c = &g->m->cfg;
@@ -229,10 +275,7 @@ static bool rope_tables(gpu_model *g, int npos) {
     }
     free(cs);
     free(sn);
-    if (g->graph) {   /* the graph read the old tables */
-        g->cu.cuGraphExecDestroy(g->graph);
-        g->graph = NULL;
-    }
+    drop_graphs(g);   /* the graphs read the old tables */
     return ok;
 }
 
@@ -244,7 +287,8 @@ void model_gpu_close(gpu_model *g) {
     if (g->cu.lib && g->cx) {
         g->cu.cuCtxSetCurrent(g->cx);
         if (g->st) g->cu.cuStreamSynchronize(g->st);
-        if (g->graph) g->cu.cuGraphExecDestroy(g->graph);
+        drop_graphs(g);
+        profile_free(g);
         const model_config *c = &g->m->cfg;
         for (int l = 0; g->L && l < c->num_hidden_layers; l++) {
             gpu_layer *L = &g->L[l];
@@ -254,7 +298,7 @@ void model_gpu_close(gpu_model *g) {
         if (g->head != g->embed) dfree(g, &g->head);
         dfree(g, &g->embed); dfree(g, &g->norm); dfree(g, &g->rope_cos); dfree(g, &g->rope_sin);
         CUdeviceptr *s[] = {&g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows,
-                             &g->tk_rows, &g->tk_v, &g->tk_i};
+                             &g->tk_rows, &g->tk_v, &g->tk_i, &g->tk_cv, &g->tk_ci, &g->tk_rows2, &g->tk_lrows};
         for (size_t i = 0; i < sizeof s / sizeof *s; i++) dfree(g, s[i]);
         if (g->stage) g->cu.cuMemFreeHost(g->stage);
         if (g->tk_host) g->cu.cuMemFreeHost(g->tk_host);
@@ -394,6 +438,20 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
          dalloc(g, &g->tk_rows, (size_t)R * 8, "scratch") && dalloc(g, &g->tk_v, (size_t)R * GPU_TOPK * 4, "scratch") &&
          dalloc(g, &g->tk_i, (size_t)R * GPU_TOPK * 4, "scratch") &&
          OK(g, a->cuMemAllocHost((void **)&g->tk_host, sizeof *g->tk_host));
+    /* pg_topk in parts of tk_seg entries (a multiple of 256, at most 64 parts), so a row is read by
+     * many blocks at once; the parts' 64 candidates each then by one block */
+    g->tk_seg = ((V + 63) / 64 + 255) / 256 * 256;
+    g->tk_parts = (V + g->tk_seg - 1) / g->tk_seg;
+    size_t ncand = (size_t)R * g->tk_parts * GPU_TOPK;
+    ok = ok && dalloc(g, &g->tk_cv, ncand * 4, "scratch") && dalloc(g, &g->tk_ci, ncand * 4, "scratch") &&
+         dalloc(g, &g->tk_rows2, (size_t)R * 8, "scratch") && dalloc(g, &g->tk_lrows, (size_t)R * 8, "scratch");
+    if (ok) {   /* fixed addresses: each candidates row, each logits row */
+        CUdeviceptr *h = g->tk_host->rows;
+        for (int i = 0; i < R; i++) h[i] = g->tk_cv + (CUdeviceptr)((size_t)i * g->tk_parts * GPU_TOPK * 4);
+        ok = OK(g, a->cuMemcpyHtoD(g->tk_rows2, h, (size_t)R * 8));
+        for (int i = 0; ok && i < R; i++) h[i] = g->logits + (CUdeviceptr)((size_t)i * V * 4);
+        ok = ok && OK(g, a->cuMemcpyHtoD(g->tk_lrows, h, (size_t)R * 8));
+    }
     if (!ok) {
         pg_status st = said(g, diag, PG_ERR_EXTERNAL);
         model_gpu_close(g);
@@ -401,8 +459,11 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     }
     const char *env = getenv("PTXGEN_GPU_GRAPH");
     g->graph_off = !a->cuStreamBeginCapture || (env && !strcmp(env, "0"));
-    snprintf(g->desc, sizeof g->desc, "%.100s (f16 weights, %.0f MB; %s%.160s; %s)", name, g->wbytes / 1048576.0, g->blas ? "cuBLAS " : "no cuBLAS: ",
-             g->blas ? g->cb.name : g->cb.why[0] ? g->cb.why : "not found", g->graph_off ? "no graphs" : "graphs");
+    env = getenv("PTXGEN_GPU_GEMV");
+    g->gemv = env && !strcmp(env, "1");
+    snprintf(g->desc, sizeof g->desc, "%.100s (f16 weights, %.0f MB; %s%.160s; %s; %s)", name, g->wbytes / 1048576.0,
+             g->blas ? "cuBLAS " : "no cuBLAS: ", g->blas ? g->cb.name : g->cb.why[0] ? g->cb.why : "not found",
+             g->graph_off ? "no graphs" : "graphs", g->gemv ? "pg_gemv" : "pg_matvec");
     m->gpu = g;
     return PG_OK;
 }
@@ -442,10 +503,57 @@ void model_gpu_ctx_free(gpu_ctx *x) {
     free(x);
 }
 
+/* ---- the profile ---------------------------------------------------------------------------- */
+/* Before a launch (the label's event), after it (prof_after): only while profiling. */
+static bool prof_before(gpu_model *g, const char *kern) {
+    gpu_prof *P = g->prof;
+    g->nlaunch++;
+    if (!P) return true;
+    if (P->nrec == PROF_EV / 2 && !prof_fold(g)) return false;
+    char *l = P->labbuf[P->nrec];
+    if (g->tag) snprintf(l, sizeof P->labbuf[0], "%s %s", kern, g->tag);
+    else snprintf(l, sizeof P->labbuf[0], "%s", kern);
+    P->lab[P->nrec] = l;
+    P->launches++;
+    return OK(g, g->cu.cuEventRecord(P->ev[2 * P->nrec], g->st));
+}
+static bool prof_after(gpu_model *g) {
+    gpu_prof *P = g->prof;
+    if (!P) return true;
+    return OK(g, g->cu.cuEventRecord(P->ev[2 * P->nrec++ + 1], g->st));
+}
+
+/* Wait for the recorded launches and add each one's time to its label's total. */
+static bool prof_fold(gpu_model *g) {
+    gpu_prof *P = g->prof;
+    if (!P || !P->nrec) return true;
+    if (!OK(g, g->cu.cuEventSynchronize(P->ev[2 * P->nrec - 1]))) return false;
+    for (int i = 0; i < P->nrec; i++) {
+        float ms = 0;
+        if (!OK(g, g->cu.cuEventElapsedTime(&ms, P->ev[2 * i], P->ev[2 * i + 1]))) return false;
+        int b = 0;
+        while (b < P->nb && strcmp(P->b[b].name, P->lab[i])) b++;
+        if (b == P->nb) {
+            if (P->nb == PROF_LABELS) b = PROF_LABELS - 1;   /* more labels than slots: the last takes the rest */
+            else snprintf(P->b[P->nb++].name, sizeof P->b[0].name, "%s", P->lab[i]);
+        }
+        P->b[b].ms += ms;
+        P->b[b].calls++;
+    }
+    P->nrec = 0;
+    return true;
+}
+
 /* ---- the step ------------------------------------------------------------------------------ */
 static bool launch(gpu_model *g, int k, unsigned gx, unsigned gy, void **args) {
     unsigned block = k == GPU_K_ATTENTION ? 512 : 256;   /* attention: 16 warps over the positions */
-    return ok_(g, g->cu.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]);
+    const char *tag = g->tag;
+    if (k != GPU_K_MATVEC && k != GPU_K_GEMV) g->tag = NULL;   /* only the matmuls name their matrix */
+    bool ok = prof_before(g, model_gpu_kernel_names[k]) &&
+              ok_(g, g->cu.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]) &&
+              prof_after(g);
+    g->tag = tag;
+    return ok;
 }
 
 static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n, bool acc) {
@@ -455,17 +563,34 @@ static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CU
     return launch(g, GPU_K_MATVEC, (unsigned)n, (unsigned)(rows + 7) / 8, args);   /* activation rows the fast dimension */
 }
 
-/* y[n][rows] (+)= x[n][cols] W^T: pg_matvec (vec, or no cuBLAS) from the f32 x, else cuBLAS from x16. */
+/* pg_gemv: y[n][rows] (+)= x'[n][cols] W^T, x' = x, RMSNorm(x) nw (nw != 0) or silu(g) u of the
+ * gate|up rows (silu: x [n][2 cols]). */
+static bool gemv(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n, bool acc, bool silu) {
+    uint32_t r = (uint32_t)rows, c = (uint32_t)cols, ac = acc, ldx = (uint32_t)(silu ? 2 * cols : cols), ldy = (uint32_t)rows;
+    uint32_t un = (uint32_t)n, us = silu;
+    float eps = (float)g->m->cfg.rms_norm_eps;
+    void *args[] = {&y, &w, &x, &r, &c, &ac, &ldx, &ldy, &nw, &eps, &un, &us};
+    if ((rows + 3) / 4 > 65535 && !silu) return matvec(g, y, w, x, nw, rows, cols, n, acc);   /* past the grid's y limit */
+    return launch(g, GPU_K_GEMV, (unsigned)(n + 3) / 4, (unsigned)(rows + 3) / 4, args);
+}
+
+/* Which kernel a step of n rows multiplies with: pg_gemv (when on: exact steps and steps of at
+ * most GEMV_ROWS rows), pg_matvec (exact steps, one row, no cuBLAS), else cuBLAS. */
+static bool use_gemv(const gpu_model *g, int n, bool vec) { return g->gemv && (vec || n <= GEMV_ROWS || !g->blas); }
+
+/* y[n][rows] (+)= x[n][cols] W^T: pg_gemv or pg_matvec from the f32 x, else cuBLAS from x16. */
 static bool matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr x16, int rows, int cols, int n, bool acc,
                    bool vec) {
+    if (use_gemv(g, n, vec)) return gemv(g, y, w, x, 0, rows, cols, n, acc, false);
     if (vec || !g->blas) return matvec(g, y, w, x, 0, rows, cols, n, acc);
     /* column-major view: y^T [rows][n] = W [cols][rows]^T . x^T [cols][n] */
     float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
+    if (!prof_before(g, "cublasGemmEx")) return false;
     int s = g->cb.cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha, (const void *)(uintptr_t)w, CUDA_R_16F, cols,
                                 (const void *)(uintptr_t)x16, CUDA_R_16F, cols, &beta, (void *)(uintptr_t)y, CUDA_R_32F, rows,
                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (s && !g->err[0]) snprintf(g->err, sizeof g->err, "cublasGemmEx (%d x %d x %d) returned status %d", rows, n, cols, s);
-    return s == 0;
+    return s == 0 && prof_after(g);
 }
 
 static bool rmsnorm(gpu_model *g, CUdeviceptr out, CUdeviceptr out16, CUdeviceptr x, CUdeviceptr w, int n) {
@@ -475,52 +600,81 @@ static bool rmsnorm(gpu_model *g, CUdeviceptr out, CUdeviceptr out16, CUdevicept
     return launch(g, GPU_K_RMSNORM, (unsigned)n, 1, args);
 }
 
-/* y[n][rows] = RMSNorm(x[n][H]) nw @ W^T: the matvec normalizes its input itself (vec), else
- * pg_rmsnorm into xb (and xb16) and a matmul from there. */
+/* y[n][rows] = RMSNorm(x[n][H]) nw @ W^T: pg_gemv and pg_matvec normalize their input themselves,
+ * else pg_rmsnorm into xb (and xb16) and a matmul from there. */
 static bool normed_matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int n, bool vec) {
     int H = g->m->cfg.hidden_size;
+    if (use_gemv(g, n, vec)) return gemv(g, y, w, x, nw, rows, H, n, false, false);
     if (vec || !g->blas) return matvec(g, y, w, x, nw, rows, H, n, false);
     return rmsnorm(g, g->xb, g->xb16, x, nw, n) && matmul(g, y, w, g->xb, g->xb16, rows, H, n, false, false);
 }
 
 /* Enqueue the step's kernels for n rows whose tokens and descriptors are on the device;
  * rows [keep0, n) end as logits [n - keep0][vocab] in g->logits.  vec: matvec only (the
- * norms inside it: seven launches a layer). */
+ * norms inside it: seven launches a layer); with pg_gemv also SiLU-mul inside the down
+ * projection's (six). */
 static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
     const model_config *c = &g->m->cfg;
     int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, nh = c->num_attention_heads;
     int nkv = c->num_key_value_heads, QD = nh * hd, W = QD + 2 * nkv * hd, V = c->vocab_size;
-    bool half = !vec && g->blas;   /* cuBLAS reads the f16 copies */
+    bool gv = use_gemv(g, n, vec), half = !vec && !gv && g->blas;   /* cuBLAS reads the f16 copies */
     CUdeviceptr att16 = half ? g->att16 : 0, h16 = half ? g->h16 : 0;
     uint32_t uH = (uint32_t)H, uI = (uint32_t)I, unh = (uint32_t)nh, unkv = (uint32_t)nkv, uhd = (uint32_t)hd;
     uint32_t adj = g->m->rope_adjacent;
     float scale = 1.0f / sqrtf((float)hd);
     void *ea[] = {&g->x, &g->embed, &g->toks, &uH};
+    g->tag = NULL;
     if (!launch(g, GPU_K_EMBED, (unsigned)n, 1, ea)) return false;
-    for (int l = 0; l < c->num_hidden_layers; l++) {
+    bool ok = true;
+    for (int l = 0; ok && l < c->num_hidden_layers; l++) {
         gpu_layer *L = &g->L[l];
         uint32_t ul = (uint32_t)l;
         void *qa[] = {&g->qkv, &L->bqkv, &g->rows, &g->rope_cos, &g->rope_sin, &ul, &unh, &unkv, &uhd, &adj};
         void *aa[] = {&g->att, &att16, &g->qkv, &g->rows, &ul, &unh, &unkv, &uhd, &scale};
         void *sa[] = {&g->h, &h16, &g->gu, &uI};
-        if (!normed_matmul(g, g->qkv, L->qkv, g->x, L->ln1, W, n, vec) || !launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa) ||
-            !launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa) || !matmul(g, g->x, L->o, g->att, att16, H, QD, n, true, vec) ||
-            !normed_matmul(g, g->gu, L->gate_up, g->x, L->ln2, 2 * I, n, vec) ||
-            !launch(g, GPU_K_SILU_MUL, (unsigned)(I + 255) / 256, (unsigned)n, sa) ||
-            !matmul(g, g->x, L->down, g->h, h16, H, I, n, true, vec))
-            return false;
+        g->tag = "qkv";
+        ok = normed_matmul(g, g->qkv, L->qkv, g->x, L->ln1, W, n, vec) && launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa) &&
+             launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa);
+        g->tag = "o";
+        ok = ok && matmul(g, g->x, L->o, g->att, att16, H, QD, n, true, vec);
+        g->tag = "gate_up";
+        ok = ok && normed_matmul(g, g->gu, L->gate_up, g->x, L->ln2, 2 * I, n, vec);
+        g->tag = "down";
+        if (gv) ok = ok && gemv(g, g->x, L->down, g->gu, 0, H, I, n, true, true);   /* silu(g) u read straight from gu */
+        else
+            ok = ok && launch(g, GPU_K_SILU_MUL, (unsigned)(I + 255) / 256, (unsigned)n, sa) &&
+                 matmul(g, g->x, L->down, g->h, h16, H, I, n, true, vec);
     }
+    g->tag = "head";
     int nk = n - keep0;
-    if (nk <= 0) return true;
-    /* one kept row: the matvec, as a one-row step computes it */
+    /* one kept row: the matvec (or gemv), as a one-row step computes it */
     CUdeviceptr x0 = g->x + (CUdeviceptr)keep0 * H * 4;
-    return normed_matmul(g, g->logits, g->head, x0, g->norm, V, nk, vec || nk == 1);
+    ok = ok && (nk <= 0 || normed_matmul(g, g->logits, g->head, x0, g->norm, V, nk, vec || nk == 1));
+    g->tag = NULL;
+    return ok;
 }
 
-/* The one-row step as a graph: captured on first use, then replayed.  False (and graphs
- * off for good) when capture fails; the caller then launches directly. */
-static bool graph_ready(gpu_model *g) {
-    if (g->graph) return true;
+/* pg_topk of n rows whose addresses are at rows (device): in parts, then over the parts'
+ * candidates, when a row has several; the top 64 end in tk_v / tk_i [n][64]. */
+static bool topk_launch(gpu_model *g, CUdeviceptr rows, int n) {
+    uint32_t uV = (uint32_t)g->m->cfg.vocab_size, seg = (uint32_t)g->tk_seg, zero = 0;
+    CUdeviceptr none = 0;
+    if (g->tk_parts <= 1) {
+        void *args[] = {&g->tk_v, &g->tk_i, &rows, &uV, &zero, &none};
+        return launch(g, GPU_K_TOPK, 1, (unsigned)n, args);
+    }
+    uint32_t nc = (uint32_t)g->tk_parts * GPU_TOPK;
+    void *a1[] = {&g->tk_cv, &g->tk_ci, &rows, &uV, &seg, &none};
+    void *a2[] = {&g->tk_v, &g->tk_i, &g->tk_rows2, &nc, &zero, &g->tk_ci};
+    return launch(g, GPU_K_TOPK, (unsigned)g->tk_parts, (unsigned)n, a1) && launch(g, GPU_K_TOPK, 1, (unsigned)n, a2);
+}
+
+/* The one-row step as a graph (top: and its logits row's top 64): captured on first use, then
+ * replayed.  False (and graphs off for good) when capture fails; the caller then launches directly. */
+static bool graph_ready(gpu_model *g, bool top) {
+    CUgraphExec *ge = top ? &g->graph_top : &g->graph;
+    if (g->prof) return false;   /* profiling: launch by launch, even with the graphs captured */
+    if (*ge) return true;
     if (g->graph_off) return false;
     const gpu_cuda *a = &g->cu;
     CUgraph gr = NULL;
@@ -528,25 +682,43 @@ static bool graph_ready(gpu_model *g) {
         g->graph_off = true;
         return false;
     }
-    bool ok = run_rows(g, 1, 0, true);
+    long n0 = g->nlaunch;
+    bool ok = run_rows(g, 1, 0, true) && (!top || topk_launch(g, g->tk_lrows, 1));
+    g->graph_kernels[top] = g->nlaunch - n0;   /* counted when replayed */
+    g->nlaunch = n0;
     CUresult r = a->cuStreamEndCapture(g->st, &gr);
-    if (ok && r == 0 && gr && a->cuGraphInstantiateWithFlags(&g->graph, gr, 0) == 0) {
+    if (ok && r == 0 && gr && a->cuGraphInstantiateWithFlags(ge, gr, 0) == 0) {
         a->cuGraphDestroy(gr);
         return true;
     }
     if (gr) a->cuGraphDestroy(gr);
-    g->graph = NULL;
+    *ge = NULL;
     g->graph_off = true;
     g->err[0] = 0;   /* a failed capture is not a failed step: launch directly */
     return false;
 }
 
+/* The pinned candidates of n rows to vals / ids (GPU_TOPK_NONE as -1). */
+static void topk_out(const gpu_model *g, int n, float *vals, int32_t *ids) {
+    const struct topk_stage *h = g->tk_host;
+    memcpy(vals, h->vals, (size_t)n * GPU_TOPK * 4);
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < GPU_TOPK; i++) ids[r * GPU_TOPK + i] = h->ids[r][i] == GPU_TOPK_NONE ? -1 : (int32_t)h->ids[r][i];
+}
+
+static bool topk_copy(gpu_model *g, int n) {
+    size_t nb = (size_t)n * GPU_TOPK * 4;
+    return OK(g, g->cu.cuMemcpyDtoHAsync(g->tk_host->vals, g->tk_v, nb, g->st)) &&
+           OK(g, g->cu.cuMemcpyDtoHAsync(g->tk_host->ids, g->tk_i, nb, g->st));
+}
+
 pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const int32_t *toks, int n, int keep0, bool exact,
-                         float *out, pg_diag_sink *diag) {
+                         float *out, float *tvals, int32_t *tids, pg_diag_sink *diag) {
     const gpu_cuda *a = &g->cu;
     int V = g->m->cfg.vocab_size;
-    if (n < 1 || n > GPU_ROWS || keep0 < 0 || keep0 > n) {
-        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_step: %d rows (keep from %d), the engine takes 1 to %d", n, keep0, GPU_ROWS);
+    if (n < 1 || n > GPU_ROWS || keep0 < 0 || keep0 > n || (tvals && keep0 == n)) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_step: %d rows (keep from %d%s), the engine takes 1 to %d", n, keep0,
+                     tvals ? ", a top 64" : "", GPU_ROWS);
         return PG_ERR_USAGE;
     }
     if (!OK(g, a->cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
@@ -556,10 +728,18 @@ pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const
         d[t] = (gpu_rowdesc){cs[t]->k, cs[t]->v, (uint32_t)pos[t], (uint32_t)cs[t]->max_seq};
         tk[t] = (uint32_t)toks[t];
     }
+    bool top = tvals != NULL;
     bool ok = OK(g, a->cuMemcpyHtoDAsync(g->rows, d, (size_t)n * sizeof *d, g->st)) &&
               OK(g, a->cuMemcpyHtoDAsync(g->toks, tk, (size_t)n * 4, g->st));
-    if (ok && n == 1 && keep0 == 0 && graph_ready(g)) ok = OK(g, a->cuGraphLaunch(g->graph, g->st));
-    else if (ok) ok = run_rows(g, n, keep0, exact || n == 1);
+    if (ok && n == 1 && keep0 == 0 && graph_ready(g, top)) {
+        ok = OK(g, a->cuGraphLaunch(top ? g->graph_top : g->graph, g->st));
+        g->nlaunch += g->graph_kernels[top];
+    } else if (ok) {
+        ok = run_rows(g, n, keep0, exact || n == 1);
+        /* the last kept row's top 64 */
+        ok = ok && (!top || topk_launch(g, g->tk_lrows + (CUdeviceptr)(n - 1 - keep0) * 8, 1));
+    }
+    ok = ok && (!top || topk_copy(g, 1));
     /* the kept rows into their contexts' logits rows (runs of one context in one copy) */
     for (int t = keep0; t < n; t++) cs[t]->nl = cs[t]->fill = 0;
     for (int t = keep0; t < n; t++) cs[t]->nl++;
@@ -582,10 +762,13 @@ pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const
     }
     if (ok && out && n > keep0) ok = OK(g, a->cuMemcpyDtoHAsync(out, g->logits, (size_t)(n - keep0) * V * 4, g->st));
     ok = OK(g, a->cuStreamSynchronize(g->st)) && ok;
+    ok = ok && prof_fold(g);
+    if (g->prof) g->prof->steps++;
     if (!ok) {
         for (int t = keep0; t < n; t++) cs[t]->nl = 0;
         return said(g, diag, PG_ERR_EXTERNAL);
     }
+    if (top) topk_out(g, 1, tvals, tids);
     return PG_OK;
 }
 
@@ -629,16 +812,85 @@ pg_status model_gpu_topk(gpu_model *g, gpu_ctx *const *cs, const int *rows, int 
     if (!OK(g, a->cuCtxSetCurrent(g->cx))) return said(g, diag, PG_ERR_EXTERNAL);
     struct topk_stage *h = g->tk_host;
     for (int r = 0; r < n; r++) h->rows[r] = cs[r]->lg + (CUdeviceptr)((size_t)rows[r] * V * 4);
-    uint32_t uV = (uint32_t)V;
-    void *args[] = {&g->tk_v, &g->tk_i, &g->tk_rows, &uV};
-    size_t nb = (size_t)n * GPU_TOPK * 4;   /* n rows of candidates, values or ids */
-    bool ok = OK(g, a->cuMemcpyHtoDAsync(g->tk_rows, h->rows, (size_t)n * sizeof h->rows[0], g->st)) &&
-              launch(g, GPU_K_TOPK, (unsigned)n, 1, args) && OK(g, a->cuMemcpyDtoHAsync(h->vals, g->tk_v, nb, g->st)) &&
-              OK(g, a->cuMemcpyDtoHAsync(h->ids, g->tk_i, nb, g->st));
+    bool ok = OK(g, a->cuMemcpyHtoDAsync(g->tk_rows, h->rows, (size_t)n * sizeof h->rows[0], g->st)) && topk_launch(g, g->tk_rows, n) &&
+              topk_copy(g, n);
     ok = OK(g, a->cuStreamSynchronize(g->st)) && ok;
+    ok = ok && prof_fold(g);
     if (!ok) return said(g, diag, PG_ERR_EXTERNAL);
-    memcpy(vals, h->vals, nb);
-    for (int r = 0; r < n; r++)
-        for (int i = 0; i < GPU_TOPK; i++) ids[r * GPU_TOPK + i] = h->ids[r][i] == GPU_TOPK_NONE ? -1 : (int32_t)h->ids[r][i];
+    topk_out(g, n, vals, ids);
     return PG_OK;
 }
+
+/* ---- switches and the profile --------------------------------------------------------------- */
+pg_status model_gpu_set(gpu_model *g, const char *key, int value, pg_diag_sink *diag) {
+    if (!strcmp(key, "gemv")) {
+        if (g->gemv != (value != 0)) {
+            g->gemv = value != 0;
+            drop_graphs(g);   /* they hold the other kernels */
+            char *p = strrchr(g->desc, ';');
+            if (p) snprintf(p, sizeof g->desc - (size_t)(p - g->desc), "; %s)", g->gemv ? "pg_gemv" : "pg_matvec");
+        }
+        return PG_OK;
+    }
+    if (strcmp(key, "profile")) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_set: no switch \"%s\" (gemv, profile)", key);
+        return PG_ERR_USAGE;
+    }
+    if (!value) {
+        profile_free(g);
+        return PG_OK;
+    }
+    if (!g->cu.cuEventCreate || !g->cu.cuEventRecord || !g->cu.cuEventElapsedTime || !g->cu.cuEventSynchronize) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "the GPU engine's profile needs the driver's events (cuEventCreate), which it lacks");
+        return PG_ERR_EXTERNAL;
+    }
+    profile_free(g);
+    g->prof = calloc(1, sizeof *g->prof);
+    if (!g->prof) return PG_ERR_NOMEM;
+    bool ok = OK(g, g->cu.cuCtxSetCurrent(g->cx));
+    for (int i = 0; ok && i < PROF_EV; i++) ok = OK(g, g->cu.cuEventCreate(&g->prof->ev[i], 0));
+    if (!ok) {
+        profile_free(g);
+        return said(g, diag, PG_ERR_EXTERNAL);
+    }
+    return PG_OK;
+}
+
+static int prof_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;   /* each entry starts with its ms */
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+pg_status model_gpu_profile_json(const gpu_model *g, char *buf, size_t n, pg_diag_sink *diag) {
+    const gpu_prof *P = g->prof;
+    if (!P) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_profile_json: no profile is running (model_gpu_set \"profile\" 1)");
+        return PG_ERR_USAGE;
+    }
+    struct { double ms; long calls; const char *name; } e[PROF_LABELS];
+    double tot = 0;
+    for (int i = 0; i < P->nb; i++) {
+        e[i].ms = P->b[i].ms, e[i].calls = P->b[i].calls, e[i].name = P->b[i].name;
+        tot += e[i].ms;
+    }
+    qsort(e, (size_t)P->nb, sizeof e[0], prof_cmp);
+    double st = P->steps ? (double)P->steps : 1;
+    size_t k = 0;
+    int w = snprintf(buf, n, "{\"steps\": %ld, \"launches\": %ld, \"launches_per_step\": %.1f, \"kernel_ms\": %.4f, "
+                     "\"kernel_ms_per_step\": %.4f, \"kernels\": [", P->steps, P->launches, P->launches / st, tot, tot / st);
+    for (int i = 0; w > 0 && i < P->nb; i++) {
+        k += (size_t)w;
+        if (k >= n) break;
+        w = snprintf(buf + k, n - k, "%s{\"name\": \"%s\", \"calls\": %ld, \"ms\": %.4f, \"ms_per_step\": %.4f, \"share\": %.4f}",
+                     i ? ", " : "", e[i].name, e[i].calls, e[i].ms, e[i].ms / st, tot > 0 ? e[i].ms / tot : 0);
+    }
+    if (w > 0) k += (size_t)w;
+    if (k < n) w = snprintf(buf + k, n - k, "]}");
+    if (w < 0 || k + (size_t)w >= n) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_profile_json: %zu bytes are too few", n);
+        return PG_ERR_USAGE;
+    }
+    return PG_OK;
+}
+
+long model_gpu_launches(const gpu_model *g) { return g->nlaunch; }

@@ -17,7 +17,7 @@
 #include "model_internal.h"
 
 /* The kernels of gpu_ptx.c: the module's text and the entry names, in this order. */
-enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_NKERN };
+enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_K_GEMV, GPU_NKERN };
 extern const char model_gpu_ptx[];
 extern const char *const model_gpu_kernel_names[GPU_NKERN];
 
@@ -46,9 +46,11 @@ void model_gpu_ctx_free(gpu_ctx *c);
  * Rows [keep0, n) keep their logits: a context's kept rows become its logits rows 0, 1, ...
  * in row order (replacing what it kept before; a context with no kept row keeps its old
  * ones); out, when not NULL, receives them too, [n - keep0][vocab].  exact: every matmul
- * through the matvec kernel (each row bit for bit a one-row step's). */
+ * through the matvec kernel (each row bit for bit a one-row step's).  tvals, tids, when not NULL
+ * (rows kept): the last kept row's top GPU_TOPK as model_gpu_topk gives them, selected in the
+ * step's own submission (a one-row step: its graph), so no logits row crosses to the host. */
 pg_status model_gpu_step(gpu_model *g, gpu_ctx *const *cs, const int *pos, const int32_t *toks, int n, int keep0, bool exact,
-                         float *out, pg_diag_sink *diag);
+                         float *out, float *tvals, int32_t *tids, pg_diag_sink *diag);
 /* Logits row `row` (< the rows it kept) of c: ids NULL: out[vocab]; else out[i] = logit of ids[i]. */
 pg_status model_gpu_logits(gpu_ctx *c, int row, const int32_t *ids, int nids, float *out, pg_diag_sink *diag);
 /* pg_topk: the GPU_TOPK (model.h's MODEL_TOPK) largest logits of logits row rows[r] of cs[r], r < n
@@ -59,5 +61,10 @@ pg_status model_gpu_topk(gpu_model *g, gpu_ctx *const *cs, const int *rows, int 
 /* Make logits row `row` of c its row 0 and the only one (model_forward with all_logits keeps
  * every row of the last chunk, then only the last token's). */
 pg_status model_gpu_keep_row(gpu_ctx *c, int row, pg_diag_sink *diag);
+
+/* model.h's model_gpu_set, model_gpu_profile_json, model_gpu_launches for this engine. */
+pg_status model_gpu_set(gpu_model *g, const char *key, int value, pg_diag_sink *diag);
+pg_status model_gpu_profile_json(const gpu_model *g, char *buf, size_t n, pg_diag_sink *diag);
+long model_gpu_launches(const gpu_model *g);
 
 #endif

@@ -521,7 +521,7 @@ static void forward_rows(model_ctx *c, model_ctx *const *seq, const int32_t *tok
 /* model_forward and model_forward_exact on the GPU engine: chunks of GPU_ROWS rows; the rows
  * that keep logits are the last token's (every row's for all_logits or exact). */
 static pg_status gpu_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits, bool exact,
-                             pg_diag_sink *diag) {
+                             float *tvals, int32_t *tids, pg_diag_sink *diag) {
     int V = c->m->cfg.vocab_size, nb = 0;
     gpu_ctx *gcs[GPU_ROWS];
     int pos[GPU_ROWS];
@@ -533,7 +533,9 @@ static pg_status gpu_forward(model_ctx *c, const int32_t *toks, int n, float *lo
             pos[t] = c->pos + t;
         }
         int keep0 = all_logits || exact ? 0 : s + nb == n ? nb - 1 : nb;
-        pg_status st = model_gpu_step(c->m->gpu, gcs, pos, toks + s, nb, keep0, exact, all_logits ? all_logits + (size_t)s * V : NULL, diag);
+        bool last = s + nb == n;   /* its last row is the last token's: its top 64 when asked */
+        pg_status st = model_gpu_step(c->m->gpu, gcs, pos, toks + s, nb, keep0, exact, all_logits ? all_logits + (size_t)s * V : NULL,
+                                      last ? tvals : NULL, last ? tids : NULL, diag);
         if (st != PG_OK) return st;
         c->pos += nb;
     }
@@ -549,7 +551,8 @@ static pg_status gpu_forward(model_ctx *c, const int32_t *toks, int n, float *lo
     return PG_OK;
 }
 
-pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits, pg_diag_sink *diag) {
+/* model_forward's argument checks: PG_OK, or the status of the diagnostic emitted */
+static pg_status forward_args(const model_ctx *c, const int32_t *toks, int n, pg_diag_sink *diag) {
     const model_config *cf = &c->m->cfg;
     if (n < 1) {
         pg_diag_emit(diag, PG_E_MODEL_CONFIG, NULL, 0, 0, "model_forward needs at least one token");
@@ -566,7 +569,14 @@ pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits,
                          (int)toks[i], i, cf->vocab_size);
             return PG_ERR_USAGE;
         }
-    if (c->gc) return gpu_forward(c, toks, n, logits, all_logits, false, diag);
+    return PG_OK;
+}
+
+pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits, float *all_logits, pg_diag_sink *diag) {
+    const model_config *cf = &c->m->cfg;
+    pg_status st = forward_args(c, toks, n, diag);
+    if (st != PG_OK) return st;
+    if (c->gc) return gpu_forward(c, toks, n, logits, all_logits, false, NULL, NULL, diag);
     for (int s = 0; s < n; s += CHUNK) {
         int nb = n - s < CHUNK ? n - s : CHUNK;
         bool last = s + nb == n;
@@ -574,6 +584,32 @@ pg_status model_forward(model_ctx *c, const int32_t *toks, int n, float *logits,
     }
     return PG_OK;
 }
+
+pg_status model_forward_top(model_ctx *c, const int32_t *toks, int n, float *vals, int32_t *ids, pg_diag_sink *diag) {
+    pg_status st = forward_args(c, toks, n, diag);
+    if (st != PG_OK) return st;
+    if (c->gc) return gpu_forward(c, toks, n, NULL, NULL, false, vals, ids, diag);   /* one submission, one synchronize */
+    st = model_forward(c, toks, n, NULL, NULL, diag);
+    return st == PG_OK ? model_topk_rows(&c, 1, vals, ids, diag) : st;
+}
+
+pg_status model_gpu_option(model_model *m, const char *key, int value, pg_diag_sink *diag) {
+    if (!m->gpu) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_option \"%s\": the model does not run on the GPU engine", key);
+        return PG_ERR_USAGE;
+    }
+    return model_gpu_set(m->gpu, key, value, diag);
+}
+
+pg_status model_gpu_profile(const model_model *m, char *json, size_t n, pg_diag_sink *diag) {
+    if (!m->gpu) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_profile: the model does not run on the GPU engine");
+        return PG_ERR_USAGE;
+    }
+    return model_gpu_profile_json(m->gpu, json, n, diag);
+}
+
+long model_gpu_kernel_launches(const model_model *m) { return m->gpu ? model_gpu_launches(m->gpu) : -1; }
 
 pg_status model_forward_batch(model_ctx *const *ctxs, int nseq, const int32_t *toks, float *logits, pg_diag_sink *diag) {
     if (nseq < 1 || !ctxs || !toks) {
@@ -615,7 +651,7 @@ pg_status model_forward_batch(model_ctx *const *ctxs, int nseq, const int32_t *t
                 gcs[t] = ctxs[s + t]->gc;
                 pos[t] = ctxs[s + t]->pos;
             }
-            pg_status st = model_gpu_step(m->gpu, gcs, pos, toks + s, nb, 0, false, logits ? logits + (size_t)s * V : NULL, diag);
+            pg_status st = model_gpu_step(m->gpu, gcs, pos, toks + s, nb, 0, false, logits ? logits + (size_t)s * V : NULL, NULL, NULL, diag);
             if (st != PG_OK) return st;
             for (int t = 0; t < nb; t++) {
                 ctxs[s + t]->pos++;
@@ -654,7 +690,7 @@ pg_status model_forward_exact(model_ctx *c, const int32_t *toks, int n, pg_diag_
                          (int)toks[i], i, cf->vocab_size);
             return PG_ERR_USAGE;
         }
-    if (c->gc) return gpu_forward(c, toks, n, NULL, NULL, true, diag);
+    if (c->gc) return gpu_forward(c, toks, n, NULL, NULL, true, NULL, NULL, diag);
     forward_rows(c, NULL, toks, n, NULL, NULL, true);
     return PG_OK;
 }

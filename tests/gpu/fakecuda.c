@@ -6,6 +6,7 @@
  * descriptors, kept logits rows, the graph path, GemmEx's arguments) against the CPU engine;
  * the PTX itself is checked by libptx and ptxas (test_gpu_ptx) and on the GPU
  * (tests/gpu/engine_gpu.sh).  Build: cc -shared -fPIC -o DIR/libcuda.so.1 fakecuda.c -lm */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef int CUresult;
@@ -184,30 +186,68 @@ static void k_silu_mul(void **args, unsigned gx, unsigned gy) {
         }
 }
 
-/* pg_topk: each row's 64 largest finite logits, logit descending, ties lower id first; padding (-inf, ~0) */
+/* pg_topk: block (g, r) takes part g of row r (entries [g seg, +seg), or the whole row when seg is 0):
+ * its 64 largest finite logits, logit descending, ties lower id first; padding (-inf, ~0); an id is
+ * the entry's index in the part plus g seg, or idmap[r V + index] */
 static void k_topk(void **args, unsigned gx, unsigned gy) {
-    (void)gy;
     float *vals = F32(P(0, CUdeviceptr));
-    uint32_t *ids = (uint32_t *)(uintptr_t)P(1, CUdeviceptr), V = P(3, uint32_t);
+    uint32_t *ids = (uint32_t *)(uintptr_t)P(1, CUdeviceptr), V = P(3, uint32_t), seg = P(4, uint32_t);
     CUdeviceptr *rows = (CUdeviceptr *)(uintptr_t)P(2, CUdeviceptr);
-    for (unsigned r = 0; r < gx; r++) {
-        const float *x = F32(rows[r]);
-        float *v = vals + (size_t)r * 64;
-        uint32_t *id = ids + (size_t)r * 64;
-        int m = 0;
-        for (uint32_t i = 0; i < V; i++) {
-            float f = x[i];
-            if (isnan(f) || f == -INFINITY || (m == 64 && !(f > v[63]))) continue;   /* equal: the earlier id stays */
-            int j = m < 64 ? m++ : 63;
-            while (j > 0 && f > v[j - 1]) { v[j] = v[j - 1]; id[j] = id[j - 1]; j--; }
-            v[j] = f;
-            id[j] = i;
+    const uint32_t *map = (const uint32_t *)(uintptr_t)P(5, CUdeviceptr);
+    if (!seg && gx != 1) { fprintf(stderr, "fakecuda: pg_topk of whole rows with %u parts\n", gx); abort(); }
+    for (unsigned r = 0; r < gy; r++)
+        for (unsigned g = 0; g < gx; g++) {
+            uint32_t base = g * seg, len = seg ? (V - base < seg ? V - base : seg) : V;
+            if (seg && base >= V) { fprintf(stderr, "fakecuda: pg_topk part %u starts past the row\n", g); abort(); }
+            const float *x = F32(rows[r]) + base;
+            float *v = vals + ((size_t)r * gx + g) * 64;
+            uint32_t *id = ids + ((size_t)r * gx + g) * 64;
+            int m = 0;
+            for (uint32_t i = 0; i < len; i++) {
+                float f = x[i];
+                if (isnan(f) || f == -INFINITY || (m == 64 && !(f > v[63]))) continue;   /* equal: the earlier id stays */
+                int j = m < 64 ? m++ : 63;
+                while (j > 0 && f > v[j - 1]) { v[j] = v[j - 1]; id[j] = id[j - 1]; j--; }
+                v[j] = f;
+                id[j] = map ? map[(size_t)r * V + i] : base + i;
+            }
+            for (; m < 64; m++) { v[m] = -INFINITY; id[m] = 0xffffffffu; }
         }
-        for (; m < 64; m++) { v[m] = -INFINITY; id[m] = 0xffffffffu; }
-    }
 }
 
-typedef struct { const char *name; void (*run)(void **, unsigned, unsigned); unsigned block; int nargs; size_t argsz[10]; } kern;
+/* pg_gemv: y[j][r] (+)= W[r] . x'[j] for j < n, r < rows; x' = x, or RMS-normed (nw: scale(j) (W nw) . x),
+ * or silu(g) u of gate|up rows (ldx = 2 cols) */
+static void k_gemv(void **args, unsigned gx, unsigned gy) {
+    float *y = F32(P(0, CUdeviceptr)), *x = F32(P(2, CUdeviceptr)), *nw = F32(P(8, CUdeviceptr)), eps = P(9, float);
+    uint16_t *w = F16(P(1, CUdeviceptr));
+    uint32_t rows = P(3, uint32_t), cols = P(4, uint32_t), acc = P(5, uint32_t), ldx = P(6, uint32_t), ldy = P(7, uint32_t);
+    uint32_t n = P(10, uint32_t), silu = P(11, uint32_t);
+    if (gy * 4 < rows || gx * 4 < n || (silu && (nw || ldx != 2 * cols)) || cols % 8) {
+        fprintf(stderr, "fakecuda: pg_gemv grid %u x %u for %u x %u rows (silu %u, ldx %u, cols %u)\n", gx, gy, n, rows, silu, ldx, cols);
+        abort();
+    }
+    float *xs = malloc(cols * sizeof *xs);
+    for (uint32_t j = 0; j < n; j++) {
+        const float *xr = x + (size_t)j * ldx;
+        float sc = 1;
+        if (nw) {
+            float ss = 0;
+            for (uint32_t c = 0; c < cols; c++) ss += xr[c] * xr[c];
+            sc = 1.0f / sqrtf(ss / (float)cols + eps);
+        }
+        for (uint32_t c = 0; c < cols; c++) xs[c] = silu ? xr[c] / (1.0f + expf(-xr[c])) * xr[cols + c] : xr[c];
+        for (uint32_t r = 0; r < rows; r++) {
+            float s = 0;
+            for (uint32_t c = 0; c < cols; c++) s += h2f(w[(size_t)r * cols + c]) * (nw ? nw[c] : 1.0f) * xs[c];
+            float *d = &y[(size_t)j * ldy + r];
+            *d = (acc ? *d : 0) + s * sc;
+        }
+    }
+    free(xs);
+}
+
+#define MAXARGS 12
+typedef struct { const char *name; void (*run)(void **, unsigned, unsigned); unsigned block; int nargs; size_t argsz[MAXARGS]; } kern;
 static kern kerns[] = {   /* the block size and parameters each kernel declares */
     {"pg_embed", k_embed, 256, 4, {8, 8, 8, 4}},
     {"pg_rmsnorm", k_rmsnorm, 256, 6, {8, 8, 8, 8, 4, 4}},
@@ -215,11 +255,12 @@ static kern kerns[] = {   /* the block size and parameters each kernel declares 
     {"pg_qkv_rope", k_qkv_rope, 256, 10, {8, 8, 8, 8, 8, 4, 4, 4, 4, 4}},
     {"pg_attention", k_attention, 512, 9, {8, 8, 8, 8, 4, 4, 4, 4, 4}},
     {"pg_silu_mul", k_silu_mul, 256, 4, {8, 8, 8, 4}},
-    {"pg_topk", k_topk, 256, 4, {8, 8, 8, 4}},
+    {"pg_topk", k_topk, 256, 6, {8, 8, 8, 4, 4, 8}},
+    {"pg_gemv", k_gemv, 256, 12, {8, 8, 8, 4, 4, 4, 4, 4, 8, 4, 4, 4}},
 };
 
 /* ---- the driver ---------------------------------------------------------------------------- */
-typedef struct { kern *k; unsigned gx, gy; unsigned char vals[10][8]; } rec;
+typedef struct { kern *k; unsigned gx, gy; unsigned char vals[MAXARGS][8]; } rec;
 typedef struct { rec *r; int n, cap; } graph;
 static graph *capturing;
 static long launches, graph_launches;
@@ -392,7 +433,7 @@ CUresult cuGraphLaunch(void *e, void *s) {
     graph *g = e;
     graph_launches++;
     for (int i = 0; i < g->n; i++) {
-        void *args[10];
+        void *args[MAXARGS];
         for (int a = 0; a < g->r[i].k->nargs; a++) args[a] = g->r[i].vals[a];
         g->r[i].k->run(args, g->r[i].gx, g->r[i].gy);
     }
@@ -417,12 +458,22 @@ CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { STICKY(); memcpy(d,
 CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0; }
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return 0; }
 CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) { STICKY(); for (size_t i = 0; i < n; i++) ((unsigned *)(uintptr_t)d)[i] = v; return 0; }
-CUresult cuEventCreate(void **e, unsigned f) { (void)f; *e = (void *)6; return 0; }
-CUresult cuEventDestroy_v2(void *e) { (void)e; return 0; }
-CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return 0; }
-CUresult cuEventSynchronize(void *e) { (void)e; STICKY(); return 0; }
-CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 1; return 0; }
 #endif
+
+/* Events (the engine's profile, the harness's timing): the host clock when recorded; the stand-in
+ * runs each launch when it is made, so the time between two events is the launches' between them. */
+CUresult cuEventCreate(void **e, unsigned f) { (void)f; *e = calloc(1, sizeof(double)); return *e ? 0 : 2; }
+CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
+CUresult cuEventRecord(void *e, void *s) {
+    (void)s;
+    if (capturing) return 900;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    *(double *)e = ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    return 0;
+}
+CUresult cuEventSynchronize(void *e) { (void)e; STICKY(); return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = (float)(*(double *)b - *(double *)a); return 0; }
 
 /* ---- cuBLAS ------------------------------------------------------------------------------ */
 int cublasCreate_v2(void **h) {   /* the engine's start (the harness has no cuBLAS): logged beside cuInit */
