@@ -5,6 +5,8 @@
 # graphs replay recorded launches).  Checks the buffers, offsets, row descriptors, kept logits
 # rows, the graph path and cuBLAS's arguments against the CPU engine; the PTX is
 # test_gpu_ptx's and tests/gpu/engine_gpu.sh's.  Ends with "N passed, N failed".
+# Every gen names models/default (the 15M model): with the Qwen base fetched, gen's default is the
+# two-stage 0.5B, which the stand-in's C kernels would run for minutes a request.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${PTXGEN_BUILD:-build}
@@ -65,14 +67,14 @@ PTXGEN_GPU_GRAPH=0 timeout 300 "$BUILD/bench_gpu" models/default --prompt 16 --s
     && grep -q 'graph_launches 0' "$tmp/rep.txt" && grep -q 'no graphs' "$tmp/b2.txt" && ok || bad "PTXGEN_GPU_GRAPH=0: $(tail -3 "$tmp/b2.txt") $(cat "$tmp/rep.txt")"
 
 # gen end to end on the engine: the summary line names the device, --json says it
-timeout 300 "$BUILD/ptxgen" gen --device gpu "add two float vectors" --samples 1 --max-tokens 48 --json -o "$tmp/k.ptx" > "$tmp/g.json" 2> "$tmp/g.err"
+timeout 300 "$BUILD/ptxgen" gen --model models/default --device gpu "add two float vectors" --samples 1 --max-tokens 48 --json -o "$tmp/k.ptx" > "$tmp/g.json" 2> "$tmp/g.err"
 rc=$?
 [ "$rc" -le 1 ] && ok || bad "gen --device gpu: exit $rc: $(tail -3 "$tmp/g.err")"
 grep -q 'tok/s, gpu)' "$tmp/g.err" && ok || bad "the summary line names the device: $(grep '^gen:' "$tmp/g.err" | head -1)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["name"] == "gpu" and "fakecuda" in d["device"]["detail"]' "$tmp/g.json" \
     && ok || bad "gen --json device: $(head -c 300 "$tmp/g.json")"
 # the same request on the CPU engine draws the same tokens (logits within f16 rounding; seed 1)
-LD_LIBRARY_PATH= timeout 300 "$BUILD/ptxgen" gen --device cpu "add two float vectors" --samples 1 --max-tokens 48 -o "$tmp/c.ptx" 2> /dev/null
+LD_LIBRARY_PATH= timeout 300 "$BUILD/ptxgen" gen --model models/default --device cpu "add two float vectors" --samples 1 --max-tokens 48 -o "$tmp/c.ptx" 2> /dev/null
 [ -s "$tmp/k.ptx" ] && cmp -s "$tmp/k.ptx" "$tmp/c.ptx" && ok || bad "gen --device gpu and --device cpu differ: $(diff "$tmp/k.ptx" "$tmp/c.ptx" | head -5)"
 
 # gen --device gpu --verify gpu: the harness must still run after the engine did.  The stand-in built
@@ -85,7 +87,7 @@ mkdir -p "$tmp/h"
 cc -std=c11 -O2 -Wall -Wextra -Werror -DFAKECUDA_HARNESS -shared -fPIC -o "$tmp/h/libcuda.so.1" tests/gpu/fakecuda.c -lm && ok || bad "fakecuda.c -DFAKECUDA_HARNESS does not build"
 # (This run copies the whole logits rows, $PTXGEN_GEN_TOPK=0; the one after it draws from the top 64.)
 LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/init.log" PTXGEN_GEN_TOPK=0 \
-    timeout 300 "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 64 --json \
+    timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 64 --json \
     -o "$tmp/v.ptx" > "$tmp/v.json" 2> "$tmp/v.err"
 rc=$?
 [ "$rc" -le 1 ] && ok || bad "gen --device gpu --verify gpu: exit $rc: $(tail -3 "$tmp/v.err")"
@@ -99,7 +101,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"][
 # one engine child per gen (src/pipeline/draw.h): three draws (the attempts the token budget cuts short
 # resample), one engine start (the stand-in logs the engine's cublasCreate beside the cuInits)
 LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/init2.log" timeout 300 \
-    "$BUILD/ptxgen" gen --device gpu --task bench/suite/ew_silu/task.json --verify ptxas --samples 3 --max-tokens 16 -o "$tmp/p.ptx" \
+    "$BUILD/ptxgen" gen --model models/default --device gpu --task bench/suite/ew_silu/task.json --verify ptxas --samples 3 --max-tokens 16 -o "$tmp/p.ptx" \
     > /dev/null 2> "$tmp/p.err"
 rc=$?
 [ "$rc" -le 1 ] && grep -q 'attempt 3/3 failed' "$tmp/p.err" && [ "$(grep -c '^cublasCreate' "$tmp/init2.log")" -eq 1 ] && ok ||
@@ -107,7 +109,7 @@ rc=$?
 
 # an engine child that dies mid-draw: that draw is an E702 saying so, gen exits 1, nothing is left running
 LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_ABORT_AT=5 timeout 300 \
-    "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify ptxas --samples 2 --max-tokens 16 -o "$tmp/x.ptx" \
+    "$BUILD/ptxgen" gen --model models/default silu --device gpu --task bench/suite/ew_silu/task.json --verify ptxas --samples 2 --max-tokens 16 -o "$tmp/x.ptx" \
     > /dev/null 2> "$tmp/x.err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "E702.*the GPU engine's child process was killed by a signal" "$tmp/x.err" && [ ! -e "$tmp/x.ptx" ] && ok ||
@@ -116,7 +118,7 @@ rc=$?
 # best-of-k draws from each row's top 64 on the device (src/decode/top.c) as from the whole rows: the same
 # candidates, so the same kept kernel (the run above copied the whole rows)
 LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" timeout 300 \
-    "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 64 --json \
+    "$BUILD/ptxgen" gen --model models/default silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples 2 --max-tokens 64 --json \
     -o "$tmp/t.ptx" > "$tmp/t.json" 2> "$tmp/t.err"
 [ -s "$tmp/v.ptx" ] && cmp -s "$tmp/v.ptx" "$tmp/t.ptx" && ok || bad "best-of-2 from the top 64 and from whole rows differ: $(diff "$tmp/v.ptx" "$tmp/t.ptx" | head -5)"
 python3 -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a["top_candidates"]["decided"] == 0 and b["top_candidates"]["decided"] > 0, (a["top_candidates"], b["top_candidates"]); assert a["best_of"] == b["best_of"] and a["tokens"] == b["tokens"]' \
@@ -131,7 +133,7 @@ if [ -n "$real_ptxas" ]; then
     for n in 3 1; do
         : > "$tmp/ptxas.runs"
         LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" PTXAS="$tmp/ptxas" timeout 300 \
-            "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples $n --temperature 0 \
+            "$BUILD/ptxgen" gen --model models/default silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu --samples $n --temperature 0 \
             --max-tokens 64 --json -o "$tmp/s$n.ptx" > "$tmp/s$n.json" 2> "$tmp/s$n.err"
         echo "$(wc -l < "$tmp/ptxas.runs")" > "$tmp/s$n.runs"
     done
@@ -166,7 +168,7 @@ for m in 1:3 1:1 0:3; do
     memo=${m%:*} n=${m#*:}
     : > "$tmp/memo$m.log"
     LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/memo$m.log" \
-        PTXGEN_GPU_MEMO=$memo timeout 300 "$BUILD/ptxgen" gen silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu \
+        PTXGEN_GPU_MEMO=$memo timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu --task bench/suite/ew_silu/task.json --verify gpu \
         --samples "$n" --temperature 1 --max-tokens 64 --json -o "$tmp/memo$m.ptx" > "$tmp/memo$m.json" 2> "$tmp/memo$m.err"
 done
 python3 - "$tmp" <<'PY' && ok || bad "the GPU stage's fixed cost once per gen: $(grep -h '^gen: attempt' "$tmp/memo1:3.err" | cut -c1-160)"
@@ -206,7 +208,7 @@ json.dump(d, open(sys.argv[1], "w"))' "$tmp/task/task.json"
 for w in 1 0; do
     : > "$tmp/w$w.log"
     LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/w$w.log" \
-        FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=ctcw PTXGEN_GPU_WORKER=$w timeout 300 "$BUILD/ptxgen" gen silu --device gpu \
+        FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=ctcw FAKECUDA_EVENT_MS=1 PTXGEN_GPU_WORKER=$w timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu \
         --task "$tmp/task/task.json" --verify gpu --samples 4 --temperature 1 --max-tokens 64 --json -o "$tmp/w$w.ptx" \
         > "$tmp/w$w.json" 2> "$tmp/w$w.err"
 done
@@ -246,7 +248,7 @@ cmp -s "$tmp/w1.ptx" "$tmp/w0.ptx" && ok || bad "PTXGEN_GPU_WORKER=0 kept anothe
 # (PR_SET_PDEATHSIG), it does not keep the GPU
 : > "$tmp/hang.log"
 LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/hang.log" \
-    FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=h timeout 300 "$BUILD/ptxgen" gen silu --device gpu --task "$tmp/task/task.json" \
+    FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=h timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu --task "$tmp/task/task.json" \
     --verify gpu --samples 1 --max-tokens 64 -o "$tmp/hang.ptx" > /dev/null 2>&1 &
 gpid=$!
 for _ in $(seq 1 600); do grep -q '^load candidate h' "$tmp/hang.log" && break; sleep 0.5; done
@@ -272,7 +274,7 @@ out=$(timeout 60 "$BUILD/ptxgen" devinfo 2>&1); rc=$?
 
 # no driver at all: a clean refusal naming libcuda (the loader finds no libcuda.so.1 in an empty dir)
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
-    LD_LIBRARY_PATH= "$BUILD/ptxgen" gen --device gpu "add two float vectors" -o "$tmp/n.ptx" > /dev/null 2> "$tmp/n.err"
+    LD_LIBRARY_PATH= "$BUILD/ptxgen" gen --model models/default --device gpu "add two float vectors" -o "$tmp/n.ptx" > /dev/null 2> "$tmp/n.err"
     rc=$?
     [ "$rc" -eq 2 ] && grep -q 'E702.*libcuda.*--device cpu' "$tmp/n.err" && [ ! -e "$tmp/n.ptx" ] && ok || bad "no driver: exit $rc: $(cat "$tmp/n.err")"
 fi
