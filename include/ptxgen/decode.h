@@ -440,6 +440,7 @@ typedef struct {
     int jumped;                /* tokens taken as the constraint's only legal continuation, without sampling */
     int drafted_by[GEN_DRAFT_NSRC], accepted_by[GEN_DRAFT_NSRC];   /* the same per draft source (gen_draft_src) */
     int draft_fallbacks;       /* drafts made after the constraint refused a more trusted guess at their place */
+    int draft_renamed;         /* register-number drafts from the reference's register renamed as the model numbers it */
     bool looped;               /* gen_free_sample with loop_stop: the text looped (gen_text_loops) and was ended
                                   there; finished is false */
     int top_decided, top_full; /* draws made from a row's top candidates (the GPU engine: model_topk_rows), and

@@ -175,3 +175,96 @@ bool gen_draft_plan_next(const char *prompt, const char *s, size_t n, pg_buf *ou
     return ok;
 }
 
+
+/* ---- register renames (gen.c: learned from chosen text, drafted from the reference) ---- */
+bool gen_draft_reg_at(const char *s, size_t n, size_t q, char cls[4], long *num, size_t *ds, size_t *de) {
+    if (q > n) return false;
+    size_t a = q, b = q;
+    while (a > 0 && s[a - 1] >= '0' && s[a - 1] <= '9') a--;
+    while (b < n && s[b] >= '0' && s[b] <= '9') b++;
+    if (a == b || b - a > 6) return false;
+    size_t c = a;
+    while (c > 0 && a - c < 4 && s[c - 1] >= 'a' && s[c - 1] <= 'z') c--;
+    if (c == a || a - c > 3 || c == 0 || s[c - 1] != '%') return false;
+    memcpy(cls, s + c, a - c);
+    cls[a - c] = 0;
+    long v = 0;
+    for (size_t i = a; i < b; i++) v = v * 10 + (s[i] - '0');
+    *num = v;
+    *ds = a;
+    *de = b;
+    return true;
+}
+
+static int regmap_cls(const gen_regmap *m, const char *cls) {
+    for (int i = 0; i < m->ncls; i++)
+        if (!strcmp(m->cls[i], cls)) return i;
+    return -1;
+}
+
+void gen_regmap_set(gen_regmap *m, const char *cls, long from, long to) {
+    if (from < 0 || from >= DRAFT_REGMAP_N || to < 0 || to >= INT32_MAX || strlen(cls) > 3) return;
+    int c = regmap_cls(m, cls);
+    if (c < 0) {
+        if (m->ncls == DRAFT_REGMAP_CLS) return;
+        c = m->ncls++;
+        strcpy(m->cls[c], cls);
+    }
+    m->to[c][from] = (int32_t)to + 1;
+}
+
+long gen_regmap_get(const gen_regmap *m, const char *cls, long from) {
+    int c = regmap_cls(m, cls);
+    return c < 0 || from < 0 || from >= DRAFT_REGMAP_N ? -1 : (long)m->to[c][from] - 1;
+}
+
+bool gen_regmap_learn(gen_regmap *m, const char *t, size_t n, size_t bl, const int32_t *h, int nh, const int32_t *ref, int nref,
+                      const size_t *ref_off, const char *rtext, const int32_t *digits, int *from) {
+    if (bl == 0 || n < bl || (t[n - bl] >= '0' && t[n - bl] <= '9') || nref < 2) return false;
+    char hc[4], rc[4];
+    long nh_num, nr;
+    size_t hs, he, rs, re;
+    if (!gen_draft_reg_at(t, n - bl, n - bl, hc, &nh_num, &hs, &he)) return false;
+    int k = (int)(he - hs);   /* the number's digit tokens, before the last token */
+    if (nh < k + 2) return false;
+    for (int i = 0; i < k; i++)
+        if (!is_digit_tok(digits, h[nh - 2 - i])) return false;
+    int L = 0, at = -1;
+    if (gen_draft_ref_next(h, nh - 1 - k, ref, nref, digits, *from, &L, &at) < 0 || L < 3) return false;
+    size_t q = ref_off[at];
+    if (!gen_draft_reg_at(rtext, ref_off[nref], q, rc, &nr, &rs, &re) || rs != q || strcmp(rc, hc)) return false;
+    gen_regmap_set(m, rc, nr, nh_num);
+    *from = at;
+    return true;
+}
+
+int gen_regmap_next(const gen_regmap *m, const char *ref, size_t rn, size_t q, const char *h, size_t hn, size_t *skip) {
+    char rc[4], hc[4];
+    long nr, nh;
+    size_t rs, re, hs, he;
+    *skip = 0;
+    if (!gen_draft_reg_at(ref, rn, q, rc, &nr, &rs, &re)) return -1;
+    /* the text's register being written: its class, and the digits typed so far (maybe none) */
+    size_t typed = 0;
+    if (hn > 0 && h[hn - 1] >= '0' && h[hn - 1] <= '9') {
+        if (!gen_draft_reg_at(h, hn, hn, hc, &nh, &hs, &he)) return -1;
+        typed = he - hs;
+    } else {
+        size_t c = hn;
+        while (c > 0 && hn - c < 4 && h[c - 1] >= 'a' && h[c - 1] <= 'z') c--;
+        if (c == hn || hn - c > 3 || c == 0 || h[c - 1] != '%') return -1;
+        memcpy(hc, h + c, hn - c);
+        hc[hn - c] = 0;
+    }
+    if (strcmp(rc, hc)) return -1;
+    long to = gen_regmap_get(m, rc, nr);
+    if (to < 0) return -1;
+    char num[24];
+    int len = snprintf(num, sizeof num, "%ld", to);
+    if ((size_t)len < typed || memcmp(num, h + hn - typed, typed)) return -1;
+    if ((size_t)len == typed) {
+        *skip = re > q ? re - q : 0;
+        return -2;
+    }
+    return num[typed] - '0';
+}

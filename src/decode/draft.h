@@ -36,4 +36,44 @@ int gen_draft_reg_digit(const char *s, size_t n, bool *dst);
  * prompt has no such line. */
 bool gen_draft_plan_next(const char *prompt, const char *s, size_t n, pg_buf *out);
 
+/* Register renames: nvcc numbers its registers one way, the model another (`%rd6` in the reference
+ * where the model wrote `%rd2`), so a reference draft of a register number is right only when the
+ * two agree.  The map holds, per class, nvcc's number -> the model's, learned where a reference
+ * match lined the model's just-finished register up with one of the reference's. */
+#define DRAFT_REGMAP_CLS 8     /* classes tracked (p, r, rd, f, fd, h, ...); more are not mapped */
+#define DRAFT_REGMAP_N 1024    /* numbers per class; higher ones are not mapped */
+typedef struct {
+    int ncls;
+    char cls[DRAFT_REGMAP_CLS][4];               /* class letters, NUL-terminated */
+    int32_t to[DRAFT_REGMAP_CLS][DRAFT_REGMAP_N]; /* the model's number + 1; 0: not known */
+} gen_regmap;
+
+/* The register number at byte q of s[0..n): a run of digits [*ds, *de) holding q or ending at q,
+ * right after %<1..3 lower-case letters>; its class into cls (NUL-terminated) and value into *num.
+ * false when q is at no register number (or the number has more than 6 digits). */
+bool gen_draft_reg_at(const char *s, size_t n, size_t q, char cls[4], long *num, size_t *ds, size_t *de);
+
+/* Record that nvcc's register cls `from` is the model's `to` (ignored past the map's bounds). */
+void gen_regmap_set(gen_regmap *m, const char *cls, long from, long to);
+
+/* The model's number for nvcc's register cls `from`, or -1 when not known. */
+long gen_regmap_get(const gen_regmap *m, const char *cls, long from);
+
+/* Learn a rename: the text t[0..n) ends in a token of bl bytes (not a digit) that just ended a
+ * register number %<class><digits>; h[0..nh) are the tokens so far (the last that token, before it
+ * the number's digits, one token a digit: digits[0..10) are their ids).  The tokens before the
+ * digits are lined up with the reference ref[0..nref) (a match of 3+ tokens, any digit matching
+ * any digit, ties at or after *from: gen_draft_ref_next); where the reference writes a register of
+ * the same class right there (its text rtext, token i at byte ref_off[i], ref_off[nref] its
+ * length), its number -> the text's is recorded, *from set to the place, and true returned. */
+bool gen_regmap_learn(gen_regmap *m, const char *t, size_t n, size_t bl, const int32_t *h, int nh, const int32_t *ref, int nref,
+                      const size_t *ref_off, const char *rtext, const int32_t *digits, int *from);
+
+/* A translated reference draft: the reference ref[0..rn) aligned so that its byte q stands next
+ * (a reference match's next token), the text so far h[0..hn) ending in %<class><digits typed>.
+ * When the reference's register there has a known rename with the typed digits as its prefix:
+ * the next digit of the renamed number (0..9), or -2 when the typed digits are the whole renamed
+ * number (*skip = the reference's digit bytes from q on, to be passed over); else -1. */
+int gen_regmap_next(const gen_regmap *m, const char *ref, size_t rn, size_t q, const char *h, size_t hn, size_t *skip);
+
 #endif

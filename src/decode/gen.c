@@ -83,6 +83,7 @@ typedef struct {
     int max_seq;               /* each candidate's context length */
     int32_t *ref;              /* [nref] o->draft_ref's tokens (malloc'd; NULL: no reference drafts) */
     int nref;
+    size_t *ref_off;           /* [nref + 1] each reference token's byte offset in o->draft_ref (register renames) */
     bool top;                  /* draw from each row's top MODEL_TOPK candidates where they decide (top.h): the
                                   GPU engine's rows stay on the device ($PTXGEN_GEN_TOPK: 0 never, 1 also on the CPU) */
     double row_fixed;          /* a verify step's fixed cost in rows (o->draft_fixed, else model_exact_fixed_rows): draft_pays */
@@ -91,6 +92,7 @@ typedef struct {
 static void env_close(gen_env *e) {
     free(e->prompt);
     free(e->ref);
+    free(e->ref_off);
     memset(e, 0, sizeof *e);
 }
 
@@ -106,7 +108,7 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
                           const gen_opts *o, gen_env *e, pg_diag_sink *diag) {
     memset(e, 0, sizeof *e);
     const model_config *cfg = model_get_config(m);
-    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, false,
+    *e = (gen_env){m, t, v, o, description, cfg->vocab_size, -1, -1, {0}, NULL, 0, 0, NULL, 0, NULL, false,
                    o->draft_fixed > 0 ? o->draft_fixed : model_exact_fixed_rows(m)};
     e->top = top_on(m);
     for (int i = 0; i < 10; i++) {   /* a digit that is one token of its own (Qwen's digits are) */
@@ -124,6 +126,19 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
             nr = 0;
         }
         e->nref = (int)nr;
+        /* the byte offsets of the tokens (their bytes are the text's, in order) for register renames; without
+         * them (no memory, or the bytes do not add up) the reference drafts as before */
+        if (nr && (e->ref_off = malloc(sizeof(size_t) * (nr + 1)))) {
+            size_t off = 0;
+            for (size_t i = 0; i < nr; i++) {
+                size_t bl = 0;
+                tok_token_bytes(t, e->ref[i], &bl);
+                e->ref_off[i] = off;
+                off += bl;
+            }
+            e->ref_off[nr] = off;
+            if (off != strlen(o->draft_ref)) { free(e->ref_off); e->ref_off = NULL; }
+        }
     }
     if (o->constrained && dec_vocab_size(v) > e->vocab) {
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "tokenizer has %d tokens but the model only %d", dec_vocab_size(v), e->vocab);
@@ -155,9 +170,11 @@ static pg_status env_open(model_model *m, const tok_tokenizer *t, const dec_voca
 
 /* Kinds of draft, each with its own running odds (gen_seq.reached / kept): the constraint's only
  * continuation, a history match of 2..8 tokens, the table, a register number (destination: the
- * next unused number; source: the last destination of its class), a plan line, a reference match
- * of 2..8 tokens. */
-enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_PLAN, DK_REF, DK_N = DK_REF + 7 };
+ * next unused number; source: the last destination of its class), a plan line, the reference's
+ * register renamed (gen_regmap), a token two kinds of guess both name (a register digit nvcc's
+ * rule and the renamed reference agree on is kept far more often than either alone), a reference
+ * match of 2..8 tokens. */
+enum { DK_FORCED, DK_HIST = 1, DK_TABLE = DK_HIST + 7, DK_REGDST, DK_REGSRC, DK_PLAN, DK_REGMAP, DK_AGREE, DK_REF, DK_N = DK_REF + 7 };
 /* ... and by where the drafted token stands: first of a line (after a newline or tab: an
  * instruction's opcode, which the model picks its own way more often than it copies), a lone
  * letter or digit (register numbers, hex constants: one token a character), or elsewhere.  A
@@ -208,6 +225,8 @@ typedef struct {
     int32_t plan_q[PLAN_Q_MAX];/* drafting: the tokens of the plan line a comment just begun should copy */
     int plan_qn, plan_qi;
     int ref_from;              /* drafting: where in e->ref the last reference guess left off (ties prefer after it) */
+    gen_regmap *rmap;          /* drafting: nvcc's register numbers -> the model's (NULL: no reference offsets) */
+    int rmap_from;             /* where in e->ref the last rename was learned (ties prefer after it) */
 } gen_seq;
 
 /* Where the logits of the position being chosen come from: a row of the candidate's last
@@ -221,7 +240,7 @@ typedef struct {
 } lsrc;
 
 static void seq_close(gen_seq *g) {
-    free(g->logits); free(g->masked); free(g->bits); free(g->ids); free(g->sub); free(g->rowl);
+    free(g->logits); free(g->masked); free(g->bits); free(g->ids); free(g->sub); free(g->rowl); free(g->rmap);
     dec_bias_adds_free(&g->adds);
     pg_vec_free(g->hist);
     pg_buf_free(&g->text); pg_buf_free(&g->forced); pg_buf_free(&g->dtext);
@@ -266,6 +285,7 @@ static pg_status seq_open(gen_seq *g, const gen_env *e, uint64_t seed, gen_resul
     g->ids = malloc(sizeof(int32_t) * GEN_SUBSET_MAX);
     g->sub = malloc(sizeof(float) * GEN_SUBSET_MAX);
     if (!g->logits || !g->masked || !g->bits || !g->ids || !g->sub) return PG_ERR_NOMEM;
+    if (e->ref_off && o->constrained && !(g->rmap = calloc(1, sizeof *g->rmap))) return PG_ERR_NOMEM;
     memset(g->masked, 0, sizeof(float) * (size_t)e->vocab);
     for (int i = 0; i < e->nprompt; i++) pg_vec_push(g->hist, e->prompt[i]);
     pg_status st = model_ctx_new(e->m, e->max_seq, &g->ctx, diag);
@@ -460,6 +480,12 @@ dead:
  * src and *pos name the new state and *refed is set.  The chosen token goes into the text
  * and the constraint; *next = it (the model must run it next), or -1 when the candidate is
  * over (finished, the token limit, a NUL byte from the raw model). */
+static bool is_digit_id(const gen_env *e, int32_t t) {
+    for (int d = 0; d < 10; d++)
+        if (e->digit[d] == t) return true;
+    return false;
+}
+
 static pg_status seq_next(gen_seq *g, lsrc *src, int *pos, bool *refed, int32_t *next, pg_diag_sink *diag) {
     const gen_env *e = g->e;
     const gen_opts *o = e->o;
@@ -520,6 +546,9 @@ static pg_status seq_next(gen_seq *g, lsrc *src, int *pos, bool *refed, int32_t 
         out->gen_tokens++;
         g->hist.n = *pos;
         pg_vec_push(g->hist, tok);
+        if (g->rmap && !tok_is_special(t, tok))   /* a register number just ended: learn its rename from the reference */
+            gen_regmap_learn(g->rmap, g->text.data, g->text.len, bl, g->hist.v, g->hist.n, e->ref, e->nref, e->ref_off, o->draft_ref, e->digit,
+                             &g->rmap_from);
         *next = tok;
         return PG_OK;
     }
@@ -578,7 +607,9 @@ static void seq_finish(gen_seq *g, pg_diag_sink *diag) {
  * A ~ 2), and yields 1 + the expected kept drafts.  A draft is added while it raises
  * that yield per cost: its chance to be kept (the product of the running odds of its kind and
  * every draft before it) times (A + rows) exceeds the yield so far.  The choice of drafts moves
- * no output (each is verified), only the steps. */
+ * no output (each is verified), only the steps.  (Drafting on past a draft that does not pay and
+ * keeping the best prefix gains nothing: each later draft's chance is at most that one's, so no
+ * longer prefix beats the ratio it failed; tried 2026-12-06, the same 341 steps.) */
 
 static double odds_of(const draft_odds *d, int kind) {
     /* an optimistic prior (3 of 4 kept): a kind must fail several times before it stops being
@@ -640,11 +671,12 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
             g->want_full[nd] = k < 0;
             if (k == 1) t = g->ids[0];   /* certain */
         }
-        /* the guesses in order of trust (a plan line, a register number, the longer of the history's and
-         * the reference's matches, the other, the table): the first the constraint accepts is drafted,
+        /* the guesses in order of trust (a plan line, the reference's register renamed, a register number,
+         * the longer of the history's and the reference's matches, the other, the table): the first the
+         * constraint accepts is drafted,
          * so that a refused guess (nvcc's register number where the model counts its own) falls back
          * to the next instead of ending the step */
-        guess gs[5];
+        guess gs[8];
         int ng = 0;
         if (t >= 0) gs[ng++] = (guess){t, DK_FORCED, GEN_DRAFT_FORCED, -1};
         if (t < 0 && g->dec && e->o->comment_max > 0) {   /* literate PTX: a comment begun copies a plan line */
@@ -664,6 +696,19 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
                 g->plan_qi = 0;
             }
             if (g->plan_qi < g->plan_qn) gs[ng++] = (guess){g->plan_q[g->plan_qi], DK_PLAN, GEN_DRAFT_PLAN, -1};
+        }
+        if (t < 0 && g->rmap && e->nref) {   /* the reference's register renamed as the model numbers it */
+            int L = 0, at = -1;
+            if (gen_draft_ref_next(g->hist.v, g->hist.n, e->ref, e->nref, e->digit, g->ref_from, &L, &at) >= 0) {
+                size_t skip = 0;
+                int dg = gen_regmap_next(g->rmap, e->o->draft_ref, e->ref_off[e->nref], e->ref_off[at], g->dtext.data, g->dtext.len, &skip);
+                if (dg >= 0 && e->digit[dg] >= 0) gs[ng++] = (guess){e->digit[dg], DK_REGMAP, GEN_DRAFT_REGISTER, -1};
+                if (dg == -2) {   /* the renamed number is whole: the reference's token after its own digits */
+                    int a2 = at;
+                    while (a2 < e->nref && e->ref_off[a2] < e->ref_off[at] + skip && is_digit_id(e, e->ref[a2])) a2++;
+                    if (a2 < e->nref && e->ref_off[a2] == e->ref_off[at] + skip) gs[ng++] = (guess){e->ref[a2], DK_REGMAP, GEN_DRAFT_REGISTER, a2};
+                }
+            }
         }
         if (t < 0 && g->dec) {   /* a register number (PTX only) */
             bool dst = false;
@@ -691,14 +736,20 @@ static int make_drafts(gen_seq *g, int want, int32_t *d, pg_diag_sink *diag) {
         if (gi == ng) break;
         t = gs[gi].t, kind = gs[gi].kind, from = gs[gi].from;
         if (t == e->end_id || t == e->eot_id) break;
+        /* guessers of different kinds that name the same token: its own odds (a register digit that
+         * the renamed reference and nvcc's numbering rule both give holds more often than either) */
+        if (kind != DK_FORCED)
+            for (int i = 0; i < ng; i++)
+                if (i != gi && gs[i].t == t && gs[i].kind != kind) { kind = DK_AGREE; break; }
         size_t bl = 0;
         const char *b = tok_token_bytes(e->t, t, &bl);
         kind = ODX(kind, draft_spot(g->dtext.data[g->dtext.len - 1], b, bl));   /* (dtext starts "{\n") */
         if (!draft_pays(&g->odds, e->row_fixed, kind, nd, &chance, &yield)) break;   /* this row would not pay */
         if (g->draft_dec && dec_advance(g->draft_dec, t, diag) != PG_OK) break;
         g->out->draft_fallbacks += gi > 0;
+        g->out->draft_renamed += gs[gi].kind == DK_REGMAP;
         if (from == GEN_DRAFT_PLAN) g->plan_qi++;
-        if (from == GEN_DRAFT_REF) g->ref_from = gs[gi].at + 1;
+        if (gs[gi].at >= 0) g->ref_from = gs[gi].at + 1;
         g->draft_src[nd] = (uint8_t)from;
         g->draft_kind[nd] = (uint8_t)kind;
         d[nd++] = t;

@@ -114,10 +114,85 @@ static void test_plan(void) {
     pg_buf_free(&out);
 }
 
+/* Register renames: the register number around a byte, the map, and the translated guess. */
+static void test_regmap(void) {
+    char c[4];
+    long v = 0;
+    size_t a = 0, b = 0;
+    const char *s = "\tadd.s64 %rd13, %rd6, %r2;";
+    CHECK(gen_draft_reg_at(s, strlen(s), 13, c, &v, &a, &b) && !strcmp(c, "rd") && v == 13 && a == 12 && b == 14,
+          "reg_at: inside %%rd13 (%s %ld [%zu, %zu))", c, v, a, b);
+    CHECK(gen_draft_reg_at(s, strlen(s), 14, c, &v, &a, &b) && v == 13, "reg_at: right after its digits");
+    CHECK(gen_draft_reg_at(s, strlen(s), 12, c, &v, &a, &b) && v == 13, "reg_at: at its first digit");
+    CHECK(!gen_draft_reg_at(s, strlen(s), 10, c, &v, &a, &b) && !gen_draft_reg_at(s, strlen(s), 7, c, &v, &a, &b), "reg_at: at the class letters, in .s64: no number");
+    CHECK(!gen_draft_reg_at(s, strlen(s), 3, c, &v, &a, &b), "reg_at: in the opcode: no register");
+    CHECK(!gen_draft_reg_at("0f3F800000", 10, 3, c, &v, &a, &b), "reg_at: digits without a %%class are no register");
+    CHECK(!gen_draft_reg_at("%rd1234567", 10, 5, c, &v, &a, &b), "reg_at: more than 6 digits is no register");
+
+    gen_regmap *m = calloc(1, sizeof *m);
+    CHECK(m != NULL, "map");
+    if (!m) return;
+    CHECK(gen_regmap_get(m, "rd", 6) == -1, "map: empty");
+    gen_regmap_set(m, "rd", 6, 2);
+    gen_regmap_set(m, "rd", 13, 9);
+    gen_regmap_set(m, "r", 9, 12);
+    gen_regmap_set(m, "rd", DRAFT_REGMAP_N, 1);   /* past the bounds: ignored */
+    gen_regmap_set(m, "rdxy", 1, 1);              /* not a class */
+    CHECK(gen_regmap_get(m, "rd", 6) == 2 && gen_regmap_get(m, "rd", 13) == 9 && gen_regmap_get(m, "r", 9) == 12, "map: set and get");
+    CHECK(gen_regmap_get(m, "r", 6) == -1 && gen_regmap_get(m, "f", 6) == -1 && gen_regmap_get(m, "rd", DRAFT_REGMAP_N) == -1,
+          "map: classes apart, unknown numbers -1");
+    gen_regmap_set(m, "rd", 6, 0);
+    CHECK(gen_regmap_get(m, "rd", 6) == 0, "map: a later rename replaces one (and 0 is a number)");
+    gen_regmap_set(m, "rd", 6, 2);
+
+    const char *ref = "\tcvta.to.global.u64 %rd13, %rd6;\n\tld.global.f32 %f1, [%r9];";
+    size_t rn = strlen(ref), sk = 99;
+    size_t q6 = (size_t)(strstr(ref, "%rd6") - ref) + 3, q13 = (size_t)(strstr(ref, "%rd13") - ref) + 3;
+    const char *h1 = "\tcvta.to.global.u64 %rd9, %rd";
+    CHECK(gen_regmap_next(m, ref, rn, q6, h1, strlen(h1), &sk) == 2, "next: nvcc's %%rd6 is the model's %%rd2");
+    const char *h2 = "\tcvta.to.global.u64 %rd";
+    CHECK(gen_regmap_next(m, ref, rn, q13, h2, strlen(h2), &sk) == 9, "next: a destination renamed (13 -> 9)");
+    const char *h3 = "\tcvta.to.global.u64 %rd9";
+    CHECK(gen_regmap_next(m, ref, rn, q13 + 1, h3, strlen(h3), &sk) == -2 && sk == 1,
+          "next: the renamed number is whole, the reference's last digit skipped (skip %zu)", sk);
+    const char *h4 = "\tcvta.to.global.u64 %rd1";
+    CHECK(gen_regmap_next(m, ref, rn, q13 + 1, h4, strlen(h4), &sk) == -1, "next: typed digits not the rename's prefix: no guess");
+    const char *h5 = "\tcvta.to.global.u64 %r";
+    CHECK(gen_regmap_next(m, ref, rn, q13, h5, strlen(h5), &sk) == -1, "next: another class: no guess");
+    size_t q9 = (size_t)(strstr(ref, "%r9") - ref) + 3;
+    const char *h6 = "\tld.global.f32 %f1, [%r1";
+    CHECK(gen_regmap_next(m, ref, rn, q9, h6, strlen(h6), &sk) == 2, "next: the model's number longer than nvcc's (9 -> 12): its next digit");
+    size_t qf = (size_t)(strstr(ref, "%f1") - ref) + 2;
+    const char *h7 = "\tld.global.f32 %f";
+    CHECK(gen_regmap_next(m, ref, rn, qf, h7, strlen(h7), &sk) == -1, "next: no rename known: no guess");
+    CHECK(gen_regmap_next(m, ref, rn, 2, h7, strlen(h7), &sk) == -1, "next: the reference at no register: no guess");
+
+    /* learning: token ids 1 "\tld", 2 " %", 3 "rd", 4 ",", 5 " [x]", 10..19 the digits 0..9 */
+    memset(m, 0, sizeof *m);
+    const int32_t dg[10] = {10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+    const char *rt = "\tld %rd6, [x]\tld %rd13,";
+    const int32_t rtok[] = {1, 2, 3, 16, 4, 5, 1, 2, 3, 11, 13, 4};
+    const size_t roff[] = {0, 3, 5, 7, 8, 9, 13, 16, 18, 20, 21, 22, 23};
+    int from = 0;
+    const int32_t h8[] = {1, 2, 3, 12, 4};   /* "\tld %rd2," */
+    CHECK(gen_regmap_learn(m, "\tld %rd2,", 9, 1, h8, 5, rtok, 12, roff, rt, dg, &from) && gen_regmap_get(m, "rd", 6) == 2 && from == 3,
+          "learn: the text's %%rd2 stands where the reference writes %%rd6 (from %d)", from);
+    const int32_t h9[] = {1, 2, 3, 12, 4, 5, 1, 2, 3, 19, 4};   /* then "\tld %rd9,": nvcc's %rd13 is the model's %rd9 */
+    CHECK(gen_regmap_learn(m, "\tld %rd2, [x]\tld %rd9,", 22, 1, h9, 11, rtok, 12, roff, rt, dg, &from) && gen_regmap_get(m, "rd", 13) == 9,
+          "learn: a number of another length (13 -> 9)");
+    CHECK(!gen_regmap_learn(m, "\tld %rd2", 8, 1, h8, 4, rtok, 12, roff, rt, dg, &from), "learn: the last token a digit: the number goes on");
+    const int32_t h10[] = {2, 3, 12, 4};   /* " %rd2,": a match of 2 tokens is too short */
+    CHECK(!gen_regmap_learn(m, " %rd2,", 6, 1, h10, 4, rtok, 12, roff, rt, dg, &from), "learn: a short match learns nothing");
+    const int32_t h11[] = {1, 2, 3, 12, 4};
+    CHECK(!gen_regmap_learn(m, "\tld %rd2,", 9, 1, h11, 5, rtok, 12, roff, rt, NULL, &from), "learn: without digit tokens nothing is a number");
+    free(m);
+}
+
 int main(void) {
     test_hist();
     test_ref();
     test_reg();
     test_plan();
+    test_regmap();
     return TEST_DONE();
 }

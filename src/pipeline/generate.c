@@ -428,6 +428,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             json_object_set_new(by, gen_draft_src_name((gen_draft_src)s), json_pack("[i, i]", sel.best.drafted_by[s], sel.best.accepted_by[s]));
         json_object_set_new(spec, "by_source", by);
         json_object_set_new(spec, "fallbacks", json_integer(sel.best.draft_fallbacks));
+        json_object_set_new(spec, "renamed", json_integer(sel.best.draft_renamed));
         json_object_set_new(j, "speculative", spec);
         /* draws made from each row's top 64 (the GPU engine keeps the rows on the device), and those that needed the row */
         json_object_set_new(j, "top_candidates", json_pack("{s:i, s:i}", "decided", sel.best.top_decided, "whole_row", sel.best.top_full));
