@@ -202,6 +202,20 @@ grep -qx "plan-e2e-suite: 3 shard(s)" <<<"$out" && grep -qx "plan-e2e-suite-pros
     bad "verify's shards, SHARDS=3: $out"
 [ ! -e "$V/ev-plan-e2e-suite-0.json" ] && [ ! -d "$V/reports" ] && ok || bad "verify with VERIFY_DRY=1 ran something"
 
+# gen redraws the held-in tasks only when it runs the held-in stage: a translation-only gen keeps them, so
+# a verify of the held-in kernels can run beside it (python3 is a stand-in that logs its arguments)
+G=$tmp/pgg; mkdir -p "$G/bin" "$G/qwen-hf" "$G/heldin/t1" "$tmp/fakepy"
+echo plan > "$G/arms"; echo qwen > "$G/base"; echo '{}' > "$G/qwen-hf/config.json"
+printf '#!/bin/sh\n' > "$G/bin/ptxgen"; chmod +x "$G/bin/ptxgen"
+printf '#!/bin/sh\necho "$*" >> "%s/py.log"\n' "$G" > "$tmp/fakepy/python3"; chmod +x "$tmp/fakepy/python3"
+out=$(PATH="$tmp/fakepy:$PATH" PG_DIR="$G" GEN_STAGES=trans bash "$R" gen 5 2>&1); rc=$?
+[ "$rc" = 0 ] && [ -d "$G/heldin/t1" ] && ! grep -q heldin.py "$G/py.log" && grep -q -- "generate2.py .*--stages trans" "$G/py.log" && ok ||
+    bad "gen GEN_STAGES=trans: exit $rc, the held-in tasks $([ -d "$G/heldin/t1" ] && echo kept || echo gone): $(cat "$G/py.log" 2>/dev/null) $out"
+: > "$G/py.log"
+out=$(PATH="$tmp/fakepy:$PATH" PG_DIR="$G" GEN_STAGES=plan,e2e,heldin bash "$R" gen 5 2>&1); rc=$?
+[ "$rc" = 0 ] && [ ! -d "$G/heldin/t1" ] && grep -q "heldin.py .*--out $G/heldin" "$G/py.log" && grep -q -- "--stages plan,e2e,heldin" "$G/py.log" && ok ||
+    bad "gen GEN_STAGES=plan,e2e,heldin: exit $rc: $(cat "$G/py.log" 2>/dev/null) $out"
+
 # base_spec's fields are read by position: every `read ... <<<"$spec"` names all of them or ends in `_`
 # (on 2026-12-05 `read -r gf _ _ _ lora_r lora_alpha batch` took "24576 512 640" as the batch once base_spec
 # had grown two fields, and lora_base.py refused it on the device)

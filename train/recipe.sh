@@ -68,7 +68,8 @@
 #                    beside trans/; GEN_STAGES, e.g. trans, the stages generate2 runs; PLAN_TRIES (4, as gen's default
 #                    --samples): a plan nvcc rejects is drawn again up to that many draws in all; rounds 1-4 were
 #                    measured with 1), single arm
-#                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py)
+#                    with train/generate.py; both suites; the held-in suite from the synth (train/heldin.py; drawn again only
+#                    by a gen whose GEN_STAGES has heldin, so a translation-only gen can run beside a verify)
 #   verify           ptxgen eval --kernels per stage and suite, every report at once, each in shards that run for
 #                    VERIFY_BUDGET s: one shard per ROWS_PER_SHARD (40) kernels of the report, so the 230 end-to-end
 #                    suite rows get six shards and a 40-row report one (SHARDS=N: N shards for every report instead;
@@ -408,8 +409,12 @@ gen)
     spec=$(base_spec "$B") || exit 2
     read -r _ _ _ _ _ _ _ gen2_rows gen1_rows <<<"$spec"
     first=$(for a in $ARMS; do [ "$a" != single ] && echo "$a" && break; done)
-    # HELDIN_DIR: an earlier round's held-in tasks (its gen.tgz's heldin/), so that an adopted adapter meets its own again
-    if [ -n "${HELDIN_DIR:-}" ]; then rm -rf "$P/heldin" && cp -r "$HELDIN_DIR" "$P/heldin"
+    # HELDIN_DIR: an earlier round's held-in tasks (its gen.tgz's heldin/), so that an adopted adapter meets its own again.
+    # A gen without the held-in stage keeps the tasks an earlier gen drew: a verify of them may be running beside it
+    # (the translation gen beside the first verify, docs/MODELS.md "Device time of a 1.5B run")
+    stages=${GEN_STAGES:-plan,e2e,trans,heldin}
+    if [[ ",$stages," != *,heldin,* ]] && [ -d "$P/heldin" ]; then :
+    elif [ -n "${HELDIN_DIR:-}" ]; then rm -rf "$P/heldin" && cp -r "$HELDIN_DIR" "$P/heldin"
     else rm -rf "$P/heldin" && python3 train/heldin.py --synth "$P/synth-seen.jsonl" --trained "$P/arm-${first:-plan}/trained_ids.txt" \
         --n "${HELDIN:-100}" --out "$P/heldin"; fi
     pids=()
@@ -422,7 +427,7 @@ gen)
                 --max-new "${MAX_NEW:-6144}" --batch "${GEN_BATCH:-$gen2_rows}" --jobs "$(nproc)" --trans-per-task "${TRANS_PER_TASK:-0}" \
                 --plan-repeat-max "${PLAN_REPEAT_MAX:-0}" --plan-tries "${PLAN_TRIES:-4}" --trans-cap "${TRANS_CAP:-0}" ${TRANS_GREEDY:+--trans-greedy} \
                 ${TRANS_STRICT:+--trans-strict} ${REGS_STRICT:+--regs-strict} \
-                --stages "${GEN_STAGES:-plan,e2e,trans,heldin}" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
+                --stages "$stages" "${extra[@]}" > "$P/gen-$arm.log" 2>&1 &
         else
             python3 train/generate.py --base "$P/$B-hf" --adapter "$P/arm-$arm" --lib "$BIN/libptxgen.so" --suite bench/suite \
                 --suite bench/suite-prose --out "$P/gen-$arm" --model-name "qwen-$arm" --deadline "$GS" --max-new "${MAX_NEW:-6144}" \
