@@ -29,38 +29,45 @@ timeout 300 "$BUILD/bench_gpu" models/default --prompt 24 --steps 12 --tg 4 --k 
 rc=$?
 cat "$tmp/b.txt"
 [ "$rc" -eq 0 ] && ok || bad "bench_gpu against the stand-in: exit $rc"
-for c in all prefill greedy exact batch top1 topk gemv; do
+for c in all prefill greedy exact batch top1 topk attn_split; do
     grep -q "^check $c *pass" "$tmp/b.txt" && ok || bad "check $c did not pass"
 done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failed_checks"] == 0 and d["decode_tok_s"] > 0 and d["decode_tok_s_top"] > 0' "$tmp/b.json" \
     && ok || bad "bench_gpu's JSON: $(head -c 300 "$tmp/b.json")"
-# the per-kernel profile (model_gpu_option "profile"): every launch of a one-token step timed and named; with
-# pg_gemv one launch a layer fewer (SiLU-mul inside the down projection's), each matmul named by its matrix
-python3 - "$tmp/b.json" models/default/config.json <<'PY' && ok || bad "the profile in bench_gpu's JSON: $(grep -o '"profile_[a-z]*": {[^]]*' "$tmp/b.json" | head -c 600)"
+# the per-kernel profile (model_gpu_option "profile"): every launch of a one-token step timed and named, each
+# matmul named by its matrix; the split attention one launch a layer more (pg_attn_split, pg_attn_merge)
+python3 - "$tmp/b.json" models/default/config.json <<'PY' && ok || bad "the profile in bench_gpu's JSON: $(grep -o '"profile_[a-z_]*": {[^]]*' "$tmp/b.json" | head -c 600)"
 import json, sys
 d, cfg = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 L = cfg["num_hidden_layers"]
-pm, pg = d["profile_matvec"]["profile"], d["profile_gemv"]["profile"]
+pm, ps = d["profile_matvec"]["profile"], d["profile_split"]["profile"]
 S = 3   # --profile 3
-assert pm["steps"] == pg["steps"] == S, (pm["steps"], pg["steps"])
-assert pm["launches_per_step"] == 7 * L + 4 and pg["launches_per_step"] == 6 * L + 4, (pm["launches_per_step"], pg["launches_per_step"])
-for p, mm in ((pm, "pg_matvec"), (pg, "pg_gemv")):
+assert pm["steps"] == ps["steps"] == S, (pm["steps"], ps["steps"])
+assert pm["launches_per_step"] == 7 * L + 4 and ps["launches_per_step"] == 8 * L + 4, (pm["launches_per_step"], ps["launches_per_step"])
+for p, split in ((pm, False), (ps, True)):
     k = {x["name"]: x for x in p["kernels"]}
     for m in ("qkv", "o", "gate_up", "down", "head"):
-        assert k[mm + " " + m]["calls"] == (1 if m == "head" else L) * S, (mm, m, k.get(mm + " " + m))
-    assert k["pg_topk"]["calls"] == 2 * S and k["pg_embed"]["calls"] == S and ("pg_silu_mul" in k) == (mm == "pg_matvec"), k.keys()
+        assert k["pg_matvec " + m]["calls"] == (1 if m == "head" else L) * S, (m, k.get("pg_matvec " + m))
+    assert k["pg_topk"]["calls"] == 2 * S and k["pg_embed"]["calls"] == S and k["pg_silu_mul"]["calls"] == L * S, k.keys()
+    if split:
+        assert "pg_attention" not in k and k["pg_attn_split"]["calls"] == k["pg_attn_merge"]["calls"] == L * S, k.keys()
+    else:
+        assert k["pg_attention"]["calls"] == L * S and "pg_attn_split" not in k, k.keys()
     assert all(x["ms"] >= 0 for x in p["kernels"]) and p["kernel_ms"] > 0 and abs(sum(x["share"] for x in p["kernels"]) - 1) < 1e-3
 # k = 3 batched steps through cuBLAS: a norm launch before each normed matmul, SiLU-mul, the head's norm and GemmEx, the top 64 in two
-pk = d["profile_k"]["profile"]
-k = {x["name"]: x for x in pk["kernels"]}
-assert pk["launches_per_step"] == 9 * L + 5 and k["cublasGemmEx down"]["calls"] == L * pk["steps"] and "pg_gemv down" not in k, pk
-assert d["gemv"]["exact_bits"] is True and d["gemv"]["rel_err_one_row"] <= d["tol"], d["gemv"]
+for name, extra in (("profile_k", 0), ("profile_k_split", 1)):
+    pk = d[name]["profile"]
+    k = {x["name"]: x for x in pk["kernels"]}
+    assert pk["launches_per_step"] == (9 + extra) * L + 5 and k["cublasGemmEx down"]["calls"] == L * pk["steps"], (name, pk)
+    assert k["pg_rmsnorm"]["calls"] == (2 * L + 1) * pk["steps"], (name, k["pg_rmsnorm"])
+a = d["attn_split"]
+assert a["exact_bits"] is True and a["rel_err_cpu"] <= d["tol"] and a["rel_err_batch4"] <= d["tol"] and a["decode_tok_s"]["split"] > 0, a
 PY
-# every check with pg_gemv the default ($PTXGEN_GPU_GEMV=1): its one-row steps (the graph), batched steps of
-# up to 4 rows (instead of cuBLAS) and exact steps (bit for bit its one-row steps)
-PTXGEN_GPU_GEMV=1 timeout 300 "$BUILD/bench_gpu" models/default --prompt 16 --steps 8 --tg 3 --k 5 --ksteps 1 --profile 0 --out "$tmp/bg.json" > "$tmp/bg.txt" 2>&1
+# every check with the split attention the default ($PTXGEN_GPU_ATTN=split): prefill chunks, the one-row graph, batched
+# and exact steps through pg_attn_split + pg_attn_merge; a prompt of 40 so rows span two splits (positions past 32)
+PTXGEN_GPU_ATTN=split timeout 300 "$BUILD/bench_gpu" models/default --prompt 40 --steps 8 --tg 3 --k 5 --ksteps 1 --profile 0 --out "$tmp/bg.json" > "$tmp/bg.txt" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] && grep -q 'pg_gemv)' "$tmp/bg.txt" && ok || bad "bench_gpu with PTXGEN_GPU_GEMV=1: exit $rc: $(grep -E '^check.*FAIL|gpu engine' "$tmp/bg.txt")"
+[ "$rc" -eq 0 ] && grep -q 'pg_attn_split)' "$tmp/bg.txt" && ok || bad "bench_gpu with PTXGEN_GPU_ATTN=split: exit $rc: $(grep -E '^check.*FAIL|gpu engine' "$tmp/bg.txt")"
 grep -q 'graph_launches [1-9]' "$tmp/rep.txt" && ok || bad "one-row steps did not replay the graph: $(cat "$tmp/rep.txt")"
 # the same with graphs off: every launch direct
 PTXGEN_GPU_GRAPH=0 timeout 300 "$BUILD/bench_gpu" models/default --prompt 16 --steps 8 --tg 2 --k 2 --ksteps 1 --out "$tmp/b2.json" > "$tmp/b2.txt" 2>&1 \

@@ -159,9 +159,10 @@ PG_API void model_gpu_set_desc(model_model *m, const char *desc);
  * the previous one's close_fn, and so does model_free.  The model never looks inside. */
 PG_API void model_gpu_set_server(model_model *m, void *server, void (*close_fn)(void *));
 PG_API void *model_gpu_server(const model_model *m);
-/* The GPU engine's switches (bench_gpu): "gemv" 1 = the pg_gemv kernel for the matmuls of steps
- * of at most 4 rows and of exact steps (SiLU-mul inside the down projection's), 0 = pg_matvec
- * and cuBLAS ($PTXGEN_GPU_GEMV=1 at load sets 1); "profile" 1 = start a per-kernel profile
+/* The GPU engine's switches (bench_gpu): "attn_split" 1 = split-KV attention (pg_attn_split +
+ * pg_attn_merge: a row's positions in slices over many blocks, the query heads of a KV head
+ * together), 0 = pg_attention ($PTXGEN_GPU_ATTN=split at load sets 1; PG_ERR_INVALID when a KV
+ * head has more than 8 query heads); "profile" 1 = start a per-kernel profile
  * (the steps then run launch by launch, not as graphs, an event pair around each launch and
  * cuBLAS call; counts cleared), 0 = stop.  PG_ERR_USAGE for the CPU engine or another key. */
 PG_API pg_status model_gpu_option(model_model *m, const char *key, int value, pg_diag_sink *diag);

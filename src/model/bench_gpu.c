@@ -17,18 +17,21 @@
  *             in one submission)
  *   topk      the --k speed run's greedy tokens the same with the rows copied back (argmax on the host)
  *             and with each row's top 64 selected on the device (pg_topk, model_topk_rows + model_sample_top)
- *   gemv      the pg_gemv kernel (model_gpu_option "gemv") against pg_matvec / cuBLAS: one row's logits and
- *             a batched step of 4 rows within tol, the same top token, and its exact step of 4 tokens
+ *   attn_split  the split-KV attention (model_gpu_option "attn_split"): one row after the prompt
+ *             (prefilled through it) against the CPU engine within tol with the same top token, a
+ *             batched step of 4 rows against pg_attention's within tol, and its exact step of 4 tokens
  *             equal to 4 of its one-token steps bit for bit
  * The CPU engine runs GGUF models in exact mode (dequantized rows x f32 activations), the
  * arithmetic the GPU engine's f16 weights are closest to.
  * Speed: decode tok/s of one sequence (model_forward of one token with its logits copied to
  * the host, the way gen reads them), prefill tok/s of the prompt, and aggregate tok/s of
  * --k sequences stepped together by model_forward_batch (with the [k][vocab] logits copied
- * back, with only each row's top 64 copied back, and without logits); one sequence and 4 batched
- * with pg_matvec/cuBLAS and with pg_gemv, alternating; then (--profile N, 0 = none) N one-token steps
- * with each, launched one by one with an event pair around each launch: milliseconds and launches
- * per step, per kernel and matrix ("profile_matvec", "profile_gemv" in the JSON).  Exit 0 when every check passed, 1 when one failed, 2 when the engines
+ * back, with only each row's top 64 copied back, and without logits); (--profile N, 0 = none) N
+ * one-token steps and N / 4 steps of --k sequences batched, launched one by one with an event pair
+ * around each launch: milliseconds and launches per step, per kernel and matrix ("profile_matvec",
+ * "profile_k", and the same with the split attention: "profile_split", "profile_k_split" in the
+ * JSON); then one sequence and --k batched with pg_attention and with the split attention,
+ * alternating ("attn_split" in the JSON).  Exit 0 when every check passed, 1 when one failed, 2 when the engines
  * did not start. */
 #include "ptxgen/model.h"
 
@@ -430,48 +433,51 @@ int main(int argc, char **argv) {
     free(kl);
     if (!ok) check("speed", false, "a timed step failed (see the diagnostic)");
 
-    /* per-kernel profiles (K batched steps, one-token steps with each matmul kernel), then the matmul
-     * kernels side by side, alternating: pg_matvec and cuBLAS (the default) against pg_gemv (model_gpu_option
-     * "gemv"); everything that runs pg_gemv last, so a fault of the new kernel loses nothing measured before it */
-    const char *genv = getenv("PTXGEN_GPU_GEMV");
-    int gemv0 = genv && !strcmp(genv, "1");
-    const char *mname[2] = {"matvec", "gemv"};
+    /* per-kernel profiles (K batched steps and one-token steps, with pg_attention and with the split
+     * attention), then the two attention paths side by side, alternating: pg_attention (the default)
+     * against pg_attn_split + pg_attn_merge (model_gpu_option "attn_split"); the split path second each
+     * time, so a fault of the new kernels loses nothing measured before it */
+    const char *aenv = getenv("PTXGEN_GPU_ATTN");
+    int split0 = aenv && !strcmp(aenv, "split");
+    const char *kname[2] = {"profile_k", "profile_k_split"}, *mname[2] = {"matvec", "split"};
     char *pj = malloc(1 << 16);
-    /* K sequences' batched steps (the default kernels: cuBLAS), each with its rows' top 64 */
+    /* K sequences' batched steps (cuBLAS), each with its rows' top 64 */
     int kp = nprof / 4 > 2 ? nprof / 4 : 2;
-    model_ctx **pc = calloc((size_t)K, sizeof *pc);
-    float *pv = malloc((size_t)K * MODEL_TOPK * 4);
-    int32_t *pi = malloc((size_t)K * MODEL_TOPK * 4), *ptk = malloc((size_t)K * 4);
-    bool kok = pj && nprof > 0 && pc && pv && pi && ptk && model_gpu_option(gpu, "gemv", 0, &sink) == PG_OK;
-    for (int i = 0; kok && i < K; i++) {
-        ptk[i] = gt[i % steps];
-        kok = model_ctx_new(gpu, P + kp + 4, &pc[i], &sink) == PG_OK && model_forward_hidden(pc[i], ids, P, &sink) == PG_OK;
-    }
-    if (kok) {
-        kok = model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
-        double t3 = now();
-        for (int d = 0; kok && d < kp; d++) {
-            kok = model_forward_batch(pc, K, ptk, NULL, &sink) == PG_OK && model_topk_rows(pc, K, pv, pi, &sink) == PG_OK;
-            for (int i = 0; kok && i < K; i++) ptk[i] = pi[(size_t)i * MODEL_TOPK];
+    for (int md = 0; pj && nprof > 0 && md < 2; md++) {
+        model_ctx **pc = calloc((size_t)K, sizeof *pc);
+        float *pv = malloc((size_t)K * MODEL_TOPK * 4);
+        int32_t *pi = malloc((size_t)K * MODEL_TOPK * 4), *ptk = malloc((size_t)K * 4);
+        bool kok = pc && pv && pi && ptk && model_gpu_option(gpu, "attn_split", md, &sink) == PG_OK;
+        for (int i = 0; kok && i < K; i++) {
+            ptk[i] = gt[i % steps];
+            kok = model_ctx_new(gpu, P + kp + 4, &pc[i], &sink) == PG_OK && model_forward_hidden(pc[i], ids, P, &sink) == PG_OK;
         }
-        double wall = (now() - t3) * 1e3 / kp;
-        kok = kok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
-        model_gpu_option(gpu, "profile", 0, &sink);
         if (kok) {
-            printf("profile k = %d: %.3f ms a batched step (and its top 64) launched eagerly; %s\n", K, wall, pj);
-            fprintf(js, "  \"profile_k\": {\"k\": %d, \"step_ms_eager\": %.4f, \"profile\": %s},\n", K, wall, pj);
-        } else
-            check("profile", false, "the k = %d profile failed (see the diagnostic)", K);
+            kok = model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
+            double t3 = now();
+            for (int d = 0; kok && d < kp; d++) {
+                kok = model_forward_batch(pc, K, ptk, NULL, &sink) == PG_OK && model_topk_rows(pc, K, pv, pi, &sink) == PG_OK;
+                for (int i = 0; kok && i < K; i++) ptk[i] = pi[(size_t)i * MODEL_TOPK];
+            }
+            double wall = (now() - t3) * 1e3 / kp;
+            kok = kok && model_gpu_profile(gpu, pj, 1 << 16, &sink) == PG_OK;
+            model_gpu_option(gpu, "profile", 0, &sink);
+            if (kok) {
+                printf("%s k = %d: %.3f ms a batched step (and its top 64) launched eagerly; %s\n", kname[md], K, wall, pj);
+                fprintf(js, "  \"%s\": {\"k\": %d, \"step_ms_eager\": %.4f, \"profile\": %s},\n", kname[md], K, wall, pj);
+            }
+        }
+        if (!kok) check("profile", false, "the %s profile failed (see the diagnostic)", kname[md]);
+        for (int i = 0; pc && i < K; i++) model_ctx_free(pc[i]);
+        free(pc);
+        free(pv);
+        free(pi);
+        free(ptk);
     }
-    for (int i = 0; pc && i < K; i++) model_ctx_free(pc[i]);
-    free(pc);
-    free(pv);
-    free(pi);
-    free(ptk);
     /* the profile: nprof one-token steps (token on the device) after the prompt, launch by launch */
     for (int md = 0; pj && nprof > 0 && md < 2; md++) {
         model_ctx *s1 = NULL;
-        bool pok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK && model_ctx_new(gpu, P + nprof + 4, &s1, &sink) == PG_OK &&
+        bool pok = model_gpu_option(gpu, "attn_split", md, &sink) == PG_OK && model_ctx_new(gpu, P + nprof + 4, &s1, &sink) == PG_OK &&
                    model_forward_top(s1, ids, P, tv1, ti1, &sink) == PG_OK && model_gpu_option(gpu, "profile", 1, &sink) == PG_OK;
         double t3 = now();
         for (int d = 0; pok && d < nprof; d++) {
@@ -488,14 +494,15 @@ int main(int argc, char **argv) {
             check("profile", false, "the %s profile failed (see the diagnostic)", mname[md]);
         model_ctx_free(s1);
     }
-    double dec[2] = {0, 0}, k4[2] = {0, 0};
-    int32_t *mt[2] = {malloc((size_t)tg * 4), malloc((size_t)tg * 4)};
-    bool gok = mt[0] && mt[1];
-    enum { NB4 = 4 };
+    /* speed, alternating: one sequence (token on the device) and K sequences batched (no logits) */
+    double dec[2] = {0, 0}, kk[2] = {0, 0};
+    int32_t *mt[2] = {malloc((size_t)tg * 4), malloc((size_t)tg * 4)}, *kt2 = malloc((size_t)K * 4);
+    model_ctx **bk = calloc((size_t)K, sizeof *bk);
+    bool gok = mt[0] && mt[1] && kt2 && bk;
     for (int round = 0; gok && round < 2; round++)
         for (int md = 0; gok && md < 2; md++) {
-            gok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK;
-            model_ctx *s1 = NULL, *b4[NB4] = {0};
+            gok = model_gpu_option(gpu, "attn_split", md, &sink) == PG_OK;
+            model_ctx *s1 = NULL;
             gok = gok && model_ctx_new(gpu, P + tg + 4, &s1, &sink) == PG_OK && model_forward_top(s1, ids, P, tv1, ti1, &sink) == PG_OK;
             double t3 = now();
             for (int d = 0; gok && d < tg; d++) {
@@ -504,27 +511,38 @@ int main(int argc, char **argv) {
             }
             double r = tg / (now() - t3);
             if (r > dec[md]) dec[md] = r;   /* the better of two rounds (the first captures the graphs) */
-            for (int i = 0; gok && i < NB4; i++)
-                gok = model_ctx_new(gpu, P + ksteps + 4, &b4[i], &sink) == PG_OK && model_forward_hidden(b4[i], ids, P - i, &sink) == PG_OK;
-            int32_t t4[NB4] = {gt[0], gt[1], gt[2], gt[3]};
+            for (int i = 0; gok && i < K; i++) {
+                kt2[i] = gt[i % steps];
+                gok = model_ctx_new(gpu, P + ksteps + 4, &bk[i], &sink) == PG_OK && model_forward_hidden(bk[i], ids, P - i % 4, &sink) == PG_OK;
+            }
             t3 = now();
-            for (int st4 = 0; gok && st4 < ksteps; st4++) gok = model_forward_batch(b4, NB4, t4, NULL, &sink) == PG_OK;
-            r = NB4 * ksteps / (now() - t3);
-            if (r > k4[md]) k4[md] = r;
+            for (int st = 0; gok && st < ksteps; st++) gok = model_forward_batch(bk, K, kt2, NULL, &sink) == PG_OK;
+            r = K * ksteps / (now() - t3);
+            if (r > kk[md]) kk[md] = r;
             model_ctx_free(s1);
-            for (int i = 0; i < NB4; i++) model_ctx_free(b4[i]);
+            for (int i = 0; i < K; i++) {
+                model_ctx_free(bk[i]);
+                bk[i] = NULL;
+            }
         }
-    /* logits: one step after the prompt, and a batched step of 4 rows, in each mode; pg_gemv's exact
-     * step of 4 tokens against 4 of its one-token steps, bit for bit */
-    float *la[2] = {malloc((size_t)V * 4), malloc((size_t)V * 4)}, *ba[2] = {malloc((size_t)NB4 * V * 4), malloc((size_t)NB4 * V * 4)};
+    /* logits with the split attention against the CPU engine: the prompt (prefill chunks through it),
+     * then one token; a batch of 4 at different positions against pg_attention's; its exact step of 4
+     * tokens against 4 of its one-token steps, bit for bit */
+    enum { NB4 = 4 };
+    float *lsp = malloc((size_t)V * 4), *lcp = malloc((size_t)V * 4), *ba[2] = {malloc((size_t)NB4 * V * 4), malloc((size_t)NB4 * V * 4)};
     float *ex4 = malloc((size_t)4 * V * 4), *one4 = malloc((size_t)4 * V * 4);
-    gok = gok && la[0] && la[1] && ba[0] && ba[1] && ex4 && one4;
+    gok = gok && lsp && lcp && ba[0] && ba[1] && ex4 && one4;
     bool gbits = false;
+    model_ctx *c1 = NULL;
+    gok = gok && model_ctx_new(cpu, P + 4, &c1, &sink) == PG_OK && model_forward_hidden(c1, ids, P, &sink) == PG_OK &&
+          model_forward(c1, &gt[0], 1, lcp, NULL, &sink) == PG_OK;
+    model_ctx_free(c1);
     for (int md = 0; gok && md < 2; md++) {
-        gok = model_gpu_option(gpu, "gemv", md, &sink) == PG_OK;
+        gok = model_gpu_option(gpu, "attn_split", md, &sink) == PG_OK;
         model_ctx *s1 = NULL, *b4[NB4] = {0};
-        gok = gok && model_ctx_new(gpu, P + 4, &s1, &sink) == PG_OK && model_forward_hidden(s1, ids, P, &sink) == PG_OK &&
-              model_forward(s1, &gt[0], 1, la[md], NULL, &sink) == PG_OK;
+        if (md == 1)
+            gok = gok && model_ctx_new(gpu, P + 4, &s1, &sink) == PG_OK && model_forward_hidden(s1, ids, P, &sink) == PG_OK &&
+                  model_forward(s1, &gt[0], 1, lsp, NULL, &sink) == PG_OK;
         for (int i = 0; gok && i < NB4; i++)
             gok = model_ctx_new(gpu, P + 4, &b4[i], &sink) == PG_OK && model_forward_hidden(b4[i], ids, P - 3 * i, &sink) == PG_OK;
         gok = gok && model_forward_batch(b4, NB4, gt, ba[md], &sink) == PG_OK;
@@ -542,25 +560,28 @@ int main(int argc, char **argv) {
             model_ctx_free(x2);
         }
     }
-    double e1 = gok ? rel_err(la[1], la[0], V) : 1e30, e4 = gok ? rel_err(ba[1], ba[0], (int)(NB4 * V)) : 1e30;
+    double e1 = gok ? rel_err(lsp, lcp, V) : 1e30, e4 = gok ? rel_err(ba[1], ba[0], (int)(NB4 * V)) : 1e30;
     int msame = 0;
     while (gok && msame < tg && mt[0][msame] == mt[1][msame]) msame++;
-    check("gemv", gok && e1 <= tol && e4 <= tol && argmax(la[1], V) == argmax(la[0], V) && gbits,
-          "pg_gemv against pg_matvec/cuBLAS: one row max rel err %.3g (top %d / %d), a batch of 4 %.3g; its exact step of 4 == 4 "
-          "one-token steps bit for bit: %s; greedy tokens the same for %d of %d", e1, gok ? argmax(la[1], V) : -1,
-          gok ? argmax(la[0], V) : -1, e4, gbits ? "yes" : "no", msame, tg);
-    printf("speed: matmul kernels, one sequence (token on the device): %.0f tok/s pg_matvec, %.0f tok/s pg_gemv; 4 sequences batched: "
-           "%.0f tok/s cuBLAS, %.0f tok/s pg_gemv\n", dec[0], dec[1], k4[0], k4[1]);
-    fprintf(js, "  \"gemv\": {\"decode_tok_s\": {\"matvec\": %.1f, \"gemv\": %.1f}, \"k4_tok_s\": {\"cublas\": %.1f, \"gemv\": %.1f}, "
-                "\"rel_err_one_row\": %.4g, \"rel_err_batch4\": %.4g, \"exact_bits\": %s, \"greedy_same\": %d, \"greedy_of\": %d},\n",
-            dec[0], dec[1], k4[0], k4[1], e1, e4, gbits ? "true" : "false", msame, tg);
+    check("attn_split", gok && e1 <= tol && e4 <= tol && argmax(lsp, V) == argmax(lcp, V) && gbits,
+          "pg_attn_split against the CPU engine: one row after the prompt max rel err %.3g (top %d / %d); a batch of 4 against "
+          "pg_attention %.3g; its exact step of 4 == 4 one-token steps bit for bit: %s; greedy tokens the same as pg_attention's for "
+          "%d of %d", e1, gok ? argmax(lsp, V) : -1, gok ? argmax(lcp, V) : -1, e4, gbits ? "yes" : "no", msame, tg);
+    printf("speed: attention, one sequence (token on the device): %.0f tok/s pg_attention, %.0f tok/s pg_attn_split; %d sequences "
+           "batched (no logits): %.0f tok/s pg_attention, %.0f tok/s pg_attn_split\n", dec[0], dec[1], K, kk[0], kk[1]);
+    fprintf(js, "  \"attn_split\": {\"decode_tok_s\": {\"attention\": %.1f, \"split\": %.1f}, \"k\": %d, \"k_tok_s\": {\"attention\": %.1f, "
+                "\"split\": %.1f}, \"rel_err_cpu\": %.4g, \"rel_err_batch4\": %.4g, \"exact_bits\": %s, \"greedy_same\": %d, \"greedy_of\": %d},\n",
+            dec[0], dec[1], K, kk[0], kk[1], e1, e4, gbits ? "true" : "false", msame, tg);
     free(pj);
-    model_gpu_option(gpu, "gemv", gemv0, &sink);
+    model_gpu_option(gpu, "attn_split", split0, &sink);
     for (int md = 0; md < 2; md++) {
         free(mt[md]);
-        free(la[md]);
         free(ba[md]);
     }
+    free(kt2);
+    free(bk);
+    free(lsp);
+    free(lcp);
     free(ex4);
     free(one4);
     free(hostt);

@@ -5,7 +5,9 @@
  *   pg_rmsnorm     xb = RMSNorm(x) ln1                    (and xb16, cuBLAS's input)
  *   matmul         qkv = xb Wqkv^T
  *   pg_qkv_rope    + bias; RoPE on q and k; k and v into each row's own cache at its position
- *   pg_attention   att = softmax(q k^T / sqrt(hd)) v      one block per (query head, row)
+ *   pg_attention   att = softmax(q k^T / sqrt(hd)) v      one block per (query head, row), or with
+ *                  "attn_split" ($PTXGEN_GPU_ATTN=split): pg_attn_split, 32 blocks a (KV head, row) over
+ *                  slices of the positions fixed by the row's position alone, then pg_attn_merge
  *   matmul         x += att Wo^T
  *   pg_rmsnorm     xb = RMSNorm(x) ln2
  *   matmul         gu = xb Wgate_up^T
@@ -19,9 +21,7 @@
  * row's cache and position) sit in device buffers the graph reads, uploaded before each
  * replay, so the ~170 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off.
  * model_forward_top's one-row step is a second graph, the step and pg_topk of its logits row.
- * With pg_gemv on ($PTXGEN_GPU_GEMV=1 or model_gpu_set "gemv") every matmul of a step of at most
- * GEMV_ROWS rows and of an exact step is pg_gemv (the norm inside it, and SiLU-mul inside the down
- * projection's: six launches a layer).  model_gpu_set "profile" times each launch (no graphs). */
+ * model_gpu_set "profile" times each launch (no graphs). */
 #include "gpu.h"
 #include "gpu_blas.h"
 
@@ -54,8 +54,6 @@ struct topk_stage {
 };
 
 typedef struct gpu_prof gpu_prof;
-/* pg_gemv replaces cuBLAS for steps of this many rows or fewer (each block takes 4 of them) */
-#define GEMV_ROWS 4
 
 struct gpu_model {
     model_model *m;
@@ -73,6 +71,8 @@ struct gpu_model {
     int rope_max;
     /* scratch for GPU_ROWS rows */
     CUdeviceptr x, xb, xb16, qkv, att, att16, gu, h, h16, logits, toks, rows;
+    CUdeviceptr part;                    /* pg_attn_split's partials [GPU_ROWS][nh][ATT_SPLITS][hd + 2] f32 (0: the model's GQA groups exceed 8) */
+    bool attn_split;                     /* pg_attn_split + pg_attn_merge instead of pg_attention ($PTXGEN_GPU_ATTN=split) */
     CUdeviceptr tk_rows, tk_v, tk_i;     /* pg_topk: row addresses [GPU_ROWS], out [GPU_ROWS][64] f32 and u32 */
     CUdeviceptr tk_cv, tk_ci, tk_rows2;  /* its first launch's candidates [GPU_ROWS][parts x 64], their rows' addresses */
     CUdeviceptr tk_lrows;                /* the addresses of g->logits' rows (a step's own top 64) */
@@ -80,7 +80,6 @@ struct gpu_model {
     struct topk_stage *tk_host;          /* pinned: the row addresses going out, the candidates coming back */
     void *stage;                         /* pinned: the step's row descriptors and tokens */
     CUgraphExec graph, graph_top;        /* the one-row step, once captured; the same with its top 64 */
-    bool gemv;                           /* pg_gemv for steps of <= GEMV_ROWS rows and exact ones ($PTXGEN_GPU_GEMV=1) */
     const char *tag;                     /* the matrix the next matmul multiplies (the profile's label) */
     long nlaunch;                        /* kernel launches and cuBLAS calls enqueued (a graph's replay: its kernels) */
     long graph_kernels[2];               /* the kernels in graph and graph_top */
@@ -89,7 +88,11 @@ struct gpu_model {
     size_t wbytes;                       /* device bytes of the weights */
     char err[512];                       /* the first failure of a step */
     char desc[512];
+    char desc0[480];                     /* desc without its closing switches */
 };
+
+/* pg_attn_split's blocks per (KV head, row): a constant, so a row's slices depend on its position alone */
+#define ATT_SPLITS 32
 
 /* model_gpu_profile: an event pair around each launch (the steps run eagerly, no graph), folded
  * into per-label totals after each step's synchronize. */
@@ -279,6 +282,9 @@ static bool rope_tables(gpu_model *g, int npos) {
     return ok;
 }
 
+/* desc0 and the switches that are on */
+static void desc_set(gpu_model *g) { snprintf(g->desc, sizeof g->desc, "%s%s)", g->desc0, g->attn_split ? "; pg_attn_split" : ""); }
+
 /* ---- open / close --------------------------------------------------------------------- */
 const char *model_gpu_describe(const gpu_model *g) { return g->desc; }
 
@@ -297,7 +303,7 @@ void model_gpu_close(gpu_model *g) {
         }
         if (g->head != g->embed) dfree(g, &g->head);
         dfree(g, &g->embed); dfree(g, &g->norm); dfree(g, &g->rope_cos); dfree(g, &g->rope_sin);
-        CUdeviceptr *s[] = {&g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows,
+        CUdeviceptr *s[] = {&g->part, &g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows,
                              &g->tk_rows, &g->tk_v, &g->tk_i, &g->tk_cv, &g->tk_ci, &g->tk_rows2, &g->tk_lrows};
         for (size_t i = 0; i < sizeof s / sizeof *s; i++) dfree(g, s[i]);
         if (g->stage) g->cu.cuMemFreeHost(g->stage);
@@ -445,6 +451,9 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     size_t ncand = (size_t)R * g->tk_parts * GPU_TOPK;
     ok = ok && dalloc(g, &g->tk_cv, ncand * 4, "scratch") && dalloc(g, &g->tk_ci, ncand * 4, "scratch") &&
          dalloc(g, &g->tk_rows2, (size_t)R * 8, "scratch") && dalloc(g, &g->tk_lrows, (size_t)R * 8, "scratch");
+    /* pg_attn_split: a warp per query head of a KV head's group, 8 warps a block */
+    int ng = c->num_attention_heads / c->num_key_value_heads;
+    ok = ok && (ng > 8 || dalloc(g, &g->part, (size_t)R * c->num_attention_heads * ATT_SPLITS * (hd + 2) * 4, "the split attention's partials"));
     if (ok) {   /* fixed addresses: each candidates row, each logits row */
         CUdeviceptr *h = g->tk_host->rows;
         for (int i = 0; i < R; i++) h[i] = g->tk_cv + (CUdeviceptr)((size_t)i * g->tk_parts * GPU_TOPK * 4);
@@ -459,11 +468,12 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     }
     const char *env = getenv("PTXGEN_GPU_GRAPH");
     g->graph_off = !a->cuStreamBeginCapture || (env && !strcmp(env, "0"));
-    env = getenv("PTXGEN_GPU_GEMV");
-    g->gemv = env && !strcmp(env, "1");
-    snprintf(g->desc, sizeof g->desc, "%.100s (f16 weights, %.0f MB; %s%.160s; %s; %s)", name, g->wbytes / 1048576.0,
+    env = getenv("PTXGEN_GPU_ATTN");
+    g->attn_split = g->part && env && !strcmp(env, "split");
+    snprintf(g->desc0, sizeof g->desc0, "%.100s (f16 weights, %.0f MB; %s%.160s; %s", name, g->wbytes / 1048576.0,
              g->blas ? "cuBLAS " : "no cuBLAS: ", g->blas ? g->cb.name : g->cb.why[0] ? g->cb.why : "not found",
-             g->graph_off ? "no graphs" : "graphs", g->gemv ? "pg_gemv" : "pg_matvec");
+             g->graph_off ? "no graphs" : "graphs");
+    desc_set(g);
     m->gpu = g;
     return PG_OK;
 }
@@ -548,7 +558,7 @@ static bool prof_fold(gpu_model *g) {
 static bool launch(gpu_model *g, int k, unsigned gx, unsigned gy, void **args) {
     unsigned block = k == GPU_K_ATTENTION ? 512 : 256;   /* attention: 16 warps over the positions */
     const char *tag = g->tag;
-    if (k != GPU_K_MATVEC && k != GPU_K_GEMV) g->tag = NULL;   /* only the matmuls name their matrix */
+    if (k != GPU_K_MATVEC) g->tag = NULL;   /* only the matmuls name their matrix */
     bool ok = prof_before(g, model_gpu_kernel_names[k]) &&
               ok_(g, g->cu.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]) &&
               prof_after(g);
@@ -563,25 +573,9 @@ static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CU
     return launch(g, GPU_K_MATVEC, (unsigned)n, (unsigned)(rows + 7) / 8, args);   /* activation rows the fast dimension */
 }
 
-/* pg_gemv: y[n][rows] (+)= x'[n][cols] W^T, x' = x, RMSNorm(x) nw (nw != 0) or silu(g) u of the
- * gate|up rows (silu: x [n][2 cols]). */
-static bool gemv(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n, bool acc, bool silu) {
-    uint32_t r = (uint32_t)rows, c = (uint32_t)cols, ac = acc, ldx = (uint32_t)(silu ? 2 * cols : cols), ldy = (uint32_t)rows;
-    uint32_t un = (uint32_t)n, us = silu;
-    float eps = (float)g->m->cfg.rms_norm_eps;
-    void *args[] = {&y, &w, &x, &r, &c, &ac, &ldx, &ldy, &nw, &eps, &un, &us};
-    if ((rows + 3) / 4 > 65535 && !silu) return matvec(g, y, w, x, nw, rows, cols, n, acc);   /* past the grid's y limit */
-    return launch(g, GPU_K_GEMV, (unsigned)(n + 3) / 4, (unsigned)(rows + 3) / 4, args);
-}
-
-/* Which kernel a step of n rows multiplies with: pg_gemv (when on: exact steps and steps of at
- * most GEMV_ROWS rows), pg_matvec (exact steps, one row, no cuBLAS), else cuBLAS. */
-static bool use_gemv(const gpu_model *g, int n, bool vec) { return g->gemv && (vec || n <= GEMV_ROWS || !g->blas); }
-
-/* y[n][rows] (+)= x[n][cols] W^T: pg_gemv or pg_matvec from the f32 x, else cuBLAS from x16. */
+/* y[n][rows] (+)= x[n][cols] W^T: pg_matvec from the f32 x, else cuBLAS from x16. */
 static bool matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr x16, int rows, int cols, int n, bool acc,
                    bool vec) {
-    if (use_gemv(g, n, vec)) return gemv(g, y, w, x, 0, rows, cols, n, acc, false);
     if (vec || !g->blas) return matvec(g, y, w, x, 0, rows, cols, n, acc);
     /* column-major view: y^T [rows][n] = W [cols][rows]^T . x^T [cols][n] */
     float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
@@ -600,24 +594,22 @@ static bool rmsnorm(gpu_model *g, CUdeviceptr out, CUdeviceptr out16, CUdevicept
     return launch(g, GPU_K_RMSNORM, (unsigned)n, 1, args);
 }
 
-/* y[n][rows] = RMSNorm(x[n][H]) nw @ W^T: pg_gemv and pg_matvec normalize their input themselves,
+/* y[n][rows] = RMSNorm(x[n][H]) nw @ W^T: pg_matvec normalizes its input itself,
  * else pg_rmsnorm into xb (and xb16) and a matmul from there. */
 static bool normed_matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int n, bool vec) {
     int H = g->m->cfg.hidden_size;
-    if (use_gemv(g, n, vec)) return gemv(g, y, w, x, nw, rows, H, n, false, false);
     if (vec || !g->blas) return matvec(g, y, w, x, nw, rows, H, n, false);
     return rmsnorm(g, g->xb, g->xb16, x, nw, n) && matmul(g, y, w, g->xb, g->xb16, rows, H, n, false, false);
 }
 
 /* Enqueue the step's kernels for n rows whose tokens and descriptors are on the device;
  * rows [keep0, n) end as logits [n - keep0][vocab] in g->logits.  vec: matvec only (the
- * norms inside it: seven launches a layer); with pg_gemv also SiLU-mul inside the down
- * projection's (six). */
+ * norms inside it: seven launches a layer). */
 static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
     const model_config *c = &g->m->cfg;
     int H = c->hidden_size, I = c->intermediate_size, hd = c->head_dim, nh = c->num_attention_heads;
     int nkv = c->num_key_value_heads, QD = nh * hd, W = QD + 2 * nkv * hd, V = c->vocab_size;
-    bool gv = use_gemv(g, n, vec), half = !vec && !gv && g->blas;   /* cuBLAS reads the f16 copies */
+    bool half = !vec && g->blas;   /* cuBLAS reads the f16 copies */
     CUdeviceptr att16 = half ? g->att16 : 0, h16 = half ? g->h16 : 0;
     uint32_t uH = (uint32_t)H, uI = (uint32_t)I, unh = (uint32_t)nh, unkv = (uint32_t)nkv, uhd = (uint32_t)hd;
     uint32_t adj = g->m->rope_adjacent;
@@ -631,23 +623,26 @@ static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
         uint32_t ul = (uint32_t)l;
         void *qa[] = {&g->qkv, &L->bqkv, &g->rows, &g->rope_cos, &g->rope_sin, &ul, &unh, &unkv, &uhd, &adj};
         void *aa[] = {&g->att, &att16, &g->qkv, &g->rows, &ul, &unh, &unkv, &uhd, &scale};
+        void *sp[] = {&g->part, &g->qkv, &g->rows, &ul, &unh, &unkv, &uhd, &scale};
+        void *mg[] = {&g->att, &att16, &g->part, &g->rows, &unh, &uhd};
         void *sa[] = {&g->h, &h16, &g->gu, &uI};
         g->tag = "qkv";
-        ok = normed_matmul(g, g->qkv, L->qkv, g->x, L->ln1, W, n, vec) && launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa) &&
-             launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa);
+        ok = normed_matmul(g, g->qkv, L->qkv, g->x, L->ln1, W, n, vec) && launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa);
+        if (g->attn_split)
+            ok = ok && launch(g, GPU_K_ATTN_SPLIT, (unsigned)(ATT_SPLITS * nkv), (unsigned)n, sp) &&
+                 launch(g, GPU_K_ATTN_MERGE, (unsigned)nh, (unsigned)n, mg);
+        else ok = ok && launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa);
         g->tag = "o";
         ok = ok && matmul(g, g->x, L->o, g->att, att16, H, QD, n, true, vec);
         g->tag = "gate_up";
         ok = ok && normed_matmul(g, g->gu, L->gate_up, g->x, L->ln2, 2 * I, n, vec);
         g->tag = "down";
-        if (gv) ok = ok && gemv(g, g->x, L->down, g->gu, 0, H, I, n, true, true);   /* silu(g) u read straight from gu */
-        else
-            ok = ok && launch(g, GPU_K_SILU_MUL, (unsigned)(I + 255) / 256, (unsigned)n, sa) &&
-                 matmul(g, g->x, L->down, g->h, h16, H, I, n, true, vec);
+        ok = ok && launch(g, GPU_K_SILU_MUL, (unsigned)(I + 255) / 256, (unsigned)n, sa) &&
+             matmul(g, g->x, L->down, g->h, h16, H, I, n, true, vec);
     }
     g->tag = "head";
     int nk = n - keep0;
-    /* one kept row: the matvec (or gemv), as a one-row step computes it */
+    /* one kept row: the matvec, as a one-row step computes it */
     CUdeviceptr x0 = g->x + (CUdeviceptr)keep0 * H * 4;
     ok = ok && (nk <= 0 || normed_matmul(g, g->logits, g->head, x0, g->norm, V, nk, vec || nk == 1));
     g->tag = NULL;
@@ -823,17 +818,21 @@ pg_status model_gpu_topk(gpu_model *g, gpu_ctx *const *cs, const int *rows, int 
 
 /* ---- switches and the profile --------------------------------------------------------------- */
 pg_status model_gpu_set(gpu_model *g, const char *key, int value, pg_diag_sink *diag) {
-    if (!strcmp(key, "gemv")) {
-        if (g->gemv != (value != 0)) {
-            g->gemv = value != 0;
+    if (!strcmp(key, "attn_split")) {
+        if (value && !g->part) {
+            pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_set \"attn_split\": the model's %d query heads a KV head exceed the kernel's 8",
+                         g->m->cfg.num_attention_heads / g->m->cfg.num_key_value_heads);
+            return PG_ERR_INVALID;
+        }
+        if (g->attn_split != (value != 0)) {
+            g->attn_split = value != 0;
             drop_graphs(g);   /* they hold the other kernels */
-            char *p = strrchr(g->desc, ';');
-            if (p) snprintf(p, sizeof g->desc - (size_t)(p - g->desc), "; %s)", g->gemv ? "pg_gemv" : "pg_matvec");
+            desc_set(g);
         }
         return PG_OK;
     }
     if (strcmp(key, "profile")) {
-        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_set: no switch \"%s\" (gemv, profile)", key);
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_set: no switch \"%s\" (attn_split, profile)", key);
         return PG_ERR_USAGE;
     }
     if (!value) {

@@ -17,7 +17,7 @@
 #include "model_internal.h"
 
 /* The kernels of gpu_ptx.c: the module's text and the entry names, in this order. */
-enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_K_GEMV, GPU_NKERN };
+enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_K_ATTN_SPLIT, GPU_K_ATTN_MERGE, GPU_NKERN };
 extern const char model_gpu_ptx[];
 extern const char *const model_gpu_kernel_names[GPU_NKERN];
 

@@ -19,9 +19,11 @@
 # The summary lines (and "summary" in the report) give per model the decode tok/s, k = 32 tok/s
 # three ways (rows copied, top 64 from the device, engine alone) and gen's wall time.
 # Parts 1 and 2 also time one sequence with its token chosen on the device (model_forward_top,
-# "decode_tok_s_top"), pg_matvec/cuBLAS against pg_gemv back to back (logits compared: bench_gpu's
-# "check gemv", "gemv" in its JSON), and profile a one-token step kernel by kernel with each
-# ($OUT/engine_gpu_profile_<model>.json: ms per step and launches per step, per kernel and matrix).
+# "decode_tok_s_top"), pg_attention against the split-KV attention (pg_attn_split + pg_attn_merge,
+# model_gpu_option "attn_split") back to back, one sequence and k batched (logits against the CPU
+# engine, exact bits: bench_gpu's "check attn_split", "attn_split" in its JSON), and profile a
+# one-token step and a k-sequence step kernel by kernel with each ($OUT/engine_gpu_profile_<model>.json:
+# ms per step and launches per step, per kernel and matrix).
 # Parts 1 and 2 also time the k-sequence run with each row's top 64 selected on the device
 # (pg_topk; "k_tok_s_topk" in their JSON) and check that it picks the tokens the whole rows give
 # (bench_gpu's "check topk").
@@ -198,9 +200,9 @@ summary = {}
 for m in ("default", "qwen"):
     e, g = rep["engine_gpu_" + m], rep["gen_gpu_" + m]
     s = summary[m] = {k: e.get(k) for k in ("decode_tok_s", "decode_tok_s_top", "decode_tok_s_engine", "k", "k_tok_s", "k_tok_s_topk",
-                                            "k_tok_s_no_logits", "gemv")}
-    # the per-kernel profile of a one-token step with each matmul kernel (bench_gpu --profile), its own file too
-    prof = {md: e["profile_" + md] for md in ("matvec", "gemv", "k") if "profile_" + md in e}
+                                            "k_tok_s_no_logits", "attn_split")}
+    # the per-kernel profiles of a one-token step and a k-sequence step with each attention (bench_gpu --profile), its own file too
+    prof = {md: e["profile_" + md] for md in ("matvec", "split", "k", "k_split") if "profile_" + md in e}
     if prof:
         json.dump(prof, open(os.path.join(out, "engine_gpu_profile_%s.json" % m), "w"), indent=1)
         s["profile"] = {md: {"step_ms_eager": p["step_ms_eager"], "launches_per_step": p["profile"]["launches_per_step"],
@@ -220,12 +222,13 @@ for m, s in summary.items():
           "gen --verify gpu --samples 16: %s s wall (rc %s; goal <= 20 s)" % (m, f(s["decode_tok_s"]), f(s["k"]), f(s["k_tok_s"]),
           f(s["k_tok_s_topk"]), f(s["k_tok_s_no_logits"]), f(s["gen_wall_s"]), f(s["gen_rc"])))
 for m, s in summary.items():
-    g = s.get("gemv") or {}
+    g = s.get("attn_split") or {}
     if g:
-        print("summary %s: token on the device (model_forward_top) %s tok/s; pg_matvec %s vs pg_gemv %s tok/s single, cuBLAS %s vs pg_gemv %s "
-              "tok/s at k=4; pg_gemv logits rel err %s (1 row) / %s (4 rows), exact bits %s" % (m, f(s["decode_tok_s_top"]),
-              g["decode_tok_s"]["matvec"], g["decode_tok_s"]["gemv"], g["k4_tok_s"]["cublas"], g["k4_tok_s"]["gemv"],
-              g["rel_err_one_row"], g["rel_err_batch4"], g["exact_bits"]))
+        print("summary %s: token on the device (model_forward_top) %s tok/s; attention: pg_attention %s vs pg_attn_split %s tok/s single, "
+              "%s vs %s tok/s at k=%s (engine alone); split logits rel err %s against the CPU engine, %s against pg_attention (4 rows), "
+              "exact bits %s, greedy tokens the same %s of %s" % (m, f(s["decode_tok_s_top"]), g["decode_tok_s"]["attention"],
+              g["decode_tok_s"]["split"], g["k_tok_s"]["attention"], g["k_tok_s"]["split"], g["k"], g["rel_err_cpu"], g["rel_err_batch4"],
+              g["exact_bits"], g["greedy_same"], g["greedy_of"]))
     for md, p in (s.get("profile") or {}).items():
         print("summary %s profile %s: %.3f ms a step eagerly, %.3f ms in kernels, %s launches; top: %s" % (m, md, p["step_ms_eager"],
               p["kernel_ms_per_step"], p["launches_per_step"], ", ".join("%s %.3f" % t for t in p["top"])))

@@ -215,35 +215,70 @@ static void k_topk(void **args, unsigned gx, unsigned gy) {
         }
 }
 
-/* pg_gemv: y[j][r] (+)= W[r] . x'[j] for j < n, r < rows; x' = x, or RMS-normed (nw: scale(j) (W nw) . x),
- * or silu(g) u of gate|up rows (ldx = 2 cols) */
-static void k_gemv(void **args, unsigned gx, unsigned gy) {
-    float *y = F32(P(0, CUdeviceptr)), *x = F32(P(2, CUdeviceptr)), *nw = F32(P(8, CUdeviceptr)), eps = P(9, float);
-    uint16_t *w = F16(P(1, CUdeviceptr));
-    uint32_t rows = P(3, uint32_t), cols = P(4, uint32_t), acc = P(5, uint32_t), ldx = P(6, uint32_t), ldy = P(7, uint32_t);
-    uint32_t n = P(10, uint32_t), silu = P(11, uint32_t);
-    if (gy * 4 < rows || gx * 4 < n || (silu && (nw || ldx != 2 * cols)) || cols % 8) {
-        fprintf(stderr, "fakecuda: pg_gemv grid %u x %u for %u x %u rows (silu %u, ldx %u, cols %u)\n", gx, gy, n, rows, silu, ldx, cols);
-        abort();
-    }
-    float *xs = malloc(cols * sizeof *xs);
-    for (uint32_t j = 0; j < n; j++) {
-        const float *xr = x + (size_t)j * ldx;
-        float sc = 1;
-        if (nw) {
-            float ss = 0;
-            for (uint32_t c = 0; c < cols; c++) ss += xr[c] * xr[c];
-            sc = 1.0f / sqrtf(ss / (float)cols + eps);
+/* pg_attn_split: block (32 kvh + s, r) takes split s of row r's T = pos + 1 positions (L =
+ * ceil(ceil(T / 32) / 32) 32 a split; none past T) for the query heads of KV head kvh, and writes each
+ * head's partial {max score, sum of exp, unnormalized output[hd]} at part[((r nh + h) 32 + s) (hd + 2)] */
+static uint32_t split_len(uint32_t T) { return ((T + 31) / 32 + 31) / 32 * 32; }
+static void k_attn_split(void **args, unsigned gx, unsigned gy) {
+    float *part = F32(P(0, CUdeviceptr)), *qkv = F32(P(1, CUdeviceptr));
+    rowdesc *rd = (rowdesc *)(uintptr_t)P(2, CUdeviceptr);
+    uint32_t l = P(3, uint32_t), nh = P(4, uint32_t), nkv = P(5, uint32_t), hd = P(6, uint32_t);
+    float scale = P(7, float);
+    uint32_t W = (nh + 2 * nkv) * hd, ng = nh / nkv;
+    if (gx != 32 * nkv || ng > 8) { fprintf(stderr, "fakecuda: pg_attn_split grid.x %u, %u KV heads of %u\n", gx, nkv, ng); abort(); }
+    for (unsigned r = 0; r < gy; r++)
+        for (uint32_t b = 0; b < gx; b++) {
+            uint32_t kvh = b / 32, sp = b % 32, T = rd[r].pos + 1, L = split_len(T), lo = sp * L, mx = rd[r].max;
+            if (lo >= T) continue;
+            uint32_t hi = lo + L < T ? lo + L : T;
+            const float *K = F32(rd[r].k) + ((size_t)l * nkv + kvh) * mx * hd, *V = F32(rd[r].v) + ((size_t)l * nkv + kvh) * mx * hd;
+            for (uint32_t h = kvh * ng; h < kvh * ng + ng; h++) {
+                const float *q = qkv + (size_t)r * W + h * hd;
+                float *pp = part + (((size_t)r * nh + h) * 32 + sp) * (hd + 2), m = -INFINITY, sum = 0;
+                float *sc = malloc((hi - lo) * sizeof *sc);
+                for (uint32_t j = lo; j < hi; j++) {
+                    float s = 0;
+                    for (uint32_t d = 0; d < hd; d++) s += q[d] * scale * K[(size_t)j * hd + d];
+                    sc[j - lo] = s;
+                    if (s > m) m = s;
+                }
+                for (uint32_t j = lo; j < hi; j++) sum += sc[j - lo] = expf(sc[j - lo] - m);
+                pp[0] = m;
+                pp[1] = sum;
+                for (uint32_t d = 0; d < hd; d++) {
+                    float o = 0;
+                    for (uint32_t j = lo; j < hi; j++) o += sc[j - lo] * V[(size_t)j * hd + d];
+                    pp[2 + d] = o;
+                }
+                free(sc);
+            }
         }
-        for (uint32_t c = 0; c < cols; c++) xs[c] = silu ? xr[c] / (1.0f + expf(-xr[c])) * xr[cols + c] : xr[c];
-        for (uint32_t r = 0; r < rows; r++) {
-            float s = 0;
-            for (uint32_t c = 0; c < cols; c++) s += h2f(w[(size_t)r * cols + c]) * (nw ? nw[c] : 1.0f) * xs[c];
-            float *d = &y[(size_t)j * ldy + r];
-            *d = (acc ? *d : 0) + s * sc;
+}
+/* pg_attn_merge: block (h, r): out = sum_s e_s acc_s / sum_s e_s l_s over row r's splits, e_s = exp(m_s - max m) */
+static void k_attn_merge(void **args, unsigned gx, unsigned gy) {
+    float *out = F32(P(0, CUdeviceptr)), *part = F32(P(2, CUdeviceptr));
+    uint16_t *o16 = F16(P(1, CUdeviceptr));
+    rowdesc *rd = (rowdesc *)(uintptr_t)P(3, CUdeviceptr);
+    uint32_t nh = P(4, uint32_t), hd = P(5, uint32_t);
+    if (gx != nh) { fprintf(stderr, "fakecuda: pg_attn_merge grid.x %u, %u heads\n", gx, nh); abort(); }
+    for (unsigned r = 0; r < gy; r++)
+        for (uint32_t h = 0; h < nh; h++) {
+            uint32_t T = rd[r].pos + 1, L = split_len(T), ns = (T + L - 1) / L;
+            const float *pp = part + ((size_t)r * nh + h) * 32 * (hd + 2);
+            float M = -INFINITY;
+            for (uint32_t s = 0; s < ns; s++) M = fmaxf(M, pp[s * (hd + 2)]);
+            for (uint32_t d = 0; d < hd; d++) {
+                float num = 0, den = 0;
+                for (uint32_t s = 0; s < ns; s++) {
+                    float e = expf(pp[s * (hd + 2)] - M);
+                    den += e * pp[s * (hd + 2) + 1];
+                    num += e * pp[s * (hd + 2) + 2 + d];
+                }
+                float o = num / den;
+                out[(size_t)r * nh * hd + h * hd + d] = o;
+                if (o16) o16[(size_t)r * nh * hd + h * hd + d] = f2h(o);
+            }
         }
-    }
-    free(xs);
 }
 
 #define MAXARGS 12
@@ -256,7 +291,8 @@ static kern kerns[] = {   /* the block size and parameters each kernel declares 
     {"pg_attention", k_attention, 512, 9, {8, 8, 8, 8, 4, 4, 4, 4, 4}},
     {"pg_silu_mul", k_silu_mul, 256, 4, {8, 8, 8, 4}},
     {"pg_topk", k_topk, 256, 6, {8, 8, 8, 4, 4, 8}},
-    {"pg_gemv", k_gemv, 256, 12, {8, 8, 8, 4, 4, 4, 4, 4, 8, 4, 4, 4}},
+    {"pg_attn_split", k_attn_split, 256, 8, {8, 8, 8, 4, 4, 4, 4, 4}},
+    {"pg_attn_merge", k_attn_merge, 256, 6, {8, 8, 8, 8, 4, 4}},
 };
 
 /* ---- the driver ---------------------------------------------------------------------------- */
