@@ -652,18 +652,6 @@ typedef struct {
 } worker_req;
 #define WORKER_MAGIC 0x70786731u
 
-static bool read_full(int fd, void *p, size_t n) {
-    char *b = p;
-    while (n) {
-        ssize_t k = read(fd, b, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        b += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
 /* Budget for the kept input sets: $PTXGEN_GPU_CACHE_MB, else half the memory up to 32 GiB. */
 static size_t cache_budget(void) {
     const char *e = getenv("PTXGEN_GPU_CACHE_MB");
@@ -693,9 +681,9 @@ static void worker_main(const job *base, struct shared_sets *shared, int sock) {
     if (!h->cache.ins || !h->cache.ref) { free(h->cache.ins); free(h->cache.ref); h->cache.ins = h->cache.ref = NULL; }
     for (;;) {
         worker_req q;
-        if (!read_full(sock, &q, sizeof q) || q.magic != WORKER_MAGIC || q.ptx_len > (64u << 20)) _exit(0);
+        if (!pg_read_full(sock, &q, sizeof q) || q.magic != WORKER_MAGIC || q.ptx_len > (64u << 20)) _exit(0);
         char *ptx = malloc(q.ptx_len + 1);
-        if (!ptx || !read_full(sock, ptx, q.ptx_len)) _exit(0);
+        if (!ptx || !pg_read_full(sock, ptx, q.ptx_len)) _exit(0);
         ptx[q.ptx_len] = 0;
         job j = *base;
         j.ptx = ptx;
@@ -1042,18 +1030,6 @@ static bool worker_start(struct gpu_worker *w, const job *base) {
     return true;
 }
 
-static bool send_full(int fd, const void *p, size_t n) {
-    const char *b = p;
-    while (n) {
-        ssize_t k = send(fd, b, n, MSG_NOSIGNAL);   /* a dead worker is an error here, not SIGPIPE */
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        b += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
 /* Reads one answer (length, then JSON; *out malloc'd) within the deadline.  0: read; 1: timeout;
  * 2: EOF or an error. */
 static int recv_answer(int fd, double deadline, char **out) {
@@ -1100,7 +1076,7 @@ static void run_in_worker(struct gpu_worker *w, const job *j, gpu_kernel_result 
             }
             started = true;
         }
-        if (send_full(w->sock, &q, sizeof q) && send_full(w->sock, j->ptx, q.ptx_len)) break;
+        if (pg_send_full(w->sock, &q, sizeof q) && pg_send_full(w->sock, j->ptx, q.ptx_len)) break;
         worker_stop(w, true);
         if (attempt) {
             memset(k, 0, sizeof *k);
