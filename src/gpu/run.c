@@ -295,8 +295,10 @@ static void *shared_take(struct shared_sets *sh, size_t n) {
     return (char *)sh + at;
 }
 
-/* A copy of in (its arguments and buffers) in the region; false when it is full. */
-static bool shared_copy(struct shared_sets *sh, const task_inst *in, task_inst *dst) {
+/* A copy of in (its arguments and buffers) in the region; false when it is full.  `same` (may be NULL):
+ * an instance already in the region whose input buffers in's may share (a reference's inputs are its
+ * instance's, byte for byte: a third of what an exiting worker copies for bias_gelu_residual). */
+static bool shared_copy(struct shared_sets *sh, const task_inst *in, const task_inst *same, task_inst *dst) {
     int np = in->spec->nparams;
     *dst = *in;
     dst->diag = NULL;
@@ -304,6 +306,12 @@ static bool shared_copy(struct shared_sets *sh, const task_inst *in, task_inst *
     if (!dst->args) return false;
     for (int i = 0; i < np; i++) {
         dst->args[i] = in->args[i];
+        const task_arg *sa = same ? &same->args[i] : NULL;
+        if (sa && in->spec->params[i].is_pointer && in->spec->params[i].role == TASK_ROLE_IN && in->args[i].data && sa->data &&
+            sa->bytes == in->args[i].bytes && !memcmp(sa->data, in->args[i].data, sa->bytes)) {
+            dst->args[i].data = sa->data;   /* nothing writes a kept instance's inputs */
+            continue;
+        }
         if (in->args[i].data && in->args[i].bytes) {
             if (!(dst->args[i].data = shared_take(sh, in->args[i].bytes))) return false;
             memcpy(dst->args[i].data, in->args[i].data, in->args[i].bytes);
@@ -318,7 +326,7 @@ static bool shared_put(struct shared_sets *sh, int s, const task_inst *ins, cons
     int n = sh->ninst;
     task_inst *di = shared_take(sh, sizeof(task_inst) * 2 * (size_t)n);
     bool ok = di != NULL;
-    for (int k = 0; ok && k < n; k++) ok = ref[k].args && shared_copy(sh, &ins[k], &di[k]) && shared_copy(sh, &ref[k], &di[n + k]);
+    for (int k = 0; ok && k < n; k++) ok = ref[k].args && shared_copy(sh, &ins[k], NULL, &di[k]) && shared_copy(sh, &ref[k], &di[k], &di[n + k]);
     if (!ok) {
         sh->used = mark;   /* nothing published: the space is free again */
         return false;
