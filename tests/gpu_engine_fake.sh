@@ -212,10 +212,17 @@ mkdir -p "$tmp/task"
 cp bench/suite/ew_silu/reference.cu "$tmp/task/"
 python3 -c 'import json,sys; d=json.load(open("bench/suite/ew_silu/task.json")); d["sizes"]=[{"n": 65537, "time": True}, {"n": 1030}, {"n": 5}]
 json.dump(d, open(sys.argv[1], "w"))' "$tmp/task/task.json"
-for w in 1 0; do
+# What the checks asked of the device (the resident input sets): the harness's counts (--json gpu.htod_bytes ...)
+# equal the stand-in's own ($FAKECUDA_COPYLOG); with the worker each input set crosses host to device once per
+# worker (the first kernel's check uploads them all, nvcc's baseline and every later kernel copy them device to
+# device), one process per kernel uploads them for every kernel.  "sc": a kernel whose stray writes alter the
+# resident sets (no guard zone sees them): the failures they cause are found, the sets uploaded again and
+# the sets run again, so the verdicts are those of one process per kernel (where the stray writes hit nothing).
+for w in 1 0 s1 s0; do
     : > "$tmp/w$w.log"
-    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/w$w.log" \
-        FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=ctcw FAKECUDA_EVENT_MS=1 PTXGEN_GPU_WORKER=$w timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu \
+    v=ctcw; [ "${w#s}" != "$w" ] && v=sc
+    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/w$w.log" FAKECUDA_COPYLOG="$tmp/copy$w" \
+        FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=$v FAKECUDA_EVENT_MS=1 PTXGEN_GPU_WORKER=${w#s} timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu \
         --task "$tmp/task/task.json" --verify gpu --samples 4 --temperature 1 --max-tokens 64 --json -o "$tmp/w$w.ptx" \
         > "$tmp/w$w.json" 2> "$tmp/w$w.err"
 done
@@ -249,6 +256,36 @@ assert c1["baseline_runs"] == (1 if "timed" in stages else 0) == c0["baseline_ru
 assert c1["refs"] == 45 if "timed" in stages else 0 < c1["refs"] <= 45, (c1, stages)
 assert all(c1[k] <= c0[k] for k in c1), (c1, c0)
 assert c1["cuda_starts"] < c0["cuda_starts"] and c1["refs"] < c0["refs"], (c1, c0)
+# device traffic: the harness's counts are the stand-in's, per gen
+import glob
+K = ("htod_bytes", "dtoh_bytes", "dtod_bytes", "allocs", "syncs")
+def traffic(w):
+    d = json.load(open(f"{t}/w{w}.json"))
+    ran = [a for a in d["stages"]["attempts"] if "gpu" in a]
+    own = {k: sum(a["gpu"][k] for a in ran) for k in K + ("resident_refreshed",)}
+    seen = dict.fromkeys(K, 0)
+    for f in glob.glob(f"{t}/copy{w}.*"):
+        x = open(f).read().split()
+        for k, v in zip(x[0::2], x[1::2]):
+            seen[{"htod": "htod_bytes", "dtoh": "dtoh_bytes", "dtod": "dtod_bytes"}.get(k, k)] += int(v)
+    assert all(own[k] == seen[k] for k in K), (w, own, seen)
+    return d, ran, own
+task = json.load(open(f"{t}/task/task.json"))
+SET = sum(len(task["distributions"]) * 5 * 2 * 4 * s["n"] for s in task["sizes"])   # every input set: a and out, f32
+_, r1, t1 = traffic(1)
+_, r0, t0 = traffic(0)
+print("device traffic per gen: worker", t1, "| one process per kernel", t0, "| all input sets", SET, "bytes")
+assert r1[0]["gpu"]["htod_bytes"] == SET, (r1[0]["gpu"], SET)   # candidate and baseline: each set uploaded once
+assert all(a["gpu"]["htod_bytes"] == 0 for a in r1[1:] if a["gpu"]["cuda_starts"] == 0), r1   # later kernels: none
+assert t1["htod_bytes"] == c1["cuda_starts"] * SET and t1["resident_refreshed"] == 0, (t1, c1)   # once per worker
+full = sum(a["stage"] == "timed" for a in r0) + 1   # kernels that ran every set, nvcc's baseline included
+assert t0["htod_bytes"] >= full * SET and t0["dtod_bytes"] == 0, (t0, full)
+ds1, rs1, ts1 = traffic("s1")
+ds0, rs0, ts0 = traffic("s0")
+print("stray writes: worker", ts1, "| one process per kernel", ts0)
+assert ts1["resident_refreshed"] > 0 and ts0["resident_refreshed"] == 0, (ts1, ts0)
+assert ds1["verdicts"] == ds0["verdicts"] and ds1["why"] == ds0["why"] and ds1["best_of"] == ds0["best_of"], (ds1, ds0)
+assert [(a["stage"], a["same_as"]) for a in ds1["stages"]["attempts"]] == [(a["stage"], a["same_as"]) for a in ds0["stages"]["attempts"]]
 PY
 cmp -s "$tmp/w1.ptx" "$tmp/w0.ptx" && ok || bad "PTXGEN_GPU_WORKER=0 kept another kernel: $(diff "$tmp/w1.ptx" "$tmp/w0.ptx" | head -5)"
 # a gen killed while its worker hangs in a kernel (the watchdog is gen's, gone with it): the worker goes too

@@ -138,6 +138,14 @@ PG_API char *pg_xstrdup(const char *s);
 PG_API pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
                        pg_diag_sink *diag);
 
+/* Descriptor I/O for the framed pipes and socket pairs between a process and its children
+ * (the GPU engine's child, src/pipeline/draw.c; the harness's worker, src/gpu/run.c).
+ * pg_read_full: exactly n bytes, retried across EINTR and short reads; false at EOF or an
+ * error.  pg_send_full: all n bytes with send(MSG_NOSIGNAL), so a peer that is gone is a
+ * false return, not SIGPIPE (fd must be a socket). */
+PG_API bool pg_read_full(int fd, void *p, size_t n);
+PG_API bool pg_send_full(int fd, const void *p, size_t n);
+
 /* ---- output files ----------------------------------------------------------------
  * Every file ptxgen writes goes through pg_out, so every command treats an
  * output name the same way:

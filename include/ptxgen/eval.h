@@ -230,6 +230,8 @@ typedef struct {
                                                         * sets, the timing loop (gpu_kernel_result) */
     int gpu_cuda_starts, gpu_refs, gpu_baseline_runs;  /* harness processes started (CUDA initialised), input sets
                                                         * built with their reference, nvcc baseline runs (gpu_task_result) */
+    long long gpu_htod_bytes, gpu_dtoh_bytes, gpu_dtod_bytes, gpu_allocs, gpu_syncs, gpu_resident_refreshed;   /* what the kernel's and the
+                                                        * baseline's checks asked of the device (gpu_task_result) */
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */

@@ -29,7 +29,9 @@ PG_API bool gpu_available(char *why, size_t n);
  * (gen's best-of-k): the probe above, the device query, and nvcc's baseline run and timing
  * (kept when it ran clean).  It also owns the harness's worker: one child process that checks
  * the memo's kernels of one task in turn, initialising CUDA and building the input sets and their
- * references once, replaced after a kernel that faults, hangs or writes outside its outputs
+ * references once (and a device copy of each set, so a set crosses to the device once per worker, not
+ * once per kernel: $PTXGEN_GPU_RESIDENT_MB, default half the device's memory), replaced after a kernel
+ * that faults, hangs or writes outside its outputs
  * (PTXGEN_GPU_WORKER=0: a fresh process per kernel, as without a memo).  The process that owns it
  * never initialises CUDA, so its children can.  Pass it in gpu_run_opts.memo; NULL asks every time;
  * gpu_memo_free ends the worker. */
@@ -99,6 +101,11 @@ typedef struct {
                                          * the timing loop (0 when a phase was not reached) */
     bool started;              /* a harness process was started (CUDA initialised) for this kernel */
     int refs_built;            /* input sets built with their reference for it (0: all kept from earlier) */
+    /* What its check asked of the device: bytes copied host to device (inputs and poisoned outputs; 0
+     * once a worker holds every set resident on the device), device to host (what the kernel left, the
+     * guard zones) and device to device (a resident set into the working buffers); cuMemAlloc calls; waits
+     * for the device; resident sets found altered after a failure and uploaded again */
+    long long htod_bytes, dtoh_bytes, dtod_bytes, allocs, syncs, resident_refreshed;
 } gpu_kernel_result;
 
 typedef struct {
@@ -113,6 +120,8 @@ typedef struct {
     int cuda_starts;           /* harness processes started (each initialises CUDA): kernel and baseline */
     int refs_built;            /* input sets built with their reference: kernel and baseline */
     bool baseline_ran;         /* nvcc's baseline ran for this call (false: none, or the memo's) */
+    long long htod_bytes, dtoh_bytes, dtod_bytes, allocs, syncs, resident_refreshed;   /* the kernel's and (when it
+                                                                                         * ran) the baseline's */
 } gpu_task_result;
 
 /* Check (and time) one PTX file for a task.  nvcc's baseline runs only after the kernel passed

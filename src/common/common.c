@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -207,6 +208,30 @@ void *pg_vec_grow_(void *v, int *cap, size_t elem, int need) {
 }
 
 /* ---- files ---- */
+bool pg_read_full(int fd, void *p, size_t n) {
+    char *b = p;
+    while (n) {
+        ssize_t k = read(fd, b, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        b += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+bool pg_send_full(int fd, const void *p, size_t n) {
+    const char *b = p;
+    while (n) {
+        ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        b += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
 pg_status pg_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
                        pg_diag_sink *diag) {
     *out = NULL;

@@ -103,6 +103,12 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     r->gpu_cuda_starts = gr.cuda_starts;
     r->gpu_refs = gr.refs_built;
     r->gpu_baseline_runs = gr.baseline_ran;
+    r->gpu_htod_bytes = gr.htod_bytes;
+    r->gpu_dtoh_bytes = gr.dtoh_bytes;
+    r->gpu_dtod_bytes = gr.dtod_bytes;
+    r->gpu_allocs = gr.allocs;
+    r->gpu_syncs = gr.syncs;
+    r->gpu_resident_refreshed = gr.resident_refreshed;
     r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
                gr.kernel.status != GPU_NO_GPU;
     r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;

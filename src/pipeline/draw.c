@@ -152,42 +152,22 @@ bool pipe_draw_req_decode(const char *buf, size_t len, pipe_draw_req *q, gen_opt
 }
 
 /* ---- frames on a socket: a length, then that many bytes ---------------------------------- */
-static bool write_all(int fd, const char *p, size_t n) {
-    while (n) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);   /* a peer gone: an error, not SIGPIPE */
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-static bool read_all(int fd, char *p, size_t n) {
-    while (n) {
-        ssize_t k = read(fd, p, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
 static bool write_frame(int fd, const pg_buf *b) {
     uint64_t n = b->len;
-    return write_all(fd, (const char *)&n, sizeof n) && (!n || write_all(fd, b->data, b->len));
+    return pg_send_full(fd, &n, sizeof n) && (!n || pg_send_full(fd, b->data, b->len));
 }
 #define FRAME_MAX (256u << 20)
 static bool read_frame(int fd, pg_buf *b) {
     uint64_t n;
     b->len = 0;
-    if (!read_all(fd, (char *)&n, sizeof n) || n > FRAME_MAX) return false;
+    if (!pg_read_full(fd, &n, sizeof n) || n > FRAME_MAX) return false;
     if (b->cap < n + 1) {
         char *d = realloc(b->data, (size_t)n + 1);
         if (!d) pg_oom();
         b->data = d;
         b->cap = (size_t)n + 1;
     }
-    if (n && !read_all(fd, b->data, (size_t)n)) return false;
+    if (n && !pg_read_full(fd, b->data, (size_t)n)) return false;
     b->len = (size_t)n;
     b->data[n] = 0;
     return true;

@@ -45,6 +45,15 @@ static json_t *stages_json(const pipe_select_out *sel) {
                                                       "sets_s", f->gpu_sets_s, "timing_s", f->gpu_timing_s, "baseline_s", f->gpu_baseline_s,
                                                       "cuda_starts", f->gpu_cuda_starts, "refs", f->gpu_refs, "baseline_runs",
                                                       f->gpu_baseline_runs));
+        if (f->gpu_ran) {   /* what the checks asked of the device (issue 29 item 5) */
+            json_t *g = json_object_get(row, "gpu");
+            json_object_set_new(g, "htod_bytes", json_integer(f->gpu_htod_bytes));
+            json_object_set_new(g, "dtoh_bytes", json_integer(f->gpu_dtoh_bytes));
+            json_object_set_new(g, "dtod_bytes", json_integer(f->gpu_dtod_bytes));
+            json_object_set_new(g, "allocs", json_integer(f->gpu_allocs));
+            json_object_set_new(g, "syncs", json_integer(f->gpu_syncs));
+            json_object_set_new(g, "resident_refreshed", json_integer(f->gpu_resident_refreshed));
+        }
         json_array_append_new(list, row);
     }
     return json_pack("{s:f, s:f, s:i, s:o}", "draw_s", sel->draw_s, "verify_s", sel->verify_s, "verified", sel->nverified,

@@ -327,8 +327,10 @@ CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { *f = *t = (size_t)1 << 36; retu
  * candidates $FAKECUDA_INITLOG has logged, across processes: "c" right, "w" wrong values, "t" a trap
  * (the launch poisons the context as an illegal address does: every later call fails with 700,
  * so a harness that kept using the context would misjudge the next kernel), "h" a hang (the launch
- * never returns).  Each load is logged
+ * never returns), "s" right but with a stray write far outside its buffers: 1234.5f into the first
+ * word of every other live allocation (no guard zone sees it; the harness's resident input sets do).  Each load is logged
  * ("load candidate c pid N", "load baseline pid N"). */
+static int nhmods;   /* harness modules loaded (-DFAKECUDA_HARNESS) */
 #ifdef FAKECUDA_HARNESS
 static CUresult sticky;   /* the context's error after a trap */
 static void k_silu_right(void **args, unsigned gx, unsigned gy) {
@@ -343,15 +345,27 @@ static void k_silu_wrong(void **args, unsigned gx, unsigned gy) {
     uint32_t n = P(2, uint32_t);
     for (uint32_t i = 0; i < n; i++) out[i] += 0.5f;
 }
+/* live cuMemAlloc allocations, for "s" */
+static struct { uintptr_t p; size_t n; } allocs_live[4096];
+static int nallocs_live;
+static void k_silu_stray(void **args, unsigned gx, unsigned gy) {
+    k_silu_right(args, gx, gy);
+    uintptr_t a = (uintptr_t)P(0, CUdeviceptr), o = (uintptr_t)P(1, CUdeviceptr);
+    for (int i = 0; i < nallocs_live; i++) {
+        uintptr_t b = allocs_live[i].p, e = b + allocs_live[i].n;
+        if (allocs_live[i].n < 4 || (a >= b && a < e) || (o >= b && o < e)) continue;
+        float v = 1234.5f;
+        memcpy((void *)b, &v, 4);
+    }
+}
 static void k_trap(void **args, unsigned gx, unsigned gy) { (void)args; (void)gx; (void)gy; sticky = 700; }
 static void k_hang(void **args, unsigned gx, unsigned gy) {
     (void)args; (void)gx; (void)gy;
     for (;;) pause();
 }
 static kern hkerns[] = {{"right", k_silu_right, 0, 3, {8, 8, 4}}, {"wrong", k_silu_wrong, 0, 3, {8, 8, 4}}, {"trap", k_trap, 0, 3, {8, 8, 4}},
-                        {"hang", k_hang, 0, 3, {8, 8, 4}}};
+                        {"hang", k_hang, 0, 3, {8, 8, 4}}, {"stray", k_silu_stray, 0, 3, {8, 8, 4}}};
 static kern *hmods[64];   /* module handles (void *)(16 + i) -> their kernel */
-static int nhmods;
 static int candidates_logged(const char *log) {
     FILE *f = log ? fopen(log, "r") : NULL;
     int n = 0;
@@ -376,7 +390,7 @@ static CUresult harness_load(void **m, const char *img) {
         else fprintf(f, "load candidate %c pid %ld\n", cls, (long)getpid());
         fclose(f);
     }
-    hmods[nhmods] = cls == 'w' ? &hkerns[1] : cls == 't' ? &hkerns[2] : cls == 'h' ? &hkerns[3] : &hkerns[0];
+    hmods[nhmods] = cls == 'w' ? &hkerns[1] : cls == 't' ? &hkerns[2] : cls == 'h' ? &hkerns[3] : cls == 's' ? &hkerns[4] : &hkerns[0];
     *m = (void *)(uintptr_t)(16 + nhmods++);
     return 0;
 }
@@ -402,18 +416,44 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
     return 500;   /* CUDA_ERROR_NOT_FOUND */
 }
 CUresult cuModuleUnload(void *m) { (void)m; return 0; }
+/* What a harness process asked of the device (-DFAKECUDA_HARNESS): bytes host to device, device to
+ * host, device to device, cuMemAlloc calls and waits (cuCtxSynchronize, cuEventSynchronize).  A process
+ * that loaded a harness kernel keeps its totals in $FAKECUDA_COPYLOG.<pid> ("htod N dtoh N dtod N allocs
+ * N syncs N"), rewritten after each counted call (the harness's processes end in _exit: no destructor),
+ * so a test counts them independently of the harness's own counts. */
+static unsigned long long n_htod, n_dtoh, n_dtod, n_alloc, n_sync;
+static void copylog(void) {
+    const char *p = getenv("FAKECUDA_COPYLOG");
+    if (!p || !nhmods) return;
+    char path[600];
+    snprintf(path, sizeof path, "%s.%ld", p, (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (f) { fprintf(f, "htod %llu dtoh %llu dtod %llu allocs %llu syncs %llu\n", n_htod, n_dtoh, n_dtod, n_alloc, n_sync); fclose(f); }
+}
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
     STICKY();
+    n_alloc++;
+    copylog();
     void *q = calloc(1, n);
     if (!q) return 2;
     memset(q, 0xA5, n);   /* not zero: a read before a write shows */
     *p = (CUdeviceptr)(uintptr_t)q;
+#ifdef FAKECUDA_HARNESS
+    if (nallocs_live < 4096) { allocs_live[nallocs_live].p = (uintptr_t)q; allocs_live[nallocs_live++].n = n; }
+#endif
     return 0;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return 0; }
+CUresult cuMemFree_v2(CUdeviceptr p) {
+#ifdef FAKECUDA_HARNESS
+    for (int i = 0; i < nallocs_live; i++)
+        if (allocs_live[i].p == (uintptr_t)p) { allocs_live[i] = allocs_live[--nallocs_live]; break; }
+#endif
+    free((void *)(uintptr_t)p);
+    return 0;
+}
 CUresult cuMemAllocHost_v2(void **p, size_t n) { *p = malloc(n); return *p ? 0 : 2; }
 CUresult cuMemFreeHost(void *p) { free(p); return 0; }
-CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { STICKY(); memcpy((void *)(uintptr_t)d, s, n); return 0; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { STICKY(); n_htod += n; copylog(); memcpy((void *)(uintptr_t)d, s, n); return 0; }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *st) { (void)st; return capturing ? 900 : cuMemcpyHtoD_v2(d, s, n); }
 CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st) { (void)st; memcpy(d, (void *)(uintptr_t)s, n); return capturing ? 900 : 0; }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) { (void)st; memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return capturing ? 900 : 0; }
@@ -487,11 +527,11 @@ CUresult cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 36; return 0; }
 CUresult cuCtxCreate_v2(void **c, unsigned f, int d) { (void)f; (void)d; *c = (void *)5; return 0; }
 CUresult cuCtxDestroy_v2(void *c) { (void)c; return 0; }
-CUresult cuCtxSynchronize(void) { STICKY(); return 0; }
+CUresult cuCtxSynchronize(void) { STICKY(); n_sync++; copylog(); return 0; }
 CUresult cuFuncGetAttribute(int *v, int a, void *f) { (void)a; (void)f; *v = 0; return 0; }
 CUresult cuFuncSetAttribute(void *f, int a, int v) { (void)f; (void)a; (void)v; return 0; }
-CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { STICKY(); memcpy(d, (void *)(uintptr_t)s, n); return 0; }
-CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { STICKY(); n_dtoh += n; copylog(); memcpy(d, (void *)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { STICKY(); n_dtod += n; copylog(); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0; }
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return 0; }
 CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) { STICKY(); for (size_t i = 0; i < n; i++) ((unsigned *)(uintptr_t)d)[i] = v; return 0; }
 #endif
@@ -508,7 +548,7 @@ CUresult cuEventRecord(void *e, void *s) {
     *(double *)e = ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
     return 0;
 }
-CUresult cuEventSynchronize(void *e) { (void)e; STICKY(); return 0; }
+CUresult cuEventSynchronize(void *e) { (void)e; STICKY(); n_sync++; copylog(); return 0; }
 /* FAKECUDA_EVENT_MS: every interval that long instead, so the harness's timings (and which of two
  * correct kernels is the fastest) do not depend on this machine's load */
 CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
