@@ -1,14 +1,21 @@
 /* family_cuda.c — the CUDA-C families (compiled by nvcc in family.c):
  *
- *   gemv       y = A x (rows x cols, row-major): thread per row (unroll
- *              1/2/4 of the column loop) or warp per row (lanes stride the
- *              columns, shuffle reduction; 2/4/8 rows per block); f32/f64
- *   gemm       C = A B (M x K times K x N, row-major) with T x T shared
- *              tiles, T = 8/16/32, each thread computing CF = 1/2/4 rows of
- *              its column (block T x T/CF); f32/f64
- *   transpose  out (cols x rows) = in^T: naive (one element per thread) or a
- *              TD x (TD+1) padded shared tile, TD = 16/32, RB = 4/8 rows of
- *              threads per tile; f32/f64
+ *   gemv       y = A x, alpha A x or alpha A x + beta y (rows x cols,
+ *              row-major): thread per row (unroll 1/2/4 of the column loop),
+ *              warp per row (lanes stride the columns, shuffle reduction;
+ *              2/4/8 rows per block), 4/8/16 lanes per row, or a block per
+ *              row (shuffles + shared partials); f32/f64
+ *   gemm       C = A B, alpha A B or alpha A B + beta C (M x K times K x N,
+ *              row-major) with T x T shared tiles, T = 8/16/32, each thread
+ *              computing CF = 1/2/4 rows of its column (block T x T/CF), or
+ *              one thread per element from global memory; f32/f64
+ *   transpose  out (cols x rows) = in^T: direct (reads or writes coalesced)
+ *              or a TD x (TD+1) padded shared tile, TD = 16/32/64, RB =
+ *              2..16 rows of threads per tile; f32/f64 (not the suite's f64
+ *              32x33 tile with 32x8 blocks)
+ *
+ * The three families had 24, 18 and 16 tasks until 2026-12-06, so a long run
+ * drew them out after a few hundred candidates and deduplicated the rest.
  *   stencil2d  5-point cross, 9-point box or radius-2 cross on a rows x cols
  *              grid; coefficients baked or as parameters; boundary
  *              zero/clamp/copy; block 16x16 / 32x8 / 32x4; f32/f64
@@ -51,48 +58,98 @@ static void finish(json_t *root, const char *T, double tol, const char *ref, con
 }
 
 /* ---- gemv -------------------------------------------------------------------------- */
+/* The store of a scaled matrix product: acc, alpha * acc, or alpha * acc + beta * dst
+ * (dst is then read, so the output is inout). */
+static const char *scaled_store(int scale, const char *acc, const char *dst, char *buf, size_t n) {
+    if (scale == 0) snprintf(buf, n, "%s", acc);
+    else if (scale == 1) snprintf(buf, n, "alpha * %s", acc);
+    else snprintf(buf, n, "alpha * %s + beta * %s", acc, dst);
+    return buf;
+}
+static const char *const SCALE_TAG[] = {"", "_al", "_ab"}, *const SCALE_ID[] = {"", ":alpha", ":axpby"};
+static const char *const ALPHA_V[] = {"0.5", "2.0", "-1.5", "0.25"}, *const BETA_V[] = {"1.0", "-0.5", "0.5", "2.0"};
+
+/* Mappings: a thread per row (unroll 1/2/4), a warp per row (2/4/8 rows per block), L = 4/8/16
+ * lanes per row (shuffles of width L), or a block per row (warp shuffles, then the warps'
+ * partials through shared memory); y = A x, alpha A x or alpha A x + beta y.  The first two
+ * mappings unscaled are the 24 tasks the family had before the others were added. */
+enum { GV_THREAD, GV_WARP, GV_LANES, GV_BLOCK };
 pg_status synth_fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x67656d7600000004ull};
-    bool f64 = synth_fam_pick(&r, 4) == 0, warp = synth_fam_pick(&r, 2);
-    int unroll = 1 << synth_fam_pick(&r, 3), rpb = 2 << synth_fam_pick(&r, 3), block = warp ? 32 * rpb : 64 << synth_fam_pick(&r, 3);
+    bool f64 = synth_fam_pick(&r, 4) == 0;
+    int map = synth_fam_pick(&r, 4), scale = synth_fam_pick(&r, 3);
+    int unroll = 1 << synth_fam_pick(&r, 3), rpb = 2 << synth_fam_pick(&r, 3), lanes = 4 << synth_fam_pick(&r, 3);
+    int block = map == GV_WARP ? 32 * rpb : map == GV_LANES ? 128 << synth_fam_pick(&r, 2) : 64 << synth_fam_pick(&r, 3);
+    int lrpb = block / lanes;   /* rows per block of the lanes mapping */
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "gemv");
     snprintf(s->source, sizeof s->source, "nvcc");
-    if (warp) snprintf(s->name, sizeof s->name, "gemv_%s_warp_rows%d", T, rpb);
-    else snprintf(s->name, sizeof s->name, "gemv_%s_thread_b%d_u%d", T, block, unroll);
+    if (map == GV_WARP) snprintf(s->name, sizeof s->name, "gemv_%s_warp_rows%d%s", T, rpb, SCALE_TAG[scale]);
+    else if (map == GV_THREAD) snprintf(s->name, sizeof s->name, "gemv_%s_thread_b%d_u%d%s", T, block, unroll, SCALE_TAG[scale]);
+    else if (map == GV_LANES) snprintf(s->name, sizeof s->name, "gemv_%s_lanes%d_b%d%s", T, lanes, block, SCALE_TAG[scale]);
+    else snprintf(s->name, sizeof s->name, "gemv_%s_rowblock%d%s", T, block, SCALE_TAG[scale]);
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
-    snprintf(s->identity, sizeof s->identity, "gemv:%s:%s:%d:%d", T, warp ? "warp" : "thread", warp ? rpb : block, warp ? 0 : unroll);
+    static const char *const MAPN[] = {"thread", "warp", "lanes", "block"};
+    snprintf(s->identity, sizeof s->identity, "gemv:%s:%s:%d:%d%s", T, MAPN[map], map == GV_WARP ? rpb : map == GV_LANES ? lanes : block,
+             map == GV_THREAD ? unroll : map == GV_LANES ? block : 0, SCALE_ID[scale]);
     const char *n = s->name;
     pg_buf *c = &s->cu;
-    pg_buf_printf(c, "// %s: y = A x, A is rows x cols (row-major, %s), %s.\n", n, CT,
-                  warp ? "one warp per row, lanes stride the columns, shuffle reduction" : "one thread per row");
+    static const char *const HOW[] = {"one thread per row", "one warp per row, lanes stride the columns, shuffle reduction",
+                                      "a group of lanes per row, shuffle reduction within the group",
+                                      "one block per row, warp shuffles then shared memory"};
+    static const char *const FORM[] = {"y = A x", "y = alpha A x", "y = alpha A x + beta y"};
+    pg_buf_printf(c, "// %s: %s, A is rows x cols (row-major, %s), %s.\n", n, FORM[scale], CT, HOW[map]);
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ A, const %s* __restrict__ x, %s* __restrict__ y,\n"
-                     "    unsigned int rows, unsigned int cols)\n{\n", n, CT, CT, CT);
-    if (warp) {
+                     "    %s%sunsigned int rows, unsigned int cols)\n{\n", n, CT, CT, CT, scale ? (f64 ? "double alpha, " : "float alpha, ") : "",
+                  scale == 2 ? (f64 ? "double beta, " : "float beta, ") : "");
+    char st[96];
+    if (map == GV_WARP) {
         pg_buf_printf(c, "    unsigned int row = blockIdx.x * %d + threadIdx.x / 32, lane = threadIdx.x %% 32;\n", rpb);
         pg_buf_printf(c, "    if (row >= rows) return;\n    const %s* a = A + (size_t)row * cols;\n    %s acc = 0;\n", CT, CT);
         pg_buf_puts(c, "    for (unsigned int j = lane; j < cols; j += 32) acc += a[j] * x[j];\n");
         pg_buf_puts(c, "    for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);\n");
-        pg_buf_puts(c, "    if (lane == 0) y[row] = acc;\n}\n");
-    } else {
+        pg_buf_printf(c, "    if (lane == 0) y[row] = %s;\n}\n", scaled_store(scale, "acc", "y[row]", st, sizeof st));
+    } else if (map == GV_THREAD) {
         pg_buf_puts(c, "    unsigned int row = blockIdx.x * blockDim.x + threadIdx.x;\n    if (row >= rows) return;\n");
         pg_buf_printf(c, "    const %s* a = A + (size_t)row * cols;\n    %s acc = 0;\n", CT, CT);
         if (unroll > 1) pg_buf_printf(c, "#pragma unroll %d\n", unroll);
-        pg_buf_puts(c, "    for (unsigned int j = 0; j < cols; j++) acc += a[j] * x[j];\n    y[row] = acc;\n}\n");
+        pg_buf_printf(c, "    for (unsigned int j = 0; j < cols; j++) acc += a[j] * x[j];\n    y[row] = %s;\n}\n",
+                      scaled_store(scale, "acc", "y[row]", st, sizeof st));
+    } else if (map == GV_LANES) {
+        /* rows of one warp differ, so no lane returns early: every lane takes part in the shuffles */
+        pg_buf_printf(c, "    unsigned int row = blockIdx.x * %d + threadIdx.x / %d, lane = threadIdx.x %% %d;\n", lrpb, lanes, lanes);
+        pg_buf_printf(c, "    %s acc = 0;\n    if (row < rows) {\n        const %s* a = A + (size_t)row * cols;\n", CT, CT);
+        pg_buf_printf(c, "        for (unsigned int j = lane; j < cols; j += %d) acc += a[j] * x[j];\n    }\n", lanes);
+        pg_buf_printf(c, "    for (int off = %d; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off, %d);\n", lanes / 2, lanes);
+        pg_buf_printf(c, "    if (row < rows && lane == 0) y[row] = %s;\n}\n", scaled_store(scale, "acc", "y[row]", st, sizeof st));
+    } else {
+        pg_buf_printf(c, "    __shared__ %s part[%d];\n    unsigned int row = blockIdx.x;\n", CT, block / 32);
+        pg_buf_printf(c, "    const %s* a = A + (size_t)row * cols;\n    %s acc = 0;\n", CT, CT);
+        pg_buf_printf(c, "    for (unsigned int j = threadIdx.x; j < cols; j += %d) acc += a[j] * x[j];\n", block);
+        pg_buf_puts(c, "    for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);\n");
+        pg_buf_puts(c, "    if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = acc;\n    __syncthreads();\n");
+        pg_buf_printf(c, "    if (threadIdx.x == 0) {\n        %s sum = 0;\n        for (int w = 0; w < %d; w++) sum += part[w];\n", CT, block / 32);
+        pg_buf_printf(c, "        y[row] = %s;\n    }\n}\n", scaled_store(scale, "sum", "y[row]", st, sizeof st));
     }
     char grid[48], blk[16], pt[8];
-    snprintf(grid, sizeof grid, warp ? "cdiv(rows,%d)" : "cdiv(rows,%d)", warp ? rpb : block);
+    if (map == GV_BLOCK) snprintf(grid, sizeof grid, "rows");
+    else snprintf(grid, sizeof grid, "cdiv(rows,%d)", map == GV_WARP ? rpb : map == GV_LANES ? lrpb : block);
     snprintf(blk, sizeof blk, "%d", block);
     snprintf(pt, sizeof pt, "%s*", T);
     json_t *root = json_object();
     common_json(root, n, "gemv");
-    json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:i, s:i, s:i}", "dtype", T, "mapping", warp ? "warp" : "thread",
-                                                         "block", block, "rows_per_block", warp ? rpb : block, "unroll", unroll));
+    json_t *fp = json_pack("{s:s, s:s, s:i, s:i, s:i}", "dtype", T, "mapping", MAPN[map], "block", block, "rows_per_block",
+                           map == GV_WARP ? rpb : map == GV_LANES ? lrpb : map == GV_BLOCK ? 1 : block, "unroll", map == GV_THREAD ? unroll : 1);
+    if (map == GV_LANES) json_object_set_new(fp, "lanes_per_row", json_integer(lanes));
+    if (scale) json_object_set_new(fp, "scale", json_string(scale == 1 ? "alpha" : "alpha_beta"));
+    json_object_set_new(root, "family_params", fp);
     json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("A", pt, "in", "rows*cols"));
     json_array_append_new(ps, ptr("x", pt, "in", "cols"));
-    json_array_append_new(ps, ptr("y", pt, "out", "rows"));
+    json_array_append_new(ps, ptr("y", pt, scale == 2 ? "inout" : "out", "rows"));
+    if (scale) json_array_append_new(ps, scal("alpha", T, ALPHA_V[synth_fam_pick(&r, 4)]));
+    if (scale == 2) json_array_append_new(ps, scal("beta", T, BETA_V[synth_fam_pick(&r, 4)]));
     json_array_append_new(ps, scal("rows", "u32", "rows"));
     json_array_append_new(ps, scal("cols", "u32", "cols"));
     json_object_set_new(root, "params", ps);
@@ -100,33 +157,52 @@ pg_status synth_fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
                                                  "rows", 1000, "cols", 777, "rows", 333, "cols", 1028, "rows", 5, "cols", 3));
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grid, "smem", "0"));
     char bytes[80];
-    snprintf(bytes, sizeof bytes, "%d*(rows*cols + cols + rows)", f64 ? 8 : 4);
+    snprintf(bytes, sizeof bytes, "%d*(rows*cols + cols + %srows)", f64 ? 8 : 4, scale == 2 ? "2*" : "");
     {
-        const char *names[] = {"matrix-vector product", "GEMV", "y = A x", "dense matvec", f64 ? "DGEMV" : "SGEMV", "matrix times vector", NULL};
-        const char *names_zh[] = {"矩阵向量乘", "GEMV", "稠密矩阵乘向量", "矩阵乘向量 y = A x", NULL};
-        const char *ex[] = {"multiply the row-major rows x cols matrix A by the vector x and write the result to y, so y[r] is the dot product of row r of A with x",
-                            "compute the dot product of each row r of A with x and store it in y[r]",
-                            "write into y[r] the sum over all columns c of A[r*cols + c] times x[c]", NULL};
-        const char *ez[] = {"把行主序 rows x cols 矩阵 A 乘以向量 x，结果写入 y：y[r] 为 A 第 r 行与 x 的点积",
-                            "对每一行 r，计算 A 的第 r 行与 x 的点积并写入 y[r]", NULL};
+        const char *names[] = {"matrix-vector product", "dense GEMV", scale ? FORM[scale] : "y = A x", "dense matvec", f64 ? "DGEMV" : "SGEMV",
+                               scale == 2 ? "BLAS-style gemv with alpha and beta" : scale ? "scaled matrix-vector product" : "matrix times vector", NULL};
+        const char *names_zh[] = {"矩阵向量乘", "GEMV", "稠密矩阵乘向量", scale == 2 ? "矩阵向量乘 y = alpha A x + beta y" : scale ? "矩阵向量乘 y = alpha A x" : "矩阵乘向量 y = A x", NULL};
+        const char *ex0[] = {"multiply the row-major rows x cols matrix A by the vector x and write the result to y, so y[r] is the dot product of row r of A with x",
+                             "compute the dot product of each row r of A with x and store it in y[r]",
+                             "write into y[r] the sum over all columns c of A[r*cols + c] times x[c]", NULL};
+        const char *ex1[] = {"multiply the row-major rows x cols matrix A by the vector x, scale the result by alpha and write it to y",
+                             "set y[r] to alpha times the dot product of row r of A with x", NULL};
+        const char *ex2[] = {"update y in place to alpha * A x + beta * y for the row-major rows x cols matrix A (the BLAS gemv)",
+                             "for each row r, combine alpha times the dot product of row r of A with x and beta times the old y[r] into y[r]", NULL};
+        const char *ez0[] = {"把行主序 rows x cols 矩阵 A 乘以向量 x，结果写入 y：y[r] 为 A 第 r 行与 x 的点积",
+                             "对每一行 r，计算 A 的第 r 行与 x 的点积并写入 y[r]", NULL};
+        const char *ez1[] = {"计算 alpha 乘以 A 第 r 行与 x 的点积，写入 y[r]", NULL};
+        const char *ez2[] = {"就地更新 y：y[r] = alpha * (A 第 r 行与 x 的点积) + beta * y[r]", NULL};
+        const char **ex = scale == 0 ? ex0 : scale == 1 ? ex1 : ex2, **ez = scale == 0 ? ez0 : scale == 1 ? ez1 : ez2;
+        static const char *const FORMULA[] = {"y[r] = sum_c A[r*cols + c] * x[c] for every r < rows",
+                                              "y[r] = alpha * sum_c A[r*cols + c] * x[c] for every r < rows",
+                                              "y[r] = alpha * sum_c A[r*cols + c] * x[c] + beta * y[r] for every r < rows"};
         char h0[200], h1[160], hz0[200];
-        if (warp) {
+        if (map == GV_WARP) {
             snprintf(h0, sizeof h0, "one 32-thread warp per row: lanes take columns lane, lane+32, ... and combine with __shfl_xor_sync");
             snprintf(h1, sizeof h1, "a warp per row, %d rows per block, shuffle reduction", rpb);
             snprintf(hz0, sizeof hz0, "每个 warp 负责一行，lane 按 32 的步长遍历列，最后用 shuffle 归约");
-        } else {
+        } else if (map == GV_THREAD) {
             snprintf(h0, sizeof h0, "one thread per row walking the row's columns");
             snprintf(h1, sizeof h1, "a thread per output row%s", unroll > 1 ? (unroll == 2 ? ", column loop unrolled 2x" : ", column loop unrolled 4x") : "");
             snprintf(hz0, sizeof hz0, "每个线程负责一行，顺序遍历该行的列");
+        } else if (map == GV_LANES) {
+            snprintf(h0, sizeof h0, "%d lanes per row: they stride the row's columns by %d and combine with __shfl_xor_sync of width %d", lanes, lanes, lanes);
+            snprintf(h1, sizeof h1, "%d threads per block, %d rows per block, %d lanes each", block, lrpb, lanes);
+            snprintf(hz0, sizeof hz0, "每行由 %d 个 lane 负责，按 %d 的步长遍历列，再用宽度为 %d 的 shuffle 归约", lanes, lanes, lanes);
+        } else {
+            snprintf(h0, sizeof h0, "one %d-thread block per row: threads stride the columns, each warp reduces with shuffles, thread 0 adds the warps' partials from shared memory", block);
+            snprintf(h1, sizeof h1, "a block per row (grid = rows), %d threads", block);
+            snprintf(hz0, sizeof hz0, "每个线程块负责一行：线程按 %d 的步长遍历列，warp 内 shuffle 归约，再经共享内存合并各 warp 的部分和", block);
         }
         const char *hw[] = {h0, h1, NULL}, *hz[] = {hz0, NULL};
-        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = "y[r] = sum_c A[r*cols + c] * x[c] for every r < rows",
+        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = FORMULA[scale],
                         .explain_en = ex, .explain_zh = ez, .how_en = hw, .how_zh = hz,
                         .shape_en = "A is rows x cols, row-major; x has cols entries and y has rows entries",
                         .shape_zh = "A 为 rows x cols 行主序矩阵，x 长度为 cols，y 长度为 rows",
                         .notes_en = "rows and cols are arbitrary (no padding)", .notes_zh = "rows 和 cols 任意（没有填充）",
-                        .elems_per_thread = warp ? 0 : 1, .data = DESC_DATA_MATRIX,
-                        .hints = warp ? DESC_HINT_SHUFFLE | DESC_HINT_COALESCED : 0u};
+                        .elems_per_thread = map == GV_THREAD ? 1 : 0, .data = DESC_DATA_MATRIX,
+                        .hints = map == GV_THREAD ? 0u : DESC_HINT_SHUFFLE | DESC_HINT_COALESCED | (map == GV_BLOCK ? DESC_HINT_SMEM : 0u)};
         describe_into(root, &f, synth_fam_next(&r));
     }
     finish(root, T, f64 ? 1e-10 : 1e-4, synth_fam_ref(synth_fam_cu_gemv), bytes, "2*rows*cols", &s->task_json);
@@ -134,50 +210,80 @@ pg_status synth_fam_cu_gemv(uint64_t seed, synth_family_sample *s) {
 }
 
 /* ---- gemm -------------------------------------------------------------------------- */
+/* Shared T x T tiles (T = 8/16/32, each thread CF = 1/2/4 rows of its column), or one
+ * thread per element of C straight from global memory (blocks 16x16, 32x8, 8x32; the K loop
+ * unrolled 1 or 4 times); C = A B, alpha A B or alpha A B + beta C. */
 pg_status synth_fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x67656d6d00000005ull};
     bool f64 = synth_fam_pick(&r, 4) == 0;
     int TT = 8 << synth_fam_pick(&r, 3), CF = 1 << synth_fam_pick(&r, 3);
+    int sty = synth_fam_pick(&r, 3), scale = synth_fam_pick(&r, 3);
+    bool naive = synth_fam_pick(&r, 4) == 0;
+    static const int NBX[] = {16, 32, 8}, NBY[] = {16, 8, 32};
+    int nb = synth_fam_pick(&r, 3), nu = synth_fam_pick(&r, 2) ? 4 : 1;
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "gemm");
     snprintf(s->source, sizeof s->source, "nvcc");
-    static const char *STY[] = {"gemm_%s_tile%d_cf%d", "sgemm_smem_%s_%dx%d", "matmul_%s_t%d_r%d"};
-    snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], T, TT, CF);
+    static const char *STY[] = {"gemm_%s_tile%d_cf%d%s", "sgemm_smem_%s_%dx%d%s", "matmul_%s_t%d_r%d%s"};
+    static const char *NSTY[] = {"gemm_%s_naive_%dx%d_u%d%s", "matmul_%s_direct_%dx%d_u%d%s", "gemm_%s_gmem_%dx%d_u%d%s"};
+    if (naive) snprintf(s->name, sizeof s->name, NSTY[sty], T, NBX[nb], NBY[nb], nu, SCALE_TAG[scale]);
+    else snprintf(s->name, sizeof s->name, STY[sty], T, TT, CF, SCALE_TAG[scale]);
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
-    snprintf(s->identity, sizeof s->identity, "gemm:%s:t%d:cf%d", T, TT, CF);
+    if (naive) snprintf(s->identity, sizeof s->identity, "gemm:%s:naive:%dx%d:u%d%s", T, NBX[nb], NBY[nb], nu, SCALE_ID[scale]);
+    else snprintf(s->identity, sizeof s->identity, "gemm:%s:t%d:cf%d%s", T, TT, CF, SCALE_ID[scale]);
     const char *n = s->name;
     pg_buf *c = &s->cu;
     int RS = TT / CF;   /* rows of threads */
-    pg_buf_printf(c, "// %s: C = A B (row-major %s), %dx%d shared tiles, each thread computes %d row%s of its column.\n", n, CT, TT, TT, CF,
-                  CF > 1 ? "s" : "");
+    static const char *const FORM[] = {"C = A B", "C = alpha A B", "C = alpha A B + beta C"};
+    char st[96];
+    if (naive)
+        pg_buf_printf(c, "// %s: %s (row-major %s), one thread per element of C, operands read from global memory.\n", n, FORM[scale], CT);
+    else
+        pg_buf_printf(c, "// %s: %s (row-major %s), %dx%d shared tiles, each thread computes %d row%s of its column.\n", n, FORM[scale], CT, TT,
+                      TT, CF, CF > 1 ? "s" : "");
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ A, const %s* __restrict__ B, %s* __restrict__ C,\n"
-                     "    unsigned int M, unsigned int N, unsigned int K)\n{\n", n, CT, CT, CT);
-    pg_buf_printf(c, "    __shared__ %s As[%d][%d];\n    __shared__ %s Bs[%d][%d];\n", CT, TT, TT, CT, TT, TT);
-    pg_buf_printf(c, "    int tx = threadIdx.x, ty = threadIdx.y;\n    int col = blockIdx.x * %d + tx, row0 = blockIdx.y * %d;\n", TT, TT);
-    pg_buf_printf(c, "    %s acc[%d];\n#pragma unroll\n    for (int j = 0; j < %d; j++) acc[j] = 0;\n", CT, CF, CF);
-    pg_buf_printf(c, "    for (int k0 = 0; k0 < (int)K; k0 += %d) {\n#pragma unroll\n        for (int j = 0; j < %d; j++) {\n", TT, CF);
-    pg_buf_printf(c, "            int rr = ty + j * %d;\n", RS);
-    pg_buf_puts(c, "            int ar = row0 + rr, ac = k0 + tx, br = k0 + rr;\n");
-    pg_buf_puts(c, "            As[rr][tx] = (ar < (int)M && ac < (int)K) ? A[(size_t)ar * K + ac] : 0;\n");
-    pg_buf_puts(c, "            Bs[rr][tx] = (br < (int)K && col < (int)N) ? B[(size_t)br * N + col] : 0;\n        }\n        __syncthreads();\n");
-    pg_buf_printf(c, "#pragma unroll\n        for (int kk = 0; kk < %d; kk++) {\n            %s b = Bs[kk][tx];\n#pragma unroll\n", TT, CT);
-    pg_buf_printf(c, "            for (int j = 0; j < %d; j++) acc[j] += As[ty + j * %d][kk] * b;\n        }\n        __syncthreads();\n    }\n", CF, RS);
-    pg_buf_printf(c, "#pragma unroll\n    for (int j = 0; j < %d; j++) {\n        int rr = row0 + ty + j * %d;\n", CF, RS);
-    pg_buf_puts(c, "        if (rr < (int)M && col < (int)N) C[(size_t)rr * N + col] = acc[j];\n    }\n}\n");
+                     "    %s%sunsigned int M, unsigned int N, unsigned int K)\n{\n", n, CT, CT, CT,
+                  scale ? (f64 ? "double alpha, " : "float alpha, ") : "", scale == 2 ? (f64 ? "double beta, " : "float beta, ") : "");
+    if (naive) {
+        pg_buf_puts(c, "    unsigned int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;\n");
+        pg_buf_printf(c, "    if (row >= M || col >= N) return;\n    %s acc = 0;\n", CT);
+        if (nu > 1) pg_buf_printf(c, "#pragma unroll %d\n", nu);
+        pg_buf_puts(c, "    for (unsigned int k = 0; k < K; k++) acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];\n");
+        pg_buf_printf(c, "    C[(size_t)row * N + col] = %s;\n}\n", scaled_store(scale, "acc", "C[(size_t)row * N + col]", st, sizeof st));
+    } else {
+        pg_buf_printf(c, "    __shared__ %s As[%d][%d];\n    __shared__ %s Bs[%d][%d];\n", CT, TT, TT, CT, TT, TT);
+        pg_buf_printf(c, "    int tx = threadIdx.x, ty = threadIdx.y;\n    int col = blockIdx.x * %d + tx, row0 = blockIdx.y * %d;\n", TT, TT);
+        pg_buf_printf(c, "    %s acc[%d];\n#pragma unroll\n    for (int j = 0; j < %d; j++) acc[j] = 0;\n", CT, CF, CF);
+        pg_buf_printf(c, "    for (int k0 = 0; k0 < (int)K; k0 += %d) {\n#pragma unroll\n        for (int j = 0; j < %d; j++) {\n", TT, CF);
+        pg_buf_printf(c, "            int rr = ty + j * %d;\n", RS);
+        pg_buf_puts(c, "            int ar = row0 + rr, ac = k0 + tx, br = k0 + rr;\n");
+        pg_buf_puts(c, "            As[rr][tx] = (ar < (int)M && ac < (int)K) ? A[(size_t)ar * K + ac] : 0;\n");
+        pg_buf_puts(c, "            Bs[rr][tx] = (br < (int)K && col < (int)N) ? B[(size_t)br * N + col] : 0;\n        }\n        __syncthreads();\n");
+        pg_buf_printf(c, "#pragma unroll\n        for (int kk = 0; kk < %d; kk++) {\n            %s b = Bs[kk][tx];\n#pragma unroll\n", TT, CT);
+        pg_buf_printf(c, "            for (int j = 0; j < %d; j++) acc[j] += As[ty + j * %d][kk] * b;\n        }\n        __syncthreads();\n    }\n", CF, RS);
+        pg_buf_printf(c, "#pragma unroll\n    for (int j = 0; j < %d; j++) {\n        int rr = row0 + ty + j * %d;\n", CF, RS);
+        pg_buf_printf(c, "        if (rr < (int)M && col < (int)N) C[(size_t)rr * N + col] = %s;\n    }\n}\n",
+                      scaled_store(scale, "acc[j]", "C[(size_t)rr * N + col]", st, sizeof st));
+    }
     char g0[32], g1[32], b0[8], b1[8], pt[8];
-    snprintf(g0, sizeof g0, "cdiv(N,%d)", TT);
-    snprintf(g1, sizeof g1, "cdiv(M,%d)", TT);
-    snprintf(b0, sizeof b0, "%d", TT);
-    snprintf(b1, sizeof b1, "%d", RS);
+    snprintf(g0, sizeof g0, "cdiv(N,%d)", naive ? NBX[nb] : TT);
+    snprintf(g1, sizeof g1, "cdiv(M,%d)", naive ? NBY[nb] : TT);
+    snprintf(b0, sizeof b0, "%d", naive ? NBX[nb] : TT);
+    snprintf(b1, sizeof b1, "%d", naive ? NBY[nb] : RS);
     snprintf(pt, sizeof pt, "%s*", T);
     json_t *root = json_object();
     common_json(root, n, "gemm");
-    json_object_set_new(root, "family_params", json_pack("{s:s, s:i, s:i}", "dtype", T, "tile", TT, "coarsen", CF));
+    json_t *fp = naive ? json_pack("{s:s, s:s, s:i, s:i, s:i}", "dtype", T, "method", "direct", "block_x", NBX[nb], "block_y", NBY[nb], "unroll", nu)
+                       : json_pack("{s:s, s:i, s:i}", "dtype", T, "tile", TT, "coarsen", CF);
+    if (scale) json_object_set_new(fp, "scale", json_string(scale == 1 ? "alpha" : "alpha_beta"));
+    json_object_set_new(root, "family_params", fp);
     json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("A", pt, "in", "M*K"));
     json_array_append_new(ps, ptr("B", pt, "in", "K*N"));
-    json_array_append_new(ps, ptr("C", pt, "out", "M*N"));
+    json_array_append_new(ps, ptr("C", pt, scale == 2 ? "inout" : "out", "M*N"));
+    if (scale) json_array_append_new(ps, scal("alpha", T, ALPHA_V[synth_fam_pick(&r, 4)]));
+    if (scale == 2) json_array_append_new(ps, scal("beta", T, BETA_V[synth_fam_pick(&r, 4)]));
     json_array_append_new(ps, scal("M", "u32", "M"));
     json_array_append_new(ps, scal("N", "u32", "N"));
     json_array_append_new(ps, scal("K", "u32", "K"));
@@ -187,27 +293,46 @@ pg_status synth_fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
                                                  "M", 1, "N", 3, "K", 1));
     json_object_set_new(root, "launch", json_pack("{s:[s,s], s:[s,s], s:s}", "block", b0, b1, "grid", g0, g1, "smem", "0"));
     char bytes[64];
-    snprintf(bytes, sizeof bytes, "%d*(M*K + K*N + M*N)", f64 ? 8 : 4);
+    snprintf(bytes, sizeof bytes, "%d*(M*K + K*N + %sM*N)", f64 ? 8 : 4, scale == 2 ? "2*" : "");
     {
-        const char *names[] = {"matrix multiply", "GEMM", "tiled matmul", "C = A B", f64 ? "DGEMM" : "SGEMM", "matrix-matrix product", NULL};
-        const char *names_zh[] = {"矩阵乘法", "分块矩阵乘", "GEMM", "矩阵相乘 C = A B", NULL};
-        const char *ex[] = {"multiply the M x K matrix A by the K x N matrix B and write the M x N product to C (all row-major)",
-                            "set every C[i][j] to the dot product of row i of A and column j of B",
-                            "compute the matrix product of A (M x K) and B (K x N) into C", NULL};
-        const char *ez[] = {"把 M x K 矩阵 A 乘以 K x N 矩阵 B，M x N 的结果写入 C（都按行主序）", "C[i][j] 等于 A 的第 i 行与 B 的第 j 列的点积", NULL};
+        const char *names[] = {"matrix multiply", "dense GEMM", naive ? "matmul" : "tiled matmul", FORM[scale], f64 ? "DGEMM" : "SGEMM", "matrix-matrix product", NULL};
+        const char *names_zh[] = {"矩阵乘法", naive ? "矩阵乘" : "分块矩阵乘", "GEMM", scale == 2 ? "矩阵相乘 C = alpha A B + beta C" : scale ? "矩阵相乘 C = alpha A B" : "矩阵相乘 C = A B", NULL};
+        const char *ex0[] = {"multiply the M x K matrix A by the K x N matrix B and write the M x N product to C (all row-major)",
+                             "set every C[i][j] to the dot product of row i of A and column j of B",
+                             "compute the matrix product of A (M x K) and B (K x N) into C", NULL};
+        const char *ex1[] = {"multiply the M x K matrix A by the K x N matrix B, scale the product by alpha and write it to C (all row-major)",
+                             "set every C[i][j] to alpha times the dot product of row i of A and column j of B", NULL};
+        const char *ex2[] = {"update C in place to alpha * A B + beta * C, with A M x K, B K x N and C M x N (all row-major; the BLAS gemm)",
+                             "set every C[i][j] to alpha times the dot product of row i of A and column j of B plus beta times the old C[i][j]", NULL};
+        const char *ez0[] = {"把 M x K 矩阵 A 乘以 K x N 矩阵 B，M x N 的结果写入 C（都按行主序）", "C[i][j] 等于 A 的第 i 行与 B 的第 j 列的点积", NULL};
+        const char *ez1[] = {"C[i][j] 等于 alpha 乘以 A 的第 i 行与 B 的第 j 列的点积（都按行主序）", NULL};
+        const char *ez2[] = {"就地更新 C：C[i][j] = alpha * (A 第 i 行与 B 第 j 列的点积) + beta * C[i][j]（都按行主序）", NULL};
+        const char **ex = scale == 0 ? ex0 : scale == 1 ? ex1 : ex2, **ez = scale == 0 ? ez0 : scale == 1 ? ez1 : ez2;
+        static const char *const FORMULA[] = {"C[i*N + j] = sum_k A[i*K + k] * B[k*N + j] for every i < M, j < N",
+                                              "C[i*N + j] = alpha * sum_k A[i*K + k] * B[k*N + j] for every i < M, j < N",
+                                              "C[i*N + j] = alpha * sum_k A[i*K + k] * B[k*N + j] + beta * C[i*N + j] for every i < M, j < N"};
         char h0[240], h1[200], h2[160], hz0[240], notes[96], notes_zh[96];
-        snprintf(h0, sizeof h0, "%dx%d shared-memory tiles of A and B, zero-filled past the edges, with a barrier before and after each inner product", TT, TT);
-        snprintf(h1, sizeof h1, "each thread accumulates %d element%s of one column of C (rows ty, ty+%d, ...)", CF, CF > 1 ? "s" : "", RS);
-        snprintf(h2, sizeof h2, "%dx%d thread blocks, each owning a %dx%d tile of C", TT, RS, TT, TT);
-        snprintf(hz0, sizeof hz0, "每个线程块计算 C 的一个 %dx%d 分块，沿 K 方向每次把 A、B 的分块载入共享内存（越界补 0），每个线程计算同一列上的 %d 个元素", TT, TT, CF);
-        snprintf(notes, sizeof notes, "M, N and K need not be multiples of %d", TT);
-        snprintf(notes_zh, sizeof notes_zh, "M、N、K 不一定是 %d 的倍数", TT);
+        if (naive) {
+            snprintf(h0, sizeof h0, "one thread per element of C, reading its row of A and column of B straight from global memory");
+            snprintf(h1, sizeof h1, "the K loop %s", nu > 1 ? "unrolled 4x" : "not unrolled");
+            snprintf(h2, sizeof h2, "%dx%d thread blocks, threadIdx.x along the columns of C", NBX[nb], NBY[nb]);
+            snprintf(hz0, sizeof hz0, "每个线程计算 C 的一个元素，直接从全局内存读取 A 的一行和 B 的一列；线程块 %dx%d", NBX[nb], NBY[nb]);
+            snprintf(notes, sizeof notes, "M, N and K are arbitrary");
+            snprintf(notes_zh, sizeof notes_zh, "M、N、K 任意");
+        } else {
+            snprintf(h0, sizeof h0, "%dx%d shared-memory tiles of A and B, zero-filled past the edges, with a barrier before and after each inner product", TT, TT);
+            snprintf(h1, sizeof h1, "each thread accumulates %d element%s of one column of C (rows ty, ty+%d, ...)", CF, CF > 1 ? "s" : "", RS);
+            snprintf(h2, sizeof h2, "%dx%d thread blocks, each owning a %dx%d tile of C", TT, RS, TT, TT);
+            snprintf(hz0, sizeof hz0, "每个线程块计算 C 的一个 %dx%d 分块，沿 K 方向每次把 A、B 的分块载入共享内存（越界补 0），每个线程计算同一列上的 %d 个元素", TT, TT, CF);
+            snprintf(notes, sizeof notes, "M, N and K need not be multiples of %d", TT);
+            snprintf(notes_zh, sizeof notes_zh, "M、N、K 不一定是 %d 的倍数", TT);
+        }
         const char *hw[] = {h0, h1, h2, NULL}, *hz[] = {hz0, NULL};
-        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = "C[i*N + j] = sum_k A[i*K + k] * B[k*N + j] for every i < M, j < N",
+        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = FORMULA[scale],
                         .explain_en = ex, .explain_zh = ez, .how_en = hw, .how_zh = hz,
                         .shape_en = "A is M x K, B is K x N and C is M x N, all row-major", .shape_zh = "A 为 M x K，B 为 K x N，C 为 M x N，均为行主序",
-                        .notes_en = notes, .notes_zh = notes_zh, .elems_per_thread = CF, .data = DESC_DATA_MATRIX,
-                        .hints = DESC_HINT_SMEM | DESC_HINT_COALESCED};
+                        .notes_en = notes, .notes_zh = notes_zh, .elems_per_thread = naive ? 1 : CF, .data = DESC_DATA_MATRIX,
+                        .hints = naive ? DESC_HINT_COALESCED : DESC_HINT_SMEM | DESC_HINT_COALESCED};
         describe_into(root, &f, synth_fam_next(&r));
     }
     finish(root, T, f64 ? 1e-10 : 1e-4, synth_fam_ref(synth_fam_cu_gemm), bytes, "2*M*N*K", &s->task_json);
@@ -217,22 +342,29 @@ pg_status synth_fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
 /* ---- transpose --------------------------------------------------------------------- */
 pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7472616e73000006ull};
-    bool f64 = synth_fam_pick(&r, 3) == 0, tiled = synth_fam_pick(&r, 3) != 0;
-    int TD = 16 << synth_fam_pick(&r, 2), RB = 4 << synth_fam_pick(&r, 2);
+    bool f64 = synth_fam_pick(&r, 3) == 0;
+    int method = synth_fam_pick(&r, 4);   /* 0 direct, coalesced reads; 1 direct, coalesced writes; 2, 3 shared tile */
+    int TD = 16 << synth_fam_pick(&r, 3), RB = 2 << synth_fam_pick(&r, 4);   /* TD 16/32/64, RB 2/4/8/16 */
+    while (TD * RB > 1024 || RB > TD / 2) RB /= 2;   /* at most 1024 threads, at least 2 rows per thread */
+    bool tiled = method >= 2, wcoal = method == 1;
+    /* held out (bench/suite): the f64 32x33 padded tile with 32x8 blocks (transpose_f64_tiled) */
+    if (tiled && f64 && TD == 32 && RB == 8) RB = 4;
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "transpose");
     snprintf(s->source, sizeof s->source, "nvcc");
     if (tiled) snprintf(s->name, sizeof s->name, "transpose_%s_smem%d_r%d", T, TD, RB);
+    else if (wcoal) snprintf(s->name, sizeof s->name, "transpose_%s_wcoal_%dx%d", T, TD, RB);
     else snprintf(s->name, sizeof s->name, "transpose_%s_naive_%dx%d", T, TD, RB);
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
-    snprintf(s->identity, sizeof s->identity, "transpose:%s:%s:%d:%d", T, tiled ? "smem" : "naive", TD, RB);
+    snprintf(s->identity, sizeof s->identity, "transpose:%s:%s:%d:%d", T, tiled ? "smem" : wcoal ? "naive_w" : "naive", TD, RB);
     const char *n = s->name;
     pg_buf *c = &s->cu;
     pg_buf_printf(c, "// %s: out (cols x rows) = transpose of in (rows x cols), %s, %s.\n", n, CT,
-                  tiled ? "padded shared-memory tile" : "direct (reads coalesced, writes strided)");
+                  tiled ? "padded shared-memory tile" : wcoal ? "direct (writes coalesced, reads strided)" : "direct (reads coalesced, writes strided)");
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ in, %s* __restrict__ out, unsigned int rows, unsigned int cols)\n{\n",
                   n, CT, CT);
-    pg_buf_printf(c, "    unsigned int c0 = blockIdx.x * %d, r0 = blockIdx.y * %d;\n", TD, TD);
+    if (wcoal) pg_buf_printf(c, "    unsigned int r0 = blockIdx.x * %d, c0 = blockIdx.y * %d;   // x runs along out's rows\n", TD, TD);
+    else pg_buf_printf(c, "    unsigned int c0 = blockIdx.x * %d, r0 = blockIdx.y * %d;\n", TD, TD);
     if (tiled) {
         pg_buf_printf(c, "    __shared__ %s tile[%d][%d];   // +1 column: no bank conflicts on the transposed read\n", CT, TD, TD + 1);
         pg_buf_printf(c, "    for (unsigned int j = threadIdx.y; j < %d; j += %d) {\n", TD, RB);
@@ -241,20 +373,24 @@ pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(c, "    for (unsigned int j = threadIdx.y; j < %d; j += %d) {\n", TD, RB);
         pg_buf_puts(c, "        unsigned int oc = c0 + j, orr = r0 + threadIdx.x;   // out row oc, out column orr\n");
         pg_buf_puts(c, "        if (oc < cols && orr < rows) out[(size_t)oc * rows + orr] = tile[threadIdx.x][j];\n    }\n}\n");
+    } else if (wcoal) {
+        pg_buf_printf(c, "    for (unsigned int j = threadIdx.y; j < %d; j += %d) {\n", TD, RB);
+        pg_buf_puts(c, "        unsigned int cc = c0 + j, rr = r0 + threadIdx.x;\n");
+        pg_buf_puts(c, "        if (rr < rows && cc < cols) out[(size_t)cc * rows + rr] = in[(size_t)rr * cols + cc];\n    }\n}\n");
     } else {
         pg_buf_printf(c, "    for (unsigned int j = threadIdx.y; j < %d; j += %d) {\n", TD, RB);
         pg_buf_puts(c, "        unsigned int rr = r0 + j, cc = c0 + threadIdx.x;\n");
         pg_buf_puts(c, "        if (rr < rows && cc < cols) out[(size_t)cc * rows + rr] = in[(size_t)rr * cols + cc];\n    }\n}\n");
     }
-    char g0[32], g1[32], b0[8], b1[8], pt[8];
-    snprintf(g0, sizeof g0, "cdiv(cols,%d)", TD);
-    snprintf(g1, sizeof g1, "cdiv(rows,%d)", TD);
+    char g0[32], g1[32], b0[16], b1[16], pt[8];
+    snprintf(g0, sizeof g0, wcoal ? "cdiv(rows,%d)" : "cdiv(cols,%d)", TD);
+    snprintf(g1, sizeof g1, wcoal ? "cdiv(cols,%d)" : "cdiv(rows,%d)", TD);
     snprintf(b0, sizeof b0, "%d", TD);
     snprintf(b1, sizeof b1, "%d", RB);
     snprintf(pt, sizeof pt, "%s*", T);
     json_t *root = json_object();
     common_json(root, n, "transpose");
-    json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:i, s:i}", "dtype", T, "method", tiled ? "smem" : "naive", "tile", TD,
+    json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:i, s:i}", "dtype", T, "method", tiled ? "smem" : wcoal ? "naive_wcoal" : "naive", "tile", TD,
                                                          "block_rows", RB));
     json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
@@ -280,6 +416,9 @@ pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
             snprintf(h0, sizeof h0, "a %dx%d padded shared tile: read it row by row, synchronize, write it column by column, so both the global reads and the writes are coalesced",
                      TD, TD + 1);
             snprintf(hz0, sizeof hz0, "先读入填充一列的 %dx%d 共享内存分块，同步后再转置写出，读写都合并访问", TD, TD + 1);
+        } else if (wcoal) {
+            snprintf(h0, sizeof h0, "write out row by row (threadIdx.x along out's rows, so the writes are coalesced) and read in directly (the reads are strided)");
+            snprintf(hz0, sizeof hz0, "按 out 的行写出（写合并），直接从 in 跨步读取");
         } else {
             snprintf(h0, sizeof h0, "read in row by row and write out directly (the writes are strided)");
             snprintf(hz0, sizeof hz0, "直接按行读入、转置写出（写是跨步的）");
@@ -293,7 +432,7 @@ pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
                         .notes_en = "rows and cols are arbitrary, so guard both edges; the copy is exact",
                         .notes_zh = "rows 和 cols 任意，两个方向都要做边界判断；结果必须完全一致",
                         .elems_per_thread = TD / RB, .data = DESC_DATA_MATRIX,
-                        .hints = DESC_HINT_MEMBOUND | (tiled ? DESC_HINT_SMEM | DESC_HINT_COALESCED : 0u)};
+                        .hints = DESC_HINT_MEMBOUND | (tiled ? DESC_HINT_SMEM | DESC_HINT_COALESCED : wcoal ? DESC_HINT_COALESCED : 0u)};
         describe_into(root, &f, synth_fam_next(&r));
     }
     finish(root, T, 0.0, synth_fam_ref(synth_fam_cu_transpose), bytes, "0", &s->task_json);

@@ -7,6 +7,7 @@
  *    held-out one (a bench/suite or bench/suite-prose name, or a known
  *    computation + signature + launch), the task.json loads, every description
  *    style is present and the parameter space is wide (distinct identities);
+ *    the matrix families gemv, gemm and transpose too;
  *  - references (src/task/refs_rowwise*.c) against hand-computed values on
  *    tiny specs written here.
  * The generic family test (test_synth_family) compiles and checks the PTX.
@@ -33,6 +34,9 @@ static void diag_print(void *user, const pg_diag *d) {
 
 /* ---- generators -------------------------------------------------------------------- */
 static const char *const FAMS[] = {"softmax", "rownorm", "xent", "loss", "reduce_all", "rowreduce", "scan", "compact", "histogram"};
+/* The matrix families (src/synth/family_cuda.c) get the same checks: until 2026-12-06 they had 24
+ * (gemv), 18 (gemm) and 16 (transpose) tasks, one of them the suite's transpose_f64_tiled. */
+static const struct { const char *name; int min_distinct; } MATRIX_FAMS[] = {{"gemv", 80}, {"gemm", 60}, {"transpose", 50}};
 enum { NSEEDS = 200 };
 
 static char suite_names[256][260];
@@ -55,7 +59,8 @@ static const char *const HELD_OUT[] = {
     "rownorm:l2norm:f32:w8:-:w:out", "xent:ce:f32:b256:none:3pass", "xent:ce:f32:b256:none:online", "xent:ce:f32:b256t:none:3pass",
     "loss:bce_logits:none:f32:b256:-", "loss:huber:sum:f32:*:-", "reduce_all:absmax:f32:b256*", "reduce_all:dot:f64:b256*",
     "rowreduce:sum:f32:cols_*", "scan:exclusive:s32:block1024_*", "scan:exclusive:s32:blelloch1024*", "histogram:256:u8:*",
-    "histogram:64:s32:mask:*"};
+    "histogram:64:s32:mask:*",
+    "transpose:f64:smem:32:8"};
 
 static bool held_out_id(const char *id) {
     for (size_t k = 0; k < sizeof HELD_OUT / sizeof HELD_OUT[0]; k++)
@@ -534,6 +539,7 @@ int main(void) {
     read_suite("bench/suite");
     read_suite("bench/suite-prose");
     for (size_t i = 0; i < sizeof FAMS / sizeof FAMS[0]; i++) check_family(FAMS[i], 100);
+    for (size_t i = 0; i < sizeof MATRIX_FAMS / sizeof MATRIX_FAMS[0]; i++) check_family(MATRIX_FAMS[i].name, MATRIX_FAMS[i].min_distinct);
     test_softmax_refs();
     test_rownorm_refs();
     test_loss_refs();
