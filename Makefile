@@ -112,7 +112,11 @@ $(BUILD)/fault/faultshim.so: tests/fault/faultshim.c
 	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 
 # The README's test command.  Ends with "N passed, N failed".
-test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so $(BUILD)/diff_ptxas $(BUILD)/bench_model $(BUILD)/bench_gpu
+# With clang, the fuzz targets are built here too, beside the rest under make -j.
+HAVE_CLANG := $(shell command -v clang 2>/dev/null)
+FUZZ_BINS := $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_tokenizer $(BUILD)/fuzz/fuzz_model $(BUILD)/fuzz/fuzz_gguf
+test: $(SBUILD)/ptxgen $(STESTS) all $(BUILD)/fault/faultshim.so $(BUILD)/diff_ptxas $(BUILD)/bench_model $(BUILD)/bench_gpu \
+      $(if $(HAVE_CLANG),$(FUZZ_BINS) $(BUILD)/fuzz/afl_ptx)
 	@PTXGEN=$(SBUILD)/ptxgen PTXGEN_BUILD=$(BUILD) bash tests/run_tests.sh $(STESTS)
 
 # The quick check for a working copy (a few minutes): unit tests, the CLI/golden tests and
@@ -162,21 +166,35 @@ $(SBUILD)/diff_ptxas: $(DIFF_SRC) tests/diff_ptxas/diff.h $(SBUILD)/libptxgen.a 
 	$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -O1 -g $(SAN) -o $@ $(DIFF_SRC) $(SBUILD)/libptxgen.a $(LDLIBS)
 
 # Fuzzing (libFuzzer via clang) ---------------------------------------------
+# The library is compiled once with the fuzzer's coverage and the sanitizers (one object per
+# source, so make -j compiles them side by side) and every target links that archive.
 FUZZ_SECONDS ?= 60
-$(BUILD)/fuzz/fuzz_ptx: src/ptx/fuzz_ptx.c $(LIB_SRC) $(HDRS) $(DEFS)
-	@mkdir -p $(dir $@)
-	clang $(CSTD) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ src/ptx/fuzz_ptx.c $(LIB_SRC) $(LDLIBS)
+FSAN    := -fsanitize=address,undefined
+FOBJ    := $(LIB_SRC:%.c=$(BUILD)/fuzzobj/%.o)
 
-$(BUILD)/fuzz/afl_ptx: src/ptx/fuzz_ptx.c $(LIB_SRC) $(HDRS) $(DEFS)
+$(BUILD)/fuzzobj/%.o: %.c $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(CPPFLAGS) -O1 -g -DPTXGEN_AFL_MAIN -o $@ src/ptx/fuzz_ptx.c $(LIB_SRC) $(LDLIBS)
+	clang $(CSTD) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link $(FSAN) -c $< -o $@
 
-# loaders of the model module: tokenizer.json, config.json + safetensors
-$(BUILD)/fuzz/fuzz_%: src/model/fuzz_%.c $(LIB_SRC) $(HDRS) $(DEFS)
+$(BUILD)/fuzzobj/libptxgen.a: $(FOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_ptx: src/ptx/fuzz_ptx.c $(BUILD)/fuzzobj/libptxgen.a $(HDRS) $(DEFS)
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LDLIBS)
+	clang $(CSTD) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer $(FSAN) -o $@ $< $(BUILD)/fuzzobj/libptxgen.a $(LDLIBS)
 
-fuzz: $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/afl_ptx $(BUILD)/fuzz/fuzz_tokenizer $(BUILD)/fuzz/fuzz_gguf
+# the same harness with a main() that reads files (AFL++-compatible), on the release library
+$(BUILD)/fuzz/afl_ptx: src/ptx/fuzz_ptx.c $(BUILD)/libptxgen.a $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(CPPFLAGS) -O1 -g -DPTXGEN_AFL_MAIN -o $@ $< $(BUILD)/libptxgen.a $(LDLIBS)
+
+# loaders of the model module: tokenizer.json, config.json + safetensors, GGUF
+$(BUILD)/fuzz/fuzz_%: src/model/fuzz_%.c $(BUILD)/fuzzobj/libptxgen.a $(HDRS) $(DEFS)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer $(FSAN) -o $@ $< $(BUILD)/fuzzobj/libptxgen.a $(LDLIBS)
+
+fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/afl_ptx
 	bash tests/fuzz.sh $(FUZZ_SECONDS)
 
 clean:

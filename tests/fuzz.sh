@@ -8,7 +8,7 @@ BUILD=${PTXGEN_BUILD:-build}
 if ! command -v clang >/dev/null 2>&1; then
     echo "fuzz: SKIPPED (clang not found)"; echo "fuzz: 0 passed, 0 failed"; exit 0
 fi
-make -s "$BUILD/fuzz/fuzz_ptx" "$BUILD/fuzz/afl_ptx" >/dev/null || { echo "fuzz: 0 passed, 1 failed (build)"; exit 1; }
+make -s -j"$(nproc)" "$BUILD/fuzz/fuzz_ptx" "$BUILD/fuzz/afl_ptx" >/dev/null || { echo "fuzz: 0 passed, 1 failed (build)"; exit 1; }
 seeds=$BUILD/fuzz/seeds
 mkdir -p "$seeds" "$BUILD/fuzz/corpus"
 cp examples/*.ptx tests/golden/*.ptx tests/ptx/valid/*.ptx tests/fuzz_regressions/* "$seeds"/ 2>/dev/null

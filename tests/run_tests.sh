@@ -22,9 +22,12 @@ trap 'rm -f "$log"' EXIT
 run_suite() {
     local name=$1; shift
     echo "== $name"
+    local t0=$SECONDS
     "$@" >"$log" 2>&1
     local rc=$?
     cat "$log"
+    # the wall time of each suite, so a slow one shows in CI's log (CI stops at 90 minutes)
+    echo "   ($name: $((SECONDS - t0)) s)"
     local line
     line=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     if [ -z "$line" ]; then

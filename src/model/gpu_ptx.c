@@ -24,6 +24,18 @@
     "    setp.gt.u32 %p, %m, 0x7f800000;\n" \
     "    setp.eq.or.u32 %p, %u, 0xff800000, %p;\n"
 
+/* the 24-byte descriptor of row %row (see the header comment below): %kc and %vc the row's
+ * K and V caches as global addresses, %pos its position, %maxs its positions at most */
+#define ROW_DESCRIPTOR \
+    "    mul.wide.u32 %a, %row, 24;\n" \
+    "    add.u64 %desc, %rows, %a;\n" \
+    "    ld.global.u64 %kc, [%desc];\n" \
+    "    ld.global.u64 %vc, [%desc+8];\n" \
+    "    ld.global.u32 %pos, [%desc+16];\n" \
+    "    ld.global.u32 %maxs, [%desc+20];\n" \
+    "    cvta.to.global.u64 %kc, %kc;\n" \
+    "    cvta.to.global.u64 %vc, %vc;\n"
+
 const char model_gpu_ptx[] =
     "//\n"
     "// ptxgen's GPU engine (src/model/gpu.c): the small kernels of a Qwen2/Llama forward step.\n"
@@ -528,14 +540,7 @@ const char model_gpu_ptx[] =
     "    shl.b64 %a, %a, 2;\n"
     "    add.u64 %q, %qkv, %a;\n"
     "    // the row's descriptor: K cache, V cache, position, max positions\n"
-    "    mul.wide.u32 %a, %row, 24;\n"
-    "    add.u64 %desc, %rows, %a;\n"
-    "    ld.global.u64 %kc, [%desc];\n"
-    "    ld.global.u64 %vc, [%desc+8];\n"
-    "    ld.global.u32 %pos, [%desc+16];\n"
-    "    ld.global.u32 %maxs, [%desc+20];\n"
-    "    cvta.to.global.u64 %kc, %kc;\n"
-    "    cvta.to.global.u64 %vc, %vc;\n"
+    ROW_DESCRIPTOR
     "\n"
     "    @!%hasb bra QR_ROPE;\n"
     "    mov.u32 %i, %thr;\n"
@@ -705,14 +710,7 @@ const char model_gpu_ptx[] =
     "    shl.b64 %a, %a, 2;\n"
     "    add.u64 %q, %qkv, %a;\n"
     "    // the row's cache, layer l, KV head kvh\n"
-    "    mul.wide.u32 %a, %row, 24;\n"
-    "    add.u64 %desc, %rows, %a;\n"
-    "    ld.global.u64 %kc, [%desc];\n"
-    "    ld.global.u64 %vc, [%desc+8];\n"
-    "    ld.global.u32 %pos, [%desc+16];\n"
-    "    ld.global.u32 %maxs, [%desc+20];\n"
-    "    cvta.to.global.u64 %kc, %kc;\n"
-    "    cvta.to.global.u64 %vc, %vc;\n"
+    ROW_DESCRIPTOR
     "    add.u32 %T, %pos, 1;\n"
     "    div.u32 %ng, %nh, %nkv;\n"
     "    div.u32 %kvh, %head, %ng;\n"
@@ -1270,14 +1268,7 @@ const char model_gpu_ptx[] =
     "    setp.gt.u32 %has1, %hd, 32;\n"
     "    setp.gt.u32 %has2, %hd, 64;\n"
     "    setp.gt.u32 %has3, %hd, 96;\n"
-    "    mul.wide.u32 %a, %row, 24;\n"
-    "    add.u64 %desc, %rows, %a;\n"
-    "    ld.global.u64 %kc, [%desc];\n"
-    "    ld.global.u64 %vc, [%desc+8];\n"
-    "    ld.global.u32 %pos, [%desc+16];\n"
-    "    ld.global.u32 %maxs, [%desc+20];\n"
-    "    cvta.to.global.u64 %kc, %kc;\n"
-    "    cvta.to.global.u64 %vc, %vc;\n"
+    ROW_DESCRIPTOR
     "    // this split's positions [lo, hi); none: the block has nothing to do\n"
     "    add.u32 %T, %pos, 1;\n"
     "    add.u32 %L, %T, 31;\n"
