@@ -6,6 +6,7 @@
 set -u
 cd "$(dirname "$0")/.."
 P=${PTXGEN:-build/ptxgen}
+PR=${PTXGEN_RELEASE:-$P}
 . tests/testlib.sh
 have_nvcc=0
 { command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; } && have_nvcc=1
@@ -214,8 +215,10 @@ fi
 expect_rc 2 "synth --literate-of a missing file" "$P" synth --literate-of "$tmp/missing.cu"
 
 if [ -e models/base/smollm2-135m-instruct.Q4_1.gguf ] && [ "$have_nvcc" = 1 ]; then
+    # these gens run a 135M base: on the release binary ($PTXGEN_RELEASE), seconds each where the
+    # sanitized one takes minutes; test_pipeline runs the same two turns under ASan
     mkdir -p "$tmp/out"
-    "$P" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "scale x by a into y" --samples 1 \
+    "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "scale x by a into y" --samples 1 \
         --max-tokens 160 -o "$tmp/out/k.ptx" --json > "$tmp/g.json" 2> "$tmp/g.err"
     grep -q "gen: plan: kernel scale, given, nvcc compiles it" "$tmp/g.err" && ok || bad "gen reports the plan: $(head -3 "$tmp/g.err")"
     grep -q $'^\\.visible \\.entry scale($' "$tmp/out/k.ptx" && grep -q $'^\t.param .f32 a,$' "$tmp/out/k.ptx" && ok ||
@@ -223,37 +226,37 @@ if [ -e models/base/smollm2-135m-instruct.Q4_1.gguf ] && [ "$have_nvcc" = 1 ]; t
     cmp -s "$tmp/out/k.cu" tests/gen/two_stage/plan_scale.cu && ok || bad "the plan is written beside the kernel"
     python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['pipeline']=='plan-literate' and j['plan']['source']=='given' and j['plan']['nvcc_compiles']" \
         "$tmp/g.json" && ok || bad "gen --json says the pipeline and the plan"
-    "$P" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "scale" --samples 1 --max-tokens 160 --plain \
+    "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "scale" --samples 1 --max-tokens 160 --plain \
         -o "$tmp/out/p.ptx" > /dev/null 2>&1
     [ -e "$tmp/out/p.ptx" ] && ! grep -q $'^\t//' "$tmp/out/p.ptx" && ok || bad "gen --plain writes no plan lines"
-    expect_rc 1 "gen refuses a plan nvcc rejects" "$P" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_bad.cu "scale" \
+    expect_rc 1 "gen refuses a plan nvcc rejects" "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_bad.cu "scale" \
         --samples 1 --max-tokens 100 -o "$tmp/out/b.ptx"
     [ ! -e "$tmp/out/b.ptx" ] && ok || bad "no kernel for a rejected plan"
     # retrieval in gen: --retrieve LIB, and the library a model folder ships (base.json "retrieval")
     ptoks() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['prompt_tokens'])" "$1" 2>/dev/null || echo 0; }
-    "$P" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
+    "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
         -o "$tmp/out/r0.ptx" >"$tmp/r0.json" 2>/dev/null
-    "$P" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
+    "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
         --retrieve tests/golden/retrieve/tiny.jsonl -o "$tmp/out/r1.ptx" >"$tmp/r1.json" 2>"$tmp/r1.err"
     [ "$(ptoks "$tmp/r1.json")" -gt "$(ptoks "$tmp/r0.json")" ] && grep -q "gen: retrieval: 2 of 5 kernels .*(relu_f32, ...)" "$tmp/r1.err" && ok \
         || bad "gen --retrieve: the PTX turn's prompt carries the nearest kernels ($(ptoks "$tmp/r0.json") -> $(ptoks "$tmp/r1.json")): $(head -3 "$tmp/r1.err")"
     mkdir -p "$tmp/m2" && cp tests/gen/two_stage/adapter_* "$tmp/m2/" && cp tests/golden/retrieve/tiny.jsonl "$tmp/m2/retrieval.jsonl"
     python3 -c "import json,sys; d=json.load(open('tests/gen/two_stage/base.json')); import os; d['gguf']=os.path.relpath('$PWD/models/base/smollm2-135m-instruct.Q4_1.gguf', sys.argv[1].rsplit('/',1)[0]); d['retrieval']='retrieval.jsonl'; json.dump(d, open(sys.argv[1],'w'))" "$tmp/m2/base.json"
-    "$P" gen --model "$tmp/m2" --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
+    "$PR" gen --model "$tmp/m2" --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
         -o "$tmp/out/r2.ptx" >"$tmp/r2.json" 2>"$tmp/r2.err"
     [ "$(ptoks "$tmp/r2.json")" = "$(ptoks "$tmp/r1.json")" ] && grep -q "retrieval.jsonl in the prompts" "$tmp/r2.err" && ok \
         || bad "a model's own library (base.json retrieval): $(head -3 "$tmp/r2.err")"
     python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['retrieval']='../tiny.jsonl'; json.dump(d, open(p,'w'))" "$tmp/m2/base.json"
-    "$P" gen --model "$tmp/m2" --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
+    "$PR" gen --model "$tmp/m2" --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
         -o "$tmp/out/r3.ptx" >"$tmp/r3.json" 2>"$tmp/r3.err"
     ! grep -q "gen: retrieval" "$tmp/r3.err" && ok || bad "base.json retrieval outside the model folder was followed"
-    expect_rc 2 "gen --retrieve of a file that is not a library" "$P" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu \
+    expect_rc 2 "gen --retrieve of a file that is not a library" "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu \
         --retrieve tests/golden/retrieve/synth.jsonl "x" --samples 1 --max-tokens 40 -o "$tmp/out/r4.ptx"
-    expect_rc 2 "gen --retrieve with a single-stage model" "$P" gen --model tests/gen/tiny --retrieve tests/golden/retrieve/tiny.jsonl "x" \
+    expect_rc 2 "gen --retrieve with a single-stage model" "$PR" gen --model tests/gen/tiny --retrieve tests/golden/retrieve/tiny.jsonl "x" \
         --samples 1 --max-tokens 40 -o "$tmp/out/r5.ptx"
-    expect_rc 2 "--plan with a single-stage model" "$P" gen --model tests/gen/tiny --plan tests/gen/two_stage/plan_scale.cu "scale" \
+    expect_rc 2 "--plan with a single-stage model" "$PR" gen --model tests/gen/tiny --plan tests/gen/two_stage/plan_scale.cu "scale" \
         -o "$tmp/out/c.ptx"
-    "$P" gen --model tests/gen/two_stage --single-stage "scale x by a" --samples 1 --max-tokens 100 --json -o "$tmp/out/s.ptx" \
+    "$PR" gen --model tests/gen/two_stage --single-stage "scale x by a" --samples 1 --max-tokens 100 --json -o "$tmp/out/s.ptx" \
         > "$tmp/s.json" 2> "$tmp/s.err"
     ! grep -q "gen: plan:" "$tmp/s.err" && ! grep -q '"pipeline"' "$tmp/s.json" && ok || bad "--single-stage skips the plan turn"
 else

@@ -15,28 +15,65 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export PTXGEN_MODEL=$PWD/models/default
 total_pass=0
 total_fail=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+q=$(mktemp -d)
+trap 'rm -rf "$q"' EXIT
+log=$q/serial.log
 
-# run_suite NAME CMD... : run, echo its output, add its "N passed, N failed" line
+# Suites run side by side, $PTXGEN_TEST_JOBS at a time (default: the machine's cores; most suites
+# are one process on one core, and CI stops at 90 minutes).  Each writes to its own log; the logs
+# are printed, and their "N passed, N failed" lines counted, in the order the suites were started.
+# PTXGEN_TEST_JOBS=1 runs them one after another.
+JOBS=${PTXGEN_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+started=0    # suites started; suite i writes $q/i.log, then $q/i.rc, and last $q/i.done (seconds)
+reported=0   # suites printed and counted, in order
+declare -a names
+
+# run_suite NAME CMD... : start CMD once a lane is free; report what has finished
 run_suite() {
     local name=$1; shift
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n 2>/dev/null; report_finished; done
+    local i=$started
+    names[$i]=$name
+    (
+        t0=$(date +%s)
+        "$@" >"$q/$i.log" 2>&1 </dev/null
+        echo $? >"$q/$i.rc"
+        echo $(( $(date +%s) - t0 )) >"$q/$i.tmp" && mv "$q/$i.tmp" "$q/$i.done"
+    ) &
+    started=$((started + 1))
+    report_finished
+}
+
+# report_finished: print and count the finished suites that are next in order
+report_finished() {
+    while [ "$reported" -lt "$started" ] && [ -f "$q/$reported.done" ]; do
+        tally "$reported"
+        reported=$((reported + 1))
+    done
+}
+
+# finish_all: wait for every started suite and report it
+finish_all() {
+    wait
+    report_finished
+}
+
+# tally I : echo suite I's output and its wall time, add its "N passed, N failed" line
+tally() {
+    local i=$1 name=${names[$1]} rc
+    rc=$(cat "$q/$i.rc")
     echo "== $name"
-    local t0=$SECONDS
-    "$@" >"$log" 2>&1
-    local rc=$?
-    cat "$log"
-    # the wall time of each suite, so a slow one shows in CI's log (CI stops at 90 minutes)
-    echo "   ($name: $((SECONDS - t0)) s)"
+    cat "$q/$i.log"
+    # the wall time of each suite, so a slow one shows in CI's log
+    echo "   ($name: $(cat "$q/$i.done") s)"
     local line
-    line=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    line=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$q/$i.log" | tail -n 1)
     if [ -z "$line" ]; then
         echo "   $name: no result line (exit $rc) -> counted as 1 failure"
         total_fail=$((total_fail + 1))
         return
     fi
     local p f
-    p=$(echo "$line" | sed -E 's/.*([0-9]+) passed.*/\1/;s/^[^0-9]*//')
     p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
     f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -70,6 +107,7 @@ if [ "$QUICK" = 1 ]; then
     run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
     run_suite "io (output names, write failures, stdout, --json, new inputs)" env PTXGEN="$PTXGEN" bash tests/io_tests.sh
     run_suite "ci deps (.ci/run installs what the tests import)" bash tests/ci_deps.sh
+    finish_all
     echo
     echo "(make check: no nvcc corpus, mutants, corpus/suite checks, GPU, nvcc wrapper, Python or fuzz suites; make test runs everything)"
     echo "$total_pass passed, $total_fail failed"
@@ -82,8 +120,9 @@ CORPUS=$BUILD/testcorpus
 if command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
     if [ ! -f "$CORPUS/.complete" ] || [ tests/cuda -nt "$CORPUS/.complete" ]; then
         rm -rf "$CORPUS"
+        # (in the foreground: the unit tests started above go on in their lanes meanwhile)
         bash tests/cuda/build_corpus.sh "$CORPUS" >"$log" 2>&1 && touch "$CORPUS/.complete"
-        tail -n 3 "$log"
+        echo "== corpus (nvcc): $(tail -n 1 "$log")"
     fi
 else
     echo "== corpus: SKIPPED (nvcc not found; the nvcc-generated corpus cannot be built here)"
@@ -107,7 +146,7 @@ run_suite "model recipe (train/recipe.sh: steps, --print, unpack; no GPU)" bash 
 run_suite "bench programs (bench_model builds and replays a literate kernel through the constraint)" env PTXGEN_BUILD="$BUILD" bash tests/bench_smoke.sh
 run_suite "GPU engine, host half (a stand-in libcuda: bench_gpu's checks, gen --device gpu)" env PTXGEN_BUILD="$BUILD" bash tests/gpu_engine_fake.sh
 run_suite "diff_ptxas (libptx vs ptxas: regression cases, fixed-seed fuzz run)" env PTXGEN_BUILD="$BUILD" bash tests/diff_ptxas/smoke.sh
-run_suite "literate+two-stage" env PTXGEN="$PTXGEN" bash tests/literate_tests.sh
+run_suite "literate+two-stage" env PTXGEN="$PTXGEN" PTXGEN_RELEASE="$BUILD/ptxgen" bash tests/literate_tests.sh
 run_suite "README and docs examples (fresh clone)" env PTXGEN_BUILD="$BUILD" bash tests/readme_examples.sh
 run_suite "the first hour of a new user (issue 33, the shipped model)" env PTXGEN_BUILD="$BUILD" bash tests/first_hour.sh
 run_suite "io (output names, write failures, stdout, --json, new inputs)" env PTXGEN="$PTXGEN" bash tests/io_tests.sh
@@ -134,6 +173,7 @@ if [ -f tests/fuzz.sh ]; then
     run_suite "fuzz smoke" bash tests/fuzz.sh "${FUZZ_SMOKE_SECONDS:-60}"
 fi
 
+finish_all
 echo
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -574,18 +574,30 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
     if (ct != 68 || (At != 2 && At != 0) || (Bt != 2 && Bt != 0) || (Ct != 0 && Ct != 2) || capturing) return 7;   /* NOT_SUPPORTED */
     float al = *(const float *)alpha, be = *(const float *)beta;
 #define EL(p, t, i) ((t) == 2 ? h2f(((const uint16_t *)(p))[i]) : ((const float *)(p))[i])
+    /* op(A) as f32, [k][m] (i contiguous), and op(B) as f32, [n][k]: the loop below then runs
+     * over i with unit stride.  Each C(i, j) still sums a(i, q) b(q, j) for q = 0, 1, ... in
+     * that order, one multiply and one add each, as a plain triple loop would */
+    float *a = malloc((size_t)m * k * sizeof *a), *b = malloc((size_t)k * n * sizeof *b), *s = malloc((size_t)m * sizeof *s);
+    if (!a || !b || !s) { free(a); free(b); free(s); return 3; }   /* ALLOC_FAILED */
+    for (int q = 0; q < k; q++)
+        for (int i = 0; i < m; i++) a[(size_t)q * m + i] = ta ? EL(A, At, (size_t)i * lda + q) : EL(A, At, (size_t)q * lda + i);
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < m; i++) {
-            float s = 0;
-            for (int q = 0; q < k; q++) {
-                float a = ta ? EL(A, At, (size_t)i * lda + q) : EL(A, At, (size_t)q * lda + i);
-                float b = tb ? EL(B, Bt, (size_t)q * ldb + j) : EL(B, Bt, (size_t)j * ldb + q);
-                s += a * b;
-            }
-            size_t at = (size_t)j * ldc + i;
-            if (Ct == 0) ((float *)C)[at] = al * s + (be != 0 ? be * ((float *)C)[at] : 0);
-            else ((uint16_t *)C)[at] = f2h(al * s + (be != 0 ? be * h2f(((uint16_t *)C)[at]) : 0));
+        for (int q = 0; q < k; q++) b[(size_t)j * k + q] = tb ? EL(B, Bt, (size_t)q * ldb + j) : EL(B, Bt, (size_t)j * ldb + q);
+    for (int j = 0; j < n; j++) {
+        for (int i = 0; i < m; i++) s[i] = 0;
+        for (int q = 0; q < k; q++) {
+            const float bq = b[(size_t)j * k + q], *aq = a + (size_t)q * m;
+            for (int i = 0; i < m; i++) s[i] += aq[i] * bq;
         }
+        for (int i = 0; i < m; i++) {
+            size_t at = (size_t)j * ldc + i;
+            if (Ct == 0) ((float *)C)[at] = al * s[i] + (be != 0 ? be * ((float *)C)[at] : 0);
+            else ((uint16_t *)C)[at] = f2h(al * s[i] + (be != 0 ? be * h2f(((uint16_t *)C)[at]) : 0));
+        }
+    }
+    free(a);
+    free(b);
+    free(s);
     return 0;
 }
 
