@@ -250,11 +250,11 @@ if [ -e models/base/smollm2-135m-instruct.Q4_1.gguf ] && [ "$have_nvcc" = 1 ]; t
     "$PR" gen --model "$tmp/m2" --plan tests/gen/two_stage/plan_scale.cu "relu of x" --samples 1 --max-tokens 40 --json \
         -o "$tmp/out/r3.ptx" >"$tmp/r3.json" 2>"$tmp/r3.err"
     ! grep -q "gen: retrieval" "$tmp/r3.err" && ok || bad "base.json retrieval outside the model folder was followed"
-    expect_rc 2 "gen --retrieve of a file that is not a library" "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu \
+    expect_rc 2 "gen --retrieve of a file that is not a library" "$P" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_scale.cu \
         --retrieve tests/golden/retrieve/synth.jsonl "x" --samples 1 --max-tokens 40 -o "$tmp/out/r4.ptx"
-    expect_rc 2 "gen --retrieve with a single-stage model" "$PR" gen --model tests/gen/tiny --retrieve tests/golden/retrieve/tiny.jsonl "x" \
+    expect_rc 2 "gen --retrieve with a single-stage model" "$P" gen --model tests/gen/tiny --retrieve tests/golden/retrieve/tiny.jsonl "x" \
         --samples 1 --max-tokens 40 -o "$tmp/out/r5.ptx"
-    expect_rc 2 "--plan with a single-stage model" "$PR" gen --model tests/gen/tiny --plan tests/gen/two_stage/plan_scale.cu "scale" \
+    expect_rc 2 "--plan with a single-stage model" "$P" gen --model tests/gen/tiny --plan tests/gen/two_stage/plan_scale.cu "scale" \
         -o "$tmp/out/c.ptx"
     "$PR" gen --model tests/gen/two_stage --single-stage "scale x by a" --samples 1 --max-tokens 100 --json -o "$tmp/out/s.ptx" \
         > "$tmp/s.json" 2> "$tmp/s.err"

@@ -24,7 +24,7 @@ log=$q/serial.log
 # are printed, and their "N passed, N failed" lines counted, in the order the suites were started.
 # PTXGEN_TEST_JOBS=1 runs them one after another.
 JOBS=${PTXGEN_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-started=0    # suites started; suite i writes $q/i.log, then $q/i.rc, and last $q/i.done (seconds)
+started=0    # suites started; suite i writes $q/i.log, then $q/i.done ("EXIT_STATUS SECONDS")
 reported=0   # suites printed and counted, in order
 declare -a names
 
@@ -37,8 +37,7 @@ run_suite() {
     (
         t0=$(date +%s)
         "$@" >"$q/$i.log" 2>&1 </dev/null
-        echo $? >"$q/$i.rc"
-        echo $(( $(date +%s) - t0 )) >"$q/$i.tmp" && mv "$q/$i.tmp" "$q/$i.done"
+        echo "$? $(( $(date +%s) - t0 ))" >"$q/$i.tmp" && mv "$q/$i.tmp" "$q/$i.done"
     ) &
     started=$((started + 1))
     report_finished
@@ -60,12 +59,12 @@ finish_all() {
 
 # tally I : echo suite I's output and its wall time, add its "N passed, N failed" line
 tally() {
-    local i=$1 name=${names[$1]} rc
-    rc=$(cat "$q/$i.rc")
+    local i=$1 name=${names[$1]} rc secs
+    read -r rc secs <"$q/$i.done"
     echo "== $name"
     cat "$q/$i.log"
     # the wall time of each suite, so a slow one shows in CI's log
-    echo "   ($name: $(cat "$q/$i.done") s)"
+    echo "   ($name: $secs s)"
     local line
     line=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$q/$i.log" | tail -n 1)
     if [ -z "$line" ]; then
