@@ -969,14 +969,16 @@ static QATTR float dot256_one(int type, const uint8_t *p, const qa256 *x, int n)
     return hsum8(acc);
 }
 
-/* dot256_t with type and nx constants in each copy, 4 activations at a time */
+/* dot256_t with type and nx constants in each copy: Q4_K 8 activations at a time (its block's
+ * unpacked codes and scales shared by twice as many: 14% less time per activation on the AVX2 VM
+ * (Zen 3) for qwen's down, 896 x 4864), Q6_K 4 (8 measured no faster) */
 #define DOT256_NX(T, NX) dot256_t(T, p, x, NX, n, out, ldo)
 static QATTR void dot256_avx2(int type, const uint8_t *p, const qa256 *const *x, int nx, int n, float *out, size_t ldo) {
     if (nx == 1) {
         *out = dot256_one(type, p, x[0], n);
         return;
     }
-    if (type == GGUF_T_Q4_K) NX_BY4(GGUF_T_Q4_K, DOT256_NX, NX_NEXT_X);
+    if (type == GGUF_T_Q4_K) NX_BY8(GGUF_T_Q4_K, DOT256_NX, NX_NEXT_X);
     else NX_BY4(GGUF_T_Q6_K, DOT256_NX, NX_NEXT_X);
 }
 #undef DOT256_NX
