@@ -678,8 +678,8 @@ static QATTR inline __attribute__((always_inline)) void blk32_n(const int type, 
     }
 }
 
-/* Row p times nx activations x[j] (out[j * ldo]): a verify step's rows unpack each block once
- * for all of them.  Per activation the operations are the same in the same order whatever nx
+/* Row p times nx activations x[j] (out[j * ldo]): a plain decode step (nx 1), and Q4_1's verify
+ * steps (the other types' take dot32_t8 below, these values); each block unpacked once for all.  Per activation the operations are the same in the same order whatever nx
  * (even blocks into a0, odd into a1, an odd last block into a0; then hsum8(a0 + a1) + the Q4_1
  * terms), so a value equals the plain decode's (nx 1) bit for bit.  The weights go in signed
  * (code less offset), their magnitude against x carrying their sign (Q4_1's unsigned nibbles as
