@@ -435,8 +435,66 @@ static KATTR void mv_q8_avx2(const int8_t *P, const float *S, int k, const q8x *
     }
     for (int h = 0; h < 4; h++) _mm256_storeu_ps(out + h * 8, acc[h]);
 }
+
+/* mv_f32_avx2 for NR <= 3 rows at once (a verify step's LoRA factors), one panel (16 outputs) at a
+ * time: a column's 2 weight vectors are loaded once and feed every row's chains, which are
+ * mv_f32_avx2's for that panel (even and odd columns, one FMA chain each per 8 outputs, added at
+ * the end), so each row's values are its own; 4 * NR accumulators stay in registers.  Panel pn of
+ * the pair (out + r*32 + 16*pn). */
+static inline __attribute__((always_inline)) KATTR void mv_f32_p_avx2(const float *P, int k, const float *x, size_t ldx, const int NR,
+                                                                      float *out) {
+    __m256 acc[3][2][2];
+#pragma GCC unroll 3
+    for (int r = 0; r < NR; r++) acc[r][0][0] = acc[r][0][1] = acc[r][1][0] = acc[r][1][1] = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 2 <= k; i += 2) {
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; u++) {
+            const __m256 w0 = _mm256_loadu_ps(P + (size_t)(i + u) * WPANEL), w1 = _mm256_loadu_ps(P + (size_t)(i + u) * WPANEL + 8);
+#pragma GCC unroll 3
+            for (int r = 0; r < NR; r++) {
+                const __m256 xb = _mm256_set1_ps(x[(size_t)r * ldx + i + u]);
+                acc[r][u][0] = _mm256_fmadd_ps(w0, xb, acc[r][u][0]);
+                acc[r][u][1] = _mm256_fmadd_ps(w1, xb, acc[r][u][1]);
+            }
+        }
+    }
+    if (i < k) {
+        const __m256 w0 = _mm256_loadu_ps(P + (size_t)i * WPANEL), w1 = _mm256_loadu_ps(P + (size_t)i * WPANEL + 8);
+#pragma GCC unroll 3
+        for (int r = 0; r < NR; r++) {
+            const __m256 xb = _mm256_set1_ps(x[(size_t)r * ldx + i]);
+            acc[r][0][0] = _mm256_fmadd_ps(w0, xb, acc[r][0][0]);
+            acc[r][0][1] = _mm256_fmadd_ps(w1, xb, acc[r][0][1]);
+        }
+    }
+#pragma GCC unroll 3
+    for (int r = 0; r < NR; r++) {
+        _mm256_storeu_ps(out + (size_t)r * 32, _mm256_add_ps(acc[r][0][0], acc[r][1][0]));
+        _mm256_storeu_ps(out + (size_t)r * 32 + 8, _mm256_add_ps(acc[r][0][1], acc[r][1][1]));
+    }
+}
+/* n <= MVN_MAX rows, np panels (1: mv_f32_h, the second is padding), in runs of at most 3 rows */
+static KATTR void mv_f32_np_avx2(const float *P, int k, const float *x, size_t ldx, int n, int np, float *out) {
+    for (int pn = 0; pn < np; pn++)
+        for (int r0 = 0; r0 < n;) {
+            int nr = n - r0 == 4 ? 2 : n - r0 < 3 ? n - r0 : 3;   /* 4 rows: 2 + 2 */
+            const float *Pp = P + (size_t)pn * k * WPANEL, *xr = x + (size_t)r0 * ldx;
+            float *o = out + (size_t)r0 * 32 + 16 * pn;
+            if (nr == 1) mv_f32_p_avx2(Pp, k, xr, ldx, 1, o);
+            else if (nr == 2) mv_f32_p_avx2(Pp, k, xr, ldx, 2, o);
+            else mv_f32_p_avx2(Pp, k, xr, ldx, 3, o);
+            r0 += nr;
+        }
+}
+static KATTR void mv_f32_n_avx2(const float *P, int k, const float *x, size_t ldx, int n, float *out) {
+    mv_f32_np_avx2(P, k, x, ldx, n, 2, out);
+}
+static KATTR void mv_f32_h_avx2(const float *P, int k, const float *x, size_t ldx, int n, float *out) {
+    mv_f32_np_avx2(P, k, x, ldx, n, 1, out);
+}
 #undef KATTR
-static const kern kern_avx2 = {"avx2", 8, 2, mv_f32_avx2, mv_bf16_avx2, mv_q8_avx2, gemm_f32_avx2, axpy_avx2, NULL, NULL};
+static const kern kern_avx2 = {"avx2", 8, 2, mv_f32_avx2, mv_bf16_avx2, mv_q8_avx2, gemm_f32_avx2, axpy_avx2, mv_f32_n_avx2, mv_f32_h_avx2};
 
 /* ---- AVX-512 (F, BW, VL, DQ, VNNI) ---------------------------------------------------- */
 #define KATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
@@ -1325,10 +1383,15 @@ static inline __attribute__((always_inline, target("avx2,fma"))) void attn_rows_
                     }
                 }
                 for (int g = 0; g < gn; g++) {
-                    float tmp[16];
+                    float tmp[16], *dst = sc + ((size_t)t * ng + g0 + g) * Tn + p0;
+                    if (w == 16) {   /* a whole block: straight into the row (no memcpy call per block and head) */
+                        _mm256_storeu_ps(dst, _mm256_mul_ps(a[g][0], sv));
+                        _mm256_storeu_ps(dst + 8, _mm256_mul_ps(a[g][1], sv));
+                        continue;
+                    }
                     _mm256_storeu_ps(tmp, _mm256_mul_ps(a[g][0], sv));
                     _mm256_storeu_ps(tmp + 8, _mm256_mul_ps(a[g][1], sv));
-                    memcpy(sc + ((size_t)t * ng + g0 + g) * Tn + p0, tmp, (size_t)w * sizeof *tmp);
+                    memcpy(dst, tmp, (size_t)w * sizeof *tmp);
                 }
             }
         }

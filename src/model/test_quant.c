@@ -466,7 +466,50 @@ static void test_f32_rows(void) {
         }
 }
 
+/* A verify step's rows (quant.c's activation tiles on AVX2: 8 at a time, then the rest) against
+ * the one-activation kernel a plain decode step runs, bit for bit: every 32-block type, widths
+ * of an odd block count (1, 3, 7, 29 blocks: the two f32 chains of unequal length), qwen's 896
+ * and 4864, and 5152 (wider than the stack tile: the fallback kernel), row counts 1, 3 and 17
+ * (ragged against the matmul's 16-row calls), 1..19 activations at once (a tile of 8, a rest of
+ * 1..7, more than one QUANT_NX_MAX group), outputs at an odd stride. */
+static void test_verify_tiles(void) {
+    static const int types[] = {GGUF_T_Q4_0, GGUF_T_Q4_1, GGUF_T_Q5_0, GGUF_T_Q8_0};
+    static const int widths[] = {32, 96, 224, 928, 896, 4864, 5152};
+    static const int nrows[] = {1, 3, 17};
+    enum { NX = 19, LDO = 23 };
+    for (int t = 0; t < 4; t++)
+        for (int w = 0; w < 7; w++) {
+            int type = types[t], n = widths[w];
+            bool same = true;
+            for (int ri = 0; ri < 3; ri++) {
+                int R = nrows[ri];
+                size_t rb = model_quant_row_bytes(type, n);
+                uint8_t *d = rand_rows(type, R, n);
+                float *x = malloc((size_t)n * NX * sizeof *x), *many = malloc((size_t)NX * LDO * sizeof *many), one[17];
+                qa32 *q = malloc((size_t)NX * (n / 32) * sizeof *q);
+                const void *xq[NX];
+                for (int j = 0; j < NX; j++) {
+                    for (int i = 0; i < n; i++) x[(size_t)j * n + i] = frnd() * (i % 13 == j % 13 ? 6.0f : 1.0f);
+                    model_quant_act32(x + (size_t)j * n, n, q + (size_t)j * (n / 32));
+                    xq[j] = q + (size_t)j * (n / 32);
+                }
+                for (int nx = 1; nx <= NX; nx++) {
+                    memset(many, 0, (size_t)NX * LDO * sizeof *many);
+                    model_quant_dot_rows_nx(type, d, rb, R, xq, NULL, nx, n, many, LDO);
+                    for (int j = 0; j < nx; j++) {
+                        model_quant_dot_rows(type, d, rb, R, xq[j], n, one);
+                        same &= !memcmp(one, many + (size_t)j * LDO, (size_t)R * sizeof *one);
+                    }
+                }
+                free(d); free(x); free(many); free(q);
+            }
+            CHECK(same, "%s %s n=%d: rows 1/3/17 times 1..%d activations at once equal one activation at a time, bit for bit",
+                  model_kernels_isa(), model_gguf_type_name(type), n, NX);
+        }
+}
+
 static void run_all(void) {
+    test_verify_tiles();
     test_dequant();
     test_dots();
     for (int n = 128; n <= 896; n += 768) test_p16(GGUF_T_Q5_0, n);
