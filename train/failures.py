@@ -23,11 +23,17 @@ For every row of `ptxgen eval --kernels` JSON that has a kernel and is not corre
   plan       end to end: what nvcc made of the model's plan (the plan stage's own .ptx): rejected, no-kernel
              (nothing but comments, as a plan cut at the plan turn's token limit can be) or compiled; ", unfinished"
              when the plan turn hit its token limit
-  cause      one per row, the first that applies: syntax, cut, plan-rejected, pragma-slot,
-             expf-no-sat, plan-wrong (the PTX follows its plan line for line: end to end only),
-             ptx-deviates, unexplained
+  plan_run   end to end with --plan-eval (the plan stage's own eval report: each plan, compiled by nvcc,
+             run against the task's reference): correct, wrong (compiled, then refused or wrong on the GPU)
+             or unverified (no row, or a row that never reached the GPU)
+  cause      one per row, the first that applies: syntax, cut, plan-rejected, plan-wrong (the plan ran
+             wrong by --plan-eval, or the PTX follows its plan line for line: end to end only), pragma-slot,
+             expf-no-sat, ptx-deviates (with --plan-eval, of a plan the harness passed: the PTX turn's own
+             failure), unexplained
+With --plan-eval the report also counts the end-to-end rows by their plan's verdict: given a plan the
+harness passed, how many kernels the PTX turn got right (translation of the model's own plans).
 
-    python3 train/failures.py --eval E.json --kernels GEN/trans --suite bench/suite [--plans GEN/plan]
+    python3 train/failures.py --eval E.json --kernels GEN/trans --suite bench/suite [--plans GEN/plan [--plan-eval P.json]]
         [--max-new 4096] [--ptxgen build/ptxgen] [--lib build/libptxgen.so] [--json OUT.json] [--markdown OUT.md]
     python3 train/failures.py --targets SYNTH.jsonl --lib build/libptxgen.so   # which training targets can be written
 
@@ -55,7 +61,20 @@ RUNTIME = [  # (kind, pattern in the harness's detail), first match wins
     ("nan", r"[1-9][0-9]* NaNs"),
     ("values", r"rel L2"),
 ]
-CAUSES = ["syntax", "cut", "plan-rejected", "pragma-slot", "expf-no-sat", "plan-wrong", "ptx-deviates", "unexplained"]
+CAUSES = ["syntax", "cut", "plan-rejected", "plan-wrong", "pragma-slot", "expf-no-sat", "ptx-deviates", "unexplained"]
+
+
+def write_atomic(path, text):
+    """path gets text whole or not at all (a temp file beside it, then rename)."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def runtime_kind(detail):
@@ -214,16 +233,36 @@ def literate_of(ptxgen, plan_path, cache):
     return cache[plan_path]
 
 
+def row_key(r):
+    return f"{r['task']}.{r['description']}.{r['config']}.{r['sample']}"
+
+
+def plan_verdicts(path):
+    """case key -> correct / wrong / unverified, from the plan stage's eval report (None: no report)."""
+    if not path:
+        return None
+    out = {}
+    for r in json.load(open(path, encoding="utf-8"))["rows"]:
+        st = r.get("last_stage")
+        out[row_key(r)] = "correct" if r.get("correct") is True else "unverified" if st in (None, "skipped", "generation") else "wrong"
+    return out
+
+
 def analyse(args):
     rep = json.load(open(args.eval, encoding="utf-8"))
     con = Constraint(args.lib) if args.lib else None
+    pv = plan_verdicts(getattr(args, "plan_eval", None))
+    args.by_plan = collections.Counter()   # (plan verdict, end-to-end correct) over every verified row, with --plan-eval
     cache, rows = {}, []
     args.correct_refused = [0, 0]   # correct kernels with a target, of them with a target the constraint refuses
     for r in rep["rows"]:
-        key = f"{r['task']}.{r['description']}.{r['config']}.{r['sample']}"
+        key = row_key(r)
         kp = os.path.join(args.kernels, key + ".ptx")
         if not os.path.exists(kp):
             continue
+        plan_run = pv.get(key, "unverified") if pv is not None else None
+        if pv is not None and r.get("last_stage") != "generation":
+            args.by_plan[(plan_run, r.get("last_stage") == "correct")] += 1
         if r.get("last_stage") == "correct":
             plan_p = os.path.join(args.plans, key + ".cu") if args.plans else os.path.join(args.suite, r["dir"], "reference.cu")
             ref = literate_of(args.ptxgen, plan_p, cache) if os.path.exists(plan_p) else None
@@ -256,7 +295,7 @@ def analyse(args):
                    tokens=meta.get("gen_tokens", r.get("tokens", 0)),
                    cut=meta.get("gen_tokens", 0) > args.max_new - 128 or meta.get("finished") is False,
                    plan_compiled=plan_ok, plan=plan_state,
-                   slips=slips(gen, ref, plan), target=ref is not None)
+                   slips=slips(gen, ref, plan), target=ref is not None, plan_run=plan_run)
         gst = parse_literate(gen)
         row["statements"] = sum(1 for _, st in gst if opcode(st) != "label")
         row["target_statements"] = sum(1 for _, st in parse_literate(ref) if opcode(st) != "label") if ref else None
@@ -271,6 +310,8 @@ def analyse(args):
             cause = "syntax"
         elif not plan_ok:
             cause = "plan-rejected"
+        elif plan_run == "wrong":   # the plan itself is wrong: no faithful translation of it could pass
+            cause = "plan-wrong"
         elif "pragma-slot" in row["slips"]:
             cause = "pragma-slot"
         elif "expf-no-sat" in row["slips"]:
@@ -310,7 +351,21 @@ def cut_line(rows):
             f"{sorted(r['target_statements'] for r in with_t)[len(with_t) // 2] if with_t else 0} statements).\n")
 
 
-def markdown(rep, rows, title, correct_refused=(0, 0)):
+def plan_line(by_plan):
+    """End-to-end rows by their plan's verdict (--plan-eval): the PTX turn's rate on plans that passed."""
+    if not by_plan:
+        return ""
+    parts = []
+    for v in ("correct", "wrong", "unverified"):
+        n = by_plan[(v, True)] + by_plan[(v, False)]
+        if n:
+            parts.append(f"plan {v}: {by_plan[(v, True)]} of {n} kernels correct")
+    ok = by_plan[("correct", True)] + by_plan[("correct", False)]
+    rate = f"{100.0 * by_plan[('correct', True)] / ok:.0f}%" if ok else "-"
+    return f"By the plan's own verdict (--plan-eval): {'; '.join(parts)}. Translation of the model's plans that passed: {rate}.\n"
+
+
+def markdown(rep, rows, title, correct_refused=(0, 0), by_plan=None):
     n = sum(1 for r in rep["rows"] if r.get("last_stage") != "generation")
     cnt = lambda f: collections.Counter(f(r) for r in rows)  # noqa: E731
     md = [f"### {title}", "",
@@ -322,6 +377,7 @@ def markdown(rep, rows, title, correct_refused=(0, 0)):
               collections.Counter(s for r in rows for s in r["slips"]).items())) + f"; none {sum(not r['slips'] for r in rows)}", "",
           "Cause by runtime kind:", "", table(rows, "runtime", CAUSES), "",
           "Plans: " + ", ".join(f"{k} {v}" for k, v in sorted(cnt(lambda r: r["plan"]).items())), "",
+          plan_line(by_plan),
           cut_line(rows),
           f"Cut (the token limit or the batch deadline): {sum(r['cut'] for r in rows)}. Targets made (nvcc's literate PTX of the plan): "
           f"{sum(r['target'] for r in rows)}; of those the constraint refuses something: "
@@ -372,7 +428,7 @@ def targets(args):
         if k != "accepted":
             print(f"  {v:5d}  refused first at `{k}` (e.g. {ex[k]})")
     if args.json:   # one row per target: its family, source and the first construct refused (null: accepted)
-        json.dump(rows, open(args.json, "w"), indent=1)
+        write_atomic(args.json, json.dumps(rows, indent=1))
 
 
 def main(argv=None):
@@ -383,6 +439,8 @@ def main(argv=None):
     ap.add_argument("--kernels")
     ap.add_argument("--suite")
     ap.add_argument("--plans")
+    ap.add_argument("--plan-eval", help="the plan stage's eval report (eval-...-plan-...json): each failed row's plan verdict "
+                                        "(needs --plans)")
     ap.add_argument("--max-new", type=int, default=4096)
     ap.add_argument("--ptxgen", default="build/ptxgen")
     ap.add_argument("--lib", default="", help="libptxgen.so whose constraint checks the targets (empty: not checked)")
@@ -396,12 +454,14 @@ def main(argv=None):
         return targets(args)
     if not (args.eval and args.kernels and args.suite):
         ap.error("--eval, --kernels and --suite are needed (or --targets)")
+    if args.plan_eval and not args.plans:
+        ap.error("--plan-eval needs --plans (it reads end-to-end reports)")
     rep, rows = analyse(args)
     if args.json:
-        json.dump(rows, open(args.json, "w"), indent=1)
-    md = markdown(rep, rows, args.title or os.path.basename(args.eval), getattr(args, "correct_refused", (0, 0)))
+        write_atomic(args.json, json.dumps(rows, indent=1))
+    md = markdown(rep, rows, args.title or os.path.basename(args.eval), getattr(args, "correct_refused", (0, 0)), args.by_plan)
     if args.markdown:
-        open(args.markdown, "w").write(md)
+        write_atomic(args.markdown, md)
     else:
         sys.stdout.write(md)
 

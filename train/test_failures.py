@@ -123,6 +123,50 @@ class Table(unittest.TestCase):
             self.assertIn("4 failed kernels of 5 verified rows (1 correct).", md)
             self.assertIn("| expr | 2 | 1 | 1 | 4 |", md)   # cut (tokens, deadline), pragma-slot, unexplained
 
+    def test_plan_eval(self):
+        """--plan-eval: a failed kernel whose plan ran wrong is plan-wrong though its PTX deviates; one whose
+        plan passed is ptx-deviates; the rows are counted by their plan's verdict."""
+        with tempfile.TemporaryDirectory() as d:
+            suite, kern, plans = (os.path.join(d, x) for x in ("suite", "e2e", "plan"))
+            os.makedirs(os.path.join(suite, "k"))
+            os.makedirs(kern)
+            os.makedirs(plans)
+            open(os.path.join(d, "target.ptx"), "w").write(TARGET)
+            fake = os.path.join(d, "ptxgen")
+            open(fake, "w").write(f"#!/bin/sh\ncat '{os.path.join(d, 'target.ptx')}'\n")
+            os.chmod(fake, 0o755)
+            deviates = TARGET.replace("\tmul.f32 %f2, %f1, %f1;\n", "")
+            e2e, prow = [], []
+            # (style, e2e verdict, PTX written, the plan stage's verdict: None = no row for it)
+            for st, stage, ptx, pstage in [("s0", "wrong", deviates, "wrong"), ("s1", "wrong", deviates, "correct"),
+                                           ("s2", "correct", TARGET, "correct"), ("s3", "wrong", deviates, None),
+                                           ("s4", "fault", deviates, "generation")]:
+                key = f"k.{st}.no_bias.0"
+                open(os.path.join(kern, key + ".ptx"), "w").write(ptx)
+                json.dump({"gen_tokens": 500}, open(os.path.join(kern, key + ".json"), "w"))
+                open(os.path.join(plans, key + ".cu"), "w").write("__global__ void k(float* a, unsigned n) {}\n")
+                open(os.path.join(plans, key + ".ptx"), "w").write(".visible .entry k()\n{\n\tret;\n}\n")
+                base = dict(task="k", dir="k", description=st, config="no_bias", sample=0, family="expr", tokens=500)
+                e2e.append(dict(base, last_stage=stage, correct=stage == "correct", detail="rel L2 1 (tol 0)"))
+                if pstage:
+                    prow.append(dict(base, last_stage=pstage, correct=pstage == "correct", detail=""))
+            ev, pe = os.path.join(d, "e2e.json"), os.path.join(d, "plan.json")
+            json.dump({"rows": e2e}, open(ev, "w"))
+            json.dump({"rows": prow}, open(pe, "w"))
+            out_j, out_m = os.path.join(d, "f.json"), os.path.join(d, "f.md")
+            F.main(["--eval", ev, "--kernels", kern, "--suite", suite, "--plans", plans, "--plan-eval", pe, "--ptxgen", fake,
+                    "--json", out_j, "--markdown", out_m])
+            got = json.loads(read(out_j))
+            self.assertEqual([(r["style"], r["plan_run"], r["cause"]) for r in got],
+                             [("s0", "wrong", "plan-wrong"), ("s1", "correct", "ptx-deviates"), ("s3", "unverified", "ptx-deviates"),
+                              ("s4", "unverified", "ptx-deviates")])
+            md = read(out_m)
+            self.assertIn("plan correct: 1 of 2 kernels correct; plan wrong: 0 of 1 kernels correct; "
+                          "plan unverified: 0 of 2 kernels correct. Translation of the model's plans that passed: 50%.", md)
+            self.assertEqual([n for n in os.listdir(d) if ".tmp." in n], [])   # written whole, no temp file left
+            with self.assertRaises(SystemExit):   # --plan-eval reads end-to-end reports only
+                F.main(["--eval", ev, "--kernels", kern, "--suite", suite, "--plan-eval", pe])
+
     @unittest.skipUnless(os.environ.get("PTXGEN_LIB") and os.path.exists(os.environ.get("PTXGEN_LIB", "")), "PTXGEN_LIB not set")
     def test_constraint(self):
         try:
