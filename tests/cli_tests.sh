@@ -91,6 +91,11 @@ expect_rc 2 "gen --ngram of another tokenizer" "$P" gen --model tests/gen/tiny -
 expect_rc 2 "ngram without --out" "$P" ngram --in tests/golden/ngram_pairs.jsonl --tokenizer tests/gen/tiny/tokenizer.json
 expect_rc 2 "ngram of a missing file" "$P" ngram --in "$tmp/nope.jsonl" --tokenizer tests/gen/tiny/tokenizer.json --out "$tmp/x.bin"
 expect_rc 2 "gen --draft out of range" "$P" gen --model tests/gen/tiny --draft 65 "x"
+# --draft-fixed weighs the drafts against a dearer step: other drafts, never another module
+"$P" gen --model tests/gen/tiny --json --samples 1 --seed 5 --temperature 1 --max-tokens 200 --draft 8 --draft-fixed 8 --ngram "$tmp/ng.bin" -o "$tmp/d8f.ptx" "vector add" >/dev/null 2>&1
+cmp -s "$tmp/d0.ptx" "$tmp/d8f.ptx" && ok || bad "gen --draft 8 --draft-fixed 8 must write what --draft 0 writes"
+expect_rc 2 "gen --draft-fixed out of range" "$P" gen --model tests/gen/tiny --draft-fixed 65 "x"
+expect_rc 2 "gen --draft-fixed not a number" "$P" gen --model tests/gen/tiny --draft-fixed two "x"
 # the register style the constraint admits: numbered unless --regs named (or the model's base.json "regs")
 "$P" gen --model tests/gen/tiny --json --samples 1 --max-tokens 64 --regs named -o "$tmp/rn.ptx" "vector add" >"$tmp/rn.json" 2>/dev/null
 grep -q '"regs": "named"' "$tmp/rn.json" && grep -q '"regs": "numbered"' "$tmp/d0.json" && ok \

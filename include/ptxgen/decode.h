@@ -407,7 +407,7 @@ typedef struct {
                                 * gen_sample / gen_sample_k (the constrained turns); never changes the output */
     double draft_fixed;        /* speculative decoding: what a verify step costs beyond its rows, in rows, against
                                 * which each draft's odds are weighed (0, the default = the engine's measure,
-                                * model_exact_fixed_rows); moves the steps, never the output */
+                                * model_exact_fixed_rows; `ptxgen gen --draft-fixed X`); moves the steps, never the output */
     bool loop_stop;            /* gen_free_sample only (the plan turn): end the text early, unfinished (looped set),
                                   when gen_text_loops says it loops; checked after each token that holds a newline */
     int reads_unwritten;       /* dec_opts.reads_unwritten: 1 = a read register may be one nothing wrote yet (the rule

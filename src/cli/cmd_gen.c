@@ -65,7 +65,9 @@ static const char *gen_usage =
     "  kernels (--ngram FILE, else ngram.bin of the model directory when present; `ptxgen ngram`).  The\n"
     "  output is byte-identical to --draft 0, for greedy and seeded sampling alike.  A two-stage model's\n"
     "  PTX turn also drafts from nvcc's literate PTX of its plan (the \"reference\" source; made as the\n"
-    "  training targets are); --no-draft-ref: not from it.\n"
+    "  training targets are); --no-draft-ref: not from it.  --draft-fixed X: a verify step's cost beyond its\n"
+    "  rows, in rows, that each draft's odds are weighed against (default 0: the engine's measure); moves\n"
+    "  the drafts' lengths and the steps, never the output.\n"
     "  --twin: the model also writes the kernel's CUDA C twin (a second turn: extern \"C\" __global__, same\n"
     "  name and parameters) to <out>.cu; --twin-file X.cu uses your twin instead (its signature is forced\n"
     "  when no card or task gives one).  The twin is compiled with nvcc (-ptx and a cubin).  Without --task a\n"
@@ -106,6 +108,11 @@ int cmd_gen(int argc, char **argv) {
         else if (ARG("--threads")) { if (!cli_int_arg("gen", a, argv[++i], 1, cli_cores(), &threads)) return 2; }
         else if (ARG("--plan-repeat-max")) { if (!cli_int_arg("gen", a, argv[++i], 0, 15, &o.plan_repeat_max)) return 2; }
         else if (ARG("--draft")) { if (!cli_int_arg("gen", a, argv[++i], 0, 64, &o.draft_max)) return 2; }
+        else if (ARG("--draft-fixed")) {
+            float f;
+            if (!cli_float_arg("gen", a, argv[++i], 0, 64, &f)) return 2;
+            o.draft_fixed = f;
+        }
         else if (ARG("--ngram")) ngram_path = argv[++i];
         else if (ARG("--device")) {
             device = argv[++i];

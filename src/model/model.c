@@ -80,7 +80,9 @@ const char *model_device_desc(const model_model *m) {
 }
 double model_exact_fixed_rows(const model_model *m) {
     /* measured with bench_model --exact --ctx 1500: bench/results/2026-12-06-gen-speculation-h68-cpu.json (AVX-512),
-     * bench/results/2026-12-06-gen-speculation-h81-cpu.json (AVX2); the GPU engine as it was */
+     * bench/results/2026-12-06-gen-speculation-h81-cpu.json (AVX2); the GPU engine as it was.  AVX2 with h90's
+     * verify tiles: 3 and 4 (gen --draft-fixed) took fewer steps but no less decode CPU than 2,
+     * bench/results/2026-12-07-gen-speculation-h91-cpu.json */
     if (model_device(m)[0] == 'g' || !strcmp(model_kernels_isa(), "avx512")) return 8.0;
     return 2.0;
 }
