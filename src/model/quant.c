@@ -766,46 +766,38 @@ static QATTR inline __attribute__((always_inline)) void dot32_t8(const int type,
     for (int j = 0; j < nx; j++) out[(size_t)j * ldo] = hsum8(_mm256_add_ps(a0[j], acc[j])) + 0.0f;
 }
 
-/* nrows rows (row_bytes apart) times nx <= 16 activations: tiles of 8, then the rest (each a
- * constant-nx copy of dot32_t8). */
-#define DOT32T8_NX(T, NX) \
-    for (int r = 0; r < nrows; r++) dot32_t8(T, p + (size_t)r * row_bytes, xt, dt, NX, nb, out + r, ldo)
-#define DOT32T8_T(T)                                     \
-    switch (m) {                                         \
-    case 8: DOT32T8_NX(T, 8); break;                     \
-    case 7: DOT32T8_NX(T, 7); break;                     \
-    case 6: DOT32T8_NX(T, 6); break;                     \
-    case 5: DOT32T8_NX(T, 5); break;                     \
-    case 4: DOT32T8_NX(T, 4); break;                     \
-    case 3: DOT32T8_NX(T, 3); break;                     \
-    case 2: DOT32T8_NX(T, 2); break;                     \
-    default: DOT32T8_NX(T, 1); break;                    \
-    }
+/* The tile of m <= 8 activations x[0..m) (their int8 blocks, Q4_0 / Q5_0's offset sums and the scales);
+ * unused slots zero (their products are never read). */
+static QATTR inline __attribute__((always_inline)) void t8_tile(int type, const qa32 *const *x, int m, int nb, int8_t *xt, float *dt) {
+    const int c = type == GGUF_T_Q4_0 ? 8 : 16;   /* the code offset (Q8_0: none, the off sums unused) */
+    for (int b = 0; b < nb; b++)
+        for (int j = 0; j < 8; j++) {
+            int8_t *t = xt + ((size_t)b * 8 + j) * 64;
+            __m256i q = j < m ? _mm256_loadu_si256((const __m256i *)(const void *)x[j][b].qs) : _mm256_setzero_si256();
+            _mm256_store_si256((__m256i *)(void *)t, q);
+            _mm256_store_si256((__m256i *)(void *)(t + 32),
+                               _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8((char)c), q), _mm256_set1_epi16(1)));
+            dt[(size_t)b * 8 + j] = j < m ? x[j][b].d : 0.0f;
+        }
+}
+
+/* nrows rows (row_bytes apart) times nx <= 16 activations: tiles of 8, then the rest (NX_BY8; each
+ * a constant-nx copy of dot32_t8). */
+#define DOT32T8_NX(T, NX)                                                                                \
+    do {                                                                                                 \
+        t8_tile(T, x, NX, nb, xt, dt);                                                                   \
+        for (int r = 0; r < nrows; r++) dot32_t8(T, p + (size_t)r * row_bytes, xt, dt, NX, nb, out + r, ldo); \
+    } while (0)
+#define DOT32T8_T(T) NX_BY8(T, DOT32T8_NX, NX_NEXT_X)
 static QATTR void dot32_rows_t8(int type, const uint8_t *p, size_t row_bytes, int nrows, const qa32 *const *x, int nx, int n, float *out,
                                 size_t ldo) {
     int nb = n / QK;
     int8_t xt[T8_MAXB * 8 * 64] __attribute__((aligned(32)));
     float dt[T8_MAXB * 8] __attribute__((aligned(32)));
-    const int c = type == GGUF_T_Q4_0 ? 8 : 16;   /* the code offset (Q8_0: none, the off sums unused) */
-    while (nx > 0) {
-        int m = nx < 8 ? nx : 8;
-        for (int b = 0; b < nb; b++)   /* the tile; unused slots zero (their products are never read) */
-            for (int j = 0; j < 8; j++) {
-                int8_t *t = xt + ((size_t)b * 8 + j) * 64;
-                __m256i q = j < m ? _mm256_loadu_si256((const __m256i *)(const void *)x[j][b].qs) : _mm256_setzero_si256();
-                _mm256_store_si256((__m256i *)(void *)t, q);
-                _mm256_store_si256((__m256i *)(void *)(t + 32),
-                                   _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8((char)c), q), _mm256_set1_epi16(1)));
-                dt[(size_t)b * 8 + j] = j < m ? x[j][b].d : 0.0f;
-            }
-        switch (type) {   /* a copy per type and tile width (constants in each) */
-        case GGUF_T_Q4_0: DOT32T8_T(GGUF_T_Q4_0); break;
-        case GGUF_T_Q5_0: DOT32T8_T(GGUF_T_Q5_0); break;
-        default: DOT32T8_T(GGUF_T_Q8_0); break;
-        }
-        x += m;
-        out += (size_t)m * ldo;
-        nx -= m;
+    switch (type) {   /* a copy per type and tile width (constants in each) */
+    case GGUF_T_Q4_0: DOT32T8_T(GGUF_T_Q4_0); break;
+    case GGUF_T_Q5_0: DOT32T8_T(GGUF_T_Q5_0); break;
+    default: DOT32T8_T(GGUF_T_Q8_0); break;
     }
 }
 #undef DOT32T8_T
