@@ -601,6 +601,13 @@ ln -s "$R/models/superopt" "$D/models/superopt"
 grep -q "super-optimization mode, adapter models/qwen-plan/../superopt" "$D/d4.err" &&
     grep -q "), model models/qwen-plan/../default, " "$D/d4.err" && ok ||
     bad "gen --baseline, base present: want models/default with the superopt adapter: $(grep '^gen' "$D/d4.err" | head -2)"
+# the 1.5B's adapter comes first once its own base is fetched (the default since 2026-12-07)
+mkdir -p "$D/models/qwen15-plan"
+printf '{"gguf": "../base/b15.gguf", "sha256": "%064d"}' 0 >"$D/models/qwen15-plan/base.json"
+: >"$D/models/base/b15.gguf"
+(cd "$D" && env -u PTXGEN_MODEL "$PA" gen --samples 1 --max-tokens 32 -o k5.ptx "vector add" >/dev/null 2>d5.err); rc=$?
+[ "$rc" -ne 0 ] && grep -q 'models/qwen15-plan/../base/b15.gguf' "$D/d5.err" && ok ||
+    bad "gen, both bases present: want models/qwen15-plan tried: exit $rc, $(head -c 300 "$D/d5.err")"
 # one card parser: a one-line card gives `ptxgen gen` and the Python package the same signature
 card1='## scale - Input: `float* x` (n), `float s` - Output: `float* y` (n) - Goal: y = s * x'
 sig_c=$("$P" gen --model tests/gen/tiny --samples 1 --max-tokens 64 --json -o "$tmp/c1.ptx" "$card1" 2>/dev/null |

@@ -121,9 +121,10 @@ PG_API pg_status model_load(const char *dir, const model_load_opts *o, model_mod
  * (base.json's "gguf", relative to DIR).  Writes it to out[n]; E80x when there is none. */
 PG_API pg_status model_tokenizer_path(const char *path, char *out, size_t n, pg_diag_sink *diag);
 /* The model `ptxgen gen` takes without --model, searched under ROOT (NULL or "": the current
- * directory, and out stays relative): ROOT/models/qwen-plan when its base.json names a "gguf"
- * file (relative to that folder) that exists, i.e. once models/fetch_base.sh fetched the base;
- * else ROOT/models/default when it holds base.json or config.json.  Writes the folder to
+ * directory, and out stays relative): the first of ROOT/models/qwen15-plan (the 1.5B base) and
+ * ROOT/models/qwen-plan (the 0.5B) whose base.json names a "gguf" file (relative to that folder)
+ * that exists, i.e. once models/fetch_base.sh fetched that base; else ROOT/models/default when it
+ * holds base.json or config.json.  Writes the folder to
  * out[n].  PG_ERR_IO when neither is there (out ""), PG_ERR_LIMIT when the path does not fit,
  * PG_ERR_USAGE for no buffer.  No diagnostics: the caller says what is missing.  Callers check
  * $PTXGEN_MODEL first; it overrides this search. */

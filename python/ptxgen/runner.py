@@ -76,17 +76,19 @@ def _gen_lib():
 
 
 def default_model_dir(root: str = "") -> Optional[str]:
-    """model_default_dir of include/ptxgen/model.h: ROOT/models/qwen-plan when its base.json
-    names a "gguf" file (relative to that folder) that exists, else ROOT/models/default when it
-    holds base.json or config.json, else None.  root "" searches the cwd (relative result)."""
-    plan = os.path.join(root, "models", "qwen-plan")
-    try:
-        with open(os.path.join(plan, "base.json")) as f:
-            rel = json.load(f).get("gguf")
-    except (OSError, ValueError, AttributeError):
-        rel = None
-    if isinstance(rel, str) and rel and not rel.startswith("/") and os.access(os.path.join(plan, rel), os.R_OK):
-        return plan
+    """model_default_dir of include/ptxgen/model.h: the first of ROOT/models/qwen15-plan and
+    ROOT/models/qwen-plan whose base.json names a "gguf" file (relative to that folder) that
+    exists, else ROOT/models/default when it holds base.json or config.json, else None.  root ""
+    searches the cwd (relative result)."""
+    for name in ("qwen15-plan", "qwen-plan"):
+        plan = os.path.join(root, "models", name)
+        try:
+            with open(os.path.join(plan, "base.json")) as f:
+                rel = json.load(f).get("gguf")
+        except (OSError, ValueError, AttributeError):
+            rel = None
+        if isinstance(rel, str) and rel and not rel.startswith("/") and os.access(os.path.join(plan, rel), os.R_OK):
+            return plan
     d = os.path.join(root, "models", "default")
     if any(os.access(os.path.join(d, m), os.R_OK) for m in ("base.json", "config.json")):
         return d

@@ -99,6 +99,14 @@ class DefaultModelSearchTests(unittest.TestCase):
             os.makedirs(os.path.join(models, "base"))
             open(os.path.join(models, "base", "b.gguf"), "w").close()   # empty: the search only looks
             self.assertEqual(runner.default_model_dir(root), os.path.join(models, "qwen-plan"))
+            # the 1.5B's adapter first once its own base is there, and only then
+            os.makedirs(os.path.join(models, "qwen15-plan"))
+            with open(os.path.join(models, "qwen15-plan", "base.json"), "w") as f:
+                f.write('{"gguf": "../base/b15.gguf"}')
+            self.assertEqual(runner.default_model_dir(root), os.path.join(models, "qwen-plan"))
+            open(os.path.join(models, "base", "b15.gguf"), "w").close()
+            self.assertEqual(runner.default_model_dir(root), os.path.join(models, "qwen15-plan"))
+            os.remove(os.path.join(models, "base", "b15.gguf"))
             with open(os.path.join(models, "qwen-plan", "base.json"), "w") as f:
                 f.write('["not", "an", "object"]')
             self.assertEqual(runner.default_model_dir(root), os.path.join(models, "default"))

@@ -52,8 +52,8 @@ bool cli_near_exe(const char *rel, char *out, size_t n) {
     return false;
 }
 
-/* $PTXGEN_MODEL, else model_default_dir (models/qwen-plan with its base fetched, else
- * models/default) in the cwd, else in the checkout or install the executable sits in. */
+/* $PTXGEN_MODEL, else model_default_dir (models/qwen15-plan or models/qwen-plan with its base
+ * fetched, else models/default) in the cwd, else in the checkout or install the executable sits in. */
 bool cli_default_model(char *out, size_t n) {
     const char *env = getenv("PTXGEN_MODEL");
     if (env && *env) { snprintf(out, n, "%s", env); return true; }

@@ -201,7 +201,7 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     char mdir[4096];
     if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
     else if (!cli_default_model(mdir, sizeof mdir)) {
-        fprintf(stderr, "ptxgen eval: no model: pass --model DIR or run from the repository root (models/qwen-plan or models/default)\n");
+        fprintf(stderr, "ptxgen eval: no model: pass --model DIR or run from the repository root (models/qwen15-plan, models/qwen-plan or models/default)\n");
         return 2;
     }
     model_model *model = NULL;

@@ -1,6 +1,7 @@
-/* find.c — which model `gen` takes when none is named: the two-stage adapter over the fetched
- * GGUF base when that base is there, else the 15M model in the repository.  One search for the
- * CLI, the JSON request path and (mirrored) the Python runner, so they cannot drift. */
+/* find.c — which model `gen` takes when none is named: a two-stage adapter over a fetched GGUF
+ * base when that base is there (the 1.5B's first: it measured ahead on both suites, 2026-12-07),
+ * else the 15M model in the repository.  One search for the CLI, the JSON request path and
+ * (mirrored) the Python runner, so they cannot drift. */
 #include "ptxgen/model.h"
 
 #include <jansson.h>
@@ -30,9 +31,13 @@ pg_status model_default_dir(const char *root, char *out, size_t n) {
     const char *pre = root && *root ? root : NULL;
     char dir[4200], mark[4300];
     if (pre && strlen(pre) > sizeof dir - 32) return PG_ERR_LIMIT;
-    /* the two-stage adapter needs its base (models/fetch_base.sh); without it the 15M model */
-    snprintf(dir, sizeof dir, "%s%smodels/qwen-plan", pre ? pre : "", pre ? "/" : "");
-    bool found = base_present(dir);
+    /* a two-stage adapter needs its base (models/fetch_base.sh); without one the 15M model */
+    static const char *adapters[] = {"models/qwen15-plan", "models/qwen-plan"};
+    bool found = false;
+    for (int i = 0; i < 2 && !found; i++) {
+        snprintf(dir, sizeof dir, "%s%s%s", pre ? pre : "", pre ? "/" : "", adapters[i]);
+        found = base_present(dir);
+    }
     if (!found) {
         snprintf(dir, sizeof dir, "%s%smodels/default", pre ? pre : "", pre ? "/" : "");
         static const char *marks[] = {"base.json", "config.json"};

@@ -64,6 +64,20 @@ int main(void) {
     CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "absolute gguf: '%s'", out);
     put(root, "models/qwen-plan/base.json", "{\"gguf\": \"../base/b.gguf\"}");
 
+    /* the 1.5B's adapter comes first once its base is there, and only then */
+    mk(root, "models/qwen15-plan");
+    put(root, "models/qwen15-plan/base.json", "{\"gguf\": \"../base/b15.gguf\"}");
+    snprintf(want, sizeof want, "%s/models/qwen-plan", root);
+    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "1.5B base missing: '%s'", out);
+    put(root, "models/base/b15.gguf", "");
+    snprintf(want, sizeof want, "%s/models/qwen15-plan", root);
+    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "both bases: '%s'", out);
+    rm(root, "models/base/b.gguf");
+    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "1.5B base only: '%s'", out);
+    put(root, "models/base/b.gguf", "");
+    rm(root, "models/base/b15.gguf");
+    rm(root, "models/qwen15-plan/base.json");
+
     /* the current directory: relative paths, as the CLI prints them */
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd) || chdir(root) != 0) { perror("chdir"); return 2; }
@@ -80,8 +94,8 @@ int main(void) {
 
     rm(root, "models/default/config.json");
     rm(root, "models/qwen-plan/base.json");
-    const char *dirs[] = {"models/base", "models/default", "models/qwen-plan", "models"};
-    for (int i = 0; i < 4; i++) rm(root, dirs[i]);
+    const char *dirs[] = {"models/base", "models/default", "models/qwen-plan", "models/qwen15-plan", "models"};
+    for (int i = 0; i < 5; i++) rm(root, dirs[i]);
     rmdir(root);
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;

@@ -221,7 +221,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     if (model_dir) snprintf(mdir, sizeof mdir, "%s", model_dir);
     else if (req->default_model) snprintf(mdir, sizeof mdir, "%s", req->default_model);
     else {
-        pipe_note(notes, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/qwen-plan or models/default)\n");
+        pipe_note(notes, "ptxgen gen: no model: pass --model DIR, set $PTXGEN_MODEL, or run from the repository root (models/qwen15-plan, models/qwen-plan or models/default)\n");
         goto out;
     }
     /* Super-optimization mode: the default model brings its own adapter
