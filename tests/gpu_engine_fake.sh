@@ -8,6 +8,7 @@
 # Every gen names models/default (the 15M model): with the Qwen base fetched, gen's default is the
 # two-stage 0.5B, which the stand-in's C kernels would run for minutes a request.
 set -u
+unset PTXGEN_GPU_ATTN   # the runs below that name no attention check the default
 cd "$(dirname "$0")/.."
 BUILD=${PTXGEN_BUILD:-build}
 pass=0
@@ -24,8 +25,10 @@ fi
 cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o "$tmp/libcuda.so.1" tests/gpu/fakecuda.c -lm && ok || bad "fakecuda.c does not build"
 export LD_LIBRARY_PATH="$tmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PTXGEN_CUBLAS="$tmp/libcuda.so.1" FAKECUDA_REPORT="$tmp/rep.txt"
 
-# every check of bench_gpu, on a short prompt (the stand-in computes in plain loops)
-timeout 300 "$BUILD/bench_gpu" models/default --prompt 24 --steps 12 --tg 4 --k 3 --ksteps 2 --profile 3 --out "$tmp/b.json" > "$tmp/b.txt" 2>&1
+# every check of bench_gpu, on a short prompt (the stand-in computes in plain loops), with the engine's default
+# attention: the split-KV attention since 2026-12-07 (pg_attn_split + pg_attn_merge for prefill chunks, the
+# one-row graph, batched and exact steps); a prompt of 40 so rows span two splits (positions past 32)
+timeout 300 "$BUILD/bench_gpu" models/default --prompt 40 --steps 12 --tg 4 --k 3 --ksteps 2 --profile 3 --out "$tmp/b.json" > "$tmp/b.txt" 2>&1
 rc=$?
 cat "$tmp/b.txt"
 [ "$rc" -eq 0 ] && ok || bad "bench_gpu against the stand-in: exit $rc"
@@ -34,6 +37,19 @@ for c in all prefill greedy exact batch top1 topk attn_split; do
 done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failed_checks"] == 0 and d["decode_tok_s"] > 0 and d["decode_tok_s_top"] > 0' "$tmp/b.json" \
     && ok || bad "bench_gpu's JSON: $(head -c 300 "$tmp/b.json")"
+# the default is the split attention: the engine's description and bench_gpu's JSON say so, and check top1's decode
+# launched its kernels (8L + 4 a token with the top 64: pg_attn_split and pg_attn_merge a layer; 7L + 4 with pg_attention)
+attn_is() {   # attn_is JSON split|full: the attention bench_gpu's load ran
+    python3 - "$1" "$2" models/default/config.json <<'PY'
+import json, re, sys
+d, want, L = json.load(open(sys.argv[1])), sys.argv[2], json.load(open(sys.argv[3]))["num_hidden_layers"]
+per = float(re.search(r"([0-9.]+) kernels a token", d["check_top1"]["detail"]).group(1))
+assert d["attention"] == want and d["device"].endswith("; %s)" % ("pg_attn_split" if want == "split" else "pg_attention")), (d["attention"], d["device"])
+assert per == (8 if want == "split" else 7) * L + 4, (want, per, L)
+PY
+}
+grep -q '^gpu engine: .*; pg_attn_split)' "$tmp/b.txt" && attn_is "$tmp/b.json" split && ok ||
+    bad "the default attention is not the split one: $(grep '^gpu engine' "$tmp/b.txt") $(grep -o '"attention": "[a-z]*"' "$tmp/b.json")"
 # the per-kernel profile (model_gpu_option "profile"): every launch of a one-token step timed and named, each
 # matmul named by its matrix; the split attention one launch a layer more (pg_attn_split, pg_attn_merge)
 python3 - "$tmp/b.json" models/default/config.json <<'PY' && ok || bad "the profile in bench_gpu's JSON: $(grep -o '"profile_[a-z_]*": {[^]]*' "$tmp/b.json" | head -c 600)"
@@ -63,11 +79,12 @@ for name, extra in (("profile_k", 0), ("profile_k_split", 1)):
 a = d["attn_split"]
 assert a["exact_bits"] is True and a["rel_err_cpu"] <= d["tol"] and a["rel_err_batch4"] <= d["tol"] and a["decode_tok_s"]["split"] > 0, a
 PY
-# every check with the split attention the default ($PTXGEN_GPU_ATTN=split): prefill chunks, the one-row graph, batched
-# and exact steps through pg_attn_split + pg_attn_merge; a prompt of 40 so rows span two splits (positions past 32)
-PTXGEN_GPU_ATTN=split timeout 300 "$BUILD/bench_gpu" models/default --prompt 40 --steps 8 --tg 3 --k 5 --ksteps 1 --profile 0 --out "$tmp/bg.json" > "$tmp/bg.txt" 2>&1
+# every check with the old attention, pg_attention ($PTXGEN_GPU_ATTN=full): prefill chunks, the one-row graph, batched
+# and exact steps through it
+PTXGEN_GPU_ATTN=full timeout 300 "$BUILD/bench_gpu" models/default --prompt 24 --steps 8 --tg 3 --k 5 --ksteps 1 --profile 0 --out "$tmp/bg.json" > "$tmp/bg.txt" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] && grep -q 'pg_attn_split)' "$tmp/bg.txt" && ok || bad "bench_gpu with PTXGEN_GPU_ATTN=split: exit $rc: $(grep -E '^check.*FAIL|gpu engine' "$tmp/bg.txt")"
+[ "$rc" -eq 0 ] && grep -q '^gpu engine: .*; pg_attention)' "$tmp/bg.txt" && attn_is "$tmp/bg.json" full && ok ||
+    bad "bench_gpu with PTXGEN_GPU_ATTN=full: exit $rc: $(grep -E '^check.*FAIL|gpu engine' "$tmp/bg.txt")"
 grep -q 'graph_launches [1-9]' "$tmp/rep.txt" && ok || bad "one-row steps did not replay the graph: $(cat "$tmp/rep.txt")"
 # the same with graphs off: every launch direct
 PTXGEN_GPU_GRAPH=0 timeout 300 "$BUILD/bench_gpu" models/default --prompt 16 --steps 8 --tg 2 --k 2 --ksteps 1 --out "$tmp/b2.json" > "$tmp/b2.txt" 2>&1 \
@@ -83,6 +100,21 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"][
 # the same request on the CPU engine draws the same tokens (logits within f16 rounding; seed 1)
 LD_LIBRARY_PATH= timeout 300 "$BUILD/ptxgen" gen --model models/default --device cpu "add two float vectors" --samples 1 --max-tokens 48 -o "$tmp/c.ptx" 2> /dev/null
 [ -s "$tmp/k.ptx" ] && cmp -s "$tmp/k.ptx" "$tmp/c.ptx" && ok || bad "gen --device gpu and --device cpu differ: $(diff "$tmp/k.ptx" "$tmp/c.ptx" | head -5)"
+# $PTXGEN_GPU_ATTN in gen (the engine in its child): unset (the run above) and "split" the split attention, "full"
+# pg_attention, each drawing those tokens; anything else refused at load (exit 2, no output), not run as the default
+cp "$tmp/g.json" "$tmp/adefault.json" && cp "$tmp/k.ptx" "$tmp/adefault.ptx"
+for a in default split full; do
+    [ $a != default ] && PTXGEN_GPU_ATTN=$a timeout 300 "$BUILD/ptxgen" gen --model models/default --device gpu "add two float vectors" --samples 1 \
+        --max-tokens 48 --json -o "$tmp/a$a.ptx" > "$tmp/a$a.json" 2> "$tmp/a$a.err"
+    want=pg_attn_split; [ $a = full ] && want=pg_attention
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["device"]["detail"].endswith("; %s)" % sys.argv[2]), d["device"]' "$tmp/a$a.json" "$want" &&
+        cmp -s "$tmp/a$a.ptx" "$tmp/c.ptx" && ok || bad "gen with PTXGEN_GPU_ATTN $a: $(head -c 300 "$tmp/a$a.json") $(tail -2 "$tmp/a$a.err" 2> /dev/null)"
+done
+PTXGEN_GPU_ATTN=ful timeout 300 "$BUILD/ptxgen" gen --model models/default --device gpu "add two float vectors" --samples 1 --max-tokens 48 \
+    -o "$tmp/abad.ptx" > /dev/null 2> "$tmp/abad.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'E7[0-9][0-9].*PTXGEN_GPU_ATTN="ful": full (pg_attention) or split' "$tmp/abad.err" && [ ! -e "$tmp/abad.ptx" ] && ok ||
+    bad "PTXGEN_GPU_ATTN=ful: exit $rc: $(tail -3 "$tmp/abad.err")"
 
 # gen --device gpu --verify gpu: the harness must still run after the engine did.  The stand-in built
 # with the harness's entry points (-DFAKECUDA_HARNESS) keeps the driver's fork rule: a child forked

@@ -162,8 +162,11 @@ PG_API void model_gpu_set_server(model_model *m, void *server, void (*close_fn)(
 PG_API void *model_gpu_server(const model_model *m);
 /* The GPU engine's switches (bench_gpu): "attn_split" 1 = split-KV attention (pg_attn_split +
  * pg_attn_merge: a row's positions in slices over many blocks, the query heads of a KV head
- * together), 0 = pg_attention ($PTXGEN_GPU_ATTN=split at load sets 1; PG_ERR_INVALID when a KV
- * head has more than 8 query heads); "profile" 1 = start a per-kernel profile
+ * together; a load's default since 2026-12-07 where a KV head has at most 8 query heads), 0 =
+ * pg_attention (a load's with $PTXGEN_GPU_ATTN=full; "split" or unset is the default, any other
+ * value fails the load with PG_ERR_USAGE; setting 1 is PG_ERR_INVALID when a KV head has more than
+ * 8 query heads); model_device_desc ends "; pg_attn_split)" or "; pg_attention)", the attention the
+ * steps run; "profile" 1 = start a per-kernel profile
  * (the steps then run launch by launch, not as graphs, an event pair around each launch and
  * cuBLAS call; counts cleared), 0 = stop.  PG_ERR_USAGE for the CPU engine or another key. */
 PG_API pg_status model_gpu_option(model_model *m, const char *key, int value, pg_diag_sink *diag);

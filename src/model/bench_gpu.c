@@ -21,9 +21,11 @@
  *             (prefilled through it) against the CPU engine within tol with the same top token, a
  *             batched step of 4 rows against pg_attention's within tol, and its exact step of 4 tokens
  *             equal to 4 of its one-token steps bit for bit
+ * The other checks run the attention the engine loaded with: the split-KV attention by default,
+ * pg_attention with $PTXGEN_GPU_ATTN=full ("attention" in the JSON: "split" or "full").
  * The CPU engine runs GGUF models in exact mode (dequantized rows x f32 activations), the
  * arithmetic the GPU engine's f16 weights are closest to.
- * Speed: decode tok/s of one sequence (model_forward of one token with its logits copied to
+ * Speed (with the load's attention): decode tok/s of one sequence (model_forward of one token with its logits copied to
  * the host, the way gen reads them), prefill tok/s of the prompt, and aggregate tok/s of
  * --k sequences stepped together by model_forward_batch (with the [k][vocab] logits copied
  * back, with only each row's top 64 copied back, and without logits); (--profile N, 0 = none) N
@@ -186,8 +188,11 @@ int main(int argc, char **argv) {
     if (prompt_max >= 8 && P > prompt_max) P = prompt_max;   /* --prompt N: its first N tokens */
     printf("gpu engine: %s; load %.2f s (cpu engine %.2f s, %s); vocab %d, prompt %d tokens\n", model_device_desc(gpu), tgpu, tcpu,
            model_device_desc(cpu), V, P);
+    /* the attention the engine loaded with, as its description names it (gpu.c: the model and $PTXGEN_GPU_ATTN decide) */
+    int split0 = strstr(model_device_desc(gpu), "; pg_attn_split)") != NULL;
     fprintf(js, "  \"device\": \"%s\", \"cpu_engine\": \"%s\", \"load_s\": %.3f, \"vocab\": %d, \"prompt_tokens\": %d, \"tol\": %g,\n",
             jclean(model_device_desc(gpu)), jclean(model_device_desc(cpu)), tgpu, V, P, tol);
+    fprintf(js, "  \"attention\": \"%s\",\n", split0 ? "split" : "full");
     fflush(js);
 
     int maxs = P + steps + tg + 16;
@@ -434,11 +439,10 @@ int main(int argc, char **argv) {
     if (!ok) check("speed", false, "a timed step failed (see the diagnostic)");
 
     /* per-kernel profiles (K batched steps and one-token steps, with pg_attention and with the split
-     * attention), then the two attention paths side by side, alternating: pg_attention (the default)
-     * against pg_attn_split + pg_attn_merge (model_gpu_option "attn_split"); the split path second each
-     * time, so a fault of the new kernels loses nothing measured before it */
-    const char *aenv = getenv("PTXGEN_GPU_ATTN");
-    int split0 = aenv && !strcmp(aenv, "split");
+     * attention), then the two attention paths side by side, alternating: pg_attention ($PTXGEN_GPU_ATTN=full)
+     * against pg_attn_split + pg_attn_merge (model_gpu_option "attn_split", the default since 2026-12-07);
+     * pg_attention first each time, as before the default changed (the JSON's order); then the engine
+     * goes back to the attention it loaded with (split0) */
     const char *kname[2] = {"profile_k", "profile_k_split"}, *mname[2] = {"matvec", "split"};
     char *pj = malloc(1 << 16);
     /* K sequences' batched steps (cuBLAS), each with its rows' top 64 */
@@ -568,7 +572,8 @@ int main(int argc, char **argv) {
           "pg_attention %.3g; its exact step of 4 == 4 one-token steps bit for bit: %s; greedy tokens the same as pg_attention's for "
           "%d of %d", e1, gok ? argmax(lsp, V) : -1, gok ? argmax(lcp, V) : -1, e4, gbits ? "yes" : "no", msame, tg);
     printf("speed: attention, one sequence (token on the device): %.0f tok/s pg_attention, %.0f tok/s pg_attn_split; %d sequences "
-           "batched (no logits): %.0f tok/s pg_attention, %.0f tok/s pg_attn_split\n", dec[0], dec[1], K, kk[0], kk[1]);
+           "batched (no logits): %.0f tok/s pg_attention, %.0f tok/s pg_attn_split (this load's: %s)\n", dec[0], dec[1], K, kk[0], kk[1],
+           split0 ? "pg_attn_split, the default" : "pg_attention");
     fprintf(js, "  \"attn_split\": {\"decode_tok_s\": {\"attention\": %.1f, \"split\": %.1f}, \"k\": %d, \"k_tok_s\": {\"attention\": %.1f, "
                 "\"split\": %.1f}, \"rel_err_cpu\": %.4g, \"rel_err_batch4\": %.4g, \"exact_bits\": %s, \"greedy_same\": %d, \"greedy_of\": %d},\n",
             dec[0], dec[1], K, kk[0], kk[1], e1, e4, gbits ? "true" : "false", msame, tg);

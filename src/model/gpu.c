@@ -5,9 +5,11 @@
  *   pg_rmsnorm     xb = RMSNorm(x) ln1                    (and xb16, cuBLAS's input)
  *   matmul         qkv = xb Wqkv^T
  *   pg_qkv_rope    + bias; RoPE on q and k; k and v into each row's own cache at its position
- *   pg_attention   att = softmax(q k^T / sqrt(hd)) v      one block per (query head, row), or with
- *                  "attn_split" ($PTXGEN_GPU_ATTN=split): pg_attn_split, 32 blocks a (KV head, row) over
+ *   attention      att = softmax(q k^T / sqrt(hd)) v: pg_attn_split, 32 blocks a (KV head, row) over
  *                  slices of the positions fixed by the row's position alone, then pg_attn_merge
+ *                  ("attn_split", the default since 2026-12-07 where a KV head has <= 8 query heads);
+ *                  or pg_attention, one block per (query head, row) ($PTXGEN_GPU_ATTN=full, or a
+ *                  model of larger GQA groups)
  *   matmul         x += att Wo^T
  *   pg_rmsnorm     xb = RMSNorm(x) ln2
  *   matmul         gu = xb Wgate_up^T
@@ -19,7 +21,7 @@
  * pg_rmsnorm launches a layer), cuBLAS GemmEx (f16 x f16 -> f32) for several rows.
  * A one-row step is captured once as a CUDA graph and replayed: its inputs (the token, the
  * row's cache and position) sit in device buffers the graph reads, uploaded before each
- * replay, so the ~170 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off.
+ * replay, so the ~200 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off.
  * model_forward_top's one-row step is a second graph, the step and pg_topk of its logits row.
  * model_gpu_set "profile" times each launch (no graphs). */
 #include "gpu.h"
@@ -72,7 +74,7 @@ struct gpu_model {
     /* scratch for GPU_ROWS rows */
     CUdeviceptr x, xb, xb16, qkv, att, att16, gu, h, h16, logits, toks, rows;
     CUdeviceptr part;                    /* pg_attn_split's partials [GPU_ROWS][nh][ATT_SPLITS][hd + 2] f32 (0: the model's GQA groups exceed 8) */
-    bool attn_split;                     /* pg_attn_split + pg_attn_merge instead of pg_attention ($PTXGEN_GPU_ATTN=split) */
+    bool attn_split;                     /* pg_attn_split + pg_attn_merge instead of pg_attention (on at load where part; attn_env) */
     CUdeviceptr tk_rows, tk_v, tk_i;     /* pg_topk: row addresses [GPU_ROWS], out [GPU_ROWS][64] f32 and u32 */
     CUdeviceptr tk_cv, tk_ci, tk_rows2;  /* its first launch's candidates [GPU_ROWS][parts x 64], their rows' addresses */
     CUdeviceptr tk_lrows;                /* the addresses of g->logits' rows (a step's own top 64) */
@@ -282,8 +284,21 @@ static bool rope_tables(gpu_model *g, int npos) {
     return ok;
 }
 
-/* desc0 and the switches that are on */
-static void desc_set(gpu_model *g) { snprintf(g->desc, sizeof g->desc, "%s%s)", g->desc0, g->attn_split ? "; pg_attn_split" : ""); }
+/* desc0 and the attention the steps run (bench_gpu reads it back) */
+static void desc_set(gpu_model *g) { snprintf(g->desc, sizeof g->desc, "%s; %s)", g->desc0, g->attn_split ? "pg_attn_split" : "pg_attention"); }
+
+/* $PTXGEN_GPU_ATTN, the attention a load starts with: unset, empty or "split" the split-KV attention
+ * where the model admits it (the default since 2026-12-07: +27% tok/s one sequence, +23% at k = 32 for
+ * the 1.5B on an H100, same logits; DESIGN.md), "full" pg_attention.  1, 0; -1 and PG_ERR_USAGE said
+ * for anything else, at load (a misspelt "full" would time the default unnoticed). */
+static int attn_env(pg_diag_sink *diag) {
+    const char *e = getenv("PTXGEN_GPU_ATTN");
+    if (!e || !*e || !strcmp(e, "split")) return 1;
+    if (!strcmp(e, "full")) return 0;
+    pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0,
+                 "PTXGEN_GPU_ATTN=\"%.64s\": full (pg_attention) or split (pg_attn_split + pg_attn_merge, the default)", e);
+    return -1;
+}
 
 /* ---- open / close --------------------------------------------------------------------- */
 const char *model_gpu_describe(const gpu_model *g) { return g->desc; }
@@ -339,6 +354,7 @@ pg_status model_gpu_check(const model_model *m, pg_diag_sink *diag) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "the GPU engine cannot run this model: %s", why);
         return PG_ERR_INVALID;
     }
+    if (attn_env(diag) < 0) return PG_ERR_USAGE;
     gpu_cuda cu;
     if (!gpu_cuda_load(&cu, GPU_CUDA_ENGINE, why, sizeof why)) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu needs the NVIDIA driver's libcuda: %s (use --device cpu)", why);
@@ -369,6 +385,8 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "the GPU engine cannot run this model: %s", why);
         return PG_ERR_INVALID;
     }
+    int split = attn_env(diag);
+    if (split < 0) return PG_ERR_USAGE;
     gpu_model *g = calloc(1, sizeof *g);
     if (!g) return PG_ERR_NOMEM;
     g->m = m;
@@ -468,8 +486,7 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     }
     const char *env = getenv("PTXGEN_GPU_GRAPH");
     g->graph_off = !a->cuStreamBeginCapture || (env && !strcmp(env, "0"));
-    env = getenv("PTXGEN_GPU_ATTN");
-    g->attn_split = g->part && env && !strcmp(env, "split");
+    g->attn_split = g->part && split;   /* a model of GQA groups over 8: pg_attention, whatever the variable says */
     snprintf(g->desc0, sizeof g->desc0, "%.100s (f16 weights, %.0f MB; %s%.160s; %s", name, g->wbytes / 1048576.0,
              g->blas ? "cuBLAS " : "no cuBLAS: ", g->blas ? g->cb.name : g->cb.why[0] ? g->cb.why : "not found",
              g->graph_off ? "no graphs" : "graphs");

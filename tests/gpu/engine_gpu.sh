@@ -20,7 +20,8 @@
 # three ways (rows copied, top 64 from the device, engine alone) and gen's wall time.
 # Parts 1 and 2 also time one sequence with its token chosen on the device (model_forward_top,
 # "decode_tok_s_top"), pg_attention against the split-KV attention (pg_attn_split + pg_attn_merge,
-# model_gpu_option "attn_split") back to back, one sequence and k batched (logits against the CPU
+# model_gpu_option "attn_split"; the engine's default since 2026-12-07, PTXGEN_GPU_ATTN=full the old
+# pg_attention for the whole run, "attention" in the JSON) back to back, one sequence and k batched (logits against the CPU
 # engine, exact bits: bench_gpu's "check attn_split", "attn_split" in its JSON), and profile a
 # one-token step and a k-sequence step kernel by kernel with each ($OUT/engine_gpu_profile_<model>.json:
 # ms per step and launches per step, per kernel and matrix).
@@ -200,7 +201,7 @@ summary = {}
 for m in ("default", "qwen"):
     e, g = rep["engine_gpu_" + m], rep["gen_gpu_" + m]
     s = summary[m] = {k: e.get(k) for k in ("decode_tok_s", "decode_tok_s_top", "decode_tok_s_engine", "k", "k_tok_s", "k_tok_s_topk",
-                                            "k_tok_s_no_logits", "attn_split")}
+                                            "k_tok_s_no_logits", "attention", "attn_split")}
     # the per-kernel profiles of a one-token step and a k-sequence step with each attention (bench_gpu --profile), its own file too
     prof = {md: e["profile_" + md] for md in ("matvec", "split", "k", "k_split") if "profile_" + md in e}
     if prof:
@@ -218,8 +219,8 @@ rep["summary"] = summary
 json.dump(rep, open(os.path.join(out, "engine_gpu.json"), "w"), indent=1)
 f = lambda x: "-" if x is None else x
 for m, s in summary.items():
-    print("summary %s: decode %s tok/s single; k=%s: %s tok/s rows copied, %s tok/s top 64 from the device (pg_topk), %s engine alone; "
-          "gen --verify gpu --samples 16: %s s wall (rc %s; goal <= 20 s)" % (m, f(s["decode_tok_s"]), f(s["k"]), f(s["k_tok_s"]),
+    print("summary %s (attention %s): decode %s tok/s single; k=%s: %s tok/s rows copied, %s tok/s top 64 from the device (pg_topk), %s engine alone; "
+          "gen --verify gpu --samples 16: %s s wall (rc %s; goal <= 20 s)" % (m, f(s["attention"]), f(s["decode_tok_s"]), f(s["k"]), f(s["k_tok_s"]),
           f(s["k_tok_s_topk"]), f(s["k_tok_s_no_logits"]), f(s["gen_wall_s"]), f(s["gen_rc"])))
 for m, s in summary.items():
     g = s.get("attn_split") or {}
