@@ -1,5 +1,6 @@
-/* test_find.c — model_default_dir over temporary trees: the two-stage adapter only when its
- * base file is there, else the 15M model, else none; relative results for the current directory. */
+/* test_find.c — model_default_dir over temporary trees: a two-stage adapter (the 1.5B's first)
+ * only when its base file is there, else the 15M model, else none; relative results for the
+ * current directory. */
 #include "common/test.h"
 #include "ptxgen/model.h"
 
@@ -30,10 +31,17 @@ static void rm(const char *root, const char *rel) {
     if (remove(p) != 0) { perror(p); exit(2); }
 }
 
+/* model_default_dir(root) succeeds and names ROOT/REL (out keeps what it wrote, for the message) */
+static bool is_default(const char *root, const char *rel, char *out, size_t n) {
+    char want[4300];
+    snprintf(want, sizeof want, "%s/%s", root, rel);
+    return model_default_dir(root, out, n) == PG_OK && !strcmp(out, want);
+}
+
 int main(void) {
     char root[] = "/tmp/ptxgen_find_XXXXXX";
     if (!mkdtemp(root)) { perror("mkdtemp"); return 2; }
-    char out[4200], want[4300];
+    char out[4200];
 
     /* nothing there */
     mk(root, "models");
@@ -45,35 +53,30 @@ int main(void) {
     put(root, "models/qwen-plan/base.json", "{\"gguf\": \"../base/b.gguf\", \"sha256\": \"00\"}");
     CHECK(model_default_dir(root, out, sizeof out) == PG_ERR_IO, "no base, no default: none, got '%s'", out);
     put(root, "models/default/config.json", "{}");
-    snprintf(want, sizeof want, "%s/models/default", root);
-    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "base missing: '%s'", out);
+    CHECK(is_default(root, "models/default", out, sizeof out), "base missing: '%s'", out);
 
     /* the base fetched (an empty file is enough for the search): the adapter */
     mk(root, "models/base");
     put(root, "models/base/b.gguf", "");
-    snprintf(want, sizeof want, "%s/models/qwen-plan", root);
-    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "base present: '%s'", out);
+    CHECK(is_default(root, "models/qwen-plan", out, sizeof out), "base present: '%s'", out);
 
     /* a base.json without "gguf", or with an absolute one, does not count */
     put(root, "models/qwen-plan/base.json", "{\"sha256\": \"00\"}");
-    snprintf(want, sizeof want, "%s/models/default", root);
-    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "no gguf key: '%s'", out);
+    CHECK(is_default(root, "models/default", out, sizeof out), "no gguf key: '%s'", out);
     char abs[4300];
     snprintf(abs, sizeof abs, "{\"gguf\": \"%s/models/base/b.gguf\"}", root);
     put(root, "models/qwen-plan/base.json", abs);
-    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "absolute gguf: '%s'", out);
+    CHECK(is_default(root, "models/default", out, sizeof out), "absolute gguf: '%s'", out);
     put(root, "models/qwen-plan/base.json", "{\"gguf\": \"../base/b.gguf\"}");
 
     /* the 1.5B's adapter comes first once its base is there, and only then */
     mk(root, "models/qwen15-plan");
     put(root, "models/qwen15-plan/base.json", "{\"gguf\": \"../base/b15.gguf\"}");
-    snprintf(want, sizeof want, "%s/models/qwen-plan", root);
-    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "1.5B base missing: '%s'", out);
+    CHECK(is_default(root, "models/qwen-plan", out, sizeof out), "1.5B base missing: '%s'", out);
     put(root, "models/base/b15.gguf", "");
-    snprintf(want, sizeof want, "%s/models/qwen15-plan", root);
-    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "both bases: '%s'", out);
+    CHECK(is_default(root, "models/qwen15-plan", out, sizeof out), "both bases: '%s'", out);
     rm(root, "models/base/b.gguf");
-    CHECK(model_default_dir(root, out, sizeof out) == PG_OK && !strcmp(out, want), "1.5B base only: '%s'", out);
+    CHECK(is_default(root, "models/qwen15-plan", out, sizeof out), "1.5B base only: '%s'", out);
     put(root, "models/base/b.gguf", "");
     rm(root, "models/base/b15.gguf");
     rm(root, "models/qwen15-plan/base.json");
