@@ -17,7 +17,9 @@ For every row of `ptxgen eval --kernels` JSON that has a kernel and is not corre
              the plan declared under another name)
   first_diff the first plan line (in the order of nvcc's literate PTX of the same plan: `ptxgen synth
              --literate-of`, the PTX-turn target synth makes) whose instructions differ from the model's,
-             as opcodes missing (-) and extra (+)
+             as opcodes missing (-) and extra (+); and/or/xor and atom/red keep their literal operands
+             ('and.b64#252', 'atom.global.add.u32#1'), so another mask or a register where the plan adds 1
+             is a difference, not a faithful translation
   refused    the first construct of that target the constraint of --lib refuses (what the model could
              never write at eval time)
   plan       end to end: what nvcc made of the model's plan (the plan stage's own .ptx): rejected, no-kernel
@@ -125,13 +127,31 @@ def same_op(op, stmt):
     return op
 
 
+VALUE_OPS = ("and.", "or.", "xor.", "atom.", "red.")   # ops whose literal operands are the value itself: a mask, an increment
+
+
+def literals(stmt):
+    """The integer literals among a statement's operands outside [addresses], as numbers (0xFC == 252)."""
+    body = re.sub(r"\[[^\]]*\]", "", re.sub(r"^@!?%\w+\s+", "", stmt).rstrip(";"))
+    out = []
+    for tok in body.split(None, 1)[1].split(",") if len(body.split(None, 1)) > 1 else []:
+        m = re.fullmatch(r"\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))U?\s*", tok)
+        if m:
+            out.append(int(m.group(1), 0))
+    return out
+
+
 def ops_by_line(stmts):
-    """plan line -> Counter of opcodes (labels and pragmas left out: they are not computation), up to same_op."""
+    """plan line -> Counter of opcodes (labels and pragmas left out: they are not computation), up to same_op.
+    Masks and atomic operands keep their literals ('and.b64#252'): a kernel with nvcc's opcodes but another
+    mask, or an atomic adding a register where the plan adds 1, does not follow its plan."""
     res = collections.OrderedDict()
     for line, st in stmts:
         op = same_op(opcode(st), st)
         if op in ("label", ".pragma", "") or op.startswith("cvta.to.") or op.startswith("ld.param."):
             continue   # the parameters' loads and conversions: nvcc heads them with whichever line needs them first
+        if op.startswith(VALUE_OPS):
+            op += "#" + ",".join(str(v) for v in literals(st))
         res.setdefault(line, collections.Counter())[op] += 1
     return res
 

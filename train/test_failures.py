@@ -49,6 +49,18 @@ class Parts(unittest.TestCase):
         d = F.first_diff(F.parse_literate(TARGET), F.parse_literate(moved))
         self.assertEqual(d, ("for (unsigned i = 0; i < n; i++) a[i] = a[i] * a[i];", ["ret"], []))
 
+    def test_first_diff_literals(self):
+        # same opcodes, another mask or an atomic adding a register instead of 1: the kernel does not follow its plan
+        ref = HEAD + "\t// atomicAdd(&bins[x & 63], 1u);\n\tand.b64 %rd3, %rd2, 252;\n\tatom.global.add.u32 %r1, [%rd3], 1;\n\tret;\n}\n"
+        line = "atomicAdd(&bins[x & 63], 1u);"
+        self.assertIsNone(F.first_diff(F.parse_literate(ref), F.parse_literate(ref.replace("252", "0xFC"))))
+        d = F.first_diff(F.parse_literate(ref), F.parse_literate(ref.replace("252", "255")))
+        self.assertEqual(d, (line, ["and.b64#252"], ["and.b64#255"]))
+        d = F.first_diff(F.parse_literate(ref), F.parse_literate(ref.replace("[%rd3], 1;", "[%rd1], %r2;")))
+        self.assertEqual(d, (line, ["atom.global.add.u32#1"], ["atom.global.add.u32#"]))
+        # an address offset inside [ ] is no literal operand
+        self.assertEqual(F.literals("atom.shared.add.u32 %r6, [sh+255], 1;"), [1])
+
     def test_same_op(self):
         self.assertEqual(F.same_op("mul.lo.u32", "mul.lo.u32 %r2, %r1, 256;"), "shl.b32")
         self.assertEqual(F.same_op("mul.lo.s32", "mul.lo.s32 %r2, %r1, 12;"), "mul.lo.i32")
