@@ -50,6 +50,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from expert_iter import atomic_write  # noqa: E402  (train/, run as a script or imported by its test)
+
 RUNTIME = [  # (kind, pattern in the harness's detail), first match wins
     ("illegal-address", r"ILLEGAL_ADDRESS"),
     ("misaligned", r"MISALIGNED_ADDRESS"),
@@ -67,16 +70,8 @@ CAUSES = ["syntax", "cut", "plan-rejected", "plan-wrong", "pragma-slot", "expf-n
 
 
 def write_atomic(path, text):
-    """path gets text whole or not at all (a temp file beside it, then rename)."""
-    tmp = f"{path}.tmp.{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """path gets text whole or not at all (expert_iter.atomic_write: a temp file beside it, fsync, rename)."""
+    atomic_write(path, lambda f: f.write(text))
 
 
 def runtime_kind(detail):
@@ -133,8 +128,9 @@ VALUE_OPS = ("and.", "or.", "xor.", "atom.", "red.")   # ops whose literal opera
 def literals(stmt):
     """The integer literals among a statement's operands outside [addresses], as numbers (0xFC == 252)."""
     body = re.sub(r"\[[^\]]*\]", "", re.sub(r"^@!?%\w+\s+", "", stmt).rstrip(";"))
+    parts = body.split(None, 1)   # the opcode, then its operands (none for e.g. "ret")
     out = []
-    for tok in body.split(None, 1)[1].split(",") if len(body.split(None, 1)) > 1 else []:
+    for tok in parts[1].split(",") if len(parts) > 1 else []:
         m = re.fullmatch(r"\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))U?\s*", tok)
         if m:
             out.append(int(m.group(1), 0))

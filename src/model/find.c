@@ -34,7 +34,7 @@ pg_status model_default_dir(const char *root, char *out, size_t n) {
     /* a two-stage adapter needs its base (models/fetch_base.sh); without one the 15M model */
     static const char *adapters[] = {"models/qwen15-plan", "models/qwen-plan"};
     bool found = false;
-    for (int i = 0; i < 2 && !found; i++) {
+    for (size_t i = 0; i < sizeof adapters / sizeof *adapters && !found; i++) {
         snprintf(dir, sizeof dir, "%s%s%s", pre ? pre : "", pre ? "/" : "", adapters[i]);
         found = base_present(dir);
     }
