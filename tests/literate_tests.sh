@@ -164,6 +164,13 @@ assert all("extern \"C\" __global__" in r["completion"] for r in plans), "a plan
 assert all("The plan (CUDA C):" in r["prompt"] and r["completion"].startswith(".version") for r in ptx)
 assert sum("\t//" in r["completion"] for r in ptx) >= 20, "PTX turns carry plan lines"
 assert len(single) == 24 and not any("\t//" in r["completion"] for r in single), "--plain drops every comment"
+# the task's launch follows the target in both turns exactly when the plan turn gives the signature
+ptx_of = {r["id"]: r for r in ptx}
+for r in plans:
+    sig = "with this signature:" in r["prompt"]
+    for t in (r, ptx_of[r["id"]]):
+        assert ("\nLaunch: block " in t["prompt"]) == sig, (r["id"], t["turn"], sig)
+assert sum("with this signature:" in r["prompt"] for r in plans) >= 12, "most plan pairs carry the signature"
 PY
     # retrieval: a library of the same samples; pairs carry the nearest kernels, never the sample's own task
     "$P" retrieve build --in "$tmp/lit.jsonl" --per-family 0 --out "$tmp/rlib.jsonl" 2>/dev/null && ok || bad "retrieve build of a synth run"

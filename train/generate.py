@@ -111,9 +111,11 @@ class Lib:
         L.gen_c_signature_from_task.argtypes = [vp, C.POINTER(PgBuf)]
         L.gen_prompt_build_plan.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
         L.gen_prompt_build_ptx_plan.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(PgBuf)]
-        L.gen_prompt_build_plan_ex.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(RetrHit), C.c_int, C.POINTER(PgBuf)]
-        L.gen_prompt_build_ptx_plan_ex.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(RetrHit), C.c_int,
-                                                   C.POINTER(PgBuf)]
+        L.gen_prompt_build_plan_ex.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(RetrHit), C.c_int,
+                                               C.POINTER(PgBuf)]
+        L.gen_prompt_build_ptx_plan_ex.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.c_char_p, C.POINTER(RetrHit),
+                                                   C.c_int, C.POINTER(PgBuf)]
+        L.gen_launch_from_task.argtypes = [vp, C.POINTER(PgBuf)]
         L.gen_retr_load.argtypes = [C.c_char_p, C.POINTER(vp), C.POINTER(DiagSink)]
         L.gen_retr_load.restype = C.c_int
         L.gen_retr_query.argtypes = [vp, C.c_char_p, C.POINTER(RetrFilter), C.c_int, C.POINTER(RetrHit)]
@@ -154,18 +156,21 @@ class Lib:
         self.L.ptx_regs_tighten_text(raw, len(raw), C.byref(b))
         return self._take(b)
 
-    def plan_prompt(self, desc, arch, c_sig, hits=None):
-        """The plan turn's prompt (gen_prompt_build_plan_ex, docs/LITERATE.md); hits: retrieve()'s kernels."""
+    def plan_prompt(self, desc, arch, c_sig, hits=None, launch=""):
+        """The plan turn's prompt (gen_prompt_build_plan_ex, docs/LITERATE.md); hits: retrieve()'s kernels;
+        launch: task_launch()'s text ("" leaves the line out)."""
         b = PgBuf()
         arr, n = hits if hits else (None, 0)
-        self.L.gen_prompt_build_plan_ex(desc.encode(), arch.encode(), (c_sig or "").encode(), arr, n, C.byref(b))
+        self.L.gen_prompt_build_plan_ex(desc.encode(), arch.encode(), (launch or "").encode(), (c_sig or "").encode(), arr, n,
+                                        C.byref(b))
         return self._take(b)
 
-    def ptx_plan_prompt(self, desc, arch, plan, sig, hits=None):
-        """The PTX turn's prompt (gen_prompt_build_ptx_plan_ex): request + plan -> literate PTX."""
+    def ptx_plan_prompt(self, desc, arch, plan, sig, hits=None, launch=""):
+        """The PTX turn's prompt (gen_prompt_build_ptx_plan_ex): request + launch + plan -> literate PTX."""
         b = PgBuf()
         arr, n = hits if hits else (None, 0)
-        self.L.gen_prompt_build_ptx_plan_ex(desc.encode(), arch.encode(), plan.encode(), sig.encode(), arr, n, C.byref(b))
+        self.L.gen_prompt_build_ptx_plan_ex(desc.encode(), arch.encode(), (launch or "").encode(), plan.encode(), sig.encode(), arr, n,
+                                            C.byref(b))
         return self._take(b)
 
     def retr_load(self, path):
@@ -190,6 +195,16 @@ class Lib:
             raise SystemExit(f"{path}: task_load failed ({q.nerrors} errors)")
         b = PgBuf()
         self.L.gen_c_signature_from_task(t, C.byref(b))
+        self.L.task_free(t)
+        return self._take(b)
+
+    def task_launch(self, path):
+        """The task's launch as both turns state it (gen_launch_from_task): "block 256, grid cdiv(n,256)"."""
+        t, q = C.c_void_p(), DiagSink()
+        if self.L.task_load(path.encode(), C.byref(t), C.byref(q)) != 0:
+            raise SystemExit(f"{path}: task_load failed ({q.nerrors} errors)")
+        b = PgBuf()
+        self.L.gen_launch_from_task(t, C.byref(b))
         self.L.task_free(t)
         return self._take(b)
 

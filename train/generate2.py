@@ -166,7 +166,7 @@ def plan_fails(cu_path):
 
 
 def load_cases(args, lib):
-    """(stage-1 cases, trans cases).  A case: dict(key, task, desc, style, sample, sig, csig, blk, ref)."""
+    """(stage-1 cases, trans cases).  A case: dict(key, task, desc, style, sample, sig, csig, launch, blk, ref)."""
     cases, trans = [], []
     styles = [s for s in args.styles.split(",") if s]
     only = set(args.only.split(",")) if args.only else None
@@ -176,7 +176,7 @@ def load_cases(args, lib):
             if only and spec["name"] not in only:
                 continue
             sig, blk = lib.task_signature(tj)
-            csig = lib.task_c_signature(tj)
+            csig, launch = lib.task_c_signature(tj), lib.task_launch(tj)
             ref = os.path.join(os.path.dirname(tj), "reference.cu")
             for st in styles:
                 d = spec.get("descriptions", {}).get(st)
@@ -184,7 +184,7 @@ def load_cases(args, lib):
                     continue
                 for s in range(args.samples):
                     c = dict(key=f"{spec['name']}.{st}.{args.config}.{s}", task=tj, desc=d, style=st, sample=s, sig=sig, csig=csig,
-                             blk=blk, heldin=False)
+                             launch=launch, blk=blk, heldin=False)
                     cases.append(c)
                     if s == 0 and os.path.exists(ref) and (args.trans_per_task <= 0 or
                                                            sum(t["task"] == tj for t in trans) < args.trans_per_task):
@@ -195,7 +195,7 @@ def load_cases(args, lib):
             sig, blk = lib.task_signature(tj)
             for st, d in spec.get("descriptions", {}).items():
                 cases.append(dict(key=f"{spec['name']}.{st}.{args.config}.0", task=tj, desc=d, style=st, sample=0, sig=sig,
-                                  csig=lib.task_c_signature(tj), blk=blk, heldin=True))
+                                  csig=lib.task_c_signature(tj), launch=lib.task_launch(tj), blk=blk, heldin=True))
     return cases, trans
 
 
@@ -322,7 +322,7 @@ def main(argv=None):
     # ---- stage 1: the plans ----
     plan_dir = lambda c: "heldin-plan" if c["heldin"] else "plan"  # noqa: E731
     todo = [c for c in cases if not os.path.exists(os.path.join(args.out, plan_dir(c), c["key"] + ".cu"))]
-    prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c)), add_special_tokens=False)["input_ids"] for c in todo]
+    prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c), c["launch"]), add_special_tokens=False)["input_ids"] for c in todo]
     t1 = time.time()
     stop = not args.no_plan_loop_stop
     res = sample_free(model, tok, prompts, args.plan_max_new, end_ids, pieces, special, args, gen, args.plan_deadline or args.deadline, stop)
@@ -363,7 +363,7 @@ def main(argv=None):
                     again.append(c)
         if not again or G.past_deadline(args.plan_deadline or args.deadline):
             break
-        prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c)), add_special_tokens=False)["input_ids"] for c in again]
+        prompts = [tok(lib.plan_prompt(c["desc"], args.arch, c["csig"], nearest(c), c["launch"]), add_special_tokens=False)["input_ids"] for c in again]
         res = sample_free(model, tok, prompts, args.plan_max_new, end_ids, pieces, special, args, gen, args.plan_deadline or args.deadline,
                           stop)
         drawn = []
@@ -401,7 +401,7 @@ def main(argv=None):
         if stage not in stages or not os.path.exists(cu) or os.path.exists(os.path.join(args.out, stage, c["key"] + ".ptx")):
             continue
         plan = open(cu, encoding="utf-8").read()
-        batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
+        batch.append((f"{stage}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c), c["launch"]), c["sig"], c["sample"],
                       c["blk"], c["desc"], None if args.free_comments else plan, args.plan_repeat_max))
     # (folder, plan_repeat_max, temperature or None: the run's, regs_grow or None: the run's)
     trans_dirs = [("trans", args.plan_repeat_max, None, None)] + \
@@ -413,7 +413,7 @@ def main(argv=None):
             if os.path.exists(os.path.join(args.out, td, c["key"] + ".ptx")):
                 continue
             plan = open(c["ref"], encoding="utf-8").read()
-            batch.append((f"{td}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c)), c["sig"], c["sample"],
+            batch.append((f"{td}/{c['key']}", lib.ptx_plan_prompt(c["desc"], args.arch, plan, c["sig"], nearest(c), c["launch"]), c["sig"], c["sample"],
                           c["blk"], c["desc"], None if args.free_comments else plan, cap, temp, grow))
     # e2e and held-in first (stage order), longest prompts first within a stage: a deadline cuts translation last
     rank = {"e2e": 0, "heldin": 1, "trans": 2, "transcap": 3, "transgreedy": 4, "transstrict": 5}

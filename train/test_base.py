@@ -422,6 +422,16 @@ class TestRetrieveBinding(unittest.TestCase):
         q = lib.ptx_plan_prompt("relu", "sm_80", "the plan", "sig", (hits, n))
         self.assertIn("A similar verified kernel in literate PTX (it may differ from this plan):\n// relu_f32\n.version", q)
         self.assertNotIn("relu_f16", q)
+        # the task's launch, as generate2 gives both turns (gen_launch_from_task)
+        task = os.path.join(ROOT, "bench", "suite", "relu6", "task.json")
+        launch = lib.task_launch(task)
+        self.assertEqual(launch, "block 256, grid cdiv(n,256)")
+        with open(task, encoding="utf-8") as f:
+            spec = json.load(f)
+        with open(os.path.join(ROOT, "tests", "golden", "prompts", "plan_launch.txt"), encoding="utf-8") as f:
+            self.assertEqual(lib.plan_prompt(spec["descriptions"]["terse"], "sm_80", lib.task_c_signature(task), None, launch), f.read())
+        self.assertIn("Target: sm_80\nLaunch: block 256, grid cdiv(n,256)\nThe plan (CUDA C):",
+                      lib.ptx_plan_prompt("relu", "sm_80", "p", "sig", None, launch))
         with self.assertRaises(SystemExit):
             lib.retr_load(os.path.join(ROOT, "tests", "golden", "retrieve", "synth.jsonl"))
 

@@ -228,12 +228,12 @@ PG_API void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description,
  * One model, two ChatML turns (the ptxgen format has no plan turn: models with
  * their own tokenizer are single-stage).  The plan turn:
  *   system GEN_SYSTEM_PROMPT_PLAN;
- *   user   {request}\n\nTarget: {arch}\nStep 1 of 2: ... (GEN_PLAN_REQUEST) with this signature:\n{C signature}
+ *   user   {request}\n\nTarget: {arch}\n[Launch: {launch}\n]Step 1 of 2: ... (GEN_PLAN_REQUEST) with this signature:\n{C signature}
  *          (or, without one, "...; choose its name and parameters.");
  *   assistant {the plan: CUDA C}<|im_end|>
  * The PTX turn:
  *   system GEN_SYSTEM_PROMPT_PLAN;
- *   user   {request}\n\nTarget: {arch}\nThe plan (CUDA C):\n{plan}\n\nStep 2 of 2: ... (GEN_PTX_REQUEST)\nSignature:\n{PTX signature}
+ *   user   {request}\n\nTarget: {arch}\n[Launch: {launch}\n]The plan (CUDA C):\n{plan}\n\nStep 2 of 2: ... (GEN_PTX_REQUEST)\nSignature:\n{PTX signature}
  *   assistant {literate PTX, header and signature forced}<|im_end|>
  * `ptxgen prompts --stage plan|ptx|both` writes training pairs in exactly these
  * forms; gen, eval and train/generate.py build them here. */
@@ -304,15 +304,21 @@ typedef struct {
 PG_API int gen_retr_eval(const gen_retr *r, int k, gen_retr_style_eval *out, int max_styles);
 PG_API pg_status gen_retr_add_synth(gen_retr *r, const char *path, const gen_retr_build *b, gen_retr_build_report *rep,
                                     pg_diag_sink *diag);
-/* The two turns with retrieved kernels (nex = 0: byte for byte gen_prompt_build_plan and
+/* The two turns with retrieved kernels (nex = 0 and no launch: byte for byte gen_prompt_build_plan and
  * gen_prompt_build_ptx_plan).  The plan turn lists the hits' plans after the target, the
  * PTX turn the first hit's literate PTX before the plan:
  *   {request}\n\nTarget: {arch}\nSimilar verified kernels (they may differ from this request):\n
  *   // {task}\n{plan}\n\n ... then the turn's usual text. */
-PG_API void gen_prompt_build_plan_ex(const char *request, const char *arch, const char *c_signature,
+/* launch (gen_launch_from_task; NULL or "": no line) follows the target in both turns:
+ *   Target: {arch}\nLaunch: {launch}\n */
+PG_API void gen_prompt_build_plan_ex(const char *request, const char *arch, const char *launch, const char *c_signature,
                                      const gen_retr_hit *ex, int nex, pg_buf *out);
-PG_API void gen_prompt_build_ptx_plan_ex(const char *request, const char *arch, const char *plan, const char *signature,
-                                         const gen_retr_hit *ex, int nex, pg_buf *out);
+PG_API void gen_prompt_build_ptx_plan_ex(const char *request, const char *arch, const char *launch, const char *plan,
+                                         const char *signature, const gen_retr_hit *ex, int nex, pg_buf *out);
+/* The task's launch rule as the prompts state it: "block 256, grid cdiv(n,256)", 2-D "block
+ * 16 x 16, grid cdiv(w,16) x cdiv(h,16)", plus ", dynamic shared memory {smem} bytes" when
+ * the task asks for some.  The expressions are the task's own (docs/TASKS.md). */
+PG_API void gen_launch_from_task(const task_spec *t, pg_buf *out);
 
 /* The task's signature in CUDA C: `extern "C" __global__ void NAME(const float* x,
  * float* y, unsigned int n)` (inputs const; f16 __half, bf16 __nv_bfloat16). */

@@ -234,8 +234,8 @@ PG_API void pipe_strip_plan_lines(char *ptx);
 PG_API bool pipe_canonical_ptx(const char *src, const char *arch, int widen_regs, bool comments, pg_buf *out, char *why,
                                size_t whyn);
 /* The two-stage pairs of one synth sample (`prompts --stage`, docs/LITERATE.md): stage 1 the
- * plan pair (request + the task's C signature when with_signature -> the plan), 2 the PTX pair
- * (request + plan + PTX signature -> module), 3 both; one JSONL line each ({id, family, source,
+ * plan pair (request + the task's C signature and launch when with_signature -> the plan), 2 the
+ * PTX pair (request + the task's launch when with_signature + plan + PTX signature -> module), 3 both; one JSONL line each ({id, family, source,
  * split, description_style, turn, prompt, completion}) appended to out.  With retr, the retr_k
  * (1..8) nearest kernels of the library, never the sample's own task, go into both prompts.
  * Returns the pairs written; note gets a warning for the caller (a task that does not load) or "". */

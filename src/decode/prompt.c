@@ -80,10 +80,18 @@ void gen_prompt_build_twin_fmt(gen_prompt_fmt f, const char *description, const 
 }
 
 /* ---- two stages (docs/LITERATE.md) ---- */
-static void plan_user_start(const char *request, const char *arch, pg_buf *out) {
+/* The launch line tells both turns how the kernel will be launched: a plan written without it
+ * guesses, and a grid-stride loop whose step ignores the grid is the commonest wrong plan
+ * (bench/results/2026-12-07-plan-round11-qwen15-h100/why-reduction-histogram.md). */
+static void plan_user_start(const char *request, const char *arch, const char *launch, pg_buf *out) {
     pg_buf_puts(out, GEN_TOK_IM_START "system\n" GEN_SYSTEM_PROMPT_PLAN GEN_TOK_IM_END "\n" GEN_TOK_IM_START "user\n");
     put_trimmed(out, request);
     pg_buf_printf(out, "\n\nTarget: %s\n", arch && *arch ? arch : "sm_80");
+    if (launch && *launch) {
+        pg_buf_puts(out, "Launch: ");
+        put_trimmed(out, launch);
+        pg_buf_puts(out, "\n");
+    }
 }
 
 /* Retrieved kernels (docs/LITERATE.md "Retrieval"): plans for the plan turn, literate PTX for
@@ -99,9 +107,9 @@ static void examples(const gen_retr_hit *ex, int nex, bool ptx, pg_buf *out) {
     }
 }
 
-void gen_prompt_build_plan_ex(const char *request, const char *arch, const char *c_signature, const gen_retr_hit *ex, int nex,
-                              pg_buf *out) {
-    plan_user_start(request, arch, out);
+void gen_prompt_build_plan_ex(const char *request, const char *arch, const char *launch, const char *c_signature,
+                              const gen_retr_hit *ex, int nex, pg_buf *out) {
+    plan_user_start(request, arch, launch, out);
     examples(ex, nex, false, out);
     if (c_signature && *c_signature) {
         pg_buf_puts(out, GEN_PLAN_REQUEST " with this signature:\n");
@@ -111,12 +119,12 @@ void gen_prompt_build_plan_ex(const char *request, const char *arch, const char 
 }
 
 void gen_prompt_build_plan(const char *request, const char *arch, const char *c_signature, pg_buf *out) {
-    gen_prompt_build_plan_ex(request, arch, c_signature, NULL, 0, out);
+    gen_prompt_build_plan_ex(request, arch, NULL, c_signature, NULL, 0, out);
 }
 
-void gen_prompt_build_ptx_plan_ex(const char *request, const char *arch, const char *plan, const char *signature,
-                                  const gen_retr_hit *ex, int nex, pg_buf *out) {
-    plan_user_start(request, arch, out);
+void gen_prompt_build_ptx_plan_ex(const char *request, const char *arch, const char *launch, const char *plan,
+                                  const char *signature, const gen_retr_hit *ex, int nex, pg_buf *out) {
+    plan_user_start(request, arch, launch, out);
     examples(ex, nex > 1 ? 1 : nex, true, out);   /* one kernel: literate PTX is long */
     pg_buf_puts(out, "The plan (CUDA C):\n");
     put_trimmed(out, plan);
@@ -127,7 +135,7 @@ void gen_prompt_build_ptx_plan_ex(const char *request, const char *arch, const c
 }
 
 void gen_prompt_build_ptx_plan(const char *request, const char *arch, const char *plan, const char *signature, pg_buf *out) {
-    gen_prompt_build_ptx_plan_ex(request, arch, plan, signature, NULL, 0, out);
+    gen_prompt_build_ptx_plan_ex(request, arch, NULL, plan, signature, NULL, 0, out);
 }
 
 const char *gen_c_type(task_dtype t) {
@@ -157,6 +165,21 @@ void gen_c_signature_from_task(const task_spec *t, pg_buf *out) {
         else pg_buf_printf(out, "%s%s %s", i ? ", " : "", gen_c_type(p->dtype), p->name);
     }
     pg_buf_puts(out, ")");
+}
+
+/* One launch dimension list: "256" or "16 x 16" (trailing "1"s dropped, at least one kept). */
+static void launch_dims(char *const dims[3], pg_buf *out) {
+    int n = 3;
+    while (n > 1 && (!dims[n - 1] || !strcmp(dims[n - 1], "1"))) n--;
+    for (int i = 0; i < n; i++) pg_buf_printf(out, "%s%s", i ? " x " : "", dims[i] ? dims[i] : "1");
+}
+
+void gen_launch_from_task(const task_spec *t, pg_buf *out) {
+    pg_buf_puts(out, "block ");
+    launch_dims(t->block, out);
+    pg_buf_puts(out, ", grid ");
+    launch_dims(t->grid, out);
+    if (t->smem && *t->smem && strcmp(t->smem, "0")) pg_buf_printf(out, ", dynamic shared memory %s bytes", t->smem);
 }
 
 /* The canonical printer's parameter list (src/ptx/print.c print_params). */

@@ -150,23 +150,23 @@ static void test_synth(void) {
 static void test_prompts(const gen_retr *r) {
     pg_buf a = {0}, b = {0};
     gen_prompt_build_plan("relu", "sm_80", "extern \"C\" __global__ void k(const float* x)", &a);
-    gen_prompt_build_plan_ex("relu", "sm_80", "extern \"C\" __global__ void k(const float* x)", NULL, 0, &b);
+    gen_prompt_build_plan_ex("relu", "sm_80", NULL, "extern \"C\" __global__ void k(const float* x)", NULL, 0, &b);
     CHECK(!strcmp(a.data, b.data), "no retrieved kernel: the plan turn is byte for byte the plain one");
     a.len = b.len = 0;
     gen_prompt_build_ptx_plan("relu", "sm_80", "plan", "sig", &a);
-    gen_prompt_build_ptx_plan_ex("relu", "sm_80", "plan", "sig", NULL, 0, &b);
+    gen_prompt_build_ptx_plan_ex("relu", "sm_80", NULL, "plan", "sig", NULL, 0, &b);
     CHECK(!strcmp(a.data, b.data), "no retrieved kernel: the PTX turn is byte for byte the plain one");
     gen_retr_hit h[2];
     int n = gen_retr_query(r, "relu", NULL, 2, h);
     a.len = 0;
-    gen_prompt_build_plan_ex("relu of x", "sm_80", NULL, h, n, &a);
+    gen_prompt_build_plan_ex("relu of x", "sm_80", NULL, NULL, h, n, &a);
     const char *want = "relu of x\n\nTarget: sm_80\nSimilar verified kernels (they may differ from this request):\n// relu_f32\n"
                        "extern \"C\" __global__ void relu_f32(";
     CHECK(n == 2 && strstr(a.data, want) && strstr(a.data, "// relu_f16\nextern") &&
               strstr(a.data, "}\n\n// relu_f16") && strstr(a.data, "\n\n" GEN_PLAN_REQUEST "; choose"),
           "the plan turn lists both plans after the target, then the request:\n%s", a.data);
     b.len = 0;
-    gen_prompt_build_ptx_plan_ex("relu of x", "sm_80", "the plan", "sig", h, n, &b);
+    gen_prompt_build_ptx_plan_ex("relu of x", "sm_80", NULL, "the plan", "sig", h, n, &b);
     CHECK(strstr(b.data, "Target: sm_80\nA similar verified kernel in literate PTX (it may differ from this plan):\n// relu_f32\n.version") &&
               !strstr(b.data, "relu_f16") && strstr(b.data, "ret;\n}\n\nThe plan (CUDA C):\nthe plan\n\n" GEN_PTX_REQUEST),
           "the PTX turn gets the first kernel's literate PTX before the plan:\n%s", b.data);

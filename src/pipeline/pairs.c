@@ -133,11 +133,15 @@ bool pipe_superopt_pair(const char *corpus, const char *name, const char *arch, 
     return good;
 }
 
-/* The C signature of a synth sample's task (its "task" object), or "" when it does not load. */
-static void sample_c_signature(json_t *r, pg_buf *out) {
+/* The C signature and the launch of a synth sample's task (its "task" object); both "" when it
+ * does not load. */
+static void sample_task_text(json_t *r, pg_buf *csig, pg_buf *launch) {
     char *text = json_dumps(json_object_get(r, "task"), JSON_COMPACT);
     task_spec *t = NULL;
-    if (text && task_load_text(text, strlen(text), "sample-task.json", &t, NULL) == PG_OK) gen_c_signature_from_task(t, out);
+    if (text && task_load_text(text, strlen(text), "sample-task.json", &t, NULL) == PG_OK) {
+        gen_c_signature_from_task(t, csig);
+        gen_launch_from_task(t, launch);
+    }
     task_free(t);
     free(text);
 }
@@ -170,24 +174,27 @@ long pipe_stage_pairs(const pipe_stage_in *in, pg_buf *out, char *note, size_t n
         gen_retr_filter f = {.exclude_task = json_string_value(json_object_get(json_object_get(in->sample, "task"), "name"))};
         nh = gen_retr_query(in->retr, in->request, &f, in->retr_k < 1 ? 1 : in->retr_k > 8 ? 8 : in->retr_k, hits);
     }
+    /* a task gives both turns its signature and launch; a free-form request (with_signature off) neither */
+    pg_buf csig = {0}, launch = {0};
+    if (in->with_signature) sample_task_text(in->sample, &csig, &launch);
+    if (in->with_signature && !csig.len) snprintf(note, noten, "its task does not load; pairs without a signature or launch");
     if (in->stage & 1) {
-        pg_buf csig = {0}, prompt = {0}, completion = {0};
-        if (in->with_signature) sample_c_signature(in->sample, &csig);
-        if (in->with_signature && !csig.len) snprintf(note, noten, "its task does not load; plan pair without a signature");
-        gen_prompt_build_plan_ex(in->request, in->arch, csig.data, hits, nh, &prompt);
+        pg_buf prompt = {0}, completion = {0};
+        gen_prompt_build_plan_ex(in->request, in->arch, launch.data, csig.data, hits, nh, &prompt);
         pg_buf_printf(&completion, "%s\n%s", plan.data ? plan.data : "", gen_end_token(GEN_FMT_CHATML));
         put_pair(out, in->sample, in->id, "plan", &prompt, &completion);
         n++;
-        pg_buf_free(&csig); pg_buf_free(&prompt); pg_buf_free(&completion);
+        pg_buf_free(&prompt); pg_buf_free(&completion);
     }
     if (in->stage & 2) {
         pg_buf prompt = {0}, completion = {0};
-        gen_prompt_build_ptx_plan_ex(in->request, in->arch, plan.data ? plan.data : "", in->signature, hits, nh, &prompt);
+        gen_prompt_build_ptx_plan_ex(in->request, in->arch, launch.data, plan.data ? plan.data : "", in->signature, hits, nh, &prompt);
         pg_buf_printf(&completion, "%s%s", in->module, gen_end_token(GEN_FMT_CHATML));
         put_pair(out, in->sample, in->id, "ptx", &prompt, &completion);
         n++;
         pg_buf_free(&prompt); pg_buf_free(&completion);
     }
+    pg_buf_free(&csig); pg_buf_free(&launch);
     pg_buf_free(&plan);
     return n;
 }

@@ -127,11 +127,13 @@ pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, p
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the two-stage pipeline needs a chat model (ChatML prompts)");
         return PG_ERR_USAGE;
     }
-    pg_buf csig = {0}, prompt = {0};
+    pg_buf csig = {0}, launch = {0}, prompt = {0};
     if (in->task) gen_c_signature_from_task(in->task, &csig);
+    if (in->task) gen_launch_from_task(in->task, &launch);
     gen_retr_hit hits[8];
     int nh = nearest(in, hits);
-    gen_prompt_build_plan_ex(in->request ? in->request : "", in->gen.arch, csig.data, hits, nh, &prompt);
+    gen_prompt_build_plan_ex(in->request ? in->request : "", in->gen.arch, launch.data, csig.data, hits, nh, &prompt);
+    pg_buf_free(&launch);
     int samples = in->plan ? 1 : in->plan_samples > 0 ? in->plan_samples : 4;
     pg_status st = PG_ERR_INVALID;
     for (int k = 0; k < samples && st != PG_OK; k++) {
@@ -195,8 +197,11 @@ void pipe_ptx_opts(const pipe_in *in, const pipe_out *out, gen_opts *o, pg_buf *
     prompt->len = 0;
     gen_retr_hit hits[8];
     int nh = nearest(in, hits);
-    gen_prompt_build_ptx_plan_ex(in->request ? in->request : "", in->gen.arch, out->plan ? out->plan : "", out->signature, hits, nh,
-                                 prompt);
+    pg_buf launch = {0};
+    if (in->task) gen_launch_from_task(in->task, &launch);
+    gen_prompt_build_ptx_plan_ex(in->request ? in->request : "", in->gen.arch, launch.data, out->plan ? out->plan : "", out->signature,
+                                 hits, nh, prompt);
+    pg_buf_free(&launch);
     *o = in->gen;
     o->prompt = prompt->data;
     o->signature = out->signature;

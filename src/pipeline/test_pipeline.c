@@ -49,9 +49,41 @@ static void test_prompts(void) {
     char *plan = test_slurp("tests/gen/two_stage/plan_scale.cu");
     gen_prompt_build_ptx_plan(t->desc[TASK_STYLE_TERSE], "sm_80", plan ? plan : "", sig.data, &p2);
     golden("tests/golden/prompts/ptx_plan.txt", p2.data);
+    /* with the task's launch, as gen and `prompts --stage` build both turns */
+    pg_buf launch = {0}, p4 = {0}, p5 = {0};
+    gen_launch_from_task(t, &launch);
+    CHECK(!strcmp(launch.data, "block 256, grid cdiv(n,256)"), "launch: %s", launch.data);
+    gen_prompt_build_plan_ex(t->desc[TASK_STYLE_TERSE], "sm_80", launch.data, csig.data, NULL, 0, &p4);
+    golden("tests/golden/prompts/plan_launch.txt", p4.data);
+    gen_prompt_build_ptx_plan_ex(t->desc[TASK_STYLE_TERSE], "sm_80", launch.data, plan ? plan : "", sig.data, NULL, 0, &p5);
+    golden("tests/golden/prompts/ptx_plan_launch.txt", p5.data);
+    p4.len = 0;
+    gen_prompt_build_plan_ex(t->desc[TASK_STYLE_TERSE], "sm_80", "", csig.data, NULL, 0, &p4);
+    CHECK(!strcmp(p4.data, p1.data), "an empty launch adds no line");
     free(plan);
     pg_buf_free(&csig); pg_buf_free(&sig); pg_buf_free(&p1); pg_buf_free(&p2); pg_buf_free(&p3);
+    pg_buf_free(&launch); pg_buf_free(&p4); pg_buf_free(&p5);
     task_free(t);
+}
+
+/* The launch line of 2-D, 3-D and shared-memory tasks: trailing 1s dropped, smem only when asked. */
+static void launch_is(const char *task_path, const char *want) {
+    task_spec *t = NULL;
+    pg_diag_sink q = {0};
+    CHECK(task_load(task_path, &t, &q) == PG_OK, "%s loads", task_path);
+    if (!t) return;
+    pg_buf b = {0};
+    gen_launch_from_task(t, &b);
+    CHECK(!strcmp(b.data, want), "%s: launch %s, want %s", task_path, b.data, want);
+    pg_buf_free(&b);
+    task_free(t);
+}
+
+static void test_launch(void) {
+    launch_is("bench/suite/blur2d_9pt_clamp/task.json", "block 16 x 16, grid cdiv(W,16) x cdiv(H,16)");
+    launch_is("bench/suite/heat3d_varcoef/task.json", "block 32 x 8, grid cdiv(W,32) x cdiv(H,8) x D");
+    launch_is("bench/suite/dot_f64_atomic/task.json", "block 256, grid min(cdiv(n,2048),1024)");
+    launch_is("corpus/conv1d/task.json", "block 256, grid cdiv(n,1024), dynamic shared memory 4*(1024+2*R) bytes");
 }
 
 /* A given plan: checked without the model (pipe_plan never samples). */
@@ -414,6 +446,7 @@ int main(void) {
     test_draw_request();
     test_draw_wire();
     test_prompts();
+    test_launch();
     test_given_plan();
     test_marker();
     test_with_model();
