@@ -2,7 +2,7 @@
  * round 11 got wrong (issue 28; bench/results/2026-12-07-plan-round11-qwen15-h100/
  * why-reduction-histogram.md), without nvcc or a GPU:
  *
- *  - reduce_all, histogram and the elementwise families with a grid-stride loop: the grid
+ *  - reduce_all, histogram, map and the elementwise families with a grid-stride loop: the grid
  *    min(cdiv(n,D),cap) has divisors D that are K times the loop's step per block for every
  *    K drawn (1, 2, 4, 8; histogram up to 16), so "cdiv(n,2048)" stops meaning "stride 2048";
  *    the plan's loop agrees with the task's launch: its start and step use the same per-block
@@ -185,7 +185,7 @@ static void check_reduce_all(void) {
 
 /* ---- histogram ----------------------------------------------------------------------------- */
 static void check_histogram(void) {
-    int mseen[33] = {0}, bad = 0, bdx_n = 0, lit_n = 0, held = 0, bin_loops = 0;
+    int mseen[33] = {0}, bad = 0, bdx_n = 0, lit_n = 0, held = 0, bin_loops = 0, no_launch = 0;
     for (int i = 0; i < NSEEDS; i++) {
         synth_family_sample s;
         uint64_t seed = 104729ull * (uint64_t)i + 11;
@@ -212,6 +212,9 @@ static void check_histogram(void) {
             }
             (void)V;
         }
+        const char *g = json_string_value(json_array_get(json_object_get(json_object_get(root, "launch"), "grid"), 0));
+        if (g && (!strstr(desc(root, "detailed"), g) || !strstr(desc(root, "card"), g)))
+            if (no_launch++ == 0) fprintf(stderr, "  %s: detailed/card without the grid %s\n", s.name, g);
         if (fnmatch("histogram:64:s32:mask:*", s.identity, 0) == 0 || fnmatch("histogram:256:u8:*", s.identity, 0) == 0) held++;
         json_decref(root);
         synth_family_sample_free(&s);
@@ -222,6 +225,7 @@ static void check_histogram(void) {
           mseen[8], mseen[16]);
     CHECK(bdx_n > NSEEDS / 4 && lit_n > NSEEDS / 4, "histogram: blockDim.x steps %d, literal steps %d", bdx_n, lit_n);
     CHECK(held == 0, "histogram: %d held-out tasks drawn", held);
+    CHECK(no_launch == 0, "histogram: %d detailed/card descriptions lack the grid", no_launch);
     printf("histogram: M=1 %d, 2 %d, 4 %d, 8 %d, 16 %d, 32 %d; blockDim.x %d, literal %d\n", mseen[1], mseen[2], mseen[4], mseen[8], mseen[16], mseen[32], bdx_n, lit_n);
 }
 
@@ -268,6 +272,33 @@ static void check_elementwise(void) {
           seen[8]);
 }
 
+/* ---- map (PTX template: the plan loops over tiles of B*U*V elements) ------------------------ */
+static void check_map(void) {
+    int mseen[9] = {0}, bad = 0;
+    for (int i = 0; i < NSEEDS; i++) {
+        synth_family_sample s;
+        if (!gen("map", 2147483647ull * (uint64_t)i + 9, 0, &s)) { bad++; synth_family_sample_free(&s); continue; }
+        json_t *root = json_loads(s.task_json.data, 0, NULL);
+        json_t *fp = json_object_get(root, "family_params");
+        launch1 l;
+        if (root && launch_of(root, &l) && l.gs) {
+            int tile = (int)(json_integer_value(json_object_get(fp, "block")) * json_integer_value(json_object_get(fp, "vec")) *
+                             json_integer_value(json_object_get(fp, "unroll")));
+            const char *a = strstr(s.cu.data, "tile = blockIdx.x * "), *b = strstr(s.cu.data, "stride = gridDim.x * ");
+            int ta = a ? atoi(a + strlen("tile = blockIdx.x * ")) : -1, tb = b ? atoi(b + strlen("stride = gridDim.x * ")) : -2;
+            int M = tile > 0 && l.div % tile == 0 ? l.div / tile : 0;
+            if (ta != tile || tb != tile || l.block != json_integer_value(json_object_get(fp, "block")) || M < 1 || M > 8 || (M & (M - 1))) {
+                if (bad++ == 0) fprintf(stderr, "  %s: tile %d, plan start %d step %d, grid divisor %d\n", s.name, tile, ta, tb, l.div);
+            } else mseen[M]++;
+        }
+        json_decref(root);
+        synth_family_sample_free(&s);
+    }
+    CHECK(bad == 0, "map: %d grid-stride plans disagree with their launch", bad);
+    CHECK(mseen[1] && mseen[2] && mseen[4] && mseen[8], "map: grid divisor = M tiles for M 1/2/4/8 (%d %d %d %d)", mseen[1], mseen[2], mseen[4], mseen[8]);
+    printf("map: grid-stride tiles per block before the cap: 1 %d, 2 %d, 4 %d, 8 %d\n", mseen[1], mseen[2], mseen[4], mseen[8]);
+}
+
 /* ---- nbody --------------------------------------------------------------------------------- */
 static void check_nbody(void) {
     int aos3_by_op[6] = {0}, bad = 0, held = 0, n = 0;
@@ -305,7 +336,7 @@ static void check_nbody(void) {
 
 /* ---- determinism --------------------------------------------------------------------------- */
 static void check_determinism(void) {
-    static const char *const F[] = {"reduce_all", "histogram", "nbody", "activation", "optimizer", "gather"};
+    static const char *const F[] = {"reduce_all", "histogram", "nbody", "map", "activation", "optimizer", "gather"};
     for (size_t f = 0; f < sizeof F / sizeof F[0]; f++)
         for (uint64_t sd = 1; sd < 40; sd++) {
             synth_family_sample a, b;
@@ -323,6 +354,7 @@ int main(void) {
     check_reduce_all();
     check_histogram();
     check_elementwise();
+    check_map();
     check_nbody();
     check_determinism();
     return TEST_DONE();
