@@ -607,6 +607,10 @@ static void hints_build(const desc_facts *f, const task_view *v, const dtype_wor
          {"用 warp shuffle 归约", "warp 内用 shfl.sync 归约", NULL}},
         {DESC_HINT_ATOMIC, {"combine the blocks with an atomic add", "one atomic add per block", "finish with atomics", NULL},
          {"用原子操作合并各块结果", "每块一次原子加", NULL}},
+        {DESC_HINT_ATOMIC_MAX, {"combine the blocks with an atomic max", "one atomic max per block (floats have no atomicMax: use the bit pattern or a CAS loop)",
+                                "merge the per-block maxima atomically", NULL}, {"用原子 max 合并各块结果", "每块一次原子 max（float 没有 atomicMax：用位模式或 CAS 循环）", NULL}},
+        {DESC_HINT_ATOMIC_MIN, {"combine the blocks with an atomic min", "one atomic min per block (floats have no atomicMin: use the bit pattern or a CAS loop)",
+                                "merge the per-block minima atomically", NULL}, {"用原子 min 合并各块结果", "每块一次原子 min（float 没有 atomicMin：用位模式或 CAS 循环）", NULL}},
     };
     for (int i = 0; i < NELEM(B); i++) {
         if (!(f->hints & B[i].bit)) continue;

@@ -76,7 +76,9 @@ enum {
     DESC_HINT_INPLACE = 1 << 3,     /* updates an inout array in place */
     DESC_HINT_MEMBOUND = 1 << 4,    /* memory-bound: a few flops per byte */
     DESC_HINT_SHUFFLE = 1 << 5,     /* warp shuffles (shfl.sync) */
-    DESC_HINT_ATOMIC = 1 << 6,      /* atomics combine the blocks' results */
+    DESC_HINT_ATOMIC = 1 << 6,      /* atomic adds combine the blocks' results */
+    DESC_HINT_ATOMIC_MAX = 1 << 7,  /* an atomic max (on the float's bits, or a CAS loop) combines the blocks' maxima */
+    DESC_HINT_ATOMIC_MIN = 1 << 8,  /* the same for minima */
 };
 /* desc_facts.data */
 enum { DESC_DATA_INFER, DESC_DATA_VECTOR, DESC_DATA_MATRIX, DESC_DATA_GRID };

@@ -550,10 +550,16 @@ json_t *synth_fe_sizes1(const char *var, const long *vals) {
     return a;
 }
 
-void synth_fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const char *count) {
+int synth_fe_grid_mult(uint64_t seed) {
+    fam_rng r = {seed ^ 0x6665677269646d75ull};   /* a stream no family draws from */
+    static const int M[] = {1, 1, 2, 4, 8};
+    return M[synth_fam_pick(&r, 5)];
+}
+
+void synth_fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, int mult, const char *count) {
     char b[16], g[96];
     snprintf(b, sizeof b, "%d", block);
-    if (grid_stride) snprintf(g, sizeof g, "min(cdiv(%s,%d),%d)", count, block * V, cap);
+    if (grid_stride) snprintf(g, sizeof g, "min(cdiv(%s,%d),%d)", count, block * V * (mult > 1 ? mult : 1), cap);
     else snprintf(g, sizeof g, "cdiv(%s,%d)", count, block * V);
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", b, "grid", g, "smem", "0"));
 }

@@ -87,8 +87,13 @@ void synth_fe_lit(char *t, size_t n, double v);
 void synth_fe_scal_f(json_t *ps, const char *name, const char *dt, double value);   /* a float literal */
 /* Sizes over one variable: a timed big one, then the others (0-terminated). */
 json_t *synth_fe_sizes1(const char *var, const long *vals);
-/* 1D launch: block B; grid cdiv(COUNT,B*V) or, grid-stride, min(...,cap). */
-void synth_fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, const char *count);
+/* 1D launch: block B; grid cdiv(COUNT,B*V) or, grid-stride, min(cdiv(COUNT,B*V*mult),cap): the
+ * kernel's loop steps by gridDim.x * blockDim.x (times V) whatever the grid, so mult > 1 gives
+ * grids whose divisor is not the loop's step (mult <= 1: 1; unused without grid_stride). */
+void synth_fe_launch1(json_t *root, int block, int V, bool grid_stride, int cap, int mult, const char *count);
+/* The sample's mult for synth_fe_launch1: 1 (40%), 2, 4 or 8, drawn from a stream of the seed that
+ * no family draws from (so every other parameter of a sample stays what it was). */
+int synth_fe_grid_mult(uint64_t seed);
 /* distributions, tolerance {dt: tol, dt2: tol2 (dt2 may be NULL)}, reference,
  * cost, and the descriptions rendered from facts; writes the corpus layout. */
 void synth_fe_finish(json_t *root, const desc_facts *f, uint64_t seed, const char *dt, double tol, const char *dt2, double tol2,

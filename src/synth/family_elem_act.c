@@ -248,7 +248,7 @@ pg_status synth_fam_elem_act(uint64_t seed, synth_family_sample *s) {
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:o}", "act", ACT[a].id, "x", X, "y", Y, "scalars", act_scalar_roles(a, &sc)));
     json_object_set_new(root, "params", ps);
     json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 33, 1, 0}));
-    synth_fe_launch1(root, block, V, gs, cap, "n");
+    synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
     json_object_set_new(root, "distributions", json_pack("[s, s, s]", "uniform(-1,1)", "normal(0,3)", "uniform(-30,30)"));
 
     char xi[48];
@@ -409,7 +409,7 @@ pg_status synth_fam_elem_bias_act(uint64_t seed, synth_family_sample *s) {
         else snprintf(g0, sizeof g0, "cdiv(cols,%d)", block);
         snprintf(g1, sizeof g1, "rows");
         json_object_set_new(root, "launch", json_pack("{s:[s], s:[s, s], s:s}", "block", b, "grid", g0, g1, "smem", "0"));
-    } else synth_fe_launch1(root, block, V, gs, cap, "rows*cols");
+    } else synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "rows*cols");
 
     /* descriptions */
     const char *kv[] = {"x", X, "b", B, "r", R, "y", Y, "s", SC, NULL};
@@ -547,7 +547,7 @@ pg_status synth_fam_elem_glu(uint64_t seed, synth_family_sample *s) {
         k.arr[k.narr++] = (fe_arr){O, dt, FE_OUT, false};
         synth_fe_emit(&k, seed, s, &s->cu);
         json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0}));
-        synth_fe_launch1(root, block, V, gs, cap, "n");
+        synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
     } else {
         synth_fe_sig_ptr(&sig, IN, dt, FE_IN); synth_fe_ptr(ps, IN, dt, FE_IN, "rows*2*H");
         synth_fe_sig_ptr(&sig, OUT, dt, FE_OUT); synth_fe_ptr(ps, OUT, dt, FE_OUT, "rows*H");
@@ -585,7 +585,7 @@ pg_status synth_fam_elem_glu(uint64_t seed, synth_family_sample *s) {
             if (gs) snprintf(g0, sizeof g0, "min(cdiv(H,%d),%d)", block, bpr);
             else snprintf(g0, sizeof g0, "cdiv(H,%d)", block);
             json_object_set_new(root, "launch", json_pack("{s:[s], s:[s, s], s:s}", "block", b, "grid", g0, "rows", "smem", "0"));
-        } else synth_fe_launch1(root, block, 1, gs, cap, "rows*H");
+        } else synth_fe_launch1(root, block, 1, gs, cap, synth_fe_grid_mult(seed), "rows*H");
     }
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:b, s:s?, s:s?, s:s?, s:s}", "act", ACT[a].id, "layout", split ? "split" : "fused", "gate_first",
                                                          gate_first, "gate", split ? GT : NULL, "up", split ? UP : NULL, "in", split ? NULL : IN, "out", O));

@@ -127,7 +127,7 @@ pg_status synth_fam_elem_convert(uint64_t seed, synth_family_sample *s) {
                                                          op == C_PACK_TWO ? X2 : NULL, "y", Y, "scale", scaled ? SC : NULL, "packed", bf ? "bf16" : "f16"));
     json_object_set_new(root, "params", ps);
     json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 3, 1, 0}));
-    synth_fe_launch1(root, block, V, gs, cap, "n");
+    synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
     json_object_set_new(root, "distributions", json_pack("[s, s, s]", "uniform(-1,1)", "normal(0,100)", "uniform(-2,2)"));
 
     /* descriptions */
@@ -324,7 +324,7 @@ pg_status synth_fam_elem_quant(uint64_t seed, synth_family_sample *s) {
         json_object_set_new(root, "sizes", json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "rows", 4096, "cols", 4096, "time", 1, "rows", 1000,
                                                      "cols", 999, "rows", 3, "cols", 4099, "rows", 77, "cols", 5, "rows", 1, "cols", 1));
     else json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0}));
-    synth_fe_launch1(root, block, V, gs, cap, per_row ? "rows*cols" : "n");
+    synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), per_row ? "rows*cols" : "n");
     json_object_set_new(root, "distributions", json_pack("[s, s, s]", "uniform(-1,1)", "normal(0,1)", "uniform(-2,2)"));
 
     /* descriptions */

@@ -116,7 +116,7 @@ pg_status synth_fam_elem_gather(uint64_t seed, synth_family_sample *s) {
         synth_fe_emit(&k, seed, s, c);
         sizes = json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "n", 16777216, "m", 4000037, "time", 1, "n", 1000003, "m", 77, "n", 777, "m",
                           5000, "n", 130, "m", 1, "n", 1, "m", 3);
-        synth_fe_launch1(root, block, V, gs, cap, "n");
+        synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
     } else if (kind == G_ROWS) {
         synth_fe_sig_ptr(&sig, SRC, dt, FE_IN); synth_fe_ptr(ps, SRC, dt, FE_IN, "vocab*dim");
         synth_fe_sig_ptr(&sig, IDX, idt, FE_IN); synth_fe_ptr_dist(ps, IDX, idt, FE_IN, "rows", bounds == B_NONE ? "int(0,vocab-1)" : uns ? "int(0,vocab+3)" : "int(-2,vocab+1)",
@@ -175,7 +175,7 @@ pg_status synth_fam_elem_gather(uint64_t seed, synth_family_sample *s) {
             if (bounds == B_FILL) pg_buf_printf(c, "        %s[i] = %s ? %s : %s;\n", OUT, valid_expr(&T, idt, "j", "vocab"), val.data, fillst.data);
             else pg_buf_printf(c, "        %s[i] = %s;\n", OUT, val.data);
             pg_buf_puts(c, "    }\n}\n");
-            synth_fe_launch1(root, block, 1, gs, cap, "rows*dim");
+            synth_fe_launch1(root, block, 1, gs, cap, synth_fe_grid_mult(seed), "rows*dim");
         }
         pg_buf_free(&val);
         pg_buf_free(&fillst);
@@ -212,7 +212,7 @@ pg_status synth_fam_elem_gather(uint64_t seed, synth_family_sample *s) {
         k.body = body.data;
         synth_fe_emit(&k, seed, s, c);
         sizes = synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0});
-        synth_fe_launch1(root, block, V, gs, cap, "n");
+        synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
         SRC = A; IDX = M; OUT = kind == G_WHERE ? O : A;
         json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s?}", "kind", KN[kind], "mask", M, "a", A, "b", kind == G_WHERE && !where_fill ? B : NULL,
                                                              "out", OUT, "fill", kind == G_MASKFILL || where_fill ? FILL : NULL));
@@ -413,7 +413,7 @@ pg_status synth_fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
         if (kind == S_UNIQUE) sizes = synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 777, 1, 0});
         else sizes = json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "n", 16777216, "m", 2000003, "time", 1, "n", 1000003, "m", 100003, "n", 777, "m",
                                5000, "n", 5000, "m", 7, "n", 1, "m", 1);
-        synth_fe_launch1(root, block, V, gs, cap, "n");
+        synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
     } else {
         synth_fe_sig_ptr(&sig, X, dt, FE_IN); synth_fe_ptr_dist(ps, X, dt, FE_IN, "rows*dim", xd0, xd1, NULL);
         synth_fe_sig_ptr(&sig, IDX, idt, FE_IN); synth_fe_ptr_dist(ps, IDX, idt, FE_IN, "rows", "int(0,vocab-1)", "int(0,min(vocab-1,3))", NULL);
@@ -440,7 +440,7 @@ pg_status synth_fam_elem_scatter(uint64_t seed, synth_family_sample *s) {
             pg_buf_puts(c, gs ? "    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)rows * dim; i += (size_t)gridDim.x * blockDim.x) {\n"
                               : "    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < (size_t)rows * dim) {\n");
             pg_buf_printf(c, "        size_t r = i / dim, e = i %% dim;\n        atomicAdd(&%s[(size_t)%s[r] * dim + e], %s);\n    }\n}\n", OUT, IDX, add);
-            synth_fe_launch1(root, block, 1, gs, cap, "rows*dim");
+            synth_fe_launch1(root, block, 1, gs, cap, synth_fe_grid_mult(seed), "rows*dim");
         }
         sizes = json_pack("[{s:i, s:i, s:i, s:b}, {s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}]", "rows", 16384, "dim", 1024, "vocab", 50000, "time", 1, "rows", 1000, "dim",
                           99, "vocab", 777, "rows", 3, "dim", 13, "vocab", 5, "rows", 1, "dim", 1, "vocab", 1);

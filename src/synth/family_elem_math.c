@@ -143,7 +143,7 @@ pg_status synth_fam_elem_complex(uint64_t seed, synth_family_sample *s) {
                                                          "wr", scal ? WR : NULL, "wi", scal ? WI : NULL));
     json_object_set_new(root, "params", ps);
     json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){8388608, 1000003, 4097, 257, 1, 0}));
-    synth_fe_launch1(root, block, V, gs, cap, "n");
+    synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
     json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-1,1)", "normal(0,10)"));
 
     /* descriptions */
@@ -343,7 +343,7 @@ pg_status synth_fam_elem_poly(uint64_t seed, synth_family_sample *s) {
                                                          "x", X, "coef", cs == P_SCALARS ? NULL : CA, "y", Y, "coef_mode", CSN[cs], "dy", DY, "mapped", mapped, "coeffs", cj));
     json_object_set_new(root, "params", ps);
     json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4099, 255, 1, 0}));
-    synth_fe_launch1(root, block, V, gs, cap, "n");
+    synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
     char d1[48];
     if (mapped) snprintf(d1, sizeof d1, "uniform(%g,%g)", lo, hi);
     json_object_set_new(root, "distributions", json_pack("[s, s]", mapped ? d1 : "uniform(-1,1)", mapped ? "uniform(-1,1)" : "uniform(-2,2)"));

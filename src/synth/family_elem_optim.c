@@ -210,7 +210,7 @@ pg_status synth_fam_elem_optim(uint64_t seed, synth_family_sample *s) {
                                   GNN, "scale", SCN, "step", STEPN, "beta1", B1N, "beta2", B2N, "c1", C1N, "c2", C2N));
     json_object_set_new(root, "params", ps);
     json_object_set_new(root, "sizes", synth_fe_sizes1("n", (const long[]){16777216, 1000003, 4097, 100, 1, 0}));
-    synth_fe_launch1(root, block, V, gs, cap, "n");
+    synth_fe_launch1(root, block, V, gs, cap, synth_fe_grid_mult(seed), "n");
 
     /* ---- descriptions ---- */
     char v_lr[32], v_b1[32], v_b2[32], v_eps[32], v_wd[32], v_mu[32], v_rho[32], v_clip[32], v_st[16];

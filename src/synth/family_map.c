@@ -6,7 +6,8 @@
  *   vector  1 / 2 / 4 elements per load (f64: 1 / 2),
  *   unroll  1 / 2 / 4 vectors per thread per tile,
  *   mode    one tile per block (grid cdiv(n,TILE)) or a grid-stride loop
- *           over tiles (grid min(cdiv(n,TILE),CAP)).
+ *           over tiles (grid min(cdiv(n,TILE*M),CAP), M = 1/2/4/8 tiles per
+ *           block before the cap; the loop steps by gridDim.x tiles whatever M is).
  * A tile is B*U*V elements: vector u of thread t starts at
  * tile + (u*B + t)*V, so every unrolled step is one coalesced block-wide
  * access.  When all of a thread's vectors are inside [0,n) it takes the
@@ -48,6 +49,7 @@ typedef struct {
     map_op op;
     dkind dt;
     int block, vec, unroll, cap;   /* cap 0: one tile per block */
+    int tiles;                     /* grid-stride: the grid's divisor in tiles (M) */
     double sc[2];
 } map_cfg;
 
@@ -609,7 +611,7 @@ static void emit_json(const map_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     const char *T = DNAME[c->dt];
     const char *st = c->dt == D_F64 ? "f64" : "f32";
     char grid[64], lits[2][32] = {"", ""};
-    if (gs) snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", TILE, c->cap);
+    if (gs) snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", TILE * (c->tiles > 1 ? c->tiles : 1), c->cap);
     else snprintf(grid, sizeof grid, "cdiv(n,%d)", TILE);
     for (int k = 0; k < 2 && OPS[c->op].sc[k]; k++) synth_fam_lit(lits[k], sizeof lits[k], c->sc[k]);
 
@@ -676,6 +678,11 @@ pg_status synth_fam_gen_map(uint64_t seed, synth_family_sample *s) {
         c.sc[0] = LO[synth_fam_pick(&r, 5)];
         c.sc[1] = HI[synth_fam_pick(&r, 5)];
     }
+    {   /* the grid's divisor in tiles, from a stream of its own (every other draw stays what it was) */
+        fam_rng rl = {seed ^ 0x6d61706772696474ull};
+        static const int M[] = {1, 1, 2, 4, 8};
+        c.tiles = M[synth_fam_pick(&rl, 5)];
+    }
     snprintf(s->family, sizeof s->family, "map");
     snprintf(s->source, sizeof s->source, "ptx-template");
     static const char *STY[] = {"%s_%s_v%du%d%s_b%d", "%s_%s_vec%d_x%d%s_%d", "k_%s_%s_%d_%d%s_%d"};
@@ -684,7 +691,7 @@ pg_status synth_fam_gen_map(uint64_t seed, synth_family_sample *s) {
     snprintf(s->name, sizeof s->name, STY[synth_fam_pick(&r, 3)], OPS[c.op].name, DNAME[c.dt], c.vec, c.unroll, mode, c.block);
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "map:%s:%s:b%d:v%d:u%d:%s", OPS[c.op].name, DNAME[c.dt], c.block, c.vec, c.unroll,
-             c.cap ? "gs" : "tile");
+             c.cap ? (c.tiles == 2 ? "gs:m2" : c.tiles == 4 ? "gs:m4" : c.tiles == 8 ? "gs:m8" : "gs") : "tile");
     map_plan plan;
     emit_plan(&c, s->name, &plan, &s->cu);
     emit_ptx(&c, s->name, &plan, &s->ptx);

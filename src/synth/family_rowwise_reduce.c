@@ -6,7 +6,10 @@
  *               under a capped grid, 1/2/4/8 elements per thread or
  *               float2/float4/double2 loads, shuffle or shared-memory-tree
  *               block reduction, then atomicAdd, the float-bits atomicMax/Min
- *               trick or an atomicCAS loop
+ *               trick, an atomicCAS loop or (max |x|) one signed atomicMax on
+ *               the bits of the non-negative value; grid min(cdiv(n, K x the
+ *               step per block), cap) for K = 1/2/4/8, the step written with
+ *               blockDim.x or the block size as a literal
  *   rowreduce   one value per row of a rows x cols matrix (sum, mean, max,
  *               min, max |x|, sum of squares, L2 norm, argmax, argmin with the
  *               smallest index on ties) with a thread, a warp or a block per
@@ -23,6 +26,9 @@
  * reduce_all
  * ======================================================================================== */
 enum { RA_SUM, RA_ASUM, RA_SUMSQ, RA_DOT, RA_MAX, RA_MIN, RA_ABSMAX, RA_N };
+/* how a block's value reaches out[0]: atomicAdd, the float-bits atomicMax/Min pair, an atomicCAS
+ * loop, or (max |x|: the value is >= 0) one signed atomicMax on its bits */
+enum { RA_CB_ADD, RA_CB_BITS, RA_CB_CAS, RA_CB_BITSNN };
 static const char *const RAN[] = {"sum", "asum", "sumsq", "dot", "max", "min", "absmax"};
 
 pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
@@ -39,6 +45,20 @@ pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     if (f64 && combine == 1) combine = 2;
     /* held out (bench/suite): f32 max |x| and f64 dot product with 256-thread blocks */
     if (B == 256 && ((op == RA_ABSMAX && !f64) || (op == RA_DOT && f64))) B = 512;
+    /* The launch variants, from a stream of their own (the draws above are those of every
+     * earlier sample): the grid is min(cdiv(n, B*E*V*K), cap), so for K > 1 its divisor is K
+     * times the loop's step per block (the step always follows the block, never the divisor);
+     * the loop writes its step with blockDim.x/gridDim.x ("bdx") or with the block size as a
+     * literal.  max |x| may also combine with the plain signed atomicMax on the bits of its
+     * non-negative value ("bitsnn"; f64: the long long atomicMax, sm_50+). */
+    fam_rng rl = {seed ^ 0x72656461676c6e63ull};
+    static const int KS[] = {1, 1, 2, 4, 8};
+    int K = KS[synth_fam_pick(&rl, 5)];
+    bool bdx = synth_fam_pick(&rl, 2);
+    if (op == RA_ABSMAX) {
+        static const int CF32[] = {RA_CB_BITSNN, RA_CB_BITSNN, RA_CB_BITS, RA_CB_CAS}, CF64[] = {RA_CB_BITSNN, RA_CB_CAS};
+        combine = f64 ? CF64[synth_fam_pick(&rl, 2)] : CF32[synth_fam_pick(&rl, 4)];
+    }
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     static const char *const XN[] = {"x", "a", "in", "input", "v", "data"};
     static const char *const YN[] = {"y", "b", "in2", "other", "w", "data2"};
@@ -47,9 +67,10 @@ pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     const char *X = XN[xi], *Y = YN[xi], *O = ON[synth_fam_pick(&r, 5)];
     snprintf(s->family, sizeof s->family, "reduce_all");
     snprintf(s->source, sizeof s->source, "nvcc");
-    static const char *CB[] = {"atomic", "bits", "cas"};
-    char tag[48];
-    snprintf(tag, sizeof tag, "b%d%s_%s%d_%s", B, tree ? "t" : "", V > 1 ? "v" : "e", V > 1 ? V : E, CB[combine]);
+    static const char *CB[] = {"atomic", "bits", "cas", "bitsnn"};
+    char tag[48], ktag[16] = "";
+    if (K > 1) snprintf(ktag, sizeof ktag, "_k%d", K);
+    snprintf(tag, sizeof tag, "b%d%s_%s%d%s%s_%s", B, tree ? "t" : "", V > 1 ? "v" : "e", V > 1 ? V : E, bdx ? "d" : "", ktag, CB[combine]);
     static const char *PRE[RA_N][2] = {{"reduce_sum", "sum_all"}, {"asum", "sum_abs"}, {"sumsq", "sum_squares"}, {"dot", "dot_product"},
                                        {"reduce_max", "max_all"}, {"reduce_min", "min_all"}, {"absmax", "amax"}};
     snprintf(s->name, sizeof s->name, "%s_%s_%s", PRE[op][synth_fam_pick(&r, 2)], T, tag);
@@ -82,7 +103,8 @@ pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     if (V > 1) {
         const char *vt = f64 ? "double2" : V == 4 ? "float4" : "float2";
         static const char *CM[] = {"x", "y", "z", "w"};
-        pg_buf_printf(c, "    size_t nv = n / %d, gtid = (size_t)blockIdx.x * %d + tid, gstride = (size_t)gridDim.x * %d;\n", V, B, B);
+        if (bdx) pg_buf_printf(c, "    size_t nv = n / %d, gtid = (size_t)blockIdx.x * blockDim.x + tid, gstride = (size_t)gridDim.x * blockDim.x;\n", V);
+        else pg_buf_printf(c, "    size_t nv = n / %d, gtid = (size_t)blockIdx.x * %d + tid, gstride = (size_t)gridDim.x * %d;\n", V, B, B);
         pg_buf_printf(c, "    const %s* xv = reinterpret_cast<const %s*>(%s);   // %d-wide loads (cudaMalloc'd buffers are 16-byte aligned)\n", vt, vt, X, V);
         if (op == RA_DOT) pg_buf_printf(c, "    const %s* yv = reinterpret_cast<const %s*>(%s);\n", vt, vt, Y);
         pg_buf_printf(c, "    for (size_t j = gtid; j < nv; j += gstride) {\n        %s va = xv[j];\n", vt);
@@ -98,21 +120,32 @@ pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "    }\n");
         pg_buf_printf(c, "    for (size_t i = nv * %d + gtid; i < n; i += gstride)   // the tail that does not fill a vector\n        ", V);
     } else {
-        pg_buf_printf(c, "    for (size_t base = (size_t)blockIdx.x * %d + tid; base < n; base += (size_t)gridDim.x * %d) {\n", B * E, B * E);
-        if (E > 1) pg_buf_puts(c, "#pragma unroll\n");
-        pg_buf_printf(c, "        for (int k = 0; k < %d; k++) {   // %d coalesced elements per thread per step\n", E, E);
-        pg_buf_printf(c, "            size_t i = base + (size_t)k * %d;\n            if (i < n) ", B);
+        if (bdx && E == 1)
+            pg_buf_puts(c, "    for (size_t i = (size_t)blockIdx.x * blockDim.x + tid; i < n; i += (size_t)gridDim.x * blockDim.x)   // step: all the grid's threads\n        ");
+        else if (bdx)
+            pg_buf_printf(c, "    for (size_t base = (size_t)blockIdx.x * blockDim.x * %d + tid; base < n; base += (size_t)gridDim.x * blockDim.x * %d) {\n", E, E);
+        else pg_buf_printf(c, "    for (size_t base = (size_t)blockIdx.x * %d + tid; base < n; base += (size_t)gridDim.x * %d) {\n", B * E, B * E);
+        if (!bdx || E > 1) {
+            if (E > 1) pg_buf_puts(c, "#pragma unroll\n");
+            pg_buf_printf(c, "        for (int k = 0; k < %d; k++) {   // %d coalesced elements per thread per step\n", E, E);
+            if (bdx) pg_buf_puts(c, "            size_t i = base + (size_t)k * blockDim.x;\n            if (i < n) ");
+            else pg_buf_printf(c, "            size_t i = base + (size_t)k * %d;\n            if (i < n) ", B);
+        }
     }
     snprintf(xe, sizeof xe, "%s[i]", X);
     snprintf(ye, sizeof ye, "%s[i]", Y);
     TERM(term, xe, ye);
 #undef TERM
     pg_buf_printf(c, comb, term);
-    pg_buf_puts(c, V > 1 ? "\n" : "\n        }\n    }\n");
+    pg_buf_puts(c, V > 1 || (bdx && E == 1) ? "\n" : "\n        }\n    }\n");
     synth_fam_rw_block_reduce(c, "    ", "acc", rop, f64, B, tree);
     pg_buf_puts(c, "    if (tid == 0) {   // one atomic per block\n");
-    if (combine == 0) pg_buf_printf(c, "        atomicAdd(%s, acc);\n", O);
-    else if (combine == 1) {
+    if (combine == RA_CB_ADD) pg_buf_printf(c, "        atomicAdd(%s, acc);\n", O);
+    else if (combine == RA_CB_BITSNN) {
+        pg_buf_puts(c, "        // acc = max |x| >= 0: its bits order like signed integers, above every negative value's\n");
+        if (f64) pg_buf_printf(c, "        atomicMax((long long*)%s, __double_as_longlong(acc));\n", O);
+        else pg_buf_printf(c, "        atomicMax((int*)%s, __float_as_int(acc));\n", O);
+    } else if (combine == RA_CB_BITS) {
         pg_buf_puts(c, "        // non-negative floats order like signed ints, negative ones in reverse like unsigned ints\n");
         if (rop == RW_MAX)
             pg_buf_printf(c, "        if (acc >= 0) atomicMax((int*)%s, __float_as_int(acc));\n        else atomicMin((unsigned int*)%s, __float_as_uint(acc));\n", O, O);
@@ -146,7 +179,7 @@ pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     json_object_set_new(root, "sizes", synth_fam_rw_sizes(SV, 1, SZ[synth_fam_pick(&r, 2)], 6));
     char blk[8], grid[48];
     snprintf(blk, sizeof blk, "%d", B);
-    snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", B * E * V, cap);
+    snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", B * E * V * K, cap);
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grid, "smem", "0"));
 
     /* ---- descriptions ---- */
@@ -185,18 +218,21 @@ pg_status synth_fam_rw_reduce_all(uint64_t seed, synth_family_sample *s) {
     const char *ld = V > 1 ? synth_fam_rw_str(&P, "%s loads (tail handled separately)", f64 ? "double2" : V == 4 ? "float4" : "float2")
                            : synth_fam_rw_str(&P, "%d element%s per thread per step", E, E > 1 ? "s" : "");
     static const char *CE[] = {"one atomicAdd per block", "one atomicMax/atomicMin per block on the float's bit pattern (signed order for >= 0, reversed unsigned order for < 0)",
-                               "an atomicCAS retry loop per block"};
-    static const char *CZ[] = {"每块一次 atomicAdd", "每块一次基于浮点位模式的 atomicMax/atomicMin", "每块一次 atomicCAS 重试循环"};
+                               "an atomicCAS retry loop per block", "one signed atomicMax per block on the bit pattern of the non-negative block maximum"};
+    static const char *CZ[] = {"每块一次 atomicAdd", "每块一次基于浮点位模式的 atomicMax/atomicMin", "每块一次 atomicCAS 重试循环", "每块对非负最大值的位模式做一次有符号 atomicMax"};
     how_en[0] = synth_fam_rw_str(&P, "grid-stride loop with %s, %s block reduction, %s", ld, tree ? "shared-memory tree" : "warp-shuffle + shared-memory", CE[combine]);
     how_en[1] = synth_fam_rw_str(&P, "%d threads per block, at most %d blocks; %s", B, cap, CE[combine]);
-    how_en[2] = NULL;
+    how_en[2] = synth_fam_rw_str(&P, "a grid-stride loop that steps by gridDim.x * %d %s whatever the grid (min(cdiv(n,%d),%d) blocks) is; %s", V > 1 ? B : B * E,
+                                 V > 1 ? "vectors" : "elements", B * E * V * K, cap, CE[combine]);
+    how_en[3] = NULL;
     how_zh[0] = synth_fam_rw_str(&P, "网格步长循环，块内归约，%s", CZ[combine]);
     how_zh[1] = NULL;
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;
     f.data = DESC_DATA_VECTOR;
     f.vec_width = V > 1 ? V : 0;
-    f.hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | DESC_HINT_GRID_STRIDE | DESC_HINT_ATOMIC | DESC_HINT_SMEM | (tree ? 0u : DESC_HINT_SHUFFLE);
+    f.hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND | DESC_HINT_GRID_STRIDE | DESC_HINT_SMEM | (tree ? 0u : DESC_HINT_SHUFFLE) |
+              (rop == RW_SUM ? DESC_HINT_ATOMIC : rop == RW_MAX ? DESC_HINT_ATOMIC_MAX : DESC_HINT_ATOMIC_MIN);
     f.shape_en = op == RA_DOT ? synth_fam_rw_str(&P, "%s and %s hold n %s values; %s is a single %s", X, Y, CT, O, CT) : synth_fam_rw_str(&P, "%s holds n %s values; %s is a single %s", X, CT, O, CT);
     f.shape_zh = synth_fam_rw_str(&P, "%s 含 n 个%s元素，%s 只有一个元素", X, f64 ? "双精度" : "单精度", O);
     f.notes_en = op >= RA_MAX ? "The result is exact (no rounding)" : "The order of the atomic additions varies, so the result is checked with a relative tolerance";

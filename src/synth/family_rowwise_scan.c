@@ -18,7 +18,9 @@
  *              modulo, low-bit mask, or an [lo, hi) range dropped or
  *              clamped), counts added into the bins with global atomics, a
  *              per-block shared histogram, or per-warp shared histograms;
- *              grid-stride loop, uchar4 loads for bytes
+ *              grid-stride loop, uchar4 loads for bytes; grid min(cdiv(n,
+ *              B x M), cap) for M = 1..16 elements per thread (uchar4 4..32),
+ *              the loop's step written with blockDim.x or the block size
  *
  * References: src/task/refs_rowwise_scan.c. */
 #include "family_rowwise.h"
@@ -410,6 +412,14 @@ pg_status synth_fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     if (priv == HP_WARP && NW * NB > 8192) priv = HP_BLOCK;   /* per-warp copies must fit in shared memory */
     bool vec = in == 0 && synth_fam_pick(&r, 2);   /* uchar4 loads */
     int cap = 256 << synth_fam_pick(&r, 3);
+    /* The launch variants, from a stream of their own (the draws above are those of every earlier
+     * sample): the grid is min(cdiv(n, B*M), cap) for M = 1..16 (uchar4: 4..32) elements per thread
+     * before the cap, while the loop steps by the grid's threads (times 4 bytes for uchar4) whatever
+     * M is; the loop writes that step with blockDim.x ("bdx") or the block size as a literal. */
+    fam_rng rl = {seed ^ 0x6869737467726c6eull};
+    static const int MS[] = {1, 2, 4, 8, 8, 16}, MV[] = {4, 8, 16, 16, 32};
+    int M = vec ? MV[synth_fam_pick(&rl, 5)] : MS[synth_fam_pick(&rl, 6)];
+    bool bdx = synth_fam_pick(&rl, 2);
     const char *T = in == 0 ? "u8" : in == 1 ? "s32" : "f32", *ct = in == 0 ? "unsigned char" : in == 1 ? "int" : "float";
     static const char *MN[] = {"", "shift", "mod", "mask", "range", "clamp"};
     static const char *PN[] = {"global", "smem", "warpsmem"};
@@ -418,9 +428,12 @@ pg_status synth_fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     const char *X = XN[synth_fam_pick(&r, 5)], *H = HN[synth_fam_pick(&r, 4)];
     snprintf(s->family, sizeof s->family, "histogram");
     snprintf(s->source, sizeof s->source, "nvcc");
-    snprintf(s->name, sizeof s->name, "hist%d_%s_%s_%s_b%d%s", NB, T, MN[map], PN[priv], B, vec ? "_v4" : "");
+    bool mdef = M == (vec ? 16 : 8);   /* the grid every sample had before the launch variants */
+    char mtag[16] = "";
+    if (!mdef) snprintf(mtag, sizeof mtag, "_m%d", M);
+    snprintf(s->name, sizeof s->name, "hist%d_%s_%s_%s_b%d%s%s%s", NB, T, MN[map], PN[priv], B, bdx ? "d" : "", vec ? "_v4" : "", mtag);
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
-    snprintf(s->identity, sizeof s->identity, "histogram:%d:%s:%s:%s:%d:%s", NB, T, MN[map], PN[priv], B, vec ? "v4" : "v1");
+    snprintf(s->identity, sizeof s->identity, "histogram:%d:%s:%s:%s:%d:%s:m%d:%s", NB, T, MN[map], PN[priv], B, vec ? "v4" : "v1", M, bdx ? "bdx" : "lit");
     int sh = 0;
     while ((256 >> sh) > NB) sh++;   /* shift: bin = x >> sh keeps log2(NB) high bits */
 
@@ -453,23 +466,26 @@ pg_status synth_fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     snprintf(shn, sizeof shn, priv == HP_BLOCK ? "NBINS" : "NBINS * %d", NW);
     if (priv != HP_GLOBAL) pg_buf_printf(c, "    __shared__ unsigned int sh[%s];\n", shn);
     if (map >= HM_RANGE && in == 2) pg_buf_puts(c, "    float scale = NBINS / (hi - lo);   // bins per unit\n");
-    if (priv != HP_GLOBAL) pg_buf_printf(c, "    for (unsigned int b = tid; b < %s; b += %d) sh[b] = 0;\n    __syncthreads();\n", shn, B);
+    char bstep[16];   /* the block's threads: the step of the per-thread loops over bins */
+    if (bdx) snprintf(bstep, sizeof bstep, "blockDim.x");
+    else snprintf(bstep, sizeof bstep, "%d", B);
+    if (priv != HP_GLOBAL) pg_buf_printf(c, "    for (unsigned int b = tid; b < %s; b += %s) sh[b] = 0;\n    __syncthreads();\n", shn, bstep);
     char at[80];
     snprintf(at, sizeof at, priv == HP_WARP ? "atomicAdd(&sh[wid * NBINS + b], 1u);" : "atomicAdd(&%s[b], 1u);", tgt);
     if (vec) {
-        pg_buf_printf(c, "    size_t nv = n / 4, gtid = (size_t)blockIdx.x * %d + tid, gstride = (size_t)gridDim.x * %d;\n", B, B);
+        pg_buf_printf(c, "    size_t nv = n / 4, gtid = (size_t)blockIdx.x * %s + tid, gstride = (size_t)gridDim.x * %s;   // in uchar4 units\n", bstep, bstep);
         pg_buf_printf(c, "    const uchar4* xv = reinterpret_cast<const uchar4*>(%s);   // four bytes per load\n", X);
         pg_buf_puts(c, "    for (size_t j = gtid; j < nv; j += gstride) {\n        uchar4 q = xv[j];\n        unsigned char e4[4] = {q.x, q.y, q.z, q.w};\n");
         pg_buf_printf(c, "        for (int k = 0; k < 4; k++) {\n            unsigned char v = e4[k];\n            %s\n            %s\n        }\n    }\n", bin, at);
         pg_buf_printf(c, "    for (size_t i = nv * 4 + gtid; i < n; i += gstride) {   // the last n %% 4 bytes\n        unsigned char v = %s[i];\n        {\n            %s\n            %s\n        }\n    }\n",
                       X, bin, at);
     } else {
-        pg_buf_printf(c, "    for (size_t i = (size_t)blockIdx.x * %d + tid; i < n; i += (size_t)gridDim.x * %d) {\n", B, B);
+        pg_buf_printf(c, "    for (size_t i = (size_t)blockIdx.x * %s + tid; i < n; i += (size_t)gridDim.x * %s) {   // step: the grid's threads\n", bstep, bstep);
         pg_buf_printf(c, "        %s v = %s[i];\n        {\n            %s\n            %s\n        }\n    }\n", ct, X, bin, at);
     }
     if (priv != HP_GLOBAL) {
         pg_buf_puts(c, "    __syncthreads();\n");
-        pg_buf_printf(c, "    for (unsigned int b = tid; b < NBINS; b += %d) {   // merge: one global atomic per nonzero bin\n", B);
+        pg_buf_printf(c, "    for (unsigned int b = tid; b < NBINS; b += %s) {   // merge: one global atomic per nonzero bin\n", bstep);
         if (priv == HP_BLOCK) pg_buf_puts(c, "        unsigned int cnt = sh[b];\n");
         else pg_buf_printf(c, "        unsigned int cnt = 0;\n        for (int w = 0; w < %d; w++) cnt += sh[w * NBINS + b];\n", NW);
         pg_buf_printf(c, "        if (cnt) atomicAdd(&%s[b], cnt);\n    }\n", H);
@@ -501,7 +517,7 @@ pg_status synth_fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
     json_object_set_new(root, "sizes", synth_fam_rw_sizes(SV, 1, SZ, 5));
     char blk[8], grid[48];
     snprintf(blk, sizeof blk, "%d", B);
-    snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", B * (vec ? 16 : 8), cap);
+    snprintf(grid, sizeof grid, "min(cdiv(n,%d),%d)", B * M, cap);
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grid, "smem", "0"));
 
     /* ---- descriptions ---- */
@@ -538,7 +554,10 @@ pg_status synth_fam_rw_histogram(uint64_t seed, synth_family_sample *s) {
                                "each block keeps a shared-memory histogram (cleared first, atomicAdd on shared bins), then adds its nonzero bins to the global histogram",
                                "each warp keeps its own shared-memory sub-histogram (fewer collisions), the block sums them and adds the nonzero bins globally"};
     static const char *HZ[] = {"每个线程直接对全局桶 atomicAdd", "每个线程块在共享内存中维护私有直方图，最后把非零桶原子加到全局", "每个 warp 在共享内存中维护子直方图，块内合并后原子加到全局"};
-    const char *how_en[3] = {vec ? synth_fam_rw_str(&P, "%s; uchar4 loads for the bytes", HE[priv]) : HE[priv], NULL, NULL};
+    const char *how_en[3] = {vec ? synth_fam_rw_str(&P, "%s; uchar4 loads for the bytes", HE[priv]) : HE[priv],
+                             synth_fam_rw_str(&P, "a grid-stride loop that steps by gridDim.x * %d %s (every thread of the grid), so the grid of min(cdiv(n,%d),%d) blocks only sets how many steps a thread takes",
+                                              B, vec ? "uchar4 groups" : "elements", B * M, cap),
+                             NULL};
     const char *how_zh[2] = {HZ[priv], NULL};
     desc_facts f = {0};
     f.name_en = name_en; f.name_zh = name_zh; f.formula = formula; f.explain_en = ex_en; f.explain_zh = ex_zh; f.how_en = how_en; f.how_zh = how_zh;

@@ -7,8 +7,9 @@
  *             (cutoff, r^2 clamped below at (sigma/2)^2 so coincident random
  *             atoms stay finite, energy optionally shifted to 0 at the cutoff)
  *   layout    AoS: one float4/double4 per particle (x, y, z, mass or charge;
- *             w unused for LJ) or SoA: x, y, z (+ m / q) arrays; vector
- *             outputs as three arrays or xyz triples
+ *             w unused for LJ), xyz triples (pos[3i], pos[3i+1], pos[3i+2],
+ *             + an m / q array; "aos3") or SoA: x, y, z (+ m / q) arrays;
+ *             vector outputs as three arrays or xyz triples
  *   loading   direct global loads of particle j, or tiles of `block`
  *             particles staged in shared memory (every thread takes part in
  *             each tile, also those past N)
@@ -34,16 +35,25 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     bool shifted = op == OP_LJENERGY && synth_fam_pick(&r, 2);
     bool eps_soft = !lj && synth_fam_pick(&r, 3) == 0;   /* softening given as a length eps (eps^2 added) */
     if (!vec) out3 = false;
+    /* xyz triples (stride 3) for about a third of the samples, from a stream of their own (every
+     * other draw stays what it was): the input layout people hand over most, never a float4 */
+    fam_rng rl = {seed ^ 0x6e626f6479617333ull};
+    bool aos3 = synth_fam_pick(&rl, 3) == 0;
+    if (aos3) aos = false;
+    /* held out (bench/suite): the f32 shifted LJ energy over xyz triples with 128-thread blocks (lj_shifted_aos) */
+    if (aos3 && op == OP_LJENERGY && !f64 && shifted && block == 128) block = 64;
+    const char *LAY = aos ? "aos" : aos3 ? "aos3" : "soa";
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float", *L = f64 ? "" : "f";
     const char *RSQ = f64 ? "rsqrt" : "rsqrtf", *FMAX = f64 ? "fmax" : "fmaxf";
 
     /* names */
-    static const char *const AOS_N[] = {"pos", "p", "particles", "bodies", "xyzw"};
+    static const char *const AOS_N[] = {"pos", "p", "particles", "bodies", "xyzw"}, *const AOS3_N[] = {"pos", "xyz", "coords", "r", "positions"};
     static const char *const SOA_N[][3] = {{"x", "y", "z"}, {"px", "py", "pz"}, {"posx", "posy", "posz"}, {"rx", "ry", "rz"}};
     static const char *const VOUT[][3] = {{"ax", "ay", "az"}, {"fx", "fy", "fz"}, {"out_x", "out_y", "out_z"}};
     static const char *const V3OUT[] = {"acc", "force", "out", "f"};
     static const char *const EOUT[] = {"energy", "pot", "phi", "e", "u"};
-    const char *P = AOS_N[synth_fam_pick(&r, 5)];
+    int pn = synth_fam_pick(&r, 5);
+    const char *P = aos3 ? AOS3_N[pn] : AOS_N[pn];
     int sn = synth_fam_pick(&r, 4);
     const char *SX = SOA_N[sn][0], *SY = SOA_N[sn][1], *SZ = SOA_N[sn][2];
     const char *W = coul ? (synth_fam_pick(&r, 2) ? "q" : "charge") : (synth_fam_pick(&r, 2) ? "m" : "mass");
@@ -55,9 +65,9 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
 
     static const char *const OPN[OP_N] = {"nbody_accel", "nbody_potential", "coulomb_force", "coulomb_energy", "lj_force", "lj_energy"};
     static const char *const OPN2[OP_N] = {"gravity_acc", "grav_phi", "elec_force", "elec_energy", "lennard_jones_force", "lennard_jones_energy"};
-    snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s%s%s_b%d", synth_fam_pick(&r, 2) ? OPN[op] : OPN2[op], T, aos ? "aos" : "soa",
+    snprintf(s->name, sizeof s->name, "%s_%s_%s_%s%s%s%s_b%d", synth_fam_pick(&r, 2) ? OPN[op] : OPN2[op], T, LAY,
              tiled ? "smem" : "direct", out3 ? "_xyz" : "", coul && cutoff ? "_rc" : "", shifted ? "_shift" : "", block);
-    snprintf(s->identity, sizeof s->identity, "nbody:%s:%s:%s:%s:%s:%d:%s:%s:%s", OPS[op], T, aos ? "aos" : "soa", tiled ? "smem" : "direct",
+    snprintf(s->identity, sizeof s->identity, "nbody:%s:%s:%s:%s:%s:%d:%s:%s:%s", OPS[op], T, LAY, tiled ? "smem" : "direct",
              out3 ? "xyz" : vec ? "soa" : "scalar", block, cutoff ? "cut" : "nocut", shifted ? "shift" : "-", eps_soft ? "eps" : "soft2");
     const char *n = s->name;
 
@@ -66,7 +76,10 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     pg_buf_printf(c, "// %s: %s, one thread per particle, %s.\n", n, OPS[op], tiled ? "j-particles staged in shared-memory tiles" : "direct loads");
     pg_buf_printf(c, "extern \"C\" __global__ void %s(", n);
     if (aos) pg_buf_printf(c, "const %s* __restrict__ %s, ", CT, P);
-    else {
+    else if (aos3) {
+        pg_buf_printf(c, "const %s* __restrict__ %s, ", CT, P);
+        if (!lj) pg_buf_printf(c, "const %s* __restrict__ %s, ", CT, W);
+    } else {
         pg_buf_printf(c, "const %s* __restrict__ %s, const %s* __restrict__ %s, const %s* __restrict__ %s, ", CT, SX, CT, SY, CT, SZ);
         if (!lj) pg_buf_printf(c, "const %s* __restrict__ %s, ", CT, W);
     }
@@ -85,6 +98,9 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     pg_buf_printf(c, "    %s xi = 0, yi = 0, zi = 0, wi = 0;\n    if (i < N) {\n", CT);
     if (aos && !f64) pg_buf_printf(c, "        float4 p4 = reinterpret_cast<const float4*>(%s)[i];\n        xi = p4.x; yi = p4.y; zi = p4.z; wi = p4.w;\n", P);
     else if (aos) pg_buf_printf(c, "        xi = %s[4 * (size_t)i]; yi = %s[4 * (size_t)i + 1]; zi = %s[4 * (size_t)i + 2]; wi = %s[4 * (size_t)i + 3];\n", P, P, P, P);
+    else if (aos3)
+        pg_buf_printf(c, "        xi = %s[3 * (size_t)i]; yi = %s[3 * (size_t)i + 1]; zi = %s[3 * (size_t)i + 2];%s%s%s   // xyz triples: three values per particle\n", P, P, P,
+                      lj ? "" : " wi = ", lj ? "" : W, lj ? "" : "[i];");
     else pg_buf_printf(c, "        xi = %s[i]; yi = %s[i]; zi = %s[i];%s%s%s\n", SX, SY, SZ, lj ? "" : " wi = ", lj ? "" : W, lj ? "" : "[i];");
     pg_buf_puts(c, "    }\n");
     if (!lj) {
@@ -138,6 +154,9 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "        unsigned int j = t0 + threadIdx.x;\n        if (j < N) {\n");
         if (aos && !f64) pg_buf_printf(c, "            float4 q4 = reinterpret_cast<const float4*>(%s)[j];\n            sx[threadIdx.x] = q4.x; sy[threadIdx.x] = q4.y; sz[threadIdx.x] = q4.z; sw[threadIdx.x] = q4.w;\n", P);
         else if (aos) pg_buf_printf(c, "            sx[threadIdx.x] = %s[4 * (size_t)j]; sy[threadIdx.x] = %s[4 * (size_t)j + 1]; sz[threadIdx.x] = %s[4 * (size_t)j + 2]; sw[threadIdx.x] = %s[4 * (size_t)j + 3];\n", P, P, P, P);
+        else if (aos3)
+            pg_buf_printf(c, "            sx[threadIdx.x] = %s[3 * (size_t)j]; sy[threadIdx.x] = %s[3 * (size_t)j + 1]; sz[threadIdx.x] = %s[3 * (size_t)j + 2]; sw[threadIdx.x] = %s%s;\n", P, P, P,
+                          lj ? "0" : W, lj ? "" : "[j]");
         else pg_buf_printf(c, "            sx[threadIdx.x] = %s[j]; sy[threadIdx.x] = %s[j]; sz[threadIdx.x] = %s[j]; sw[threadIdx.x] = %s%s;\n", SX, SY, SZ, lj ? "0" : W, lj ? "" : "[j]");
         pg_buf_puts(c, "        }\n        __syncthreads();\n");
         pg_buf_printf(c, "        unsigned int cnt = N - t0 < %du ? N - t0 : %du;\n", block, block);
@@ -147,6 +166,8 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "    if (i >= N) return;\n    for (unsigned int jj = 0; jj < N; jj++) {\n");
         if (aos && !f64) pg_buf_printf(c, "        float4 q4 = reinterpret_cast<const float4*>(%s)[jj];\n        %s xj = q4.x, yj = q4.y, zj = q4.z, wj = q4.w;\n", P, CT);
         else if (aos) pg_buf_printf(c, "        %s xj = %s[4 * (size_t)jj], yj = %s[4 * (size_t)jj + 1], zj = %s[4 * (size_t)jj + 2], wj = %s[4 * (size_t)jj + 3];\n", CT, P, P, P, P);
+        else if (aos3)
+            pg_buf_printf(c, "        %s xj = %s[3 * (size_t)jj], yj = %s[3 * (size_t)jj + 1], zj = %s[3 * (size_t)jj + 2], wj = %s%s;\n", CT, P, P, P, lj ? "0" : W, lj ? "" : "[jj]");
         else pg_buf_printf(c, "        %s xj = %s[jj], yj = %s[jj], zj = %s[jj], wj = %s%s;\n", CT, SX, SY, SZ, lj ? "0" : W, lj ? "" : "[jj]");
         pg_buf_printf(c, "        (void)wj;\n%s    }\n", ind.data);
     }
@@ -169,7 +190,10 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     const char *d0 = lj ? "uniform(0,L)" : coul ? "uniform(-1,1)" : "uniform(0,1)";
     const char *d1 = lj ? "uniform(0,L+L/4)" : coul ? "normal(0,1)" : "uniform(1,2)";
     if (aos) synth_sp_ptr(&t, P, pt, "in", "4*N", NULL, NULL);
-    else {
+    else if (aos3) {
+        synth_sp_ptr(&t, P, pt, "in", "3*N", NULL, NULL);
+        if (!lj) synth_sp_ptr(&t, W, pt, "in", "N", coul ? "uniform(-1,1)" : "uniform(0.5,1.5)", coul ? "uniform(-2,2)" : "uniform(0,1)");
+    } else {
         synth_sp_ptr(&t, SX, pt, "in", "N", NULL, NULL);
         synth_sp_ptr(&t, SY, pt, "in", "N", NULL, NULL);
         synth_sp_ptr(&t, SZ, pt, "in", "N", NULL, NULL);
@@ -204,9 +228,9 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     snprintf(blk, sizeof blk, "%d", block);
     snprintf(grid, sizeof grid, "cdiv(N,%d)", block);
     synth_sp_launch(&t, blk, NULL, NULL, grid, NULL, NULL, "0");
-    json_t *fp = json_pack("{s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s}", "op", OPS[op], "dtype", T, "layout", aos ? "aos4" : "soa", "tiled", tiled,
+    json_t *fp = json_pack("{s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s}", "op", OPS[op], "dtype", T, "layout", aos ? "aos4" : aos3 ? "aos3" : "soa", "tiled", tiled,
                            "block", block, "cutoff", cutoff, "shifted", shifted, "softening", SOFT);
-    if (aos) json_object_set_new(fp, "pos", json_string(P));
+    if (aos || aos3) json_object_set_new(fp, "pos", json_string(P));
     else json_object_set_new(fp, "pos", json_pack("[s,s,s]", SX, SY, SZ));
     if (!lj && !aos) json_object_set_new(fp, "weight", json_string(W));
     if (out3) json_object_set_new(fp, "out", json_string(O3));
@@ -222,6 +246,11 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         snprintf(pi, sizeof pi, "p_i");
         snprintf(wj, sizeof wj, "%s[4j+3]", P);
         snprintf(wi, sizeof wi, "%s[4i+3]", P);
+    } else if (aos3) {
+        snprintf(pj, sizeof pj, "p_j = (%s[3j], %s[3j+1], %s[3j+2])", P, P, P);
+        snprintf(pi, sizeof pi, "p_i");
+        snprintf(wj, sizeof wj, "%s[j]", W);
+        snprintf(wi, sizeof wi, "%s[i]", W);
     } else {
         snprintf(pj, sizeof pj, "p_j = (%s[j], %s[j], %s[j])", SX, SY, SZ);
         snprintf(pi, sizeof pi, "p_i");
@@ -237,6 +266,7 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     const char *lay = aos ? "positions are packed four values per particle (x, y, z, then the %s)" : "positions are three separate arrays";
     char layout[160];
     snprintf(layout, sizeof layout, lay, coul ? "charge" : lj ? "an unused fourth value" : "mass");
+    if (aos3) snprintf(layout, sizeof layout, "positions are xyz triples, three values per particle one after another (%s[3i], %s[3i+1], %s[3i+2]; %s has 3*N entries)", P, P, P, P);
     switch (op) {
     case OP_GACC:
         synth_sp_add(&f.name_en, "all-pairs gravitational acceleration");
@@ -339,9 +369,9 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
         synth_sp_add(&f.how_zh, "每个线程一个粒子，直接从全局内存读取所有粒子");
     }
     pg_buf_printf(&f.shape_en, "There are N particles; %s%s%s", layout,
-                  !aos && !lj ? (coul ? ", charges in a fourth array" : ", masses in a fourth array") : "",
+                  !aos && !lj ? (aos3 ? (coul ? ", charges in an array of N" : ", masses in an array of N") : coul ? ", charges in a fourth array" : ", masses in a fourth array") : "",
                   out3 ? "; the result is written as xyz triples" : vec ? "; the result vector goes to three arrays" : "");
-    pg_buf_printf(&f.shape_zh, "N 个粒子；%s%s", aos ? "每个粒子四个值（x、y、z、第四个分量）连续存放" : "坐标为三个独立数组",
+    pg_buf_printf(&f.shape_zh, "N 个粒子；%s%s", aos ? "每个粒子四个值（x、y、z、第四个分量）连续存放" : aos3 ? "坐标按 xyz 三元组交错存放（每个粒子 3 个值）" : "坐标为三个独立数组",
                   out3 ? "；结果按 xyz 三元组写出" : vec ? "；结果向量写入三个数组" : "");
     if (lj) pg_buf_printf(&f.notes_en, "lj_eps = %s, sigma = %s, cutoff = %s are scalars", lje, ljs, ljc);
     else if (coul) pg_buf_printf(&f.notes_en, "ke = %s and %s = %s are scalars%s%s", ke, SOFT, sv, cutoff ? "; cutoff = " : "", cutoff ? rcv : "");
@@ -349,7 +379,7 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
     pg_buf_printf(&f.notes_zh, "%s", lj ? "lj_eps、sigma、cutoff 为标量参数" : coul ? "ke 与软化项为标量参数" : "软化项为标量参数");
     char bytes[64], flops[32];
     int es = f64 ? 8 : 4;
-    snprintf(bytes, sizeof bytes, "%d*N", es * (4 + (vec ? 3 : 1)));
+    snprintf(bytes, sizeof bytes, "%d*N", es * ((aos3 && lj ? 3 : 4) + (vec ? 3 : 1)));
     snprintf(flops, sizeof flops, "%d*N*N", lj ? 22 : 20);
     f.data = DESC_DATA_VECTOR;
     f.hints = tiled ? DESC_HINT_SMEM : 0u;

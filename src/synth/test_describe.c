@@ -87,7 +87,7 @@ static desc_facts full_facts(void) {
     f.elems_per_thread = 4;
     f.vec_width = 4;
     f.hints = DESC_HINT_COALESCED | DESC_HINT_SMEM | DESC_HINT_GRID_STRIDE | DESC_HINT_INPLACE | DESC_HINT_MEMBOUND |
-              DESC_HINT_SHUFFLE | DESC_HINT_ATOMIC;
+              DESC_HINT_SHUFFLE | DESC_HINT_ATOMIC | DESC_HINT_ATOMIC_MAX | DESC_HINT_ATOMIC_MIN;
     return f;
 }
 

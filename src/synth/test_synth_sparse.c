@@ -308,14 +308,21 @@ static void hand_spmv(void) {
     }
 }
 
-/* nbody: positions [n][4] (x, y, z, weight) into either layout */
+/* nbody: positions [n][4] (x, y, z, weight) into any layout (aos4, aos3 + weights, soa) */
 static void nb_fill(hcase *h, const double (*pw)[4], size_t n) {
     json_t *fp = json_object_get(h->root, "family_params");
-    if (!strcmp(json_string_value(json_object_get(fp, "layout")), "aos4")) {
+    const char *lay = json_string_value(json_object_get(fp, "layout"));
+    if (!strcmp(lay, "aos4") || !strcmp(lay, "aos3")) {
+        size_t w = !strcmp(lay, "aos4") ? 4 : 3;
         double v[16];
         for (size_t i = 0; i < n; i++)
-            for (int k = 0; k < 4; k++) v[4 * i + (size_t)k] = pw[i][k];
-        fill(h->t, &h->in, fpname(h->root, "pos", -1), v, 4 * n);
+            for (size_t k = 0; k < w; k++) v[w * i + k] = pw[i][k];
+        fill(h->t, &h->in, fpname(h->root, "pos", -1), v, w * n);
+        if (w == 3 && fpname(h->root, "weight", -1)) {
+            double wt[4];
+            for (size_t i = 0; i < n; i++) wt[i] = pw[i][3];
+            fill(h->t, &h->in, fpname(h->root, "weight", -1), wt, n);
+        }
         return;
     }
     for (int k = 0; k < 4; k++) {
@@ -391,6 +398,31 @@ static void hand_nbody(void) {
             double sr6 = pow(sg * sg / 1.44, 3), e = 4 * eps * (sr6 * sr6 - sr6);
             const double want[2][3] = {{e, 0, 0}, {e, 0, 0}};
             nb_expect("nbody lj_energy", &h, want, 2, 1);
+        }
+        hc_end(&h);
+    }
+    /* xyz triples (stride 3, weights in an array of their own): the same values as above */
+    {
+        hcase h;
+        if (hc_begin(&h, "nbody", (const char *[]){"op=grav_accel", "layout=aos3", NULL}, size)) {
+            nb_fill(&h, pw, 2);
+            json_t *fp = json_object_get(h.root, "family_params");
+            const char *soft = json_string_value(json_object_get(fp, "softening"));
+            double sv = (float)task_scalar_f(&h.in, soft), s2 = !strcmp(soft, "eps") ? sv * sv : sv;
+            double d3 = pow(1.44 + s2, 1.5);
+            const double want[2][3] = {{2 * 1.2 / d3, 0, 0}, {-1 * 1.2 / d3, 0, 0}};
+            nb_expect("nbody grav_accel aos3", &h, want, 2, 3);
+        }
+        hc_end(&h);
+    }
+    {
+        hcase h;
+        if (hc_begin(&h, "nbody", (const char *[]){"op=lj_energy", "layout=aos3", "shifted=false", NULL}, size)) {
+            nb_fill(&h, pw, 2);
+            double eps = (float)task_scalar_f(&h.in, "lj_eps"), sg = (float)task_scalar_f(&h.in, "sigma");
+            double sr6 = pow(sg * sg / 1.44, 3), e = 4 * eps * (sr6 * sr6 - sr6);
+            const double want[2][3] = {{e, 0, 0}, {e, 0, 0}};
+            nb_expect("nbody lj_energy aos3", &h, want, 2, 1);
         }
         hc_end(&h);
     }

@@ -15,7 +15,8 @@ pg_status task_ref_fam_nbody(task_inst *in) {
     double *buf = NULL;
     if (!fp) goto out;
     const char *op = task_rsp_str(fp, "op");
-    bool aos = !strcmp(task_rsp_str(fp, "layout"), "aos4"), cutoff = json_is_true(json_object_get(fp, "cutoff"));
+    const char *layout = task_rsp_str(fp, "layout");
+    bool aos = !strcmp(layout, "aos4"), aos3 = !strcmp(layout, "aos3"), cutoff = json_is_true(json_object_get(fp, "cutoff"));
     bool shifted = json_is_true(json_object_get(fp, "shifted"));
     bool lj = !strncmp(op, "lj_", 3), coul = !strncmp(op, "coulomb_", 8), grav = !strncmp(op, "grav_", 5);
     bool vec = !strcmp(op, "grav_accel") || !strcmp(op, "coulomb_force") || !strcmp(op, "lj_force");
@@ -28,6 +29,16 @@ pg_status task_ref_fam_nbody(task_inst *in) {
         rsp_arr_t p;
         if (!task_rsp_arr(in, task_rsp_str(fp, "pos"), true, &p) || !task_rsp_need(in, p.n >= 4 * N, "nbody: positions shorter than 4*N")) goto out;
         for (size_t i = 0; i < 4 * N; i++) buf[i] = task_rsp_get(&p, i);
+    } else if (aos3) {   /* xyz triples, the weights (not LJ) in an array of their own */
+        rsp_arr_t p;
+        if (!task_rsp_arr(in, task_rsp_str(fp, "pos"), true, &p) || !task_rsp_need(in, p.n >= 3 * N, "nbody: positions shorter than 3*N")) goto out;
+        for (size_t i = 0; i < N; i++)
+            for (size_t k = 0; k < 3; k++) buf[4 * i + k] = task_rsp_get(&p, 3 * i + k);
+        if (!lj) {
+            rsp_arr_t w;
+            if (!task_rsp_arr(in, task_rsp_str(fp, "weight"), true, &w) || !task_rsp_need(in, w.n >= N, "nbody: weights shorter than N")) goto out;
+            for (size_t i = 0; i < N; i++) buf[4 * i + 3] = task_rsp_get(&w, i);
+        }
     } else {
         for (int k = 0; k < 3; k++) {
             rsp_arr_t p;
