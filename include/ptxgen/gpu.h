@@ -29,7 +29,7 @@ PG_API bool gpu_available(char *why, size_t n);
  * (gen's best-of-k): the probe above, the device query, and nvcc's baseline run and timing
  * (kept when it ran clean).  It also owns the harness's worker: one child process that checks
  * the memo's kernels of one task in turn, initialising CUDA and building the input sets and their
- * references once (and a device copy of each set, so a set crosses to the device once per worker, not
+ * references once (or taking them from gpu_memo_prepare's process, which builds them ahead) (and a device copy of each set, so a set crosses to the device once per worker, not
  * once per kernel: $PTXGEN_GPU_RESIDENT_MB, default half the device's memory), replaced after a kernel
  * that faults, hangs or writes outside its outputs
  * (PTXGEN_GPU_WORKER=0: a fresh process per kernel, as without a memo).  The process that owns it
