@@ -147,6 +147,19 @@ for which in default qwen; do
         wall=$(awk -v a="$t" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
         tail -5 "$OUT/gen_gpu_$which.err"
         echo "part 3 ($which): rc $rc, $wall s wall (goal <= 20 s; rc 0 a correct kernel, 1 none correct, 124 out of time)"
+        # where the verification's time went: the input sets prepared ahead (gpu_memo_prepare) and each verified attempt
+        python3 - "$OUT/gen_gpu_$which.json" <<'PY' 2> /dev/null || true
+import json, sys
+st = json.load(open(sys.argv[1]))["stages"]
+p = st.get("prepare", {})
+print("part 3: draw %.1f s, verify %.1f s; input sets prepared ahead: %s, %s of %s sets in %.1f s%s" % (st["draw_s"], st["verify_s"],
+      p.get("state", "-"), p.get("sets", "-"), p.get("total", "-"), p.get("seconds", 0), " (%s)" % p["why"] if p.get("why") else ""))
+for a in st["attempts"]:
+    g = a.get("gpu")
+    if g and a["seconds"] >= 1:
+        print("part 3: attempt %d %s %.1f s: sets %.2f s, timing %.2f s, baseline %.2f s, waited for the preparation %.2f s, %d sets built" % (
+              a["attempt"], a["stage"], a["seconds"], g["sets_s"], g["timing_s"], g["baseline_s"], g.get("prep_wait_s", 0), g["refs"]))
+PY
         record "gen_$which" "$rc" "$wall" "$TASK, 16 samples, $GMODEL, ${GEN_BIN:-build/ptxgen}${PTXGEN_GPU_PREPARE:+, PTXGEN_GPU_PREPARE=$PTXGEN_GPU_PREPARE}"
         grep -q 'no usable GPU' "$OUT/gen_gpu_$which.err" "$OUT/gen_gpu_$which.json" &&
             { echo "part 3: FAIL: the harness found no usable GPU after the engine ran (the fork rule)"; [ "$status" -eq 0 ] && status=1; }
