@@ -250,11 +250,13 @@ json.dump(d, open(sys.argv[1], "w"))' "$tmp/task/task.json"
 # device), one process per kernel uploads them for every kernel.  "sc": a kernel whose stray writes alter the
 # resident sets (no guard zone sees them): the failures they cause are found, the sets uploaded again and
 # the sets run again, so the verdicts are those of one process per kernel (where the stray writes hit nothing).
-for w in 1 0 s1 s0; do
+# "p0": as "1" with gen's preparation of the input sets off (PTXGEN_GPU_PREPARE=0: the worker builds them, as before it).
+for w in 1 0 s1 s0 p0; do
     : > "$tmp/w$w.log"
     v=ctcw; [ "${w#s}" != "$w" ] && v=sc
+    wk=${w#s}; prep=1; [ "$w" = p0 ] && wk=1 prep=0
     LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/w$w.log" FAKECUDA_COPYLOG="$tmp/copy$w" \
-        FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=$v FAKECUDA_EVENT_MS=1 PTXGEN_GPU_WORKER=${w#s} timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu \
+        FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=$v FAKECUDA_EVENT_MS=1 PTXGEN_GPU_WORKER=$wk PTXGEN_GPU_PREPARE=$prep timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu \
         --task "$tmp/task/task.json" --verify gpu --samples 4 --temperature 1 --max-tokens 64 --json -o "$tmp/w$w.ptx" \
         > "$tmp/w$w.json" 2> "$tmp/w$w.err"
 done
@@ -284,8 +286,13 @@ assert stages == [want[x] for x in cls1], (stages, cls1)   # right after a trap 
 faults_before_more = sum(a["stage"] == "fault" for a in ran1[:-1])
 assert c1["cuda_starts"] == 1 + faults_before_more, (c1, stages)
 assert c1["baseline_runs"] == (1 if "timed" in stages else 0) == c0["baseline_runs"], (c1, c0)
-# each input set built once per gen, also across the worker that replaced the trapped one (the shared sets)
-assert c1["refs"] == 45 if "timed" in stages else 0 < c1["refs"] <= 45, (c1, stages)
+# each input set built once per gen, also across the worker that replaced the trapped one (the shared sets): by gen's
+# preparation (stages.prepare), which leaves the workers none to build, or by the workers without it
+prep1, prep0 = d1["stages"]["prepare"], d0["stages"]["prepare"]
+built = c1["refs"] + prep1["sets"]
+assert built == 45 if "timed" in stages else 0 < built <= 45, (c1, prep1, stages)
+assert prep1["total"] == 45 and (prep1["state"] != "done" or (prep1["sets"] == 45 and c1["refs"] == 0)), prep1
+assert prep0["state"] == "off" and prep0["sets"] == 0, prep0   # one-shot children keep no sets: nothing prepared
 assert all(c1[k] <= c0[k] for k in c1), (c1, c0)
 assert c1["cuda_starts"] < c0["cuda_starts"] and c1["refs"] < c0["refs"], (c1, c0)
 # device traffic: the harness's counts are the stand-in's, per gen
@@ -312,6 +319,15 @@ assert all(a["gpu"]["htod_bytes"] == 0 for a in r1[1:] if a["gpu"]["cuda_starts"
 assert t1["htod_bytes"] == c1["cuda_starts"] * SET and t1["resident_refreshed"] == 0, (t1, c1)   # once per worker
 full = sum(a["stage"] == "timed" for a in r0) + 1   # kernels that ran every set, nvcc's baseline included
 assert t0["htod_bytes"] >= full * SET and t0["dtod_bytes"] == 0, (t0, full)
+# gen's preparation on and off: the same verdicts, reasons, kept kernel and device traffic; off, the workers build every set
+dp, rp, tp = traffic("p0")
+_, _, cp, _, clsp = run("p0")
+assert clsp == cls1 and dp["verdicts"] == d1["verdicts"] and dp["why"] == d1["why"] and dp["best_of"] == d1["best_of"], (dp, d1)
+assert [(a["stage"], a["same_as"]) for a in dp["stages"]["attempts"]] == [(a["stage"], a["same_as"]) for a in d1["stages"]["attempts"]]
+assert all(t1[k] == tp[k] for k in K), (t1, tp)
+assert dp["stages"]["prepare"]["state"] == "off" and cp["refs"] == built and cp["cuda_starts"] == c1["cuda_starts"], (dp["stages"]["prepare"], cp, c1)
+assert all("prep_wait_s" in a["gpu"] and a["gpu"]["prep_wait_s"] >= 0 for a in ran1), ran1
+print("preparation: on", prep1, "| off: sets built by the workers", cp["refs"])
 ds1, rs1, ts1 = traffic("s1")
 ds0, rs0, ts0 = traffic("s0")
 print("stray writes: worker", ts1, "| one process per kernel", ts0)
@@ -320,6 +336,47 @@ assert ds1["verdicts"] == ds0["verdicts"] and ds1["why"] == ds0["why"] and ds1["
 assert [(a["stage"], a["same_as"]) for a in ds1["stages"]["attempts"]] == [(a["stage"], a["same_as"]) for a in ds0["stages"]["attempts"]]
 PY
 cmp -s "$tmp/w1.ptx" "$tmp/w0.ptx" && ok || bad "PTXGEN_GPU_WORKER=0 kept another kernel: $(diff "$tmp/w1.ptx" "$tmp/w0.ptx" | head -5)"
+cmp -s "$tmp/w1.ptx" "$tmp/wp0.ptx" && ok || bad "PTXGEN_GPU_PREPARE=0 kept another kernel: $(diff "$tmp/w1.ptx" "$tmp/wp0.ptx" | head -5)"
+# a preparation that fails is reported, not swallowed: a C reference that cannot run the largest size (its input a is
+# one element short there) is the same setup-error for every candidate that reaches it with the preparation and
+# without it, and with it gen also says the preparation failed, in the same words (--json stages.prepare, a note)
+mkdir -p "$tmp/tfail"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["params"][0]["len"]="min(n,65536)"; d["reference"]={"kind": "c", "name": "fam_elem_act"}
+d["family_params"]={"act": "silu", "x": "a", "y": "out"}; json.dump(d, open(sys.argv[2], "w"))' "$tmp/task/task.json" "$tmp/tfail/task.json"
+for prep in 1 0; do
+    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=c \
+        PTXGEN_GPU_PREPARE=$prep timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu --task "$tmp/tfail/task.json" --verify gpu \
+        --samples 2 --temperature 1 --max-tokens 64 --json -o "$tmp/f$prep.ptx" > "$tmp/f$prep.json" 2> "$tmp/f$prep.err"
+done
+python3 - "$tmp" <<'PY' && ok || bad "a failed preparation: $(grep -h '^gen: \(attempt\|note\)' "$tmp/f1.err" | cut -c1-240)"
+import json, sys
+t = sys.argv[1]
+on, off = (json.load(open(f"{t}/f{p}.json")) for p in (1, 0))
+err_on, err_off = (open(f"{t}/f{p}.err").read() for p in (1, 0))
+want = "size 0: the C reference failed: "
+p = on["stages"]["prepare"]
+assert p["state"] == "failed" and p["why"].startswith(want) and "has 65536 elements, the computation needs 65537" in p["why"], p
+assert p["sets"] == 30 and p["total"] == 45, p   # the two smaller sizes prepared, the largest not
+assert off["stages"]["prepare"]["state"] == "off", off["stages"]["prepare"]
+assert "gen: note: preparing the input sets ahead failed (%s)" % p["why"] in err_on and "preparing the input sets" not in err_off
+assert on["verdicts"] == off["verdicts"] and on["why"] == off["why"] and on["why"].endswith(p["why"]), (on["why"], off["why"])
+assert [a["stage"] for a in on["stages"]["attempts"]] == [a["stage"] for a in off["stages"]["attempts"]], (on["stages"], off["stages"])
+PY
+# a kernel wrong only on the large sets (the stand-in's "l"): on a set with 64 KiB of outputs or more the harness compares
+# the outputs on a helper thread while the inputs come back (src/gpu/run.c check_kernel); the failure is still found on
+# the first large set and said as on the small ones, in a worker and in one process per kernel alike
+for wk in 1 0; do
+    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_VERDICTS=l \
+        PTXGEN_GPU_WORKER=$wk timeout 300 "$BUILD/ptxgen" gen --model models/default silu --device gpu --task "$tmp/task/task.json" --verify gpu \
+        --samples 1 --max-tokens 64 --json -o "$tmp/l$wk.ptx" > "$tmp/l$wk.json" 2> "$tmp/l$wk.err"
+done
+python3 - "$tmp" <<'PY' && ok || bad "a kernel wrong on the large sets only: $(grep -h '^gen: attempt' "$tmp/l1.err" | cut -c1-300)"
+import json, re, sys
+t = sys.argv[1]
+a, b = (json.load(open(f"{t}/l{w}.json")) for w in (1, 0))
+assert a["why"] == b["why"] and a["verdicts"] == b["verdicts"], (a["why"], b["why"])
+assert re.search(r"gpu: wrong: input set 31 of 45 wrong .*: size n=65537, distribution uniform\(-10,10\), seed 1: output 'out': rel L2 [0-9.e+-]+ \(tol 0\.0001\)", a["why"]), a["why"]
+PY
 # a gen killed while its worker hangs in a kernel (the watchdog is gen's, gone with it): the worker goes too
 # (PR_SET_PDEATHSIG), it does not keep the GPU
 : > "$tmp/hang.log"

@@ -232,6 +232,7 @@ typedef struct {
                                                         * built with their reference, nvcc baseline runs (gpu_task_result) */
     long long gpu_htod_bytes, gpu_dtoh_bytes, gpu_dtod_bytes, gpu_allocs, gpu_syncs, gpu_resident_refreshed;   /* what the kernel's and the
                                                         * baseline's checks asked of the device (gpu_task_result) */
+    double gpu_prep_wait_s;            /* seconds those checks waited for sets gen's preparation was still building */
 } eval_funnel_result;
 
 /* Always fills *r (free it with eval_funnel_result_free, even after a failure). */

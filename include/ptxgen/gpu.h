@@ -29,7 +29,7 @@ PG_API bool gpu_available(char *why, size_t n);
  * (gen's best-of-k): the probe above, the device query, and nvcc's baseline run and timing
  * (kept when it ran clean).  It also owns the harness's worker: one child process that checks
  * the memo's kernels of one task in turn, initialising CUDA and building the input sets and their
- * references once (and a device copy of each set, so a set crosses to the device once per worker, not
+ * references once (or taking them from gpu_memo_prepare's process, which builds them ahead) (and a device copy of each set, so a set crosses to the device once per worker, not
  * once per kernel: $PTXGEN_GPU_RESIDENT_MB, default half the device's memory), replaced after a kernel
  * that faults, hangs or writes outside its outputs
  * (PTXGEN_GPU_WORKER=0: a fresh process per kernel, as without a memo).  The process that owns it
@@ -70,6 +70,34 @@ typedef struct {
 } gpu_run_opts;
 PG_API void gpu_run_opts_default(gpu_run_opts *o);
 
+/* The memo's preparation: every input set of task t (sizes x distributions x o->seeds) and its C reference
+ * built now, in a child process of this one (CPU only: it never touches CUDA), and published one size at a
+ * time, smallest first, into the region the memo's workers share -- so a gen that starts it as soon as it
+ * knows the task has the sets ready when its first correct candidate needs them (bias_gelu_residual's 40
+ * sets of up to 8192 x 3072 were ~5 s of an H100 gen's first correct candidate, 2026-12-07) instead of
+ * building them inside that candidate's check, and a worker that exits after a fault has none of its own
+ * to copy out for the next one.  A worker that reaches a size the preparation is still building waits for
+ * it (the watchdog's clock stands still meanwhile); a size it does not publish (its inputs or reference
+ * failed, the region is full ($PTXGEN_GPU_CACHE_MB), it was stopped or died) is built by the worker as
+ * without a preparation, so a failure is still the candidate's "setup-error" with the same words -- and
+ * the preparation's own record of it is in gpu_memo_prep_stats.  The sets are the ones a worker builds (the
+ * same calls, sizes, distributions and seeds): the verdicts do not change.  threads: how many it builds
+ * with until the memo's first check (0: the cores less two, at least 1), every core after.  Starts nothing
+ * (state "off") when m is NULL, the task's reference is not a C one, the memo has no worker
+ * ($PTXGEN_GPU_WORKER=0), $PTXGEN_GPU_PREPARE=0, or the memo already serves a task.  t must outlive the
+ * memo; gpu_memo_free kills a preparation still at work. */
+PG_API void gpu_memo_prepare(gpu_memo *m, const task_spec *t, const gpu_run_opts *o, int threads);
+typedef struct {
+    const char *state;         /* "off", "running", "done" (every size published), "failed" (a size's inputs or
+                                * reference failed: why), "full" (a size did not fit the region), "stopped" */
+    int sets, total;           /* input sets published (with their references), and the task's */
+    double seconds;            /* wall seconds from the start to the end (or to now, while running) */
+    char why[700];             /* "failed": the first failure ("size 2: the C reference failed: ..."), as a
+                                * worker's setup-error says it; else empty */
+} gpu_prep_stats;
+/* Where the preparation stands; wait: after it has ended (tests; gen reports it without waiting). */
+PG_API void gpu_memo_prep_stats(gpu_memo *m, bool wait, gpu_prep_stats *out);
+
 typedef enum {
     GPU_OK,            /* correct on every input set */
     GPU_WRONG,         /* ran, wrong results */
@@ -106,6 +134,7 @@ typedef struct {
      * guard zones) and device to device (a resident set into the working buffers); cuMemAlloc calls; waits
      * for the device; resident sets found altered after a failure and uploaded again */
     long long htod_bytes, dtoh_bytes, dtod_bytes, allocs, syncs, resident_refreshed;
+    double prep_wait_s;        /* seconds its check waited for input sets the memo's preparation was still building */
 } gpu_kernel_result;
 
 typedef struct {
@@ -122,6 +151,7 @@ typedef struct {
     bool baseline_ran;         /* nvcc's baseline ran for this call (false: none, or the memo's) */
     long long htod_bytes, dtoh_bytes, dtod_bytes, allocs, syncs, resident_refreshed;   /* the kernel's and (when it
                                                                                          * ran) the baseline's */
+    double prep_wait_s;        /* the kernel's and the baseline's prep_wait_s */
 } gpu_task_result;
 
 /* Check (and time) one PTX file for a task.  nvcc's baseline runs only after the kernel passed

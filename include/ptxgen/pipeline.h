@@ -22,6 +22,7 @@
 #include "ptxgen/common.h"
 #include "ptxgen/decode.h"
 #include "ptxgen/eval.h"
+#include "ptxgen/gpu.h"
 #include "ptxgen/model.h"
 #include "ptxgen/task.h"
 #include "ptxgen/twin.h"
@@ -136,6 +137,8 @@ typedef struct {
     int samples, level;
     bool best_of;
     const char *tmpdir;
+    gpu_memo *memo;                    /* the GPU answers and worker to verify with (gen's, its preparation started:
+                                        * gpu_memo_prepare); NULL: pipe_select makes its own at level 2 with a task */
 } pipe_select_in;
 /* One attempt: its verdict's stage and where its verification's time went (gen --json "stages"). */
 typedef struct {
@@ -158,6 +161,8 @@ typedef struct {
     double verify_s;                   /* wall seconds verifying them (temp files, pipe_verify) */
     pipe_attempt *attempts;            /* nattempts, in order (owned) */
     int nattempts;
+    gpu_prep_stats prep;               /* the memo's preparation of the input sets when the attempts ended (state
+                                        * "off": none) */
 } pipe_select_out;
 /* Frees out->best and out->attempts. */
 PG_API void pipe_select_out_free(pipe_select_out *out);
@@ -165,6 +170,9 @@ PG_API void pipe_select_out_free(pipe_select_out *out);
  * dropped (a literate kernel's plan comments change nothing the tools see).  pipe_select
  * verifies such a candidate once. */
 PG_API bool pipe_same_kernel(const char *a, const char *b);
+/* The GPU memo for one request's attempts (gpu_memo_new), or NULL when $PTXGEN_GPU_MEMO=0 (every attempt
+ * asks again, one harness process per kernel).  The caller frees it (gpu_memo_free). */
+PG_API gpu_memo *pipe_gpu_memo_new(void);
 /* PG_OK when the attempts ran (out->passed says whether one passed); an error when a draw
  * failed or a temp file could not be written.  o->sampler.seed is left at the last seed. */
 PG_API pg_status pipe_select(model_model *m, const tok_tokenizer *t, const dec_vocab *v, gen_opts *o, const pipe_select_in *in,

@@ -109,6 +109,7 @@ static void gpu_stage(const char *path, const task_spec *t, const eval_funnel_op
     r->gpu_allocs = gr.allocs;
     r->gpu_syncs = gr.syncs;
     r->gpu_resident_refreshed = gr.resident_refreshed;
+    r->gpu_prep_wait_s = gr.prep_wait_s;
     r->loads = gs == PG_OK && gr.kernel.status != GPU_LOAD_ERROR && gr.kernel.status != GPU_SETUP_ERROR &&
                gr.kernel.status != GPU_NO_GPU;
     r->correct = gs == PG_OK && gr.kernel.status == GPU_OK;

@@ -5,12 +5,15 @@
  * times it on the timing size and writes one JSON object back.  Without a gpu_memo the
  * child serves one kernel (gpu_isolate, isolate.c); with one, a worker child serves all
  * the memo's kernels of one task, keeping its context and input sets, and is replaced
- * after a kernel that faults, hangs or writes outside its outputs.  The parent never
+ * after a kernel that faults, hangs or writes outside its outputs.  gen starts the memo's
+ * preparation (gpu_memo_prepare) when it knows the task: another child, CPU only, that builds
+ * the input sets and C references ahead into the region the workers share.  The parent never
  * touches CUDA, so a fault or a hang cannot take it down. */
 #define _GNU_SOURCE
 #include "ptxgen/gpu.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/gpu_cuda.h"
+#include "gpu_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -71,8 +74,9 @@ typedef struct {
     bool framed;                /* a worker: each answer goes out as its length (8 bytes) and the JSON */
     /* What this kernel's check asked of the device (reset per kernel, in every answer, faults included):
      * bytes copied host to device, device to host and device to device, cuMemAlloc calls, waits for the
-     * device (cuCtxSynchronize, cuEventSynchronize), and resident input sets found altered and re-uploaded */
-    struct { unsigned long long htod, dtoh, dtod; long long allocs, syncs, refreshed; bool on; } n;
+     * device (cuCtxSynchronize, cuEventSynchronize), and resident input sets found altered and re-uploaded; and the
+     * seconds it waited for input sets gen's preparation was still building (gpu_memo_prepare) */
+    struct { unsigned long long htod, dtoh, dtod; long long allocs, syncs, refreshed; double prep_wait_s; bool on; } n;
 } child;
 
 #define GUARD 4096u
@@ -86,6 +90,7 @@ static void put_counts(child *c) {
     json_object_set_new(c->res, "allocs", json_integer(c->n.allocs));
     json_object_set_new(c->res, "syncs", json_integer(c->n.syncs));
     json_object_set_new(c->res, "resident_refreshed", json_integer(c->n.refreshed));
+    json_object_set_new(c->res, "prep_wait_s", json_real(c->n.prep_wait_s));
 }
 
 static void emit(child *c, int fd) {
@@ -237,8 +242,82 @@ static bool download(child *c, int fd, const dbufs *d, task_inst *out, char *why
     return true;
 }
 
-/* One input set: build it (and run the C reference) on a worker thread; input
- * generation of a 100M-element problem is as costly as the reference. */
+/* fn(arg, k) for every k < n on up to nthreads threads (the caller's among them, at most 32), each
+ * taking the next k: input sets are built in parallel, and copied into the shared region so. */
+typedef struct {
+    void (*fn)(void *, int);
+    void *arg;
+    int n, next;
+} par_job;
+static void *par_thread(void *a) {
+    par_job *p = a;
+    for (int k; (k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n;) p->fn(p->arg, k);
+    return NULL;
+}
+static void par_for(int n, int nthreads, void (*fn)(void *, int), void *arg) {
+    par_job p = {fn, arg, n, 0};
+    pthread_t th[32];
+    int nth = 0;
+    if (nthreads > n) nthreads = n;
+    if (nthreads > 32) nthreads = 32;
+    for (int i = 1; i < nthreads; i++)
+        if (pthread_create(&th[nth], NULL, par_thread, &p) == 0) nth++;
+    par_thread(&p);   /* with no thread started, the caller does them all */
+    for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
+}
+
+static int ncpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 32 ? 32 : (int)n;
+}
+
+/* check_kernel's download, split so the outputs can be judged while the inputs come back: the data of the
+ * output buffers (outputs) or of the input buffers (!outputs) into `out`. */
+static void download_data(child *c, int fd, const dbufs *d, task_inst *out, bool outputs) {
+    const task_spec *t = out->spec;
+    for (int i = 0; i < t->nparams && i < 64; i++) {
+        if (!t->params[i].is_pointer || (t->params[i].role != TASK_ROLE_IN) != outputs) continue;
+        if (out->args[i].bytes) CK(c->api.cuMemcpyDtoH(out->args[i].data, d->ptr[i], out->args[i].bytes), "cuMemcpyDtoH");
+        c->n.dtoh += out->args[i].bytes;
+    }
+}
+
+/* The guard zones of every buffer, in parameter order (download's check): false with the first bad one in why. */
+static bool guards_intact(child *c, int fd, const dbufs *d, const task_spec *t, char *why, size_t whyn) {
+    static unsigned char g[GUARD];
+    for (int i = 0; i < t->nparams && i < 64; i++) {
+        if (!t->params[i].is_pointer) continue;
+        for (int side = 0; side < 2; side++) {
+            CK(c->api.cuMemcpyDtoH(g, side ? d->ptr[i] + d->bytes[i] : d->base[i], GUARD), "cuMemcpyDtoH(guard)");
+            c->n.dtoh += GUARD;
+            for (unsigned k = 0; k < GUARD; k++)
+                if (g[k] != GUARD_BYTE) {
+                    snprintf(why, whyn, "out-of-bounds write %s buffer '%s' (byte %u of the guard zone)",
+                             side ? "past the end of" : "before the start of", t->params[i].name, side ? k : GUARD - k);
+                    return false;
+                }
+        }
+    }
+    return true;
+}
+
+/* Every output of a set compared with its reference (task_compare: no side effects, so it may run on a helper
+ * thread while the main thread downloads the inputs and guard zones; judged afterwards in download's order). */
+typedef struct {
+    const task_spec *t;
+    const task_inst *got, *ref;
+    task_cmp *cmp;              /* [nparams], filled for the outputs */
+} cmp_job;
+static void *compare_outputs(void *arg) {
+    cmp_job *j = arg;
+    for (int p = 0; p < j->t->nparams && p < 64; p++)
+        if (j->t->params[p].is_pointer && j->t->params[p].role != TASK_ROLE_IN)
+            j->cmp[p] = task_compare(j->t, p, &j->got->args[p], &j->ref->args[p]);
+    return NULL;
+}
+
+/* One input set: build it (and run the C reference) on a thread of par_for; input generation of a
+ * 100M-element problem is as costly as the reference. */
 typedef struct {
     const task_spec *t; int size, dist; uint64_t seed; bool with_ref; task_inst *in; task_inst ref; pg_status st;
     char why[600];   /* the first diagnostic of a failed build or reference, for the setup-error */
@@ -247,12 +326,37 @@ static void keep_first(void *user, const pg_diag *d) {
     char *why = user;
     if (!why[0] && d->sev == PG_SEV_ERROR) pg_diag_format(d, why, 600);
 }
-static void *ref_thread(void *arg) {
-    ref_job *j = arg;
+static void ref_one(void *arg, int k) {
+    ref_job *j = &((ref_job *)arg)[k];
     pg_diag_sink q = {keep_first, j->why, 0, 0, 0};
     j->st = task_inst_make(j->t, j->size, j->dist, j->seed, j->in, &q);
     if (j->st == PG_OK && j->with_ref) j->st = task_reference_run(j->in, &j->ref, &q);
-    return NULL;
+}
+
+/* Size s's ninst input sets (distribution k / seeds, seed k % seeds + 1) into ins[] and, with_ref, their
+ * C references into ref[] on up to nthreads threads; false with the first failure in why (ins and ref then
+ * hold what was built: free_sets frees them).  The one way both the worker and the preparation build them,
+ * so both build the same sets. */
+static bool build_sets(const task_spec *t, int s, int ninst, int seeds, bool with_ref, int nthreads,
+                       task_inst *ins, task_inst *ref, char *why, size_t whyn) {
+    ref_job *rj = calloc((size_t)ninst, sizeof(ref_job));
+    if (!rj) {
+        snprintf(why, whyn, "out of memory");
+        return false;
+    }
+    for (int k = 0; k < ninst; k++) rj[k] = (ref_job){t, s, k / seeds, (uint64_t)(k % seeds) + 1, with_ref, &ins[k], {0}, PG_OK, ""};
+    par_for(ninst, nthreads, ref_one, rj);
+    bool ok = true;
+    for (int k = 0; k < ninst; k++) {
+        ref[k] = rj[k].ref;   /* "cu" references: empty here, run on the GPU when first needed */
+        if (ok && rj[k].st != PG_OK) {
+            ok = false;
+            snprintf(why, whyn, "size %d: %s%s%s", s, ins[k].args ? "the C reference failed" : "cannot build the inputs",
+                     rj[k].why[0] ? ": " : "", rj[k].why);
+        }
+    }
+    free(rj);
+    return ok;
 }
 
 static void describe(const task_inst *in, char *buf, size_t n) {
@@ -274,75 +378,150 @@ typedef struct {
 } set_cache;
 
 /* The input sets a memo's workers share: a MAP_SHARED anonymous region the parent maps before its
- * first worker and keeps until the memo is freed, so a worker started after a fault takes the sets
- * the one before it built instead of building them again.  A worker copies its sets in only when it
- * is about to exit (publish_sets): the usual gen, with no fault, pays nothing for it.  The region is at
- * the same address in every worker (each is a fork of the parent), so the instances in it hold plain
- * pointers: the structs, their argument arrays and the buffers are copied in, then the size is
- * published (off[s], written last: a worker killed while copying leaves it unpublished, and the next
- * builds it again).  One worker runs at a time, so there is one writer.  Only C references: a "cu"
- * task's oracle answers are made in the worker's context and stay in its own cache. */
+ * first worker (or its preparation, below) and keeps until the memo is freed.  Two writers fill it:
+ *  - gen's preparation (gpu_memo_prepare): a child process of the parent (CPU only) builds every size's
+ *    sets and C references while the model still writes the candidates, and publishes each size as it
+ *    is done; a worker that reaches a size the preparation has not published yet waits for it
+ *    (prep_word says whether it will come) instead of building it a second time;
+ *  - a worker about to exit (publish_sets) copies in the sizes it built itself, so the one started
+ *    after a fault takes them instead of building them again (the usual gen, with no fault, pays
+ *    nothing for it).
+ * The region is at the same address in the parent and every worker (each is a fork of the parent),
+ * so the instances in it hold plain pointers: the structs, their argument arrays and the buffers are
+ * copied in, then the size is published (off[s], written last: a writer stopped while copying leaves
+ * it unpublished, and the next builds it again).  Space is reserved for a whole size in one atomic
+ * step (shared_take), so the writers never share a byte; a size nobody published is never written
+ * by two (a worker builds only the sizes the preparation will not publish).  Only C references: a
+ * "cu" task's oracle answers are made in the worker's context and stay in its own cache. */
 struct shared_sets {
     uint64_t cap, used;         /* bytes of the region, bytes taken (this header included) */
     int nsizes, ninst;
-    uint64_t off[];             /* per size: where its ninst instances and ninst references start (0: none) */
+    /* the preparation's report (written by its process, read by gen's; see gpu_memo_prepare): its state (PS_*,
+     * written last, with release), the sets it published, the threads for its next size (raised by gen when the
+     * checks begin), its end (CLOCK_MONOTONIC seconds) and, failed, the first failure */
+    int prep_state, prep_sets, prep_threads;
+    double prep_end;
+    char prep_why[700];
+    uint64_t off[];             /* [nsizes]: where size s's ninst instances and ninst references start (0: none);
+                                 * then [nsizes] more: the preparation's word on size s (PREP_*) */
 };
+enum { PREP_NONE = 0, PREP_PENDING = 1 };   /* prep_word: nobody will publish it unasked / the preparation will (or gives up: NONE) */
+enum { PS_OFF, PS_RUNNING, PS_DONE, PS_FAILED, PS_FULL, PS_STOPPED };   /* the preparation's state (prep_state) */
+static uint64_t *prep_word(struct shared_sets *sh, int s) { return &sh->off[sh->nsizes + s]; }
 
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* n bytes of the region, 64-aligned; NULL when it is full.  Safe from any thread of any process. */
 static void *shared_take(struct shared_sets *sh, size_t n) {
-    uint64_t at = (sh->used + 63) & ~(uint64_t)63;
-    if (at + n > sh->cap) return NULL;
-    sh->used = at + n;
+    uint64_t used = __atomic_load_n(&sh->used, __ATOMIC_RELAXED), at;
+    do {
+        at = align64(used);
+        if (at > sh->cap || n > sh->cap - at) return NULL;
+    } while (!__atomic_compare_exchange_n(&sh->used, &used, at + n, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     return (char *)sh + at;
 }
 
-/* A copy of in (its arguments and buffers) in the region; false when it is full.  `same` (may be NULL):
- * an instance already in the region whose input buffers in's may share (a reference's inputs are its
- * instance's, byte for byte: a third of what an exiting worker copies for bias_gelu_residual). */
-static bool shared_copy(struct shared_sets *sh, const task_inst *in, const task_inst *same, task_inst *dst) {
+/* Does pointer buffer i of ref share its bytes with `same` (its instance's inputs, byte for byte: a third of
+ * what is copied for bias_gelu_residual)?  Nothing writes a kept instance's inputs. */
+static bool shares_input(const task_inst *in, const task_inst *same, int i) {
+    const task_arg *sa = same ? &same->args[i] : NULL;
+    return sa && in->spec->params[i].is_pointer && in->spec->params[i].role == TASK_ROLE_IN && in->args[i].data && sa->data &&
+           sa->bytes == in->args[i].bytes && !memcmp(sa->data, in->args[i].data, sa->bytes);
+}
+
+/* What a copy of `in` takes in the region (its argument array and the buffers it does not share with
+ * `same`, which may be NULL); share[i] records which it shares. */
+static size_t copy_size(const task_inst *in, const task_inst *same, bool share[64]) {
+    int np = in->spec->nparams;
+    size_t n = align64(sizeof(task_arg) * (size_t)(np > 0 ? np : 1));
+    for (int i = 0; i < np; i++) {   /* (past 64 parameters nothing is shared) */
+        bool shared = i < 64 && (share[i] = shares_input(in, same, i));
+        if (!shared && in->args[i].data && in->args[i].bytes) n += align64(in->args[i].bytes);
+    }
+    return n;
+}
+
+/* A copy of in in the region at `at` (copy_size bytes); buffers share[i] point at dst_same's. */
+static void copy_into(const task_inst *in, const task_inst *dst_same, const bool share[64], task_inst *dst, char *at) {
     int np = in->spec->nparams;
     *dst = *in;
     dst->diag = NULL;
-    dst->args = shared_take(sh, sizeof(task_arg) * (size_t)(np > 0 ? np : 1));
-    if (!dst->args) return false;
+    dst->args = (task_arg *)at;
+    at += align64(sizeof(task_arg) * (size_t)(np > 0 ? np : 1));
     for (int i = 0; i < np; i++) {
         dst->args[i] = in->args[i];
-        const task_arg *sa = same ? &same->args[i] : NULL;
-        if (sa && in->spec->params[i].is_pointer && in->spec->params[i].role == TASK_ROLE_IN && in->args[i].data && sa->data &&
-            sa->bytes == in->args[i].bytes && !memcmp(sa->data, in->args[i].data, sa->bytes)) {
-            dst->args[i].data = sa->data;   /* nothing writes a kept instance's inputs */
+        if (i < 64 && share[i]) {
+            dst->args[i].data = dst_same->args[i].data;
             continue;
         }
         if (in->args[i].data && in->args[i].bytes) {
-            if (!(dst->args[i].data = shared_take(sh, in->args[i].bytes))) return false;
-            memcpy(dst->args[i].data, in->args[i].data, in->args[i].bytes);
+            dst->args[i].data = at;
+            memcpy(at, in->args[i].data, in->args[i].bytes);
+            at += align64(in->args[i].bytes);
         }
     }
-    return true;
 }
 
-/* Publish size s's sets in the region: copies (the worker is about to exit; its own stay as they are). */
-static bool shared_put(struct shared_sets *sh, int s, const task_inst *ins, const task_inst *ref) {
-    uint64_t mark = sh->used;
+/* Size s's sets (ins[n], ref[n]) measured (sz[k], sz[n + k]: what each copy takes; the references' input
+ * buffers compared with their instance's) and then copied into the region at at[k] (instance k) and
+ * at[n + k] (its reference), both spread over threads (par_for). */
+typedef struct {
+    const task_inst *ins, *ref;
+    task_inst *di;
+    char **at;
+    size_t *sz;
+    bool (*share)[2][64];
+    int n;
+} put_job;
+static void size_one(void *arg, int k) {
+    put_job *p = arg;
+    p->sz[k] = copy_size(&p->ins[k], NULL, p->share[k][0]);
+    p->sz[p->n + k] = copy_size(&p->ref[k], &p->ins[k], p->share[k][1]);
+}
+static void put_one(void *arg, int k) {
+    put_job *p = arg;
+    copy_into(&p->ins[k], NULL, p->share[k][0], &p->di[k], p->at[k]);
+    copy_into(&p->ref[k], &p->di[k], p->share[k][1], &p->di[p->n + k], p->at[p->n + k]);
+}
+static void par_for(int n, int nthreads, void (*fn)(void *, int), void *arg);
+
+/* Publish size s's sets in the region: every byte of it reserved at once, then copied, then off[s] set.
+ * False (nothing taken) when it does not fit or a reference is missing. */
+static bool shared_put(struct shared_sets *sh, int s, const task_inst *ins, const task_inst *ref, int nthreads) {
     int n = sh->ninst;
-    task_inst *di = shared_take(sh, sizeof(task_inst) * 2 * (size_t)n);
-    bool ok = di != NULL;
-    for (int k = 0; ok && k < n; k++) ok = ref[k].args && shared_copy(sh, &ins[k], NULL, &di[k]) && shared_copy(sh, &ref[k], &di[k], &di[n + k]);
-    if (!ok) {
-        sh->used = mark;   /* nothing published: the space is free again */
-        return false;
+    put_job pj = {ins, ref, NULL, calloc(2 * (size_t)n, sizeof(char *)), calloc(2 * (size_t)n, sizeof(size_t)),
+                  calloc((size_t)n, sizeof(bool[2][64])), n};
+    bool ok = pj.at && pj.sz && pj.share;
+    for (int k = 0; ok && k < n; k++) ok = ins[k].args && ref[k].args;
+    size_t head = align64(sizeof(task_inst) * 2 * (size_t)n), total = head;
+    if (ok) par_for(n, nthreads, size_one, &pj);
+    for (int k = 0; ok && k < 2 * n; k++) total += pj.sz[k];
+    char *base = ok ? shared_take(sh, total) : NULL;
+    if (base) {
+        char *p = base + head;
+        for (int k = 0; k < 2 * n; k++) {
+            pj.at[k] = p;
+            p += pj.sz[k];
+        }
+        pj.di = (task_inst *)base;
+        par_for(n, nthreads, put_one, &pj);
+        __atomic_store_n(&sh->off[s], (uint64_t)(base - (char *)sh), __ATOMIC_RELEASE);
     }
-    __atomic_store_n(&sh->off[s], (uint64_t)((char *)di - (char *)sh), __ATOMIC_RELEASE);
-    return true;
+    free(pj.at);
+    free(pj.sz);
+    free(pj.share);
+    return base != NULL;
 }
 
 /* A worker that is about to exit (a fault, a kernel that wrote outside its outputs) leaves the sets it
- * built to the next worker.  Its host memory is intact: a kernel reaches only device memory. */
+ * built to the next worker.  Its host memory is intact: a kernel reaches only device memory.  Sizes that
+ * came from the region (the preparation's, an earlier worker's) are there already: nothing to copy. */
 static set_cache *exiting_cache;
 static void publish_sets(void) {
     set_cache *sc = exiting_cache;
     exiting_cache = NULL;
     for (int s = 0; sc && sc->ins && sc->shared && !sc->oracle && s < sc->nsizes; s++)
-        if (sc->ins[s] && !__atomic_load_n(&sc->shared->off[s], __ATOMIC_ACQUIRE)) shared_put(sc->shared, s, sc->ins[s], sc->ref[s]);
+        if (sc->ins[s] && !__atomic_load_n(&sc->shared->off[s], __ATOMIC_ACQUIRE)) shared_put(sc->shared, s, sc->ins[s], sc->ref[s], 1);
 }
 
 /* The state of one harness process: its context, device buffers, timing tools and input sets,
@@ -477,15 +656,24 @@ static size_t inst_bytes(const task_inst *in) {
     return b;
 }
 
-/* Size s's instances and references: the kept ones, or built now (inputs and C references in
- * parallel: input generation of a 100M-element problem is as costly as the reference).  *owned:
- * the caller frees them after use (they did not fit the budget). */
+/* Size s's instances and references: the kept ones, the shared region's (gen's preparation, an earlier
+ * worker), or built now (inputs and C references in parallel: input generation of a 100M-element problem
+ * is as costly as the reference).  A size the preparation has still to publish is waited for, not built a
+ * second time (c->n.prep_wait_s counts the wait).  *owned: the caller frees them after use (they did not
+ * fit the budget). */
 static void size_sets(child *c, int fd, const job *j, set_cache *sc, int s, bool use_oracle, task_inst **ins_out,
                       task_inst **ref_out, bool *owned) {
     const task_spec *t = j->t;
     struct shared_sets *sh = use_oracle ? NULL : sc->shared;
     uint64_t soff = sh ? __atomic_load_n(&sh->off[s], __ATOMIC_ACQUIRE) : 0;
-    if (sc->ins && !sc->ins[s] && soff) {   /* built by a worker before this one */
+    if (sh && sc->ins && !sc->ins[s] && !soff && __atomic_load_n(prep_word(sh, s), __ATOMIC_ACQUIRE) == PREP_PENDING) {
+        double t0 = now_s();
+        struct timespec ms = {0, 1000 * 1000};
+        while (!(soff = __atomic_load_n(&sh->off[s], __ATOMIC_ACQUIRE)) && __atomic_load_n(prep_word(sh, s), __ATOMIC_ACQUIRE) == PREP_PENDING)
+            nanosleep(&ms, NULL);
+        c->n.prep_wait_s += now_s() - t0;
+    }
+    if (sc->ins && !sc->ins[s] && soff) {   /* prepared, or built by a worker before this one */
         sc->ins[s] = (task_inst *)((char *)sh + soff);
         sc->ref[s] = sc->ins[s] + sc->ninst;
     }
@@ -497,30 +685,11 @@ static void size_sets(child *c, int fd, const job *j, set_cache *sc, int s, bool
     }
     int ninst = sc->ninst, ns = j->o.seeds > 0 ? j->o.seeds : 5;
     task_inst *ins = calloc((size_t)ninst, sizeof(task_inst)), *ref = calloc((size_t)ninst, sizeof(task_inst));
-    ref_job *rj = calloc((size_t)ninst, sizeof(ref_job));
-    if (!ins || !ref || !rj) fail(c, fd, "setup-error", "out of memory");
-    for (int k = 0; k < ninst; k++) rj[k] = (ref_job){t, s, k / ns, (uint64_t)(k % ns) + 1, !use_oracle, &ins[k], {0}, PG_OK, ""};
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 1) ncpu = 1;
-    if (ncpu > 32) ncpu = 32;
-    for (int k0 = 0; k0 < ninst; k0 += (int)ncpu) {
-        pthread_t th[32];
-        int nth = 0;
-        for (int k = k0; k < ninst && k < k0 + ncpu; k++)
-            if (pthread_create(&th[nth], NULL, ref_thread, &rj[k]) == 0) nth++;
-            else ref_thread(&rj[k]);
-        for (int k = 0; k < nth; k++) pthread_join(th[k], NULL);
-    }
-    for (int k = 0; k < ninst; k++)
-        if (rj[k].st != PG_OK)
-            fail(c, fd, "setup-error", "size %d: %s%s%s", s, ins[k].args ? "the C reference failed" : "cannot build the inputs",
-                 rj[k].why[0] ? ": " : "", rj[k].why);
+    if (!ins || !ref) fail(c, fd, "setup-error", "out of memory");
+    char why[700];
+    if (!build_sets(t, s, ninst, ns, !use_oracle, ncpus(), ins, ref, why, sizeof why)) fail(c, fd, "setup-error", "%s", why);
     size_t bytes = 0;
-    for (int k = 0; k < ninst; k++) {
-        ref[k] = rj[k].ref;   /* "cu" references: empty here, run on the GPU when first needed */
-        bytes += inst_bytes(&ins[k]) * 2;   /* the reference's copy of every buffer, also when made later */
-    }
-    free(rj);
+    for (int k = 0; k < ninst; k++) bytes += inst_bytes(&ins[k]) * 2;   /* the reference's copy of every buffer, also when made later */
     if (!use_oracle) sc->built += ninst;
     *ins_out = ins;
     *ref_out = ref;
@@ -539,6 +708,30 @@ static void free_sets(task_inst *ins, task_inst *ref, int n) {
     }
     free(ins);
     free(ref);
+}
+
+/* The sizes smallest first (the product of each size's variables; a stable order): the order the checks
+ * run them in, and the order gen's preparation builds them in.  malloc'd; NULL when out of memory. */
+static int *size_order(const task_spec *t) {
+    int n = t->nsizes, *order = calloc((size_t)n + 1, sizeof *order);
+    double *cost = calloc((size_t)n + 1, sizeof *cost);
+    if (!order || !cost) {
+        free(order);
+        free(cost);
+        return NULL;
+    }
+    for (int s = 0; s < n; s++) {
+        order[s] = s;
+        cost[s] = 1;
+        for (int v = 0; v < t->sizes[s].env.n; v++)
+            cost[s] *= t->sizes[s].env.val[v] > 1 ? (double)t->sizes[s].env.val[v] : 1.0;
+    }
+    for (int a = 1; a < n; a++)      /* insertion sort: stable, a handful of sizes */
+        for (int b = a; b > 0 && cost[order[b]] < cost[order[b - 1]]; b--) {
+            int tmp = order[b]; order[b] = order[b - 1]; order[b - 1] = tmp;
+        }
+    free(cost);
+    return order;
 }
 
 /* Check (and time) j->ptx in h's context; the verdict goes into h->c.res ("status", "detail",
@@ -587,19 +780,8 @@ static bool check_kernel(harness *h, int fd, const job *j) {
     int nsets = t->nsizes * nd * ns;
     /* Smallest problems first: a wrong kernel is caught on a cheap input set,
      * before the 100M-element ones are even built. */
-    int nord = t->nsizes, *order = calloc((size_t)nord + 1, sizeof *order);
-    double *cost = calloc((size_t)nord + 1, sizeof *cost);
-    if (!order || !cost) fail(c, fd, "setup-error", "out of memory");
-    for (int s = 0; s < nord; s++) {
-        order[s] = s;
-        cost[s] = 1;
-        for (int v = 0; v < t->sizes[s].env.n; v++)
-            cost[s] *= t->sizes[s].env.val[v] > 1 ? (double)t->sizes[s].env.val[v] : 1.0;
-    }
-    for (int a = 1; a < nord; a++)      /* insertion sort: stable, a handful of sizes */
-        for (int b = a; b > 0 && cost[order[b]] < cost[order[b - 1]]; b--) {
-            int tmp = order[b]; order[b] = order[b - 1]; order[b - 1] = tmp;
-        }
+    int nord = t->nsizes, *order = size_order(t);
+    if (!order) fail(c, fd, "setup-error", "out of memory");
     bool stop = false;
     for (int oi = 0; oi < nord && !stop; oi++) {
         int s = order[oi];
@@ -646,16 +828,31 @@ static bool check_kernel(harness *h, int fd, const job *j) {
             c->n.syncs++;
             char sizes[160];
             describe(in, sizes, sizeof sizes);
-            ok = download(c, fd, d, got, why, sizeof why);
+            /* the outputs come back first and, on a large set, are compared with the reference on a helper
+             * thread while the inputs and guard zones come back and the inputs are compared with the host's
+             * copy (bias_gelu_residual's 8192 x 3072 sets: ~0.2 s of compare, 0.2 GB of inputs); judged
+             * as one after another: guard zones, then inputs, then the outputs */
+            task_cmp cmps[64];
+            cmp_job cj = {t, got, &refs[k], cmps};
+            size_t out_bytes = 0;
+            for (int p = 0; p < t->nparams && p < 64; p++)
+                if (t->params[p].is_pointer && t->params[p].role != TASK_ROLE_IN) out_bytes += got->args[p].bytes;
+            download_data(c, fd, d, got, true);
+            pthread_t cth;
+            bool threaded = out_bytes >= ((size_t)64 << 10) && pthread_create(&cth, NULL, compare_outputs, &cj) == 0;
+            download_data(c, fd, d, got, false);
+            ok = guards_intact(c, fd, d, t, why, sizeof why);
             int badp = -1;
             if (ok && !task_inputs_unchanged(t, in, got, &badp)) {
                 ok = false;
                 snprintf(why, sizeof why, "input buffer '%s' was modified", t->params[badp].name);
             }
+            if (threaded) pthread_join(cth, NULL);
+            else if (ok) compare_outputs(&cj);
             mem_ok = ok;   /* guards and inputs intact: only then is the output worth judging further */
             for (int p = 0; ok && p < t->nparams; p++) {
                 if (!t->params[p].is_pointer || t->params[p].role == TASK_ROLE_IN) continue;
-                task_cmp cmp = task_compare(t, p, &got->args[p], &refs[k].args[p]);
+                task_cmp cmp = p < 64 ? cmps[p] : task_compare(t, p, &got->args[p], &refs[k].args[p]);
                 if (cmp.rel_l2 > set_worst && isfinite(cmp.rel_l2)) set_worst = cmp.rel_l2;
                 if (!cmp.ok) {
                     ok = false;
@@ -699,7 +896,6 @@ static bool check_kernel(harness *h, int fd, const job *j) {
     json_object_set_new(c->res, "checks_total", json_integer(nsets));
     json_object_set_new(c->res, "refs_built", json_integer(h->cache.built));
     free(order);
-    free(cost);
     json_object_set_new(c->res, "worst_rel_l2", json_real(worst));
     json_object_set_new(c->res, "sets_s", json_real(now_s() - t_sets));
     char msg[1400];
@@ -903,6 +1099,7 @@ static void parse_child(const char *out, int rc, int exit_code, double timeout, 
     k->allocs = json_integer_value(json_object_get(j, "allocs"));
     k->syncs = json_integer_value(json_object_get(j, "syncs"));
     k->resident_refreshed = json_integer_value(json_object_get(j, "resident_refreshed"));
+    k->prep_wait_s = json_number_value(json_object_get(j, "prep_wait_s"));
     const char *hy = json_string_value(json_object_get(j, "hygiene"));
     for (int h = 1; hy && h < GPU_HYG__COUNT; h++)
         if (!strcmp(hy, gpu_hyg_name((gpu_hyg)h))) k->hygiene = h;
@@ -1059,6 +1256,13 @@ static void sanitize(const task_spec *t, const char *ptx_path, gpu_kernel_result
  * sets and their references are built, and nvcc's baseline runs once per worker, not per kernel.
  * Isolation stays: a kernel that faults (a CUDA error poisons the context), hangs, kills the
  * process or writes outside its outputs ends that worker; the next kernel gets a fresh one. */
+/* gen's preparation of a task's sets (gpu_memo_prepare): a child process that publishes into the workers'
+ * shared region, where it also reports (struct shared_sets prep_*); gen keeps its pid and start. */
+struct gpu_prep {
+    pid_t pid;                  /* 0: none started, or reaped */
+    double t0;                  /* its start */
+    int total;                  /* the task's sets */
+};
 struct gpu_worker {
     pid_t pid;                  /* 0: none running */
     int sock;
@@ -1067,6 +1271,7 @@ struct gpu_worker {
     int seeds;
     struct shared_sets *shared; /* the sets its workers share, kept across a fault (NULL: none) */
     size_t shared_len;
+    struct gpu_prep prep;       /* the preparation of those sets (state PS_OFF: none) */
 };
 
 /* ---- answers shared by one process's calls (gpu_memo) ---------------------------------- */
@@ -1109,8 +1314,34 @@ static void worker_stop(struct gpu_worker *w, bool kill_now) {
     w->pid = 0;
 }
 
-/* The worker stopped, and what it was for forgotten: its task and the shared sets. */
+/* The preparation's process reaped when it has ended (PREP_POLL), or waited for (PREP_WAIT), or killed and
+ * waited for (PREP_KILL).  One that ended before its report (a signal, out of memory) is "failed", one we
+ * killed "stopped"; either way its unfinished sizes are left to the workers, so none waits on. */
+enum { PREP_POLL, PREP_WAIT, PREP_KILL };
+static void prep_reap(struct gpu_worker *w, int how) {
+    struct gpu_prep *p = &w->prep;
+    if (p->pid <= 0) return;
+    if (how == PREP_KILL) kill(p->pid, SIGKILL);
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(p->pid, &status, how == PREP_POLL ? WNOHANG : 0)) < 0 && errno == EINTR) {}
+    if (r == 0) return;   /* still running */
+    p->pid = 0;
+    struct shared_sets *sh = w->shared;
+    if (!sh || __atomic_load_n(&sh->prep_state, __ATOMIC_ACQUIRE) != PS_RUNNING) return;
+    if (how != PREP_KILL && r > 0 && WIFSIGNALED(status))
+        snprintf(sh->prep_why, sizeof sh->prep_why, "the preparation's process was killed by signal %d", WTERMSIG(status));
+    else if (how != PREP_KILL)
+        snprintf(sh->prep_why, sizeof sh->prep_why, "the preparation's process ended without its report (exit %d)",
+                 r > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    for (int s = 0; s < sh->nsizes; s++) __atomic_store_n(prep_word(sh, s), PREP_NONE, __ATOMIC_RELEASE);
+    sh->prep_end = now_s();
+    __atomic_store_n(&sh->prep_state, how == PREP_KILL ? PS_STOPPED : PS_FAILED, __ATOMIC_RELEASE);
+}
+
+/* The worker stopped, and what it was for forgotten: its task, the preparation and the shared sets. */
 static void worker_forget(struct gpu_worker *w) {
+    prep_reap(w, PREP_KILL);   /* first: it writes into the region, and a worker may be waiting for it */
     worker_stop(w, false);
     if (w->shared) munmap(w->shared, w->shared_len);
     free(w->task_path);
@@ -1122,7 +1353,7 @@ static void worker_forget(struct gpu_worker *w) {
 /* The region for one task's sets: reserved, not committed (pages are taken as sets are copied in). */
 static void shared_map(struct gpu_worker *w, const job *base) {
     const task_spec *t = base->t;
-    size_t len = cache_budget(), head = sizeof(struct shared_sets) + sizeof(uint64_t) * (size_t)t->nsizes;
+    size_t len = cache_budget(), head = sizeof(struct shared_sets) + sizeof(uint64_t) * 2 * (size_t)t->nsizes;
     if (len < head + 4096) return;   /* PTXGEN_GPU_CACHE_MB=0: nothing kept */
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return;   /* each worker then builds its own */
@@ -1137,19 +1368,25 @@ static void shared_map(struct gpu_worker *w, const job *base) {
 
 static bool same_str(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
 
+/* What the workers are for, until another task comes (worker_forget): the task, its oracle and seeds,
+ * and the region of their shared sets.  False when out of memory. */
+static bool worker_bind(struct gpu_worker *w, const job *base) {
+    if (w->t) return true;
+    w->task_path = strdup(base->t->path ? base->t->path : "");
+    w->oracle = base->oracle_ptx ? strdup(base->oracle_ptx) : NULL;
+    if (!w->task_path || (base->oracle_ptx && !w->oracle)) {
+        worker_forget(w);
+        return false;
+    }
+    w->t = base->t;
+    w->seeds = base->o.seeds;
+    shared_map(w, base);
+    return true;
+}
+
 static bool worker_start(struct gpu_worker *w, const job *base) {
     int sv[2];
-    if (!w->t) {   /* what the workers are for, until another task comes (worker_forget) */
-        w->task_path = strdup(base->t->path ? base->t->path : "");
-        w->oracle = base->oracle_ptx ? strdup(base->oracle_ptx) : NULL;
-        if (!w->task_path || (base->oracle_ptx && !w->oracle)) {
-            worker_forget(w);
-            return false;
-        }
-        w->t = base->t;
-        w->seeds = base->o.seeds;
-        shared_map(w, base);
-    }
+    if (!worker_bind(w, base)) return false;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
     fflush(stdout);
     fflush(stderr);
@@ -1180,18 +1417,119 @@ static bool worker_start(struct gpu_worker *w, const job *base) {
     return true;
 }
 
+/* ---- gen's preparation of the input sets (gpu_memo_prepare) ---------------------------------- */
+/* Is the preparation still at work?  (Reaps its process when it has ended.) */
+static bool prep_running(struct gpu_worker *w) {
+    if (w->prep.pid <= 0 || !w->shared) return false;
+    prep_reap(w, PREP_POLL);
+    return __atomic_load_n(&w->shared->prep_state, __ATOMIC_ACQUIRE) == PS_RUNNING;
+}
+
+/* The preparation's process: the sizes smallest first, as the checks reach them, each built (build_sets, the
+ * workers' own call), published, its copy freed.  A size that fails, does not fit or is stopped ends it: the
+ * sizes after it are left to the workers (prep_word NONE), which build them as without a preparation. */
+static void prep_main(const task_spec *t, struct shared_sets *sh, int seeds) {
+    int n = sh->ninst, end = PS_DONE, *order = size_order(t);
+    if (!order) {
+        end = PS_FAILED;
+        snprintf(sh->prep_why, sizeof sh->prep_why, "out of memory");
+    }
+    for (int oi = 0; order && oi < t->nsizes && end == PS_DONE; oi++) {
+        int s = order[oi];
+        task_inst *ins = calloc((size_t)n, sizeof(task_inst)), *ref = calloc((size_t)n, sizeof(task_inst));
+        char why[700] = "out of memory";
+        if (!ins || !ref || !build_sets(t, s, n, seeds, true, __atomic_load_n(&sh->prep_threads, __ATOMIC_RELAXED), ins, ref, why, sizeof why)) {
+            end = PS_FAILED;
+            snprintf(sh->prep_why, sizeof sh->prep_why, "%s", why);
+        } else if (!shared_put(sh, s, ins, ref, __atomic_load_n(&sh->prep_threads, __ATOMIC_RELAXED))) end = PS_FULL;
+        else __atomic_add_fetch(&sh->prep_sets, n, __ATOMIC_RELAXED);
+        if (ins && ref) free_sets(ins, ref, n);
+        else {
+            free(ins);
+            free(ref);
+        }
+        __atomic_store_n(prep_word(sh, s), PREP_NONE, __ATOMIC_RELEASE);   /* published (off[s]) or never will be */
+    }
+    for (int s = 0; s < t->nsizes; s++) __atomic_store_n(prep_word(sh, s), PREP_NONE, __ATOMIC_RELEASE);
+    free(order);
+    sh->prep_end = now_s();
+    __atomic_store_n(&sh->prep_state, end, __ATOMIC_RELEASE);
+}
+
+void gpu_memo_prepare(gpu_memo *m, const task_spec *t, const gpu_run_opts *o, int threads) {
+    const char *e = getenv("PTXGEN_GPU_PREPARE");
+    if (!m || !t || t->nsizes < 1 || !t->ref.kind || strcmp(t->ref.kind, "c") || !worker_enabled() || (e && !strcmp(e, "0")))
+        return;
+    struct gpu_worker *w = &m->worker;
+    if (w->t) return;   /* bound to a task already (a check ran): its workers build their own sets */
+    job base = {t, NULL, NULL, *o};
+    if (!worker_bind(w, &base) || !w->shared) return;   /* no region (PTXGEN_GPU_CACHE_MB=0): nowhere to publish */
+    struct shared_sets *sh = w->shared;
+    int seeds = o->seeds > 0 ? o->seeds : 5;   /* as the workers count them (set_cache.ninst, size_sets) */
+    sh->prep_threads = threads > 0 ? threads : ncpus() > 3 ? ncpus() - 2 : 1;
+    for (int s = 0; s < t->nsizes; s++) __atomic_store_n(prep_word(sh, s), PREP_PENDING, __ATOMIC_RELEASE);
+    __atomic_store_n(&sh->prep_state, PS_RUNNING, __ATOMIC_RELEASE);
+    w->prep.t0 = now_s();
+    w->prep.total = t->nsizes * sh->ninst;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* gen gone (killed, ^C): nothing left to prepare for */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
+        /* no inherited descriptor (the GPU engine's pipes, a worker's socket) held open here */
+        long maxfd = sysconf(_SC_OPEN_MAX);
+        if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
+        for (int fd = 3; fd < maxfd; fd++) close(fd);
+        prep_main(t, sh, seeds);
+        _exit(0);
+    }
+    if (pid < 0) {   /* no process: the workers build the sets, as without a preparation */
+        for (int s = 0; s < t->nsizes; s++) __atomic_store_n(prep_word(sh, s), PREP_NONE, __ATOMIC_RELEASE);
+        __atomic_store_n(&sh->prep_state, PS_OFF, __ATOMIC_RELEASE);
+        return;
+    }
+    w->prep.pid = pid;
+}
+
+void gpu_memo_prep_stats(gpu_memo *m, bool wait, gpu_prep_stats *out) {
+    static const char *names[] = {"off", "running", "done", "failed", "full", "stopped"};
+    memset(out, 0, sizeof *out);
+    out->state = names[PS_OFF];
+    struct gpu_worker *w = m ? &m->worker : NULL;
+    struct shared_sets *sh = w ? w->shared : NULL;
+    if (!sh) return;
+    prep_reap(w, wait ? PREP_WAIT : PREP_POLL);
+    int st = __atomic_load_n(&sh->prep_state, __ATOMIC_ACQUIRE);
+    out->state = names[st >= PS_OFF && st <= PS_STOPPED ? st : PS_OFF];
+    out->sets = __atomic_load_n(&sh->prep_sets, __ATOMIC_RELAXED);
+    out->total = st == PS_OFF ? 0 : w->prep.total;
+    out->seconds = st == PS_OFF ? 0 : (st == PS_RUNNING ? now_s() : sh->prep_end) - w->prep.t0;
+    if (st == PS_FAILED) snprintf(out->why, sizeof out->why, "%s", sh->prep_why);
+}
+
 /* Reads one answer (length, then JSON; *out malloc'd) within the deadline.  0: read; 1: timeout;
  * 2: EOF or an error. */
-static int recv_answer(int fd, double deadline, char **out) {
+static int recv_answer(int fd, double deadline, char **out, struct gpu_worker *prep) {
     uint64_t len = 0;
     size_t got = 0, want = sizeof len;
     unsigned char *dst = (unsigned char *)&len;
+    double paused_at = 0;
     *out = NULL;
     for (;;) {
-        double left = deadline - now_s();
+        /* while gen's preparation still builds the sets the worker may be waiting for, the watchdog's
+         * clock stands still: the wait is the sets', not the kernel's */
+        double now = now_s();
+        if (paused_at > 0) deadline += now - paused_at;
+        paused_at = prep_running(prep) ? now : 0;
+        double left = deadline - now;
         if (left <= 0) return 1;
         struct pollfd p = {fd, POLLIN, 0};
-        int pr = poll(&p, 1, (int)(left * 1000) + 1);
+        int wait_ms = (int)(left * 1000) + 1;
+        if (paused_at > 0 && wait_ms > 100) wait_ms = 100;
+        int pr = poll(&p, 1, wait_ms);
         if (pr < 0 && errno == EINTR) continue;
         if (pr <= 0) continue;
         ssize_t k = want > got ? read(fd, dst + got, want - got) : 0;
@@ -1216,6 +1554,8 @@ static void run_in_worker(struct gpu_worker *w, const job *j, gpu_kernel_result 
         worker_forget(w);
     bool started = false;
     worker_req q = {WORKER_MAGIC, j->o.timing, j->o.all_sets, j->o.min_trials, j->o.min_ms, strlen(j->ptx)};
+    /* the checks have begun (the draw is over): the preparation's next sizes get every core, as a worker's own build */
+    if (prep_running(w)) __atomic_store_n(&w->shared->prep_threads, ncpus(), __ATOMIC_RELAXED);
     for (int attempt = 0; attempt < 2; attempt++) {   /* a worker found dead between kernels is replaced once */
         if (w->pid <= 0) {
             if (!worker_start(w, j)) {
@@ -1236,7 +1576,7 @@ static void run_in_worker(struct gpu_worker *w, const job *j, gpu_kernel_result 
         }
     }
     char *ans = NULL;
-    int rc = recv_answer(w->sock, now_s() + j->o.timeout_s, &ans);
+    int rc = recv_answer(w->sock, now_s() + j->o.timeout_s, &ans, w);
     int exit_code = -1;
     bool retire = rc != 0;
     if (rc == 0) {
@@ -1348,6 +1688,7 @@ static void add_counts(gpu_task_result *r, const gpu_kernel_result *k) {
     r->allocs += k->allocs;
     r->syncs += k->syncs;
     r->resident_refreshed += k->resident_refreshed;
+    r->prep_wait_s += k->prep_wait_s;
 }
 
 pg_status gpu_run_task(const task_spec *t, const char *ptx_path, const gpu_run_opts *o, gpu_task_result *r, pg_diag_sink *diag) {
@@ -1589,4 +1930,15 @@ json_t *gpu_run_diff(const task_spec *t, const char *base_ptx, const char *cand_
         json_object_set_new(r, "detail", json_string(why));
     }
     return r;
+}
+
+/* ---- for the tests (gpu_internal.h) ---------------------------------------------------------- */
+bool gpu_memo_shared_sets(gpu_memo *m, int s, const task_inst **ins, const task_inst **ref, int *n) {
+    struct shared_sets *sh = m ? m->worker.shared : NULL;
+    uint64_t off = sh && s >= 0 && s < sh->nsizes ? __atomic_load_n(&sh->off[s], __ATOMIC_ACQUIRE) : 0;
+    if (!off) return false;
+    *ins = (const task_inst *)((const char *)sh + off);
+    *ref = *ins + sh->ninst;
+    *n = sh->ninst;
+    return true;
 }

@@ -53,11 +53,17 @@ static json_t *stages_json(const pipe_select_out *sel) {
             json_object_set_new(g, "allocs", json_integer(f->gpu_allocs));
             json_object_set_new(g, "syncs", json_integer(f->gpu_syncs));
             json_object_set_new(g, "resident_refreshed", json_integer(f->gpu_resident_refreshed));
+            json_object_set_new(g, "prep_wait_s", json_real(f->gpu_prep_wait_s));
         }
         json_array_append_new(list, row);
     }
-    return json_pack("{s:f, s:f, s:i, s:o}", "draw_s", sel->draw_s, "verify_s", sel->verify_s, "verified", sel->nverified,
-                     "attempts", list);
+    json_t *st = json_pack("{s:f, s:f, s:i, s:o}", "draw_s", sel->draw_s, "verify_s", sel->verify_s, "verified", sel->nverified,
+                           "attempts", list);
+    /* the input sets prepared ahead (gpu_memo_prepare): where it stood when the attempts ended */
+    const gpu_prep_stats *p = &sel->prep;
+    json_object_set_new(st, "prepare", json_pack("{s:s, s:i, s:i, s:f, s:s?}", "state", p->state, "sets", p->sets, "total", p->total,
+                                                 "seconds", p->seconds, "why", p->why[0] ? p->why : NULL));
+    return st;
 }
 
 int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag) {
@@ -92,6 +98,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         int rc = 2;
     char *desc_buf = NULL, *base_text = NULL;
     task_spec *task = NULL;
+    gpu_memo *memo = NULL;   /* --verify gpu: the harness's memo, its input sets prepared ahead (pipe_select uses it) */
     model_model *model = NULL;
     tok_tokenizer *tok = NULL;
     dec_vocab *vocab = NULL;
@@ -123,6 +130,16 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             goto out;
         }
         task_block_max(task, o.block);   /* the constraint keeps .maxntid/.reqntid compatible with it */
+        /* --verify gpu: the harness's input sets and their C references built now, in a process of their own,
+         * while the model loads and writes the plan and the candidates (gpu_memo_prepare); the checks then
+         * find them ready.  A CPU engine keeps its --threads cores. */
+        if (vlevel >= 2 && (memo = pipe_gpu_memo_new())) {
+            gpu_run_opts ro;
+            gpu_run_opts_default(&ro);
+            int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+            bool cpu_engine = !req->device || strcmp(req->device, "gpu");
+            gpu_memo_prepare(memo, task, &ro, cpu_engine ? (ncpu - threads > 1 ? ncpu - threads : 1) : 0);
+        }
     }
     if (baseline) {
         size_t n;
@@ -328,8 +345,11 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     if (!mkdtemp(tmpdir)) { pipe_note(notes, "ptxgen gen: cannot create a temp dir: %s\n", strerror(errno)); goto out; }
     uint64_t seed0 = o.sampler.seed;
     rc = 1;
-    pipe_select_in si = {desc, task, samples, vlevel, best_of, tmpdir};
-    if (pipe_select(model, tok, vocab, &o, &si, &sel, notes, diag) != PG_OK) { rc = sel.write_failed ? 2 : 1; goto cleanup; }
+    pipe_select_in si = {desc, task, samples, vlevel, best_of, tmpdir, memo};
+    pg_status sst = pipe_select(model, tok, vocab, &o, &si, &sel, notes, diag);
+    if (!strcmp(sel.prep.state, "failed"))   /* reported, not swallowed: the checks that reached that size said it too */
+        pipe_note(notes, "gen: note: preparing the input sets ahead failed (%s); each check built the sets it reached itself\n", sel.prep.why);
+    if (sst != PG_OK) { rc = sel.write_failed ? 2 : 1; goto cleanup; }
     if (sel.passed) rc = 0;
     if (nogpu) rc = 3;
     if (!kernel[0] && sel.best.ptx) {
@@ -484,6 +504,7 @@ cleanup:
     rmdir(tmpdir);
 out:
     pipe_select_out_free(&sel);
+    gpu_memo_free(memo);   /* before the task it prepares */
     gen_card_free(&card);
     dec_bias_free(bias);
     gen_ngram_free(ngram);

@@ -227,6 +227,11 @@ static int same_kernel_as(char *const *texts, const pipe_verdict *vs, int at, co
     return 0;
 }
 
+gpu_memo *pipe_gpu_memo_new(void) {
+    const char *mv = getenv("PTXGEN_GPU_MEMO");
+    return mv && !strcmp(mv, "0") ? NULL : gpu_memo_new();
+}
+
 pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vocab *vocab, gen_opts *o, const pipe_select_in *in,
                       pipe_select_out *out, const pipe_notes *notes, pg_diag_sink *sink) {
     memset(out, 0, sizeof *out);
@@ -245,8 +250,8 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
     if (!texts || !vs || !out->attempts) { st = PG_ERR_NOMEM; goto done; }
     /* the GPU probe, the device query and nvcc's baseline timing once for all attempts, not per
      * attempt (~11 s of fixed cost each on an H100, 2026-12-06); PTXGEN_GPU_MEMO=0 asks every time */
-    const char *mv = getenv("PTXGEN_GPU_MEMO");
-    if (vlevel >= 2 && in->task && !(mv && !strcmp(mv, "0"))) memo = gpu_memo_new();
+    if (in->memo) memo = in->memo;
+    else if (vlevel >= 2 && in->task) memo = pipe_gpu_memo_new();
     if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
         drawn = calloc((size_t)samples, sizeof *drawn);
         if (!drawn) { st = PG_ERR_NOMEM; goto done; }
@@ -340,12 +345,13 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
         if (ok) { out->passed = true; if (!best_of) break; }
     }
 done:
+    gpu_memo_prep_stats(memo, false, &out->prep);
     if (st == PG_ERR_NOMEM) pipe_note(notes, "ptxgen gen: out of memory for %d candidates\n", samples);
     for (int i = 0; drawn && i < samples; i++) gen_result_free(&drawn[i]);
     free(drawn);
     for (int i = 0; texts && i < samples; i++) free(texts[i]);
     free(texts);
     free(vs);
-    gpu_memo_free(memo);
+    if (memo != in->memo) gpu_memo_free(memo);
     return st;
 }

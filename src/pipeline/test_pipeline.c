@@ -407,7 +407,7 @@ static void test_same_kernel(void) {
     o.sampler.temperature = 0;   /* greedy: every candidate is the same kernel */
     o.max_tokens = 400;
     uint64_t seed0 = o.sampler.seed;
-    pipe_select_in in = {"add two float vectors", NULL, 3, 1, true, dir};
+    pipe_select_in in = {"add two float vectors", NULL, 3, 1, true, dir, NULL};
     CHECK(pipe_select(m, tok, v, &o, &in, &a, NULL, &q) == PG_OK && a.nattempts == 3, "best-of-3 ran (%d attempts)", a.nattempts);
     char *runs = test_slurp(count);
     int n = 0;

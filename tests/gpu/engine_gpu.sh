@@ -11,7 +11,8 @@
 # Optional: QWEN_GGUF=path/to/qwen2.5-coder-0.5b-instruct.gguf (else models/base/ when fetched),
 # QWEN_ADAPTER=DIR (default models/qwen-plan, its LoRA merged on the GPU), BUDGET=seconds for
 # the whole run (default 540), TOL=max relative logit error (default 0.02), NO_PEER=1 (skip
-# transformers), SKIP="NAME ..." (parts left out by name: default, qwen, gen_default, gen_qwen, peer;
+# transformers), GEN_BIN=path (part 3's ptxgen, default build/ptxgen: another build's binary, e.g. main's, for a
+# before/after on one machine), SKIP="NAME ..." (parts left out by name: default, qwen, gen_default, gen_qwen, peer;
 # when the device time is short, e.g. SKIP="default gen_default" measures only the Qwen model).  Parts: 0 environment, 1 models/default (15M, always there), 2 the Qwen GGUF
 # with the adapter, 3 `gen --device gpu --verify gpu --samples 16` on bench/suite, timed wall
 # to wall, with models/default and with the two-stage Qwen model when its GGUF is given, 4 the
@@ -140,13 +141,26 @@ for which in default qwen; do
     if [ "$status" -ne 2 ] && [ -f "bench/suite/$TASK/task.json" ] && room "gen_$which" 150 30; then
         say "3. gen --device gpu --verify gpu --samples 16 --task bench/suite/$TASK (model $GMODEL)"
         t=$(date +%s%N)
-        timeout "$T" build/ptxgen gen --device gpu --model "$GMODEL" --task "bench/suite/$TASK/task.json" --verify gpu \
+        timeout "$T" "${GEN_BIN:-build/ptxgen}" gen --device gpu --model "$GMODEL" --task "bench/suite/$TASK/task.json" --verify gpu \
             --samples 16 --threads 8 --json -o "$OUT/gen_gpu_${which}_$TASK.ptx" --force > "$OUT/gen_gpu_$which.json" 2> "$OUT/gen_gpu_$which.err"
         rc=$?
         wall=$(awk -v a="$t" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
         tail -5 "$OUT/gen_gpu_$which.err"
         echo "part 3 ($which): rc $rc, $wall s wall (goal <= 20 s; rc 0 a correct kernel, 1 none correct, 124 out of time)"
-        record "gen_$which" "$rc" "$wall" "$TASK, 16 samples, $GMODEL"
+        # where the verification's time went: the input sets prepared ahead (gpu_memo_prepare) and each verified attempt
+        python3 - "$OUT/gen_gpu_$which.json" <<'PY' 2> /dev/null || true
+import json, sys
+st = json.load(open(sys.argv[1]))["stages"]
+p = st.get("prepare", {})
+print("part 3: draw %.1f s, verify %.1f s; input sets prepared ahead: %s, %s of %s sets in %.1f s%s" % (st["draw_s"], st["verify_s"],
+      p.get("state", "-"), p.get("sets", "-"), p.get("total", "-"), p.get("seconds", 0), " (%s)" % p["why"] if p.get("why") else ""))
+for a in st["attempts"]:
+    g = a.get("gpu")
+    if g and a["seconds"] >= 1:
+        print("part 3: attempt %d %s %.1f s: sets %.2f s, timing %.2f s, baseline %.2f s, waited for the preparation %.2f s, %d sets built" % (
+              a["attempt"], a["stage"], a["seconds"], g["sets_s"], g["timing_s"], g["baseline_s"], g.get("prep_wait_s", 0), g["refs"]))
+PY
+        record "gen_$which" "$rc" "$wall" "$TASK, 16 samples, $GMODEL, ${GEN_BIN:-build/ptxgen}${PTXGEN_GPU_PREPARE:+, PTXGEN_GPU_PREPARE=$PTXGEN_GPU_PREPARE}"
         grep -q 'no usable GPU' "$OUT/gen_gpu_$which.err" "$OUT/gen_gpu_$which.json" &&
             { echo "part 3: FAIL: the harness found no usable GPU after the engine ran (the fork rule)"; [ "$status" -eq 0 ] && status=1; }
     elif [ "$status" -eq 2 ] || [ ! -f "bench/suite/$TASK/task.json" ]; then

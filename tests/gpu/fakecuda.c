@@ -328,7 +328,8 @@ CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { *f = *t = (size_t)1 << 36; retu
  * (the launch poisons the context as an illegal address does: every later call fails with 700,
  * so a harness that kept using the context would misjudge the next kernel), "h" a hang (the launch
  * never returns), "s" right but with a stray write far outside its buffers: 1234.5f into the first
- * word of every other live allocation (no guard zone sees it; the harness's resident input sets do).  Each load is logged
+ * word of every other live allocation (no guard zone sees it; the harness's resident input sets do),
+ * "l" right below n = 65536 and wrong from there (a failure only a large input set shows).  Each load is logged
  * ("load candidate c pid N", "load baseline pid N"). */
 static int nhmods;   /* harness modules loaded (-DFAKECUDA_HARNESS) */
 #ifdef FAKECUDA_HARNESS
@@ -358,13 +359,19 @@ static void k_silu_stray(void **args, unsigned gx, unsigned gy) {
         memcpy((void *)b, &v, 4);
     }
 }
+/* "l": right on the small sizes, wrong values (as "w") from n = 65536 on: a failure found only on a large set */
+static void k_silu_large_wrong(void **args, unsigned gx, unsigned gy) {
+    if (P(2, uint32_t) < 65536) k_silu_right(args, gx, gy);
+    else k_silu_wrong(args, gx, gy);
+}
 static void k_trap(void **args, unsigned gx, unsigned gy) { (void)args; (void)gx; (void)gy; sticky = 700; }
 static void k_hang(void **args, unsigned gx, unsigned gy) {
     (void)args; (void)gx; (void)gy;
     for (;;) pause();
 }
 static kern hkerns[] = {{"right", k_silu_right, 0, 3, {8, 8, 4}}, {"wrong", k_silu_wrong, 0, 3, {8, 8, 4}}, {"trap", k_trap, 0, 3, {8, 8, 4}},
-                        {"hang", k_hang, 0, 3, {8, 8, 4}}, {"stray", k_silu_stray, 0, 3, {8, 8, 4}}};
+                        {"hang", k_hang, 0, 3, {8, 8, 4}}, {"stray", k_silu_stray, 0, 3, {8, 8, 4}},
+                        {"large-wrong", k_silu_large_wrong, 0, 3, {8, 8, 4}}};
 static kern *hmods[64];   /* module handles (void *)(16 + i) -> their kernel */
 static int candidates_logged(const char *log) {
     FILE *f = log ? fopen(log, "r") : NULL;
@@ -390,7 +397,8 @@ static CUresult harness_load(void **m, const char *img) {
         else fprintf(f, "load candidate %c pid %ld\n", cls, (long)getpid());
         fclose(f);
     }
-    hmods[nhmods] = cls == 'w' ? &hkerns[1] : cls == 't' ? &hkerns[2] : cls == 'h' ? &hkerns[3] : cls == 's' ? &hkerns[4] : &hkerns[0];
+    hmods[nhmods] = cls == 'w' ? &hkerns[1] : cls == 't' ? &hkerns[2] : cls == 'h' ? &hkerns[3] : cls == 's' ? &hkerns[4]
+                  : cls == 'l' ? &hkerns[5] : &hkerns[0];
     *m = (void *)(uintptr_t)(16 + nhmods++);
     return 0;
 }
