@@ -29,9 +29,11 @@ For every row of `ptxgen eval --kernels` JSON that has a kernel and is not corre
              run against the task's reference): correct, wrong (compiled, then refused or wrong on the GPU)
              or unverified (no row, or a row that never reached the GPU)
   cause      one per row, the first that applies: syntax, cut, plan-rejected, plan-wrong (the plan ran
-             wrong by --plan-eval, or the PTX follows its plan line for line: end to end only), pragma-slot,
-             expf-no-sat, ptx-deviates (with --plan-eval, of a plan the harness passed: the PTX turn's own
-             failure), unexplained
+             wrong by --plan-eval, or the PTX follows its plan line for line by opcodes and the plan has no
+             passing verdict: end to end only), pragma-slot, expf-no-sat, ptx-deviates (the PTX's opcodes
+             differ from the target's; with --plan-eval, of a plan the harness passed: the PTX turn's own
+             failure, also when every line has the target's opcodes — then its operands differ, first_diff
+             null), unexplained
 With --plan-eval the report also counts the end-to-end rows by their plan's verdict: given a plan the
 harness passed, how many kernels the PTX turn got right (translation of the model's own plans).
 
@@ -332,9 +334,9 @@ def analyse(args):
             cause = "pragma-slot"
         elif "expf-no-sat" in row["slips"]:
             cause = "expf-no-sat"
-        elif ref and d is None and args.plans:
-            cause = "plan-wrong"
-        elif ref and d is not None:
+        elif ref and d is None and args.plans and plan_run != "correct":
+            cause = "plan-wrong"   # nvcc's opcodes line for line: the plan, unless the harness passed it (then operands)
+        elif ref and (d is not None or plan_run == "correct"):
             cause = "ptx-deviates"
         else:
             cause = "unexplained"

@@ -137,7 +137,8 @@ class Table(unittest.TestCase):
 
     def test_plan_eval(self):
         """--plan-eval: a failed kernel whose plan ran wrong is plan-wrong though its PTX deviates; one whose
-        plan passed is ptx-deviates; the rows are counted by their plan's verdict."""
+        plan passed is ptx-deviates, also with the target's opcodes line for line (its operands differ); the
+        rows are counted by their plan's verdict."""
         with tempfile.TemporaryDirectory() as d:
             suite, kern, plans = (os.path.join(d, x) for x in ("suite", "e2e", "plan"))
             os.makedirs(os.path.join(suite, "k"))
@@ -150,9 +151,12 @@ class Table(unittest.TestCase):
             deviates = TARGET.replace("\tmul.f32 %f2, %f1, %f1;\n", "")
             e2e, prow = [], []
             # (style, e2e verdict, PTX written, the plan stage's verdict: None = no row for it)
+            # same opcodes as the target, another register: st.global stores the loaded value, not its square
+            operands = TARGET.replace("\tst.global.f32 [%rd2], %f2;\n", "\tst.global.f32 [%rd2], %f1;\n")
             for st, stage, ptx, pstage in [("s0", "wrong", deviates, "wrong"), ("s1", "wrong", deviates, "correct"),
                                            ("s2", "correct", TARGET, "correct"), ("s3", "wrong", deviates, None),
-                                           ("s4", "fault", deviates, "generation")]:
+                                           ("s4", "fault", deviates, "generation"), ("s5", "wrong", operands, "correct"),
+                                           ("s6", "wrong", operands, None)]:
                 key = f"k.{st}.no_bias.0"
                 open(os.path.join(kern, key + ".ptx"), "w").write(ptx)
                 json.dump({"gen_tokens": 500}, open(os.path.join(kern, key + ".json"), "w"))
@@ -171,10 +175,12 @@ class Table(unittest.TestCase):
             got = json.loads(read(out_j))
             self.assertEqual([(r["style"], r["plan_run"], r["cause"]) for r in got],
                              [("s0", "wrong", "plan-wrong"), ("s1", "correct", "ptx-deviates"), ("s3", "unverified", "ptx-deviates"),
-                              ("s4", "unverified", "ptx-deviates")])
+                              ("s4", "unverified", "ptx-deviates"), ("s5", "correct", "ptx-deviates"), ("s6", "unverified", "plan-wrong")])
+            # a plan the harness passed is never plan-wrong: nvcc's opcodes with other operands are the PTX turn's
+            self.assertIsNone(got[4]["first_diff"])
             md = read(out_m)
-            self.assertIn("plan correct: 1 of 2 kernels correct; plan wrong: 0 of 1 kernels correct; "
-                          "plan unverified: 0 of 2 kernels correct. Translation of the model's plans that passed: 50%.", md)
+            self.assertIn("plan correct: 1 of 3 kernels correct; plan wrong: 0 of 1 kernels correct; "
+                          "plan unverified: 0 of 3 kernels correct. Translation of the model's plans that passed: 33%.", md)
             self.assertEqual([n for n in os.listdir(d) if ".tmp." in n], [])   # written whole, no temp file left
             with self.assertRaises(SystemExit):   # --plan-eval reads end-to-end reports only
                 F.main(["--eval", ev, "--kernels", kern, "--suite", suite, "--plan-eval", pe])
