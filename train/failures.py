@@ -38,7 +38,7 @@ With --plan-eval the report also counts the end-to-end rows by their plan's verd
 harness passed, how many kernels the PTX turn got right (translation of the model's own plans).
 
     python3 train/failures.py --eval E.json --kernels GEN/trans --suite bench/suite [--plans GEN/plan [--plan-eval P.json]]
-        [--max-new 4096] [--ptxgen build/ptxgen] [--lib build/libptxgen.so] [--json OUT.json] [--markdown OUT.md]
+        [--max-new 6144] [--ptxgen build/ptxgen] [--lib build/libptxgen.so] [--json OUT.json] [--markdown OUT.md]
     python3 train/failures.py --targets SYNTH.jsonl --lib build/libptxgen.so   # which training targets can be written
 
 --plans: the model's plans (<case>.cu), for end-to-end reports; without it each task's reference.cu is the
@@ -459,7 +459,9 @@ def main(argv=None):
     ap.add_argument("--plans")
     ap.add_argument("--plan-eval", help="the plan stage's eval report (eval-...-plan-...json): each failed row's plan verdict "
                                         "(needs --plans)")
-    ap.add_argument("--max-new", type=int, default=4096)
+    ap.add_argument("--max-new", type=int, default=6144,
+                    help="the PTX turn's token limit the kernels were generated with (generate2.py --max-new and "
+                         "recipe.sh MAX_NEW default to 6144; a smaller value calls finished kernels cut)")
     ap.add_argument("--ptxgen", default="build/ptxgen")
     ap.add_argument("--lib", default="", help="libptxgen.so whose constraint checks the targets (empty: not checked)")
     ap.add_argument("--title", default="")
