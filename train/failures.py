@@ -29,14 +29,16 @@ For every row of `ptxgen eval --kernels` JSON that has a kernel and is not corre
              run against the task's reference): correct, wrong (compiled, then refused or wrong on the GPU)
              or unverified (no row, or a row that never reached the GPU)
   cause      one per row, the first that applies: syntax, cut, plan-rejected, plan-wrong (the plan ran
-             wrong by --plan-eval, or the PTX follows its plan line for line: end to end only), pragma-slot,
-             expf-no-sat, ptx-deviates (with --plan-eval, of a plan the harness passed: the PTX turn's own
-             failure), unexplained
+             wrong by --plan-eval, or the PTX follows its plan line for line by opcodes and the plan has no
+             passing verdict: end to end only), pragma-slot, expf-no-sat, ptx-deviates (the PTX's opcodes
+             differ from the target's; with --plan-eval, of a plan the harness passed: the PTX turn's own
+             failure, also when every line has the target's opcodes — then its operands differ, first_diff
+             null), unexplained
 With --plan-eval the report also counts the end-to-end rows by their plan's verdict: given a plan the
 harness passed, how many kernels the PTX turn got right (translation of the model's own plans).
 
     python3 train/failures.py --eval E.json --kernels GEN/trans --suite bench/suite [--plans GEN/plan [--plan-eval P.json]]
-        [--max-new 4096] [--ptxgen build/ptxgen] [--lib build/libptxgen.so] [--json OUT.json] [--markdown OUT.md]
+        [--max-new 6144] [--ptxgen build/ptxgen] [--lib build/libptxgen.so] [--json OUT.json] [--markdown OUT.md]
     python3 train/failures.py --targets SYNTH.jsonl --lib build/libptxgen.so   # which training targets can be written
 
 --plans: the model's plans (<case>.cu), for end-to-end reports; without it each task's reference.cu is the
@@ -332,9 +334,9 @@ def analyse(args):
             cause = "pragma-slot"
         elif "expf-no-sat" in row["slips"]:
             cause = "expf-no-sat"
-        elif ref and d is None and args.plans:
-            cause = "plan-wrong"
-        elif ref and d is not None:
+        elif ref and d is None and args.plans and plan_run != "correct":
+            cause = "plan-wrong"   # nvcc's opcodes line for line: the plan, unless the harness passed it (then operands)
+        elif ref and (d is not None or plan_run == "correct"):
             cause = "ptx-deviates"
         else:
             cause = "unexplained"
@@ -457,7 +459,9 @@ def main(argv=None):
     ap.add_argument("--plans")
     ap.add_argument("--plan-eval", help="the plan stage's eval report (eval-...-plan-...json): each failed row's plan verdict "
                                         "(needs --plans)")
-    ap.add_argument("--max-new", type=int, default=4096)
+    ap.add_argument("--max-new", type=int, default=6144,
+                    help="the PTX turn's token limit the kernels were generated with (generate2.py --max-new and "
+                         "recipe.sh MAX_NEW default to 6144; a smaller value calls finished kernels cut)")
     ap.add_argument("--ptxgen", default="build/ptxgen")
     ap.add_argument("--lib", default="", help="libptxgen.so whose constraint checks the targets (empty: not checked)")
     ap.add_argument("--title", default="")
