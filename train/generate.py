@@ -188,25 +188,23 @@ class Lib:
         n = self.L.gen_retr_query(lib, request.encode(), C.byref(f), k, hits)
         return hits, n
 
-    def task_c_signature(self, path):
-        """The task's CUDA C signature (gen_c_signature_from_task), as the plan turn gives it."""
+    def _task_text(self, path, fn):
+        """fn(task, buf)'s text for the task at path (a gen_*_from_task printer)."""
         t, q = C.c_void_p(), DiagSink()
         if self.L.task_load(path.encode(), C.byref(t), C.byref(q)) != 0:
             raise SystemExit(f"{path}: task_load failed ({q.nerrors} errors)")
         b = PgBuf()
-        self.L.gen_c_signature_from_task(t, C.byref(b))
+        fn(t, C.byref(b))
         self.L.task_free(t)
         return self._take(b)
 
+    def task_c_signature(self, path):
+        """The task's CUDA C signature (gen_c_signature_from_task), as the plan turn gives it."""
+        return self._task_text(path, self.L.gen_c_signature_from_task)
+
     def task_launch(self, path):
         """The task's launch as both turns state it (gen_launch_from_task): "block 256, grid cdiv(n,256)"."""
-        t, q = C.c_void_p(), DiagSink()
-        if self.L.task_load(path.encode(), C.byref(t), C.byref(q)) != 0:
-            raise SystemExit(f"{path}: task_load failed ({q.nerrors} errors)")
-        b = PgBuf()
-        self.L.gen_launch_from_task(t, C.byref(b))
-        self.L.task_free(t)
-        return self._take(b)
+        return self._task_text(path, self.L.gen_launch_from_task)
 
     def task_signature(self, path):
         """(signature, block): the forced entry header and the launch's block (task_block_max), as eval uses them."""

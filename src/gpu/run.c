@@ -220,28 +220,6 @@ static void launch(child *c, int fd, CUfunction fn, const task_inst *in, kargs *
                              (unsigned)in->smem, NULL, a->p, NULL), "cuLaunchKernel");
 }
 
-/* Download every buffer back into `out` (a clone of the instance) and check guards. */
-static bool download(child *c, int fd, const dbufs *d, task_inst *out, char *why, size_t whyn) {
-    const task_spec *t = out->spec;
-    static unsigned char g[GUARD];
-    for (int i = 0; i < t->nparams && i < 64; i++) {
-        if (!t->params[i].is_pointer) continue;
-        if (out->args[i].bytes) CK(c->api.cuMemcpyDtoH(out->args[i].data, d->ptr[i], out->args[i].bytes), "cuMemcpyDtoH");
-        c->n.dtoh += out->args[i].bytes;
-        for (int side = 0; side < 2; side++) {
-            CK(c->api.cuMemcpyDtoH(g, side ? d->ptr[i] + d->bytes[i] : d->base[i], GUARD), "cuMemcpyDtoH(guard)");
-            c->n.dtoh += GUARD;
-            for (unsigned k = 0; k < GUARD; k++)
-                if (g[k] != GUARD_BYTE) {
-                    snprintf(why, whyn, "out-of-bounds write %s buffer '%s' (byte %u of the guard zone)",
-                             side ? "past the end of" : "before the start of", t->params[i].name, side ? k : GUARD - k);
-                    return false;
-                }
-        }
-    }
-    return true;
-}
-
 /* fn(arg, k) for every k < n on up to nthreads threads (the caller's among them, at most 32), each
  * taking the next k: input sets are built in parallel, and copied into the shared region so. */
 typedef struct {
@@ -299,6 +277,14 @@ static bool guards_intact(child *c, int fd, const dbufs *d, const task_spec *t, 
         }
     }
     return true;
+}
+
+/* Download every buffer back into `out` (a clone of the instance) and check guards (the first bad one, in
+ * parameter order, in why). */
+static bool download(child *c, int fd, const dbufs *d, task_inst *out, char *why, size_t whyn) {
+    download_data(c, fd, d, out, true);
+    download_data(c, fd, d, out, false);
+    return guards_intact(c, fd, d, out->spec, why, whyn);
 }
 
 /* Every output of a set compared with its reference (task_compare: no side effects, so it may run on a helper

@@ -59,18 +59,25 @@ static bool same_as_fresh(const task_spec *t, const task_inst *pi, const task_in
     return ok;
 }
 
+/* A new memo preparing t on `threads` threads with the default options; *st its stats afterwards (waiting for
+ * the preparation to end when wait). */
+static gpu_memo *prepared(const task_spec *t, int threads, bool wait, gpu_prep_stats *st) {
+    gpu_memo *m = gpu_memo_new();
+    gpu_run_opts o;
+    gpu_run_opts_default(&o);
+    gpu_memo_prepare(m, t, &o, threads);
+    gpu_memo_prep_stats(m, wait, st);
+    return m;
+}
+
 static void test_prepared_sets(void) {
     char text[2048];
     snprintf(text, sizeof text, SILU, 70001);
     task_spec *t = task("silu", text);
     CHECK(t != NULL, "the silu task loads");
     if (!t) return;
-    gpu_memo *m = gpu_memo_new();
-    gpu_run_opts o;
-    gpu_run_opts_default(&o);
-    gpu_memo_prepare(m, t, &o, 2);
     gpu_prep_stats st;
-    gpu_memo_prep_stats(m, true, &st);
+    gpu_memo *m = prepared(t, 2, true, &st);
     CHECK(!strcmp(st.state, "done") && st.sets == 45 && st.total == 45 && !st.why[0] && st.seconds >= 0,
           "every set prepared: %s %d/%d %s", st.state, st.sets, st.total, st.why);
     int bad = 0, seen = 0;
@@ -82,6 +89,8 @@ static void test_prepared_sets(void) {
     }
     CHECK(bad == 0 && seen == 45, "the published sets are a worker's, byte for byte (%d of %d differ)", bad, seen);
     /* a memo that serves a task already is not prepared again */
+    gpu_run_opts o;
+    gpu_run_opts_default(&o);
     gpu_memo_prepare(m, t, &o, 2);
     gpu_memo_prep_stats(m, true, &st);
     CHECK(!strcmp(st.state, "done") && st.sets == 45, "a second prepare changes nothing: %s %d", st.state, st.sets);
@@ -101,12 +110,8 @@ static void test_failed(void) {
     task_spec *t = task("scatter", SCATTER);
     CHECK(t != NULL, "the scatter task loads");
     if (!t) return;
-    gpu_memo *m = gpu_memo_new();
-    gpu_run_opts o;
-    gpu_run_opts_default(&o);
-    gpu_memo_prepare(m, t, &o, 0);
     gpu_prep_stats st;
-    gpu_memo_prep_stats(m, true, &st);
+    gpu_memo *m = prepared(t, 0, true, &st);
     /* smallest first: size 1 (3 x 20) published, size 2 (30 x 2: 60) fails, size 0 (300 x 40) never built */
     CHECK(!strcmp(st.state, "failed") && st.sets == 10 && st.total == 30, "failed after one size: %s %d/%d", st.state, st.sets, st.total);
     CHECK(!strncmp(st.why, "size 2: the C reference failed: ", 32) && strstr(st.why, "index 9 outside [0, 2)"),
@@ -126,12 +131,8 @@ static void test_full(void) {
     task_spec *t = task("silu_big", text);
     if (!t) { CHECK(0, "silu_big loads"); return; }
     setenv("PTXGEN_GPU_CACHE_MB", "8", 1);
-    gpu_memo *m = gpu_memo_new();
-    gpu_run_opts o;
-    gpu_run_opts_default(&o);
-    gpu_memo_prepare(m, t, &o, 2);
     gpu_prep_stats st;
-    gpu_memo_prep_stats(m, true, &st);
+    gpu_memo *m = prepared(t, 2, true, &st);
     const task_inst *ins, *ref;
     int n;
     CHECK(!strcmp(st.state, "full") && st.sets == 30 && gpu_memo_shared_sets(m, 1, &ins, &ref, &n) && !gpu_memo_shared_sets(m, 0, &ins, &ref, &n),
@@ -155,9 +156,7 @@ static void test_off(void) {
     const char *envs[][2] = {{"PTXGEN_GPU_PREPARE", "0"}, {"PTXGEN_GPU_WORKER", "0"}, {NULL, NULL}};
     for (int i = 0; i < 3; i++) {
         if (envs[i][0]) setenv(envs[i][0], envs[i][1], 1);
-        gpu_memo *m = gpu_memo_new();
-        gpu_memo_prepare(m, i < 2 ? t : tcu, &o, 1);
-        gpu_memo_prep_stats(m, true, &st);
+        gpu_memo *m = prepared(i < 2 ? t : tcu, 1, true, &st);
         const task_inst *ins, *ref;
         int n;
         CHECK(!strcmp(st.state, "off") && st.total == 0 && !gpu_memo_shared_sets(m, 2, &ins, &ref, &n), "%s: nothing prepared: %s",
@@ -178,12 +177,8 @@ static void test_stopped(void) {
     snprintf(text, sizeof text, SILU, 3000000);
     task_spec *t = task("silu_stop", text);
     if (!t) { CHECK(0, "silu_stop loads"); return; }
-    gpu_memo *m = gpu_memo_new();
-    gpu_run_opts o;
-    gpu_run_opts_default(&o);
-    gpu_memo_prepare(m, t, &o, 1);
     gpu_prep_stats st;
-    gpu_memo_prep_stats(m, false, &st);
+    gpu_memo *m = prepared(t, 1, false, &st);
     CHECK(!strcmp(st.state, "running") || !strcmp(st.state, "done"), "started: %s", st.state);
     gpu_memo_free(m);
     int status;

@@ -360,23 +360,42 @@ static void nb_expect(const char *label, hcase *h, const double (*want)[3], size
     }
 }
 
-static void hand_nbody(void) {
-    /* two particles on the x axis, 1.2 apart; weights 1 and 2 (mass or charge) */
-    const double pw[2][4] = {{0, 0, 0, 1}, {1.2, 0, 0, 2}};
-    const char *size = "{\"N\": 2, \"L\": 2}";
-    {
-        hcase h;
-        if (hc_begin(&h, "nbody", (const char *[]){"op=grav_accel", NULL}, size)) {
-            nb_fill(&h, pw, 2);
-            json_t *fp = json_object_get(h.root, "family_params");
-            const char *soft = json_string_value(json_object_get(fp, "softening"));
-            double sv = (float)task_scalar_f(&h.in, soft), s2 = !strcmp(soft, "eps") ? sv * sv : sv;
-            double d3 = pow(1.44 + s2, 1.5);
-            const double want[2][3] = {{2 * 1.2 / d3, 0, 0}, {-1 * 1.2 / d3, 0, 0}};
-            nb_expect("nbody grav_accel", &h, want, 2, 3);
-        }
-        hc_end(&h);
+/* two particles on the x axis, 1.2 apart; weights 1 and 2 (mass or charge) */
+static const double NB_PW[2][4] = {{0, 0, 0, 1}, {1.2, 0, 0, 2}};
+#define NB_SIZE "{\"N\": 2, \"L\": 2}"
+
+/* Gravitational acceleration of the two particles, drawn with `want` (the layout among them). */
+static void nb_grav(const char *const *want, const char *label) {
+    hcase h;
+    if (hc_begin(&h, "nbody", want, NB_SIZE)) {
+        nb_fill(&h, NB_PW, 2);
+        json_t *fp = json_object_get(h.root, "family_params");
+        const char *soft = json_string_value(json_object_get(fp, "softening"));
+        double sv = (float)task_scalar_f(&h.in, soft), s2 = !strcmp(soft, "eps") ? sv * sv : sv;
+        double d3 = pow(1.44 + s2, 1.5);
+        const double want_acc[2][3] = {{2 * 1.2 / d3, 0, 0}, {-1 * 1.2 / d3, 0, 0}};
+        nb_expect(label, &h, want_acc, 2, 3);
     }
+    hc_end(&h);
+}
+
+/* LJ energy, unshifted: 4 eps ((s/r)^12 - (s/r)^6) for both atoms (1.2 < every cutoff drawn). */
+static void nb_lj_energy(const char *const *want, const char *label) {
+    hcase h;
+    if (hc_begin(&h, "nbody", want, NB_SIZE)) {
+        nb_fill(&h, NB_PW, 2);
+        double eps = (float)task_scalar_f(&h.in, "lj_eps"), sg = (float)task_scalar_f(&h.in, "sigma");
+        double sr6 = pow(sg * sg / 1.44, 3), e = 4 * eps * (sr6 * sr6 - sr6);
+        const double want_e[2][3] = {{e, 0, 0}, {e, 0, 0}};
+        nb_expect(label, &h, want_e, 2, 1);
+    }
+    hc_end(&h);
+}
+
+static void hand_nbody(void) {
+    const double (*pw)[4] = NB_PW;
+    const char *size = NB_SIZE;
+    nb_grav((const char *[]){"op=grav_accel", NULL}, "nbody grav_accel");
     {
         hcase h;
         if (hc_begin(&h, "nbody", (const char *[]){"op=coulomb_energy", "cutoff=false", NULL}, size)) {
@@ -390,42 +409,10 @@ static void hand_nbody(void) {
         }
         hc_end(&h);
     }
-    {   /* LJ energy, unshifted: 4 eps ((s/r)^12 - (s/r)^6) for both atoms (1.2 < every cutoff drawn) */
-        hcase h;
-        if (hc_begin(&h, "nbody", (const char *[]){"op=lj_energy", "shifted=false", NULL}, size)) {
-            nb_fill(&h, pw, 2);
-            double eps = (float)task_scalar_f(&h.in, "lj_eps"), sg = (float)task_scalar_f(&h.in, "sigma");
-            double sr6 = pow(sg * sg / 1.44, 3), e = 4 * eps * (sr6 * sr6 - sr6);
-            const double want[2][3] = {{e, 0, 0}, {e, 0, 0}};
-            nb_expect("nbody lj_energy", &h, want, 2, 1);
-        }
-        hc_end(&h);
-    }
+    nb_lj_energy((const char *[]){"op=lj_energy", "shifted=false", NULL}, "nbody lj_energy");
     /* xyz triples (stride 3, weights in an array of their own): the same values as above */
-    {
-        hcase h;
-        if (hc_begin(&h, "nbody", (const char *[]){"op=grav_accel", "layout=aos3", NULL}, size)) {
-            nb_fill(&h, pw, 2);
-            json_t *fp = json_object_get(h.root, "family_params");
-            const char *soft = json_string_value(json_object_get(fp, "softening"));
-            double sv = (float)task_scalar_f(&h.in, soft), s2 = !strcmp(soft, "eps") ? sv * sv : sv;
-            double d3 = pow(1.44 + s2, 1.5);
-            const double want[2][3] = {{2 * 1.2 / d3, 0, 0}, {-1 * 1.2 / d3, 0, 0}};
-            nb_expect("nbody grav_accel aos3", &h, want, 2, 3);
-        }
-        hc_end(&h);
-    }
-    {
-        hcase h;
-        if (hc_begin(&h, "nbody", (const char *[]){"op=lj_energy", "layout=aos3", "shifted=false", NULL}, size)) {
-            nb_fill(&h, pw, 2);
-            double eps = (float)task_scalar_f(&h.in, "lj_eps"), sg = (float)task_scalar_f(&h.in, "sigma");
-            double sr6 = pow(sg * sg / 1.44, 3), e = 4 * eps * (sr6 * sr6 - sr6);
-            const double want[2][3] = {{e, 0, 0}, {e, 0, 0}};
-            nb_expect("nbody lj_energy aos3", &h, want, 2, 1);
-        }
-        hc_end(&h);
-    }
+    nb_grav((const char *[]){"op=grav_accel", "layout=aos3", NULL}, "nbody grav_accel aos3");
+    nb_lj_energy((const char *[]){"op=lj_energy", "layout=aos3", "shifted=false", NULL}, "nbody lj_energy aos3");
     {   /* LJ force: F_0 = 24 eps (2 sr6^2 - sr6) / r^2 * (p_0 - p_1), F_1 = -F_0 */
         hcase h;
         if (hc_begin(&h, "nbody", (const char *[]){"op=lj_force", NULL}, size)) {
