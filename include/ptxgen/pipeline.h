@@ -72,7 +72,7 @@ typedef struct {
                                   training targets are (synth_cuda_literate_ptx), the PTX turn's gen_opts.draft_ref
                                   (malloc'd); NULL when it could not be made (ref_note says why) or was not wanted */
     char ref_note[300];
-    int plan_gpu_checked;      /* gpu_check: plans whose nvcc PTX ran on the GPU */
+    int plan_gpu_checked;      /* gpu_check: plans whose nvcc PTX ran on the GPU to a verdict (right or wrong) */
     int plan_gpu_wrong;        /* of which ran wrong, faulted or hung */
     const char *plan_gpu;      /* the kept plan's GPU verdict: "pass", "fail" (ran wrong, kept anyway) or "not run" */
     char plan_gpu_note[400];   /* "" or, for the user: why the plan did not run on the GPU, or that the kept one ran wrong */

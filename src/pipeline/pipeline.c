@@ -247,8 +247,8 @@ static pg_status plan_loop(pipe_plan_source next, void *user, model_source *ms, 
             bool keep = true;
             if (gp->ran) {
                 char why[400];
-                out->plan_gpu_checked++;
                 pipe_plan_gpu j = pipe_plan_gpu_judge(&gp->v, why, sizeof why);
+                out->plan_gpu_checked += j != PIPE_PLAN_GPU_UNSETTLED;   /* plans the GPU gave a verdict on */
                 if (j == PIPE_PLAN_GPU_RIGHT) out->plan_gpu = "pass";
                 else if (j == PIPE_PLAN_GPU_WRONG) {
                     out->plan_gpu_wrong++;
