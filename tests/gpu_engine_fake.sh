@@ -392,6 +392,21 @@ gone=no
 for _ in $(seq 1 50); do if [ -n "$wpid" ] && ! kill -0 "$wpid" 2> /dev/null; then gone=yes; break; fi; sleep 0.1; done
 [ -n "$wpid" ] && [ "$gone" = yes ] && ok || { bad "a worker outlived its killed gen (pid ${wpid:-none})"; [ -n "$wpid" ] && kill -9 "$wpid" 2> /dev/null; }
 
+# the plans' GPU check of a two-stage model (pipe_plan with --verify gpu --task) through the harness on the stand-in:
+# test_pipeline's test_plan_gpu alone ($FAKECUDA_TASK_KERNEL set): a plan that runs wrong (nvcc's PTX naming
+# fakecuda_wrong) is drawn again and the right one kept; two wrong plans keep the last with a warning; a given
+# wrong plan is kept with a warning
+TP=${PTXGEN_SBUILD:-$BUILD/san}/tests/pipeline/test_pipeline
+if [ -x "$TP" ] && command -v nvcc > /dev/null 2>&1; then
+    LD_LIBRARY_PATH="$tmp/h" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_INITLOG="$tmp/plan.log" timeout 600 \
+        "$TP" > "$tmp/plan.txt" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] && ! grep -q SKIPPED "$tmp/plan.txt" && [ "$(grep -c '^load plan-wrong' "$tmp/plan.log")" -eq 4 ] && ok ||
+        bad "the plans' GPU check on the stand-in: exit $rc: $(tail -5 "$tmp/plan.txt"); $(sort "$tmp/plan.log" 2> /dev/null | uniq -c | head -5)"
+else
+    echo "SKIPPED: $TP or nvcc absent; the plans' GPU check on the stand-in not run (make $TP)"
+fi
+
 # tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
 SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1
 rc=$?

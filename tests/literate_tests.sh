@@ -263,6 +263,31 @@ if [ -e models/base/smollm2-135m-instruct.Q4_1.gguf ] && [ "$have_nvcc" = 1 ]; t
         --samples 1 --max-tokens 40 -o "$tmp/out/r5.ptx"
     expect_rc 2 "--plan with a single-stage model" "$P" gen --model tests/gen/tiny --plan tests/gen/two_stage/plan_scale.cu "scale" \
         -o "$tmp/out/c.ptx"
+    # the plans' GPU check (--verify gpu --task): without a GPU the plan is not run, a note says so (not an error;
+    # exit 3 as for any --verify gpu without a GPU); --no-plan-check does not ask; --json "plan" reports both
+    "$P" devinfo > /dev/null 2>&1
+    if [ $? -eq 3 ]; then   # no GPU here (devinfo's exit 3); with one, tests/gpu_engine_fake.sh and the GPU runs check it
+        for pc in on off; do
+            flag=; [ $pc = off ] && flag=--no-plan-check
+            "$PR" gen --model tests/gen/two_stage --plan tests/gen/two_stage/plan_silu.cu --task bench/suite/ew_silu/task.json --verify gpu \
+                $flag --samples 1 --max-tokens 40 --json -o "$tmp/out/pc$pc.ptx" > "$tmp/pc$pc.json" 2> "$tmp/pc$pc.err"
+            rc=$?
+            python3 - "$tmp/pc$pc.json" $pc <<'PY' && [ "$rc" -eq 3 ] && ok || bad "gen --verify gpu, plan check $pc, no GPU: exit $rc: $(grep 'gen: plan' "$tmp/pc$pc.err")"
+import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+assert p["gpu_checked"] == 0 and p["gpu_wrong"] == 0 and p["gpu"] == "not run", p
+if sys.argv[2] == "on":
+    assert p["gpu_check"] is True and p["gpu_note"].startswith("the plan was not run on the GPU: no GPU ("), p
+else:
+    assert p["gpu_check"] is False and p["gpu_note"] is None, p
+PY
+        done
+        grep -q "gen: plan: kernel ew_silu, given, nvcc compiles it, not run on the GPU (" "$tmp/pcon.err" &&
+            grep -q "gen: plan: the plan was not run on the GPU: no GPU (" "$tmp/pcon.err" && ok || bad "the plan line says the plan did not run: $(grep 'gen: plan' "$tmp/pcon.err")"
+        grep -q "gen: plan: not run on the GPU (--no-plan-check)" "$tmp/pcoff.err" && ok || bad "--no-plan-check: $(grep 'gen: plan' "$tmp/pcoff.err")"
+    else
+        echo "SKIPPED: a GPU is here; gen's plan check without a GPU not checked"
+    fi
     "$PR" gen --model tests/gen/two_stage --single-stage "scale x by a" --samples 1 --max-tokens 100 --json -o "$tmp/out/s.ptx" \
         > "$tmp/s.json" 2> "$tmp/s.err"
     ! grep -q "gen: plan:" "$tmp/s.err" && ! grep -q '"pipeline"' "$tmp/s.json" && ok || bad "--single-stage skips the plan turn"

@@ -14,6 +14,19 @@
  * way.  For a free-form request the plan is the kernel's twin: it names the kernel and its
  * parameters, so the PTX gets a real signature instead of one the model invents.
  *
+ * With a task and pipe_in.gpu_check (`gen --verify gpu --task`, unless --no-plan-check) a
+ * plan nvcc compiled also runs on the GPU: nvcc's PTX of it through the candidates' funnel
+ * (pipe_verify at level 2, one gpu_memo for the stage's plans) against the task's reference.
+ * A plan that runs wrong, faults or hangs is drawn again (plan_note says why); when none runs
+ * right, the last plan nvcc compiled is kept with a warning (plan_gpu_note) -- the kernel's own
+ * verification still decides.  A given plan that runs wrong is kept with the warning, never
+ * replaced.  Without a GPU (no libcuda, no device) or nvcc, or when the funnel cannot judge
+ * nvcc's PTX (the validator or ptxas refuses it, the task's reference cannot be set up), the
+ * plan is kept as without the check and plan_gpu_note says why it was not run.  The harness's
+ * worker is started after the plan turn's first draw (a deferred GPU engine's child already
+ * forked, draw.h) and ended before pipe_plan returns, so no process that initialised CUDA
+ * forks, and the engine's child never holds the worker's socket.
+ *
  * Ownership: pipe_out owns its strings (pipe_out_free).  Errors go to the diagnostics sink
  * (E9xx); nothing here prints. */
 #ifndef PTXGEN_PIPELINE_H
@@ -39,6 +52,8 @@ typedef struct {
     int retr_k;
     bool need_nvcc;            /* refuse when nvcc is missing, instead of taking an unchecked plan */
     bool no_draft_ref;         /* speculative decoding (gen.draft_max > 0) without the reference drafts (an A/B switch) */
+    bool gpu_check;            /* with task: run nvcc's PTX of each plan on the GPU against the task's reference and draw a
+                                  wrong plan again (above; gen --verify gpu, off with --no-plan-check) */
 } pipe_in;
 
 typedef struct {
@@ -58,6 +73,10 @@ typedef struct {
                                   training targets are (synth_cuda_literate_ptx), the PTX turn's gen_opts.draft_ref
                                   (malloc'd); NULL when it could not be made (ref_note says why) or was not wanted */
     char ref_note[300];
+    int plan_gpu_checked;      /* gpu_check: plans whose nvcc PTX ran on the GPU to a verdict (right or wrong) */
+    int plan_gpu_wrong;        /* of which ran wrong, faulted or hung */
+    const char *plan_gpu;      /* the kept plan's GPU verdict: "pass", "fail" (ran wrong, kept anyway) or "not run" */
+    char plan_gpu_note[400];   /* "" or, for the user: why the plan did not run on the GPU, or that the kept one ran wrong */
 } pipe_out;
 
 /* The plan stage: fills out->plan, kernel, signature, the counts and notes.  PG_OK with a
@@ -120,6 +139,12 @@ PG_API void pipe_verify(const char *ptx, const char *path, const char *arch, con
 /* Did the candidate pass `level`?  (a ptxas that ran and rejected it never passes, nor does one
  * that reads a register before any write: v->unwritten) */
 PG_API bool pipe_passed(const pipe_verdict *v, int level);
+/* gpu_check's verdict on one plan from its pipe_verify verdict (nvcc's PTX of the plan, level 2):
+ * RIGHT (correct on every input set), WRONG (wrong values, a fault, a hang, a module that does not
+ * load: the plan is drawn again) or UNSETTLED (no GPU, or the validator, ptxas or the task's setup
+ * stopped it: nothing said about the plan, which is kept).  `why` gets the harness's detail. */
+typedef enum { PIPE_PLAN_GPU_RIGHT, PIPE_PLAN_GPU_WRONG, PIPE_PLAN_GPU_UNSETTLED } pipe_plan_gpu;
+PG_API pipe_plan_gpu pipe_plan_gpu_judge(const pipe_verdict *v, char *why, size_t n);
 
 /* The temperature of sequential attempt `at` (1-based) when the first is drawn at t: t, t + 0.2,
  * t + 0.4, ... at most 1.0; t <= 0 (greedy) and t >= 1 unchanged. */
@@ -299,6 +324,7 @@ typedef struct {
     int retrieve_k;             /* --retrieve-k (0 = 2) */
     int regs;                   /* --regs: PIPE_REGS_MODEL (0, the model's base.json "regs"), _NUMBERED or _NAMED */
     const char *device;         /* --device: "cpu" (NULL: the same) or "gpu" (the model's forward pass on the GPU, model.h) */
+    bool no_plan_check;         /* --no-plan-check: a two-stage model's plans are not run on the GPU (pipe_in.gpu_check) */
 } pipe_gen_req;
 enum { PIPE_REGS_MODEL = 0, PIPE_REGS_NUMBERED = 1, PIPE_REGS_NAMED = 2 };
 /* Returns the command's exit status: 0 an attempt passed the requested verification, 1 none

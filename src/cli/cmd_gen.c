@@ -15,7 +15,7 @@ static const char *gen_usage =
     "                  [--arch sm_80] [-o out.ptx] [--samples N] [--verify check|ptxas|gpu] [--explain]\n"
     "                  [--no-constraint] [--no-bias] [--bias FILE] [--seed S] [--temperature T] [--top-k K]\n"
     "                  [--max-tokens N] [--threads N] [--device cpu|gpu] [--draft N] [--ngram FILE] [--json] [--twin | --twin-file TWIN.cu]\n"
-    "                  [--plan PLAN.cu] [--plain] [--single-stage] [--no-draft-ref] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered]\n"
+    "                  [--plan PLAN.cu] [--no-plan-check] [--plain] [--single-stage] [--no-draft-ref] [--retrieve LIB.jsonl [--retrieve-k 2]] [--regs named|numbered]\n"
     "                  [--plan-repeat-max N] [--no-regs-grow] [--reads-unwritten] [--force]\n"
     "       ptxgen gen --baseline BASE.ptx [--kernel NAME] [--no-adapter] ...  (super-optimization mode:\n"
     "                  the default model loads models/superopt, or $PTXGEN_SUPEROPT_ADAPTER, when present)\n"
@@ -48,6 +48,10 @@ static const char *gen_usage =
     "  is written beside the kernel as <out>.cu (it is the kernel's twin; for a free-form request it also\n"
     "  gives the kernel its name and parameters).  --plan PLAN.cu: your plan instead of the model's (checked\n"
     "  by nvcc the same way); --plain: the kernel without its plan lines; --single-stage: the PTX turn alone.\n"
+    "  With --verify gpu --task, nvcc's PTX of each plan also runs on the GPU against the task's reference\n"
+    "  before any PTX is written; a plan that runs wrong is drawn again (within --samples; when none runs right\n"
+    "  the last one nvcc compiles is kept, with a warning).  A --plan that runs wrong is kept, with a warning.\n"
+    "  Without a GPU the plan is not run (a note says so).  --no-plan-check: plans are not run on the GPU.\n"
     "  --retrieve LIB: the nearest verified kernels of a retrieval library (`ptxgen retrieve`) in both turns'\n"
     "  prompts; a model whose base.json names \"retrieval\" uses the library it ships without the flag.\n"
     "  --regs named: the constraint also admits named registers (`.reg .T %name;` at first use, docs/LITERATE.md);\n"
@@ -88,7 +92,7 @@ int cmd_gen(int argc, char **argv) {
     bool explain = false, json = false, no_bias = false, no_adapter = false, twin = false, force = false;
     const char *twin_file = NULL, *plan_file = NULL, *ngram_path = NULL, *retrieve = NULL, *device = "cpu";
     int retrieve_k = 0, regs = PIPE_REGS_MODEL;
-    bool plain = false, single = false, no_draft_ref = false;
+    bool plain = false, single = false, no_draft_ref = false, no_plan_check = false;
     gen_opts o;
     gen_opts_default(&o);
     for (int i = 1; i < argc; i++) {
@@ -144,6 +148,7 @@ int cmd_gen(int argc, char **argv) {
         else if (!strcmp(a, "--reads-unwritten")) o.reads_unwritten = 1;
         else if (!strcmp(a, "--single-stage")) single = true;
         else if (!strcmp(a, "--no-draft-ref")) no_draft_ref = true;
+        else if (!strcmp(a, "--no-plan-check")) no_plan_check = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s", gen_usage); return 0; }
         else if (a[0] == '-' && a[1]) { cli_usage_error("gen", "unknown or incomplete option '%s'", a); return 2; }
         else if (!desc) desc = a;
@@ -168,7 +173,8 @@ int cmd_gen(int argc, char **argv) {
     const char *default_model = !model_dir && cli_default_model(mdir, sizeof mdir) ? mdir : NULL;
     pipe_gen_req req = {desc, desc_file, task_path, model_dir, default_model, adapter,
                         no_adapter, outp, force, level, samples, threads, bias_path, no_bias, baseline, kernel_opt, name_opt, twin,
-                        twin_file, plan_file, ngram_path, plain, single, json, explain, no_draft_ref, o, retrieve, retrieve_k, regs, device};
+                        twin_file, plan_file, ngram_path, plain, single, json, explain, no_draft_ref, o, retrieve, retrieve_k, regs, device,
+                        no_plan_check};
     pipe_notes notes = {cli_print_note, NULL, cli_print_out};
     pg_diag_sink sink = {cli_print_diag, NULL, 0, 0, 20};
     return pipe_generate(&req, &notes, &sink);

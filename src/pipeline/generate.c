@@ -321,11 +321,25 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         pin.gen = o;
         pin.plan_samples = samples;
         pin.no_draft_ref = req->no_draft_ref;
+        /* --verify gpu --task: each plan nvcc compiles also runs against the task's reference, a wrong one is
+         * drawn again (pipe_plan); a plan that runs wrong almost never gives a right kernel (round 12: 0 of 21) */
+        pin.gpu_check = level == 2 && task && !req->no_plan_check;
         rc = 1;
         if (pipe_plan(model, tok, &pin, &pout, diag) != PG_OK) goto out;
-        pipe_note(notes, "gen: plan: kernel %s, %s%s (%d attempt%s, %d tokens, %.1f s)\n", pout.kernel,
-                plan_src ? "given" : "the model's", pout.nvcc_ran ? ", nvcc compiles it" : ", not compiled (no nvcc)",
+        char gpu_part[120] = "";
+        if (pout.plan_gpu_checked)
+            snprintf(gpu_part, sizeof gpu_part, ", %s on the GPU (%d plan%s run, %d wrong)",
+                     !strcmp(pout.plan_gpu, "pass") ? "runs right" : !strcmp(pout.plan_gpu, "fail") ? "RUNS WRONG" : "not judged",
+                     pout.plan_gpu_checked, pout.plan_gpu_checked == 1 ? "" : "s", pout.plan_gpu_wrong);
+        else if (pin.gpu_check)
+            snprintf(gpu_part, sizeof gpu_part, ", not run on the GPU");
+        pipe_note(notes, "gen: plan: kernel %s, %s%s%s (%d attempt%s, %d tokens, %.1f s)\n", pout.kernel,
+                plan_src ? "given" : "the model's", pout.nvcc_ran ? ", nvcc compiles it" : ", not compiled (no nvcc)", gpu_part,
                 pout.plan_attempts, pout.plan_attempts == 1 ? "" : "s", pout.plan_tokens, pout.plan_seconds);
+        if (pout.plan_gpu_note[0])
+            pipe_note(notes, "gen: plan: %s%s\n", !strcmp(pout.plan_gpu, "fail") ? "warning: " : "", pout.plan_gpu_note);
+        else if (level == 2 && task && req->no_plan_check)
+            pipe_note(notes, "gen: plan: not run on the GPU (--no-plan-check)\n");
         if (o.draft_max > 0 && !req->no_draft_ref && pout.ref_ptx)
             pipe_note(notes, "gen: drafts: nvcc's literate PTX of the plan is the reference (%zu bytes)\n", strlen(pout.ref_ptx));
         else if (o.draft_max > 0 && !req->no_draft_ref)
@@ -443,6 +457,12 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
                                    pout.plan_steps, "drafted", pout.plan_drafted, "accepted", pout.plan_accepted);
             if (plan_path[0]) json_object_set_new(pl, "file", json_string(plan_path));
             json_object_set_new(pl, "loops", json_integer(pout.plan_loops));
+            /* the plans' GPU check (--verify gpu --task): how many ran, how many ran wrong, the kept one's verdict */
+            json_object_set_new(pl, "gpu_check", json_boolean(pin.gpu_check));
+            json_object_set_new(pl, "gpu_checked", json_integer(pout.plan_gpu_checked));
+            json_object_set_new(pl, "gpu_wrong", json_integer(pout.plan_gpu_wrong));
+            json_object_set_new(pl, "gpu", json_string(pout.plan_gpu ? pout.plan_gpu : "not run"));
+            json_object_set_new(pl, "gpu_note", pout.plan_gpu_note[0] ? json_string(pout.plan_gpu_note) : json_null());
             json_object_set_new(j, "pipeline", json_string("plan-literate"));
             json_object_set_new(j, "plan", pl);
         }
@@ -577,6 +597,7 @@ int pipe_generate_json(const char *request_json, pg_buf *out, pg_buf *log) {
     req.plain = jbool(r, "plain");
     req.single_stage = jbool(r, "single_stage");
     req.no_draft_ref = jbool(r, "no_draft_ref");
+    req.no_plan_check = jbool(r, "no_plan_check");
     req.device = jstr(r, "device");
     const char *regs = jstr(r, "regs");
     req.regs = !regs ? PIPE_REGS_MODEL : !strcmp(regs, "named") ? PIPE_REGS_NAMED : !strcmp(regs, "numbered") ? PIPE_REGS_NUMBERED : -1;

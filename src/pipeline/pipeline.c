@@ -2,6 +2,8 @@
  * PTX turn.  See ptxgen/pipeline.h and docs/LITERATE.md. */
 #define _GNU_SOURCE
 #include "draw.h"
+#include "plan.h"
+#include "ptxgen/gpu.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth_family.h"
@@ -53,10 +55,45 @@ static void make_ref_ptx(const pipe_in *in, const char *plan, const char *const 
     pg_buf_free(&canon);
 }
 
+pipe_plan_gpu pipe_plan_gpu_judge(const pipe_verdict *v, char *why, size_t n) {
+    const eval_funnel_result *fr = &v->fr;
+    if (!strcmp(v->gpu, "pass")) {
+        snprintf(why, n, "correct on %d input set%s", fr->gpu_sets, fr->gpu_sets == 1 ? "" : "s");
+        return PIPE_PLAN_GPU_RIGHT;
+    }
+    if (strcmp(v->check, "pass")) {   /* libptx's limits, not the plan's: nvcc wrote it */
+        snprintf(why, n, "the validator refuses nvcc's PTX of the plan (%.300s)", fr->detail);
+        return PIPE_PLAN_GPU_UNSETTLED;
+    }
+    if (strcmp(v->ptxas, "pass")) {
+        snprintf(why, n, "ptxas %s nvcc's PTX of the plan (%.300s)", strcmp(v->ptxas, "fail") ? "did not run on" : "refuses",
+                 v->why[0] ? v->why : fr->detail);
+        return PIPE_PLAN_GPU_UNSETTLED;
+    }
+    if (!fr->gpu_ran || !fr->gpu_status || !strcmp(fr->gpu_status, "no-gpu") || !strcmp(fr->gpu_status, "setup-error")) {
+        snprintf(why, n, "%.360s", fr->detail[0] ? fr->detail : v->why[0] ? v->why : "the harness did not run it");
+        return PIPE_PLAN_GPU_UNSETTLED;
+    }
+    snprintf(why, n, "%s: %.360s", fr->stage, fr->detail);   /* wrong values, a fault, a hang, a module that does not load */
+    return PIPE_PLAN_GPU_WRONG;
+}
+
+/* The GPU check of one plan (pipe_plan with gpu_check). */
+typedef struct {
+    bool on;                   /* run the plan (else nothing below is used) */
+    gpu_memo *memo;            /* the stage's GPU answers (NULL: asked every time) */
+    bool ran;                  /* nvcc's PTX of the plan went through the funnel: v holds its verdict */
+    bool no_ptx;               /* nvcc is missing: no PTX to run */
+    bool write_failed;
+    pipe_verdict v;
+} plan_gpu;
+
 /* Check one plan: its kernel can be read (with a task: the task's kernel), nvcc compiles
  * it.  On success fills kernel/signature/nvcc_ran (and ref_ptx, drafting) and returns true;
- * else writes why into out->plan_note. */
-static bool check_plan(const char *plan, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
+ * else writes why into out->plan_note.  With g->on, nvcc's PTX of a plan that passed then runs
+ * on the GPU against the task (the candidates' funnel, pipe_verify at level 2, g->memo): g->v. */
+static bool check_plan(const char *plan, const pipe_in *in, pipe_out *out, plan_gpu *g, pg_diag_sink *diag) {
+    g->ran = g->no_ptx = g->write_failed = false;
     twin_kernel tk;
     memset(&tk, 0, sizeof tk);
     pg_diag_sink quiet = {0};
@@ -90,6 +127,15 @@ static bool check_plan(const char *plan, const pipe_in *in, pipe_out *out, pg_di
         snprintf(out->plan_note, sizeof out->plan_note, "nvcc not found: the plan cannot be checked");
         ok = false;
     }
+    if (ok && g->on && b.status == TWIN_BUILD_OK) {
+        char ppath[620];
+        snprintf(ppath, sizeof ppath, "%s/plan.ptx", dir);
+        if (pg_write_file_atomic(ppath, b.ptx, strlen(b.ptx), diag) == PG_OK) {
+            pipe_verify(b.ptx, ppath, in->gen.arch, in->task, 2, false, g->memo, &g->v);
+            g->ran = true;
+            unlink(ppath);
+        } else g->write_failed = true;
+    } else if (ok && g->on) g->no_ptx = true;
     if (ok) {
         out->nvcc_ran = b.status == TWIN_BUILD_OK;
         free(out->kernel);
@@ -121,8 +167,149 @@ static int nearest(const pipe_in *in, gen_retr_hit hits[8]) {
     return gen_retr_query(in->retr, in->request ? in->request : "", NULL, k, hits);
 }
 
-pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
+/* The model's plan k (pipe_plan's source): false when the draw failed (st says how); skip when
+ * it was cut (looped, or the token limit): drawn again, not checked. */
+typedef struct {
+    model_model *m;
+    const tok_tokenizer *t;
+    const pipe_in *in;
+    pipe_out *out;
+    const char *prompt;
+    pg_diag_sink *diag;
+    pg_status st;
+    bool skip;
+} model_source;
+
+static bool draw_plan(void *user, int k, pg_buf *plan) {
+    model_source *ms = user;
+    const pipe_in *in = ms->in;
+    pipe_out *out = ms->out;
+    gen_opts o = in->gen;
+    o.max_tokens = in->plan_max_tokens > 0 ? in->plan_max_tokens : 1024;
+    o.sampler.seed = in->gen.sampler.seed + (uint64_t)k;
+    o.loop_stop = true;   /* a looping plan would run to the limit and be drawn again anyway: end it early */
+    gen_result r;
+    ms->skip = false;
+    pg_status gs = pipe_draw(ms->m, ms->t, NULL, &(pipe_draw_req){PIPE_DRAW_FREE, ms->prompt, NULL, &o, 1}, &r, ms->diag);
+    out->plan_decode_seconds += r.seconds;
+    out->plan_steps += r.forwards;
+    out->plan_drafted += r.drafted;
+    out->plan_accepted += r.accepted;
+    if (gs != PG_OK) { gen_result_free(&r); ms->st = gs; return false; }
+    twin_strip_fence(r.ptx ? r.ptx : "", plan);
+    out->plan_tokens = r.gen_tokens;
+    out->plan_loops += r.looped;
+    if (r.looped) snprintf(out->plan_note, sizeof out->plan_note, "the plan looped (%d tokens): ended early", r.gen_tokens);
+    else if (!r.finished) snprintf(out->plan_note, sizeof out->plan_note, "the plan was cut at the token limit (%d)", o.max_tokens);
+    ms->skip = !r.finished;
+    gen_result_free(&r);
+    return true;
+}
+
+/* The plan loop: a given plan, else up to plan_samples plans from next (the model's, or a test's). */
+static pg_status plan_loop(pipe_plan_source next, void *user, model_source *ms, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
     double t0 = now_s();
+    int samples = in->plan ? 1 : in->plan_samples > 0 ? in->plan_samples : 4;
+    pg_status st = PG_ERR_INVALID;
+    plan_gpu g;
+    memset(&g, 0, sizeof g);
+    out->plan_gpu = "not run";
+    char *fallback = NULL;   /* gpu_check: the last plan nvcc compiled that ran wrong (out->kernel ... are its) */
+    int fallback_tokens = 0;
+    char last_wrong[400] = "";
+    bool gpu_on = in->gpu_check && in->task;
+    for (int k = 0; k < samples && st != PG_OK; k++) {
+        pg_buf plan = {0};
+        if (in->plan) {
+            pg_buf_puts(&plan, in->plan);
+        } else {
+            out->plan_attempts++;
+            if (ms) ms->skip = false;
+            if (!next(user, k, &plan)) { pg_buf_free(&plan); st = ms ? ms->st : PG_ERR_EXTERNAL; break; }
+            if (ms && ms->skip) { pg_buf_free(&plan); continue; }
+        }
+        /* the harness for the first plan that reaches it, after the plan turn's first draw (pipe_plan's note);
+         * PTXGEN_GPU_MEMO=0 asks every time, as pipe_select does */
+        if (gpu_on && !g.on) {
+            const char *mv = getenv("PTXGEN_GPU_MEMO");
+            char why[256] = "";
+            g.memo = mv && !strcmp(mv, "0") ? NULL : gpu_memo_new();
+            g.on = true;
+            if (!gpu_memo_available(g.memo, why, sizeof why)) {
+                snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note, "the plan was not run on the GPU: no GPU (%.300s)", why);
+                gpu_on = false;
+            }
+        }
+        plan_gpu off;
+        memset(&off, 0, sizeof off);
+        plan_gpu *gp = gpu_on ? &g : &off;
+        if (check_plan(plan.data ? plan.data : "", in, out, gp, diag)) {
+            bool keep = true;
+            if (gp->ran) {
+                char why[400];
+                pipe_plan_gpu j = pipe_plan_gpu_judge(&gp->v, why, sizeof why);
+                out->plan_gpu_checked += j != PIPE_PLAN_GPU_UNSETTLED;   /* plans the GPU gave a verdict on */
+                if (j == PIPE_PLAN_GPU_RIGHT) out->plan_gpu = "pass";
+                else if (j == PIPE_PLAN_GPU_WRONG) {
+                    out->plan_gpu_wrong++;
+                    out->plan_gpu = "fail";
+                    snprintf(last_wrong, sizeof last_wrong, "%.390s", why);
+                    snprintf(out->plan_note, sizeof out->plan_note, "the plan ran wrong on the GPU: %.360s", why);
+                    if (in->plan)   /* the user's plan: kept, with the warning */
+                        snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note, "the given plan ran wrong on the GPU (kept: you gave it): %.320s", why);
+                    else {
+                        keep = false;
+                        free(fallback);
+                        fallback_tokens = out->plan_tokens;
+                        fallback = plan.data;
+                        plan.data = NULL;
+                    }
+                } else {
+                    out->plan_gpu = "not run";
+                    snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note, "the plan was not run on the GPU: %.360s", why);
+                    gpu_on = false;   /* the next plans would meet the same limit */
+                }
+            } else if (gp->no_ptx) {
+                snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note, "the plan was not run on the GPU: nvcc not found (no PTX of the plan)");
+                gpu_on = false;
+            } else if (gp->write_failed) {
+                snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note, "the plan was not run on the GPU: cannot write nvcc's PTX of it to a temp file");
+            }
+            if (keep) {
+                free(out->plan);
+                out->plan = plan.data;
+                plan.data = NULL;
+                out->plan_note[0] = 0;
+                st = PG_OK;
+            }
+        }
+        pg_buf_free(&plan);
+    }
+    if (st == PG_ERR_INVALID && fallback) {   /* no plan ran right: the last one nvcc compiled, with a warning */
+        out->plan = fallback;
+        out->plan_tokens = fallback_tokens;
+        fallback = NULL;
+        out->plan_gpu = "fail";
+        snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note,
+                 "no plan ran right on the GPU (%d of %d ran wrong): kept the last one nvcc compiles, which ran wrong (%.250s); "
+                 "the kernel's own verification decides", out->plan_gpu_wrong, out->plan_gpu_checked, last_wrong);
+        out->plan_note[0] = 0;
+        st = PG_OK;
+    }
+    free(fallback);
+    gpu_memo_free(g.memo);   /* the harness's worker ends here: before the PTX turn's draws */
+    if (st == PG_ERR_INVALID)
+        pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "no plan passed after %d attempt%s: %s", samples, samples > 1 ? "s" : "",
+                     out->plan_note[0] ? out->plan_note : "(no reason recorded)");
+    out->plan_seconds = now_s() - t0;
+    return st;
+}
+
+pg_status pipe_plan_from(pipe_plan_source next, void *user, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
+    return plan_loop(next, user, NULL, in, out, diag);
+}
+
+pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, pipe_out *out, pg_diag_sink *diag) {
     if (in->gen.format != GEN_FMT_CHATML) {
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "the two-stage pipeline needs a chat model (ChatML prompts)");
         return PG_ERR_USAGE;
@@ -134,46 +321,8 @@ pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, p
     int nh = nearest(in, hits);
     gen_prompt_build_plan_ex(in->request ? in->request : "", in->gen.arch, launch.data, csig.data, hits, nh, &prompt);
     pg_buf_free(&launch);
-    int samples = in->plan ? 1 : in->plan_samples > 0 ? in->plan_samples : 4;
-    pg_status st = PG_ERR_INVALID;
-    for (int k = 0; k < samples && st != PG_OK; k++) {
-        pg_buf plan = {0};
-        if (in->plan) {
-            pg_buf_puts(&plan, in->plan);
-        } else {
-            gen_opts o = in->gen;
-            o.max_tokens = in->plan_max_tokens > 0 ? in->plan_max_tokens : 1024;
-            o.sampler.seed = in->gen.sampler.seed + (uint64_t)k;
-            o.loop_stop = true;   /* a looping plan would run to the limit and be drawn again anyway: end it early */
-            gen_result r;
-            pg_status gs = pipe_draw(m, t, NULL, &(pipe_draw_req){PIPE_DRAW_FREE, prompt.data, NULL, &o, 1}, &r, diag);
-            out->plan_attempts++;
-            out->plan_decode_seconds += r.seconds;
-            out->plan_steps += r.forwards;
-            out->plan_drafted += r.drafted;
-            out->plan_accepted += r.accepted;
-            if (gs != PG_OK) { gen_result_free(&r); pg_buf_free(&plan); st = gs; break; }
-            twin_strip_fence(r.ptx ? r.ptx : "", &plan);
-            out->plan_tokens = r.gen_tokens;
-            out->plan_loops += r.looped;
-            if (r.looped) snprintf(out->plan_note, sizeof out->plan_note, "the plan looped (%d tokens): ended early", r.gen_tokens);
-            else if (!r.finished) snprintf(out->plan_note, sizeof out->plan_note, "the plan was cut at the token limit (%d)", o.max_tokens);
-            bool cut = !r.finished;
-            gen_result_free(&r);
-            if (cut) { pg_buf_free(&plan); continue; }
-        }
-        if (check_plan(plan.data ? plan.data : "", in, out, diag)) {
-            out->plan = plan.data;
-            plan.data = NULL;
-            out->plan_note[0] = 0;
-            st = PG_OK;
-        }
-        pg_buf_free(&plan);
-    }
-    if (st == PG_ERR_INVALID)
-        pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "no plan passed after %d attempt%s: %s", samples, samples > 1 ? "s" : "",
-                     out->plan_note[0] ? out->plan_note : "(no reason recorded)");
-    out->plan_seconds = now_s() - t0;
+    model_source ms = {m, t, in, out, prompt.data, diag, PG_OK, false};
+    pg_status st = plan_loop(draw_plan, &ms, &ms, in, out, diag);
     pg_buf_free(&csig);
     pg_buf_free(&prompt);
     return st;

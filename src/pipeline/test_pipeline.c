@@ -4,11 +4,16 @@
  * rewrites them), and the two-stage model marker in base.json.  With the SmolLM2 base
  * present (models/base), the whole path once: the model's plan turn, then a literate PTX
  * turn under the constraint from a given plan.  pipe_select verifies the same kernel once
- * (greedy best-of-3 from the 15M models/default, ptxas counted).  Run from the repository root. */
+ * (greedy best-of-3 from the 15M models/default, ptxas counted).  The plans' GPU check
+ * (pipe_in.gpu_check): its verdicts (pipe_plan_gpu_judge), and plans from a list on ew_silu --
+ * here without a GPU (the old path, a note), under tests/gpu/fakecuda.c ($FAKECUDA_TASK_KERNEL set:
+ * that test alone, tests/gpu_engine_fake.sh) a wrong plan drawn again.  Run from the repository root. */
 #include "common/test.h"
 #include "ptxgen/pipeline.h"
 #include "ptxgen/ptx.h"
 #include "draw.h"
+#include "plan.h"
+#include "ptxgen/gpu.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -440,7 +445,153 @@ done:
     rmdir(dir);
 }
 
+/* pipe_plan_gpu_judge: which verdicts redraw a plan (wrong values, a fault, a hang, a module that does
+ * not load) and which say nothing about it (no GPU, the validator, ptxas, the task's setup). */
+static pipe_verdict judged(const char *check, const char *ptxas, const char *gpu, bool ran, const char *status, const char *stage) {
+    pipe_verdict v;
+    memset(&v, 0, sizeof v);
+    v.check = check;
+    v.ptxas = ptxas;
+    v.gpu = gpu;
+    v.fr.gpu_ran = ran;
+    v.fr.gpu_status = status;
+    v.fr.stage = stage;
+    v.fr.gpu_sets = 90;
+    snprintf(v.fr.detail, sizeof v.fr.detail, "detail of %s", stage);
+    return v;
+}
+static void test_plan_gpu_judge(void) {
+    char why[400];
+    pipe_verdict v = judged("pass", "pass", "pass", true, "ok", "correct");
+    CHECK(pipe_plan_gpu_judge(&v, why, sizeof why) == PIPE_PLAN_GPU_RIGHT && strstr(why, "90 input sets"), "correct: right (%s)", why);
+    const char *wrong[][2] = {{"wrong", "wrong"}, {"fault", "fault"}, {"timeout", "timeout"}, {"load-error", "load"}};
+    for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
+        v = judged("pass", "pass", "fail", true, wrong[i][0], wrong[i][1]);
+        CHECK(pipe_plan_gpu_judge(&v, why, sizeof why) == PIPE_PLAN_GPU_WRONG && strstr(why, wrong[i][1]) && strstr(why, "detail of"),
+              "%s: wrong, drawn again (%s)", wrong[i][0], why);
+    }
+    v = judged("pass", "pass", "fail", true, "setup-error", "load");
+    CHECK(pipe_plan_gpu_judge(&v, why, sizeof why) == PIPE_PLAN_GPU_UNSETTLED, "the task's setup failed: unsettled (%s)", why);
+    v = judged("pass", "pass", "fail", true, "no-gpu", "load");
+    CHECK(pipe_plan_gpu_judge(&v, why, sizeof why) == PIPE_PLAN_GPU_UNSETTLED, "no GPU in the harness: unsettled (%s)", why);
+    v = judged("pass", "pass", "not run", false, NULL, "gpu-not-run");
+    CHECK(pipe_plan_gpu_judge(&v, why, sizeof why) == PIPE_PLAN_GPU_UNSETTLED, "the GPU did not run: unsettled (%s)", why);
+    v = judged("fail", "not run", "not run", false, NULL, "validator");
+    CHECK(pipe_plan_gpu_judge(&v, why, sizeof why) == PIPE_PLAN_GPU_UNSETTLED && strstr(why, "validator"), "validator: unsettled (%s)", why);
+    v = judged("pass", "fail", "not run", false, NULL, "ptxas");
+    CHECK(pipe_plan_gpu_judge(&v, why, sizeof why) == PIPE_PLAN_GPU_UNSETTLED && strstr(why, "ptxas refuses"), "ptxas: unsettled (%s)", why);
+}
+
+/* The plans' GPU check (pipe_in.gpu_check) on bench/suite/ew_silu, plans from a list instead of the
+ * model (pipe_plan_from).  WRONG computes a + 0.5 where silu is wanted (and names fakecuda_wrong, which
+ * tests/gpu/fakecuda.c -DFAKECUDA_HARNESS runs wrong: nvcc's PTX is otherwise its right baseline);
+ * RIGHT is silu, 4 elements a thread as the task launches it.  Without a GPU (here, make test) the old
+ * path runs: the first plan nvcc compiles is kept, nothing ran, the note says so.  With one (the stand-in,
+ * tests/gpu_engine_fake.sh, or a real GPU): WRONG is drawn again and RIGHT kept; two wrong plans keep the
+ * last with a warning; a given wrong plan is kept with a warning; gpu_check off runs nothing. */
+static const char *plan_wrong_src =
+    "// ew_silu, wrong on purpose: out[i] = a[i] + 0.5\n"
+    "__device__ int fakecuda_wrong;\n"
+    "extern \"C\" __global__ void ew_silu(const float* __restrict__ a, float* __restrict__ out, unsigned int n)\n"
+    "{\n    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = a[i] + 0.5f;\n}\n";
+static const char *plan_right_src =
+    "// ew_silu: out[i] = a[i] * sigmoid(a[i]), 4 consecutive elements per thread\n"
+    "extern \"C\" __global__ void ew_silu(const float* __restrict__ a, float* __restrict__ out, unsigned int n)\n"
+    "{\n    unsigned int i0 = 4u * (blockIdx.x * blockDim.x + threadIdx.x);\n"
+    "    for (unsigned int j = 0; j < 4; j++) {\n        unsigned int i = i0 + j;\n"
+    "        if (i < n) out[i] = a[i] / (1.0f + expf(-a[i]));\n    }\n}\n";
+typedef struct { const char *const *plans; int n, asked; } plan_list;
+static bool next_plan(void *user, int k, pg_buf *plan) {
+    plan_list *l = user;
+    l->asked++;
+    if (k >= l->n) return false;
+    pg_buf_puts(plan, l->plans[k]);
+    return true;
+}
+static void run_plans(pipe_in *in, const char *const *plans, int n, pipe_out *out, pg_status *st) {
+    plan_list l = {plans, n, 0};
+    memset(out, 0, sizeof *out);
+    pg_diag_sink q = {test_diag_capture, NULL, 0, 0, 10};
+    test_diag_log()[0] = 0;
+    *st = pipe_plan_from(next_plan, &l, in, out, &q);
+}
+static void test_plan_gpu(void) {
+    if (!have_nvcc()) { printf("SKIPPED: nvcc not found; the plans' GPU check needs nvcc's PTX of them\n"); return; }
+    task_spec *t = NULL;
+    pg_diag_sink q = {0};
+    CHECK(task_load("bench/suite/ew_silu/task.json", &t, &q) == PG_OK, "ew_silu loads");
+    if (!t) return;
+    pipe_in in;
+    memset(&in, 0, sizeof in);
+    gen_opts_default(&in.gen);
+    in.gen.format = GEN_FMT_CHATML;
+    in.request = "silu";
+    in.task = t;
+    in.plan_samples = 2;
+    in.gpu_check = true;
+    char why[256];
+    bool gpu = gpu_available(why, sizeof why);
+    const char *wr[] = {plan_wrong_src, plan_right_src}, *ww[] = {plan_wrong_src, plan_wrong_src};
+    pipe_out out;
+    pg_status st;
+    run_plans(&in, wr, 2, &out, &st);
+    if (!gpu) {
+        CHECK(st == PG_OK && out.plan && !strcmp(out.plan, plan_wrong_src) && out.plan_attempts == 1, "no GPU: the first plan nvcc compiles is kept (%d attempts)",
+              out.plan_attempts);
+        CHECK(out.plan_gpu_checked == 0 && out.plan_gpu_wrong == 0 && !strcmp(out.plan_gpu, "not run") &&
+                  strstr(out.plan_gpu_note, "the plan was not run on the GPU: no GPU ("),
+              "no GPU: nothing ran, the note says so: %s", out.plan_gpu_note);
+        pipe_out_free(&out);
+        printf("SKIPPED: no GPU (%s): a wrong plan drawn again is checked under tests/gpu/fakecuda.c (tests/gpu_engine_fake.sh)\n", why);
+    } else {
+        CHECK(st == PG_OK && out.plan && !strcmp(out.plan, plan_right_src) && out.plan_attempts == 2, "the wrong plan is drawn again, the right one kept (%d attempts, %s)",
+              out.plan_attempts, test_diag_log());
+        CHECK(out.plan_gpu_checked == 2 && out.plan_gpu_wrong == 1 && !strcmp(out.plan_gpu, "pass") && !out.plan_gpu_note[0] && !out.plan_note[0],
+              "two plans ran, one wrong, the kept one right: %d, %d, %s, '%s'", out.plan_gpu_checked, out.plan_gpu_wrong, out.plan_gpu,
+              out.plan_gpu_note);
+        CHECK(out.kernel && !strcmp(out.kernel, "ew_silu") && out.nvcc_ran, "the kept plan's kernel");
+        pipe_out_free(&out);
+        /* no plan runs right: the last one nvcc compiled is kept, with a warning, not an error */
+        run_plans(&in, ww, 2, &out, &st);
+        CHECK(st == PG_OK && out.plan && !strcmp(out.plan, plan_wrong_src) && out.plan_attempts == 2 && out.plan_gpu_checked == 2 &&
+                  out.plan_gpu_wrong == 2 && !strcmp(out.plan_gpu, "fail") && strstr(out.plan_gpu_note, "no plan ran right on the GPU (2 of 2 ran wrong)") &&
+                  strstr(out.plan_gpu_note, "wrong: "),
+              "two wrong plans: the last kept with a warning (%d, %d, %s): %s", out.plan_gpu_checked, out.plan_gpu_wrong, out.plan_gpu,
+              out.plan_gpu_note);
+        pipe_out_free(&out);
+        /* a given plan that runs wrong: kept, never replaced, with a warning */
+        in.plan = plan_wrong_src;
+        run_plans(&in, wr, 2, &out, &st);
+        CHECK(st == PG_OK && out.plan && !strcmp(out.plan, plan_wrong_src) && out.plan_attempts == 0 && out.plan_gpu_checked == 1 &&
+                  out.plan_gpu_wrong == 1 && !strcmp(out.plan_gpu, "fail") && strstr(out.plan_gpu_note, "the given plan ran wrong on the GPU"),
+              "a given wrong plan: kept, with a warning (%d attempts): %s", out.plan_attempts, out.plan_gpu_note);
+        pipe_out_free(&out);
+        in.plan = NULL;
+    }
+    /* gpu_check off (--no-plan-check, or no --verify gpu): nothing runs, the first compiled plan is kept */
+    in.gpu_check = false;
+    run_plans(&in, wr, 2, &out, &st);
+    CHECK(st == PG_OK && out.plan && !strcmp(out.plan, plan_wrong_src) && out.plan_attempts == 1 && out.plan_gpu_checked == 0 &&
+              !strcmp(out.plan_gpu, "not run") && !out.plan_gpu_note[0],
+          "gpu_check off: the first compiled plan, nothing run (%d attempts, '%s')", out.plan_attempts, out.plan_gpu_note);
+    pipe_out_free(&out);
+    /* without a task there is no reference to run against: nothing runs */
+    in.gpu_check = true;
+    in.task = NULL;
+    run_plans(&in, wr, 2, &out, &st);
+    CHECK(st == PG_OK && out.plan_attempts == 1 && out.plan_gpu_checked == 0 && !out.plan_gpu_note[0], "no task: nothing run");
+    pipe_out_free(&out);
+    task_free(t);
+}
+
 int main(void) {
+    if (getenv("FAKECUDA_TASK_KERNEL")) {   /* under tests/gpu/fakecuda.c (tests/gpu_engine_fake.sh): its tests alone */
+        test_plan_gpu();
+        printf("%d passed, %d failed\n", t_pass, t_fail);
+        return t_fail != 0;
+    }
+    test_plan_gpu_judge();
+    test_plan_gpu();
     test_same_kernel();
     test_verdict_unwritten();
     test_draw_request();
