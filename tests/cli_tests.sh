@@ -236,6 +236,51 @@ import json, re, sys
 c = json.loads(open(sys.argv[1]).readline())['completion']
 n = [int(k) for k in re.findall(r'\.reg \.\w+ %\w+<(\d+)>', c)]
 sys.exit(0 if n and all(k >= 64 for k in n) else 1)" "$tmp/wide.jsonl" && ok || bad "prompts --widen-regs 64: a declaration below 64"
+# the canonical register style: fmt --renumber-regs (golden; = --regs canonical; a fixed point; valid),
+# its errors; prompts --regs canonical (numbers in order of first appearance); synth --regs canonical
+golden fmt_renumber_regs.ptx "$P" fmt --renumber-regs corpus/argmax_f32/kernel.ptx
+"$P" fmt --renumber-regs corpus/argmax_f32/kernel.ptx >"$tmp/rn1.ptx" 2>/dev/null
+[ "$("$P" fmt --regs canonical corpus/argmax_f32/kernel.ptx 2>/dev/null)" = "$(cat "$tmp/rn1.ptx")" ] && ok ||
+    bad "fmt --regs canonical is not fmt --renumber-regs"
+"$P" check -q "$tmp/rn1.ptx" >/dev/null 2>&1 && [ "$("$P" fmt --renumber-regs "$tmp/rn1.ptx")" = "$(cat "$tmp/rn1.ptx")" ] && ok ||
+    bad "fmt --renumber-regs: invalid, or not a fixed point"
+expect_rc 2 "fmt --renumber-regs with --regs named" "$P" fmt --renumber-regs --regs named corpus/argmax_f32/kernel.ptx
+expect_rc 2 "fmt --renumber-regs with --widen-regs" "$P" fmt --renumber-regs --widen-regs 64 corpus/argmax_f32/kernel.ptx
+expect_rc 2 "fmt --regs roman" "$P" fmt --regs roman corpus/argmax_f32/kernel.ptx
+expect_rc 2 "prompts --regs canonical --widen-regs" "$P" prompts --in "$tmp/one.jsonl" --out "$tmp/o.jsonl" --regs canonical --widen-regs 64
+expect_rc 2 "prompts --regs roman" "$P" prompts --in "$tmp/one.jsonl" --out "$tmp/o.jsonl" --regs roman
+"$P" prompts --in "$tmp/one.jsonl" --out "$tmp/canon.jsonl" --format chatml --regs canonical 2>/dev/null
+python3 -c "
+import json, re, sys
+c = json.loads(open(sys.argv[1]).readline())['completion']
+body = c[c.index('{'):]
+decl = dict(re.findall(r'\.reg \.\w+ (%[a-z]+)<(\d+)>', body))
+seen = {}
+for base, num in re.findall(r'(%[a-z]+)(\d+)\b', re.sub(r'\.reg [^;]*;', '', body)):
+    if base not in decl: continue
+    seen.setdefault(base, [])
+    if int(num) not in seen[base]: seen[base].append(int(num))
+ok = decl and all(v == list(range(1, len(v) + 1)) and int(decl[b]) == len(v) + 1 for b, v in seen.items())
+sys.exit(0 if ok else 1)" "$tmp/canon.jsonl" && ok || bad "prompts --regs canonical: registers not numbered 1, 2, ... in order of first appearance"
+expect_rc 2 "synth --regs roman" "$P" synth --count 1 --seed 1 --regs roman --out "$tmp/sr.jsonl"
+if command -v ptxas >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]; then
+    PATH="$PATH:${CUDA_HOME:-/usr/local/cuda}/bin" "$P" synth --count 3 --seed 4 --format plain --sources hand --regs canonical \
+        --no-progress --out "$tmp/sc.jsonl" >/dev/null 2>"$tmp/sc.err"
+    rc=$?
+    python3 - "$tmp/sc.jsonl" "$P" <<'PY' && [ "$rc" -eq 0 ] && ok || bad "synth --regs canonical: exit $rc: $(tail -2 "$tmp/sc.err")"
+import json, subprocess, sys, tempfile
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(rows) == 3 and all(r.get('regs') == 'canonical' for r in rows)
+for r in rows:   # renumbering a canonical sample again changes nothing
+    with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
+        f.write(r['ptx_code'])
+    a = subprocess.run([sys.argv[2], 'fmt', f.name], capture_output=True, text=True).stdout
+    b = subprocess.run([sys.argv[2], 'fmt', '--renumber-regs', f.name], capture_output=True, text=True).stdout
+    assert a and a == b, r['id']
+PY
+else
+    echo "SKIPPED: synth --regs canonical (ptxas not found)"
+fi
 # a launch expression nested 50k deep is a spec error, not a stack overflow (run, gen --task)
 mkdir -p "$tmp/deep"
 python3 -c "import json,sys; t=json.load(open('corpus/saxpy/task.json')); t['launch']['grid']=['('*50000+'n'+')'*50000]; json.dump(t,open(sys.argv[1],'w'))" \

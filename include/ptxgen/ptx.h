@@ -293,6 +293,21 @@ PG_API void ptx_regs_tighten(ptx_module *m);
  * does not validate once tightened, is copied unchanged (false). */
 PG_API bool ptx_regs_tighten_text(const char *src, size_t len, pg_buf *out);
 
+/* The "canonical" register style (docs/LITERATE.md): in each function, every numbered register
+ * class of the top scope (each `.reg .T %x<K>;`: %r, %rd, %f, %p, %rs, a hand-written %acc ...)
+ * is renumbered in order of first appearance in the body -- statements in order; in one, the
+ * guard, then the operands left to right, the registers of vectors, addresses and call lists
+ * in the order they are written -- from 1, as nvcc numbers (index 0 stays unused), so the
+ * number of a register not yet used is its class's next one.  Every use is rewritten and each
+ * count becomes the largest number + 1 (1 for a class the body never uses).  Named registers,
+ * special registers, nested scopes' own registers, statements and comments are untouched
+ * (ptx_equal_renamed(before, after) holds); renumbering twice gives what renumbering once
+ * does.  A function where a class's name could also mean something else (a named register,
+ * label or symbol spelled like %r7, a nested `.reg %r<4>`, a leading zero as in %r05) is
+ * left as written.  Works on a parsed or a validated module; a valid module stays valid.
+ * Returns PG_OK, PG_ERR_USAGE for a NULL module. */
+PG_API pg_status ptx_regs_renumber(ptx_module *m);
+
 /* Registers an instruction defines/uses (names interned in the module arena). */
 PG_API int ptx_insn_defs(const ptx_insn *in, const char **out, int max);
 PG_API int ptx_insn_uses(const ptx_insn *in, const char **out, int max);

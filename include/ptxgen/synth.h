@@ -128,9 +128,11 @@ enum { SYNTH_FMT_PLAIN = 0, SYNTH_FMT_LITERATE = 1 };
  * it as the flag SYNTH_FMT_PLAN_VARIED or'd into their format. */
 enum { SYNTH_PLAN_FIXED = 0, SYNTH_PLAN_VARIED = 1 };
 enum { SYNTH_FMT_MASK = 0xff, SYNTH_FMT_PLAN_VARIED = 0x100 };
-/* Register styles of literate samples (synth_opts.regs): numbered and declared at the top as nvcc
- * writes them, or named after the plan and declared at first use (ptx_regs_name, docs/LITERATE.md). */
-enum { SYNTH_REGS_NUMBERED = 0, SYNTH_REGS_NAMED = 1 };
+/* Register styles of the samples (synth_opts.regs): numbered and declared at the top as nvcc
+ * writes them, named after the plan and declared at first use (literate only: ptx_regs_name,
+ * docs/LITERATE.md), or canonical: numbered in order of first appearance from 1 (any format:
+ * ptx_regs_renumber). */
+enum { SYNTH_REGS_NUMBERED = 0, SYNTH_REGS_NAMED = 1, SYNTH_REGS_CANONICAL = 2 };
 enum { SYNTH_SRC_HAND = 1, SYNTH_SRC_EXPR = 2, SYNTH_SRC_MUTANT = 4, SYNTH_SRC_FAMILY = 8, SYNTH_MAX_FAMILIES = 96 };
 
 typedef struct {
@@ -162,7 +164,9 @@ typedef struct {
                                 with another format is refused like any other changed argument. */
     int regs;                /* SYNTH_REGS_NUMBERED (0) or SYNTH_REGS_NAMED (literate only: every sample's PTX goes
                                 through ptx_regs_name with its plan before the validator and ptxas see it; each line
-                                gets "regs": "named").  A resume with another style is refused. */
+                                gets "regs": "named"), or SYNTH_REGS_CANONICAL (any format: every sample's PTX,
+                                parsed and validated, goes through ptx_regs_renumber before the validator and ptxas
+                                see it; each line gets "regs": "canonical").  A resume with another style is refused. */
     int plan_style;          /* SYNTH_PLAN_FIXED (0: byte-identical to runs before the option) or SYNTH_PLAN_VARIED
                                 (the CLI's default): see above; a sample drawn in a style variant gets "plan_style"
                                 (e.g. "inline/int").  A resume with another plan style is refused. */

@@ -17,7 +17,7 @@
 
 static const char *prompts_usage =
     "usage: ptxgen prompts --in SYNTH.jsonl --out PAIRS.jsonl [--format ptxgen|chatml] [--no-signature-pct P]\n"
-    "                      [--arch sm_90] [--widen-regs N] [--regs numbered|named]\n"
+    "                      [--arch sm_90] [--widen-regs N] [--regs numbered|named|canonical]\n"
     "  One line per sample: {id, family, source, split, description_style, prompt, completion}.  The\n"
     "  prompt is gen_prompt_build_fmt(format, description, arch, signature) (ptxgen: the from-scratch\n"
     "  model's tokens; chatml: the chat template of pretrained chat models); the completion is the\n"
@@ -36,6 +36,8 @@ static const char *prompts_usage =
     "  (`ptxgen fmt --tighten-regs` undoes it on a generated kernel).\n"
     "  --regs named: the literate samples' registers named after their plan and declared at first use\n"
     "  (ptx_regs_name, docs/LITERATE.md; the A/B's named arm); samples already named stay as they are.\n"
+    "  --regs canonical: every sample's numbered registers renumbered from 1 in order of first appearance,\n"
+    "  counts tightened (ptx_regs_renumber, docs/LITERATE.md); samples with a \"regs\" style stay as they are.\n"
     "  --stage plan|ptx|both (chatml only; docs/LITERATE.md): pairs of the two-stage model instead.  plan:\n"
     "  request (+ the task's CUDA C signature, except for P%% of the samples) -> the sample's cuda_c;\n"
     "  ptx: request + cuda_c as the plan + the PTX signature -> the module (literate samples keep their\n"
@@ -95,7 +97,7 @@ static int superopt_pairs(const char *corpus, const char *results, const char *a
 int cmd_prompts(int argc, char **argv) {
     const char *in = NULL, *outp = NULL, *arch_override = NULL, *superopt = NULL, *results = NULL;
     int nosig_pct = 25, widen_regs = 0;
-    bool named = false;
+    bool named = false, canonical = false;
     bool twin = false;
     long no_twin = 0;
     int stage = 0;   /* 0: the single-stage pair; 1 plan, 2 ptx, 3 both */
@@ -131,8 +133,12 @@ int cmd_prompts(int argc, char **argv) {
         }
         else if (!strcmp(argv[i], "--regs") && i + 1 < argc) {
             const char *v = argv[++i];
-            if (strcmp(v, "named") && strcmp(v, "numbered")) { cli_usage_error("prompts", "--regs takes numbered or named"); return 2; }
+            if (strcmp(v, "named") && strcmp(v, "numbered") && strcmp(v, "canonical")) {
+                cli_usage_error("prompts", "--regs takes numbered, named or canonical");
+                return 2;
+            }
             named = !strcmp(v, "named");
+            canonical = !strcmp(v, "canonical");
         }
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s%s", prompts_usage, superopt_usage); return 0; }
         else { cli_usage_error("prompts", "unknown or incomplete option '%s'", argv[i]); return 2; }
@@ -149,6 +155,7 @@ int cmd_prompts(int argc, char **argv) {
     }
     if (!in || !outp) { cli_usage_error("prompts", "need --in SYNTH.jsonl and --out PAIRS.jsonl"); return 2; }
     if (named && widen_regs) { cli_usage_error("prompts", "--regs named declares no counts for --widen-regs"); return 2; }
+    if (canonical && widen_regs) { cli_usage_error("prompts", "--regs canonical tightens the counts: no --widen-regs"); return 2; }
     if (nosig_pct < 0 || nosig_pct > 100) { cli_usage_error("prompts", "--no-signature-pct wants 0 to 100, not %d", nosig_pct); return 2; }
     if (stage && (twin || fmt != GEN_FMT_CHATML)) {
         cli_usage_error("prompts", "--stage needs --format chatml (the two-stage model is a chat model) and no --twin");
@@ -202,6 +209,15 @@ int cmd_prompts(int argc, char **argv) {
             ptx_module *nm = NULL;
             pg_diag_sink nq = {0};
             if (ptx_parse(ptx, strlen(ptx), id, &nm, &nq) == PG_OK && ptx_regs_name(nm, cuda_c, strlen(cuda_c), &nq) == PG_OK) {
+                ptx_print(nm, &renamed);
+                ptx = renamed.data;
+            }
+            ptx_module_free(nm);
+        } else if (canonical && !json_string_value(json_object_get(r, "regs"))) {
+            /* the canonical style: registers numbered in order of first appearance */
+            ptx_module *nm = NULL;
+            pg_diag_sink nq = {0};
+            if (ptx_parse(ptx, strlen(ptx), id, &nm, &nq) == PG_OK && ptx_validate(nm, &nq) == PG_OK && ptx_regs_renumber(nm) == PG_OK) {
                 ptx_print(nm, &renamed);
                 ptx = renamed.data;
             }

@@ -163,33 +163,39 @@ static ptx_module *load_valid(const char *path, bool require_valid, int *rc) {
 
 int cmd_fmt(int argc, char **argv) {
     static const char *usage =
-        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] [--strip-comments] [--regs numbered|named [--plan F.cu]] FILE\n"
+        "usage: ptxgen fmt [--tighten-regs | --widen-regs N] [--renumber-regs] [--strip-comments] [--regs numbered|named|canonical\n"
+        "                  [--plan F.cu]] FILE\n"
         "  canonical pretty-print to stdout; full-line // comments inside function bodies are kept (the plan\n"
         "  lines of literate PTX, docs/LITERATE.md), other comments are dropped\n"
         "  --strip-comments: drop those too (the plain kernel)\n"
         "  --tighten-regs: each `.reg .T %x<K>;` declares only the registers the body uses (largest index + 1)\n"
         "  --widen-regs N (1..512): each K below N becomes N (the training format of `prompts --widen-regs`)\n"
         "  --regs named: registers named after the plan's variables, each declared before its first use\n"
-        "    (docs/LITERATE.md); --plan F.cu: the CUDA C plan, whose parameter names name nvcc's k_param_N\n";
+        "    (docs/LITERATE.md); --plan F.cu: the CUDA C plan, whose parameter names name nvcc's k_param_N\n"
+        "  --renumber-regs (= --regs canonical): each numbered class (%r, %rd, %f, %p ...) renumbered from 1 in\n"
+        "    order of first appearance, counts tightened (ptx_regs_renumber, docs/LITERATE.md)\n";
     /* the register flags first; parse_opts takes the rest */
     bool tighten = false, strip = false;
     int widen = 0, na = 0;
-    bool named = false;
+    bool named = false, renumber = false;
     const char *plan_path = NULL;
     char **av = pg_xmalloc(sizeof(char *) * (size_t)(argc + 1));
     if (!av) return 2;
     for (int i = 0; i < argc; i++) {
         if (i > 0 && !strcmp(argv[i], "--tighten-regs")) tighten = true;
         else if (i > 0 && !strcmp(argv[i], "--strip-comments")) strip = true;
+        else if (i > 0 && !strcmp(argv[i], "--renumber-regs")) renumber = true;
         else if (i > 0 && !strcmp(argv[i], "--widen-regs")) {
             if (i + 1 >= argc || !cli_int_arg("fmt", "--widen-regs", argv[++i], 1, 512, &widen)) { free(av); return 2; }
         } else if (i > 0 && !strcmp(argv[i], "--regs")) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "named") && strcmp(argv[i + 1], "numbered"))) {
-                fprintf(stderr, "ptxgen fmt: --regs takes numbered or named\n");
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "named") && strcmp(argv[i + 1], "numbered") && strcmp(argv[i + 1], "canonical"))) {
+                fprintf(stderr, "ptxgen fmt: --regs takes numbered, named or canonical\n");
                 free(av);
                 return 2;
             }
-            named = !strcmp(argv[++i], "named");
+            i++;
+            named = !strcmp(argv[i], "named");
+            if (!strcmp(argv[i], "canonical")) renumber = true;
         } else if (i > 0 && !strcmp(argv[i], "--plan")) {
             if (i + 1 >= argc) { fprintf(stderr, "ptxgen fmt: --plan needs a file\n"); free(av); return 2; }
             plan_path = argv[++i];
@@ -199,6 +205,8 @@ int cmd_fmt(int argc, char **argv) {
     if (named && (tighten || widen)) { fprintf(stderr, "ptxgen fmt: --regs named declares no counts (no --tighten-regs, --widen-regs)\n"); free(av); return 2; }
     if (plan_path && !named) { fprintf(stderr, "ptxgen fmt: --plan goes with --regs named\n"); free(av); return 2; }
     if (tighten && widen) { fprintf(stderr, "ptxgen fmt: --tighten-regs and --widen-regs exclude each other\n"); free(av); return 2; }
+    if (renumber && named) { fprintf(stderr, "ptxgen fmt: --renumber-regs and --regs named exclude each other\n"); free(av); return 2; }
+    if (renumber && widen) { fprintf(stderr, "ptxgen fmt: --renumber-regs tightens the counts: no --widen-regs\n"); free(av); return 2; }
     opts o;
     int r = parse_opts("fmt", na, av, &o, usage);
     free(av);
@@ -218,6 +226,7 @@ int cmd_fmt(int argc, char **argv) {
             pg_diag_sink ds = {cli_print_diag, NULL, 0, 0, 50};
             if (ptx_regs_name(m, plan, plan_len, &ds) != PG_OK) { rc = 1; ptx_module_free(m); continue; }
         }
+        if (renumber) ptx_regs_renumber(m);   /* a validated module: PG_OK */
         if (tighten) ptx_regs_tighten(m);
         if (widen) ptx_regs_widen(m, widen);
         if (strip) ptx_comments_strip(m);

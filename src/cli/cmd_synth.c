@@ -18,7 +18,7 @@ static const char *synth_usage =
     "                    [--jobs J] [--corpus DIR] [--results RESULTS.json] [--exclude SUITE_DIR]... [--no-progress]\n"
     "                    [--family-pct P]   (share of non-corpus samples from the parametric families; default 37.5)\n"
     "                    [--family-weight NAME=W[,NAME=W...]]...   (how often each family is drawn, see below)\n"
-    "                    [--format literate|plain]   (default literate: docs/LITERATE.md) [--regs numbered|named]\n"
+    "                    [--format literate|plain]   (default literate: docs/LITERATE.md) [--regs numbered|named|canonical]\n"
     "                    [--plan-style varied|fixed]\n"
     "       ptxgen synth --stats FILE.jsonl\n"
     "       ptxgen synth --literate-of PLAN.cu [--kernel NAME] [--arch sm_80]   (the literate PTX synth makes of a\n"
@@ -48,7 +48,9 @@ static const char *synth_usage =
     "             (nvcc -lineinfo; loops the plan does not ask to unroll stay loops); plain: the PTX as nvcc and\n"
     "             the generators write it, without plan comments (the single-stage targets of earlier models).\n"
     "  --regs:    numbered (the default: nvcc's %r<N> declared at the top) or named (literate only: registers\n"
-    "             named after the plan's variables, %acc, %row, each declared just before its first use).\n"
+    "             named after the plan's variables, %acc, %row, each declared just before its first use) or\n"
+    "             canonical (any format: each class %r, %rd, %f, %p ... numbered from 1 in order of first\n"
+    "             appearance, counts tightened: ptx_regs_renumber, docs/LITERATE.md).\n"
     "  --plan-style: varied (the default): the families with plan style variants write each sample's CUDA C\n"
     "             in a style drawn from its seed (elementwise: one-line guard with the loads inlined, guarded\n"
     "             block with natural local names, int/const int/size_t index; row-wise: loop and accumulator\n"
@@ -141,7 +143,8 @@ int cmd_synth(int argc, char **argv) {
             const char *f = argv[++i];
             if (!strcmp(f, "named")) o.regs = SYNTH_REGS_NAMED;
             else if (!strcmp(f, "numbered")) o.regs = SYNTH_REGS_NUMBERED;
-            else { fprintf(stderr, "ptxgen synth: --regs '%s': expected numbered or named\n", f); goto out; }
+            else if (!strcmp(f, "canonical")) o.regs = SYNTH_REGS_CANONICAL;
+            else { fprintf(stderr, "ptxgen synth: --regs '%s': expected numbered, named or canonical\n", f); goto out; }
         }
         else if (!strcmp(a, "--results") && i + 1 < argc) o.results = argv[++i];
         else if (!strcmp(a, "--exclude") && i + 1 < argc) {

@@ -676,10 +676,12 @@ static void strip_comments_text(pg_buf *text) {
 
 /* The named register style (docs/LITERATE.md): the kernel's registers renamed after its plan `cu`
  * and declared at first use; false when the text does not parse. */
-static bool name_registers(pg_buf *text, const pg_buf *cu, const char *name) {
+static bool name_registers(pg_buf *text, const pg_buf *cu, const char *name, int regs) {
     ptx_module *m = NULL;
     pg_diag_sink q = {0};
-    bool ok = ptx_parse(text->data, text->len, name, &m, &q) == PG_OK && ptx_regs_name(m, cu->data, cu->len, &q) == PG_OK;
+    bool ok = ptx_parse(text->data, text->len, name, &m, &q) == PG_OK;
+    if (ok && regs == SYNTH_REGS_CANONICAL) ok = ptx_validate(m, &q) == PG_OK && ptx_regs_renumber(m) == PG_OK;
+    else if (ok) ok = ptx_regs_name(m, cu->data, cu->len, &q) == PG_OK;
     if (ok) {
         /* the file's leading comment lines (a corpus kernel's design notes) stay, as the numbered sample has them */
         size_t head = 0;
@@ -793,8 +795,9 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
         snprintf(c->source, sizeof c->source, "mutant");
         mut = json_pack("{s:s, s:i}", "kind", synth_mut_name(k), "changes", changes);
     }
-    if (literate && o->regs == SYNTH_REGS_NAMED && !name_registers(&ptx, &cu, name)) {
-        snprintf(c->reason, sizeof c->reason, "named registers: the kernel does not parse");
+    if (((literate && o->regs == SYNTH_REGS_NAMED) || o->regs == SYNTH_REGS_CANONICAL) && !name_registers(&ptx, &cu, name, o->regs)) {
+        snprintf(c->reason, sizeof c->reason, "%s registers: the kernel does not %s", o->regs == SYNTH_REGS_NAMED ? "named" : "canonical",
+                 o->regs == SYNTH_REGS_NAMED ? "parse" : "validate");
         json_decref(mut);
         goto out;
     }
@@ -866,6 +869,7 @@ static void make_candidate(const gen_ctx *g, int64_t idx, cand *c) {
     json_object_set_new(j, "ptx_code", json_string(ptx.data));
     if (literate) json_object_set_new(j, "format", json_string("literate"));
     if (literate && o->regs == SYNTH_REGS_NAMED) json_object_set_new(j, "regs", json_string("named"));
+    if (o->regs == SYNTH_REGS_CANONICAL) json_object_set_new(j, "regs", json_string("canonical"));
     if (variant[0]) json_object_set_new(j, "plan_style", json_string(variant));   /* varied plan styles only */
     if (cu.len) json_object_set_new(j, "cuda_c", json_string(cu.data));   /* the twin: `ptxgen prompts --twin` */
     json_object_set_new(j, "performance_note", json_string(note.data ? note.data : ""));
@@ -982,6 +986,7 @@ static void state_args(const synth_opts *o, char *out, size_t n) {
     if (o->format == SYNTH_FMT_LITERATE && len > 0 && (size_t)len < n)
         len += snprintf(out + len, n - (size_t)len, " --format literate");
     if (o->regs == SYNTH_REGS_NAMED && len > 0 && (size_t)len < n) len += snprintf(out + len, n - (size_t)len, " --regs named");
+    if (o->regs == SYNTH_REGS_CANONICAL && len > 0 && (size_t)len < n) len += snprintf(out + len, n - (size_t)len, " --regs canonical");
     if (o->plan_style == SYNTH_PLAN_VARIED && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, " --plan-style varied");
 }
 
