@@ -264,18 +264,20 @@ ok = decl and all(v == list(range(1, len(v) + 1)) and int(decl[b]) == len(v) + 1
 sys.exit(0 if ok else 1)" "$tmp/canon.jsonl" && ok || bad "prompts --regs canonical: registers not numbered 1, 2, ... in order of first appearance"
 expect_rc 2 "synth --regs roman" "$P" synth --count 1 --seed 1 --regs roman --out "$tmp/sr.jsonl"
 if command -v ptxas >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]; then
+    # in a folder of its own: its meta file must not meet the later "a refused synth wrote a meta file" check
+    mkdir -p "$tmp/canon"
     PATH="$PATH:${CUDA_HOME:-/usr/local/cuda}/bin" "$P" synth --count 3 --seed 4 --format plain --sources hand --regs canonical \
-        --no-progress --out "$tmp/sc.jsonl" >/dev/null 2>"$tmp/sc.err"
+        --no-progress --out "$tmp/canon/sc.jsonl" >/dev/null 2>"$tmp/canon/sc.err"
     rc=$?
-    python3 - "$tmp/sc.jsonl" "$P" <<'PY' && [ "$rc" -eq 0 ] && ok || bad "synth --regs canonical: exit $rc: $(tail -2 "$tmp/sc.err")"
-import json, subprocess, sys, tempfile
+    python3 - "$tmp/canon/sc.jsonl" "$P" "$tmp/canon/k.ptx" <<'PY' && [ "$rc" -eq 0 ] && ok || bad "synth --regs canonical: exit $rc: $(tail -2 "$tmp/canon/sc.err")"
+import json, subprocess, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 assert len(rows) == 3 and all(r.get('regs') == 'canonical' for r in rows)
 for r in rows:   # renumbering a canonical sample again changes nothing
-    with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
+    with open(sys.argv[3], 'w') as f:
         f.write(r['ptx_code'])
-    a = subprocess.run([sys.argv[2], 'fmt', f.name], capture_output=True, text=True).stdout
-    b = subprocess.run([sys.argv[2], 'fmt', '--renumber-regs', f.name], capture_output=True, text=True).stdout
+    a = subprocess.run([sys.argv[2], 'fmt', sys.argv[3]], capture_output=True, text=True).stdout
+    b = subprocess.run([sys.argv[2], 'fmt', '--renumber-regs', sys.argv[3]], capture_output=True, text=True).stdout
     assert a and a == b, r['id']
 PY
 else
