@@ -59,5 +59,16 @@ static inline char *test_slurp(const char *path) {
     pg_diag_sink q = {0};
     return pg_read_file(path, 1 << 28, &s, &n, &q) == PG_OK ? s : NULL;
 }
+/* got against the golden file at path (UPDATE_GOLDEN=1 rewrites the file instead). */
+static inline void test_golden(const char *path, const char *got) {
+    if (getenv("UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fputs(got, f) >= 0 && fclose(f) == 0, "rewrite %s", path);
+        return;
+    }
+    char *want = test_slurp(path);
+    CHECK(want && !strcmp(want, got), "%s matches (UPDATE_GOLDEN=1 rewrites it); got:\n%s", path, got);
+    free(want);
+}
 #define TEST_DONE() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail ? 1 : 0)
 #endif

@@ -23,17 +23,6 @@ static char *printed(const ptx_module *m) {
     return b.data;
 }
 
-static void golden(const char *path, const char *got) {
-    if (getenv("UPDATE_GOLDEN")) {
-        FILE *f = fopen(path, "wb");
-        CHECK(f && fputs(got, f) >= 0 && fclose(f) == 0, "rewrite %s", path);
-        return;
-    }
-    char *want = test_slurp(path);
-    CHECK(want && !strcmp(want, got), "%s matches (UPDATE_GOLDEN=1 rewrites it); got:\n%s", path, got);
-    free(want);
-}
-
 /* Renumber `src`; checks it validates, equals src up to renaming both ways, and that renumbering
  * the printed result again changes nothing.  Returns the printed result (caller frees). */
 static char *renumbered(const char *src, const char *what, bool validated) {
@@ -60,13 +49,13 @@ static char *renumbered(const char *src, const char *what, bool validated) {
     return out;
 }
 
-static void test_golden(void) {
+static void test_renumber_golden(void) {
     char *src = test_slurp("tests/golden/regs/renumber.in.ptx");
     CHECK(src != NULL, "renumber.in.ptx readable");
     if (!src) return;
     char *out = renumbered(src, "renumber.in.ptx", true);
     if (!out) { free(src); return; }
-    golden("tests/golden/regs/renumber.out.ptx", out);
+    test_golden("tests/golden/regs/renumber.out.ptx", out);
     /* what the golden file says, spelled out */
     CHECK(strstr(out, ".reg .pred %p<3>;") && strstr(out, ".reg .b32 %r<6>;") && strstr(out, ".reg .f32 %f<6>;") &&
           strstr(out, ".reg .b64 %rd<5>;"), "counts tightened to the numbers used + 1:\n%s", out);
@@ -184,7 +173,7 @@ static void test_corpus(void) {
 }
 
 int main(void) {
-    test_golden();
+    test_renumber_golden();
     test_rules();
     test_corpus();
     printf("%d passed, %d failed\n", t_pass, t_fail);
