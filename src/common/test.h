@@ -60,7 +60,7 @@ static inline char *test_slurp(const char *path) {
     return pg_read_file(path, 1 << 28, &s, &n, &q) == PG_OK ? s : NULL;
 }
 /* got against the golden file at path (UPDATE_GOLDEN=1 rewrites the file instead). */
-static inline void test_golden(const char *path, const char *got) {
+static inline void test_golden_file(const char *path, const char *got) {
     if (getenv("UPDATE_GOLDEN")) {
         FILE *f = fopen(path, "wb");
         CHECK(f && fputs(got, f) >= 0 && fclose(f) == 0, "rewrite %s", path);

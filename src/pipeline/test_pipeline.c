@@ -37,20 +37,20 @@ static void test_prompts(void) {
           csig.data);
     gen_signature_from_task(t, &sig);
     gen_prompt_build_plan(t->desc[TASK_STYLE_TERSE], "sm_80", csig.data, &p1);
-    test_golden("tests/golden/prompts/plan.txt", p1.data);
+    test_golden_file("tests/golden/prompts/plan.txt", p1.data);
     gen_prompt_build_plan("y = relu(x)", "sm_90", NULL, &p3);
     CHECK(strstr(p3.data, "choose its name and parameters.<|im_end|>") != NULL, "without a signature the model chooses it");
     char *plan = test_slurp("tests/gen/two_stage/plan_scale.cu");
     gen_prompt_build_ptx_plan(t->desc[TASK_STYLE_TERSE], "sm_80", plan ? plan : "", sig.data, &p2);
-    test_golden("tests/golden/prompts/ptx_plan.txt", p2.data);
+    test_golden_file("tests/golden/prompts/ptx_plan.txt", p2.data);
     /* with the task's launch, as gen and `prompts --stage` build both turns */
     pg_buf launch = {0}, p4 = {0}, p5 = {0};
     gen_launch_from_task(t, &launch);
     CHECK(!strcmp(launch.data, "block 256, grid cdiv(n,256)"), "launch: %s", launch.data);
     gen_prompt_build_plan_ex(t->desc[TASK_STYLE_TERSE], "sm_80", launch.data, csig.data, NULL, 0, &p4);
-    test_golden("tests/golden/prompts/plan_launch.txt", p4.data);
+    test_golden_file("tests/golden/prompts/plan_launch.txt", p4.data);
     gen_prompt_build_ptx_plan_ex(t->desc[TASK_STYLE_TERSE], "sm_80", launch.data, plan ? plan : "", sig.data, NULL, 0, &p5);
-    test_golden("tests/golden/prompts/ptx_plan_launch.txt", p5.data);
+    test_golden_file("tests/golden/prompts/ptx_plan_launch.txt", p5.data);
     p4.len = 0;
     gen_prompt_build_plan_ex(t->desc[TASK_STYLE_TERSE], "sm_80", "", csig.data, NULL, 0, &p4);
     CHECK(!strcmp(p4.data, p1.data), "an empty launch adds no line");

@@ -52,7 +52,7 @@ static void test_comments_kept(void) {
     CHECK(f->body[5].comment == NULL, "block comments are not kept");
     CHECK(f->end_comment && !strcmp(f->end_comment, " before the brace"), "the comment before '}' is kept");
     char *out = printed(m);
-    test_golden("tests/golden/literate/comments.fmt.ptx", out);
+    test_golden_file("tests/golden/literate/comments.fmt.ptx", out);
     /* round trip with comments */
     ptx_module *m2 = parse_text(out, "printed");
     char why[256] = "";
@@ -82,7 +82,7 @@ static void test_literate_golden(void) {
     int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
     CHECK(n == 12, "12 plan comments (got %d)", n);
     char *out = printed(m);
-    test_golden("tests/golden/literate/rowmax.lit.ptx", out);
+    test_golden_file("tests/golden/literate/rowmax.lit.ptx", out);
     CHECK(!strstr(out, ".loc") && !strstr(out, ".file") && !strstr(out, ".section"), "no line table left");
     CHECK(!strstr(out, "__global__"), "the kernel's header line is not a plan comment");
     CHECK(strstr(out, "\t// if (row >= rows) return;\n\tsetp.ge.u32") != NULL, "a plan line heads its instructions");
@@ -290,7 +290,7 @@ static void test_named_golden(void) {
     if (!ptx || !cu) { free(ptx); free(cu); return; }
     ptx_module *m = named_of(ptx, cu, "rowmax.lit.ptx");
     char *out = printed(m);
-    test_golden("tests/golden/literate/rowmax.named.ptx", out);
+    test_golden_file("tests/golden/literate/rowmax.named.ptx", out);
     /* names from the plan: parameters (nvcc's rowmax_param_N), a variable, a loop's induction, %tid.x */
     CHECK(strstr(out, "\t.reg .b64 %x;\n\tld.param.u64 %x, [rowmax_param_0];") != NULL, "ld.param of parameter 0 is %%x");
     CHECK(strstr(out, "\t// unsigned int row = blockIdx.x;\n\t.reg .b32 %row;\n\tmov.u32 %row, %ctaid.x;") != NULL,
@@ -331,7 +331,7 @@ static void test_named_blocks(void) {
     if (!ptx || !cu) { free(ptx); free(cu); return; }
     ptx_module *m = named_of(ptx, cu, "blocks.lit.ptx");
     char *out = printed(m);
-    test_golden("tests/golden/literate/blocks.named.ptx", out);
+    test_golden_file("tests/golden/literate/blocks.named.ptx", out);
     CHECK(strstr(out, "\t// float low = __low2float(h);\n\t.reg .f32 %low;\n\t{\n\t\t.reg .f16 %low2;\n\t\t.reg .f16 %high;\n"
                       "\t\tmov.b32 {%low2, %high}, %h;\n\t\tcvt.f32.f16 %low, %low2;\n\t}\n") != NULL,
           "a block's registers: named, '%%' added, not the plan's %%low:\n%s", out);

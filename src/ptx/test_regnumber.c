@@ -55,7 +55,7 @@ static void test_renumber_golden(void) {
     if (!src) return;
     char *out = renumbered(src, "renumber.in.ptx", true);
     if (!out) { free(src); return; }
-    test_golden("tests/golden/regs/renumber.out.ptx", out);
+    test_golden_file("tests/golden/regs/renumber.out.ptx", out);
     /* what the golden file says, spelled out */
     CHECK(strstr(out, ".reg .pred %p<3>;") && strstr(out, ".reg .b32 %r<6>;") && strstr(out, ".reg .f32 %f<6>;") &&
           strstr(out, ".reg .b64 %rd<5>;"), "counts tightened to the numbers used + 1:\n%s", out);
