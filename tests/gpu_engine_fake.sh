@@ -337,6 +337,36 @@ assert [(a["stage"], a["same_as"]) for a in ds1["stages"]["attempts"]] == [(a["s
 PY
 cmp -s "$tmp/w1.ptx" "$tmp/w0.ptx" && ok || bad "PTXGEN_GPU_WORKER=0 kept another kernel: $(diff "$tmp/w1.ptx" "$tmp/w0.ptx" | head -5)"
 cmp -s "$tmp/w1.ptx" "$tmp/wp0.ptx" && ok || bad "PTXGEN_GPU_PREPARE=0 kept another kernel: $(diff "$tmp/w1.ptx" "$tmp/wp0.ptx" | head -5)"
+# eval's memo, one a task (src/eval/eval.c): five kernels of one task (the kernel the runs above kept, under each
+# style's name), verdicts "cwtcw" by load order; with the memo one CUDA start a worker (a trap starts another)
+# and each input set built once for the task, where one process a kernel (PTXGEN_GPU_MEMO=0) starts CUDA and
+# builds every set for each kernel; the rows' verdicts are the same both ways
+if [ -s "$tmp/w1.ptx" ]; then
+    mkdir -p "$tmp/esuite/ew_silu" "$tmp/ek"
+    cp "$tmp/task/task.json" "$tmp/task/reference.cu" "$tmp/esuite/ew_silu/"
+    for s in terse detailed card zh prose; do cp "$tmp/w1.ptx" "$tmp/ek/ew_silu.$s.no_bias.0.ptx"; done
+    for m in 1 0; do
+        : > "$tmp/ev$m.log"
+        LD_LIBRARY_PATH="$tmp/h" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_INITLOG="$tmp/ev$m.log" FAKECUDA_TASK_KERNEL=ew_silu \
+            FAKECUDA_VERDICTS=cwtcw FAKECUDA_EVENT_MS=1 PTXGEN_GPU_MEMO=$m timeout 300 "$BUILD/ptxgen" eval --suite "$tmp/esuite" \
+            --kernels "$tmp/ek" --no-bias --samples 1 --no-timing --no-progress --out "$tmp/ev$m.json" > "$tmp/ev$m.out" 2> "$tmp/ev$m.err"
+    done
+    python3 - "$tmp" <<'PY' && ok || bad "eval's memo a task: $(tail -3 "$tmp/ev1.err") $(tail -3 "$tmp/ev0.err")"
+import json, sys
+t = sys.argv[1]
+r1, r0 = (sorted(json.load(open(f"{t}/ev{m}.json"))["rows"], key=lambda r: r["description"]) for m in (1, 0))
+v = lambda rows: [(r["description"], r["last_stage"], r["correct"], r.get("gpu_status")) for r in rows]
+print("eval rows, memo:", v(r1), "| starts", [r["gpu_cuda_starts"] for r in r1], "refs", [r["gpu_refs_built"] for r in r1])
+assert len(r1) == 5 and v(r1) == v(r0), (v(r1), v(r0))
+assert [r["last_stage"] for r in r1].count("correct") == 2, v(r1)   # terse c, detailed w, card t, zh c, prose w
+s1, s0 = sum(r["gpu_cuda_starts"] for r in r1), sum(r["gpu_cuda_starts"] for r in r0)
+b1, b0 = sum(r["gpu_refs_built"] for r in r1), sum(r["gpu_refs_built"] for r in r0)
+assert s1 == 2 and s0 == 5, (s1, s0)          # the worker, and the one that replaced it after the trap
+assert b1 < b0 and 0 < b1 <= 45, (b1, b0)
+PY
+else
+    bad "eval's memo: no kernel kept by the runs above ($tmp/w1.ptx)"
+fi
 # a preparation that fails is reported, not swallowed: a C reference that cannot run the largest size (its input a is
 # one element short there) is the same setup-error for every candidate that reaches it with the preparation and
 # without it, and with it gen also says the preparation failed, in the same words (--json stages.prepare, a note)

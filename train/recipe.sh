@@ -41,7 +41,7 @@
 #                    FAMILY_PCT, FAMILY_WEIGHT, SEED, ARCH: the target, default sm_80 as gen's and eval's; an adapter
 #                    trained on sm_90 data, rounds 1-5, is measured as trained with ARCH=sm_90 on gen), and a grow loop turns its whole lines into the
 #                    pairs of both arms every 30 s: $P/pairs-plan.jsonl (prompts --stage both: plan and
-#                    PTX turns) and $P/pairs-single.jsonl (prompts --plain: the same kernels, one turn,
+#                    PTX turns; PLAN_REGS=canonical: registers renumbered in first-use order, prompts --regs canonical) and $P/pairs-single.jsonl (prompts --plain: the same kernels, one turn,
 #                    no plan), and $P/pairs-named.jsonl (the plan arm's pairs with registers named after the
 #                    plan, declared at first use: prompts --regs named); then `put` of the carried piece
 #   put              one more piece
@@ -249,6 +249,10 @@ start)
         --out '$P/synth.jsonl' > '$P/synth.log' 2>&1; touch '$P/synth.done'" > /dev/null 2>&1 < /dev/null &
     echo $! > "$P/synth.pid"
     rm -f "$P/retrieval.jsonl" "$P/pairs-rag.jsonl"
+    # PLAN_REGS=canonical: the plan arm's PTX targets with registers renumbered in first-use order (prompts --regs
+    # canonical, docs/LITERATE.md); kept in $P so that wait can write it into the adapter's base.json
+    case "${PLAN_REGS:-numbered}" in numbered|canonical) echo "${PLAN_REGS:-numbered}" > "$P/plan-regs" ;;
+        *) echo "train/recipe.sh: PLAN_REGS '$PLAN_REGS' is not numbered or canonical" >&2; exit 2 ;; esac
     setsid nohup env RETRIEVE="${RETRIEVE:-0}" bash "$0" grow-loop > "$P/grow.log" 2>&1 < /dev/null &
     echo "synth of $N started"
     bash "$0" put
@@ -261,7 +265,8 @@ grow-loop)
         n=$(wc -l < "$f" 2>/dev/null || echo 0)
         if [ "$n" -gt "$done_n" ]; then
             sed -n "$((done_n + 1)),${n}p" "$f" > "$P/chunk.jsonl"
-            if "$BIN/ptxgen" prompts --format chatml --stage both --in "$P/chunk.jsonl" --out "$P/chunk-plan.jsonl" 2>> "$P/grow.err" &&
+            if "$BIN/ptxgen" prompts --format chatml --stage both --regs "$(cat "$P/plan-regs" 2>/dev/null || echo numbered)" \
+                   --in "$P/chunk.jsonl" --out "$P/chunk-plan.jsonl" 2>> "$P/grow.err" &&
                "$BIN/ptxgen" prompts --format chatml --plain --in "$P/chunk.jsonl" --out "$P/chunk-single.jsonl" 2>> "$P/grow.err" &&
                "$BIN/ptxgen" prompts --format chatml --stage both --regs named --in "$P/chunk.jsonl" --out "$P/chunk-named.jsonl" 2>> "$P/grow.err"; then
                 cat "$P/chunk.jsonl" >> "$P/synth-seen.jsonl"
@@ -385,6 +390,10 @@ wait)
             cp "$P/retrieval.jsonl" "$P/arm-rag/retrieval.jsonl" &&
                 python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['retrieval']='retrieval.jsonl'; json.dump(d, open(p,'w'), indent=1)" \
                     "$P/arm-rag/base.json"
+        fi
+        if [ "$arm" = plan ] && [ "$(cat "$P/plan-regs" 2>/dev/null)" = canonical ]; then   # what its targets were: a record, gen needs nothing
+            python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['regs']='canonical'; json.dump(d, open(p,'w'), indent=1)" \
+                "$P/arm-plan/base.json"
         fi
         if [ "$arm" = named ]; then   # its PTX turn declares named registers: ptxgen gen admits them (base.json "regs")
             python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['regs']='named'; json.dump(d, open(p,'w'), indent=1)" \

@@ -156,6 +156,7 @@ typedef struct {
 } eval_opts;
 PG_API void eval_opts_default(eval_opts *o);
 
+typedef struct gpu_memo gpu_memo;   /* ptxgen/gpu.h */
 typedef struct {
     const eval_opts *o;
     model_model *model;
@@ -167,6 +168,9 @@ typedef struct {
     bool have_ptxas, have_gpu;
     double ridge;              /* flop/byte of the roofline's knee (measured FP32 peak / copy bandwidth) */
     const char *tmpdir;
+    gpu_memo *memo;            /* the task being checked: one harness worker for all its kernels, so its
+                                * input sets, references and nvcc's baseline are built once a task, not once
+                                * a kernel (gpu_memo_new; $PTXGEN_GPU_MEMO=0 or no GPU: NULL, one process a kernel) */
 } eval_ctx;
 
 PG_API pg_status eval_run(const eval_ctx *c, pg_diag_sink *diag);

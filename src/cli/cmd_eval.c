@@ -193,7 +193,7 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     if (o.kernels_dir) {   /* verify kernels generated elsewhere: no model to load */
         if (model_dir || adapter) { fprintf(stderr, "ptxgen eval: --kernels replaces the model; drop --model/--adapter\n"); return 2; }
         json_t *doc = NULL;
-        eval_ctx c = {&o, NULL, NULL, NULL, NULL, &doc, false, false, 0, NULL};
+        eval_ctx c = {.o = &o, .result = &doc};
         pg_status st = eval_run(&c, &sink);
         print_report(doc, o.out_path);
         return eval_exit(st);
@@ -220,7 +220,7 @@ usage:  /* a bad flag value: its message is printed, the usage is not */
     eval_opts run = o;
     run.gen.format = gen_prompt_fmt_of(tok);
     json_t *doc = NULL;
-    eval_ctx c = {&run, model, tok, vocab, bias, &doc, false, false, 0, NULL};
+    eval_ctx c = {.o = &run, .model = model, .tok = tok, .vocab = vocab, .bias = bias, .result = &doc};
     pg_status st = eval_run(&c, &sink);
     print_report(doc, o.out_path);
     rc = eval_exit(st);

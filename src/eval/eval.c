@@ -135,6 +135,10 @@ void eval_funnel_json(const eval_funnel_result *r, json_t *row) {
     json_object_set_new(row, "static_seconds", json_real(r->static_s));
     json_object_set_new(row, "ptxas_seconds", json_real(r->ptxas_s));
     json_object_set_new(row, "gpu_seconds", json_real(r->gpu_s));
+    if (r->gpu_ran) {   /* what this check started and built itself (0 where a task's memo had them already) */
+        json_object_set_new(row, "gpu_cuda_starts", json_integer(r->gpu_cuda_starts));
+        json_object_set_new(row, "gpu_refs_built", json_integer(r->gpu_refs));
+    }
 }
 
 /* A kernel generated elsewhere (eval_opts.kernels_dir) as if gen_sample had
@@ -309,7 +313,8 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
             pg_write_file_atomic(kp.data, r.ptx, strlen(r.ptx), diag);
             pg_buf_free(&kp);
         }
-        eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = c->have_ptxas, .gpu = c->have_gpu, .time_it = time_it, .ridge = c->ridge};
+        eval_funnel_opts fo = {.arch = o->gen.arch, .ptxas = c->have_ptxas, .gpu = c->have_gpu, .time_it = time_it, .ridge = c->ridge,
+                               .gpu_memo = c->memo};
         eval_funnel_in fi = {r.ptx, NULL, path, NULL};
         eval_funnel(&fi, t, &fo, &fr);
         if (o->kernels_dir) twin_case(c, t, style, cfg, sample, path, &fr, row);
@@ -750,6 +755,9 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         snprintf(p, sizeof p, "%s/%s/task.json", o->suite_dir, names[ti]);
         task_spec *t = NULL;
         if (task_load(p, &t, diag) != PG_OK) { st = PG_ERR_INVALID; break; }
+        /* one memo a task: a worker whose input sets suit only this task's kernels */
+        const char *mv = getenv("PTXGEN_GPU_MEMO");
+        c.memo = c.have_gpu && !(mv && !strcmp(mv, "0")) ? gpu_memo_new() : NULL;
         for (int cfg = 0; cfg < EVAL_NCONFIGS && st == PG_OK; cfg++) {
             if (!(o->configs >> cfg & 1)) continue;
             for (int sty = 0; sty < TASK_NSTYLES && st == PG_OK; sty++) {
@@ -785,6 +793,8 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
                 }
             }
         }
+        gpu_memo_free(c.memo);   /* its worker ends before the next task's starts */
+        c.memo = NULL;
         task_free(t);
     }
     if (o->progress) fprintf(stderr, "\n");
