@@ -421,11 +421,13 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         pipe_note(notes, "gen: WRONG: %s reads %s before any instruction writes it, so it computes with whatever the register "
                         "held (exit 1): a load or an initial value is missing; raise --samples for more attempts\n",
                 outp ? outp : "the kernel", sel.bestv.unwritten);
-    if (!strcmp(sig_source, "model"))
-        pipe_note(notes, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
-                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n",
-                sel.best.params_renamed ? ": " : "", sel.best.params_renamed,
-                sel.best.params_renamed ? " parameter name(s) not in the request renamed a<k>" : "");
+    if (!strcmp(sig_source, "model")) {   /* with how many names were renamed, when any were */
+        char renamed[96] = "";
+        if (sel.best.params_renamed)
+            snprintf(renamed, sizeof renamed, ": %d parameter name(s) not in the request renamed a<k>", sel.best.params_renamed);
+        pipe_note(notes, "gen: the signature was invented by the model (no card, --task or twin gave one)%s; give the "
+                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n", renamed);
+    }
     pg_buf actual_sig = {0};
     if (sel.best.ptx) gen_signature_from_module(sel.best.ptx, &actual_sig);
     pg_buf twin_line = {0};
