@@ -407,6 +407,32 @@ else
     echo "SKIPPED: $TP or nvcc absent; the plans' GPU check on the stand-in not run (make $TP)"
 fi
 
+# --verify gpu with a GPU where no candidate reaches it: the summary says what stopped them, not "--verify gpu was not
+# requested" (which --verify ptxas still says): cut at 16 tokens they fail the validator; a ptxas that refuses every
+# attempt (a wrapper) leaves them at ptxas.  The counts are the attempts' stages in --json.
+printf '#!/bin/sh\ncase "$*" in *attempt*) echo "ptxas fatal   : refused by the test wrapper" >&2; exit 255;; esac\nexec "%s" "$@"\n' \
+    "$(command -v "${PTXAS:-ptxas}" || echo /usr/local/cuda/bin/ptxas)" > "$tmp/noptxas" && chmod +x "$tmp/noptxas"
+for r in validator ptxas level1; do
+    mt=16 v=gpu px=${PTXAS:-}
+    [ $r = ptxas ] && mt=64 px="$tmp/noptxas"
+    [ $r = level1 ] && v=ptxas
+    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_TASK_KERNEL=ew_silu PTXAS=$px timeout 300 \
+        "$BUILD/ptxgen" gen --model models/default silu --task "$tmp/task/task.json" --verify $v --samples 3 --temperature 1 --max-tokens $mt \
+        --json -o "$tmp/nr$r.ptx" > "$tmp/nr$r.json" 2> "$tmp/nr$r.err"
+done
+python3 - "$tmp" <<'PY' && ok || bad "no candidate reached the GPU: $(grep -h '^gen: silu\|^gen: ew_silu' "$tmp"/nr*.err | cut -c1-400)"
+import json, re, sys
+t = sys.argv[1]
+for r, who in (("validator", "the validator"), ("ptxas", "ptxas")):
+    d, err = json.load(open(f"{t}/nr{r}.json")), open(f"{t}/nr{r}.err").read()
+    stages = [a["stage"] for a in d["stages"]["attempts"]]
+    assert stages == [r] * 3, (r, stages)
+    want = "no candidate reached the GPU: 3 refused by %s" % who
+    assert d["semantics_note"] == want and "semantics not verified (%s);" % want in err and "was not requested" not in err, (r, d["semantics_note"])
+d, err = json.load(open(f"{t}/nrlevel1.json")), open(f"{t}/nrlevel1.err").read()
+assert d["semantics_note"] == "--verify gpu was not requested" and "semantics not verified (--verify gpu was not requested);" in err, d["semantics_note"]
+PY
+
 # tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
 SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1
 rc=$?

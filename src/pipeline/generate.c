@@ -66,6 +66,35 @@ static json_t *stages_json(const pipe_select_out *sel) {
     return st;
 }
 
+/* --verify gpu with a GPU, and no attempt reached it: what stopped them, by the stage each got to (an
+ * attempt that took an earlier one's verdict counted as that one), e.g. "no candidate reached the GPU: 3
+ * refused by the validator, 1 refused by ptxas". */
+static void unreached_note(const pipe_select_out *sel, char *buf, size_t n) {
+    int validator = 0, ptxas = 0, not_run = 0;
+    for (int i = 0; i < sel->nattempts; i++) {
+        const char *st = sel->attempts[i].stage ? sel->attempts[i].stage : "";
+        validator += !strcmp(st, "validator");
+        ptxas += !strcmp(st, "ptxas");
+        not_run += !strcmp(st, "gpu-not-run");
+    }
+    /* ptxas ran for every attempt that passed the validator, or for none (not found): the kept one says which */
+    bool no_ptxas = sel->bestv.ptxas && !strcmp(sel->bestv.ptxas, "not run");
+    const char *gpu_why = strstr(sel->bestv.why, "gpu: not run (");   /* pipe_verify's "gpu: not run (<why>)" */
+    char part[3][300] = {"", "", ""};
+    if (validator) snprintf(part[0], sizeof part[0], "%d refused by the validator", validator);
+    if (ptxas) snprintf(part[1], sizeof part[1], no_ptxas ? "%d not compiled (ptxas not found)" : "%d refused by ptxas", ptxas);
+    if (not_run)
+        snprintf(part[2], sizeof part[2], "%d passed ptxas, not run on the GPU%s%.200s", not_run, gpu_why ? " " : "",
+                 gpu_why ? gpu_why + strlen("gpu: not run ") : "");
+    size_t len = (size_t)snprintf(buf, n, "no candidate reached the GPU");
+    const char *sep = ": ";
+    for (int k = 0; k < 3; k++)
+        if (part[k][0] && len < n) {
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", sep, part[k]);
+            sep = ", ";
+        }
+}
+
 int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag) {
     const char *desc = req->request, *desc_file = req->request_file, *task_path = req->task_path, *model_dir = req->model_dir;
     const char *adapter = req->adapter, *outp = req->out_path, *bias_path = req->bias_path, *baseline = req->baseline;
@@ -401,11 +430,13 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     const char *semantics = !strcmp(sel.bestv.gpu, "pass") ? "correct" : !strcmp(sel.bestv.gpu, "fail") ? "wrong" : "not verified";
     char nogpu_note[300];
     snprintf(nogpu_note, sizeof nogpu_note, "no GPU: %s", nogpu_why);
+    char unreached[400];   /* --verify gpu ran, no candidate got that far */
+    unreached_note(&sel, unreached, sizeof unreached);
     const char *sem_note = !strcmp(sel.bestv.gpu, "pass") ? "matches the task's reference on every input set (GPU)"
                            : !strcmp(sel.bestv.gpu, "fail") ? "differs from the task's reference or did not run (GPU)"
                            : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
-                           : nogpu ? nogpu_note : "--verify gpu was not requested";
+                           : nogpu ? nogpu_note : level < 2 ? "--verify gpu was not requested" : unreached;
     pipe_note(notes, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s, %s), model %s, %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
             kernel[0] ? kernel : "?", toks, sel.best.forced_tokens, sel.best.cut ? "; cut short by the token budget" : "", sel.best.seconds,
