@@ -127,7 +127,9 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         int rc = 2;
     char *desc_buf = NULL, *base_text = NULL;
     task_spec *task = NULL;
-    gpu_memo *memo = NULL;   /* --verify gpu: the harness's memo, its input sets prepared ahead (pipe_select uses it) */
+    gpu_memo *memo = NULL;   /* --verify gpu: the harness's memo, its input sets prepared ahead (the plans' checks and
+                              * pipe_select's use it: one memo, one set of input sets, for the whole gen) */
+    int prep_threads = 0;    /* the cores it prepares them with while the model draws */
     model_model *model = NULL;
     tok_tokenizer *tok = NULL;
     dec_vocab *vocab = NULL;
@@ -167,7 +169,8 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             gpu_run_opts_default(&ro);
             int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
             bool cpu_engine = !req->device || strcmp(req->device, "gpu");
-            gpu_memo_prepare(memo, task, &ro, cpu_engine ? (ncpu - threads > 1 ? ncpu - threads : 1) : 0);
+            prep_threads = cpu_engine ? (ncpu - threads > 1 ? ncpu - threads : 1) : 0;
+            gpu_memo_prepare(memo, task, &ro, prep_threads);
         }
     }
     if (baseline) {
@@ -353,8 +356,14 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         /* --verify gpu --task: each plan nvcc compiles also runs against the task's reference, a wrong one is
          * drawn again (pipe_plan); a plan that runs wrong almost never gives a right kernel (round 12: 0 of 21) */
         pin.gpu_check = level == 2 && task && !req->no_plan_check;
+        /* with gen's memo: the sets its preparation builds serve the plans and the candidates, built once
+         * (NULL, PTXGEN_GPU_MEMO=0: the stage asks every time too) */
+        pin.memo = memo;
         rc = 1;
-        if (pipe_plan(model, tok, &pin, &pout, diag) != PG_OK) goto out;
+        pg_status pst = pipe_plan(model, tok, &pin, &pout, diag);
+        /* a plan's check gave the preparation every core: the draws come first again */
+        if (pin.gpu_check) gpu_memo_prepare_threads(memo, prep_threads);
+        if (pst != PG_OK) goto out;
         char gpu_part[120] = "";
         if (pout.plan_gpu_checked)
             snprintf(gpu_part, sizeof gpu_part, ", %s on the GPU (%d plan%s run, %d wrong)",
@@ -496,6 +505,9 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             json_object_set_new(pl, "gpu_wrong", json_integer(pout.plan_gpu_wrong));
             json_object_set_new(pl, "gpu", json_string(pout.plan_gpu ? pout.plan_gpu : "not run"));
             json_object_set_new(pl, "gpu_note", pout.plan_gpu_note[0] ? json_string(pout.plan_gpu_note) : json_null());
+            /* what the plans' checks cost the harness (gen's memo: the candidates' "stages" counts go on from here) */
+            json_object_set_new(pl, "gpu_cuda_starts", json_integer(pout.plan_gpu_cuda_starts));
+            json_object_set_new(pl, "gpu_refs", json_integer(pout.plan_gpu_refs));
             json_object_set_new(j, "pipeline", json_string("plan-literate"));
             json_object_set_new(j, "plan", pl);
         }
