@@ -615,6 +615,20 @@ PY
     grep -q "the signature was invented by the model" "$tmp/ft.err" && grep -q "kernel card" "$tmp/ft.err" && grep -q -- "--task" "$tmp/ft.err" \
         && ok || bad "gen free text: the summary does not say the signature was invented: $(tail -n 3 "$tmp/ft.err")"
 done
+# the invented-signature note word for word, with no name renamed (every parameter a word of the request: the
+# 15M models/default writes x, y, out, n here; the note once read "...gave one)0; give ...") and with some renamed
+inv_note() {   # inv_note RENAMED: the note gen prints
+    local r=""
+    [ "$1" -gt 0 ] && r=": $1 parameter name(s) not in the request renamed a<k>"
+    printf 'gen: the signature was invented by the model (no card, --task or twin gave one)%s; give the parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n' "$r"
+}
+for req in "add vectors x and y into out over n elements" "add two float vectors"; do
+    "$P" gen --model models/default --samples 1 --max-tokens 200 --json -o "$tmp/inv.ptx" "$req" >"$tmp/inv.json" 2>"$tmp/inv.err"
+    nr=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['params_renamed'])" "$tmp/inv.json" 2>/dev/null || echo -1)
+    want=0; [ "$req" = "add two float vectors" ] && want=4
+    [ "$nr" -eq "$want" ] && [ "$(grep -c '^gen: the signature was invented' "$tmp/inv.err")" -eq 1 ] && grep -qxF "$(inv_note "$nr")" "$tmp/inv.err" &&
+        ok || bad "gen \"$req\": the invented-signature note ($nr renamed, want $want): $(grep invented "$tmp/inv.err")"
+done
 "$P" gen --model tests/gen/tiny --samples 1 --max-tokens 300 --json -o "$tmp/fc.ptx" "$(cat examples/saxpy.card.md)" 2>"$tmp/fc.err" |
     python3 -c "import json,sys; d=json.load(sys.stdin); assert d['signature_source']=='card' and d['params_renamed']==0" && \
     ! grep -q "invented" "$tmp/fc.err" && ok || bad "gen with a card: the signature is the card's, not invented"

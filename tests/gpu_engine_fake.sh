@@ -423,19 +423,99 @@ for _ in $(seq 1 50); do if [ -n "$wpid" ] && ! kill -0 "$wpid" 2> /dev/null; th
 [ -n "$wpid" ] && [ "$gone" = yes ] && ok || { bad "a worker outlived its killed gen (pid ${wpid:-none})"; [ -n "$wpid" ] && kill -9 "$wpid" 2> /dev/null; }
 
 # the plans' GPU check of a two-stage model (pipe_plan with --verify gpu --task) through the harness on the stand-in:
-# test_pipeline's test_plan_gpu alone ($FAKECUDA_TASK_KERNEL set): a plan that runs wrong (nvcc's PTX naming
-# fakecuda_wrong) is drawn again and the right one kept; two wrong plans keep the last with a warning; a given
-# wrong plan is kept with a warning
+# test_pipeline's test_plan_gpu and test_plan_gpu_memo alone ($FAKECUDA_TASK_KERNEL set): a plan that runs wrong
+# (nvcc's PTX naming fakecuda_wrong) is drawn again and the right one kept; two wrong plans keep the last with a
+# warning; a given wrong plan is kept with a warning; with gen's one memo for plans and candidates (pipe_in.memo), a
+# plan that ran wrong or trapped (fakecuda_trap) leaves the candidate after it right, and each input set is built once
 TP=${PTXGEN_SBUILD:-$BUILD/san}/tests/pipeline/test_pipeline
 if [ -x "$TP" ] && command -v nvcc > /dev/null 2>&1; then
     LD_LIBRARY_PATH="$tmp/h" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_INITLOG="$tmp/plan.log" timeout 600 \
         "$TP" > "$tmp/plan.txt" 2>&1
     rc=$?
-    [ "$rc" -eq 0 ] && ! grep -q SKIPPED "$tmp/plan.txt" && [ "$(grep -c '^load plan-wrong' "$tmp/plan.log")" -eq 4 ] && ok ||
+    [ "$rc" -eq 0 ] && ! grep -q SKIPPED "$tmp/plan.txt" && [ "$(grep -c '^load plan-wrong' "$tmp/plan.log")" -eq 6 ] &&
+        [ "$(grep -c '^load plan-trap' "$tmp/plan.log")" -eq 1 ] && ok ||
         bad "the plans' GPU check on the stand-in: exit $rc: $(tail -5 "$tmp/plan.txt"); $(sort "$tmp/plan.log" 2> /dev/null | uniq -c | head -5)"
 else
     echo "SKIPPED: $TP or nvcc absent; the plans' GPU check on the stand-in not run (make $TP)"
 fi
+
+# one memo for the whole two-stage gen (--verify gpu --task): the plans' checks and the candidates' share gen's gpu_memo,
+# so its preparation's input sets serve both, each built once per gen, and CUDA starts once (plus once after a fault).
+# models/qwen-plan on the CPU engine (the stand-in's C kernels would take minutes a draw with the 0.5B) and a given plan
+# (no plan turn): "on" its right plan; "off" the same with PTXGEN_GPU_MEMO=0 (no memo: the plan's check and each
+# candidate's in processes of their own, the same verdicts and kept kernel); "trap" a plan that traps (fakecuda_trap): kept
+# with a warning, and the candidates after it still right (a fresh worker, the same sets)
+if [ -s models/base/qwen2.5-coder-0.5b-instruct.gguf ] && command -v nvcc > /dev/null 2>&1; then
+    sed -n '/^extern/,$p' tests/gen/two_stage/plan_silu.cu > "$tmp/plan_body.cu"
+    { echo '// ew_silu, 4 consecutive elements a thread'; cat "$tmp/plan_body.cu"; } > "$tmp/plan_on.cu"
+    { echo '// ew_silu that traps on the stand-in'; echo '__device__ int fakecuda_trap;'; cat "$tmp/plan_body.cu"; } > "$tmp/plan_trap.cu"
+    for r in on off trap; do
+        memo=1; plan=on; n=2
+        [ $r = off ] && memo=0
+        [ $r = trap ] && plan=trap n=1
+        : > "$tmp/two$r.log"
+        LD_LIBRARY_PATH="$tmp/h" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_TASK_KERNEL=ew_silu FAKECUDA_INITLOG="$tmp/two$r.log" PTXGEN_GPU_MEMO=$memo \
+            timeout 300 "$BUILD/ptxgen" gen --model models/qwen-plan --device cpu --threads 2 --plan "$tmp/plan_$plan.cu" --task "$tmp/task/task.json" \
+            --verify gpu --samples $n --max-tokens 400 --json -o "$tmp/two$r.ptx" > "$tmp/two$r.json" 2> "$tmp/two$r.err"
+    done
+    python3 - "$tmp" <<'PY' && ok || bad "one memo for the two-stage gen: $(grep -h '^gen: \(plan\|attempt\)' "$tmp"/two*.err | cut -c1-200)"
+import json, sys
+t = sys.argv[1]
+def run(r):
+    d = json.load(open(f"{t}/two{r}.json"))
+    ran = [a for a in d["stages"]["attempts"] if "gpu" in a]
+    c = {k: d["plan"]["gpu_" + k] + sum(a["gpu"][k] for a in ran) for k in ("cuda_starts", "refs")}
+    pids = {x.split()[-1] for x in open(f"{t}/two{r}.log") if x.startswith("load ")}
+    return d, ran, c, pids
+on, ran_on, c_on, pids_on = run("on")
+off, ran_off, c_off, pids_off = run("off")
+trap, ran_trap, c_trap, pids_trap = run("trap")
+print("two-stage gen, plan + candidates: one memo", c_on, on["stages"]["prepare"], "| PTXGEN_GPU_MEMO=0", c_off, "| a trapping plan", c_trap)
+assert on["plan"]["gpu"] == "pass" and on["plan"]["gpu_checked"] == 1 and ran_on, (on["plan"], on["stages"])
+assert all(a["stage"] == "timed" for a in ran_on + ran_trap), (ran_on, ran_trap)   # the stand-in's "c": right
+# the right plan ran every input set: all 45 built once, by gen's preparation, none by a check; one harness process
+assert on["stages"]["prepare"]["state"] == "done" and on["stages"]["prepare"]["sets"] == 45 and c_on["refs"] == 0, (on["stages"], c_on)
+assert on["plan"]["gpu_cuda_starts"] == 1 and c_on["cuda_starts"] == 1 and len(pids_on) == 1, (c_on, pids_on)
+# no memo: as before it, nothing prepared, the plan's check and every candidate's in processes of their own
+assert off["stages"]["prepare"]["state"] == "off" and off["plan"]["gpu_refs"] == 45, off
+assert c_off["cuda_starts"] == 1 + sum(1 + a["gpu"]["baseline_runs"] for a in ran_off) and c_off["refs"] > 45, (c_off, ran_off)
+same = lambda b: {k: v for k, v in b.items() if k != "speedup"}   # timed against the stand-in's clock
+assert off["verdicts"] == on["verdicts"] and same(off["best_of"]) == same(on["best_of"]) and off["plan"]["gpu"] == "pass", (off["best_of"], on["best_of"])
+# the trap retired the plan's worker: the candidates' checks in a fresh one, on the same sets
+assert trap["plan"]["gpu"] == "fail" and "the given plan ran wrong on the GPU" in trap["plan"]["gpu_note"], trap["plan"]
+assert c_trap["cuda_starts"] == 2 and len(pids_trap) == 2 and c_trap["refs"] + trap["stages"]["prepare"]["sets"] == 45, (c_trap, trap["stages"])
+assert trap["verdicts"]["gpu"] == "pass", trap["verdicts"]
+PY
+    cmp -s "$tmp/twoon.ptx" "$tmp/twooff.ptx" && ok || bad "PTXGEN_GPU_MEMO=0 kept another kernel in the two-stage gen"
+else
+    echo "SKIPPED: models/base/qwen2.5-coder-0.5b-instruct.gguf or nvcc absent; one memo for the two-stage gen not checked (bash models/fetch_base.sh)"
+fi
+
+# --verify gpu with a GPU where no candidate reaches it: the summary says what stopped them, not "--verify gpu was not
+# requested" (which --verify ptxas still says): cut at 16 tokens they fail the validator; a ptxas that refuses every
+# attempt (a wrapper) leaves them at ptxas.  The counts are the attempts' stages in --json.
+printf '#!/bin/sh\ncase "$*" in *attempt*) echo "ptxas fatal   : refused by the test wrapper" >&2; exit 255;; esac\nexec "%s" "$@"\n' \
+    "$(command -v "${PTXAS:-ptxas}" || echo /usr/local/cuda/bin/ptxas)" > "$tmp/noptxas" && chmod +x "$tmp/noptxas"
+for r in validator ptxas level1; do
+    mt=16 v=gpu px=${PTXAS:-}
+    [ $r = ptxas ] && mt=64 px="$tmp/noptxas"
+    [ $r = level1 ] && v=ptxas
+    LD_LIBRARY_PATH="$tmp/h" PTXGEN_CUBLAS="$tmp/h/libcuda.so.1" XDG_CACHE_HOME="$tmp/cache" FAKECUDA_TASK_KERNEL=ew_silu PTXAS=$px timeout 300 \
+        "$BUILD/ptxgen" gen --model models/default silu --task "$tmp/task/task.json" --verify $v --samples 3 --temperature 1 --max-tokens $mt \
+        --json -o "$tmp/nr$r.ptx" > "$tmp/nr$r.json" 2> "$tmp/nr$r.err"
+done
+python3 - "$tmp" <<'PY' && ok || bad "no candidate reached the GPU: $(grep -h '^gen: silu\|^gen: ew_silu' "$tmp"/nr*.err | cut -c1-400)"
+import json, re, sys
+t = sys.argv[1]
+for r, who in (("validator", "the validator"), ("ptxas", "ptxas")):
+    d, err = json.load(open(f"{t}/nr{r}.json")), open(f"{t}/nr{r}.err").read()
+    stages = [a["stage"] for a in d["stages"]["attempts"]]
+    assert stages == [r] * 3, (r, stages)
+    want = "no candidate reached the GPU: 3 refused by %s" % who
+    assert d["semantics_note"] == want and "semantics not verified (%s);" % want in err and "was not requested" not in err, (r, d["semantics_note"])
+d, err = json.load(open(f"{t}/nrlevel1.json")), open(f"{t}/nrlevel1.err").read()
+assert d["semantics_note"] == "--verify gpu was not requested" and "semantics not verified (--verify gpu was not requested);" in err, d["semantics_note"]
+PY
 
 # tests/gpu/engine_gpu.sh's SKIP: the parts it names are left out, recorded as rc -3, and the run still reports
 SKIP="default gen_default qwen gen_qwen" NO_PEER=1 OUT="$tmp/eg" BUDGET=60 timeout 120 bash tests/gpu/engine_gpu.sh > "$tmp/eg.txt" 2>&1

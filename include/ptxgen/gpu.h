@@ -87,6 +87,11 @@ PG_API void gpu_run_opts_default(gpu_run_opts *o);
  * ($PTXGEN_GPU_WORKER=0), $PTXGEN_GPU_PREPARE=0, or the memo already serves a task.  t must outlive the
  * memo; gpu_memo_free kills a preparation still at work. */
 PG_API void gpu_memo_prepare(gpu_memo *m, const task_spec *t, const gpu_run_opts *o, int threads);
+/* The cores the preparation builds its next sizes with, from now until the memo's next check gives it every
+ * core again (threads as gpu_memo_prepare's): for a caller that draws again after a check -- gen's plan stage
+ * checks its plans with the memo, then the candidates are drawn, on a CPU engine's --threads cores.  Nothing
+ * when no preparation is at work. */
+PG_API void gpu_memo_prepare_threads(gpu_memo *m, int threads);
 typedef struct {
     const char *state;         /* "off", "running", "done" (every size published), "failed" (a size's inputs or
                                 * reference failed: why), "full" (a size did not fit the region), "stopped" */

@@ -22,10 +22,16 @@
  * verification still decides.  A given plan that runs wrong is kept with the warning, never
  * replaced.  Without a GPU (no libcuda, no device) or nvcc, or when the funnel cannot judge
  * nvcc's PTX (the validator or ptxas refuses it, the task's reference cannot be set up), the
- * plan is kept as without the check and plan_gpu_note says why it was not run.  The harness's
- * worker is started after the plan turn's first draw (a deferred GPU engine's child already
- * forked, draw.h) and ended before pipe_plan returns, so no process that initialised CUDA
- * forks, and the engine's child never holds the worker's socket.
+ * plan is kept as without the check and plan_gpu_note says why it was not run.  The checks use
+ * pipe_in.memo when given (gen's: the one memo of the request, so the task's input sets and
+ * references are built once, by its preparation or its worker, for the plans and the candidates
+ * alike, and CUDA starts once unless a kernel faults); its worker then outlives pipe_plan.  A
+ * plan that runs wrong leaves the worker as it was, one that faults or hangs retires it (gpu.h):
+ * the candidates' checks find the same sets and a sound context either way.  Without a memo the
+ * stage makes its own and ends its worker before it returns.  Either way the worker starts after
+ * a deferred GPU engine's child is forked (draw.h: pipe_plan forks it before the first check
+ * when no plan was drawn yet, a given plan), so no process that initialised CUDA forks, and the
+ * engine's child never holds the worker's socket.
  *
  * Ownership: pipe_out owns its strings (pipe_out_free).  Errors go to the diagnostics sink
  * (E9xx); nothing here prints. */
@@ -54,6 +60,10 @@ typedef struct {
     bool no_draft_ref;         /* speculative decoding (gen.draft_max > 0) without the reference drafts (an A/B switch) */
     bool gpu_check;            /* with task: run nvcc's PTX of each plan on the GPU against the task's reference and draw a
                                   wrong plan again (above; gen --verify gpu, off with --no-plan-check) */
+    gpu_memo *memo;            /* with gpu_check: the request's GPU answers and harness worker to check the plans with
+                                  (gen's, made when it loaded the task, its input sets prepared ahead: gpu_memo_prepare),
+                                  left as it is, worker running, for the candidates' checks (borrowed).  NULL: the stage
+                                  makes its own (pipe_gpu_memo_new) and frees it before it returns */
 } pipe_in;
 
 typedef struct {
@@ -77,6 +87,8 @@ typedef struct {
     int plan_gpu_wrong;        /* of which ran wrong, faulted or hung */
     const char *plan_gpu;      /* the kept plan's GPU verdict: "pass", "fail" (ran wrong, kept anyway) or "not run" */
     char plan_gpu_note[400];   /* "" or, for the user: why the plan did not run on the GPU, or that the kept one ran wrong */
+    int plan_gpu_cuda_starts;  /* gpu_check: harness processes the plans' checks started (each initialises CUDA) */
+    int plan_gpu_refs;         /* and input sets they built with their reference (0: all from the memo's preparation) */
 } pipe_out;
 
 /* The plan stage: fills out->plan, kernel, signature, the counts and notes.  PG_OK with a

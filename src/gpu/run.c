@@ -1480,6 +1480,12 @@ void gpu_memo_prepare(gpu_memo *m, const task_spec *t, const gpu_run_opts *o, in
     w->prep.pid = pid;
 }
 
+void gpu_memo_prepare_threads(gpu_memo *m, int threads) {
+    struct gpu_worker *w = m ? &m->worker : NULL;
+    if (!w || !prep_running(w)) return;
+    __atomic_store_n(&w->shared->prep_threads, threads > 0 ? threads : ncpus() > 3 ? ncpus() - 2 : 1, __ATOMIC_RELAXED);
+}
+
 void gpu_memo_prep_stats(gpu_memo *m, bool wait, gpu_prep_stats *out) {
     static const char *names[] = {"off", "running", "done", "failed", "full", "stopped"};
     memset(out, 0, sizeof *out);

@@ -288,22 +288,35 @@ void pipe_draw_bind(model_model *m, const tok_tokenizer *t, const dec_vocab *v, 
     model_gpu_set_server(m, e, engine_close);
 }
 
+/* The engine that serves a draw naming these objects: the model's, or a new one (not forked yet) when
+ * the model has none or its child lacks one of them. */
+static draw_engine *engine_for(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const gen_opts *o) {
+    draw_engine *e = model_gpu_server(m);
+    if (e && !engine_knows(e, t, v, o)) {   /* an object the child lacks: a new child */
+        model_gpu_set_server(m, NULL, NULL);
+        e = NULL;
+    }
+    if (!e) {
+        pipe_draw_bind(m, t, v, o->bias, o->ngram);
+        e = model_gpu_server(m);
+        engine_knows(e, t, v, o);
+    }
+    return e;
+}
+
+void pipe_draw_start(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const gen_opts *o) {
+    if (!model_gpu_deferred(m)) return;
+    draw_engine *e = engine_for(m, t, v, o);
+    if (e->pid == 0) engine_fork(e, m);   /* a failure is the first draw's to report: it forks again */
+}
+
 pg_status pipe_draw(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const pipe_draw_req *q, gen_result *outs,
                     pg_diag_sink *diag) {
     int n = q->kind == PIPE_DRAW_K ? q->k : 1;
     memset(outs, 0, (size_t)(n > 0 ? n : 0) * sizeof *outs);
     if (!model_gpu_deferred(m)) return draw_here(m, t, v, q, outs, diag);
     if (n < 1 || n > PIPE_DRAW_K_MAX) return draw_here(m, t, v, q, outs, diag);   /* the decoder says what is wrong */
-    draw_engine *e = model_gpu_server(m);
-    if (e && !engine_knows(e, t, v, q->o)) {   /* an object the child lacks: a new child */
-        model_gpu_set_server(m, NULL, NULL);
-        e = NULL;
-    }
-    if (!e) {
-        pipe_draw_bind(m, t, v, q->o->bias, q->o->ngram);
-        e = model_gpu_server(m);
-        engine_knows(e, t, v, q->o);
-    }
+    draw_engine *e = engine_for(m, t, v, q->o);
     if (e->pid == 0 && !engine_fork(e, m)) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "cannot start the GPU engine's child process: %s", strerror(errno));
         return PG_ERR_EXTERNAL;

@@ -40,6 +40,12 @@ pg_status pipe_draw(model_model *m, const tok_tokenizer *t, const dec_vocab *v, 
  * models. */
 void pipe_draw_bind(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const dec_bias *bias, const gen_ngram *ngram);
 
+/* Fork a deferred model's engine child now, for a draw naming these objects (v may be NULL), when it
+ * has none yet: before the caller starts a process whose descriptors the child must not inherit (the
+ * GPU harness's worker, whose socket held open in the child would hide its EOF).  No-op on other models;
+ * a fork that fails is left to the first draw, which tries again and says why. */
+void pipe_draw_start(model_model *m, const tok_tokenizer *t, const dec_vocab *v, const gen_opts *o);
+
 /* A request on the wire (tested in test_pipeline.c): decode fills q and o, the strings pointing
  * into buf; false on a short or malformed buffer. */
 void pipe_draw_req_encode(pg_buf *b, const pipe_draw_req *q);

@@ -66,6 +66,35 @@ static json_t *stages_json(const pipe_select_out *sel) {
     return st;
 }
 
+/* --verify gpu with a GPU, and no attempt reached it: what stopped them, by the stage each got to (an
+ * attempt that took an earlier one's verdict counted as that one), e.g. "no candidate reached the GPU: 3
+ * refused by the validator, 1 refused by ptxas". */
+static void unreached_note(const pipe_select_out *sel, char *buf, size_t n) {
+    int validator = 0, ptxas = 0, not_run = 0;
+    for (int i = 0; i < sel->nattempts; i++) {
+        const char *st = sel->attempts[i].stage ? sel->attempts[i].stage : "";
+        validator += !strcmp(st, "validator");
+        ptxas += !strcmp(st, "ptxas");
+        not_run += !strcmp(st, "gpu-not-run");
+    }
+    /* ptxas ran for every attempt that passed the validator, or for none (not found): the kept one says which */
+    bool no_ptxas = sel->bestv.ptxas && !strcmp(sel->bestv.ptxas, "not run");
+    const char *gpu_why = strstr(sel->bestv.why, "gpu: not run (");   /* pipe_verify's "gpu: not run (<why>)" */
+    char part[3][300] = {"", "", ""};
+    if (validator) snprintf(part[0], sizeof part[0], "%d refused by the validator", validator);
+    if (ptxas) snprintf(part[1], sizeof part[1], no_ptxas ? "%d not compiled (ptxas not found)" : "%d refused by ptxas", ptxas);
+    if (not_run)
+        snprintf(part[2], sizeof part[2], "%d passed ptxas, not run on the GPU%s%.200s", not_run, gpu_why ? " " : "",
+                 gpu_why ? gpu_why + strlen("gpu: not run ") : "");
+    size_t len = (size_t)snprintf(buf, n, "no candidate reached the GPU");
+    const char *sep = ": ";
+    for (int k = 0; k < 3; k++)
+        if (part[k][0] && len < n) {
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", sep, part[k]);
+            sep = ", ";
+        }
+}
+
 int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink *diag) {
     const char *desc = req->request, *desc_file = req->request_file, *task_path = req->task_path, *model_dir = req->model_dir;
     const char *adapter = req->adapter, *outp = req->out_path, *bias_path = req->bias_path, *baseline = req->baseline;
@@ -98,7 +127,9 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         int rc = 2;
     char *desc_buf = NULL, *base_text = NULL;
     task_spec *task = NULL;
-    gpu_memo *memo = NULL;   /* --verify gpu: the harness's memo, its input sets prepared ahead (pipe_select uses it) */
+    gpu_memo *memo = NULL;   /* --verify gpu: the harness's memo, its input sets prepared ahead (the plans' checks and
+                              * pipe_select's use it: one memo, one set of input sets, for the whole gen) */
+    int prep_threads = 0;    /* the cores it prepares them with while the model draws */
     model_model *model = NULL;
     tok_tokenizer *tok = NULL;
     dec_vocab *vocab = NULL;
@@ -138,7 +169,8 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             gpu_run_opts_default(&ro);
             int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
             bool cpu_engine = !req->device || strcmp(req->device, "gpu");
-            gpu_memo_prepare(memo, task, &ro, cpu_engine ? (ncpu - threads > 1 ? ncpu - threads : 1) : 0);
+            prep_threads = cpu_engine ? (ncpu - threads > 1 ? ncpu - threads : 1) : 0;
+            gpu_memo_prepare(memo, task, &ro, prep_threads);
         }
     }
     if (baseline) {
@@ -324,8 +356,14 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         /* --verify gpu --task: each plan nvcc compiles also runs against the task's reference, a wrong one is
          * drawn again (pipe_plan); a plan that runs wrong almost never gives a right kernel (round 12: 0 of 21) */
         pin.gpu_check = level == 2 && task && !req->no_plan_check;
+        /* with gen's memo: the sets its preparation builds serve the plans and the candidates, built once
+         * (NULL, PTXGEN_GPU_MEMO=0: the stage asks every time too) */
+        pin.memo = memo;
         rc = 1;
-        if (pipe_plan(model, tok, &pin, &pout, diag) != PG_OK) goto out;
+        pg_status pst = pipe_plan(model, tok, &pin, &pout, diag);
+        /* a plan's check gave the preparation every core: the draws come first again */
+        if (pin.gpu_check) gpu_memo_prepare_threads(memo, prep_threads);
+        if (pst != PG_OK) goto out;
         char gpu_part[120] = "";
         if (pout.plan_gpu_checked)
             snprintf(gpu_part, sizeof gpu_part, ", %s on the GPU (%d plan%s run, %d wrong)",
@@ -401,11 +439,13 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
     const char *semantics = !strcmp(sel.bestv.gpu, "pass") ? "correct" : !strcmp(sel.bestv.gpu, "fail") ? "wrong" : "not verified";
     char nogpu_note[300];
     snprintf(nogpu_note, sizeof nogpu_note, "no GPU: %s", nogpu_why);
+    char unreached[400];   /* --verify gpu ran, no candidate got that far */
+    unreached_note(&sel, unreached, sizeof unreached);
     const char *sem_note = !strcmp(sel.bestv.gpu, "pass") ? "matches the task's reference on every input set (GPU)"
                            : !strcmp(sel.bestv.gpu, "fail") ? "differs from the task's reference or did not run (GPU)"
                            : !task && twin_ran ? "no task says what it should compute; compared with its CUDA twin instead (the twin line)"
                            : !task ? "no task says what it should compute; use --task spec.json --verify gpu"
-                           : nogpu ? nogpu_note : "--verify gpu was not requested";
+                           : nogpu ? nogpu_note : level < 2 ? "--verify gpu was not requested" : unreached;
     pipe_note(notes, "gen: %s: %d tokens (%d forced%s) in %.2f s (%.0f tok/s, %s), model %s, %d registers; validator %s, ptxas %s, gpu %s; "
                     "semantics %s (%s); attempt %d/%d%s%s\n",
             kernel[0] ? kernel : "?", toks, sel.best.forced_tokens, sel.best.cut ? "; cut short by the token budget" : "", sel.best.seconds,
@@ -421,11 +461,13 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         pipe_note(notes, "gen: WRONG: %s reads %s before any instruction writes it, so it computes with whatever the register "
                         "held (exit 1): a load or an initial value is missing; raise --samples for more attempts\n",
                 outp ? outp : "the kernel", sel.bestv.unwritten);
-    if (!strcmp(sig_source, "model"))
-        pipe_note(notes, "gen: the signature was invented by the model (no card, --task or twin gave one)%s%d%s; give the "
-                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n",
-                sel.best.params_renamed ? ": " : "", sel.best.params_renamed,
-                sel.best.params_renamed ? " parameter name(s) not in the request renamed a<k>" : "");
+    if (!strcmp(sig_source, "model")) {   /* with how many names were renamed, when any were */
+        char renamed[96] = "";
+        if (sel.best.params_renamed)
+            snprintf(renamed, sizeof renamed, ": %d parameter name(s) not in the request renamed a<k>", sel.best.params_renamed);
+        pipe_note(notes, "gen: the signature was invented by the model (no card, --task or twin gave one)%s; give the "
+                        "parameters with a Markdown kernel card (see examples/saxpy.card.md) or --task spec.json\n", renamed);
+    }
     pg_buf actual_sig = {0};
     if (sel.best.ptx) gen_signature_from_module(sel.best.ptx, &actual_sig);
     pg_buf twin_line = {0};
@@ -463,6 +505,9 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
             json_object_set_new(pl, "gpu_wrong", json_integer(pout.plan_gpu_wrong));
             json_object_set_new(pl, "gpu", json_string(pout.plan_gpu ? pout.plan_gpu : "not run"));
             json_object_set_new(pl, "gpu_note", pout.plan_gpu_note[0] ? json_string(pout.plan_gpu_note) : json_null());
+            /* what the plans' checks cost the harness (gen's memo: the candidates' "stages" counts go on from here) */
+            json_object_set_new(pl, "gpu_cuda_starts", json_integer(pout.plan_gpu_cuda_starts));
+            json_object_set_new(pl, "gpu_refs", json_integer(pout.plan_gpu_refs));
             json_object_set_new(j, "pipeline", json_string("plan-literate"));
             json_object_set_new(j, "plan", pl);
         }

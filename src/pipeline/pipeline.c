@@ -81,7 +81,8 @@ pipe_plan_gpu pipe_plan_gpu_judge(const pipe_verdict *v, char *why, size_t n) {
 /* The GPU check of one plan (pipe_plan with gpu_check). */
 typedef struct {
     bool on;                   /* run the plan (else nothing below is used) */
-    gpu_memo *memo;            /* the stage's GPU answers (NULL: asked every time) */
+    gpu_memo *memo;            /* the GPU answers: pipe_in.memo, else the stage's own (NULL: asked every time) */
+    bool own;                  /* memo is the stage's: freed when it ends */
     bool ran;                  /* nvcc's PTX of the plan went through the funnel: v holds its verdict */
     bool no_ptx;               /* nvcc is missing: no PTX to run */
     bool write_failed;
@@ -228,12 +229,12 @@ static pg_status plan_loop(pipe_plan_source next, void *user, model_source *ms, 
             if (!next(user, k, &plan)) { pg_buf_free(&plan); st = ms ? ms->st : PG_ERR_EXTERNAL; break; }
             if (ms && ms->skip) { pg_buf_free(&plan); continue; }
         }
-        /* the harness for the first plan that reaches it, after the plan turn's first draw (pipe_plan's note);
-         * PTXGEN_GPU_MEMO=0 asks every time, as pipe_select does */
+        /* the harness for the first plan that reaches it: the request's memo, else one of the stage's own
+         * (PTXGEN_GPU_MEMO=0: none, every check asks again, as pipe_select does) */
         if (gpu_on && !g.on) {
-            const char *mv = getenv("PTXGEN_GPU_MEMO");
             char why[256] = "";
-            g.memo = mv && !strcmp(mv, "0") ? NULL : gpu_memo_new();
+            g.own = !in->memo;
+            g.memo = in->memo ? in->memo : pipe_gpu_memo_new();
             g.on = true;
             if (!gpu_memo_available(g.memo, why, sizeof why)) {
                 snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note, "the plan was not run on the GPU: no GPU (%.300s)", why);
@@ -247,6 +248,8 @@ static pg_status plan_loop(pipe_plan_source next, void *user, model_source *ms, 
             bool keep = true;
             if (gp->ran) {
                 char why[400];
+                out->plan_gpu_cuda_starts += gp->v.fr.gpu_cuda_starts;
+                out->plan_gpu_refs += gp->v.fr.gpu_refs;
                 pipe_plan_gpu j = pipe_plan_gpu_judge(&gp->v, why, sizeof why);
                 out->plan_gpu_checked += j != PIPE_PLAN_GPU_UNSETTLED;   /* plans the GPU gave a verdict on */
                 if (j == PIPE_PLAN_GPU_RIGHT) out->plan_gpu = "pass";
@@ -297,7 +300,7 @@ static pg_status plan_loop(pipe_plan_source next, void *user, model_source *ms, 
         st = PG_OK;
     }
     free(fallback);
-    gpu_memo_free(g.memo);   /* the harness's worker ends here: before the PTX turn's draws */
+    if (g.own) gpu_memo_free(g.memo);   /* the stage's own: its worker ends here, before the PTX turn's draws */
     if (st == PG_ERR_INVALID)
         pg_diag_emit(diag, PG_E_GEN, NULL, 0, 0, "no plan passed after %d attempt%s: %s", samples, samples > 1 ? "s" : "",
                      out->plan_note[0] ? out->plan_note : "(no reason recorded)");
@@ -321,6 +324,9 @@ pg_status pipe_plan(model_model *m, const tok_tokenizer *t, const pipe_in *in, p
     int nh = nearest(in, hits);
     gen_prompt_build_plan_ex(in->request ? in->request : "", in->gen.arch, launch.data, csig.data, hits, nh, &prompt);
     pg_buf_free(&launch);
+    /* the request's memo keeps its worker past this stage: the engine's child first, so it never holds the
+     * worker's socket (the plan turn's first draw would fork it, but a given plan is checked before any draw) */
+    if (in->memo && in->gpu_check && in->task) pipe_draw_start(m, t, NULL, &in->gen);
     model_source ms = {m, t, in, out, prompt.data, diag, PG_OK, false};
     pg_status st = plan_loop(draw_plan, &ms, &ms, in, out, diag);
     pg_buf_free(&csig);

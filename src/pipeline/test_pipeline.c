@@ -573,14 +573,133 @@ static void test_plan_gpu(void) {
     task_free(t);
 }
 
+/* One memo for the plans' checks and the candidates' (pipe_in.memo: gen's, its input sets prepared ahead),
+ * on a copy of ew_silu with its four small sizes: a given plan that runs wrong (fakecuda_wrong) or traps
+ * (fakecuda_trap, tests/gpu/fakecuda.c) leaves the candidates' checks sound.  The candidate after it (nvcc's PTX
+ * of the right plan with its NVVM marks hidden, so the stand-in takes it for a candidate: "c", right) is
+ * correct and timed, in the worker the wrong plan ran in (no CUDA start) or in a fresh one after the trap
+ * (one); and every input set is built once, by the memo's preparation: none by the plan's check or the
+ * candidate's.  Without a memo (PTXGEN_GPU_MEMO=0's path, pipe_in.memo NULL) the stage still checks. */
+static const char *plan_trap_src =
+    "// ew_silu that traps on the stand-in (names fakecuda_trap)\n"
+    "__device__ int fakecuda_trap;\n"
+    "extern \"C\" __global__ void ew_silu(const float* __restrict__ a, float* __restrict__ out, unsigned int n)\n"
+    "{\n    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = a[i] / (1.0f + expf(-a[i]));\n}\n";
+static void test_plan_gpu_memo(void) {
+    char why[256];
+    if (!have_nvcc() || !gpu_available(why, sizeof why)) {
+        printf("SKIPPED: %s: one memo for plans and candidates is checked under tests/gpu/fakecuda.c (tests/gpu_engine_fake.sh)\n",
+               have_nvcc() ? why : "nvcc not found");
+        return;
+    }
+    char dir[512], path[700];
+    pg_tmp_path(dir, sizeof dir, "ptxgen-test-memo-XXXXXX");
+    if (!mkdtemp(dir)) { CHECK(false, "a temp folder"); return; }
+    pg_diag_sink q = {0};
+    /* the task: bench/suite/ew_silu with its sizes from 65537 down (60 input sets) */
+    char *tj = test_slurp("bench/suite/ew_silu/task.json"), *ref = test_slurp("bench/suite/ew_silu/reference.cu");
+    char *small = tj ? test_replace(tj, "{\"n\": 8388608, \"time\": true}, {\"n\": 999999}, {\"n\": 65537}", "{\"n\": 65537, \"time\": true}") : NULL;
+    task_spec *t = NULL;
+    snprintf(path, sizeof path, "%s/reference.cu", dir);
+    bool ok = small && ref && pg_write_file_atomic(path, ref, strlen(ref), &q) == PG_OK;
+    snprintf(path, sizeof path, "%s/task.json", dir);
+    ok = ok && pg_write_file_atomic(path, small, strlen(small), &q) == PG_OK && task_load(path, &t, &q) == PG_OK;
+    CHECK(ok && t && t->nsizes == 4, "ew_silu with four sizes loads (%d errors)", q.nerrors);
+    /* the candidate: nvcc's PTX of the right plan, "NVVM" hidden */
+    twin_build b;
+    memset(&b, 0, sizeof b);
+    snprintf(path, sizeof path, "%s/right.cu", dir);
+    ok = ok && pg_write_file_atomic(path, plan_right_src, strlen(plan_right_src), &q) == PG_OK && twin_compile(path, "sm_80", &b, &q) == PG_OK &&
+         b.status == TWIN_BUILD_OK && b.ptx;
+    unlink(path);
+    char *cand = ok ? strdup(b.ptx) : NULL;
+    for (char *p = cand; p && (p = strstr(p, "NVVM"));) memcpy(p, "nvvm", 4);
+    char cpath[700];
+    snprintf(cpath, sizeof cpath, "%s/cand.ptx", dir);
+    ok = ok && cand && pg_write_file_atomic(cpath, cand, strlen(cand), &q) == PG_OK;
+    CHECK(ok, "the candidate's PTX (%d errors)", q.nerrors);
+    const char *plans[] = {plan_wrong_src, plan_trap_src};
+    for (int k = 0; ok && k < 2; k++) {
+        gpu_memo *memo = gpu_memo_new();
+        gpu_run_opts ro;
+        gpu_run_opts_default(&ro);
+        gpu_memo_prepare(memo, t, &ro, 1);   /* as gen does when it has loaded the task */
+        pipe_in in;
+        memset(&in, 0, sizeof in);
+        gen_opts_default(&in.gen);
+        in.gen.format = GEN_FMT_CHATML;
+        in.request = "silu";
+        in.task = t;
+        in.plan = plans[k];
+        in.gpu_check = true;
+        in.memo = memo;
+        pipe_out out;
+        pg_status st;
+        run_plans(&in, NULL, 0, &out, &st);
+        const char *what = k ? "a trapping plan" : "a wrong plan";
+        CHECK(st == PG_OK && out.plan_gpu_checked == 1 && out.plan_gpu_wrong == 1 && !strcmp(out.plan_gpu, "fail") &&
+                  strstr(out.plan_gpu_note, k ? "fault" : "wrong"),
+              "%s given: kept with a warning (%d, %d): %s", what, out.plan_gpu_checked, out.plan_gpu_wrong, out.plan_gpu_note);
+        CHECK(out.plan_gpu_cuda_starts == 1 && out.plan_gpu_refs == 0, "%s: one CUDA start, no set built by its check (%d, %d)", what,
+              out.plan_gpu_cuda_starts, out.plan_gpu_refs);
+        pipe_verdict v;
+        pipe_verify(cand, cpath, "sm_80", t, 2, true, memo, &v);
+        CHECK(!strcmp(v.gpu, "pass") && v.fr.stage && !strcmp(v.fr.stage, "timed") && v.fr.speedup > 0,
+              "after %s the candidate is right and timed: %s %s (%s)", what, v.gpu, v.fr.stage ? v.fr.stage : "?", v.why);
+        CHECK(v.fr.gpu_cuda_starts == k && v.fr.gpu_refs == 0 && v.fr.gpu_baseline_runs == 1,
+              "after %s: %d CUDA start(s) for the candidate (want %d: %s), %d sets built, %d baseline runs", what, v.fr.gpu_cuda_starts, k,
+              k ? "the trap retired the plan's worker" : "the plan's worker goes on", v.fr.gpu_refs, v.fr.gpu_baseline_runs);
+        gpu_prep_stats ps;
+        gpu_memo_prep_stats(memo, true, &ps);
+        CHECK(!strcmp(ps.state, "done") && ps.sets == 60 && ps.total == 60, "after %s: every input set built once, by the preparation (%s, %d of %d)",
+              what, ps.state, ps.sets, ps.total);
+        pipe_out_free(&out);
+        gpu_memo_free(memo);
+    }
+    /* no memo (PTXGEN_GPU_MEMO=0): the stage checks with none of its own, asking every time */
+    if (ok) {
+        setenv("PTXGEN_GPU_MEMO", "0", 1);
+        pipe_in in;
+        memset(&in, 0, sizeof in);
+        gen_opts_default(&in.gen);
+        in.gen.format = GEN_FMT_CHATML;
+        in.request = "silu";
+        in.task = t;
+        in.plan = plan_wrong_src;
+        in.gpu_check = true;
+        pipe_out out;
+        pg_status st;
+        run_plans(&in, NULL, 0, &out, &st);
+        CHECK(st == PG_OK && out.plan_gpu_checked == 1 && out.plan_gpu_wrong == 1 && out.plan_gpu_cuda_starts == 1 && out.plan_gpu_refs > 0,
+              "PTXGEN_GPU_MEMO=0: the plan checked in a process of its own, which built its sets (%d, %d, %d, %d)", out.plan_gpu_checked,
+              out.plan_gpu_wrong, out.plan_gpu_cuda_starts, out.plan_gpu_refs);
+        pipe_out_free(&out);
+        unsetenv("PTXGEN_GPU_MEMO");
+    }
+    twin_build_free(&b);
+    free(cand);
+    unlink(cpath);
+    snprintf(path, sizeof path, "%s/task.json", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/reference.cu", dir);
+    unlink(path);
+    rmdir(dir);
+    task_free(t);
+    free(tj);
+    free(ref);
+    free(small);
+}
+
 int main(void) {
     if (getenv("FAKECUDA_TASK_KERNEL")) {   /* under tests/gpu/fakecuda.c (tests/gpu_engine_fake.sh): its tests alone */
         test_plan_gpu();
+        test_plan_gpu_memo();
         printf("%d passed, %d failed\n", t_pass, t_fail);
         return t_fail != 0;
     }
     test_plan_gpu_judge();
     test_plan_gpu();
+    test_plan_gpu_memo();
     test_same_kernel();
     test_verdict_unwritten();
     test_draw_request();

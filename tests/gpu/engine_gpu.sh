@@ -150,8 +150,13 @@ for which in default qwen; do
         # where the verification's time went: the input sets prepared ahead (gpu_memo_prepare) and each verified attempt
         python3 - "$OUT/gen_gpu_$which.json" <<'PY' 2> /dev/null || true
 import json, sys
-st = json.load(open(sys.argv[1]))["stages"]
+d = json.load(open(sys.argv[1]))
+st = d["stages"]
 p = st.get("prepare", {})
+pl = d.get("plan")
+if pl:   # a two-stage model: its plans' GPU checks share gen's memo (one worker, the prepared sets)
+    print("part 3: plan %.1f s, GPU check %s (%s run), its checks %s CUDA start(s) and %s sets built" % (pl["seconds"], pl.get("gpu", "-"),
+          pl.get("gpu_checked", "-"), pl.get("gpu_cuda_starts", "-"), pl.get("gpu_refs", "-")))
 print("part 3: draw %.1f s, verify %.1f s; input sets prepared ahead: %s, %s of %s sets in %.1f s%s" % (st["draw_s"], st["verify_s"],
       p.get("state", "-"), p.get("sets", "-"), p.get("total", "-"), p.get("seconds", 0), " (%s)" % p["why"] if p.get("why") else ""))
 for a in st["attempts"]:

@@ -331,7 +331,8 @@ CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { *f = *t = (size_t)1 << 36; retu
  * word of every other live allocation (no guard zone sees it; the harness's resident input sets do),
  * "l" right below n = 65536 and wrong from there (a failure only a large input set shows).  Each load is logged
  * ("load candidate c pid N", "load baseline pid N").  nvcc's PTX that names fakecuda_wrong (a test plan's
- * `__device__ int fakecuda_wrong;`, src/pipeline/test_pipeline.c) runs wrong ("load plan-wrong pid N"). */
+ * `__device__ int fakecuda_wrong;`, src/pipeline/test_pipeline.c) runs wrong ("load plan-wrong pid N"), one
+ * that names fakecuda_trap traps as "t" does ("load plan-trap pid N"). */
 static int nhmods;   /* harness modules loaded (-DFAKECUDA_HARNESS) */
 #ifdef FAKECUDA_HARNESS
 static CUresult sticky;   /* the context's error after a trap */
@@ -390,12 +391,14 @@ static CUresult harness_load(void **m, const char *img) {
     if (!name || !strstr(img, entry) || nhmods == 64) return 218;
     bool base = strstr(img, "NVVM") != NULL;
     bool plan_wrong = base && strstr(img, "fakecuda_wrong") != NULL;   /* nvcc's PTX of a test plan that runs wrong */
+    bool plan_trap = base && strstr(img, "fakecuda_trap") != NULL;     /* ... that traps */
     const char *v = getenv("FAKECUDA_VERDICTS");
     if (!v || !*v) v = "c";
-    char cls = plan_wrong ? 'w' : base ? 'b' : v[candidates_logged(log) % (int)strlen(v)];
+    char cls = plan_wrong ? 'w' : plan_trap ? 't' : base ? 'b' : v[candidates_logged(log) % (int)strlen(v)];
     FILE *f = log ? fopen(log, "a") : NULL;
     if (f) {
         if (plan_wrong) fprintf(f, "load plan-wrong pid %ld\n", (long)getpid());
+        else if (plan_trap) fprintf(f, "load plan-trap pid %ld\n", (long)getpid());
         else if (base) fprintf(f, "load baseline pid %ld\n", (long)getpid());
         else fprintf(f, "load candidate %c pid %ld\n", cls, (long)getpid());
         fclose(f);
