@@ -515,6 +515,18 @@ if tw["prose"]["verdict"] == "nvcc-failed":
 a = d["configs"]["full"]["twin"]
 assert a["with_twin"] == 4 and a["precision"] == "not run" and a["by_style"]["card"]["agrees"] == "not run", a
 PY
+# --no-twins: the .cu beside each kernel is left alone (a plan folder: the .cu is the PTX's own source), no twin row
+"$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations --no-twins \
+    --out "$tmp/evnotw.json" >/dev/null 2>&1 && ok || bad "eval --no-twins failed"
+python3 - "$tmp/evnotw.json" "$tmp/evtwin.json" <<'PY' && ok || bad "eval --no-twins still ran the twins"
+import json, sys
+d, w = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert all("twin" not in r for r in d["rows"]) and "twin" not in d["configs"]["full"], d["configs"]["full"].get("twin")
+key = lambda r: (r["description"], r["last_stage"], r["check"])
+assert sorted(map(key, d["rows"])) == sorted(map(key, w["rows"])), (d["rows"], w["rows"])   # the kernels' own verdicts unchanged
+PY
+expect_rc 2 "eval --twin-own with --no-twins" "$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu \
+    --twin-own --no-twins
 # --styles: only the named description styles are run and counted (a pool sampled in two of five);
 # with --kernels the report states who sampled them instead of eval's own (unused) sampler settings
 "$P" eval --suite bench/suite --only relu6 --kernels tests/twin/eval_kernels --no-gpu --no-progress --no-ablations \

@@ -491,8 +491,10 @@ verify)
         echo "$name: $SH shard(s)"
         [ -n "${VERIFY_DRY:-}" ] && continue
         for ((i = 0; i < SH; i++)); do
+            # a plan folder's <case>.cu is the source of the PTX beside it, not a twin to run against it (--no-twins)
+            notw=(); [[ $name == *-plan-* || $name == *-heldinplan ]] && notw=(--no-twins)
             timeout "${VERIFY_BUDGET:-400}" "$BIN/ptxgen" eval --suite "$suite" --kernels "$kd" --model-name "$name" --no-bias --samples 1 \
-                --no-timing --shard "$i/$SH" --no-progress --out "$P/ev-$name-$i.json" > /dev/null 2> "$P/ev-$name-$i.err" &
+                --no-timing "${notw[@]}" --shard "$i/$SH" --no-progress --out "$P/ev-$name-$i.json" > /dev/null 2> "$P/ev-$name-$i.err" &
         done
     done
     [ -n "${VERIFY_DRY:-}" ] && exit 0

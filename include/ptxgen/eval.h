@@ -152,6 +152,10 @@ typedef struct {
      * task's real reference (row "twin_own": {"correct", "stage"}; aggregate own_run/own_correct):
      * how often the model's CUDA C is itself right. */
     bool twin_own;
+    /* Leave the twins beside the kernels alone (no twin row, nothing compiled): for a folder whose
+     * <case>.cu is what the PTX was compiled from (a two-stage model's plans, nvcc's PTX of each beside
+     * it), where running it against its own PTX measures nothing and doubles the GPU work. */
+    bool no_twins;
     const char *model_name;    /* the results' "model" when there is no model_model */
 } eval_opts;
 PG_API void eval_opts_default(eval_opts *o);

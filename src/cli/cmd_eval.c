@@ -26,7 +26,8 @@ static const char *eval_usage =
     "  read \"not run\".  The results file is rewritten after every case; --resume continues it.\n"
     "  With --kernels, a CUDA C twin <case>.cu beside a kernel is run against it (agreement, and its\n"
     "  precision against the real reference); --twin-own also runs each twin's own nvcc PTX against\n"
-    "  the real reference (GPU only).\n"
+    "  the real reference (GPU only); --no-twins leaves them alone (a folder of plans, each <case>.cu\n"
+    "  the source of the PTX beside it: a two-stage model's plan stage).\n"
     "  --merge fails (exit 2) when two files hold a row of the same task/description/config/sample;\n"
     "  with --replace the later file's row takes its place (a re-verification run), and a task with\n"
     "  a replaced row plans the most samples any one file planned for it instead of their sum.\n";
@@ -61,6 +62,7 @@ int cmd_eval(int argc, char **argv) {
         else if (ARG("--adapter")) adapter = argv[++i];
         else if (ARG("--kernels")) o.kernels_dir = argv[++i];
         else if (!strcmp(a, "--twin-own")) o.twin_own = true;
+        else if (!strcmp(a, "--no-twins")) o.no_twins = true;
         else if (ARG("--model-name")) o.model_name = argv[++i];
         else if (ARG("--samples")) { if (!cli_int_arg("eval", a, argv[++i], 1, 1000, &o.samples)) goto usage; }
         else if (ARG("--arch")) o.gen.arch = argv[++i];
@@ -103,6 +105,11 @@ int cmd_eval(int argc, char **argv) {
     }
     if (0) {
 usage:  /* a bad flag value: its message is printed, the usage is not */
+        pg_vec_free(merge);
+        return 2;
+    }
+    if (o.twin_own && o.no_twins) {
+        cli_usage_error("eval", "--twin-own runs the twins and --no-twins leaves them alone: give one");
         pg_vec_free(merge);
         return 2;
     }

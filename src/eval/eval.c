@@ -317,7 +317,7 @@ static json_t *run_case(const eval_ctx *c, const task_spec *t, const char *desc,
                                .gpu_memo = c->memo};
         eval_funnel_in fi = {r.ptx, NULL, path, NULL};
         eval_funnel(&fi, t, &fo, &fr);
-        if (o->kernels_dir) twin_case(c, t, style, cfg, sample, path, &fr, row);
+        if (o->kernels_dir && !o->no_twins) twin_case(c, t, style, cfg, sample, path, &fr, row);
         unlink(path);   /* the temp folder must be empty at the end */
     }
     eval_funnel_json(&fr, row);
