@@ -17,7 +17,8 @@
  *
  * The three families had 24, 18 and 16 tasks until 2026-12-06, so a long run
  * drew them out after a few hundred candidates and deduplicated the rest.
- *   stencil2d  5-point cross, 9-point box or radius-2 cross on a rows x cols
+ *   stencil2d  5-point cross, 9-point box (a third of them separable:
+ *              w[dy]*w[dx]/S, baked) or radius-2 cross on a rows x cols
  *              grid; coefficients baked or as parameters; boundary
  *              zero/clamp/copy; block 16x16 / 32x8 / 32x4; f32/f64
  *
@@ -598,12 +599,31 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     for (int k = 0; k < nt; k++) co[k] = (double)(synth_fam_pick(&r, 17) - 8) / 8.0;
     if (synth_fam_pick(&r, 3) == 0 && shape == 0) { co[0] = -4; for (int k = 1; k < 5; k++) co[k] = 1; }   /* Laplacian */
     if (co[0] == 0) co[0] = 0.5;
+    /* Separable 9-point weights (2026-12-07, h101), from a stream of their own: for a third of
+     * the 9-point samples the weight of (dy, dx) is w[dy]*w[dx] / S for a symmetric (a, b, a)
+     * whose sum is a power of two (so every weight is exact), baked in and written as
+     * (T)(w_dy*w_dx) / S.  Not the suite's f32 (1 2 1)/16 clamp blur on 16x16 blocks
+     * (blur2d_9pt_clamp): that draw takes (1 6 1)/64. */
+    static const int SEPW[][3] = {{1, 2, 1}, {1, 6, 1}, {3, 2, 3}, {1, 14, 1}, {3, 10, 3}, {-1, 4, -1}, {1, 0, 1}};
+    fam_rng r2 = {seed ^ 0x7365703970743244ull};
+    int sep = -1, sepS = 1;
+    if (shape == 1 && synth_fam_pick(&r2, 3) == 0) {
+        sep = synth_fam_pick(&r2, (int)(sizeof SEPW / sizeof SEPW[0]));
+        if (sep == 0 && !f64 && bnd == 1 && bs == 0) sep = 1;
+        params = false;
+        int sum = SEPW[sep][0] + SEPW[sep][1] + SEPW[sep][2];
+        sepS = sum * sum;
+        for (int k = 0; k < nt; k++) co[k] = (double)(SEPW[sep][dy[k] + 1] * SEPW[sep][dx[k] + 1]) / sepS;
+    }
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "stencil2d");
     snprintf(s->source, sizeof s->source, "nvcc");
-    snprintf(s->name, sizeof s->name, "stencil2d_%s_%s_%s_%dx%d%s", SHN[shape], T, BND[bnd], BX[bs], BY[bs], params ? "_p" : "");
+    char shn[24];
+    if (sep >= 0) snprintf(shn, sizeof shn, "9pt_sep%d", sep);
+    else snprintf(shn, sizeof shn, "%s", SHN[shape]);
+    snprintf(s->name, sizeof s->name, "stencil2d_%s_%s_%s_%dx%d%s", shn, T, BND[bnd], BX[bs], BY[bs], params ? "_p" : "");
     pg_buf id = {0};
-    pg_buf_printf(&id, "stencil2d:%s:%s:%s:%dx%d:%s", SHN[shape], T, BND[bnd], BX[bs], BY[bs], params ? "params" : "baked");
+    pg_buf_printf(&id, "stencil2d:%s:%s:%s:%dx%d:%s", shn, T, BND[bnd], BX[bs], BY[bs], params ? "params" : "baked");
     if (!params)
         for (int k = 0; k < nt; k++) pg_buf_printf(&id, ":%g", co[k]);
     snprintf(s->identity, sizeof s->identity, "%s", id.data);
@@ -620,6 +640,9 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     char lit[9][32];
     for (int k = 0; k < nt; k++) synth_fam_lit(lit[k], sizeof lit[k], co[k]);
     pg_buf_printf(c, "// %s: %s 2D stencil on a rows x cols grid (%s), boundary %s.\n", n, SHN[shape], CT, BND[bnd]);
+    if (sep >= 0)
+        pg_buf_printf(c, "// separable weights: w[dy] * w[dx] / %d with w = (%d, %d, %d), so the centre weighs %d / %d.\n", sepS, SEPW[sep][0], SEPW[sep][1],
+                      SEPW[sep][2], SEPW[sep][1] * SEPW[sep][1], sepS);
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ x, %s* __restrict__ out,", n, CT, CT);
     for (int k = 0; params && k < nt; k++) pg_buf_printf(c, " %s c%d,", CT, k);
     pg_buf_puts(c, "\n    unsigned int rows, unsigned int cols)\n{\n");
@@ -632,6 +655,7 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     for (int k = 0; k < nt; k++) {
         char cf[48];
         if (params) snprintf(cf, sizeof cf, "c%d", k);
+        else if (sep >= 0) snprintf(cf, sizeof cf, "(%s)%d / %d", CT, SEPW[sep][dy[k] + 1] * SEPW[sep][dx[k] + 1], sepS);
         else snprintf(cf, sizeof cf, "(%s)%s", CT, lit[k]);
         pg_buf_puts(c, "    {\n");
         pg_buf_printf(c, "        int yy = i + (%d), xx = j + (%d);\n", dy[k], dx[k]);
@@ -660,6 +684,9 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     }
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "dtype", T, "shape", SHN[shape], "boundary",
                                                          BND[bnd], "coeff_params", params, "taps", taps, "coeffs", cs));
+    if (sep >= 0)
+        json_object_set_new(json_object_get(root, "family_params"), "separable",
+                            json_pack("{s:[i,i,i], s:i}", "w", SEPW[sep][0], SEPW[sep][1], SEPW[sep][2], "scale", sepS));
     pg_buf f = {0};
     pg_buf_puts(&f, "out[i][j] = ");
     for (int k = 0; k < nt; k++) {
@@ -667,6 +694,8 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
         if (params) pg_buf_printf(&f, "%sc%d*x[%s][%s]", k ? " + " : "", k, off(ti, sizeof ti, "i", dy[k]), off(tj, sizeof tj, "j", dx[k]));
         else pg_buf_printf(&f, "%s%s*x[%s][%s]", k ? " + " : "", lit[k], off(ti, sizeof ti, "i", dy[k]), off(tj, sizeof tj, "j", dx[k]));
     }
+    if (sep >= 0)
+        pg_buf_printf(&f, " (separable: the weight of x[i+a][j+b] is w[a]*w[b]/%d with w[-1] = w[1] = %d, w[0] = %d)", sepS, SEPW[sep][0], SEPW[sep][1]);
     json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("x", pt, "in", "rows*cols"));

@@ -9,6 +9,10 @@
  *  - transpose: s32/u16/u8 elements, 8-wide tiles and batches along blockIdx.z are drawn; the
  *    reference transposes every matrix of a batch (checked element by element); the suite's
  *    transpose_f64_tiled (one f64 matrix, 32x33 tile, 32x8 threads) is never drawn;
+ *  - stencil2d, separable 9-point weights w[dy]*w[dx]/S (w = (a, b, a), sum a power of two):
+ *    every weight set is drawn, the plan writes each weight as (T)(w_dy*w_dx) / S, the reference
+ *    agrees with the separable sum on 33 x 65 for each boundary drawn; the suite's f32 (1 2 1)/16
+ *    clamp blur on 16x16 blocks (blur2d_9pt_clamp) is never drawn;
  *  - reduce: the suite's reduce_max_f32_b512 (f32 max, 512 threads x 8 elements, one chunk per
  *    block) is not drawn (it was until 2026-12-07);
  *  - a few samples of each new variant go through synth_family_generate: the PTX validates and
@@ -324,6 +328,112 @@ static void check_transpose(bool have_ptxas) {
     CHECK(compiled >= 6, "transpose: %d variant samples compiled", compiled);
 }
 
+/* ---- stencil2d: separable 9-point weights --------------------------------------------- */
+static void check_stencil2d_sep(bool have_ptxas) {
+    int fam = synth_family_find("stencil2d"), nsep = 0, byw[7] = {0}, checked_ref = 0, compiled = 0;
+    CHECK(fam >= 0, "stencil2d family");
+    json_t *suite = json_load_file("bench/suite/blur2d_9pt_clamp/task.json", 0, NULL);
+    const char *sb = json_string_value(json_array_get(json_object_get(json_object_get(suite, "launch"), "block"), 0));
+    CHECK(sb && !strcmp(sb, "16"), "suite blur2d_9pt_clamp: 16x16 blocks");
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        synth_family_sample s;
+        if (!gen("stencil2d", seed, &s)) { CHECK(false, "stencil2d seed %llu: generator", (unsigned long long)seed); continue; }
+        json_t *root = json_loads(s.task_json.data, 0, NULL);
+        json_t *fp = json_object_get(root, "family_params"), *sp = json_object_get(fp, "separable");
+        CHECK(!sp == !strstr(s.identity, "_sep"), "seed %llu: identity %s", (unsigned long long)seed, s.identity);
+        if (sp) {
+            nsep++;
+            json_t *w = json_object_get(sp, "w");
+            int w0 = (int)json_integer_value(json_array_get(w, 0)), w1 = (int)json_integer_value(json_array_get(w, 1)),
+                S = (int)json_integer_value(json_object_get(sp, "scale"));
+            CHECK(w0 == (int)json_integer_value(json_array_get(w, 2)) && S == (2 * w0 + w1) * (2 * w0 + w1), "seed %llu: w (%d %d) scale %d",
+                  (unsigned long long)seed, w0, w1, S);
+            static const int W0[] = {1, 1, 3, 1, 3, -1, 1}, W1[] = {2, 6, 2, 14, 10, 4, 0};
+            for (int k = 0; k < 7; k++) byw[k] += W0[k] == w0 && W1[k] == w1;
+            const char *dt = json_string_value(json_object_get(fp, "dtype")), *bnd = json_string_value(json_object_get(fp, "boundary"));
+            const char *b0 = json_string_value(json_array_get(json_object_get(json_object_get(root, "launch"), "block"), 0));
+            const char *b1 = json_string_value(json_array_get(json_object_get(json_object_get(root, "launch"), "block"), 1));
+            CHECK(!(!strcmp(dt, "f32") && w0 == 1 && w1 == 2 && !strcmp(bnd, "clamp") && !strcmp(b0, "16") && !strcmp(b1, "16")),
+                  "seed %llu: draws the held-out blur2d_9pt_clamp", (unsigned long long)seed);
+            /* every tap's weight is w[dy]*w[dx]/S, and the plan writes the centre as w1*w1 / S */
+            json_t *taps = json_object_get(fp, "taps"), *cs = json_object_get(fp, "coeffs");
+            CHECK(json_array_size(taps) == 9 && json_array_size(cs) == 9, "seed %llu: 9 taps", (unsigned long long)seed);
+            for (size_t k = 0; k < json_array_size(taps); k++) {
+                int a = (int)json_integer_value(json_array_get(json_array_get(taps, k), 0)), b = (int)json_integer_value(json_array_get(json_array_get(taps, k), 1));
+                double want = (double)((a ? w0 : w1) * (b ? w0 : w1)) / S;
+                CHECK(json_number_value(json_array_get(cs, k)) == want, "seed %llu: tap (%d,%d) weight %g, want %g", (unsigned long long)seed, a, b,
+                      json_number_value(json_array_get(cs, k)), want);
+            }
+            char centre[48];
+            snprintf(centre, sizeof centre, ")%d / %d * x[", w1 * w1, S);
+            CHECK(strstr(s.cu.data, centre) != NULL, "seed %llu: the plan has no centre weight %s", (unsigned long long)seed, centre);
+            /* the reference on 33 x 65 against the separable sum (zero/clamp/copy) */
+            if (checked_ref < 4) {
+                char dir[512];
+                task_spec *t = load(&s, dir, sizeof dir);
+                int si = t ? size_with(t, "cols", 65) : -1;
+                CHECK(t && si >= 0, "seed %llu: task loads with a 33 x 65 size", (unsigned long long)seed);
+                if (t && si >= 0) {
+                    task_inst in, ref;
+                    memset(&in, 0, sizeof in);
+                    memset(&ref, 0, sizeof ref);
+                    pg_diag_sink q = {0};
+                    CHECK(task_inst_make(t, si, 0, 7, &in, &q) == PG_OK && task_reference_run(&in, &ref, &q) == PG_OK, "seed %llu: reference runs",
+                          (unsigned long long)seed);
+                    bool f64 = !strcmp(dt, "f64");
+                    int px = pidx(t, "x"), po = pidx(t, "out"), R = 33, C = 65;
+                    double worst = 0;
+                    for (int i = 0; ref.args[po].data && i < R; i++)
+                        for (int j = 0; j < C; j++) {
+#define X(y, x) (f64 ? ((const double *)in.args[px].data)[(y) * C + (x)] : (double)((const float *)in.args[px].data)[(y) * C + (x)])
+                            double want = 0;
+                            bool edge = i < 1 || i >= R - 1 || j < 1 || j >= C - 1;
+                            if (!strcmp(bnd, "copy") && edge) want = X(i, j);
+                            else
+                                for (int a = -1; a <= 1; a++)
+                                    for (int b = -1; b <= 1; b++) {
+                                        int y = i + a, x = j + b;
+                                        if (!strcmp(bnd, "clamp")) { y = y < 0 ? 0 : y >= R ? R - 1 : y; x = x < 0 ? 0 : x >= C ? C - 1 : x; }
+                                        else if (y < 0 || y >= R || x < 0 || x >= C) continue;
+                                        want += (double)((a ? w0 : w1) * (b ? w0 : w1)) / S * X(y, x);
+                                    }
+#undef X
+                            double got = f64 ? ((const double *)ref.args[po].data)[i * C + j] : ((const float *)ref.args[po].data)[i * C + j];
+                            if (fabs(got - want) > worst) worst = fabs(got - want);
+                        }
+                    CHECK(worst < (f64 ? 1e-9 : 1e-4), "seed %llu (%s): reference off the separable sum by %g", (unsigned long long)seed, s.identity, worst);
+                    task_inst_free(&in);
+                    task_inst_free(&ref);
+                    checked_ref++;
+                }
+                if (t) unload(t, dir);
+            }
+            if (compiled < 4 && seed % 3 == 0) {
+                synth_family_sample g;
+                memset(&g, 0, sizeof g);
+                pg_diag_sink q = {0};
+                pg_status st = synth_family_generate(fam, seed, "sm_90", SYNTH_FMT_PLAIN, &g, &q);
+                if (st == PG_ERR_IO && compiled == 0) {
+                    printf("SKIPPED: nvcc not found, the separable stencil2d samples are not compiled\n");
+                    compiled = 99;
+                } else {
+                    char why[400] = "";
+                    CHECK(st == PG_OK && g.ptx.len && ptx_ok(g.ptx.data, g.name, have_ptxas, why, sizeof why), "seed %llu (%s): status %d %s",
+                          (unsigned long long)seed, s.identity, st, why);
+                    compiled++;
+                }
+                synth_family_sample_free(&g);
+            }
+        }
+        json_decref(root);
+        synth_family_sample_free(&s);
+    }
+    json_decref(suite);
+    CHECK(nsep > NSEEDS / 20, "stencil2d: %d separable of %d", nsep, NSEEDS);
+    for (int k = 0; k < 7; k++) CHECK(byw[k] > 0, "stencil2d: weight set %d never drawn", k);
+    CHECK(checked_ref == 4 && compiled >= 4, "stencil2d: reference checked on %d, %d compiled", checked_ref, compiled);
+}
+
 /* ---- reduce: the suite's reduce_max_f32_b512 (512 x 8 elements, one chunk per block) is not drawn */
 static void check_reduce_holdout(void) {
     int e8_512 = 0;
@@ -344,6 +454,7 @@ int main(void) {
     if (!have_ptxas) printf("SKIPPED: ptxas not found, PTX is only checked by the validator\n");
     check_stencil(have_ptxas);
     check_transpose(have_ptxas);
+    check_stencil2d_sep(have_ptxas);
     check_reduce_holdout();
     return TEST_DONE();
 }
