@@ -11,12 +11,14 @@
  *              one thread per element from global memory; f32/f64
  *   transpose  out (cols x rows) = in^T: direct (reads or writes coalesced)
  *              or a TD x (TD+1) padded shared tile, TD = 16/32/64, RB =
- *              2..16 rows of threads per tile; f32/f64 (not the suite's f64
- *              32x33 tile with 32x8 blocks)
+ *              2..16 rows of threads per tile (TD = 8: 8x2, 8x4); f32/f64/
+ *              s32/u16/u8; one matrix or a batch along blockIdx.z (not the
+ *              suite's single f64 32x33 tile with 32x8 blocks)
  *
  * The three families had 24, 18 and 16 tasks until 2026-12-06, so a long run
  * drew them out after a few hundred candidates and deduplicated the rest.
- *   stencil2d  5-point cross, 9-point box or radius-2 cross on a rows x cols
+ *   stencil2d  5-point cross, 9-point box (a third of them separable:
+ *              w[dy]*w[dx]/S, baked) or radius-2 cross on a rows x cols
  *              grid; coefficients baked or as parameters; boundary
  *              zero/clamp/copy; block 16x16 / 32x8 / 32x4; f32/f64
  *
@@ -47,7 +49,8 @@ static json_t *scal(const char *name, const char *type, const char *value) {
     return json_pack("{s:s, s:s, s:s}", "name", name, "type", type, "value", value);
 }
 static void finish(json_t *root, const char *T, double tol, const char *ref, const char *bytes, const char *flops, pg_buf *out) {
-    json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-1,1)", "normal(0,1)"));
+    if (!json_object_get(root, "distributions"))   /* a generator may have set its own (integer data) */
+        json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-1,1)", "normal(0,1)"));
     json_t *t = json_object();
     json_object_set_new(t, T, json_real(tol));
     json_object_set_new(root, "tolerance", t);
@@ -340,6 +343,15 @@ pg_status synth_fam_cu_gemm(uint64_t seed, synth_family_sample *s) {
 }
 
 /* ---- transpose --------------------------------------------------------------------- */
+/* Element types: the copy is exact for any of them (the reference moves bytes). */
+static const struct { const char *t, *ct, *d0, *d1; int size; } TR_T[] = {
+    {"f32", "float", "uniform(-1,1)", "normal(0,1)", 4},
+    {"f64", "double", "uniform(-1,1)", "normal(0,1)", 8},
+    {"s32", "int", "int(-1000000,1000000)", "int(-2147483648,2147483647)", 4},
+    {"u16", "unsigned short", "int(0,65535)", "int(0,9)", 2},
+    {"u8", "unsigned char", "int(0,255)", "int(0,9)", 1},
+};
+
 pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     fam_rng r = {seed ^ 0x7472616e73000006ull};
     bool f64 = synth_fam_pick(&r, 3) == 0;
@@ -347,22 +359,41 @@ pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     int TD = 16 << synth_fam_pick(&r, 3), RB = 2 << synth_fam_pick(&r, 4);   /* TD 16/32/64, RB 2/4/8/16 */
     while (TD * RB > 1024 || RB > TD / 2) RB /= 2;   /* at most 1024 threads, at least 2 rows per thread */
     bool tiled = method >= 2, wcoal = method == 1;
+    /* Axes added 2026-12-07 (h101), drawn from a stream of their own so the earlier draws
+     * stay: the element type (f32/f64 as before, or s32/u16/u8 for a third of the samples),
+     * a batch of matrices along blockIdx.z (in[b][r][c] -> out[b][c][r]) for a third, and
+     * 8 as a further tile width (8x2 and 8x4 blocks) for one in eight. */
+    fam_rng r2 = {seed ^ 0x7472616e73320007ull};
+    int ti = f64 ? 1 : 0;
+    if (synth_fam_pick(&r2, 3) == 0) ti = 2 + synth_fam_pick(&r2, 3);
+    bool batched = synth_fam_pick(&r2, 3) == 0;
+    if (synth_fam_pick(&r2, 8) == 0) {
+        TD = 8;
+        RB = 2 << synth_fam_pick(&r2, 2);
+    }
+    f64 = ti == 1;
     /* held out (bench/suite): the f64 32x33 padded tile with 32x8 blocks (transpose_f64_tiled) */
-    if (tiled && f64 && TD == 32 && RB == 8) RB = 4;
-    const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
+    if (tiled && f64 && TD == 32 && RB == 8 && !batched) RB = 4;
+    const char *T = TR_T[ti].t, *CT = TR_T[ti].ct;
     snprintf(s->family, sizeof s->family, "transpose");
     snprintf(s->source, sizeof s->source, "nvcc");
-    if (tiled) snprintf(s->name, sizeof s->name, "transpose_%s_smem%d_r%d", T, TD, RB);
-    else if (wcoal) snprintf(s->name, sizeof s->name, "transpose_%s_wcoal_%dx%d", T, TD, RB);
-    else snprintf(s->name, sizeof s->name, "transpose_%s_naive_%dx%d", T, TD, RB);
+    const char *bt = batched ? "b" : "";
+    if (tiled) snprintf(s->name, sizeof s->name, "transpose%s_%s_smem%d_r%d", bt, T, TD, RB);
+    else if (wcoal) snprintf(s->name, sizeof s->name, "transpose%s_%s_wcoal_%dx%d", bt, T, TD, RB);
+    else snprintf(s->name, sizeof s->name, "transpose%s_%s_naive_%dx%d", bt, T, TD, RB);
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
-    snprintf(s->identity, sizeof s->identity, "transpose:%s:%s:%d:%d", T, tiled ? "smem" : wcoal ? "naive_w" : "naive", TD, RB);
+    snprintf(s->identity, sizeof s->identity, "transpose:%s:%s:%d:%d%s", T, tiled ? "smem" : wcoal ? "naive_w" : "naive", TD, RB,
+             batched ? ":batched" : "");
     const char *n = s->name;
     pg_buf *c = &s->cu;
-    pg_buf_printf(c, "// %s: out (cols x rows) = transpose of in (rows x cols), %s, %s.\n", n, CT,
+    pg_buf_printf(c, "// %s: out (cols x rows) = transpose of in (rows x cols)%s, %s, %s.\n", n, batched ? " for each of batch matrices" : "", CT,
                   tiled ? "padded shared-memory tile" : wcoal ? "direct (writes coalesced, reads strided)" : "direct (reads coalesced, writes strided)");
-    pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ in, %s* __restrict__ out, unsigned int rows, unsigned int cols)\n{\n",
-                  n, CT, CT);
+    pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ in, %s* __restrict__ out, unsigned int rows, unsigned int cols%s)\n{\n",
+                  n, CT, CT, batched ? ", unsigned int batch" : "");
+    if (batched) {
+        pg_buf_puts(c, "    size_t mat = (size_t)blockIdx.z * rows * cols;   // blockIdx.z < batch picks the matrix\n");
+        pg_buf_puts(c, "    in += mat;\n    out += mat;\n");
+    }
     if (wcoal) pg_buf_printf(c, "    unsigned int r0 = blockIdx.x * %d, c0 = blockIdx.y * %d;   // x runs along out's rows\n", TD, TD);
     else pg_buf_printf(c, "    unsigned int c0 = blockIdx.x * %d, r0 = blockIdx.y * %d;\n", TD, TD);
     if (tiled) {
@@ -390,28 +421,45 @@ pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
     snprintf(pt, sizeof pt, "%s*", T);
     json_t *root = json_object();
     common_json(root, n, "transpose");
-    json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:i, s:i}", "dtype", T, "method", tiled ? "smem" : wcoal ? "naive_wcoal" : "naive", "tile", TD,
-                                                         "block_rows", RB));
+    json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:i, s:i, s:b}", "dtype", T, "method", tiled ? "smem" : wcoal ? "naive_wcoal" : "naive",
+                                                         "tile", TD, "block_rows", RB, "batched", batched));
     json_object_set_new(root, "descriptions", json_null());
+    const char *len = batched ? "batch*rows*cols" : "rows*cols";
     json_t *ps = json_array();
-    json_array_append_new(ps, ptr("in", pt, "in", "rows*cols"));
-    json_array_append_new(ps, ptr("out", pt, "out", "rows*cols"));
+    json_array_append_new(ps, ptr("in", pt, "in", len));
+    json_array_append_new(ps, ptr("out", pt, "out", len));
     json_array_append_new(ps, scal("rows", "u32", "rows"));
     json_array_append_new(ps, scal("cols", "u32", "cols"));
+    if (batched) json_array_append_new(ps, scal("batch", "u32", "batch"));
     json_object_set_new(root, "params", ps);
-    json_object_set_new(root, "sizes", json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "rows", 4000, "cols", 4100, "time", 1,
-                                                 "rows", 100, "cols", 77, "rows", 1, "cols", 1000, "rows", 1025, "cols", 33));
-    json_object_set_new(root, "launch", json_pack("{s:[s,s], s:[s,s], s:s}", "block", b0, b1, "grid", g0, g1, "smem", "0"));
-    char bytes[32];
-    snprintf(bytes, sizeof bytes, "%d*rows*cols", f64 ? 16 : 8);
+    if (batched)
+        json_object_set_new(root, "sizes", json_pack("[{s:i, s:i, s:i, s:b}, {s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}]", "batch",
+                                                     16, "rows", 1000, "cols", 1030, "time", 1, "batch", 3, "rows", 100, "cols", 77, "batch", 5,
+                                                     "rows", 1, "cols", 1000, "batch", 2, "rows", 1025, "cols", 33, "batch", 1, "rows", 7, "cols", 1));
+    else
+        json_object_set_new(root, "sizes", json_pack("[{s:i, s:i, s:b}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}, {s:i, s:i}]", "rows", 4000, "cols", 4100,
+                                                     "time", 1, "rows", 100, "cols", 77, "rows", 1, "cols", 1000, "rows", 1025, "cols", 33, "rows", 7,
+                                                     "cols", 1));
+    if (batched)
+        json_object_set_new(root, "launch", json_pack("{s:[s,s,s], s:[s,s,s], s:s}", "block", b0, b1, "1", "grid", g0, g1, "batch", "smem", "0"));
+    else
+        json_object_set_new(root, "launch", json_pack("{s:[s,s], s:[s,s], s:s}", "block", b0, b1, "grid", g0, g1, "smem", "0"));
+    if (ti >= 2) json_object_set_new(root, "distributions", json_pack("[s, s]", TR_T[ti].d0, TR_T[ti].d1));
+    char bytes[40];
+    snprintf(bytes, sizeof bytes, "%d*%s", 2 * TR_T[ti].size, len);
     {
         const char *names[] = {"matrix transpose", "transpose", "out = in^T", "2D transpose", "transposed copy", NULL};
+        const char *names_b[] = {"batched matrix transpose", "batched transpose", "out[b] = in[b]^T", "per-matrix transpose of a batch", NULL};
         const char *names_zh[] = {"矩阵转置", "转置", "二维数组转置", NULL};
+        const char *names_bzh[] = {"批量矩阵转置", "逐矩阵转置", NULL};
         const char *ex[] = {"write the transpose of the rows x cols matrix in to out, so that row r of in becomes column r of out",
                             "copy in to out with rows and columns swapped (out is cols x rows)",
                             "flip the row-major matrix in across its diagonal into out", NULL};
+        const char *ex_b[] = {"in holds batch row-major rows x cols matrices back to back; write each one's transpose (cols x rows) to the same place in out",
+                              "for every matrix b < batch, copy in[b] to out[b] with rows and columns swapped", NULL};
         const char *ez[] = {"把 rows x cols 矩阵 in 转置写入 out（cols x rows），in 的第 r 行成为 out 的第 r 列", "行列互换地把 in 复制到 out", NULL};
-        char h0[300], h1[160], hz0[200];
+        const char *ez_b[] = {"in 依次存放 batch 个 rows x cols 行主序矩阵，把每个矩阵转置（cols x rows）写到 out 的相同位置", NULL};
+        char h0[300], h1[200], hz0[200];
         if (tiled) {
             snprintf(h0, sizeof h0, "a %dx%d padded shared tile: read it row by row, synchronize, write it column by column, so both the global reads and the writes are coalesced",
                      TD, TD + 1);
@@ -423,12 +471,22 @@ pg_status synth_fam_cu_transpose(uint64_t seed, synth_family_sample *s) {
             snprintf(h0, sizeof h0, "read in row by row and write out directly (the writes are strided)");
             snprintf(hz0, sizeof hz0, "直接按行读入、转置写出（写是跨步的）");
         }
-        snprintf(h1, sizeof h1, "%dx%d thread blocks, each moving a %dx%d tile, every thread covering %d rows of it", TD, RB, TD, TD, TD / RB);
+        snprintf(h1, sizeof h1, "%dx%d thread blocks, each moving a %dx%d tile, every thread covering %d rows of it%s", TD, RB, TD, TD, TD / RB,
+                 batched ? "; blockIdx.z is the matrix" : "");
         const char *hw[] = {h0, h1, NULL}, *hz[] = {hz0, NULL};
-        desc_facts f = {.name_en = names, .name_zh = names_zh, .formula = "out[c*rows + r] = in[r*cols + c] for every r < rows, c < cols",
-                        .explain_en = ex, .explain_zh = ez, .how_en = hw, .how_zh = hz,
-                        .shape_en = "in is rows x cols and out is cols x rows, both row-major",
-                        .shape_zh = "in 为 rows x cols，out 为 cols x rows，均为行主序",
+        char shape[160], shape_zh[160];
+        if (batched) {
+            snprintf(shape, sizeof shape, "in is batch x rows x cols and out is batch x cols x rows, %s elements, each matrix row-major", T);
+            snprintf(shape_zh, sizeof shape_zh, "in 为 batch x rows x cols，out 为 batch x cols x rows（%s），每个矩阵行主序", T);
+        } else {
+            snprintf(shape, sizeof shape, "in is rows x cols and out is cols x rows, both row-major %s", T);
+            snprintf(shape_zh, sizeof shape_zh, "in 为 rows x cols，out 为 cols x rows，均为行主序 %s", T);
+        }
+        desc_facts f = {.name_en = batched ? names_b : names, .name_zh = batched ? names_bzh : names_zh,
+                        .formula = batched ? "out[(b*cols + c)*rows + r] = in[(b*rows + r)*cols + c] for every b < batch, r < rows, c < cols"
+                                           : "out[c*rows + r] = in[r*cols + c] for every r < rows, c < cols",
+                        .explain_en = batched ? ex_b : ex, .explain_zh = batched ? ez_b : ez, .how_en = hw, .how_zh = hz,
+                        .shape_en = shape, .shape_zh = shape_zh,
                         .notes_en = "rows and cols are arbitrary, so guard both edges; the copy is exact",
                         .notes_zh = "rows 和 cols 任意，两个方向都要做边界判断；结果必须完全一致",
                         .elems_per_thread = TD / RB, .data = DESC_DATA_MATRIX,
@@ -541,12 +599,31 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     for (int k = 0; k < nt; k++) co[k] = (double)(synth_fam_pick(&r, 17) - 8) / 8.0;
     if (synth_fam_pick(&r, 3) == 0 && shape == 0) { co[0] = -4; for (int k = 1; k < 5; k++) co[k] = 1; }   /* Laplacian */
     if (co[0] == 0) co[0] = 0.5;
+    /* Separable 9-point weights (2026-12-07, h101), from a stream of their own: for a third of
+     * the 9-point samples the weight of (dy, dx) is w[dy]*w[dx] / S for a symmetric (a, b, a)
+     * whose sum is a power of two (so every weight is exact), baked in and written as
+     * (T)(w_dy*w_dx) / S.  Not the suite's f32 (1 2 1)/16 clamp blur on 16x16 blocks
+     * (blur2d_9pt_clamp): that draw takes (1 6 1)/64. */
+    static const int SEPW[][3] = {{1, 2, 1}, {1, 6, 1}, {3, 2, 3}, {1, 14, 1}, {3, 10, 3}, {-1, 4, -1}, {1, 0, 1}};
+    fam_rng r2 = {seed ^ 0x7365703970743244ull};
+    int sep = -1, sepS = 1;
+    if (shape == 1 && synth_fam_pick(&r2, 3) == 0) {
+        sep = synth_fam_pick(&r2, (int)(sizeof SEPW / sizeof SEPW[0]));
+        if (sep == 0 && !f64 && bnd == 1 && bs == 0) sep = 1;
+        params = false;
+        int sum = SEPW[sep][0] + SEPW[sep][1] + SEPW[sep][2];
+        sepS = sum * sum;
+        for (int k = 0; k < nt; k++) co[k] = (double)(SEPW[sep][dy[k] + 1] * SEPW[sep][dx[k] + 1]) / sepS;
+    }
     const char *T = f64 ? "f64" : "f32", *CT = f64 ? "double" : "float";
     snprintf(s->family, sizeof s->family, "stencil2d");
     snprintf(s->source, sizeof s->source, "nvcc");
-    snprintf(s->name, sizeof s->name, "stencil2d_%s_%s_%s_%dx%d%s", SHN[shape], T, BND[bnd], BX[bs], BY[bs], params ? "_p" : "");
+    char shn[24];
+    if (sep >= 0) snprintf(shn, sizeof shn, "9pt_sep%d", sep);
+    else snprintf(shn, sizeof shn, "%s", SHN[shape]);
+    snprintf(s->name, sizeof s->name, "stencil2d_%s_%s_%s_%dx%d%s", shn, T, BND[bnd], BX[bs], BY[bs], params ? "_p" : "");
     pg_buf id = {0};
-    pg_buf_printf(&id, "stencil2d:%s:%s:%s:%dx%d:%s", SHN[shape], T, BND[bnd], BX[bs], BY[bs], params ? "params" : "baked");
+    pg_buf_printf(&id, "stencil2d:%s:%s:%s:%dx%d:%s", shn, T, BND[bnd], BX[bs], BY[bs], params ? "params" : "baked");
     if (!params)
         for (int k = 0; k < nt; k++) pg_buf_printf(&id, ":%g", co[k]);
     snprintf(s->identity, sizeof s->identity, "%s", id.data);
@@ -563,6 +640,9 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     char lit[9][32];
     for (int k = 0; k < nt; k++) synth_fam_lit(lit[k], sizeof lit[k], co[k]);
     pg_buf_printf(c, "// %s: %s 2D stencil on a rows x cols grid (%s), boundary %s.\n", n, SHN[shape], CT, BND[bnd]);
+    if (sep >= 0)
+        pg_buf_printf(c, "// separable weights: w[dy] * w[dx] / %d with w = (%d, %d, %d), so the centre weighs %d / %d.\n", sepS, SEPW[sep][0], SEPW[sep][1],
+                      SEPW[sep][2], SEPW[sep][1] * SEPW[sep][1], sepS);
     pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ x, %s* __restrict__ out,", n, CT, CT);
     for (int k = 0; params && k < nt; k++) pg_buf_printf(c, " %s c%d,", CT, k);
     pg_buf_puts(c, "\n    unsigned int rows, unsigned int cols)\n{\n");
@@ -575,6 +655,7 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     for (int k = 0; k < nt; k++) {
         char cf[48];
         if (params) snprintf(cf, sizeof cf, "c%d", k);
+        else if (sep >= 0) snprintf(cf, sizeof cf, "(%s)%d / %d", CT, SEPW[sep][dy[k] + 1] * SEPW[sep][dx[k] + 1], sepS);
         else snprintf(cf, sizeof cf, "(%s)%s", CT, lit[k]);
         pg_buf_puts(c, "    {\n");
         pg_buf_printf(c, "        int yy = i + (%d), xx = j + (%d);\n", dy[k], dx[k]);
@@ -603,6 +684,9 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
     }
     json_object_set_new(root, "family_params", json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "dtype", T, "shape", SHN[shape], "boundary",
                                                          BND[bnd], "coeff_params", params, "taps", taps, "coeffs", cs));
+    if (sep >= 0)
+        json_object_set_new(json_object_get(root, "family_params"), "separable",
+                            json_pack("{s:[i,i,i], s:i}", "w", SEPW[sep][0], SEPW[sep][1], SEPW[sep][2], "scale", sepS));
     pg_buf f = {0};
     pg_buf_puts(&f, "out[i][j] = ");
     for (int k = 0; k < nt; k++) {
@@ -610,6 +694,8 @@ pg_status synth_fam_gen_stencil2d_cu(uint64_t seed, synth_family_sample *s) {
         if (params) pg_buf_printf(&f, "%sc%d*x[%s][%s]", k ? " + " : "", k, off(ti, sizeof ti, "i", dy[k]), off(tj, sizeof tj, "j", dx[k]));
         else pg_buf_printf(&f, "%s%s*x[%s][%s]", k ? " + " : "", lit[k], off(ti, sizeof ti, "i", dy[k]), off(tj, sizeof tj, "j", dx[k]));
     }
+    if (sep >= 0)
+        pg_buf_printf(&f, " (separable: the weight of x[i+a][j+b] is w[a]*w[b]/%d with w[-1] = w[1] = %d, w[0] = %d)", sepS, SEPW[sep][0], SEPW[sep][1]);
     json_object_set_new(root, "descriptions", json_null());
     json_t *ps = json_array();
     json_array_append_new(ps, ptr("x", pt, "in", "rows*cols"));

@@ -9,7 +9,14 @@
  * and either direct loads (each thread reads its 2R+1 inputs from global
  * memory; neighbours hit in L1/L2) or a shared-memory tile of B+2R values
  * (threads t < R also load the left and right halo) behind one bar.sync.
- * One output per thread, grid cdiv(n,B). */
+ * One output per thread, grid cdiv(n,B).
+ *
+ * Symmetric variant (2026-12-07, h101): radius 1..3, a weight per distance,
+ *   out[i] = c0*X(i) + c1*(X(i-1) + X(i+1)) + ... + cR*(X(i-R) + X(i+R)),
+ * so c0 is the centre and c_d the pair at distance d (R+1 parameters, not
+ * 2R+1 in tap order); family_params "tap_coeff" names each tap's parameter.
+ * The suite's f32 radius-2 copy-boundary 256-thread one (stencil1d_5pt) is
+ * never drawn: that draw takes the clamp rule instead. */
 #include "ptxgen/synth.h"
 #include "family_internal.h"
 #include "describe.h"
@@ -22,7 +29,8 @@ typedef struct {
     int radius, block;
     bool f64, scalars, smem;
     int bnd;               /* 0 zero, 1 clamp, 2 copy */
-    double c[5];
+    bool sym;              /* weights by distance: c[k] = w[|k-R|], parameters c0..cR */
+    double c[7];
 } st_cfg;
 
 static const char *BND[] = {"zero", "clamp", "copy"};
@@ -63,8 +71,13 @@ static int load_x(sem *e, int rj) {
 enum { PL = 240 };
 typedef struct {
     char nm1[PL], t[PL], i[PL], ts[PL], mid[PL], halo[PL], left[PL], right[PL], sync[PL], quit[PL], vals[PL];
-    char po[PL], edge[PL], copy[PL], tap[5][PL], mul[PL], fmas[PL], store[PL];
+    char po[PL], edge[PL], copy[PL], tap[7][PL], mul[PL], fmas[PL], store[PL];
 } st_plan;
+
+/* The coefficient parameter of tap k (0..2R): ck, or c|k-R| when symmetric. */
+static int coef_of(const st_cfg *c, int k) { return c->sym ? (k < c->radius ? c->radius - k : k - c->radius) : k; }
+/* How many coefficient parameters the kernel takes. */
+static int ncoef(const st_cfg *c) { return c->sym ? c->radius + 1 : 2 * c->radius + 1; }
 
 /* X(j) as C: x[j] with the boundary rule (copy reads 0 outside; those values are never used). */
 static void x_expr(const st_cfg *c, const char *j, char *out, size_t n) {
@@ -75,9 +88,9 @@ static void x_expr(const st_cfg *c, const char *j, char *out, size_t n) {
 static void emit_plan(const st_cfg *c, const char *name, st_plan *P, pg_buf *cu) {
     const int R0 = c->radius, K = 2 * R0 + 1, B = c->block;
     const char *T = c->f64 ? "double" : "float";
-    char co[5][40], e[PL], j[32];
+    char co[7][40], e[PL], j[32];
     for (int k = 0; k < K; k++) {
-        if (c->scalars) snprintf(co[k], sizeof co[k], "c%d", k);
+        if (c->scalars) snprintf(co[k], sizeof co[k], "c%d", coef_of(c, k));
         else {
             synth_fam_lit(co[k], sizeof co[k], c->c[k]);
             if (!c->f64) strcat(co[k], "f");
@@ -86,12 +99,16 @@ static void emit_plan(const st_cfg *c, const char *name, st_plan *P, pg_buf *cu)
     memset(P, 0, sizeof *P);
     pg_buf_printf(cu, "// %s: %d-point 1D stencil (radius %d, %s), boundary %s, %s, coefficients %s.\n", name, K, R0, c->f64 ? "f64" : "f32",
                   BND[c->bnd], c->smem ? "shared-memory tile with halo" : "direct global loads", c->scalars ? "as parameters" : "baked in");
-    pg_buf_printf(cu, "// out[i] = sum over k of c_k * X(i - %d + k), one output per thread; X(j) is x[j] %s.\n", R0,
+    if (c->sym)
+        pg_buf_printf(cu, "// out[i] = c0*X(i) + sum over d = 1..%d of c_d * (X(i - d) + X(i + d)) (symmetric), one output per thread; X(j) is x[j] %s.\n", R0,
+                  c->bnd == 0 ? "inside [0, n) and 0 outside" : c->bnd == 1 ? "with j clamped into [0, n-1]"
+                                                                 : "inside [0, n), and out[i] = x[i] where the window leaves the array");
+    else pg_buf_printf(cu, "// out[i] = sum over k of c_k * X(i - %d + k), one output per thread; X(j) is x[j] %s.\n", R0,
                   c->bnd == 0 ? "inside [0, n) and 0 outside" : c->bnd == 1 ? "with j clamped into [0, n-1]"
                                                                  : "inside [0, n), and out[i] = x[i] where the window leaves the array");
     pg_buf_printf(cu, "extern \"C\" __global__ void __launch_bounds__(%d) %s(const %s* __restrict__ x, %s* __restrict__ out, ", B, name, T, T);
     if (c->scalars)
-        for (int k = 0; k < K; k++) pg_buf_printf(cu, "%s c%d, ", T, k);
+        for (int k = 0; k < ncoef(c); k++) pg_buf_printf(cu, "%s c%d, ", T, k);
     pg_buf_puts(cu, "unsigned int n)\n{\n");
     int in = 1;
     if (c->smem) {
@@ -156,10 +173,16 @@ static void emit_plan(const st_cfg *c, const char *name, st_plan *P, pg_buf *cu)
             synth_fam_linef(P->tap[k], PL, "%s v%d = %s;", T, k, e);
             synth_fam_plan(cu, in, P->tap[k]);
         }
-    synth_fam_linef(P->mul, PL, "%s s = %s(%s, v0);", T, c->f64 ? "__dmul_rn" : "__fmul_rn", co[0]);
-    synth_fam_plan(cu, in, P->mul);
     pg_buf f = {0};
-    for (int k = 1; k < K; k++) pg_buf_printf(&f, "%ss = %s(%s, v%d, s);", k > 1 ? " " : "", c->f64 ? "fma" : "fmaf", co[k], k);
+    if (c->sym) {   /* the centre, then each pair at distance d: its sum times c_d */
+        synth_fam_linef(P->mul, PL, "%s s = %s(%s, v%d);", T, c->f64 ? "__dmul_rn" : "__fmul_rn", co[R0], R0);
+        for (int d = 1; d <= R0; d++)
+            pg_buf_printf(&f, "%ss = %s(%s, v%d + v%d, s);", d > 1 ? " " : "", c->f64 ? "fma" : "fmaf", co[R0 + d], R0 - d, R0 + d);
+    } else {
+        synth_fam_linef(P->mul, PL, "%s s = %s(%s, v0);", T, c->f64 ? "__dmul_rn" : "__fmul_rn", co[0]);
+        for (int k = 1; k < K; k++) pg_buf_printf(&f, "%ss = %s(%s, v%d, s);", k > 1 ? " " : "", c->f64 ? "fma" : "fmaf", co[k], k);
+    }
+    synth_fam_plan(cu, in, P->mul);
     synth_fam_linef(P->fmas, PL, "%s", f.data);
     synth_fam_plan(cu, in, P->fmas);
     pg_buf_free(&f);
@@ -177,14 +200,17 @@ static void emit_ptx(const st_cfg *c, const char *name, const st_plan *P, pg_buf
     e.rx = ++e.g.rd;
     int ro = ++e.g.rd;
     pg_buf_printf(b, "\tld.param.u64 %%rd%d, [x];\n\tld.param.u64 %%rd%d, [out];\n", e.rx, ro);
-    char co[5][40];
-    for (int k = 0; k < K; k++) {
-        if (c->scalars) {
+    char co[7][40];
+    if (c->scalars) {
+        char pc[7][40];
+        for (int q = 0; q < ncoef(c); q++) {
             int rcf = nv(&e);
-            pg_buf_printf(b, "\tld.param.%s %s%d, [c%d];\n", T, R, rcf, k);
-            snprintf(co[k], sizeof co[k], "%s%d", R, rcf);
-        } else synth_fam_imm(co[k], sizeof co[k], c->c[k], c->f64);
-    }
+            pg_buf_printf(b, "\tld.param.%s %s%d, [c%d];\n", T, R, rcf, q);
+            snprintf(pc[q], sizeof pc[q], "%s%d", R, rcf);
+        }
+        for (int k = 0; k < K; k++) snprintf(co[k], sizeof co[k], "%s", pc[coef_of(c, k)]);
+    } else
+        for (int k = 0; k < K; k++) synth_fam_imm(co[k], sizeof co[k], c->c[k], c->f64);
     e.rn = ++e.g.r;
     pg_buf_printf(b, "\tld.param.u32 %%r%d, [n];\n", e.rn);
     pg_buf_printf(b, "\tcvta.to.global.u64 %%rd%d, %%rd%d;\n\tcvta.to.global.u64 %%rd%d, %%rd%d;\n", e.rx, e.rx, ro, ro);
@@ -199,7 +225,7 @@ static void emit_ptx(const st_cfg *c, const char *name, const st_plan *P, pg_buf
     synth_fam_note(b, P->i);
     pg_buf_printf(b, "\tmov.u32 %%r%d, %%ctaid.x;\n", rc);
     pg_buf_printf(b, "\tmul.lo.u32 %%r%d, %%r%d, %d;\n\tadd.s32 %%r%d, %%r%d, %%r%d;\n", rbase, rc, B, ri, rbase, rt);
-    int vals[5];
+    int vals[7];
     int rsm = 0;
     if (c->smem) {
         /* tile s[0 .. B+2R): s[t+R] = X(i); threads t < R: s[t] = X(base-R+t), s[B+R+t] = X(base+B+t) */
@@ -269,12 +295,23 @@ static void emit_ptx(const st_cfg *c, const char *name, const st_plan *P, pg_buf
     }
     int acc = nv(&e);
     synth_fam_note(b, P->mul);
-    pg_buf_printf(b, "\tmul.rn.%s %s%d, %s, %s%d;\n", T, R, acc, co[0], R, vals[0]);
-    synth_fam_note(b, P->fmas);
-    for (int k = 1; k < K; k++) {
-        int a2 = nv(&e);
-        pg_buf_printf(b, "\tfma.rn.%s %s%d, %s, %s%d, %s%d;\n", T, R, a2, co[k], R, vals[k], R, acc);
-        acc = a2;
+    if (c->sym) {
+        pg_buf_printf(b, "\tmul.rn.%s %s%d, %s, %s%d;\n", T, R, acc, co[R0], R, vals[R0]);
+        synth_fam_note(b, P->fmas);
+        for (int d = 1; d <= R0; d++) {
+            int ps = nv(&e), a2 = nv(&e);
+            pg_buf_printf(b, "\tadd.rn.%s %s%d, %s%d, %s%d;\n", T, R, ps, R, vals[R0 - d], R, vals[R0 + d]);
+            pg_buf_printf(b, "\tfma.rn.%s %s%d, %s, %s%d, %s%d;\n", T, R, a2, co[R0 + d], R, ps, R, acc);
+            acc = a2;
+        }
+    } else {
+        pg_buf_printf(b, "\tmul.rn.%s %s%d, %s, %s%d;\n", T, R, acc, co[0], R, vals[0]);
+        synth_fam_note(b, P->fmas);
+        for (int k = 1; k < K; k++) {
+            int a2 = nv(&e);
+            pg_buf_printf(b, "\tfma.rn.%s %s%d, %s, %s%d, %s%d;\n", T, R, a2, co[k], R, vals[k], R, acc);
+            acc = a2;
+        }
     }
     synth_fam_note(b, P->store);
     pg_buf_printf(b, "\tst.global.%s [%%rd%d], %s%d;\n", T, rdo, R, acc);
@@ -286,7 +323,7 @@ static void emit_ptx(const st_cfg *c, const char *name, const st_plan *P, pg_buf
     pg_buf_puts(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
     pg_buf_printf(out, ".visible .entry %s(\n\t.param .u64 x,\n\t.param .u64 out,\n", name);
     if (c->scalars)
-        for (int k = 0; k < K; k++) pg_buf_printf(out, "\t.param .%s c%d,\n", T, k);
+        for (int k = 0; k < ncoef(c); k++) pg_buf_printf(out, "\t.param .%s c%d,\n", T, k);
     pg_buf_printf(out, "\t.param .u32 n\n)\n.maxntid %d, 1, 1\n{\n", B);
     synth_fam_decls(&e.g, out);
     if (c->smem) pg_buf_printf(out, "\t.shared .align %d .%s tile[%d];\n", S, T, B + 2 * R0);
@@ -297,17 +334,17 @@ static void emit_ptx(const st_cfg *c, const char *name, const st_plan *P, pg_buf
 }
 
 /* ---- descriptions (describe.h) ------------------------------------------------------ */
-static json_t *st_describe(const st_cfg *c, const char *formula, char lit[5][32], uint64_t seed, const json_t *task) {
+static json_t *st_describe(const st_cfg *c, const char *formula, char lit[7][32], uint64_t seed, const json_t *task) {
     const int R0 = c->radius, K = 2 * R0 + 1;
     const char *CT = c->f64 ? "double" : "float";
     pg_buf w = {0}, win = {0}, win_zh = {0}, coefl = {0}, notes = {0}, notes_zh = {0};
     for (int k = 0; k < K; k++) {   /* the weights in tap order, the window's elements */
-        if (c->scalars) pg_buf_printf(&w, "%sc%d", k ? ", " : "", k);
+        if (c->scalars) pg_buf_printf(&w, "%sc%d", k ? ", " : "", coef_of(c, k));
         else pg_buf_printf(&w, "%s%s", k ? ", " : "", lit[k]);
         pg_buf_printf(&win, "%sx[i%+d]", k ? (k == K - 1 ? " and " : ", ") : "", k - R0);
         pg_buf_printf(&win_zh, "%sx[i%+d]", k ? "、" : "", k - R0);
-        pg_buf_printf(&coefl, "%sc%d = %s", k ? ", " : "", k, lit[k]);
     }
+    for (int q = 0; q < ncoef(c); q++) pg_buf_printf(&coefl, "%sc%d = %s", q ? ", " : "", q, lit[c->sym ? R0 + q : q]);
     for (pg_buf *b2 = &win; b2; b2 = b2 == &win ? &win_zh : NULL) {   /* "x[i+0]" reads "x[i]" */
         char *p = strstr(b2->data, "[i+0]");
         if (p) { memmove(p + 2, p + 4, strlen(p + 4) + 1); b2->len -= 2; }
@@ -329,6 +366,24 @@ static json_t *st_describe(const st_cfg *c, const char *formula, char lit[5][32]
              R0, R0);
     snprintf(ez[0], sizeof ez[0], "把 %s 按权重 %s 加权求和，写入 out[i]", win_zh.data, w.data);
     snprintf(ez[1], sizeof ez[1], "用 %d 个系数 %s（从最左边的邻居开始）对 x 做滑动加权和，结果写到窗口中心对应的 out 位置", K, w.data);
+    if (c->sym) {   /* one weight per distance: the pair x[i-d], x[i+d] shares it */
+        pg_buf pw = {0};
+        for (int q = 0; q <= R0; q++) {
+            const char *cq = c->scalars ? NULL : lit[R0 + q];
+            char cn[16];
+            snprintf(cn, sizeof cn, "c%d", q & 7);
+            if (!q) pg_buf_printf(&pw, "%s for x[i]", cq ? cq : cn);
+            else pg_buf_printf(&pw, "%s%s for x[i-%d] and x[i+%d]", q == R0 ? " and " : ", ", cq ? cq : cn, q, q);
+        }
+        snprintf(ex[0], sizeof ex[0], "replace every x[i] by a symmetric weighted sum of its window: weight %s, writing it to out[i]", pw.data);
+        snprintf(ex[1], sizeof ex[1], "apply a symmetric %d-point stencil whose weight depends only on the distance from i (%s) and store it in out[i]", K,
+                 pw.data);
+        snprintf(ex[2], sizeof ex[2], "out[i] is the centre weight times x[i] plus, for each distance d = 1..%d, the weight of d times x[i-d] + x[i+d]",
+                 R0);
+        snprintf(ez[0], sizeof ez[0], "对称加权：x[i] 乘中心系数，距离为 d 的一对 x[i-d]、x[i+d] 之和乘第 d 个系数（d = 1..%d），求和写入 out[i]", R0);
+        snprintf(ez[1], sizeof ez[1], "%d 点对称模板，系数只取决于到 i 的距离", K);
+        pg_buf_free(&pw);
+    }
     snprintf(shape, sizeof shape, "x and out hold n %ss", CT);
     snprintf(shape_zh, sizeof shape_zh, "x 和 out 各有 n 个 %s", CT);
     static const char *BW[] = {"values of x outside [0, n) count as zero", "out-of-range indices are clamped to [0, n-1]",
@@ -364,7 +419,7 @@ static json_t *st_describe(const st_cfg *c, const char *formula, char lit[5][32]
 static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out) {
     const int R0 = c->radius, K = 2 * R0 + 1, B = c->block;
     const char *T = c->f64 ? "f64" : "f32";
-    char lit[5][32], grid[32];
+    char lit[7][32], grid[32];
     for (int k = 0; k < K; k++) synth_fam_lit(lit[k], sizeof lit[k], c->c[k]);
     snprintf(grid, sizeof grid, "cdiv(n,%d)", B);
     json_t *root = json_object();
@@ -377,14 +432,28 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
         json_array_append_new(cs, json_real(c->c[k]));
     }
     json_object_set_new(root, "family_params",
-                        json_pack("{s:s, s:i, s:i, s:s, s:b, s:b, s:o, s:o}", "dtype", T, "radius", R0, "block", B, "boundary",
-                                  BND[c->bnd], "smem", c->smem, "coeff_params", c->scalars, "taps", taps, "coeffs", cs));
+                        json_pack("{s:s, s:i, s:i, s:s, s:b, s:b, s:o, s:o, s:b}", "dtype", T, "radius", R0, "block", B, "boundary",
+                                  BND[c->bnd], "smem", c->smem, "coeff_params", c->scalars, "taps", taps, "coeffs", cs, "symmetric", c->sym));
+    if (c->sym) {   /* tap k's parameter: c|k-R| (the reference reads it) */
+        json_t *tc = json_array();
+        for (int k = 0; k < K; k++) json_array_append_new(tc, json_integer(coef_of(c, k)));
+        json_object_set_new(json_object_get(root, "family_params"), "tap_coeff", tc);
+    }
     pg_buf formula = {0};
     pg_buf_puts(&formula, "out[i] = ");
-    for (int k = 0; k < K; k++) {
-        if (c->scalars) pg_buf_printf(&formula, "%sc%d*x[i%+d]", k ? " + " : "", k, k - R0);
-        else pg_buf_printf(&formula, "%s%s*x[i%+d]", k ? " + " : "", lit[k], k - R0);
-    }
+    if (c->sym)
+        for (int q = 0; q <= R0; q++) {
+            char cq[40];
+            if (c->scalars) snprintf(cq, sizeof cq, "c%d", q);
+            else snprintf(cq, sizeof cq, "%s", lit[R0 + q]);
+            if (!q) pg_buf_printf(&formula, "%s*x[i]", cq);
+            else pg_buf_printf(&formula, " + %s*(x[i-%d] + x[i+%d])", cq, q, q);
+        }
+    else
+        for (int k = 0; k < K; k++) {
+            if (c->scalars) pg_buf_printf(&formula, "%sc%d*x[i%+d]", k ? " + " : "", k, k - R0);
+            else pg_buf_printf(&formula, "%s%s*x[i%+d]", k ? " + " : "", lit[k], k - R0);
+        }
     { /* "x[i+0]" reads better as "x[i]" */
         char *p = strstr(formula.data, "[i+0]");
         if (p) { memmove(p + 2, p + 4, strlen(p + 4) + 1); formula.len -= 2; }
@@ -396,10 +465,10 @@ static void emit_json(const st_cfg *c, const char *name, fam_rng *r, pg_buf *out
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "x", "type", pt, "role", "in", "len", "n"));
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s}", "name", "out", "type", pt, "role", "out", "len", "n"));
     if (c->scalars)
-        for (int k = 0; k < K; k++) {
+        for (int q = 0; q < ncoef(c); q++) {
             char nm[16];
-            snprintf(nm, sizeof nm, "c%d", k & 7);
-            json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", nm, "type", T, "value", lit[k]));
+            snprintf(nm, sizeof nm, "c%d", q & 7);
+            json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", nm, "type", T, "value", lit[c->sym ? R0 + q : q]));
         }
     json_array_append_new(ps, json_pack("{s:s, s:s, s:s}", "name", "n", "type", "u32", "value", "n"));
     json_object_set_new(root, "params", ps);
@@ -448,12 +517,30 @@ pg_status synth_fam_gen_stencil1d(uint64_t seed, synth_family_sample *s) {
     snprintf(s->source, sizeof s->source, "ptx-template");
     static const char *STY[] = {"stencil1d_%dpt_%s_%s%s_b%d", "st%d_%s_%s%s_%d", "conv1d_r%d_%s_%s%s_%d"};
     int st = synth_fam_pick(&r, 3);
-    snprintf(s->name, sizeof s->name, STY[st], st == 2 ? c.radius : K, c.f64 ? "f64" : "f32", BND[c.bnd], c.smem ? "_smem" : "", c.block);
+    /* the symmetric variant, from a stream of its own (the draws above stay as they were):
+     * a third of the samples, radius 1, 2 or 3, a weight per distance */
+    fam_rng r2 = {seed ^ 0x73796d6d73743144ull};
+    if (synth_fam_pick(&r2, 3) == 0) {
+        c.sym = true;
+        c.radius = 1 + synth_fam_pick(&r2, 3);
+        K = 2 * c.radius + 1;
+        double wd[4];
+        for (int q = 0; q <= c.radius; q++) wd[q] = (double)(synth_fam_pick(&r2, 33) - 16) / 8.0;
+        if (wd[0] == 0) wd[0] = 1.0;
+        for (int k = 0; k < K; k++) c.c[k] = wd[k < c.radius ? c.radius - k : k - c.radius];
+        /* held out (bench/suite stencil1d_5pt): f32, radius 2, parameters, copy edges, 256 threads */
+        if (!c.f64 && c.radius == 2 && c.scalars && c.bnd == 2 && c.block == 256) c.bnd = 1;
+    }
+    const char *sy = c.sym ? "sym_" : "";
+    if (st == 0) snprintf(s->name, sizeof s->name, "stencil1d_%dpt_%s%s_%s%s_b%d", K, sy, c.f64 ? "f64" : "f32", BND[c.bnd], c.smem ? "_smem" : "", c.block);
+    else if (st == 1) snprintf(s->name, sizeof s->name, "st%d_%s%s_%s%s_%d", K, sy, c.f64 ? "f64" : "f32", BND[c.bnd], c.smem ? "_smem" : "", c.block);
+    else snprintf(s->name, sizeof s->name, "conv1d_r%d_%s%s_%s%s_%d", c.radius, sy, c.f64 ? "f64" : "f32", BND[c.bnd], c.smem ? "_smem" : "", c.block);
+    (void)STY;
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     /* coefficients are part of what is computed when baked in */
     pg_buf id = {0};
-    pg_buf_printf(&id, "stencil1d:%s:r%d:%s:%s:b%d:%s", c.f64 ? "f64" : "f32", c.radius, BND[c.bnd], c.smem ? "smem" : "direct", c.block,
-                  c.scalars ? "params" : "baked");
+    pg_buf_printf(&id, "stencil1d:%s:r%d:%s:%s:b%d:%s%s", c.f64 ? "f64" : "f32", c.radius, BND[c.bnd], c.smem ? "smem" : "direct", c.block,
+                  c.scalars ? "params" : "baked", c.sym ? ":sym" : "");
     if (!c.scalars)
         for (int k = 0; k < K; k++) pg_buf_printf(&id, ":%g", c.c[k]);
     snprintf(s->identity, sizeof s->identity, "%s", id.data);

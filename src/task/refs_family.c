@@ -179,16 +179,22 @@ out:
  * family_params: "taps": [[dy, dx], ...] (1D: [[0,-R] ... [0,R]]), "coeffs":
  * [c...] (used when the spec has no scalar c0, c1, ...), "boundary":
  * "zero" (outside values are 0), "clamp" (indices clamped into the array)
- * or "copy" (out = x wherever the footprint leaves the array). */
+ * or "copy" (out = x wherever the footprint leaves the array); optional
+ * "tap_coeff": [j...], tap k's scalar is c<j> (symmetric stencils share one
+ * parameter between the taps at the same distance), else c<k>. */
 static pg_status stencil(task_inst *in, bool two_d) {
     json_t *root = NULL, *fp = task_ref_family_params(in, &root);
     pg_status st = PG_ERR_INVALID;
     if (!fp) goto out;
-    json_t *taps = json_object_get(fp, "taps"), *co = json_object_get(fp, "coeffs");
+    json_t *taps = json_object_get(fp, "taps"), *co = json_object_get(fp, "coeffs"), *tc = json_object_get(fp, "tap_coeff");
     const char *bnd = fp_str(fp, "boundary");
     size_t nt = json_array_size(taps);
     if (!nt || nt > 64 || json_array_size(co) != nt) {
         pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: taps and coeffs must be arrays of the same length (1..64)");
+        goto out;
+    }
+    if (tc && json_array_size(tc) != nt) {
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params.tap_coeff: must have one entry per tap (%zu)", nt);
         goto out;
     }
     int dy[64], dx[64];
@@ -198,7 +204,8 @@ static pg_status stencil(task_inst *in, bool two_d) {
         dy[k] = (int)json_integer_value(json_array_get(tp, 0));
         dx[k] = (int)json_integer_value(json_array_get(tp, 1));
         char nm[16];
-        snprintf(nm, sizeof nm, "c%zu", k);
+        if (tc) snprintf(nm, sizeof nm, "c%d", (int)json_integer_value(json_array_get(tc, k)));
+        else snprintf(nm, sizeof nm, "c%zu", k);
         c[k] = pidx(in->spec, nm) >= 0 ? fscalar(in, nm) : json_number_value(json_array_get(co, k));
     }
     task_dtype tx, to;
@@ -288,17 +295,22 @@ pg_status task_ref_fam_gemm(task_inst *in) {
     return PG_OK;
 }
 
-/* ---- transpose: out[c*rows + r] = in[r*cols + c] (any element size) */
+/* ---- transpose: out[c*rows + r] = in[r*cols + c] (any element size); with a
+ * scalar "batch", the same for each of batch rows x cols matrices back to back */
 pg_status task_ref_fam_transpose(task_inst *in) {
     int pi = pidx(in->spec, "in"), po = pidx(in->spec, "out");
     if (pi < 0 || po < 0 || in->spec->params[pi].dtype != in->spec->params[po].dtype) return PG_ERR_INVALID;
     int64_t rows = task_scalar_i(in, "rows"), cols = task_scalar_i(in, "cols");
+    int64_t batch = pidx(in->spec, "batch") >= 0 ? task_scalar_i(in, "batch") : 1;
     size_t es = (size_t)task_dtype_size(in->spec->params[pi].dtype);
-    if (rows < 0 || cols < 0 || in->args[pi].count < (size_t)(rows * cols) || in->args[po].count < (size_t)(rows * cols))
+    if (rows < 0 || cols < 0 || batch < 0 || in->args[pi].count < (size_t)(batch * rows * cols) ||
+        in->args[po].count < (size_t)(batch * rows * cols))
         return PG_ERR_INVALID;
-    const char *s = in->args[pi].data;
-    char *d = in->args[po].data;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < cols; c++) memcpy(d + (size_t)(c * rows + r) * es, s + (size_t)(r * cols + c) * es, es);
+    for (int64_t b = 0; b < batch; b++) {
+        const char *s = (const char *)in->args[pi].data + (size_t)(b * rows * cols) * es;
+        char *d = (char *)in->args[po].data + (size_t)(b * rows * cols) * es;
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t c = 0; c < cols; c++) memcpy(d + (size_t)(c * rows + r) * es, s + (size_t)(r * cols + c) * es, es);
+    }
     return PG_OK;
 }
