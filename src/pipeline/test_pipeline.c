@@ -93,14 +93,19 @@ static void plan_refused(pipe_in *in, const char *plan, const char *why) {
     pipe_out_free(&out);
 }
 
+/* A pipe_in with gen's defaults and the ChatML prompts of the two-stage models. */
+static void chatml_in(pipe_in *in) {
+    memset(in, 0, sizeof *in);
+    gen_opts_default(&in->gen);
+    in->gen.format = GEN_FMT_CHATML;
+}
+
 static void test_given_plan(void) {
     char *good = test_slurp("tests/gen/two_stage/plan_scale.cu"), *bad = test_slurp("tests/gen/two_stage/plan_bad.cu");
     CHECK(good && bad, "plans readable");
     if (!good || !bad) { free(good); free(bad); return; }
     pipe_in in;
-    memset(&in, 0, sizeof in);
-    gen_opts_default(&in.gen);
-    in.gen.format = GEN_FMT_CHATML;
+    chatml_in(&in);
     in.request = "scale x by a into y";
     in.plan = good;
     pipe_out out;
@@ -511,9 +516,7 @@ static void test_plan_gpu(void) {
     CHECK(task_load("bench/suite/ew_silu/task.json", &t, &q) == PG_OK, "ew_silu loads");
     if (!t) return;
     pipe_in in;
-    memset(&in, 0, sizeof in);
-    gen_opts_default(&in.gen);
-    in.gen.format = GEN_FMT_CHATML;
+    chatml_in(&in);
     in.request = "silu";
     in.task = t;
     in.plan_samples = 2;
@@ -625,9 +628,7 @@ static void test_plan_gpu_memo(void) {
         gpu_run_opts_default(&ro);
         gpu_memo_prepare(memo, t, &ro, 1);   /* as gen does when it has loaded the task */
         pipe_in in;
-        memset(&in, 0, sizeof in);
-        gen_opts_default(&in.gen);
-        in.gen.format = GEN_FMT_CHATML;
+        chatml_in(&in);
         in.request = "silu";
         in.task = t;
         in.plan = plans[k];
@@ -660,9 +661,7 @@ static void test_plan_gpu_memo(void) {
     if (ok) {
         setenv("PTXGEN_GPU_MEMO", "0", 1);
         pipe_in in;
-        memset(&in, 0, sizeof in);
-        gen_opts_default(&in.gen);
-        in.gen.format = GEN_FMT_CHATML;
+        chatml_in(&in);
         in.request = "silu";
         in.task = t;
         in.plan = plan_wrong_src;

@@ -43,6 +43,11 @@ int synth_family_find(const char *name) {
     return -1;
 }
 
+pg_status synth_fam_draw(const char *name, uint64_t seed, synth_family_sample *s) {
+    int f = synth_family_find(name);
+    return f < 0 ? PG_ERR_USAGE : FAMS[f].fn(seed, s);
+}
+
 void synth_family_sample_free(synth_family_sample *s) {
     if (!s) return;
     pg_buf_free(&s->task_json);

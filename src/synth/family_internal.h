@@ -60,5 +60,8 @@ typedef pg_status (*fam_gen_fn)(uint64_t seed, synth_family_sample *s);
 /* The name of the C reference in the generator's row ("fam_map"), the
  * task.json's "reference" name; "" for a function that has no row. */
 const char *synth_fam_ref(fam_gen_fn generator);
+/* One draw of family `name` straight from its generator (no nvcc, no verification: what the
+ * synth tests inspect); PG_ERR_USAGE when no row has that name.  s as the generator leaves it. */
+pg_status synth_fam_draw(const char *name, uint64_t seed, synth_family_sample *s);
 
 #endif

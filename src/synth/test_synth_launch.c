@@ -33,15 +33,7 @@ enum { NSEEDS = 400 };
 static bool gen(const char *fname, uint64_t seed, int style, synth_family_sample *s) {
     memset(s, 0, sizeof *s);
     s->plan_style = style;
-    bool found = false;
-#define SYNTH_FAMILY(nm, fn, ref, nv)                      \
-    if (!strcmp(nm, fname)) {                              \
-        found = true;                                      \
-        if (fn(seed, s) != PG_OK) return false;            \
-    }
-#include "families_all.def"
-#undef SYNTH_FAMILY
-    return found && s->task_json.len && s->cu.len;
+    return synth_fam_draw(fname, seed, s) == PG_OK && s->task_json.len && s->cu.len;
 }
 
 typedef struct { int block, div, cap; bool gs; char count[32]; } launch1;

@@ -129,10 +129,7 @@ static void check_family(const char *fname, int min_distinct) {
     for (int i = 0; i < NSEEDS; i++) {
         synth_family_sample s;
         memset(&s, 0, sizeof s);
-        /* the generator alone, straight from the family table (no nvcc) */
-#define SYNTH_FAMILY(nm, fn, ref, nv) if (!strcmp(nm, fname)) fn(1000003ull * (uint64_t)i + 17, &s);
-#include "families_all.def"
-#undef SYNTH_FAMILY
+        synth_fam_draw(fname, 1000003ull * (uint64_t)i + 17, &s);   /* the generator alone (no nvcc) */
         CHECK(s.task_json.len && s.cu.len, "%s seed %d: generated", fname, i);
         bool dup_id = false;
         char *cn = canon(s.cu.data ? s.cu.data : "");
