@@ -295,5 +295,23 @@ else
     echo "SKIPPED: models/base/smollm2-135m-instruct.Q4_1.gguf or nvcc absent; gen's two stages not checked (bash models/fetch_base.sh --smollm2)"
 fi
 
+# a canonical-style model (base.json "regs": "canonical"): the PTX turn's reference drafts are nvcc's literate PTX with
+# its registers renumbered in first-use order (docs/DESIGN.md), and speculative decoding still writes what --draft 0
+# writes.  models/qwen-plan over the 0.5B base stands in (trained numbered: which drafts it keeps differs, never the bytes)
+if [ -e models/base/qwen2.5-coder-0.5b-instruct.gguf ] && [ "$have_nvcc" = 1 ]; then
+    mkdir -p "$tmp/mc" "$tmp/out" && cp models/qwen-plan/adapter_* "$tmp/mc/"
+    python3 -c "import json,os,sys; d=json.load(open('models/qwen-plan/base.json')); d['gguf']=os.path.relpath('$PWD/models/base/qwen2.5-coder-0.5b-instruct.gguf', sys.argv[1]); d['regs']='canonical'; json.dump(d, open(sys.argv[1]+'/base.json','w'))" "$tmp/mc"
+    for d in 0 8; do
+        "$PR" gen --model "$tmp/mc" --plan tests/gen/two_stage/plan_scale.cu "scale x by a into y" --samples 1 --seed 3 --temperature 0.7 \
+            --max-tokens 400 --draft $d --json -o "$tmp/out/c$d.ptx" > "$tmp/c$d.json" 2> "$tmp/c$d.err"
+    done
+    grep -q "gen: drafts: nvcc's literate PTX of the plan is the reference (.* bytes, registers renumbered in first-use order" "$tmp/c8.err" &&
+        python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['speculative']; assert s['by_source']['reference'][0] > 0, s" "$tmp/c8.json" &&
+        [ -s "$tmp/out/c0.ptx" ] && cmp -s "$tmp/out/c0.ptx" "$tmp/out/c8.ptx" && ok ||
+        bad "gen --draft 8 with a canonical-style model's reference must write what --draft 0 writes: $(grep 'gen:' "$tmp/c8.err" | head -3)"
+else
+    echo "SKIPPED: models/base/qwen2.5-coder-0.5b-instruct.gguf or nvcc absent; a canonical-style model's reference drafts not checked"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -58,6 +58,8 @@ typedef struct {
     int retr_k;
     bool need_nvcc;            /* refuse when nvcc is missing, instead of taking an unchecked plan */
     bool no_draft_ref;         /* speculative decoding (gen.draft_max > 0) without the reference drafts (an A/B switch) */
+    bool ref_regs_canonical;   /* the reference drafts' registers renumbered in order of first appearance (ptx_regs_renumber),
+                                  as a model of the canonical register style writes them (pipe_model_regs_canonical) */
     bool gpu_check;            /* with task: run nvcc's PTX of each plan on the GPU against the task's reference and draw a
                                   wrong plan again (above; gen --verify gpu, off with --no-plan-check) */
     gpu_memo *memo;            /* with gpu_check: the request's GPU answers and harness worker to check the plans with
@@ -80,7 +82,8 @@ typedef struct {
     char *signature;           /* the PTX signature of the PTX turn: the task's, else the plan's (malloc'd) */
     gen_result ptx;            /* the PTX turn (pipe_ptx) */
     char *ref_ptx;             /* with gen.draft_max > 0: nvcc's literate PTX of the plan kept, canonical, made as the
-                                  training targets are (synth_cuda_literate_ptx), the PTX turn's gen_opts.draft_ref
+                                  training targets are (synth_cuda_literate_ptx; registers renumbered with
+                                  in->ref_regs_canonical), the PTX turn's gen_opts.draft_ref
                                   (malloc'd); NULL when it could not be made (ref_note says why) or was not wanted */
     char ref_note[300];
     int plan_gpu_checked;      /* gpu_check: plans whose nvcc PTX ran on the GPU to a verdict (right or wrong) */
@@ -117,6 +120,9 @@ PG_API bool pipe_model_retrieval(const char *model_path, char *out, size_t n);
 /* Does the model folder's base.json say "regs": "named"?  (The register style its PTX turn was
  * trained on, docs/LITERATE.md; false for "numbered", a folder without one, or a GGUF file.) */
 PG_API bool pipe_model_regs_named(const char *model_path);
+/* Does it say "regs": "canonical"?  (Numbered registers renumbered in order of first appearance,
+ * ptx_regs_renumber, docs/LITERATE.md "The canonical register style"; false otherwise.) */
+PG_API bool pipe_model_regs_canonical(const char *model_path);
 
 /* ==== one request end to end (src/pipeline/select.c, twin.c, pairs.c) ====================
  * The pieces `ptxgen gen`, `ptxgen twin`, `ptxgen prompts` and the nvcc wrapper put

@@ -353,6 +353,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         pin.gen = o;
         pin.plan_samples = samples;
         pin.no_draft_ref = req->no_draft_ref;
+        pin.ref_regs_canonical = pipe_model_regs_canonical(mdir);   /* the reference drafts written as the model numbers */
         /* --verify gpu --task: each plan nvcc compiles also runs against the task's reference, a wrong one is
          * drawn again (pipe_plan); a plan that runs wrong almost never gives a right kernel (round 12: 0 of 21) */
         pin.gpu_check = level == 2 && task && !req->no_plan_check;
@@ -379,7 +380,8 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         else if (level == 2 && task && req->no_plan_check)
             pipe_note(notes, "gen: plan: not run on the GPU (--no-plan-check)\n");
         if (o.draft_max > 0 && !req->no_draft_ref && pout.ref_ptx)
-            pipe_note(notes, "gen: drafts: nvcc's literate PTX of the plan is the reference (%zu bytes)\n", strlen(pout.ref_ptx));
+            pipe_note(notes, "gen: drafts: nvcc's literate PTX of the plan is the reference (%zu bytes%s)\n", strlen(pout.ref_ptx),
+                      pin.ref_regs_canonical ? ", registers renumbered in first-use order as the model writes them" : "");
         else if (o.draft_max > 0 && !req->no_draft_ref)
             pipe_note(notes, "gen: drafts: no reference PTX of the plan (%s)\n", pout.ref_note);
         if (!sig.len && pout.signature) {   /* a free-form request: the plan names the kernel and its parameters */

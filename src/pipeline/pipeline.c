@@ -34,19 +34,34 @@ void pipe_out_free(pipe_out *o) {
 }
 
 /* nvcc's literate PTX of the plan kept, canonical (with comments), as the training targets
- * are made: the PTX turn's reference drafts.  On failure out->ref_ptx stays NULL and
- * out->ref_note says why (no error: the drafts are only guesses). */
+ * are made (registers renumbered in first-use order first for a canonical-style model, as
+ * `prompts`/`synth --regs canonical` do): the PTX turn's reference drafts.  On failure
+ * out->ref_ptx stays NULL and out->ref_note says why (no error: the drafts are only guesses). */
 static void make_ref_ptx(const pipe_in *in, const char *plan, const char *const *names, int np, pipe_out *out) {
     free(out->ref_ptx);
     out->ref_ptx = NULL;
     pg_buf lit = {0}, canon = {0};
     char why[300];
     const char *arch = in->gen.arch ? in->gen.arch : "sm_80";
-    if (!synth_cuda_literate_ptx(plan, out->kernel, names, np, arch, &lit, why, sizeof why))
-        snprintf(out->ref_note, sizeof out->ref_note, "%s", why);
-    else if (!pipe_canonical_ptx(lit.data, arch, 0, true, &canon, why, sizeof why))
+    bool made = synth_cuda_literate_ptx(plan, out->kernel, names, np, arch, &lit, why, sizeof why);
+    if (!made) snprintf(out->ref_note, sizeof out->ref_note, "%s", why);
+    if (made && in->ref_regs_canonical) {
+        ptx_module *m = NULL;
+        pg_diag_sink q = {0};
+        made = ptx_parse(lit.data, lit.len, "reference", &m, &q) == PG_OK && ptx_validate(m, &q) == PG_OK && !q.nerrors &&
+               ptx_regs_renumber(m) == PG_OK;
+        if (made) {
+            pg_buf renum = {0};
+            ptx_print(m, &renum);
+            pg_buf_free(&lit);
+            lit = renum;
+        } else
+            snprintf(out->ref_note, sizeof out->ref_note, "nvcc's PTX of the plan does not validate: its registers cannot be renumbered");
+        ptx_module_free(m);
+    }
+    if (made && !pipe_canonical_ptx(lit.data, arch, 0, true, &canon, why, sizeof why))
         snprintf(out->ref_note, sizeof out->ref_note, "nvcc's PTX of the plan is not canonical: %.250s", why);
-    else {
+    else if (made) {
         out->ref_ptx = canon.data;
         canon.data = NULL;
         out->ref_note[0] = 0;
@@ -390,6 +405,12 @@ bool pipe_model_regs_named(const char *model_path) {
     char r[32];
     base_json_string(model_path, "regs", r, sizeof r);
     return !strcmp(r, "named");
+}
+
+bool pipe_model_regs_canonical(const char *model_path) {
+    char r[32];
+    base_json_string(model_path, "regs", r, sizeof r);
+    return !strcmp(r, "canonical");
 }
 
 bool pipe_model_is_two_stage(const char *model_path) {

@@ -147,6 +147,45 @@ static void test_given_plan(void) {
         pg_buf_free(&prompt);
         pipe_out_free(&out);
     }
+    /* a canonical-style model (base.json "regs": "canonical"): the reference is nvcc's, its registers renumbered in
+     * order of first appearance as the model was trained to write them; the same text otherwise */
+    if (have_nvcc()) {
+        in.gen.draft_max = 8;
+        in.no_draft_ref = false;
+        pipe_out plain_ref;
+        memset(&plain_ref, 0, sizeof plain_ref);
+        memset(&out, 0, sizeof out);
+        CHECK(pipe_plan(NULL, NULL, &in, &plain_ref, &q) == PG_OK && plain_ref.ref_ptx, "nvcc's reference");
+        in.ref_regs_canonical = true;
+        CHECK(pipe_plan(NULL, NULL, &in, &out, &q) == PG_OK && out.ref_ptx, "the canonical reference (%s)", out.ref_note);
+        in.ref_regs_canonical = false;
+        if (plain_ref.ref_ptx && out.ref_ptx) {
+            ptx_module *a = NULL, *b = NULL;
+            pg_diag_sink qa = {0}, qb = {0};
+            CHECK(ptx_parse(plain_ref.ref_ptx, strlen(plain_ref.ref_ptx), "nvcc", &a, &qa) == PG_OK &&
+                      ptx_parse(out.ref_ptx, strlen(out.ref_ptx), "canonical", &b, &qb) == PG_OK,
+                  "both references parse");
+            if (a && b) {
+                CHECK(ptx_regs_renumber(a) == PG_OK, "nvcc's renumbers");
+                pg_buf pa = {0}, pb = {0};
+                ptx_print(a, &pa);
+                ptx_print(b, &pb);
+                CHECK(pa.data && pb.data && !strcmp(pa.data, pb.data), "the canonical reference is nvcc's renumbered:\n%s\n%s",
+                      pa.data ? pa.data : "", pb.data ? pb.data : "");
+                pg_buf_free(&pa);
+                pg_buf_free(&pb);
+            }
+            ptx_module_free(a);
+            ptx_module_free(b);
+            /* nvcc loads `n` into %r2 (its %r1 is the index, computed later): first in order, it becomes %r1 */
+            CHECK(strcmp(plain_ref.ref_ptx, out.ref_ptx) != 0 && strstr(out.ref_ptx, "ld.param.u32 %r1, [n];") &&
+                      strstr(out.ref_ptx, "\t// if (i < n) y[i] = a * x[i];\n") &&
+                      strstr(out.ref_ptx, ".visible .entry scale(\n\t.param .u64 x,") == strstr(out.ref_ptx, ".visible"),
+                  "the registers moved, the comments and signature stayed:\n%s\n%s", plain_ref.ref_ptx, out.ref_ptx);
+        }
+        pipe_out_free(&plain_ref);
+        pipe_out_free(&out);
+    } else printf("SKIPPED: nvcc not found; the canonical reference drafts are not checked\n");
     in.gen.draft_max = 0;
     in.no_draft_ref = false;
     /* a task whose kernel the plan does not define */
@@ -192,11 +231,12 @@ static void test_marker(void) {
     char dir[] = "/tmp/ptxgen-regs-XXXXXX", p[64];
     if (mkdtemp(dir)) {
         snprintf(p, sizeof p, "%s/base.json", dir);
-        const char *styles[] = {"{\"regs\": \"named\"}", "{\"regs\": \"numbered\"}", "{\"regs\": 3}"};
-        for (int i = 0; i < 3; i++) {
+        const char *styles[] = {"{\"regs\": \"named\"}", "{\"regs\": \"numbered\"}", "{\"regs\": 3}", "{\"regs\": \"canonical\"}"};
+        for (int i = 0; i < 4; i++) {
             FILE *f = fopen(p, "w");
             if (f) { fputs(styles[i], f); fclose(f); }
             CHECK(pipe_model_regs_named(dir) == (i == 0), "%s", styles[i]);
+            CHECK(pipe_model_regs_canonical(dir) == (i == 3), "%s: canonical?", styles[i]);
         }
         remove(p);
         rmdir(dir);
