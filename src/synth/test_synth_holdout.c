@@ -55,15 +55,7 @@ static bool known(const char *fam, const char *task) {
 
 static bool gen(const char *fname, uint64_t seed, synth_family_sample *s) {
     memset(s, 0, sizeof *s);
-    bool found = false;
-#define SYNTH_FAMILY(nm, fn, ref, nv)                      \
-    if (!strcmp(nm, fname)) {                              \
-        found = true;                                      \
-        if (fn(seed, s) != PG_OK) return false;            \
-    }
-#include "families_all.def"
-#undef SYNTH_FAMILY
-    return found && s->task_json.len;
+    return synth_fam_draw(fname, seed, s) == PG_OK && s->task_json.len;
 }
 
 typedef struct {
