@@ -104,6 +104,25 @@ static bool ptx_ok(const char *ptx, const char *name, bool have_ptxas, char *why
     return ok;
 }
 
+/* One sample of family fam through nvcc, the validator and ptxas; *compiled counts them (99 once nvcc is
+ * found missing: the SKIPPED line names `what`, and the caller compiles no more). */
+static void compile_one(int fam, uint64_t seed, const char *identity, const char *what, bool have_ptxas, int *compiled) {
+    synth_family_sample g;
+    memset(&g, 0, sizeof g);
+    pg_diag_sink q = {0};
+    pg_status st = synth_family_generate(fam, seed, "sm_90", SYNTH_FMT_PLAIN, &g, &q);
+    if (st == PG_ERR_IO && *compiled == 0) {
+        printf("SKIPPED: nvcc not found, %s are not compiled\n", what);
+        *compiled = 99;
+    } else {
+        char why[400] = "";
+        CHECK(st == PG_OK && g.ptx.len && ptx_ok(g.ptx.data, g.name, have_ptxas, why, sizeof why), "seed %llu (%s): status %d %s",
+              (unsigned long long)seed, identity, st, why);
+        (*compiled)++;
+    }
+    synth_family_sample_free(&g);
+}
+
 /* ---- stencil1d ------------------------------------------------------------------------ */
 static void check_stencil(bool have_ptxas) {
     int fam = synth_family_find("stencil1d");
@@ -292,20 +311,7 @@ static void check_transpose(bool have_ptxas) {
         }
         /* a few of each new axis through nvcc, the validator and ptxas */
         if (compiled < 6 && (batched || TD == 8 || strcmp(dt, "f32") != 0) && (seed % 7 == 0)) {
-            synth_family_sample g;
-            memset(&g, 0, sizeof g);
-            pg_diag_sink q = {0};
-            pg_status st = synth_family_generate(fam, seed, "sm_90", SYNTH_FMT_PLAIN, &g, &q);
-            if (st == PG_ERR_IO && compiled == 0) {
-                printf("SKIPPED: nvcc not found, the transpose variants are not compiled\n");
-                compiled = 99;
-            } else {
-                char why[400] = "";
-                CHECK(st == PG_OK && g.ptx.len && ptx_ok(g.ptx.data, g.name, have_ptxas, why, sizeof why), "seed %llu (%s): status %d %s",
-                      (unsigned long long)seed, s.identity, st, why);
-                compiled++;
-            }
-            synth_family_sample_free(&g);
+            compile_one(fam, seed, s.identity, "the transpose variants", have_ptxas, &compiled);
         }
         json_decref(root);
         synth_family_sample_free(&s);
@@ -401,20 +407,7 @@ static void check_stencil2d_sep(bool have_ptxas) {
                 if (t) unload(t, dir);
             }
             if (compiled < 4 && seed % 3 == 0) {
-                synth_family_sample g;
-                memset(&g, 0, sizeof g);
-                pg_diag_sink q = {0};
-                pg_status st = synth_family_generate(fam, seed, "sm_90", SYNTH_FMT_PLAIN, &g, &q);
-                if (st == PG_ERR_IO && compiled == 0) {
-                    printf("SKIPPED: nvcc not found, the separable stencil2d samples are not compiled\n");
-                    compiled = 99;
-                } else {
-                    char why[400] = "";
-                    CHECK(st == PG_OK && g.ptx.len && ptx_ok(g.ptx.data, g.name, have_ptxas, why, sizeof why), "seed %llu (%s): status %d %s",
-                          (unsigned long long)seed, s.identity, st, why);
-                    compiled++;
-                }
-                synth_family_sample_free(&g);
+                compile_one(fam, seed, s.identity, "the separable stencil2d samples", have_ptxas, &compiled);
             }
         }
         json_decref(root);
