@@ -127,6 +127,7 @@ static bool interval(const expr_tree *e, double *lo, double *hi) {
 
 typedef struct {
     rng_t rng;
+    rng_t sq;           /* squares of compound terms: a stream of its own, so every other draw stays as it was */
     int ninputs;
     unsigned weights[EXPR__COUNT];
     unsigned wsum;
@@ -241,6 +242,11 @@ static expr_tree *gen_op(gen_t *g, expr_op op, int depth) {
         if (e->nkids == 2 && g->ninputs > 1 && e->kid[0]->op == EXPR_INPUT &&
             e->kid[1]->op == EXPR_INPUT && e->kid[0]->input == e->kid[1]->input && op != EXPR_MUL)
             e->kid[1]->input = (e->kid[0]->input + 1 + rng_int(&g->rng, g->ninputs - 1)) % g->ninputs;
+        /* a share of the products of a compound term square it, (a - b)*(a - b): people write (a - b)^2 */
+        if (op == EXPR_MUL && !is_leaf(e->kid[0]) && rng_unit(&g->sq) < 0.2) {
+            expr_free(e->kid[1]);
+            e->kid[1] = expr_clone(e->kid[0]);
+        }
         break;
     }
     }
@@ -306,6 +312,7 @@ expr_tree *synth_expr_random(uint64_t seed, int ninputs, int max_depth, const sy
     gen_t g;
     memset(&g, 0, sizeof g);
     g.rng.s = seed ^ 0x5EED0E1Bull;
+    g.sq.s = seed ^ 0x5351554152450000ull;
     g.ninputs = ninputs;
     g.const_prob = o && o->const_prob > 0 ? o->const_prob : 0.25;
     g.leaf_prob = o && o->leaf_prob > 0 ? o->leaf_prob : 0.3;
