@@ -18,6 +18,10 @@
  *  - spmv, ELL: 3/4 of the ELL samples pad with column -1 (2/3 before h104), each of them says so in
  *    the plan (head comment and the skip) and in every description but the terse one, the
  *    reference skips exactly the -1 slots (checked against the sum on 1000 rows x 9 slots);
+ *  - scan: half of the shuffle scans write the five Hillis-Steele steps out with literal deltas
+ *    1, 2, 4, 8, 16 (no loop over d); in their literate PTX each plan comment naming a delta is
+ *    followed by a shuffle with that delta (an immediate or a `mov.u32` of it), and the suite's
+ *    exclusive_scan_1024 (s32, 1024-element segments) is never drawn;
  *  - a few samples of each new variant go through synth_family_generate: the PTX validates and
  *    ptxas accepts it (nvcc compiles the transpose plans), when the tools are installed.
  * Whether the new kernels are correct on a GPU is tests/gpu/families.sh's job. */
@@ -512,6 +516,110 @@ static void check_spmv_ell(bool have_ptxas) {
     CHECK(compiled >= 4, "spmv: %d ELL samples compiled", compiled);
 }
 
+/* ---- scan: the warp scans' shuffle deltas written out ------------------------------------- */
+/* The delta of each shfl.sync.up of a PTX text in order (an immediate, or the value of the last
+ * `mov.u32 %r, imm` to its register), and for each plan comment naming a literal delta
+ * (`__shfl_up_sync(0xffffffffu, v, D);`) whether the next shuffle after it uses D. */
+static int ptx_deltas(const char *ptx, int *d, int max, int *commented, int *agree) {
+    int n = 0, pending = -1;
+    *commented = *agree = 0;
+    char regs[64][16];
+    long val[64];
+    int nr = 0;
+    for (const char *l = ptx; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        while (*l == ' ' || *l == '\t') l++;
+        const char *c = strstr(l, "__shfl_up_sync(0xffffffffu, ");
+        const char *e = strchr(l, '\n');
+        if (!strncmp(l, "//", 2) && c && (!e || c < e)) {
+            const char *comma = strchr(c + 28, ',');
+            if (comma && (!e || comma < e) && comma[1] == ' ' && comma[2] >= '0' && comma[2] <= '9') { pending = atoi(comma + 2); (*commented)++; }
+            continue;
+        }
+        char r[16];
+        long v;
+        if (sscanf(l, "mov.u32 %15[^,], %ld;", r, &v) == 2 && nr < 64) {
+            int k = 0;
+            while (k < nr && strcmp(regs[k], r)) k++;
+            if (k == nr) nr++;
+            snprintf(regs[k], sizeof regs[k], "%s", r);
+            val[k] = v;
+        } else if (!strncmp(l, "shfl.sync.up.b32", 16)) {
+            /* shfl.sync.up.b32 %rD|%pP, %rA, B, C, M; */
+            const char *a = strchr(l, ',');
+            const char *b = a ? strchr(a + 1, ',') : NULL;
+            if (!b) continue;
+            b++;
+            while (*b == ' ') b++;
+            int delta = -1;
+            if (*b >= '0' && *b <= '9') delta = atoi(b);
+            else {
+                char br[16];
+                if (sscanf(b, "%15[^,]", br) == 1)
+                    for (int k = 0; k < nr; k++)
+                        if (!strcmp(regs[k], br)) delta = (int)val[k];
+            }
+            if (n < max) d[n++] = delta;
+            if (pending >= 0) *agree += delta == pending;
+            pending = -1;
+        }
+    }
+    return n;
+}
+
+static void check_scan_unrolled(bool have_ptxas) {
+    int fam = synth_family_find("scan");
+    CHECK(fam >= 0, "scan family");
+    int nshfl = 0, nun = 0, compiled = 0, literate = 0;
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        synth_family_sample s;
+        if (!gen("scan", seed, &s)) { CHECK(false, "scan seed %llu: generator", (unsigned long long)seed); continue; }
+        /* held out (bench/suite exclusive_scan_1024): s32 exclusive, 1024-element segments per 256-thread block */
+        CHECK(!strstr(s.identity, "scan:exclusive:s32:block1024_") && !strstr(s.identity, "scan:exclusive:s32:blelloch1024"),
+              "seed %llu: draws the held-out exclusive_scan_1024 (%s)", (unsigned long long)seed, s.identity);
+        bool shfl = strstr(s.cu.data, "__shfl_up_sync") != NULL, un = strstr(s.cu.data, "unrolled: shuffle deltas 1, 2, 4, 8, 16") != NULL;
+        nshfl += shfl;
+        nun += un;
+        CHECK(!un || !strstr(s.cu.data, "for (int d = 1; d < 32; d <<= 1)"), "seed %llu: an unrolled plan keeps the loop", (unsigned long long)seed);
+        if (un) {
+            /* every step written out, in order, with its literal delta and guard */
+            const char *p = s.cu.data;
+            bool ok = true;
+            for (int d = 1; d < 32 && ok; d <<= 1) {
+                char want[64], guard[32];
+                snprintf(want, sizeof want, "%d = __shfl_up_sync(0xffffffffu, ", d);
+                snprintf(guard, sizeof guard, "if (lane >= %d) ", d);
+                const char *q = strstr(p, want);
+                ok = q && strstr(q, guard);
+                if (ok) p = strstr(q, guard);
+            }
+            CHECK(ok, "seed %llu: the unrolled steps:\n%s", (unsigned long long)seed, s.cu.data);
+        }
+        /* a few unrolled plans compiled: plain (validator, ptxas), and literate: each comment's delta is its shuffle's */
+        if (un && compiled < 4 && seed % 3 == 0) {
+            compile_one(fam, seed, s.identity, "the unrolled scans", have_ptxas, &compiled);
+            if (compiled < 99) {
+                synth_family_sample g;
+                memset(&g, 0, sizeof g);
+                pg_diag_sink q = {0};
+                if (synth_family_generate(fam, seed, "sm_90", SYNTH_FMT_LITERATE, &g, &q) == PG_OK && g.ptx.len) {
+                    int d[64], commented = 0, agree = 0, n = ptx_deltas(g.ptx.data, d, 64, &commented, &agree);
+                    int steps = 0;   /* 1, 2, 4, 8, 16 in order */
+                    for (int k = 0; k < n; k++)
+                        if (d[k] == 1 << (steps % 5)) steps++;
+                    CHECK(commented >= 5 && agree == commented && steps >= 5, "seed %llu (%s): %d shuffles, %d commented deltas, %d agree, %d steps in order",
+                          (unsigned long long)seed, s.identity, n, commented, agree, steps);
+                    literate++;
+                } else CHECK(false, "seed %llu: literate PTX", (unsigned long long)seed);
+                synth_family_sample_free(&g);
+            }
+        }
+        synth_family_sample_free(&s);
+    }
+    /* half of the shuffle scans (0 before 2026-12-07, h104) */
+    CHECK(nshfl > NSEEDS / 2 && nun * 100 >= nshfl * 45 && nun * 100 <= nshfl * 55, "scan: %d of %d shuffle scans unrolled", nun, nshfl);
+    CHECK(compiled >= 4 && (compiled == 99 || literate == 4), "scan: %d unrolled compiled, %d literate", compiled, literate);
+}
+
 static void check_reduce_holdout(void) {
     int e8_512 = 0;
     for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
@@ -534,5 +642,6 @@ int main(void) {
     check_stencil2d_sep(have_ptxas);
     check_reduce_holdout();
     check_spmv_ell(have_ptxas);
+    check_scan_unrolled(have_ptxas);
     return TEST_DONE();
 }
