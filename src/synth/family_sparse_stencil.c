@@ -33,9 +33,12 @@ static void coord(char *b, size_t n, const char *v, int d) {
     if (d) snprintf(b, n, "%s %c %d", v, d < 0 ? '-' : '+', d < 0 ? -d : d);
     else snprintf(b, n, "%s", v);
 }
-/* the coordinate through the boundary map BC(v, n) when map */
+/* the coordinate through the boundary map BC(v, n) when map, else parenthesised when it has an
+ * offset: it is a factor of the index ((size_t)(z - 1) * H; before 2026-12-07 the copy boundary's
+ * direct plans read (size_t)z - 1 * H, that is z - H) */
 static void mapped(char *b, size_t n, const char *v, const char *ext, bool map) {
     if (map) snprintf(b, n, "BC(%s, %s)", v, ext);
+    else if (strchr(v, ' ')) snprintf(b, n, "(%s)", v);
     else snprintf(b, n, "%s", v);
 }
 

@@ -22,6 +22,8 @@
  *    1, 2, 4, 8, 16 (no loop over d); in their literate PTX each plan comment naming a delta is
  *    followed by a shuffle with that delta (an immediate or a `mov.u32` of it), and the suite's
  *    exclusive_scan_1024 (s32, 1024-element segments) is never drawn;
+ *  - stencil_bc: no plan indexes with `(size_t)z - 1 * H` (z - H: the copy boundary's direct
+ *    plans did for every z neighbour until 2026-12-07);
  *  - a few samples of each new variant go through synth_family_generate: the PTX validates and
  *    ptxas accepts it (nvcc compiles the transpose plans), when the tools are installed.
  * Whether the new kernels are correct on a GPU is tests/gpu/families.sh's job. */
@@ -620,6 +622,43 @@ static void check_scan_unrolled(bool have_ptxas) {
     CHECK(compiled >= 4 && (compiled == 99 || literate == 4), "scan: %d unrolled compiled, %d literate", compiled, literate);
 }
 
+/* ---- stencil_bc ---------------------------------------------------------------------------- */
+/* Does cu cast a bare offset coordinate to size_t ahead of a product, `(size_t)z - 1 * H` (that is
+ * z - H)?  The copy boundary's direct plans did, for every z neighbour, until 2026-12-07. */
+static bool cast_precedence_trap(const char *cu) {
+    for (const char *p = strstr(cu, "(size_t)"); p; p = strstr(p + 1, "(size_t)")) {
+        const char *q = p + 8;
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_')) continue;
+        while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_') q++;
+        if (strncmp(q, " - ", 3) && strncmp(q, " + ", 3)) continue;
+        q += 3;
+        if (*q < '0' || *q > '9') continue;
+        while (*q >= '0' && *q <= '9') q++;
+        if (!strncmp(q, " * ", 3)) return true;
+    }
+    return false;
+}
+
+static void check_stencil_bc(bool have_ptxas) {
+    int fam = synth_family_find("stencil_bc");
+    CHECK(fam >= 0, "stencil_bc family");
+    int ncopy_direct = 0, trapped = 0, compiled = 0;
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        synth_family_sample s;
+        if (!gen("stencil_bc", seed, &s)) { CHECK(false, "stencil_bc seed %llu: generator", (unsigned long long)seed); continue; }
+        bool cd = strstr(s.identity, ":copy:") && strstr(s.identity, ":direct:");
+        ncopy_direct += cd;
+        if (cast_precedence_trap(s.cu.data) && trapped++ < 3) fprintf(stderr, "  seed %llu (%s): (size_t)v +- d * n in\n%s\n", (unsigned long long)seed, s.identity, s.cu.data);
+        if (cd && strstr(s.identity, "stencil_bc:3:") && compiled < 3 && seed % 4 == 0)
+            compile_one(fam, seed, s.identity, "the copy-boundary stencils", have_ptxas, &compiled);
+        synth_family_sample_free(&s);
+    }
+    CHECK(trapped == 0, "stencil_bc: %d plans index with (size_t)v - 1 * n (v - n)", trapped);
+    CHECK(cast_precedence_trap("in[((size_t)z - 1 * H + y) * W + x]") && !cast_precedence_trap("in[((size_t)(z - 1) * H + y) * W + x]") &&
+              !cast_precedence_trap("in[((size_t)z * H + y - 1) * W + x]"), "the trap detector");
+    CHECK(ncopy_direct > 0 && compiled >= 3, "stencil_bc: %d copy-boundary direct samples, %d compiled", ncopy_direct, compiled);
+}
+
 static void check_reduce_holdout(void) {
     int e8_512 = 0;
     for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
@@ -643,5 +682,6 @@ int main(void) {
     check_reduce_holdout();
     check_spmv_ell(have_ptxas);
     check_scan_unrolled(have_ptxas);
+    check_stencil_bc(have_ptxas);
     return TEST_DONE();
 }
