@@ -23,7 +23,11 @@
  *    followed by a shuffle with that delta (an immediate or a `mov.u32` of it), and the suite's
  *    exclusive_scan_1024 (s32, 1024-element segments) is never drawn;
  *  - stencil_bc: no plan indexes with `(size_t)z - 1 * H` (z - H: the copy boundary's direct
- *    plans did for every z neighbour until 2026-12-07);
+ *    plans did for every z neighbour until 2026-12-07); every copy plan states the face rule; the
+ *    3-D variable-coefficient step with copied faces is over a quarter of the draws, with 8 blocks
+ *    and u32 extents for about half, each with a size where every cell is a face; its reference
+ *    copies every cell there and updates the interior of a regular size as in + kappa*(6
+ *    neighbours - 6*in); the suite's heat3d_varcoef (f32, 32x8x1, u32 extents) is never drawn;
  *  - a few samples of each new variant go through synth_family_generate: the PTX validates and
  *    ptxas accepts it (nvcc compiles the transpose plans), when the tools are installed.
  * Whether the new kernels are correct on a GPU is tests/gpu/families.sh's job. */
@@ -639,24 +643,132 @@ static bool cast_precedence_trap(const char *cu) {
     return false;
 }
 
+/* The heat step's output at every cell of size si, recomputed: faces copied, the rest
+ * in + kappa*(6 neighbours - 6*in); *faces counts the copied cells. */
+static size_t heat_bad(const task_spec *t, const task_inst *in, const task_inst *ref, int pi, int pk, int po, bool f64, int64_t D, int64_t H, int64_t W,
+                       size_t *faces) {
+    size_t bad = 0;
+    *faces = 0;
+#define V(a, i) (f64 ? ((const double *)(a).data)[i] : (double)((const float *)(a).data)[i])
+    for (int64_t z = 0; z < D; z++)
+        for (int64_t y = 0; y < H; y++)
+            for (int64_t x = 0; x < W; x++) {
+                size_t k = (size_t)((z * H + y) * W + x);
+                double want;
+                if (x == 0 || y == 0 || z == 0 || x == W - 1 || y == H - 1 || z == D - 1) {
+                    want = V(in->args[pi], k);
+                    (*faces)++;
+                } else {
+                    double c = V(in->args[pi], k);
+                    double s6 = V(in->args[pi], k - 1) + V(in->args[pi], k + 1) + V(in->args[pi], k - (size_t)W) + V(in->args[pi], k + (size_t)W) +
+                                V(in->args[pi], k - (size_t)(W * H)) + V(in->args[pi], k + (size_t)(W * H));
+                    want = c + V(in->args[pk], k) * (s6 - 6 * c);
+                }
+                double got = V(ref->args[po], k);
+                bad += fabs(got - want) > 1e-4 * (1 + fabs(want));
+            }
+#undef V
+    (void)t;
+    return bad;
+}
+
 static void check_stencil_bc(bool have_ptxas) {
     int fam = synth_family_find("stencil_bc");
     CHECK(fam >= 0, "stencil_bc family");
-    int ncopy_direct = 0, trapped = 0, compiled = 0;
+    json_t *suite = json_load_file("bench/suite/heat3d_varcoef/task.json", 0, NULL);
+    CHECK(suite != NULL, "bench/suite/heat3d_varcoef/task.json loads");
+    const char *sb1 = json_string_value(json_array_get(json_object_get(json_object_get(suite, "launch"), "block"), 1));
+    CHECK(sb1 && !strcmp(sb1, "8"), "suite heat3d_varcoef: 32x8x1 blocks");
+    int ncopy_direct = 0, trapped = 0, compiled = 0, nheat = 0, nu32 = 0, nblocks = 0, checked_ref = 0, all_face = 0;
+    char blocks[16][16];
     for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
         synth_family_sample s;
         if (!gen("stencil_bc", seed, &s)) { CHECK(false, "stencil_bc seed %llu: generator", (unsigned long long)seed); continue; }
         bool cd = strstr(s.identity, ":copy:") && strstr(s.identity, ":direct:");
         ncopy_direct += cd;
         if (cast_precedence_trap(s.cu.data) && trapped++ < 3) fprintf(stderr, "  seed %llu (%s): (size_t)v +- d * n in\n%s\n", (unsigned long long)seed, s.identity, s.cu.data);
-        if (cd && strstr(s.identity, "stencil_bc:3:") && compiled < 3 && seed % 4 == 0)
-            compile_one(fam, seed, s.identity, "the copy-boundary stencils", have_ptxas, &compiled);
+        if (strstr(s.identity, ":copy:"))
+            CHECK(strstr(s.cu.data, "// a cell on any face copies the input (every cell when an extent is 1 or 2)\n    if (x == 0 || y == 0 || z == 0 ||") != NULL,
+                  "seed %llu: the face copy and its comment:\n%s", (unsigned long long)seed, s.cu.data);
+        bool heat = strstr(s.identity, "stencil_bc:3:heat7_var:copy:") != NULL, u32 = strstr(s.identity, ":u32") != NULL;
+        CHECK(!u32 || heat, "seed %llu: u32 extents outside the heat step (%s)", (unsigned long long)seed, s.identity);
+        /* held out: the suite's f32 32x8x1 step with u32 extents, direct or tiled (test_synth_holdout found the tiled
+         * ones: the same task), and the direct one with s32 extents as before */
+        CHECK(!strstr(s.identity, "stencil_bc:3:heat7_var:copy:f32:direct:32x8x1:") &&
+                  !(strstr(s.identity, "stencil_bc:3:heat7_var:copy:f32:smem:32x8x1:") && strstr(s.identity, ":u32")),
+              "seed %llu: draws the held-out heat3d_varcoef (%s)", (unsigned long long)seed, s.identity);
+        if (heat) {
+            nheat++;
+            nu32 += u32;
+            CHECK(!u32 || strstr(s.cu.data, "unsigned int") != NULL, "seed %llu: u32 extents in the plan", (unsigned long long)seed);
+            const char *b = strstr(s.identity, "direct:") ? strstr(s.identity, "direct:") + 7 : strstr(s.identity, "smem:") + 5;
+            char blk[16];
+            snprintf(blk, sizeof blk, "%.*s", (int)strcspn(b, ":"), b);
+            int k = 0;
+            while (k < nblocks && strcmp(blocks[k], blk)) k++;
+            if (k == nblocks && nblocks < 16) snprintf(blocks[nblocks++], sizeof blocks[0], "%s", blk);
+            json_t *root = json_loads(s.task_json.data, 0, NULL);
+            json_t *fp = json_object_get(root, "family_params");
+            json_t *sz = json_object_get(root, "sizes");
+            const char *Dn = json_string_value(json_array_get(json_object_get(fp, "sizes"), 0)), *Hn = json_string_value(json_array_get(json_object_get(fp, "sizes"), 1)),
+                       *Wn = json_string_value(json_array_get(json_object_get(fp, "sizes"), 2));
+            /* a size where every cell is a face (an extent of 1 or 2) */
+            int degenerate = -1;
+            for (size_t i = 0; i < json_array_size(sz) && degenerate < 0; i++) {
+                json_t *o = json_array_get(sz, i);
+                if (json_integer_value(json_object_get(o, Dn)) <= 2 || json_integer_value(json_object_get(o, Hn)) <= 2 || json_integer_value(json_object_get(o, Wn)) <= 2)
+                    degenerate = (int)i;
+            }
+            CHECK(degenerate >= 0, "seed %llu: no all-face size", (unsigned long long)seed);
+            /* the reference: faces copied (all of them on the all-face size), the interior updated */
+            if (checked_ref < 6 && degenerate >= 0) {
+                char dir[512];
+                task_spec *t = load(&s, dir, sizeof dir);
+                CHECK(t != NULL, "seed %llu: task loads", (unsigned long long)seed);
+                int pi = t ? pidx(t, json_string_value(json_object_get(fp, "in"))) : -1, pk = t ? pidx(t, json_string_value(json_object_get(fp, "kappa"))) : -1,
+                    po = t ? pidx(t, json_string_value(json_object_get(fp, "out"))) : -1;
+                bool f64 = !strcmp(json_string_value(json_object_get(fp, "dtype")), "f64");
+                for (int pass = 0; t && pi >= 0 && pk >= 0 && po >= 0 && pass < 2; pass++) {
+                    int si = pass == 0 ? degenerate : 1;   /* the all-face size, then the first small regular one */
+                    json_t *o = json_array_get(sz, (size_t)si);
+                    int64_t D = json_integer_value(json_object_get(o, Dn)), H = json_integer_value(json_object_get(o, Hn)), W = json_integer_value(json_object_get(o, Wn));
+                    task_inst in, ref;
+                    memset(&in, 0, sizeof in);
+                    memset(&ref, 0, sizeof ref);
+                    pg_diag_sink q = {0};
+                    bool ok = task_inst_make(t, si, 0, 11, &in, &q) == PG_OK && task_reference_run(&in, &ref, &q) == PG_OK;
+                    CHECK(ok, "seed %llu: reference runs at size %d", (unsigned long long)seed, si);
+                    if (ok) {
+                        size_t faces = 0, bad = heat_bad(t, &in, &ref, pi, pk, po, f64, D, H, W, &faces);
+                        CHECK(bad == 0, "seed %llu (%s) %lldx%lldx%lld: %zu cells off", (unsigned long long)seed, s.identity, (long long)D, (long long)H, (long long)W, bad);
+                        if (pass == 0) {
+                            CHECK(faces == (size_t)(D * H * W), "seed %llu: %zu of %lld cells are faces", (unsigned long long)seed, faces, (long long)(D * H * W));
+                            all_face++;
+                        }
+                    }
+                    task_inst_free(&in);
+                    task_inst_free(&ref);
+                }
+                checked_ref++;
+                if (t) unload(t, dir);
+            }
+            if (compiled < 6 && seed % 3 == 0 && (u32 || compiled < 3))
+                compile_one(fam, seed, s.identity, "the heat steps", have_ptxas, &compiled);
+            json_decref(root);
+        }
         synth_family_sample_free(&s);
     }
+    json_decref(suite);
     CHECK(trapped == 0, "stencil_bc: %d plans index with (size_t)v - 1 * n (v - n)", trapped);
     CHECK(cast_precedence_trap("in[((size_t)z - 1 * H + y) * W + x]") && !cast_precedence_trap("in[((size_t)(z - 1) * H + y) * W + x]") &&
               !cast_precedence_trap("in[((size_t)z * H + y - 1) * W + x]"), "the trap detector");
-    CHECK(ncopy_direct > 0 && compiled >= 3, "stencil_bc: %d copy-boundary direct samples, %d compiled", ncopy_direct, compiled);
+    CHECK(ncopy_direct > 0, "stencil_bc: %d copy-boundary direct samples", ncopy_direct);
+    /* 93 of 2000 before 2026-12-07 (h104) */
+    CHECK(nheat * 100 >= NSEEDS * 25 && nheat * 100 <= NSEEDS * 33, "stencil_bc: %d of %d draws are the 3-D heat step with copied faces", nheat, NSEEDS);
+    CHECK(nu32 * 100 >= nheat * 40 && nu32 * 100 <= nheat * 60, "stencil_bc: %d of %d heat steps with u32 extents", nu32, nheat);
+    CHECK(nblocks >= 8, "stencil_bc: %d heat-step blocks (8 direct, their z = 1 forms tiled)", nblocks);
+    CHECK(checked_ref == 6 && all_face == 6, "stencil_bc: reference checked on %d heat steps (%d all-face sizes)", checked_ref, all_face);
+    CHECK(compiled >= 6 || compiled == 99, "stencil_bc: %d heat steps compiled", compiled);
 }
 
 static void check_reduce_holdout(void) {
