@@ -7,7 +7,7 @@
  *    (f32 arrays of n elements), up to two scalar parameters alpha, beta,
  *    f32 constants and the operators
  *        add sub mul div fma min max abs exp log sqrt rsqrt tanh sigmoid relu sel,
- *    with printers (C, math text, prefix), a prefix parser and a double
+ *    with printers (C, math text, human math, prefix), a prefix parser and a double
  *    interpreter.  The synth module's expression family (ptxgen/synth_expr.h)
  *    draws random trees and writes kernels from them; the task module's
  *    "expr_eval" reference (src/task/refs_expr.c) parses the task's "expr"
@@ -92,12 +92,40 @@ PG_API const char *expr_scalar_name(int k);
  *   to_c:      CUDA/C expression over a,b,c,d:      "fmaxf(a*b + 1.5f, 0.0f)"
  *   to_text:   math for descriptions:                "max(a*b + 1.5, 0)"
  *   to_prefix: the spec's "expr" field, parseable:  "(max (add (mul a b) 1.5) 0)"
+ * (and expr_to_math below: the notation people write, "|a - b|", "(a + b)^2").
  * A select prints as "c > 0 ? x : y" (C: "c > 0.0f ? x : y"), parenthesized
  * unless it is the whole expression or a function argument; scalars print as
  * their names.  Constants print exactly (round trip to the same f32). */
 PG_API void expr_to_c(const expr_tree *e, pg_buf *out);
 PG_API void expr_to_text(const expr_tree *e, pg_buf *out);
 PG_API void expr_to_prefix(const expr_tree *e, pg_buf *out);
+
+/* The tree as people write it, for descriptions (appended to `out`):
+ *     |x| for abs (abs(x) when x prints a |y| outside parentheses: never
+ *     "||a| - b|", but "|min(a, |b|)|"),
+ *     x^2 for a product of two identical subtrees ("(a - b)^2", "a^2"),
+ *     x*y + z for fma(x, y, z) (x^2 + z when x and y are identical),
+ *     exp log sqrt tanh sigmoid rsqrt relu min max as calls, the select as
+ *     in expr_to_text.
+ * Parentheses follow the usual precedence (a power binds tighter than * and
+ * /, those tighter than + and -); the right operand of a + - * / of its own
+ * level keeps its parentheses ("a - (b - c)", "a*(b*c)") and a quotient on
+ * the left of * or / gets them ("(a/b)*c"), so the text's evaluation order is
+ * the tree's.  flags (EXPR_MATH_*) pick among forms people use:
+ *     SUPERSCRIPT  x² (UTF-8) instead of x^2
+ *     SPACED       "a * b", "a / b" instead of "a*b", "a/b"
+ *     RELU_MAX     max(x, 0) instead of relu(x)
+ *     RSQRT_DIV    1/sqrt(x) instead of rsqrt(x)
+ *     SQUARED      "x squared" when the whole expression is a square
+ * Constants and scalars print as in expr_to_text. */
+enum {
+    EXPR_MATH_SUPERSCRIPT = 1u << 0,
+    EXPR_MATH_SPACED = 1u << 1,
+    EXPR_MATH_RELU_MAX = 1u << 2,
+    EXPR_MATH_RSQRT_DIV = 1u << 3,
+    EXPR_MATH_SQUARED = 1u << 4,
+};
+PG_API void expr_to_math(const expr_tree *e, unsigned flags, pg_buf *out);
 
 /* Parse prefix text: atoms a b c d, alpha beta and numbers, lists (OP ARG...).
  * On error returns NULL and writes a message (with the byte offset) into err. */

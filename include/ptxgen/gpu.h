@@ -36,7 +36,11 @@ PG_API bool gpu_available(char *why, size_t n);
  * never initialises CUDA, so its children can.  Pass it in gpu_run_opts.memo; NULL asks every time;
  * gpu_memo_free ends the worker. */
 typedef struct gpu_memo gpu_memo;
-PG_API gpu_memo *gpu_memo_new(void);   /* NULL when out of memory (then everything is asked per call) */
+/* A new memo, owned by the caller (gpu_memo_free).  NULL when $PTXGEN_GPU_MEMO is "0" (the switch
+ * that turns the memo off for every caller: gen's attempts and plan checks, eval's tasks) or when out
+ * of memory; callers then pass the NULL on, and every check asks again (one harness process a
+ * kernel, the probe, device query and nvcc's baseline per call), with the same verdicts. */
+PG_API gpu_memo *gpu_memo_new(void);
 PG_API void gpu_memo_free(gpu_memo *m);
 /* gpu_available, probed on the first call only (m NULL: every call) */
 PG_API bool gpu_memo_available(gpu_memo *m, char *why, size_t n);

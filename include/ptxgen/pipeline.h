@@ -65,7 +65,7 @@ typedef struct {
     gpu_memo *memo;            /* with gpu_check: the request's GPU answers and harness worker to check the plans with
                                   (gen's, made when it loaded the task, its input sets prepared ahead: gpu_memo_prepare),
                                   left as it is, worker running, for the candidates' checks (borrowed).  NULL: the stage
-                                  makes its own (pipe_gpu_memo_new) and frees it before it returns */
+                                  makes its own (gpu_memo_new) and frees it before it returns */
 } pipe_in;
 
 typedef struct {
@@ -213,9 +213,6 @@ PG_API void pipe_select_out_free(pipe_select_out *out);
  * dropped (a literate kernel's plan comments change nothing the tools see).  pipe_select
  * verifies such a candidate once. */
 PG_API bool pipe_same_kernel(const char *a, const char *b);
-/* The GPU memo for one request's attempts (gpu_memo_new), or NULL when $PTXGEN_GPU_MEMO=0 (every attempt
- * asks again, one harness process per kernel).  The caller frees it (gpu_memo_free). */
-PG_API gpu_memo *pipe_gpu_memo_new(void);
 /* PG_OK when the attempts ran (out->passed says whether one passed); an error when a draw
  * failed or a temp file could not be written.  o->sampler.seed is left at the last seed. */
 PG_API pg_status pipe_select(model_model *m, const tok_tokenizer *t, const dec_vocab *v, gen_opts *o, const pipe_select_in *in,

@@ -85,4 +85,16 @@ PG_API pg_status synth_expr_kernel(const expr_tree *e, const char *kernel_name, 
                             int block, int per_thread, pg_buf *ptx_out, pg_buf *cu_out, pg_buf *task_json_out,
                             pg_diag_sink *diag);
 
+/* The notation a description of `style` (TASK_STYLE_*, ptxgen/task.h) states the
+ * tree in, drawn from `seed` (the task's description seed) on a stream of its own:
+ * true for about half of the (seed, style) pairs, with *flags the EXPR_MATH_* forms
+ * for expr_to_math (|x|, x^2, a*b + c; "squared" only in prose); false: the
+ * function-call text of expr_to_text (*flags 0).  The expr family's task.json and
+ * the task-only tasks use it; the kernels, the CUDA plan and its comments keep
+ * expr_to_text / expr_to_c. */
+PG_API bool synth_expr_notation(uint64_t seed, int style, unsigned *flags);
+/* The tree in the notation synth_expr_notation drew (human: expr_to_math(e, flags),
+ * else expr_to_text), appended to out. */
+PG_API void synth_expr_notation_text(const expr_tree *e, bool human, unsigned flags, pg_buf *out);
+
 #endif

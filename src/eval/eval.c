@@ -756,8 +756,7 @@ pg_status eval_run(const eval_ctx *c0, pg_diag_sink *diag) {
         task_spec *t = NULL;
         if (task_load(p, &t, diag) != PG_OK) { st = PG_ERR_INVALID; break; }
         /* one memo a task: a worker whose input sets suit only this task's kernels */
-        const char *mv = getenv("PTXGEN_GPU_MEMO");
-        c.memo = c.have_gpu && !(mv && !strcmp(mv, "0")) ? gpu_memo_new() : NULL;
+        c.memo = c.have_gpu ? gpu_memo_new() : NULL;   /* NULL under $PTXGEN_GPU_MEMO=0 too */
         for (int cfg = 0; cfg < EVAL_NCONFIGS && st == PG_OK; cfg++) {
             if (!(o->configs >> cfg & 1)) continue;
             for (int sty = 0; sty < TASK_NSTYLES && st == PG_OK; sty++) {

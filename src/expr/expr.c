@@ -305,6 +305,145 @@ static void print_infix(const expr_tree *e, pg_buf *b, bool c) {
 void expr_to_c(const expr_tree *e, pg_buf *out) { print_infix(e, out, true); }
 void expr_to_text(const expr_tree *e, pg_buf *out) { print_infix(e, out, false); }
 
+/* ---- the human notation (expr_to_math) ----------------------------------------------- */
+static bool same_tree(const expr_tree *x, const expr_tree *y) {
+    if (x->op != y->op || x->nkids != y->nkids) return false;
+    if ((x->op == EXPR_INPUT || x->op == EXPR_SCALAR) && x->input != y->input) return false;
+    if (x->op == EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
+    for (int i = 0; i < x->nkids; i++)
+        if (!same_tree(x->kid[i], y->kid[i])) return false;
+    return true;
+}
+static bool is_square(const expr_tree *e) { return e->op == EXPR_MUL && same_tree(e->kid[0], e->kid[1]); }
+
+/* Precedence in the human notation: -1 select, 0 a negative constant, 1 + -
+ * (and x*y + z for fma), 2 * / (and 1/sqrt(x)), 3 a power (x^2), 4 atoms,
+ * calls and |x|. */
+static int mprec(const expr_tree *e, unsigned fl) {
+    switch (e->op) {
+    case EXPR_SEL: return -1;
+    case EXPR_ADD: case EXPR_SUB: case EXPR_FMA: return 1;
+    case EXPR_MUL: return is_square(e) ? 3 : 2;
+    case EXPR_DIV: return 2;
+    case EXPR_RSQRT: return fl & EXPR_MATH_RSQRT_DIV ? 2 : 4;
+    case EXPR_CONST: return e->value < 0 ? 0 : 4;
+    default: return 4;
+    }
+}
+
+static void print_math(const expr_tree *e, pg_buf *b, unsigned fl, bool root);
+static void math_sub(const expr_tree *e, pg_buf *b, unsigned fl, int need) {
+    bool par = mprec(e, fl) < need;
+    if (par) pg_buf_putc(b, '(');
+    print_math(e, b, fl, false);
+    if (par) pg_buf_putc(b, ')');
+}
+/* x*y: the left operand of a product or quotient is parenthesized when it is
+ * itself a quotient ("(a/b)*c"), which is how people write it. */
+static void math_product(const expr_tree *x, const expr_tree *y, bool div, pg_buf *b, unsigned fl) {
+    math_sub(x, b, fl, mprec(x, fl) == 2 && (x->op == EXPR_DIV || x->op == EXPR_RSQRT) ? 3 : 2);
+    pg_buf_puts(b, fl & EXPR_MATH_SPACED ? (div ? " / " : " * ") : (div ? "/" : "*"));
+    math_sub(y, b, fl, 3);
+}
+static void math_call(const char *fn, const expr_tree *x, pg_buf *b, unsigned fl) {
+    pg_buf_puts(b, fn);
+    pg_buf_putc(b, '(');
+    print_math(x, b, fl, false);
+    pg_buf_putc(b, ')');
+}
+
+static void print_math(const expr_tree *e, pg_buf *b, unsigned fl, bool root) {
+    switch (e->op) {
+    case EXPR_INPUT: case EXPR_CONST: case EXPR_SCALAR:
+        print_infix(e, b, false);
+        return;
+    case EXPR_SEL:
+        if (e->kid[0]->op == EXPR_SUB) {
+            math_sub(e->kid[0]->kid[0], b, fl, 1);
+            pg_buf_puts(b, " > ");
+            math_sub(e->kid[0]->kid[1], b, fl, 1);
+            pg_buf_puts(b, " ? ");
+        } else {
+            math_sub(e->kid[0], b, fl, 1);
+            pg_buf_puts(b, " > 0 ? ");
+        }
+        math_sub(e->kid[1], b, fl, 1);
+        pg_buf_puts(b, " : ");
+        math_sub(e->kid[2], b, fl, 1);
+        return;
+    case EXPR_ADD: case EXPR_SUB:
+        /* the right operand of the same level keeps its parentheses: a - (b - c) */
+        math_sub(e->kid[0], b, fl, 1);
+        pg_buf_puts(b, e->op == EXPR_ADD ? " + " : " - ");
+        math_sub(e->kid[1], b, fl, 2);
+        return;
+    case EXPR_FMA:   /* x*y + z */
+        if (same_tree(e->kid[0], e->kid[1])) {
+            math_sub(e->kid[0], b, fl, 4);
+            pg_buf_puts(b, fl & EXPR_MATH_SUPERSCRIPT ? "\xc2\xb2" : "^2");
+        } else {
+            math_product(e->kid[0], e->kid[1], false, b, fl);
+        }
+        pg_buf_puts(b, " + ");
+        math_sub(e->kid[2], b, fl, 2);
+        return;
+    case EXPR_MUL:
+        if (is_square(e)) {
+            math_sub(e->kid[0], b, fl, 4);
+            pg_buf_puts(b, root && (fl & EXPR_MATH_SQUARED) ? " squared" : fl & EXPR_MATH_SUPERSCRIPT ? "\xc2\xb2" : "^2");
+            return;
+        }
+        math_product(e->kid[0], e->kid[1], false, b, fl);
+        return;
+    case EXPR_DIV:
+        math_product(e->kid[0], e->kid[1], true, b, fl);
+        return;
+    case EXPR_ABS: {   /* |x|, but abs(x) around a |y| outside parentheses (no "||a| - b|") */
+        pg_buf in = {0};
+        print_math(e->kid[0], &in, fl, false);
+        bool bars = true;
+        int depth = 0;
+        for (const char *p = in.data; *p; p++) {
+            depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+            if (*p == '|' && depth == 0) bars = false;
+        }
+        pg_buf_puts(b, bars ? "|" : "abs(");
+        pg_buf_puts(b, in.data);
+        pg_buf_puts(b, bars ? "|" : ")");
+        pg_buf_free(&in);
+        return;
+    }
+    case EXPR_RELU:
+        if (fl & EXPR_MATH_RELU_MAX) {
+            pg_buf_puts(b, "max(");
+            print_math(e->kid[0], b, fl, false);
+            pg_buf_puts(b, ", 0)");
+            return;
+        }
+        math_call("relu", e->kid[0], b, fl);
+        return;
+    case EXPR_RSQRT:
+        if (fl & EXPR_MATH_RSQRT_DIV) {
+            math_call(fl & EXPR_MATH_SPACED ? "1 / sqrt" : "1/sqrt", e->kid[0], b, fl);
+            return;
+        }
+        math_call("rsqrt", e->kid[0], b, fl);
+        return;
+    case EXPR_MIN: case EXPR_MAX:
+        pg_buf_puts(b, e->op == EXPR_MIN ? "min(" : "max(");
+        print_math(e->kid[0], b, fl, false);
+        pg_buf_puts(b, ", ");
+        print_math(e->kid[1], b, fl, false);
+        pg_buf_putc(b, ')');
+        return;
+    default:   /* exp log sqrt tanh sigmoid */
+        math_call(OPS[e->op].name, e->kid[0], b, fl);
+        return;
+    }
+}
+
+void expr_to_math(const expr_tree *e, unsigned flags, pg_buf *out) { print_math(e, out, flags, true); }
+
 void expr_to_prefix(const expr_tree *e, pg_buf *out) {
     if (e->op == EXPR_INPUT) { pg_buf_putc(out, INPUT_NAMES[e->input & 3]); return; }
     if (e->op == EXPR_CONST) { expr_put_const(out, e->value, false); return; }

@@ -159,6 +159,79 @@ static void test_ops(void) {
     }
 }
 
+/* The human notation: golden strings, precedence and the forms the flags pick. */
+static void test_math(void) {
+    enum { SUP = EXPR_MATH_SUPERSCRIPT, SP = EXPR_MATH_SPACED, RM = EXPR_MATH_RELU_MAX, RD = EXPR_MATH_RSQRT_DIV,
+           SQ = EXPR_MATH_SQUARED };
+    static const struct { const char *prefix; unsigned fl; const char *want; } g[] = {
+        {"(sub a (sub b c))", 0, "a - (b - c)"},
+        {"(sub (sub a b) c)", 0, "a - b - c"},
+        {"(add a (add b c))", 0, "a + (b + c)"},
+        {"(mul (add a b) (add a b))", 0, "(a + b)^2"},
+        {"(mul (add a b) (add a b))", SUP, "(a + b)\xc2\xb2"},
+        {"(mul (add a b) (add a b))", SQ, "(a + b) squared"},
+        {"(mul (sub a b) (sub a b))", 0, "(a - b)^2"},
+        {"(mul a a)", 0, "a^2"},
+        {"(mul a a)", SQ | SUP, "a squared"},
+        {"(add (mul a a) b)", SQ, "a^2 + b"},                 /* "squared" only for the whole expression */
+        {"(add (mul a a) b)", SQ | SUP, "a\xc2\xb2 + b"},
+        {"(mul (mul a b) (mul a b))", 0, "(a*b)^2"},
+        {"(mul (mul a a) (mul a a))", 0, "(a^2)^2"},
+        {"(mul (abs a) (abs a))", 0, "|a|^2"},
+        {"(mul -1.5 -1.5)", 0, "(-1.5)^2"},
+        {"(div a (mul b b))", 0, "a/b^2"},
+        {"(mul (mul a a) b)", 0, "a^2*b"},
+        {"(abs (sub a b))", 0, "|a - b|"},
+        {"(abs (sub (abs a) b))", 0, "abs(|a| - b)"},        /* nested: never "||a| - b|" */
+        {"(abs (abs a))", 0, "abs(|a|)"},
+        {"(add (abs a) (abs b))", 0, "|a| + |b|"},
+        {"(abs (mul a (abs b)))", SP, "abs(a * |b|)"},
+        {"(abs (min a (abs b)))", 0, "|min(a, |b|)|"},        /* the inner bars are inside parentheses */
+        {"(abs (log (add (abs b) 0.5)))", 0, "|log(|b| + 0.5)|"},
+        {"(abs (sub (abs (sub a b)) (abs c)))", 0, "abs(|a - b| - |c|)"},
+        {"(sqrt (add (abs (mul a (abs b))) 1))", 0, "sqrt(abs(a*|b|) + 1)"},
+        {"(log (add (abs (sub a b)) 1))", 0, "log(|a - b| + 1)"},
+        {"(relu (fma a b (mul (sqrt (add (abs c) 0.25)) d)))", 0, "relu(a*b + sqrt(|c| + 0.25)*d)"},
+        {"(relu (fma a b (mul (sqrt (add (abs c) 0.25)) d)))", RM, "max(a*b + sqrt(|c| + 0.25)*d, 0)"},
+        {"(fma (sub b a) c a)", 0, "(b - a)*c + a"},
+        {"(fma a b (add c d))", 0, "a*b + (c + d)"},
+        {"(fma a (mul b c) d)", 0, "a*(b*c) + d"},
+        {"(mul (fma a b c) d)", 0, "(a*b + c)*d"},
+        {"(fma b b c)", 0, "b^2 + c"},
+        {"(mul a (rsqrt (add (abs (fma b b c)) 0.5)))", 0, "a*rsqrt(|b^2 + c| + 0.5)"},
+        {"(mul a (rsqrt (add (abs (fma b b c)) 0.5)))", RD | SP, "a * (1 / sqrt(|b^2 + c| + 0.5))"},
+        {"(mul (rsqrt a) b)", RD, "(1/sqrt(a))*b"},
+        {"(div (sub a b) (add (abs (sub c d)) 1))", SP, "(a - b) / (|c - d| + 1)"},
+        {"(div (sub a b) (add (abs (sub c d)) 1))", 0, "(a - b)/(|c - d| + 1)"},
+        {"(mul (div a b) c)", 0, "(a/b)*c"},
+        {"(div a (mul b c))", 0, "a/(b*c)"},
+        {"(mul a (div b c))", 0, "a*(b/c)"},
+        {"(mul a -2)", 0, "a*(-2)"},
+        {"(add (mul a b) (mul c d))", 0, "a*b + c*d"},
+        {"(mul (tanh a) (sigmoid b))", SP, "tanh(a) * sigmoid(b)"},
+        {"(min (max a b) c)", 0, "min(max(a, b), c)"},
+        {"(mul a (tanh (log (add (abs (exp (min a 10))) 1))))", 0, "a*tanh(log(|exp(min(a, 10))| + 1))"},
+        {"(sel (sub a b) (abs a) (mul alpha b))", 0, "a > b ? |a| : alpha*b"},
+        {"(add (sel c (abs a) b) beta)", 0, "(c > 0 ? |a| : b) + beta"},
+        {"(relu a)", RM | SP, "max(a, 0)"},
+    };
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+        expr_tree *e = P(g[i].prefix);
+        CHECK(e != NULL, "parse %s", g[i].prefix);
+        if (!e) continue;
+        pg_buf m = {0};
+        expr_to_math(e, g[i].fl, &m);
+        CHECK(m.data && !strcmp(m.data, g[i].want), "math %s (flags %u): '%s', want '%s'", g[i].prefix, g[i].fl,
+              m.data ? m.data : "", g[i].want);
+        /* appends, like the other printers */
+        pg_buf_puts(&m, "; ");
+        expr_to_math(e, g[i].fl, &m);
+        CHECK(m.data && strlen(m.data) == 2 * strlen(g[i].want) + 2, "expr_to_math appends: %s", m.data);
+        pg_buf_free(&m);
+        expr_free(e);
+    }
+}
+
 static void test_new(void) {
     expr_tree *e = expr_new(EXPR_ADD);
     CHECK(e->nkids == 2 && !e->kid[0] && !e->kid[1], "expr_new leaves the operand slots empty");
@@ -183,5 +256,6 @@ int main(void) {
     test_size();
     test_ops();
     test_new();
+    test_math();
     return TEST_DONE();
 }

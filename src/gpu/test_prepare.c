@@ -4,7 +4,7 @@
  * instance's input buffers; a reference that fails on one size is reported (state "failed", the words a
  * worker's setup-error uses) with the sizes before it published and none after; a region too small is
  * "full"; $PTXGEN_GPU_PREPARE=0, a "cu" task, $PTXGEN_GPU_WORKER=0 or a memo that serves a task already
- * start nothing; a memo freed while its preparation works ends it (no process left, nothing leaked). */
+ * start nothing ($PTXGEN_GPU_MEMO=0: no memo at all); a memo freed while its preparation works ends it (no process left, nothing leaked). */
 #define _GNU_SOURCE
 #include "common/test.h"
 #include "gpu/gpu_internal.h"
@@ -164,6 +164,16 @@ static void test_off(void) {
         gpu_memo_free(m);
         if (envs[i][0]) unsetenv(envs[i][0]);
     }
+    /* $PTXGEN_GPU_MEMO=0: no memo at all, for every caller (gpu_memo_new is where the switch is read) */
+    setenv("PTXGEN_GPU_MEMO", "0", 1);
+    gpu_memo *none = gpu_memo_new();
+    CHECK(none == NULL, "PTXGEN_GPU_MEMO=0: gpu_memo_new gives NULL");
+    gpu_memo_free(none);
+    setenv("PTXGEN_GPU_MEMO", "1", 1);
+    gpu_memo *one = gpu_memo_new();
+    CHECK(one != NULL, "PTXGEN_GPU_MEMO=1: a memo");
+    gpu_memo_free(one);
+    unsetenv("PTXGEN_GPU_MEMO");
     gpu_memo_prep_stats(NULL, true, &st);
     CHECK(!strcmp(st.state, "off"), "no memo: off");
     gpu_memo_prepare(NULL, t, &o, 1);   /* nothing to do, nothing to crash */

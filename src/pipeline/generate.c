@@ -164,7 +164,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         /* --verify gpu: the harness's input sets and their C references built now, in a process of their own,
          * while the model loads and writes the plan and the candidates (gpu_memo_prepare); the checks then
          * find them ready.  A CPU engine keeps its --threads cores. */
-        if (vlevel >= 2 && (memo = pipe_gpu_memo_new())) {
+        if (vlevel >= 2 && (memo = gpu_memo_new())) {
             gpu_run_opts ro;
             gpu_run_opts_default(&ro);
             int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);

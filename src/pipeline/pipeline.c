@@ -249,7 +249,7 @@ static pg_status plan_loop(pipe_plan_source next, void *user, model_source *ms, 
         if (gpu_on && !g.on) {
             char why[256] = "";
             g.own = !in->memo;
-            g.memo = in->memo ? in->memo : pipe_gpu_memo_new();
+            g.memo = in->memo ? in->memo : gpu_memo_new();
             g.on = true;
             if (!gpu_memo_available(g.memo, why, sizeof why)) {
                 snprintf(out->plan_gpu_note, sizeof out->plan_gpu_note, "the plan was not run on the GPU: no GPU (%.300s)", why);

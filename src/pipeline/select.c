@@ -227,11 +227,6 @@ static int same_kernel_as(char *const *texts, const pipe_verdict *vs, int at, co
     return 0;
 }
 
-gpu_memo *pipe_gpu_memo_new(void) {
-    const char *mv = getenv("PTXGEN_GPU_MEMO");
-    return mv && !strcmp(mv, "0") ? NULL : gpu_memo_new();
-}
-
 pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vocab *vocab, gen_opts *o, const pipe_select_in *in,
                       pipe_select_out *out, const pipe_notes *notes, pg_diag_sink *sink) {
     memset(out, 0, sizeof *out);
@@ -251,7 +246,7 @@ pg_status pipe_select(model_model *model, const tok_tokenizer *tok, const dec_vo
     /* the GPU probe, the device query and nvcc's baseline timing once for all attempts, not per
      * attempt (~11 s of fixed cost each on an H100, 2026-12-06); PTXGEN_GPU_MEMO=0 asks every time */
     if (in->memo) memo = in->memo;
-    else if (vlevel >= 2 && in->task) memo = pipe_gpu_memo_new();
+    else if (vlevel >= 2 && in->task) memo = gpu_memo_new();
     if (best_of && samples > 1) {   /* all k are drawn anyway: they share each forward step */
         drawn = calloc((size_t)samples, sizeof *drawn);
         if (!drawn) { st = PG_ERR_NOMEM; goto done; }

@@ -2,23 +2,9 @@
  * literate pass from nvcc's line table (ptx_literate_from_loc), against the
  * golden files in tests/golden/literate/ (UPDATE_GOLDEN=1 rewrites the
  * outputs).  Run from the repository root. */
-#include "common/test.h"
+#include "ptx/test_util.h"
 #include <dirent.h>
 #include "ptxgen/ptx.h"
-
-static ptx_module *parse_text(const char *text, const char *name) {
-    ptx_module *m = NULL;
-    pg_diag_sink q = {0};
-    pg_status st = ptx_parse(text, strlen(text), name, &m, &q);
-    CHECK(st == PG_OK && q.nerrors == 0, "%s parses (%d errors)", name, q.nerrors);
-    return m;
-}
-
-static char *printed(const ptx_module *m) {
-    pg_buf b = {0};
-    ptx_print(m, &b);
-    return b.data;   /* malloc'd by pg_buf */
-}
 
 /* `got` equals the golden file at `path` (or rewrites it under UPDATE_GOLDEN=1). */
 /* ptxas refuses any byte outside ASCII, in comments too ("Unexpected non-ASCII character"),
@@ -37,7 +23,7 @@ static void test_comments_kept(void) {
     char *src = test_slurp("tests/golden/literate/comments.ptx");
     CHECK(src != NULL, "comments.ptx readable");
     if (!src) return;
-    ptx_module *m = parse_text(src, "comments.ptx");
+    ptx_module *m = test_ptx_parse(src, "comments.ptx");
     pg_diag_sink q = {0};
     CHECK(ptx_validate(m, &q) == PG_OK, "comments do not change validity");
     const ptx_func *f = &m->funcs[0];
@@ -51,19 +37,19 @@ static void test_comments_kept(void) {
     CHECK(f->body[4].kind == PTX_ST_LABEL && f->body[4].comment == NULL, "the trailing comment is not kept");
     CHECK(f->body[5].comment == NULL, "block comments are not kept");
     CHECK(f->end_comment && !strcmp(f->end_comment, " before the brace"), "the comment before '}' is kept");
-    char *out = printed(m);
+    char *out = test_ptx_printed(m);
     test_golden_file("tests/golden/literate/comments.fmt.ptx", out);
     /* round trip with comments */
-    ptx_module *m2 = parse_text(out, "printed");
+    ptx_module *m2 = test_ptx_parse(out, "printed");
     char why[256] = "";
     CHECK(ptx_module_equal(m, m2, why, sizeof why), "parse(print(parse(x))) == parse(x) with comments: %s", why);
     /* a changed comment is a difference */
     char *other = test_replace(out, "before the end", "before the END");
-    ptx_module *m3 = parse_text(other, "other");
+    ptx_module *m3 = test_ptx_parse(other, "other");
     CHECK(!ptx_module_equal(m, m3, why, sizeof why) && strstr(why, "comment"), "a different comment differs: %s", why);
     /* strip */
     ptx_comments_strip(m2);
-    char *bare = printed(m2);
+    char *bare = test_ptx_printed(m2);
     CHECK(!strstr(bare, "//"), "ptx_comments_strip leaves no comment:\n%s", bare);
     ptx_module_free(m);
     ptx_module_free(m2);
@@ -78,10 +64,10 @@ static void test_literate_golden(void) {
     char *ptx = test_slurp("tests/golden/literate/rowmax.lineinfo.ptx"), *cu = test_slurp("tests/golden/literate/rowmax.cu");
     CHECK(ptx && cu, "golden inputs readable");
     if (!ptx || !cu) { free(ptx); free(cu); return; }
-    ptx_module *m = parse_text(ptx, "rowmax.lineinfo.ptx");
+    ptx_module *m = test_ptx_parse(ptx, "rowmax.lineinfo.ptx");
     int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
     CHECK(n == 12, "12 plan comments (got %d)", n);
-    char *out = printed(m);
+    char *out = test_ptx_printed(m);
     test_golden_file("tests/golden/literate/rowmax.lit.ptx", out);
     CHECK(!strstr(out, ".loc") && !strstr(out, ".file") && !strstr(out, ".section"), "no line table left");
     CHECK(!strstr(out, "__global__"), "the kernel's header line is not a plan comment");
@@ -89,10 +75,10 @@ static void test_literate_golden(void) {
     CHECK(strstr(out, "// for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));\n\tmov.b32")
           != NULL, "inlined header code counts as the line it was inlined at");
     /* the literate kernel is still the same program */
-    ptx_module *lit = parse_text(out, "literate");
+    ptx_module *lit = test_ptx_parse(out, "literate");
     pg_diag_sink q = {0};
     CHECK(ptx_validate(lit, &q) == PG_OK && q.nwarnings == 0, "literate output validates");
-    ptx_module *plain = parse_text(ptx, "plain");
+    ptx_module *plain = test_ptx_parse(ptx, "plain");
     ptx_comments_strip(lit);
     /* the plain module still has its .loc statements: count instructions instead */
     int a = 0, b = 0;
@@ -100,7 +86,7 @@ static void test_literate_golden(void) {
     for (int i = 0; i < plain->funcs[0].nbody; i++) b += plain->funcs[0].body[i].kind == PTX_ST_INSN;
     CHECK(a == b && a > 50, "every instruction kept (%d vs %d)", a, b);
     /* a plan line longer than the cap is cut; another file id finds no plan lines */
-    ptx_module *none = parse_text(ptx, "other-file");
+    ptx_module *none = test_ptx_parse(ptx, "other-file");
     CHECK(ptx_literate_from_loc(none, cu, strlen(cu), 3) == 0, "file 3 is not in the table: no comments");
     ptx_module_free(none);
     ptx_module_free(m);
@@ -113,9 +99,9 @@ static void test_literate_golden(void) {
 
 /* The literate pass over ptx with the plan cu: its output holds `want`, with `ncomments` comments. */
 static void check_literate(const char *what, const char *cu, const char *ptx, const char *want, int ncomments) {
-    ptx_module *m = parse_text(ptx, what);
+    ptx_module *m = test_ptx_parse(ptx, what);
     int n = ptx_literate_from_loc(m, cu, strlen(cu), 1);
-    char *out = printed(m);
+    char *out = test_ptx_printed(m);
     CHECK(out && strstr(out, want), "%s; got:\n%s", what, out ? out : "");
     CHECK(n == ncomments, "%s: %d comments (got %d)", what, ncomments, n);
     free(out);
@@ -250,7 +236,7 @@ static void test_literate_long_line(void) {
     pg_buf_puts(&cu, "// plan\n\tint\t\tx =   ");
     for (int i = 0; i < 300; i++) pg_buf_putc(&cu, 'a');
     pg_buf_puts(&cu, "\xe4\xb8\xad;\n");
-    ptx_module *m = parse_text(ptx, "long");
+    ptx_module *m = test_ptx_parse(ptx, "long");
     CHECK(ptx_literate_from_loc(m, cu.data, cu.len, 1) == 1, "one comment");
     const char *c = m->funcs[0].body[0].comment;
     CHECK(c && strlen(c) <= PTX_LITERATE_LINE_MAX + 1 && !strncmp(c, " int x = aaa", 12), "blanks collapsed, cut at the cap: '%s'", c);
@@ -261,7 +247,7 @@ static void test_literate_long_line(void) {
 /* The named register style (ptx_regs_name): golden file, round trip, the same instructions up to
  * renaming (ptx_equal_renamed), every name declared once before it appears. */
 static ptx_module *named_of(const char *src, const char *plan, const char *what) {
-    ptx_module *m = parse_text(src, what);
+    ptx_module *m = test_ptx_parse(src, what);
     pg_diag_sink q = {0};
     CHECK(ptx_regs_name(m, plan, plan ? strlen(plan) : 0, &q) == PG_OK && q.nerrors == 0, "%s: named", what);
     return m;
@@ -271,13 +257,13 @@ static ptx_module *named_of(const char *src, const char *plan, const char *what)
  * a renaming both ways; *printed_m and *numbered get the parsed modules (the caller frees them). */
 static void check_named_equiv(const ptx_module *m, const char *out, const char *ptx, const char *label, ptx_module **printed_m,
                               ptx_module **numbered) {
-    ptx_module *m2 = parse_text(out, label);
+    ptx_module *m2 = test_ptx_parse(out, label);
     char why[256] = "";
     CHECK(ptx_module_equal(m, m2, why, sizeof why), "%s: parse(print(named)) == named: %s", label, why);
     pg_diag_sink q = {0};
     CHECK(ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0, "%s: the named kernel validates (%d errors, %d warnings)", label,
           q.nerrors, q.nwarnings);
-    ptx_module *orig = parse_text(ptx, label);
+    ptx_module *orig = test_ptx_parse(ptx, label);
     CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "%s: numbered == named up to renaming: %s", label, why);
     CHECK(ptx_equal_renamed(m2, orig, why, sizeof why), "%s: and back: %s", label, why);
     *printed_m = m2;
@@ -289,7 +275,7 @@ static void test_named_golden(void) {
     CHECK(ptx && cu, "golden inputs readable");
     if (!ptx || !cu) { free(ptx); free(cu); return; }
     ptx_module *m = named_of(ptx, cu, "rowmax.lit.ptx");
-    char *out = printed(m);
+    char *out = test_ptx_printed(m);
     test_golden_file("tests/golden/literate/rowmax.named.ptx", out);
     /* names from the plan: parameters (nvcc's rowmax_param_N), a variable, a loop's induction, %tid.x */
     CHECK(strstr(out, "\t.reg .b64 %x;\n\tld.param.u64 %x, [rowmax_param_0];") != NULL, "ld.param of parameter 0 is %%x");
@@ -304,10 +290,10 @@ static void test_named_golden(void) {
     char why[256] = "";
     /* the checker can fail: two registers swapped in one instruction, an operand changed */
     char *swapped = test_replace(out, "max.f32 %m, %m, %f1;", "max.f32 %m, %f1, %m;");
-    ptx_module *m3 = parse_text(swapped, "swapped");
+    ptx_module *m3 = test_ptx_parse(swapped, "swapped");
     CHECK(!ptx_equal_renamed(orig, m3, why, sizeof why) && strstr(why, "one-to-one"), "a swap is not a renaming: %s", why);
     char *retyped = test_replace(out, "\t.reg .f32 %m;\n", "\t.reg .b32 %m;\n");
-    ptx_module *m4 = parse_text(retyped, "retyped");
+    ptx_module *m4 = test_ptx_parse(retyped, "retyped");
     CHECK(!ptx_equal_renamed(orig, m4, why, sizeof why) && strstr(why, "type"), "a changed type is caught: %s", why);
     ptx_module_free(m);
     ptx_module_free(m2);
@@ -330,7 +316,7 @@ static void test_named_blocks(void) {
     CHECK(ptx && cu, "golden inputs readable");
     if (!ptx || !cu) { free(ptx); free(cu); return; }
     ptx_module *m = named_of(ptx, cu, "blocks.lit.ptx");
-    char *out = printed(m);
+    char *out = test_ptx_printed(m);
     test_golden_file("tests/golden/literate/blocks.named.ptx", out);
     CHECK(strstr(out, "\t// float low = __low2float(h);\n\t.reg .f32 %low;\n\t{\n\t\t.reg .f16 %low2;\n\t\t.reg .f16 %high;\n"
                       "\t\tmov.b32 {%low2, %high}, %h;\n\t\tcvt.f32.f16 %low, %low2;\n\t}\n") != NULL,
@@ -349,7 +335,7 @@ static void test_named_blocks(void) {
                                "\t\t\t@%p xor.b32 %r1, %r1, %t;\n\t\t}\n\t\t.reg .b32 %t;\n");
     char *wrong2 = test_replace(wrong, "\t\t.reg .b32 %unused;\n", "\t\t.reg .b32 %unused;\n\t\t.reg .b32 %t;\n");
     char *wrong3 = test_replace(wrong2, "\t\t}\n\t\t.reg .b32 %t;\n\t\tmov.b32 %t, %r1;", "\t\t}\n\t\tmov.b32 %t, %r1;");
-    ptx_module *m3 = parse_text(wrong3, "blocks-wrong");
+    ptx_module *m3 = test_ptx_parse(wrong3, "blocks-wrong");
     pg_diag_sink q3 = {0};
     CHECK(ptx_validate(m3, &q3) == PG_OK, "the wrong one is valid PTX (%d errors)", q3.nerrors);
     CHECK(!ptx_equal_renamed(orig, m3, why, sizeof why) && strstr(why, "one-to-one"), "another block's register is caught: %s", why);
@@ -389,7 +375,7 @@ static void test_named_rules(void) {
         "\t@%p1 bra L;\nL:\n\tret;\n}\n";
     const char *plan = "extern \"C\" __global__ void k(int tid, unsigned int n) { }\n";
     ptx_module *m = named_of(src, plan, "rules");
-    char *out = printed(m);
+    char *out = test_ptx_printed(m);
     CHECK(strstr(out, "ld.param.u32 %tid_, [k_param_0];") != NULL, "parameter tid is %%tid_ (%%tid is a special register):\n%s", out);
     CHECK(strstr(out, "ld.param.u32 %n, [k_param_1];") != NULL, "parameter 1 is %%n");
     CHECK(strstr(out, "and.b32 %laneid_, %tid_, 31;") != NULL, "a variable named laneid is %%laneid_");
@@ -400,10 +386,10 @@ static void test_named_rules(void) {
           "a register first written inside a nested block is declared before it; the block's %%t1 keeps its name:\n%s", out);
     CHECK(strstr(out, "\t// int a = 1, b = out;\n\t.reg .b32 %r1;\n\tmov.u32 %r1, 1;\n") != NULL,
           "a line declaring two variables names neither (by type instead)");
-    ptx_module *m2 = parse_text(out, "rules-printed");
+    ptx_module *m2 = test_ptx_parse(out, "rules-printed");
     pg_diag_sink q = {0};
     CHECK(ptx_validate(m2, &q) == PG_OK, "valid (%d errors)", q.nerrors);
-    ptx_module *orig = parse_text(src, "rules-orig");
+    ptx_module *orig = test_ptx_parse(src, "rules-orig");
     char why[256] = "";
     CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "the same program: %s", why);
     CHECK(ptx_regs_name(NULL, NULL, 0, &q) == PG_ERR_USAGE, "NULL module: PG_ERR_USAGE");
@@ -430,8 +416,8 @@ static void test_named_corpus(void) {
         char *plan = test_slurp(p);
         n++;
         ptx_module *m = named_of(src, plan, e->d_name);
-        char *out = printed(m);
-        ptx_module *m2 = parse_text(out, e->d_name), *orig = parse_text(src, e->d_name);
+        char *out = test_ptx_printed(m);
+        ptx_module *m2 = test_ptx_parse(out, e->d_name), *orig = test_ptx_parse(src, e->d_name);
         pg_diag_sink q = {0};
         char why[256] = "", why2[256] = "";
         bool good = ptx_module_equal(m, m2, why, sizeof why) && ptx_validate(m2, &q) == PG_OK && q.nwarnings == 0 &&
@@ -474,7 +460,7 @@ static void test_named_valid_suite(void) {
             ptx_parse(src, strlen(src), p, &m, &q);
             pg_diag_sink q2 = {0};
             bool good = ptx_regs_name(m, NULL, 0, &q2) == PG_OK;
-            char *out = printed(m);
+            char *out = test_ptx_printed(m);
             ptx_module *m2 = NULL;
             char why[256] = "";
             good = good && ptx_parse(out, strlen(out), p, &m2, &q2) == PG_OK && ptx_validate(m2, &q2) == PG_OK &&

@@ -4,34 +4,20 @@
  * special registers untouched, ambiguous functions left as written, and every corpus
  * kernel still valid and, where ptxas is found, assembling to the same register count.
  * Run from the repository root. */
-#include "common/test.h"
+#include "ptx/test_util.h"
 #include <dirent.h>
 #include <unistd.h>
 #include "ptxgen/ptx.h"
 
-static ptx_module *parse_ok(const char *text, const char *name) {
-    ptx_module *m = NULL;
-    pg_diag_sink q = {0};
-    pg_status st = ptx_parse(text, strlen(text), name, &m, &q);
-    CHECK(st == PG_OK && q.nerrors == 0, "%s parses (%d errors)", name, q.nerrors);
-    return m;
-}
-
-static char *printed(const ptx_module *m) {
-    pg_buf b = {0};
-    ptx_print(m, &b);
-    return b.data;
-}
-
 /* Renumber `src`; checks it validates, equals src up to renaming both ways, and that renumbering
  * the printed result again changes nothing.  Returns the printed result (caller frees). */
 static char *renumbered(const char *src, const char *what, bool validated) {
-    ptx_module *m = parse_ok(src, what);
+    ptx_module *m = test_ptx_parse(src, what);
     pg_diag_sink q = {0};
     if (validated) CHECK(ptx_validate(m, &q) == PG_OK && q.nerrors == 0, "%s: valid before", what);
     CHECK(ptx_regs_renumber(m) == PG_OK, "%s: renumbered", what);
-    char *out = printed(m);
-    ptx_module *m2 = parse_ok(out, what), *orig = parse_ok(src, what);
+    char *out = test_ptx_printed(m);
+    ptx_module *m2 = test_ptx_parse(out, what), *orig = test_ptx_parse(src, what);
     char why[256] = "";
     CHECK(ptx_module_equal(m, m2, why, sizeof why), "%s: parse(print(renumbered)) == renumbered: %s", what, why);
     pg_diag_sink q2 = {0};
@@ -40,7 +26,7 @@ static char *renumbered(const char *src, const char *what, bool validated) {
     CHECK(ptx_equal_renamed(orig, m2, why, sizeof why), "%s: the same up to renaming: %s", what, why);
     CHECK(ptx_equal_renamed(m2, orig, why, sizeof why), "%s: and back: %s", what, why);
     CHECK(ptx_regs_renumber(m2) == PG_OK, "%s: renumbered again", what);
-    char *again = printed(m2);
+    char *again = test_ptx_printed(m2);
     CHECK(again && out && !strcmp(again, out), "%s: renumber(renumber(x)) == renumber(x)", what);
     free(again);
     ptx_module_free(m);
@@ -91,10 +77,10 @@ static void test_rules(void) {
         "\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<9>;\n"
         "\tld.param.u64 %rd8, [a];\n\tmov.u32 %r5, 1;\n\t{\n\t.reg .b32 %r7;\n\tmov.u32 %r7, %r5;\n\t}\n"
         "\tst.global.u32 [%rd8], %r5;\n\tret;\n}\n";
-    ptx_module *m = parse_ok(amb, "amb");
-    char *before = printed(m);
+    ptx_module *m = test_ptx_parse(amb, "amb");
+    char *before = test_ptx_printed(m);
     CHECK(ptx_regs_renumber(m) == PG_OK, "amb: PG_OK");
-    char *after = printed(m);
+    char *after = test_ptx_printed(m);
     CHECK(before && after && !strcmp(before, after), "a function with an ambiguous name is left as written:\n%s", after ? after : "");
     free(before);
     free(after);
@@ -137,8 +123,8 @@ static void test_corpus(void) {
             char a[] = "/tmp/regnum_aXXXXXX", b[] = "/tmp/regnum_bXXXXXX";
             int fa = mkstemp(a), fb = mkstemp(b);
             CHECK(fa >= 0 && fb >= 0, "temp files");
-            ptx_module *m = parse_ok(src, e->d_name);
-            char *orig = printed(m);   /* the kernel as written, printed the same way */
+            ptx_module *m = test_ptx_parse(src, e->d_name);
+            char *orig = test_ptx_printed(m);   /* the kernel as written, printed the same way */
             bool wrote = fa >= 0 && fb >= 0 && write(fa, orig, strlen(orig)) == (ssize_t)strlen(orig) &&
                          write(fb, out, strlen(out)) == (ssize_t)strlen(out);
             if (fa >= 0) close(fa);

@@ -720,28 +720,30 @@ static void f32_short(float v, char *t, size_t n) {
 
 /* Every select of the tree in words, pre-order: en gets "X where C > 0,
  * otherwise Y" clauses joined by "; ", zh "当 C > 0 时取 X，否则取 Y" joined by
- * "；".  A condition p - q reads "p > q". */
-static void sel_words(const expr_tree *e, pg_buf *en, pg_buf *zh) {
+ * "；".  A condition p - q reads "p > q".  The parts are in the formula's
+ * notation (synth_expr_notation_text). */
+static void sel_words(const expr_tree *e, bool human, unsigned fl, pg_buf *en, pg_buf *zh) {
     if (e->op == EXPR_SEL) {
         pg_buf c = {0}, x = {0}, y = {0};
         const expr_tree *k = e->kid[0];
+        fl &= ~(unsigned)EXPR_MATH_SQUARED;   /* parts of a formula */
         if (k->op == EXPR_SUB) {
-            expr_to_text(k->kid[0], &c);
+            synth_expr_notation_text(k->kid[0], human, fl, &c);
             pg_buf_puts(&c, " > ");
-            expr_to_text(k->kid[1], &c);
+            synth_expr_notation_text(k->kid[1], human, fl, &c);
         } else {
-            expr_to_text(k, &c);
+            synth_expr_notation_text(k, human, fl, &c);
             pg_buf_puts(&c, " > 0");
         }
-        expr_to_text(e->kid[1], &x);
-        expr_to_text(e->kid[2], &y);
+        synth_expr_notation_text(e->kid[1], human, fl, &x);
+        synth_expr_notation_text(e->kid[2], human, fl, &y);
         pg_buf_printf(en, "%s%s where %s, otherwise %s", en->len ? "; " : "", x.data, c.data, y.data);
         pg_buf_printf(zh, "%s当 %s 时取 %s，否则取 %s", zh->len ? "；" : "", c.data, x.data, y.data);
         pg_buf_free(&c);
         pg_buf_free(&x);
         pg_buf_free(&y);
     }
-    for (int i = 0; i < e->nkids; i++) sel_words(e->kid[i], en, zh);
+    for (int i = 0; i < e->nkids; i++) sel_words(e->kid[i], human, fl, en, zh);
 }
 
 /* The tree in plain words (describe.h's explanations), English or Chinese.
@@ -842,12 +844,81 @@ static void index_inputs(const char *text, pg_buf *out) {
     }
 }
 
+/* ---- the formula's notation ---------------------------------------------------------- */
+/* The suite's descriptions write |c|, (a - b)^2, a*b + c*d; the model that only
+ * met abs(c), (a - b)*(a - b) and fma(a, b, c*d) misread them.  So about half of
+ * the styles of each task state the formula as people write it.  The draws come
+ * from a stream of their own (seed ^ NOTATION_SALT, one per style), so the
+ * frames, synonyms and everything else a description draws stay as they were,
+ * and a style that keeps the function-call text is byte for byte the old one. */
+static const uint64_t NOTATION_SALT = 0x6e6f746174696f6eull;   /* "notation" */
+static rng_t notation_rng(uint64_t seed, int style) {
+    rng_t r = {seed ^ NOTATION_SALT ^ ((uint64_t)(style + 1) * 0x9E3779B97F4A7C15ull)};
+    return r;
+}
+bool synth_expr_notation(uint64_t seed, int style, unsigned *flags) {
+    rng_t r = notation_rng(seed, style);
+    double u[6];
+    for (int k = 0; k < 6; k++) u[k] = rng_unit(&r);   /* always six: each form its own draw */
+    unsigned fl = 0;
+    bool human = u[0] < 0.5;
+    if (human) {
+        if (u[1] < 0.3) fl |= EXPR_MATH_SUPERSCRIPT;
+        if (u[2] < 0.4) fl |= EXPR_MATH_SPACED;
+        if (u[3] < 0.35) fl |= EXPR_MATH_RELU_MAX;
+        if (u[4] < 0.3) fl |= EXPR_MATH_RSQRT_DIV;
+        if (style == TASK_STYLE_PROSE && u[5] < 0.5) fl |= EXPR_MATH_SQUARED;
+    }
+    if (flags) *flags = fl;
+    return human;
+}
+void synth_expr_notation_text(const expr_tree *e, bool human, unsigned flags, pg_buf *out) {
+    if (human) expr_to_math(e, flags, out);
+    else expr_to_text(e, out);
+}
+/* How a human-notation formula reads: 0 "out[i] = a[i]*b[i] for every i < n"
+ * (the form of the function-call text), 1 "out = a*b", 2 "out[i] = a[i]*b[i]". */
+static int notation_form(uint64_t seed, int style) {
+    rng_t r = notation_rng(seed ^ 0x666f726dull, style);   /* "form" */
+    return rng_int(&r, 3);
+}
+
+/* The notes: the selects in symbols, the scalars, what the function names that
+ * the formula uses mean (a human-notation formula has no fma(), and no relu()
+ * or rsqrt() when the flags wrote them out). */
+static void expr_notes(const expr_tree *e, char val[][32], bool human, unsigned fl, pg_buf *notes, pg_buf *notes_zh) {
+    pg_buf selw = {0}, selw_zh = {0};
+    sel_words(e, human, fl, &selw, &selw_zh);
+    int nsel = count_op(e, EXPR_SEL);
+    if (selw.len) {
+        pg_buf_printf(notes, "the select%s: %s", nsel > 1 ? "s" : "", selw.data);
+        pg_buf_printf(notes_zh, "其中逐元素选择：%s", selw_zh.data);
+    }
+    for (int k = 0; k < expr_nscalars(e); k++) {
+        pg_buf_printf(notes, "%sthe scalar %s is a float kernel parameter (%s here)", notes->len ? "; " : "", expr_scalar_name(k), val[k]);
+        pg_buf_printf(notes_zh, "%s标量参数 %s 为按值传入的 float（这里 %s = %s）", notes_zh->len ? "；" : "", expr_scalar_name(k), expr_scalar_name(k), val[k]);
+    }
+    static const struct { expr_op op; unsigned gone; const char *en, *zh; } DEF[] = {
+        {EXPR_SIGMOID, 0, "sigmoid(x) = 1/(1+exp(-x))", "sigmoid(x) = 1/(1+exp(-x))"},
+        {EXPR_RELU, EXPR_MATH_RELU_MAX, "relu(x) = max(x, 0)", "relu(x) = max(x, 0)"},
+        {EXPR_RSQRT, EXPR_MATH_RSQRT_DIV, "rsqrt(x) = 1/sqrt(x)", "rsqrt(x) = 1/sqrt(x)"},
+        {EXPR_FMA, ~0u, "fma(x, y, z) = x*y + z", "fma(x, y, z) = x*y + z"},
+        {EXPR_LOG, 0, "log is the natural logarithm", "log 为自然对数"},
+    };
+    for (size_t k = 0; k < sizeof DEF / sizeof DEF[0]; k++)
+        if (uses_op(e, DEF[k].op) && !(human && DEF[k].gone && (DEF[k].gone == ~0u || (fl & DEF[k].gone)))) {
+            pg_buf_printf(notes, "%s%s", notes->len ? "; " : "", DEF[k].en);
+            pg_buf_printf(notes_zh, "%s%s", notes_zh->len ? "；" : "", DEF[k].zh);
+        }
+    pg_buf_free(&selw);
+    pg_buf_free(&selw_zh);
+}
+
 /* The descriptions (describe.h). */
 static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, char val[][32], int per_thread, uint64_t seed,
                              const json_t *task) {
-    const int S = expr_nscalars(e);
     pg_buf formula = {0}, w = {0}, wi = {0}, wz = {0}, wzi = {0}, ins = {0}, ins_zh = {0}, notes = {0}, notes_zh = {0};
-    pg_buf selw = {0}, selw_zh = {0}, shape = {0}, shape_zh = {0};
+    pg_buf shape = {0}, shape_zh = {0};
     pg_buf_puts(&formula, "out[i] = ");
     index_inputs(text, &formula);
     pg_buf_puts(&formula, " for every i < n");
@@ -865,28 +936,7 @@ static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, 
     pg_buf_puts(&shape, " and out are float arrays of n elements");
     pg_buf_printf(&shape_zh, "%s 和 out 都是长度为 n 的 float 数组", ins_zh.data);
     /* notes: the selects in symbols, the scalars, what the function names mean */
-    sel_words(e, &selw, &selw_zh);
-    int nsel = count_op(e, EXPR_SEL);
-    if (selw.len) {
-        pg_buf_printf(&notes, "the select%s: %s", nsel > 1 ? "s" : "", selw.data);
-        pg_buf_printf(&notes_zh, "其中逐元素选择：%s", selw_zh.data);
-    }
-    for (int k = 0; k < S; k++) {
-        pg_buf_printf(&notes, "%sthe scalar %s is a float kernel parameter (%s here)", notes.len ? "; " : "", expr_scalar_name(k), val[k]);
-        pg_buf_printf(&notes_zh, "%s标量参数 %s 为按值传入的 float（这里 %s = %s）", notes_zh.len ? "；" : "", expr_scalar_name(k), expr_scalar_name(k), val[k]);
-    }
-    static const struct { expr_op op; const char *en, *zh; } DEF[] = {
-        {EXPR_SIGMOID, "sigmoid(x) = 1/(1+exp(-x))", "sigmoid(x) = 1/(1+exp(-x))"},
-        {EXPR_RELU, "relu(x) = max(x, 0)", "relu(x) = max(x, 0)"},
-        {EXPR_RSQRT, "rsqrt(x) = 1/sqrt(x)", "rsqrt(x) = 1/sqrt(x)"},
-        {EXPR_FMA, "fma(x, y, z) = x*y + z", "fma(x, y, z) = x*y + z"},
-        {EXPR_LOG, "log is the natural logarithm", "log 为自然对数"},
-    };
-    for (size_t k = 0; k < sizeof DEF / sizeof DEF[0]; k++)
-        if (uses_op(e, DEF[k].op)) {
-            pg_buf_printf(&notes, "%s%s", notes.len ? "; " : "", DEF[k].en);
-            pg_buf_printf(&notes_zh, "%s%s", notes_zh.len ? "；" : "", DEF[k].zh);
-        }
+    expr_notes(e, val, false, 0, &notes, &notes_zh);
     pg_buf ex[3] = {{0}}, ez[2] = {{0}};   /* as long as the tree needs */
     pg_buf_printf(&ex[0], "set every out[i] to %s", wi.data);
     pg_buf_printf(&ex[1], "compute %s for every index i, with %s read at i, and store it in out[i]", w.data, ins.data);
@@ -911,8 +961,37 @@ static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, 
                     .shape_en = shape.data, .shape_zh = shape_zh.data, .notes_en = notes.data, .notes_zh = notes_zh.data,
                     .elems_per_thread = per_thread, .vec_width = per_thread == 4 ? 4 : 0, .data = DESC_DATA_VECTOR,
                     .hints = DESC_HINT_COALESCED | DESC_HINT_MEMBOUND};
-    json_t *d = synth_desc_render_all(&f, task, seed);
-    pg_buf *bufs[] = {&formula, &w, &wi, &wz, &wzi, &ins, &ins_zh, &notes, &notes_zh, &selw, &selw_zh, &shape, &shape_zh,
+    /* synth_desc_render_all, one style at a time: a style in the human notation
+     * (synth_expr_notation) gets its own formula and notes, the same seed */
+    json_t *d = json_object(), *fr = json_object();
+    for (int st = 0; st < TASK_NSTYLES; st++) {
+        unsigned fl;
+        desc_facts fs = f;
+        pg_buf hform = {0}, hn = {0}, hnz = {0}, m = {0}, b = {0};
+        if (synth_expr_notation(seed, st, &fl)) {
+            expr_to_math(e, fl, &m);
+            int form = notation_form(seed, st);
+            if (form == 1) {
+                pg_buf_printf(&hform, "out = %s", m.data);
+            } else {
+                pg_buf_puts(&hform, "out[i] = ");
+                index_inputs(m.data, &hform);
+                if (form == 0) pg_buf_puts(&hform, " for every i < n");
+            }
+            expr_notes(e, val, true, fl, &hn, &hnz);
+            fs.formula = hform.data;
+            fs.notes_en = hn.data;
+            fs.notes_zh = hnz.data;
+        }
+        char id[48];
+        synth_desc_render_framed(&fs, task, st, seed, &b, id, sizeof id);
+        json_object_set_new(d, task_styles[st], json_string(b.data ? b.data : ""));
+        json_object_set_new(fr, task_styles[st], json_string(id));
+        pg_buf *tmp[] = {&hform, &hn, &hnz, &m, &b};
+        for (size_t k = 0; k < sizeof tmp / sizeof tmp[0]; k++) pg_buf_free(tmp[k]);
+    }
+    json_object_set_new(d, "frames", fr);
+    pg_buf *bufs[] = {&formula, &w, &wi, &wz, &wzi, &ins, &ins_zh, &notes, &notes_zh, &shape, &shape_zh,
                       &ex[0], &ex[1], &ex[2], &ez[0], &ez[1]};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) pg_buf_free(bufs[k]);
     return d;

@@ -208,6 +208,8 @@ pg_status synth_fam_elem_act(uint64_t seed, synth_family_sample *s) {
     int V = 1 << synth_fam_pick(&r, f64 ? 2 : 3), block = 128 << synth_fam_pick(&r, 3), cap = synth_fe_cap(&r);
     /* held out: the suite's f32 out-of-place leaky ReLU, ReLU6, SiLU and mish */
     if ((a == A_LEAKY || a == A_RELU6 || a == A_SILU || a == A_MISH) && !strcmp(dt, "f32")) inplace = true;
+    /* held out (bench/suite-prose softplus_beta, hardswish_f16): f32 softplus and f16 hard-swish out of place */
+    if ((a == A_SOFTPLUS && !strcmp(dt, "f32")) || (a == A_HSWISH && !strcmp(dt, "f16"))) inplace = true;
     act_sc sc;
     act_draw(&r, a, &sc);
     const char *in[1], *out[1];

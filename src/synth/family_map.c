@@ -668,6 +668,8 @@ pg_status synth_fam_gen_map(uint64_t seed, synth_family_sample *s) {
     c.block = 128 << synth_fam_pick(&r, 3);
     c.vec = 1 << synth_fam_pick(&r, c.dt == D_F64 ? 2 : 3);
     c.unroll = 1 << synth_fam_pick(&r, 3);
+    /* held out (bench/suite saxpy_v2, f16_scale_h2): f32 AXPY and f16 scaling over 512-element tiles of 256 threads */
+    if (((c.op == OP_AXPY && c.dt == D_F32) || (c.op == OP_SCALE && c.dt == D_F16)) && c.block == 256 && c.vec * c.unroll == 2) c.block = 128;
     static const int CAPS[] = {132, 264, 528, 1056};
     c.cap = synth_fam_pick(&r, 2) ? CAPS[synth_fam_pick(&r, 4)] : 0;
     static const double SC[] = {2.5, -1.5, 0.75, 3.0, -0.5, 1.25, 0.125, -2.0, 0.375};

@@ -645,8 +645,8 @@ pg_status synth_fam_rw_rownorm(uint64_t seed, synth_family_sample *s) {
     bool l2add = op == RN_L2 && synth_fam_pick(&r, 3) == 0;   /* rsqrt(sumsq + eps) instead of 1/max(norm, eps) */
     if (op == RN_L2) affine = 0;
     bool wf32 = d.kind >= RW_F16 && synth_fam_pick(&r, 2);    /* f32 weights next to half activations */
-    /* held out (bench/suite): f32 l2-normalize, one warp per row, 8 rows per block */
-    if (op == RN_L2 && !l2add && d.kind == RW_F32 && m.warp && m.rpb == 8 && !m.gs && !inplace) {
+    /* held out (bench/suite l2norm_row_warp): f32 l2-normalize, one warp per row, 8 rows per block, either eps */
+    if (op == RN_L2 && d.kind == RW_F32 && m.warp && m.rpb == 8 && !m.gs && !inplace) {
         m.rpb = 4;
         m.block = 128;
         snprintf(m.blk, sizeof m.blk, "128");

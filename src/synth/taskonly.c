@@ -19,6 +19,7 @@
  * [-10, 10]. */
 #include "ptxgen/synth.h"
 #include "ptxgen/synth_expr.h"
+#include "ptxgen/task.h"   /* TASK_STYLE_* */
 
 #include <dirent.h>
 #include <errno.h>
@@ -55,9 +56,19 @@ static void f32_text(float v, char *b, size_t n) {   /* shortest text that reads
 /* The spec of a row task: rowop < 0 a reduction RED[op] into out[rows], else the fused row
  * operation ROWOP[rowop] into out[rows][cols]. */
 static void row_json(const expr_tree *e, const char *name, int ninputs, int op, int rowop, const float *sv, pg_buf *out) {
-    pg_buf text = {0}, pre = {0};
-    expr_to_text(e, &text);
+    pg_buf pre = {0}, tx[TASK_NSTYLES] = {{0}};
     expr_to_prefix(e, &pre);
+    /* f in each description: the function-call text or, for about half of the
+     * styles, the notation people write (synth_expr_notation; the seed is a pure
+     * function of the task, as the expr family's) */
+    uint64_t dseed = pg_hash64_add(pg_hash64_add(PG_HASH64_INIT_SHORT, name, strlen(name)), pre.data, pre.len);
+    for (int st = 0; st < TASK_NSTYLES; st++) {
+        unsigned fl;
+        bool human = synth_expr_notation(dseed, st, &fl);
+        synth_expr_notation_text(e, human, fl & ~(unsigned)EXPR_MATH_SQUARED, &tx[st]);   /* f is a part of the sentence */
+    }
+    const char *tt = tx[TASK_STYLE_TERSE].data, *td = tx[TASK_STYLE_DETAILED].data, *tc = tx[TASK_STYLE_CARD].data,
+               *tz = tx[TASK_STYLE_ZH].data, *tp = tx[TASK_STYLE_PROSE].data;
     const int S = expr_nscalars(e);
     char val[EXPR_MAX_SCALARS][32];
     for (int k = 0; k < S; k++) f32_text(sv[k], val[k], sizeof val[k]);
@@ -82,37 +93,37 @@ static void row_json(const expr_tree *e, const char *name, int ninputs, int op, 
     }
     pg_buf t = {0}, d = {0}, c = {0}, z = {0}, p = {0};
     if (rowop >= 0) {
-        pg_buf_printf(&t, "Fused row operation on f = %s over a rows x cols row-major matrix: out[r][c] = %s%s%s", text.data,
+        pg_buf_printf(&t, "Fused row operation on f = %s over a rows x cols row-major matrix: out[r][c] = %s%s%s", tt,
                       ROWOP_MATH[rowop], S ? "; " : "", S ? sc.data : "");
         pg_buf_printf(&d, "Inputs %s are rows x cols f32 matrices in row-major order%s%s. For every row r < rows, compute "
                       "f = %s elementwise at (r, c) for all c < cols, then %s, writing out[r*cols + c] (f32, rows x cols). "
                       "Launch one block of 256 threads per row (grid = rows): the block first combines the row statistic, "
                       "then writes the row. Signature: %sf32* out (out), %su32 rows, u32 cols.",
-                      ins.data, S ? "; scalar arguments " : "", S ? sc.data : "", text.data, ROWOP_EN[rowop], sig.data, S ? scsig.data : "");
+                      ins.data, S ? "; scalar arguments " : "", S ? sc.data : "", td, ROWOP_EN[rowop], sig.data, S ? scsig.data : "");
         pg_buf_printf(&c, "## %s\n- Inputs: %s\n- Output: `float* out` (rows*cols)\n- Goal: `out[r][c] = %s` with `f = %s`%s%s\n"
                       "- Launch: 256 threads per block, `rows` blocks (one per row)\n- Notes: a block reduction per row, then the row is written",
-                      name, card_in.data, ROWOP_MATH[rowop], text.data, S ? "; " : "", S ? sc.data : "");
+                      name, card_in.data, ROWOP_MATH[rowop], tc, S ? "; " : "", S ? sc.data : "");
         pg_buf_printf(&z, "逐行融合运算：输入 %s 为 rows x cols 的行主序 float 矩阵%s%s。对每一行先逐元素计算 f = %s，再%s，结果写入 out[r*cols + c]。"
                       "每行一个 256 线程的块（网格 = rows）。",
-                      ins_zh.data, S ? "，标量参数 " : "", S ? sc.data : "", text.data, ROWOP_ZH[rowop]);
+                      ins_zh.data, S ? "，标量参数 " : "", S ? sc.data : "", tz, ROWOP_ZH[rowop]);
         pg_buf_printf(&p, "Row by row, work out %s for every entry of the matri%s, then %s, and store the results in out.",
-                      text.data, ninputs > 1 ? "ces" : "x", ROWOP_EN[rowop]);
+                      tp, ninputs > 1 ? "ces" : "x", ROWOP_EN[rowop]);
     } else {
         pg_buf_printf(&t, "Row-wise %s of f = %s over a rows x cols row-major matrix: out[r] = %s over c of f(row r, column c)%s%s",
-                      RED[op], text.data, RED[op], S ? "; " : "", S ? sc.data : "");
+                      RED[op], tt, RED[op], S ? "; " : "", S ? sc.data : "");
         pg_buf_printf(&d, "Inputs %s are rows x cols f32 matrices in row-major order%s%s. For every row r < rows, compute "
                       "f = %s elementwise at (r, c) for all c < cols, and write the %s of those cols values to out[r] (f32). "
                       "Launch one block of 256 threads per row (grid = rows); the threads of a block share the row's columns "
                       "and combine their partial results. Signature: %sf32* out (out), %su32 rows, u32 cols.",
-                      ins.data, S ? "; scalar arguments " : "", S ? sc.data : "", text.data, RED[op], sig.data, S ? scsig.data : "");
+                      ins.data, S ? "; scalar arguments " : "", S ? sc.data : "", td, RED[op], sig.data, S ? scsig.data : "");
         pg_buf_printf(&c, "## %s\n- Inputs: %s\n- Output: `float* out` (rows)\n- Goal: `out[r] = %s_c f(r, c)` with `f = %s`%s%s\n"
                       "- Launch: 256 threads per block, `rows` blocks (one per row)\n- Notes: a block reduction per row",
-                      name, card_in.data, RED[op], text.data, S ? "; " : "", S ? sc.data : "");
+                      name, card_in.data, RED[op], tc, S ? "; " : "", S ? sc.data : "");
         pg_buf_printf(&z, "逐行%s：输入 %s 为 rows x cols 的行主序 float 矩阵%s%s。对每一行 r，先对每个元素计算 f = %s，再对该行 cols 个结果%s，"
                       "写入 out[r]。每行一个 256 线程的块（网格 = rows）。",
-                      RED_ZH[op], ins_zh.data, S ? "，标量参数 " : "", S ? sc.data : "", text.data, RED_ZH[op]);
+                      RED_ZH[op], ins_zh.data, S ? "，标量参数 " : "", S ? sc.data : "", tz, RED_ZH[op]);
         pg_buf_printf(&p, "For each row of the matri%s, work out %s at every column and %s the results into that row's entry of out.",
-                      ninputs > 1 ? "ces" : "x", text.data, RED_PROSE[op]);
+                      ninputs > 1 ? "ces" : "x", tp, RED_PROSE[op]);
     }
     json_object_set_new(root, "descriptions", json_pack("{s:s, s:s, s:s, s:s, s:s}", "terse", t.data, "detailed", d.data,
                                                         "card", c.data, "zh", z.data, "prose", p.data));
@@ -141,7 +152,8 @@ static void row_json(const expr_tree *e, const char *name, int ninputs, int op, 
     json_object_set_new(root, "cost", json_pack("{s:s, s:s}", "bytes", bytes, "flops", flops));
     synth_task_json_write(root, out);
     json_decref(root);
-    pg_buf *bufs[] = {&text, &pre, &ins, &ins_zh, &card_in, &sig, &sc, &scsig, &t, &d, &c, &z, &p};
+    for (int st = 0; st < TASK_NSTYLES; st++) pg_buf_free(&tx[st]);
+    pg_buf *bufs[] = {&pre, &ins, &ins_zh, &card_in, &sig, &sc, &scsig, &t, &d, &c, &z, &p};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pg_buf_free(bufs[i]);
 }
 

@@ -7,7 +7,9 @@
  * facts still render (never "(null)"), a hint is never said without its
  * fact, renderings are deterministic, terse/prose/zh carry the semantics in
  * a good share of renderings, and every registered family's descriptions
- * pass the same checks.  Last line: "N passed, N failed". */
+ * pass the same checks; the expr family states its formula in the function-call
+ * text or (about half of the styles) the notation people write, never both.
+ * Last line: "N passed, N failed". */
 #include "ptxgen/synth_expr.h"
 #include "synth/family_internal.h"   /* the per-family generators */
 #include "synth/describe.h"
@@ -326,8 +328,10 @@ static void test_expr(void) {
     expr_tree *e = expr_parse("(sqrt (add (abs a) 1.5))", err, sizeof err);
     CHECK(e != NULL, "parse: %s", err);
     static const char *const want[] = {"the square root of ((the absolute value of a[i]) plus 1.5)",
-                                       "（（a[i]的绝对值） 加 1.5）的平方根", "out[i] = sqrt(abs(a[i]) + 1.5)"};
-    bool found[3] = {0};
+                                       "（（a[i]的绝对值） 加 1.5）的平方根", "out[i] = sqrt(abs(a[i]) + 1.5)",
+                                       "sqrt(|a[i]| + 1.5)", "out = sqrt(|a| + 1.5)"};
+    enum { NW = sizeof want / sizeof want[0] };
+    bool found[NW] = {0};
     for (int k = 0; e && k < 40; k++) {
         char name[32];
         snprintf(name, sizeof name, "sq%d", k);
@@ -336,12 +340,69 @@ static void test_expr(void) {
         json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
         for (int st = 0; st < TASK_NSTYLES; st++) {
             const char *txt = json_string_value(json_object_get(d, task_styles[st]));
-            for (int w = 0; w < 3 && txt; w++) found[w] |= strstr(txt, want[w]) != NULL;
+            for (int w = 0; w < NW && txt; w++) found[w] |= strstr(txt, want[w]) != NULL;
         }
         json_decref(t);
         pg_buf_free(&js);
     }
-    for (int w = 0; w < 3; w++) CHECK(found[w], "the descriptions say '%s'", want[w]);
+    for (int w = 0; w < NW; w++) CHECK(found[w], "the descriptions say '%s'", want[w]);
+    expr_free(e);
+}
+
+/* The formula's notation (synth_expr_notation): about half of the styles in the
+ * notation people write, every form drawn, "squared" only in prose, deterministic;
+ * a description states the formula in one notation, and a human one has no fma()
+ * and no note defining it. */
+static void test_expr_notation(void) {
+    int human = 0, total = 0, per_style[TASK_NSTYLES] = {0}, fl_seen[5] = {0}, squared_off_prose = 0;
+    for (uint64_t seed = 0; seed < 2000; seed++)
+        for (int st = 0; st < TASK_NSTYLES; st++) {
+            unsigned fl = 99, fl2 = 98;
+            bool h = synth_expr_notation(seed * 0x9E3779B97F4A7C15ull, st, &fl);
+            CHECK(h == synth_expr_notation(seed * 0x9E3779B97F4A7C15ull, st, &fl2) && fl == fl2, "deterministic");
+            CHECK(h || fl == 0, "the function-call text has no flags");
+            human += h;
+            per_style[st] += h;
+            total++;
+            for (int k = 0; k < 5; k++) fl_seen[k] += (fl >> k) & 1;
+            squared_off_prose += st != TASK_STYLE_PROSE && (fl & EXPR_MATH_SQUARED);
+        }
+    printf("  notation: human in %d of %d styles\n", human, total);
+    CHECK(human * 10 > total * 4 && human * 10 < total * 6, "human notation in %d of %d", human, total);
+    for (int st = 0; st < TASK_NSTYLES; st++) CHECK(per_style[st] > 700 && per_style[st] < 1300, "%s: %d of 2000", task_styles[st], per_style[st]);
+    for (int k = 0; k < 5; k++) CHECK(fl_seen[k] > 100, "flag %d drawn %d times", k, fl_seen[k]);
+    CHECK(squared_off_prose == 0, "'squared' only in prose (%d)", squared_off_prose);
+
+    /* the suite's ew_rsqrt_scale shape: fma(b, b, c) reads b^2 + c or b² + c */
+    char err[128];
+    expr_tree *e = expr_parse("(mul a (rsqrt (add (abs (fma b b c)) 0.5)))", err, sizeof err);
+    CHECK(e != NULL, "parse: %s", err);
+    int nh = 0, nplain = 0, sup = 0;
+    for (int k = 0; e && k < 60; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "rs%d", k);
+        pg_buf js = {0}, js2 = {0};
+        synth_expr_kernel(e, name, 3, NULL, 256, 1, NULL, NULL, &js, NULL);
+        synth_expr_kernel(e, name, 3, NULL, 256, 1, NULL, NULL, &js2, NULL);
+        CHECK(js.data && js2.data && !strcmp(js.data, js2.data), "%s: deterministic", name);
+        json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
+        for (int st = 0; st < TASK_NSTYLES; st++) {
+            const char *txt = json_string_value(json_object_get(d, task_styles[st]));
+            if (!txt) continue;
+            bool h = strstr(txt, "^2 + c") || strstr(txt, "\xc2\xb2 + c");
+            bool p = strstr(txt, "fma(b") != NULL;
+            CHECK(!(h && p), "%s %s: one notation: %s", name, task_styles[st], txt);
+            if (h) CHECK(!strstr(txt, "fma(") && !strstr(txt, "abs("), "%s %s: no fma()/abs() in the human notation: %s", name, task_styles[st], txt);
+            nh += h;
+            nplain += p;
+            sup += strstr(txt, "\xc2\xb2") != NULL;
+        }
+        json_decref(t);
+        pg_buf_free(&js);
+        pg_buf_free(&js2);
+    }
+    printf("  rsqrt(|b*b + c| + 0.5): %d human, %d function-call formulas, %d with a superscript\n", nh, nplain, sup);
+    CHECK(nh > 20 && nplain > 20 && sup > 0, "both notations: %d human, %d function-call, %d superscript", nh, nplain, sup);
     expr_free(e);
 }
 
@@ -353,5 +414,6 @@ int main(void) {
     test_render_all();
     test_families();
     test_expr();
+    test_expr_notation();
     return TEST_DONE();
 }

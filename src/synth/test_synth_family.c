@@ -9,7 +9,7 @@
  * kernel.ptx, reference.cu for nvcc families) under DIR;
  * SYNTH_FAMILY_N=K sets the seeds per family (default 12);
  * SYNTH_FAMILY_ONLY=a,b,c checks only the named families. */
-#include "common/test.h"
+#include "ptx/test_util.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth_family.h"
 #include "ptxgen/task.h"
@@ -47,23 +47,6 @@ static bool listed(const char *list, const char *fam) {
         p += k + (e ? 1 : 0);
     }
     return false;
-}
-
-/* ptxas on one module text. */
-static bool ptxas_ok(const char *ptx, const char *arch, char *log, size_t logn) {
-    char tmp[] = "/tmp/ptxgen-famtest-XXXXXX";
-    int fd = mkstemp(tmp);
-    if (fd < 0) return false;
-    size_t n = strlen(ptx);
-    bool w = write(fd, ptx, n) == (ssize_t)n;
-    close(fd);
-    ptxas_report rep;
-    memset(&rep, 0, sizeof rep);
-    bool ok = w && ptx_ptxas_run(tmp, arch, false, &rep, NULL) == PG_OK && rep.ok;
-    if (!ok) snprintf(log, logn, "%.600s", rep.log ? rep.log : "(no log)");
-    ptx_ptxas_report_free(&rep);
-    unlink(tmp);
-    return ok;
 }
 
 /* The smallest size of the spec, its reference on distribution 0: outputs finite. */
@@ -232,7 +215,7 @@ int main(void) {
             }
             char log[700] = "";
             if (have_ptxas) {
-                bool ok = ptxas_ok(s->ptx.data, arch, log, sizeof log);
+                bool ok = test_ptxas_text(s->ptx.data, strlen(s->ptx.data), arch, false, log, sizeof log) == 1;
                 CHECK(ok, "%s seed %d (%s): ptxas: %s", fname, i, s->name, log);
                 if (!ok) continue;
             }

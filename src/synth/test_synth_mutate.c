@@ -22,7 +22,7 @@
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth.h"
 
-#include "common/test.h"
+#include "ptx/test_util.h"
 
 #include <glob.h>
 #include <stdio.h>
@@ -439,27 +439,9 @@ static bool check_predicate(const ptx_module *o, const ptx_module *m, int change
     return true;
 }
 
-/* ---- ptxas ----------------------------------------------------------------------------- */
+/* ---- ptxas (test_ptxas_text: 1 accepted, 0 rejected, -1 could not run) ------------------- */
 static bool have_ptxas;
 static int ptxas_mutants;   /* mutants ptxas was run on */
-
-/* 1 accepted, 0 rejected, -1 could not run. */
-static int ptxas_accepts(const char *text, size_t len, bool relocatable, char *log, size_t logn) {
-    char path[] = "/tmp/ptxgen_synth_mut_XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) return -1;
-    bool wrote = write(fd, text, len) == (ssize_t)len;
-    close(fd);
-    if (!wrote) { unlink(path); return -1; }
-    ptxas_report r;
-    memset(&r, 0, sizeof r);
-    pg_status st = ptx_ptxas_run(path, NULL, relocatable, &r, NULL);
-    int res = (st == PG_OK && r.ran && r.ok) ? 1 : r.ran ? 0 : -1;
-    if (log && logn) snprintf(log, logn, "%s", r.log ? r.log : "");
-    ptx_ptxas_report_free(&r);
-    unlink(path);
-    return res;
-}
 
 /* ---- driver ------------------------------------------------------------------------------- */
 typedef struct {
@@ -537,9 +519,9 @@ static void test_file(const char *path, int file_index, bool ptxas_all, kind_sta
             if (have_ptxas && sample) {
                 if (orig_ptxas == -2) {
                     /* whole-program mode when the original passes it; -c for modules with .extern code */
-                    orig_ptxas = ptxas_accepts(src, len, false, NULL, 0);
+                    orig_ptxas = test_ptxas_text(src, len, NULL, false, NULL, 0);
                     if (orig_ptxas != 1) {
-                        orig_ptxas = ptxas_accepts(src, len, true, NULL, 0);
+                        orig_ptxas = test_ptxas_text(src, len, NULL, true, NULL, 0);
                         reloc = true;
                     }
                 }
@@ -547,7 +529,7 @@ static void test_file(const char *path, int file_index, bool ptxas_all, kind_sta
                 if (orig_ptxas == 1)
                     for (int s = 0; s < 3; s += ptxas_all ? 2 : 3) {
                         char log[4096];
-                        int acc = ptxas_accepts(out[s].data, out[s].len, reloc, log, sizeof log);
+                        int acc = test_ptxas_text(out[s].data, out[s].len, NULL, reloc, log, sizeof log);
                         ptxas_mutants++;
                         CHECK(acc == 1, "%s: %s seed %llu: ptxas rejects the mutant:\n%s", path, kn,
                               (unsigned long long)seeds[s], log);

@@ -8,7 +8,7 @@
  * SPARSE_N=K seeds per family (default 24); SPARSE_DUMP=DIR also writes each
  * sample's task folder (task.json, kernel.ptx, reference.cu) under DIR, the
  * input of tests/gpu/families.sh. */
-#include "common/test.h"
+#include "ptx/test_util.h"
 #include "ptxgen/ptx.h"
 #include "synth/family_internal.h"   /* the per-family generators */
 #include "ptxgen/task.h"
@@ -45,19 +45,11 @@ static bool write_text(const char *path, const char *data) {
 }
 
 static bool have_ptxas;
+/* ptxas -arch=sm_90 takes the text; its log on stderr when it does not */
 static bool ptxas_ok(const char *ptx) {
-    char tmp[] = "/tmp/ptxgen-sptest-XXXXXX";
-    int fd = mkstemp(tmp);
-    if (fd < 0) return false;
-    size_t n = strlen(ptx);
-    bool w = write(fd, ptx, n) == (ssize_t)n;
-    close(fd);
-    ptxas_report rep;
-    memset(&rep, 0, sizeof rep);
-    bool ok = w && ptx_ptxas_run(tmp, "sm_90", false, &rep, NULL) == PG_OK && rep.ok;
-    if (!ok) fprintf(stderr, "%.600s\n", rep.log ? rep.log : "(no log)");
-    ptx_ptxas_report_free(&rep);
-    unlink(tmp);
+    char log[601];
+    bool ok = test_ptxas_text(ptx, strlen(ptx), "sm_90", false, log, sizeof log) == 1;
+    if (!ok) fprintf(stderr, "%s\n", log);
     return ok;
 }
 

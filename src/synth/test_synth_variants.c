@@ -31,7 +31,7 @@
  *  - a few samples of each new variant go through synth_family_generate: the PTX validates and
  *    ptxas accepts it (nvcc compiles the transpose plans), when the tools are installed.
  * Whether the new kernels are correct on a GPU is tests/gpu/families.sh's job. */
-#include "common/test.h"
+#include "ptx/test_util.h"
 #include "ptxgen/ptx.h"
 #include "ptxgen/synth_family.h"
 #include "ptxgen/task.h"
@@ -102,18 +102,9 @@ static bool ptx_ok(const char *ptx, const char *name, bool have_ptxas, char *why
     ptx_module_free(m);
     if (ps != PG_OK || q.nwarnings) { snprintf(why, whyn, "validator: %d errors, %d warnings", q.nerrors, q.nwarnings); return false; }
     if (!have_ptxas) return true;
-    char tmp[] = "/tmp/ptxgen-vartest-XXXXXX";
-    int fd = mkstemp(tmp);
-    if (fd < 0) return false;
-    size_t n = strlen(ptx);
-    bool w = write(fd, ptx, n) == (ssize_t)n;
-    close(fd);
-    ptxas_report rep;
-    memset(&rep, 0, sizeof rep);
-    bool ok = w && ptx_ptxas_run(tmp, "sm_90", false, &rep, NULL) == PG_OK && rep.ok;
-    if (!ok) snprintf(why, whyn, "ptxas: %.300s", rep.log ? rep.log : "(no log)");
-    ptx_ptxas_report_free(&rep);
-    unlink(tmp);
+    char log[301];
+    bool ok = test_ptxas_text(ptx, strlen(ptx), "sm_90", false, log, sizeof log) == 1;
+    if (!ok) snprintf(why, whyn, "ptxas: %s", log);
     return ok;
 }
 

@@ -1,11 +1,13 @@
 /* test_taskonly.c — task-only training tasks: every generated spec loads, its
  * C reference runs on every size and distribution, generation is deterministic;
- * the row-reduce reference against hand-computed rows; bad specs are errors. */
+ * the row-reduce reference against hand-computed rows; bad specs are errors;
+ * the row tasks' descriptions use both notations of f (synth_expr_notation). */
 #define _GNU_SOURCE
 #include "common/test.h"
 #include "ptxgen/synth.h"
 #include "ptxgen/task.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,9 +233,35 @@ static void test_rowop_values(void) {
     }
 }
 
+/* The row tasks state f in the function-call text (abs(x)) or, for about half of
+ * the styles, the notation people write (|x|); never both in one description. */
+static void test_row_notation(void) {
+    int plain = 0, human = 0;
+    pg_diag_sink q = {0};
+    for (int i = 1; i < 300; i += 3) {   /* index % 3 == 1: the row reductions */
+        pg_buf j = {0};
+        char name[64];
+        if (synth_taskonly_task(11, i, &j, name, sizeof name, &q) != PG_OK) { CHECK(false, "task %d", i); continue; }
+        json_t *t = json_loads(j.data, 0, NULL), *d = json_object_get(t, "descriptions");
+        const char *ex = json_string_value(json_object_get(t, "expr"));
+        for (int st = 0; ex && strstr(ex, "(abs ") && st < TASK_NSTYLES; st++) {
+            const char *txt = json_string_value(json_object_get(d, task_styles[st]));
+            bool p = txt && strstr(txt, "abs(") != NULL, h = txt && strchr(txt, '|') != NULL;
+            CHECK(!(p && h), "%s %s: one notation: %s", name, task_styles[st], txt);
+            plain += p;
+            human += h;
+        }
+        json_decref(t);
+        pg_buf_free(&j);
+    }
+    printf("  row reductions with abs: %d descriptions with abs(x), %d with |x|\n", plain, human);
+    CHECK(plain > 10 && human > 10, "both notations (%d abs(), %d |x|)", plain, human);
+}
+
 int main(void) {
     if (!mkdtemp(tmpdir)) return 2;
     test_pool();
+    test_row_notation();
     test_rowreduce_values();
     test_rowop_values();
     char cmd[700];
