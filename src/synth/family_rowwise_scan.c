@@ -8,7 +8,9 @@
  *              tree in shared memory (optionally padded against bank
  *              conflicts), or per row of a rows x cols matrix (one block per
  *              row, chunks with a running carry), optionally segmented by
- *              head flags
+ *              head flags; half of the shuffle scans write the five
+ *              Hillis-Steele steps out with literal deltas 1, 2, 4, 8, 16
+ *              (the others the loop over d)
  *   compact    per-tile stream compaction (tile = B*E elements, one block per
  *              tile): the kept values (or their global indices) packed at the
  *              start of the tile's range in order, the rest filled, and the
@@ -33,8 +35,25 @@ typedef struct { const char *T, *ct, *zh, *nm; bool flt; } sc_t;
 static const sc_t SC_TYPES[] = {{"f32", "float", "单精度浮点", "float", true}, {"s32", "int", "int32", "int32", false}, {"u32", "unsigned int", "uint32", "uint32", false}};
 
 /* Warp-level inclusive scan of `v` (+ head flags `f` when seg): every lane
- * gets the sum over lanes 0..lane (restarting after a lane whose flag run is set). */
-static void warp_scan(pg_buf *c, const char *ind, const char *ct, const char *v, const char *f) {
+ * gets the sum over lanes 0..lane (restarting after a lane whose flag run is set).
+ * un (a name prefix, e.g. "up") writes the five steps out with their shuffle
+ * deltas as literals (up1 = __shfl_up_sync(.., 1) .. up16), else the loop over d:
+ * nvcc unrolls both alike, but the literate PTX of the loop shows `d` beside
+ * each shuffle and that of the unrolled plan the delta itself (round 13's PTX
+ * mixed up the registers holding 4, 8 and 16). */
+static void warp_scan(pg_buf *c, const char *ind, const char *ct, const char *v, const char *f, const char *un) {
+    if (un) {
+        pg_buf_printf(c, "%s// Hillis-Steele over the warp, unrolled: shuffle deltas 1, 2, 4, 8, 16\n", ind);
+        for (int d = 1; d < 32; d <<= 1) {
+            pg_buf_printf(c, "%s%s %s%d = __shfl_up_sync(0xffffffffu, %s, %d);\n", ind, ct, un, d, v, d);
+            if (f) {
+                pg_buf_printf(c, "%sint %sf%d = __shfl_up_sync(0xffffffffu, %s, %d);\n", ind, un, d, f, d);
+                pg_buf_printf(c, "%sif (lane >= %d) {\n%s    if (!%s) %s += %s%d;%s\n%s    %s |= %sf%d;\n%s}\n", ind, d, ind, f, v, un, d,
+                              d == 1 ? "   // a head flag stops the carry from the left" : "", ind, f, un, d, ind);
+            } else pg_buf_printf(c, "%sif (lane >= %d) %s += %s%d;\n", ind, d, v, un, d);
+        }
+        return;
+    }
     pg_buf_printf(c, "%sfor (int d = 1; d < 32; d <<= 1) {   // Hillis-Steele over the warp\n", ind);
     pg_buf_printf(c, "%s    %s up = __shfl_up_sync(0xffffffffu, %s, d);\n", ind, ct, v);
     if (f) {
@@ -66,6 +85,11 @@ pg_status synth_fam_rw_scan(uint64_t seed, synth_family_sample *s) {
         else B /= 2;
         S = lv == SL_BLOCK ? B * E : 2 * B;
     }
+    /* the warp scans' shuffle steps written out with literal deltas for half of the shuffle
+     * scans, from a stream of their own (the other draws, and the Blelloch scans, are those of
+     * every earlier sample) */
+    fam_rng ru = {seed ^ 0x7363616e756e726cull};
+    bool un = lv != SL_BLELLOCH && synth_fam_pick(&ru, 2);
     static const char *XN[] = {"x", "in", "src", "input", "a", "data"};
     static const char *YN[] = {"y", "out", "dst", "output", "prefix", "psum"};
     int xi = synth_fam_pick(&r, 6);
@@ -78,7 +102,9 @@ pg_status synth_fam_rw_scan(uint64_t seed, synth_family_sample *s) {
     snprintf(s->family, sizeof s->family, "scan");
     snprintf(s->source, sizeof s->source, "nvcc");
     static const char *PRE[2][2] = {{"inclusive_scan", "incl_prefix_sum"}, {"exclusive_scan", "excl_prefix_sum"}};
-    snprintf(s->name, sizeof s->name, "%s_%s_%s", PRE[excl][synth_fam_pick(&r, 2)], t->T, tag);
+    /* the unrolled plans are named apart (a kernel name stands for one plan); the identity is the
+     * loop's: the same computation, the same way */
+    snprintf(s->name, sizeof s->name, "%s_%s_%s%s", PRE[excl][synth_fam_pick(&r, 2)], t->T, tag, un ? "_unr" : "");
     synth_fam_fit_name(s->name);   /* within the decoder's PG_NAME_MAX */
     snprintf(s->identity, sizeof s->identity, "scan:%s:%s:%s", excl ? "exclusive" : "inclusive", t->T, tag);
 
@@ -106,12 +132,12 @@ pg_status synth_fam_rw_scan(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(c, "    for (int k = 0; k < %d; k++) {   // %d consecutive elements per thread\n", E, E);
         pg_buf_printf(c, "        v[k] = base + k < n ? %s[base + k] : 0;\n        tot += v[k];\n    }\n", X);
         pg_buf_printf(c, "    %s inc = tot;\n", ct);
-        warp_scan(c, "    ", ct, "inc", NULL);
+        warp_scan(c, "    ", ct, "inc", NULL, un ? "up" : NULL);
         pg_buf_printf(c, "    %s run = __shfl_up_sync(0xffffffffu, inc, 1);   // exclusive prefix of the thread totals\n    if (lane == 0) run = 0;\n", ct);
         if (lv == SL_BLOCK && NW > 1) {
             pg_buf_puts(c, "    if (lane == 31) wsum[wid] = inc;\n    __syncthreads();\n");
             pg_buf_printf(c, "    if (wid == 0) {   // scan the %d warp totals\n        %s w = lane < %d ? wsum[lane] : 0;\n", NW, ct, NW);
-            warp_scan(c, "        ", ct, "w", NULL);
+            warp_scan(c, "        ", ct, "w", NULL, un ? "wup" : NULL);
             pg_buf_printf(c, "        %s pw = __shfl_up_sync(0xffffffffu, w, 1);\n        if (lane < %d) wsum[lane] = lane ? pw : 0;\n    }\n    __syncthreads();\n", ct, NW);
             pg_buf_puts(c, "    run += wsum[wid];\n");
         }
@@ -146,12 +172,12 @@ pg_status synth_fam_rw_scan(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(c, "    for (unsigned int c0 = 0; c0 < cols; c0 += %d) {\n", B);
         pg_buf_printf(c, "        unsigned int col = c0 + tid;\n        %s v = col < cols ? xrow[col] : 0, sc = v;\n", ct);
         if (flags) pg_buf_puts(c, "        int head = col < cols && frow[col] != 0, f = head;   // f: a segment starts at or before me (in my warp so far)\n");
-        warp_scan(c, "        ", ct, "sc", flags ? "f" : NULL);
+        warp_scan(c, "        ", ct, "sc", flags ? "f" : NULL, un ? "up" : NULL);
         if (NW > 1) {
             pg_buf_printf(c, "        if (lane == 31) { wsum[wid] = sc;%s }\n        __syncthreads();\n", flags ? " wflag[wid] = f;" : "");
             pg_buf_printf(c, "        if (wid == 0) {   // scan the warp totals%s\n            %s w = lane < %d ? wsum[lane] : 0;\n", flags ? " (segmented)" : "", ct, NW);
             if (flags) pg_buf_printf(c, "            int g = lane < %d ? wflag[lane] : 0;\n", NW);
-            warp_scan(c, "            ", ct, "w", flags ? "g" : NULL);
+            warp_scan(c, "            ", ct, "w", flags ? "g" : NULL, un ? "wup" : NULL);
             pg_buf_printf(c, "            %s pw = __shfl_up_sync(0xffffffffu, w, 1);\n", ct);
             if (flags) pg_buf_puts(c, "            int pg = __shfl_up_sync(0xffffffffu, g, 1);\n");
             pg_buf_printf(c, "            if (lane < %d) { wsum[lane] = lane ? pw : 0;%s }\n        }\n        __syncthreads();\n", NW, flags ? " wflag[lane] = lane ? pg : 0;" : "");
@@ -301,7 +327,7 @@ pg_status synth_fam_rw_compact(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "        if (lane == 0) wcnt[wid] = __popc(bal);\n");
     } else {
         pg_buf_puts(c, "        unsigned int inc = keep;\n");
-        warp_scan(c, "        ", "unsigned int", "inc", NULL);
+        warp_scan(c, "        ", "unsigned int", "inc", NULL, NULL);
         pg_buf_puts(c, "        unsigned int rank = inc - keep;   // kept lanes below me\n");
         pg_buf_puts(c, "        if (lane == 31) wcnt[wid] = inc;\n");
     }

@@ -15,6 +15,19 @@
  *    clamp blur on 16x16 blocks (blur2d_9pt_clamp) is never drawn;
  *  - reduce: the suite's reduce_max_f32_b512 (f32 max, 512 threads x 8 elements, one chunk per
  *    block) is not drawn (it was until 2026-12-07);
+ *  - spmv, ELL: 3/4 of the ELL samples pad with column -1 (2/3 before h104), each of them says so in
+ *    the plan (head comment and the skip) and in every description but the terse one, the
+ *    reference skips exactly the -1 slots (checked against the sum on 1000 rows x 9 slots);
+ *  - scan: half of the shuffle scans write the five Hillis-Steele steps out with literal deltas
+ *    1, 2, 4, 8, 16 (no loop over d); in their literate PTX each plan comment naming a delta is
+ *    followed by a shuffle with that delta (an immediate or a `mov.u32` of it), and the suite's
+ *    exclusive_scan_1024 (s32, 1024-element segments) is never drawn;
+ *  - stencil_bc: no plan indexes with `(size_t)z - 1 * H` (z - H: the copy boundary's direct
+ *    plans did for every z neighbour until 2026-12-07); every copy plan states the face rule; the
+ *    3-D variable-coefficient step with copied faces is over a quarter of the draws, with 8 blocks
+ *    and u32 extents for about half, each with a size where every cell is a face; its reference
+ *    copies every cell there and updates the interior of a regular size as in + kappa*(6
+ *    neighbours - 6*in); the suite's heat3d_varcoef (f32, 32x8x1, u32 extents) is never drawn;
  *  - a few samples of each new variant go through synth_family_generate: the PTX validates and
  *    ptxas accepts it (nvcc compiles the transpose plans), when the tools are installed.
  * Whether the new kernels are correct on a GPU is tests/gpu/families.sh's job. */
@@ -411,6 +424,344 @@ static void check_stencil2d_sep(bool have_ptxas) {
 }
 
 /* ---- reduce: the suite's reduce_max_f32_b512 (512 x 8 elements, one chunk per block) is not drawn */
+/* ---- spmv: the ELL -1 sentinel ----------------------------------------------------------- */
+/* y[r] of an ELL sample recomputed from its inputs (slot-major or row-major, -1 slots skipped). */
+static double ell_row(const task_inst *in, int pv, int pc, int px, bool f64, bool slot, size_t rows, size_t K, size_t r) {
+    double acc = 0;
+    for (size_t k = 0; k < K; k++) {
+        size_t e = slot ? k * rows + r : r * K + k;
+        int c = ((const int *)in->args[pc].data)[e];
+        if (c < 0) continue;
+        double v = f64 ? ((const double *)in->args[pv].data)[e] : ((const float *)in->args[pv].data)[e];
+        double x = f64 ? ((const double *)in->args[px].data)[c] : ((const float *)in->args[px].data)[c];
+        acc += v * x;
+    }
+    return acc;
+}
+
+static void check_spmv_ell(bool have_ptxas) {
+    int fam = synth_family_find("spmv");
+    CHECK(fam >= 0, "spmv family");
+    int nell = 0, nneg = 0, checked_ref = 0, compiled = 0, said = 0;
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        synth_family_sample s;
+        if (!gen("spmv", seed, &s)) { CHECK(false, "spmv seed %llu: generator", (unsigned long long)seed); continue; }
+        if (strncmp(s.identity, "spmv:ell:", 9)) { synth_family_sample_free(&s); continue; }
+        nell++;
+        json_t *root = json_loads(s.task_json.data, 0, NULL);
+        json_t *fp = json_object_get(root, "family_params");
+        bool neg = !strcmp(json_string_value(json_object_get(fp, "padding")), "neg1");
+        nneg += neg;
+        CHECK(neg == (strstr(s.identity, ":neg:") != NULL), "seed %llu: identity %s, padding %s", (unsigned long long)seed, s.identity,
+              neg ? "neg1" : "zero");
+        if (neg) {
+            /* the plan says it twice: the head comment and the skip */
+            CHECK(strstr(s.cu.data, "// An empty slot has column -1 and any value: test the column before reading") &&
+                      strstr(s.cu.data, "if (c >= 0) acc += ") && strstr(s.cu.data, "// c == -1: an empty slot, skipped"),
+                  "seed %llu: the plan states the -1 sentinel:\n%s", (unsigned long long)seed, s.cu.data);
+            /* every description but the terse one carries the note */
+            json_t *d = json_object_get(root, "descriptions");
+            static const char *ST[] = {"detailed", "card", "zh", "prose"};
+            bool all = true;
+            for (int k = 0; k < 4; k++) all = all && strstr(json_string_value(json_object_get(d, ST[k])), "-1]") != NULL;
+            said += all;
+        }
+        /* the reference skips exactly the -1 slots (and multiplies the zero-value ones) */
+        if (checked_ref < 4) {
+            char dir[512];
+            task_spec *t = load(&s, dir, sizeof dir);
+            CHECK(t != NULL, "seed %llu: task loads", (unsigned long long)seed);
+            int si = t ? size_with(t, "rows", 1000) : -1;
+            if (t && si >= 0) {
+                task_inst in, ref;
+                memset(&in, 0, sizeof in);
+                memset(&ref, 0, sizeof ref);
+                pg_diag_sink q = {0};
+                json_t *nm = json_object_get(fp, "names");
+                int pv = pidx(t, json_string_value(json_array_get(nm, 0))), pc = pidx(t, json_string_value(json_array_get(nm, 1)));
+                int px = pidx(t, json_string_value(json_object_get(fp, "x"))), py = pidx(t, json_string_value(json_object_get(fp, "y")));
+                bool ok = pv >= 0 && pc >= 0 && px >= 0 && py >= 0 && !strcmp(json_string_value(json_object_get(fp, "op")), "plain");
+                if (ok) {
+                    CHECK(task_inst_make(t, si, 0, 7, &in, &q) == PG_OK && task_reference_run(&in, &ref, &q) == PG_OK, "seed %llu: reference runs",
+                          (unsigned long long)seed);
+                    bool f64 = !strcmp(json_string_value(json_object_get(fp, "dtype")), "f64");
+                    bool slot = !strcmp(json_string_value(json_object_get(fp, "layout")), "slot-major");
+                    size_t rows = 1000, K = 9, bad = 0, empty = 0;
+                    for (size_t e = 0; e < rows * K && in.args[pc].data; e++) empty += ((const int *)in.args[pc].data)[e] < 0;
+                    for (size_t r = 0; r < rows && ref.args[py].data; r++) {
+                        double want = ell_row(&in, pv, pc, px, f64, slot, rows, K, r);
+                        double got = f64 ? ((const double *)ref.args[py].data)[r] : ((const float *)ref.args[py].data)[r];
+                        bad += fabs(got - want) > 1e-4 * (1 + fabs(want));
+                    }
+                    CHECK(bad == 0 && (neg ? empty > 0 : empty == 0), "seed %llu (%s): %zu rows off the -1-skipping sum, %zu empty slots", (unsigned long long)seed,
+                          s.identity, bad, empty);
+                    task_inst_free(&in);
+                    task_inst_free(&ref);
+                    checked_ref++;
+                }
+            }
+            if (t) unload(t, dir);
+        }
+        if (neg && compiled < 4 && seed % 5 == 0) compile_one(fam, seed, s.identity, "the ELL samples", have_ptxas, &compiled);
+        json_decref(root);
+        synth_family_sample_free(&s);
+    }
+    /* 2/3 before 2026-12-07 (h104); 3/4 now */
+    CHECK(nell > NSEEDS / 5 && nneg * 100 >= nell * 71 && nneg * 100 <= nell * 79, "spmv: %d of %d ELL samples pad with -1", nneg, nell);
+    CHECK(said == nneg, "spmv: %d of %d -1 samples state the sentinel in every description", said, nneg);
+    CHECK(checked_ref == 4, "spmv: reference checked on %d ELL samples", checked_ref);
+    CHECK(compiled >= 4, "spmv: %d ELL samples compiled", compiled);
+}
+
+/* ---- scan: the warp scans' shuffle deltas written out ------------------------------------- */
+/* The delta of each shfl.sync.up of a PTX text in order (an immediate, or the value of the last
+ * `mov.u32 %r, imm` to its register), and for each plan comment naming a literal delta
+ * (`__shfl_up_sync(0xffffffffu, v, D);`) whether the next shuffle after it uses D. */
+static int ptx_deltas(const char *ptx, int *d, int max, int *commented, int *agree) {
+    int n = 0, pending = -1;
+    *commented = *agree = 0;
+    char regs[64][16];
+    long val[64];
+    int nr = 0;
+    for (const char *l = ptx; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        while (*l == ' ' || *l == '\t') l++;
+        const char *c = strstr(l, "__shfl_up_sync(0xffffffffu, ");
+        const char *e = strchr(l, '\n');
+        if (!strncmp(l, "//", 2) && c && (!e || c < e)) {
+            const char *comma = strchr(c + 28, ',');
+            if (comma && (!e || comma < e) && comma[1] == ' ' && comma[2] >= '0' && comma[2] <= '9') { pending = atoi(comma + 2); (*commented)++; }
+            continue;
+        }
+        char r[16];
+        long v;
+        if (sscanf(l, "mov.u32 %15[^,], %ld;", r, &v) == 2 && nr < 64) {
+            int k = 0;
+            while (k < nr && strcmp(regs[k], r)) k++;
+            if (k == nr) nr++;
+            snprintf(regs[k], sizeof regs[k], "%s", r);
+            val[k] = v;
+        } else if (!strncmp(l, "shfl.sync.up.b32", 16)) {
+            /* shfl.sync.up.b32 %rD|%pP, %rA, B, C, M; */
+            const char *a = strchr(l, ',');
+            const char *b = a ? strchr(a + 1, ',') : NULL;
+            if (!b) continue;
+            b++;
+            while (*b == ' ') b++;
+            int delta = -1;
+            if (*b >= '0' && *b <= '9') delta = atoi(b);
+            else {
+                char br[16];
+                if (sscanf(b, "%15[^,]", br) == 1)
+                    for (int k = 0; k < nr; k++)
+                        if (!strcmp(regs[k], br)) delta = (int)val[k];
+            }
+            if (n < max) d[n++] = delta;
+            if (pending >= 0) *agree += delta == pending;
+            pending = -1;
+        }
+    }
+    return n;
+}
+
+static void check_scan_unrolled(bool have_ptxas) {
+    int fam = synth_family_find("scan");
+    CHECK(fam >= 0, "scan family");
+    int nshfl = 0, nun = 0, compiled = 0, literate = 0;
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        synth_family_sample s;
+        if (!gen("scan", seed, &s)) { CHECK(false, "scan seed %llu: generator", (unsigned long long)seed); continue; }
+        /* held out (bench/suite exclusive_scan_1024): s32 exclusive, 1024-element segments per 256-thread block */
+        CHECK(!strstr(s.identity, "scan:exclusive:s32:block1024_") && !strstr(s.identity, "scan:exclusive:s32:blelloch1024"),
+              "seed %llu: draws the held-out exclusive_scan_1024 (%s)", (unsigned long long)seed, s.identity);
+        bool shfl = strstr(s.cu.data, "__shfl_up_sync") != NULL, un = strstr(s.cu.data, "unrolled: shuffle deltas 1, 2, 4, 8, 16") != NULL;
+        nshfl += shfl;
+        nun += un;
+        CHECK(!un || !strstr(s.cu.data, "for (int d = 1; d < 32; d <<= 1)"), "seed %llu: an unrolled plan keeps the loop", (unsigned long long)seed);
+        if (un) {
+            /* every step written out, in order, with its literal delta and guard */
+            const char *p = s.cu.data;
+            bool ok = true;
+            for (int d = 1; d < 32 && ok; d <<= 1) {
+                char want[64], guard[32];
+                snprintf(want, sizeof want, "%d = __shfl_up_sync(0xffffffffu, ", d);
+                snprintf(guard, sizeof guard, "if (lane >= %d) ", d);
+                const char *q = strstr(p, want);
+                ok = q && strstr(q, guard);
+                if (ok) p = strstr(q, guard);
+            }
+            CHECK(ok, "seed %llu: the unrolled steps:\n%s", (unsigned long long)seed, s.cu.data);
+        }
+        /* a few unrolled plans compiled: plain (validator, ptxas), and literate: each comment's delta is its shuffle's */
+        if (un && compiled < 4 && seed % 3 == 0) {
+            compile_one(fam, seed, s.identity, "the unrolled scans", have_ptxas, &compiled);
+            if (compiled < 99) {
+                synth_family_sample g;
+                memset(&g, 0, sizeof g);
+                pg_diag_sink q = {0};
+                if (synth_family_generate(fam, seed, "sm_90", SYNTH_FMT_LITERATE, &g, &q) == PG_OK && g.ptx.len) {
+                    int d[64], commented = 0, agree = 0, n = ptx_deltas(g.ptx.data, d, 64, &commented, &agree);
+                    int steps = 0;   /* 1, 2, 4, 8, 16 in order */
+                    for (int k = 0; k < n; k++)
+                        if (d[k] == 1 << (steps % 5)) steps++;
+                    CHECK(commented >= 5 && agree == commented && steps >= 5, "seed %llu (%s): %d shuffles, %d commented deltas, %d agree, %d steps in order",
+                          (unsigned long long)seed, s.identity, n, commented, agree, steps);
+                    literate++;
+                } else CHECK(false, "seed %llu: literate PTX", (unsigned long long)seed);
+                synth_family_sample_free(&g);
+            }
+        }
+        synth_family_sample_free(&s);
+    }
+    /* half of the shuffle scans (0 before 2026-12-07, h104) */
+    CHECK(nshfl > NSEEDS / 2 && nun * 100 >= nshfl * 45 && nun * 100 <= nshfl * 55, "scan: %d of %d shuffle scans unrolled", nun, nshfl);
+    CHECK(compiled >= 4 && (compiled == 99 || literate == 4), "scan: %d unrolled compiled, %d literate", compiled, literate);
+}
+
+/* ---- stencil_bc ---------------------------------------------------------------------------- */
+/* Does cu cast a bare offset coordinate to size_t ahead of a product, `(size_t)z - 1 * H` (that is
+ * z - H)?  The copy boundary's direct plans did, for every z neighbour, until 2026-12-07. */
+static bool cast_precedence_trap(const char *cu) {
+    for (const char *p = strstr(cu, "(size_t)"); p; p = strstr(p + 1, "(size_t)")) {
+        const char *q = p + 8;
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_')) continue;
+        while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_') q++;
+        if (strncmp(q, " - ", 3) && strncmp(q, " + ", 3)) continue;
+        q += 3;
+        if (*q < '0' || *q > '9') continue;
+        while (*q >= '0' && *q <= '9') q++;
+        if (!strncmp(q, " * ", 3)) return true;
+    }
+    return false;
+}
+
+/* The heat step's output at every cell of size si, recomputed: faces copied, the rest
+ * in + kappa*(6 neighbours - 6*in); *faces counts the copied cells. */
+static size_t heat_bad(const task_spec *t, const task_inst *in, const task_inst *ref, int pi, int pk, int po, bool f64, int64_t D, int64_t H, int64_t W,
+                       size_t *faces) {
+    size_t bad = 0;
+    *faces = 0;
+#define V(a, i) (f64 ? ((const double *)(a).data)[i] : (double)((const float *)(a).data)[i])
+    for (int64_t z = 0; z < D; z++)
+        for (int64_t y = 0; y < H; y++)
+            for (int64_t x = 0; x < W; x++) {
+                size_t k = (size_t)((z * H + y) * W + x);
+                double want;
+                if (x == 0 || y == 0 || z == 0 || x == W - 1 || y == H - 1 || z == D - 1) {
+                    want = V(in->args[pi], k);
+                    (*faces)++;
+                } else {
+                    double c = V(in->args[pi], k);
+                    double s6 = V(in->args[pi], k - 1) + V(in->args[pi], k + 1) + V(in->args[pi], k - (size_t)W) + V(in->args[pi], k + (size_t)W) +
+                                V(in->args[pi], k - (size_t)(W * H)) + V(in->args[pi], k + (size_t)(W * H));
+                    want = c + V(in->args[pk], k) * (s6 - 6 * c);
+                }
+                double got = V(ref->args[po], k);
+                bad += fabs(got - want) > 1e-4 * (1 + fabs(want));
+            }
+#undef V
+    (void)t;
+    return bad;
+}
+
+static void check_stencil_bc(bool have_ptxas) {
+    int fam = synth_family_find("stencil_bc");
+    CHECK(fam >= 0, "stencil_bc family");
+    json_t *suite = json_load_file("bench/suite/heat3d_varcoef/task.json", 0, NULL);
+    CHECK(suite != NULL, "bench/suite/heat3d_varcoef/task.json loads");
+    const char *sb1 = json_string_value(json_array_get(json_object_get(json_object_get(suite, "launch"), "block"), 1));
+    CHECK(sb1 && !strcmp(sb1, "8"), "suite heat3d_varcoef: 32x8x1 blocks");
+    int ncopy_direct = 0, trapped = 0, compiled = 0, nheat = 0, nu32 = 0, nblocks = 0, checked_ref = 0, all_face = 0;
+    char blocks[16][16];
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        synth_family_sample s;
+        if (!gen("stencil_bc", seed, &s)) { CHECK(false, "stencil_bc seed %llu: generator", (unsigned long long)seed); continue; }
+        bool cd = strstr(s.identity, ":copy:") && strstr(s.identity, ":direct:");
+        ncopy_direct += cd;
+        if (cast_precedence_trap(s.cu.data) && trapped++ < 3) fprintf(stderr, "  seed %llu (%s): (size_t)v +- d * n in\n%s\n", (unsigned long long)seed, s.identity, s.cu.data);
+        if (strstr(s.identity, ":copy:"))
+            CHECK(strstr(s.cu.data, "// a cell on any face copies the input (every cell when an extent is 1 or 2)\n    if (x == 0 || y == 0 || z == 0 ||") != NULL,
+                  "seed %llu: the face copy and its comment:\n%s", (unsigned long long)seed, s.cu.data);
+        bool heat = strstr(s.identity, "stencil_bc:3:heat7_var:copy:") != NULL, u32 = strstr(s.identity, ":u32") != NULL;
+        CHECK(!u32 || heat, "seed %llu: u32 extents outside the heat step (%s)", (unsigned long long)seed, s.identity);
+        /* held out: the suite's f32 32x8x1 step with u32 extents, direct or tiled (test_synth_holdout found the tiled
+         * ones: the same task), and the direct one with s32 extents as before */
+        CHECK(!strstr(s.identity, "stencil_bc:3:heat7_var:copy:f32:direct:32x8x1:") &&
+                  !(strstr(s.identity, "stencil_bc:3:heat7_var:copy:f32:smem:32x8x1:") && strstr(s.identity, ":u32")),
+              "seed %llu: draws the held-out heat3d_varcoef (%s)", (unsigned long long)seed, s.identity);
+        if (heat) {
+            nheat++;
+            nu32 += u32;
+            CHECK(!u32 || strstr(s.cu.data, "unsigned int") != NULL, "seed %llu: u32 extents in the plan", (unsigned long long)seed);
+            const char *b = strstr(s.identity, "direct:") ? strstr(s.identity, "direct:") + 7 : strstr(s.identity, "smem:") + 5;
+            char blk[16];
+            snprintf(blk, sizeof blk, "%.*s", (int)strcspn(b, ":"), b);
+            int k = 0;
+            while (k < nblocks && strcmp(blocks[k], blk)) k++;
+            if (k == nblocks && nblocks < 16) snprintf(blocks[nblocks++], sizeof blocks[0], "%s", blk);
+            json_t *root = json_loads(s.task_json.data, 0, NULL);
+            json_t *fp = json_object_get(root, "family_params");
+            json_t *sz = json_object_get(root, "sizes");
+            const char *Dn = json_string_value(json_array_get(json_object_get(fp, "sizes"), 0)), *Hn = json_string_value(json_array_get(json_object_get(fp, "sizes"), 1)),
+                       *Wn = json_string_value(json_array_get(json_object_get(fp, "sizes"), 2));
+            /* a size where every cell is a face (an extent of 1 or 2) */
+            int degenerate = -1;
+            for (size_t i = 0; i < json_array_size(sz) && degenerate < 0; i++) {
+                json_t *o = json_array_get(sz, i);
+                if (json_integer_value(json_object_get(o, Dn)) <= 2 || json_integer_value(json_object_get(o, Hn)) <= 2 || json_integer_value(json_object_get(o, Wn)) <= 2)
+                    degenerate = (int)i;
+            }
+            CHECK(degenerate >= 0, "seed %llu: no all-face size", (unsigned long long)seed);
+            /* the reference: faces copied (all of them on the all-face size), the interior updated */
+            if (checked_ref < 6 && degenerate >= 0) {
+                char dir[512];
+                task_spec *t = load(&s, dir, sizeof dir);
+                CHECK(t != NULL, "seed %llu: task loads", (unsigned long long)seed);
+                int pi = t ? pidx(t, json_string_value(json_object_get(fp, "in"))) : -1, pk = t ? pidx(t, json_string_value(json_object_get(fp, "kappa"))) : -1,
+                    po = t ? pidx(t, json_string_value(json_object_get(fp, "out"))) : -1;
+                bool f64 = !strcmp(json_string_value(json_object_get(fp, "dtype")), "f64");
+                for (int pass = 0; t && pi >= 0 && pk >= 0 && po >= 0 && pass < 2; pass++) {
+                    int si = pass == 0 ? degenerate : 1;   /* the all-face size, then the first small regular one */
+                    json_t *o = json_array_get(sz, (size_t)si);
+                    int64_t D = json_integer_value(json_object_get(o, Dn)), H = json_integer_value(json_object_get(o, Hn)), W = json_integer_value(json_object_get(o, Wn));
+                    task_inst in, ref;
+                    memset(&in, 0, sizeof in);
+                    memset(&ref, 0, sizeof ref);
+                    pg_diag_sink q = {0};
+                    bool ok = task_inst_make(t, si, 0, 11, &in, &q) == PG_OK && task_reference_run(&in, &ref, &q) == PG_OK;
+                    CHECK(ok, "seed %llu: reference runs at size %d", (unsigned long long)seed, si);
+                    if (ok) {
+                        size_t faces = 0, bad = heat_bad(t, &in, &ref, pi, pk, po, f64, D, H, W, &faces);
+                        CHECK(bad == 0, "seed %llu (%s) %lldx%lldx%lld: %zu cells off", (unsigned long long)seed, s.identity, (long long)D, (long long)H, (long long)W, bad);
+                        if (pass == 0) {
+                            CHECK(faces == (size_t)(D * H * W), "seed %llu: %zu of %lld cells are faces", (unsigned long long)seed, faces, (long long)(D * H * W));
+                            all_face++;
+                        }
+                    }
+                    task_inst_free(&in);
+                    task_inst_free(&ref);
+                }
+                checked_ref++;
+                if (t) unload(t, dir);
+            }
+            if (compiled < 6 && seed % 3 == 0 && (u32 || compiled < 3))
+                compile_one(fam, seed, s.identity, "the heat steps", have_ptxas, &compiled);
+            json_decref(root);
+        }
+        synth_family_sample_free(&s);
+    }
+    json_decref(suite);
+    CHECK(trapped == 0, "stencil_bc: %d plans index with (size_t)v - 1 * n (v - n)", trapped);
+    CHECK(cast_precedence_trap("in[((size_t)z - 1 * H + y) * W + x]") && !cast_precedence_trap("in[((size_t)(z - 1) * H + y) * W + x]") &&
+              !cast_precedence_trap("in[((size_t)z * H + y - 1) * W + x]"), "the trap detector");
+    CHECK(ncopy_direct > 0, "stencil_bc: %d copy-boundary direct samples", ncopy_direct);
+    /* 93 of 2000 before 2026-12-07 (h104) */
+    CHECK(nheat * 100 >= NSEEDS * 25 && nheat * 100 <= NSEEDS * 33, "stencil_bc: %d of %d draws are the 3-D heat step with copied faces", nheat, NSEEDS);
+    CHECK(nu32 * 100 >= nheat * 40 && nu32 * 100 <= nheat * 60, "stencil_bc: %d of %d heat steps with u32 extents", nu32, nheat);
+    CHECK(nblocks >= 8, "stencil_bc: %d heat-step blocks (8 direct, their z = 1 forms tiled)", nblocks);
+    CHECK(checked_ref == 6 && all_face == 6, "stencil_bc: reference checked on %d heat steps (%d all-face sizes)", checked_ref, all_face);
+    CHECK(compiled >= 6 || compiled == 99, "stencil_bc: %d heat steps compiled", compiled);
+}
+
 static void check_reduce_holdout(void) {
     int e8_512 = 0;
     for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
@@ -432,5 +783,8 @@ int main(void) {
     check_transpose(have_ptxas);
     check_stencil2d_sep(have_ptxas);
     check_reduce_holdout();
+    check_spmv_ell(have_ptxas);
+    check_scan_unrolled(have_ptxas);
+    check_stencil_bc(have_ptxas);
     return TEST_DONE();
 }
