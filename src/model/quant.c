@@ -1480,6 +1480,11 @@ static ZATTR void p16_avx512(const uint8_t *g, int n, const qa32 *const *x, cons
  * so any order is exact), and a cvt and an FMA into the lane's f32 chain for 16 rows.  Lane by
  * lane keeps one accumulator per activation in a register. */
 #define K16_NX_MAX 9   /* activations in one pass of k16_z: a --draft 8 verify step's 9 rows */
+static inline long long ld64(const int8_t *p) {
+    long long v;
+    memcpy(&v, p, 8);
+    return v;
+}
 static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, const uint8_t *g, int nb, const qa256 *const *x, const int nx,
                                                               float *out, size_t ldo) {
     const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, ub = type == GGUF_T_Q4_K ? K16_Q4K_UNIT : K16_Q6K_UNIT;
@@ -1527,13 +1532,13 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
                     if (hn) v = _mm512_srli_epi16(v, 4);
                     w[h] = _mm512_and_si512(v, m4);
                 }
-                for (int j0 = 0; j0 < nx; j0 += 8)   /* a pass over 8 activations, then the rest (registers) */
-                #pragma GCC unroll 8
+                for (int j0 = 0; j0 < nx; j0 += 8)   /* passes of 8 activations (registers), one unpacking */
+#pragma GCC unroll 8
                 for (int jj = 0; jj < (nx - j0 < 8 ? nx - j0 : 8); jj++) {
-                const int j = j0 + jj;
+                    const int j = j0 + jj;
                     const int8_t *q = xp[j] + 8 * l;
                     __m512i s0 = zero;
-#define K16_XP(P) _mm512_set1_epi64(*(const long long *)(const void *)(q + 64 * (P)))
+#define K16_XP(P) _mm512_set1_epi64(ld64(q + 64 * (P)))
 #define K16_PAIR(P) _mm512_packs_epi32(_mm512_dpbusd_epi32(zero, w[2 * (P)], K16_XP(P)), _mm512_dpbusd_epi32(zero, w[2 * (P) + 1], K16_XP(P)))
                     s0 = _mm512_dpwssd_epi32(s0, K16_PAIR(0), sc[0]);
                     s0 = _mm512_dpwssd_epi32(s0, K16_PAIR(1), sc[1]);
@@ -1564,8 +1569,8 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
                 __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * l + 16)));
                 pr = _mm512_or_si512(_mm512_and_si512(a, lo16), _mm512_slli_epi32(c, 16));
             }
-            for (int j0 = 0; j0 < nx; j0 += 8)   /* a pass over 8 activations, then the rest (registers) */
-            #pragma GCC unroll 8
+            for (int j0 = 0; j0 < nx; j0 += 8)   /* passes of 8 activations (registers), one unpacking */
+#pragma GCC unroll 8
             for (int jj = 0; jj < (nx - j0 < 8 ? nx - j0 : 8); jj++) {
                 const int j = j0 + jj;
                 const qa256 *xb = x[j] + b;
@@ -1591,8 +1596,8 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
             __m512i mn[4];
 #pragma GCC unroll 4
             for (int k = 0; k < 4; k++) mn[k] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + K16_Q4K_MIN + 32 * k)));
-            for (int j0 = 0; j0 < nx; j0 += 8)   /* a pass over 8 activations, then the rest (registers) */
-            #pragma GCC unroll 8
+            for (int j0 = 0; j0 < nx; j0 += 8)   /* passes of 8 activations (registers), one unpacking */
+#pragma GCC unroll 8
             for (int jj = 0; jj < (nx - j0 < 8 ? nx - j0 : 8); jj++) {
                 const int j = j0 + jj;
                 const qa256 *xb = x[j] + b;
