@@ -391,9 +391,11 @@ static void p16_dot_scalar(const uint8_t *g, int n, const qa32 *const *x, const 
  * the codes of unit u (elements 32u..32u+31) are 4 vectors of 64 bytes whose byte 4i+t holds
  * row i's element 32u+4m+t (low nibble: lane l = m) and 32u+16+4m+t (high nibble: l = 4+m).
  * Offsets in a super-block (named K16_Q4K_SC etc. below):
- * Q4_K (8 units = the 8 sub-blocks, 2368 bytes):
- *   +256u     unit u's 4 code vectors (the codes 0..15)
- *   +2048 SC  8 x 16 bytes: byte 16j+i = row i's scale of sub-block j (6 bits)
+ * Q4_K (8 units = the 8 sub-blocks, 2368 bytes), the units in pairs (2P, 2P+1) so that one dpwssd
+ * scales two units' sums (packed to int16; k16_z):
+ *   +512P     the pair's 8 code vectors (the codes 0..15), vector 2m+h: int32 lane 4k+2a+c holds
+ *             row 4k+2h+a's 4 bytes of unit 2P+c (k4_pos; nibbles as above)
+ *   +2048 SC  4 x 32 bytes: byte 32P+2i+c = row i's scale of sub-block 2P+c (6 bits)
  *   +2176 MIN 4 x 32 bytes: byte 32p+2i+h = row i's min of sub-block 2p+h (6 bits)
  *   +2304 D   16 f16 d, row i at 2i; +2336 DMIN 16 f16 dmin
  * Q6_K (8 units of two scale groups of 16 elements, 3360 bytes = the file's):
@@ -435,6 +437,15 @@ static int k6_code(const uint8_t *p, int e) {
     return (q < 2 ? lo & 0xF : lo >> 4) | ((hi >> (2 * q)) & 3) << 4;
 }
 
+/* Q4_K: where row i's code byte t (elements 32u+4m+t, low nibble, and 32u+16+4m+t, high) of unit u
+ * lies in a super-block: units in pairs (2P, 2P+1), each pair 8 vectors of 64 bytes, vector 2m + h
+ * holding rows 4k+2h and 4k+2h+1 of every 4 (k < 4) for both units: int32 lane 4k + 2a + c is row
+ * 4k+2h+a's group of unit 2P+c (see k16_z: one dpwssd scales both units) */
+static size_t k4_pos(int u, int m, int i, int t) {
+    int k = i / 4, h = i % 4 / 2, a = i % 2, c = u % 2;
+    return (size_t)512 * (u / 2) + 64 * (2 * m + h) + 4 * (4 * k + 2 * a + c) + t;
+}
+
 static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uint8_t *o) {
     const bool q4 = type == GGUF_T_Q4_K;
     size_t sb = q4 ? K16_Q4K : K16_Q6K, bb = q4 ? B_Q4_K : B_Q6_K, ub = q4 ? K16_Q4K_UNIT : K16_Q6K_UNIT;
@@ -448,7 +459,7 @@ static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uin
                     const uint8_t *c = code + 32 * u + t;
                     int lane = 4 * i + t, h0 = 0, h1 = 0;
                     for (int m = 0; m < 4; m++) {
-                        o[ub * u + 64 * m + lane] = (uint8_t)((c[4 * m] & 0xF) | (c[16 + 4 * m] & 0xF) << 4);
+                        o[q4 ? k4_pos(u, m, i, t) : ub * u + 64 * m + lane] = (uint8_t)((c[4 * m] & 0xF) | (c[16 + 4 * m] & 0xF) << 4);
                         h0 |= (c[4 * m] >> 4) << (2 * m);
                         h1 |= (c[16 + 4 * m] >> 4) << (2 * m);
                     }
@@ -461,7 +472,7 @@ static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uin
                 for (int j = 0; j < 8; j++) {
                     int sc, mn;
                     k4_scale_min(j, p + 4, &sc, &mn);
-                    o[K16_Q4K_SC + 16 * j + i] = (uint8_t)sc;
+                    o[K16_Q4K_SC + 32 * (j / 2) + 2 * i + j % 2] = (uint8_t)sc;
                     o[K16_Q4K_MIN + 32 * (j / 2) + 2 * i + j % 2] = (uint8_t)mn;
                 }
                 memcpy(o + K16_Q4K_D + 2 * i, p, 2);
@@ -474,8 +485,10 @@ static void k16_pack(int type, const uint8_t *rows, size_t row_bytes, int n, uin
 }
 
 /* Row i's code of element 32u + w from the packed unit at c (Q4_K: 4 code vectors; Q6_K: 6). */
-static int k16_code(int type, const uint8_t *c, int w, int i) {
+static int k16_code(int type, const uint8_t *p, int u, int w, int i) {
     int m = w % 16 / 4, lane = 4 * i + w % 4, hn = w >= 16;
+    if (type == GGUF_T_Q4_K) return hn ? p[k4_pos(u, m, i, w % 4)] >> 4 : p[k4_pos(u, m, i, w % 4)] & 0xF;
+    const uint8_t *c = p + K16_Q6K_UNIT * u;
     int code = hn ? c[64 * m + lane] >> 4 : c[64 * m + lane] & 0xF;
     if (type == GGUF_T_Q6_K) code |= ((c[K16_Q6K_HI + 64 * hn + lane] >> (2 * m)) & 3) << 4;
     return code;
@@ -493,8 +506,8 @@ static void k16_dot_scalar(int type, const uint8_t *g, int n, const qa256 *const
                 for (int l = 0; l < 8; l++) {
                     for (int u = 0; u < 8; u++) {
                         int t = 0;
-                        for (int w = 4 * l; w < 4 * l + 4; w++) t += k16_code(type, p + (type == GGUF_T_Q4_K ? K16_Q4K_UNIT : K16_Q6K_UNIT) * u, w, i) * xb->qs[32 * u + w];
-                        int sc = type == GGUF_T_Q4_K ? p[K16_Q4K_SC + 16 * u + i] : (int8_t)p[K16_Q6K_SC + 16 * (2 * u + l / 4) + i];
+                        for (int w = 4 * l; w < 4 * l + 4; w++) t += k16_code(type, p, u, w, i) * xb->qs[32 * u + w];
+                        int sc = type == GGUF_T_Q4_K ? p[K16_Q4K_SC + 32 * (u / 2) + 2 * i + u % 2] : (int8_t)p[K16_Q6K_SC + 16 * (2 * u + l / 4) + i];
                         S[l] += sc * t;
                     }
                     if (type == GGUF_T_Q6_K)
@@ -1466,11 +1479,18 @@ static ZATTR void p16_avx512(const uint8_t *g, int n, const qa32 *const *x, cons
  * unit's scales (the row-major kernel's integer work, for 16 rows at once; two chains, integers,
  * so any order is exact), and a cvt and an FMA into the lane's f32 chain for 16 rows.  Lane by
  * lane keeps one accumulator per activation in a register. */
+#define K16_NX_MAX 9   /* activations in one pass of k16_z: a --draft 8 verify step's 9 rows */
+static inline long long ld64(const int8_t *p) {
+    long long v;
+    memcpy(&v, p, 8);
+    return v;
+}
 static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, const uint8_t *g, int nb, const qa256 *const *x, const int nx,
                                                               float *out, size_t ldo) {
     const size_t sb = type == GGUF_T_Q4_K ? K16_Q4K : K16_Q6K, ub = type == GGUF_T_Q4_K ? K16_Q4K_UNIT : K16_Q6K_UNIT;
     const __m512i m4 = _mm512_set1_epi8(0xF), m30 = _mm512_set1_epi8(0x30), lo16 = _mm512_set1_epi32(0xFFFF), zero = _mm512_setzero_si512();
-    __m512 acc[8][8], accm[8][4];
+    __m512 acc[K16_NX_MAX][8], accm[K16_NX_MAX][4];
+    _Alignas(64) int8_t xp[K16_NX_MAX][QKK];   /* Q4_K: the block's activations in unit-pair order */
     for (int j = 0; j < nx; j++)
         for (int l = 0; l < 8; l++) acc[j][l] = accm[j][l / 2] = _mm512_setzero_ps();
     for (int b = 0; b < nb; b++) {
@@ -1479,16 +1499,57 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
         /* the units' scales as int16 in the low half of each lane (dpwssd's pair (scale, 0)); Q6_K: the
          * group of lanes 0..3 (sc[u]) and of lanes 4..7 (sc[8 + u]) */
         __m512i sc[16];
-        for (int u = 0; u < 8; u++) {
-            if (type == GGUF_T_Q4_K) sc[u] = sc[8 + u] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q4K_SC + 16 * u)));
-            else {
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + (type == GGUF_T_Q4_K ? K16_Q4K_D : K16_Q6K_D))));
+        __m512 dwx[K16_NX_MAX];   /* Q4_K: d x the activation's d, per activation */
+        if (type == GGUF_T_Q4_K) {
+            /* unit pair P's scales as the int16 pairs (sc_2P, sc_2P+1) of each row's lane, and each
+             * activation's codes in the pairs' order: 8 bytes = unit 2P's group l, then unit 2P+1's */
+            const __m512i ix = _mm512_set_epi32(15, 7, 14, 6, 13, 5, 12, 4, 11, 3, 10, 2, 9, 1, 8, 0);
+#pragma GCC unroll 4
+            for (int P = 0; P < 4; P++) sc[P] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + K16_Q4K_SC + 32 * P)));
+            for (int j = 0; j < nx; j++) {
+                dwx[j] = _mm512_mul_ps(dw, _mm512_set1_ps(x[j][b].d));
+#pragma GCC unroll 4
+                for (int P = 0; P < 4; P++)
+                    _mm512_store_si512((__m512i *)(void *)(xp[j] + 64 * P), _mm512_permutexvar_epi32(ix, _mm512_loadu_si512(x[j][b].qs + 64 * P)));
+            }
+        } else
+            for (int u = 0; u < 8; u++) {
                 sc[u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * u))), lo16);
                 sc[8 + u] = _mm512_and_si512(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * u + 16))), lo16);
             }
-        }
-        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + (type == GGUF_T_Q4_K ? K16_Q4K_D : K16_Q6K_D))));
         for (int l = 0; l < 8; l++) {
             const int m = l % 4, hn = l / 4;
+            if (type == GGUF_T_Q4_K) {
+                /* Q4_K: vector 2P+h holds rows 4k+2h, 4k+2h+1 of units 2P, 2P+1 (k4_pos); the dpbusd of both
+                 * halves against the pair's activations are packed to int16 (|sum| <= 4 * 15 * 128: exact)
+                 * as (unit 2P, unit 2P+1) per row, row i in lane i, and one dpwssd scales and adds both
+                 * units: S_l's integers, in half the dpwssd */
+                __m512i w[8];
+#pragma GCC unroll 8
+                for (int h = 0; h < 8; h++) {
+                    __m512i v = _mm512_loadu_si512(p + 512 * (h / 2) + 64 * (2 * m + h % 2));
+                    if (hn) v = _mm512_srli_epi16(v, 4);
+                    w[h] = _mm512_and_si512(v, m4);
+                }
+                for (int j0 = 0; j0 < nx; j0 += 8)   /* passes of 8 activations (registers), one unpacking */
+#pragma GCC unroll 8
+                for (int jj = 0; jj < (nx - j0 < 8 ? nx - j0 : 8); jj++) {
+                    const int j = j0 + jj;
+                    const int8_t *q = xp[j] + 8 * l;
+                    __m512i s0 = zero;
+#define K16_XP(P) _mm512_set1_epi64(ld64(q + 64 * (P)))
+#define K16_PAIR(P) _mm512_packs_epi32(_mm512_dpbusd_epi32(zero, w[2 * (P)], K16_XP(P)), _mm512_dpbusd_epi32(zero, w[2 * (P) + 1], K16_XP(P)))
+                    s0 = _mm512_dpwssd_epi32(s0, K16_PAIR(0), sc[0]);
+                    s0 = _mm512_dpwssd_epi32(s0, K16_PAIR(1), sc[1]);
+                    s0 = _mm512_dpwssd_epi32(s0, K16_PAIR(2), sc[2]);
+                    s0 = _mm512_dpwssd_epi32(s0, K16_PAIR(3), sc[3]);
+#undef K16_PAIR
+#undef K16_XP
+                    acc[j][l] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0), dwx[j], acc[j][l]);
+                }
+                continue;
+            }
             __m512i w[8];
 #pragma GCC unroll 8
             for (int u = 0; u < 8; u++) {
@@ -1508,8 +1569,10 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
                 __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + K16_Q6K_SC + 32 * l + 16)));
                 pr = _mm512_or_si512(_mm512_and_si512(a, lo16), _mm512_slli_epi32(c, 16));
             }
+            for (int j0 = 0; j0 < nx; j0 += 8)   /* passes of 8 activations (registers), one unpacking */
 #pragma GCC unroll 8
-            for (int j = 0; j < nx; j++) {
+            for (int jj = 0; jj < (nx - j0 < 8 ? nx - j0 : 8); jj++) {
+                const int j = j0 + jj;
                 const qa256 *xb = x[j] + b;
                 const int8_t *q = xb->qs + 4 * l;
                 __m512i s0 = zero, s1 = zero;
@@ -1533,8 +1596,10 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
             __m512i mn[4];
 #pragma GCC unroll 4
             for (int k = 0; k < 4; k++) mn[k] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p + K16_Q4K_MIN + 32 * k)));
+            for (int j0 = 0; j0 < nx; j0 += 8)   /* passes of 8 activations (registers), one unpacking */
 #pragma GCC unroll 8
-            for (int j = 0; j < nx; j++) {
+            for (int jj = 0; jj < (nx - j0 < 8 ? nx - j0 : 8); jj++) {
+                const int j = j0 + jj;
                 const qa256 *xb = x[j] + b;
                 __m256i bs = _mm256_loadu_si256((const __m256i *)xb->bsums);
                 int32_t s2[4];   /* the sub-blocks' sums, pairs (2k, 2k+1) as int16 halves */
@@ -1558,6 +1623,11 @@ static ZATTR inline __attribute__((always_inline)) void k16_z(const int type, co
 /* type and nx constants in each copy: 8 activations at a time, then the rest (NX_BY8) */
 #define K16_NX(T, NX) k16_z(T, g, n / QKK, x, NX, out, ldo)
 static ZATTR void k16_avx512(int type, const uint8_t *g, int n, const qa256 *const *x, int nx, float *out, size_t ldo) {
+    if (nx == K16_NX_MAX) {   /* the codes unpacked once for all 9, not for 8 and again for 1 */
+        if (type == GGUF_T_Q4_K) K16_NX(GGUF_T_Q4_K, K16_NX_MAX);
+        else K16_NX(GGUF_T_Q6_K, K16_NX_MAX);
+        return;
+    }
     if (type == GGUF_T_Q4_K) NX_BY8(GGUF_T_Q4_K, K16_NX, NX_NEXT_X);
     else NX_BY8(GGUF_T_Q6_K, K16_NX, NX_NEXT_X);
 }
