@@ -83,7 +83,8 @@ expect_rc 2 "gen without a description" "$P" gen
 cmp -s "$tmp/d0.ptx" "$tmp/d8.ptx" && python3 -c "
 import json, sys
 a, b = (json.load(open(f))['speculative'] for f in sys.argv[1:3])
-assert a['draft_max'] == 0 and a['drafted'] == 0 and b['draft_max'] == 8 and b['model_steps'] <= a['model_steps'], (a, b)" "$tmp/d0.json" "$tmp/d8.json" \
+assert a['draft_max'] == 0 and a['drafted'] == 0 and b['draft_max'] == 8 and b['model_steps'] <= a['model_steps'], (a, b)
+assert all(s['rows'] == s['model_steps'] + s['drafted'] for s in (a, b)), (a, b)" "$tmp/d0.json" "$tmp/d8.json" \
     && ok || bad "gen --draft 8 must write what --draft 0 writes: $(head -c 300 "$tmp/d8.json")"
 "$P" ngram --in tests/golden/ngram_pairs.jsonl --tokenizer tests/tokenizer/gpt2.json --out "$tmp/ng_gpt2.bin" 2>/dev/null
 expect_rc 2 "gen --ngram of another tokenizer" "$P" gen --model tests/gen/tiny --samples 1 --ngram "$tmp/ng_gpt2.bin" "x"

@@ -523,6 +523,7 @@ int pipe_generate(const pipe_gen_req *req, const pipe_notes *notes, pg_diag_sink
         for (int s = 0; s < GEN_DRAFT_NSRC; s++)
             json_object_set_new(by, gen_draft_src_name((gen_draft_src)s), json_pack("[i, i]", sel.best.drafted_by[s], sel.best.accepted_by[s]));
         json_object_set_new(spec, "by_source", by);
+        json_object_set_new(spec, "rows", json_integer(sel.best.forwards + sel.best.drafted));   /* rows forwarded: one a step + the drafts */
         json_object_set_new(spec, "fallbacks", json_integer(sel.best.draft_fallbacks));
         json_object_set_new(spec, "renamed", json_integer(sel.best.draft_renamed));
         json_object_set_new(j, "speculative", spec);
