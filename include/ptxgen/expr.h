@@ -76,6 +76,8 @@ PG_API expr_tree *expr_leaf_const(float v);
 PG_API expr_tree *expr_leaf_scalar(int k);    /* scalar k (0..1 = alpha, beta) */
 PG_API void expr_free(expr_tree *e);
 PG_API expr_tree *expr_clone(const expr_tree *e);
+/* True when x and y are the same tree: operators, inputs, scalars and constants (bit for bit). */
+PG_API bool expr_equal(const expr_tree *x, const expr_tree *y);
 
 /* Tree facts. */
 PG_API int expr_count_nodes(const expr_tree *e);     /* operators + leaves */

@@ -306,15 +306,15 @@ void expr_to_c(const expr_tree *e, pg_buf *out) { print_infix(e, out, true); }
 void expr_to_text(const expr_tree *e, pg_buf *out) { print_infix(e, out, false); }
 
 /* ---- the human notation (expr_to_math) ----------------------------------------------- */
-static bool same_tree(const expr_tree *x, const expr_tree *y) {
+bool expr_equal(const expr_tree *x, const expr_tree *y) {
     if (x->op != y->op || x->nkids != y->nkids) return false;
     if ((x->op == EXPR_INPUT || x->op == EXPR_SCALAR) && x->input != y->input) return false;
     if (x->op == EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
     for (int i = 0; i < x->nkids; i++)
-        if (!same_tree(x->kid[i], y->kid[i])) return false;
+        if (!expr_equal(x->kid[i], y->kid[i])) return false;
     return true;
 }
-static bool is_square(const expr_tree *e) { return e->op == EXPR_MUL && same_tree(e->kid[0], e->kid[1]); }
+static bool is_square(const expr_tree *e) { return e->op == EXPR_MUL && expr_equal(e->kid[0], e->kid[1]); }
 
 /* Precedence in the human notation: -1 select, 0 a negative constant, 1 + -
  * (and x*y + z for fma), 2 * / (and 1/sqrt(x)), 3 a power (x^2), 4 atoms,
@@ -378,7 +378,7 @@ static void print_math(const expr_tree *e, pg_buf *b, unsigned fl, bool root) {
         math_sub(e->kid[1], b, fl, 2);
         return;
     case EXPR_FMA:   /* x*y + z */
-        if (same_tree(e->kid[0], e->kid[1])) {
+        if (expr_equal(e->kid[0], e->kid[1])) {
             math_sub(e->kid[0], b, fl, 4);
             pg_buf_puts(b, fl & EXPR_MATH_SUPERSCRIPT ? "\xc2\xb2" : "^2");
         } else {

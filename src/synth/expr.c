@@ -363,15 +363,6 @@ typedef struct {
     int sreg[EXPR_MAX_SCALARS];   /* %f registers holding the scalar parameters */
 } pemit;
 
-static bool tree_eq(const expr_tree *x, const expr_tree *y) {
-    if (x->op != y->op || x->nkids != y->nkids) return false;
-    if ((x->op == EXPR_INPUT || x->op == EXPR_SCALAR) && x->input != y->input) return false;
-    if (x->op == EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
-    for (int i = 0; i < x->nkids; i++)
-        if (!tree_eq(x->kid[i], y->kid[i])) return false;
-    return true;
-}
-
 static const double LOG2E = 1.4426950408889634074, LN2 = 0.69314718055994530942;
 
 static uint32_t f32_bits(float f) {
@@ -395,8 +386,8 @@ static int emit_reg(pemit *p, const expr_tree *e, const int *inreg) {
 
 /* Does the branch x use the condition's value: x == c, or x == s*c / c*s? */
 static bool uses_cond(const expr_tree *x, const expr_tree *c) {
-    return tree_eq(x, c) ||
-           (x->op == EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c)));
+    return expr_equal(x, c) ||
+           (x->op == EXPR_MUL && (expr_equal(x->kid[0], c) || expr_equal(x->kid[1], c)));
 }
 
 /* sel(c, x, y): setp.gt.f32 + selp.f32.  A condition p - q compares p > q
@@ -420,10 +411,10 @@ static void emit_sel(pemit *p, const expr_tree *e, const int *inreg, char *t, si
     }
     for (int i = 1; i <= 2; i++) {
         const expr_tree *x = e->kid[i];
-        if (k[0][0] && tree_eq(x, c)) {
+        if (k[0][0] && expr_equal(x, c)) {
             memcpy(k[i], k[0], sizeof k[i]);
-        } else if (k[0][0] && x->op == EXPR_MUL && (tree_eq(x->kid[0], c) || tree_eq(x->kid[1], c))) {
-            bool first = tree_eq(x->kid[0], c);
+        } else if (k[0][0] && x->op == EXPR_MUL && (expr_equal(x->kid[0], c) || expr_equal(x->kid[1], c))) {
+            bool first = expr_equal(x->kid[0], c);
             char o[32];
             emit_tree(p, x->kid[first ? 1 : 0], inreg, o, sizeof o);
             int r = ++p->nf;
@@ -780,7 +771,7 @@ static void words(const expr_tree *e, bool zh, bool idx, pg_buf *b) {
     case EXPR_CONST: expr_put_const(b, e->value, false); return;
     case EXPR_SCALAR: pg_buf_puts(b, expr_scalar_name(e->input)); return;
     case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: {
-        if (e->op == EXPR_MUL && tree_eq(e->kid[0], e->kid[1]) && is_leaf_word(e->kid[0])) {
+        if (e->op == EXPR_MUL && expr_equal(e->kid[0], e->kid[1]) && is_leaf_word(e->kid[0])) {
             if (!zh) pg_buf_puts(b, "the square of ");
             words(e->kid[0], zh, idx, b);
             if (zh) pg_buf_puts(b, " 的平方");

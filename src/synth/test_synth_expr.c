@@ -62,15 +62,6 @@ static void test_scalar_values(void) {
           sv[1] >= SYNTH_EXPR_SCALAR_MIN && sv[1] <= SYNTH_EXPR_SCALAR_MAX, "scalar values %g %g", sv[0], sv[1]);
 }
 
-static bool trees_equal(const expr_tree *x, const expr_tree *y) {
-    if (x->op != y->op || x->nkids != y->nkids) return false;
-    if ((x->op == EXPR_INPUT || x->op == EXPR_SCALAR) && x->input != y->input) return false;
-    if (x->op == EXPR_CONST && memcmp(&x->value, &y->value, sizeof x->value)) return false;
-    for (int i = 0; i < x->nkids; i++)
-        if (!trees_equal(x->kid[i], y->kid[i])) return false;
-    return true;
-}
-
 static bool uses(const expr_tree *e, expr_op op) {
     if (e->op == op) return true;
     for (int i = 0; i < e->nkids; i++)
@@ -88,7 +79,7 @@ static bool sel_safe(const expr_tree *e) {
         bool cont = false;
         for (int o = 0; o < 2 && !cont; o++) {   /* t > 0 ? t : s*t, or the mirror */
             const expr_tree *same = o ? y : x, *m = o ? x : y;
-            cont = m->op == EXPR_MUL && trees_equal(same, c) && m->kid[0]->nkids == 0 && trees_equal(m->kid[1], c);
+            cont = m->op == EXPR_MUL && expr_equal(same, c) && m->kid[0]->nkids == 0 && expr_equal(m->kid[1], c);
         }
         if (!leaf && !diff && !cont) {
             pg_buf t = {0};
@@ -113,7 +104,7 @@ static void test_random(void) {
         expr_tree *e = synth_expr_random(1000 + k, nin, depth, NULL);
         expr_tree *e2 = synth_expr_random(1000 + k, nin, depth, NULL);
         if (!e || !e2) { det_bad++; expr_free(e); expr_free(e2); continue; }
-        if (!trees_equal(e, e2)) det_bad++;
+        if (!expr_equal(e, e2)) det_bad++;
         if (expr_inputs_used(e) != (1u << nin) - 1) bad_inputs++;
         unsigned su = expr_scalars_used(e);
         if (su != 0 && su != 1 && su != 3) bad_scalars++;   /* alpha, or alpha and beta */
@@ -139,7 +130,7 @@ static void test_random(void) {
         pg_buf p = {0};
         expr_to_prefix(e, &p);
         expr_tree *r = P(p.data);
-        if (!r || !trees_equal(e, r)) { rt_bad++; fprintf(stderr, "round trip: %s\n", p.data); }
+        if (!r || !expr_equal(e, r)) { rt_bad++; fprintf(stderr, "round trip: %s\n", p.data); }
         /* no inf/NaN on 10k inputs in [-10,10]; the chunked evaluator matches */
         enum { N = 10000 };
         static float fin[4][N];
@@ -201,7 +192,7 @@ static void test_random(void) {
     int same = 0;
     for (int k = 0; k < 20; k++) {
         expr_tree *x = synth_expr_random(k, 2, 4, NULL), *y = synth_expr_random(k + 100, 2, 4, NULL);
-        same += trees_equal(x, y);
+        same += expr_equal(x, y);
         expr_free(x);
         expr_free(y);
     }
