@@ -96,5 +96,21 @@ PG_API bool synth_expr_notation(uint64_t seed, int style, unsigned *flags);
 /* The tree in the notation synth_expr_notation drew (human: expr_to_math(e, flags),
  * else expr_to_text), appended to out. */
 PG_API void synth_expr_notation_text(const expr_tree *e, bool human, unsigned flags, pg_buf *out);
+/* The tree as a recipe in plain words, appended to out: a running value that starts
+ * at a leaf, one step per operator applied to it, the inputs by their position in
+ * the signature ("the first input" is a), no parameter name but the scalars', no
+ * symbol ("take the first input, square it, add the second input, apply tanh,
+ * multiply by the third input, and write the result to the output array").
+ * Only a chain has one: every operator has at most one compound operand (or squares
+ * one, (x)*(x)), and no select; false (out untouched) otherwise.  The words are drawn
+ * from seed; a lower-case imperative clause without a final period (describe.h's
+ * explain_en).  The expr family's prose uses it for about half of its tasks. */
+PG_API bool synth_expr_recipe(const expr_tree *e, int ninputs, uint64_t seed, pg_buf *out);
+/* The tree in nested plain words with the inputs by position, for any tree that is
+ * not a leaf (selects and two compound operands included): "set each element of the
+ * output array to (the first input minus the second input) divided by ((the absolute
+ * value of ...) plus one)"; every operand that is not a leaf in parentheses, as the
+ * named words are.  No parameter name but the scalars'.  false for a leaf. */
+PG_API bool synth_expr_words_by_position(const expr_tree *e, int ninputs, uint64_t seed, pg_buf *out);
 
 #endif

@@ -789,7 +789,13 @@ static void slots_build(const desc_facts *f, const task_view *v, ctx *c) {
     sset(c, "hint", h.nen ? h.en[dpick(r, h.nen)] : NULL);
     sset(c, "hint_zh", h.nzh ? h.zh[dpick(r, h.nzh)] : NULL);
     launch_slots(c, v);
-    /* parameters */
+    /* parameters (none by name when the explanation refers to them by position) */
+    if (f->nameless) {
+        const char *keys[] = {"sig", "ins", "outs", "card_in", "card_in_zh", "card_out", "card_inout", "io"};
+        for (int i = 0; i < NELEM(keys); i++) sset(c, keys[i], NULL);
+        pg_buf_free(&b);
+        return;
+    }
     sset(c, "sig", v->sig.data);
     join_names(v->inames, v->ni, false, &b);
     sset_buf(c, "ins", &b);

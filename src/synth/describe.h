@@ -66,6 +66,9 @@ typedef struct {
     int vec_width;                  /* elements per vector load/store (2, 4, 8) when the kernel uses them */
     unsigned hints;                 /* DESC_HINT_* bits that are true of the kernel */
     int data;                       /* DESC_DATA_*: what the arrays are; 0 infers it from the size names */
+    bool nameless;                  /* the explanation refers to the arrays by role or position, not by name:
+                                       frames that list the parameters' names ({ins}, {outs}, {io}, {sig},
+                                       the card's lists) are skipped */
 } desc_facts;
 
 /* desc_facts.hints */

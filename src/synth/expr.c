@@ -751,14 +751,17 @@ static void sel_words(const expr_tree *e, bool human, unsigned fl, pg_buf *en, p
  * inputs read "a[i]". */
 static bool is_leaf_word(const expr_tree *e) { return e->nkids == 0; }
 static bool is_unary_fn(const expr_tree *e) { return e->nkids == 1; }
-static void words(const expr_tree *e, bool zh, bool idx, pg_buf *b);
-static void words_sub(const expr_tree *e, bool zh, bool idx, bool chain_ok, pg_buf *b) {
+/* roles: the inputs by position and some constants in words (synth_expr_recipe's), NULL: names */
+typedef struct recipe_ctx recipe_ctx;
+static void recipe_leaf(const expr_tree *e, const recipe_ctx *c, pg_buf *b);
+static void words(const expr_tree *e, bool zh, bool idx, const recipe_ctx *roles, pg_buf *b);
+static void words_sub(const expr_tree *e, bool zh, bool idx, const recipe_ctx *roles, bool chain_ok, pg_buf *b) {
     bool bare = is_leaf_word(e) || (chain_ok && is_unary_fn(e));
     if (!bare) pg_buf_puts(b, zh ? "（" : "(");
-    words(e, zh, idx, b);
+    words(e, zh, idx, roles, b);
     if (!bare) pg_buf_puts(b, zh ? "）" : ")");
 }
-static void words(const expr_tree *e, bool zh, bool idx, pg_buf *b) {
+static void words(const expr_tree *e, bool zh, bool idx, const recipe_ctx *roles, pg_buf *b) {
     static const char *UN_EN[EXPR__COUNT] = {
         [EXPR_ABS] = "the absolute value of ", [EXPR_EXP] = "e raised to the power ", [EXPR_LOG] = "the natural log of ",
         [EXPR_SQRT] = "the square root of ", [EXPR_RSQRT] = "one over the square root of ",
@@ -767,61 +770,67 @@ static void words(const expr_tree *e, bool zh, bool idx, pg_buf *b) {
         [EXPR_ABS] = "的绝对值", [EXPR_LOG] = "的自然对数", [EXPR_SQRT] = "的平方根", [EXPR_RSQRT] = "的平方根的倒数",
         [EXPR_TANH] = "的双曲正切", [EXPR_SIGMOID] = " 的 sigmoid", [EXPR_RELU] = " 的 ReLU"};
     switch (e->op) {
-    case EXPR_INPUT: pg_buf_printf(b, idx ? "%c[i]" : "%c", INPUT_NAMES[e->input & 3]); return;
-    case EXPR_CONST: expr_put_const(b, e->value, false); return;
+    case EXPR_INPUT:
+        if (roles) recipe_leaf(e, roles, b);
+        else pg_buf_printf(b, idx ? "%c[i]" : "%c", INPUT_NAMES[e->input & 3]);
+        return;
+    case EXPR_CONST:
+        if (roles) recipe_leaf(e, roles, b);
+        else expr_put_const(b, e->value, false);
+        return;
     case EXPR_SCALAR: pg_buf_puts(b, expr_scalar_name(e->input)); return;
     case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: {
         if (e->op == EXPR_MUL && expr_equal(e->kid[0], e->kid[1]) && is_leaf_word(e->kid[0])) {
             if (!zh) pg_buf_puts(b, "the square of ");
-            words(e->kid[0], zh, idx, b);
+            words(e->kid[0], zh, idx, roles, b);
             if (zh) pg_buf_puts(b, " 的平方");
             return;
         }
         static const char *EN[] = {" plus ", " minus ", " times ", " divided by "}, *ZH[] = {" 加 ", " 减 ", " 乘 ", " 除以 "};
         int k = e->op - EXPR_ADD;
-        words_sub(e->kid[0], zh, idx, false, b);
+        words_sub(e->kid[0], zh, idx, roles, false, b);
         pg_buf_puts(b, zh ? ZH[k] : EN[k]);
-        words_sub(e->kid[1], zh, idx, false, b);
+        words_sub(e->kid[1], zh, idx, roles, false, b);
         return;
     }
     case EXPR_FMA:
-        words_sub(e->kid[0], zh, idx, false, b);
+        words_sub(e->kid[0], zh, idx, roles, false, b);
         pg_buf_puts(b, zh ? " 乘 " : " times ");
-        words_sub(e->kid[1], zh, idx, false, b);
+        words_sub(e->kid[1], zh, idx, roles, false, b);
         pg_buf_puts(b, zh ? " 再加 " : " plus ");
-        words_sub(e->kid[2], zh, idx, false, b);
+        words_sub(e->kid[2], zh, idx, roles, false, b);
         return;
     case EXPR_MIN: case EXPR_MAX:
         if (!zh) pg_buf_puts(b, e->op == EXPR_MIN ? "the smaller of " : "the larger of ");
-        words_sub(e->kid[0], zh, idx, false, b);
+        words_sub(e->kid[0], zh, idx, roles, false, b);
         pg_buf_puts(b, zh ? " 与 " : " and ");
-        words_sub(e->kid[1], zh, idx, false, b);
+        words_sub(e->kid[1], zh, idx, roles, false, b);
         if (zh) pg_buf_puts(b, e->op == EXPR_MIN ? " 中的较小值" : " 中的较大值");
         return;
     case EXPR_SEL: {
         const expr_tree *c = e->kid[0];
         if (zh) pg_buf_puts(b, "当 ");
-        else { words_sub(e->kid[1], zh, idx, false, b); pg_buf_puts(b, " if "); }
+        else { words_sub(e->kid[1], zh, idx, roles, false, b); pg_buf_puts(b, " if "); }
         if (c->op == EXPR_SUB) {
-            words_sub(c->kid[0], zh, idx, false, b);
+            words_sub(c->kid[0], zh, idx, roles, false, b);
             pg_buf_puts(b, zh ? " 大于 " : " is greater than ");
-            words_sub(c->kid[1], zh, idx, false, b);
+            words_sub(c->kid[1], zh, idx, roles, false, b);
         } else {
-            words_sub(c, zh, idx, false, b);
+            words_sub(c, zh, idx, roles, false, b);
             pg_buf_puts(b, zh ? " 大于 0" : " is positive");
         }
         if (zh) {
             pg_buf_puts(b, " 时取 ");
-            words_sub(e->kid[1], zh, idx, false, b);
+            words_sub(e->kid[1], zh, idx, roles, false, b);
             pg_buf_puts(b, "，否则取 ");
         } else pg_buf_puts(b, ", otherwise ");
-        words_sub(e->kid[2], zh, idx, false, b);
+        words_sub(e->kid[2], zh, idx, roles, false, b);
         return;
     }
     case EXPR_EXP:
         if (zh) {
             pg_buf_puts(b, "e 的 ");
-            words_sub(e->kid[0], zh, idx, true, b);
+            words_sub(e->kid[0], zh, idx, roles, true, b);
             pg_buf_puts(b, " 次方");
             return;
         }
@@ -829,7 +838,7 @@ static void words(const expr_tree *e, bool zh, bool idx, pg_buf *b) {
     default: break;
     }
     if (!zh) pg_buf_puts(b, UN_EN[e->op] ? UN_EN[e->op] : expr_op_name(e->op));
-    words_sub(e->kid[0], zh, idx, true, b);
+    words_sub(e->kid[0], zh, idx, roles, true, b);
     if (zh) pg_buf_puts(b, UN_ZH[e->op] ? UN_ZH[e->op] : expr_op_name(e->op));
 }
 
@@ -840,6 +849,182 @@ static void index_inputs(const char *text, pg_buf *out) {
         if (l && *p >= 'a' && *p <= 'd' && !(isalnum((unsigned char)p[1]) || p[1] == '_')) pg_buf_printf(out, "%c[i]", *p);
         else pg_buf_putc(out, *p);
     }
+}
+
+/* ---- the recipe: the tree in words, the inputs by position ------------------------------- */
+/* bench/suite's prose descriptions of expressions name no array and write no symbol: they say
+ * which array by its position and the operations as steps in words, while every expr prose the
+ * synth wrote named a, b, c and wrote a[i].  Round 13's plans computed another formula for 6 of
+ * those 12 tasks' prose (bench/results/2026-12-07-styles-h109-cpu.md).  So part of the prose
+ * states the tree as a recipe: a running value, one step per operator, the inputs by their
+ * position in the signature ("the third input"), some constants in words.  Exact by
+ * construction: each step applies one operator to the running value. */
+static const char *const ORDINAL[EXPR_MAX_INPUTS] = {"first", "second", "third", "fourth"};
+
+/* The constants people write in words (the generator's are quarters in [-4, 4], plus the
+ * safety wrappers' 0.5, 1, 10); others stay digits. */
+static const char *const_word(float v) {
+    static const struct { float v; const char *w; } W[] = {
+        {0.0f, "zero"}, {0.25f, "a quarter"}, {0.5f, "one half"}, {0.75f, "three quarters"}, {1.0f, "one"},
+        {2.0f, "two"}, {3.0f, "three"}, {4.0f, "four"}, {10.0f, "ten"}};
+    for (size_t k = 0; k < sizeof W / sizeof W[0]; k++)
+        if (W[k].v == v) return W[k].w;
+    return NULL;
+}
+
+struct recipe_ctx {
+    int ninputs;
+    int noun;        /* the inputs' noun phrase form, one per description */
+    bool num_words;  /* constants in words where const_word has them */
+    rng_t r;         /* the synonyms' draws */
+};
+
+/* A leaf as a noun phrase: "the third input", "one half", "alpha". */
+static void recipe_leaf(const expr_tree *e, const recipe_ctx *c, pg_buf *b) {
+    if (e->op == EXPR_INPUT) {
+        static const char *const ONE[] = {"the input value", "the value", "the input element"};
+        static const char *const MANY[] = {"the %s input", "the %s operand", "the element of the %s array", "the %s array's element"};
+        if (c->ninputs == 1) pg_buf_puts(b, ONE[c->noun % 3]);
+        else pg_buf_printf(b, MANY[c->noun % 4], ORDINAL[e->input & 3]);
+    } else if (e->op == EXPR_CONST) {
+        const char *w = c->num_words ? const_word(e->value < 0 ? -e->value : e->value) : NULL;
+        if (w) pg_buf_printf(b, "%s%s", e->value < 0 ? "minus " : "", w);
+        else expr_put_const(b, e->value, false);
+    } else pg_buf_puts(b, expr_scalar_name(e->input));
+}
+
+/* The kid the running value comes from, or -1 when the node is no link of a chain (two
+ * compound operands that differ, a select). */
+static int recipe_run(const expr_tree *e) {
+    if (e->op == EXPR_SEL) return -1;
+    if (e->nkids == 1) return 0;
+    int nonleaf = -1, count = 0;
+    for (int i = 0; i < e->nkids; i++)
+        if (!is_leaf(e->kid[i])) { nonleaf = i; count++; }
+    if (count == 1) return nonleaf;
+    if (count == 2 && e->nkids == 2 && e->op == EXPR_MUL && expr_equal(e->kid[0], e->kid[1])) return 0;   /* square it */
+    if (count) return -1;
+    /* all leaves: start from the first input among them ("take the first input, subtract it from
+     * three", not "take three, subtract the first input"); each step names its operands' order */
+    for (int i = 0; i < e->nkids; i++)
+        if (e->kid[i]->op == EXPR_INPUT) return i;
+    return 0;
+}
+static bool recipe_chain(const expr_tree *e) {
+    if (is_leaf(e)) return true;
+    int k = recipe_run(e);
+    return k >= 0 && recipe_chain(e->kid[k]);
+}
+#define RPICK(c, arr) ((arr)[rng_int(&(c)->r, (int)(sizeof(arr) / sizeof((arr)[0])))])
+/* One step: the operator e applied to the running value (kid run). */
+static void recipe_step(const expr_tree *e, int run, recipe_ctx *c, pg_buf *b) {
+    pg_buf x = {0}, y = {0};
+    const expr_tree *o = e->nkids == 2 ? e->kid[1 - run] : NULL;   /* the other operand */
+    if (o) recipe_leaf(o, c, &x);
+    switch (e->op) {
+    case EXPR_ADD:
+        if (o->op == EXPR_CONST && o->value < 0) {   /* x + (-2) == x - 2 exactly */
+            expr_tree pos = *o;
+            pos.value = -o->value;
+            recipe_leaf(&pos, c, &y);
+            pg_buf_printf(b, "subtract %s", y.data);
+        } else pg_buf_printf(b, "add %s", x.data);
+        break;
+    case EXPR_SUB:
+        if (run == 0) pg_buf_printf(b, "subtract %s", x.data);
+        else pg_buf_printf(b, "subtract it from %s", x.data);
+        break;
+    case EXPR_MUL:
+        if (expr_equal(e->kid[0], e->kid[1])) pg_buf_puts(b, RPICK(c, ((const char *const[]){"square it", "multiply it by itself"})));
+        else pg_buf_printf(b, RPICK(c, ((const char *const[]){"multiply by %s", "multiply it by %s"})), x.data);
+        break;
+    case EXPR_DIV:
+        if (run == 0) pg_buf_printf(b, RPICK(c, ((const char *const[]){"divide by %s", "divide it by %s"})), x.data);
+        else pg_buf_printf(b, RPICK(c, ((const char *const[]){"divide %s by it", "divide %s by the result"})), x.data);
+        break;
+    case EXPR_FMA:
+        if (run == 2) {
+            recipe_leaf(e->kid[0], c, &x);
+            recipe_leaf(e->kid[1], c, &y);
+            pg_buf_printf(b, RPICK(c, ((const char *const[]){"add %s times %s", "add the product of %s and %s"})), x.data, y.data);
+        } else {
+            recipe_leaf(e->kid[1 - run], c, &x);
+            recipe_leaf(e->kid[2], c, &y);
+            pg_buf_printf(b, "multiply by %s and add %s", x.data, y.data);
+        }
+        break;
+    case EXPR_MIN: pg_buf_printf(b, RPICK(c, ((const char *const[]){"take the smaller of it and %s", "cap it at %s"})), x.data); break;
+    case EXPR_MAX:
+        pg_buf_printf(b, RPICK(c, ((const char *const[]){"take the larger of it and %s", "clamp it from below at %s"})), x.data);
+        break;
+    case EXPR_ABS: pg_buf_puts(b, RPICK(c, ((const char *const[]){"take the absolute value", "take its magnitude"}))); break;
+    case EXPR_EXP: pg_buf_puts(b, RPICK(c, ((const char *const[]){"raise e to that power", "take the exponential"}))); break;
+    case EXPR_LOG: pg_buf_puts(b, RPICK(c, ((const char *const[]){"take the natural logarithm", "apply the natural logarithm"}))); break;
+    case EXPR_SQRT: pg_buf_puts(b, "take the square root"); break;
+    case EXPR_RSQRT:
+        pg_buf_puts(b, RPICK(c, ((const char *const[]){"take one over the square root", "take the reciprocal square root"})));
+        break;
+    case EXPR_TANH:
+        pg_buf_puts(b, RPICK(c, ((const char *const[]){"apply tanh", "take the hyperbolic tangent"})));
+        break;
+    case EXPR_SIGMOID:
+        pg_buf_puts(b, RPICK(c, ((const char *const[]){"apply the sigmoid", "pass it through the logistic function"})));
+        break;
+    case EXPR_RELU:
+        pg_buf_puts(b, RPICK(c, ((const char *const[]){"apply ReLU", "replace it by zero if it is negative", "clamp negatives to zero"})));
+        break;
+    default: break;
+    }
+    pg_buf_free(&x);
+    pg_buf_free(&y);
+}
+/* The steps of a chain, innermost first; *start gets the leaf the running value starts from. */
+static void recipe_steps(const expr_tree *e, recipe_ctx *c, const expr_tree **start, pg_buf *steps) {
+    if (is_leaf(e)) { *start = e; return; }
+    int run = recipe_run(e);
+    recipe_steps(e->kid[run], c, start, steps);
+    pg_buf_puts(steps, ", ");
+    if (steps->len > 2 && rng_int(&c->r, 6) == 0) pg_buf_puts(steps, "then ");
+    recipe_step(e, run, c, steps);
+}
+
+static const uint64_t RECIPE_SALT = 0x7265636970650000ull;   /* "recipe" */
+bool synth_expr_recipe(const expr_tree *e, int ninputs, uint64_t seed, pg_buf *out) {
+    if (!e || ninputs < 1 || ninputs > EXPR_MAX_INPUTS || is_leaf(e) || !recipe_chain(e)) return false;
+    recipe_ctx c = {.ninputs = ninputs, .r = {seed ^ RECIPE_SALT}};
+    c.noun = rng_int(&c.r, 12);
+    c.num_words = rng_int(&c.r, 3) != 0;
+    static const char *const POST[] = {"", "", " (for every index)", ", one index at a time", ", element by element"};
+    static const char *const START[] = {"take %s", "start from %s", "begin with %s"};
+    static const char *const END[] = {"write the result to the output array", "store it in the output array",
+                                      "put the result in the output array", "write that to the output"};
+    const expr_tree *start = NULL;
+    pg_buf steps = {0}, leaf = {0};
+    const char *post = RPICK(&c, POST), *st = RPICK(&c, START), *end = RPICK(&c, END);
+    recipe_steps(e, &c, &start, &steps);
+    recipe_leaf(start, &c, &leaf);
+    pg_buf_printf(out, st, leaf.data);
+    pg_buf_printf(out, "%s, and %s%s", steps.data ? steps.data : "", end, post);
+    pg_buf_free(&steps);
+    pg_buf_free(&leaf);
+    return true;
+}
+
+bool synth_expr_words_by_position(const expr_tree *e, int ninputs, uint64_t seed, pg_buf *out) {
+    if (!e || ninputs < 1 || ninputs > EXPR_MAX_INPUTS || is_leaf(e)) return false;
+    recipe_ctx c = {.ninputs = ninputs, .r = {seed ^ RECIPE_SALT ^ 0x6e6573746564ull}};   /* "nested" */
+    c.noun = rng_int(&c.r, 12);
+    c.num_words = rng_int(&c.r, 3) != 0;
+    static const char *const FRAME[] = {"compute %s at every index and write it to the output array",
+                                        "set each element of the output array to %s",
+                                        "fill the output array with %s, one index at a time",
+                                        "write %s to the output array at every position"};
+    const char *fr = RPICK(&c, FRAME);
+    pg_buf w = {0};
+    words(e, false, false, &c, &w);
+    pg_buf_printf(out, fr, w.data);
+    pg_buf_free(&w);
+    return true;
 }
 
 /* ---- the formula's notation ---------------------------------------------------------- */
@@ -912,6 +1097,12 @@ static void expr_notes(const expr_tree *e, char val[][32], bool human, unsigned 
     pg_buf_free(&selw_zh);
 }
 
+/* Does a description of the family state what out gets: the formula (out[i] = ..., out = ...) or
+ * an explanation (each writes out[i]; zh: 写入 out, 令 out[i])? */
+static bool expr_semantics_stated(const char *t) {
+    return t && (strstr(t, "out[i]") || strstr(t, "out = ") || strstr(t, "写入 out"));
+}
+
 /* The descriptions (describe.h). */
 static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, char val[][32], int per_thread, uint64_t seed,
                              const json_t *task) {
@@ -920,10 +1111,10 @@ static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, 
     pg_buf_puts(&formula, "out[i] = ");
     index_inputs(text, &formula);
     pg_buf_puts(&formula, " for every i < n");
-    words(e, false, false, &w);
-    words(e, false, true, &wi);
-    words(e, true, false, &wz);
-    words(e, true, true, &wzi);
+    words(e, false, false, NULL, &w);
+    words(e, false, true, NULL, &wi);
+    words(e, true, false, NULL, &wz);
+    words(e, true, true, NULL, &wzi);
     for (int i = 0; i < ninputs; i++) {
         pg_buf_printf(&ins, "%s%c", i ? (i == ninputs - 1 ? " and " : ", ") : "", INPUT_NAMES[i]);
         pg_buf_printf(&ins_zh, "%s%c", i ? "、" : "", INPUT_NAMES[i]);
@@ -981,8 +1172,40 @@ static json_t *expr_describe(const expr_tree *e, const char *text, int ninputs, 
             fs.notes_en = hn.data;
             fs.notes_zh = hnz.data;
         }
+        /* prose: half of the trees a recipe can state are stated as one and a quarter of all
+         * trees in nested words, without a name or a symbol (synth_expr_recipe,
+         * synth_expr_words_by_position); a stream of its own, so the other draws stay */
+        pg_buf rec = {0}, rnotes = {0}, rshape = {0};
+        rng_t rr = {seed ^ RECIPE_SALT ^ 0x70726f7365ull};   /* "prose" */
+        const char *rec_en[2] = {NULL, NULL};
+        int rdraw = rng_int(&rr, 8);   /* a chain: 4 in 8 a recipe; any tree: 2 in 8 the nested words by position */
+        if (st == TASK_STYLE_PROSE &&
+            ((rdraw < 4 && synth_expr_recipe(e, ninputs, seed, &rec)) || (rdraw >= 6 && synth_expr_words_by_position(e, ninputs, seed, &rec)))) {
+            rec_en[0] = rec.data;
+            fs.explain_en = rec_en;
+            fs.formula = NULL;
+            for (int k = 0; k < expr_nscalars(e); k++)
+                pg_buf_printf(&rnotes, "%s%s is a scalar parameter (%s here)", rnotes.len ? "; " : "", expr_scalar_name(k), val[k]);
+            fs.notes_en = rnotes.data;
+            if (ninputs == 1) pg_buf_puts(&rshape, "the input and the output are float arrays of n elements");
+            else pg_buf_printf(&rshape, "the %d inputs and the output are float arrays of n elements", ninputs);
+            fs.shape_en = rshape.data;
+            fs.explain_zh = NULL;   /* the Chinese explanations name the arrays: a frame that needs one is skipped */
+            fs.nameless = true;
+        }
         char id[48];
         synth_desc_render_framed(&fs, task, st, seed, &b, id, sizeof id);
+        /* terse: the suite's terse descriptions of expressions all state the formula; a frame
+         * that says only "pointwise map (float32)" leaves the kernel to a guess, so terse draws
+         * its frame again (another seed, same facts) until it carries the semantics */
+        for (uint64_t t = 1; st == TASK_STYLE_TERSE && t <= 32 && !expr_semantics_stated(b.data); t++) {
+            b.len = 0;
+            if (b.data) b.data[0] = 0;
+            synth_desc_render_framed(&fs, task, st, seed ^ (t * 0x7465727365000000ull), &b, id, sizeof id);   /* "terse" */
+        }
+        pg_buf_free(&rec);
+        pg_buf_free(&rnotes);
+        pg_buf_free(&rshape);
         json_object_set_new(d, task_styles[st], json_string(b.data ? b.data : ""));
         json_object_set_new(fr, task_styles[st], json_string(id));
         pg_buf *tmp[] = {&hform, &hn, &hnz, &m, &b};

@@ -8,7 +8,10 @@
  * fact, renderings are deterministic, terse/prose/zh carry the semantics in
  * a good share of renderings, and every registered family's descriptions
  * pass the same checks; the expr family states its formula in the function-call
- * text or (about half of the styles) the notation people write, never both.
+ * text or (about half of the styles) the notation people write, never both, and
+ * part of its prose is a recipe or nested words with the inputs by position, which
+ * a parser of the test's own reads back to the tree's values; its terse always says
+ * what out gets (a formula or an explanation).
  * Last line: "N passed, N failed". */
 #include "ptxgen/synth_expr.h"
 #include "synth/family_internal.h"   /* the per-family generators */
@@ -16,9 +19,17 @@
 
 #include "common/test.h"
 
+#include <ctype.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static double urand_d(uint64_t *s, double lo, double hi) {   /* an LCG: the test's own inputs */
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * ((double)(*s >> 11) / 9007199254740992.0);
+}
 
 static bool utf8_ok(const char *s) {
     const unsigned char *p = (const unsigned char *)s;
@@ -406,6 +417,269 @@ static void test_expr_notation(void) {
     expr_free(e);
 }
 
+
+/* ---- the recipe (synth_expr_recipe): read back by a parser of its own --------------- */
+/* A noun phrase of the recipe: an input by position, a constant (digits or words), a
+ * scalar.  False when the text is none of them. */
+static bool rp_np(const char *t, int ninputs, const double *in, const double *sc, double *v) {
+    static const char *const ORD[] = {"first", "second", "third", "fourth"};
+    static const char *const FORMS[] = {"the %s input", "the %s operand", "the element of the %s array", "the %s array's element"};
+    char buf[96];
+    if (ninputs == 1 && (!strcmp(t, "the input value") || !strcmp(t, "the value") || !strcmp(t, "the input element"))) {
+        *v = in[0];
+        return true;
+    }
+    for (int k = 0; k < ninputs; k++)
+        for (int f = 0; f < 4; f++) {
+            snprintf(buf, sizeof buf, FORMS[f], ORD[k]);
+            if (ninputs > 1 && !strcmp(t, buf)) { *v = in[k]; return true; }
+        }
+    if (!strcmp(t, "alpha")) { *v = sc[0]; return true; }
+    if (!strcmp(t, "beta")) { *v = sc[1]; return true; }
+    double sign = 1;
+    if (!strncmp(t, "minus ", 6)) { sign = -1; t += 6; }
+    static const struct { const char *w; double v; } W[] = {{"zero", 0}, {"a quarter", 0.25}, {"one half", 0.5}, {"three quarters", 0.75},
+                                                            {"one", 1}, {"two", 2}, {"three", 3}, {"four", 4}, {"ten", 10}};
+    for (size_t k = 0; k < sizeof W / sizeof W[0]; k++)
+        if (!strcmp(t, W[k].w)) { *v = sign * W[k].v; return true; }
+    char *end;
+    double d = strtod(t, &end);
+    if (end != t && !*end) { *v = sign * d; return true; }
+    return false;
+}
+/* Apply one step to *v; false when the step is not one of the recipe's. */
+static bool rp_step(const char *s, int ni, const double *in, const double *sc, double *v) {
+    double x, y;
+    const char *p;
+#define AFTER(pre) (!strncmp(s, pre, strlen(pre)) ? s + strlen(pre) : NULL)
+    if (!strcmp(s, "square it") || !strcmp(s, "multiply it by itself")) { *v = *v * *v; return true; }
+    if (!strcmp(s, "take the absolute value") || !strcmp(s, "take its magnitude")) { *v = fabs(*v); return true; }
+    if (!strcmp(s, "raise e to that power") || !strcmp(s, "take the exponential")) { *v = exp(*v); return true; }
+    if (!strcmp(s, "take the natural logarithm") || !strcmp(s, "apply the natural logarithm")) { *v = log(*v); return true; }
+    if (!strcmp(s, "take the square root")) { *v = sqrt(*v); return true; }
+    if (!strcmp(s, "take one over the square root") || !strcmp(s, "take the reciprocal square root")) { *v = 1 / sqrt(*v); return true; }
+    if (!strcmp(s, "apply tanh") || !strcmp(s, "take the hyperbolic tangent")) { *v = tanh(*v); return true; }
+    if (!strcmp(s, "apply the sigmoid") || !strcmp(s, "pass it through the logistic function")) { *v = 1 / (1 + exp(-*v)); return true; }
+    if (!strcmp(s, "apply ReLU") || !strcmp(s, "replace it by zero if it is negative") || !strcmp(s, "clamp negatives to zero")) {
+        *v = *v > 0 ? *v : 0;
+        return true;
+    }
+    if ((p = AFTER("add the product of ")) || (p = AFTER("add "))) {   /* "add X times Y", "add the product of X and Y", "add X" */
+        const char *sep = strstr(p, s[4] == 't' && !strncmp(s, "add the product of ", 19) ? " and " : " times ");
+        if (sep) {
+            char a[96];
+            snprintf(a, sizeof a, "%.*s", (int)(sep - p), p);
+            if (rp_np(a, ni, in, sc, &x) && rp_np(sep + (strncmp(sep, " and ", 5) ? 7 : 5), ni, in, sc, &y)) { *v += x * y; return true; }
+        }
+        if (rp_np(p, ni, in, sc, &x)) { *v += x; return true; }
+        return false;
+    }
+    if ((p = AFTER("subtract it from "))) { if (!rp_np(p, ni, in, sc, &x)) return false; *v = x - *v; return true; }
+    if ((p = AFTER("subtract "))) { if (!rp_np(p, ni, in, sc, &x)) return false; *v -= x; return true; }
+    if ((p = AFTER("multiply by ")) || (p = AFTER("multiply it by "))) {
+        const char *sep = strstr(p, " and add ");
+        if (sep) {
+            char a[96];
+            snprintf(a, sizeof a, "%.*s", (int)(sep - p), p);
+            if (!rp_np(a, ni, in, sc, &x) || !rp_np(sep + 9, ni, in, sc, &y)) return false;
+            *v = *v * x + y;
+            return true;
+        }
+        if (!rp_np(p, ni, in, sc, &x)) return false;
+        *v *= x;
+        return true;
+    }
+    if ((p = AFTER("divide by ")) || (p = AFTER("divide it by "))) { if (!rp_np(p, ni, in, sc, &x)) return false; *v /= x; return true; }
+    if ((p = AFTER("divide "))) {   /* "divide X by it", "divide X by the result" */
+        char a[96];
+        size_t n = strlen(p);
+        const char *tails[] = {" by it", " by the result"};
+        for (int k = 0; k < 2; k++) {
+            size_t tn = strlen(tails[k]);
+            if (n > tn && !strcmp(p + n - tn, tails[k])) {
+                snprintf(a, sizeof a, "%.*s", (int)(n - tn), p);
+                if (!rp_np(a, ni, in, sc, &x)) return false;
+                *v = x / *v;
+                return true;
+            }
+        }
+        return false;
+    }
+    if ((p = AFTER("take the smaller of it and ")) || (p = AFTER("cap it at "))) {
+        if (!rp_np(p, ni, in, sc, &x)) return false;
+        *v = *v < x ? *v : x;
+        return true;
+    }
+    if ((p = AFTER("take the larger of it and ")) || (p = AFTER("clamp it from below at "))) {
+        if (!rp_np(p, ni, in, sc, &x)) return false;
+        *v = *v > x ? *v : x;
+        return true;
+    }
+#undef AFTER
+    return false;
+}
+/* The value a recipe computes, NAN with *ok false when a part does not parse. */
+static double rp_eval(const char *text, int ni, const double *in, const double *sc, bool *ok) {
+    char t[2048];
+    snprintf(t, sizeof t, "%s", text);
+    *ok = false;
+    static const char *const POST[] = {" (for every index)", ", one index at a time", ", element by element"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(t), pn = strlen(POST[k]);
+        if (n > pn && !strcmp(t + n - pn, POST[k])) t[n - pn] = 0;
+    }
+    static const char *const END[] = {", and write the result to the output array", ", and store it in the output array",
+                                      ", and put the result in the output array", ", and write that to the output"};
+    bool ended = false;
+    for (int k = 0; k < 4 && !ended; k++) {
+        size_t n = strlen(t), en = strlen(END[k]);
+        if (n > en && !strcmp(t + n - en, END[k])) { t[n - en] = 0; ended = true; }
+    }
+    if (!ended) return NAN;
+    double v = 0;
+    int i = 0;
+    for (char *part = t, *next; part; part = next, i++) {
+        next = strstr(part, ", ");
+        if (next) { *next = 0; next += 2; }
+        if (i == 0) {
+            const char *np = !strncmp(part, "take ", 5) ? part + 5 : !strncmp(part, "start from ", 11) ? part + 11
+                           : !strncmp(part, "begin with ", 11) ? part + 11 : NULL;
+            if (!np || !rp_np(np, ni, in, sc, &v)) return NAN;
+            continue;
+        }
+        if (!strncmp(part, "then ", 5)) part += 5;
+        if (!rp_step(part, ni, in, sc, &v)) return NAN;
+    }
+    *ok = i >= 2;
+    return v;
+}
+static bool same_value(double a, double b) {
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b)) return a == b;
+    return fabs(a - b) <= 1e-9 * (1 + fabs(a) + fabs(b));
+}
+/* A parameter name as a word: "b", "c", "d", "out", "a[" (the article "a" is fine). */
+static bool names_a_param(const char *t) {
+    for (const char *p = t; *p; p++) {
+        bool l = p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        if (!l) continue;
+        if ((*p == 'b' || *p == 'c' || *p == 'd') && !(isalnum((unsigned char)p[1]) || p[1] == '_')) return true;
+        if (*p == 'a' && (p[1] == '[' || p[1] == ')' || p[1] == ',' || p[1] == 0)) return true;
+        if (!strncmp(p, "out", 3) && !isalnum((unsigned char)p[3]) && p[3] != '_') return true;
+        if (strstr(p, "[i]") == p + 1) return true;
+    }
+    return false;
+}
+
+/* The recipe computes what the tree does (random inputs and scalars, read back by the
+ * parser above), names no array, states every input it uses by position; chains are a
+ * good share of the generator's trees; the nested words by position name no array
+ * either; and the expr family's prose uses both for a share of its tasks, without a
+ * formula, an index or an array's name, while the other styles keep naming them. */
+static void test_expr_recipe(void) {
+    static const char *const ORD[] = {"first", "second", "third", "fourth"};
+    int trees = 0, chains = 0, checked = 0, bad_parse = 0, bad_value = 0, named = 0, ord_missing = 0, nested = 0, nested_bad = 0;
+    uint64_t s = 12345;
+    for (int k = 0; k < 3000; k++) {
+        int ni = 1 + k % 4, depth = 2 + (k / 4) % 4;
+        expr_tree *e = synth_expr_random(0xabcdef1234ull * (uint64_t)(k + 1), ni, depth, NULL);
+        if (!e) continue;
+        trees++;
+        pg_buf r = {0}, r2 = {0}, w = {0};
+        bool chain = synth_expr_recipe(e, ni, (uint64_t)k * 0x9E3779B97F4A7C15ull, &r);
+        CHECK(chain == synth_expr_recipe(e, ni, (uint64_t)k * 0x9E3779B97F4A7C15ull, &r2) && (!chain || !strcmp(r.data, r2.data)),
+              "recipe deterministic");
+        unsigned used = expr_inputs_used(e);
+        if (chain) {
+            chains++;
+            for (int rep = 0; rep < 4; rep++) {
+                double in[4], sc[2] = {urand_d(&s, -4, 4), urand_d(&s, -4, 4)};
+                for (int i = 0; i < 4; i++) in[i] = urand_d(&s, -3, 3);
+                bool ok;
+                double got = rp_eval(r.data, ni, in, sc, &ok), want = expr_eval(e, in, sc);
+                if (!ok) { if (bad_parse++ < 3) fprintf(stderr, "  recipe does not parse: %s\n", r.data); break; }
+                checked++;
+                if (!same_value(got, want) && bad_value++ < 3) {
+                    pg_buf pre = {0};
+                    expr_to_prefix(e, &pre);
+                    fprintf(stderr, "  recipe %s: %.17g, tree %s: %.17g\n", r.data, got, pre.data, want);
+                    pg_buf_free(&pre);
+                }
+            }
+            if (names_a_param(r.data) && named++ < 3) fprintf(stderr, "  recipe names a parameter: %s\n", r.data);
+            for (int i = 0; i < ni && ni > 1; i++)
+                if ((used >> i & 1) && !strstr(r.data, ORD[i]) && ord_missing++ < 3) fprintf(stderr, "  input %d not stated: %s\n", i, r.data);
+        }
+        CHECK(synth_expr_words_by_position(e, ni, (uint64_t)k, &w) && w.len, "nested words by position for every compound tree");
+        nested++;
+        if (w.data && (names_a_param(w.data) || !strstr(w.data, "output array")) && nested_bad++ < 3) fprintf(stderr, "  nested: %s\n", w.data);
+        for (int i = 0; i < ni && ni > 1 && w.data; i++)
+            if ((used >> i & 1) && !strstr(w.data, ORD[i])) { if (nested_bad++ < 3) fprintf(stderr, "  nested, input %d missing: %s\n", i, w.data); }
+        pg_buf_free(&r);
+        pg_buf_free(&r2);
+        pg_buf_free(&w);
+        expr_free(e);
+    }
+    printf("  recipe: %d chains of %d trees, %d values checked; nested words for %d\n", chains, trees, checked, nested);
+    CHECK(chains * 4 > trees, "chains (trees a recipe states): %d of %d", chains, trees);
+    CHECK(bad_parse == 0 && bad_value == 0, "recipes that do not parse: %d, that compute another value: %d", bad_parse, bad_value);
+    CHECK(named == 0 && ord_missing == 0, "recipes naming a parameter: %d, leaving out an input: %d", named, ord_missing);
+    CHECK(nested_bad == 0, "nested words by position with a name or an input left out: %d", nested_bad);
+    CHECK(!synth_expr_recipe(NULL, 1, 0, NULL) && !synth_expr_words_by_position(NULL, 1, 0, NULL), "NULL tree: false");
+
+    /* in the family's task.json */
+    int prose_by_pos = 0, tasks = 0, other_named = 0, terse_sem = 0;
+    for (int k = 0; k < 400; k++) {
+        int ni = 1 + k % 4;
+        expr_tree *e = synth_expr_random(0x5151ull * (uint64_t)(k + 7), ni, 2 + k % 4, NULL);
+        if (!e) continue;
+        char name[32];
+        snprintf(name, sizeof name, "rc%d", k);
+        pg_buf js = {0};
+        synth_expr_kernel(e, name, ni, NULL, 256, 1, NULL, NULL, &js, NULL);
+        json_t *t = json_loads(js.data ? js.data : "", 0, NULL), *d = json_object_get(t, "descriptions");
+        const char *pr = json_string_value(json_object_get(d, "prose"));
+        tasks++;
+        if (pr && !strstr(pr, "out[i]") && !strstr(pr, "写入 out")) {   /* every named explanation writes out[i] (zh: 写入 out) */
+            prose_by_pos++;
+            CHECK(!strstr(pr, " = ") && !strstr(pr, "[i]") && !names_a_param(pr), "%s: prose by position with a formula or a name: %s", name, pr);
+        }
+        const char *det = json_string_value(json_object_get(d, "detailed"));
+        other_named += det && strstr(det, "out") != NULL;
+        const char *te = json_string_value(json_object_get(d, "terse"));
+        bool te_sem = te && (strstr(te, "out[i]") || strstr(te, "out = ") || strstr(te, "写入 out"));
+        CHECK(te_sem, "%s: the terse description states no formula nor what out gets: %s", name, te ? te : "(none)");
+        terse_sem += te_sem;
+        json_decref(t);
+        pg_buf_free(&js);
+        expr_free(e);
+    }
+    printf("  expr prose by position: %d of %d tasks; terse with the semantics: %d\n", prose_by_pos, tasks, terse_sem);
+    CHECK(prose_by_pos * 10 > tasks * 3 && prose_by_pos * 10 < tasks * 8, "prose by position in %d of %d tasks", prose_by_pos, tasks);
+    CHECK(other_named == tasks, "detailed names out in %d of %d", other_named, tasks);
+
+    /* one chain, word by word: c * tanh(a*a + b) is one; (a - b) / (|c| + 2) is none */
+    char err[128];
+    expr_tree *e = expr_parse("(mul c (tanh (add (mul a a) b)))", err, sizeof err);
+    CHECK(e != NULL, "parse: %s", err);
+    pg_buf r = {0};
+    CHECK(e && synth_expr_recipe(e, 3, 7, &r), "c * tanh(a*a + b) is a chain");
+    if (r.data) {
+        double in[3] = {1.5, -0.75, 2}, sc[2] = {0, 0};
+        bool ok;
+        double v = rp_eval(r.data, 3, in, sc, &ok);
+        CHECK(ok && same_value(v, 2 * tanh(1.5)), "%s: %g", r.data, v);
+        CHECK(strstr(r.data, "second") && strstr(r.data, "third") && strstr(r.data, "first"), "all three inputs by position: %s", r.data);
+    }
+    pg_buf_free(&r);
+    expr_free(e);
+    e = expr_parse("(div (sub a b) (add (abs c) 2))", err, sizeof err);
+    CHECK(e && !synth_expr_recipe(e, 3, 7, &r) && r.len == 0, "two compound operands: no recipe");
+    CHECK(e && synth_expr_words_by_position(e, 3, 7, &r) && strstr(r.data, "the absolute value of"), "nested words: %s", r.data ? r.data : "");
+    pg_buf_free(&r);
+    expr_free(e);
+}
+
 int main(void) {
     test_frames_reachable();
     test_sparse();
@@ -415,5 +689,6 @@ int main(void) {
     test_families();
     test_expr();
     test_expr_notation();
+    test_expr_recipe();
     return TEST_DONE();
 }
