@@ -104,7 +104,8 @@ PG_API void synth_expr_notation_text(const expr_tree *e, bool human, unsigned fl
  * Only a chain has one: every operator has at most one compound operand (or squares
  * one, (x)*(x)), and no select; false (out untouched) otherwise.  The words are drawn
  * from seed; a lower-case imperative clause without a final period (describe.h's
- * explain_en).  The expr family's prose uses it for about half of its tasks. */
+ * explain_en).  The expr family's prose uses it for half of the chains (about a fifth
+ * of its tasks). */
 PG_API bool synth_expr_recipe(const expr_tree *e, int ninputs, uint64_t seed, pg_buf *out);
 /* The tree in nested plain words with the inputs by position, for any tree that is
  * not a leaf (selects and two compound operands included): "set each element of the
