@@ -91,6 +91,8 @@ for t in "$@"; do
         */test_roundtrip|*/test_mutants) continue ;;   # corpus suites below
         */test_synth_template_plans)   # nvcc on ~800 plans: make check runs the rest
             if [ "$QUICK" = 1 ]; then run_suite "$(basename "$t") (plans not compiled in make check)" env SYNTH_TEMPLATE_NVCC=0 "$t"; continue; fi ;;
+        */test_synth_plan_defines)   # nvcc on ~54 rewritten plans twice: make check runs the rest
+            if [ "$QUICK" = 1 ]; then run_suite "$(basename "$t") (plans not compiled in make check)" env SYNTH_STYLE_NVCC=0 "$t"; continue; fi ;;
         */test_synth_plan_styles)   # nvcc on 144 varied plans: make check runs the rest
             if [ "$QUICK" = 1 ]; then run_suite "$(basename "$t") (plans not compiled in make check)" env SYNTH_STYLE_NVCC=0 "$t"; continue; fi ;;
         */test_gen|*/test_synth_expr|*/test_synth_dataset)   # minutes of constrained decoding, ptxas and nvcc

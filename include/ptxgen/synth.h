@@ -122,7 +122,9 @@ enum { SYNTH_FMT_PLAIN = 0, SYNTH_FMT_LITERATE = 1 };
 /* Plan styles (synth_opts.plan_style): fixed writes each family's plan in its one house style (the
  * output of every run before the option existed); varied lets the families that have style variants
  * (elementwise: one-line guards with the loads inlined, guarded blocks with natural local names,
- * int / const int / size_t indices; row-wise: loop and accumulator names, `a = a + b`;
+ * int / const int / size_t indices; row-wise: loop and accumulator names, `a = a + b`, the
+ * shuffle reductions as __device__ helpers; every
+ * nvcc family: the block size or tile as a `#define`d name, `#define NT 256` ... `j += NT`;
  * docs/LITERATE.md "Plan styles") draw one per sample from a stream of its
  * seed that no task choice uses, so the task is the same in both.  synth_family_generate(_batch) take
  * it as the flag SYNTH_FMT_PLAN_VARIED or'd into their format. */

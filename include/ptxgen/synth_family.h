@@ -72,7 +72,9 @@ typedef struct {
     int plan_style;       /* in: SYNTH_PLAN_FIXED or SYNTH_PLAN_VARIED, set by synth_family_generate_batch
                              from its format before the generator runs */
     char plan_variant[32];/* out: the style variant the plan was written in ("inline/int", "block/size_t",
-                             "vector/uint"...); "" for the fixed style or a family without variants */
+                             "vector/uint"...; "/def" appended, or "def", when synth_family_generate_batch
+                             wrote the block size or tile as a #define'd name); "" for the fixed style
+                             or a family without variants */
 } synth_family_sample;
 
 PG_API void synth_family_sample_free(synth_family_sample *s);

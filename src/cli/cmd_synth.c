@@ -54,7 +54,10 @@ static const char *synth_usage =
     "  --plan-style: varied (the default): the families with plan style variants write each sample's CUDA C\n"
     "             in a style drawn from its seed (elementwise: one-line guard with the loads inlined, guarded\n"
     "             block with natural local names, int/const int/size_t index; row-wise: loop and accumulator\n"
-    "             names, a = a + b for a += b; the task is the same; each line gets \"plan_style\");\n"
+    "             names, a = a + b for a += b, one plan in three with its reductions as __device__ helpers;\n"
+    "             every nvcc family: two plans in five that write the launch's block size or tile as a literal\n"
+    "             name it, `#define NT 256` ... `j += NT`: the same instructions); the task is the same; each\n"
+    "             line gets \"plan_style\" (\"/fn\" for helpers, \"/def\" for a #define);\n"
     "             fixed: every plan in its family's house style, the output of runs before the option.\n"
     "  A resume must use the arguments of the interrupted run (they are kept in the .state file).\n";
 

@@ -445,6 +445,28 @@ void synth_literate_prepare(const char *cu, pg_buf *out) {
     }
 }
 
+/* One .cu holds many plans: an object-like macro a plan defines (`#define NT 256`, `#define NBINS
+ * 64`) and leaves defined is #undef'd after it, so it cannot reach the next plan's identifiers.
+ * Only lines after the plan's own: its lines (the plan comments) stay as they are. */
+static void undef_constants(const char *cu, pg_buf *src) {
+    for (const char *p = cu; p && *p;) {
+        const char *t = p;
+        while (*t == ' ' || *t == '\t') t++;
+        if (!strncmp(t, "#define", 7) && (t[7] == ' ' || t[7] == '\t')) {
+            const char *a = t + 7, *z;
+            while (*a == ' ' || *a == '\t') a++;
+            for (z = a; (*z >= 'a' && *z <= 'z') || (*z >= 'A' && *z <= 'Z') || (*z >= '0' && *z <= '9') || *z == '_'; z++) {}
+            if (z > a && *z != '(') {   /* object-like */
+                char un[200];
+                snprintf(un, sizeof un, "#undef %.*s", (int)(z - a), a);
+                if (!strstr(cu, un)) pg_buf_printf(src, "%s\n", un);
+            }
+        }
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
 /* Compile k CUDA C kernels (cu[i], entry names[i]) in one nvcc run; fill
  * ptx[i] with a module holding kernel i alone.  Literate: the plans are
  * prepared (synth_literate_prepare) and compiled with -lineinfo, and the line
@@ -466,6 +488,7 @@ static bool nvcc_group(const char *nvcc, const char *arch, int format, const cha
         if (literate) synth_literate_prepare(cu[i], &src);
         else pg_buf_puts(&src, cu[i]);
         pg_buf_putc(&src, '\n');
+        undef_constants(cu[i], &src);
     }
     bool ok = write_all(cup, src.data, src.len) && run_nvcc(nvcc, arch, literate, cup, px, lg);
     pg_buf text = {0};
@@ -598,7 +621,14 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
             pg_diag_emit(diag, PG_E_TASK, NULL, 0, 0, "synth_family %s: kernel name '%s' is %zu bytes, over PG_NAME_MAX (%d)",
                          FAMS[family].name, out[i].name, strlen(out[i].name), PG_NAME_MAX);
             synth_family_sample_free(&out[i]);
-        } else good++;
+        } else {
+            good++;
+            char def[16];
+            if (varied && FAMS[family].nvcc && synth_plan_defines(seeds[i], out[i].task_json.data, &out[i].cu, def, sizeof def)) {
+                size_t l = strlen(out[i].plan_variant);
+                snprintf(out[i].plan_variant + l, sizeof out[i].plan_variant - l, "%sdef", l ? "/" : "");
+            }
+        }
     }
     if (!FAMS[family].nvcc) return good || !n ? PG_OK : PG_ERR_INVALID;
 

@@ -64,4 +64,16 @@ const char *synth_fam_ref(fam_gen_fn generator);
  * synth tests inspect); PG_ERR_USAGE when no row has that name.  s as the generator leaves it. */
 pg_status synth_fam_draw(const char *name, uint64_t seed, synth_family_sample *s);
 
+/* The "#define" plan style (plan_defines.c; docs/LITERATE.md "Plan styles"): for two seeds in five
+ * whose plan writes the launch's block.x (1-D, 64 or more) or tile (2-D) as a literal where it
+ * stands for that size (`blockIdx.x * 256`, `gridDim.x * 256`, a loop's step `j += 256)` or bound
+ * `j < 32;` when the loop's start is no literal, a __shared__ extent, `lane < 8 ?` for 256/32,
+ * `[33]` for the padded tile), those literals become a macro (`NT`, `BLOCK_SIZE`, `TILE` ...,
+ * `NT / 32`, `TILE + 1`) and `#define NAME V` goes before the first code line.  The macro expands
+ * to the token it replaced (V + 1 to the same extent), so nvcc makes the same instructions.
+ * Rewrites only when some statement outside a __shared__ declaration gets the name and the name
+ * is no token of the plan.  Returns the number of literals replaced (0: cu unchanged); name gets
+ * the macro ("" when none).  task_json: the sample's task (its "launch" "block"). */
+int synth_plan_defines(uint64_t seed, const char *task_json, pg_buf *cu, char *name, size_t namen);
+
 #endif

@@ -233,6 +233,188 @@ static int rw_expand_adds(pg_buf *cu) {
     return n;
 }
 
+/* ---- the reductions as __device__ helpers ------------------------------------------------ */
+/* One line of t at *p (without its '\n'); advances *p past it. */
+static bool rw_line(const char **p, const char **b, size_t *n) {
+    if (!**p) return false;
+    *b = *p;
+    const char *nl = strchr(*p, '\n');
+    *n = nl ? (size_t)(nl - *p) : strlen(*p);
+    *p = nl ? nl + 1 : *p + *n;
+    return true;
+}
+
+/* Is line [b, b+n) `IND for (int o = 16; o > 0; o >>= 1) V = <combine of V and its shuffle>;` as
+ * fam_rw_warp_reduce writes it?  Fills ind (its length), v, and op ("sum", "max", "min"). */
+static bool rw_warp_line(const char *b, size_t n, size_t *ind, char *v, size_t vn, const char **op) {
+    size_t i = 0;
+    while (i < n && b[i] == ' ') i++;
+    static const char HEAD[] = "for (int o = 16; o > 0; o >>= 1) ";
+    if (n - i < sizeof HEAD || strncmp(b + i, HEAD, sizeof HEAD - 1)) return false;
+    const char *x = b + i + sizeof HEAD - 1, *e = b + n;
+    const char *sp = memchr(x, ' ', (size_t)(e - x));
+    if (!sp || (size_t)(sp - x) >= vn || sp == x) return false;
+    snprintf(v, vn, "%.*s", (int)(sp - x), x);
+    char want[5][200];
+    snprintf(want[0], sizeof want[0], "%s = %s + __shfl_xor_sync(0xffffffffu, %s, o);", v, v, v);
+    snprintf(want[1], sizeof want[1], "%s = fmaxf(%s, __shfl_xor_sync(0xffffffffu, %s, o));", v, v, v);
+    snprintf(want[2], sizeof want[2], "%s = fmax(%s, __shfl_xor_sync(0xffffffffu, %s, o));", v, v, v);
+    snprintf(want[3], sizeof want[3], "%s = fminf(%s, __shfl_xor_sync(0xffffffffu, %s, o));", v, v, v);
+    snprintf(want[4], sizeof want[4], "%s = fmin(%s, __shfl_xor_sync(0xffffffffu, %s, o));", v, v, v);
+    static const char *const OPS[] = {"sum", "max", "max", "min", "min"};
+    for (int k = 0; k < 5; k++)
+        if ((size_t)(e - x) == strlen(want[k]) && !strncmp(x, want[k], (size_t)(e - x))) {
+            *ind = i;
+            *op = OPS[k];
+            return true;
+        }
+    return false;
+}
+
+/* "float" or "double": the type of the statement that declares variable v (`float rmax = ..., rsum = 0;`), else NULL */
+static const char *rw_decl_type(const char *t, const char *v) {
+    const char *p = t, *b;
+    size_t n;
+    while (rw_line(&p, &b, &n)) {
+        size_t i = 0;
+        while (i < n && b[i] == ' ') i++;
+        const char *ty = !strncmp(b + i, "float ", 6) ? "float" : !strncmp(b + i, "double ", 7) ? "double" : NULL;
+        if (!ty) continue;
+        const char *semi = memchr(b, ';', n);
+        if (semi && rw_has(b + i, (size_t)(semi - b - i), v)) return ty;
+    }
+    return NULL;
+}
+
+/* The reductions of a row-wise plan written as __device__ helpers, the way people factor them
+ * (the suites' row kernels: `m = block_max(m, red);` over `warp_max`): every warp reduction
+ * `for (int o = 16; ...) v = f(v, __shfl_xor_sync(...));` becomes `v = warp_OP(v);` and every block
+ * reduction synth_fam_rw_block_reduce writes (the warp reduction, `if (lane == 0) red[wid] = v;`,
+ * a barrier, `v = lane < W ? red[lane] : IDENT;`, the warp reduction, the barrier that frees red)
+ * becomes `v = block_OP(v, red);`; the helpers (`__device__ __forceinline__`, one per operation,
+ * lane and wid their own) go before the kernel, and the kernel's `lane = tid & 31, wid = tid >> 5`
+ * goes when nothing else in it uses them.  The same operations in the same order on the same
+ * values: nvcc inlines the helpers.  False (cu unchanged) when the plan has no such reduction, its
+ * red[] is no float or double array, or a helper's name is taken. */
+bool synth_fam_rw_helpers(pg_buf *cu) {
+    const char *t = cu->data;
+    if (!t) return false;
+    const char *redf = strstr(t, "__shared__ float red["), *redd = redf ? redf : strstr(t, "__shared__ double red[");
+    const char *T = NULL;   /* the reduced values' type: their declaration's */
+    static const char *const NAMES[] = {"warp_sum", "warp_max", "warp_min", "block_sum", "block_max", "block_min"};
+    for (size_t k = 0; k < sizeof NAMES / sizeof NAMES[0]; k++)
+        if (rw_has(t, strlen(t), NAMES[k])) return false;
+    pg_buf body = {0}, helpers = {0};
+    bool used_warp[3] = {false, false, false}, used_block[3] = {false, false, false};
+    char wline[3][200] = {"", "", ""}, bline[3][160] = {"", "", ""};
+    bool f64 = false;
+    int n_done = 0;
+    const char *p = t, *b;
+    size_t n;
+    while (rw_line(&p, &b, &n)) {
+        size_t ind;
+        char v[48];
+        const char *op;
+        if (rw_warp_line(b, n, &ind, v, sizeof v, &op)) {
+            const char *vt = rw_decl_type(t, v);
+            if (!vt || (T && strcmp(T, vt)) || (redd && strcmp(vt, redf ? "float" : "double"))) break;   /* leave the plan alone */
+            T = vt;
+            f64 = !strcmp(T, "double");
+            int oi = !strcmp(op, "sum") ? 0 : !strcmp(op, "max") ? 1 : 2;
+            /* the block form: five more lines */
+            const char *q = p, *lb[5];
+            size_t ln[5];
+            int got = 0;
+            while (got < 5 && rw_line(&q, &lb[got], &ln[got])) got++;
+            char l2[160], l4a[120], l6[160];
+            snprintf(l2, sizeof l2, "%*sif (lane == 0) red[wid] = %s;", (int)ind, "", v);
+            snprintf(l4a, sizeof l4a, "%*s%s = lane < ", (int)ind, "", v);
+            snprintf(l6, sizeof l6, "%*s__syncthreads();   // red is reused by the next reduction", (int)ind, "");
+            size_t i5, l4n = strlen(l4a);
+            char v5[48];
+            const char *op5;
+            const char *ident = oi == 0 ? "0" : oi == 1 ? "-INFINITY" : "INFINITY";
+            char tail[64];
+            snprintf(tail, sizeof tail, " ? red[lane] : %s;", ident);
+            bool block = redd && got == 5 && ln[0] == strlen(l2) && !strncmp(lb[0], l2, ln[0]) && ln[1] == ind + 16 &&
+                         !strncmp(lb[1] + ind, "__syncthreads();", 16) && ln[2] > l4n + strlen(tail) && !strncmp(lb[2], l4a, l4n) &&
+                         ln[2] >= strlen(tail) && !strncmp(lb[2] + ln[2] - strlen(tail), tail, strlen(tail)) &&
+                         rw_warp_line(lb[3], ln[3], &i5, v5, sizeof v5, &op5) && i5 == ind && !strcmp(v5, v) && !strcmp(op5, op) &&
+                         ln[4] == strlen(l6) && !strncmp(lb[4], l6, ln[4]);
+            if (block) {
+                const char *w0 = lb[2] + l4n;
+                size_t wn = ln[2] - l4n - strlen(tail);
+                char wlit[16];
+                snprintf(wlit, sizeof wlit, "%.*s", (int)(wn < 15 ? wn : 15), w0);
+                char want[160];
+                snprintf(want, sizeof want, "    v = lane < %s ? red[lane] : %s;\n", wlit, ident);
+                if (bline[oi][0] && strcmp(bline[oi], want)) break;   /* two widths: leave the plan alone */
+                snprintf(bline[oi], sizeof bline[oi], "%s", want);
+                used_block[oi] = used_warp[oi] = true;
+                pg_buf_printf(&body, "%*s%s = block_%s(%s, red);\n", (int)ind, "", v, op, v);
+                p = q;
+            } else {
+                used_warp[oi] = true;
+                pg_buf_printf(&body, "%*s%s = warp_%s(%s);\n", (int)ind, "", v, op, v);
+            }
+            char comb[160];
+            if (oi == 0) snprintf(comb, sizeof comb, "v = v + __shfl_xor_sync(0xffffffffu, v, o);");   /* as the plan had it */
+            else snprintf(comb, sizeof comb, "v = %s(v, __shfl_xor_sync(0xffffffffu, v, o));", oi == 1 ? (f64 ? "fmax" : "fmaxf") : (f64 ? "fmin" : "fminf"));
+            snprintf(wline[oi], sizeof wline[oi], "%s", comb);
+            n_done++;
+            continue;
+        }
+        pg_buf_putn(&body, b, n);
+        if (b[n] == '\n') pg_buf_putc(&body, '\n');
+    }
+    if (!n_done || p < t + strlen(t)) {   /* nothing to do, or stopped early */
+        pg_buf_free(&body);
+        return false;
+    }
+    static const char *const OPN[] = {"sum", "max", "min"};
+    for (int oi = 0; oi < 3; oi++)
+        if (used_warp[oi])
+            pg_buf_printf(&helpers, "__device__ __forceinline__ %s warp_%s(%s v) {\n    for (int o = 16; o > 0; o >>= 1) %s\n    return v;\n}\n", T,
+                          OPN[oi], T, wline[oi]);
+    for (int oi = 0; oi < 3; oi++)
+        if (used_block[oi])
+            pg_buf_printf(&helpers,
+                          "__device__ __forceinline__ %s block_%s(%s v, %s* red) {   // every thread gets the block's %s\n"
+                          "    unsigned int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;\n"
+                          "    v = warp_%s(v);\n    if (lane == 0) red[wid] = v;\n    __syncthreads();\n%s    v = warp_%s(v);\n"
+                          "    __syncthreads();   // red is reused by the next reduction\n    return v;\n}\n",
+                          T, OPN[oi], T, T, OPN[oi], OPN[oi], bline[oi], OPN[oi]);
+    /* the kernel's lane and wid, when the reductions were their only users */
+    const char *k = strstr(body.data, "extern \"C\"");
+    static const char PRO[] = "    unsigned int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;\n";
+    const char *pro = k ? strstr(k, PRO) : NULL;
+    pg_buf out = {0};
+    const char *from = body.data;
+    if (k) {
+        pg_buf_putn(&out, body.data, (size_t)(k - body.data));
+        pg_buf_putn(&out, helpers.data, helpers.len);
+        from = k;
+    }
+    if (pro) {
+        const char *after = pro + sizeof PRO - 1;
+        bool used = rw_has(after, strlen(after), "lane") || rw_has(after, strlen(after), "wid");
+        pg_buf_putn(&out, from, (size_t)(pro - from));
+        pg_buf_puts(&out, used ? PRO : "    unsigned int tid = threadIdx.x;\n");
+        pg_buf_puts(&out, after);
+    } else {
+        pg_buf_puts(&out, from);
+    }
+    pg_buf_free(&body);
+    pg_buf_free(&helpers);
+    if (!k) {
+        pg_buf_free(&out);
+        return false;
+    }
+    pg_buf_free(cu);
+    *cu = out;
+    return true;
+}
+
 void synth_fam_rw_plan_style(uint64_t seed, synth_family_sample *s) {
     /* the names the row-wise kernels use and others people write for the same thing */
     static const char *const NAMES[][4] = {
@@ -240,6 +422,9 @@ void synth_fam_rw_plan_style(uint64_t seed, synth_family_sample *s) {
         {"tid", "t", "thread", NULL},    {"acc", "sum", "total", NULL}, {"wid", "warp", "warp_id", NULL},
     };
     fam_rng r = {seed ^ 0x726f77706c616e73ull};   /* "rowplans": no family draws from this stream */
+    fam_rng rf = {seed ^ 0x726f7768656c7073ull};  /* "rowhelps": nor from this one (the draws above keep theirs) */
+    /* one plan in three: the reductions as helpers, first, as the plan generator wrote them */
+    bool fn = synth_fam_pick(&rf, 3) == 0 && synth_fam_rw_helpers(&s->cu);
     /* the signature: a parameter is never renamed (the task names it) */
     const char *sig = s->cu.data ? strstr(s->cu.data, "__global__") : NULL;
     const char *sig_end = sig ? strchr(sig, '{') : NULL;
@@ -261,7 +446,7 @@ void synth_fam_rw_plan_style(uint64_t seed, synth_family_sample *s) {
     }
     bool expand = synth_fam_pick(&r, 2);
     int adds = expand ? rw_expand_adds(&s->cu) : 0;
-    snprintf(s->plan_variant, sizeof s->plan_variant, "names%d/%s", renamed, adds ? "a=a+b" : "a+=b");
+    snprintf(s->plan_variant, sizeof s->plan_variant, "names%d/%s%s", renamed, adds ? "a=a+b" : "a+=b", fn ? "/fn" : "");
 }
 
 const char *synth_fam_rw_str(rw_pool *p, const char *fmt, ...) {

@@ -78,6 +78,17 @@ json_t *synth_fam_rw_sizes(const char *const *vars, int nvars, const int64_t *sz
  * `a = a + b;` where that is the same computation; drawn from a stream of the seed no family
  * uses; the variant goes to s->plan_variant ("names2/a=a+b"). */
 void synth_fam_rw_plan_style(uint64_t seed, synth_family_sample *s);
+/* The plan's shuffle reductions as __device__ helpers (one plan in three of the varied style, drawn
+ * first from a stream of its own, before the renames; variant "/fn"): every
+ * `for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(...));` becomes `v = warp_OP(v);` and
+ * every block reduction synth_fam_rw_block_reduce writes (non-tree) becomes `v = block_OP(v, red);`,
+ * OP sum / max / min; the helpers (`__device__ __forceinline__`, lane and wid their own, the block one
+ * ending with the barrier that frees red) go before `extern "C"`, and the kernel's `lane = tid & 31,
+ * wid = tid >> 5` goes when nothing else uses them.  The same operations on the same values (nvcc
+ * inlines the helpers; it may place the lane and warp arithmetic elsewhere).  False, cu unchanged,
+ * when the plan has no such reduction, a reduced value's type is not found or differs from red[]'s,
+ * two block reductions of one operation differ in width, or a helper's name is taken. */
+bool synth_fam_rw_helpers(pg_buf *cu);
 void synth_fam_rw_finish(json_t *root, const desc_facts *facts, uint64_t seed, const char *d0, const char *d1, const char *tT,
                    double tol, const char *tT2, double tol2, const char *ref, const char *bytes, const char *flops,
                    synth_family_sample *s);

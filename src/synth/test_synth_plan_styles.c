@@ -23,11 +23,14 @@
  * SYNTH_STYLE_NVCC=0 skips the compilations.  Run from the repository root. */
 #include "common/test.h"
 #include "synth/family_elem.h"
+#include "synth/family_rowwise.h"
+#include "ptxgen/ptx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <ctype.h>
 
 #define PINS "tests/golden/synth/plan_fixed.pins"
 enum { NSEED = 200 };
@@ -294,6 +297,166 @@ static void test_nvcc(void) {
            compiled, apart, comments);
 }
 
+/* ---- row-wise reductions as __device__ helpers ("/fn") ------------------------------------ */
+/* The helpers inlined back: each `IND V = warp_OP(V);` / `IND V = block_OP(V, red);` of the kernel
+ * replaced by its helper's lines (v renamed V, indented IND, the block's `v = warp_OP(v);` by the
+ * warp helper's loop), the helpers dropped, `tid` with lane and wid as `pro` says.  An
+ * implementation of its own, to check synth_fam_rw_helpers against: the result must be the plan. */
+static char *inline_helpers(const char *h, const char *pro_full) {
+    const char *k = strstr(h, "extern \"C\"");
+    const char *d = strstr(h, "__device__ __forceinline__ ");
+    if (!k || !d || d > k) return NULL;
+    pg_buf o = {0};
+    pg_buf_putn(&o, h, (size_t)(d - h));
+    const char *p = k;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[400];
+        snprintf(line, sizeof line, "%.*s", (int)(n < 399 ? n : 399), p);
+        p += n + (nl ? 1 : 0);
+        size_t ind = strspn(line, " ");
+        char v[64], fn[32], v2[64];
+        int used = 0;
+        bool blk = sscanf(line + ind, "%63s = block_%31[a-z](%63[A-Za-z0-9_], red);%n", v, fn, v2, &used) == 3 && used && !line[ind + (size_t)used];
+        used = 0;
+        bool wrp = !blk && sscanf(line + ind, "%63s = warp_%31[a-z](%63[A-Za-z0-9_]);%n", v, fn, v2, &used) == 3 && used && !line[ind + (size_t)used];
+        if (!strcmp(line, "    unsigned int tid = threadIdx.x;") && pro_full) { pg_buf_printf(&o, "%s\n", pro_full); continue; }
+        if (!blk && !wrp) { pg_buf_printf(&o, "%s%s", line, nl ? "\n" : ""); continue; }
+        /* the helper's body lines */
+        char head[64], whead[64];
+        snprintf(head, sizeof head, "%s_%s(", blk ? "block" : "warp", fn);
+        snprintf(whead, sizeof whead, "warp_%s(", fn);
+        const char *hb = strstr(h, head), *wb = strstr(h, whead);
+        const char *wfor = wb ? strstr(wb, "    for (") : NULL;
+        const char *wend = wfor ? strchr(wfor, '\n') : NULL;
+        if (!hb || !wfor || !wend) { pg_buf_free(&o); return NULL; }
+        char wl[300];
+        snprintf(wl, sizeof wl, "%.*s", (int)(wend - wfor - 4), wfor + 4);
+        const char *b0 = blk ? strstr(hb, "    v = warp_") : NULL;
+        const char *b1 = blk ? strstr(hb, "    return v;") : NULL;
+        if (blk && (!b0 || !b1)) { pg_buf_free(&o); return NULL; }
+        pg_buf lines = {0};
+        if (!blk) pg_buf_printf(&lines, "%s\n", wl);
+        else
+            for (const char *q = b0; q < b1;) {
+                const char *e = strchr(q, '\n');
+                if (!strncmp(q, "    v = warp_", 13)) pg_buf_printf(&lines, "%s\n", wl);
+                else pg_buf_printf(&lines, "%.*s\n", (int)(e - q - 4), q + 4);
+                q = e + 1;
+            }
+        /* v -> V as a whole word, each line indented */
+        for (const char *q = lines.data; q && *q;) {
+            const char *e = strchr(q, '\n');
+            pg_buf_printf(&o, "%*s", (int)ind, "");
+            for (const char *c = q; c < e; c++) {
+                bool word = *c == 'v' && (c == q || !(isalnum((unsigned char)c[-1]) || c[-1] == '_')) && !(isalnum((unsigned char)c[1]) || c[1] == '_');
+                if (word) pg_buf_puts(&o, v);
+                else pg_buf_putc(&o, *c);
+            }
+            pg_buf_putc(&o, '\n');
+            q = e + 1;
+        }
+        pg_buf_free(&lines);
+    }
+    return o.data;
+}
+
+/* Over 200 seeds of each row-wise family: the plans drawn with "/fn" define their helpers before
+ * the kernel and call them in it, have fewer shuffles in the kernel than the fixed plan, and the
+ * helpers come up in the families whose reductions are shuffles (about one plan in three); with
+ * nvcc (nvcc_on), up to 4 helper plans a family compile to the fixed plan's instructions
+ * (comments stripped: the renames and the helpers change no instruction) and every comment of
+ * their literate PTX is a line of the plan, some of them a helper's. */
+static void test_rw_helpers(bool nvcc_on) {
+    int fn_total = 0, with_shfl = 0, compiled = 0, helper_comments = 0, inverted = 0;
+    bool skipped = false;
+    for (int f = 0; f < NFAM; f++) {
+        if (!FAMS[f].rowwise) continue;
+        int fn = 0, tried = 0;
+        for (int i = 0; i < NSEED; i++) {
+            synth_family_sample a, b;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            b.plan_style = SYNTH_PLAN_VARIED;
+            if (FAMS[f].fn(seed_of(i), &a) != PG_OK || FAMS[f].fn(seed_of(i), &b) != PG_OK) {
+                synth_family_sample_free(&a);
+                synth_family_sample_free(&b);
+                continue;
+            }
+            with_shfl += strstr(a.cu.data, "o > 0; o >>= 1)") != NULL;
+            /* the transform on the fixed plan, inlined back, is the fixed plan */
+            pg_buf hp = {0};
+            pg_buf_putn(&hp, a.cu.data, a.cu.len);
+            if (synth_fam_rw_helpers(&hp)) {
+                const char *pro = strstr(a.cu.data, "    unsigned int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;");
+                char *back = inline_helpers(hp.data, pro ? "    unsigned int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;" : NULL);
+                CHECK(back && !strcmp(back, a.cu.data), "%s seed %d: the helpers inlined back are not the plan:\n%s\n---- helpers\n%s", FAMS[f].name, i,
+                      back ? back : "(none)", hp.data);
+                inverted += back && !strcmp(back, a.cu.data);
+                free(back);
+            }
+            pg_buf_free(&hp);
+            if (strstr(b.plan_variant, "/fn")) {
+                fn++;
+                const char *k = strstr(b.cu.data, "extern \"C\"");
+                const char *h = strstr(b.cu.data, "__device__ __forceinline__ ");
+                int sa = 0, sb = 0;
+                for (const char *p = strstr(a.cu.data, "extern \"C\""); p && (p = strstr(p, "__shfl_xor_sync")) != NULL; p++) sa++;
+                for (const char *p = k; p && (p = strstr(p, "__shfl_xor_sync")) != NULL; p++) sb++;
+                CHECK(k && h && h < k && (strstr(k, "= block_") || strstr(k, "= warp_")) && sb < sa,
+                      "%s seed %d (%s): helpers not before the kernel, not called, or the kernel's shuffles stay (%d -> %d):\n%s", FAMS[f].name, i,
+                      b.plan_variant, sa, sb, b.cu.data);
+                if (nvcc_on && !skipped && tried < 4) {
+                    tried++;
+                    const char *cu[2] = {a.cu.data, b.cu.data}, *nm[2] = {a.name, b.name};
+                    pg_buf ptx[2] = {{0}, {0}};
+                    pg_diag_sink q = {0};
+                    pg_status s0 = synth_cuda_ptx_batch(&cu[0], &nm[0], NULL, 1, "sm_80", SYNTH_FMT_LITERATE, &ptx[0], &q);
+                    if (s0 == PG_ERR_IO && !compiled) {
+                        skipped = true;
+                    } else {
+                        pg_status s1 = synth_cuda_ptx_batch(&cu[1], &nm[1], NULL, 1, "sm_80", SYNTH_FMT_LITERATE, &ptx[1], &q);
+                        CHECK(s0 == PG_OK && s1 == PG_OK, "%s seed %d: nvcc %d / %d", FAMS[f].name, i, s0, s1);
+                        compiled += s1 == PG_OK;
+                        for (const char *p = ptx[1].data ? strstr(ptx[1].data, ".entry") : NULL; p && (p = strstr(p, "\t// ")) != NULL;) {
+                            const char *e = strchr(p, '\n');
+                            size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
+                            CHECK(in_plan(b.cu.data, p + 4, n), "%s seed %d: the comment '%.*s' is no line of its plan", FAMS[f].name, i, (int)n, p + 4);
+                            char line[300];
+                            snprintf(line, sizeof line, "%.*s", (int)(n < 299 ? n : 299), p + 4);
+                            /* a line only a helper has: its return, or its own lane and wid */
+                            helper_comments += strstr(line, "return v;") != NULL || strstr(line, "= threadIdx.x & 31") != NULL ||
+                                               strstr(line, "v = warp_") != NULL;
+                            p += 4 + n;
+                        }
+                    }
+                    pg_buf_free(&ptx[0]);
+                    pg_buf_free(&ptx[1]);
+                }
+            }
+            synth_family_sample_free(&a);
+            synth_family_sample_free(&b);
+        }
+        fn_total += fn;
+        if (!strcmp(FAMS[f].name, "softmax") || !strcmp(FAMS[f].name, "rownorm") || !strcmp(FAMS[f].name, "rowreduce") ||
+            !strcmp(FAMS[f].name, "reduce_all"))
+            CHECK(fn > NSEED / 10, "%s: %d of %d plans with helpers", FAMS[f].name, fn, NSEED);
+        printf("  %s %d", FAMS[f].name, fn);
+    }
+    printf("\n");
+    double share = with_shfl ? (double)fn_total / with_shfl : 0;
+    CHECK(share > 0.2 && share < 0.45, "%d helper plans of %d with shuffle reductions (%.1f%%): want about one in three", fn_total, with_shfl,
+          100 * share);
+    if (nvcc_on && !skipped) CHECK(compiled > 0 && helper_comments > 0, "%d helper plans compiled; %d helper comments", compiled, helper_comments);
+    CHECK(inverted > with_shfl / 2, "only %d of %d fixed plans with shuffle reductions were rewritten and inlined back", inverted, with_shfl);
+    printf("row-wise helpers: %d fixed plans rewritten and inlined back to themselves; %d varied plans of %d with shuffle reductions (%.1f%%)%s",
+           inverted, fn_total, with_shfl, 100 * share,
+           skipped ? "; SKIPPED: nvcc not found\n" : "");
+    if (nvcc_on && !skipped) printf("; nvcc: %d compiled, %d comments from a helper's lines\n", compiled, helper_comments);
+    else if (!skipped) printf("\n");
+}
+
 /* ---- nvcc, fixed style: an equal name with another plan still quotes its own plan --------- */
 /* In the fixed style two seeds can name a kernel alike and differ in the plan by their parameter
  * names.  Until 2026-12-06 they shared one compile, and the renaming to each task's names reached
@@ -357,6 +520,7 @@ int main(void) {
     bool update = up && !strcmp(up, "1");
     if (!update) test_builder();
     test_families(update);
+    if (!update) test_rw_helpers(!(nv && !strcmp(nv, "0")));
     if (!update && !(nv && !strcmp(nv, "0"))) {
         test_nvcc();
         test_nvcc_fixed();
