@@ -14,9 +14,9 @@
  *          bfi      x with the W-bit field at bit P replaced by the low
  *                   W bits of v                        (bfi / and+or)
  *          rot      rotate left / right by K (shift-or or __funnelshift_l/r: shf)
- *          unpack   each u8 holds 2 and each u32 8 packed 4-bit values, low
- *                   nibble first; value q or q - 8, as int or times a float
- *                   scale into out[2*i + k] / out[8*i + k]
+ *          unpack   each u8 holds 2 and each u32 8 packed 4-bit values (or 4
+ *                   bytes), the low one first; value q or q - 8 (q - 128), as
+ *                   int or times a float scale into out[F*i + k], F = 2, 8, 4
  *          hash     multiply-xorshift rounds (1..3 multiplies by constants
  *                   from a list, shifts 13/15/16/17), xorshift32 (three
  *                   shift-xors), or the PCG output hash, of x[i] (xor a seed
@@ -58,6 +58,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
     bool left = synth_fam_pick(&r, 2);
     int K = 1 + synth_fam_pick(&r, 31);
     bool pk8 = synth_fam_pick(&r, 2), sgn = synth_fam_pick(&r, 2), scaled = synth_fam_pick(&r, 3) != 0;
+    int ub = pk8 && synth_fam_pick(&r, 3) == 0 ? 8 : 4;   /* unpack: bits per value (8: bytes of a word) */
     static const double SCV[] = {0.5, 0.125, 0.0625, 0.01, 1.5, 0.03};
     double scv = SCV[synth_fam_pick(&r, 6)];
     int hk = synth_fam_pick(&r, 4);
@@ -76,7 +77,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
 
     /* what each class uses */
     bool counts = op <= B_FFS;
-    if (op == B_UNPACK && V > 2 && pk8) V = 2;
+    if (op == B_UNPACK && V > 2 && pk8 && ub == 4) V = 2;
     const char *in[2], *outn[1];
     synth_desc_param_names(seed, 2, in, 1, outn);
     const char *X = in[0], *X2 = in[1], *Y = outn[0], *SC = un[2];
@@ -84,7 +85,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
     const char *xdt = op == B_UNPACK && !pk8 ? "u8" : "u32";
     const char *ydt = counts ? (cnt_signed ? "s32" : "u32") : op == B_UNPACK ? (scaled ? "f32" : "s32") : "u32";
     bool two = op == B_HAMMING || op == B_BFI;
-    int F = pk8 ? 8 : 2;
+    int F = pk8 ? 32 / ub : 2, off = 1 << (ub - 1), umask = (1 << ub) - 1;
     if (P == 0) form = op == B_ROT ? form : 0;   /* a field at bit 0 has one form, x & mask */   /* unpack: values per input element */
 
     snprintf(s->family, sizeof s->family, "bits");
@@ -94,7 +95,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
     switch (op) {
     case B_BFE: case B_BFI: snprintf(s->name, sizeof s->name, "%s_u32_p%d_w%d%s%s", OPN[op], P, W, op == B_BFE && form ? "_mask" : "", tail); break;
     case B_ROT: snprintf(s->name, sizeof s->name, "rot%s_u32_k%d%s%s", left ? "l" : "r", K, form ? "_funnel" : "", tail); break;
-    case B_UNPACK: snprintf(s->name, sizeof s->name, "unpack4_%s_%s%s%s", xdt, ydt, sgn ? "_signed" : "", tail); break;
+    case B_UNPACK: snprintf(s->name, sizeof s->name, "unpack%d_%s_%s%s%s", ub, xdt, ydt, sgn ? "_signed" : "", tail); break;
     case B_HASH:
         if (hk == H_MXS) snprintf(s->name, sizeof s->name, "hash_mxs_r%d%s%s", R, seeded ? "_seeded" : "", tail);
         else snprintf(s->name, sizeof s->name, "hash_%s%s%s", HN[hk], seeded ? "_seeded" : "", tail);
@@ -107,7 +108,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
     char det[96] = "-";
     if (op == B_BFE || op == B_BFI) snprintf(det, sizeof det, "p%d:w%d:f%d", P, W, op == B_BFE ? form : 0);
     else if (op == B_ROT) snprintf(det, sizeof det, "%s%d:f%d", left ? "l" : "r", K, form);
-    else if (op == B_UNPACK) snprintf(det, sizeof det, "%d:%s:%s", F, sgn ? "sgn" : "uns", scaled ? "scaled" : "int");
+    else if (op == B_UNPACK) snprintf(det, sizeof det, "%dx%d:%s:%s", F, ub, sgn ? "sgn" : "uns", scaled ? "scaled" : "int");
     else if (op == B_HASH && hk == H_MXS) {
         int o = snprintf(det, sizeof det, "mxs:r%d", R);
         for (int k = 0; k < R; k++) o += snprintf(det + o, sizeof det - (size_t)o, ":%d/%d", SHS[si[k]], mi[k]);
@@ -122,7 +123,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
     fe_strs T = {0};
     pg_buf sig = {0}, body = {0}, fo = {0}, ex = {0}, ex2 = {0}, exz = {0}, steps = {0}, notes = {0}, notez = {0}, shp = {0}, shz = {0};
     json_t *root = synth_fe_root(s->name, "bits"), *ps = json_array();
-    const char *len_y = op == B_UNPACK ? (pk8 ? "8*n" : "2*n") : "n";
+    const char *len_y = op == B_UNPACK ? (F == 8 ? "8*n" : F == 4 ? "4*n" : "2*n") : "n";
     const char *dfull = "int(0,4294967295)", *dsmall = "int(0,65535)", *dtiny = "int(0,3)";
     if (op == B_UNPACK && !pk8) { dfull = "int(0,255)"; dsmall = "int(0,15)"; dtiny = "int(240,255)"; }
     synth_fe_sig_ptr(&sig, X, xdt, FE_IN);
@@ -204,10 +205,12 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
         char val[96], vf[160];
         const char *cast = scaled ? "(float)" : "";
         if (pk8) {
-            snprintf(val, sizeof val, "(int)((%s >> (4 * k)) & 15u)%s", xe, sgn ? " - 8" : "");
-            pg_buf_puts(&body, "#pragma unroll\nfor (int k = 0; k < 8; k++) {\n");
-            if (scaled) pg_buf_printf(&body, "    %s[8 * i + k] = (float)(%s) * %s;\n}\n", Y, val, SC);
-            else pg_buf_printf(&body, "    %s[8 * i + k] = %s;\n}\n", Y, val);
+            char offs[16] = "";
+            if (sgn) snprintf(offs, sizeof offs, " - %d", off);
+            snprintf(val, sizeof val, "(int)((%s >> (%d * k)) & %du)%s", xe, ub, umask, offs);
+            pg_buf_printf(&body, "#pragma unroll\nfor (int k = 0; k < %d; k++) {\n", F);
+            if (scaled) pg_buf_printf(&body, "    %s[%d * i + k] = (float)(%s) * %s;\n}\n", Y, F, val, SC);
+            else pg_buf_printf(&body, "    %s[%d * i + k] = %s;\n}\n", Y, F, val);
         } else {
             for (int k = 0; k < 2; k++) {
                 if (k == 0) snprintf(val, sizeof val, "(%s & 15)%s", xe, sgn ? " - 8" : "");
@@ -218,9 +221,10 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
                 pg_buf_printf(&body, "%s[2 * i%s] = %s;   // %s nibble\n", Y, k ? " + 1" : "", vf, k ? "high" : "low");
             }
         }
-        if (sgn) pg_buf_printf(&fo, "%s[%d*i + k] = %s(((%s[i] >> (4*k)) & 15) - 8)%s%s for k = 0..%d", Y, F, scaled ? "(float)" : "", X, scaled ? " * " : "", scaled ? SC : "", F - 1);
-        else pg_buf_printf(&fo, "%s[%d*i + k] = %s((%s[i] >> (4*k)) & 15)%s%s for k = 0..%d", Y, F, scaled ? "(float)" : "", X, scaled ? " * " : "", scaled ? SC : "", F - 1);
-        comment = pk8 ? "unpack eight 4-bit values from each word" : "unpack two 4-bit values from each byte";
+        if (sgn) pg_buf_printf(&fo, "%s[%d*i + k] = %s(((%s[i] >> (%d*k)) & %d) - %d)%s%s for k = 0..%d", Y, F, scaled ? "(float)" : "", X, ub, umask, off, scaled ? " * " : "",
+                               scaled ? SC : "", F - 1);
+        else pg_buf_printf(&fo, "%s[%d*i + k] = %s((%s[i] >> (%d*k)) & %d)%s%s for k = 0..%d", Y, F, scaled ? "(float)" : "", X, ub, umask, scaled ? " * " : "", scaled ? SC : "", F - 1);
+        comment = !pk8 ? "unpack two 4-bit values from each byte" : ub == 8 ? "unpack four 8-bit values from each word" : "unpack eight 4-bit values from each word";
         break;
     }
     case B_HASH: {
@@ -246,7 +250,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(&body, "%s = h;\n", ye);
         pg_buf_printf(&fo, "%s[i] = h", Y);
         pg_buf_puts(&steps, fo.data);
-        pg_buf_puts(&fo, " (32-bit unsigned arithmetic, products mod 2^32)");
+        pg_buf_puts(&fo, hk == H_XORSHIFT ? " (32-bit unsigned arithmetic, bits shifted out are dropped)" : " (32-bit unsigned arithmetic, products mod 2^32)");
         comment = hk == H_MXS ? "multiply-xorshift integer hash of each word" : hk == H_XORSHIFT ? "xorshift32 step of each word" : "PCG output hash of each word";
         break;
     }
@@ -260,6 +264,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
     json_t *fp = json_pack("{s:s, s:s, s:s, s:s?, s:i, s:i, s:i, s:b, s:i, s:b, s:b, s:s?, s:s?, s:s}", "op", OPN[op], "x", X, "y", Y, "x2", two ? X2 : NULL, "w", W,
                            "p", P, "k", K, "left", left, "pack", F, "signed", sgn, "scaled", op == B_UNPACK && scaled, "scale", op == B_UNPACK && scaled ? SC : NULL, "seed",
                            op == B_HASH && seeded ? SEED : NULL, "hash", HN[hk]);
+    if (op == B_UNPACK) json_object_set_new(fp, "ubits", json_integer(ub));
     if (op == B_HASH && hk == H_MXS) {
         json_t *rd = json_array();
         for (int q = 0; q < R; q++) json_array_append_new(rd, json_pack("[i, I]", SHS[si[q]], (json_int_t)MULS[mi[q]]));
@@ -331,57 +336,87 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
         zz[0] = synth_fe_t(&T, kv, "把 32 位字 {x}[i] 的 4 个字节倒序（第 0 字节变为第 3 字节），写入 {y}[i]");
         break;
     case B_BFE:
-        ne[0] = "bit-field extract"; ne[1] = synth_fe_t(&T, kv, "extract a {w}-bit field at bit {p}"); ne[2] = "fixed bit-field extraction";
-        nz[0] = "位段提取"; nz[1] = synth_fe_t(&T, kv, "提取第 {p} 位起的 {w} 位字段");
+        ne[0] = synth_fe_t(&T, kv, "bit-field extract of bits {p}..{hi}"); ne[1] = synth_fe_t(&T, kv, "extract a {w}-bit field at bit {p}");
+        ne[2] = synth_fe_t(&T, kv, "(x >> {p}) & {m} field extraction");
+        nz[0] = synth_fe_t(&T, kv, "提取第 {p} 到第 {hi} 位的位段"); nz[1] = synth_fe_t(&T, kv, "提取第 {p} 位起的 {w} 位字段");
         ee[0] = synth_fe_t(&T, kv, "take bits {p} to {hi} of each word {x}[i] as an unsigned number (shift right by {p}, keep the low {w} bits) and store it in {y}[i]");
         ee[1] = synth_fe_t(&T, kv, "extract the {w}-bit field that starts at bit {p} of every element of {x} into {y}, zero-extended");
         zz[0] = synth_fe_t(&T, kv, "取 {x}[i] 的第 {p} 到第 {hi} 位（右移 {p} 位后保留低 {w} 位，无符号），写入 {y}[i]");
         break;
     case B_BFI:
-        ne[0] = "bit-field insert"; ne[1] = synth_fe_t(&T, kv, "insert a {w}-bit field at bit {p}"); ne[2] = "fixed bit-field insertion";
-        nz[0] = "位段插入"; nz[1] = synth_fe_t(&T, kv, "在第 {p} 位插入 {w} 位字段");
+        ne[0] = synth_fe_t(&T, kv, "bit-field insert of the low {w} bits of {x2} into bits {p}..{hi} of {x}"); ne[1] = synth_fe_t(&T, kv, "insert a {w}-bit field from {x2} at bit {p} of {x}");
+        ne[2] = synth_fe_t(&T, kv, "{w}-bit field insertion at bit {p}");
+        nz[0] = synth_fe_t(&T, kv, "把 {x2} 的低 {w} 位插入 {x} 的第 {p} 到第 {hi} 位"); nz[1] = synth_fe_t(&T, kv, "在第 {p} 位插入 {w} 位字段");
         ee[0] = synth_fe_t(&T, kv, "replace bits {p} to {hi} of each word {x}[i] with the low {w} bits of {x2}[i], keep the other bits of {x}[i], and store the word in {y}[i]");
         ee[1] = synth_fe_t(&T, kv, "insert the low {w} bits of every element of {x2} into the corresponding word of {x} at bit {p} and write the result to {y}");
         zz[0] = synth_fe_t(&T, kv, "用 {x2}[i] 的低 {w} 位替换 {x}[i] 的第 {p} 到第 {hi} 位，其余位不变，写入 {y}[i]");
         break;
     case B_ROT:
-        ne[0] = left ? "rotate left" : "rotate right"; ne[1] = synth_fe_t(&T, kv, left ? "32-bit rotate left by {k}" : "32-bit rotate right by {k}"); ne[2] = "circular shift of words";
-        nz[0] = left ? "循环左移" : "循环右移"; nz[1] = synth_fe_t(&T, kv, left ? "32 位循环左移 {k} 位" : "32 位循环右移 {k} 位");
+        ne[0] = synth_fe_t(&T, kv, left ? "rotate left by {k}" : "rotate right by {k}"); ne[1] = synth_fe_t(&T, kv, left ? "32-bit rotate left by {k}" : "32-bit rotate right by {k}");
+        ne[2] = synth_fe_t(&T, kv, left ? "circular shift left by {k} bits" : "circular shift right by {k} bits");
+        nz[0] = synth_fe_t(&T, kv, left ? "循环左移 {k} 位" : "循环右移 {k} 位"); nz[1] = synth_fe_t(&T, kv, left ? "32 位循环左移 {k} 位" : "32 位循环右移 {k} 位");
         ee[0] = synth_fe_t(&T, kv, left ? "rotate each 32-bit word {x}[i] left by {k} bits (the top {k} bits come back in at the bottom) and store it in {y}[i]"
                                         : "rotate each 32-bit word {x}[i] right by {k} bits (the low {k} bits come back in at the top) and store it in {y}[i]");
         ee[1] = synth_fe_t(&T, kv, left ? "write every element of {x} circularly shifted left by {k} to {y}" : "write every element of {x} circularly shifted right by {k} to {y}");
         zz[0] = synth_fe_t(&T, kv, left ? "把 32 位字 {x}[i] 循环左移 {k} 位（移出的高位从低位补回），写入 {y}[i]" : "把 32 位字 {x}[i] 循环右移 {k} 位（移出的低位从高位补回），写入 {y}[i]");
         break;
     case B_UNPACK: {
-        const char *per = pk8 ? "eight" : "two", *unit = pk8 ? "32-bit word" : "byte";
-        const char *kvu[] = {"x", X, "y", Y, "sc", SC, "per", per, "unit", unit, "F", pk8 ? "8" : "2", "last", pk8 ? "7" : "1", NULL};
-        ne[0] = "4-bit unpacking"; ne[1] = pk8 ? "unpack packed 4-bit values from 32-bit words" : "unpack packed 4-bit values from bytes";
-        ne[2] = scaled ? (sgn ? "int4 dequantization" : "uint4 dequantization") : sgn ? "signed nibble unpacking" : "nibble unpacking";
-        nz[0] = "4 位数据解包"; nz[1] = scaled ? (sgn ? "int4 反量化" : "uint4 反量化") : "半字节解包";
-        pg_buf_printf(&ex, "each %s {x}[i] holds %s 4-bit values, value k in bits 4k to 4k+3 (the low nibble first); write value k%s%s to {y}[{F}*i + k] for k = 0..{last}%s",
-                      unit, per, sgn ? " minus 8 (a signed range -8..7)" : " (0..15)", scaled ? ", converted to float and multiplied by {sc}," : " as an int", scaled ? "" : "");
+        const char *per = F == 8 ? "eight" : F == 4 ? "four" : "two", *unit = pk8 ? "32-bit word" : "byte";
+        char fs[4], ls[4];
+        snprintf(fs, sizeof fs, "%d", F);
+        snprintf(ls, sizeof ls, "%d", F - 1);
+        const char *kvu[] = {"x", X, "y", Y, "sc", SC, "per", per, "unit", unit, "F", fs, "last", ls, NULL};
+        if (ub == 8) {
+            ne[0] = "byte unpacking"; ne[1] = "unpack the four bytes of 32-bit words";
+            ne[2] = scaled ? "8-bit dequantization" : sgn ? "offset byte unpacking" : "byte extraction";
+            nz[0] = "字节解包"; nz[1] = scaled ? "8 位反量化" : "32 位字拆成 4 个字节";
+        } else {
+            ne[0] = "4-bit unpacking"; ne[1] = pk8 ? "unpack packed 4-bit values from 32-bit words" : "unpack packed 4-bit values from bytes";
+            ne[2] = scaled ? (sgn ? "int4 dequantization" : "uint4 dequantization") : sgn ? "signed nibble unpacking" : "nibble unpacking";
+            nz[0] = "4 位数据解包"; nz[1] = scaled ? (sgn ? "int4 反量化" : "uint4 反量化") : "半字节解包";
+        }
+        char rng[48];
+        if (sgn) snprintf(rng, sizeof rng, " minus %d (a signed range -%d..%d)", off, off, off - 1);
+        else snprintf(rng, sizeof rng, " (0..%d)", umask);
+        pg_buf_printf(&ex, "each %s {x}[i] holds %s %d-bit values, value k in bits %dk to %dk+%d (the low %s first); write value k%s%s to {y}[{F}*i + k] for k = 0..{last}", unit, per,
+                      ub, ub, ub, ub - 1, ub == 8 ? "byte" : "nibble", rng, scaled ? ", converted to float and multiplied by {sc}," : " as an int");
         ee[0] = synth_fe_t(&T, kvu, ex.data);
-        pg_buf_printf(&exz, "每个%s {x}[i] 存 %s 个 4 位值，第 k 个在第 4k 到 4k+3 位（低半字节在前）；把第 k 个值%s%s写入 {y}[{F}*i + k]（k = 0..{last}）", pk8 ? "32 位字" : "字节", pk8 ? "8" : "2",
-                      sgn ? "减 8（范围 -8..7）" : "（0..15）", scaled ? "，转为 float 后乘以 {sc}，" : "，以 int ");
+        char rz[48];
+        if (sgn) snprintf(rz, sizeof rz, "减 %d（范围 -%d..%d）", off, off, off - 1);
+        else snprintf(rz, sizeof rz, "（0..%d）", umask);
+        pg_buf_printf(&exz, "每个%s {x}[i] 存 %d 个 %d 位值，第 k 个在第 %dk 到 %dk+%d 位（低%s在前）；把第 k 个值%s%s写入 {y}[{F}*i + k]（k = 0..{last}）", pk8 ? "32 位字" : "字节", F, ub,
+                      ub, ub, ub - 1, ub == 8 ? "字节" : "半字节", rz, scaled ? "，转为 float 后乘以 {sc}，" : "，以 int ");
         zz[0] = synth_fe_t(&T, kvu, exz.data);
         break;
     }
     case B_HASH:
-        if (hk == H_MXS) {
-            ne[0] = "integer hash"; ne[1] = "multiply-xorshift hash of 32-bit words"; ne[2] = "32-bit integer mixing function";
-            nz[0] = "整数哈希"; nz[1] = "乘法-异或移位哈希";
-        } else if (hk == H_XORSHIFT) {
-            ne[0] = "xorshift32 step"; ne[1] = "xorshift hash of 32-bit words"; ne[2] = "integer hash";
-            nz[0] = "xorshift32 一步"; nz[1] = "异或移位哈希";
-        } else {
-            ne[0] = "PCG hash"; ne[1] = "PCG output hash of 32-bit words"; ne[2] = "integer hash";
-            nz[0] = "PCG 哈希"; nz[1] = "整数哈希";
+        {   /* every name states the steps in short: ">>16 *0x7feb352d >>15" */
+            pg_buf c = {0};
+            if (hk == H_MXS) {
+                for (int q = 0; q < R; q++) pg_buf_printf(&c, "%s>>%d *0x%08x", q ? " " : "", SHS[si[q]], MULS[mi[q]]);
+                pg_buf_printf(&c, " >>%d", SHS[si[3]]);
+            } else if (hk == H_XORSHIFT) pg_buf_printf(&c, "<<%d >>%d <<%d", XS[xt][0], XS[xt][1], XS[xt][2]);
+            else pg_buf_puts(&c, "*747796405 +2891336453, xorshift by (h >> 28) + 4, *277803737, ^ h >> 22");
+            const char *kh[] = {"c", c.data, "seed", SEED, "x", X, NULL};
+            const char *sd = seeded ? " of {x} ^ {seed}" : "";
+            char t0[160], t1[160], t2[160], z0[160], z1[160];
+            const char *what = hk == H_MXS ? "multiply-xorshift hash" : hk == H_XORSHIFT ? "xorshift32 step" : "PCG hash";
+            const char *whz = hk == H_MXS ? "乘法-异或移位哈希" : hk == H_XORSHIFT ? "xorshift32 一步" : "PCG 哈希";
+            snprintf(t0, sizeof t0, "%s%s (%s)", what, sd, "{c}");
+            snprintf(t1, sizeof t1, "32-bit %s%s, steps {c}", what, sd);
+            snprintf(t2, sizeof t2, "integer hash%s: {c}", sd);
+            snprintf(z0, sizeof z0, "%s（%s）%s", whz, "{c}", seeded ? "，输入先与 {seed} 异或" : "");
+            snprintf(z1, sizeof z1, "整数哈希：{c}%s", seeded ? "（先与 {seed} 异或）" : "");
+            ne[0] = synth_fe_t(&T, kh, t0); ne[1] = synth_fe_t(&T, kh, t1); ne[2] = synth_fe_t(&T, kh, t2);
+            nz[0] = synth_fe_t(&T, kh, z0); nz[1] = synth_fe_t(&T, kh, z1);
+            pg_buf_free(&c);
         }
-        pg_buf_printf(&ex, "hash each 32-bit word of {x} in unsigned 32-bit arithmetic (products wrap modulo 2^32) and store the hash in {y}[i]: %s", steps.data);
+        pg_buf_printf(&ex, "hash each 32-bit word of {x} in unsigned 32-bit arithmetic (%s) and store the hash in {y}[i]: %s",
+                      hk == H_XORSHIFT ? "bits shifted out are dropped" : "products wrap modulo 2^32", steps.data);
         ee[0] = synth_fe_t(&T, kv, ex.data);
-        pg_buf_printf(&ex2, "compute %s, with every multiply wrapping modulo 2^32", steps.data);
+        pg_buf_printf(&ex2, hk == H_XORSHIFT ? "compute %s on unsigned 32-bit words" : "compute %s, with every multiply wrapping modulo 2^32", steps.data);
         ee[1] = synth_fe_t(&T, kv, ex2.data);
-        pg_buf_printf(&exz, "对 {x} 的每个 32 位字计算哈希（32 位无符号运算，乘积按 2^32 取模），结果写入 {y}[i]：%s", steps.data);
+        pg_buf_printf(&exz, "对 {x} 的每个 32 位字计算哈希（32 位无符号运算%s），结果写入 {y}[i]：%s", hk == H_XORSHIFT ? "，移出的位丢弃" : "，乘积按 2^32 取模", steps.data);
         zz[0] = synth_fe_t(&T, kv, exz.data);
         break;
     }
@@ -411,7 +446,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
                     .notes_en = notes.data, .notes_zh = notez.data};
     char bytes[32];
     snprintf(bytes, sizeof bytes, "%d*n", op == B_UNPACK ? synth_fe_size(xdt) + 4 * F : two ? 12 : 8);
-    synth_fe_finish(root, &f, seed, ydt, 0.0, NULL, 0, synth_fam_ref(synth_fam_elem_bits), bytes, op == B_HASH ? "8*n" : op == B_UNPACK ? (pk8 ? "16*n" : "4*n") : "n",
+    synth_fe_finish(root, &f, seed, ydt, 0.0, NULL, 0, synth_fam_ref(synth_fam_elem_bits), bytes, op == B_HASH ? "8*n" : op == B_UNPACK ? (F == 8 ? "16*n" : F == 4 ? "8*n" : "4*n") : "n",
                     &s->task_json);
     pg_buf_free(&sig); pg_buf_free(&body); pg_buf_free(&fo); pg_buf_free(&ex); pg_buf_free(&ex2); pg_buf_free(&steps); pg_buf_free(&exz);
     pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz);

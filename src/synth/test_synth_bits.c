@@ -2,8 +2,10 @@
  *
  *  - over seeds 1..2000 every operation class is drawn (hamming popc parity clz ffs brev bswap
  *    bfe bfi rot unpack hash), each hash kind (mxs xorshift pcg), unpack from bytes (2 values)
- *    and from words (8), signed and unsigned, scaled and integer; the counts of each class and
+ *    and from words (8 nibbles, or 4 bytes), signed and unsigned, scaled and integer; the counts of each class and
  *    the distinct identities are printed (bench/results/2026-12-07-bits-family-h110-cpu.md);
+ *  - every description (all five styles, terse too) states the constants the class draws: the
+ *    field of bfe/bfi, the rotation, every multiplier / shift triple of a hash;
  *  - each class's plan uses the CUDA it teaches (__popc, __clz, __ffs, __brev, __byte_perm,
  *    __funnelshift_l/r or a shift pair, shift-and-mask, 32-bit multiplies);
  *  - for the first 4 samples of each class the C reference (fam_elem_bits, bit loops) agrees
@@ -51,8 +53,9 @@ static uint64_t expect(json_t *fp, const char *op, const task_inst *in, int px, 
     if (!strcmp(op, "unpack")) {
         size_t i = j / (size_t)F, k = j % (size_t)F;
         uint64_t a = in->spec->params[px].dtype == TASK_T_U8 ? ((const uint8_t *)in->args[px].data)[i] : ((const uint32_t *)in->args[px].data)[i];
-        for (size_t d = 0; d < k; d++) a /= 16;
-        int q = (int)(a % 16) - (json_is_true(json_object_get(fp, "signed")) ? 8 : 0);
+        uint64_t base = json_integer_value(json_object_get(fp, "ubits")) == 8 ? 256 : 16;
+        for (size_t d = 0; d < k; d++) a /= base;
+        int q = (int)(a % base) - (json_is_true(json_object_get(fp, "signed")) ? (int)base / 2 : 0);
         const char *sc = json_string_value(json_object_get(fp, "scale"));
         if (sc) {
             *is_float = true;
@@ -102,11 +105,31 @@ static uint64_t expect(json_t *fp, const char *op, const task_inst *in, int px, 
     return (w >> 22) ^ w;
 }
 
+/* Does every style's description state the sample's constants (field, rotation, hash steps)?
+ * Each key is a list of alternatives separated by '|'. */
+static bool states(json_t *descs, const char *const *keys, int nk, char *why, size_t whyn) {
+    for (int st = 0; st < TASK_NSTYLES; st++) {
+        const char *txt = json_string_value(json_object_get(descs, task_styles[st]));
+        for (int k = 0; k < nk; k++) {
+            bool any = false;
+            char alt[200];
+            for (const char *p = keys[k]; *p && !any;) {
+                size_t l = strcspn(p, "|");
+                snprintf(alt, sizeof alt, "%.*s", (int)l, p);
+                any = txt && strstr(txt, alt);
+                p += l + (p[l] ? 1 : 0);
+            }
+            if (!any) { snprintf(why, whyn, "%s lacks %s: %s", task_styles[st], keys[k], txt ? txt : "(none)"); return false; }
+        }
+    }
+    return true;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 static bool has(const char *cu, const char *w) { return strstr(cu, w) != NULL; }
 
 int main(void) {
-    int count[NOPS] = {0}, checked[NOPS] = {0}, hk[3] = {0}, unp[2][2][2] = {{{0}}};
+    int count[NOPS] = {0}, checked[NOPS] = {0}, hk[3] = {0}, unp[2][2][2] = {{{0}}}, unp_bytes = 0;
     char **ids = calloc(NSEEDS, sizeof *ids);
     int nid = 0;
     for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
@@ -126,6 +149,7 @@ int main(void) {
         count[o]++;
         const char *cu = s.cu.data ? s.cu.data : "", *hash = json_string_value(json_object_get(fp, "hash"));
         if (!strcmp(op, "hash")) hk[!strcmp(hash, "mxs") ? 0 : !strcmp(hash, "xorshift") ? 1 : 2]++;
+        if (!strcmp(op, "unpack") && json_integer_value(json_object_get(fp, "ubits")) == 8) unp_bytes++;
         if (!strcmp(op, "unpack"))
             unp[json_integer_value(json_object_get(fp, "pack")) == 8][json_is_true(json_object_get(fp, "signed"))][json_is_true(json_object_get(fp, "scaled"))]++;
         /* the plan uses what the class teaches */
@@ -138,9 +162,33 @@ int main(void) {
                   : !strcmp(op, "bswap") ? has(cu, "__byte_perm(")
                   : !strcmp(op, "bfe") || !strcmp(op, "bfi") ? has(cu, " & 0x") && (!strcmp(op, "bfe") || has(cu, " << "))
                   : !strcmp(op, "rot") ? has(cu, "__funnelshift_") || (has(cu, " << ") && has(cu, " >> "))
-                  : !strcmp(op, "unpack") ? has(cu, "& 15") && (has(cu, "[2 * i") || has(cu, "[8 * i"))
+                  : !strcmp(op, "unpack") ? (has(cu, "& 15") || has(cu, "& 255u")) && (has(cu, "[2 * i") || has(cu, "[4 * i") || has(cu, "[8 * i"))
                   : has(cu, "unsigned int h = ");
         CHECK(uses, "seed %llu (%s): the plan uses the class's CUDA:\n%s", (unsigned long long)seed, s.identity, cu);
+        /* every style states the constants the class draws (terse included: the names carry them) */
+        char kb[6][200], why[900] = "";
+        const char *keys[6];
+        int nk = 0;
+        int P = (int)json_integer_value(json_object_get(fp, "p")), W = (int)json_integer_value(json_object_get(fp, "w"));
+        if (!strcmp(op, "bfe") || !strcmp(op, "bfi")) {
+            unsigned m = (1u << W) - 1u;
+            snprintf(kb[nk], 200, "%d..%d|bits %d to %d|第 %d 到第 %d 位|0x%x) << %d|>> %d) & 0x%x|at bit %d|第 %d 位", P, P + W - 1, P, P + W - 1, P, P + W - 1, m, P, P, m, P, P);
+            nk++;
+        } else if (!strcmp(op, "rot")) {
+            snprintf(kb[nk++], 200, "by %d|%d 位|, %d)", (int)json_integer_value(json_object_get(fp, "k")), (int)json_integer_value(json_object_get(fp, "k")),
+                     (int)json_integer_value(json_object_get(fp, "k")));
+        } else if (!strcmp(op, "hash") && !strcmp(hash, "mxs")) {
+            json_t *rd = json_object_get(fp, "rounds");
+            for (size_t q = 0; q < json_array_size(rd) && nk < 5; q++) snprintf(kb[nk++], 200, "%08llx", (unsigned long long)json_integer_value(json_array_get(json_array_get(rd, q), 1)));
+        } else if (!strcmp(op, "hash") && !strcmp(hash, "xorshift")) {
+            json_t *tr = json_object_get(fp, "triple");
+            for (size_t q = 0; q < 3; q++) {
+                int a = (int)json_integer_value(json_array_get(tr, q));
+                snprintf(kb[nk++], 200, "%s %d|%s%d", q == 1 ? ">>" : "<<", a, q == 1 ? ">>" : "<<", a);
+            }
+        } else if (!strcmp(op, "hash")) snprintf(kb[nk++], 200, "277803737");
+        for (int k = 0; k < nk; k++) keys[k] = kb[k];
+        CHECK(states(json_object_get(root, "descriptions"), keys, nk, why, sizeof why), "seed %llu (%s): %s", (unsigned long long)seed, s.identity, why);
         /* the reference against the second computation */
         if (checked[o] < NCHECK) {
             checked[o]++;
@@ -190,9 +238,11 @@ int main(void) {
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++)
             for (int c = 0; c < 2; c++) {
-                CHECK(unp[a][b][c] > 0, "unpack %s %s %s drawn", a ? "u32x8" : "u8x2", b ? "signed" : "unsigned", c ? "scaled" : "int");
-                printf("bits unpack %s %s %s: %d\n", a ? "u32x8" : "u8x2", b ? "signed" : "unsigned", c ? "scaled" : "int", unp[a][b][c]);
+                CHECK(unp[a][b][c] > 0, "unpack %s %s %s drawn", a ? "u32" : "u8", b ? "signed" : "unsigned", c ? "scaled" : "int");
+                printf("bits unpack %s %s %s: %d\n", a ? "u32" : "u8", b ? "signed" : "unsigned", c ? "scaled" : "int", unp[a][b][c]);
             }
+    CHECK(unp_bytes > 0, "unpack of the 4 bytes of a word drawn (%d)", unp_bytes);
+    printf("bits unpack u32 of them 4 bytes per word: %d\n", unp_bytes);
     int distinct = 0;
     qsort(ids, (size_t)nid, sizeof *ids, cmp_str);
     for (int k = 0; k < nid; k++) distinct += k == 0 || strcmp(ids[k], ids[k - 1]);

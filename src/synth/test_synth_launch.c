@@ -223,7 +223,7 @@ static void check_histogram(void) {
 
 /* ---- elementwise grid-stride families ------------------------------------------------------ */
 static void check_elementwise(void) {
-    static const char *const FE[] = {"optimizer", "activation", "bias_act", "glu", "convert", "quantize", "complex", "poly", "gather", "scatter"};
+    static const char *const FE[] = {"optimizer", "activation", "bias_act", "glu", "convert", "quantize", "complex", "poly", "gather", "scatter", "bits"};
     for (size_t f = 0; f < sizeof FE / sizeof FE[0]; f++) {
         int gs = 0, over = 0, bad = 0;
         for (int i = 0; i < 160; i++) {

@@ -39,6 +39,10 @@ static void test_parse(void) {
     /* repeated options arrive joined with commas */
     CHECK(synth_family_weights_parse("softmax=10,rownorm=0,gemm=100", w, &q) == PG_OK && w[sm] == 10 && w[rn] == 0 && w[gm] == 100,
           "a comma list; 0 and 100 are in range");
+    /* the bits family (issue 28) is weighted like the others: its default 1, FAMILY_WEIGHT=bits=N */
+    int bi = synth_family_find("bits");
+    CHECK(bi >= 0 && synth_family_weights_parse("bits=5", w, &q) == PG_OK && w[bi] == 5 && w[sm] == 1, "bits=5 parses, the others stay 1");
+    CHECK(synth_family_weights_parse("softmax=2", w, &q) == PG_OK && bi >= 0 && w[bi] == 1, "bits weighs 1 by default");
     bad_spec("sofmax=10", "'sofmax'");
     bad_spec("softmax=10,bogus=2", "'bogus'");
     bad_spec("softmax=abc", "softmax=abc");

@@ -2,6 +2,7 @@
  * (src/synth/family_elem_bits.c): bits.  Every operation is computed bit by bit
  * in plain C (loops over the 32 bit positions, no compiler builtins), so the
  * family's test can check it against the builtins as a second computation.
+ * Unpacking: F values of UB bits (4 or 8) per input element, the low one first.
  * Outputs: u32 / s32 words (their bits), or floats (unpack with a scale: one
  * float multiply, the exact product rounded once). */
 #include "refs_elemfam.h"
@@ -40,12 +41,13 @@ pg_status task_ref_fam_elem_bits(task_inst *in) {
     const char *op = task_ef_str(fp, "op"), *x2n = json_string_value(json_object_get(fp, "x2"));
     const char *scn = json_string_value(json_object_get(fp, "scale")), *sdn = json_string_value(json_object_get(fp, "seed"));
     int W = (int)task_ef_int(fp, "w", 8), P = (int)task_ef_int(fp, "p", 0), K = (int)task_ef_int(fp, "k", 1), F = (int)task_ef_int(fp, "pack", 2);
+    int UB = (int)task_ef_int(fp, "ubits", 4);   /* unpack: bits per value */
     bool left = task_ef_bool(fp, "left"), sgn = task_ef_bool(fp, "signed");
     bool unpack = !strcmp(op, "unpack");
     size_t n = (size_t)task_scalar_i(in, "n");
     ef_arr x, x2 = {0}, y;
-    if (W < 1 || W > 31 || P < 0 || P + W > 32 || K < 1 || K > 31 || (F != 2 && F != 8)) {
-        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: field w=%d p=%d, rotation k=%d or pack=%d out of range", W, P, K, F);
+    if (W < 1 || W > 31 || P < 0 || P + W > 32 || K < 1 || K > 31 || (F != 2 && F != 4 && F != 8) || (UB != 4 && UB != 8) || F * UB > 32) {
+        pg_diag_emit(in->diag, PG_E_TASK, in->spec->path, 0, 0, "$.family_params: field w=%d p=%d, rotation k=%d or pack=%d x %d bits out of range", W, P, K, F, UB);
         goto out;
     }
     if (!task_ef_buf(in, task_ef_str(fp, "x"), n, &x) || !task_ef_buf(in, task_ef_str(fp, "y"), unpack ? (size_t)F * n : n, &y) ||
@@ -60,7 +62,7 @@ pg_status task_ref_fam_elem_bits(task_inst *in) {
         uint32_t a = x.t == TASK_T_U8 ? ((const uint8_t *)x.p)[i] : ((const uint32_t *)x.p)[i], r;
         if (unpack) {
             for (int k = 0; k < F; k++) {
-                int q = (int)((a >> (4 * k)) & 15u) - (sgn ? 8 : 0);
+                int q = (int)((a >> (UB * k)) & fmask(UB)) - (sgn ? 1 << (UB - 1) : 0);
                 if (y.t == TASK_T_F32) ((float *)y.p)[(size_t)F * i + (size_t)k] = (float)q * scale;   /* exact product, one rounding */
                 else ((int32_t *)y.p)[(size_t)F * i + (size_t)k] = q;
             }
