@@ -279,7 +279,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
     json_object_set_new(root, "distributions", json_pack("[s, s, s]", dfull, dsmall, dtiny));
 
     /* ---- descriptions ---------------------------------------------------------------------- */
-    char pl[8], wl[8], kl[8], hil[8], ml[16], k32[8];
+    char pl[16], wl[16], kl[16], hil[16], ml[16], k32[16];
     snprintf(pl, sizeof pl, "%d", P); snprintf(wl, sizeof wl, "%d", W); snprintf(kl, sizeof kl, "%d", K); snprintf(hil, sizeof hil, "%d", P + W - 1);
     snprintf(ml, sizeof ml, "0x%x", M); snprintf(k32, sizeof k32, "%d", 32 - K);
     const char *ctw = counts ? (cnt_signed ? "int" : "unsigned int") : "";
@@ -339,9 +339,10 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
         ne[0] = synth_fe_t(&T, kv, "bit-field extract of bits {p}..{hi}"); ne[1] = synth_fe_t(&T, kv, "extract a {w}-bit field at bit {p}");
         ne[2] = synth_fe_t(&T, kv, "(x >> {p}) & {m} field extraction");
         nz[0] = synth_fe_t(&T, kv, "提取第 {p} 到第 {hi} 位的位段"); nz[1] = synth_fe_t(&T, kv, "提取第 {p} 位起的 {w} 位字段");
-        ee[0] = synth_fe_t(&T, kv, "take bits {p} to {hi} of each word {x}[i] as an unsigned number (shift right by {p}, keep the low {w} bits) and store it in {y}[i]");
+        ee[0] = synth_fe_t(&T, kv, P ? "take bits {p} to {hi} of each word {x}[i] as an unsigned number (shift right by {p}, keep the low {w} bits) and store it in {y}[i]"
+                                     : "take bits 0 to {hi} of each word {x}[i] (keep the low {w} bits, clear the others) and store them in {y}[i]");
         ee[1] = synth_fe_t(&T, kv, "extract the {w}-bit field that starts at bit {p} of every element of {x} into {y}, zero-extended");
-        zz[0] = synth_fe_t(&T, kv, "取 {x}[i] 的第 {p} 到第 {hi} 位（右移 {p} 位后保留低 {w} 位，无符号），写入 {y}[i]");
+        zz[0] = synth_fe_t(&T, kv, P ? "取 {x}[i] 的第 {p} 到第 {hi} 位（右移 {p} 位后保留低 {w} 位，无符号），写入 {y}[i]" : "取 {x}[i] 的第 0 到第 {hi} 位（保留低 {w} 位，其余清零），写入 {y}[i]");
         break;
     case B_BFI:
         ne[0] = synth_fe_t(&T, kv, "bit-field insert of the low {w} bits of {x2} into bits {p}..{hi} of {x}"); ne[1] = synth_fe_t(&T, kv, "insert a {w}-bit field from {x2} at bit {p} of {x}");
@@ -362,7 +363,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
         break;
     case B_UNPACK: {
         const char *per = F == 8 ? "eight" : F == 4 ? "four" : "two", *unit = pk8 ? "32-bit word" : "byte";
-        char fs[4], ls[4];
+        char fs[16], ls[16];
         snprintf(fs, sizeof fs, "%d", F);
         snprintf(ls, sizeof ls, "%d", F - 1);
         const char *kvu[] = {"x", X, "y", Y, "sc", SC, "per", per, "unit", unit, "F", fs, "last", ls, NULL};
@@ -411,7 +412,7 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
             nz[0] = synth_fe_t(&T, kh, z0); nz[1] = synth_fe_t(&T, kh, z1);
             pg_buf_free(&c);
         }
-        pg_buf_printf(&ex, "hash each 32-bit word of {x} in unsigned 32-bit arithmetic (%s) and store the hash in {y}[i]: %s",
+        pg_buf_printf(&ex, "hash each 32-bit word {x}[i] in unsigned 32-bit arithmetic (%s) and store the hash in {y}[i]: %s",
                       hk == H_XORSHIFT ? "bits shifted out are dropped" : "products wrap modulo 2^32", steps.data);
         ee[0] = synth_fe_t(&T, kv, ex.data);
         pg_buf_printf(&ex2, hk == H_XORSHIFT ? "compute %s on unsigned 32-bit words" : "compute %s, with every multiply wrapping modulo 2^32", steps.data);
