@@ -437,8 +437,8 @@ pg_status synth_fam_elem_bits(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(&shp, "%s holds n %s, %s holds %d*n %s values", X, pk8 ? "32-bit words" : "bytes", Y, F, scaled ? "float" : "int");
         pg_buf_printf(&shz, "%s 有 n 个%s，%s 有 %d*n 个 %s", X, pk8 ? "32 位字" : "字节", Y, F, scaled ? "float" : "int");
     } else if (two) {
-        pg_buf_printf(&shp, "%s, %s and %s each hold n 32-bit words", X, X2, Y);
-        pg_buf_printf(&shz, "%s、%s、%s 各有 n 个 32 位字", X, X2, Y);
+        pg_buf_printf(&shp, "%s and %s hold n unsigned 32-bit words each, %s n %s values", X, X2, Y, counts ? ctw : "unsigned 32-bit");
+        pg_buf_printf(&shz, "%s、%s 各有 n 个 32 位无符号字，%s 有 n 个 %s", X, X2, Y, counts ? ctw : "32 位无符号字");
     } else {
         pg_buf_printf(&shp, "%s holds n unsigned 32-bit words, %s n %s values", X, Y, counts ? ctw : "unsigned 32-bit");
         pg_buf_printf(&shz, "%s 有 n 个 32 位无符号字，%s 有 n 个 %s", X, Y, counts ? ctw : "32 位无符号字");
