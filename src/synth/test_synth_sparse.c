@@ -569,6 +569,60 @@ static void hand_sort(void) {
              (hin[]){{"@keys", V(3, 1, 2, 5, 4)}, {"@vals", V(0, 1, 2, 3, 4)}}, 2, "@vals_out", V(3, 4, 0, 2, 1), 0);
 }
 
+/* csrrow: every operation, mapping and output form appears in seeds 1..2000, and the
+ * reference agrees with values worked out by hand on a 3-row matrix (rows 0 and 2
+ * filled, row 1 empty) and with a running sum for the offsets */
+static void hand_csrrow(void) {
+    int seen[6][2][2];
+    memset(seen, 0, sizeof seen);
+    static const char *const OPS[] = {"sum", "maxabs", "l1norm", "l2norm", "scale", "offsets"};
+    for (uint64_t seed = 1; seed <= 2000; seed++) {
+        synth_family_sample s;
+        memset(&s, 0, sizeof s);
+        CHECK(synth_fam_gen_csrrow(seed, &s) == PG_OK, "csrrow seed %llu", (unsigned long long)seed);
+        json_t *root = json_loads(s.task_json.data ? s.task_json.data : "", 0, NULL);
+        json_t *fp = json_object_get(root, "family_params");
+        const char *op = json_string_value(json_object_get(fp, "op"));
+        for (int k = 0; k < 6; k++)
+            if (op && !strcmp(op, OPS[k])) {
+                const char *m = json_string_value(json_object_get(fp, k == 5 ? "scan" : "mapping"));
+                seen[k][m && (!strcmp(m, "warp") || !strcmp(m, "smem"))][json_is_true(json_object_get(fp, "inplace"))]++;
+            }
+        json_decref(root);
+        synth_family_sample_free(&s);
+    }
+    for (int k = 0; k < 6; k++)
+        for (int m = 0; m < 2; m++) {
+            CHECK(seen[k][m][0] + seen[k][m][1] > 0, "csrrow: op %s, %s never drawn", OPS[k], m ? "warp/smem" : "thread/shfl");
+            if (k >= 2 && k <= 4) CHECK(seen[k][m][0] > 0 && seen[k][m][1] > 0, "csrrow: op %s needs both in-place and output draws", OPS[k]);
+        }
+    const char *sz = "{\"rows\": 3, \"nnz\": 5}";
+    const double rp[] = {0, 2, 2, 5}, va[] = {3, -4, 1, -2, 2};
+    hin m[] = {{"@row_ptr", rp, 4}, {"@vals", va, 5}};
+    hand_run("csrrow sum", "csrrow", W("op=sum"), sz, m, 2, "@out", V(-1, 0, 1), 1e-12);
+    hand_run("csrrow maxabs", "csrrow", W("op=maxabs"), sz, m, 2, "@out", V(4, 0, 2), 0);
+    hand_run("csrrow l1norm inplace", "csrrow", W("op=l1norm", "inplace=true"), sz, m, 2, "@vals", V(3.0 / 7, -4.0 / 7, 0.2, -0.4, 0.4), 1e-6);
+    hand_run("csrrow l1norm out", "csrrow", W("op=l1norm", "inplace=false"), sz, m, 2, "@out", V(3.0 / 7, -4.0 / 7, 0.2, -0.4, 0.4), 1e-6);
+    hand_run("csrrow l2norm out", "csrrow", W("op=l2norm", "inplace=false"), sz, m, 2, "@out", V(0.6, -0.8, 1.0 / 3, -2.0 / 3, 2.0 / 3), 1e-6);
+    hand_run("csrrow l2norm inplace", "csrrow", W("op=l2norm", "inplace=true"), sz, m, 2, "@vals", V(0.6, -0.8, 1.0 / 3, -2.0 / 3, 2.0 / 3), 1e-6);
+    hand_run("csrrow scale inplace", "csrrow", W("op=scale", "inplace=true"), sz,
+             (hin[]){{"@row_ptr", rp, 4}, {"@vals", va, 5}, {"@scale", V(2, 10, -0.5)}}, 3, "@vals", V(6, -8, -0.5, 1, -1), 0);
+    hand_run("csrrow scale out", "csrrow", W("op=scale", "inplace=false"), sz,
+             (hin[]){{"@row_ptr", rp, 4}, {"@vals", va, 5}, {"@scale", V(2, 10, -0.5)}}, 3, "@out", V(6, -8, -0.5, 1, -1), 0);
+    /* a zero row (norm 0) is left alone, in place and copied to the output */
+    hand_run("csrrow l2norm zero row", "csrrow", W("op=l2norm", "inplace=false"), "{\"rows\": 2, \"nnz\": 3}",
+             (hin[]){{"@row_ptr", V(0, 2, 3)}, {"@vals", V(0, 0, -3)}}, 2, "@out", V(0, 0, -1), 1e-12);
+    hand_run("csrrow offsets", "csrrow", W("op=offsets", "scan=shfl"), "{\"rows\": 4}", (hin[]){{"@counts", V(3, 0, 2, 5)}}, 1, "@row_ptr", V(0, 3, 3, 5, 10), 0);
+    /* 37 counts: the offsets are the running sums */
+    double cnt[37], want[38];
+    want[0] = 0;
+    for (int i = 0; i < 37; i++) {
+        cnt[i] = (i * 7919) % 13;
+        want[i + 1] = want[i] + cnt[i];
+    }
+    hand_run("csrrow offsets 37", "csrrow", W("op=offsets", "scan=smem"), "{\"rows\": 37}", (hin[]){{"@counts", cnt, 37}}, 1, "@row_ptr", want, 38, 0);
+}
+
 int main(void) {
     char pp[1024];
     have_ptxas = ptx_ptxas_find(pp, sizeof pp);
@@ -634,5 +688,6 @@ int main(void) {
     hand_linalg();
     hand_stencil();
     hand_sort();
+    hand_csrrow();
     return TEST_DONE();
 }
