@@ -59,6 +59,7 @@ static double elem(const task_param *p, const task_arg *a, size_t i) {
     case TASK_T_F64: return ((const double *)a->data)[i];
     case TASK_T_S32: return ((const int32_t *)a->data)[i];
     case TASK_T_U32: return ((const uint32_t *)a->data)[i];
+    case TASK_T_U8: return ((const uint8_t *)a->data)[i];
     default: return 0;
     }
 }
@@ -68,6 +69,7 @@ static void set_elem(const task_param *p, task_arg *a, size_t i, double v) {
     case TASK_T_F64: ((double *)a->data)[i] = v; break;
     case TASK_T_S32: ((int32_t *)a->data)[i] = (int32_t)v; break;
     case TASK_T_U32: ((uint32_t *)a->data)[i] = (uint32_t)v; break;
+    case TASK_T_U8: ((uint8_t *)a->data)[i] = (uint8_t)v; break;
     default: break;
     }
 }
@@ -592,6 +594,9 @@ static void hand_csrrow(void) {
         synth_family_sample_free(&s);
     }
     for (int k = 0; k < 6; k++)
+        printf("csrrow %-8s (2000 seeds): %s %d (in place %d), %s %d (in place %d)\n", OPS[k], k == 5 ? "shfl" : "thread", seen[k][0][0] + seen[k][0][1],
+               seen[k][0][1], k == 5 ? "smem" : "warp", seen[k][1][0] + seen[k][1][1], seen[k][1][1]);
+    for (int k = 0; k < 6; k++)
         for (int m = 0; m < 2; m++) {
             CHECK(seen[k][m][0] + seen[k][m][1] > 0, "csrrow: op %s, %s never drawn", OPS[k], m ? "warp/smem" : "thread/shfl");
             if (k >= 2 && k <= 4) CHECK(seen[k][m][0] > 0 && seen[k][m][1] > 0, "csrrow: op %s needs both in-place and output draws", OPS[k]);
@@ -621,6 +626,51 @@ static void hand_csrrow(void) {
         want[i + 1] = want[i] + cnt[i];
     }
     hand_run("csrrow offsets 37", "csrrow", W("op=offsets", "scan=smem"), "{\"rows\": 37}", (hin[]){{"@counts", cnt, 37}}, 1, "@row_ptr", want, 38, 0);
+}
+
+/* automaton: every rule, neighbourhood, boundary, cell type and rule style appears in seeds
+ * 1..2000, and the reference agrees with generations worked out by hand */
+static void hand_automaton(void) {
+    static const char *const RULES[] = {"life", "highlife", "seeds", "daynight", "maze", "replicator", "vn_b2s12", "vn_b13s024", "vn_b1s1", "vn_b3s23"};
+    int rule[10] = {0}, torus = 0, u8 = 0, four = 0, mask = 0, n = 0;
+    for (uint64_t seed = 1; seed <= 2000; seed++) {
+        synth_family_sample s;
+        memset(&s, 0, sizeof s);
+        CHECK(synth_fam_gen_automaton(seed, &s) == PG_OK, "automaton seed %llu", (unsigned long long)seed);
+        json_t *root = json_loads(s.task_json.data ? s.task_json.data : "", 0, NULL);
+        json_t *fp = json_object_get(root, "family_params");
+        const char *rn = json_string_value(json_object_get(fp, "rule"));
+        for (int k = 0; k < 10; k++) rule[k] += rn && !strcmp(rn, RULES[k]);
+        torus += !strcmp(fpname(root, "boundary", -1) ? fpname(root, "boundary", -1) : "", "torus");
+        u8 += !strcmp(fpname(root, "dtype", -1) ? fpname(root, "dtype", -1) : "", "u8");
+        mask += !strcmp(fpname(root, "style", -1) ? fpname(root, "style", -1) : "", "mask");
+        four += json_integer_value(json_object_get(fp, "neighbours")) == 4;
+        n++;
+        json_decref(root);
+        synth_family_sample_free(&s);
+    }
+    printf("automaton (%d seeds): torus %d, u8 %d, 4-neighbour %d, mask style %d; rules", n, torus, u8, four, mask);
+    for (int k = 0; k < 10; k++) printf(" %s %d", RULES[k], rule[k]);
+    printf("\n");
+    for (int k = 0; k < 10; k++) CHECK(rule[k] > 0, "automaton: rule %s never drawn", RULES[k]);
+    CHECK(torus > 0 && torus < n && u8 > 0 && u8 < n && four > 0 && four < n && mask > 0 && mask < n, "automaton: every axis takes both values");
+    const char *s33 = "{\"H\": 3, \"W\": 3, \"ny\": 3, \"nx\": 3, \"rows\": 3, \"cols\": 3, \"height\": 3, \"width\": 3}";
+    const double blinker[] = {0, 1, 0, 0, 1, 0, 0, 1, 0};
+    hand_run("automaton life dead blinker", "automaton", W("rule=life", "boundary=dead", "dtype=u8"), s33, (hin[]){{"@in", blinker, 9}}, 1, "@out",
+             V(0, 0, 0, 1, 1, 1, 0, 0, 0), 0);
+    hand_run("automaton life dead blinker s32 mask", "automaton", W("rule=life", "boundary=dead", "dtype=s32", "style=mask"), s33, (hin[]){{"@in", blinker, 9}}, 1,
+             "@out", V(0, 0, 0, 1, 1, 1, 0, 0, 0), 0);
+    /* on a 3x3 torus every cell's 8 neighbours are the other 8 cells: 3 alive, so live cells see
+     * 2 and dead cells 3, and all 9 are alive next */
+    hand_run("automaton life torus blinker", "automaton", W("rule=life", "boundary=torus"), s33, (hin[]){{"@in", blinker, 9}}, 1, "@out",
+             V(1, 1, 1, 1, 1, 1, 1, 1, 1), 0);
+    const char *s22 = "{\"H\": 2, \"W\": 2, \"ny\": 2, \"nx\": 2, \"rows\": 2, \"cols\": 2, \"height\": 2, \"width\": 2}";
+    hand_run("automaton seeds dead", "automaton", W("rule=seeds", "boundary=dead"), s22, (hin[]){{"@in", V(1, 1, 0, 0)}}, 1, "@out", V(0, 0, 1, 1), 0);
+    const char *s13 = "{\"H\": 1, \"W\": 3, \"ny\": 1, \"nx\": 3, \"rows\": 1, \"cols\": 3, \"height\": 1, \"width\": 3}";
+    hand_run("automaton B1/S1 4-neighbour dead", "automaton", W("rule=vn_b1s1", "boundary=dead"), s13, (hin[]){{"@in", V(1, 0, 0)}}, 1, "@out", V(0, 1, 0), 0);
+    /* 1x1 torus: the 4 neighbours are the cell itself, n = 4, in S{0,2,4} */
+    const char *s11 = "{\"H\": 1, \"W\": 1, \"ny\": 1, \"nx\": 1, \"rows\": 1, \"cols\": 1, \"height\": 1, \"width\": 1}";
+    hand_run("automaton B13/S024 torus 1x1", "automaton", W("rule=vn_b13s024", "boundary=torus"), s11, (hin[]){{"@in", V(1)}}, 1, "@out", V(1), 0);
 }
 
 int main(void) {
@@ -689,5 +739,6 @@ int main(void) {
     hand_stencil();
     hand_sort();
     hand_csrrow();
+    hand_automaton();
     return TEST_DONE();
 }
