@@ -306,7 +306,7 @@ pg_status synth_fam_gen_csrrow(uint64_t seed, synth_family_sample *s) {
     if (!write_vals) snprintf(bytes, sizeof bytes, "4*(rows+1) + %d*nnz + %d*rows", es, es);
     else snprintf(bytes, sizeof bytes, "4*(rows+1) + %d*nnz%s", 2 * es, op == CR_SCALE ? (f64 ? " + 8*rows" : " + 4*rows") : "");
     snprintf(flops, sizeof flops, "%s", norm ? "3*nnz" : "nnz");
-    f.data = DESC_DATA_MATRIX;
+    f.data = DESC_DATA_VECTOR;   /* the buffers are 1-D arrays (offsets, nonzeros): "dense matrices" would be untrue */
     f.hints = DESC_HINT_MEMBOUND | (warp ? (red ? DESC_HINT_SHUFFLE : 0u) | DESC_HINT_COALESCED : 0u) | (write_vals && !oop ? DESC_HINT_INPLACE : 0u);
     f.elems_per_thread = 0;
     synth_sp_finish(&t, &f, seed, "uniform(-1,1)", "normal(0,1)", T, f64 ? 1e-11 : 1e-5, synth_fam_ref(synth_fam_gen_csrrow), bytes, flops);

@@ -491,15 +491,17 @@ pg_status synth_fam_gen_automaton(uint64_t seed, synth_family_sample *s) {
     const char *nbh_zh = four ? "上下左右 4 个邻居" : "周围 3x3 的 8 个邻居";
     const char *bd_en = torus ? "the grid wraps around (a torus: row -1 is row H-1, column W is column 0)" : "cells outside the grid count as dead";
     const char *bd_zh = torus ? "网格首尾相接（环面：第 -1 行即最后一行）" : "网格外的格子视为死亡";
-    pg_buf_printf(&f.formula, "n = live %s-neighbours of (y, x); %s[y*%s + x] = %s[y*%s + x] ? (n in {%s}) : (n in {%s})", four ? "4" : "8", OUT, Wn, IN, Wn,
-                  *ru->s ? sl : "", bl);
+    char surv_f[48];
+    if (*ru->s) snprintf(surv_f, sizeof surv_f, "(n in {%s})", sl);
+    else snprintf(surv_f, sizeof surv_f, "0");
+    pg_buf_printf(&f.formula, "n = live %s-neighbours of (y, x); %s[y*%s + x] = %s[y*%s + x] ? %s : (n in {%s})", four ? "4" : "8", OUT, Wn, IN, Wn, surv_f, bl);
     if (!strcmp(ru->name, "life")) {
         synth_sp_add(&f.name_en, "Game of Life step");
         synth_sp_add(&f.name_zh, "生命游戏的一步");
     }
     synth_sp_add(&f.name_en, "cellular automaton step, rule B%s/S%s", ru->b, ru->s);
     synth_sp_add(&f.name_en, "one generation of a 2-D life-like automaton (B%s/S%s)", ru->b, ru->s);
-    synth_sp_add(&f.name_en, "B%s/S%s automaton update on a %s grid", ru->b, ru->s, torus ? "toroidal" : "bounded");
+    synth_sp_add(&f.name_en, "automaton update with rule B%s/S%s on a %s grid", ru->b, ru->s, torus ? "toroidal" : "bounded");
     synth_sp_add(&f.name_zh, "二维元胞自动机一步（规则 B%s/S%s）", ru->b, ru->s);
     synth_sp_add(&f.name_zh, "B%s/S%s 元胞自动机更新", ru->b, ru->s);
     char surv_en[128], surv_zh[128];

@@ -3,7 +3,9 @@
  * loads, its reference runs on every size small enough for the CPU with
  * finite outputs and inputs left alone, its PTX validates and passes ptxas;
  * and each reference (src/task/refs_sparse*.c) matches hand-computed values
- * on tiny problems, with the spec's sizes replaced by the tiny one.
+ * on tiny problems, with the spec's sizes replaced by the tiny one; csrrow and
+ * automaton also draw every operation / rule / axis in seeds 1..2000 (counts
+ * printed).
  *
  * SPARSE_N=K seeds per family (default 24); SPARSE_DUMP=DIR also writes each
  * sample's task folder (task.json, kernel.ptx, reference.cu) under DIR, the
