@@ -58,6 +58,12 @@ void synth_fam_rw_macros_end(pg_buf *c);
  * reused.  MIN/MAX use fminf/fmaxf (fmin/fmax for double). */
 enum { RW_SUM, RW_MAX, RW_MIN };
 void synth_fam_rw_block_reduce(pg_buf *c, const char *ind, const char *v, int op, bool f64, int block, bool tree);
+/* Warp-level inclusive Hillis-Steele scan emitted as CUDA C (family_rowwise_scan.c): after it
+ * every lane's variable `v` (of CUDA type ct) holds the sum over lanes 0..lane; the code needs
+ * `lane` (threadIdx.x & 31).  f (a head-flag variable, or NULL) restarts the sum after a set
+ * flag; un (a name prefix, or NULL) writes the five steps out with literal shuffle deltas
+ * instead of the loop over d.  Also used by the sparse csrrow family (counts to offsets). */
+void synth_fam_rw_warp_scan(pg_buf *c, const char *ind, const char *ct, const char *v, const char *f, const char *un);
 /* "-INFINITY", "0", "INFINITY" */
 const char *synth_fam_rw_ident(int op);
 

@@ -34,14 +34,14 @@
 typedef struct { const char *T, *ct, *zh, *nm; bool flt; } sc_t;
 static const sc_t SC_TYPES[] = {{"f32", "float", "单精度浮点", "float", true}, {"s32", "int", "int32", "int32", false}, {"u32", "unsigned int", "uint32", "uint32", false}};
 
-/* Warp-level inclusive scan of `v` (+ head flags `f` when seg): every lane
+/* Warp-level inclusive scan of `v` (family_rowwise.h) (+ head flags `f` when seg): every lane
  * gets the sum over lanes 0..lane (restarting after a lane whose flag run is set).
  * un (a name prefix, e.g. "up") writes the five steps out with their shuffle
  * deltas as literals (up1 = __shfl_up_sync(.., 1) .. up16), else the loop over d:
  * nvcc unrolls both alike, but the literate PTX of the loop shows `d` beside
  * each shuffle and that of the unrolled plan the delta itself (round 13's PTX
  * mixed up the registers holding 4, 8 and 16). */
-static void warp_scan(pg_buf *c, const char *ind, const char *ct, const char *v, const char *f, const char *un) {
+void synth_fam_rw_warp_scan(pg_buf *c, const char *ind, const char *ct, const char *v, const char *f, const char *un) {
     if (un) {
         pg_buf_printf(c, "%s// Hillis-Steele over the warp, unrolled: shuffle deltas 1, 2, 4, 8, 16\n", ind);
         for (int d = 1; d < 32; d <<= 1) {
@@ -132,12 +132,12 @@ pg_status synth_fam_rw_scan(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(c, "    for (int k = 0; k < %d; k++) {   // %d consecutive elements per thread\n", E, E);
         pg_buf_printf(c, "        v[k] = base + k < n ? %s[base + k] : 0;\n        tot += v[k];\n    }\n", X);
         pg_buf_printf(c, "    %s inc = tot;\n", ct);
-        warp_scan(c, "    ", ct, "inc", NULL, un ? "up" : NULL);
+        synth_fam_rw_warp_scan(c, "    ", ct, "inc", NULL, un ? "up" : NULL);
         pg_buf_printf(c, "    %s run = __shfl_up_sync(0xffffffffu, inc, 1);   // exclusive prefix of the thread totals\n    if (lane == 0) run = 0;\n", ct);
         if (lv == SL_BLOCK && NW > 1) {
             pg_buf_puts(c, "    if (lane == 31) wsum[wid] = inc;\n    __syncthreads();\n");
             pg_buf_printf(c, "    if (wid == 0) {   // scan the %d warp totals\n        %s w = lane < %d ? wsum[lane] : 0;\n", NW, ct, NW);
-            warp_scan(c, "        ", ct, "w", NULL, un ? "wup" : NULL);
+            synth_fam_rw_warp_scan(c, "        ", ct, "w", NULL, un ? "wup" : NULL);
             pg_buf_printf(c, "        %s pw = __shfl_up_sync(0xffffffffu, w, 1);\n        if (lane < %d) wsum[lane] = lane ? pw : 0;\n    }\n    __syncthreads();\n", ct, NW);
             pg_buf_puts(c, "    run += wsum[wid];\n");
         }
@@ -172,12 +172,12 @@ pg_status synth_fam_rw_scan(uint64_t seed, synth_family_sample *s) {
         pg_buf_printf(c, "    for (unsigned int c0 = 0; c0 < cols; c0 += %d) {\n", B);
         pg_buf_printf(c, "        unsigned int col = c0 + tid;\n        %s v = col < cols ? xrow[col] : 0, sc = v;\n", ct);
         if (flags) pg_buf_puts(c, "        int head = col < cols && frow[col] != 0, f = head;   // f: a segment starts at or before me (in my warp so far)\n");
-        warp_scan(c, "        ", ct, "sc", flags ? "f" : NULL, un ? "up" : NULL);
+        synth_fam_rw_warp_scan(c, "        ", ct, "sc", flags ? "f" : NULL, un ? "up" : NULL);
         if (NW > 1) {
             pg_buf_printf(c, "        if (lane == 31) { wsum[wid] = sc;%s }\n        __syncthreads();\n", flags ? " wflag[wid] = f;" : "");
             pg_buf_printf(c, "        if (wid == 0) {   // scan the warp totals%s\n            %s w = lane < %d ? wsum[lane] : 0;\n", flags ? " (segmented)" : "", ct, NW);
             if (flags) pg_buf_printf(c, "            int g = lane < %d ? wflag[lane] : 0;\n", NW);
-            warp_scan(c, "            ", ct, "w", flags ? "g" : NULL, un ? "wup" : NULL);
+            synth_fam_rw_warp_scan(c, "            ", ct, "w", flags ? "g" : NULL, un ? "wup" : NULL);
             pg_buf_printf(c, "            %s pw = __shfl_up_sync(0xffffffffu, w, 1);\n", ct);
             if (flags) pg_buf_puts(c, "            int pg = __shfl_up_sync(0xffffffffu, g, 1);\n");
             pg_buf_printf(c, "            if (lane < %d) { wsum[lane] = lane ? pw : 0;%s }\n        }\n        __syncthreads();\n", NW, flags ? " wflag[lane] = lane ? pg : 0;" : "");
@@ -327,7 +327,7 @@ pg_status synth_fam_rw_compact(uint64_t seed, synth_family_sample *s) {
         pg_buf_puts(c, "        if (lane == 0) wcnt[wid] = __popc(bal);\n");
     } else {
         pg_buf_puts(c, "        unsigned int inc = keep;\n");
-        warp_scan(c, "        ", "unsigned int", "inc", NULL, NULL);
+        synth_fam_rw_warp_scan(c, "        ", "unsigned int", "inc", NULL, NULL);
         pg_buf_puts(c, "        unsigned int rank = inc - keep;   // kept lanes below me\n");
         pg_buf_puts(c, "        if (lane == 31) wcnt[wid] = inc;\n");
     }

@@ -369,3 +369,171 @@ pg_status synth_fam_gen_stencil_bc(uint64_t seed, synth_family_sample *s) {
     synth_sp_facts_free(&f);
     return PG_OK;
 }
+
+/* ======================================================================================== *
+ * automaton: one step of an integer 2-D cellular automaton (the "automaton" family)
+ *
+ *   cells     u8 or s32, 0 (dead) or 1 (alive), H x W row-major (index y*W + x)
+ *   counts    8 neighbours (Moore) or 4 (von Neumann), loaded with this file's nb()
+ *   boundary  dead (outside cells count as dead: the zero rule's guarded loads) or torus
+ *             (wrap-around: the periodic rule's BC macro)
+ *   rule      birth/survive sets B.../S...: a dead cell with a count in B is born, a live
+ *             cell with a count in S survives, every other cell is dead next step; written
+ *             as comparisons or as two bit masks shifted by the count
+ *   blocks    16x16, 32x8, 32x4, 8x8 threads, one cell per thread
+ *
+ * Reference: task_ref_fam_automaton (src/task/refs_sparse_stencil.c).
+ * ======================================================================================== */
+typedef struct { const char *name, *b, *s; } ca_rule;
+static const ca_rule CA8[] = {{"life", "3", "23"}, {"highlife", "36", "23"}, {"seeds", "2", ""}, {"daynight", "3678", "34678"},
+                              {"maze", "3", "12345"}, {"replicator", "1357", "1357"}};
+static const ca_rule CA4[] = {{"vn_b2s12", "2", "12"}, {"vn_b13s024", "13", "024"}, {"vn_b1s1", "1", "1"}, {"vn_b3s23", "3", "23"}};
+
+static unsigned ca_mask(const char *digits) {
+    unsigned m = 0;
+    for (const char *p = digits; *p; p++) m |= 1u << (*p - '0');
+    return m;
+}
+/* "n == 2 || n == 3", or "false" for an empty set */
+static void ca_cmp(pg_buf *o, const char *digits) {
+    if (!*digits) { pg_buf_puts(o, "false"); return; }
+    for (const char *p = digits; *p; p++) pg_buf_printf(o, "%sn == %c", p == digits ? "" : " || ", *p);
+}
+/* "2, 3" (en) for the descriptions; "none" for an empty set */
+static void ca_list(char *b, size_t n, const char *digits) {
+    if (!*digits) { snprintf(b, n, "none"); return; }
+    size_t k = 0;
+    b[0] = 0;
+    for (const char *p = digits; *p && k + 4 < n; p++) k += (size_t)snprintf(b + k, n - k, "%s%c", p == digits ? "" : ", ", *p);
+}
+
+pg_status synth_fam_gen_automaton(uint64_t seed, synth_family_sample *s) {
+    fam_rng r = {seed ^ 0x6175746f6d610019ull};
+    bool u8 = synth_fam_pick(&r, 2), four = synth_fam_pick(&r, 4) == 0, torus = synth_fam_pick(&r, 2), mask = synth_fam_pick(&r, 2);
+    const ca_rule *ru = four ? &CA4[synth_fam_pick(&r, 4)] : &CA8[synth_fam_pick(&r, 6)];
+    static const int BX[] = {16, 32, 32, 8}, BY[] = {16, 8, 4, 8};
+    int bs = synth_fam_pick(&r, 4);
+    static const char *const IO[][2] = {{"in", "out"}, {"cells", "next"}, {"grid", "grid_next"}, {"cur", "nxt"}, {"board", "new_board"}};
+    static const char *const DN[][2] = {{"H", "W"}, {"ny", "nx"}, {"rows", "cols"}, {"height", "width"}};
+    int io = synth_fam_pick(&r, 5), dn = synth_fam_pick(&r, 4);
+    const char *IN = IO[io][0], *OUT = IO[io][1], *Hn = DN[dn][0], *Wn = DN[dn][1];
+    const char *T = u8 ? "u8" : "s32", *CT = u8 ? "unsigned char" : "int";
+    unsigned bm = ca_mask(ru->b), sm = ca_mask(ru->s);
+    static const char *const ST[] = {"ca_%s_%s_%s%s_%dx%d", "automaton_%s_%s_%s%s_%dx%d", "cellular_%s_%s_%s%s_%dx%d"};
+    snprintf(s->name, sizeof s->name, ST[synth_fam_pick(&r, 3)], ru->name, T, torus ? "torus" : "dead", mask ? "_m" : "", BX[bs], BY[bs]);
+    synth_fam_fit_name(s->name);
+    snprintf(s->identity, sizeof s->identity, "automaton:%s:B%s/S%s:%s:%d:%s:%dx%d", T, ru->b, ru->s, torus ? "torus" : "dead", four ? 4 : 8, mask ? "mask" : "cmp",
+             BX[bs], BY[bs]);
+    char bl[32], sl[32];
+    ca_list(bl, sizeof bl, ru->b);
+    ca_list(sl, sizeof sl, ru->s);
+
+    /* ---- CUDA C ---- */
+    pg_buf *c = &s->cu;
+    pg_buf_printf(c, "// %s: one step of the B%s/S%s cellular automaton (%d neighbours, %s boundary) on %s cells.\n", s->name, ru->b, ru->s, four ? 4 : 8,
+                  torus ? "wrap-around" : "dead", CT);
+    if (torus) pg_buf_puts(c, "#define BC(v, n) ((((v) % (n)) + (n)) % (n))   // torus: -1 -> n-1, n -> 0\n");
+    pg_buf_printf(c, "extern \"C\" __global__ void %s(const %s* __restrict__ %s, %s* __restrict__ %s, int %s, int %s)\n{\n", s->name, CT, IN, CT, OUT, Hn, Wn);
+    pg_buf_puts(c, "    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n");
+    pg_buf_printf(c, "    if (x >= %s || y >= %s) return;\n", Wn, Hn);
+    pg_buf_printf(c, "    int n = 0;   // live neighbours (cells are 0 or 1)%s\n", torus ? "" : "; outside the grid counts as dead");
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            if (!dy && !dx) continue;
+            if (four && dy && dx) continue;
+            pg_buf_puts(c, "    n += ");
+            nb(c, false, false, torus ? BC_PERIODIC : BC_ZERO, 0, dy, dx, IN, "", Hn, Wn);
+            pg_buf_puts(c, ";\n");
+        }
+    pg_buf_printf(c, "    size_t i = (size_t)y * %s + x;\n    bool alive = %s[i] != 0;\n", Wn, IN);
+    if (mask) {
+        pg_buf_printf(c, "    // bit k of a mask: a count of k gives a live cell (born 0x%x: B%s, survive 0x%x: S%s)\n", bm, ru->b, sm, ru->s);
+        pg_buf_printf(c, "    %s[i] = ((alive ? 0x%xu : 0x%xu) >> n) & 1u;\n", OUT, sm, bm);
+    } else {
+        pg_buf_puts(c, "    bool born = ");
+        ca_cmp(c, ru->b);
+        pg_buf_puts(c, ";\n    bool survives = ");
+        ca_cmp(c, ru->s);
+        pg_buf_printf(c, ";\n    %s[i] = (alive ? survives : born) ? 1 : 0;\n", OUT);
+    }
+    pg_buf_puts(c, "}\n");
+    if (torus) pg_buf_puts(c, "#undef BC\n");
+
+    /* ---- task.json ---- */
+    synth_sp_seal_name(s);
+    sp_task t;
+    synth_sp_begin(&t, s, "automaton");
+    char pt[8], len[32];
+    snprintf(pt, sizeof pt, "%s*", T);
+    snprintf(len, sizeof len, "%s*%s", Hn, Wn);
+    synth_sp_ptr(&t, IN, pt, "in", len, "int(0,1)", "int(0,1)");
+    synth_sp_ptr(&t, OUT, pt, "out", len, NULL, NULL);
+    synth_sp_scal(&t, Hn, "s32", Hn);
+    synth_sp_scal(&t, Wn, "s32", Wn);
+    char sizes[320];
+    snprintf(sizes, sizeof sizes,
+             "[{\"%s\": 2048, \"%s\": 4096, \"time\": true}, {\"%s\": 1000, \"%s\": 777}, {\"%s\": 33, \"%s\": 17}, {\"%s\": 5, \"%s\": 100}, {\"%s\": 1, \"%s\": 1}]",
+             Hn, Wn, Hn, Wn, Hn, Wn, Hn, Wn, Hn, Wn);
+    synth_sp_sizes(&t, sizes);
+    char bx[8], by[8], gx[32], gy[32];
+    snprintf(bx, sizeof bx, "%d", BX[bs]);
+    snprintf(by, sizeof by, "%d", BY[bs]);
+    snprintf(gx, sizeof gx, "cdiv(%s,%d)", Wn, BX[bs]);
+    snprintf(gy, sizeof gy, "cdiv(%s,%d)", Hn, BY[bs]);
+    synth_sp_launch(&t, bx, by, NULL, gx, gy, NULL, "0");
+    json_t *fp = json_pack("{s:s, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:[s,s], s:s}", "dtype", T, "neighbours", four ? 4 : 8, "boundary", torus ? "torus" : "dead",
+                           "birth", (int)bm, "survive", (int)sm, "rule", ru->name, "in", IN, "out", OUT, "sizes", Hn, Wn, "style", mask ? "mask" : "cmp");
+    synth_sp_fparams(&t, fp);
+
+    /* ---- descriptions ---- */
+    sp_facts f = {0};
+    const char *nbh_en = four ? "4 neighbours (up, down, left, right)" : "8 neighbours (the surrounding 3x3 cells)";
+    const char *nbh_zh = four ? "上下左右 4 个邻居" : "周围 3x3 的 8 个邻居";
+    const char *bd_en = torus ? "the grid wraps around (a torus: row -1 is row H-1, column W is column 0)" : "cells outside the grid count as dead";
+    const char *bd_zh = torus ? "网格首尾相接（环面：第 -1 行即最后一行）" : "网格外的格子视为死亡";
+    char surv_f[48];
+    if (*ru->s) snprintf(surv_f, sizeof surv_f, "(n in {%s})", sl);
+    else snprintf(surv_f, sizeof surv_f, "0");
+    pg_buf_printf(&f.formula, "n = live %s-neighbours of (y, x); %s[y*%s + x] = %s[y*%s + x] ? %s : (n in {%s})", four ? "4" : "8", OUT, Wn, IN, Wn, surv_f, bl);
+    if (!strcmp(ru->name, "life")) {
+        synth_sp_add(&f.name_en, "Game of Life step");
+        synth_sp_add(&f.name_zh, "生命游戏的一步");
+    }
+    synth_sp_add(&f.name_en, "cellular automaton step, rule B%s/S%s", ru->b, ru->s);
+    synth_sp_add(&f.name_en, "one generation of a 2-D life-like automaton (B%s/S%s)", ru->b, ru->s);
+    synth_sp_add(&f.name_en, "automaton update with rule B%s/S%s on a %s grid", ru->b, ru->s, torus ? "toroidal" : "bounded");
+    synth_sp_add(&f.name_zh, "二维元胞自动机一步（规则 B%s/S%s）", ru->b, ru->s);
+    synth_sp_add(&f.name_zh, "B%s/S%s 元胞自动机更新", ru->b, ru->s);
+    char surv_en[128], surv_zh[128];
+    if (*ru->s) {
+        snprintf(surv_en, sizeof surv_en, "a live cell stays alive when that count is one of {%s}", sl);
+        snprintf(surv_zh, sizeof surv_zh, "活格子在 n 属于 {%s} 时存活", sl);
+    } else {
+        snprintf(surv_en, sizeof surv_en, "a live cell never survives");
+        snprintf(surv_zh, sizeof surv_zh, "活格子一律死亡");
+    }
+    synth_sp_add(&f.explain_en, "count, for every cell, how many of its %s are alive (value 1); %s, a dead cell becomes alive when the count is one of {%s}, and every other cell is dead (0) in %s; %s",
+                 nbh_en, surv_en, bl, OUT, bd_en);
+    synth_sp_add(&f.explain_en, "advance the %s x %s grid %s by one step of the rule B%s/S%s (born with %s live neighbours, survives with %s) counting %s, writing 1 or 0 to %s; %s", Hn, Wn,
+                 IN, ru->b, ru->s, bl, sl, nbh_en, OUT, bd_en);
+    synth_sp_add(&f.explain_zh, "对每个格子统计%s中活着（值为 1）的个数 n：%s，死格子在 n 属于 {%s} 时诞生，其余在 %s 中为 0；%s", nbh_zh, surv_zh, bl, OUT, bd_zh);
+    synth_sp_add(&f.explain_zh, "按 B%s/S%s 规则把网格 %s 推进一步写入 %s，%s", ru->b, ru->s, IN, OUT, bd_zh);
+    synth_sp_add(&f.how_en, "one thread per cell in %dx%d blocks, %s neighbour loads%s, the rule %s", BX[bs], BY[bs], four ? "4" : "8",
+                 torus ? " with wrapped coordinates" : " guarded by bounds checks", mask ? "as two bit masks shifted by the count" : "as comparisons of the count");
+    synth_sp_add(&f.how_en, "direct-load 2-D stencil, one cell per thread");
+    synth_sp_add(&f.how_zh, "每个线程一个格子（线程块 %dx%d），直接读取 %s 个邻居%s", BX[bs], BY[bs], four ? "4" : "8", torus ? "，坐标取模环绕" : "，越界检查");
+    pg_buf_printf(&f.shape_en, "%s and %s are %s x %s row-major grids of %s cells", IN, OUT, Hn, Wn, u8 ? "8-bit" : "32-bit integer");
+    pg_buf_printf(&f.shape_zh, "%s 与 %s 为 %s×%s 行主序网格，元素为 %s", IN, OUT, Hn, Wn, u8 ? "8 位无符号整数" : "32 位整数");
+    pg_buf_printf(&f.notes_en, "Cells hold 0 (dead) or 1 (alive); the result is exact (integers); %s", torus ? "a grid as small as 1 x 1 wraps onto itself" : "the grid may be as small as 1 x 1");
+    pg_buf_printf(&f.notes_zh, "格子取值 0（死）或 1（活）；结果为精确整数");
+    char bytes[48];
+    snprintf(bytes, sizeof bytes, "%d*%s*%s", u8 ? 2 : 8, Hn, Wn);
+    char flops[32];
+    snprintf(flops, sizeof flops, "%d*%s*%s", four ? 5 : 9, Hn, Wn);
+    f.data = DESC_DATA_GRID;
+    f.hints = DESC_HINT_MEMBOUND | DESC_HINT_COALESCED;
+    f.elems_per_thread = 1;
+    synth_sp_finish(&t, &f, seed, "int(0,1)", "int(0,1)", T, 0, synth_fam_ref(synth_fam_gen_automaton), bytes, flops);
+    synth_sp_facts_free(&f);
+    return PG_OK;
+}

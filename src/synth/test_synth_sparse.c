@@ -3,7 +3,9 @@
  * loads, its reference runs on every size small enough for the CPU with
  * finite outputs and inputs left alone, its PTX validates and passes ptxas;
  * and each reference (src/task/refs_sparse*.c) matches hand-computed values
- * on tiny problems, with the spec's sizes replaced by the tiny one.
+ * on tiny problems, with the spec's sizes replaced by the tiny one; csrrow and
+ * automaton also draw every operation / rule / axis in seeds 1..2000 (counts
+ * printed).
  *
  * SPARSE_N=K seeds per family (default 24); SPARSE_DUMP=DIR also writes each
  * sample's task folder (task.json, kernel.ptx, reference.cu) under DIR, the
@@ -59,6 +61,7 @@ static double elem(const task_param *p, const task_arg *a, size_t i) {
     case TASK_T_F64: return ((const double *)a->data)[i];
     case TASK_T_S32: return ((const int32_t *)a->data)[i];
     case TASK_T_U32: return ((const uint32_t *)a->data)[i];
+    case TASK_T_U8: return ((const uint8_t *)a->data)[i];
     default: return 0;
     }
 }
@@ -68,6 +71,7 @@ static void set_elem(const task_param *p, task_arg *a, size_t i, double v) {
     case TASK_T_F64: ((double *)a->data)[i] = v; break;
     case TASK_T_S32: ((int32_t *)a->data)[i] = (int32_t)v; break;
     case TASK_T_U32: ((uint32_t *)a->data)[i] = (uint32_t)v; break;
+    case TASK_T_U8: ((uint8_t *)a->data)[i] = (uint8_t)v; break;
     default: break;
     }
 }
@@ -569,6 +573,108 @@ static void hand_sort(void) {
              (hin[]){{"@keys", V(3, 1, 2, 5, 4)}, {"@vals", V(0, 1, 2, 3, 4)}}, 2, "@vals_out", V(3, 4, 0, 2, 1), 0);
 }
 
+/* csrrow: every operation, mapping and output form appears in seeds 1..2000, and the
+ * reference agrees with values worked out by hand on a 3-row matrix (rows 0 and 2
+ * filled, row 1 empty) and with a running sum for the offsets */
+static void hand_csrrow(void) {
+    int seen[6][2][2];
+    memset(seen, 0, sizeof seen);
+    static const char *const OPS[] = {"sum", "maxabs", "l1norm", "l2norm", "scale", "offsets"};
+    for (uint64_t seed = 1; seed <= 2000; seed++) {
+        synth_family_sample s;
+        memset(&s, 0, sizeof s);
+        CHECK(synth_fam_gen_csrrow(seed, &s) == PG_OK, "csrrow seed %llu", (unsigned long long)seed);
+        json_t *root = json_loads(s.task_json.data ? s.task_json.data : "", 0, NULL);
+        json_t *fp = json_object_get(root, "family_params");
+        const char *op = json_string_value(json_object_get(fp, "op"));
+        for (int k = 0; k < 6; k++)
+            if (op && !strcmp(op, OPS[k])) {
+                const char *m = json_string_value(json_object_get(fp, k == 5 ? "scan" : "mapping"));
+                seen[k][m && (!strcmp(m, "warp") || !strcmp(m, "smem"))][json_is_true(json_object_get(fp, "inplace"))]++;
+            }
+        json_decref(root);
+        synth_family_sample_free(&s);
+    }
+    for (int k = 0; k < 6; k++)
+        printf("csrrow %-8s (2000 seeds): %s %d (in place %d), %s %d (in place %d)\n", OPS[k], k == 5 ? "shfl" : "thread", seen[k][0][0] + seen[k][0][1],
+               seen[k][0][1], k == 5 ? "smem" : "warp", seen[k][1][0] + seen[k][1][1], seen[k][1][1]);
+    for (int k = 0; k < 6; k++)
+        for (int m = 0; m < 2; m++) {
+            CHECK(seen[k][m][0] + seen[k][m][1] > 0, "csrrow: op %s, %s never drawn", OPS[k], m ? "warp/smem" : "thread/shfl");
+            if (k >= 2 && k <= 4) CHECK(seen[k][m][0] > 0 && seen[k][m][1] > 0, "csrrow: op %s needs both in-place and output draws", OPS[k]);
+        }
+    const char *sz = "{\"rows\": 3, \"nnz\": 5}";
+    const double rp[] = {0, 2, 2, 5}, va[] = {3, -4, 1, -2, 2};
+    hin m[] = {{"@row_ptr", rp, 4}, {"@vals", va, 5}};
+    hand_run("csrrow sum", "csrrow", W("op=sum"), sz, m, 2, "@out", V(-1, 0, 1), 1e-12);
+    hand_run("csrrow maxabs", "csrrow", W("op=maxabs"), sz, m, 2, "@out", V(4, 0, 2), 0);
+    hand_run("csrrow l1norm inplace", "csrrow", W("op=l1norm", "inplace=true"), sz, m, 2, "@vals", V(3.0 / 7, -4.0 / 7, 0.2, -0.4, 0.4), 1e-6);
+    hand_run("csrrow l1norm out", "csrrow", W("op=l1norm", "inplace=false"), sz, m, 2, "@out", V(3.0 / 7, -4.0 / 7, 0.2, -0.4, 0.4), 1e-6);
+    hand_run("csrrow l2norm out", "csrrow", W("op=l2norm", "inplace=false"), sz, m, 2, "@out", V(0.6, -0.8, 1.0 / 3, -2.0 / 3, 2.0 / 3), 1e-6);
+    hand_run("csrrow l2norm inplace", "csrrow", W("op=l2norm", "inplace=true"), sz, m, 2, "@vals", V(0.6, -0.8, 1.0 / 3, -2.0 / 3, 2.0 / 3), 1e-6);
+    hand_run("csrrow scale inplace", "csrrow", W("op=scale", "inplace=true"), sz,
+             (hin[]){{"@row_ptr", rp, 4}, {"@vals", va, 5}, {"@scale", V(2, 10, -0.5)}}, 3, "@vals", V(6, -8, -0.5, 1, -1), 0);
+    hand_run("csrrow scale out", "csrrow", W("op=scale", "inplace=false"), sz,
+             (hin[]){{"@row_ptr", rp, 4}, {"@vals", va, 5}, {"@scale", V(2, 10, -0.5)}}, 3, "@out", V(6, -8, -0.5, 1, -1), 0);
+    /* a zero row (norm 0) is left alone, in place and copied to the output */
+    hand_run("csrrow l2norm zero row", "csrrow", W("op=l2norm", "inplace=false"), "{\"rows\": 2, \"nnz\": 3}",
+             (hin[]){{"@row_ptr", V(0, 2, 3)}, {"@vals", V(0, 0, -3)}}, 2, "@out", V(0, 0, -1), 1e-12);
+    hand_run("csrrow offsets", "csrrow", W("op=offsets", "scan=shfl"), "{\"rows\": 4}", (hin[]){{"@counts", V(3, 0, 2, 5)}}, 1, "@row_ptr", V(0, 3, 3, 5, 10), 0);
+    /* 37 counts: the offsets are the running sums */
+    double cnt[37], want[38];
+    want[0] = 0;
+    for (int i = 0; i < 37; i++) {
+        cnt[i] = (i * 7919) % 13;
+        want[i + 1] = want[i] + cnt[i];
+    }
+    hand_run("csrrow offsets 37", "csrrow", W("op=offsets", "scan=smem"), "{\"rows\": 37}", (hin[]){{"@counts", cnt, 37}}, 1, "@row_ptr", want, 38, 0);
+}
+
+/* automaton: every rule, neighbourhood, boundary, cell type and rule style appears in seeds
+ * 1..2000, and the reference agrees with generations worked out by hand */
+static void hand_automaton(void) {
+    static const char *const RULES[] = {"life", "highlife", "seeds", "daynight", "maze", "replicator", "vn_b2s12", "vn_b13s024", "vn_b1s1", "vn_b3s23"};
+    int rule[10] = {0}, torus = 0, u8 = 0, four = 0, mask = 0, n = 0;
+    for (uint64_t seed = 1; seed <= 2000; seed++) {
+        synth_family_sample s;
+        memset(&s, 0, sizeof s);
+        CHECK(synth_fam_gen_automaton(seed, &s) == PG_OK, "automaton seed %llu", (unsigned long long)seed);
+        json_t *root = json_loads(s.task_json.data ? s.task_json.data : "", 0, NULL);
+        json_t *fp = json_object_get(root, "family_params");
+        const char *rn = json_string_value(json_object_get(fp, "rule"));
+        for (int k = 0; k < 10; k++) rule[k] += rn && !strcmp(rn, RULES[k]);
+        torus += !strcmp(fpname(root, "boundary", -1) ? fpname(root, "boundary", -1) : "", "torus");
+        u8 += !strcmp(fpname(root, "dtype", -1) ? fpname(root, "dtype", -1) : "", "u8");
+        mask += !strcmp(fpname(root, "style", -1) ? fpname(root, "style", -1) : "", "mask");
+        four += json_integer_value(json_object_get(fp, "neighbours")) == 4;
+        n++;
+        json_decref(root);
+        synth_family_sample_free(&s);
+    }
+    printf("automaton (%d seeds): torus %d, u8 %d, 4-neighbour %d, mask style %d; rules", n, torus, u8, four, mask);
+    for (int k = 0; k < 10; k++) printf(" %s %d", RULES[k], rule[k]);
+    printf("\n");
+    for (int k = 0; k < 10; k++) CHECK(rule[k] > 0, "automaton: rule %s never drawn", RULES[k]);
+    CHECK(torus > 0 && torus < n && u8 > 0 && u8 < n && four > 0 && four < n && mask > 0 && mask < n, "automaton: every axis takes both values");
+    const char *s33 = "{\"H\": 3, \"W\": 3, \"ny\": 3, \"nx\": 3, \"rows\": 3, \"cols\": 3, \"height\": 3, \"width\": 3}";
+    const double blinker[] = {0, 1, 0, 0, 1, 0, 0, 1, 0};
+    hand_run("automaton life dead blinker", "automaton", W("rule=life", "boundary=dead", "dtype=u8"), s33, (hin[]){{"@in", blinker, 9}}, 1, "@out",
+             V(0, 0, 0, 1, 1, 1, 0, 0, 0), 0);
+    hand_run("automaton life dead blinker s32 mask", "automaton", W("rule=life", "boundary=dead", "dtype=s32", "style=mask"), s33, (hin[]){{"@in", blinker, 9}}, 1,
+             "@out", V(0, 0, 0, 1, 1, 1, 0, 0, 0), 0);
+    /* on a 3x3 torus every cell's 8 neighbours are the other 8 cells: 3 alive, so live cells see
+     * 2 and dead cells 3, and all 9 are alive next */
+    hand_run("automaton life torus blinker", "automaton", W("rule=life", "boundary=torus"), s33, (hin[]){{"@in", blinker, 9}}, 1, "@out",
+             V(1, 1, 1, 1, 1, 1, 1, 1, 1), 0);
+    const char *s22 = "{\"H\": 2, \"W\": 2, \"ny\": 2, \"nx\": 2, \"rows\": 2, \"cols\": 2, \"height\": 2, \"width\": 2}";
+    hand_run("automaton seeds dead", "automaton", W("rule=seeds", "boundary=dead"), s22, (hin[]){{"@in", V(1, 1, 0, 0)}}, 1, "@out", V(0, 0, 1, 1), 0);
+    const char *s13 = "{\"H\": 1, \"W\": 3, \"ny\": 1, \"nx\": 3, \"rows\": 1, \"cols\": 3, \"height\": 1, \"width\": 3}";
+    hand_run("automaton B1/S1 4-neighbour dead", "automaton", W("rule=vn_b1s1", "boundary=dead"), s13, (hin[]){{"@in", V(1, 0, 0)}}, 1, "@out", V(0, 1, 0), 0);
+    /* 1x1 torus: the 4 neighbours are the cell itself, n = 4, in S{0,2,4} */
+    const char *s11 = "{\"H\": 1, \"W\": 1, \"ny\": 1, \"nx\": 1, \"rows\": 1, \"cols\": 1, \"height\": 1, \"width\": 1}";
+    hand_run("automaton B13/S024 torus 1x1", "automaton", W("rule=vn_b13s024", "boundary=torus"), s11, (hin[]){{"@in", V(1)}}, 1, "@out", V(1), 0);
+}
+
 int main(void) {
     char pp[1024];
     have_ptxas = ptx_ptxas_find(pp, sizeof pp);
@@ -634,5 +740,7 @@ int main(void) {
     hand_linalg();
     hand_stencil();
     hand_sort();
+    hand_csrrow();
+    hand_automaton();
     return TEST_DONE();
 }

@@ -157,3 +157,66 @@ out:
     json_decref(root);
     return st;
 }
+
+/* ---- csrrow ----------------------------------------------------------------------------- */
+/* Per-row operations over a CSR matrix's values (sum, maxabs, l1norm, l2norm, scale), in
+ * double, rounded once per output; or "offsets": row_ptr[0] = 0, row_ptr[r+1] = row_ptr[r] +
+ * count[r] in 64-bit integers (the counts are small; the s32 store is exact). */
+pg_status task_ref_fam_csrrow(task_inst *in) {
+    json_t *root = NULL, *fp = task_rsp_fparams(in, &root);
+    pg_status st = PG_ERR_INVALID;
+    if (!fp) goto out;
+    const char *op = task_rsp_str(fp, "op");
+    size_t rows = (size_t)task_var(in, "rows");
+    if (!strcmp(op, "offsets")) {
+        rsp_arr_t cnt, rp;
+        if (!task_rsp_arr(in, task_rsp_str(fp, "counts"), false, &cnt) || !task_rsp_arr(in, task_rsp_str(fp, "row_ptr"), false, &rp) ||
+            !task_rsp_need(in, cnt.n >= rows && rp.n >= rows + 1, "csrrow: counts shorter than rows or row_ptr shorter than rows+1"))
+            goto out;
+        int64_t run = 0;
+        task_rsp_set(&rp, 0, 0.0);
+        for (size_t r = 0; r < rows; r++) {
+            run += rsp_geti(&cnt, r);
+            task_rsp_set(&rp, r + 1, (double)(int32_t)run);
+        }
+        st = PG_OK;
+        goto out;
+    }
+    static const char *const OPS[] = {"sum", "maxabs", "l1norm", "l2norm", "scale"};
+    int k = -1;
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(op, OPS[i])) k = i;
+    if (!task_rsp_need(in, k >= 0, "csrrow: unknown op (sum, maxabs, l1norm, l2norm, scale, offsets)")) goto out;
+    bool inplace = json_is_true(json_object_get(fp, "inplace"));
+    rsp_arr_t rp, va, o, sc;
+    if (!task_rsp_arr(in, task_rsp_str(fp, "row_ptr"), false, &rp) || !task_rsp_arr(in, task_rsp_str(fp, "vals"), true, &va) ||
+        !task_rsp_need(in, rp.n >= rows + 1, "csrrow: row offsets shorter than rows+1"))
+        goto out;
+    if (inplace) o = va;
+    else if (!task_rsp_arr(in, task_rsp_str(fp, "out"), true, &o)) goto out;
+    if (k == 4 && !task_rsp_arr(in, task_rsp_str(fp, "scale"), true, &sc)) goto out;
+    if (!task_rsp_need(in, k >= 2 || o.n >= rows, "csrrow: output shorter than rows") || !task_rsp_need(in, k != 4 || sc.n >= rows, "csrrow: scale shorter than rows"))
+        goto out;
+    for (size_t r = 0; r < rows; r++) {
+        int64_t a = rsp_geti(&rp, r), b = rsp_geti(&rp, r + 1);
+        if (!task_rsp_need(in, a >= 0 && a <= b && (size_t)b <= va.n && (k < 2 || (size_t)b <= o.n), "csrrow: row offsets not monotone or past nnz")) goto out;
+        double acc = 0;
+        for (int64_t j = a; j < b; j++) {
+            double v = task_rsp_get(&va, (size_t)j);
+            if (k == 0) acc += v;
+            else if (k == 1) acc = fmax(acc, fabs(v));
+            else if (k == 2) acc += fabs(v);
+            else if (k == 3) acc += v * v;
+        }
+        if (k < 2) { task_rsp_set(&o, r, acc); continue; }
+        double f = k == 4 ? task_rsp_get(&sc, r) : k == 3 ? sqrt(acc) : acc;
+        for (int64_t j = a; j < b; j++) {
+            double v = task_rsp_get(&va, (size_t)j);
+            task_rsp_set(&o, (size_t)j, k == 4 ? v * f : f > 0 ? v / f : v);
+        }
+    }
+    st = PG_OK;
+out:
+    json_decref(root);
+    return st;
+}

@@ -82,3 +82,44 @@ out:
     json_decref(root);
     return st;
 }
+
+/* ---- automaton ------------------------------------------------------------------------ */
+/* One step of a 2-D life-like automaton on u8/s32 cells: n = the sum of the 4 or 8
+ * neighbours (outside cells 0 for the dead boundary, wrapped for the torus); the new cell is 1
+ * when bit n of the survive mask (live cell) or of the birth mask (dead cell) is set. */
+static int64_t ca_get(const rsp_arr_t *a, size_t i) {
+    if (a->t == TASK_T_U8) return ((const uint8_t *)a->p)[i];
+    return ((const int32_t *)a->p)[i];
+}
+pg_status task_ref_fam_automaton(task_inst *in) {
+    json_t *root = NULL, *fp = task_rsp_fparams(in, &root);
+    pg_status st = PG_ERR_INVALID;
+    if (!fp) goto out;
+    bool torus = !strcmp(task_rsp_str(fp, "boundary"), "torus"), four = task_rsp_int(fp, "neighbours", 8) == 4;
+    uint64_t bm = (uint64_t)task_rsp_int(fp, "birth", 0), sm = (uint64_t)task_rsp_int(fp, "survive", 0);
+    int64_t H = task_var(in, task_rsp_stri(fp, "sizes", 0)), W = task_var(in, task_rsp_stri(fp, "sizes", 1));
+    rsp_arr_t u, o;
+    if (!task_rsp_arr(in, task_rsp_str(fp, "in"), false, &u) || !task_rsp_arr(in, task_rsp_str(fp, "out"), false, &o)) goto out;
+    if (!task_rsp_need(in, (u.t == TASK_T_U8 || u.t == TASK_T_S32) && o.t == u.t, "automaton: cells must be u8 or s32 (both arrays)") ||
+        !task_rsp_need(in, H >= 1 && W >= 1 && u.n >= (size_t)(H * W) && o.n >= (size_t)(H * W), "automaton: arrays shorter than the grid"))
+        goto out;
+    for (int64_t y = 0; y < H; y++)
+        for (int64_t x = 0; x < W; x++) {
+            int64_t n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if ((!dy && !dx) || (four && dy && dx)) continue;
+                    int64_t yy = bmap(torus ? BPERIODIC : BZERO, y + dy, H), xx = bmap(torus ? BPERIODIC : BZERO, x + dx, W);
+                    if (yy >= 0 && xx >= 0) n += ca_get(&u, (size_t)(yy * W + xx));
+                }
+            size_t i = (size_t)(y * W + x);
+            uint64_t m = ca_get(&u, i) != 0 ? sm : bm;
+            int v = n >= 0 && n < 64 ? (int)((m >> n) & 1u) : 0;
+            if (o.t == TASK_T_U8) ((uint8_t *)o.p)[i] = (uint8_t)v;
+            else ((int32_t *)o.p)[i] = v;
+        }
+    st = PG_OK;
+out:
+    json_decref(root);
+    return st;
+}
