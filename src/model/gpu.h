@@ -17,9 +17,16 @@
 #include "model_internal.h"
 
 /* The kernels of gpu_ptx.c: the module's text and the entry names, in this order. */
-enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_K_ATTN_SPLIT, GPU_K_ATTN_MERGE, GPU_NKERN };
+enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_K_ATTN_SPLIT, GPU_K_ATTN_MERGE, GPU_K_MATVEC_Q8, GPU_NKERN };
 extern const char model_gpu_ptx[];
 extern const char *const model_gpu_kernel_names[GPU_NKERN];
+
+/* $PTXGEN_GPU_WEIGHTS=q8's int8 copy of a matrix row, on the host (gpu.c's q8 layout): w[cols]
+ * (cols % 32 == 0) to q[cols] and d[cols / 32] (f16 bits), Q8_0 style: block b (columns 32b..32b+31)
+ * has the scale d[b] = max|w| / 127 rounded up to an f16 and q = round(w / d[b]) (ties away from 0),
+ * so |w - q d[b]| <= d[b] / 2 and |q| <= 127; a block of zeros: d 0, q 0.  False (q and d partly
+ * written) when cols % 32 != 0, a weight is not finite or a scale is beyond f16's range. */
+bool model_gpu_q8_row(const float *w, int cols, int8_t *q, uint16_t *d);
 
 /* Rows one step takes at most (model.c splits longer prefills and batches). */
 #define GPU_ROWS CHUNK
