@@ -124,9 +124,9 @@ static void check(const char *name, bool ok, const char *fmt, ...) {
  * nq tokens the CPU engine chooses greedily, fed to all three (teacher forcing): each step's max rel
  * err and whether the top token agrees, for q8 and f16 (q8's first disagreement is where its own
  * greedy run would leave the CPU's); (3) q8's exact step of 4 equals 4 of its one-token steps bit for
- * bit.  q8 is not bit-exact: "check q8" fails only on a gross error (the prompt's last row with another
+ * bit; (4) with --profile N, N one-token steps with q8 kernel by kernel.  q8 is not bit-exact: "check q8" fails only on a gross error (the prompt's last row with another
  * top token than the CPU's, a step's rel err > 0.1) or on the exact step.  Ends with q8 off. */
-static void q8_section(model_model *cpu, model_model *gpu, const int32_t *ids, int P, int nq, int tg, double tol, pg_diag_sink *sink) {
+static void q8_section(model_model *cpu, model_model *gpu, const int32_t *ids, int P, int nq, int tg, int nprof, double tol, pg_diag_sink *sink) {
     int V = model_get_config(cpu)->vocab_size;
     float *lc = malloc((size_t)V * 4), *lq = malloc((size_t)V * 4), *lf = malloc((size_t)V * 4), tv[MODEL_TOPK];
     float *ex4 = malloc((size_t)4 * V * 4), *one4 = malloc((size_t)4 * V * 4);
@@ -199,6 +199,28 @@ static void q8_section(model_model *cpu, model_model *gpu, const int32_t *ids, i
         model_ctx_free(x1);
         model_ctx_free(x2);
     }
+    /* (4) --profile: nprof one-token steps with q8, launch by launch ("profile_q8", as "profile_split") */
+    char *pj = nprof > 0 ? malloc(1 << 16) : NULL;
+    if (ok && pj) {
+        model_ctx *s1 = NULL;
+        bool pok = model_ctx_new(gpu, P + nprof + 4, &s1, sink) == PG_OK && model_forward_top(s1, ids, P, tv, ti, sink) == PG_OK &&
+                   model_gpu_option(gpu, "profile", 1, sink) == PG_OK;
+        double t3 = now();
+        for (int d = 0; pok && d < nprof; d++) {
+            int32_t t1 = ti[0];
+            pok = model_forward_top(s1, &t1, 1, tv, ti, sink) == PG_OK;
+        }
+        double wall = (now() - t3) * 1e3 / nprof;
+        pok = pok && model_gpu_profile(gpu, pj, 1 << 16, sink) == PG_OK;
+        model_gpu_option(gpu, "profile", 0, sink);
+        if (pok) {
+            printf("profile q8: %.3f ms a step launched eagerly; %s\n", wall, pj);
+            fprintf(js, "  \"profile_q8\": {\"step_ms_eager\": %.4f, \"profile\": %s},\n", wall, pj);
+        } else
+            check("profile", false, "the q8 profile failed (see the diagnostic)");
+        model_ctx_free(s1);
+    }
+    free(pj);
     model_gpu_option(gpu, "q8", 0, sink);
     check("q8", ok && top0q == top0c && e0q <= 0.1 && eq <= 0.1 && bits,
           "pg_matvec_q8 against the CPU engine: prompt's last row rel err %.3g (f16 %.3g), top %d / %d; %d teacher-forced steps: max rel "
@@ -712,7 +734,7 @@ int main(int argc, char **argv) {
     free(hostt);
     free(devt);
 
-    if (q80 && qsteps > 0) q8_section(cpu, gpu, ids, P, qsteps, tg, tol, &sink);
+    if (q80 && qsteps > 0) q8_section(cpu, gpu, ids, P, qsteps, tg, nprof, tol, &sink);
 
     fprintf(js, "  \"failed_checks\": %d\n}\n", nfail);
     fclose(js);

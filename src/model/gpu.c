@@ -19,6 +19,13 @@
  * matmul is pg_matvec for one row and for the rows of an exact step (each row computed as a
  * one-row step computes it; a norm before it is done inside the matvec, which saves the two
  * pg_rmsnorm launches a layer), cuBLAS GemmEx (f16 x f16 -> f32) for several rows.
+ * $PTXGEN_GPU_WEIGHTS=q8 (weights_env; default f16): the load also makes an int8 copy of every layer
+ * matrix and of the head (model_gpu_q8_row: blocks of 32 weights, an f16 scale each; the q8 layout
+ * below), and pg_matvec_q8 reads it wherever pg_matvec would run (one row, exact steps; ~1.06 bytes
+ * a weight instead of 2).  The copies are extra device memory (~0.53x the f16 matrices): cuBLAS, for
+ * the steps of several rows, keeps reading the f16 ones, so a prefill's layers are f16 and the
+ * decode steps after it q8.  model_gpu_set "q8" switches the q8 matvec off and on again (bench_gpu
+ * times both in one process).
  * A one-row step is captured once as a CUDA graph and replayed: its inputs (the token, the
  * row's cache and position) sit in device buffers the graph reads, uploaded before each
  * replay, so the ~200 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off.

@@ -9,7 +9,8 @@
  * positions; a batched decode step: n distinct contexts).  The matmuls of one row, and of
  * every row of an exact step, run the PTX matvec kernel (gpu_ptx.c), which computes each row
  * the same way whatever n; several rows otherwise go through cuBLAS (f16 x f16, f32
- * accumulate).  Logits stay on the device, in the contexts' own buffers, until asked for.
+ * accumulate); with $PTXGEN_GPU_WEIGHTS=q8 the matvec rows read an int8 copy of the matrices
+ * (pg_matvec_q8, gpu.c's header) made at load beside the f16 ones.  Logits stay on the device, in the contexts' own buffers, until asked for.
  * Layers: over model_internal.h and kernels.h (model_wmat_row_f32, the pool), gpu_cuda.h. */
 #ifndef PTXGEN_MODEL_GPU_H
 #define PTXGEN_MODEL_GPU_H
@@ -42,7 +43,8 @@ void model_gpu_close(gpu_model *g);
 /* model_load_opts.gpu_defer: refuse at load what model_gpu_open would (the shapes, no libcuda,
  * no device), with CUDA initialised only in a forked probe, never in this process. */
 pg_status model_gpu_check(const model_model *m, pg_diag_sink *diag);
-/* "NVIDIA H200 (f16 weights, 988 MB; cuBLAS libcublas.so.12; graphs)" */
+/* "NVIDIA H200 (f16 weights, 988 MB; cuBLAS libcublas.so.12; graphs; pg_attn_split)"; with q8:
+ * "... (f16 weights, 988 MB + int8 copies 520 MB; ...; graphs; pg_matvec_q8; pg_attn_split)" */
 const char *model_gpu_describe(const gpu_model *g);
 
 /* A context's device half: its K and V caches for max_seq positions, its logits rows. */

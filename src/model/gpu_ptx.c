@@ -44,8 +44,15 @@
 #define Q8_NORM4(i0, i1, i2, i3, off) \
     "    ld.global.nc.v4.f32 {%n0, %n1, %n2, %n3}, [%q+" off "];\n" \
     Q8_NORM1(i0, "0") Q8_NORM1(i1, "1") Q8_NORM1(i2, "2") Q8_NORM1(i3, "3")
-#define Q8_BYTE(w, sh, i) "    bfe.s32 %qi, %" w ", " sh ", 8;\n    cvt.rn.f32.s32 %wf, %qi;\n    fma.rn.f32 %ps, %wf, %x" i ", %ps;\n"
-#define Q8_WORD(w, i0, i1, i2, i3) Q8_BYTE(w, "0", i0) Q8_BYTE(w, "8", i1) Q8_BYTE(w, "16", i2) Q8_BYTE(w, "24", i3)
+/* int8 to f32 without a conversion instruction (I2F runs at a quarter of the FMA rate): the word's
+ * bytes biased to q + 128 (xor 0x80 each), byte j moved under the exponent of 2^23 (prmt with
+ * 0x4B000000: the float 2^23 + q + 128, exactly), then 2^23 + 128 subtracted: q exactly. */
+#define Q8_BYTE(sel, i) \
+    "    prmt.b32 %qi, %u, %magic, " sel ";\n    mov.b32 %wf, %qi;\n    add.f32 %wf, %wf, 0fCB000080;\n" \
+    "    fma.rn.f32 %ps, %wf, %x" i ", %ps;\n"
+#define Q8_WORD(w, i0, i1, i2, i3) \
+    "    xor.b32 %u, %" w ", 0x80808080;\n" \
+    Q8_BYTE("0x7540", i0) Q8_BYTE("0x7541", i1) Q8_BYTE("0x7542", i2) Q8_BYTE("0x7543", i3)
 #define Q8_CHUNK(W0, W1, W2, W3, DH, O0, O1, O2, O3, LX) \
     Q8_XLOAD("0", "1", "2", "3", O0) Q8_XLOAD("4", "5", "6", "7", O1) \
     Q8_XLOAD("8", "9", "10", "11", O2) Q8_XLOAD("12", "13", "14", "15", O3) \
@@ -515,8 +522,8 @@ const char model_gpu_ptx[] =
     "// pg_matvec_q8: pg_matvec over an int8 copy of W ($PTXGEN_GPU_WEIGHTS=q8; gpu.c's q8 layout):\n"
     "// W[r][c] = q[r][c] * d[r][c / 32], q int8 [rows][cols] row-major, d f16 [rows][cols / 32]\n"
     "// (one scale a block of 32 weights, Q8_0 style), same parameters as pg_matvec plus p_d, same\n"
-    "// fused norm, f32 accumulation (each int8 to f32 and an FMA; a block's 16-column partial sum\n"
-    "// times its scale).  One warp per output row, 8 rows a block: lane l reads 16 weights (16 bytes)\n"
+    "// fused norm, f32 accumulation (each int8 to f32 exactly by prmt under 2^23's exponent and a\n"
+    "// subtraction, no cvt, then an FMA; a block's 16-column partial sum times its scale).  One warp per output row, 8 rows a block: lane l reads 16 weights (16 bytes)\n"
     "// at columns 16l, 16l + 512, ... (a warp's loads: 512 consecutive bytes, and 16 consecutive\n"
     "// scales), two chunks per trip so two loads are in flight.  Each activation row is computed\n"
     "// the same way whatever gridDim.x (an exact step equals its one-row steps bit for bit).\n"
@@ -537,7 +544,7 @@ const char model_gpu_ptx[] =
     "{\n"
     "    .reg .pred %out, %two, %one, %lane0, %acc, %norm;\n"
     "    .reg .b16 %da, %db;\n"
-    "    .reg .b32 %thr, %lane, %r, %rows, %cols, %c, %c2, %j, %ldx, %ldy, %accu, %qi, %nb;\n"
+    "    .reg .b32 %thr, %lane, %r, %rows, %cols, %c, %c2, %j, %ldx, %ldy, %accu, %qi, %nb, %u, %magic;\n"
     "    .reg .b32 %a<4>, %b<4>;\n"
     "    .reg .b64 %y, %w, %dd, %x, %wrow, %drow, %xrow, %yp, %p, %off, %nw, %q, %pd;\n"
     "    .reg .f32 %s0, %t, %old, %x<16>, %n<4>, %wf, %ps, %d, %ss, %eps, %scale;\n"
@@ -554,6 +561,7 @@ const char model_gpu_ptx[] =
     "    ld.param.u64 %nw, [p_nw];\n"
     "    ld.param.f32 %eps, [p_eps];\n"
     "    setp.ne.u64 %norm, %nw, 0;\n"
+    "    mov.b32 %magic, 0x4B000000;\n"
     "    cvta.to.global.u64 %y, %y;\n"
     "    cvta.to.global.u64 %w, %w;\n"
     "    cvta.to.global.u64 %dd, %dd;\n"

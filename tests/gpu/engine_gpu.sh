@@ -230,7 +230,7 @@ for m in ("default", "qwen"):
     s = summary[m] = {k: e.get(k) for k in ("decode_tok_s", "decode_tok_s_top", "decode_tok_s_engine", "k", "k_tok_s", "k_tok_s_topk",
                                             "k_tok_s_no_logits", "attention", "attn_split", "weights", "q8")}
     # the per-kernel profiles of a one-token step and a k-sequence step with each attention (bench_gpu --profile), its own file too
-    prof = {md: e["profile_" + md] for md in ("matvec", "split", "k", "k_split") if "profile_" + md in e}
+    prof = {md: e["profile_" + md] for md in ("matvec", "split", "k", "k_split", "q8") if "profile_" + md in e}
     if prof:
         json.dump(prof, open(os.path.join(out, "engine_gpu_profile_%s.json" % m), "w"), indent=1)
         s["profile"] = {md: {"step_ms_eager": p["step_ms_eager"], "launches_per_step": p["profile"]["launches_per_step"],
