@@ -8,7 +8,7 @@
 # Every gen names models/default (the 15M model): with the Qwen base fetched, gen's default is the
 # two-stage 0.5B, which the stand-in's C kernels would run for minutes a request.
 set -u
-unset PTXGEN_GPU_ATTN   # the runs below that name no attention check the default
+unset PTXGEN_GPU_ATTN PTXGEN_GPU_WEIGHTS   # the runs below that name none check the defaults
 cd "$(dirname "$0")/.."
 BUILD=${PTXGEN_BUILD:-build}
 pass=0
@@ -89,6 +89,35 @@ grep -q 'graph_launches [1-9]' "$tmp/rep.txt" && ok || bad "one-row steps did no
 # the same with graphs off: every launch direct
 PTXGEN_GPU_GRAPH=0 timeout 300 "$BUILD/bench_gpu" models/default --prompt 16 --steps 8 --tg 2 --k 2 --ksteps 1 --out "$tmp/b2.json" > "$tmp/b2.txt" 2>&1 \
     && grep -q 'graph_launches 0' "$tmp/rep.txt" && grep -q 'no graphs' "$tmp/b2.txt" && ok || bad "PTXGEN_GPU_GRAPH=0: $(tail -3 "$tmp/b2.txt") $(cat "$tmp/rep.txt")"
+
+# $PTXGEN_GPU_WEIGHTS=q8: int8 copies beside the f16 weights (the description says so), bench_gpu's checks on
+# the f16 ones and its q8 section (pg_matvec_q8 in one-row graphs and exact steps, teacher-forced against the
+# CPU engine, its exact step of 4 bit for bit); the stand-in's pg_matvec_q8 checks the q8 layout's offsets
+PTXGEN_GPU_WEIGHTS=q8 timeout 300 "$BUILD/bench_gpu" models/default --prompt 24 --steps 8 --tg 3 --k 2 --ksteps 1 --profile 2 --qsteps 6 \
+    --out "$tmp/bq.json" > "$tmp/bq.txt" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^check q8 *pass' "$tmp/bq.txt" && grep -q '^gpu engine: .*int8 copies [0-9]* MB.*pg_matvec_q8; pg_attn_split)' "$tmp/bq.txt" && ok ||
+    bad "bench_gpu with PTXGEN_GPU_WEIGHTS=q8: exit $rc: $(grep -E '^check.*FAIL|gpu engine|check q8' "$tmp/bq.txt")"
+python3 - "$tmp/bq.json" <<'PY' && ok || bad "bench_gpu's q8 JSON: $(grep -o '"q8": {[^}]*}[^}]*}' "$tmp/bq.json" | head -c 600)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+q = d["q8"]
+assert d["weights"] == "q8" and d["failed_checks"] == 0, d["weights"]
+assert q["exact_bits_q8"] is True and q["steps"] == 6 and q["max_rel_err"]["q8"] <= 0.1 and q["max_rel_err"]["q8"] != q["max_rel_err"]["f16"], q
+assert q["decode_tok_s"]["f16"] > 0 and q["decode_tok_s"]["q8"] > 0 and q["decode_tok_s_top"]["q8"] > 0, q
+assert q["prefill_top"]["q8"] == q["prefill_top"]["cpu"], q
+# the q8 profile: every matmul of a one-token step through pg_matvec_q8, none through pg_matvec; the f16 one the reverse
+names = {k["name"] for k in d["profile_q8"]["profile"]["kernels"]}
+assert {"pg_matvec_q8 " + m for m in ("qkv", "o", "gate_up", "down", "head")} <= names and not any(n.startswith("pg_matvec ") for n in names), names
+assert not any(k["name"].startswith("pg_matvec_q8") for k in d["profile_split"]["profile"]["kernels"]), d["profile_split"]
+PY
+grep -q 'graph_launches [1-9]' "$tmp/rep.txt" && ok || bad "q8: one-row steps did not replay the graph: $(cat "$tmp/rep.txt")"
+# an unknown value is refused at load, naming the variable and the values it takes
+PTXGEN_GPU_WEIGHTS=q4 timeout 300 "$BUILD/ptxgen" gen --model models/default --device gpu "add two float vectors" --samples 1 --max-tokens 48 \
+    -o "$tmp/wbad.ptx" > /dev/null 2> "$tmp/wbad.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'E7[0-9][0-9].*PTXGEN_GPU_WEIGHTS="q4": f16 (the default) or q8' "$tmp/wbad.err" && [ ! -e "$tmp/wbad.ptx" ] && ok ||
+    bad "PTXGEN_GPU_WEIGHTS=q4: exit $rc: $(tail -3 "$tmp/wbad.err")"
 
 # gen end to end on the engine: the summary line names the device, --json says it
 timeout 300 "$BUILD/ptxgen" gen --model models/default --device gpu "add two float vectors" --samples 1 --max-tokens 48 --json -o "$tmp/k.ptx" > "$tmp/g.json" 2> "$tmp/g.err"

@@ -166,7 +166,11 @@ PG_API void *model_gpu_server(const model_model *m);
  * pg_attention (a load's with $PTXGEN_GPU_ATTN=full; "split" or unset is the default, any other
  * value fails the load with PG_ERR_USAGE; setting 1 is PG_ERR_INVALID when a KV head has more than
  * 8 query heads); model_device_desc ends "; pg_attn_split)" or "; pg_attention)", the attention the
- * steps run; "profile" 1 = start a per-kernel profile
+ * steps run; "q8" 1 = the matvec rows (one-row and exact steps) read the int8 copies through
+ * pg_matvec_q8, 0 = the f16 weights through pg_matvec (a load with $PTXGEN_GPU_WEIGHTS=q8 makes the
+ * copies and starts with 1; "f16" or unset: no copies, and setting 1 is PG_ERR_INVALID; any other
+ * value fails the load with PG_ERR_USAGE); the description then has "; pg_matvec_q8" before the
+ * attention; "profile" 1 = start a per-kernel profile
  * (the steps then run launch by launch, not as graphs, an event pair around each launch and
  * cuBLAS call; counts cleared), 0 = stop.  PG_ERR_USAGE for the CPU engine or another key. */
 PG_API pg_status model_gpu_option(model_model *m, const char *key, int value, pg_diag_sink *diag);

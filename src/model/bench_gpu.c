@@ -2,7 +2,7 @@
  * runs it on the GPU machine).
  *
  *   build/bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64]
- *                         [--tol 0.02] [--threads N] [--prompt N] [--profile 32] [--out FILE.json]
+ *                         [--tol 0.02] [--threads N] [--prompt N] [--profile 32] [--qsteps 512] [--out FILE.json]
  *
  * Checks (each prints one line "check NAME: pass|FAIL ..." and goes into the JSON):
  *   prefill   the last prompt position's logits: max |gpu - cpu| / max |cpu| <= tol, same top token
@@ -21,6 +21,12 @@
  *             (prefilled through it) against the CPU engine within tol with the same top token, a
  *             batched step of 4 rows against pg_attention's within tol, and its exact step of 4 tokens
  *             equal to 4 of its one-token steps bit for bit
+ *   q8        with $PTXGEN_GPU_WEIGHTS=q8 (the engine's int8 copies, pg_matvec_q8; the checks above then run
+ *             the f16 weights, model_gpu_option "q8" 0): --qsteps (512) steps teacher-forced by the CPU
+ *             engine's greedy tokens, q8's and f16's max rel err and top-token agreement, q8's exact step
+ *             of 4 bit for bit, and one sequence's decode tok/s f16 and q8 alternating ("q8" in the JSON,
+ *             "weights": "f16" or "q8"); fails only on a gross error (rel err > 0.1, another top token on
+ *             the prompt's last row) or the exact step (q8_section)
  * The other checks run the attention the engine loaded with: the split-KV attention by default,
  * pg_attention with $PTXGEN_GPU_ATTN=full ("attention" in the JSON: "split" or "full").
  * The CPU engine runs GGUF models in exact mode (dequantized rows x f32 activations), the
@@ -111,14 +117,141 @@ static void check(const char *name, bool ok, const char *fmt, ...) {
     "\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<8>;\n\n"                  \
     "\tld.param.u64 %rd1, [x];\n\tld.param.u64 %rd2, [y];\n\tld.param.f32 %f1, [a];\n"
 
+/* $PTXGEN_GPU_WEIGHTS=q8 (the engine loaded with int8 copies; model_gpu_option "q8" switches pg_matvec_q8
+ * on and off): (1) decode speed of one sequence, f16 and q8 alternating, two rounds each, the better
+ * kept: model_forward with the logits row copied to the host (as decode_tok_s) and model_forward_top
+ * (token on the device, as decode_tok_s_top); (2) the logits against the CPU engine: the prompt, then
+ * nq tokens the CPU engine chooses greedily, fed to all three (teacher forcing): each step's max rel
+ * err and whether the top token agrees, for q8 and f16 (q8's first disagreement is where its own
+ * greedy run would leave the CPU's); (3) q8's exact step of 4 equals 4 of its one-token steps bit for
+ * bit; (4) with --profile N, N one-token steps with q8 kernel by kernel.  q8 is not bit-exact: "check q8" fails only on a gross error (the prompt's last row with another
+ * top token than the CPU's, a step's rel err > 0.1) or on the exact step.  Ends with q8 off. */
+static void q8_section(model_model *cpu, model_model *gpu, const int32_t *ids, int P, int nq, int tg, int nprof, double tol, pg_diag_sink *sink) {
+    int V = model_get_config(cpu)->vocab_size;
+    float *lc = malloc((size_t)V * 4), *lq = malloc((size_t)V * 4), *lf = malloc((size_t)V * 4), tv[MODEL_TOPK];
+    float *ex4 = malloc((size_t)4 * V * 4), *one4 = malloc((size_t)4 * V * 4);
+    int32_t *toks = calloc((size_t)(nq + tg + 8), 4), ti[MODEL_TOPK];   /* zeros: valid ids for the exact step when tg < 4 */
+    bool ok = lc && lq && lf && ex4 && one4 && toks;
+    /* (1) speed */
+    double dec[2] = {0, 0}, top[2] = {0, 0};
+    for (int round = 0; ok && round < 2; round++)
+        for (int md = 0; ok && md < 2; md++) {
+            model_ctx *s1 = NULL;
+            ok = model_gpu_option(gpu, "q8", md, sink) == PG_OK && model_ctx_new(gpu, P + tg + 4, &s1, sink) == PG_OK &&
+                 model_forward(s1, ids, P, lq, NULL, sink) == PG_OK;
+            double t3 = now();
+            for (int d = 0; ok && d < tg; d++) {
+                toks[d] = argmax(lq, V);
+                ok = model_forward(s1, &toks[d], 1, lq, NULL, sink) == PG_OK;
+            }
+            double r = tg / (now() - t3);
+            if (r > dec[md]) dec[md] = r;
+            model_ctx_free(s1);
+            s1 = NULL;
+            ok = ok && model_ctx_new(gpu, P + tg + 4, &s1, sink) == PG_OK && model_forward_top(s1, ids, P, tv, ti, sink) == PG_OK;
+            t3 = now();
+            for (int d = 0; ok && d < tg; d++) {
+                int32_t t1 = ti[0];
+                ok = model_forward_top(s1, &t1, 1, tv, ti, sink) == PG_OK;
+            }
+            r = tg / (now() - t3);
+            if (r > top[md]) top[md] = r;
+            model_ctx_free(s1);
+        }
+    /* (2) against the CPU engine, teacher-forced by its greedy tokens */
+    model_ctx *cc = NULL, *cq = NULL, *cf = NULL;
+    ok = ok && model_ctx_new(cpu, P + nq + 4, &cc, sink) == PG_OK && model_ctx_new(gpu, P + nq + 4, &cq, sink) == PG_OK &&
+         model_ctx_new(gpu, P + nq + 4, &cf, sink) == PG_OK && model_forward(cc, ids, P, lc, NULL, sink) == PG_OK &&
+         model_gpu_option(gpu, "q8", 1, sink) == PG_OK && model_forward(cq, ids, P, lq, NULL, sink) == PG_OK &&
+         model_gpu_option(gpu, "q8", 0, sink) == PG_OK && model_forward(cf, ids, P, lf, NULL, sink) == PG_OK;
+    double e0q = ok ? rel_err(lq, lc, V) : 1e30, e0f = ok ? rel_err(lf, lc, V) : 1e30, eq = 0, ef = 0, sq = 0;
+    int top0q = ok ? argmax(lq, V) : -1, top0c = ok ? argmax(lc, V) : -2, agq = 0, agf = 0, firstq = -1, done = 0;
+    for (int s = 0; ok && s < nq; s++) {
+        int32_t tc = argmax(lc, V);
+        int aq = argmax(lq, V) == tc, af = argmax(lf, V) == tc;
+        agq += aq;
+        agf += af;
+        if (!aq && firstq < 0) firstq = s;
+        ok = model_forward(cc, &tc, 1, lc, NULL, sink) == PG_OK && model_gpu_option(gpu, "q8", 1, sink) == PG_OK &&
+             model_forward(cq, &tc, 1, lq, NULL, sink) == PG_OK && model_gpu_option(gpu, "q8", 0, sink) == PG_OK &&
+             model_forward(cf, &tc, 1, lf, NULL, sink) == PG_OK;
+        if (!ok) break;
+        double a = rel_err(lq, lc, V), b = rel_err(lf, lc, V);
+        if (a > eq || a != a) eq = a;
+        if (b > ef || b != b) ef = b;
+        sq += a;
+        done++;
+    }
+    model_ctx_free(cc);
+    model_ctx_free(cq);
+    model_ctx_free(cf);
+    /* (3) q8's exact step of 4 against 4 of its one-token steps */
+    bool bits = false;
+    if (ok) {
+        model_ctx *x1 = NULL, *x2 = NULL;
+        int r4[4] = {0, 1, 2, 3};
+        ok = model_gpu_option(gpu, "q8", 1, sink) == PG_OK && model_ctx_new(gpu, P + 8, &x1, sink) == PG_OK &&
+             model_ctx_new(gpu, P + 8, &x2, sink) == PG_OK && model_forward_hidden(x1, ids, P, sink) == PG_OK &&
+             model_forward_hidden(x2, ids, P, sink) == PG_OK && model_forward_exact(x1, toks, 4, sink) == PG_OK &&
+             model_logits_rows(x1, r4, 4, NULL, 0, ex4, sink) == PG_OK;
+        for (int s = 0; ok && s < 4; s++) ok = model_forward(x2, &toks[s], 1, one4 + (size_t)s * V, NULL, sink) == PG_OK;
+        bits = ok && !memcmp(ex4, one4, (size_t)4 * V * 4);
+        model_ctx_free(x1);
+        model_ctx_free(x2);
+    }
+    /* (4) --profile: nprof one-token steps with q8, launch by launch ("profile_q8", as "profile_split") */
+    char *pj = nprof > 0 ? malloc(1 << 16) : NULL;
+    if (ok && pj) {
+        model_ctx *s1 = NULL;
+        bool pok = model_ctx_new(gpu, P + nprof + 4, &s1, sink) == PG_OK && model_forward_top(s1, ids, P, tv, ti, sink) == PG_OK &&
+                   model_gpu_option(gpu, "profile", 1, sink) == PG_OK;
+        double t3 = now();
+        for (int d = 0; pok && d < nprof; d++) {
+            int32_t t1 = ti[0];
+            pok = model_forward_top(s1, &t1, 1, tv, ti, sink) == PG_OK;
+        }
+        double wall = (now() - t3) * 1e3 / nprof;
+        pok = pok && model_gpu_profile(gpu, pj, 1 << 16, sink) == PG_OK;
+        model_gpu_option(gpu, "profile", 0, sink);
+        if (pok) {
+            printf("profile q8: %.3f ms a step launched eagerly; %s\n", wall, pj);
+            fprintf(js, "  \"profile_q8\": {\"step_ms_eager\": %.4f, \"profile\": %s},\n", wall, pj);
+        } else
+            check("profile", false, "the q8 profile failed (see the diagnostic)");
+        model_ctx_free(s1);
+    }
+    free(pj);
+    model_gpu_option(gpu, "q8", 0, sink);
+    check("q8", ok && top0q == top0c && e0q <= 0.1 && eq <= 0.1 && bits,
+          "pg_matvec_q8 against the CPU engine: prompt's last row rel err %.3g (f16 %.3g), top %d / %d; %d teacher-forced steps: max rel "
+          "err %.3g (f16 %.3g), mean %.3g, top token agrees in %d (f16 %d), first disagreement at step %d; exact step of 4 == 4 "
+          "one-token steps bit for bit: %s (gross error only fails: tol %g is f16's)",
+          e0q, e0f, top0q, top0c, done, eq, ef, done ? sq / done : 0.0, agq, agf, firstq, bits ? "yes" : "no", tol);
+    printf("speed: weights, one sequence: %.0f tok/s f16, %.0f tok/s q8 (logits row to the host); %.0f tok/s f16, %.0f tok/s q8 "
+           "(token on the device)\n", dec[0], dec[1], top[0], top[1]);
+    fprintf(js, "  \"q8\": {\"decode_tok_s\": {\"f16\": %.1f, \"q8\": %.1f}, \"decode_tok_s_top\": {\"f16\": %.1f, \"q8\": %.1f}, "
+                "\"prefill_rel_err\": {\"f16\": %.4g, \"q8\": %.4g}, \"prefill_top\": {\"q8\": %d, \"cpu\": %d}, \"steps\": %d, "
+                "\"max_rel_err\": {\"f16\": %.4g, \"q8\": %.4g}, \"mean_rel_err_q8\": %.4g, \"top_agree\": {\"f16\": %d, \"q8\": %d}, "
+                "\"first_disagreement_q8\": %d, \"exact_bits_q8\": %s},\n",
+            dec[0], dec[1], top[0], top[1], e0f, e0q, top0q, top0c, done, ef, eq, done ? sq / done : 0.0, agf, agq, firstq,
+            bits ? "true" : "false");
+    fflush(js);
+    free(lc);
+    free(lq);
+    free(lf);
+    free(ex4);
+    free(one4);
+    free(toks);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || argv[1][0] == '-') {
         fprintf(stderr, "usage: bench_gpu MODEL [--adapter DIR] [--steps 64] [--tg 256] [--k 32] [--ksteps 64] [--tol 0.02] "
-                        "[--threads N] [--prompt N] [--profile 32] [--out FILE.json]\n");
+                        "[--threads N] [--prompt N] [--profile 32] [--qsteps 512] [--out FILE.json]\n");
         return 2;
     }
     const char *dir = argv[1], *adapter = NULL, *outp = "/dev/stdout";
-    int steps = 64, tg = 256, K = 32, ksteps = 64, threads = 0, prompt_max = 0, nprof = 32;
+    int steps = 64, tg = 256, K = 32, ksteps = 64, threads = 0, prompt_max = 0, nprof = 32, qsteps = 512;
     double tol = 0.02;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--adapter")) adapter = argv[i + 1];
@@ -131,6 +264,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--out")) outp = argv[i + 1];
         else if (!strcmp(argv[i], "--prompt")) prompt_max = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--profile")) nprof = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--qsteps")) qsteps = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_gpu: unknown option %s\n", argv[i]);
             return 2;
@@ -193,6 +327,14 @@ int main(int argc, char **argv) {
     fprintf(js, "  \"device\": \"%s\", \"cpu_engine\": \"%s\", \"load_s\": %.3f, \"vocab\": %d, \"prompt_tokens\": %d, \"tol\": %g,\n",
             jclean(model_device_desc(gpu)), jclean(model_device_desc(cpu)), tgpu, V, P, tol);
     fprintf(js, "  \"attention\": \"%s\",\n", split0 ? "split" : "full");
+    /* $PTXGEN_GPU_WEIGHTS=q8: the engine loaded int8 copies and runs pg_matvec_q8; every check below runs
+     * the f16 weights (q8 switched off), the q8 section at the end compares the two */
+    int q80 = strstr(model_device_desc(gpu), "pg_matvec_q8") != NULL;
+    fprintf(js, "  \"weights\": \"%s\",\n", q80 ? "q8" : "f16");
+    if (q80 && model_gpu_option(gpu, "q8", 0, &sink) != PG_OK) {
+        fprintf(stderr, "bench_gpu: model_gpu_option \"q8\" 0 failed\n");
+        return 2;
+    }
     fflush(js);
 
     int maxs = P + steps + tg + 16;
@@ -591,6 +733,8 @@ int main(int argc, char **argv) {
     free(one4);
     free(hostt);
     free(devt);
+
+    if (q80 && qsteps > 0) q8_section(cpu, gpu, ids, P, qsteps, tg, nprof, tol, &sink);
 
     fprintf(js, "  \"failed_checks\": %d\n}\n", nfail);
     fclose(js);

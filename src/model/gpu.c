@@ -19,6 +19,13 @@
  * matmul is pg_matvec for one row and for the rows of an exact step (each row computed as a
  * one-row step computes it; a norm before it is done inside the matvec, which saves the two
  * pg_rmsnorm launches a layer), cuBLAS GemmEx (f16 x f16 -> f32) for several rows.
+ * $PTXGEN_GPU_WEIGHTS=q8 (weights_env; default f16): the load also makes an int8 copy of every layer
+ * matrix and of the head (model_gpu_q8_row: blocks of 32 weights, an f16 scale each; the q8 layout
+ * below), and pg_matvec_q8 reads it wherever pg_matvec would run (one row, exact steps; ~1.06 bytes
+ * a weight instead of 2).  The copies are extra device memory (~0.53x the f16 matrices): cuBLAS, for
+ * the steps of several rows, keeps reading the f16 ones, so a prefill's layers are f16 and the
+ * decode steps after it q8.  model_gpu_set "q8" switches the q8 matvec off and on again (bench_gpu
+ * times both in one process).
  * A one-row step is captured once as a CUDA graph and replayed: its inputs (the token, the
  * row's cache and position) sit in device buffers the graph reads, uploaded before each
  * replay, so the ~200 launches of a decode step cost one.  $PTXGEN_GPU_GRAPH=0 turns that off.
@@ -28,6 +35,7 @@
 #include "gpu_blas.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +52,15 @@ _Static_assert(sizeof(gpu_rowdesc) == 24, "the kernels read 24-byte row descript
 typedef struct {
     CUdeviceptr ln1, ln2, bqkv;          /* f32; bqkv 0 when the model has no q/k/v bias */
     CUdeviceptr qkv, o, gate_up, down;   /* f16 [rows][cols] */
+    CUdeviceptr qkv_q, o_q, gate_up_q, down_q;   /* $PTXGEN_GPU_WEIGHTS=q8: their int8 copies (q8 layout below), else 0 */
 } gpu_layer;
+
+/* The q8 layout of a matrix W [rows][cols] (cols % 32 == 0), one device allocation:
+ *   int8 q [rows][cols]        row-major, at byte 0
+ *   f16  d [rows][cols / 32]   at byte rows * cols: block b of row r is columns [32b, 32b + 32)
+ * and W[r][c] ~= q[r][c] * d[r][c / 32] (model_gpu_q8_row).  pg_matvec_q8's lane l reads bytes
+ * [16l, 16l + 16) of a 512-byte slice of a row (a warp: the slice, coalesced) and the slice's 16 scales. */
+static size_t q8_bytes(size_t rows, size_t cols) { return rows * cols + rows * (cols / 32) * 2; }
 
 /* pg_topk's pinned staging: the rows' device addresses going out, each row's candidates (values,
  * then ids, GPU_TOPK_NONE padding a row of fewer finite logits) coming back. */
@@ -69,6 +85,10 @@ struct gpu_model {
     cublasHandle_t blas;
     gpu_layer *L;
     CUdeviceptr embed, head, norm;       /* head == embed when tied and no LoRA on the head */
+    CUdeviceptr head_q;                  /* the head's int8 copy (q8 layout; its own even when tied), else 0 */
+    bool q8;                             /* the int8 copies are loaded ($PTXGEN_GPU_WEIGHTS=q8) */
+    bool q8_on;                          /* pg_matvec_q8 for the matvec rows (on at load with the copies; model_gpu_set "q8") */
+    size_t qbytes;                       /* device bytes of the int8 copies */
     CUdeviceptr rope_cos, rope_sin;      /* [rope_max][hd/2] f32, the CPU engine's values */
     int rope_max;
     /* scratch for GPU_ROWS rows */
@@ -177,13 +197,42 @@ static uint16_t f16_of(float f) {
     return (uint16_t)(sign | v);
 }
 
+/* gpu.h: one row's Q8 blocks.  A block's scale is max|w| / 127 rounded up to an f16 (so no
+ * |w| / d exceeds 127: q never clips), q = round(w / d) to nearest, ties away from zero. */
+bool model_gpu_q8_row(const float *w, int cols, int8_t *q, uint16_t *d) {
+    if (cols % 32) return false;
+    for (int b = 0; b < cols / 32; b++) {
+        const float *x = w + 32 * b;
+        float amax = 0;
+        for (int i = 0; i < 32; i++) {
+            if (!isfinite(x[i])) return false;
+            if (fabsf(x[i]) > amax) amax = fabsf(x[i]);
+        }
+        float want = amax / 127.0f;
+        uint16_t h = f16_of(want);
+        if (model_f16_to_f32(h) < want) h++;   /* positive: the next f16 up (0x7bff + 1 is infinity) */
+        if ((h & 0x7c00) == 0x7c00) return false;   /* beyond f16's range */
+        d[b] = h;
+        float s = model_f16_to_f32(h);
+        for (int i = 0; i < 32; i++) {
+            float v = s > 0 ? roundf(x[i] / s) : 0.0f;
+            q[32 * b + i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
+        }
+    }
+    return true;
+}
+
 /* One matrix to f16 rows on the pool: row r dequantized (model_wmat_row_f32), the LoRA side
- * path merged (row += sum_k B[r][k] A[k], f32), rounded. */
+ * path merged (row += sum_k B[r][k] A[k], f32), rounded; with q: its Q8 blocks too, from the
+ * f32 row (not the f16 one). */
 typedef struct {
     const wmat *w;
     const lora_side *ls;
     const float *A;       /* ls->A as f32 rows [R][cols] */
     uint16_t *dst;        /* [rows][cols] */
+    int8_t *q;            /* NULL, or the q8 layout's q [rows][cols] */
+    uint16_t *qd;         /* and its d [rows][cols / 32] */
+    atomic_int bad;       /* 1 + a row model_gpu_q8_row refused, else 0 */
     pg_pool *pool;
 } up_job;
 
@@ -208,31 +257,50 @@ static void up_rows(void *arg, int r0, int r1, int ith) {
         }
         uint16_t *d = J->dst + (size_t)r * cols;
         for (int c = 0; c < cols; c++) d[c] = f16_of(row[c]);
+        if (J->q && !model_gpu_q8_row(row, cols, J->q + (size_t)r * cols, J->qd + (size_t)r * (cols / 32)))
+            atomic_store(&((up_job *)arg)->bad, r + 1);
     }
 }
 
-/* Upload w (+ its LoRA side path ls, may be NULL or empty) as f16 [rows][cols]. */
-static bool up_mat(gpu_model *g, const wmat *w, const lora_side *ls, CUdeviceptr *out, const char *what) {
-    size_t n = (size_t)w->rows * w->cols;
+/* Upload w (+ its LoRA side path ls, may be NULL or empty) as f16 [rows][cols]; out NULL: not
+ * that; qout not NULL: its int8 copy too (the q8 layout). */
+static bool up_mat(gpu_model *g, const wmat *w, const lora_side *ls, CUdeviceptr *out, CUdeviceptr *qout, const char *what) {
+    size_t n = (size_t)w->rows * w->cols, nq = qout ? q8_bytes((size_t)w->rows, (size_t)w->cols) : 0;
     uint16_t *host = malloc(n * 2);
+    int8_t *qh = qout ? malloc(nq) : NULL;
     float *A = NULL;
     if (ls && ls->nmod) {
         A = malloc((size_t)ls->R * w->cols * sizeof *A);
         if (A)
             for (int k = 0; k < ls->R; k++) model_wmat_row_f32(&ls->A, k, A + (size_t)k * w->cols);
     }
-    if (!host || (ls && ls->nmod && !A)) {
+    if (!host || (ls && ls->nmod && !A) || (qout && !qh)) {
         free(host);
         free(A);
-        snprintf(g->err, sizeof g->err, "out of host memory converting %s (%.1f MB)", what, n * 2 / 1048576.0);
+        free(qh);
+        snprintf(g->err, sizeof g->err, "out of host memory converting %s (%.1f MB)", what, (n * 2 + nq) / 1048576.0);
         return false;
     }
-    up_job J = {w, ls && ls->nmod ? ls : NULL, A, host, g->m->pool};
+    up_job J = {w, ls && ls->nmod ? ls : NULL, A, host, qh, qh ? (uint16_t *)(void *)(qh + n) : NULL, 0, g->m->pool};
     model_pool_run(g->m->pool, up_rows, &J, w->rows);
-    bool ok = dalloc(g, out, n * 2, what) && OK(g, g->cu.cuMemcpyHtoD(*out, host, n * 2));
-    g->wbytes += n * 2;
+    int bad = atomic_load(&J.bad);
+    bool ok = true;
+    if (bad) {
+        snprintf(g->err, sizeof g->err, "PTXGEN_GPU_WEIGHTS=q8: %s row %d has a weight that is not finite or a block beyond f16's range",
+                 what, bad - 1);
+        ok = false;
+    }
+    if (ok && out) {
+        ok = dalloc(g, out, n * 2, what) && OK(g, g->cu.cuMemcpyHtoD(*out, host, n * 2));
+        g->wbytes += n * 2;
+    }
+    if (ok && qout) {
+        ok = dalloc(g, qout, nq, what) && OK(g, g->cu.cuMemcpyHtoD(*qout, qh, nq));
+        g->qbytes += nq;
+    }
     free(host);
     free(A);
+    free(qh);
     return ok;
 }
 
@@ -285,7 +353,9 @@ static bool rope_tables(gpu_model *g, int npos) {
 }
 
 /* desc0 and the attention the steps run (bench_gpu reads it back) */
-static void desc_set(gpu_model *g) { snprintf(g->desc, sizeof g->desc, "%s; %s)", g->desc0, g->attn_split ? "pg_attn_split" : "pg_attention"); }
+static void desc_set(gpu_model *g) {
+    snprintf(g->desc, sizeof g->desc, "%s; %s%s)", g->desc0, g->q8_on ? "pg_matvec_q8; " : "", g->attn_split ? "pg_attn_split" : "pg_attention");
+}
 
 /* $PTXGEN_GPU_ATTN, the attention a load starts with: unset, empty or "split" the split-KV attention
  * where the model admits it (the default since 2026-12-07: +27% tok/s one sequence, +23% at k = 32 for
@@ -297,6 +367,21 @@ static int attn_env(pg_diag_sink *diag) {
     if (!strcmp(e, "full")) return 0;
     pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0,
                  "PTXGEN_GPU_ATTN=\"%.64s\": full (pg_attention) or split (pg_attn_split + pg_attn_merge, the default)", e);
+    return -1;
+}
+
+/* $PTXGEN_GPU_WEIGHTS, the weights the matvec rows read: unset, empty or "f16" the f16 copies
+ * (the default until q8 is measured on a GPU), "q8" also an int8 copy of every layer matrix and the
+ * head (Q8_0-style blocks of 32, an f16 scale each; ~0.53x the f16 bytes) that pg_matvec_q8 reads
+ * for one-row steps and exact steps (cuBLAS keeps the f16 ones: both copies are on the device).
+ * 1, 0; -1 and PG_ERR_USAGE said for anything else, at load. */
+static int weights_env(pg_diag_sink *diag) {
+    const char *e = getenv("PTXGEN_GPU_WEIGHTS");
+    if (!e || !*e || !strcmp(e, "f16")) return 0;
+    if (!strcmp(e, "q8")) return 1;
+    pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0,
+                 "PTXGEN_GPU_WEIGHTS=\"%.64s\": f16 (the default) or q8 (an int8 copy of the matrices for the one-row matvec, "
+                 "pg_matvec_q8)", e);
     return -1;
 }
 
@@ -315,7 +400,9 @@ void model_gpu_close(gpu_model *g) {
             gpu_layer *L = &g->L[l];
             dfree(g, &L->ln1); dfree(g, &L->ln2); dfree(g, &L->bqkv);
             dfree(g, &L->qkv); dfree(g, &L->o); dfree(g, &L->gate_up); dfree(g, &L->down);
+            dfree(g, &L->qkv_q); dfree(g, &L->o_q); dfree(g, &L->gate_up_q); dfree(g, &L->down_q);
         }
+        dfree(g, &g->head_q);
         if (g->head != g->embed) dfree(g, &g->head);
         dfree(g, &g->embed); dfree(g, &g->norm); dfree(g, &g->rope_cos); dfree(g, &g->rope_sin);
         CUdeviceptr *s[] = {&g->part, &g->x, &g->xb, &g->xb16, &g->qkv, &g->att, &g->att16, &g->gu, &g->h, &g->h16, &g->logits, &g->toks, &g->rows,
@@ -346,6 +433,14 @@ static bool shapes_ok(const model_config *c, char *why, size_t n) {
     return false;
 }
 
+/* pg_matvec_q8's blocks of 32 columns: the matrices' columns H, nh hd and I */
+static bool q8_shapes_ok(const model_config *c, char *why, size_t n) {
+    if (c->hidden_size % 32 == 0 && c->intermediate_size % 32 == 0 && (c->num_attention_heads * c->head_dim) % 32 == 0) return true;
+    snprintf(why, n, "hidden size %d / intermediate size %d not multiples of 32 (the int8 copy's blocks)", c->hidden_size,
+             c->intermediate_size);
+    return false;
+}
+
 /* The deferred engine's check at load (gpu.h): what model_gpu_open would refuse first, said the
  * same way, without initialising CUDA here: cuInit and the device count run in a forked child. */
 pg_status model_gpu_check(const model_model *m, pg_diag_sink *diag) {
@@ -355,6 +450,12 @@ pg_status model_gpu_check(const model_model *m, pg_diag_sink *diag) {
         return PG_ERR_INVALID;
     }
     if (attn_env(diag) < 0) return PG_ERR_USAGE;
+    int q8 = weights_env(diag);
+    if (q8 < 0) return PG_ERR_USAGE;
+    if (q8 && !q8_shapes_ok(&m->cfg, why, sizeof why)) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "PTXGEN_GPU_WEIGHTS=q8 cannot run this model: %s", why);
+        return PG_ERR_INVALID;
+    }
     gpu_cuda cu;
     if (!gpu_cuda_load(&cu, GPU_CUDA_ENGINE, why, sizeof why)) {
         pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "--device gpu needs the NVIDIA driver's libcuda: %s (use --device cpu)", why);
@@ -387,6 +488,12 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     }
     int split = attn_env(diag);
     if (split < 0) return PG_ERR_USAGE;
+    int q8 = weights_env(diag);
+    if (q8 < 0) return PG_ERR_USAGE;
+    if (q8 && !q8_shapes_ok(c, why, sizeof why)) {
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "PTXGEN_GPU_WEIGHTS=q8 cannot run this model: %s", why);
+        return PG_ERR_INVALID;
+    }
     gpu_model *g = calloc(1, sizeof *g);
     if (!g) return PG_ERR_NOMEM;
     g->m = m;
@@ -440,15 +547,20 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
         gpu_layer *D = &g->L[l];
         ok = up_f32(g, L->ln1, (size_t)H, &D->ln1, "a norm") && up_f32(g, L->ln2, (size_t)H, &D->ln2, "a norm") &&
              (!L->bqkv || up_f32(g, L->bqkv, (size_t)W, &D->bqkv, "a bias")) &&
-             up_mat(g, &L->qkv, &L->lqkv, &D->qkv, "q|k|v") && up_mat(g, &L->o, &L->lo, &D->o, "o") &&
-             up_mat(g, &L->gate_up, &L->lgu, &D->gate_up, "gate|up") && up_mat(g, &L->down, &L->ldown, &D->down, "down");
+             up_mat(g, &L->qkv, &L->lqkv, &D->qkv, q8 ? &D->qkv_q : NULL, "q|k|v") &&
+             up_mat(g, &L->o, &L->lo, &D->o, q8 ? &D->o_q : NULL, "o") &&
+             up_mat(g, &L->gate_up, &L->lgu, &D->gate_up, q8 ? &D->gate_up_q : NULL, "gate|up") &&
+             up_mat(g, &L->down, &L->ldown, &D->down, q8 ? &D->down_q : NULL, "down");
     }
-    ok = ok && up_mat(g, &m->embed, NULL, &g->embed, "the embedding") && up_f32(g, m->norm, (size_t)H, &g->norm, "the final norm");
+    bool tied = c->tie_word_embeddings && !m->lhead.nmod;
+    ok = ok && up_mat(g, &m->embed, NULL, &g->embed, q8 && tied ? &g->head_q : NULL, "the embedding") &&
+         up_f32(g, m->norm, (size_t)H, &g->norm, "the final norm");
     if (ok) {   /* the output head: the embedding when tied, unless LoRA changes the head alone */
         const wmat *hw = c->tie_word_embeddings ? &m->embed : &m->lm_head;
-        if (c->tie_word_embeddings && !m->lhead.nmod) g->head = g->embed;
-        else ok = up_mat(g, hw, &m->lhead, &g->head, "the output head");
+        if (tied) g->head = g->embed;
+        else ok = up_mat(g, hw, &m->lhead, &g->head, q8 ? &g->head_q : NULL, "the output head");
     }
+    g->q8 = g->q8_on = ok && q8;
     int npos = c->max_position_embeddings > 0 ? c->max_position_embeddings : 4096;
     ok = ok && rope_tables(g, npos);
     /* scratch for GPU_ROWS rows */
@@ -487,7 +599,9 @@ pg_status model_gpu_open(model_model *m, pg_diag_sink *diag) {
     const char *env = getenv("PTXGEN_GPU_GRAPH");
     g->graph_off = !a->cuStreamBeginCapture || (env && !strcmp(env, "0"));
     g->attn_split = g->part && split;   /* a model of GQA groups over 8: pg_attention, whatever the variable says */
-    snprintf(g->desc0, sizeof g->desc0, "%.100s (f16 weights, %.0f MB; %s%.160s; %s", name, g->wbytes / 1048576.0,
+    char wq[96] = "";
+    if (g->q8) snprintf(wq, sizeof wq, " + int8 copies %.0f MB", g->qbytes / 1048576.0);
+    snprintf(g->desc0, sizeof g->desc0, "%.100s (f16 weights, %.0f MB%s; %s%.160s; %s", name, g->wbytes / 1048576.0, wq,
              g->blas ? "cuBLAS " : "no cuBLAS: ", g->blas ? g->cb.name : g->cb.why[0] ? g->cb.why : "not found",
              g->graph_off ? "no graphs" : "graphs");
     desc_set(g);
@@ -575,7 +689,7 @@ static bool prof_fold(gpu_model *g) {
 static bool launch(gpu_model *g, int k, unsigned gx, unsigned gy, void **args) {
     unsigned block = k == GPU_K_ATTENTION ? 512 : 256;   /* attention: 16 warps over the positions */
     const char *tag = g->tag;
-    if (k != GPU_K_MATVEC) g->tag = NULL;   /* only the matmuls name their matrix */
+    if (k != GPU_K_MATVEC && k != GPU_K_MATVEC_Q8) g->tag = NULL;   /* only the matmuls name their matrix */
     bool ok = prof_before(g, model_gpu_kernel_names[k]) &&
               ok_(g, g->cu.cuLaunchKernel(g->k[k], gx, gy, 1, block, 1, 1, 0, g->st, args, NULL), model_gpu_kernel_names[k]) &&
               prof_after(g);
@@ -583,17 +697,25 @@ static bool launch(gpu_model *g, int k, unsigned gx, unsigned gy, void **args) {
     return ok;
 }
 
-static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n, bool acc) {
+/* wq: W's int8 copy (q8 layout), pg_matvec_q8 reads it while q8_on; else pg_matvec the f16 w */
+static bool matvec(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr wq, CUdeviceptr x, CUdeviceptr nw, int rows, int cols, int n,
+                   bool acc) {
     uint32_t r = (uint32_t)rows, c = (uint32_t)cols, ac = acc, ldx = (uint32_t)cols, ldy = (uint32_t)rows;
     float eps = (float)g->m->cfg.rms_norm_eps;
+    unsigned gy = (unsigned)(rows + 7) / 8;   /* activation rows the fast dimension */
+    if (g->q8_on && wq) {
+        CUdeviceptr d = wq + (CUdeviceptr)rows * (CUdeviceptr)cols;
+        void *qa[] = {&y, &wq, &d, &x, &r, &c, &ac, &ldx, &ldy, &nw, &eps};
+        return launch(g, GPU_K_MATVEC_Q8, (unsigned)n, gy, qa);
+    }
     void *args[] = {&y, &w, &x, &r, &c, &ac, &ldx, &ldy, &nw, &eps};
-    return launch(g, GPU_K_MATVEC, (unsigned)n, (unsigned)(rows + 7) / 8, args);   /* activation rows the fast dimension */
+    return launch(g, GPU_K_MATVEC, (unsigned)n, gy, args);
 }
 
-/* y[n][rows] (+)= x[n][cols] W^T: pg_matvec from the f32 x, else cuBLAS from x16. */
-static bool matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr x16, int rows, int cols, int n, bool acc,
-                   bool vec) {
-    if (vec || !g->blas) return matvec(g, y, w, x, 0, rows, cols, n, acc);
+/* y[n][rows] (+)= x[n][cols] W^T: pg_matvec (or pg_matvec_q8) from the f32 x, else cuBLAS from x16. */
+static bool matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr wq, CUdeviceptr x, CUdeviceptr x16, int rows, int cols, int n,
+                   bool acc, bool vec) {
+    if (vec || !g->blas) return matvec(g, y, w, wq, x, 0, rows, cols, n, acc);
     /* column-major view: y^T [rows][n] = W [cols][rows]^T . x^T [cols][n] */
     float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
     if (!prof_before(g, "cublasGemmEx")) return false;
@@ -613,10 +735,11 @@ static bool rmsnorm(gpu_model *g, CUdeviceptr out, CUdeviceptr out16, CUdevicept
 
 /* y[n][rows] = RMSNorm(x[n][H]) nw @ W^T: pg_matvec normalizes its input itself,
  * else pg_rmsnorm into xb (and xb16) and a matmul from there. */
-static bool normed_matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr x, CUdeviceptr nw, int rows, int n, bool vec) {
+static bool normed_matmul(gpu_model *g, CUdeviceptr y, CUdeviceptr w, CUdeviceptr wq, CUdeviceptr x, CUdeviceptr nw, int rows, int n,
+                          bool vec) {
     int H = g->m->cfg.hidden_size;
-    if (vec || !g->blas) return matvec(g, y, w, x, nw, rows, H, n, false);
-    return rmsnorm(g, g->xb, g->xb16, x, nw, n) && matmul(g, y, w, g->xb, g->xb16, rows, H, n, false, false);
+    if (vec || !g->blas) return matvec(g, y, w, wq, x, nw, rows, H, n, false);
+    return rmsnorm(g, g->xb, g->xb16, x, nw, n) && matmul(g, y, w, 0, g->xb, g->xb16, rows, H, n, false, false);
 }
 
 /* Enqueue the step's kernels for n rows whose tokens and descriptors are on the device;
@@ -644,24 +767,24 @@ static bool run_rows(gpu_model *g, int n, int keep0, bool vec) {
         void *mg[] = {&g->att, &att16, &g->part, &g->rows, &unh, &uhd};
         void *sa[] = {&g->h, &h16, &g->gu, &uI};
         g->tag = "qkv";
-        ok = normed_matmul(g, g->qkv, L->qkv, g->x, L->ln1, W, n, vec) && launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa);
+        ok = normed_matmul(g, g->qkv, L->qkv, L->qkv_q, g->x, L->ln1, W, n, vec) && launch(g, GPU_K_QKV_ROPE, (unsigned)n, 1, qa);
         if (g->attn_split)
             ok = ok && launch(g, GPU_K_ATTN_SPLIT, (unsigned)(ATT_SPLITS * nkv), (unsigned)n, sp) &&
                  launch(g, GPU_K_ATTN_MERGE, (unsigned)nh, (unsigned)n, mg);
         else ok = ok && launch(g, GPU_K_ATTENTION, (unsigned)nh, (unsigned)n, aa);
         g->tag = "o";
-        ok = ok && matmul(g, g->x, L->o, g->att, att16, H, QD, n, true, vec);
+        ok = ok && matmul(g, g->x, L->o, L->o_q, g->att, att16, H, QD, n, true, vec);
         g->tag = "gate_up";
-        ok = ok && normed_matmul(g, g->gu, L->gate_up, g->x, L->ln2, 2 * I, n, vec);
+        ok = ok && normed_matmul(g, g->gu, L->gate_up, L->gate_up_q, g->x, L->ln2, 2 * I, n, vec);
         g->tag = "down";
         ok = ok && launch(g, GPU_K_SILU_MUL, (unsigned)(I + 255) / 256, (unsigned)n, sa) &&
-             matmul(g, g->x, L->down, g->h, h16, H, I, n, true, vec);
+             matmul(g, g->x, L->down, L->down_q, g->h, h16, H, I, n, true, vec);
     }
     g->tag = "head";
     int nk = n - keep0;
     /* one kept row: the matvec, as a one-row step computes it */
     CUdeviceptr x0 = g->x + (CUdeviceptr)keep0 * H * 4;
-    ok = ok && (nk <= 0 || normed_matmul(g, g->logits, g->head, x0, g->norm, V, nk, vec || nk == 1));
+    ok = ok && (nk <= 0 || normed_matmul(g, g->logits, g->head, g->head_q, x0, g->norm, V, nk, vec || nk == 1));
     g->tag = NULL;
     return ok;
 }
@@ -848,8 +971,20 @@ pg_status model_gpu_set(gpu_model *g, const char *key, int value, pg_diag_sink *
         }
         return PG_OK;
     }
+    if (!strcmp(key, "q8")) {
+        if (value && !g->q8) {
+            pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_set \"q8\": the engine loaded no int8 copies (PTXGEN_GPU_WEIGHTS=q8 at load)");
+            return PG_ERR_INVALID;
+        }
+        if (g->q8_on != (value != 0)) {
+            g->q8_on = value != 0;
+            drop_graphs(g);   /* they hold the other matvec */
+            desc_set(g);
+        }
+        return PG_OK;
+    }
     if (strcmp(key, "profile")) {
-        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_set: no switch \"%s\" (attn_split, profile)", key);
+        pg_diag_emit(diag, PG_E_GPU, "gpu", 0, 0, "model_gpu_set: no switch \"%s\" (attn_split, q8, profile)", key);
         return PG_ERR_USAGE;
     }
     if (!value) {

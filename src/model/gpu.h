@@ -9,7 +9,8 @@
  * positions; a batched decode step: n distinct contexts).  The matmuls of one row, and of
  * every row of an exact step, run the PTX matvec kernel (gpu_ptx.c), which computes each row
  * the same way whatever n; several rows otherwise go through cuBLAS (f16 x f16, f32
- * accumulate).  Logits stay on the device, in the contexts' own buffers, until asked for.
+ * accumulate); with $PTXGEN_GPU_WEIGHTS=q8 the matvec rows read an int8 copy of the matrices
+ * (pg_matvec_q8, gpu.c's header) made at load beside the f16 ones.  Logits stay on the device, in the contexts' own buffers, until asked for.
  * Layers: over model_internal.h and kernels.h (model_wmat_row_f32, the pool), gpu_cuda.h. */
 #ifndef PTXGEN_MODEL_GPU_H
 #define PTXGEN_MODEL_GPU_H
@@ -17,9 +18,16 @@
 #include "model_internal.h"
 
 /* The kernels of gpu_ptx.c: the module's text and the entry names, in this order. */
-enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_K_ATTN_SPLIT, GPU_K_ATTN_MERGE, GPU_NKERN };
+enum { GPU_K_EMBED, GPU_K_RMSNORM, GPU_K_MATVEC, GPU_K_QKV_ROPE, GPU_K_ATTENTION, GPU_K_SILU_MUL, GPU_K_TOPK, GPU_K_ATTN_SPLIT, GPU_K_ATTN_MERGE, GPU_K_MATVEC_Q8, GPU_NKERN };
 extern const char model_gpu_ptx[];
 extern const char *const model_gpu_kernel_names[GPU_NKERN];
+
+/* $PTXGEN_GPU_WEIGHTS=q8's int8 copy of a matrix row, on the host (gpu.c's q8 layout): w[cols]
+ * (cols % 32 == 0) to q[cols] and d[cols / 32] (f16 bits), Q8_0 style: block b (columns 32b..32b+31)
+ * has the scale d[b] = max|w| / 127 rounded up to an f16 and q = round(w / d[b]) (ties away from 0),
+ * so |w - q d[b]| <= d[b] / 2 and |q| <= 127; a block of zeros: d 0, q 0.  False (q and d partly
+ * written) when cols % 32 != 0, a weight is not finite or a scale is beyond f16's range. */
+bool model_gpu_q8_row(const float *w, int cols, int8_t *q, uint16_t *d);
 
 /* Rows one step takes at most (model.c splits longer prefills and batches). */
 #define GPU_ROWS CHUNK
@@ -35,7 +43,8 @@ void model_gpu_close(gpu_model *g);
 /* model_load_opts.gpu_defer: refuse at load what model_gpu_open would (the shapes, no libcuda,
  * no device), with CUDA initialised only in a forked probe, never in this process. */
 pg_status model_gpu_check(const model_model *m, pg_diag_sink *diag);
-/* "NVIDIA H200 (f16 weights, 988 MB; cuBLAS libcublas.so.12; graphs)" */
+/* "NVIDIA H200 (f16 weights, 988 MB; cuBLAS libcublas.so.12; graphs; pg_attn_split)"; with q8:
+ * "... (f16 weights, 988 MB + int8 copies 520 MB; ...; graphs; pg_matvec_q8; pg_attn_split)" */
 const char *model_gpu_describe(const gpu_model *g);
 
 /* A context's device half: its K and V caches for max_seq positions, its logits rows. */

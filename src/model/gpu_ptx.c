@@ -36,6 +36,36 @@
     "    cvta.to.global.u64 %kc, %kc;\n" \
     "    cvta.to.global.u64 %vc, %vc;\n"
 
+/* pg_matvec_q8's 16 columns of one chunk: the int8 weights in %W0..%W3 (4 a word, column 4k + j in
+ * byte j of word k), the activations %x0..%x15 at [%p + OFF] (normed in place when %norm: x * scale *
+ * nw, nw at [%q + OFF]), their dot product in %ps, then %s0 += scale_of_the_block * %ps. */
+#define Q8_XLOAD(i0, i1, i2, i3, off) "    ld.global.v4.f32 {%x" i0 ", %x" i1 ", %x" i2 ", %x" i3 "}, [%p+" off "];\n"
+#define Q8_NORM1(i, k) "    mul.rn.f32 %x" i ", %x" i ", %scale;\n    mul.rn.f32 %x" i ", %x" i ", %n" k ";\n"
+#define Q8_NORM4(i0, i1, i2, i3, off) \
+    "    ld.global.nc.v4.f32 {%n0, %n1, %n2, %n3}, [%q+" off "];\n" \
+    Q8_NORM1(i0, "0") Q8_NORM1(i1, "1") Q8_NORM1(i2, "2") Q8_NORM1(i3, "3")
+/* int8 to f32 without a conversion instruction (I2F runs at a quarter of the FMA rate): the word's
+ * bytes biased to q + 128 (xor 0x80 each), byte j moved under the exponent of 2^23 (prmt with
+ * 0x4B000000: the float 2^23 + q + 128, exactly), then 2^23 + 128 subtracted: q exactly. */
+#define Q8_BYTE(sel, i) \
+    "    prmt.b32 %qi, %u, %magic, " sel ";\n    mov.b32 %wf, %qi;\n    add.f32 %wf, %wf, 0fCB000080;\n" \
+    "    fma.rn.f32 %ps, %wf, %x" i ", %ps;\n"
+#define Q8_WORD(w, i0, i1, i2, i3) \
+    "    xor.b32 %u, %" w ", 0x80808080;\n" \
+    Q8_BYTE("0x7540", i0) Q8_BYTE("0x7541", i1) Q8_BYTE("0x7542", i2) Q8_BYTE("0x7543", i3)
+#define Q8_CHUNK(W0, W1, W2, W3, DH, O0, O1, O2, O3, LX) \
+    Q8_XLOAD("0", "1", "2", "3", O0) Q8_XLOAD("4", "5", "6", "7", O1) \
+    Q8_XLOAD("8", "9", "10", "11", O2) Q8_XLOAD("12", "13", "14", "15", O3) \
+    "    @!%norm bra " LX ";\n" \
+    Q8_NORM4("0", "1", "2", "3", O0) Q8_NORM4("4", "5", "6", "7", O1) \
+    Q8_NORM4("8", "9", "10", "11", O2) Q8_NORM4("12", "13", "14", "15", O3) \
+    LX ":\n" \
+    "    mov.f32 %ps, 0f00000000;\n" \
+    Q8_WORD(W0, "0", "1", "2", "3") Q8_WORD(W1, "4", "5", "6", "7") \
+    Q8_WORD(W2, "8", "9", "10", "11") Q8_WORD(W3, "12", "13", "14", "15") \
+    "    cvt.f32.f16 %d, %" DH ";\n" \
+    "    fma.rn.f32 %s0, %d, %ps, %s0;\n"
+
 const char model_gpu_ptx[] =
     "//\n"
     "// ptxgen's GPU engine (src/model/gpu.c): the small kernels of a Qwen2/Llama forward step.\n"
@@ -486,6 +516,155 @@ const char model_gpu_ptx[] =
     "MV_STORE:\n"
     "    st.global.f32 [%yp], %s0;\n"
     "MV_END:\n"
+    "    ret;\n"
+    "}\n"
+    "\n"
+    "// pg_matvec_q8: pg_matvec over an int8 copy of W ($PTXGEN_GPU_WEIGHTS=q8; gpu.c's q8 layout):\n"
+    "// W[r][c] = q[r][c] * d[r][c / 32], q int8 [rows][cols] row-major, d f16 [rows][cols / 32]\n"
+    "// (one scale a block of 32 weights, Q8_0 style), same parameters as pg_matvec plus p_d, same\n"
+    "// fused norm, f32 accumulation (each int8 to f32 exactly by prmt under 2^23's exponent and a\n"
+    "// subtraction, no cvt, then an FMA; a block's 16-column partial sum times its scale).  One warp per output row, 8 rows a block: lane l reads 16 weights (16 bytes)\n"
+    "// at columns 16l, 16l + 512, ... (a warp's loads: 512 consecutive bytes, and 16 consecutive\n"
+    "// scales), two chunks per trip so two loads are in flight.  Each activation row is computed\n"
+    "// the same way whatever gridDim.x (an exact step equals its one-row steps bit for bit).\n"
+    "// Needs cols % 32 == 0 (gpu.c checks it when it makes the copy).\n"
+    ".visible .entry pg_matvec_q8(\n"
+    "    .param .u64 p_y,\n"
+    "    .param .u64 p_w,\n"
+    "    .param .u64 p_d,\n"
+    "    .param .u64 p_x,\n"
+    "    .param .u32 p_rows,\n"
+    "    .param .u32 p_cols,\n"
+    "    .param .u32 p_acc,\n"
+    "    .param .u32 p_ldx,\n"
+    "    .param .u32 p_ldy,\n"
+    "    .param .u64 p_nw,\n"
+    "    .param .f32 p_eps\n"
+    ")\n"
+    "{\n"
+    "    .reg .pred %out, %two, %one, %lane0, %acc, %norm;\n"
+    "    .reg .b16 %da, %db;\n"
+    "    .reg .b32 %thr, %lane, %r, %rows, %cols, %c, %c2, %j, %ldx, %ldy, %accu, %qi, %nb, %u, %magic;\n"
+    "    .reg .b32 %a<4>, %b<4>;\n"
+    "    .reg .b64 %y, %w, %dd, %x, %wrow, %drow, %xrow, %yp, %p, %off, %nw, %q, %pd;\n"
+    "    .reg .f32 %s0, %t, %old, %x<16>, %n<4>, %wf, %ps, %d, %ss, %eps, %scale;\n"
+    "\n"
+    "    ld.param.u64 %y, [p_y];\n"
+    "    ld.param.u64 %w, [p_w];\n"
+    "    ld.param.u64 %dd, [p_d];\n"
+    "    ld.param.u64 %x, [p_x];\n"
+    "    ld.param.u32 %rows, [p_rows];\n"
+    "    ld.param.u32 %cols, [p_cols];\n"
+    "    ld.param.u32 %accu, [p_acc];\n"
+    "    ld.param.u32 %ldx, [p_ldx];\n"
+    "    ld.param.u32 %ldy, [p_ldy];\n"
+    "    ld.param.u64 %nw, [p_nw];\n"
+    "    ld.param.f32 %eps, [p_eps];\n"
+    "    setp.ne.u64 %norm, %nw, 0;\n"
+    "    mov.b32 %magic, 0x4B000000;\n"
+    "    cvta.to.global.u64 %y, %y;\n"
+    "    cvta.to.global.u64 %w, %w;\n"
+    "    cvta.to.global.u64 %dd, %dd;\n"
+    "    cvta.to.global.u64 %x, %x;\n"
+    "    cvta.to.global.u64 %nw, %nw;\n"
+    "    mov.u32 %thr, %tid.x;\n"
+    "    and.b32 %lane, %thr, 31;\n"
+    "    // output row r = 8 * ctaid.y + warp\n"
+    "    shr.u32 %r, %thr, 5;\n"
+    "    mov.u32 %c, %ctaid.y;\n"
+    "    mad.lo.u32 %r, %c, 8, %r;\n"
+    "    setp.ge.u32 %out, %r, %rows;\n"
+    "    @%out bra MQ_END;\n"
+    "    mov.u32 %j, %ctaid.x;\n"
+    "    mul.wide.u32 %off, %r, %cols;\n"
+    "    add.u64 %wrow, %w, %off;\n"
+    "    shr.u32 %nb, %cols, 5;\n"
+    "    mul.wide.u32 %off, %r, %nb;\n"
+    "    shl.b64 %off, %off, 1;\n"
+    "    add.u64 %drow, %dd, %off;\n"
+    "    mul.wide.u32 %off, %j, %ldx;\n"
+    "    shl.b64 %off, %off, 2;\n"
+    "    add.u64 %xrow, %x, %off;\n"
+    "    mul.wide.u32 %off, %j, %ldy;\n"
+    "    shl.b64 %off, %off, 2;\n"
+    "    add.u64 %yp, %y, %off;\n"
+    "    mul.wide.u32 %off, %r, 4;\n"
+    "    add.u64 %yp, %yp, %off;\n"
+    "\n"
+    "    // the norm's scale, as pg_matvec computes it\n"
+    "    @!%norm bra MQ_GO;\n"
+    "    mov.f32 %ss, 0f00000000;\n"
+    "    shl.b32 %c, %lane, 2;\n"
+    "MQ_SQ:\n"
+    "    setp.ge.u32 %one, %c, %cols;\n"
+    "    @%one bra MQ_SQDONE;\n"
+    "    mul.wide.u32 %off, %c, 4;\n"
+    "    add.u64 %p, %xrow, %off;\n"
+    "    ld.global.v4.f32 {%x0, %x1, %x2, %x3}, [%p];\n"
+    "    fma.rn.f32 %ss, %x0, %x0, %ss;\n"
+    "    fma.rn.f32 %ss, %x1, %x1, %ss;\n"
+    "    fma.rn.f32 %ss, %x2, %x2, %ss;\n"
+    "    fma.rn.f32 %ss, %x3, %x3, %ss;\n"
+    "    add.u32 %c, %c, 128;\n"
+    "    bra MQ_SQ;\n"
+    "MQ_SQDONE:\n"
+    WARP_REDUCE("add.f32", "%ss")
+    "    cvt.rn.f32.u32 %t, %cols;\n"
+    "    div.rn.f32 %ss, %ss, %t;\n"
+    "    add.f32 %ss, %ss, %eps;\n"
+    "    sqrt.rn.f32 %ss, %ss;\n"
+    "    rcp.rn.f32 %scale, %ss;\n"
+    "MQ_GO:\n"
+    "    mov.f32 %s0, 0f00000000;\n"
+    "    shl.b32 %c, %lane, 4;\n"
+    "MQ_PAIR:\n"
+    "    // two chunks: columns c..c+16 and c+512..c+528, both inside the row; both chunks' weights\n"
+    "    // and scales are loaded first (the stream that bounds the step), then each chunk's x\n"
+    "    add.u32 %c2, %c, 512;\n"
+    "    setp.ge.u32 %two, %c2, %cols;\n"
+    "    @%two bra MQ_TAIL;\n"
+    "    cvt.u64.u32 %off, %c;\n"
+    "    add.u64 %p, %wrow, %off;\n"
+    "    ld.global.nc.v4.b32 {%a0, %a1, %a2, %a3}, [%p];\n"
+    "    ld.global.nc.v4.b32 {%b0, %b1, %b2, %b3}, [%p+512];\n"
+    "    shr.u32 %qi, %c, 5;\n"
+    "    mul.wide.u32 %off, %qi, 2;\n"
+    "    add.u64 %pd, %drow, %off;\n"
+    "    ld.global.nc.b16 %da, [%pd];\n"
+    "    ld.global.nc.b16 %db, [%pd+32];\n"
+    "    mul.wide.u32 %off, %c, 4;\n"
+    "    add.u64 %p, %xrow, %off;\n"
+    "    add.u64 %q, %nw, %off;\n"
+    Q8_CHUNK("a0", "a1", "a2", "a3", "da", "0", "16", "32", "48", "MQ_PA_X")
+    Q8_CHUNK("b0", "b1", "b2", "b3", "db", "2048", "2064", "2080", "2096", "MQ_PB_X")
+    "    add.u32 %c, %c, 1024;\n"
+    "    bra MQ_PAIR;\n"
+    "MQ_TAIL:\n"
+    "    // at most one chunk left for this lane\n"
+    "    setp.ge.u32 %one, %c, %cols;\n"
+    "    @%one bra MQ_REDUCE;\n"
+    "    cvt.u64.u32 %off, %c;\n"
+    "    add.u64 %p, %wrow, %off;\n"
+    "    ld.global.nc.v4.b32 {%a0, %a1, %a2, %a3}, [%p];\n"
+    "    shr.u32 %qi, %c, 5;\n"
+    "    mul.wide.u32 %off, %qi, 2;\n"
+    "    add.u64 %pd, %drow, %off;\n"
+    "    ld.global.nc.b16 %da, [%pd];\n"
+    "    mul.wide.u32 %off, %c, 4;\n"
+    "    add.u64 %p, %xrow, %off;\n"
+    "    add.u64 %q, %nw, %off;\n"
+    Q8_CHUNK("a0", "a1", "a2", "a3", "da", "0", "16", "32", "48", "MQ_TA_X")
+    "MQ_REDUCE:\n"
+    WARP_REDUCE("add.f32", "%s0")
+    "    setp.eq.u32 %lane0, %lane, 0;\n"
+    "    @!%lane0 bra MQ_END;\n"
+    "    setp.ne.u32 %acc, %accu, 0;\n"
+    "    @!%acc bra MQ_STORE;\n"
+    "    ld.global.f32 %old, [%yp];\n"
+    "    add.f32 %s0, %s0, %old;\n"
+    "MQ_STORE:\n"
+    "    st.global.f32 [%yp], %s0;\n"
+    "MQ_END:\n"
     "    ret;\n"
     "}\n"
     "\n"
@@ -1541,4 +1720,4 @@ const char model_gpu_ptx[] =
     "    ret;\n"
     "}\n";
 
-const char *const model_gpu_kernel_names[GPU_NKERN] = {"pg_embed", "pg_rmsnorm", "pg_matvec", "pg_qkv_rope", "pg_attention", "pg_silu_mul", "pg_topk", "pg_attn_split", "pg_attn_merge"};
+const char *const model_gpu_kernel_names[GPU_NKERN] = {"pg_embed", "pg_rmsnorm", "pg_matvec", "pg_qkv_rope", "pg_attention", "pg_silu_mul", "pg_topk", "pg_attn_split", "pg_attn_merge", "pg_matvec_q8"};

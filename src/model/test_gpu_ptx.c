@@ -1,6 +1,7 @@
 /* test_gpu_ptx.c — the GPU engine without a GPU: its hand-written PTX (gpu_ptx.c) is valid
  * for libptx's validator and for ptxas -arch=sm_90 (no spills, within the register budget a
- * 256-thread block needs), every kernel gpu.c launches is an entry of it, and model_load
+ * 256-thread block needs; pg_matvec_q8, $PTXGEN_GPU_WEIGHTS=q8's matvec, too), every kernel gpu.c
+ * launches is an entry of it, and model_load
  * with device "gpu" on a machine without libcuda fails cleanly (E702 naming libcuda, no
  * model).  On a machine with a GPU tests/gpu/engine_gpu.sh checks the numbers.  Run from the
  * repository root (models/default). */
@@ -33,6 +34,18 @@ static void test_validator(void) {
         pg_status sb = ptx_parse(bad, strlen(bad), "bad.ptx", &mb, &q);
         if (sb == PG_OK) sb = ptx_validate(mb, &q);
         CHECK(sb != PG_OK || q.nerrors > 0, "an undeclared register is refused");
+        ptx_module_free(mb);
+        free(bad);
+    }
+    /* pg_matvec_q8 ($PTXGEN_GPU_WEIGHTS=q8) is checked like the others: a broken block scale is refused */
+    bad = test_replace(model_gpu_ptx, "fma.rn.f32 %s0, %d, %ps, %s0;", "fma.rn.f32 %s0, %nosuch, %ps, %s0;");
+    CHECK(bad != NULL && strstr(model_gpu_ptx, ".visible .entry pg_matvec_q8("), "pg_matvec_q8's block FMA is where the test expects it");
+    if (bad) {
+        pg_diag_sink q = test_sink();
+        ptx_module *mb = NULL;
+        pg_status sb = ptx_parse(bad, strlen(bad), "bad_q8.ptx", &mb, &q);
+        if (sb == PG_OK) sb = ptx_validate(mb, &q);
+        CHECK(sb != PG_OK || q.nerrors > 0, "pg_matvec_q8 with an undeclared register is refused");
         ptx_module_free(mb);
         free(bad);
     }

@@ -26,6 +26,11 @@
 # engine, exact bits: bench_gpu's "check attn_split", "attn_split" in its JSON), and profile a
 # one-token step and a k-sequence step kernel by kernel with each ($OUT/engine_gpu_profile_<model>.json:
 # ms per step and launches per step, per kernel and matrix).
+# Part 2 loads the engine with PTXGEN_GPU_WEIGHTS=q8 (WEIGHTS=f16 leaves it out): the int8 copies beside the f16
+# weights; bench_gpu runs its checks on the f16 ones, then times one sequence f16 and q8 (pg_matvec_q8)
+# alternating and compares q8's logits with the CPU engine's over Q8_STEPS (512) teacher-forced greedy tokens
+# (max rel err, top-token agreement, exact bits; bench_gpu's "check q8", "q8" in its JSON, fails only on a
+# gross error).  The part's cap grows by Q8_CAP (150) s for the CPU engine's Q8_STEPS steps.
 # Parts 1 and 2 also time the k-sequence run with each row's top 64 selected on the device
 # (pg_topk; "k_tok_s_topk" in their JSON) and check that it picks the tokens the whole rows give
 # (bench_gpu's "check topk").
@@ -102,10 +107,13 @@ GGUF=${QWEN_GGUF:-}
 ADAPTER=${QWEN_ADAPTER:-models/qwen-plan}
 # the time kept back for part 3's Qwen gen: none when SKIP leaves it out
 reserve=150; case " ${SKIP:-} " in *" gen_qwen "*) reserve=10 ;; esac
-if [ "$status" -ne 2 ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && room qwen 200 "$reserve"; then
-    say "2. $GGUF + adapter $ADAPTER"
+WEIGHTS=${WEIGHTS:-q8}
+case "$WEIGHTS" in q8) qcap=${Q8_CAP:-150} ;; f16) qcap=0 ;; *) echo "engine_gpu: WEIGHTS=$WEIGHTS: q8 or f16" >&2; exit 2 ;; esac
+if [ "$status" -ne 2 ] && [ -n "$GGUF" ] && [ -f "$GGUF" ] && room qwen $(( 200 + qcap )) "$reserve"; then
+    say "2. $GGUF + adapter $ADAPTER (PTXGEN_GPU_WEIGHTS=$WEIGHTS)"
     t=$(date +%s)
-    timeout "$T" build/bench_gpu "$GGUF" --adapter "$ADAPTER" --steps 64 --tg 512 --k 32 --ksteps 64 --tol "$TOL" \
+    PTXGEN_GPU_WEIGHTS=$WEIGHTS timeout "$T" build/bench_gpu "$GGUF" --adapter "$ADAPTER" --steps 64 --tg 512 --k 32 --ksteps 64 --tol "$TOL" \
+        --qsteps "${Q8_STEPS:-512}" \
         --out "$OUT/engine_gpu_qwen.json" 2>&1 | tee "$OUT/engine_gpu_qwen.log"
     rc=${PIPESTATUS[0]}
     echo "part 2: rc $rc in $(( $(date +%s) - t )) s"
@@ -220,9 +228,9 @@ summary = {}
 for m in ("default", "qwen"):
     e, g = rep["engine_gpu_" + m], rep["gen_gpu_" + m]
     s = summary[m] = {k: e.get(k) for k in ("decode_tok_s", "decode_tok_s_top", "decode_tok_s_engine", "k", "k_tok_s", "k_tok_s_topk",
-                                            "k_tok_s_no_logits", "attention", "attn_split")}
+                                            "k_tok_s_no_logits", "attention", "attn_split", "weights", "q8")}
     # the per-kernel profiles of a one-token step and a k-sequence step with each attention (bench_gpu --profile), its own file too
-    prof = {md: e["profile_" + md] for md in ("matvec", "split", "k", "k_split") if "profile_" + md in e}
+    prof = {md: e["profile_" + md] for md in ("matvec", "split", "k", "k_split", "q8") if "profile_" + md in e}
     if prof:
         json.dump(prof, open(os.path.join(out, "engine_gpu_profile_%s.json" % m), "w"), indent=1)
         s["profile"] = {md: {"step_ms_eager": p["step_ms_eager"], "launches_per_step": p["profile"]["launches_per_step"],
@@ -253,6 +261,14 @@ for m, s in summary.items():
               "exact bits %s, greedy tokens the same %s of %s" % (m, f(s["decode_tok_s_top"]), g["decode_tok_s"]["attention"],
               g["decode_tok_s"]["split"], g["k_tok_s"]["attention"], g["k_tok_s"]["split"], g["k"], g["rel_err_cpu"], g["rel_err_batch4"],
               g["exact_bits"], g["greedy_same"], g["greedy_of"]))
+    q = s.get("q8") or {}
+    if q:
+        print("summary %s: weights f16 vs q8 (pg_matvec_q8), one sequence: %s vs %s tok/s (logits row to the host), %s vs %s tok/s "
+              "(token on the device); q8 against the CPU engine over %s teacher-forced steps: max rel err %s (f16 %s), top token agrees "
+              "in %s (f16 %s), first disagreement at %s; prompt's last row rel err %s, top %s (cpu %s); exact bits %s"
+              % (m, q["decode_tok_s"]["f16"], q["decode_tok_s"]["q8"], q["decode_tok_s_top"]["f16"], q["decode_tok_s_top"]["q8"], q["steps"],
+                 q["max_rel_err"]["q8"], q["max_rel_err"]["f16"], q["top_agree"]["q8"], q["top_agree"]["f16"], q["first_disagreement_q8"],
+                 q["prefill_rel_err"]["q8"], q["prefill_top"]["q8"], q["prefill_top"]["cpu"], q["exact_bits_q8"]))
     for md, p in (s.get("profile") or {}).items():
         print("summary %s profile %s: %.3f ms a step eagerly, %.3f ms in kernels, %s launches; top: %s" % (m, md, p["step_ms_eager"],
               p["kernel_ms_per_step"], p["launches_per_step"], ", ".join("%s %.3f" % t for t in p["top"])))

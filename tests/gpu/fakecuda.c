@@ -281,6 +281,38 @@ static void k_attn_merge(void **args, unsigned gx, unsigned gy) {
         }
 }
 
+/* pg_matvec_q8: W[r][c] = q[r][c] * d[r][c / 32] (gpu.c's q8 layout: int8 q [rows][cols], f16 d [rows][cols / 32]) */
+static void k_matvec_q8(void **args, unsigned gx, unsigned gy) {
+    float *y = F32(P(0, CUdeviceptr)), *x = F32(P(3, CUdeviceptr));
+    const int8_t *q = (const int8_t *)(uintptr_t)P(1, CUdeviceptr);
+    uint16_t *d = F16(P(2, CUdeviceptr));
+    uint32_t rows = P(4, uint32_t), cols = P(5, uint32_t), acc = P(6, uint32_t), ldx = P(7, uint32_t), ldy = P(8, uint32_t);
+    float *nw = F32(P(9, CUdeviceptr)), eps = P(10, float);
+    if (gy * 8 < rows) { fprintf(stderr, "fakecuda: pg_matvec_q8 grid %u too small for %u rows\n", gy, rows); abort(); }
+    if (cols % 32 || (CUdeviceptr)(uintptr_t)d != P(1, CUdeviceptr) + (CUdeviceptr)rows * cols) {
+        fprintf(stderr, "fakecuda: pg_matvec_q8: %u columns, scales not right after the codes\n", cols);
+        abort();
+    }
+    float *xn = malloc(cols * sizeof *xn);
+    for (unsigned j = 0; j < gx; j++) {
+        const float *xr = x + (size_t)j * ldx;
+        float sc = 1;
+        if (nw) {
+            float ss = 0;
+            for (uint32_t c = 0; c < cols; c++) ss += xr[c] * xr[c];
+            sc = 1.0f / sqrtf(ss / (float)cols + eps);
+        }
+        for (uint32_t c = 0; c < cols; c++) xn[c] = nw ? xr[c] * sc * nw[c] : xr[c];
+        for (uint32_t r = 0; r < rows; r++) {
+            float s = 0;
+            for (uint32_t c = 0; c < cols; c++) s += (float)q[(size_t)r * cols + c] * h2f(d[(size_t)r * (cols / 32) + c / 32]) * xn[c];
+            float *o = &y[(size_t)j * ldy + r];
+            *o = acc ? *o + s : s;
+        }
+    }
+    free(xn);
+}
+
 #define MAXARGS 12
 typedef struct { const char *name; void (*run)(void **, unsigned, unsigned); unsigned block; int nargs; size_t argsz[MAXARGS]; } kern;
 static kern kerns[] = {   /* the block size and parameters each kernel declares */
@@ -293,6 +325,7 @@ static kern kerns[] = {   /* the block size and parameters each kernel declares 
     {"pg_topk", k_topk, 256, 6, {8, 8, 8, 4, 4, 8}},
     {"pg_attn_split", k_attn_split, 256, 8, {8, 8, 8, 4, 4, 4, 4, 4}},
     {"pg_attn_merge", k_attn_merge, 256, 6, {8, 8, 8, 8, 4, 4}},
+    {"pg_matvec_q8", k_matvec_q8, 256, 11, {8, 8, 8, 8, 4, 4, 4, 4, 4, 8, 4}},
 };
 
 /* ---- the driver ---------------------------------------------------------------------------- */
