@@ -496,8 +496,12 @@ static void emit_json(const red_cfg *c, const char *name, fam_rng *r, pg_buf *ou
     snprintf(blk, sizeof blk, "%d", B);
     json_object_set_new(root, "launch", json_pack("{s:[s], s:[s], s:s}", "block", blk, "grid", grid, "smem", "0"));
     json_object_set_new(root, "distributions", json_pack("[s, s]", "uniform(-1,1)", "uniform(0,1)"));
+    /* An f32 sum by atomics adds n / tile block partials to one running total in whatever order
+     * the blocks finish: at n = 2^25 the rounding of 32k adds reached rel L2 3.2e-5 on an H100
+     * (2026-12-08, tests/gpu/families.sh; 2 of 15 samples over 1e-5), so those get 1e-4, the
+     * tolerance of an f32 dot product elsewhere.  One partial a block (no atomics) keeps 1e-5. */
     json_t *tol = json_object();
-    json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : 1e-5));
+    json_object_set_new(tol, T, json_real(c->f64 ? 1e-12 : c->atomic && c->op == 0 ? 1e-4 : 1e-5));
     json_object_set_new(root, "tolerance", tol);
     json_object_set_new(root, "reference", json_pack("{s:s, s:s}", "kind", "c", "name", synth_fam_ref(synth_fam_gen_reduce)));
     char bytes[96];
