@@ -17,6 +17,7 @@
  *     .cu) compiles, records "def" in plan_variant and quotes its own plans.  Without nvcc,
  *     SKIPPED.  Run from the repository root. */
 #include "common/test.h"
+#include "synth/test_plan_util.h"
 #include "synth/family_internal.h"
 #include "ptxgen/ptx.h"
 
@@ -247,18 +248,6 @@ static void test_families(void) {
 }
 
 /* ---- nvcc ---------------------------------------------------------------------------------- */
-static bool in_plan(const char *cu, const char *com, size_t n) {   /* as test_synth_plan_styles.c */
-    pg_buf c = {0}, p = {0};
-    for (size_t k = 0; k < n; k++)
-        if (!(com[k] == ' ' || com[k] == '\t') || (c.len && c.data[c.len - 1] != ' ')) pg_buf_putc(&c, com[k] == '\t' ? ' ' : com[k]);
-    while (c.len && c.data[c.len - 1] == ' ') c.data[--c.len] = 0;
-    for (const char *q = cu; *q; q++)
-        if (!(*q == ' ' || *q == '\t') || (p.len && p.data[p.len - 1] != ' ' && p.data[p.len - 1] != '\n')) pg_buf_putc(&p, *q == '\t' ? ' ' : *q);
-    bool ok = c.len && p.data && strstr(p.data, c.data);
-    pg_buf_free(&c);
-    pg_buf_free(&p);
-    return ok;
-}
 
 static char *stripped(const char *ptx) {
     ptx_module *m = NULL;
@@ -295,7 +284,7 @@ static void test_nvcc(void) {
                 const char *e = strchr(p, '\n');
                 size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
                 comments++;
-                CHECK(in_plan(pairs[i].after, p + 4, n), "%s: the comment '%.*s' is no line of its plan", pairs[i].name, (int)n, p + 4);
+                CHECK(test_in_plan(pairs[i].after, p + 4, n), "%s: the comment '%.*s' is no line of its plan", pairs[i].name, (int)n, p + 4);
                 char line[400];
                 snprintf(line, sizeof line, "%.*s", (int)(n < 399 ? n : 399), p + 4);
                 size_t m = strlen(pairs[i].nm);
@@ -330,7 +319,7 @@ static void test_nvcc(void) {
         for (const char *p = strstr(ss[i].ptx.data, ".entry"); p && (p = strstr(p, "\t// ")) != NULL;) {
             const char *e = strchr(p, '\n');
             size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
-            CHECK(in_plan(ss[i].cu.data, p + 4, n), "softmax #%d: the comment '%.*s' is no line of its plan", i, (int)n, p + 4);
+            CHECK(test_in_plan(ss[i].cu.data, p + 4, n), "softmax #%d: the comment '%.*s' is no line of its plan", i, (int)n, p + 4);
             p += 4 + n;
         }
         synth_family_sample_free(&ss[i]);

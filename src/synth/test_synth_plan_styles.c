@@ -22,6 +22,7 @@
  * SYNTH_PIN_UPDATE=1 rewrites the pins after a deliberate change of a family;
  * SYNTH_STYLE_NVCC=0 skips the compilations.  Run from the repository root. */
 #include "common/test.h"
+#include "synth/test_plan_util.h"
 #include "synth/family_elem.h"
 #include "synth/family_rowwise.h"
 #include "ptxgen/ptx.h"
@@ -234,19 +235,6 @@ static void test_families(bool update) {
 }
 
 /* ---- nvcc: varied plans compile, each PTX carries its own plan's lines ---------------- */
-/* Is the comment (its text after "//", blanks collapsed) a line of cu (blanks collapsed)? */
-static bool in_plan(const char *cu, const char *com, size_t n) {
-    pg_buf c = {0}, p = {0};
-    for (size_t k = 0; k < n; k++)
-        if (!(com[k] == ' ' || com[k] == '\t') || (c.len && c.data[c.len - 1] != ' ')) pg_buf_putc(&c, com[k] == '\t' ? ' ' : com[k]);
-    while (c.len && c.data[c.len - 1] == ' ') c.data[--c.len] = 0;
-    for (const char *q = cu; *q; q++)
-        if (!(*q == ' ' || *q == '\t') || (p.len && p.data[p.len - 1] != ' ' && p.data[p.len - 1] != '\n')) pg_buf_putc(&p, *q == '\t' ? ' ' : *q);
-    bool ok = c.len && p.data && strstr(p.data, c.data);
-    pg_buf_free(&c);
-    pg_buf_free(&p);
-    return ok;
-}
 
 static void test_nvcc(void) {
     const char *only[] = {"convert", "activation", "optimizer", "softmax", "rownorm", "scan"};
@@ -279,7 +267,7 @@ static void test_nvcc(void) {
                 const char *e = strchr(p, '\n');
                 size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
                 comments++;
-                CHECK(in_plan(ss[i].cu.data, p + 4, n), "%s #%d (%s %s): the comment '%.*s' is no line of its plan", only[o], i, ss[i].name,
+                CHECK(test_in_plan(ss[i].cu.data, p + 4, n), "%s #%d (%s %s): the comment '%.*s' is no line of its plan", only[o], i, ss[i].name,
                       ss[i].plan_variant, (int)n, p + 4);
                 p += 4 + n;
             }
@@ -422,7 +410,7 @@ static void test_rw_helpers(bool nvcc_on) {
                         for (const char *p = ptx[1].data ? strstr(ptx[1].data, ".entry") : NULL; p && (p = strstr(p, "\t// ")) != NULL;) {
                             const char *e = strchr(p, '\n');
                             size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
-                            CHECK(in_plan(b.cu.data, p + 4, n), "%s seed %d: the comment '%.*s' is no line of its plan", FAMS[f].name, i, (int)n, p + 4);
+                            CHECK(test_in_plan(b.cu.data, p + 4, n), "%s seed %d: the comment '%.*s' is no line of its plan", FAMS[f].name, i, (int)n, p + 4);
                             char line[300];
                             snprintf(line, sizeof line, "%.*s", (int)(n < 299 ? n : 299), p + 4);
                             /* a line only a helper has: its return, or its own lane and wid */
@@ -505,7 +493,7 @@ static void test_nvcc_fixed(void) {
             const char *e = strchr(p, '\n');
             size_t n = e ? (size_t)(e - p - 4) : strlen(p + 4);
             comments++;
-            CHECK(in_plan(ss[i].cu.data, p + 4, n), "fixed pair #%d (%s): the comment '%.*s' is no line of its plan", i, ss[i].name,
+            CHECK(test_in_plan(ss[i].cu.data, p + 4, n), "fixed pair #%d (%s): the comment '%.*s' is no line of its plan", i, ss[i].name,
                   (int)n, p + 4);
             p += 4 + n;
         }
