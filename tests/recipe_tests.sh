@@ -195,6 +195,12 @@ out=$(PG_DIR="$V" VERIFY_DRY=1 bash "$R" verify 2>&1); rc=$?
 [ "$rc" = 0 ] && grep -qx "plan-e2e-suite: 2 shard(s)" <<<"$out" && grep -qx "plan-e2e-suite-prose: 1 shard(s)" <<<"$out" &&
     grep -qx "plan-plan-suite: 2 shard(s)" <<<"$out" && grep -qx "plan-trans-suite: 1 shard(s)" <<<"$out" && ok ||
     bad "verify's shards: exit $rc: $out"
+# a translation report covers the styles gen translated in that suite (TRANS_PER_TASK=1: terse on the suite)
+: > "$V/gen-plan/trans/$(basename "$(ls -d bench/suite/*/ | head -n 1)").terse.no_bias.0.ptx"
+: > "$V/gen-plan/trans/$p1.prose.no_bias.0.ptx"
+out=$(PG_DIR="$V" VERIFY_DRY=1 bash "$R" verify 2>&1)
+grep -qx "plan-trans-suite: styles terse" <<<"$out" && grep -qx "plan-trans-suite-prose: styles prose" <<<"$out" &&
+    ! grep -q "plan-e2e-suite: styles" <<<"$out" && ok || bad "verify's translation styles: $out"
 out=$(PG_DIR="$V" VERIFY_DRY=1 ROWS_PER_SHARD=10 bash "$R" verify 2>&1)
 grep -qx "plan-e2e-suite: 5 shard(s)" <<<"$out" && ok || bad "verify's shards, 10 rows a shard: $out"
 out=$(PG_DIR="$V" VERIFY_DRY=1 SHARDS=3 bash "$R" verify 2>&1)

@@ -489,12 +489,20 @@ verify)
             SH=$(( (n + rps - 1) / rps )); [ "$SH" -ge 1 ] || SH=1
         fi
         echo "$name: $SH shard(s)"
+        # a translation report covers the styles gen translated (TRANS_PER_TASK=1: each task's first style), not
+        # rows of styles it never drew, which `eval` would print as 0% valid (round 14's summary.md did)
+        sty=()
+        if [[ $name == *-trans* ]]; then
+            st=$(for t in "$suite"/*/; do t=$(basename "$t"); find "$kd" -maxdepth 1 -name "$t.*.ptx" -printf '%f\n'; done |
+                 sed -n 's/^[^.]*\.\([a-z]*\)\..*$/\1/p' | sort -u | paste -sd, -)
+            [ -n "$st" ] && { sty=(--styles "$st"); echo "$name: styles $st"; }
+        fi
         [ -n "${VERIFY_DRY:-}" ] && continue
         for ((i = 0; i < SH; i++)); do
             # a plan folder's <case>.cu is the source of the PTX beside it, not a twin to run against it (--no-twins)
             notw=(); [[ $name == *-plan-* || $name == *-heldinplan ]] && notw=(--no-twins)
             timeout "${VERIFY_BUDGET:-400}" "$BIN/ptxgen" eval --suite "$suite" --kernels "$kd" --model-name "$name" --no-bias --samples 1 \
-                --no-timing "${notw[@]}" --shard "$i/$SH" --no-progress --out "$P/ev-$name-$i.json" > /dev/null 2> "$P/ev-$name-$i.err" &
+                --no-timing "${notw[@]}" "${sty[@]}" --shard "$i/$SH" --no-progress --out "$P/ev-$name-$i.json" > /dev/null 2> "$P/ev-$name-$i.err" &
         done
     done
     [ -n "${VERIFY_DRY:-}" ] && exit 0
