@@ -351,9 +351,26 @@ pg_status synth_fam_elem_quant(uint64_t seed, synth_family_sample *s) {
         ee[0] = synth_fe_t(&T, kv, synth_fe_t(&T, kv, t1.data));
         ee[1] = synth_fe_t(&T, kv, zpk ? "undoes affine quantization: value = (code - zero point) * scale, the subtraction in integers and one float multiply"
                                  : "undoes symmetric quantization: value = code * scale, one float multiply");
-        ee[2] = synth_fe_t(&T, kv, per_row ? "dequantizes a rows x cols {qdt} matrix with one scale per row (i / cols picks the row)" : "dequantizes n {qdt} values with a single scale for the whole tensor");
+        /* h114: this one used to leave out the zero point and the multiply */
+        {
+            pg_buf t4 = {0};
+            pg_buf_printf(&t4, "%s: %s %s", per_row ? "dequantize a rows x cols {qdt} matrix with one scale per row (i / cols picks the row)"
+                                                    : "dequantize n {qdt} values with a single scale for the whole tensor",
+                          zpk == 2 ? "subtract the row's zero point {z}[r] from each code (in integers), then multiply by"
+                          : zpk    ? "subtract the zero point {z} from each code (in integers), then multiply by"
+                                   : "convert each code to float and multiply it by",
+                          per_row ? "{s}[r]" : "{s}");
+            ee[2] = synth_fe_t(&T, kv, t4.data);
+            pg_buf_free(&t4);
+        }
         zz[0] = synth_fe_t(&T, kv, zpk ? "把 {q} 中的每个量化值减去零点后乘以缩放系数，得到 {fdt} 写入 {x}" : "把 {q} 中的每个量化值乘以缩放系数，得到 {fdt} 写入 {x}");
-        zz[1] = synth_fe_t(&T, kv, per_row ? "逐行（逐通道）反量化：每行有自己的缩放系数" : "逐张量反量化：整个张量共用一个缩放系数");
+        {   /* h114: with the zero point and the multiply, like ee[2] */
+            pg_buf z1 = {0};
+            pg_buf_printf(&z1, "%s，每个量化值%s乘以 %s", per_row ? "逐行（逐通道）反量化：每行有自己的缩放系数" : "逐张量反量化：整个张量共用一个缩放系数",
+                          zpk == 2 ? "先减去该行的零点 {z}[r]（整数运算）再" : zpk ? "先减去零点 {z}（整数运算）再" : "转为浮点后", per_row ? "{s}[r]" : "{s}");
+            zz[1] = synth_fe_t(&T, kv, z1.data);
+            pg_buf_free(&z1);
+        }
     } else {
         pg_buf_printf(&fo, "%s[i] = clamp(%s(%s[i] %s %s%s)%s%s%s, %d, %d)", Q, away ? "round_half_away" : "rint", X, mult ? "*" : "/", SC, sidx, zpk ? " + " : "", zpk ? ZP : "", zidx, lo, hi);
         if (per_row) pg_buf_puts(&fo, " with r = i / cols");
@@ -369,9 +386,37 @@ pg_status synth_fam_elem_quant(uint64_t seed, synth_family_sample *s) {
                       per_row ? "{s}[row]" : "{s}", zpk ? " + " : "", zpk == 2 ? "{z}[row]" : zpk ? "{z}" : "", away ? "away from zero" : "to the even neighbour");
         ee[1] = synth_fe_t(&T, kv, t2.data);
         pg_buf_free(&t2);
-        ee[2] = synth_fe_t(&T, kv, per_row ? "turns a rows x cols {fdt} matrix into {qdt} codes with one scale per row (row = i / cols)" : "turns n {fdt} values into {qdt} codes with one scale for the whole tensor");
-        zz[0] = synth_fe_t(&T, kv, mult ? (zpk ? "把 {x} 的每个值乘以 {s}，舍入为整数后加零点 {z}，饱和到 {rng}，存为 {qdt} 写入 {q}" : "把 {x} 的每个值乘以 {s}，舍入为整数，饱和到 {rng}，存为 {qdt} 写入 {q}")
-                                  : (zpk ? "把 {x} 的每个值除以 {s}，舍入为整数后加零点 {z}，饱和到 {rng}，存为 {qdt} 写入 {q}" : "把 {x} 的每个值除以 {s}，舍入为整数，饱和到 {rng}，存为 {qdt} 写入 {q}"));
+        /* h114: this explanation used to name only the scale's granularity; it now states the
+         * three facts a plan must keep (multiply or divide, the tie rule, the clip range) in
+         * words drawn from a stream of their own (no other draw moves).  test_synth_prose_facts
+         * reads them back against the CUDA the sample compiles. */
+        {
+            fam_rng qr = {seed ^ 0x7166616374730000ull};
+            static const char *const MUL[] = {"multiply it by %s", "scale it by %s (a multiply)", "take it times %s"};
+            static const char *const DIV[] = {"divide it by %s", "take it over %s (a divide)", "divide it by %s (a float divide)"};
+            static const char *const EVEN[] = {"a value exactly halfway takes the even integer", "ties to even", "a tie rounds to the even neighbour"};
+            static const char *const AWAY[] = {"a value exactly halfway moves away from zero", "ties away from zero", "a tie rounds away from zero"};
+            static const char *const CLIP[] = {"clamp it into [%d, %d]", "saturate to %d..%d", "keep it within %d to %d (clamp)"};
+            char clip[64];
+            snprintf(clip, sizeof clip, CLIP[synth_fam_pick(&qr, 3)], lo, hi);
+            char op[64];
+            snprintf(op, sizeof op, mult ? MUL[synth_fam_pick(&qr, 3)] : DIV[synth_fam_pick(&qr, 3)], per_row ? "{s}[r]" : "{s}");
+            const char *tie = away ? AWAY[synth_fam_pick(&qr, 3)] : EVEN[synth_fam_pick(&qr, 3)];
+            const char *zw = zpk == 2 ? ", add the row's zero point {z}[r]" : zpk ? ", then add the zero point ({z})" : "";
+            pg_buf t4 = {0};
+            if (per_row) pg_buf_printf(&t4, "turn a rows x cols {fdt} matrix into {qdt} codes with one scale per row (row = i / cols): for each value, %s, round to the nearest integer (%s)%s, %s",
+                                       op, tie, zw, clip);
+            else pg_buf_printf(&t4, "turn n {fdt} values into {qdt} codes with one scale for the whole tensor: for each value, %s, round to the nearest integer (%s)%s, %s", op, tie, zw, clip);
+            ee[2] = synth_fe_t(&T, kv, t4.data);
+            pg_buf_free(&t4);
+        }
+        {   /* h114: the tie rule too (zz[1] had it, zz[0] did not) */
+            pg_buf z0 = {0};
+            pg_buf_printf(&z0, "把 {x} 的每个值%s {s}%s，舍入为整数（恰好一半时%s）%s，饱和到 {rng}，存为 {qdt} 写入 {q}", mult ? "乘以" : "除以", per_row ? "（每行一个）" : "",
+                          away ? "远离零" : "取偶数", zpk ? "后加零点 {z}" : "");
+            zz[0] = synth_fe_t(&T, kv, z0.data);
+            pg_buf_free(&z0);
+        }
         pg_buf t3 = {0};
         pg_buf_printf(&t3, "量化：code = 饱和到 {rng}(舍入({x} %s %s)%s%s)，舍入时恰好一半%s，结果存为 {qdt} 写入 {q}", mult ? "*" : "/", per_row ? "{s}[行]" : "{s}", zpk ? " + " : "",
                       zpk == 2 ? "{z}[行]" : zpk ? "{z}" : "", away ? "远离零方向进位" : "取偶数");

@@ -182,8 +182,32 @@ pg_status synth_fam_elem_complex(uint64_t seed, synth_family_sample *s) {
     ne[5] = NULL;
     for (int j = 0; j < 3; j++) nz[j] = rot && j == 2 ? "复数旋转（乘以单位相量）" : NZ[op][j];
     nz[3] = NULL;
-    const char *store = split ? "the real parts in NAME_re and the imaginary parts in NAME_im" : "interleaved: real part at index 2k, imaginary part at 2k+1";
-    const char *storez = split ? "实部和虚部分别存放在 NAME_re 和 NAME_im 两个数组中" : "实部和虚部交错存放：实部在 2k，虚部在 2k+1";
+    /* How the complex arrays are stored, with the task's own array names (h114: the split
+     * form used to print the placeholder "NAME_re" into 22% of the prose). */
+    pg_buf st_en = {0}, st_zh = {0}, st3 = {0};
+    if (split) {
+        const char *cx[3];
+        int ncx = 0;
+        cx[ncx++] = A;
+        if (two) cx[ncx++] = B;
+        if (!real_out) cx[ncx++] = C;
+        pg_buf re = {0}, im = {0};
+        for (int j = 0; j < ncx; j++) {
+            const char *sep = j == 0 ? "" : j == ncx - 1 ? " and " : ", ";
+            pg_buf_printf(&re, "%s%s_re", sep, cx[j]);
+            pg_buf_printf(&im, "%s%s_im", sep, cx[j]);
+        }
+        pg_buf_printf(&st_en, "as separate arrays: the real parts in %s and the imaginary parts in %s", re.data, im.data);
+        pg_buf_printf(&st_zh, "实部和虚部分开存放：实部在 %s，虚部在 %s", re.data, im.data);
+        pg_buf_printf(&st3, " (real and imaginary parts in separate arrays: %s hold the real parts, %s the imaginary ones)", re.data, im.data);
+        pg_buf_free(&re);
+        pg_buf_free(&im);
+    } else {
+        pg_buf_printf(&st_en, "interleaved: real part at index 2k, imaginary part at 2k+1, so each complex array holds 2n %s values", CT);
+        pg_buf_printf(&st_zh, "实部和虚部交错存放：实部在 2k，虚部在 2k+1，每个复数数组共 2n 个 %s", CT);
+        pg_buf_printf(&st3, " (each complex number is a (real, imaginary) pair of %s values stored back to back, 2n values for n numbers)", CT);
+    }
+    const char *store = st_en.data, *storez = st_zh.data;
     pg_buf e1 = {0}, e2 = {0}, e3 = {0}, z1 = {0}, z2 = {0};
     static const char *const W1[X__N] = {
         "multiplies the k-th complex number of {a} by the k-th of {b} and stores the complex product in {c}",
@@ -201,7 +225,7 @@ pg_status synth_fam_elem_complex(uint64_t seed, synth_family_sample *s) {
     const char *kv2[] = {"a", A, "b", B, "c", C, "x", A, "wr", WR, "wi", WI ? WI : "", NULL};
     pg_buf_printf(&e1, "for every k < n, %s; complex numbers are stored %s", synth_fe_t(&T, kv2, W1[op]), store);
     pg_buf_printf(&e2, "%s (%s) over n complex %s values: %s; storage is %s", NE[op][0], synth_fe_prec_en(dt), CT, synth_fe_t(&T, kv2, W1[op]), store);
-    pg_buf_printf(&e3, "%s%s", synth_fe_t(&T, kv2, W1[op]), rot ? synth_fe_t(&T, kv2, "; ({wr}, {wi}) = (cos t, sin t) for a fixed angle t, so this is a rotation by t") : "");
+    pg_buf_printf(&e3, "%s%s%s", synth_fe_t(&T, kv2, W1[op]), st3.data, rot ? synth_fe_t(&T, kv2, "; ({wr}, {wi}) = (cos t, sin t) for a fixed angle t, so this is a rotation by t") : "");
     pg_buf_printf(&z1, "对每个 k < n，%s；%s", synth_fe_t(&T, kv2, Z1[op]), storez);
     pg_buf_printf(&z2, "%s（%s）：%s；每个数组 n 个复数，%s", NZ[op][0], synth_fe_prec_zh(dt), synth_fe_t(&T, kv2, Z1[op]), storez);
     const char *ee[] = {e1.data, e2.data, e3.data, NULL}, *zz[] = {z1.data, z2.data, NULL};
@@ -233,6 +257,7 @@ pg_status synth_fam_elem_complex(uint64_t seed, synth_family_sample *s) {
     synth_fe_finish(root, &f, seed, dt, synth_fe_tol_cancel(dt), NULL, 0, synth_fam_ref(synth_fam_elem_complex), bytes, "6*n", &s->task_json);
     pg_buf_free(&fo); pg_buf_free(&e1); pg_buf_free(&e2); pg_buf_free(&e3); pg_buf_free(&z1); pg_buf_free(&z2); pg_buf_free(&h); pg_buf_free(&hzb);
     pg_buf_free(&notes); pg_buf_free(&notez); pg_buf_free(&shp); pg_buf_free(&shz); pg_buf_free(&sig);
+    pg_buf_free(&st_en); pg_buf_free(&st_zh); pg_buf_free(&st3);
     synth_fe_strs_free(&T);
     return PG_OK;
 }

@@ -19,6 +19,7 @@
 #include "family_sparse.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { OP_GACC, OP_GPOT, OP_CFORCE, OP_CENERGY, OP_LJFORCE, OP_LJENERGY, OP_N };
@@ -352,12 +353,66 @@ pg_status synth_fam_gen_nbody(uint64_t seed, synth_family_sample *s) {
             synth_sp_add(&f.explain_en, "sum the per-atom Lennard-Jones energy (well depth lj_eps, size sigma) over all neighbours closer than cutoff%s; squared distances below sigma^2/4 count as sigma^2/4",
                    shifted ? ", with the potential shifted so it is zero at the cutoff" : "");
         }
-        synth_sp_add(&f.explain_en, "compute an all-pairs Lennard-Jones %s where j runs over every atom except i and pairs at or beyond cutoff contribute nothing", force ? "force" : "energy");
+        /* h114: this one states the clamp (and the shift) too, like the two above */
+        synth_sp_add(&f.explain_en, "compute an all-pairs Lennard-Jones %s where j runs over every atom except i and pairs at or beyond cutoff contribute nothing; a squared distance "
+                     "under (sigma/2)^2 is raised to (sigma/2)^2 before the powers%s", force ? "force" : "energy",
+                     shifted ? ", and each pair energy has its value at the cutoff subtracted (shifted to zero there)" : "");
         synth_sp_add(&f.explain_zh, "对每个原子 i，累加截断半径内所有其他原子 j 的 Lennard-Jones %s；计算幂次前把 r² 下限截断为 (sigma/2)²，截断判断用原始 r²%s",
                force ? "力 24*eps*(2*sr6² - sr6)/r2c * (p_i - p_j)" : "势能 4*eps*(sr6² - sr6)", shifted ? "，势能平移使其在截断处为 0" : "");
-        synth_sp_add(&f.explain_zh, "分子动力学中逐原子计算 LJ %s（参数 lj_eps、sigma、cutoff）", force ? "受力" : "能量");
+        synth_sp_add(&f.explain_zh, "分子动力学中逐原子计算 LJ %s（参数 lj_eps、sigma、cutoff），r² 小于 (sigma/2)² 时按 (sigma/2)² 计算%s", force ? "受力" : "能量",
+                     shifted ? "，每对势能减去其在截断处的值（平移到 0）" : "");
         break;
     }
+    }
+    /* Every explanation states the position layout (and where the weights live), the way the
+     * suite's prose does ("xyz triples", "packed as x,y,z"): the layout is in shape_en too, but
+     * prose frames never render {shape}, so before h114 2% of nbody prose said it.  The wording is
+     * drawn per explanation from a stream of its own, so no other draw moves.
+     * test_synth_prose_facts reads it back against the task's parameters. */
+    {
+        fam_rng lr = {seed ^ 0x6c61796f75740000ull};
+        const char *what4 = coul ? "the charge" : lj ? "an unused padding value" : "the mass";
+        const char *what4z = coul ? "电荷" : lj ? "不用的填充值" : "质量";
+        const char *wn = coul ? "charges" : "masses", *wz = coul ? "电荷" : "质量";
+        char ex[SP_LIST_MAX][256], ez[SP_LIST_MAX][256], wx[96] = "", wxz[96] = "";
+        if (!lj && !aos) {
+            snprintf(wx, sizeof wx, synth_fam_pick(&lr, 2) ? ", with the %s in %s" : " (%s: %s)", wn, W);
+            snprintf(wxz, sizeof wxz, "，%s 存在 %s 中", wz, W);
+        }
+        int nw = 4, k0 = synth_fam_pick(&lr, 4);
+        for (int k = 0; k < nw; k++) {
+            int w = (k0 + k) % nw;
+            if (aos) {
+                static const char *const A4[] = {"; %s holds four numbers per particle: x, y, z and then %s", "; particle i is %s[4i] .. %s[4i+3] (x, y, z, then %s)",
+                                                 "; positions are packed in groups of four values in %s (x, y, z, %s)", "; each particle takes 4 consecutive values of %s: its x, y and z coordinates and %s"};
+                if (w == 1) snprintf(ex[k], sizeof ex[k], A4[w], P, P, what4);
+                else snprintf(ex[k], sizeof ex[k], A4[w], P, what4);
+                snprintf(ez[k], sizeof ez[k], w % 2 ? "；%s 中每个粒子连续存 4 个值（x、y、z，然后是%s）" : "；粒子 i 占 %s 的第 4i 到 4i+3 个值（x、y、z、%s）", P, what4z);
+            } else if (aos3) {
+                static const char *const A3[] = {"; %s holds three numbers per particle (x, y and z, back to back)%s", "; particle i's coordinates are %s[3i], %s[3i+1] and %s[3i+2]%s",
+                                                 "; positions are interleaved xyz, three values per particle in %s%s", "; %s stores the coordinates as packed xyz triples (3*N values)%s"};
+                if (w == 1) snprintf(ex[k], sizeof ex[k], A3[w], P, P, P, wx);
+                else snprintf(ex[k], sizeof ex[k], A3[w], P, wx);
+                snprintf(ez[k], sizeof ez[k], w % 2 ? "；坐标按 xyz 三元组存放在 %s 中（每个粒子 3 个值）%s" : "；%s 中每个粒子连续存 x、y、z 三个值%s", P, wxz);
+            } else {
+                static const char *const S3[] = {"; the coordinates live in three separate arrays %s, %s and %s%s", "; x, y and z each have their own array (%s, %s, %s)%s",
+                                                 "; positions are split into %s, %s and %s, one array per axis%s", "; the x, y and z of particle i are %s[i], %s[i] and %s[i] (three arrays)%s"};
+                snprintf(ex[k], sizeof ex[k], S3[w], SX, SY, SZ, wx);
+                snprintf(ez[k], sizeof ez[k], w % 2 ? "；x、y、z 坐标分别存放在 %s、%s、%s 三个数组中%s" : "；坐标按轴分成 %s、%s、%s 三个数组%s", SX, SY, SZ, wxz);
+            }
+        }
+        for (int i = 0; i < f.explain_en.n; i++) {
+            pg_buf b = {0};
+            pg_buf_printf(&b, "%s%s", f.explain_en.v[i], ex[i % nw]);
+            free(f.explain_en.v[i]);
+            f.explain_en.v[i] = b.data;
+        }
+        for (int i = 0; i < f.explain_zh.n; i++) {
+            pg_buf b = {0};
+            pg_buf_printf(&b, "%s%s", f.explain_zh.v[i], ez[i % nw]);
+            free(f.explain_zh.v[i]);
+            f.explain_zh.v[i] = b.data;
+        }
     }
     if (tiled) {
         synth_sp_add(&f.how_en, "one thread per particle, with the block staging %d j-particles at a time in shared memory, a barrier, then a loop over the tile", block);
