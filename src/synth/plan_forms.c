@@ -134,6 +134,22 @@ static bool pf_param_type(const char *cu, const char *name, char *ty, size_t tyn
     return false;
 }
 
+/* Is line i the body of an `if (...)`/`for (...)`/`else` above it without braces, or a line that
+ * continues a statement (the code line before ends in neither `;`, `{` nor `}`)?  A line put before
+ * it, or a run folded with it, would change what the statement above governs. */
+static bool pf_governed(const pf_lines *L, int i) {
+    const char *t = pf_trim(L->l[i]);
+    if (!strncmp(t, "else", 4) && !pf_id(t[4])) return true;
+    int pi = i - 1;
+    while (pi >= 0 && !pf_code(L->l[pi])) pi--;
+    if (pi < 0) return false;
+    const char *ps = L->l[pi];
+    size_t pn = pf_codelen(ps);
+    if (!pn || !strchr(";{}", ps[pn - 1])) return true;
+    const char *tp = pf_trim(ps);
+    return !strncmp(tp, "else", 4) && !pf_id(tp[4]) && ps[pn - 1] != '{';
+}
+
 /* ---- unroll ------------------------------------------------------------------------------ */
 
 /* The standalone decimal literals of s[0..n): their positions (at most 16) and the count. */
@@ -226,7 +242,7 @@ int synth_plan_unroll(uint64_t seed, pg_buf *cu) {
         size_t an = pf_codelen(ta);
         int j = i + 1, which = -3;
         long step = 0;
-        if (pf_code(a) && pf_codelen(ta) == strlen(ta) && pf_stmt(ta, an)) {
+        if (pf_code(a) && pf_codelen(ta) == strlen(ta) && pf_stmt(ta, an) && !pf_governed(&L, i)) {
             size_t ind = (size_t)(ta - a);
             for (; j < L.n; j++) {
                 const char *b = L.l[j], *tb = pf_trim(b);
@@ -455,16 +471,7 @@ int synth_plan_rowptr(uint64_t seed, pg_buf *cu) {
     }
     const char *t0 = pf_trim(L.l[first]);
     bool ok = *t0 != '}' && !pf_assigns(L.l[first], a) && !pf_assigns(L.l[first], b);
-    if (ok && first > 0) {   /* the line before ends a statement (no continuation line) */
-        int pi = first - 1;
-        while (pi > 0 && !pf_code(L.l[pi])) pi--;
-        const char *ps = L.l[pi];
-        size_t pn = pf_codelen(ps);
-        ok = !pf_code(ps) || (pn && strchr(";{}", ps[pn - 1])) || pf_trim(ps)[0] == '#';
-        if (pn && ps[pn - 1] == ')' ) ok = false;   /* `if (c)` / `for (...)` above: the line is its body */
-        const char *tp = pf_trim(ps);
-        if (!strncmp(tp, "else", 4) && !pf_id(tp[4]) && ps[pn - 1] != '{') ok = false;
-    }
+    if (ok && pf_governed(&L, first)) ok = false;
     int depth = 0, uses = 0;
     size_t qn = strlen(q);
     char sub[300];

@@ -97,6 +97,8 @@ static void test_handmade(void) {
     CHECK(never(synth_plan_unroll, HEAD "    float s = 0.0f;\n    s += c[1] * x[1];\n    s += c[2] * x[3];\n    s += c[3] * x[5];\n    y[0] = s;\n}\n"),
           "unroll: two literals vary");
     CHECK(never(synth_plan_unroll, HEAD "    float s = 0.0f;\n    s += c[1];\n    s += c[3];\n    s += c[5];\n    y[0] = s;\n}\n"), "unroll: step 2");
+    CHECK(never(synth_plan_unroll, HEAD "    float s = 0.0f;\n    if (n > 4)\n    s += c[1];\n    s += c[2];\n    s += c[3];\n    y[0] = s;\n}\n"),
+          "unroll: the first statement the body of an if");
 
     /* wide */
     const char *w = HEAD
@@ -155,6 +157,9 @@ static void test_handmade(void) {
           "rowptr: row reassigned between uses");
     CHECK(never(synth_plan_rowptr, HEAD "    unsigned int row = blockIdx.x;\n    if (row < n)\n        y[0] = x[(size_t)row * cols + n];\n}\n"),
           "rowptr: the body of an if without braces");
+    CHECK(never(synth_plan_rowptr, HEAD "    unsigned int row = blockIdx.x;\n    if (row >= n) {\n        return;\n    }\n"
+                                        "    else y[0] = x[(size_t)row * cols + n];\n}\n"),
+          "rowptr: an else line");
     pg_buf_free(&o);
 }
 
