@@ -628,6 +628,11 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
                 size_t l = strlen(out[i].plan_variant);
                 snprintf(out[i].plan_variant + l, sizeof out[i].plan_variant - l, "%sdef", l ? "/" : "");
             }
+            char tags[16];   /* row pointers, rolled runs, size_t index (plan_forms.c) */
+            if (varied && FAMS[family].nvcc && synth_plan_forms(seeds[i], &out[i].cu, tags, sizeof tags)) {
+                size_t l = strlen(out[i].plan_variant);
+                snprintf(out[i].plan_variant + l, sizeof out[i].plan_variant - l, "%s%s", l ? "/" : "", tags);
+            }
         }
     }
     if (!FAMS[family].nvcc) return good || !n ? PG_OK : PG_ERR_INVALID;

@@ -76,4 +76,25 @@ pg_status synth_fam_draw(const char *name, uint64_t seed, synth_family_sample *s
  * the macro ("" when none).  task_json: the sample's task (its "launch" "block"). */
 int synth_plan_defines(uint64_t seed, const char *task_json, pg_buf *cu, char *name, size_t namen);
 
+/* Three more plan styles (plan_forms.c; docs/LITERATE.md "Plan styles"), each on its own stream of
+ * the seed and returning 0 with cu unchanged where it does not apply:
+ *   synth_plan_rowptr  one plan in four: a parameter subscripted `q[(size_t)A * B + J]` (J a name)
+ *                      gets a row pointer `const T* qr = q + (size_t)A * B;` before its first such
+ *                      line and `qr[J]`, where every such use lies in that line's block and A, B
+ *                      keep their values; returns the uses rewritten.
+ *   synth_plan_unroll  two in three: each run of 3+ consecutive statements (assignments or one-line
+ *                      blocks, no comments) equal but for one integer literal stepping by +1 or -1
+ *                      becomes `#pragma unroll` + one `for (int k = ...)` line over it; returns runs.
+ *   synth_plan_wide    two in three: `unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;` (or
+ *                      int, or a grid-stride loop's `for (...; i < E; i += gridDim.x * blockDim.x) {`)
+ *                      whose i the plan divides or takes % of, every other use `[i]`, an `if`
+ *                      comparison or `(void)i`, becomes `size_t i = (size_t)blockIdx.x * ...`;
+ *                      returns 1.
+ * synth_plan_forms runs the three; tags gets "rp", "ur", "64" joined by '/' ("" when none) and the
+ * count of styles applied is returned. */
+int synth_plan_rowptr(uint64_t seed, pg_buf *cu);
+int synth_plan_unroll(uint64_t seed, pg_buf *cu);
+int synth_plan_wide(uint64_t seed, pg_buf *cu);
+int synth_plan_forms(uint64_t seed, pg_buf *cu, char *tags, size_t tagsn);
+
 #endif
