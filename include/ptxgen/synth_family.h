@@ -72,8 +72,10 @@ typedef struct {
     int plan_style;       /* in: SYNTH_PLAN_FIXED or SYNTH_PLAN_VARIED, set by synth_family_generate_batch
                              from its format before the generator runs */
     char plan_variant[32];/* out: the style variant the plan was written in ("inline/int", "block/size_t",
-                             "vector/uint"...; "/def" appended, or "def", when synth_family_generate_batch
-                             wrote the block size or tile as a #define'd name); "" for the fixed style
+                             "vector/uint"...; "/stride" appended, or "stride", when synth_family_generate_batch
+                             named a loop's launch-derived step as a local (`unsigned int stride =
+                             gridDim.x * blockDim.x;`), then "/def" or "def" when it wrote the block
+                             size or tile as a #define'd name); "" for the fixed style
                              or a family without variants */
 } synth_family_sample;
 

@@ -623,7 +623,11 @@ pg_status synth_family_generate_batch(int family, const uint64_t *seeds, int n, 
             synth_family_sample_free(&out[i]);
         } else {
             good++;
-            char def[16];
+            char def[16], stride[40];
+            if (varied && FAMS[family].nvcc && synth_plan_stride(seeds[i], &out[i].cu, stride, sizeof stride)) {
+                size_t l = strlen(out[i].plan_variant);
+                snprintf(out[i].plan_variant + l, sizeof out[i].plan_variant - l, "%sstride", l ? "/" : "");
+            }
             if (varied && FAMS[family].nvcc && synth_plan_defines(seeds[i], out[i].task_json.data, &out[i].cu, def, sizeof def)) {
                 size_t l = strlen(out[i].plan_variant);
                 snprintf(out[i].plan_variant + l, sizeof out[i].plan_variant - l, "%sdef", l ? "/" : "");

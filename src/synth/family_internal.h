@@ -96,5 +96,16 @@ int synth_plan_rowptr(uint64_t seed, pg_buf *cu);
 int synth_plan_unroll(uint64_t seed, pg_buf *cu);
 int synth_plan_wide(uint64_t seed, pg_buf *cu);
 int synth_plan_forms(uint64_t seed, pg_buf *cu, char *tags, size_t tagsn);
+/* The "stride variable" plan style (plan_stride.c; docs/LITERATE.md "Plan styles"): for one seed in
+ * four whose plan has a `for` loop in a __global__ kernel stepping by `v += E`, E made of
+ * gridDim/blockDim members and integer literals only (`gridDim.x * blockDim.x`, `(size_t)gridDim.x *
+ * 256`, `blockDim.x`, `gridDim.x`), each distinct E becomes a local `T NAME = E;` (T: size_t when E
+ * has a (size_t) cast, else unsigned int: E's own type; `const` one time in three) declared on the
+ * line before its first loop (above that loop's comment and pragma lines) or first in the kernel's
+ * body, and each such step `v += NAME`.  NAME (`stride`, `gstride`, `nthreads`, `nblocks`, `nt` ...
+ * by what E counts) is no token of the plan.  The loop computes what it computed.  Returns the
+ * number of steps replaced (0: cu unchanged); name gets the first NAME ("" when none).  Run it
+ * before synth_plan_defines, whose `gridDim.x * 256` may then be the declaration's. */
+int synth_plan_stride(uint64_t seed, pg_buf *cu, char *name, size_t namen);
 
 #endif
