@@ -124,7 +124,6 @@ static const struct { const char *name; bool nvcc; } FAMS[] = {
 };
 enum { NFAM = (int)(sizeof FAMS / sizeof FAMS[0]), NSEED = 120 };
 
-static uint64_t seed_of(int i) { return 7919ull * (uint64_t)i + 3; }
 
 /* The plan with its macro expanded: the #define line dropped, NAME / 32, NAME + 1 and NAME
  * replaced by their values (the values of the launch's block.x). */
@@ -152,12 +151,6 @@ static char *expand(const char *cu, const char *nm, long v) {
     return o.data ? o.data : strdup("");
 }
 
-static int count(const char *s, const char *w) {
-    int n = 0;
-    for (const char *p = s; (p = strstr(p, w)) != NULL; p += strlen(w)) n++;
-    return n;
-}
-
 static long block_x(const char *task_json) {
     json_error_t e;
     json_t *root = json_loads(task_json, 0, &e);
@@ -181,20 +174,20 @@ static void test_families(void) {
             synth_family_sample s;
             memset(&s, 0, sizeof s);
             s.plan_style = SYNTH_PLAN_VARIED;
-            if (synth_fam_draw(FAMS[f].name, seed_of(i), &s) != PG_OK || !s.cu.len) { synth_family_sample_free(&s); continue; }
+            if (synth_fam_draw(FAMS[f].name, test_seed_of(i), &s) != PG_OK || !s.cu.len) { synth_family_sample_free(&s); continue; }
             pg_buf a = {0}, b = {0};
             pg_buf_putn(&a, s.cu.data, s.cu.len);
             pg_buf_putn(&b, s.cu.data, s.cu.len);
             char nm[16], nm2[16];
-            int n = synth_plan_defines(seed_of(i), s.task_json.data, &a, nm, sizeof nm);
-            int n2 = synth_plan_defines(seed_of(i), s.task_json.data, &b, nm2, sizeof nm2);
+            int n = synth_plan_defines(test_seed_of(i), s.task_json.data, &a, nm, sizeof nm);
+            int n2 = synth_plan_defines(test_seed_of(i), s.task_json.data, &b, nm2, sizeof nm2);
             CHECK(n == n2 && !strcmp(a.data, b.data) && !strcmp(nm, nm2), "%s seed #%d: not a function of the seed", FAMS[f].name, i);
             /* would the other two seeds in five have rewritten it? the forms are there when some seed does */
             bool has_forms = n > 0;
             for (uint64_t k = 1; k < 40 && !has_forms; k++) {
                 pg_buf c = {0};
                 pg_buf_putn(&c, s.cu.data, s.cu.len);
-                has_forms = synth_plan_defines(seed_of(i) + 1000003ull * k, s.task_json.data, &c, NULL, 0) > 0;
+                has_forms = synth_plan_defines(test_seed_of(i) + 1000003ull * k, s.task_json.data, &c, NULL, 0) > 0;
                 pg_buf_free(&c);
             }
             candidates += has_forms;
@@ -209,11 +202,11 @@ static void test_families(void) {
                 char def[64];
                 snprintf(def, sizeof def, "#define %s ", nm);
                 const char *d = strstr(a.data, def), *k = strstr(a.data, "extern \"C\"");
-                CHECK(count(a.data, def) == 1 && d && k && d < k, "%s seed #%d: the #define is not once before the kernel:\n%s", FAMS[f].name, i, a.data);
+                CHECK(test_count(a.data, def) == 1 && d && k && d < k, "%s seed #%d: the #define is not once before the kernel:\n%s", FAMS[f].name, i, a.data);
                 pg_buf pa = {0}, pb = {0};
                 synth_literate_prepare(s.cu.data, &pb);
                 synth_literate_prepare(a.data, &pa);
-                CHECK(count(pa.data, "#pragma unroll 1\n") == count(pb.data, "#pragma unroll 1\n"), "%s seed #%d: other loops stay rolled", FAMS[f].name, i);
+                CHECK(test_count(pa.data, "#pragma unroll 1\n") == test_count(pb.data, "#pragma unroll 1\n"), "%s seed #%d: other loops stay rolled", FAMS[f].name, i);
                 pg_buf_free(&pa);
                 pg_buf_free(&pb);
                 if (npairs < (int)(sizeof pairs / sizeof pairs[0]) && per[f] <= 3) {   /* a few of each family for nvcc */
@@ -302,7 +295,7 @@ static void test_nvcc(void) {
     int f = synth_family_find("softmax"), withdef = 0, compiled = 0;
     enum { N = 16 };
     uint64_t seeds[N];
-    for (int i = 0; i < N; i++) seeds[i] = seed_of(i);
+    for (int i = 0; i < N; i++) seeds[i] = test_seed_of(i);
     synth_family_sample ss[N];
     memset(ss, 0, sizeof ss);
     pg_diag_sink q = {0};

@@ -32,7 +32,6 @@ static const struct { const char *name; bool nvcc; } FAMS[] = {
 };
 enum { NFAM = (int)(sizeof FAMS / sizeof FAMS[0]), NSEED = 120 };
 
-static uint64_t seed_of(int i) { return 7919ull * (uint64_t)i + 3; }
 
 typedef int (*style_fn)(uint64_t, pg_buf *);
 
@@ -311,20 +310,20 @@ static void test_families(void) {
             synth_family_sample s;
             memset(&s, 0, sizeof s);
             s.plan_style = SYNTH_PLAN_VARIED;
-            if (synth_fam_draw(FAMS[f].name, seed_of(i), &s) != PG_OK || !s.cu.len) { synth_family_sample_free(&s); continue; }
-            synth_plan_defines(seed_of(i), s.task_json.data, &s.cu, NULL, 0);   /* as synth_family_generate_batch */
+            if (synth_fam_draw(FAMS[f].name, test_seed_of(i), &s) != PG_OK || !s.cu.len) { synth_family_sample_free(&s); continue; }
+            synth_plan_defines(test_seed_of(i), s.task_json.data, &s.cu, NULL, 0);   /* as synth_family_generate_batch */
             plans++;
             for (int st = 0; st < NST; st++) {
                 pg_buf a = {0}, b = {0};
                 pg_buf_puts(&a, s.cu.data);
                 pg_buf_puts(&b, s.cu.data);
-                int n = ST_FN[st](seed_of(i), &a), n2 = ST_FN[st](seed_of(i), &b);
+                int n = ST_FN[st](test_seed_of(i), &a), n2 = ST_FN[st](test_seed_of(i), &b);
                 CHECK(n == n2 && !strcmp(a.data, b.data), "%s %s seed #%d: not a function of the seed", ST_NAME[st], FAMS[f].name, i);
                 bool has = n > 0;
                 for (uint64_t k = 1; k < 24 && !has; k++) {
                     pg_buf c = {0};
                     pg_buf_puts(&c, s.cu.data);
-                    has = ST_FN[st](seed_of(i) + 1000003ull * k, &c) > 0;
+                    has = ST_FN[st](test_seed_of(i) + 1000003ull * k, &c) > 0;
                     pg_buf_free(&c);
                 }
                 cand[st] += has;
@@ -484,7 +483,7 @@ static void test_nvcc(void) {
         int f = synth_family_find(FB[fb]);
         enum { N = 12 };
         uint64_t seeds[N];
-        for (int i = 0; i < N; i++) seeds[i] = seed_of(i) + 17;
+        for (int i = 0; i < N; i++) seeds[i] = test_seed_of(i) + 17;
         synth_family_sample ss[N];
         memset(ss, 0, sizeof ss);
         pg_diag_sink q = {0};

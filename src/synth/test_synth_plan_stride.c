@@ -177,9 +177,8 @@ static const struct { const char *name; bool nvcc; } FAMS[] = {
 };
 enum { NFAM = (int)(sizeof FAMS / sizeof FAMS[0]), NSEED = 120, NPAIR = 72 };
 
-static uint64_t seed_of(int i) { return 7919ull * (uint64_t)i + 3; }
 /* seed i of family f: other families, other draws of the style, so the share counts ~1,000 draws */
-static uint64_t fseed(int f, int i) { return seed_of(i) + 104729ull * (uint64_t)f; }
+static uint64_t fseed(int f, int i) { return test_seed_of(i) + 104729ull * (uint64_t)f; }
 
 static bool has_tok(const char *t, const char *w, size_t m) {
     char one[64];
@@ -239,12 +238,6 @@ static char *inline_back(const char *after, const char *before, int *ndecl, int 
     return r.data ? r.data : strdup("");
 }
 
-static int count(const char *s, const char *w) {
-    int n = 0;
-    for (const char *p = s; (p = strstr(p, w)) != NULL; p += strlen(w)) n++;
-    return n;
-}
-
 typedef struct { char *before, *after, *name, nm[40]; } pair;
 static pair pairs[NPAIR];
 static int npairs;
@@ -289,7 +282,7 @@ static void test_families(void) {
                 pg_buf pa = {0}, pb = {0};
                 synth_literate_prepare(s.cu.data, &pb);
                 synth_literate_prepare(a.data, &pa);
-                CHECK(count(pa.data, "#pragma unroll 1\n") == count(pb.data, "#pragma unroll 1\n"), "%s seed #%d: other loops stay rolled", FAMS[f].name, i);
+                CHECK(test_count(pa.data, "#pragma unroll 1\n") == test_count(pb.data, "#pragma unroll 1\n"), "%s seed #%d: other loops stay rolled", FAMS[f].name, i);
                 pg_buf_free(&pa);
                 pg_buf_free(&pb);
                 bool dup = false;
@@ -472,7 +465,7 @@ static void test_nvcc(void) {
     int f = synth_family_find("activation"), with = 0, compiled = 0;
     enum { N = 24 };
     uint64_t seeds[N];
-    for (int i = 0; i < N; i++) seeds[i] = seed_of(i);
+    for (int i = 0; i < N; i++) seeds[i] = test_seed_of(i);
     synth_family_sample ss[N];
     memset(ss, 0, sizeof ss);
     CHECK(synth_family_generate_batch(f, seeds, N, "sm_80", SYNTH_FMT_LITERATE | SYNTH_FMT_PLAN_VARIED, ss, &q) == PG_OK, "activation batch");
